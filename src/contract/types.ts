@@ -1,0 +1,178 @@
+/**
+ * The registry's public message contract (../shared/REGISTRY-CONTRACT.md) as TypeScript types.
+ * These are wire JSON shapes: what a peer sends inside a data part and what comes back in
+ * artifacts. Every layer (operations, validation, storage, search, CLI) speaks these types,
+ * so the contract is defined once.
+ */
+
+export type EntryKind = 'agent' | 'mcp-server';
+
+/** Error codes of a REJECTED task's `{"error": {...}}` data part. */
+export type ErrorCode =
+  | 'VALIDATION_FAILED'
+  | 'TOO_LARGE'
+  | 'UNSUPPORTED_VERSION'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'BAD_REQUEST'
+  | 'RATE_LIMITED'
+  | 'UNAVAILABLE';
+
+/** One problem (or warning) found in a request or document. `path` is a JSON Pointer. */
+export interface Finding {
+  path: string;
+  message: string;
+  hint?: string;
+  /** Machine-readable short name of the rule, e.g. `required`, `placeholder-url`. */
+  rule?: string;
+}
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: Finding[];
+  /** Seconds after which a RATE_LIMITED request may be retried. */
+  retryAfterSeconds?: number;
+}
+
+/** One interface an entry can be reached at. MCP servers use protocolBinding "MCP". */
+export interface EntryInterface {
+  url: string;
+  protocolBinding: string;
+  protocolVersion?: string;
+  tenant?: string;
+}
+
+/** MCP server metadata sent beside a toolspec. */
+export interface McpServerMeta {
+  name: string;
+  url: string;
+  description?: string;
+  version?: string;
+}
+
+export interface McpToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface McpTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: McpToolAnnotations;
+  [extra: string]: unknown;
+}
+
+export interface Toolspec {
+  tools: McpTool[];
+}
+
+/** The stored document of an MCP server entry. */
+export interface McpServerDocument {
+  mcpServer: McpServerMeta;
+  toolspec: Toolspec;
+}
+
+/** An `entry` answer (from `get`, and each item of `entries`). */
+export interface EntryView {
+  id: string;
+  kind: EntryKind;
+  name: string;
+  description: string;
+  owner: string;
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+  protocolVersion?: string;
+  interfaces: EntryInterface[];
+  contentHash?: string;
+  /** The card, or `{mcpServer, toolspec}`, exactly as registered. `list` items may leave it out. */
+  document?: unknown;
+}
+
+/** A `registration` (or `validation`) result. */
+export interface RegistrationResult {
+  id?: string;
+  kind: EntryKind;
+  revision?: number;
+  created?: boolean;
+  changed?: boolean;
+  protocolVersion?: string;
+  indexed?: { skills: number } | { tools: number };
+  warnings: Finding[];
+}
+
+export interface ValidationResultBody {
+  valid: boolean;
+  kind: EntryKind;
+  protocolVersion?: string;
+  sizeBytes: number;
+  errors: Finding[];
+  warnings: Finding[];
+}
+
+export interface SearchFilter {
+  kind?: EntryKind;
+  tags?: string[];
+  inputModes?: string[];
+  outputModes?: string[];
+  protocolBinding?: string;
+  protocolVersion?: string;
+  streaming?: boolean;
+  readOnly?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+  openWorld?: boolean;
+  owner?: string;
+}
+
+export interface SearchRequest {
+  query?: string;
+  filter?: SearchFilter;
+  limit?: number;
+  pageToken?: string;
+}
+
+export interface SearchMatch {
+  type: 'agent' | 'skill' | 'mcp-server' | 'tool';
+  /** Skill id, or tool name. Absent when the entry itself matched. */
+  id?: string;
+  name: string;
+  fields: string[];
+}
+
+export interface SearchHit {
+  id: string;
+  kind: EntryKind;
+  name: string;
+  description: string;
+  score: number;
+  match: SearchMatch;
+  interfaces: EntryInterface[];
+  /** How many more hits of the same entry were folded into this one. */
+  moreInEntry?: number;
+}
+
+export interface SearchPage {
+  results: SearchHit[];
+  total: number;
+  nextPageToken?: string;
+}
+
+export interface ListRequest {
+  filter?: { kind?: EntryKind; owner?: string };
+  pageSize?: number;
+  pageToken?: string;
+}
+
+export interface ListPage {
+  entries: EntryView[];
+  nextPageToken?: string;
+}

@@ -1,0 +1,40 @@
+/**
+ * The search seam: an in-memory index over every current entry. Each registry process keeps
+ * its own; storage is the source of truth and the index is rebuilt from it at start-up and
+ * kept in step with every committed change.
+ */
+import type { SearchFilter, SearchHit } from '../contract/types.js';
+import type { EntryDescription } from '../registry/describe.js';
+
+/** What the index needs of an entry: identity, ownership, recency and its description. */
+export interface IndexedEntry {
+  id: string;
+  owner: string;
+  /** ISO-8601; recency breaks score ties. */
+  updatedAt: string;
+  description: EntryDescription;
+}
+
+export interface IndexQuery {
+  /** Free text; empty or absent lists what matches the filter. */
+  text?: string;
+  filter?: SearchFilter;
+  /** Zero-based position of the first hit to return. */
+  offset: number;
+  limit: number;
+}
+
+export interface IndexPage {
+  hits: SearchHit[];
+  /** Total number of (grouped) hits for the query, across all pages. */
+  total: number;
+}
+
+export interface SearchIndex {
+  /** Adds or replaces the entry (by id); visible to the next search. */
+  upsert(entry: IndexedEntry): void;
+  remove(id: string): void;
+  search(query: IndexQuery): IndexPage;
+  /** Number of entries indexed. */
+  readonly size: number;
+}
