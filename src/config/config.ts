@@ -1,0 +1,125 @@
+/**
+ * Configuration from environment variables, parsed and checked once at start-up with zod.
+ * Anything invalid stops start-up with one line that names the variable and what it takes,
+ * so an operator never runs a registry on a half-understood setting.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+/** A principal named `admin` may act on every entry. */
+export const ADMIN_PRINCIPAL = 'admin';
+
+export interface RegistryConfig {
+  port: number;
+  host: string;
+  /** Absolute base URL peers use to reach this registry (no trailing slash). */
+  publicUrl: string;
+  dataDir: string;
+  /** postgres://... selects PostgreSQL; absent means the embedded SQLite in dataDir. */
+  databaseUrl?: string;
+  /** token -> principal. Empty: a generated admin token is written to dataDir/admin-token. */
+  tokens: Map<string, string>;
+  publicRead: boolean;
+  maxDocumentBytes: number;
+  /** Largest accepted HTTP request body, in bytes. */
+  maxBodyBytes: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Seconds the well-known card may be cached. */
+  cardMaxAgeSeconds: number;
+  taskRetention: { maxAgeMs: number; maxCount: number };
+  /** Warn about http: URLs in registered documents (on when PUBLIC_URL is https). */
+  warnInsecureHttp: boolean;
+  /** Signs page tokens; replicas behind one load balancer need the same one. */
+  pageTokenSecret?: string;
+}
+
+export class ConfigError extends Error {}
+
+const booleanString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const positiveInt = (max: number) =>
+  z.coerce
+    .number({ message: 'must be a whole number' })
+    .int({ message: 'must be a whole number' })
+    .min(1, { message: 'must be at least 1' })
+    .max(max, { message: `must be at most ${max}` });
+
+const tokensSchema = z
+  .string()
+  .transform((raw, ctx) => {
+    const tokens = new Map<string, string>();
+    for (const pair of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const sep = pair.indexOf(':');
+      const principal = pair.slice(0, sep).trim();
+      const token = pair.slice(sep + 1).trim();
+      if (sep <= 0 || !token) {
+        ctx.addIssue({ code: 'custom', message: `"${pair.replace(/:.*/, ':…')}" is not principal:token` });
+        return z.NEVER;
+      }
+      if (token.length < 16) {
+        ctx.addIssue({ code: 'custom', message: `the token of "${principal}" is shorter than 16 characters` });
+        return z.NEVER;
+      }
+      if (tokens.has(token)) {
+        ctx.addIssue({ code: 'custom', message: `two principals share one token` });
+        return z.NEVER;
+      }
+      tokens.set(token, principal);
+    }
+    return tokens;
+  });
+
+const envSchema = z.object({
+  PORT: z.coerce.number({ message: 'must be a port number' }).int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).optional(),
+  REGISTRY_DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
+    .optional(),
+  REGISTRY_TOKENS: tokensSchema.default(new Map()),
+  REGISTRY_PUBLIC_READ: booleanString.default(true),
+  REGISTRY_MAX_DOCUMENT_BYTES: positiveInt(1024 * 1024).default(10240),
+  REGISTRY_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024).optional(),
+  REGISTRY_CARD_MAX_AGE: z.coerce.number().int().min(0).max(86400).default(300),
+  REGISTRY_TASK_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
+  REGISTRY_TASK_RETENTION_COUNT: positiveInt(10_000_000).default(10000),
+  REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** Parses the environment; throws ConfigError with one line naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
+  // Empty strings mean "unset": `FOO= npm start` should not be an error.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    const shown = name === 'REGISTRY_TOKENS' || name === 'REGISTRY_PAGE_TOKEN_SECRET' ? '' : ` (got "${String(cleaned[name] ?? '')}")`;
+    throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
+  }
+  const e = parsed.data;
+  const publicUrl = (e.PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, '');
+  // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
+  const maxBodyBytes = e.REGISTRY_MAX_BODY_BYTES ?? Math.max(64 * 1024, e.REGISTRY_MAX_DOCUMENT_BYTES * 4 + 16 * 1024);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl,
+    dataDir: path.resolve(e.REGISTRY_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    tokens: e.REGISTRY_TOKENS,
+    publicRead: e.REGISTRY_PUBLIC_READ,
+    maxDocumentBytes: e.REGISTRY_MAX_DOCUMENT_BYTES,
+    maxBodyBytes,
+    logLevel: e.LOG_LEVEL,
+    cardMaxAgeSeconds: e.REGISTRY_CARD_MAX_AGE,
+    taskRetention: { maxAgeMs: e.REGISTRY_TASK_RETENTION_HOURS * 3600_000, maxCount: e.REGISTRY_TASK_RETENTION_COUNT },
+    warnInsecureHttp: publicUrl.startsWith('https:'),
+    pageTokenSecret: e.REGISTRY_PAGE_TOKEN_SECRET,
+  };
+}

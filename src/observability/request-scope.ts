@@ -1,0 +1,22 @@
+/**
+ * Per-request facts shared between the HTTP layer and the executor without threading them
+ * through the SDK: the transport knows the method (and whether it streams), the executor knows
+ * the operation and the final task state. One log line per request reads both.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface RequestScope {
+  requestId: string;
+  /** JSON-RPC method, or REST route. */
+  method?: string;
+  /** The request asked for a stream (SendStreamingMessage, message/stream, message:stream). */
+  streaming: boolean;
+  operation?: string;
+  taskState?: string;
+  errorCode?: string;
+}
+
+const storage = new AsyncLocalStorage<RequestScope>();
+
+export const runInScope = <T>(scope: RequestScope, fn: () => T): T => storage.run(scope, fn);
+export const currentScope = (): RequestScope | undefined => storage.getStore();

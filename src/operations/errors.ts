@@ -1,0 +1,28 @@
+/**
+ * The one way an operation declines a request: throw a RegistryError. The executor turns it into
+ * a REJECTED task whose status message carries the contract's `{"error": {...}}` data part.
+ * Anything else thrown is a bug and ends the task FAILED without internals leaking.
+ */
+import type { ErrorBody, ErrorCode, Finding } from '../contract/types.js';
+
+export class RegistryError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Finding[],
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'RegistryError';
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { code: this.code, message: this.message };
+    if (this.details && this.details.length > 0) body.details = this.details;
+    if (this.retryAfterSeconds !== undefined) body.retryAfterSeconds = this.retryAfterSeconds;
+    return body;
+  }
+}
+
+export const badRequest = (message: string, details?: Finding[]) => new RegistryError('BAD_REQUEST', message, details);
+export const notFound = (message: string) => new RegistryError('NOT_FOUND', message);

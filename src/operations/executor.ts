@@ -1,0 +1,150 @@
+/**
+ * The registry's AgentExecutor: every incoming message is parsed into one operation, routed to
+ * its handler, and answered as a task. Success ends COMPLETED with one artifact; a declined
+ * request ends REJECTED with the contract's error data part; a bug ends FAILED without leaking
+ * internals. Non-streaming answers publish the finished task as one event (one task-store
+ * write); streaming answers publish the artifact in chunks as they are produced.
+ */
+import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { v4 as uuidv4 } from 'uuid';
+import type { ErrorBody } from '../contract/types.js';
+import type { Logger } from '../observability/logger.js';
+import { currentScope } from '../observability/request-scope.js';
+import type { RegistryService } from '../registry/service.js';
+import { isStreamed, type Answer, type StreamedAnswer } from './answer.js';
+import { RegistryError } from './errors.js';
+import { handle, type Caller, type HandlerOptions } from './handlers.js';
+import { parseRequest } from './request-parser.js';
+import type { RegistryUser } from '../protocol/auth.js';
+
+export interface ExecutorOptions extends HandlerOptions {
+  maxDocumentBytes: number;
+}
+
+const dataPart = (value: Record<string, unknown>): Part => ({
+  content: { $case: 'data', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'application/json',
+});
+const textPart = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+
+export class RegistryExecutor implements AgentExecutor {
+  constructor(
+    private readonly service: RegistryService,
+    private readonly options: ExecutorOptions,
+    private readonly log: Logger,
+  ) {}
+
+  execute = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const scope = currentScope();
+    const streaming = scope?.streaming ?? false;
+    const task: Task = {
+      id: ctx.taskId,
+      contextId: ctx.contextId,
+      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [ctx.userMessage],
+      metadata: undefined,
+    };
+    try {
+      const operation = parseRequest(ctx.userMessage, { maxDocumentBytes: this.options.maxDocumentBytes });
+      if (scope) scope.operation = operation.op;
+      const result = await handle(operation, this.callerOf(ctx), this.service, { ...this.options, streaming });
+      if (isStreamed(result)) await this.publishStreamed(task, result, bus);
+      else this.publishFinished(task, result, bus);
+      if (scope) scope.taskState = 'COMPLETED';
+    } catch (err) {
+      if (err instanceof RegistryError) {
+        if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: err.code });
+        this.publishEnd(task, TaskState.TASK_STATE_REJECTED, this.errorMessage(task, err.toBody()), bus, streaming);
+      } else {
+        this.log.error({ err, taskId: task.id }, 'operation failed');
+        if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: 'INTERNAL' });
+        const body: ErrorBody = { code: 'UNAVAILABLE', message: 'The registry could not complete the request; try again later.' };
+        this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, body), bus, streaming);
+      }
+    } finally {
+      bus.finished();
+    }
+  };
+
+  /** Nothing the registry does runs long enough to be worth cancelling: tasks finish in one step. */
+  cancelTask = async (): Promise<void> => {};
+
+  private callerOf(ctx: RequestContext): Caller {
+    const user = ctx.context.user as Partial<RegistryUser> | undefined;
+    if (user?.isAuthenticated && user.principal) return { actor: { principal: user.principal, isAdmin: user.isAdmin === true }, badToken: false };
+    return { badToken: user?.badToken === true };
+  }
+
+  private artifact(name: string, parts: Part[], artifactId: string = uuidv4()): Artifact {
+    return { artifactId, name, description: '', parts, metadata: undefined, extensions: [] };
+  }
+
+  private publishFinished(task: Task, answer: Answer, bus: ExecutionEventBus): void {
+    task.artifacts = [this.artifact(answer.artifactName, [dataPart(answer.data), textPart(answer.text)])];
+    task.status = { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() };
+    bus.publish(AgentEvent.task(task));
+  }
+
+  private async publishStreamed(task: Task, answer: StreamedAnswer, bus: ExecutionEventBus): Promise<void> {
+    bus.publish(AgentEvent.task(task));
+    const artifactId = uuidv4();
+    let previous: { data: Record<string, unknown>; text: string } | undefined;
+    let first = true;
+    const emit = (chunk: { data: Record<string, unknown>; text: string }, lastChunk: boolean) => {
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId: task.id,
+          contextId: task.contextId,
+          artifact: this.artifact(answer.artifactName, [dataPart(chunk.data), textPart(chunk.text)], artifactId),
+          append: !first,
+          lastChunk,
+          metadata: undefined,
+        }),
+      );
+      first = false;
+    };
+    // Hold one chunk back so the final one can carry lastChunk: true.
+    for await (const chunk of answer.chunks) {
+      if (previous) emit(previous, false);
+      previous = chunk;
+    }
+    if (previous) emit(previous, true);
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId: task.id,
+        contextId: task.contextId,
+        status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() },
+        metadata: undefined,
+      }),
+    );
+  }
+
+  private errorMessage(task: Task, error: ErrorBody): Message {
+    const details = error.details?.slice(0, 5).map((d) => `\n- ${d.path || '/'}: ${d.message}${d.hint ? ` (${d.hint})` : ''}`) ?? [];
+    return {
+      messageId: uuidv4(),
+      contextId: task.contextId,
+      taskId: task.id,
+      role: Role.ROLE_AGENT,
+      parts: [textPart(`${error.code}: ${error.message}${details.join('')}`), dataPart({ error: { ...error } })],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
+  }
+
+  private publishEnd(task: Task, state: TaskState, message: Message, bus: ExecutionEventBus, streaming: boolean): void {
+    const status = { state, message, timestamp: new Date().toISOString() };
+    if (streaming) {
+      bus.publish(AgentEvent.task(task));
+      bus.publish(AgentEvent.statusUpdate({ taskId: task.id, contextId: task.contextId, status, metadata: undefined }));
+    } else {
+      task.status = status;
+      bus.publish(AgentEvent.task(task));
+    }
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * Turns an incoming A2A message into exactly one operation of the contract, or declines it with
+ * BAD_REQUEST and a message that says what a valid request looks like. This is the edge where the
+ * SDK's message type meets the contract: nothing past it sees parts.
+ */
+import type { Message, Part } from '@a2a-js/sdk';
+import type { z } from 'zod';
+import type { Finding } from '../contract/types.js';
+import { RegistryError, badRequest } from './errors.js';
+import { OPERATION_NAMES, type Operation, type OperationName, type Subject } from './operation.js';
+import {
+  REQUEST_SHAPES,
+  documentOperationSchema,
+  getSchema,
+  listSchema,
+  searchSchema,
+  unregisterSchema,
+} from './request-schemas.js';
+
+export interface ParserLimits {
+  maxDocumentBytes: number;
+}
+
+type FileKind = 'agent-card' | 'toolspec';
+interface UploadedFile {
+  kind: FileKind;
+  text: string;
+  value: unknown;
+  sizeBytes: number;
+  index: number;
+}
+
+const JSON_MEDIA_TYPES = new Set(['', 'application/json', 'text/json', 'application/a2a+json']);
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function zodFindings(error: z.ZodError, base: string): Finding[] {
+  return error.issues.slice(0, 20).map((issue) => {
+    const path = [base, ...issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
+    const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
+    return { path, message: `${issue.message}${keys}` };
+  });
+}
+
+function parseArgs<T>(schema: z.ZodType<T>, value: unknown, op: OperationName, partIndex: number): T {
+  const parsed = schema.safeParse(value ?? {});
+  if (!parsed.success) {
+    const details = zodFindings(parsed.error, `/parts/${partIndex}/data/${op}`);
+    throw badRequest(`The "${op}" arguments are not valid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}.`, details);
+  }
+  return parsed.data;
+}
+
+function fileKindOf(part: Part, value: unknown, index: number): FileKind {
+  const name = part.filename.toLowerCase();
+  if (name.endsWith('agent-card.json') || name.endsWith('agent.json')) return 'agent-card';
+  if (name.endsWith('toolspec.json')) return 'toolspec';
+  // Unnamed uploads: a toolspec is {"tools": [...]} and nothing else a card would have.
+  if (isObject(value) && Array.isArray(value.tools) && !('name' in value)) return 'toolspec';
+  if (isObject(value)) return 'agent-card';
+  throw badRequest(`File part ${index} ("${part.filename}") is neither an agent card nor a toolspec; name it agent-card.json or toolspec.json.`);
+}
+
+function readFile(part: Part, raw: Buffer, index: number, limits: ParserLimits): UploadedFile {
+  const mediaType = part.mediaType.toLowerCase().split(';')[0]!.trim();
+  if (!JSON_MEDIA_TYPES.has(mediaType)) {
+    throw badRequest(`File part ${index} has mediaType "${part.mediaType}"; documents must be "application/json".`);
+  }
+  if (raw.length > limits.maxDocumentBytes) {
+    throw new RegistryError(
+      'TOO_LARGE',
+      `The uploaded document "${part.filename || `part ${index}`}" is ${raw.length} bytes; the limit is ${limits.maxDocumentBytes} bytes. Trim descriptions or examples, or split the server.`,
+      [{ path: `/parts/${index}/raw`, message: `${raw.length} bytes > ${limits.maxDocumentBytes} bytes` }],
+    );
+  }
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw badRequest(`File part ${index} is not valid UTF-8 text; upload the JSON document encoded as UTF-8, then base64.`);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // tolerate a byte-order mark
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new RegistryError('VALIDATION_FAILED', `File part ${index} ("${part.filename}") is not valid JSON: ${(err as Error).message}.`, [
+      { path: '', message: 'not valid JSON', hint: 'Check the file with a JSON linter; trailing commas and comments are not allowed.' },
+    ]);
+  }
+  return { kind: fileKindOf(part, value, index), text, value, sizeBytes: raw.length, index };
+}
+
+function inlineSubject(args: z.infer<typeof documentOperationSchema>, file: UploadedFile | undefined, op: OperationName, index: number): Subject {
+  const base = `/parts/${index}/data/${op}`;
+  const hasCard = args.agentCard !== undefined;
+  const hasMcp = args.mcpServer !== undefined || args.toolspec !== undefined;
+  if (hasCard && (hasMcp || file)) {
+    throw badRequest(`"${op}" carries more than one document: send either an agentCard, or an mcpServer with its toolspec.`, [
+      { path: `${base}/agentCard`, message: 'a second document' },
+    ]);
+  }
+  if (hasCard) {
+    const documentText = JSON.stringify(args.agentCard);
+    return { type: 'agent-card', card: args.agentCard, documentText, sizeBytes: Buffer.byteLength(documentText) };
+  }
+  if (file?.kind === 'agent-card') {
+    if (hasMcp) throw badRequest(`An agent-card.json file cannot be registered with mcpServer metadata; send the card alone.`);
+    return { type: 'agent-card', card: file.value, documentText: file.text, sizeBytes: file.sizeBytes };
+  }
+  if (file?.kind === 'toolspec' && args.toolspec !== undefined) {
+    throw badRequest(`The toolspec came twice: as toolspec.json and inline. Send one.`);
+  }
+  const toolspec = file ? file.value : args.toolspec;
+  if (toolspec === undefined) {
+    const needs = args.mcpServer !== undefined ? 'a "toolspec" ({"tools": [...]})' : 'a document';
+    throw badRequest(`"${op}" needs ${needs}. ${REQUEST_SHAPES}`, [{ path: base, message: `missing ${needs}` }]);
+  }
+  if (args.mcpServer === undefined && op === 'register') {
+    throw badRequest(
+      'Registering an MCP server needs its metadata: {"register": {"mcpServer": {"name": "...", "url": "https://..."}, "toolspec": {...}}}.',
+      [{ path: `${base}/mcpServer`, message: 'required' }],
+    );
+  }
+  const toolspecText = file ? file.text : JSON.stringify(toolspec);
+  return {
+    type: 'mcp-server',
+    server: args.mcpServer,
+    toolspec,
+    toolspecText,
+    sizeBytes: file ? file.sizeBytes : Buffer.byteLength(toolspecText),
+  };
+}
+
+/** Parses the message into one operation, or throws a BAD_REQUEST (or TOO_LARGE) RegistryError. */
+export function parseRequest(message: Message | undefined, limits: ParserLimits): Operation {
+  const parts = message?.parts ?? [];
+  if (parts.length === 0) throw badRequest(`The message has no parts. ${REQUEST_SHAPES}`);
+
+  const texts: string[] = [];
+  const operations: { name: OperationName; args: unknown; index: number }[] = [];
+  const files: UploadedFile[] = [];
+
+  parts.forEach((part, index) => {
+    const content = part.content;
+    switch (content?.$case) {
+      case 'text':
+        texts.push(content.value);
+        break;
+      case 'data': {
+        const data: unknown = content.value;
+        if (!isObject(data)) throw badRequest(`Data part ${index} is not a JSON object. ${REQUEST_SHAPES}`);
+        const keys = Object.keys(data);
+        const known = keys.filter((k): k is OperationName => (OPERATION_NAMES as readonly string[]).includes(k));
+        const unknown = keys.filter((k) => !known.includes(k as OperationName));
+        if (unknown.length > 0) {
+          throw badRequest(`Data part ${index} has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}. ${REQUEST_SHAPES}`, [
+            { path: `/parts/${index}/data/${unknown[0]}`, message: 'unknown operation' },
+          ]);
+        }
+        for (const name of known) operations.push({ name, args: data[name], index });
+        break;
+      }
+      case 'raw':
+        files.push(readFile(part, content.value, index, limits));
+        break;
+      case 'url':
+        throw badRequest(`Part ${index} is a URL; the registry does not fetch documents. Send the document as a data part or a file part with its bytes.`);
+      default:
+        throw badRequest(`Part ${index} is empty: a part needs one of text, data or raw.`);
+    }
+  });
+
+  if (operations.length > 1) {
+    throw badRequest(
+      `The message carries ${operations.length} operations (${operations.map((o) => o.name).join(', ')}); send exactly one per message.`,
+    );
+  }
+  if (files.length > 1) throw badRequest(`The message carries ${files.length} files; send one document per message.`);
+  const file = files[0];
+
+  const operation = operations[0];
+  if (!operation) {
+    if (file) {
+      if (file.kind === 'toolspec') {
+        throw badRequest(
+          'A toolspec.json needs its server metadata beside it: a data part {"register": {"mcpServer": {"name": "...", "url": "https://..."}}}, or {"validate": {}} to only check it.',
+        );
+      }
+      return { op: 'register', subject: inlineSubject({}, file, 'register', file.index) };
+    }
+    const query = texts.join(' ').trim();
+    if (!query) throw badRequest(`The message's text is empty. ${REQUEST_SHAPES}`);
+    return { op: 'search', request: { query: query.slice(0, 1000) } };
+  }
+
+  const { name, args, index } = operation;
+  if (file && name !== 'register' && name !== 'validate') {
+    throw badRequest(`A file part only goes with register or validate, not with "${name}".`);
+  }
+  switch (name) {
+    case 'register':
+    case 'validate':
+      return { op: name, subject: inlineSubject(parseArgs(documentOperationSchema, args, name, index), file, name, index) };
+    case 'search':
+      return { op: 'search', request: parseArgs(searchSchema, args, name, index) };
+    case 'get': {
+      const { id, revision } = parseArgs(getSchema, args, name, index);
+      return revision === undefined ? { op: 'get', id } : { op: 'get', id, revision };
+    }
+    case 'list':
+      return { op: 'list', request: parseArgs(listSchema, args, name, index) };
+    case 'unregister':
+      return { op: 'unregister', id: parseArgs(unregisterSchema, args, name, index).id };
+  }
+}

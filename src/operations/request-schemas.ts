@@ -1,0 +1,64 @@
+/**
+ * Shapes of each operation's arguments, checked at the edge before any handler runs (in the
+ * spirit of fastify's compiled schemas): strict objects, so a misspelt key is an error that
+ * names it rather than a silently ignored option.
+ */
+import { z } from 'zod';
+
+const MAX_QUERY_CHARS = 1000;
+const MAX_FILTER_VALUES = 20;
+const MAX_PAGE_TOKEN_CHARS = 512;
+
+const shortString = (max: number) => z.string().min(1).max(max);
+const stringList = z.array(shortString(200)).min(1).max(MAX_FILTER_VALUES);
+const kind = z.enum(['agent', 'mcp-server']);
+const pageToken = z.string().min(1).max(MAX_PAGE_TOKEN_CHARS);
+
+export const searchSchema = z.strictObject({
+  query: z.string().max(MAX_QUERY_CHARS).optional(),
+  filter: z
+    .strictObject({
+      kind: kind.optional(),
+      tags: stringList.optional(),
+      inputModes: stringList.optional(),
+      outputModes: stringList.optional(),
+      protocolBinding: shortString(100).optional(),
+      protocolVersion: shortString(20).optional(),
+      streaming: z.boolean().optional(),
+      readOnly: z.boolean().optional(),
+      destructive: z.boolean().optional(),
+      idempotent: z.boolean().optional(),
+      openWorld: z.boolean().optional(),
+      owner: shortString(200).optional(),
+    })
+    .optional(),
+  limit: z.number().int().min(1).max(100).optional(),
+  pageToken: pageToken.optional(),
+});
+
+export const getSchema = z.strictObject({
+  id: shortString(100),
+  revision: z.number().int().min(1).optional(),
+});
+
+export const listSchema = z.strictObject({
+  filter: z.strictObject({ kind: kind.optional(), owner: shortString(200).optional() }).optional(),
+  pageSize: z.number().int().min(1).max(100).optional(),
+  pageToken: pageToken.optional(),
+});
+
+export const unregisterSchema = z.strictObject({ id: shortString(100) });
+
+/** register/validate: the document comes inline here, or as a file part beside it. */
+export const documentOperationSchema = z.strictObject({
+  agentCard: z.unknown().optional(),
+  mcpServer: z.unknown().optional(),
+  toolspec: z.unknown().optional(),
+});
+
+/** What a valid request looks like, for BAD_REQUEST messages. */
+export const REQUEST_SHAPES =
+  'Send one data part {"data": {<operation>: {...}}, "mediaType": "application/json"} whose object has exactly one key: ' +
+  'register {"agentCard": {...}} or {"mcpServer": {...}, "toolspec": {"tools": [...]}}; validate (same arguments); ' +
+  'search {"query": "...", "filter": {...}, "limit": 20}; get {"id": "..."}; list {"pageSize": 50}; unregister {"id": "..."}. ' +
+  'A message with only a text part is a search for that text; an agent-card.json or toolspec.json file part carries a document.';

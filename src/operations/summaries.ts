@@ -1,0 +1,50 @@
+/** Short texts for people, beside each answer's data part. */
+import type { EntryView, Finding, ListPage, RegistrationResult, SearchHit, ValidationResultBody } from '../contract/types.js';
+
+const MAX_LISTED = 10;
+
+function findingLines(label: string, findings: Finding[]): string[] {
+  if (findings.length === 0) return [];
+  const lines = findings.slice(0, MAX_LISTED).map((f) => `  ${f.path || '/'}: ${f.message}${f.hint ? ` (${f.hint})` : ''}`);
+  if (findings.length > MAX_LISTED) lines.push(`  … and ${findings.length - MAX_LISTED} more`);
+  return [`${label}:`, ...lines];
+}
+
+export function summarizeRegistration(r: RegistrationResult): string {
+  const what = r.kind === 'agent' ? `agent (A2A ${r.protocolVersion})` : 'MCP server';
+  const verb = r.created ? 'Registered' : r.changed ? 'Updated' : 'Unchanged:';
+  const counted = r.indexed && 'skills' in r.indexed ? `${r.indexed.skills} skill(s)` : `${r.indexed && 'tools' in r.indexed ? r.indexed.tools : 0} tool(s)`;
+  const head = `${verb} ${what} ${r.id}, revision ${r.revision}; ${counted} indexed.`;
+  return [head, ...findingLines('Warnings', r.warnings)].join('\n');
+}
+
+export function summarizeValidation(v: ValidationResultBody): string {
+  const what = v.kind === 'agent' ? `A2A ${v.protocolVersion ?? '?'} agent card` : 'MCP toolspec';
+  const head = v.valid
+    ? `Valid ${what} (${v.sizeBytes} bytes).`
+    : `Invalid ${what}: ${v.errors.length} error(s).`;
+  return [head, ...findingLines('Errors', v.errors), ...findingLines('Warnings', v.warnings)].join('\n');
+}
+
+export function summarizeEntry(e: EntryView): string {
+  const where = e.interfaces.map((i) => `${i.protocolBinding} ${i.url}`).join(', ');
+  return `${e.kind} "${e.name}" (${e.id}), revision ${e.revision}, owner ${e.owner}, updated ${e.updatedAt}; ${where}`;
+}
+
+export function summarizeEntries(page: ListPage): string {
+  if (page.entries.length === 0) return 'No entries.';
+  const lines = page.entries.map((e) => `- ${e.name} [${e.kind}] ${e.id} rev ${e.revision}`);
+  if (page.nextPageToken) lines.push('(more: pass nextPageToken)');
+  return lines.join('\n');
+}
+
+/** A readable list of hits; `total` is given on the last chunk (or the whole page). */
+export function describeHits(hits: SearchHit[], total: number | undefined, offset: number): string {
+  const lines = hits.map((h, i) => {
+    const inner = h.match.type === 'skill' || h.match.type === 'tool' ? ` — ${h.match.type} "${h.match.name}"` : '';
+    const url = h.interfaces[0]?.url ?? '';
+    return `${offset + i + 1}. ${h.name} [${h.kind}]${inner} (${h.match.fields.join(', ')}) ${url}`;
+  });
+  if (total !== undefined) lines.push(total === 0 ? 'No matches.' : `${total} match(es) in all.`);
+  return lines.join('\n');
+}

@@ -1,0 +1,109 @@
+/**
+ * Errors that happen before the SDK sees a request (body too large, not JSON, unknown route, a
+ * bug) answered in the caller's binding: a JSON-RPC error object on the JSON-RPC endpoint, a
+ * google.rpc.Status body (A2A HTTP+JSON binding, section 11.6) elsewhere. Never an HTML page,
+ * never a stack trace.
+ */
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { Logger } from '../observability/logger.js';
+
+const JSONRPC_PARSE_ERROR = -32700;
+const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_INTERNAL_ERROR = -32603;
+
+const STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  404: 'NOT_FOUND',
+  413: 'INVALID_ARGUMENT',
+  415: 'INVALID_ARGUMENT',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
+
+export interface HttpFailure {
+  httpStatus: number;
+  jsonRpcCode: number;
+  message: string;
+  reason: string;
+}
+
+export function sendFailure(req: Request, res: Response, failure: HttpFailure): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (req.baseUrl.startsWith('/a2a/jsonrpc') || req.path.startsWith('/a2a/jsonrpc')) {
+    // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does.
+    res.status(200).json({ jsonrpc: '2.0', id: null, error: { code: failure.jsonRpcCode, message: failure.message, data: { reason: failure.reason } } });
+    return;
+  }
+  res.status(failure.httpStatus).json({
+    error: {
+      code: failure.httpStatus,
+      status: STATUS_NAMES[failure.httpStatus] ?? 'UNKNOWN',
+      message: failure.message,
+      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: failure.reason, domain: 'a2a-registry' }],
+    },
+  });
+}
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+  length?: number;
+  limit?: number;
+}
+
+/** Turns body-parser failures (too large, not JSON, bad charset) into binding-shaped errors. */
+export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
+  return (err: BodyParserError, req, res, next) => {
+    switch (err.type) {
+      case 'entity.too.large':
+        return sendFailure(req, res, {
+          httpStatus: 413,
+          jsonRpcCode: JSONRPC_INVALID_REQUEST,
+          reason: 'REQUEST_TOO_LARGE',
+          message: `The request body is ${err.length ?? 'over'} bytes; the limit is ${err.limit} bytes. Documents themselves are limited to a few KB: check you are not sending something else.`,
+        });
+      case 'entity.parse.failed':
+        return sendFailure(req, res, {
+          httpStatus: 400,
+          jsonRpcCode: JSONRPC_PARSE_ERROR,
+          reason: 'PARSE_ERROR',
+          message: `The request body is not valid JSON: ${err.message.replace(/ in JSON at position \d+.*$/, '').slice(0, 200)}.`,
+        });
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return sendFailure(req, res, {
+          httpStatus: 415,
+          jsonRpcCode: JSONRPC_INVALID_REQUEST,
+          reason: 'UNSUPPORTED_ENCODING',
+          message: 'The request body must be UTF-8 JSON.',
+        });
+      case 'request.aborted':
+        return;
+      default:
+        if (err.status && err.status >= 400 && err.status < 500) {
+          return sendFailure(req, res, { httpStatus: err.status, jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'BAD_REQUEST', message: 'The request could not be read.' });
+        }
+        return next(err);
+    }
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, res) =>
+  sendFailure(req, res, {
+    httpStatus: 404,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    reason: 'NOT_FOUND',
+    message: `No route ${req.method} ${req.path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
+  });
+
+/** Last resort: log the bug, answer without internals. */
+export function internalErrorHandler(log: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    log.error({ err, path: req.path }, 'unhandled error');
+    sendFailure(req, res, { httpStatus: 500, jsonRpcCode: JSONRPC_INTERNAL_ERROR, reason: 'INTERNAL', message: 'Internal error; the request was not completed.' });
+  };
+}

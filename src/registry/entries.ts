@@ -1,0 +1,42 @@
+/**
+ * Conversions between what storage keeps and what the contract shows or search indexes.
+ * Stored MCP entries keep `{"mcpServer": ..., "toolspec": ...}` with the toolspec's text exactly
+ * as received, so the document can be answered byte for byte.
+ */
+import type { EntryView, McpServerDocument } from '../contract/types.js';
+import type { IndexedEntry } from '../search/types.js';
+import type { StoredEntry } from '../storage/types.js';
+import { describeAgentCard, describeMcpServer, type EntryDescription } from './describe.js';
+
+/** The stored text of an MCP entry: server metadata as compact JSON, the toolspec verbatim. */
+export function mcpDocumentText(server: unknown, toolspecText: string): string {
+  return `{"mcpServer":${JSON.stringify(server)},"toolspec":${toolspecText}}`;
+}
+
+export function describeStored(entry: StoredEntry, document: unknown = JSON.parse(entry.documentText)): EntryDescription {
+  return entry.kind === 'agent'
+    ? describeAgentCard(document, entry.protocolVersion === '0.3' ? '0.3' : '1.0')
+    : describeMcpServer(document as McpServerDocument);
+}
+
+export function toIndexedEntry(entry: StoredEntry): IndexedEntry {
+  return { id: entry.id, owner: entry.owner, updatedAt: entry.updatedAt, description: describeStored(entry) };
+}
+
+export function toEntryView(entry: StoredEntry, withDocument: boolean): EntryView {
+  const view: EntryView = {
+    id: entry.id,
+    kind: entry.kind,
+    name: entry.name,
+    description: entry.description,
+    owner: entry.owner,
+    revision: entry.revision,
+    createdAt: entry.createdAt,
+    updatedAt: entry.updatedAt,
+    interfaces: entry.interfaces,
+    contentHash: entry.contentHash,
+  };
+  if (entry.protocolVersion) view.protocolVersion = entry.protocolVersion;
+  if (withDocument) view.document = JSON.parse(entry.documentText);
+  return view;
+}

@@ -1,0 +1,58 @@
+/**
+ * Opaque page tokens: a position plus a fingerprint of the request it belongs to, signed with
+ * HMAC so that a token that was altered, truncated or reused for another query is refused with
+ * a clear BAD_REQUEST instead of silently paging somewhere else.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { badRequest } from '../operations/errors.js';
+
+export interface PagePosition {
+  /** Opaque position (an offset for search, a storage cursor for list). */
+  at: string;
+}
+
+export class PageTokens {
+  private readonly key: Buffer;
+
+  constructor(secret: string | Buffer) {
+    this.key = createHash('sha256').update(secret).digest();
+  }
+
+  /** Fingerprint of the request the token continues: same query and filter, same token. */
+  static fingerprint(request: unknown): string {
+    return createHash('sha256').update(JSON.stringify(request)).digest('base64url').slice(0, 16);
+  }
+
+  issue(position: string, fingerprint: string): string {
+    const payload = Buffer.from(JSON.stringify({ p: position, f: fingerprint })).toString('base64url');
+    return `${payload}.${this.sign(payload)}`;
+  }
+
+  /** Returns the position, or throws BAD_REQUEST when the token is not one this registry issued for this request. */
+  read(token: string, fingerprint: string): string {
+    const [payload, signature, extra] = token.split('.');
+    const expected = payload ? this.sign(payload) : '';
+    const valid =
+      payload !== undefined &&
+      signature !== undefined &&
+      extra === undefined &&
+      signature.length === expected.length &&
+      timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
+    if (!valid) throw badRequest('The pageToken is not valid: pass the nextPageToken of the previous page unchanged, or leave it out for the first page.');
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw badRequest('The pageToken is not valid: pass the nextPageToken of the previous page unchanged.');
+    }
+    const { p, f } = (decoded ?? {}) as { p?: unknown; f?: unknown };
+    if (typeof p !== 'string' || f !== fingerprint) {
+      throw badRequest('The pageToken belongs to another query: send the same query and filter as the page it came from, or leave it out for the first page.');
+    }
+    return p;
+  }
+
+  private sign(payload: string): string {
+    return createHmac('sha256', this.key).update(payload).digest('base64url').slice(0, 22);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * SDK clients for tests, and small helpers to build contract messages and read answers as wire
+ * JSON (the SDK's TypeScript types are converted with toJSON at this edge only).
+ */
+import { randomUUID } from 'node:crypto';
+import { Message, Task, type StreamResponse } from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
+
+export type Binding = 'JSONRPC' | 'HTTP+JSON';
+
+/** A fetch that adds the bearer token to every request the SDK makes. */
+export function authFetch(token?: string): typeof fetch {
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (token) headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+}
+
+export async function sdkClient(baseUrl: string, options: { token?: string; binding?: Binding } = {}): Promise<Client> {
+  const fetchImpl = authFetch(options.token);
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      preferredTransports: [options.binding ?? 'JSONRPC'],
+    }),
+  );
+  return factory.createFromUrl(baseUrl);
+}
+
+export type WireJson = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A user message with the given wire-JSON parts. */
+export function message(parts: WireJson[]): Message {
+  return Message.fromJSON({ messageId: randomUUID(), role: 'ROLE_USER', parts });
+}
+export const dataPart = (data: unknown): WireJson => ({ data, mediaType: 'application/json' });
+export const textPart = (text: string): WireJson => ({ text });
+export const filePart = (content: string | Buffer, filename: string, mediaType = 'application/json'): WireJson => ({
+  raw: Buffer.from(content).toString('base64'),
+  filename,
+  mediaType,
+});
+
+/** Sends one message (blocking) and returns the task as wire JSON. */
+export async function send(client: Client, parts: WireJson[]): Promise<WireJson> {
+  const result = await client.sendMessage({ tenant: '', message: message(parts), configuration: undefined, metadata: undefined });
+  if (!('id' in result) || !('status' in result)) throw new Error('expected a task, got a message');
+  return Task.toJSON(result as Task) as WireJson;
+}
+
+/** Sends one operation as a data part. */
+export const op = (client: Client, data: unknown): Promise<WireJson> => send(client, [dataPart(data)]);
+
+/** Streams one message; returns every stream event as wire JSON. */
+export async function stream(client: Client, parts: WireJson[]): Promise<WireJson[]> {
+  const events: WireJson[] = [];
+  for await (const event of client.sendMessageStream({ tenant: '', message: message(parts), configuration: undefined, metadata: undefined })) {
+    events.push(streamEventJson(event));
+  }
+  return events;
+}
+
+export function streamEventJson(event: StreamResponse): WireJson {
+  const payload = event.payload;
+  if (!payload) return {};
+  switch (payload.$case) {
+    case 'task':
+      return { task: Task.toJSON(payload.value) };
+    default:
+      return { [payload.$case]: JSON.parse(JSON.stringify(payload.value, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64') : v))) };
+  }
+}
+
+export const stateOf = (task: WireJson): string => task.status?.state;
+
+/** The data part of the task's only artifact (COMPLETED answers). */
+export function resultOf(task: WireJson): WireJson {
+  if (stateOf(task) !== 'TASK_STATE_COMPLETED') {
+    throw new Error(`expected COMPLETED, got ${stateOf(task)}: ${JSON.stringify(task.status?.message?.parts?.[0])}`);
+  }
+  return task.artifacts[0].parts.find((p: WireJson) => p.data !== undefined).data;
+}
+
+/** The error data part of a REJECTED task. */
+export function errorOf(task: WireJson): WireJson {
+  if (stateOf(task) !== 'TASK_STATE_REJECTED') throw new Error(`expected REJECTED, got ${stateOf(task)}`);
+  return task.status.message.parts.find((p: WireJson) => p.data !== undefined).data.error;
+}

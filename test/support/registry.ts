@@ -1,0 +1,101 @@
+/**
+ * Test harness: real registries on 127.0.0.1 (random port, temp data dir), in-process through the
+ * same composition root as `npm start`, or as a child process for restart and crash tests; and
+ * SDK clients that talk to them over real HTTP.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config/config.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { startRegistry, type RunningRegistry } from '../../src/server.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
+
+export const TOKENS = {
+  admin: 'admin-token-0123456789abcdef',
+  alice: 'alice-token-0123456789abcdef',
+  bob: 'bob-token-0123456789abcdef-xyz',
+} as const;
+export const TOKENS_ENV = Object.entries(TOKENS)
+  .map(([p, t]) => `${p}:${t}`)
+  .join(',');
+
+export function tempDir(prefix = 'a2a-registry-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface TestRegistry extends RunningRegistry {
+  dataDir: string;
+}
+
+/** Starts a registry in this process. `env` overrides the test defaults. */
+export async function startTestRegistry(env: Record<string, string | undefined> = {}): Promise<TestRegistry> {
+  const dataDir = env.REGISTRY_DATA_DIR ?? tempDir();
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    REGISTRY_TOKENS: TOKENS_ENV,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...env,
+    REGISTRY_DATA_DIR: dataDir,
+  });
+  const registry = await startRegistry(config, createLogger(config.logLevel));
+  return Object.assign(registry, { dataDir });
+}
+
+export interface ChildRegistry {
+  url: string;
+  child: ChildProcess;
+  /** Every log line the child wrote, parsed. */
+  logs: Record<string, unknown>[];
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>;
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** Starts `src/main.ts` as a child process (as `npm start` would run it) and waits until it listens. */
+export async function spawnRegistry(env: Record<string, string>): Promise<ChildRegistry> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`registry did not start in 20 s: ${stderr}`)), 20_000);
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry.msg === 'registry listening') {
+          clearTimeout(timer);
+          resolve(String(entry.url));
+        }
+      } catch {
+        /* not a log line */
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`registry exited (${code}) before listening: ${stderr}`));
+    });
+  });
+  return {
+    url,
+    child,
+    logs,
+    exited,
+    stop: (signal: NodeJS.Signals = 'SIGTERM') => {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
