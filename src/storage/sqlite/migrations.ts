@@ -1,0 +1,155 @@
+/**
+ * Versioned schema migrations for the SQLite store.
+ *
+ * Each migration runs in its own `BEGIN IMMEDIATE` transaction together with the row that
+ * records it in `registry_migrations`, so a crash leaves the database either before or after
+ * a migration, never half way. Migrations are append-only: never edit one that has shipped,
+ * add the next version instead.
+ */
+import type Database from 'better-sqlite3';
+import { SchemaTooNewError } from '../common.js';
+
+export interface SqliteMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * The SDK's task tables are copied column for column (names, types, `collate binary`,
+ * primary key and index names) from the `a2a-db` CLI's own migrations
+ * (@a2a-js/sdk 1.3.0, dist/cli/run.js: 0001_create_tasks, 0001_create_push_notification_configs),
+ * which are not exported: `DatabaseTaskStore` relies on exactly those keys for its
+ * `ON CONFLICT (tenant, owner, id)` upsert.
+ */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'entries, revisions, changes, SDK task tables',
+    sql: `
+      -- One row per registered agent or MCP server: identity, ownership, current revision.
+      -- list_seq orders entries newest first for keyset paging; it is set once at creation
+      -- (from the change sequence) and never changes, so pages stay stable under updates.
+      CREATE TABLE entries (
+        id               TEXT    NOT NULL PRIMARY KEY,
+        list_seq         INTEGER NOT NULL UNIQUE,
+        kind             TEXT    NOT NULL CHECK (kind IN ('agent', 'mcp-server')),
+        identity_url     TEXT    NOT NULL,
+        owner            TEXT    NOT NULL,
+        current_revision INTEGER NOT NULL CHECK (current_revision >= 1),
+        created_at       TEXT    NOT NULL,
+        updated_at       TEXT    NOT NULL,
+        UNIQUE (kind, identity_url)
+      );
+      CREATE INDEX entries_kind_list_idx  ON entries (kind, list_seq);
+      CREATE INDEX entries_owner_list_idx ON entries (owner, list_seq);
+
+      -- Every revision ever stored (until the entry is unregistered). author records who
+      -- wrote it, which differs from the entry's owner when an admin updated it.
+      CREATE TABLE entry_revisions (
+        entry_id         TEXT    NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
+        revision         INTEGER NOT NULL,
+        name             TEXT    NOT NULL,
+        description      TEXT    NOT NULL,
+        protocol_version TEXT,
+        interfaces       TEXT    NOT NULL,
+        document_text    TEXT    NOT NULL,
+        content_hash     TEXT    NOT NULL,
+        author           TEXT    NOT NULL,
+        created_at       TEXT    NOT NULL,
+        PRIMARY KEY (entry_id, revision)
+      ) WITHOUT ROWID;
+
+      -- The change feed replicas and search indexes catch up from. AUTOINCREMENT guarantees
+      -- a sequence is never reused, even after the newest rows are deleted.
+      -- No foreign key: a 'delete' change outlives its entry.
+      CREATE TABLE changes (
+        seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+        entry_id TEXT NOT NULL,
+        op       TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
+        at       TEXT NOT NULL
+      );
+
+      CREATE TABLE tasks (
+        tenant              varchar(255) collate binary NOT NULL,
+        owner               varchar(255) collate binary NOT NULL,
+        id                  varchar(36)  collate binary NOT NULL,
+        context_id          varchar(36)  collate binary NOT NULL,
+        status_last_updated bigint NOT NULL,
+        status_state        varchar(255) collate binary,
+        status              text,
+        artifacts           text,
+        history             text,
+        metadata            text,
+        protocol_version    varchar(255),
+        CONSTRAINT tasks_pkey PRIMARY KEY (tenant, owner, id)
+      );
+      CREATE INDEX tasks_scope_updated_idx ON tasks (tenant, owner, status_last_updated, id);
+      CREATE INDEX tasks_scope_context_updated_idx
+        ON tasks (tenant, owner, context_id, status_last_updated, id);
+      -- Ours, not the SDK's: pruning walks all tasks by age.
+      CREATE INDEX tasks_updated_idx ON tasks (status_last_updated, id);
+
+      CREATE TABLE push_notification_configs (
+        tenant           varchar(255) collate binary NOT NULL,
+        owner            varchar(255) collate binary NOT NULL,
+        task_id          varchar(36)  collate binary NOT NULL,
+        config_id        varchar(36)  collate binary NOT NULL,
+        config_data      text,
+        protocol_version varchar(255),
+        CONSTRAINT push_notification_configs_pkey PRIMARY KEY (tenant, owner, task_id, config_id)
+      );
+    `,
+  },
+];
+
+export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
+
+function currentVersion(db: Database.Database): number {
+  const row = db.prepare('SELECT max(version) AS v FROM registry_migrations').get() as
+    | { v: number | null }
+    | undefined;
+  return row?.v ?? 0;
+}
+
+/**
+ * Brings the schema up to date. Safe to call on every start and from several processes at
+ * once: the version is re-read inside each write transaction, so a migration another
+ * process applied in the meantime is skipped rather than applied twice.
+ */
+export function migrateSqlite(db: Database.Database, where: string): number {
+  db.exec(`CREATE TABLE IF NOT EXISTS registry_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  )`);
+
+  const found = currentVersion(db);
+  if (found > SQLITE_SCHEMA_VERSION) {
+    throw new SchemaTooNewError(found, SQLITE_SCHEMA_VERSION, where);
+  }
+
+  for (const migration of SQLITE_MIGRATIONS) {
+    if (migration.version <= found) continue;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const applied = currentVersion(db);
+      if (applied > SQLITE_SCHEMA_VERSION) {
+        throw new SchemaTooNewError(applied, SQLITE_SCHEMA_VERSION, where);
+      }
+      if (applied < migration.version) {
+        db.exec(migration.sql);
+        db.prepare('INSERT INTO registry_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+          migration.version,
+          migration.name,
+          new Date().toISOString(),
+        );
+      }
+      db.exec('COMMIT');
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+  return currentVersion(db);
+}
