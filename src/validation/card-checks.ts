@@ -1,0 +1,101 @@
+/**
+ * Checks on agent cards that JSON Schema cannot express or that must not block registration:
+ * they all produce warnings. Schema errors are handled by the schemas and ./translate.ts.
+ */
+import type { Finding } from '../contract/types.js';
+import { isObject, pointer, quote, type JsonObject } from './json.js';
+import type { Generation } from './types.js';
+import { urlWarnings } from './urls.js';
+
+const CORE_BINDINGS = new Set(['JSONRPC', 'GRPC', 'HTTP+JSON']);
+
+/** "jsonrpc", "JSON-RPC" -> "JSONRPC"; "rest", "http_json" -> "HTTP+JSON"; "grpc" -> "GRPC". */
+function suggestBinding(binding: string): string | undefined {
+  const key = binding.toUpperCase().replace(/[-_ .]/g, '');
+  if (key === 'JSONRPC' || key === 'JSONRPC2' || key === 'JSONRPC20') return 'JSONRPC';
+  if (key === 'GRPC') return 'GRPC';
+  if (key === 'HTTP+JSON' || key === 'HTTPJSON' || key === 'REST' || key === 'HTTP') return 'HTTP+JSON';
+  return undefined;
+}
+
+export function cardWarnings(card: JsonObject, generation: Generation, warnInsecureHttp: boolean): Finding[] {
+  const out: Finding[] = [];
+  // URLs anywhere in the card (interfaces, provider, docs, icon, OAuth endpoints), except
+  // inside skill examples and extension params, which are free-form.
+  out.push(...urlWarnings(card, '', warnInsecureHttp, (key) => key === 'examples' || key === 'params'));
+
+  const skills = Array.isArray(card.skills) ? card.skills : [];
+  const ids = new Map<string, number>();
+  skills.forEach((skill, i) => {
+    if (!isObject(skill)) return;
+    if (typeof skill.id === 'string') {
+      const first = ids.get(skill.id);
+      if (first !== undefined) {
+        out.push({
+          path: pointer('/skills', i, 'id'),
+          rule: 'duplicate-skill-id',
+          message: `skill id ${quote(skill.id)} is already used by /skills/${first}`,
+          hint: 'Give every skill a unique id; clients and search results refer to skills by id.',
+        });
+      } else {
+        ids.set(skill.id, i);
+      }
+    }
+    if (!Array.isArray(skill.examples) || skill.examples.length === 0) {
+      out.push({
+        path: pointer('/skills', i, 'examples'),
+        rule: 'skill-without-examples',
+        message: 'the skill has no examples',
+        hint: 'Add "examples": a few prompts the skill handles; they help people and agents find and use it.',
+      });
+    }
+  });
+
+  if (isObject(card.authentication)) {
+    out.push({
+      path: '/authentication',
+      rule: 'legacy-authentication',
+      message: 'the "authentication" object is from A2A v0.1/v0.2 and is ignored by clients',
+      hint:
+        generation === '1.0'
+          ? 'Declare schemes in "securitySchemes" and reference them from "securityRequirements".'
+          : 'Declare schemes in "securitySchemes" and reference them from "security".',
+    });
+  }
+
+  if (generation === '1.0') {
+    const caps = card.capabilities;
+    if (isObject(caps) && 'stateTransitionHistory' in caps) {
+      out.push({
+        path: '/capabilities/stateTransitionHistory',
+        rule: 'removed-field',
+        message: '"stateTransitionHistory" was removed in A2A v1.0 and is ignored',
+        hint: 'Remove it.',
+      });
+    }
+    if ('supportsExtendedAgentCard' in card) {
+      out.push({
+        path: '/supportsExtendedAgentCard',
+        rule: 'misplaced-field',
+        message: '"supportsExtendedAgentCard" is not an A2A v1.0 card field and is ignored',
+        hint: 'Use "capabilities": {"extendedAgentCard": true}.',
+      });
+    }
+    const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
+    interfaces.forEach((iface, i) => {
+      if (!isObject(iface) || typeof iface.protocolBinding !== 'string' || iface.protocolBinding === '') return;
+      const binding = iface.protocolBinding;
+      if (CORE_BINDINGS.has(binding) || /^[a-z][a-z0-9+.-]*:/i.test(binding)) return;
+      const suggestion = suggestBinding(binding);
+      out.push({
+        path: pointer('/supportedInterfaces', i, 'protocolBinding'),
+        rule: 'unknown-protocol-binding',
+        message: `${quote(binding)} is neither a core binding (JSONRPC, GRPC, HTTP+JSON) nor a URI`,
+        hint: suggestion
+          ? `Did you mean ${quote(suggestion)}? Core binding names are exact and upper case.`
+          : 'Custom bindings SHOULD be identified by a URI, e.g. "https://example.org/bindings/websocket/v1".',
+      });
+    });
+  }
+  return out;
+}

@@ -1,0 +1,70 @@
+/**
+ * Agent card validation: size, shape, generation, schema, then warnings.
+ *
+ * Order matters: the size limit comes first so every later step works on bounded input; the
+ * generation is decided before any schema runs (a card may satisfy both schemas); the fast
+ * validator runs first and the allErrors one only to explain a card that already failed.
+ */
+import type { Finding } from '../contract/types.js';
+import type { CompiledPair } from './ajv-instances.js';
+import { cardWarnings } from './card-checks.js';
+import { detectGeneration } from './detect.js';
+import { cardHints, MIXED_GENERATION_FIELDS } from './hints.js';
+import { isObject, quote, type JsonObject } from './json.js';
+import { compactJsonBytes } from './size.js';
+import { translateAjvErrors } from './translate.js';
+import type { Generation, ValidatorOptions, Verdict } from './types.js';
+import { accepted, failureMessage, rejected, tooLarge } from './verdict.js';
+
+export interface CardValidators {
+  cardV03: CompiledPair;
+  cardV10: CompiledPair;
+}
+
+function schemaErrors(pair: CompiledPair, card: JsonObject, generation: Generation): Finding[] {
+  if (pair.fast(card)) return [];
+  pair.explain(card);
+  return translateAjvErrors(pair.explain.errors ?? [], '', cardHints(card, generation));
+}
+
+function mixedGenerationMessage(errors: Finding[]): string {
+  const fields = errors.filter((e) => e.rule === 'mixed-generation').map((e) => e.path.slice(1));
+  const others = errors.length - fields.length;
+  const what = fields.map((f) => `${quote(f)}: ${MIXED_GENERATION_FIELDS[f] ?? 'remove it'}`).join('; ');
+  return (
+    `This card mixes A2A generations: it has "supportedInterfaces" (v1.0) and also the v0.3 field${fields.length === 1 ? '' : 's'} ${fields.map((f) => quote(f)).join(', ')}. ` +
+    `Fix: ${what}.` +
+    (others > 0 ? ` There ${others === 1 ? 'is 1 other error' : `are ${others} other errors`}; see the details.` : '')
+  );
+}
+
+export function validateAgentCard(v: CardValidators, options: ValidatorOptions, card: unknown, sizeBytes: number): Verdict {
+  if (sizeBytes > options.maxDocumentBytes) {
+    // Measuring the compact form costs one stringify, paid only on this failure path; it lets
+    // the message say when minifying the file is all it takes.
+    return tooLarge('agent', 'agent card', sizeBytes, options.maxDocumentBytes, isObject(card) ? compactJsonBytes(card) : undefined);
+  }
+  if (!isObject(card)) {
+    return rejected('agent', 'VALIDATION_FAILED', `An agent card must be a JSON object; this document is ${Array.isArray(card) ? 'an array' : typeof card === 'string' ? 'a string' : card === null ? 'null' : typeof card}.`, sizeBytes, [{ path: '', rule: 'type', message: 'must be a JSON object' }], []);
+  }
+
+  const detection = detectGeneration(card);
+  if (!detection.ok) {
+    // Say at once what else a v1.0 card (the recommended migration) would still need, so the
+    // author does not discover it one round trip at a time. Interface and version fields are
+    // left out: the version finding already says what to do with them.
+    const rest = schemaErrors(v.cardV10, card, '1.0').filter(
+      (e) => !e.path.startsWith('/supportedInterfaces') && e.rule !== 'mixed-generation',
+    );
+    return rejected('agent', 'UNSUPPORTED_VERSION', detection.message, sizeBytes, [...detection.errors, ...rest], []);
+  }
+  const { generation } = detection;
+
+  const errors = schemaErrors(generation === '1.0' ? v.cardV10 : v.cardV03, card, generation);
+  const warnings = cardWarnings(card, generation, options.warnInsecureHttp === true);
+  if (errors.length === 0) return accepted('agent', sizeBytes, warnings, generation);
+
+  const label = `A2A v${generation} agent card`;
+  const message = errors.some((e) => e.rule === 'mixed-generation') ? mixedGenerationMessage(errors) : failureMessage(label, errors);
+  return rejected('agent', 'VALIDATION_FAILED', message, sizeBytes, errors, warnings, generation);
+}

@@ -1,0 +1,34 @@
+/**
+ * Document validation for the registry: A2A agent cards (v0.3 and v1.0) and MCP servers
+ * (metadata + toolspec). See ../../schemas/ for the JSON Schemas and the README of each rule
+ * in the modules below:
+ *   detect.ts       which card generation, or why none
+ *   card.ts         agent card pipeline        mcp.ts        MCP server pipeline
+ *   user-schema.ts  tool input/output schemas checked safely, never compiled
+ *   translate.ts    ajv errors -> findings     hints.ts      advice for known mistakes
+ *   card-checks.ts, urls.ts  warnings          ajv-instances.ts  compiled validators
+ */
+import { getAjvSet } from './ajv-instances.js';
+import { validateAgentCard } from './card.js';
+import { validateMcpServer } from './mcp.js';
+import type { DocumentValidator, ValidatorOptions } from './types.js';
+
+export type { DocumentValidator, Generation, ValidatorOptions, Verdict, VerdictErrorCode } from './types.js';
+export { MAX_FINDINGS } from './types.js';
+export { compactJsonBytes } from './size.js';
+
+/**
+ * Builds a validator. All schemas are compiled here (once per process, shared by every
+ * validator), so validating a document never compiles anything.
+ */
+export function createDocumentValidator(options: ValidatorOptions): DocumentValidator {
+  if (!Number.isInteger(options.maxDocumentBytes) || options.maxDocumentBytes < 1) {
+    throw new RangeError(`maxDocumentBytes must be a positive integer, got ${String(options.maxDocumentBytes)}`);
+  }
+  const opts: ValidatorOptions = { maxDocumentBytes: options.maxDocumentBytes, warnInsecureHttp: options.warnInsecureHttp === true };
+  const ajv = getAjvSet();
+  return {
+    validateAgentCard: (card, sizeBytes) => validateAgentCard(ajv, opts, card, sizeBytes),
+    validateMcpServer: (server, toolspec, toolspecSizeBytes) => validateMcpServer(ajv, opts, server, toolspec, toolspecSizeBytes),
+  };
+}

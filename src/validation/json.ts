@@ -1,0 +1,64 @@
+/** Small helpers for untyped JSON values and JSON Pointers (RFC 6901). */
+
+export type JsonObject = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Escapes one reference token: "~" becomes "~0" and "/" becomes "~1". */
+export function escapePointerToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Appends tokens to a pointer: pointer('/skills', 0, 'tags') is "/skills/0/tags". */
+export function pointer(base: string, ...tokens: Array<string | number>): string {
+  return base + tokens.map((t) => '/' + escapePointerToken(t)).join('');
+}
+
+/** Resolves a JSON Pointer inside `root`; `undefined` when it leads nowhere. */
+export function resolvePointer(root: unknown, ptr: string): unknown {
+  if (ptr === '') return root;
+  if (!ptr.startsWith('/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ptr.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
+      node = node[Number(token)];
+    } else if (isObject(node)) {
+      if (!Object.prototype.hasOwnProperty.call(node, token)) return undefined;
+      node = node[token];
+    } else {
+      return undefined;
+    }
+  }
+  return node;
+}
+
+/** "an array", "a string", "null"... for messages that say what was found. */
+export function describeJsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  switch (typeof v) {
+    case 'object':
+      return 'an object';
+    case 'string':
+      return 'a string';
+    case 'number':
+      return Number.isInteger(v) ? 'an integer' : 'a number';
+    case 'boolean':
+      return 'a boolean';
+    default:
+      return typeof v;
+  }
+}
+
+/** Quotes a value for a message, shortened so that messages stay one line. */
+export function quote(v: unknown, max = 60): string {
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    s = String(v);
+  }
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}

@@ -1,0 +1,106 @@
+/**
+ * MCP server validation: the toolspec's size, the server metadata, the toolspec against the
+ * MCP Tool schema, each tool's input/output schema as a JSON Schema, then warnings.
+ * Paths are relative to the stored document {mcpServer, toolspec}.
+ */
+import type { Finding } from '../contract/types.js';
+import type { CompiledPair } from './ajv-instances.js';
+import { serverMetaHints, toolspecHints } from './hints.js';
+import { isObject, pointer, quote } from './json.js';
+import { compactJsonBytes } from './size.js';
+import { translateAjvErrors } from './translate.js';
+import type { ValidatorOptions, Verdict } from './types.js';
+import { checkUserSchema } from './user-schema.js';
+import { classifyUrl, urlFinding } from './urls.js';
+import { accepted, failureMessage, rejected, tooLarge } from './verdict.js';
+
+export interface McpValidators {
+  toolspec: CompiledPair;
+  serverMeta: CompiledPair;
+}
+
+/** MCP 2025-11-25 naming guidance: 1-128 characters of [A-Za-z0-9_.-] (a SHOULD, so a warning). */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+function check(pair: CompiledPair, value: unknown, base: string, hint: Parameters<typeof translateAjvErrors>[2]): Finding[] {
+  if (pair.fast(value)) return [];
+  pair.explain(value);
+  return translateAjvErrors(pair.explain.errors ?? [], base, hint);
+}
+
+function toolWarnings(tools: unknown[]): Finding[] {
+  const out: Finding[] = [];
+  const names = new Map<string, number>();
+  tools.forEach((tool, i) => {
+    if (!isObject(tool)) return;
+    const name = tool.name;
+    if (typeof name === 'string' && name !== '') {
+      if (!TOOL_NAME.test(name)) {
+        out.push({
+          path: pointer('/toolspec/tools', i, 'name'),
+          rule: 'tool-name-format',
+          message: `tool name ${quote(name)} is not 1-128 characters of A-Z, a-z, 0-9, "_", "-" and "."`,
+          hint: 'Rename the tool, e.g. with "_" instead of spaces; clients may refuse other names.',
+        });
+      }
+      const first = names.get(name);
+      if (first !== undefined) {
+        out.push({
+          path: pointer('/toolspec/tools', i, 'name'),
+          rule: 'duplicate-tool-name',
+          message: `tool name ${quote(name)} is already used by /toolspec/tools/${first}`,
+          hint: 'Tool names must be unique within a server.',
+        });
+      } else {
+        names.set(name, i);
+      }
+    }
+    if (typeof tool.description !== 'string' || tool.description.trim() === '') {
+      out.push({
+        path: pointer('/toolspec/tools', i, 'description'),
+        rule: 'tool-without-description',
+        message: 'the tool has no description',
+        hint: 'Describe what the tool does; search and language models rely on it.',
+      });
+    }
+  });
+  return out;
+}
+
+export function validateMcpServer(
+  v: McpValidators,
+  options: ValidatorOptions,
+  server: unknown,
+  toolspec: unknown,
+  toolspecSizeBytes: number,
+): Verdict {
+  if (toolspecSizeBytes > options.maxDocumentBytes) {
+    return tooLarge('mcp-server', 'toolspec', toolspecSizeBytes, options.maxDocumentBytes, isObject(toolspec) ? compactJsonBytes(toolspec) : undefined);
+  }
+  const errors: Finding[] = [];
+  const warnings: Finding[] = [];
+
+  if (server === undefined) {
+    errors.push({ path: '/mcpServer', rule: 'required', message: 'the MCP server metadata is missing', hint: 'Send "mcpServer": {"name": "…", "url": "https://…/mcp"} beside the toolspec.' });
+  } else {
+    errors.push(...check(v.serverMeta, server, '/mcpServer', serverMetaHints));
+    if (isObject(server) && typeof server.url === 'string') {
+      const issue = classifyUrl(server.url, options.warnInsecureHttp === true);
+      // An unparseable URL is already an error from the schema.
+      if (issue && issue !== 'invalid') warnings.push(urlFinding('/mcpServer/url', server.url, issue));
+    }
+  }
+
+  errors.push(...check(v.toolspec, toolspec, '/toolspec', toolspecHints(toolspec)));
+  const tools = isObject(toolspec) && Array.isArray(toolspec.tools) ? toolspec.tools : [];
+  tools.forEach((tool, i) => {
+    if (!isObject(tool)) return;
+    for (const key of ['inputSchema', 'outputSchema'] as const) {
+      errors.push(...checkUserSchema(tool[key], pointer('/toolspec/tools', i, key)));
+    }
+  });
+  warnings.push(...toolWarnings(tools));
+
+  if (errors.length === 0) return accepted('mcp-server', toolspecSizeBytes, warnings);
+  return rejected('mcp-server', 'VALIDATION_FAILED', failureMessage('MCP server registration', errors), toolspecSizeBytes, errors, warnings);
+}

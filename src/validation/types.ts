@@ -1,0 +1,42 @@
+/**
+ * The validation API other layers (operations, registry service, CLI) are written against.
+ * Kept in its own module so that importing the types never pulls in ajv.
+ */
+import type { EntryKind, Finding } from '../contract/types.js';
+
+export type Generation = '0.3' | '1.0';
+
+export type VerdictErrorCode = 'VALIDATION_FAILED' | 'TOO_LARGE' | 'UNSUPPORTED_VERSION';
+
+export interface Verdict {
+  valid: boolean;
+  kind: EntryKind;
+  /** Agents: the detected card generation (absent when it could not be determined). */
+  generation?: Generation;
+  /** Set iff !valid. */
+  errorCode?: VerdictErrorCode;
+  /** Set iff !valid: one line for people that says what is wrong and what to do. */
+  message?: string;
+  sizeBytes: number;
+  /** At most MAX_FINDINGS, each with a JSON Pointer path relative to the validated document. */
+  errors: Finding[];
+  /** Problems that do not block registration. At most MAX_FINDINGS. */
+  warnings: Finding[];
+}
+
+export interface ValidatorOptions {
+  /** Size limit of one document in bytes (the registry's default configuration is 10,240). */
+  maxDocumentBytes: number;
+  /** Warn about plain-http URLs (on when the registry itself is served over https). */
+  warnInsecureHttp?: boolean;
+}
+
+export interface DocumentValidator {
+  /** `sizeBytes`: decoded file bytes, or the compact JSON serialisation of a data-part document. */
+  validateAgentCard(card: unknown, sizeBytes: number): Verdict;
+  /** Paths are relative to the stored document {mcpServer, toolspec}: "/mcpServer/url", "/toolspec/tools/0/name". */
+  validateMcpServer(server: unknown, toolspec: unknown, toolspecSizeBytes: number): Verdict;
+}
+
+/** Findings lists are bounded so that a pathological document cannot produce a huge answer. */
+export const MAX_FINDINGS = 50;

@@ -1,0 +1,125 @@
+/**
+ * URL checks that produce warnings: a registry full of `{BASE_URL}` and `localhost` endpoints is
+ * useless for discovery, but such cards are still schema-valid (the A2A schemas type URLs as
+ * plain strings), so they are registered with a warning that says what to replace.
+ */
+import type { Finding } from '../contract/types.js';
+import { isObject, pointer, quote } from './json.js';
+
+export type UrlIssue = 'placeholder' | 'loopback' | 'insecure' | 'invalid';
+
+/** Template markers and fill-me-in words seen in real cards: {BASE_URL}, ${HOST}, <your-host>, YOUR-DOMAIN, xxx. */
+const PLACEHOLDER_TEXT =
+  /\{[^}]*\}|\$\{[^}]*\}|<[^>]*>|\byour[-_]|\byour(domain|host|server|agent|app|company|org|site|url|endpoint|api|service)s?\b|\bchange[-_]?me\b|\bplaceholder\b|\bx{3,}\b/i;
+/** Upper-case fill-ins such as YOUR_DOMAIN or AGENT_HOST_HERE (case matters: real hosts are lower case). */
+const PLACEHOLDER_CAPS = /\bYOUR[A-Z_-]*\b|[A-Z]+_HERE\b/;
+
+/** Reserved documentation / testing names (RFC 2606, RFC 6761): they never reach a real agent. */
+function isReservedExampleHost(host: string): boolean {
+  return (
+    /(^|\.)example\.(com|org|net)$/.test(host) ||
+    /\.(example|invalid|test)$/.test(host) ||
+    host === 'example' ||
+    host === 'invalid' ||
+    host === 'test'
+  );
+}
+
+function isLoopbackHost(host: string): boolean {
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^127(\.\d{1,3}){3}$/.test(host) ||
+    host === '0.0.0.0' ||
+    host === '[::1]' ||
+    host === '[::]' ||
+    host === 'host.docker.internal'
+  );
+}
+
+/** The most important problem of one URL, or undefined when it looks like a real endpoint. */
+export function classifyUrl(raw: string, warnInsecureHttp: boolean): UrlIssue | undefined {
+  if (PLACEHOLDER_TEXT.test(raw) || PLACEHOLDER_CAPS.test(raw)) return 'placeholder';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'invalid';
+  }
+  const host = url.hostname.toLowerCase();
+  if (url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:') {
+    if (host === '') return 'invalid';
+    if (isReservedExampleHost(host)) return 'placeholder';
+    if (isLoopbackHost(host)) return 'loopback';
+    if (warnInsecureHttp && (url.protocol === 'http:' || url.protocol === 'ws:')) return 'insecure';
+  }
+  return undefined;
+}
+
+export function urlFinding(path: string, raw: string, issue: UrlIssue): Finding {
+  switch (issue) {
+    case 'placeholder':
+      return {
+        path,
+        rule: 'placeholder-url',
+        message: `${quote(raw)} looks like a placeholder, not a reachable URL`,
+        hint: 'Replace it with the public URL of the deployed service before publishing the document.',
+      };
+    case 'loopback':
+      return {
+        path,
+        rule: 'loopback-url',
+        message: `${quote(raw)} points at the local machine, so no other agent can reach it`,
+        hint: 'Use the public https URL the service is deployed at.',
+      };
+    case 'insecure':
+      return {
+        path,
+        rule: 'insecure-url',
+        message: `${quote(raw)} uses plain http`,
+        hint: 'Serve the endpoint over https; A2A requires TLS in production.',
+      };
+    case 'invalid':
+      return {
+        path,
+        rule: 'invalid-url',
+        message: `${quote(raw)} is not an absolute URL`,
+        hint: 'Use an absolute URL such as "https://agent.example.org/a2a".',
+      };
+  }
+}
+
+const URL_KEY = /^(url|.*Url)$/;
+const MAX_URL_WALK_DEPTH = 16;
+
+/**
+ * Warnings for every string under a key named `url` or `…Url` (documentationUrl, iconUrl,
+ * tokenUrl, openIdConnectUrl…), wherever it sits in the document. `skip` leaves out subtrees
+ * (a tool's inputSchema is not an endpoint list).
+ */
+export function urlWarnings(
+  doc: unknown,
+  basePath: string,
+  warnInsecureHttp: boolean,
+  skip: (key: string, depth: number) => boolean = () => false,
+): Finding[] {
+  const out: Finding[] = [];
+  const walk = (node: unknown, path: string, depth: number): void => {
+    if (depth > MAX_URL_WALK_DEPTH) return;
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => walk(item, pointer(path, i), depth + 1));
+    } else if (isObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        if (skip(key, depth)) continue;
+        if (typeof value === 'string' && URL_KEY.test(key)) {
+          const issue = classifyUrl(value, warnInsecureHttp);
+          if (issue) out.push(urlFinding(pointer(path, key), value, issue));
+        } else if (typeof value === 'object' && value !== null) {
+          walk(value, pointer(path, key), depth + 1);
+        }
+      }
+    }
+  };
+  walk(doc, basePath, 0);
+  return out;
+}

@@ -1,0 +1,201 @@
+/**
+ * Checks a tool's `inputSchema` / `outputSchema` as a JSON Schema, safely. These schemas come
+ * from peers and are untrusted, so:
+ * - nothing is compiled: ajv.validateSchema checks them against their dialect's meta-schema
+ *   (compiling is slow for large schemas, and compiled patterns could be run);
+ * - size and depth are capped before ajv sees the value (deep nesting overflows ajv's stack);
+ * - every `pattern` and `patternProperties` key is checked for syntax with `new RegExp(p, 'u')`
+ *   and never run (validateSchema does not look at pattern syntax, and a pattern like
+ *   `^(a+)+$` only hurts when it runs);
+ * - `$ref`s must be local ("#…"); a remote `$ref` is an error, never fetched.
+ * The dialect is the one the schema declares in `$schema`: draft-07, 2019-09 or 2020-12, and
+ * 2020-12 when absent (MCP 2025-11-25 and later). Anything else is an error naming those.
+ */
+import type { Finding } from '../contract/types.js';
+import { getAjvSet, isValidRegex, type Dialect } from './ajv-instances.js';
+import { escapePointerToken, isObject, quote, resolvePointer, type JsonObject } from './json.js';
+import { translateAjvErrors } from './translate.js';
+
+export const USER_SCHEMA_LIMITS = {
+  /** JSON nesting levels (objects and arrays) inside one schema. */
+  maxDepth: 64,
+  /** JSON values (every object, array and scalar) inside one schema. */
+  maxNodes: 10_000,
+  /** Findings reported per schema, so one broken schema cannot flood the answer. */
+  maxFindings: 10,
+};
+
+const DIALECT_URIS: Record<string, Dialect> = {
+  'json-schema.org/draft-07/schema': 'draft-07',
+  'json-schema.org/draft/2019-09/schema': '2019-09',
+  'json-schema.org/draft/2020-12/schema': '2020-12',
+};
+
+export const SUPPORTED_DIALECTS_TEXT =
+  'supported: "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema", or no "$schema" (2020-12)';
+
+/** The dialect a `$schema` value names (http/https and a trailing "#" are tolerated). */
+export function dialectOf(schemaUri: unknown): Dialect | undefined {
+  if (schemaUri === undefined) return '2020-12';
+  if (typeof schemaUri !== 'string') return undefined;
+  const m = /^https?:\/\/(.*?)#?$/.exec(schemaUri.trim());
+  return m ? DIALECT_URIS[m[1]!] : undefined;
+}
+
+/** Iterative measure of depth and size (no recursion, so it cannot overflow on hostile input). */
+function measure(root: unknown): 'depth' | 'size' | undefined {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (++nodes > USER_SCHEMA_LIMITS.maxNodes) return 'size';
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > USER_SCHEMA_LIMITS.maxDepth) return 'depth';
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) stack.push([child, depth + 1]);
+  }
+  return undefined;
+}
+
+/** Keywords whose value is a schema, an array of schemas, or a map of name -> schema. */
+const SCHEMA_KEYWORDS = new Set([
+  'additionalItems', 'additionalProperties', 'contains', 'contentSchema', 'else', 'if', 'items', 'not',
+  'propertyNames', 'then', 'unevaluatedItems', 'unevaluatedProperties',
+]);
+const SCHEMA_ARRAY_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
+const SCHEMA_MAP_KEYWORDS = new Set(['$defs', 'definitions', 'dependentSchemas', 'patternProperties', 'properties', 'dependencies']);
+const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'];
+
+interface WalkState {
+  findings: Finding[];
+  refs: Array<{ ref: string; path: string }>;
+  anchors: Set<string>;
+  ids: Set<string>;
+  nestedBase: boolean;
+}
+
+function walkSchema(node: unknown, path: string, state: WalkState, isRoot: boolean): void {
+  if (!isObject(node)) return; // booleans are schemas too; anything else is for the meta-schema to report
+  if (typeof node.$id === 'string') {
+    if (node.$id.startsWith('#')) state.anchors.add(node.$id.slice(1));
+    else {
+      state.ids.add(node.$id);
+      if (!isRoot) state.nestedBase = true;
+    }
+  }
+  for (const k of ['$anchor', '$dynamicAnchor']) if (typeof node[k] === 'string') state.anchors.add(node[k] as string);
+  for (const k of REF_KEYWORDS) if (typeof node[k] === 'string') state.refs.push({ ref: node[k] as string, path: `${path}/${escapePointerToken(k)}` });
+  if (typeof node.pattern === 'string' && !isValidRegex(node.pattern)) {
+    state.findings.push({
+      path: `${path}/pattern`,
+      rule: 'bad-pattern',
+      message: `${quote(node.pattern)} is not a valid regular expression (ECMA-262 with the "u" flag)`,
+      hint: 'Fix the regular expression; JSON Schema patterns are evaluated as JavaScript regular expressions in Unicode mode.',
+    });
+  }
+  for (const [key, value] of Object.entries(node)) {
+    const here = `${path}/${escapePointerToken(key)}`;
+    if (SCHEMA_MAP_KEYWORDS.has(key) && isObject(value)) {
+      for (const [name, sub] of Object.entries(value)) {
+        if (key === 'patternProperties' && !isValidRegex(name)) {
+          state.findings.push({
+            path: `${here}/${escapePointerToken(name)}`,
+            rule: 'bad-pattern',
+            message: `patternProperties key ${quote(name)} is not a valid regular expression (ECMA-262 with the "u" flag)`,
+          });
+        }
+        // `dependencies` (draft-07) maps to a schema or to an array of property names.
+        walkSchema(sub, `${here}/${escapePointerToken(name)}`, state, false);
+      }
+    } else if (SCHEMA_ARRAY_KEYWORDS.has(key) && Array.isArray(value)) {
+      value.forEach((sub, i) => walkSchema(sub, `${here}/${i}`, state, false));
+    } else if (SCHEMA_KEYWORDS.has(key)) {
+      walkSchema(value, here, state, false);
+    }
+    // Everything else (enum, const, default, examples, annotations, unknown keywords) is data.
+  }
+}
+
+function checkRefs(root: JsonObject, basePath: string, state: WalkState): void {
+  for (const { ref, path } of state.refs) {
+    if (state.ids.has(ref)) continue; // refers to a subschema of this document by its $id
+    if (!ref.startsWith('#')) {
+      state.findings.push({
+        path: basePath + path,
+        rule: 'remote-ref',
+        message: `${quote(ref)} refers outside this schema; remote references are not followed`,
+        hint: 'Inline the referenced schema under "$defs" and refer to it as "#/$defs/<name>".',
+      });
+      continue;
+    }
+    if (state.nestedBase) continue; // a nested $id changes what "#…" means; leave resolution alone
+    const fragment = decodeURIComponent(ref.slice(1));
+    const resolves = fragment === '' || fragment.startsWith('/') ? resolvePointer(root, fragment) !== undefined : state.anchors.has(fragment);
+    if (!resolves) {
+      state.findings.push({
+        path: basePath + path,
+        rule: 'unresolved-ref',
+        message: `${quote(ref)} does not resolve to anything inside this schema`,
+        hint: 'Point it at an existing definition, e.g. "#/$defs/<name>".',
+      });
+    }
+  }
+}
+
+/**
+ * Findings for one tool schema at `basePath` (e.g. "/toolspec/tools/0/inputSchema"). The root
+ * shape (an object, `type: "object"` for input schemas) is checked by the toolspec schema.
+ */
+export function checkUserSchema(schema: unknown, basePath: string): Finding[] {
+  if (!isObject(schema)) return [];
+  const dialect = dialectOf(schema.$schema);
+  if (!dialect) {
+    if (typeof schema.$schema !== 'string') return []; // the toolspec schema reports the type
+    return [
+      {
+        path: `${basePath}/$schema`,
+        rule: 'unsupported-dialect',
+        message: `JSON Schema dialect ${quote(schema.$schema)} is not supported`,
+        hint: `Use one of the ${SUPPORTED_DIALECTS_TEXT}.`,
+      },
+    ];
+  }
+  const tooBig = measure(schema);
+  if (tooBig) {
+    const { maxDepth, maxNodes } = USER_SCHEMA_LIMITS;
+    return [
+      {
+        path: basePath,
+        rule: tooBig === 'depth' ? 'schema-too-deep' : 'schema-too-large',
+        message:
+          tooBig === 'depth'
+            ? `the schema nests deeper than ${maxDepth} levels`
+            : `the schema has more than ${maxNodes.toLocaleString('en-US')} JSON values`,
+        hint: 'Flatten it, or move repeated parts into "$defs" and refer to them with "$ref".',
+      },
+    ];
+  }
+  const state: WalkState = { findings: [], refs: [], anchors: new Set(), ids: new Set(), nestedBase: false };
+  walkSchema(schema, '', state, true);
+  // Walk findings carry paths relative to the schema; rebase them.
+  state.findings = state.findings.map((f) => ({ ...f, path: basePath + f.path }));
+  checkRefs(schema, basePath, state);
+  if (state.findings.length > 0) return state.findings.slice(0, USER_SCHEMA_LIMITS.maxFindings);
+
+  // Only now, bounded and free of bad patterns and remote refs, does ajv see it. The `$schema`
+  // member is left out because it is what picked the instance (ajv would otherwise try to
+  // look it up by URI, and spellings like "…/schema" without "#" differ from its key).
+  const { $schema: _declared, ...body } = schema;
+  const meta = getAjvSet().meta[dialect];
+  if (meta.fast.validateSchema(body) === true) return [];
+  meta.explain.validateSchema(body);
+  const findings = translateAjvErrors(meta.explain.errors ?? [], basePath, (issue) =>
+    issue.path.endsWith('/type') && (issue.keyword === 'anyOf' || issue.keyword === 'enum')
+      ? {
+          message: `must be a JSON Schema type ("array", "boolean", "integer", "null", "number", "object", "string") or an array of them; found ${quote(issue.data)}`,
+          rule: 'invalid-schema',
+        }
+      : { rule: 'invalid-schema', message: `not a valid ${dialect} JSON Schema here: ${issue.message}` },
+  );
+  return findings.slice(0, USER_SCHEMA_LIMITS.maxFindings);
+}
