@@ -6,6 +6,7 @@
 import type { Message, Part } from '@a2a-js/sdk';
 import type { z } from 'zod';
 import type { Finding } from '../contract/types.js';
+import { formatBytes } from '../validation/size.js';
 import { RegistryError, badRequest } from './errors.js';
 import { OPERATION_NAMES, type Operation, type OperationName, type Subject } from './operation.js';
 import {
@@ -70,8 +71,8 @@ function readFile(part: Part, raw: Buffer, index: number, limits: ParserLimits):
   if (raw.length > limits.maxDocumentBytes) {
     throw new RegistryError(
       'TOO_LARGE',
-      `The uploaded document "${part.filename || `part ${index}`}" is ${raw.length} bytes; the limit is ${limits.maxDocumentBytes} bytes. Trim descriptions or examples, or split the server.`,
-      [{ path: `/parts/${index}/raw`, message: `${raw.length} bytes > ${limits.maxDocumentBytes} bytes` }],
+      `The uploaded document "${part.filename || `part ${index}`}" is ${formatBytes(raw.length)}; the limit is ${formatBytes(limits.maxDocumentBytes)}. Shorten descriptions, drop unused fields or split it, then send it again.`,
+      [{ path: `/parts/${index}/raw`, message: `${formatBytes(raw.length)} > ${formatBytes(limits.maxDocumentBytes)}` }],
     );
   }
   let text: string;

@@ -3,7 +3,7 @@
  * JSON (the SDK's TypeScript types are converted with toJSON at this edge only).
  */
 import { randomUUID } from 'node:crypto';
-import { Message, Task, type StreamResponse } from '@a2a-js/sdk';
+import { Message, StreamResponse, Task } from '@a2a-js/sdk';
 import {
   ClientFactory,
   ClientFactoryOptions,
@@ -67,16 +67,7 @@ export async function stream(client: Client, parts: WireJson[]): Promise<WireJso
   return events;
 }
 
-export function streamEventJson(event: StreamResponse): WireJson {
-  const payload = event.payload;
-  if (!payload) return {};
-  switch (payload.$case) {
-    case 'task':
-      return { task: Task.toJSON(payload.value) };
-    default:
-      return { [payload.$case]: JSON.parse(JSON.stringify(payload.value, (_k, v) => (Buffer.isBuffer(v) ? v.toString('base64') : v))) };
-  }
-}
+export const streamEventJson = (event: StreamResponse): WireJson => StreamResponse.toJSON(event) as WireJson;
 
 export const stateOf = (task: WireJson): string => task.status?.state;
 

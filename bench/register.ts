@@ -1,0 +1,58 @@
+/**
+ * Registration throughput over HTTP (JSON-RPC SendMessage, durable: each acknowledged
+ * registration is committed) against the same server answering a no-op message (a request the
+ * executor declines at once: the full A2A round trip and its task write, no registry work),
+ * measured in one run and printed as a ratio.
+ *
+ *   npx tsx bench/register.ts [--seconds 10] [--concurrency 16]        (SQLite, in a temp dir)
+ *   DATABASE_URL=postgres://... npx tsx bench/register.ts              (PostgreSQL)
+ */
+import { parseArgs } from 'node:util';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/observability/logger.js';
+import { startRegistry } from '../src/server.js';
+import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '16' } } });
+const seconds = Number(values.seconds);
+const concurrency = Number(values.concurrency);
+const token = 'bench-admin-token-0123456789';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-register-'));
+const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${token}`, LOG_LEVEL: 'warn' });
+const registry = await startRegistry(config, createLogger('warn'));
+console.log(`storage: ${registry.store.engine}; ${concurrency} concurrent clients; ${seconds} s per phase`);
+
+const card = (i: number) => ({
+  name: `Bench Agent ${i}`,
+  description: 'Translates invoices and checks VAT for small businesses.',
+  version: '1.0.0',
+  supportedInterfaces: [{ url: `https://bench-${process.pid}-${i}.example.org/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: true },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [
+    { id: 'translate', name: 'Translate invoice', description: 'Translates an invoice.', tags: ['finance', 'translation'], examples: ['Translate this invoice'] },
+    { id: 'vat', name: 'Check VAT', description: 'Checks the VAT lines of an invoice.', tags: ['finance', 'tax'], examples: ['Check the VAT'] },
+  ],
+});
+
+const noop = jsonRpcSender(registry.url, token, 'TASK_STATE_REJECTED');
+const register = jsonRpcSender(registry.url, token, 'TASK_STATE_COMPLETED');
+const noopPart = [{ data: { noop: {} }, mediaType: 'application/json' }];
+
+// Warm up both paths (JIT, connection pool, prepared statements).
+await runLoad('warm-up', { seconds: 1, concurrency }, (i) => (i % 2 ? noop(noopPart) : register([{ data: { register: { agentCard: card(1e9 + i) } }, mediaType: 'application/json' }])));
+
+const baseline = await runLoad('no-op round trip', { seconds, concurrency }, () => noop(noopPart));
+const registrations = await runLoad('registration (durable)', { seconds, concurrency }, (i) =>
+  register([{ data: { register: { agentCard: card(i) } }, mediaType: 'application/json' }]),
+);
+printLoad(baseline);
+printLoad(registrations);
+console.log(`ratio registration / no-op: ${(registrations.perSecond / baseline.perSecond).toFixed(2)} (target >= 0.50)`);
+await registry.close();
+fs.rmSync(dataDir, { recursive: true, force: true });

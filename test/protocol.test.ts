@@ -1,0 +1,252 @@
+/**
+ * The A2A protocol surface, end to end over real HTTP on 127.0.0.1: the well-known card, the
+ * JSON-RPC and HTTP+JSON bindings through the SDK's own clients (v1.0 and the v0.3 legacy
+ * transport), streaming, version negotiation, body limits and malformed requests.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
+import { Task } from '@a2a-js/sdk';
+import { createDocumentValidator } from '../src/validation/index.js';
+import { REPO_ROOT, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
+
+let registry: TestRegistry;
+
+const rpc = async (body: unknown, headers: Record<string, string> = { 'A2A-Version': '1.0' }) => {
+  const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: (await res.json()) as WireJson };
+};
+
+const sendMessageBody = (method: string, msg: WireJson, id: number | string = 1) => ({ jsonrpc: '2.0', id, method, params: { message: msg } });
+const wireMessage = (parts: WireJson[]) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts });
+
+before(async () => {
+  registry = await startTestRegistry();
+});
+after(async () => {
+  await registry.close();
+});
+
+describe('well-known agent card', () => {
+  test('is the v1.0 card with absolute URLs, cache headers and the package version', async () => {
+    const res = await fetch(`${registry.url}/.well-known/agent-card.json`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('cache-control') ?? '', /max-age=\d+/);
+    assert.ok(res.headers.get('etag'));
+    assert.ok(!Number.isNaN(Date.parse(res.headers.get('last-modified') ?? '')));
+    const card = (await res.json()) as WireJson;
+    const pkg = JSON.parse(fs.readFileSync(`${REPO_ROOT}package.json`, 'utf8'));
+    assert.equal(card.version, pkg.version);
+    assert.deepEqual(
+      card.supportedInterfaces.map((i: WireJson) => [i.url, i.protocolBinding, i.protocolVersion]),
+      [
+        [`${registry.url}/a2a/jsonrpc`, 'JSONRPC', '1.0'],
+        [`${registry.url}/a2a/rest`, 'HTTP+JSON', '1.0'],
+        [`${registry.url}/a2a/jsonrpc`, 'JSONRPC', '0.3'],
+      ],
+    );
+    assert.equal(card.capabilities.streaming, true);
+    assert.deepEqual(
+      card.skills.map((s: WireJson) => s.id),
+      ['register', 'validate', 'search', 'get', 'list', 'unregister'],
+    );
+    assert.ok(!JSON.stringify(card).includes('{PUBLIC_URL}'));
+  });
+
+  test('passes the project v1.0 schema, directly and through the validator', async () => {
+    const card = (await (await fetch(`${registry.url}/.well-known/agent-card.json`)).json()) as WireJson;
+    const schema = JSON.parse(fs.readFileSync(`${REPO_ROOT}schemas/a2a-agent-card-v1.0.schema.json`, 'utf8'));
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+    const validate = ajv.compile(schema);
+    assert.ok(validate(card), JSON.stringify(validate.errors));
+    const verdict = createDocumentValidator({ maxDocumentBytes: 10240 }).validateAgentCard(card, Buffer.byteLength(JSON.stringify(card)));
+    assert.equal(verdict.valid, true, JSON.stringify(verdict.errors));
+    assert.equal(verdict.generation, '1.0');
+  });
+
+  test('answers 304 to a matching If-None-Match, and header-less requests still get v1.0', async () => {
+    const first = await fetch(`${registry.url}/.well-known/agent-card.json`);
+    const etag = first.headers.get('etag')!;
+    const again = await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'if-none-match': etag } });
+    assert.equal(again.status, 304);
+    const other = await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'if-none-match': '"nope"' } });
+    assert.equal(other.status, 200);
+    const legacy = (await (await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '0.3' } })).json()) as WireJson;
+    assert.ok(Array.isArray(legacy.supportedInterfaces), 'always the v1.0 card');
+  });
+});
+
+describe('health', () => {
+  test('/healthz and /readyz answer ok', async () => {
+    assert.equal((await fetch(`${registry.url}/healthz`)).status, 200);
+    const ready = await fetch(`${registry.url}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.equal(((await ready.json()) as WireJson).status, 'ready');
+  });
+});
+
+describe('SDK clients', () => {
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    test(`${binding}: a text message is a search that completes with a search-results artifact`, async () => {
+      const client = await sdkClient(registry.url, { binding });
+      const task = await send(client, [textPart('weather')]);
+      assert.equal(stateOf(task), 'TASK_STATE_COMPLETED');
+      assert.equal(task.artifacts.length, 1);
+      assert.equal(task.artifacts[0].name, 'search-results');
+      const data = resultOf(task);
+      assert.ok(Array.isArray(data.results));
+      assert.equal(typeof data.total, 'number');
+      assert.ok(task.artifacts[0].parts.some((p: WireJson) => typeof p.text === 'string'), 'a text part for people');
+    });
+
+    test(`${binding}: streaming ends COMPLETED after the artifact`, async () => {
+      const client = await sdkClient(registry.url, { binding });
+      const events = await stream(client, [dataPart({ search: { query: 'anything' } })]);
+      assert.ok(events[0]!.task, 'the stream starts with the task');
+      const chunks = events.filter((e) => e.artifactUpdate);
+      assert.ok(chunks.length >= 1);
+      assert.equal(chunks.at(-1)!.artifactUpdate.lastChunk, true);
+      assert.equal(events.at(-1)!.statusUpdate?.status?.state, 'TASK_STATE_COMPLETED');
+    });
+
+    test(`${binding}: GetTask and ListTasks return the task`, async () => {
+      const client = await sdkClient(registry.url, { binding, token: TOKENS.alice });
+      const task = await op(client, { list: {} });
+      const fetched = Task.toJSON(await client.getTask({ tenant: '', id: task.id, historyLength: undefined })) as WireJson;
+      assert.equal(fetched.id, task.id);
+      assert.equal(stateOf(fetched), 'TASK_STATE_COMPLETED');
+      const listed = await client.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 50, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: undefined });
+      assert.ok(listed.tasks.some((t) => t.id === task.id));
+    });
+  }
+
+  test('CancelTask on a finished task is refused with TaskNotCancelable', async () => {
+    const client = await sdkClient(registry.url);
+    const task = await op(client, { list: {} });
+    await assert.rejects(client.cancelTask({ tenant: '', id: task.id, metadata: undefined }), /cancel/i);
+  });
+
+  test('the v0.3 legacy transport sends message/send and gets the same answer', async () => {
+    const transport = new LegacyJsonRpcTransport({ endpoint: `${registry.url}/a2a/jsonrpc` });
+    const result = await transport.sendMessage({ tenant: '', message: message([textPart('weather')]), configuration: undefined, metadata: undefined });
+    assert.ok('id' in result && 'status' in result);
+    const task = Task.toJSON(result as Task) as WireJson;
+    assert.equal(stateOf(task), 'TASK_STATE_COMPLETED');
+    assert.equal(task.artifacts[0].name, 'search-results');
+  });
+});
+
+describe('executor routing', () => {
+  const rejected = async (parts: WireJson[]) => {
+    const client = await sdkClient(registry.url);
+    return errorOf(await send(client, parts));
+  };
+
+  test('a message with no parts is REJECTED with BAD_REQUEST that shows a valid request', async () => {
+    const error = await rejected([]);
+    assert.equal(error.code, 'BAD_REQUEST');
+    assert.match(error.message, /no parts/);
+    assert.match(error.message, /"register"|register \{/);
+  });
+
+  test('two operations, unknown keys and wrong types are BAD_REQUEST with paths', async () => {
+    let error = await rejected([dataPart({ get: { id: 'x' }, list: {} })]);
+    assert.equal(error.code, 'BAD_REQUEST');
+    assert.match(error.message, /2 operations/);
+    error = await rejected([dataPart({ lookup: {} })]);
+    assert.equal(error.code, 'BAD_REQUEST');
+    assert.match(error.message, /unknown key\(s\) "lookup"/);
+    error = await rejected([dataPart({ search: { query: 42 } })]);
+    assert.equal(error.code, 'BAD_REQUEST');
+    assert.equal(error.details[0].path, '/parts/0/data/search/query');
+    error = await rejected([dataPart({ list: { pageSize: 5, color: 'red' } })]);
+    assert.match(error.message, /color/);
+    error = await rejected([dataPart([1, 2])]);
+    assert.match(error.message, /not a JSON object/);
+  });
+
+  test('a REJECTED answer carries a text part and the error data part in its status message', async () => {
+    const client = await sdkClient(registry.url);
+    const task = await op(client, { get: { id: 'no-such-entry' } });
+    assert.equal(stateOf(task), 'TASK_STATE_REJECTED');
+    const parts = task.status.message.parts;
+    assert.ok(parts.some((p: WireJson) => typeof p.text === 'string' && p.text.startsWith('NOT_FOUND')));
+    assert.equal(errorOf(task).code, 'NOT_FOUND');
+  });
+
+  test('a URL part is declined: the registry does not fetch documents', async () => {
+    const error = await rejected([{ url: 'https://example.com/agent-card.json', mediaType: 'application/json' }]);
+    assert.equal(error.code, 'BAD_REQUEST');
+    assert.match(error.message, /does not fetch/);
+  });
+});
+
+describe('raw HTTP', () => {
+  test('without A2A-Version the request is v0.3: message/send works, SendMessage does not', async () => {
+    const legacy = await rpc(sendMessageBody('message/send', { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'weather' }] }), {});
+    assert.equal(legacy.body.result?.kind, 'task');
+    assert.equal(legacy.body.result.status.state, 'completed');
+    const v1WithoutHeader = await rpc(sendMessageBody('SendMessage', wireMessage([{ text: 'weather' }])), {});
+    assert.equal(v1WithoutHeader.body.error?.code, -32601);
+    const v1 = await rpc(sendMessageBody('SendMessage', wireMessage([{ text: 'weather' }])));
+    assert.equal(v1.body.result?.task?.status?.state, 'TASK_STATE_COMPLETED');
+  });
+
+  test('an unsupported A2A-Version is refused', async () => {
+    const res = await rpc(sendMessageBody('SendMessage', wireMessage([{ text: 'x' }])), { 'A2A-Version': '9.9' });
+    assert.equal(res.body.error?.code, -32009);
+  });
+
+  test('a body over the limit gets a JSON-RPC error, not an HTML page', async () => {
+    const huge = 'x'.repeat(2 * 1024 * 1024);
+    const res = await rpc(sendMessageBody('SendMessage', wireMessage([{ text: huge }])));
+    assert.match(res.contentType, /json/);
+    assert.equal(res.body.jsonrpc, '2.0');
+    assert.equal(res.body.error.code, -32600);
+    assert.match(res.body.error.message, /limit is \d+ bytes/);
+  });
+
+  test('a body that is not JSON gets -32700', async () => {
+    const res = await rpc('{"jsonrpc": "2.0", "id": 1, "method": ');
+    assert.equal(res.body.error.code, -32700);
+  });
+
+  test('HTTP+JSON: too large and malformed bodies get google.rpc.Status JSON bodies', async () => {
+    const big = await fetch(`${registry.url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ message: wireMessage([{ text: 'x'.repeat(2 * 1024 * 1024) }]) }),
+    });
+    assert.equal(big.status, 413);
+    const bigBody = (await big.json()) as WireJson;
+    assert.equal(bigBody.error.code, 413);
+    const bad = await fetch(`${registry.url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: '{nope',
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as WireJson).error.status, 'INVALID_ARGUMENT');
+  });
+
+  test('a 10 KB document in base64 fits in the body limit', async () => {
+    const doc = JSON.stringify({ name: 'x'.repeat(10_000) });
+    const res = await rpc(sendMessageBody('SendMessage', wireMessage([{ raw: Buffer.from(doc).toString('base64'), filename: 'agent-card.json', mediaType: 'application/json' }, { data: { validate: {} }, mediaType: 'application/json' }])));
+    assert.equal(res.body.result?.task?.status?.state, 'TASK_STATE_COMPLETED');
+  });
+
+  test('unknown routes answer JSON 404', async () => {
+    const res = await fetch(`${registry.url}/nope`);
+    assert.equal(res.status, 404);
+    assert.match(res.headers.get('content-type') ?? '', /json/);
+  });
+});

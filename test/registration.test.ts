@@ -1,0 +1,239 @@
+/**
+ * Registration, ownership, revisions, get/list/unregister: end to end through the SDK client
+ * against a real registry on 127.0.0.1 with its real SQLite file.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { dataPart, errorOf, filePart, op, resultOf, sdkClient, send, type WireJson } from './support/client.js';
+import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import type { Client } from '@a2a-js/sdk/client';
+
+let registry: TestRegistry;
+let alice: Client;
+let bob: Client;
+let admin: Client;
+let anonymous: Client;
+let n = 0;
+const uniqueUrl = () => `https://agents.example.org/${++n}/a2a`;
+
+before(async () => {
+  registry = await startTestRegistry();
+  [alice, bob, admin, anonymous] = await Promise.all([
+    sdkClient(registry.url, { token: TOKENS.alice }),
+    sdkClient(registry.url, { token: TOKENS.bob }),
+    sdkClient(registry.url, { token: TOKENS.admin }),
+    sdkClient(registry.url),
+  ]);
+});
+after(() => registry.close());
+
+describe('register', () => {
+  test('a v1.0 card from a data part: created, indexed, retrievable exactly as sent', async () => {
+    const card = v1Card('Invoice Agent', uniqueUrl());
+    const result = resultOf(await op(alice, { register: { agentCard: card } }));
+    assert.equal(result.kind, 'agent');
+    assert.equal(result.revision, 1);
+    assert.equal(result.created, true);
+    assert.equal(result.changed, true);
+    assert.equal(result.protocolVersion, '1.0');
+    assert.deepEqual(result.indexed, { skills: 2 });
+    assert.match(result.id, /^[0-9a-f-]{36}$/);
+    const entry = resultOf(await op(anonymous, { get: { id: result.id } }));
+    assert.deepEqual(entry.document, card);
+    assert.equal(entry.owner, 'alice');
+    assert.equal(entry.name, 'Invoice Agent');
+    assert.equal(entry.interfaces[0].url, card.supportedInterfaces[0]!.url);
+    assert.match(entry.contentHash, /^[0-9a-f]{64}$/);
+  });
+
+  test('a v0.3 card from an agent-card.json file part keeps its exact bytes', async () => {
+    const text = `${JSON.stringify(v03Card('Weather Agent', uniqueUrl()), null, 4)}\n`;
+    const task = await send(alice, [filePart(text, 'agent-card.json')]);
+    const result = resultOf(task);
+    assert.equal(result.protocolVersion, '0.3');
+    assert.equal(task.artifacts[0].name, 'registration');
+    const entry = resultOf(await op(alice, { get: { id: result.id } }));
+    assert.deepEqual(entry.document, JSON.parse(text));
+    const { createHash } = await import('node:crypto');
+    assert.equal(entry.contentHash, createHash('sha256').update(text).digest('hex'), 'hash of the bytes as received');
+  });
+
+  test('an MCP server, inline and as toolspec.json beside its metadata', async () => {
+    const server = mcpServer('files', uniqueUrl());
+    const inline = resultOf(await op(alice, { register: { mcpServer: server, toolspec: toolspec() } }));
+    assert.equal(inline.kind, 'mcp-server');
+    assert.deepEqual(inline.indexed, { tools: 2 });
+    const entry = resultOf(await op(alice, { get: { id: inline.id } }));
+    assert.deepEqual(entry.document, { mcpServer: server, toolspec: toolspec() });
+    assert.deepEqual(entry.interfaces, [{ url: server.url, protocolBinding: 'MCP' }]);
+
+    const other = mcpServer('files-2', uniqueUrl());
+    const file = resultOf(await send(alice, [filePart(JSON.stringify(toolspec()), 'toolspec.json'), dataPart({ register: { mcpServer: other } })]));
+    assert.equal(file.created, true);
+    assert.deepEqual(file.indexed, { tools: 2 });
+  });
+
+  test('an invalid card is REJECTED with paths and nothing is stored', async () => {
+    const before = resultOf(await op(admin, { list: { pageSize: 100 } })).entries.length;
+    const card: WireJson = v1Card('Broken', uniqueUrl());
+    delete card.skills[0].tags;
+    const error = errorOf(await op(alice, { register: { agentCard: card } }));
+    assert.equal(error.code, 'VALIDATION_FAILED');
+    assert.ok(error.details.some((d: WireJson) => d.path === '/skills/0/tags'), JSON.stringify(error.details));
+    const afterCount = resultOf(await op(admin, { list: { pageSize: 100 } })).entries.length;
+    assert.equal(afterCount, before);
+  });
+
+  test('a document over 10 KB is TOO_LARGE', async () => {
+    const card = v1Card('Big', uniqueUrl());
+    card.description = 'x'.repeat(11_000);
+    const error = errorOf(await op(alice, { register: { agentCard: card } }));
+    assert.equal(error.code, 'TOO_LARGE');
+    assert.match(error.message, /11,\d{3} bytes; the limit is 10,240 bytes/);
+  });
+});
+
+describe('updates and revisions', () => {
+  test('same owner, same URL: same id, revision + 1; identical re-send changes nothing', async () => {
+    const url = uniqueUrl();
+    const first = resultOf(await op(alice, { register: { agentCard: v1Card('Rev Agent', url) } }));
+    const again = resultOf(await op(alice, { register: { agentCard: v1Card('Rev Agent', url) } }));
+    assert.equal(again.id, first.id);
+    assert.equal(again.revision, 1);
+    assert.equal(again.changed, false);
+    assert.equal(again.created, false);
+
+    const changed = v1Card('Rev Agent', url);
+    changed.description = 'Now also does receipts.';
+    const second = resultOf(await op(alice, { register: { agentCard: changed } }));
+    assert.equal(second.id, first.id);
+    assert.equal(second.revision, 2);
+    assert.equal(second.changed, true);
+
+    const current = resultOf(await op(alice, { get: { id: first.id } }));
+    assert.equal(current.revision, 2);
+    assert.equal(current.document.description, 'Now also does receipts.');
+    const old = resultOf(await op(alice, { get: { id: first.id, revision: 1 } }));
+    assert.equal(old.revision, 1);
+    assert.equal(old.document.description, v1Card('Rev Agent', url).description);
+    assert.equal(errorOf(await op(alice, { get: { id: first.id, revision: 7 } })).code, 'NOT_FOUND');
+  });
+
+  test('50 parallel registrations of one agent by its owner leave exactly one entry', async () => {
+    const url = uniqueUrl();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => {
+        const card = v1Card('Parallel Agent', url);
+        card.version = `1.0.${i}`;
+        return op(alice, { register: { agentCard: card } }).then(resultOf);
+      }),
+    );
+    const ids = new Set(results.map((r) => r.id));
+    assert.equal(ids.size, 1);
+    assert.equal(results.filter((r) => r.created).length, 1);
+    const listed = resultOf(await op(alice, { list: { filter: { owner: 'alice' }, pageSize: 100 } })).entries;
+    assert.equal(listed.filter((e: WireJson) => e.name === 'Parallel Agent').length, 1);
+    const current = resultOf(await op(alice, { get: { id: [...ids][0] } }));
+    assert.equal(current.revision, 50);
+  });
+});
+
+describe('ownership', () => {
+  test('writes without a token are UNAUTHENTICATED; a wrong token says so', async () => {
+    let error = errorOf(await op(anonymous, { register: { agentCard: v1Card('Anon', uniqueUrl()) } }));
+    assert.equal(error.code, 'UNAUTHENTICATED');
+    assert.match(error.message, /Authorization: Bearer/);
+    const wrong = await sdkClient(registry.url, { token: 'not-a-real-token-123456' });
+    error = errorOf(await op(wrong, { unregister: { id: 'x' } }));
+    assert.equal(error.code, 'UNAUTHENTICATED');
+    assert.match(error.message, /not recognised/);
+  });
+
+  test('another principal cannot update or unregister; admin can do both and keeps the owner', async () => {
+    const url = uniqueUrl();
+    const mine = resultOf(await op(alice, { register: { agentCard: v1Card('Owned', url) } }));
+    const changed = v1Card('Owned', url);
+    changed.version = '9.9.9';
+    assert.equal(errorOf(await op(bob, { register: { agentCard: changed } })).code, 'FORBIDDEN');
+    assert.equal(errorOf(await op(bob, { unregister: { id: mine.id } })).code, 'FORBIDDEN');
+    const byAdmin = resultOf(await op(admin, { register: { agentCard: changed } }));
+    assert.equal(byAdmin.id, mine.id);
+    assert.equal(byAdmin.revision, 2);
+    assert.equal(resultOf(await op(admin, { get: { id: mine.id } })).owner, 'alice');
+    const removed = resultOf(await op(admin, { unregister: { id: mine.id } }));
+    assert.equal(removed.id, mine.id);
+    assert.equal(errorOf(await op(alice, { get: { id: mine.id } })).code, 'NOT_FOUND');
+  });
+
+  test('the owner unregisters; a second unregister is NOT_FOUND; search no longer finds it', async () => {
+    const card = v1Card('Ephemeral Zebra Agent', uniqueUrl());
+    const { id } = resultOf(await op(alice, { register: { agentCard: card } }));
+    assert.ok(resultOf(await op(anonymous, { search: { query: 'zebra' } })).results.some((h: WireJson) => h.id === id));
+    const task = await op(alice, { unregister: { id } });
+    assert.equal(task.artifacts[0].name, 'unregistration');
+    assert.equal(errorOf(await op(alice, { unregister: { id } })).code, 'NOT_FOUND');
+    assert.ok(!resultOf(await op(anonymous, { search: { query: 'zebra' } })).results.some((h: WireJson) => h.id === id));
+  });
+});
+
+describe('list', () => {
+  test('pages newest first with opaque tokens, each entry exactly once, filtered by kind and owner', async () => {
+    for (let i = 0; i < 7; i++) await op(bob, { register: { mcpServer: mcpServer(`pager-${i}`, uniqueUrl()), toolspec: toolspec() } });
+    const seen: WireJson[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = resultOf(await op(anonymous, { list: { filter: { kind: 'mcp-server', owner: 'bob' }, pageSize: 3, ...(pageToken ? { pageToken } : {}) } }));
+      assert.ok(page.entries.length <= 3);
+      for (const e of page.entries) assert.equal(e.document, undefined, 'list items leave the document out');
+      seen.push(...page.entries);
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+    assert.equal(seen.length, 7);
+    assert.equal(new Set(seen.map((e) => e.id)).size, 7);
+    assert.deepEqual(seen.map((e) => e.name), [6, 5, 4, 3, 2, 1, 0].map((i) => `pager-${i}`));
+    assert.ok(seen.every((e) => e.kind === 'mcp-server' && e.owner === 'bob'));
+  });
+
+  test('a tampered page token is BAD_REQUEST', async () => {
+    const page = resultOf(await op(anonymous, { list: { pageSize: 1 } }));
+    assert.ok(page.nextPageToken);
+    const tampered = `${page.nextPageToken.slice(0, -2)}xx`;
+    assert.equal(errorOf(await op(anonymous, { list: { pageSize: 1, pageToken: tampered } })).code, 'BAD_REQUEST');
+    const otherQuery = errorOf(await op(anonymous, { list: { pageSize: 1, pageToken: page.nextPageToken, filter: { kind: 'agent' } } }));
+    assert.match(otherQuery.message, /another query/);
+  });
+});
+
+describe('first start without tokens', () => {
+  test('generates an admin token file (0600) that works, and reuses it on the next start', async () => {
+    const dataDir = tempDir();
+    const first = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: '' });
+    const file = path.join(dataDir, 'admin-token');
+    const token = fs.readFileSync(file, 'utf8').trim();
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    const client = await sdkClient(first.url, { token });
+    const result = resultOf(await op(client, { register: { agentCard: v1Card('Local', 'https://local.example.org/a2a') } }));
+    assert.equal(resultOf(await op(client, { get: { id: result.id } })).owner, 'admin');
+    assert.equal(errorOf(await op(await sdkClient(first.url), { register: { agentCard: v1Card() } })).code, 'UNAUTHENTICATED');
+    await first.close();
+    const second = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: '' });
+    assert.equal(fs.readFileSync(file, 'utf8').trim(), token);
+    assert.equal(resultOf(await op(await sdkClient(second.url, { token }), { get: { id: result.id } })).id, result.id);
+    await second.close();
+  });
+
+  test('REGISTRY_PUBLIC_READ=false makes reads need a token', async () => {
+    const closed = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
+    try {
+      assert.equal(errorOf(await op(await sdkClient(closed.url), { search: { query: 'x' } })).code, 'UNAUTHENTICATED');
+      assert.equal(errorOf(await op(await sdkClient(closed.url), { list: {} })).code, 'UNAUTHENTICATED');
+      resultOf(await op(await sdkClient(closed.url, { token: TOKENS.bob }), { list: {} }));
+      resultOf(await op(await sdkClient(closed.url), { validate: { agentCard: v1Card() } }));
+    } finally {
+      await closed.close();
+    }
+  });
+});
