@@ -8,6 +8,8 @@ import type { Generation } from './types.js';
 import { urlWarnings } from './urls.js';
 
 const CORE_BINDINGS = new Set(['JSONRPC', 'GRPC', 'HTTP+JSON']);
+/** Subtrees whose strings are free text or extension-defined, not endpoints of the agent. */
+const FREE_FORM_KEYS: ReadonlySet<string> = new Set(['examples', 'params', 'header']);
 
 /** "jsonrpc", "JSON-RPC" -> "JSONRPC"; "rest", "http_json" -> "HTTP+JSON"; "grpc" -> "GRPC". */
 function suggestBinding(binding: string): string | undefined {
@@ -18,11 +20,25 @@ function suggestBinding(binding: string): string | undefined {
   return undefined;
 }
 
+/** The v0.1/v0.2 `authentication` object: clients of v0.3 and v1.0 ignore it. */
+export function legacyAuthenticationWarning(card: JsonObject, generation?: Generation): Finding | undefined {
+  if (!isObject(card.authentication)) return undefined;
+  return {
+    path: '/authentication',
+    rule: 'legacy-authentication',
+    message: 'the "authentication" object is from A2A v0.1/v0.2 and is ignored by clients',
+    hint:
+      generation === '0.3'
+        ? 'Declare schemes in "securitySchemes" and reference them from "security".'
+        : 'Declare schemes in "securitySchemes" and reference them from "securityRequirements" (v1.0) or "security" (v0.3).',
+  };
+}
+
 export function cardWarnings(card: JsonObject, generation: Generation, warnInsecureHttp: boolean): Finding[] {
   const out: Finding[] = [];
   // URLs anywhere in the card (interfaces, provider, docs, icon, OAuth endpoints), except
   // inside skill examples and extension params, which are free-form.
-  out.push(...urlWarnings(card, '', warnInsecureHttp, (key) => key === 'examples' || key === 'params'));
+  out.push(...urlWarnings(card, '', warnInsecureHttp, FREE_FORM_KEYS));
 
   const skills = Array.isArray(card.skills) ? card.skills : [];
   const ids = new Map<string, number>();
@@ -51,17 +67,8 @@ export function cardWarnings(card: JsonObject, generation: Generation, warnInsec
     }
   });
 
-  if (isObject(card.authentication)) {
-    out.push({
-      path: '/authentication',
-      rule: 'legacy-authentication',
-      message: 'the "authentication" object is from A2A v0.1/v0.2 and is ignored by clients',
-      hint:
-        generation === '1.0'
-          ? 'Declare schemes in "securitySchemes" and reference them from "securityRequirements".'
-          : 'Declare schemes in "securitySchemes" and reference them from "security".',
-    });
-  }
+  const legacy = legacyAuthenticationWarning(card, generation);
+  if (legacy) out.push(legacy);
 
   if (generation === '1.0') {
     const caps = card.capabilities;

@@ -7,7 +7,7 @@
  */
 import type { Finding } from '../contract/types.js';
 import type { CompiledPair } from './ajv-instances.js';
-import { cardWarnings } from './card-checks.js';
+import { cardWarnings, legacyAuthenticationWarning } from './card-checks.js';
 import { detectGeneration } from './detect.js';
 import { cardHints, MIXED_GENERATION_FIELDS } from './hints.js';
 import { isObject, quote, type JsonObject } from './json.js';
@@ -25,6 +25,19 @@ function schemaErrors(pair: CompiledPair, card: JsonObject, generation: Generati
   if (pair.fast(card)) return [];
   pair.explain(card);
   return translateAjvErrors(pair.explain.errors ?? [], '', cardHints(card, generation));
+}
+
+/**
+ * For a card of no accepted version: the errors it would still have as a v1.0 card *and* as a
+ * v0.3 card (missing tags, capabilities given as an array...). They must be fixed whichever
+ * way the author goes, so saying them now saves round trips; errors that depend on the choice
+ * (interfaces, security scheme shapes) are left to the version finding.
+ */
+function commonErrors(v: CardValidators, card: JsonObject): Finding[] {
+  const asV10 = schemaErrors(v.cardV10, card, '1.0').filter((e) => !e.path.startsWith('/supportedInterfaces') && e.rule !== 'mixed-generation');
+  if (asV10.length === 0) return [];
+  const asV03 = new Set(schemaErrors(v.cardV03, { ...card, protocolVersion: '0.3.0' }, '0.3').map((e) => `${e.path} ${e.rule}`));
+  return asV10.filter((e) => asV03.has(`${e.path} ${e.rule}`));
 }
 
 function mixedGenerationMessage(errors: Finding[]): string {
@@ -50,13 +63,8 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
 
   const detection = detectGeneration(card);
   if (!detection.ok) {
-    // Say at once what else a v1.0 card (the recommended migration) would still need, so the
-    // author does not discover it one round trip at a time. Interface and version fields are
-    // left out: the version finding already says what to do with them.
-    const rest = schemaErrors(v.cardV10, card, '1.0').filter(
-      (e) => !e.path.startsWith('/supportedInterfaces') && e.rule !== 'mixed-generation',
-    );
-    return rejected('agent', 'UNSUPPORTED_VERSION', detection.message, sizeBytes, [...detection.errors, ...rest], []);
+    const legacy = legacyAuthenticationWarning(card);
+    return rejected('agent', 'UNSUPPORTED_VERSION', detection.message, sizeBytes, [...detection.errors, ...commonErrors(v, card)], legacy ? [legacy] : []);
   }
   const { generation } = detection;
 

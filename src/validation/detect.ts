@@ -6,8 +6,8 @@
  * `supportedInterfaces` as the v1.0 marker.
  *
  * For unsupported cards this module also explains *why*, for the shapes seen in the wild:
- * v0.2 cards (no protocolVersion, or "0.2.x"), v1.0 intentions without supportedInterfaces,
- * a numeric protocolVersion, and legacy `authentication` objects.
+ * v0.2 cards (no protocolVersion, or "0.2.x", or a legacy `authentication` object), v1.0
+ * intentions without supportedInterfaces, and a numeric protocolVersion.
  */
 import type { Finding } from '../contract/types.js';
 import { isObject, quote, type JsonObject } from './json.js';
@@ -59,7 +59,7 @@ function unsupported(card: JsonObject): Detection & { ok: false } {
         hint:
           `Migrate to v1.0 (recommended): replace "url" with ${V10_SHAPE}` +
           (isObject(card.authentication) ? ' and declare "securitySchemes"/"securityRequirements" instead of "authentication"' : '') +
-          '. Or, if the card already follows v0.3, add "protocolVersion": "0.3.0".',
+          '. Or, if the card already follows v0.3, add "protocolVersion": "0.3.0". Any other errors listed apply to both versions.',
       });
     } else {
       message = `The card declares no A2A protocol version: it has neither "supportedInterfaces" (A2A v1.0) nor "protocolVersion" (A2A v0.3). ${ACCEPTED_VERSIONS_TEXT}`;
@@ -67,7 +67,7 @@ function unsupported(card: JsonObject): Detection & { ok: false } {
         path: '',
         rule: 'unsupported-version',
         message: 'neither "supportedInterfaces" nor "protocolVersion" is present, so the card is not an A2A v1.0 or v0.3 card',
-        hint: `For A2A v1.0 add ${V10_SHAPE}, and fix the other errors listed.`,
+        hint: `For A2A v1.0 add ${V10_SHAPE}. Any other errors listed apply to both versions.`,
       });
     }
   } else if (typeof pv !== 'string') {
@@ -104,13 +104,5 @@ function unsupported(card: JsonObject): Detection & { ok: false } {
     });
   }
 
-  if (isObject(card.authentication)) {
-    errors.push({
-      path: '/authentication',
-      rule: 'legacy-authentication',
-      message: 'the "authentication" object is from A2A v0.1/v0.2 and is ignored by v0.3 and v1.0 clients',
-      hint: 'Declare schemes in "securitySchemes" and reference them from "securityRequirements" (v1.0) or "security" (v0.3).',
-    });
-  }
   return { ok: false, message, errors };
 }

@@ -8,11 +8,23 @@ import { isObject, pointer, quote } from './json.js';
 
 export type UrlIssue = 'placeholder' | 'loopback' | 'insecure' | 'invalid';
 
-/** Template markers and fill-me-in words seen in real cards: {BASE_URL}, ${HOST}, <your-host>, YOUR-DOMAIN, xxx. */
-const PLACEHOLDER_TEXT =
-  /\{[^}]*\}|\$\{[^}]*\}|<[^>]*>|\byour[-_]|\byour(domain|host|server|agent|app|company|org|site|url|endpoint|api|service)s?\b|\bchange[-_]?me\b|\bplaceholder\b|\bx{3,}\b/i;
-/** Upper-case fill-ins such as YOUR_DOMAIN or AGENT_HOST_HERE (case matters: real hosts are lower case). */
-const PLACEHOLDER_CAPS = /\bYOUR[A-Z_-]*\b|[A-Z]+_HERE\b/;
+/**
+ * Template markers and fill-me-in words seen in real cards: {BASE_URL}, ${HOST}, <your-host>,
+ * YOUR-DOMAIN, your_server, changeme, xxx. Braces and angle brackets never appear unencoded in
+ * a real URL. Cheap substring tests guard the regular expressions: this runs on every URL of
+ * every valid document.
+ */
+function looksLikePlaceholder(raw: string): boolean {
+  if (/[{}<>]/.test(raw)) return true;
+  if (raw.includes('YOUR') || raw.includes('_HERE')) {
+    if (/\bYOUR[A-Z_-]*\b|[A-Z]+_HERE\b/.test(raw)) return true;
+  }
+  const lower = raw.toLowerCase();
+  if (lower.includes('your') && /\byour[-_]|\byour(domain|host|server|agent|app|company|org|site|url|endpoint|api|service)s?\b/.test(lower)) return true;
+  if (lower.includes('placeholder')) return true;
+  if (lower.includes('change') && /\bchange[-_]?me\b/.test(lower)) return true;
+  return lower.includes('xxx') && /\bx{3,}\b/.test(lower);
+}
 
 /** Reserved documentation / testing names (RFC 2606, RFC 6761): they never reach a real agent. */
 function isReservedExampleHost(host: string): boolean {
@@ -39,7 +51,7 @@ function isLoopbackHost(host: string): boolean {
 
 /** The most important problem of one URL, or undefined when it looks like a real endpoint. */
 export function classifyUrl(raw: string, warnInsecureHttp: boolean): UrlIssue | undefined {
-  if (PLACEHOLDER_TEXT.test(raw) || PLACEHOLDER_CAPS.test(raw)) return 'placeholder';
+  if (looksLikePlaceholder(raw)) return 'placeholder';
   let url: URL;
   try {
     url = new URL(raw);
@@ -94,32 +106,40 @@ const MAX_URL_WALK_DEPTH = 16;
 
 /**
  * Warnings for every string under a key named `url` or `…Url` (documentationUrl, iconUrl,
- * tokenUrl, openIdConnectUrl…), wherever it sits in the document. `skip` leaves out subtrees
- * (a tool's inputSchema is not an endpoint list).
+ * tokenUrl, openIdConnectUrl…), wherever it sits in the document. `skipKeys` leaves out
+ * free-form subtrees (skill examples, extension params). This runs on every valid document,
+ * so the path is kept as a token stack and only turned into a pointer for a finding.
  */
-export function urlWarnings(
-  doc: unknown,
-  basePath: string,
-  warnInsecureHttp: boolean,
-  skip: (key: string, depth: number) => boolean = () => false,
-): Finding[] {
+export function urlWarnings(doc: unknown, basePath: string, warnInsecureHttp: boolean, skipKeys: ReadonlySet<string>): Finding[] {
   const out: Finding[] = [];
-  const walk = (node: unknown, path: string, depth: number): void => {
+  const tokens: Array<string | number> = [];
+  const walk = (node: unknown, depth: number): void => {
     if (depth > MAX_URL_WALK_DEPTH) return;
     if (Array.isArray(node)) {
-      node.forEach((item, i) => walk(item, pointer(path, i), depth + 1));
-    } else if (isObject(node)) {
-      for (const [key, value] of Object.entries(node)) {
-        if (skip(key, depth)) continue;
-        if (typeof value === 'string' && URL_KEY.test(key)) {
-          const issue = classifyUrl(value, warnInsecureHttp);
-          if (issue) out.push(urlFinding(pointer(path, key), value, issue));
-        } else if (typeof value === 'object' && value !== null) {
-          walk(value, pointer(path, key), depth + 1);
-        }
+      for (let i = 0; i < node.length; i++) {
+        const item: unknown = node[i];
+        if (typeof item !== 'object' || item === null) continue;
+        tokens.push(i);
+        walk(item, depth + 1);
+        tokens.pop();
+      }
+      return;
+    }
+    if (!isObject(node)) return;
+    for (const key in node) {
+      if (!Object.prototype.hasOwnProperty.call(node, key) || skipKeys.has(key)) continue;
+      const value = node[key];
+      if (typeof value === 'string') {
+        if (!URL_KEY.test(key)) continue;
+        const issue = classifyUrl(value, warnInsecureHttp);
+        if (issue) out.push(urlFinding(pointer(basePath, ...tokens, key), value, issue));
+      } else if (typeof value === 'object' && value !== null) {
+        tokens.push(key);
+        walk(value, depth + 1);
+        tokens.pop();
       }
     }
   };
-  walk(doc, basePath, 0);
+  walk(doc, 0);
   return out;
 }

@@ -32,7 +32,7 @@ const DIALECT_URIS: Record<string, Dialect> = {
 };
 
 export const SUPPORTED_DIALECTS_TEXT =
-  'supported: "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema", or no "$schema" (2020-12)';
+  'draft-07 ("http://json-schema.org/draft-07/schema#"), 2019-09 ("https://json-schema.org/draft/2019-09/schema") or 2020-12 ("https://json-schema.org/draft/2020-12/schema", also the default when "$schema" is absent)';
 
 /** The dialect a `$schema` value names (http/https and a trailing "#" are tolerated). */
 export function dialectOf(schemaUri: unknown): Dialect | undefined {
@@ -129,7 +129,12 @@ function checkRefs(root: JsonObject, basePath: string, state: WalkState): void {
       continue;
     }
     if (state.nestedBase) continue; // a nested $id changes what "#…" means; leave resolution alone
-    const fragment = decodeURIComponent(ref.slice(1));
+    let fragment: string;
+    try {
+      fragment = decodeURIComponent(ref.slice(1));
+    } catch {
+      fragment = ref.slice(1);
+    }
     const resolves = fragment === '' || fragment.startsWith('/') ? resolvePointer(root, fragment) !== undefined : state.anchors.has(fragment);
     if (!resolves) {
       state.findings.push({
@@ -155,8 +160,8 @@ export function checkUserSchema(schema: unknown, basePath: string): Finding[] {
       {
         path: `${basePath}/$schema`,
         rule: 'unsupported-dialect',
-        message: `JSON Schema dialect ${quote(schema.$schema)} is not supported`,
-        hint: `Use one of the ${SUPPORTED_DIALECTS_TEXT}.`,
+        message: `JSON Schema dialect ${quote(schema.$schema)} is not supported; supported dialects are draft-07, 2019-09 and 2020-12`,
+        hint: `Declare ${SUPPORTED_DIALECTS_TEXT}, and make the schema follow it.`,
       },
     ];
   }
