@@ -58,7 +58,8 @@ export function quote(v: unknown, max = 60): string {
   try {
     s = JSON.stringify(v) ?? String(v);
   } catch {
-    s = String(v);
+    // Too deep to serialise (JSON.parse accepts nesting that JSON.stringify cannot print back).
+    s = `(${describeJsonType(v)})`;
   }
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }

@@ -14,7 +14,7 @@
 import type { Finding } from '../contract/types.js';
 import { getAjvSet, isValidRegex, type Dialect } from './ajv-instances.js';
 import { escapePointerToken, isObject, quote, resolvePointer, type JsonObject } from './json.js';
-import { translateAjvErrors } from './translate.js';
+import { translateAjvErrors, type HintFn, type Issue } from './translate.js';
 
 export const USER_SCHEMA_LIMITS = {
   /** JSON nesting levels (objects and arrays) inside one schema. */
@@ -147,6 +147,26 @@ function checkRefs(root: JsonObject, basePath: string, state: WalkState): void {
   }
 }
 
+/** Plainer words for meta-schema failures, and the draft-03 habit of `"required": true`. */
+function metaHint(issue: Issue, dialect: Dialect): ReturnType<HintFn> {
+  if (issue.path.endsWith('/type') && (issue.keyword === 'anyOf' || issue.keyword === 'enum')) {
+    return {
+      rule: 'invalid-schema',
+      message: `must be a JSON Schema type ("array", "boolean", "integer", "null", "number", "object", "string") or an array of them; found ${quote(issue.data)}`,
+    };
+  }
+  const draft03 = /\/properties\/([^/]+)\/required$/.exec(issue.path);
+  if (draft03 && typeof issue.data === 'boolean') {
+    const name = draft03[1]!.replace(/~1/g, '/').replace(/~0/g, '~');
+    return {
+      rule: 'invalid-schema',
+      message: `"required" must be an array of property names in ${dialect}; found ${quote(issue.data)}`,
+      hint: `"required": true is draft-03 style: remove it and list the property on the parent object instead, e.g. "required": [${quote(name)}].`,
+    };
+  }
+  return { rule: 'invalid-schema', message: `not a valid ${dialect} JSON Schema here: ${issue.message}` };
+}
+
 /**
  * Findings for one tool schema at `basePath` (e.g. "/toolspec/tools/0/inputSchema"). The root
  * shape (an object, `type: "object"` for input schemas) is checked by the toolspec schema.
@@ -194,13 +214,6 @@ export function checkUserSchema(schema: unknown, basePath: string): Finding[] {
   const meta = getAjvSet().meta[dialect];
   if (meta.fast.validateSchema(body) === true) return [];
   meta.explain.validateSchema(body);
-  const findings = translateAjvErrors(meta.explain.errors ?? [], basePath, (issue) =>
-    issue.path.endsWith('/type') && (issue.keyword === 'anyOf' || issue.keyword === 'enum')
-      ? {
-          message: `must be a JSON Schema type ("array", "boolean", "integer", "null", "number", "object", "string") or an array of them; found ${quote(issue.data)}`,
-          rule: 'invalid-schema',
-        }
-      : { rule: 'invalid-schema', message: `not a valid ${dialect} JSON Schema here: ${issue.message}` },
-  );
+  const findings = translateAjvErrors(meta.explain.errors ?? [], basePath, (issue) => metaHint(issue, dialect));
   return findings.slice(0, USER_SCHEMA_LIMITS.maxFindings);
 }

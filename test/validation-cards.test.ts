@@ -1,0 +1,447 @@
+/** Agent card validation: versions, size, mixed generations, hints for real-world mistakes, warnings. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { Ajv } from 'ajv';
+import type { Finding } from '../src/contract/types.js';
+import { compactJsonBytes, createDocumentValidator, MAX_FINDINGS, type Verdict } from '../src/validation/index.js';
+
+const validator = createDocumentValidator({ maxDocumentBytes: 10_240 });
+const strictHttp = createDocumentValidator({ maxDocumentBytes: 10_240, warnInsecureHttp: true });
+
+type Json = Record<string, unknown>;
+
+function v10(): Json {
+  return {
+    name: 'Invoice Agent',
+    description: 'Extracts and translates supplier invoices.',
+    version: '1.2.0',
+    supportedInterfaces: [{ url: 'https://invoices.acme-corp.io/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    provider: { organization: 'ACME', url: 'https://acme-corp.io' },
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    securitySchemes: {
+      bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT' } },
+      oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://auth.acme-corp.io/token', scopes: {} } } } },
+    },
+    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills: [
+      {
+        id: 'translate-invoice',
+        name: 'Translate invoice',
+        description: 'Translates an invoice, keeping amounts and tax lines.',
+        tags: ['finance', 'translation'],
+        examples: ['Translate this invoice into German'],
+      },
+    ],
+  };
+}
+
+function v03(): Json {
+  return {
+    name: 'Weather Agent',
+    description: 'Weather forecasts for any city.',
+    version: '0.9.1',
+    protocolVersion: '0.3.0',
+    url: 'https://weather.acme-corp.io/a2a',
+    preferredTransport: 'JSONRPC',
+    capabilities: { streaming: false, stateTransitionHistory: true },
+    securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+    security: [{ key: [] }],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [{ id: 'forecast', name: 'Forecast', description: 'Forecast for a city.', tags: ['weather'], examples: ['Weather in Rome tomorrow?'] }],
+  };
+}
+
+const check = (card: unknown, v = validator): Verdict => v.validateAgentCard(card, compactJsonBytes(card));
+const find = (list: Finding[], path: string, rule?: string): Finding | undefined =>
+  list.find((f) => f.path === path && (rule === undefined || f.rule === rule));
+function mustFind(list: Finding[], path: string, rule?: string): Finding {
+  const f = find(list, path, rule);
+  assert.ok(f, `expected a finding at ${path}${rule ? ` (${rule})` : ''}; got ${JSON.stringify(list.map((x) => [x.path, x.rule]))}`);
+  return f;
+}
+
+function assertVerdictShape(v: Verdict): void {
+  assert.equal(v.valid, v.errorCode === undefined);
+  assert.equal(v.valid, v.message === undefined);
+  if (!v.valid) {
+    assert.ok(v.errors.length > 0);
+    assert.ok(!v.message!.includes('\n'), 'message is one line');
+  }
+  for (const f of [...v.errors, ...v.warnings]) {
+    assert.ok(f.path === '' || f.path.startsWith('/'), `JSON Pointer: ${f.path}`);
+    assert.ok(f.message.length > 0);
+    assert.ok(f.rule);
+  }
+}
+
+// --- valid cards ---------------------------------------------------------------------------
+
+test('a valid v1.0 card is accepted as 1.0 without warnings', () => {
+  const v = check(v10());
+  assertVerdictShape(v);
+  assert.equal(v.valid, true, JSON.stringify(v.errors));
+  assert.equal(v.kind, 'agent');
+  assert.equal(v.generation, '1.0');
+  assert.deepEqual(v.warnings, []);
+});
+
+test('a valid v0.3 card is accepted as 0.3 ("0.3", "0.3.0" and "0.3.12" all count)', () => {
+  for (const pv of ['0.3', '0.3.0', '0.3.12']) {
+    const v = check({ ...v03(), protocolVersion: pv });
+    assertVerdictShape(v);
+    assert.equal(v.valid, true, `${pv}: ${JSON.stringify(v.errors)}`);
+    assert.equal(v.generation, '0.3');
+    assert.deepEqual(v.warnings, []);
+  }
+});
+
+test('unknown extra fields are allowed in both generations', () => {
+  assert.equal(check({ ...v10(), 'x-vendor': { a: 1 }, category: 'Finance' }).valid, true);
+  assert.equal(check({ ...v03(), 'x-vendor': true }).valid, true);
+});
+
+// --- size ----------------------------------------------------------------------------------
+
+function cardOfCompactSize(target: number): Json {
+  const card = v10();
+  card.description = '';
+  card.description = 'x'.repeat(target - compactJsonBytes(card));
+  assert.equal(compactJsonBytes(card), target);
+  return card;
+}
+
+test('size limit: 10,240 bytes pass, 10,241 bytes are TOO_LARGE with measured size and limit', () => {
+  const atLimit = cardOfCompactSize(10_240);
+  assert.equal(check(atLimit).valid, true);
+  const over = cardOfCompactSize(10_241);
+  const v = check(over);
+  assertVerdictShape(v);
+  assert.equal(v.errorCode, 'TOO_LARGE');
+  assert.equal(v.sizeBytes, 10_241);
+  assert.match(v.message!, /10,241 bytes/);
+  assert.match(v.message!, /10,240 bytes/);
+  assert.equal(v.generation, undefined, 'nothing is looked at beyond the size');
+});
+
+test('size is checked first, on the caller-measured bytes (a pretty-printed file that fits minified says so)', () => {
+  const card = v10();
+  const v = validator.validateAgentCard(card, 20_000);
+  assert.equal(v.errorCode, 'TOO_LARGE');
+  assert.match(v.message!, /minified|Without whitespace/i);
+  assert.equal(validator.validateAgentCard('not even a card', 10_241).errorCode, 'TOO_LARGE');
+});
+
+test('compactJsonBytes counts UTF-8 bytes of the compact serialisation', () => {
+  assert.equal(compactJsonBytes({ a: 'é' }), Buffer.byteLength('{"a":"é"}'));
+  assert.equal(compactJsonBytes({ a: '日本' }), 14);
+  assert.equal(compactJsonBytes(undefined), 0);
+});
+
+// --- shape and version detection -----------------------------------------------------------
+
+test('a card that is not a JSON object is VALIDATION_FAILED', () => {
+  for (const doc of [[], 'card', 42, null]) {
+    const v = check(doc);
+    assertVerdictShape(v);
+    assert.equal(v.errorCode, 'VALIDATION_FAILED');
+    assert.equal(v.errors[0]!.path, '');
+  }
+});
+
+test('UNSUPPORTED_VERSION lists the accepted versions', () => {
+  const cases: Array<[Json, string]> = [
+    [{ ...v03(), protocolVersion: '0.4.0' }, '/protocolVersion'],
+    [{ ...v03(), protocolVersion: '2.0' }, '/protocolVersion'],
+    [{ ...v03(), protocolVersion: ' 0.3.0' }, '/protocolVersion'],
+    [{ name: 'x' }, ''],
+  ];
+  for (const [card, path] of cases) {
+    const v = check(card);
+    assertVerdictShape(v);
+    assert.equal(v.errorCode, 'UNSUPPORTED_VERSION', JSON.stringify(card.protocolVersion));
+    assert.match(v.message!, /v1\.0/);
+    assert.match(v.message!, /0\.3/);
+    mustFind(v.errors, path, 'unsupported-version');
+  }
+});
+
+test('hint: a v0.2 card (protocolVersion 0.2.x, or url without protocolVersion) gets a migration hint', () => {
+  const explicit = check({ ...v03(), protocolVersion: '0.2.5' });
+  assert.equal(explicit.errorCode, 'UNSUPPORTED_VERSION');
+  assert.match(explicit.message!, /0\.2\.5/);
+  assert.match(mustFind(explicit.errors, '/protocolVersion').hint!, /supportedInterfaces/);
+
+  const { protocolVersion: _pv, ...implicit } = v03();
+  const v = check(implicit);
+  assert.equal(v.errorCode, 'UNSUPPORTED_VERSION');
+  assert.match(v.message!, /v0\.2/);
+  const hint = mustFind(v.errors, '', 'unsupported-version').hint!;
+  assert.match(hint, /supportedInterfaces/);
+  assert.match(hint, /"protocolVersion": "0\.3\.0"/);
+});
+
+test('hint: protocolVersion "1.0" without supportedInterfaces says how to write a v1.0 card', () => {
+  const { supportedInterfaces: _si, ...rest } = v10();
+  const v = check({ ...rest, protocolVersion: '1.0', url: 'https://a.acme-corp.io/a2a' });
+  assert.equal(v.errorCode, 'UNSUPPORTED_VERSION');
+  const f = mustFind(v.errors, '/protocolVersion', 'unsupported-version');
+  assert.match(f.hint!, /Remove "protocolVersion" and "url"/);
+  assert.match(f.hint!, /supportedInterfaces/);
+  const numeric = check({ ...rest, protocolVersion: 1.0 });
+  assert.match(numeric.message!, /must be a string/);
+});
+
+test('an unsupported card also lists what is wrong in both generations (missing tags, capabilities array)', () => {
+  const { protocolVersion: _pv, ...card } = v03();
+  card.capabilities = ['streaming'];
+  card.skills = [{ id: 'a', name: 'A', description: 'd' }];
+  const v = check(card);
+  assert.equal(v.errorCode, 'UNSUPPORTED_VERSION');
+  mustFind(v.errors, '/capabilities', 'type');
+  mustFind(v.errors, '/skills/0/tags', 'required');
+  assert.equal(find(v.errors, '/securitySchemes/key'), undefined, 'the v0.3 scheme shape depends on the chosen version: not reported');
+});
+
+// --- mixed generations ---------------------------------------------------------------------
+
+test('a card that passes both the official v0.3 schema and the v1.0 model is rejected as mixed', () => {
+  const mixed: Json = {
+    ...v10(),
+    protocolVersion: '0.3.0',
+    url: 'https://invoices.acme-corp.io/a2a',
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [{ url: 'https://invoices.acme-corp.io/a2a', transport: 'JSONRPC' }],
+  };
+  delete mixed.securitySchemes; // v1.0 scheme shapes would not pass the v0.3 schema
+  delete mixed.securityRequirements;
+
+  // It passes the official v0.3 schema...
+  const official: unknown = JSON.parse(readFileSync(new URL('../../shared/reference/a2a-v0.3.0.schema.json', import.meta.url), 'utf8'));
+  const ajv = new Ajv({ strict: false });
+  ajv.addSchema(official as object, 'a2a');
+  assert.equal(ajv.getSchema('a2a#/definitions/AgentCard')!(mixed), true);
+  // ...and, without its v0.3 fields, it is a valid v1.0 card.
+  const { protocolVersion: _a, url: _b, preferredTransport: _c, additionalInterfaces: _d, ...pure } = mixed;
+  assert.equal(check(pure).valid, true);
+
+  const v = check(mixed);
+  assertVerdictShape(v);
+  assert.equal(v.generation, '1.0', 'supportedInterfaces decides');
+  assert.equal(v.errorCode, 'VALIDATION_FAILED');
+  for (const field of ['protocolVersion', 'url', 'preferredTransport', 'additionalInterfaces']) {
+    assert.ok(mustFind(v.errors, `/${field}`, 'mixed-generation').hint);
+    assert.match(v.message!, new RegExp(`"${field}"`));
+  }
+  assert.match(v.message!, /mixes A2A generations/);
+  assert.equal(v.errors.length, 4, 'nothing else is wrong');
+});
+
+test('hint: protocolVersion at the top of a v1.0 card, and an interface without protocolVersion', () => {
+  const card = v10();
+  card.protocolVersion = '1.0';
+  card.supportedInterfaces = [{ url: 'https://a.acme-corp.io/a2a', protocolBinding: 'JSONRPC' }];
+  const v = check(card);
+  assert.match(mustFind(v.errors, '/protocolVersion', 'mixed-generation').hint!, /supportedInterfaces entry/);
+  assert.match(mustFind(v.errors, '/supportedInterfaces/0/protocolVersion', 'required').hint!, /move the top-level "protocolVersion"/);
+});
+
+test('v0.3 security and supportsAuthenticatedExtendedCard in a v1.0 card name their v1.0 replacements', () => {
+  const v = check({ ...v10(), security: [{ bearer: [] }], supportsAuthenticatedExtendedCard: true });
+  assert.match(mustFind(v.errors, '/security', 'mixed-generation').hint!, /securityRequirements/);
+  assert.match(mustFind(v.errors, '/supportsAuthenticatedExtendedCard', 'mixed-generation').hint!, /extendedAgentCard/);
+});
+
+// --- v1.0 model: required, non-empty, unions -------------------------------------------------
+
+test('v1.0: every REQUIRED field of the proto is required, and REQUIRED lists must not be empty', () => {
+  for (const field of ['name', 'description', 'version', 'capabilities', 'defaultInputModes', 'defaultOutputModes', 'skills']) {
+    const card = v10();
+    delete card[field];
+    const v = check(card);
+    assert.equal(v.errorCode, 'VALIDATION_FAILED', field);
+    mustFind(v.errors, `/${field}`, 'required');
+  }
+  for (const field of ['supportedInterfaces', 'defaultInputModes', 'defaultOutputModes', 'skills']) {
+    const v = check({ ...v10(), [field]: [] });
+    mustFind(v.errors, `/${field}`, 'min-items');
+  }
+  const card = v10();
+  card.provider = { organization: 'ACME' };
+  mustFind(check(card).errors, '/provider/url', 'required');
+  card.provider = { organization: 'ACME', url: 'https://acme-corp.io' };
+  card.signatures = [{ protected: 'eyJ' }];
+  mustFind(check(card).errors, '/signatures/0/signature', 'required');
+});
+
+test('hint: a missing tags list points at the missing member itself', () => {
+  const card = v10();
+  card.skills = [{ id: 'a', name: 'A', description: 'd', examples: ['x'] }];
+  const v = check(card);
+  const f = mustFind(v.errors, '/skills/0/tags', 'required');
+  assert.match(f.hint!, /"tags"/);
+  const empty = v10();
+  (empty.skills as Json[])[0]!.tags = [];
+  assert.match(mustFind(check(empty).errors, '/skills/0/tags', 'min-items').hint!, /at least one keyword/);
+});
+
+test('hint: capabilities given as an array', () => {
+  for (const base of [v10(), v03()]) {
+    const v = check({ ...base, capabilities: [{ name: 'streaming' }] });
+    const f = mustFind(v.errors, '/capabilities', 'type');
+    assert.match(f.message, /must be an object, found an array/);
+    assert.match(f.hint!, /object of optional flags/);
+  }
+});
+
+test('hint: skills given as strings', () => {
+  const v = check({ ...v10(), skills: ['Translate invoices'] });
+  const f = mustFind(v.errors, '/skills/0', 'type');
+  assert.match(f.hint!, /"id": "translate-invoices", "name": "Translate invoices"/);
+});
+
+test('hint: transport or type instead of protocolBinding', () => {
+  for (const key of ['transport', 'type']) {
+    const card = v10();
+    card.supportedInterfaces = [{ url: 'https://a.acme-corp.io/a2a', [key]: 'jsonrpc', protocolVersion: '1.0' }];
+    const f = mustFind(check(card).errors, '/supportedInterfaces/0/protocolBinding', 'required');
+    assert.match(f.message, new RegExp(`"${key}" instead`));
+    assert.match(f.hint!, new RegExp(`Rename "${key}" to "protocolBinding"`));
+  }
+});
+
+test('hint: skill examples given as objects', () => {
+  const card = v03();
+  (card.skills as Json[])[0]!.examples = [{ input: 'x', output: 'y' }];
+  const v = check(card);
+  assert.equal(v.generation, '0.3');
+  assert.match(mustFind(v.errors, '/skills/0/examples/0', 'type').hint!, /plain strings/);
+});
+
+test('hint: a v0.3-style security scheme in a v1.0 card; one-of noise is collapsed into one finding', () => {
+  const card = v10();
+  card.securitySchemes = { bearer: { type: 'http', scheme: 'bearer' } };
+  const v = check(card);
+  const f = mustFind(v.errors, '/securitySchemes/bearer', 'one-of');
+  assert.match(f.message, /exactly one of "apiKeySecurityScheme"/);
+  assert.match(f.hint!, /"httpAuthSecurityScheme"/);
+  assert.equal(v.errors.filter((e) => e.path.startsWith('/securitySchemes/bearer')).length, 1, 'no per-branch required errors');
+});
+
+test('v1.0 unions: two scheme members, two OAuth flows, apiKey "in" instead of "location"', () => {
+  const card = v10();
+  card.securitySchemes = {
+    both: { httpAuthSecurityScheme: { scheme: 'Bearer' }, mtlsSecurityScheme: {} },
+    oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://t.acme-corp.io', scopes: {} }, deviceCode: { deviceAuthorizationUrl: 'https://d.acme-corp.io', tokenUrl: 'https://t.acme-corp.io', scopes: {} } } } },
+    key: { apiKeySecurityScheme: { in: 'header', name: 'X-Key' } },
+  };
+  const v = check(card);
+  assert.match(mustFind(v.errors, '/securitySchemes/both', 'one-of').message, /has "httpAuthSecurityScheme" and "mtlsSecurityScheme"/);
+  assert.match(mustFind(v.errors, '/securitySchemes/oauth/oauth2SecurityScheme/flows', 'one-of').hint!, /one flow per security scheme/);
+  assert.match(mustFind(v.errors, '/securitySchemes/key/apiKeySecurityScheme/location', 'required').hint!, /renamed "in" to "location"/);
+});
+
+test('v0.3 security schemes report the errors of their own type only', () => {
+  const card = v03();
+  card.securitySchemes = { key: { type: 'apiKey', name: 'X-Key' }, odd: { type: 'basic' }, v1: { httpAuthSecurityScheme: { scheme: 'Bearer' } } };
+  const v = check(card);
+  mustFind(v.errors, '/securitySchemes/key/in', 'required');
+  assert.equal(v.errors.filter((e) => e.path.startsWith('/securitySchemes/key')).length, 1);
+  mustFind(v.errors, '/securitySchemes/odd/type', 'enum');
+  assert.match(mustFind(v.errors, '/securitySchemes/v1/type', 'required').hint!, /v1\.0 form/);
+});
+
+test('errors are bounded to the first 50', () => {
+  const big = createDocumentValidator({ maxDocumentBytes: 1_000_000 });
+  const card = v10();
+  card.skills = Array.from({ length: 120 }, (_, i) => ({ id: `s${i}`, name: 'S', description: 'd' }));
+  const v = check(card, big);
+  assert.equal(v.errors.length, MAX_FINDINGS);
+  assert.match(v.message!, /50 or more errors/);
+});
+
+// --- warnings ------------------------------------------------------------------------------
+
+test('warning: placeholder URLs ({BASE_URL}, YOUR-..., example.com) do not block registration', () => {
+  const card = v10();
+  card.supportedInterfaces = [
+    { url: '{BASE_URL}/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: 'https://YOUR-DOMAIN.com/a2a', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    { url: 'https://agent.example.com/a2a', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+    { url: 'https://your-agent.acme.dev/a2a', protocolBinding: 'GRPC', protocolVersion: '0.3' },
+  ];
+  card.documentationUrl = 'https://<your-host>/docs';
+  const v = check(card);
+  assert.equal(v.valid, true);
+  for (let i = 0; i < 4; i++) mustFind(v.warnings, `/supportedInterfaces/${i}/url`, 'placeholder-url');
+  mustFind(v.warnings, '/documentationUrl', 'placeholder-url');
+  assert.equal(find(v.warnings, '/provider/url'), undefined, 'a real URL is not flagged');
+});
+
+test('warning: localhost and loopback URLs; plain http only when warnInsecureHttp', () => {
+  const card = v10();
+  card.supportedInterfaces = [
+    { url: 'http://localhost:3000/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: 'http://127.0.0.1:8080', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: 'http://agent.acme-corp.io/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+  ];
+  const relaxed = check(card);
+  assert.equal(relaxed.valid, true);
+  mustFind(relaxed.warnings, '/supportedInterfaces/0/url', 'loopback-url');
+  mustFind(relaxed.warnings, '/supportedInterfaces/1/url', 'loopback-url');
+  assert.equal(find(relaxed.warnings, '/supportedInterfaces/2/url'), undefined);
+  const strict = check(card, strictHttp);
+  mustFind(strict.warnings, '/supportedInterfaces/2/url', 'insecure-url');
+});
+
+test('warning: skills without examples, duplicate skill ids', () => {
+  const card = v10();
+  card.skills = [
+    { id: 'a', name: 'A', description: 'd', tags: ['t'] },
+    { id: 'a', name: 'A2', description: 'd', tags: ['t'], examples: ['x'] },
+  ];
+  const v = check(card);
+  assert.equal(v.valid, true);
+  mustFind(v.warnings, '/skills/0/examples', 'skill-without-examples');
+  assert.match(mustFind(v.warnings, '/skills/1/id', 'duplicate-skill-id').message, /\/skills\/0/);
+});
+
+test('warning: legacy authentication object, removed v0.3 capability, lower-case binding', () => {
+  const card = v10();
+  card.authentication = { schemes: ['bearer'] };
+  card.capabilities = { streaming: true, stateTransitionHistory: false };
+  card.supportedInterfaces = [{ url: 'https://a.acme-corp.io/a2a', protocolBinding: 'jsonrpc', protocolVersion: '1.0' }];
+  const v = check(card);
+  assert.equal(v.valid, true);
+  mustFind(v.warnings, '/authentication', 'legacy-authentication');
+  mustFind(v.warnings, '/capabilities/stateTransitionHistory', 'removed-field');
+  assert.match(mustFind(v.warnings, '/supportedInterfaces/0/protocolBinding', 'unknown-protocol-binding').hint!, /"JSONRPC"/);
+  const v3 = check({ ...v03(), authentication: { schemes: [] } });
+  assert.equal(v3.valid, true);
+  mustFind(v3.warnings, '/authentication', 'legacy-authentication');
+});
+
+test('custom bindings given as URIs are not warned about', () => {
+  const card = v10();
+  card.supportedInterfaces = [{ url: 'wss://a.acme-corp.io/ws', protocolBinding: 'https://acme-corp.io/bindings/ws/v1', protocolVersion: '1.0' }];
+  assert.deepEqual(check(card).warnings, []);
+});
+
+test('hostile nesting: sizes are still measured, and nothing overflows the stack', () => {
+  let deep: unknown = 1;
+  for (let i = 0; i < 200_000; i++) deep = [deep];
+  // JSON.stringify cannot print this back; the measure must not throw.
+  assert.equal(compactJsonBytes(deep), 400_001);
+  const nested = { a: [{ b: 'é' }, null, true], c: { d: 1.5 } };
+  let wrapped: unknown = nested;
+  for (let i = 0; i < 200_000; i++) wrapped = { k: wrapped };
+  assert.equal(compactJsonBytes(wrapped), 200_000 * ('{"k":'.length + 1) + compactJsonBytes(nested));
+  const card = { ...v10(), name: deep, extensions: deep };
+  const v = validator.validateAgentCard(card, 5_000);
+  assert.equal(v.errorCode, 'VALIDATION_FAILED');
+  mustFind(v.errors, '/name', 'type');
+  assert.equal(validator.validateAgentCard(card, 500_000).errorCode, 'TOO_LARGE');
+});
