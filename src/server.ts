@@ -13,6 +13,7 @@ import { RegistryExecutor } from './operations/executor.js';
 import { loadAgentCard, loadAgentCardJson } from './protocol/agent-card.js';
 import { createApp } from './protocol/app.js';
 import { TokenAuthenticator, ensureAdminToken } from './protocol/auth.js';
+import { IndexFollower } from './registry/index-follower.js';
 import { PageTokens } from './registry/page-token.js';
 import { RegistryService } from './registry/service.js';
 import { createSearchIndex } from './search/index.js';
@@ -23,6 +24,8 @@ import { createDocumentValidator } from './validation/index.js';
 const SEARCH_CHUNK_SIZE = 5;
 const TASK_PRUNE_INTERVAL_MS = 10 * 60_000;
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Safety net behind change notifications: a replica sees every change within this, even if a notification was lost. */
+const FOLLOWER_POLL_MS = 500;
 
 export interface RunningRegistry {
   /** The base URL it listens on (http://host:port). */
@@ -53,16 +56,24 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
   let indexLoaded = false;
   let server: http.Server | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
+  let follower: IndexFollower | undefined;
   try {
     const index = createSearchIndex();
     const validator = createDocumentValidator({ maxDocumentBytes: config.maxDocumentBytes, warnInsecureHttp: config.warnInsecureHttp });
     const secret = config.pageTokenSecret ?? `page-tokens:${[...tokens.keys()].sort().join(',')}`;
     const service = new RegistryService({ store, index, validator, pageTokens: new PageTokens(secret) });
 
+    // Read the change sequence before scanning, then replay from it: a change committed by
+    // another replica during the scan is applied twice at worst, never missed.
     const started = Date.now();
+    const seqAtLoad = await store.lastChangeSeq();
     const indexed = await service.rebuildIndex();
     indexLoaded = true;
     log.info({ entries: indexed, ms: Date.now() - started, engine: store.engine }, 'search index loaded');
+    if (store.subscribeToChanges) {
+      follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, seqAtLoad);
+      await follower.start();
+    }
 
     // The port may be 0 (tests): the card's URLs need the real one, so listen first, then mount.
     server = http.createServer();
@@ -91,7 +102,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
         check: async () => {
           if (!indexLoaded) return 'search index is loading';
           if (!(await store.ping())) return `${store.engine} storage is unreachable`;
-          return undefined;
+          return follower?.notInStep;
         },
       },
     });
@@ -117,6 +128,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       close: () =>
         (closing ??= (async () => {
           clearInterval(pruneTimer);
+          await follower?.stop();
           await new Promise<void>((resolve) => {
             const force = setTimeout(() => listening.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
             listening.close(() => {
@@ -131,6 +143,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     };
   } catch (err) {
     clearInterval(pruneTimer);
+    await follower?.stop().catch(() => undefined);
     server?.close();
     await store.close().catch(() => undefined);
     throw err;

@@ -88,6 +88,11 @@ export interface RetentionPolicy {
   maxCount: number;
 }
 
+/** A live subscription to change notifications; see RegistryStore.subscribeToChanges. */
+export interface ChangeSubscription {
+  close(): Promise<void>;
+}
+
 export interface RegistryStore {
   /** Which implementation, for logs and /readyz ("sqlite" or "postgres"). */
   readonly engine: string;
@@ -120,6 +125,14 @@ export interface RegistryStore {
   changesSince(seq: number, limit: number): Promise<Change[]>;
   /** Highest committed change sequence (0 when none). */
   lastChangeSeq(): Promise<number>;
+
+  /**
+   * Where other processes can write to the same database (PostgreSQL), calls `onChange` as
+   * changes commit anywhere: with their sequence, or `undefined` after a reconnection (some
+   * notifications may have been missed: catch up with `changesSince`). Absent where this process
+   * is the only writer (SQLite).
+   */
+  subscribeToChanges?(onChange: (seq: number | undefined) => void, onError: (err: Error) => void): Promise<ChangeSubscription>;
 
   /** Prunes finished tasks beyond the retention policy; returns how many were removed. */
   pruneTasks(policy: RetentionPolicy): Promise<number>;

@@ -1,0 +1,101 @@
+/**
+ * Keeps this replica's search index in step with changes committed by any replica. Storage
+ * keeps a change log with a global sequence; a notification (PostgreSQL LISTEN/NOTIFY) wakes the
+ * follower at once, and a slow poll catches whatever a lost notification or a dropped
+ * connection hid. Applying a change re-reads the entry, so applying one twice is harmless.
+ */
+import type { Logger } from '../observability/logger.js';
+import type { ChangeSubscription, RegistryStore } from '../storage/types.js';
+import type { RegistryService } from './service.js';
+
+const BATCH = 500;
+
+export interface FollowerOptions {
+  /** Safety-net poll interval; notifications normally wake the follower sooner. */
+  pollMs: number;
+}
+
+export class IndexFollower {
+  private lastSeq: number;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private subscription: ChangeSubscription | undefined;
+  private behind = true;
+  private lastError: string | undefined;
+
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly service: RegistryService,
+    private readonly log: Logger,
+    private readonly options: FollowerOptions,
+    /** The sequence the index was built at. */
+    fromSeq: number,
+  ) {
+    this.lastSeq = fromSeq;
+  }
+
+  async start(): Promise<void> {
+    if (this.store.subscribeToChanges) {
+      this.subscription = await this.store.subscribeToChanges(
+        (seq) => {
+          // undefined: the connection was re-established and notifications may have been lost.
+          if (seq === undefined) this.behind = true;
+          if (seq === undefined || seq > this.lastSeq) this.wake();
+        },
+        (err) => {
+          this.lastError = err.message;
+          this.log.warn({ err: err.message }, 'change notifications interrupted; reconnecting');
+        },
+      );
+    }
+    this.timer = setInterval(() => this.wake(), this.options.pollMs).unref();
+    await this.wake();
+  }
+
+  /** Why the index may be stale, or undefined when it is in step. */
+  get notInStep(): string | undefined {
+    return this.behind ? `search index is catching up with changes (at ${this.lastSeq})${this.lastError ? `: ${this.lastError}` : ''}` : undefined;
+  }
+
+  /** Runs a catch-up now, or once more after the one in progress. */
+  wake(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.catchUp().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        void this.wake();
+      }
+    });
+    return this.running;
+  }
+
+  private async catchUp(): Promise<void> {
+    try {
+      for (;;) {
+        const changes = await this.store.changesSince(this.lastSeq, BATCH);
+        if (changes.length === 0) break;
+        // Several changes to one entry in a batch need one refresh.
+        for (const id of new Set(changes.map((c) => c.id))) await this.service.refreshIndexed(id);
+        this.lastSeq = changes[changes.length - 1]!.seq;
+        if (changes.length < BATCH) break;
+      }
+      this.behind = false;
+      this.lastError = undefined;
+    } catch (err) {
+      this.behind = true;
+      this.lastError = (err as Error).message;
+      this.log.warn({ err: this.lastError }, 'catching up with changes failed; will retry');
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.subscription?.close();
+    await this.running;
+  }
+}

@@ -1,0 +1,313 @@
+/**
+ * Discovery end to end through the SDK client, on a registry loaded with every valid card and
+ * toolspec of the shared corpus plus generated entries: ranked hits, filters, paging, streaming,
+ * immediacy of changes and restarts.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@a2a-js/sdk/client';
+import { generateEntries } from '../bench/lib/generate-entries.js';
+import { dataPart, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
+import { mcpServer, v1Card } from './support/documents.js';
+import { CORPUS_DIR, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+let writer: Client;
+let reader: Client;
+/** Accepted corpus agents: entry id -> card. */
+const corpusAgents = new Map<string, WireJson>();
+/** Accepted corpus toolspecs: entry id -> toolspec. */
+const corpusServers = new Map<string, WireJson>();
+
+const search = async (args: WireJson, client: Client = reader): Promise<WireJson> => resultOf(await op(client, { search: args }));
+
+/** Every hit of a query, following page tokens. */
+async function allHits(args: WireJson): Promise<WireJson[]> {
+  const hits: WireJson[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await search({ ...args, limit: 100, ...(pageToken ? { pageToken } : {}) });
+    hits.push(...page.results);
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  return hits;
+}
+
+function readCorpus(folder: string): { file: string; json: unknown }[] {
+  const dir = path.join(CORPUS_DIR, folder);
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((file) => {
+      try {
+        return [{ file, json: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as unknown }];
+      } catch {
+        return [];
+      }
+    });
+}
+
+before(async () => {
+  registry = await startTestRegistry();
+  writer = await sdkClient(registry.url, { token: TOKENS.alice });
+  reader = await sdkClient(registry.url);
+  // Corpus documents far over the size limit are refused before they reach the executor (a
+  // JSON-RPC error the SDK throws); those, and REJECTED ones, are simply not loaded.
+  const tryOp = (args: unknown) => op(writer, args).catch(() => ({ status: { state: 'refused' } }) as WireJson);
+  for (const { json } of readCorpus('cards')) {
+    const task = await tryOp({ register: { agentCard: json } });
+    if (stateOf(task) === 'TASK_STATE_COMPLETED') {
+      const id = resultOf(task).id;
+      corpusAgents.set(id, json as WireJson);
+    }
+  }
+  for (const [i, { json }] of readCorpus('toolspecs').entries()) {
+    const task = await tryOp({ register: { mcpServer: mcpServer(`corpus-server-${i}`, `https://mcp.example.org/corpus/${i}`), toolspec: json } });
+    if (stateOf(task) === 'TASK_STATE_COMPLETED') {
+      const id = resultOf(task).id;
+      corpusServers.set(id, json as WireJson);
+    }
+  }
+  for (const entry of generateEntries(300, 7)) {
+    const args = entry.kind === 'agent' ? { agentCard: entry.document } : entry.document;
+    resultOf(await op(writer, { register: args }));
+  }
+});
+after(() => registry.close());
+
+describe('corpus', () => {
+  test('the corpus loads: some cards and toolspecs are valid', () => {
+    assert.ok(corpusAgents.size >= 3, `only ${corpusAgents.size} corpus cards were accepted`);
+    assert.ok(corpusServers.size >= 3, `only ${corpusServers.size} corpus toolspecs were accepted`);
+  });
+
+  test('every accepted corpus skill is found by a word of its name, a tag and an example', async () => {
+    const word = (s: string) => s.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 4).sort((a, b) => b.length - a.length)[0];
+    let checked = 0;
+    for (const [id, card] of corpusAgents) {
+      for (const skill of (card.skills as WireJson[]).slice(0, 2)) {
+        for (const source of [skill.name, skill.tags?.[0], skill.examples?.[0]]) {
+          const w = typeof source === 'string' ? word(source) : undefined;
+          if (!w) continue;
+          const hits = await allHits({ query: w, filter: { kind: 'agent' } });
+          assert.ok(
+            hits.some((h) => h.id === id),
+            `"${w}" (from skill ${skill.id} of ${card.name}) did not find it among ${hits.length} hits`,
+          );
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked >= 10, `only ${checked} checks ran`);
+  });
+
+  test('every accepted corpus tool is found by a word of its name', async () => {
+    for (const [id, toolspec] of corpusServers) {
+      const tool = (toolspec.tools as WireJson[])[0]!;
+      const w = String(tool.name).split(/[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])/).filter((s) => s.length >= 3)[0];
+      if (!w) continue;
+      const hits = await allHits({ query: w, filter: { kind: 'mcp-server' } });
+      const hit = hits.find((h) => h.id === id && h.match.type === 'tool');
+      assert.ok(hits.some((h) => h.id === id), `"${w}" did not find the server of ${tool.name}`);
+      if (hit) assert.equal(hit.interfaces[0].protocolBinding, 'MCP');
+    }
+  });
+});
+
+describe('matching', () => {
+  before(async () => {
+    const card = (name: string, url: string, skills: WireJson[]) => ({ ...v1Card(name, url), skills });
+    const skill = (id: string, name: string, description: string, tags: string[], examples: string[]) => ({ id, name, description, tags, examples });
+    await op(writer, { register: { agentCard: card('Überweisungsagent', 'https://de.example.org/a2a', [skill('ueberweisung', 'Überweisung ausführen', 'Führt eine SEPA-Überweisung aus.', ['bank', 'zahlung'], ['Überweise 50 Euro an Anna'])]) } });
+    await op(writer, { register: { agentCard: card('Agente de traducción', 'https://es.example.org/a2a', [skill('traduccion', 'Traducción de documentos', 'Traduce documentos legales al español.', ['traducción', 'idiomas'], ['Traduce este contrato'])]) } });
+    await op(writer, { register: { agentCard: card('Guida della città', 'https://it.example.org/a2a', [skill('citta', 'Consigli sulla città', 'Suggerisce musei e ristoranti in città.', ['viaggi', 'turismo'], ['Cosa vedere a Firenze?'])]) } });
+    await op(writer, { register: { agentCard: card('Agen Cuaca', 'https://id.example.org/a2a', [skill('cuaca', 'Prakiraan cuaca', 'Memberikan prakiraan cuaca untuk kota di Indonesia.', ['cuaca', 'iklim'], ['Bagaimana cuaca di Jakarta besok?'])]) } });
+    await op(writer, {
+      register: {
+        mcpServer: mcpServer('meteo', 'https://mcp.example.org/meteo'),
+        toolspec: {
+          tools: ['get_weather', 'getWeatherAlerts', 'get-weather-map'].map((name) => ({
+            name,
+            description: `Tool ${name}.`,
+            inputSchema: { type: 'object' },
+            annotations: { readOnlyHint: true },
+          })),
+        },
+      },
+    });
+  });
+
+  test('case and accents do not matter, in German, Spanish, Italian and Indonesian', async () => {
+    for (const [query, name] of [
+      ['uberweisung', 'Überweisungsagent'],
+      ['ÜBERWEISUNG', 'Überweisungsagent'],
+      ['traduccion', 'Agente de traducción'],
+      ['citta', 'Guida della città'],
+      ['CUACA', 'Agen Cuaca'],
+    ] as const) {
+      const hits = (await search({ query })).results;
+      assert.ok(hits.some((h: WireJson) => h.name === name), `"${query}" did not find ${name}`);
+    }
+  });
+
+  test('identifiers are split: get_weather, getWeatherAlerts and get-weather-map all match "weather"', async () => {
+    const hits = await allHits({ query: 'weather', filter: { kind: 'mcp-server' } });
+    const meteo = hits.filter((h) => h.name === 'meteo');
+    assert.ok(meteo.length >= 1);
+    const tools = new Set(meteo.map((h) => h.match.id));
+    const folded = meteo.reduce((n, h) => n + (h.moreInEntry ?? 0), 0);
+    assert.equal(tools.size + folded, 3, 'all three tools matched (shown or folded into the entry)');
+  });
+
+  test('a hit names its entry, what matched, its score and interfaces', async () => {
+    const [hit] = (await search({ query: 'Überweisung ausführen' })).results;
+    assert.equal(hit.name, 'Überweisungsagent');
+    assert.equal(hit.kind, 'agent');
+    assert.equal(hit.match.type, 'skill');
+    assert.equal(hit.match.id, 'ueberweisung');
+    assert.ok(hit.match.fields.includes('name'));
+    assert.equal(typeof hit.score, 'number');
+    assert.equal(hit.interfaces[0].url, 'https://de.example.org/a2a');
+  });
+});
+
+describe('filters', () => {
+  const skillsOf = (doc: WireJson): WireJson[] => doc.skills ?? [];
+  /** The stored document, as `get` answers it (cards as they are; MCP as {mcpServer, toolspec}). */
+  const fetched = new Map<string, WireJson>();
+  const docOf = async (id: string): Promise<WireJson> => {
+    if (!fetched.has(id)) fetched.set(id, resultOf(await op(reader, { get: { id } })).document);
+    return fetched.get(id)!;
+  };
+
+  test('kind narrows to agents or MCP servers', async () => {
+    for (const kind of ['agent', 'mcp-server']) {
+      const hits = await allHits({ query: 'data', filter: { kind } });
+      assert.ok(hits.length > 0);
+      assert.ok(hits.every((h) => h.kind === kind));
+    }
+  });
+
+  test('tags narrow to skills that carry the tag', async () => {
+    const hits = await allHits({ query: '', filter: { tags: ['finance'] } });
+    assert.ok(hits.length > 0);
+    for (const h of hits) {
+      const skill = skillsOf(await docOf(h.id)).find((s) => s.id === h.match.id);
+      assert.ok(skill, `hit ${h.name} / ${h.match.id} is not a known skill`);
+      assert.ok(skill.tags.map((t: string) => t.toLowerCase()).includes('finance'));
+    }
+  });
+
+  test('streaming, protocolBinding and protocolVersion narrow by the card', async () => {
+    const streaming = await allHits({ query: '', filter: { streaming: true, kind: 'agent' } });
+    assert.ok(streaming.length > 0);
+    for (const h of streaming) assert.equal((await docOf(h.id)).capabilities?.streaming, true, h.name);
+    const grpc = await allHits({ query: '', filter: { protocolBinding: 'GRPC' } });
+    for (const h of grpc) assert.ok(h.interfaces.some((i: WireJson) => i.protocolBinding === 'GRPC'));
+    const v03 = await allHits({ query: '', filter: { protocolVersion: '0.3' } });
+    for (const h of v03) assert.ok(h.interfaces.some((i: WireJson) => String(i.protocolVersion).startsWith('0.3')));
+  });
+
+  test('input and output modes match the skill or the card defaults', async () => {
+    const hits = await allHits({ query: '', filter: { inputModes: ['application/pdf'] } });
+    assert.ok(hits.length > 0);
+    for (const h of hits) {
+      const doc = await docOf(h.id);
+      const skill = skillsOf(doc).find((s) => s.id === h.match.id);
+      const modes: string[] = skill?.inputModes ?? doc.defaultInputModes ?? [];
+      assert.ok(modes.some((m) => m === 'application/pdf' || m === 'application/*' || m === '*/*'), `${h.name}: ${modes}`);
+    }
+  });
+
+  test('MCP hints apply the MCP defaults: readOnly false, destructive true when absent', async () => {
+    const readOnly = await allHits({ query: '', filter: { readOnly: true } });
+    const notDestructive = await allHits({ query: '', filter: { destructive: false } });
+    assert.ok(readOnly.length > 0);
+    const toolOf = async (h: WireJson) => ((await docOf(h.id)).toolspec.tools as WireJson[]).find((t) => t.name === h.match.id);
+    for (const h of readOnly) {
+      assert.equal(h.kind, 'mcp-server');
+      assert.equal((await toolOf(h))?.annotations?.readOnlyHint, true, `${h.name}/${h.match.id}`);
+    }
+    for (const h of notDestructive) assert.equal((await toolOf(h))?.annotations?.destructiveHint, false, `${h.name}/${h.match.id}`);
+    const destructive = await allHits({ query: '', filter: { destructive: true } });
+    let absent = 0;
+    for (const h of destructive) {
+      const hint = (await toolOf(h))?.annotations?.destructiveHint;
+      assert.notEqual(hint, false, `${h.name}/${h.match.id}`);
+      if (hint === undefined) absent++;
+    }
+    assert.ok(absent > 0, 'an absent hint counts as destructive');
+  });
+});
+
+describe('paging and streaming', () => {
+  test('paging returns every hit exactly once', async () => {
+    const all = await search({ query: 'data', limit: 100 });
+    const seen: string[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await search({ query: 'data', limit: 7, ...(pageToken ? { pageToken } : {}) });
+      assert.equal(page.total, all.total);
+      seen.push(...page.results.map((h: WireJson) => `${h.id}/${h.match.type}/${h.match.id ?? ''}`));
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+    assert.equal(seen.length, all.total);
+    assert.equal(new Set(seen).size, seen.length);
+  });
+
+  test('streaming delivers the same hits as the blocking call, in chunks', async () => {
+    const query = { search: { query: 'weather forecast', limit: 30 } };
+    const blocking = resultOf(await op(reader, query));
+    const events = await stream(reader, [dataPart(query)]);
+    const chunks = events.filter((e) => e.artifactUpdate).map((e) => e.artifactUpdate);
+    assert.ok(chunks.length > 1, 'more than one chunk');
+    assert.equal(chunks[0].append ?? false, false);
+    assert.ok(chunks.slice(1).every((c) => c.append === true));
+    assert.equal(chunks.at(-1).lastChunk, true);
+    assert.ok(chunks.every((c) => c.artifact.name === 'search-results' && c.artifact.artifactId === chunks[0].artifact.artifactId));
+    const streamed = chunks.flatMap((c) => c.artifact.parts.find((p: WireJson) => p.data).data.results);
+    assert.deepEqual(streamed, blocking.results);
+    assert.equal(chunks.at(-1).artifact.parts.find((p: WireJson) => p.data).data.total, blocking.total);
+    assert.equal(events.at(-1)!.statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+  });
+
+  test('a text-only message is a search for that text', async () => {
+    const task = await send(reader, [textPart('Überweisung')]);
+    assert.equal(resultOf(task).results[0].name, 'Überweisungsagent');
+    assert.ok(task.artifacts[0].parts.some((p: WireJson) => typeof p.text === 'string' && p.text.includes('Überweisungsagent')));
+  });
+});
+
+describe('freshness', () => {
+  test('a just-registered agent is found at once; an unregistered one is gone at once', async () => {
+    const { id } = resultOf(await op(writer, { register: { agentCard: v1Card('Quokka Scheduler', 'https://quokka.example.org/a2a') } }));
+    assert.equal((await search({ query: 'quokka' })).results[0]?.id, id);
+    resultOf(await op(writer, { unregister: { id } }));
+    assert.equal((await search({ query: 'quokka' })).total, 0);
+  });
+
+  test('an update replaces the indexed skills', async () => {
+    const card = v1Card('Narwhal Agent', 'https://narwhal.example.org/a2a');
+    const { id } = resultOf(await op(writer, { register: { agentCard: card } }));
+    card.skills = [{ id: 'juggle', name: 'Juggle pineapples', description: 'Juggles.', tags: ['circus'], examples: ['juggle'] }];
+    resultOf(await op(writer, { register: { agentCard: card } }));
+    assert.ok((await search({ query: 'pineapples' })).results.some((h: WireJson) => h.id === id));
+    assert.ok(!(await allHits({ query: 'translate invoice' })).some((h) => h.id === id && h.match.type === 'skill'));
+  });
+
+  test('a restart gives the same results', async () => {
+    const queries = [{ query: 'weather' }, { query: 'data', filter: { kind: 'agent' } }, { query: '', filter: { readOnly: true } }];
+    const before = await Promise.all(queries.map((q) => search({ ...q, limit: 50 })));
+    await registry.close();
+    registry = await startTestRegistry({ REGISTRY_DATA_DIR: registry.dataDir });
+    reader = await sdkClient(registry.url);
+    const after = await Promise.all(queries.map((q) => search({ ...q, limit: 50 })));
+    const strip = (p: WireJson) => p.results.map((h: WireJson) => [h.id, h.match.type, h.match.id, h.score]);
+    for (let i = 0; i < queries.length; i++) {
+      assert.equal(after[i].total, before[i].total);
+      assert.deepEqual(strip(after[i]), strip(before[i]));
+    }
+  });
+});
