@@ -1,0 +1,203 @@
+/**
+ * `a2a-registry validate <file>...`: the registry's own checks, offline. Each file is an A2A
+ * agent card, an MCP toolspec ({"tools": [...]}) or a stored MCP server document
+ * ({"mcpServer": {...}, "toolspec": {...}}); the kind is detected from the content.
+ *
+ * Sizes are measured as the registry measures an uploaded file: its bytes (for a combined
+ * MCP document, the compact serialisation of its toolspec, as for a data part).
+ * Exit code: 0 when every file is valid, 1 when any is invalid, unreadable or not JSON.
+ */
+import { readFile } from 'node:fs/promises';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { EntryKind, Finding } from '../../contract/types.js';
+import { compactJsonBytes, createDocumentValidator, type DocumentValidator, type Verdict } from '../../validation/index.js';
+
+export const DEFAULT_MAX_BYTES = 10_240;
+
+export interface ValidateOptions {
+  json: boolean;
+  maxBytes: number;
+  warnInsecureHttp: boolean;
+  serverName?: string;
+  serverUrl?: string;
+}
+
+/** Where output goes; injectable for tests. */
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  color: boolean;
+  readStdin: () => Promise<Buffer>;
+}
+
+type DocumentKind = EntryKind | 'mcp-toolspec';
+
+export type FileResult =
+  | ({ file: string; documentKind: DocumentKind } & Verdict)
+  | { file: string; valid: false; error: { code: 'READ_ERROR' | 'NOT_JSON'; message: string } };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Members only an agent card has; some cards in the wild also carry a `tools` list of their own. */
+const CARD_MARKERS = ['name', 'supportedInterfaces', 'protocolVersion', 'skills', 'capabilities', 'url', 'defaultInputModes', 'defaultOutputModes'];
+
+/**
+ * A stored MCP document has both `mcpServer` and `toolspec`; a toolspec (a tools/list result)
+ * has `tools` and none of the agent card members; anything else is treated as an agent card.
+ */
+export function detectKind(doc: unknown): DocumentKind {
+  if (isObject(doc) && 'mcpServer' in doc && 'toolspec' in doc) return 'mcp-server';
+  if (isObject(doc) && 'tools' in doc && !CARD_MARKERS.some((k) => k in doc)) return 'mcp-toolspec';
+  if (Array.isArray(doc) && doc.length > 0 && doc.every((t) => isObject(t) && 'inputSchema' in t)) return 'mcp-toolspec';
+  return 'agent';
+}
+
+/** A toolspec validated on its own still needs server metadata; this one is never reported on. */
+const STANDALONE_SERVER = { name: 'toolspec', url: 'https://mcp.server.invalid/mcp' };
+
+function validateDocument(validator: DocumentValidator, doc: unknown, bytes: number, opts: ValidateOptions): { kind: DocumentKind; verdict: Verdict } {
+  const kind = detectKind(doc);
+  if (kind === 'agent') return { kind, verdict: validator.validateAgentCard(doc, bytes) };
+  if (kind === 'mcp-server' && isObject(doc)) {
+    return { kind, verdict: validator.validateMcpServer(doc.mcpServer, doc.toolspec, compactJsonBytes(doc.toolspec)) };
+  }
+  const given = opts.serverName !== undefined || opts.serverUrl !== undefined;
+  if (given) {
+    const server = { name: opts.serverName ?? '', url: opts.serverUrl ?? '' };
+    return { kind, verdict: validator.validateMcpServer(server, doc, bytes) };
+  }
+  // Without --server-name/--server-url only the toolspec is checked.
+  const verdict = validator.validateMcpServer(STANDALONE_SERVER, doc, bytes);
+  const keep = (f: Finding): boolean => !f.path.startsWith('/mcpServer');
+  return { kind, verdict: { ...verdict, errors: verdict.errors.filter(keep), warnings: verdict.warnings.filter(keep) } };
+}
+
+async function validateFile(validator: DocumentValidator, file: string, opts: ValidateOptions, io: Io): Promise<FileResult> {
+  let buf: Buffer;
+  try {
+    buf = file === '-' ? await io.readStdin() : await readFile(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    return { file, valid: false, error: { code: 'READ_ERROR', message: `cannot read ${file}: ${why}` } };
+  }
+  let doc: unknown;
+  try {
+    // A UTF-8 byte order mark is tolerated when parsing; it still counts towards the size.
+    const text = buf.toString('utf8');
+    doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (err) {
+    return { file, valid: false, error: { code: 'NOT_JSON', message: `${file} is not valid JSON: ${(err as Error).message}` } };
+  }
+  const { kind, verdict } = validateDocument(validator, doc, buf.length, opts);
+  return { file, documentKind: kind, ...(kind === 'mcp-toolspec' ? relativeToToolspec(verdict) : verdict) };
+}
+
+/**
+ * The validator reports paths into the stored document {mcpServer, toolspec}; for a bare
+ * toolspec file, point into the file itself ("/tools/0/name", not "/toolspec/tools/0/name").
+ */
+function relativeToToolspec(v: Verdict): Verdict {
+  const path = (p: string): string => (p === '/toolspec' ? '' : p.startsWith('/toolspec/') ? p.slice('/toolspec'.length) : p);
+  const text = (s: string): string => s.replaceAll('/toolspec/', '/').replace('The MCP server registration is', 'The toolspec is');
+  const finding = (f: Finding): Finding => ({ ...f, path: path(f.path), message: text(f.message) });
+  const out: Verdict = { ...v, errors: v.errors.map(finding), warnings: v.warnings.map(finding) };
+  if (v.message !== undefined) out.message = text(v.message);
+  return out;
+}
+
+// --- human output --------------------------------------------------------------------------
+
+const paint = (on: boolean, code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s);
+
+function describe(r: Extract<FileResult, { documentKind: DocumentKind }>): string {
+  const what =
+    r.documentKind === 'agent'
+      ? r.generation
+        ? `A2A v${r.generation} agent card`
+        : 'agent card'
+      : r.documentKind === 'mcp-toolspec'
+        ? 'MCP toolspec'
+        : 'MCP server document';
+  return `${what}, ${r.sizeBytes.toLocaleString('en-US')} bytes`;
+}
+
+function formatFinding(f: Finding, label: string, colour: (s: string) => string, dim: (s: string) => string): string {
+  const where = f.path === '' ? '(document)' : f.path;
+  let s = `  ${colour(label)} ${where}: ${f.message}${f.rule ? dim(` [${f.rule}]`) : ''}\n`;
+  if (f.hint) s += `  ${' '.repeat(label.length)} ${dim('hint:')} ${f.hint}\n`;
+  return s;
+}
+
+export function formatHuman(results: FileResult[], color: boolean): string {
+  const red = paint(color, '31');
+  const green = paint(color, '32');
+  const yellow = paint(color, '33');
+  const dim = paint(color, '2');
+  const bold = paint(color, '1');
+  let out = '';
+  for (const r of results) {
+    if ('error' in r) {
+      out += `${red('✗ invalid')} ${bold(r.file)}: ${r.error.message}\n`;
+      continue;
+    }
+    out += r.valid ? `${green('✓ valid')}   ${bold(r.file)} (${describe(r)})\n` : `${red('✗ invalid')} ${bold(r.file)} (${describe(r)}): ${r.errorCode}\n  ${r.message}\n`;
+    for (const f of r.errors) out += formatFinding(f, 'error  ', red, dim);
+    for (const f of r.warnings) out += formatFinding(f, 'warning', yellow, dim);
+  }
+  const invalid = results.filter((r) => !r.valid).length;
+  if (results.length > 1) out += `\n${results.length - invalid} valid, ${invalid} invalid\n`;
+  return out;
+}
+
+// --- command -------------------------------------------------------------------------------
+
+export async function runValidate(files: string[], opts: ValidateOptions, io: Io): Promise<number> {
+  const validator = createDocumentValidator({ maxDocumentBytes: opts.maxBytes, warnInsecureHttp: opts.warnInsecureHttp });
+  const results: FileResult[] = [];
+  for (const file of files) results.push(await validateFile(validator, file, opts, io));
+  if (opts.json) {
+    io.out(JSON.stringify({ valid: results.every((r) => r.valid), maxBytes: opts.maxBytes, results }, null, 2) + '\n');
+  } else {
+    io.out(formatHuman(results, io.color));
+  }
+  return results.every((r) => r.valid) ? 0 : 1;
+}
+
+function positiveInt(value: string): number {
+  if (!/^[1-9][0-9]*$/.test(value.trim())) throw new InvalidArgumentError('must be a positive whole number of bytes');
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('is too large');
+  return n;
+}
+
+async function readStdin(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks);
+}
+
+export function defaultIo(): Io {
+  const color = process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+  return { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), color, readStdin };
+}
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description('check A2A agent cards and MCP toolspecs offline, with the registry\'s own rules')
+    .argument('<file...>', 'JSON files: agent cards, toolspecs ({"tools": [...]}) or {"mcpServer", "toolspec"} documents; "-" reads stdin')
+    .option('--json', 'print machine-readable results', false)
+    .addOption(new Option('--max-bytes <n>', 'size limit of one document, in bytes').argParser(positiveInt).default(DEFAULT_MAX_BYTES))
+    .option('--warn-insecure-http', 'warn about plain-http URLs', false)
+    .option('--server-name <name>', 'MCP server name to validate with a toolspec')
+    .option('--server-url <url>', 'MCP server URL to validate with a toolspec')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 when every file is valid, 1 when any file is invalid, unreadable or not JSON, 2 on usage errors.\n' +
+        'Examples:\n  a2a-registry validate .well-known/agent-card.json\n  a2a-registry validate --json --server-url https://mcp.acme.dev/mcp --server-name files toolspec.json',
+    )
+    .action(async (files: string[], options: ValidateOptions) => {
+      process.exitCode = await runValidate(files, options, defaultIo());
+    });
+}

@@ -1,0 +1,171 @@
+/**
+ * `a2a-registry validate` run as a child process on corpus files, as a user would run it:
+ * `node --import tsx src/cli/main.ts validate ...`.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const corpus = fileURLToPath(new URL('../../shared/corpus/', import.meta.url));
+const card = (f: string): string => join(corpus, 'cards', f);
+const toolspec = (f: string): string => join(corpus, 'toolspecs', f);
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], input?: string): Run {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+    input,
+    env: { ...process.env, NO_COLOR: '' },
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface JsonResult {
+  file: string;
+  valid: boolean;
+  documentKind?: string;
+  generation?: string;
+  errorCode?: string;
+  message?: string;
+  sizeBytes?: number;
+  errors?: Array<{ path: string; message: string; hint?: string; rule?: string }>;
+  warnings?: Array<{ path: string; rule?: string }>;
+  error?: { code: string; message: string };
+}
+
+function json(run: Run): { valid: boolean; results: JsonResult[] } {
+  return JSON.parse(run.stdout) as { valid: boolean; results: JsonResult[] };
+}
+
+test('a valid v1.0 card: exit 0, readable output without colour when not a TTY', () => {
+  const r = cli(['validate', card('michaelcolenso__babynames__apps_web_public_wk_agent-card.json')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /valid .*A2A v1\.0 agent card, 1,725 bytes/);
+  assert.ok(!r.stdout.includes('\u001b['), 'no ANSI colour codes when stdout is not a TTY');
+});
+
+test('an invalid card: exit 1, each finding with path, message and hint', () => {
+  const r = cli(['validate', card('UltravioletaDAO__x402-rs__static_wk_agent-card.json')]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /invalid .*VALIDATION_FAILED/);
+  assert.match(r.stdout, /error +\/supportedInterfaces\/0\/protocolBinding: required field "protocolBinding" is missing/);
+  assert.match(r.stdout, /hint: Rename "transport" to "protocolBinding"/);
+  assert.match(r.stdout, /error +\/capabilities: must be an object, found an array/);
+});
+
+test('--json: machine output for several files, cards and toolspecs detected by content', () => {
+  const files = [
+    card('Shiv33ndu__songgenerationa2a__agent-card.json'),
+    card('Palo-Alto-AI-Research-Lab__agent-leash__agent-card.json'),
+    toolspec('slack.json'),
+    toolspec('tavily.json'),
+  ];
+  const r = cli(['validate', '--json', ...files]);
+  assert.equal(r.code, 1);
+  const out = json(r);
+  assert.equal(out.valid, false);
+  const [v03, unsupported, slack, tavily] = out.results;
+  assert.deepEqual([v03!.valid, v03!.documentKind, v03!.generation], [true, 'agent', '0.3']);
+  assert.equal(unsupported!.errorCode, 'UNSUPPORTED_VERSION');
+  assert.deepEqual([slack!.valid, slack!.documentKind], [true, 'mcp-toolspec']);
+  assert.equal(tavily!.errorCode, 'TOO_LARGE');
+  assert.match(tavily!.message!, /11,731 bytes.*10,240 bytes/);
+});
+
+test('--max-bytes overrides the 10,240-byte default', () => {
+  const r = cli(['validate', '--max-bytes', '20000', '--json', toolspec('tavily.json'), toolspec('datadog.json')]);
+  assert.equal(r.code, 0, r.stdout);
+  assert.equal(json(r).valid, true);
+  const tight = cli(['validate', '--max-bytes', '600', card('agentcollusion__agent-card-scanner-core__examples_unsigned-card.json')]);
+  assert.equal(tight.code, 1);
+  assert.match(tight.stdout, /602 bytes; the limit is 600 bytes/);
+});
+
+test('bare toolspec paths point into the file; --server-url/--server-name validate the metadata too', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-registry-cli-'));
+  const file = join(dir, 'toolspec.json');
+  writeFileSync(file, JSON.stringify({ tools: [{ name: 'find', inputSchema: { type: 'string' } }] }));
+  const r = cli(['validate', '--json', file]);
+  assert.equal(r.code, 1);
+  const res = json(r).results[0]!;
+  assert.equal(res.errors![0]!.path, '/tools/0/inputSchema/type');
+  assert.equal(res.warnings![0]!.path, '/tools/0/description');
+  const withServer = cli(['validate', '--json', '--server-name', 'files', '--server-url', 'ftp://files', toolspec('slack.json')]);
+  assert.equal(withServer.code, 1);
+  assert.equal(json(withServer).results[0]!.errors![0]!.path, '/mcpServer/url');
+});
+
+test('stdin with "-"', () => {
+  const r = cli(['validate', '--json', '-'], readFileSync(card('Shiv33ndu__songgenerationa2a__agent-card.json'), 'utf8'));
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.equal(json(r).results[0]!.generation, '0.3');
+});
+
+test('a missing file or a file that is not JSON: exit 1 with a clear message', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-registry-cli-'));
+  const bad = join(dir, 'bad.json');
+  writeFileSync(bad, '{"name": "x",');
+  const r = cli(['validate', join(dir, 'missing.json'), bad]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /cannot read .*missing\.json: no such file/);
+  assert.match(r.stdout, /bad\.json is not valid JSON/);
+  const j = json(cli(['validate', '--json', join(dir, 'missing.json')]));
+  assert.equal(j.results[0]!.error!.code, 'READ_ERROR');
+});
+
+test('usage errors exit 2; --help exits 0', () => {
+  assert.equal(cli(['validate']).code, 2);
+  assert.equal(cli(['validate', '--no-such-option', 'x.json']).code, 2);
+  const badLimit = cli(['validate', '--max-bytes', 'ten', 'x.json']);
+  assert.equal(badLimit.code, 2);
+  assert.match(badLimit.stderr, /max-bytes/);
+  const help = cli(['--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /Usage: a2a-registry/);
+  assert.match(help.stdout, /validate/);
+  const validateHelp = cli(['validate', '--help']);
+  assert.equal(validateHelp.code, 0);
+  assert.match(validateHelp.stdout, /--max-bytes/);
+});
+
+test('the whole corpus through the CLI agrees with the verdict table', () => {
+  const table = JSON.parse(readFileSync(new URL('./fixtures/corpus-verdicts.json', import.meta.url), 'utf8')) as {
+    cards: Record<string, { verdict: string; errorCode?: string }>;
+    toolspecs: Record<string, { verdict: string; errorCode?: string }>;
+  };
+  const files = [
+    ...readdirSync(join(corpus, 'cards')).filter((f) => f.endsWith('.json')).map((f) => ['cards', f] as const),
+    ...readdirSync(join(corpus, 'toolspecs')).filter((f) => f.endsWith('.json')).map((f) => ['toolspecs', f] as const),
+  ];
+  const r = cli(['validate', '--json', ...files.map(([kind, f]) => join(corpus, kind, f))]);
+  assert.equal(r.code, 1);
+  const results = json(r).results;
+  assert.equal(results.length, files.length);
+  files.forEach(([kind, f], i) => {
+    const expected = table[kind][f]!;
+    assert.equal(results[i]!.valid, expected.verdict === 'accept', f);
+    assert.equal(results[i]!.errorCode, expected.errorCode, f);
+  });
+});
+
+test('bin/a2a-registry.js runs the built CLI (when dist/ exists)', (t) => {
+  if (!existsSync(join(repo, 'dist/src/cli/main.js'))) {
+    t.skip('run `npm run build` first');
+    return;
+  }
+  const r = spawnSync(process.execPath, ['bin/a2a-registry.js', 'validate', card('michaelcolenso__babynames__apps_web_public_wk_agent-card.json')], { cwd: repo, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /A2A v1\.0 agent card/);
+});
