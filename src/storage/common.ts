@@ -74,6 +74,11 @@ export function isEntryKind(value: unknown): value is EntryKind {
   return value === 'agent' || value === 'mcp-server';
 }
 
+/** A change-sequence argument as a non-negative integer (garbage reads as "from the start"). */
+export function normalizeSeq(seq: number): number {
+  return Number.isFinite(seq) && seq > 0 ? Math.floor(seq) : 0;
+}
+
 /** Upper bound for `list` page sizes, whatever a caller asks for. */
 export const MAX_LIST_LIMIT = 1000;
 

@@ -32,6 +32,7 @@ import {
   decodeCursor,
   encodeCursor,
   isUuid,
+  normalizeSeq,
   rowToEntry,
   type EntryRowFields,
 } from '../common.js';
@@ -320,7 +321,7 @@ export class SqliteStore implements RegistryStore {
     const db = this.#requireDb();
     const rows = db
       .prepare('SELECT seq, entry_id, op FROM changes WHERE seq > ? ORDER BY seq ASC LIMIT ?')
-      .all(seq, clampLimit(limit)) as { seq: number; entry_id: string; op: Change['op'] }[];
+      .all(normalizeSeq(seq), clampLimit(limit)) as { seq: number; entry_id: string; op: Change['op'] }[];
     return rows.map((row) => ({ seq: row.seq, id: row.entry_id, op: row.op }));
   }
 

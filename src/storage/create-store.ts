@@ -1,0 +1,25 @@
+/**
+ * Picks the storage engine from configuration: a PostgreSQL URL means the scaled-out
+ * deployment (several replicas share the database); anything else the embedded SQLite file.
+ */
+import { join } from 'node:path';
+import type { RegistryStore } from './types.js';
+import { SqliteStore } from './sqlite/index.js';
+import { PostgresStore } from './postgres/index.js';
+
+export interface StoreConfig {
+  /** DATABASE_URL; a postgres:// or postgresql:// URL selects PostgreSQL. */
+  databaseUrl?: string;
+  /** REGISTRY_DATA_DIR; the SQLite file lives here as registry.db. */
+  dataDir: string;
+}
+
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//i.test(url.trim());
+}
+
+/** Returns an unopened store; call `open()` before use. */
+export function createStore(config: StoreConfig): RegistryStore {
+  if (isPostgresUrl(config.databaseUrl)) return new PostgresStore({ url: config.databaseUrl.trim() });
+  return new SqliteStore({ file: join(config.dataDir, 'registry.db') });
+}

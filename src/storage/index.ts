@@ -1,0 +1,5 @@
+export type * from './types.js';
+export { createStore, isPostgresUrl, type StoreConfig } from './create-store.js';
+export { InvalidCursorError, SchemaTooNewError } from './common.js';
+export { SqliteStore } from './sqlite/index.js';
+export { PostgresStore, listenForChanges, type ChangeListener } from './postgres/index.js';

@@ -1,0 +1,169 @@
+/**
+ * Versioned schema migrations for the PostgreSQL store.
+ *
+ * Several replicas may start at the same moment against one database. All of them call
+ * `migratePostgres`; a session-level advisory lock makes them take turns, and whoever comes
+ * second re-reads the applied versions and finds nothing left to do. Each migration runs in
+ * its own transaction with the row that records it, so it is applied entirely or not at all.
+ * Migrations are append-only: never edit one that has shipped, add the next version.
+ */
+import type pg from 'pg';
+import { SchemaTooNewError } from '../common.js';
+
+export interface PostgresMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Advisory lock keys; arbitrary constants, namespaced by the "A2AR" prefix (0x41324152). */
+export const MIGRATION_LOCK_KEY = 0x41324152_0001;
+export const CHANGE_LOCK_KEY = 0x41324152_0002;
+
+/** The channel `pg_notify` announces committed change sequences on. */
+export const CHANGES_CHANNEL = 'registry_changes';
+
+/**
+ * The SDK's task tables copy the `a2a-db` CLI's own migrations column for column (names,
+ * types, `collate "C"`, primary-key and index names; @a2a-js/sdk 1.3.0 dist/cli/run.js), which
+ * are not exported: `DatabaseTaskStore` depends on exactly those keys for its upsert.
+ */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'entries, revisions, changes, SDK task tables',
+    sql: `
+      -- list_seq orders entries newest first for keyset paging; set once at creation.
+      CREATE TABLE entries (
+        id               uuid        NOT NULL PRIMARY KEY,
+        list_seq         bigint      GENERATED ALWAYS AS IDENTITY UNIQUE,
+        kind             text        NOT NULL CHECK (kind IN ('agent', 'mcp-server')),
+        identity_url     text        NOT NULL,
+        owner            text        NOT NULL,
+        current_revision integer     NOT NULL CHECK (current_revision >= 1),
+        created_at       timestamptz NOT NULL,
+        updated_at       timestamptz NOT NULL,
+        CONSTRAINT entries_identity_key UNIQUE (kind, identity_url)
+      );
+      CREATE INDEX entries_kind_list_idx  ON entries (kind, list_seq);
+      CREATE INDEX entries_owner_list_idx ON entries (owner, list_seq);
+
+      -- author: who wrote the revision (an admin, when not the owner).
+      CREATE TABLE entry_revisions (
+        entry_id         uuid        NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
+        revision         integer     NOT NULL,
+        name             text        NOT NULL,
+        description      text        NOT NULL,
+        protocol_version text,
+        interfaces       text        NOT NULL,
+        document_text    text        NOT NULL,
+        content_hash     text        NOT NULL,
+        author           text        NOT NULL,
+        created_at       timestamptz NOT NULL,
+        PRIMARY KEY (entry_id, revision)
+      );
+
+      -- No foreign key: a 'delete' change outlives its entry.
+      CREATE TABLE changes (
+        seq      bigserial   PRIMARY KEY,
+        entry_id uuid        NOT NULL,
+        op       text        NOT NULL CHECK (op IN ('upsert', 'delete')),
+        at       timestamptz NOT NULL DEFAULT now()
+      );
+
+      -- Records a change as the last step of a write transaction, in one round trip.
+      -- A sequence hands out numbers in call order, not commit order: without the lock, a
+      -- replica could read seq 6 (committed) before seq 5 commits, move its cursor to 6 and
+      -- never see 5. The transaction-scoped lock is held from taking the number until the
+      -- commit is visible, so sequence order is commit order. It serialises only this final
+      -- step (and the commit's flush) of writes that really change something.
+      -- pg_notify is transactional: listeners hear about the change only once it committed.
+      CREATE FUNCTION registry_record_change(p_entry uuid, p_op text) RETURNS bigint
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_seq bigint;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(${CHANGE_LOCK_KEY});
+        INSERT INTO changes (entry_id, op) VALUES (p_entry, p_op) RETURNING seq INTO v_seq;
+        PERFORM pg_notify('${CHANGES_CHANNEL}', v_seq::text);
+        RETURN v_seq;
+      END
+      $fn$;
+
+      CREATE TABLE tasks (
+        tenant              varchar(255) collate "C" NOT NULL,
+        owner               varchar(255) collate "C" NOT NULL,
+        id                  varchar(36)  collate "C" NOT NULL,
+        context_id          varchar(36)  collate "C" NOT NULL,
+        status_last_updated bigint NOT NULL,
+        status_state        varchar(255) collate "C",
+        status              text,
+        artifacts           text,
+        history             text,
+        metadata            text,
+        protocol_version    varchar(255),
+        CONSTRAINT tasks_pkey PRIMARY KEY (tenant, owner, id)
+      );
+      CREATE INDEX tasks_scope_updated_idx ON tasks (tenant, owner, status_last_updated, id);
+      CREATE INDEX tasks_scope_context_updated_idx
+        ON tasks (tenant, owner, context_id, status_last_updated, id);
+      -- Ours, not the SDK's: pruning walks all tasks by age.
+      CREATE INDEX tasks_updated_idx ON tasks (status_last_updated, id);
+
+      CREATE TABLE push_notification_configs (
+        tenant           varchar(255) collate "C" NOT NULL,
+        owner            varchar(255) collate "C" NOT NULL,
+        task_id          varchar(36)  collate "C" NOT NULL,
+        config_id        varchar(36)  collate "C" NOT NULL,
+        config_data      text,
+        protocol_version varchar(255),
+        CONSTRAINT push_notification_configs_pkey PRIMARY KEY (tenant, owner, task_id, config_id)
+      );
+    `,
+  },
+];
+
+export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
+
+async function appliedVersion(client: pg.PoolClient | pg.Client): Promise<number> {
+  const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM registry_migrations');
+  return rows[0]?.v ?? 0;
+}
+
+/**
+ * Applies pending migrations on `client` (a dedicated connection: the advisory lock belongs
+ * to the session). Returns the schema version the database ends at.
+ */
+export async function migratePostgres(client: pg.PoolClient | pg.Client, where: string): Promise<number> {
+  // Waiting for another replica's migration must not trip the pool's statement_timeout.
+  await client.query(`SET statement_timeout = '10min'`);
+  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+  try {
+    await client.query(`CREATE TABLE IF NOT EXISTS registry_migrations (
+      version    integer PRIMARY KEY,
+      name       text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const found = await appliedVersion(client);
+    if (found > POSTGRES_SCHEMA_VERSION) throw new SchemaTooNewError(found, POSTGRES_SCHEMA_VERSION, where);
+    for (const migration of POSTGRES_MIGRATIONS) {
+      if (migration.version <= found) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO registry_migrations (version, name) VALUES ($1, $2)', [
+          migration.version,
+          migration.name,
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    }
+    return await appliedVersion(client);
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await client.query('RESET statement_timeout').catch(() => undefined);
+  }
+}

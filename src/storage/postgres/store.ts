@@ -1,0 +1,425 @@
+/**
+ * The scaled-out store: PostgreSQL shared by any number of registry replicas.
+ *
+ * Every write is one transaction on one pooled connection. A resolved write has committed,
+ * and PostgreSQL's COMMIT returns only after the WAL is flushed (synchronous_commit, checked
+ * at open). Concurrency between replicas is settled by the database, never by process memory:
+ * see `upsert` for the per-identity protocol and `registry_record_change` (migrations.ts) for
+ * why change sequences follow commit order.
+ */
+import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
+import type { TaskStore } from '@a2a-js/sdk/server';
+import { v4 as uuidv4 } from 'uuid';
+import type { EntryKind } from '../../contract/types.js';
+import type {
+  Actor,
+  Change,
+  DeleteOutcome,
+  EntryWrite,
+  ListQuery,
+  ListResult,
+  RegistryStore,
+  RetentionPolicy,
+  StoredEntry,
+  UpsertOutcome,
+} from '../types.js';
+import {
+  FINISHED_TASK_STATES,
+  clampLimit,
+  decodeCursor,
+  encodeCursor,
+  isEntryKind,
+  isUuid,
+  normalizeSeq,
+  rowToEntry,
+  type EntryRowFields,
+} from '../common.js';
+import { migratePostgres } from './migrations.js';
+
+export interface PostgresStoreOptions {
+  /** postgres:// or postgresql:// connection URL. */
+  url: string;
+  /** Connections per process (default 10). Mind max_connections × replicas. */
+  poolMax?: number;
+  /** Rows per batch in `scan()`. */
+  scanBatchSize?: number;
+  /** Server-side limit for one statement (ms, default 15 s). */
+  statementTimeoutMs?: number;
+}
+
+interface EntryRow extends EntryRowFields {
+  list_seq: string;
+}
+
+const ENTRY_COLUMNS = `
+  e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
+  r.revision, r.name, r.description, r.protocol_version, r.interfaces,
+  r.document_text, r.content_hash, r.created_at AS revision_created_at`;
+
+const CURRENT_JOIN = `entries e JOIN entry_revisions r
+  ON r.entry_id = e.id AND r.revision = e.current_revision`;
+
+/** How often `upsert` retries when the entry it found vanished (deleted) before it locked it. */
+const MAX_UPSERT_ATTEMPTS = 5;
+const PING_TIMEOUT_MS = 3000;
+
+/** Removes the password from a URL before it appears in an error message. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured PostgreSQL database';
+  }
+}
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+export class PostgresStore implements RegistryStore {
+  readonly engine = 'postgres';
+  readonly taskStore: TaskStore;
+
+  readonly #url: string;
+  readonly #pool: pg.Pool;
+  readonly #kysely: Kysely<unknown>;
+  readonly #scanBatchSize: number;
+  #opened = false;
+  #closed = false;
+
+  constructor(options: PostgresStoreOptions) {
+    this.#url = options.url;
+    this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
+    this.#pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolMax ?? 10,
+      // Fail a request quickly when the database is unreachable instead of queueing forever.
+      connectionTimeoutMillis: 5000,
+      // Give idle connections back, so replicas × pool size does not pin max_connections.
+      idleTimeoutMillis: 30_000,
+      // A runaway query must not hold a connection (and locks) indefinitely...
+      statement_timeout: options.statementTimeoutMs ?? 15_000,
+      // ...nor a client that died mid-transaction keep its row locks.
+      idle_in_transaction_session_timeout: 30_000,
+      // Client-side backstop when the server cannot even answer (network partition).
+      query_timeout: (options.statementTimeoutMs ?? 15_000) + 5000,
+      // Notice half-open connections after a failover instead of waiting on them.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      application_name: 'a2a-registry',
+    });
+    // An idle client whose connection drops (database restart, failover) emits 'error' on
+    // the pool; without a listener Node would crash the process. The pool already discards
+    // that client and opens fresh connections on demand, which is how we recover by ourselves.
+    this.#pool.on('error', () => undefined);
+    // A connection that drops while checked out (a query in flight when the server restarts)
+    // makes pg emit 'error' on that client, and pg-pool listens only on idle ones: the
+    // emit would be an uncaught exception. The failed query already rejects, and the client,
+    // now marked unusable, is discarded on release; this listener only absorbs the echo.
+    // Registered per connection so it also covers Kysely's (the SDK task store's) checkouts.
+    this.#pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+    });
+    this.#kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: this.#pool }) });
+    this.taskStore = new DatabaseTaskStore(this.#kysely);
+  }
+
+  async open(): Promise<void> {
+    if (this.#opened) return;
+    if (this.#closed) throw new Error('PostgresStore was closed; create a new instance.');
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw new Error(`Cannot connect to ${redact(this.#url)}: ${(error as Error).message}`, { cause: error });
+    }
+    let failure: Error | undefined;
+    try {
+      const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+      if (rows[0]?.synchronous_commit === 'off') {
+        throw new Error(
+          'PostgreSQL runs with synchronous_commit=off: a committed registration could be lost in a ' +
+            'crash after it was acknowledged. Set synchronous_commit to on (the default) for this database or role.',
+        );
+      }
+      await migratePostgres(client, redact(this.#url));
+    } catch (error) {
+      failure = error as Error;
+      throw error;
+    } finally {
+      client.release(failure);
+    }
+    this.#opened = true;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Kysely ends the pool only if it ever used it; end it here otherwise.
+    await this.#kysely.destroy();
+    if (!this.#pool.ending) await this.#pool.end();
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.#closed) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+    });
+    // pool.query releases a failed connection as broken, so the pool heals itself.
+    const probe = this.#pool.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([probe, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Runs `fn` in a transaction on one connection. On any error the connection is released
+   * as broken and discarded: after a failed query we cannot be sure what state it is in.
+   */
+  async #transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let failure: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release(failure);
+    }
+  }
+
+  async #current(db: Queryable, id: string): Promise<StoredEntry | undefined> {
+    const { rows } = await db.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id = $1`, [id]);
+    return rows[0] ? rowToEntry(rows[0]) : undefined;
+  }
+
+  async #insertRevision(
+    db: Queryable,
+    id: string,
+    revision: number,
+    write: EntryWrite,
+    author: string,
+    at: Date,
+  ): Promise<void> {
+    await db.query(
+      `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version,
+         interfaces, document_text, content_hash, author, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        id,
+        revision,
+        write.name,
+        write.description,
+        write.protocolVersion ?? null,
+        JSON.stringify(write.interfaces),
+        write.documentText,
+        write.contentHash,
+        author,
+        at,
+      ],
+    );
+  }
+
+  async #recordChange(db: Queryable, id: string, op: Change['op']): Promise<void> {
+    await db.query('SELECT registry_record_change($1, $2)', [id, op]);
+  }
+
+  /**
+   * Per-identity atomicity across replicas: `INSERT ... ON CONFLICT (kind, identity_url) DO
+   * NOTHING` either creates the entry or, if another transaction holds or committed that
+   * identity, waits for it and inserts nothing. The existing row is then locked with
+   * `SELECT ... FOR UPDATE`, so the owner check, the content comparison and the new revision
+   * happen while no one else can touch this entry. If the row disappeared in between (a
+   * concurrent unregister), the whole transaction is retried and will create it afresh.
+   */
+  async upsert(write: EntryWrite, actor: Actor): Promise<UpsertOutcome> {
+    for (let attempt = 1; attempt <= MAX_UPSERT_ATTEMPTS; attempt++) {
+      const outcome = await this.#transaction(async (db): Promise<UpsertOutcome | undefined> => {
+        const now = new Date();
+        const id = uuidv4();
+        const inserted = await db.query<{ id: string }>(
+          `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, 1, $5, $5)
+           ON CONFLICT (kind, identity_url) DO NOTHING
+           RETURNING id`,
+          [id, write.kind, write.identityUrl, actor.principal, now],
+        );
+        if (inserted.rowCount === 1) {
+          await this.#insertRevision(db, id, 1, write, actor.principal, now);
+          await this.#recordChange(db, id, 'upsert');
+          return { status: 'created', entry: (await this.#current(db, id))! };
+        }
+
+        // Lock the entry row alone: locking through the revisions join would make a
+        // concurrent revision bump look like a vanished row (EvalPlanQual re-checks the join).
+        const locked = await db.query<{ id: string }>(
+          'SELECT id FROM entries WHERE kind = $1 AND identity_url = $2 FOR UPDATE',
+          [write.kind, write.identityUrl],
+        );
+        const existingId = locked.rows[0]?.id;
+        if (existingId === undefined) return undefined; // deleted meanwhile: retry
+        const existing = (await this.#current(db, existingId))!;
+        if (existing.owner !== actor.principal && !actor.isAdmin) return { status: 'forbidden', existing };
+        if (existing.contentHash === write.contentHash) return { status: 'unchanged', entry: existing };
+
+        const revision = existing.revision + 1;
+        await this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
+        // The owner is left alone: an admin fixing an entry does not take it over.
+        await db.query('UPDATE entries SET current_revision = $2, updated_at = $3 WHERE id = $1', [
+          existing.id,
+          revision,
+          now,
+        ]);
+        await this.#recordChange(db, existing.id, 'upsert');
+        return { status: 'updated', entry: (await this.#current(db, existing.id))! };
+      });
+      if (outcome) return outcome;
+    }
+    throw new Error(
+      `Could not register ${write.identityUrl}: it was deleted and re-created concurrently ${MAX_UPSERT_ATTEMPTS} times in a row.`,
+    );
+  }
+
+  async get(id: string, revision?: number): Promise<StoredEntry | undefined> {
+    if (!isUuid(id)) return undefined;
+    const key = id.toLowerCase();
+    if (revision === undefined) return this.#current(this.#pool, key);
+    if (!Number.isSafeInteger(revision) || revision < 1 || revision > 2_147_483_647) return undefined;
+    const { rows } = await this.#pool.query<EntryRow>(
+      `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN entry_revisions r ON r.entry_id = e.id
+       WHERE e.id = $1 AND r.revision = $2`,
+      [key, revision],
+    );
+    return rows[0] ? rowToEntry(rows[0]) : undefined;
+  }
+
+  async list(query: ListQuery): Promise<ListResult> {
+    const limit = clampLimit(query.limit);
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (query.kind !== undefined) {
+      params.push(query.kind);
+      where.push(`e.kind = $${params.length}`);
+    }
+    if (query.owner !== undefined) {
+      params.push(query.owner);
+      where.push(`e.owner = $${params.length}`);
+    }
+    if (query.after !== undefined) {
+      params.push(decodeCursor(query.after));
+      where.push(`e.list_seq < $${params.length}`);
+    }
+    params.push(limit + 1);
+    const { rows } = await this.#pool.query<EntryRow>(
+      `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
+       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY e.list_seq DESC LIMIT $${params.length}`,
+      params,
+    );
+    const page = rows.slice(0, limit);
+    const result: ListResult = { entries: page.map(rowToEntry) };
+    if (rows.length > limit) result.next = encodeCursor(Number(page[page.length - 1]!.list_seq));
+    return result;
+  }
+
+  async remove(id: string, actor: Actor): Promise<DeleteOutcome> {
+    if (!isUuid(id)) return { status: 'not-found' };
+    const key = id.toLowerCase();
+    return this.#transaction(async (db): Promise<DeleteOutcome> => {
+      const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
+      if (locked.rowCount === 0) return { status: 'not-found' };
+      const existing = (await this.#current(db, key))!;
+      if (existing.owner !== actor.principal && !actor.isAdmin) return { status: 'forbidden', existing };
+      // entry_revisions go with it (ON DELETE CASCADE).
+      await db.query('DELETE FROM entries WHERE id = $1', [key]);
+      await this.#recordChange(db, key, 'delete');
+      return { status: 'deleted', entry: existing };
+    });
+  }
+
+  async *scan(): AsyncIterable<StoredEntry> {
+    // Keyset batches: bounded memory, and no transaction or cursor held open while the
+    // consumer works through a batch.
+    let after = 0;
+    for (;;) {
+      const { rows } = await this.#pool.query<EntryRow>(
+        `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
+         WHERE e.list_seq > $1 ORDER BY e.list_seq ASC LIMIT $2`,
+        [after, this.#scanBatchSize],
+      );
+      for (const row of rows) yield rowToEntry(row);
+      if (rows.length < this.#scanBatchSize) return;
+      after = Number(rows[rows.length - 1]!.list_seq);
+    }
+  }
+
+  async count(): Promise<Record<EntryKind, number>> {
+    const { rows } = await this.#pool.query<{ kind: string; n: string }>(
+      'SELECT kind, count(*) AS n FROM entries GROUP BY kind',
+    );
+    const counts: Record<EntryKind, number> = { agent: 0, 'mcp-server': 0 };
+    for (const row of rows) if (isEntryKind(row.kind)) counts[row.kind] = Number(row.n);
+    return counts;
+  }
+
+  async changesSince(seq: number, limit: number): Promise<Change[]> {
+    const { rows } = await this.#pool.query<{ seq: string; entry_id: string; op: Change['op'] }>(
+      'SELECT seq, entry_id, op FROM changes WHERE seq > $1 ORDER BY seq ASC LIMIT $2',
+      [normalizeSeq(seq), clampLimit(limit)],
+    );
+    return rows.map((row) => ({ seq: Number(row.seq), id: row.entry_id, op: row.op }));
+  }
+
+  async lastChangeSeq(): Promise<number> {
+    const { rows } = await this.#pool.query<{ seq: string }>('SELECT coalesce(max(seq), 0) AS seq FROM changes');
+    return Number(rows[0]?.seq ?? 0);
+  }
+
+  async pruneTasks(policy: RetentionPolicy): Promise<number> {
+    const cutoff = Date.now() - policy.maxAgeMs;
+    const finished = [...FINISHED_TASK_STATES];
+    return this.#transaction(async (db) => {
+      // The first task beyond the newest maxCount. All tasks count towards the limit, but
+      // only finished ones are removed: a running task may still be resumed.
+      const boundary = await db.query<{ status_last_updated: string; id: string; tenant: string; owner: string }>(
+        `SELECT status_last_updated, id, tenant, owner FROM tasks
+         ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
+         LIMIT 1 OFFSET $1`,
+        [Math.max(0, Math.floor(policy.maxCount))],
+      );
+      const b = boundary.rows[0];
+      const deleted = b
+        ? await db.query(
+            `DELETE FROM tasks WHERE status_state = ANY($1::text[])
+               AND (status_last_updated < $2
+                    OR (status_last_updated, id, tenant, owner) <= ($3::bigint, $4, $5, $6))`,
+            [finished, cutoff, b.status_last_updated, b.id, b.tenant, b.owner],
+          )
+        : await db.query('DELETE FROM tasks WHERE status_state = ANY($1::text[]) AND status_last_updated < $2', [
+            finished,
+            cutoff,
+          ]);
+      const removed = deleted.rowCount ?? 0;
+      if (removed > 0) {
+        await db.query(
+          `DELETE FROM push_notification_configs p WHERE NOT EXISTS (
+             SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
+        );
+      }
+      return removed;
+    });
+  }
+}

@@ -1,0 +1,545 @@
+/**
+ * One behaviour suite for `RegistryStore`, run against every engine: a real SQLite file in a
+ * temporary directory, and a real PostgreSQL server (test/support/postgres.ts). Each test
+ * gets a fresh, empty database.
+ */
+import { after, before, describe, it, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { ListTasksRequest, Task } from '@a2a-js/sdk';
+import { ServerCallContext } from '@a2a-js/sdk/server';
+import type { RegistryStore, StoredEntry } from '../src/storage/types.js';
+import { SqliteStore } from '../src/storage/sqlite/index.js';
+import { PostgresStore } from '../src/storage/postgres/index.js';
+import { createStore } from '../src/storage/create-store.js';
+import { InvalidCursorError, SchemaTooNewError } from '../src/storage/common.js';
+import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { actor, entryWrite } from './support/store-fixtures.js';
+
+interface Target {
+  /** A new store instance on this test's database (not yet opened). */
+  makeStore(options?: { scanBatchSize?: number }): RegistryStore;
+  /** Runs SQL directly against the database, bypassing the store. */
+  raw(sql: string): Promise<unknown[]>;
+}
+
+interface Engine {
+  name: string;
+  /** Undefined when the engine can run; otherwise why it is skipped. */
+  skip(): string | undefined;
+  fresh(): Promise<Target>;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+const sqliteEngine: Engine = {
+  name: 'sqlite',
+  skip: () => undefined,
+  async fresh() {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-sqlite-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    // A nested path: the store must create REGISTRY_DATA_DIR itself.
+    const file = join(dir, 'data', 'registry.db');
+    return {
+      makeStore: (options) => new SqliteStore({ file, ...options }),
+      async raw(sql) {
+        const db = new Database(file);
+        try {
+          const stmt = db.prepare(sql);
+          return stmt.reader ? stmt.all() : (stmt.run(), []);
+        } finally {
+          db.close();
+        }
+      },
+    };
+  },
+};
+
+let server: TestPostgres | undefined;
+let pgSkipReason: string | undefined;
+
+const postgresEngine: Engine = {
+  name: 'postgres',
+  skip: () => pgSkipReason,
+  async fresh() {
+    const url = await server!.createDatabase('store');
+    return {
+      makeStore: (options) => new PostgresStore({ url, poolMax: 5, ...options }),
+      async raw(sql) {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          return (await client.query(sql)).rows as unknown[];
+        } finally {
+          await client.end();
+        }
+      },
+    };
+  },
+};
+
+before(async () => {
+  const started = await startPostgres();
+  if (started.ok) {
+    server = started.pg;
+    cleanups.unshift(async () => server?.stop());
+  } else {
+    pgSkipReason = started.skipReason;
+    console.warn(`# skipping PostgreSQL storage tests: ${pgSkipReason}`);
+  }
+});
+
+/** Opens a store on a fresh database and closes it when the test ends. */
+async function openFresh(t: TestContext, engine: Engine, options?: { scanBatchSize?: number }) {
+  const target = await engine.fresh();
+  const store = target.makeStore(options);
+  await store.open();
+  t.after(() => store.close());
+  return { target, store };
+}
+
+async function listAll(store: RegistryStore, query: { kind?: 'agent' | 'mcp-server'; owner?: string }, limit: number) {
+  const seen: StoredEntry[] = [];
+  let after: string | undefined;
+  let pages = 0;
+  do {
+    const page = await store.list({ ...query, limit, ...(after ? { after } : {}) });
+    assert.ok(page.entries.length <= limit);
+    seen.push(...page.entries);
+    after = page.next;
+    pages++;
+    assert.ok(pages < 1000, 'paging does not terminate');
+  } while (after);
+  return seen;
+}
+
+for (const engine of [sqliteEngine, postgresEngine]) {
+  describe(`RegistryStore on ${engine.name}`, () => {
+    const test = (name: string, fn: (t: TestContext) => Promise<void>) =>
+      it(name, async (t) => {
+        const reason = engine.skip();
+        if (reason) {
+          t.skip(reason);
+          return;
+        }
+        await fn(t);
+      });
+
+    test('creates, updates, leaves unchanged, forbids, and lets an admin update', async (t) => {
+      const { store } = await openFresh(t, engine);
+      assert.equal(store.engine, engine.name);
+      const alice = actor('alice');
+      const url = 'https://agents.example.com/a2a';
+
+      const created = await store.upsert(entryWrite('agent', url, '1', 'Invoice Agent'), alice);
+      assert.equal(created.status, 'created');
+      const entry = created.entry;
+      assert.match(entry.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.equal(entry.revision, 1);
+      assert.equal(entry.owner, 'alice');
+      assert.equal(entry.kind, 'agent');
+      assert.equal(entry.name, 'Invoice Agent');
+      assert.equal(entry.protocolVersion, '1.0');
+      assert.equal(entry.identityUrl, url);
+      assert.deepEqual(entry.interfaces, [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+      assert.equal(entry.createdAt, entry.updatedAt);
+      assert.ok(!Number.isNaN(Date.parse(entry.createdAt)));
+      assert.deepEqual(await store.get(entry.id), entry);
+
+      const same = await store.upsert(entryWrite('agent', url, '1', 'Invoice Agent'), alice);
+      assert.equal(same.status, 'unchanged');
+      assert.ok(same.status === 'unchanged');
+      assert.equal(same.entry.id, entry.id);
+      assert.equal(same.entry.revision, 1);
+
+      const updated = await store.upsert(entryWrite('agent', url, '2', 'Invoice Agent'), alice);
+      assert.equal(updated.status, 'updated');
+      assert.ok(updated.status === 'updated');
+      assert.equal(updated.entry.id, entry.id);
+      assert.equal(updated.entry.revision, 2);
+      assert.equal(updated.entry.createdAt, entry.createdAt);
+      assert.ok(updated.entry.updatedAt >= entry.updatedAt);
+
+      const seqBefore = await store.lastChangeSeq();
+      const forbidden = await store.upsert(entryWrite('agent', url, '3'), actor('mallory'));
+      assert.equal(forbidden.status, 'forbidden');
+      assert.ok(forbidden.status === 'forbidden');
+      assert.equal(forbidden.existing.owner, 'alice');
+      assert.equal((await store.get(entry.id))?.revision, 2, 'a forbidden write changes nothing');
+      assert.equal(await store.lastChangeSeq(), seqBefore, 'a forbidden write records no change');
+
+      // Another owner with an identical document is still forbidden (ownership first).
+      const forbiddenSame = await store.upsert(entryWrite('agent', url, '2', 'Invoice Agent'), actor('mallory'));
+      assert.equal(forbiddenSame.status, 'forbidden');
+
+      const byAdmin = await store.upsert(entryWrite('agent', url, '3', 'Invoice Agent'), actor('root', true));
+      assert.equal(byAdmin.status, 'updated');
+      assert.ok(byAdmin.status === 'updated');
+      assert.equal(byAdmin.entry.revision, 3);
+      assert.equal(byAdmin.entry.owner, 'alice', 'an admin update keeps the original owner');
+
+      // Same URL, other kind: a different identity.
+      const mcp = await store.upsert(entryWrite('mcp-server', url), actor('bob'));
+      assert.equal(mcp.status, 'created');
+      assert.ok(mcp.status === 'created');
+      assert.notEqual(mcp.entry.id, entry.id);
+      assert.equal(mcp.entry.protocolVersion, undefined);
+      assert.deepEqual(await store.count(), { agent: 1, 'mcp-server': 1 });
+    });
+
+    test('keeps previous revisions retrievable', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const url = 'https://revisions.example.com/mcp';
+      const first = await store.upsert(entryWrite('mcp-server', url, '1', 'v1 name'), actor('alice'));
+      assert.ok(first.status === 'created');
+      await store.upsert(entryWrite('mcp-server', url, '2', 'v2 name'), actor('alice'));
+      await store.upsert(entryWrite('mcp-server', url, '3', 'v3 name'), actor('alice'));
+      const id = first.entry.id;
+
+      const r1 = await store.get(id, 1);
+      const r2 = await store.get(id, 2);
+      const current = await store.get(id);
+      assert.equal(r1?.revision, 1);
+      assert.equal(r1?.name, 'v1 name');
+      assert.equal(r1?.documentText, entryWrite('mcp-server', url, '1', 'v1 name').documentText);
+      assert.equal(r1?.contentHash, first.entry.contentHash);
+      assert.equal(r1?.updatedAt, first.entry.updatedAt);
+      assert.equal(r2?.name, 'v2 name');
+      assert.equal(current?.revision, 3);
+      assert.equal(current?.name, 'v3 name');
+      assert.deepEqual(await store.get(id, 3), current);
+      for (const r of [r1, r2, current]) assert.equal(r?.createdAt, first.entry.createdAt);
+
+      assert.equal(await store.get(id, 4), undefined);
+      assert.equal(await store.get(id, 0), undefined);
+      assert.equal(await store.get('00000000-0000-4000-8000-000000000000'), undefined);
+      assert.equal(await store.get('not-a-uuid'), undefined);
+      assert.equal(await store.get('not-a-uuid', 1), undefined);
+    });
+
+    test('lists every entry exactly once, newest first, with kind and owner filters', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const created: StoredEntry[] = [];
+      for (let i = 0; i < 23; i++) {
+        const kind = i % 3 === 0 ? 'mcp-server' : 'agent';
+        const owner = i % 2 === 0 ? 'alice' : 'bob';
+        const outcome = await store.upsert(entryWrite(kind, `https://list.example.com/${i}`), actor(owner));
+        assert.ok(outcome.status === 'created');
+        created.push(outcome.entry);
+      }
+      // Updating an old entry must not move it: the order is by creation.
+      await store.upsert(entryWrite('mcp-server', 'https://list.example.com/0', '2'), actor('alice'));
+
+      const newestFirst = created.map((e) => e.id).reverse();
+      for (const limit of [1, 5, 7, 23, 100]) {
+        const all = await listAll(store, {}, limit);
+        assert.deepEqual(all.map((e) => e.id), newestFirst, `limit ${limit}`);
+      }
+      const first = await store.list({ limit: 23 });
+      assert.equal(first.entries.length, 23);
+      assert.equal(first.next, undefined, 'no next page after the last entry');
+      assert.equal((await store.list({ limit: 5 })).entries.length, 5);
+      const updated = first.entries.find((e) => e.identityUrl === 'https://list.example.com/0');
+      assert.equal(updated?.revision, 2, 'list returns current revisions');
+
+      const mcp = await listAll(store, { kind: 'mcp-server' }, 3);
+      assert.deepEqual(mcp.map((e) => e.id), newestFirst.filter((id) => created.find((e) => e.id === id)!.kind === 'mcp-server'));
+      const bob = await listAll(store, { owner: 'bob' }, 4);
+      assert.deepEqual(bob.map((e) => e.id), newestFirst.filter((id) => created.find((e) => e.id === id)!.owner === 'bob'));
+      const aliceAgents = await listAll(store, { owner: 'alice', kind: 'agent' }, 2);
+      assert.deepEqual(
+        aliceAgents.map((e) => e.id),
+        created.filter((e) => e.owner === 'alice' && e.kind === 'agent').map((e) => e.id).reverse(),
+      );
+      assert.deepEqual((await store.list({ owner: 'nobody', limit: 10 })).entries, []);
+
+      // Deleting the entry a cursor points at does not break the walk.
+      const page = await store.list({ limit: 4 });
+      const cursorEntry = page.entries.at(-1)!;
+      assert.equal((await store.remove(cursorEntry.id, actor(cursorEntry.owner))).status, 'deleted');
+      const rest = await store.list({ limit: 100, after: page.next! });
+      assert.deepEqual(rest.entries.map((e) => e.id), newestFirst.slice(4));
+
+      await assert.rejects(store.list({ limit: 5, after: 'garbage' }), InvalidCursorError);
+    });
+
+    test('removes: owner yes, others forbidden, admin yes, unknown not found', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const a = await store.upsert(entryWrite('agent', 'https://rm.example.com/a'), actor('alice'));
+      const b = await store.upsert(entryWrite('agent', 'https://rm.example.com/b'), actor('alice'));
+      assert.ok(a.status === 'created' && b.status === 'created');
+      await store.upsert(entryWrite('agent', 'https://rm.example.com/a', '2'), actor('alice'));
+
+      const denied = await store.remove(a.entry.id, actor('mallory'));
+      assert.equal(denied.status, 'forbidden');
+      assert.ok(denied.status === 'forbidden');
+      assert.equal(denied.existing.id, a.entry.id);
+      assert.ok(await store.get(a.entry.id));
+
+      const deleted = await store.remove(a.entry.id, actor('alice'));
+      assert.equal(deleted.status, 'deleted');
+      assert.ok(deleted.status === 'deleted');
+      assert.equal(deleted.entry.revision, 2);
+      assert.equal(await store.get(a.entry.id), undefined);
+      assert.equal(await store.get(a.entry.id, 1), undefined, 'revisions go with the entry');
+      assert.equal((await store.remove(a.entry.id, actor('alice'))).status, 'not-found');
+
+      assert.equal((await store.remove(b.entry.id, actor('root', true))).status, 'deleted');
+      assert.equal((await store.remove('00000000-0000-4000-8000-000000000000', actor('root', true))).status, 'not-found');
+      assert.equal((await store.remove('nope', actor('alice'))).status, 'not-found');
+      assert.deepEqual(await store.count(), { agent: 0, 'mcp-server': 0 });
+
+      // The identity is free again: registering it creates a new entry.
+      const again = await store.upsert(entryWrite('agent', 'https://rm.example.com/a'), actor('bob'));
+      assert.equal(again.status, 'created');
+      assert.ok(again.status === 'created');
+      assert.notEqual(again.entry.id, a.entry.id);
+      assert.equal(again.entry.revision, 1);
+    });
+
+    test('records every change with a monotonically increasing sequence', async (t) => {
+      const { store } = await openFresh(t, engine);
+      assert.equal(await store.lastChangeSeq(), 0);
+      assert.deepEqual(await store.changesSince(0, 10), []);
+
+      const a = await store.upsert(entryWrite('agent', 'https://chg.example.com/a'), actor('alice'));
+      const b = await store.upsert(entryWrite('mcp-server', 'https://chg.example.com/b'), actor('alice'));
+      assert.ok(a.status === 'created' && b.status === 'created');
+      await store.upsert(entryWrite('agent', 'https://chg.example.com/a'), actor('alice')); // unchanged
+      await store.upsert(entryWrite('agent', 'https://chg.example.com/a', '2'), actor('alice'));
+      await store.remove(b.entry.id, actor('mallory')); // forbidden
+      await store.remove(b.entry.id, actor('alice'));
+
+      const changes = await store.changesSince(0, 100);
+      assert.deepEqual(
+        changes.map((c) => [c.id, c.op]),
+        [
+          [a.entry.id, 'upsert'],
+          [b.entry.id, 'upsert'],
+          [a.entry.id, 'upsert'],
+          [b.entry.id, 'delete'],
+        ],
+      );
+      for (let i = 1; i < changes.length; i++) assert.ok(changes[i]!.seq > changes[i - 1]!.seq);
+      assert.equal(await store.lastChangeSeq(), changes.at(-1)!.seq);
+      assert.deepEqual(await store.changesSince(changes[1]!.seq, 100), changes.slice(2));
+      assert.deepEqual(await store.changesSince(0, 2), changes.slice(0, 2));
+      assert.deepEqual(await store.changesSince(changes.at(-1)!.seq, 100), []);
+      for (const c of changes) assert.equal(typeof c.seq, 'number');
+    });
+
+    test('scans every current entry in batches and counts by kind', async (t) => {
+      const { store } = await openFresh(t, engine, { scanBatchSize: 4 });
+      const ids = new Set<string>();
+      for (let i = 0; i < 13; i++) {
+        const outcome = await store.upsert(
+          entryWrite(i < 9 ? 'agent' : 'mcp-server', `https://scan.example.com/${i}`),
+          actor('alice'),
+        );
+        assert.ok(outcome.status === 'created');
+        ids.add(outcome.entry.id);
+      }
+      await store.upsert(entryWrite('agent', 'https://scan.example.com/0', '2'), actor('alice'));
+      const scanned: StoredEntry[] = [];
+      for await (const entry of store.scan()) scanned.push(entry);
+      assert.equal(scanned.length, 13);
+      assert.deepEqual(new Set(scanned.map((e) => e.id)), ids);
+      assert.equal(scanned.find((e) => e.identityUrl === 'https://scan.example.com/0')?.revision, 2);
+      assert.deepEqual(await store.count(), { agent: 9, 'mcp-server': 4 });
+
+      // Exactly a multiple of the batch size, and empty.
+      const { store: empty } = await openFresh(t, engine, { scanBatchSize: 4 });
+      for await (const _ of empty.scan()) assert.fail('an empty store scans nothing');
+      assert.deepEqual(await empty.count(), { agent: 0, 'mcp-server': 0 });
+    });
+
+    test('migrations are idempotent, data survives close and reopen, newer schemas are refused', async (t) => {
+      const target = await engine.fresh();
+      const first = target.makeStore();
+      await first.open();
+      const created = await first.upsert(entryWrite('agent', 'https://durable.example.com/a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      await first.upsert(entryWrite('agent', 'https://durable.example.com/a', '2'), actor('alice'));
+      let seq = await first.lastChangeSeq();
+      await first.close();
+      assert.equal(await first.ping(), false, 'a closed store is not alive');
+
+      for (let round = 0; round < 2; round++) {
+        const again = target.makeStore();
+        await again.open();
+        try {
+          const entry = await again.get(created.entry.id);
+          assert.equal(entry?.revision, 2);
+          assert.equal((await again.get(created.entry.id, 1))?.contentHash, created.entry.contentHash);
+          assert.equal(await again.lastChangeSeq(), seq);
+          assert.deepEqual(await again.count(), { agent: 1 + round, 'mcp-server': 0 });
+          // New writes continue the sequence rather than restarting it.
+          await again.upsert(entryWrite('agent', `https://durable.example.com/r${round}`), actor('alice'));
+          const next = await again.lastChangeSeq();
+          assert.ok(next > seq);
+          seq = next;
+        } finally {
+          await again.close();
+        }
+      }
+      const versions = (await target.raw('SELECT version FROM registry_migrations ORDER BY version')) as {
+        version: number;
+      }[];
+      assert.deepEqual(versions.map((v) => Number(v.version)), [1], 'each migration applied once');
+
+      await target.raw(
+        `INSERT INTO registry_migrations (version, name, applied_at) VALUES (999, 'from the future', '2099-01-01T00:00:00Z')`,
+      );
+      const tooOld = target.makeStore();
+      await assert.rejects(tooOld.open(), (error: unknown) => {
+        assert.ok(error instanceof SchemaTooNewError);
+        assert.match(error.message, /schema version 999/);
+        assert.match(error.message, /newer release/);
+        return true;
+      });
+      await tooOld.close();
+    });
+
+    test('50 concurrent upserts of one identity leave one entry', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      const url = 'https://race.example.com/agent';
+      const identical = await Promise.all(
+        Array.from({ length: 50 }, () => store.upsert(entryWrite('agent', url), actor('alice'))),
+      );
+      assert.equal(identical.filter((o) => o.status === 'created').length, 1);
+      assert.equal(identical.filter((o) => o.status === 'unchanged').length, 49);
+      assert.equal(new Set(identical.map((o) => (o.status === 'forbidden' ? o.existing.id : o.entry.id))).size, 1);
+
+      const distinct = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => store.upsert(entryWrite('agent', url, `v${i + 2}`), actor('alice'))),
+      );
+      assert.ok(distinct.every((o) => o.status === 'updated'));
+      const revisions = distinct.map((o) => (o.status === 'updated' ? o.entry.revision : 0)).sort((x, y) => x - y);
+      assert.deepEqual(revisions, Array.from({ length: 50 }, (_, i) => i + 2), 'each update got its own revision');
+      assert.deepEqual(await store.count(), { agent: 1, 'mcp-server': 0 });
+      assert.equal((await store.changesSince(0, 1000)).length, 51);
+
+      // Several independent store instances (separate pools / connections) racing.
+      const others = Array.from({ length: 4 }, () => target.makeStore());
+      await Promise.all(others.map((s) => s.open()));
+      try {
+        const many = await Promise.all(
+          others.flatMap((s, n) =>
+            Array.from({ length: 25 }, () => s.upsert(entryWrite('mcp-server', 'https://race.example.com/mcp'), actor(`owner${n}`))),
+          ),
+        );
+        assert.equal(many.filter((o) => o.status === 'created').length, 1);
+        const winner = many.find((o) => o.status === 'created');
+        assert.ok(winner && winner.status === 'created');
+        for (const o of many) {
+          if (o.status === 'created') continue;
+          // The creator's later calls are unchanged; everybody else's are forbidden.
+          assert.equal(o.status, o.status === 'unchanged' ? 'unchanged' : 'forbidden');
+          if (o.status === 'unchanged') assert.equal(o.entry.owner, winner.entry.owner);
+          if (o.status === 'forbidden') assert.notEqual(o.existing.owner, undefined);
+        }
+        assert.deepEqual(await store.count(), { agent: 1, 'mcp-server': 1 });
+      } finally {
+        await Promise.all(others.map((s) => s.close()));
+      }
+    });
+
+    test('persists SDK tasks through DatabaseTaskStore and prunes finished ones', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const alice = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
+      const bob = new ServerCallContext({ user: { isAuthenticated: true, userName: 'bob' } });
+      const now = Date.now();
+      const states = [
+        'TASK_STATE_COMPLETED',
+        'TASK_STATE_WORKING',
+        'TASK_STATE_REJECTED',
+        'TASK_STATE_FAILED',
+        'TASK_STATE_INPUT_REQUIRED',
+        'TASK_STATE_CANCELED',
+      ];
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const id = crypto.randomUUID();
+        ids.push(id);
+        const task = Task.fromJSON({
+          id,
+          contextId: crypto.randomUUID(),
+          // Tasks 0..5 are two hours old, 6..11 recent; index order is age order.
+          status: { state: states[i % states.length], timestamp: new Date(now - (i < 6 ? 7_200_000 : 60_000) + i * 1000).toISOString() },
+          artifacts: [{ artifactId: 'a1', name: 'registration', parts: [{ text: `result ${i}` }] }],
+          history: [],
+          metadata: { n: i },
+        });
+        await store.taskStore.save(task, alice);
+      }
+      const loaded = await store.taskStore.load(ids[0]!, alice);
+      assert.equal(loaded?.id, ids[0]);
+      const wire = Task.toJSON(loaded!) as {
+        status?: { state?: string };
+        artifacts?: { parts: { text?: string }[] }[];
+      };
+      assert.equal(wire.status?.state, 'TASK_STATE_COMPLETED');
+      assert.equal(wire.artifacts?.[0]?.parts[0]?.text, 'result 0');
+      assert.equal(await store.taskStore.load(ids[0]!, bob), undefined, 'tasks are scoped to their owner');
+
+      // Saving again overwrites (the SDK upserts on the task table's primary key).
+      const resaved = Task.fromJSON({ ...wire, metadata: { n: 'again' } });
+      await store.taskStore.save(resaved, alice);
+      assert.deepEqual((await store.taskStore.load(ids[0]!, alice))?.metadata, { n: 'again' });
+
+      const page1 = await store.taskStore.list(ListTasksRequest.fromJSON({ pageSize: 5 }), alice);
+      assert.equal(page1.totalSize, 12);
+      assert.equal(page1.tasks.length, 5);
+      assert.ok(page1.nextPageToken);
+      const page2 = await store.taskStore.list(ListTasksRequest.fromJSON({ pageSize: 10, pageToken: page1.nextPageToken }), alice);
+      assert.equal(page2.tasks.length, 7);
+      assert.equal(new Set([...page1.tasks, ...page2.tasks].map((t) => t.id)).size, 12);
+
+      // Nothing is old or beyond the count: nothing goes.
+      assert.equal(await store.pruneTasks({ maxAgeMs: 86_400_000, maxCount: 100 }), 0);
+      // Older than an hour: the finished ones among 0..5 (0 completed, 2 rejected, 3 failed, 5 canceled).
+      assert.equal(await store.pruneTasks({ maxAgeMs: 3_600_000, maxCount: 100 }), 4);
+      for (const i of [0, 2, 3, 5]) assert.equal(await store.taskStore.load(ids[i]!, alice), undefined);
+      for (const i of [1, 4]) assert.ok(await store.taskStore.load(ids[i]!, alice), 'unfinished tasks are kept');
+      // Keep the newest 3 of the 8 left (11, 10, 9): finished older ones go (6, 8); 7 is working.
+      assert.equal(await store.pruneTasks({ maxAgeMs: 86_400_000, maxCount: 3 }), 2);
+      const left = await store.taskStore.list(ListTasksRequest.fromJSON({ pageSize: 100 }), alice);
+      assert.deepEqual(
+        new Set(left.tasks.map((t) => t.id)),
+        new Set([1, 4, 7, 9, 10, 11].map((i) => ids[i]!)),
+      );
+      // maxAge 0: every finished task left (9 failed, 11 canceled) goes.
+      assert.equal(await store.pruneTasks({ maxAgeMs: 0, maxCount: 0 }), 2);
+    });
+
+    test('pings while open', async (t) => {
+      const { store } = await openFresh(t, engine);
+      assert.equal(await store.ping(), true);
+    });
+  });
+}
+
+describe('createStore', () => {
+  it('picks PostgreSQL for postgres:// and postgresql:// URLs, SQLite otherwise', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-create-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    assert.equal(createStore({ dataDir: dir }).engine, 'sqlite');
+    assert.equal(createStore({ dataDir: dir, databaseUrl: '' }).engine, 'sqlite');
+    assert.equal(createStore({ dataDir: dir, databaseUrl: 'postgres://u@localhost/db' }).engine, 'postgres');
+    assert.equal(createStore({ dataDir: dir, databaseUrl: 'postgresql://u@localhost/db' }).engine, 'postgres');
+    const sqlite = createStore({ dataDir: join(dir, 'nested') });
+    await sqlite.open();
+    assert.equal(await sqlite.ping(), true);
+    await sqlite.close();
+    const reopened = new Database(join(dir, 'nested', 'registry.db'), { readonly: true });
+    assert.equal((reopened.pragma('journal_mode', { simple: true }) as string).toLowerCase(), 'wal');
+    reopened.close();
+  });
+});

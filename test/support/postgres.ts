@@ -1,0 +1,204 @@
+/**
+ * A throwaway PostgreSQL server for tests.
+ *
+ * Finds the server binaries under /usr/lib/postgresql/<version>/bin, runs `initdb` into a
+ * temporary directory owned by the `postgres` OS user (PostgreSQL refuses to run as root, and
+ * the tests do), and starts it on 127.0.0.1 and a free port, with its unix socket inside the
+ * temporary directory so it cannot collide with a system cluster. `fsync` stays on: the
+ * durability tests are only meaningful against a server that really flushes.
+ *
+ * With TEST_DATABASE_URL set, that server is used instead (stop/restart are then unavailable).
+ *
+ * Without binaries: on CI (`CI` set) `startPostgres` throws, so a broken CI image fails loudly;
+ * elsewhere it returns a reason to skip, for the test files to report.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+export interface TestPostgres {
+  /** Connection URL of the `postgres` database (superuser, trust auth on 127.0.0.1). */
+  url: string;
+  /** Whether stop()/restart() can control the server (false with TEST_DATABASE_URL). */
+  controllable: boolean;
+  /** Creates an empty database and returns its URL. */
+  createDatabase(prefix?: string): Promise<string>;
+  /** Stops the server (fast shutdown) and deletes its data directory. */
+  stop(): Promise<void>;
+  /** Stops and starts the server again on the same port and data directory. */
+  restart(options?: { downMs?: number }): Promise<void>;
+  /** Stops the server, leaving the data directory, for tests that watch clients fail. */
+  halt(): Promise<void>;
+  /** Starts a halted server again. */
+  resume(): Promise<void>;
+}
+
+export type StartResult = { ok: true; pg: TestPostgres } | { ok: false; skipReason: string };
+
+/** The newest installed PostgreSQL's bin directory, or undefined. */
+export function findPostgresBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((name) => /^\d+(\.\d+)?$/.test(name) && existsSync(join(root, name, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function uidOf(user: string): Promise<{ uid: number; gid: number }> {
+  const { stdout: uid } = await run('id', ['-u', user]);
+  const { stdout: gid } = await run('id', ['-g', user]);
+  return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
+}
+
+export async function startPostgres(): Promise<StartResult> {
+  const external = process.env.TEST_DATABASE_URL;
+  if (external) return { ok: true, pg: externalServer(external) };
+
+  const bin = findPostgresBin();
+  if (!bin) {
+    const reason =
+      'PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin ' +
+      '(install the `postgresql` package, e.g. with .ci/pg-setup.sh, or set TEST_DATABASE_URL).';
+    if (process.env.CI) throw new Error(`CI is set, so PostgreSQL tests must run: ${reason}`);
+    return { ok: false, skipReason: reason };
+  }
+
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'registry-pg-'));
+  const dataDir = join(dir, 'data');
+  const logFile = join(dir, 'server.log');
+  const port = await freePort();
+  // PostgreSQL will not run as root: hand the directory to the postgres user and run the
+  // server binaries through runuser.
+  let prefix: string[] = [];
+  if (asRoot) {
+    const { uid, gid } = await uidOf('postgres');
+    chownSync(dir, uid, gid);
+    chmodSync(dir, 0o700);
+    prefix = ['runuser', '-u', 'postgres', '--'];
+  }
+  const command = (cmd: string, args: string[]): [string, string[]] => {
+    const full = [...prefix, join(bin, cmd), ...args];
+    return [full[0]!, full.slice(1)];
+  };
+  const exec = async (cmd: string, args: string[]): Promise<void> => {
+    const [file, fileArgs] = command(cmd, args);
+    await run(file, fileArgs, { timeout: 60_000 });
+  };
+
+  await exec('initdb', [
+    '-D', dataDir,
+    '-U', 'postgres',
+    '--auth=trust',
+    '--encoding=UTF8',
+    '--locale=C',
+    '--no-instructions',
+  ]);
+  const serverOptions = [
+    `-p ${port}`,
+    "-c listen_addresses=127.0.0.1",
+    `-c unix_socket_directories=${dir}`,
+    '-c fsync=on',
+    '-c max_connections=200',
+    // Tests create and drop many small databases; keep checkpoints from dominating.
+    '-c shared_buffers=32MB',
+  ].join(' ');
+  const start = (): Promise<void> =>
+    exec('pg_ctl', ['-D', dataDir, '-l', logFile, '-o', serverOptions, '-w', '-t', '30', 'start']);
+  const stopServer = async (mode: 'fast' | 'immediate'): Promise<void> => {
+    await exec('pg_ctl', ['-D', dataDir, '-m', mode, '-w', '-t', '30', 'stop']);
+  };
+  await start();
+  let running = true;
+  // If the test process dies without calling stop(), do not leave a server running: stop it
+  // synchronously on exit (an 'exit' handler cannot await).
+  const stopOnExit = (): void => {
+    if (!running) return;
+    try {
+      const [file, args] = command('pg_ctl', ['-D', dataDir, '-m', 'immediate', 'stop']);
+      execFileSync(file, args, { stdio: 'ignore', timeout: 10_000 });
+    } catch {
+      // best effort
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', stopOnExit);
+
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const server: TestPostgres = {
+    url,
+    controllable: true,
+    createDatabase: (namePrefix) => createDatabase(url, namePrefix),
+    async stop() {
+      process.removeListener('exit', stopOnExit);
+      if (running) await stopServer('fast').catch(() => undefined);
+      running = false;
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async halt() {
+      await stopServer('fast');
+      running = false;
+    },
+    async resume() {
+      await start();
+      running = true;
+    },
+    async restart(options) {
+      await server.halt();
+      if (options?.downMs) await new Promise((r) => setTimeout(r, options.downMs));
+      await server.resume();
+    },
+  };
+  return { ok: true, pg: server };
+}
+
+let dbCounter = 0;
+
+async function createDatabase(adminUrl: string, prefix = 'test'): Promise<string> {
+  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${dbCounter++}`.toLowerCase();
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE "${name}" TEMPLATE template0`);
+  } finally {
+    await client.end();
+  }
+  const target = new URL(adminUrl);
+  target.pathname = `/${name}`;
+  return target.toString();
+}
+
+function externalServer(url: string): TestPostgres {
+  const unsupported = async (): Promise<void> => {
+    throw new Error('TEST_DATABASE_URL is set: this test cannot stop or restart that server.');
+  };
+  return {
+    url,
+    controllable: false,
+    createDatabase: (prefix) => createDatabase(url, prefix),
+    stop: async () => undefined,
+    halt: unsupported,
+    resume: unsupported,
+    restart: unsupported,
+  };
+}
