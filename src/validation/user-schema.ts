@@ -44,15 +44,27 @@ export function dialectOf(schemaUri: unknown): Dialect | undefined {
 
 /** Iterative measure of depth and size (no recursion, so it cannot overflow on hostile input). */
 function measure(root: unknown): 'depth' | 'size' | undefined {
-  const stack: Array<[unknown, number]> = [[root, 1]];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (++nodes > USER_SCHEMA_LIMITS.maxNodes) return 'size';
+  const { maxDepth, maxNodes } = USER_SCHEMA_LIMITS;
+  const nodes: unknown[] = [root];
+  const depths: number[] = [1];
+  let count = 0;
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop()!;
+    if (++count > maxNodes) return 'size';
     if (typeof node !== 'object' || node === null) continue;
-    if (depth > USER_SCHEMA_LIMITS.maxDepth) return 'depth';
-    const children = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) stack.push([child, depth + 1]);
+    if (depth > maxDepth) return 'depth';
+    if (Array.isArray(node)) {
+      for (const child of node) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
+    } else {
+      for (const key in node) {
+        nodes.push((node as JsonObject)[key]);
+        depths.push(depth + 1);
+      }
+    }
   }
   return undefined;
 }
