@@ -182,6 +182,7 @@ test('server metadata: name required and non-empty, url an absolute http(s) URL'
     const v = check(ok, { name: 'n', url });
     assert.match(mustFind(v.errors, '/mcpServer/url').message, /absolute http\(s\) URL/, url);
   }
+  mustFind(check(ok, { name: 'n', url: 'http://@@@:x' }).errors, '/mcpServer/url', 'invalid-url');
   mustFind(check(ok, 'files').errors, '/mcpServer', 'type');
   mustFind(validator.validateMcpServer(undefined, ok, 100).errors, '/mcpServer', 'required');
   assert.equal(check(ok, { name: 'n', url: 'HTTPS://M.ACME-CORP.IO/mcp', extra: true }).valid, true);

@@ -37,6 +37,7 @@ export function buildProgram(): Command {
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
   const program = buildProgram();
+  process.exitCode = undefined; // commands report their outcome through it
   try {
     await program.parseAsync([...argv]);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT_OK;

@@ -83,11 +83,19 @@ export function validateMcpServer(
   if (server === undefined) {
     errors.push({ path: '/mcpServer', rule: 'required', message: 'the MCP server metadata is missing', hint: 'Send "mcpServer": {"name": "…", "url": "https://…/mcp"} beside the toolspec.' });
   } else {
-    errors.push(...check(v.serverMeta, server, '/mcpServer', serverMetaHints));
+    const metaErrors = check(v.serverMeta, server, '/mcpServer', serverMetaHints);
+    errors.push(...metaErrors);
     if (isObject(server) && typeof server.url === 'string') {
       const issue = classifyUrl(server.url, options.warnInsecureHttp === true);
-      // An unparseable URL is already an error from the schema.
-      if (issue && issue !== 'invalid') warnings.push(urlFinding('/mcpServer/url', server.url, issue));
+      if (issue === 'invalid') {
+        // The schema's uri format accepts a few strings no URL parser does (http://@@:x);
+        // the URL is the server's identity, so it must parse.
+        if (!metaErrors.some((e) => e.path === '/mcpServer/url')) {
+          errors.push({ ...urlFinding('/mcpServer/url', server.url, issue), hint: 'Use the absolute http(s) URL of the MCP endpoint, e.g. "https://mcp.acme.dev/mcp".' });
+        }
+      } else if (issue) {
+        warnings.push(urlFinding('/mcpServer/url', server.url, issue));
+      }
     }
   }
 

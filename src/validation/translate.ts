@@ -100,13 +100,20 @@ function defaultMessage(e: ErrorObject): string {
 
 function collapseUnions(errors: ErrorObject[]): ErrorObject[] {
   const drop = new Set<ErrorObject>();
+  // Branch errors of a oneOf sit at the same instancePath under the oneOf's schemaPath; group
+  // by instancePath so a document with many unions stays linear.
+  const byPath = new Map<string, ErrorObject[]>();
+  for (const e of errors) {
+    const group = byPath.get(e.instancePath);
+    if (group) group.push(e);
+    else byPath.set(e.instancePath, [e]);
+  }
   errors.forEach((e, index) => {
     if (e.keyword === 'if') drop.add(e);
     if (e.keyword === 'oneOf') {
-      // Branch errors sit at the same instancePath under the oneOf's schemaPath.
       const prefix = e.schemaPath + '/';
-      for (const other of errors) {
-        if (other !== e && other.instancePath === e.instancePath && other.schemaPath.startsWith(prefix)) drop.add(other);
+      for (const other of byPath.get(e.instancePath) ?? []) {
+        if (other !== e && other.schemaPath.startsWith(prefix)) drop.add(other);
       }
     }
     if (e.keyword === 'anyOf') {
@@ -123,11 +130,17 @@ function collapseUnions(errors: ErrorObject[]): ErrorObject[] {
   return errors.filter((e) => !drop.has(e));
 }
 
+/**
+ * Only this many ajv errors are translated: findings are cut to MAX_FINDINGS anyway, and an
+ * operator may raise the size limit far enough for allErrors to report many thousands.
+ */
+const MAX_AJV_ERRORS = 1_000;
+
 /** Converts ajv errors (from a verbose, allErrors validator) into findings under `basePath`. */
 export function translateAjvErrors(errors: readonly ErrorObject[], basePath: string, hint?: HintFn): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
-  for (const e of collapseUnions([...errors])) {
+  for (const e of collapseUnions(errors.slice(0, MAX_AJV_ERRORS))) {
     const params = e.params as Record<string, unknown>;
     let path = e.instancePath;
     let message = defaultMessage(e);
