@@ -99,7 +99,8 @@ const invalidCard = {
   skills: [{ id: 'x', name: 'X', description: 'no tags' }, 'translate'],
 };
 
-function rate(label: string, fn: () => unknown, rounds = 7, minMs = 300): void {
+/** Median validations per second of `fn`, printed; also returned for the ratios at the end. */
+function rate(label: string, fn: () => unknown, rounds = 7, minMs = 300): number {
   for (let i = 0; i < 2000; i++) fn(); // warm-up: let V8 optimise the validators
   const perSecond: number[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -116,6 +117,7 @@ function rate(label: string, fn: () => unknown, rounds = 7, minMs = 300): void {
   perSecond.sort((a, b) => a - b);
   const median = perSecond[Math.floor(perSecond.length / 2)]!;
   console.log(`${label.padEnd(52)} ${Math.round(median).toLocaleString('en-US').padStart(10)} /s   (${(1e6 / median).toFixed(1)} µs each)`);
+  return median;
 }
 
 const t0 = performance.now();
@@ -136,10 +138,12 @@ if (!ok.valid || !okTools.valid || bad.valid) throw new Error('bench documents d
 console.log(`Node ${process.version}, ${process.platform}/${process.arch}`);
 console.log(`createDocumentValidator (compiles every schema, once per process): ${constructMs.toFixed(0)} ms`);
 console.log(`v1.0 card: ${cardBytes} bytes pretty, ${compactJsonBytes(card)} compact; toolspec: ${toolspecBytes} bytes pretty, ${compactJsonBytes(toolspec)} compact (3 tools)\n`);
-rate('v1.0 card: validateAgentCard (valid)', () => validator.validateAgentCard(card, cardBytes));
-rate('v1.0 card: JSON.parse only', () => JSON.parse(cardText));
+const cardValidate = rate('v1.0 card: validateAgentCard (valid)', () => validator.validateAgentCard(card, cardBytes));
+const cardParse = rate('v1.0 card: JSON.parse only', () => JSON.parse(cardText));
 rate('v1.0 card: JSON.parse + validateAgentCard', () => validator.validateAgentCard(JSON.parse(cardText), cardBytes));
-rate('toolspec: validateMcpServer (valid)', () => validator.validateMcpServer(server, toolspec, toolspecBytes));
-rate('toolspec: JSON.parse only', () => JSON.parse(toolspecText));
+const toolsValidate = rate('toolspec: validateMcpServer (valid)', () => validator.validateMcpServer(server, toolspec, toolspecBytes));
+const toolsParse = rate('toolspec: JSON.parse only', () => JSON.parse(toolspecText));
 rate('toolspec: JSON.parse + validateMcpServer', () => validator.validateMcpServer(server, JSON.parse(toolspecText), toolspecBytes));
 rate('invalid v1.0 card: validateAgentCard (explain path)', () => validator.validateAgentCard(invalidCard, 1500));
+// Ratios are steadier than absolute figures on a shared machine.
+console.log(`\nvalidating costs ${(cardParse / cardValidate).toFixed(2)}× a JSON.parse of the card, ${(toolsParse / toolsValidate).toFixed(2)}× one of the toolspec`);

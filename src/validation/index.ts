@@ -1,7 +1,7 @@
 /**
  * Document validation for the registry: A2A agent cards (v0.3 and v1.0) and MCP servers
- * (metadata + toolspec). See ../../schemas/ for the JSON Schemas and the README of each rule
- * in the modules below:
+ * (metadata + toolspec), against the JSON Schemas in ../../schemas/ plus the checks of the
+ * modules below:
  *   detect.ts       which card generation, or why none
  *   card.ts         agent card pipeline        mcp.ts        MCP server pipeline
  *   user-schema.ts  tool input/output schemas checked safely, never compiled
