@@ -8,6 +8,7 @@
  * durability tests are only meaningful against a server that really flushes.
  *
  * With TEST_DATABASE_URL set, that server is used instead (stop/restart are then unavailable).
+ * TEST_POSTGRES_BIN points at server binaries outside /usr/lib/postgresql.
  *
  * Without binaries: on CI (`CI` set) `startPostgres` throws, so a broken CI image fails loudly;
  * elsewhere it returns a reason to skip, for the test files to report.
@@ -41,8 +42,13 @@ export interface TestPostgres {
 
 export type StartResult = { ok: true; pg: TestPostgres } | { ok: false; skipReason: string };
 
-/** The newest installed PostgreSQL's bin directory, or undefined. */
+/**
+ * The newest installed PostgreSQL's bin directory, or undefined. TEST_POSTGRES_BIN names
+ * another directory (e.g. a Homebrew or source install) instead of searching.
+ */
 export function findPostgresBin(): string | undefined {
+  const override = process.env.TEST_POSTGRES_BIN;
+  if (override) return existsSync(join(override, 'initdb')) ? override : undefined;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
   const versions = readdirSync(root)
@@ -77,7 +83,7 @@ export async function startPostgres(): Promise<StartResult> {
   const bin = findPostgresBin();
   if (!bin) {
     const reason =
-      'PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin ' +
+      `PostgreSQL server binaries not found ${process.env.TEST_POSTGRES_BIN ? `in ${process.env.TEST_POSTGRES_BIN}` : 'under /usr/lib/postgresql/*/bin'} ` +
       '(install the `postgresql` package, e.g. with .ci/pg-setup.sh, or set TEST_DATABASE_URL).';
     if (process.env.CI) throw new Error(`CI is set, so PostgreSQL tests must run: ${reason}`);
     return { ok: false, skipReason: reason };

@@ -16,6 +16,7 @@ import type { EntryKind } from '../../contract/types.js';
 import type {
   Actor,
   Change,
+  ChangeSubscription,
   DeleteOutcome,
   EntryWrite,
   ListQuery,
@@ -37,6 +38,7 @@ import {
   type EntryRowFields,
 } from '../common.js';
 import { migratePostgres } from './migrations.js';
+import { listenForChanges } from './listen.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -88,6 +90,8 @@ export class PostgresStore implements RegistryStore {
   readonly #scanBatchSize: number;
   #opened = false;
   #closed = false;
+  /** Open change subscriptions, closed with the store so none outlives it. */
+  readonly #subscriptions = new Set<ChangeSubscription>();
 
   constructor(options: PostgresStoreOptions) {
     this.#url = options.url;
@@ -157,6 +161,7 @@ export class PostgresStore implements RegistryStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
     // Kysely ends the pool only if it ever used it; end it here otherwise.
     await this.#kysely.destroy();
     if (!this.#pool.ending) await this.#pool.end();
@@ -386,6 +391,27 @@ export class PostgresStore implements RegistryStore {
   async lastChangeSeq(): Promise<number> {
     const { rows } = await this.#pool.query<{ seq: string }>('SELECT coalesce(max(seq), 0) AS seq FROM changes');
     return Number(rows[0]?.seq ?? 0);
+  }
+
+  /**
+   * Other replicas write to the same database: LISTEN for their commits on a dedicated
+   * connection (not the pool), reconnecting by itself. `undefined` after a reconnection means
+   * notifications may have been missed: catch up with `changesSince`.
+   */
+  async subscribeToChanges(
+    onChange: (seq: number | undefined) => void,
+    onError: (err: Error) => void,
+  ): Promise<ChangeSubscription> {
+    if (this.#closed) throw new Error('PostgresStore is closed.');
+    const listener = await listenForChanges(this.#url, onChange, { onError });
+    const subscription: ChangeSubscription = {
+      close: async () => {
+        this.#subscriptions.delete(subscription);
+        await listener.close();
+      },
+    };
+    this.#subscriptions.add(subscription);
+    return subscription;
   }
 
   async pruneTasks(policy: RetentionPolicy): Promise<number> {

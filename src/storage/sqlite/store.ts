@@ -69,6 +69,7 @@ export class SqliteStore implements RegistryStore {
   readonly #scanBatchSize: number;
   readonly #kysely: Kysely<unknown>;
   #db: Database.Database | undefined;
+  #closed = false;
 
   constructor(options: SqliteStoreOptions) {
     this.#file = resolve(options.file);
@@ -85,6 +86,8 @@ export class SqliteStore implements RegistryStore {
 
   async open(): Promise<void> {
     if (this.#db) return;
+    // The SDK task store's Kysely cannot be revived once destroyed by close().
+    if (this.#closed) throw new Error('SqliteStore was closed; create a new instance.');
     mkdirSync(dirname(this.#file), { recursive: true });
     const db = new Database(this.#file);
     try {
@@ -110,6 +113,7 @@ export class SqliteStore implements RegistryStore {
 
   async close(): Promise<void> {
     const db = this.#db;
+    this.#closed = true;
     if (!db) return;
     this.#db = undefined;
     try {
