@@ -3,11 +3,13 @@
  * gracefully on SIGTERM/SIGINT. Invalid configuration stops start-up with one clear line.
  */
 import { ConfigError, loadConfig, type RegistryConfig } from './config/config.js';
+import { bridgeConsole } from './observability/console-bridge.js';
 import { createLogger } from './observability/logger.js';
 import { startRegistry } from './server.js';
 
 export async function runServer(config: RegistryConfig): Promise<void> {
   const log = createLogger(config.logLevel);
+  bridgeConsole(log);
   const registry = await startRegistry(config, log);
   let stopping = false;
   const stop = (signal: string) => {

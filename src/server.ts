@@ -9,10 +9,12 @@ import { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import type { RegistryConfig } from './config/config.js';
 import { ADMIN_PRINCIPAL } from './config/config.js';
 import type { Logger } from './observability/logger.js';
+import { RegistryMetrics } from './observability/metrics.js';
 import { RegistryExecutor } from './operations/executor.js';
 import { loadAgentCard, loadAgentCardJson } from './protocol/agent-card.js';
 import { createApp } from './protocol/app.js';
 import { TokenAuthenticator, ensureAdminToken } from './protocol/auth.js';
+import { AbuseControl } from './protocol/rate-limit.js';
 import { IndexFollower } from './registry/index-follower.js';
 import { PageTokens } from './registry/page-token.js';
 import { RegistryService } from './registry/service.js';
@@ -54,14 +56,20 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
   await store.open();
 
   let indexLoaded = false;
+  /** Set by close(): readiness fails and every answer closes its connection, so keep-alive clients move on. */
+  let draining = false;
   let server: http.Server | undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
   let follower: IndexFollower | undefined;
   try {
     const index = createSearchIndex();
-    const validator = createDocumentValidator({ maxDocumentBytes: config.maxDocumentBytes, warnInsecureHttp: config.warnInsecureHttp });
+    const metrics = new RegistryMetrics();
+    const validator = metrics.countingValidator(
+      createDocumentValidator({ maxDocumentBytes: config.maxDocumentBytes, warnInsecureHttp: config.warnInsecureHttp }),
+    );
     const secret = config.pageTokenSecret ?? `page-tokens:${[...tokens.keys()].sort().join(',')}`;
     const service = new RegistryService({ store, index, validator, pageTokens: new PageTokens(secret) });
+    metrics.setSources({ countEntries: () => store.count(), indexSize: () => service.indexSize });
 
     // Read the change sequence before scanning, then replay from it: a change committed by
     // another replica during the scan is applied twice at worst, never missed.
@@ -85,28 +93,45 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     const publicUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
 
     const cardJson = loadAgentCardJson(publicUrl);
+    const authenticator = new TokenAuthenticator(tokens);
+    const hardening = config.hardening;
+    const abuse = new AbuseControl(
+      { enabled: hardening.rateLimits, writesPerMinute: hardening.writesPerMinute, readsPerMinute: hardening.readsPerMinute, requestsPerMinute: hardening.requestsPerMinute, maxStreamsPerClient: hardening.maxStreamsPerClient },
+      { log, onLimited: (limit, by) => metrics.rateLimited(limit, by), isExempt: (authorization) => authenticator.userFor(authorization).isAdmin },
+    );
     const executor = new RegistryExecutor(
       service,
-      { maxDocumentBytes: config.maxDocumentBytes, publicRead: config.publicRead, searchChunkSize: SEARCH_CHUNK_SIZE },
+      { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: hardening.maxJsonDepth, publicRead: config.publicRead, searchChunkSize: SEARCH_CHUNK_SIZE },
       log,
+      abuse,
     );
     const requestHandler = new DefaultRequestHandler(loadAgentCard(publicUrl), store.taskStore, executor);
     const app = createApp({
       cardJson,
       cardMaxAgeSeconds: config.cardMaxAgeSeconds,
       requestHandler,
-      userBuilder: new TokenAuthenticator(tokens).userBuilder(),
+      userBuilder: authenticator.userBuilder(),
       maxBodyBytes: config.maxBodyBytes,
+      maxJsonDepth: hardening.maxJsonDepth,
+      security: { corsOrigins: hardening.corsOrigins },
+      trustProxy: hardening.trustProxy,
+      abuse,
+      metrics,
+      metricsToken: hardening.metricsToken,
       log,
       readiness: {
         check: async () => {
+          if (draining) return 'shutting down';
           if (!indexLoaded) return 'search index is loading';
           if (!(await store.ping())) return `${store.engine} storage is unreachable`;
           return follower?.notInStep;
         },
       },
     });
-    server.on('request', app);
+    server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (draining) res.setHeader('Connection', 'close');
+      app(req, res);
+    });
 
     const prune = () =>
       store
@@ -127,6 +152,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       service,
       close: () =>
         (closing ??= (async () => {
+          draining = true;
           clearInterval(pruneTimer);
           await follower?.stop();
           await new Promise<void>((resolve) => {

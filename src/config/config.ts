@@ -31,6 +31,29 @@ export interface RegistryConfig {
   warnInsecureHttp: boolean;
   /** Signs page tokens; replicas behind one load balancer need the same one. */
   pageTokenSecret?: string;
+  /** Hostile-input and abuse limits (see README, "Limits and abuse control"). */
+  hardening: HardeningConfig;
+}
+
+export interface HardeningConfig {
+  /** Deepest JSON nesting accepted in a request body or an uploaded document. */
+  maxJsonDepth: number;
+  /** Rate limits and the stream cap are applied at all (off: for benchmarks behind another limiter). */
+  rateLimits: boolean;
+  /** register/unregister per minute, per principal and per client address. */
+  writesPerMinute: number;
+  /** search/get/list/validate per minute, per principal and per client address. */
+  readsPerMinute: number;
+  /** Any A2A request per minute per client address, refused with HTTP 429 before it is parsed. */
+  requestsPerMinute: number;
+  /** Concurrent SSE streams per client address. */
+  maxStreamsPerClient: number;
+  /** Browser origins allowed by CORS: none (off), '*' or a list. */
+  corsOrigins: string[] | '*';
+  /** Express "trust proxy": false, true, or the number of proxy hops in front. */
+  trustProxy: boolean | number;
+  /** When set, GET /metrics needs "Authorization: Bearer <this>". */
+  metricsToken?: string;
 }
 
 export class ConfigError extends Error {}
@@ -89,6 +112,32 @@ const envSchema = z.object({
   REGISTRY_TASK_RETENTION_COUNT: positiveInt(10_000_000).default(10000),
   REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  REGISTRY_MAX_JSON_DEPTH: positiveInt(1000).min(16, { message: 'must be at least 16' }).default(100),
+  REGISTRY_RATE_LIMITS: booleanString.default(true),
+  REGISTRY_RATE_WRITES_PER_MINUTE: positiveInt(10_000_000).default(600),
+  REGISTRY_RATE_READS_PER_MINUTE: positiveInt(10_000_000).default(6000),
+  REGISTRY_RATE_REQUESTS_PER_MINUTE: positiveInt(10_000_000).default(12000),
+  REGISTRY_MAX_STREAMS_PER_CLIENT: positiveInt(100_000).default(16),
+  REGISTRY_CORS_ORIGINS: z
+    .string()
+    .transform((raw, ctx) => {
+      const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      if (list.includes('*')) return '*' as const;
+      for (const origin of list) {
+        if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+          ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin (scheme://host[:port], no path) or *` });
+          return z.NEVER;
+        }
+      }
+      return list;
+    })
+    .optional(),
+  REGISTRY_TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|\d{1,2})$/, { message: 'must be true, false or a number of proxy hops' })
+    .transform((v) => (v === 'true' ? true : v === 'false' ? false : Number(v)))
+    .default(false),
+  REGISTRY_METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
 });
 
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
@@ -99,7 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    const shown = name === 'REGISTRY_TOKENS' || name === 'REGISTRY_PAGE_TOKEN_SECRET' ? '' : ` (got "${String(cleaned[name] ?? '')}")`;
+    const shown = name === 'REGISTRY_TOKENS' || name === 'REGISTRY_PAGE_TOKEN_SECRET' || name === 'REGISTRY_METRICS_TOKEN' ? '' : ` (got "${String(cleaned[name] ?? '')}")`;
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
   const e = parsed.data;
@@ -121,5 +170,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     taskRetention: { maxAgeMs: e.REGISTRY_TASK_RETENTION_HOURS * 3600_000, maxCount: e.REGISTRY_TASK_RETENTION_COUNT },
     warnInsecureHttp: publicUrl.startsWith('https:'),
     pageTokenSecret: e.REGISTRY_PAGE_TOKEN_SECRET,
+    hardening: {
+      maxJsonDepth: e.REGISTRY_MAX_JSON_DEPTH,
+      rateLimits: e.REGISTRY_RATE_LIMITS,
+      writesPerMinute: e.REGISTRY_RATE_WRITES_PER_MINUTE,
+      readsPerMinute: e.REGISTRY_RATE_READS_PER_MINUTE,
+      requestsPerMinute: e.REGISTRY_RATE_REQUESTS_PER_MINUTE,
+      maxStreamsPerClient: e.REGISTRY_MAX_STREAMS_PER_CLIENT,
+      corsOrigins: e.REGISTRY_CORS_ORIGINS ?? [],
+      trustProxy: e.REGISTRY_TRUST_PROXY,
+      metricsToken: e.REGISTRY_METRICS_TOKEN,
+    },
   };
 }

@@ -11,6 +11,8 @@ export interface RequestScope {
   method?: string;
   /** The request asked for a stream (SendStreamingMessage, message/stream, message:stream). */
   streaming: boolean;
+  /** The client's address (req.ip, after the trust-proxy setting): rate limits key on it. */
+  clientAddress?: string;
   operation?: string;
   taskState?: string;
   errorCode?: string;

@@ -12,6 +12,7 @@ import type { ErrorBody } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { RegistryService } from '../registry/service.js';
+import type { Admission } from './admission.js';
 import { isStreamed, type Answer, type StreamedAnswer } from './answer.js';
 import { RegistryError } from './errors.js';
 import { handle, type Caller, type HandlerOptions } from './handlers.js';
@@ -20,6 +21,8 @@ import type { RegistryUser } from '../protocol/auth.js';
 
 export interface ExecutorOptions extends HandlerOptions {
   maxDocumentBytes: number;
+  /** Deepest nesting accepted in an uploaded document (file parts bypass the body's depth check). */
+  maxJsonDepth?: number;
 }
 
 const dataPart = (value: Record<string, unknown>): Part => ({
@@ -35,6 +38,8 @@ export class RegistryExecutor implements AgentExecutor {
     private readonly service: RegistryService,
     private readonly options: ExecutorOptions,
     private readonly log: Logger,
+    /** Rate limits, asked once the operation is known. */
+    private readonly admission?: Admission,
   ) {}
 
   execute = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -49,9 +54,11 @@ export class RegistryExecutor implements AgentExecutor {
       metadata: undefined,
     };
     try {
-      const operation = parseRequest(ctx.userMessage, { maxDocumentBytes: this.options.maxDocumentBytes });
+      const operation = parseRequest(ctx.userMessage, { maxDocumentBytes: this.options.maxDocumentBytes, maxJsonDepth: this.options.maxJsonDepth });
       if (scope) scope.operation = operation.op;
-      const result = await handle(operation, this.callerOf(ctx), this.service, { ...this.options, streaming });
+      const caller = this.callerOf(ctx);
+      await this.admission?.admit(operation.op, { principal: caller.actor?.principal, isAdmin: caller.actor?.isAdmin === true, address: scope?.clientAddress });
+      const result = await handle(operation, caller, this.service, { ...this.options, streaming });
       if (isStreamed(result)) await this.publishStreamed(task, result, bus);
       else this.publishFinished(task, result, bus);
       if (scope) scope.taskState = 'COMPLETED';

@@ -6,6 +6,7 @@
 import type { Message, Part } from '@a2a-js/sdk';
 import type { z } from 'zod';
 import type { Finding } from '../contract/types.js';
+import { nestsDeeperThan } from '../protocol/json-depth.js';
 import { formatBytes } from '../validation/size.js';
 import { RegistryError, badRequest } from './errors.js';
 import { OPERATION_NAMES, type Operation, type OperationName, type Subject } from './operation.js';
@@ -20,6 +21,8 @@ import {
 
 export interface ParserLimits {
   maxDocumentBytes: number;
+  /** Deepest nesting of an uploaded document: deeper ones could be stored but never read back (the SDK recurses). */
+  maxJsonDepth?: number;
 }
 
 type FileKind = 'agent-card' | 'toolspec';
@@ -82,6 +85,13 @@ function readFile(part: Part, raw: Buffer, index: number, limits: ParserLimits):
     throw badRequest(`File part ${index} is not valid UTF-8 text; upload the JSON document encoded as UTF-8, then base64.`);
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // tolerate a byte-order mark
+  if (limits.maxJsonDepth !== undefined && nestsDeeperThan(raw, limits.maxJsonDepth)) {
+    throw new RegistryError(
+      'TOO_LARGE',
+      `The uploaded document "${part.filename || `part ${index}`}" nests deeper than ${limits.maxJsonDepth} levels; agent cards and toolspecs need a handful. Flatten it, then send it again.`,
+      [{ path: `/parts/${index}/raw`, message: `nested deeper than ${limits.maxJsonDepth} levels` }],
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

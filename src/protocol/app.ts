@@ -9,8 +9,12 @@ import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler, type UserBuilder } from '@a2a-js/sdk/server/express';
 import type { Logger } from '../observability/logger.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
+import type { RegistryMetrics } from '../observability/metrics.js';
 import { cardEndpoint } from './card-endpoint.js';
 import { bodyErrorHandler, internalErrorHandler, notFoundHandler } from './http-errors.js';
+import type { AbuseControl } from './rate-limit.js';
+import { jsonRpcShapeGuard, restShapeGuard, verifyBody } from './request-guard.js';
+import { answerSanitizer, securityHeaders, type SecurityOptions } from './security.js';
 
 export const JSONRPC_PATH = '/a2a/jsonrpc';
 export const REST_PATH = '/a2a/rest';
@@ -29,6 +33,15 @@ export interface AppDeps {
   maxBodyBytes: number;
   readiness: Readiness;
   log: Logger;
+  /** Deepest JSON nesting accepted in a body (checked on the bytes, before parsing). */
+  maxJsonDepth: number;
+  security: SecurityOptions;
+  /** Express "trust proxy": what req.ip (rate limits, logs) is taken from. */
+  trustProxy: boolean | number;
+  abuse: AbuseControl;
+  metrics: RegistryMetrics;
+  /** When set, GET /metrics needs it as a bearer token. */
+  metricsToken?: string;
 }
 
 const STREAMING_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
@@ -46,7 +59,9 @@ function requestScope(log: Logger): RequestHandler {
       requestId,
       method: rpcMethod ?? `${req.method} ${req.path}`,
       streaming: rpcMethod ? STREAMING_METHODS.has(rpcMethod) : /:(stream|subscribe)$/.test(req.path),
+      clientAddress: req.ip,
     };
+    res.locals.scope = scope; // for the metrics middleware, which runs outside this async scope
     res.on('close', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const line = {
@@ -70,6 +85,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy);
+  app.use(securityHeaders(deps.security));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -82,11 +99,21 @@ export function createApp(deps: AppDeps): Express {
   const card = cardEndpoint(deps.cardJson, deps.cardMaxAgeSeconds);
   app.get(CARD_PATH, card);
   app.head(CARD_PATH, card);
+  app.get('/metrics', deps.metrics.handler(deps.metricsToken));
 
   // Our own parser and limit in front of the SDK's (which would answer 413 with an HTML page);
   // once a body is parsed, the SDK's express.json() leaves it alone.
-  const json = express.json({ limit: deps.maxBodyBytes, type: ['application/json', 'application/a2a+json', 'application/*+json'] });
-  app.use([JSONRPC_PATH, REST_PATH], json, bodyErrorHandler(deps.log), requestScope(deps.log));
+  const json = express.json({
+    limit: deps.maxBodyBytes,
+    type: ['application/json', 'application/a2a+json', 'application/*+json'],
+    verify: verifyBody(deps.maxJsonDepth),
+  });
+  // Order matters: count everything, refuse floods before reading bodies, check shapes before
+  // the SDK, and scrub internal errors out of whatever the SDK answers.
+  app.use([JSONRPC_PATH, REST_PATH], deps.metrics.middleware(), deps.abuse.floodGuard(), json, bodyErrorHandler(deps.log), requestScope(deps.log), deps.abuse.streamCap());
+  app.use(JSONRPC_PATH, jsonRpcShapeGuard);
+  app.use(REST_PATH, restShapeGuard);
+  app.use([JSONRPC_PATH, REST_PATH], answerSanitizer);
 
   app.use(
     JSONRPC_PATH,

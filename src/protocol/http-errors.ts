@@ -26,6 +26,10 @@ export interface HttpFailure {
   jsonRpcCode: number;
   message: string;
   reason: string;
+  /** The JSON-RPC request id, when the request had a usable one. */
+  id?: string | number | null;
+  /** Rate limits: sent as Retry-After, and the JSON-RPC answer then uses HTTP 429 too. */
+  retryAfterSeconds?: number;
 }
 
 export function sendFailure(req: Request, res: Response, failure: HttpFailure): void {
@@ -33,9 +37,15 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
     res.end();
     return;
   }
+  // Metrics read the outcome of requests that never reached the SDK from here.
+  res.locals.failureReason = failure.reason;
+  const retry = failure.retryAfterSeconds;
+  if (retry !== undefined) res.setHeader('Retry-After', String(retry));
   if (req.baseUrl.startsWith('/a2a/jsonrpc') || req.path.startsWith('/a2a/jsonrpc')) {
-    // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does.
-    res.status(200).json({ jsonrpc: '2.0', id: null, error: { code: failure.jsonRpcCode, message: failure.message, data: { reason: failure.reason } } });
+    // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does;
+    // a rate limit is the exception (429 + Retry-After), so proxies and HTTP clients back off too.
+    const data = retry === undefined ? { reason: failure.reason } : { reason: failure.reason, retryAfterSeconds: retry };
+    res.status(retry === undefined ? 200 : 429).json({ jsonrpc: '2.0', id: failure.id ?? null, error: { code: failure.jsonRpcCode, message: failure.message, data } });
     return;
   }
   res.status(failure.httpStatus).json({
@@ -72,6 +82,20 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
           jsonRpcCode: JSONRPC_PARSE_ERROR,
           reason: 'PARSE_ERROR',
           message: `The request body is not valid JSON: ${err.message.replace(/ in JSON at position \d+.*$/, '').slice(0, 200)}.`,
+        });
+      case 'entity.too.deep':
+        return sendFailure(req, res, {
+          httpStatus: 400,
+          jsonRpcCode: JSONRPC_INVALID_REQUEST,
+          reason: 'TOO_DEEP',
+          message: `${err.message} Documents and requests are a few levels deep; flatten the data.`,
+        });
+      case 'entity.invalid.utf8':
+        return sendFailure(req, res, {
+          httpStatus: 400,
+          jsonRpcCode: JSONRPC_PARSE_ERROR,
+          reason: 'PARSE_ERROR',
+          message: 'The request body is not valid UTF-8; send UTF-8 encoded JSON.',
         });
       case 'encoding.unsupported':
       case 'charset.unsupported':

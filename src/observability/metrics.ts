@@ -1,0 +1,194 @@
+/**
+ * Prometheus metrics (prom-client) at GET /metrics: A2A requests by method, operation and
+ * outcome with latency histograms, entries by kind and index size (read from the store and the
+ * index when scraped, so they are never stale), validation failures by code, rate-limit
+ * refusals, and the default process metrics (memory, CPU, event-loop lag, GC).
+ *
+ * Each registry gets its own prom-client Registry, so several registries in one process (tests)
+ * do not collide on the global one. Every label value comes from a fixed set: nothing a caller
+ * sends (task ids, tenants, unknown method names) becomes a label, which would let anyone grow
+ * the metrics without bound.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DocumentValidator, Verdict } from '../validation/types.js';
+import type { RequestScope } from './request-scope.js';
+
+export interface MetricsSources {
+  /** Current entries by kind (RegistryStore.count). */
+  countEntries(): Promise<Record<string, number>>;
+  /** Entries in the search index. */
+  indexSize(): number;
+}
+
+const JSONRPC_METHODS = new Set([
+  'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
+  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig', 'GetExtendedAgentCard',
+  'message/send', 'message/stream', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe',
+  'tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list',
+  'tasks/pushNotificationConfig/delete', 'agent/getAuthenticatedExtendedCard',
+]);
+const OPERATIONS = new Set(['register', 'validate', 'search', 'get', 'list', 'unregister']);
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The HTTP+JSON route a path belongs to, with ids and tenants taken out. */
+function restRoute(path: string): string {
+  const p = path.replace(/^\/[^/]+(?=\/(message:|tasks|extendedAgentCard))/, ''); // optional /{tenant} prefix
+  if (/^\/message:(send|stream)$/.test(p)) return p;
+  if (p === '/tasks') return '/tasks';
+  const task = /^\/tasks\/[^/]+?(:cancel|:subscribe)?$/.exec(p);
+  if (task) return `/tasks/{id}${task[1] ?? ''}`;
+  if (/^\/tasks\/[^/]+\/pushNotificationConfigs(\/[^/]+)?$/.test(p)) return '/tasks/{id}/pushNotificationConfigs';
+  if (p === '/extendedAgentCard') return p;
+  return 'other';
+}
+
+/** A bounded label for the request's method: the JSON-RPC method, or the REST route. */
+export function methodLabel(req: Request, scope: RequestScope | undefined): string {
+  if (req.baseUrl.endsWith('/jsonrpc')) {
+    const method = scope?.method;
+    return method && JSONRPC_METHODS.has(method) ? method : 'other';
+  }
+  return `${req.method} ${restRoute(req.path)}`;
+}
+
+/** Codes are short upper-case words or JSON-RPC numbers; anything else becomes "other". */
+const codeLabel = (code: unknown): string =>
+  (typeof code === 'string' && /^[A-Z_]{1,32}$/.test(code)) || (typeof code === 'number' && Number.isInteger(code) && Math.abs(code) < 100000)
+    ? String(code)
+    : 'other';
+
+/** What happened to the request: its task state, or why it was refused before a task existed. */
+function outcomeOf(res: Response, scope: RequestScope | undefined): { outcome: string; code: string } {
+  const locals = res.locals as { failureReason?: string; rpcErrorCode?: number };
+  if (scope?.taskState) return { outcome: codeLabel(scope.taskState), code: scope.errorCode ? codeLabel(scope.errorCode) : 'none' };
+  if (locals.failureReason) return { outcome: 'REFUSED', code: codeLabel(locals.failureReason) };
+  if (locals.rpcErrorCode !== undefined) return { outcome: 'ERROR', code: codeLabel(locals.rpcErrorCode) };
+  if (!res.writableFinished) return { outcome: 'ABORTED', code: 'none' };
+  return { outcome: res.statusCode >= 400 ? 'ERROR' : 'OK', code: res.statusCode >= 400 ? String(res.statusCode) : 'none' };
+}
+
+export class RegistryMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'operation' | 'outcome' | 'code'>;
+  private readonly latency: Histogram<'method' | 'operation'>;
+  private readonly validationFailures: Counter<'kind' | 'code'>;
+  private readonly limited: Counter<'limit' | 'by'>;
+  private sources: MetricsSources | undefined;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'registry_requests_total',
+      help: 'A2A requests by method (JSON-RPC method or HTTP+JSON route), operation, outcome (task state, REFUSED, ERROR) and code (registry error code, refusal reason or JSON-RPC error code).',
+      labelNames: ['method', 'operation', 'outcome', 'code'],
+      registers: [this.registry],
+    });
+    this.latency = new Histogram({
+      name: 'registry_request_duration_seconds',
+      help: 'Time from receiving an A2A request to the end of its answer (the whole stream for SSE).',
+      labelNames: ['method', 'operation'],
+      buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+    this.validationFailures = new Counter({
+      name: 'registry_validation_failures_total',
+      help: 'Documents that failed validation (register or validate), by kind and error code.',
+      labelNames: ['kind', 'code'],
+      registers: [this.registry],
+    });
+    this.limited = new Counter({
+      name: 'registry_rate_limited_total',
+      help: 'Requests refused by a rate limit or the stream cap, by limit and by what was counted (principal or address).',
+      labelNames: ['limit', 'by'],
+      registers: [this.registry],
+    });
+    const self = this;
+    new Gauge({
+      name: 'registry_entries',
+      help: 'Current entries by kind, read from storage when scraped.',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      async collect() {
+        if (!self.sources) return;
+        const counts = await self.sources.countEntries();
+        for (const [kind, n] of Object.entries(counts)) this.set({ kind: codeLabelKind(kind) }, n);
+      },
+    });
+    new Gauge({
+      name: 'registry_index_entries',
+      help: 'Entries in the search index.',
+      registers: [this.registry],
+      collect() {
+        if (self.sources) this.set(self.sources.indexSize());
+      },
+    });
+  }
+
+  /** Where entry counts and index size come from (set once the store and index exist). */
+  setSources(sources: MetricsSources): void {
+    this.sources = sources;
+  }
+
+  /**
+   * Counts every A2A request when its response ends (or the client goes away). Mount it first,
+   * so requests refused before the SDK (body errors, floods) are counted too; it reads the
+   * request scope that requestScope leaves in res.locals.scope.
+   */
+  middleware(): RequestHandler {
+    return (req, res, next) => {
+      const started = process.hrtime.bigint();
+      res.once('close', () => {
+        const scope = (res.locals as { scope?: RequestScope }).scope;
+        const method = methodLabel(req, scope);
+        const operation = scope?.operation && OPERATIONS.has(scope.operation) ? scope.operation : 'none';
+        this.requests.inc({ method, operation, ...outcomeOf(res, scope) });
+        this.latency.observe({ method, operation }, Number(process.hrtime.bigint() - started) / 1e9);
+      });
+      next();
+    };
+  }
+
+  /** GET /metrics in the Prometheus text format; with a token configured, only for its bearer. */
+  handler(token?: string): RequestHandler {
+    const expected = token ? sha256(token) : undefined;
+    return async (req, res) => {
+      if (expected) {
+        const sent = /^Bearer\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '')?.[1];
+        if (!sent || !timingSafeEqual(sha256(sent), expected)) {
+          res.status(401).setHeader('WWW-Authenticate', 'Bearer').json({ error: 'GET /metrics needs "Authorization: Bearer <REGISTRY_METRICS_TOKEN>".' });
+          return;
+        }
+      }
+      try {
+        const body = await this.registry.metrics();
+        res.setHeader('Content-Type', this.registry.contentType);
+        res.setHeader('Cache-Control', 'no-store');
+        res.end(body);
+      } catch {
+        res.status(503).json({ error: 'metrics are unavailable right now' });
+      }
+    };
+  }
+
+  rateLimited(limit: string, by: string): void {
+    this.limited.inc({ limit, by });
+  }
+
+  /** The same validator, counting every failed verdict. */
+  countingValidator(validator: DocumentValidator): DocumentValidator {
+    const count = (verdict: Verdict): Verdict => {
+      if (!verdict.valid) this.validationFailures.inc({ kind: verdict.kind, code: verdict.errorCode ?? 'VALIDATION_FAILED' });
+      return verdict;
+    };
+    return {
+      validateAgentCard: (card, sizeBytes) => count(validator.validateAgentCard(card, sizeBytes)),
+      validateMcpServer: (server, toolspec, sizeBytes) => count(validator.validateMcpServer(server, toolspec, sizeBytes)),
+    };
+  }
+}
+
+const codeLabelKind = (kind: string): string => (kind === 'agent' || kind === 'mcp-server' ? kind : 'other');
+const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest();

@@ -1,0 +1,52 @@
+/**
+ * Nesting depth of JSON text, measured on the raw bytes before anything parses it.
+ *
+ * JSON.parse itself copes with any depth, but almost everything after it recurses: the SDK's
+ * fromJSON/toJSON and its task bookkeeping, zod, JSON.stringify. A body nested a few thousand
+ * levels deep (a few KB of "[[[[") overflows the stack there, and a stored document nested that
+ * deep could no longer be read back. So depth is capped where the bytes come in: request bodies
+ * (before JSON.parse) and uploaded documents (before they are parsed and stored).
+ */
+
+const OPEN_OBJECT = 0x7b; // {
+const OPEN_ARRAY = 0x5b; // [
+const CLOSE_OBJECT = 0x7d; // }
+const CLOSE_ARRAY = 0x5d; // ]
+const QUOTE = 0x22; // "
+const BACKSLASH = 0x5c; // \
+
+/**
+ * True when the JSON text nests objects/arrays deeper than `limit`. Brackets inside strings do
+ * not count. Linear, no recursion, no allocation; malformed text is left to the parser.
+ */
+export function nestsDeeperThan(text: Uint8Array | string, limit: number): boolean {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (inString) {
+      if (c === BACKSLASH) i++; // skip the escaped character (an escaped quote does not end the string)
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** True when the bytes are well-formed UTF-8 (lone surrogates, overlongs and truncated sequences are not). */
+export function isWellFormedUtf8(bytes: Uint8Array): boolean {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}

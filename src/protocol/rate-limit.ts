@@ -1,0 +1,157 @@
+/**
+ * Abuse control, in memory (rate-limiter-flexible), at three points:
+ * - a flood guard in front of everything on the A2A endpoints: requests per client address per
+ *   minute, refused with HTTP 429 + Retry-After before the body is even read (a flood must not
+ *   cost a parse, an executor run and a task write per request);
+ * - operation budgets, asked by the executor once it knows the operation: writes
+ *   (register/unregister) and reads (search/get/list/validate) per minute, each counted per
+ *   principal and per client address. A refusal is a REJECTED task with RATE_LIMITED and
+ *   retryAfterSeconds, like any declined request;
+ * - a cap on concurrent SSE streams per client address.
+ * The admin principal (the operator) is exempt. Limits are per process: behind a load balancer
+ * each replica counts its own share.
+ */
+import type { RequestHandler } from 'express';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Logger } from '../observability/logger.js';
+import { currentScope } from '../observability/request-scope.js';
+import type { Admission, Requester } from '../operations/admission.js';
+import { RegistryError } from '../operations/errors.js';
+import type { OperationName } from '../operations/operation.js';
+import { sendFailure } from './http-errors.js';
+
+export interface RateLimitOptions {
+  enabled: boolean;
+  writesPerMinute: number;
+  readsPerMinute: number;
+  requestsPerMinute: number;
+  maxStreamsPerClient: number;
+}
+
+export type LimitName = 'writes' | 'reads' | 'requests' | 'streams';
+export type LimitedBy = 'principal' | 'address';
+
+export interface AbuseControlDeps {
+  log: Logger;
+  /** Called on every refusal (metrics). */
+  onLimited?: (limit: LimitName, by: LimitedBy) => void;
+  /** Requests that skip the flood guard: the operator's own (admin token). */
+  isExempt?: (authorization: string | undefined) => boolean;
+}
+
+const WRITE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister']);
+const JSONRPC_RATE_LIMITED = -32603; // A2A v1.0 section on system errors: "rate limit exceeded" is -32603
+const STREAM_RETRY_SECONDS = 5;
+
+const retryAfter = (res: RateLimiterRes): number => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+
+export class AbuseControl implements Admission {
+  private readonly writes: RateLimiterMemory;
+  private readonly reads: RateLimiterMemory;
+  private readonly requests: RateLimiterMemory;
+  private readonly streams = new Map<string, number>();
+
+  constructor(
+    private readonly options: RateLimitOptions,
+    private readonly deps: AbuseControlDeps,
+  ) {
+    this.writes = new RateLimiterMemory({ keyPrefix: 'w', points: options.writesPerMinute, duration: 60 });
+    this.reads = new RateLimiterMemory({ keyPrefix: 'r', points: options.readsPerMinute, duration: 60 });
+    this.requests = new RateLimiterMemory({ keyPrefix: 'q', points: options.requestsPerMinute, duration: 60 });
+  }
+
+  /** Operation budget: consumes one point per principal and one per address; throws RATE_LIMITED. */
+  async admit(op: OperationName, requester: Requester): Promise<void> {
+    if (!this.options.enabled || requester.isAdmin) return;
+    const isWrite = WRITE_OPERATIONS.has(op);
+    const limiter = isWrite ? this.writes : this.reads;
+    const limit: LimitName = isWrite ? 'writes' : 'reads';
+    const keys: Array<[LimitedBy, string]> = [];
+    if (requester.principal) keys.push(['principal', `p:${requester.principal}`]);
+    if (requester.address) keys.push(['address', `a:${requester.address}`]);
+    for (const [by, key] of keys) {
+      try {
+        await limiter.consume(key);
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        this.deps.onLimited?.(limit, by);
+        const seconds = retryAfter(err);
+        const perMinute = isWrite ? this.options.writesPerMinute : this.options.readsPerMinute;
+        throw new RegistryError(
+          'RATE_LIMITED',
+          `Too many ${isWrite ? 'registrations and unregistrations' : 'reads (search, get, list, validate)'} from this ${by === 'principal' ? 'principal' : 'address'}: the limit is ${perMinute} per minute. Retry after ${seconds} s.`,
+          undefined,
+          seconds,
+        );
+      }
+    }
+  }
+
+  /** Requests per client address, before the body is read: HTTP 429 + Retry-After. */
+  floodGuard(): RequestHandler {
+    return (req, res, next) => {
+      if (!this.options.enabled || this.deps.isExempt?.(req.header('authorization'))) return next();
+      const address = req.ip ?? 'unknown';
+      this.requests.consume(address).then(
+        () => next(),
+        (err: unknown) => {
+          if (!(err instanceof RateLimiterRes)) return next(err);
+          this.deps.onLimited?.('requests', 'address');
+          // One warning per address and window, not one per refused request: a flood must not become a log flood.
+          if (err.consumedPoints === this.options.requestsPerMinute + 1) {
+            this.deps.log.warn({ address, limit: this.options.requestsPerMinute }, 'request rate limit reached; refusing this address for the rest of the minute');
+          }
+          const seconds = retryAfter(err);
+          req.resume(); // discard the unread body so the connection stays usable
+          sendFailure(req, res, {
+            httpStatus: 429,
+            jsonRpcCode: JSONRPC_RATE_LIMITED,
+            reason: 'RATE_LIMITED',
+            message: `Too many requests from this address: the limit is ${this.options.requestsPerMinute} per minute. Retry after ${seconds} s.`,
+            retryAfterSeconds: seconds,
+          });
+        },
+      );
+    };
+  }
+
+  /** Concurrent SSE streams per client address; mounted after the request scope knows whether it streams. */
+  streamCap(): RequestHandler {
+    return (req, res, next) => {
+      const scope = currentScope();
+      if (!this.options.enabled || !scope?.streaming) return next();
+      const address = req.ip ?? 'unknown';
+      const open = this.streams.get(address) ?? 0;
+      if (open >= this.options.maxStreamsPerClient) {
+        this.deps.onLimited?.('streams', 'address');
+        scope.errorCode = 'RATE_LIMITED';
+        return sendFailure(req, res, {
+          httpStatus: 429,
+          jsonRpcCode: JSONRPC_RATE_LIMITED,
+          reason: 'TOO_MANY_STREAMS',
+          message: `This address already has ${open} open streams; the limit is ${this.options.maxStreamsPerClient}. Close one, or retry after ${STREAM_RETRY_SECONDS} s.`,
+          retryAfterSeconds: STREAM_RETRY_SECONDS,
+          id: rpcId(req.body),
+        });
+      }
+      this.streams.set(address, open + 1);
+      res.once('close', () => {
+        const now = (this.streams.get(address) ?? 1) - 1;
+        if (now <= 0) this.streams.delete(address);
+        else this.streams.set(address, now);
+      });
+      next();
+    };
+  }
+
+  /** Open streams per address (tests, metrics). */
+  openStreams(address: string): number {
+    return this.streams.get(address) ?? 0;
+  }
+}
+
+function rpcId(body: unknown): string | number | null {
+  if (typeof body !== 'object' || body === null || !('id' in body)) return null;
+  const id = (body as { id: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}

@@ -1,0 +1,132 @@
+/**
+ * Checks the shape of a request before the SDK sees it, so hostile or malformed input gets a
+ * precise error instead of reaching code that assumes well-formed JSON-RPC:
+ * - while the body is read (express.json `verify`): nesting depth and UTF-8, on the raw bytes;
+ * - after it is parsed: the JSON-RPC envelope (no batches, `jsonrpc`, `method`, `id`, `params`)
+ *   and the parts of a message (objects; `raw` / v0.3 `file.bytes` strict base64).
+ * Without these, `parts: [null]` or `raw: 5` end as -32603 with a JavaScript error message, a
+ * deeply nested body overflows the stack inside the SDK, and invalid base64 is silently decoded
+ * to garbage (Buffer.from ignores what it cannot read).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
+import { currentScope } from '../observability/request-scope.js';
+import { isWellFormedUtf8, nestsDeeperThan } from './json-depth.js';
+import { sendFailure } from './http-errors.js';
+
+const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_INVALID_PARAMS = -32602;
+const MAX_ID_CHARS = 256;
+/** Methods whose params carry a message with parts (v1.0 and v0.3 names). */
+const MESSAGE_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
+/** Standard base64 (RFC 4648 section 4) with padding; base64url is accepted too. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/** An error body-parser passes on to the error handler with our `type`. */
+class BodyRejected extends Error {
+  readonly status = 400;
+  constructor(
+    readonly type: 'entity.too.deep' | 'entity.invalid.utf8',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** express.json `verify`: runs on the raw body before JSON.parse. */
+export function verifyBody(maxDepth: number) {
+  return (_req: IncomingMessage, _res: unknown, buf: Buffer, encoding: string): void => {
+    if (/^utf-?8$/i.test(encoding) && !isWellFormedUtf8(buf)) throw new BodyRejected('entity.invalid.utf8', 'not UTF-8');
+    if (nestsDeeperThan(buf, maxDepth)) {
+      throw new BodyRejected('entity.too.deep', `The request body nests JSON deeper than ${maxDepth} levels (REGISTRY_MAX_JSON_DEPTH).`);
+    }
+  };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const isStrictBase64 = (s: string): boolean => (s.length % 4 === 0 && BASE64.test(s)) || BASE64URL.test(s);
+
+/** What is wrong with a message's parts, or undefined. `at` is the path prefix for messages. */
+function partsProblem(message: unknown, at: string): string | undefined {
+  if (!isObject(message)) return undefined; // the SDK reports a missing or non-object message itself
+  const parts = message.parts;
+  if (parts === undefined) return undefined;
+  if (!Array.isArray(parts)) return `${at}.parts must be an array of parts`;
+  for (let i = 0; i < parts.length; i++) {
+    const part: unknown = parts[i];
+    const here = `${at}.parts[${i}]`;
+    if (!isObject(part)) return `${here} must be an object such as {"text": "..."} or {"data": {...}, "mediaType": "application/json"}`;
+    if ('raw' in part && typeof part.raw !== 'string') return `${here}.raw must be a base64 string`;
+    if (typeof part.raw === 'string' && !isStrictBase64(part.raw)) return `${here}.raw is not valid base64`;
+    const file = part.file;
+    if (file !== undefined) {
+      if (!isObject(file)) return `${here}.file must be an object`;
+      if ('bytes' in file && typeof file.bytes !== 'string') return `${here}.file.bytes must be a base64 string`;
+      if (typeof file.bytes === 'string' && !isStrictBase64(file.bytes)) return `${here}.file.bytes is not valid base64`;
+    }
+    for (const key of ['text', 'filename', 'mediaType', 'url'] as const) {
+      if (key in part && typeof part[key] !== 'string') return `${here}.${key} must be a string`;
+    }
+  }
+  return undefined;
+}
+
+function refuse(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], code: number, message: string, id?: string | number | null) {
+  const scope = currentScope();
+  if (scope) scope.errorCode = code === JSONRPC_INVALID_REQUEST ? 'INVALID_REQUEST' : 'INVALID_PARAMS';
+  sendFailure(req, res, {
+    httpStatus: 400,
+    jsonRpcCode: code,
+    reason: code === JSONRPC_INVALID_REQUEST ? 'INVALID_REQUEST' : 'INVALID_PARAMS',
+    message,
+    id,
+  });
+}
+
+/** The JSON-RPC envelope and message parts, on POSTs to the JSON-RPC endpoint. */
+export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
+  if (req.method !== 'POST') return next();
+  const body: unknown = req.body;
+  // Unparsed because of a non-JSON content type: the SDK answers that with ContentTypeNotSupported (-32005).
+  if (body === undefined && req.headers['content-type'] !== undefined) return next();
+  if (body === undefined || (isObject(body) && Object.keys(body).length === 0 && req.headers['content-length'] === '0')) {
+    return refuse(req, res, JSONRPC_INVALID_REQUEST, 'The request body is empty: send one JSON-RPC 2.0 request object with content-type application/json.');
+  }
+  if (Array.isArray(body)) {
+    return refuse(req, res, JSONRPC_INVALID_REQUEST, 'Batch requests are not supported: send one JSON-RPC 2.0 request object per HTTP request.');
+  }
+  if (!isObject(body)) return refuse(req, res, JSONRPC_INVALID_REQUEST, 'The request body must be a JSON-RPC 2.0 request object.');
+  const { id, method, params } = body;
+  const idOk =
+    id === undefined || id === null || (typeof id === 'string' && id.length <= MAX_ID_CHARS) || (typeof id === 'number' && Number.isSafeInteger(id));
+  const usableId = idOk ? (id as string | number | null | undefined) : null;
+  if (!idOk) {
+    return refuse(req, res, JSONRPC_INVALID_REQUEST, `"id" must be a string (at most ${MAX_ID_CHARS} characters), an integer or null.`);
+  }
+  if (body.jsonrpc !== '2.0') return refuse(req, res, JSONRPC_INVALID_REQUEST, '"jsonrpc" must be "2.0".', usableId);
+  if (typeof method !== 'string' || method === '') {
+    return refuse(req, res, JSONRPC_INVALID_REQUEST, '"method" must be the name of an A2A method, e.g. "SendMessage".', usableId);
+  }
+  if (params !== undefined && !isObject(params)) return refuse(req, res, JSONRPC_INVALID_PARAMS, '"params" must be a JSON object.', usableId);
+  if (params === undefined && method !== 'GetExtendedAgentCard' && method !== 'agent/getAuthenticatedExtendedCard') {
+    return refuse(req, res, JSONRPC_INVALID_PARAMS, `"params" is required for ${method.slice(0, 64)}.`, usableId);
+  }
+  if (MESSAGE_METHODS.has(method) && params) {
+    const problem = partsProblem(params.message, 'params.message');
+    if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`, usableId);
+  }
+  next();
+};
+
+/** Bodies and message parts on the HTTP+JSON binding. */
+export const restShapeGuard: RequestHandler = (req, res, next) => {
+  if (req.method !== 'POST' || req.body === undefined) return next();
+  if (!isObject(req.body)) return refuse(req, res, JSONRPC_INVALID_PARAMS, 'The request body must be a JSON object.');
+  if (/\/message:(send|stream)$/.test(req.path)) {
+    const problem = partsProblem(req.body.message, 'message');
+    if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`);
+  }
+  next();
+};

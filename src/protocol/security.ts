@@ -1,0 +1,105 @@
+/**
+ * Response-side security for a public JSON API:
+ * - helmet headers, tuned for an API that serves no HTML: a CSP that allows nothing, no framing,
+ *   no referrer, nosniff. Cross-Origin-Resource-Policy follows the CORS setting, since a card
+ *   meant to be read by browsers on other origins must not be blocked by it;
+ * - CORS, off unless REGISTRY_CORS_ORIGINS names origins (or *). Tokens travel in the
+ *   Authorization header, never in cookies, so credentials mode is never needed;
+ * - an answer sanitizer: the SDK answers an unexpected exception with its message (-32603 on
+ *   JSON-RPC, HTTP 500 on HTTP+JSON, an SSE error event mid-stream). Messages like "Cannot read
+ *   properties of null" or "Maximum call stack size exceeded" tell an attacker what broke, so
+ *   they are replaced by a generic text; the full error stays in the logs.
+ */
+import cors from 'cors';
+import type { RequestHandler, Response } from 'express';
+import helmet from 'helmet';
+
+export interface SecurityOptions {
+  /** Browser origins allowed to call the registry: none, '*' or a list. */
+  corsOrigins: string[] | '*';
+}
+
+const INTERNAL_MESSAGE = 'Internal error; the request was not completed. Retry later; if it persists, report it with the X-Request-Id of the answer.';
+const JSONRPC_INTERNAL_ERROR = -32603;
+
+/** helmet (and CORS when configured), mounted before every route. */
+export function securityHeaders(options: SecurityOptions): RequestHandler[] {
+  const corsOn = options.corsOrigins === '*' || options.corsOrigins.length > 0;
+  const handlers: RequestHandler[] = [
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      crossOriginResourcePolicy: { policy: corsOn ? 'cross-origin' : 'same-origin' },
+      referrerPolicy: { policy: 'no-referrer' },
+      xFrameOptions: { action: 'deny' },
+    }),
+  ];
+  if (corsOn) {
+    handlers.push(
+      cors({
+        origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
+        methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+        allowedHeaders: ['Content-Type', 'Authorization', 'A2A-Version', 'A2A-Extensions', 'X-A2A-Extensions', 'X-Request-Id', 'If-None-Match'],
+        exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'Last-Modified', 'A2A-Extensions', 'X-A2A-Extensions'],
+        maxAge: 600,
+      }) as RequestHandler,
+    );
+  }
+  return handlers;
+}
+
+interface ErrorEnvelope {
+  jsonrpc?: unknown;
+  error?: { code?: unknown; message?: unknown; data?: unknown; status?: unknown; details?: unknown };
+}
+
+const isErrorEnvelope = (body: unknown): body is ErrorEnvelope =>
+  typeof body === 'object' && body !== null && 'error' in body && typeof (body as ErrorEnvelope).error === 'object' && (body as ErrorEnvelope).error !== null;
+
+/** Replaces the message of an internal error in a JSON-RPC or google.rpc.Status body; true when it did. */
+function scrub(body: ErrorEnvelope, httpStatus: number): boolean {
+  const error = body.error!;
+  if (body.jsonrpc === '2.0' && error.code === JSONRPC_INTERNAL_ERROR) {
+    error.message = INTERNAL_MESSAGE;
+    error.data = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INTERNAL', domain: 'a2a-registry' }];
+    return true;
+  }
+  if (body.jsonrpc === undefined && httpStatus >= 500) {
+    error.message = INTERNAL_MESSAGE;
+    error.details = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INTERNAL', domain: 'a2a-registry' }];
+    return true;
+  }
+  return false;
+}
+
+/** Rewrites `event: error` SSE frames the SDK writes when a stream breaks. */
+function scrubSseFrame(chunk: string): string {
+  const m = /^event: error\ndata: (.*)\n\n$/s.exec(chunk);
+  if (!m) return chunk;
+  try {
+    const body: unknown = JSON.parse(m[1]!);
+    if (isErrorEnvelope(body) && scrub(body, 500)) return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
+  } catch {
+    /* not JSON: leave it */
+  }
+  return chunk;
+}
+
+/**
+ * Wraps res.json and res.write of A2A requests. Mount it right before the SDK's handlers: our
+ * own refusals (sent earlier through sendFailure) are already safe and carry a reason.
+ * Also records the JSON-RPC error code of an answer for metrics (res.locals.rpcErrorCode).
+ */
+export const answerSanitizer: RequestHandler = (_req, res, next) => {
+  const json = res.json.bind(res);
+  res.json = ((body: unknown) => {
+    if (isErrorEnvelope(body) && (res.locals as { failureReason?: string }).failureReason === undefined) {
+      if (typeof body.error!.code === 'number') (res.locals as { rpcErrorCode?: number }).rpcErrorCode = body.error!.code;
+      scrub(body, res.statusCode);
+    }
+    return json(body);
+  }) as Response['json'];
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  res.write = ((chunk: unknown, ...rest: unknown[]) =>
+    write(typeof chunk === 'string' && chunk.startsWith('event: error') ? scrubSseFrame(chunk) : chunk, ...rest)) as Response['write'];
+  next();
+};
