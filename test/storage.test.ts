@@ -421,6 +421,19 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await tooOld.close();
     });
 
+    test('several instances opening one fresh database at once migrate it exactly once', async () => {
+      const target = await engine.fresh();
+      const stores = Array.from({ length: 5 }, () => target.makeStore());
+      try {
+        await Promise.all(stores.map((s) => s.open()));
+        for (const s of stores) assert.equal(await s.ping(), true);
+        const versions = (await target.raw('SELECT version FROM registry_migrations')) as { version: number }[];
+        assert.deepEqual(versions.map((v) => Number(v.version)), [1]);
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+
     test('50 concurrent upserts of one identity leave one entry', async (t) => {
       const { target, store } = await openFresh(t, engine);
       const url = 'https://race.example.com/agent';

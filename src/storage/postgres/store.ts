@@ -49,6 +49,8 @@ export interface PostgresStoreOptions {
   scanBatchSize?: number;
   /** Server-side limit for one statement (ms, default 15 s). */
   statementTimeoutMs?: number;
+  /** Told when a pooled connection breaks (it is replaced by itself); e.g. to log it. */
+  onConnectionError?: (error: Error) => void;
 }
 
 interface EntryRow extends EntryRowFields {
@@ -117,14 +119,15 @@ export class PostgresStore implements RegistryStore {
     // An idle client whose connection drops (database restart, failover) emits 'error' on
     // the pool; without a listener Node would crash the process. The pool already discards
     // that client and opens fresh connections on demand, which is how we recover by ourselves.
-    this.#pool.on('error', () => undefined);
+    const onConnectionError = options.onConnectionError ?? (() => undefined);
+    this.#pool.on('error', (error) => onConnectionError(error));
     // A connection that drops while checked out (a query in flight when the server restarts)
     // makes pg emit 'error' on that client, and pg-pool listens only on idle ones: the
     // emit would be an uncaught exception. The failed query already rejects, and the client,
     // now marked unusable, is discarded on release; this listener only absorbs the echo.
     // Registered per connection so it also covers Kysely's (the SDK task store's) checkouts.
     this.#pool.on('connect', (client) => {
-      client.on('error', () => undefined);
+      client.on('error', (error) => onConnectionError(error));
     });
     this.#kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: this.#pool }) });
     this.taskStore = new DatabaseTaskStore(this.#kysely);
