@@ -1,0 +1,148 @@
+/**
+ * Scale-out: several registry processes on one PostgreSQL agree. A change committed through one
+ * replica is searchable on the others within a second; a replica that was down catches up when
+ * it starts; parallel registrations across replicas never make two entries; a replica survives
+ * a database restart and says it is not ready meanwhile.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@a2a-js/sdk/client';
+import { v1Card } from './support/documents.js';
+import { errorOf, op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
+import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { TOKENS, TOKENS_ENV, spawnRegistry, tempDir, type ChildRegistry } from './support/registry.js';
+
+let pg: TestPostgres | undefined;
+let skipReason: string | undefined;
+let databaseUrl = '';
+const replicas: ChildRegistry[] = [];
+
+const env = () => ({
+  DATABASE_URL: databaseUrl,
+  REGISTRY_DATA_DIR: tempDir(),
+  REGISTRY_TOKENS: TOKENS_ENV,
+  REGISTRY_PAGE_TOKEN_SECRET: 'replicas-share-this-secret-0123',
+  LOG_LEVEL: 'warn',
+});
+
+async function startReplica(): Promise<ChildRegistry> {
+  const replica = await spawnRegistry({ ...env(), LOG_LEVEL: 'info' });
+  replicas.push(replica);
+  return replica;
+}
+
+/** Polls until `check` holds; returns the milliseconds it took, or throws after `timeoutMs`. */
+async function within(timeoutMs: number, check: () => Promise<boolean>): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (await check()) return performance.now() - started;
+    if (performance.now() - started > timeoutMs) throw new Error(`not true within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const finds = async (client: Client, query: string, id: string) =>
+  resultOf(await op(client, { search: { query } })).results.some((h: WireJson) => h.id === id);
+
+before(async () => {
+  const started = await startPostgres();
+  if (!started.ok) {
+    skipReason = started.skipReason;
+    return;
+  }
+  pg = started.pg;
+  databaseUrl = await pg.createDatabase('replicas');
+});
+after(async () => {
+  await Promise.all(replicas.map((r) => r.stop().catch(() => undefined)));
+  await pg?.stop();
+});
+
+describe('two replicas on one PostgreSQL', () => {
+  let a: ChildRegistry;
+  let b: ChildRegistry;
+  let onA: Client;
+  let onB: Client;
+
+  before(async () => {
+    if (skipReason) return;
+    [a, b] = await Promise.all([startReplica(), startReplica()]);
+    [onA, onB] = await Promise.all([sdkClient(a.url, { token: TOKENS.alice }), sdkClient(b.url, { token: TOKENS.alice })]);
+  });
+
+  test('register on A, search on B finds it within a second', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('Okapi Planner', 'https://okapi.example.org/a2a') } }));
+    const ms = await within(1000, () => finds(onB, 'okapi', id));
+    t.diagnostic(`visible on B after ${ms.toFixed(0)} ms`);
+  });
+
+  test('update and unregister on B show on A', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const card = v1Card('Tapir Translator', 'https://tapir.example.org/a2a');
+    const { id } = resultOf(await op(onB, { register: { agentCard: card } }));
+    await within(1000, () => finds(onA, 'tapir', id));
+    card.skills[0]!.name = 'Translate marmalade recipes';
+    assert.equal(resultOf(await op(onB, { register: { agentCard: card } })).revision, 2);
+    await within(1000, () => finds(onA, 'marmalade', id));
+    resultOf(await op(onB, { unregister: { id } }));
+    await within(1000, async () => !(await finds(onA, 'tapir', id)));
+    assert.equal(errorOf(await op(onA, { get: { id } })).code, 'NOT_FOUND');
+  });
+
+  test('page tokens issued by one replica work on the other', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    for (let i = 0; i < 3; i++) await op(onA, { register: { agentCard: v1Card(`Pager ${i}`, `https://pager.example.org/${i}`) } });
+    const first = resultOf(await op(onA, { list: { pageSize: 1 } }));
+    assert.ok(first.nextPageToken);
+    const second = resultOf(await op(onB, { list: { pageSize: 1, pageToken: first.nextPageToken } }));
+    assert.notEqual(second.entries[0].id, first.entries[0].id);
+  });
+
+  test('100 parallel registrations of one agent spread over both replicas leave one entry', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const url = 'https://parallel.example.org/a2a';
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => {
+        const card = v1Card('Parallel Pangolin', url);
+        card.version = `2.0.${i}`;
+        return op(i % 2 ? onA : onB, { register: { agentCard: card } }).then(resultOf);
+      }),
+    );
+    assert.equal(new Set(results.map((r) => r.id)).size, 1);
+    assert.equal(results.filter((r) => r.created).length, 1);
+    const listed = resultOf(await op(onB, { list: { filter: { owner: 'alice' }, pageSize: 100 } })).entries;
+    assert.equal(listed.filter((e: WireJson) => e.name === 'Parallel Pangolin').length, 1);
+    assert.equal(resultOf(await op(onA, { get: { id: results[0].id } })).revision, 100);
+  });
+
+  test('a change made while B was stopped is searchable on B when it starts', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    await b.stop();
+    const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('Axolotl Archivist', 'https://axolotl.example.org/a2a') } }));
+    b = await startReplica();
+    onB = await sdkClient(b.url, { token: TOKENS.alice });
+    assert.ok(await finds(onB, 'axolotl', id));
+  });
+
+  test('a PostgreSQL restart: replicas report not ready, then recover; nothing acknowledged is lost', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    if (!pg!.controllable) return t.skip('TEST_DATABASE_URL server cannot be restarted');
+    const acknowledged: string[] = [];
+    for (let i = 0; i < 5; i++) acknowledged.push(resultOf(await op(onA, { register: { agentCard: v1Card(`Before ${i}`, `https://before.example.org/${i}`) } })).id);
+    await pg!.halt();
+    await within(5000, async () => (await fetch(`${a.url}/readyz`)).status === 503);
+    const down = (await (await fetch(`${b.url}/readyz`)).json()) as WireJson;
+    assert.equal(down.status, 'not ready');
+    // A write while the database is down is refused, never acknowledged.
+    const refused = await op(onA, { register: { agentCard: v1Card('During', 'https://during.example.org/a2a') } }).catch(() => undefined);
+    if (refused) assert.notEqual(stateOf(refused), 'TASK_STATE_COMPLETED');
+    await pg!.resume();
+    await within(15_000, async () => (await fetch(`${a.url}/readyz`)).status === 200 && (await fetch(`${b.url}/readyz`)).status === 200);
+    for (const id of acknowledged) assert.equal(resultOf(await op(onB, { get: { id } })).id, id);
+    const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('After Restart Agent', 'https://after.example.org/a2a') } }));
+    await within(1000, () => finds(onB, 'after restart', id));
+    assert.equal(a.child.exitCode, null, 'replica A is still running');
+    assert.equal(b.child.exitCode, null, 'replica B is still running');
+  });
+});
