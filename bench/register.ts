@@ -11,9 +11,7 @@ import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/observability/logger.js';
-import { startRegistry } from '../src/server.js';
+import { spawnRegistry } from '../test/support/registry.js';
 import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '16' } } });
@@ -22,9 +20,9 @@ const concurrency = Number(values.concurrency);
 const token = 'bench-admin-token-0123456789';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-register-'));
-const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${token}`, LOG_LEVEL: 'warn' });
-const registry = await startRegistry(config, createLogger('warn'));
-console.log(`storage: ${registry.store.engine}; ${concurrency} concurrent clients; ${seconds} s per phase`);
+// The server runs in its own process, as in production, so the load generator does not share its core.
+const registry = await spawnRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${token}` });
+console.log(`storage: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}; ${concurrency} concurrent clients; ${seconds} s per phase`);
 
 const card = (i: number) => ({
   name: `Bench Agent ${i}`,
@@ -54,5 +52,5 @@ const registrations = await runLoad('registration (durable)', { seconds, concurr
 printLoad(baseline);
 printLoad(registrations);
 console.log(`ratio registration / no-op: ${(registrations.perSecond / baseline.perSecond).toFixed(2)} (target >= 0.50)`);
-await registry.close();
+await registry.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });

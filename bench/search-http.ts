@@ -1,0 +1,67 @@
+/**
+ * End-to-end search throughput over HTTP (JSON-RPC SendMessage with a `search` data part)
+ * against the same server answering a no-op message (a request the executor declines at once:
+ * the full A2A round trip with its task write, no registry work), measured in one run and
+ * printed as a ratio. The registry is loaded with generated entries first (through the service,
+ * so loading does not dominate the run).
+ *
+ *   npx tsx bench/search-http.ts [--entries 10000] [--seconds 10] [--concurrency 16]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/observability/logger.js';
+import type { Subject } from '../src/operations/operation.js';
+import { startRegistry } from '../src/server.js';
+import { generateQueries, streamEntries } from './lib/generate-entries.js';
+import { spawnRegistry } from '../test/support/registry.js';
+import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
+
+const { values } = parseArgs({
+  options: {
+    entries: { type: 'string', default: '10000' },
+    seconds: { type: 'string', default: '10' },
+    concurrency: { type: 'string', default: '16' },
+  },
+});
+const entries = Number(values.entries);
+const seconds = Number(values.seconds);
+const concurrency = Number(values.concurrency);
+const token = 'bench-admin-token-0123456789';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-search-'));
+// Load the entries in-process (fast), then serve them from a separate process, as in
+// production, so the load generator does not share the server's core.
+const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${token}`, LOG_LEVEL: 'warn' });
+const loader = await startRegistry(config, createLogger('warn'));
+
+const loadStarted = performance.now();
+for (const entry of streamEntries(entries, 11)) {
+  const text = JSON.stringify(entry.kind === 'agent' ? entry.document : entry.document.toolspec);
+  const subject: Subject =
+    entry.kind === 'agent'
+      ? { type: 'agent-card', card: entry.document, documentText: text, sizeBytes: Buffer.byteLength(text) }
+      : { type: 'mcp-server', server: entry.document.mcpServer, toolspec: entry.document.toolspec, toolspecText: text, sizeBytes: Buffer.byteLength(text) };
+  await loader.service.register(subject, { principal: 'admin', isAdmin: true });
+}
+console.log(`loaded ${loader.service.indexSize} entries in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${loader.store.engine}); ${concurrency} concurrent clients; ${seconds} s per phase`);
+await loader.close();
+const registry = await spawnRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${token}` });
+
+const queries = [...generateQueries(500, 3, false), ...generateQueries(500, 4, true)].map((q) => [
+  { data: { search: { query: q.text, ...(q.filter ? { filter: q.filter } : {}), limit: 20 } }, mediaType: 'application/json' },
+]);
+const noop = jsonRpcSender(registry.url, undefined, 'TASK_STATE_REJECTED');
+const search = jsonRpcSender(registry.url, undefined, 'TASK_STATE_COMPLETED');
+const noopPart = [{ data: { noop: {} }, mediaType: 'application/json' }];
+
+await runLoad('warm-up', { seconds: 1, concurrency }, (i) => (i % 2 ? noop(noopPart) : search(queries[i % queries.length]!)));
+const baseline = await runLoad('no-op round trip', { seconds, concurrency }, () => noop(noopPart));
+const searches = await runLoad('search (1-3 words, ±filters)', { seconds, concurrency }, (i) => search(queries[i % queries.length]!));
+printLoad(baseline);
+printLoad(searches);
+console.log(`ratio search / no-op: ${(searches.perSecond / baseline.perSecond).toFixed(2)} (target >= 0.80)`);
+await registry.stop();
+fs.rmSync(dataDir, { recursive: true, force: true });
