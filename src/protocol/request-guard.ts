@@ -46,7 +46,8 @@ export function verifyBody(maxDepth: number) {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export const isStrictBase64 = (s: string): boolean => (s.length % 4 === 0 && BASE64.test(s)) || BASE64URL.test(s);
+/** Padded standard base64, or unpadded base64url (a length of 4n+1 cannot encode anything). */
+export const isStrictBase64 = (s: string): boolean => (s.length % 4 === 0 && BASE64.test(s)) || (s.length % 4 !== 1 && BASE64URL.test(s));
 
 /** What is wrong with a message's parts, or undefined. `at` is the path prefix for messages. */
 function partsProblem(message: unknown, at: string): string | undefined {

@@ -30,6 +30,8 @@ export function securityHeaders(options: SecurityOptions): RequestHandler[] {
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
       crossOriginResourcePolicy: { policy: corsOn ? 'cross-origin' : 'same-origin' },
       referrerPolicy: { policy: 'no-referrer' },
+      // HSTS only means something over https; includeSubDomains would decide for the operator's whole domain.
+      strictTransportSecurity: { maxAge: 31536000, includeSubDomains: false },
       xFrameOptions: { action: 'deny' },
     }),
   ];

@@ -1,0 +1,458 @@
+/**
+ * Hostile input over the real server (127.0.0.1): each kind of garbage gets a clear error in
+ * the caller's binding, nothing is stored (the store's change sequence does not move), the
+ * server keeps answering, and Object.prototype is never touched.
+ */
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config/config.js';
+import { createDocumentValidator } from '../src/validation/index.js';
+import { mcpServer, toolspec, v1Card } from './support/documents.js';
+import { type WireJson } from './support/client.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { assertNoInternals, assertWellFormedJsonRpcAnswer, prototypeSnapshot, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
+
+let registry: TestRegistry;
+let seqBefore: number;
+let countBefore: Record<string, number>;
+const protoBefore = prototypeSnapshot();
+
+const rpc = (body: string | Uint8Array, headers: Record<string, string> = {}) =>
+  rawPost(`${registry.url}/a2a/jsonrpc`, body, { headers: { authorization: `Bearer ${TOKENS.alice}`, ...headers } });
+const rest = (path: string, body: string) => rawPost(`${registry.url}/a2a/rest${path}`, body, { headers: { authorization: `Bearer ${TOKENS.alice}` } });
+const send = (parts: unknown[], method = 'SendMessage') => rpc(sendMessageBody(parts, 1, method));
+const data = (value: unknown) => ({ data: value, mediaType: 'application/json' });
+const file = (content: string | Buffer, filename = 'agent-card.json', mediaType = 'application/json') => ({
+  raw: Buffer.from(content).toString('base64'),
+  filename,
+  mediaType,
+});
+/** `[[[…]]]`: n levels of arrays, as text (JSON.stringify could not even write it). */
+const deepArrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
+const deepObjects = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+/** Puts raw JSON text where the placeholder string is in a serialised body. */
+const splice = (body: string, text: string) => body.replace('"__HERE__"', text);
+
+/** The JSON-RPC error of an answer, after checking it is one. */
+function rpcError(answer: RawAnswer): WireJson {
+  assertWellFormedJsonRpcAnswer(answer, 'SendMessage');
+  assertNoInternals(answer.text);
+  assert.ok(answer.json?.error, `expected a JSON-RPC error, got ${answer.text.slice(0, 300)}`);
+  return answer.json.error;
+}
+
+/** The task of a SendMessage answer. */
+function taskOf(answer: RawAnswer): WireJson {
+  assertWellFormedJsonRpcAnswer(answer, 'SendMessage');
+  assertNoInternals(answer.text);
+  assert.ok(answer.json?.result?.task, `expected a task, got ${answer.text.slice(0, 300)}`);
+  return answer.json.result.task;
+}
+
+/** The contract error of a REJECTED task. */
+function rejection(answer: RawAnswer): WireJson {
+  const task = taskOf(answer);
+  assert.equal(task.status.state, 'TASK_STATE_REJECTED', JSON.stringify(task.status).slice(0, 300));
+  return task.status.message.parts.find((p: WireJson) => p.data).data.error;
+}
+
+const resultData = (answer: RawAnswer): WireJson => {
+  const task = taskOf(answer);
+  assert.equal(task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(task.status).slice(0, 400));
+  return task.artifacts[0].parts.find((p: WireJson) => p.data).data;
+};
+
+before(async () => {
+  registry = await startTestRegistry({ REGISTRY_RATE_LIMITS: 'false' });
+});
+after(() => registry.close());
+
+// Every test here sends something that must not be stored: check the change sequence and the
+// counts around each, and that the process is still answering and unpolluted.
+beforeEach(async () => {
+  seqBefore = await registry.store.lastChangeSeq();
+  countBefore = await registry.store.count();
+});
+afterEach(async () => {
+  assert.equal(await registry.store.lastChangeSeq(), seqBefore, 'nothing was written');
+  assert.deepEqual(await registry.store.count(), countBefore);
+  assert.equal((await fetch(`${registry.url}/healthz`)).status, 200);
+  assert.equal(prototypeSnapshot(), protoBefore, 'Object.prototype and friends are untouched');
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+describe('JSON-RPC envelope', () => {
+  test('malformed JSON is -32700; so are JSON texts that are not objects', async () => {
+    assert.equal(rpcError(await rpc('{"jsonrpc": "2.0", "id": 1, "method": ')).code, -32700);
+    for (const body of ['null', '42', '"text"', 'true']) assert.equal(rpcError(await rpc(body)).code, -32700, body);
+  });
+
+  test('an empty body, a batch and a non-object are -32600 with a message that says what to send', async () => {
+    const empty = rpcError(await rpc(''));
+    assert.equal(empty.code, -32600);
+    assert.match(empty.message, /empty/);
+    for (const batch of [`[${sendMessageBody([{ text: 'x' }])}]`, '[]', '[1, 2]']) {
+      const error = rpcError(await rpc(batch));
+      assert.equal(error.code, -32600);
+      assert.match(error.message, /Batch requests are not supported/);
+    }
+  });
+
+  test('jsonrpc, method, params and id are checked, and a usable id is echoed', async () => {
+    let error = rpcError(await rpc(JSON.stringify({ id: 7, method: 'SendMessage', params: {} })));
+    assert.equal(error.code, -32600);
+    assert.match(error.message, /"jsonrpc" must be "2.0"/);
+    for (const method of [undefined, 5, '', null]) {
+      const answer = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: {} }));
+      error = rpcError(answer);
+      assert.equal(error.code, -32600);
+      assert.match(error.message, /"method"/);
+      assert.equal(answer.json!.id, 7);
+    }
+    for (const params of [[1], 'x', 3, null]) {
+      error = rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 'a', method: 'SendMessage', params })));
+      assert.equal(error.code, -32602);
+      assert.match(error.message, /"params" must be a JSON object/);
+    }
+    error = rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage' })));
+    assert.equal(error.code, -32602);
+    assert.match(error.message, /"params" is required/);
+    for (const id of [{ a: 1 }, [1], 1.5, true, 'x'.repeat(300)]) {
+      const answer = await rpc(JSON.stringify({ jsonrpc: '2.0', id, method: 'SendMessage', params: { message: {} } }));
+      error = rpcError(answer);
+      assert.equal(error.code, -32600, JSON.stringify(id));
+      assert.match(error.message, /"id" must be/);
+      assert.equal(answer.json!.id, null);
+    }
+    for (const id of ['req-1', 42, null]) {
+      const answer = await rpc(JSON.stringify({ jsonrpc: '2.0', id, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } } }));
+      assert.equal(answer.json!.id, id);
+      assert.equal(taskOf(answer).status.state, 'TASK_STATE_COMPLETED');
+    }
+  });
+
+  test('unknown methods, including prototype names, are -32601', async () => {
+    for (const method of ['Nope', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      assert.equal(rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }))).code, -32601, method);
+    }
+  });
+
+  test('parts that are not objects, or whose fields have the wrong types, are -32602 naming the part', async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [[null], /parts\[0\] must be an object/],
+      [[{ text: 'ok' }, 7], /parts\[1\] must be an object/],
+      ['not a list', /parts must be an array/],
+      [[{ raw: 5 }], /parts\[0\]\.raw must be a base64 string/],
+      [[{ text: 5 }], /parts\[0\]\.text must be a string/],
+      [[{ url: {} }], /parts\[0\]\.url must be a string/],
+    ];
+    for (const [parts, message] of cases) {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts } } });
+      const error = rpcError(await rpc(body));
+      assert.equal(error.code, -32602);
+      assert.match(error.message, message);
+    }
+    // The v0.3 binding (no A2A-Version header) is guarded the same way.
+    const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [null] } } });
+    assert.equal(rpcError(await rawPost(`${registry.url}/a2a/jsonrpc`, legacy, { headers: { 'A2A-Version': '' } })).code, -32602);
+  });
+
+  test('HTTP+JSON: a body that is not an object, or parts that are not objects, are 400 google.rpc.Status', async () => {
+    for (const body of ['[1, 2]', '"x"']) {
+      const answer = await rest('/message:send', body);
+      assert.equal(answer.status, 400, answer.text);
+      assert.equal(answer.json!.error.status, 'INVALID_ARGUMENT');
+      assertNoInternals(answer.text);
+    }
+    const answer = await rest('/message:send', JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [null, { raw: 5 }] } }));
+    assert.equal(answer.status, 400);
+    assert.match(answer.json!.error.message, /parts\[0\] must be an object/);
+  });
+});
+
+describe('size and depth', () => {
+  test('a huge body is refused before it is read whole: JSON-RPC -32600 and HTTP+JSON 413', async () => {
+    const huge = sendMessageBody([{ text: 'x'.repeat(3 * 1024 * 1024) }]);
+    const error = rpcError(await rpc(huge));
+    assert.equal(error.code, -32600);
+    assert.match(error.message, /limit is \d+ bytes/);
+    const answer = await rest('/message:send', JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(3 * 1024 * 1024) }] } }));
+    assert.equal(answer.status, 413);
+  });
+
+  test('bodies nested thousands of levels deep are refused on the bytes, in every place and binding', async () => {
+    const deepBodies = [
+      deepArrays(10_000),
+      splice(sendMessageBody([data({ register: { agentCard: '__HERE__' } })]), deepObjects(5_000)),
+      splice(sendMessageBody([data({ search: { filter: '__HERE__' } })]), deepArrays(20_000)),
+      splice(sendMessageBody([{ text: 'x', metadata: '__HERE__' }]), deepObjects(3_000)),
+      splice(sendMessageBody([data({ validate: { mcpServer: mcpServer(), toolspec: { tools: [{ name: 't', inputSchema: '__HERE__' }] } } })]), `{"type":"object","properties":{"a":${'{"items":'.repeat(3000)}{}${'}'.repeat(3000)}}}`),
+      splice(sendMessageBody([data({ search: {} })], 1, 'SendStreamingMessage').replace('"search":{}', '"search":"__HERE__"'), deepArrays(20_000)),
+    ];
+    for (const body of deepBodies) {
+      const error = rpcError(await rpc(body));
+      assert.equal(error.code, -32600);
+      assert.match(error.message, /deeper than 100 levels \(REGISTRY_MAX_JSON_DEPTH\)/);
+    }
+    const answer = await rest('/message:send', `{"message":${deepArrays(10_000)}}`);
+    assert.equal(answer.status, 400);
+    assert.match(answer.json!.error.message, /deeper than 100 levels/);
+  });
+
+  test('brackets inside strings do not count as nesting', async () => {
+    const task = taskOf(await send([{ text: '['.repeat(5000) + '{'.repeat(5000) }]));
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+  });
+
+  test('an uploaded document within the size limit but nested thousands deep is TOO_LARGE, never stored', async () => {
+    // 4,000 levels fit in 10 KB; stored, such a card could never be read back (the SDK recurses).
+    const text = JSON.stringify(v1Card('Deep Agent', 'https://deep.example.org/a2a')).replace(/}$/, `,"extra":${deepArrays(4000)}}`);
+    assert.ok(Buffer.byteLength(text) < 10_240);
+    const error = rejection(await send([file(text)]));
+    assert.equal(error.code, 'TOO_LARGE');
+    assert.match(error.message, /nests deeper than 100 levels/);
+  });
+
+  test('the validator itself never overflows on values nested 100,000 deep', () => {
+    const validator = createDocumentValidator({ maxDocumentBytes: 10_240 });
+    const arrays = JSON.parse(deepArrays(100_000)) as unknown;
+    const objects = JSON.parse(deepObjects(100_000)) as unknown;
+    for (const value of [arrays, objects]) {
+      assert.equal(validator.validateAgentCard(value, 100).valid, false);
+      assert.equal(validator.validateAgentCard({ ...v1Card(), skills: [{ id: 'a', name: 'b', description: 'c', tags: value }] }, 100).valid, false);
+      assert.equal(validator.validateMcpServer(mcpServer(), { tools: [{ name: 't', inputSchema: { type: 'object', properties: { a: value } } }] }, 100).valid, false);
+      assert.equal(validator.validateMcpServer(value, value, 100).valid, false);
+    }
+  });
+
+  test('very long strings: a 60,000-character text is searched by its first 1,000; a longer query field is BAD_REQUEST', async () => {
+    const started = performance.now();
+    assert.equal(taskOf(await send([{ text: 'weather '.repeat(7500) }])).status.state, 'TASK_STATE_COMPLETED');
+    const error = rejection(await send([data({ search: { query: 'x'.repeat(1001) } })]));
+    assert.equal(error.code, 'BAD_REQUEST');
+    assert.match(error.details[0].path, /query/);
+    const name = rejection(await send([data({ register: { agentCard: { ...v1Card(), name: 'n'.repeat(20_000) } } })]));
+    assert.equal(name.code, 'TOO_LARGE');
+    assert.ok(performance.now() - started < 5000);
+  });
+});
+
+describe('encodings and media types', () => {
+  test('invalid base64 in a file part is -32602, not decoded into garbage', async () => {
+    for (const raw of ['!!!not base64***', 'a', 'ab=c', 'YQ==YQ==', 'YQ=', 'a b c d']) {
+      const error = rpcError(await send([{ raw, filename: 'agent-card.json', mediaType: 'application/json' }]));
+      assert.equal(error.code, -32602, raw);
+      assert.match(error.message, /raw is not valid base64/);
+    }
+    const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'file', file: { bytes: '%%%' } }] } } });
+    const error = rpcError(await rawPost(`${registry.url}/a2a/jsonrpc`, legacy, { headers: { 'A2A-Version': '' } }));
+    assert.match(error.message, /file\.bytes is not valid base64/);
+  });
+
+  test('invalid UTF-8: in a file part BAD_REQUEST, in the body -32700', async () => {
+    for (const bytes of [[0xff, 0xfe, 0x7b], [0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
+      const error = rejection(await send([file(Buffer.from(bytes))]));
+      assert.equal(error.code, 'BAD_REQUEST');
+      assert.match(error.message, /not valid UTF-8/);
+    }
+    const body = Buffer.concat([Buffer.from(sendMessageBody([{ text: 'PLACEHOLDER' }]).split('PLACEHOLDER')[0]!), Buffer.from([0xc3, 0x28]), Buffer.from('"}]}}}')]);
+    const error = rpcError(await rpc(body));
+    assert.equal(error.code, -32700);
+    assert.match(error.message, /UTF-8/);
+  });
+
+  test('a file part with an unknown mediaType is BAD_REQUEST naming it; a URL part is declined', async () => {
+    for (const mediaType of ['application/x-evil', 'text/html', 'image/png']) {
+      const error = rejection(await send([file('{}', 'agent-card.json', mediaType)]));
+      assert.equal(error.code, 'BAD_REQUEST');
+      assert.ok(error.message.includes(mediaType));
+    }
+    assert.match(rejection(await send([{ url: 'http://169.254.169.254/latest/meta-data' }])).message, /does not fetch/);
+  });
+
+  test('a non-JSON content type is -32005; a gzip body that is not gzip is a clean -32600', async () => {
+    assert.equal(rpcError(await rpc(sendMessageBody([{ text: 'x' }]), { 'content-type': 'text/plain' })).code, -32005);
+    assert.equal(rpcError(await rpc(sendMessageBody([{ text: 'x' }]), { 'content-encoding': 'gzip' })).code, -32600);
+  });
+});
+
+describe('prototype pollution', () => {
+  const protoCard = () =>
+    JSON.stringify(v1Card('Proto Agent', 'https://proto.example.org/a2a')).replace(
+      '{',
+      '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}},"prototype":{"polluted":3},',
+    );
+
+  test('__proto__, constructor and prototype keys in cards (data and file parts), filters, operations and params', async () => {
+    const bodies = [
+      splice(sendMessageBody([data({ validate: { agentCard: '__HERE__' } })]), protoCard()),
+      splice(sendMessageBody([{ data: '__HERE__', mediaType: 'application/json' }]), '{"__proto__":{"polluted":1}}'),
+      splice(sendMessageBody([{ data: '__HERE__', mediaType: 'application/json' }]), '{"constructor":{"prototype":{"polluted":1}}}'),
+      splice(sendMessageBody([data({ search: '__HERE__' })]), '{"__proto__":{"polluted":1},"query":"x"}'),
+      splice(sendMessageBody([data({ search: { filter: '__HERE__' } })]), '{"__proto__":{"polluted":1}}'),
+      splice(sendMessageBody([data({ list: { filter: '__HERE__' } })]), '{"constructor":{"prototype":{"polluted":1}}}'),
+      splice(sendMessageBody([data({ get: '__HERE__' })]), '{"id":"x","__proto__":{"polluted":1}}'),
+      splice(sendMessageBody([data({ validate: { mcpServer: mcpServer(), toolspec: '__HERE__' } })]), '{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"$ref":"#/__proto__"}}}}],"__proto__":{"polluted":1}}'),
+      `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"__proto__":{"polluted":1},"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}],"__proto__":{"polluted":1}}}}`,
+      `{"__proto__":{"polluted":1},"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"__proto__"}}`,
+    ];
+    for (const body of bodies) {
+      const answer = await rpc(body);
+      assertWellFormedJsonRpcAnswer(answer, 'SendMessage');
+      assertNoInternals(answer.text);
+      assert.equal(prototypeSnapshot(), protoBefore);
+      assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    }
+    const file = await send([{ raw: Buffer.from(protoCard()).toString('base64'), filename: 'agent-card.json', mediaType: 'application/json' }, data({ validate: {} })]);
+    assert.equal(taskOf(file).status.state, 'TASK_STATE_COMPLETED');
+    const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, `{"__proto__":{"polluted":1},"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}]}}`);
+    assert.equal(rest.status, 200);
+  });
+
+  test('prototype names as search words, tags and filter values are plain strings', async () => {
+    for (const word of ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']) {
+      const page = resultData(await send([data({ search: { query: word, filter: { tags: [word], inputModes: [word], owner: word, protocolBinding: word } } })]));
+      assert.deepEqual(page.results, []);
+      resultData(await send([data({ list: { filter: { owner: word } } })]));
+      assert.equal(rejection(await send([data({ get: { id: word } })])).code, 'NOT_FOUND');
+    }
+  });
+});
+
+describe('untrusted tool schemas', () => {
+  const validateTools = (tools: unknown[]) => send([data({ validate: { mcpServer: mcpServer('slow', 'https://slow.example.org/mcp'), toolspec: { tools } } })]);
+  const timed = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
+    const started = performance.now();
+    const value = await fn();
+    return [value, performance.now() - started];
+  };
+
+  test('a catastrophic regex pattern is never run, whatever the examples and defaults say', async () => {
+    const evil = 'a'.repeat(40) + '!';
+    const [answer, ms] = await timed(() =>
+      validateTools([{ name: 'redos', description: 'x', inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$', default: evil, examples: [evil] } }, patternProperties: { '^(a|aa)+$': {} } } }]),
+    );
+    assert.equal(resultData(answer).valid, true);
+    assert.ok(ms < 1000, `${ms} ms`);
+    const invalid = resultData(await validateTools([{ name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '(unclosed' } } } }]));
+    assert.equal(invalid.valid, false);
+    assert.ok(invalid.errors.some((e: WireJson) => e.rule === 'bad-pattern'));
+  });
+
+  test('a huge enum, a long $ref chain and a $ref cycle are answered quickly', async () => {
+    const [big, bigMs] = await timed(() => validateTools([{ name: 'enum', inputSchema: { type: 'object', properties: { a: { enum: Array.from({ length: 2400 }, (_, i) => i) } } } }]));
+    assertWellFormedJsonRpcAnswer(big, 'SendMessage');
+    assert.ok(bigMs < 1000, `${bigMs} ms`);
+    const defs: Record<string, object> = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`d${i}`, { $ref: `#/$defs/d${i + 1}` }]));
+    defs.d150 = { type: 'string' };
+    const [chain, chainMs] = await timed(() => validateTools([{ name: 'chain', inputSchema: { type: 'object', $defs: defs, properties: { a: { $ref: '#/$defs/d0' } } } }]));
+    assertWellFormedJsonRpcAnswer(chain, 'SendMessage');
+    assert.ok(chainMs < 1000, `${chainMs} ms`);
+    const [cycle, cycleMs] = await timed(() => validateTools([{ name: 'cycle', inputSchema: { type: 'object', $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, properties: { x: { $ref: '#' } } } }]));
+    assertWellFormedJsonRpcAnswer(cycle, 'SendMessage');
+    assert.ok(cycleMs < 1000, `${cycleMs} ms`);
+  });
+
+  test('a $ref to a remote URL is an error and is never fetched', async () => {
+    for (const ref of ['http://169.254.169.254/latest/meta-data', 'https://example.com/schema.json#/defs/a', 'file:///etc/passwd']) {
+      const result = resultData(await validateTools([{ name: 'remote', inputSchema: { type: 'object', properties: { a: { $ref: ref } } } }]));
+      assert.equal(result.valid, false);
+      assert.ok(result.errors.some((e: WireJson) => e.rule === 'remote-ref'), JSON.stringify(result.errors));
+    }
+    // And registering it is refused.
+    const error = rejection(await send([data({ register: { mcpServer: mcpServer('r', 'https://remote-ref.example.org/mcp'), toolspec: { tools: [{ name: 't', inputSchema: { type: 'object', $ref: 'https://evil.example.com/s.json' } }] } } })]));
+    assert.equal(error.code, 'VALIDATION_FAILED');
+  });
+
+  test('a schema nested 70 JSON levels is a validation error naming the limit; within the body limit', async () => {
+    // Two JSON levels per step: 35 steps are 70 levels, over the validator's 64, under the body's 100.
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 35; i++) schema = { type: 'object', properties: { a: schema } };
+    const result = resultData(await validateTools([{ name: 'deep', inputSchema: schema }]));
+    assert.equal(result.valid, false);
+    assert.ok(result.errors.some((e: WireJson) => e.rule === 'schema-too-deep'));
+  });
+});
+
+describe('search input', () => {
+  test('thousands of words and special characters are answered quickly', async () => {
+    const queries = [
+      Array.from({ length: 3000 }, (_, i) => `w${i}`).join(' '),
+      'a '.repeat(499),
+      '*?[](){}\\^$|+.'.repeat(50),
+      '\u0000\u0001\uffff\ud800\udfff " \' ; -- DROP TABLE entries; <script>',
+      '🦄'.repeat(300),
+      'ﬃ'.repeat(300) + 'ß'.repeat(300),
+    ];
+    for (const query of queries) {
+      const started = performance.now();
+      const task = taskOf(await send([{ text: query }]));
+      assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+      assert.ok(performance.now() - started < 2000);
+      const viaOp = await send([data({ search: { query: query.slice(0, 1000) } })]);
+      assert.equal(taskOf(viaOp).status.state, 'TASK_STATE_COMPLETED');
+    }
+  });
+
+  test('tampered page tokens are BAD_REQUEST for search and list', async () => {
+    const valid = Buffer.from(JSON.stringify({ p: '0', f: 'x' })).toString('base64url');
+    const tokens = [
+      'garbage',
+      '.',
+      '...',
+      `${valid}.AAAAAAAAAAAAAAAAAAAAAA`,
+      `${Buffer.from(JSON.stringify({ p: '-100000000', f: 'x' })).toString('base64url')}.${'A'.repeat(22)}`,
+      `${valid}.${'A'.repeat(22)}.extra`,
+      'a'.repeat(512),
+      '%00%ff',
+      '__proto__',
+    ];
+    for (const pageToken of tokens) {
+      for (const op of [{ search: { query: 'x', pageToken } }, { list: { pageToken } }]) {
+        const error = rejection(await send([data(op)]));
+        assert.equal(error.code, 'BAD_REQUEST', pageToken);
+        assert.match(error.message, /pageToken/);
+      }
+    }
+    assert.equal(rejection(await send([data({ search: { pageToken: 'x'.repeat(513) } })])).code, 'BAD_REQUEST');
+  });
+});
+
+describe('limits are configuration', () => {
+  test('REGISTRY_MAX_JSON_DEPTH moves the depth limit; bad values stop start-up naming the variable', async () => {
+    const shallow = await startTestRegistry({ REGISTRY_MAX_JSON_DEPTH: '20', REGISTRY_RATE_LIMITS: 'false' });
+    try {
+      const body = splice(sendMessageBody([data({ validate: { agentCard: '__HERE__' } })]), deepArrays(15));
+      const answer = await rawPost(`${shallow.url}/a2a/jsonrpc`, body);
+      assert.match(rpcError(answer).message, /deeper than 20 levels/);
+    } finally {
+      await shallow.close();
+    }
+    for (const [name, value] of [
+      ['REGISTRY_MAX_JSON_DEPTH', '3'],
+      ['REGISTRY_RATE_WRITES_PER_MINUTE', '0'],
+      ['REGISTRY_RATE_READS_PER_MINUTE', 'lots'],
+      ['REGISTRY_RATE_REQUESTS_PER_MINUTE', '-1'],
+      ['REGISTRY_MAX_STREAMS_PER_CLIENT', '1.5'],
+      ['REGISTRY_RATE_LIMITS', 'maybe'],
+      ['REGISTRY_CORS_ORIGINS', 'https://a.example.com/path'],
+      ['REGISTRY_TRUST_PROXY', 'everyone'],
+      ['REGISTRY_METRICS_TOKEN', 'short'],
+    ]) {
+      assert.throws(() => loadConfig({ [name!]: value }), (err: unknown) => err instanceof ConfigError && err.message.includes(name!), name);
+    }
+  });
+});
+
+// Not hostile, but the baseline the checks above are measured against: a normal registration
+// still works on this registry (and is the one write this file makes, outside the hooks' check).
+describe('baseline', () => {
+  test('a valid MCP server still registers', async (t) => {
+    const answer = await send([data({ register: { mcpServer: mcpServer('ok', 'https://ok.example.org/mcp'), toolspec: toolspec() } })]);
+    assert.equal(taskOf(answer).status.state, 'TASK_STATE_COMPLETED');
+    // The afterEach check expects no write: move its baseline past this one.
+    seqBefore = await registry.store.lastChangeSeq();
+    countBefore = await registry.store.count();
+    t.diagnostic(`entries: ${JSON.stringify(countBefore)}`);
+  });
+});
