@@ -69,7 +69,6 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     );
     const secret = config.pageTokenSecret ?? `page-tokens:${[...tokens.keys()].sort().join(',')}`;
     const service = new RegistryService({ store, index, validator, pageTokens: new PageTokens(secret) });
-    metrics.setSources({ countEntries: () => store.count(), indexSize: () => service.indexSize });
 
     // Read the change sequence before scanning, then replay from it: a change committed by
     // another replica during the scan is applied twice at worst, never missed.
@@ -99,6 +98,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       { enabled: hardening.rateLimits, writesPerMinute: hardening.writesPerMinute, readsPerMinute: hardening.readsPerMinute, requestsPerMinute: hardening.requestsPerMinute, maxStreamsPerClient: hardening.maxStreamsPerClient },
       { log, onLimited: (limit, by) => metrics.rateLimited(limit, by), isExempt: (authorization) => authenticator.userFor(authorization).isAdmin },
     );
+    metrics.setSources({ countEntries: () => store.count(), indexSize: () => service.indexSize, openStreams: () => abuse.openStreams });
     const executor = new RegistryExecutor(
       service,
       { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: hardening.maxJsonDepth, publicRead: config.publicRead, searchChunkSize: SEARCH_CHUNK_SIZE },

@@ -1,11 +1,12 @@
 /** Structured JSON logs (pino): one object per line, ready for any log pipeline. */
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { currentScope } from './request-scope.js';
 
 export type { Logger };
 
-export function createLogger(level: string): Logger {
-  return pino({
+/** `destination`: where lines go (stdout by default; tests capture them). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'a2a-registry' },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -16,5 +17,6 @@ export function createLogger(level: string): Logger {
     },
     // Tokens never reach the logs, whatever a caller sends.
     redact: { paths: ['req.headers.authorization', 'headers.authorization', 'token'], censor: '[redacted]' },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -20,6 +20,8 @@ export interface MetricsSources {
   countEntries(): Promise<Record<string, number>>;
   /** Entries in the search index. */
   indexSize(): number;
+  /** SSE streams open right now. */
+  openStreams(): number;
 }
 
 const JSONRPC_METHODS = new Set([
@@ -115,6 +117,14 @@ export class RegistryMetrics {
         if (!self.sources) return;
         const counts = await self.sources.countEntries();
         for (const [kind, n] of Object.entries(counts)) this.set({ kind: codeLabelKind(kind) }, n);
+      },
+    });
+    new Gauge({
+      name: 'registry_open_streams',
+      help: 'SSE streams (SendStreamingMessage, SubscribeToTask) open right now.',
+      registers: [this.registry],
+      collect() {
+        if (self.sources) this.set(self.sources.openStreams());
       },
     });
     new Gauge({

@@ -50,6 +50,7 @@ export class AbuseControl implements Admission {
   private readonly reads: RateLimiterMemory;
   private readonly requests: RateLimiterMemory;
   private readonly streams = new Map<string, number>();
+  private openStreamCount = 0;
 
   constructor(
     private readonly options: RateLimitOptions,
@@ -115,14 +116,17 @@ export class AbuseControl implements Admission {
     };
   }
 
-  /** Concurrent SSE streams per client address; mounted after the request scope knows whether it streams. */
+  /**
+   * Concurrent SSE streams per client address; mounted after the request scope knows whether it
+   * streams. Streams are counted even with limits off (the registry_open_streams metric).
+   */
   streamCap(): RequestHandler {
     return (req, res, next) => {
       const scope = currentScope();
-      if (!this.options.enabled || !scope?.streaming) return next();
+      if (!scope?.streaming) return next();
       const address = req.ip ?? 'unknown';
       const open = this.streams.get(address) ?? 0;
-      if (open >= this.options.maxStreamsPerClient) {
+      if (this.options.enabled && open >= this.options.maxStreamsPerClient) {
         this.deps.onLimited?.('streams', 'address');
         scope.errorCode = 'RATE_LIMITED';
         return sendFailure(req, res, {
@@ -135,7 +139,9 @@ export class AbuseControl implements Admission {
         });
       }
       this.streams.set(address, open + 1);
+      this.openStreamCount++;
       res.once('close', () => {
+        this.openStreamCount--;
         const now = (this.streams.get(address) ?? 1) - 1;
         if (now <= 0) this.streams.delete(address);
         else this.streams.set(address, now);
@@ -144,9 +150,9 @@ export class AbuseControl implements Admission {
     };
   }
 
-  /** Open streams per address (tests, metrics). */
-  openStreams(address: string): number {
-    return this.streams.get(address) ?? 0;
+  /** Streams open right now, all addresses together (metrics). */
+  get openStreams(): number {
+    return this.openStreamCount;
   }
 }
 

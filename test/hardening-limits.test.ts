@@ -1,0 +1,203 @@
+/**
+ * Abuse control over the real server: write and read budgets per principal and per address
+ * (REJECTED tasks with RATE_LIMITED and retryAfterSeconds, nothing stored), the flood guard in
+ * front of everything (HTTP 429 + Retry-After in both bindings), and the cap on concurrent
+ * streams. Client addresses are simulated with X-Forwarded-For (REGISTRY_TRUST_PROXY=1).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { v1Card } from './support/documents.js';
+import type { WireJson } from './support/client.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { assertNoInternals, assertWellFormedJsonRpcAnswer, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
+
+let registry: TestRegistry;
+let n = 0;
+
+const from = (address: string, token?: string): Record<string, string> => ({
+  'x-forwarded-for': address,
+  ...(token ? { authorization: `Bearer ${token}` } : {}),
+});
+const rpc = (body: string, headers: Record<string, string>) => rawPost(`${registry.url}/a2a/jsonrpc`, body, { headers });
+const op = (data: unknown, headers: Record<string, string>, method = 'SendMessage') =>
+  rpc(sendMessageBody([{ data, mediaType: 'application/json' }], ++n, method), headers);
+const register = (headers: Record<string, string>) =>
+  op({ register: { agentCard: v1Card(`Limited ${++n}`, `https://limited-${n}.example.org/a2a`) } }, headers);
+
+function stateOf(answer: RawAnswer): string {
+  assertWellFormedJsonRpcAnswer(answer, 'SendMessage');
+  return answer.json!.result?.task?.status?.state ?? `error ${answer.json!.error?.code}`;
+}
+function rateLimited(answer: RawAnswer): WireJson {
+  assert.equal(stateOf(answer), 'TASK_STATE_REJECTED', answer.text.slice(0, 300));
+  const parts = answer.json!.result.task.status.message.parts;
+  const error = parts.find((p: WireJson) => p.data).data.error;
+  assert.equal(error.code, 'RATE_LIMITED');
+  assert.ok(Number.isInteger(error.retryAfterSeconds) && error.retryAfterSeconds >= 1 && error.retryAfterSeconds <= 60, String(error.retryAfterSeconds));
+  assert.match(error.message, /Retry after \d+ s/);
+  assert.ok(parts.some((p: WireJson) => typeof p.text === 'string' && p.text.startsWith('RATE_LIMITED')));
+  return error;
+}
+
+before(async () => {
+  registry = await startTestRegistry({
+    REGISTRY_TRUST_PROXY: '1',
+    REGISTRY_RATE_WRITES_PER_MINUTE: '3',
+    REGISTRY_RATE_READS_PER_MINUTE: '5',
+    REGISTRY_RATE_REQUESTS_PER_MINUTE: '40',
+    REGISTRY_MAX_STREAMS_PER_CLIENT: '2',
+  });
+});
+after(() => registry.close());
+
+describe('operation budgets', () => {
+  test('writes: per principal and per address, REJECTED with RATE_LIMITED, nothing stored', async () => {
+    for (let i = 0; i < 3; i++) assert.equal(stateOf(await register(from('10.0.0.1', TOKENS.alice))), 'TASK_STATE_COMPLETED');
+    const before = await registry.store.count();
+    const seq = await registry.store.lastChangeSeq();
+
+    // alice has used her budget: refused from her address and from any other.
+    assert.match(rateLimited(await register(from('10.0.0.1', TOKENS.alice))).message, /from this principal/);
+    assert.match(rateLimited(await register(from('10.0.0.2', TOKENS.alice))).message, /from this principal/);
+    // bob has not, but 10.0.0.1 has: refused by address there, accepted elsewhere.
+    assert.match(rateLimited(await register(from('10.0.0.1', TOKENS.bob))).message, /from this address/);
+    assert.deepEqual(await registry.store.count(), before, 'refused registrations store nothing');
+    assert.equal(await registry.store.lastChangeSeq(), seq);
+    assert.equal(stateOf(await register(from('10.0.0.3', TOKENS.bob))), 'TASK_STATE_COMPLETED');
+    // unregister is a write too.
+    assert.equal(rateLimited(await op({ unregister: { id: 'x' } }, from('10.0.0.1', TOKENS.alice))).code, 'RATE_LIMITED');
+    // The operator (admin token) is not limited.
+    assert.equal(stateOf(await register(from('10.0.0.1', TOKENS.admin))), 'TASK_STATE_COMPLETED');
+  });
+
+  test('reads: search, get, list and validate share a budget per address (anonymous) and per principal', async () => {
+    const anon = from('10.0.1.1');
+    const reads = [{ search: { query: 'x' } }, { list: {} }, { get: { id: 'nope' } }, { validate: { agentCard: v1Card() } }, { search: {} }];
+    for (const data of reads) assert.notEqual(stateOf(await op(data, anon)), 'error', JSON.stringify(data));
+    rateLimited(await op({ search: { query: 'x' } }, anon));
+    rateLimited(await rpc(sendMessageBody([{ text: 'weather' }]), anon)); // a text-only search counts too
+    // Streaming answers are refused the same way, as the stream's terminal event.
+    const streamed = await op({ search: { query: 'x' } }, anon, 'SendStreamingMessage');
+    assertWellFormedJsonRpcAnswer(streamed, 'SendStreamingMessage');
+    const last = streamed.events!.at(-1)!;
+    assert.equal(last.result.statusUpdate.status.state, 'TASK_STATE_REJECTED');
+    // Writes have their own budget: a read-limited address can still register.
+    assert.equal(stateOf(await register(from('10.0.1.1', TOKENS.bob))), 'TASK_STATE_COMPLETED');
+    // Another address is not affected.
+    assert.equal(stateOf(await op({ search: { query: 'x' } }, from('10.0.1.2'))), 'TASK_STATE_COMPLETED');
+  });
+});
+
+describe('flood guard', () => {
+  test('over REGISTRY_RATE_REQUESTS_PER_MINUTE an address gets HTTP 429 + Retry-After before any parsing', async () => {
+    const flood = from('10.0.2.1');
+    const getTask = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } });
+    const answers = await Promise.all(Array.from({ length: 40 }, () => rpc(getTask, flood)));
+    assert.ok(answers.every((a) => a.status === 200 && a.json!.error.code === -32001), 'the first 40 are served');
+    const refused = await rpc(getTask, flood);
+    assert.equal(refused.status, 429);
+    const retry = Number(refused.headers.get('retry-after'));
+    assert.ok(retry >= 1 && retry <= 60, String(retry));
+    assertWellFormedJsonRpcAnswer(refused, 'GetTask');
+    assert.equal(refused.json!.error.data.reason, 'RATE_LIMITED');
+    assert.equal(refused.json!.error.data.retryAfterSeconds, retry);
+    assert.match(refused.json!.error.message, /Too many requests/);
+    // Garbage is refused too, without being parsed.
+    assert.equal((await rpc('{"not json', flood)).status, 429);
+    const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, '{}', { headers: flood });
+    assert.equal(rest.status, 429);
+    assert.equal(rest.json!.error.status, 'RESOURCE_EXHAUSTED');
+    assert.ok(rest.headers.get('retry-after'));
+    assertNoInternals(refused.text + rest.text);
+    // Other addresses, the card and health checks are unaffected.
+    assert.equal((await rpc(getTask, from('10.0.2.2'))).status, 200);
+    assert.equal((await fetch(`${registry.url}/healthz`, { headers: flood })).status, 200);
+    assert.equal((await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: flood })).status, 200);
+  });
+
+  test('the operator\'s admin token is not flood-limited', async () => {
+    const admin = from('10.0.2.1', TOKENS.admin); // the address refused above
+    const answer = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } }), admin);
+    assert.equal(answer.status, 200);
+  });
+});
+
+describe('concurrent streams', () => {
+  test('at most REGISTRY_MAX_STREAMS_PER_CLIENT open streams per address; a closed stream frees its slot', async () => {
+    // Hold streams open: make `get` wait until released (the stream lasts as long as its operation).
+    const store = registry.store;
+    const originalGet = store.get.bind(store);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    store.get = async (...args: Parameters<typeof store.get>) => {
+      await gate;
+      return originalGet(...args);
+    };
+    try {
+      const client = from('10.0.3.1', TOKENS.admin); // admin: not read-limited, still stream-capped
+      const held = [op({ get: { id: 'a' } }, client, 'SendStreamingMessage'), op({ get: { id: 'b' } }, client, 'SendStreamingMessage')];
+      await waitFor(async () => (await metricValue('registry_open_streams', '')) === 2);
+      const third = await op({ get: { id: 'c' } }, client, 'SendStreamingMessage');
+      assert.equal(third.status, 429);
+      assert.ok(third.headers.get('retry-after'));
+      assertWellFormedJsonRpcAnswer(third, 'SendStreamingMessage');
+      assert.equal(third.json!.error.data.reason, 'TOO_MANY_STREAMS');
+      assert.match(third.json!.error.message, /limit is 2/);
+      // Blocking requests are not streams; other addresses have their own slots.
+      const other = op({ get: { id: 'd' } }, from('10.0.3.2', TOKENS.admin), 'SendStreamingMessage');
+      await waitFor(async () => (await metricValue('registry_open_streams', '')) === 3);
+      release();
+      for (const answer of [...(await Promise.all(held)), await other]) {
+        assertWellFormedJsonRpcAnswer(answer, 'SendStreamingMessage');
+        assert.equal(answer.events!.at(-1)!.result.statusUpdate.status.state, 'TASK_STATE_REJECTED'); // NOT_FOUND
+      }
+      await waitFor(async () => (await metricValue('registry_open_streams', '')) === 0);
+      const again = await op({ get: { id: 'e' } }, client, 'SendStreamingMessage');
+      assert.equal(again.status, 200);
+    } finally {
+      release();
+      store.get = originalGet;
+    }
+  });
+});
+
+test('refusals are counted in /metrics', async () => {
+  assert.ok((await metricValue('registry_rate_limited_total', 'limit="writes",by="principal"')) >= 3);
+  assert.ok((await metricValue('registry_rate_limited_total', 'limit="writes",by="address"')) >= 1);
+  assert.ok((await metricValue('registry_rate_limited_total', 'limit="reads",by="address"')) >= 3);
+  assert.ok((await metricValue('registry_rate_limited_total', 'limit="requests",by="address"')) >= 3);
+  assert.ok((await metricValue('registry_rate_limited_total', 'limit="streams",by="address"')) >= 1);
+  assert.ok((await metricValue('registry_requests_total', 'outcome="REJECTED",code="RATE_LIMITED"')) >= 1);
+  assert.ok((await metricValue('registry_requests_total', 'outcome="REFUSED",code="RATE_LIMITED"')) >= 1);
+});
+
+test('REGISTRY_RATE_LIMITS=false turns every limit off', async () => {
+  const open = await startTestRegistry({ REGISTRY_RATE_LIMITS: 'false', REGISTRY_RATE_WRITES_PER_MINUTE: '1', REGISTRY_RATE_REQUESTS_PER_MINUTE: '1' });
+  try {
+    for (let i = 0; i < 3; i++) {
+      const answer = await rawPost(`${open.url}/a2a/jsonrpc`, sendMessageBody([{ data: { register: { agentCard: v1Card(`Free ${i}`, `https://free-${i}.example.org/a2a`) } }, mediaType: 'application/json' }]), {
+        headers: { authorization: `Bearer ${TOKENS.alice}` },
+      });
+      assert.equal(answer.json!.result.task.status.state, 'TASK_STATE_COMPLETED');
+    }
+  } finally {
+    await open.close();
+  }
+});
+
+/** Sum of a metric's samples whose labels contain `labels`. */
+async function metricValue(name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`${registry.url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(labels))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
