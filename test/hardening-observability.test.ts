@@ -1,0 +1,319 @@
+/**
+ * What operators see and what callers never see: Prometheus metrics at /metrics, request ids
+ * on every log line of a request, security headers and CORS, and answers to every kind of
+ * error (including internal failures) without stack traces, file paths or module names.
+ */
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { loadConfig } from '../src/config/config.js';
+import { bridgeConsole } from '../src/observability/console-bridge.js';
+import { createLogger } from '../src/observability/logger.js';
+import { runInScope } from '../src/observability/request-scope.js';
+import { startRegistry, type RunningRegistry } from '../src/server.js';
+import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import type { WireJson } from './support/client.js';
+import { TOKENS, TOKENS_ENV, startTestRegistry, tempDir } from './support/registry.js';
+import { assertNoInternals, assertWellFormedJsonRpcAnswer, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
+
+/** Log lines the registry wrote, parsed. */
+const logs: Record<string, unknown>[] = [];
+const capture = new Writable({
+  write(chunk: Buffer, _enc, done) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
+    done();
+  },
+});
+let registry: RunningRegistry;
+/** A path and a stack that must never reach a caller. */
+const SECRET_ERROR = Object.assign(new Error('ENOENT: open /work/main/data/secret.db at Object.openSync (node:fs:573:3)'), {
+  stack: 'Error: boom\n    at RegistryService.search (/work/main/src/registry/service.ts:12:3)\n    at /work/main/node_modules/x/index.js:1:1',
+});
+
+const rpc = (body: string | Uint8Array, headers: Record<string, string> = {}) => rawPost(`${registry.url}/a2a/jsonrpc`, body, { headers });
+const send = (data: unknown, headers: Record<string, string> = {}, method = 'SendMessage') =>
+  rpc(sendMessageBody([{ data, mediaType: 'application/json' }], 1, method), headers);
+const alice = { authorization: `Bearer ${TOKENS.alice}` };
+const bob = { authorization: `Bearer ${TOKENS.bob}` };
+
+before(async () => {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: tempDir(), REGISTRY_RATE_LIMITS: 'false' });
+  registry = await startRegistry(config, createLogger('debug', capture));
+});
+after(() => registry.close());
+
+async function metrics(url = registry.url): Promise<string> {
+  const res = await fetch(`${url}/metrics`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  return res.text();
+}
+const sample = (text: string, name: string, labels = ''): number =>
+  text
+    .split('\n')
+    .filter((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(labels))
+    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+
+describe('metrics', () => {
+  test('requests by method, operation and outcome; latency; entries; index; validation failures; process', async () => {
+    const registered = await send({ register: { agentCard: v1Card('Metered', 'https://metered.example.org/a2a') } }, alice);
+    assert.equal(registered.json!.result.task.status.state, 'TASK_STATE_COMPLETED');
+    await send({ register: { mcpServer: mcpServer('m', 'https://metered.example.org/mcp'), toolspec: toolspec() } }, alice);
+    await send({ register: { agentCard: { name: 'broken' } } }, alice); // UNSUPPORTED_VERSION
+    await send({ register: { agentCard: { ...v1Card(), skills: 'none' } } }, alice); // VALIDATION_FAILED
+    await send({ validate: { agentCard: { ...v03Card(), url: 5 } } });
+    await send({ get: { id: 'missing' } });
+    await rpc('{"broken');
+    await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } }));
+    await send({ search: { query: 'metered' } }, {}, 'SendStreamingMessage');
+
+    const text = await metrics();
+    assert.ok(sample(text, 'registry_requests_total', 'method="SendMessage",operation="register",outcome="COMPLETED",code="none"') >= 2);
+    assert.ok(sample(text, 'registry_requests_total', 'method="SendMessage",operation="register",outcome="REJECTED",code="UNSUPPORTED_VERSION"') >= 1);
+    assert.ok(sample(text, 'registry_requests_total', 'operation="get",outcome="REJECTED",code="NOT_FOUND"') >= 1);
+    assert.ok(sample(text, 'registry_requests_total', 'outcome="REFUSED",code="PARSE_ERROR"') >= 1);
+    assert.ok(sample(text, 'registry_requests_total', 'method="GetTask",operation="none",outcome="ERROR",code="-32001"') >= 1);
+    assert.ok(sample(text, 'registry_requests_total', 'method="SendStreamingMessage",operation="search",outcome="COMPLETED"') >= 1);
+    assert.ok(sample(text, 'registry_request_duration_seconds_count', 'method="SendMessage",operation="register"') >= 4);
+    assert.match(text, /registry_request_duration_seconds_bucket\{le="0\.005",method="SendMessage",operation="register"\}/);
+    const counts = await registry.store.count();
+    assert.equal(sample(text, 'registry_entries', 'kind="agent"'), counts.agent);
+    assert.equal(sample(text, 'registry_entries', 'kind="mcp-server"'), counts['mcp-server']);
+    assert.equal(sample(text, 'registry_index_entries'), registry.service.indexSize);
+    assert.ok(sample(text, 'registry_validation_failures_total', 'kind="agent",code="UNSUPPORTED_VERSION"') >= 1);
+    assert.ok(sample(text, 'registry_validation_failures_total', 'kind="agent",code="VALIDATION_FAILED"') >= 2);
+    for (const name of ['process_resident_memory_bytes', 'process_cpu_seconds_total', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      assert.match(text, new RegExp(`^${name} `, 'm'), name);
+    }
+  });
+
+  test('what callers send never becomes a label: ids, tenants and unknown methods are folded', async () => {
+    for (let i = 0; i < 20; i++) {
+      await fetch(`${registry.url}/a2a/rest/tasks/${crypto.randomUUID()}`, { headers: { 'A2A-Version': '1.0' } });
+      await fetch(`${registry.url}/a2a/rest/tenant-${i}/tasks/x${i}:cancel`, { method: 'POST', headers: { 'A2A-Version': '1.0' } });
+      await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: `Evil${i}"} 1\n`, params: {} }));
+    }
+    const text = await metrics();
+    assert.ok(sample(text, 'registry_requests_total', 'method="GET /tasks/{id}"') >= 20);
+    assert.ok(sample(text, 'registry_requests_total', 'method="POST /tasks/{id}:cancel"') >= 20);
+    assert.ok(!text.includes('Evil'), 'an unknown method is "other"');
+    assert.ok(!text.includes('tenant-'));
+    const series = text.split('\n').filter((l) => l.startsWith('registry_requests_total{')).length;
+    assert.ok(series < 40, `${series} series`);
+  });
+
+  test('REGISTRY_METRICS_TOKEN makes /metrics need that bearer token', async () => {
+    const guarded = await startTestRegistry({ REGISTRY_METRICS_TOKEN: 'metrics-token-0123456789' });
+    try {
+      const anonymous = await fetch(`${guarded.url}/metrics`);
+      assert.equal(anonymous.status, 401);
+      assert.equal((await fetch(`${guarded.url}/metrics`, { headers: { authorization: `Bearer ${TOKENS.admin}` } })).status, 401);
+      const ok = await fetch(`${guarded.url}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789' } });
+      assert.equal(ok.status, 200);
+      assert.match(await ok.text(), /registry_requests_total|# HELP/);
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
+describe('request ids in the logs', () => {
+  test('every line logged while serving a request carries its X-Request-Id, including internal failures', async () => {
+    const original = registry.service.search.bind(registry.service);
+    registry.service.search = () => {
+      throw SECRET_ERROR;
+    };
+    try {
+      const answer = await send({ search: { query: 'x' } }, { 'x-request-id': 'req-observe-1' });
+      assert.equal(answer.headers.get('x-request-id'), 'req-observe-1');
+      assert.equal(answer.json!.result.task.status.state, 'TASK_STATE_FAILED');
+      assertNoInternals(answer.text);
+      assert.ok(!answer.text.includes('ENOENT'));
+    } finally {
+      registry.service.search = original;
+    }
+    await new Promise((r) => setTimeout(r, 50)); // the request line is written when the response closes
+    const lines = logs.filter((l) => l.requestId === 'req-observe-1');
+    assert.ok(lines.some((l) => l.msg === 'operation failed'), 'the failure is logged with the request id');
+    assert.ok(lines.some((l) => l.msg === 'request' && l.taskState === 'FAILED' && l.operation === 'search'));
+    // No line about this failure without the id.
+    assert.ok(!logs.some((l) => l.msg === 'operation failed' && l.requestId === undefined));
+    // An invented id is replaced by a generated one (ids are echoed into logs: keep them tame).
+    const weird = await send({ search: {} }, { 'x-request-id': 'bad id\twith spaces' });
+    assert.match(weird.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  });
+
+  test('the console bridge turns SDK console output into JSON lines with the request id', () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const saved = { error: console.error, warn: console.warn };
+    try {
+      bridgeConsole(createLogger('info', sink));
+      runInScope({ requestId: 'req-console-1', streaming: true }, () => console.error('Error during SSE streaming (request %s):', 7, new Error('x')));
+      console.warn('outside any request');
+    } finally {
+      console.error = saved.error;
+      console.warn = saved.warn;
+    }
+    assert.equal(lines[0]!.requestId, 'req-console-1');
+    assert.equal(lines[0]!.level, 50);
+    assert.match(String(lines[0]!.msg), /Error during SSE streaming \(request 7\)/);
+    assert.equal(lines[1]!.requestId, undefined);
+  });
+});
+
+describe('security headers and CORS', () => {
+  test('helmet headers on every kind of answer; no X-Powered-By', async () => {
+    const answers = [
+      await fetch(`${registry.url}/.well-known/agent-card.json`),
+      await fetch(`${registry.url}/healthz`),
+      await fetch(`${registry.url}/nope`),
+      await fetch(`${registry.url}/metrics`),
+      await fetch(`${registry.url}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }),
+    ];
+    for (const res of answers) {
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(res.headers.get('content-security-policy'), "default-src 'none';frame-ancestors 'none'");
+      assert.equal(res.headers.get('x-frame-options'), 'DENY');
+      assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+      assert.equal(res.headers.get('cross-origin-resource-policy'), 'same-origin');
+      assert.equal(res.headers.get('x-powered-by'), null);
+      assert.equal(res.headers.get('access-control-allow-origin'), null, 'CORS is off by default');
+      await res.body?.cancel();
+    }
+    const preflight = await fetch(`${registry.url}/a2a/jsonrpc`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    assert.equal(preflight.headers.get('access-control-allow-origin'), null);
+  });
+
+  test('REGISTRY_CORS_ORIGINS: listed origins get CORS (preflight with the A2A headers), others do not; * allows all', async () => {
+    const withCors = await startTestRegistry({ REGISTRY_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' });
+    try {
+      const preflight = await fetch(`${withCors.url}/a2a/jsonrpc`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,a2a-version' },
+      });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://app.example.com');
+      assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+      assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /A2A-Version/);
+      assert.equal(preflight.headers.get('access-control-allow-credentials'), null);
+      const card = await fetch(`${withCors.url}/.well-known/agent-card.json`, { headers: { origin: 'http://localhost:5173' } });
+      assert.equal(card.headers.get('access-control-allow-origin'), 'http://localhost:5173');
+      assert.match(card.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
+      assert.equal(card.headers.get('cross-origin-resource-policy'), 'cross-origin');
+      const other = await fetch(`${withCors.url}/.well-known/agent-card.json`, { headers: { origin: 'https://evil.example' } });
+      assert.equal(other.headers.get('access-control-allow-origin'), null);
+    } finally {
+      await withCors.close();
+    }
+    const open = await startTestRegistry({ REGISTRY_CORS_ORIGINS: '*' });
+    try {
+      const res = await fetch(`${open.url}/healthz`, { headers: { origin: 'https://anyone.example' } });
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+    } finally {
+      await open.close();
+    }
+  });
+});
+
+describe('no internals in any answer', () => {
+  /** Every answer gets checked; A2A answers must also carry a request id. */
+  const seen: Array<{ what: string; answer: RawAnswer }> = [];
+  const check = (what: string, answer: RawAnswer) => {
+    seen.push({ what, answer });
+    assertNoInternals(answer.text, what);
+    return answer;
+  };
+  const get = async (path: string, headers: Record<string, string> = { 'A2A-Version': '1.0' }) => {
+    const res = await fetch(`${registry.url}${path}`, { headers });
+    return { status: res.status, headers: res.headers, text: await res.text() } as RawAnswer;
+  };
+
+  test('transport, protocol, contract and internal errors, in both bindings and in streams', async () => {
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    // Transport and JSON-RPC errors.
+    check('parse error', await rpc('{"jsonrpc'));
+    check('too large', await rpc(sendMessageBody([{ text: 'x'.repeat(2 * 1024 * 1024) }])));
+    check('too deep', await rpc(deep));
+    check('bad utf-8', await rpc(Buffer.from([0x7b, 0xff, 0x7d])));
+    check('content type', await rpc('{}', { 'content-type': 'text/xml' }));
+    check('batch', await rpc('[]'));
+    check('unknown method', await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'Nope', params: {} })));
+    check('bad params', await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { parts: [null] } } })));
+    check('no message', await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} })));
+    check('task not found', await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } })));
+    check('version', await rpc(sendMessageBody([{ text: 'x' }]), { 'A2A-Version': '9.9' }));
+    check('push', await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'CreateTaskPushNotificationConfig', params: { taskId: 'x', pushNotificationConfig: { url: 'http://x' } } })));
+    check('extended card', await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard' })));
+    check('v0.3 bad', await rawPost(`${registry.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: null } }), { headers: { 'A2A-Version': '' } }));
+    const done = await send({ list: {} });
+    const doneId = done.json!.result.task.id;
+    check('not cancelable', await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id: doneId } })));
+    // HTTP+JSON and plain HTTP errors.
+    check('rest task not found', await get('/a2a/rest/tasks/x'));
+    check('rest bad list', await get('/a2a/rest/tasks?pageSize=abc'));
+    check('rest bad body', await rawPost(`${registry.url}/a2a/rest/message:send`, '[1]'));
+    check('rest deep', await rawPost(`${registry.url}/a2a/rest/message:send`, deep));
+    check('rest too large', await rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { parts: [{ text: 'x'.repeat(2 * 1024 * 1024) }] } })));
+    check('404', await get('/no/such/route'));
+    check('GET on JSON-RPC', await get('/a2a/jsonrpc'));
+    // Every contract error code.
+    const rejected = [
+      ['BAD_REQUEST', await send({ lookup: {} })],
+      ['VALIDATION_FAILED', await send({ register: { agentCard: { ...v1Card(), skills: 5 } } }, alice)],
+      ['TOO_LARGE', await send({ register: { agentCard: { ...v1Card(), description: 'x'.repeat(20_000) } } }, alice)],
+      ['UNSUPPORTED_VERSION', await send({ register: { agentCard: { ...v1Card(), supportedInterfaces: undefined, protocolVersion: '2.0' } } }, alice)],
+      ['UNAUTHENTICATED', await send({ register: { agentCard: v1Card() } })],
+      ['NOT_FOUND', await send({ unregister: { id: 'missing' } }, alice)],
+    ] as const;
+    const owned = await send({ register: { agentCard: v1Card('Owned', 'https://owned.example.org/a2a') } }, alice);
+    const ownedId = owned.json!.result.task.artifacts[0].parts[0].data.id;
+    const forbidden = await send({ unregister: { id: ownedId } }, bob);
+    for (const [code, answer] of [...rejected, ['FORBIDDEN', forbidden] as const]) {
+      check(code, answer);
+      const error = answer.json!.result.task.status.message.parts.find((p: WireJson) => p.data).data.error;
+      assert.equal(error.code, code);
+    }
+
+    // Internal failures: the executor's (a FAILED task), the SDK's (-32603, HTTP 500, an SSE error event).
+    const service = registry.service;
+    const taskStore = registry.store.taskStore;
+    const originalSearch = service.search.bind(service);
+    const originalSave = taskStore.save.bind(taskStore);
+    try {
+      service.search = () => {
+        throw SECRET_ERROR;
+      };
+      const failed = check('executor failure', await send({ search: { query: 'x' } }));
+      assert.equal(failed.json!.result.task.status.state, 'TASK_STATE_FAILED');
+      check('executor failure, streamed', await send({ search: { query: 'x' } }, {}, 'SendStreamingMessage'));
+      service.search = originalSearch;
+
+      taskStore.save = async () => {
+        throw SECRET_ERROR;
+      };
+      const sdk = check('SDK failure', await send({ search: { query: 'x' } }));
+      assert.equal(sdk.json!.error.code, -32603);
+      assert.match(sdk.json!.error.message, /Internal error/);
+      const rest = check('SDK failure, HTTP+JSON', await rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } })));
+      assert.equal(rest.status, 500);
+      const streamed = check('SDK failure, streamed', await send({ search: { query: 'x' } }, {}, 'SendStreamingMessage'));
+      assertWellFormedJsonRpcAnswer(streamed, 'SendStreamingMessage');
+    } finally {
+      service.search = originalSearch;
+      taskStore.save = originalSave;
+    }
+    assert.ok(!seen.some(({ answer }) => answer.text.includes('ENOENT') || answer.text.includes('secret.db')));
+    // Every answer on the A2A endpoints carries a request id, except refusals before parsing.
+    for (const { what, answer } of seen) {
+      if (/^(parse error|too large|too deep|bad utf-8|rest deep|rest too large|404|GET on JSON-RPC)$/.test(what)) continue;
+      assert.ok(answer.headers.get('x-request-id'), `${what} has an X-Request-Id`);
+    }
+    assert.equal((await fetch(`${registry.url}/healthz`)).status, 200);
+  });
+});
