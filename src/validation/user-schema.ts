@@ -77,6 +77,7 @@ const SCHEMA_KEYWORDS = new Set([
 const SCHEMA_ARRAY_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
 const SCHEMA_MAP_KEYWORDS = new Set(['$defs', 'definitions', 'dependentSchemas', 'patternProperties', 'properties', 'dependencies']);
 const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'];
+const ANCHOR_KEYWORDS = ['$anchor', '$dynamicAnchor'];
 
 interface WalkState {
   findings: Finding[];
@@ -95,8 +96,8 @@ function walkSchema(node: unknown, path: string, state: WalkState, isRoot: boole
       if (!isRoot) state.nestedBase = true;
     }
   }
-  for (const k of ['$anchor', '$dynamicAnchor']) if (typeof node[k] === 'string') state.anchors.add(node[k] as string);
-  for (const k of REF_KEYWORDS) if (typeof node[k] === 'string') state.refs.push({ ref: node[k] as string, path: `${path}/${escapePointerToken(k)}` });
+  for (const k of ANCHOR_KEYWORDS) if (typeof node[k] === 'string') state.anchors.add(node[k] as string);
+  for (const k of REF_KEYWORDS) if (typeof node[k] === 'string') state.refs.push({ ref: node[k] as string, path: `${path}/${k}` });
   if (typeof node.pattern === 'string' && !isValidRegex(node.pattern)) {
     state.findings.push({
       path: `${path}/pattern`,
@@ -105,24 +106,27 @@ function walkSchema(node: unknown, path: string, state: WalkState, isRoot: boole
       hint: 'Fix the regular expression; JSON Schema patterns are evaluated as JavaScript regular expressions in Unicode mode.',
     });
   }
-  for (const [key, value] of Object.entries(node)) {
-    const here = `${path}/${escapePointerToken(key)}`;
-    if (SCHEMA_MAP_KEYWORDS.has(key) && isObject(value)) {
-      for (const [name, sub] of Object.entries(value)) {
+  // Keyword names are not escaped: the ones recursed into contain no "~" or "/".
+  for (const key in node) {
+    const value = node[key];
+    if (SCHEMA_MAP_KEYWORDS.has(key)) {
+      if (!isObject(value)) continue;
+      for (const name in value) {
+        const here = `${path}/${key}/${escapePointerToken(name)}`;
         if (key === 'patternProperties' && !isValidRegex(name)) {
           state.findings.push({
-            path: `${here}/${escapePointerToken(name)}`,
+            path: here,
             rule: 'bad-pattern',
             message: `patternProperties key ${quote(name)} is not a valid regular expression (ECMA-262 with the "u" flag)`,
           });
         }
         // `dependencies` (draft-07) maps to a schema or to an array of property names.
-        walkSchema(sub, `${here}/${escapePointerToken(name)}`, state, false);
+        walkSchema(value[name], here, state, false);
       }
     } else if (SCHEMA_ARRAY_KEYWORDS.has(key) && Array.isArray(value)) {
-      value.forEach((sub, i) => walkSchema(sub, `${here}/${i}`, state, false));
+      for (let i = 0; i < value.length; i++) walkSchema(value[i], `${path}/${key}/${i}`, state, false);
     } else if (SCHEMA_KEYWORDS.has(key)) {
-      walkSchema(value, here, state, false);
+      walkSchema(value, `${path}/${key}`, state, false);
     }
     // Everything else (enum, const, default, examples, annotations, unknown keywords) is data.
   }
