@@ -196,6 +196,7 @@ export class RegistryMetrics {
     return {
       validateAgentCard: (card, sizeBytes) => count(validator.validateAgentCard(card, sizeBytes)),
       validateMcpServer: (server, toolspec, sizeBytes) => count(validator.validateMcpServer(server, toolspec, sizeBytes)),
+      validateToolspec: (toolspec, sizeBytes) => count(validator.validateToolspec(toolspec, sizeBytes)),
     };
   }
 }

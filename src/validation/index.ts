@@ -30,5 +30,6 @@ export function createDocumentValidator(options: ValidatorOptions): DocumentVali
   return {
     validateAgentCard: (card, sizeBytes) => validateAgentCard(ajv, opts, card, sizeBytes),
     validateMcpServer: (server, toolspec, toolspecSizeBytes) => validateMcpServer(ajv, opts, server, toolspec, toolspecSizeBytes),
+    validateToolspec: (toolspec, toolspecSizeBytes) => validateMcpServer(ajv, opts, undefined, toolspec, toolspecSizeBytes, false),
   };
 }

@@ -73,6 +73,8 @@ export function validateMcpServer(
   server: unknown,
   toolspec: unknown,
   toolspecSizeBytes: number,
+  /** false: check the toolspec alone (validating a bare toolspec.json); its metadata comes later. */
+  serverRequired = true,
 ): Verdict {
   if (toolspecSizeBytes > options.maxDocumentBytes) {
     return tooLarge('mcp-server', 'toolspec', toolspecSizeBytes, options.maxDocumentBytes, isObject(toolspec) ? compactJsonBytes(toolspec) : undefined);
@@ -81,7 +83,7 @@ export function validateMcpServer(
   const warnings: Finding[] = [];
 
   if (server === undefined) {
-    errors.push({ path: '/mcpServer', rule: 'required', message: 'the MCP server metadata is missing', hint: 'Send "mcpServer": {"name": "…", "url": "https://…/mcp"} beside the toolspec.' });
+    if (serverRequired) errors.push({ path: '/mcpServer', rule: 'required', message: 'the MCP server metadata is missing', hint: 'Send "mcpServer": {"name": "…", "url": "https://…/mcp"} beside the toolspec.' });
   } else {
     const metaErrors = check(v.serverMeta, server, '/mcpServer', serverMetaHints);
     errors.push(...metaErrors);

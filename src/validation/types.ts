@@ -36,6 +36,8 @@ export interface DocumentValidator {
   validateAgentCard(card: unknown, sizeBytes: number): Verdict;
   /** Paths are relative to the stored document {mcpServer, toolspec}: "/mcpServer/url", "/toolspec/tools/0/name". */
   validateMcpServer(server: unknown, toolspec: unknown, toolspecSizeBytes: number): Verdict;
+  /** A toolspec without its server metadata (same paths, under "/toolspec"). */
+  validateToolspec(toolspec: unknown, toolspecSizeBytes: number): Verdict;
 }
 
 /** Findings lists are bounded so that a pathological document cannot produce a huge answer. */
