@@ -1,16 +1,21 @@
 /**
  * The embedded default store: one SQLite file in REGISTRY_DATA_DIR, through better-sqlite3.
  *
- * better-sqlite3 is synchronous: every method below finishes its transaction (including the
- * commit's fsync) before its promise resolves, and no other JavaScript runs in between, so
- * within one process writes are naturally serialised. Across processes, `BEGIN IMMEDIATE`
- * takes SQLite's write lock before reading, so the read-check-write of `upsert` is atomic.
+ * Every write (entry upserts and removals, task saves, pruning) goes through one WriteQueue
+ * on the connection: the writes queued in the same turn of the event loop are committed
+ * together, in one `BEGIN IMMEDIATE` transaction and one fsync (group commit; see
+ * write-queue.ts), and each resolves only once that COMMIT has returned. Within the batch the
+ * jobs run one after another, so within one process writes are serialised as before. Across
+ * processes, `BEGIN IMMEDIATE` takes SQLite's write lock before reading, so the
+ * read-check-write of `upsert` is atomic.
+ *
+ * Reads run directly on the connection: a batch runs synchronously from BEGIN to COMMIT, so
+ * a read never sees one half done.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { TaskStore } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
 import type { EntryKind } from '../../contract/types.js';
@@ -37,6 +42,9 @@ import {
   type EntryRowFields,
 } from '../common.js';
 import { migrateSqlite } from './migrations.js';
+import { prepare } from './statements.js';
+import { SqliteTaskStore } from './task-store.js';
+import { WriteQueue } from './write-queue.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its directory is created if missing. */
@@ -45,6 +53,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Rows per batch in `scan()`. */
   scanBatchSize?: number;
+  /** Most writes committed in one transaction (group commit); the rest wait for the next. */
+  maxWriteBatch?: number;
 }
 
 interface EntryRow extends EntryRowFields {
@@ -68,6 +78,7 @@ export class SqliteStore implements RegistryStore {
   readonly #busyTimeoutMs: number;
   readonly #scanBatchSize: number;
   readonly #kysely: Kysely<unknown>;
+  readonly #writes: WriteQueue;
   #db: Database.Database | undefined;
   #closed = false;
 
@@ -81,7 +92,9 @@ export class SqliteStore implements RegistryStore {
     this.#kysely = new Kysely<unknown>({
       dialect: new SqliteDialect({ database: async () => this.#requireDb() }),
     });
-    this.taskStore = new DatabaseTaskStore(this.#kysely);
+    this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch);
+    // Saves go through the write queue; loads and lists are the SDK's DatabaseTaskStore.
+    this.taskStore = new SqliteTaskStore(this.#kysely, this.#writes);
   }
 
   async open(): Promise<void> {
@@ -115,6 +128,8 @@ export class SqliteStore implements RegistryStore {
     const db = this.#db;
     this.#closed = true;
     if (!db) return;
+    // Writes already queued are committed (and their promises settled) before the handle goes.
+    this.#writes.flush();
     this.#db = undefined;
     try {
       // Fold the WAL back into the main file so the database is one self-contained file at
@@ -144,14 +159,14 @@ export class SqliteStore implements RegistryStore {
   }
 
   #currentById(db: Database.Database, id: string): StoredEntry | undefined {
-    const row = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id = ?`).get(id) as
+    const row = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id = ?`).get(id) as
       | EntryRow
       | undefined;
     return row ? rowToEntry(row) : undefined;
   }
 
   #recordChange(db: Database.Database, entryId: string, op: Change['op'], at: string): number {
-    const info = db.prepare('INSERT INTO changes (entry_id, op, at) VALUES (?, ?, ?)').run(entryId, op, at);
+    const info = prepare(db, 'INSERT INTO changes (entry_id, op, at) VALUES (?, ?, ?)').run(entryId, op, at);
     return Number(info.lastInsertRowid);
   }
 
@@ -163,7 +178,8 @@ export class SqliteStore implements RegistryStore {
     author: string,
     at: string,
   ): void {
-    db.prepare(
+    prepare(
+      db,
       `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version,
          interfaces, document_text, content_hash, author, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -182,11 +198,15 @@ export class SqliteStore implements RegistryStore {
   }
 
   async upsert(write: EntryWrite, actor: Actor): Promise<UpsertOutcome> {
-    const db = this.#requireDb();
-    const run = db.transaction((): UpsertOutcome => {
-      const found = db
-        .prepare('SELECT id FROM entries WHERE kind = ? AND identity_url = ?')
-        .get(write.kind, write.identityUrl) as { id: string } | undefined;
+    this.#requireDb();
+    // The queue's transaction is BEGIN IMMEDIATE: the write lock is taken before the lookup,
+    // so two processes cannot both see "absent" and race (the UNIQUE constraint would then
+    // fail one of them).
+    return this.#writes.run((db): UpsertOutcome => {
+      const found = prepare(db, 'SELECT id FROM entries WHERE kind = ? AND identity_url = ?').get(
+        write.kind,
+        write.identityUrl,
+      ) as { id: string } | undefined;
       const now = new Date().toISOString();
 
       if (!found) {
@@ -194,7 +214,8 @@ export class SqliteStore implements RegistryStore {
         // The change row comes first so its sequence can double as the entry's list
         // position: monotonic, never reused, newest highest.
         const seq = this.#recordChange(db, id, 'upsert', now);
-        db.prepare(
+        prepare(
+          db,
           `INSERT INTO entries (id, list_seq, kind, identity_url, owner, current_revision, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
         ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now);
@@ -212,7 +233,7 @@ export class SqliteStore implements RegistryStore {
       const revision = existing.revision + 1;
       // The owner stays as it is: an admin fixing someone's entry does not take it over.
       this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
-      db.prepare('UPDATE entries SET current_revision = ?, updated_at = ? WHERE id = ?').run(
+      prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ? WHERE id = ?').run(
         revision,
         now,
         existing.id,
@@ -220,9 +241,6 @@ export class SqliteStore implements RegistryStore {
       this.#recordChange(db, existing.id, 'upsert', now);
       return { status: 'updated', entry: this.#currentById(db, existing.id)! };
     });
-    // immediate: take the write lock before the lookup, so two processes cannot both see
-    // "absent" and race (the UNIQUE constraint would then fail one of them).
-    return run.immediate();
   }
 
   async get(id: string, revision?: number): Promise<StoredEntry | undefined> {
@@ -232,15 +250,14 @@ export class SqliteStore implements RegistryStore {
     id = id.toLowerCase();
     if (revision === undefined) return this.#currentById(db, id);
     if (!Number.isSafeInteger(revision) || revision < 1) return undefined;
-    const row = db
-      .prepare(
-        `SELECT e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
-                r.revision, r.name, r.description, r.protocol_version, r.interfaces,
-                r.document_text, r.content_hash, r.created_at AS revision_created_at
-         FROM entries e JOIN entry_revisions r ON r.entry_id = e.id
-         WHERE e.id = ? AND r.revision = ?`,
-      )
-      .get(id, revision) as EntryRow | undefined;
+    const row = prepare(
+      db,
+      `SELECT e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
+              r.revision, r.name, r.description, r.protocol_version, r.interfaces,
+              r.document_text, r.content_hash, r.created_at AS revision_created_at
+       FROM entries e JOIN entry_revisions r ON r.entry_id = e.id
+       WHERE e.id = ? AND r.revision = ?`,
+    ).get(id, revision) as EntryRow | undefined;
     return row ? rowToEntry(row) : undefined;
   }
 
@@ -261,13 +278,12 @@ export class SqliteStore implements RegistryStore {
       where.push('e.list_seq < ?');
       params.push(decodeCursor(query.after));
     }
-    const rows = db
-      .prepare(
-        `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
-         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY e.list_seq DESC LIMIT ?`,
-      )
-      .all(...params, limit + 1) as EntryRow[];
+    const rows = prepare(
+      db,
+      `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
+       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY e.list_seq DESC LIMIT ?`,
+    ).all(...params, limit + 1) as EntryRow[];
     const page = rows.slice(0, limit);
     const result: ListResult = { entries: page.map(rowToEntry) };
     if (rows.length > limit) result.next = encodeCursor(page[page.length - 1]!.list_seq);
@@ -275,21 +291,20 @@ export class SqliteStore implements RegistryStore {
   }
 
   async remove(id: string, actor: Actor): Promise<DeleteOutcome> {
-    const db = this.#requireDb();
+    this.#requireDb();
     if (!isUuid(id)) return { status: 'not-found' };
     id = id.toLowerCase();
-    const run = db.transaction((): DeleteOutcome => {
+    return this.#writes.run((db): DeleteOutcome => {
       const existing = this.#currentById(db, id);
       if (!existing) return { status: 'not-found' };
       if (existing.owner !== actor.principal && !actor.isAdmin) {
         return { status: 'forbidden', existing };
       }
       // entry_revisions go with it (ON DELETE CASCADE).
-      db.prepare('DELETE FROM entries WHERE id = ?').run(id);
+      prepare(db, 'DELETE FROM entries WHERE id = ?').run(id);
       this.#recordChange(db, id, 'delete', new Date().toISOString());
       return { status: 'deleted', entry: existing };
     });
-    return run.immediate();
   }
 
   async *scan(): AsyncIterable<StoredEntry> {
@@ -298,12 +313,11 @@ export class SqliteStore implements RegistryStore {
     let after = 0;
     for (;;) {
       const db = this.#requireDb();
-      const rows = db
-        .prepare(
-          `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
-           WHERE e.list_seq > ? ORDER BY e.list_seq ASC LIMIT ?`,
-        )
-        .all(after, this.#scanBatchSize) as EntryRow[];
+      const rows = prepare(
+        db,
+        `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
+         WHERE e.list_seq > ? ORDER BY e.list_seq ASC LIMIT ?`,
+      ).all(after, this.#scanBatchSize) as EntryRow[];
       for (const row of rows) yield rowToEntry(row);
       if (rows.length < this.#scanBatchSize) return;
       after = rows[rows.length - 1]!.list_seq;
@@ -312,7 +326,7 @@ export class SqliteStore implements RegistryStore {
 
   async count(): Promise<Record<EntryKind, number>> {
     const db = this.#requireDb();
-    const rows = db.prepare('SELECT kind, count(*) AS n FROM entries GROUP BY kind').all() as {
+    const rows = prepare(db, 'SELECT kind, count(*) AS n FROM entries GROUP BY kind').all() as {
       kind: EntryKind;
       n: number;
     }[];
@@ -323,64 +337,64 @@ export class SqliteStore implements RegistryStore {
 
   async changesSince(seq: number, limit: number): Promise<Change[]> {
     const db = this.#requireDb();
-    const rows = db
-      .prepare('SELECT seq, entry_id, op FROM changes WHERE seq > ? ORDER BY seq ASC LIMIT ?')
-      .all(normalizeSeq(seq), clampLimit(limit)) as { seq: number; entry_id: string; op: Change['op'] }[];
+    const rows = prepare(db, 'SELECT seq, entry_id, op FROM changes WHERE seq > ? ORDER BY seq ASC LIMIT ?').all(
+      normalizeSeq(seq),
+      clampLimit(limit),
+    ) as { seq: number; entry_id: string; op: Change['op'] }[];
     return rows.map((row) => ({ seq: row.seq, id: row.entry_id, op: row.op }));
   }
 
   async lastChangeSeq(): Promise<number> {
     const db = this.#requireDb();
-    const row = db.prepare('SELECT max(seq) AS seq FROM changes').get() as { seq: number | null };
+    const row = prepare(db, 'SELECT max(seq) AS seq FROM changes').get() as { seq: number | null };
     return row.seq ?? 0;
   }
 
   async pruneTasks(policy: RetentionPolicy): Promise<number> {
-    const db = this.#requireDb();
+    this.#requireDb();
     const finished = FINISHED_TASK_STATES.map(() => '?').join(', ');
     const cutoff = Date.now() - policy.maxAgeMs;
-    const run = db.transaction((): number => {
+    return this.#writes.run((db): number => {
       // The first task beyond the newest maxCount (all tasks count towards the limit, but
       // only finished ones are ever removed: a running task may still be resumed).
-      const boundary = db
-        .prepare(
-          `SELECT status_last_updated, id, tenant, owner FROM tasks
-           ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
-           LIMIT 1 OFFSET ?`,
-        )
-        .get(Math.max(0, Math.floor(policy.maxCount))) as
+      const boundary = prepare(
+        db,
+        `SELECT status_last_updated, id, tenant, owner FROM tasks
+         ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
+         LIMIT 1 OFFSET ?`,
+      ).get(Math.max(0, Math.floor(policy.maxCount))) as
         | { status_last_updated: number; id: string; tenant: string; owner: string }
         | undefined;
       let removed: number;
       if (boundary) {
-        removed = db
-          .prepare(
-            `DELETE FROM tasks WHERE status_state IN (${finished})
-               AND (status_last_updated < ?
-                    OR (status_last_updated, id, tenant, owner) <= (?, ?, ?, ?))`,
-          )
-          .run(
-            ...FINISHED_TASK_STATES,
-            cutoff,
-            boundary.status_last_updated,
-            boundary.id,
-            boundary.tenant,
-            boundary.owner,
-          ).changes;
+        removed = prepare(
+          db,
+          `DELETE FROM tasks WHERE status_state IN (${finished})
+             AND (status_last_updated < ?
+                  OR (status_last_updated, id, tenant, owner) <= (?, ?, ?, ?))`,
+        ).run(
+          ...FINISHED_TASK_STATES,
+          cutoff,
+          boundary.status_last_updated,
+          boundary.id,
+          boundary.tenant,
+          boundary.owner,
+        ).changes;
       } else {
-        removed = db
-          .prepare(`DELETE FROM tasks WHERE status_state IN (${finished}) AND status_last_updated < ?`)
-          .run(...FINISHED_TASK_STATES, cutoff).changes;
+        removed = prepare(
+          db,
+          `DELETE FROM tasks WHERE status_state IN (${finished}) AND status_last_updated < ?`,
+        ).run(...FINISHED_TASK_STATES, cutoff).changes;
       }
       if (removed > 0) {
         // Push-notification configs of tasks that no longer exist are dead weight.
-        db.prepare(
+        prepare(
+          db,
           `DELETE FROM push_notification_configs AS p WHERE NOT EXISTS (
              SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
         ).run();
       }
       return removed;
     });
-    return run.immediate();
   }
 }

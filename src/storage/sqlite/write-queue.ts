@@ -1,0 +1,120 @@
+/**
+ * Group commit for one better-sqlite3 connection.
+ *
+ * With synchronous=FULL every COMMIT fsyncs the WAL, and better-sqlite3 does it on the event
+ * loop: one transaction per write caps the whole process at a few hundred writes per second
+ * and stalls every other request during each fsync. So writes are queued instead, and all the
+ * jobs queued in one turn of the event loop (up to `maxBatchSize`) run in ONE
+ * `BEGIN IMMEDIATE … COMMIT`: one fsync for the batch.
+ *
+ * - Durability is unchanged: a job's promise settles only after the COMMIT returned, so a
+ *   resolved write is committed and synced, exactly as before.
+ * - Jobs are synchronous and run one after another, in arrival order, inside the batch: two
+ *   conflicting jobs (a create then an update of the same entry) see each other's writes, as
+ *   if they had been separate transactions.
+ * - Each job runs in its own SAVEPOINT, so a job that throws rolls back its own writes only
+ *   and rejects alone; the others in the batch still commit.
+ * - If the batch as a whole fails (BEGIN or COMMIT fails, or an error such as SQLITE_FULL makes
+ *   SQLite abandon the transaction), nothing of it was committed and every job rejects.
+ *
+ * Reads do not go through the queue: a batch runs synchronously from BEGIN to COMMIT, so no
+ * other query on the connection can see it half done, and WAL readers see the last commit.
+ */
+import type Database from 'better-sqlite3';
+
+/** A unit of work run inside the batch's transaction; must be synchronous. */
+export type WriteJob<T> = (db: Database.Database) => T;
+
+interface Queued {
+  job: WriteJob<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export class WriteQueue {
+  readonly #connection: () => Database.Database;
+  readonly #maxBatchSize: number;
+  #pending: Queued[] = [];
+  #scheduled: NodeJS.Immediate | undefined;
+
+  constructor(connection: () => Database.Database, maxBatchSize = 128) {
+    this.#connection = connection;
+    this.#maxBatchSize = Math.max(1, maxBatchSize);
+  }
+
+  /** Queues `job`; resolves with its result once the transaction that ran it has committed. */
+  run<T>(job: WriteJob<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.push({ job, resolve: resolve as (value: unknown) => void, reject });
+      // setImmediate, not a microtask: it runs after the current I/O callbacks, so every
+      // request that arrived in this turn of the event loop joins the same batch.
+      this.#scheduled ??= setImmediate(() => this.#flushBatch());
+    });
+  }
+
+  /** Commits everything queued now, synchronously (before closing the connection). */
+  flush(): void {
+    if (this.#scheduled) clearImmediate(this.#scheduled);
+    this.#scheduled = undefined;
+    while (this.#pending.length > 0) this.#commit(this.#pending.splice(0, this.#maxBatchSize));
+  }
+
+  #flushBatch(): void {
+    this.#scheduled = undefined;
+    this.#commit(this.#pending.splice(0, this.#maxBatchSize));
+    // Beyond the cap, the rest waits for the next turn, so other requests get the loop in
+    // between (and new arrivals join them).
+    if (this.#pending.length > 0) this.#scheduled = setImmediate(() => this.#flushBatch());
+  }
+
+  #commit(batch: Queued[]): void {
+    const outcomes: Outcome[] = [];
+    let db: Database.Database | undefined;
+    try {
+      db = this.#connection();
+      // IMMEDIATE takes the write lock before the first read, so each job's read-check-write
+      // (e.g. upsert's "does this identity exist?") cannot race another process.
+      db.exec('BEGIN IMMEDIATE');
+      for (const { job } of batch) outcomes.push(runInSavepoint(db, job));
+      db.exec('COMMIT');
+    } catch (error) {
+      // Nothing of this batch is committed: every job fails, including those that succeeded.
+      try {
+        if (db?.inTransaction) db.exec('ROLLBACK');
+      } catch {
+        // The connection is unusable; the original error says why.
+      }
+      for (const { reject } of batch) reject(error);
+      return;
+    }
+    batch.forEach(({ resolve, reject }, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) resolve(outcome.value);
+      else reject(outcome.error);
+    });
+  }
+}
+
+/**
+ * Runs one job in a savepoint. A job error is its own outcome; an error that leaves the
+ * transaction unusable (SQLite rolled it back, or the savepoint cannot be undone) is thrown so
+ * that the whole batch fails.
+ */
+function runInSavepoint(db: Database.Database, job: WriteJob<unknown>): Outcome {
+  db.exec('SAVEPOINT job');
+  let outcome: Outcome;
+  try {
+    const value = job(db);
+    // An async job would write after COMMIT, outside any transaction: refuse it.
+    if (value instanceof Promise) throw new TypeError('A write job must be synchronous.');
+    outcome = { ok: true, value };
+  } catch (error) {
+    if (!db.inTransaction) throw error;
+    db.exec('ROLLBACK TO job');
+    outcome = { ok: false, error };
+  }
+  db.exec('RELEASE job');
+  return outcome;
+}
