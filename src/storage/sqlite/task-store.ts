@@ -6,7 +6,8 @@
  * the queue. The row is the SDK's, byte for byte (same table, columns, JSON encodings and
  * scope; a transcription of `toTaskRow` in @a2a-js/sdk 1.3 dist/server/database, which is not
  * exported), so `load` and `list` can simply delegate to `DatabaseTaskStore`, and the SDK's
- * own store and tools keep reading what we write (test/storage-tasks.test.ts checks both ways).
+ * own store and tools keep reading what we write (test/storage-group-commit.test.ts checks
+ * both ways).
  */
 import { Task, taskStateToJSON } from '@a2a-js/sdk';
 import type { ListTasksRequest, ListTasksResponse } from '@a2a-js/sdk';
