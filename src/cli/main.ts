@@ -3,30 +3,54 @@
  * `register(program)` function; add new commands to COMMANDS below.
  *
  * Exit codes (all commands): 0 success, 1 the command ran and found a problem (for `validate`:
- * an invalid, unreadable or non-JSON document), 2 usage error (unknown option, missing argument).
+ * an invalid, unreadable or non-JSON document; for the others: the registry declined the
+ * request), 2 usage error (unknown option, missing argument), 3 the registry could not be
+ * reached (connection refused, DNS, timeout, no registry at the URL).
+ *
+ * The commands that talk to a registry are A2A clients of it (src/cli/client.ts) and share the
+ * global options --registry, --token and --timeout.
  *
  * Run from source with `node --import tsx src/cli/main.ts ...`; the published entry point is
  * bin/a2a-registry.js, which imports the built dist/src/cli/main.js and calls main().
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_REGISTRY_URL, DEFAULT_TIMEOUT_SECONDS } from './client.js';
+import { register as registerGet } from './commands/get.js';
+import { register as registerLs } from './commands/ls.js';
+import { register as registerRegister } from './commands/register.js';
+import { register as registerRm } from './commands/rm.js';
+import { register as registerSearch } from './commands/search.js';
+import { register as registerServe } from './commands/serve.js';
 import { register as registerValidate } from './commands/validate.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './output.js';
 import { readPackageVersion } from './package-info.js';
 
 export type CommandRegistrar = (program: Command) => void;
 
 /** Every command of the CLI, in the order `--help` lists them. */
-const COMMANDS: CommandRegistrar[] = [registerValidate];
+const COMMANDS: CommandRegistrar[] = [registerServe, registerValidate, registerRegister, registerSearch, registerGet, registerLs, registerRm];
 
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
+export { EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE } from './output.js';
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(value.trim()) || n <= 0 || n > 3600) throw new InvalidArgumentError('must be a number of seconds from 0.1 to 3600');
+  return n;
+}
 
 export function buildProgram(): Command {
   const program = new Command('a2a-registry')
     .description('A2A Agent Registry: validate, register and discover A2A agents and MCP servers.')
     .version(readPackageVersion(), '-V, --version', 'print the version')
+    .addOption(new Option('--registry <url>', 'registry base URL').env('A2A_REGISTRY_URL').default(DEFAULT_REGISTRY_URL))
+    .addOption(
+      new Option('--token <token>', "bearer token (default, when --registry is on this machine: the registry's generated ${REGISTRY_DATA_DIR:-./data}/admin-token, if readable)").env(
+        'A2A_REGISTRY_TOKEN',
+      ),
+    )
+    .addOption(new Option('--timeout <seconds>', 'give up when the registry does not answer within this').argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS))
     .showHelpAfterError('(run with --help for usage)')
     // Throw instead of calling process.exit, so main() owns the exit code (2 for usage errors).
     .exitOverride();

@@ -167,7 +167,11 @@ export interface SearchPage {
 }
 
 export interface ListRequest {
-  filter?: { kind?: EntryKind; owner?: string };
+  /**
+   * `mine: true` lists the caller's own entries (it needs a token): a client need not know the
+   * principal its token maps to. It cannot be combined with a different `owner`.
+   */
+  filter?: { kind?: EntryKind; owner?: string; mine?: boolean };
   pageSize?: number;
   pageToken?: string;
 }

@@ -83,7 +83,9 @@ export async function handle(
     }
     case 'list': {
       requireReader(caller, options, 'Listing entries');
-      const page = await service.list(operation.request);
+      // "mine" is resolved from the token, so it needs one even when reads are public.
+      const owner = operation.request.filter?.mine ? requireActor(caller, 'Listing your own entries').principal : undefined;
+      const page = await service.list(operation.request, owner);
       return { artifactName: 'entries', data: { ...page }, text: summarizeEntries(page) };
     }
     case 'unregister': {

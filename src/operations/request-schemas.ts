@@ -42,7 +42,7 @@ export const getSchema = z.strictObject({
 });
 
 export const listSchema = z.strictObject({
-  filter: z.strictObject({ kind: kind.optional(), owner: shortString(200).optional() }).optional(),
+  filter: z.strictObject({ kind: kind.optional(), owner: shortString(200).optional(), mine: z.boolean().optional() }).optional(),
   pageSize: z.number().int().min(1).max(100).optional(),
   pageToken: pageToken.optional(),
 });

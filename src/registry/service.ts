@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type {
+  EntryKind,
   EntryView,
   ListPage,
   ListRequest,
@@ -129,8 +130,9 @@ export class RegistryService {
     return toEntryView(entry, true);
   }
 
-  async list(request: ListRequest): Promise<ListPage> {
-    const filter = request.filter ?? {};
+  /** `callerPrincipal` resolves `filter.mine`; the handler supplies it only for authenticated callers. */
+  async list(request: ListRequest, callerPrincipal?: string): Promise<ListPage> {
+    const filter = this.listFilter(request.filter ?? {}, callerPrincipal);
     const fingerprint = PageTokens.fingerprint(['list', filter]);
     const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint) : undefined;
     const result = await this.store.list({
@@ -142,6 +144,18 @@ export class RegistryService {
     const page: ListPage = { entries: result.entries.map((e) => toEntryView(e, false)) };
     if (result.next) page.nextPageToken = this.pageTokens.issue(result.next, fingerprint);
     return page;
+  }
+
+  private listFilter(filter: NonNullable<ListRequest['filter']>, callerPrincipal: string | undefined): { kind?: EntryKind; owner?: string } {
+    if (!filter.mine) return { kind: filter.kind, owner: filter.owner };
+    if (callerPrincipal === undefined) throw new RegistryError('UNAUTHENTICATED', 'Listing your own entries ("mine": true) needs a registry token.');
+    if (filter.owner !== undefined && filter.owner !== callerPrincipal) {
+      throw new RegistryError('BAD_REQUEST', 'Give either "mine": true or an "owner", not both.', [
+        { path: '/list/filter/owner', message: `"mine" is the caller's principal, which is not "${filter.owner}"`, hint: 'Leave one of them out.' },
+      ]);
+    }
+    // Resolved to a plain owner filter, so its page tokens are those of {"owner": <principal>}.
+    return { kind: filter.kind, owner: callerPrincipal };
   }
 
   async unregister(id: string, actor: Actor): Promise<{ id: string; kind: string; name: string; revision: number }> {

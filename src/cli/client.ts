@@ -1,0 +1,331 @@
+/**
+ * The CLI's connection to a registry: an `@a2a-js/sdk` client (JSON-RPC binding, found through
+ * the registry's own agent card), exactly the path a peer agent takes. Answers are turned into
+ * the contract's data objects; what went wrong is sorted into three failures the commands map
+ * to exit codes: the registry declined (REJECTED/FAILED task), it could not be reached, or it
+ * answered something that is not the contract.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Role, TaskState, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import type { ErrorBody, ErrorCode } from '../contract/types.js';
+import { ADMIN_TOKEN_FILE } from '../protocol/auth.js';
+
+export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+export type JsonObject = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// --- failures ------------------------------------------------------------------------------
+
+/** The registry answered the request and declined it: a REJECTED (or FAILED) task. */
+export class RegistryDeclined extends Error {
+  constructor(
+    readonly state: string,
+    readonly error: ErrorBody,
+  ) {
+    super(`${error.code}: ${error.message}`);
+  }
+}
+
+/** Nothing usable answered at the registry URL: connection refused, DNS, timeout, no agent card. */
+export class RegistryUnreachable extends Error {}
+
+/** The registry answered, but not as the contract says (an HTTP or JSON-RPC error, an odd task). */
+export class RegistryProtocolError extends Error {}
+
+/** The failure class of anything a registry call threw; the SDK may wrap our errors in its own. */
+export function classify(err: unknown): RegistryDeclined | RegistryUnreachable | RegistryProtocolError {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof RegistryDeclined || e instanceof RegistryUnreachable || e instanceof RegistryProtocolError) return e;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  // SDK errors can embed a whole response body; one line is enough to act on.
+  return new RegistryProtocolError(oneLine(message));
+}
+
+export const oneLine = (s: string, max = 300): string => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+  CERT_HAS_EXPIRED: 'TLS certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
+};
+
+/** "connection refused" rather than undici's "fetch failed". */
+function networkReason(err: unknown): string {
+  for (let e: unknown = err, depth = 0; isObject(e) || e instanceof Error; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_REASONS[code]) return NETWORK_REASONS[code];
+    if (depth > 6) break;
+    e = (e as { cause?: unknown }).cause;
+  }
+  const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+  return oneLine(message, 120);
+}
+
+// --- connection settings -------------------------------------------------------------------
+
+export interface ConnectionOptions {
+  registry?: string;
+  token?: string;
+  timeout?: number;
+}
+
+export interface Connection {
+  /** Base URL; the agent card is read from <url>/.well-known/agent-card.json. */
+  url: string;
+  token?: string;
+  /** Where the token came from, for messages such as "the admin token in ./data/admin-token". */
+  tokenSource: 'option' | 'admin-token-file' | 'none';
+  timeoutMs: number;
+}
+
+/** Thrown for a registry URL that is not an absolute http(s) URL: a usage error. */
+export class BadRegistryUrl extends Error {}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/**
+ * `--token` (or A2A_REGISTRY_TOKEN, which commander maps onto it) wins. Otherwise, on the
+ * registry's own machine, the admin token the registry generated in its data directory is used
+ * if this user can read it. Only for a loopback registry URL: that token must never be sent to
+ * another host just because a file of that name happens to be in the working directory.
+ */
+export function resolveConnection(options: ConnectionOptions, env: NodeJS.ProcessEnv = process.env): Connection {
+  const raw = options.registry || DEFAULT_REGISTRY_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new BadRegistryUrl(`--registry "${raw}" is not a URL (expected e.g. ${DEFAULT_REGISTRY_URL})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadRegistryUrl(`--registry "${raw}" must be an http:// or https:// URL`);
+  const base = url.href.replace(/\/+$/, '');
+  const timeoutMs = (options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  if (options.token) return { url: base, token: options.token, tokenSource: 'option', timeoutMs };
+  if (LOOPBACK_HOSTS.has(url.hostname)) {
+    const file = path.join(env.REGISTRY_DATA_DIR || './data', ADMIN_TOKEN_FILE);
+    try {
+      const token = readFileSync(file, 'utf8').trim();
+      if (token) return { url: base, token, tokenSource: 'admin-token-file', timeoutMs };
+    } catch {
+      // No readable token file: go on without a token (reads are public by default).
+    }
+  }
+  return { url: base, tokenSource: 'none', timeoutMs };
+}
+
+/**
+ * The fetch every request goes through: adds the bearer token, and turns a network failure or a
+ * registry that does not answer within the timeout into RegistryUnreachable. The timeout covers
+ * the wait for response headers only, so a long streamed answer is never cut off.
+ */
+export function registryFetch(connection: Connection): typeof fetch {
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (connection.token) headers.set('authorization', `Bearer ${connection.token}`);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), connection.timeoutMs);
+    const outer = init?.signal;
+    if (outer) outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
+    try {
+      return await fetch(input, { ...init, headers, signal: controller.signal });
+    } catch (err) {
+      if (outer?.aborted) throw err;
+      const reason = controller.signal.aborted ? `no answer within ${connection.timeoutMs / 1000} s` : networkReason(err);
+      throw new RegistryUnreachable(`cannot reach the registry at ${connection.url}: ${reason}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+// --- parts ---------------------------------------------------------------------------------
+
+export const dataPart = (value: JsonObject): Part => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' });
+
+/** A document as a file part: the registry measures and stores exactly these bytes. */
+export const filePart = (bytes: Buffer, filename: 'agent-card.json' | 'toolspec.json'): Part => ({
+  content: { $case: 'raw', value: bytes },
+  metadata: undefined,
+  filename,
+  mediaType: 'application/json',
+});
+
+function request(parts: Part[]): SendMessageRequest {
+  const message: Message = {
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+  return { tenant: '', message, configuration: undefined, metadata: undefined };
+}
+
+function dataOf(parts: readonly Part[]): JsonObject | undefined {
+  for (const part of parts) if (part.content?.$case === 'data' && isObject(part.content.value)) return part.content.value;
+  return undefined;
+}
+
+function textOf(parts: readonly Part[]): string | undefined {
+  for (const part of parts) if (part.content?.$case === 'text') return part.content.value;
+  return undefined;
+}
+
+const ERROR_STATES = new Map<TaskState, string>([
+  [TaskState.TASK_STATE_REJECTED, 'REJECTED'],
+  [TaskState.TASK_STATE_FAILED, 'FAILED'],
+  [TaskState.TASK_STATE_CANCELED, 'CANCELED'],
+  [TaskState.TASK_STATE_AUTH_REQUIRED, 'AUTH_REQUIRED'],
+  [TaskState.TASK_STATE_INPUT_REQUIRED, 'INPUT_REQUIRED'],
+]);
+
+/** The contract's error body from a declined task's status message (or a stand-in from its text). */
+function declined(state: TaskState, message: Message | undefined): RegistryDeclined {
+  const name = ERROR_STATES.get(state) ?? String(state);
+  const body = message ? dataOf(message.parts)?.error : undefined;
+  if (isObject(body) && typeof body.code === 'string' && typeof body.message === 'string') {
+    const details = Array.isArray(body.details) ? body.details.filter(isObject).map(toFinding) : undefined;
+    const error: ErrorBody = { code: body.code as ErrorCode, message: body.message };
+    if (details && details.length > 0) error.details = details;
+    if (typeof body.retryAfterSeconds === 'number') error.retryAfterSeconds = body.retryAfterSeconds;
+    return new RegistryDeclined(name, error);
+  }
+  const text = message ? textOf(message.parts) : undefined;
+  return new RegistryDeclined(name, { code: 'UNAVAILABLE', message: text ?? `the task ended ${name}` });
+}
+
+const toFinding = (d: JsonObject) => ({
+  path: typeof d.path === 'string' ? d.path : '',
+  message: typeof d.message === 'string' ? d.message : JSON.stringify(d),
+  ...(typeof d.hint === 'string' ? { hint: d.hint } : {}),
+  ...(typeof d.rule === 'string' ? { rule: d.rule } : {}),
+});
+
+/** A successful answer: the artifact's name and its data part. */
+export interface Answer {
+  artifact: string;
+  data: JsonObject;
+}
+
+/** One chunk of a streamed artifact. */
+export interface AnswerChunk extends Answer {
+  lastChunk: boolean;
+}
+
+function answerOf(task: Task): Answer {
+  const state = task.status?.state;
+  if (state !== TaskState.TASK_STATE_COMPLETED) throw declined(state ?? TaskState.TASK_STATE_UNSPECIFIED, task.status?.message);
+  const artifact = task.artifacts[0];
+  const data = artifact ? dataOf(artifact.parts) : undefined;
+  if (!artifact || !data) throw new RegistryProtocolError('the registry completed the task without a data artifact');
+  return { artifact: artifact.name, data };
+}
+
+// --- the client ----------------------------------------------------------------------------
+
+export class RegistryClient {
+  private constructor(
+    private readonly client: Client,
+    readonly connection: Connection,
+  ) {}
+
+  /** Reads the registry's agent card and builds a JSON-RPC client from it, as any peer would. */
+  static async connect(connection: Connection): Promise<RegistryClient> {
+    const fetchImpl = registryFetch(connection);
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl })],
+        preferredTransports: ['JSONRPC'],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      }),
+    );
+    try {
+      return new RegistryClient(await factory.createFromUrl(connection.url), connection);
+    } catch (err) {
+      const failure = classify(err);
+      if (failure instanceof RegistryUnreachable) throw failure;
+      // Something answered, but no A2A agent card is there: most likely a wrong --registry.
+      throw new RegistryUnreachable(`no A2A registry at ${connection.url} (${failure.message}); check --registry or A2A_REGISTRY_URL`, { cause: err });
+    }
+  }
+
+  /** Sends one message and waits for the finished task. */
+  async send(parts: Part[]): Promise<Answer> {
+    let result: Awaited<ReturnType<Client['sendMessage']>>;
+    try {
+      result = await this.client.sendMessage(request(parts));
+    } catch (err) {
+      throw classify(err);
+    }
+    if (!('status' in result)) throw new RegistryProtocolError('the registry answered with a message instead of a task');
+    return answerOf(result);
+  }
+
+  /** Sends one message as a stream and yields each artifact chunk the moment it arrives. */
+  async *stream(parts: Part[]): AsyncGenerator<AnswerChunk> {
+    let events: AsyncGenerator<StreamResponse>;
+    try {
+      events = this.client.sendMessageStream(request(parts));
+    } catch (err) {
+      throw classify(err);
+    }
+    let completed = false;
+    try {
+      for await (const event of events) {
+        const payload = event.payload;
+        if (!payload) continue;
+        switch (payload.$case) {
+          case 'artifactUpdate': {
+            const artifact = payload.value.artifact;
+            const data = artifact ? dataOf(artifact.parts) : undefined;
+            if (artifact && data) yield { artifact: artifact.name, data, lastChunk: payload.value.lastChunk };
+            break;
+          }
+          case 'statusUpdate': {
+            const status = payload.value.status;
+            if (status && ERROR_STATES.has(status.state)) throw declined(status.state, status.message);
+            if (status?.state === TaskState.TASK_STATE_COMPLETED) completed = true;
+            break;
+          }
+          case 'task': {
+            const task = payload.value;
+            const state = task.status?.state;
+            if (state !== undefined && ERROR_STATES.has(state)) throw declined(state, task.status?.message);
+            // A server that does not stream answers with the finished task: one chunk, the last.
+            if (state === TaskState.TASK_STATE_COMPLETED) {
+              completed = true;
+              if (task.artifacts.length > 0) yield { ...answerOf(task), lastChunk: true };
+            }
+            break;
+          }
+          case 'message':
+            throw new RegistryProtocolError('the registry answered with a message instead of a task');
+        }
+      }
+    } catch (err) {
+      throw classify(err);
+    }
+    if (!completed) throw new RegistryUnreachable(`the registry at ${this.connection.url} closed the stream before the task completed`);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * `a2a-registry get <id>`: one entry, readable (its interfaces, skills or tools), as JSON with
+ * its stored document (`--json`), or only the document as registered (`--document`, ready to be
+ * saved and registered again).
+ *
+ * Exit code: 0 found, 1 declined (NOT_FOUND for an unknown id or revision), 2 usage, 3 unreachable.
+ */
+import { Command, Option } from 'commander';
+import type { EntryView } from '../../contract/types.js';
+import { dataPart, isObject, type JsonObject } from '../client.js';
+import { EXIT_OK, printJson, styles, type Output } from '../output.js';
+import { runRemote } from '../remote.js';
+import { intInRange } from './search.js';
+
+interface GetOptions {
+  revision?: number;
+  document: boolean;
+  json: boolean;
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Skills of a card, or tools of an MCP document: what a person looks for after the name. */
+function contents(entry: EntryView, o: Output): string {
+  const s = styles(o.color);
+  const doc = entry.document;
+  if (!isObject(doc)) return '';
+  let text = '';
+  if (entry.kind === 'agent') {
+    const skills = objects(doc.skills);
+    if (skills.length > 0) text += `  skills\n`;
+    for (const k of skills) {
+      const tags = strings(k.tags);
+      text += `    ${s.bold(str(k.name) || str(k.id))} ${s.dim(`(${str(k.id)})`)}${tags.length ? ` [${tags.join(', ')}]` : ''}\n`;
+      if (str(k.description)) text += `      ${str(k.description)}\n`;
+    }
+  } else {
+    const toolspec = isObject(doc.toolspec) ? doc.toolspec : {};
+    const tools = objects(toolspec.tools);
+    if (tools.length > 0) text += `  tools\n`;
+    for (const t of tools) {
+      const hints = isObject(t.annotations) ? t.annotations : {};
+      const flags = [hints.readOnlyHint === true ? 'read-only' : '', hints.destructiveHint === true ? 'destructive' : ''].filter(Boolean);
+      text += `    ${s.bold(str(t.name))}${str(t.title) ? ` "${str(t.title)}"` : ''}${flags.length ? s.dim(` (${flags.join(', ')})`) : ''}\n`;
+      if (str(t.description)) text += `      ${str(t.description)}\n`;
+    }
+  }
+  return text;
+}
+
+export function describeEntry(e: EntryView, o: Output): string {
+  const s = styles(o.color);
+  const version = e.protocolVersion ? `, A2A ${e.protocolVersion}` : '';
+  let text = `${s.bold(e.name)} ${s.dim(`(${e.kind}${version})`)}\n`;
+  text += `  id          ${e.id}\n`;
+  text += `  revision    ${e.revision}\n`;
+  text += `  owner       ${e.owner}\n`;
+  text += `  created     ${e.createdAt}\n  updated     ${e.updatedAt}\n`;
+  if (e.description) text += `  description ${e.description}\n`;
+  e.interfaces.forEach((i, n) => {
+    const binding = `${i.protocolBinding}${i.protocolVersion ? ` ${i.protocolVersion}` : ''}`.padEnd(14);
+    text += `  ${n === 0 ? 'interfaces ' : '           '} ${binding}  ${i.url}\n`;
+  });
+  return text + contents(e, o);
+}
+
+export function register(program: Command): void {
+  program
+    .command('get')
+    .description('show one entry: its interfaces, skills or tools; --json for the whole entry with its document')
+    .argument('<id>', 'the entry id, as register, search and ls print it')
+    .addOption(new Option('--revision <n>', 'an older revision of the entry').argParser(intInRange(1, Number.MAX_SAFE_INTEGER)))
+    .addOption(new Option('--document', 'print only the stored document (the card, or {mcpServer, toolspec}) as JSON').conflicts('json'))
+    .option('--json', 'print the whole entry, with its document, as JSON', false)
+    .addHelpText('after', '\nExit status: 0 found, 1 declined (NOT_FOUND for an unknown id or revision), 2 usage, 3 registry unreachable.')
+    .action(async (id: string, options: GetOptions, command: Command) => {
+      process.exitCode = await runRemote(command, async ({ client, out, json }) => {
+        const { data } = await client.send([dataPart({ get: options.revision === undefined ? { id } : { id, revision: options.revision } })]);
+        const entry = data as unknown as EntryView;
+        if (options.document) printJson(out, entry.document ?? null);
+        else if (json) printJson(out, data);
+        else out.out(describeEntry({ ...entry, interfaces: Array.isArray(entry.interfaces) ? entry.interfaces : [] }, out));
+        return EXIT_OK;
+      });
+    });
+}

@@ -1,0 +1,174 @@
+/**
+ * `a2a-registry register <file>`: registers (or updates) an A2A agent card, or an MCP server
+ * from its toolspec, by sending the registry the file as a file part, as a peer agent would.
+ * The registry measures and stores the bytes exactly as they are in the file.
+ *
+ * Exit code: 0 registered (created, updated or unchanged), 1 declined (or, with --dry-run, not
+ * valid), 2 usage, 3 unreachable.
+ */
+import { readFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import type { Finding, RegistrationResult, ValidationResultBody } from '../../contract/types.js';
+import { dataPart, filePart, isObject, type JsonObject } from '../client.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, printJson, styles, type Output } from '../output.js';
+import { runRemote } from '../remote.js';
+import { detectKind } from './validate.js';
+
+interface RegisterOptions {
+  mcpName?: string;
+  mcpUrl?: string;
+  mcpDescription?: string;
+  mcpVersion?: string;
+  dryRun: boolean;
+  json: boolean;
+}
+
+/** What goes on the wire: the document's bytes, its file name, and MCP server metadata beside a toolspec. */
+export interface Upload {
+  bytes: Buffer;
+  filename: 'agent-card.json' | 'toolspec.json';
+  mcpServer?: JsonObject;
+  /** For messages: the agent's or server's name, when the file says it. */
+  name?: string;
+}
+
+export class UsageError extends Error {}
+
+function parse(bytes: Buffer): unknown {
+  try {
+    const text = bytes.toString('utf8');
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    // Not JSON: sent as it is, so the registry says what is wrong with it, as it would to a peer.
+    return undefined;
+  }
+}
+
+/**
+ * Decides how to send a file. A card goes as agent-card.json. A toolspec goes as toolspec.json
+ * with --mcp-* metadata beside it. A stored MCP document ({"mcpServer", "toolspec"}, what
+ * `get --document` prints) is split the same way, its metadata overridden by any --mcp-* option,
+ * so an entry read from one registry can be registered again as it is.
+ */
+export function planUpload(bytes: Buffer, options: Omit<RegisterOptions, 'dryRun' | 'json'>): Upload {
+  const doc = parse(bytes);
+  const flags: JsonObject = {};
+  if (options.mcpName !== undefined) flags.name = options.mcpName;
+  if (options.mcpUrl !== undefined) flags.url = options.mcpUrl;
+  if (options.mcpDescription !== undefined) flags.description = options.mcpDescription;
+  if (options.mcpVersion !== undefined) flags.version = options.mcpVersion;
+  const kind = doc === undefined ? 'agent' : detectKind(doc);
+  if (kind === 'mcp-server' && isObject(doc)) {
+    const mcpServer = { ...(isObject(doc.mcpServer) ? doc.mcpServer : {}), ...flags };
+    return withServer(Buffer.from(JSON.stringify(doc.toolspec)), mcpServer);
+  }
+  if (Object.keys(flags).length > 0 || kind === 'mcp-toolspec') {
+    if (options.mcpName === undefined || options.mcpUrl === undefined) {
+      throw new UsageError('an MCP toolspec needs its server: give --mcp-name <name> and --mcp-url <url>');
+    }
+    return withServer(bytes, flags);
+  }
+  const name = isObject(doc) && typeof doc.name === 'string' ? doc.name : undefined;
+  return { bytes, filename: 'agent-card.json', ...(name ? { name } : {}) };
+}
+
+function withServer(bytes: Buffer, mcpServer: JsonObject): Upload {
+  if (typeof mcpServer.name !== 'string' || typeof mcpServer.url !== 'string') {
+    throw new UsageError('an MCP toolspec needs its server: give --mcp-name <name> and --mcp-url <url>');
+  }
+  return { bytes, filename: 'toolspec.json', mcpServer, name: mcpServer.name };
+}
+
+async function readDocument(file: string): Promise<Buffer> {
+  if (file !== '-') return readFile(file);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks);
+}
+
+function readProblem(file: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+  return `cannot read ${file}: ${why}`;
+}
+
+// --- output --------------------------------------------------------------------------------
+
+function describeRegistration(r: RegistrationResult, upload: Upload, o: Output): string {
+  const s = styles(o.color);
+  const named = upload.name ? ` "${upload.name}"` : '';
+  const what = r.kind === 'agent' ? `agent${named}${r.protocolVersion ? ` (A2A ${r.protocolVersion})` : ''}` : `MCP server${named}`;
+  const head = r.created
+    ? `${s.green('✓ registered')} ${what}`
+    : r.changed
+      ? `${s.green('✓ updated')} ${what}`
+      : `${s.green('✓ unchanged')} ${what} ${s.dim('(identical to the stored revision)')}`;
+  const indexed = r.indexed ? ('skills' in r.indexed ? `${r.indexed.skills} skill(s)` : `${r.indexed.tools} tool(s)`) : '';
+  let text = `${head}\n  id        ${r.id ?? '?'}\n  revision  ${r.revision ?? '?'}\n`;
+  if (indexed) text += `  indexed   ${indexed}\n`;
+  return text + formatFindings(r.warnings, 'warning', s);
+}
+
+function describeValidation(v: ValidationResultBody, o: Output): string {
+  const s = styles(o.color);
+  const what = v.kind === 'agent' ? `A2A v${v.protocolVersion ?? '?'} agent card` : 'MCP toolspec';
+  const head = v.valid
+    ? `${s.green('✓ valid')} ${what}, ${v.sizeBytes.toLocaleString('en-US')} bytes ${s.dim('(dry run: nothing stored)')}`
+    : `${s.red('✗ invalid')} ${what}, ${v.sizeBytes.toLocaleString('en-US')} bytes`;
+  return `${head}\n${formatFindings(v.errors, 'error', s)}${formatFindings(v.warnings, 'warning', s)}`;
+}
+
+const findings = (v: unknown): Finding[] => (Array.isArray(v) ? v.filter(isObject).map((f) => f as unknown as Finding) : []);
+
+export function register(program: Command): void {
+  program
+    .command('register')
+    .description('register or update an A2A agent card, or an MCP server from its toolspec')
+    .argument('<file>', 'an agent card (v1.0 or v0.3), or a toolspec ({"tools": [...]}) with --mcp-name and --mcp-url; "-" reads stdin')
+    .option('--mcp-name <name>', 'MCP server name (with a toolspec)')
+    .option('--mcp-url <url>', 'MCP server URL, its identity in the registry (with a toolspec)')
+    .option('--mcp-description <text>', 'MCP server description')
+    .option('--mcp-version <version>', 'MCP server version')
+    .option('--dry-run', 'let the registry check the document without storing it', false)
+    .option('--json', 'print the registration result as JSON', false)
+    .addHelpText(
+      'after',
+      '\nNeeds a token (--token or A2A_REGISTRY_TOKEN; on the registry\'s machine its generated admin token is used).\n' +
+        'Registering the same agent again (same primary interface URL; for MCP, the same server URL) updates it.\n' +
+        'Exit status: 0 registered, updated or unchanged; 1 declined by the registry; 2 usage; 3 registry unreachable.\n' +
+        'Examples:\n  a2a-registry register examples/agent-card.json\n' +
+        '  a2a-registry register examples/toolspec.json --mcp-name files --mcp-url https://mcp.example.com/files/mcp',
+    )
+    .action(async (file: string, options: RegisterOptions, command: Command) => {
+      let upload: Upload;
+      try {
+        upload = planUpload(await readDocument(file), options);
+      } catch (err) {
+        if (err instanceof UsageError) command.error(`error: ${err.message}`, { exitCode: EXIT_USAGE, code: 'a2a-registry.usage' });
+        const o = defaultOutput();
+        const message = readProblem(file, err);
+        if (options.json) printJson(o, { error: { code: 'READ_ERROR', message } });
+        o.err(`a2a-registry: ${message}\n`);
+        process.exitCode = EXIT_FAILED;
+        return;
+      }
+      process.exitCode = await runRemote(command, async ({ client, out, json }) => {
+        const parts = [filePart(upload.bytes, upload.filename)];
+        const operation = options.dryRun ? 'validate' : 'register';
+        // The operation rides beside the file; an agent card alone would already mean "register".
+        if (upload.mcpServer) parts.push(dataPart({ [operation]: { mcpServer: upload.mcpServer } }));
+        else if (options.dryRun) parts.push(dataPart({ validate: {} }));
+        const { data } = await client.send(parts);
+        if (options.dryRun) {
+          const v = { ...data, errors: findings(data.errors), warnings: findings(data.warnings) } as unknown as ValidationResultBody;
+          if (json) printJson(out, data);
+          else out.out(describeValidation(v, out));
+          return v.valid ? EXIT_OK : EXIT_FAILED;
+        }
+        const r = { ...data, warnings: findings(data.warnings) } as unknown as RegistrationResult;
+        if (json) printJson(out, data);
+        else out.out(describeRegistration(r, upload, out));
+        return EXIT_OK;
+      });
+    });
+}

@@ -1,0 +1,33 @@
+/**
+ * `a2a-registry rm <id>`: unregisters an entry (its owner, or an admin).
+ *
+ * Exit code: 0 removed, 1 declined (NOT_FOUND, FORBIDDEN, UNAUTHENTICATED), 2 usage, 3 unreachable.
+ */
+import type { Command } from 'commander';
+import { dataPart } from '../client.js';
+import { EXIT_OK, printJson, styles } from '../output.js';
+import { runRemote } from '../remote.js';
+
+export function register(program: Command): void {
+  program
+    .command('rm')
+    .alias('unregister')
+    .description('unregister an entry (its owner or an admin)')
+    .argument('<id>', 'the entry id')
+    .option('--json', 'print the result as JSON', false)
+    .addHelpText('after', '\nExit status: 0 removed, 1 declined (NOT_FOUND, FORBIDDEN, UNAUTHENTICATED), 2 usage, 3 registry unreachable.')
+    .action(async (id: string, _options: { json: boolean }, command: Command) => {
+      process.exitCode = await runRemote(command, async ({ client, out, json }) => {
+        const { data } = await client.send([dataPart({ unregister: { id } })]);
+        if (json) {
+          printJson(out, data);
+          return EXIT_OK;
+        }
+        const s = styles(out.color);
+        const name = typeof data.name === 'string' ? ` "${data.name}"` : '';
+        const kind = data.kind === 'mcp-server' ? 'MCP server' : 'agent';
+        out.out(`${s.green('✓ unregistered')} ${kind}${name} ${s.dim(`(${id}, revision ${String(data.revision ?? '?')})`)}\n`);
+        return EXIT_OK;
+      });
+    });
+}

@@ -1,0 +1,131 @@
+/**
+ * `a2a-registry search [words...]`: ranked discovery over agents, skills and MCP tools. Sent as a
+ * streaming message, so the table grows as the registry's `search-results` chunks arrive rather
+ * than after the whole page; `--json` prints the assembled page once the stream ends.
+ *
+ * Exit code: 0 (also with no matches), 1 declined, 2 usage, 3 unreachable.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { SearchFilter, SearchHit, SearchPage, SearchRequest } from '../../contract/types.js';
+import { dataPart, isObject } from '../client.js';
+import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
+import { runRemote } from '../remote.js';
+
+interface SearchOptions {
+  tag?: string[];
+  kind?: 'agent' | 'mcp-server';
+  binding?: string;
+  protocolVersion?: string;
+  inputMode?: string[];
+  outputMode?: string[];
+  streaming?: boolean;
+  readOnly?: boolean;
+  limit?: number;
+  pageToken?: string;
+  json: boolean;
+}
+
+export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+export function intInRange(min: number, max: number) {
+  return (value: string): number => {
+    if (!/^[0-9]+$/.test(value.trim())) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`must be from ${min} to ${max}`);
+    return n;
+  };
+}
+
+export function searchRequest(words: string[], o: SearchOptions): SearchRequest {
+  const filter: SearchFilter = {};
+  if (o.kind) filter.kind = o.kind;
+  if (o.tag?.length) filter.tags = o.tag;
+  if (o.inputMode?.length) filter.inputModes = o.inputMode;
+  if (o.outputMode?.length) filter.outputModes = o.outputMode;
+  if (o.binding) filter.protocolBinding = o.binding;
+  if (o.protocolVersion) filter.protocolVersion = o.protocolVersion;
+  if (o.streaming !== undefined) filter.streaming = o.streaming;
+  if (o.readOnly) filter.readOnly = true;
+  const request: SearchRequest = {};
+  const query = words.join(' ').trim();
+  if (query) request.query = query;
+  if (Object.keys(filter).length > 0) request.filter = filter;
+  if (o.limit !== undefined) request.limit = o.limit;
+  if (o.pageToken) request.pageToken = o.pageToken;
+  return request;
+}
+
+/** "skill "Translate invoice" (name, tags)": what inside the entry the words matched. */
+export function matchText(hit: SearchHit): string {
+  const m = hit.match;
+  const inner = m.type === 'skill' || m.type === 'tool' ? `${m.type} "${m.name}"` : m.type === 'mcp-server' ? 'server' : 'agent';
+  const fields = m.fields.length > 0 ? ` (${m.fields.join(', ')})` : '';
+  const more = hit.moreInEntry ? ` +${hit.moreInEntry}` : '';
+  return `${inner}${fields}${more}`;
+}
+
+const TABLE = [
+  { title: 'NAME', width: 24 },
+  { title: 'KIND', width: 10 },
+  { title: 'MATCHED', width: 40 },
+  { title: 'ENDPOINT', width: 42 },
+  { title: 'ID', width: 36 },
+];
+
+const hitsOf = (data: Record<string, unknown>): SearchHit[] =>
+  Array.isArray(data.results) ? data.results.filter((h): h is SearchHit => isObject(h) && typeof h.id === 'string' && isObject(h.match)) : [];
+
+function footer(page: SearchPage, shown: number, o: Output): string {
+  const s = styles(o.color);
+  if (page.total === 0) return 'No matches.\n';
+  let text = s.dim(`${shown} shown, ${page.total} match(es) in all.`) + '\n';
+  if (page.nextPageToken) text += s.dim(`More: add --page-token ${page.nextPageToken}`) + '\n';
+  return text;
+}
+
+export function register(program: Command): void {
+  program
+    .command('search')
+    .description('find agents, skills and MCP tools by keywords and filters; results print as they stream in')
+    .argument('[words...]', 'keywords, matched against names, descriptions, skills (tags, examples) and tools')
+    .option('--tag <tag>', 'only skills tagged so (repeatable: any of them)', collect)
+    .addOption(new Option('--kind <kind>', 'only agents or only MCP servers').choices(['agent', 'mcp-server']))
+    .option('--binding <binding>', 'only entries with an interface of this binding: JSONRPC, HTTP+JSON, GRPC, MCP')
+    .option('--protocol-version <version>', 'only entries with an interface of this A2A version, e.g. 1.0 or 0.3')
+    .option('--input-mode <mime>', 'only skills accepting this media type (repeatable: any of them)', collect)
+    .option('--output-mode <mime>', 'only skills producing this media type (repeatable: any of them)', collect)
+    .option('--streaming', 'only agents that stream')
+    .option('--no-streaming', 'only agents that do not stream')
+    .option('--read-only', 'only MCP tools that are read-only')
+    .addOption(new Option('--limit <n>', 'results per page, 1 to 100 (registry default 20)').argParser(intInRange(1, 100)))
+    .option('--page-token <token>', 'the next page, as printed after the previous one')
+    .option('--json', 'print the page as JSON ({results, total, nextPageToken?}) once complete', false)
+    .addHelpText(
+      'after',
+      '\nExit status: 0 (also when nothing matched), 1 declined by the registry, 2 usage, 3 registry unreachable.\n' +
+        'Examples:\n  a2a-registry search translate invoices\n  a2a-registry search --kind agent --tag finance --input-mode application/pdf\n' +
+        '  a2a-registry search files --kind mcp-server --read-only --json',
+    )
+    .action(async (words: string[], options: SearchOptions, command: Command) => {
+      const request = searchRequest(words, options);
+      process.exitCode = await runRemote(command, async ({ client, out, json }) => {
+        const table = new Table(TABLE, styles(out.color));
+        const page: SearchPage = { results: [], total: 0 };
+        for await (const chunk of client.stream([dataPart({ search: request })])) {
+          const hits = hitsOf(chunk.data);
+          if (!json && hits.length > 0) {
+            // Written at once, chunk by chunk: a person sees the best matches before the rest arrive.
+            let text = page.results.length === 0 ? table.header() : '';
+            for (const h of hits) text += table.row([h.name, h.kind, matchText(h), h.interfaces[0]?.url ?? '', h.id]);
+            out.out(text);
+          }
+          page.results.push(...hits);
+          if (typeof chunk.data.total === 'number') page.total = chunk.data.total;
+          if (typeof chunk.data.nextPageToken === 'string') page.nextPageToken = chunk.data.nextPageToken;
+        }
+        if (json) printJson(out, page);
+        else out.out(footer(page, page.results.length, out));
+        return EXIT_OK;
+      });
+    });
+}

@@ -1,0 +1,92 @@
+/**
+ * `a2a-registry serve`: starts the registry exactly as `npm start` does (same environment
+ * variables, same entry point), with flags that override the variables they name.
+ *
+ * Exit code: runs until SIGTERM/SIGINT (then 0); 2 for invalid configuration, 1 if it cannot
+ * start (port taken, storage unreachable).
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, loadConfig } from '../../config/config.js';
+import { EXIT_FAILED, EXIT_USAGE, EXIT_OK } from '../output.js';
+
+interface ServeOptions {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  publicUrl?: string;
+  logLevel?: string;
+}
+
+/** Each flag and the environment variable it overrides. */
+const FLAG_VARIABLES: [keyof ServeOptions, string, string][] = [
+  ['port', 'PORT', '--port'],
+  ['host', 'HOST', '--host'],
+  ['dataDir', 'REGISTRY_DATA_DIR', '--data-dir'],
+  ['databaseUrl', 'DATABASE_URL', '--database-url'],
+  ['publicUrl', 'PUBLIC_URL', '--public-url'],
+  ['logLevel', 'LOG_LEVEL', '--log-level'],
+];
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value.trim()) || n > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535');
+  return n;
+}
+
+export function serveEnvironment(options: ServeOptions, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...env };
+  for (const [key, variable] of FLAG_VARIABLES) {
+    const value = options[key];
+    if (value !== undefined) merged[variable] = String(value);
+  }
+  return merged;
+}
+
+/** "PORT must be..." becomes "--port (PORT) must be..." when the value came from the flag. */
+function nameFlags(message: string, options: ServeOptions): string {
+  let text = message;
+  for (const [key, variable, flag] of FLAG_VARIABLES) {
+    if (options[key] !== undefined) text = text.replace(new RegExp(`\\b${variable}\\b`), `${flag} (${variable})`);
+  }
+  return text;
+}
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('start the registry (configured like `npm start`: environment variables, overridden by these flags)')
+    .addOption(new Option('--port <port>', 'port to listen on (PORT, default 8080)').argParser(port))
+    .option('--host <address>', 'address to listen on (HOST, default 127.0.0.1)')
+    .option('--data-dir <dir>', 'SQLite database and generated admin token (REGISTRY_DATA_DIR, default ./data)')
+    .option('--database-url <url>', 'postgres://... to store in PostgreSQL instead of SQLite (DATABASE_URL)')
+    .option('--public-url <url>', 'base URL peers use to reach it (PUBLIC_URL, default http://HOST:PORT)')
+    .addOption(new Option('--log-level <level>', 'log level (LOG_LEVEL, default info)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+    .addHelpText(
+      'after',
+      '\nEvery other setting (REGISTRY_TOKENS, REGISTRY_PUBLIC_READ, limits...) comes from the environment; see the README.\n' +
+        'Logs are JSON lines on stdout. Stops gracefully on SIGTERM/SIGINT.\n' +
+        'Exit status: 2 invalid configuration, 1 could not start.\n' +
+        'Example:\n  REGISTRY_TOKENS=alice:$(openssl rand -hex 16) a2a-registry serve --port 9000 --data-dir /var/lib/a2a-registry',
+    )
+    .action(async (options: ServeOptions) => {
+      let config;
+      try {
+        config = loadConfig(serveEnvironment(options, process.env));
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        process.stderr.write(`a2a-registry: ${nameFlags(err.message, options)}\n`);
+        process.exitCode = EXIT_USAGE;
+        return;
+      }
+      // Loaded here, not at the top: the other commands should not pay for the server's modules.
+      const { runServer } = await import('../../main.js');
+      try {
+        await runServer(config);
+        process.exitCode = EXIT_OK; // it keeps running; signals end it through runServer's handlers
+      } catch (err) {
+        process.stderr.write(`a2a-registry: could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exitCode = EXIT_FAILED;
+      }
+    });
+}

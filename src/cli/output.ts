@@ -1,0 +1,130 @@
+/**
+ * What the CLI prints, for a terminal and for a script: colour only on a TTY and never with
+ * NO_COLOR, `--json` documents on stdout, one-line failures on stderr, and the exit codes every
+ * command shares.
+ */
+import type { Finding } from '../contract/types.js';
+import { RegistryDeclined, RegistryUnreachable, type RegistryProtocolError } from './client.js';
+
+export const EXIT_OK = 0;
+/** The command ran and something was wrong: the registry declined, or a local document was invalid. */
+export const EXIT_FAILED = 1;
+/** Unknown option, missing argument, a value out of range. */
+export const EXIT_USAGE = 2;
+/** The registry could not be reached: connection refused, DNS, timeout, no registry at the URL. */
+export const EXIT_UNREACHABLE = 3;
+
+export interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  color: boolean;
+  /** Terminal width when stdout is a TTY; undefined for pipes and files (nothing is cut then). */
+  columns?: number;
+}
+
+export function defaultOutput(): Output {
+  const tty = process.stdout.isTTY === true;
+  const color = tty && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+  return {
+    out: (s) => process.stdout.write(s),
+    err: (s) => process.stderr.write(s),
+    color,
+    columns: tty ? process.stdout.columns : undefined,
+  };
+}
+
+export interface Styles {
+  red: (s: string) => string;
+  green: (s: string) => string;
+  yellow: (s: string) => string;
+  dim: (s: string) => string;
+  bold: (s: string) => string;
+}
+
+export function styles(color: boolean): Styles {
+  const paint = (code: string) => (s: string) => (color ? `\u001b[${code}m${s}\u001b[0m` : s);
+  return { red: paint('31'), green: paint('32'), yellow: paint('33'), dim: paint('2'), bold: paint('1') };
+}
+
+export function printJson(o: Output, value: unknown): void {
+  o.out(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+// --- tables --------------------------------------------------------------------------------
+
+export interface Column {
+  title: string;
+  /** Cells longer than this are cut with "…"; the last column is never cut (URLs, ids stay whole). */
+  width: number;
+}
+
+/**
+ * A table whose widths are fixed up front, so rows can be printed one by one as they stream in
+ * instead of after the whole answer has been measured.
+ */
+export class Table {
+  constructor(
+    private readonly columns: Column[],
+    private readonly s: Styles,
+  ) {}
+
+  header(): string {
+    return `${this.s.bold(this.line(this.columns.map((c) => c.title)))}\n`;
+  }
+
+  row(cells: string[]): string {
+    return `${this.line(cells)}\n`;
+  }
+
+  private line(cells: string[]): string {
+    const last = this.columns.length - 1;
+    return this.columns
+      .map((c, i) => (i === last ? (cells[i] ?? '') : fit(cells[i] ?? '', c.width)))
+      .join('  ')
+      .trimEnd();
+  }
+}
+
+/** Pads or cuts to exactly `width` characters. */
+export function fit(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat.padEnd(width);
+}
+
+// --- findings and failures -----------------------------------------------------------------
+
+export function formatFindings(findings: readonly Finding[], label: 'error' | 'warning', s: Styles): string {
+  const colour = label === 'error' ? s.red : s.yellow;
+  const tag = label.padEnd(7);
+  let text = '';
+  for (const f of findings) {
+    text += `  ${colour(tag)} ${f.path === '' ? '(document)' : f.path}: ${f.message}${f.rule ? s.dim(` [${f.rule}]`) : ''}\n`;
+    if (f.hint) text += `  ${' '.repeat(tag.length)} ${s.dim('hint:')} ${f.hint}\n`;
+  }
+  return text;
+}
+
+/**
+ * Prints a failed registry call and returns its exit code. With --json the failure is also a
+ * document on stdout ({"error": {...}}), so a script reading stdout never gets nothing.
+ */
+export function reportFailure(failure: RegistryDeclined | RegistryUnreachable | RegistryProtocolError, o: Output, json: boolean): number {
+  const s = styles(o.color);
+  if (failure instanceof RegistryDeclined) {
+    const { error } = failure;
+    if (json) printJson(o, { error, state: failure.state });
+    let text = `${s.red('declined')} ${s.bold(error.code)}: ${error.message}\n`;
+    text += formatFindings(error.details ?? [], 'error', s);
+    if (error.retryAfterSeconds !== undefined) text += `  retry after ${error.retryAfterSeconds} s\n`;
+    o.err(text);
+    return EXIT_FAILED;
+  }
+  if (failure instanceof RegistryUnreachable) {
+    if (json) printJson(o, { error: { code: 'UNREACHABLE', message: failure.message } });
+    o.err(`a2a-registry: ${failure.message}\n`);
+    return EXIT_UNREACHABLE;
+  }
+  if (json) printJson(o, { error: { code: 'PROTOCOL_ERROR', message: failure.message } });
+  o.err(`a2a-registry: the registry answered with an error: ${failure.message}\n`);
+  return EXIT_FAILED;
+}

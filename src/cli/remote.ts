@@ -1,0 +1,53 @@
+/**
+ * The frame every command that talks to a registry runs in: resolve the connection from the
+ * global options, connect through the registry's agent card, run the command, and turn a
+ * failure into its message and exit code. Commands only describe the request and the output.
+ */
+import type { Command } from 'commander';
+import { BadRegistryUrl, RegistryClient, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, resolveConnection, type Connection } from './client.js';
+import { EXIT_USAGE, defaultOutput, reportFailure, type Output } from './output.js';
+
+/** Options every remote command sees: the program's (--registry, --token, --timeout) and its own --json. */
+export interface RemoteOptions {
+  registry?: string;
+  token?: string;
+  timeout?: number;
+  json?: boolean;
+}
+
+export interface RemoteContext {
+  client: RegistryClient;
+  out: Output;
+  json: boolean;
+}
+
+export async function runRemote(command: Command, body: (ctx: RemoteContext) => Promise<number>): Promise<number> {
+  const options = command.optsWithGlobals<RemoteOptions>();
+  const out = defaultOutput();
+  const json = options.json === true;
+  let connection: Connection;
+  try {
+    connection = resolveConnection(options);
+  } catch (err) {
+    // command.error prints and throws a CommanderError, which main() turns into exit code 2.
+    if (err instanceof BadRegistryUrl) command.error(`error: ${err.message}`, { exitCode: EXIT_USAGE, code: 'a2a-registry.usage' });
+    throw err;
+  }
+  try {
+    const client = await RegistryClient.connect(connection);
+    return await body({ client, out, json });
+  } catch (err) {
+    if (!(err instanceof RegistryDeclined || err instanceof RegistryUnreachable || err instanceof RegistryProtocolError)) throw err;
+    const code = reportFailure(err, out, json);
+    if (err instanceof RegistryDeclined && err.error.code === 'UNAUTHENTICATED') out.err(tokenHint(connection));
+    return code;
+  }
+}
+
+function tokenHint(connection: Connection): string {
+  if (connection.tokenSource === 'admin-token-file') {
+    return 'The admin token from the data directory was sent and not accepted: the registry uses other tokens (REGISTRY_TOKENS); give yours with --token or A2A_REGISTRY_TOKEN.\n';
+  }
+  if (connection.tokenSource === 'option') return ''; // the registry's message already says the token is not recognised
+  return 'Give a token with --token or A2A_REGISTRY_TOKEN (on the registry\'s own machine, its generated ${REGISTRY_DATA_DIR:-./data}/admin-token is used when readable).\n';
+}

@@ -1,0 +1,529 @@
+/**
+ * The `a2a-registry` command line, run as a user runs it (a child process: `node --import tsx
+ * src/cli/main.ts ...`, and once the built bin/a2a-registry.js) against real registries on
+ * 127.0.0.1: every command, its --json output, the exit code of each failure class, the
+ * admin-token fallback, `serve`, and search results printed while the stream is still open.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { resolveConnection } from '../src/cli/client.js';
+import { buildProgram } from '../src/cli/main.js';
+import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
+import { v1Card } from './support/documents.js';
+
+const EXAMPLES = path.join(REPO_ROOT, 'examples');
+const example = (f: string): string => path.join(EXAMPLES, f);
+const exampleJson = (f: string): unknown => JSON.parse(fs.readFileSync(example(f), 'utf8'));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface RunOptions {
+  env?: Record<string, string>;
+  input?: string;
+  /** Called with each piece of stdout as it arrives. */
+  onStdout?: (chunk: string) => void;
+  /** Run the built bin/a2a-registry.js instead of the TypeScript source. */
+  bin?: boolean;
+}
+
+/** A clean environment: no registry settings inherited from the developer's shell, no admin-token file. */
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith('A2A_REGISTRY_') && k !== 'NO_COLOR' && k !== 'REGISTRY_DATA_DIR') env[k] = v;
+  }
+  env.REGISTRY_DATA_DIR = tempDir('a2a-registry-cli-nodata-');
+  return env;
+}
+
+/** Runs the CLI asynchronously: the registry under test runs in this process and must keep serving. */
+function cli(args: string[], options: RunOptions = {}): Promise<Run> {
+  const entry = options.bin ? ['bin/a2a-registry.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
+  const child = spawn(process.execPath, [...entry, ...args], { cwd: REPO_ROOT, env: { ...baseEnv(), ...options.env }, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    options.onStdout?.(d);
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdin.end(options.input ?? '');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+const parse = <T = Record<string, any>>(run: Run): T => {
+  try {
+    return JSON.parse(run.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${run.code}): ${run.stdout}\n${run.stderr}`);
+  }
+};
+
+/** No stack trace, ever: one line of message at most for failures. */
+function assertNoStack(run: Run): void {
+  assert.doesNotMatch(run.stderr, /^\s+at .+\(.+:\d+:\d+\)$/m, run.stderr);
+}
+
+/** A TCP port that nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('a2a-registry against a registry', () => {
+  let registry: TestRegistry;
+  let env: Record<string, string>;
+  const as = (who: keyof typeof TOKENS): Record<string, string> => ({ ...env, A2A_REGISTRY_TOKEN: TOKENS[who] });
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    registry = await startTestRegistry();
+    env = { A2A_REGISTRY_URL: registry.url };
+  });
+  after(() => registry.close());
+
+  test('--help lists every command, and every command has its own --help', async () => {
+    const help = await cli(['--help']);
+    assert.equal(help.code, 0);
+    for (const c of ['serve', 'validate', 'register', 'search', 'get', 'ls', 'rm']) assert.match(help.stdout, new RegExp(`^  ${c}\\b`, 'm'), c);
+    assert.match(help.stdout, /--registry <url>.*\n.*A2A_REGISTRY_URL/);
+    const searchHelp = await cli(['search', '--help']);
+    assert.equal(searchHelp.code, 0);
+    assert.match(searchHelp.stdout, /--protocol-version <version>/);
+    // The rest in-process: each command's help, as `<command> --help` prints it.
+    const helps = new Map(buildProgram().commands.map((c) => [c.name(), c.helpInformation()]));
+    assert.match(helps.get('serve')!, /--data-dir <dir>/);
+    assert.match(helps.get('register')!, /--mcp-url <url>/);
+    assert.match(helps.get('get')!, /--revision <n>/);
+    assert.match(helps.get('ls')!, /--mine/);
+    assert.match(helps.get('rm')!, /Usage: a2a-registry rm\|unregister \[options\] <id>/);
+  });
+
+  test('register: an example v1.0 card, then the same again (unchanged), human and --json', async () => {
+    const first = await cli(['register', example('agent-card.json')], { env: as('alice') });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /✓ registered agent "Invoice Assistant" \(A2A 1\.0\)/);
+    const id = /id +([0-9a-f-]{36})/.exec(first.stdout)?.[1];
+    assert.ok(id, first.stdout);
+    ids.invoice = id;
+    assert.match(first.stdout, /revision +1\n/);
+    assert.match(first.stdout, /indexed +3 skill\(s\)/);
+    assert.match(first.stdout, /warning \/supportedInterfaces\/0\/url: .*placeholder/);
+    assert.ok(!first.stdout.includes('\u001b['), 'no colour when stdout is not a TTY');
+
+    const again = await cli(['register', '--json', example('agent-card.json')], { env: as('alice') });
+    assert.equal(again.code, 0, again.stderr);
+    const result = parse(again);
+    assert.deepEqual([result.id, result.revision, result.created, result.changed], [id, 1, false, false]);
+    assert.ok(Array.isArray(result.warnings));
+  });
+
+  test('register: a v0.3 card and an MCP toolspec with its server; an update bumps the revision', async () => {
+    const [v03, mcp] = await Promise.all([
+      cli(['register', '--json', example('agent-card-v0.3.json')], { env: as('bob') }),
+      cli(['register', '--json', example('toolspec.json'), '--mcp-name', 'workspace-files', '--mcp-url', 'https://mcp.example.com/files/mcp', '--mcp-description', 'Files in a shared workspace', '--mcp-version', '1.0.0'], { env: as('alice') }),
+    ]);
+    assert.equal(v03.code, 0, v03.stderr);
+    assert.deepEqual([parse(v03).kind, parse(v03).protocolVersion, parse(v03).created], ['agent', '0.3', true]);
+    ids.weather = parse(v03).id;
+    assert.equal(mcp.code, 0, mcp.stderr);
+    assert.deepEqual([parse(mcp).kind, parse(mcp).indexed], ['mcp-server', { tools: 3 }]);
+    ids.files = parse(mcp).id;
+
+    // The document `get --document` prints registers again as it is; an --mcp-* option overrides it.
+    const doc = await cli(['get', '--document', ids.files!], { env });
+    assert.equal(doc.code, 0, doc.stderr);
+    const file = path.join(tempDir(), 'mcp.json');
+    fs.writeFileSync(file, doc.stdout);
+    const updated = await cli(['register', file, '--mcp-version', '1.0.1'], { env: as('alice') });
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.match(updated.stdout, /✓ updated MCP server "workspace-files"/);
+    assert.match(updated.stdout, /revision +2/);
+  });
+
+  test('register --dry-run checks on the registry and stores nothing; stdin with "-"', async () => {
+    const card = JSON.stringify(v1Card('Dry Run Agent', 'https://dry-run.example.org/a2a'));
+    const dry = await cli(['register', '--dry-run', '--json', '-'], { env: as('alice'), input: card });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(parse(dry).valid, true);
+    const found = await cli(['search', '--json', 'Dry Run Agent'], { env });
+    assert.equal(parse(found).results.some((h: { name: string }) => h.name === 'Dry Run Agent'), false);
+  });
+
+  test('search: a table as results arrive, --json page, filters', async () => {
+    const table = await cli(['search', 'invoice'], { env });
+    assert.equal(table.code, 0, table.stderr);
+    const lines = table.stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^NAME +KIND +MATCHED +ENDPOINT +ID$/);
+    assert.match(lines[1]!, /^Invoice Assistant +agent +\S.*https:\/\/invoices\.example\.com\/a2a\/jsonrpc +[0-9a-f-]{36}$/);
+    assert.match(table.stdout, /skill "Translate invoice"/);
+    assert.match(lines.at(-1)!, /\d+ shown, \d+ match\(es\) in all\./);
+
+    const [json, mcp, tagged, none] = await Promise.all([
+      cli(['search', '--json', 'weather', 'forecast'], { env }),
+      cli(['search', '--json', '--kind', 'mcp-server', '--read-only', 'file'], { env }),
+      cli(['search', '--json', '--tag', 'tax', '--tag', 'alerts', '--limit', '10'], { env }),
+      cli(['search', 'zzqxnothingmatches'], { env }),
+    ]);
+    const page = parse(json);
+    assert.equal(page.results[0].id, ids.weather);
+    assert.equal(typeof page.total, 'number');
+    assert.equal(parse(mcp).results.length > 0, true);
+    for (const hit of parse(mcp).results) assert.deepEqual([hit.kind, hit.match.type], ['mcp-server', 'tool']);
+    assert.ok(parse(mcp).results.every((h: { match: { name: string } }) => h.match.name !== 'write_file'), 'write_file is not read-only');
+    assert.deepEqual(new Set(parse(tagged).results.map((h: { match: { id: string } }) => h.match.id)), new Set(['check-vat', 'alerts']));
+    assert.equal(none.code, 0);
+    assert.match(none.stdout, /^No matches\.$/m);
+  });
+
+  test('get: readable, --json with the document exactly as registered, --revision', async () => {
+    const [human, json, old, missing] = await Promise.all([
+      cli(['get', ids.invoice!], { env }),
+      cli(['get', '--json', ids.invoice!], { env }),
+      cli(['get', '--json', '--revision', '1', ids.files!], { env }),
+      cli(['get', 'no-such-entry'], { env }),
+    ]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^Invoice Assistant \(agent, A2A 1\.0\)$/m);
+    assert.match(human.stdout, /owner +alice/);
+    assert.match(human.stdout, /interfaces +JSONRPC 1\.0 +https:\/\/invoices\.example\.com\/a2a\/jsonrpc/);
+    assert.match(human.stdout, /Check VAT \(check-vat\) \[finance, tax, vat\]/);
+    assert.equal(json.code, 0);
+    assert.deepEqual(parse(json).document, exampleJson('agent-card.json'));
+    assert.equal(parse(old).revision, 1);
+    assert.equal(parse(old).document.mcpServer.version, '1.0.0');
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /NOT_FOUND: No entry has id "no-such-entry"/);
+  });
+
+  test('ls: newest first, --kind, --owner, --mine resolved by the registry from the token', async () => {
+    const [all, mine, bobs, agents, anonymousMine] = await Promise.all([
+      cli(['ls', '--json'], { env }),
+      cli(['ls', '--json', '--mine'], { env: as('alice') }),
+      cli(['ls', '--owner', 'bob'], { env }),
+      cli(['ls', '--json', '--kind', 'agent', '--limit', '1'], { env }),
+      cli(['ls', '--mine'], { env }),
+    ]);
+    assert.equal(all.code, 0, all.stderr);
+    const listed = parse(all).entries.map((e: { id: string }) => e.id);
+    for (const id of [ids.invoice, ids.weather, ids.files]) assert.ok(listed.includes(id), id);
+    assert.deepEqual(new Set(parse(mine).entries.map((e: { owner: string }) => e.owner)), new Set(['alice']));
+    assert.equal(parse(mine).entries.length, 2);
+    assert.match(bobs.stdout, /^NAME +KIND +OWNER +REV +UPDATED +ID$/m);
+    assert.match(bobs.stdout, /^Weather Agent +agent +bob +1 /m);
+    assert.doesNotMatch(bobs.stdout, /alice/);
+    assert.equal(parse(agents).entries.length, 1);
+    assert.equal(typeof parse(agents).nextPageToken, 'string');
+    const next = await cli(['ls', '--json', '--kind', 'agent', '--limit', '1', '--page-token', parse(agents).nextPageToken], { env });
+    assert.notEqual(parse(next).entries[0].id, parse(agents).entries[0].id);
+    assert.equal(anonymousMine.code, 1);
+    assert.match(anonymousMine.stderr, /UNAUTHENTICATED/);
+    assert.match(anonymousMine.stderr, /--token or A2A_REGISTRY_TOKEN/);
+  });
+
+  test('rm: only the owner (or an admin); then the entry is gone', async () => {
+    const forbidden = await cli(['rm', '--json', ids.weather!], { env: as('alice') });
+    assert.equal(forbidden.code, 1);
+    assert.equal(parse(forbidden).error.code, 'FORBIDDEN');
+    const removed = await cli(['rm', ids.weather!], { env: as('bob') });
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, /✓ unregistered agent "Weather Agent"/);
+    const gone = await cli(['get', '--json', ids.weather!], { env });
+    assert.equal(gone.code, 1);
+    assert.equal(parse(gone).error.code, 'NOT_FOUND');
+  });
+
+  test('declined (exit 1): code, message, and each detail with path, message and hint', async () => {
+    const file = path.join(tempDir(), 'card.json');
+    fs.writeFileSync(file, JSON.stringify({ name: 'Broken', supportedInterfaces: [{ url: 'https://broken.example.org/a2a', transport: 'jsonrpc' }], capabilities: [] }));
+    const human = await cli(['register', file], { env: as('alice') });
+    assert.equal(human.code, 1);
+    assert.match(human.stderr, /declined VALIDATION_FAILED: /);
+    assert.match(human.stderr, /error +\/supportedInterfaces\/0\/protocolBinding: required field "protocolBinding" is missing/);
+    assert.match(human.stderr, /hint: Rename "transport" to "protocolBinding"/);
+    assertNoStack(human);
+    const json = await cli(['register', '--json', file], { env: as('alice') });
+    assert.equal(json.code, 1);
+    const error = parse(json).error;
+    assert.equal(error.code, 'VALIDATION_FAILED');
+    assert.ok(error.details.some((d: { path: string; hint?: string }) => d.path === '/capabilities' && d.hint));
+    const anonymous = await cli(['register', example('agent-card.json')], { env });
+    assert.equal(anonymous.code, 1);
+    assert.match(anonymous.stderr, /UNAUTHENTICATED/);
+  });
+
+  test('usage errors (exit 2), commander\'s and the CLI\'s own', async () => {
+    const runs = await Promise.all([
+      cli(['search', '--no-such-option'], { env }),
+      cli(['search', '--limit', '0', 'x'], { env }),
+      cli(['search', '--kind', 'robot', 'x'], { env }),
+      cli(['get'], { env }),
+      cli(['ls', '--mine', '--owner', 'bob'], { env }),
+      cli(['register', example('toolspec.json')], { env: as('alice') }),
+      cli(['register', example('toolspec.json'), '--mcp-name', 'files'], { env: as('alice') }),
+      cli(['search', 'x', '--registry', 'not a url'], { env }),
+      cli(['serve', '--port', 'eighty']),
+      cli(['nonsense']),
+    ]);
+    for (const r of runs) {
+      assert.equal(r.code, 2, r.stderr);
+      assertNoStack(r);
+    }
+    assert.match(runs[5]!.stderr, /--mcp-name <name> and --mcp-url <url>/);
+  });
+
+  test('the same through bin/a2a-registry.js (the built CLI, as npx runs it)', async (t) => {
+    if (!fs.existsSync(path.join(REPO_ROOT, 'dist/src/cli/commands/search.js'))) {
+      t.skip('run `npm run build` first (npm test does)');
+      return;
+    }
+    const r = await cli(['search', '--json', 'invoice'], { env, bin: true });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(parse(r).results.some((h: { id: string }) => h.id === ids.invoice));
+  });
+});
+
+describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
+  test('connection refused: one line, no stack trace; --json gives an error document', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const [human, json, write] = await Promise.all([
+      cli(['search', 'anything', '--registry', url]),
+      cli(['ls', '--json', '--registry', url]),
+      cli(['register', example('agent-card.json'), '--registry', url, '--token', TOKENS.alice]),
+    ]);
+    for (const r of [human, json, write]) assert.equal(r.code, 3, r.stderr);
+    assert.equal(human.stderr, `a2a-registry: cannot reach the registry at ${url}: connection refused\n`);
+    assert.equal(parse(json).error.code, 'UNREACHABLE');
+    assertNoStack(write);
+  });
+
+  test('a host that does not resolve, and a registry that never answers (--timeout)', async () => {
+    const silent = http.createServer(() => {
+      /* never answers */
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const [dns, slow] = await Promise.all([
+        cli(['search', 'x', '--registry', 'http://registry.does-not-exist.invalid']),
+        cli(['search', 'x', '--registry', `http://127.0.0.1:${port}`, '--timeout', '0.5']),
+      ]);
+      assert.equal(dns.code, 3, dns.stderr);
+      assert.match(dns.stderr, /^a2a-registry: cannot reach the registry at http:\/\/registry\.does-not-exist\.invalid: /);
+      assert.equal(slow.code, 3, slow.stderr);
+      assert.match(slow.stderr, /no answer within 0\.5 s/);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
+  test('a server that is not a registry', async () => {
+    const other = http.createServer((_req, res) => res.writeHead(404).end('not here'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const r = await cli(['search', 'x', '--registry', `http://127.0.0.1:${(other.address() as AddressInfo).port}`]);
+      assert.equal(r.code, 3, r.stderr);
+      assert.match(r.stderr, /no A2A registry at http:\/\/127\.0\.0\.1:\d+ .*check --registry/);
+    } finally {
+      other.close();
+    }
+  });
+});
+
+describe('the admin-token fallback', () => {
+  test('without a token, the registry\'s generated admin token in REGISTRY_DATA_DIR is used', async () => {
+    const registry = await startTestRegistry({ REGISTRY_TOKENS: '' });
+    try {
+      assert.ok(fs.existsSync(path.join(registry.dataDir, 'admin-token')));
+      const env = { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: registry.dataDir };
+      const r = await cli(['register', '--json', example('agent-card.json')], { env });
+      assert.equal(r.code, 0, r.stderr);
+      const mine = await cli(['ls', '--json', '--mine'], { env });
+      assert.deepEqual(parse(mine).entries.map((e: { owner: string }) => e.owner), ['admin']);
+      // Without the data directory there is no token, and writes are declined.
+      const none = await cli(['register', example('agent-card-v0.3.json')], { env: { A2A_REGISTRY_URL: registry.url } });
+      assert.equal(none.code, 1);
+      assert.match(none.stderr, /UNAUTHENTICATED/);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  test('the token file is only read for a registry on this machine', () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'admin-token'), 'a2ar_local-admin-token-0123456789\n');
+    const env = { REGISTRY_DATA_DIR: dir };
+    assert.equal(resolveConnection({ registry: 'http://127.0.0.1:8080' }, env).token, 'a2ar_local-admin-token-0123456789');
+    assert.equal(resolveConnection({ registry: 'http://localhost:9000/' }, env).tokenSource, 'admin-token-file');
+    assert.equal(resolveConnection({ registry: 'https://registry.example.org' }, env).token, undefined);
+    assert.equal(resolveConnection({ registry: 'http://127.0.0.1:8080', token: 'given' }, env).token, 'given');
+  });
+});
+
+describe('list {"mine": true} (the contract extension behind ls --mine)', () => {
+  test('lists the caller\'s entries; needs a token; conflicts with another owner', async () => {
+    const registry = await startTestRegistry();
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const anonymous = await sdkClient(registry.url);
+      resultOf(await op(alice, { register: { agentCard: v1Card('Alice Agent', 'https://alice.example.org/a2a') } }));
+      resultOf(await op(bob, { register: { agentCard: v1Card('Bob Agent', 'https://bob.example.org/a2a') } }));
+      const mine = resultOf(await op(alice, { list: { filter: { mine: true } } }));
+      assert.deepEqual(mine.entries.map((e: { name: string }) => e.name), ['Alice Agent']);
+      assert.deepEqual(resultOf(await op(alice, { list: { filter: { mine: true, owner: 'alice', kind: 'agent' } } })).entries.length, 1);
+      assert.equal(errorOf(await op(anonymous, { list: { filter: { mine: true } } })).code, 'UNAUTHENTICATED');
+      assert.equal(errorOf(await op(alice, { list: { filter: { mine: true, owner: 'bob' } } })).code, 'BAD_REQUEST');
+      assert.equal(stateOf(await op(anonymous, { list: { filter: { owner: 'bob' } } })), 'TASK_STATE_COMPLETED', 'owner alone still works');
+    } finally {
+      await registry.close();
+    }
+  });
+});
+
+describe('a2a-registry serve', () => {
+  test('starts the registry with flags over the environment; the CLI talks to it; SIGTERM stops it', async () => {
+    const dataDir = tempDir();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
+      cwd: REPO_ROOT,
+      env: { ...baseEnv(), PORT: '1', LOG_LEVEL: 'silent' }, // the flags win over these
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 30_000);
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)".*"msg":"registry listening"|"msg":"registry listening".*"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve((m[1] ?? m[2])!);
+          }
+        });
+      });
+      assert.ok(fs.existsSync(path.join(dataDir, 'admin-token')), '--data-dir is used');
+      const r = await cli(['register', '--json', example('agent-card.json')], { env: { A2A_REGISTRY_URL: url, REGISTRY_DATA_DIR: dataDir } });
+      assert.equal(r.code, 0, r.stderr);
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  test('an invalid setting stops it with one line naming the flag (exit 2)', async () => {
+    const r = await cli(['serve', '--public-url', 'ftp://registry']);
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, 'a2a-registry: invalid configuration: --public-url (PUBLIC_URL) must be an absolute http(s) URL (got "ftp://registry")\n');
+  });
+});
+
+describe('streaming search output', () => {
+  /**
+   * A proxy in front of the registry that forwards a search stream event by event and holds it
+   * after the first chunk of results until the CLI has printed a result line. If the CLI only
+   * printed once the stream ended, it would never see the rest: the proxy lets go after a
+   * timeout and the test fails on the order of events.
+   */
+  test('the first results are printed while the stream is still open', async () => {
+    let target = '';
+    let held: (() => void) | undefined;
+    const events: string[] = [];
+    const proxy = http.createServer((req, res) => {
+      const upstream = http.request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        if (!String(up.headers['content-type']).startsWith('text/event-stream')) {
+          up.pipe(res);
+          return;
+        }
+        let buffer = '';
+        let holding = false;
+        const queue: string[] = [];
+        const release = () => {
+          holding = false;
+          events.push('proxy released the rest of the stream');
+          for (const e of queue.splice(0)) res.write(e);
+          if (up.complete) res.end();
+        };
+        up.setEncoding('utf8');
+        up.on('data', (d: string) => {
+          buffer += d;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const event = buffer.slice(0, end + 2);
+            buffer = buffer.slice(end + 2);
+            if (holding) {
+              queue.push(event);
+              continue;
+            }
+            res.write(event);
+            if (event.includes('"artifactUpdate"') && !held) {
+              holding = true;
+              events.push('proxy sent the first chunk');
+              const timer = setTimeout(release, 10_000);
+              held = () => {
+                clearTimeout(timer);
+                if (holding) release();
+              };
+            }
+          }
+        });
+        up.on('end', () => {
+          if (!holding) res.end();
+        });
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    // The card's interface URLs come from PUBLIC_URL: the CLI then sends its requests to the proxy.
+    const registry = await startTestRegistry({ PUBLIC_URL: proxyUrl });
+    target = registry.url;
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      for (let i = 1; i <= 12; i++) {
+        resultOf(await op(alice, { register: { agentCard: v1Card(`Zephyrstream Agent ${i}`, `https://zephyr-${i}.example.org/a2a`) } }));
+      }
+      let printed = 0;
+      const r = await cli(['search', 'zephyrstream', '--limit', '12'], {
+        env: { A2A_REGISTRY_URL: proxyUrl },
+        onStdout: (chunk) => {
+          const rows = chunk.split('\n').filter((l) => l.startsWith('Zephyrstream Agent')).length;
+          if (rows > 0 && printed === 0) events.push('CLI printed the first result');
+          printed += rows;
+          if (printed > 0) held?.();
+        },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(events, ['proxy sent the first chunk', 'CLI printed the first result', 'proxy released the rest of the stream']);
+      assert.equal(printed, 12, r.stdout);
+      assert.match(r.stdout, /12 shown, 12 match\(es\) in all\./);
+    } finally {
+      await registry.close();
+      proxy.closeAllConnections();
+      proxy.close();
+    }
+  });
+});
