@@ -63,24 +63,30 @@ export class RegistryService {
     else this.index.remove(id);
   }
 
-  check(subject: Subject): Verdict {
-    return subject.type === 'agent-card'
-      ? this.validator.validateAgentCard(subject.card, subject.sizeBytes)
-      : this.validator.validateMcpServer(subject.server, subject.toolspec, subject.sizeBytes);
+  /** The verdict on a valid document; an invalid one is declined with its errors, as register would. */
+  private check(subject: Subject): Verdict {
+    const verdict =
+      subject.type === 'agent-card'
+        ? this.validator.validateAgentCard(subject.card, subject.sizeBytes)
+        : subject.server === undefined
+          ? this.validator.validateToolspec(subject.toolspec, subject.sizeBytes)
+          : this.validator.validateMcpServer(subject.server, subject.toolspec, subject.sizeBytes);
+    if (!verdict.valid) {
+      throw new RegistryError(verdict.errorCode ?? 'VALIDATION_FAILED', verdict.message ?? 'The document is not valid.', verdict.errors);
+    }
+    return verdict;
   }
 
+  /** A dry run of register: the same checks and the same answer when invalid; nothing stored. */
   validate(subject: Subject): ValidationResultBody {
     const v = this.check(subject);
-    const body: ValidationResultBody = { valid: v.valid, kind: v.kind, sizeBytes: v.sizeBytes, errors: v.errors, warnings: v.warnings };
+    const body: ValidationResultBody = { valid: true, kind: v.kind, sizeBytes: v.sizeBytes, errors: [], warnings: v.warnings };
     if (v.generation) body.protocolVersion = v.generation;
     return body;
   }
 
   async register(subject: Subject, actor: Actor): Promise<RegistrationResult> {
     const verdict = this.check(subject);
-    if (!verdict.valid) {
-      throw new RegistryError(verdict.errorCode ?? 'VALIDATION_FAILED', verdict.message ?? 'The document is not valid.', verdict.errors);
-    }
     const documentText = subject.type === 'agent-card' ? subject.documentText : mcpDocumentText(subject.server, subject.toolspecText);
     const description =
       subject.type === 'agent-card'
