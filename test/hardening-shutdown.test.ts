@@ -1,0 +1,125 @@
+/**
+ * SIGTERM in the middle of a load of registrations, on a child process started exactly as
+ * `npm start` starts it: every acknowledged registration is there after a restart, and every
+ * request in flight either completed or was refused cleanly: a connection error or a complete
+ * JSON-RPC answer, never a hung connection and never a truncated or malformed success.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { v1Card } from './support/documents.js';
+import { TOKENS, TOKENS_ENV, spawnRegistry, tempDir } from './support/registry.js';
+import { sendMessageBody } from './support/raw-http.js';
+
+const WRITERS = 16;
+const REQUEST_TIMEOUT_MS = 15_000;
+
+type Outcome =
+  | { kind: 'acknowledged'; id: string; url: string }
+  | { kind: 'refused'; detail: string } // a complete JSON-RPC error or a REJECTED/FAILED task
+  | { kind: 'connection'; detail: string } // the connection was refused or closed: nothing was acknowledged
+  | { kind: 'hung' | 'malformed'; detail: string };
+
+async function register(base: string, url: string): Promise<Outcome> {
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(`${base}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` },
+      body: sendMessageBody([{ data: { register: { agentCard: v1Card(`Shutdown ${url}`, url) } }, mediaType: 'application/json' }]),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    text = await res.text();
+  } catch (err) {
+    const name = (err as Error).name;
+    if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'hung', detail: url };
+    return { kind: 'connection', detail: String((err as Error & { cause?: Error }).cause?.message ?? err) };
+  }
+  let body: { result?: { task?: { status?: { state?: string }; artifacts?: Array<{ parts: Array<{ data?: { id?: string } }> }> } }; error?: { code?: number } };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return { kind: 'malformed', detail: `HTTP ${res.status}: ${text.slice(0, 200)}` };
+  }
+  const state = body.result?.task?.status?.state;
+  if (state === 'TASK_STATE_COMPLETED') {
+    const id = body.result!.task!.artifacts?.[0]?.parts.find((p) => p.data?.id)?.data?.id;
+    if (!id) return { kind: 'malformed', detail: `a success without an id: ${text.slice(0, 200)}` };
+    return { kind: 'acknowledged', id, url };
+  }
+  if (body.error && Number.isInteger(body.error.code)) return { kind: 'refused', detail: `JSON-RPC ${body.error.code}` };
+  if (state === 'TASK_STATE_REJECTED' || state === 'TASK_STATE_FAILED') return { kind: 'refused', detail: state };
+  return { kind: 'malformed', detail: `HTTP ${res.status}: ${text.slice(0, 200)}` };
+}
+
+test('SIGTERM under a load of registrations: acknowledged ones survive, in-flight ones end cleanly', async (t) => {
+  const dataDir = tempDir();
+  const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_RATE_LIMITS: 'false' };
+  const registry = await spawnRegistry(env);
+  const outcomes: Outcome[] = [];
+  let exited = false;
+  void registry.exited.then(() => (exited = true));
+
+  let sequence = 0;
+  const writers = Array.from({ length: WRITERS }, async (_, w) => {
+    // Keep writing until the server is gone and this writer has seen it refuse a connection.
+    for (;;) {
+      const outcome = await register(registry.url, `https://shutdown.example.org/${w}/${++sequence}`);
+      outcomes.push(outcome);
+      if (outcome.kind === 'connection' && exited) return;
+      if (outcome.kind === 'hung' || outcome.kind === 'malformed') return;
+      if (outcome.kind === 'connection') await new Promise((r) => setTimeout(r, 20));
+    }
+  });
+
+  // Let the load run, then stop the server in the middle of it.
+  const started = Date.now();
+  while (outcomes.filter((o) => o.kind === 'acknowledged').length < 100 && Date.now() - started < 20_000) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const inFlightAtSignal = sequence - outcomes.length;
+  const signalled = Date.now();
+  registry.child.kill('SIGTERM');
+  const code = await registry.exited;
+  const shutdownMs = Date.now() - signalled;
+  await Promise.all(writers);
+
+  const count = (kind: Outcome['kind']) => outcomes.filter((o) => o.kind === kind).length;
+  t.diagnostic(
+    `in flight at SIGTERM: ${inFlightAtSignal}; acknowledged ${count('acknowledged')}, refused ${count('refused')}, connection errors ${count('connection')}; exit ${code} after ${shutdownMs} ms`,
+  );
+  assert.equal(code, 0, 'graceful shutdown exits 0');
+  assert.ok(shutdownMs < 10_000, `shut down in ${shutdownMs} ms`);
+  assert.ok(inFlightAtSignal > 0, 'requests were in flight when the signal came');
+  assert.deepEqual(outcomes.filter((o) => o.kind === 'hung'), [], 'no request hung');
+  assert.deepEqual(outcomes.filter((o) => o.kind === 'malformed'), [], 'no truncated or malformed answer');
+  assert.ok(registry.logs.some((l) => l.msg === 'shutting down: finishing in-flight requests'));
+  assert.ok(registry.logs.some((l) => l.msg === 'registry stopped'));
+  const timeline = registry.logs.filter((l) => l.msg !== 'request').slice(-4).map((l) => `${String(l.time).slice(11)} ${String(l.msg)}`);
+  t.diagnostic(`shutdown log: ${timeline.join(' | ')}`);
+
+  const acknowledged = outcomes.filter((o): o is Extract<Outcome, { kind: 'acknowledged' }> => o.kind === 'acknowledged');
+  const restarted = await spawnRegistry(env);
+  try {
+    const missing: string[] = [];
+    // Read them back in parallel batches (list would do too, but get checks each id exactly).
+    for (let i = 0; i < acknowledged.length; i += 16) {
+      await Promise.all(
+        acknowledged.slice(i, i + 16).map(async ({ id, url }) => {
+          const res = await fetch(`${restarted.url}/a2a/jsonrpc`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+            body: sendMessageBody([{ data: { get: { id } }, mediaType: 'application/json' }]),
+          });
+          const body = (await res.json()) as { result?: { task?: { status?: { state?: string }; artifacts?: Array<{ parts: Array<{ data?: { interfaces?: Array<{ url: string }> } }> }> } } };
+          const entry = body.result?.task?.artifacts?.[0]?.parts.find((p) => p.data)?.data;
+          if (body.result?.task?.status?.state !== 'TASK_STATE_COMPLETED' || entry?.interfaces?.[0]?.url !== url) missing.push(id);
+        }),
+      );
+    }
+    assert.deepEqual(missing, [], `${missing.length} of ${acknowledged.length} acknowledged registrations are missing`);
+    assert.equal((await fetch(`${restarted.url}/readyz`)).status, 200);
+  } finally {
+    await restarted.stop();
+  }
+});
