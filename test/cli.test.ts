@@ -266,6 +266,10 @@ describe('a2a-registry against a registry', () => {
     const error = parse(json).error;
     assert.equal(error.code, 'VALIDATION_FAILED');
     assert.ok(error.details.some((d: { path: string; hint?: string }) => d.path === '/capabilities' && d.hint));
+    // A dry run of the same card fails the same way (exit 1), storing nothing.
+    const dry = await cli(['register', '--dry-run', file], { env: as('alice') });
+    assert.equal(dry.code, 1, dry.stdout + dry.stderr);
+    assert.match(dry.stdout + dry.stderr, /\/supportedInterfaces\/0\/protocolBinding: required field "protocolBinding" is missing/);
     const anonymous = await cli(['register', example('agent-card.json')], { env });
     assert.equal(anonymous.code, 1);
     assert.match(anonymous.stderr, /UNAUTHENTICATED/);

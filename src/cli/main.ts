@@ -58,8 +58,23 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * `a2a-registry search x | head -1`: when the reader goes away, stop quietly as Unix tools do,
+ * instead of dying on an unhandled EPIPE with a stack trace.
+ */
+function endQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.listenerCount('error') > 0) continue;
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(EXIT_OK);
+      throw err;
+    });
+  }
+}
+
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  endQuietlyOnClosedPipe();
   const program = buildProgram();
   process.exitCode = undefined; // commands report their outcome through it
   try {
