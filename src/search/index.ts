@@ -1,0 +1,16 @@
+/**
+ * The search index of the registry: `createSearchIndex()` builds the in-memory SearchIndex
+ * (./types.ts) the registry keeps in step with storage. Design notes in ./search-index.ts.
+ */
+import { FlexSearchIndex, type SearchIndexOptions } from './search-index.js';
+import type { SearchIndex } from './types.js';
+
+export type { SearchIndexOptions } from './search-index.js';
+export { DEFAULT_MAX_POSTINGS } from './search-index.js';
+
+export type { IndexPage, IndexQuery, IndexedEntry, SearchIndex } from './types.js';
+export { GROUP_LIMIT } from './ranking.js';
+
+export function createSearchIndex(options: SearchIndexOptions = {}): SearchIndex {
+  return new FlexSearchIndex(options);
+}

@@ -1,0 +1,153 @@
+/**
+ * Ranking and paging over candidate units.
+ *
+ * Total order (deterministic): relevance key desc (matched query words first, then the
+ * field-weighted score), then the entry's updatedAt desc, then the entry id asc, then the
+ * unit's position in its entry asc.
+ *
+ * Grouping: an entry contributes at most GROUP_LIMIT hits, its best ones in that order; the
+ * last one shown carries `moreInEntry` (how many were folded). The grouped list is the ordered
+ * candidate list minus each entry's hits beyond GROUP_LIMIT: a fixed total order, so
+ * offset/limit paging returns every grouped hit exactly once.
+ *
+ * Only the page is sorted: a bounded heap picks the best M candidates (M grows until the page is
+ * covered once grouping has dropped what it drops), so a query matching 100,000 units costs
+ * O(n log M) comparisons, nearly all of them one number compare.
+ */
+
+export const GROUP_LIMIT = 3;
+
+export interface RankContext {
+  /** Candidates: unit ids and their relevance keys (higher is better), by position. */
+  readonly units: Int32Array;
+  readonly keys: Float64Array;
+  /** Entry number by unit id. */
+  readonly unitEntry: Int32Array;
+  /** Ordinal inside the entry by unit id. */
+  readonly unitOrdinal: Int32Array;
+  /** updatedAt by entry number. */
+  readonly updatedAt: Float64Array;
+  /** Entry ids by entry number (undefined for free numbers). */
+  readonly entryIds: readonly (string | undefined)[];
+  /** Number of candidates per entry number (for moreInEntry). */
+  readonly entryHits: Int32Array;
+}
+
+export interface RankedHit {
+  uid: number;
+  key: number;
+  /** Set on an entry's last shown hit when more of its hits were folded. */
+  moreInEntry: number;
+}
+
+/** True when candidate position `a` orders before position `b`. */
+function before(ctx: RankContext, a: number, b: number): boolean {
+  const ka = ctx.keys[a]!;
+  const kb = ctx.keys[b]!;
+  if (ka !== kb) return ka > kb;
+  const ua = ctx.units[a]!;
+  const ub = ctx.units[b]!;
+  const ea = ctx.unitEntry[ua]!;
+  const eb = ctx.unitEntry[ub]!;
+  if (ea !== eb) {
+    const ta = ctx.updatedAt[ea]!;
+    const tb = ctx.updatedAt[eb]!;
+    if (ta !== tb) return ta > tb;
+    const ia = ctx.entryIds[ea] ?? '';
+    const ib = ctx.entryIds[eb] ?? '';
+    if (ia !== ib) return ia < ib;
+    return ea < eb;
+  }
+  return ctx.unitOrdinal[ua]! < ctx.unitOrdinal[ub]!;
+}
+
+function byOrder(ctx: RankContext, positions: number[]): number[] {
+  return positions.sort((a, b) => (before(ctx, a, b) ? -1 : before(ctx, b, a) ? 1 : 0));
+}
+
+// A heap of positions kept "worst first": heap[0] is the worst of the best m seen so far.
+function siftUp(ctx: RankContext, heap: Int32Array, i: number): void {
+  const x = heap[i]!;
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    if (!before(ctx, heap[p]!, x)) break;
+    heap[i] = heap[p]!;
+    i = p;
+  }
+  heap[i] = x;
+}
+
+function siftDown(ctx: RankContext, heap: Int32Array, size: number, i: number): void {
+  const x = heap[i]!;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= size) break;
+    const r = l + 1;
+    const c = r < size && before(ctx, heap[l]!, heap[r]!) ? r : l;
+    if (!before(ctx, x, heap[c]!)) break;
+    heap[i] = heap[c]!;
+    i = c;
+  }
+  heap[i] = x;
+}
+
+/** Positions of the best `m` of the first `n` candidates, best first. */
+export function selectTop(ctx: RankContext, n: number, m: number): number[] {
+  if (m >= n) return byOrder(ctx, Array.from({ length: n }, (_, i) => i));
+  const heap = new Int32Array(m);
+  let size = 0;
+  const keys = ctx.keys;
+  for (let i = 0; i < n; i++) {
+    if (size < m) {
+      heap[size] = i;
+      siftUp(ctx, heap, size++);
+    } else {
+      // Fast reject on the relevance key alone; full comparison only on ties or wins.
+      if (keys[i]! < keys[heap[0]!]!) continue;
+      if (before(ctx, i, heap[0]!)) {
+        heap[0] = i;
+        siftDown(ctx, heap, size, 0);
+      }
+    }
+  }
+  return byOrder(ctx, Array.from(heap.subarray(0, size)));
+}
+
+/** Σ over entries of min(GROUP_LIMIT, hits): the number of grouped hits. */
+export function groupedTotal(entryHits: Int32Array, entries: Int32Array, entryCount: number): number {
+  let total = 0;
+  for (let i = 0; i < entryCount; i++) total += Math.min(GROUP_LIMIT, entryHits[entries[i]!]!);
+  return total;
+}
+
+/**
+ * Grouped hits [offset, offset + limit) of the first `n` candidates. `entryScratch` is an
+ * Int32Array by entry number, all zero on entry; it is left all zero.
+ */
+export function page(ctx: RankContext, n: number, offset: number, limit: number, entryScratch: Int32Array): RankedHit[] {
+  const needed = offset + limit;
+  if (limit <= 0 || n === 0) return [];
+  let m = Math.min(n, needed + 16);
+  for (;;) {
+    const top = selectTop(ctx, n, m);
+    const out: RankedHit[] = [];
+    let kept = 0;
+    for (const pos of top) {
+      const u = ctx.units[pos]!;
+      const e = ctx.unitEntry[u]!;
+      const shown = entryScratch[e]!;
+      if (shown >= GROUP_LIMIT) continue;
+      entryScratch[e] = shown + 1;
+      if (kept >= offset) {
+        const hits = ctx.entryHits[e]!;
+        const more = shown + 1 === GROUP_LIMIT && hits > GROUP_LIMIT ? hits - GROUP_LIMIT : 0;
+        out.push({ uid: u, key: ctx.keys[pos]!, moreInEntry: more });
+      }
+      kept++;
+      if (kept >= needed) break;
+    }
+    for (const pos of top) entryScratch[ctx.unitEntry[ctx.units[pos]!]!] = 0;
+    if (kept >= needed || m >= n) return out;
+    m = Math.min(n, m * 4);
+  }
+}

@@ -1,0 +1,491 @@
+/**
+ * The registry's SearchIndex (./types.ts): FlexSearch postings per unit, filters and ranking
+ * on the index's own compact structures.
+ *
+ * Units: every entry is indexed as one unit for itself (agent: name, description, provider;
+ * MCP server: name, description), one per skill (name, tags, description, examples) and one per
+ * tool (name, title + annotation title, description). Hits are units.
+ *
+ * Text query: each query word (and, for the last word, up to 16 longer vocabulary terms) is
+ * looked up in FlexSearch; every posting adds to its unit the weight of the fields it matched
+ * (./fields.ts) times a mild IDF factor (rare words weigh up to twice as much as ubiquitous
+ * ones). The relevance key, reported as the hit's `score`, is
+ *     matched words + weighted score / (largest possible weighted score)
+ * so a unit matching more of the query's words always ranks first, and for the same number of
+ * words the field weights decide (name > title > tags > provider > description > examples).
+ * Ties go to the newer entry, then the smaller id (./ranking.ts). Units are matched on their
+ * own: a skill does not inherit words of its agent's name.
+ *
+ * Empty text lists what matches the filter, newest first (score 0, `match.fields` empty):
+ * - without a skill- or tool-level filter key: one hit per entry (`match.type` agent or
+ *   mcp-server), since the question is "which agents/servers";
+ * - with one (tags, input/output modes, tool hints): one hit per matching skill or tool (up to
+ *   GROUP_LIMIT per entry, like text hits), since the filter is about skills or tools.
+ *
+ * Text with characters but no searchable words ("!!!", "the") matches nothing.
+ *
+ * Not re-entrant (one search at a time, as in a single Node.js thread): per-unit scratch arrays
+ * are reused across searches with an epoch stamp instead of being cleared.
+ */
+import type { SearchHit, SearchMatch } from '../contract/types.js';
+import type { EntryDescription } from '../registry/describe.js';
+import type { IndexPage, IndexQuery, IndexedEntry, SearchIndex } from './types.js';
+import { Attributes, mimeKey, tagKey } from './attributes.js';
+import {
+  EntryStore,
+  HINT_DESTRUCTIVE,
+  HINT_IDEMPOTENT,
+  HINT_OPEN_WORLD,
+  HINT_READ_ONLY,
+  type EntryRecord,
+} from './entry-store.js';
+import {
+  FIELD_DESCRIPTION,
+  FIELD_EXAMPLES,
+  FIELD_NAME,
+  FIELD_PROVIDER,
+  FIELD_TAGS,
+  FIELD_TITLE,
+  fieldNames,
+  fieldScore,
+} from './fields.js';
+import { CompiledFilter } from './filters.js';
+import type { Id } from 'flexsearch';
+import { TermIndex } from './flexsearch-index.js';
+import { MAX_PREFIX_EXPANSIONS, parseQuery, type ParsedQuery } from './query.js';
+import { groupedTotal, page, type RankContext } from './ranking.js';
+import { tokenize } from './text-encoder.js';
+import { Vocabulary } from './vocabulary.js';
+
+/** Characters of one field that are indexed (documents are size-limited anyway). */
+const MAX_FIELD_CHARS = 20_000;
+/** Distinct terms indexed per unit. */
+const MAX_UNIT_TERMS = 2_000;
+/** Largest page a caller can ask for. */
+const MAX_LIMIT = 1_000;
+/** A term found only through prefix expansion counts this much of an exact match. */
+const PREFIX_FACTOR = 0.8;
+/** Upper bound of fieldScore × IDF factor for one word (keeps the normalised part < 1). */
+const MAX_WORD_SCORE = 17.25 * 2 * 1.0001;
+
+const popcount = (x: number): number => {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+};
+
+/** 2 for a term in one unit, close to 1 for a term in every unit. */
+const idfFactor = (units: number, df: number): number =>
+  units <= 1 ? 2 : 1 + Math.log(1 + units / df) / Math.log(1 + units);
+
+function growInt32(a: Int32Array, min: number): Int32Array {
+  if (a.length >= min) return a;
+  const out = new Int32Array(Math.max(min, a.length * 2, 1024));
+  out.set(a);
+  return out;
+}
+function growFloat64(a: Float64Array, min: number): Float64Array {
+  if (a.length >= min) return a;
+  const out = new Float64Array(Math.max(min, a.length * 2, 1024));
+  out.set(a);
+  return out;
+}
+
+/** Field texts of one unit → distinct terms and, for each, the mask of fields it occurs in. */
+class UnitTerms {
+  private readonly masks = new Map<string, number>();
+  addText(text: string | undefined, field: number): void {
+    if (!text) return;
+    for (const t of tokenize(text, { maxChars: MAX_FIELD_CHARS })) {
+      const m = this.masks.get(t);
+      if (m !== undefined) this.masks.set(t, m | field);
+      else if (this.masks.size < MAX_UNIT_TERMS) this.masks.set(t, field);
+    }
+  }
+  addTexts(texts: readonly string[], field: number): void {
+    for (const t of texts) this.addText(t, field);
+  }
+  take(): { terms: string[]; slots: number[] } {
+    const terms = [...this.masks.keys()];
+    const slots = [...this.masks.values()];
+    this.masks.clear();
+    return { terms, slots };
+  }
+}
+
+/**
+ * Per-unit accumulator: Int32Array, stride 4 (16 bytes: one cache line per posting):
+ * epoch stamp (-epoch: filtered out) | matched-word bits | field bits | total score.
+ * Scores are fixed point (× SCORE_SCALE).
+ */
+const A_EPOCH = 0;
+const A_WORDS = 1;
+const A_FIELDS = 2;
+const A_TOTAL = 3;
+const SCORE_SCALE = 1024;
+
+/** Postings of one term in one slot: they all add the same to a unit's score. */
+interface PostingGroup {
+  /** The query word's bit. */
+  bit: number;
+  /** Field mask. */
+  slot: number;
+  ids: readonly Id[];
+  /** fieldScore × IDF × prefix factor × SCORE_SCALE. */
+  add: number;
+}
+
+export interface SearchIndexOptions {
+  /**
+   * Most postings (term occurrences) scored per search, best fields first, newest first within
+   * a field. Beyond it the least relevant matches are not seen, and `total` counts only what was
+   * seen (a lower bound). Default DEFAULT_MAX_POSTINGS.
+   */
+  maxPostings?: number;
+}
+
+/** Enough for every query of a 10,000-entry registry, and most at 100,000; bounds the rest. */
+export const DEFAULT_MAX_POSTINGS = 50_000;
+
+export class FlexSearchIndex implements SearchIndex {
+  private readonly maxPostings: number;
+  private readonly store = new EntryStore();
+  private readonly attrs = new Attributes();
+  private readonly terms = new TermIndex();
+  private readonly vocabulary = new Vocabulary();
+  private readonly unitTerms = new UnitTerms();
+  /** Units removed since the vocabulary was last swept. */
+  private churn = 0;
+
+  // Per-search scratch. Unit-indexed arrays are interleaved so a posting touches one or two
+  // cache lines, not five.
+  private epoch = 0;
+  private acc: Int32Array = new Int32Array(0);
+  private touched: Int32Array = new Int32Array(0);
+  private candUnits: Int32Array = new Int32Array(0);
+  private candKeys: Float64Array = new Float64Array(0);
+  private entryEpoch: Int32Array = new Int32Array(0);
+  private entryPass: Int32Array = new Int32Array(0);
+  private entryHits: Int32Array = new Int32Array(0);
+  private entryList: Int32Array = new Int32Array(0);
+  private entryScratch: Int32Array = new Int32Array(0);
+
+  constructor(options: SearchIndexOptions = {}) {
+    const m = options.maxPostings;
+    this.maxPostings = m !== undefined && m > 0 ? Math.floor(m) : DEFAULT_MAX_POSTINGS;
+  }
+
+  get size(): number {
+    return this.store.size;
+  }
+
+  upsert(entry: IndexedEntry): void {
+    const old = this.store.get(entry.id);
+    if (old) this.drop(old);
+    const d: EntryDescription = entry.description;
+    const { no, units } = this.store.allocate(1 + d.skills.length + d.tools.length);
+    this.attrs.reserve(this.store.entryBound, this.store.unitBound);
+    const updatedAt = Date.parse(entry.updatedAt);
+    const record: EntryRecord = {
+      no,
+      id: entry.id,
+      kind: d.kind,
+      updatedAt: Number.isFinite(updatedAt) ? updatedAt : 0,
+      name: d.name,
+      description: d.description,
+      interfaces: d.interfaces.map((i) => ({ ...i })),
+      skills: d.skills.map((k) => ({ id: k.id, name: k.name })),
+      tools: d.tools.map((t) => ({ name: t.name })),
+      units,
+    };
+    const a = this.attrs;
+    a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion);
+    const defaultIn = d.defaultInputModes.map(mimeKey);
+    const defaultOut = d.defaultOutputModes.map(mimeKey);
+    try {
+      const u = this.unitTerms;
+      u.addText(d.name, FIELD_NAME);
+      u.addText(d.description, FIELD_DESCRIPTION);
+      u.addText(d.provider, FIELD_PROVIDER);
+      this.index(no, units[0]!);
+      a.setPlain(units[0]!);
+      d.skills.forEach((k, i) => {
+        const uid = units[1 + i]!;
+        u.addText(k.name, FIELD_NAME);
+        u.addTexts(k.tags, FIELD_TAGS);
+        u.addText(k.description, FIELD_DESCRIPTION);
+        u.addTexts(k.examples, FIELD_EXAMPLES);
+        this.index(no, uid);
+        a.setSkill(uid, {
+          tags: [...new Set(k.tags.map(tagKey).filter(Boolean))],
+          inputModes: k.inputModes?.length ? k.inputModes.map(mimeKey) : defaultIn,
+          outputModes: k.outputModes?.length ? k.outputModes.map(mimeKey) : defaultOut,
+        });
+      });
+      d.tools.forEach((t, i) => {
+        const uid = units[1 + d.skills.length + i]!;
+        u.addText(t.name, FIELD_NAME);
+        u.addText(t.title, FIELD_TITLE);
+        u.addText(t.annotationTitle, FIELD_TITLE);
+        u.addText(t.description, FIELD_DESCRIPTION);
+        this.index(no, uid);
+        a.setTool(
+          uid,
+          (t.hints.readOnlyHint ? HINT_READ_ONLY : 0) |
+            (t.hints.destructiveHint ? HINT_DESTRUCTIVE : 0) |
+            (t.hints.idempotentHint ? HINT_IDEMPOTENT : 0) |
+            (t.hints.openWorldHint ? HINT_OPEN_WORLD : 0),
+        );
+      });
+    } catch (err) {
+      // Leave nothing half-indexed behind.
+      this.unitTerms.take();
+      for (const uid of units) {
+        this.terms.remove(uid);
+        a.clearUnit(uid);
+      }
+      this.store.discard(no, units);
+      throw err;
+    }
+    this.store.commit(record);
+  }
+
+  remove(id: string): void {
+    const old = this.store.get(id);
+    if (old) this.drop(old);
+  }
+
+  search(query: IndexQuery): IndexPage {
+    const filter = new CompiledFilter(query.filter, this.attrs);
+    const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
+    const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
+    const parsed = parseQuery(query.text);
+    this.prepareScratch();
+    if (!parsed.hasText) return this.list(filter, offset, limit);
+    if (parsed.words.length === 0) return { hits: [], total: 0 };
+    return this.match(parsed, filter, offset, limit);
+  }
+
+  private index(no: number, uid: number): void {
+    const { terms, slots } = this.unitTerms.take();
+    for (const t of terms) this.vocabulary.add(t);
+    this.terms.add(uid, terms, slots);
+  }
+
+  private drop(record: EntryRecord): void {
+    for (const uid of record.units) {
+      this.terms.remove(uid);
+      this.attrs.clearUnit(uid);
+    }
+    this.store.release(record);
+    this.attrs.maybeCompact(() => this.store.liveUnits());
+    this.churn += record.units.length;
+    if (this.churn > Math.max(100_000, 2 * this.store.unitCount)) {
+      this.churn = 0;
+      this.terms.cleanup();
+      this.vocabulary.sweep((t) => this.terms.has(t));
+    }
+  }
+
+  private prepareScratch(): void {
+    const ub = this.store.unitBound;
+    if (this.touched.length < ub) {
+      this.acc = growInt32(this.acc, ub * 4);
+      this.touched = growInt32(this.touched, ub);
+      this.candUnits = growInt32(this.candUnits, ub);
+      this.candKeys = growFloat64(this.candKeys, ub);
+    }
+    const eb = this.store.entryBound;
+    if (this.entryEpoch.length < eb) {
+      this.entryEpoch = growInt32(this.entryEpoch, eb);
+      this.entryPass = growInt32(this.entryPass, eb);
+      this.entryHits = growInt32(this.entryHits, eb);
+      this.entryList = growInt32(this.entryList, eb);
+      this.entryScratch = growInt32(this.entryScratch, eb);
+    }
+    if (++this.epoch >= 0x7ffffff0) {
+      this.epoch = 1;
+      for (let i = A_EPOCH; i < this.acc.length; i += 4) this.acc[i] = 0;
+      this.entryEpoch.fill(0);
+    }
+  }
+
+  /** Entry-level filter, memoised per search; resets the entry's hit count on first sight. */
+  private entryPasses(no: number, filter: CompiledFilter): boolean {
+    if (this.entryEpoch[no] !== this.epoch) {
+      this.entryEpoch[no] = this.epoch;
+      this.entryHits[no] = 0;
+      this.entryPass[no] = filter.entryFree || filter.entryPasses(no) ? 1 : 0;
+    }
+    return this.entryPass[no] === 1;
+  }
+
+  private match(q: ParsedQuery, filter: CompiledFilter, offset: number, limit: number): IndexPage {
+    const unitCount = Math.max(1, this.store.unitCount);
+    const words = q.words;
+
+    const PH = ((globalThis as any).PH ??= { look: 0, acc: 0, keys: 0, fin: 0, touched: 0, posts: 0, groups: 0, n: 0 }); let T = performance.now();
+    // 1. Look every term up (the last word also through its prefix expansions) and split the
+    //    postings into groups of equal contribution: one per (term, field mask).
+    const groups: PostingGroup[] = [];
+    for (let w = 0; w < words.length; w++) {
+      const word = words[w]!;
+      const expanded = w === words.length - 1 && q.prefixLast ? this.vocabulary.expand(word, MAX_PREFIX_EXPANSIONS) : [];
+      for (let t = -1; t < expanded.length; t++) {
+        const term = t < 0 ? word : expanded[t]!;
+        if (!this.vocabulary.has(term)) continue;
+        const slots = this.terms.lookup(term);
+        let df = 0;
+        for (const ids of slots) if (ids) df += ids.length;
+        if (df === 0) continue;
+        const weight = idfFactor(unitCount, df) * (t < 0 ? 1 : PREFIX_FACTOR) * SCORE_SCALE;
+        for (let slot = 0; slot < slots.length; slot++) {
+          const ids = slots[slot];
+          if (ids && ids.length) groups.push({ bit: 1 << w, slot, ids, add: Math.round(fieldScore(slot) * weight) });
+        }
+      }
+    }
+    // Best contributions first: a unit's first posting for a word is then its best one for that
+    // word, and the budget (below) cuts the least relevant postings.
+    groups.sort((a, b) => b.add - a.add || a.ids.length - b.ids.length);
+
+    PH.look += performance.now() - T; T = performance.now(); PH.n++; PH.groups += groups.length; for (const g of groups) PH.posts += g.ids.length;
+    // 2. Accumulate. A unit is filtered on first sight; rejected units are stamped -epoch so
+    //    their later postings cost one compare.
+    const epoch = this.epoch;
+    const acc = this.acc;
+    const unitEntry = this.store.unitEntry;
+    const touched = this.touched;
+    const entryHits = this.entryHits;
+    const entryList = this.entryList;
+    const unitLevel = filter.unitLevel;
+    let nTouched = 0;
+    let nEntries = 0;
+    let budget = this.maxPostings;
+    for (const g of groups) {
+      if (budget <= 0) break;
+      const ids = g.ids;
+      const bit = g.bit;
+      const slot = g.slot;
+      const add = g.add;
+      // Newest postings first (FlexSearch appends), so a cut keeps recent entries.
+      const stop = Math.max(0, ids.length - budget);
+      budget -= ids.length - stop;
+      for (let i = ids.length - 1; i >= stop; i--) {
+        const u = ids[i] as number;
+        const a = u << 2;
+        const stamp = acc[a + A_EPOCH]!;
+        if (stamp === epoch) {
+          const words = acc[a + A_WORDS]!;
+          if ((words & bit) === 0) {
+            acc[a + A_WORDS] = words | bit;
+            acc[a + A_TOTAL]! += add;
+          }
+          acc[a + A_FIELDS]! |= slot;
+        } else if (stamp !== -epoch) {
+          const e = unitEntry[u]!;
+          if (e < 0 || !this.entryPasses(e, filter) || (unitLevel && !filter.unitPasses(u))) {
+            acc[a + A_EPOCH] = -epoch;
+            continue;
+          }
+          acc[a + A_EPOCH] = epoch;
+          acc[a + A_WORDS] = bit;
+          acc[a + A_FIELDS] = slot;
+          acc[a + A_TOTAL] = add;
+          touched[nTouched++] = u;
+          if (entryHits[e]++ === 0) entryList[nEntries++] = e;
+        }
+      }
+    }
+
+    PH.acc += performance.now() - T; T = performance.now(); PH.touched += nTouched;
+    // 3. Relevance keys.
+    const norm = 1 / (words.length * MAX_WORD_SCORE * SCORE_SCALE);
+    const candUnits = this.candUnits;
+    const candKeys = this.candKeys;
+    for (let i = 0; i < nTouched; i++) {
+      const u = touched[i]!;
+      const a = u << 2;
+      candUnits[i] = u;
+      candKeys[i] = popcount(acc[a + A_WORDS]!) + acc[a + A_TOTAL]! * norm;
+    }
+    PH.keys += performance.now() - T; T = performance.now();
+    const R = this.finish(nTouched, nEntries, offset, limit, true);
+    PH.fin += performance.now() - T;
+    return R;
+  }
+
+  private list(filter: CompiledFilter, offset: number, limit: number): IndexPage {
+    const entries = this.store.entries;
+    const candUnits = this.candUnits;
+    const candKeys = this.candKeys;
+    const entryHits = this.entryHits;
+    const entryList = this.entryList;
+    const unitLevel = filter.unitLevel;
+    let n = 0;
+    let nEntries = 0;
+    for (let no = 0; no < entries.length; no++) {
+      const rec = entries[no];
+      if (rec === undefined || !this.entryPasses(no, filter)) continue;
+      const units = rec.units;
+      if (!unitLevel) {
+        candUnits[n] = units[0]!;
+        candKeys[n++] = 0;
+        entryHits[no] = 1;
+        entryList[nEntries++] = no;
+        continue;
+      }
+      for (let ord = 1; ord < units.length; ord++) {
+        const u = units[ord]!;
+        if (!filter.unitPasses(u)) continue;
+        candUnits[n] = u;
+        candKeys[n++] = 0;
+        if (entryHits[no]++ === 0) entryList[nEntries++] = no;
+      }
+    }
+    return this.finish(n, nEntries, offset, limit, false);
+  }
+
+  private finish(n: number, nEntries: number, offset: number, limit: number, withFields: boolean): IndexPage {
+    const total = groupedTotal(this.entryHits, this.entryList, nEntries);
+    if (offset >= total || limit === 0) return { hits: [], total };
+    const ctx: RankContext = {
+      units: this.candUnits,
+      keys: this.candKeys,
+      unitEntry: this.store.unitEntry,
+      unitOrdinal: this.store.unitOrdinal,
+      updatedAt: this.store.updatedAt,
+      entryIds: this.store.entryIds,
+      entryHits: this.entryHits,
+    };
+    const ranked = page(ctx, n, offset, limit, this.entryScratch);
+    return { hits: ranked.map((r) => this.hit(r.uid, r.key, withFields, r.moreInEntry)), total };
+  }
+
+  private hit(uid: number, key: number, withFields: boolean, moreInEntry: number): SearchHit {
+    const rec = this.store.entries[this.store.unitEntry[uid]!]!;
+    const ord = this.store.unitOrdinal[uid]!;
+    const fields = withFields ? [...fieldNames(this.acc[(uid << 2) + A_FIELDS]!)] : [];
+    let match: SearchMatch;
+    if (ord === 0) {
+      match = { type: rec.kind === 'agent' ? 'agent' : 'mcp-server', name: rec.name, fields };
+    } else if (ord <= rec.skills.length) {
+      const k = rec.skills[ord - 1]!;
+      match = { type: 'skill', id: k.id, name: k.name, fields };
+    } else {
+      const t = rec.tools[ord - 1 - rec.skills.length]!;
+      match = { type: 'tool', id: t.name, name: t.name, fields };
+    }
+    const hit: SearchHit = {
+      id: rec.id,
+      kind: rec.kind,
+      name: rec.name,
+      description: rec.description,
+      score: Math.round(key * 10_000) / 10_000,
+      match,
+      interfaces: rec.interfaces.map((i) => ({ ...i })),
+    };
+    if (moreInEntry > 0) hit.moreInEntry = moreInEntry;
+    return hit;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Turns text into search terms, the same way for indexed fields and for queries:
+ *
+ * - identifiers are split: `get_weather`, `getWeather`, `get-weather`, `GetWeather`,
+ *   `HTTPServer` → `get weather`, `http server`;
+ * - case and accents are folded (NFKD, combining marks dropped, lower case), plus the letters
+ *   NFKD does not decompose: `ß` → `ss`, `æ` → `ae`, `ø` → `o`, `ł` → `l`, ... so "traduccion"
+ *   finds "Traducción", "citta" finds "città", "uberweisung" finds "Überweisung", "strasse"
+ *   finds "Straße";
+ * - words are runs of letters and digits; Han, Hiragana and Katakana characters are words of
+ *   their own (those scripts do not separate words with spaces);
+ * - single ASCII letters and a short list of stop words (English, German, Spanish, Italian,
+ *   Indonesian) are dropped; terms are cut at MAX_TERM_LENGTH characters.
+ *
+ * The output never contains spaces, so a term list can be handed to FlexSearch joined by spaces.
+ */
+
+export const MAX_TERM_LENGTH = 40;
+
+const COMBINING_MARKS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/g;
+const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀ]/g;
+const FOLDS: Readonly<Record<string, string>> = {
+  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ĸ: 'k', ŀ: 'l',
+};
+/** lower→Upper and digit→Upper boundaries (`getWeather`, `base64Encode`). */
+const CAMEL = /([\p{Ll}\p{N}])(\p{Lu})/gu;
+/** Acronym followed by a word (`HTTPServer` → `HTTP Server`). */
+const ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
+/** Ideographic scripts: every character is a word. */
+const IDEOGRAPHS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/gu;
+const SEPARATORS = /[^\p{L}\p{N}]+/u;
+const HAS_IDEOGRAPH = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
+const SIMPLE_TERM = /^[a-z0-9]+$/;
+
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  [
+    // English
+    'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'in', 'into', 'is', 'it', 'its', 'of', 'on', 'or',
+    'the', 'to', 'with', 'this', 'that', 'via', 'your', 'you', 'our', 'we', 'can', 'will', 'my',
+    // German
+    'der', 'die', 'das', 'und', 'mit', 'fur', 'von', 'zu', 'den', 'dem', 'ein', 'eine', 'ist', 'im', 'auf', 'beim',
+    // Spanish
+    'el', 'la', 'los', 'las', 'del', 'en', 'con', 'para', 'por', 'un', 'una', 'es', 'al', 'mi',
+    // Italian
+    'il', 'lo', 'gli', 'le', 'di', 'per', 'della', 'dei',
+    // Indonesian
+    'dan', 'yang', 'di', 'ke', 'dari', 'untuk', 'dengan', 'ini', 'itu',
+  ],
+);
+
+/** Case- and accent-folds a string (no splitting). Used for tags and other exact-match keys too. */
+export function fold(text: string): string {
+  let s = text.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase();
+  if (NOT_DECOMPOSED.test(s)) s = s.replace(NOT_DECOMPOSED, (c) => FOLDS[c] ?? c);
+  return s;
+}
+
+export interface TokenizeOptions {
+  /** Stop after this many terms (bounds work on hostile input). */
+  maxTerms?: number;
+  /** Only the first maxChars characters are read. */
+  maxChars?: number;
+}
+
+/** The terms of `text`, in order, duplicates kept. */
+export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
+  const maxTerms = options.maxTerms ?? Infinity;
+  const s = options.maxChars !== undefined && text.length > options.maxChars ? text.slice(0, options.maxChars) : text;
+  const out: string[] = [];
+  if (ASCII.test(s)) tokenizeAscii(s, out, maxTerms);
+  else tokenizeUnicode(s, out, maxTerms);
+  return out;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+function push(out: string[], raw: string): void {
+  if (!raw) return;
+  if (raw.length === 1 && raw >= 'a' && raw <= 'z') return;
+  if (STOP_WORDS.has(raw)) return;
+  out.push(raw.length > MAX_TERM_LENGTH ? raw.slice(0, MAX_TERM_LENGTH) : raw);
+}
+
+/** General path: regular expressions with Unicode classes. */
+function tokenizeUnicode(text: string, out: string[], maxTerms: number): void {
+  let s = text.replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2');
+  if (HAS_IDEOGRAPH.test(s)) s = s.replace(IDEOGRAPHS, ' $1 ');
+  for (const raw of fold(s).split(SEPARATORS)) {
+    push(out, raw);
+    if (out.length >= maxTerms) return;
+  }
+}
+
+const isUpper = (c: number): boolean => c >= 65 && c <= 90;
+const isLower = (c: number): boolean => c >= 97 && c <= 122;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** Fast path for ASCII text (most cards): one scan, same boundaries as tokenizeUnicode. */
+function tokenizeAscii(s: string, out: string[], maxTerms: number): void {
+  const n = s.length;
+  let start = -1;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? s.charCodeAt(i) : 32;
+    const up = isUpper(c);
+    if (up || isLower(c) || isDigit(c)) {
+      if (start < 0) {
+        start = i;
+      } else if (up) {
+        const p = s.charCodeAt(i - 1);
+        // getWeather, base64Encode | HTTPServer
+        if (isLower(p) || isDigit(p) || (isUpper(p) && i + 1 < n && isLower(s.charCodeAt(i + 1)))) {
+          push(out, s.slice(start, i).toLowerCase());
+          if (out.length >= maxTerms) return;
+          start = i;
+        }
+      }
+    } else if (start >= 0) {
+      push(out, s.slice(start, i).toLowerCase());
+      if (out.length >= maxTerms) return;
+      start = -1;
+    }
+  }
+}
+
+/** True when `term` is already in normalised form (fast path for re-encoding a term). */
+export function isSimpleTerm(term: string): boolean {
+  return SIMPLE_TERM.test(term);
+}
