@@ -173,8 +173,8 @@ describe('a2a-registry against a registry', () => {
     const table = await cli(['search', 'invoice'], { env });
     assert.equal(table.code, 0, table.stderr);
     const lines = table.stdout.trimEnd().split('\n');
-    assert.match(lines[0]!, /^NAME +KIND +MATCHED +ENDPOINT +ID$/);
-    assert.match(lines[1]!, /^Invoice Assistant +agent +\S.*https:\/\/invoices\.example\.com\/a2a\/jsonrpc +[0-9a-f-]{36}$/);
+    assert.match(lines[0]!, /^NAME +KIND +MATCHED +ID +ENDPOINT$/);
+    assert.match(lines[1]!, /^Invoice Assistant +agent +\S.* +[0-9a-f-]{36} +https:\/\/invoices\.example\.com\/a2a\/jsonrpc$/);
     assert.match(table.stdout, /skill "Translate invoice"/);
     assert.match(lines.at(-1)!, /\d+ shown, \d+ match\(es\) in all\./);
 

@@ -18,7 +18,7 @@ export interface Output {
   out: (text: string) => void;
   err: (text: string) => void;
   color: boolean;
-  /** Terminal width when stdout is a TTY; undefined for pipes and files (nothing is cut then). */
+  /** Terminal width when stdout is a TTY; undefined for pipes and files (tables keep their full widths then). */
   columns?: number;
 }
 
@@ -54,19 +54,30 @@ export function printJson(o: Output, value: unknown): void {
 
 export interface Column {
   title: string;
-  /** Cells longer than this are cut with "…"; the last column is never cut (URLs, ids stay whole). */
+  /** Cells longer than this are cut with "…"; the last column is never cut (URLs stay whole). */
   width: number;
+  /** On a narrow terminal the column may shrink down to this; without it, it keeps its width. */
+  min?: number;
 }
+
+/** Room the last column (never cut) is expected to need when a table is fitted to a terminal. */
+const LAST_COLUMN_ROOM = 40;
 
 /**
  * A table whose widths are fixed up front, so rows can be printed one by one as they stream in
- * instead of after the whole answer has been measured.
+ * instead of after the whole answer has been measured. Given a terminal width, the shrinkable
+ * columns give up room (down to their minimum) so that a row fits on one line where it can.
  */
 export class Table {
+  private readonly columns: Column[];
+
   constructor(
-    private readonly columns: Column[],
+    columns: Column[],
     private readonly s: Styles,
-  ) {}
+    terminalColumns?: number,
+  ) {
+    this.columns = terminalColumns ? shrink(columns, terminalColumns) : columns;
+  }
 
   header(): string {
     return `${this.s.bold(this.line(this.columns.map((c) => c.title)))}\n`;
@@ -83,6 +94,21 @@ export class Table {
       .join('  ')
       .trimEnd();
   }
+}
+
+function shrink(columns: Column[], terminalColumns: number): Column[] {
+  const fixed = columns.slice(0, -1);
+  let excess = fixed.reduce((n, c) => n + c.width + 2, 0) + LAST_COLUMN_ROOM - terminalColumns;
+  if (excess <= 0) return columns;
+  const out = columns.map((c) => ({ ...c }));
+  // Take from the widest shrinkable column first, one character at a time: simple, and tables are small.
+  while (excess > 0) {
+    const widest = out.slice(0, -1).filter((c) => c.min !== undefined && c.width > c.min).sort((a, b) => b.width - a.width)[0];
+    if (!widest) break;
+    widest.width--;
+    excess--;
+  }
+  return out;
 }
 
 /** Pads or cuts to exactly `width` characters. */

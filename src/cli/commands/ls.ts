@@ -34,9 +34,9 @@ export function listRequest(o: LsOptions): ListRequest {
 }
 
 const TABLE = [
-  { title: 'NAME', width: 26 },
+  { title: 'NAME', width: 26, min: 14 },
   { title: 'KIND', width: 10 },
-  { title: 'OWNER', width: 12 },
+  { title: 'OWNER', width: 12, min: 8 },
   { title: 'REV', width: 3 },
   { title: 'UPDATED', width: 20 },
   { title: 'ID', width: 36 },
@@ -45,10 +45,10 @@ const TABLE = [
 function describePage(page: ListPage, o: Output): string {
   const s = styles(o.color);
   if (page.entries.length === 0) return 'No entries.\n';
-  const table = new Table(TABLE, s);
+  const table = new Table(TABLE, s, o.columns);
   let text = table.header();
   for (const e of page.entries) text += table.row([e.name, e.kind, e.owner, String(e.revision), e.updatedAt.replace(/\.\d+Z$/, 'Z'), e.id]);
-  if (page.nextPageToken) text += s.dim(`More: add --page-token ${page.nextPageToken}`) + '\n';
+  if (page.nextPageToken) text += s.dim(`More: run the same command with --page-token ${page.nextPageToken}`) + '\n';
   return text;
 }
 

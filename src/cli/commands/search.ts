@@ -64,12 +64,13 @@ export function matchText(hit: SearchHit): string {
   return `${inner}${fields}${more}`;
 }
 
+/** The endpoint comes last, so a long URL is never cut; the id is what get and rm take. */
 const TABLE = [
-  { title: 'NAME', width: 24 },
+  { title: 'NAME', width: 24, min: 14 },
   { title: 'KIND', width: 10 },
-  { title: 'MATCHED', width: 40 },
-  { title: 'ENDPOINT', width: 42 },
+  { title: 'MATCHED', width: 40, min: 18 },
   { title: 'ID', width: 36 },
+  { title: 'ENDPOINT', width: 0 },
 ];
 
 const hitsOf = (data: Record<string, unknown>): SearchHit[] =>
@@ -79,7 +80,7 @@ function footer(page: SearchPage, shown: number, o: Output): string {
   const s = styles(o.color);
   if (page.total === 0) return 'No matches.\n';
   let text = s.dim(`${shown} shown, ${page.total} match(es) in all.`) + '\n';
-  if (page.nextPageToken) text += s.dim(`More: add --page-token ${page.nextPageToken}`) + '\n';
+  if (page.nextPageToken) text += s.dim(`More: run the same search with --page-token ${page.nextPageToken}`) + '\n';
   return text;
 }
 
@@ -109,14 +110,14 @@ export function register(program: Command): void {
     .action(async (words: string[], options: SearchOptions, command: Command) => {
       const request = searchRequest(words, options);
       process.exitCode = await runRemote(command, async ({ client, out, json }) => {
-        const table = new Table(TABLE, styles(out.color));
+        const table = new Table(TABLE, styles(out.color), out.columns);
         const page: SearchPage = { results: [], total: 0 };
         for await (const chunk of client.stream([dataPart({ search: request })])) {
           const hits = hitsOf(chunk.data);
           if (!json && hits.length > 0) {
             // Written at once, chunk by chunk: a person sees the best matches before the rest arrive.
             let text = page.results.length === 0 ? table.header() : '';
-            for (const h of hits) text += table.row([h.name, h.kind, matchText(h), h.interfaces[0]?.url ?? '', h.id]);
+            for (const h of hits) text += table.row([h.name, h.kind, matchText(h), h.id, h.interfaces[0]?.url ?? '']);
             out.out(text);
           }
           page.results.push(...hits);
