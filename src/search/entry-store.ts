@@ -5,10 +5,11 @@
  *
  * Entries get a small *entry number* and every unit (the entry itself, each skill, each tool)
  * a *unit id*; both are recycled through free lists so the typed arrays stay dense. Unit ids
- * are what FlexSearch stores, and `unitEntry` / `unitOrdinal` turn a posting back into an entry
- * and a skill or tool in O(1).
+ * are what FlexSearch stores; the unit rows of ./tables.ts (U_ENTRY, U_ORDINAL) turn a posting
+ * back into an entry and a skill or tool in O(1).
  */
 import type { EntryInterface, EntryKind } from '../contract/types.js';
+import { U_ENTRY, U_ORDINAL, U_SHIFT, type Tables } from './tables.js';
 
 /** What a hit shows of a skill. */
 export interface SkillRecord {
@@ -61,30 +62,17 @@ class IdAllocator {
   }
 }
 
-function grow<T extends Int32Array | Float64Array>(arr: T, min: number, make: (n: number) => T): T {
-  if (arr.length >= min) return arr;
-  let n = Math.max(1024, arr.length);
-  while (n < min) n *= 2;
-  const out = make(n);
-  out.set(arr);
-  return out;
-}
-
 export class EntryStore {
   private readonly byId = new Map<string, EntryRecord>();
   /** By entry number; undefined for free numbers. */
   readonly entries: (EntryRecord | undefined)[] = [];
   /** By entry number: the entry id (undefined for free numbers). */
   readonly entryIds: (string | undefined)[] = [];
-  /** By entry number: updatedAt, for the ranking's tie-break without touching records. */
-  updatedAt: Float64Array = new Float64Array(0);
-  /** By unit id: entry number, or -1 when the unit id is free. */
-  unitEntry: Int32Array = new Int32Array(0);
-  /** By unit id: ordinal inside the entry. */
-  unitOrdinal: Int32Array = new Int32Array(0);
   private readonly entryNumbers = new IdAllocator();
   private readonly unitIds = new IdAllocator();
   private liveUnitCount = 0;
+
+  constructor(private readonly tables: Tables) {}
 
   get size(): number {
     return this.byId.size;
@@ -95,11 +83,12 @@ export class EntryStore {
     return this.liveUnitCount;
   }
 
-  /** One past the largest unit id in use (size for per-unit scratch arrays). */
+  /** One past the largest unit id in use. */
   get unitBound(): number {
     return this.unitIds.bound;
   }
 
+  /** One past the largest entry number in use. */
   get entryBound(): number {
     return this.entryNumbers.bound;
   }
@@ -108,15 +97,12 @@ export class EntryStore {
     return this.byId.get(id);
   }
 
-  /** Reserves an entry number and `unitCount` unit ids for a new record. */
+  /** Reserves an entry number and `unitCount` unit ids (and their table rows). */
   allocate(unitCount: number): { no: number; units: Int32Array } {
     const no = this.entryNumbers.take();
     const units = new Int32Array(unitCount);
     for (let i = 0; i < unitCount; i++) units[i] = this.unitIds.take();
-    const bound = this.unitIds.bound;
-    this.unitEntry = grow(this.unitEntry, bound, (n) => new Int32Array(n).fill(-1));
-    this.unitOrdinal = grow(this.unitOrdinal, bound, (n) => new Int32Array(n));
-    this.updatedAt = grow(this.updatedAt, this.entryNumbers.bound, (n) => new Float64Array(n));
+    this.tables.reserve(this.entryNumbers.bound, this.unitIds.bound);
     return { no, units };
   }
 
@@ -125,11 +111,13 @@ export class EntryStore {
     this.byId.set(record.id, record);
     this.entries[record.no] = record;
     this.entryIds[record.no] = record.id;
-    this.updatedAt[record.no] = record.updatedAt;
+    this.tables.updatedAt[record.no] = record.updatedAt;
+    const t = this.tables.units;
     const units = record.units;
     for (let i = 0; i < units.length; i++) {
-      this.unitEntry[units[i]!] = record.no;
-      this.unitOrdinal[units[i]!] = i;
+      const row = units[i]! << U_SHIFT;
+      t[row + U_ENTRY] = record.no;
+      t[row + U_ORDINAL] = i;
     }
     this.liveUnitCount += units.length;
   }
@@ -150,9 +138,10 @@ export class EntryStore {
     this.byId.delete(record.id);
     this.entries[record.no] = undefined;
     this.entryIds[record.no] = undefined;
+    const t = this.tables.units;
     const units = record.units;
     for (let i = 0; i < units.length; i++) {
-      this.unitEntry[units[i]!] = -1;
+      t[(units[i]! << U_SHIFT) + U_ENTRY] = -1;
       this.unitIds.give(units[i]!);
     }
     this.liveUnitCount -= units.length;

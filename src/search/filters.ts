@@ -1,7 +1,7 @@
 /**
- * Search filters, applied outside FlexSearch on the index's dense attributes (./attributes.ts;
- * FlexSearch tags drop matches, see NOTES.md). A filter compiles, once per search, into an
- * entry-level test and, for skill- or tool-level keys, a unit-level test.
+ * Search filters, applied outside FlexSearch on the index's dense attributes (./attributes.ts,
+ * ./tables.ts; FlexSearch tags drop matches, see NOTES.md). A filter compiles, once per search,
+ * into an entry-level test and, for skill- or tool-level keys, a unit-level test.
  *
  * Semantics (every key optional; an absent key or an empty list does not filter):
  * - kind: the entry's kind.
@@ -27,6 +27,7 @@
 import type { SearchFilter } from '../contract/types.js';
 import { FLAG_MCP, FLAG_STREAMING, IS_TOOL, mimeKey, tagKey, type Attributes } from './attributes.js';
 import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY } from './entry-store.js';
+import { E_FLAGS, E_OWNER, E_PROFILE, E_SHIFT, U_HINTS, U_POOL, U_SHIFT } from './tables.js';
 
 /** Bounds on hostile filters. */
 const MAX_LIST = 32;
@@ -93,12 +94,9 @@ export class CompiledFilter {
   private readonly outputModes: readonly string[] | undefined;
   private readonly inputMemo: Uint8Array;
   private readonly outputMemo: Uint8Array;
-  // The attribute arrays as of compile time (they are only replaced when the index grows).
-  private readonly entryFlags: Uint8Array;
-  private readonly entryOwner: Int32Array;
-  private readonly entryProfile: Int32Array;
-  private readonly unitHints: Uint8Array;
-  private readonly unitPool: Int32Array;
+  // The tables as of compile time (they are only replaced when the index grows).
+  private readonly entryRows: Int32Array;
+  private readonly unitRows: Int32Array;
   private readonly pool: Int32Array;
 
   constructor(
@@ -170,23 +168,21 @@ export class CompiledFilter {
       this.binding === undefined &&
       this.version === undefined;
 
-    this.entryFlags = attrs.entryFlags;
-    this.entryOwner = attrs.entryOwner;
-    this.entryProfile = attrs.entryProfile;
-    this.unitHints = attrs.unitHints;
-    this.unitPool = attrs.unitPool;
+    this.entryRows = attrs.tables.entries;
+    this.unitRows = attrs.tables.units;
     this.pool = attrs.pool;
   }
 
   /** The entry-level keys (kind, owner, streaming, binding, version) for entry number `no`. */
   entryPasses(no: number): boolean {
     if (this.impossible) return false;
-    const flags = this.entryFlags[no]!;
+    const row = no << E_SHIFT;
+    const flags = this.entryRows[row + E_FLAGS]!;
     if (this.kindWant >= 0 && (flags & FLAG_MCP) !== this.kindWant) return false;
     if (this.streamingWant >= 0 && (flags & FLAG_STREAMING) !== this.streamingWant) return false;
-    if (this.ownerId >= 0 && this.entryOwner[no] !== this.ownerId) return false;
+    if (this.ownerId >= 0 && this.entryRows[row + E_OWNER] !== this.ownerId) return false;
     if (this.binding !== undefined || this.version !== undefined) {
-      const profile = this.entryProfile[no]!;
+      const profile = this.entryRows[row + E_PROFILE]!;
       let memo = this.profileMemo[profile]!;
       if (memo === UNKNOWN) {
         memo = this.profilePasses(profile) ? PASS : FAIL;
@@ -199,8 +195,9 @@ export class CompiledFilter {
 
   /** The skill/tool-level keys for unit `uid` (only meaningful when `unitLevel`). */
   unitPasses(uid: number): boolean {
-    if (this.toolLevel) return (this.unitHints[uid]! & this.hintMask) === this.hintWant;
-    let at = this.unitPool[uid]!;
+    const row = uid << U_SHIFT;
+    if (this.toolLevel) return (this.unitRows[row + U_HINTS]! & this.hintMask) === this.hintWant;
+    let at = this.unitRows[row + U_POOL]!;
     if (at < 0) return false;
     const p = this.pool;
     const nTags = p[at++]!;

@@ -15,22 +15,22 @@
  * O(n log M) comparisons, nearly all of them one number compare.
  */
 
+import { E_HITS, E_SHIFT, E_SHOWN, U_ENTRY, U_ORDINAL, U_SHIFT } from './tables.js';
+
 export const GROUP_LIMIT = 3;
 
 export interface RankContext {
   /** Candidates: unit ids and their relevance keys (higher is better), by position. */
   readonly units: Int32Array;
   readonly keys: Float64Array;
-  /** Entry number by unit id. */
-  readonly unitEntry: Int32Array;
-  /** Ordinal inside the entry by unit id. */
-  readonly unitOrdinal: Int32Array;
+  /** Unit rows (./tables.ts): U_ENTRY, U_ORDINAL. */
+  readonly unitRows: Int32Array;
+  /** Entry rows: E_HITS (candidates per entry, for moreInEntry), E_SHOWN (scratch, all 0). */
+  readonly entryRows: Int32Array;
   /** updatedAt by entry number. */
   readonly updatedAt: Float64Array;
   /** Entry ids by entry number (undefined for free numbers). */
   readonly entryIds: readonly (string | undefined)[];
-  /** Number of candidates per entry number (for moreInEntry). */
-  readonly entryHits: Int32Array;
 }
 
 export interface RankedHit {
@@ -45,10 +45,10 @@ function before(ctx: RankContext, a: number, b: number): boolean {
   const ka = ctx.keys[a]!;
   const kb = ctx.keys[b]!;
   if (ka !== kb) return ka > kb;
-  const ua = ctx.units[a]!;
-  const ub = ctx.units[b]!;
-  const ea = ctx.unitEntry[ua]!;
-  const eb = ctx.unitEntry[ub]!;
+  const ra = ctx.units[a]! << U_SHIFT;
+  const rb = ctx.units[b]! << U_SHIFT;
+  const ea = ctx.unitRows[ra + U_ENTRY]!;
+  const eb = ctx.unitRows[rb + U_ENTRY]!;
   if (ea !== eb) {
     const ta = ctx.updatedAt[ea]!;
     const tb = ctx.updatedAt[eb]!;
@@ -58,7 +58,7 @@ function before(ctx: RankContext, a: number, b: number): boolean {
     if (ia !== ib) return ia < ib;
     return ea < eb;
   }
-  return ctx.unitOrdinal[ua]! < ctx.unitOrdinal[ub]!;
+  return ctx.unitRows[ra + U_ORDINAL]! < ctx.unitRows[rb + U_ORDINAL]!;
 }
 
 function byOrder(ctx: RankContext, positions: number[]): number[] {
@@ -114,19 +114,17 @@ export function selectTop(ctx: RankContext, n: number, m: number): number[] {
 }
 
 /** Σ over entries of min(GROUP_LIMIT, hits): the number of grouped hits. */
-export function groupedTotal(entryHits: Int32Array, entries: Int32Array, entryCount: number): number {
+export function groupedTotal(entryRows: Int32Array, entries: Int32Array, entryCount: number): number {
   let total = 0;
-  for (let i = 0; i < entryCount; i++) total += Math.min(GROUP_LIMIT, entryHits[entries[i]!]!);
+  for (let i = 0; i < entryCount; i++) total += Math.min(GROUP_LIMIT, entryRows[(entries[i]! << E_SHIFT) + E_HITS]!);
   return total;
 }
 
-/**
- * Grouped hits [offset, offset + limit) of the first `n` candidates. `entryScratch` is an
- * Int32Array by entry number, all zero on entry; it is left all zero.
- */
-export function page(ctx: RankContext, n: number, offset: number, limit: number, entryScratch: Int32Array): RankedHit[] {
+/** Grouped hits [offset, offset + limit) of the first `n` candidates. */
+export function page(ctx: RankContext, n: number, offset: number, limit: number): RankedHit[] {
   const needed = offset + limit;
   if (limit <= 0 || n === 0) return [];
+  const rows = ctx.entryRows;
   let m = Math.min(n, needed + 16);
   for (;;) {
     const top = selectTop(ctx, n, m);
@@ -134,19 +132,19 @@ export function page(ctx: RankContext, n: number, offset: number, limit: number,
     let kept = 0;
     for (const pos of top) {
       const u = ctx.units[pos]!;
-      const e = ctx.unitEntry[u]!;
-      const shown = entryScratch[e]!;
+      const er = ctx.unitRows[(u << U_SHIFT) + U_ENTRY]! << E_SHIFT;
+      const shown = rows[er + E_SHOWN]!;
       if (shown >= GROUP_LIMIT) continue;
-      entryScratch[e] = shown + 1;
+      rows[er + E_SHOWN] = shown + 1;
       if (kept >= offset) {
-        const hits = ctx.entryHits[e]!;
+        const hits = rows[er + E_HITS]!;
         const more = shown + 1 === GROUP_LIMIT && hits > GROUP_LIMIT ? hits - GROUP_LIMIT : 0;
         out.push({ uid: u, key: ctx.keys[pos]!, moreInEntry: more });
       }
       kept++;
       if (kept >= needed) break;
     }
-    for (const pos of top) entryScratch[ctx.unitEntry[ctx.units[pos]!]!] = 0;
+    for (const pos of top) rows[(ctx.unitRows[(ctx.units[pos]! << U_SHIFT) + U_ENTRY]! << E_SHIFT) + E_SHOWN] = 0;
     if (kept >= needed || m >= n) return out;
     m = Math.min(n, m * 4);
   }

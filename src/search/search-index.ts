@@ -54,6 +54,20 @@ import type { Id } from 'flexsearch';
 import { TermIndex } from './flexsearch-index.js';
 import { MAX_PREFIX_EXPANSIONS, parseQuery, type ParsedQuery } from './query.js';
 import { groupedTotal, page, type RankContext } from './ranking.js';
+import {
+  E_EPOCH,
+  E_HITS,
+  E_PASS,
+  E_SHIFT,
+  Tables,
+  U_ENTRY,
+  U_EPOCH,
+  U_FIELDS,
+  U_ORDINAL,
+  U_SHIFT,
+  U_TOTAL,
+  U_WORDS,
+} from './tables.js';
 import { tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 
@@ -79,16 +93,10 @@ const idfFactor = (units: number, df: number): number =>
   units <= 1 ? 2 : 1 + Math.log(1 + units / df) / Math.log(1 + units);
 
 function growInt32(a: Int32Array, min: number): Int32Array {
-  if (a.length >= min) return a;
-  const out = new Int32Array(Math.max(min, a.length * 2, 1024));
-  out.set(a);
-  return out;
+  return a.length >= min ? a : new Int32Array(Math.max(min, a.length * 2, 1024));
 }
 function growFloat64(a: Float64Array, min: number): Float64Array {
-  if (a.length >= min) return a;
-  const out = new Float64Array(Math.max(min, a.length * 2, 1024));
-  out.set(a);
-  return out;
+  return a.length >= min ? a : new Float64Array(Math.max(min, a.length * 2, 1024));
 }
 
 /** Field texts of one unit → distinct terms and, for each, the mask of fields it occurs in. */
@@ -113,15 +121,7 @@ class UnitTerms {
   }
 }
 
-/**
- * Per-unit accumulator: Int32Array, stride 4 (16 bytes: one cache line per posting):
- * epoch stamp (-epoch: filtered out) | matched-word bits | field bits | total score.
- * Scores are fixed point (× SCORE_SCALE).
- */
-const A_EPOCH = 0;
-const A_WORDS = 1;
-const A_FIELDS = 2;
-const A_TOTAL = 3;
+/** Scores are accumulated in fixed point (× SCORE_SCALE) in the unit rows' U_TOTAL. */
 const SCORE_SCALE = 1024;
 
 /** Postings of one term in one slot: they all add the same to a unit's score. */
@@ -149,26 +149,21 @@ export const DEFAULT_MAX_POSTINGS = 50_000;
 
 export class FlexSearchIndex implements SearchIndex {
   private readonly maxPostings: number;
-  private readonly store = new EntryStore();
-  private readonly attrs = new Attributes();
+  private readonly tables = new Tables();
+  private readonly store = new EntryStore(this.tables);
+  private readonly attrs = new Attributes(this.tables);
   private readonly terms = new TermIndex();
   private readonly vocabulary = new Vocabulary();
   private readonly unitTerms = new UnitTerms();
   /** Units removed since the vocabulary was last swept. */
   private churn = 0;
 
-  // Per-search scratch. Unit-indexed arrays are interleaved so a posting touches one or two
-  // cache lines, not five.
+  // Per-search scratch (the rest lives in the table rows).
   private epoch = 0;
-  private acc: Int32Array = new Int32Array(0);
   private touched: Int32Array = new Int32Array(0);
   private candUnits: Int32Array = new Int32Array(0);
   private candKeys: Float64Array = new Float64Array(0);
-  private entryEpoch: Int32Array = new Int32Array(0);
-  private entryPass: Int32Array = new Int32Array(0);
-  private entryHits: Int32Array = new Int32Array(0);
   private entryList: Int32Array = new Int32Array(0);
-  private entryScratch: Int32Array = new Int32Array(0);
 
   constructor(options: SearchIndexOptions = {}) {
     const m = options.maxPostings;
@@ -184,7 +179,6 @@ export class FlexSearchIndex implements SearchIndex {
     if (old) this.drop(old);
     const d: EntryDescription = entry.description;
     const { no, units } = this.store.allocate(1 + d.skills.length + d.tools.length);
-    this.attrs.reserve(this.store.entryBound, this.store.unitBound);
     const updatedAt = Date.parse(entry.updatedAt);
     const record: EntryRecord = {
       no,
@@ -199,15 +193,15 @@ export class FlexSearchIndex implements SearchIndex {
       units,
     };
     const a = this.attrs;
-    a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion);
     const defaultIn = d.defaultInputModes.map(mimeKey);
     const defaultOut = d.defaultOutputModes.map(mimeKey);
     try {
+      a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion);
       const u = this.unitTerms;
       u.addText(d.name, FIELD_NAME);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);
-      this.index(no, units[0]!);
+      this.index(units[0]!);
       a.setPlain(units[0]!);
       d.skills.forEach((k, i) => {
         const uid = units[1 + i]!;
@@ -215,7 +209,7 @@ export class FlexSearchIndex implements SearchIndex {
         u.addTexts(k.tags, FIELD_TAGS);
         u.addText(k.description, FIELD_DESCRIPTION);
         u.addTexts(k.examples, FIELD_EXAMPLES);
-        this.index(no, uid);
+        this.index(uid);
         a.setSkill(uid, {
           tags: [...new Set(k.tags.map(tagKey).filter(Boolean))],
           inputModes: k.inputModes?.length ? k.inputModes.map(mimeKey) : defaultIn,
@@ -228,7 +222,7 @@ export class FlexSearchIndex implements SearchIndex {
         u.addText(t.title, FIELD_TITLE);
         u.addText(t.annotationTitle, FIELD_TITLE);
         u.addText(t.description, FIELD_DESCRIPTION);
-        this.index(no, uid);
+        this.index(uid);
         a.setTool(
           uid,
           (t.hints.readOnlyHint ? HINT_READ_ONLY : 0) |
@@ -266,7 +260,7 @@ export class FlexSearchIndex implements SearchIndex {
     return this.match(parsed, filter, offset, limit);
   }
 
-  private index(no: number, uid: number): void {
+  private index(uid: number): void {
     const { terms, slots } = this.unitTerms.take();
     for (const t of terms) this.vocabulary.add(t);
     this.terms.add(uid, terms, slots);
@@ -290,41 +284,33 @@ export class FlexSearchIndex implements SearchIndex {
   private prepareScratch(): void {
     const ub = this.store.unitBound;
     if (this.touched.length < ub) {
-      this.acc = growInt32(this.acc, ub * 4);
       this.touched = growInt32(this.touched, ub);
       this.candUnits = growInt32(this.candUnits, ub);
       this.candKeys = growFloat64(this.candKeys, ub);
     }
-    const eb = this.store.entryBound;
-    if (this.entryEpoch.length < eb) {
-      this.entryEpoch = growInt32(this.entryEpoch, eb);
-      this.entryPass = growInt32(this.entryPass, eb);
-      this.entryHits = growInt32(this.entryHits, eb);
-      this.entryList = growInt32(this.entryList, eb);
-      this.entryScratch = growInt32(this.entryScratch, eb);
-    }
-    if (++this.epoch >= 0x7ffffff0) {
+    this.entryList = growInt32(this.entryList, this.store.entryBound);
+    if (++this.epoch >= 0x3ffffff0) {
       this.epoch = 1;
-      for (let i = A_EPOCH; i < this.acc.length; i += 4) this.acc[i] = 0;
-      this.entryEpoch.fill(0);
+      this.tables.resetEpochs();
     }
   }
 
   /** Entry-level filter, memoised per search; resets the entry's hit count on first sight. */
   private entryPasses(no: number, filter: CompiledFilter): boolean {
-    if (this.entryEpoch[no] !== this.epoch) {
-      this.entryEpoch[no] = this.epoch;
-      this.entryHits[no] = 0;
-      this.entryPass[no] = filter.entryFree || filter.entryPasses(no) ? 1 : 0;
+    const rows = this.tables.entries;
+    const row = no << E_SHIFT;
+    if (rows[row + E_EPOCH] !== this.epoch) {
+      rows[row + E_EPOCH] = this.epoch;
+      rows[row + E_HITS] = 0;
+      rows[row + E_PASS] = filter.entryFree || filter.entryPasses(no) ? 1 : 0;
     }
-    return this.entryPass[no] === 1;
+    return rows[row + E_PASS] === 1;
   }
 
   private match(q: ParsedQuery, filter: CompiledFilter, offset: number, limit: number): IndexPage {
     const unitCount = Math.max(1, this.store.unitCount);
     const words = q.words;
 
-    const PH = ((globalThis as any).PH ??= { look: 0, acc: 0, keys: 0, fin: 0, touched: 0, posts: 0, groups: 0, n: 0 }); let T = performance.now();
     // 1. Look every term up (the last word also through its prefix expansions) and split the
     //    postings into groups of equal contribution: one per (term, field mask).
     const groups: PostingGroup[] = [];
@@ -349,14 +335,12 @@ export class FlexSearchIndex implements SearchIndex {
     // word, and the budget (below) cuts the least relevant postings.
     groups.sort((a, b) => b.add - a.add || a.ids.length - b.ids.length);
 
-    PH.look += performance.now() - T; T = performance.now(); PH.n++; PH.groups += groups.length; for (const g of groups) PH.posts += g.ids.length;
-    // 2. Accumulate. A unit is filtered on first sight; rejected units are stamped -epoch so
-    //    their later postings cost one compare.
+    // 2. Accumulate in the unit rows. A unit is filtered on first sight; a rejected one is
+    //    stamped -epoch, so its later postings cost one compare.
     const epoch = this.epoch;
-    const acc = this.acc;
-    const unitEntry = this.store.unitEntry;
+    const rows = this.tables.units;
+    const entryRows = this.tables.entries;
     const touched = this.touched;
-    const entryHits = this.entryHits;
     const entryList = this.entryList;
     const unitLevel = filter.unitLevel;
     let nTouched = 0;
@@ -373,53 +357,49 @@ export class FlexSearchIndex implements SearchIndex {
       budget -= ids.length - stop;
       for (let i = ids.length - 1; i >= stop; i--) {
         const u = ids[i] as number;
-        const a = u << 2;
-        const stamp = acc[a + A_EPOCH]!;
+        const r = u << U_SHIFT;
+        const stamp = rows[r + U_EPOCH]!;
         if (stamp === epoch) {
-          const words = acc[a + A_WORDS]!;
-          if ((words & bit) === 0) {
-            acc[a + A_WORDS] = words | bit;
-            acc[a + A_TOTAL]! += add;
+          const w = rows[r + U_WORDS]!;
+          if ((w & bit) === 0) {
+            rows[r + U_WORDS] = w | bit;
+            rows[r + U_TOTAL]! += add;
           }
-          acc[a + A_FIELDS]! |= slot;
+          rows[r + U_FIELDS]! |= slot;
         } else if (stamp !== -epoch) {
-          const e = unitEntry[u]!;
+          const e = rows[r + U_ENTRY]!;
           if (e < 0 || !this.entryPasses(e, filter) || (unitLevel && !filter.unitPasses(u))) {
-            acc[a + A_EPOCH] = -epoch;
+            rows[r + U_EPOCH] = -epoch;
             continue;
           }
-          acc[a + A_EPOCH] = epoch;
-          acc[a + A_WORDS] = bit;
-          acc[a + A_FIELDS] = slot;
-          acc[a + A_TOTAL] = add;
+          rows[r + U_EPOCH] = epoch;
+          rows[r + U_WORDS] = bit;
+          rows[r + U_FIELDS] = slot;
+          rows[r + U_TOTAL] = add;
           touched[nTouched++] = u;
-          if (entryHits[e]++ === 0) entryList[nEntries++] = e;
+          if (entryRows[(e << E_SHIFT) + E_HITS]++ === 0) entryList[nEntries++] = e;
         }
       }
     }
 
-    PH.acc += performance.now() - T; T = performance.now(); PH.touched += nTouched;
     // 3. Relevance keys.
     const norm = 1 / (words.length * MAX_WORD_SCORE * SCORE_SCALE);
     const candUnits = this.candUnits;
     const candKeys = this.candKeys;
     for (let i = 0; i < nTouched; i++) {
       const u = touched[i]!;
-      const a = u << 2;
+      const r = u << U_SHIFT;
       candUnits[i] = u;
-      candKeys[i] = popcount(acc[a + A_WORDS]!) + acc[a + A_TOTAL]! * norm;
+      candKeys[i] = popcount(rows[r + U_WORDS]!) + rows[r + U_TOTAL]! * norm;
     }
-    PH.keys += performance.now() - T; T = performance.now();
-    const R = this.finish(nTouched, nEntries, offset, limit, true);
-    PH.fin += performance.now() - T;
-    return R;
+    return this.finish(nTouched, nEntries, offset, limit, true);
   }
 
   private list(filter: CompiledFilter, offset: number, limit: number): IndexPage {
     const entries = this.store.entries;
+    const entryRows = this.tables.entries;
     const candUnits = this.candUnits;
     const candKeys = this.candKeys;
-    const entryHits = this.entryHits;
     const entryList = this.entryList;
     const unitLevel = filter.unitLevel;
     let n = 0;
@@ -427,11 +407,12 @@ export class FlexSearchIndex implements SearchIndex {
     for (let no = 0; no < entries.length; no++) {
       const rec = entries[no];
       if (rec === undefined || !this.entryPasses(no, filter)) continue;
+      const hits = (no << E_SHIFT) + E_HITS;
       const units = rec.units;
       if (!unitLevel) {
         candUnits[n] = units[0]!;
         candKeys[n++] = 0;
-        entryHits[no] = 1;
+        entryRows[hits] = 1;
         entryList[nEntries++] = no;
         continue;
       }
@@ -440,32 +421,33 @@ export class FlexSearchIndex implements SearchIndex {
         if (!filter.unitPasses(u)) continue;
         candUnits[n] = u;
         candKeys[n++] = 0;
-        if (entryHits[no]++ === 0) entryList[nEntries++] = no;
+        if (entryRows[hits]++ === 0) entryList[nEntries++] = no;
       }
     }
     return this.finish(n, nEntries, offset, limit, false);
   }
 
   private finish(n: number, nEntries: number, offset: number, limit: number, withFields: boolean): IndexPage {
-    const total = groupedTotal(this.entryHits, this.entryList, nEntries);
+    const total = groupedTotal(this.tables.entries, this.entryList, nEntries);
     if (offset >= total || limit === 0) return { hits: [], total };
     const ctx: RankContext = {
       units: this.candUnits,
       keys: this.candKeys,
-      unitEntry: this.store.unitEntry,
-      unitOrdinal: this.store.unitOrdinal,
-      updatedAt: this.store.updatedAt,
+      unitRows: this.tables.units,
+      entryRows: this.tables.entries,
+      updatedAt: this.tables.updatedAt,
       entryIds: this.store.entryIds,
-      entryHits: this.entryHits,
     };
-    const ranked = page(ctx, n, offset, limit, this.entryScratch);
+    const ranked = page(ctx, n, offset, limit);
     return { hits: ranked.map((r) => this.hit(r.uid, r.key, withFields, r.moreInEntry)), total };
   }
 
   private hit(uid: number, key: number, withFields: boolean, moreInEntry: number): SearchHit {
-    const rec = this.store.entries[this.store.unitEntry[uid]!]!;
-    const ord = this.store.unitOrdinal[uid]!;
-    const fields = withFields ? [...fieldNames(this.acc[(uid << 2) + A_FIELDS]!)] : [];
+    const row = uid << U_SHIFT;
+    const rows = this.tables.units;
+    const rec = this.store.entries[rows[row + U_ENTRY]!]!;
+    const ord = rows[row + U_ORDINAL]!;
+    const fields = withFields ? [...fieldNames(rows[row + U_FIELDS]!)] : [];
     let match: SearchMatch;
     if (ord === 0) {
       match = { type: rec.kind === 'agent' ? 'agent' : 'mcp-server', name: rec.name, fields };

@@ -1,0 +1,443 @@
+/**
+ * The search index (src/search): matching, filters, ranking, grouping, paging, updates, on real
+ * cards and toolspecs from the shared corpus plus hand-made entries. Filter and paging results
+ * on many generated entries are checked against a plain scan in ./search-oracle.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import type { McpServerDocument, McpTool, SearchFilter, SearchHit } from '../src/contract/types.js';
+import { describeAgentCard, describeMcpServer, type EntryDescription } from '../src/registry/describe.js';
+import { createSearchIndex, GROUP_LIMIT, type SearchIndex } from '../src/search/index.js';
+import { parseQuery } from '../src/search/query.js';
+import { tokenize } from '../src/search/text-encoder.js';
+
+const CORPUS = new URL('../../shared/corpus/', import.meta.url);
+
+type Json = Record<string, unknown>;
+
+/** What validation would decide, roughly: `supportedInterfaces` means v1.0, else v0.3. */
+const generationOf = (card: Json): '0.3' | '1.0' => (Array.isArray(card.supportedInterfaces) ? '1.0' : '0.3');
+
+function corpusCards(): { file: string; card: Json }[] {
+  const dir = new URL('cards/', CORPUS);
+  const out: { file: string; card: Json }[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    try {
+      const card = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as unknown;
+      if (typeof card === 'object' && card !== null && !Array.isArray(card)) out.push({ file, card: card as Json });
+    } catch {
+      // Not JSON: the corpus keeps some broken files on purpose.
+    }
+  }
+  return out;
+}
+
+function corpusToolspecs(): { file: string; doc: McpServerDocument }[] {
+  const dir = new URL('toolspecs/', CORPUS);
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      const toolspec = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as McpServerDocument['toolspec'];
+      const name = file.replace(/\.json$/, '');
+      return { file, doc: { mcpServer: { name, url: `https://mcp.example.com/${name}`, description: `${name} MCP server` }, toolspec } };
+    });
+}
+
+let clock = Date.parse('2025-01-01T00:00:00Z');
+const nextTime = (): string => new Date((clock += 60_000)).toISOString();
+
+function add(index: SearchIndex, id: string, description: EntryDescription, owner = 'alice', updatedAt = nextTime()): void {
+  index.upsert({ id, owner, updatedAt, description });
+}
+
+interface SkillInput {
+  id: string;
+  name: string;
+  description?: string;
+  tags?: string[];
+  examples?: string[];
+  inputModes?: string[];
+  outputModes?: string[];
+}
+
+function agent(
+  name: string,
+  skills: SkillInput[],
+  extra: { description?: string; provider?: string; streaming?: boolean; interfaces?: Json[]; inputModes?: string[]; outputModes?: string[] } = {},
+): EntryDescription {
+  return describeAgentCard(
+    {
+      name,
+      description: extra.description ?? `${name} agent`,
+      version: '1.0.0',
+      supportedInterfaces: extra.interfaces ?? [{ url: `https://${name.replace(/\W+/g, '-').toLowerCase()}.example.com/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      provider: extra.provider ? { organization: extra.provider, url: 'https://example.com' } : undefined,
+      capabilities: { streaming: extra.streaming ?? false },
+      defaultInputModes: extra.inputModes ?? ['text/plain'],
+      defaultOutputModes: extra.outputModes ?? ['text/plain'],
+      skills: skills.map((s) => ({ description: '', tags: [], ...s })),
+    },
+    '1.0',
+  );
+}
+
+function server(name: string, tools: Partial<McpTool>[], description = `${name} server`): EntryDescription {
+  return describeMcpServer({
+    mcpServer: { name, url: `https://${name}.example.com/mcp`, description },
+    toolspec: { tools: tools.map((t, i) => ({ name: `tool${i}`, inputSchema: { type: 'object' }, ...t })) },
+  });
+}
+
+const search = (index: SearchIndex, text: string, filter?: SearchFilter, limit = 50, offset = 0) =>
+  index.search({ text, filter, offset, limit });
+const matchIds = (hits: SearchHit[]): string[] => hits.map((h) => `${h.id}/${h.match.id ?? h.match.type}`);
+
+describe('text encoder', () => {
+  it('splits identifiers in every casing', () => {
+    for (const id of ['get_weather', 'getWeather', 'get-weather', 'GetWeather', 'get.weather', 'GET_WEATHER']) {
+      assert.deepEqual(tokenize(id), ['get', 'weather'], id);
+    }
+    assert.deepEqual(tokenize('HTTPServer base64Encode getURL'), ['http', 'server', 'base64', 'encode', 'get', 'url']);
+  });
+
+  it('folds case and accents, including letters NFKD leaves alone', () => {
+    assert.deepEqual(tokenize('Traducción città Überweisung Straße ÆON Łódź'), ['traduccion', 'citta', 'uberweisung', 'strasse', 'aeon', 'lodz']);
+    assert.deepEqual(tokenize('TRADUCCIÓN'), ['traduccion']);
+  });
+
+  it('drops stop words and single letters, keeps digits, cuts very long terms', () => {
+    assert.deepEqual(tokenize('the weather of a city in 3 days'), ['weather', 'city', '3', 'days']);
+    assert.equal(tokenize('x'.repeat(500))[0]!.length, 40);
+  });
+
+  it('makes words of ideographs', () => {
+    assert.deepEqual(tokenize('東京の天気'), ['東', '京', 'の', '天', '気']);
+  });
+
+  it('bounds hostile queries', () => {
+    const q = parseQuery(`${'word '.repeat(10_000)}${Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ')}`);
+    assert.ok(q.words.length <= 32);
+    assert.deepEqual(parseQuery('   '), { hasText: false, words: [], prefixLast: false });
+    assert.equal(parseQuery('transl').prefixLast, true);
+    assert.equal(parseQuery('transl ').prefixLast, false);
+  });
+});
+
+describe('search index on the shared corpus', () => {
+  const index = createSearchIndex();
+  const cards = corpusCards();
+  for (const { file, card } of cards) add(index, `card:${file}`, describeAgentCard(card, generationOf(card)));
+  const specs = corpusToolspecs();
+  for (const { file, doc } of specs) add(index, `mcp:${file}`, describeMcpServer(doc));
+  const JOKES = 'card:Roelzz__dad-joke-a2a-agent__agent-card.json';
+
+  it('indexes every parseable card and toolspec, however invalid', () => {
+    assert.ok(cards.length >= 30, `only ${cards.length} cards parsed`);
+    assert.equal(index.size, cards.length + specs.length);
+  });
+
+  it('finds a known skill by a word of its name, a tag and an example', () => {
+    for (const [query, fields] of [
+      ['random', 'name'],
+      ['humor', 'tags'],
+      ['laugh', 'examples'],
+    ] as const) {
+      const hits = search(index, query).hits;
+      const hit = hits.find((h) => h.id === JOKES && h.match.id === 'random_joke');
+      assert.ok(hit, `"${query}" did not find random_joke: ${matchIds(hits).join(', ')}`);
+      assert.equal(hit.match.type, 'skill');
+      assert.equal(hit.match.name, 'Random Dad Joke');
+      assert.ok(hit.match.fields.includes(fields), `${query}: ${hit.match.fields.join(',')}`);
+      assert.equal(hit.kind, 'agent');
+      assert.equal(hit.name, 'Dad Joke Agent');
+      assert.ok(hit.interfaces.length > 0);
+    }
+  });
+
+  it('finds the agent itself by its description and provider', () => {
+    const hits = search(index, 'lightening the mood').hits;
+    assert.ok(hits.some((h) => h.id === JOKES && h.match.type === 'agent' && h.match.fields.includes('description')));
+    const byProvider = search(index, 'Microsoft 365').hits;
+    assert.ok(byProvider.some((h) => h.id === JOKES && h.match.type === 'agent' && h.match.fields.includes('provider')));
+  });
+
+  it('finds MCP tools by the words of their identifier names', () => {
+    const hits = search(index, 'web search', { kind: 'mcp-server' }).hits;
+    const brave = hits.find((h) => h.id === 'mcp:brave-search.json' && h.match.id === 'brave_web_search');
+    assert.ok(brave, matchIds(hits).join(', '));
+    assert.equal(brave.match.type, 'tool');
+    assert.deepEqual(brave.interfaces, [{ url: 'https://mcp.example.com/brave-search', protocolBinding: 'MCP' }]);
+    // The whole identifier, as typed, works too.
+    assert.equal(search(index, 'brave_web_search').hits[0]?.match.id, 'brave_web_search');
+  });
+
+  it('pages through a broad query, each hit exactly once', () => {
+    const all = search(index, 'data agent search', undefined, 1000);
+    const seen: string[] = [];
+    for (let offset = 0; offset < all.total; offset += 7) {
+      const page = search(index, 'data agent search', undefined, 7, offset);
+      assert.equal(page.total, all.total);
+      seen.push(...matchIds(page.hits));
+    }
+    assert.equal(seen.length, all.total);
+    assert.equal(new Set(seen).size, seen.length);
+    assert.deepEqual(seen, matchIds(all.hits));
+  });
+});
+
+describe('matching', () => {
+  const index = createSearchIndex();
+  add(index, 'es', agent('Asistente', [{ id: 'trad', name: 'Traducción de documentos', description: 'Traduce facturas', tags: ['traducción'] }]));
+  add(index, 'it', agent('Guida', [{ id: 'city', name: 'Guida della città', description: 'Consigli per la città', tags: ['viaggio'] }]));
+  add(index, 'de', agent('Bank', [{ id: 'pay', name: 'Überweisung prüfen', description: 'Prüft jede Überweisung', tags: ['Bank'] }]));
+  add(index, 'id', agent('Asisten', [{ id: 'cuaca', name: 'Prakiraan cuaca', description: 'Memeriksa cuaca hari ini', tags: ['cuaca'] }]));
+  add(index, 'maps', agent('Karte', [{ id: 'street', name: 'Straßensuche', description: 'Findet jede Straße', tags: [] }]));
+  // One server per tool: grouping would fold the fourth tool of a single server.
+  for (const name of ['get_weather', 'getWeatherAlerts', 'get-weather-map', 'GetWeatherRadar']) add(index, name, server('tools', [{ name }]));
+  add(index, 'wx', server('text', [{ name: 'translate_text', description: 'Translates text' }]));
+
+  it('ignores accents and case', () => {
+    for (const [query, id] of [
+      ['traduccion', 'es/trad'],
+      ['TRADUCCIÓN', 'es/trad'],
+      ['citta', 'it/city'],
+      ['uberweisung', 'de/pay'],
+      ['ÜBERWEISUNG', 'de/pay'],
+      ['strasse', 'maps/street'],
+      ['cuaca', 'id/cuaca'],
+    ]) {
+      assert.ok(matchIds(search(index, `${query} `).hits).includes(id!), `${query} → ${id}`);
+    }
+  });
+
+  it('splits identifiers: every casing of get_weather is found by "weather"', () => {
+    const ids = matchIds(search(index, 'weather ').hits);
+    for (const tool of ['get_weather', 'getWeatherAlerts', 'get-weather-map', 'GetWeatherRadar']) assert.ok(ids.includes(`${tool}/${tool}`), tool);
+    assert.ok(!ids.includes('wx/translate_text'));
+  });
+
+  it('matches the last word as a prefix, unless the query ends with a space', () => {
+    assert.ok(matchIds(search(index, 'transl').hits).includes('wx/translate_text'));
+    assert.ok(matchIds(search(index, 'Überw').hits).includes('de/pay'));
+    assert.equal(search(index, 'transl ').total, 0);
+  });
+
+  it('never throws on special characters and bounds long queries', () => {
+    for (const q of ['!!!', '*', '(', '[a-', '\\', '"', "'; DROP TABLE", '\u0000', '💥🔥', '%s%n', 'a'.repeat(100_000), '__proto__ constructor']) {
+      const page = search(index, q);
+      assert.ok(Array.isArray(page.hits), q.slice(0, 20));
+    }
+    assert.equal(search(index, '!!!').total, 0);
+    assert.equal(search(index, 'the of and').total, 0);
+    const long = Array.from({ length: 5000 }, (_, i) => `weather${i}`).join(' ');
+    const t = performance.now();
+    search(index, long);
+    assert.ok(performance.now() - t < 1000);
+  });
+});
+
+describe('ranking', () => {
+  it('orders name and tag matches above description above examples', () => {
+    const index = createSearchIndex();
+    // Same recency for all, so only the fields decide.
+    const at = '2025-01-01T00:00:00Z';
+    add(index, 'd-examples', agent('A', [{ id: 's', name: 'Alpha', examples: ['invoice please'] }]), 'o', at);
+    add(index, 'c-description', agent('B', [{ id: 's', name: 'Beta', description: 'Handles every invoice' }]), 'o', at);
+    add(index, 'b-tags', agent('C', [{ id: 's', name: 'Gamma', tags: ['invoice'] }]), 'o', at);
+    add(index, 'a-name', agent('D', [{ id: 's', name: 'Invoice reader' }]), 'o', at);
+    const hits = search(index, 'invoice ').hits;
+    assert.deepEqual(hits.map((h) => h.id), ['a-name', 'b-tags', 'c-description', 'd-examples']);
+    assert.deepEqual(hits.map((h) => h.match.fields), [['name'], ['tags'], ['description'], ['examples']]);
+    for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1]!.score > hits[i]!.score);
+  });
+
+  it('puts units matching all query words above units matching some', () => {
+    const index = createSearchIndex();
+    add(index, 'some', agent('Translator', [{ id: 's', name: 'Translate invoice', tags: ['translate', 'invoice'] }]));
+    add(index, 'all', agent('Other', [{ id: 's', name: 'Misc', examples: ['translate invoice into Spanish'] }]));
+    const hits = search(index, 'translate invoice spanish ').hits;
+    assert.equal(hits[0]!.id, 'all');
+    assert.ok(hits[0]!.score >= 3 && hits[1]!.score < 3, JSON.stringify(hits.map((h) => h.score)));
+  });
+
+  it('breaks ties by recency, then by id', () => {
+    const index = createSearchIndex();
+    add(index, 'old', agent('Old', [{ id: 's', name: 'Forecast' }]), 'o', '2024-01-01T00:00:00Z');
+    add(index, 'new', agent('New', [{ id: 's', name: 'Forecast' }]), 'o', '2025-01-01T00:00:00Z');
+    add(index, 'b-same', agent('Same', [{ id: 's', name: 'Forecast' }]), 'o', '2024-06-01T00:00:00Z');
+    add(index, 'a-same', agent('Same', [{ id: 's', name: 'Forecast' }]), 'o', '2024-06-01T00:00:00Z');
+    assert.deepEqual(search(index, 'forecast ').hits.map((h) => h.id), ['new', 'a-same', 'b-same', 'old']);
+  });
+});
+
+describe('grouping', () => {
+  it('shows at most three hits of one entry and counts the rest', () => {
+    const index = createSearchIndex();
+    const skills = Array.from({ length: 10 }, (_, i) => ({ id: `s${i}`, name: `Weather report ${i}` }));
+    add(index, 'many', agent('Many', skills));
+    add(index, 'one', agent('One', [{ id: 'x', name: 'Weather' }]));
+    const page = search(index, 'weather ', undefined, 20);
+    const mine = page.hits.filter((h) => h.id === 'many');
+    assert.equal(mine.length, GROUP_LIMIT);
+    assert.equal(mine.at(-1)!.moreInEntry, 7);
+    assert.ok(mine.slice(0, -1).every((h) => h.moreInEntry === undefined));
+    assert.equal(page.total, GROUP_LIMIT + 1);
+    assert.ok(page.hits.some((h) => h.id === 'one'));
+  });
+});
+
+describe('filters', () => {
+  const index = createSearchIndex();
+  add(
+    index,
+    'docs',
+    agent(
+      'Docs',
+      [
+        { id: 'pdf', name: 'Summarize report', tags: ['PDF', 'Documents'], inputModes: ['application/pdf'] },
+        { id: 'img', name: 'Describe report image', tags: ['vision'], inputModes: ['image/png'], outputModes: ['text/markdown'] },
+        { id: 'any', name: 'Report anything', tags: ['misc'] },
+      ],
+      {
+        // The description does not say "report": with three skills matching, a fourth unit of
+        // the entry would be folded by grouping.
+        description: 'Document tools',
+        streaming: true,
+        inputModes: ['text/*'],
+        outputModes: ['application/json'],
+        interfaces: [
+          { url: 'https://docs.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0.1' },
+          { url: 'https://docs.example.com/grpc', protocolBinding: 'GRPC', protocolVersion: '0.3.0' },
+        ],
+      },
+    ),
+    'alice',
+  );
+  add(index, 'legacy', describeAgentCard({ name: 'Legacy report agent', description: 'Reports', url: 'https://legacy.example.com', protocolVersion: '0.3.0', capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [{ id: 'r', name: 'Report', description: '', tags: ['documents'] }] }, '0.3'), 'bob');
+  add(
+    index,
+    'files',
+    server('files', [
+      { name: 'read_report', annotations: { readOnlyHint: true, openWorldHint: false } },
+      { name: 'delete_report' },
+      { name: 'write_report', annotations: { destructiveHint: false, idempotentHint: true } },
+    ]),
+    'bob',
+  );
+  const ids = (f: SearchFilter, text = 'report '): string[] => matchIds(search(index, text, f).hits).sort();
+
+  it('kind and owner', () => {
+    assert.deepEqual(ids({ kind: 'mcp-server' }), ['files/delete_report', 'files/read_report', 'files/write_report']);
+    assert.deepEqual(ids({ owner: 'bob', kind: 'agent' }), ['legacy/agent', 'legacy/r']);
+    assert.deepEqual(ids({ owner: 'nobody' }), []);
+  });
+
+  it('tags: any of the given tags, ignoring case and accents; only skills', () => {
+    assert.deepEqual(ids({ tags: ['documents'] }), ['docs/pdf', 'legacy/r']);
+    assert.deepEqual(ids({ tags: ['VISION', 'nope'] }), ['docs/img']);
+    assert.deepEqual(ids({ tags: ['nope'] }), []);
+    assert.deepEqual(ids({ tags: [] }).length, ids({}).length);
+  });
+
+  it('input and output modes: own modes, else card defaults, MIME wildcards', () => {
+    assert.deepEqual(ids({ inputModes: ['application/pdf'] }), ['docs/pdf']);
+    // `any` has no modes: the card default text/* accepts text/plain; legacy declares text/plain.
+    assert.deepEqual(ids({ inputModes: ['text/plain'] }), ['docs/any', 'legacy/r']);
+    assert.deepEqual(ids({ inputModes: ['Text/Plain; charset=utf-8'] }), ['docs/any', 'legacy/r']);
+    assert.deepEqual(ids({ inputModes: ['image/*'] }), ['docs/img']);
+    assert.deepEqual(ids({ outputModes: ['text/markdown'] }), ['docs/img']);
+    assert.deepEqual(ids({ outputModes: ['application/json'] }), ['docs/any', 'docs/pdf']);
+  });
+
+  it('protocol binding and version (prefix on a dot boundary, one interface for both)', () => {
+    assert.deepEqual(ids({ protocolBinding: 'grpc', kind: 'agent' }), ['docs/any', 'docs/img', 'docs/pdf']);
+    assert.deepEqual(ids({ protocolVersion: '1.0' }), ['docs/any', 'docs/img', 'docs/pdf']);
+    assert.deepEqual(ids({ protocolVersion: '0.3' }), ['docs/any', 'docs/img', 'docs/pdf', 'legacy/agent', 'legacy/r']);
+    assert.deepEqual(ids({ protocolVersion: '1' }), ['docs/any', 'docs/img', 'docs/pdf']);
+    assert.deepEqual(ids({ protocolVersion: '1.0.10' }), []);
+    assert.deepEqual(ids({ protocolBinding: 'GRPC', protocolVersion: '1.0' }), []);
+    assert.deepEqual(ids({ protocolBinding: 'MCP' }), ['files/delete_report', 'files/read_report', 'files/write_report']);
+  });
+
+  it('streaming', () => {
+    assert.deepEqual(ids({ streaming: true }), ['docs/any', 'docs/img', 'docs/pdf']);
+    assert.ok(ids({ streaming: false }).includes('files/read_report'));
+  });
+
+  it('tool hints with MCP defaults applied; they imply mcp-server', () => {
+    assert.deepEqual(ids({ readOnly: true }), ['files/read_report']);
+    assert.deepEqual(ids({ readOnly: false }), ['files/delete_report', 'files/write_report']);
+    assert.deepEqual(ids({ destructive: true }), ['files/delete_report', 'files/read_report']);
+    assert.deepEqual(ids({ destructive: false }), ['files/write_report']);
+    assert.deepEqual(ids({ idempotent: false }), ['files/delete_report', 'files/read_report']);
+    assert.deepEqual(ids({ openWorld: true }), ['files/delete_report', 'files/write_report']);
+    assert.deepEqual(ids({ readOnly: true, kind: 'agent' }), []);
+    assert.deepEqual(ids({ readOnly: true, tags: ['documents'] }), []);
+  });
+
+  it('ignores malformed filter values instead of throwing', () => {
+    const bad = { kind: 'robot', tags: 'pdf', inputModes: [42], streaming: 'yes', readOnly: null } as unknown as SearchFilter;
+    assert.deepEqual(ids(bad), ids({}));
+  });
+
+  it('empty text lists entries newest first, or skills/tools under a skill-level filter', () => {
+    const all = search(index, '');
+    assert.deepEqual(all.hits.map((h) => h.id), ['files', 'legacy', 'docs']);
+    assert.ok(all.hits.every((h) => (h.match.type === 'agent' || h.match.type === 'mcp-server') && h.score === 0));
+    assert.deepEqual(ids({ tags: ['documents'] }, ''), ['docs/pdf', 'legacy/r']);
+    assert.deepEqual(ids({ readOnly: false }, ''), ['files/delete_report', 'files/write_report']);
+    assert.deepEqual(ids({ kind: 'agent' }, ''), ['docs/agent', 'legacy/agent']);
+  });
+});
+
+describe('updates', () => {
+  it('upsert replaces an entry: removed skills disappear, new ones appear at once', () => {
+    const index = createSearchIndex();
+    add(index, 'a', agent('Alpha', [{ id: 'old', name: 'Quantum teleport' }, { id: 'keep', name: 'Keep me' }]));
+    assert.equal(search(index, 'teleport ').total, 1);
+    add(index, 'a', agent('Alpha', [{ id: 'keep', name: 'Keep me' }, { id: 'new', name: 'Banana split' }]));
+    assert.equal(search(index, 'teleport ').total, 0);
+    assert.deepEqual(matchIds(search(index, 'banana ').hits), ['a/new']);
+    assert.deepEqual(matchIds(search(index, 'keep ').hits), ['a/keep']);
+    assert.equal(index.size, 1);
+    // An agent can become an MCP server under the same id.
+    add(index, 'a', server('alpha', [{ name: 'banana_split' }]));
+    assert.deepEqual(matchIds(search(index, 'banana ').hits), ['a/banana_split']);
+    assert.deepEqual(search(index, 'banana ', { kind: 'agent' }).hits, []);
+  });
+
+  it('remove is visible to the very next search, and unknown ids are ignored', () => {
+    const index = createSearchIndex();
+    add(index, 'a', agent('Alpha', [{ id: 's', name: 'Zebra crossing' }]));
+    add(index, 'b', agent('Beta', [{ id: 's', name: 'Zebra stripes' }]));
+    index.remove('a');
+    assert.deepEqual(matchIds(search(index, 'zebra ').hits), ['b/s']);
+    assert.deepEqual(search(index, '').hits.map((h) => h.id), ['b']);
+    index.remove('a');
+    index.remove('never');
+    assert.equal(index.size, 1);
+    index.remove('b');
+    assert.equal(search(index, 'zebra ').total, 0);
+    assert.equal(search(index, '').total, 0);
+    assert.equal(index.size, 0);
+  });
+
+  it('survives heavy churn with consistent results', () => {
+    const index = createSearchIndex();
+    for (let round = 0; round < 30; round++) {
+      for (let i = 0; i < 50; i++) {
+        const skills = Array.from({ length: 1 + ((i + round) % 6) }, (_, k) => ({ id: `k${k}`, name: `Skill ${k} round${round} item${i}`, tags: [`t${k}`] }));
+        add(index, `e${i}`, agent(`Entry ${i}`, skills));
+      }
+      for (let i = 0; i < 50; i += 7) index.remove(`e${(i + round) % 50}`);
+    }
+    // Only the last round's words remain.
+    assert.equal(search(index, 'round28 ').total, 0);
+    const last = search(index, 'round29 ', undefined, 1000);
+    assert.equal(last.total, last.hits.length);
+    for (const h of last.hits) assert.match(h.match.name, /round29/);
+    assert.equal(index.size, search(index, '', undefined, 1000).total);
+  });
+});
