@@ -321,6 +321,16 @@ describe('prototype pollution', () => {
 
 describe('untrusted tool schemas', () => {
   const validateTools = (tools: unknown[]) => send([data({ validate: { mcpServer: mcpServer('slow', 'https://slow.example.org/mcp'), toolspec: { tools } } })]);
+  /** validate is a dry run of register: a valid toolspec completes, an invalid one is declined with its errors. */
+  const verdictOf = (answer: RawAnswer): WireJson => {
+    const task = taskOf(answer);
+    if (task.status.state === 'TASK_STATE_REJECTED') {
+      const error = rejection(answer);
+      assert.equal(error.code, 'VALIDATION_FAILED');
+      return { valid: false, errors: error.details ?? [] };
+    }
+    return resultData(answer);
+  };
   const timed = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
     const started = performance.now();
     const value = await fn();
@@ -332,9 +342,9 @@ describe('untrusted tool schemas', () => {
     const [answer, ms] = await timed(() =>
       validateTools([{ name: 'redos', description: 'x', inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$', default: evil, examples: [evil] } }, patternProperties: { '^(a|aa)+$': {} } } }]),
     );
-    assert.equal(resultData(answer).valid, true);
+    assert.equal(verdictOf(answer).valid, true);
     assert.ok(ms < 1000, `${ms} ms`);
-    const invalid = resultData(await validateTools([{ name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '(unclosed' } } } }]));
+    const invalid = verdictOf(await validateTools([{ name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '(unclosed' } } } }]));
     assert.equal(invalid.valid, false);
     assert.ok(invalid.errors.some((e: WireJson) => e.rule === 'bad-pattern'));
   });
@@ -355,7 +365,7 @@ describe('untrusted tool schemas', () => {
 
   test('a $ref to a remote URL is an error and is never fetched', async () => {
     for (const ref of ['http://169.254.169.254/latest/meta-data', 'https://example.com/schema.json#/defs/a', 'file:///etc/passwd']) {
-      const result = resultData(await validateTools([{ name: 'remote', inputSchema: { type: 'object', properties: { a: { $ref: ref } } } }]));
+      const result = verdictOf(await validateTools([{ name: 'remote', inputSchema: { type: 'object', properties: { a: { $ref: ref } } } }]));
       assert.equal(result.valid, false);
       assert.ok(result.errors.some((e: WireJson) => e.rule === 'remote-ref'), JSON.stringify(result.errors));
     }
@@ -368,7 +378,7 @@ describe('untrusted tool schemas', () => {
     // Two JSON levels per step: 35 steps are 70 levels, over the validator's 64, under the body's 100.
     let schema: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 35; i++) schema = { type: 'object', properties: { a: schema } };
-    const result = resultData(await validateTools([{ name: 'deep', inputSchema: schema }]));
+    const result = verdictOf(await validateTools([{ name: 'deep', inputSchema: schema }]));
     assert.equal(result.valid, false);
     assert.ok(result.errors.some((e: WireJson) => e.rule === 'schema-too-deep'));
   });
