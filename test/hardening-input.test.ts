@@ -207,7 +207,7 @@ describe('size and depth', () => {
   test('an uploaded document within the size limit but nested thousands deep is TOO_LARGE, never stored', async () => {
     // 4,000 levels fit in 10 KB; stored, such a card could never be read back (the SDK recurses).
     const text = JSON.stringify(v1Card('Deep Agent', 'https://deep.example.org/a2a')).replace(/}$/, `,"extra":${deepArrays(4000)}}`);
-    assert.ok(Buffer.byteLength(text) < 10_240);
+    assert.ok(Buffer.byteLength(text) < 10_240, 'Buffer.byteLength(text) < 10_240');
     const error = rejection(await send([file(text)]));
     assert.equal(error.code, 'TOO_LARGE');
     assert.match(error.message, /nests deeper than 100 levels/);
@@ -233,7 +233,7 @@ describe('size and depth', () => {
     assert.match(error.details[0].path, /query/);
     const name = rejection(await send([data({ register: { agentCard: { ...v1Card(), name: 'n'.repeat(20_000) } } })]));
     assert.equal(name.code, 'TOO_LARGE');
-    assert.ok(performance.now() - started < 5000);
+    assert.ok(performance.now() - started < 5000, 'performance.now() - started < 5000');
   });
 });
 
@@ -265,7 +265,7 @@ describe('encodings and media types', () => {
     for (const mediaType of ['application/x-evil', 'text/html', 'image/png']) {
       const error = rejection(await send([file('{}', 'agent-card.json', mediaType)]));
       assert.equal(error.code, 'BAD_REQUEST');
-      assert.ok(error.message.includes(mediaType));
+      assert.ok(error.message.includes(mediaType), 'error.message.includes(mediaType)');
     }
     assert.match(rejection(await send([{ url: 'http://169.254.169.254/latest/meta-data' }])).message, /does not fetch/);
   });
@@ -346,7 +346,7 @@ describe('untrusted tool schemas', () => {
     assert.ok(ms < 1000, `${ms} ms`);
     const invalid = verdictOf(await validateTools([{ name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'string', pattern: '(unclosed' } } } }]));
     assert.equal(invalid.valid, false);
-    assert.ok(invalid.errors.some((e: WireJson) => e.rule === 'bad-pattern'));
+    assert.ok(invalid.errors.some((e: WireJson) => e.rule === 'bad-pattern'), 'invalid.errors.some((e: WireJson) => e.rule === \'bad-pattern\')');
   });
 
   test('a huge enum, a long $ref chain and a $ref cycle are answered quickly', async () => {
@@ -380,7 +380,7 @@ describe('untrusted tool schemas', () => {
     for (let i = 0; i < 35; i++) schema = { type: 'object', properties: { a: schema } };
     const result = verdictOf(await validateTools([{ name: 'deep', inputSchema: schema }]));
     assert.equal(result.valid, false);
-    assert.ok(result.errors.some((e: WireJson) => e.rule === 'schema-too-deep'));
+    assert.ok(result.errors.some((e: WireJson) => e.rule === 'schema-too-deep'), 'result.errors.some((e: WireJson) => e.rule === \'schema-too-deep\')');
   });
 });
 
@@ -398,7 +398,7 @@ describe('search input', () => {
       const started = performance.now();
       const task = taskOf(await send([{ text: query }]));
       assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
-      assert.ok(performance.now() - started < 2000);
+      assert.ok(performance.now() - started < 2000, 'performance.now() - started < 2000');
       const viaOp = await send([data({ search: { query: query.slice(0, 1000) } })]);
       assert.equal(taskOf(viaOp).status.state, 'TASK_STATE_COMPLETED');
     }

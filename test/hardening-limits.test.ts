@@ -35,7 +35,7 @@ function rateLimited(answer: RawAnswer): WireJson {
   assert.equal(error.code, 'RATE_LIMITED');
   assert.ok(Number.isInteger(error.retryAfterSeconds) && error.retryAfterSeconds >= 1 && error.retryAfterSeconds <= 60, String(error.retryAfterSeconds));
   assert.match(error.message, /Retry after \d+ s/);
-  assert.ok(parts.some((p: WireJson) => typeof p.text === 'string' && p.text.startsWith('RATE_LIMITED')));
+  assert.ok(parts.some((p: WireJson) => typeof p.text === 'string' && p.text.startsWith('RATE_LIMITED')), 'parts.some((p: WireJson) => typeof p.text === \'string\' && p.text.startsWith(\'RATE_LIMITED\'))');
   return error;
 }
 
@@ -107,7 +107,7 @@ describe('flood guard', () => {
     const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, '{}', { headers: flood });
     assert.equal(rest.status, 429);
     assert.equal(rest.json!.error.status, 'RESOURCE_EXHAUSTED');
-    assert.ok(rest.headers.get('retry-after'));
+    assert.ok(rest.headers.get('retry-after'), 'rest.headers.get(\'retry-after\')');
     assertNoInternals(refused.text + rest.text);
     // Other addresses, the card and health checks are unaffected.
     assert.equal((await rpc(getTask, from('10.0.2.2'))).status, 200);
@@ -139,7 +139,7 @@ describe('concurrent streams', () => {
       await waitFor(async () => (await metricValue('registry_open_streams', '')) === 2);
       const third = await op({ get: { id: 'c' } }, client, 'SendStreamingMessage');
       assert.equal(third.status, 429);
-      assert.ok(third.headers.get('retry-after'));
+      assert.ok(third.headers.get('retry-after'), 'third.headers.get(\'retry-after\')');
       assertWellFormedJsonRpcAnswer(third, 'SendStreamingMessage');
       assert.equal(third.json!.error.data.reason, 'TOO_MANY_STREAMS');
       assert.match(third.json!.error.message, /limit is 2/);
@@ -162,13 +162,13 @@ describe('concurrent streams', () => {
 });
 
 test('refusals are counted in /metrics', async () => {
-  assert.ok((await metricValue('registry_rate_limited_total', 'limit="writes",by="principal"')) >= 3);
-  assert.ok((await metricValue('registry_rate_limited_total', 'limit="writes",by="address"')) >= 1);
-  assert.ok((await metricValue('registry_rate_limited_total', 'limit="reads",by="address"')) >= 3);
-  assert.ok((await metricValue('registry_rate_limited_total', 'limit="requests",by="address"')) >= 3);
-  assert.ok((await metricValue('registry_rate_limited_total', 'limit="streams",by="address"')) >= 1);
-  assert.ok((await metricValue('registry_requests_total', 'outcome="REJECTED",code="RATE_LIMITED"')) >= 1);
-  assert.ok((await metricValue('registry_requests_total', 'outcome="REFUSED",code="RATE_LIMITED"')) >= 1);
+  assert.ok((await metricValue('registry_rate_limited_total', 'limit="writes",by="principal"')) >= 3, '(await metricValue(\'registry_rate_limited_total\', \'limit="writes",by="principal"\')) >= 3');
+  assert.ok((await metricValue('registry_rate_limited_total', 'limit="writes",by="address"')) >= 1, '(await metricValue(\'registry_rate_limited_total\', \'limit="writes",by="address"\')) >= 1');
+  assert.ok((await metricValue('registry_rate_limited_total', 'limit="reads",by="address"')) >= 3, '(await metricValue(\'registry_rate_limited_total\', \'limit="reads",by="address"\')) >= 3');
+  assert.ok((await metricValue('registry_rate_limited_total', 'limit="requests",by="address"')) >= 3, '(await metricValue(\'registry_rate_limited_total\', \'limit="requests",by="address"\')) >= 3');
+  assert.ok((await metricValue('registry_rate_limited_total', 'limit="streams",by="address"')) >= 1, '(await metricValue(\'registry_rate_limited_total\', \'limit="streams",by="address"\')) >= 1');
+  assert.ok((await metricValue('registry_requests_total', 'outcome="REJECTED",code="RATE_LIMITED"')) >= 1, '(await metricValue(\'registry_requests_total\', \'outcome="REJECTED",code="RATE_LIMITED"\')) >= 1');
+  assert.ok((await metricValue('registry_requests_total', 'outcome="REFUSED",code="RATE_LIMITED"')) >= 1, '(await metricValue(\'registry_requests_total\', \'outcome="REFUSED",code="RATE_LIMITED"\')) >= 1');
 });
 
 test('REGISTRY_RATE_LIMITS=false turns every limit off', async () => {

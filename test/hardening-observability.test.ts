@@ -68,20 +68,20 @@ describe('metrics', () => {
     await send({ search: { query: 'metered' } }, {}, 'SendStreamingMessage');
 
     const text = await metrics();
-    assert.ok(sample(text, 'registry_requests_total', 'method="SendMessage",operation="register",outcome="COMPLETED",code="none"') >= 2);
-    assert.ok(sample(text, 'registry_requests_total', 'method="SendMessage",operation="register",outcome="REJECTED",code="UNSUPPORTED_VERSION"') >= 1);
-    assert.ok(sample(text, 'registry_requests_total', 'operation="get",outcome="REJECTED",code="NOT_FOUND"') >= 1);
-    assert.ok(sample(text, 'registry_requests_total', 'outcome="REFUSED",code="PARSE_ERROR"') >= 1);
-    assert.ok(sample(text, 'registry_requests_total', 'method="GetTask",operation="none",outcome="ERROR",code="-32001"') >= 1);
-    assert.ok(sample(text, 'registry_requests_total', 'method="SendStreamingMessage",operation="search",outcome="COMPLETED"') >= 1);
-    assert.ok(sample(text, 'registry_request_duration_seconds_count', 'method="SendMessage",operation="register"') >= 4);
+    assert.ok(sample(text, 'registry_requests_total', 'method="SendMessage",operation="register",outcome="COMPLETED",code="none"') >= 2, 'sample(text, \'registry_requests_total\', \'method="SendMessage",operation="register",outcome="COMPLETED",code...');
+    assert.ok(sample(text, 'registry_requests_total', 'method="SendMessage",operation="register",outcome="REJECTED",code="UNSUPPORTED_VERSION"') >= 1, 'sample(text, \'registry_requests_total\', \'method="SendMessage",operation="register",outcome="REJECTED",code=...');
+    assert.ok(sample(text, 'registry_requests_total', 'operation="get",outcome="REJECTED",code="NOT_FOUND"') >= 1, 'sample(text, \'registry_requests_total\', \'operation="get",outcome="REJECTED",code="NOT_FOUND"\') >= 1');
+    assert.ok(sample(text, 'registry_requests_total', 'outcome="REFUSED",code="PARSE_ERROR"') >= 1, 'sample(text, \'registry_requests_total\', \'outcome="REFUSED",code="PARSE_ERROR"\') >= 1');
+    assert.ok(sample(text, 'registry_requests_total', 'method="GetTask",operation="none",outcome="ERROR",code="-32001"') >= 1, 'sample(text, \'registry_requests_total\', \'method="GetTask",operation="none",outcome="ERROR",code="-32001"\') ...');
+    assert.ok(sample(text, 'registry_requests_total', 'method="SendStreamingMessage",operation="search",outcome="COMPLETED"') >= 1, 'sample(text, \'registry_requests_total\', \'method="SendStreamingMessage",operation="search",outcome="COMPLETE...');
+    assert.ok(sample(text, 'registry_request_duration_seconds_count', 'method="SendMessage",operation="register"') >= 4, 'sample(text, \'registry_request_duration_seconds_count\', \'method="SendMessage",operation="register"\') >= 4');
     assert.match(text, /registry_request_duration_seconds_bucket\{le="0\.005",method="SendMessage",operation="register"\}/);
     const counts = await registry.store.count();
     assert.equal(sample(text, 'registry_entries', 'kind="agent"'), counts.agent);
     assert.equal(sample(text, 'registry_entries', 'kind="mcp-server"'), counts['mcp-server']);
     assert.equal(sample(text, 'registry_index_entries'), registry.service.indexSize);
-    assert.ok(sample(text, 'registry_validation_failures_total', 'kind="agent",code="UNSUPPORTED_VERSION"') >= 1);
-    assert.ok(sample(text, 'registry_validation_failures_total', 'kind="agent",code="VALIDATION_FAILED"') >= 2);
+    assert.ok(sample(text, 'registry_validation_failures_total', 'kind="agent",code="UNSUPPORTED_VERSION"') >= 1, 'sample(text, \'registry_validation_failures_total\', \'kind="agent",code="UNSUPPORTED_VERSION"\') >= 1');
+    assert.ok(sample(text, 'registry_validation_failures_total', 'kind="agent",code="VALIDATION_FAILED"') >= 2, 'sample(text, \'registry_validation_failures_total\', \'kind="agent",code="VALIDATION_FAILED"\') >= 2');
     for (const name of ['process_resident_memory_bytes', 'process_cpu_seconds_total', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
       assert.match(text, new RegExp(`^${name} `, 'm'), name);
     }
@@ -94,10 +94,10 @@ describe('metrics', () => {
       await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: `Evil${i}"} 1\n`, params: {} }));
     }
     const text = await metrics();
-    assert.ok(sample(text, 'registry_requests_total', 'method="GET /tasks/{id}"') >= 20);
-    assert.ok(sample(text, 'registry_requests_total', 'method="POST /tasks/{id}:cancel"') >= 20);
+    assert.ok(sample(text, 'registry_requests_total', 'method="GET /tasks/{id}"') >= 20, 'sample(text, \'registry_requests_total\', \'method="GET /tasks/{id}"\') >= 20');
+    assert.ok(sample(text, 'registry_requests_total', 'method="POST /tasks/{id}:cancel"') >= 20, 'sample(text, \'registry_requests_total\', \'method="POST /tasks/{id}:cancel"\') >= 20');
     assert.ok(!text.includes('Evil'), 'an unknown method is "other"');
-    assert.ok(!text.includes('tenant-'));
+    assert.ok(!text.includes('tenant-'), '!text.includes(\'tenant-\')');
     const series = text.split('\n').filter((l) => l.startsWith('registry_requests_total{')).length;
     assert.ok(series < 40, `${series} series`);
   });
@@ -128,16 +128,16 @@ describe('request ids in the logs', () => {
       assert.equal(answer.headers.get('x-request-id'), 'req-observe-1');
       assert.equal(answer.json!.result.task.status.state, 'TASK_STATE_FAILED');
       assertNoInternals(answer.text);
-      assert.ok(!answer.text.includes('ENOENT'));
+      assert.ok(!answer.text.includes('ENOENT'), '!answer.text.includes(\'ENOENT\')');
     } finally {
       registry.service.search = original;
     }
     await new Promise((r) => setTimeout(r, 50)); // the request line is written when the response closes
     const lines = logs.filter((l) => l.requestId === 'req-observe-1');
     assert.ok(lines.some((l) => l.msg === 'operation failed'), 'the failure is logged with the request id');
-    assert.ok(lines.some((l) => l.msg === 'request' && l.taskState === 'FAILED' && l.operation === 'search'));
+    assert.ok(lines.some((l) => l.msg === 'request' && l.taskState === 'FAILED' && l.operation === 'search'), 'lines.some((l) => l.msg === \'request\' && l.taskState === \'FAILED\' && l.operation === \'search\')');
     // No line about this failure without the id.
-    assert.ok(!logs.some((l) => l.msg === 'operation failed' && l.requestId === undefined));
+    assert.ok(!logs.some((l) => l.msg === 'operation failed' && l.requestId === undefined), '!logs.some((l) => l.msg === \'operation failed\' && l.requestId === undefined)');
     // An invented id is replaced by a generated one (ids are echoed into logs: keep them tame).
     const weird = await send({ search: {} }, { 'x-request-id': 'bad id\twith spaces' });
     assert.match(weird.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
@@ -308,7 +308,7 @@ describe('no internals in any answer', () => {
       service.search = originalSearch;
       taskStore.save = originalSave;
     }
-    assert.ok(!seen.some(({ answer }) => answer.text.includes('ENOENT') || answer.text.includes('secret.db')));
+    assert.ok(!seen.some(({ answer }) => answer.text.includes('ENOENT') || answer.text.includes('secret.db')), '!seen.some(({ answer }) => answer.text.includes(\'ENOENT\') || answer.text.includes(\'secret.db\'))');
     // Every answer on the A2A endpoints carries a request id, except refusals before parsing.
     for (const { what, answer } of seen) {
       if (/^(parse error|too large|too deep|bad utf-8|rest deep|rest too large|404|GET on JSON-RPC)$/.test(what)) continue;

@@ -93,8 +93,8 @@ test('SIGTERM under a load of registrations: acknowledged ones survive, in-fligh
   assert.ok(inFlightAtSignal > 0, 'requests were in flight when the signal came');
   assert.deepEqual(outcomes.filter((o) => o.kind === 'hung'), [], 'no request hung');
   assert.deepEqual(outcomes.filter((o) => o.kind === 'malformed'), [], 'no truncated or malformed answer');
-  assert.ok(registry.logs.some((l) => l.msg === 'shutting down: finishing in-flight requests'));
-  assert.ok(registry.logs.some((l) => l.msg === 'registry stopped'));
+  assert.ok(registry.logs.some((l) => l.msg === 'shutting down: finishing in-flight requests'), 'registry.logs.some((l) => l.msg === \'shutting down: finishing in-flight requests\')');
+  assert.ok(registry.logs.some((l) => l.msg === 'registry stopped'), 'registry.logs.some((l) => l.msg === \'registry stopped\')');
   const timeline = registry.logs.filter((l) => l.msg !== 'request').slice(-4).map((l) => `${String(l.time).slice(11)} ${String(l.msg)}`);
   t.diagnostic(`shutdown log: ${timeline.join(' | ')}`);
 

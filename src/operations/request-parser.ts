@@ -103,7 +103,34 @@ function readFile(part: Part, raw: Buffer, index: number, limits: ParserLimits):
   return { kind: fileKindOf(part, value, index), text, value, sizeBytes: raw.length, index };
 }
 
-function inlineSubject(args: z.infer<typeof documentOperationSchema>, file: UploadedFile | undefined, op: OperationName, index: number): Subject {
+/**
+ * The compact JSON of an inline document, refused when it nests deeper than the limit. Over HTTP
+ * the body's own depth check already bounds it; this keeps the parser safe on its own (a value
+ * nested thousands deep would make JSON.stringify throw RangeError, and be unreadable once stored).
+ */
+function inlineText(document: unknown, limits: ParserLimits, path: string): string {
+  const tooDeep = () =>
+    new RegistryError('TOO_LARGE', `The document nests deeper than ${limits.maxJsonDepth ?? 'the supported number of'} levels; agent cards and toolspecs need a handful. Flatten it, then send it again.`, [
+      { path, message: 'nested too deeply' },
+    ]);
+  let text: string;
+  try {
+    text = JSON.stringify(document) ?? 'null';
+  } catch (err) {
+    if (err instanceof RangeError) throw tooDeep();
+    throw err;
+  }
+  if (limits.maxJsonDepth !== undefined && nestsDeeperThan(text, limits.maxJsonDepth)) throw tooDeep();
+  return text;
+}
+
+function inlineSubject(
+  args: z.infer<typeof documentOperationSchema>,
+  file: UploadedFile | undefined,
+  op: OperationName,
+  index: number,
+  limits: ParserLimits,
+): Subject {
   const base = `/parts/${index}/data/${op}`;
   const hasCard = args.agentCard !== undefined;
   const hasMcp = args.mcpServer !== undefined || args.toolspec !== undefined;
@@ -113,7 +140,7 @@ function inlineSubject(args: z.infer<typeof documentOperationSchema>, file: Uplo
     ]);
   }
   if (hasCard) {
-    const documentText = JSON.stringify(args.agentCard);
+    const documentText = inlineText(args.agentCard, limits, `${base}/agentCard`);
     return { type: 'agent-card', card: args.agentCard, documentText, sizeBytes: Buffer.byteLength(documentText) };
   }
   if (file?.kind === 'agent-card') {
@@ -134,7 +161,8 @@ function inlineSubject(args: z.infer<typeof documentOperationSchema>, file: Uplo
       [{ path: `${base}/mcpServer`, message: 'required' }],
     );
   }
-  const toolspecText = file ? file.text : JSON.stringify(toolspec);
+  const toolspecText = file ? file.text : inlineText(toolspec, limits, `${base}/toolspec`);
+  if (args.mcpServer !== undefined) inlineText(args.mcpServer, limits, `${base}/mcpServer`); // stored beside the toolspec: same bound
   return {
     type: 'mcp-server',
     server: args.mcpServer,
@@ -199,7 +227,7 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
           'A toolspec.json needs its server metadata beside it: a data part {"register": {"mcpServer": {"name": "...", "url": "https://..."}}}, or {"validate": {}} to only check it.',
         );
       }
-      return { op: 'register', subject: inlineSubject({}, file, 'register', file.index) };
+      return { op: 'register', subject: inlineSubject({}, file, 'register', file.index, limits) };
     }
     const query = texts.join(' ').trim();
     if (!query) throw badRequest(`The message's text is empty. ${REQUEST_SHAPES}`);
@@ -213,7 +241,7 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
   switch (name) {
     case 'register':
     case 'validate':
-      return { op: name, subject: inlineSubject(parseArgs(documentOperationSchema, args, name, index), file, name, index) };
+      return { op: name, subject: inlineSubject(parseArgs(documentOperationSchema, args, name, index), file, name, index, limits) };
     case 'search':
       return { op: 'search', request: parseArgs(searchSchema, args, name, index) };
     case 'get': {
