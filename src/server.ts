@@ -101,7 +101,13 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     metrics.setSources({ countEntries: () => store.count(), indexSize: () => service.indexSize, openStreams: () => abuse.openStreams });
     const executor = new RegistryExecutor(
       service,
-      { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: hardening.maxJsonDepth, publicRead: config.publicRead, searchChunkSize: SEARCH_CHUNK_SIZE },
+      {
+        maxDocumentBytes: config.maxDocumentBytes,
+        maxJsonDepth: hardening.maxJsonDepth,
+        maxQueryChars: hardening.maxQueryChars,
+        publicRead: config.publicRead,
+        searchChunkSize: SEARCH_CHUNK_SIZE,
+      },
       log,
       abuse,
     );

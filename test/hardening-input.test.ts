@@ -429,17 +429,24 @@ describe('search input', () => {
 });
 
 describe('limits are configuration', () => {
-  test('REGISTRY_MAX_JSON_DEPTH moves the depth limit; bad values stop start-up naming the variable', async () => {
-    const shallow = await startTestRegistry({ REGISTRY_MAX_JSON_DEPTH: '20', REGISTRY_RATE_LIMITS: 'false' });
+  test('REGISTRY_MAX_JSON_DEPTH and REGISTRY_MAX_QUERY_CHARS move their limits; bad values stop start-up naming the variable', async () => {
+    const shallow = await startTestRegistry({ REGISTRY_MAX_JSON_DEPTH: '20', REGISTRY_MAX_QUERY_CHARS: '10', REGISTRY_RATE_LIMITS: 'false' });
     try {
       const body = splice(sendMessageBody([data({ validate: { agentCard: '__HERE__' } })]), deepArrays(15));
       const answer = await rawPost(`${shallow.url}/a2a/jsonrpc`, body);
       assert.match(rpcError(answer).message, /deeper than 20 levels/);
+      const long = await rawPost(`${shallow.url}/a2a/jsonrpc`, sendMessageBody([data({ search: { query: 'eleven char' } })]));
+      const error = rejection(long);
+      assert.equal(error.code, 'BAD_REQUEST');
+      assert.match(error.message, /limit is 10 \(REGISTRY_MAX_QUERY_CHARS\)/);
+      const short = await rawPost(`${shallow.url}/a2a/jsonrpc`, sendMessageBody([data({ search: { query: 'ten chars!' } })]));
+      assert.equal(taskOf(short).status.state, 'TASK_STATE_COMPLETED');
     } finally {
       await shallow.close();
     }
     for (const [name, value] of [
       ['REGISTRY_MAX_JSON_DEPTH', '3'],
+      ['REGISTRY_MAX_QUERY_CHARS', '100000'],
       ['REGISTRY_RATE_WRITES_PER_MINUTE', '0'],
       ['REGISTRY_RATE_READS_PER_MINUTE', 'lots'],
       ['REGISTRY_RATE_REQUESTS_PER_MINUTE', '-1'],

@@ -38,6 +38,8 @@ export interface RegistryConfig {
 export interface HardeningConfig {
   /** Deepest JSON nesting accepted in a request body or an uploaded document. */
   maxJsonDepth: number;
+  /** Longest search query in characters. */
+  maxQueryChars: number;
   /** Rate limits and the stream cap are applied at all (off: for benchmarks behind another limiter). */
   rateLimits: boolean;
   /** register/unregister per minute, per principal and per client address. */
@@ -113,6 +115,7 @@ const envSchema = z.object({
   REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REGISTRY_MAX_JSON_DEPTH: positiveInt(1000).min(16, { message: 'must be at least 16' }).default(100),
+  REGISTRY_MAX_QUERY_CHARS: positiveInt(10_000).default(1000),
   REGISTRY_RATE_LIMITS: booleanString.default(true),
   REGISTRY_RATE_WRITES_PER_MINUTE: positiveInt(10_000_000).default(600),
   REGISTRY_RATE_READS_PER_MINUTE: positiveInt(10_000_000).default(6000),
@@ -172,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     pageTokenSecret: e.REGISTRY_PAGE_TOKEN_SECRET,
     hardening: {
       maxJsonDepth: e.REGISTRY_MAX_JSON_DEPTH,
+      maxQueryChars: e.REGISTRY_MAX_QUERY_CHARS,
       rateLimits: e.REGISTRY_RATE_LIMITS,
       writesPerMinute: e.REGISTRY_RATE_WRITES_PER_MINUTE,
       readsPerMinute: e.REGISTRY_RATE_READS_PER_MINUTE,

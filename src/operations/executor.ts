@@ -23,6 +23,8 @@ export interface ExecutorOptions extends HandlerOptions {
   maxDocumentBytes: number;
   /** Deepest nesting accepted in an uploaded document (file parts bypass the body's depth check). */
   maxJsonDepth?: number;
+  /** Longest search query (REGISTRY_MAX_QUERY_CHARS). */
+  maxQueryChars?: number;
 }
 
 const dataPart = (value: Record<string, unknown>): Part => ({
@@ -54,7 +56,11 @@ export class RegistryExecutor implements AgentExecutor {
       metadata: undefined,
     };
     try {
-      const operation = parseRequest(ctx.userMessage, { maxDocumentBytes: this.options.maxDocumentBytes, maxJsonDepth: this.options.maxJsonDepth });
+      const operation = parseRequest(ctx.userMessage, {
+        maxDocumentBytes: this.options.maxDocumentBytes,
+        maxJsonDepth: this.options.maxJsonDepth,
+        maxQueryChars: this.options.maxQueryChars,
+      });
       if (scope) scope.operation = operation.op;
       const caller = this.callerOf(ctx);
       await this.admission?.admit(operation.op, { principal: caller.actor?.principal, isAdmin: caller.actor?.isAdmin === true, address: scope?.clientAddress });

@@ -23,7 +23,11 @@ export interface ParserLimits {
   maxDocumentBytes: number;
   /** Deepest nesting of an uploaded document: deeper ones could be stored but never read back (the SDK recurses). */
   maxJsonDepth?: number;
+  /** Longest search query: a longer `query` is BAD_REQUEST; a longer text-only message is cut (default 1,000). */
+  maxQueryChars?: number;
 }
+
+const DEFAULT_MAX_QUERY_CHARS = 1000;
 
 type FileKind = 'agent-card' | 'toolspec';
 interface UploadedFile {
@@ -231,7 +235,7 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
     }
     const query = texts.join(' ').trim();
     if (!query) throw badRequest(`The message's text is empty. ${REQUEST_SHAPES}`);
-    return { op: 'search', request: { query: query.slice(0, 1000) } };
+    return { op: 'search', request: { query: query.slice(0, limits.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS) } };
   }
 
   const { name, args, index } = operation;
@@ -242,8 +246,17 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
     case 'register':
     case 'validate':
       return { op: name, subject: inlineSubject(parseArgs(documentOperationSchema, args, name, index), file, name, index, limits) };
-    case 'search':
-      return { op: 'search', request: parseArgs(searchSchema, args, name, index) };
+    case 'search': {
+      const request = parseArgs(searchSchema, args, name, index);
+      const max = limits.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
+      if (request.query !== undefined && request.query.length > max) {
+        const path = `/parts/${index}/data/search/query`;
+        throw badRequest(`The "search" arguments are not valid: ${path}: the query is ${request.query.length} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS).`, [
+          { path, message: `Too big: expected string to have <=${max} characters` },
+        ]);
+      }
+      return { op: 'search', request };
+    }
     case 'get': {
       const { id, revision } = parseArgs(getSchema, args, name, index);
       return revision === undefined ? { op: 'get', id } : { op: 'get', id, revision };

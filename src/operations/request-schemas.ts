@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 
-const MAX_QUERY_CHARS = 1000;
+/** Ceiling of REGISTRY_MAX_QUERY_CHARS; the configured limit itself is applied by the request parser. */
+export const MAX_QUERY_CHARS_CEILING = 10_000;
 const MAX_FILTER_VALUES = 20;
 const MAX_PAGE_TOKEN_CHARS = 512;
 
@@ -15,7 +16,7 @@ const kind = z.enum(['agent', 'mcp-server']);
 const pageToken = z.string().min(1).max(MAX_PAGE_TOKEN_CHARS);
 
 export const searchSchema = z.strictObject({
-  query: z.string().max(MAX_QUERY_CHARS).optional(),
+  query: z.string().max(MAX_QUERY_CHARS_CEILING).optional(),
   filter: z
     .strictObject({
       kind: kind.optional(),
