@@ -3,23 +3,29 @@
  * search already has in cache instead of chasing entry objects around the heap (measured: at
  * 100,000 entries, object-based tests cost more than the text matching itself).
  *
- * Entry rows: kind and streaming flags, owner id, interface-profile id (the entry's list of
- * (binding, version) pairs, interned: a handful of distinct profiles cover most entries).
- * Unit rows: tool hints, and for skills an offset into a pooled Int32Array holding the skill's
- * tag ids and effective input/output mode ids (its own modes, or the card defaults).
+ * Every unit row carries U_ATTR: its entry's kind and streaming flags and interface-profile id
+ * (the entry's list of (binding, version) pairs, interned: a handful of distinct profiles cover
+ * most entries), whether it is a skill or a tool, and a tool's hints. Entry rows hold the owner
+ * id. Skills point into a pooled Int32Array holding their tag ids and effective input/output
+ * mode ids (their own modes, or the card defaults).
  *
  * String values are interned into small dictionaries (ids never reused); the pool is compacted
  * when more than half of it belongs to removed units.
  */
 import type { EntryInterface } from '../contract/types.js';
-import { E_FLAGS, E_OWNER, E_PROFILE, E_SHIFT, U_HINTS, U_POOL, U_SHIFT, type Tables } from './tables.js';
+import { F_OWNER, F_PROFILE, F_SHIFT, I_POOL, I_SHIFT, U_ATTR, U_SHIFT, type Tables } from './tables.js';
 import { fold } from './text-encoder.js';
 
-export const FLAG_MCP = 1;
-export const FLAG_STREAMING = 2;
-
-/** Unit hint byte: IS_TOOL plus the HINT_* bits (MCP defaults applied). */
-export const IS_TOOL = 128;
+// The U_ATTR bits of a unit row.
+export const A_MCP = 1;
+export const A_STREAMING = 2;
+export const A_SKILL = 4;
+export const A_TOOL = 8;
+/** Tool hints (HINT_* of ./entry-store.ts, MCP defaults applied) start here. */
+export const A_HINTS_SHIFT = 4;
+/** The interface-profile id starts here; ids from A_PROFILE_MAX on are read from F_PROFILE. */
+export const A_PROFILE_SHIFT = 8;
+export const A_PROFILE_MAX = (1 << 23) - 1;
 
 /** Interned strings → dense ids. */
 export class Dictionary {
@@ -78,33 +84,33 @@ export class Attributes {
 
   constructor(readonly tables: Tables) {}
 
-  setEntry(no: number, mcp: boolean, streaming: boolean, owner: string, interfaces: readonly EntryInterface[], generation: string | undefined): void {
-    const row = no << E_SHIFT;
-    const e = this.tables.entries;
-    e[row + E_FLAGS] = (mcp ? FLAG_MCP : 0) | (streaming ? FLAG_STREAMING : 0);
-    e[row + E_OWNER] = this.owners.id(owner);
+  /** Stores the entry's owner and profile; returns the U_ATTR bits its units share. */
+  setEntry(no: number, mcp: boolean, streaming: boolean, owner: string, interfaces: readonly EntryInterface[], generation: string | undefined): number {
+    const row = no << F_SHIFT;
+    const e = this.tables.entryInfo;
+    e[row + F_OWNER] = this.owners.id(owner);
     const bindings = interfaces.map((i) => i.protocolBinding.toLowerCase());
     const versions = interfaces.map((i) => i.protocolVersion ?? generation);
     const signature = JSON.stringify([bindings, versions]);
     const before = this.profileIds.size;
     const id = this.profileIds.id(signature);
     if (id === before) this.profiles.push({ bindings, versions });
-    e[row + E_PROFILE] = id;
+    e[row + F_PROFILE] = id;
+    return (mcp ? A_MCP : 0) | (streaming ? A_STREAMING : 0) | (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT);
   }
 
-  setTool(uid: number, hints: number): void {
-    const row = uid << U_SHIFT;
-    this.tables.units[row + U_HINTS] = IS_TOOL | hints;
-    this.tables.units[row + U_POOL] = -1;
+  /** The entry itself. */
+  setSelf(uid: number, entryAttr: number): void {
+    this.tables.units[(uid << U_SHIFT) + U_ATTR] = entryAttr;
+    this.tables.info[(uid << I_SHIFT) + I_POOL] = -1;
   }
 
-  setPlain(uid: number): void {
-    const row = uid << U_SHIFT;
-    this.tables.units[row + U_HINTS] = 0;
-    this.tables.units[row + U_POOL] = -1;
+  setTool(uid: number, entryAttr: number, hints: number): void {
+    this.tables.units[(uid << U_SHIFT) + U_ATTR] = entryAttr | A_TOOL | (hints << A_HINTS_SHIFT);
+    this.tables.info[(uid << I_SHIFT) + I_POOL] = -1;
   }
 
-  setSkill(uid: number, a: SkillAttributes): void {
+  setSkill(uid: number, entryAttr: number, a: SkillAttributes): void {
     const need = 3 + a.tags.length + a.inputModes.length + a.outputModes.length;
     if (this.poolEnd + need > this.pool.length) {
       const out = new Int32Array(Math.max(this.pool.length * 2, this.poolEnd + need));
@@ -113,9 +119,8 @@ export class Attributes {
     }
     const p = this.pool;
     let at = this.poolEnd;
-    const row = uid << U_SHIFT;
-    this.tables.units[row + U_HINTS] = 0;
-    this.tables.units[row + U_POOL] = at;
+    this.tables.units[(uid << U_SHIFT) + U_ATTR] = entryAttr | A_SKILL;
+    this.tables.info[(uid << I_SHIFT) + I_POOL] = at;
     p[at++] = a.tags.length;
     for (const t of a.tags) p[at++] = this.tags.id(t);
     p[at++] = a.inputModes.length;
@@ -135,11 +140,11 @@ export class Attributes {
 
   /** Forgets a unit's attributes. */
   clearUnit(uid: number): void {
-    const row = uid << U_SHIFT;
-    const off = this.tables.units[row + U_POOL]!;
+    const row = uid << I_SHIFT;
+    const off = this.tables.info[row + I_POOL]!;
     if (off >= 0) this.poolGarbage += this.segmentLength(off);
-    this.tables.units[row + U_POOL] = -1;
-    this.tables.units[row + U_HINTS] = 0;
+    this.tables.info[row + I_POOL] = -1;
+    this.tables.units[(uid << U_SHIFT) + U_ATTR] = 0;
   }
 
   /** Compacts the pool when mostly garbage; `liveUnits` lists every unit id in use. */
@@ -147,14 +152,14 @@ export class Attributes {
     if (this.poolGarbage < 65_536 || this.poolGarbage * 2 < this.poolEnd) return;
     const out = new Int32Array(Math.max(1024, (this.poolEnd - this.poolGarbage) * 2));
     let at = 0;
-    const t = this.tables.units;
+    const t = this.tables.info;
     for (const uid of liveUnits()) {
-      const row = uid << U_SHIFT;
-      const off = t[row + U_POOL]!;
+      const row = uid << I_SHIFT;
+      const off = t[row + I_POOL]!;
       if (off < 0) continue;
       const len = this.segmentLength(off);
       out.set(this.pool.subarray(off, off + len), at);
-      t[row + U_POOL] = at;
+      t[row + I_POOL] = at;
       at += len;
     }
     this.pool = out;

@@ -5,11 +5,11 @@
  *
  * Entries get a small *entry number* and every unit (the entry itself, each skill, each tool)
  * a *unit id*; both are recycled through free lists so the typed arrays stay dense. Unit ids
- * are what FlexSearch stores; the unit rows of ./tables.ts (U_ENTRY, U_ORDINAL) turn a posting
+ * are what FlexSearch stores; the unit rows of ./tables.ts (U_ENTRY, I_ORDINAL) turn a posting
  * back into an entry and a skill or tool in O(1).
  */
 import type { EntryInterface, EntryKind } from '../contract/types.js';
-import { U_ENTRY, U_ORDINAL, U_SHIFT, type Tables } from './tables.js';
+import { I_ORDINAL, I_SHIFT, U_ENTRY, U_SHIFT, type Tables } from './tables.js';
 
 /** What a hit shows of a skill. */
 export interface SkillRecord {
@@ -113,11 +113,11 @@ export class EntryStore {
     this.entryIds[record.no] = record.id;
     this.tables.updatedAt[record.no] = record.updatedAt;
     const t = this.tables.units;
+    const info = this.tables.info;
     const units = record.units;
     for (let i = 0; i < units.length; i++) {
-      const row = units[i]! << U_SHIFT;
-      t[row + U_ENTRY] = record.no;
-      t[row + U_ORDINAL] = i;
+      t[(units[i]! << U_SHIFT) + U_ENTRY] = record.no;
+      info[(units[i]! << I_SHIFT) + I_ORDINAL] = i;
     }
     this.liveUnitCount += units.length;
   }

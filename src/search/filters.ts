@@ -25,9 +25,20 @@
  * skill keys) match nothing.
  */
 import type { SearchFilter } from '../contract/types.js';
-import { FLAG_MCP, FLAG_STREAMING, IS_TOOL, mimeKey, tagKey, type Attributes } from './attributes.js';
+import {
+  A_HINTS_SHIFT,
+  A_MCP,
+  A_PROFILE_MAX,
+  A_PROFILE_SHIFT,
+  A_SKILL,
+  A_STREAMING,
+  A_TOOL,
+  mimeKey,
+  tagKey,
+  type Attributes,
+} from './attributes.js';
 import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY } from './entry-store.js';
-import { E_FLAGS, E_OWNER, E_PROFILE, E_SHIFT, U_HINTS, U_POOL, U_SHIFT } from './tables.js';
+import { F_OWNER, F_PROFILE, F_SHIFT, I_POOL, I_SHIFT } from './tables.js';
 
 /** Bounds on hostile filters. */
 const MAX_LIST = 32;
@@ -70,33 +81,35 @@ const FAIL = 2;
 /**
  * A filter prepared for one search against the current attributes (valid until the index
  * changes). A class, not closures, so hot loops call the same methods on every search.
+ *
+ * Three tests, cheapest first: `attrPasses` on a unit's U_ATTR bits (kind, streaming, skill or
+ * tool, tool hints, binding/version through the profile), `entryPasses` once per entry (owner),
+ * `poolPasses` on a skill's pooled tags and modes.
  */
 export class CompiledFilter {
-  /** True when no entry-level key filters (entryPasses is always true then). */
-  readonly entryFree: boolean;
+  /** True when `entryPasses` is needed (an owner is given). */
+  readonly entryLevel: boolean;
+  /** True when `poolPasses` is needed (tags or modes are given). */
+  readonly poolLevel: boolean;
   /** True when hits must be skills or tools (tags, modes, tool hints). */
   readonly unitLevel: boolean;
   private readonly impossible: boolean;
-  /** -1: any kind; else the FLAG_MCP bit value wanted. */
-  private readonly kindWant: number;
-  /** -1: any; else the FLAG_STREAMING bit value wanted. */
-  private readonly streamingWant: number;
+  /** Bits of U_ATTR that must equal `attrWant` (kind, streaming, skill/tool, hints). */
+  private readonly attrMask: number;
+  private readonly attrWant: number;
   /** -1: any owner; else the owner id. */
   private readonly ownerId: number;
   private readonly binding: string | undefined;
   private readonly version: string | undefined;
   private readonly profileMemo: Uint8Array;
-  private readonly toolLevel: boolean;
-  private readonly hintMask: number;
-  private readonly hintWant: number;
   private readonly tagIds: Int32Array | undefined;
   private readonly inputModes: readonly string[] | undefined;
   private readonly outputModes: readonly string[] | undefined;
   private readonly inputMemo: Uint8Array;
   private readonly outputMemo: Uint8Array;
   // The tables as of compile time (they are only replaced when the index grows).
-  private readonly entryRows: Int32Array;
-  private readonly unitRows: Int32Array;
+  private readonly entryInfo: Int32Array;
+  private readonly unitInfo: Int32Array;
   private readonly pool: Int32Array;
 
   constructor(
@@ -106,9 +119,14 @@ export class CompiledFilter {
     const f: Partial<Record<keyof SearchFilter, unknown>> = typeof filter === 'object' && filter !== null ? filter : {};
     let impossible = false;
     let kind = f.kind === 'agent' || f.kind === 'mcp-server' ? f.kind : undefined;
+    let attrMask = 0;
+    let attrWant = 0;
 
     const streaming = cleanBool(f.streaming);
-    this.streamingWant = streaming === undefined ? -1 : streaming ? FLAG_STREAMING : 0;
+    if (streaming !== undefined) {
+      attrMask |= A_STREAMING;
+      if (streaming) attrWant |= A_STREAMING;
+    }
     let ownerId = -1;
     if (typeof f.owner === 'string') {
       const id = attrs.owners.find(f.owner);
@@ -131,58 +149,54 @@ export class CompiledFilter {
     this.inputMemo = new Uint8Array(this.inputModes ? attrs.modes.size : 0);
     this.outputMemo = new Uint8Array(this.outputModes ? attrs.modes.size : 0);
 
-    let hintMask = 0;
-    let hintWant = 0;
+    let hints = false;
     const hint = (v: unknown, bit: number): void => {
       const b = cleanBool(v);
       if (b === undefined) return;
-      hintMask |= bit;
-      if (b) hintWant |= bit;
+      hints = true;
+      attrMask |= bit << A_HINTS_SHIFT;
+      if (b) attrWant |= bit << A_HINTS_SHIFT;
     };
     hint(f.readOnly, HINT_READ_ONLY);
     hint(f.destructive, HINT_DESTRUCTIVE);
     hint(f.idempotent, HINT_IDEMPOTENT);
     hint(f.openWorld, HINT_OPEN_WORLD);
-    this.hintMask = hintMask | IS_TOOL;
-    this.hintWant = hintWant | IS_TOOL;
 
     const skillLevel = tags !== undefined || this.inputModes !== undefined || this.outputModes !== undefined;
-    const toolLevel = hintMask !== 0;
-    if (skillLevel && toolLevel) impossible = true;
-    if (toolLevel) {
+    if (skillLevel && hints) impossible = true;
+    if (hints) {
       if (kind === 'agent') impossible = true;
       kind = 'mcp-server';
+      attrMask |= A_TOOL;
+      attrWant |= A_TOOL;
     } else if (skillLevel) {
       if (kind === 'mcp-server') impossible = true;
       kind = 'agent';
+      attrMask |= A_SKILL;
+      attrWant |= A_SKILL;
     }
-    this.kindWant = kind === undefined ? -1 : kind === 'mcp-server' ? FLAG_MCP : 0;
+    if (kind !== undefined) {
+      attrMask |= A_MCP;
+      if (kind === 'mcp-server') attrWant |= A_MCP;
+    }
+    this.attrMask = attrMask;
+    this.attrWant = attrWant;
     this.impossible = impossible;
-    this.toolLevel = toolLevel;
-    this.unitLevel = skillLevel || toolLevel;
-    this.entryFree =
-      !impossible &&
-      this.kindWant < 0 &&
-      this.streamingWant < 0 &&
-      ownerId < 0 &&
-      this.binding === undefined &&
-      this.version === undefined;
+    this.unitLevel = skillLevel || hints;
+    this.poolLevel = skillLevel;
+    this.entryLevel = ownerId >= 0;
 
-    this.entryRows = attrs.tables.entries;
-    this.unitRows = attrs.tables.units;
+    this.entryInfo = attrs.tables.entryInfo;
+    this.unitInfo = attrs.tables.info;
     this.pool = attrs.pool;
   }
 
-  /** The entry-level keys (kind, owner, streaming, binding, version) for entry number `no`. */
-  entryPasses(no: number): boolean {
-    if (this.impossible) return false;
-    const row = no << E_SHIFT;
-    const flags = this.entryRows[row + E_FLAGS]!;
-    if (this.kindWant >= 0 && (flags & FLAG_MCP) !== this.kindWant) return false;
-    if (this.streamingWant >= 0 && (flags & FLAG_STREAMING) !== this.streamingWant) return false;
-    if (this.ownerId >= 0 && this.entryRows[row + E_OWNER] !== this.ownerId) return false;
+  /** Kind, streaming, skill/tool, tool hints, binding and version, from a unit's U_ATTR. */
+  attrPasses(attr: number, entryNo: number): boolean {
+    if (this.impossible || (attr & this.attrMask) !== this.attrWant) return false;
     if (this.binding !== undefined || this.version !== undefined) {
-      const profile = this.entryRows[row + E_PROFILE]!;
+      let profile = attr >>> A_PROFILE_SHIFT;
+      if (profile >= A_PROFILE_MAX) profile = this.entryInfo[(entryNo << F_SHIFT) + F_PROFILE]!;
       let memo = this.profileMemo[profile]!;
       if (memo === UNKNOWN) {
         memo = this.profilePasses(profile) ? PASS : FAIL;
@@ -193,11 +207,14 @@ export class CompiledFilter {
     return true;
   }
 
-  /** The skill/tool-level keys for unit `uid` (only meaningful when `unitLevel`). */
-  unitPasses(uid: number): boolean {
-    const row = uid << U_SHIFT;
-    if (this.toolLevel) return (this.unitRows[row + U_HINTS]! & this.hintMask) === this.hintWant;
-    let at = this.unitRows[row + U_POOL]!;
+  /** The owner, for entry number `no` (only meaningful when `entryLevel`). */
+  entryPasses(no: number): boolean {
+    return this.entryInfo[(no << F_SHIFT) + F_OWNER] === this.ownerId;
+  }
+
+  /** Tags and modes of a skill (only meaningful when `poolLevel`). */
+  poolPasses(uid: number): boolean {
+    let at = this.unitInfo[(uid << I_SHIFT) + I_POOL]!;
     if (at < 0) return false;
     const p = this.pool;
     const nTags = p[at++]!;

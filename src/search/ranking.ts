@@ -15,7 +15,7 @@
  * O(n log M) comparisons, nearly all of them one number compare.
  */
 
-import { E_HITS, E_SHIFT, E_SHOWN, U_ENTRY, U_ORDINAL, U_SHIFT } from './tables.js';
+import { E_HITS, E_SHIFT, F_SHIFT, F_SHOWN, I_ORDINAL, I_SHIFT, U_ENTRY, U_SHIFT } from './tables.js';
 
 export const GROUP_LIMIT = 3;
 
@@ -23,10 +23,12 @@ export interface RankContext {
   /** Candidates: unit ids and their relevance keys (higher is better), by position. */
   readonly units: Int32Array;
   readonly keys: Float64Array;
-  /** Unit rows (./tables.ts): U_ENTRY, U_ORDINAL. */
+  /** Unit rows (./tables.ts): U_ENTRY; cold rows: I_ORDINAL. */
   readonly unitRows: Int32Array;
-  /** Entry rows: E_HITS (candidates per entry, for moreInEntry), E_SHOWN (scratch, all 0). */
+  readonly unitInfo: Int32Array;
+  /** Entry rows: E_HITS (candidates per entry, for moreInEntry); cold: F_SHOWN (scratch, all 0). */
   readonly entryRows: Int32Array;
+  readonly entryInfo: Int32Array;
   /** updatedAt by entry number. */
   readonly updatedAt: Float64Array;
   /** Entry ids by entry number (undefined for free numbers). */
@@ -34,6 +36,8 @@ export interface RankContext {
 }
 
 export interface RankedHit {
+  /** Position in the candidate arrays. */
+  pos: number;
   uid: number;
   key: number;
   /** Set on an entry's last shown hit when more of its hits were folded. */
@@ -45,10 +49,10 @@ function before(ctx: RankContext, a: number, b: number): boolean {
   const ka = ctx.keys[a]!;
   const kb = ctx.keys[b]!;
   if (ka !== kb) return ka > kb;
-  const ra = ctx.units[a]! << U_SHIFT;
-  const rb = ctx.units[b]! << U_SHIFT;
-  const ea = ctx.unitRows[ra + U_ENTRY]!;
-  const eb = ctx.unitRows[rb + U_ENTRY]!;
+  const ua = ctx.units[a]!;
+  const ub = ctx.units[b]!;
+  const ea = ctx.unitRows[(ua << U_SHIFT) + U_ENTRY]!;
+  const eb = ctx.unitRows[(ub << U_SHIFT) + U_ENTRY]!;
   if (ea !== eb) {
     const ta = ctx.updatedAt[ea]!;
     const tb = ctx.updatedAt[eb]!;
@@ -58,7 +62,7 @@ function before(ctx: RankContext, a: number, b: number): boolean {
     if (ia !== ib) return ia < ib;
     return ea < eb;
   }
-  return ctx.unitRows[ra + U_ORDINAL]! < ctx.unitRows[rb + U_ORDINAL]!;
+  return ctx.unitInfo[(ua << I_SHIFT) + I_ORDINAL]! < ctx.unitInfo[(ub << I_SHIFT) + I_ORDINAL]!;
 }
 
 function byOrder(ctx: RankContext, positions: number[]): number[] {
@@ -113,38 +117,32 @@ export function selectTop(ctx: RankContext, n: number, m: number): number[] {
   return byOrder(ctx, Array.from(heap.subarray(0, size)));
 }
 
-/** Σ over entries of min(GROUP_LIMIT, hits): the number of grouped hits. */
-export function groupedTotal(entryRows: Int32Array, entries: Int32Array, entryCount: number): number {
-  let total = 0;
-  for (let i = 0; i < entryCount; i++) total += Math.min(GROUP_LIMIT, entryRows[(entries[i]! << E_SHIFT) + E_HITS]!);
-  return total;
-}
+const entryOf = (ctx: RankContext, pos: number): number => ctx.unitRows[(ctx.units[pos]! << U_SHIFT) + U_ENTRY]!;
 
 /** Grouped hits [offset, offset + limit) of the first `n` candidates. */
 export function page(ctx: RankContext, n: number, offset: number, limit: number): RankedHit[] {
   const needed = offset + limit;
   if (limit <= 0 || n === 0) return [];
-  const rows = ctx.entryRows;
+  const info = ctx.entryInfo;
   let m = Math.min(n, needed + 16);
   for (;;) {
     const top = selectTop(ctx, n, m);
     const out: RankedHit[] = [];
     let kept = 0;
     for (const pos of top) {
-      const u = ctx.units[pos]!;
-      const er = ctx.unitRows[(u << U_SHIFT) + U_ENTRY]! << E_SHIFT;
-      const shown = rows[er + E_SHOWN]!;
+      const e = entryOf(ctx, pos);
+      const shown = info[(e << F_SHIFT) + F_SHOWN]!;
       if (shown >= GROUP_LIMIT) continue;
-      rows[er + E_SHOWN] = shown + 1;
+      info[(e << F_SHIFT) + F_SHOWN] = shown + 1;
       if (kept >= offset) {
-        const hits = rows[er + E_HITS]!;
+        const hits = ctx.entryRows[(e << E_SHIFT) + E_HITS]!;
         const more = shown + 1 === GROUP_LIMIT && hits > GROUP_LIMIT ? hits - GROUP_LIMIT : 0;
-        out.push({ uid: u, key: ctx.keys[pos]!, moreInEntry: more });
+        out.push({ pos, uid: ctx.units[pos]!, key: ctx.keys[pos]!, moreInEntry: more });
       }
       kept++;
       if (kept >= needed) break;
     }
-    for (const pos of top) rows[(ctx.unitRows[(ctx.units[pos]! << U_SHIFT) + U_ENTRY]! << E_SHIFT) + E_SHOWN] = 0;
+    for (const pos of top) info[(entryOf(ctx, pos) << F_SHIFT) + F_SHOWN] = 0;
     if (kept >= needed || m >= n) return out;
     m = Math.min(n, m * 4);
   }

@@ -53,21 +53,8 @@ import { CompiledFilter } from './filters.js';
 import type { Id } from 'flexsearch';
 import { TermIndex } from './flexsearch-index.js';
 import { MAX_PREFIX_EXPANSIONS, parseQuery, type ParsedQuery } from './query.js';
-import { groupedTotal, page, type RankContext } from './ranking.js';
-import {
-  E_EPOCH,
-  E_HITS,
-  E_PASS,
-  E_SHIFT,
-  Tables,
-  U_ENTRY,
-  U_EPOCH,
-  U_FIELDS,
-  U_ORDINAL,
-  U_SHIFT,
-  U_TOTAL,
-  U_WORDS,
-} from './tables.js';
+import { GROUP_LIMIT, page, type RankContext } from './ranking.js';
+import { E_EPOCH, E_HITS, E_SHIFT, I_ORDINAL, I_SHIFT, Tables, U_ATTR, U_ENTRY, U_EPOCH, U_POS, U_SHIFT } from './tables.js';
 import { tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 
@@ -121,12 +108,18 @@ class UnitTerms {
   }
 }
 
-/** Scores are accumulated in fixed point (× SCORE_SCALE) in the unit rows' U_TOTAL. */
+/**
+ * Scores are accumulated in fixed point (× SCORE_SCALE, always < 2^24) with the matched field
+ * bits above them (<< FIELDS_SHIFT) in one Int32.
+ */
 const SCORE_SCALE = 1024;
+const SCORE_MASK = 0xffffff;
+const FIELDS_SHIFT = 24;
 
 /** Postings of one term in one slot: they all add the same to a unit's score. */
 interface PostingGroup {
-  /** The query word's bit. */
+  /** The query word's index, and its bit. */
+  word: number;
   bit: number;
   /** Field mask. */
   slot: number;
@@ -137,17 +130,25 @@ interface PostingGroup {
 
 export interface SearchIndexOptions {
   /**
-   * Most postings (term occurrences) scored per search, best fields first, newest first within
-   * a field. Beyond it the least relevant matches are not seen, and `total` counts only what was
-   * seen (a lower bound). Default DEFAULT_MAX_POSTINGS.
+   * Most units a search collects as candidates. Postings are read rarest query word first, best
+   * field first within a word, newest first within a field; once this many units are collected,
+   * the remaining postings only add words and fields to units already collected. `total` then
+   * counts the collected units (a lower bound). Default DEFAULT_MAX_CANDIDATES.
    */
+  maxCandidates?: number;
+  /** Most postings (term occurrences) read per search, same order. Default DEFAULT_MAX_POSTINGS. */
   maxPostings?: number;
 }
 
-/** Enough for every query of a 10,000-entry registry, and most at 100,000; bounds the rest. */
-export const DEFAULT_MAX_POSTINGS = 50_000;
+/**
+ * Enough for every query of a 10,000-entry registry and nine in ten at 100,000 (generated data,
+ * bench/search.ts); bounds the rest (a query for three of the commonest words).
+ */
+export const DEFAULT_MAX_CANDIDATES = 30_000;
+export const DEFAULT_MAX_POSTINGS = 100_000;
 
 export class FlexSearchIndex implements SearchIndex {
+  private readonly maxCandidates: number;
   private readonly maxPostings: number;
   private readonly tables = new Tables();
   private readonly store = new EntryStore(this.tables);
@@ -160,14 +161,16 @@ export class FlexSearchIndex implements SearchIndex {
 
   // Per-search scratch (the rest lives in the table rows).
   private epoch = 0;
-  private touched: Int32Array = new Int32Array(0);
+  // Candidate arrays, by position (U_POS): unit id, matched-word bits, score | fields, key.
   private candUnits: Int32Array = new Int32Array(0);
+  private candWords: Int32Array = new Int32Array(0);
+  private candScore: Int32Array = new Int32Array(0);
   private candKeys: Float64Array = new Float64Array(0);
-  private entryList: Int32Array = new Int32Array(0);
 
   constructor(options: SearchIndexOptions = {}) {
-    const m = options.maxPostings;
-    this.maxPostings = m !== undefined && m > 0 ? Math.floor(m) : DEFAULT_MAX_POSTINGS;
+    const positive = (v: number | undefined, dflt: number): number => (v !== undefined && v > 0 ? Math.floor(v) : dflt);
+    this.maxCandidates = positive(options.maxCandidates, DEFAULT_MAX_CANDIDATES);
+    this.maxPostings = positive(options.maxPostings, DEFAULT_MAX_POSTINGS);
   }
 
   get size(): number {
@@ -196,13 +199,13 @@ export class FlexSearchIndex implements SearchIndex {
     const defaultIn = d.defaultInputModes.map(mimeKey);
     const defaultOut = d.defaultOutputModes.map(mimeKey);
     try {
-      a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion);
+      const entryAttr = a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion);
       const u = this.unitTerms;
       u.addText(d.name, FIELD_NAME);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);
       this.index(units[0]!);
-      a.setPlain(units[0]!);
+      a.setSelf(units[0]!, entryAttr);
       d.skills.forEach((k, i) => {
         const uid = units[1 + i]!;
         u.addText(k.name, FIELD_NAME);
@@ -210,7 +213,7 @@ export class FlexSearchIndex implements SearchIndex {
         u.addText(k.description, FIELD_DESCRIPTION);
         u.addTexts(k.examples, FIELD_EXAMPLES);
         this.index(uid);
-        a.setSkill(uid, {
+        a.setSkill(uid, entryAttr, {
           tags: [...new Set(k.tags.map(tagKey).filter(Boolean))],
           inputModes: k.inputModes?.length ? k.inputModes.map(mimeKey) : defaultIn,
           outputModes: k.outputModes?.length ? k.outputModes.map(mimeKey) : defaultOut,
@@ -225,6 +228,7 @@ export class FlexSearchIndex implements SearchIndex {
         this.index(uid);
         a.setTool(
           uid,
+          entryAttr,
           (t.hints.readOnlyHint ? HINT_READ_ONLY : 0) |
             (t.hints.destructiveHint ? HINT_DESTRUCTIVE : 0) |
             (t.hints.idempotentHint ? HINT_IDEMPOTENT : 0) |
@@ -283,28 +287,30 @@ export class FlexSearchIndex implements SearchIndex {
 
   private prepareScratch(): void {
     const ub = this.store.unitBound;
-    if (this.touched.length < ub) {
-      this.touched = growInt32(this.touched, ub);
+    if (this.candUnits.length < ub) {
       this.candUnits = growInt32(this.candUnits, ub);
+      this.candWords = growInt32(this.candWords, ub);
+      this.candScore = growInt32(this.candScore, ub);
       this.candKeys = growFloat64(this.candKeys, ub);
     }
-    this.entryList = growInt32(this.entryList, this.store.entryBound);
     if (++this.epoch >= 0x3ffffff0) {
       this.epoch = 1;
       this.tables.resetEpochs();
     }
   }
 
-  /** Entry-level filter, memoised per search; resets the entry's hit count on first sight. */
-  private entryPasses(no: number, filter: CompiledFilter): boolean {
+  /**
+   * The entry's candidate count in this search so far, or -1 when the filter's entry-level
+   * test (owner) rejects it; stamps the entry on first sight.
+   */
+  private entryHits(no: number, filter: CompiledFilter): number {
     const rows = this.tables.entries;
     const row = no << E_SHIFT;
-    if (rows[row + E_EPOCH] !== this.epoch) {
-      rows[row + E_EPOCH] = this.epoch;
-      rows[row + E_HITS] = 0;
-      rows[row + E_PASS] = filter.entryFree || filter.entryPasses(no) ? 1 : 0;
-    }
-    return rows[row + E_PASS] === 1;
+    if (rows[row + E_EPOCH] === this.epoch) return rows[row + E_HITS]!;
+    rows[row + E_EPOCH] = this.epoch;
+    const hits = filter.entryLevel && !filter.entryPasses(no) ? -1 : 0;
+    rows[row + E_HITS] = hits;
+    return hits;
   }
 
   private match(q: ParsedQuery, filter: CompiledFilter, offset: number, limit: number): IndexPage {
@@ -314,6 +320,7 @@ export class FlexSearchIndex implements SearchIndex {
     // 1. Look every term up (the last word also through its prefix expansions) and split the
     //    postings into groups of equal contribution: one per (term, field mask).
     const groups: PostingGroup[] = [];
+    const wordPostings = new Array<number>(words.length).fill(0);
     for (let w = 0; w < words.length; w++) {
       const word = words[w]!;
       const expanded = w === words.length - 1 && q.prefixLast ? this.vocabulary.expand(word, MAX_PREFIX_EXPANSIONS) : [];
@@ -324,34 +331,39 @@ export class FlexSearchIndex implements SearchIndex {
         let df = 0;
         for (const ids of slots) if (ids) df += ids.length;
         if (df === 0) continue;
+        wordPostings[w]! += df;
         const weight = idfFactor(unitCount, df) * (t < 0 ? 1 : PREFIX_FACTOR) * SCORE_SCALE;
         for (let slot = 0; slot < slots.length; slot++) {
           const ids = slots[slot];
-          if (ids && ids.length) groups.push({ bit: 1 << w, slot, ids, add: Math.round(fieldScore(slot) * weight) });
+          if (ids && ids.length) groups.push({ word: w, bit: 1 << w, slot, ids, add: Math.round(fieldScore(slot) * weight) });
         }
       }
     }
-    // Best contributions first: a unit's first posting for a word is then its best one for that
-    // word, and the budget (below) cuts the least relevant postings.
-    groups.sort((a, b) => b.add - a.add || a.ids.length - b.ids.length);
+    // Rarest word first: every unit matching all the words has the rarest one, so collecting its
+    // units first finds them all even when the limits below cut the commoner words short. Within
+    // a word, best contribution first: a unit's first posting for a word is its best for it.
+    groups.sort((a, b) => wordPostings[a.word]! - wordPostings[b.word]! || a.word - b.word || b.add - a.add || a.ids.length - b.ids.length);
 
-    // 2. Accumulate in the unit rows. A unit is filtered on first sight; a rejected one is
-    //    stamped -epoch, so its later postings cost one compare.
+    // 2. Accumulate. A unit is filtered on first sight and, if it passes, gets a position in the
+    //    candidate arrays; a rejected one is stamped -epoch, so its later postings cost one
+    //    compare. The grouped total is counted on the way (an entry's first GROUP_LIMIT hits).
     const epoch = this.epoch;
     const rows = this.tables.units;
     const entryRows = this.tables.entries;
-    const touched = this.touched;
-    const entryList = this.entryList;
-    const unitLevel = filter.unitLevel;
-    let nTouched = 0;
-    let nEntries = 0;
+    const candUnits = this.candUnits;
+    const candWords = this.candWords;
+    const candScore = this.candScore;
+    const poolLevel = filter.poolLevel;
+    const maxCandidates = this.maxCandidates;
+    let n = 0;
+    let total = 0;
     let budget = this.maxPostings;
     for (const g of groups) {
       if (budget <= 0) break;
       const ids = g.ids;
       const bit = g.bit;
-      const slot = g.slot;
       const add = g.add;
+      const fields = g.slot << FIELDS_SHIFT;
       // Newest postings first (FlexSearch appends), so a cut keeps recent entries.
       const stop = Math.max(0, ids.length - budget);
       budget -= ids.length - stop;
@@ -360,94 +372,99 @@ export class FlexSearchIndex implements SearchIndex {
         const r = u << U_SHIFT;
         const stamp = rows[r + U_EPOCH]!;
         if (stamp === epoch) {
-          const w = rows[r + U_WORDS]!;
+          const pos = rows[r + U_POS]!;
+          const w = candWords[pos]!;
           if ((w & bit) === 0) {
-            rows[r + U_WORDS] = w | bit;
-            rows[r + U_TOTAL]! += add;
+            candWords[pos] = w | bit;
+            candScore[pos] = (candScore[pos]! + add) | fields;
+          } else {
+            candScore[pos]! |= fields;
           }
-          rows[r + U_FIELDS]! |= slot;
-        } else if (stamp !== -epoch) {
+        } else if (stamp !== -epoch && n < maxCandidates) {
           const e = rows[r + U_ENTRY]!;
-          if (e < 0 || !this.entryPasses(e, filter) || (unitLevel && !filter.unitPasses(u))) {
+          if (e < 0 || !filter.attrPasses(rows[r + U_ATTR]!, e)) {
             rows[r + U_EPOCH] = -epoch;
             continue;
           }
+          const hits = this.entryHits(e, filter);
+          if (hits < 0 || (poolLevel && !filter.poolPasses(u))) {
+            rows[r + U_EPOCH] = -epoch;
+            continue;
+          }
+          entryRows[(e << E_SHIFT) + E_HITS] = hits + 1;
+          if (hits < GROUP_LIMIT) total++;
           rows[r + U_EPOCH] = epoch;
-          rows[r + U_WORDS] = bit;
-          rows[r + U_FIELDS] = slot;
-          rows[r + U_TOTAL] = add;
-          touched[nTouched++] = u;
-          if (entryRows[(e << E_SHIFT) + E_HITS]++ === 0) entryList[nEntries++] = e;
+          rows[r + U_POS] = n;
+          candUnits[n] = u;
+          candWords[n] = bit;
+          candScore[n++] = add | fields;
         }
       }
     }
 
     // 3. Relevance keys.
     const norm = 1 / (words.length * MAX_WORD_SCORE * SCORE_SCALE);
-    const candUnits = this.candUnits;
     const candKeys = this.candKeys;
-    for (let i = 0; i < nTouched; i++) {
-      const u = touched[i]!;
-      const r = u << U_SHIFT;
-      candUnits[i] = u;
-      candKeys[i] = popcount(rows[r + U_WORDS]!) + rows[r + U_TOTAL]! * norm;
-    }
-    return this.finish(nTouched, nEntries, offset, limit, true);
+    for (let i = 0; i < n; i++) candKeys[i] = popcount(candWords[i]!) + (candScore[i]! & SCORE_MASK) * norm;
+    return this.finish(n, total, offset, limit, true);
   }
 
   private list(filter: CompiledFilter, offset: number, limit: number): IndexPage {
     const entries = this.store.entries;
+    const rows = this.tables.units;
     const entryRows = this.tables.entries;
     const candUnits = this.candUnits;
     const candKeys = this.candKeys;
-    const entryList = this.entryList;
     const unitLevel = filter.unitLevel;
     let n = 0;
-    let nEntries = 0;
+    let total = 0;
     for (let no = 0; no < entries.length; no++) {
       const rec = entries[no];
-      if (rec === undefined || !this.entryPasses(no, filter)) continue;
-      const hits = (no << E_SHIFT) + E_HITS;
+      if (rec === undefined) continue;
       const units = rec.units;
-      if (!unitLevel) {
-        candUnits[n] = units[0]!;
-        candKeys[n++] = 0;
-        entryRows[hits] = 1;
-        entryList[nEntries++] = no;
-        continue;
-      }
-      for (let ord = 1; ord < units.length; ord++) {
+      // Without unit-level keys the entry's own row stands for the entry; with them, every
+      // skill or tool is tested.
+      const first = unitLevel ? 1 : 0;
+      const last = unitLevel ? units.length : 1;
+      let hits = 0;
+      for (let ord = first; ord < last; ord++) {
         const u = units[ord]!;
-        if (!filter.unitPasses(u)) continue;
+        if (!filter.attrPasses(rows[(u << U_SHIFT) + U_ATTR]!, no)) continue;
+        if (hits === 0 && this.entryHits(no, filter) < 0) break;
+        if (filter.poolLevel && !filter.poolPasses(u)) continue;
+        hits++;
         candUnits[n] = u;
         candKeys[n++] = 0;
-        if (entryRows[hits]++ === 0) entryList[nEntries++] = no;
       }
+      if (hits === 0) continue;
+      entryRows[(no << E_SHIFT) + E_HITS] = hits;
+      total += Math.min(GROUP_LIMIT, hits);
     }
-    return this.finish(n, nEntries, offset, limit, false);
+    this.candScore.fill(0, 0, n);
+    return this.finish(n, total, offset, limit, false);
   }
 
-  private finish(n: number, nEntries: number, offset: number, limit: number, withFields: boolean): IndexPage {
-    const total = groupedTotal(this.tables.entries, this.entryList, nEntries);
+  private finish(n: number, total: number, offset: number, limit: number, withFields: boolean): IndexPage {
     if (offset >= total || limit === 0) return { hits: [], total };
     const ctx: RankContext = {
       units: this.candUnits,
       keys: this.candKeys,
       unitRows: this.tables.units,
+      unitInfo: this.tables.info,
       entryRows: this.tables.entries,
+      entryInfo: this.tables.entryInfo,
       updatedAt: this.tables.updatedAt,
       entryIds: this.store.entryIds,
     };
     const ranked = page(ctx, n, offset, limit);
-    return { hits: ranked.map((r) => this.hit(r.uid, r.key, withFields, r.moreInEntry)), total };
+    return { hits: ranked.map((r) => this.hit(r.uid, r.key, withFields ? this.candScore[r.pos]! >>> FIELDS_SHIFT : -1, r.moreInEntry)), total };
   }
 
-  private hit(uid: number, key: number, withFields: boolean, moreInEntry: number): SearchHit {
-    const row = uid << U_SHIFT;
-    const rows = this.tables.units;
-    const rec = this.store.entries[rows[row + U_ENTRY]!]!;
-    const ord = rows[row + U_ORDINAL]!;
-    const fields = withFields ? [...fieldNames(rows[row + U_FIELDS]!)] : [];
+  /** `fieldBits` -1: no fields (listing). */
+  private hit(uid: number, key: number, fieldBits: number, moreInEntry: number): SearchHit {
+    const rec = this.store.entries[this.tables.units[(uid << U_SHIFT) + U_ENTRY]!]!;
+    const ord = this.tables.info[(uid << I_SHIFT) + I_ORDINAL]!;
+    const fields = fieldBits >= 0 ? [...fieldNames(fieldBits)] : [];
     let match: SearchMatch;
     if (ord === 0) {
       match = { type: rec.kind === 'agent' ? 'agent' : 'mcp-server', name: rec.name, fields };

@@ -1,0 +1,369 @@
+/**
+ * The search index against a plain scan of the same data (the oracle below, written
+ * straightforwardly), over generated entries and fast-check queries and filters with a fixed
+ * seed: same hits, same totals, grouping, paging exactly once, ordering by matched words,
+ * `match.fields`; and after random upserts and removals.
+ *
+ * The oracle tokenizes with the index's own `tokenize` (text normalisation has its own tests in
+ * ./search-index.test.ts); everything else (filters, grouping, listing order) is re-implemented
+ * here from the documented semantics. Queries end with a space, so no prefix expansion applies.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { EntryKind, SearchFilter, SearchHit } from '../src/contract/types.js';
+import type { EntryDescription } from '../src/registry/describe.js';
+import { createSearchIndex, type SearchIndex } from '../src/search/index.js';
+import type { IndexedEntry } from '../src/search/types.js';
+import { tokenize } from '../src/search/text-encoder.js';
+import { describeGenerated, generateEntries, vocabularyWords } from '../bench/lib/generate-entries.js';
+import { DOMAINS, MODES } from '../bench/lib/vocabulary.js';
+
+const GROUP = 3;
+const SEED = 20_251_129;
+
+// ---------------------------------------------------------------- the oracle
+
+type Field = 'name' | 'title' | 'tags' | 'provider' | 'description' | 'examples';
+const FIELD_ORDER: Field[] = ['name', 'title', 'tags', 'provider', 'description', 'examples'];
+
+interface OracleUnit {
+  key: string;
+  entry: IndexedEntry;
+  ordinal: number;
+  type: 'agent' | 'mcp-server' | 'skill' | 'tool';
+  terms: Map<Field, Set<string>>;
+  tags?: string[];
+  inputModes?: string[];
+  outputModes?: string[];
+  hints?: { readOnly: boolean; destructive: boolean; idempotent: boolean; openWorld: boolean };
+}
+
+const plainFold = (s: string): string => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
+const mime = (s: string): string => plainFold(s.split(';')[0]!);
+
+function termsOf(fields: [Field, (string | undefined)[]][]): Map<Field, Set<string>> {
+  const out = new Map<Field, Set<string>>();
+  for (const [field, texts] of fields) {
+    const set = new Set<string>();
+    for (const t of texts) if (t) for (const term of tokenize(t)) set.add(term);
+    if (set.size) out.set(field, set);
+  }
+  return out;
+}
+
+function unitsOf(entry: IndexedEntry): OracleUnit[] {
+  const d = entry.description;
+  const units: OracleUnit[] = [
+    {
+      key: `${entry.id}/self`,
+      entry,
+      ordinal: 0,
+      type: d.kind,
+      terms: termsOf([['name', [d.name]], ['description', [d.description]], ['provider', [d.provider]]]),
+    },
+  ];
+  d.skills.forEach((s, i) =>
+    units.push({
+      key: `${entry.id}/${s.id}`,
+      entry,
+      ordinal: 1 + i,
+      type: 'skill',
+      terms: termsOf([['name', [s.name]], ['tags', s.tags], ['description', [s.description]], ['examples', s.examples]]),
+      tags: s.tags,
+      inputModes: s.inputModes?.length ? s.inputModes : d.defaultInputModes,
+      outputModes: s.outputModes?.length ? s.outputModes : d.defaultOutputModes,
+    }),
+  );
+  d.tools.forEach((t, i) =>
+    units.push({
+      key: `${entry.id}/${t.name}`,
+      entry,
+      ordinal: 1 + d.skills.length + i,
+      type: 'tool',
+      terms: termsOf([['name', [t.name]], ['title', [t.title, t.annotationTitle]], ['description', [t.description]]]),
+      hints: { readOnly: t.hints.readOnlyHint, destructive: t.hints.destructiveHint, idempotent: t.hints.idempotentHint, openWorld: t.hints.openWorldHint },
+    }),
+  );
+  return units;
+}
+
+function modeOk(declared: string, asked: string): boolean {
+  const [dt, ds] = mime(declared).split('/');
+  const [at, as] = mime(asked).split('/');
+  if (mime(declared) === mime(asked) || ['*', '*/*'].includes(mime(declared)) || ['*', '*/*'].includes(mime(asked))) return true;
+  return dt === at && ds !== undefined && as !== undefined && (ds === '*' || as === '*');
+}
+
+function versionOk(actual: string | undefined, asked: string): boolean {
+  return actual !== undefined && (actual === asked || actual.startsWith(`${asked}.`));
+}
+
+const list = (v: string[] | undefined): string[] | undefined => (v && v.length ? v : undefined);
+
+/** Does the unit pass the filter? (Documented semantics, written out plainly.) */
+function passes(u: OracleUnit, f: SearchFilter): boolean {
+  const d: EntryDescription = u.entry.description;
+  const hintKeys = (['readOnly', 'destructive', 'idempotent', 'openWorld'] as const).filter((k) => f[k] !== undefined);
+  const tags = list(f.tags);
+  const inModes = list(f.inputModes);
+  const outModes = list(f.outputModes);
+  const skillLevel = tags !== undefined || inModes !== undefined || outModes !== undefined;
+  if (f.kind !== undefined && d.kind !== f.kind) return false;
+  if (f.owner !== undefined && u.entry.owner !== f.owner) return false;
+  if (f.streaming !== undefined && d.streaming !== f.streaming) return false;
+  if (f.protocolBinding !== undefined || f.protocolVersion !== undefined) {
+    const ok = d.interfaces.some(
+      (i) =>
+        (f.protocolBinding === undefined || i.protocolBinding.toLowerCase() === f.protocolBinding.toLowerCase()) &&
+        (f.protocolVersion === undefined || versionOk(i.protocolVersion ?? d.protocolVersion, f.protocolVersion)),
+    );
+    if (!ok) return false;
+  }
+  if (hintKeys.length > 0) {
+    if (skillLevel || u.type !== 'tool') return false;
+    for (const k of hintKeys) if (u.hints![k] !== f[k]) return false;
+  }
+  if (skillLevel) {
+    if (u.type !== 'skill') return false;
+    if (tags && !u.tags!.some((t) => tags.some((x) => plainFold(x) === plainFold(t)))) return false;
+    if (inModes && !u.inputModes!.some((m) => inModes.some((a) => modeOk(m, a)))) return false;
+    if (outModes && !u.outputModes!.some((m) => outModes.some((a) => modeOk(m, a)))) return false;
+  }
+  return true;
+}
+
+class Oracle {
+  readonly entries = new Map<string, { entry: IndexedEntry; units: OracleUnit[] }>();
+  upsert(e: IndexedEntry): void {
+    this.entries.set(e.id, { entry: e, units: unitsOf(e) });
+  }
+  remove(id: string): void {
+    this.entries.delete(id);
+  }
+  /** Matching units with their matched-word count and fields. */
+  match(words: string[], f: SearchFilter): Map<string, { unit: OracleUnit; words: number; fields: string[] }> {
+    const out = new Map<string, { unit: OracleUnit; words: number; fields: string[] }>();
+    for (const { units } of this.entries.values()) {
+      for (const u of units) {
+        let matched = 0;
+        const fields = new Set<Field>();
+        for (const w of words) {
+          let hit = false;
+          for (const [field, terms] of u.terms) {
+            if (terms.has(w)) {
+              hit = true;
+              fields.add(field);
+            }
+          }
+          if (hit) matched++;
+        }
+        if (matched > 0 && passes(u, f)) out.set(u.key, { unit: u, words: matched, fields: FIELD_ORDER.filter((x) => fields.has(x)) });
+      }
+    }
+    return out;
+  }
+  /** Empty text: the exact expected listing. */
+  listing(f: SearchFilter): string[] {
+    const unitLevel = [f.tags, f.inputModes, f.outputModes].some((x) => x && x.length) || ['readOnly', 'destructive', 'idempotent', 'openWorld'].some((k) => f[k as keyof SearchFilter] !== undefined);
+    const entries = [...this.entries.values()].sort(
+      (a, b) => Date.parse(b.entry.updatedAt) - Date.parse(a.entry.updatedAt) || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0),
+    );
+    const out: string[] = [];
+    for (const { units } of entries) {
+      if (!unitLevel) {
+        if (passes(units[0]!, f)) out.push(units[0]!.key);
+        continue;
+      }
+      out.push(...units.slice(1).filter((u) => passes(u, f)).slice(0, GROUP).map((u) => u.key));
+    }
+    return out;
+  }
+}
+
+// ---------------------------------------------------------------- helpers
+
+const keyOf = (h: SearchHit): string => `${h.id}/${h.match.id ?? 'self'}`;
+
+function allPages(index: SearchIndex, text: string, filter: SearchFilter, pageSize: number): { hits: SearchHit[]; total: number } {
+  const first = index.search({ text, filter, offset: 0, limit: pageSize });
+  const hits = [...first.hits];
+  for (let offset = pageSize; offset < first.total; offset += pageSize) {
+    const page = index.search({ text, filter, offset, limit: pageSize });
+    assert.equal(page.total, first.total, 'total changes between pages');
+    assert.ok(page.hits.length > 0, `empty page at ${offset} of ${first.total}`);
+    hits.push(...page.hits);
+  }
+  return { hits, total: first.total };
+}
+
+function checkAgainstOracle(index: SearchIndex, oracle: Oracle, words: string[], filter: SearchFilter, pageSize: number): void {
+  const text = `${words.join(' ')} `;
+  const expected = oracle.match(tokenize(text), filter);
+  const perEntry = new Map<string, number>();
+  for (const m of expected.values()) perEntry.set(m.unit.entry.id, (perEntry.get(m.unit.entry.id) ?? 0) + 1);
+  const expectedTotal = [...perEntry.values()].reduce((s, n) => s + Math.min(GROUP, n), 0);
+
+  const { hits, total } = allPages(index, text, filter, pageSize);
+  const ctx = `query ${JSON.stringify(text)} filter ${JSON.stringify(filter)}`;
+  assert.equal(total, expectedTotal, `total, ${ctx}`);
+  assert.equal(hits.length, total, `hits over all pages, ${ctx}`);
+  const keys = hits.map(keyOf);
+  assert.equal(new Set(keys).size, keys.length, `a hit came twice, ${ctx}`);
+
+  const shown = new Map<string, SearchHit[]>();
+  let previous = Infinity;
+  for (const h of hits) {
+    const m = expected.get(keyOf(h));
+    assert.ok(m, `unexpected hit ${keyOf(h)}, ${ctx}`);
+    assert.equal(Math.floor(h.score), m.words, `matched words of ${keyOf(h)}, ${ctx}`);
+    assert.deepEqual(h.match.fields, m.fields, `fields of ${keyOf(h)}, ${ctx}`);
+    assert.ok(h.score <= previous, `order: ${h.score} after ${previous}, ${ctx}`);
+    previous = h.score;
+    assert.equal(h.kind, m.unit.entry.description.kind);
+    shown.set(h.id, [...(shown.get(h.id) ?? []), h]);
+  }
+  for (const [id, n] of perEntry) {
+    const mine = shown.get(id) ?? [];
+    assert.equal(mine.length, Math.min(GROUP, n), `hits shown for ${id}, ${ctx}`);
+    const more = mine.map((h) => h.moreInEntry ?? 0);
+    assert.deepEqual(more, mine.map((_, i) => (i === mine.length - 1 && n > GROUP ? n - GROUP : 0)), `moreInEntry of ${id}, ${ctx}`);
+    // The shown hits are the entry's best by matched words.
+    const shownKeys = new Set(mine.map(keyOf));
+    const worstShown = Math.min(...mine.map((h) => Math.floor(h.score)));
+    for (const m of expected.values()) {
+      if (m.unit.entry.id === id && !shownKeys.has(m.unit.key)) assert.ok(m.words <= worstShown, `${m.unit.key} folded although better, ${ctx}`);
+    }
+  }
+}
+
+function checkListing(index: SearchIndex, oracle: Oracle, filter: SearchFilter, pageSize: number): void {
+  const { hits, total } = allPages(index, '', filter, pageSize);
+  const expected = oracle.listing(filter);
+  assert.equal(total, expected.length, `listing total, filter ${JSON.stringify(filter)}`);
+  assert.deepEqual(hits.map(keyOf), expected, `listing, filter ${JSON.stringify(filter)}`);
+}
+
+// ---------------------------------------------------------------- arbitraries
+
+const words = [...new Set(vocabularyWords().flatMap((w) => tokenize(w)))].sort();
+const tags = [...new Set(DOMAINS.flatMap((d) => d.tags))];
+const wordArb = fc.constantFrom(...words, 'zzzunknown');
+const queryArb = fc.array(wordArb, { minLength: 1, maxLength: 3 });
+
+const filterArb: fc.Arbitrary<SearchFilter> = fc.record(
+  {
+    kind: fc.constantFrom<EntryKind>('agent', 'mcp-server'),
+    owner: fc.constantFrom('owner-0', 'owner-1', 'owner-3', 'owner-42', 'owner-nobody'),
+    streaming: fc.boolean(),
+    protocolBinding: fc.constantFrom('JSONRPC', 'jsonrpc', 'GRPC', 'HTTP+JSON', 'MCP', 'SOAP'),
+    protocolVersion: fc.constantFrom('1', '1.0', '1.0.1', '0.3', '0.3.0', '2.0'),
+    tags: fc.array(fc.constantFrom(...tags, 'WEATHER', 'Finance', 'no-such-tag'), { maxLength: 3 }),
+    inputModes: fc.array(fc.constantFrom(...MODES, 'TEXT/PLAIN', 'image/gif', '*/*'), { maxLength: 2 }),
+    outputModes: fc.array(fc.constantFrom(...MODES, 'audio/*'), { maxLength: 2 }),
+    readOnly: fc.boolean(),
+    destructive: fc.boolean(),
+    idempotent: fc.boolean(),
+    openWorld: fc.boolean(),
+  },
+  { requiredKeys: [] },
+);
+
+/** Mostly one or two keys: a record with many keys tends to filter everything out. */
+const sparseFilterArb: fc.Arbitrary<SearchFilter> = fc.oneof(
+  { weight: 1, arbitrary: fc.constant({}) },
+  { weight: 6, arbitrary: filterArb.map((f) => Object.fromEntries(Object.entries(f).slice(0, 1))) },
+  { weight: 3, arbitrary: filterArb.map((f) => Object.fromEntries(Object.entries(f).slice(0, 2))) },
+  { weight: 1, arbitrary: filterArb },
+);
+
+function entries(count: number, seed: number): IndexedEntry[] {
+  return generateEntries(count, seed).map((g) => ({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: describeGenerated(g) }));
+}
+
+// ---------------------------------------------------------------- tests
+
+describe('search index vs a plain scan', () => {
+  const data = entries(800, SEED);
+  // Budget off: the oracle sees everything, so must the index.
+  const index = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9 });
+  const oracle = new Oracle();
+  for (const e of data) {
+    index.upsert(e);
+    oracle.upsert(e);
+  }
+  // Owners of generated entries are skewed: make sure the filter values above exist.
+  assert.ok(data.some((e) => e.owner === 'owner-0'));
+
+  it('text queries with filters: same hits, totals, grouping, fields and order', () => {
+    fc.assert(
+      fc.property(queryArb, sparseFilterArb, fc.integer({ min: 1, max: 60 }), (q, f, pageSize) => {
+        checkAgainstOracle(index, oracle, q, f, pageSize);
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+
+  it('empty text with filters: the exact listing, newest first', () => {
+    fc.assert(
+      fc.property(sparseFilterArb, fc.integer({ min: 5, max: 200 }), (f, pageSize) => {
+        checkListing(index, oracle, f, pageSize);
+      }),
+      { seed: SEED + 1, numRuns: 150 },
+    );
+  });
+});
+
+describe('search index vs a plain scan, under upserts and removals', () => {
+  it('stays equal to the oracle through random changes', () => {
+    const pool = entries(300, SEED + 3);
+    const index = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9 });
+    const oracle = new Oracle();
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('upsert' as const), slot: fc.integer({ min: 0, max: 59 }), source: fc.integer({ min: 0, max: 299 }), minute: fc.integer({ min: 0, max: 1e6 }) }),
+      fc.record({ kind: fc.constant('remove' as const), slot: fc.integer({ min: 0, max: 59 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), queryArb, sparseFilterArb, (ops, q, f) => {
+        for (const o of ops) {
+          const id = `slot-${o.slot}`;
+          if (o.kind === 'upsert') {
+            const e: IndexedEntry = { ...pool[o.source]!, id, updatedAt: new Date(Date.parse('2025-01-01T00:00:00Z') + o.minute * 60_000).toISOString() };
+            index.upsert(e);
+            oracle.upsert(e);
+          } else {
+            index.remove(id);
+            oracle.remove(id);
+          }
+        }
+        assert.equal(index.size, oracle.entries.size);
+        checkAgainstOracle(index, oracle, q, f, 25);
+        checkListing(index, oracle, f, 25);
+      }),
+      { seed: SEED + 4, numRuns: 120 },
+    );
+  });
+});
+
+describe('candidate limits', () => {
+  it('bound the work on huge result sets, keep the best hits and paging consistent', () => {
+    const index = createSearchIndex({ maxCandidates: 300 });
+    for (const e of entries(400, SEED + 5)) index.upsert(e);
+    const unbounded = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9 });
+    for (const e of entries(400, SEED + 5)) unbounded.upsert(e);
+    const text = 'weather forecast get ';
+    const capped = allPages(index, text, {}, 50);
+    const full = allPages(unbounded, text, {}, 50);
+    assert.ok(capped.total < full.total, `${capped.total} vs ${full.total}`);
+    assert.ok(capped.total <= 300);
+    assert.equal(new Set(capped.hits.map(keyOf)).size, capped.total);
+    // The best hits survive the cut.
+    assert.deepEqual(capped.hits.slice(0, 10).map(keyOf), full.hits.slice(0, 10).map(keyOf));
+    // A posting limit as well: still consistent, still the best first.
+    const tight = createSearchIndex({ maxCandidates: 300, maxPostings: 2000 });
+    for (const e of entries(400, SEED + 5)) tight.upsert(e);
+    const t = allPages(tight, text, {}, 50);
+    assert.equal(new Set(t.hits.map(keyOf)).size, t.total);
+    assert.deepEqual(t.hits.slice(0, 3).map(keyOf), full.hits.slice(0, 3).map(keyOf));
+  });
+});
