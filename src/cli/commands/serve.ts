@@ -6,7 +6,7 @@
  * start (port taken, storage unreachable).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ConfigError, loadConfig } from '../../config/config.js';
+import { ConfigError, loadConfig, type RegistryConfig } from '../../config/config.js';
 import { EXIT_FAILED, EXIT_USAGE, EXIT_OK } from '../output.js';
 
 interface ServeOptions {
@@ -70,7 +70,7 @@ export function register(program: Command): void {
         'Example:\n  REGISTRY_TOKENS=alice:$(openssl rand -hex 16) a2a-registry serve --port 9000 --data-dir /var/lib/a2a-registry',
     )
     .action(async (options: ServeOptions) => {
-      let config;
+      let config: RegistryConfig;
       try {
         config = loadConfig(serveEnvironment(options, process.env));
       } catch (err) {
