@@ -3,29 +3,31 @@
  * search already has in cache instead of chasing entry objects around the heap (measured: at
  * 100,000 entries, object-based tests cost more than the text matching itself).
  *
- * Every unit row carries U_ATTR: its entry's kind and streaming flags and interface-profile id
- * (the entry's list of (binding, version) pairs, interned: a handful of distinct profiles cover
- * most entries), whether it is a skill or a tool, and a tool's hints. Entry rows hold the owner
- * id. Skills point into a pooled Int32Array holding their tag ids and effective input/output
- * mode ids (their own modes, or the card defaults).
+ * Entry rows carry E_ATTR (kind and streaming flags, interface-profile id: the entry's list of
+ * (binding, version) pairs, interned, so a handful of profiles cover most entries) and the
+ * owner id. Unit slots carry whether the unit is a skill or a tool and a tool's hints; skills
+ * point into a pooled Int32Array holding their tag ids and effective input/output mode ids
+ * (their own modes, or the card defaults).
  *
  * String values are interned into small dictionaries (ids never reused); the pool is compacted
  * when more than half of it belongs to removed units.
  */
 import type { EntryInterface } from '../contract/types.js';
-import { F_OWNER, F_PROFILE, F_SHIFT, I_POOL, I_SHIFT, U_ATTR, U_SHIFT, type Tables } from './tables.js';
+import { E_ATTR, E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
 import { fold } from './text-encoder.js';
 
-// The U_ATTR bits of a unit row.
+// E_ATTR bits of an entry row.
 export const A_MCP = 1;
 export const A_STREAMING = 2;
-export const A_SKILL = 4;
-export const A_TOOL = 8;
+/** The interface-profile id starts here; ids from A_PROFILE_MAX on are read from E_PROFILE. */
+export const A_PROFILE_SHIFT = 2;
+export const A_PROFILE_MAX = (1 << 28) - 1;
+
+// unitAttr bits of a unit slot.
+export const A_SKILL = 1;
+export const A_TOOL = 2;
 /** Tool hints (HINT_* of ./entry-store.ts, MCP defaults applied) start here. */
-export const A_HINTS_SHIFT = 4;
-/** The interface-profile id starts here; ids from A_PROFILE_MAX on are read from F_PROFILE. */
-export const A_PROFILE_SHIFT = 8;
-export const A_PROFILE_MAX = (1 << 23) - 1;
+export const A_HINTS_SHIFT = 2;
 
 /** Interned strings → dense ids. */
 export class Dictionary {
@@ -84,33 +86,37 @@ export class Attributes {
 
   constructor(readonly tables: Tables) {}
 
-  /** Stores the entry's owner and profile; returns the U_ATTR bits its units share. */
-  setEntry(no: number, mcp: boolean, streaming: boolean, owner: string, interfaces: readonly EntryInterface[], generation: string | undefined): number {
-    const row = no << F_SHIFT;
-    const e = this.tables.entryInfo;
-    e[row + F_OWNER] = this.owners.id(owner);
+  /** Fills the entry row's filter attributes. */
+  setEntry(no: number, mcp: boolean, streaming: boolean, owner: string, interfaces: readonly EntryInterface[], generation: string | undefined): void {
+    const row = no << E_SHIFT;
+    const e = this.tables.entries;
     const bindings = interfaces.map((i) => i.protocolBinding.toLowerCase());
     const versions = interfaces.map((i) => i.protocolVersion ?? generation);
     const signature = JSON.stringify([bindings, versions]);
     const before = this.profileIds.size;
     const id = this.profileIds.id(signature);
     if (id === before) this.profiles.push({ bindings, versions });
-    e[row + F_PROFILE] = id;
-    return (mcp ? A_MCP : 0) | (streaming ? A_STREAMING : 0) | (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT);
+    e[row + E_ATTR] = (mcp ? A_MCP : 0) | (streaming ? A_STREAMING : 0) | (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT);
+    e[row + E_OWNER] = this.owners.id(owner);
+    e[row + E_PROFILE] = id;
+    this.tables.signatures.fill(0, no << S_SHIFT, (no + 1) << S_SHIFT);
   }
 
-  /** The entry itself. */
-  setSelf(uid: number, entryAttr: number): void {
-    this.tables.units[(uid << U_SHIFT) + U_ATTR] = entryAttr;
-    this.tables.info[(uid << I_SHIFT) + I_POOL] = -1;
+  /** The entry itself, at unit slot `slot`. */
+  setSelf(slot: number): void {
+    this.tables.unitAttr[slot] = 0;
+    this.tables.unitPool[slot] = -1;
   }
 
-  setTool(uid: number, entryAttr: number, hints: number): void {
-    this.tables.units[(uid << U_SHIFT) + U_ATTR] = entryAttr | A_TOOL | (hints << A_HINTS_SHIFT);
-    this.tables.info[(uid << I_SHIFT) + I_POOL] = -1;
+  /** A tool of entry `no`, at unit slot `slot`. */
+  setTool(no: number, slot: number, hints: number): void {
+    this.tables.unitAttr[slot] = A_TOOL | (hints << A_HINTS_SHIFT);
+    this.tables.unitPool[slot] = -1;
+    this.tables.signatures[(no << S_SHIFT) + S_HINTS]! |= 1 << hints;
   }
 
-  setSkill(uid: number, entryAttr: number, a: SkillAttributes): void {
+  /** A skill of entry `no`, at unit slot `slot`. */
+  setSkill(no: number, slot: number, a: SkillAttributes): void {
     const need = 3 + a.tags.length + a.inputModes.length + a.outputModes.length;
     if (this.poolEnd + need > this.pool.length) {
       const out = new Int32Array(Math.max(this.pool.length * 2, this.poolEnd + need));
@@ -119,14 +125,28 @@ export class Attributes {
     }
     const p = this.pool;
     let at = this.poolEnd;
-    this.tables.units[(uid << U_SHIFT) + U_ATTR] = entryAttr | A_SKILL;
-    this.tables.info[(uid << I_SHIFT) + I_POOL] = at;
+    this.tables.unitAttr[slot] = A_SKILL;
+    this.tables.unitPool[slot] = at;
+    const e = this.tables.signatures;
+    const row = no << S_SHIFT;
     p[at++] = a.tags.length;
-    for (const t of a.tags) p[at++] = this.tags.id(t);
+    for (const t of a.tags) {
+      const id = this.tags.id(t);
+      p[at++] = id;
+      e[row + (id & 32 ? S_TAGS_HI : S_TAGS_LO)]! |= 1 << (id & 31);
+    }
     p[at++] = a.inputModes.length;
-    for (const m of a.inputModes) p[at++] = this.modes.id(m);
+    for (const m of a.inputModes) {
+      const id = this.modes.id(m);
+      p[at++] = id;
+      e[row + S_IN]! |= 1 << (id & 31);
+    }
     p[at++] = a.outputModes.length;
-    for (const m of a.outputModes) p[at++] = this.modes.id(m);
+    for (const m of a.outputModes) {
+      const id = this.modes.id(m);
+      p[at++] = id;
+      e[row + S_OUT]! |= 1 << (id & 31);
+    }
     this.poolEnd = at;
   }
 
@@ -138,28 +158,26 @@ export class Attributes {
     return 3 + nTags + nIn + nOut;
   }
 
-  /** Forgets a unit's attributes. */
-  clearUnit(uid: number): void {
-    const row = uid << I_SHIFT;
-    const off = this.tables.info[row + I_POOL]!;
+  /** Forgets the attributes of unit slot `slot`. */
+  clearUnit(slot: number): void {
+    const off = this.tables.unitPool[slot]!;
     if (off >= 0) this.poolGarbage += this.segmentLength(off);
-    this.tables.info[row + I_POOL] = -1;
-    this.tables.units[(uid << U_SHIFT) + U_ATTR] = 0;
+    this.tables.unitPool[slot] = -1;
+    this.tables.unitAttr[slot] = 0;
   }
 
-  /** Compacts the pool when mostly garbage; `liveUnits` lists every unit id in use. */
-  maybeCompact(liveUnits: () => Iterable<number>): void {
+  /** Compacts the pool when mostly garbage; `liveSlots` lists every unit slot in use. */
+  maybeCompact(liveSlots: () => Iterable<number>): void {
     if (this.poolGarbage < 65_536 || this.poolGarbage * 2 < this.poolEnd) return;
     const out = new Int32Array(Math.max(1024, (this.poolEnd - this.poolGarbage) * 2));
     let at = 0;
-    const t = this.tables.info;
-    for (const uid of liveUnits()) {
-      const row = uid << I_SHIFT;
-      const off = t[row + I_POOL]!;
+    const slots = this.tables.unitPool;
+    for (const slot of liveSlots()) {
+      const off = slots[slot]!;
       if (off < 0) continue;
       const len = this.segmentLength(off);
       out.set(this.pool.subarray(off, off + len), at);
-      t[row + I_POOL] = at;
+      slots[slot] = at;
       at += len;
     }
     this.pool = out;

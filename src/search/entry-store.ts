@@ -1,15 +1,14 @@
 /**
  * What the index keeps per entry for hits: id, kind, name, description, interfaces, skill ids
  * and names, tool names (no documents, no texts: the text lives in FlexSearch as postings only,
- * filterable attributes in ./attributes.ts).
+ * filterable attributes in ./attributes.ts and ./tables.ts).
  *
- * Entries get a small *entry number* and every unit (the entry itself, each skill, each tool)
- * a *unit id*; both are recycled through free lists so the typed arrays stay dense. Unit ids
- * are what FlexSearch stores; the unit rows of ./tables.ts (U_ENTRY, I_ORDINAL) turn a posting
- * back into an entry and a skill or tool in O(1).
+ * Entries get a small *entry number* (recycled through a free list, so tables stay dense) and a
+ * contiguous block of unit slots in the tables' unit arrays (bump-allocated; compacted when
+ * more than half of the slots belong to removed entries).
  */
 import type { EntryInterface, EntryKind } from '../contract/types.js';
-import { I_ORDINAL, I_SHIFT, U_ENTRY, U_SHIFT, type Tables } from './tables.js';
+import { E_BASE, E_COUNT, E_SHIFT, MAX_ENTRIES, type Tables } from './tables.js';
 
 /** What a hit shows of a skill. */
 export interface SkillRecord {
@@ -28,7 +27,7 @@ export const HINT_DESTRUCTIVE = 2;
 export const HINT_IDEMPOTENT = 4;
 export const HINT_OPEN_WORLD = 8;
 
-/** What a hit shows of an entry, plus its numbers. Filterable attributes live in ./attributes.ts. */
+/** What a hit shows of an entry, plus its number. Filterable attributes live in the tables. */
 export interface EntryRecord {
   readonly no: number;
   readonly id: string;
@@ -40,26 +39,8 @@ export interface EntryRecord {
   readonly interfaces: readonly EntryInterface[];
   readonly skills: readonly SkillRecord[];
   readonly tools: readonly ToolRecord[];
-  /** Unit ids: [0] the entry itself, then one per skill, then one per tool. */
-  readonly units: Int32Array;
-}
-
-/** A unit's position inside its entry: 0 = the entry itself, k = skills[k-1] or tools[k-1]. */
-export type UnitOrdinal = number;
-
-class IdAllocator {
-  private next = 0;
-  private readonly free: number[] = [];
-  take(): number {
-    return this.free.pop() ?? this.next++;
-  }
-  give(n: number): void {
-    this.free.push(n);
-  }
-  /** One past the largest number ever handed out. */
-  get bound(): number {
-    return this.next;
-  }
+  /** Indexed units: the entry itself, then skills, then tools (capped at MAX_UNITS_PER_ENTRY). */
+  readonly unitCount: number;
 }
 
 export class EntryStore {
@@ -68,8 +49,10 @@ export class EntryStore {
   readonly entries: (EntryRecord | undefined)[] = [];
   /** By entry number: the entry id (undefined for free numbers). */
   readonly entryIds: (string | undefined)[] = [];
-  private readonly entryNumbers = new IdAllocator();
-  private readonly unitIds = new IdAllocator();
+  private nextNumber = 0;
+  private readonly freeNumbers: number[] = [];
+  private unitEnd = 0;
+  private unitGarbage = 0;
   private liveUnitCount = 0;
 
   constructor(private readonly tables: Tables) {}
@@ -78,32 +61,36 @@ export class EntryStore {
     return this.byId.size;
   }
 
-  /** Number of live units (entries themselves, skills and tools). */
+  /** Number of indexed units (entries themselves, skills and tools). */
   get unitCount(): number {
     return this.liveUnitCount;
   }
 
-  /** One past the largest unit id in use. */
-  get unitBound(): number {
-    return this.unitIds.bound;
-  }
-
   /** One past the largest entry number in use. */
   get entryBound(): number {
-    return this.entryNumbers.bound;
+    return this.nextNumber;
   }
 
   get(id: string): EntryRecord | undefined {
     return this.byId.get(id);
   }
 
-  /** Reserves an entry number and `unitCount` unit ids (and their table rows). */
-  allocate(unitCount: number): { no: number; units: Int32Array } {
-    const no = this.entryNumbers.take();
-    const units = new Int32Array(unitCount);
-    for (let i = 0; i < unitCount; i++) units[i] = this.unitIds.take();
-    this.tables.reserve(this.entryNumbers.bound, this.unitIds.bound);
-    return { no, units };
+  /** Reserves an entry number and a block of `unitCount` unit slots; returns both. */
+  allocate(unitCount: number): { no: number; base: number } {
+    let no = this.freeNumbers.pop();
+    if (no === undefined) {
+      if (this.nextNumber >= MAX_ENTRIES) throw new RangeError(`The search index holds at most ${MAX_ENTRIES} entries.`);
+      no = this.nextNumber++;
+    }
+    this.tables.reserveEntries(this.nextNumber);
+    if (this.unitGarbage > 65_536 && this.unitGarbage * 2 > this.unitEnd) this.compactUnits();
+    const base = this.unitEnd;
+    this.tables.reserveUnits(base + unitCount, base);
+    this.unitEnd += unitCount;
+    const row = no << E_SHIFT;
+    this.tables.entries[row + E_BASE] = base;
+    this.tables.entries[row + E_COUNT] = unitCount;
+    return { no, base };
   }
 
   /** Makes a record (built on an `allocate` result) visible. */
@@ -112,25 +99,14 @@ export class EntryStore {
     this.entries[record.no] = record;
     this.entryIds[record.no] = record.id;
     this.tables.updatedAt[record.no] = record.updatedAt;
-    const t = this.tables.units;
-    const info = this.tables.info;
-    const units = record.units;
-    for (let i = 0; i < units.length; i++) {
-      t[(units[i]! << U_SHIFT) + U_ENTRY] = record.no;
-      info[(units[i]! << I_SHIFT) + I_ORDINAL] = i;
-    }
-    this.liveUnitCount += units.length;
+    this.liveUnitCount += record.unitCount;
   }
 
-  /** Frees numbers from `allocate` that were never committed. */
-  discard(no: number, units: Int32Array): void {
-    for (const u of units) this.unitIds.give(u);
-    this.entryNumbers.give(no);
-  }
-
-  /** Every unit id in use. */
-  *liveUnits(): Generator<number> {
-    for (const e of this.entries) if (e) yield* e.units;
+  /** Frees what `allocate` reserved for a record that was never committed. */
+  discard(no: number, unitCount: number): void {
+    this.unitGarbage += unitCount;
+    this.tables.entries[(no << E_SHIFT) + E_COUNT] = 0;
+    this.freeNumbers.push(no);
   }
 
   /** Forgets the record and frees its numbers (after its postings are gone). */
@@ -138,13 +114,40 @@ export class EntryStore {
     this.byId.delete(record.id);
     this.entries[record.no] = undefined;
     this.entryIds[record.no] = undefined;
-    const t = this.tables.units;
-    const units = record.units;
-    for (let i = 0; i < units.length; i++) {
-      t[(units[i]! << U_SHIFT) + U_ENTRY] = -1;
-      this.unitIds.give(units[i]!);
+    this.liveUnitCount -= record.unitCount;
+    this.discard(record.no, record.unitCount);
+  }
+
+  /** Moves every live entry's unit block to the front, dropping the slots of removed ones. */
+  private compactUnits(): void {
+    const t = this.tables;
+    const attr = new Int32Array(Math.max(4096, (this.unitEnd - this.unitGarbage) * 2));
+    const pool = new Int32Array(attr.length).fill(-1);
+    let at = 0;
+    for (const rec of this.entries) {
+      if (!rec) continue;
+      const row = rec.no << E_SHIFT;
+      const base = t.entries[row + E_BASE]!;
+      const count = t.entries[row + E_COUNT]!;
+      attr.set(t.unitAttr.subarray(base, base + count), at);
+      pool.set(t.unitPool.subarray(base, base + count), at);
+      t.entries[row + E_BASE] = at;
+      at += count;
     }
-    this.liveUnitCount -= units.length;
-    this.entryNumbers.give(record.no);
+    t.unitAttr = attr;
+    t.unitPool = pool;
+    this.unitEnd = at;
+    this.unitGarbage = 0;
+  }
+
+  /** Unit slots of every live entry, for the attribute pool's compaction. */
+  *liveUnitSlots(): Generator<number> {
+    const t = this.tables;
+    for (const rec of this.entries) {
+      if (!rec) continue;
+      const row = rec.no << E_SHIFT;
+      const base = t.entries[row + E_BASE]!;
+      for (let i = 0; i < rec.unitCount; i++) yield base + i;
+    }
   }
 }

@@ -38,7 +38,7 @@ import {
   type Attributes,
 } from './attributes.js';
 import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY } from './entry-store.js';
-import { F_OWNER, F_PROFILE, F_SHIFT, I_POOL, I_SHIFT } from './tables.js';
+import { E_ATTR, E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
 
 /** Bounds on hostile filters. */
 const MAX_LIST = 32;
@@ -74,6 +74,7 @@ export function versionMatches(actual: string | undefined, asked: string): boole
   return actual === asked || (actual.length > asked.length && actual.startsWith(asked) && actual[asked.length] === '.');
 }
 
+
 const UNKNOWN = 0;
 const PASS = 1;
 const FAIL = 2;
@@ -82,21 +83,24 @@ const FAIL = 2;
  * A filter prepared for one search against the current attributes (valid until the index
  * changes). A class, not closures, so hot loops call the same methods on every search.
  *
- * Three tests, cheapest first: `attrPasses` on a unit's U_ATTR bits (kind, streaming, skill or
- * tool, tool hints, binding/version through the profile), `entryPasses` once per entry (owner),
- * `poolPasses` on a skill's pooled tags and modes.
+ * Two tests: `entryPasses` once per entry and search (kind, streaming, owner, binding and
+ * version through the interface profile, and signatures that rule out entries with no
+ * matching skill or tool), `unitPasses` per skill or tool (skill or tool, tool hints, a
+ * skill's pooled tags and modes).
  */
 export class CompiledFilter {
-  /** True when `entryPasses` is needed (an owner is given). */
-  readonly entryLevel: boolean;
-  /** True when `poolPasses` is needed (tags or modes are given). */
-  readonly poolLevel: boolean;
+  /** True when no entry-level key is given (`entryPasses` is then always true). */
+  readonly entryFree: boolean;
   /** True when hits must be skills or tools (tags, modes, tool hints). */
   readonly unitLevel: boolean;
   private readonly impossible: boolean;
-  /** Bits of U_ATTR that must equal `attrWant` (kind, streaming, skill/tool, hints). */
-  private readonly attrMask: number;
-  private readonly attrWant: number;
+  /** E_ATTR bits that must equal `entryWant` (kind, streaming). */
+  private readonly entryMask: number;
+  private readonly entryWant: number;
+  /** unitAttr bits that must equal `unitWant` (skill or tool, hints). */
+  private readonly unitMask: number;
+  private readonly unitWant: number;
+  private readonly poolLevel: boolean;
   /** -1: any owner; else the owner id. */
   private readonly ownerId: number;
   private readonly binding: string | undefined;
@@ -107,9 +111,17 @@ export class CompiledFilter {
   private readonly outputModes: readonly string[] | undefined;
   private readonly inputMemo: Uint8Array;
   private readonly outputMemo: Uint8Array;
-  // The tables as of compile time (they are only replaced when the index grows).
-  private readonly entryInfo: Int32Array;
-  private readonly unitInfo: Int32Array;
+  /** Signatures a matching entry must intersect (0: not constrained); see ./tables.ts. */
+  private readonly tagsLo: number;
+  private readonly tagsHi: number;
+  private readonly inSig: number;
+  private readonly outSig: number;
+  private readonly hintSig: number;
+  // The tables as of compile time (they are only replaced when the index changes).
+  private readonly entries: Int32Array;
+  private readonly signatures: Int32Array;
+  private readonly unitAttr: Int32Array;
+  private readonly unitPool: Int32Array;
   private readonly pool: Int32Array;
 
   constructor(
@@ -119,13 +131,15 @@ export class CompiledFilter {
     const f: Partial<Record<keyof SearchFilter, unknown>> = typeof filter === 'object' && filter !== null ? filter : {};
     let impossible = false;
     let kind = f.kind === 'agent' || f.kind === 'mcp-server' ? f.kind : undefined;
-    let attrMask = 0;
-    let attrWant = 0;
+    let entryMask = 0;
+    let entryWant = 0;
+    let unitMask = 0;
+    let unitWant = 0;
 
     const streaming = cleanBool(f.streaming);
     if (streaming !== undefined) {
-      attrMask |= A_STREAMING;
-      if (streaming) attrWant |= A_STREAMING;
+      entryMask |= A_STREAMING;
+      if (streaming) entryWant |= A_STREAMING;
     }
     let ownerId = -1;
     if (typeof f.owner === 'string') {
@@ -154,8 +168,8 @@ export class CompiledFilter {
       const b = cleanBool(v);
       if (b === undefined) return;
       hints = true;
-      attrMask |= bit << A_HINTS_SHIFT;
-      if (b) attrWant |= bit << A_HINTS_SHIFT;
+      unitMask |= bit << A_HINTS_SHIFT;
+      if (b) unitWant |= bit << A_HINTS_SHIFT;
     };
     hint(f.readOnly, HINT_READ_ONLY);
     hint(f.destructive, HINT_DESTRUCTIVE);
@@ -167,36 +181,75 @@ export class CompiledFilter {
     if (hints) {
       if (kind === 'agent') impossible = true;
       kind = 'mcp-server';
-      attrMask |= A_TOOL;
-      attrWant |= A_TOOL;
+      unitMask |= A_TOOL;
+      unitWant |= A_TOOL;
     } else if (skillLevel) {
       if (kind === 'mcp-server') impossible = true;
       kind = 'agent';
-      attrMask |= A_SKILL;
-      attrWant |= A_SKILL;
+      unitMask |= A_SKILL;
+      unitWant |= A_SKILL;
     }
     if (kind !== undefined) {
-      attrMask |= A_MCP;
-      if (kind === 'mcp-server') attrWant |= A_MCP;
+      entryMask |= A_MCP;
+      if (kind === 'mcp-server') entryWant |= A_MCP;
     }
-    this.attrMask = attrMask;
-    this.attrWant = attrWant;
+    // Entry signatures: the bits of every tag id asked, of every declared mode an asked mode
+    // accepts, of every hint combination the asked hints allow.
+    let tagsLo = 0;
+    let tagsHi = 0;
+    for (const id of this.tagIds ?? []) {
+      if (id & 32) tagsHi |= 1 << (id & 31);
+      else tagsLo |= 1 << (id & 31);
+    }
+    this.tagsLo = tagsLo;
+    this.tagsHi = tagsHi;
+    const modeSig = (asked: readonly string[] | undefined): number => {
+      if (!asked) return 0;
+      let sig = 0;
+      attrs.modes.values.forEach((declared, id) => {
+        if (asked.some((a) => mimeMatches(declared, a))) sig |= 1 << (id & 31);
+      });
+      if (sig === 0) impossible = true;
+      return sig;
+    };
+    this.inSig = modeSig(this.inputModes);
+    this.outSig = modeSig(this.outputModes);
+    let hintSig = 0;
+    if (hints) {
+      const mask = unitMask >>> A_HINTS_SHIFT;
+      const want = unitWant >>> A_HINTS_SHIFT;
+      for (let v = 0; v < 16; v++) if ((v & mask) === (want & mask)) hintSig |= 1 << v;
+    }
+    this.hintSig = hintSig;
+
+    this.entryMask = entryMask;
+    this.entryWant = entryWant;
+    this.unitMask = unitMask;
+    this.unitWant = unitWant;
     this.impossible = impossible;
     this.unitLevel = skillLevel || hints;
     this.poolLevel = skillLevel;
-    this.entryLevel = ownerId >= 0;
+    this.entryFree =
+      !impossible && entryMask === 0 && ownerId < 0 && this.binding === undefined && this.version === undefined && !this.unitLevel;
 
-    this.entryInfo = attrs.tables.entryInfo;
-    this.unitInfo = attrs.tables.info;
+    this.entries = attrs.tables.entries;
+    this.signatures = attrs.tables.signatures;
+    this.unitAttr = attrs.tables.unitAttr;
+    this.unitPool = attrs.tables.unitPool;
     this.pool = attrs.pool;
   }
 
-  /** Kind, streaming, skill/tool, tool hints, binding and version, from a unit's U_ATTR. */
-  attrPasses(attr: number, entryNo: number): boolean {
-    if (this.impossible || (attr & this.attrMask) !== this.attrWant) return false;
+  /** Kind, streaming, owner, binding and version of entry number `no`. */
+  entryPasses(no: number): boolean {
+    if (this.impossible) return false;
+    const row = no << E_SHIFT;
+    const attr = this.entries[row + E_ATTR]!;
+    if ((attr & this.entryMask) !== this.entryWant) return false;
+    if (this.ownerId >= 0 && this.entries[row + E_OWNER] !== this.ownerId) return false;
+    if (this.unitLevel && !this.signaturesMatch(no << S_SHIFT)) return false;
     if (this.binding !== undefined || this.version !== undefined) {
       let profile = attr >>> A_PROFILE_SHIFT;
-      if (profile >= A_PROFILE_MAX) profile = this.entryInfo[(entryNo << F_SHIFT) + F_PROFILE]!;
+      if (profile >= A_PROFILE_MAX) profile = this.entries[row + E_PROFILE]!;
       let memo = this.profileMemo[profile]!;
       if (memo === UNKNOWN) {
         memo = this.profilePasses(profile) ? PASS : FAIL;
@@ -207,14 +260,21 @@ export class CompiledFilter {
     return true;
   }
 
-  /** The owner, for entry number `no` (only meaningful when `entryLevel`). */
-  entryPasses(no: number): boolean {
-    return this.entryInfo[(no << F_SHIFT) + F_OWNER] === this.ownerId;
+  /** Whether the entry may have a skill or tool that passes `unitPasses` (no false negatives). */
+  private signaturesMatch(row: number): boolean {
+    const e = this.signatures;
+    if ((this.tagsLo | this.tagsHi) !== 0 && ((e[row + S_TAGS_LO]! & this.tagsLo) | (e[row + S_TAGS_HI]! & this.tagsHi)) === 0) return false;
+    if (this.inSig !== 0 && (e[row + S_IN]! & this.inSig) === 0) return false;
+    if (this.outSig !== 0 && (e[row + S_OUT]! & this.outSig) === 0) return false;
+    if (this.hintSig !== 0 && (e[row + S_HINTS]! & this.hintSig) === 0) return false;
+    return true;
   }
 
-  /** Tags and modes of a skill (only meaningful when `poolLevel`). */
-  poolPasses(uid: number): boolean {
-    let at = this.unitInfo[(uid << I_SHIFT) + I_POOL]!;
+  /** Skill or tool, tool hints, tags and modes of the unit in slot `slot` (when `unitLevel`). */
+  unitPasses(slot: number): boolean {
+    if ((this.unitAttr[slot]! & this.unitMask) !== this.unitWant) return false;
+    if (!this.poolLevel) return true;
+    let at = this.unitPool[slot]!;
     if (at < 0) return false;
     const p = this.pool;
     const nTags = p[at++]!;

@@ -15,20 +15,16 @@
  * O(n log M) comparisons, nearly all of them one number compare.
  */
 
-import { E_HITS, E_SHIFT, F_SHIFT, F_SHOWN, I_ORDINAL, I_SHIFT, U_ENTRY, U_SHIFT } from './tables.js';
+import { E_HITS, E_SHIFT, E_SHOWN, ORD_BITS, ORD_MASK } from './tables.js';
 
 export const GROUP_LIMIT = 3;
 
 export interface RankContext {
   /** Candidates: unit ids and their relevance keys (higher is better), by position. */
-  readonly units: Int32Array;
+  readonly ids: Int32Array;
   readonly keys: Float64Array;
-  /** Unit rows (./tables.ts): U_ENTRY; cold rows: I_ORDINAL. */
-  readonly unitRows: Int32Array;
-  readonly unitInfo: Int32Array;
-  /** Entry rows: E_HITS (candidates per entry, for moreInEntry); cold: F_SHOWN (scratch, all 0). */
+  /** Entry rows (./tables.ts): E_HITS (candidates per entry, for moreInEntry), E_SHOWN (scratch). */
   readonly entryRows: Int32Array;
-  readonly entryInfo: Int32Array;
   /** updatedAt by entry number. */
   readonly updatedAt: Float64Array;
   /** Entry ids by entry number (undefined for free numbers). */
@@ -38,7 +34,7 @@ export interface RankContext {
 export interface RankedHit {
   /** Position in the candidate arrays. */
   pos: number;
-  uid: number;
+  id: number;
   key: number;
   /** Set on an entry's last shown hit when more of its hits were folded. */
   moreInEntry: number;
@@ -49,10 +45,10 @@ function before(ctx: RankContext, a: number, b: number): boolean {
   const ka = ctx.keys[a]!;
   const kb = ctx.keys[b]!;
   if (ka !== kb) return ka > kb;
-  const ua = ctx.units[a]!;
-  const ub = ctx.units[b]!;
-  const ea = ctx.unitRows[(ua << U_SHIFT) + U_ENTRY]!;
-  const eb = ctx.unitRows[(ub << U_SHIFT) + U_ENTRY]!;
+  const ua = ctx.ids[a]!;
+  const ub = ctx.ids[b]!;
+  const ea = ua >>> ORD_BITS;
+  const eb = ub >>> ORD_BITS;
   if (ea !== eb) {
     const ta = ctx.updatedAt[ea]!;
     const tb = ctx.updatedAt[eb]!;
@@ -62,7 +58,7 @@ function before(ctx: RankContext, a: number, b: number): boolean {
     if (ia !== ib) return ia < ib;
     return ea < eb;
   }
-  return ctx.unitInfo[(ua << I_SHIFT) + I_ORDINAL]! < ctx.unitInfo[(ub << I_SHIFT) + I_ORDINAL]!;
+  return (ua & ORD_MASK) < (ub & ORD_MASK);
 }
 
 function byOrder(ctx: RankContext, positions: number[]): number[] {
@@ -117,32 +113,30 @@ export function selectTop(ctx: RankContext, n: number, m: number): number[] {
   return byOrder(ctx, Array.from(heap.subarray(0, size)));
 }
 
-const entryOf = (ctx: RankContext, pos: number): number => ctx.unitRows[(ctx.units[pos]! << U_SHIFT) + U_ENTRY]!;
-
 /** Grouped hits [offset, offset + limit) of the first `n` candidates. */
 export function page(ctx: RankContext, n: number, offset: number, limit: number): RankedHit[] {
   const needed = offset + limit;
   if (limit <= 0 || n === 0) return [];
-  const info = ctx.entryInfo;
+  const rows = ctx.entryRows;
   let m = Math.min(n, needed + 16);
   for (;;) {
     const top = selectTop(ctx, n, m);
     const out: RankedHit[] = [];
     let kept = 0;
     for (const pos of top) {
-      const e = entryOf(ctx, pos);
-      const shown = info[(e << F_SHIFT) + F_SHOWN]!;
+      const row = (ctx.ids[pos]! >>> ORD_BITS) << E_SHIFT;
+      const shown = rows[row + E_SHOWN]!;
       if (shown >= GROUP_LIMIT) continue;
-      info[(e << F_SHIFT) + F_SHOWN] = shown + 1;
+      rows[row + E_SHOWN] = shown + 1;
       if (kept >= offset) {
-        const hits = ctx.entryRows[(e << E_SHIFT) + E_HITS]!;
+        const hits = rows[row + E_HITS]!;
         const more = shown + 1 === GROUP_LIMIT && hits > GROUP_LIMIT ? hits - GROUP_LIMIT : 0;
-        out.push({ pos, uid: ctx.units[pos]!, key: ctx.keys[pos]!, moreInEntry: more });
+        out.push({ pos, id: ctx.ids[pos]!, key: ctx.keys[pos]!, moreInEntry: more });
       }
       kept++;
       if (kept >= needed) break;
     }
-    for (const pos of top) info[(entryOf(ctx, pos) << F_SHIFT) + F_SHOWN] = 0;
+    for (const pos of top) rows[((ctx.ids[pos]! >>> ORD_BITS) << E_SHIFT) + E_SHOWN] = 0;
     if (kept >= needed || m >= n) return out;
     m = Math.min(n, m * 4);
   }

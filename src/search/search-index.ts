@@ -54,7 +54,7 @@ import type { Id } from 'flexsearch';
 import { TermIndex } from './flexsearch-index.js';
 import { MAX_PREFIX_EXPANSIONS, parseQuery, type ParsedQuery } from './query.js';
 import { GROUP_LIMIT, page, type RankContext } from './ranking.js';
-import { E_EPOCH, E_HITS, E_SHIFT, I_ORDINAL, I_SHIFT, Tables, U_ATTR, U_ENTRY, U_EPOCH, U_POS, U_SHIFT } from './tables.js';
+import { E_BASE, E_EPOCH, E_HITS, E_SHIFT, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
 import { tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 
@@ -79,12 +79,6 @@ const popcount = (x: number): number => {
 const idfFactor = (units: number, df: number): number =>
   units <= 1 ? 2 : 1 + Math.log(1 + units / df) / Math.log(1 + units);
 
-function growInt32(a: Int32Array, min: number): Int32Array {
-  return a.length >= min ? a : new Int32Array(Math.max(min, a.length * 2, 1024));
-}
-function growFloat64(a: Float64Array, min: number): Float64Array {
-  return a.length >= min ? a : new Float64Array(Math.max(min, a.length * 2, 1024));
-}
 
 /** Field texts of one unit → distinct terms and, for each, the mask of fields it occurs in. */
 class UnitTerms {
@@ -147,6 +141,11 @@ export interface SearchIndexOptions {
 export const DEFAULT_MAX_CANDIDATES = 30_000;
 export const DEFAULT_MAX_POSTINGS = 100_000;
 
+/** Multiplier of the candidate hash (Fibonacci hashing). */
+const HASH_MUL = 0x9e3779b1 | 0;
+/** A unit rejected by a unit-level filter, remembered in the candidate hash. */
+const REJECTED = -2;
+
 export class FlexSearchIndex implements SearchIndex {
   private readonly maxCandidates: number;
   private readonly maxPostings: number;
@@ -159,13 +158,16 @@ export class FlexSearchIndex implements SearchIndex {
   /** Units removed since the vocabulary was last swept. */
   private churn = 0;
 
-  // Per-search scratch (the rest lives in the table rows).
+  // Per-search scratch (entry rows hold the rest).
   private epoch = 0;
-  // Candidate arrays, by position (U_POS): unit id, matched-word bits, score | fields, key.
-  private candUnits: Int32Array = new Int32Array(0);
+  /** Candidates by position: unit id, matched-word bits, score | field bits, relevance key. */
+  private candIds: Int32Array = new Int32Array(0);
   private candWords: Int32Array = new Int32Array(0);
   private candScore: Int32Array = new Int32Array(0);
   private candKeys: Float64Array = new Float64Array(0);
+  /** Open-addressing hash: unit id + 1 → candidate position (or REJECTED). */
+  private hashKeys: Int32Array = new Int32Array(0);
+  private hashVals: Int32Array = new Int32Array(0);
 
   constructor(options: SearchIndexOptions = {}) {
     const positive = (v: number | undefined, dflt: number): number => (v !== undefined && v > 0 ? Math.floor(v) : dflt);
@@ -181,7 +183,8 @@ export class FlexSearchIndex implements SearchIndex {
     const old = this.store.get(entry.id);
     if (old) this.drop(old);
     const d: EntryDescription = entry.description;
-    const { no, units } = this.store.allocate(1 + d.skills.length + d.tools.length);
+    const unitCount = Math.min(MAX_UNITS_PER_ENTRY, 1 + d.skills.length + d.tools.length);
+    const { no, base } = this.store.allocate(unitCount);
     const updatedAt = Date.parse(entry.updatedAt);
     const record: EntryRecord = {
       no,
@@ -193,56 +196,57 @@ export class FlexSearchIndex implements SearchIndex {
       interfaces: d.interfaces.map((i) => ({ ...i })),
       skills: d.skills.map((k) => ({ id: k.id, name: k.name })),
       tools: d.tools.map((t) => ({ name: t.name })),
-      units,
+      unitCount,
     };
     const a = this.attrs;
+    const u = this.unitTerms;
     const defaultIn = d.defaultInputModes.map(mimeKey);
     const defaultOut = d.defaultOutputModes.map(mimeKey);
     try {
-      const entryAttr = a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion);
-      const u = this.unitTerms;
+      a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion);
       u.addText(d.name, FIELD_NAME);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);
-      this.index(units[0]!);
-      a.setSelf(units[0]!, entryAttr);
-      d.skills.forEach((k, i) => {
-        const uid = units[1 + i]!;
-        u.addText(k.name, FIELD_NAME);
-        u.addTexts(k.tags, FIELD_TAGS);
-        u.addText(k.description, FIELD_DESCRIPTION);
-        u.addTexts(k.examples, FIELD_EXAMPLES);
-        this.index(uid);
-        a.setSkill(uid, entryAttr, {
-          tags: [...new Set(k.tags.map(tagKey).filter(Boolean))],
-          inputModes: k.inputModes?.length ? k.inputModes.map(mimeKey) : defaultIn,
-          outputModes: k.outputModes?.length ? k.outputModes.map(mimeKey) : defaultOut,
-        });
-      });
-      d.tools.forEach((t, i) => {
-        const uid = units[1 + d.skills.length + i]!;
+      this.index(unitId(no, 0));
+      a.setSelf(base);
+      for (let ord = 1; ord < unitCount; ord++) {
+        const k = d.skills[ord - 1];
+        if (k) {
+          u.addText(k.name, FIELD_NAME);
+          u.addTexts(k.tags, FIELD_TAGS);
+          u.addText(k.description, FIELD_DESCRIPTION);
+          u.addTexts(k.examples, FIELD_EXAMPLES);
+          this.index(unitId(no, ord));
+          a.setSkill(no, base + ord, {
+            tags: [...new Set(k.tags.map(tagKey).filter(Boolean))],
+            inputModes: k.inputModes?.length ? k.inputModes.map(mimeKey) : defaultIn,
+            outputModes: k.outputModes?.length ? k.outputModes.map(mimeKey) : defaultOut,
+          });
+          continue;
+        }
+        const t = d.tools[ord - 1 - d.skills.length]!;
         u.addText(t.name, FIELD_NAME);
         u.addText(t.title, FIELD_TITLE);
         u.addText(t.annotationTitle, FIELD_TITLE);
         u.addText(t.description, FIELD_DESCRIPTION);
-        this.index(uid);
+        this.index(unitId(no, ord));
         a.setTool(
-          uid,
-          entryAttr,
+          no,
+          base + ord,
           (t.hints.readOnlyHint ? HINT_READ_ONLY : 0) |
             (t.hints.destructiveHint ? HINT_DESTRUCTIVE : 0) |
             (t.hints.idempotentHint ? HINT_IDEMPOTENT : 0) |
             (t.hints.openWorldHint ? HINT_OPEN_WORLD : 0),
         );
-      });
+      }
     } catch (err) {
       // Leave nothing half-indexed behind.
-      this.unitTerms.take();
-      for (const uid of units) {
-        this.terms.remove(uid);
-        a.clearUnit(uid);
+      u.take();
+      for (let ord = 0; ord < unitCount; ord++) {
+        this.terms.remove(unitId(no, ord));
+        a.clearUnit(base + ord);
       }
-      this.store.discard(no, units);
+      this.store.discard(no, unitCount);
       throw err;
     }
     this.store.commit(record);
@@ -258,26 +262,30 @@ export class FlexSearchIndex implements SearchIndex {
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
     const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
     const parsed = parseQuery(query.text);
-    this.prepareScratch();
+    if (++this.epoch >= 0x3ffffff0) {
+      this.epoch = 1;
+      this.tables.resetEpochs();
+    }
     if (!parsed.hasText) return this.list(filter, offset, limit);
     if (parsed.words.length === 0) return { hits: [], total: 0 };
     return this.match(parsed, filter, offset, limit);
   }
 
-  private index(uid: number): void {
+  private index(id: number): void {
     const { terms, slots } = this.unitTerms.take();
     for (const t of terms) this.vocabulary.add(t);
-    this.terms.add(uid, terms, slots);
+    this.terms.add(id, terms, slots);
   }
 
   private drop(record: EntryRecord): void {
-    for (const uid of record.units) {
-      this.terms.remove(uid);
-      this.attrs.clearUnit(uid);
+    const base = this.tables.entries[(record.no << E_SHIFT) + E_BASE]!;
+    for (let ord = 0; ord < record.unitCount; ord++) {
+      this.terms.remove(unitId(record.no, ord));
+      this.attrs.clearUnit(base + ord);
     }
     this.store.release(record);
-    this.attrs.maybeCompact(() => this.store.liveUnits());
-    this.churn += record.units.length;
+    this.attrs.maybeCompact(() => this.store.liveUnitSlots());
+    this.churn += record.unitCount;
     if (this.churn > Math.max(100_000, 2 * this.store.unitCount)) {
       this.churn = 0;
       this.terms.cleanup();
@@ -285,32 +293,34 @@ export class FlexSearchIndex implements SearchIndex {
     }
   }
 
-  private prepareScratch(): void {
-    const ub = this.store.unitBound;
-    if (this.candUnits.length < ub) {
-      this.candUnits = growInt32(this.candUnits, ub);
-      this.candWords = growInt32(this.candWords, ub);
-      this.candScore = growInt32(this.candScore, ub);
-      this.candKeys = growFloat64(this.candKeys, ub);
-    }
-    if (++this.epoch >= 0x3ffffff0) {
-      this.epoch = 1;
-      this.tables.resetEpochs();
-    }
+  private ensureCandidates(n: number): void {
+    if (this.candIds.length >= n) return;
+    const size = Math.max(1024, n, this.candIds.length * 2);
+    const grow = (a: Int32Array): Int32Array => {
+      const out = new Int32Array(size);
+      out.set(a);
+      return out;
+    };
+    this.candIds = grow(this.candIds);
+    this.candWords = grow(this.candWords);
+    this.candScore = grow(this.candScore);
+    const keys = new Float64Array(size);
+    keys.set(this.candKeys);
+    this.candKeys = keys;
   }
 
-  /**
-   * The entry's candidate count in this search so far, or -1 when the filter's entry-level
-   * test (owner) rejects it; stamps the entry on first sight.
-   */
-  private entryHits(no: number, filter: CompiledFilter): number {
-    const rows = this.tables.entries;
-    const row = no << E_SHIFT;
-    if (rows[row + E_EPOCH] === this.epoch) return rows[row + E_HITS]!;
-    rows[row + E_EPOCH] = this.epoch;
-    const hits = filter.entryLevel && !filter.entryPasses(no) ? -1 : 0;
-    rows[row + E_HITS] = hits;
-    return hits;
+  /** A cleared candidate hash of at least 2 × `n` slots; returns its bit count. */
+  private clearHash(n: number): number {
+    let bits = 10;
+    while (1 << bits < 2 * n) bits++;
+    const size = 1 << bits;
+    if (this.hashKeys.length < size) {
+      this.hashKeys = new Int32Array(size);
+      this.hashVals = new Int32Array(size);
+    } else {
+      this.hashKeys.fill(0, 0, size);
+    }
+    return bits;
   }
 
   private match(q: ParsedQuery, filter: CompiledFilter, offset: number, limit: number): IndexPage {
@@ -321,6 +331,7 @@ export class FlexSearchIndex implements SearchIndex {
     //    postings into groups of equal contribution: one per (term, field mask).
     const groups: PostingGroup[] = [];
     const wordPostings = new Array<number>(words.length).fill(0);
+    let terms = 0;
     for (let w = 0; w < words.length; w++) {
       const word = words[w]!;
       const expanded = w === words.length - 1 && q.prefixLast ? this.vocabulary.expand(word, MAX_PREFIX_EXPANSIONS) : [];
@@ -331,6 +342,7 @@ export class FlexSearchIndex implements SearchIndex {
         let df = 0;
         for (const ids of slots) if (ids) df += ids.length;
         if (df === 0) continue;
+        terms++;
         wordPostings[w]! += df;
         const weight = idfFactor(unitCount, df) * (t < 0 ? 1 : PREFIX_FACTOR) * SCORE_SCALE;
         for (let slot = 0; slot < slots.length; slot++) {
@@ -343,18 +355,30 @@ export class FlexSearchIndex implements SearchIndex {
     // units first finds them all even when the limits below cut the commoner words short. Within
     // a word, best contribution first: a unit's first posting for a word is its best for it.
     groups.sort((a, b) => wordPostings[a.word]! - wordPostings[b.word]! || a.word - b.word || b.add - a.add || a.ids.length - b.ids.length);
+    let postings = 0;
+    for (const p of wordPostings) postings += p;
 
-    // 2. Accumulate. A unit is filtered on first sight and, if it passes, gets a position in the
-    //    candidate arrays; a rejected one is stamped -epoch, so its later postings cost one
-    //    compare. The grouped total is counted on the way (an entry's first GROUP_LIMIT hits).
+    // 2. Accumulate. With a single term a unit has one posting, so nothing needs deduplicating;
+    //    otherwise a hash (sized to the search, so it stays in cache) maps unit ids to candidate
+    //    positions. An entry is filtered and stamped on first sight; the grouped total is
+    //    counted on the way (an entry's first GROUP_LIMIT candidates).
+    const maxCandidates = this.maxCandidates;
+    this.ensureCandidates(Math.min(maxCandidates, postings));
+    const dedupe = terms > 1;
+    const hashBits = dedupe ? this.clearHash(Math.min(postings, maxCandidates * 4)) : 10;
+    const hashShift = 32 - hashBits;
+    const hashMask = (1 << hashBits) - 1;
+    const hashRoom = 1 << (hashBits - 2);
+    const hashKeys = this.hashKeys;
+    const hashVals = this.hashVals;
+    let hashUsed = 0;
     const epoch = this.epoch;
-    const rows = this.tables.units;
     const entryRows = this.tables.entries;
-    const candUnits = this.candUnits;
+    const candIds = this.candIds;
     const candWords = this.candWords;
     const candScore = this.candScore;
-    const poolLevel = filter.poolLevel;
-    const maxCandidates = this.maxCandidates;
+    const entryFree = filter.entryFree;
+    const unitLevel = filter.unitLevel;
     let n = 0;
     let total = 0;
     let budget = this.maxPostings;
@@ -368,37 +392,63 @@ export class FlexSearchIndex implements SearchIndex {
       const stop = Math.max(0, ids.length - budget);
       budget -= ids.length - stop;
       for (let i = ids.length - 1; i >= stop; i--) {
-        const u = ids[i] as number;
-        const r = u << U_SHIFT;
-        const stamp = rows[r + U_EPOCH]!;
-        if (stamp === epoch) {
-          const pos = rows[r + U_POS]!;
-          const w = candWords[pos]!;
-          if ((w & bit) === 0) {
-            candWords[pos] = w | bit;
-            candScore[pos] = (candScore[pos]! + add) | fields;
-          } else {
-            candScore[pos]! |= fields;
+        const id = ids[i] as number;
+        let h = 0;
+        if (dedupe) {
+          h = Math.imul(id, HASH_MUL) >>> hashShift;
+          let pos = -1;
+          for (let k = hashKeys[h]!; k !== 0; k = hashKeys[h]!) {
+            if (k === id + 1) {
+              pos = hashVals[h]!;
+              break;
+            }
+            h = (h + 1) & hashMask;
           }
-        } else if (stamp !== -epoch && n < maxCandidates) {
-          const e = rows[r + U_ENTRY]!;
-          if (e < 0 || !filter.attrPasses(rows[r + U_ATTR]!, e)) {
-            rows[r + U_EPOCH] = -epoch;
+          if (pos >= 0) {
+            const w = candWords[pos]!;
+            if ((w & bit) === 0) {
+              candWords[pos] = w | bit;
+              // Scores stay below 2^24: the addition never carries into the field bits.
+              candScore[pos] = (candScore[pos]! + add) | fields;
+            } else {
+              candScore[pos]! |= fields;
+            }
             continue;
           }
-          const hits = this.entryHits(e, filter);
-          if (hits < 0 || (poolLevel && !filter.poolPasses(u))) {
-            rows[r + U_EPOCH] = -epoch;
-            continue;
-          }
-          entryRows[(e << E_SHIFT) + E_HITS] = hits + 1;
-          if (hits < GROUP_LIMIT) total++;
-          rows[r + U_EPOCH] = epoch;
-          rows[r + U_POS] = n;
-          candUnits[n] = u;
-          candWords[n] = bit;
-          candScore[n++] = add | fields;
+          if (pos === REJECTED) continue;
         }
+        if (n >= maxCandidates) continue;
+        const e = id >>> ORD_BITS;
+        const row = e << E_SHIFT;
+        let hits: number;
+        if (entryRows[row + E_EPOCH] === epoch) {
+          hits = entryRows[row + E_HITS]!;
+        } else {
+          entryRows[row + E_EPOCH] = epoch;
+          hits = entryFree || filter.entryPasses(e) ? 0 : -1;
+          entryRows[row + E_HITS] = hits;
+        }
+        if (hits < 0) continue;
+        if (unitLevel && !filter.unitPasses(entryRows[row + E_BASE]! + (id & ORD_MASK))) {
+          if (dedupe && hashUsed < hashRoom) {
+            hashKeys[h] = id + 1;
+            hashVals[h] = REJECTED;
+            hashUsed++;
+          }
+          continue;
+        }
+        entryRows[row + E_HITS] = hits + 1;
+        if (hits < GROUP_LIMIT) total++;
+        if (dedupe) {
+          // The hash never fills: candidates take at most half of it, remembered rejections
+          // at most a quarter.
+          hashKeys[h] = id + 1;
+          hashVals[h] = n;
+          hashUsed++;
+        }
+        candIds[n] = id;
+        candWords[n] = bit;
+        candScore[n++] = add | fields;
       }
     }
 
@@ -411,59 +461,58 @@ export class FlexSearchIndex implements SearchIndex {
 
   private list(filter: CompiledFilter, offset: number, limit: number): IndexPage {
     const entries = this.store.entries;
-    const rows = this.tables.units;
     const entryRows = this.tables.entries;
-    const candUnits = this.candUnits;
-    const candKeys = this.candKeys;
     const unitLevel = filter.unitLevel;
+    this.ensureCandidates(unitLevel ? this.store.unitCount : this.store.size);
+    const candIds = this.candIds;
+    const candKeys = this.candKeys;
     let n = 0;
     let total = 0;
     for (let no = 0; no < entries.length; no++) {
       const rec = entries[no];
-      if (rec === undefined) continue;
-      const units = rec.units;
-      // Without unit-level keys the entry's own row stands for the entry; with them, every
-      // skill or tool is tested.
-      const first = unitLevel ? 1 : 0;
-      const last = unitLevel ? units.length : 1;
+      if (rec === undefined || !(filter.entryFree || filter.entryPasses(no))) continue;
+      const row = no << E_SHIFT;
       let hits = 0;
-      for (let ord = first; ord < last; ord++) {
-        const u = units[ord]!;
-        if (!filter.attrPasses(rows[(u << U_SHIFT) + U_ATTR]!, no)) continue;
-        if (hits === 0 && this.entryHits(no, filter) < 0) break;
-        if (filter.poolLevel && !filter.poolPasses(u)) continue;
-        hits++;
-        candUnits[n] = u;
+      if (!unitLevel) {
+        // The entry itself stands for the entry.
+        hits = 1;
+        candIds[n] = unitId(no, 0);
         candKeys[n++] = 0;
+      } else {
+        const base = entryRows[row + E_BASE]!;
+        for (let ord = 1; ord < rec.unitCount; ord++) {
+          if (!filter.unitPasses(base + ord)) continue;
+          hits++;
+          candIds[n] = unitId(no, ord);
+          candKeys[n++] = 0;
+        }
       }
-      if (hits === 0) continue;
-      entryRows[(no << E_SHIFT) + E_HITS] = hits;
+      entryRows[row + E_HITS] = hits;
       total += Math.min(GROUP_LIMIT, hits);
     }
-    this.candScore.fill(0, 0, n);
     return this.finish(n, total, offset, limit, false);
   }
 
   private finish(n: number, total: number, offset: number, limit: number, withFields: boolean): IndexPage {
     if (offset >= total || limit === 0) return { hits: [], total };
     const ctx: RankContext = {
-      units: this.candUnits,
+      ids: this.candIds,
       keys: this.candKeys,
-      unitRows: this.tables.units,
-      unitInfo: this.tables.info,
       entryRows: this.tables.entries,
-      entryInfo: this.tables.entryInfo,
       updatedAt: this.tables.updatedAt,
       entryIds: this.store.entryIds,
     };
     const ranked = page(ctx, n, offset, limit);
-    return { hits: ranked.map((r) => this.hit(r.uid, r.key, withFields ? this.candScore[r.pos]! >>> FIELDS_SHIFT : -1, r.moreInEntry)), total };
+    return {
+      hits: ranked.map((r) => this.hit(r.id, r.key, withFields ? this.candScore[r.pos]! >>> FIELDS_SHIFT : -1, r.moreInEntry)),
+      total,
+    };
   }
 
   /** `fieldBits` -1: no fields (listing). */
-  private hit(uid: number, key: number, fieldBits: number, moreInEntry: number): SearchHit {
-    const rec = this.store.entries[this.tables.units[(uid << U_SHIFT) + U_ENTRY]!]!;
-    const ord = this.tables.info[(uid << I_SHIFT) + I_ORDINAL]!;
+  private hit(id: number, key: number, fieldBits: number, moreInEntry: number): SearchHit {
+    const rec = this.store.entries[id >>> ORD_BITS]!;
+    const ord = id & ORD_MASK;
     const fields = fieldBits >= 0 ? [...fieldNames(fieldBits)] : [];
     let match: SearchMatch;
     if (ord === 0) {
