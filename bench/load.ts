@@ -59,17 +59,21 @@ registry.child.stdout!.removeAllListeners('data');
 registry.child.stdout!.resume();
 const serverPid = registry.child.pid!;
 
-/** VmRSS and VmHWM (peak RSS) of the server, in MiB. */
-function serverMemory(): { rss: number; peak: number } {
+/**
+ * The server's memory from /proc/<pid>/status, in MiB: VmRSS, VmHWM (peak RSS), and RSS split
+ * into anonymous memory (JS heap, malloc) and file-backed pages (mapped code, SQLite files).
+ */
+function serverMemory(): { rss: number; peak: number; anon: number; file: number } {
   const status = fs.readFileSync(`/proc/${serverPid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024, anon: kb('RssAnon') / 1024, file: (kb('RssFile') + kb('RssShmem')) / 1024 };
 }
 
-/** Heap in use, from the server's own /metrics (prom-client default metrics). */
-async function serverHeapMiB(): Promise<number> {
+/** JS heap in use and reserved, from the server's own /metrics (prom-client default metrics), in MiB. */
+async function serverHeap(): Promise<{ used: number; total: number; external: number }> {
   const text = await (await fetch(`${registry.url}/metrics`)).text();
-  return Number(/^nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN) / 2 ** 20;
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+  return { used: value('nodejs_heap_size_used_bytes'), total: value('nodejs_heap_size_total_bytes'), external: value('nodejs_external_memory_bytes') };
 }
 
 // --- the requests ---------------------------------------------------------------------------
@@ -143,12 +147,15 @@ console.log(`server RSS before: ${startMemory.rss.toFixed(1)} MiB`);
 const started = Date.now();
 let reporter: NodeJS.Timeout | undefined;
 if (soakSeconds) {
-  console.log('   t(s)   RSS MiB  heap MiB   requests');
+  console.log('   t(s)       RSS      anon      file   heap used  heap total  external    requests   (MiB)');
+  const col = (n: number, w = 9) => n.toFixed(1).padStart(w);
   reporter = setInterval(() => {
-    void serverHeapMiB().then((heap) => {
+    void serverHeap().then((heap) => {
       const m = serverMemory();
       memory.push({ t: (Date.now() - started) / 1000, rss: m.rss });
-      console.log(`${((Date.now() - started) / 1000).toFixed(0).padStart(7)} ${m.rss.toFixed(1).padStart(9)} ${heap.toFixed(1).padStart(9)} ${String(counts.completed + counts.rateLimited + counts.errors).padStart(10)}`);
+      console.log(
+        `${((Date.now() - started) / 1000).toFixed(0).padStart(7)} ${col(m.rss)} ${col(m.anon)} ${col(m.file)} ${col(heap.used, 11)} ${col(heap.total, 11)} ${col(heap.external)} ${String(counts.completed + counts.rateLimited + counts.errors).padStart(11)}`,
+      );
     });
   }, intervalSeconds * 1000);
 }
