@@ -441,3 +441,21 @@ describe('updates', () => {
     assert.equal(index.size, search(index, '', undefined, 1000).total);
   });
 });
+
+describe('limits', () => {
+  it('indexes at most MAX_UNITS_PER_ENTRY units of one huge entry, without failing', async () => {
+    const { MAX_UNITS_PER_ENTRY } = await import('../src/search/tables.js');
+    const index = createSearchIndex();
+    const tools = Array.from({ length: MAX_UNITS_PER_ENTRY + 50 }, (_, i) => ({ name: `tool_${i}_widget` }));
+    add(index, 'huge', server('huge', tools));
+    add(index, 'small', server('small', [{ name: 'widget_maker' }]));
+    const page = search(index, 'widget ', undefined, 100);
+    assert.equal(page.total, 1 + GROUP_LIMIT);
+    assert.equal(page.hits.find((h) => h.id === 'huge' && h.moreInEntry)?.moreInEntry, MAX_UNITS_PER_ENTRY - 1 - GROUP_LIMIT);
+    // Tools past the limit are not indexed: their own words find nothing.
+    assert.equal(search(index, `${MAX_UNITS_PER_ENTRY + 10} `).total, 0);
+    assert.deepEqual(matchIds(search(index, `${MAX_UNITS_PER_ENTRY - 10} `).hits), [`huge/tool_${MAX_UNITS_PER_ENTRY - 10}_widget`]);
+    index.remove('huge');
+    assert.deepEqual(matchIds(search(index, 'widget ').hits), ['small/widget_maker']);
+  });
+});
