@@ -157,6 +157,29 @@ describe('JSON-RPC envelope', () => {
     assert.equal(rpcError(await rawPost(`${registry.url}/a2a/jsonrpc`, legacy, { headers: { 'A2A-Version': '' } })).code, -32602);
   });
 
+  test('objects String() cannot convert ({"toString": 0}) in protocol fields are -32602, not an internal error', async () => {
+    const trap = { toString: 0 };
+    const bodies = [
+      { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: trap, role: 'ROLE_USER', parts: [{ text: 'x' }] } } },
+      { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { tenant: { valueOf: 1 }, message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } } },
+      { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: [trap] } },
+      { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: { contextId: trap } },
+    ];
+    for (const body of bodies) {
+      const error = rpcError(await rpc(JSON.stringify(body)));
+      assert.equal(error.code, -32602, JSON.stringify(body));
+      assert.match(error.message, /has a "(toString|valueOf)" member/);
+    }
+    const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: trap, role: 'user', parts: [] } } });
+    assert.equal(rpcError(await rawPost(`${registry.url}/a2a/jsonrpc`, legacy, { headers: { 'A2A-Version': '' } })).code, -32602);
+    const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: trap, role: 'ROLE_USER', parts: [{ text: 'x' }] } }));
+    assert.equal(rest.status, 400);
+    // Inside documents and metadata such keys are just data.
+    const card = { ...v1Card('Trap Agent', 'https://trap.example.org/a2a'), toString: 'fine', skills: [{ ...v1Card().skills[0], valueOf: 1 }] };
+    const answer = await rpc(sendMessageBody([{ data: { validate: { agentCard: card } }, mediaType: 'application/json', metadata: { toString: 1 } }]));
+    assert.equal(taskOf(answer).status.state, 'TASK_STATE_COMPLETED');
+  });
+
   test('HTTP+JSON: a body that is not an object, or parts that are not objects, are 400 google.rpc.Status', async () => {
     for (const body of ['[1, 2]', '"x"']) {
       const answer = await rest('/message:send', body);

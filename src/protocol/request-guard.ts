@@ -74,6 +74,33 @@ function partsProblem(message: unknown, at: string): string | undefined {
   return undefined;
 }
 
+/** Members that turn a parsed JSON object into something String() cannot convert. */
+const CONVERSION_MEMBERS = ['toString', 'valueOf'];
+/** Opaque maps the SDK carries without converting: documents in data parts, metadata. */
+const OPAQUE_KEYS = new Set(['data', 'metadata']);
+
+/**
+ * The path of an object carrying a `toString` or `valueOf` member in the protocol fields of a
+ * request, or undefined. The SDK converts protocol fields with String() (messageId, ids,
+ * tenants, roles...); `{"toString": 0}` makes that throw, which would end as an internal error.
+ * Documents and metadata are opaque to the SDK and may hold any keys.
+ */
+export function conversionTrap(root: unknown, at: string): string | undefined {
+  const stack: Array<[unknown, string]> = [[root, at]];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => stack.push([item, `${path}[${i}]`]));
+      continue;
+    }
+    const trap = CONVERSION_MEMBERS.find((m) => Object.prototype.hasOwnProperty.call(node, m));
+    if (trap) return `${path} has a "${trap}" member, which no A2A field has`;
+    for (const [key, value] of Object.entries(node)) if (!OPAQUE_KEYS.has(key)) stack.push([value, `${path}.${key}`]);
+  }
+  return undefined;
+}
+
 function refuse(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], code: number, message: string, id?: string | number | null) {
   const scope = currentScope();
   if (scope) scope.errorCode = code === JSONRPC_INVALID_REQUEST ? 'INVALID_REQUEST' : 'INVALID_PARAMS';
@@ -118,6 +145,8 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
     const problem = partsProblem(params.message, 'params.message');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`, usableId);
   }
+  const trap = conversionTrap(params, 'params');
+  if (trap) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${trap}.`, usableId);
   next();
 };
 
@@ -129,5 +158,7 @@ export const restShapeGuard: RequestHandler = (req, res, next) => {
     const problem = partsProblem(req.body.message, 'message');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`);
   }
+  const trap = conversionTrap(req.body, 'body');
+  if (trap) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${trap}.`);
   next();
 };
