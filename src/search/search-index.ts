@@ -61,7 +61,7 @@ import { CompiledFilter } from './filters.js';
 import { TermIndex } from './flexsearch-index.js';
 import { MAX_PREFIX_EXPANSIONS, parseQuery, type ParsedQuery } from './query.js';
 import { GROUP_LIMIT, page, type RankContext } from './ranking.js';
-import { E_BASE, E_EPOCH, E_HITS, E_SHIFT, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
+import { E_BASE, E_COUNT, E_EPOCH, E_HITS, E_SHIFT, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
 import { tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 
@@ -466,7 +466,8 @@ export class FlexSearchIndex implements SearchIndex {
   }
 
   private list(filter: CompiledFilter, offset: number, limit: number): IndexPage {
-    const entries = this.store.entries;
+    // Reads only the dense tables (a pass over entry objects would cost a cache miss each).
+    const live = this.store.entryIds;
     const entryRows = this.tables.entries;
     const unitLevel = filter.unitLevel;
     this.ensureCandidates(unitLevel ? this.store.unitCount : this.store.size);
@@ -476,23 +477,24 @@ export class FlexSearchIndex implements SearchIndex {
     const updatedAt = this.tables.updatedAt;
     let n = 0;
     let total = 0;
-    for (let no = 0; no < entries.length; no++) {
-      const rec = entries[no];
-      if (rec === undefined || !(filter.entryFree || filter.entryPasses(no))) continue;
+    for (let no = 0; no < live.length; no++) {
+      if (live[no] === undefined || !(filter.entryFree || filter.entryPasses(no))) continue;
       const row = no << E_SHIFT;
+      const recency = updatedAt[no]!;
       let hits = 0;
       if (!unitLevel) {
         // The entry itself stands for the entry.
         hits = 1;
         candIds[n] = unitId(no, 0);
-        candKeys[n++] = updatedAt[no]!;
+        candKeys[n++] = recency;
       } else {
         const base = entryRows[row + E_BASE]!;
-        for (let ord = 1; ord < rec.unitCount; ord++) {
+        const count = entryRows[row + E_COUNT]!;
+        for (let ord = 1; ord < count; ord++) {
           if (!filter.unitPasses(base + ord)) continue;
           hits++;
           candIds[n] = unitId(no, ord);
-          candKeys[n++] = updatedAt[no]!;
+          candKeys[n++] = recency;
         }
       }
       entryRows[row + E_HITS] = hits;
