@@ -7,10 +7,12 @@
  * (binding, version) pairs, interned, so a handful of profiles cover most entries) and the
  * owner id. Unit slots carry whether the unit is a skill or a tool and a tool's hints; skills
  * point into a pooled Int32Array holding their tag ids and effective input/output mode ids
- * (their own modes, or the card defaults).
+ * (their own modes, or the card defaults). Per entry, signatures (bit sets) of its skills' tags
+ * and modes and its tools' hints let skill/tool filters reject whole entries at once.
  *
- * String values are interned into small dictionaries (ids never reused); the pool is compacted
- * when more than half of it belongs to removed units.
+ * String values are interned into dictionaries (ids never reused: they grow with the distinct
+ * tags, modes, owners and interface lists ever registered); the pool is compacted when more
+ * than half of it belongs to removed units.
  */
 import type { EntryInterface } from '../contract/types.js';
 import { E_ATTR, E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';

@@ -74,7 +74,6 @@ export function versionMatches(actual: string | undefined, asked: string): boole
   return actual === asked || (actual.length > asked.length && actual.startsWith(asked) && actual[asked.length] === '.');
 }
 
-
 const UNKNOWN = 0;
 const PASS = 1;
 const FAIL = 2;

@@ -6,11 +6,12 @@ import { FlexSearchIndex, type SearchIndexOptions } from './search-index.js';
 import type { SearchIndex } from './types.js';
 
 export type { SearchIndexOptions } from './search-index.js';
-export { DEFAULT_MAX_POSTINGS } from './search-index.js';
+export { DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_POSTINGS } from './search-index.js';
 
 export type { IndexPage, IndexQuery, IndexedEntry, SearchIndex } from './types.js';
 export { GROUP_LIMIT } from './ranking.js';
 
+/** A new, empty index. The options bound the work of one search (defaults suit 100,000 entries). */
 export function createSearchIndex(options: SearchIndexOptions = {}): SearchIndex {
   return new FlexSearchIndex(options);
 }
