@@ -18,6 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { spawnRegistry } from '../test/support/registry.js';
+import { benchCard } from './lib/bench-card.js';
 
 const { values } = parseArgs({
   options: {
@@ -81,19 +82,7 @@ async function serverHeap(): Promise<{ used: number; total: number; external: nu
 let sequence = 0;
 function card(n: number) {
   const name = `Load Agent ${n}`;
-  return {
-    name,
-    description: `${name} translates and checks invoices (${sequence}).`,
-    version: '1.0.0',
-    supportedInterfaces: [{ url: `https://load-${process.pid}-${n}.example.org/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-    capabilities: { streaming: true },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [
-      { id: 'translate', name: 'Translate invoice', description: 'Translates an invoice.', tags: ['finance', 'translation'], examples: ['Translate this invoice'] },
-      { id: 'vat', name: 'Check VAT', description: 'Checks the VAT lines of an invoice.', tags: ['finance', 'tax'], examples: ['Check the VAT'] },
-    ],
-  };
+  return benchCard(name, `https://load-${process.pid}-${n}.example.org/a2a`, `${name} translates and checks invoices (${sequence}).`);
 }
 
 type Kind = 'search' | 'register';

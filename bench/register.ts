@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnRegistry } from '../test/support/registry.js';
+import { benchCard } from './lib/bench-card.js';
 import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '16' } } });
@@ -24,19 +25,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-register-'));
 const registry = await spawnRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${token}` });
 console.log(`storage: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}; ${concurrency} concurrent clients; ${seconds} s per phase`);
 
-const card = (i: number) => ({
-  name: `Bench Agent ${i}`,
-  description: 'Translates invoices and checks VAT for small businesses.',
-  version: '1.0.0',
-  supportedInterfaces: [{ url: `https://bench-${process.pid}-${i}.example.org/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-  capabilities: { streaming: true },
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [
-    { id: 'translate', name: 'Translate invoice', description: 'Translates an invoice.', tags: ['finance', 'translation'], examples: ['Translate this invoice'] },
-    { id: 'vat', name: 'Check VAT', description: 'Checks the VAT lines of an invoice.', tags: ['finance', 'tax'], examples: ['Check the VAT'] },
-  ],
-});
+const card = (i: number) => benchCard(`Bench Agent ${i}`, `https://bench-${process.pid}-${i}.example.org/a2a`);
 
 const noop = jsonRpcSender(registry.url, token, 'TASK_STATE_REJECTED');
 const register = jsonRpcSender(registry.url, token, 'TASK_STATE_COMPLETED');

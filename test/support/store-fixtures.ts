@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { EntryKind } from '../../src/contract/types.js';
 import type { Actor, EntryWrite } from '../../src/storage/types.js';
+import { prng } from '../../bench/lib/generate-entries.js';
 
 export function actor(principal: string, isAdmin = false): Actor {
   return { principal, isAdmin };
@@ -39,13 +40,4 @@ export function entryWrite(kind: EntryKind, identityUrl: string, version = '1', 
 }
 
 /** Deterministic PRNG (mulberry32), so a failing random schedule can be replayed by seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seededRandom = prng;
