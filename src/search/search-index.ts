@@ -21,7 +21,8 @@
  * newest first, and a search collects at most `maxCandidates` units and reads at most
  * `maxPostings` postings. Below the limits results and `total` are exact; past them the least
  * relevant matches are left out and `total` counts what was collected (a lower bound). At
- * 100,000 generated entries nine queries in ten stay below them.
+ * 100,000 generated entries (bench/search.ts) 87% of unfiltered and 99% of filtered queries
+ * stay below the defaults, and the first page differed from an unbounded search's in under 1%.
  *
  * Empty text lists what matches the filter, newest first (score 0, `match.fields` empty):
  * - without a skill- or tool-level filter key: one hit per entry (`match.type` agent or
@@ -141,8 +142,8 @@ export interface SearchIndexOptions {
 }
 
 /**
- * Enough for every query of a 10,000-entry registry and nine in ten at 100,000 (generated data,
- * bench/search.ts); bounds the rest (a query for three of the commonest words).
+ * Enough for every query of a 10,000-entry registry and most at 100,000 (generated data,
+ * bench/search.ts); bounds the rest (a query for three of the commonest words) to a few ms.
  */
 export const DEFAULT_MAX_CANDIDATES = 30_000;
 export const DEFAULT_MAX_POSTINGS = 100_000;
