@@ -6,11 +6,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { badRequest } from '../operations/errors.js';
 
-export interface PagePosition {
-  /** Opaque position (an offset for search, a storage cursor for list). */
-  at: string;
-}
-
 export class PageTokens {
   private readonly key: Buffer;
 

@@ -9,6 +9,7 @@ import type {
   EntryView,
   ListPage,
   ListRequest,
+  McpServerDocument,
   RegistrationResult,
   SearchPage,
   SearchRequest,
@@ -91,7 +92,7 @@ export class RegistryService {
     const description =
       subject.type === 'agent-card'
         ? describeAgentCard(subject.card, verdict.generation ?? '1.0')
-        : describeMcpServer(JSON.parse(documentText));
+        : describeMcpServer({ mcpServer: subject.server, toolspec: subject.toolspec } as McpServerDocument);
     const outcome = await this.store.upsert(
       {
         kind: description.kind,
