@@ -13,7 +13,7 @@
 import { loadavg } from 'node:os';
 import MiniSearch from 'minisearch';
 import type { SearchFilter } from '../src/contract/types.js';
-import type { EntryDescription, SkillDescription, ToolDescription } from '../src/registry/describe.js';
+import type { EntryDescription, SkillDescription, ToolDescription } from '../src/contract/description.js';
 import { createSearchIndex } from '../src/search/index.js';
 import type { IndexedEntry, SearchIndex } from '../src/search/types.js';
 import { describeGenerated, generateEntries, generateQueries, type GeneratedQuery } from './lib/generate-entries.js';

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { Message } from '@a2a-js/sdk';
-import { RegistryError } from '../src/operations/errors.js';
+import { RegistryError } from '../src/contract/errors.js';
 import { parseRequest } from '../src/operations/request-parser.js';
 import { MAX_FINDINGS, compactJsonBytes, createDocumentValidator, type Verdict } from '../src/validation/index.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { EntryKind, SearchFilter, SearchHit } from '../src/contract/types.js';
-import type { EntryDescription } from '../src/registry/describe.js';
+import type { EntryDescription } from '../src/contract/description.js';
 import { createSearchIndex, type SearchIndex } from '../src/search/index.js';
 import type { IndexedEntry } from '../src/search/types.js';
 import { tokenize } from '../src/search/text-encoder.js';

@@ -6,7 +6,8 @@
  * (count, seed) always yields the same entries.
  */
 import type { EntryKind, McpServerDocument, McpTool, SearchFilter } from '../../src/contract/types.js';
-import { describeAgentCard, describeMcpServer, type EntryDescription } from '../../src/registry/describe.js';
+import type { EntryDescription } from '../../src/contract/description.js';
+import { describeAgentCard, describeMcpServer } from '../../src/registry/describe.js';
 import { AUDIENCES, DOMAINS, LANGS, MODES, ORGANIZATIONS, type Domain, type Lang } from './vocabulary.js';
 
 /** mulberry32: small, fast, good enough for test data. */

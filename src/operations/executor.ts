@@ -14,7 +14,7 @@ import { currentScope } from '../observability/request-scope.js';
 import type { RegistryService } from '../registry/service.js';
 import type { Admission } from './admission.js';
 import { isStreamed, type Answer, type StreamedAnswer } from './answer.js';
-import { RegistryError } from './errors.js';
+import { RegistryError } from '../contract/errors.js';
 import { handle, type Caller, type HandlerOptions } from './handlers.js';
 import { parseRequest } from './request-parser.js';
 import type { RegistryUser } from '../protocol/auth.js';

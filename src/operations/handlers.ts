@@ -6,7 +6,7 @@ import type { SearchHit, SearchPage } from '../contract/types.js';
 import type { RegistryService } from '../registry/service.js';
 import type { Actor } from '../storage/types.js';
 import type { AnswerChunk, OperationResult } from './answer.js';
-import { RegistryError } from './errors.js';
+import { RegistryError } from '../contract/errors.js';
 import type { Operation } from './operation.js';
 import { describeHits, summarizeEntries, summarizeEntry, summarizeRegistration, summarizeValidation } from './summaries.js';
 

@@ -6,9 +6,9 @@
 import type { Message, Part } from '@a2a-js/sdk';
 import type { z } from 'zod';
 import type { Finding } from '../contract/types.js';
-import { nestsDeeperThan } from '../protocol/json-depth.js';
+import { nestsDeeperThan } from '../lib/json-depth.js';
 import { formatBytes } from '../validation/size.js';
-import { RegistryError, badRequest } from './errors.js';
+import { RegistryError, badRequest } from '../contract/errors.js';
 import { OPERATION_NAMES, type Operation, type OperationName, type Subject } from './operation.js';
 import {
   REQUEST_SHAPES,

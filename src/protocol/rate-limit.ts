@@ -16,7 +16,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Admission, Requester } from '../operations/admission.js';
-import { RegistryError } from '../operations/errors.js';
+import { RegistryError } from '../contract/errors.js';
 import type { OperationName } from '../operations/operation.js';
 import { sendFailure } from './http-errors.js';
 

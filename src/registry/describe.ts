@@ -7,47 +7,13 @@
  * Input is assumed valid (it has passed validation), but the functions stay defensive because
  * stored documents outlive schema changes.
  */
-import type { EntryInterface, EntryKind, McpServerDocument, McpToolAnnotations } from '../contract/types.js';
-
-export interface SkillDescription {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  examples: string[];
-  inputModes?: string[];
-  outputModes?: string[];
-}
-
-export interface ToolDescription {
-  name: string;
-  title?: string;
-  description: string;
-  annotationTitle?: string;
-  /** Annotation hints with the MCP defaults applied where a hint is absent. */
-  hints: Required<Pick<McpToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>>;
-}
-
-export interface EntryDescription {
-  kind: EntryKind;
-  name: string;
-  description: string;
-  provider?: string;
-  /** Agents: the A2A generation of the card ("0.3" or "1.0"); absent for MCP servers. */
-  protocolVersion?: string;
-  interfaces: EntryInterface[];
-  /** The URL that identifies "the same agent" across registrations: the primary interface URL. */
-  identityUrl: string;
-  streaming: boolean;
-  defaultInputModes: string[];
-  defaultOutputModes: string[];
-  skills: SkillDescription[];
-  tools: ToolDescription[];
-}
+import type { EntryDescription, SkillDescription, ToolDescription } from '../contract/description.js';
+import type { EntryInterface } from '../contract/types.js';
+import type { McpServerDocument } from '../contract/types.js';
+import { isObject } from '../lib/json.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const optStrings = (v: unknown): string[] | undefined => (Array.isArray(v) ? strings(v) : undefined);

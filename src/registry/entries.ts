@@ -6,7 +6,8 @@
 import type { EntryView, McpServerDocument } from '../contract/types.js';
 import type { IndexedEntry } from '../search/types.js';
 import type { StoredEntry } from '../storage/types.js';
-import { describeAgentCard, describeMcpServer, type EntryDescription } from './describe.js';
+import type { EntryDescription } from '../contract/description.js';
+import { describeAgentCard, describeMcpServer } from './describe.js';
 
 /** The stored text of an MCP entry: server metadata as compact JSON, the toolspec verbatim. */
 export function mcpDocumentText(server: unknown, toolspecText: string): string {

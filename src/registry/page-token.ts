@@ -4,7 +4,7 @@
  * a clear BAD_REQUEST instead of silently paging somewhere else.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { badRequest } from '../operations/errors.js';
+import { badRequest } from '../contract/errors.js';
 
 export class PageTokens {
   private readonly key: Buffer;

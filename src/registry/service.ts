@@ -15,7 +15,7 @@ import type {
   SearchRequest,
   ValidationResultBody,
 } from '../contract/types.js';
-import { RegistryError, notFound } from '../operations/errors.js';
+import { RegistryError, notFound } from '../contract/errors.js';
 import type { Subject } from '../operations/operation.js';
 import type { SearchIndex } from '../search/types.js';
 import type { Actor, RegistryStore, StoredEntry } from '../storage/types.js';

@@ -37,7 +37,7 @@
  */
 import type { Id } from 'flexsearch';
 import type { SearchHit, SearchMatch } from '../contract/types.js';
-import type { EntryDescription } from '../registry/describe.js';
+import type { EntryDescription } from '../contract/description.js';
 import type { IndexPage, IndexQuery, IndexedEntry, SearchIndex } from './types.js';
 import { Attributes, mimeKey, tagKey } from './attributes.js';
 import {

@@ -4,7 +4,7 @@
  * kept in step with every committed change.
  */
 import type { SearchFilter, SearchHit } from '../contract/types.js';
-import type { EntryDescription } from '../registry/describe.js';
+import type { EntryDescription } from '../contract/description.js';
 
 /** What the index needs of an entry: identity, ownership, recency and its description. */
 export interface IndexedEntry {

@@ -3,7 +3,7 @@
  * they all produce warnings. Schema errors are handled by the schemas and ./translate.ts.
  */
 import type { Finding } from '../contract/types.js';
-import { isObject, pointer, quote, type JsonObject } from './json.js';
+import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
 import type { Generation } from './types.js';
 import { urlWarnings } from './urls.js';
 

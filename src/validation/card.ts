@@ -10,7 +10,7 @@ import type { CompiledPair } from './ajv-instances.js';
 import { cardWarnings, legacyAuthenticationWarning } from './card-checks.js';
 import { detectGeneration } from './detect.js';
 import { cardHints, MIXED_GENERATION_FIELDS } from './hints.js';
-import { isObject, quote, type JsonObject } from './json.js';
+import { isObject, quote, type JsonObject } from '../lib/json.js';
 import { compactJsonBytes } from './size.js';
 import { translateAjvErrors } from './translate.js';
 import type { Generation, ValidatorOptions, Verdict } from './types.js';

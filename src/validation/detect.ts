@@ -10,7 +10,7 @@
  * intentions without supportedInterfaces, and a numeric protocolVersion.
  */
 import type { Finding } from '../contract/types.js';
-import { isObject, quote, type JsonObject } from './json.js';
+import { isObject, quote, type JsonObject } from '../lib/json.js';
 import type { Generation } from './types.js';
 
 /** "0.3" or a 0.3 patch version; the same rule as the v0.3 schema's protocolVersion pattern. */

@@ -3,7 +3,7 @@
  * at one translated schema error and, when it recognises a known mistake, adds a hint that
  * says exactly what to change. The hints name v1.0 or v0.3 shapes depending on the card.
  */
-import { isObject, quote, type JsonObject } from './json.js';
+import { isObject, quote, type JsonObject } from '../lib/json.js';
 import type { HintFn, Issue } from './translate.js';
 import type { Generation } from './types.js';
 

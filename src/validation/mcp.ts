@@ -6,7 +6,7 @@
 import type { Finding } from '../contract/types.js';
 import type { CompiledPair } from './ajv-instances.js';
 import { serverMetaHints, toolspecHints } from './hints.js';
-import { isObject, pointer, quote } from './json.js';
+import { isObject, pointer, quote } from '../lib/json.js';
 import { compactJsonBytes } from './size.js';
 import { translateAjvErrors } from './translate.js';
 import type { ValidatorOptions, Verdict } from './types.js';

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isObject, type JsonObject } from './json.js';
+import { isObject, type JsonObject } from '../lib/json.js';
 
 export const SCHEMA_FILES = {
   cardV03: 'a2a-agent-card-v0.3.schema.json',

@@ -11,7 +11,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { Finding } from '../contract/types.js';
-import { describeJsonType, escapePointerToken, isObject, quote } from './json.js';
+import { describeJsonType, escapePointerToken, isObject, quote } from '../lib/json.js';
 import { definitionOwner } from './schema-files.js';
 
 /** One ajv error in plain terms, given to hint functions. */

@@ -4,7 +4,7 @@
  * plain strings), so they are registered with a warning that says what to replace.
  */
 import type { Finding } from '../contract/types.js';
-import { isObject, pointer, quote } from './json.js';
+import { isObject, pointer, quote } from '../lib/json.js';
 
 export type UrlIssue = 'placeholder' | 'loopback' | 'insecure' | 'invalid';
 

@@ -13,7 +13,7 @@
  */
 import type { Finding } from '../contract/types.js';
 import { getAjvSet, isValidRegex, type Dialect } from './ajv-instances.js';
-import { escapePointerToken, isObject, quote, resolvePointer, type JsonObject } from './json.js';
+import { escapePointerToken, isObject, quote, resolvePointer, type JsonObject } from '../lib/json.js';
 import { translateAjvErrors, type HintFn, type Issue } from './translate.js';
 
 export const USER_SCHEMA_LIMITS = {

@@ -3,7 +3,7 @@
  * a REJECTED task whose status message carries the contract's `{"error": {...}}` data part.
  * Anything else thrown is a bug and ends the task FAILED without internals leaking.
  */
-import type { ErrorBody, ErrorCode, Finding } from '../contract/types.js';
+import type { ErrorBody, ErrorCode, Finding } from './types.js';
 
 export class RegistryError extends Error {
   constructor(
