@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
-import type { Subject } from '../src/operations/operation.js';
+import type { Subject } from '../src/contract/subject.js';
 import { startRegistry } from '../src/server.js';
 import { generateQueries, streamEntries } from './lib/generate-entries.js';
 import { spawnRegistry } from '../test/support/registry.js';

@@ -1,19 +1,12 @@
 /**
- * The seam between the executor and abuse control: before an operation runs, the executor asks
+ * The seam between the operations and abuse control: before an operation runs, the runner asks
  * whether this caller may run it now. A refusal is a RegistryError (RATE_LIMITED with
- * retryAfterSeconds), so it ends as a REJECTED task like any other declined request.
+ * retryAfterSeconds), so every door reports it like any other declined request.
  */
+import type { Caller } from '../contract/caller.js';
 import type { OperationName } from './operation.js';
-
-export interface Requester {
-  /** The authenticated principal, if the request carried a valid token. */
-  principal?: string;
-  isAdmin: boolean;
-  /** The client's address as the HTTP layer saw it (after REGISTRY_TRUST_PROXY). */
-  address?: string;
-}
 
 export interface Admission {
   /** Resolves when the operation may run; throws RegistryError('RATE_LIMITED', ...) otherwise. */
-  admit(op: OperationName, requester: Requester): Promise<void>;
+  admit(op: OperationName, caller: Caller): Promise<void>;
 }

@@ -8,18 +8,16 @@
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
+import type { Caller } from '../contract/caller.js';
+import { RegistryError } from '../contract/errors.js';
 import type { ErrorBody } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
-import type { RegistryService } from '../registry/service.js';
-import type { Admission } from './admission.js';
 import { isStreamed, type Answer, type StreamedAnswer } from './answer.js';
-import { RegistryError } from '../contract/errors.js';
-import { handle, type Caller, type HandlerOptions } from './handlers.js';
 import { parseRequest } from './request-parser.js';
-import type { RegistryUser } from '../protocol/auth.js';
+import type { OperationRunner } from './runner.js';
 
-export interface ExecutorOptions extends HandlerOptions {
+export interface ExecutorOptions {
   maxDocumentBytes: number;
   /** Deepest nesting accepted in an uploaded document (file parts bypass the body's depth check). */
   maxJsonDepth?: number;
@@ -37,11 +35,9 @@ const textPart = (value: string): Part => ({ content: { $case: 'text', value }, 
 
 export class RegistryExecutor implements AgentExecutor {
   constructor(
-    private readonly service: RegistryService,
+    private readonly operations: OperationRunner,
     private readonly options: ExecutorOptions,
     private readonly log: Logger,
-    /** Rate limits, asked once the operation is known. */
-    private readonly admission?: Admission,
   ) {}
 
   execute = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -62,9 +58,7 @@ export class RegistryExecutor implements AgentExecutor {
         maxQueryChars: this.options.maxQueryChars,
       });
       if (scope) scope.operation = operation.op;
-      const caller = this.callerOf(ctx);
-      await this.admission?.admit(operation.op, { principal: caller.actor?.principal, isAdmin: caller.actor?.isAdmin === true, address: scope?.clientAddress });
-      const result = await handle(operation, caller, this.service, { ...this.options, streaming });
+      const result = await this.operations.run(operation, this.callerOf(ctx, scope?.clientAddress), { streaming });
       if (isStreamed(result)) await this.publishStreamed(task, result, bus);
       else this.publishFinished(task, result, bus);
       if (scope) scope.taskState = 'COMPLETED';
@@ -86,10 +80,10 @@ export class RegistryExecutor implements AgentExecutor {
   /** Nothing the registry does runs long enough to be worth cancelling: tasks finish in one step. */
   cancelTask = async (): Promise<void> => {};
 
-  private callerOf(ctx: RequestContext): Caller {
-    const user = ctx.context.user as Partial<RegistryUser> | undefined;
-    if (user?.isAuthenticated && user.principal) return { actor: { principal: user.principal, isAdmin: user.isAdmin === true }, badToken: false };
-    return { badToken: user?.badToken === true };
+  /** The door put a Caller on the SDK's user (see protocol/auth.ts); anything else is anonymous. */
+  private callerOf(ctx: RequestContext, address: string | undefined): Caller {
+    const user = ctx.context.user as { caller?: Caller } | undefined;
+    return user?.caller ? { ...user.caller, address } : { isAdmin: false, address };
   }
 
   private artifact(name: string, parts: Part[], artifactId: string = uuidv4()): Artifact {

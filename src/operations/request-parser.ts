@@ -9,7 +9,8 @@ import type { Finding } from '../contract/types.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
 import { formatBytes } from '../validation/size.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
-import { OPERATION_NAMES, type Operation, type OperationName, type Subject } from './operation.js';
+import type { Subject } from '../contract/subject.js';
+import { OPERATION_NAMES, type Operation, type OperationName } from './operation.js';
 import {
   REQUEST_SHAPES,
   documentOperationSchema,

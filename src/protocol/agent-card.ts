@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AgentCard } from '@a2a-js/sdk';
 
 /** The package root: the nearest folder above this module with package.json (src/ or dist/src/). */
 function packageRoot(): string {
@@ -27,8 +26,4 @@ export function loadAgentCardJson(publicUrl: string): Record<string, unknown> {
     throw new Error(`agent-card.json has version ${String(card.version)} but package.json has ${pkg.version}; keep them equal.`);
   }
   return card;
-}
-
-export function loadAgentCard(publicUrl: string): AgentCard {
-  return AgentCard.fromJSON(loadAgentCardJson(publicUrl));
 }

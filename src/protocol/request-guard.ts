@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { currentScope } from '../observability/request-scope.js';
 import { isWellFormedUtf8, nestsDeeperThan } from '../lib/json-depth.js';
-import { sendFailure } from './http-errors.js';
+import { sendFailure } from '../http/errors.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_INVALID_PARAMS = -32602;

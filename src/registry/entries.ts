@@ -20,8 +20,9 @@ export function describeStored(entry: StoredEntry, document: unknown = JSON.pars
     : describeMcpServer(document as McpServerDocument);
 }
 
-export function toIndexedEntry(entry: StoredEntry): IndexedEntry {
-  return { id: entry.id, owner: entry.owner, updatedAt: entry.updatedAt, description: describeStored(entry) };
+/** What the index keeps of an entry; `description` when the caller already built it. */
+export function toIndexedEntry(entry: StoredEntry, description: EntryDescription = describeStored(entry)): IndexedEntry {
+  return { id: entry.id, owner: entry.owner, updatedAt: entry.updatedAt, description };
 }
 
 export function toEntryView(entry: StoredEntry, withDocument: boolean): EntryView {

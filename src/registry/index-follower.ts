@@ -80,7 +80,7 @@ export class IndexFollower {
         const changes = await this.store.changesSince(this.lastSeq, BATCH);
         if (changes.length === 0) break;
         // Several changes to one entry in a batch need one refresh.
-        for (const id of new Set(changes.map((c) => c.id))) await this.service.refreshIndexed(id);
+        for (const id of new Set(changes.map((c) => c.id))) await this.service.applyReplicaChange(id);
         this.lastSeq = changes[changes.length - 1]!.seq;
         if (changes.length < BATCH) break;
       }

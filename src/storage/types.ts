@@ -10,13 +10,11 @@
  *   catch up from the last sequence they saw (`changesSince`).
  */
 import type { TaskStore } from '@a2a-js/sdk/server';
+import type { Actor } from '../contract/caller.js';
 import type { EntryInterface, EntryKind } from '../contract/types.js';
 
-/** Who is writing: the authenticated principal, and whether it may act on anything. */
-export interface Actor {
-  principal: string;
-  isAdmin: boolean;
-}
+export type { Actor } from '../contract/caller.js';
+
 
 /** One revision of an entry as stored. */
 export interface StoredEntry {

@@ -15,10 +15,11 @@ import type { RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
-import type { Admission, Requester } from '../operations/admission.js';
+import type { Caller } from '../contract/caller.js';
+import type { Admission } from '../operations/admission.js';
 import { RegistryError } from '../contract/errors.js';
 import type { OperationName } from '../operations/operation.js';
-import { sendFailure } from './http-errors.js';
+import { sendFailure } from './errors.js';
 
 export interface RateLimitOptions {
   enabled: boolean;
@@ -62,7 +63,7 @@ export class AbuseControl implements Admission {
   }
 
   /** Operation budget: consumes one point per principal and one per address; throws RATE_LIMITED. */
-  async admit(op: OperationName, requester: Requester): Promise<void> {
+  async admit(op: OperationName, requester: Caller): Promise<void> {
     if (!this.options.enabled || requester.isAdmin) return;
     const isWrite = WRITE_OPERATIONS.has(op);
     const limiter = isWrite ? this.writes : this.reads;

@@ -1,34 +1,16 @@
 /**
- * Bearer-token authentication. Tokens map to principals (REGISTRY_TOKENS); the principal named
- * `admin` is an administrator. With no tokens configured, the first start generates an admin
- * token in the data directory (mode 0600), so a local user can register at once and a
- * deployment is never open by accident.
+ * Bearer-token authentication, shared by every door. Tokens map to principals
+ * (REGISTRY_TOKENS); the principal named `admin` is an administrator. With no tokens
+ * configured, the first start generates an admin token in the data directory (mode 0600), so
+ * a local user can register at once and a deployment is never open by accident.
  */
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { User } from '@a2a-js/sdk/server';
-import type { UserBuilder } from '@a2a-js/sdk/server/express';
-import type { Request } from 'express';
 import { ADMIN_PRINCIPAL } from '../config/config.js';
+import type { Caller } from '../contract/caller.js';
 
 export const ADMIN_TOKEN_FILE = 'admin-token';
-
-/** The SDK's User, plus what the registry needs to authorise writes. */
-export class RegistryUser implements User {
-  constructor(
-    readonly principal: string | undefined,
-    readonly isAdmin: boolean,
-    /** A token was presented but matched no principal. */
-    readonly badToken: boolean,
-  ) {}
-  get isAuthenticated(): boolean {
-    return this.principal !== undefined;
-  }
-  get userName(): string {
-    return this.principal ?? '';
-  }
-}
 
 /** Loads the admin token from the data directory, creating it on first start. */
 export function ensureAdminToken(dataDir: string): { token: string; file: string; created: boolean } {
@@ -66,15 +48,13 @@ export class TokenAuthenticator {
     return found;
   }
 
-  userFor(authorization: string | undefined): RegistryUser {
+  /** The caller an Authorization header value makes (without an address: the door adds it). */
+  callerFor(authorization: string | undefined): Caller {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!match) return new RegistryUser(undefined, false, authorization !== undefined && authorization !== '');
+    if (!match) return { isAdmin: false, invalidCredential: authorization !== undefined && authorization !== '' };
     const principal = this.principalOf(match[1]!);
-    return new RegistryUser(principal, principal === ADMIN_PRINCIPAL, principal === undefined);
-  }
-
-  userBuilder(): UserBuilder {
-    return async (req: Request) => this.userFor(req.header('authorization'));
+    if (principal === undefined) return { isAdmin: false, invalidCredential: true };
+    return { principal, isAdmin: principal === ADMIN_PRINCIPAL };
   }
 }
 

@@ -1,40 +1,18 @@
 /**
- * One handler per operation of the contract: authorisation, then the service call, then the
+ * One handler per operation of the contract: the service call (which authorises), then the
  * answer as the contract shapes it (a data part for programs, a text part for people).
  */
+import type { Caller } from '../contract/caller.js';
 import type { SearchHit, SearchPage } from '../contract/types.js';
 import type { RegistryService } from '../registry/service.js';
-import type { Actor } from '../storage/types.js';
+import type { Admission } from './admission.js';
 import type { AnswerChunk, OperationResult } from './answer.js';
-import { RegistryError } from '../contract/errors.js';
 import type { Operation } from './operation.js';
 import { describeHits, summarizeEntries, summarizeEntry, summarizeRegistration, summarizeValidation } from './summaries.js';
 
-/** Who is asking: an actor when the request carried a valid token. */
-export interface Caller {
-  actor?: Actor;
-  /** A token was sent but is not one the registry knows. */
-  badToken: boolean;
-}
-
 export interface HandlerOptions {
-  publicRead: boolean;
   /** Hits per streamed chunk of a search-results artifact. */
   searchChunkSize: number;
-}
-
-function requireActor(caller: Caller, what: string): Actor {
-  if (caller.actor) return caller.actor;
-  throw new RegistryError(
-    'UNAUTHENTICATED',
-    caller.badToken
-      ? `The bearer token is not recognised; ${what} needs a valid registry token in the Authorization header.`
-      : `${what} needs a registry token: send "Authorization: Bearer <token>" (see REGISTRY_TOKENS, or the admin-token file in the registry's data directory).`,
-  );
-}
-
-function requireReader(caller: Caller, options: HandlerOptions, what: string): void {
-  if (!options.publicRead) requireActor(caller, what);
 }
 
 async function* searchChunks(page: SearchPage, size: number): AsyncIterable<AnswerChunk> {
@@ -54,7 +32,26 @@ async function* searchChunks(page: SearchPage, size: number): AsyncIterable<Answ
   }
 }
 
-export async function handle(
+/**
+ * Runs one operation for one caller: admission (rate limits), then the service (which
+ * authorises), then the answer as the contract shapes it. Every door calls this, so every door
+ * has the same limits, rules and answers.
+ */
+export class OperationRunner {
+  constructor(
+    private readonly service: RegistryService,
+    private readonly options: HandlerOptions,
+    /** Rate limits, asked once the operation is known. */
+    private readonly admission?: Admission,
+  ) {}
+
+  async run(operation: Operation, caller: Caller, context: { streaming: boolean }): Promise<OperationResult> {
+    await this.admission?.admit(operation.op, caller);
+    return handle(operation, caller, this.service, { ...this.options, streaming: context.streaming });
+  }
+}
+
+async function handle(
   operation: Operation,
   caller: Caller,
   service: RegistryService,
@@ -62,35 +59,28 @@ export async function handle(
 ): Promise<OperationResult> {
   switch (operation.op) {
     case 'register': {
-      const actor = requireActor(caller, 'Registering');
-      const result = await service.register(operation.subject, actor);
+      const result = await service.register(operation.subject, caller);
       return { artifactName: 'registration', data: { ...result }, text: summarizeRegistration(result) };
     }
     case 'validate': {
-      const result = service.validate(operation.subject);
+      const result = await service.validate(operation.subject, caller);
       return { artifactName: 'validation', data: { ...result }, text: summarizeValidation(result) };
     }
     case 'search': {
-      requireReader(caller, options, 'Searching');
-      const page = service.search(operation.request);
+      const page = await service.search(operation.request, caller);
       if (options.streaming) return { artifactName: 'search-results', chunks: searchChunks(page, options.searchChunkSize) };
       return { artifactName: 'search-results', data: { ...page }, text: describeHits(page.results, page.total, 0) };
     }
     case 'get': {
-      requireReader(caller, options, 'Reading an entry');
-      const entry = await service.get(operation.id, operation.revision);
+      const entry = await service.get(operation.id, operation.revision, caller);
       return { artifactName: 'entry', data: { ...entry }, text: summarizeEntry(entry) };
     }
     case 'list': {
-      requireReader(caller, options, 'Listing entries');
-      // "mine" is resolved from the token, so it needs one even when reads are public.
-      const owner = operation.request.filter?.mine ? requireActor(caller, 'Listing your own entries').principal : undefined;
-      const page = await service.list(operation.request, owner);
+      const page = await service.list(operation.request, caller);
       return { artifactName: 'entries', data: { ...page }, text: summarizeEntries(page) };
     }
     case 'unregister': {
-      const actor = requireActor(caller, 'Unregistering');
-      const removed = await service.unregister(operation.id, actor);
+      const removed = await service.unregister(operation.id, caller);
       return {
         artifactName: 'unregistration',
         data: { ...removed, deleted: true },

@@ -1,0 +1,143 @@
+/**
+ * The composition root's first half: everything the registry is, independent of how it is
+ * reached. Storage, the search index kept in step by the change feed, the validator, the
+ * service, the operations every door runs, authentication and abuse control, metrics, and the
+ * background work (the replica follower, task pruning). The doors are mounted on top of this
+ * by server.ts.
+ */
+import type { RegistryConfig } from '../config/config.js';
+import { ADMIN_PRINCIPAL } from '../config/config.js';
+import { TokenAuthenticator, ensureAdminToken } from '../auth/tokens.js';
+import { AbuseControl } from '../http/rate-limit.js';
+import type { Logger } from '../observability/logger.js';
+import { RegistryMetrics } from '../observability/metrics.js';
+import { OperationRunner } from '../operations/runner.js';
+import { ChangeFeed } from '../registry/change-feed.js';
+import { IndexFollower } from '../registry/index-follower.js';
+import { PageTokens } from '../registry/page-token.js';
+import { RegistryService } from '../registry/service.js';
+import { createSearchIndex } from '../search/index.js';
+import { createStore } from '../storage/create-store.js';
+import type { RegistryStore } from '../storage/types.js';
+import { createDocumentValidator } from '../validation/index.js';
+
+const SEARCH_CHUNK_SIZE = 5;
+const TASK_PRUNE_INTERVAL_MS = 10 * 60_000;
+/** Safety net behind change notifications: a replica sees every change within this, even if a notification was lost. */
+const FOLLOWER_POLL_MS = 500;
+
+export interface RegistryCore {
+  config: RegistryConfig;
+  log: Logger;
+  store: RegistryStore;
+  /** Committed changes, local and from other replicas; the index and other derived views follow it. */
+  feed: ChangeFeed;
+  service: RegistryService;
+  /** The operations as every door runs them: admission (rate limits), then the service. */
+  operations: OperationRunner;
+  authenticator: TokenAuthenticator;
+  abuse: AbuseControl;
+  metrics: RegistryMetrics;
+  /** Why the core is not ready to serve (index loading, storage unreachable, replica behind), or undefined. */
+  notReady(): Promise<string | undefined>;
+  /** Stops background work and closes storage. Doors must be closed first. */
+  close(): Promise<void>;
+}
+
+/** Tokens from the configuration, or the generated admin token when none are configured. */
+function resolveTokens(config: RegistryConfig, log: Logger): Map<string, string> {
+  if (config.tokens.size > 0) return config.tokens;
+  const admin = ensureAdminToken(config.dataDir);
+  log.warn(
+    { file: admin.file, created: admin.created },
+    `REGISTRY_TOKENS is not set: the admin token is in ${admin.file} (send it as "Authorization: Bearer <token>")`,
+  );
+  return new Map([[admin.token, ADMIN_PRINCIPAL]]);
+}
+
+export async function buildRegistry(config: RegistryConfig, log: Logger): Promise<RegistryCore> {
+  const tokens = resolveTokens(config, log);
+  const store = createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await store.open();
+
+  let pruneTimer: NodeJS.Timeout | undefined;
+  let follower: IndexFollower | undefined;
+  try {
+    const metrics = new RegistryMetrics();
+    const feed = new ChangeFeed((err, change) => log.error({ err, entry: change.id, op: change.op }, 'a change follower failed'));
+    const validator = metrics.countingValidator(
+      createDocumentValidator({ maxDocumentBytes: config.maxDocumentBytes, warnInsecureHttp: config.warnInsecureHttp }),
+    );
+    const secret = config.pageTokenSecret ?? `page-tokens:${[...tokens.keys()].sort().join(',')}`;
+    const service = new RegistryService({
+      store,
+      index: createSearchIndex(),
+      validator,
+      pageTokens: new PageTokens(secret),
+      feed,
+      publicRead: config.publicRead,
+    });
+
+    // Read the change sequence before scanning, then replay from it: a change committed by
+    // another replica during the scan is applied twice at worst, never missed.
+    const started = Date.now();
+    const seqAtLoad = await store.lastChangeSeq();
+    const indexed = await service.rebuildIndex();
+    log.info({ entries: indexed, ms: Date.now() - started, engine: store.engine }, 'search index loaded');
+    if (store.subscribeToChanges) {
+      follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, seqAtLoad);
+      await follower.start();
+    }
+
+    const authenticator = new TokenAuthenticator(tokens);
+    const hardening = config.hardening;
+    const abuse = new AbuseControl(
+      {
+        enabled: hardening.rateLimits,
+        writesPerMinute: hardening.writesPerMinute,
+        readsPerMinute: hardening.readsPerMinute,
+        requestsPerMinute: hardening.requestsPerMinute,
+        maxStreamsPerClient: hardening.maxStreamsPerClient,
+      },
+      { log, onLimited: (limit, by) => metrics.rateLimited(limit, by), isExempt: (authorization) => authenticator.callerFor(authorization).isAdmin },
+    );
+    metrics.setSources({ countEntries: () => store.count(), indexSize: () => service.indexSize, openStreams: () => abuse.openStreams });
+    const operations = new OperationRunner(service, { searchChunkSize: SEARCH_CHUNK_SIZE }, abuse);
+
+    const prune = () =>
+      store
+        .pruneTasks(config.taskRetention)
+        .then((n) => n > 0 && log.info({ pruned: n }, 'finished tasks pruned'))
+        .catch((err: unknown) => log.warn({ err }, 'task pruning failed'));
+    void prune();
+    pruneTimer = setInterval(prune, TASK_PRUNE_INTERVAL_MS).unref();
+
+    let closing: Promise<void> | undefined;
+    return {
+      config,
+      log,
+      store,
+      feed,
+      service,
+      operations,
+      authenticator,
+      abuse,
+      metrics,
+      notReady: async () => {
+        if (!(await store.ping())) return `${store.engine} storage is unreachable`;
+        return follower?.notInStep;
+      },
+      close: () =>
+        (closing ??= (async () => {
+          clearInterval(pruneTimer);
+          await follower?.stop();
+          await store.close();
+        })()),
+    };
+  } catch (err) {
+    clearInterval(pruneTimer);
+    await follower?.stop().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The HTTP application every door mounts onto: security headers, health and readiness, and
+ * metrics first; the doors' routes in between (see composition/doors.ts); then the answers for
+ * unknown routes and for bugs, in the caller's binding, never as HTML.
+ */
+import express, { type Express } from 'express';
+import type { Logger } from '../observability/logger.js';
+import type { RegistryMetrics } from '../observability/metrics.js';
+import { internalErrorHandler, notFoundHandler } from './errors.js';
+import { securityHeaders, type SecurityOptions } from './security.js';
+
+export interface Readiness {
+  /** Why the registry is not ready, or undefined when it is. */
+  check(): Promise<string | undefined>;
+}
+
+export interface HttpAppDeps {
+  security: SecurityOptions;
+  /** Express "trust proxy": what req.ip (rate limits, logs) is taken from. */
+  trustProxy: boolean | number;
+  readiness: Readiness;
+  metrics: RegistryMetrics;
+  /** When set, GET /metrics needs it as a bearer token. */
+  metricsToken?: string;
+}
+
+export function createHttpApp(deps: HttpAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy);
+  app.use(securityHeaders(deps.security));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const reason = await deps.readiness.check().catch((err: unknown) => `readiness check failed: ${(err as Error).message}`);
+    if (reason) res.status(503).json({ status: 'not ready', reason });
+    else res.json({ status: 'ready' });
+  });
+  app.get('/metrics', deps.metrics.handler(deps.metricsToken));
+  return app;
+}
+
+/** Mounted after every door: unknown routes and unhandled errors. */
+export function finishHttpApp(app: Express, log: Logger): void {
+  app.use(notFoundHandler);
+  app.use(internalErrorHandler(log));
+}

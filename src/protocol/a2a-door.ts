@@ -1,0 +1,70 @@
+/**
+ * The A2A door: the well-known card and the JSON-RPC and HTTP+JSON bindings, a thin transport
+ * layer over the SDK's request handler, which runs our executor over the shared operations.
+ * It owns what the SDK does not: body limits and binding-shaped errors, the card with caching
+ * headers, shape checks before the SDK, and the request scope and log line.
+ */
+import express from 'express';
+import { DefaultRequestHandler } from '@a2a-js/sdk/server';
+import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { AgentCard } from '@a2a-js/sdk';
+import type { Door, DoorContext } from '../composition/door.js';
+import { bodyErrorHandler } from '../http/errors.js';
+import { requestScope, type RequestNamer } from '../http/request-log.js';
+import { answerSanitizer } from '../http/security.js';
+import { RegistryExecutor } from '../operations/executor.js';
+import { cardEndpoint } from './card-endpoint.js';
+import { jsonRpcShapeGuard, restShapeGuard, verifyBody } from './request-guard.js';
+import { callerUserBuilder } from './sdk-user.js';
+
+export const JSONRPC_PATH = '/a2a/jsonrpc';
+export const REST_PATH = '/a2a/rest';
+export const CARD_PATH = '/.well-known/agent-card.json';
+
+const STREAMING_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
+
+/** JSON-RPC requests are named by their method, REST ones by their route. */
+const nameA2ARequest: RequestNamer = (req) => {
+  const body: unknown = req.body;
+  const rpcMethod = body && typeof body === 'object' && 'method' in body && typeof body.method === 'string' ? body.method : undefined;
+  return {
+    method: rpcMethod ?? `${req.method} ${req.path}`,
+    streaming: rpcMethod ? STREAMING_METHODS.has(rpcMethod) : /:(stream|subscribe)$/.test(req.path),
+  };
+};
+
+export const a2aDoor: Door = {
+  name: 'a2a',
+  mount(app, ctx: DoorContext) {
+    const { core } = ctx;
+    const { config, log, metrics, abuse } = core;
+    const executor = new RegistryExecutor(
+      core.operations,
+      { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: config.hardening.maxJsonDepth, maxQueryChars: config.hardening.maxQueryChars },
+      log,
+    );
+    const requestHandler = new DefaultRequestHandler(AgentCard.fromJSON(ctx.card), core.store.taskStore, executor);
+    const userBuilder = callerUserBuilder(core.authenticator);
+
+    const card = cardEndpoint(ctx.card, config.cardMaxAgeSeconds);
+    app.get(CARD_PATH, card);
+    app.head(CARD_PATH, card);
+
+    // Our own parser and limit in front of the SDK's (which would answer 413 with an HTML page);
+    // once a body is parsed, the SDK's express.json() leaves it alone.
+    const json = express.json({
+      limit: config.maxBodyBytes,
+      type: ['application/json', 'application/a2a+json', 'application/*+json'],
+      verify: verifyBody(config.hardening.maxJsonDepth),
+    });
+    // Order matters: count everything, refuse floods before reading bodies, check shapes before
+    // the SDK, and scrub internal errors out of whatever the SDK answers.
+    app.use([JSONRPC_PATH, REST_PATH], metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap());
+    app.use(JSONRPC_PATH, jsonRpcShapeGuard);
+    app.use(REST_PATH, restShapeGuard);
+    app.use([JSONRPC_PATH, REST_PATH], answerSanitizer);
+
+    app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat: { enabled: true } }));
+    app.use(REST_PATH, restHandler({ requestHandler, userBuilder }));
+  },
+};

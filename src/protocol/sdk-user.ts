@@ -1,0 +1,24 @@
+/**
+ * The A2A door's adapter between our Caller and the SDK's User: the SDK scopes tasks by
+ * `userName` (its default owner resolver) and hands the user to the executor, which reads the
+ * Caller back from it.
+ */
+import type { User } from '@a2a-js/sdk/server';
+import type { UserBuilder } from '@a2a-js/sdk/server/express';
+import type { Request } from 'express';
+import type { TokenAuthenticator } from '../auth/tokens.js';
+import type { Caller } from '../contract/caller.js';
+
+export class CallerUser implements User {
+  constructor(readonly caller: Caller) {}
+  get isAuthenticated(): boolean {
+    return this.caller.principal !== undefined;
+  }
+  get userName(): string {
+    return this.caller.principal ?? '';
+  }
+}
+
+export function callerUserBuilder(authenticator: TokenAuthenticator): UserBuilder {
+  return async (req: Request) => new CallerUser(authenticator.callerFor(req.header('authorization')));
+}

@@ -1,0 +1,63 @@
+/**
+ * The one stream of committed changes that everything derived from storage follows: this
+ * replica's search index, standing searches, catalog caches (ETags), freshness bookkeeping.
+ *
+ * Changes reach it from two places, and subscribers cannot tell them apart except by `origin`:
+ * - this process's own writes, published by the service right after the store committed them
+ *   and before the write is acknowledged (so a client that registers and then searches finds
+ *   what it registered);
+ * - writes committed by other replicas (PostgreSQL), published by the IndexFollower as it
+ *   catches up with the store's change log.
+ *
+ * Delivery is synchronous and in order; a subscriber that throws is logged and does not stop
+ * the others (a derived view must never fail a write that storage already committed).
+ */
+import type { EntryDescription } from '../contract/description.js';
+import type { StoredEntry } from '../storage/types.js';
+
+export interface CommittedChange {
+  /** The entry's id. */
+  id: string;
+  op: 'upsert' | 'delete';
+  /** upsert: the entry as committed (current revision). */
+  entry?: StoredEntry;
+  /** upsert: the entry's description when the writer already built it (saves a re-parse). */
+  description?: EntryDescription;
+  /** delete: what was removed, when known. */
+  removed?: StoredEntry;
+  /** Position in the store's change log, when known (replicas always know it). */
+  seq?: number;
+  /** Written by this process, or by another replica and picked up from the change log. */
+  origin: 'local' | 'replica';
+}
+
+export type ChangeListener = (change: CommittedChange) => void;
+
+export class ChangeFeed {
+  private readonly listeners = new Set<ChangeListener>();
+  private published = 0;
+
+  constructor(private readonly onListenerError: (err: unknown, change: CommittedChange) => void = () => undefined) {}
+
+  /** Calls `listener` with every change published from now on; returns the unsubscribe function. */
+  subscribe(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  publish(change: CommittedChange): void {
+    this.published++;
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (err) {
+        this.onListenerError(err, change);
+      }
+    }
+  }
+
+  /** How many changes this process has seen (local and replica): a cheap version for caches. */
+  get version(): number {
+    return this.published;
+  }
+}
