@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { AllowList } from '../net/address-policy.js';
 
 /** A principal named `admin` may act on every entry. */
 export const ADMIN_PRINCIPAL = 'admin';
@@ -33,6 +34,15 @@ export interface RegistryConfig {
   pageTokenSecret?: string;
   /** Hostile-input and abuse limits (see README, "Limits and abuse control"). */
   hardening: HardeningConfig;
+  /** Outbound requests (cards by URL, refresh, probes, MCP, JWKS, webhooks): see src/net. */
+  fetch: FetchConfig;
+}
+
+export interface FetchConfig {
+  /** Hosts, addresses and CIDR ranges exempt from the private/loopback/... address rules. */
+  allow: AllowList;
+  /** Deadline of one outbound request (resolution, connect, redirects, headers and body). */
+  timeoutMs: number;
 }
 
 export interface HardeningConfig {
@@ -141,6 +151,19 @@ const envSchema = z.object({
     .transform((v) => (v === 'true' ? true : v === 'false' ? false : Number(v)))
     .default(false),
   REGISTRY_METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+  // Outbound requests (issue 16).
+  REGISTRY_FETCH_ALLOW: z
+    .string()
+    .transform((raw, ctx) => {
+      try {
+        return AllowList.parse(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `must list host names, IP addresses or CIDR ranges: ${(error as Error).message}` });
+        return z.NEVER;
+      }
+    })
+    .optional(),
+  REGISTRY_FETCH_TIMEOUT_MS: positiveInt(120_000).min(100, { message: 'must be at least 100' }).default(5000),
 });
 
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
@@ -185,5 +208,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       trustProxy: e.REGISTRY_TRUST_PROXY,
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
+    fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS },
   };
 }

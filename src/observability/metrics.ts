@@ -12,6 +12,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { FetchEvent, FetchObserver } from '../net/index.js';
 import type { DocumentValidator, Verdict } from '../validation/types.js';
 import type { RequestScope } from './request-scope.js';
 
@@ -78,6 +79,9 @@ export class RegistryMetrics {
   private readonly latency: Histogram<'method' | 'operation'>;
   private readonly validationFailures: Counter<'kind' | 'code'>;
   private readonly limited: Counter<'limit' | 'by'>;
+  private readonly fetches: Counter<'purpose' | 'outcome'>;
+  private readonly fetchFailures: Counter<'purpose' | 'reason'>;
+  private readonly fetchLatency: Histogram<'purpose'>;
   private sources: MetricsSources | undefined;
 
   constructor() {
@@ -105,6 +109,25 @@ export class RegistryMetrics {
       name: 'registry_rate_limited_total',
       help: 'Requests refused by a rate limit or the stream cap, by limit and by what was counted (principal or address).',
       labelNames: ['limit', 'by'],
+      registers: [this.registry],
+    });
+    this.fetches = new Counter({
+      name: 'registry_fetches_total',
+      help: 'Outbound requests through the guard (cards, probes, MCP, JWKS, webhooks), by purpose and outcome (ok, not-modified, failed).',
+      labelNames: ['purpose', 'outcome'],
+      registers: [this.registry],
+    });
+    this.fetchFailures = new Counter({
+      name: 'registry_fetch_failures_total',
+      help: 'Outbound requests that failed or were refused, by purpose and reason (the guard rule, e.g. loopback, private, link-local, or timeout, too-large, content-type, http-status, dns, connect).',
+      labelNames: ['purpose', 'reason'],
+      registers: [this.registry],
+    });
+    this.fetchLatency = new Histogram({
+      name: 'registry_fetch_duration_seconds',
+      help: 'Time an outbound request took, from resolving the host to the end of the body (refusals included).',
+      labelNames: ['purpose'],
+      buckets: LATENCY_BUCKETS,
       registers: [this.registry],
     });
     const self = this;
@@ -185,6 +208,17 @@ export class RegistryMetrics {
 
   rateLimited(limit: string, by: string): void {
     this.limited.inc({ limit, by });
+  }
+
+  /** What the Fetcher reports each request to (count, failures by reason, latency). */
+  fetchObserver(): FetchObserver {
+    return {
+      fetched: (event: FetchEvent) => {
+        this.fetches.inc({ purpose: event.purpose, outcome: event.outcome });
+        if (event.reason) this.fetchFailures.inc({ purpose: event.purpose, reason: event.reason });
+        this.fetchLatency.observe({ purpose: event.purpose }, event.seconds);
+      },
+    };
   }
 
   /** The same validator, counting every failed verdict. */

@@ -1,0 +1,154 @@
+/**
+ * The one way the registry sends requests out: the `Fetcher` interface.
+ *
+ * Everything that reaches another server — fetching an agent card given by URL, refreshing and
+ * probing entries, talking to an MCP server through the MCP SDK, fetching a JWKS for a signature,
+ * posting a push notification to a webhook — depends on this interface and gets the guarded
+ * implementation (`GuardedFetcher`) from the composition root. Code never calls global `fetch`,
+ * `http.request` or an SDK's own transport without passing it the guard's `fetchFunction`.
+ *
+ * What every request gets, whichever method sends it:
+ * - **http and https only**; no user name or password inside the URL.
+ * - **Every address checked**: the host is resolved and every address it resolves to must be
+ *   public unicast (see address-policy.ts for the refused ranges: loopback, private, link-local
+ *   and 169.254.169.254, CGNAT, multicast, reserved, IPv4 embedded in IPv6, ...), unless the
+ *   operator allows the host, address or range in REGISTRY_FETCH_ALLOW. One refused address
+ *   refuses the request: a name that resolves both outside and inside is not trusted.
+ * - **Pinned connection**: the socket connects to an address that was checked, never to a fresh
+ *   DNS answer (no DNS rebinding); TLS still verifies and sends SNI for the host name.
+ * - **Redirects**: at most 3, each target checked again like the first URL; credentials headers
+ *   are dropped when a redirect leaves the origin.
+ * - **One deadline** (default 5 s) for the whole request: resolution, connect, every redirect,
+ *   headers and body. A slow server costs at most this long.
+ * - **Body cap** (default: the document size limit): a declared Content-Length above it is refused
+ *   before reading, and a body that grows past it is cut off.
+ * - Refusals happen **before any connection** is made and throw a `FetchError` whose `reason`
+ *   names the rule (a metric label too); its message says what to change.
+ *
+ * Methods, by user:
+ * - `getJson` — cards (register by URL, refresh, probe), JWKS: a GET of a JSON document, with
+ *   conditional requests (ETag / Last-Modified → `notModified`), JSON media types only.
+ * - `postJson` — webhooks (push notifications): a POST of a JSON body; redirects not followed.
+ * - `fetchFunction` — SDKs that accept a custom `fetch` (the MCP SDK's
+ *   StreamableHTTPClientTransport): a fetch-compatible function with the same guard, no media
+ *   type rule (SSE passes), the body capped and bounded in time per request.
+ * - `check` — refuse a URL early (e.g. when a webhook is configured) without sending anything.
+ */
+import type { AddressRule } from './address-policy.js';
+
+/** Why a request is made: a bounded metric label, and context in messages. */
+export type FetchPurpose = 'agent-card' | 'refresh' | 'probe' | 'mcp' | 'jwks' | 'webhook';
+export const FETCH_PURPOSES: readonly FetchPurpose[] = ['agent-card', 'refresh', 'probe', 'mcp', 'jwks', 'webhook'];
+
+/**
+ * Why a request did not succeed. Address rules and `scheme`, `credentials`, `invalid-url` are
+ * refusals by the guard's policy (nothing was sent); the others are what happened on the way.
+ */
+export type FetchFailureReason =
+  | AddressRule
+  | 'invalid-url'
+  | 'scheme'
+  | 'credentials'
+  | 'dns'
+  | 'connect'
+  | 'tls'
+  | 'timeout'
+  | 'aborted'
+  | 'redirects'
+  | 'bad-redirect'
+  | 'http-status'
+  | 'too-large'
+  | 'content-type'
+  | 'invalid-json';
+
+/** Reasons that are the guard's policy, decided before any connection. */
+const POLICY_REASONS = new Set<FetchFailureReason>(['invalid-url', 'scheme', 'credentials']);
+
+export class FetchError extends Error {
+  override readonly name = 'FetchError';
+  /** The guard refused by policy (an address rule, the scheme, ...); nothing was sent to that URL. */
+  readonly refused: boolean;
+
+  constructor(
+    /** Machine-readable: which rule refused or what failed. */
+    readonly reason: FetchFailureReason,
+    /** The URL that was refused or failed (after redirects, the one that did). */
+    readonly url: string,
+    message: string,
+    options: { status?: number; refused?: boolean; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.status = options.status;
+    this.refused = options.refused ?? POLICY_REASONS.has(reason);
+  }
+
+  /** HTTP status of the answer, for `http-status`. */
+  readonly status: number | undefined;
+}
+
+export interface FetchOptions {
+  purpose: FetchPurpose;
+  /** Extra request headers (User-Agent and Accept have defaults). */
+  headers?: Record<string, string>;
+  /** Whole-request deadline in milliseconds; defaults to the fetcher's (REGISTRY_FETCH_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** Largest accepted answer body in bytes; defaults to the fetcher's (the document size limit). */
+  maxBytes?: number;
+  /** Cancels the request (the FetchError's reason is then `aborted`). */
+  signal?: AbortSignal;
+}
+
+export interface GetJsonOptions extends FetchOptions {
+  /** Validators from an earlier fetch: when the server answers 304, getJson resolves `notModified`. */
+  ifNoneMatch?: string;
+  ifModifiedSince?: string;
+}
+
+export interface JsonDocument {
+  notModified: false;
+  status: number;
+  /** The URL the document came from, after redirects. */
+  url: string;
+  /** The body as sent (UTF-8, byte-order mark removed). */
+  text: string;
+  /** The body parsed (JSON.parse; callers apply their own depth and shape checks). */
+  value: unknown;
+  /** Size of the body in bytes. */
+  bytes: number;
+  contentType: string;
+  etag?: string;
+  lastModified?: string;
+}
+
+export interface NotModified {
+  notModified: true;
+  status: 304;
+  url: string;
+  etag?: string;
+  lastModified?: string;
+}
+
+export interface PostResult {
+  status: number;
+  url: string;
+  /** The answer's body (any media type), capped like every body. */
+  text: string;
+  contentType?: string;
+}
+
+/** The fetch signature SDKs accept (the MCP SDK's FetchLike). */
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface Fetcher {
+  /** GET a JSON document. Throws FetchError on a refusal, a failure, a non-2xx answer or a non-JSON body. */
+  getJson(url: string | URL, options: GetJsonOptions): Promise<JsonDocument | NotModified>;
+  /** POST `body` as JSON. Throws FetchError on a refusal, a failure or a non-2xx answer. */
+  postJson(url: string | URL, body: unknown, options: FetchOptions): Promise<PostResult>;
+  /**
+   * A fetch-compatible function with the guard (addresses, pinning, redirects, deadline and body
+   * cap per call; any media type). Rejects with FetchError.
+   */
+  fetchFunction(options: FetchOptions): FetchFunction;
+  /** Resolves and checks a URL without sending anything; throws the FetchError a request would. */
+  check(url: string | URL, options: Pick<FetchOptions, 'purpose' | 'signal'>): Promise<void>;
+}

@@ -1,0 +1,598 @@
+/**
+ * The guarded implementation of `Fetcher` (see fetcher.ts for the rules it enforces).
+ *
+ * Built on undici: each hop (the first URL and every redirect) resolves and checks the host,
+ * then sends through a fresh undici Agent whose connector `lookup` answers only with the
+ * addresses that were checked — so the socket goes to a checked address, never to a second DNS
+ * answer, while TLS keeps the host name for SNI and certificate checks. Redirects are followed
+ * here (undici's own redirect handling would skip our checks). One deadline (an AbortSignal)
+ * covers resolution, connection, redirects, headers and body; the body is read through a counter
+ * that cuts it off at the cap.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupAddress, LookupOneOptions } from 'node:dns';
+import { Agent, fetch as undiciFetch, type Response as UndiciResponse } from 'undici';
+import { AllowList, describeAddress, parseAddress, restrictedRange, RULE_WORDING, normaliseHost } from './address-policy.js';
+import {
+  FetchError,
+  type FetchFailureReason,
+  type FetchFunction,
+  type FetchOptions,
+  type FetchPurpose,
+  type Fetcher,
+  type GetJsonOptions,
+  type JsonDocument,
+  type NotModified,
+  type PostResult,
+} from './fetcher.js';
+
+/** Resolves a host name to its addresses (tests and custom DNS set this; default: the system resolver). */
+export type Resolver = (host: string) => Promise<readonly string[]>;
+
+/** One finished request, for metrics. Called exactly once per getJson/postJson/check/fetch call. */
+export interface FetchEvent {
+  purpose: FetchPurpose;
+  outcome: 'ok' | 'not-modified' | 'failed';
+  reason?: FetchFailureReason;
+  seconds: number;
+}
+
+export interface FetchObserver {
+  fetched(event: FetchEvent): void;
+}
+
+export interface GuardedFetcherOptions {
+  /** Largest accepted answer body in bytes (the registry passes its document size limit). */
+  maxBytes: number;
+  /** Whole-request deadline in milliseconds (default 5000). */
+  timeoutMs?: number;
+  /** Operator exceptions to the address rules (REGISTRY_FETCH_ALLOW). */
+  allow?: AllowList;
+  /** Redirects followed per request (default 3). */
+  maxRedirects?: number;
+  userAgent?: string;
+  resolve?: Resolver;
+  observer?: FetchObserver;
+  /** Certificate authorities to trust instead of Node's (tests; operators use NODE_EXTRA_CA_CERTS). */
+  ca?: string | Buffer | (string | Buffer)[];
+}
+
+export const DEFAULT_FETCH_TIMEOUT_MS = 5000;
+export const DEFAULT_MAX_REDIRECTS = 3;
+
+interface CheckedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+/** Dropped from a redirected request that leaves the origin (as the Fetch standard does for authorization). */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** One request's time budget: a timer we own (so a timeout is told apart from the caller's abort). */
+class Deadline {
+  private readonly timer = new AbortController();
+  private readonly handle: NodeJS.Timeout;
+  private readonly endsAt: number;
+  readonly signal: AbortSignal;
+
+  constructor(readonly ms: number, private readonly caller?: AbortSignal) {
+    this.endsAt = Date.now() + ms;
+    this.handle = setTimeout(() => this.timer.abort(new Error(`deadline of ${ms} ms passed`)), ms);
+    this.handle.unref();
+    this.signal = caller ? AbortSignal.any([this.timer.signal, caller]) : this.timer.signal;
+  }
+
+  get timedOut(): boolean {
+    return this.timer.signal.aborted;
+  }
+
+  get callerAborted(): boolean {
+    return this.caller?.aborted === true && !this.timedOut;
+  }
+
+  remaining(): number {
+    return Math.max(1, this.endsAt - Date.now());
+  }
+
+  dispose(): void {
+    clearTimeout(this.handle);
+  }
+}
+
+interface Exchange {
+  response: UndiciResponse;
+  url: URL;
+  agent: Agent;
+}
+
+interface HopRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: BodyInitLike;
+}
+
+type BodyInitLike = string | Uint8Array | ArrayBuffer | URLSearchParams | ReadableStream<Uint8Array> | Blob;
+
+export class GuardedFetcher implements Fetcher {
+  private readonly allow: AllowList;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+  private readonly maxRedirects: number;
+  private readonly userAgent: string;
+  private readonly resolve: Resolver;
+  private readonly observer?: FetchObserver;
+  private readonly ca?: string | Buffer | (string | Buffer)[];
+
+  constructor(options: GuardedFetcherOptions) {
+    this.allow = options.allow ?? AllowList.EMPTY;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
+    this.maxBytes = options.maxBytes;
+    this.maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+    this.userAgent = options.userAgent ?? 'a2a-agent-registry';
+    this.resolve = options.resolve ?? systemResolver;
+    this.observer = options.observer;
+    this.ca = options.ca;
+  }
+
+  async check(url: string | URL, options: Pick<FetchOptions, 'purpose' | 'signal'>): Promise<void> {
+    const started = process.hrtime.bigint();
+    const deadline = new Deadline(this.timeoutMs, options.signal);
+    const state = { url: String(url) };
+    try {
+      await this.admit(parseUrl(url), deadline);
+      this.report(options.purpose, started, 'ok');
+    } catch (error) {
+      throw this.failed(options.purpose, started, error, state.url, deadline);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async getJson(url: string | URL, options: GetJsonOptions): Promise<JsonDocument | NotModified> {
+    const started = process.hrtime.bigint();
+    const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, options.signal);
+    const state = { url: String(url) };
+    const maxBytes = options.maxBytes ?? this.maxBytes;
+    try {
+      const headers: Record<string, string> = { accept: 'application/json', ...lowerKeys(options.headers) };
+      if (options.ifNoneMatch) headers['if-none-match'] = options.ifNoneMatch;
+      if (options.ifModifiedSince) headers['if-modified-since'] = options.ifModifiedSince;
+      const { response, url: finalUrl, agent } = await this.exchange(parseUrl(url), { method: 'GET', headers }, deadline, state, 'follow');
+      try {
+        const etag = response.headers.get('etag') ?? undefined;
+        const lastModified = response.headers.get('last-modified') ?? undefined;
+        if (response.status === 304 && (options.ifNoneMatch || options.ifModifiedSince)) {
+          this.report(options.purpose, started, 'not-modified');
+          return { notModified: true, status: 304, url: finalUrl.href, etag, lastModified };
+        }
+        expectSuccess(response, finalUrl);
+        const contentType = response.headers.get('content-type') ?? '';
+        if (!isJsonMediaType(contentType)) {
+          throw new FetchError(
+            'content-type',
+            finalUrl.href,
+            contentType
+              ? `${finalUrl.href} answered with Content-Type "${contentType}"; the registry only accepts JSON (application/json or application/*+json)`
+              : `${finalUrl.href} answered without a Content-Type; the registry only accepts JSON (application/json or application/*+json)`,
+          );
+        }
+        const bytes = await readAll(response, finalUrl, maxBytes, deadline);
+        const text = decodeUtf8(bytes, finalUrl);
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch (error) {
+          throw new FetchError('invalid-json', finalUrl.href, `${finalUrl.href} did not answer with valid JSON: ${(error as Error).message}`);
+        }
+        this.report(options.purpose, started, 'ok');
+        return { notModified: false, status: response.status, url: finalUrl.href, text, value, bytes: bytes.byteLength, contentType, etag, lastModified };
+      } finally {
+        await discard(response, agent);
+      }
+    } catch (error) {
+      throw this.failed(options.purpose, started, error, state.url, deadline);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async postJson(url: string | URL, body: unknown, options: FetchOptions): Promise<PostResult> {
+    const started = process.hrtime.bigint();
+    const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, options.signal);
+    const state = { url: String(url) };
+    const maxBytes = options.maxBytes ?? this.maxBytes;
+    try {
+      const headers = { accept: 'application/json', ...lowerKeys(options.headers), 'content-type': 'application/json' };
+      // A webhook that redirects is answered as it is: re-posting a notification elsewhere is not ours to decide.
+      const { response, url: finalUrl, agent } = await this.exchange(parseUrl(url), { method: 'POST', headers, body: JSON.stringify(body) }, deadline, state, 'manual');
+      try {
+        expectSuccess(response, finalUrl);
+        const text = decodeUtf8(await readAll(response, finalUrl, maxBytes, deadline), finalUrl);
+        this.report(options.purpose, started, 'ok');
+        return { status: response.status, url: finalUrl.href, text, contentType: response.headers.get('content-type') ?? undefined };
+      } finally {
+        await discard(response, agent);
+      }
+    } catch (error) {
+      throw this.failed(options.purpose, started, error, state.url, deadline);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  fetchFunction(options: FetchOptions): FetchFunction {
+    return async (input, init) => {
+      const started = process.hrtime.bigint();
+      const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+      const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, anySignal(options.signal, signal ?? undefined));
+      const state = { url: input instanceof Request ? input.url : String(input) };
+      const maxBytes = options.maxBytes ?? this.maxBytes;
+      let settled = false;
+      const finish = (error?: unknown): FetchError | undefined => {
+        if (settled) return undefined;
+        settled = true;
+        deadline.dispose();
+        if (error === undefined) {
+          this.report(options.purpose, started, 'ok');
+          return undefined;
+        }
+        return this.failed(options.purpose, started, error, state.url, deadline);
+      };
+      try {
+        const request = await toHopRequest(input, init, { ...lowerKeys(options.headers) });
+        const mode = init?.redirect ?? (input instanceof Request ? input.redirect : 'follow');
+        const { response, url: finalUrl, agent } = await this.exchange(parseUrl(state.url), request, deadline, state, mode);
+        checkDeclaredLength(response, finalUrl, maxBytes);
+        const done = (error?: unknown): FetchError | undefined => {
+          agent.destroy().catch(() => undefined);
+          return finish(error);
+        };
+        const body = response.body && !NULL_BODY_STATUSES.has(response.status)
+          ? guardedStream(response.body as ReadableStream<Uint8Array>, finalUrl, maxBytes, deadline, done)
+          : null;
+        if (!body) done();
+        const answer = new Response(body, { status: response.status, statusText: response.statusText, headers: headerPairs(response.headers) });
+        Object.defineProperty(answer, 'url', { value: finalUrl.href });
+        return answer;
+      } catch (error) {
+        throw finish(error) ?? error;
+      }
+    };
+  }
+
+  /**
+   * Sends one request, following redirects ('follow'), returning them ('manual') or refusing
+   * them ('error'); every hop is admitted (resolved, checked, pinned) first. The caller owns the
+   * returned response and agent.
+   */
+  private async exchange(
+    first: URL,
+    request: HopRequest,
+    deadline: Deadline,
+    state: { url: string },
+    mode: RequestRedirect,
+  ): Promise<Exchange> {
+    let url = first;
+    let current: HopRequest = { ...request, headers: { 'user-agent': this.userAgent, ...request.headers } };
+    for (let hop = 0; ; hop++) {
+      state.url = url.href;
+      const addresses = await this.admit(url, deadline);
+      const agent = pinnedAgent(url, addresses, deadline.remaining(), this.ca);
+      let response: UndiciResponse;
+      try {
+        response = await undiciFetch(url, {
+          method: current.method,
+          headers: current.headers,
+          body: current.body as never,
+          duplex: current.body instanceof ReadableStream ? 'half' : undefined,
+          redirect: 'manual',
+          dispatcher: agent,
+          signal: deadline.signal,
+        });
+      } catch (error) {
+        agent.destroy().catch(() => undefined);
+        throw error;
+      }
+      if (!REDIRECT_STATUSES.has(response.status) || mode === 'manual') return { response, url, agent };
+      await discard(response, agent);
+      if (mode === 'error') throw new FetchError('bad-redirect', url.href, `${url.href} redirected (HTTP ${response.status}) where no redirect was expected`);
+      const location = response.headers.get('location');
+      if (!location) throw new FetchError('bad-redirect', url.href, `${url.href} answered HTTP ${response.status} without a Location header`);
+      if (hop >= this.maxRedirects) {
+        throw new FetchError('redirects', url.href, `${first.href} redirected more than ${this.maxRedirects} times (last to ${location}); the registry follows at most ${this.maxRedirects}`);
+      }
+      let next: URL;
+      try {
+        next = new URL(location, url);
+      } catch {
+        throw new FetchError('bad-redirect', url.href, `${url.href} redirected to "${location}", which is not a URL`);
+      }
+      current = redirectedRequest(current, response.status, url, next);
+      url = next;
+    }
+  }
+
+  /** Checks scheme, credentials and every address of the host; answers the addresses to connect to. */
+  private async admit(url: URL, deadline: Deadline): Promise<CheckedAddress[]> {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new FetchError('scheme', url.href, `refused to fetch ${url.href}: only http and https URLs are fetched, not ${url.protocol.replace(/:$/, '')}`);
+    }
+    if (url.username || url.password) {
+      throw new FetchError('credentials', url.href, `refused to fetch ${url.href.replace(/\/\/[^@/]*@/, '//…@')}: a URL with a user name or password is not fetched`);
+    }
+    const host = url.hostname;
+    const literal = parseAddress(host);
+    const hostAllowed = !literal && this.allow.allowsHost(host);
+    let answers: readonly string[];
+    if (literal) {
+      answers = [literal.toString()];
+    } else {
+      try {
+        answers = await untilAborted(this.resolve(normaliseHost(host)), deadline.signal);
+      } catch (error) {
+        if (deadline.signal.aborted) throw error;
+        const code = errorCode(error) ?? 'no answer';
+        throw new FetchError('dns', url.href, `could not resolve ${host} (${code})`, { cause: error });
+      }
+      if (answers.length === 0) throw new FetchError('dns', url.href, `${host} resolves to no address`);
+    }
+    const checked: CheckedAddress[] = [];
+    for (const answer of answers) {
+      const address = parseAddress(answer);
+      if (!address) throw new FetchError('dns', url.href, `${host} resolved to "${answer}", which is not an IP address`);
+      if (!hostAllowed && !this.allow.allowsAddress(address)) {
+        const rule = restrictedRange(address);
+        if (rule) {
+          const shown = describeAddress(address);
+          const which = literal ? `${shown} is ${RULE_WORDING[rule]}` : `${host} resolves to ${shown}, ${RULE_WORDING[rule]}`;
+          throw new FetchError(rule, url.href, `refused to fetch ${url.href}: ${which} (rule "${rule}"); the registry fetches only public addresses unless REGISTRY_FETCH_ALLOW lists the host, the address or its range`, { refused: true });
+        }
+      }
+      // Connect to the answer as given: re-serialising could change it (ipaddr.js reads "::10.0.0.1" as IPv4-mapped).
+      checked.push({ address: literal ? address.toString() : answer, family: address.kind() === 'ipv4' ? 4 : 6 });
+    }
+    return checked;
+  }
+
+  private report(purpose: FetchPurpose, started: bigint, outcome: FetchEvent['outcome'], reason?: FetchFailureReason): void {
+    this.observer?.fetched({ purpose, outcome, reason, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+  }
+
+  /** Turns whatever went wrong into a FetchError, reports it, and returns it to be thrown. */
+  private failed(purpose: FetchPurpose, started: bigint, error: unknown, url: string, deadline: Deadline): FetchError {
+    const fetchError = toFetchError(error, url, deadline);
+    this.report(purpose, started, 'failed', fetchError.reason);
+    return fetchError;
+  }
+}
+
+function parseUrl(url: string | URL): URL {
+  try {
+    return new URL(String(url));
+  } catch {
+    throw new FetchError('invalid-url', String(url), `"${String(url)}" is not an absolute URL`);
+  }
+}
+
+/** An undici Agent whose connections go only to the checked addresses of this URL's host. */
+function pinnedAgent(url: URL, addresses: readonly CheckedAddress[], timeoutMs: number, ca: GuardedFetcherOptions['ca']): Agent {
+  const expected = normaliseHost(url.hostname.replace(/^\[|\]$/g, ''));
+  const lookup = (
+    hostname: string,
+    options: LookupOneOptions & { all?: boolean },
+    callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family || 0;
+    const usable = addresses.filter((a) => family === 0 || a.family === family);
+    if (normaliseHost(hostname) !== expected || usable.length === 0) {
+      const error: NodeJS.ErrnoException = new Error(`no checked address for ${hostname}`);
+      error.code = 'ENOTFOUND';
+      callback(error, '', 0);
+      return;
+    }
+    if (options.all) callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+    else callback(null, usable[0]!.address, usable[0]!.family);
+  };
+  return new Agent({
+    connect: { lookup: lookup as never, timeout: timeoutMs, ...(ca ? { ca } : {}) },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connections: 1,
+  });
+}
+
+/** The request to send after a redirect, as the Fetch standard has it. */
+function redirectedRequest(request: HopRequest, status: number, from: URL, to: URL): HopRequest {
+  let { method, body } = request;
+  const headers = { ...request.headers };
+  if ((status === 303 && method !== 'GET' && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')) {
+    method = 'GET';
+    body = undefined;
+    for (const name of ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']) delete headers[name];
+  } else if (body instanceof ReadableStream) {
+    throw new FetchError('bad-redirect', from.href, `${from.href} redirected a streamed ${method} body (HTTP ${status}), which cannot be sent again`);
+  }
+  if (from.origin !== to.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+  return { method, headers, body };
+}
+
+async function toHopRequest(input: string | URL | Request, init: RequestInit | undefined, defaults: Record<string, string>): Promise<HopRequest> {
+  const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+  const headers = { ...defaults, ...headerPairsToRecord(input instanceof Request ? input.headers : undefined), ...headerPairsToRecord(init?.headers) };
+  let body = init?.body as BodyInitLike | null | undefined;
+  if (body == null && input instanceof Request && input.body && method !== 'GET' && method !== 'HEAD') {
+    body = new Uint8Array(await input.arrayBuffer());
+  }
+  return { method, headers, body: body ?? undefined };
+}
+
+function headerPairsToRecord(headers: HeadersInit | undefined): Record<string, string> {
+  if (!headers) return {};
+  return Object.fromEntries(new Headers(headers).entries());
+}
+
+function headerPairs(headers: UndiciResponse['headers']): [string, string][] {
+  return [...headers.entries()];
+}
+
+function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+function expectSuccess(response: UndiciResponse, url: URL): void {
+  if (response.status >= 200 && response.status < 300) return;
+  throw new FetchError('http-status', url.href, `${url.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`, { status: response.status });
+}
+
+/** application/json, or any application/<something>+json (jwk-set+json, problem+json, ...). */
+export function isJsonMediaType(contentType: string): boolean {
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return essence === 'application/json' || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(essence);
+}
+
+function checkDeclaredLength(response: UndiciResponse, url: URL, maxBytes: number): void {
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw new FetchError('too-large', url.href, `${url.href} declares ${declared} bytes; the limit is ${maxBytes} bytes`);
+  }
+}
+
+/** Reads the whole body through the cap. */
+async function readAll(response: UndiciResponse, url: URL, maxBytes: number, deadline: Deadline): Promise<Uint8Array> {
+  checkDeclaredLength(response, url, maxBytes);
+  if (!response.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  // The stream errors with the FetchError itself (too-large, timeout, connect), so read() rejects with it.
+  const reader = guardedStream(response.body as ReadableStream<Uint8Array>, url, maxBytes, deadline, () => undefined).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    total += value.byteLength;
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/**
+ * The body passed through a byte counter: past `maxBytes` the source is cancelled (the server's
+ * connection closes) and the stream errors with `too-large`. `done` is called once, when the body
+ * ends, fails or is cancelled by its reader.
+ */
+function guardedStream(
+  source: ReadableStream<Uint8Array>,
+  url: URL,
+  maxBytes: number,
+  deadline: Deadline,
+  done: (error?: unknown) => FetchError | undefined,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let total = 0;
+  let finished = false;
+  const end = (error?: unknown): unknown => {
+    if (finished) return error;
+    finished = true;
+    if (error !== undefined) {
+      const translated = toFetchError(error, url.href, deadline);
+      return done(translated) ?? translated;
+    }
+    done();
+    return undefined;
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done: ended, value } = await reader.read();
+        if (ended) {
+          end();
+          controller.close();
+          return;
+        }
+        total += value.byteLength;
+        if (total > maxBytes) {
+          const error = new FetchError('too-large', url.href, `${url.href} sent more than ${maxBytes} bytes; the limit is ${maxBytes} bytes`);
+          reader.cancel(error).catch(() => undefined);
+          controller.error(end(error));
+          return;
+        }
+        controller.enqueue(value);
+      } catch (error) {
+        controller.error(end(error));
+      }
+    },
+    async cancel(reason) {
+      end();
+      await reader.cancel(reason).catch(() => undefined);
+    },
+  });
+}
+
+function decodeUtf8(bytes: Uint8Array, url: URL): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new FetchError('invalid-json', url.href, `${url.href} sent a body that is not UTF-8 text`);
+  }
+}
+
+/** Releases a response we are done with: its body and its connection. */
+async function discard(response: UndiciResponse, agent: Agent): Promise<void> {
+  if (response.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
+  await agent.destroy().catch(() => undefined);
+}
+
+function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (a && b) return AbortSignal.any([a, b]);
+  return a ?? b;
+}
+
+/** The promise, or a rejection as soon as the signal aborts (a DNS lookup cannot be cancelled). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** Maps an undici/Node/DOM error to a FetchError with the reason a metric and a person need. */
+function toFetchError(error: unknown, url: string, deadline: Deadline): FetchError {
+  if (error instanceof FetchError) return error;
+  if (deadline.timedOut) {
+    return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (the registry's fetch timeout)`, { cause: error });
+  }
+  if (deadline.callerAborted) return new FetchError('aborted', url, `the request to ${url} was cancelled`, { cause: error });
+  const code = errorCode(error);
+  if (code && TIMEOUT_CODES.has(code)) {
+    return new FetchError('timeout', url, `no complete answer from ${url} within ${deadline.ms} ms (${code})`, { cause: error });
+  }
+  if (code && (/^ERR_TLS|CERT|SSL|^ERR_SSL/.test(code) || code === 'EPROTO')) {
+    return new FetchError('tls', url, `TLS with ${url} failed (${code})`, { cause: error });
+  }
+  const detail = code ?? (error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error));
+  return new FetchError('connect', url, `could not fetch ${url}: ${detail}`, { cause: error });
+}

@@ -1,0 +1,13 @@
+/** Outbound requests: the Fetcher interface (fetcher.ts) and its guarded implementation. */
+export * from './fetcher.js';
+export { AllowList, ADDRESS_RULES, type AddressRule } from './address-policy.js';
+export {
+  GuardedFetcher,
+  DEFAULT_FETCH_TIMEOUT_MS,
+  DEFAULT_MAX_REDIRECTS,
+  isJsonMediaType,
+  type FetchEvent,
+  type FetchObserver,
+  type GuardedFetcherOptions,
+  type Resolver,
+} from './guarded-fetcher.js';

@@ -1,0 +1,543 @@
+/**
+ * The outbound guard (src/net) against real servers on 127.0.0.1: which addresses it refuses
+ * (every range, as URL literals and as DNS answers from a resolver hook — nothing here resolves a
+ * real name), that the connection goes to the address it checked, redirects, the deadline, the
+ * body cap, JSON-only answers, conditional requests, the fetch-compatible function and POSTs.
+ * The outbound tripwire stops and records any connection to a non-loopback address, and every
+ * test ends by asserting there was none.
+ */
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import zlib from 'node:zlib';
+import { fetch as undiciFetch } from 'undici';
+import ipaddr from 'ipaddr.js';
+import { takeOutboundViolations } from './support/outbound-tripwire.js';
+import { selfSignedCertificate, startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
+import { AllowList, FetchError, GuardedFetcher, type FetchEvent, type Resolver } from '../src/net/index.js';
+import { restrictedRange } from '../src/net/address-policy.js';
+import { loadConfig } from '../src/config/config.js';
+import { RegistryMetrics } from '../src/observability/metrics.js';
+
+/** Host names for the resolver hook: what each "resolves" to. */
+const DNS: Record<string, string[]> = {
+  'agent.test': ['127.0.0.1'],
+  'other.test': ['127.0.0.1'],
+  'inside.test': ['10.1.2.3'],
+  'mixed.test': ['93.184.216.34', '127.0.0.1'],
+  'metadata.test': ['169.254.169.254'],
+  'mapped.test': ['::ffff:10.0.0.1'],
+  'v6-local.test': ['fd12:3456::1'],
+};
+const resolveTest: Resolver = async (host) => {
+  const answer = DNS[host];
+  if (!answer) throw Object.assign(new Error(`queryA ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  return answer;
+};
+
+let origin: OriginServer;
+let events: FetchEvent[] = [];
+const observer = { fetched: (e: FetchEvent) => void events.push(e) };
+
+/** A fetcher that allows the test host names agent.test and other.test (both 127.0.0.1). */
+const fetcher = (options: Partial<ConstructorParameters<typeof GuardedFetcher>[0]> = {}) =>
+  new GuardedFetcher({ maxBytes: 10_240, timeoutMs: 2000, allow: AllowList.parse('agent.test,other.test'), resolve: resolveTest, observer, ...options });
+
+const at = (host: string, path: string): string => `http://${host}:${origin.port}${path}`;
+
+async function refusal(promise: Promise<unknown>): Promise<FetchError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof FetchError, `expected a FetchError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the request to fail');
+}
+
+before(async () => {
+  origin = await startOrigin();
+});
+after(() => origin.close());
+afterEach(() => {
+  assert.deepEqual(takeOutboundViolations(), [], 'a connection left for a non-loopback address');
+  events = [];
+});
+
+describe('address rules', () => {
+  const samples: [string, string | undefined][] = [
+    ['0.0.0.0', 'unspecified'], ['0.1.2.3', 'unspecified'],
+    ['10.0.0.1', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'],
+    ['100.64.0.1', 'cgnat'], ['100.127.255.254', 'cgnat'],
+    ['127.0.0.1', 'loopback'], ['127.255.0.9', 'loopback'],
+    ['169.254.169.254', 'link-local'], ['169.254.0.1', 'link-local'],
+    ['192.0.0.8', 'reserved'], ['192.0.2.1', 'documentation'], ['198.51.100.7', 'documentation'], ['203.0.113.9', 'documentation'],
+    ['192.88.99.1', 'reserved'], ['198.18.0.1', 'reserved'], ['198.19.255.1', 'reserved'],
+    ['224.0.0.1', 'multicast'], ['239.255.255.250', 'multicast'], ['240.0.0.1', 'reserved'], ['255.255.255.255', 'broadcast'],
+    ['::', 'unspecified'], ['::1', 'loopback'],
+    ['::ffff:127.0.0.1', 'ipv4-mapped'], ['::ffff:8.8.8.8', 'ipv4-mapped'], ['::ffff:0:10.0.0.1', 'ipv4-mapped'], ['::a00:1', 'ipv4-compatible'],
+    ['64:ff9b::7f00:1', 'nat64'], ['64:ff9b:1::a00:1', 'nat64'],
+    ['fc00::1', 'private'], ['fd12:3456::1', 'private'], ['fe80::1', 'link-local'], ['febf::1', 'link-local'], ['fec0::1', 'private'],
+    ['ff02::1', 'multicast'], ['2001::1', 'teredo'], ['2001:db8::1', 'documentation'], ['3fff::1', 'documentation'],
+    ['2001:2::1', 'reserved'], ['2001:10::1', 'reserved'], ['2002:7f00:1::1', '6to4'], ['100::1', 'reserved'], ['5f00::1', 'reserved'], ['4000::1', 'reserved'],
+    // Public unicast: not refused.
+    ['8.8.8.8', undefined], ['1.1.1.1', undefined], ['93.184.216.34', undefined], ['100.63.255.255', undefined], ['100.128.0.0', undefined],
+    ['172.32.0.1', undefined], ['169.253.255.255', undefined], ['223.255.255.255', undefined],
+    ['2606:4700:4700::1111', undefined], ['2a00:1450:4001::1', undefined], ['2001:4860:4860::8888', undefined],
+  ];
+  for (const [address, rule] of samples) {
+    test(`${address} → ${rule ?? 'public'}`, () => {
+      assert.equal(restrictedRange(ipaddr.parse(address)), rule);
+    });
+  }
+
+  test('every refused range is refused as a URL literal, by check() and by getJson(), before connecting', async () => {
+    const f = fetcher({ allow: AllowList.EMPTY });
+    for (const [address, rule] of samples.filter(([, r]) => r)) {
+      const host = address.includes(':') ? `[${address}]` : address;
+      const checked = await refusal(f.check(`http://${host}:${origin.port}/card`, { purpose: 'agent-card' }));
+      assert.equal(checked.reason, rule, address);
+      assert.equal(checked.refused, true);
+      const fetched = await refusal(f.getJson(`https://${host}/card`, { purpose: 'agent-card' }));
+      assert.equal(fetched.reason, rule, address);
+      assert.match(fetched.message, /REGISTRY_FETCH_ALLOW/);
+    }
+    assert.equal(origin.requests.length, 0);
+  });
+
+  test('a DNS answer pointing inside is refused, even beside a public one', async () => {
+    const f = fetcher();
+    const cases: [string, string, RegExp][] = [
+      ['inside.test', 'private', /inside\.test resolves to 10\.1\.2\.3, a private-network address/],
+      ['mixed.test', 'loopback', /mixed\.test resolves to 127\.0\.0\.1, a loopback address/],
+      ['metadata.test', 'link-local', /169\.254\.169\.254, a link-local address \(the cloud metadata service/],
+      ['mapped.test', 'ipv4-mapped', /::ffff:a00:1 \(10\.0\.0\.1\), an IPv4-mapped IPv6 address/],
+      ['v6-local.test', 'private', /fd12:3456::1/],
+    ];
+    for (const [host, reason, message] of cases) {
+      const error = await refusal(f.getJson(at(host, '/card'), { purpose: 'agent-card' }));
+      assert.equal(error.reason, reason, host);
+      assert.match(error.message, message);
+    }
+    assert.equal(origin.requests.length, 0);
+  });
+
+  test('scheme, credentials and malformed URLs are refused by policy', async () => {
+    const f = fetcher();
+    assert.equal((await refusal(f.getJson('ftp://agent.test/card', { purpose: 'agent-card' }))).reason, 'scheme');
+    assert.equal((await refusal(f.getJson('file:///etc/passwd', { purpose: 'agent-card' }))).reason, 'scheme');
+    const credentials = await refusal(f.getJson(at('user:secret@agent.test', '/card'), { purpose: 'agent-card' }));
+    assert.equal(credentials.reason, 'credentials');
+    assert.doesNotMatch(credentials.message, /secret/);
+    assert.equal((await refusal(f.getJson('not a url', { purpose: 'agent-card' }))).reason, 'invalid-url');
+    const unknown = await refusal(f.getJson(at('nowhere.test', '/card'), { purpose: 'agent-card' }));
+    assert.equal(unknown.reason, 'dns');
+    assert.equal(unknown.refused, false);
+    assert.match(unknown.message, /could not resolve nowhere\.test \(ENOTFOUND\)/);
+  });
+
+  test('legacy IPv4 spellings are normalised by the URL parser and still refused', async () => {
+    const f = fetcher({ allow: AllowList.EMPTY });
+    for (const host of ['0x7f.1', '2130706433', '0177.0.0.1', '127.1', '[::ffff:7f00:1]']) {
+      const error = await refusal(f.getJson(`http://${host}:${origin.port}/`, { purpose: 'agent-card' }));
+      assert.ok(error.reason === 'loopback' || error.reason === 'ipv4-mapped', `${host}: ${error.reason}`);
+    }
+  });
+
+  test('the allow list: host names (any address), addresses and CIDR ranges, IPv4-mapped forms match', async () => {
+    const list = AllowList.parse(' Agent.TEST. , 10.0.0.0/8, 127.0.0.1, [::1], fd00::/8 ');
+    assert.equal(list.allowsHost('agent.test'), true);
+    assert.equal(list.allowsHost('other.test'), false);
+    for (const a of ['10.9.8.7', '127.0.0.1', '::1', 'fd00::5', '::ffff:10.1.1.1', '::ffff:127.0.0.1']) assert.equal(list.allowsAddress(ipaddr.parse(a)), true, a);
+    for (const a of ['127.0.0.2', '11.0.0.1', 'fe80::1', '::2']) assert.equal(list.allowsAddress(ipaddr.parse(a)), false, a);
+    assert.throws(() => AllowList.parse('10.0.0.0/33'), /"10\.0\.0\.0\/33" is not a CIDR range/);
+    assert.throws(() => AllowList.parse('exa mple.com'), /is not a host name, an IP address or a CIDR range/);
+    assert.throws(() => AllowList.parse('http://example.com'), /is not a host name/);
+
+    origin.json('/allowed', { ok: true });
+    const byAddress = fetcher({ allow: AllowList.parse('127.0.0.1/32') });
+    assert.deepEqual((await byAddress.getJson(`${origin.url}/allowed`, { purpose: 'agent-card' }) as { value: unknown }).value, { ok: true });
+    const byRange = fetcher({ allow: AllowList.parse('127.0.0.0/8'), resolve: async () => ['127.0.0.1'] });
+    assert.equal((await byRange.getJson(at('any-name.test', '/allowed'), { purpose: 'agent-card' })).status, 200);
+    // localhost is a host name like any other: through the system resolver (/etc/hosts), when allowed.
+    const localhost = new GuardedFetcher({ maxBytes: 1024, allow: AllowList.parse('localhost') });
+    assert.equal((await localhost.getJson(`http://localhost:${origin.port}/allowed`, { purpose: 'agent-card' })).status, 200);
+    const v6 = await startOrigin({ listenOn: '::1' });
+    try {
+      v6.json('/six', { six: true });
+      assert.equal(v6.url, `http://[::1]:${v6.port}`);
+      assert.equal((await refusal(fetcher().getJson(`${v6.url}/six`, { purpose: 'agent-card' }))).reason, 'loopback');
+      assert.deepEqual((await fetcher({ allow: AllowList.parse('::1') }).getJson(`${v6.url}/six`, { purpose: 'agent-card' }) as { value: unknown }).value, { six: true });
+    } finally {
+      await v6.close();
+    }
+    const notAllowed = new GuardedFetcher({ maxBytes: 1024 });
+    assert.equal((await refusal(notAllowed.getJson(`http://localhost:${origin.port}/allowed`, { purpose: 'agent-card' }))).reason, 'loopback');
+  });
+
+  test('the tripwire itself stops a connection to a non-loopback address (the safety net works)', async () => {
+    await assert.rejects(undiciFetch('http://10.255.255.1:8089/'), (error: Error) => /tripwire/.test(String((error.cause as Error | undefined)?.message ?? error.message)));
+    assert.deepEqual(takeOutboundViolations(), ['10.255.255.1:8089']);
+  });
+});
+
+describe('pinned connections', () => {
+  test('the socket goes to the checked address: a second, different DNS answer is never used', async () => {
+    origin.json('/pinned', { pinned: true });
+    let calls = 0;
+    // Rebinding: the first answer is allowed, every later one points elsewhere.
+    const rebinding: Resolver = async () => (++calls === 1 ? ['127.0.0.1'] : ['10.0.0.1']);
+    const f = fetcher({ allow: AllowList.parse('127.0.0.1'), resolve: rebinding });
+    const doc = await f.getJson(at('rebind.test', '/pinned'), { purpose: 'agent-card' });
+    assert.deepEqual((doc as { value: unknown }).value, { pinned: true });
+    assert.equal(calls, 1, 'the host was resolved once, by the guard');
+    assert.equal(origin.requests.at(-1)!.headers.host, `rebind.test:${origin.port}`, 'the Host header keeps the name');
+  });
+
+  test('https: the connection is pinned while SNI and the certificate check use the host name', async () => {
+    const { key, cert } = selfSignedCertificate('agent.test');
+    const servernames: string[] = [];
+    const secure = await startOrigin({ tls: { key, cert, host: 'agent.test' }, onServername: (name) => servernames.push(name) });
+    try {
+      secure.json('/card', { secure: true });
+      const trusted = fetcher({ ca: cert });
+      const doc = await trusted.getJson(`${secure.url}/card`, { purpose: 'agent-card' });
+      assert.deepEqual((doc as { value: unknown }).value, { secure: true });
+      assert.deepEqual(servernames, ['agent.test']);
+      // The same certificate for another name fails verification: the host name is what is checked.
+      const other = await refusal(trusted.getJson(`https://other.test:${secure.port}/card`, { purpose: 'agent-card' }));
+      assert.equal(other.reason, 'tls');
+      const untrusted = await refusal(fetcher().getJson(`${secure.url}/card`, { purpose: 'agent-card' }));
+      assert.equal(untrusted.reason, 'tls');
+      assert.match(untrusted.message, /TLS with https:\/\/agent\.test:\d+\/card failed \(/);
+    } finally {
+      await secure.close();
+    }
+  });
+});
+
+describe('redirects', () => {
+  const hop = (from: string, to: string, status = 302) =>
+    origin.route(from, (_req, res) => void res.writeHead(status, { location: to }).end());
+
+  test('up to three are followed, each checked again; the final URL is reported', async () => {
+    hop('/r1', '/r2', 301);
+    hop('/r2', at('other.test', '/r3'), 307);
+    hop('/r3', '/three', 308);
+    origin.json('/three', { after: 3 });
+    const doc = await fetcher().getJson(at('agent.test', '/r1'), { purpose: 'agent-card' });
+    assert.equal(doc.url, at('other.test', '/three'));
+    assert.deepEqual((doc as { value: unknown }).value, { after: 3 });
+  });
+
+  test('a fourth redirect, and a loop, are refused', async () => {
+    hop('/r0', '/r1');
+    const four = await refusal(fetcher().getJson(at('agent.test', '/r0'), { purpose: 'agent-card' }));
+    assert.equal(four.reason, 'redirects');
+    assert.match(four.message, /redirected more than 3 times/);
+    hop('/loop', '/loop');
+    const before = origin.hits.get('/loop') ?? 0;
+    assert.equal((await refusal(fetcher().getJson(at('agent.test', '/loop'), { purpose: 'agent-card' }))).reason, 'redirects');
+    assert.equal((origin.hits.get('/loop') ?? 0) - before, 4, 'the first request and three redirects');
+  });
+
+  test('a redirect to 127.0.0.1 (or inside) is refused when only the host name is allowed', async () => {
+    hop('/to-ip', `${origin.url}/three`);
+    hop('/to-inside', at('inside.test', '/x'));
+    hop('/to-metadata', 'http://169.254.169.254/latest/meta-data/');
+    const before = origin.hits.get('/three') ?? 0;
+    const toIp = await refusal(fetcher().getJson(at('agent.test', '/to-ip'), { purpose: 'agent-card' }));
+    assert.equal(toIp.reason, 'loopback');
+    assert.equal(toIp.url, `${origin.url}/three`);
+    assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-inside'), { purpose: 'agent-card' }))).reason, 'private');
+    assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-metadata'), { purpose: 'agent-card' }))).reason, 'link-local');
+    assert.equal(origin.hits.get('/three') ?? 0, before, 'the refused target was not fetched');
+  });
+
+  test('bad redirects: no Location, another scheme, not a URL', async () => {
+    origin.route('/no-location', (_req, res) => void res.writeHead(302).end());
+    hop('/to-file', 'file:///etc/passwd');
+    hop('/to-garbage', 'http://[nope');
+    assert.equal((await refusal(fetcher().getJson(at('agent.test', '/no-location'), { purpose: 'agent-card' }))).reason, 'bad-redirect');
+    assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-file'), { purpose: 'agent-card' }))).reason, 'scheme');
+    assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-garbage'), { purpose: 'agent-card' }))).reason, 'bad-redirect');
+  });
+
+  test('credentials are dropped when a redirect leaves the origin, kept within it', async () => {
+    hop('/same', '/echo');
+    hop('/cross', at('other.test', '/echo'));
+    origin.route('/echo', (req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ auth: req.headers.authorization ?? null })));
+    const fetch = fetcher().fetchFunction({ purpose: 'mcp' });
+    const same = await fetch(at('agent.test', '/same'), { headers: { Authorization: 'Bearer s3cret' } });
+    assert.deepEqual(await same.json(), { auth: 'Bearer s3cret' });
+    const cross = await fetch(at('agent.test', '/cross'), { headers: { Authorization: 'Bearer s3cret' } });
+    assert.deepEqual(await cross.json(), { auth: null });
+  });
+
+  test('POST is redirected as GET on 302/303 and kept with its body on 307', async () => {
+    hop('/post-302', '/method');
+    hop('/post-307', '/method', 307);
+    origin.route('/method', async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += String(chunk);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body }));
+    });
+    const fetch = fetcher().fetchFunction({ purpose: 'mcp' });
+    assert.deepEqual(await (await fetch(at('agent.test', '/post-302'), { method: 'POST', body: '{"a":1}' })).json(), { method: 'GET', body: '' });
+    assert.deepEqual(await (await fetch(at('agent.test', '/post-307'), { method: 'POST', body: '{"a":1}' })).json(), { method: 'POST', body: '{"a":1}' });
+  });
+});
+
+describe('hostile servers cost at most one timeout', () => {
+  const TIMEOUT = 400;
+  const timed = async (promise: Promise<unknown>): Promise<{ error: FetchError; ms: number }> => {
+    const started = Date.now();
+    const error = await refusal(promise);
+    return { error, ms: Date.now() - started };
+  };
+
+  test('no answer at all', async () => {
+    origin.route('/silent', () => undefined);
+    const { error, ms } = await timed(fetcher({ timeoutMs: TIMEOUT }).getJson(at('agent.test', '/silent'), { purpose: 'agent-card' }));
+    assert.equal(error.reason, 'timeout');
+    assert.match(error.message, /no complete answer from http:\/\/agent\.test:\d+\/silent within 400 ms/);
+    assert.ok(ms >= TIMEOUT - 20 && ms < TIMEOUT + 400, `${ms} ms`);
+  });
+
+  test('a slow body (a byte at a time, forever)', async () => {
+    let closed = false;
+    origin.route('/slow-body', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"a":"');
+      const timer = setInterval(() => res.write('x'), 20);
+      res.on('close', () => {
+        clearInterval(timer);
+        closed = true;
+      });
+    });
+    const { error, ms } = await timed(fetcher({ timeoutMs: TIMEOUT }).getJson(at('agent.test', '/slow-body'), { purpose: 'agent-card' }));
+    assert.equal(error.reason, 'timeout');
+    assert.ok(ms < TIMEOUT + 400, `${ms} ms`);
+    await waitFor(() => closed, 'the server to see its connection closed');
+  });
+
+  test('slow redirects: one deadline for the whole chain, not one per hop', async () => {
+    for (const [from, to] of [['/slow-1', '/slow-2'], ['/slow-2', '/slow-3'], ['/slow-3', '/slow-4']]) {
+      origin.route(from!, (_req, res) => void setTimeout(() => res.writeHead(302, { location: to }).end(), 180));
+    }
+    origin.route('/slow-4', (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 180));
+    const { error, ms } = await timed(fetcher({ timeoutMs: TIMEOUT }).getJson(at('agent.test', '/slow-1'), { purpose: 'agent-card' }));
+    assert.equal(error.reason, 'timeout');
+    assert.ok(ms < TIMEOUT + 300, `${ms} ms`);
+  });
+
+  test('a huge body: refused from Content-Length before reading, cut off at the cap when streamed', async () => {
+    origin.route('/declared-huge', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) });
+      res.write('{"pad":"');
+    });
+    const declared = await refusal(fetcher().getJson(at('agent.test', '/declared-huge'), { purpose: 'agent-card' }));
+    assert.equal(declared.reason, 'too-large');
+    assert.match(declared.message, /declares 52428800 bytes; the limit is 10240 bytes/);
+
+    let sent = 0;
+    let closed = false;
+    origin.route('/endless', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(4096, 0x61);
+      const pump = (): void => {
+        while (!closed && res.write(chunk)) sent += chunk.length;
+        if (!closed) res.once('drain', pump);
+      };
+      res.on('close', () => (closed = true));
+      pump();
+    });
+    const { error, ms } = await timed(fetcher().getJson(at('agent.test', '/endless'), { purpose: 'agent-card' }));
+    assert.equal(error.reason, 'too-large');
+    assert.match(error.message, /sent more than 10240 bytes/);
+    assert.ok(ms < 1000, `${ms} ms`);
+    await waitFor(() => closed, 'the server to see its connection closed');
+    assert.ok(sent < 10 * 1024 * 1024, `the server was stopped early (${sent} bytes written)`);
+  });
+
+  test('a compressed body is capped after decompression (a gzip bomb)', async () => {
+    const bomb = zlib.gzipSync(Buffer.alloc(5 * 1024 * 1024, 0x20));
+    origin.route('/bomb', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(bomb));
+    const error = await refusal(fetcher().getJson(at('agent.test', '/bomb'), { purpose: 'agent-card' }));
+    assert.equal(error.reason, 'too-large');
+  });
+
+  test('the caller can cancel (reason aborted, not timeout)', async () => {
+    origin.route('/hang', () => undefined);
+    const controller = new AbortController();
+    const pending = fetcher().getJson(at('agent.test', '/hang'), { purpose: 'agent-card', signal: controller.signal });
+    await waitFor(() => (origin.hits.get('/hang') ?? 0) > 0, 'the request to arrive');
+    controller.abort();
+    assert.equal((await refusal(pending)).reason, 'aborted');
+  });
+
+  test('a connection refused is reported as connect', async () => {
+    const closedPort = await startOrigin();
+    const port = closedPort.port;
+    await closedPort.close();
+    const error = await refusal(fetcher().getJson(`http://agent.test:${port}/`, { purpose: 'agent-card' }));
+    assert.equal(error.reason, 'connect');
+    assert.match(error.message, /ECONNREFUSED/);
+  });
+});
+
+describe('getJson', () => {
+  test('JSON media types only, with a clear message', async () => {
+    origin.route('/html', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html></html>'));
+    origin.route('/untyped', (_req, res) => {
+      res.removeHeader('content-type');
+      res.writeHead(200).end('{}');
+    });
+    origin.route('/jwks', (_req, res) => void res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end('{"keys":[]}'));
+    const html = await refusal(fetcher().getJson(at('agent.test', '/html'), { purpose: 'agent-card' }));
+    assert.equal(html.reason, 'content-type');
+    assert.match(html.message, /answered with Content-Type "text\/html; charset=utf-8"; the registry only accepts JSON \(application\/json or application\/\*\+json\)/);
+    assert.match((await refusal(fetcher().getJson(at('agent.test', '/untyped'), { purpose: 'agent-card' }))).message, /without a Content-Type/);
+    assert.deepEqual((await fetcher().getJson(at('agent.test', '/jwks'), { purpose: 'jwks' }) as { value: unknown }).value, { keys: [] });
+  });
+
+  test('not JSON, not UTF-8, and error statuses', async () => {
+    origin.route('/broken', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"a":'));
+    origin.route('/latin1', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x22, 0xe9, 0x22])));
+    origin.route('/gone', (_req, res) => void res.writeHead(410, { 'content-type': 'application/json' }).end('{}'));
+    const broken = await refusal(fetcher().getJson(at('agent.test', '/broken'), { purpose: 'agent-card' }));
+    assert.equal(broken.reason, 'invalid-json');
+    assert.match(broken.message, /did not answer with valid JSON/);
+    assert.equal((await refusal(fetcher().getJson(at('agent.test', '/latin1'), { purpose: 'agent-card' }))).reason, 'invalid-json');
+    const gone = await refusal(fetcher().getJson(at('agent.test', '/gone'), { purpose: 'agent-card' }));
+    assert.equal(gone.reason, 'http-status');
+    assert.equal(gone.status, 410);
+    assert.match(gone.message, /answered HTTP 410 Gone/);
+  });
+
+  test('conditional requests: ETag and Last-Modified sent back, 304 answers notModified', async () => {
+    const lastModified = 'Tue, 01 Dec 2026 10:00:00 GMT';
+    origin.route('/conditional', (req, res) => {
+      if (req.headers['if-none-match'] === '"v1"' || req.headers['if-modified-since'] === lastModified) return void res.writeHead(304, { etag: '"v1"' }).end();
+      res.writeHead(200, { 'content-type': 'application/json', etag: '"v1"', 'last-modified': lastModified }).end('\ufeff{"v":1}');
+    });
+    const first = await fetcher().getJson(at('agent.test', '/conditional'), { purpose: 'refresh' });
+    assert.equal(first.notModified, false);
+    if (first.notModified) return;
+    assert.deepEqual(first.value, { v: 1 });
+    assert.equal(first.text, '{"v":1}', 'byte-order mark removed');
+    assert.equal(first.etag, '"v1"');
+    assert.equal(first.lastModified, lastModified);
+    assert.equal(first.bytes, 10);
+    assert.deepEqual(await fetcher().getJson(at('agent.test', '/conditional'), { purpose: 'refresh', ifNoneMatch: '"v1"' }), { notModified: true, status: 304, url: at('agent.test', '/conditional'), etag: '"v1"', lastModified: undefined });
+    assert.equal((await fetcher().getJson(at('agent.test', '/conditional'), { purpose: 'refresh', ifModifiedSince: lastModified })).notModified, true);
+    assert.equal(origin.requests.at(-1)!.headers['if-modified-since'], lastModified);
+    assert.equal(origin.requests.at(-1)!.headers.accept, 'application/json');
+    assert.match(String(origin.requests.at(-1)!.headers['user-agent']), /^a2a-agent-registry/);
+  });
+});
+
+describe('postJson (webhooks)', () => {
+  test('posts JSON, reads the answer, refuses what getJson refuses; a redirect is not followed', async () => {
+    const received: unknown[] = [];
+    origin.route('/hook', async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += String(chunk);
+      received.push({ type: req.headers['content-type'], body: JSON.parse(body), auth: req.headers.authorization });
+      res.writeHead(202, { 'content-type': 'text/plain' }).end('accepted');
+    });
+    origin.route('/hook-moved', (_req, res) => void res.writeHead(302, { location: '/hook' }).end());
+    origin.route('/hook-down', (_req, res) => void res.writeHead(503).end());
+    const f = fetcher();
+    const answer = await f.postJson(at('agent.test', '/hook'), { event: 'updated' }, { purpose: 'webhook', headers: { Authorization: 'Bearer t' } });
+    assert.deepEqual(answer, { status: 202, url: at('agent.test', '/hook'), text: 'accepted', contentType: 'text/plain' });
+    assert.deepEqual(received, [{ type: 'application/json', body: { event: 'updated' }, auth: 'Bearer t' }]);
+    const moved = await refusal(f.postJson(at('agent.test', '/hook-moved'), {}, { purpose: 'webhook' }));
+    assert.equal(moved.reason, 'http-status');
+    assert.equal(moved.status, 302);
+    assert.equal((await refusal(f.postJson(at('agent.test', '/hook-down'), {}, { purpose: 'webhook' }))).status, 503);
+    assert.equal((await refusal(f.postJson('http://169.254.169.254/hook', {}, { purpose: 'webhook' }))).reason, 'link-local');
+    assert.equal(received.length, 1);
+  });
+});
+
+describe('fetchFunction (for SDKs)', () => {
+  test('a streamed answer passes as it arrives; the cap and the deadline still apply', async () => {
+    let release: () => void = () => undefined;
+    origin.route('/events', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      release = () => res.end('data: two\n\n');
+    });
+    const fetch = fetcher().fetchFunction({ purpose: 'mcp' });
+    const response = await fetch(at('agent.test', '/events'));
+    assert.equal(response.headers.get('content-type'), 'text/event-stream');
+    assert.equal(response.url, at('agent.test', '/events'));
+    const reader = response.body!.getReader();
+    assert.equal(new TextDecoder().decode((await reader.read()).value), 'data: one\n\n');
+    release();
+    assert.equal(new TextDecoder().decode((await reader.read()).value), 'data: two\n\n');
+    assert.equal((await reader.read()).done, true);
+
+    origin.route('/big', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.alloc(20_000, 0x20)));
+    const big = await fetch(at('agent.test', '/big'));
+    await assert.rejects(big.text(), (error: Error) => error instanceof FetchError && error.reason === 'too-large');
+
+    origin.route('/stall', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).write('{'));
+    const slow = await fetcher({ timeoutMs: 300 }).fetchFunction({ purpose: 'mcp' })(at('agent.test', '/stall'));
+    await assert.rejects(slow.text(), (error: Error) => error instanceof FetchError && error.reason === 'timeout');
+  });
+
+  test('refusals reject the call; 204 answers have no body', async () => {
+    const fetch = fetcher().fetchFunction({ purpose: 'mcp' });
+    await assert.rejects(fetch('http://10.0.0.1/mcp', { method: 'POST', body: '{}' }), (error: Error) => error instanceof FetchError && error.reason === 'private');
+    origin.route('/empty', (_req, res) => void res.writeHead(204).end());
+    const empty = await fetch(at('agent.test', '/empty'), { method: 'DELETE' });
+    assert.equal(empty.status, 204);
+    assert.equal(empty.body, null);
+  });
+});
+
+describe('observer (metrics)', () => {
+  test('one event per request: purpose, outcome, reason, seconds', async () => {
+    origin.json('/observed', {});
+    const f = fetcher();
+    await f.getJson(at('agent.test', '/observed'), { purpose: 'probe' });
+    await refusal(f.getJson('http://10.0.0.1/', { purpose: 'refresh' }));
+    const fetch = f.fetchFunction({ purpose: 'mcp' });
+    await (await fetch(at('agent.test', '/observed'))).text();
+    assert.deepEqual(events.map(({ purpose, outcome, reason }) => ({ purpose, outcome, reason })), [
+      { purpose: 'probe', outcome: 'ok', reason: undefined },
+      { purpose: 'refresh', outcome: 'failed', reason: 'private' },
+      { purpose: 'mcp', outcome: 'ok', reason: undefined },
+    ]);
+    assert.ok(events.every((e) => e.seconds >= 0 && e.seconds < 5));
+  });
+
+  test('Prometheus metrics: fetches by purpose and outcome, failures by reason, latency', async () => {
+    origin.json('/metered', {});
+    const metrics = new RegistryMetrics();
+    const f = fetcher({ observer: metrics.fetchObserver() });
+    await f.getJson(at('agent.test', '/metered'), { purpose: 'agent-card' });
+    await refusal(f.getJson('http://169.254.169.254/', { purpose: 'agent-card' }));
+    await refusal(f.getJson(at('agent.test', '/nope'), { purpose: 'refresh' }));
+    const text = await metrics.registry.metrics();
+    assert.match(text, /registry_fetches_total\{purpose="agent-card",outcome="ok"\} 1/);
+    assert.match(text, /registry_fetches_total\{purpose="agent-card",outcome="failed"\} 1/);
+    assert.match(text, /registry_fetch_failures_total\{purpose="agent-card",reason="link-local"\} 1/);
+    assert.match(text, /registry_fetch_failures_total\{purpose="refresh",reason="http-status"\} 1/);
+    assert.match(text, /registry_fetch_duration_seconds_count\{purpose="agent-card"\} 2/);
+  });
+});
+
+describe('configuration', () => {
+  test('REGISTRY_FETCH_ALLOW and REGISTRY_FETCH_TIMEOUT_MS', () => {
+    const config = loadConfig({ REGISTRY_FETCH_ALLOW: 'agents.internal, 10.0.0.0/8', REGISTRY_FETCH_TIMEOUT_MS: '2500' });
+    assert.equal(config.fetch.timeoutMs, 2500);
+    assert.equal(config.fetch.allow.allowsHost('agents.internal'), true);
+    assert.equal(config.fetch.allow.allowsAddress(ipaddr.parse('10.2.3.4')), true);
+    assert.equal(loadConfig({}).fetch.allow.isEmpty, true);
+    assert.equal(loadConfig({}).fetch.timeoutMs, 5000);
+    assert.throws(() => loadConfig({ REGISTRY_FETCH_ALLOW: 'ok.example, 300.1.1.1/8' }), /invalid configuration: REGISTRY_FETCH_ALLOW must list host names, IP addresses or CIDR ranges: "300\.1\.1\.1\/8" is not a CIDR range/);
+    assert.throws(() => loadConfig({ REGISTRY_FETCH_TIMEOUT_MS: '10' }), /REGISTRY_FETCH_TIMEOUT_MS must be at least 100/);
+  });
+});
