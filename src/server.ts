@@ -53,7 +53,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       metricsToken: config.hardening.metricsToken,
       readiness: { check: async () => (draining ? 'shutting down' : core.notReady()) },
     });
-    const ctx = { core, publicUrl, card: loadAgentCardJson(publicUrl) };
+    const ctx = { core, publicUrl, card: loadAgentCardJson(publicUrl, { publicRead: config.publicRead }) };
     for (const door of DOORS) {
       const handle = await door.mount(app, ctx);
       if (handle) mounted.push(handle);

@@ -61,8 +61,8 @@ describe('well-known agent card', () => {
     assert.ok(!JSON.stringify(card).includes('{PUBLIC_URL}'));
   });
 
-  test('passes the project v1.0 schema, directly and through the validator', async () => {
-    const card = (await (await fetch(`${registry.url}/.well-known/agent-card.json`)).json()) as WireJson;
+  test('asked for as v1.0, passes the project v1.0 schema, directly and through the validator', async () => {
+    const card = (await (await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as WireJson;
     const schema = JSON.parse(fs.readFileSync(`${REPO_ROOT}schemas/a2a-agent-card-v1.0.schema.json`, 'utf8'));
     const ajv = new Ajv2020({ allErrors: true, strict: false });
     addFormats.default(ajv);
@@ -73,7 +73,7 @@ describe('well-known agent card', () => {
     assert.equal(verdict.generation, '1.0');
   });
 
-  test('answers 304 to a matching If-None-Match, and header-less requests still get v1.0', async () => {
+  test('answers 304 to a matching If-None-Match; v0.3 requests get the legacy-compatible card', async () => {
     const first = await fetch(`${registry.url}/.well-known/agent-card.json`);
     const etag = first.headers.get('etag')!;
     const again = await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'if-none-match': etag } });
@@ -81,7 +81,8 @@ describe('well-known agent card', () => {
     const other = await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'if-none-match': '"nope"' } });
     assert.equal(other.status, 200);
     const legacy = (await (await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '0.3' } })).json()) as WireJson;
-    assert.ok(Array.isArray(legacy.supportedInterfaces), 'always the v1.0 card');
+    assert.ok(Array.isArray(legacy.supportedInterfaces), 'with the v1.0 interfaces');
+    assert.equal(legacy.url, `${registry.url}/a2a/jsonrpc`, 'and the v0.3 primary interface');
   });
 });
 

@@ -13,6 +13,7 @@ const JSONRPC_INTERNAL_ERROR = -32603;
 
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
   404: 'NOT_FOUND',
   413: 'INVALID_ARGUMENT',
   415: 'INVALID_ARGUMENT',
@@ -30,6 +31,8 @@ export interface HttpFailure {
   id?: string | number | null;
   /** Rate limits: sent as Retry-After, and the JSON-RPC answer then uses HTTP 429 too. */
   retryAfterSeconds?: number;
+  /** Authentication refusals (HTTP 401): sent as WWW-Authenticate, and the JSON-RPC answer then uses HTTP 401 too. */
+  challenge?: string;
 }
 
 export function sendFailure(req: Request, res: Response, failure: HttpFailure): void {
@@ -41,11 +44,14 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
   res.locals.failureReason = failure.reason;
   const retry = failure.retryAfterSeconds;
   if (retry !== undefined) res.setHeader('Retry-After', String(retry));
+  if (failure.challenge !== undefined) res.setHeader('WWW-Authenticate', failure.challenge);
   if (req.baseUrl.startsWith('/a2a/jsonrpc') || req.path.startsWith('/a2a/jsonrpc')) {
     // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does;
-    // a rate limit is the exception (429 + Retry-After), so proxies and HTTP clients back off too.
+    // a rate limit (429 + Retry-After) and a refused credential (401 + WWW-Authenticate) are the
+    // exceptions, so proxies, HTTP clients and their auth handlers react to them too.
     const data = retry === undefined ? { reason: failure.reason } : { reason: failure.reason, retryAfterSeconds: retry };
-    res.status(retry === undefined ? 200 : 429).json({ jsonrpc: '2.0', id: failure.id ?? null, error: { code: failure.jsonRpcCode, message: failure.message, data } });
+    const status = retry !== undefined ? 429 : failure.challenge !== undefined ? failure.httpStatus : 200;
+    res.status(status).json({ jsonrpc: '2.0', id: failure.id ?? null, error: { code: failure.jsonRpcCode, message: failure.message, data } });
     return;
   }
   res.status(failure.httpStatus).json({

@@ -1,21 +1,27 @@
 /**
  * The A2A door: the well-known card and the JSON-RPC and HTTP+JSON bindings, a thin transport
  * layer over the SDK's request handler, which runs our executor over the shared operations.
- * It owns what the SDK does not: body limits and binding-shaped errors, the card with caching
- * headers, shape checks before the SDK, and the request scope and log line.
+ * It owns what the SDK does not (or does differently from the spec): body limits and
+ * binding-shaped errors, the card negotiated per protocol version with caching headers, version
+ * negotiation, HTTP+JSON media types, authentication, shape checks before the SDK, and the
+ * request scope and log line.
  */
 import express from 'express';
-import { DefaultRequestHandler } from '@a2a-js/sdk/server';
+import { DefaultRequestHandler, getSupportedVersions } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { AgentCard } from '@a2a-js/sdk';
 import type { Door, DoorContext } from '../composition/door.js';
+import { authenticate } from '../http/authentication.js';
 import { bodyErrorHandler } from '../http/errors.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
 import { answerSanitizer } from '../http/security.js';
 import { RegistryExecutor } from '../operations/executor.js';
 import { cardEndpoint } from './card-endpoint.js';
+import { legacyCompatibleCard } from './legacy-card.js';
 import { jsonRpcShapeGuard, restShapeGuard, verifyBody } from './request-guard.js';
+import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { callerUserBuilder } from './sdk-user.js';
+import { negotiateVersion } from './versions.js';
 
 export const JSONRPC_PATH = '/a2a/jsonrpc';
 export const REST_PATH = '/a2a/rest';
@@ -43,10 +49,11 @@ export const a2aDoor: Door = {
       { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: config.hardening.maxJsonDepth, maxQueryChars: config.hardening.maxQueryChars },
       log,
     );
-    const requestHandler = new DefaultRequestHandler(AgentCard.fromJSON(ctx.card), core.store.taskStore, executor);
+    const sdkCard = AgentCard.fromJSON(ctx.card);
+    const requestHandler = new DefaultRequestHandler(sdkCard, core.store.taskStore, executor);
     const userBuilder = callerUserBuilder(core.authenticator);
 
-    const card = cardEndpoint(ctx.card, config.cardMaxAgeSeconds);
+    const card = cardEndpoint({ v1: ctx.card, legacyCompatible: legacyCompatibleCard(ctx.card) }, config.cardMaxAgeSeconds);
     app.get(CARD_PATH, card);
     app.head(CARD_PATH, card);
 
@@ -57,9 +64,15 @@ export const a2aDoor: Door = {
       type: ['application/json', 'application/a2a+json', 'application/*+json'],
       verify: verifyBody(config.hardening.maxJsonDepth),
     });
-    // Order matters: count everything, refuse floods before reading bodies, check shapes before
-    // the SDK, and scrub internal errors out of whatever the SDK answers.
+    // Order matters: count everything, refuse floods before reading bodies, label HTTP+JSON
+    // answers before anything answers, negotiate the version, refuse non-JSON bodies and
+    // unusable credentials, check shapes before the SDK, and scrub internal errors out of
+    // whatever the SDK answers.
     app.use([JSONRPC_PATH, REST_PATH], metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap());
+    app.use(REST_PATH, restAnswerMediaType);
+    app.use(JSONRPC_PATH, negotiateVersion('JSONRPC', [...getSupportedVersions(sdkCard, 'JSONRPC')]));
+    app.use(REST_PATH, negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]), requireJsonBody);
+    app.use([JSONRPC_PATH, REST_PATH], authenticate(core.authenticator, { publicRead: config.publicRead }));
     app.use(JSONRPC_PATH, jsonRpcShapeGuard);
     app.use(REST_PATH, restShapeGuard);
     app.use([JSONRPC_PATH, REST_PATH], answerSanitizer);

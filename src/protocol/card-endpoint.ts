@@ -1,23 +1,57 @@
 /**
- * GET /.well-known/agent-card.json: always the v1.0 card (never a v0.3 translation), cacheable:
- * a strong ETag over the exact bytes served, Last-Modified from when this card was built,
- * Cache-Control max-age, and 304 on a matching If-None-Match (or a fresh If-Modified-Since).
+ * GET /.well-known/agent-card.json, negotiated on the requested protocol version:
+ * - `A2A-Version: 1.x` (header, or the query parameter): the v1.0 card exactly as the spec
+ *   models it (what @a2a-js/sdk 1.x clients ask for: they send the header);
+ * - anything else, above all no version at all: the legacy-compatible superset card. A request
+ *   without a version is a v0.3 request (spec 3.6.2), and v0.3 clients never send one; v1.0
+ *   clients that send none (python a2a-sdk, conformance kits) still find every v1.0 field in it.
+ *   Always serving the superset would hand v1.0 clients that ask precisely a card with fields
+ *   their schema does not have; always serving v1.0 leaves every v0.3 client unable to read it.
+ * Each variant is cacheable on its own: a strong ETag over its exact bytes, Last-Modified from
+ * when the card was built, Cache-Control max-age, 304 on a matching If-None-Match (or a fresh
+ * If-Modified-Since), and Vary: A2A-Version so shared caches keep the variants apart.
  */
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { majorMinor, requestedVersion, VERSION_PARAMETER } from './versions.js';
 
-export function cardEndpoint(cardJson: Record<string, unknown>, maxAgeSeconds: number, builtAt: Date = new Date()): RequestHandler {
-  const body = Buffer.from(JSON.stringify(cardJson));
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+export interface CardVariants {
+  /** The v1.0 card. */
+  v1: Record<string, unknown>;
+  /** The superset card for v0.3 (and version-less) requests. */
+  legacyCompatible: Record<string, unknown>;
+}
+
+interface Representation {
+  body: Buffer;
+  etag: string;
+}
+
+function representation(card: Record<string, unknown>): Representation {
+  const body = Buffer.from(JSON.stringify(card));
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+}
+
+/** True when the requested version (header or query) is 1.0 or later. */
+function wantsV1(version: string | undefined): boolean {
+  const mm = version === undefined ? undefined : majorMinor(version);
+  return mm !== undefined && Number(mm.split('.')[0]) >= 1;
+}
+
+export function cardEndpoint(cards: CardVariants, maxAgeSeconds: number, builtAt: Date = new Date()): RequestHandler {
+  const v1 = representation(cards.v1);
+  const legacyCompatible = representation(cards.legacyCompatible);
   // HTTP dates have one-second precision: round down so If-Modified-Since comparisons hold.
   const lastModified = new Date(Math.floor(builtAt.getTime() / 1000) * 1000);
   const lastModifiedHeader = lastModified.toUTCString();
 
   return (req, res) => {
+    const { body, etag } = wantsV1(requestedVersion(req)) ? v1 : legacyCompatible;
     res.setHeader('ETag', etag);
     res.setHeader('Last-Modified', lastModifiedHeader);
     res.setHeader('Cache-Control', `public, max-age=${maxAgeSeconds}`);
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.vary(VERSION_PARAMETER);
     const inm = req.header('if-none-match');
     const ims = req.header('if-modified-since');
     const notModified = inm

@@ -8,6 +8,7 @@ import type { UserBuilder } from '@a2a-js/sdk/server/express';
 import type { Request } from 'express';
 import type { TokenAuthenticator } from '../auth/tokens.js';
 import type { Caller } from '../contract/caller.js';
+import { admittedCaller } from '../http/authentication.js';
 
 export class CallerUser implements User {
   constructor(readonly caller: Caller) {}
@@ -19,6 +20,7 @@ export class CallerUser implements User {
   }
 }
 
+/** The caller the door's authentication admitted (it runs before the SDK on every A2A route). */
 export function callerUserBuilder(authenticator: TokenAuthenticator): UserBuilder {
-  return async (req: Request) => new CallerUser(authenticator.callerFor(req.header('authorization')));
+  return async (req: Request) => new CallerUser(admittedCaller(req) ?? authenticator.callerFor(req.header('authorization')));
 }

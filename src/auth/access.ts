@@ -1,0 +1,64 @@
+/**
+ * The door-level access rule, the same for every door (A2A JSON-RPC and HTTP+JSON, gRPC, MCP):
+ * - a credential that is presented but not usable (unknown token, a scheme other than Bearer,
+ *   "Bearer" without a token) is refused on every call, reads included: the A2A specification
+ *   (section 3.3.2) says a server MUST reject invalid credentials, and quietly serving such a
+ *   caller as anonymous hides a misconfigured client until its first write fails;
+ * - with REGISTRY_PUBLIC_READ=false the registry is closed: every call needs a valid token.
+ * With public reads an anonymous caller passes here, and the service decides per operation
+ * (writes answer UNAUTHENTICATED in the task). Doors map a refusal to their own shape: HTTP 401
+ * with the `challenge` as WWW-Authenticate, gRPC UNAUTHENTICATED, and so on.
+ */
+import type { Caller } from '../contract/caller.js';
+import type { TokenAuthenticator } from './tokens.js';
+
+export interface AccessPolicy {
+  /** Anonymous callers may call (reads; the service still requires a token for writes). */
+  publicRead: boolean;
+}
+
+export type AccessRefusalReason = 'INVALID_CREDENTIAL' | 'CREDENTIAL_REQUIRED';
+
+export interface AccessRefusal {
+  reason: AccessRefusalReason;
+  /** What is wrong and how to fix it, for people. */
+  message: string;
+  /** The RFC 6750 challenge: the value of WWW-Authenticate on HTTP. */
+  challenge: string;
+}
+
+export type Admission = { admitted: true; caller: Caller } | { admitted: false; refusal: AccessRefusal };
+
+/** The protection space named in challenges. */
+export const AUTH_REALM = 'a2a-registry';
+
+const TOKEN_HELP = 'see REGISTRY_TOKENS, or the admin-token file in the registry\'s data directory';
+
+/** Authenticates an Authorization header value and applies the access rule. */
+export function admitCaller(authenticator: TokenAuthenticator, authorization: string | undefined, policy: AccessPolicy): Admission {
+  const caller = authenticator.callerFor(authorization);
+  if (caller.invalidCredential) {
+    const bearer = /^Bearer(\s|$)/i.test(authorization ?? '');
+    return {
+      admitted: false,
+      refusal: {
+        reason: 'INVALID_CREDENTIAL',
+        message: bearer
+          ? `The bearer token is not recognised. Send a valid registry token ("Authorization: Bearer <token>"; ${TOKEN_HELP}), or no Authorization header to call anonymously where the registry allows it.`
+          : `The Authorization header is not a bearer token. Send "Authorization: Bearer <token>" (${TOKEN_HELP}), or no Authorization header to call anonymously where the registry allows it.`,
+        challenge: `Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="${bearer ? 'unknown token' : 'expected a Bearer token'}"`,
+      },
+    };
+  }
+  if (caller.principal === undefined && !policy.publicRead) {
+    return {
+      admitted: false,
+      refusal: {
+        reason: 'CREDENTIAL_REQUIRED',
+        message: `This registry needs a token for every call (REGISTRY_PUBLIC_READ=false): send "Authorization: Bearer <token>" (${TOKEN_HELP}).`,
+        challenge: `Bearer realm="${AUTH_REALM}"`,
+      },
+    };
+  }
+  return { admitted: true, caller };
+}

@@ -1,0 +1,99 @@
+/**
+ * The legacy-compatible ("superset") agent card: the v1.0 card plus the v0.3 fields, one
+ * document that both generations of clients read.
+ *
+ * v0.3 clients find an agent by the card's `url`, `preferredTransport` and `protocolVersion`
+ * (absent from v1.0 cards: @a2a-js/sdk 0.3 fails with "No compatible transport found", python
+ * a2a-sdk 0.3 cannot validate the card); v1.0 clients read `supportedInterfaces` and ignore
+ * fields they do not know (spec section 5.7: implementations SHOULD ignore unrecognized fields).
+ * The v0.3 part is what @a2a-js/sdk's own legacy card handler derives from a v1.0 card
+ * (toCompatAgentCard: the first 0.3 interface is the primary one, the other 0.3 interfaces are
+ * additionalInterfaces, security requirements become `security`); test/conformance-card.test.ts
+ * pins that equality so an SDK upgrade that changes the translation shows. Unlike the SDK's card,
+ * the v1.0 fields stay whole: security schemes carry both their v1.0 member
+ * (`httpAuthSecurityScheme`) and the v0.3 `type` discriminator, and requirements both
+ * `securityRequirements` and `security`, so a v1.0 client reading this card (one that sends no
+ * A2A-Version header) still knows to send its token.
+ */
+import { majorMinor } from './versions.js';
+
+type Json = Record<string, unknown>;
+
+interface WireInterface {
+  url: string;
+  protocolBinding: string;
+  protocolVersion?: string;
+}
+
+interface WireRequirement {
+  schemes?: Record<string, { list?: string[] }>;
+}
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A version in [0.3, 1.0): what v0.3 clients speak. */
+export function isLegacyVersion(version: string | undefined): boolean {
+  const mm = majorMinor(version ?? '');
+  if (!mm) return false;
+  const [major, minor] = mm.split('.').map(Number) as [number, number];
+  return major === 0 && minor >= 3;
+}
+
+/** v1.0 `securityRequirements` → v0.3 `security` (OpenAPI style: scheme name → scopes). */
+const toLegacyRequirements = (requirements: WireRequirement[]): Json[] =>
+  requirements.map((r) => Object.fromEntries(Object.entries(r.schemes ?? {}).map(([name, scopes]) => [name, [...(scopes.list ?? [])]])));
+
+const withoutEmpty = (o: Json): Json => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ''));
+
+/** The v0.3 discriminated form of a v1.0 security scheme, merged into it. */
+function withLegacyScheme(name: string, scheme: Json): Json {
+  const [member, inner] = Object.entries(scheme).find(([, v]) => isObject(v)) as [string, Json] | [undefined, undefined];
+  switch (member) {
+    case 'httpAuthSecurityScheme':
+      return { ...scheme, ...withoutEmpty({ type: 'http', scheme: inner!.scheme, description: inner!.description, bearerFormat: inner!.bearerFormat }) };
+    case 'apiKeySecurityScheme': {
+      const location = inner!.location === 'query' || inner!.location === 'cookie' ? inner!.location : 'header';
+      return { ...scheme, ...withoutEmpty({ type: 'apiKey', name: inner!.name, in: location, description: inner!.description }) };
+    }
+    case 'mtlsSecurityScheme':
+      return { ...scheme, ...withoutEmpty({ type: 'mutualTLS', description: inner!.description }) };
+    case 'openIdConnectSecurityScheme':
+      return { ...scheme, ...withoutEmpty({ type: 'openIdConnect', openIdConnectUrl: inner!.openIdConnectUrl, description: inner!.description }) };
+    default:
+      // OAuth2 flows need a real translation; the registry's card has none. Fail at start-up
+      // rather than serve v0.3 clients a scheme they cannot read.
+      throw new Error(`agent-card.json: security scheme "${name}" (${member ?? 'empty'}) has no v0.3 translation here; add one in src/protocol/legacy-card.ts.`);
+  }
+}
+
+/** The superset card of a v1.0 card (which must declare at least one 0.3 interface). */
+export function legacyCompatibleCard(card: Json): Json {
+  const interfaces = (card.supportedInterfaces ?? []) as WireInterface[];
+  const legacy = interfaces.filter((i) => isLegacyVersion(i.protocolVersion));
+  const primary = legacy[0];
+  if (!primary) throw new Error('agent-card.json declares no interface with protocolVersion 0.3: v0.3 clients could not use the registry.');
+  const capabilities = isObject(card.capabilities) ? card.capabilities : {};
+  const requirements = card.securityRequirements as WireRequirement[] | undefined;
+  const schemes = isObject(card.securitySchemes) ? card.securitySchemes : undefined;
+
+  const superset: Json = {
+    name: card.name,
+    description: card.description,
+    version: card.version,
+    url: primary.url,
+    preferredTransport: primary.protocolBinding,
+    protocolVersion: primary.protocolVersion,
+    ...(legacy.length > 1 ? { additionalInterfaces: legacy.slice(1).map((i) => ({ url: i.url, transport: i.protocolBinding })) } : {}),
+    ...card,
+  };
+  if (capabilities.extendedAgentCard !== undefined) superset.supportsAuthenticatedExtendedCard = capabilities.extendedAgentCard;
+  if (schemes) superset.securitySchemes = Object.fromEntries(Object.entries(schemes).map(([name, s]) => [name, withLegacyScheme(name, s as Json)]));
+  if (requirements?.length) superset.security = toLegacyRequirements(requirements);
+  if (Array.isArray(card.skills)) {
+    superset.skills = card.skills.map((skill: Json) => {
+      const skillRequirements = skill.securityRequirements as WireRequirement[] | undefined;
+      return skillRequirements?.length ? { ...skill, security: toLegacyRequirements(skillRequirements) } : skill;
+    });
+  }
+  return superset;
+}

@@ -1,0 +1,44 @@
+/**
+ * Media types on the HTTP+JSON binding, fixed at our edge:
+ * - answers: @a2a-js/sdk 1.3 labels every answer `application/a2a+json`. The v1.0.0
+ *   specification (the one the conformance kit checks) says `application/json` for requests and
+ *   responses (section 11.1); v1.0.1 recommends `application/a2a+json`. Clients of either
+ *   parse both, so we answer `application/json` unless the client's Accept header prefers
+ *   `application/a2a+json` (the SDK 1.x client sends "application/a2a+json, application/json"),
+ *   and say Vary: Accept. Server-sent event streams keep `text/event-stream`.
+ * - requests: a body that is not JSON gets 415 Unsupported Media Type with
+ *   ContentTypeNotSupportedError (the SDK answers 400, and its JSON parser would otherwise skip
+ *   the body silently).
+ */
+import type { RequestHandler, Response } from 'express';
+import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
+import { sendA2AError } from './a2a-errors.js';
+
+const ANSWER_TYPES = ['application/json', 'application/a2a+json'];
+/** Request bodies the HTTP+JSON binding reads (the SDK's own list). */
+const BODY_TYPES = ['application/json', 'application/a2a+json'];
+
+/** Labels JSON answers with the negotiated media type. Mount before anything that answers. */
+export const restAnswerMediaType: RequestHandler = (req, res, next) => {
+  const chosen = req.accepts(ANSWER_TYPES) || 'application/json';
+  res.vary('Accept');
+  const json = res.json.bind(res);
+  res.json = ((body: unknown) => {
+    res.type(chosen);
+    return json(body);
+  }) as Response['json'];
+  next();
+};
+
+/** 415 for a request body that is not JSON (a POST without a body passes). */
+export const requireJsonBody: RequestHandler = (req, res, next) => {
+  // Content-Length: 0 is what fetch sends for a POST without a body (":cancel", ":subscribe").
+  if (req.headers['content-length'] === '0' || req.is(BODY_TYPES) !== false) return next();
+  const sent = req.headers['content-type'];
+  const error = new ContentTypeNotSupportedError({
+    message: sent
+      ? `The request body is ${sent.slice(0, 100)}; the HTTP+JSON binding reads JSON: send Content-Type: application/json (or application/a2a+json).`
+      : 'The request has a body but no Content-Type; send Content-Type: application/json (or application/a2a+json).',
+  });
+  sendA2AError(req, res, 'HTTP+JSON', error, 415);
+};

@@ -1,0 +1,58 @@
+/**
+ * A2A protocol version negotiation at the door (spec section 3.6), in front of the SDK:
+ * - the version comes from the `A2A-Version` header, or from the `A2A-Version` query parameter
+ *   when the header is absent (3.6.1); an absent or empty value means 0.3 (3.6.2);
+ * - only Major.Minor counts: "1.0.0" and "1.0.3" are 1.0 (3.6: patch versions MUST NOT be
+ *   considered). @a2a-js/sdk 1.3 matches the header exactly ("1.0.0" gets VersionNotSupported,
+ *   "0.3.0" misses its v0.3 handler) and ignores the query parameter, so the negotiated
+ *   Major.Minor is written back into the header the SDK reads;
+ * - a version the binding does not serve (per the card's supportedInterfaces, the same source
+ *   the SDK checks) gets VersionNotSupportedError naming the versions it does serve, in the
+ *   binding's error shape.
+ */
+import type { Request, RequestHandler } from 'express';
+import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
+import { sendA2AError, type A2ABinding } from './a2a-errors.js';
+
+export const VERSION_PARAMETER = 'A2A-Version';
+/** What an absent or empty version means (spec 3.6.2). */
+export const LEGACY_VERSION = '0.3';
+
+/** The version a request asks for, raw: the header, else the query parameter; undefined when neither says. */
+export function requestedVersion(req: Request): string | undefined {
+  const header = req.header(VERSION_PARAMETER);
+  if (header !== undefined && header.trim() !== '') return header.trim();
+  const query: unknown = req.query?.[VERSION_PARAMETER];
+  return typeof query === 'string' && query.trim() !== '' ? query.trim() : undefined;
+}
+
+/** "1.0", "1.0.0", " 1.0.7 " → "1.0"; "1", "v1.0", "abc" → undefined. */
+export function majorMinor(version: string): string | undefined {
+  const m = /^(\d{1,4})\.(\d{1,4})(?:\.\d{1,6})?$/.exec(version.trim());
+  return m ? `${Number(m[1])}.${Number(m[2])}` : undefined;
+}
+
+/** The Major.Minor a request negotiates (0.3 when it names none), or undefined when unreadable. */
+export function negotiatedVersion(req: Request): string | undefined {
+  const raw = requestedVersion(req);
+  return raw === undefined ? LEGACY_VERSION : majorMinor(raw);
+}
+
+/** Negotiates the version of requests to one binding; `supported` are Major.Minor strings. */
+export function negotiateVersion(binding: A2ABinding, supported: readonly string[]): RequestHandler {
+  const list = supported.join(', ');
+  return (req, res, next) => {
+    const version = negotiatedVersion(req);
+    if (version !== undefined && supported.includes(version)) {
+      req.headers[VERSION_PARAMETER.toLowerCase()] = version;
+      return next();
+    }
+    const asked = requestedVersion(req)?.slice(0, 32);
+    const what = asked === undefined ? `A request without A2A-Version is a v${LEGACY_VERSION} request, and v${LEGACY_VERSION}` : `A2A-Version "${asked}"`;
+    const error = new VersionNotSupportedError({
+      message: `${what} is not supported on the ${binding} binding; supported versions: ${list}. Send "A2A-Version: ${supported[0]}" (Major.Minor; a patch version is ignored).`,
+      metadata: { requestedVersion: asked ?? LEGACY_VERSION, supportedVersions: list },
+    });
+    sendA2AError(req, res, binding, error);
+  };
+}

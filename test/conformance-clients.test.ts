@@ -1,0 +1,126 @@
+/**
+ * Real clients of both protocol generations find the registry from its card alone and use it:
+ * @a2a-js/sdk 0.3.x (installed beside 1.x as the npm alias a2a-sdk-03; it speaks v0.3 JSON-RPC,
+ * reads the card's `url`/`preferredTransport` and sends no A2A-Version header) and @a2a-js/sdk
+ * 1.x over JSON-RPC and HTTP+JSON (it sends `A2A-Version: 1.0` and reads `supportedInterfaces`).
+ * Each one runs search, register, get and a streamed search against one registry on 127.0.0.1.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import {
+  ClientFactory as ClientFactory03,
+  ClientFactoryOptions as ClientFactoryOptions03,
+  JsonRpcTransportFactory as JsonRpcTransportFactory03,
+  type Client as Client03,
+} from 'a2a-sdk-03/client';
+import type { Task as Task03, TaskArtifactUpdateEvent as ArtifactUpdate03, Message as Message03 } from 'a2a-sdk-03';
+import { authFetch, dataPart, errorOf, op, resultOf, sdkClient, send, stream, textPart, type WireJson } from './support/client.js';
+import { v03Card, v1Card } from './support/documents.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+
+before(async () => {
+  registry = await startTestRegistry();
+});
+after(() => registry.close());
+
+/** A v0.3 client built the way its README says, from the base URL only. */
+async function client03(token?: string): Promise<Client03> {
+  const fetchImpl = authFetch(token);
+  const factory = new ClientFactory03(
+    ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, { transports: [new JsonRpcTransportFactory03({ fetchImpl })] }),
+  );
+  return factory.createFromUrl(registry.url);
+}
+
+const message03 = (parts: Message03['parts']): Message03 => ({ kind: 'message', messageId: randomUUID(), role: 'user', parts });
+const data03 = (data: Record<string, unknown>): Message03['parts'][number] => ({ kind: 'data', data });
+
+/** Sends one v0.3 message and returns the task (the registry always answers with one). */
+async function send03(client: Client03, parts: Message03['parts']): Promise<Task03> {
+  const result = await client.sendMessage({ message: message03(parts) });
+  assert.equal(result.kind, 'task', `expected a task, got ${JSON.stringify(result).slice(0, 200)}`);
+  return result as Task03;
+}
+
+/** The data part of a v0.3 task's only artifact. */
+function result03(task: Task03): Record<string, any> {
+  assert.equal(task.status.state, 'completed', JSON.stringify(task.status.message?.parts ?? []).slice(0, 300));
+  const part = task.artifacts![0]!.parts.find((p) => p.kind === 'data');
+  assert.ok(part && part.kind === 'data');
+  return part.data as Record<string, any>;
+}
+
+describe('@a2a-js/sdk 0.3 (v0.3 JSON-RPC, no A2A-Version header)', () => {
+  test('discovers the registry from the card: the v0.3 JSON-RPC interface', async () => {
+    const client = await client03();
+    const card = await client.getAgentCard();
+    assert.equal(card.url, `${registry.url}/a2a/jsonrpc`);
+    assert.equal(card.preferredTransport, 'JSONRPC');
+    assert.match(card.protocolVersion, /^0\.3/);
+  });
+
+  test('register (with its token), get, search and a streamed search', async () => {
+    const alice = await client03(TOKENS.alice);
+    const anonymous = await client03();
+    const card = v03Card('Barometer Agent', `https://barometer.example.org/${randomUUID()}/a2a`);
+    const registered = result03(await send03(alice, [data03({ register: { agentCard: card } })]));
+    assert.equal(registered.created, true);
+    assert.equal(registered.protocolVersion, '0.3');
+
+    const entry = result03(await send03(anonymous, [data03({ get: { id: registered.id } })]));
+    assert.deepEqual(entry.document, card);
+    assert.equal(entry.owner, 'alice');
+
+    const hits = result03(await send03(anonymous, [{ kind: 'text', text: 'barometer' }]));
+    assert.ok(hits.results.some((h: WireJson) => h.id === registered.id));
+
+    const events = [];
+    for await (const event of anonymous.sendMessageStream({ message: message03([data03({ search: { query: 'barometer' } })]) })) events.push(event);
+    assert.equal(events[0]!.kind, 'task', 'the stream starts with the task');
+    const chunks = events.filter((e): e is ArtifactUpdate03 => e.kind === 'artifact-update');
+    assert.ok(chunks.length >= 1);
+    assert.equal(chunks.at(-1)!.lastChunk, true);
+    const streamed = chunks.flatMap((c) => c.artifact.parts).filter((p) => p.kind === 'data');
+    assert.ok(streamed.some((p) => p.kind === 'data' && (p.data.results as WireJson[]).some((h) => h.id === registered.id)));
+    const last = events.at(-1)!;
+    assert.ok(last.kind === 'status-update' && last.status.state === 'completed' && last.final, JSON.stringify(last).slice(0, 200));
+  });
+
+  test('an anonymous write is declined in the task, not by the transport', async () => {
+    const task = await send03(await client03(), [data03({ register: { agentCard: v1Card('Anon', 'https://anon.example.org/a2a') } })]);
+    assert.equal(task.status.state, 'rejected');
+    const error = task.status.message!.parts.find((p) => p.kind === 'data');
+    assert.equal(error?.kind === 'data' && (error.data.error as WireJson).code, 'UNAUTHENTICATED');
+  });
+});
+
+for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+  describe(`@a2a-js/sdk 1.x over ${binding}`, () => {
+    test('register (with its token), get, search and a streamed search', async () => {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice, binding });
+      const anonymous = await sdkClient(registry.url, { binding });
+      const card = v1Card('Hygrometer Agent', `https://hygrometer.example.org/${randomUUID()}/a2a`);
+      const registered = resultOf(await op(alice, { register: { agentCard: card } }));
+      assert.equal(registered.created, true);
+
+      const entry = resultOf(await op(anonymous, { get: { id: registered.id } }));
+      assert.deepEqual(entry.document, card);
+
+      const hits = resultOf(await send(anonymous, [textPart('hygrometer')]));
+      assert.ok(hits.results.some((h: WireJson) => h.id === registered.id));
+
+      const events = await stream(anonymous, [dataPart({ search: { query: 'hygrometer' } })]);
+      assert.ok(events[0]!.task, 'the stream starts with the task');
+      const chunks = events.filter((e) => e.artifactUpdate);
+      assert.equal(chunks.at(-1)!.artifactUpdate.lastChunk, true);
+      const streamed = chunks.flatMap((c) => c.artifactUpdate.artifact.parts).filter((p: WireJson) => p.data);
+      assert.ok(streamed.some((p: WireJson) => p.data.results.some((h: WireJson) => h.id === registered.id)));
+      assert.equal(events.at(-1)!.statusUpdate?.status?.state, 'TASK_STATE_COMPLETED');
+
+      assert.equal(errorOf(await op(anonymous, { unregister: { id: registered.id } })).code, 'UNAUTHENTICATED');
+    });
+  });
+}
