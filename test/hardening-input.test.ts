@@ -170,8 +170,10 @@ describe('JSON-RPC envelope', () => {
       assert.equal(error.code, -32602, JSON.stringify(body));
       assert.match(error.message, /has a "(toString|valueOf)" member/);
     }
-    const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: trap, role: 'user', parts: [] } } });
-    assert.equal(rpcError(await rawPost(`${registry.url}/a2a/jsonrpc`, legacy, { headers: { 'A2A-Version': '' } })).code, -32602);
+    const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: trap, role: 'user', parts: [{ kind: 'text', text: 'x' }] } } });
+    const legacyError = rpcError(await rawPost(`${registry.url}/a2a/jsonrpc`, legacy, { headers: { 'A2A-Version': '' } }));
+    assert.equal(legacyError.code, -32602);
+    assert.match(legacyError.message, /has a "(toString|valueOf)" member/);
     const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: trap, role: 'ROLE_USER', parts: [{ text: 'x' }] } }));
     assert.equal(rest.status, 400);
     // Inside documents and metadata such keys are just data.

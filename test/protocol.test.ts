@@ -152,11 +152,19 @@ describe('executor routing', () => {
     return errorOf(await send(client, parts));
   };
 
-  test('a message with no parts is REJECTED with BAD_REQUEST that shows a valid request', async () => {
-    const error = await rejected([]);
-    assert.equal(error.code, 'BAD_REQUEST');
-    assert.match(error.message, /no parts/);
-    assert.match(error.message, /"register"|register \{/);
+  test('a message with no parts is invalid params (-32602 / HTTP 400) with an example of a valid part', async () => {
+    const v1 = await rpc(sendMessageBody('SendMessage', wireMessage([])));
+    assert.equal(v1.body.error?.code, -32602);
+    assert.match(v1.body.error.message, /parts is empty/);
+    assert.match(v1.body.error.message, /"search"/);
+    const legacy = await rpc(sendMessageBody('message/send', { kind: 'message', messageId: 'm0', role: 'user', parts: [] }), {});
+    assert.equal(legacy.body.error?.code, -32602);
+    const rest = await fetch(`${registry.url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ message: wireMessage([]) }),
+    });
+    assert.equal(rest.status, 400);
   });
 
   test('two operations, unknown keys and wrong types are BAD_REQUEST with paths', async () => {

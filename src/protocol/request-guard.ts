@@ -3,7 +3,7 @@
  * precise error instead of reaching code that assumes well-formed JSON-RPC:
  * - while the body is read (express.json `verify`): nesting depth and UTF-8, on the raw bytes;
  * - after it is parsed: the JSON-RPC envelope (no batches, `jsonrpc`, `method`, `id`, `params`)
- *   and the parts of a message (objects; `raw` / v0.3 `file.bytes` strict base64).
+ *   and the parts of a message (at least one; objects; `raw` / v0.3 `file.bytes` strict base64).
  * Without these, `parts: [null]` or `raw: 5` end as -32603 with a JavaScript error message, a
  * deeply nested body overflows the stack inside the SDK, and invalid base64 is silently decoded
  * to garbage (Buffer.from ignores what it cannot read).
@@ -55,6 +55,11 @@ function partsProblem(message: unknown, at: string): string | undefined {
   const parts = message.parts;
   if (parts === undefined) return undefined;
   if (!Array.isArray(parts)) return `${at}.parts must be an array of parts`;
+  // A2A 3.3.2 / 9.5: a message without parts is a validation error of the request (-32602,
+  // HTTP 400), which is how the spec's own example answers it, not a task the agent declines.
+  if (parts.length === 0) {
+    return `${at}.parts is empty: a message needs at least one part, e.g. {"text": "weather"} (a search) or {"data": {"search": {"query": "weather"}}, "mediaType": "application/json"} (any operation: register, validate, search, get, list, unregister)`;
+  }
   for (let i = 0; i < parts.length; i++) {
     const part: unknown = parts[i];
     const here = `${at}.parts[${i}]`;

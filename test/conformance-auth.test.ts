@@ -1,0 +1,188 @@
+/**
+ * Door-level authentication of the A2A door (spec 3.3.2: a server MUST reject invalid
+ * credentials; 7.4: every request is authenticated):
+ * - an unknown, mistyped or malformed credential is refused on every JSON-RPC method (v1.0 and
+ *   v0.3 names) and every HTTP+JSON route, reads included: HTTP 401 with a Bearer challenge;
+ *   JSON-RPC error -32000, HTTP+JSON google.rpc.Status UNAUTHENTICATED;
+ * - anonymous callers read a public registry; with REGISTRY_PUBLIC_READ=false every anonymous
+ *   call is refused the same way, while the card, /healthz and /readyz stay open.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { dataPart, errorOf, op, resultOf, sdkClient, send, textPart, type WireJson } from './support/client.js';
+import { readAnswer, type RawAnswer } from './support/raw-http.js';
+import { v1Card } from './support/documents.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+const message = (text = 'weather') => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
+const legacyMessage = () => ({ kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'weather' }] });
+const taskId = randomUUID();
+
+/** Every JSON-RPC method with plausible params: [method, params, A2A-Version]. */
+const RPC_CALLS: Array<[string, Record<string, unknown>, string]> = [
+  ['SendMessage', { message: message() }, '1.0'],
+  ['SendStreamingMessage', { message: message() }, '1.0'],
+  ['GetTask', { id: taskId }, '1.0'],
+  ['ListTasks', {}, '1.0'],
+  ['CancelTask', { id: taskId }, '1.0'],
+  ['SubscribeToTask', { id: taskId }, '1.0'],
+  ['CreateTaskPushNotificationConfig', { taskId, url: 'https://hooks.example.org/a2a' }, '1.0'],
+  ['GetTaskPushNotificationConfig', { taskId, id: 'c1' }, '1.0'],
+  ['ListTaskPushNotificationConfigs', { taskId }, '1.0'],
+  ['DeleteTaskPushNotificationConfig', { taskId, id: 'c1' }, '1.0'],
+  ['GetExtendedAgentCard', {}, '1.0'],
+  ['message/send', { message: legacyMessage() }, ''],
+  ['message/stream', { message: legacyMessage() }, ''],
+  ['tasks/get', { id: taskId }, ''],
+  ['tasks/cancel', { id: taskId }, ''],
+  ['tasks/resubscribe', { id: taskId }, ''],
+  ['tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: 'https://hooks.example.org/a2a' } }, ''],
+  ['tasks/pushNotificationConfig/get', { id: taskId }, ''],
+  ['tasks/pushNotificationConfig/list', { id: taskId }, ''],
+  ['tasks/pushNotificationConfig/delete', { id: taskId, pushNotificationConfigId: 'c1' }, ''],
+  ['agent/getAuthenticatedExtendedCard', {}, ''],
+];
+
+/** Every HTTP+JSON route (and one under a tenant prefix): [method, path, body]. */
+const REST_CALLS: Array<[string, string, unknown]> = [
+  ['POST', '/message:send', { message: message() }],
+  ['POST', '/message:stream', { message: message() }],
+  ['GET', `/tasks/${taskId}`, undefined],
+  ['GET', '/tasks', undefined],
+  ['POST', `/tasks/${taskId}:cancel`, undefined],
+  ['POST', `/tasks/${taskId}:subscribe`, undefined],
+  ['GET', `/tasks/${taskId}:subscribe`, undefined],
+  ['POST', `/tasks/${taskId}/pushNotificationConfigs`, { url: 'https://hooks.example.org/a2a' }],
+  ['GET', `/tasks/${taskId}/pushNotificationConfigs/c1`, undefined],
+  ['GET', `/tasks/${taskId}/pushNotificationConfigs`, undefined],
+  ['DELETE', `/tasks/${taskId}/pushNotificationConfigs/c1`, undefined],
+  ['GET', '/extendedAgentCard', undefined],
+  ['GET', '/tenant-a/tasks', undefined],
+];
+
+async function rpcCall(base: string, [method, params, version]: (typeof RPC_CALLS)[number], authorization?: string): Promise<RawAnswer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'A2A-Version': version };
+  if (authorization !== undefined) headers.authorization = authorization;
+  const res = await fetch(`${base}/a2a/jsonrpc`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: `call-${method}`, method, params }) });
+  return readAnswer(res);
+}
+
+async function restCall(base: string, [method, path, body]: (typeof REST_CALLS)[number], authorization?: string): Promise<RawAnswer> {
+  const headers: Record<string, string> = { 'A2A-Version': '1.0' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (authorization !== undefined) headers.authorization = authorization;
+  return readAnswer(await fetch(`${base}/a2a/rest${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+}
+
+function assertRpcRefused(answer: RawAnswer, method: string, challenge: RegExp, reason: string): void {
+  const ctx = `${method}: ${answer.status} ${answer.text.slice(0, 200)}`;
+  assert.equal(answer.status, 401, ctx);
+  assert.match(answer.headers.get('www-authenticate') ?? '', challenge, ctx);
+  assert.equal(answer.json?.jsonrpc, '2.0', ctx);
+  assert.equal(answer.json?.id, `call-${method}`, ctx);
+  assert.equal(answer.json?.error?.code, -32000, ctx);
+  assert.equal(answer.json?.error?.data?.reason, reason, ctx);
+  assert.equal(answer.json?.result, undefined, ctx);
+}
+
+function assertRestRefused(answer: RawAnswer, route: string, challenge: RegExp, reason: string): void {
+  const ctx = `${route}: ${answer.status} ${answer.text.slice(0, 200)}`;
+  assert.equal(answer.status, 401, ctx);
+  assert.match(answer.headers.get('www-authenticate') ?? '', challenge, ctx);
+  assert.equal(answer.json?.error?.code, 401, ctx);
+  assert.equal(answer.json?.error?.status, 'UNAUTHENTICATED', ctx);
+  assert.equal(answer.json?.error?.details?.[0]?.reason, reason, ctx);
+}
+
+const INVALID_TOKEN = /^Bearer realm="a2a-registry", error="invalid_token"/;
+const NO_TOKEN = /^Bearer realm="a2a-registry"$/;
+
+describe('a registry with public reads', () => {
+  let registry: TestRegistry;
+  before(async () => {
+    registry = await startTestRegistry();
+  });
+  after(() => registry.close());
+
+  const mistyped = `Bearer ${TOKENS.alice.slice(0, -1)}X`;
+  for (const [label, authorization] of [
+    ['a mistyped token', mistyped],
+    ['a malformed header (Basic)', 'Basic YWxpY2U6c2VjcmV0'],
+    ['"Bearer" without a token', 'Bearer'],
+  ] as const) {
+    test(`${label} is refused on every JSON-RPC method, reads included`, async () => {
+      for (const call of RPC_CALLS) assertRpcRefused(await rpcCall(registry.url, call, authorization), call[0], INVALID_TOKEN, 'INVALID_CREDENTIAL');
+    });
+    test(`${label} is refused on every HTTP+JSON route, reads included`, async () => {
+      for (const call of REST_CALLS) assertRestRefused(await restCall(registry.url, call, authorization), `${call[0]} ${call[1]}`, INVALID_TOKEN, 'INVALID_CREDENTIAL');
+    });
+  }
+
+  test('the SDK client with a mistyped token gets the refusal, over JSON-RPC and HTTP+JSON', async () => {
+    for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+      const client = await sdkClient(registry.url, { token: `${TOKENS.bob}-typo`, binding });
+      await assert.rejects(send(client, [textPart('weather')]), /bearer token is not recognised/, binding);
+    }
+  });
+
+  test('two anonymous callers (SDK JSON-RPC, raw HTTP+JSON) read; writes are declined in the task', async () => {
+    const viaSdk = await sdkClient(registry.url);
+    assert.ok(Array.isArray(resultOf(await send(viaSdk, [textPart('weather')])).results));
+    assert.equal(errorOf(await op(viaSdk, { register: { agentCard: v1Card() } })).code, 'UNAUTHENTICATED');
+    const viaRest = await restCall(registry.url, ['POST', '/message:send', { message: message() }]);
+    assert.equal(viaRest.status, 200, viaRest.text.slice(0, 200));
+    assert.equal(viaRest.json?.task?.status?.state, 'TASK_STATE_COMPLETED');
+    const task = await restCall(registry.url, ['GET', `/tasks/${viaRest.json!.task.id}`, undefined]);
+    assert.notEqual(task.status, 401);
+  });
+
+  test('a valid token and an empty Authorization header are accepted', async () => {
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    resultOf(await op(alice, { register: { agentCard: v1Card('Token Agent', `https://token.example.org/${randomUUID()}/a2a`) } }));
+    const empty = await rpcCall(registry.url, RPC_CALLS[0]!, '');
+    assert.equal(empty.status, 200);
+    assert.equal(empty.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED');
+  });
+});
+
+describe('REGISTRY_PUBLIC_READ=false', () => {
+  let registry: TestRegistry;
+  before(async () => {
+    registry = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
+  });
+  after(() => registry.close());
+
+  test('every anonymous JSON-RPC call is refused with 401, validate and the v0.3 methods included', async () => {
+    for (const call of RPC_CALLS) assertRpcRefused(await rpcCall(registry.url, call), call[0], NO_TOKEN, 'CREDENTIAL_REQUIRED');
+    const validate = await rpcCall(registry.url, ['SendMessage', { message: { ...message(), parts: [dataPart({ validate: { agentCard: v1Card() } })] } }, '1.0']);
+    assert.equal(validate.status, 401);
+  });
+
+  test('every anonymous HTTP+JSON call is refused with 401', async () => {
+    for (const call of REST_CALLS) assertRestRefused(await restCall(registry.url, call), `${call[0]} ${call[1]}`, NO_TOKEN, 'CREDENTIAL_REQUIRED');
+  });
+
+  test('two anonymous callers (SDK JSON-RPC and HTTP+JSON) are refused; a token opens every read', async () => {
+    for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+      const anonymous = await sdkClient(registry.url, { binding });
+      await assert.rejects(send(anonymous, [textPart('weather')]), /needs a token for every call/, binding);
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob, binding });
+      const task = await send(bob, [textPart('weather')]);
+      assert.ok(Array.isArray(resultOf(task).results));
+      const again = await bob.getTask({ id: task.id, tenant: '', historyLength: undefined });
+      assert.equal(again.id, task.id);
+    }
+    assertRpcRefused(await rpcCall(registry.url, RPC_CALLS[0]!, `Bearer ${TOKENS.bob}x`), 'SendMessage', INVALID_TOKEN, 'INVALID_CREDENTIAL');
+  });
+
+  test('the card, /healthz and /readyz stay open', async () => {
+    for (const path of ['/.well-known/agent-card.json', '/healthz', '/readyz']) {
+      const res = await fetch(`${registry.url}${path}`);
+      assert.equal(res.status, 200, path);
+      await res.body?.cancel();
+    }
+    const card = (await (await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as WireJson;
+    assert.deepEqual(card.securityRequirements, [{ schemes: { bearer: { list: [] } } }]);
+  });
+});

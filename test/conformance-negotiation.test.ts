@@ -1,0 +1,169 @@
+/**
+ * Version negotiation (spec 3.6) and HTTP+JSON media types (11.1) as the door answers them, and
+ * the @a2a-js/sdk 1.3 behaviour the door works around, pinned on the bare SDK handlers: when an
+ * SDK upgrade fixes (or changes) one of them, its test here fails and the workaround can go.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import express from 'express';
+import { AgentCard } from '@a2a-js/sdk';
+import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
+import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { sdkClient, send, textPart } from './support/client.js';
+import { readAnswer, type RawAnswer } from './support/raw-http.js';
+import { startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+before(async () => {
+  registry = await startTestRegistry();
+});
+after(() => registry.close());
+
+const message = () => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'weather' }] });
+const legacyMessage = () => ({ kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'weather' }] });
+
+async function rpc(base: string, method: string, params: unknown, headers: Record<string, string>, query = ''): Promise<RawAnswer> {
+  const res = await fetch(`${base}/a2a/jsonrpc${query}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params }),
+  });
+  return readAnswer(res);
+}
+
+async function rest(base: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawAnswer> {
+  return readAnswer(await fetch(`${base}/a2a/rest${path}`, { method: init.method ?? 'GET', headers: init.headers, body: init.body }));
+}
+
+const sendBody = () => JSON.stringify({ message: message() });
+
+describe('version negotiation (3.6)', () => {
+  test('JSON-RPC: a patch version is ignored, for 1.0 and for 0.3', async () => {
+    for (const version of ['1.0', '1.0.0', '1.0.7']) {
+      const answer = await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': version });
+      assert.equal(answer.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED', `${version}: ${answer.text.slice(0, 200)}`);
+    }
+    for (const version of ['0.3', '0.3.0', '']) {
+      const answer = await rpc(registry.url, 'message/send', { message: legacyMessage() }, { 'A2A-Version': version });
+      assert.equal(answer.json?.result?.status?.state, 'completed', `"${version}": ${answer.text.slice(0, 200)}`);
+    }
+  });
+
+  test('the A2A-Version query parameter counts when the header is absent, not over it', async () => {
+    const byQuery = await rpc(registry.url, 'SendMessage', { message: message() }, {}, '?A2A-Version=1.0');
+    assert.equal(byQuery.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED', byQuery.text.slice(0, 200));
+    const headerWins = await rpc(registry.url, 'message/send', { message: legacyMessage() }, { 'A2A-Version': '0.3' }, '?A2A-Version=1.0');
+    assert.equal(headerWins.json?.result?.status?.state, 'completed', headerWins.text.slice(0, 200));
+    const restByQuery = await rest(registry.url, '/message:send?A2A-Version=1.0.0', { method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody() });
+    assert.equal(restByQuery.status, 200, restByQuery.text.slice(0, 200));
+    assert.equal(restByQuery.json?.task?.status?.state, 'TASK_STATE_COMPLETED');
+  });
+
+  test('an unsupported version gets VersionNotSupportedError naming the supported versions', async () => {
+    for (const version of ['2.0', '0.2', 'banana', '1']) {
+      const answer = await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': version });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.json?.id, 9);
+      assert.equal(answer.json?.error?.code, -32009, `${version}: ${answer.text.slice(0, 200)}`);
+      assert.match(answer.json?.error?.message, /supported versions: 1\.0, 0\.3/);
+      const info = answer.json?.error?.data?.[0];
+      assert.equal(info?.['@type'], 'type.googleapis.com/google.rpc.ErrorInfo');
+      assert.equal(info?.reason, 'VERSION_NOT_SUPPORTED');
+      assert.equal(info?.domain, 'a2a-protocol.org');
+      assert.equal(info?.metadata?.supportedVersions, '1.0, 0.3');
+    }
+    const restAnswer = await rest(registry.url, '/tasks', { headers: { 'A2A-Version': '3.1' } });
+    assert.equal(restAnswer.status, 400);
+    assert.equal(restAnswer.json?.error?.status, 'FAILED_PRECONDITION');
+    assert.equal(restAnswer.json?.error?.details?.[0]?.reason, 'VERSION_NOT_SUPPORTED');
+    assert.match(restAnswer.json?.error?.message, /supported versions: 1\.0\b/);
+    // HTTP+JSON serves v1.0 only: a request without a version is v0.3 there, and says so.
+    const versionless = await rest(registry.url, '/tasks');
+    assert.equal(versionless.status, 400);
+    assert.match(versionless.json?.error?.message, /without A2A-Version is a v0\.3 request/);
+  });
+});
+
+describe('HTTP+JSON media types (11.1)', () => {
+  test('answers are application/json by default, application/a2a+json when Accept prefers it; Vary: Accept', async () => {
+    const plain = await rest(registry.url, '/message:send', { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: sendBody() });
+    assert.match(plain.headers.get('content-type') ?? '', /^application\/json/);
+    assert.match(plain.headers.get('vary') ?? '', /Accept/);
+    const a2a = await rest(registry.url, '/message:send', {
+      method: 'POST',
+      headers: { 'content-type': 'application/a2a+json', accept: 'application/a2a+json', 'A2A-Version': '1.0' },
+      body: sendBody(),
+    });
+    assert.match(a2a.headers.get('content-type') ?? '', /^application\/a2a\+json/);
+    assert.equal(a2a.json?.task?.status?.state, 'TASK_STATE_COMPLETED');
+    const error = await rest(registry.url, `/tasks/${randomUUID()}`, { headers: { 'A2A-Version': '1.0' } });
+    assert.equal(error.status, 404);
+    assert.match(error.headers.get('content-type') ?? '', /^application\/json/);
+    const rpcAnswer = await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': '1.0' });
+    assert.match(rpcAnswer.headers.get('content-type') ?? '', /^application\/json/);
+  });
+
+  test('a body that is not JSON gets 415 ContentTypeNotSupported; a POST without a body passes', async () => {
+    for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}] as Record<string, string>[]) {
+      const answer = await rest(registry.url, '/message:send', { method: 'POST', headers: { 'A2A-Version': '1.0', ...headers }, body: sendBody() });
+      assert.equal(answer.status, 415, `${JSON.stringify(headers)}: ${answer.text.slice(0, 200)}`);
+      assert.equal(answer.json?.error?.code, 415);
+      assert.equal(answer.json?.error?.details?.[0]?.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+      assert.match(answer.json?.error?.message, /Content-Type: application\/json/);
+    }
+    const cancel = await rest(registry.url, `/tasks/${randomUUID()}:cancel`, { method: 'POST', headers: { 'A2A-Version': '1.0' } });
+    assert.equal(cancel.status, 404, cancel.text.slice(0, 200));
+  });
+
+  test('the SDK 1.x client still parses every answer over HTTP+JSON (it asks for a2a+json first)', async () => {
+    const client = await sdkClient(registry.url, { binding: 'HTTP+JSON' });
+    const task = await send(client, [textPart('weather')]);
+    assert.equal((await client.getTask({ id: task.id, tenant: '', historyLength: undefined })).id, task.id);
+  });
+});
+
+describe('@a2a-js/sdk 1.3 as it is (fails when an upgrade changes what the door works around)', () => {
+  let base: string;
+  let close: () => void;
+  before(async () => {
+    const card = AgentCard.fromJSON({
+      name: 'bare',
+      description: 'the SDK without our edge',
+      version: '1.0.0',
+      supportedInterfaces: [
+        { url: 'http://127.0.0.1/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: 'http://127.0.0.1/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ],
+      capabilities: {},
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: [],
+    });
+    const executor: AgentExecutor = { execute: async () => undefined, cancelTask: async () => undefined };
+    const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+    const app = express();
+    app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+    app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () => server.close();
+  });
+  after(() => close());
+
+  test('refuses a patch version and ignores the A2A-Version query parameter (versions.ts)', async () => {
+    const patch = await rpc(base, 'GetTask', { id: 'x' }, { 'A2A-Version': '1.0.0' });
+    assert.equal(patch.json?.error?.code, -32009, patch.text.slice(0, 200));
+    const query = await rpc(base, 'GetTask', { id: 'x' }, {}, '?A2A-Version=1.0');
+    assert.equal(query.json?.error?.code, -32009, query.text.slice(0, 200));
+  });
+
+  test('labels HTTP+JSON answers application/a2a+json and answers a text/plain body with 400 (rest-media-types.ts)', async () => {
+    const answer = await rest(base, '/tasks/x', { headers: { 'A2A-Version': '1.0' } });
+    assert.match(answer.headers.get('content-type') ?? '', /^application\/a2a\+json/);
+    const text = await rest(base, '/message:send', { method: 'POST', headers: { 'A2A-Version': '1.0', 'content-type': 'text/plain' }, body: 'hi' });
+    assert.equal(text.status, 400);
+  });
+});
