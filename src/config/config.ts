@@ -27,6 +27,10 @@ export interface RegistryConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Seconds the well-known card may be cached. */
   cardMaxAgeSeconds: number;
+  /** Seconds catalogs, ARD answers and registered documents may be cached (they change with every registration). */
+  catalogMaxAgeSeconds: number;
+  /** Host names the MCP endpoint answers besides PUBLIC_URL's (DNS-rebinding protection). */
+  mcpAllowedHosts: string[];
   taskRetention: { maxAgeMs: number; maxCount: number };
   /** Warn about http: URLs in registered documents (on when PUBLIC_URL is https). */
   warnInsecureHttp: boolean;
@@ -120,6 +124,20 @@ const envSchema = z.object({
   REGISTRY_MAX_DOCUMENT_BYTES: positiveInt(1024 * 1024).default(10240),
   REGISTRY_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024).optional(),
   REGISTRY_CARD_MAX_AGE: z.coerce.number().int().min(0).max(86400).default(300),
+  REGISTRY_CATALOG_MAX_AGE: z.coerce.number().int().min(0).max(86400).default(60),
+  REGISTRY_MCP_ALLOWED_HOSTS: z
+    .string()
+    .transform((raw, ctx) => {
+      const hosts = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+      for (const host of hosts) {
+        if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(host)) {
+          ctx.addIssue({ code: 'custom', message: `"${host}" is not a host name (no scheme, port or path; IPv6 in brackets)` });
+          return z.NEVER;
+        }
+      }
+      return hosts;
+    })
+    .optional(),
   REGISTRY_TASK_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
   REGISTRY_TASK_RETENTION_COUNT: positiveInt(10_000_000).default(10000),
   REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
@@ -193,6 +211,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     maxBodyBytes,
     logLevel: e.LOG_LEVEL,
     cardMaxAgeSeconds: e.REGISTRY_CARD_MAX_AGE,
+    catalogMaxAgeSeconds: e.REGISTRY_CATALOG_MAX_AGE,
+    mcpAllowedHosts: e.REGISTRY_MCP_ALLOWED_HOSTS ?? [],
     taskRetention: { maxAgeMs: e.REGISTRY_TASK_RETENTION_HOURS * 3600_000, maxCount: e.REGISTRY_TASK_RETENTION_COUNT },
     warnInsecureHttp: publicUrl.startsWith('https:'),
     pageTokenSecret: e.REGISTRY_PAGE_TOKEN_SECRET,

@@ -35,6 +35,20 @@ export interface HttpFailure {
   challenge?: string;
 }
 
+/**
+ * How a door's binding shapes a failure body (MCP: a JSON-RPC error, ARD: {errorCode, message}).
+ * A door sets it with `failureFormat` in front of its routes, so the refusals shared by every
+ * door (flood guard, body errors) answer in that door's words.
+ */
+export type FailureFormatter = (failure: HttpFailure) => { status?: number; body: unknown };
+
+export const failureFormat =
+  (format: FailureFormatter): RequestHandler =>
+  (_req, res, next) => {
+    res.locals.failureFormat = format;
+    next();
+  };
+
 export function sendFailure(req: Request, res: Response, failure: HttpFailure): void {
   if (res.headersSent) {
     res.end();
@@ -45,6 +59,12 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
   const retry = failure.retryAfterSeconds;
   if (retry !== undefined) res.setHeader('Retry-After', String(retry));
   if (failure.challenge !== undefined) res.setHeader('WWW-Authenticate', failure.challenge);
+  const format = (res.locals as { failureFormat?: FailureFormatter }).failureFormat;
+  if (format) {
+    const { status, body } = format(failure);
+    res.status(status ?? failure.httpStatus).json(body);
+    return;
+  }
   if (req.baseUrl.startsWith('/a2a/jsonrpc') || req.path.startsWith('/a2a/jsonrpc')) {
     // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does;
     // a rate limit (429 + Retry-After) and a refused credential (401 + WWW-Authenticate) are the

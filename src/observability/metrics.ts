@@ -1,6 +1,6 @@
 /**
- * Prometheus metrics (prom-client) at GET /metrics: A2A requests by method, operation and
- * outcome with latency histograms, entries by kind and index size (read from the store and the
+ * Prometheus metrics (prom-client) at GET /metrics: requests by door (a2a, mcp, catalog),
+ * method, operation and outcome with latency histograms, entries by kind and index size (read from the store and the
  * index when scraped, so they are never stale), validation failures by code, rate-limit
  * refusals, and the default process metrics (memory, CPU, event-loop lag, GC).
  *
@@ -75,8 +75,8 @@ function outcomeOf(res: Response, scope: RequestScope | undefined): { outcome: s
 
 export class RegistryMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'method' | 'operation' | 'outcome' | 'code'>;
-  private readonly latency: Histogram<'method' | 'operation'>;
+  private readonly requests: Counter<'method' | 'operation' | 'outcome' | 'code' | 'door'>;
+  private readonly latency: Histogram<'method' | 'operation' | 'door'>;
   private readonly validationFailures: Counter<'kind' | 'code'>;
   private readonly limited: Counter<'limit' | 'by'>;
   private readonly fetches: Counter<'purpose' | 'outcome'>;
@@ -88,14 +88,14 @@ export class RegistryMetrics {
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'registry_requests_total',
-      help: 'A2A requests by method (JSON-RPC method or HTTP+JSON route), operation, outcome (task state, REFUSED, ERROR) and code (registry error code, refusal reason or JSON-RPC error code).',
-      labelNames: ['method', 'operation', 'outcome', 'code'],
+      help: 'Requests by door (a2a, mcp, catalog), method (JSON-RPC method, HTTP+JSON route, MCP method and tool, catalog route), operation, outcome (task state, REFUSED, ERROR) and code (registry error code, refusal reason or JSON-RPC error code).',
+      labelNames: ['method', 'operation', 'outcome', 'code', 'door'],
       registers: [this.registry],
     });
     this.latency = new Histogram({
       name: 'registry_request_duration_seconds',
-      help: 'Time from receiving an A2A request to the end of its answer (the whole stream for SSE).',
-      labelNames: ['method', 'operation'],
+      help: 'Time from receiving a request to the end of its answer (the whole stream for SSE), by door, method and operation.',
+      labelNames: ['method', 'operation', 'door'],
       buckets: LATENCY_BUCKETS,
       registers: [this.registry],
     });
@@ -166,19 +166,22 @@ export class RegistryMetrics {
   }
 
   /**
-   * Counts every A2A request when its response ends (or the client goes away). Mount it first,
-   * so requests refused before the SDK (body errors, floods) are counted too; it reads the
-   * request scope that requestScope leaves in res.locals.scope.
+   * Counts every request of a door when its response ends (or the client goes away). Mount it
+   * first, so requests refused before the door's handlers (body errors, floods) are counted too;
+   * it reads the request scope that requestScope leaves in res.locals.scope. `method` names the
+   * request with a value from a fixed set (the A2A door's by default).
    */
-  middleware(): RequestHandler {
+  middleware(options: { door?: string; method?: (req: Request, scope: RequestScope | undefined) => string } = {}): RequestHandler {
+    const door = options.door ?? 'a2a';
+    const label = options.method ?? methodLabel;
     return (req, res, next) => {
       const started = process.hrtime.bigint();
       res.once('close', () => {
         const scope = (res.locals as { scope?: RequestScope }).scope;
-        const method = methodLabel(req, scope);
+        const method = label(req, scope);
         const operation = scope?.operation && OPERATIONS.has(scope.operation) ? scope.operation : 'none';
-        this.requests.inc({ method, operation, ...outcomeOf(res, scope) });
-        this.latency.observe({ method, operation }, Number(process.hrtime.bigint() - started) / 1e9);
+        this.requests.inc({ method, operation, ...outcomeOf(res, scope), door });
+        this.latency.observe({ method, operation, door }, Number(process.hrtime.bigint() - started) / 1e9);
       });
       next();
     };

@@ -44,7 +44,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function zodFindings(error: z.ZodError, base: string): Finding[] {
+/** Zod issues as findings whose paths start at `base` (a JSON Pointer). */
+export function zodFindings(error: z.ZodError, base: string): Finding[] {
   return error.issues.slice(0, 20).map((issue) => {
     const path = [base, ...issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
     const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
@@ -52,10 +53,13 @@ function zodFindings(error: z.ZodError, base: string): Finding[] {
   });
 }
 
-function parseArgs<T>(schema: z.ZodType<T>, value: unknown, op: OperationName, partIndex: number): T {
+/** Where an operation's arguments sit in a message: error paths start here. */
+const argumentsPath = (op: OperationName, partIndex: number) => `/parts/${partIndex}/data/${op}`;
+
+function parseArgs<T>(schema: z.ZodType<T>, value: unknown, op: OperationName, base: string): T {
   const parsed = schema.safeParse(value ?? {});
   if (!parsed.success) {
-    const details = zodFindings(parsed.error, `/parts/${partIndex}/data/${op}`);
+    const details = zodFindings(parsed.error, base);
     throw badRequest(`The "${op}" arguments are not valid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}.`, details);
   }
   return parsed.data;
@@ -133,10 +137,9 @@ function inlineSubject(
   args: z.infer<typeof documentOperationSchema>,
   file: UploadedFile | undefined,
   op: OperationName,
-  index: number,
+  base: string,
   limits: ParserLimits,
 ): Subject {
-  const base = `/parts/${index}/data/${op}`;
   const hasCard = args.agentCard !== undefined;
   const hasMcp = args.mcpServer !== undefined || args.toolspec !== undefined;
   if (hasCard && (hasMcp || file)) {
@@ -175,6 +178,25 @@ function inlineSubject(
     toolspecText,
     sizeBytes: file ? file.sizeBytes : Buffer.byteLength(toolspecText),
   };
+}
+
+/** A search query longer than REGISTRY_MAX_QUERY_CHARS is BAD_REQUEST, on every door. `path` points at the query. */
+export function checkQueryLength(query: string | undefined, maxQueryChars: number | undefined, path: string): void {
+  const max = maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
+  if (query !== undefined && query.length > max) {
+    throw badRequest(`The "search" arguments are not valid: ${path}: the query is ${query.length} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS).`, [
+      { path, message: `Too big: expected string to have <=${max} characters` },
+    ]);
+  }
+}
+
+/**
+ * The document of a register or validate given as arguments rather than in a message (other
+ * doors: MCP tools), checked exactly as an inline data part is. `at` is the JSON Pointer error
+ * paths start from (e.g. "/arguments").
+ */
+export function documentSubject(args: unknown, op: 'register' | 'validate', limits: ParserLimits, at: string): Subject {
+  return inlineSubject(parseArgs(documentOperationSchema, args, op, at), undefined, op, at, limits);
 }
 
 /** Parses the message into one operation, or throws a BAD_REQUEST (or TOO_LARGE) RegistryError. */
@@ -232,7 +254,7 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
           'A toolspec.json needs its server metadata beside it: a data part {"register": {"mcpServer": {"name": "...", "url": "https://..."}}}, or {"validate": {}} to only check it.',
         );
       }
-      return { op: 'register', subject: inlineSubject({}, file, 'register', file.index, limits) };
+      return { op: 'register', subject: inlineSubject({}, file, 'register', argumentsPath('register', file.index), limits) };
     }
     const query = texts.join(' ').trim();
     if (!query) throw badRequest(`The message's text is empty. ${REQUEST_SHAPES}`);
@@ -246,25 +268,19 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
   switch (name) {
     case 'register':
     case 'validate':
-      return { op: name, subject: inlineSubject(parseArgs(documentOperationSchema, args, name, index), file, name, index, limits) };
+      return { op: name, subject: inlineSubject(parseArgs(documentOperationSchema, args, name, argumentsPath(name, index)), file, name, argumentsPath(name, index), limits) };
     case 'search': {
-      const request = parseArgs(searchSchema, args, name, index);
-      const max = limits.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
-      if (request.query !== undefined && request.query.length > max) {
-        const path = `/parts/${index}/data/search/query`;
-        throw badRequest(`The "search" arguments are not valid: ${path}: the query is ${request.query.length} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS).`, [
-          { path, message: `Too big: expected string to have <=${max} characters` },
-        ]);
-      }
+      const request = parseArgs(searchSchema, args, name, argumentsPath(name, index));
+      checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       return { op: 'search', request };
     }
     case 'get': {
-      const { id, revision } = parseArgs(getSchema, args, name, index);
+      const { id, revision } = parseArgs(getSchema, args, name, argumentsPath(name, index));
       return revision === undefined ? { op: 'get', id } : { op: 'get', id, revision };
     }
     case 'list':
-      return { op: 'list', request: parseArgs(listSchema, args, name, index) };
+      return { op: 'list', request: parseArgs(listSchema, args, name, argumentsPath(name, index)) };
     case 'unregister':
-      return { op: 'unregister', id: parseArgs(unregisterSchema, args, name, index).id };
+      return { op: 'unregister', id: parseArgs(unregisterSchema, args, name, argumentsPath(name, index)).id };
   }
 }

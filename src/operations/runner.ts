@@ -6,7 +6,7 @@ import type { Caller } from '../contract/caller.js';
 import type { SearchHit, SearchPage } from '../contract/types.js';
 import type { RegistryService } from '../registry/service.js';
 import type { Admission } from './admission.js';
-import type { AnswerChunk, OperationResult } from './answer.js';
+import { isStreamed, type Answer, type AnswerChunk, type OperationResult } from './answer.js';
 import type { Operation } from './operation.js';
 import { describeHits, summarizeEntries, summarizeEntry, summarizeRegistration, summarizeValidation } from './summaries.js';
 
@@ -48,6 +48,13 @@ export class OperationRunner {
   async run(operation: Operation, caller: Caller, context: { streaming: boolean }): Promise<OperationResult> {
     await this.admission?.admit(operation.op, caller);
     return handle(operation, caller, this.service, { ...this.options, streaming: context.streaming });
+  }
+
+  /** run() for doors that answer in one piece (MCP tools, catalogs): never a stream. */
+  async answer(operation: Operation, caller: Caller): Promise<Answer> {
+    const result = await this.run(operation, caller, { streaming: false });
+    if (isStreamed(result)) throw new Error(`operation ${operation.op} streamed although streaming was off`);
+    return result;
   }
 }
 

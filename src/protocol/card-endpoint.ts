@@ -11,8 +11,8 @@
  * when the card was built, Cache-Control max-age, 304 on a matching If-None-Match (or a fresh
  * If-Modified-Since), and Vary: A2A-Version so shared caches keep the variants apart.
  */
-import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { etagOf, sendCacheable } from '../http/conditional.js';
 import { majorMinor, requestedVersion, VERSION_PARAMETER } from './versions.js';
 
 export interface CardVariants {
@@ -29,7 +29,7 @@ interface Representation {
 
 function representation(card: Record<string, unknown>): Representation {
   const body = Buffer.from(JSON.stringify(card));
-  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+  return { body, etag: etagOf(body) };
 }
 
 /** True when the requested version (header or query) is 1.0 or later. */
@@ -41,26 +41,13 @@ function wantsV1(version: string | undefined): boolean {
 export function cardEndpoint(cards: CardVariants, maxAgeSeconds: number, builtAt: Date = new Date()): RequestHandler {
   const v1 = representation(cards.v1);
   const legacyCompatible = representation(cards.legacyCompatible);
-  // HTTP dates have one-second precision: round down so If-Modified-Since comparisons hold.
-  const lastModified = new Date(Math.floor(builtAt.getTime() / 1000) * 1000);
-  const lastModifiedHeader = lastModified.toUTCString();
-
   return (req, res) => {
-    const { body, etag } = wantsV1(requestedVersion(req)) ? v1 : legacyCompatible;
-    res.setHeader('ETag', etag);
-    res.setHeader('Last-Modified', lastModifiedHeader);
-    res.setHeader('Cache-Control', `public, max-age=${maxAgeSeconds}`);
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.vary(VERSION_PARAMETER);
-    const inm = req.header('if-none-match');
-    const ims = req.header('if-modified-since');
-    const notModified = inm
-      ? inm.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}` || tag.trim() === '*')
-      : ims !== undefined && !Number.isNaN(Date.parse(ims)) && Date.parse(ims) >= lastModified.getTime();
-    if (notModified) {
-      res.status(304).end();
-      return;
-    }
-    res.status(200).end(req.method === 'HEAD' ? undefined : body);
+    sendCacheable(req, res, {
+      ...(wantsV1(requestedVersion(req)) ? v1 : legacyCompatible),
+      lastModified: builtAt,
+      cacheControl: `public, max-age=${maxAgeSeconds}`,
+      contentType: 'application/json; charset=utf-8',
+    });
   };
 }

@@ -8,10 +8,8 @@
  * deeply nested body overflows the stack inside the SDK, and invalid base64 is silently decoded
  * to garbage (Buffer.from ignores what it cannot read).
  */
-import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { currentScope } from '../observability/request-scope.js';
-import { isWellFormedUtf8, nestsDeeperThan } from '../lib/json-depth.js';
 import { sendFailure } from '../http/errors.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
@@ -23,26 +21,8 @@ const MESSAGE_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-/** An error body-parser passes on to the error handler with our `type`. */
-class BodyRejected extends Error {
-  readonly status = 400;
-  constructor(
-    readonly type: 'entity.too.deep' | 'entity.invalid.utf8',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** express.json `verify`: runs on the raw body before JSON.parse. */
-export function verifyBody(maxDepth: number) {
-  return (_req: IncomingMessage, _res: unknown, buf: Buffer, encoding: string): void => {
-    if (/^utf-?8$/i.test(encoding) && !isWellFormedUtf8(buf)) throw new BodyRejected('entity.invalid.utf8', 'not UTF-8');
-    if (nestsDeeperThan(buf, maxDepth)) {
-      throw new BodyRejected('entity.too.deep', `The request body nests JSON deeper than ${maxDepth} levels (REGISTRY_MAX_JSON_DEPTH).`);
-    }
-  };
-}
+/** Depth and UTF-8 of the raw body (shared by every door's JSON parser). */
+export { verifyBody } from '../http/json-body.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

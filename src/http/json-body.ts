@@ -1,0 +1,43 @@
+/**
+ * JSON request bodies for every door: our own parser and limit (an SDK's default parser would
+ * answer an oversized body with an HTML 413 page), with nesting depth and UTF-8 checked on the
+ * raw bytes before JSON.parse. Failures reach bodyErrorHandler (./errors.ts) with a `type` it
+ * turns into an answer in the door's binding.
+ */
+import type { IncomingMessage } from 'node:http';
+import express, { type RequestHandler } from 'express';
+import { isWellFormedUtf8, nestsDeeperThan } from '../lib/json-depth.js';
+
+/** An error body-parser passes on to the error handler with our `type`. */
+class BodyRejected extends Error {
+  readonly status = 400;
+  constructor(
+    readonly type: 'entity.too.deep' | 'entity.invalid.utf8',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** express.json `verify`: runs on the raw body before JSON.parse. */
+export function verifyBody(maxDepth: number) {
+  return (_req: IncomingMessage, _res: unknown, buf: Buffer, encoding: string): void => {
+    if (/^utf-?8$/i.test(encoding) && !isWellFormedUtf8(buf)) throw new BodyRejected('entity.invalid.utf8', 'not UTF-8');
+    if (nestsDeeperThan(buf, maxDepth)) {
+      throw new BodyRejected('entity.too.deep', `The request body nests JSON deeper than ${maxDepth} levels (REGISTRY_MAX_JSON_DEPTH).`);
+    }
+  };
+}
+
+export interface JsonBodyOptions {
+  /** Largest body in bytes (REGISTRY_MAX_BODY_BYTES). */
+  limit: number;
+  /** Deepest nesting (REGISTRY_MAX_JSON_DEPTH). */
+  maxDepth: number;
+  /** Media types parsed as JSON; others are left unparsed for the door to refuse in its own words. */
+  types?: string[];
+}
+
+export function jsonBody(options: JsonBodyOptions): RequestHandler {
+  return express.json({ limit: options.limit, type: options.types ?? ['application/json', 'application/*+json'], verify: verifyBody(options.maxDepth) });
+}
