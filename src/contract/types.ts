@@ -174,6 +174,8 @@ export interface ListRequest {
   filter?: { kind?: EntryKind; owner?: string; mine?: boolean };
   pageSize?: number;
   pageToken?: string;
+  /** Each entry with its document, as `get` answers it (catalogs map them in one read). */
+  withDocuments?: boolean;
 }
 
 export interface ListPage {

@@ -46,6 +46,7 @@ export const listSchema = z.strictObject({
   filter: z.strictObject({ kind: kind.optional(), owner: shortString(200).optional(), mine: z.boolean().optional() }).optional(),
   pageSize: z.number().int().min(1).max(100).optional(),
   pageToken: pageToken.optional(),
+  withDocuments: z.boolean().optional(),
 });
 
 export const unregisterSchema = z.strictObject({ id: shortString(100) });

@@ -198,7 +198,7 @@ export class RegistryService {
       limit: request.pageSize ?? DEFAULT_LIST_SIZE,
       after,
     });
-    const page: ListPage = { entries: result.entries.map((e) => toEntryView(e, false)) };
+    const page: ListPage = { entries: result.entries.map((e) => toEntryView(e, request.withDocuments === true)) };
     if (result.next) page.nextPageToken = this.pageTokens.issue(result.next, fingerprint);
     return page;
   }
