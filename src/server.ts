@@ -10,6 +10,7 @@ import { buildRegistry } from './composition/build-registry.js';
 import type { Door, MountedDoor } from './composition/door.js';
 import { createHttpApp, finishHttpApp } from './http/app.js';
 import type { Logger } from './observability/logger.js';
+import { mcpDoor } from './mcp/mcp-door.js';
 import { a2aDoor } from './protocol/a2a-door.js';
 import { loadAgentCardJson } from './protocol/agent-card.js';
 import type { RegistryService } from './registry/service.js';
@@ -18,7 +19,7 @@ import type { RegistryStore } from './storage/types.js';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Every way into the registry, in mount order. */
-const DOORS: readonly Door[] = [a2aDoor];
+const DOORS: readonly Door[] = [a2aDoor, mcpDoor];
 
 export interface RunningRegistry {
   /** The base URL it listens on (http://host:port). */

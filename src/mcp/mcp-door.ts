@@ -1,0 +1,168 @@
+/**
+ * The MCP door: the registry's discovery tools over MCP Streamable HTTP at /mcp, with the
+ * official TypeScript SDK. Stateless: every POST gets a new McpServer and transport (no session
+ * state to lose or leak between clients; any replica can answer any request), answering with
+ * plain JSON rather than an SSE stream, since no tool streams. GET and DELETE /mcp (a
+ * server-to-client stream, ending a session) mean nothing without sessions: 405.
+ *
+ * In front of the SDK, as on the A2A door: metrics, refusals in JSON-RPC form, DNS-rebinding
+ * protection (the Host must be PUBLIC_URL's host or one of REGISTRY_MCP_ALLOWED_HOSTS; a
+ * browser Origin must be PUBLIC_URL's host or one of REGISTRY_CORS_ORIGINS), the flood guard,
+ * our body parser and limits, the request scope and log line, and authentication (a bearer
+ * token makes the Caller; an unrecognised one is refused with 401).
+ */
+import type { Request, RequestHandler } from 'express';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Door, DoorContext } from '../composition/door.js';
+import { authenticate, callerOf } from '../http/caller.js';
+import { bodyErrorHandler, failureFormat, sendFailure, type FailureFormatter } from '../http/errors.js';
+import { jsonBody } from '../http/json-body.js';
+import { requestScope, type RequestNamer } from '../http/request-log.js';
+import { isObject } from '../lib/json.js';
+import { currentScope, type RequestScope } from '../observability/request-scope.js';
+import { MCP_PATH } from './paths.js';
+import { TOOL_NAMES, registerTools } from './tools.js';
+
+const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_SERVER_ERROR = -32000;
+
+/** MCP methods a client sends to this server (bounded metrics labels). */
+const MCP_METHODS = new Set(['initialize', 'notifications/initialized', 'ping', 'tools/list', 'tools/call', 'notifications/cancelled', 'logging/setLevel']);
+const TOOLS = new Set<string>(TOOL_NAMES);
+
+const INSTRUCTIONS =
+  'This server is an A2A agent registry: it knows A2A agents (with their skills and endpoints) and MCP servers (with their tools). ' +
+  'To find an agent for a task call search_agents; to find tools call search_mcp_servers; then get_agent or get_mcp_server with an id for the full card or toolspec. ' +
+  'validate_document checks an agent card or toolspec before it is registered.';
+
+/** The JSON-RPC method of a request body, with the tool's name for tools/call. */
+function describeCall(body: unknown): { method: string; tool?: string } {
+  if (Array.isArray(body)) return { method: 'batch' };
+  if (!isObject(body) || typeof body.method !== 'string') return { method: 'none' };
+  const params = isObject(body.params) ? body.params : {};
+  return { method: body.method.slice(0, 64), tool: body.method === 'tools/call' && typeof params.name === 'string' ? params.name.slice(0, 64) : undefined };
+}
+
+/** For the log line: "tools/call search_agents", "initialize", ... */
+const nameMcpRequest: RequestNamer = (req) => {
+  const { method, tool } = describeCall(req.body);
+  return { method: req.method !== 'POST' ? `${req.method} ${MCP_PATH}` : tool ? `${method} ${tool}` : method, streaming: false };
+};
+
+/** For metrics: the same, from a fixed set. */
+function mcpMethodLabel(req: Request): string {
+  if (req.method !== 'POST') return `${req.method} ${MCP_PATH}`;
+  const { method, tool } = describeCall(req.body);
+  if (!MCP_METHODS.has(method)) return 'other';
+  if (method !== 'tools/call') return method;
+  return `tools/call ${tool && TOOLS.has(tool) ? tool : 'other'}`;
+}
+
+/** Refusals before the SDK (flood, body, host, auth) as JSON-RPC errors, like the SDK's own. */
+const jsonRpcFailure: FailureFormatter = (failure) => {
+  const data: Record<string, unknown> = { reason: failure.reason };
+  if (failure.retryAfterSeconds !== undefined) data.retryAfterSeconds = failure.retryAfterSeconds;
+  return { body: { jsonrpc: '2.0', id: null, error: { code: failure.jsonRpcCode, message: failure.message, data } } };
+};
+
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Host names the endpoint answers: PUBLIC_URL's (all loopback names when it is one), and the configured extras. */
+export function allowedHostsFor(publicUrl: string, extra: string[]): Set<string> {
+  const own = new URL(publicUrl).hostname.toLowerCase();
+  return new Set([own, ...(LOOPBACK.includes(own) ? LOOPBACK : []), ...extra]);
+}
+
+/**
+ * DNS-rebinding protection. A page on attacker.example whose name is made to resolve to this
+ * server sends Host: attacker.example (refused); a page on another origin calling the real
+ * host sends its Origin (refused unless the operator allowed it).
+ */
+function rebindingGuard(hosts: Set<string>, corsOrigins: string[] | '*'): RequestHandler {
+  return (req, res, next) => {
+    const refuse = (message: string) => {
+      req.resume();
+      sendFailure(req, res, { httpStatus: 403, jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'FORBIDDEN_HOST', message });
+    };
+    let hostname: string | undefined;
+    try {
+      hostname = req.headers.host ? new URL(`http://${req.headers.host}`).hostname.toLowerCase() : undefined;
+    } catch {
+      hostname = undefined;
+    }
+    if (!hostname || !hosts.has(hostname)) {
+      return refuse(
+        `Host "${String(req.headers.host ?? '').slice(0, 100)}" is not this registry's (${[...hosts].join(', ')}). Connect to PUBLIC_URL's host; operators add other names with REGISTRY_MCP_ALLOWED_HOSTS.`,
+      );
+    }
+    const origin = req.header('origin');
+    if (origin !== undefined && corsOrigins !== '*' && !corsOrigins.includes(origin)) {
+      let originHost: string | undefined;
+      try {
+        originHost = new URL(origin).hostname.toLowerCase();
+      } catch {
+        originHost = undefined;
+      }
+      if (!originHost || !hosts.has(originHost)) {
+        return refuse(`Origin "${origin.slice(0, 100)}" may not call this MCP endpoint; operators allow browser origins with REGISTRY_CORS_ORIGINS.`);
+      }
+    }
+    next();
+  };
+}
+
+export const mcpDoor: Door = {
+  name: 'mcp',
+  mount(app, ctx: DoorContext) {
+    const { core, publicUrl, card } = ctx;
+    const { config, log, metrics, abuse } = core;
+    const hosts = allowedHostsFor(publicUrl, config.mcpAllowedHosts);
+    if (hosts.has('0.0.0.0') || hosts.has('[::]')) {
+      log.warn({ publicUrl }, 'PUBLIC_URL names no host clients can use: the MCP endpoint will refuse every request until PUBLIC_URL (or REGISTRY_MCP_ALLOWED_HOSTS) names one');
+    }
+    const serverInfo = { name: 'a2a-agent-registry', title: typeof card.name === 'string' ? card.name : undefined, version: String(card.version ?? '0.0.0') };
+    const limits = { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: config.hardening.maxJsonDepth, maxQueryChars: config.hardening.maxQueryChars };
+
+    const answer: RequestHandler = async (req, res, next) => {
+      if (req.method !== 'POST') {
+        const scope = currentScope();
+        if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'METHOD_NOT_ALLOWED' });
+        res.setHeader('Allow', 'POST');
+        res.status(405).json({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: JSONRPC_INVALID_REQUEST, message: `This MCP endpoint is stateless: send every request as a POST (no ${req.method} stream or session).` },
+        });
+        return;
+      }
+      const scope: RequestScope | undefined = currentScope();
+      const server = new McpServer(serverInfo, { instructions: INSTRUCTIONS });
+      registerTools(server, { operations: core.operations, caller: callerOf(res), scope, log, limits });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(req, res, req.body);
+      } catch (err) {
+        next(err);
+      }
+    };
+
+    app.all(
+      MCP_PATH,
+      metrics.middleware({ door: 'mcp', method: mcpMethodLabel }),
+      failureFormat(jsonRpcFailure),
+      rebindingGuard(hosts, config.hardening.corsOrigins),
+      abuse.floodGuard(),
+      jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: ['application/json'] }),
+      bodyErrorHandler(log),
+      requestScope(log, nameMcpRequest),
+      authenticate(core.authenticator),
+      answer,
+    );
+  },
+};

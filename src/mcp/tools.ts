@@ -1,0 +1,359 @@
+/**
+ * The registry's MCP tools: each builds one operation of the contract from its arguments and
+ * runs it through the shared OperationRunner, so answers, authorisation, rate limits and
+ * metrics are those of the A2A door. Input schemas reuse the contract's zod schemas
+ * (operations/request-schemas.ts) with descriptions for a model choosing tools; output schemas
+ * are loose objects (fields other work adds to entries and hits pass through), and every
+ * result carries structuredContent, a short text and, as the MCP specification recommends for
+ * clients that ignore structured content, the same JSON as text.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Caller } from '../contract/caller.js';
+import { RegistryError } from '../contract/errors.js';
+import type { EntryKind, EntryView, Finding, SearchHit, SearchPage } from '../contract/types.js';
+import { isObject } from '../lib/json.js';
+import type { Logger } from '../observability/logger.js';
+import type { RequestScope } from '../observability/request-scope.js';
+import type { Answer } from '../operations/answer.js';
+import type { Operation } from '../operations/operation.js';
+import { checkQueryLength, documentSubject, type ParserLimits } from '../operations/request-parser.js';
+import { listSchema, searchSchema } from '../operations/request-schemas.js';
+import type { OperationRunner } from '../operations/runner.js';
+
+/** What a tool call runs with: the operations, who asks, and where the request's facts are logged. */
+export interface ToolEnv {
+  operations: OperationRunner;
+  caller: Caller;
+  scope?: RequestScope;
+  log: Logger;
+  limits: ParserLimits;
+}
+
+export const TOOL_NAMES = ['search_agents', 'get_agent', 'list_agents', 'search_mcp_servers', 'get_mcp_server', 'validate_document'] as const;
+
+/** Every tool only reads the registry (validate_document checks a document it is given and stores nothing). */
+const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+// ---- input schemas, from the contract's ----
+
+const searchArgs = searchSchema.shape;
+const searchFilter = searchArgs.filter.unwrap().shape;
+const listArgs = listSchema.shape;
+const listFilter = listArgs.filter.unwrap().shape;
+
+const query = searchArgs.query.describe(
+  'Keywords describing what you need, matched against names, descriptions, skills, tags and examples (agents) or tools (MCP servers); case and accents are ignored. Leave it out to list by filter alone, newest first.',
+);
+const limit = searchArgs.limit.describe('Results per page, 1 to 100 (default 20).');
+const pageToken = searchArgs.pageToken.describe('nextPageToken of the previous answer, to get the next page of the same search.');
+const owner = searchFilter.owner.describe('Only entries registered by this principal.');
+
+const agentFilter = z
+  .strictObject({
+    tags: searchFilter.tags.describe('Skill tags; a skill carrying any of them matches.'),
+    inputModes: searchFilter.inputModes.describe('MIME types a skill must accept (any of them), e.g. ["application/pdf"].'),
+    outputModes: searchFilter.outputModes.describe('MIME types a skill must produce (any of them), e.g. ["text/plain"].'),
+    protocolBinding: searchFilter.protocolBinding.describe('An A2A binding the agent must offer: JSONRPC, GRPC or HTTP+JSON.'),
+    protocolVersion: searchFilter.protocolVersion.describe('An A2A protocol version the agent must speak, e.g. "1.0" or "0.3".'),
+    streaming: searchFilter.streaming.describe('true: only agents that stream answers; false: only agents that do not.'),
+    owner,
+  })
+  .optional()
+  .describe('Narrow the results; every key is optional and keys combine with AND.');
+
+const mcpFilter = z
+  .strictObject({
+    readOnly: searchFilter.readOnly.describe('true: only tools that declare they do not modify anything (readOnlyHint).'),
+    destructive: searchFilter.destructive.describe('false: only tools that do not delete or overwrite (destructiveHint, true when undeclared).'),
+    idempotent: searchFilter.idempotent.describe('true: only tools safe to call repeatedly (idempotentHint).'),
+    openWorld: searchFilter.openWorld.describe('false: only tools that stay within their own system (openWorldHint, true when undeclared).'),
+    owner,
+  })
+  .optional()
+  .describe('Narrow the results by the tools\' annotation hints (MCP defaults apply where a hint is absent); keys combine with AND.');
+
+const entryId = z.string().min(1).max(100).describe('The entry id, as search and list results give it.');
+const revision = z.number().int().min(1).optional().describe('An older revision of the entry; the current one when left out.');
+
+const documentArg = (what: string) => z.record(z.string(), z.unknown()).optional().describe(what);
+
+// ---- output schemas (loose: fields other registry work adds pass through) ----
+
+const interfaceOut = z.looseObject({
+  url: z.string(),
+  protocolBinding: z.string(),
+  protocolVersion: z.string().optional(),
+  tenant: z.string().optional(),
+});
+const kindOut = z.enum(['agent', 'mcp-server']);
+const hitOut = z.looseObject({
+  id: z.string(),
+  kind: kindOut,
+  name: z.string(),
+  description: z.string(),
+  score: z.number(),
+  interfaces: z.array(interfaceOut),
+});
+const searchOut = z.looseObject({
+  results: z.array(hitOut),
+  total: z.number().int(),
+  nextPageToken: z.string().optional(),
+});
+const entryOut = z.looseObject({
+  id: z.string(),
+  kind: kindOut,
+  name: z.string(),
+  description: z.string(),
+  owner: z.string(),
+  revision: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  protocolVersion: z.string().optional(),
+  interfaces: z.array(interfaceOut),
+  document: z.unknown().optional().describe('The card, or {mcpServer, toolspec}, exactly as registered.'),
+});
+const listOut = z.looseObject({ entries: z.array(entryOut), nextPageToken: z.string().optional() });
+const findingOut = z.looseObject({ path: z.string(), message: z.string(), hint: z.string().optional(), rule: z.string().optional() });
+const validationOut = z.looseObject({
+  valid: z.boolean(),
+  kind: kindOut.optional(),
+  protocolVersion: z.string().optional(),
+  sizeBytes: z.number().int().optional(),
+  code: z.string().optional().describe('Why the document is invalid: VALIDATION_FAILED, TOO_LARGE or UNSUPPORTED_VERSION.'),
+  message: z.string().optional(),
+  errors: z.array(findingOut),
+  warnings: z.array(findingOut),
+});
+
+// ---- results ----
+
+function findingLines(findings: Finding[], max = 10): string[] {
+  const lines = findings.slice(0, max).map((f) => `- ${f.path || '/'}: ${f.message}${f.hint ? ` (hint: ${f.hint})` : ''}`);
+  if (findings.length > max) lines.push(`- … and ${findings.length - max} more`);
+  return lines;
+}
+
+function result(structured: Record<string, unknown>, text: string): CallToolResult {
+  return { structuredContent: structured, content: [{ type: 'text', text }, { type: 'text', text: JSON.stringify(structured) }] };
+}
+
+function errorResult(error: { code: string; message: string; details?: Finding[]; retryAfterSeconds?: number }): CallToolResult {
+  const lines = [`${error.code}: ${error.message}`, ...findingLines(error.details ?? [])];
+  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }] };
+}
+
+type Attempt = { answer: Answer } | { refused: RegistryError } | { failed: CallToolResult };
+
+/** Runs one operation for the tool call and records it in the request scope (log line, metrics). */
+async function attempt(env: ToolEnv, operation: () => Operation): Promise<Attempt> {
+  const scope = env.scope;
+  try {
+    const op = operation();
+    if (scope) scope.operation = op.op;
+    const answer = await env.operations.answer(op, env.caller);
+    if (scope) scope.taskState = 'COMPLETED';
+    return { answer };
+  } catch (err) {
+    if (err instanceof RegistryError) {
+      if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: err.code });
+      return { refused: err };
+    }
+    env.log.error({ err, requestId: scope?.requestId }, 'MCP tool call failed');
+    if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: 'INTERNAL' });
+    return { failed: errorResult({ code: 'UNAVAILABLE', message: 'The registry could not complete the request; try again later.' }) };
+  }
+}
+
+/** attempt(), with registry refusals as tool errors the model can read and act on. */
+async function run(env: ToolEnv, operation: () => Operation, present: (answer: Answer) => CallToolResult): Promise<CallToolResult> {
+  const outcome = await attempt(env, operation);
+  if ('answer' in outcome) {
+    try {
+      return present(outcome.answer);
+    } catch (err) {
+      if (!(err instanceof RegistryError)) throw err;
+      if (env.scope) Object.assign(env.scope, { taskState: 'REJECTED', errorCode: err.code });
+      return errorResult(err.toBody());
+    }
+  }
+  return 'refused' in outcome ? errorResult(outcome.refused.toBody()) : outcome.failed;
+}
+
+/** A request the door itself declines (BAD_REQUEST), recorded like any refusal. */
+function refuse(env: ToolEnv, message: string, details: Finding[]): CallToolResult {
+  if (env.scope) Object.assign(env.scope, { taskState: 'REJECTED', errorCode: 'BAD_REQUEST' });
+  return errorResult({ code: 'BAD_REQUEST', message, details });
+}
+
+/** Refusals that mean "this document is not valid" (validate_document answers them as a verdict). */
+const INVALID_DOCUMENT = new Set(['VALIDATION_FAILED', 'TOO_LARGE', 'UNSUPPORTED_VERSION']);
+
+function invalidDocumentResult(kind: EntryKind, err: RegistryError): CallToolResult {
+  const errors = err.details ?? [];
+  const structured = { valid: false, kind, code: err.code, message: err.message, errors, warnings: [] };
+  const text = [`Invalid ${kind === 'agent' ? 'agent card' : 'MCP toolspec'} (${err.code}): ${err.message}`, ...findingLines(errors)].join('\n');
+  return result(structured, text);
+}
+
+const isMatch = (m: unknown): m is { type: string; name: string } => isObject(m) && typeof m.type === 'string' && typeof m.name === 'string';
+
+function searchText(page: SearchPage, what: string): string {
+  if (page.results.length === 0) return `No ${what} matched.`;
+  const lines = page.results.map((hit: SearchHit, i) => {
+    const match: unknown = (hit as { match?: unknown }).match;
+    const inner = isMatch(match) && (match.type === 'skill' || match.type === 'tool') ? ` — ${match.type} "${match.name}"` : '';
+    const url = hit.interfaces[0]?.url;
+    return `${i + 1}. ${hit.name} (id ${hit.id})${inner}${url ? ` — ${url}` : ''}`;
+  });
+  lines.push(`${page.total} match(es) in all.${page.nextPageToken ? ' More: call again with the same arguments and pageToken.' : ''}`);
+  return lines.join('\n');
+}
+
+/** get_agent / get_mcp_server show one kind: the other kind is "not found here", with the tool that shows it. */
+function requireKind(view: EntryView, kind: EntryKind): EntryView {
+  if (view.kind === kind) return view;
+  const other = view.kind === 'agent' ? 'get_agent' : 'get_mcp_server';
+  throw new RegistryError('NOT_FOUND', `Entry "${view.id}" is ${view.kind === 'agent' ? 'an A2A agent' : 'an MCP server'}; call ${other} for it.`);
+}
+
+const dataOf = <T>(answer: Answer): T => answer.data as unknown as T; // the runner spreads the contract's types into a record
+
+// ---- the tools ----
+
+export function registerTools(server: McpServer, env: ToolEnv): void {
+  const search = (kind: EntryKind, args: { query?: string; filter?: Record<string, unknown>; limit?: number; pageToken?: string }): Promise<CallToolResult> =>
+    run(
+      env,
+      () => {
+        checkQueryLength(args.query, env.limits.maxQueryChars, '/arguments/query');
+        return { op: 'search', request: { query: args.query, filter: { ...args.filter, kind }, limit: args.limit, pageToken: args.pageToken } };
+      },
+      (answer) => result(answer.data, searchText(dataOf<SearchPage>(answer), kind === 'agent' ? 'agents' : 'MCP servers')),
+    );
+
+  const get = (kind: EntryKind, args: { id: string; revision?: number }): Promise<CallToolResult> =>
+    run(
+      env,
+      () => (args.revision === undefined ? { op: 'get', id: args.id } : { op: 'get', id: args.id, revision: args.revision }),
+      (answer) => {
+        requireKind(dataOf<EntryView>(answer), kind);
+        return result(answer.data, answer.text);
+      },
+    );
+
+  server.registerTool(
+    'search_agents',
+    {
+      title: 'Search A2A agents',
+      description:
+        'Find A2A agents registered in this registry by what they can do. Returns the best-matching agents (and the skill that matched) with their ids, endpoints and relevance scores, best first. ' +
+        'Use it when you need an agent for a task ("translate invoices", "book flights"); then call get_agent with an id for its full agent card. For MCP servers and their tools use search_mcp_servers.',
+      inputSchema: { query, filter: agentFilter, limit, pageToken },
+      outputSchema: searchOut,
+      annotations: { title: 'Search A2A agents', ...READ_ONLY },
+    },
+    (args) => search('agent', args),
+  );
+
+  server.registerTool(
+    'search_mcp_servers',
+    {
+      title: 'Search MCP servers',
+      description:
+        'Find MCP servers registered in this registry by the tools they offer. Returns the best-matching servers (and the tool that matched) with their ids, URLs and relevance scores, best first. ' +
+        'Filter on tool hints, e.g. {"readOnly": true} for tools that change nothing. Then call get_mcp_server with an id for the server\'s full toolspec. For A2A agents use search_agents.',
+      inputSchema: { query, filter: mcpFilter, limit, pageToken },
+      outputSchema: searchOut,
+      annotations: { title: 'Search MCP servers', ...READ_ONLY },
+    },
+    (args) => search('mcp-server', args),
+  );
+
+  server.registerTool(
+    'get_agent',
+    {
+      title: 'Get an A2A agent',
+      description:
+        'The full registry entry of one A2A agent by id: its agent card exactly as registered (skills, endpoints, security schemes), owner, revision and timestamps. Use it after search_agents or list_agents to learn how to call the agent.',
+      inputSchema: { id: entryId, revision },
+      outputSchema: entryOut,
+      annotations: { title: 'Get an A2A agent', ...READ_ONLY },
+    },
+    (args) => get('agent', args),
+  );
+
+  server.registerTool(
+    'get_mcp_server',
+    {
+      title: 'Get an MCP server',
+      description:
+        'The full registry entry of one MCP server by id: its URL and metadata and its toolspec (every tool with its input schema and annotations) exactly as registered. Use it after search_mcp_servers to learn how to connect and which tools it has.',
+      inputSchema: { id: entryId, revision },
+      outputSchema: entryOut,
+      annotations: { title: 'Get an MCP server', ...READ_ONLY },
+    },
+    (args) => get('mcp-server', args),
+  );
+
+  server.registerTool(
+    'list_agents',
+    {
+      title: 'List A2A agents',
+      description:
+        'Browse registered A2A agents page by page, newest first, without a query (names, ids, endpoints; no cards). Use search_agents to find agents for a task, and search_mcp_servers without a query to browse MCP servers.',
+      inputSchema: {
+        pageSize: listArgs.pageSize.describe('Entries per page, 1 to 100 (default 50).'),
+        pageToken: listArgs.pageToken.describe('nextPageToken of the previous answer.'),
+        owner: listFilter.owner.describe('Only agents registered by this principal.'),
+        mine: listFilter.mine.describe('true: only the agents registered with the bearer token this client sends.'),
+      },
+      outputSchema: listOut,
+      annotations: { title: 'List A2A agents', ...READ_ONLY },
+    },
+    (args) =>
+      run(
+        env,
+        () => ({
+          op: 'list',
+          request: { filter: { kind: 'agent', owner: args.owner, mine: args.mine }, pageSize: args.pageSize, pageToken: args.pageToken },
+        }),
+        (answer) => result(answer.data, answer.text),
+      ),
+  );
+
+  server.registerTool(
+    'validate_document',
+    {
+      title: 'Validate an agent card or MCP toolspec',
+      description:
+        'Check an A2A agent card (v1.0 or v0.3) or an MCP toolspec ({"tools": [...]} as tools/list returns it) with the same rules the registry applies when registering; nothing is stored. ' +
+        'Returns valid: true with warnings, or valid: false with every error as a JSON Pointer path, a message and a hint on how to fix it. Give exactly one of agentCard or toolspec.',
+      inputSchema: {
+        agentCard: documentArg('The A2A agent card to check, as a JSON object.'),
+        toolspec: documentArg('The MCP toolspec to check: {"tools": [...]}.'),
+        mcpServer: documentArg('Optional with toolspec: the server\'s metadata {"name", "url", "description"?, "version"?}, checked as registration would.'),
+      },
+      outputSchema: validationOut,
+      annotations: { title: 'Validate a document', ...READ_ONLY },
+    },
+    async (args) => {
+      const kind: EntryKind = args.agentCard !== undefined ? 'agent' : 'mcp-server';
+      if ((args.agentCard === undefined) === (args.toolspec === undefined)) {
+        return refuse(env, 'Give exactly one document: agentCard (an A2A agent card), or toolspec ({"tools": [...]}) with an optional mcpServer.', [
+          { path: '/arguments', message: args.agentCard === undefined ? 'no document' : 'two documents' },
+        ]);
+      }
+      if (args.agentCard !== undefined && args.mcpServer !== undefined) {
+        return refuse(env, 'mcpServer goes with a toolspec, not with an agentCard.', [{ path: '/arguments/mcpServer', message: 'not with agentCard' }]);
+      }
+      const outcome = await attempt(env, () => ({ op: 'validate', subject: documentSubject(args, 'validate', env.limits, '/arguments') }));
+      if ('answer' in outcome) return result(outcome.answer.data, outcome.answer.text);
+      if ('failed' in outcome) return outcome.failed;
+      // An invalid document is the answer to "is it valid?", not a failed call: the same errors,
+      // paths and hints as register gives, as structured content.
+      return INVALID_DOCUMENT.has(outcome.refused.code) ? invalidDocumentResult(kind, outcome.refused) : errorResult(outcome.refused.toBody());
+    },
+  );
+}
