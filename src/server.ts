@@ -10,6 +10,7 @@ import { buildRegistry } from './composition/build-registry.js';
 import type { Door, MountedDoor } from './composition/door.js';
 import { createHttpApp, finishHttpApp } from './http/app.js';
 import type { Logger } from './observability/logger.js';
+import { catalogDoor } from './catalog/catalog-door.js';
 import { mcpDoor } from './mcp/mcp-door.js';
 import { a2aDoor } from './protocol/a2a-door.js';
 import { loadAgentCardJson } from './protocol/agent-card.js';
@@ -19,7 +20,7 @@ import type { RegistryStore } from './storage/types.js';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Every way into the registry, in mount order. */
-const DOORS: readonly Door[] = [a2aDoor, mcpDoor];
+const DOORS: readonly Door[] = [a2aDoor, mcpDoor, catalogDoor];
 
 export interface RunningRegistry {
   /** The base URL it listens on (http://host:port). */

@@ -1,0 +1,310 @@
+/**
+ * ARD (Agentic Resource Discovery) as an adapter over the registry's own search, list and get:
+ * request shapes in, ARD shapes out, errors as ARD names them.
+ *
+ * Scores: ARD wants an integer 0–100 meaning "how well the entry satisfies the query". The
+ * registry's relevance scores are unbounded and only comparable within one query, so an ARD
+ * score is the hit's relevance relative to the best hit of the query's first page:
+ * round(100 × score / best). The best match scores 100 and the order is unchanged; the first
+ * page's best travels inside the ARD page token, so a hit scores the same on whatever page it
+ * falls. It is a relevance rank, not a probability, and (as ARD requires) says nothing about
+ * trust.
+ */
+import { z } from 'zod';
+import type { EntryKind, Finding, ListRequest, SearchFilter, SearchHit, SearchPage, SearchRequest } from '../contract/types.js';
+import { RegistryError, badRequest } from '../contract/errors.js';
+import type { FailureFormatter } from '../http/errors.js';
+import { isObject } from '../lib/json.js';
+import { checkQueryLength, zodFindings } from '../operations/request-parser.js';
+import { MAX_QUERY_CHARS_CEILING } from '../operations/request-schemas.js';
+import { documentUrl, entryUrn, kindsOf, mediaTypeOf, type Site } from './vocabulary.js';
+
+export const ARD_DEFAULT_PAGE_SIZE = 10;
+export const ARD_LIST_DEFAULT_PAGE_SIZE = 20;
+export const ARD_MAX_PAGE_SIZE = 100;
+const MAX_FILTER_VALUES = 32;
+const MAX_TOKEN_CHARS = 2048;
+
+// ---- errors ----
+
+/** ARD's error body (Appendix B codes); `registryCode` and `details` are the registry's own, as on every door. */
+export interface ArdError {
+  errorCode: string;
+  message: string;
+  registryCode?: string;
+  details?: Finding[];
+  retryAfterSeconds?: number;
+}
+
+const BY_REGISTRY_CODE: Record<string, [status: number, errorCode: string]> = {
+  BAD_REQUEST: [400, 'INVALID_ARGUMENT'],
+  VALIDATION_FAILED: [400, 'INVALID_ARGUMENT'],
+  TOO_LARGE: [400, 'INVALID_ARGUMENT'],
+  UNSUPPORTED_VERSION: [400, 'INVALID_ARGUMENT'],
+  UNAUTHENTICATED: [401, 'UNAUTHENTICATED'],
+  FORBIDDEN: [403, 'PERMISSION_DENIED'],
+  NOT_FOUND: [404, 'NOT_FOUND'],
+  RATE_LIMITED: [429, 'RATE_LIMIT_EXCEEDED'],
+  QUOTA_EXCEEDED: [429, 'RATE_LIMIT_EXCEEDED'],
+  UNAVAILABLE: [503, 'UNAVAILABLE'],
+};
+
+/** The ARD error code for an HTTP status (refusals made before an operation ran). */
+export function ardCodeForStatus(status: number): string {
+  if (status === 401) return 'UNAUTHENTICATED';
+  if (status === 403) return 'PERMISSION_DENIED';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 429) return 'RATE_LIMIT_EXCEEDED';
+  if (status === 501) return 'UNIMPLEMENTED';
+  if (status === 503) return 'UNAVAILABLE';
+  if (status >= 400 && status < 500) return 'INVALID_ARGUMENT';
+  return 'INTERNAL_ERROR';
+}
+
+export function ardErrorOf(err: RegistryError): { status: number; body: ArdError } {
+  const [status, errorCode] = BY_REGISTRY_CODE[err.code] ?? [400, 'INVALID_ARGUMENT'];
+  const body: ArdError = { errorCode, message: err.message, registryCode: err.code };
+  if (err.details?.length) body.details = err.details;
+  if (err.retryAfterSeconds !== undefined) body.retryAfterSeconds = err.retryAfterSeconds;
+  return { status, body };
+}
+
+/** Refusals shared by every door (flood guard, body errors, 404, bugs) in ARD's shape. */
+export const ardFailure: FailureFormatter = (failure) => {
+  const body: ArdError = { errorCode: ardCodeForStatus(failure.httpStatus), message: failure.message, registryCode: failure.reason };
+  if (failure.retryAfterSeconds !== undefined) body.retryAfterSeconds = failure.retryAfterSeconds;
+  return { body };
+};
+
+// ---- POST /search ----
+
+const scalar = z.union([z.string().max(256), z.boolean()]);
+const ardSearchSchema = z.strictObject({
+  query: z.strictObject({
+    '@context': z.unknown().optional(),
+    text: z.string().max(MAX_QUERY_CHARS_CEILING),
+    filter: z.record(z.string().min(1).max(128), z.union([scalar, z.array(scalar).max(MAX_FILTER_VALUES)])).optional(),
+  }),
+  federation: z.enum(['auto', 'referrals', 'none']).optional(),
+  pageSize: z.number().int().min(1).max(ARD_MAX_PAGE_SIZE).optional(),
+  pageToken: z.string().min(1).max(MAX_TOKEN_CHARS).optional(),
+});
+
+/** Filter keys this registry supports, with what each takes (for the error that lists them). */
+export const ARD_FILTER_KEYS: Record<string, string> = {
+  type: 'media types (application/a2a-agent-card+json, application/mcp-server-card+json)',
+  publisher: "the publisher segment of the entries' identifiers",
+  tags: 'skill tags (any of them)',
+  inputModes: 'MIME types a skill accepts (any of them)',
+  outputModes: 'MIME types a skill produces (any of them)',
+  protocolBinding: 'one A2A binding (JSONRPC, GRPC, HTTP+JSON)',
+  protocolVersion: 'one A2A protocol version',
+  owner: 'one registering principal',
+  streaming: 'true or false',
+  readOnly: 'true or false (MCP tool hint)',
+  destructive: 'true or false (MCP tool hint)',
+  idempotent: 'true or false (MCP tool hint)',
+  openWorld: 'true or false (MCP tool hint)',
+};
+const LIST_KEYS = ['tags', 'inputModes', 'outputModes'] as const;
+const ONE_VALUE_KEYS = ['protocolBinding', 'protocolVersion', 'owner'] as const;
+const BOOLEAN_KEYS = ['streaming', 'readOnly', 'destructive', 'idempotent', 'openWorld'] as const;
+
+const valuesOf = (v: string | boolean | Array<string | boolean>): Array<string | boolean> => (Array.isArray(v) ? v : [v]);
+const stringsOf = (v: Array<string | boolean>): string[] => v.map(String).map((s) => s.trim()).filter(Boolean);
+
+/** ARD's filter (keys are entry terms, values OR'ed within a key, keys AND'ed) as the registry's filter; undefined when it can match nothing here. */
+function searchFilterOf(site: Site, filter: Record<string, string | boolean | Array<string | boolean>>): SearchFilter | undefined {
+  const out: SearchFilter = {};
+  const at = (key: string) => `/query/filter/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  const unsupported = Object.keys(filter).filter((k) => !(k in ARD_FILTER_KEYS));
+  if (unsupported.length > 0) {
+    throw badRequest(
+      `Filter key(s) ${unsupported.map((k) => `"${k}"`).join(', ')} are not supported here. Supported: ${Object.entries(ARD_FILTER_KEYS)
+        .map(([k, v]) => `${k} (${v})`)
+        .join('; ')}.`,
+      unsupported.map((k) => ({ path: at(k), message: 'unsupported filter key', hint: `Use one of: ${Object.keys(ARD_FILTER_KEYS).join(', ')}.` })),
+    );
+  }
+  let matchable = true;
+  for (const [key, raw] of Object.entries(filter)) {
+    const values = valuesOf(raw);
+    if (values.length === 0) continue;
+    if (key === 'type') {
+      const kinds = kindsOf(stringsOf(values));
+      if (kinds.size === 0) matchable = false;
+      else if (kinds.size === 1) out.kind = [...kinds][0] as EntryKind;
+    } else if (key === 'publisher') {
+      if (!stringsOf(values).some((p) => p.toLowerCase() === site.publisher)) matchable = false;
+    } else if ((LIST_KEYS as readonly string[]).includes(key)) {
+      out[key as (typeof LIST_KEYS)[number]] = stringsOf(values).slice(0, 20);
+    } else if ((ONE_VALUE_KEYS as readonly string[]).includes(key)) {
+      const distinct = [...new Set(stringsOf(values))];
+      if (distinct.length !== 1) throw badRequest(`Filter "${key}" takes one value here.`, [{ path: at(key), message: `${distinct.length} values`, hint: 'Give a single value.' }]);
+      out[key as (typeof ONE_VALUE_KEYS)[number]] = distinct[0]!.slice(0, 200);
+    } else {
+      const bools = new Set<boolean>();
+      for (const v of values) {
+        const b = typeof v === 'boolean' ? v : v.trim().toLowerCase() === 'true' ? true : v.trim().toLowerCase() === 'false' ? false : undefined;
+        if (b === undefined) throw badRequest(`Filter "${key}" takes true or false.`, [{ path: at(key), message: `not a boolean: ${JSON.stringify(v).slice(0, 40)}` }]);
+        bools.add(b);
+      }
+      if (bools.size === 1) out[key as (typeof BOOLEAN_KEYS)[number]] = [...bools][0]!;
+    }
+  }
+  return matchable ? out : undefined;
+}
+
+interface ArdCursor {
+  /** The registry's own page token. */
+  t: string;
+  /** The best relevance score of the query's first page. */
+  b: number;
+}
+
+const encodeCursor = (c: ArdCursor): string => Buffer.from(JSON.stringify(c)).toString('base64url');
+
+function decodeCursor(token: string): ArdCursor {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (isObject(value) && typeof value.t === 'string' && typeof value.b === 'number' && Number.isFinite(value.b)) return { t: value.t, b: value.b };
+  } catch {
+    // fall through
+  }
+  throw badRequest('The pageToken was not issued by this registry for this search: send the query, filter and pageSize unchanged with the pageToken of the previous answer.', [
+    { path: '/pageToken', message: 'not a page token of this registry' },
+  ]);
+}
+
+export interface ArdSearch {
+  /** The registry's search, or undefined when the filter can match nothing here. */
+  request?: SearchRequest;
+  /** The best score of the first page (continuing pages). */
+  best?: number;
+  federation: 'auto' | 'referrals' | 'none';
+}
+
+/** Reads a POST /search body; BAD_REQUEST (ARD: INVALID_ARGUMENT) with paths when it is not one. */
+export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number): ArdSearch {
+  const parsed = ardSearchSchema.safeParse(body ?? {});
+  if (!parsed.success) {
+    const details = zodFindings(parsed.error, '');
+    throw badRequest(`The search request is not valid: ${details.map((d) => `${d.path || '/'}: ${d.message}`).join('; ')}.`, details);
+  }
+  const { query, federation = 'auto', pageSize = ARD_DEFAULT_PAGE_SIZE, pageToken } = parsed.data;
+  const text = query.text.trim();
+  if (!text) throw badRequest('query.text is required for a search: describe what you need, e.g. "translate invoices".', [{ path: '/query/text', message: 'empty' }]);
+  checkQueryLength(text, maxQueryChars, '/query/text');
+  const filter = searchFilterOf(site, query.filter ?? {});
+  if (!filter) return { federation };
+  const cursor = pageToken === undefined ? undefined : decodeCursor(pageToken);
+  const request: SearchRequest = { query: text, filter, limit: pageSize };
+  if (cursor) request.pageToken = cursor.t;
+  return { request, best: cursor?.b, federation };
+}
+
+export interface ArdResult {
+  identifier: string;
+  displayName: string;
+  type: string;
+  mediaType: string;
+  url: string;
+  description?: string;
+  capabilities?: string[];
+  score: number;
+  source: string;
+  metadata: Record<string, string | number | boolean>;
+}
+
+export interface ArdSearchAnswer {
+  results: ArdResult[];
+  referrals?: unknown[];
+  pageToken?: string;
+}
+
+const isMatch = (m: unknown): m is { type: string; name: string; id?: string } =>
+  isObject(m) && typeof m.type === 'string' && typeof m.name === 'string' && (m.id === undefined || typeof m.id === 'string');
+
+function ardResultOf(site: Site, hit: SearchHit, best: number): ArdResult {
+  const score = best > 0 ? Math.max(0, Math.min(100, Math.round((100 * hit.score) / best))) : 0;
+  const result: ArdResult = {
+    identifier: entryUrn(site, hit.kind, hit.id),
+    displayName: hit.name || hit.id,
+    type: mediaTypeOf(hit.kind),
+    mediaType: mediaTypeOf(hit.kind),
+    url: documentUrl(site, hit.kind, hit.id),
+    score,
+    source: `${site.publicUrl}/`,
+    metadata: { registryId: hit.id, kind: hit.kind },
+  };
+  if (hit.description) result.description = hit.description;
+  // What inside the entry matched (a skill or a tool), when the search says so.
+  const match: unknown = (hit as { match?: unknown }).match;
+  if (isMatch(match) && (match.type === 'skill' || match.type === 'tool')) {
+    result.capabilities = [match.id || match.name];
+    result.metadata.matchedType = match.type;
+    result.metadata.matchedName = match.name;
+  }
+  return result;
+}
+
+/**
+ * The ARD answer for one page of the registry's search: one result per entry (an entry's best
+ * hit; later hits of an entry already shown on the page are dropped), ARD scores, and the next
+ * page's token carrying the first page's best score.
+ */
+export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage | undefined): ArdSearchAnswer {
+  const answer: ArdSearchAnswer = { results: [] };
+  if (search.federation === 'referrals') answer.referrals = []; // no upstream registries are configured
+  if (!page) return answer;
+  const best = search.best ?? page.results.reduce((max, h) => Math.max(max, h.score), 0);
+  const seen = new Set<string>();
+  for (const hit of page.results) {
+    if (seen.has(hit.id)) continue;
+    seen.add(hit.id);
+    answer.results.push(ardResultOf(site, hit, best));
+  }
+  if (page.nextPageToken) answer.pageToken = encodeCursor({ t: page.nextPageToken, b: best });
+  return answer;
+}
+
+// ---- GET /agents ----
+
+/** Reads GET /agents' query (pageSize, pageToken, a `type = '...'` filter, newest-first order); undefined when it can match nothing. */
+export function ardListOf(query: Record<string, unknown>): ListRequest | undefined {
+  const one = (key: string): string | undefined => {
+    const v = query[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string') throw badRequest(`"${key}" is given more than once.`, [{ path: `/query/${key}`, message: 'repeated' }]);
+    return v;
+  };
+  const request: ListRequest = { pageSize: ARD_LIST_DEFAULT_PAGE_SIZE, withDocuments: true };
+  const size = one('pageSize');
+  if (size !== undefined) {
+    const n = /^[0-9]{1,4}$/.test(size) ? Number(size) : NaN;
+    if (!(n >= 1 && n <= ARD_MAX_PAGE_SIZE)) throw badRequest(`pageSize must be 1 to ${ARD_MAX_PAGE_SIZE}.`, [{ path: '/query/pageSize', message: `not 1..${ARD_MAX_PAGE_SIZE}` }]);
+    request.pageSize = n;
+  }
+  const token = one('pageToken');
+  if (token !== undefined) {
+    if (token.length === 0 || token.length > MAX_TOKEN_CHARS) throw badRequest('pageToken is not one this registry issued.', [{ path: '/query/pageToken', message: 'malformed' }]);
+    request.pageToken = token;
+  }
+  const orderBy = one('orderBy');
+  if (orderBy !== undefined && !/^\s*updatedAt(\s+desc)?\s*$/i.test(orderBy)) {
+    throw badRequest('orderBy supports "updatedAt DESC" (newest first) only.', [{ path: '/query/orderBy', message: 'unsupported order', hint: 'Leave orderBy out.' }]);
+  }
+  const filter = one('filter');
+  if (filter !== undefined && filter.trim() !== '') {
+    const m = /^\s*type\s*=\s*(?:'([^']*)'|"([^"]*)")\s*$/i.exec(filter);
+    if (!m) {
+      throw badRequest(`The filter supports one clause, type = '<media types, comma-separated>'; got ${JSON.stringify(filter.slice(0, 80))}.`, [
+        { path: '/query/filter', message: 'unsupported filter expression', hint: "e.g. type = 'application/mcp-server-card+json'" },
+      ]);
+    }
+    const kinds = kindsOf((m[1] ?? m[2] ?? '').split(','));
+    if (kinds.size === 0) return undefined;
+    if (kinds.size === 1) request.filter = { kind: [...kinds][0] };
+  }
+  return request;
+}

@@ -1,0 +1,232 @@
+/**
+ * The discovery-standards door: the AI Catalog at /.well-known/ai-catalog.json, the same
+ * document as the ARD manifest at /.well-known/ard.json, the ARD API (POST /search, GET /agents,
+ * GET /agents/{id}), and every registered document at a stable read-only URL:
+ *   /agents/{id}/card.json               the agent card as registered
+ *   /mcp-servers/{id}/document.json      an MCP registration as registered ({mcpServer, toolspec})
+ *   /mcp-servers/{id}/server-card.json   its MCP Server Card (derived)
+ *   /mcp/server-card                     the registry's own MCP endpoint's Server Card
+ *
+ * Thin over the shared operations: list, search and get run through core.operations with the
+ * caller the Authorization header makes, so access, rate limits and answers are those of every
+ * other door. Catalog pages are cached until the change feed moves (when reads are public: a
+ * closed registry authorises every request through the operation). Every GET answer carries a
+ * strong ETag and Cache-Control and honours If-None-Match.
+ *
+ * Cross-origin: when reads are public, the GET documents are readable from any origin
+ * (Access-Control-Allow-Origin: *). They are public metadata meant to be fetched by crawlers
+ * and browser-based agents, carry no cookies or per-user content, and a page could read them
+ * through any server anyway; without this a browser would refuse them. POST /search and the
+ * MCP endpoint follow REGISTRY_CORS_ORIGINS like the A2A endpoints.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import type { Door, DoorContext } from '../composition/door.js';
+import type { Caller } from '../contract/caller.js';
+import { RegistryError, notFound } from '../contract/errors.js';
+import type { EntryKind, EntryView, ListPage, SearchPage } from '../contract/types.js';
+import { callerOf, authenticate } from '../http/caller.js';
+import { etagOf, sendCacheable } from '../http/conditional.js';
+import { bodyErrorHandler, failureFormat } from '../http/errors.js';
+import { jsonBody } from '../http/json-body.js';
+import { requestScope } from '../http/request-log.js';
+import { currentScope } from '../observability/request-scope.js';
+import type { Operation } from '../operations/operation.js';
+import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
+import { ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus } from './ard.js';
+import { CATALOG_PAGE_SIZE, catalogDocument, catalogPageOf, hostInfo } from './catalog.js';
+import { catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
+import { FeedCache } from './feed-cache.js';
+import { MEDIA_TYPES, documentPaths, parseEntryRef, registryUrn, urnPublisher, type Site } from './vocabulary.js';
+
+export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
+export const ARD_MANIFEST_PATH = '/.well-known/ard.json';
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** Catalog pages kept in memory at most (they are rebuilt on demand after a change anyway). */
+const CATALOG_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** Route → metrics label, from the fixed set of routes below. */
+function routeLabel(req: Request): string {
+  const route = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof route !== 'string') return 'other';
+  return `${req.method === 'HEAD' ? 'GET' : req.method} ${route.replace(/:(\w+)/g, '{$1}')}`;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** GET documents when reads are public: any origin may read them (see the module comment). */
+const openToAllOrigins: RequestHandler = (_req, res, next) => {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', 'ETag, Last-Modified, X-Request-Id');
+  res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+  next();
+};
+
+function sendError(res: Response, err: RegistryError): void {
+  const { status, body } = ardErrorOf(err);
+  if (body.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(body.retryAfterSeconds));
+  if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  res.status(status).json(body);
+}
+
+/** An async handler that records its operation and outcome in the request scope; registry refusals answer in ARD's shape. */
+function handle(operation: Operation['op'] | undefined, fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
+  return async (req, res, next) => {
+    const scope = currentScope();
+    if (scope && operation) scope.operation = operation;
+    try {
+      await fn(req, res);
+      if (scope && !scope.taskState) scope.taskState = 'COMPLETED';
+    } catch (err) {
+      if (err instanceof RegistryError) {
+        if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: err.code });
+        sendError(res, err);
+        return;
+      }
+      if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: 'INTERNAL' });
+      next(err);
+    }
+  };
+}
+
+/** `?revision=N`: an older revision of a document (immutable, so cacheable for long). */
+function revisionOf(req: Request): number | undefined {
+  const raw = req.query.revision;
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,8}$/.test(raw)) {
+    throw new RegistryError('BAD_REQUEST', 'revision must be a positive whole number.', [{ path: '/query/revision', message: 'not a revision number' }]);
+  }
+  return Number(raw);
+}
+
+export const catalogDoor: Door = {
+  name: 'catalog',
+  mount(app, ctx: DoorContext) {
+    const { core, publicUrl, card } = ctx;
+    const { config, log, metrics, abuse } = core;
+    const site: Site = {
+      publicUrl,
+      publisher: urnPublisher(publicUrl),
+      name: str(card.name) || 'A2A Agent Registry',
+      description: str(card.description),
+      version: str(card.version) || '0.0.0',
+    };
+    const host = hostInfo(site, str(card.documentationUrl) || undefined);
+    const maxAge = config.catalogMaxAgeSeconds;
+    // A closed registry's answers depend on the token: no shared caches.
+    const cacheControl = `${config.publicRead ? 'public' : 'private'}, max-age=${maxAge}`;
+    const immutable = `${config.publicRead ? 'public' : 'private'}, max-age=31536000, immutable`;
+    const pages = new FeedCache<{ body: Buffer; etag: string }>(core.feed, (v) => v.body.length, CATALOG_CACHE_BYTES);
+
+    const answer = async <T>(operation: Operation, caller: Caller): Promise<T> =>
+      // The runner's answers are the contract's types spread into a record.
+      (await core.operations.answer(operation, caller)).data as unknown as T;
+
+    const entryOfKind = async (req: Request, res: Response, kind: EntryKind): Promise<{ view: EntryView; revision?: number }> => {
+      const id = String(req.params.id);
+      const revision = revisionOf(req);
+      const view = await answer<EntryView>(revision === undefined ? { op: 'get', id } : { op: 'get', id, revision }, callerOf(res));
+      if (view.kind !== kind) {
+        const where = view.kind === 'agent' ? documentPaths.agentCard(view.id) : documentPaths.mcpDocument(view.id);
+        throw notFound(`Entry "${view.id}" is ${view.kind === 'agent' ? 'an agent' : 'an MCP server'}; its document is at ${publicUrl}${where}.`);
+      }
+      return { view, revision };
+    };
+
+    const common: RequestHandler[] = [
+      metrics.middleware({ door: 'catalog', method: routeLabel }),
+      failureFormat(ardFailure),
+      abuse.floodGuard(),
+      requestScope(log, (req) => ({ method: `${req.method} ${req.baseUrl}${req.path}`, streaming: false })),
+      authenticate(core.authenticator),
+    ];
+    const reads: RequestHandler[] = config.publicRead ? [openToAllOrigins] : [];
+    app.use([AI_CATALOG_PATH, ARD_MANIFEST_PATH, '/search', '/explore', '/agents', '/mcp-servers'], common);
+
+    // ---- the catalog / ARD manifest ----
+    const servePage = (documentPath: string, contentType: string) =>
+      handle('list', async (req, res) => {
+        const page = catalogPageOf(req.query);
+        const caller = callerOf(res);
+        const build = async () => {
+          const request = { pageSize: CATALOG_PAGE_SIZE, withDocuments: true, ...('after' in page ? { pageToken: page.after } : {}) };
+          const list = await answer<ListPage>({ op: 'list', request }, caller);
+          const body = Buffer.from(JSON.stringify(catalogDocument(site, host, page, list.entries, list.nextPageToken, documentPath)));
+          return { body, etag: etagOf(body) };
+        };
+        const key = `${documentPath}|${page.page}|${'after' in page ? page.after : ''}`;
+        const built = config.publicRead ? await pages.getOrBuild(key, build) : await build();
+        sendCacheable(req, res, { ...built, cacheControl, contentType });
+      });
+    app.get(AI_CATALOG_PATH, reads, servePage(AI_CATALOG_PATH, `${MEDIA_TYPES.catalog}; charset=utf-8`));
+    app.get(ARD_MANIFEST_PATH, reads, servePage(ARD_MANIFEST_PATH, JSON_TYPE));
+
+    // ---- ARD API ----
+    const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth });
+    app.post(
+      '/search',
+      json,
+      bodyErrorHandler(log),
+      handle('search', async (req, res) => {
+        const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars);
+        const page = search.request ? await answer<SearchPage>({ op: 'search', request: search.request }, callerOf(res)) : undefined;
+        res.setHeader('Cache-Control', 'no-store');
+        res.json(ardSearchAnswer(site, search, page));
+      }),
+    );
+    app.post('/explore', (_req, res) => {
+      const scope = currentScope();
+      if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'UNIMPLEMENTED' });
+      res.status(501).json({ errorCode: ardCodeForStatus(501), message: 'POST /explore (facets) is not implemented by this registry; use POST /search.' });
+    });
+    app.get(
+      '/agents',
+      reads,
+      handle('list', async (req, res) => {
+        const request = ardListOf(req.query);
+        const list = request ? await answer<ListPage>({ op: 'list', request }, callerOf(res)) : { entries: [] };
+        const body: { items: unknown[]; pageToken?: string } = { items: list.entries.map((view) => catalogEntryOf(site, view)) };
+        if (list.nextPageToken) body.pageToken = list.nextPageToken;
+        sendCacheable(req, res, { body: Buffer.from(JSON.stringify(body)), cacheControl, contentType: JSON_TYPE });
+      }),
+    );
+    app.get(
+      '/agents/:ref',
+      reads,
+      handle('get', async (req, res) => {
+        const ref = parseEntryRef(site, String(req.params.ref));
+        if (!ref) throw notFound(`"${String(req.params.ref).slice(0, 200)}" is not an identifier of this registry (urn:air:${site.publisher}:<kind>:<id>, or an entry id).`);
+        if ('self' in ref) {
+          const own = registryEntries(site).find((e) => e.identifier === registryUrn(site, ref.self));
+          if (!own) throw notFound(`The registry has no entry "${registryUrn(site, ref.self)}".`);
+          sendCacheable(req, res, { body: Buffer.from(JSON.stringify(own)), cacheControl, contentType: JSON_TYPE });
+          return;
+        }
+        const view = await answer<EntryView>({ op: 'get', id: ref.id }, callerOf(res));
+        const body = Buffer.from(JSON.stringify(catalogEntryOf(site, view)));
+        sendCacheable(req, res, { body, cacheControl, contentType: JSON_TYPE, lastModified: new Date(view.updatedAt) });
+      }),
+    );
+
+    // ---- registered documents ----
+    const serveDocument = (kind: EntryKind, contentType: string, render: (view: EntryView) => unknown) =>
+      handle('get', async (req, res) => {
+        const { view, revision } = await entryOfKind(req, res, kind);
+        const body = Buffer.from(JSON.stringify(render(view)));
+        sendCacheable(req, res, { body, contentType, lastModified: new Date(view.updatedAt), cacheControl: revision === undefined ? cacheControl : immutable });
+      });
+    app.get('/agents/:id/card.json', reads, serveDocument('agent', `${MEDIA_TYPES.a2aAgentCard}; charset=utf-8`, (view) => view.document));
+    app.get('/mcp-servers/:id/document.json', reads, serveDocument('mcp-server', JSON_TYPE, (view) => view.document));
+    app.get('/mcp-servers/:id/server-card.json', reads, serveDocument('mcp-server', `${MEDIA_TYPES.mcpServerCard}; charset=utf-8`, serverCardOf));
+
+    // The registry's own MCP endpoint (a route of its own: /mcp itself belongs to the MCP door).
+    const ownCard = Buffer.from(JSON.stringify(registryServerCard(site, MCP_PROTOCOL_VERSIONS)));
+    app.get(
+      MCP_SERVER_CARD_PATH,
+      common,
+      reads,
+      handle(undefined, async (req, res) => {
+        sendCacheable(req, res, { body: ownCard, cacheControl: `public, max-age=${config.cardMaxAgeSeconds}`, contentType: `${MEDIA_TYPES.mcpServerCard}; charset=utf-8` });
+      }),
+    );
+  },
+};

@@ -1,0 +1,199 @@
+/**
+ * Registered entries as the discovery standards show them: one pure mapper from an entry view
+ * (with its document) to a catalog entry that is at once an AI Catalog entry (`mediaType`) and
+ * an ARD entry (`type`, `capabilities`, `representativeQueries`); and the MCP Server Card of a
+ * registered MCP server.
+ *
+ * Both standards let consumers ignore members they do not know, so one entry carries both
+ * spellings of its media type: one document serves /.well-known/ai-catalog.json and
+ * /.well-known/ard.json alike. ARD's schema allows only scalar `metadata` values, so metadata
+ * stays flat.
+ */
+import type { EntryView, McpServerDocument } from '../contract/types.js';
+import { isObject } from '../lib/json.js';
+import { describeAgentCard, describeMcpServer } from '../registry/describe.js';
+import { MEDIA_TYPES, documentPaths, documentUrl, entryUrn, mediaTypeOf, registryUrn, type Site } from './vocabulary.js';
+import { MCP_PATH, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
+
+export interface CatalogEntry {
+  identifier: string;
+  displayName: string;
+  /** ARD's name for the media type. */
+  type: string;
+  /** The AI Catalog's name for it. */
+  mediaType: string;
+  url: string;
+  description?: string;
+  tags?: string[];
+  /** ARD: skill ids or tool names, for filtering without fetching the document. */
+  capabilities?: string[];
+  /** ARD: sample requests the resource serves (2–5), here the skills' examples. */
+  representativeQueries?: string[];
+  version?: string;
+  updatedAt?: string;
+  metadata?: Record<string, string | number | boolean>;
+}
+
+const MAX_TAGS = 32;
+const MAX_CAPABILITIES = 64;
+const MAX_QUERIES = 5;
+const MAX_QUERY_CHARS = 200;
+
+/** Distinct non-empty strings, first spelling kept, compared case-insensitively. */
+function distinct(values: string[], max: number): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const v of values) {
+    const t = v.trim();
+    if (!t || seen.has(t.toLowerCase())) continue;
+    seen.add(t.toLowerCase());
+    out.push(t);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+const versionOf = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v : undefined);
+
+/** The catalog entry of a registered agent or MCP server; `view.document` must be present. */
+export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
+  const entry: CatalogEntry = {
+    identifier: entryUrn(site, view.kind, view.id),
+    displayName: view.name || view.id,
+    type: mediaTypeOf(view.kind),
+    mediaType: mediaTypeOf(view.kind),
+    url: documentUrl(site, view.kind, view.id),
+  };
+  if (view.description) entry.description = view.description;
+  const metadata: Record<string, string | number | boolean> = { registryId: view.id, kind: view.kind, revision: view.revision };
+  if (view.kind === 'agent') {
+    const card = describeAgentCard(view.document, view.protocolVersion === '0.3' ? '0.3' : '1.0');
+    const tags = distinct(card.skills.flatMap((s) => s.tags), MAX_TAGS);
+    const capabilities = distinct(card.skills.map((s) => s.id || s.name), MAX_CAPABILITIES);
+    const queries = distinct(card.skills.flatMap((s) => s.examples).filter((q) => q.length <= MAX_QUERY_CHARS), MAX_QUERIES);
+    if (tags.length) entry.tags = tags;
+    if (capabilities.length) entry.capabilities = capabilities;
+    if (queries.length >= 2) entry.representativeQueries = queries;
+    const version = isObject(view.document) ? versionOf(view.document.version) : undefined;
+    if (version) entry.version = version;
+    if (view.protocolVersion) metadata.protocolVersion = view.protocolVersion;
+  } else {
+    const server = describeMcpServer((isObject(view.document) ? view.document : {}) as unknown as McpServerDocument);
+    const capabilities = distinct(server.tools.map((t) => t.name), MAX_CAPABILITIES);
+    if (capabilities.length) entry.capabilities = capabilities;
+    const meta = isObject(view.document) && isObject(view.document.mcpServer) ? view.document.mcpServer : {};
+    const version = versionOf(meta.version);
+    if (version) entry.version = version;
+    if (typeof meta.url === 'string') metadata.serverUrl = meta.url;
+    metadata.documentUrl = site.publicUrl + documentPaths.mcpDocument(view.id);
+  }
+  entry.updatedAt = view.updatedAt;
+  entry.metadata = metadata;
+  return entry;
+}
+
+/**
+ * The registry itself, first in every catalog: its ARD search service (the `url` ARD clients
+ * append /search and /agents to), its A2A card and its MCP endpoint's Server Card.
+ */
+export function registryEntries(site: Site): CatalogEntry[] {
+  const base = { version: site.version };
+  return [
+    {
+      identifier: registryUrn(site, 'search'),
+      displayName: `${site.name} (search)`,
+      type: MEDIA_TYPES.registry,
+      mediaType: MEDIA_TYPES.registry,
+      url: `${site.publicUrl}/`,
+      description: `ARD search over every registered agent and MCP server: POST ${site.publicUrl}/search, GET ${site.publicUrl}/agents/{id}.`,
+      tags: ['registry', 'search', 'a2a', 'mcp'],
+      ...base,
+    },
+    {
+      identifier: registryUrn(site, 'a2a'),
+      displayName: site.name,
+      type: MEDIA_TYPES.a2aAgentCard,
+      mediaType: MEDIA_TYPES.a2aAgentCard,
+      url: `${site.publicUrl}/.well-known/agent-card.json`,
+      description: site.description,
+      tags: ['registry', 'a2a'],
+      ...base,
+    },
+    {
+      identifier: registryUrn(site, 'mcp'),
+      displayName: `${site.name} (MCP)`,
+      type: MEDIA_TYPES.mcpServerCard,
+      mediaType: MEDIA_TYPES.mcpServerCard,
+      url: site.publicUrl + MCP_SERVER_CARD_PATH,
+      description: `The registry's discovery tools over MCP (Streamable HTTP at ${site.publicUrl}${MCP_PATH}).`,
+      tags: ['registry', 'mcp'],
+      ...base,
+    },
+  ];
+}
+
+// ---- MCP Server Cards ----
+
+/** The Server Card schema (SEP-2127 draft, "v2" family). */
+export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json';
+const CARD_DESCRIPTION_MAX = 100;
+
+export interface ServerCard {
+  $schema: string;
+  name: string;
+  version: string;
+  description: string;
+  title?: string;
+  remotes?: Array<{ type: 'streamable-http' | 'sse'; url: string; supportedProtocolVersions?: string[] }>;
+}
+
+const shorten = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+
+/** A Server Card `name`: reverse-DNS namespace "/" name, from a host name (an address stays as it is) and a display name. */
+export function serverCardName(host: string, name: string): string {
+  const labels = host.toLowerCase().replace(/[^a-z0-9.-]/g, '-').split('.').filter(Boolean);
+  const namespace = (/[a-z]/.test(host.toLowerCase().replace(/^\[.*\]$/, '')) ? labels.reverse() : labels).join('.') || 'local';
+  const local = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'server';
+  return `${namespace.slice(0, 99)}/${local}`;
+}
+
+/**
+ * The Server Card of a registered MCP server, derived from its registration: name from the
+ * server URL's host and its name, version as registered (else "r<revision>", the registry's own
+ * count), the transport guessed from the URL (an /sse path is the legacy SSE transport). The
+ * card lists no tools (cards never do); the toolspec is the entry's document.
+ */
+export function serverCardOf(view: EntryView): ServerCard {
+  const meta = isObject(view.document) && isObject(view.document.mcpServer) ? view.document.mcpServer : {};
+  const url = typeof meta.url === 'string' ? meta.url : (view.interfaces[0]?.url ?? '');
+  let host = 'local';
+  let transport: 'streamable-http' | 'sse' = 'streamable-http';
+  try {
+    const parsed = new URL(url);
+    host = parsed.hostname;
+    if (/\/sse\/?$/.test(parsed.pathname)) transport = 'sse';
+  } catch {
+    // keep the defaults: a stored URL passed validation, this only guards old data
+  }
+  const card: ServerCard = {
+    $schema: SERVER_CARD_SCHEMA,
+    name: serverCardName(host, view.name),
+    version: versionOf(meta.version) ?? `r${view.revision}`,
+    description: shorten(view.description || view.name, CARD_DESCRIPTION_MAX),
+    title: shorten(view.name, CARD_DESCRIPTION_MAX),
+  };
+  if (url) card.remotes = [{ type: transport, url }];
+  return card;
+}
+
+/** The registry's own MCP endpoint as a Server Card. */
+export function registryServerCard(site: Site, protocolVersions: string[]): ServerCard {
+  return {
+    $schema: SERVER_CARD_SCHEMA,
+    name: serverCardName(new URL(site.publicUrl).hostname, 'a2a-agent-registry'),
+    version: site.version,
+    description: shorten(site.description, CARD_DESCRIPTION_MAX),
+    title: shorten(site.name, CARD_DESCRIPTION_MAX),
+    remotes: [{ type: 'streamable-http', url: site.publicUrl + MCP_PATH, supportedProtocolVersions: protocolVersions }],
+  };
+}
