@@ -1,0 +1,427 @@
+/**
+ * The discovery standards over plain HTTP on 127.0.0.1: the AI Catalog and the ARD manifest
+ * checked against the shapes the specifications define, catalogs paginated by nested catalog
+ * entries a client follows, the ARD search, list and get, every registered document at its
+ * stable URL with ETag/304, errors as ARD names them, access and rate limits shared with the
+ * other doors, and catalogs cached until the change feed moves.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { Client as A2AClient } from '@a2a-js/sdk/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import {
+  aiCatalogSchema,
+  ardEntrySchema,
+  ardErrorSchema,
+  ardListResponseSchema,
+  ardManifestSchema,
+  ardSearchResponseSchema,
+  assertShape,
+  serverCardSchema,
+} from './support/discovery-shapes.js';
+import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+const registries: TestRegistry[] = [];
+async function start(env: Record<string, string> = {}): Promise<TestRegistry> {
+  const registry = await startTestRegistry(env);
+  registries.push(registry);
+  return registry;
+}
+after(async () => {
+  for (const r of registries) {
+    await r.close();
+    fs.rmSync(r.dataDir, { recursive: true, force: true });
+  }
+});
+
+let registry: TestRegistry;
+let writer: A2AClient;
+const ids = { invoice: '', weather: '', files: '' };
+
+const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers });
+async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ res: Response; body: WireJson }> {
+  const res = await get(url, headers);
+  return { res, body: (await res.json()) as WireJson };
+}
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ res: Response; body: WireJson }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { res, body: (await res.json()) as WireJson };
+}
+function assertArdError(answer: { res: Response; body: WireJson }, status: number, errorCode: string, message?: RegExp): void {
+  assert.equal(answer.res.status, status, JSON.stringify(answer.body));
+  assertShape(ardErrorSchema, answer.body, 'the error');
+  assert.equal(answer.body.errorCode, errorCode);
+  if (message) assert.match(answer.body.message, message);
+}
+const urn = (kind: string, id: string) => `urn:air:127.0.0.1:${kind}:${id}`;
+
+before(async () => {
+  registry = await start({ REGISTRY_RATE_LIMITS: 'false' });
+  writer = await sdkClient(registry.url, { token: TOKENS.alice });
+  ids.invoice = resultOf(await op(writer, { register: { agentCard: v1Card() } })).id;
+  ids.weather = resultOf(await op(writer, { register: { agentCard: v03Card() } })).id;
+  ids.files = resultOf(await op(writer, { register: { mcpServer: mcpServer(), toolspec: toolspec() } })).id;
+});
+
+describe('AI Catalog and ARD manifest', () => {
+  test('the catalog lists the registry itself and every entry, in the shape the AI Catalog and ARD define', async () => {
+    const { res, body } = await getJson(`${registry.url}/.well-known/ai-catalog.json`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/ai-catalog+json; charset=utf-8');
+    assertShape(aiCatalogSchema, body, 'ai-catalog.json');
+    assertShape(ardManifestSchema, body, 'ai-catalog.json as an ARD manifest');
+    assert.equal(body.specVersion, '1.0');
+    assert.equal(body.host.displayName, 'A2A Agent Registry');
+
+    const entries: WireJson[] = body.entries;
+    assert.deepEqual(
+      entries.slice(0, 3).map((e) => [e.identifier, e.mediaType, e.url]),
+      [
+        [urn('registry', 'search'), 'application/ai-registry+json', `${registry.url}/`],
+        [urn('registry', 'a2a'), 'application/a2a-agent-card+json', `${registry.url}/.well-known/agent-card.json`],
+        [urn('registry', 'mcp'), 'application/mcp-server-card+json', `${registry.url}/mcp/server-card`],
+      ],
+    );
+    assert.equal(new Set(entries.map((e) => e.identifier)).size, entries.length, 'identifiers are unique');
+    for (const e of entries) assert.equal(e.type, e.mediaType, 'ARD `type` and AI Catalog `mediaType` agree');
+
+    const invoice = entries.find((e) => e.identifier === urn('agent', ids.invoice))!;
+    const entry = resultOf(await op(writer, { get: { id: ids.invoice } }));
+    assert.deepEqual(invoice, {
+      identifier: urn('agent', ids.invoice),
+      displayName: 'Invoice Agent',
+      type: 'application/a2a-agent-card+json',
+      mediaType: 'application/a2a-agent-card+json',
+      url: `${registry.url}/agents/${ids.invoice}/card.json`,
+      description: 'Invoice Agent translates and checks invoices.',
+      tags: ['finance', 'translation', 'tax'],
+      capabilities: ['translate-invoice', 'check-vat'],
+      representativeQueries: ['Translate this invoice into German', 'Is the VAT on this invoice right?'],
+      version: '1.2.0',
+      updatedAt: entry.updatedAt,
+      metadata: { registryId: ids.invoice, kind: 'agent', revision: 1, protocolVersion: '1.0' },
+    });
+    const files = entries.find((e) => e.identifier === urn('mcp-server', ids.files))!;
+    assert.equal(files.mediaType, 'application/mcp-server-card+json');
+    assert.deepEqual(files.capabilities, ['read_file', 'write_file']);
+    assert.equal(files.metadata.documentUrl, `${registry.url}/mcp-servers/${ids.files}/document.json`);
+    assert.equal(entries.find((e) => e.identifier === urn('agent', ids.weather))!.representativeQueries, undefined, 'fewer than two examples: no representativeQueries');
+
+    // Every url is served, with the media type the entry declares.
+    for (const e of entries) {
+      const doc = await get(e.url as string);
+      if (e.mediaType === 'application/ai-registry+json') continue; // the ARD API base (POST /search)
+      assert.equal(doc.status, 200, e.url);
+      assert.equal(doc.headers.get('content-type')!.split(';')[0], e.mediaType === 'application/a2a-agent-card+json' && e.identifier.endsWith(':registry:a2a') ? 'application/json' : e.mediaType, e.url);
+    }
+    assert.deepEqual(await (await get(invoice.url)).json(), v1Card(), 'the card exactly as registered');
+  });
+
+  test('/.well-known/ard.json is the same manifest; its registry entry leads to the ARD search', async () => {
+    const catalog = await (await get(`${registry.url}/.well-known/ai-catalog.json`)).text();
+    const res = await get(`${registry.url}/.well-known/ard.json`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    const manifest = (await res.json()) as WireJson;
+    assert.deepEqual(manifest, JSON.parse(catalog));
+    for (const entry of manifest.entries) assertShape(ardEntrySchema, entry, `ARD entry ${entry.identifier}`);
+    const search = manifest.entries.find((e: WireJson) => e.type === 'application/ai-registry+json');
+    const answer = await post(new URL('search', search.url).href, { query: { text: 'weather forecast' } });
+    assert.equal(answer.res.status, 200);
+    assert.equal(answer.body.results[0].identifier, urn('agent', ids.weather));
+  });
+
+  test('ETag, Cache-Control and 304; the catalog is cached until a change is published, then rebuilt', async () => {
+    let lists = 0;
+    const list = registry.store.list.bind(registry.store);
+    registry.store.list = (query) => {
+      lists++;
+      return list(query);
+    };
+    try {
+      const first = await get(`${registry.url}/.well-known/ai-catalog.json`);
+      await first.arrayBuffer();
+      const etag = first.headers.get('etag')!;
+      assert.match(etag, /^"[\w-]{27}"$/);
+      assert.equal(first.headers.get('cache-control'), 'public, max-age=60');
+      const again = await get(`${registry.url}/.well-known/ai-catalog.json`, { 'if-none-match': etag });
+      assert.equal(again.status, 304);
+      assert.equal(await again.text(), '');
+      assert.equal(lists, 0, 'served from the cache built by the earlier tests: no storage read');
+
+      const id = resultOf(await op(writer, { register: { agentCard: v1Card('Fresh Agent', 'https://fresh.example.org/a2a') } })).id;
+      const changed = await get(`${registry.url}/.well-known/ai-catalog.json`, { 'if-none-match': etag });
+      assert.equal(changed.status, 200);
+      assert.notEqual(changed.headers.get('etag'), etag);
+      const body = (await changed.json()) as WireJson;
+      assert.ok(body.entries.some((e: WireJson) => e.identifier === urn('agent', id)));
+      assert.equal(lists, 1);
+      await (await get(`${registry.url}/.well-known/ai-catalog.json`)).arrayBuffer();
+      assert.equal(lists, 1, 'the rebuilt page is cached again');
+      await Promise.all([1, 2, 3].map(async () => (await get(`${registry.url}/.well-known/ard.json`)).arrayBuffer()));
+      assert.equal(lists, 2, 'concurrent requests share one build');
+    } finally {
+      registry.store.list = list;
+    }
+  });
+
+  test('cross-origin readable: any origin may GET the public documents', async () => {
+    for (const path of ['/.well-known/ai-catalog.json', '/.well-known/ard.json', `/agents/${ids.invoice}/card.json`, '/mcp/server-card']) {
+      const res = await get(`${registry.url}${path}`, { origin: 'https://somewhere.example' });
+      await res.arrayBuffer();
+      assert.equal(res.headers.get('access-control-allow-origin'), '*', path);
+      assert.match(res.headers.get('access-control-expose-headers') ?? '', /ETag/);
+      assert.equal(res.headers.get('cross-origin-resource-policy'), 'cross-origin');
+    }
+    const search = await post(`${registry.url}/search`, { query: { text: 'x' } }, { origin: 'https://somewhere.example' });
+    assert.equal(search.res.headers.get('access-control-allow-origin'), null, 'the API follows REGISTRY_CORS_ORIGINS');
+  });
+});
+
+describe('large catalogs', () => {
+  test('pages are linked by a nested catalog entry; following them lists every entry once', async () => {
+    const big = await start({ REGISTRY_RATE_LIMITS: 'false' });
+    const caller = { principal: 'alice', isAdmin: false };
+    const registered = new Set<string>();
+    for (let i = 0; i < 205; i++) {
+      const card = v1Card(`Agent ${i}`, `https://a${i}.example.org/a2a`);
+      const text = JSON.stringify(card);
+      const r = await big.service.register({ type: 'agent-card', card, documentText: text, sizeBytes: Buffer.byteLength(text) }, caller);
+      registered.add(urn('agent', r.id!));
+    }
+    for (const document of ['/.well-known/ai-catalog.json', '/.well-known/ard.json']) {
+      const seen: string[] = [];
+      let url: string | undefined = `${big.url}${document}`;
+      let pages = 0;
+      while (url) {
+        const { res, body } = await getJson(url);
+        assert.equal(res.status, 200, url);
+        assertShape(aiCatalogSchema, body, `page ${pages + 1}`);
+        assertShape(ardManifestSchema, body, `page ${pages + 1}`);
+        pages++;
+        const nested = body.entries.filter((e: WireJson) => e.mediaType === 'application/ai-catalog+json');
+        assert.ok(nested.length <= 1);
+        if (nested.length) assert.equal(body.entries.at(-1), nested[0], 'the next page comes last');
+        assert.ok(!nested[0] || nested[0].url.startsWith(`${big.url}${document}?`), 'pages stay on the document they started from');
+        seen.push(...body.entries.filter((e: WireJson) => e.identifier.includes(':agent:')).map((e: WireJson) => e.identifier));
+        url = nested[0]?.url;
+      }
+      assert.equal(pages, 3);
+      assert.equal(seen.length, registered.size);
+      assert.deepEqual(new Set(seen), registered);
+    }
+    assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2`), 400, 'INVALID_ARGUMENT', /"page" .* and "after" together/);
+    assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&after=forged`), 400, 'INVALID_ARGUMENT');
+  });
+});
+
+describe('registered documents at stable URLs', () => {
+  test('cards, MCP documents and Server Cards, with ETag, Last-Modified and 304', async () => {
+    const cardUrl = `${registry.url}/agents/${ids.invoice}/card.json`;
+    const res = await get(cardUrl);
+    assert.equal(res.headers.get('content-type'), 'application/a2a-agent-card+json; charset=utf-8');
+    assert.deepEqual(await res.json(), v1Card());
+    const etag = res.headers.get('etag')!;
+    assert.equal(res.headers.get('cache-control'), 'public, max-age=60');
+    assert.ok(res.headers.get('last-modified'));
+    assert.equal((await get(cardUrl, { 'if-none-match': etag })).status, 304);
+    assert.equal((await get(cardUrl, { 'if-modified-since': res.headers.get('last-modified')! })).status, 304);
+    const head = await fetch(cardUrl, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('etag'), etag);
+    const revision = await get(`${cardUrl}?revision=1`);
+    assert.equal(revision.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.equal(revision.headers.get('etag'), etag);
+
+    // An update changes the document and its ETag at the same URL.
+    const updated = { ...v1Card(), description: 'Now also reads receipts.' };
+    resultOf(await op(writer, { register: { agentCard: updated } }));
+    const after = await get(cardUrl, { 'if-none-match': etag });
+    assert.equal(after.status, 200);
+    assert.deepEqual(await after.json(), updated);
+    assert.deepEqual(await (await get(`${cardUrl}?revision=1`)).json(), v1Card(), 'older revisions stay at their URL');
+
+    const doc = await get(`${registry.url}/mcp-servers/${ids.files}/document.json`);
+    assert.equal(doc.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.deepEqual(await doc.json(), { mcpServer: mcpServer(), toolspec: toolspec() });
+    const card = await getJson(`${registry.url}/mcp-servers/${ids.files}/server-card.json`);
+    assert.equal(card.res.headers.get('content-type'), 'application/mcp-server-card+json; charset=utf-8');
+    assertShape(serverCardSchema, card.body, 'the Server Card');
+    assert.deepEqual(card.body, {
+      $schema: 'https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json',
+      name: 'org.example.mcp/files',
+      version: '1.0.0',
+      description: 'Reads and writes files in a workspace.',
+      title: 'files',
+      remotes: [{ type: 'streamable-http', url: 'https://mcp.example.org/files/mcp' }],
+    });
+
+    assertArdError(await getJson(`${registry.url}/agents/${ids.files}/card.json`), 404, 'NOT_FOUND', new RegExp(`MCP server; its document is at ${registry.url}/mcp-servers/${ids.files}/document.json`));
+    assertArdError(await getJson(`${registry.url}/mcp-servers/${ids.invoice}/document.json`), 404, 'NOT_FOUND', /an agent/);
+    assertArdError(await getJson(`${registry.url}/agents/nope/card.json`), 404, 'NOT_FOUND');
+    assertArdError(await getJson(`${cardUrl}?revision=x`), 400, 'INVALID_ARGUMENT');
+    assertArdError(await getJson(`${registry.url}/agents/${ids.invoice}/other.json`), 404, 'NOT_FOUND', /No route/);
+  });
+
+  test("the registry's own MCP Server Card leads an MCP client to its endpoint", async () => {
+    const { res, body } = await getJson(`${registry.url}/mcp/server-card`);
+    assert.equal(res.status, 200);
+    assertShape(serverCardSchema, body, 'the registry Server Card');
+    assert.equal(body.remotes[0].url, `${registry.url}/mcp`);
+    assert.ok(body.remotes[0].supportedProtocolVersions.includes('2025-06-18'));
+    const client = new Client({ name: 'card-follower', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(body.remotes[0].url)));
+    try {
+      assert.ok((await client.listTools()).tools.some((t) => t.name === 'search_agents'));
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('ARD API', () => {
+  test('POST /search: ARD results, one per entry, scores 0–100 relative to the best hit, stable across pages', async () => {
+    const whole = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 100 });
+    assert.equal(whole.res.status, 200);
+    assert.equal(whole.res.headers.get('cache-control'), 'no-store');
+    assertShape(ardSearchResponseSchema, whole.body, 'the search answer');
+    const results: WireJson[] = whole.body.results;
+    assert.equal(results[0].identifier, urn('agent', ids.invoice));
+    assert.equal(results[0].score, 100);
+    assert.equal(results[0].source, `${registry.url}/`);
+    assert.equal(new Set(results.map((r) => r.identifier)).size, results.length, 'one result per entry');
+    assert.ok(results.every((r, i) => i === 0 || r.score <= results[i - 1]!.score));
+
+    const a2a = resultOf(await op(writer, { search: { query: 'invoice', limit: 100 } }));
+    const best = a2a.results[0].score;
+    for (const r of results) {
+      const hit = a2a.results.find((h: WireJson) => h.id === r.metadata.registryId);
+      assert.equal(r.score, Math.round((100 * hit.score) / best), 'round(100 × score / best score of the query)');
+    }
+
+    // Paged one at a time, every result keeps its score.
+    const paged: WireJson[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1, ...(pageToken ? { pageToken } : {}) });
+      assertShape(ardSearchResponseSchema, page.body, 'a page');
+      paged.push(...page.body.results);
+      pageToken = page.body.pageToken;
+    } while (pageToken);
+    for (const r of results) assert.equal(paged.find((p) => p.identifier === r.identifier)?.score, r.score);
+  });
+
+  test('POST /search filters: type, tags, publisher; federation modes', async () => {
+    const mcp = await post(`${registry.url}/search`, { query: { text: 'file', filter: { type: ['application/mcp-server-card+json'] } }, federation: 'none', pageSize: 2 });
+    assertShape(ardSearchResponseSchema, mcp.body, 'the answer');
+    assert.deepEqual(mcp.body.results.map((r: WireJson) => r.identifier), [urn('mcp-server', ids.files)]);
+    assert.equal(mcp.body.results[0].url, `${registry.url}/mcp-servers/${ids.files}/server-card.json`);
+    assert.ok(mcp.body.results[0].capabilities.length === 1, 'the tool that matched');
+
+    const tagged = await post(`${registry.url}/search`, { query: { text: 'forecast invoice', filter: { tags: 'weather' } } });
+    assert.deepEqual(tagged.body.results.map((r: WireJson) => r.identifier), [urn('agent', ids.weather)], 'a bare scalar is a one-element list');
+    const readOnly = await post(`${registry.url}/search`, { query: { text: 'file', filter: { readOnly: ['true'] } } });
+    assert.deepEqual(readOnly.body.results.map((r: WireJson) => r.metadata.matchedName), ['read_file']);
+    const elsewhere = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { publisher: ['other.example'] } } });
+    assert.deepEqual(elsewhere.body, { results: [] });
+    const parquet = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { type: 'application/parquet' } } });
+    assert.deepEqual(parquet.body, { results: [] });
+    const referrals = await post(`${registry.url}/search`, { query: { text: 'invoice' }, federation: 'referrals' });
+    assert.deepEqual(referrals.body.referrals, []);
+  });
+
+  test('POST /search errors as ARD names them', async () => {
+    const search = (body: unknown) => post(`${registry.url}/search`, body);
+    assertArdError(await search({ query: {} }), 400, 'INVALID_ARGUMENT', /\/query\/text/);
+    assertArdError(await search({ query: { text: '  ' } }), 400, 'INVALID_ARGUMENT', /query\.text is required/);
+    assertArdError(await search({ query: { text: 'x' }, pageSize: 101 }), 400, 'INVALID_ARGUMENT', /pageSize/);
+    assertArdError(await search({ query: { text: 'x' }, limit: 5 }), 400, 'INVALID_ARGUMENT', /limit/);
+    assertArdError(await search({ query: { text: 'x', filter: { 'trustManifest.attestations.type': ['SOC2'] } } }), 400, 'INVALID_ARGUMENT', /not supported here\. Supported: type/);
+    assertArdError(await search({ query: { text: 'x', filter: { protocolBinding: ['JSONRPC', 'GRPC'] } } }), 400, 'INVALID_ARGUMENT', /one value/);
+    assertArdError(await search({ query: { text: 'x' }, pageToken: 'bm9wZQ' }), 400, 'INVALID_ARGUMENT', /pageToken/);
+    assertArdError(await search({ query: { text: 'x'.repeat(1001) } }), 400, 'INVALID_ARGUMENT', /REGISTRY_MAX_QUERY_CHARS/);
+    assertArdError(await search('{"query": '), 400, 'INVALID_ARGUMENT', /not valid JSON/);
+    const details = (await search({ query: {} })).body.details;
+    assert.equal(details[0].path, '/query/text');
+    const explore = await post(`${registry.url}/explore`, { resultType: { facets: [{ field: 'type' }] } });
+    assertArdError(explore, 501, 'UNIMPLEMENTED');
+  });
+
+  test('GET /agents/{id}: the full ARD entry by id or identifier, with ETag; GET /agents lists', async () => {
+    const catalog = (await (await get(`${registry.url}/.well-known/ai-catalog.json`)).json()) as WireJson;
+    for (const ref of [ids.weather, urn('agent', ids.weather), encodeURIComponent(urn('agent', ids.weather))]) {
+      const { res, body } = await getJson(`${registry.url}/agents/${ref}`);
+      assert.equal(res.status, 200, ref);
+      assertShape(ardEntrySchema, body, 'the entry');
+      assert.deepEqual(body, catalog.entries.find((e: WireJson) => e.identifier === urn('agent', ids.weather)));
+      assert.equal(res.headers.get('cache-control'), 'public, max-age=60');
+      assert.equal((await get(`${registry.url}/agents/${ref}`, { 'if-none-match': res.headers.get('etag')! })).status, 304);
+    }
+    const own = await getJson(`${registry.url}/agents/${urn('registry', 'search')}`);
+    assert.equal(own.body.type, 'application/ai-registry+json');
+    assertArdError(await getJson(`${registry.url}/agents/urn:air:other.example:agent:${ids.weather}`), 404, 'NOT_FOUND', /not an identifier of this registry/);
+    assertArdError(await getJson(`${registry.url}/agents/no-such-entry`), 404, 'NOT_FOUND');
+
+    const list = await getJson(`${registry.url}/agents?pageSize=2`);
+    assertShape(ardListResponseSchema, list.body, 'GET /agents');
+    assert.equal(list.body.items.length, 2);
+    const next = await getJson(`${registry.url}/agents?pageSize=2&pageToken=${encodeURIComponent(list.body.pageToken)}`);
+    assert.ok(next.body.items.length >= 1);
+    const servers = await getJson(`${registry.url}/agents?filter=${encodeURIComponent("type = 'application/mcp-server-card+json'")}`);
+    assert.deepEqual(servers.body.items.map((e: WireJson) => e.identifier), [urn('mcp-server', ids.files)]);
+    assertArdError(await getJson(`${registry.url}/agents?filter=${encodeURIComponent('displayName = x')}`), 400, 'INVALID_ARGUMENT', /type = /);
+    assertArdError(await getJson(`${registry.url}/agents?pageSize=0`), 400, 'INVALID_ARGUMENT');
+    assertArdError(await getJson(`${registry.url}/agents?orderBy=name`), 400, 'INVALID_ARGUMENT');
+  });
+
+  test('metrics count the door by route', async () => {
+    const text = await (await get(`${registry.url}/metrics`)).text();
+    const has = (labels: string) => text.split('\n').some((l) => l.startsWith('registry_requests_total{') && l.includes(labels));
+    assert.ok(has('method="POST /search",operation="search",outcome="COMPLETED",code="none",door="catalog"'));
+    assert.ok(has('method="POST /search",operation="none",outcome="REFUSED",code="PARSE_ERROR",door="catalog"'));
+    assert.ok(has('method="GET /.well-known/ai-catalog.json",operation="list",outcome="COMPLETED"'));
+    assert.ok(has('method="GET /agents/{id}/card.json",operation="get",outcome="REJECTED",code="NOT_FOUND"'));
+  });
+});
+
+describe('access and limits, as on every door', () => {
+  test('closed reads: a token is needed, and answers are private', async () => {
+    const closed = await start({ REGISTRY_PUBLIC_READ: 'false', REGISTRY_RATE_LIMITS: 'false' });
+    const alice = { authorization: `Bearer ${TOKENS.alice}` };
+    assertArdError(await getJson(`${closed.url}/.well-known/ai-catalog.json`), 401, 'UNAUTHENTICATED', /needs a registry token/);
+    assertArdError(await post(`${closed.url}/search`, { query: { text: 'x' } }), 401, 'UNAUTHENTICATED');
+    const res = await get(`${closed.url}/.well-known/ai-catalog.json`, { ...alice, origin: 'https://somewhere.example' });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'private, max-age=60');
+    assert.equal(res.headers.get('access-control-allow-origin'), null, 'not open to other origins when reads are closed');
+    assert.equal((await get(`${closed.url}/.well-known/ai-catalog.json`, alice)).status, 200);
+  });
+
+  test('an unknown token is refused with 401 even where reads are public', async () => {
+    const answer = await getJson(`${registry.url}/.well-known/ai-catalog.json`, { authorization: 'Bearer not-a-token-000000000' });
+    assertArdError(answer, 401, 'UNAUTHENTICATED', /not recognised/);
+    assert.match(answer.res.headers.get('www-authenticate') ?? '', /^Bearer/);
+  });
+
+  test('rate limits: the shared read budget, and the flood guard, answer 429 RATE_LIMIT_EXCEEDED with Retry-After', async () => {
+    const limited = await start({ REGISTRY_RATE_READS_PER_MINUTE: '2', REGISTRY_RATE_REQUESTS_PER_MINUTE: '6' });
+    const search = () => post(`${limited.url}/search`, { query: { text: 'x' } });
+    assert.equal((await search()).res.status, 200);
+    assert.equal((await search()).res.status, 200);
+    const refused = await search();
+    assertArdError(refused, 429, 'RATE_LIMIT_EXCEEDED', /Too many reads/);
+    assert.ok(Number(refused.res.headers.get('retry-after')) >= 1);
+    assert.ok(refused.body.retryAfterSeconds >= 1);
+    let flood: { res: Response; body: WireJson } | undefined;
+    for (let i = 0; i < 5 && !flood; i++) {
+      const answer = await getJson(`${limited.url}/mcp/server-card`);
+      if (answer.res.status === 429) flood = answer;
+    }
+    assert.ok(flood, 'the flood guard refused');
+    assertArdError(flood, 429, 'RATE_LIMIT_EXCEEDED', /Too many requests from this address/);
+  });
+});

@@ -1,0 +1,291 @@
+/**
+ * The MCP door end to end with the MCP SDK's own client over Streamable HTTP on 127.0.0.1:
+ * tools and their schemas, the same answers as the A2A operations, validation errors with paths
+ * and hints, authentication, DNS-rebinding protection, rate limits, metrics and the log line.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client as A2AClient } from '@a2a-js/sdk/client';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/observability/logger.js';
+import { startRegistry, type RunningRegistry } from '../src/server.js';
+import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { TOKENS, TOKENS_ENV, tempDir } from './support/registry.js';
+
+const logs: Record<string, unknown>[] = [];
+const capture = new Writable({
+  write(chunk: Buffer, _enc, done) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
+    done();
+  },
+});
+
+interface Started {
+  registry: RunningRegistry;
+  dataDir: string;
+}
+const started: Started[] = [];
+
+async function start(env: Record<string, string> = {}): Promise<RunningRegistry> {
+  const dataDir = tempDir('a2a-registry-mcp-');
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dataDir, ...env });
+  const registry = await startRegistry(config, createLogger('info', capture));
+  started.push({ registry, dataDir });
+  return registry;
+}
+
+let registry: RunningRegistry;
+let writer: A2AClient;
+let reader: A2AClient;
+const ids = { invoice: '', weather: '', files: '' };
+const clients: Client[] = [];
+
+async function mcpClient(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'registry-test', version: '1.0.0' });
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
+  clients.push(client);
+  return client;
+}
+
+let anonymous: Client;
+const call = async (name: string, args: Record<string, unknown>, client: Client = anonymous): Promise<CallToolResult> =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+const structured = (r: CallToolResult): WireJson => {
+  assert.ok(!r.isError, `expected a result, got an error: ${JSON.stringify(r.content)}`);
+  assert.ok(r.structuredContent, 'structuredContent');
+  return r.structuredContent as WireJson;
+};
+const errorText = (r: CallToolResult): string => {
+  assert.equal(r.isError, true, `expected a tool error, got ${JSON.stringify(r.structuredContent)}`);
+  return (r.content[0] as { text: string }).text;
+};
+const a2a = async (data: unknown): Promise<WireJson> => resultOf(await op(reader, data));
+
+before(async () => {
+  registry = await start({ REGISTRY_RATE_LIMITS: 'false' });
+  writer = await sdkClient(registry.url, { token: TOKENS.alice });
+  reader = await sdkClient(registry.url);
+  ids.invoice = resultOf(await op(writer, { register: { agentCard: v1Card() } })).id;
+  ids.weather = resultOf(await op(writer, { register: { agentCard: v03Card() } })).id;
+  const bobClient = await sdkClient(registry.url, { token: TOKENS.bob });
+  ids.files = resultOf(await op(bobClient, { register: { mcpServer: mcpServer(), toolspec: toolspec() } })).id;
+  anonymous = await mcpClient(registry.url);
+});
+
+after(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  for (const { registry: r, dataDir } of started) {
+    await r.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+describe('MCP tools', () => {
+  test('six read-only tools, each with an input schema, an output schema, annotations and a description for a model', async () => {
+    const { tools } = await anonymous.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['get_agent', 'get_mcp_server', 'list_agents', 'search_agents', 'search_mcp_servers', 'validate_document']);
+    for (const tool of tools) {
+      assert.equal(tool.inputSchema.type, 'object', tool.name);
+      assert.equal(tool.outputSchema?.type, 'object', `${tool.name} outputSchema`);
+      assert.deepEqual(
+        { readOnly: tool.annotations?.readOnlyHint, destructive: tool.annotations?.destructiveHint, idempotent: tool.annotations?.idempotentHint, openWorld: tool.annotations?.openWorldHint },
+        { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+        tool.name,
+      );
+      assert.ok((tool.description ?? '').length > 120, `${tool.name} has a description a model can choose by`);
+      assert.ok(tool.title, `${tool.name} title`);
+    }
+    const search = tools.find((t) => t.name === 'search_agents')!;
+    const props = search.inputSchema.properties as WireJson;
+    assert.deepEqual(Object.keys(props).sort(), ['filter', 'limit', 'pageToken', 'query']);
+    assert.equal(props.filter.additionalProperties, false, 'a misspelt filter key is an error, as over A2A');
+    assert.ok(props.query.description && props.filter.properties.tags.description, 'arguments are described');
+    const instructions = anonymous.getInstructions();
+    assert.match(instructions ?? '', /search_agents/);
+  });
+
+  test('search_agents answers exactly what the A2A search answers, for agents only', async () => {
+    const viaMcp = await call('search_agents', { query: 'invoice' });
+    const data = structured(viaMcp);
+    assert.deepEqual(data, await a2a({ search: { query: 'invoice', filter: { kind: 'agent' } } }));
+    assert.ok(data.results.length > 0 && data.results.every((h: WireJson) => h.kind === 'agent'));
+    const [summary, json] = viaMcp.content as Array<{ type: string; text: string }>;
+    assert.match(summary!.text, new RegExp(`Invoice Agent \\(id ${ids.invoice}\\)`), 'the short text names the id get_agent needs');
+    assert.deepEqual(JSON.parse(json!.text), data, 'the JSON as text for clients that ignore structured content');
+
+    const weather = structured(await call('search_agents', { query: 'forecast', filter: { tags: ['weather'], protocolVersion: '0.3' } }));
+    assert.deepEqual([...new Set(weather.results.map((h: WireJson) => h.id))], [ids.weather]);
+    assert.equal(structured(await call('search_agents', { query: 'file' })).total, 0, 'MCP servers are not agents');
+  });
+
+  test('search pages follow nextPageToken', async () => {
+    const first = structured(await call('search_agents', { filter: { tags: ['finance'] }, limit: 1 }));
+    assert.equal(first.results.length, 1);
+    assert.ok(first.nextPageToken);
+    const second = structured(await call('search_agents', { filter: { tags: ['finance'] }, limit: 1, pageToken: first.nextPageToken }));
+    assert.equal(second.results.length, 1);
+    assert.notDeepEqual(second.results[0].match, first.results[0].match);
+    assert.match(errorText(await call('search_agents', { filter: { tags: ['tax'] }, limit: 1, pageToken: first.nextPageToken })), /^BAD_REQUEST: /, 'a token is bound to its query');
+  });
+
+  test('search_mcp_servers finds tools, filtered by their annotation hints', async () => {
+    const all = structured(await call('search_mcp_servers', { query: 'file' }));
+    assert.deepEqual(all, await a2a({ search: { query: 'file', filter: { kind: 'mcp-server' } } }));
+    assert.ok(all.results.some((h: WireJson) => h.match?.name === 'write_file'));
+    const readOnly = structured(await call('search_mcp_servers', { query: 'file', filter: { readOnly: true } }));
+    assert.deepEqual(readOnly.results.map((h: WireJson) => [h.id, h.match.type, h.match.id]), [[ids.files, 'tool', 'read_file']]);
+  });
+
+  test('get_agent and get_mcp_server answer the entry with its document as registered; the other kind is not found there', async () => {
+    const agent = structured(await call('get_agent', { id: ids.invoice }));
+    assert.deepEqual(agent, await a2a({ get: { id: ids.invoice } }));
+    assert.deepEqual(agent.document, v1Card());
+    const server = structured(await call('get_mcp_server', { id: ids.files }));
+    assert.deepEqual(server.document, { mcpServer: mcpServer(), toolspec: toolspec() });
+    assert.match(errorText(await call('get_agent', { id: ids.files })), /^NOT_FOUND: .*MCP server; call get_mcp_server/);
+    assert.match(errorText(await call('get_mcp_server', { id: ids.weather })), /^NOT_FOUND: .*call get_agent/);
+    assert.match(errorText(await call('get_agent', { id: 'no-such-id' })), /^NOT_FOUND: No entry has id "no-such-id"/);
+    assert.match(errorText(await call('get_agent', { id: ids.invoice, revision: 7 })), /has no revision 7/);
+  });
+
+  test('list_agents lists agents only, newest first, page by page', async () => {
+    const first = structured(await call('list_agents', { pageSize: 1 }));
+    assert.deepEqual(first.entries.map((e: WireJson) => e.id), [ids.weather]);
+    const second = structured(await call('list_agents', { pageSize: 1, pageToken: first.nextPageToken }));
+    assert.deepEqual(second.entries.map((e: WireJson) => e.id), [ids.invoice]);
+    assert.equal(second.nextPageToken, undefined);
+    assert.deepEqual(structured(await call('list_agents', {})), await a2a({ list: { filter: { kind: 'agent' } } }));
+  });
+
+  test('validate_document gives the same errors, with paths and hints, as A2A validate and register', async () => {
+    const broken = { ...v1Card(), skills: [{ id: 's', name: 'S', description: 'd', tags: 'finance' }], version: 3 };
+    const verdict = structured(await call('validate_document', { agentCard: broken }));
+    const rejected = errorOf(await op(reader, { validate: { agentCard: broken } }));
+    assert.equal(verdict.valid, false);
+    assert.equal(verdict.code, rejected.code);
+    assert.deepEqual(verdict.errors, rejected.details);
+    assert.ok(verdict.errors.some((e: WireJson) => e.path === '/skills/0/tags' && e.hint), 'errors point into the document and say how to fix them');
+    assert.deepEqual(verdict.errors, errorOf(await op(writer, { register: { agentCard: broken } })).details, 'register refuses it with the same errors');
+
+    const valid = structured(await call('validate_document', { agentCard: v1Card() }));
+    assert.deepEqual(valid, await a2a({ validate: { agentCard: v1Card() } }));
+    assert.equal(valid.valid, true);
+
+    const badTool = { tools: [{ name: 'x', description: 'd', inputSchema: { type: 'string' } }] };
+    const toolVerdict = structured(await call('validate_document', { toolspec: badTool, mcpServer: mcpServer() }));
+    assert.equal(toolVerdict.valid, false);
+    assert.deepEqual(toolVerdict.errors, errorOf(await op(reader, { validate: { toolspec: badTool, mcpServer: mcpServer() } })).details);
+    assert.equal(structured(await call('validate_document', { toolspec: toolspec() })).valid, true);
+
+    assert.match(errorText(await call('validate_document', {})), /^BAD_REQUEST: Give exactly one document/);
+    assert.match(errorText(await call('validate_document', { agentCard: v1Card(), toolspec: toolspec() })), /^BAD_REQUEST: /);
+    const huge = { ...v1Card(), description: 'x'.repeat(20_000) };
+    assert.equal(structured(await call('validate_document', { agentCard: huge })).code, 'TOO_LARGE');
+  });
+
+  test('arguments outside the schema are refused before anything runs', async () => {
+    assert.match(errorText(await call('search_agents', { filter: { tagz: ['x'] } })), /tagz/);
+    assert.match(errorText(await call('search_agents', { limit: 500 })), /limit/);
+    assert.match(errorText(await call('search_agents', { query: 'x'.repeat(1001) })), /^BAD_REQUEST: .*limit is 1000 \(REGISTRY_MAX_QUERY_CHARS\)/);
+  });
+});
+
+describe('MCP endpoint', () => {
+  test('a bearer token makes the caller; an unknown token is refused with 401 before MCP', async () => {
+    const alice = await mcpClient(registry.url, TOKENS.alice);
+    const mine = structured(await call('list_agents', { mine: true }, alice));
+    assert.deepEqual(mine.entries.map((e: WireJson) => e.id).sort(), [ids.invoice, ids.weather].sort());
+    assert.match(errorText(await call('list_agents', { mine: true })), /^UNAUTHENTICATED: /);
+
+    await assert.rejects(mcpClient(registry.url, 'not-a-registry-token-0000'), /401|not recognised/);
+    const raw = await fetch(`${registry.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer wrong-token-xxxxxxxxxxxx' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(raw.status, 401);
+    assert.match(raw.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/);
+    const body = (await raw.json()) as WireJson;
+    assert.equal(body.jsonrpc, '2.0');
+    assert.equal(body.error.data.reason, 'UNAUTHENTICATED');
+  });
+
+  test('DNS-rebinding protection: only PUBLIC_URL\'s host, and browser origins the operator allowed', async () => {
+    const port = new URL(registry.url).port;
+    const post = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: WireJson }>((resolve, reject) => {
+        const req = http.request(
+          { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+          (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as WireJson }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+      });
+    const rebound = await post({ host: `attacker.example:${port}` });
+    assert.equal(rebound.status, 403);
+    assert.match(rebound.body.error.message, /attacker\.example.*REGISTRY_MCP_ALLOWED_HOSTS/);
+    const foreign = await post({ host: `127.0.0.1:${port}`, origin: 'https://attacker.example' });
+    assert.equal(foreign.status, 403);
+    assert.match(foreign.body.error.message, /REGISTRY_CORS_ORIGINS/);
+    assert.equal((await post({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).status, 200, 'loopback names are one host');
+  });
+
+  test('stateless: GET and DELETE are 405, POST answers JSON', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${registry.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.get('allow'), 'POST');
+    }
+    const res = await fetch(`${registry.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"',
+    });
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as WireJson;
+    assert.equal(body.error.code, -32700, 'a body that is not JSON is a JSON-RPC parse error');
+  });
+
+  test('one log line per request, naming the tool and its operation', async () => {
+    await call('search_agents', { query: 'weather' });
+    const line = [...logs].reverse().find((l) => l.msg === 'request' && l.method === 'tools/call search_agents');
+    assert.ok(line, 'logged');
+    assert.equal(line.operation, 'search');
+    assert.equal(line.taskState, 'COMPLETED');
+    assert.equal(line.status, 200);
+    assert.match(String(line.requestId), /^[\w.-]+$/);
+  });
+});
+
+describe('MCP rate limits and metrics', () => {
+  test('the same read budget as A2A, counted in metrics by door', async () => {
+    const limited = await start({ REGISTRY_RATE_READS_PER_MINUTE: '3' });
+    const client = await mcpClient(limited.url);
+    const a2aReader = await sdkClient(limited.url);
+    assert.equal(structured(await call('search_agents', { query: 'a' }, client)).total, 0);
+    await op(a2aReader, { search: { query: 'b' } }); // A2A and MCP draw on one budget
+    structured(await call('list_agents', {}, client));
+    const refused = errorText(await call('search_agents', { query: 'c' }, client));
+    assert.match(refused, /^RATE_LIMITED: Too many reads .* Retry after \d+ s\./);
+
+    const text = await (await fetch(`${limited.url}/metrics`)).text();
+    const line = (labels: string) => text.split('\n').find((l) => l.startsWith('registry_requests_total{') && l.includes(labels));
+    assert.ok(line('method="tools/call search_agents",operation="search",outcome="COMPLETED",code="none",door="mcp"'), text);
+    assert.ok(line('method="tools/call search_agents",operation="search",outcome="REJECTED",code="RATE_LIMITED",door="mcp"'));
+    assert.ok(line('method="tools/call list_agents",operation="list",outcome="COMPLETED"'));
+    assert.ok(line('method="initialize",operation="none"'));
+    assert.ok(line('method="SendMessage",operation="search",outcome="COMPLETED",code="none",door="a2a"'), 'the A2A door keeps its labels');
+  });
+});
