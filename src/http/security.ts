@@ -40,8 +40,12 @@ export function securityHeaders(options: SecurityOptions): RequestHandler[] {
       cors({
         origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
         methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-        allowedHeaders: ['Content-Type', 'Authorization', 'A2A-Version', 'A2A-Extensions', 'X-A2A-Extensions', 'X-Request-Id', 'If-None-Match'],
-        exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'Last-Modified', 'A2A-Extensions', 'X-A2A-Extensions'],
+        // MCP clients in a browser (the MCP Inspector's direct mode) send and read the MCP headers too.
+        allowedHeaders: [
+          'Content-Type', 'Authorization', 'A2A-Version', 'A2A-Extensions', 'X-A2A-Extensions', 'X-Request-Id', 'If-None-Match',
+          'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID',
+        ],
+        exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'Last-Modified', 'A2A-Extensions', 'X-A2A-Extensions', 'Mcp-Session-Id', 'WWW-Authenticate'],
         maxAge: 600,
       }) as RequestHandler,
     );
