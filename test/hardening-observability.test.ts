@@ -75,7 +75,7 @@ describe('metrics', () => {
     assert.ok(sample(text, 'registry_requests_total', 'method="GetTask",operation="none",outcome="ERROR",code="-32001"') >= 1, 'sample(text, \'registry_requests_total\', \'method="GetTask",operation="none",outcome="ERROR",code="-32001"\') ...');
     assert.ok(sample(text, 'registry_requests_total', 'method="SendStreamingMessage",operation="search",outcome="COMPLETED"') >= 1, 'sample(text, \'registry_requests_total\', \'method="SendStreamingMessage",operation="search",outcome="COMPLETE...');
     assert.ok(sample(text, 'registry_request_duration_seconds_count', 'method="SendMessage",operation="register"') >= 4, 'sample(text, \'registry_request_duration_seconds_count\', \'method="SendMessage",operation="register"\') >= 4');
-    assert.match(text, /registry_request_duration_seconds_bucket\{le="0\.005",method="SendMessage",operation="register"\}/);
+    assert.match(text, /registry_request_duration_seconds_bucket\{le="0\.005",method="SendMessage",operation="register",door="a2a"\}/);
     const counts = await registry.store.count();
     assert.equal(sample(text, 'registry_entries', 'kind="agent"'), counts.agent);
     assert.equal(sample(text, 'registry_entries', 'kind="mcp-server"'), counts['mcp-server']);
