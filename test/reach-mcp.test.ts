@@ -242,6 +242,31 @@ describe('MCP endpoint', () => {
     assert.equal((await post({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).status, 200, 'loopback names are one host');
   });
 
+  test('a browser MCP client on an origin in REGISTRY_CORS_ORIGINS passes the preflight and is answered', async () => {
+    const open = await start({ REGISTRY_CORS_ORIGINS: 'https://app.example', REGISTRY_RATE_LIMITS: 'false' });
+    const preflight = await fetch(`${open.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version, authorization' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://app.example');
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Mcp-Protocol-Version/i);
+    const res = await fetch(`${open.url}/mcp`, {
+      method: 'POST',
+      headers: { origin: 'https://app.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example');
+    assert.equal(((await res.json()) as WireJson).result.tools.length, 6);
+    const other = await fetch(`${open.url}/mcp`, {
+      method: 'POST',
+      headers: { origin: 'https://other.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list' }),
+    });
+    assert.equal(other.status, 403);
+  });
+
   test('stateless: GET and DELETE are 405, POST answers JSON', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${registry.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
