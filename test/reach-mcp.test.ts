@@ -89,15 +89,18 @@ after(async () => {
 });
 
 describe('MCP tools', () => {
-  test('six read-only tools, each with an input schema, an output schema, annotations and a description for a model', async () => {
+  test('tools with input and output schemas, annotations and descriptions for a model; only the register tools write', async () => {
     const { tools } = await anonymous.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['get_agent', 'get_mcp_server', 'list_agents', 'search_agents', 'search_mcp_servers', 'validate_document']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'get_agent', 'get_mcp_server', 'list_agents', 'register_agent', 'register_mcp_server', 'search_agents', 'search_mcp_servers', 'validate_document',
+    ]);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object', tool.name);
       assert.equal(tool.outputSchema?.type, 'object', `${tool.name} outputSchema`);
+      const writes = tool.name.startsWith('register_');
       assert.deepEqual(
         { readOnly: tool.annotations?.readOnlyHint, destructive: tool.annotations?.destructiveHint, idempotent: tool.annotations?.idempotentHint, openWorld: tool.annotations?.openWorldHint },
-        { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+        { readOnly: !writes, destructive: false, idempotent: true, openWorld: false },
         tool.name,
       );
       assert.ok((tool.description ?? '').length > 120, `${tool.name} has a description a model can choose by`);
@@ -191,6 +194,32 @@ describe('MCP tools', () => {
     assert.equal(structured(await call('validate_document', { agentCard: huge })).code, 'TOO_LARGE');
   });
 
+  test('register_agent and register_mcp_server store with the caller\'s token, as A2A register does', async () => {
+    const bob = await mcpClient(registry.url, TOKENS.bob);
+    const card = v1Card('Receipt Agent', 'https://receipts.example.org/a2a');
+    const registered = structured(await call('register_agent', { agentCard: card }, bob));
+    assert.equal(registered.created, true);
+    assert.ok(registered.warnings.length > 0, 'placeholder URLs are warned about, as over A2A');
+    const entry = await a2a({ get: { id: registered.id } });
+    assert.equal(entry.owner, 'bob');
+    assert.deepEqual(entry.document, card);
+    const again = structured(await call('register_agent', { agentCard: card }, bob));
+    assert.deepEqual([again.id, again.changed, again.revision], [registered.id, false, 1], 'the same card again changes nothing');
+
+    assert.match(errorText(await call('register_agent', { agentCard: card })), /^UNAUTHENTICATED: Registering needs a registry token/);
+    const alice = await mcpClient(registry.url, TOKENS.alice);
+    assert.match(errorText(await call('register_agent', { agentCard: card }, alice)), /^FORBIDDEN: /, 'another principal cannot take it over');
+    const invalid = errorText(await call('register_agent', { agentCard: { ...card, skills: 'none' } }, bob));
+    assert.match(invalid, /^VALIDATION_FAILED: /);
+    assert.match(invalid, /\n- \/skills: /, 'each error with its path');
+
+    const server = structured(await call('register_mcp_server', { mcpServer: mcpServer('notes', 'https://notes.example.org/mcp'), toolspec: toolspec() }, bob));
+    assert.equal(server.kind, 'mcp-server');
+    assert.equal(structured(await call('get_mcp_server', { id: server.id })).document.mcpServer.name, 'notes');
+    await op(await sdkClient(registry.url, { token: TOKENS.bob }), { unregister: { id: server.id } });
+    await op(await sdkClient(registry.url, { token: TOKENS.bob }), { unregister: { id: registered.id } });
+  });
+
   test('arguments outside the schema are refused before anything runs', async () => {
     assert.match(errorText(await call('search_agents', { filter: { tagz: ['x'] } })), /tagz/);
     assert.match(errorText(await call('search_agents', { limit: 500 })), /limit/);
@@ -258,7 +287,7 @@ describe('MCP endpoint', () => {
     });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example');
-    assert.equal(((await res.json()) as WireJson).result.tools.length, 6);
+    assert.equal(((await res.json()) as WireJson).result.tools.length, 8);
     const other = await fetch(`${open.url}/mcp`, {
       method: 'POST',
       headers: { origin: 'https://other.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

@@ -1,5 +1,5 @@
 /**
- * The MCP door: the registry's discovery tools over MCP Streamable HTTP at /mcp, with the
+ * The MCP door: the registry's discovery (and registration) tools over MCP Streamable HTTP at /mcp, with the
  * official TypeScript SDK. Stateless: every POST gets a new McpServer and transport (no session
  * state to lose or leak between clients; any replica can answer any request), answering with
  * plain JSON rather than an SSE stream, since no tool streams. GET and DELETE /mcp (a
@@ -34,7 +34,7 @@ const TOOLS = new Set<string>(TOOL_NAMES);
 const INSTRUCTIONS =
   'This server is an A2A agent registry: it knows A2A agents (with their skills and endpoints) and MCP servers (with their tools). ' +
   'To find an agent for a task call search_agents; to find tools call search_mcp_servers; then get_agent or get_mcp_server with an id for the full card or toolspec. ' +
-  'validate_document checks an agent card or toolspec before it is registered.';
+  'validate_document checks an agent card or toolspec; register_agent and register_mcp_server store one (they need a registry token).';
 
 /** The JSON-RPC method of a request body, with the tool's name for tools/call. */
 function describeCall(body: unknown): { method: string; tool?: string } {

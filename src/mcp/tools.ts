@@ -31,10 +31,25 @@ export interface ToolEnv {
   limits: ParserLimits;
 }
 
-export const TOOL_NAMES = ['search_agents', 'get_agent', 'list_agents', 'search_mcp_servers', 'get_mcp_server', 'validate_document'] as const;
+export const TOOL_NAMES = [
+  'search_agents',
+  'get_agent',
+  'list_agents',
+  'search_mcp_servers',
+  'get_mcp_server',
+  'validate_document',
+  'register_agent',
+  'register_mcp_server',
+] as const;
 
-/** Every tool only reads the registry (validate_document checks a document it is given and stores nothing). */
+/** Tools that only read the registry (validate_document checks a document it is given and stores nothing). */
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/**
+ * Registration writes, but destroys nothing (an update keeps the older revisions) and sending the
+ * same document again changes nothing. Unregistering is left to A2A and the CLI: a destructive
+ * operation a model could call is worth a deliberate client.
+ */
+const REGISTERS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 // ---- input schemas, from the contract's ----
 
@@ -116,6 +131,15 @@ const entryOut = z.looseObject({
 });
 const listOut = z.looseObject({ entries: z.array(entryOut), nextPageToken: z.string().optional() });
 const findingOut = z.looseObject({ path: z.string(), message: z.string(), hint: z.string().optional(), rule: z.string().optional() });
+const registrationOut = z.looseObject({
+  id: z.string(),
+  kind: kindOut,
+  revision: z.number().int(),
+  created: z.boolean(),
+  changed: z.boolean().describe('false when the same document was already registered: nothing changed.'),
+  protocolVersion: z.string().optional(),
+  warnings: z.array(z.looseObject({ path: z.string(), message: z.string(), hint: z.string().optional() })),
+});
 const validationOut = z.looseObject({
   valid: z.boolean(),
   kind: kindOut.optional(),
@@ -355,5 +379,39 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       // paths and hints as register gives, as structured content.
       return INVALID_DOCUMENT.has(outcome.refused.code) ? invalidDocumentResult(kind, outcome.refused) : errorResult(outcome.refused.toBody());
     },
+  );
+
+  const register = (args: Record<string, unknown>): Promise<CallToolResult> =>
+    run(env, () => ({ op: 'register', subject: documentSubject(args, 'register', env.limits, '/arguments') }), (answer) => result(answer.data, answer.text));
+
+  server.registerTool(
+    'register_agent',
+    {
+      title: 'Register an A2A agent',
+      description:
+        'Register an A2A agent card (v1.0 or v0.3), or update the one you registered before for the same endpoint (same id, next revision). Needs a registry token (Authorization: Bearer). ' +
+        'The card is validated first; if it is invalid nothing is stored and the errors say where and how to fix it (validate_document checks without storing). Returns the entry id, revision and warnings.',
+      inputSchema: { agentCard: z.record(z.string(), z.unknown()).describe('The agent card, as a JSON object.') },
+      outputSchema: registrationOut,
+      annotations: { title: 'Register an A2A agent', ...REGISTERS },
+    },
+    (args) => register(args),
+  );
+
+  server.registerTool(
+    'register_mcp_server',
+    {
+      title: 'Register an MCP server',
+      description:
+        'Register an MCP server with its toolspec (the tools/list result), or update the one you registered before for the same server URL. Needs a registry token (Authorization: Bearer). ' +
+        'Validated like validate_document; nothing is stored when it is invalid. Returns the entry id, revision and warnings.',
+      inputSchema: {
+        mcpServer: z.record(z.string(), z.unknown()).describe('The server: {"name", "url" (its MCP endpoint), "description"?, "version"?}.'),
+        toolspec: z.record(z.string(), z.unknown()).describe('{"tools": [...]} exactly as the server\'s tools/list returns them.'),
+      },
+      outputSchema: registrationOut,
+      annotations: { title: 'Register an MCP server', ...REGISTERS },
+    },
+    (args) => register(args),
   );
 }
