@@ -16,10 +16,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/config.js';
-import type { Subject } from '../src/contract/subject.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
-import { generateQueries, streamEntries } from './lib/generate-entries.js';
+import { generateQueries, streamEntries, subjectOfGenerated } from './lib/generate-entries.js';
 import { jsonRpcSender, printLoad, runLoad, type LoadResult } from './lib/http-load.js';
 
 const { values } = parseArgs({
@@ -39,14 +38,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-doors-'));
 const serve = (extra: Record<string, string> = {}) =>
   startRegistry(loadConfig({ ...process.env, ...env, ...extra, PORT: '0', HOST: '127.0.0.1', REGISTRY_DATA_DIR: dataDir }), createLogger('warn'));
 const loader = await serve();
-for (const entry of streamEntries(entries, 11)) {
-  const text = JSON.stringify(entry.kind === 'agent' ? entry.document : entry.document.toolspec);
-  const subject: Subject =
-    entry.kind === 'agent'
-      ? { type: 'agent-card', card: entry.document, documentText: text, sizeBytes: Buffer.byteLength(text) }
-      : { type: 'mcp-server', server: entry.document.mcpServer, toolspec: entry.document.toolspec, toolspecText: text, sizeBytes: Buffer.byteLength(text) };
-  await loader.service.register(subject, { principal: 'admin', isAdmin: true });
-}
+for (const entry of streamEntries(entries, 11)) await loader.service.register(subjectOfGenerated(entry), { principal: 'admin', isAdmin: true });
 console.log(`${loader.service.indexSize} entries; ${concurrency} concurrent clients; ${seconds} s per phase; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 await loader.close();
 

@@ -13,9 +13,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
-import type { Subject } from '../src/contract/subject.js';
 import { startRegistry } from '../src/server.js';
-import { generateQueries, streamEntries } from './lib/generate-entries.js';
+import { generateQueries, streamEntries, subjectOfGenerated } from './lib/generate-entries.js';
 import { spawnRegistry } from '../test/support/registry.js';
 import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
 
@@ -38,14 +37,7 @@ const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', REGIST
 const loader = await startRegistry(config, createLogger('warn'));
 
 const loadStarted = performance.now();
-for (const entry of streamEntries(entries, 11)) {
-  const text = JSON.stringify(entry.kind === 'agent' ? entry.document : entry.document.toolspec);
-  const subject: Subject =
-    entry.kind === 'agent'
-      ? { type: 'agent-card', card: entry.document, documentText: text, sizeBytes: Buffer.byteLength(text) }
-      : { type: 'mcp-server', server: entry.document.mcpServer, toolspec: entry.document.toolspec, toolspecText: text, sizeBytes: Buffer.byteLength(text) };
-  await loader.service.register(subject, { principal: 'admin', isAdmin: true });
-}
+for (const entry of streamEntries(entries, 11)) await loader.service.register(subjectOfGenerated(entry), { principal: 'admin', isAdmin: true });
 console.log(`loaded ${loader.service.indexSize} entries in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${loader.store.engine}); ${concurrency} concurrent clients; ${seconds} s per phase`);
 await loader.close();
 // Anonymous searches from one address would trip the per-address read limit: this measures throughput.

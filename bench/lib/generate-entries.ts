@@ -7,6 +7,7 @@
  */
 import type { EntryKind, McpServerDocument, McpTool, SearchFilter } from '../../src/contract/types.js';
 import type { EntryDescription } from '../../src/contract/description.js';
+import type { Subject } from '../../src/contract/subject.js';
 import { describeAgentCard, describeMcpServer } from '../../src/registry/describe.js';
 import { AUDIENCES, DOMAINS, LANGS, MODES, ORGANIZATIONS, type Domain, type Lang } from './vocabulary.js';
 
@@ -265,6 +266,14 @@ export function generateEntries(count: number, seed = 42): GeneratedEntry[] {
 export function* streamEntries(count: number, seed = 42): Generator<GeneratedEntry> {
   const p = new Pick(prng(seed));
   for (let i = 0; i < count; i++) yield generateOne(p, i);
+}
+
+/** A generated entry as a registration's subject (for loading through RegistryService.register). */
+export function subjectOfGenerated(entry: GeneratedEntry): Subject {
+  const text = JSON.stringify(entry.kind === 'agent' ? entry.document : entry.document.toolspec);
+  return entry.kind === 'agent'
+    ? { type: 'agent-card', card: entry.document, documentText: text, sizeBytes: Buffer.byteLength(text) }
+    : { type: 'mcp-server', server: entry.document.mcpServer, toolspec: entry.document.toolspec, toolspecText: text, sizeBytes: Buffer.byteLength(text) };
 }
 
 /** The description the registry would index for a generated entry. */

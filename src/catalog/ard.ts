@@ -17,7 +17,8 @@ import type { FailureFormatter } from '../http/errors.js';
 import { isObject } from '../lib/json.js';
 import { checkQueryLength, zodFindings } from '../operations/request-parser.js';
 import { MAX_QUERY_CHARS_CEILING } from '../operations/request-schemas.js';
-import { documentUrl, entryUrn, kindsOf, mediaTypeOf, type Site } from './vocabulary.js';
+import { entryHead, type CatalogEntry } from './entries.js';
+import { kindsOf, type Site } from './vocabulary.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
 export const ARD_LIST_DEFAULT_PAGE_SIZE = 20;
@@ -203,14 +204,8 @@ export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number): A
   return { request, best: cursor?.b, federation };
 }
 
-export interface ArdResult {
-  identifier: string;
-  displayName: string;
-  type: string;
-  mediaType: string;
-  url: string;
-  description?: string;
-  capabilities?: string[];
+/** A search result: a projection of the entry (as ARD allows), with its score and where it was found. */
+export interface ArdResult extends Pick<CatalogEntry, 'identifier' | 'displayName' | 'type' | 'mediaType' | 'url' | 'description' | 'capabilities'> {
   score: number;
   source: string;
   metadata: Record<string, string | number | boolean>;
@@ -227,17 +222,7 @@ const isMatch = (m: unknown): m is { type: string; name: string; id?: string } =
 
 function ardResultOf(site: Site, hit: SearchHit, best: number): ArdResult {
   const score = best > 0 ? Math.max(0, Math.min(100, Math.round((100 * hit.score) / best))) : 0;
-  const result: ArdResult = {
-    identifier: entryUrn(site, hit.kind, hit.id),
-    displayName: hit.name || hit.id,
-    type: mediaTypeOf(hit.kind),
-    mediaType: mediaTypeOf(hit.kind),
-    url: documentUrl(site, hit.kind, hit.id),
-    score,
-    source: `${site.publicUrl}/`,
-    metadata: { registryId: hit.id, kind: hit.kind },
-  };
-  if (hit.description) result.description = hit.description;
+  const result: ArdResult = { ...entryHead(site, hit), score, source: `${site.publicUrl}/`, metadata: { registryId: hit.id, kind: hit.kind } };
   // What inside the entry matched (a skill or a tool), when the search says so.
   const match: unknown = (hit as { match?: unknown }).match;
   if (isMatch(match) && (match.type === 'skill' || match.type === 'tool')) {

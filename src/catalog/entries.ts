@@ -9,7 +9,7 @@
  * /.well-known/ard.json alike. ARD's schema allows only scalar `metadata` values, so metadata
  * stays flat.
  */
-import type { EntryView, McpServerDocument } from '../contract/types.js';
+import type { EntryKind, EntryView, McpServerDocument } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
 import { describeAgentCard, describeMcpServer } from '../registry/describe.js';
 import { MEDIA_TYPES, documentPaths, documentUrl, entryUrn, mediaTypeOf, registryUrn, type Site } from './vocabulary.js';
@@ -55,16 +55,24 @@ function distinct(values: string[], max: number): string[] {
 
 const versionOf = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v : undefined);
 
+type EntryHead = Pick<CatalogEntry, 'identifier' | 'displayName' | 'type' | 'mediaType' | 'url' | 'description'>;
+
+/** What every entry of the registry says first, in a catalog or a search result: who, what, where. */
+export function entryHead(site: Site, e: { kind: EntryKind; id: string; name: string; description: string }): EntryHead {
+  const head: EntryHead = {
+    identifier: entryUrn(site, e.kind, e.id),
+    displayName: e.name || e.id,
+    type: mediaTypeOf(e.kind),
+    mediaType: mediaTypeOf(e.kind),
+    url: documentUrl(site, e.kind, e.id),
+  };
+  if (e.description) head.description = e.description;
+  return head;
+}
+
 /** The catalog entry of a registered agent or MCP server; `view.document` must be present. */
 export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
-  const entry: CatalogEntry = {
-    identifier: entryUrn(site, view.kind, view.id),
-    displayName: view.name || view.id,
-    type: mediaTypeOf(view.kind),
-    mediaType: mediaTypeOf(view.kind),
-    url: documentUrl(site, view.kind, view.id),
-  };
-  if (view.description) entry.description = view.description;
+  const entry: CatalogEntry = entryHead(site, view);
   const metadata: Record<string, string | number | boolean> = { registryId: view.id, kind: view.kind, revision: view.revision };
   if (view.kind === 'agent') {
     const card = describeAgentCard(view.document, view.protocolVersion === '0.3' ? '0.3' : '1.0');
