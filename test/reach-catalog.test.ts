@@ -392,7 +392,7 @@ describe('access and limits, as on every door', () => {
   test('closed reads: a token is needed, and answers are private', async () => {
     const closed = await start({ REGISTRY_PUBLIC_READ: 'false', REGISTRY_RATE_LIMITS: 'false' });
     const alice = { authorization: `Bearer ${TOKENS.alice}` };
-    assertArdError(await getJson(`${closed.url}/.well-known/ai-catalog.json`), 401, 'UNAUTHENTICATED', /needs a registry token/);
+    assertArdError(await getJson(`${closed.url}/.well-known/ai-catalog.json`), 401, 'UNAUTHENTICATED', /needs a token for every call/);
     assertArdError(await post(`${closed.url}/search`, { query: { text: 'x' } }), 401, 'UNAUTHENTICATED');
     const res = await get(`${closed.url}/.well-known/ai-catalog.json`, { ...alice, origin: 'https://somewhere.example' });
     assert.equal(res.status, 200);

@@ -241,10 +241,10 @@ describe('MCP endpoint', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     assert.equal(raw.status, 401);
-    assert.match(raw.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/);
+    assert.match(raw.headers.get('www-authenticate') ?? '', /^Bearer .*error="invalid_token"/);
     const body = (await raw.json()) as WireJson;
     assert.equal(body.jsonrpc, '2.0');
-    assert.equal(body.error.data.reason, 'UNAUTHENTICATED');
+    assert.equal(body.error.data.reason, 'INVALID_CREDENTIAL');
   });
 
   test('DNS-rebinding protection: only PUBLIC_URL\'s host, and browser origins the operator allowed', async () => {

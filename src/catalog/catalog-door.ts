@@ -7,9 +7,9 @@
  *   /mcp-servers/{id}/server-card.json   its MCP Server Card (derived)
  *   /mcp/server-card                     the registry's own MCP endpoint's Server Card
  *
- * Thin over the shared operations: list, search and get run through core.operations with the
- * caller the Authorization header makes, so access, rate limits and answers are those of every
- * other door. Catalog pages are cached until the change feed moves (when reads are public: a
+ * Thin over the shared operations: the door-level access rule (http/authentication.ts) admits
+ * the caller, then list, search and get run through core.operations, so access, rate limits and
+ * answers are those of every other door. Catalog pages are cached until the change feed moves (when reads are public: a
  * closed registry authorises every request through the operation). Every GET answer carries a
  * strong ETag and Cache-Control and honours If-None-Match.
  *
@@ -24,7 +24,7 @@ import type { Door, DoorContext } from '../composition/door.js';
 import type { Caller } from '../contract/caller.js';
 import { RegistryError, notFound } from '../contract/errors.js';
 import type { EntryKind, EntryView, ListPage, SearchPage } from '../contract/types.js';
-import { callerOf, authenticate } from '../http/caller.js';
+import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
 import { bodyErrorHandler, failureFormat } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
@@ -121,10 +121,10 @@ export const catalogDoor: Door = {
       // The runner's answers are the contract's types spread into a record.
       (await core.operations.answer(operation, caller)).data as unknown as T;
 
-    const entryOfKind = async (req: Request, res: Response, kind: EntryKind): Promise<{ view: EntryView; revision?: number }> => {
+    const entryOfKind = async (req: Request, kind: EntryKind): Promise<{ view: EntryView; revision?: number }> => {
       const id = String(req.params.id);
       const revision = revisionOf(req);
-      const view = await answer<EntryView>(revision === undefined ? { op: 'get', id } : { op: 'get', id, revision }, callerOf(res));
+      const view = await answer<EntryView>(revision === undefined ? { op: 'get', id } : { op: 'get', id, revision }, requestCaller(req));
       if (view.kind !== kind) {
         const where = view.kind === 'agent' ? documentPaths.agentCard(view.id) : documentPaths.mcpDocument(view.id);
         throw notFound(`Entry "${view.id}" is ${view.kind === 'agent' ? 'an agent' : 'an MCP server'}; its document is at ${publicUrl}${where}.`);
@@ -137,7 +137,7 @@ export const catalogDoor: Door = {
       failureFormat(ardFailure),
       abuse.floodGuard(),
       requestScope(log, (req) => ({ method: `${req.method} ${req.baseUrl}${req.path}`, streaming: false })),
-      authenticate(core.authenticator),
+      authenticate(core.authenticator, { publicRead: config.publicRead }),
     ];
     const reads: RequestHandler[] = config.publicRead ? [openToAllOrigins] : [];
     app.use([AI_CATALOG_PATH, ARD_MANIFEST_PATH, '/search', '/explore', '/agents', '/mcp-servers'], common);
@@ -146,7 +146,7 @@ export const catalogDoor: Door = {
     const servePage = (documentPath: string, contentType: string) =>
       handle('list', async (req, res) => {
         const page = catalogPageOf(req.query);
-        const caller = callerOf(res);
+        const caller = requestCaller(req);
         const build = async () => {
           const request = { pageSize: CATALOG_PAGE_SIZE, withDocuments: true, ...('after' in page ? { pageToken: page.after } : {}) };
           const list = await answer<ListPage>({ op: 'list', request }, caller);
@@ -168,7 +168,7 @@ export const catalogDoor: Door = {
       bodyErrorHandler(log),
       handle('search', async (req, res) => {
         const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars);
-        const page = search.request ? await answer<SearchPage>({ op: 'search', request: search.request }, callerOf(res)) : undefined;
+        const page = search.request ? await answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req)) : undefined;
         res.setHeader('Cache-Control', 'no-store');
         res.json(ardSearchAnswer(site, search, page));
       }),
@@ -183,7 +183,7 @@ export const catalogDoor: Door = {
       reads,
       handle('list', async (req, res) => {
         const request = ardListOf(req.query);
-        const list = request ? await answer<ListPage>({ op: 'list', request }, callerOf(res)) : { entries: [] };
+        const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)) : { entries: [] };
         const body: { items: unknown[]; pageToken?: string } = { items: list.entries.map((view) => catalogEntryOf(site, view)) };
         if (list.nextPageToken) body.pageToken = list.nextPageToken;
         sendCacheable(req, res, { body: Buffer.from(JSON.stringify(body)), cacheControl, contentType: JSON_TYPE });
@@ -201,7 +201,7 @@ export const catalogDoor: Door = {
           sendCacheable(req, res, { body: Buffer.from(JSON.stringify(own)), cacheControl, contentType: JSON_TYPE });
           return;
         }
-        const view = await answer<EntryView>({ op: 'get', id: ref.id }, callerOf(res));
+        const view = await answer<EntryView>({ op: 'get', id: ref.id }, requestCaller(req));
         const body = Buffer.from(JSON.stringify(catalogEntryOf(site, view)));
         sendCacheable(req, res, { body, cacheControl, contentType: JSON_TYPE, lastModified: new Date(view.updatedAt) });
       }),
@@ -210,7 +210,7 @@ export const catalogDoor: Door = {
     // ---- registered documents ----
     const serveDocument = (kind: EntryKind, contentType: string, render: (view: EntryView) => unknown) =>
       handle('get', async (req, res) => {
-        const { view, revision } = await entryOfKind(req, res, kind);
+        const { view, revision } = await entryOfKind(req, kind);
         const body = Buffer.from(JSON.stringify(render(view)));
         sendCacheable(req, res, { body, contentType, lastModified: new Date(view.updatedAt), cacheControl: revision === undefined ? cacheControl : immutable });
       });

@@ -29,6 +29,13 @@ const admitted = new WeakMap<Request, Caller>();
 /** The caller the authentication middleware admitted for this request, if it ran. */
 export const admittedCaller = (req: Request): Caller | undefined => admitted.get(req);
 
+/** The admitted caller with the client address rate limits key on, for doors that run operations themselves. */
+export function requestCaller(req: Request): Caller {
+  const caller = admitted.get(req);
+  if (!caller) throw new Error('authenticate() must run before requestCaller()');
+  return { ...caller, address: req.ip };
+}
+
 /** The JSON-RPC id of a parsed request body, when it has a usable one. */
 function jsonRpcId(body: unknown): string | number | null | undefined {
   if (typeof body !== 'object' || body === null || !('id' in body)) return undefined;

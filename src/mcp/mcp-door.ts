@@ -8,14 +8,15 @@
  * In front of the SDK, as on the A2A door: metrics, refusals in JSON-RPC form, DNS-rebinding
  * protection (the Host must be PUBLIC_URL's host or one of REGISTRY_MCP_ALLOWED_HOSTS; a
  * browser Origin must be PUBLIC_URL's host or one of REGISTRY_CORS_ORIGINS), the flood guard,
- * our body parser and limits, the request scope and log line, and authentication (a bearer
- * token makes the Caller; an unrecognised one is refused with 401).
+ * our body parser and limits, the request scope and log line, and the door-level access rule
+ * (http/authentication.ts: a bearer token makes the Caller; an unusable one, or none on a closed
+ * registry, is refused with 401 and WWW-Authenticate).
  */
 import type { Request, RequestHandler } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Door, DoorContext } from '../composition/door.js';
-import { authenticate, callerOf } from '../http/caller.js';
+import { authenticate, requestCaller } from '../http/authentication.js';
 import { bodyErrorHandler, failureFormat, sendFailure, type FailureFormatter } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
@@ -138,7 +139,7 @@ export const mcpDoor: Door = {
       }
       const scope: RequestScope | undefined = currentScope();
       const server = new McpServer(serverInfo, { instructions: INSTRUCTIONS });
-      registerTools(server, { operations: core.operations, caller: callerOf(res), scope, log, limits });
+      registerTools(server, { operations: core.operations, caller: requestCaller(req), scope, log, limits });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();
@@ -161,7 +162,7 @@ export const mcpDoor: Door = {
       jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: ['application/json'] }),
       bodyErrorHandler(log),
       requestScope(log, nameMcpRequest),
-      authenticate(core.authenticator),
+      authenticate(core.authenticator, { publicRead: config.publicRead }),
       answer,
     );
   },
