@@ -1,8 +1,8 @@
 /**
  * Prometheus metrics (prom-client) at GET /metrics: requests by door (a2a, mcp, catalog),
- * method, operation and outcome with latency histograms, entries by kind and index size (read from the store and the
- * index when scraped, so they are never stale), validation failures by code, rate-limit
- * refusals, and the default process metrics (memory, CPU, event-loop lag, GC).
+ * method, operation and outcome with latency histograms, entries by kind and index size (read
+ * from the store and the index when scraped, so they are never stale), validation failures by
+ * code, rate-limit refusals, and the default process metrics (memory, CPU, event-loop lag, GC).
  *
  * Each registry gets its own prom-client Registry, so several registries in one process (tests)
  * do not collide on the global one. Every label value comes from a fixed set: nothing a caller
