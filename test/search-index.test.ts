@@ -1,6 +1,6 @@
 /**
  * The search index (src/search): matching, filters, ranking, grouping, paging, updates, on real
- * cards and toolspecs from the shared corpus plus hand-made entries. Filter and paging results
+ * cards and toolspecs from the vendored corpus (test/fixtures/corpus) plus hand-made entries. Filter and paging results
  * on many generated entries are checked against a plain scan in ./search-oracle.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { createSearchIndex, GROUP_LIMIT, type SearchIndex } from '../src/search/
 import { parseQuery } from '../src/search/query.js';
 import { tokenize } from '../src/search/text-encoder.js';
 
-const CORPUS = new URL('../../shared/corpus/', import.meta.url);
+const CORPUS = new URL('./fixtures/corpus/', import.meta.url);
 
 type Json = Record<string, unknown>;
 
@@ -126,7 +126,7 @@ describe('text encoder', () => {
   });
 });
 
-describe('search index on the shared corpus', () => {
+describe('search index on the corpus', () => {
   const index = createSearchIndex();
   const cards = corpusCards();
   for (const { file, card } of cards) add(index, `card:${file}`, describeAgentCard(card, generationOf(card)));

@@ -1,6 +1,6 @@
 /**
  * Discovery end to end through the SDK client, on a registry loaded with every valid card and
- * toolspec of the shared corpus plus generated entries: ranked hits, filters, paging, streaming,
+ * toolspec of the corpus (test/fixtures/corpus) plus generated entries: ranked hits, filters, paging, streaming,
  * immediacy of changes and restarts.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The `validate` operation end to end over A2A: every file of shared/corpus is uploaded as a
+ * The `validate` operation end to end over A2A: every file of test/fixtures/corpus is uploaded as a
  * file part (exactly its bytes) to a running registry, and the answer must match the verdict
  * table in test/fixtures/corpus-verdicts.json — the same table the in-process validator tests
  * use. Files larger than the request body limit never reach the executor: they get the

@@ -220,7 +220,7 @@ test('a card that passes both the official v0.3 schema and the v1.0 model is rej
   delete mixed.securityRequirements;
 
   // It passes the official v0.3 schema...
-  const official: unknown = JSON.parse(readFileSync(new URL('../../shared/reference/a2a-v0.3.0.schema.json', import.meta.url), 'utf8'));
+  const official: unknown = JSON.parse(readFileSync(new URL('./fixtures/reference/a2a-v0.3.0.schema.json', import.meta.url), 'utf8'));
   const ajv = new Ajv({ strict: false });
   ajv.addSchema(official as object, 'a2a');
   assert.equal(ajv.getSchema('a2a#/definitions/AgentCard')!(mixed), true);

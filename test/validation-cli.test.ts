@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const corpus = fileURLToPath(new URL('../../shared/corpus/', import.meta.url));
+const corpus = fileURLToPath(new URL('./fixtures/corpus/', import.meta.url));
 const card = (f: string): string => join(corpus, 'cards', f);
 const toolspec = (f: string): string => join(corpus, 'toolspecs', f);
 

@@ -1,9 +1,9 @@
 /**
- * Every real document of shared/corpus against the expected verdicts in
+ * Every real document of test/fixtures/corpus against the expected verdicts in
  * test/fixtures/corpus-verdicts.json, plus the official A2A v0.3.0 JSON Schema as an
  * independent check of every card detected as v0.3.
  *
- * The corpus lives beside the repository (../shared/corpus), as in CI's fresh clone.
+ * The corpus and the official schema are vendored in test/fixtures (sources: SOURCES.md).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -11,8 +11,8 @@ import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import { createDocumentValidator, type Verdict } from '../src/validation/index.js';
 
-const corpus = new URL('../../shared/corpus/', import.meta.url);
-const reference = new URL('../../shared/reference/', import.meta.url);
+const corpus = new URL('./fixtures/corpus/', import.meta.url);
+const reference = new URL('./fixtures/reference/', import.meta.url);
 
 type Pair = [string, string];
 interface Expected {

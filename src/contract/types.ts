@@ -1,5 +1,5 @@
 /**
- * The registry's public message contract (../shared/REGISTRY-CONTRACT.md) as TypeScript types.
+ * The registry's public message contract (docs/REGISTRY-CONTRACT.md) as TypeScript types.
  * These are wire JSON shapes: what a peer sends inside a data part and what comes back in
  * artifacts. Every layer (operations, validation, storage, search, CLI) speaks these types,
  * so the contract is defined once.

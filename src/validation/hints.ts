@@ -1,5 +1,5 @@
 /**
- * Advice for the mistakes real documents make (surveyed in shared/corpus): each function looks
+ * Advice for the mistakes real documents make (surveyed in test/fixtures/corpus): each function looks
  * at one translated schema error and, when it recognises a known mistake, adds a hint that
  * says exactly what to change. The hints name v1.0 or v0.3 shapes depending on the card.
  */

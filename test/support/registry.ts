@@ -14,7 +14,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { startRegistry, type RunningRegistry } from '../../src/server.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const CORPUS_DIR = fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
+export const CORPUS_DIR = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 
 export const TOKENS = {
   admin: 'admin-token-0123456789abcdef',
