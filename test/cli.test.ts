@@ -1,6 +1,6 @@
 /**
- * The `a2a-registry` command line, run as a user runs it (a child process: `node --import tsx
- * src/cli/main.ts ...`, and once the built bin/a2a-registry.js) against real registries on
+ * The `a2a-registry` command line, run as a user runs it (a child process: the built
+ * bin/a2a-registry.js, rebuilt by test/support/built.ts when the sources are newer) against real registries on
  * 127.0.0.1: every command, its --json output, the exit code of each failure class, the
  * admin-token fallback, `serve`, and search results printed while the stream is still open.
  */
@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { resolveConnection } from '../src/cli/client.js';
 import { buildProgram } from '../src/cli/main.js';
+import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
 import { v1Card } from './support/documents.js';
@@ -32,9 +33,10 @@ interface RunOptions {
   input?: string;
   /** Called with each piece of stdout as it arrives. */
   onStdout?: (chunk: string) => void;
-  /** Run the built bin/a2a-registry.js instead of the TypeScript source. */
-  bin?: boolean;
 }
+
+/** An empty data directory: the CLI finds no admin-token file in it. */
+let noDataDir: string | undefined;
 
 /** A clean environment: no registry settings inherited from the developer's shell, no admin-token file. */
 function baseEnv(): Record<string, string> {
@@ -42,14 +44,14 @@ function baseEnv(): Record<string, string> {
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith('A2A_REGISTRY_') && k !== 'NO_COLOR' && k !== 'REGISTRY_DATA_DIR') env[k] = v;
   }
-  env.REGISTRY_DATA_DIR = tempDir('a2a-registry-cli-nodata-');
+  env.REGISTRY_DATA_DIR = noDataDir ??= tempDir('a2a-registry-cli-nodata-');
   return env;
 }
 
 /** Runs the CLI asynchronously: the registry under test runs in this process and must keep serving. */
 function cli(args: string[], options: RunOptions = {}): Promise<Run> {
-  const entry = options.bin ? ['bin/a2a-registry.js'] : ['--import', 'tsx', 'src/cli/main.ts'];
-  const child = spawn(process.execPath, [...entry, ...args], { cwd: REPO_ROOT, env: { ...baseEnv(), ...options.env }, stdio: 'pipe' });
+  ensureBuilt();
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...baseEnv(), ...options.env }, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -105,7 +107,7 @@ describe('a2a-registry against a registry', () => {
     const help = await cli(['--help']);
     assert.equal(help.code, 0);
     for (const c of ['serve', 'validate', 'register', 'search', 'get', 'ls', 'rm']) assert.match(help.stdout, new RegExp(`^  ${c}\\b`, 'm'), c);
-    assert.match(help.stdout, /--registry <url>.*\n.*A2A_REGISTRY_URL/);
+    assert.match(help.stdout, /--registry <url> [^-]*env: A2A_REGISTRY_URL/);
     const searchHelp = await cli(['search', '--help']);
     assert.equal(searchHelp.code, 0);
     assert.match(searchHelp.stdout, /--protocol-version <version>/);
@@ -127,7 +129,8 @@ describe('a2a-registry against a registry', () => {
     ids.invoice = id;
     assert.match(first.stdout, /revision +1\n/);
     assert.match(first.stdout, /indexed +3 skill\(s\)/);
-    assert.match(first.stdout, /warning \/supportedInterfaces\/0\/url: .*placeholder/);
+    assert.ok(first.stdout.includes(`warning ${example('agent-card.json')}:5:7  /supportedInterfaces/0/url: `), first.stdout);
+    assert.match(first.stdout, /\/supportedInterfaces\/0\/url: .*placeholder/);
     assert.ok(!first.stdout.includes('\u001b['), 'no colour when stdout is not a TTY');
 
     const again = await cli(['register', '--json', example('agent-card.json')], { env: as('alice') });
@@ -175,8 +178,8 @@ describe('a2a-registry against a registry', () => {
     const lines = table.stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^NAME +KIND +MATCHED +ID +ENDPOINT$/);
     assert.match(lines[1]!, /^Invoice Assistant +agent +\S.* +[0-9a-f-]{36} +https:\/\/invoices\.example\.com\/a2a\/jsonrpc$/);
-    assert.match(table.stdout, /skill "Translate invoice"/);
-    assert.match(lines.at(-1)!, /\d+ shown, \d+ match\(es\) in all\./);
+    assert.match(table.stdout, /skill "(Translate|Extract) invoice"/);
+    assert.match(lines.at(-1)!, /^1 entry shown; \d+ match\(es\) in all\.$/);
 
     const [json, mcp, tagged, none] = await Promise.all([
       cli(['search', '--json', 'weather', 'forecast'], { env }),
@@ -252,20 +255,24 @@ describe('a2a-registry against a registry', () => {
     assert.equal(parse(gone).error.code, 'NOT_FOUND');
   });
 
-  test('declined (exit 1): code, message, and each detail with path, message and hint', async () => {
-    const file = path.join(tempDir(), 'card.json');
-    fs.writeFileSync(file, JSON.stringify({ name: 'Broken', supportedInterfaces: [{ url: 'https://broken.example.org/a2a', transport: 'jsonrpc' }], capabilities: [] }));
+  test('declined (exit 1): code, message, and each detail with its place in the user\'s file, path, message and hint', async () => {
+    const file = path.join(tempDir(), 'broken-card.json');
+    fs.writeFileSync(file, JSON.stringify({ name: 'Broken', supportedInterfaces: [{ url: 'https://broken.example.org/a2a', transport: 'jsonrpc' }], capabilities: [] }, null, 2));
     const human = await cli(['register', file], { env: as('alice') });
     assert.equal(human.code, 1);
     assert.match(human.stderr, /declined VALIDATION_FAILED: /);
-    assert.match(human.stderr, /error +\/supportedInterfaces\/0\/protocolBinding: required field "protocolBinding" is missing/);
+    // Line 4: the interface object that lacks the member; line 9: "capabilities": [].
+    assert.ok(human.stderr.includes(`error   ${file}:4:5  /supportedInterfaces/0/protocolBinding: required field "protocolBinding" is missing`), human.stderr);
+    assert.ok(human.stderr.includes(`error   ${file}:9:3  /capabilities: `), human.stderr);
     assert.match(human.stderr, /hint: Rename "transport" to "protocolBinding"/);
+    assert.doesNotMatch(human.stderr, /agent-card\.json|\/parts\//, 'the user never named agent-card.json');
     assertNoStack(human);
     const json = await cli(['register', '--json', file], { env: as('alice') });
     assert.equal(json.code, 1);
     const error = parse(json).error;
     assert.equal(error.code, 'VALIDATION_FAILED');
     assert.ok(error.details.some((d: { path: string; hint?: string }) => d.path === '/capabilities' && d.hint));
+    assert.deepEqual(error.details.find((d: { path: string }) => d.path === '/capabilities').location, { file, line: 9, column: 3 });
     // A dry run of the same card fails the same way (exit 1), storing nothing.
     const dry = await cli(['register', '--dry-run', file], { env: as('alice') });
     assert.equal(dry.code, 1, dry.stdout + dry.stderr);
@@ -295,14 +302,70 @@ describe('a2a-registry against a registry', () => {
     assert.match(runs[5]!.stderr, /--mcp-name <name> and --mcp-url <url>/);
   });
 
-  test('the same through bin/a2a-registry.js (the built CLI, as npx runs it)', async (t) => {
-    if (!fs.existsSync(path.join(REPO_ROOT, 'dist/src/cli/commands/search.js'))) {
-      t.skip('run `npm run build` first (npm test does)');
-      return;
+  test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {
+    const dir = tempDir();
+    const malformed = path.join(dir, 'my-agent.json');
+    fs.writeFileSync(malformed, '{\n  "name": "Broken",\n  "skills": [\n    {"id": "a",}\n  ]\n}\n');
+    const missing = path.join(dir, 'no-such-card.json');
+    const large = path.join(REPO_ROOT, 'test/fixtures/corpus/toolspecs/tavily.json');
+    const [notJson, notJsonAsJson, unreadable, unreadableAsJson, directory, tooLarge] = await Promise.all([
+      cli(['register', malformed], { env: as('alice') }),
+      cli(['register', '--json', malformed], { env: as('alice') }),
+      cli(['register', missing], { env: as('alice') }),
+      cli(['register', '--json', missing], { env: as('alice') }),
+      cli(['register', dir], { env: as('alice') }),
+      cli(['register', large, '--mcp-name', 'tavily', '--mcp-url', 'https://mcp.tavily.example.com/mcp'], { env: as('alice') }),
+    ]);
+    assert.equal(notJson.code, 1);
+    assert.equal(notJson.stderr, `a2a-registry: ${malformed}:4:16: not valid JSON: trailing comma (JSON allows none before } or ])\n`);
+    assert.deepEqual(parse(notJsonAsJson).error.location, { file: malformed, line: 4, column: 16 });
+    assert.equal(unreadable.code, 2);
+    assert.equal(unreadable.stderr, `a2a-registry: cannot read ${missing}: no such file\n`);
+    assert.deepEqual(parse(unreadableAsJson).error, { code: 'READ_ERROR', message: `cannot read ${missing}: no such file` });
+    assert.equal(directory.code, 2);
+    assert.match(directory.stderr, /is a directory/);
+    assert.equal(tooLarge.code, 1);
+    assert.ok(tooLarge.stderr.includes(`declined TOO_LARGE: The uploaded document "${large}" is `), tooLarge.stderr);
+    assert.ok(tooLarge.stderr.includes(`error   ${large}  (document): `), tooLarge.stderr);
+    assert.doesNotMatch(tooLarge.stderr, /toolspec\.json"|\/parts\//);
+  });
+
+  test('--registry takes the base URL, an endpoint URL or the card URL', async () => {
+    const forms = [registry.url, `${registry.url}/`, `${registry.url}/a2a/jsonrpc`, `${registry.url}/a2a/rest`, `${registry.url}/a2a/rest/message:send`, `${registry.url}/.well-known/agent-card.json`];
+    const runs = await Promise.all(forms.map((url) => cli(['get', '--json', ids.invoice!, '--registry', url], { env: {} })));
+    runs.forEach((r, i) => {
+      assert.equal(r.code, 0, `${forms[i]}: ${r.stderr}`);
+      assert.equal(parse(r).id, ids.invoice);
+    });
+    // And the connection resolves them to one base (a registry mounted under a prefix keeps it).
+    for (const [given, base] of [
+      ['https://r.example.com/a2a/jsonrpc', 'https://r.example.com'],
+      ['https://r.example.com/.well-known/agent-card.json?x=1', 'https://r.example.com'],
+      ['https://r.example.com/registry/a2a/rest', 'https://r.example.com/registry'],
+      ['https://r.example.com/registry/', 'https://r.example.com/registry'],
+      ['https://r.example.com/mcp', 'https://r.example.com'],
+    ]) {
+      assert.equal(resolveConnection({ registry: given }, {}).url, base, given);
     }
-    const r = await cli(['search', '--json', 'invoice'], { env, bin: true });
-    assert.equal(r.code, 0, r.stderr);
-    assert.ok(parse(r).results.some((h: { id: string }) => h.id === ids.invoice));
+  });
+
+  test('search: one row per entry, with every part of it that matched', async () => {
+    // The invoice agent matches "invoice" by its own name and by two of its skills.
+    const [table, json] = await Promise.all([cli(['search', 'invoice'], { env }), cli(['search', '--json', 'invoice'], { env })]);
+    assert.equal(table.code, 0, table.stderr);
+    const rows = table.stdout.split('\n').filter((line) => line.includes(ids.invoice!));
+    assert.equal(rows.length, 1, table.stdout);
+    const hits = parse(json).results.filter((h: { id: string }) => h.id === ids.invoice);
+    assert.equal(hits.length, 1);
+    const matched = [hits[0].match, ...(hits[0].matches ?? [])].map((m: { type: string; name: string }) => `${m.type}:${m.name}`);
+    assert.ok(matched.includes('skill:Translate invoice'), matched.join());
+    assert.equal(new Set(matched).size, matched.length, 'no match listed twice');
+  });
+
+  test('every command takes --json', () => {
+    for (const command of buildProgram().commands) {
+      assert.ok(command.options.some((o) => o.long === '--json'), `${command.name()} has no --json`);
+    }
   });
 });
 
@@ -408,7 +471,8 @@ describe('list {"mine": true} (the contract extension behind ls --mine)', () => 
 describe('a2a-registry serve', () => {
   test('starts the registry with flags over the environment; the CLI talks to it; SIGTERM stops it', async () => {
     const dataDir = tempDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
+    ensureBuilt();
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
       cwd: REPO_ROOT,
       env: { ...baseEnv(), PORT: '1', LOG_LEVEL: 'silent' }, // the flags win over these
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -523,7 +587,7 @@ describe('streaming search output', () => {
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(events, ['proxy sent the first chunk', 'CLI printed the first result', 'proxy released the rest of the stream']);
       assert.equal(printed, 12, r.stdout);
-      assert.match(r.stdout, /12 shown, 12 match\(es\) in all\./);
+      assert.match(r.stdout, /12 entries shown; 12 match\(es\) in all\./);
     } finally {
       await registry.close();
       proxy.closeAllConnections();

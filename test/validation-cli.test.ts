@@ -1,16 +1,15 @@
 /**
- * `a2a-registry validate` run as a child process on corpus files, as a user would run it:
- * `node --import tsx src/cli/main.ts validate ...`.
+ * `a2a-registry validate` run as a child process on corpus files, as a user runs it: the built
+ * bin/a2a-registry.js (test/support/built.ts builds it when the sources are newer).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-
-const repo = fileURLToPath(new URL('..', import.meta.url));
+import { BIN, REPO_ROOT as repo, ensureBuilt } from './support/built.js';
+import { tempDir } from './support/temp.js';
 const corpus = fileURLToPath(new URL('./fixtures/corpus/', import.meta.url));
 const card = (f: string): string => join(corpus, 'cards', f);
 const toolspec = (f: string): string => join(corpus, 'toolspecs', f);
@@ -22,7 +21,8 @@ interface Run {
 }
 
 function cli(args: string[], input?: string): Run {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  ensureBuilt();
+  const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd: repo,
     encoding: 'utf8',
     input,
@@ -56,13 +56,19 @@ test('a valid v1.0 card: exit 0, readable output without colour when not a TTY',
   assert.ok(!r.stdout.includes('\u001b['), 'no ANSI colour codes when stdout is not a TTY');
 });
 
-test('an invalid card: exit 1, each finding with path, message and hint', () => {
-  const r = cli(['validate', card('UltravioletaDAO__x402-rs__static_wk_agent-card.json')]);
+test('an invalid card: exit 1, each finding with its line and column in the file, path, message and hint', () => {
+  const file = card('UltravioletaDAO__x402-rs__static_wk_agent-card.json');
+  const r = cli(['validate', file]);
   assert.equal(r.code, 1);
   assert.match(r.stdout, /invalid .*VALIDATION_FAILED/);
-  assert.match(r.stdout, /error +\/supportedInterfaces\/0\/protocolBinding: required field "protocolBinding" is missing/);
+  // A missing member points at the object that lacks it (line 18: the first interface's "{").
+  assert.ok(r.stdout.includes(`error   ${file}:18:5  /supportedInterfaces/0/protocolBinding: required field "protocolBinding" is missing`), r.stdout);
   assert.match(r.stdout, /hint: Rename "transport" to "protocolBinding"/);
-  assert.match(r.stdout, /error +\/capabilities: must be an object, found an array/);
+  // A wrong value points at its member ("capabilities": [...] on line 28).
+  assert.ok(r.stdout.includes(`error   ${file}:28:3  /capabilities: must be an object, found an array`), r.stdout);
+  const j = json(cli(['validate', '--json', file]));
+  const capabilities = j.results[0]!.errors!.find((e) => e.path === '/capabilities') as { location?: unknown } | undefined;
+  assert.deepEqual(capabilities?.location, { file, line: 28, column: 3 });
 });
 
 test('--json: machine output for several files, cards and toolspecs detected by content', () => {
@@ -94,7 +100,7 @@ test('--max-bytes overrides the 10,240-byte default', () => {
 });
 
 test('bare toolspec paths point into the file; --server-url/--server-name validate the metadata too', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-registry-cli-'));
+  const dir = tempDir('a2a-registry-cli-');
   const file = join(dir, 'toolspec.json');
   writeFileSync(file, JSON.stringify({ tools: [{ name: 'find', inputSchema: { type: 'string' } }] }));
   const r = cli(['validate', '--json', file]);
@@ -113,16 +119,34 @@ test('stdin with "-"', () => {
   assert.equal(json(r).results[0]!.generation, '0.3');
 });
 
-test('a missing file or a file that is not JSON: exit 1 with a clear message', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-registry-cli-'));
+test('a file that is not JSON: exit 1, the line and column of the mistake', () => {
+  const dir = tempDir('a2a-registry-cli-');
+  const bad = join(dir, 'bad.json');
+  writeFileSync(bad, '{\n  "name": "x",\n  "skills": [1, 2,]\n}\n');
+  const r = cli(['validate', bad]);
+  assert.equal(r.code, 1);
+  assert.ok(r.stdout.includes(`${bad}:3:19: not valid JSON: trailing comma`), r.stdout);
+  const quotes = join(dir, 'quotes.json');
+  writeFileSync(quotes, "{\n  'name': 'x'\n}");
+  const j = json(cli(['validate', '--json', quotes]));
+  assert.deepEqual(j.results[0]!.error, {
+    code: 'NOT_JSON',
+    message: `${quotes}:2:3: not valid JSON: strings and names need double quotes, not single quotes`,
+    location: { file: quotes, line: 2, column: 3 },
+  });
+});
+
+test('a file that cannot be read is a usage error: exit 2, even beside invalid files', () => {
+  const dir = tempDir('a2a-registry-cli-');
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, '{"name": "x",');
   const r = cli(['validate', join(dir, 'missing.json'), bad]);
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 2);
   assert.match(r.stdout, /cannot read .*missing\.json: no such file/);
-  assert.match(r.stdout, /bad\.json is not valid JSON/);
+  assert.match(r.stdout, /bad\.json:1:14: not valid JSON: expected a property name/);
   const j = json(cli(['validate', '--json', join(dir, 'missing.json')]));
   assert.equal(j.results[0]!.error!.code, 'READ_ERROR');
+  assert.equal(cli(['validate', dir]).code, 2, 'a directory');
 });
 
 test('usage errors exit 2; --help exits 0', () => {
@@ -158,14 +182,4 @@ test('the whole corpus through the CLI agrees with the verdict table', () => {
     assert.equal(results[i]!.valid, expected.verdict === 'accept', f);
     assert.equal(results[i]!.errorCode, expected.errorCode, f);
   });
-});
-
-test('bin/a2a-registry.js runs the built CLI (when dist/ exists)', (t) => {
-  if (!existsSync(join(repo, 'dist/src/cli/main.js'))) {
-    t.skip('run `npm run build` first');
-    return;
-  }
-  const r = spawnSync(process.execPath, ['bin/a2a-registry.js', 'validate', card('michaelcolenso__babynames__apps_web_public_wk_agent-card.json')], { cwd: repo, encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /A2A v1\.0 agent card/);
 });

@@ -96,6 +96,24 @@ export interface Connection {
   timeoutMs: number;
 }
 
+/**
+ * The registry's base URL from whatever URL of it the user has at hand: the base itself, its
+ * agent card (…/.well-known/agent-card.json, or any other well-known document), an A2A endpoint
+ * (…/a2a/jsonrpc, …/a2a/rest, or a route below them such as …/a2a/rest/message:send) or its MCP
+ * endpoint (…/mcp). A registry mounted under a path prefix keeps it. Query and fragment are dropped.
+ */
+export function registryBase(url: URL): string {
+  let path = url.pathname;
+  const wellKnown = path.indexOf('/.well-known/');
+  if (wellKnown !== -1) path = path.slice(0, wellKnown);
+  else {
+    const a2a = path.search(/\/a2a(\/|$)/);
+    if (a2a !== -1) path = path.slice(0, a2a);
+    else path = path.replace(/\/mcp\/*$/, '');
+  }
+  return `${url.origin}${path.replace(/\/+$/, '')}`;
+}
+
 /** Thrown for a registry URL that is not an absolute http(s) URL: a usage error. */
 export class BadRegistryUrl extends Error {}
 
@@ -116,7 +134,7 @@ export function resolveConnection(options: ConnectionOptions, env: NodeJS.Proces
     throw new BadRegistryUrl(`--registry "${raw}" is not a URL (expected e.g. ${DEFAULT_REGISTRY_URL})`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadRegistryUrl(`--registry "${raw}" must be an http:// or https:// URL`);
-  const base = url.href.replace(/\/+$/, '');
+  const base = registryBase(url);
   const timeoutMs = (options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
   if (options.token) return { url: base, token: options.token, tokenSource: 'option', timeoutMs };
   if (LOOPBACK_HOSTS.has(url.hostname)) {

@@ -2,10 +2,11 @@
  * The `a2a-registry` command line. Each command lives in ./commands/<name>.ts and exports a
  * `register(program)` function; add new commands to COMMANDS below.
  *
- * Exit codes (all commands): 0 success, 1 the command ran and found a problem (for `validate`:
- * an invalid, unreadable or non-JSON document; for the others: the registry declined the
- * request), 2 usage error (unknown option, missing argument), 3 the registry could not be
- * reached (connection refused, DNS, timeout, no registry at the URL).
+ * Exit codes (all commands): 0 success; 1 refused: the registry declined the request, or the
+ * document is invalid (`validate` checks offline) or not JSON (reported with line and column);
+ * 2 usage: unknown option, missing argument, a value out of range, a file that cannot be read,
+ * an unusable --registry; 3 the registry could not be reached (connection refused, DNS,
+ * timeout, no registry at the URL).
  *
  * The commands that talk to a registry are A2A clients of it (src/cli/client.ts) and share the
  * global options --registry, --token and --timeout.
@@ -44,7 +45,7 @@ export function buildProgram(): Command {
   const program = new Command('a2a-registry')
     .description('A2A Agent Registry: validate, register and discover A2A agents and MCP servers.')
     .version(readPackageVersion(), '-V, --version', 'print the version')
-    .addOption(new Option('--registry <url>', 'registry base URL').env('A2A_REGISTRY_URL').default(DEFAULT_REGISTRY_URL))
+    .addOption(new Option('--registry <url>', 'the registry: its base URL, an endpoint URL (…/a2a/jsonrpc) or its card URL').env('A2A_REGISTRY_URL').default(DEFAULT_REGISTRY_URL))
     .addOption(
       new Option('--token <token>', "bearer token (default, when --registry is on this machine: the registry's generated ${REGISTRY_DATA_DIR:-./data}/admin-token, if readable)").env(
         'A2A_REGISTRY_TOKEN',

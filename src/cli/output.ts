@@ -5,11 +5,12 @@
  */
 import type { Finding } from '../contract/types.js';
 import { RegistryDeclined, RegistryUnreachable, type RegistryProtocolError } from './client.js';
+import type { SourceLocation } from './json-source.js';
 
 export const EXIT_OK = 0;
 /** The command ran and something was wrong: the registry declined, or a local document was invalid. */
 export const EXIT_FAILED = 1;
-/** Unknown option, missing argument, a value out of range. */
+/** Unknown option, missing argument, a value out of range, a file that cannot be read. */
 export const EXIT_USAGE = 2;
 /** The registry could not be reached: connection refused, DNS, timeout, no registry at the URL. */
 export const EXIT_UNREACHABLE = 3;
@@ -119,12 +120,23 @@ export function fit(text: string, width: number): string {
 
 // --- findings and failures -----------------------------------------------------------------
 
-export function formatFindings(findings: readonly Finding[], label: 'error' | 'warning', s: Styles): string {
+/**
+ * Where a finding's JSON Pointer is in the user's own file, or undefined when the finding is not
+ * about a place in a file.
+ */
+export type Locate = (pointer: string) => SourceLocation | undefined;
+
+/** "card.json:12:7", as compilers print it (editors and terminals make it a link). */
+export const formatLocation = (l: SourceLocation): string => (l.line === undefined ? l.file : `${l.file}:${l.line}:${l.column ?? 1}`);
+
+/** One line per finding (and one per hint): `  error   card.json:12:7  /skills/0/name: message [rule]`. */
+export function formatFindings(findings: readonly Finding[], label: 'error' | 'warning', s: Styles, locate?: Locate): string {
   const colour = label === 'error' ? s.red : s.yellow;
   const tag = label.padEnd(7);
   let text = '';
   for (const f of findings) {
-    text += `  ${colour(tag)} ${f.path === '' ? '(document)' : f.path}: ${f.message}${f.rule ? s.dim(` [${f.rule}]`) : ''}\n`;
+    const where = locate?.(f.path);
+    text += `  ${colour(tag)} ${where ? `${s.bold(formatLocation(where))}  ` : ''}${f.path === '' ? '(document)' : f.path}: ${f.message}${f.rule ? s.dim(` [${f.rule}]`) : ''}\n`;
     if (f.hint) text += `  ${' '.repeat(tag.length)} ${s.dim('hint:')} ${f.hint}\n`;
   }
   return text;
@@ -134,13 +146,13 @@ export function formatFindings(findings: readonly Finding[], label: 'error' | 'w
  * Prints a failed registry call and returns its exit code. With --json the failure is also a
  * document on stdout ({"error": {...}}), so a script reading stdout never gets nothing.
  */
-export function reportFailure(failure: RegistryDeclined | RegistryUnreachable | RegistryProtocolError, o: Output, json: boolean): number {
+export function reportFailure(failure: RegistryDeclined | RegistryUnreachable | RegistryProtocolError, o: Output, json: boolean, locate?: Locate): number {
   const s = styles(o.color);
   if (failure instanceof RegistryDeclined) {
     const { error } = failure;
-    if (json) printJson(o, { error, state: failure.state });
+    if (json) printJson(o, { error: locate && error.details ? { ...error, details: error.details.map((d) => withLocation(d, locate)) } : error, state: failure.state });
     let text = `${s.red('declined')} ${s.bold(error.code)}: ${error.message}\n`;
-    text += formatFindings(error.details ?? [], 'error', s);
+    text += formatFindings(error.details ?? [], 'error', s, locate);
     if (error.retryAfterSeconds !== undefined) text += `  retry after ${error.retryAfterSeconds} s\n`;
     o.err(text);
     return EXIT_FAILED;
@@ -153,4 +165,20 @@ export function reportFailure(failure: RegistryDeclined | RegistryUnreachable | 
   if (json) printJson(o, { error: { code: 'PROTOCOL_ERROR', message: failure.message } });
   o.err(`a2a-registry: the registry answered with an error: ${failure.message}\n`);
   return EXIT_FAILED;
+}
+
+/** A finding with its `location` ({file, line, column}) for --json readers, when it points into a file. */
+export function withLocation<F extends Finding>(f: F, locate: Locate): F & { location?: SourceLocation } {
+  const location = locate(f.path);
+  return location ? { ...f, location } : f;
+}
+
+/**
+ * A usage problem found by a command itself (a file that cannot be read, a missing option):
+ * one line on stderr, an {"error"} document on stdout with --json, exit code 2.
+ */
+export function reportUsage(o: Output, json: boolean, code: 'USAGE' | 'READ_ERROR', message: string): number {
+  if (json) printJson(o, { error: { code, message } });
+  o.err(`a2a-registry: ${message}\n`);
+  return EXIT_USAGE;
 }

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { BadRegistryUrl, RegistryClient, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, resolveConnection, type Connection } from './client.js';
-import { EXIT_USAGE, defaultOutput, reportFailure, type Output } from './output.js';
+import { defaultOutput, reportFailure, reportUsage, type Locate, type Output } from './output.js';
 
 /** Options every remote command sees: the program's (--registry, --token, --timeout) and its own --json. */
 export interface RemoteOptions {
@@ -21,7 +21,12 @@ export interface RemoteContext {
   json: boolean;
 }
 
-export async function runRemote(command: Command, body: (ctx: RemoteContext) => Promise<number>): Promise<number> {
+export interface RemoteSettings {
+  /** Places the registry's findings in the user's file (register). */
+  locate?: Locate;
+}
+
+export async function runRemote(command: Command, body: (ctx: RemoteContext) => Promise<number>, settings: RemoteSettings = {}): Promise<number> {
   const options = command.optsWithGlobals<RemoteOptions>();
   const out = defaultOutput();
   const json = options.json === true;
@@ -29,8 +34,7 @@ export async function runRemote(command: Command, body: (ctx: RemoteContext) => 
   try {
     connection = resolveConnection(options);
   } catch (err) {
-    // command.error prints and throws a CommanderError, which main() turns into exit code 2.
-    if (err instanceof BadRegistryUrl) command.error(`error: ${err.message}`, { exitCode: EXIT_USAGE, code: 'a2a-registry.usage' });
+    if (err instanceof BadRegistryUrl) return reportUsage(out, json, 'USAGE', err.message);
     throw err;
   }
   try {
@@ -38,7 +42,7 @@ export async function runRemote(command: Command, body: (ctx: RemoteContext) => 
     return await body({ client, out, json });
   } catch (err) {
     if (!(err instanceof RegistryDeclined || err instanceof RegistryUnreachable || err instanceof RegistryProtocolError)) throw err;
-    const code = reportFailure(err, out, json);
+    const code = reportFailure(err, out, json, settings.locate);
     if (err instanceof RegistryDeclined && err.error.code === 'UNAUTHENTICATED') out.err(tokenHint(connection));
     return code;
   }

@@ -4,16 +4,17 @@
  * SDK clients that talk to them over real HTTP.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { startRegistry, type RunningRegistry } from '../../src/server.js';
+import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './built.js';
+import { tempDir } from './temp.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { REPO_ROOT } from './built.js';
+export { removeTempDir, tempDir } from './temp.js';
 export const CORPUS_DIR = fileURLToPath(new URL('../fixtures/corpus/', import.meta.url));
 
 export const TOKENS = {
@@ -24,10 +25,6 @@ export const TOKENS = {
 export const TOKENS_ENV = Object.entries(TOKENS)
   .map(([p, t]) => `${p}:${t}`)
   .join(',');
-
-export function tempDir(prefix = 'a2a-registry-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
 
 export interface TestRegistry extends RunningRegistry {
   dataDir: string;
@@ -58,9 +55,10 @@ export interface ChildRegistry {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Starts `src/main.ts` as a child process (as `npm start` would run it) and waits until it listens. */
+/** Starts the built registry as a child process (as `npm start` runs it) and waits until it listens. */
 export async function spawnRegistry(env: Record<string, string>): Promise<ChildRegistry> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')], {
+  ensureBuilt();
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, BUILT_MAIN)], {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

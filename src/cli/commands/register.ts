@@ -4,15 +4,17 @@
  * The registry measures and stores the bytes exactly as they are in the file.
  *
  * Exit code: 0 registered (created, updated or unchanged), 1 declined (or, with --dry-run, not
- * valid), 2 usage, 3 unreachable.
+ * valid; or the file is not JSON, reported with its line and column before anything is sent),
+ * 2 usage (bad options, a file that cannot be read), 3 unreachable.
  */
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Finding, RegistrationResult, ValidationResultBody } from '../../contract/types.js';
-import { dataPart, filePart, isObject, type JsonObject } from '../client.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, printJson, styles, type Output } from '../output.js';
+import { RegistryDeclined, dataPart, filePart, isObject, type JsonObject } from '../client.js';
+import { JsonSource, JsonSyntaxError } from '../json-source.js';
+import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
-import { detectKind } from './validate.js';
+import { detectKind, readProblem } from './validate.js';
 
 interface RegisterOptions {
   mcpName?: string;
@@ -30,19 +32,11 @@ export interface Upload {
   mcpServer?: JsonObject;
   /** For messages: the agent's or server's name, when the file says it. */
   name?: string;
+  /** Where a path in the registry's answer is in the user's file. */
+  locate: Locate;
 }
 
 export class UsageError extends Error {}
-
-function parse(bytes: Buffer): unknown {
-  try {
-    const text = bytes.toString('utf8');
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch {
-    // Not JSON: sent as it is, so the registry says what is wrong with it, as it would to a peer.
-    return undefined;
-  }
-}
 
 /**
  * Decides how to send a file. A card goes as agent-card.json. A toolspec goes as toolspec.json
@@ -50,33 +44,49 @@ function parse(bytes: Buffer): unknown {
  * `get --document` prints) is split the same way, its metadata overridden by any --mcp-* option,
  * so an entry read from one registry can be registered again as it is.
  */
-export function planUpload(bytes: Buffer, options: Omit<RegisterOptions, 'dryRun' | 'json'>): Upload {
-  const doc = parse(bytes);
+export function planUpload(source: JsonSource, bytes: Buffer, options: Omit<RegisterOptions, 'dryRun' | 'json'>): Upload {
+  const doc = source.value;
   const flags: JsonObject = {};
   if (options.mcpName !== undefined) flags.name = options.mcpName;
   if (options.mcpUrl !== undefined) flags.url = options.mcpUrl;
   if (options.mcpDescription !== undefined) flags.description = options.mcpDescription;
   if (options.mcpVersion !== undefined) flags.version = options.mcpVersion;
-  const kind = doc === undefined ? 'agent' : detectKind(doc);
+  const kind = detectKind(doc);
   if (kind === 'mcp-server' && isObject(doc)) {
     const mcpServer = { ...(isObject(doc.mcpServer) ? doc.mcpServer : {}), ...flags };
-    return withServer(Buffer.from(JSON.stringify(doc.toolspec)), mcpServer);
+    // The registry's paths (/toolspec/..., /mcpServer/...) are already paths into this file.
+    return withServer(Buffer.from(JSON.stringify(doc.toolspec)), mcpServer, (p) => source.locate(p));
   }
   if (Object.keys(flags).length > 0 || kind === 'mcp-toolspec') {
     if (options.mcpName === undefined || options.mcpUrl === undefined) {
       throw new UsageError('an MCP toolspec needs its server: give --mcp-name <name> and --mcp-url <url>');
     }
-    return withServer(bytes, flags);
+    // The file is the toolspec alone: /toolspec/tools/0 is /tools/0 in it; /mcpServer/... came from the flags.
+    return withServer(bytes, flags, (p) => (p === '' || p === '/toolspec' || p.startsWith('/toolspec/') ? source.locate(p.slice('/toolspec'.length)) : undefined));
   }
   const name = isObject(doc) && typeof doc.name === 'string' ? doc.name : undefined;
-  return { bytes, filename: 'agent-card.json', ...(name ? { name } : {}) };
+  return { bytes, filename: 'agent-card.json', locate: (p) => source.locate(p), ...(name ? { name } : {}) };
 }
 
-function withServer(bytes: Buffer, mcpServer: JsonObject): Upload {
+function withServer(bytes: Buffer, mcpServer: JsonObject, locate: Locate): Upload {
   if (typeof mcpServer.name !== 'string' || typeof mcpServer.url !== 'string') {
     throw new UsageError('an MCP toolspec needs its server: give --mcp-name <name> and --mcp-url <url>');
   }
-  return { bytes, filename: 'toolspec.json', mcpServer, name: mcpServer.name };
+  return { bytes, filename: 'toolspec.json', mcpServer, name: mcpServer.name, locate };
+}
+
+/**
+ * The registry names the file part it was sent ("agent-card.json", "/parts/0/raw"); the user
+ * knows the file they gave. Say theirs.
+ */
+export function inUsersTerms(err: RegistryDeclined, upload: Upload, file: string): RegistryDeclined {
+  const name = file === '-' ? 'standard input' : file;
+  const message = err.error.message
+    .replace(/File part \d+ \("(?:agent-card|toolspec)\.json"\)/g, name)
+    .replace(new RegExp(`"${upload.filename.replace('.', '\\.')}"`, 'g'), `"${name}"`);
+  // /parts/0/raw (too large, nested too deep) is the uploaded file as a whole.
+  const details = err.error.details?.map((d) => (d.path.startsWith('/parts/') ? { ...d, path: '' } : d));
+  return new RegistryDeclined(err.state, { ...err.error, message, ...(details ? { details } : {}) });
 }
 
 async function readDocument(file: string): Promise<Buffer> {
@@ -84,12 +94,6 @@ async function readDocument(file: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   return Buffer.concat(chunks);
-}
-
-function readProblem(file: string, err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-  return `cannot read ${file}: ${why}`;
 }
 
 // --- output --------------------------------------------------------------------------------
@@ -106,16 +110,16 @@ function describeRegistration(r: RegistrationResult, upload: Upload, o: Output):
   const indexed = r.indexed ? ('skills' in r.indexed ? `${r.indexed.skills} skill(s)` : `${r.indexed.tools} tool(s)`) : '';
   let text = `${head}\n  id        ${r.id ?? '?'}\n  revision  ${r.revision ?? '?'}\n`;
   if (indexed) text += `  indexed   ${indexed}\n`;
-  return text + formatFindings(r.warnings, 'warning', s);
+  return text + formatFindings(r.warnings, 'warning', s, upload.locate);
 }
 
-function describeValidation(v: ValidationResultBody, o: Output): string {
+function describeValidation(v: ValidationResultBody, o: Output, locate: Locate): string {
   const s = styles(o.color);
   const what = v.kind === 'agent' ? `A2A v${v.protocolVersion ?? '?'} agent card` : 'MCP toolspec';
   const head = v.valid
     ? `${s.green('✓ valid')} ${what}, ${v.sizeBytes.toLocaleString('en-US')} bytes ${s.dim('(dry run: nothing stored)')}`
     : `${s.red('✗ invalid')} ${what}, ${v.sizeBytes.toLocaleString('en-US')} bytes`;
-  return `${head}\n${formatFindings(v.errors, 'error', s)}${formatFindings(v.warnings, 'warning', s)}`;
+  return `${head}\n${formatFindings(v.errors, 'error', s, locate)}${formatFindings(v.warnings, 'warning', s, locate)}`;
 }
 
 const findings = (v: unknown): Finding[] => (Array.isArray(v) ? v.filter(isObject).map((f) => f as unknown as Finding) : []);
@@ -135,40 +139,61 @@ export function register(program: Command): void {
       'after',
       '\nNeeds a token (--token or A2A_REGISTRY_TOKEN; on the registry\'s machine its generated admin token is used).\n' +
         'Registering the same agent again (same primary interface URL; for MCP, the same server URL) updates it.\n' +
-        'Exit status: 0 registered, updated or unchanged; 1 declined by the registry; 2 usage; 3 registry unreachable.\n' +
+        'Exit status: 0 registered, updated or unchanged; 1 declined by the registry (or the file is not JSON); 2 usage (also: the file cannot be read); 3 registry unreachable.\n' +
         'Examples:\n  a2a-registry register examples/agent-card.json\n' +
         '  a2a-registry register examples/toolspec.json --mcp-name files --mcp-url https://mcp.example.com/files/mcp',
     )
     .action(async (file: string, options: RegisterOptions, command: Command) => {
+      const o = defaultOutput();
+      let bytes: Buffer;
+      try {
+        bytes = await readDocument(file);
+      } catch (err) {
+        process.exitCode = reportUsage(o, options.json, 'READ_ERROR', readProblem(file, err));
+        return;
+      }
       let upload: Upload;
       try {
-        upload = planUpload(await readDocument(file), options);
+        upload = planUpload(JsonSource.parse(file === '-' ? 'standard input' : file, bytes), bytes, options);
       } catch (err) {
-        if (err instanceof UsageError) command.error(`error: ${err.message}`, { exitCode: EXIT_USAGE, code: 'a2a-registry.usage' });
-        const o = defaultOutput();
-        const message = readProblem(file, err);
-        if (options.json) printJson(o, { error: { code: 'READ_ERROR', message } });
-        o.err(`a2a-registry: ${message}\n`);
+        if (err instanceof UsageError) {
+          process.exitCode = reportUsage(o, options.json, 'USAGE', err.message);
+          return;
+        }
+        if (!(err instanceof JsonSyntaxError)) throw err;
+        // The registry would refuse it too; saying where the mistake is saves a round trip.
+        if (options.json) printJson(o, { error: { code: 'NOT_JSON', message: err.message, location: err.location } });
+        o.err(`a2a-registry: ${err.message}\n`);
         process.exitCode = EXIT_FAILED;
         return;
       }
-      process.exitCode = await runRemote(command, async ({ client, out, json }) => {
-        const parts = [filePart(upload.bytes, upload.filename)];
-        const operation = options.dryRun ? 'validate' : 'register';
-        // The operation rides beside the file; an agent card alone would already mean "register".
-        if (upload.mcpServer) parts.push(dataPart({ [operation]: { mcpServer: upload.mcpServer } }));
-        else if (options.dryRun) parts.push(dataPart({ validate: {} }));
-        const { data } = await client.send(parts);
-        if (options.dryRun) {
-          const v = { ...data, errors: findings(data.errors), warnings: findings(data.warnings) } as unknown as ValidationResultBody;
-          if (json) printJson(out, data);
-          else out.out(describeValidation(v, out));
-          return v.valid ? EXIT_OK : EXIT_FAILED;
-        }
-        const r = { ...data, warnings: findings(data.warnings) } as unknown as RegistrationResult;
-        if (json) printJson(out, data);
-        else out.out(describeRegistration(r, upload, out));
-        return EXIT_OK;
-      });
+      const remote = await runRemote(
+        command,
+        async ({ client, out, json }) => {
+          const parts = [filePart(upload.bytes, upload.filename)];
+          const operation = options.dryRun ? 'validate' : 'register';
+          // The operation rides beside the file; an agent card alone would already mean "register".
+          if (upload.mcpServer) parts.push(dataPart({ [operation]: { mcpServer: upload.mcpServer } }));
+          else if (options.dryRun) parts.push(dataPart({ validate: {} }));
+          let data: JsonObject;
+          try {
+            ({ data } = await client.send(parts));
+          } catch (err) {
+            throw err instanceof RegistryDeclined ? inUsersTerms(err, upload, file) : err;
+          }
+          if (options.dryRun) {
+            const v = { ...data, errors: findings(data.errors), warnings: findings(data.warnings) } as unknown as ValidationResultBody;
+            if (json) printJson(out, { ...v, errors: v.errors.map((f) => withLocation(f, upload.locate)), warnings: v.warnings.map((f) => withLocation(f, upload.locate)) });
+            else out.out(describeValidation(v, out, upload.locate));
+            return v.valid ? EXIT_OK : EXIT_FAILED;
+          }
+          const r = { ...data, warnings: findings(data.warnings) } as unknown as RegistrationResult;
+          if (json) printJson(out, { ...r, warnings: r.warnings.map((f) => withLocation(f, upload.locate)) });
+          else out.out(describeRegistration(r, upload, out));
+          return EXIT_OK;
+        },
+        { locate: upload.locate },
+      );
+      process.exitCode = remote;
     });
 }

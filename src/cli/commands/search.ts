@@ -6,7 +6,7 @@
  * Exit code: 0 (also with no matches), 1 declined, 2 usage, 3 unreachable.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { SearchFilter, SearchHit, SearchPage, SearchRequest } from '../../contract/types.js';
+import type { SearchFilter, SearchHit, SearchMatch, SearchPage, SearchRequest } from '../../contract/types.js';
 import { dataPart, isObject } from '../client.js';
 import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
@@ -55,13 +55,55 @@ export function searchRequest(words: string[], o: SearchOptions): SearchRequest 
   return request;
 }
 
-/** "skill "Translate invoice" (name, tags)": what inside the entry the words matched. */
-export function matchText(hit: SearchHit): string {
-  const m = hit.match;
-  const inner = m.type === 'skill' || m.type === 'tool' ? `${m.type} "${m.name}"` : m.type === 'mcp-server' ? 'server' : 'agent';
-  const fields = m.fields.length > 0 ? ` (${m.fields.join(', ')})` : '';
-  const more = hit.moreInEntry ? ` +${hit.moreInEntry}` : '';
-  return `${inner}${fields}${more}`;
+/** A hit as the CLI shows it: one per entry, with every other part of the entry that matched. */
+export interface EntryHit extends SearchHit {
+  matches?: SearchMatch[];
+}
+
+const describeMatch = (m: SearchMatch): string =>
+  m.type === 'skill' || m.type === 'tool' ? `${m.type} "${m.name}"` : m.type === 'mcp-server' ? 'server' : 'agent';
+
+/**
+ * What inside the entry the words matched, best first: `skill "Translate invoice" (name, tags)`
+ * for one match, `skill "Extract invoice", skill "Translate invoice", agent` for several (the
+ * fields of each are in --json).
+ */
+export function matchText(hit: EntryHit): string {
+  const others = hit.matches ?? [];
+  if (others.length > 0) return [hit.match, ...others].map(describeMatch).join(', ');
+  const fields = hit.match.fields.length > 0 ? ` (${hit.match.fields.join(', ')})` : '';
+  return `${describeMatch(hit.match)}${fields}${hit.moreInEntry ? ` +${hit.moreInEntry}` : ''}`;
+}
+
+const isMatch = (m: unknown): m is SearchMatch => isObject(m) && typeof m.type === 'string' && typeof m.name === 'string' && Array.isArray(m.fields);
+
+const hitsOf = (data: Record<string, unknown>): EntryHit[] =>
+  Array.isArray(data.results)
+    ? data.results
+        .filter((h): h is EntryHit => isObject(h) && typeof h.id === 'string' && isMatch(h.match))
+        .map((h) => (Array.isArray(h.matches) ? { ...h, matches: h.matches.filter(isMatch) } : h))
+    : [];
+
+/**
+ * Folds hits into one per entry, in rank order: a registry that answers one hit per skill or
+ * tool (an agent whose card and one of its skills both match comes back twice) and one that
+ * already folds them into `matches` print the same. `seen` carries the entries of earlier
+ * chunks of a stream, whose rows are already printed: a later hit of one of them only adds to
+ * its `matches` (visible with --json).
+ */
+export function foldByEntry(hits: readonly EntryHit[], seen: Map<string, EntryHit>): EntryHit[] {
+  const fresh: EntryHit[] = [];
+  for (const hit of hits) {
+    const first = seen.get(hit.id);
+    if (!first) {
+      const entry: EntryHit = { ...hit, matches: [...(hit.matches ?? [])] };
+      seen.set(hit.id, entry);
+      fresh.push(entry);
+      continue;
+    }
+    first.matches = [...(first.matches ?? []), hit.match, ...(hit.matches ?? [])];
+  }
+  return fresh;
 }
 
 /** The endpoint comes last, so a long URL is never cut; the id is what get and rm take. */
@@ -73,13 +115,10 @@ const TABLE = [
   { title: 'ENDPOINT', width: 0 },
 ];
 
-const hitsOf = (data: Record<string, unknown>): SearchHit[] =>
-  Array.isArray(data.results) ? data.results.filter((h): h is SearchHit => isObject(h) && typeof h.id === 'string' && isObject(h.match)) : [];
-
-function footer(page: SearchPage, shown: number, o: Output): string {
+function footer(page: Pick<SearchPage, 'total' | 'nextPageToken'>, shown: number, o: Output): string {
   const s = styles(o.color);
   if (page.total === 0) return 'No matches.\n';
-  let text = s.dim(`${shown} shown, ${page.total} match(es) in all.`) + '\n';
+  let text = s.dim(`${shown} ${shown === 1 ? 'entry' : 'entries'} shown; ${page.total} match(es) in all.`) + '\n';
   if (page.nextPageToken) text += s.dim(`More: run the same search with --page-token ${page.nextPageToken}`) + '\n';
   return text;
 }
@@ -111,9 +150,10 @@ export function register(program: Command): void {
       const request = searchRequest(words, options);
       process.exitCode = await runRemote(command, async ({ client, out, json }) => {
         const table = new Table(TABLE, styles(out.color), out.columns);
-        const page: SearchPage = { results: [], total: 0 };
+        const page: Omit<SearchPage, 'results'> & { results: EntryHit[] } = { results: [], total: 0 };
+        const seen = new Map<string, EntryHit>();
         for await (const chunk of client.stream([dataPart({ search: request })])) {
-          const hits = hitsOf(chunk.data);
+          const hits = foldByEntry(hitsOf(chunk.data), seen);
           if (!json && hits.length > 0) {
             // Written at once, chunk by chunk: a person sees the best matches before the rest arrive.
             let text = page.results.length === 0 ? table.header() : '';
@@ -124,7 +164,7 @@ export function register(program: Command): void {
           if (typeof chunk.data.total === 'number') page.total = chunk.data.total;
           if (typeof chunk.data.nextPageToken === 'string') page.nextPageToken = chunk.data.nextPageToken;
         }
-        if (json) printJson(out, page);
+        if (json) printJson(out, { ...page, results: page.results.map(({ matches, ...hit }) => (matches?.length ? { ...hit, matches } : hit)) });
         else out.out(footer(page, page.results.length, out));
         return EXIT_OK;
       });

@@ -7,7 +7,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type RegistryConfig } from '../../config/config.js';
-import { EXIT_FAILED, EXIT_USAGE, EXIT_OK } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson } from '../output.js';
 
 interface ServeOptions {
   port?: number;
@@ -16,6 +16,7 @@ interface ServeOptions {
   databaseUrl?: string;
   publicUrl?: string;
   logLevel?: string;
+  json?: boolean;
 }
 
 /** Each flag and the environment variable it overrides. */
@@ -62,6 +63,7 @@ export function register(program: Command): void {
     .option('--database-url <url>', 'postgres://... to store in PostgreSQL instead of SQLite (DATABASE_URL)')
     .option('--public-url <url>', 'base URL peers use to reach it (PUBLIC_URL, default http://HOST:PORT)')
     .addOption(new Option('--log-level <level>', 'log level (LOG_LEVEL, default info)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+    .option('--json', 'a configuration or start-up failure is also an {"error"} document on stdout (logs are JSON lines anyway)', false)
     .addHelpText(
       'after',
       '\nEvery other setting (REGISTRY_TOKENS, REGISTRY_PUBLIC_READ, limits...) comes from the environment; see the README.\n' +
@@ -75,7 +77,9 @@ export function register(program: Command): void {
         config = loadConfig(serveEnvironment(options, process.env));
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
-        process.stderr.write(`a2a-registry: ${nameFlags(err.message, options)}\n`);
+        const message = nameFlags(err.message, options);
+        if (options.json) printJson(defaultOutput(), { error: { code: 'INVALID_CONFIGURATION', message } });
+        process.stderr.write(`a2a-registry: ${message}\n`);
         process.exitCode = EXIT_USAGE;
         return;
       }
@@ -85,7 +89,9 @@ export function register(program: Command): void {
         await runServer(config);
         process.exitCode = EXIT_OK; // it keeps running; signals end it through runServer's handlers
       } catch (err) {
-        process.stderr.write(`a2a-registry: could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+        const message = `could not start: ${err instanceof Error ? err.message : String(err)}`;
+        if (options.json) printJson(defaultOutput(), { error: { code: 'START_FAILED', message } });
+        process.stderr.write(`a2a-registry: ${message}\n`);
         process.exitCode = EXIT_FAILED;
       }
     });

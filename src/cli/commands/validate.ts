@@ -5,12 +5,15 @@
  *
  * Sizes are measured as the registry measures an uploaded file: its bytes (for a combined
  * MCP document, the compact serialisation of its toolspec, as for a data part).
- * Exit code: 0 when every file is valid, 1 when any is invalid, unreadable or not JSON.
+ * Exit code: 0 when every file is valid, 1 when any is invalid or not JSON (its line and column
+ * are printed), 2 when a file cannot be read.
  */
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EntryKind, Finding } from '../../contract/types.js';
 import { compactJsonBytes, createDocumentValidator, type DocumentValidator, type Verdict } from '../../validation/index.js';
+import { JsonSource, JsonSyntaxError, type SourceLocation } from '../json-source.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFindings, styles, withLocation, type Locate } from '../output.js';
 
 export const DEFAULT_MAX_BYTES = 10_240;
 
@@ -34,7 +37,7 @@ type DocumentKind = EntryKind | 'mcp-toolspec';
 
 export type FileResult =
   | ({ file: string; documentKind: DocumentKind } & Verdict)
-  | { file: string; valid: false; error: { code: 'READ_ERROR' | 'NOT_JSON'; message: string } };
+  | { file: string; valid: false; error: { code: 'READ_ERROR' | 'NOT_JSON'; message: string; location?: SourceLocation } };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -72,25 +75,36 @@ function validateDocument(validator: DocumentValidator, doc: unknown, bytes: num
   return { kind, verdict: { ...verdict, errors: verdict.errors.filter(keep), warnings: verdict.warnings.filter(keep) } };
 }
 
-async function validateFile(validator: DocumentValidator, file: string, opts: ValidateOptions, io: Io): Promise<FileResult> {
+interface Checked {
+  result: FileResult;
+  /** Places the findings in the file, for a document that parsed. */
+  locate?: Locate;
+}
+
+async function validateFile(validator: DocumentValidator, file: string, opts: ValidateOptions, io: Io): Promise<Checked> {
   let buf: Buffer;
   try {
     buf = file === '-' ? await io.readStdin() : await readFile(file);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-    return { file, valid: false, error: { code: 'READ_ERROR', message: `cannot read ${file}: ${why}` } };
+    return { result: { file, valid: false, error: { code: 'READ_ERROR', message: readProblem(file, err) } } };
   }
-  let doc: unknown;
+  let source: JsonSource;
   try {
     // A UTF-8 byte order mark is tolerated when parsing; it still counts towards the size.
-    const text = buf.toString('utf8');
-    doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    source = JsonSource.parse(file, buf);
   } catch (err) {
-    return { file, valid: false, error: { code: 'NOT_JSON', message: `${file} is not valid JSON: ${(err as Error).message}` } };
+    if (!(err instanceof JsonSyntaxError)) throw err;
+    return { result: { file, valid: false, error: { code: 'NOT_JSON', message: err.message, location: err.location } } };
   }
-  const { kind, verdict } = validateDocument(validator, doc, buf.length, opts);
-  return { file, documentKind: kind, ...(kind === 'mcp-toolspec' ? relativeToToolspec(verdict) : verdict) };
+  const { kind, verdict } = validateDocument(validator, source.value, buf.length, opts);
+  return { result: { file, documentKind: kind, ...(kind === 'mcp-toolspec' ? relativeToToolspec(verdict) : verdict) }, locate: (p) => source.locate(p) };
+}
+
+/** "cannot read card.json: no such file", for every command that reads a file. */
+export function readProblem(file: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+  return `cannot read ${file === '-' ? 'standard input' : file}: ${why}`;
 }
 
 /**
@@ -108,8 +122,6 @@ function relativeToToolspec(v: Verdict): Verdict {
 
 // --- human output --------------------------------------------------------------------------
 
-const paint = (on: boolean, code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s);
-
 function describe(r: Extract<FileResult, { documentKind: DocumentKind }>): string {
   const what =
     r.documentKind === 'agent'
@@ -122,46 +134,44 @@ function describe(r: Extract<FileResult, { documentKind: DocumentKind }>): strin
   return `${what}, ${r.sizeBytes.toLocaleString('en-US')} bytes`;
 }
 
-function formatFinding(f: Finding, label: string, colour: (s: string) => string, dim: (s: string) => string): string {
-  const where = f.path === '' ? '(document)' : f.path;
-  let s = `  ${colour(label)} ${where}: ${f.message}${f.rule ? dim(` [${f.rule}]`) : ''}\n`;
-  if (f.hint) s += `  ${' '.repeat(label.length)} ${dim('hint:')} ${f.hint}\n`;
-  return s;
-}
-
-export function formatHuman(results: FileResult[], color: boolean): string {
-  const red = paint(color, '31');
-  const green = paint(color, '32');
-  const yellow = paint(color, '33');
-  const dim = paint(color, '2');
-  const bold = paint(color, '1');
+export function formatHuman(checked: readonly Checked[], color: boolean): string {
+  const s = styles(color);
   let out = '';
-  for (const r of results) {
+  for (const { result: r, locate } of checked) {
     if ('error' in r) {
-      out += `${red('✗ invalid')} ${bold(r.file)}: ${r.error.message}\n`;
+      // "card.json:3:9: not valid JSON: ..." or "cannot read card.json: no such file".
+      out += `${s.red(r.error.code === 'NOT_JSON' ? '✗ invalid' : '✗ unreadable')} ${r.error.message}\n`;
       continue;
     }
-    out += r.valid ? `${green('✓ valid')}   ${bold(r.file)} (${describe(r)})\n` : `${red('✗ invalid')} ${bold(r.file)} (${describe(r)}): ${r.errorCode}\n  ${r.message}\n`;
-    for (const f of r.errors) out += formatFinding(f, 'error  ', red, dim);
-    for (const f of r.warnings) out += formatFinding(f, 'warning', yellow, dim);
+    out += r.valid ? `${s.green('✓ valid')}   ${s.bold(r.file)} (${describe(r)})\n` : `${s.red('✗ invalid')} ${s.bold(r.file)} (${describe(r)}): ${r.errorCode}\n  ${r.message}\n`;
+    out += formatFindings(r.errors, 'error', s, locate) + formatFindings(r.warnings, 'warning', s, locate);
   }
-  const invalid = results.filter((r) => !r.valid).length;
-  if (results.length > 1) out += `\n${results.length - invalid} valid, ${invalid} invalid\n`;
+  const invalid = checked.filter((c) => !c.result.valid).length;
+  if (checked.length > 1) out += `\n${checked.length - invalid} valid, ${invalid} invalid\n`;
   return out;
+}
+
+/** The --json form of a result: each finding with its place in the file. */
+function jsonResult({ result, locate }: Checked): FileResult {
+  if ('error' in result || !locate) return result;
+  return { ...result, errors: result.errors.map((f) => withLocation(f, locate)), warnings: result.warnings.map((f) => withLocation(f, locate)) };
 }
 
 // --- command -------------------------------------------------------------------------------
 
+/** Exit status: 2 when a file cannot be read (a usage mistake), else 1 when any document is invalid, else 0. */
 export async function runValidate(files: string[], opts: ValidateOptions, io: Io): Promise<number> {
   const validator = createDocumentValidator({ maxDocumentBytes: opts.maxBytes, warnInsecureHttp: opts.warnInsecureHttp });
-  const results: FileResult[] = [];
-  for (const file of files) results.push(await validateFile(validator, file, opts, io));
+  const checked: Checked[] = [];
+  for (const file of files) checked.push(await validateFile(validator, file, opts, io));
+  const results = checked.map((c) => c.result);
   if (opts.json) {
-    io.out(JSON.stringify({ valid: results.every((r) => r.valid), maxBytes: opts.maxBytes, results }, null, 2) + '\n');
+    io.out(JSON.stringify({ valid: results.every((r) => r.valid), maxBytes: opts.maxBytes, results: checked.map(jsonResult) }, null, 2) + '\n');
   } else {
-    io.out(formatHuman(results, io.color));
+    io.out(formatHuman(checked, io.color));
   }
-  return results.every((r) => r.valid) ? 0 : 1;
+  if (results.some((r) => 'error' in r && r.error.code === 'READ_ERROR')) return EXIT_USAGE;
+  return results.every((r) => r.valid) ? EXIT_OK : EXIT_FAILED;
 }
 
 function positiveInt(value: string): number {
@@ -194,7 +204,7 @@ export function register(program: Command): void {
     .option('--server-url <url>', 'MCP server URL to validate with a toolspec')
     .addHelpText(
       'after',
-      '\nExit status: 0 when every file is valid, 1 when any file is invalid, unreadable or not JSON, 2 on usage errors.\n' +
+      '\nExit status: 0 when every file is valid, 1 when any is invalid or not JSON, 2 when a file cannot be read or on usage errors.\n' +
         'Examples:\n  a2a-registry validate .well-known/agent-card.json\n  a2a-registry validate --json --server-url https://mcp.acme.dev/mcp --server-name files toolspec.json',
     )
     .action(async (files: string[], options: ValidateOptions) => {

@@ -1,0 +1,44 @@
+/**
+ * The built registry (dist/), which child processes run as `npm start` and the `a2a-registry`
+ * command do: starting compiled JavaScript takes a fraction of a second where `--import tsx`
+ * compiles the sources again in every child. `npm test` builds first (pretest); a test file run
+ * on its own rebuilds here when a source file is newer than the build, so it never tests stale code.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Entry points in the repository, relative to its root. */
+export const BUILT_MAIN = 'dist/src/main.js';
+export const BIN = 'bin/a2a-registry.js';
+
+let checked = false;
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(file) : statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+function builtAt(): number {
+  try {
+    return statSync(join(REPO_ROOT, BUILT_MAIN)).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** Builds dist/ when it is missing or older than src/ (once per test process). */
+export function ensureBuilt(): void {
+  if (checked) return;
+  checked = true;
+  if (builtAt() >= newestSource(join(REPO_ROOT, 'src'))) return;
+  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+}
