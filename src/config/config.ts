@@ -3,6 +3,7 @@
  * Anything invalid stops start-up with one line that names the variable and what it takes,
  * so an operator never runs a registry on a half-understood setting.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { AllowList } from '../net/address-policy.js';
@@ -18,7 +19,10 @@ export interface RegistryConfig {
   dataDir: string;
   /** postgres://... selects PostgreSQL; absent means the embedded SQLite in dataDir. */
   databaseUrl?: string;
-  /** token -> principal. Empty: a generated admin token is written to dataDir/admin-token. */
+  /**
+   * token -> principal: REGISTRY_TOKENS, plus REGISTRY_ADMIN_TOKEN(_FILE) as `admin`. Empty: a
+   * generated admin token is written to dataDir/admin-token.
+   */
   tokens: Map<string, string>;
   publicRead: boolean;
   maxDocumentBytes: number;
@@ -120,6 +124,8 @@ const envSchema = z.object({
     .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
     .optional(),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
+  REGISTRY_ADMIN_TOKEN: z.string().trim().min(16, { message: 'must be at least 16 characters' }).optional(),
+  REGISTRY_ADMIN_TOKEN_FILE: z.string().min(1).optional(),
   REGISTRY_PUBLIC_READ: booleanString.default(true),
   REGISTRY_MAX_DOCUMENT_BYTES: positiveInt(1024 * 1024).default(10240),
   REGISTRY_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024).optional(),
@@ -184,6 +190,70 @@ const envSchema = z.object({
   REGISTRY_FETCH_TIMEOUT_MS: positiveInt(120_000).min(100, { message: 'must be at least 100' }).default(5000),
 });
 
+/** Variables whose values are never echoed in an error message. */
+const SECRET_VARIABLES = new Set(['REGISTRY_TOKENS', 'REGISTRY_ADMIN_TOKEN', 'REGISTRY_PAGE_TOKEN_SECRET', 'REGISTRY_METRICS_TOKEN']);
+
+/** Addresses that mean "every interface": fine to listen on, meaningless to peers. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0', '[0:0:0:0:0:0:0:0]']);
+
+/**
+ * The URL the agent card advertises. Without PUBLIC_URL it is derived from HOST and PORT, which
+ * is right on one machine (127.0.0.1) and wrong behind a wildcard listen address: a card saying
+ * http://0.0.0.0:8080 sends every peer to itself. Refuse that (and a wildcard PUBLIC_URL) with
+ * what to set instead, rather than publish an address nobody can use.
+ */
+function resolvePublicUrl(publicUrl: string | undefined, host: string, port: number): string {
+  if (publicUrl !== undefined) {
+    const hostname = new URL(publicUrl).hostname;
+    if (WILDCARD_HOSTS.has(hostname)) {
+      throw new ConfigError(
+        `invalid configuration: PUBLIC_URL must be an address peers can reach, not the wildcard ${hostname} (got "${publicUrl}"); set it to the URL clients use, e.g. https://registry.example.com`,
+      );
+    }
+    return publicUrl.replace(/\/+$/, '');
+  }
+  if (WILDCARD_HOSTS.has(host)) {
+    throw new ConfigError(
+      `invalid configuration: HOST=${host} listens on every interface, so the registry cannot tell which address peers should use: ` +
+        `set PUBLIC_URL to the URL clients reach it at (e.g. PUBLIC_URL=https://registry.example.com, or PUBLIC_URL=http://localhost:${port} to try it on this machine); ` +
+        'the agent card advertises that URL',
+    );
+  }
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * The administrator's token given by the operator: REGISTRY_ADMIN_TOKEN, or the first line of
+ * the file REGISTRY_ADMIN_TOKEN_FILE names (a Docker or Kubernetes secret, which keeps the token
+ * out of the environment and `docker inspect`).
+ */
+function adminToken(value: string | undefined, file: string | undefined): string | undefined {
+  if (value !== undefined && file !== undefined) {
+    throw new ConfigError('invalid configuration: set REGISTRY_ADMIN_TOKEN or REGISTRY_ADMIN_TOKEN_FILE, not both');
+  }
+  if (file === undefined) return value;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
+    throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE cannot be read (got "${file}": ${why})`);
+  }
+  const token = text.split('\n')[0]!.trim();
+  if (token.length < 16) throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE must hold a token of at least 16 characters on its first line (got "${file}")`);
+  return token;
+}
+
+function withAdminToken(tokens: Map<string, string>, admin: string | undefined): Map<string, string> {
+  if (admin === undefined) return tokens;
+  const owner = tokens.get(admin);
+  if (owner !== undefined && owner !== ADMIN_PRINCIPAL) {
+    throw new ConfigError(`invalid configuration: the admin token is also the token of "${owner}" in REGISTRY_TOKENS; give each principal its own`);
+  }
+  return new Map([...tokens, [admin, ADMIN_PRINCIPAL]]);
+}
+
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
   // Empty strings mean "unset": `FOO= npm start` should not be an error.
@@ -192,11 +262,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    const shown = name === 'REGISTRY_TOKENS' || name === 'REGISTRY_PAGE_TOKEN_SECRET' || name === 'REGISTRY_METRICS_TOKEN' ? '' : ` (got "${String(cleaned[name] ?? '')}")`;
+    const shown = SECRET_VARIABLES.has(name) ? '' : ` (got "${String(cleaned[name] ?? '')}")`;
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
   const e = parsed.data;
-  const publicUrl = (e.PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, '');
+  const publicUrl = resolvePublicUrl(e.PUBLIC_URL, e.HOST, e.PORT);
+  const tokens = withAdminToken(e.REGISTRY_TOKENS, adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE));
   // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
   const maxBodyBytes = e.REGISTRY_MAX_BODY_BYTES ?? Math.max(64 * 1024, e.REGISTRY_MAX_DOCUMENT_BYTES * 4 + 16 * 1024);
   return {
@@ -205,7 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     publicUrl,
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
-    tokens: e.REGISTRY_TOKENS,
+    tokens,
     publicRead: e.REGISTRY_PUBLIC_READ,
     maxDocumentBytes: e.REGISTRY_MAX_DOCUMENT_BYTES,
     maxBodyBytes,
