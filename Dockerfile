@@ -1,22 +1,40 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: build with the dev toolchain, run with production dependencies only.
-FROM node:20-bookworm-slim AS build
+# The registry as a container: built in two throwaway stages, run as the unprivileged `node`
+# user on the current Node.js LTS with production dependencies only.
+#
+#   docker build -t a2a-registry .
+#   docker run -p 8080:8080 -v registry-data:/data -e PUBLIC_URL=http://localhost:8080 a2a-registry
+#
+# PUBLIC_URL is required: the container listens on every interface (0.0.0.0), an address peers
+# cannot use, so the registry refuses to start rather than advertise it in its agent card.
+ARG NODE_IMAGE=node:24-trixie-slim
+
+# Production dependencies. better-sqlite3 is a native addon: the toolchain stays in this stage.
+FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+# The build: TypeScript needs every dependency's types, none of their native code.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     REGISTRY_DATA_DIR=/data
 WORKDIR /app
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist/src ./dist/src
 COPY package.json agent-card.json ./
 COPY schemas ./schemas
 COPY bin ./bin
@@ -24,6 +42,7 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Healthy = ready to serve: storage reachable and the search index loaded (/readyz).
+HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/src/main.js"]

@@ -1,8 +1,15 @@
 #!/usr/bin/env node
-// Entry point of the `a2a-registry` command. Runs the built CLI (`npm run build` creates dist/).
-import { main } from '../dist/src/cli/main.js';
+// Entry point of the `a2a-registry` command: runs the built CLI (dist/, made by `npm run build`).
+let cli;
+try {
+  cli = await import('../dist/src/cli/main.js');
+} catch (err) {
+  if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('/dist/src/cli/main.js')) throw err;
+  process.stderr.write(`a2a-registry: not built yet: run \`npm run build\` in ${new URL('..', import.meta.url).pathname}\n`);
+  process.exit(1);
+}
 
-main(process.argv).then(
+cli.main(process.argv).then(
   (code) => {
     process.exitCode = code;
   },

@@ -1,0 +1,191 @@
+/**
+ * The container set-up, tested without a Docker engine (none runs on CI's machines): the
+ * Dockerfile's shape (stages, user, base image, health check), and its entry point run as the
+ * image runs it (its CMD, its ENV) against the built dist/: the wildcard address refused until
+ * PUBLIC_URL is set, the admin token read from a file, the HEALTHCHECK command passing and
+ * failing. compose.yaml: two replicas of the image on the PostgreSQL service with one database,
+ * one admin token and one page-token secret.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { parse as parseYaml } from 'yaml';
+import { ADMIN_PRINCIPAL, ConfigError, loadConfig } from '../src/config/config.js';
+import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
+import { resultOf, stateOf, type WireJson } from './support/client.js';
+import { v1Card } from './support/documents.js';
+import { rawPost, sendMessageBody } from './support/raw-http.js';
+import { spawnRegistry, tempDir, type ChildRegistry } from './support/registry.js';
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+
+/** Instructions per stage, continuation lines joined, comments dropped. */
+function dockerfileStages(text: string): Instruction[][] {
+  const logical = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  const stages: Instruction[][] = [];
+  for (const line of logical) {
+    const [keyword, ...rest] = line.split(/\s+/);
+    const instruction = { keyword: keyword!.toUpperCase(), args: rest.join(' ') };
+    if (instruction.keyword === 'FROM') stages.push([]);
+    stages.at(-1)?.push(instruction);
+  }
+  return stages;
+}
+
+const dockerfile = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
+const stages = dockerfileStages(dockerfile);
+const runtime = stages.at(-1)!;
+const one = (keyword: string): string => {
+  const found = runtime.filter((i) => i.keyword === keyword);
+  assert.equal(found.length, 1, `one ${keyword} in the final stage`);
+  return found[0]!.args;
+};
+/** The final stage's ENV as a map (`ENV A=1 B=2` form). */
+const imageEnv: Record<string, string> = Object.fromEntries(
+  runtime.filter((i) => i.keyword === 'ENV').flatMap((i) => [...i.args.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])),
+);
+const cmd = JSON.parse(one('CMD')) as string[];
+const healthcheck = JSON.parse(one('HEALTHCHECK').replace(/^.*?CMD\s+/, '')) as string[];
+
+function runHealthcheck(port: number): number | null {
+  assert.equal(healthcheck[0], 'node');
+  return spawnSync(process.execPath, healthcheck.slice(1), { env: { ...process.env, PORT: String(port) }, timeout: 10_000 }).status;
+}
+
+describe('Dockerfile', () => {
+  test('multi-stage, non-root, a current LTS base that engines names, a health check, npm start as CMD', () => {
+    assert.ok(stages.length >= 2, 'build stages apart from the runtime image');
+    const baseImage = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1];
+    assert.ok(baseImage, 'the base image is one ARG');
+    assert.ok(runtime[0]!.args === '${NODE_IMAGE}' && stages.every((s) => s[0]!.args.startsWith('${NODE_IMAGE}')), 'every stage on it');
+    const major = /^node:(\d+)-/.exec(baseImage)?.[1];
+    const engines = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; scripts: Record<string, string> });
+    assert.ok(major && Number(major) % 2 === 0 && engines.engines.node.includes(`${major}.x`), `${baseImage}: an even (LTS) major that engines (${engines.engines.node}) states`);
+    assert.equal(one('USER'), 'node');
+    assert.match(one('HEALTHCHECK'), /--interval=\S+ .*CMD \[/);
+    assert.deepEqual(cmd, ['node', BUILT_MAIN]);
+    assert.equal(engines.scripts.start, cmd.join(' '), 'the image starts the registry as npm start does');
+    assert.equal(imageEnv.HOST, '0.0.0.0');
+    assert.equal(imageEnv.PUBLIC_URL, undefined, 'the operator must say where the registry is reached');
+  });
+
+  const children: ChildRegistry[] = [];
+  after(() => Promise.all(children.map((c) => c.stop('SIGKILL'))));
+
+  test('its entry point with its environment refuses to advertise the wildcard address until PUBLIC_URL is set', () => {
+    ensureBuilt();
+    const env: Record<string, string> = { ...process.env, ...imageEnv, REGISTRY_DATA_DIR: tempDir() } as Record<string, string>;
+    delete env.PUBLIC_URL;
+    const refused = spawnSync(process.execPath, cmd.slice(1), { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.match(refused.stderr, /HOST=0\.0\.0\.0 listens on every interface.*set PUBLIC_URL to the URL clients reach it at/);
+    const wildcard = spawnSync(process.execPath, cmd.slice(1), { cwd: REPO_ROOT, env: { ...env, PUBLIC_URL: 'http://0.0.0.0:8080' }, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(wildcard.status, 2, wildcard.stderr);
+    assert.match(wildcard.stderr, /PUBLIC_URL must be an address peers can reach, not the wildcard 0\.0\.0\.0/);
+  });
+
+  test('with PUBLIC_URL and REGISTRY_ADMIN_TOKEN_FILE: advertises PUBLIC_URL, takes that token, passes its HEALTHCHECK', async () => {
+    const secrets = tempDir();
+    const token = 'admin-token-from-a-secret-0123456789';
+    writeFileSync(path.join(secrets, 'admin-token'), `${token}\n`);
+    const dataDir = tempDir();
+    // Listening on 127.0.0.1 rather than the image's 0.0.0.0: tests stay on loopback.
+    const registry = await spawnRegistry({
+      ...imageEnv,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      PUBLIC_URL: 'https://registry.example.com',
+      REGISTRY_DATA_DIR: dataDir,
+      REGISTRY_ADMIN_TOKEN_FILE: path.join(secrets, 'admin-token'),
+    });
+    children.push(registry);
+    const port = Number(new URL(registry.url).port);
+    const card = (await (await fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { url: string }[] };
+    assert.ok(card.supportedInterfaces.every((i) => i.url.startsWith('https://registry.example.com/')), JSON.stringify(card.supportedInterfaces));
+    const register = async (bearer: string): Promise<WireJson> => {
+      const body = sendMessageBody([{ data: { register: { agentCard: v1Card('Container Agent', 'https://container.example.org/a2a') } }, mediaType: 'application/json' }]);
+      const answer = await rawPost(`http://127.0.0.1:${port}/a2a/jsonrpc`, body, { headers: { authorization: `Bearer ${bearer}` } });
+      return answer.json!.result.task as WireJson;
+    };
+    const accepted = await register(token);
+    assert.equal(stateOf(accepted), 'TASK_STATE_COMPLETED', JSON.stringify(accepted.status));
+    assert.equal(resultOf(accepted).created, true);
+    assert.equal(stateOf(await register('not-the-admin-token-0123456789')), 'TASK_STATE_REJECTED');
+    assert.ok(!registry.logs.some((l) => String(l.msg).includes('admin token is in')), 'no generated token beside the given one');
+    assert.equal(runHealthcheck(port), 0);
+    await registry.stop();
+    assert.equal(runHealthcheck(port), 1, 'the health check fails when nothing answers');
+  });
+});
+
+describe('compose.yaml', () => {
+  interface Service {
+    build?: string;
+    image?: string;
+    environment?: Record<string, string>;
+    depends_on?: Record<string, { condition: string }>;
+    secrets?: string[];
+    healthcheck?: { test: string[] };
+    ports?: string[];
+  }
+  const compose = parseYaml(readFileSync(path.join(REPO_ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as {
+    services: Record<string, Service>;
+    secrets: Record<string, { environment?: string; file?: string }>;
+  };
+
+  test('two replicas of this image on the PostgreSQL service, with one database, admin token and page-token secret', () => {
+    const replicas = Object.entries(compose.services).filter(([, s]) => s.build === '.');
+    assert.equal(replicas.length, 2);
+    const postgres = compose.services.postgres!;
+    assert.match(postgres.image!, /^postgres:\d+$/);
+    assert.ok(postgres.healthcheck?.test.join(' ').includes('pg_isready'));
+    const env = replicas.map(([, s]) => s.environment!);
+    for (const [name, s] of replicas) {
+      assert.equal(s.depends_on?.postgres?.condition, 'service_healthy', name);
+      assert.match(s.environment!.DATABASE_URL!, /^postgres:\/\/registry:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/registry$/, name);
+      assert.ok(s.secrets?.includes('registry-admin-token'), name);
+      assert.equal(s.environment!.REGISTRY_ADMIN_TOKEN_FILE, '/run/secrets/registry-admin-token', name);
+      assert.ok(s.environment!.PUBLIC_URL, `${name} says where it is reached`);
+    }
+    assert.equal(env[0]!.DATABASE_URL, env[1]!.DATABASE_URL);
+    assert.equal(env[0]!.REGISTRY_PAGE_TOKEN_SECRET, env[1]!.REGISTRY_PAGE_TOKEN_SECRET);
+    assert.match(env[0]!.REGISTRY_PAGE_TOKEN_SECRET!, /^\$\{REGISTRY_PAGE_TOKEN_SECRET:\?/, 'required, not a default baked into the file');
+    assert.notEqual(replicas[0]![1].ports![0], replicas[1]![1].ports![0]);
+    assert.equal(compose.secrets['registry-admin-token']?.environment, 'REGISTRY_ADMIN_TOKEN');
+  });
+});
+
+describe('deployment configuration', () => {
+  const base = { REGISTRY_DATA_DIR: '/nonexistent-data-dir' };
+  const configError = (env: Record<string, string>, message: RegExp) =>
+    assert.throws(() => loadConfig({ ...base, ...env }), (err: unknown) => err instanceof ConfigError && message.test(err.message));
+
+  test('a wildcard listen address needs PUBLIC_URL; a wildcard PUBLIC_URL is refused', () => {
+    for (const host of ['0.0.0.0', '::']) configError({ HOST: host }, new RegExp(`HOST=${host.replace(/\./g, '\\.')} listens on every interface.*set PUBLIC_URL`));
+    for (const url of ['http://0.0.0.0:8080', 'http://[::]:8080/']) configError({ PUBLIC_URL: url }, /PUBLIC_URL must be an address peers can reach, not the wildcard/);
+    assert.equal(loadConfig({ ...base, HOST: '0.0.0.0', PUBLIC_URL: 'https://registry.example.com/' }).publicUrl, 'https://registry.example.com');
+    assert.equal(loadConfig({ ...base, HOST: '::1', PORT: '9000' }).publicUrl, 'http://[::1]:9000');
+  });
+
+  test('the admin token from REGISTRY_ADMIN_TOKEN or REGISTRY_ADMIN_TOKEN_FILE, beside REGISTRY_TOKENS', () => {
+    const admin = 'admin-token-given-by-the-operator';
+    assert.deepEqual([...loadConfig({ ...base, REGISTRY_ADMIN_TOKEN: admin }).tokens], [[admin, ADMIN_PRINCIPAL]]);
+    const file = path.join(tempDir(), 'token');
+    writeFileSync(file, `${admin}\n`);
+    const tokens = loadConfig({ ...base, REGISTRY_ADMIN_TOKEN_FILE: file, REGISTRY_TOKENS: 'alice:alice-token-0123456789abcdef' }).tokens;
+    assert.deepEqual([...tokens].sort(), [[admin, ADMIN_PRINCIPAL], ['alice-token-0123456789abcdef', 'alice']]);
+    configError({ REGISTRY_ADMIN_TOKEN: admin, REGISTRY_ADMIN_TOKEN_FILE: file }, /REGISTRY_ADMIN_TOKEN or REGISTRY_ADMIN_TOKEN_FILE, not both/);
+    configError({ REGISTRY_ADMIN_TOKEN_FILE: `${file}.missing` }, /REGISTRY_ADMIN_TOKEN_FILE cannot be read \(got ".*\.missing": no such file\)/);
+    configError({ REGISTRY_ADMIN_TOKEN: 'short-secret' }, /^invalid configuration: REGISTRY_ADMIN_TOKEN must be at least 16 characters$/);
+    configError({ REGISTRY_ADMIN_TOKEN: admin, REGISTRY_TOKENS: `alice:${admin}` }, /also the token of "alice"/);
+  });
+});
