@@ -1,0 +1,60 @@
+// Usage: node .ci/smoke.mjs <installed folder> <agent card>. Starts the registry there with
+// `npm start` on 127.0.0.1 (a free port), waits until it is ready, registers the card with the
+// built CLI (the generated admin token) and finds it, then stops it with SIGTERM: exit 0 or a
+// message saying which step failed.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+
+const [folder, card] = process.argv.slice(2);
+const dataDir = mkdtempSync(path.join(tmpdir(), 'a2a-registry-smoke-'));
+const env = { ...process.env, HOST: '127.0.0.1', PORT: '0', REGISTRY_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
+delete env.PUBLIC_URL;
+delete env.REGISTRY_TOKENS;
+
+const fail = (message) => {
+  console.error(`smoke: ${message}`);
+  process.exitCode = 1;
+};
+
+const server = spawn('npm', ['start', '--silent'], { cwd: folder, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+const exited = new Promise((resolve) => server.on('exit', (code, signal) => resolve(code ?? signal)));
+try {
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the registry did not start within 30 s')), 30_000);
+    readline.createInterface({ input: server.stdout }).on('line', (line) => {
+      try {
+        const entry = JSON.parse(line);
+        if (entry.msg === 'registry listening') {
+          clearTimeout(timer);
+          resolve(entry.url);
+        }
+      } catch {
+        // not a log line
+      }
+    });
+    void exited.then((code) => reject(new Error(`npm start exited (${code}) before listening`)));
+  });
+  for (let i = 0; ; i++) {
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (i > 100) throw new Error('/readyz never answered 200');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const cli = (...args) => spawnSync(process.execPath, [path.join(folder, 'bin/a2a-registry.js'), ...args, '--registry', url], { env, encoding: 'utf8' });
+  const registered = cli('register', '--json', card);
+  if (registered.status !== 0) throw new Error(`register exited ${registered.status}: ${registered.stderr}`);
+  const { id } = JSON.parse(registered.stdout);
+  const found = cli('search', '--json', 'invoice');
+  if (found.status !== 0 || !JSON.parse(found.stdout).results.some((hit) => hit.id === id)) throw new Error(`search did not find ${id}: ${found.stdout}${found.stderr}`);
+  console.log(`smoke: npm start served ${url}; the built CLI registered ${id} and found it`);
+} catch (err) {
+  fail(err.message);
+} finally {
+  process.kill(-server.pid, 'SIGTERM');
+  const code = await exited;
+  if (code !== 0 && code !== 'SIGTERM') fail(`npm start ended with ${code} after SIGTERM`);
+  rmSync(dataDir, { recursive: true, force: true });
+}
