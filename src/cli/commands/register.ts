@@ -79,7 +79,7 @@ function withServer(bytes: Buffer, mcpServer: JsonObject, locate: Locate): Uploa
  * The registry names the file part it was sent ("agent-card.json", "/parts/0/raw"); the user
  * knows the file they gave. Say theirs.
  */
-export function inUsersTerms(err: RegistryDeclined, upload: Upload, file: string): RegistryDeclined {
+function inUsersTerms(err: RegistryDeclined, upload: Upload, file: string): RegistryDeclined {
   const name = file === '-' ? 'standard input' : file;
   const message = err.error.message
     .replace(/File part \d+ \("(?:agent-card|toolspec)\.json"\)/g, name)
