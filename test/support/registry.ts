@@ -63,10 +63,19 @@ export async function spawnRegistry(env: Record<string, string>): Promise<ChildR
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A test that fails before stopping its child must not leave a registry running (and holding
+  // its data directory) after the test process is gone.
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => {
+      process.removeListener('exit', killOnExit);
+      resolve(code ?? signal ?? -1);
+    }),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`registry did not start in 20 s: ${stderr}`)), 20_000);
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
