@@ -87,7 +87,7 @@ describe('Dockerfile', () => {
     delete env.PUBLIC_URL;
     const refused = spawnSync(process.execPath, cmd.slice(1), { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 30_000 });
     assert.equal(refused.status, 2, refused.stderr);
-    assert.match(refused.stderr, /HOST=0\.0\.0\.0 listens on every interface.*set PUBLIC_URL to the URL clients reach it at/);
+    assert.match(refused.stderr, /HOST is 0\.0\.0\.0, which listens on every interface.*set PUBLIC_URL to the URL clients reach it at/);
     const wildcard = spawnSync(process.execPath, cmd.slice(1), { cwd: REPO_ROOT, env: { ...env, PUBLIC_URL: 'http://0.0.0.0:8080' }, encoding: 'utf8', timeout: 30_000 });
     assert.equal(wildcard.status, 2, wildcard.stderr);
     assert.match(wildcard.stderr, /PUBLIC_URL must be an address peers can reach, not the wildcard 0\.0\.0\.0/);
@@ -170,7 +170,7 @@ describe('deployment configuration', () => {
     assert.throws(() => loadConfig({ ...base, ...env }), (err: unknown) => err instanceof ConfigError && message.test(err.message));
 
   test('a wildcard listen address needs PUBLIC_URL; a wildcard PUBLIC_URL is refused', () => {
-    for (const host of ['0.0.0.0', '::']) configError({ HOST: host }, new RegExp(`HOST=${host.replace(/\./g, '\\.')} listens on every interface.*set PUBLIC_URL`));
+    for (const host of ['0.0.0.0', '::']) configError({ HOST: host }, new RegExp(`HOST is ${host.replace(/\./g, '\\.')}, which listens on every interface.*set PUBLIC_URL`));
     for (const url of ['http://0.0.0.0:8080', 'http://[::]:8080/']) configError({ PUBLIC_URL: url }, /PUBLIC_URL must be an address peers can reach, not the wildcard/);
     assert.equal(loadConfig({ ...base, HOST: '0.0.0.0', PUBLIC_URL: 'https://registry.example.com/' }).publicUrl, 'https://registry.example.com');
     assert.equal(loadConfig({ ...base, HOST: '::1', PORT: '9000' }).publicUrl, 'http://[::1]:9000');

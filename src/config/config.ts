@@ -214,7 +214,7 @@ function resolvePublicUrl(publicUrl: string | undefined, host: string, port: num
   }
   if (WILDCARD_HOSTS.has(host)) {
     throw new ConfigError(
-      `invalid configuration: HOST=${host} listens on every interface, so the registry cannot tell which address peers should use: ` +
+      `invalid configuration: HOST is ${host}, which listens on every interface, so the registry cannot tell which address peers should use: ` +
         `set PUBLIC_URL to the URL clients reach it at (e.g. PUBLIC_URL=https://registry.example.com, or PUBLIC_URL=http://localhost:${port} to try it on this machine); ` +
         'the agent card advertises that URL',
     );
