@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -55,6 +56,21 @@ export interface ChildRegistry {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+/**
+ * Child registries still running. A test that fails before stopping its child must neither leave
+ * a registry running (holding its data directory) nor keep the test process alive through the
+ * child's pipes: after the file's last test, or at exit, whatever is left is killed.
+ */
+const running = new Set<ChildProcess>();
+const killRunning = (): void => {
+  for (const child of running) child.kill('SIGKILL');
+};
+after(killRunning);
+process.once('exit', killRunning);
+
+/** How long a child may take to listen: generous, for a CI machine under load. */
+const START_TIMEOUT_MS = 60_000;
+
 /** Starts the built registry as a child process (as `npm start` runs it) and waits until it listens. */
 export async function spawnRegistry(env: Record<string, string>): Promise<ChildRegistry> {
   ensureBuilt();
@@ -63,21 +79,21 @@ export async function spawnRegistry(env: Record<string, string>): Promise<ChildR
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  // A test that fails before stopping its child must not leave a registry running (and holding
-  // its data directory) after the test process is gone.
-  const killOnExit = (): void => void child.kill('SIGKILL');
-  process.once('exit', killOnExit);
+  running.add(child);
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | string>((resolve) =>
     child.on('exit', (code, signal) => {
-      process.removeListener('exit', killOnExit);
+      running.delete(child);
       resolve(code ?? signal ?? -1);
     }),
   );
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`registry did not start in 20 s: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`registry did not start in ${START_TIMEOUT_MS / 1000} s: ${stderr}`));
+    }, START_TIMEOUT_MS);
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
         const entry = JSON.parse(line) as Record<string, unknown>;
