@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { Task } from '@a2a-js/sdk';
 import { v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
+import { waitFor } from './support/origin-server.js';
 import { TOKENS, TOKENS_ENV, spawnRegistry, tempDir } from './support/registry.js';
 
 test('entries and tasks survive a graceful restart', async () => {
@@ -52,7 +53,9 @@ test('every acknowledged registration survives SIGKILL mid-stream', async () => 
       }
     }
   });
-  // A pseudo-random moment between 300 and 1,300 ms, seeded per run for variety but bounded.
+  // Once the first registration is acknowledged (a loaded machine can take seconds to get there),
+  // a pseudo-random moment between 300 and 1,300 ms later, for variety but bounded.
+  await waitFor(() => acknowledged.length > 0, 'a first acknowledged registration', 60_000);
   const delay = 300 + Math.floor(Math.random() * 1000);
   await new Promise((r) => setTimeout(r, delay));
   registry.child.kill('SIGKILL');
