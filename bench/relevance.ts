@@ -1,7 +1,11 @@
 /**
  * Relevance benchmark (issue 18): recall@5 and MRR of the search index on a judged query set.
  *
- *   npx tsx bench/relevance.ts [--verbose] [--json] [--only <category>]
+ *   npx tsx bench/relevance.ts [--verbose] [--json] [--only <category>] [--config <name>]
+ *
+ * Prints one row per configuration, each adding one feature of issue 18 to the one before, so
+ * the rows are the before/after of each change (--config runs one; --verbose lists every query
+ * that is not perfect for it).
  *
  * Documents: the shared corpus of real agent cards and MCP toolspecs, copied into
  * bench/relevance/corpus/ (sources and commits in its SOURCES.tsv files), plus 15 cards written
@@ -13,6 +17,10 @@
  * Queries: bench/relevance/queries.tsv, written before any tuning, with the entries judged
  * relevant to each. Results are compared per entry (an entry's first hit is its rank).
  *
+ * The last configuration adds bench/relevance/synonyms.txt, an operator's synonym file written
+ * after seeing which related-word queries still failed: it shows what the mechanism does for an
+ * operator who knows their users' words, not how well anything generalises.
+ *
  * Measures, averaged over queries:
  * - recall@5: relevant entries among the first five / min(5, relevant entries);
  * - MRR: 1 / rank of the first relevant entry (0 when none is returned).
@@ -21,8 +29,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpServerDocument } from '../src/contract/types.js';
-import { describeAgentCard, describeMcpServer, type EntryDescription } from '../src/registry/describe.js';
-import { createSearchIndex } from '../src/search/index.js';
+import type { EntryDescription } from '../src/contract/description.js';
+import { describeAgentCard, describeMcpServer } from '../src/registry/describe.js';
+import type { ResultsPer } from '../src/contract/types.js';
+import { createSearchIndex, type SearchIndexOptions } from '../src/search/index.js';
+import { Synonyms } from '../src/search/synonyms.js';
 import type { IndexedEntry, SearchIndex } from '../src/search/types.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -79,9 +90,28 @@ export function loadQueries(): JudgedQuery[] {
     });
 }
 
+export interface BenchConfig {
+  name: string;
+  options: SearchIndexOptions;
+  resultsPer: ResultsPer;
+}
+
+/** Each configuration adds one change to the previous one. */
+export function configs(): BenchConfig[] {
+  const none: SearchIndexOptions = { wordForms: false, typos: false, wordNet: false };
+  return [
+    { name: 'syntax, per match', options: none, resultsPer: 'match' },
+    { name: '+ results per entry', options: none, resultsPer: 'entry' },
+    { name: '+ word forms', options: { ...none, wordForms: true }, resultsPer: 'entry' },
+    { name: '+ typos', options: { ...none, wordForms: true, typos: true }, resultsPer: 'entry' },
+    { name: '+ WordNet', options: {}, resultsPer: 'entry' },
+    { name: '+ operator synonyms', options: { synonyms: Synonyms.load(path.join(DATA, 'synonyms.txt')) }, resultsPer: 'entry' },
+  ];
+}
+
 /** Entry ids in rank order (an entry's first hit places it). */
-export function rankEntries(index: SearchIndex, query: string): string[] {
-  const page = index.search({ text: query, offset: 0, limit: 100 });
+export function rankEntries(index: SearchIndex, query: string, resultsPer: ResultsPer = 'entry'): string[] {
+  const page = index.search({ text: query, offset: 0, limit: 100, resultsPer });
   if (page instanceof Promise) throw new Error('the benchmark runs the keyword index, which answers synchronously');
   const seen = new Set<string>();
   for (const hit of page.hits) seen.add(hit.id);
@@ -95,7 +125,7 @@ export function score(ranked: readonly string[], relevant: readonly string[]): {
   return { recallAt5: top5 / Math.min(5, rel.size), rr: first < 0 ? 0 : 1 / (first + 1), firstRank: first < 0 ? -1 : first + 1 };
 }
 
-export function evaluate(index: SearchIndex, queries: readonly JudgedQuery[], verbose = false): Map<string, Scores> {
+export function evaluate(index: SearchIndex, queries: readonly JudgedQuery[], resultsPer: ResultsPer, verbose = false): Map<string, Scores> {
   const sums = new Map<string, { n: number; r: number; m: number }>();
   const add = (key: string, r: number, m: number): void => {
     const s = sums.get(key) ?? { n: 0, r: 0, m: 0 };
@@ -105,7 +135,7 @@ export function evaluate(index: SearchIndex, queries: readonly JudgedQuery[], ve
     sums.set(key, s);
   };
   for (const q of queries) {
-    const ranked = rankEntries(index, q.query);
+    const ranked = rankEntries(index, q.query, resultsPer);
     const s = score(ranked, q.relevant);
     add('all', s.recallAt5, s.rr);
     add(q.category, s.recallAt5, s.rr);
@@ -118,29 +148,44 @@ export function evaluate(index: SearchIndex, queries: readonly JudgedQuery[], ve
   return out;
 }
 
+const CATEGORIES = ['all', 'plain', 'forms', 'lang', 'typo', 'related', 'syntax', 'multi'];
+
 function main(): void {
   const argv = process.argv.slice(2);
   const verbose = argv.includes('--verbose');
   const json = argv.includes('--json');
-  const onlyAt = argv.indexOf('--only');
-  const only = onlyAt >= 0 ? argv[onlyAt + 1] : undefined;
+  const arg = (name: string): string | undefined => {
+    const at = argv.indexOf(name);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const only = arg('--only');
+  const configName = arg('--config');
   const entries = loadEntries();
   const queries = loadQueries().filter((q) => !only || q.category === only);
   const ids = new Set(entries.map((e) => e.id));
   for (const q of queries) for (const r of q.relevant) if (!ids.has(r)) throw new Error(`query ${JSON.stringify(q.query)} judges unknown entry "${r}"`);
-  const index = createSearchIndex();
-  for (const e of entries) index.upsert(e);
-  if (!json) console.log(`relevance bench: ${entries.length} entries, ${queries.length} judged queries`);
-  const scores = evaluate(index, queries, verbose && !json);
-  if (json) {
-    console.log(JSON.stringify(Object.fromEntries(scores)));
-    return;
+  const runs = configs().filter((c) => !configName || c.name === configName);
+  if (runs.length === 0) throw new Error(`no configuration "${configName}"; one of: ${configs().map((c) => c.name).join(' | ')}`);
+  if (!json) {
+    console.log(`relevance bench: ${entries.length} entries, ${queries.length} judged queries; cells are recall@5 / MRR`);
+    console.log(`  ${'configuration'.padEnd(22)} ${CATEGORIES.map((c) => `${c} (${queries.filter((q) => c === 'all' || q.category === c).length})`.padEnd(13)).join(' ')}`);
   }
-  const order = ['all', 'plain', 'forms', 'lang', 'typo', 'related', 'syntax', 'multi'];
-  for (const k of [...order, ...[...scores.keys()].filter((k) => !order.includes(k))]) {
-    const s = scores.get(k);
-    if (s) console.log(`  ${k.padEnd(8)} ${String(s.queries).padStart(3)} queries   recall@5 ${s.recallAt5.toFixed(3)}   MRR ${s.mrr.toFixed(3)}`);
+  const out: Record<string, Record<string, Scores>> = {};
+  for (const config of runs) {
+    const index = createSearchIndex(config.options);
+    for (const e of entries) index.upsert(e);
+    if (verbose && !json) console.log(`\n${config.name}:`);
+    const scores = evaluate(index, queries, config.resultsPer, verbose && !json);
+    out[config.name] = Object.fromEntries(scores);
+    if (!json) {
+      const cell = (k: string): string => {
+        const sc = scores.get(k);
+        return (sc ? `${sc.recallAt5.toFixed(3)}/${sc.mrr.toFixed(3)}` : '-').padEnd(13);
+      };
+      console.log(`  ${config.name.padEnd(22)} ${CATEGORIES.map(cell).join(' ')}`);
+    }
   }
+  if (json) console.log(JSON.stringify(out));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

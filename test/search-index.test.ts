@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import type { McpServerDocument, McpTool, SearchFilter, SearchHit } from '../src/contract/types.js';
 import type { EntryDescription } from '../src/contract/description.js';
 import { describeAgentCard, describeMcpServer } from '../src/registry/describe.js';
-import { createSearchIndex, GROUP_LIMIT, type SearchIndex } from '../src/search/index.js';
+import { createSearchIndex, GROUP_LIMIT, type IndexPage, type SearchIndex } from '../src/search/index.js';
 import { parseQuery } from '../src/search/query.js';
 import { tokenize } from '../src/search/text-encoder.js';
 
@@ -91,8 +91,9 @@ function server(name: string, tools: Partial<McpTool>[], description = `${name} 
   });
 }
 
+/** Results per match (a hit per skill, tool or entry text): what most of these tests are about. */
 const search = (index: SearchIndex, text: string, filter?: SearchFilter, limit = 50, offset = 0) =>
-  index.search({ text, filter, offset, limit });
+  index.search({ text, filter, offset, limit, resultsPer: 'match' }) as IndexPage;
 const matchIds = (hits: SearchHit[]): string[] => hits.map((h) => `${h.id}/${h.match.id ?? h.match.type}`);
 
 describe('text encoder', () => {
@@ -119,10 +120,11 @@ describe('text encoder', () => {
 
   it('bounds hostile queries', () => {
     const q = parseQuery(`${'word '.repeat(10_000)}${Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ')}`);
-    assert.ok(q.words.length <= 32);
-    assert.deepEqual(parseQuery('   '), { hasText: false, words: [], prefixLast: false });
-    assert.equal(parseQuery('transl').prefixLast, true);
-    assert.equal(parseQuery('transl ').prefixLast, false);
+    assert.ok(q.clauses.length <= 32);
+    assert.deepEqual(parseQuery('   '), { hasText: false, clauses: [], excluded: [] });
+    const lastPrefix = (text: string) => parseQuery(text).clauses.at(-1)?.alternatives.at(-1);
+    assert.deepEqual(lastPrefix('transl'), { kind: 'word', word: 'transl', prefix: true, exact: false });
+    assert.deepEqual(lastPrefix('transl '), { kind: 'word', word: 'transl', prefix: false, exact: false });
   });
 });
 

@@ -7,13 +7,17 @@
  * The oracle tokenizes with the index's own `tokenize` (text normalisation has its own tests in
  * ./search-index.test.ts); everything else (filters, grouping, listing order) is re-implemented
  * here from the documented semantics. Queries end with a space, so no prefix expansion applies.
+ * The index runs with exact words only (no word forms, typos or related words, which have their
+ * own tests), per match and, in `checkPerEntry`, per entry.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { EntryKind, SearchFilter, SearchHit } from '../src/contract/types.js';
 import type { EntryDescription } from '../src/contract/description.js';
-import { createSearchIndex, type SearchIndex } from '../src/search/index.js';
+import type { ResultsPer } from '../src/contract/types.js';
+import { createSearchIndex, type IndexPage, type SearchIndex, type SearchIndexOptions } from '../src/search/index.js';
+import { MAX_MATCHES_PER_HIT } from '../src/search/search-index.js';
 import type { IndexedEntry } from '../src/search/types.js';
 import { tokenize } from '../src/search/text-encoder.js';
 import { describeGenerated, generateEntries, vocabularyWords } from '../bench/lib/generate-entries.js';
@@ -185,11 +189,15 @@ class Oracle {
 
 const keyOf = (h: SearchHit): string => `${h.id}/${h.match.id ?? 'self'}`;
 
-function allPages(index: SearchIndex, text: string, filter: SearchFilter, pageSize: number): { hits: SearchHit[]; total: number } {
-  const first = index.search({ text, filter, offset: 0, limit: pageSize });
+/** Exact words only: what the oracle implements. */
+const EXACT: SearchIndexOptions = { wordForms: false, typos: false, wordNet: false };
+
+function allPages(index: SearchIndex, text: string, filter: SearchFilter, pageSize: number, resultsPer: ResultsPer = 'match'): { hits: SearchHit[]; total: number } {
+  const run = (offset: number): IndexPage => index.search({ text, filter, offset, limit: pageSize, resultsPer }) as IndexPage;
+  const first = run(0);
   const hits = [...first.hits];
   for (let offset = pageSize; offset < first.total; offset += pageSize) {
-    const page = index.search({ text, filter, offset, limit: pageSize });
+    const page = run(offset);
     assert.equal(page.total, first.total, 'total changes between pages');
     assert.ok(page.hits.length > 0, `empty page at ${offset} of ${first.total}`);
     hits.push(...page.hits);
@@ -237,9 +245,43 @@ function checkAgainstOracle(index: SearchIndex, oracle: Oracle, words: string[],
   }
 }
 
+/** Results per entry: one hit per entry with a matching unit, ranked by the words its units match together. */
+function checkPerEntry(index: SearchIndex, oracle: Oracle, words: string[], filter: SearchFilter, pageSize: number): void {
+  const text = `${words.join(' ')} `;
+  const queryWords = tokenize(text);
+  const expected = oracle.match(queryWords, filter);
+  const byEntry = new Map<string, { unit: OracleUnit; words: number; fields: string[] }[]>();
+  for (const m of expected.values()) byEntry.set(m.unit.entry.id, [...(byEntry.get(m.unit.entry.id) ?? []), m]);
+  const { hits, total } = allPages(index, text, filter, pageSize, 'entry');
+  const ctx = `per entry, query ${JSON.stringify(text)} filter ${JSON.stringify(filter)}`;
+  assert.equal(total, byEntry.size, `total, ${ctx}`);
+  assert.deepEqual(new Set(hits.map((h) => h.id)), new Set(byEntry.keys()), `entries, ${ctx}`);
+  let previous = Infinity;
+  for (const h of hits) {
+    const units = byEntry.get(h.id)!;
+    // Words matched by any unit of the entry.
+    const union = queryWords.filter((w) => units.some((m) => [...m.unit.terms.values()].some((set) => set.has(w)))).length;
+    assert.equal(Math.floor(h.score), union, `words of ${h.id}, ${ctx}`);
+    assert.ok(h.score <= previous, `order, ${ctx}`);
+    previous = h.score;
+    const best = expected.get(keyOf(h))!;
+    assert.ok(best, `match of ${h.id} is not a matching unit, ${ctx}`);
+    assert.equal(best.words, Math.max(...units.map((m) => m.words)), `best match of ${h.id}, ${ctx}`);
+    const others = (h.matches ?? []).map((m) => `${h.id}/${m.id ?? 'self'}`);
+    assert.equal(others.length, Math.min(MAX_MATCHES_PER_HIT, units.length - 1), `matches of ${h.id}, ${ctx}`);
+    assert.equal(h.moreInEntry ?? 0, Math.max(0, units.length - 1 - MAX_MATCHES_PER_HIT), `moreInEntry of ${h.id}, ${ctx}`);
+    for (const o of others) assert.ok(expected.has(o) && o !== keyOf(h), `${o} listed under matches, ${ctx}`);
+  }
+}
+
 function checkListing(index: SearchIndex, oracle: Oracle, filter: SearchFilter, pageSize: number): void {
   const { hits, total } = allPages(index, '', filter, pageSize);
   const expected = oracle.listing(filter);
+  // Per entry: the first unit of each entry, the others under `matches`.
+  const perEntry = allPages(index, '', filter, pageSize, 'entry');
+  const firstOfEntry = expected.filter((key, i) => expected.findIndex((k) => k.split('/')[0] === key.split('/')[0]) === i);
+  assert.deepEqual(perEntry.hits.map(keyOf), firstOfEntry, `listing per entry, filter ${JSON.stringify(filter)}`);
+  assert.equal(perEntry.total, firstOfEntry.length);
   assert.equal(total, expected.length, `listing total, filter ${JSON.stringify(filter)}`);
   assert.deepEqual(hits.map(keyOf), expected, `listing, filter ${JSON.stringify(filter)}`);
 }
@@ -286,7 +328,7 @@ function entries(count: number, seed: number): IndexedEntry[] {
 describe('search index vs a plain scan', () => {
   const data = entries(800, SEED);
   // Budget off: the oracle sees everything, so must the index.
-  const index = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9 });
+  const index = createSearchIndex({ ...EXACT, maxPostings: 1e9, maxCandidates: 1e9 });
   const oracle = new Oracle();
   for (const e of data) {
     index.upsert(e);
@@ -299,6 +341,7 @@ describe('search index vs a plain scan', () => {
     fc.assert(
       fc.property(queryArb, sparseFilterArb, fc.integer({ min: 1, max: 60 }), (q, f, pageSize) => {
         checkAgainstOracle(index, oracle, q, f, pageSize);
+        checkPerEntry(index, oracle, q, f, pageSize);
       }),
       { seed: SEED, numRuns: 300 },
     );
@@ -317,7 +360,7 @@ describe('search index vs a plain scan', () => {
 describe('search index vs a plain scan, under upserts and removals', () => {
   it('stays equal to the oracle through random changes', () => {
     const pool = entries(300, SEED + 3);
-    const index = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9 });
+    const index = createSearchIndex({ ...EXACT, maxPostings: 1e9, maxCandidates: 1e9 });
     const oracle = new Oracle();
     const op = fc.oneof(
       fc.record({ kind: fc.constant('upsert' as const), slot: fc.integer({ min: 0, max: 59 }), source: fc.integer({ min: 0, max: 299 }), minute: fc.integer({ min: 0, max: 1e6 }) }),
@@ -338,6 +381,7 @@ describe('search index vs a plain scan, under upserts and removals', () => {
         }
         assert.equal(index.size, oracle.entries.size);
         checkAgainstOracle(index, oracle, q, f, 25);
+        checkPerEntry(index, oracle, q, f, 25);
         checkListing(index, oracle, f, 25);
       }),
       { seed: SEED + 4, numRuns: 120 },
@@ -347,9 +391,9 @@ describe('search index vs a plain scan, under upserts and removals', () => {
 
 describe('candidate limits', () => {
   it('bound the work on huge result sets, keep the best hits and paging consistent', () => {
-    const index = createSearchIndex({ maxCandidates: 300 });
+    const index = createSearchIndex({ ...EXACT, maxCandidates: 300 });
     for (const e of entries(400, SEED + 5)) index.upsert(e);
-    const unbounded = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9 });
+    const unbounded = createSearchIndex({ ...EXACT, maxPostings: 1e9, maxCandidates: 1e9 });
     for (const e of entries(400, SEED + 5)) unbounded.upsert(e);
     const text = 'weather forecast get ';
     const capped = allPages(index, text, {}, 50);
@@ -360,7 +404,7 @@ describe('candidate limits', () => {
     // The best hits survive the cut.
     assert.deepEqual(capped.hits.slice(0, 10).map(keyOf), full.hits.slice(0, 10).map(keyOf));
     // A posting limit as well: still consistent, still the best first.
-    const tight = createSearchIndex({ maxCandidates: 300, maxPostings: 2000 });
+    const tight = createSearchIndex({ ...EXACT, maxCandidates: 300, maxPostings: 2000 });
     for (const e of entries(400, SEED + 5)) tight.upsert(e);
     const t = allPages(tight, text, {}, 50);
     assert.equal(new Set(t.hits.map(keyOf)).size, t.total);

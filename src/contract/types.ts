@@ -133,11 +133,21 @@ export interface SearchFilter {
   owner?: string;
 }
 
+/**
+ * How search results are cut: `entry` (the default), one result per agent or MCP server, its
+ * best match in `match` and its other matching skills or tools in `matches`; `match`, one result
+ * per matching skill, tool or entry text, at most three per entry (the last one shown carrying
+ * `moreInEntry`).
+ */
+export type ResultsPer = 'entry' | 'match';
+
 export interface SearchRequest {
   query?: string;
   filter?: SearchFilter;
   limit?: number;
   pageToken?: string;
+  /** Default `entry`. */
+  resultsPer?: ResultsPer;
 }
 
 export interface SearchMatch {
@@ -156,7 +166,15 @@ export interface SearchHit {
   score: number;
   match: SearchMatch;
   interfaces: EntryInterface[];
-  /** How many more hits of the same entry were folded into this one. */
+  /**
+   * Results per entry: the entry's other matching skills or tools, best first (at most
+   * MAX_MATCHES_PER_HIT); absent when only `match` matched.
+   */
+  matches?: SearchMatch[];
+  /**
+   * How many more matches of the same entry were left out: beyond `matches` (results per entry),
+   * or folded into this hit (results per match).
+   */
   moreInEntry?: number;
 }
 

@@ -4,8 +4,8 @@
  * 100,000 entries, object-based tests cost more than the text matching itself).
  *
  * Entry rows carry E_ATTR (kind and streaming flags, interface-profile id: the entry's list of
- * (binding, version) pairs, interned, so a handful of profiles cover most entries) and the
- * owner id. Unit slots carry whether the unit is a skill or a tool and a tool's hints; skills
+ * (binding, version) pairs, interned, so a handful of profiles cover most entries; the entry's
+ * language for word forms) and the owner id. Unit slots carry whether the unit is a skill or a tool and a tool's hints; skills
  * point into a pooled Int32Array holding their tag ids and effective input/output mode ids
  * (their own modes, or the card defaults). Per entry, signatures (bit sets) of its skills' tags
  * and modes and its tools' hints let skill/tool filters reject whole entries at once.
@@ -23,7 +23,10 @@ export const A_MCP = 1;
 export const A_STREAMING = 2;
 /** The interface-profile id starts here; ids from A_PROFILE_MAX on are read from E_PROFILE. */
 export const A_PROFILE_SHIFT = 2;
-export const A_PROFILE_MAX = (1 << 28) - 1;
+export const A_PROFILE_MAX = (1 << 24) - 1;
+/** The entry's language id (./languages.ts), 3 bits. */
+export const A_LANG_SHIFT = 27;
+export const A_LANG_MASK = 7;
 
 // unitAttr bits of a unit slot.
 export const A_SKILL = 1;
@@ -89,7 +92,15 @@ export class Attributes {
   constructor(readonly tables: Tables) {}
 
   /** Fills the entry row's filter attributes. */
-  setEntry(no: number, mcp: boolean, streaming: boolean, owner: string, interfaces: readonly EntryInterface[], generation: string | undefined): void {
+  setEntry(
+    no: number,
+    mcp: boolean,
+    streaming: boolean,
+    owner: string,
+    interfaces: readonly EntryInterface[],
+    generation: string | undefined,
+    language: number,
+  ): void {
     const row = no << E_SHIFT;
     const e = this.tables.entries;
     const bindings = interfaces.map((i) => i.protocolBinding.toLowerCase());
@@ -98,7 +109,11 @@ export class Attributes {
     const before = this.profileIds.size;
     const id = this.profileIds.id(signature);
     if (id === before) this.profiles.push({ bindings, versions });
-    e[row + E_ATTR] = (mcp ? A_MCP : 0) | (streaming ? A_STREAMING : 0) | (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT);
+    e[row + E_ATTR] =
+      (mcp ? A_MCP : 0) |
+      (streaming ? A_STREAMING : 0) |
+      (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT) |
+      ((language & A_LANG_MASK) << A_LANG_SHIFT);
     e[row + E_OWNER] = this.owners.id(owner);
     e[row + E_PROFILE] = id;
     this.tables.signatures.fill(0, no << S_SHIFT, (no + 1) << S_SHIFT);

@@ -41,6 +41,8 @@ export interface EntryRecord {
   readonly tools: readonly ToolRecord[];
   /** Indexed units: the entry itself, then skills, then tools (capped at MAX_UNITS_PER_ENTRY). */
   readonly unitCount: number;
+  /** Language id of its text (./languages.ts). */
+  readonly language: number;
 }
 
 export class EntryStore {
@@ -123,6 +125,7 @@ export class EntryStore {
     const t = this.tables;
     const attr = new Int32Array(Math.max(4096, (this.unitEnd - this.unitGarbage) * 2));
     const pool = new Int32Array(attr.length).fill(-1);
+    const pairs = new Int32Array(attr.length).fill(-1);
     let at = 0;
     for (const rec of this.entries) {
       if (!rec) continue;
@@ -131,11 +134,13 @@ export class EntryStore {
       const count = t.entries[row + E_COUNT]!;
       attr.set(t.unitAttr.subarray(base, base + count), at);
       pool.set(t.unitPool.subarray(base, base + count), at);
+      pairs.set(t.unitPairs.subarray(base, base + count), at);
       t.entries[row + E_BASE] = at;
       at += count;
     }
     t.unitAttr = attr;
     t.unitPool = pool;
+    t.unitPairs = pairs;
     this.unitEnd = at;
     this.unitGarbage = 0;
   }

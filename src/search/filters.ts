@@ -247,7 +247,7 @@ export class CompiledFilter {
     if (this.ownerId >= 0 && this.entries[row + E_OWNER] !== this.ownerId) return false;
     if (this.unitLevel && !this.signaturesMatch(no << S_SHIFT)) return false;
     if (this.binding !== undefined || this.version !== undefined) {
-      let profile = attr >>> A_PROFILE_SHIFT;
+      let profile = (attr >>> A_PROFILE_SHIFT) & A_PROFILE_MAX;
       if (profile >= A_PROFILE_MAX) profile = this.entries[row + E_PROFILE]!;
       let memo = this.profileMemo[profile]!;
       if (memo === UNKNOWN) {

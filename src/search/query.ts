@@ -1,39 +1,226 @@
 /**
- * Query text → the words to look up, with bounds on hostile input: only the first
- * MAX_QUERY_CHARS characters are read and the first MAX_QUERY_WORDS distinct words kept.
+ * Query text → clauses, with the syntax people know from search engines and Google's Agent
+ * Registry:
+ *
+ *   translate invoice        every word is a clause; more matched clauses rank higher
+ *   "pull request"           a phrase: its words next to each other, in this order, as written
+ *   -deprecated, NOT beta    leave out what has the word (see ParsedClause.negated)
+ *   github OR gitlab         either word satisfies the clause (OR binds tighter than the
+ *                            implicit AND: `a b OR c` is a AND (b OR c))
+ *   tags:finance             the word in one field: name (displayName), title, tags (tag),
+ *                            description, examples (example), provider
+ *   skill:translate          the word in a skill; tool:, agent: and server: (mcp:) likewise
+ *                            (agent: and server: mean the entry's own name, description, provider)
+ *   transl*                  every word that starts with "transl"
+ *
+ * The last word is also matched as a prefix when the text ends right after it (search as you
+ * type), as before. A `field:` prefix the parser does not know (`https:`, `10:30`) is ordinary
+ * text. Bounds on hostile input: only the first MAX_QUERY_CHARS characters are read and at most
+ * MAX_CLAUSES clauses kept (each needs a bit in the ranking's word sets).
  */
+import { FIELD_DESCRIPTION, FIELD_EXAMPLES, FIELD_NAME, FIELD_PROVIDER, FIELD_TAGS, FIELD_TITLE } from './fields.js';
 import { tokenize } from './text-encoder.js';
 
 export const MAX_QUERY_CHARS = 512;
-export const MAX_QUERY_WORDS = 32;
-/** The last word is also matched as a prefix when it has at least this many characters... */
+/** Clauses (positive and negated) per query: the ranking keeps one bit per positive clause. */
+export const MAX_CLAUSES = 32;
+/** Back-compatible name: distinct words kept from a query. */
+export const MAX_QUERY_WORDS = MAX_CLAUSES;
+/** Alternatives (OR) per clause, and words per phrase. */
+export const MAX_ALTERNATIVES = 8;
+export const MAX_PHRASE_WORDS = 8;
+/** A word is matched as a prefix only with at least this many characters... */
 export const MIN_PREFIX_LENGTH = 3;
 /** ...and is expanded to at most this many longer terms. */
 export const MAX_PREFIX_EXPANSIONS = 16;
 
+/** Which units a clause may match: any, the entry's own text, skills, or tools. */
+export type Scope = 'any' | 'entry' | 'skill' | 'tool';
+
+export interface WordAlternative {
+  readonly kind: 'word';
+  /** Normalised term (./text-encoder.ts). */
+  readonly word: string;
+  /** Also match longer terms starting with it (`word*`, or the last word as typed). */
+  readonly prefix: boolean;
+  /** Quoted: the exact form only (no word forms, typos or related words). */
+  readonly exact: boolean;
+}
+
+export interface PhraseAlternative {
+  readonly kind: 'phrase';
+  /** At least two normalised terms, adjacent in one field in this order. */
+  readonly words: readonly string[];
+}
+
+export type Alternative = WordAlternative | PhraseAlternative;
+
+export interface ParsedClause {
+  /** Any one of these satisfies the clause. */
+  readonly alternatives: readonly Alternative[];
+  /**
+   * Excluding clause: a skill or tool containing it is not a hit, and when the entry's own name,
+   * description or provider contains it, the whole entry is left out.
+   */
+  readonly negated: boolean;
+  /** FIELD_* bits the clause must match in (0: any field). */
+  readonly fields: number;
+  readonly scope: Scope;
+}
+
 export interface ParsedQuery {
   /** False when the text is empty or blank: the search lists what matches the filter. */
   readonly hasText: boolean;
-  /** Distinct normalised words, in query order (may be empty for text like "!!!" or "the"). */
-  readonly words: readonly string[];
-  /** Whether the last word should also match longer terms ("transl" → "translate"). */
-  readonly prefixLast: boolean;
+  /** Positive clauses, in query order (may be empty for text like "!!!" or "the"). */
+  readonly clauses: readonly ParsedClause[];
+  /** Negated clauses. */
+  readonly excluded: readonly ParsedClause[];
 }
 
-const LAST_IS_WORD_CHAR = /[\p{L}\p{N}]$/u;
+const FIELD_PREFIXES: Readonly<Record<string, { fields: number; scope: Scope }>> = {
+  name: { fields: FIELD_NAME, scope: 'any' },
+  displayname: { fields: FIELD_NAME, scope: 'any' },
+  title: { fields: FIELD_TITLE, scope: 'any' },
+  tag: { fields: FIELD_TAGS, scope: 'any' },
+  tags: { fields: FIELD_TAGS, scope: 'any' },
+  description: { fields: FIELD_DESCRIPTION, scope: 'any' },
+  example: { fields: FIELD_EXAMPLES, scope: 'any' },
+  examples: { fields: FIELD_EXAMPLES, scope: 'any' },
+  provider: { fields: FIELD_PROVIDER, scope: 'any' },
+  skill: { fields: 0, scope: 'skill' },
+  skills: { fields: 0, scope: 'skill' },
+  tool: { fields: 0, scope: 'tool' },
+  tools: { fields: 0, scope: 'tool' },
+  agent: { fields: 0, scope: 'entry' },
+  server: { fields: 0, scope: 'entry' },
+  mcp: { fields: 0, scope: 'entry' },
+};
+
+/** One piece of query text: a bare run of characters or a quoted phrase, with its operators. */
+interface Piece {
+  text: string;
+  quoted: boolean;
+  negated: boolean;
+  field?: { fields: number; scope: Scope };
+  /** Ends in `*`. */
+  star: boolean;
+  /** The text ends right after this piece (the last word may be a prefix). */
+  atEnd: boolean;
+}
+
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** Splits text into pieces: whitespace separates; quotes group; `-`, `field:` and `*` attach. */
+function pieces(raw: string): Piece[] {
+  const out: Piece[] = [];
+  let i = 0;
+  const n = raw.length;
+  while (i < n) {
+    while (i < n && /\s/.test(raw[i]!)) i++;
+    if (i >= n) break;
+    let negated = false;
+    if (raw[i] === '-' && i + 1 < n && (raw[i + 1] === '"' || WORD_CHAR.test(raw[i + 1]!))) {
+      negated = true;
+      i++;
+    }
+    let field: Piece['field'];
+    const fieldMatch = /^([A-Za-z]+):(?=["\p{L}\p{N}])/u.exec(raw.slice(i, i + 20));
+    if (fieldMatch) {
+      const known = FIELD_PREFIXES[fieldMatch[1]!.toLowerCase()];
+      if (known) {
+        field = known;
+        i += fieldMatch[0].length;
+      }
+    }
+    if (raw[i] === '"') {
+      const close = raw.indexOf('"', i + 1);
+      const end = close < 0 ? n : close;
+      out.push({ text: raw.slice(i + 1, end), quoted: true, negated, field, star: false, atEnd: false });
+      i = close < 0 ? n : close + 1;
+      continue;
+    }
+    let j = i;
+    while (j < n && !/\s/.test(raw[j]!) && raw[j] !== '"') j++;
+    let text = raw.slice(i, j);
+    const star = text.endsWith('*');
+    if (star) text = text.replace(/\*+$/, '');
+    out.push({ text, quoted: false, negated, field, star, atEnd: j >= n });
+    i = j;
+  }
+  return out;
+}
 
 export function parseQuery(text: string | undefined): ParsedQuery {
   const raw = typeof text === 'string' ? text.slice(0, MAX_QUERY_CHARS) : '';
-  if (!raw.trim()) return { hasText: false, words: [], prefixLast: false };
-  // Tokenize a little more than the cap, so duplicates do not eat into it.
-  const tokens = tokenize(raw, { maxTerms: MAX_QUERY_WORDS * 4 });
-  const words = [...new Set(tokens)].slice(0, MAX_QUERY_WORDS);
-  const last = words[words.length - 1];
-  // A query that ends in a space or punctuation has its last word finished: no prefix.
-  const prefixLast =
-    last !== undefined &&
-    last === tokens[tokens.length - 1] &&
-    last.length >= MIN_PREFIX_LENGTH &&
-    LAST_IS_WORD_CHAR.test(raw);
-  return { hasText: true, words, prefixLast };
+  if (!raw.trim()) return { hasText: false, clauses: [], excluded: [] };
+  const clauses: ParsedClause[] = [];
+  const excluded: ParsedClause[] = [];
+  const seen = new Set<string>();
+  let pendingOr = false;
+  const list = pieces(raw);
+  for (let p = 0; p < list.length; p++) {
+    const piece = list[p]!;
+    // OR / NOT as operators (upper case, as in search engines; lower-case "or" stays a word).
+    if (!piece.quoted && !piece.field && !piece.negated && !piece.star) {
+      if (piece.text === 'OR' && clauses.length > 0 && p + 1 < list.length) {
+        pendingOr = true;
+        continue;
+      }
+      if (piece.text === 'NOT' && p + 1 < list.length) {
+        list[p + 1] = { ...list[p + 1]!, negated: true };
+        continue;
+      }
+    }
+    const alternatives = alternativesOf(piece);
+    if (alternatives.length === 0) {
+      pendingOr = false;
+      continue;
+    }
+    const fields = piece.field?.fields ?? 0;
+    const scope = piece.field?.scope ?? 'any';
+    // One bare piece can hold several words (`get_weather`, `deep-learning`): each is a clause.
+    const groups: Alternative[][] = piece.quoted ? [alternatives] : alternatives.map((a) => [a]);
+    for (const group of groups) {
+      const key = `${piece.negated}|${fields}|${scope}|${group.map(altKey).join('|')}`;
+      if (piece.negated) {
+        if (excluded.length + clauses.length < MAX_CLAUSES && !seen.has(key)) excluded.push({ alternatives: group, negated: true, fields, scope });
+        seen.add(key);
+        continue;
+      }
+      const prev = clauses[clauses.length - 1];
+      if (pendingOr && prev && prev.fields === fields && prev.scope === scope) {
+        const merged = [...prev.alternatives, ...group.filter((a) => !prev.alternatives.some((b) => altKey(a) === altKey(b)))];
+        clauses[clauses.length - 1] = { ...prev, alternatives: merged.slice(0, MAX_ALTERNATIVES) };
+      } else if (!seen.has(key) && excluded.length + clauses.length < MAX_CLAUSES) {
+        clauses.push({ alternatives: group, negated: false, fields, scope });
+      }
+      seen.add(key);
+      pendingOr = false;
+    }
+  }
+  return { hasText: true, clauses, excluded };
+}
+
+function altKey(a: Alternative): string {
+  return a.kind === 'word' ? `${a.word}${a.prefix ? '*' : ''}${a.exact ? '!' : ''}` : `"${a.words.join(' ')}"`;
+}
+
+/** The alternatives a piece stands for: its words, or one phrase when quoted. */
+function alternativesOf(piece: Piece): Alternative[] {
+  const words = tokenize(piece.text, { maxTerms: MAX_PHRASE_WORDS * 4 });
+  if (words.length === 0) return [];
+  if (piece.quoted) {
+    const distinctRun = words.slice(0, MAX_PHRASE_WORDS);
+    if (distinctRun.length === 1) return [{ kind: 'word', word: distinctRun[0]!, prefix: false, exact: true }];
+    return [{ kind: 'phrase', words: distinctRun }];
+  }
+  const out: WordAlternative[] = [];
+  for (let i = 0; i < words.length && out.length < MAX_ALTERNATIVES; i++) {
+    const word = words[i]!;
+    const last = i === words.length - 1;
+    // `transl*`, or the last word of the text typed so far ("transl" → translate).
+    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || (piece.atEnd && WORD_CHAR.test(piece.text.slice(-1))));
+    out.push({ kind: 'word', word, prefix, exact: false });
+  }
+  return out;
 }

@@ -5,8 +5,9 @@
  * field-weighted score), then the entry's updatedAt desc, then the entry id asc, then the
  * unit's position in its entry asc.
  *
- * Grouping: an entry contributes at most GROUP_LIMIT hits, its best ones in that order; the
- * last one shown carries `moreInEntry` (how many were folded). The grouped list is the ordered
+ * Grouping (results per match): an entry contributes at most GROUP_LIMIT hits, its best ones in
+ * that order; the last one shown carries `moreInEntry` (how many were folded). Results per entry
+ * rank one candidate per entry (its best unit, with the entry's key) through the same code. The grouped list is the ordered
  * candidate list minus each entry's hits beyond GROUP_LIMIT: a fixed total order, so
  * offset/limit paging returns every grouped hit exactly once.
  *
@@ -113,8 +114,11 @@ export function selectTop(ctx: RankContext, n: number, m: number): number[] {
   return byOrder(ctx, Array.from(heap.subarray(0, size)));
 }
 
-/** Grouped hits [offset, offset + limit) of the first `n` candidates. */
-export function page(ctx: RankContext, n: number, offset: number, limit: number): RankedHit[] {
+/**
+ * Grouped hits [offset, offset + limit) of the first `n` candidates, at most `groupLimit` per
+ * entry (1 when every candidate is a different entry already).
+ */
+export function page(ctx: RankContext, n: number, offset: number, limit: number, groupLimit = GROUP_LIMIT): RankedHit[] {
   const needed = offset + limit;
   if (limit <= 0 || n === 0) return [];
   const rows = ctx.entryRows;
@@ -126,11 +130,11 @@ export function page(ctx: RankContext, n: number, offset: number, limit: number)
     for (const pos of top) {
       const row = (ctx.ids[pos]! >>> ORD_BITS) << E_SHIFT;
       const shown = rows[row + E_SHOWN]!;
-      if (shown >= GROUP_LIMIT) continue;
+      if (shown >= groupLimit) continue;
       rows[row + E_SHOWN] = shown + 1;
       if (kept >= offset) {
         const hits = rows[row + E_HITS]!;
-        const more = shown + 1 === GROUP_LIMIT && hits > GROUP_LIMIT ? hits - GROUP_LIMIT : 0;
+        const more = shown + 1 === groupLimit && hits > groupLimit ? hits - groupLimit : 0;
         out.push({ pos, id: ctx.ids[pos]!, key: ctx.keys[pos]!, moreInEntry: more });
       }
       kept++;

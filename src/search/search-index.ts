@@ -1,23 +1,36 @@
 /**
- * The registry's SearchIndex (./types.ts): FlexSearch postings per unit; filters, ranking,
- * grouping and paging on the index's own compact tables.
+ * The registry's SearchIndex (./types.ts): FlexSearch postings per unit; query expansion,
+ * filters, ranking, grouping and paging on the index's own compact tables.
  *
  * Units: every entry is indexed as one unit for itself (agent: name, description, provider;
  * MCP server: name, description), one per skill (name, tags, description, examples) and one per
- * tool (name, title + annotation title, description). Hits are units. A unit's id encodes its
- * entry number and position (./tables.ts). Units are matched on their own: a skill does not
- * inherit the words of its agent's name.
+ * tool (name, title + annotation title, description). A unit's id encodes its entry number and
+ * position (./tables.ts). Units are matched on their own: a skill does not inherit the words of
+ * its agent's name. Postings hold the terms as written (folded); word forms, typos and related
+ * words are found at query time through the vocabulary (./vocabulary.ts, ./expansion.ts), so
+ * they cost no postings. Each entry's language is detected once (./languages.ts) and kept in
+ * its row; a unit's adjacent word pairs are kept as 16-bit hashes for phrases (./phrases.ts).
  *
- * Text query: each query word (and, for the last word, up to 16 longer vocabulary terms) is
- * looked up in FlexSearch; every posting adds to its unit the weight of the fields it matched
- * (./fields.ts) times a mild IDF factor (a rare word weighs up to twice a ubiquitous one). The
- * relevance key, reported as the hit's `score`, is
- *     matched words + weighted score / (largest possible weighted score)
- * so a unit matching more of the query's words always ranks first, and for the same number of
- * words the field weights decide (name > title > tags > provider > description > examples).
- * Ties go to the newer entry, then the smaller id (./ranking.ts).
+ * Text query (./query.ts): clauses (words, OR-groups, phrases, field- or scope-restricted),
+ * each expanded to the terms that satisfy it (./expansion.ts). Every posting adds to its unit
+ * the weight of the fields it matched (./fields.ts) × a mild IDF factor (a rare term weighs up
+ * to twice a ubiquitous one) × the variant's weight (exact 1, other form 0.85, ...). The
+ * relevance key of a unit is
+ *     clauses matched strongly + WEAK_CLAUSE × clauses matched only weakly
+ *       + weighted score / (largest possible weighted score)
+ * so matching more of the query comes first, a typo or a WordNet word counts for half a word,
+ * and for the same words the field weights and variant weights decide (an exact form above a
+ * stemmed one). Ties go to the newer entry, then the smaller id (./ranking.ts).
  *
- * Work is bounded (SearchIndexOptions): postings are read rarest word first, best field first,
+ * Results per entry (the default): an entry's key counts the clauses matched by any of its
+ * units (a query's words may be spread over its skills) plus its best unit's weighted score;
+ * the hit shows that unit as `match` and the others under `matches`. Results per match: units
+ * are hits, at most GROUP_LIMIT per entry.
+ *
+ * Excluded words (`-word`): a skill or tool containing one (or another form of it) is no hit;
+ * when the entry's own name, description or provider contains it, the whole entry is left out.
+ *
+ * Work is bounded (SearchIndexOptions): postings are read rarest clause first, best field first,
  * newest first, and a search collects at most `maxCandidates` units and reads at most
  * `maxPostings` postings. Below the limits results and `total` are exact; past them the least
  * relevant matches are left out and `total` counts what was collected (a lower bound). At
@@ -27,8 +40,9 @@
  * Empty text lists what matches the filter, newest first (score 0, `match.fields` empty):
  * - without a skill- or tool-level filter key: one hit per entry (`match.type` agent or
  *   mcp-server), since the question is "which agents/servers";
- * - with one (tags, input/output modes, tool hints): one hit per matching skill or tool (up to
- *   GROUP_LIMIT per entry, like text hits), since the filter is about skills or tools.
+ * - with one (tags, input/output modes, tool hints): per entry, its first matching skill or tool
+ *   as `match` and the others in `matches` (per match: one hit per skill or tool, up to
+ *   GROUP_LIMIT per entry).
  *
  * Text with characters but no searchable words ("!!!", "the") matches nothing.
  *
@@ -36,10 +50,10 @@
  * across searches, with an epoch stamp in the entry rows instead of clearing.
  */
 import type { Id } from 'flexsearch';
-import type { SearchHit, SearchMatch } from '../contract/types.js';
+import type { ResultsPer, SearchHit, SearchMatch } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
 import type { IndexPage, IndexQuery, IndexedEntry, SearchIndex } from './types.js';
-import { Attributes, mimeKey, tagKey } from './attributes.js';
+import { A_LANG_MASK, A_LANG_SHIFT, A_MCP, Attributes, mimeKey, tagKey } from './attributes.js';
 import {
   EntryStore,
   HINT_DESTRUCTIVE,
@@ -48,6 +62,7 @@ import {
   HINT_READ_ONLY,
   type EntryRecord,
 } from './entry-store.js';
+import { ANY_LANGUAGE, planQuery, type PlanClause } from './expansion.js';
 import {
   FIELD_DESCRIPTION,
   FIELD_EXAMPLES,
@@ -60,11 +75,15 @@ import {
 } from './fields.js';
 import { CompiledFilter } from './filters.js';
 import { TermIndex } from './flexsearch-index.js';
-import { MAX_PREFIX_EXPANSIONS, parseQuery, type ParsedQuery } from './query.js';
+import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
+import { PairPool, pairHash, termHash } from './phrases.js';
+import { parseQuery } from './query.js';
 import { GROUP_LIMIT, page, type RankContext } from './ranking.js';
-import { E_BASE, E_COUNT, E_EPOCH, E_HITS, E_SHIFT, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
+import { combineRelatedWords, type RelatedWords } from './related-words.js';
+import { E_ATTR, E_BASE, E_COUNT, E_EPOCH, E_HITS, E_SHIFT, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
 import { tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
+import { WordNet } from './wordnet.js';
 
 /** Characters of one field that are indexed (documents are size-limited anyway). */
 const MAX_FIELD_CHARS = 20_000;
@@ -72,10 +91,14 @@ const MAX_FIELD_CHARS = 20_000;
 const MAX_UNIT_TERMS = 2_000;
 /** Largest page a caller can ask for. */
 const MAX_LIMIT = 1_000;
-/** A term found only through prefix expansion counts this much of an exact match. */
-const PREFIX_FACTOR = 0.8;
-/** Upper bound of fieldScore × IDF factor for one word (keeps the normalised part < 1). */
+/** Upper bound of fieldScore × IDF factor for one clause (keeps the normalised part < 1). */
 const MAX_WORD_SCORE = 17.25 * 2 * 1.0001;
+/** A clause matched only by weak variants (typos, WordNet) counts this much of a clause. */
+export const WEAK_CLAUSE = 0.5;
+/** Other matching skills or tools listed with a result per entry. */
+export const MAX_MATCHES_PER_HIT = 10;
+/** Words read from an entry to detect its language. */
+const DETECTION_WORDS = 300;
 
 const popcount = (x: number): number => {
   x -= (x >>> 1) & 0x55555555;
@@ -87,25 +110,34 @@ const popcount = (x: number): number => {
 const idfFactor = (units: number, df: number): number =>
   units <= 1 ? 2 : 1 + Math.log(1 + units / df) / Math.log(1 + units);
 
-/** Field texts of one unit → distinct terms and, for each, the mask of fields it occurs in. */
+/** Field texts of one unit → distinct terms, the mask of fields each occurs in, and word pairs. */
 class UnitTerms {
   private readonly masks = new Map<string, number>();
+  private pairs: number[] = [];
   addText(text: string | undefined, field: number): void {
     if (!text) return;
+    let prev = 0;
+    let first = true;
     for (const t of tokenize(text, { maxChars: MAX_FIELD_CHARS })) {
       const m = this.masks.get(t);
       if (m !== undefined) this.masks.set(t, m | field);
       else if (this.masks.size < MAX_UNIT_TERMS) this.masks.set(t, field);
+      const h = termHash(t);
+      if (!first) this.pairs.push(pairHash(prev, h));
+      prev = h;
+      first = false;
     }
   }
   addTexts(texts: readonly string[], field: number): void {
     for (const t of texts) this.addText(t, field);
   }
-  take(): { terms: string[]; slots: number[] } {
+  take(): { terms: string[]; slots: number[]; pairs: number[] } {
     const terms = [...this.masks.keys()];
     const slots = [...this.masks.values()];
+    const pairs = this.pairs;
     this.masks.clear();
-    return { terms, slots };
+    this.pairs = [];
+    return { terms, slots, pairs };
   }
 }
 
@@ -117,28 +149,52 @@ const SCORE_SCALE = 1024;
 const SCORE_MASK = 0xffffff;
 const FIELDS_SHIFT = 24;
 
-/** Postings of one term in one slot: they all add the same to a unit's score. */
+/** Scope codes of a posting group. */
+const SCOPE_ANY = 0;
+const SCOPE_ENTRY = 1;
+const SCOPE_SKILL = 2;
+const SCOPE_TOOL = 3;
+const SCOPES = { any: SCOPE_ANY, entry: SCOPE_ENTRY, skill: SCOPE_SKILL, tool: SCOPE_TOOL } as const;
+
+/** Postings of one term (or phrase) in one slot: they all add the same to a unit's score. */
 interface PostingGroup {
-  /** The query word's index, and its bit. */
-  word: number;
+  /** The clause's index, and its bit. */
+  clause: number;
   bit: number;
+  /** Counts as a full match of the clause. */
+  strong: boolean;
   /** Field mask. */
   slot: number;
   ids: readonly Id[];
-  /** fieldScore × IDF × prefix factor × SCORE_SCALE. */
+  /** fieldScore × IDF × variant weight × SCORE_SCALE. */
   add: number;
+  /** Language id the entry must have, or ANY_LANGUAGE. */
+  lang: number;
+  scope: number;
+  /** The term or phrase looked up (its number in the search). */
+  source: number;
 }
 
 export interface SearchIndexOptions {
   /**
-   * Most units a search collects as candidates. Postings are read rarest query word first, best
-   * field first within a word, newest first within a field; once this many units are collected,
-   * the remaining postings only add words and fields to units already collected. `total` then
-   * counts the collected units (a lower bound). Default DEFAULT_MAX_CANDIDATES.
+   * Most units a search collects as candidates. Postings are read rarest clause first, best
+   * field first within a clause, newest first within a field; once this many units are
+   * collected, the remaining postings only add clauses and fields to units already collected.
+   * `total` then counts the collected units (a lower bound). Default DEFAULT_MAX_CANDIDATES.
    */
   maxCandidates?: number;
   /** Most postings (term occurrences) read per search, same order. Default DEFAULT_MAX_POSTINGS. */
   maxPostings?: number;
+  /** Match other forms of a word (stemming in the entry's language). Default true. */
+  wordForms?: boolean;
+  /** Match words a typo away. Default true. */
+  typos?: boolean;
+  /** Typo variants are looked up for words found in fewer units than this. Default 10. */
+  typoBelow?: number;
+  /** Related English words from WordNet. Default true. */
+  wordNet?: boolean;
+  /** The operator's synonyms (./synonyms.ts), consulted before WordNet. */
+  synonyms?: RelatedWords;
 }
 
 /**
@@ -147,6 +203,7 @@ export interface SearchIndexOptions {
  */
 export const DEFAULT_MAX_CANDIDATES = 30_000;
 export const DEFAULT_MAX_POSTINGS = 100_000;
+export const DEFAULT_TYPO_BELOW = 10;
 
 /** Multiplier of the candidate hash (Fibonacci hashing). */
 const HASH_MUL = 0x9e3779b1 | 0;
@@ -156,30 +213,52 @@ const REJECTED = -2;
 export class FlexSearchIndex implements SearchIndex {
   private readonly maxCandidates: number;
   private readonly maxPostings: number;
+  private readonly wordForms: boolean;
+  private readonly typos: boolean;
+  private readonly typoBelow: number;
+  private readonly related: RelatedWords | undefined;
+  private readonly dictionary: WordNet | undefined;
   private readonly tables = new Tables();
   private readonly store = new EntryStore(this.tables);
   private readonly attrs = new Attributes(this.tables);
+  private readonly pairs = new PairPool(this.tables);
   private readonly terms = new TermIndex();
   private readonly vocabulary = new Vocabulary();
   private readonly unitTerms = new UnitTerms();
+  /** Entries per language id. */
+  private readonly languageCounts = new Int32Array(LANGUAGE_COUNT);
   /** Units removed since the vocabulary was last swept. */
   private churn = 0;
 
   // Per-search scratch (entry rows hold the rest).
   private epoch = 0;
-  /** Candidates by position: unit id, matched-word bits, score | field bits, relevance key. */
+  /** Candidates by position: unit id, strong and weak clause bits, score | field bits, key. */
   private candIds: Int32Array = new Int32Array(0);
   private candWords: Int32Array = new Int32Array(0);
+  private candWeak: Int32Array = new Int32Array(0);
   private candScore: Int32Array = new Int32Array(0);
   private candKeys: Float64Array = new Float64Array(0);
   /** Open-addressing hash: unit id + 1 → candidate position (or REJECTED). */
   private hashKeys: Int32Array = new Int32Array(0);
   private hashVals: Int32Array = new Int32Array(0);
+  /** Results per entry, by entry number: best candidate position (-1: none), clause bits, best normalised score. */
+  private entBest: Int32Array = new Int32Array(0);
+  private entStrong: Int32Array = new Int32Array(0);
+  private entWeak: Int32Array = new Int32Array(0);
+  private entNorm: Float64Array = new Float64Array(0);
+  /** Results per entry, by position: the entry's best unit id and the entry's key. */
+  private groupIds: Int32Array = new Int32Array(0);
+  private groupKeys: Float64Array = new Float64Array(0);
 
   constructor(options: SearchIndexOptions = {}) {
     const positive = (v: number | undefined, dflt: number): number => (v !== undefined && v > 0 ? Math.floor(v) : dflt);
     this.maxCandidates = positive(options.maxCandidates, DEFAULT_MAX_CANDIDATES);
     this.maxPostings = positive(options.maxPostings, DEFAULT_MAX_POSTINGS);
+    this.wordForms = options.wordForms ?? true;
+    this.typos = options.typos ?? true;
+    this.typoBelow = positive(options.typoBelow, DEFAULT_TYPO_BELOW);
+    this.dictionary = options.wordNet === false ? undefined : new WordNet();
+    this.related = combineRelatedWords([options.synonyms, this.dictionary]);
   }
 
   get size(): number {
@@ -191,6 +270,7 @@ export class FlexSearchIndex implements SearchIndex {
     if (old) this.drop(old);
     const d: EntryDescription = entry.description;
     const unitCount = Math.min(MAX_UNITS_PER_ENTRY, 1 + d.skills.length + d.tools.length);
+    const lang = languageId(entry.language) ?? detectEntryLanguage(d);
     const { no, base } = this.store.allocate(unitCount);
     const updatedAt = Date.parse(entry.updatedAt);
     const record: EntryRecord = {
@@ -204,17 +284,18 @@ export class FlexSearchIndex implements SearchIndex {
       skills: d.skills.map((k) => ({ id: k.id, name: k.name })),
       tools: d.tools.map((t) => ({ name: t.name })),
       unitCount,
+      language: lang,
     };
     const a = this.attrs;
     const u = this.unitTerms;
     const defaultIn = d.defaultInputModes.map(mimeKey);
     const defaultOut = d.defaultOutputModes.map(mimeKey);
     try {
-      a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion);
+      a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion, lang);
       u.addText(d.name, FIELD_NAME);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);
-      this.index(unitId(no, 0));
+      this.index(unitId(no, 0), base, lang);
       a.setSelf(base);
       for (let ord = 1; ord < unitCount; ord++) {
         const k = d.skills[ord - 1];
@@ -223,7 +304,7 @@ export class FlexSearchIndex implements SearchIndex {
           u.addTexts(k.tags, FIELD_TAGS);
           u.addText(k.description, FIELD_DESCRIPTION);
           u.addTexts(k.examples, FIELD_EXAMPLES);
-          this.index(unitId(no, ord));
+          this.index(unitId(no, ord), base + ord, lang);
           a.setSkill(no, base + ord, {
             tags: [...new Set(k.tags.map(tagKey).filter(Boolean))],
             inputModes: k.inputModes?.length ? k.inputModes.map(mimeKey) : defaultIn,
@@ -236,7 +317,7 @@ export class FlexSearchIndex implements SearchIndex {
         u.addText(t.title, FIELD_TITLE);
         u.addText(t.annotationTitle, FIELD_TITLE);
         u.addText(t.description, FIELD_DESCRIPTION);
-        this.index(unitId(no, ord));
+        this.index(unitId(no, ord), base + ord, lang);
         a.setTool(
           no,
           base + ord,
@@ -252,11 +333,13 @@ export class FlexSearchIndex implements SearchIndex {
       for (let ord = 0; ord < unitCount; ord++) {
         this.terms.remove(unitId(no, ord));
         a.clearUnit(base + ord);
+        this.pairs.clear(base + ord);
       }
       this.store.discard(no, unitCount);
       throw err;
     }
     this.store.commit(record);
+    this.languageCounts[lang]!++;
   }
 
   remove(id: string): void {
@@ -268,20 +351,50 @@ export class FlexSearchIndex implements SearchIndex {
     const filter = new CompiledFilter(query.filter, this.attrs);
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
     const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
+    const perEntry = (query.resultsPer ?? 'entry') !== ('match' satisfies ResultsPer);
     const parsed = parseQuery(query.text);
     if (++this.epoch >= 0x3ffffff0) {
       this.epoch = 1;
       this.tables.resetEpochs();
     }
-    if (!parsed.hasText) return this.list(filter, offset, limit);
-    if (parsed.words.length === 0) return { hits: [], total: 0 };
-    return this.match(parsed, filter, offset, limit);
+    if (!parsed.hasText) return this.list(filter, offset, limit, perEntry, undefined);
+    const plan = planQuery(
+      parsed,
+      { vocabulary: this.vocabulary, postings: (t) => this.postingCount(t) },
+      {
+        wordForms: this.wordForms,
+        typos: this.typos,
+        typoBelow: this.typoBelow,
+        related: this.related,
+        dictionary: this.dictionary,
+        languages: this.languageMask(),
+      },
+    );
+    const excluded = this.exclude(plan.excluded);
+    if (plan.clauses.length === 0) {
+      // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
+      return plan.excluded.length > 0 ? this.list(filter, offset, limit, perEntry, excluded) : { hits: [], total: 0 };
+    }
+    return this.match(plan.clauses, excluded, filter, offset, limit, perEntry);
   }
 
-  private index(id: number): void {
-    const { terms, slots } = this.unitTerms.take();
-    for (const t of terms) this.vocabulary.add(t);
+  private languageMask(): number {
+    let mask = 0;
+    for (let l = 0; l < LANGUAGE_COUNT; l++) if (this.languageCounts[l]! > 0) mask |= 1 << l;
+    return mask;
+  }
+
+  private postingCount(term: string): number {
+    let df = 0;
+    for (const ids of this.terms.lookup(term)) if (ids) df += ids.length;
+    return df;
+  }
+
+  private index(id: number, slot: number, lang: number): void {
+    const { terms, slots, pairs } = this.unitTerms.take();
+    for (const t of terms) this.vocabulary.add(t, lang);
     this.terms.add(id, terms, slots);
+    this.pairs.set(slot, pairs);
   }
 
   private drop(record: EntryRecord): void {
@@ -289,9 +402,12 @@ export class FlexSearchIndex implements SearchIndex {
     for (let ord = 0; ord < record.unitCount; ord++) {
       this.terms.remove(unitId(record.no, ord));
       this.attrs.clearUnit(base + ord);
+      this.pairs.clear(base + ord);
     }
+    this.languageCounts[record.language]!--;
     this.store.release(record);
     this.attrs.maybeCompact(() => this.store.liveUnitSlots());
+    this.pairs.maybeCompact(() => this.store.liveUnitSlots());
     this.churn += record.unitCount;
     if (this.churn > Math.max(100_000, 2 * this.store.unitCount)) {
       this.churn = 0;
@@ -310,6 +426,7 @@ export class FlexSearchIndex implements SearchIndex {
     };
     this.candIds = grow(this.candIds);
     this.candWords = grow(this.candWords);
+    this.candWeak = grow(this.candWeak);
     this.candScore = grow(this.candScore);
     const keys = new Float64Array(size);
     keys.set(this.candKeys);
@@ -330,48 +447,156 @@ export class FlexSearchIndex implements SearchIndex {
     return bits;
   }
 
-  private match(q: ParsedQuery, filter: CompiledFilter, offset: number, limit: number): IndexPage {
-    const unitCount = Math.max(1, this.store.unitCount);
-    const words = q.words;
+  /**
+   * Applies excluded clauses: stamps entries whose own text has one as rejected for this search
+   * (E_HITS -1) and returns the other units that have one (undefined when there are none).
+   */
+  private exclude(clauses: readonly PlanClause[]): Set<number> | undefined {
+    if (clauses.length === 0) return undefined;
+    const units = new Set<number>();
+    const rows = this.tables.entries;
+    const epoch = this.epoch;
+    const reject = (id: number): void => {
+      const ord = id & ORD_MASK;
+      if (ord === 0) {
+        const row = (id >>> ORD_BITS) << E_SHIFT;
+        rows[row + E_EPOCH] = epoch;
+        rows[row + E_HITS] = -1;
+      } else {
+        units.add(id);
+      }
+    };
+    for (const g of this.groupsOf(clauses, 0)) {
+      for (const id of g.ids) {
+        if (g.lang !== ANY_LANGUAGE && this.languageOf(id as number) !== g.lang) continue;
+        if (g.scope !== SCOPE_ANY && !this.inScope(id as number, g.scope)) continue;
+        reject(id as number);
+      }
+    }
+    return units;
+  }
 
-    // 1. Look every term up (the last word also through its prefix expansions) and split the
-    //    postings into groups of equal contribution: one per (term, field mask).
+  private languageOf(id: number): number {
+    return (this.tables.entries[((id >>> ORD_BITS) << E_SHIFT) + E_ATTR]! >>> A_LANG_SHIFT) & A_LANG_MASK;
+  }
+
+  private inScope(id: number, scope: number): boolean {
+    const ord = id & ORD_MASK;
+    if (scope === SCOPE_ENTRY) return ord === 0;
+    if (ord === 0) return false;
+    const mcp = (this.tables.entries[((id >>> ORD_BITS) << E_SHIFT) + E_ATTR]! & A_MCP) !== 0;
+    return scope === SCOPE_TOOL ? mcp : !mcp;
+  }
+
+  /** The posting groups of clauses (clause index = position + `first`), with their total postings per clause. */
+  private groupsOf(clauses: readonly PlanClause[], first: number, clausePostings?: number[]): PostingGroup[] {
+    const unitCount = Math.max(1, this.store.unitCount);
     const groups: PostingGroup[] = [];
-    const wordPostings = new Array<number>(words.length).fill(0);
-    let terms = 0;
-    for (let w = 0; w < words.length; w++) {
-      const word = words[w]!;
-      const expanded = w === words.length - 1 && q.prefixLast ? this.vocabulary.expand(word, MAX_PREFIX_EXPANSIONS) : [];
-      for (let t = -1; t < expanded.length; t++) {
-        const term = t < 0 ? word : expanded[t]!;
-        if (!this.vocabulary.has(term)) continue;
-        const slots = this.terms.lookup(term);
+    let source = 0;
+    clauses.forEach((c, i) => {
+      const clause = first + i;
+      const bit = 1 << clause;
+      const scope = SCOPES[c.scope];
+      let total = 0;
+      for (const t of c.terms) {
+        const slots = this.terms.lookup(t.term);
         let df = 0;
         for (const ids of slots) if (ids) df += ids.length;
         if (df === 0) continue;
-        terms++;
-        wordPostings[w]! += df;
-        const weight = idfFactor(unitCount, df) * (t < 0 ? 1 : PREFIX_FACTOR) * SCORE_SCALE;
+        total += df;
+        const weight = idfFactor(unitCount, df) * t.weight * SCORE_SCALE;
+        source++;
         for (let slot = 0; slot < slots.length; slot++) {
           const ids = slots[slot];
-          if (ids && ids.length) groups.push({ word: w, bit: 1 << w, slot, ids, add: Math.round(fieldScore(slot) * weight) });
+          if (!ids || ids.length === 0 || (c.fields !== 0 && (slot & c.fields) === 0)) continue;
+          groups.push({ clause, bit, strong: t.strong, slot, ids, add: Math.round(fieldScore(slot) * weight), lang: t.lang, scope, source });
         }
       }
-    }
-    // Rarest word first: every unit matching all the words has the rarest one, so collecting its
-    // units first finds them all even when the limits below cut the commoner words short. Within
-    // a word, best contribution first: a unit's first posting for a word is its best for it.
-    groups.sort((a, b) => wordPostings[a.word]! - wordPostings[b.word]! || a.word - b.word || b.add - a.add || a.ids.length - b.ids.length);
-    let postings = 0;
-    for (const p of wordPostings) postings += p;
+      for (const p of c.phrases) {
+        const found = this.phraseGroups(p.words, c.fields);
+        source++;
+        for (const [slot, ids] of found.slots) {
+          total += ids.length;
+          const weight = idfFactor(unitCount, found.df) * p.weight * SCORE_SCALE;
+          groups.push({ clause, bit, strong: p.strong, slot, ids, add: Math.round(fieldScore(slot) * weight), lang: ANY_LANGUAGE, scope, source });
+        }
+      }
+      if (clausePostings) clausePostings[clause] = total;
+    });
+    return groups;
+  }
 
-    // 2. Accumulate. With a single term a unit has one posting, so nothing needs deduplicating;
-    //    otherwise a hash (sized to the search, so it stays in cache) maps unit ids to candidate
-    //    positions. An entry is filtered and stamped on first sight; the grouped total is
-    //    counted on the way (an entry's first GROUP_LIMIT candidates).
+  /**
+   * Units having the phrase: the postings of its rarest word whose unit has every adjacent pair
+   * of the phrase, by slot of that word (a field mask), and how many units that makes.
+   */
+  private phraseGroups(words: readonly string[], fields: number): { slots: Map<number, number[]>; df: number } {
+    const slots = new Map<number, number[]>();
+    let rarest: ReturnType<TermIndex['lookup']> | undefined;
+    let rarestDf = Infinity;
+    for (const w of words) {
+      const lists = this.terms.lookup(w);
+      let df = 0;
+      for (const ids of lists) if (ids) df += ids.length;
+      if (df === 0) return { slots, df: 0 };
+      if (df < rarestDf) {
+        rarest = lists;
+        rarestDf = df;
+      }
+    }
+    const hashes = words.map(termHash);
+    const pairs: number[] = [];
+    for (let i = 1; i < hashes.length; i++) pairs.push(pairHash(hashes[i - 1]!, hashes[i]!));
+    const rows = this.tables.entries;
+    let budget = this.maxPostings;
+    let df = 0;
+    rarest!.forEach((ids, slot) => {
+      if (!ids || (fields !== 0 && (slot & fields) === 0)) return;
+      const kept: number[] = [];
+      for (let i = ids.length - 1; i >= 0 && budget > 0; i--, budget--) {
+        const id = ids[i] as number;
+        const unitSlot = rows[((id >>> ORD_BITS) << E_SHIFT) + E_BASE]! + (id & ORD_MASK);
+        if (pairs.every((h) => this.pairs.has(unitSlot, h))) kept.push(id);
+      }
+      // Oldest first, as FlexSearch files them (the accumulation reads from the end).
+      kept.reverse();
+      if (kept.length) {
+        slots.set(slot, kept);
+        df += kept.length;
+      }
+    });
+    return { slots, df };
+  }
+
+  private match(
+    clauses: readonly PlanClause[],
+    excludedUnits: Set<number> | undefined,
+    filter: CompiledFilter,
+    offset: number,
+    limit: number,
+    perEntry: boolean,
+  ): IndexPage {
+    // 1. Look every term up and split the postings into groups of equal contribution: one per
+    //    (term, field mask) or (phrase, field mask).
+    const clausePostings = new Array<number>(clauses.length).fill(0);
+    const groups = this.groupsOf(clauses, 0, clausePostings);
+    // Rarest clause first: every unit matching all the clauses has the rarest one, so collecting
+    // its units first finds them all even when the limits below cut the commoner clauses short.
+    // Within a clause, best contribution first: a unit's first posting for a clause is its best.
+    groups.sort(
+      (a, b) => clausePostings[a.clause]! - clausePostings[b.clause]! || a.clause - b.clause || b.add - a.add || a.ids.length - b.ids.length,
+    );
+    let postings = 0;
+    for (const g of groups) postings += g.ids.length;
+
+    // 2. Accumulate. Without duplicates possible (one group per unit at most), nothing needs
+    //    deduplicating; otherwise a hash (sized to the search, so it stays in cache) maps unit
+    //    ids to candidate positions. An entry is filtered and stamped on first sight; the grouped
+    //    total is counted on the way (an entry's first GROUP_LIMIT candidates).
     const maxCandidates = this.maxCandidates;
     this.ensureCandidates(Math.min(maxCandidates, postings));
-    const dedupe = terms > 1;
+    // A unit has one slot per term, so it can be met twice only through two terms or phrases.
+    const dedupe = new Set(groups.map((g) => g.source)).size > 1;
     const hashBits = dedupe ? this.clearHash(Math.min(postings, maxCandidates * 4)) : 10;
     const hashShift = 32 - hashBits;
     const hashMask = (1 << hashBits) - 1;
@@ -383,6 +608,7 @@ export class FlexSearchIndex implements SearchIndex {
     const entryRows = this.tables.entries;
     const candIds = this.candIds;
     const candWords = this.candWords;
+    const candWeak = this.candWeak;
     const candScore = this.candScore;
     const entryFree = filter.entryFree;
     const unitLevel = filter.unitLevel;
@@ -393,13 +619,18 @@ export class FlexSearchIndex implements SearchIndex {
       if (budget <= 0) break;
       const ids = g.ids;
       const bit = g.bit;
+      const strong = g.strong;
       const add = g.add;
       const fields = g.slot << FIELDS_SHIFT;
+      const lang = g.lang;
+      const scope = g.scope;
       // Newest postings first (FlexSearch appends), so a cut keeps recent entries.
       const stop = Math.max(0, ids.length - budget);
       budget -= ids.length - stop;
       for (let i = ids.length - 1; i >= stop; i--) {
         const id = ids[i] as number;
+        if (lang !== ANY_LANGUAGE && ((entryRows[((id >>> ORD_BITS) << E_SHIFT) + E_ATTR]! >>> A_LANG_SHIFT) & A_LANG_MASK) !== lang) continue;
+        if (scope !== SCOPE_ANY && !this.inScope(id, scope)) continue;
         let h = 0;
         if (dedupe) {
           h = Math.imul(id, HASH_MUL) >>> hashShift;
@@ -413,11 +644,14 @@ export class FlexSearchIndex implements SearchIndex {
           }
           if (pos >= 0) {
             const w = candWords[pos]!;
-            if ((w & bit) === 0) {
-              candWords[pos] = w | bit;
+            const weak = candWeak[pos]!;
+            if (((w | weak) & bit) === 0) {
+              if (strong) candWords[pos] = w | bit;
+              else candWeak[pos] = weak | bit;
               // Scores stay below 2^24: the addition never carries into the field bits.
               candScore[pos] = (candScore[pos]! + add) | fields;
             } else {
+              if (strong && (w & bit) === 0) candWords[pos] = w | bit;
               candScore[pos]! |= fields;
             }
             continue;
@@ -436,7 +670,7 @@ export class FlexSearchIndex implements SearchIndex {
           entryRows[row + E_HITS] = hits;
         }
         if (hits < 0) continue;
-        if (unitLevel && !filter.unitPasses(entryRows[row + E_BASE]! + (id & ORD_MASK))) {
+        if ((unitLevel && !filter.unitPasses(entryRows[row + E_BASE]! + (id & ORD_MASK))) || excludedUnits?.has(id)) {
           if (dedupe && hashUsed < hashRoom) {
             hashKeys[h] = id + 1;
             hashVals[h] = REJECTED;
@@ -454,33 +688,118 @@ export class FlexSearchIndex implements SearchIndex {
           hashUsed++;
         }
         candIds[n] = id;
-        candWords[n] = bit;
+        candWords[n] = strong ? bit : 0;
+        candWeak[n] = strong ? 0 : bit;
         candScore[n++] = add | fields;
       }
     }
 
     // 3. Relevance keys.
-    const norm = 1 / (words.length * MAX_WORD_SCORE * SCORE_SCALE);
+    const norm = 1 / (clauses.length * MAX_WORD_SCORE * SCORE_SCALE);
     const candKeys = this.candKeys;
-    for (let i = 0; i < n; i++) candKeys[i] = popcount(candWords[i]!) + (candScore[i]! & SCORE_MASK) * norm;
+    for (let i = 0; i < n; i++) {
+      const strong = candWords[i]!;
+      candKeys[i] = popcount(strong) + WEAK_CLAUSE * popcount(candWeak[i]! & ~strong) + (candScore[i]! & SCORE_MASK) * norm;
+    }
+    if (perEntry) return this.finishPerEntry(n, norm, offset, limit);
     return this.finish(n, total, offset, limit, true);
   }
 
-  private list(filter: CompiledFilter, offset: number, limit: number): IndexPage {
+  /** Results per entry over the first `n` candidates (keys computed). */
+  private finishPerEntry(n: number, norm: number, offset: number, limit: number): IndexPage {
+    const bound = this.store.entryBound;
+    if (this.entBest.length < bound) {
+      const size = Math.max(1024, bound * 2);
+      this.entBest = new Int32Array(size).fill(-1);
+      this.entStrong = new Int32Array(size);
+      this.entWeak = new Int32Array(size);
+      this.entNorm = new Float64Array(size);
+    }
+    const best = this.entBest;
+    const strongBits = this.entStrong;
+    const weakBits = this.entWeak;
+    const bestNorm = this.entNorm;
+    const candIds = this.candIds;
+    const candKeys = this.candKeys;
+    const entries: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const e = candIds[i]! >>> ORD_BITS;
+      const unitNorm = (this.candScore[i]! & SCORE_MASK) * norm;
+      const b = best[e]!;
+      if (b < 0) {
+        entries.push(e);
+        best[e] = i;
+        strongBits[e] = this.candWords[i]!;
+        weakBits[e] = this.candWeak[i]!;
+        bestNorm[e] = unitNorm;
+        continue;
+      }
+      strongBits[e]! |= this.candWords[i]!;
+      weakBits[e]! |= this.candWeak[i]!;
+      if (unitNorm > bestNorm[e]!) bestNorm[e] = unitNorm;
+      if (candKeys[i]! > candKeys[b]! || (candKeys[i] === candKeys[b] && (candIds[i]! & ORD_MASK) < (candIds[b]! & ORD_MASK))) best[e] = i;
+    }
+    if (this.groupIds.length < entries.length) {
+      this.groupIds = new Int32Array(Math.max(1024, entries.length * 2));
+      this.groupKeys = new Float64Array(this.groupIds.length);
+    }
+    const rows = this.tables.entries;
+    entries.forEach((e, k) => {
+      const s = strongBits[e]!;
+      this.groupIds[k] = candIds[best[e]!]!;
+      this.groupKeys[k] = popcount(s) + WEAK_CLAUSE * popcount(weakBits[e]! & ~s) + bestNorm[e]!;
+      rows[(e << E_SHIFT) + E_HITS] = 1;
+    });
+    const ranked = page(this.rankContext(this.groupIds, this.groupKeys), entries.length, offset, limit, 1);
+    // The other matching units of the entries shown.
+    const shown = new Map<number, number[]>();
+    for (const r of ranked) shown.set(r.id >>> ORD_BITS, []);
+    if (shown.size > 0) {
+      for (let i = 0; i < n; i++) {
+        const list = shown.get(candIds[i]! >>> ORD_BITS);
+        if (list && i !== best[candIds[i]! >>> ORD_BITS]) list.push(i);
+      }
+    }
+    const hits = ranked.map((r) => {
+      const e = r.id >>> ORD_BITS;
+      const others = shown.get(e)!;
+      others.sort((a, b) => candKeys[b]! - candKeys[a]! || (candIds[a]! & ORD_MASK) - (candIds[b]! & ORD_MASK));
+      const bestPos = best[e]!;
+      return this.hit(
+        r.id,
+        r.key,
+        this.candScore[bestPos]! >>> FIELDS_SHIFT,
+        others.slice(0, MAX_MATCHES_PER_HIT).map((pos) => this.matchOf(candIds[pos]!, this.candScore[pos]! >>> FIELDS_SHIFT)),
+        Math.max(0, others.length - MAX_MATCHES_PER_HIT),
+      );
+    });
+    for (const e of entries) best[e] = -1;
+    return { hits, total: entries.length };
+  }
+
+  private rankContext(ids: Int32Array, keys: Float64Array): RankContext {
+    return { ids, keys, entryRows: this.tables.entries, updatedAt: this.tables.updatedAt, entryIds: this.store.entryIds };
+  }
+
+  private list(filter: CompiledFilter, offset: number, limit: number, perEntry: boolean, excludedUnits: Set<number> | undefined): IndexPage {
     // Reads only the dense tables (a pass over entry objects would cost a cache miss each).
     const live = this.store.entryIds;
     const entryRows = this.tables.entries;
     const unitLevel = filter.unitLevel;
-    this.ensureCandidates(unitLevel ? this.store.unitCount : this.store.size);
+    const oneEach = !unitLevel || perEntry;
+    this.ensureCandidates(oneEach ? this.store.size : this.store.unitCount);
     const candIds = this.candIds;
     const candKeys = this.candKeys;
     // The key is the recency itself, so the selection rejects most candidates on one compare.
     const updatedAt = this.tables.updatedAt;
+    const epoch = this.epoch;
     let n = 0;
     let total = 0;
     for (let no = 0; no < live.length; no++) {
       if (live[no] === undefined || !(filter.entryFree || filter.entryPasses(no))) continue;
       const row = no << E_SHIFT;
+      // Stamped -1 by an excluded word in the entry's own text.
+      if (excludedUnits && entryRows[row + E_EPOCH] === epoch && entryRows[row + E_HITS]! < 0) continue;
       const recency = updatedAt[no]!;
       let hits = 0;
       if (!unitLevel) {
@@ -492,61 +811,94 @@ export class FlexSearchIndex implements SearchIndex {
         const base = entryRows[row + E_BASE]!;
         const count = entryRows[row + E_COUNT]!;
         for (let ord = 1; ord < count; ord++) {
-          if (!filter.unitPasses(base + ord)) continue;
+          if (!filter.unitPasses(base + ord) || excludedUnits?.has(unitId(no, ord))) continue;
           hits++;
+          if (perEntry && hits > 1) continue;
           candIds[n] = unitId(no, ord);
           candKeys[n++] = recency;
         }
       }
-      entryRows[row + E_HITS] = hits;
-      total += Math.min(GROUP_LIMIT, hits);
+      entryRows[row + E_HITS] = perEntry ? Math.min(1, hits) : hits;
+      total += Math.min(perEntry ? 1 : GROUP_LIMIT, hits);
     }
-    return this.finish(n, total, offset, limit, false);
+    if (offset >= total || limit === 0) return { hits: [], total };
+    const ranked = page(this.rankContext(candIds, candKeys), n, offset, limit, perEntry ? 1 : GROUP_LIMIT);
+    if (!perEntry) return { hits: ranked.map((r) => this.hit(r.id, 0, -1, undefined, r.moreInEntry)), total };
+    return {
+      hits: ranked.map((r) => {
+        if (!unitLevel) return this.hit(r.id, 0, -1, undefined, 0);
+        // The entry's other skills or tools that pass the filter.
+        const no = r.id >>> ORD_BITS;
+        const row = no << E_SHIFT;
+        const base = entryRows[row + E_BASE]!;
+        const count = entryRows[row + E_COUNT]!;
+        const others: SearchMatch[] = [];
+        let more = 0;
+        for (let ord = (r.id & ORD_MASK) + 1; ord < count; ord++) {
+          if (!filter.unitPasses(base + ord) || excludedUnits?.has(unitId(no, ord))) continue;
+          if (others.length < MAX_MATCHES_PER_HIT) others.push(this.matchOf(unitId(no, ord), -1));
+          else more++;
+        }
+        return this.hit(r.id, 0, -1, others, more);
+      }),
+      total,
+    };
   }
 
+  /** Results per match over the first `n` candidates. */
   private finish(n: number, total: number, offset: number, limit: number, withFields: boolean): IndexPage {
     if (offset >= total || limit === 0) return { hits: [], total };
-    const ctx: RankContext = {
-      ids: this.candIds,
-      keys: this.candKeys,
-      entryRows: this.tables.entries,
-      updatedAt: this.tables.updatedAt,
-      entryIds: this.store.entryIds,
-    };
-    const ranked = page(ctx, n, offset, limit);
+    const ranked = page(this.rankContext(this.candIds, this.candKeys), n, offset, limit);
     return {
       hits: ranked.map((r) =>
-        withFields ? this.hit(r.id, r.key, this.candScore[r.pos]! >>> FIELDS_SHIFT, r.moreInEntry) : this.hit(r.id, 0, -1, r.moreInEntry),
+        withFields
+          ? this.hit(r.id, r.key, this.candScore[r.pos]! >>> FIELDS_SHIFT, undefined, r.moreInEntry)
+          : this.hit(r.id, 0, -1, undefined, r.moreInEntry),
       ),
       total,
     };
   }
 
-  /** `fieldBits` -1: no fields (listing). */
-  private hit(id: number, key: number, fieldBits: number, moreInEntry: number): SearchHit {
+  /** What unit `id` is, for `match` and `matches`; `fieldBits` -1: no fields (listing). */
+  private matchOf(id: number, fieldBits: number): SearchMatch {
     const rec = this.store.entries[id >>> ORD_BITS]!;
     const ord = id & ORD_MASK;
     const fields = fieldBits >= 0 ? [...fieldNames(fieldBits)] : [];
-    let match: SearchMatch;
-    if (ord === 0) {
-      match = { type: rec.kind === 'agent' ? 'agent' : 'mcp-server', name: rec.name, fields };
-    } else if (ord <= rec.skills.length) {
+    if (ord === 0) return { type: rec.kind === 'agent' ? 'agent' : 'mcp-server', name: rec.name, fields };
+    if (ord <= rec.skills.length) {
       const k = rec.skills[ord - 1]!;
-      match = { type: 'skill', id: k.id, name: k.name, fields };
-    } else {
-      const t = rec.tools[ord - 1 - rec.skills.length]!;
-      match = { type: 'tool', id: t.name, name: t.name, fields };
+      return { type: 'skill', id: k.id, name: k.name, fields };
     }
+    const t = rec.tools[ord - 1 - rec.skills.length]!;
+    return { type: 'tool', id: t.name, name: t.name, fields };
+  }
+
+  private hit(id: number, key: number, fieldBits: number, matches: SearchMatch[] | undefined, moreInEntry: number): SearchHit {
+    const rec = this.store.entries[id >>> ORD_BITS]!;
     const hit: SearchHit = {
       id: rec.id,
       kind: rec.kind,
       name: rec.name,
       description: rec.description,
       score: Math.round(key * 10_000) / 10_000,
-      match,
+      match: this.matchOf(id, fieldBits),
       interfaces: rec.interfaces.map((i) => ({ ...i })),
     };
+    if (matches && matches.length > 0) hit.matches = matches;
     if (moreInEntry > 0) hit.moreInEntry = moreInEntry;
     return hit;
   }
+}
+
+/** The language of an entry's text: its name, description, and its skills' or tools' texts. */
+function detectEntryLanguage(d: EntryDescription): number {
+  const words: string[] = [];
+  wordsForDetection(d.description, words, DETECTION_WORDS);
+  for (const k of d.skills) {
+    wordsForDetection(k.description, words, DETECTION_WORDS);
+    for (const e of k.examples) wordsForDetection(e, words, DETECTION_WORDS);
+  }
+  for (const t of d.tools) wordsForDetection(t.description, words, DETECTION_WORDS);
+  if (words.length === 0) return ENGLISH;
+  return detectLanguage(words);
 }

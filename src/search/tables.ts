@@ -25,6 +25,7 @@
  * Unit blocks (by E_BASE + ordinal):
  *   unitAttr  skill / tool bits and tool hints
  *   unitPool  offset of a skill's tags and modes in the attribute pool, or -1
+ *   unitPairs offset of the unit's word pairs in the pair pool (./phrases.ts), or -1
  */
 
 export const ORD_BITS = 10;
@@ -61,6 +62,7 @@ export class Tables {
   updatedAt: Float64Array = new Float64Array(0);
   unitAttr: Int32Array = new Int32Array(0);
   unitPool: Int32Array = new Int32Array(0);
+  unitPairs: Int32Array = new Int32Array(0);
 
   /** Makes room for entry numbers below `rows`. */
   reserveEntries(rows: number): void {
@@ -88,8 +90,11 @@ export class Tables {
     attr.set(this.unitAttr.subarray(0, used));
     const pool = new Int32Array(n).fill(-1);
     pool.set(this.unitPool.subarray(0, used));
+    const pairs = new Int32Array(n).fill(-1);
+    pairs.set(this.unitPairs.subarray(0, used));
     this.unitAttr = attr;
     this.unitPool = pool;
+    this.unitPairs = pairs;
   }
 
   /** Clears every search stamp (after the epoch counter wraps). */

@@ -3,7 +3,7 @@
  * its own; storage is the source of truth and the index is rebuilt from it at start-up and
  * kept in step with every committed change.
  */
-import type { SearchFilter, SearchHit } from '../contract/types.js';
+import type { ResultsPer, SearchFilter, SearchHit } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
 
 /** What the index needs of an entry: identity, ownership, recency and its description. */
@@ -13,6 +13,11 @@ export interface IndexedEntry {
   /** ISO-8601; recency breaks score ties. */
   updatedAt: string;
   description: EntryDescription;
+  /**
+   * The language of its text, when declared (ISO 639-1 or a BCP 47 tag: `de`, `pt-BR`);
+   * otherwise detected from the text. Languages without word forms are treated as English.
+   */
+  language?: string;
 }
 
 export interface IndexQuery {
@@ -22,11 +27,13 @@ export interface IndexQuery {
   /** Zero-based position of the first hit to return. */
   offset: number;
   limit: number;
+  /** One hit per entry (default) or per matching skill, tool or entry text. */
+  resultsPer?: ResultsPer;
 }
 
 export interface IndexPage {
   hits: SearchHit[];
-  /** Total number of (grouped) hits for the query, across all pages. */
+  /** Total number of hits for the query (entries, or grouped matches), across all pages. */
   total: number;
 }
 

@@ -1,0 +1,218 @@
+/**
+ * Parsed query (./query.ts) → what to look up: for every clause, the terms and phrases that
+ * satisfy it, each with a weight relative to an exact match and whether it counts as a full
+ * ("strong") or a partial ("weak") match of the clause in the ranking.
+ *
+ *   variant                     weight   counts as   restricted to
+ *   the word itself             1        strong      -
+ *   a longer word (prefix)      0.8      strong      -
+ *   another form (same stem)    0.85     strong      entries of the stemmer's language
+ *   operator synonym            0.9      strong      -
+ *   a typo away (1 edit)        0.55     weak        -    (two edits: 0.45)
+ *   WordNet synonym             ≤ 0.6    weak        -
+ *   WordNet hypernym / similar  ≤ 0.45   weak        -
+ *
+ * Typos: words of TYPO_MIN_LENGTH letters or more match terms one edit away, words of
+ * TYPO_LONG_LENGTH or more two edits away; only when the word itself (with its forms) is rare
+ * in the index (fewer than `typoBelow` units), so a word that is common and correctly spelt is
+ * not diluted by its look-alikes (weather / whether / heather).
+ *
+ * A quoted word or phrase is matched as written: no forms, typos or related words (a phrase
+ * still picks up the operator's synonyms for it as a whole).
+ */
+import { ENGLISH, LANGUAGE_COUNT, stem } from './languages.js';
+import type { ParsedClause, ParsedQuery, Scope, WordAlternative } from './query.js';
+import { MAX_PREFIX_EXPANSIONS } from './query.js';
+import type { RelatedWords } from './related-words.js';
+import type { Vocabulary } from './vocabulary.js';
+
+export const PREFIX_WEIGHT = 0.8;
+export const FORM_WEIGHT = 0.85;
+export const TYPO_WEIGHT = [1, 0.55, 0.45] as const;
+export const TYPO_MIN_LENGTH = 5;
+export const TYPO_LONG_LENGTH = 9;
+/** Terms a typo may stand for, per word. */
+const MAX_TYPO_TERMS = 6;
+/** Word forms looked up per word (all languages together). */
+const MAX_FORMS = 24;
+/** Related terms used per word, and forms looked up per related term. */
+const MAX_RELATED = 12;
+const MAX_FORMS_PER_RELATED = 4;
+/** Lookups per clause, all variants together. */
+const MAX_TERMS_PER_CLAUSE = 64;
+
+/** No language restriction. */
+export const ANY_LANGUAGE = -1;
+
+export interface PlanTerm {
+  readonly term: string;
+  readonly weight: number;
+  readonly strong: boolean;
+  /** Language id whose entries it may match, or ANY_LANGUAGE. */
+  readonly lang: number;
+}
+
+export interface PlanPhrase {
+  readonly words: readonly string[];
+  readonly weight: number;
+  readonly strong: boolean;
+}
+
+export interface PlanClause {
+  readonly terms: PlanTerm[];
+  readonly phrases: PlanPhrase[];
+  /** FIELD_* bits it must match in (0: any). */
+  readonly fields: number;
+  readonly scope: Scope;
+}
+
+/** An English dictionary: tells a word from a typo (WordNet). */
+export interface Dictionary {
+  knows(word: string): boolean;
+}
+
+export interface ExpansionOptions {
+  wordForms: boolean;
+  /**
+   * When given, an English word found in no entry gets other English forms only when the
+   * dictionary knows it: the stem of a typo conflates unrelated words ("invoce" and
+   * "invocation" share Porter's stem "invoc"), while its typo variants find what was meant.
+   */
+  dictionary?: Dictionary;
+  typos: boolean;
+  /** Typo variants are looked up for words found in fewer units than this. */
+  typoBelow: number;
+  related?: RelatedWords;
+  /** Languages that have entries (bit set): stems are computed only for those. */
+  languages: number;
+}
+
+export interface ExpansionContext {
+  readonly vocabulary: Vocabulary;
+  /** Units holding `term` (0 when none). */
+  postings(term: string): number;
+}
+
+export function planQuery(q: ParsedQuery, ctx: ExpansionContext, o: ExpansionOptions): { clauses: PlanClause[]; excluded: PlanClause[] } {
+  return {
+    clauses: q.clauses.map((c) => planClause(c, ctx, o, false)),
+    // Excluding a word excludes its forms too ("-invoice" also leaves out "invoices"), but not
+    // its look-alikes or related words.
+    excluded: q.excluded.map((c) => planClause(c, ctx, { ...o, typos: false, related: undefined }, true)),
+  };
+}
+
+function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions, excluding: boolean): PlanClause {
+  const out: PlanClause = { terms: [], phrases: [], fields: c.fields, scope: c.scope };
+  const seen = new Map<string, number>();
+  const addTerm = (t: PlanTerm): void => {
+    if (out.terms.length >= MAX_TERMS_PER_CLAUSE || !ctx.vocabulary.has(t.term)) return;
+    const key = `${t.lang}|${t.term}`;
+    const at = seen.get(key);
+    if (at === undefined) {
+      seen.set(key, out.terms.length);
+      out.terms.push(t);
+    } else {
+      const prev = out.terms[at]!;
+      if (t.weight > prev.weight || (t.strong && !prev.strong)) out.terms[at] = { ...t, weight: Math.max(t.weight, prev.weight), strong: t.strong || prev.strong };
+    }
+  };
+  for (const alt of c.alternatives) {
+    if (alt.kind === 'phrase') {
+      out.phrases.push({ words: alt.words, weight: 1, strong: true });
+      if (!excluding) addRelated(alt.words.join(' '), 1, out, addTerm, ctx, o, true);
+      continue;
+    }
+    addTerm({ term: alt.word, weight: 1, strong: true, lang: ANY_LANGUAGE });
+    if (alt.exact) continue;
+    if (alt.prefix) {
+      for (const t of ctx.vocabulary.expand(alt.word, MAX_PREFIX_EXPANSIONS)) addTerm({ term: t, weight: PREFIX_WEIGHT, strong: true, lang: ANY_LANGUAGE });
+    }
+    let languages = o.languages;
+    if (o.dictionary && ctx.postings(alt.word) === 0 && !o.dictionary.knows(alt.word)) languages &= ~(1 << ENGLISH);
+    const forms = o.wordForms ? formsOf(alt.word, ctx.vocabulary, languages) : [];
+    for (const f of forms) addTerm({ term: f.term, weight: FORM_WEIGHT, strong: true, lang: f.lang });
+    if (o.typos && alt.word.length >= TYPO_MIN_LENGTH) addTypos(alt, forms, ctx, o, addTerm);
+    if (o.related) {
+      addRelated(alt.word, 1, out, addTerm, ctx, o, false);
+      // The operator's file and WordNet list base forms: "invoices" → the rules of "invoice".
+      for (const f of forms) if (f.lang === ENGLISH) addRelated(f.term, FORM_WEIGHT, out, addTerm, ctx, o, false);
+    }
+  }
+  return out;
+}
+
+/** Terms sharing the word's stem, per language that has entries (the word itself left out). */
+function formsOf(word: string, vocabulary: Vocabulary, languages: number): { term: string; lang: number }[] {
+  const out: { term: string; lang: number }[] = [];
+  for (let lang = 0; lang < LANGUAGE_COUNT && out.length < MAX_FORMS; lang++) {
+    if ((languages & (1 << lang)) === 0) continue;
+    for (const t of vocabulary.formsOf(stemOf(word, lang), lang)) {
+      if (t !== word && out.length < MAX_FORMS) out.push({ term: t, lang });
+    }
+  }
+  return out;
+}
+
+function addTypos(
+  alt: WordAlternative,
+  forms: readonly { term: string }[],
+  ctx: ExpansionContext,
+  o: ExpansionOptions,
+  addTerm: (t: PlanTerm) => void,
+): void {
+  let found = ctx.postings(alt.word);
+  for (const f of forms) {
+    if (found >= o.typoBelow) break;
+    found += ctx.postings(f.term);
+  }
+  if (found >= o.typoBelow) return;
+  const distance = alt.word.length >= TYPO_LONG_LENGTH ? 2 : 1;
+  for (const s of ctx.vocabulary.similar(alt.word, distance, MAX_TYPO_TERMS)) {
+    addTerm({ term: s.term, weight: TYPO_WEIGHT[s.distance as 1 | 2], strong: false, lang: ANY_LANGUAGE });
+  }
+}
+
+function addRelated(
+  key: string,
+  scale: number,
+  out: PlanClause,
+  addTerm: (t: PlanTerm) => void,
+  ctx: ExpansionContext,
+  o: ExpansionOptions,
+  phraseOnly: boolean,
+): void {
+  const related = o.related?.related(key) ?? [];
+  let used = 0;
+  for (const r of related) {
+    if (used++ >= MAX_RELATED) break;
+    if (phraseOnly && !r.strong) continue;
+    const weight = r.weight * scale;
+    if (r.words.length > 1) {
+      if (!out.phrases.some((p) => p.words.join(' ') === r.words.join(' '))) out.phrases.push({ words: r.words, weight, strong: r.strong });
+      continue;
+    }
+    const word = r.words[0]!;
+    addTerm({ term: word, weight, strong: r.strong, lang: ANY_LANGUAGE });
+    // WordNet's words are English: their English forms too ("humorous" → humor).
+    if (o.wordForms && (o.languages & (1 << ENGLISH)) !== 0) {
+      const forms = ctx.vocabulary.formsOf(stemOf(word, ENGLISH), ENGLISH);
+      for (let i = 0; i < forms.length && i < MAX_FORMS_PER_RELATED; i++) {
+        addTerm({ term: forms[i]!, weight: weight * FORM_WEIGHT, strong: r.strong, lang: ENGLISH });
+      }
+    }
+  }
+}
+
+/** Stems of query words, memoised (stemmers cost microseconds; queries repeat words). */
+const stemMemo = new Map<string, string>();
+function stemOf(word: string, lang: number): string {
+  const key = `${lang}${word}`;
+  let s = stemMemo.get(key);
+  if (s === undefined) {
+    s = stem(word, lang);
+    if (stemMemo.size >= 20_000) stemMemo.clear();
+    stemMemo.set(key, s);
+  }
+  return s;
+}
