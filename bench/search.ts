@@ -15,7 +15,7 @@ import MiniSearch from 'minisearch';
 import type { SearchFilter } from '../src/contract/types.js';
 import type { EntryDescription, SkillDescription, ToolDescription } from '../src/contract/description.js';
 import { createSearchIndex } from '../src/search/index.js';
-import type { IndexedEntry, SearchIndex } from '../src/search/types.js';
+import type { IndexedEntry, KeywordIndex } from '../src/search/types.js';
 import { describeGenerated, generateEntries, generateQueries, type GeneratedQuery } from './lib/generate-entries.js';
 
 export { generateEntries, streamEntries, describeGenerated, generateQueries } from './lib/generate-entries.js';
@@ -178,7 +178,7 @@ async function benchSize(size: number, args: Args): Promise<void> {
   // --- the registry's index
   let heap0 = await settledHeap();
   let t = performance.now();
-  const index: SearchIndex = createSearchIndex();
+  const index: KeywordIndex = createSearchIndex();
   for (const e of entries) index.upsert(e);
   const buildMs = performance.now() - t;
   let heap1 = await settledHeap();

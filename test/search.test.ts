@@ -153,12 +153,35 @@ describe('matching', () => {
   });
 
   test('identifiers are split: get_weather, getWeatherAlerts and get-weather-map all match "weather"', async () => {
+    // Results per entry (the default): one hit for the server, its tools under match and matches.
     const hits = await allHits({ query: 'weather', filter: { kind: 'mcp-server' } });
     const meteo = hits.filter((h) => h.name === 'meteo');
-    assert.ok(meteo.length >= 1);
-    const tools = new Set(meteo.map((h) => h.match.id));
-    const folded = meteo.reduce((n, h) => n + (h.moreInEntry ?? 0), 0);
-    assert.equal(tools.size + folded, 3, 'all three tools matched (shown or folded into the entry)');
+    assert.equal(meteo.length, 1);
+    const tools = [meteo[0]!.match, ...(meteo[0]!.matches ?? [])].map((m: WireJson) => m.id).sort();
+    assert.deepEqual(tools, ['get-weather-map', 'getWeatherAlerts', 'get_weather']);
+    // Results per match: one hit per tool, at most three per entry.
+    const perMatch = (await allHits({ query: 'weather', filter: { kind: 'mcp-server' }, resultsPer: 'match' })).filter((h) => h.name === 'meteo');
+    assert.deepEqual(perMatch.map((h) => h.match.id).sort(), tools);
+    assert.ok(perMatch.every((h) => h.matches === undefined));
+  });
+
+  test('a query names things the way people do: other word forms, typos, related words, operators', async () => {
+    const names = async (query: string, extra: WireJson = {}) => (await search({ query, ...extra })).results.map((h: WireJson) => h.name);
+    // Word forms, in the card's language ("Überweisung ausführen", "musei e ristoranti").
+    assert.equal((await names('ausführung'))[0], 'Überweisungsagent');
+    assert.equal((await names('museo'))[0], 'Guida della città');
+    // A typo.
+    assert.equal((await names('ristorenti'))[0], 'Guida della città');
+    // Operators: a phrase, a field, an exclusion.
+    assert.equal((await names('"consigli sulla città"'))[0], 'Guida della città');
+    assert.ok((await names('tags:bank')).includes('Überweisungsagent'));
+    // The skill that says "Indonesia" is left out; the agent's own name still matches.
+    const cuaca = (await search({ query: 'cuaca -indonesia' })).results.find((h: WireJson) => h.name === 'Agen Cuaca');
+    assert.deepEqual([cuaca?.match.type, cuaca?.matches], ['agent', undefined]);
+    assert.ok(!(await names('cuaca -"agen cuaca"')).includes('Agen Cuaca'), 'an excluded phrase in the entry\'s own name leaves it out');
+    // A malformed resultsPer is refused with a clear error.
+    const task = await op(reader, { search: { query: 'weather', resultsPer: 'skill' } });
+    assert.equal(stateOf(task), 'TASK_STATE_REJECTED');
   });
 
   test('a hit names its entry, what matched, its score and interfaces', async () => {

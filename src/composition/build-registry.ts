@@ -16,7 +16,10 @@ import { ChangeFeed } from '../registry/change-feed.js';
 import { IndexFollower } from '../registry/index-follower.js';
 import { PageTokens } from '../registry/page-token.js';
 import { RegistryService } from '../registry/service.js';
-import { createSearchIndex } from '../search/index.js';
+import { OpenAIEmbeddings } from '../search/embeddings.js';
+import { HybridSearchIndex } from '../search/hybrid.js';
+import { createSearchIndex, type SearchIndex } from '../search/index.js';
+import { Synonyms } from '../search/synonyms.js';
 import { createStore } from '../storage/create-store.js';
 import type { RegistryStore } from '../storage/types.js';
 import { createDocumentValidator } from '../validation/index.js';
@@ -62,8 +65,11 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
 
   let pruneTimer: NodeJS.Timeout | undefined;
   let follower: IndexFollower | undefined;
+  let hybrid: HybridSearchIndex | undefined;
   try {
     const metrics = new RegistryMetrics();
+    const index = createRegistryIndex(config, log, metrics);
+    if (index instanceof HybridSearchIndex) hybrid = index;
     const feed = new ChangeFeed((err, change) => log.error({ err, entry: change.id, op: change.op }, 'a change follower failed'));
     const validator = metrics.countingValidator(
       createDocumentValidator({ maxDocumentBytes: config.maxDocumentBytes, warnInsecureHttp: config.warnInsecureHttp }),
@@ -71,7 +77,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     const secret = config.pageTokenSecret ?? `page-tokens:${[...tokens.keys()].sort().join(',')}`;
     const service = new RegistryService({
       store,
-      index: createSearchIndex(),
+      index,
       validator,
       pageTokens: new PageTokens(secret),
       feed,
@@ -130,14 +136,42 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       close: () =>
         (closing ??= (async () => {
           clearInterval(pruneTimer);
+          hybrid?.close();
           await follower?.stop();
           await store.close();
         })()),
     };
   } catch (err) {
     clearInterval(pruneTimer);
+    hybrid?.close();
     await follower?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The search index: keyword search with the operator's synonyms (REGISTRY_SYNONYMS), fused with
+ * an embeddings service when REGISTRY_EMBEDDINGS_URL names one. A synonym file that cannot be
+ * read or parsed stops start-up with its file and line.
+ */
+function createRegistryIndex(config: RegistryConfig, log: Logger, metrics: RegistryMetrics): SearchIndex {
+  const { synonymsFile, embeddings } = config.search;
+  let synonyms: Synonyms | undefined;
+  if (synonymsFile) {
+    try {
+      synonyms = Synonyms.load(synonymsFile);
+    } catch (err) {
+      throw new Error(`REGISTRY_SYNONYMS: ${(err as Error).message}`);
+    }
+    log.info({ file: synonymsFile, terms: synonyms.size }, 'synonyms loaded');
+  }
+  const keyword = createSearchIndex({ synonyms });
+  if (!embeddings) return keyword;
+  const embedder = new OpenAIEmbeddings(embeddings);
+  log.info({ service: embedder.describe }, 'hybrid ranking on');
+  return new HybridSearchIndex(keyword, embedder, {
+    onFailure: (stage) => metrics.embeddingFailed(stage),
+    warn: (message, err) => log.warn({ err }, message),
+  });
 }

@@ -44,6 +44,15 @@ export interface RegistryConfig {
   hardening: HardeningConfig;
   /** Outbound requests (cards by URL, refresh, probes, MCP, JWKS, webhooks): see src/net. */
   fetch: FetchConfig;
+  /** Search relevance extras: the operator's synonyms and hybrid ranking (see src/search). */
+  search: SearchConfig;
+}
+
+export interface SearchConfig {
+  /** Absolute path of a synonym file (Solr synonyms.txt format), REGISTRY_SYNONYMS. */
+  synonymsFile?: string;
+  /** Hybrid ranking with an OpenAI-compatible /v1/embeddings service; off when absent. */
+  embeddings?: { url: string; model: string; apiKey?: string; dimensions?: number };
 }
 
 export interface FetchConfig {
@@ -188,10 +197,16 @@ const envSchema = z.object({
     })
     .optional(),
   REGISTRY_FETCH_TIMEOUT_MS: positiveInt(120_000).min(100, { message: 'must be at least 100' }).default(5000),
+  // Search relevance (issue 18).
+  REGISTRY_SYNONYMS: z.string().min(1).optional(),
+  REGISTRY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL of an OpenAI-compatible embeddings service' }).optional(),
+  REGISTRY_EMBEDDINGS_MODEL: z.string().min(1).max(200).default('text-embedding-3-small'),
+  REGISTRY_EMBEDDINGS_KEY: z.string().min(1).optional(),
+  REGISTRY_EMBEDDINGS_DIMENSIONS: positiveInt(16_384).optional(),
 });
 
 /** Variables whose values are never echoed in an error message. */
-const SECRET_VARIABLES = new Set(['REGISTRY_TOKENS', 'REGISTRY_ADMIN_TOKEN', 'REGISTRY_PAGE_TOKEN_SECRET', 'REGISTRY_METRICS_TOKEN']);
+const SECRET_VARIABLES = new Set(['REGISTRY_TOKENS', 'REGISTRY_ADMIN_TOKEN', 'REGISTRY_PAGE_TOKEN_SECRET', 'REGISTRY_METRICS_TOKEN', 'REGISTRY_EMBEDDINGS_KEY']);
 
 /** Addresses that mean "every interface": fine to listen on, meaningless to peers. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0', '[0:0:0:0:0:0:0:0]']);
@@ -300,5 +315,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
     fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS },
+    search: {
+      synonymsFile: e.REGISTRY_SYNONYMS === undefined ? undefined : path.resolve(e.REGISTRY_SYNONYMS),
+      embeddings:
+        e.REGISTRY_EMBEDDINGS_URL === undefined
+          ? undefined
+          : { url: e.REGISTRY_EMBEDDINGS_URL, model: e.REGISTRY_EMBEDDINGS_MODEL, apiKey: e.REGISTRY_EMBEDDINGS_KEY, dimensions: e.REGISTRY_EMBEDDINGS_DIMENSIONS },
+    },
   };
 }

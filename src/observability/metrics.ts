@@ -82,6 +82,7 @@ export class RegistryMetrics {
   private readonly fetches: Counter<'purpose' | 'outcome'>;
   private readonly fetchFailures: Counter<'purpose' | 'reason'>;
   private readonly fetchLatency: Histogram<'purpose'>;
+  private readonly embeddingFailures: Counter<'stage'>;
   private sources: MetricsSources | undefined;
 
   constructor() {
@@ -128,6 +129,12 @@ export class RegistryMetrics {
       help: 'Time an outbound request took, from resolving the host to the end of the body (refusals included).',
       labelNames: ['purpose'],
       buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+    this.embeddingFailures = new Counter({
+      name: 'registry_search_embedding_failures_total',
+      help: 'Failed calls to the embeddings service of hybrid ranking, by stage (query: that search fell back to keyword ranking; entries: a batch of entries to embed, retried later).',
+      labelNames: ['stage'],
       registers: [this.registry],
     });
     const self = this;
@@ -211,6 +218,10 @@ export class RegistryMetrics {
 
   rateLimited(limit: string, by: string): void {
     this.limited.inc({ limit, by });
+  }
+
+  embeddingFailed(stage: 'query' | 'entries'): void {
+    this.embeddingFailures.inc({ stage });
   }
 
   /** What the Fetcher reports each request to (count, failures by reason, latency). */

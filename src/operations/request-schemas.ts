@@ -35,6 +35,8 @@ export const searchSchema = z.strictObject({
     .optional(),
   limit: z.number().int().min(1).max(100).optional(),
   pageToken: pageToken.optional(),
+  /** One result per agent or MCP server (default), or per matching skill, tool or entry text. */
+  resultsPer: z.enum(['entry', 'match']).optional(),
 });
 
 export const getSchema = z.strictObject({
@@ -62,5 +64,5 @@ export const documentOperationSchema = z.strictObject({
 export const REQUEST_SHAPES =
   'Send one data part {"data": {<operation>: {...}}, "mediaType": "application/json"} whose object has exactly one key: ' +
   'register {"agentCard": {...}} or {"mcpServer": {...}, "toolspec": {"tools": [...]}}; validate (same arguments); ' +
-  'search {"query": "...", "filter": {...}, "limit": 20}; get {"id": "..."}; list {"pageSize": 50}; unregister {"id": "..."}. ' +
+  'search {"query": "...", "filter": {...}, "limit": 20, "resultsPer": "entry" | "match"}; get {"id": "..."}; list {"pageSize": 50}; unregister {"id": "..."}. ' +
   'A message with only a text part is a search for that text; an agent-card.json or toolspec.json file part carries a document.';

@@ -230,9 +230,10 @@ export class RegistryService {
     this.requireReader(caller, 'Searching');
     const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
     const text = (request.query ?? '').trim();
-    const fingerprint = PageTokens.fingerprint(['search', text, request.filter ?? {}, limit]);
+    const resultsPer = request.resultsPer ?? 'entry';
+    const fingerprint = PageTokens.fingerprint(['search', text, request.filter ?? {}, limit, resultsPer]);
     const offset = request.pageToken ? Number(this.pageTokens.read(request.pageToken, fingerprint)) : 0;
-    const page = this.index.search({ text, filter: request.filter, offset, limit });
+    const page = await this.index.search({ text, filter: request.filter, offset, limit, resultsPer });
     const result: SearchPage = { results: page.hits, total: page.total };
     if (offset + page.hits.length < page.total) result.nextPageToken = this.pageTokens.issue(String(offset + page.hits.length), fingerprint);
     return result;

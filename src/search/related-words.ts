@@ -55,4 +55,7 @@ export class WordMemo<T> {
     this.map.set(key, value);
     return value;
   }
+  delete(key: string): void {
+    this.map.delete(key);
+  }
 }

@@ -52,7 +52,7 @@
 import type { Id } from 'flexsearch';
 import type { ResultsPer, SearchHit, SearchMatch } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
-import type { IndexPage, IndexQuery, IndexedEntry, SearchIndex } from './types.js';
+import type { IndexPage, IndexQuery, IndexedEntry, KeywordIndex } from './types.js';
 import { A_LANG_MASK, A_LANG_SHIFT, A_MCP, Attributes, mimeKey, tagKey } from './attributes.js';
 import {
   EntryStore,
@@ -78,7 +78,7 @@ import { TermIndex } from './flexsearch-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
 import { PairPool, pairHash, termHash } from './phrases.js';
 import { parseQuery } from './query.js';
-import { GROUP_LIMIT, page, type RankContext } from './ranking.js';
+import { GROUP_LIMIT, page, selectTop, type RankContext } from './ranking.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { E_ATTR, E_BASE, E_COUNT, E_EPOCH, E_HITS, E_SHIFT, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
 import { tokenize } from './text-encoder.js';
@@ -99,6 +99,11 @@ export const WEAK_CLAUSE = 0.5;
 export const MAX_MATCHES_PER_HIT = 10;
 /** Words read from an entry to detect its language. */
 const DETECTION_WORDS = 300;
+/** Hybrid ranking: entries taken from each ranking, and reciprocal rank fusion's constant. */
+export const FUSION_DEPTH = 100;
+const RRF_K = 60;
+/** Fused keys sit above every keyword key. */
+const FUSED_BASE = 1000;
 
 const popcount = (x: number): number => {
   x -= (x >>> 1) & 0x55555555;
@@ -210,7 +215,7 @@ const HASH_MUL = 0x9e3779b1 | 0;
 /** A unit rejected by a unit-level filter, remembered in the candidate hash. */
 const REJECTED = -2;
 
-export class FlexSearchIndex implements SearchIndex {
+export class FlexSearchIndex implements KeywordIndex {
   private readonly maxCandidates: number;
   private readonly maxPostings: number;
   private readonly wordForms: boolean;
@@ -249,6 +254,11 @@ export class FlexSearchIndex implements SearchIndex {
   /** Results per entry, by position: the entry's best unit id and the entry's key. */
   private groupIds: Int32Array = new Int32Array(0);
   private groupKeys: Float64Array = new Float64Array(0);
+  /** Embeddings (hybrid ranking), by entry number: int8 × dims, and a scale (0: none). */
+  private dims = 0;
+  private vectors: Int8Array = new Int8Array(0);
+  private vectorScale: Float32Array = new Float32Array(0);
+  private embedded = 0;
 
   constructor(options: SearchIndexOptions = {}) {
     const positive = (v: number | undefined, dflt: number): number => (v !== undefined && v > 0 ? Math.floor(v) : dflt);
@@ -375,7 +385,8 @@ export class FlexSearchIndex implements SearchIndex {
       // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
       return plan.excluded.length > 0 ? this.list(filter, offset, limit, perEntry, excluded) : { hits: [], total: 0 };
     }
-    return this.match(plan.clauses, excluded, filter, offset, limit, perEntry);
+    const semantic = perEntry && query.embedding && this.embedded > 0 ? this.quantizeQuery(query.embedding) : undefined;
+    return this.match(plan.clauses, excluded, filter, offset, limit, perEntry, semantic);
   }
 
   private languageMask(): number {
@@ -405,6 +416,7 @@ export class FlexSearchIndex implements SearchIndex {
       this.pairs.clear(base + ord);
     }
     this.languageCounts[record.language]!--;
+    this.clearEmbedding(record.no);
     this.store.release(record);
     this.attrs.maybeCompact(() => this.store.liveUnitSlots());
     this.pairs.maybeCompact(() => this.store.liveUnitSlots());
@@ -575,6 +587,7 @@ export class FlexSearchIndex implements SearchIndex {
     offset: number,
     limit: number,
     perEntry: boolean,
+    semantic?: Float32Array,
   ): IndexPage {
     // 1. Look every term up and split the postings into groups of equal contribution: one per
     //    (term, field mask) or (phrase, field mask).
@@ -701,12 +714,18 @@ export class FlexSearchIndex implements SearchIndex {
       const strong = candWords[i]!;
       candKeys[i] = popcount(strong) + WEAK_CLAUSE * popcount(candWeak[i]! & ~strong) + (candScore[i]! & SCORE_MASK) * norm;
     }
-    if (perEntry) return this.finishPerEntry(n, norm, offset, limit);
+    if (perEntry) return this.finishPerEntry(n, norm, offset, limit, semantic ? { query: semantic, filter, excludedUnits } : undefined);
     return this.finish(n, total, offset, limit, true);
   }
 
   /** Results per entry over the first `n` candidates (keys computed). */
-  private finishPerEntry(n: number, norm: number, offset: number, limit: number): IndexPage {
+  private finishPerEntry(
+    n: number,
+    norm: number,
+    offset: number,
+    limit: number,
+    semantic?: { query: Float32Array; filter: CompiledFilter; excludedUnits: Set<number> | undefined },
+  ): IndexPage {
     const bound = this.store.entryBound;
     if (this.entBest.length < bound) {
       const size = Math.max(1024, bound * 2);
@@ -750,7 +769,9 @@ export class FlexSearchIndex implements SearchIndex {
       this.groupKeys[k] = popcount(s) + WEAK_CLAUSE * popcount(weakBits[e]! & ~s) + bestNorm[e]!;
       rows[(e << E_SHIFT) + E_HITS] = 1;
     });
-    const ranked = page(this.rankContext(this.groupIds, this.groupKeys), entries.length, offset, limit, 1);
+    let count = entries.length;
+    if (semantic) count = this.fuse(entries, semantic.query, semantic.filter, semantic.excludedUnits);
+    const ranked = page(this.rankContext(this.groupIds, this.groupKeys), count, offset, limit, 1);
     // The other matching units of the entries shown.
     const shown = new Map<number, number[]>();
     for (const r of ranked) shown.set(r.id >>> ORD_BITS, []);
@@ -765,6 +786,8 @@ export class FlexSearchIndex implements SearchIndex {
       const others = shown.get(e)!;
       others.sort((a, b) => candKeys[b]! - candKeys[a]! || (candIds[a]! & ORD_MASK) - (candIds[b]! & ORD_MASK));
       const bestPos = best[e]!;
+      // Found by meaning alone: no words matched.
+      if (bestPos < 0) return this.hit(r.id, r.key, 0, undefined, 0);
       return this.hit(
         r.id,
         r.key,
@@ -774,7 +797,144 @@ export class FlexSearchIndex implements SearchIndex {
       );
     });
     for (const e of entries) best[e] = -1;
-    return { hits, total: entries.length };
+    return { hits, total: count };
+  }
+
+  /**
+   * Hybrid ranking: reciprocal rank fusion of the keyword ranking's first FUSION_DEPTH entries
+   * and the FUSION_DEPTH entries nearest the query's embedding (among those that pass the
+   * filter). Fused entries come first, by fused score (which their `score` reports); the other
+   * keyword matches follow in keyword order. Rewrites the group arrays; returns their length.
+   */
+  private fuse(entries: number[], query: Float32Array, filter: CompiledFilter, excludedUnits: Set<number> | undefined): number {
+    const ctx = this.rankContext(this.groupIds, this.groupKeys);
+    const keywordTop = selectTop(ctx, entries.length, FUSION_DEPTH);
+    const fused = new Map<number, number>();
+    keywordTop.forEach((pos, rank) => fused.set(pos, 1 / (RRF_K + rank + 1)));
+    // Positions by entry number, for entries found by both.
+    const posOf = new Map<number, number>();
+    for (const pos of keywordTop) posOf.set(this.groupIds[pos]! >>> ORD_BITS, pos);
+    let count = entries.length;
+    this.nearest(query, filter, excludedUnits).forEach(({ no, unit }, rank) => {
+      let pos = posOf.get(no);
+      if (pos === undefined) {
+        if (entries.includes(no)) return; // a keyword match below the keyword list's depth: keeps its keyword rank
+        pos = count++;
+        if (this.groupIds.length <= pos) {
+          const ids = new Int32Array(this.groupIds.length * 2);
+          ids.set(this.groupIds);
+          const keys = new Float64Array(ids.length);
+          keys.set(this.groupKeys);
+          this.groupIds = ids;
+          this.groupKeys = keys;
+        }
+        this.groupIds[pos] = unit;
+        this.tables.entries[(no << E_SHIFT) + E_HITS] = 1;
+        posOf.set(no, pos);
+      }
+      fused.set(pos, (fused.get(pos) ?? 0) + 1 / (RRF_K + rank + 1));
+    });
+    // Above every keyword key (at most MAX_CLAUSES + 1), so fused results come first.
+    for (const [pos, score] of fused) this.groupKeys[pos] = FUSED_BASE + score;
+    return count;
+  }
+
+  /** The FUSION_DEPTH entries whose embedding is nearest `query` (int8, see quantizeQuery), best first. */
+  private nearest(query: Float32Array, filter: CompiledFilter, excludedUnits: Set<number> | undefined): { no: number; unit: number }[] {
+    const dims = this.dims;
+    const vectors = this.vectors;
+    const rows = this.tables.entries;
+    const epoch = this.epoch;
+    const top: { no: number; unit: number; sim: number }[] = [];
+    let worst = -Infinity;
+    const bound = this.store.entryBound;
+    for (let no = 0; no < bound; no++) {
+      if (this.vectorScale[no] === 0) continue;
+      const row = no << E_SHIFT;
+      // Rejected in this search (filter, or an excluded word in the entry's own text).
+      if (rows[row + E_EPOCH] === epoch && rows[row + E_HITS]! < 0) continue;
+      if (!(filter.entryFree || filter.entryPasses(no))) continue;
+      let dot = 0;
+      const at = no * dims;
+      for (let i = 0; i < dims; i++) dot += vectors[at + i]! * query[i]!;
+      const sim = dot * this.vectorScale[no]!;
+      if (top.length >= FUSION_DEPTH && sim <= worst) continue;
+      let unit = unitId(no, 0);
+      if (filter.unitLevel) {
+        const base = rows[row + E_BASE]!;
+        const count = rows[row + E_COUNT]!;
+        unit = -1;
+        for (let ord = 1; ord < count && unit < 0; ord++) {
+          if (filter.unitPasses(base + ord) && !excludedUnits?.has(unitId(no, ord))) unit = unitId(no, ord);
+        }
+        if (unit < 0) continue;
+      }
+      top.push({ no, unit, sim });
+      if (top.length > FUSION_DEPTH * 2) {
+        top.sort((a, b) => b.sim - a.sim);
+        top.length = FUSION_DEPTH;
+        worst = top[FUSION_DEPTH - 1]!.sim;
+      }
+    }
+    top.sort((a, b) => b.sim - a.sim || a.no - b.no);
+    return top.slice(0, FUSION_DEPTH);
+  }
+
+  /**
+   * Stores an entry's embedding for hybrid ranking (./hybrid.ts), as int8 with one scale per
+   * entry (a quarter of float32's memory; cosine order is kept to about 1%). Returns false when
+   * the entry is unknown or the vector's length differs from the others'. An upsert clears it.
+   */
+  setEmbedding(id: string, vector: Float32Array): boolean {
+    const rec = this.store.get(id);
+    if (!rec || vector.length === 0) return false;
+    if (this.dims === 0) this.dims = vector.length;
+    if (vector.length !== this.dims) return false;
+    const need = this.store.entryBound;
+    if (this.vectorScale.length < need) {
+      const size = Math.max(1024, need * 2);
+      const scale = new Float32Array(size);
+      scale.set(this.vectorScale);
+      this.vectorScale = scale;
+      const vectors = new Int8Array(size * this.dims);
+      vectors.set(this.vectors);
+      this.vectors = vectors;
+    }
+    let norm = 0;
+    let max = 0;
+    for (const x of vector) {
+      norm += x * x;
+      if (Math.abs(x) > max) max = Math.abs(x);
+    }
+    if (norm === 0 || max === 0) return false;
+    const at = rec.no * this.dims;
+    for (let i = 0; i < this.dims; i++) this.vectors[at + i] = Math.round((vector[i]! / max) * 127);
+    if (this.vectorScale[rec.no] === 0) this.embedded++;
+    // cosine(v, q) ≈ Σ int8(v)·q × max / (127 · |v|) for a unit-length q.
+    this.vectorScale[rec.no] = max / (127 * Math.sqrt(norm));
+    return true;
+  }
+
+  /** Entries with an embedding, and the embeddings' length (0 before the first). */
+  get embeddings(): { count: number; dimensions: number } {
+    return { count: this.embedded, dimensions: this.dims };
+  }
+
+  /** The query embedding as unit-length float32 of the stored length, or undefined when it does not fit. */
+  private quantizeQuery(v: Float32Array): Float32Array | undefined {
+    if (v.length !== this.dims) return undefined;
+    let norm = 0;
+    for (const x of v) norm += x * x;
+    if (norm === 0) return undefined;
+    const inv = 1 / Math.sqrt(norm);
+    return Float32Array.from(v, (x) => x * inv);
+  }
+
+  private clearEmbedding(no: number): void {
+    if (no < this.vectorScale.length && this.vectorScale[no] !== 0) {
+      this.vectorScale[no] = 0;
+      this.embedded--;
+    }
   }
 
   private rankContext(ids: Int32Array, keys: Float64Array): RankContext {
@@ -880,7 +1040,8 @@ export class FlexSearchIndex implements SearchIndex {
       kind: rec.kind,
       name: rec.name,
       description: rec.description,
-      score: Math.round(key * 10_000) / 10_000,
+      // Fused (hybrid) keys carry the fusion score above FUSED_BASE.
+      score: Math.round((key >= FUSED_BASE ? key - FUSED_BASE : key) * 10_000) / 10_000,
       match: this.matchOf(id, fieldBits),
       interfaces: rec.interfaces.map((i) => ({ ...i })),
     };

@@ -29,6 +29,12 @@ export interface IndexQuery {
   limit: number;
   /** One hit per entry (default) or per matching skill, tool or entry text. */
   resultsPer?: ResultsPer;
+  /**
+   * The query text's embedding (./hybrid.ts): with text and results per entry, the keyword
+   * ranking is fused with the entries nearest to it. Ignored when no entry has an embedding of
+   * its length.
+   */
+  embedding?: Float32Array;
 }
 
 export interface IndexPage {
@@ -41,7 +47,17 @@ export interface SearchIndex {
   /** Adds or replaces the entry (by id); visible to the next search. */
   upsert(entry: IndexedEntry): void;
   remove(id: string): void;
-  search(query: IndexQuery): IndexPage;
+  /** The keyword index answers at once; hybrid ranking (./hybrid.ts) may wait on an embeddings service. */
+  search(query: IndexQuery): IndexPage | Promise<IndexPage>;
   /** Number of entries indexed. */
   readonly size: number;
+}
+
+/** The in-memory index itself: answers synchronously, and keeps the embeddings hybrid ranking fuses with. */
+export interface KeywordIndex extends SearchIndex {
+  search(query: IndexQuery): IndexPage;
+  /** Stores an entry's embedding (cleared by the next upsert of the entry); false when it cannot. */
+  setEmbedding(id: string, vector: Float32Array): boolean;
+  /** Entries with an embedding, and the embeddings' length. */
+  readonly embeddings: { count: number; dimensions: number };
 }

@@ -1,0 +1,125 @@
+/**
+ * Text embeddings for hybrid ranking, from an OpenAI-compatible `/v1/embeddings` service the
+ * operator names (REGISTRY_EMBEDDINGS_URL): `POST {"model", "input": [texts]}` answered by
+ * `{"data": [{"index", "embedding": [numbers]}]}` (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio,
+ * llama.cpp's server, text-embeddings-inference all speak it).
+ *
+ * The URL is the operator's, not a user's, so this is a plain fetch, bounded: a timeout per
+ * request, a cap on the answer's size, and errors that say which service failed and how.
+ */
+
+export interface Embedder {
+  /** One vector per text, in order; all of one length. Rejects with EmbeddingError. */
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** Where the vectors come from, for messages. */
+  readonly describe: string;
+}
+
+export class EmbeddingError extends Error {}
+
+export interface OpenAIEmbeddingsOptions {
+  /** The service: a base URL (`http://host:port`, `.../v1`) or the full `.../embeddings` endpoint. */
+  url: string;
+  model: string;
+  /** Sent as `Authorization: Bearer <key>`. */
+  apiKey?: string;
+  /** Asked of services that can shorten vectors (OpenAI's `dimensions`). */
+  dimensions?: number;
+  /** Per request. Default 10 s. */
+  timeoutMs?: number;
+  /** Largest answer read, in bytes. Default 64 MiB. */
+  maxResponseBytes?: number;
+}
+
+/** The endpoint for a configured URL: `.../embeddings` as given, else `/v1/embeddings` under it. */
+export function embeddingsEndpoint(url: string): string {
+  const u = new URL(url);
+  const p = u.pathname.replace(/\/+$/, '');
+  if (p.endsWith('/embeddings')) return u.toString();
+  u.pathname = p.endsWith('/v1') ? `${p}/embeddings` : `${p}/v1/embeddings`;
+  return u.toString();
+}
+
+export class OpenAIEmbeddings implements Embedder {
+  readonly describe: string;
+  private readonly endpoint: string;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+
+  constructor(private readonly o: OpenAIEmbeddingsOptions) {
+    this.endpoint = embeddingsEndpoint(o.url);
+    this.describe = `embeddings service ${this.endpoint} (model ${o.model})`;
+    this.timeoutMs = o.timeoutMs ?? 10_000;
+    this.maxBytes = o.maxResponseBytes ?? 64 * 1024 * 1024;
+  }
+
+  async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const body: Record<string, unknown> = { model: this.o.model, input: texts, encoding_format: 'float' };
+    if (this.o.dimensions) body.dimensions = this.o.dimensions;
+    let res: Response;
+    try {
+      res = await fetch(this.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : {}) },
+        body: JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        redirect: 'error',
+      });
+    } catch (err) {
+      const reason = timeout.aborted ? `no answer within ${this.timeoutMs} ms` : (err as Error).message;
+      throw new EmbeddingError(`${this.describe}: ${reason}`);
+    }
+    let text: string;
+    try {
+      text = await readCapped(res, this.maxBytes);
+    } catch (err) {
+      throw new EmbeddingError(`${this.describe}: ${timeout.aborted ? `no complete answer within ${this.timeoutMs} ms` : (err as Error).message}`);
+    }
+    if (!res.ok) throw new EmbeddingError(`${this.describe} answered HTTP ${res.status}: ${text.slice(0, 200)}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new EmbeddingError(`${this.describe} answered something that is not JSON: ${text.slice(0, 100)}`);
+    }
+    return parseEmbeddings(json, texts.length, this.describe);
+  }
+}
+
+async function readCapped(res: Response, max: number): Promise<string> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > max) throw new Error(`answer of ${declared} bytes is over the ${max}-byte limit`);
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > max) throw new Error(`answer is over the ${max}-byte limit`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `{"data": [{"index", "embedding"}]}` → vectors in input order, checked. */
+export function parseEmbeddings(json: unknown, count: number, who = 'embeddings service'): Float32Array[] {
+  const data = typeof json === 'object' && json !== null ? (json as { data?: unknown }).data : undefined;
+  if (!Array.isArray(data)) throw new EmbeddingError(`${who} answered without a "data" array`);
+  if (data.length !== count) throw new EmbeddingError(`${who} answered ${data.length} embeddings for ${count} texts`);
+  const out: (Float32Array | undefined)[] = new Array(count);
+  let dims = -1;
+  data.forEach((item: unknown, i) => {
+    const o = typeof item === 'object' && item !== null ? (item as { index?: unknown; embedding?: unknown }) : {};
+    const at = typeof o.index === 'number' && Number.isInteger(o.index) ? o.index : i;
+    const v = o.embedding;
+    if (at < 0 || at >= count || out[at]) throw new EmbeddingError(`${who}: data[${i}] has a bad or repeated "index"`);
+    if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+      throw new EmbeddingError(`${who}: data[${i}].embedding is not a list of numbers (base64 answers are not supported)`);
+    }
+    if (dims >= 0 && v.length !== dims) throw new EmbeddingError(`${who}: embeddings of different lengths (${dims} and ${v.length})`);
+    dims = v.length;
+    out[at] = Float32Array.from(v as number[]);
+  });
+  return out as Float32Array[];
+}
