@@ -77,8 +77,8 @@ const STOP_WEIGHTS: ReadonlyMap<string, Float64Array> = (() => {
   return out;
 })();
 
-/** Least stop-word evidence for a language other than English to be chosen. */
-const MIN_EVIDENCE = 1.5;
+/** Least stop-word evidence for a language other than English to be chosen: one word of its own. */
+const MIN_EVIDENCE = 1;
 
 /**
  * Detects the language of a text from its words (folded, as tokenize() gives them, but with

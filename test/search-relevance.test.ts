@@ -1,0 +1,325 @@
+/**
+ * Search that finds what people mean (issue 18), on the index itself: word forms in the entry's
+ * language, typos, related words (WordNet and the operator's synonyms), query syntax, and
+ * results per entry. The end-to-end path is covered in ./search.test.ts and ./search-hybrid.test.ts.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { EntryDescription } from '../src/contract/description.js';
+import type { ResultsPer, SearchHit } from '../src/contract/types.js';
+import { describeAgentCard, describeMcpServer } from '../src/registry/describe.js';
+import { createSearchIndex, type KeywordIndex, type SearchIndexOptions } from '../src/search/index.js';
+import { detectLanguage, LANGUAGES, stem, wordsForDetection } from '../src/search/languages.js';
+import { parseQuery } from '../src/search/query.js';
+import { MAX_MATCHES_PER_HIT } from '../src/search/search-index.js';
+import { SynonymFileError, Synonyms } from '../src/search/synonyms.js';
+import { Vocabulary } from '../src/search/vocabulary.js';
+import { WordNet } from '../src/search/wordnet.js';
+
+interface Skill {
+  id: string;
+  name: string;
+  description?: string;
+  tags?: string[];
+  examples?: string[];
+}
+
+function agent(name: string, description: string, skills: Skill[]): EntryDescription {
+  return describeAgentCard(
+    {
+      name,
+      description,
+      version: '1.0.0',
+      supportedInterfaces: [{ url: `https://${name.replace(/\W+/g, '-').toLowerCase()}.example.com/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      capabilities: {},
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: skills.map((s) => ({ description: '', tags: [], examples: [], ...s })),
+    },
+    '1.0',
+  );
+}
+
+function build(entries: [string, EntryDescription][], options: SearchIndexOptions = {}): KeywordIndex {
+  const index = createSearchIndex(options);
+  // One timestamp: only relevance orders the hits.
+  for (const [id, description] of entries) index.upsert({ id, owner: 'o', updatedAt: '2025-01-01T00:00:00Z', description });
+  return index;
+}
+
+const search = (index: KeywordIndex, text: string, resultsPer: ResultsPer = 'entry'): SearchHit[] =>
+  index.search({ text, offset: 0, limit: 50, resultsPer }).hits;
+const ids = (index: KeywordIndex, text: string): string[] => search(index, text).map((h) => h.id);
+
+describe('language detection and stemmers', () => {
+  const detect = (text: string): string => {
+    const words: string[] = [];
+    wordsForDetection(text, words, 300);
+    return LANGUAGES[detectLanguage(words)]!;
+  };
+
+  it('tells the languages cards come in apart from a sentence or two', () => {
+    assert.equal(detect('Finds a time that suits everyone and books the meeting in their calendars.'), 'en');
+    assert.equal(detect('Prüft eingehende Rechnungen und bereitet die Zahlungen für den Monat vor.'), 'de');
+    assert.equal(detect('Busca y reserva vuelos y hoteles para los viajes de negocios.'), 'es');
+    assert.equal(detect('Analyse des contrats commerciaux et signale les clauses risquées.'), 'fr');
+    assert.equal(detect('Suggerisce ricette italiane con gli ingredienti che hai in frigorifero.'), 'it');
+    assert.equal(detect('Membantu mengelola pembayaran tagihan dan mencatat pengeluaran bulanan untuk keluarga yang sibuk.'), 'id');
+    assert.equal(detect('Responde às perguntas frequentes dos clientes e abre um chamado para a equipe de suporte quando não sabe responder.'), 'pt');
+  });
+
+  it('falls back to English when the text has too few words to tell', () => {
+    assert.equal(detect('Weather Assistant'), 'en');
+    assert.equal(detect(''), 'en');
+  });
+
+  it('stems folded words the same way at index and query time', () => {
+    assert.equal(stem('invoices', 0), stem('invoicing', 0));
+    assert.equal(stem('rechnungen', 1), stem('rechnung', 1));
+    assert.equal(stem('pembayaran', 5), stem('membayar', 5));
+  });
+});
+
+describe('word forms', () => {
+  const index = build([
+    ['exact', agent('Invoices Desk', 'Keeps invoices.', [{ id: 's', name: 'Invoices' }])],
+    ['stemmed', agent('Invoice Desk', 'Keeps one invoice at a time.', [{ id: 's', name: 'Invoice' }])],
+    ['german', agent('Rechnungsprüfer', 'Prüft die Rechnungen und bereitet die Zahlungen vor.', [{ id: 's', name: 'Rechnungen prüfen', description: 'Prüft jede Rechnung auf Beträge.' }])],
+    ['indonesian', agent('Asisten Keuangan', 'Membantu mengelola pembayaran tagihan dan mencatat pengeluaran untuk keluarga yang sibuk.', [{ id: 's', name: 'Pembayaran tagihan' }])],
+    ['english-data', agent('Data Agent', 'Loads the data and checks the data for errors.', [{ id: 's', name: 'Check data' }])],
+  ]);
+
+  it('finds another form of a word, and ranks the exact form above it', () => {
+    assert.deepEqual(ids(index, 'invoices ').slice(0, 2), ['exact', 'stemmed']);
+    assert.deepEqual(ids(index, 'invoice ').slice(0, 2), ['stemmed', 'exact']);
+    assert.ok(ids(index, 'invoicing ').includes('stemmed'));
+    const [exact, stemmed] = search(index, 'invoices ');
+    assert.ok(exact!.score > stemmed!.score && Math.floor(exact!.score) === Math.floor(stemmed!.score), 'same clause count, lower weight');
+  });
+
+  it('stems with the entry\'s language, found from its whole text', () => {
+    assert.deepEqual(ids(index, 'rechnung '), ['german']);
+    assert.deepEqual(ids(index, 'zahlung '), ['german']);
+    assert.deepEqual(ids(index, 'bayar '), ['indonesian']);
+  });
+
+  it('does not apply a stemmer to entries of another language', () => {
+    // Indonesian strips "ber-"/"-kan"; the English card's words must not be conflated by it.
+    const i2 = build([['en', agent('Translator', 'Translates the documents of the client.', [{ id: 's', name: 'Translate' }])]], { typos: false });
+    // "documents" and "documenti" share no Italian stem in an English entry.
+    assert.deepEqual(ids(i2, 'documenti '), []);
+  });
+
+  it('can be turned off', () => {
+    const off = build([['stemmed', agent('Invoice Desk', 'Keeps one invoice at a time.', [{ id: 's', name: 'Invoice' }])]], { wordForms: false, typos: false });
+    assert.deepEqual(ids(off, 'invoicing '), []);
+  });
+});
+
+describe('typos', () => {
+  const index = build([
+    ['weather', agent('Weather Desk', 'Gives forecasts.', [{ id: 's', name: 'Weather forecast' }])],
+    ['calendar', agent('Scheduler', 'Books meetings.', [{ id: 's', name: 'Calendar sync' }])],
+    ['repository', agent('Code Host', 'Hosts code.', [{ id: 's', name: 'Create repository' }])],
+  ]);
+
+  it('words of five letters or more match one edit away, swaps included', () => {
+    assert.deepEqual(ids(index, 'wether '), ['weather']);
+    assert.deepEqual(ids(index, 'weahter '), ['weather']);
+    assert.deepEqual(ids(index, 'calender '), ['calendar']);
+  });
+
+  it('long words match two edits away; short words do not match at all', () => {
+    assert.deepEqual(ids(index, 'reposotiry '), ['repository']); // 10 letters, two substitutions
+    assert.deepEqual(ids(index, 'wethr '), []); // 5 letters, two edits
+    assert.deepEqual(ids(index, 'cde '), []); // under five letters
+  });
+
+  it('ranks typo matches below exact and stemmed matches, as half a word', () => {
+    const i2 = build([
+      ['exact', agent('A', 'x', [{ id: 's', name: 'Forecast' }])],
+      ['stemmed', agent('B', 'x', [{ id: 's', name: 'Forecasts' }])],
+      ['typo', agent('C', 'x', [{ id: 's', name: 'Forecst' }])],
+    ]);
+    assert.deepEqual(ids(i2, 'forecast '), ['exact', 'stemmed', 'typo']);
+    const typo = search(i2, 'forecast ').find((h) => h.id === 'typo')!;
+    assert.ok(typo.score < 1, `a typo counts as half a word: ${typo.score}`);
+  });
+
+  it('leaves a common, correctly spelt word alone', () => {
+    const many: [string, EntryDescription][] = Array.from({ length: 12 }, (_, i) => [`w${i}`, agent(`Weather ${i}`, 'x', [{ id: 's', name: 'Weather' }])]);
+    const i2 = build([...many, ['whether', agent('Logic', 'x', [{ id: 's', name: 'Whether or not' }])]]);
+    assert.ok(!ids(i2, 'weather ').includes('whether'));
+  });
+});
+
+describe('related words', () => {
+  it('WordNet: synonyms and direct hypernyms, weighted below the query\'s own words', () => {
+    const wordnet = new WordNet();
+    const movie = wordnet.related('movie').map((t) => t.words.join(' '));
+    assert.ok(movie.includes('film') && movie.includes('show'), movie.join(', '));
+    assert.ok(wordnet.related('movies').some((t) => t.words.join(' ') === 'film'), 'base forms of plurals');
+    assert.ok(wordnet.related('comedy').some((t) => t.words.join(' ') === 'fun'), 'a hypernym');
+    assert.ok(wordnet.related('funny').some((t) => t.words.join(' ') === 'amusing'), 'adjectives');
+    assert.ok(wordnet.related('movie').every((t) => t.weight < 1 && !t.strong));
+    assert.ok(wordnet.knows('invoices') && !wordnet.knows('invoce'));
+
+    const index = build([
+      ['film', agent('CineMatch', 'Recommends films to watch tonight.', [{ id: 's', name: 'Recommend a film' }])],
+      ['movie', agent('Movie Night', 'Picks a movie.', [{ id: 's', name: 'Pick a movie' }])],
+      ['car', agent('Auto Claims', 'Helps drivers file car insurance claims.', [{ id: 's', name: 'File a claim' }])],
+    ]);
+    assert.deepEqual(ids(index, 'movie '), ['movie', 'film']);
+    assert.ok(ids(index, 'automobile insurance ').includes('car'));
+    const off = build([['film', agent('CineMatch', 'Recommends films.', [{ id: 's', name: 'Recommend a film' }])]], { wordNet: false });
+    assert.deepEqual(ids(off, 'movie '), []);
+  });
+
+  it('the operator\'s synonyms count as the word itself, a little below it', () => {
+    const synonyms = Synonyms.parse('# finance\nbilling, invoicing, invoice\ntax => vat, sales tax\n', 'test.txt');
+    const index = build(
+      [
+        ['invoicing', agent('Ledger', 'Sends invoices.', [{ id: 's', name: 'Create invoice' }])],
+        ['vat', agent('VAT Checker', 'Validates VAT numbers.', [{ id: 's', name: 'Validate VAT number' }])],
+        ['sales', agent('Shop Tax', 'Computes sales tax per state.', [{ id: 's', name: 'Sales tax' }])],
+        ['billing', agent('Billing Desk', 'Handles billing.', [{ id: 's', name: 'Billing' }])],
+      ],
+      { synonyms },
+    );
+    assert.deepEqual(ids(index, 'billing ').slice(0, 2), ['billing', 'invoicing']);
+    const invoicing = search(index, 'billing ').find((h) => h.id === 'invoicing')!;
+    assert.ok(invoicing.score >= 1, 'a full match of the word');
+    assert.deepEqual(new Set(ids(index, 'tax ')), new Set(['vat', 'sales']));
+    // One-way: "vat" does not find the generic tax agent.
+    assert.deepEqual(ids(index, 'vat '), ['vat']);
+    // A multi-word synonym is a phrase: "sales tax", not "sales" and "tax" anywhere.
+    assert.equal(search(index, 'tax ').find((h) => h.id === 'sales')!.match.fields.includes('name'), true);
+  });
+
+  it('a synonym file with a mistake names the file and line', () => {
+    assert.throws(() => Synonyms.parse('ok, fine\n => vat\n', 'syn.txt'), (e: Error) => e instanceof SynonymFileError && /syn\.txt:2: .*both sides/.test(e.message));
+    assert.throws(() => Synonyms.parse('lonely\n', 'syn.txt'), /syn\.txt:1: .*at least two/);
+    assert.throws(() => Synonyms.parse('a => b => c\n', 'syn.txt'), /syn\.txt:1: more than one "=>"/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'synonyms-'));
+    try {
+      assert.throws(() => Synonyms.load(path.join(dir, 'missing.txt')), /cannot read the synonym file .*missing\.txt/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('query syntax', () => {
+  const index = build([
+    ['github', describeMcpServer({ mcpServer: { name: 'github', url: 'https://gh.example.com/mcp' }, toolspec: { tools: [
+      { name: 'create_pull_request', description: 'Create a new pull request in a repository', inputSchema: { type: 'object' } },
+      { name: 'list_issues', description: 'List issues in a repository', inputSchema: { type: 'object' } },
+    ] } })],
+    ['scattered', agent('Request Router', 'Routes each request; can pull data from queues.', [{ id: 's', name: 'Route request' }])],
+    ['finance', agent('Finance Bot', 'Answers questions.', [{ id: 'tax', name: 'Tax answers', tags: ['finance'] }, { id: 'beta', name: 'Beta forecasts', tags: ['experimental'] }])],
+    ['news', agent('Finance News', 'Reads finance news.', [{ id: 'read', name: 'Read news', tags: ['news'] }])],
+    ['translate', agent('Polyglot', 'Works with languages.', [{ id: 'tr', name: 'Translate text' }])],
+    ['mentions', agent('Translate Mentions', 'Tracks who mentions you.', [{ id: 'm', name: 'Mentions' }])],
+  ]);
+
+  it('parses phrases, exclusions, OR, fields and prefixes', () => {
+    const q = parseQuery('"pull request" -beta NOT draft github OR gitlab tags:finance transl* skill:"sales tax" https://x.example');
+    assert.deepEqual(q.clauses[0]!.alternatives, [{ kind: 'phrase', words: ['pull', 'request'] }]);
+    assert.deepEqual(q.excluded.map((c) => c.alternatives.map((a) => (a.kind === 'word' ? a.word : ''))), [['beta'], ['draft']]);
+    assert.deepEqual(q.clauses[1]!.alternatives.map((a) => (a.kind === 'word' ? a.word : '')), ['github', 'gitlab']);
+    assert.equal(q.clauses[2]!.fields, 4);
+    assert.deepEqual(q.clauses[3]!.alternatives[0], { kind: 'word', word: 'transl', prefix: true, exact: false });
+    assert.equal(q.clauses[4]!.scope, 'skill');
+    // An unknown "field:" is plain text.
+    assert.deepEqual(q.clauses.slice(5).map((c) => (c.alternatives[0]!.kind === 'word' ? c.alternatives[0]!.word : '')), ['https', 'example']);
+  });
+
+  it('a quoted phrase needs its words next to each other, in order', () => {
+    assert.deepEqual(ids(index, '"pull request"'), ['github']);
+    assert.ok(ids(index, 'pull request').includes('scattered'));
+    assert.deepEqual(ids(index, '"data pull"'), []);
+    // Stop words do not count: "request; can pull" has the pair (request, pull).
+    assert.deepEqual(ids(index, '"request pull"'), ['scattered']);
+    assert.equal(search(index, '"pull request"')[0]!.match.id, 'create_pull_request');
+  });
+
+  it('-word and NOT leave out what contains the word: a skill, or the entry when its own text has it', () => {
+    assert.ok(ids(index, 'finance').includes('news'));
+    assert.ok(!ids(index, 'finance -news').includes('news'), 'the entry\'s own name says news');
+    assert.ok(!ids(index, 'finance NOT news').includes('news'));
+    const noBeta = search(index, 'forecasts OR answers -beta ').find((h) => h.id === 'finance')!;
+    assert.equal(noBeta.match.id, 'tax');
+    assert.ok(!(noBeta.matches ?? []).some((m) => m.id === 'beta'), 'the beta skill is excluded');
+    assert.ok(search(index, 'forecasts ').some((h) => h.match.id === 'beta'));
+    // Only exclusions: everything else, listed.
+    assert.ok(!ids(index, '-news').includes('news') && ids(index, '-news').length === 5);
+  });
+
+  it('OR: either word satisfies one clause', () => {
+    assert.deepEqual(new Set(ids(index, 'github OR polyglot')), new Set(['github', 'translate']));
+    const both = search(index, 'github OR polyglot');
+    assert.ok(both.every((h) => Math.floor(h.score) === 1), 'one clause each');
+  });
+
+  it('field:word and skill:/tool:/agent: restrict where the word may match', () => {
+    assert.deepEqual(ids(index, 'tags:finance'), ['finance']);
+    assert.deepEqual(new Set(ids(index, 'name:finance')), new Set(['finance', 'news']));
+    assert.deepEqual(ids(index, 'skill:translate'), ['translate']);
+    assert.deepEqual(ids(index, 'agent:translate'), ['mentions']);
+    assert.deepEqual(ids(index, 'tool:issues'), ['github']);
+    assert.deepEqual(ids(index, 'skill:issues'), []);
+  });
+
+  it('word* matches every word it starts', () => {
+    assert.deepEqual(new Set(ids(index, 'transl* ')), new Set(['translate', 'mentions']));
+    assert.deepEqual(ids(index, 'transl '), []);
+  });
+});
+
+describe('results per entry', () => {
+  const skills = Array.from({ length: 14 }, (_, i) => ({ id: `s${i}`, name: `Weather report ${i}` }));
+  const index = build([
+    ['many', agent('Many', 'Reports.', skills)],
+    ['spread', agent('Spread', 'Reports.', [{ id: 'a', name: 'Alerts' }, { id: 'b', name: 'Weather' }])],
+    ['one', agent('One', 'Reports.', [{ id: 'x', name: 'Weather alerts today' }])],
+  ]);
+
+  it('one hit per entry: its best match, the others under matches, the rest counted', () => {
+    const hits = search(index, 'weather ');
+    assert.deepEqual(hits.map((h) => h.id).sort(), ['many', 'one', 'spread']);
+    const many = hits.find((h) => h.id === 'many')!;
+    assert.equal(many.match.type, 'skill');
+    assert.equal(many.matches!.length, MAX_MATCHES_PER_HIT);
+    assert.equal(many.moreInEntry, 14 - 1 - MAX_MATCHES_PER_HIT);
+    assert.ok(many.matches!.every((m) => m.type === 'skill' && m.id !== many.match.id && m.fields.includes('name')));
+    assert.equal(index.search({ text: 'weather ', offset: 0, limit: 50 }).total, 3);
+  });
+
+  it('an entry counts the words its skills match together; a skill with all of them is its match', () => {
+    const hits = search(index, 'weather alerts ');
+    assert.equal(hits[0]!.id, 'one', 'one skill with both words');
+    const spread = hits.find((h) => h.id === 'spread')!;
+    assert.equal(Math.floor(spread.score), 2, 'both words, over two skills');
+    assert.ok(hits.find((h) => h.id === 'many')!.score < 2);
+  });
+
+  it('results per match on request: a hit per skill, at most three per entry', () => {
+    const hits = search(index, 'weather ', 'match');
+    assert.equal(hits.filter((h) => h.id === 'many').length, 3);
+    assert.ok(hits.every((h) => h.matches === undefined));
+  });
+});
+
+describe('vocabulary walks', () => {
+  it('finds near terms with the same first letter, nearest first', () => {
+    const v = new Vocabulary();
+    for (const t of ['weather', 'whether', 'feather', 'wealth', 'weathers', 'w']) v.add(t, 0);
+    assert.deepEqual(v.similar('wether', 1, 10).map((s) => s.term), ['weather', 'whether']);
+    assert.deepEqual(v.similar('weahter', 1, 10).map((s) => s.term), ['weather']);
+    assert.deepEqual(v.similar('weather', 1, 10).map((s) => s.term), ['weathers']);
+    assert.deepEqual([...v.formsOf(stem('weathers', 0), 0)].sort(), ['weather', 'weathers']);
+  });
+});
