@@ -821,7 +821,7 @@ export class FlexSearchIndex implements KeywordIndex {
         if (entries.includes(no)) return; // a keyword match below the keyword list's depth: keeps its keyword rank
         pos = count++;
         if (this.groupIds.length <= pos) {
-          const ids = new Int32Array(this.groupIds.length * 2);
+          const ids = new Int32Array(Math.max(1024, this.groupIds.length * 2));
           ids.set(this.groupIds);
           const keys = new Float64Array(ids.length);
           keys.set(this.groupKeys);

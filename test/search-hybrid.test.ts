@@ -1,0 +1,218 @@
+/**
+ * Hybrid ranking (REGISTRY_EMBEDDINGS_URL) end to end: a registry on 127.0.0.1 talking to a
+ * small OpenAI-compatible embeddings server this test starts on 127.0.0.1. The server embeds by
+ * concepts (words of one topic share a dimension, every other word is hashed), so "melody" lands
+ * near an agent that "generates songs" without sharing a word with it, as a real model would.
+ * Also: the synonym file from REGISTRY_SYNONYMS, the request the service receives, degrading to
+ * keyword ranking (with a counter) when the service fails, and the client's bounds.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@a2a-js/sdk/client';
+import { EmbeddingError, OpenAIEmbeddings, embeddingsEndpoint, parseEmbeddings } from '../src/search/embeddings.js';
+import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { v1Card } from './support/documents.js';
+import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+
+const CONCEPTS = [
+  ['music', 'song', 'songs', 'melody', 'melodies', 'tune', 'audio', 'lyrics', 'singer'],
+  ['invoice', 'invoices', 'billing', 'payment', 'payments', 'money'],
+  ['weather', 'forecast', 'forecasts', 'rain', 'storm'],
+  ['dog', 'dogs', 'puppy', 'pet', 'pets', 'veterinarian'],
+];
+const DIMS = 64;
+
+/** The concept embedding of a text: one dimension per concept, words outside them hashed. */
+function embed(text: string): number[] {
+  const v = new Array<number>(DIMS).fill(0);
+  for (const word of text.toLowerCase().split(/[^a-z]+/).filter(Boolean)) {
+    const c = CONCEPTS.findIndex((group) => group.includes(word));
+    if (c >= 0) v[c]! += 3;
+    else {
+      let h = 7;
+      for (const ch of word) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+      v[CONCEPTS.length + (h % (DIMS - CONCEPTS.length))]! += 1;
+    }
+  }
+  return v;
+}
+
+interface EmbeddingsServer {
+  url: string;
+  /** Bodies received. */
+  requests: { model: string; input: string[] }[];
+  /** How to answer from now on. */
+  mode: 'ok' | 'fail' | 'hang' | 'huge';
+  close(): Promise<void>;
+}
+
+async function startEmbeddingsServer(): Promise<EmbeddingsServer> {
+  const state: EmbeddingsServer = { url: '', requests: [], mode: 'ok', close: async () => undefined };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/embeddings') {
+        res.writeHead(404).end('{"error": "not found"}');
+        return;
+      }
+      const parsed = JSON.parse(body) as { model: string; input: string[] };
+      state.requests.push(parsed);
+      if (state.mode === 'fail') {
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error": {"message": "model is loading"}}');
+        return;
+      }
+      if (state.mode === 'hang') return; // never answers; the client's timeout must fire
+      if (state.mode === 'huge') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ embedding: new Array(2_000_000).fill(0.5) }] }));
+        return;
+      }
+      const data = parsed.input.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', model: parsed.model, data }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return state;
+}
+
+let embeddings: EmbeddingsServer;
+let registry: TestRegistry;
+let writer: Client;
+let reader: Client;
+let synonymsDir: string;
+
+const search = async (args: WireJson): Promise<WireJson> => resultOf(await op(reader, { search: args }));
+const names = async (query: string): Promise<string[]> => (await search({ query })).results.map((h: WireJson) => h.name);
+
+/** Polls until `check` passes (the background embedding is asynchronous). */
+async function eventually(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const card = (name: string, url: string, description: string, skill: string) => ({
+  ...v1Card(name, url),
+  description,
+  skills: [{ id: 'main', name: skill, description, tags: ['demo'], examples: [] }],
+});
+
+before(async () => {
+  embeddings = await startEmbeddingsServer();
+  synonymsDir = tempDir('synonyms-');
+  const synonyms = path.join(synonymsDir, 'synonyms.txt');
+  fs.writeFileSync(synonyms, '# the operator\'s words\ncanine => dog\n');
+  registry = await startTestRegistry({ REGISTRY_EMBEDDINGS_URL: embeddings.url, REGISTRY_EMBEDDINGS_MODEL: 'concepts-64', REGISTRY_SYNONYMS: synonyms });
+  writer = await sdkClient(registry.url, { token: TOKENS.alice });
+  reader = await sdkClient(registry.url);
+  for (const c of [
+    card('Songsmith', 'https://songs.example.org/a2a', 'Generates songs from your lyrics.', 'Write a song'),
+    card('Ledger', 'https://ledger.example.org/a2a', 'Sends invoices and chases late payments.', 'Send invoice'),
+    card('Skies', 'https://skies.example.org/a2a', 'Gives the weather forecast for any city.', 'Forecast'),
+    card('Paws', 'https://paws.example.org/a2a', 'Finds a dog walker near you.', 'Walk dogs'),
+  ]) {
+    resultOf(await op(writer, { register: { agentCard: c } }));
+  }
+});
+
+after(async () => {
+  await registry.close();
+  await embeddings.close();
+  fs.rmSync(synonymsDir, { recursive: true, force: true });
+  fs.rmSync(registry.dataDir, { recursive: true, force: true });
+});
+
+describe('hybrid ranking', () => {
+  test('entries are embedded in the background and a query by meaning finds them', async () => {
+    // "melody" is in no card: only the embeddings connect it to the song writer.
+    await eventually(async () => (await names('melody'))[0] === 'Songsmith', '"melody" to find Songsmith');
+    const hit = (await search({ query: 'melody' })).results[0];
+    assert.equal(hit.match.type, 'agent');
+    assert.deepEqual(hit.match.fields, [], 'found by meaning: no field matched a word');
+    assert.ok(hit.score > 0 && hit.score < 1, `a fused score: ${hit.score}`);
+  });
+
+  test('the service got the configured model and every entry\'s text', () => {
+    const inputs = embeddings.requests.flatMap((r) => r.input);
+    assert.ok(embeddings.requests.every((r) => r.model === 'concepts-64'));
+    assert.ok(inputs.some((t) => t.includes('Songsmith') && t.includes('Generates songs')));
+    assert.ok(inputs.includes('melody'), 'the query was embedded');
+  });
+
+  test('keyword matches stay on top of the fused list, found-by-meaning entries join them', async () => {
+    const results = await names('payment');
+    assert.equal(results[0], 'Ledger', 'keyword and meaning agree');
+    assert.deepEqual(await names('rain'), ['Skies', ...(await names('rain')).slice(1)]);
+  });
+
+  test('results per match and empty queries use keyword ranking alone', async () => {
+    assert.deepEqual((await search({ query: 'melody', resultsPer: 'match' })).results, []);
+    assert.equal((await search({ query: '' })).total, 4);
+  });
+
+  test('the operator\'s synonym file is in use', async () => {
+    assert.equal((await names('canine '))[0], 'Paws');
+  });
+
+  test('when the service fails, searches fall back to keywords and the failure is counted', async () => {
+    embeddings.mode = 'fail';
+    const before = embeddings.requests.length;
+    // A query not embedded before (embeddings of queries are remembered).
+    const results = await names('invoices and payments today');
+    assert.equal(results[0], 'Ledger', 'keyword ranking still answers');
+    assert.ok(embeddings.requests.length > before, 'the service was asked');
+    const metrics = await (await fetch(`${registry.url}/metrics`)).text();
+    assert.match(metrics, /registry_search_embedding_failures_total\{stage="query"\} [1-9]/);
+    // For a while after a failure queries do not wait on the service at all.
+    const asked = embeddings.requests.length;
+    assert.equal((await names('city forecast'))[0], 'Skies');
+    assert.equal(embeddings.requests.length, asked);
+    embeddings.mode = 'ok';
+  });
+});
+
+describe('embeddings client', () => {
+  test('endpoint from a base URL or the full path', () => {
+    assert.equal(embeddingsEndpoint('http://127.0.0.1:8080'), 'http://127.0.0.1:8080/v1/embeddings');
+    assert.equal(embeddingsEndpoint('http://127.0.0.1:8080/v1'), 'http://127.0.0.1:8080/v1/embeddings');
+    assert.equal(embeddingsEndpoint('http://127.0.0.1:8080/openai/v1/embeddings'), 'http://127.0.0.1:8080/openai/v1/embeddings');
+  });
+
+  test('answers are checked: count, order by index, numbers, equal lengths', () => {
+    const v = parseEmbeddings({ data: [{ index: 1, embedding: [0, 1] }, { index: 0, embedding: [1, 0] }] }, 2);
+    assert.deepEqual(v.map((x) => [...x]), [[1, 0], [0, 1]]);
+    assert.throws(() => parseEmbeddings({ data: [] }, 1), /0 embeddings for 1 texts/);
+    assert.throws(() => parseEmbeddings({ data: [{ embedding: 'AAAA' }] }, 1), /not a list of numbers/);
+    assert.throws(() => parseEmbeddings({ data: [{ embedding: [1] }, { embedding: [1, 2] }] }, 2), /different lengths/);
+    assert.throws(() => parseEmbeddings({ error: 'x' }, 1), /without a "data" array/);
+  });
+
+  test('errors say which service failed and how; slow and huge answers are cut off', async () => {
+    const server = await startEmbeddingsServer();
+    try {
+      const client = new OpenAIEmbeddings({ url: server.url, model: 'm', timeoutMs: 10_000, maxResponseBytes: 1_000_000 });
+      server.mode = 'fail';
+      await assert.rejects(client.embed(['x']), (e: Error) => e instanceof EmbeddingError && e.message.includes(server.url) && /HTTP 500: .*model is loading/.test(e.message));
+      server.mode = 'hang';
+      await assert.rejects(new OpenAIEmbeddings({ url: server.url, model: 'm', timeoutMs: 300 }).embed(['x']), /no answer within 300 ms/);
+      server.mode = 'huge';
+      await assert.rejects(client.embed(['x']), /over the 1000000-byte limit/);
+      server.mode = 'ok';
+      assert.equal((await client.embed(['dog', 'rain']))[1]!.length, DIMS);
+    } finally {
+      await server.close();
+    }
+  });
+});
