@@ -1,21 +1,31 @@
 /**
- * Search index benchmark: build time, heap per entry and query latency of the registry's
- * SearchIndex (FlexSearch-based, src/search) against MiniSearch over the same units.
+ * Search index benchmark: build time, memory per entry and query latency of the registry's
+ * SearchIndex (FlexSearch-based, src/search), per relevance feature, against an earlier version
+ * of the index (--compare) and MiniSearch over the same units.
  *
  *   node --expose-gc --import tsx bench/search.ts [--sizes 10000,100000] [--queries 2000]
- *        [--seed 42] [--no-minisearch] [--mini-queries N]
+ *        [--seed 42] [--no-minisearch] [--mini-queries N] [--compare <checkout>]
  *
  * Entries come from ./lib/generate-entries.ts (agents with 2-8 skills, MCP servers with 3-15
- * tools, five languages). Queries are 1-3 vocabulary words, one in five with its last word cut
- * short (prefix), without and with one or two filters. Heap is measured with a full GC before
- * and after building (run with --expose-gc, or the heap figures are skipped).
+ * tools, five languages). Queries: 1-3 vocabulary words, one in five with its last word cut
+ * short (prefix), without and with one or two filters; empty text with filters; the plain
+ * queries with a typo in a word of five letters or more; query syntax (a phrase, OR, -word,
+ * field:word, word*).
+ *
+ * Every query runs on each configuration in turn (the same index with word forms, typos and
+ * WordNet switched on one after the other, and `--compare`'s index, e.g. a `git worktree` or
+ * `git archive` of main with node_modules linked), so machine load hits all of them alike.
+ * Memory is the heap plus array buffers (the index's typed arrays live there) after a full GC,
+ * before and after building (run with --expose-gc, or the memory figures are skipped).
  */
 import { loadavg } from 'node:os';
 import MiniSearch from 'minisearch';
 import type { SearchFilter } from '../src/contract/types.js';
 import type { EntryDescription, SkillDescription, ToolDescription } from '../src/contract/description.js';
+import type { ResultsPer } from '../src/contract/types.js';
 import { createSearchIndex } from '../src/search/index.js';
-import type { IndexedEntry, KeywordIndex } from '../src/search/types.js';
+import type { FlexSearchIndex } from '../src/search/search-index.js';
+import type { IndexPage, IndexQuery, IndexedEntry } from '../src/search/types.js';
 import { describeGenerated, generateEntries, generateQueries, type GeneratedQuery } from './lib/generate-entries.js';
 
 export { generateEntries, streamEntries, describeGenerated, generateQueries } from './lib/generate-entries.js';
@@ -27,6 +37,8 @@ interface Args {
   minisearch: boolean;
   /** Queries per kind for MiniSearch (default: --queries); it is two orders of magnitude slower. */
   miniQueries?: number;
+  /** A checkout whose src/search/index.ts is measured beside this one. */
+  compare?: string;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -39,6 +51,7 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--seed') args.seed = Number(next());
     else if (a === '--no-minisearch') args.minisearch = false;
     else if (a === '--mini-queries') args.miniQueries = Number(next());
+    else if (a === '--compare') args.compare = next();
   }
   return args;
 }
@@ -46,14 +59,15 @@ function parseArgs(argv: string[]): Args {
 const gc = (globalThis as { gc?: () => void }).gc;
 const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 20));
 
-/** Heap in use after a full collection (after a tick, so temporaries of the caller are gone). */
+/** Heap and array buffers in use after a full collection (after a tick, so temporaries of the caller are gone). */
 async function settledHeap(): Promise<number | undefined> {
   if (!gc) return undefined;
   await tick();
   gc();
   await tick();
   gc();
-  return process.memoryUsage().heapUsed;
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
 }
 
 interface Latency {
@@ -76,6 +90,58 @@ function measure(queries: readonly GeneratedQuery[], run: (q: GeneratedQuery) =>
   times.sort((a, b) => a - b);
   const at = (p: number): number => times[Math.min(times.length - 1, Math.floor(p * times.length))]!;
   return { p50: at(0.5), p99: at(0.99), mean: times.reduce((a, b) => a + b, 0) / times.length, avgResults: results / queries.length };
+}
+
+/** Runs every query on each runner in turn (rotating who goes first); latency per runner. */
+function measureInterleaved(queries: readonly GeneratedQuery[], runners: ((q: GeneratedQuery) => number)[]): Latency[] {
+  for (let i = 0; i < Math.min(200, queries.length); i++) for (const run of runners) run(queries[i]!);
+  const times = runners.map(() => [] as number[]);
+  const results = runners.map(() => 0);
+  queries.forEach((q, k) => {
+    for (let j = 0; j < runners.length; j++) {
+      const r = (j + k) % runners.length;
+      const t = performance.now();
+      results[r]! += runners[r]!(q);
+      times[r]!.push(performance.now() - t);
+    }
+  });
+  return times.map((ts, r) => {
+    ts.sort((a, b) => a - b);
+    const at = (p: number): number => ts[Math.min(ts.length - 1, Math.floor(p * ts.length))]!;
+    return { p50: at(0.5), p99: at(0.99), mean: ts.reduce((a, b) => a + b, 0) / ts.length, avgResults: results[r]! / queries.length };
+  });
+}
+
+/** The queries with one letter changed in a word of five letters or more (when they have one). */
+function withTypos(queries: readonly GeneratedQuery[], seed: number): GeneratedQuery[] {
+  let x = seed >>> 0;
+  const rand = (n: number): number => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x % n;
+  };
+  return queries.map((q) => {
+    const words = q.text.split(' ');
+    const i = words.findIndex((w) => w.length >= 5);
+    if (i < 0) return q;
+    const w = words[i]!;
+    const at = 1 + rand(w.length - 1);
+    words[i] = w.slice(0, at) + 'aeiou'[rand(5)] + w.slice(at + 1);
+    return { text: `${words.join(' ')} ` };
+  });
+}
+
+/** Queries with operators over vocabulary words. */
+function withSyntax(count: number, seed: number): GeneratedQuery[] {
+  const words = generateQueries(count * 2, seed, false).map((q) => q.text.split(' ')[0]!).filter((w) => w.length >= 4);
+  const forms = [
+    (a: string, b: string) => `"${a} ${b}"`,
+    (a: string, b: string) => `${a} OR ${b}`,
+    (a: string, b: string) => `${a} -${b}`,
+    (a: string) => `tags:${a}`,
+    (a: string) => `name:${a}`,
+    (a: string) => `${a.slice(0, 4)}*`,
+  ];
+  return Array.from({ length: count }, (_, i) => ({ text: forms[i % forms.length]!(words[i % words.length]!, words[(i * 7 + 3) % words.length]!) }));
 }
 
 /** Generated entries as the registry would hand them to the index (JSON round trip, as stored). */
@@ -175,19 +241,63 @@ async function benchSize(size: number, args: Args): Promise<void> {
   const filtered = generateQueries(args.queries, args.seed + 2, true);
   const listing: GeneratedQuery[] = filtered.map((q) => ({ text: '', filter: q.filter }));
 
-  // --- the registry's index
-  let heap0 = await settledHeap();
-  let t = performance.now();
-  const index: KeywordIndex = createSearchIndex();
-  for (const e of entries) index.upsert(e);
-  const buildMs = performance.now() - t;
-  let heap1 = await settledHeap();
-  const perEntry = heap0 !== undefined && heap1 !== undefined ? (heap1 - heap0) / size : undefined;
-  console.log(`\nsrc/search (FlexSearch ${'0.8'}): build ${(buildMs / 1000).toFixed(2)} s, heap +${mib(perEntry === undefined ? undefined : perEntry * size)} (${perEntry === undefined ? 'n/a' : `${perEntry.toFixed(0)} B`} per entry)`);
-  const run = (q: GeneratedQuery): number => index.search({ text: q.text, filter: q.filter, offset: 0, limit: 20 }).total;
-  console.log(row('1-3 words, no filter', measure(plain, run)));
-  console.log(row('1-3 words, with filters', measure(filtered, run)));
-  console.log(row('empty text, filters only', measure(listing, run)));
+  const typos = withTypos(plain, args.seed + 3);
+  const syntax = withSyntax(args.queries, args.seed + 4);
+
+  // --- the registry's index (and --compare's)
+  type Searchable = { search(q: IndexQuery): IndexPage | Promise<IndexPage>; upsert(e: IndexedEntry): void; remove(id: string): void; size: number };
+  const built: { label: string; index: Searchable }[] = [];
+  const makers: { label: string; create: () => Searchable }[] = [];
+  if (args.compare) {
+    const mod = (await import(`${args.compare.replace(/\/$/, '')}/src/search/index.ts`)) as { createSearchIndex: () => Searchable };
+    makers.push({ label: `--compare ${args.compare}`, create: () => mod.createSearchIndex() });
+  }
+  makers.push({ label: 'src/search (this checkout)', create: () => createSearchIndex() });
+  let heap0: number | undefined;
+  let heap1: number | undefined;
+  let t: number;
+  for (const m of makers) {
+    heap0 = await settledHeap();
+    t = performance.now();
+    const index = m.create();
+    for (const e of entries) index.upsert(e);
+    const buildMs = performance.now() - t;
+    heap1 = await settledHeap();
+    const perEntry = heap0 !== undefined && heap1 !== undefined ? (heap1 - heap0) / size : undefined;
+    console.log(`\n${m.label}: build ${(buildMs / 1000).toFixed(2)} s, heap + array buffers +${mib(perEntry === undefined ? undefined : perEntry * size)} (${perEntry === undefined ? 'n/a' : `${perEntry.toFixed(0)} B`} per entry)`);
+    const stats = (index as Partial<FlexSearchIndex>).stats;
+    if (stats) console.log(`  of which word pairs (phrases) ${mib(stats.pairBytes)} (${(stats.pairBytes / size).toFixed(0)} B per entry); ${stats.vocabularyTerms} distinct terms`);
+    built.push({ label: m.label, index });
+  }
+  const current = built.at(-1)!.index as FlexSearchIndex;
+
+  // Configurations, each adding one feature; the compared index runs as it is.
+  const off = { wordForms: false, typos: false, wordNet: false };
+  const configs: { label: string; index: Searchable; setup?: () => void; resultsPer?: ResultsPer }[] = [
+    ...built.slice(0, -1).map((b) => ({ label: 'compared index', index: b.index })),
+    { label: 'exact words, per match', index: current, setup: () => current.setMatching(off), resultsPer: 'match' },
+    { label: 'exact words, per entry', index: current, setup: () => current.setMatching(off), resultsPer: 'entry' },
+    { label: '+ word forms', index: current, setup: () => current.setMatching({ ...off, wordForms: true }), resultsPer: 'entry' },
+    { label: '+ typos', index: current, setup: () => current.setMatching({ ...off, wordForms: true, typos: true }), resultsPer: 'entry' },
+    { label: '+ WordNet (default)', index: current, setup: () => current.setMatching({}), resultsPer: 'entry' },
+  ];
+  for (const [kind, queries] of [
+    ['1-3 words, no filter', plain],
+    ['1-3 words, with filters', filtered],
+    ['empty text, filters only', listing],
+    ['a typo in a word', typos],
+    ['syntax ("a b", OR, -w, f:w, w*)', syntax],
+  ] as const) {
+    console.log(`  ${kind}:`);
+    const results = measureInterleaved(queries, configs.map((c) => (q: GeneratedQuery) => {
+      c.setup?.();
+      const page = c.index.search({ text: q.text, filter: q.filter, offset: 0, limit: 20, ...(c.resultsPer ? { resultsPer: c.resultsPer } : {}) }) as IndexPage;
+      return page.total;
+    }));
+    results.forEach((l, i) => console.log(row(`    ${configs[i]!.label}`, l)));
+  }
+  current.setMatching({});
+  const index = current;
   // Updates: replace existing entries with other generated content, then remove some.
   const upTimes: number[] = [];
   for (let i = 0; i < 500; i++) {
@@ -227,8 +337,8 @@ async function benchSize(size: number, args: Args): Promise<void> {
   const mq = args.miniQueries ?? args.queries;
   console.log(row('1-3 words, no filter', measure(plain.slice(0, mq), runMini)));
   console.log(row('1-3 words, with filters', measure(filtered.slice(0, mq), runMini)));
-  // Keep both indexes (and the entries) alive until measured.
-  if (index.size + mini.documentCount + entries.length < 0) console.log('unreachable');
+  // Keep the indexes (and the entries) alive until measured.
+  if (built.reduce((n, b) => n + b.index.size, 0) + mini.documentCount + entries.length < 0) console.log('unreachable');
 }
 
 async function main(): Promise<void> {

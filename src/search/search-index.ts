@@ -95,6 +95,12 @@ const MAX_LIMIT = 1_000;
 const MAX_WORD_SCORE = 17.25 * 2 * 1.0001;
 /** A clause matched only by weak variants (typos, WordNet) counts this much of a clause. */
 export const WEAK_CLAUSE = 0.5;
+/**
+ * Postings a clause reads for its weak variants (typos, WordNet words), all together: a weak
+ * term that would pass it is skipped (the common ones, "information" for "data", add work and
+ * little else), so related words cost a bounded amount even at 100,000 entries.
+ */
+export const MAX_WEAK_POSTINGS = 2_000;
 /** Other matching skills or tools listed with a result per entry. */
 export const MAX_MATCHES_PER_HIT = 10;
 /** Words read from an entry to detect its language. */
@@ -218,11 +224,11 @@ const REJECTED = -2;
 export class FlexSearchIndex implements KeywordIndex {
   private readonly maxCandidates: number;
   private readonly maxPostings: number;
-  private readonly wordForms: boolean;
-  private readonly typos: boolean;
-  private readonly typoBelow: number;
-  private readonly related: RelatedWords | undefined;
-  private readonly dictionary: WordNet | undefined;
+  private wordForms = true;
+  private typos = true;
+  private typoBelow = DEFAULT_TYPO_BELOW;
+  private related: RelatedWords | undefined;
+  private dictionary: WordNet | undefined;
   private readonly tables = new Tables();
   private readonly store = new EntryStore(this.tables);
   private readonly attrs = new Attributes(this.tables);
@@ -264,11 +270,25 @@ export class FlexSearchIndex implements KeywordIndex {
     const positive = (v: number | undefined, dflt: number): number => (v !== undefined && v > 0 ? Math.floor(v) : dflt);
     this.maxCandidates = positive(options.maxCandidates, DEFAULT_MAX_CANDIDATES);
     this.maxPostings = positive(options.maxPostings, DEFAULT_MAX_POSTINGS);
+    this.setMatching(options);
+  }
+
+  /**
+   * Changes how query words are expanded (word forms, typos, WordNet, synonyms), as the
+   * constructor's options do; the index itself is unchanged, so one index can be measured
+   * with each (bench/search.ts).
+   */
+  setMatching(options: Pick<SearchIndexOptions, 'wordForms' | 'typos' | 'typoBelow' | 'wordNet' | 'synonyms'>): void {
     this.wordForms = options.wordForms ?? true;
     this.typos = options.typos ?? true;
-    this.typoBelow = positive(options.typoBelow, DEFAULT_TYPO_BELOW);
-    this.dictionary = options.wordNet === false ? undefined : new WordNet();
+    this.typoBelow = options.typoBelow !== undefined && options.typoBelow > 0 ? Math.floor(options.typoBelow) : DEFAULT_TYPO_BELOW;
+    this.dictionary = options.wordNet === false ? undefined : (this.dictionary ?? new WordNet());
     this.related = combineRelatedWords([options.synonyms, this.dictionary]);
+  }
+
+  /** Sizes of the parts that relevance features add (bench/search.ts). */
+  get stats(): { vocabularyTerms: number; pairBytes: number; embeddingBytes: number } {
+    return { vocabularyTerms: this.vocabulary.size, pairBytes: this.pairs.bytes, embeddingBytes: this.vectors.byteLength + this.vectorScale.byteLength };
   }
 
   get size(): number {
@@ -510,11 +530,17 @@ export class FlexSearchIndex implements KeywordIndex {
       const bit = 1 << clause;
       const scope = SCOPES[c.scope];
       let total = 0;
+      let weak = 0;
       for (const t of c.terms) {
         const slots = this.terms.lookup(t.term);
         let df = 0;
         for (const ids of slots) if (ids) df += ids.length;
         if (df === 0) continue;
+        if (!t.strong) {
+          // Typos and WordNet words widen a clause, never by more than MAX_WEAK_POSTINGS.
+          if (weak + df > MAX_WEAK_POSTINGS) continue;
+          weak += df;
+        }
         total += df;
         const weight = idfFactor(unitCount, df) * t.weight * SCORE_SCALE;
         source++;
@@ -525,7 +551,10 @@ export class FlexSearchIndex implements KeywordIndex {
         }
       }
       for (const p of c.phrases) {
-        const found = this.phraseGroups(p.words, c.fields);
+        const found = p.strong
+          ? this.phraseGroups(p.words, c.fields, this.maxPostings, true)
+          : this.phraseGroups(p.words, c.fields, MAX_WEAK_POSTINGS - weak, false);
+        if (!p.strong) weak += found.read;
         source++;
         for (const [slot, ids] of found.slots) {
           total += ids.length;
@@ -542,7 +571,7 @@ export class FlexSearchIndex implements KeywordIndex {
    * Units having the phrase: the postings of its rarest word whose unit has every adjacent pair
    * of the phrase, by slot of that word (a field mask), and how many units that makes.
    */
-  private phraseGroups(words: readonly string[], fields: number): { slots: Map<number, number[]>; df: number } {
+  private phraseGroups(words: readonly string[], fields: number, budget: number, partial: boolean): { slots: Map<number, number[]>; df: number; read: number } {
     const slots = new Map<number, number[]>();
     let rarest: ReturnType<TermIndex['lookup']> | undefined;
     let rarestDf = Infinity;
@@ -550,22 +579,25 @@ export class FlexSearchIndex implements KeywordIndex {
       const lists = this.terms.lookup(w);
       let df = 0;
       for (const ids of lists) if (ids) df += ids.length;
-      if (df === 0) return { slots, df: 0 };
+      if (df === 0) return { slots, df: 0, read: 0 };
       if (df < rarestDf) {
         rarest = lists;
         rarestDf = df;
       }
     }
+    // A weak phrase whose rarest word is too common for its budget is not looked at; a strong
+    // one reads the newest `budget` postings.
+    if (rarestDf > budget && !partial) return { slots, df: 0, read: 0 };
+    let left = budget;
     const hashes = words.map(termHash);
     const pairs: number[] = [];
     for (let i = 1; i < hashes.length; i++) pairs.push(pairHash(hashes[i - 1]!, hashes[i]!));
     const rows = this.tables.entries;
-    let budget = this.maxPostings;
     let df = 0;
     rarest!.forEach((ids, slot) => {
       if (!ids || (fields !== 0 && (slot & fields) === 0)) return;
       const kept: number[] = [];
-      for (let i = ids.length - 1; i >= 0 && budget > 0; i--, budget--) {
+      for (let i = ids.length - 1; i >= 0 && left > 0; i--, left--) {
         const id = ids[i] as number;
         const unitSlot = rows[((id >>> ORD_BITS) << E_SHIFT) + E_BASE]! + (id & ORD_MASK);
         if (pairs.every((h) => this.pairs.has(unitSlot, h))) kept.push(id);
@@ -577,7 +609,7 @@ export class FlexSearchIndex implements KeywordIndex {
         df += kept.length;
       }
     });
-    return { slots, df };
+    return { slots, df, read: Math.min(rarestDf, budget) };
   }
 
   private match(
