@@ -257,6 +257,8 @@ export class FlexSearchIndex implements KeywordIndex {
   private entStrong: Int32Array = new Int32Array(0);
   private entWeak: Int32Array = new Int32Array(0);
   private entNorm: Float64Array = new Float64Array(0);
+  private entHead: Int32Array = new Int32Array(0);
+  private candNext: Int32Array = new Int32Array(0);
   /** Results per entry, by position: the entry's best unit id and the entry's key. */
   private groupIds: Int32Array = new Int32Array(0);
   private groupKeys: Float64Array = new Float64Array(0);
@@ -772,11 +774,19 @@ export class FlexSearchIndex implements KeywordIndex {
     const bestNorm = this.entNorm;
     const candIds = this.candIds;
     const candKeys = this.candKeys;
+    // Each entry's candidates as a linked list (head in entHead, links in candNext), so the
+    // shown entries' other matches need no second pass.
+    if (this.candNext.length < n) this.candNext = new Int32Array(Math.max(1024, n * 2));
+    if (this.entHead.length < best.length) this.entHead = new Int32Array(best.length);
+    const next = this.candNext;
+    const head = this.entHead;
     const entries: number[] = [];
     for (let i = 0; i < n; i++) {
       const e = candIds[i]! >>> ORD_BITS;
       const unitNorm = (this.candScore[i]! & SCORE_MASK) * norm;
       const b = best[e]!;
+      next[i] = b < 0 ? -1 : head[e]!;
+      head[e] = i;
       if (b < 0) {
         entries.push(e);
         best[e] = i;
@@ -804,18 +814,11 @@ export class FlexSearchIndex implements KeywordIndex {
     let count = entries.length;
     if (semantic) count = this.fuse(entries, semantic.query, semantic.filter, semantic.excludedUnits);
     const ranked = page(this.rankContext(this.groupIds, this.groupKeys), count, offset, limit, 1);
-    // The other matching units of the entries shown.
-    const shown = new Map<number, number[]>();
-    for (const r of ranked) shown.set(r.id >>> ORD_BITS, []);
-    if (shown.size > 0) {
-      for (let i = 0; i < n; i++) {
-        const list = shown.get(candIds[i]! >>> ORD_BITS);
-        if (list && i !== best[candIds[i]! >>> ORD_BITS]) list.push(i);
-      }
-    }
     const hits = ranked.map((r) => {
       const e = r.id >>> ORD_BITS;
-      const others = shown.get(e)!;
+      // The entry's other matching units (none when it was found by meaning alone).
+      const others: number[] = [];
+      if (best[e]! >= 0) for (let i = head[e]!; i >= 0; i = next[i]!) if (i !== best[e]) others.push(i);
       others.sort((a, b) => candKeys[b]! - candKeys[a]! || (candIds[a]! & ORD_MASK) - (candIds[b]! & ORD_MASK));
       const bestPos = best[e]!;
       // Found by meaning alone: no words matched.

@@ -46,7 +46,9 @@ export function searchRequest(words: string[], o: SearchOptions): SearchRequest 
   if (o.protocolVersion) filter.protocolVersion = o.protocolVersion;
   if (o.streaming !== undefined) filter.streaming = o.streaming;
   if (o.readOnly) filter.readOnly = true;
-  const request: SearchRequest = {};
+  // One row per matching skill or tool, as the table shows them (the registry's default is one
+  // result per entry, with the other matches under `matches`).
+  const request: SearchRequest = { resultsPer: 'match' };
   const query = words.join(' ').trim();
   if (query) request.query = query;
   if (Object.keys(filter).length > 0) request.filter = filter;
