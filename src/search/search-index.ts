@@ -160,6 +160,15 @@ const SCORE_SCALE = 1024;
 const SCORE_MASK = 0xffffff;
 const FIELDS_SHIFT = 24;
 
+/** Results per entry: slots of an entry's scratch row (finishPerEntry). */
+const G_EPOCH = 0;
+const G_BEST = 1;
+const G_STRONG = 2;
+const G_WEAK = 3;
+const G_HEAD = 4;
+const G_SCORE = 5;
+const G_SHIFT = 3;
+
 /** Scope codes of a posting group. */
 const SCOPE_ANY = 0;
 const SCOPE_ENTRY = 1;
@@ -252,12 +261,8 @@ export class FlexSearchIndex implements KeywordIndex {
   /** Open-addressing hash: unit id + 1 → candidate position (or REJECTED). */
   private hashKeys: Int32Array = new Int32Array(0);
   private hashVals: Int32Array = new Int32Array(0);
-  /** Results per entry, by entry number: best candidate position (-1: none), clause bits, best normalised score. */
-  private entBest: Int32Array = new Int32Array(0);
-  private entStrong: Int32Array = new Int32Array(0);
-  private entWeak: Int32Array = new Int32Array(0);
-  private entNorm: Float64Array = new Float64Array(0);
-  private entHead: Int32Array = new Int32Array(0);
+  /** Results per entry: a scratch row per entry number (G_*), and each candidate's next in its entry's list. */
+  private entScratch: Int32Array = new Int32Array(0);
   private candNext: Int32Array = new Int32Array(0);
   /** Results per entry, by position: the entry's best unit id and the entry's key. */
   private groupIds: Int32Array = new Int32Array(0);
@@ -388,6 +393,7 @@ export class FlexSearchIndex implements KeywordIndex {
     if (++this.epoch >= 0x3ffffff0) {
       this.epoch = 1;
       this.tables.resetEpochs();
+      this.entScratch.fill(0);
     }
     if (!parsed.hasText) return this.list(filter, offset, limit, perEntry, undefined);
     const plan = planQuery(
@@ -760,45 +766,42 @@ export class FlexSearchIndex implements KeywordIndex {
     limit: number,
     semantic?: { query: Float32Array; filter: CompiledFilter; excludedUnits: Set<number> | undefined },
   ): IndexPage {
+    // Per-entry scratch, one 32-byte row per entry number (a single cache miss per entry):
+    // [search stamp, best candidate, strong clause bits, weak clause bits, first candidate of its
+    // list, best unit score]. Each entry's candidates are linked through candNext, so the shown
+    // entries' other matches need no second pass.
     const bound = this.store.entryBound;
-    if (this.entBest.length < bound) {
-      const size = Math.max(1024, bound * 2);
-      this.entBest = new Int32Array(size).fill(-1);
-      this.entStrong = new Int32Array(size);
-      this.entWeak = new Int32Array(size);
-      this.entNorm = new Float64Array(size);
-    }
-    const best = this.entBest;
-    const strongBits = this.entStrong;
-    const weakBits = this.entWeak;
-    const bestNorm = this.entNorm;
+    if (this.entScratch.length < bound << G_SHIFT) this.entScratch = new Int32Array(Math.max(1024, bound * 2) << G_SHIFT);
+    if (this.candNext.length < n) this.candNext = new Int32Array(Math.max(1024, n * 2));
+    const g = this.entScratch;
+    const next = this.candNext;
     const candIds = this.candIds;
     const candKeys = this.candKeys;
-    // Each entry's candidates as a linked list (head in entHead, links in candNext), so the
-    // shown entries' other matches need no second pass.
-    if (this.candNext.length < n) this.candNext = new Int32Array(Math.max(1024, n * 2));
-    if (this.entHead.length < best.length) this.entHead = new Int32Array(best.length);
-    const next = this.candNext;
-    const head = this.entHead;
+    const candScore = this.candScore;
+    const epoch = this.epoch;
     const entries: number[] = [];
     for (let i = 0; i < n; i++) {
       const e = candIds[i]! >>> ORD_BITS;
-      const unitNorm = (this.candScore[i]! & SCORE_MASK) * norm;
-      const b = best[e]!;
-      next[i] = b < 0 ? -1 : head[e]!;
-      head[e] = i;
-      if (b < 0) {
+      const r = e << G_SHIFT;
+      const unitScore = candScore[i]! & SCORE_MASK;
+      if (g[r + G_EPOCH] !== epoch) {
+        g[r + G_EPOCH] = epoch;
+        g[r + G_BEST] = i;
+        g[r + G_STRONG] = this.candWords[i]!;
+        g[r + G_WEAK] = this.candWeak[i]!;
+        g[r + G_SCORE] = unitScore;
+        g[r + G_HEAD] = i;
+        next[i] = -1;
         entries.push(e);
-        best[e] = i;
-        strongBits[e] = this.candWords[i]!;
-        weakBits[e] = this.candWeak[i]!;
-        bestNorm[e] = unitNorm;
         continue;
       }
-      strongBits[e]! |= this.candWords[i]!;
-      weakBits[e]! |= this.candWeak[i]!;
-      if (unitNorm > bestNorm[e]!) bestNorm[e] = unitNorm;
-      if (candKeys[i]! > candKeys[b]! || (candKeys[i] === candKeys[b] && (candIds[i]! & ORD_MASK) < (candIds[b]! & ORD_MASK))) best[e] = i;
+      next[i] = g[r + G_HEAD]!;
+      g[r + G_HEAD] = i;
+      g[r + G_STRONG]! |= this.candWords[i]!;
+      g[r + G_WEAK]! |= this.candWeak[i]!;
+      if (unitScore > g[r + G_SCORE]!) g[r + G_SCORE] = unitScore;
+      const b = g[r + G_BEST]!;
+      if (candKeys[i]! > candKeys[b]! || (candKeys[i] === candKeys[b] && (candIds[i]! & ORD_MASK) < (candIds[b]! & ORD_MASK))) g[r + G_BEST] = i;
     }
     if (this.groupIds.length < entries.length) {
       this.groupIds = new Int32Array(Math.max(1024, entries.length * 2));
@@ -806,9 +809,10 @@ export class FlexSearchIndex implements KeywordIndex {
     }
     const rows = this.tables.entries;
     entries.forEach((e, k) => {
-      const s = strongBits[e]!;
-      this.groupIds[k] = candIds[best[e]!]!;
-      this.groupKeys[k] = popcount(s) + WEAK_CLAUSE * popcount(weakBits[e]! & ~s) + bestNorm[e]!;
+      const r = e << G_SHIFT;
+      const strong = g[r + G_STRONG]!;
+      this.groupIds[k] = candIds[g[r + G_BEST]!]!;
+      this.groupKeys[k] = popcount(strong) + WEAK_CLAUSE * popcount(g[r + G_WEAK]! & ~strong) + g[r + G_SCORE]! * norm;
       rows[(e << E_SHIFT) + E_HITS] = 1;
     });
     let count = entries.length;
@@ -816,11 +820,12 @@ export class FlexSearchIndex implements KeywordIndex {
     const ranked = page(this.rankContext(this.groupIds, this.groupKeys), count, offset, limit, 1);
     const hits = ranked.map((r) => {
       const e = r.id >>> ORD_BITS;
+      const gr = e << G_SHIFT;
       // The entry's other matching units (none when it was found by meaning alone).
+      const bestPos = g[gr + G_EPOCH] === epoch ? g[gr + G_BEST]! : -1;
       const others: number[] = [];
-      if (best[e]! >= 0) for (let i = head[e]!; i >= 0; i = next[i]!) if (i !== best[e]) others.push(i);
+      if (bestPos >= 0) for (let i = g[gr + G_HEAD]!; i >= 0; i = next[i]!) if (i !== bestPos) others.push(i);
       others.sort((a, b) => candKeys[b]! - candKeys[a]! || (candIds[a]! & ORD_MASK) - (candIds[b]! & ORD_MASK));
-      const bestPos = best[e]!;
       // Found by meaning alone: no words matched.
       if (bestPos < 0) return this.hit(r.id, r.key, 0, undefined, 0);
       return this.hit(
@@ -831,7 +836,6 @@ export class FlexSearchIndex implements KeywordIndex {
         Math.max(0, others.length - MAX_MATCHES_PER_HIT),
       );
     });
-    for (const e of entries) best[e] = -1;
     return { hits, total: count };
   }
 
@@ -853,7 +857,8 @@ export class FlexSearchIndex implements KeywordIndex {
     this.nearest(query, filter, excludedUnits).forEach(({ no, unit }, rank) => {
       let pos = posOf.get(no);
       if (pos === undefined) {
-        if (entries.includes(no)) return; // a keyword match below the keyword list's depth: keeps its keyword rank
+        // A keyword match below the keyword list's depth keeps its keyword rank.
+        if (this.entScratch[(no << G_SHIFT) + G_EPOCH] === this.epoch) return;
         pos = count++;
         if (this.groupIds.length <= pos) {
           const ids = new Int32Array(Math.max(1024, this.groupIds.length * 2));
