@@ -31,8 +31,9 @@ export const FORM_WEIGHT = 0.85;
 export const TYPO_WEIGHT = [1, 0.55, 0.45] as const;
 export const TYPO_MIN_LENGTH = 5;
 export const TYPO_LONG_LENGTH = 9;
-/** Terms a typo may stand for, per word. */
+/** Terms a typo may stand for, per word; words of one query looked up for typos (each walk is bounded too). */
 const MAX_TYPO_TERMS = 6;
+const MAX_TYPO_WORDS = 8;
 /** Word forms looked up per word (all languages together). */
 const MAX_FORMS = 24;
 /** Related terms used per word, and forms looked up per related term. */
@@ -94,15 +95,16 @@ export interface ExpansionContext {
 }
 
 export function planQuery(q: ParsedQuery, ctx: ExpansionContext, o: ExpansionOptions): { clauses: PlanClause[]; excluded: PlanClause[] } {
+  const budget = { typoWords: MAX_TYPO_WORDS };
   return {
-    clauses: q.clauses.map((c) => planClause(c, ctx, o, false)),
+    clauses: q.clauses.map((c) => planClause(c, ctx, o, false, budget)),
     // Excluding a word excludes its forms too ("-invoice" also leaves out "invoices"), but not
     // its look-alikes or related words.
-    excluded: q.excluded.map((c) => planClause(c, ctx, { ...o, typos: false, related: undefined }, true)),
+    excluded: q.excluded.map((c) => planClause(c, ctx, { ...o, typos: false, related: undefined }, true, budget)),
   };
 }
 
-function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions, excluding: boolean): PlanClause {
+function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions, excluding: boolean, budget: { typoWords: number }): PlanClause {
   const out: PlanClause = { terms: [], phrases: [], fields: c.fields, scope: c.scope };
   const seen = new Map<string, number>();
   const addTerm = (t: PlanTerm): void => {
@@ -132,7 +134,7 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
     if (o.dictionary && ctx.postings(alt.word) === 0 && !o.dictionary.knows(alt.word)) languages &= ~(1 << ENGLISH);
     const forms = o.wordForms ? formsOf(alt.word, ctx.vocabulary, languages) : [];
     for (const f of forms) addTerm({ term: f.term, weight: FORM_WEIGHT, strong: true, lang: f.lang });
-    if (o.typos && alt.word.length >= TYPO_MIN_LENGTH) addTypos(alt, forms, ctx, o, addTerm);
+    if (o.typos && alt.word.length >= TYPO_MIN_LENGTH && budget.typoWords > 0 && addTypos(alt, forms, ctx, o, addTerm)) budget.typoWords--;
     if (o.related) {
       addRelated(alt.word, 1, out, addTerm, ctx, o, false);
       // The operator's file and WordNet list base forms: "invoices" → the rules of "invoice".
@@ -160,17 +162,18 @@ function addTypos(
   ctx: ExpansionContext,
   o: ExpansionOptions,
   addTerm: (t: PlanTerm) => void,
-): void {
+): boolean {
   let found = ctx.postings(alt.word);
   for (const f of forms) {
     if (found >= o.typoBelow) break;
     found += ctx.postings(f.term);
   }
-  if (found >= o.typoBelow) return;
+  if (found >= o.typoBelow) return false;
   const distance = alt.word.length >= TYPO_LONG_LENGTH ? 2 : 1;
   for (const s of ctx.vocabulary.similar(alt.word, distance, MAX_TYPO_TERMS)) {
     addTerm({ term: s.term, weight: TYPO_WEIGHT[s.distance as 1 | 2], strong: false, lang: ANY_LANGUAGE });
   }
+  return true;
 }
 
 function addRelated(
