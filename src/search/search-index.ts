@@ -166,7 +166,6 @@ const G_BEST = 1;
 const G_STRONG = 2;
 const G_WEAK = 3;
 const G_HEAD = 4;
-const G_SCORE = 5;
 const G_SHIFT = 3;
 
 /** Scope codes of a posting group. */
@@ -667,6 +666,7 @@ export class FlexSearchIndex implements KeywordIndex {
     const unitLevel = filter.unitLevel;
     let n = 0;
     let total = 0;
+    let entryCount = 0;
     let budget = this.maxPostings;
     for (const g of groups) {
       if (budget <= 0) break;
@@ -733,6 +733,7 @@ export class FlexSearchIndex implements KeywordIndex {
         }
         entryRows[row + E_HITS] = hits + 1;
         if (hits < GROUP_LIMIT) total++;
+        if (hits === 0) entryCount++;
         if (dedupe) {
           // The hash never fills: candidates take at most half of it, remembered rejections
           // at most a quarter.
@@ -754,21 +755,21 @@ export class FlexSearchIndex implements KeywordIndex {
       const strong = candWords[i]!;
       candKeys[i] = popcount(strong) + WEAK_CLAUSE * popcount(candWeak[i]! & ~strong) + (candScore[i]! & SCORE_MASK) * norm;
     }
-    if (perEntry) return this.finishPerEntry(n, norm, offset, limit, semantic ? { query: semantic, filter, excludedUnits } : undefined);
+    if (perEntry && clauses.length === 1 && !semantic) return this.finishPerEntryOneClause(n, entryCount, offset, limit);
+    if (perEntry) return this.finishPerEntry(n, offset, limit, semantic ? { query: semantic, filter, excludedUnits } : undefined);
     return this.finish(n, total, offset, limit, true);
   }
 
   /** Results per entry over the first `n` candidates (keys computed). */
   private finishPerEntry(
     n: number,
-    norm: number,
     offset: number,
     limit: number,
     semantic?: { query: Float32Array; filter: CompiledFilter; excludedUnits: Set<number> | undefined },
   ): IndexPage {
     // Per-entry scratch, one 32-byte row per entry number (a single cache miss per entry):
     // [search stamp, best candidate, strong clause bits, weak clause bits, first candidate of its
-    // list, best unit score]. Each entry's candidates are linked through candNext, so the shown
+    // list]. Each entry's candidates are linked through candNext, so the shown
     // entries' other matches need no second pass.
     const bound = this.store.entryBound;
     if (this.entScratch.length < bound << G_SHIFT) this.entScratch = new Int32Array(Math.max(1024, bound * 2) << G_SHIFT);
@@ -777,19 +778,16 @@ export class FlexSearchIndex implements KeywordIndex {
     const next = this.candNext;
     const candIds = this.candIds;
     const candKeys = this.candKeys;
-    const candScore = this.candScore;
     const epoch = this.epoch;
     const entries: number[] = [];
     for (let i = 0; i < n; i++) {
       const e = candIds[i]! >>> ORD_BITS;
       const r = e << G_SHIFT;
-      const unitScore = candScore[i]! & SCORE_MASK;
       if (g[r + G_EPOCH] !== epoch) {
         g[r + G_EPOCH] = epoch;
         g[r + G_BEST] = i;
         g[r + G_STRONG] = this.candWords[i]!;
         g[r + G_WEAK] = this.candWeak[i]!;
-        g[r + G_SCORE] = unitScore;
         g[r + G_HEAD] = i;
         next[i] = -1;
         entries.push(e);
@@ -799,7 +797,6 @@ export class FlexSearchIndex implements KeywordIndex {
       g[r + G_HEAD] = i;
       g[r + G_STRONG]! |= this.candWords[i]!;
       g[r + G_WEAK]! |= this.candWeak[i]!;
-      if (unitScore > g[r + G_SCORE]!) g[r + G_SCORE] = unitScore;
       const b = g[r + G_BEST]!;
       if (candKeys[i]! > candKeys[b]! || (candKeys[i] === candKeys[b] && (candIds[i]! & ORD_MASK) < (candIds[b]! & ORD_MASK))) g[r + G_BEST] = i;
     }
@@ -812,7 +809,10 @@ export class FlexSearchIndex implements KeywordIndex {
       const r = e << G_SHIFT;
       const strong = g[r + G_STRONG]!;
       this.groupIds[k] = candIds[g[r + G_BEST]!]!;
-      this.groupKeys[k] = popcount(strong) + WEAK_CLAUSE * popcount(g[r + G_WEAK]! & ~strong) + g[r + G_SCORE]! * norm;
+      // The best unit's key, plus the clauses only its other units match.
+      const b = g[r + G_BEST]!;
+      const bestBits = this.candWords[b]! | this.candWeak[b]!;
+      this.groupKeys[k] = candKeys[b]! + popcount(strong & ~bestBits) + WEAK_CLAUSE * popcount(g[r + G_WEAK]! & ~strong & ~bestBits);
       rows[(e << E_SHIFT) + E_HITS] = 1;
     });
     let count = entries.length;
@@ -837,6 +837,53 @@ export class FlexSearchIndex implements KeywordIndex {
       );
     });
     return { hits, total: count };
+  }
+
+  /**
+   * Results per entry for a one-clause query: an entry's key is then its best unit's key, so
+   * the unit ranking cut to one hit per entry is the entry ranking, without a pass over the
+   * entries; the shown entries' other matches come from one sequential scan of the candidates.
+   */
+  private finishPerEntryOneClause(n: number, entryCount: number, offset: number, limit: number): IndexPage {
+    const candIds = this.candIds;
+    const candKeys = this.candKeys;
+    const ranked = page(this.rankContext(candIds, candKeys), n, offset, limit, 1);
+    // The shown entries in a small open-addressing hash (entry + 1 → position in `ranked`).
+    let bits = 4;
+    while (1 << bits < 2 * ranked.length) bits++;
+    const mask = (1 << bits) - 1;
+    const keys = new Int32Array(1 << bits);
+    const vals = new Int32Array(1 << bits);
+    ranked.forEach((r, k) => {
+      let h = Math.imul(r.id >>> ORD_BITS, HASH_MUL) >>> (32 - bits);
+      while (keys[h] !== 0) h = (h + 1) & mask;
+      keys[h] = (r.id >>> ORD_BITS) + 1;
+      vals[h] = k;
+    });
+    const others: number[][] = ranked.map(() => []);
+    if (ranked.length > 0) {
+      for (let i = 0; i < n; i++) {
+        const e1 = (candIds[i]! >>> ORD_BITS) + 1;
+        for (let h = Math.imul(e1 - 1, HASH_MUL) >>> (32 - bits); keys[h] !== 0; h = (h + 1) & mask) {
+          if (keys[h] !== e1) continue;
+          const k = vals[h]!;
+          if (i !== ranked[k]!.pos) others[k]!.push(i);
+          break;
+        }
+      }
+    }
+    const hits = ranked.map((r, k) => {
+      const list = others[k]!;
+      list.sort((a, b) => candKeys[b]! - candKeys[a]! || (candIds[a]! & ORD_MASK) - (candIds[b]! & ORD_MASK));
+      return this.hit(
+        r.id,
+        r.key,
+        this.candScore[r.pos]! >>> FIELDS_SHIFT,
+        list.slice(0, MAX_MATCHES_PER_HIT).map((pos) => this.matchOf(candIds[pos]!, this.candScore[pos]! >>> FIELDS_SHIFT)),
+        Math.max(0, list.length - MAX_MATCHES_PER_HIT),
+      );
+    });
+    return { hits, total: entryCount };
   }
 
   /**
