@@ -17,6 +17,8 @@ import { SqliteStore } from '../src/storage/sqlite/index.js';
 import { PostgresStore } from '../src/storage/postgres/index.js';
 import { createStore } from '../src/storage/create-store.js';
 import { InvalidCursorError, SchemaTooNewError } from '../src/storage/common.js';
+import { SQLITE_MIGRATIONS } from '../src/storage/sqlite/migrations.js';
+import { POSTGRES_MIGRATIONS } from '../src/storage/postgres/migrations.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
@@ -29,6 +31,8 @@ interface Target {
 
 interface Engine {
   name: string;
+  /** The schema versions its migrations apply, in order. */
+  versions: number[];
   /** Set when the engine should run but cannot: its tests fail with this error. */
   failure(): Error | undefined;
   /** Undefined when the engine can run; otherwise why it is skipped. */
@@ -43,6 +47,7 @@ after(async () => {
 
 const sqliteEngine: Engine = {
   name: 'sqlite',
+  versions: SQLITE_MIGRATIONS.map((m) => m.version),
   failure: () => undefined,
   skip: () => undefined,
   async fresh() {
@@ -71,6 +76,7 @@ let pgFailure: Error | undefined;
 
 const postgresEngine: Engine = {
   name: 'postgres',
+  versions: POSTGRES_MIGRATIONS.map((m) => m.version),
   failure: () => pgFailure,
   skip: () => pgSkipReason,
   async fresh() {
@@ -145,6 +151,153 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         }
         await fn(t);
       });
+
+    // ---- issue 16: freshness records, refresh revisions, check claims ----
+
+    const health = (status: 'ok' | 'unreachable' | 'invalid', since: string, failures = 0, checkedAt = since) => ({
+      status,
+      since,
+      checkedAt,
+      failures,
+      ...(status === 'ok' ? {} : { reason: 'timeout', message: 'no answer' }),
+    });
+
+    test('freshness: a write sets, replaces and removes the record; list filters by health', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const alice = actor('alice');
+      const t0 = '2026-12-01T10:00:00.000Z';
+      const source = { url: 'https://a.example.com/.well-known/agent-card.json', fetchedAt: t0, etag: '"v1"', lastModified: 'Tue, 01 Dec 2026 09:00:00 GMT' };
+      const created = await store.upsert({ ...entryWrite('agent', 'https://a.example.com/a2a'), freshness: { source, health: health('ok', t0), drift: false, nextCheckAt: t0 } }, alice);
+      assert.equal(created.status, 'created');
+      assert.deepEqual(created.entry.source, source);
+      assert.deepEqual(created.entry.health, health('ok', t0));
+      assert.equal(created.entry.drift, false);
+      assert.equal(created.entry.revisionOrigin, undefined);
+      assert.deepEqual(await store.get(created.entry.id, 1), created.entry, 'a revision read carries the entry\'s freshness');
+      const plain = await store.upsert(entryWrite('agent', 'https://b.example.com/a2a'), alice);
+      assert.equal(plain.status === 'created' && plain.entry.health, undefined);
+
+      // Same document, only times moved: unchanged, no change recorded.
+      let seq = await store.lastChangeSeq();
+      const t1 = '2026-12-01T11:00:00.000Z';
+      const same = await store.upsert({ ...entryWrite('agent', 'https://a.example.com/a2a'), freshness: { source: { ...source, fetchedAt: t1 }, health: health('ok', t0, 0, t1), drift: false } }, alice);
+      assert.equal(same.status, 'unchanged');
+      assert.equal(same.status === 'unchanged' && same.freshened, undefined);
+      assert.equal(same.status === 'unchanged' && same.entry.health?.checkedAt, t1);
+      assert.equal(await store.lastChangeSeq(), seq);
+
+      // Same document, health changed: unchanged but freshened, and a change recorded.
+      const worse = await store.upsert({ ...entryWrite('agent', 'https://a.example.com/a2a'), freshness: { source, health: health('invalid', t1, 1) } }, alice);
+      assert.ok(worse.status === 'unchanged' && worse.freshened);
+      assert.equal(worse.entry.health?.status, 'invalid');
+      assert.equal(worse.entry.health?.reason, 'timeout');
+      assert.equal(worse.entry.drift, undefined);
+      assert.ok((await store.lastChangeSeq()) > seq);
+      assert.deepEqual((await store.list({ limit: 10, health: 'invalid' })).entries.map((e) => e.id), [created.entry.id]);
+      assert.deepEqual((await store.list({ limit: 10, health: 'ok' })).entries, []);
+
+      // An inline re-registration removes the record.
+      seq = await store.lastChangeSeq();
+      const inline = await store.upsert({ ...entryWrite('agent', 'https://a.example.com/a2a'), freshness: null }, alice);
+      assert.ok(inline.status === 'unchanged' && inline.freshened);
+      assert.equal(inline.entry.source, undefined);
+      assert.equal(inline.entry.health, undefined);
+      assert.ok((await store.lastChangeSeq()) > seq);
+    });
+
+    test('revise: the next revision from a refresh, same owner, identity may move; stale, conflict, not found', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const first = await store.upsert(entryWrite('agent', 'https://r.example.com/a2a', '1'), actor('alice'));
+      assert.ok(first.status === 'created');
+      const other = await store.upsert(entryWrite('agent', 'https://taken.example.com/a2a'), actor('bob'));
+      assert.ok(other.status === 'created');
+      const id = first.entry.id;
+      const t0 = '2026-12-01T10:00:00.000Z';
+      const freshness = { source: { url: 'https://r.example.com/card.json', fetchedAt: t0 }, health: health('ok', t0), drift: false };
+
+      const seq = await store.lastChangeSeq();
+      const moved = await store.revise(id, { ...entryWrite('agent', 'https://moved.example.com/a2a', '2'), freshness }, 1);
+      assert.ok(moved.status === 'updated');
+      assert.equal(moved.entry.revision, 2);
+      assert.equal(moved.entry.owner, 'alice');
+      assert.equal(moved.entry.revisionOrigin, 'refresh');
+      assert.equal(moved.entry.identityUrl, 'https://moved.example.com/a2a');
+      assert.deepEqual(moved.entry.source, freshness.source);
+      assert.ok((await store.lastChangeSeq()) > seq);
+      assert.equal((await store.get(id, 1))?.revisionOrigin, undefined);
+      // The old identity is free again, the new one is this entry's.
+      const again = await store.upsert(entryWrite('agent', 'https://moved.example.com/a2a', '3'), actor('alice'));
+      assert.ok(again.status === 'updated' && again.entry.id === id && again.entry.revision === 3);
+
+      assert.equal((await store.revise(id, entryWrite('agent', 'https://moved.example.com/a2a', '4'), 2)).status, 'stale');
+      const conflict = await store.revise(id, entryWrite('agent', 'https://taken.example.com/a2a', '4'), 3);
+      assert.ok(conflict.status === 'conflict' && conflict.existing.id === other.entry.id);
+      assert.equal((await store.get(id))?.revision, 3, 'nothing stored on conflict');
+      const unchanged = await store.revise(id, { ...entryWrite('agent', 'https://moved.example.com/a2a', '3'), freshness }, 3);
+      assert.ok(unchanged.status === 'unchanged' && unchanged.entry.revision === 3 && unchanged.entry.health?.status === 'ok');
+      assert.equal((await store.revise('00000000-0000-4000-8000-000000000000', entryWrite('agent', 'https://x.example.com'), 1)).status, 'not-found');
+      assert.equal((await store.revise('not-a-uuid', entryWrite('agent', 'https://x.example.com'), 1)).status, 'not-found');
+    });
+
+    test('recordCheck: quiet when only times move, logged when what readers see changes', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const created = await store.upsert(entryWrite('agent', 'https://c.example.com/a2a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      const id = created.entry.id;
+      const t0 = '2026-12-01T10:00:00.000Z';
+      const t1 = '2026-12-01T11:00:00.000Z';
+      let seq = await store.lastChangeSeq();
+      const first = await store.recordCheck(id, { health: health('ok', t0), drift: false, nextCheckAt: t1 });
+      assert.equal(first?.change, 'logged');
+      assert.ok((await store.lastChangeSeq()) > seq);
+      seq = await store.lastChangeSeq();
+      const quiet = await store.recordCheck(id, { health: health('ok', t0, 0, t1), drift: false, nextCheckAt: t1 });
+      assert.equal(quiet?.change, 'quiet');
+      assert.equal(quiet?.entry.health?.checkedAt, t1);
+      assert.equal(await store.lastChangeSeq(), seq);
+      const failing = await store.recordCheck(id, { health: health('unreachable', t1, 1), drift: false });
+      assert.equal(failing?.change, 'logged');
+      assert.equal(failing?.entry.health?.failures, 1);
+      const drifted = await store.recordCheck(id, { health: health('unreachable', t1, 1), drift: true });
+      assert.equal(drifted?.change, 'logged');
+      assert.equal(await store.recordCheck('00000000-0000-4000-8000-000000000000', {}), undefined);
+    });
+
+    test('claimDue: each due entry goes to one claimer, however many claim at once', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      const second = target.makeStore();
+      await second.open();
+      t.after(() => second.close());
+      const past = '2026-01-01T00:00:00.000Z';
+      const future = '2999-01-01T00:00:00.000Z';
+      const due: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const r = await store.upsert(
+          { ...entryWrite('agent', `https://due-${i}.example.com/a2a`), freshness: { source: { url: `https://due-${i}.example.com/card.json`, fetchedAt: past }, nextCheckAt: past } },
+          actor('alice'),
+        );
+        assert.ok(r.status === 'created');
+        due.push(r.entry.id);
+      }
+      const later = await store.upsert({ ...entryWrite('agent', 'https://later.example.com/a2a'), freshness: { source: { url: 'https://later.example.com/card.json', fetchedAt: past }, nextCheckAt: future } }, actor('alice'));
+      const unsourced = await store.upsert({ ...entryWrite('agent', 'https://probe.example.com/a2a'), freshness: { nextCheckAt: past } }, actor('alice'));
+      assert.ok(later.status === 'created' && unsourced.status === 'created');
+
+      const retryAt = new Date(Date.now() + 60_000).toISOString();
+      const claims = await Promise.all([store, second, store, second].map((s) => s.claimDue(15, retryAt, false)));
+      const claimed = claims.flat();
+      assert.equal(claimed.length, 40, `claims: ${claims.map((c) => c.length).join(', ')}`);
+      assert.deepEqual([...new Set(claimed)].sort(), [...due].sort(), 'every due sourced entry exactly once');
+      assert.deepEqual(await store.claimDue(100, retryAt, false), [], 'claimed entries are no longer due');
+      assert.deepEqual(await second.claimDue(100, retryAt, true), [unsourced.entry.id], 'probing claims unsourced entries too');
+
+      const mcp = await store.upsert(entryWrite('mcp-server', 'https://mcp.example.com/mcp'), actor('alice'));
+      const plainAgent = await store.upsert(entryWrite('agent', 'https://plain.example.com/a2a'), actor('alice'));
+      assert.ok(mcp.status === 'created' && plainAgent.status === 'created');
+      assert.equal(await store.scheduleProbes(past), 1, 'only the agent without a record');
+      assert.equal(await store.scheduleProbes(past), 0);
+      assert.deepEqual(await store.claimDue(100, retryAt, true), [plainAgent.entry.id]);
+    });
 
     test('creates, updates, leaves unchanged, forbids, and lets an admin update', async (t) => {
       const { store } = await openFresh(t, engine);
@@ -406,7 +559,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       const versions = (await target.raw('SELECT version FROM registry_migrations ORDER BY version')) as {
         version: number;
       }[];
-      assert.deepEqual(versions.map((v) => Number(v.version)), [1], 'each migration applied once');
+      assert.deepEqual(versions.map((v) => Number(v.version)), engine.versions, 'each migration applied once');
 
       await target.raw(
         `INSERT INTO registry_migrations (version, name, applied_at) VALUES (999, 'from the future', '2099-01-01T00:00:00Z')`,
@@ -428,7 +581,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         await Promise.all(stores.map((s) => s.open()));
         for (const s of stores) assert.equal(await s.ping(), true);
         const versions = (await target.raw('SELECT version FROM registry_migrations')) as { version: number }[];
-        assert.deepEqual(versions.map((v) => Number(v.version)), [1]);
+        assert.deepEqual(versions.map((v) => Number(v.version)).sort((a, b) => a - b), engine.versions);
       } finally {
         await Promise.all(stores.map((s) => s.close()));
       }

@@ -5,6 +5,8 @@
  * so the contract is defined once.
  */
 
+import type { EntryHealth, EntrySource, HealthStatus, RevisionOrigin } from './freshness.js';
+
 export type EntryKind = 'agent' | 'mcp-server';
 
 /** Error codes of a REJECTED task's `{"error": {...}}` data part. */
@@ -17,7 +19,9 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'BAD_REQUEST'
   | 'RATE_LIMITED'
-  | 'UNAVAILABLE';
+  | 'UNAVAILABLE'
+  /** A document given by URL (or an MCP server's tools) could not be fetched, or the fetch was refused. */
+  | 'FETCH_FAILED';
 
 /** One problem (or warning) found in a request or document. `path` is a JSON Pointer. */
 export interface Finding {
@@ -93,6 +97,14 @@ export interface EntryView {
   protocolVersion?: string;
   interfaces: EntryInterface[];
   contentHash?: string;
+  /** Where the registry fetches the document (registered by URL or with fetchTools). */
+  source?: EntrySource;
+  /** The latest check of the live document (entries with a source; all agents with REGISTRY_PROBE). */
+  health?: EntryHealth;
+  /** The live card differs from the stored revision (probed or failed refresh). */
+  drift?: boolean;
+  /** "refresh" when the registry wrote this revision from the entry's source. */
+  revisionOrigin?: RevisionOrigin;
   /** The card, or `{mcpServer, toolspec}`, exactly as registered. `list` items may leave it out. */
   document?: unknown;
 }
@@ -107,6 +119,10 @@ export interface RegistrationResult {
   protocolVersion?: string;
   indexed?: { skills: number } | { tools: number };
   warnings: Finding[];
+  /** Registered by URL / fetchTools, or refreshed: where the document came from. */
+  source?: EntrySource;
+  /** A refresh: "refresh" when it wrote a new revision. */
+  revisionOrigin?: RevisionOrigin;
 }
 
 export interface ValidationResultBody {
@@ -131,6 +147,11 @@ export interface SearchFilter {
   idempotent?: boolean;
   openWorld?: boolean;
   owner?: string;
+  /**
+   * Health of the live agent or server: "ok" keeps only entries whose latest check succeeded;
+   * "any" also shows entries the operator hides by default (unhealthy for too long).
+   */
+  health?: HealthStatus | 'any';
 }
 
 export interface SearchRequest {
@@ -158,6 +179,8 @@ export interface SearchHit {
   interfaces: EntryInterface[];
   /** How many more hits of the same entry were folded into this one. */
   moreInEntry?: number;
+  health?: EntryHealth;
+  drift?: boolean;
 }
 
 export interface SearchPage {
@@ -171,7 +194,7 @@ export interface ListRequest {
    * `mine: true` lists the caller's own entries (it needs a token): a client need not know the
    * principal its token maps to. It cannot be combined with a different `owner`.
    */
-  filter?: { kind?: EntryKind; owner?: string; mine?: boolean };
+  filter?: { kind?: EntryKind; owner?: string; mine?: boolean; health?: HealthStatus };
   pageSize?: number;
   pageToken?: string;
   /** Each entry with its document, as `get` answers it (catalogs map them in one read). */

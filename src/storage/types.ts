@@ -12,6 +12,7 @@
 import type { TaskStore } from '@a2a-js/sdk/server';
 import type { Actor } from '../contract/caller.js';
 import type { EntryInterface, EntryKind } from '../contract/types.js';
+import type { EntryHealth, EntrySource, HealthStatus, RevisionOrigin } from '../contract/freshness.js';
 
 export type { Actor } from '../contract/caller.js';
 
@@ -35,6 +36,23 @@ export interface StoredEntry {
   contentHash: string;
   /** The document exactly as received (the decoded file, or the data part's compact JSON). */
   documentText: string;
+  /** Who wrote this revision (absent: a registration). */
+  revisionOrigin?: RevisionOrigin;
+  /** Freshness of the entry (not of the revision): where it is fetched from, its latest check. */
+  source?: EntrySource;
+  health?: EntryHealth;
+  drift?: boolean;
+}
+
+/**
+ * An entry's freshness record as a write sets it: replaced as a whole. `nextCheckAt` schedules
+ * the next refresh or probe (absent: not scheduled).
+ */
+export interface FreshnessWrite {
+  source?: EntrySource;
+  health?: EntryHealth;
+  drift?: boolean;
+  nextCheckAt?: string;
 }
 
 /** What a registration writes; the store assigns id, revision and timestamps. */
@@ -47,11 +65,42 @@ export interface EntryWrite {
   interfaces: EntryInterface[];
   documentText: string;
   contentHash: string;
+  /** Default "register". */
+  origin?: RevisionOrigin;
+  /**
+   * The entry's freshness record after this write: replaced by the given one, removed with
+   * null, left alone when absent.
+   */
+  freshness?: FreshnessWrite | null;
 }
 
 export type UpsertOutcome =
-  | { status: 'created' | 'updated' | 'unchanged'; entry: StoredEntry }
+  | {
+      status: 'created' | 'updated' | 'unchanged';
+      entry: StoredEntry;
+      /** 'unchanged' document, but its source or health changed (a change was recorded). */
+      freshened?: boolean;
+    }
   | { status: 'forbidden'; existing: StoredEntry };
+
+/** A refresh writing a new revision of a known entry; see RegistryStore.revise. */
+export type ReviseOutcome =
+  | { status: 'updated' | 'unchanged'; entry: StoredEntry }
+  | { status: 'not-found' }
+  /** The entry moved on meanwhile (another revision was written): nothing stored. */
+  | { status: 'stale'; entry: StoredEntry }
+  /** The new document's identity belongs to another entry: nothing stored. */
+  | { status: 'conflict'; existing: StoredEntry };
+
+/** What recording a check did; see RegistryStore.recordCheck. */
+export interface CheckOutcome {
+  entry: StoredEntry;
+  /**
+   * 'logged': something others see changed (status, since, failures, drift, source URL) and a
+   * change was recorded; 'quiet': only times and validators moved (checkedAt, fetchedAt, etag).
+   */
+  change: 'logged' | 'quiet';
+}
 
 export type DeleteOutcome =
   | { status: 'deleted'; entry: StoredEntry }
@@ -61,6 +110,7 @@ export type DeleteOutcome =
 export interface ListQuery {
   kind?: EntryKind;
   owner?: string;
+  health?: HealthStatus;
   limit: number;
   /** Opaque position returned as `next` by the previous page. */
   after?: string;
@@ -134,4 +184,27 @@ export interface RegistryStore {
 
   /** Prunes finished tasks beyond the retention policy; returns how many were removed. */
   pruneTasks(policy: RetentionPolicy): Promise<number>;
+
+  // ---- freshness (issue 16) ----
+
+  /**
+   * Writes a refreshed document as the next revision of entry `id` (same owner; origin
+   * "refresh"), if the entry is still at revision `expectRevision`. The document's identity may
+   * change (an agent that moved), unless another entry has it ('conflict').
+   */
+  revise(id: string, write: EntryWrite, expectRevision: number): Promise<ReviseOutcome>;
+  /**
+   * Replaces the entry's freshness record with the outcome of a check; a change is recorded
+   * when what others see changed (see CheckOutcome). Undefined when the entry is gone.
+   */
+  recordCheck(id: string, freshness: FreshnessWrite): Promise<CheckOutcome | undefined>;
+  /**
+   * Claims up to `limit` entries due for a check (next check at or before now), oldest due
+   * first, by moving their next check to `retryAt` in the same atomic step: however many
+   * replicas claim at once, each due entry goes to one of them. Without `includeUnsourced`
+   * only entries with a source are claimed (probing off).
+   */
+  claimDue(limit: number, retryAt: string, includeUnsourced: boolean): Promise<string[]>;
+  /** Schedules a first probe (at `at`) for every agent that has no freshness record yet; returns how many. */
+  scheduleProbes(at: string): Promise<number>;
 }

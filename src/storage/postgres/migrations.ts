@@ -121,6 +121,38 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  // ---- issue 16: freshness (register by URL, refresh, health) ----
+  {
+    version: 2,
+    name: 'freshness: revision origin, entry sources, health and check schedule',
+    sql: `
+      -- Who wrote a revision: a registration, or the registry refreshing it from its source.
+      ALTER TABLE entry_revisions ADD COLUMN origin text NOT NULL DEFAULT 'register'
+        CHECK (origin IN ('register', 'refresh'));
+
+      -- One row per entry the registry fetches or probes: where its document comes from
+      -- (source_*), the latest check (health_*, drift) and when to check next. next_check_at
+      -- doubles as the claim: replicas take due rows with FOR UPDATE SKIP LOCKED and move them
+      -- forward in the same statement, so each due row goes to one replica.
+      CREATE TABLE entry_freshness (
+        entry_id       uuid        NOT NULL PRIMARY KEY REFERENCES entries (id) ON DELETE CASCADE,
+        source_url     text,
+        fetched_at     timestamptz,
+        etag           text,
+        last_modified  text,
+        health_status  text        CHECK (health_status IN ('ok', 'unreachable', 'invalid')),
+        checked_at     timestamptz,
+        health_since   timestamptz,
+        failures       integer     NOT NULL DEFAULT 0,
+        health_reason  text,
+        health_message text,
+        drift          boolean,
+        next_check_at  timestamptz
+      );
+      CREATE INDEX entry_freshness_due_idx ON entry_freshness (next_check_at) WHERE next_check_at IS NOT NULL;
+      CREATE INDEX entry_freshness_health_idx ON entry_freshness (health_status, entry_id);
+    `,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

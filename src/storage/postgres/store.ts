@@ -20,14 +20,23 @@ import type {
   DeleteOutcome,
   EntryWrite,
   ListQuery,
+  CheckOutcome,
+  FreshnessWrite,
   ListResult,
   RegistryStore,
   RetentionPolicy,
+  ReviseOutcome,
   StoredEntry,
   UpsertOutcome,
 } from '../types.js';
 import {
+  CURRENT_JOIN,
+  ENTRY_COLUMNS,
   FINISHED_TASK_STATES,
+  FRESHNESS_COLUMNS,
+  REVISION_JOIN,
+  freshnessValues,
+  freshnessVisiblyChanged,
   clampLimit,
   decodeCursor,
   encodeCursor,
@@ -56,14 +65,6 @@ export interface PostgresStoreOptions {
 interface EntryRow extends EntryRowFields {
   list_seq: string;
 }
-
-const ENTRY_COLUMNS = `
-  e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
-  r.revision, r.name, r.description, r.protocol_version, r.interfaces,
-  r.document_text, r.content_hash, r.created_at AS revision_created_at`;
-
-const CURRENT_JOIN = `entries e JOIN entry_revisions r
-  ON r.entry_id = e.id AND r.revision = e.current_revision`;
 
 /** How often `upsert` retries when the entry it found vanished (deleted) before it locked it. */
 const MAX_UPSERT_ATTEMPTS = 5;
@@ -224,8 +225,8 @@ export class PostgresStore implements RegistryStore {
   ): Promise<void> {
     await db.query(
       `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version,
-         interfaces, document_text, content_hash, author, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+         interfaces, document_text, content_hash, author, created_at, origin)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
         id,
         revision,
@@ -237,7 +238,23 @@ export class PostgresStore implements RegistryStore {
         write.contentHash,
         author,
         at,
+        write.origin ?? 'register',
       ],
+    );
+  }
+
+  /** Replaces (or with null removes) the entry's freshness record. */
+  async #writeFreshness(db: Queryable, id: string, freshness: FreshnessWrite | null): Promise<void> {
+    if (freshness === null) {
+      await db.query('DELETE FROM entry_freshness WHERE entry_id = $1', [id]);
+      return;
+    }
+    const columns = FRESHNESS_COLUMNS.join(', ');
+    await db.query(
+      `INSERT INTO entry_freshness (entry_id, ${columns})
+       VALUES ($1, ${FRESHNESS_COLUMNS.map((_, i) => `$${i + 2}`).join(', ')})
+       ON CONFLICT (entry_id) DO UPDATE SET (${columns}) = (${FRESHNESS_COLUMNS.map((c) => `EXCLUDED.${c}`).join(', ')})`,
+      [id, ...freshnessValues(freshness)],
     );
   }
 
@@ -267,6 +284,7 @@ export class PostgresStore implements RegistryStore {
         );
         if (inserted.rowCount === 1) {
           await this.#insertRevision(db, id, 1, write, actor.principal, now);
+          if (write.freshness) await this.#writeFreshness(db, id, write.freshness);
           await this.#recordChange(db, id, 'upsert');
           return { status: 'created', entry: (await this.#current(db, id))! };
         }
@@ -281,7 +299,14 @@ export class PostgresStore implements RegistryStore {
         if (existingId === undefined) return undefined; // deleted meanwhile: retry
         const existing = (await this.#current(db, existingId))!;
         if (existing.owner !== actor.principal && !actor.isAdmin) return { status: 'forbidden', existing };
-        if (existing.contentHash === write.contentHash) return { status: 'unchanged', entry: existing };
+        if (write.freshness !== undefined) await this.#writeFreshness(db, existing.id, write.freshness);
+        if (existing.contentHash === write.contentHash) {
+          if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) {
+            await this.#recordChange(db, existing.id, 'upsert');
+            return { status: 'unchanged', entry: (await this.#current(db, existing.id))!, freshened: true };
+          }
+          return { status: 'unchanged', entry: write.freshness !== undefined ? (await this.#current(db, existing.id))! : existing };
+        }
 
         const revision = existing.revision + 1;
         await this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
@@ -307,8 +332,7 @@ export class PostgresStore implements RegistryStore {
     if (revision === undefined) return this.#current(this.#pool, key);
     if (!Number.isSafeInteger(revision) || revision < 1 || revision > 2_147_483_647) return undefined;
     const { rows } = await this.#pool.query<EntryRow>(
-      `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN entry_revisions r ON r.entry_id = e.id
-       WHERE e.id = $1 AND r.revision = $2`,
+      `SELECT ${ENTRY_COLUMNS} FROM ${REVISION_JOIN} WHERE e.id = $1 AND r.revision = $2`,
       [key, revision],
     );
     return rows[0] ? rowToEntry(rows[0]) : undefined;
@@ -325,6 +349,10 @@ export class PostgresStore implements RegistryStore {
     if (query.owner !== undefined) {
       params.push(query.owner);
       where.push(`e.owner = $${params.length}`);
+    }
+    if (query.health !== undefined) {
+      params.push(query.health);
+      where.push(`f.health_status = $${params.length}`);
     }
     if (query.after !== undefined) {
       params.push(decodeCursor(query.after));
@@ -415,6 +443,84 @@ export class PostgresStore implements RegistryStore {
     };
     this.#subscriptions.add(subscription);
     return subscription;
+  }
+
+  async revise(id: string, write: EntryWrite, expectRevision: number): Promise<ReviseOutcome> {
+    if (!isUuid(id)) return { status: 'not-found' };
+    const key = id.toLowerCase();
+    return this.#transaction(async (db): Promise<ReviseOutcome> => {
+      const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
+      if (locked.rowCount === 0) return { status: 'not-found' };
+      const existing = (await this.#current(db, key))!;
+      if (existing.revision !== expectRevision) return { status: 'stale', entry: existing };
+      if (write.identityUrl !== existing.identityUrl) {
+        // Serialised with registrations of that identity by the unique key: the UPDATE below
+        // fails on a concurrent insert, and this check catches a committed one.
+        const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
+        const otherId = other.rows[0]?.id;
+        if (otherId !== undefined && otherId !== key) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
+      }
+      if (write.freshness !== undefined) await this.#writeFreshness(db, key, write.freshness);
+      if (existing.contentHash === write.contentHash) {
+        if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) await this.#recordChange(db, key, 'upsert');
+        return { status: 'unchanged', entry: (await this.#current(db, key))! };
+      }
+      const now = new Date();
+      const revision = existing.revision + 1;
+      // The owner writes it: the refresh acts for them, as the source they gave says.
+      await this.#insertRevision(db, key, revision, { ...write, origin: 'refresh' }, existing.owner, now);
+      await db.query('UPDATE entries SET current_revision = $2, updated_at = $3, identity_url = $4 WHERE id = $1', [
+        key,
+        revision,
+        now,
+        write.identityUrl,
+      ]);
+      await this.#recordChange(db, key, 'upsert');
+      return { status: 'updated', entry: (await this.#current(db, key))! };
+    });
+  }
+
+  async recordCheck(id: string, freshness: FreshnessWrite): Promise<CheckOutcome | undefined> {
+    if (!isUuid(id)) return undefined;
+    const key = id.toLowerCase();
+    return this.#transaction(async (db): Promise<CheckOutcome | undefined> => {
+      const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
+      if (locked.rowCount === 0) return undefined;
+      const existing = (await this.#current(db, key))!;
+      await this.#writeFreshness(db, key, freshness);
+      const logged = freshnessVisiblyChanged(existing, freshness);
+      if (logged) await this.#recordChange(db, key, 'upsert');
+      return { entry: (await this.#current(db, key))!, change: logged ? 'logged' : 'quiet' };
+    });
+  }
+
+  /**
+   * Each due row goes to exactly one replica: the rows are locked (SKIP LOCKED: a replica never
+   * waits for, nor takes, rows another one is claiming) and moved forward in the same statement,
+   * so a later claim no longer sees them due.
+   */
+  async claimDue(limit: number, retryAt: string, includeUnsourced: boolean): Promise<string[]> {
+    const { rows } = await this.#pool.query<{ entry_id: string }>(
+      `UPDATE entry_freshness SET next_check_at = $1
+       WHERE entry_id IN (
+         SELECT entry_id FROM entry_freshness
+         WHERE next_check_at <= now() AND (source_url IS NOT NULL OR $2)
+         ORDER BY next_check_at LIMIT $3
+         FOR UPDATE SKIP LOCKED)
+       RETURNING entry_id`,
+      [retryAt, includeUnsourced, clampLimit(limit)],
+    );
+    return rows.map((r) => r.entry_id);
+  }
+
+  async scheduleProbes(at: string): Promise<number> {
+    const result = await this.#pool.query(
+      `INSERT INTO entry_freshness (entry_id, next_check_at)
+       SELECT e.id, $1 FROM entries e WHERE e.kind = 'agent'
+       ON CONFLICT (entry_id) DO NOTHING`,
+      [at],
+    );
+    return result.rowCount ?? 0;
   }
 
   async pruneTasks(policy: RetentionPolicy): Promise<number> {

@@ -101,6 +101,38 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       );
     `,
   },
+  // ---- issue 16: freshness (register by URL, refresh, health) ----
+  {
+    version: 2,
+    name: 'freshness: revision origin, entry sources, health and check schedule',
+    sql: `
+      -- Who wrote a revision: a registration, or the registry refreshing it from its source.
+      ALTER TABLE entry_revisions ADD COLUMN origin TEXT NOT NULL DEFAULT 'register'
+        CHECK (origin IN ('register', 'refresh'));
+
+      -- One row per entry the registry fetches or probes: where its document comes from
+      -- (source_*), the latest check (health_*, drift) and when to check next. Times are
+      -- ISO-8601 UTC strings, which sort as times. next_check_at doubles as the claim: a
+      -- replica takes a due row by moving it forward in the same statement.
+      CREATE TABLE entry_freshness (
+        entry_id       TEXT    NOT NULL PRIMARY KEY REFERENCES entries (id) ON DELETE CASCADE,
+        source_url     TEXT,
+        fetched_at     TEXT,
+        etag           TEXT,
+        last_modified  TEXT,
+        health_status  TEXT    CHECK (health_status IN ('ok', 'unreachable', 'invalid')),
+        checked_at     TEXT,
+        health_since   TEXT,
+        failures       INTEGER NOT NULL DEFAULT 0,
+        health_reason  TEXT,
+        health_message TEXT,
+        drift          INTEGER CHECK (drift IN (0, 1)),
+        next_check_at  TEXT
+      ) WITHOUT ROWID;
+      CREATE INDEX entry_freshness_due_idx ON entry_freshness (next_check_at) WHERE next_check_at IS NOT NULL;
+      CREATE INDEX entry_freshness_health_idx ON entry_freshness (health_status, entry_id);
+    `,
+  },
 ];
 
 export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;

@@ -25,14 +25,23 @@ import type {
   DeleteOutcome,
   EntryWrite,
   ListQuery,
+  CheckOutcome,
+  FreshnessWrite,
   ListResult,
   RegistryStore,
   RetentionPolicy,
+  ReviseOutcome,
   StoredEntry,
   UpsertOutcome,
 } from '../types.js';
 import {
+  CURRENT_JOIN,
+  ENTRY_COLUMNS,
   FINISHED_TASK_STATES,
+  FRESHNESS_COLUMNS,
+  REVISION_JOIN,
+  freshnessValues,
+  freshnessVisiblyChanged,
   clampLimit,
   decodeCursor,
   encodeCursor,
@@ -60,15 +69,6 @@ export interface SqliteStoreOptions {
 interface EntryRow extends EntryRowFields {
   list_seq: number;
 }
-
-/** Columns of the current revision of an entry; `e` is entries, `r` entry_revisions. */
-const ENTRY_COLUMNS = `
-  e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
-  r.revision, r.name, r.description, r.protocol_version, r.interfaces,
-  r.document_text, r.content_hash, r.created_at AS revision_created_at`;
-
-const CURRENT_JOIN = `entries e JOIN entry_revisions r
-  ON r.entry_id = e.id AND r.revision = e.current_revision`;
 
 export class SqliteStore implements RegistryStore {
   readonly engine = 'sqlite';
@@ -181,8 +181,8 @@ export class SqliteStore implements RegistryStore {
     prepare(
       db,
       `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version,
-         interfaces, document_text, content_hash, author, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         interfaces, document_text, content_hash, author, created_at, origin)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       revision,
@@ -194,7 +194,21 @@ export class SqliteStore implements RegistryStore {
       write.contentHash,
       author,
       at,
+      write.origin ?? 'register',
     );
+  }
+
+  /** Replaces (or with null removes) the entry's freshness record. */
+  #writeFreshness(db: Database.Database, id: string, freshness: FreshnessWrite | null): void {
+    if (freshness === null) {
+      prepare(db, 'DELETE FROM entry_freshness WHERE entry_id = ?').run(id);
+      return;
+    }
+    prepare(
+      db,
+      `INSERT OR REPLACE INTO entry_freshness (entry_id, ${FRESHNESS_COLUMNS.join(', ')})
+       VALUES (?, ${FRESHNESS_COLUMNS.map(() => '?').join(', ')})`,
+    ).run(id, ...freshnessValues(freshness));
   }
 
   async upsert(write: EntryWrite, actor: Actor): Promise<UpsertOutcome> {
@@ -220,6 +234,7 @@ export class SqliteStore implements RegistryStore {
            VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
         ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now);
         this.#insertRevision(db, id, 1, write, actor.principal, now);
+        if (write.freshness) this.#writeFreshness(db, id, write.freshness);
         return { status: 'created', entry: this.#currentById(db, id)! };
       }
 
@@ -227,8 +242,13 @@ export class SqliteStore implements RegistryStore {
       if (existing.owner !== actor.principal && !actor.isAdmin) {
         return { status: 'forbidden', existing };
       }
+      if (write.freshness !== undefined) this.#writeFreshness(db, existing.id, write.freshness);
       if (existing.contentHash === write.contentHash) {
-        return { status: 'unchanged', entry: existing };
+        if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) {
+          this.#recordChange(db, existing.id, 'upsert', now);
+          return { status: 'unchanged', entry: this.#currentById(db, existing.id)!, freshened: true };
+        }
+        return { status: 'unchanged', entry: write.freshness !== undefined ? this.#currentById(db, existing.id)! : existing };
       }
       const revision = existing.revision + 1;
       // The owner stays as it is: an admin fixing someone's entry does not take it over.
@@ -250,14 +270,9 @@ export class SqliteStore implements RegistryStore {
     id = id.toLowerCase();
     if (revision === undefined) return this.#currentById(db, id);
     if (!Number.isSafeInteger(revision) || revision < 1) return undefined;
-    const row = prepare(
-      db,
-      `SELECT e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
-              r.revision, r.name, r.description, r.protocol_version, r.interfaces,
-              r.document_text, r.content_hash, r.created_at AS revision_created_at
-       FROM entries e JOIN entry_revisions r ON r.entry_id = e.id
-       WHERE e.id = ? AND r.revision = ?`,
-    ).get(id, revision) as EntryRow | undefined;
+    const row = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM ${REVISION_JOIN} WHERE e.id = ? AND r.revision = ?`).get(id, revision) as
+      | EntryRow
+      | undefined;
     return row ? rowToEntry(row) : undefined;
   }
 
@@ -273,6 +288,10 @@ export class SqliteStore implements RegistryStore {
     if (query.owner !== undefined) {
       where.push('e.owner = ?');
       params.push(query.owner);
+    }
+    if (query.health !== undefined) {
+      where.push('f.health_status = ?');
+      params.push(query.health);
     }
     if (query.after !== undefined) {
       where.push('e.list_seq < ?');
@@ -348,6 +367,86 @@ export class SqliteStore implements RegistryStore {
     const db = this.#requireDb();
     const row = prepare(db, 'SELECT max(seq) AS seq FROM changes').get() as { seq: number | null };
     return row.seq ?? 0;
+  }
+
+  async revise(id: string, write: EntryWrite, expectRevision: number): Promise<ReviseOutcome> {
+    this.#requireDb();
+    if (!isUuid(id)) return { status: 'not-found' };
+    id = id.toLowerCase();
+    return this.#writes.run((db): ReviseOutcome => {
+      const existing = this.#currentById(db, id);
+      if (!existing) return { status: 'not-found' };
+      if (existing.revision !== expectRevision) return { status: 'stale', entry: existing };
+      if (write.identityUrl !== existing.identityUrl) {
+        const other = prepare(db, 'SELECT id FROM entries WHERE kind = ? AND identity_url = ?').get(write.kind, write.identityUrl) as
+          | { id: string }
+          | undefined;
+        if (other && other.id !== id) return { status: 'conflict', existing: this.#currentById(db, other.id)! };
+      }
+      const now = new Date().toISOString();
+      if (write.freshness !== undefined) this.#writeFreshness(db, id, write.freshness);
+      if (existing.contentHash === write.contentHash) {
+        if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) this.#recordChange(db, id, 'upsert', now);
+        return { status: 'unchanged', entry: this.#currentById(db, id)! };
+      }
+      const revision = existing.revision + 1;
+      // The owner writes it: the refresh acts for them, as the source they gave says.
+      this.#insertRevision(db, id, revision, { ...write, origin: 'refresh' }, existing.owner, now);
+      prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ?, identity_url = ? WHERE id = ?').run(
+        revision,
+        now,
+        write.identityUrl,
+        id,
+      );
+      this.#recordChange(db, id, 'upsert', now);
+      return { status: 'updated', entry: this.#currentById(db, id)! };
+    });
+  }
+
+  async recordCheck(id: string, freshness: FreshnessWrite): Promise<CheckOutcome | undefined> {
+    this.#requireDb();
+    if (!isUuid(id)) return undefined;
+    id = id.toLowerCase();
+    return this.#writes.run((db): CheckOutcome | undefined => {
+      const existing = this.#currentById(db, id);
+      if (!existing) return undefined;
+      this.#writeFreshness(db, id, freshness);
+      const logged = freshnessVisiblyChanged(existing, freshness);
+      if (logged) this.#recordChange(db, id, 'upsert', new Date().toISOString());
+      return { entry: this.#currentById(db, id)!, change: logged ? 'logged' : 'quiet' };
+    });
+  }
+
+  async claimDue(limit: number, retryAt: string, includeUnsourced: boolean): Promise<string[]> {
+    this.#requireDb();
+    const now = new Date().toISOString();
+    // One write transaction (BEGIN IMMEDIATE): another process on the same file waits for it,
+    // then sees the claimed rows already moved forward.
+    return this.#writes.run((db): string[] => {
+      const rows = prepare(
+        db,
+        `UPDATE entry_freshness SET next_check_at = ?
+         WHERE entry_id IN (
+           SELECT entry_id FROM entry_freshness
+           WHERE next_check_at IS NOT NULL AND next_check_at <= ? AND (source_url IS NOT NULL OR ?)
+           ORDER BY next_check_at LIMIT ?)
+         RETURNING entry_id`,
+      ).all(retryAt, now, includeUnsourced ? 1 : 0, clampLimit(limit)) as { entry_id: string }[];
+      return rows.map((r) => r.entry_id);
+    });
+  }
+
+  async scheduleProbes(at: string): Promise<number> {
+    this.#requireDb();
+    return this.#writes.run(
+      (db): number =>
+        prepare(
+          db,
+          `INSERT INTO entry_freshness (entry_id, next_check_at)
+           SELECT e.id, ? FROM entries e
+           WHERE e.kind = 'agent' AND NOT EXISTS (SELECT 1 FROM entry_freshness f WHERE f.entry_id = e.id)`,
+        ).run(at).changes,
+    );
   }
 
   async pruneTasks(policy: RetentionPolicy): Promise<number> {
