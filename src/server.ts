@@ -16,6 +16,7 @@ import { a2aDoor } from './protocol/a2a-door.js';
 import { loadAgentCardJson } from './protocol/agent-card.js';
 import type { RegistryService } from './registry/service.js';
 import type { RegistryStore } from './storage/types.js';
+import type { RefreshLoop } from './freshness/refresh-loop.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -28,6 +29,8 @@ export interface RunningRegistry {
   port: number;
   store: RegistryStore;
   service: RegistryService;
+  /** The refresh loop (issue 16), absent with REGISTRY_REFRESH_SECONDS=0; tests drive a round with runOnce(). */
+  refresher?: RefreshLoop;
   /** Stops accepting, lets in-flight requests finish (up to a grace period), closes storage. */
   close(): Promise<void>;
 }
@@ -75,6 +78,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       port,
       store: core.store,
       service: core.service,
+      refresher: core.refresher,
       close: () =>
         (closing ??= (async () => {
           draining = true;

@@ -192,10 +192,10 @@ describe('executor routing', () => {
     assert.equal(errorOf(task).code, 'NOT_FOUND');
   });
 
-  test('a URL part is declined: the registry does not fetch documents', async () => {
+  test('a URL part is declined, pointing to register by URL', async () => {
     const error = await rejected([{ url: 'https://example.com/agent-card.json', mediaType: 'application/json' }]);
     assert.equal(error.code, 'BAD_REQUEST');
-    assert.match(error.message, /does not fetch/);
+    assert.match(error.message, /is a URL part.*\{"register": \{"url": "https:\/\/\.\.\."\}\}/);
   });
 });
 

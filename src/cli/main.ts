@@ -26,7 +26,7 @@ import { register as registerSearch } from './commands/search.js';
 import { register as registerServe } from './commands/serve.js';
 import { register as registerValidate } from './commands/validate.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './output.js';
-import { readPackageVersion } from './package-info.js';
+import { readPackageVersion } from '../lib/package-info.js';
 
 export type CommandRegistrar = (program: Command) => void;
 

@@ -20,6 +20,10 @@ import { createSearchIndex } from '../search/index.js';
 import { createStore } from '../storage/create-store.js';
 import type { RegistryStore } from '../storage/types.js';
 import { createDocumentValidator } from '../validation/index.js';
+import { readPackageVersion } from '../lib/package-info.js';
+import { GuardedFetcher, type Fetcher } from '../net/index.js';
+import { FetchingDocumentSources } from '../freshness/document-sources.js';
+import { RefreshLoop } from '../freshness/refresh-loop.js';
 
 const SEARCH_CHUNK_SIZE = 5;
 const TASK_PRUNE_INTERVAL_MS = 10 * 60_000;
@@ -38,6 +42,10 @@ export interface RegistryCore {
   authenticator: TokenAuthenticator;
   abuse: AbuseControl;
   metrics: RegistryMetrics;
+  /** The one outbound guard: every request the registry sends goes through it. */
+  fetcher: Fetcher;
+  /** Refreshes entries from their sources and probes agents (absent with REGISTRY_REFRESH_SECONDS=0). */
+  refresher?: RefreshLoop;
   /** Why the core is not ready to serve (index loading, storage unreachable, replica behind), or undefined. */
   notReady(): Promise<string | undefined>;
   /** Stops background work and closes storage. Doors must be closed first. */
@@ -62,8 +70,24 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
 
   let pruneTimer: NodeJS.Timeout | undefined;
   let follower: IndexFollower | undefined;
+  let refresher: RefreshLoop | undefined;
   try {
     const metrics = new RegistryMetrics();
+    const version = readPackageVersion();
+    const fetcher = new GuardedFetcher({
+      maxBytes: config.maxDocumentBytes,
+      timeoutMs: config.fetch.timeoutMs,
+      allow: config.fetch.allow,
+      userAgent: `a2a-agent-registry/${version} (+${config.publicUrl})`,
+      observer: metrics.fetchObserver(),
+    });
+    const sources = new FetchingDocumentSources(fetcher, {
+      maxDocumentBytes: config.maxDocumentBytes,
+      maxJsonDepth: config.hardening.maxJsonDepth,
+      timeoutMs: config.fetch.timeoutMs,
+      clientVersion: version,
+    });
+    const freshness = config.freshness;
     const feed = new ChangeFeed((err, change) => log.error({ err, entry: change.id, op: change.op }, 'a change follower failed'));
     const validator = metrics.countingValidator(
       createDocumentValidator({ maxDocumentBytes: config.maxDocumentBytes, warnInsecureHttp: config.warnInsecureHttp }),
@@ -76,6 +100,12 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       pageTokens: new PageTokens(secret),
       feed,
       publicRead: config.publicRead,
+      sources,
+      freshness: {
+        refreshIntervalMs: freshness.refreshSeconds * 1000,
+        probe: freshness.probe,
+        hideUnhealthyAfterMs: freshness.hideUnhealthySeconds === undefined ? undefined : freshness.hideUnhealthySeconds * 1000,
+      },
     });
 
     // Read the change sequence before scanning, then replay from it: a change committed by
@@ -112,6 +142,18 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     void prune();
     pruneTimer = setInterval(prune, TASK_PRUNE_INTERVAL_MS).unref();
 
+    if (freshness.refreshSeconds > 0) {
+      const intervalMs = freshness.refreshSeconds * 1000;
+      refresher = new RefreshLoop(store, service, log, {
+        // Often enough that an entry is checked close to its due time, rarely enough to cost nothing.
+        tickMs: Math.min(30_000, Math.max(250, intervalMs / 4)),
+        // A claim outlives any check (one fetch timeout, or one MCP exchange) with room to spare.
+        leaseMs: Math.max(60_000, 4 * config.fetch.timeoutMs),
+        probe: freshness.probe,
+      });
+      await refresher.start();
+    }
+
     let closing: Promise<void> | undefined;
     return {
       config,
@@ -123,6 +165,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       authenticator,
       abuse,
       metrics,
+      fetcher,
+      refresher,
       notReady: async () => {
         if (!(await store.ping())) return `${store.engine} storage is unreachable`;
         return follower?.notInStep;
@@ -130,12 +174,14 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       close: () =>
         (closing ??= (async () => {
           clearInterval(pruneTimer);
+          await refresher?.stop();
           await follower?.stop();
           await store.close();
         })()),
     };
   } catch (err) {
     clearInterval(pruneTimer);
+    await refresher?.stop().catch(() => undefined);
     await follower?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw err;

@@ -44,6 +44,17 @@ export interface RegistryConfig {
   hardening: HardeningConfig;
   /** Outbound requests (cards by URL, refresh, probes, MCP, JWKS, webhooks): see src/net. */
   fetch: FetchConfig;
+  /** Keeping entries fresh: refresh from sources, probes, health in search. */
+  freshness: FreshnessConfig;
+}
+
+export interface FreshnessConfig {
+  /** Entries with a source (and probed agents) are checked this often; 0: only on request. */
+  refreshSeconds: number;
+  /** Also check agents registered inline, at the well-known card of their primary interface. */
+  probe: boolean;
+  /** Leave entries unhealthy for longer than this out of default search results; undefined: never. */
+  hideUnhealthySeconds?: number;
 }
 
 export interface FetchConfig {
@@ -188,6 +199,14 @@ const envSchema = z.object({
     })
     .optional(),
   REGISTRY_FETCH_TIMEOUT_MS: positiveInt(120_000).min(100, { message: 'must be at least 100' }).default(5000),
+  REGISTRY_REFRESH_SECONDS: z.coerce
+    .number({ message: 'must be a whole number of seconds (0 turns refreshing off)' })
+    .int({ message: 'must be a whole number of seconds (0 turns refreshing off)' })
+    .min(0, { message: 'must be 0 (off) or more' })
+    .max(30 * 86400, { message: `must be at most ${30 * 86400} (30 days)` })
+    .default(3600),
+  REGISTRY_PROBE: booleanString.default(false),
+  REGISTRY_HIDE_UNHEALTHY_SECONDS: positiveInt(365 * 86400).optional(),
 });
 
 /** Variables whose values are never echoed in an error message. */
@@ -300,5 +319,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
     fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS },
+    freshness: {
+      refreshSeconds: e.REGISTRY_REFRESH_SECONDS,
+      probe: e.REGISTRY_PROBE,
+      hideUnhealthySeconds: e.REGISTRY_HIDE_UNHEALTHY_SECONDS,
+    },
   };
 }

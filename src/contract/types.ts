@@ -121,6 +121,8 @@ export interface RegistrationResult {
   warnings: Finding[];
   /** Registered by URL / fetchTools, or refreshed: where the document came from. */
   source?: EntrySource;
+  /** Registered by URL / fetchTools, or refreshed: the check this fetch was. */
+  health?: EntryHealth;
   /** A refresh: "refresh" when it wrote a new revision. */
   revisionOrigin?: RevisionOrigin;
 }

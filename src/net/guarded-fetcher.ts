@@ -72,26 +72,47 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
 const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-/** One request's time budget: a timer we own (so a timeout is told apart from the caller's abort). */
+/**
+ * One request's time budget: a timer we own (so a timeout is told apart from the caller's
+ * abort), and the callers' signals followed only until the request ends — listeners on a
+ * long-lived signal (one MCP exchange's) are removed, not left to pile up.
+ */
 class Deadline {
-  private readonly timer = new AbortController();
+  private readonly controller = new AbortController();
   private readonly handle: NodeJS.Timeout;
   private readonly endsAt: number;
-  readonly signal: AbortSignal;
+  private expired = false;
+  private readonly followed: AbortSignal[] = [];
+  private readonly onCallerAbort = (): void => this.controller.abort(new Error('cancelled by the caller'));
 
-  constructor(readonly ms: number, private readonly caller?: AbortSignal) {
+  constructor(readonly ms: number, callers: readonly (AbortSignal | undefined)[] = []) {
     this.endsAt = Date.now() + ms;
-    this.handle = setTimeout(() => this.timer.abort(new Error(`deadline of ${ms} ms passed`)), ms);
+    this.handle = setTimeout(() => {
+      this.expired = true;
+      this.controller.abort(new Error(`deadline of ${ms} ms passed`));
+    }, ms);
     this.handle.unref();
-    this.signal = caller ? AbortSignal.any([this.timer.signal, caller]) : this.timer.signal;
+    for (const signal of callers) {
+      if (!signal) continue;
+      if (signal.aborted) {
+        this.onCallerAbort();
+        break;
+      }
+      signal.addEventListener('abort', this.onCallerAbort, { once: true });
+      this.followed.push(signal);
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
   }
 
   get timedOut(): boolean {
-    return this.timer.signal.aborted;
+    return this.expired;
   }
 
   get callerAborted(): boolean {
-    return this.caller?.aborted === true && !this.timedOut;
+    return this.controller.signal.aborted && !this.expired;
   }
 
   remaining(): number {
@@ -100,6 +121,8 @@ class Deadline {
 
   dispose(): void {
     clearTimeout(this.handle);
+    for (const signal of this.followed) signal.removeEventListener('abort', this.onCallerAbort);
+    this.followed.length = 0;
   }
 }
 
@@ -140,7 +163,7 @@ export class GuardedFetcher implements Fetcher {
 
   async check(url: string | URL, options: Pick<FetchOptions, 'purpose' | 'signal'>): Promise<void> {
     const started = process.hrtime.bigint();
-    const deadline = new Deadline(this.timeoutMs, options.signal);
+    const deadline = new Deadline(this.timeoutMs, [options.signal]);
     const state = { url: String(url) };
     try {
       await this.admit(parseUrl(url), deadline);
@@ -154,7 +177,7 @@ export class GuardedFetcher implements Fetcher {
 
   async getJson(url: string | URL, options: GetJsonOptions): Promise<JsonDocument | NotModified> {
     const started = process.hrtime.bigint();
-    const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, options.signal);
+    const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, [options.signal]);
     const state = { url: String(url) };
     const maxBytes = options.maxBytes ?? this.maxBytes;
     try {
@@ -202,7 +225,7 @@ export class GuardedFetcher implements Fetcher {
 
   async postJson(url: string | URL, body: unknown, options: FetchOptions): Promise<PostResult> {
     const started = process.hrtime.bigint();
-    const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, options.signal);
+    const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, [options.signal]);
     const state = { url: String(url) };
     const maxBytes = options.maxBytes ?? this.maxBytes;
     try {
@@ -228,7 +251,7 @@ export class GuardedFetcher implements Fetcher {
     return async (input, init) => {
       const started = process.hrtime.bigint();
       const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
-      const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, anySignal(options.signal, signal ?? undefined));
+      const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, [options.signal, signal ?? undefined]);
       const state = { url: input instanceof Request ? input.url : String(input) };
       const maxBytes = options.maxBytes ?? this.maxBytes;
       let settled = false;
@@ -543,11 +566,6 @@ function decodeUtf8(bytes: Uint8Array, url: URL): string {
 async function discard(response: UndiciResponse, agent: Agent): Promise<void> {
   if (response.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
   await agent.destroy().catch(() => undefined);
-}
-
-function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
-  if (a && b) return AbortSignal.any([a, b]);
-  return a ?? b;
 }
 
 /** The promise, or a rejection as soon as the signal aborts (a DNS lookup cannot be cancelled). */

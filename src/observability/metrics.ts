@@ -33,7 +33,7 @@ const JSONRPC_METHODS = new Set([
   'tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list',
   'tasks/pushNotificationConfig/delete', 'agent/getAuthenticatedExtendedCard',
 ]);
-const OPERATIONS = new Set(['register', 'validate', 'search', 'get', 'list', 'unregister']);
+const OPERATIONS = new Set(['register', 'validate', 'search', 'get', 'list', 'unregister', 'refresh']);
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** The HTTP+JSON route a path belongs to, with ids and tenants taken out. */

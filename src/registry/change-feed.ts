@@ -29,6 +29,12 @@ export interface CommittedChange {
   seq?: number;
   /** Written by this process, or by another replica and picked up from the change log. */
   origin: 'local' | 'replica';
+  /**
+   * Local changes: what wrote it — a registration, a refresh from the entry's source (a new
+   * revision), or a check that only moved the entry's health (no new revision). Replica
+   * changes do not know.
+   */
+  cause?: 'register' | 'refresh' | 'health';
 }
 
 export type ChangeListener = (change: CommittedChange) => void;

@@ -22,7 +22,10 @@ export function describeStored(entry: StoredEntry, document: unknown = JSON.pars
 
 /** What the index keeps of an entry; `description` when the caller already built it. */
 export function toIndexedEntry(entry: StoredEntry, description: EntryDescription = describeStored(entry)): IndexedEntry {
-  return { id: entry.id, owner: entry.owner, updatedAt: entry.updatedAt, description };
+  const indexed: IndexedEntry = { id: entry.id, owner: entry.owner, updatedAt: entry.updatedAt, description };
+  if (entry.health) indexed.health = entry.health;
+  if (entry.drift !== undefined) indexed.drift = entry.drift;
+  return indexed;
 }
 
 export function toEntryView(entry: StoredEntry, withDocument: boolean): EntryView {
@@ -39,6 +42,10 @@ export function toEntryView(entry: StoredEntry, withDocument: boolean): EntryVie
     contentHash: entry.contentHash,
   };
   if (entry.protocolVersion) view.protocolVersion = entry.protocolVersion;
+  if (entry.source) view.source = entry.source;
+  if (entry.health) view.health = entry.health;
+  if (entry.drift !== undefined) view.drift = entry.drift;
+  if (entry.revisionOrigin) view.revisionOrigin = entry.revisionOrigin;
   if (withDocument) view.document = JSON.parse(entry.documentText);
   return view;
 }

@@ -15,6 +15,7 @@
  * than half of it belongs to removed units.
  */
 import type { EntryInterface } from '../contract/types.js';
+import type { EntryHealth } from '../contract/freshness.js';
 import { E_ATTR, E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
 import { fold } from './text-encoder.js';
 
@@ -23,7 +24,11 @@ export const A_MCP = 1;
 export const A_STREAMING = 2;
 /** The interface-profile id starts here; ids from A_PROFILE_MAX on are read from E_PROFILE. */
 export const A_PROFILE_SHIFT = 2;
-export const A_PROFILE_MAX = (1 << 28) - 1;
+export const A_PROFILE_MAX = (1 << 26) - 1;
+/** Two bits of health above the profile id: 0 unknown, then HEALTH_CODES. */
+export const A_HEALTH_SHIFT = 28;
+export const A_HEALTH_MASK = 3;
+export const HEALTH_CODES = { ok: 1, unreachable: 2, invalid: 3 } as const;
 
 // unitAttr bits of a unit slot.
 export const A_SKILL = 1;
@@ -85,11 +90,21 @@ export class Attributes {
   readonly modes = new Dictionary();
   private readonly profileIds = new Dictionary();
   readonly profiles: InterfaceProfile[] = [];
+  /** Entry number → since when it has been unhealthy (ms), for entries whose health is not ok. */
+  readonly unhealthySince = new Map<number, number>();
 
   constructor(readonly tables: Tables) {}
 
   /** Fills the entry row's filter attributes. */
-  setEntry(no: number, mcp: boolean, streaming: boolean, owner: string, interfaces: readonly EntryInterface[], generation: string | undefined): void {
+  setEntry(
+    no: number,
+    mcp: boolean,
+    streaming: boolean,
+    owner: string,
+    interfaces: readonly EntryInterface[],
+    generation: string | undefined,
+    health?: Pick<EntryHealth, 'status' | 'since'>,
+  ): void {
     const row = no << E_SHIFT;
     const e = this.tables.entries;
     const bindings = interfaces.map((i) => i.protocolBinding.toLowerCase());
@@ -98,7 +113,11 @@ export class Attributes {
     const before = this.profileIds.size;
     const id = this.profileIds.id(signature);
     if (id === before) this.profiles.push({ bindings, versions });
-    e[row + E_ATTR] = (mcp ? A_MCP : 0) | (streaming ? A_STREAMING : 0) | (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT);
+    const healthCode = health ? HEALTH_CODES[health.status] : 0;
+    e[row + E_ATTR] =
+      (mcp ? A_MCP : 0) | (streaming ? A_STREAMING : 0) | (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT) | (healthCode << A_HEALTH_SHIFT);
+    if (health && health.status !== 'ok') this.unhealthySince.set(no, Date.parse(health.since) || 0);
+    else this.unhealthySince.delete(no);
     e[row + E_OWNER] = this.owners.id(owner);
     e[row + E_PROFILE] = id;
     this.tables.signatures.fill(0, no << S_SHIFT, (no + 1) << S_SHIFT);

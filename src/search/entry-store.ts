@@ -8,6 +8,7 @@
  * more than half of the slots belong to removed entries).
  */
 import type { EntryInterface, EntryKind } from '../contract/types.js';
+import type { EntryHealth } from '../contract/freshness.js';
 import { E_BASE, E_COUNT, E_SHIFT, MAX_ENTRIES, type Tables } from './tables.js';
 
 /** What a hit shows of a skill. */
@@ -41,6 +42,8 @@ export interface EntryRecord {
   readonly tools: readonly ToolRecord[];
   /** Indexed units: the entry itself, then skills, then tools (capped at MAX_UNITS_PER_ENTRY). */
   readonly unitCount: number;
+  readonly health?: EntryHealth;
+  readonly drift?: boolean;
 }
 
 export class EntryStore {

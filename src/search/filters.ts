@@ -23,9 +23,15 @@
  * skills have them). Either makes only skills or tools hits: an entry's own name/description
  * match cannot satisfy them and is left out. Contradictions (hints with kind "agent", hints with
  * skill keys) match nothing.
+ * - health: the entry's latest check had that status ("ok", "unreachable", "invalid"); entries
+ *   never checked have none and do not match. "any" matches every entry, and, like any health
+ *   value, turns off the operator's default of hiding entries unhealthy for too long
+ *   (`hideUnhealthyBefore`).
  */
 import type { SearchFilter } from '../contract/types.js';
 import {
+  A_HEALTH_MASK,
+  A_HEALTH_SHIFT,
   A_HINTS_SHIFT,
   A_MCP,
   A_PROFILE_MAX,
@@ -33,6 +39,7 @@ import {
   A_SKILL,
   A_STREAMING,
   A_TOOL,
+  HEALTH_CODES,
   mimeKey,
   tagKey,
   type Attributes,
@@ -123,9 +130,13 @@ export class CompiledFilter {
   private readonly unitPool: Int32Array;
   private readonly pool: Int32Array;
 
+  /** Entries unhealthy since before this (ms) are left out; undefined: none are. */
+  private readonly hideUnhealthyBefore: number | undefined;
+
   constructor(
     filter: SearchFilter | undefined,
     private readonly attrs: Attributes,
+    options: { hideUnhealthyBefore?: number } = {},
   ) {
     const f: Partial<Record<keyof SearchFilter, unknown>> = typeof filter === 'object' && filter !== null ? filter : {};
     let impossible = false;
@@ -140,6 +151,11 @@ export class CompiledFilter {
       entryMask |= A_STREAMING;
       if (streaming) entryWant |= A_STREAMING;
     }
+    if (f.health === 'ok' || f.health === 'unreachable' || f.health === 'invalid') {
+      entryMask |= A_HEALTH_MASK << A_HEALTH_SHIFT;
+      entryWant |= HEALTH_CODES[f.health] << A_HEALTH_SHIFT;
+    }
+    this.hideUnhealthyBefore = f.health === undefined && attrs.unhealthySince.size > 0 ? options.hideUnhealthyBefore : undefined;
     let ownerId = -1;
     if (typeof f.owner === 'string') {
       const id = attrs.owners.find(f.owner);
@@ -229,7 +245,13 @@ export class CompiledFilter {
     this.unitLevel = skillLevel || hints;
     this.poolLevel = skillLevel;
     this.entryFree =
-      !impossible && entryMask === 0 && ownerId < 0 && this.binding === undefined && this.version === undefined && !this.unitLevel;
+      !impossible &&
+      entryMask === 0 &&
+      ownerId < 0 &&
+      this.binding === undefined &&
+      this.version === undefined &&
+      !this.unitLevel &&
+      this.hideUnhealthyBefore === undefined;
 
     this.entries = attrs.tables.entries;
     this.signatures = attrs.tables.signatures;
@@ -244,10 +266,14 @@ export class CompiledFilter {
     const row = no << E_SHIFT;
     const attr = this.entries[row + E_ATTR]!;
     if ((attr & this.entryMask) !== this.entryWant) return false;
+    if (this.hideUnhealthyBefore !== undefined && (attr >>> A_HEALTH_SHIFT) & A_HEALTH_MASK) {
+      const since = this.attrs.unhealthySince.get(no);
+      if (since !== undefined && since < this.hideUnhealthyBefore) return false;
+    }
     if (this.ownerId >= 0 && this.entries[row + E_OWNER] !== this.ownerId) return false;
     if (this.unitLevel && !this.signaturesMatch(no << S_SHIFT)) return false;
     if (this.binding !== undefined || this.version !== undefined) {
-      let profile = attr >>> A_PROFILE_SHIFT;
+      let profile = (attr >>> A_PROFILE_SHIFT) & A_PROFILE_MAX;
       if (profile >= A_PROFILE_MAX) profile = this.entries[row + E_PROFILE]!;
       let memo = this.profileMemo[profile]!;
       if (memo === UNKNOWN) {

@@ -204,13 +204,15 @@ export class FlexSearchIndex implements SearchIndex {
       skills: d.skills.map((k) => ({ id: k.id, name: k.name })),
       tools: d.tools.map((t) => ({ name: t.name })),
       unitCount,
+      ...(entry.health ? { health: { ...entry.health } } : {}),
+      ...(entry.drift !== undefined ? { drift: entry.drift } : {}),
     };
     const a = this.attrs;
     const u = this.unitTerms;
     const defaultIn = d.defaultInputModes.map(mimeKey);
     const defaultOut = d.defaultOutputModes.map(mimeKey);
     try {
-      a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion);
+      a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion, entry.health);
       u.addText(d.name, FIELD_NAME);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);
@@ -265,7 +267,7 @@ export class FlexSearchIndex implements SearchIndex {
   }
 
   search(query: IndexQuery): IndexPage {
-    const filter = new CompiledFilter(query.filter, this.attrs);
+    const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore });
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
     const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
     const parsed = parseQuery(query.text);
@@ -291,6 +293,7 @@ export class FlexSearchIndex implements SearchIndex {
       this.attrs.clearUnit(base + ord);
     }
     this.store.release(record);
+    this.attrs.unhealthySince.delete(record.no);
     this.attrs.maybeCompact(() => this.store.liveUnitSlots());
     this.churn += record.unitCount;
     if (this.churn > Math.max(100_000, 2 * this.store.unitCount)) {
@@ -547,6 +550,8 @@ export class FlexSearchIndex implements SearchIndex {
       interfaces: rec.interfaces.map((i) => ({ ...i })),
     };
     if (moreInEntry > 0) hit.moreInEntry = moreInEntry;
+    if (rec.health) hit.health = { ...rec.health };
+    if (rec.drift !== undefined) hit.drift = rec.drift;
     return hit;
   }
 }

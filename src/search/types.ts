@@ -5,6 +5,7 @@
  */
 import type { SearchFilter, SearchHit } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
+import type { EntryHealth } from '../contract/freshness.js';
 
 /** What the index needs of an entry: identity, ownership, recency and its description. */
 export interface IndexedEntry {
@@ -13,6 +14,9 @@ export interface IndexedEntry {
   /** ISO-8601; recency breaks score ties. */
   updatedAt: string;
   description: EntryDescription;
+  /** Shown on hits, filtered by `health`; see SearchFilter.health. */
+  health?: EntryHealth;
+  drift?: boolean;
 }
 
 export interface IndexQuery {
@@ -22,6 +26,11 @@ export interface IndexQuery {
   /** Zero-based position of the first hit to return. */
   offset: number;
   limit: number;
+  /**
+   * Leave out entries unhealthy (unreachable or invalid) since before this time (ms since the
+   * epoch), unless the filter asks for a health itself (REGISTRY_HIDE_UNHEALTHY_SECONDS).
+   */
+  hideUnhealthyBefore?: number;
 }
 
 export interface IndexPage {
