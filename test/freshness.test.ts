@@ -10,12 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
 import type { Client } from '@a2a-js/sdk/client';
 import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
+import { makeDue as makeDueIn, serveCard as serveCardAt } from './support/freshness.js';
 import { sampleTools, startMcpServer, type TestMcpServer } from './support/mcp-server.js';
 import { mcpServer, v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
@@ -46,32 +45,13 @@ after(async () => {
 });
 afterEach(() => assert.deepEqual(takeOutboundViolations(), [], 'a connection left for a non-loopback address'));
 
-/** A card served at <base>/.well-known/agent-card.json, pretty-printed, with an ETag. */
-function serveCard(card: unknown, base: string, headers: Record<string, string> = {}): string {
-  const text = `${JSON.stringify(card, null, 2)}\n`;
-  origin.route(`${base}/.well-known/agent-card.json`, (req, res) => {
-    const etag = `"${createHash('sha256').update(text).digest('hex').slice(0, 16)}"`;
-    if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { etag }).end();
-    res.writeHead(200, { 'content-type': 'application/json', etag, ...headers }).end(text);
-  });
-  return text;
-}
+const serveCard = (card: unknown, base: string, headers: Record<string, string> = {}): string => serveCardAt(origin, card, base, headers);
+const makeDue = (...ids: string[]): void => makeDueIn(registry.dataDir, ...ids);
 
 const fresh = () => {
   const i = ++n;
   return { base: `/agents/${i}`, interfaceUrl: `https://agents.example.org/${i}/a2a`, name: `Fresh Agent ${i}` };
 };
-
-/** Makes entries due now, as if their interval had passed (the refresh loop then takes them). */
-function makeDue(...ids: string[]): void {
-  const db = new Database(path.join(registry.dataDir, 'registry.db'));
-  try {
-    const stmt = db.prepare(`UPDATE entry_freshness SET next_check_at = '2000-01-01T00:00:00.000Z' WHERE entry_id = ?`);
-    for (const id of ids) stmt.run(id);
-  } finally {
-    db.close();
-  }
-}
 
 const get = async (id: string, revision?: number) => resultOf(await op(anonymous, { get: revision ? { id, revision } : { id } }));
 
