@@ -20,6 +20,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DEFAULT_REGISTRY_URL, DEFAULT_TIMEOUT_SECONDS } from './client.js';
 import { register as registerGet } from './commands/get.js';
 import { register as registerLs } from './commands/ls.js';
+import { register as registerRefresh } from './commands/refresh.js';
 import { register as registerRegister } from './commands/register.js';
 import { register as registerRm } from './commands/rm.js';
 import { register as registerSearch } from './commands/search.js';
@@ -31,7 +32,7 @@ import { readPackageVersion } from '../lib/package-info.js';
 export type CommandRegistrar = (program: Command) => void;
 
 /** Every command of the CLI, in the order `--help` lists them. */
-const COMMANDS: CommandRegistrar[] = [registerServe, registerValidate, registerRegister, registerSearch, registerGet, registerLs, registerRm];
+const COMMANDS: CommandRegistrar[] = [registerServe, registerValidate, registerRegister, registerSearch, registerGet, registerLs, registerRm, registerRefresh];
 
 export { EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE } from './output.js';
 
