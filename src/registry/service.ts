@@ -6,13 +6,11 @@
  * published on the change feed (which the search index and every other derived view follow),
  * then acknowledged.
  */
-import { createHash } from 'node:crypto';
 import type {
   EntryKind,
   EntryView,
   ListPage,
   ListRequest,
-  McpServerDocument,
   RegistrationResult,
   SearchPage,
   SearchRequest,
@@ -20,18 +18,16 @@ import type {
 } from '../contract/types.js';
 import { RegistryError, badRequest, notFound } from '../contract/errors.js';
 import type { Actor, Caller } from '../contract/caller.js';
-import type { EntryDescription } from '../contract/description.js';
-import type { DocumentReference, EntryHealth, EntrySource } from '../contract/freshness.js';
+import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
-import { sameJson } from '../lib/canonical-json.js';
 import type { SearchIndex } from '../search/types.js';
-import type { EntryWrite, FreshnessWrite, RegistryStore, StoredEntry } from '../storage/types.js';
-import type { DocumentValidator, Verdict } from '../validation/index.js';
-import type { ChangeFeed, CommittedChange } from './change-feed.js';
-import { describeAgentCard, describeMcpServer } from './describe.js';
-import { SourceFailure, type DocumentSources } from './document-sources.js';
-import { describeStored, mcpDocumentText, toEntryView, toIndexedEntry } from './entries.js';
-import { nextHealth, type CheckFinding } from './health.js';
+import type { RegistryStore, StoredEntry } from '../storage/types.js';
+import type { DocumentValidator } from '../validation/index.js';
+import type { ChangeFeed } from './change-feed.js';
+import type { DocumentSources } from './document-sources.js';
+import { checkDocument, entryWriteOf, publishUpsert, registrationResultOf } from './documents.js';
+import { toEntryView, toIndexedEntry } from './entries.js';
+import { FreshnessChecks, NO_FRESHNESS, type FreshnessSettings, type SourcedEntry } from './freshness.js';
 import { PageTokens } from './page-token.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
@@ -47,22 +43,12 @@ export interface RegistryServiceDeps {
   publicRead: boolean;
   /** Documents the registry fetches itself (register by URL, fetchTools, refresh, probe). */
   sources?: DocumentSources;
+  /** How entries are kept fresh (with `sources`). */
   freshness?: FreshnessSettings;
 }
 
 /** What a register may carry: a document, or a reference the registry fetches the document from. */
 export type RegisterInput = Subject | DocumentReference;
-
-export interface FreshnessSettings {
-  /** Entries with a source (and probed agents) are checked this often; 0: never by themselves. */
-  refreshIntervalMs: number;
-  /** Check agents registered inline too, at the well-known card of their primary interface (REGISTRY_PROBE). */
-  probe: boolean;
-  /** Leave entries unhealthy for longer than this out of default search results. */
-  hideUnhealthyAfterMs?: number;
-}
-
-const NO_FRESHNESS: FreshnessSettings = { refreshIntervalMs: 0, probe: false };
 
 const isReference = (input: RegisterInput): input is DocumentReference => input.type === 'agent-card-url' || input.type === 'mcp-tools';
 
@@ -74,7 +60,8 @@ export class RegistryService {
   private readonly feed: ChangeFeed;
   private readonly publicRead: boolean;
   private readonly sources?: DocumentSources;
-  private readonly freshness: FreshnessSettings;
+  private readonly freshness?: FreshnessChecks;
+  private readonly hideUnhealthyAfterMs?: number;
 
   constructor(deps: RegistryServiceDeps) {
     this.store = deps.store;
@@ -84,7 +71,8 @@ export class RegistryService {
     this.feed = deps.feed;
     this.publicRead = deps.publicRead;
     this.sources = deps.sources;
-    this.freshness = deps.freshness ?? NO_FRESHNESS;
+    if (deps.sources) this.freshness = new FreshnessChecks(this.store, this.validator, this.feed, deps.sources, deps.freshness ?? NO_FRESHNESS);
+    this.hideUnhealthyAfterMs = deps.freshness?.hideUnhealthyAfterMs;
     // The index is one of the feed's followers: every committed change, local or from another
     // replica, reaches it the same way.
     this.feed.subscribe((change) => {
@@ -134,23 +122,9 @@ export class RegistryService {
 
   // ---- operations ----
 
-  /** The verdict on a valid document; an invalid one is declined with its errors, as register would. */
-  private check(subject: Subject): Verdict {
-    const verdict =
-      subject.type === 'agent-card'
-        ? this.validator.validateAgentCard(subject.card, subject.sizeBytes)
-        : subject.server === undefined
-          ? this.validator.validateToolspec(subject.toolspec, subject.sizeBytes)
-          : this.validator.validateMcpServer(subject.server, subject.toolspec, subject.sizeBytes);
-    if (!verdict.valid) {
-      throw new RegistryError(verdict.errorCode ?? 'VALIDATION_FAILED', verdict.message ?? 'The document is not valid.', verdict.errors);
-    }
-    return verdict;
-  }
-
   /** A dry run of register: the same checks and the same answer when invalid; nothing stored. Open to anyone. */
   async validate(subject: Subject, _caller: Caller): Promise<ValidationResultBody> {
-    const v = this.check(subject);
+    const v = checkDocument(this.validator, subject);
     const body: ValidationResultBody = { valid: true, kind: v.kind, sizeBytes: v.sizeBytes, errors: [], warnings: v.warnings };
     if (v.generation) body.protocolVersion = v.generation;
     return body;
@@ -164,16 +138,9 @@ export class RegistryService {
   async register(input: RegisterInput, caller: Caller): Promise<RegistrationResult> {
     const actor = this.requireActor(caller, 'Registering');
     const { subject, source } = await this.resolve(input);
-    const verdict = this.check(subject);
-    const { write, description } = this.entryWrite(subject, verdict);
-    const now = new Date().toISOString();
-    // By reference: the entry records its source and is refreshed from it. Inline: the
-    // owner manages the document, any source is dropped; with probing on, a probe is due now.
-    write.freshness = source
-      ? { source, health: nextHealth(undefined, { status: 'ok' }, source.fetchedAt), drift: false, nextCheckAt: this.nextCheckAt() }
-      : this.freshness.probe && subject.type === 'agent-card'
-        ? { nextCheckAt: now }
-        : null;
+    const verdict = checkDocument(this.validator, subject);
+    const { write, description } = entryWriteOf(subject, verdict);
+    if (this.freshness) write.freshness = this.freshness.forRegistration(source, subject.type);
     const outcome = await this.store.upsert(write, actor);
     if (outcome.status === 'forbidden') {
       throw new RegistryError(
@@ -182,72 +149,16 @@ export class RegistryService {
       );
     }
     const entry = outcome.entry;
-    if (outcome.status !== 'unchanged' || outcome.freshened) this.publish(entry, 'register', outcome.status !== 'unchanged' ? description : undefined);
-    return this.registrationResult(entry, description, {
-      created: outcome.status === 'created',
-      changed: outcome.status !== 'unchanged',
-      warnings: verdict.warnings,
-    });
+    const changed = outcome.status !== 'unchanged';
+    if (changed || outcome.freshened) publishUpsert(this.feed, entry, 'register', changed ? description : undefined);
+    return registrationResultOf(entry, description, { created: outcome.status === 'created', changed, warnings: verdict.warnings });
   }
 
   /** The resolve step: a document as received, or fetched from where the reference points. */
   private async resolve(input: RegisterInput): Promise<{ subject: Subject; source?: EntrySource }> {
     if (!isReference(input)) return { subject: input };
-    if (!this.sources) {
-      throw badRequest('This registry does not fetch documents: send the agent card or the toolspec itself.');
-    }
+    if (!this.sources) throw badRequest('This registry does not fetch documents: send the agent card or the toolspec itself.');
     return this.sources.resolve(input);
-  }
-
-  /** What storage writes for a valid document, and its description. */
-  private entryWrite(subject: Subject, verdict: Verdict): { write: EntryWrite; description: EntryDescription } {
-    const documentText = subject.type === 'agent-card' ? subject.documentText : mcpDocumentText(subject.server, subject.toolspecText);
-    const description =
-      subject.type === 'agent-card'
-        ? describeAgentCard(subject.card, verdict.generation ?? '1.0')
-        : describeMcpServer({ mcpServer: subject.server, toolspec: subject.toolspec } as McpServerDocument);
-    const write: EntryWrite = {
-      kind: description.kind,
-      identityUrl: description.identityUrl,
-      name: description.name,
-      description: description.description,
-      protocolVersion: description.protocolVersion,
-      interfaces: description.interfaces,
-      documentText,
-      contentHash: createHash('sha256').update(documentText).digest('hex'),
-    };
-    return { write, description };
-  }
-
-  private registrationResult(
-    entry: StoredEntry,
-    description: EntryDescription,
-    outcome: { created: boolean; changed: boolean; warnings: RegistrationResult['warnings'] },
-  ): RegistrationResult {
-    const result: RegistrationResult = {
-      id: entry.id,
-      kind: entry.kind,
-      revision: entry.revision,
-      created: outcome.created,
-      changed: outcome.changed,
-      indexed: entry.kind === 'agent' ? { skills: description.skills.length } : { tools: description.tools.length },
-      warnings: outcome.warnings,
-    };
-    if (entry.protocolVersion) result.protocolVersion = entry.protocolVersion;
-    if (entry.source) result.source = entry.source;
-    if (entry.health) result.health = entry.health;
-    if (entry.revisionOrigin) result.revisionOrigin = entry.revisionOrigin;
-    return result;
-  }
-
-  private publish(entry: StoredEntry, cause: NonNullable<CommittedChange['cause']>, description?: EntryDescription): void {
-    this.feed.publish({ id: entry.id, op: 'upsert', entry, ...(description ? { description } : {}), origin: 'local', cause });
-  }
-
-  // ---- freshness: refresh from the source, probe, health ----
-
-  private nextCheckAt(from = Date.now()): string | undefined {
-    return this.freshness.refreshIntervalMs > 0 ? new Date(from + this.freshness.refreshIntervalMs).toISOString() : undefined;
   }
 
   /**
@@ -261,137 +172,17 @@ export class RegistryService {
     if (entry.owner !== actor.principal && !actor.isAdmin) {
       throw new RegistryError('FORBIDDEN', `Entry "${id}" belongs to another principal; only its owner or an admin may refresh it.`);
     }
-    if (!entry.source) {
+    if (!entry.source || !this.freshness) {
       throw badRequest(
         `Entry "${id}" was registered with its document inline, so it has no source to refresh. Register it by URL ({"register": {"url": "https://..."}}) or, for an MCP server, with "fetchTools": true, and the registry keeps it fresh.`,
       );
     }
-    return this.refreshFromSource(entry as StoredEntry & { source: EntrySource });
+    return this.freshness.refresh(entry as SourcedEntry);
   }
 
-  /**
-   * The background check of one due entry (the refresh loop calls it): refresh an entry with a
-   * source, probe an agent registered inline. Never throws for what the remote side did;
-   * resolves once the outcome is stored and published.
-   */
+  /** The background check of one due entry (the refresh loop): refresh from its source, or probe. */
   async checkDue(id: string, signal?: AbortSignal): Promise<'refreshed' | 'probed' | 'skipped'> {
-    const entry = await this.store.get(id);
-    if (!entry) return 'skipped';
-    if (entry.source) {
-      await this.refreshFromSource(entry as StoredEntry & { source: EntrySource }, signal).catch((error: unknown) => {
-        if (!(error instanceof RegistryError)) throw error;
-      });
-      return 'refreshed';
-    }
-    if (this.freshness.probe && entry.kind === 'agent') {
-      await this.probe(entry, signal);
-      return 'probed';
-    }
-    // Neither (probing was turned off): stop scheduling it, keep what it showed.
-    await this.store.recordCheck(entry.id, { health: entry.health, drift: entry.drift });
-    return 'skipped';
-  }
-
-  private async refreshFromSource(entry: StoredEntry & { source: EntrySource }, signal?: AbortSignal): Promise<RegistrationResult> {
-    if (!this.sources) throw badRequest('This registry does not fetch documents.');
-    const stored = describeStored(entry);
-    try {
-      const fetched = await this.sources.refetch(entry, signal);
-      const source = fetched.source;
-      if (fetched.notModified) return this.recordRefresh(entry, source, { status: 'ok' }, false, stored);
-      const verdict = this.check(fetched.subject);
-      const { write, description } = this.entryWrite(fetched.subject, verdict);
-      if (sameJson(JSON.parse(write.documentText), JSON.parse(entry.documentText))) {
-        // The same document, however it is formatted: no new revision.
-        return this.recordRefresh(entry, source, { status: 'ok' }, false, stored, verdict.warnings);
-      }
-      write.freshness = this.freshnessAfter(entry, source, { status: 'ok' }, false);
-      const outcome = await this.store.revise(entry.id, write, entry.revision);
-      switch (outcome.status) {
-        case 'not-found':
-          throw notFound(`No entry has id "${entry.id}".`);
-        case 'stale':
-          // Someone wrote a revision while this one was fetched: theirs stands.
-          return this.registrationResult(outcome.entry, describeStored(outcome.entry), { created: false, changed: false, warnings: [] });
-        case 'conflict':
-          throw new SourceFailure(
-            'FORBIDDEN',
-            `The card at ${source.url} now names ${write.identityUrl} as its primary interface, which is registered as entry ${outcome.existing.id}; the last good revision is kept.`,
-            'invalid',
-            'identity-conflict',
-          );
-        case 'unchanged':
-        case 'updated': {
-          const changed = outcome.status === 'updated';
-          this.publish(outcome.entry, changed ? 'refresh' : 'health', changed ? description : undefined);
-          return this.registrationResult(outcome.entry, description, { created: false, changed, warnings: verdict.warnings });
-        }
-      }
-    } catch (error) {
-      // Not the source's doing (a bug, or the registry shutting down): nothing to record.
-      if (!(error instanceof RegistryError) || signal?.aborted) throw error;
-      // Keep the last good revision and the validators it came with (the failed document's
-      // ETag would make the next conditional request answer 304 for it); record why this failed.
-      const status = error instanceof SourceFailure ? error.health : 'invalid';
-      const reason = error instanceof SourceFailure ? error.reason : error.code;
-      await this.recordCheck(entry, this.freshnessAfter(entry, entry.source, { status, reason, message: error.message }, status === 'invalid' ? true : entry.drift));
-      throw error;
-    }
-  }
-
-  /** A refresh that found the stored document current: health ok, source validators updated. */
-  private async recordRefresh(
-    entry: StoredEntry,
-    source: EntrySource,
-    finding: CheckFinding,
-    drift: boolean,
-    description: EntryDescription,
-    warnings: RegistrationResult['warnings'] = [],
-  ): Promise<RegistrationResult> {
-    const updated = (await this.recordCheck(entry, this.freshnessAfter(entry, source, finding, drift))) ?? entry;
-    return this.registrationResult(updated, description, { created: false, changed: false, warnings });
-  }
-
-  private freshnessAfter(entry: StoredEntry, source: EntrySource | undefined, finding: CheckFinding, drift: boolean | undefined): FreshnessWrite {
-    const write: FreshnessWrite = { health: nextHealth(entry.health, finding, new Date().toISOString()) };
-    if (source) write.source = source;
-    if (drift !== undefined) write.drift = drift;
-    const next = this.nextCheckAt();
-    if (next) write.nextCheckAt = next;
-    return write;
-  }
-
-  /** Stores a check's outcome and publishes it (to every replica when what readers see changed). */
-  private async recordCheck(entry: StoredEntry, freshness: FreshnessWrite): Promise<StoredEntry | undefined> {
-    const outcome = await this.store.recordCheck(entry.id, freshness);
-    if (!outcome) return undefined;
-    // Both kinds reach this replica's index (fresh checkedAt on hits); only 'logged' ones were
-    // written to the change log for other replicas.
-    this.publish(outcome.entry, 'health');
-    return outcome.entry;
-  }
-
-  /**
-   * REGISTRY_PROBE: fetches the well-known card at the origin of an inline-registered agent's
-   * primary interface. ok when it is a valid card (drift when it differs from the registered
-   * revision), invalid when it is not, unreachable when it cannot be fetched.
-   */
-  private async probe(entry: StoredEntry, signal?: AbortSignal): Promise<void> {
-    if (!this.sources) return;
-    let finding: CheckFinding;
-    let drift = entry.drift;
-    try {
-      const live = await this.sources.probe(entry, signal);
-      drift = !sameJson(live.value, JSON.parse(entry.documentText));
-      const verdict = this.validator.validateAgentCard(live.value, live.sizeBytes);
-      finding = verdict.valid
-        ? { status: 'ok' }
-        : { status: 'invalid', reason: verdict.errorCode ?? 'VALIDATION_FAILED', message: `The card at ${live.url} is not valid: ${verdict.message ?? 'see the validate operation'}` };
-    } catch (error) {
-      if (!(error instanceof SourceFailure) || signal?.aborted) throw error;
-      finding = { status: error.health, reason: error.reason, message: error.message };
-    }
-    await this.recordCheck(entry, this.freshnessAfter(entry, undefined, finding, drift));
+    return this.freshness ? this.freshness.checkDue(id, signal) : 'skipped';
   }
 
   async get(id: string, revision: number | undefined, caller: Caller): Promise<EntryView> {
@@ -410,12 +201,13 @@ export class RegistryService {
     // "mine" is resolved from the token, so it needs one even when reads are public.
     const mine = request.filter?.mine ? this.requireActor(caller, 'Listing your own entries').principal : undefined;
     const filter = this.listFilter(request.filter ?? {}, mine);
-    const fingerprint = PageTokens.fingerprint(['list', filter, request.filter?.health ?? null]);
+    const health = request.filter?.health;
+    const fingerprint = PageTokens.fingerprint(health ? ['list', filter, health] : ['list', filter]);
     const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint) : undefined;
     const result = await this.store.list({
       kind: filter.kind,
       owner: filter.owner,
-      health: request.filter?.health,
+      health,
       limit: request.pageSize ?? DEFAULT_LIST_SIZE,
       after,
     });
@@ -453,7 +245,7 @@ export class RegistryService {
     const text = (request.query ?? '').trim();
     const fingerprint = PageTokens.fingerprint(['search', text, request.filter ?? {}, limit]);
     const offset = request.pageToken ? Number(this.pageTokens.read(request.pageToken, fingerprint)) : 0;
-    const hideAfter = this.freshness.hideUnhealthyAfterMs;
+    const hideAfter = this.hideUnhealthyAfterMs;
     const page = this.index.search({
       text,
       filter: request.filter,
