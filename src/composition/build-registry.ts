@@ -175,6 +175,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
         (closing ??= (async () => {
           clearInterval(pruneTimer);
           await refresher?.stop();
+          await fetcher.close();
           await follower?.stop();
           await store.close();
         })()),
