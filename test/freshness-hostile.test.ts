@@ -208,6 +208,9 @@ describe('REGISTRY_PROBE: agents registered inline', () => {
       assert.equal(entry.health.status, 'ok');
       assert.equal(entry.drift, false);
       assert.equal(entry.source, undefined, 'probing is not a source: the registered revision stays');
+      // Re-registering the same card (a heartbeat) keeps what the probes found.
+      assert.equal(resultOf(await op(alice, { register: { agentCard: card } })).changed, false);
+      assert.deepEqual((resultOf(await op(anonymous, { get: { id } }))).health, entry.health);
 
       own.json('/.well-known/agent-card.json', { ...card, description: 'Something else now.' });
       entry = await probeOnce();

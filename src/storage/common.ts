@@ -209,6 +209,19 @@ export const FRESHNESS_COLUMNS = [
 ] as const;
 
 /**
+ * The record a write leaves, given what the entry has: a write with neither source nor health
+ * only schedules a check (an inline registration with probing on), so an entry without a source
+ * keeps the health and drift its probes found — re-registering the same card as a heartbeat
+ * must not wipe them.
+ */
+export function effectiveFreshness(existing: StoredEntry, write: FreshnessWrite | null): FreshnessWrite | null {
+  if (!write || write.source || write.health || existing.source || !existing.health) return write;
+  const kept: FreshnessWrite = { health: existing.health, ...write };
+  if (existing.drift !== undefined) kept.drift = existing.drift;
+  return kept;
+}
+
+/**
  * Whether a new freshness record changes what readers see of the entry, beyond the times and
  * validators every check moves: such a change is recorded in the change log, so other replicas
  * (and their indexes) learn of it.

@@ -46,7 +46,8 @@ export interface StoredEntry {
 
 /**
  * An entry's freshness record as a write sets it: replaced as a whole. `nextCheckAt` schedules
- * the next refresh or probe (absent: not scheduled).
+ * the next refresh or probe (absent: not scheduled). In a registration, a record with neither
+ * source nor health only schedules: an entry without a source keeps its health and drift.
  */
 export interface FreshnessWrite {
   source?: EntrySource;

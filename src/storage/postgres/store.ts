@@ -35,6 +35,7 @@ import {
   FINISHED_TASK_STATES,
   FRESHNESS_COLUMNS,
   REVISION_JOIN,
+  effectiveFreshness,
   freshnessValues,
   freshnessVisiblyChanged,
   clampLimit,
@@ -299,9 +300,10 @@ export class PostgresStore implements RegistryStore {
         if (existingId === undefined) return undefined; // deleted meanwhile: retry
         const existing = (await this.#current(db, existingId))!;
         if (existing.owner !== actor.principal && !actor.isAdmin) return { status: 'forbidden', existing };
-        if (write.freshness !== undefined) await this.#writeFreshness(db, existing.id, write.freshness);
+        const freshness = write.freshness === undefined ? undefined : effectiveFreshness(existing, write.freshness);
+        if (freshness !== undefined) await this.#writeFreshness(db, existing.id, freshness);
         if (existing.contentHash === write.contentHash) {
-          if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) {
+          if (freshness !== undefined && freshnessVisiblyChanged(existing, freshness)) {
             await this.#recordChange(db, existing.id, 'upsert');
             return { status: 'unchanged', entry: (await this.#current(db, existing.id))!, freshened: true };
           }

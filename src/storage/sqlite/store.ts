@@ -40,6 +40,7 @@ import {
   FINISHED_TASK_STATES,
   FRESHNESS_COLUMNS,
   REVISION_JOIN,
+  effectiveFreshness,
   freshnessValues,
   freshnessVisiblyChanged,
   clampLimit,
@@ -242,9 +243,10 @@ export class SqliteStore implements RegistryStore {
       if (existing.owner !== actor.principal && !actor.isAdmin) {
         return { status: 'forbidden', existing };
       }
-      if (write.freshness !== undefined) this.#writeFreshness(db, existing.id, write.freshness);
+      const freshness = write.freshness === undefined ? undefined : effectiveFreshness(existing, write.freshness);
+      if (freshness !== undefined) this.#writeFreshness(db, existing.id, freshness);
       if (existing.contentHash === write.contentHash) {
-        if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) {
+        if (freshness !== undefined && freshnessVisiblyChanged(existing, freshness)) {
           this.#recordChange(db, existing.id, 'upsert', now);
           return { status: 'unchanged', entry: this.#currentById(db, existing.id)!, freshened: true };
         }
