@@ -54,10 +54,10 @@ export class FetchingDocumentSources implements DocumentSources {
 
   async resolve(reference: DocumentReference, signal?: AbortSignal): Promise<FetchedDocument> {
     if (reference.type === 'agent-card-url') {
-      const url = parseHttpUrl(reference.url, 'url', 'the agent card\'s URL, or its base URL');
-      const doc = await this.fetchCard(cardUrlFor(url.href), 'agent-card', {}, signal);
+      const cardUrl = cardUrlFor(parseHttpUrl(reference.url, 'url', 'the agent card\'s URL, or its base URL').href);
+      const doc = await this.fetchCard(cardUrl, 'agent-card', {}, signal);
       if (doc.notModified) throw new Error('unreachable: an unconditional request answered 304');
-      return { subject: this.cardSubject(doc), source: sourceOf(doc, cardUrlFor(url.href).href) };
+      return { subject: this.cardSubject(doc), source: sourceOf(doc, cardUrl.href) };
     }
     return this.fetchTools(reference.server, 'mcp', signal);
   }

@@ -7,9 +7,10 @@
  * compiles every tool's outputSchema with ajv for later calls, and a hostile server's schema
  * must not run through a compiler here (see NOTES.md on ajv); the registry's own validator checks
  * the tools afterwards with its size and depth bounds, and says precisely what is wrong.
+ *
+ * The SDK is imported on first use: it takes a few seconds to load on a busy machine, and a
+ * registry that never lists an MCP server's tools should not start slower for it.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import type { FetchFunction } from '../net/index.js';
 
@@ -49,6 +50,10 @@ export interface ListToolsOptions {
 
 /** Connects, lists every page of tools, disconnects. Throws ToolListError, or what the transport threw (a FetchError). */
 export async function listMcpTools(url: URL, options: ListToolsOptions): Promise<unknown[]> {
+  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
   const client = new Client({ name: 'a2a-agent-registry', version: options.clientVersion }, { capabilities: {} });
   const transport = new StreamableHTTPClientTransport(url, { fetch: options.fetch });
   const requestOptions = { signal: options.signal, timeout: options.timeoutMs };

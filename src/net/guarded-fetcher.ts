@@ -10,9 +10,9 @@
  * that cuts it off at the cap.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { fetch as undiciFetch, type Response as UndiciResponse } from 'undici';
+import type { Response as UndiciResponse } from 'undici';
 import { AllowList, describeAddress, parseAddress, restrictedRange, RULE_WORDING, normaliseHost } from './address-policy.js';
-import { PinnedAgents, type CheckedAddress } from './pinned-agents.js';
+import { PinnedAgents, loadUndici, type CheckedAddress } from './pinned-agents.js';
 import {
   FetchError,
   type FetchFailureReason,
@@ -293,13 +293,15 @@ export class GuardedFetcher implements Fetcher {
     for (let hop = 0; ; hop++) {
       state.url = url.href;
       const addresses = await this.admit(url, deadline);
+      const dispatcher = await this.agents.for(url, addresses);
+      const { fetch: undiciFetch } = await loadUndici();
       const response = await undiciFetch(url, {
         method: current.method,
         headers: current.headers,
         body: current.body as never,
         duplex: current.body instanceof ReadableStream ? 'half' : undefined,
         redirect: 'manual',
-        dispatcher: this.agents.for(url, addresses),
+        dispatcher,
         signal: deadline.signal,
       });
       if (!REDIRECT_STATUSES.has(response.status) || mode === 'manual') return { response, url };

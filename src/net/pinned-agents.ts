@@ -9,8 +9,12 @@
  * answer gets its own Agent. The least recently used are closed beyond `max`.
  */
 import type { LookupAddress, LookupOneOptions } from 'node:dns';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { normaliseHost } from './address-policy.js';
+
+let undici: Promise<typeof import('undici')> | undefined;
+/** undici, imported on first use: loading it takes a second or more on a busy machine, and a registry that fetches nothing should not start slower for it. */
+export const loadUndici = (): Promise<typeof import('undici')> => (undici ??= import('undici'));
 
 export interface CheckedAddress {
   address: string;
@@ -35,13 +39,16 @@ export class PinnedAgents {
   }
 
   /** The Agent for `url`'s origin pinned to `addresses`. */
-  for(url: URL, addresses: readonly CheckedAddress[]): Agent {
+  async for(url: URL, addresses: readonly CheckedAddress[]): Promise<Agent> {
+    // Loaded before the lookup below, which then runs without a pause: two concurrent calls for
+    // one key cannot both miss and create two Agents.
+    const { Agent: AgentClass } = await loadUndici();
     const key = `${url.protocol}//${url.host}|${addresses.map((a) => a.address).sort().join(',')}`;
     let agent = this.agents.get(key);
     if (agent) {
       this.agents.delete(key);
     } else {
-      agent = this.create(url, addresses);
+      agent = this.create(url, addresses, AgentClass);
       while (this.agents.size >= this.max) {
         const [oldest, old] = this.agents.entries().next().value as [string, Agent];
         this.agents.delete(oldest);
@@ -59,7 +66,7 @@ export class PinnedAgents {
     await Promise.all(all.map((agent) => agent.destroy().catch(() => undefined)));
   }
 
-  private create(url: URL, addresses: readonly CheckedAddress[]): Agent {
+  private create(url: URL, addresses: readonly CheckedAddress[], AgentClass: typeof Agent): Agent {
     const expected = normaliseHost(url.hostname.replace(/^\[|\]$/g, ''));
     const lookup = (
       hostname: string,
@@ -78,7 +85,7 @@ export class PinnedAgents {
       else callback(null, usable[0]!.address, usable[0]!.family);
     };
     const { timeoutMs, ca } = this.options;
-    return new Agent({
+    return new AgentClass({
       connect: { lookup: lookup as never, timeout: timeoutMs, ...(ca ? { ca } : {}) },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
