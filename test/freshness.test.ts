@@ -16,7 +16,7 @@ import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
 import { makeDue as makeDueIn, serveCard as serveCardAt } from './support/freshness.js';
 import { sampleTools, startMcpServer, type TestMcpServer } from './support/mcp-server.js';
-import { mcpServer, v1Card } from './support/documents.js';
+import { mcpServer, v03Card, v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
@@ -84,13 +84,20 @@ describe('register by URL', () => {
     assert.equal(hit.health.status, 'ok');
   });
 
-  test('the card\'s full URL is fetched as given; a v0.3 card works the same', async () => {
+  test('the card\'s full URL is fetched as given, asking for A2A 1.0; a v0.3 card works the same', async () => {
     const { interfaceUrl, name } = fresh();
-    const card = { ...v1Card(name, interfaceUrl) };
+    const card = v03Card(name, interfaceUrl);
     origin.json(`/cards/${n}.json`, card);
     const result = resultOf(await op(alice, { register: { url: `${origin.url}/cards/${n}.json` } }));
     assert.equal(result.source.url, `${origin.url}/cards/${n}.json`);
     assert.equal(result.created, true);
+    assert.equal(result.protocolVersion, '0.3');
+    const request = origin.requests.filter((r) => r.path === `/cards/${n}.json`).at(-1)!;
+    assert.equal(request.headers['a2a-version'], '1.0');
+    assert.match(request.headers.accept ?? '', /application\/json/);
+    const entry = await get(result.id);
+    assert.deepEqual(entry.document, card);
+    assert.equal(entry.interfaces[0].url, interfaceUrl);
   });
 
   test('the same checks as an inline registration: an invalid card is declined, nothing stored', async () => {
@@ -257,6 +264,29 @@ describe('refresh', () => {
     assert.ok(entry.source.fetchedAt > first.source.fetchedAt);
   });
 
+  test('conditional requests: Last-Modified goes back as If-Modified-Since when there is no ETag', async () => {
+    const { base, interfaceUrl, name } = fresh();
+    const card = v1Card(name, interfaceUrl);
+    const lastModified = 'Tue, 01 Dec 2026 06:00:00 GMT';
+    const cardPath = `${base}/.well-known/agent-card.json`;
+    origin.route(cardPath, (req, res) => {
+      if (req.headers['if-modified-since'] === lastModified) return void res.writeHead(304, { 'last-modified': lastModified }).end();
+      res.writeHead(200, { 'content-type': 'application/json', 'last-modified': lastModified }).end(JSON.stringify(card));
+    });
+    const { id, source } = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    assert.equal(source.etag, undefined);
+    assert.equal(source.lastModified, lastModified);
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    const request = origin.requests.filter((r) => r.path === cardPath).at(-1)!;
+    assert.equal(request.headers['if-modified-since'], lastModified);
+    assert.equal(request.headers['if-none-match'], undefined);
+    const entry = await get(id);
+    assert.equal(entry.revision, 1);
+    assert.equal(entry.health.status, 'ok');
+    assert.ok(entry.source.fetchedAt > source.fetchedAt);
+  });
+
   test('a re-serialised but equal card is no new revision', async () => {
     const { id, base, card } = await registered();
     const reordered = Object.fromEntries(Object.entries(card).reverse());
@@ -403,6 +433,6 @@ describe('metrics', () => {
     assert.match(text, /registry_fetch_failures_total\{purpose="agent-card",reason="link-local"\} 1/);
     assert.match(text, /registry_fetch_failures_total\{purpose="refresh",reason="http-status"\} [1-9]/);
     assert.match(text, /registry_fetch_duration_seconds_bucket\{le="5",purpose="agent-card"\} [1-9]/);
-    assert.match(text, /registry_requests_total\{method="SendMessage",operation="refresh",outcome="COMPLETED",code="none"\} [1-9]/);
+    assert.match(text, /registry_requests_total\{method="SendMessage",operation="refresh",outcome="COMPLETED",code="none",door="a2a"\} [1-9]/);
   });
 });

@@ -27,6 +27,10 @@ export interface DocumentSourcesOptions {
   clientVersion: string;
 }
 
+/** The protocol version the registry asks agents for; cards of v0.3 are accepted as well. */
+const PREFERRED_CARD_VERSION = '1.0';
+const A2A_VERSION_HEADER = 'a2a-version';
+
 /** The well-known path of an A2A agent card (A2A spec, "Agent Discovery"). */
 export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 
@@ -103,7 +107,9 @@ export class FetchingDocumentSources implements DocumentSources {
       return await this.fetcher.getJson(url, {
         purpose,
         signal,
-        headers: { accept: 'application/json, application/a2a+json;q=0.9' },
+        // A2A-Version asks a server that serves several card versions for the v1.0 card (spec
+        // 1.0, "Service Parameters"); a v0.3 server ignores it and its v0.3 card is accepted too.
+        headers: { accept: 'application/json, application/a2a+json;q=0.9', [A2A_VERSION_HEADER]: PREFERRED_CARD_VERSION },
         ...(conditional.ifNoneMatch ? { ifNoneMatch: conditional.ifNoneMatch } : {}),
         ...(conditional.ifModifiedSince ? { ifModifiedSince: conditional.ifModifiedSince } : {}),
       });
