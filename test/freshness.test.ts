@@ -12,6 +12,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
 import { makeDue as makeDueIn, serveCard as serveCardAt } from './support/freshness.js';
@@ -424,13 +427,126 @@ describe('refresh', () => {
   });
 });
 
+describe('the MCP and catalog doors', () => {
+  const mcpClients: McpClient[] = [];
+  after(async () => {
+    for (const client of mcpClients) await client.close().catch(() => undefined);
+  });
+  async function mcpClientFor(token?: string): Promise<McpClient> {
+    const client = new McpClient({ name: 'freshness-test', version: '1.0.0' });
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${registry.url}/mcp`), { requestInit: { headers } }));
+    mcpClients.push(client);
+    return client;
+  }
+  const call = async (client: McpClient, name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const structured = (r: CallToolResult): WireJson => {
+    assert.ok(!r.isError, `expected a result, got an error: ${JSON.stringify(r.content)}`);
+    return r.structuredContent as WireJson;
+  };
+  const errorText = (r: CallToolResult): string => {
+    assert.equal(r.isError, true, `expected a tool error, got ${JSON.stringify(r.structuredContent)}`);
+    return (r.content[0] as { text: string }).text;
+  };
+
+  test('MCP: register_agent by url, register_mcp_server with fetchTools, refresh_entry; health and source on entries and hits, the health filter', async () => {
+    const owner = await mcpClientFor(TOKENS.alice);
+    const reader = await mcpClientFor();
+    const { base, interfaceUrl } = fresh();
+    const card = v1Card('Harbour Pilot Agent', interfaceUrl);
+    serveCard(card, base);
+
+    const registered = structured(await call(owner, 'register_agent', { url: `${origin.url}${base}` }));
+    assert.equal(registered.created, true);
+    assert.equal(registered.source.url, `${origin.url}${base}/.well-known/agent-card.json`);
+    assert.equal(registered.health.status, 'ok');
+    const entry = structured(await call(reader, 'get_agent', { id: registered.id }));
+    assert.deepEqual(entry, await get(registered.id), 'get_agent answers what the A2A get answers');
+    assert.equal(entry.source.url, registered.source.url);
+    assert.equal(entry.health.status, 'ok');
+    assert.equal(entry.drift, false);
+
+    const hits = structured(await call(reader, 'search_agents', { query: 'harbour pilot', filter: { health: 'ok' } })).results;
+    assert.ok(hits.some((h: WireJson) => h.id === registered.id && h.health.status === 'ok' && h.source.url === registered.source.url), JSON.stringify(hits));
+
+    assert.match(errorText(await call(owner, 'register_agent', {})), /^BAD_REQUEST: Give exactly one of agentCard .* or url/);
+    assert.match(errorText(await call(owner, 'register_agent', { url: `${origin.url}${base}`, agentCard: card })), /^BAD_REQUEST: Give exactly one/);
+    assert.match(errorText(await call(owner, 'register_agent', { url: 'http://169.254.169.254/latest' })), /^FETCH_FAILED: .*169\.254\.169\.254/);
+    assert.match(errorText(await call(reader, 'register_agent', { url: `${origin.url}${base}` })), /^UNAUTHENTICATED: /);
+
+    serveCard({ ...card, version: '3.0.0' }, base);
+    const refreshed = structured(await call(owner, 'refresh_entry', { id: registered.id }));
+    assert.deepEqual([refreshed.revision, refreshed.changed, refreshed.revisionOrigin], [2, true, 'refresh']);
+    assert.match(errorText(await call(await mcpClientFor(TOKENS.bob), 'refresh_entry', { id: registered.id })), /^FORBIDDEN: /);
+
+    origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(503).end());
+    assert.match(errorText(await call(owner, 'refresh_entry', { id: registered.id })), /^FETCH_FAILED: .*HTTP 503/);
+    const down = await call(reader, 'search_agents', { query: 'harbour pilot', filter: { health: 'unreachable' } });
+    assert.deepEqual([...new Set(structured(down).results.map((h: WireJson) => h.id))], [registered.id]);
+    assert.match((down.content[0] as { text: string }).text, /Harbour Pilot Agent \(id [^)]+\).*\[unreachable since /);
+    assert.equal(structured(await call(reader, 'search_agents', { query: 'harbour pilot', filter: { health: 'ok' } })).results.length, 0);
+    const listed = structured(await call(reader, 'list_agents', { health: 'unreachable', pageSize: 100 })).entries;
+    assert.ok(listed.some((e: WireJson) => e.id === registered.id && e.health.status === 'unreachable'));
+
+    const server = mcpServer('door-fetched-tools', mcp.url);
+    const tools = structured(await call(owner, 'register_mcp_server', { mcpServer: server, fetchTools: true }));
+    assert.deepEqual(tools.indexed, { tools: 5 });
+    assert.equal(tools.source.url, mcp.url);
+    assert.deepEqual(structured(await call(reader, 'get_mcp_server', { id: tools.id })).document.toolspec.tools, mcp.tools);
+    assert.match(errorText(await call(owner, 'register_mcp_server', { mcpServer: server })), /^BAD_REQUEST: Give exactly one of toolspec/);
+    assert.match(errorText(await call(owner, 'register_mcp_server', { mcpServer: server, toolspec: { tools: [] }, fetchTools: true })), /^BAD_REQUEST: Give exactly one of toolspec/);
+  });
+
+  test('catalog and ARD: health, drift and source in entries\' metadata; the ARD health filter', async () => {
+    const { base, interfaceUrl } = fresh();
+    const card = v1Card('Lighthouse Keeper Agent', interfaceUrl);
+    serveCard(card, base);
+    const { id, source } = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    const inline = resultOf(await op(alice, { register: { agentCard: v1Card('Lighthouse Painter Agent', `https://agents.example.org/painter${n}/a2a`) } }));
+
+    const catalog = (await (await fetch(`${registry.url}/.well-known/ai-catalog.json`)).json()) as WireJson;
+    const listed = catalog.entries.find((e: WireJson) => e.metadata?.registryId === id);
+    assert.ok(listed, 'the entry is in the catalog');
+    assert.deepEqual(
+      { health: listed.metadata.health, drift: listed.metadata.drift, sourceUrl: listed.metadata.sourceUrl, since: typeof listed.metadata.healthSince },
+      { health: 'ok', drift: false, sourceUrl: source.url, since: 'string' },
+    );
+    const plain = catalog.entries.find((e: WireJson) => e.metadata?.registryId === inline.id);
+    assert.equal(plain.metadata.health, undefined, 'entries the registry never checks carry no health');
+
+    const ard = async (filter: WireJson) => {
+      const res = await fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: 'lighthouse', filter } }) });
+      return { status: res.status, body: (await res.json()) as WireJson };
+    };
+    const ok = await ard({ health: 'ok' });
+    assert.deepEqual(ok.body.results.map((r: WireJson) => r.metadata.registryId), [id]);
+    assert.equal(ok.body.results[0].metadata.health, 'ok');
+    assert.equal(ok.body.results[0].metadata.sourceUrl, source.url);
+
+    origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(404).end());
+    await op(alice, { refresh: { id } });
+    const down = await ard({ health: 'unreachable' });
+    assert.deepEqual(down.body.results.map((r: WireJson) => r.metadata.registryId), [id]);
+    assert.equal(down.body.results[0].metadata.health, 'unreachable');
+    const one = (await (await fetch(`${registry.url}/agents/${id}`)).json()) as WireJson;
+    assert.equal(one.metadata.health, 'unreachable', 'the ARD entry follows the check (the catalog cache follows the change feed)');
+    const refreshedCatalog = (await (await fetch(`${registry.url}/.well-known/ai-catalog.json`)).json()) as WireJson;
+    assert.equal(refreshedCatalog.entries.find((e: WireJson) => e.metadata?.registryId === id).metadata.health, 'unreachable');
+
+    const bad = await ard({ health: 'fine' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.message, /Filter "health" takes one of ok, unreachable, invalid, any/);
+  });
+});
+
 describe('metrics', () => {
   test('fetches by purpose and outcome, failures by reason, latency', async () => {
     const text = await (await fetch(`${registry.url}/metrics`)).text();
     assert.match(text, /registry_fetches_total\{purpose="agent-card",outcome="ok"\} [1-9]/);
     assert.match(text, /registry_fetches_total\{purpose="refresh",outcome="not-modified"\} [1-9]/);
     assert.match(text, /registry_fetches_total\{purpose="mcp",outcome="ok"\} [1-9]/);
-    assert.match(text, /registry_fetch_failures_total\{purpose="agent-card",reason="link-local"\} 1/);
+    assert.match(text, /registry_fetch_failures_total\{purpose="agent-card",reason="link-local"\} [1-9]/);
     assert.match(text, /registry_fetch_failures_total\{purpose="refresh",reason="http-status"\} [1-9]/);
     assert.match(text, /registry_fetch_duration_seconds_bucket\{le="5",purpose="agent-card"\} [1-9]/);
     assert.match(text, /registry_requests_total\{method="SendMessage",operation="refresh",outcome="COMPLETED",code="none",door="a2a"\} [1-9]/);

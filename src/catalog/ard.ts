@@ -17,7 +17,7 @@ import type { FailureFormatter } from '../http/errors.js';
 import { isObject } from '../lib/json.js';
 import { checkQueryLength, zodFindings } from '../operations/request-parser.js';
 import { MAX_QUERY_CHARS_CEILING } from '../operations/request-schemas.js';
-import { entryHead, type CatalogEntry } from './entries.js';
+import { entryHead, freshnessMetadata, type CatalogEntry } from './entries.js';
 import { kindsOf, type Site } from './vocabulary.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
@@ -106,7 +106,9 @@ export const ARD_FILTER_KEYS: Record<string, string> = {
   destructive: 'true or false (MCP tool hint)',
   idempotent: 'true or false (MCP tool hint)',
   openWorld: 'true or false (MCP tool hint)',
+  health: 'ok, unreachable or invalid (the latest check of the live agent or server), or any (also entries hidden for failing long)',
 };
+const HEALTH_VALUES = ['ok', 'unreachable', 'invalid', 'any'] as const;
 const LIST_KEYS = ['tags', 'inputModes', 'outputModes'] as const;
 const ONE_VALUE_KEYS = ['protocolBinding', 'protocolVersion', 'owner'] as const;
 const BOOLEAN_KEYS = ['streaming', 'readOnly', 'destructive', 'idempotent', 'openWorld'] as const;
@@ -137,6 +139,15 @@ function searchFilterOf(site: Site, filter: Record<string, string | boolean | Ar
       else if (kinds.size === 1) out.kind = [...kinds][0] as EntryKind;
     } else if (key === 'publisher') {
       if (!stringsOf(values).some((p) => p.toLowerCase() === site.publisher)) matchable = false;
+    } else if (key === 'health') {
+      const distinct = [...new Set(stringsOf(values).map((v) => v.toLowerCase()))];
+      const health = distinct.length === 1 ? HEALTH_VALUES.find((h) => h === distinct[0]) : undefined;
+      if (!health) {
+        throw badRequest(`Filter "health" takes one of ${HEALTH_VALUES.join(', ')}.`, [
+          { path: at(key), message: `got ${JSON.stringify(raw).slice(0, 60)}`, hint: 'e.g. {"health": "ok"} for agents that answered their latest check.' },
+        ]);
+      }
+      out.health = health;
     } else if ((LIST_KEYS as readonly string[]).includes(key)) {
       out[key as (typeof LIST_KEYS)[number]] = stringsOf(values).slice(0, 20);
     } else if ((ONE_VALUE_KEYS as readonly string[]).includes(key)) {
@@ -222,7 +233,7 @@ const isMatch = (m: unknown): m is { type: string; name: string; id?: string } =
 
 function ardResultOf(site: Site, hit: SearchHit, best: number): ArdResult {
   const score = best > 0 ? Math.max(0, Math.min(100, Math.round((100 * hit.score) / best))) : 0;
-  const result: ArdResult = { ...entryHead(site, hit), score, source: `${site.publicUrl}/`, metadata: { registryId: hit.id, kind: hit.kind } };
+  const result: ArdResult = { ...entryHead(site, hit), score, source: `${site.publicUrl}/`, metadata: { registryId: hit.id, kind: hit.kind, ...freshnessMetadata(hit) } };
   // What inside the entry matched (a skill or a tool), when the search says so.
   const match: unknown = (hit as { match?: unknown }).match;
   if (isMatch(match) && (match.type === 'skill' || match.type === 'tool')) {

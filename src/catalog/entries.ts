@@ -96,8 +96,26 @@ export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
     metadata.documentUrl = site.publicUrl + documentPaths.mcpDocument(view.id);
   }
   entry.updatedAt = view.updatedAt;
-  entry.metadata = metadata;
+  entry.metadata = { ...metadata, ...freshnessMetadata(view) };
   return entry;
+}
+
+/**
+ * Where the registry fetches an entry and how its live check went, flattened for `metadata`
+ * (ARD allows scalar values only): health, healthSince, drift, sourceUrl. Only what changes
+ * when the outcome changes — not the time of every check — so a catalog page keeps its ETag
+ * (and crawlers their 304s) across checks that found nothing new; `get` has the rest.
+ * Nothing for entries the registry never checks.
+ */
+export function freshnessMetadata(e: Pick<EntryView, 'health' | 'drift' | 'source'>): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  if (e.health) {
+    out.health = e.health.status;
+    out.healthSince = e.health.since;
+  }
+  if (e.drift !== undefined) out.drift = e.drift;
+  if (e.source) out.sourceUrl = e.source.url;
+  return out;
 }
 
 /**

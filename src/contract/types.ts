@@ -181,6 +181,8 @@ export interface SearchHit {
   interfaces: EntryInterface[];
   /** How many more hits of the same entry were folded into this one. */
   moreInEntry?: number;
+  /** Where the registry fetches the entry's document (registered by URL or with fetchTools). */
+  source?: EntrySource;
   health?: EntryHealth;
   drift?: boolean;
 }

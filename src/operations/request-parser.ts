@@ -202,6 +202,16 @@ export function documentSubject(args: unknown, op: 'register' | 'validate', limi
 }
 
 /**
+ * What a register given as arguments (other doors: MCP tools) stores: the document, checked as
+ * an inline data part is, or the reference the registry fetches it from (`url`, `fetchTools`),
+ * with the rules of the A2A door.
+ */
+export function registerSubject(args: unknown, limits: ParserLimits, at: string): Subject | DocumentReference {
+  const parsed = parseArgs(documentOperationSchema, args, 'register', at);
+  return documentReference(parsed, undefined, 'register', at, limits) ?? inlineSubject(parsed, undefined, 'register', at, limits);
+}
+
+/**
  * A register that names where the registry should fetch the document (issue 16), or undefined
  * when the document is given. Only register fetches: validate is open to anyone and stays a
  * check of what the caller sends. `base` is the JSON Pointer of the arguments.

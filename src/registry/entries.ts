@@ -25,6 +25,7 @@ export function toIndexedEntry(entry: StoredEntry, description: EntryDescription
   const indexed: IndexedEntry = { id: entry.id, owner: entry.owner, updatedAt: entry.updatedAt, description };
   if (entry.health) indexed.health = entry.health;
   if (entry.drift !== undefined) indexed.drift = entry.drift;
+  if (entry.source) indexed.source = entry.source;
   return indexed;
 }
 

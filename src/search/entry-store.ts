@@ -8,7 +8,7 @@
  * more than half of the slots belong to removed entries).
  */
 import type { EntryInterface, EntryKind } from '../contract/types.js';
-import type { EntryHealth } from '../contract/freshness.js';
+import type { EntryHealth, EntrySource } from '../contract/freshness.js';
 import { E_BASE, E_COUNT, E_SHIFT, MAX_ENTRIES, type Tables } from './tables.js';
 
 /** What a hit shows of a skill. */
@@ -44,6 +44,7 @@ export interface EntryRecord {
   readonly unitCount: number;
   readonly health?: EntryHealth;
   readonly drift?: boolean;
+  readonly source?: EntrySource;
 }
 
 export class EntryStore {

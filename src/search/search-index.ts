@@ -206,6 +206,7 @@ export class FlexSearchIndex implements SearchIndex {
       unitCount,
       ...(entry.health ? { health: { ...entry.health } } : {}),
       ...(entry.drift !== undefined ? { drift: entry.drift } : {}),
+      ...(entry.source ? { source: { ...entry.source } } : {}),
     };
     const a = this.attrs;
     const u = this.unitTerms;
@@ -552,6 +553,7 @@ export class FlexSearchIndex implements SearchIndex {
     if (moreInEntry > 0) hit.moreInEntry = moreInEntry;
     if (rec.health) hit.health = { ...rec.health };
     if (rec.drift !== undefined) hit.drift = rec.drift;
+    if (rec.source) hit.source = { ...rec.source };
     return hit;
   }
 }

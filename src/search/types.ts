@@ -5,7 +5,7 @@
  */
 import type { SearchFilter, SearchHit } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
-import type { EntryHealth } from '../contract/freshness.js';
+import type { EntryHealth, EntrySource } from '../contract/freshness.js';
 
 /** What the index needs of an entry: identity, ownership, recency and its description. */
 export interface IndexedEntry {
@@ -17,6 +17,8 @@ export interface IndexedEntry {
   /** Shown on hits, filtered by `health`; see SearchFilter.health. */
   health?: EntryHealth;
   drift?: boolean;
+  /** Where the registry fetches the document (shown on hits). */
+  source?: EntrySource;
 }
 
 export interface IndexQuery {
