@@ -620,6 +620,18 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       assert.equal(changed.revision, 2);
       assert.equal(changed.revisionOrigin, 'refresh');
 
+      origin.route('/cli/.well-known/agent-card.json', (_req, res) => void res.writeHead(503).end());
+      assert.equal((await cli(['refresh', id], { env })).code, 1);
+      const shown = await cli(['get', id], { env });
+      assert.match(shown.stdout, new RegExp(`source +${origin.url}/cli/\\.well-known/agent-card\\.json \\(fetched `));
+      assert.match(shown.stdout, /health +unreachable since \S+ \(checked \S+\), 1 failed check\(s\) in a row: .*HTTP 503/);
+      const down = parse(await cli(['search', 'Fetched', 'By', 'CLI', '--health', 'unreachable', '--json'], { env }));
+      assert.deepEqual(down.results.map((h: { id: string }) => h.id), [id]);
+      assert.equal(parse(await cli(['search', 'Fetched', 'By', 'CLI', '--health', 'ok', '--json'], { env })).total, 0);
+      const listed = parse(await cli(['ls', '--health', 'unreachable', '--json'], { env }));
+      assert.deepEqual(listed.entries.map((e: { id: string }) => e.id), [id]);
+      assert.equal((await cli(['ls', '--health', 'fine'], { env })).code, 2);
+
       const refused = await cli(['register', '--url', 'http://10.1.2.3/agent'], { env });
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /FETCH_FAILED.*10\.1\.2\.3 is a private-network address/);
