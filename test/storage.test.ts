@@ -574,6 +574,38 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await tooOld.close();
     });
 
+    test('a database from before freshness (schema 1) upgrades: entries and revisions kept, freshness records taken', async () => {
+      const target = await engine.fresh();
+      const old = target.makeStore();
+      await old.open();
+      const created = await old.upsert(entryWrite('agent', 'https://upgrade.example.com/a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      await old.upsert(entryWrite('agent', 'https://upgrade.example.com/a', '2'), actor('alice'));
+      await old.close();
+      // Back to what a registry before issue 16 left behind: no freshness table, no revision origin.
+      await target.raw('DROP TABLE entry_freshness');
+      await target.raw('ALTER TABLE entry_revisions DROP COLUMN origin');
+      await target.raw('DELETE FROM registry_migrations WHERE version > 1');
+
+      const upgraded = target.makeStore();
+      await upgraded.open();
+      try {
+        const entry = await upgraded.get(created.entry.id);
+        assert.equal(entry?.revision, 2);
+        assert.equal(entry?.revisionOrigin, undefined, 'old revisions were registrations');
+        assert.equal(entry?.health, undefined);
+        assert.equal((await upgraded.get(created.entry.id, 1))?.contentHash, created.entry.contentHash);
+        const at = '2026-12-01T10:00:00.000Z';
+        const checked = await upgraded.recordCheck(created.entry.id, { health: { status: 'ok', checkedAt: at, since: at, failures: 0 }, drift: false });
+        assert.equal(checked?.entry.health?.status, 'ok');
+        assert.deepEqual((await upgraded.list({ limit: 10, health: 'ok' })).entries.map((e) => e.id), [created.entry.id]);
+        const versions = (await target.raw('SELECT version FROM registry_migrations ORDER BY version')) as { version: number }[];
+        assert.deepEqual(versions.map((v) => Number(v.version)), engine.versions);
+      } finally {
+        await upgraded.close();
+      }
+    });
+
     test('several instances opening one fresh database at once migrate it exactly once', async () => {
       const target = await engine.fresh();
       const stores = Array.from({ length: 5 }, () => target.makeStore());
