@@ -351,6 +351,12 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.ok(byAdmin.status === 'updated');
       assert.equal(byAdmin.entry.revision, 3);
       assert.equal(byAdmin.entry.owner, 'alice', 'an admin update keeps the original owner');
+      const revisions = await store.revisions(entry.id, 10);
+      assert.deepEqual(revisions.map((r) => r.revision), [3, 2, 1]);
+      assert.equal(revisions[0]!.updatedAt, byAdmin.entry.updatedAt);
+      assert.equal(revisions[2]!.updatedAt, entry.updatedAt);
+      assert.deepEqual((await store.revisions(entry.id.toUpperCase(), 2)).map((r) => r.revision), [3, 2]);
+      assert.deepEqual(await store.revisions('not-a-uuid', 10), []);
 
       // Same URL, other kind: a different identity.
       const mcp = await store.upsert(entryWrite('mcp-server', url), actor('bob'));

@@ -107,6 +107,18 @@ export interface EntryView {
   revisionOrigin?: RevisionOrigin;
   /** The card, or `{mcpServer, toolspec}`, exactly as registered. `list` items may leave it out. */
   document?: unknown;
+  /**
+   * `get` only: the entry's stored revisions, newest first (at most MAX_REVISIONS_LISTED). Older
+   * revisions may have been trimmed, so the numbers need not start at 1.
+   */
+  revisions?: RevisionSummary[];
+}
+
+/** One stored revision of an entry, as `get` lists them. */
+export interface RevisionSummary {
+  revision: number;
+  /** When this revision was stored (ISO-8601). */
+  updatedAt: string;
 }
 
 /** A `registration` (or `validation`) result. */

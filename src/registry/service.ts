@@ -32,6 +32,8 @@ import { PageTokens } from './page-token.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 const DEFAULT_LIST_SIZE = 50;
+/** `get` lists at most this many of an entry's revisions (the newest). */
+export const MAX_REVISIONS_LISTED = 100;
 
 export interface RegistryServiceDeps {
   store: RegistryStore;
@@ -187,13 +189,14 @@ export class RegistryService {
 
   async get(id: string, revision: number | undefined, caller: Caller): Promise<EntryView> {
     this.requireReader(caller, 'Reading an entry');
-    const entry = await this.store.get(id, revision);
+    const [entry, revisions] = await Promise.all([this.store.get(id, revision), this.store.revisions(id, MAX_REVISIONS_LISTED)]);
     if (!entry) {
       throw notFound(
         revision === undefined ? `No entry has id "${id}".` : `Entry "${id}" has no revision ${revision}.`,
       );
     }
-    return toEntryView(entry, true);
+    // What a history view needs to offer: which revisions can still be read.
+    return { ...toEntryView(entry, true), revisions };
   }
 
   async list(request: ListRequest, caller: Caller): Promise<ListPage> {

@@ -11,7 +11,7 @@
  */
 import type { TaskStore } from '@a2a-js/sdk/server';
 import type { Actor } from '../contract/caller.js';
-import type { EntryInterface, EntryKind } from '../contract/types.js';
+import type { EntryInterface, EntryKind, RevisionSummary } from '../contract/types.js';
 import type { EntryHealth, EntrySource, HealthStatus, RevisionOrigin } from '../contract/freshness.js';
 
 export type { Actor } from '../contract/caller.js';
@@ -162,6 +162,8 @@ export interface RegistryStore {
   upsert(write: EntryWrite, actor: Actor): Promise<UpsertOutcome>;
   /** The current revision, or the given one (older revisions are kept). */
   get(id: string, revision?: number): Promise<StoredEntry | undefined>;
+  /** The entry's stored revisions, newest first, at most `limit`; empty when the entry does not exist. */
+  revisions(id: string, limit: number): Promise<RevisionSummary[]>;
   /** Current revisions, newest entry first. */
   list(query: ListQuery): Promise<ListResult>;
   remove(id: string, actor: Actor): Promise<DeleteOutcome>;

@@ -12,7 +12,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import type { TaskStore } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
-import type { EntryKind } from '../../contract/types.js';
+import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type {
   Actor,
   Change,
@@ -338,6 +338,18 @@ export class PostgresStore implements RegistryStore {
       [key, revision],
     );
     return rows[0] ? rowToEntry(rows[0]) : undefined;
+  }
+
+  async revisions(id: string, limit: number): Promise<RevisionSummary[]> {
+    if (!isUuid(id)) return [];
+    const { rows } = await this.#pool.query<{ revision: number | string; created_at: Date | string }>(
+      'SELECT revision, created_at FROM entry_revisions WHERE entry_id = $1 ORDER BY revision DESC LIMIT $2',
+      [id.toLowerCase(), clampLimit(limit)],
+    );
+    return rows.map((row) => ({
+      revision: Number(row.revision),
+      updatedAt: row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at,
+    }));
   }
 
   async list(query: ListQuery): Promise<ListResult> {

@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { TaskStore } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
-import type { EntryKind } from '../../contract/types.js';
+import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type {
   Actor,
   Change,
@@ -276,6 +276,16 @@ export class SqliteStore implements RegistryStore {
       | EntryRow
       | undefined;
     return row ? rowToEntry(row) : undefined;
+  }
+
+  async revisions(id: string, limit: number): Promise<RevisionSummary[]> {
+    const db = this.#requireDb();
+    if (!isUuid(id)) return [];
+    const rows = prepare(
+      db,
+      'SELECT revision, created_at FROM entry_revisions WHERE entry_id = ? ORDER BY revision DESC LIMIT ?',
+    ).all(id.toLowerCase(), clampLimit(limit)) as { revision: number; created_at: string }[];
+    return rows.map((row) => ({ revision: row.revision, updatedAt: row.created_at }));
   }
 
   async list(query: ListQuery): Promise<ListResult> {
