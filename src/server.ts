@@ -17,11 +17,12 @@ import { loadAgentCardJson } from './protocol/agent-card.js';
 import type { RegistryService } from './registry/service.js';
 import type { RegistryStore } from './storage/types.js';
 import type { RefreshLoop } from './freshness/refresh-loop.js';
+import { webDoor } from './web/web-door.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Every way into the registry, in mount order. */
-const DOORS: readonly Door[] = [a2aDoor, mcpDoor, catalogDoor];
+const DOORS: readonly Door[] = [a2aDoor, mcpDoor, catalogDoor, webDoor];
 
 export interface RunningRegistry {
   /** The base URL it listens on (http://host:port). */

@@ -1,6 +1,7 @@
 /**
- * Response-side security for a public JSON API:
- * - helmet headers, tuned for an API that serves no HTML: a CSP that allows nothing, no framing,
+ * Response-side security for a public JSON API (and the web page's own policy):
+ * - helmet headers, tuned for an API: a CSP that allows nothing (the web page's HTML gets
+ *   PAGE_CONTENT_SECURITY_POLICY instead), no framing,
  *   no referrer, nosniff. Cross-Origin-Resource-Policy follows the CORS setting, since a card
  *   meant to be read by browsers on other origins must not be blocked by it;
  * - CORS, off unless REGISTRY_CORS_ORIGINS names origins (or *). Tokens travel in the
@@ -18,6 +19,31 @@ export interface SecurityOptions {
   /** Browser origins allowed to call the registry: none, '*' or a list. */
   corsOrigins: string[] | '*';
 }
+
+/**
+ * The web page's policy (src/web): every script, style, image and API call from the registry
+ * itself, nothing inline, nothing from another origin, no plugins, forms, framing or <base>
+ * tricks; Trusted Types lock the DOM's HTML sinks (the page never writes HTML from strings).
+ * Only the page's HTML answers carry it; every other answer keeps `default-src 'none'`.
+ */
+export const PAGE_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
+].join('; ');
+
+/** Replaces the API policy helmet set with the page's, on the page's HTML answers. */
+export const pageContentSecurityPolicy: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', PAGE_CONTENT_SECURITY_POLICY);
+  next();
+};
 
 const INTERNAL_MESSAGE = 'Internal error; the request was not completed. Retry later; if it persists, report it with the X-Request-Id of the answer.';
 const JSONRPC_INTERNAL_ERROR = -32603;

@@ -1,0 +1,168 @@
+/**
+ * An entry's page (/entries/{id}): the card or MCP server rendered for people, its interfaces
+ * with copy buttons, the owner, the revision history with a diff, and the raw JSON.
+ * ?revision=N shows an older revision; ?from=&to= compares two.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call, isAbort, RegistryError, type EntryView } from '../api';
+import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, StatusBadges, usePageHeading } from '../components';
+import { config, href } from '../config';
+import { AgentCardView } from '../entry/card-view';
+import { History } from '../entry/history';
+import { McpServerView } from '../entry/mcp-view';
+import { obj, pretty } from '../entry/untrusted';
+import { navigate } from '../router';
+import { savedToken } from '../token';
+
+type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView };
+
+const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : undefined);
+
+export function EntryPage({ id, params, moved }: { id: string; params: URLSearchParams; moved: number }) {
+  const revision = positive(params.get('revision'));
+  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  // Documents by revision, for the diff (the entry's own revision is one of them).
+  const documents = useRef(new Map<number, unknown>());
+  const title = loaded.state === 'done' ? `${loaded.entry.name} · ${config.name}` : `Entry · ${config.name}`;
+  const heading = usePageHeading(title, moved);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setLoaded((l) => (l.state === 'done' ? l : { state: 'loading' }));
+    call<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, { signal: controller.signal, token: savedToken() || undefined })
+      .then((entry) => {
+        documents.current.set(entry.revision, entry.document);
+        setLoaded({ state: 'done', entry });
+      })
+      .catch((error: unknown) => {
+        if (!isAbort(error)) setLoaded({ state: 'failed', error });
+      });
+    return () => controller.abort();
+  }, [id, revision]);
+
+  const entryUrl = (changes: Record<string, string | undefined>) => {
+    const next = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === undefined) next.delete(k);
+      else next.set(k, v);
+    }
+    const qs = next.toString();
+    return href(`/entries/${encodeURIComponent(id)}${qs ? `?${qs}` : ''}`);
+  };
+
+  if (loaded.state !== 'done') {
+    return (
+      <section>
+        <h1 ref={heading} tabIndex={-1}>
+          {loaded.state === 'loading' ? 'Loading entry…' : 'Entry not available'}
+        </h1>
+        {loaded.state === 'failed' && (
+          <>
+            <ErrorNotice
+              error={loaded.error}
+              title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
+            />
+            <p>
+              <a href={href('/')}>Back to search</a>
+            </p>
+          </>
+        )}
+      </section>
+    );
+  }
+
+  const { entry } = loaded;
+  const revisions = entry.revisions ?? [{ revision: entry.revision, updatedAt: entry.updatedAt }];
+  const latest = revisions[0]?.revision ?? entry.revision;
+  const document = obj(entry.document) ?? {};
+  const load = async (rev: number, signal: AbortSignal) => {
+    if (documents.current.has(rev)) return documents.current.get(rev);
+    const view = await call<EntryView>({ get: { id, revision: rev } }, { signal, token: savedToken() || undefined });
+    documents.current.set(rev, view.document);
+    return view.document;
+  };
+
+  return (
+    <article class="entry-page">
+      <p class="breadcrumb">
+        <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
+      </p>
+      <header class="entry-head">
+        <h1 ref={heading} tabIndex={-1}>
+          {entry.name}
+        </h1>
+        <p class="badges">
+          <span class={`badge kind-${entry.kind}`}>{KIND_LABEL[entry.kind]}</span>
+          {entry.protocolVersion && <span class="badge subtle">A2A {entry.protocolVersion}</span>}
+          <StatusBadges status={entry} />
+        </p>
+        <p class="description">{entry.description}</p>
+        <dl class="facts inline">
+          <dt>Owner</dt>
+          <dd>{entry.owner}</dd>
+          <dt>Revision</dt>
+          <dd>
+            {entry.revision}
+            {entry.revision !== latest && (
+              <>
+                {' '}
+                (not the current one: <a href={entryUrl({ revision: undefined })}>see revision {latest}</a>)
+              </>
+            )}
+          </dd>
+          <dt>Updated</dt>
+          <dd>{formatDate(entry.updatedAt)}</dd>
+          <dt>Registered</dt>
+          <dd>{formatDate(entry.createdAt)}</dd>
+          <dt>Id</dt>
+          <dd>
+            <code>{entry.id}</code>
+          </dd>
+        </dl>
+      </header>
+
+      <section aria-labelledby="interfaces-h">
+        <h2 id="interfaces-h">Interfaces</h2>
+        <ul class="interfaces">
+          {entry.interfaces.map((i) => (
+            <li>
+              <span class="badge subtle">
+                {i.protocolBinding}
+                {i.protocolVersion ? ` ${i.protocolVersion}` : ''}
+              </span>
+              {i.tenant && <span class="muted"> tenant {i.tenant}</span>} <code class="url">{i.url}</code>{' '}
+              <CopyButton text={i.url} label={`Copy the ${i.protocolBinding} URL ${i.url}`} />
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      {entry.kind === 'agent' ? <AgentCardView card={document} /> : <McpServerView document={document} />}
+
+      <History
+        revisions={revisions}
+        shown={entry.revision}
+        from={positive(params.get('from'))}
+        to={positive(params.get('to'))}
+        revisionUrl={(rev) => entryUrl({ revision: rev === latest ? undefined : String(rev), from: undefined, to: undefined })}
+        compare={(from, to) => navigate(`${entryUrl({ from: String(from), to: String(to) })}#history`, { replace: false })}
+        load={load}
+      />
+
+      <section aria-labelledby="raw-h">
+        <h2 id="raw-h">Raw JSON</h2>
+        <details>
+          <summary>
+            The {entry.kind === 'agent' ? 'agent card' : 'server and toolspec'} as registered (revision {entry.revision})
+          </summary>
+          <p>
+            <CopyButton text={pretty(entry.document)} label="Copy the raw JSON" />
+          </p>
+          <pre class="code" tabIndex={0}>
+            {pretty(entry.document)}
+          </pre>
+        </details>
+      </section>
+    </article>
+  );
+}
