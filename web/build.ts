@@ -47,8 +47,25 @@ export interface WebBuildResult {
 
 const hashOf = (data: Buffer | string) => createHash('sha256').update(data).digest('hex').slice(0, 10);
 
-/** Builds into `outDir` (replaced whole, so no stale hashed file survives). */
+/**
+ * Builds into `outDir`, replaced whole (no stale hashed file survives) and at once: the build
+ * goes to a sibling folder first, so a registry starting meanwhile never reads half a build.
+ */
 export async function buildWebAssets(outDir: string = DEFAULT_OUT_DIR): Promise<WebBuildResult> {
+  const staging = `${outDir}.building-${process.pid}`;
+  try {
+    const result = await buildInto(staging);
+    const old = `${outDir}.old-${process.pid}`;
+    if (fs.existsSync(outDir)) fs.renameSync(outDir, old);
+    fs.renameSync(staging, outDir);
+    fs.rmSync(old, { recursive: true, force: true });
+    return { ...result, outDir };
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+async function buildInto(outDir: string): Promise<WebBuildResult> {
   const assetsDir = path.join(outDir, 'assets');
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(assetsDir, { recursive: true });

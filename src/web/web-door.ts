@@ -11,6 +11,7 @@
  */
 import type { Request, RequestHandler } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
+import type { Logger } from '../observability/logger.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { searchSchema } from '../operations/request-schemas.js';
 import { compressed, etagOf, findAssetsDir, isFresh, sendEncoded, WebAssets } from './assets.js';
@@ -28,17 +29,31 @@ function searchFilters(): string[] {
   return Object.keys(filter.shape);
 }
 
+/** The built assets, or undefined (logged) when they are missing or unreadable: the registry still serves every API. */
+function loadAssets(log: Logger): WebAssets | undefined {
+  const dir = findAssetsDir();
+  if (!dir) {
+    log.warn('the web page is not built (no dist/web/manifest.json): run `npm run build`; browsers get a page saying so');
+    return undefined;
+  }
+  try {
+    return WebAssets.load(dir);
+  } catch (err) {
+    log.error({ err, dir }, 'the web page assets could not be read: run `npm run build`; browsers get a page saying so');
+    return undefined;
+  }
+}
+
 export const webDoor: Door = {
   name: 'web',
   mount(app, ctx: DoorContext) {
     const { config, log } = ctx.core;
     const name = typeof ctx.card.name === 'string' ? ctx.card.name : 'A2A Agent Registry';
     const description = typeof ctx.card.description === 'string' ? ctx.card.description : '';
-    const dir = findAssetsDir();
+    const assets = loadAssets(log);
 
     let page: RequestHandler;
-    if (dir) {
-      const assets = WebAssets.load(dir);
+    if (assets) {
       const pageConfig: PageConfig = {
         name,
         base: new URL(ctx.publicUrl).pathname.replace(/\/+$/, ''),
@@ -61,7 +76,6 @@ export const webDoor: Door = {
         sendEncoded(req, res, html);
       };
     } else {
-      log.warn('the web page is not built (no dist/web/manifest.json): run `npm run build`; browsers get a page saying so');
       const body = notBuiltPage(name);
       page = (_req, res) => {
         res.status(503).setHeader('Content-Type', 'text/html; charset=utf-8');

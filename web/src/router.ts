@@ -25,23 +25,37 @@ export function parseLocation(loc: Location = window.location): Route {
 
 const CHANGE = 'registry:navigate';
 
-/** Goes to a URL of this page. `replace` edits the current history entry (typing in the search box). */
-export function navigate(url: string, options: { replace?: boolean } = {}): void {
-  if (options.replace) history.replaceState(null, '', url);
-  else {
-    history.pushState(null, '', url);
-    window.scrollTo(0, 0);
-  }
-  window.dispatchEvent(new CustomEvent(CHANGE, { detail: { replace: options.replace === true } }));
+export interface NavigateOptions {
+  /** Edit the current history entry instead of adding one (typing in the search box). */
+  replace?: boolean;
+  /** The person stays where they are (a filter, a comparison): focus and scrolling are left alone. */
+  inPlace?: boolean;
 }
 
-/** The current route, re-rendered on every navigation; `moved` is false after a replace (typing). */
+/** Goes to a URL of this page. */
+export function navigate(url: string, options: NavigateOptions = {}): void {
+  if (options.replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  const inPlace = options.replace === true || options.inPlace === true;
+  if (!inPlace) window.scrollTo(0, 0);
+  window.dispatchEvent(new CustomEvent(CHANGE, { detail: { inPlace } }));
+}
+
+/**
+ * The current route, re-rendered on every navigation. `moved` counts navigations to a new page
+ * (links, Back): pages move focus to their heading when it changes, not while typing or filtering.
+ */
 export function useRoute(): { route: Route; moved: number } {
   const [state, setState] = useState({ route: parseLocation(), moved: 0 });
   useEffect(() => {
+    let shown = window.location.pathname + window.location.search;
     const onChange = (event: Event) => {
-      const replace = event instanceof CustomEvent && (event.detail as { replace?: boolean } | null)?.replace === true;
-      setState((s) => ({ route: parseLocation(), moved: replace ? s.moved : s.moved + 1 }));
+      const now = window.location.pathname + window.location.search;
+      // A jump within the page (the skip link, #history) is no navigation.
+      if (event.type === 'popstate' && now === shown) return;
+      shown = now;
+      const inPlace = event instanceof CustomEvent && (event.detail as { inPlace?: boolean } | null)?.inPlace === true;
+      setState((s) => ({ route: parseLocation(), moved: inPlace ? s.moved : s.moved + 1 }));
     };
     window.addEventListener('popstate', onChange);
     window.addEventListener(CHANGE, onChange);

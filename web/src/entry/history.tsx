@@ -3,7 +3,7 @@
  * pretty-printed). The pair compared is in the URL (?from=&to=), so a diff can be shared.
  */
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { isAbort, type RevisionSummary } from '../api';
 import { ErrorNotice, formatDate } from '../components';
 import { pretty } from './untrusted';
@@ -94,6 +94,9 @@ type DiffState = { state: 'loading' } | { state: 'failed'; error: unknown } | { 
 
 function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps['load'] }) {
   const [diff, setDiff] = useState<DiffState>({ state: 'loading' });
+  const box = useRef<HTMLDivElement>(null);
+  // Asked for (Compare, or a shared link): bring it into view.
+  useEffect(() => box.current?.scrollIntoView({ block: 'start' }), [from, to]);
   useEffect(() => {
     const controller = new AbortController();
     setDiff({ state: 'loading' });
@@ -115,7 +118,7 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
   }, [from, to]);
 
   return (
-    <div class="diff" aria-live="polite" aria-busy={diff.state === 'loading'}>
+    <div class="diff" ref={box} aria-live="polite" aria-busy={diff.state === 'loading'}>
       <h3>
         Changes from revision {from} to revision {to}
       </h3>

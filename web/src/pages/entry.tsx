@@ -51,23 +51,24 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   };
 
   if (loaded.state !== 'done') {
+    // The same heading element as the loaded page's, so the focus given to it on arrival stays.
     return (
-      <section>
-        <h1 ref={heading} tabIndex={-1}>
-          {loaded.state === 'loading' ? 'Loading entry…' : 'Entry not available'}
-        </h1>
+      <article class="entry-page">
+        <p class="breadcrumb">
+          <a href={href('/')}>Search</a>
+        </p>
+        <header class="entry-head">
+          <h1 ref={heading} tabIndex={-1}>
+            {loaded.state === 'loading' ? 'Loading entry…' : 'Entry not available'}
+          </h1>
+        </header>
         {loaded.state === 'failed' && (
-          <>
-            <ErrorNotice
-              error={loaded.error}
-              title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
-            />
-            <p>
-              <a href={href('/')}>Back to search</a>
-            </p>
-          </>
+          <ErrorNotice
+            error={loaded.error}
+            title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
+          />
         )}
-      </section>
+      </article>
     );
   }
 
@@ -145,7 +146,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         from={positive(params.get('from'))}
         to={positive(params.get('to'))}
         revisionUrl={(rev) => entryUrl({ revision: rev === latest ? undefined : String(rev), from: undefined, to: undefined })}
-        compare={(from, to) => navigate(`${entryUrl({ from: String(from), to: String(to) })}#history`, { replace: false })}
+        compare={(from, to) => navigate(entryUrl({ from: String(from), to: String(to) }), { inPlace: true })}
         load={load}
       />
 

@@ -150,7 +150,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     return () => controller.abort();
   }, [requestKey]);
 
-  const setFilter = (key: string, value: string | undefined) => navigate(searchUrl(params, { [key]: value }));
+  const setFilter = (key: string, value: string | undefined) => navigate(searchUrl(params, { [key]: value }), { inPlace: true });
   const previousToken = pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
 
   return (

@@ -388,7 +388,7 @@ function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'chec
           <ol class="problems">
             {outcome.problems.map((p, i) => (
               <li class={p.severity} id={`item-${anchorOf(i + 1)}`}>
-                <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span> <code class="path">{p.path || '/'}</code> {p.message}
+                <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span> <code class="path">{p.path || '/'}</code> <span class="message">{p.message}</span>
                 {p.note && <span class="note"> ({p.note})</span>}
                 {p.hint && <p class="hint">{p.hint}</p>}
                 {p.place ? (
