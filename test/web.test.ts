@@ -424,6 +424,21 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('a token the registry refuses: the page asks for one and reads with it', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'expired-token-0123456789abcdef'));
+      await page.goto(`${registry.url}/?q=weather`);
+      await page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+      page.problems.length = 0; // the browser logs the refused request (401) itself
+      await page.locator('#read-token').fill(TOKENS.bob);
+      await page.getByRole('button', { name: 'Use this token' }).click();
+      await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.bob);
+      await screenshot(page, 'token-prompt-resolved');
+    });
+  });
+
   test('keyboard and phone width', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/`);

@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { RegistryError, type EntryStatus } from './api';
+import { saveToken } from './token';
 
 /** Only http(s) links from documents become links: a card may carry any string (javascript:, data:). */
 export function safeUrl(value: unknown): string | undefined {
@@ -131,6 +132,8 @@ export function usePageHeading(title: string, moved: number) {
   return ref;
 }
 
+export const needsToken = (error: unknown) => error instanceof RegistryError && error.code === 'UNAUTHENTICATED';
+
 /** Loads a page's code when it is first shown (the search page stays small). */
 export function useModule<T>(load: () => Promise<T>): T | undefined {
   const [mod, setMod] = useState<T>();
@@ -142,4 +145,32 @@ export function useModule<T>(load: () => Promise<T>): T | undefined {
     };
   }, []);
   return mod;
+}
+
+/**
+ * Shown when a read was refused for want of a token (a registry with REGISTRY_PUBLIC_READ=false,
+ * or a token that is no longer valid): the person types one, kept for this tab only.
+ */
+export function TokenPrompt({ onSaved }: { onSaved: () => void }) {
+  const [token, setToken] = useState('');
+  return (
+    <form
+      class="token-prompt"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!token.trim()) return;
+        saveToken(token.trim());
+        onSaved();
+      }}
+    >
+      <div class="field">
+        <label for="read-token">Registry token</label>
+        <input id="read-token" type="password" autoComplete="off" value={token} aria-describedby="read-token-help" onInput={(e) => setToken(e.currentTarget.value)} />
+        <small id="read-token-help">This registry needs a token to read. It is kept in this tab's session storage only.</small>
+      </div>
+      <div class="actions">
+        <button type="submit">Use this token</button>
+      </div>
+    </form>
+  );
 }

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, isAbort, RegistryError, type EntryView } from '../api';
-import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, StatusBadges, usePageHeading } from '../components';
+import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { AgentCardView } from '../entry/card-view';
 import { History } from '../entry/history';
@@ -21,6 +21,7 @@ const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 ?
 export function EntryPage({ id, params, moved }: { id: string; params: URLSearchParams; moved: number }) {
   const revision = positive(params.get('revision'));
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  const [attempt, setAttempt] = useState(0);
   // Documents by revision, for the diff (the entry's own revision is one of them).
   const documents = useRef(new Map<number, unknown>());
   const title = loaded.state === 'done' ? `${loaded.entry.name} · ${config.name}` : `Entry · ${config.name}`;
@@ -38,7 +39,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         if (!isAbort(error)) setLoaded({ state: 'failed', error });
       });
     return () => controller.abort();
-  }, [id, revision]);
+  }, [id, revision, attempt]);
 
   const entryUrl = (changes: Record<string, string | undefined>) => {
     const next = new URLSearchParams(params);
@@ -68,6 +69,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
             title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
           />
         )}
+        {loaded.state === 'failed' && needsToken(loaded.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
       </article>
     );
   }

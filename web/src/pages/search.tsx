@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, isAbort, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
-import { ErrorNotice, KIND_LABEL, StatusBadges, usePageHeading } from '../components';
+import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
 import { navigate } from '../router';
@@ -107,6 +107,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   const heading = usePageHeading(query ? `“${query}” · ${config.name}` : config.name, moved);
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
+  const [attempt, setAttempt] = useState(0);
   const requestKey = params.toString();
   const terms = useMemo(() => queryTerms(query), [query]);
 
@@ -148,7 +149,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         if (!isAbort(error)) setResult({ state: 'failed', error });
       });
     return () => controller.abort();
-  }, [requestKey]);
+  }, [requestKey, attempt]);
 
   const setFilter = (key: string, value: string | undefined) => navigate(searchUrl(params, { [key]: value }), { inPlace: true });
   const previousToken = pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
@@ -190,6 +191,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           {result.state === 'done' ? countText(result.page, pageNumber, query, result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && <ErrorNotice error={result.error} title="The search failed" />}
+        {result.state === 'failed' && needsToken(result.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
         {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
         {result.state === 'done' && result.page.results.length > 0 && (
           <ol class="hits" start={(pageNumber - 1) * PAGE_SIZE + 1}>
