@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import type { WebManifest } from '../src/web/assets.js';
 
 const WEB_DIR = path.dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = path.resolve(WEB_DIR, '..');
@@ -19,17 +20,6 @@ export const DEFAULT_OUT_DIR = path.join(REPO_ROOT, 'dist', 'web');
 
 /** The first page (HTML aside) must stay under this many bytes of assets, as served uncompressed. */
 export const FIRST_PAGE_BUDGET_BYTES = 100 * 1024;
-
-/** What the web door needs to write the page and serve its assets. Paths are relative to assets/. */
-export interface WebManifest {
-  script: string;
-  style: string;
-  icon: string;
-  /** Chunks the entry script imports statically: the page preloads them beside it. */
-  preload: string[];
-  /** Every file under assets/, with the chunks the entry script may import. */
-  files: string[];
-}
 
 export interface AssetSize {
   file: string;

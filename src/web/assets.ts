@@ -15,11 +15,14 @@ export interface WebManifest {
   script: string;
   style: string;
   icon: string;
+  /** Chunks the entry script imports statically: the page preloads them beside it. */
   preload: string[];
+  /** Every file under assets/. */
   files: string[];
 }
 
-interface Asset {
+/** A body held in memory, ready to send: its encodings, type and validator. */
+export interface CachedBody {
   body: Buffer;
   gzip?: Buffer;
   br?: Buffer;
@@ -43,42 +46,52 @@ export function findAssetsDir(): string | undefined {
   return candidates.find((dir) => fs.existsSync(path.join(dir, 'manifest.json')));
 }
 
-export const etagOf = (body: Buffer | string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-
-/** Compressed forms of a text answer; kept only when they are smaller. */
-export function compressed(body: Buffer): { gzip?: Buffer; br?: Buffer } {
+/** Compressed forms of a text body; kept only when they are smaller. */
+function compressed(body: Buffer): { gzip?: Buffer; br?: Buffer } {
   if (body.length < 512) return {};
   const gzip = gzipSync(body, { level: 9 });
   const br = brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } });
   return { ...(gzip.length < body.length ? { gzip } : {}), ...(br.length < body.length ? { br } : {}) };
 }
 
+export function cachedBody(body: Buffer, type: string): CachedBody {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  const text = type.startsWith('text/') || type.startsWith('image/svg');
+  return { body, type, etag, ...(text ? compressed(body) : {}) };
+}
+
 /** The client's cached copy (If-None-Match) is this one. */
-export const isFresh = (req: Request, etag: string): boolean =>
+const isFresh = (req: Request, etag: string): boolean =>
   (req.headers['if-none-match'] ?? '').split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 
-/** Sends a body in the best encoding the client accepts. */
-export function sendEncoded(req: Request, res: Response, asset: { body: Buffer; gzip?: Buffer; br?: Buffer }): void {
-  res.setHeader('Vary', 'Accept-Encoding');
+/** Sends a cached body: 304 when the client has it, otherwise in the best encoding the client accepts. */
+export function sendCached(req: Request, res: Response, item: CachedBody, cacheControl: string): void {
+  res.setHeader('Content-Type', item.type);
+  res.setHeader('Cache-Control', cacheControl);
+  res.setHeader('ETag', item.etag);
+  res.vary('Accept-Encoding');
+  if (isFresh(req, item.etag)) {
+    res.status(304).end();
+    return;
+  }
   const encoding = req.acceptsEncodings(['br', 'gzip', 'identity']);
-  const body = encoding === 'br' && asset.br ? asset.br : encoding === 'gzip' && asset.gzip ? asset.gzip : asset.body;
-  if (body !== asset.body) res.setHeader('Content-Encoding', encoding as string);
+  const body = encoding === 'br' && item.br ? item.br : encoding === 'gzip' && item.gzip ? item.gzip : item.body;
+  if (body !== item.body) res.setHeader('Content-Encoding', encoding as string);
   res.setHeader('Content-Length', String(body.length));
   if (req.method === 'HEAD') res.end();
   else res.end(body);
 }
 
 export class WebAssets {
-  private readonly assets = new Map<string, Asset>();
+  private readonly assets = new Map<string, CachedBody>();
 
   private constructor(
     readonly manifest: WebManifest,
     dir: string,
   ) {
     for (const file of manifest.files) {
-      const body = fs.readFileSync(path.join(dir, 'assets', file));
       const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
-      this.assets.set(file, { body, type, etag: etagOf(body), ...(type.startsWith('image/svg') || type.startsWith('text/') ? compressed(body) : {}) });
+      this.assets.set(file, cachedBody(fs.readFileSync(path.join(dir, 'assets', file)), type));
     }
   }
 
@@ -93,14 +106,7 @@ export class WebAssets {
       if (req.method !== 'GET' && req.method !== 'HEAD') return next();
       const asset = this.assets.get(req.path.replace(/^\//, ''));
       if (!asset) return next();
-      res.setHeader('Content-Type', asset.type);
-      res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-      res.setHeader('ETag', asset.etag);
-      if (isFresh(req, asset.etag)) {
-        res.status(304).end();
-        return;
-      }
-      sendEncoded(req, res, asset);
+      sendCached(req, res, asset, 'public, max-age=31536000, immutable');
     };
   }
 }

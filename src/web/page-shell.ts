@@ -4,17 +4,9 @@
  * <meta> tag, so that no inline script is needed under the page's content security policy.
  */
 import type { WebManifest } from './assets.js';
+import type { PageConfig } from './page-config.js';
 
-export interface PageConfig {
-  /** The registry's name, from its agent card. */
-  name: string;
-  /** Path prefix of every URL (PUBLIC_URL's path), "" at the root. */
-  base: string;
-  /** Keys of the search filter the registry accepts. */
-  filters: string[];
-  readNeedsToken: boolean;
-  maxDocumentBytes: number;
-}
+export type { PageConfig };
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);

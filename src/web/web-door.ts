@@ -14,7 +14,7 @@ import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { searchSchema } from '../operations/request-schemas.js';
-import { compressed, etagOf, findAssetsDir, isFresh, sendEncoded, WebAssets } from './assets.js';
+import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
 import { notBuiltPage, pageShell, type PageConfig } from './page-shell.js';
 
 export const PAGE_PATHS = ['/', '/validate', '/entries/:id'];
@@ -61,20 +61,10 @@ export const webDoor: Door = {
         readNeedsToken: !config.publicRead,
         maxDocumentBytes: config.maxDocumentBytes,
       };
-      const body = Buffer.from(pageShell(assets.manifest, pageConfig, description));
-      const html = { body, ...compressed(body), etag: etagOf(body) };
+      const html = cachedBody(Buffer.from(pageShell(assets.manifest, pageConfig, description)), 'text/html; charset=utf-8');
       app.use(ASSETS_PATH, assets.handler());
-      page = (req, res) => {
-        res.setHeader('Content-Type', 'text/html; charset=utf-8');
-        // Revalidated on every visit, so a new build's asset names are picked up at once.
-        res.setHeader('Cache-Control', 'no-cache');
-        res.setHeader('ETag', html.etag);
-        if (isFresh(req, html.etag)) {
-          res.status(304).end();
-          return;
-        }
-        sendEncoded(req, res, html);
-      };
+      // Revalidated on every visit, so a new build's asset names are picked up at once.
+      page = (req, res) => sendCached(req, res, html, 'no-cache');
     } else {
       const body = notBuiltPage(name);
       page = (_req, res) => {

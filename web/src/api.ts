@@ -4,15 +4,21 @@
  * exactly what every other A2A client gets — the same operations, authentication, rate limits,
  * answers and errors — and there is no second API to keep in step.
  */
+import type {
+  EntryInterface,
+  EntryKind,
+  EntryView as ContractEntryView,
+  Finding,
+  RegistrationResult as ContractRegistrationResult,
+  RevisionSummary,
+  SearchHit as ContractSearchHit,
+  SearchMatch,
+  SearchPage as ContractSearchPage,
+  ValidationResultBody,
+} from '../../src/contract/types';
 import { config } from './config';
 
-/** One problem the registry found, as the contract's `details` carry it. `path` is a JSON Pointer. */
-export interface Finding {
-  path: string;
-  message: string;
-  hint?: string;
-  rule?: string;
-}
+export type { Finding };
 
 /** A request the registry declined (a REJECTED task), or one that never reached it. */
 export class RegistryError extends Error {
@@ -118,18 +124,9 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
 
 export const isAbort = (err: unknown): boolean => err instanceof DOMException && err.name === 'AbortError';
 
-// ---- the contract's answers, as the page reads them ----
+// ---- the contract's answers, as the page reads them: the registry's own types ----
 
-export type EntryKind = 'agent' | 'mcp-server';
-
-export interface EntryInterface {
-  url: string;
-  protocolBinding: string;
-  protocolVersion?: string;
-  tenant?: string;
-}
-
-/** Fields other helpers add to entries and hits; every one may be absent. */
+/** Fields other features add to entries and hits (trust: verified; freshness: health, drift); each may be absent. */
 export interface EntryStatus {
   verified?: boolean;
   kid?: string;
@@ -137,66 +134,10 @@ export interface EntryStatus {
   drift?: boolean;
 }
 
-export interface SearchMatch {
-  type: 'agent' | 'skill' | 'mcp-server' | 'tool';
-  id?: string;
-  name: string;
-  fields: string[];
-}
-
-export interface SearchHit extends EntryStatus {
-  id: string;
-  kind: EntryKind;
-  name: string;
-  description: string;
-  score: number;
-  match: SearchMatch;
-  matches?: SearchMatch[];
-  moreInEntry?: number;
-  interfaces: EntryInterface[];
-}
-
-export interface SearchPage {
-  results: SearchHit[];
-  total: number;
-  nextPageToken?: string;
-}
-
-export interface RevisionSummary {
-  revision: number;
-  updatedAt: string;
-}
-
-export interface EntryView extends EntryStatus {
-  id: string;
-  kind: EntryKind;
-  name: string;
-  description: string;
-  owner: string;
-  revision: number;
-  createdAt: string;
-  updatedAt: string;
-  protocolVersion?: string;
-  interfaces: EntryInterface[];
-  document?: unknown;
-  revisions?: RevisionSummary[];
-}
-
-export interface ValidationResult {
-  valid: boolean;
-  kind: EntryKind;
-  protocolVersion?: string;
-  sizeBytes: number;
-  errors: Finding[];
-  warnings: Finding[];
-}
-
-export interface RegistrationResult {
-  id: string;
-  kind: EntryKind;
-  revision: number;
-  created: boolean;
-  changed: boolean;
-  protocolVersion?: string;
-  warnings: Finding[];
-}
+/** A hit; `matches` (the entry's other matching skills or tools) comes with results per entry. */
+export type SearchHit = ContractSearchHit & EntryStatus & { matches?: SearchMatch[] };
+export type SearchPage = Omit<ContractSearchPage, 'results'> & { results: SearchHit[] };
+export type EntryView = ContractEntryView & EntryStatus;
+/** A successful registration always names the entry. */
+export type RegistrationResult = ContractRegistrationResult & { id: string; revision: number; created: boolean; changed: boolean };
+export type { EntryInterface, EntryKind, RevisionSummary, SearchMatch, ValidationResultBody as ValidationResult };

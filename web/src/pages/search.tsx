@@ -16,18 +16,52 @@ const TYPING_DEBOUNCE_MS = 250;
 /** URL parameters that describe the search (p and n only place it in the pages). */
 const FILTER_PARAMS = ['kind', 'tags', 'binding', 'version', 'verified', 'health'] as const;
 
-const BINDINGS = [
-  ['JSONRPC', 'JSON-RPC'],
-  ['HTTP+JSON', 'HTTP+JSON'],
-  ['GRPC', 'gRPC'],
-] as const;
-const VERSIONS = ['1.0', '0.3'] as const;
-const HEALTH = [
-  ['ok', 'Reachable'],
-  ['unreachable', 'Unreachable'],
-  ['invalid', 'Invalid live card'],
-  ['any', 'Any, including hidden'],
-] as const;
+/** The select filters: URL parameter, label, and options (the first is "no filter"). */
+const SELECTS: { param: string; filterKey: string; label: string; options: readonly (readonly [string, string])[] }[] = [
+  {
+    param: 'kind',
+    filterKey: 'kind',
+    label: 'Kind',
+    options: [
+      ['', 'All kinds'],
+      ['agent', 'Agents'],
+      ['mcp-server', 'MCP servers'],
+    ],
+  },
+  {
+    param: 'binding',
+    filterKey: 'protocolBinding',
+    label: 'Binding',
+    options: [
+      ['', 'Any binding'],
+      ['JSONRPC', 'JSON-RPC'],
+      ['HTTP+JSON', 'HTTP+JSON'],
+      ['GRPC', 'gRPC'],
+    ],
+  },
+  {
+    param: 'version',
+    filterKey: 'protocolVersion',
+    label: 'A2A version',
+    options: [
+      ['', 'Any version'],
+      ['1.0', '1.0'],
+      ['0.3', '0.3'],
+    ],
+  },
+  {
+    param: 'health',
+    filterKey: 'health',
+    label: 'Health',
+    options: [
+      ['', 'Registry default'],
+      ['ok', 'Reachable'],
+      ['unreachable', 'Unreachable'],
+      ['invalid', 'Invalid live card'],
+      ['any', 'Any, including hidden'],
+    ],
+  },
+];
 
 const supports = (key: string) => config.filters.includes(key);
 
@@ -260,14 +294,16 @@ function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (k
     <details class="filters" open={active > 0 || window.matchMedia('(min-width: 48rem)').matches}>
       <summary>Filters{active > 0 ? ` (${active})` : ''}</summary>
       <div class="filter-grid">
-        <div class="field">
-          <label for="f-kind">Kind</label>
-          <select id="f-kind" value={params.get('kind') ?? ''} onChange={(e) => setFilter('kind', e.currentTarget.value || undefined)}>
-            <option value="">All kinds</option>
-            <option value="agent">Agents</option>
-            <option value="mcp-server">MCP servers</option>
-          </select>
-        </div>
+        {SELECTS.filter((f) => supports(f.filterKey)).map((f) => (
+          <div class="field">
+            <label for={`f-${f.param}`}>{f.label}</label>
+            <select id={`f-${f.param}`} value={params.get(f.param) ?? ''} onChange={(e) => setFilter(f.param, e.currentTarget.value || undefined)}>
+              {f.options.map(([value, label]) => (
+                <option value={value}>{label}</option>
+              ))}
+            </select>
+          </div>
+        ))}
         {supports('tags') && (
           <div class="field">
             <label for="f-tags">Skill tags</label>
@@ -287,39 +323,6 @@ function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (k
               }}
             />
             <small id="f-tags-help">Comma-separated; a skill with any of them matches.</small>
-          </div>
-        )}
-        {supports('protocolBinding') && (
-          <div class="field">
-            <label for="f-binding">Binding</label>
-            <select id="f-binding" value={params.get('binding') ?? ''} onChange={(e) => setFilter('binding', e.currentTarget.value || undefined)}>
-              <option value="">Any binding</option>
-              {BINDINGS.map(([value, label]) => (
-                <option value={value}>{label}</option>
-              ))}
-            </select>
-          </div>
-        )}
-        {supports('protocolVersion') && (
-          <div class="field">
-            <label for="f-version">A2A version</label>
-            <select id="f-version" value={params.get('version') ?? ''} onChange={(e) => setFilter('version', e.currentTarget.value || undefined)}>
-              <option value="">Any version</option>
-              {VERSIONS.map((v) => (
-                <option value={v}>{v}</option>
-              ))}
-            </select>
-          </div>
-        )}
-        {supports('health') && (
-          <div class="field">
-            <label for="f-health">Health</label>
-            <select id="f-health" value={params.get('health') ?? ''} onChange={(e) => setFilter('health', e.currentTarget.value || undefined)}>
-              <option value="">Registry default</option>
-              {HEALTH.map(([value, label]) => (
-                <option value={value}>{label}</option>
-              ))}
-            </select>
           </div>
         )}
         {supports('verified') && (
