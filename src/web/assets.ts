@@ -3,12 +3,12 @@
  * once at start-up, kept in memory with their gzip and brotli forms (a few tens of KB), and
  * served with immutable caching, since every file name carries its content hash.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
+import { etagOf, notModified } from '../http/conditional.js';
 
 /** What web/build.ts writes to dist/web/manifest.json (file names relative to assets/). */
 export interface WebManifest {
@@ -55,22 +55,21 @@ function compressed(body: Buffer): { gzip?: Buffer; br?: Buffer } {
 }
 
 export function cachedBody(body: Buffer, type: string): CachedBody {
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  const etag = etagOf(body);
   const text = type.startsWith('text/') || type.startsWith('image/svg');
   return { body, type, etag, ...(text ? compressed(body) : {}) };
 }
 
-/** The client's cached copy (If-None-Match) is this one. */
-const isFresh = (req: Request, etag: string): boolean =>
-  (req.headers['if-none-match'] ?? '').split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-
-/** Sends a cached body: 304 when the client has it, otherwise in the best encoding the client accepts. */
+/**
+ * Sends a cached body: 304 when the client has it (the same validator rules as every cacheable
+ * answer, http/conditional.ts), otherwise in the best encoding the client accepts.
+ */
 export function sendCached(req: Request, res: Response, item: CachedBody, cacheControl: string): void {
   res.setHeader('Content-Type', item.type);
   res.setHeader('Cache-Control', cacheControl);
   res.setHeader('ETag', item.etag);
   res.vary('Accept-Encoding');
-  if (isFresh(req, item.etag)) {
+  if (notModified(req, item.etag)) {
     res.status(304).end();
     return;
   }

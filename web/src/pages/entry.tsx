@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, isAbort, RegistryError, type EntryView } from '../api';
 import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
 import { config, href } from '../config';
+import { documentPaths } from '../../../src/catalog/vocabulary';
 import { AgentCardView } from '../entry/card-view';
 import { History } from '../entry/history';
 import { McpServerView } from '../entry/mcp-view';
@@ -15,6 +16,15 @@ import { navigate } from '../router';
 import { savedToken } from '../token';
 
 type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView };
+
+/** Where the catalog door serves the entry's documents (src/catalog): [what, path]. */
+const stableDocuments = (entry: EntryView): [string, string][] =>
+  entry.kind === 'agent'
+    ? [['The agent card', documentPaths.agentCard(entry.id)]]
+    : [
+        ['The server and toolspec', documentPaths.mcpDocument(entry.id)],
+        ['Its MCP Server Card', documentPaths.mcpServerCard(entry.id)],
+      ];
 
 const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : undefined);
 
@@ -154,6 +164,14 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
 
       <section aria-labelledby="raw-h">
         <h2 id="raw-h">Raw JSON</h2>
+        <ul class="plain documents">
+          {stableDocuments(entry).map(([label, path]) => (
+            <li>
+              {label} (current revision) at a stable URL: <a href={href(path)} download>{path}</a>{' '}
+              <CopyButton text={new URL(href(path), window.location.href).href} label={`Copy the URL of ${label.toLowerCase()}`} />
+            </li>
+          ))}
+        </ul>
         <details>
           <summary>
             The {entry.kind === 'agent' ? 'agent card' : 'server and toolspec'} as registered (revision {entry.revision})
