@@ -273,6 +273,9 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('button', { name: 'Copy the JSONRPC URL https://invoices.example.org/a2a' }).click();
       await page.locator('.copy-status', { hasText: 'Copied' }).waitFor();
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'https://invoices.example.org/a2a');
+      const stable = page.getByRole('link', { name: `/agents/${ids.invoice}/card.json` });
+      const card = await (await fetch(new URL((await stable.getAttribute('href'))!, registry.url))).json();
+      assert.equal((card as WireJson).version, '1.3.0', 'the stable URL serves the current card');
       await page.locator('summary', { hasText: 'as registered' }).click();
       assert.equal(JSON.parse((await page.locator('pre.code').last().textContent()) ?? '').version, '1.3.0');
       await screenshot(page, 'entry-agent');
@@ -360,9 +363,14 @@ describe('web page', { skip: unavailable }, () => {
       await screenshot(page, 'validate-errors');
       await assertAccessible(page, 'the validate page with errors');
 
-      // Broken JSON: the registry says it is not JSON; the page shows where the parser stopped.
-      await page.locator('#document').fill('{\n  "name": "x",\n  "version": 1,,\n}');
-      await page.keyboard.press('Control+Enter');
+      // Broken JSON, dropped as a file: the registry says it is not JSON; the page shows where the parser stopped.
+      const dropped = await page.evaluateHandle((text) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text], 'agent-card.json', { type: 'application/json' }));
+        return transfer;
+      }, '{\n  "name": "x",\n  "version": 1,,\n}');
+      await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
+      await page.waitForFunction(() => (document.querySelector('#document') as HTMLTextAreaElement).value.includes('1,,'));
       await page.locator('.problems .note').waitFor();
       assert.match((await page.locator('.problems').textContent()) ?? '', /not valid JSON.*line 3, column 16/s);
       assert.equal(await page.locator('.doc tr.has-error .ln').textContent(), '3');
@@ -373,7 +381,7 @@ describe('web page', { skip: unavailable }, () => {
       (spec.tools[1] as WireJson).inputSchema = { type: 'array' };
       await page.locator('#document').fill(JSON.stringify(spec, null, 2));
       await page.locator('#mcp-name').waitFor();
-      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await page.locator('#document').press('Control+Enter');
       await page.locator('.problems').waitFor();
       assert.match((await page.locator('.problems').textContent()) ?? '', /\/toolspec\/tools\/1\/inputSchema/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"type": "array"')));

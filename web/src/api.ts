@@ -17,6 +17,7 @@ import type {
   ValidationResultBody,
 } from '../../src/contract/types';
 import { config } from './config';
+import { savedToken } from './token';
 
 export type { Finding };
 
@@ -120,6 +121,18 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
     }
   }
   throw new RegistryError('FAILED', 'The registry could not complete the request. Try again in a moment.');
+}
+
+/**
+ * A read (search, get) with the person's token when they gave one. On a registry that needs a
+ * token to read, asking without one would only be refused: say so without asking.
+ */
+export async function read<T = Json>(operation: Json, signal: AbortSignal): Promise<T> {
+  const token = savedToken();
+  if (!token && config.readNeedsToken) {
+    throw new RegistryError('UNAUTHENTICATED', 'This registry needs a registry token to read: type yours below.');
+  }
+  return call<T>(operation, { signal, token: token || undefined });
 }
 
 export const isAbort = (err: unknown): boolean => err instanceof DOMException && err.name === 'AbortError';

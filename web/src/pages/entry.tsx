@@ -4,7 +4,7 @@
  * ?revision=N shows an older revision; ?from=&to= compares two.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, isAbort, RegistryError, type EntryView } from '../api';
+import { isAbort, read, RegistryError, type EntryView } from '../api';
 import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { documentPaths } from '../../../src/catalog/vocabulary';
@@ -13,7 +13,6 @@ import { History } from '../entry/history';
 import { McpServerView } from '../entry/mcp-view';
 import { obj, pretty } from '../entry/untrusted';
 import { navigate } from '../router';
-import { savedToken } from '../token';
 
 type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView };
 
@@ -40,7 +39,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   useEffect(() => {
     const controller = new AbortController();
     setLoaded((l) => (l.state === 'done' ? l : { state: 'loading' }));
-    call<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, { signal: controller.signal, token: savedToken() || undefined })
+    read<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, controller.signal)
       .then((entry) => {
         documents.current.set(entry.revision, entry.document);
         setLoaded({ state: 'done', entry });
@@ -90,7 +89,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   const document = obj(entry.document) ?? {};
   const load = async (rev: number, signal: AbortSignal) => {
     if (documents.current.has(rev)) return documents.current.get(rev);
-    const view = await call<EntryView>({ get: { id, revision: rev } }, { signal, token: savedToken() || undefined });
+    const view = await read<EntryView>({ get: { id, revision: rev } }, signal);
     documents.current.set(rev, view.document);
     return view.document;
   };

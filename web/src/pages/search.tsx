@@ -4,12 +4,11 @@
  * version, verified, health, p), so a search can be shared and Back returns to it.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { call, isAbort, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
+import { isAbort, read, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
 import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
 import { navigate } from '../router';
-import { savedToken } from '../token';
 
 const PAGE_SIZE = 20;
 const TYPING_DEBOUNCE_MS = 250;
@@ -169,7 +168,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   useEffect(() => {
     const controller = new AbortController();
     setResult((r) => (r.state === 'done' ? r : { state: 'loading' }));
-    call<Page>({ search: searchRequest(params) }, { signal: controller.signal, token: savedToken() || undefined })
+    read<Page>({ search: searchRequest(params) }, controller.signal)
       .then((page) => {
         const key = searchKey(params);
         const chain = pageChains.get(key) ?? [];

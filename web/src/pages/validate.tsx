@@ -138,11 +138,11 @@ export function ValidatePage({ moved }: { moved: number }) {
   const metaGiven = meta.name.trim() !== '' || meta.url.trim() !== '';
   const tooLarge = new TextEncoder().encode(text).length > MAX_PASTE_BYTES;
 
-  const run = async (what: 'validate' | 'register') => {
-    if (!text.trim() || tooLarge) return;
+  /** Sends the document (the text shown, or a file just dropped) to the registry. */
+  const run = async (what: 'validate' | 'register', sentText: string = text) => {
+    if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
     setOutcome({ state: 'busy', what });
-    const sentText = text;
-    const sentKind = kind;
+    const sentKind = detectKind(sentText);
     try {
       const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined);
       if (what === 'validate') {
@@ -170,8 +170,10 @@ export function ValidatePage({ moved }: { moved: number }) {
       setFileError(`${file.name} is ${Math.round(file.size / 1024)} KB; cards and toolspecs are a few KB (this registry's limit is ${Math.round(config.maxDocumentBytes / 1024)} KB).`);
       return;
     }
-    setText(await file.text());
-    setOutcome({ state: 'idle' });
+    // A file dropped or chosen is there to be checked: validate it at once.
+    const content = await file.text();
+    setText(content);
+    await run('validate', content);
   };
 
   return (
