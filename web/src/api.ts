@@ -143,7 +143,9 @@ export const isAbort = (err: unknown): boolean => err instanceof DOMException &&
 export interface EntryStatus {
   verified?: boolean;
   kid?: string;
-  health?: { status: string; checkedAt?: string; since?: string; failures?: number };
+  signatures?: { status: 'verified' | 'unknown-key' | 'invalid'; kid?: string; alg?: string; reason?: string }[];
+  source?: { url: string; fetchedAt: string };
+  health?: { status: string; checkedAt: string; since: string; failures: number; reason?: string; message?: string };
   drift?: boolean;
 }
 

@@ -11,6 +11,7 @@ import { documentPaths } from '../../../src/catalog/vocabulary';
 import { AgentCardView } from '../entry/card-view';
 import { History } from '../entry/history';
 import { McpServerView } from '../entry/mcp-view';
+import { StatusFacts } from '../entry/status-facts';
 import { obj, pretty } from '../entry/untrusted';
 import { navigate } from '../router';
 
@@ -130,6 +131,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           <dd>
             <code>{entry.id}</code>
           </dd>
+          <StatusFacts entry={entry} />
         </dl>
       </header>
 
