@@ -17,6 +17,8 @@ import { accessibilityViolations, browserUnavailable, launchBrowser, screenshot,
 import { dataPart, filePart, op, resultOf, sdkClient, send, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
 import { startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+import { serveCard } from './support/freshness.js';
+import { startOrigin, type OriginServer } from './support/origin-server.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 const FILLERS = 22;
@@ -61,11 +63,14 @@ describe('web page', { skip: unavailable }, () => {
   let registry: TestRegistry;
   let browser: TestBrowser;
   let build: WebBuildResult;
+  let origin: OriginServer;
   const ids: Record<string, string> = {};
 
   before(async () => {
     build = await buildWebAssets();
-    registry = await startTestRegistry();
+    // Agents registered by URL from a server on 127.0.0.1, for health (the health filter and facts).
+    origin = await startOrigin();
+    registry = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1' });
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
     const bob = await sdkClient(registry.url, { token: TOKENS.bob });
     const admin = await sdkClient(registry.url, { token: TOKENS.admin });
@@ -82,6 +87,17 @@ describe('web page', { skip: unavailable }, () => {
     ids.weather = resultOf(await op(bob, { register: { agentCard: v03Card() } })).id;
     ids.files = resultOf(await op(bob, { register: { mcpServer: mcpServer(), toolspec: toolspec() } })).id;
     ids.ledger = resultOf(await op(bob, { register: { agentCard: securedCard() } })).id;
+    for (const [key, name] of [['beacon', 'Harbour Beacon Agent'], ['lighthouse', 'Harbour Lighthouse Agent']] as const) {
+      const card: WireJson = v1Card(name, `https://${key}.example.org/a2a`);
+      // Words of their own: other tests' searches do not find them.
+      card.description = `The ${key} of the harbour.`;
+      card.skills = [{ id: 'guide', name: 'Guide ships', description: 'Guides ships into the harbour.', tags: ['harbour'] }];
+      serveCard(origin, card, `/${key}`);
+      ids[key] = resultOf(await op(alice, { register: { url: `${origin.url}/${key}` } })).id;
+    }
+    // The lighthouse goes dark: its next check finds nothing.
+    origin.route('/lighthouse/.well-known/agent-card.json', (_req, res) => void res.writeHead(503).end());
+    await op(alice, { refresh: { id: ids.lighthouse } });
     for (let i = 0; i < FILLERS; i++) {
       await op(admin, { register: { agentCard: fillerCard(i) } });
     }
@@ -91,6 +107,7 @@ describe('web page', { skip: unavailable }, () => {
   after(async () => {
     await browser?.close();
     await registry?.close();
+    await origin?.close();
   });
 
   /** A fresh page; at the end of the test nothing went wrong in it (console errors, exceptions, CSP refusals). */
@@ -254,6 +271,32 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('link', { name: '← Previous page' }).click();
       await page.waitForURL((url) => !url.search.includes('n=2'));
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 20);
+    });
+  });
+
+  test('health: each hit says whether its live card answered, the filter keeps one status, the entry shows source and last check', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/?q=harbour`);
+      await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      assert.equal(await page.locator('.hit', { hasText: 'Beacon' }).locator('.badge', { hasText: /^Reachable$/ }).count(), 1);
+      assert.equal(await page.locator('.hit', { hasText: 'Lighthouse' }).locator('.badge', { hasText: 'Unreachable' }).count(), 1);
+      await page.selectOption('#f-health', 'unreachable');
+      await page.waitForURL(/health=unreachable/);
+      await expectHits(page, ['Harbour Lighthouse Agent']);
+      await screenshot(page, 'filter-health');
+      await page.selectOption('#f-health', 'ok');
+      await page.waitForURL(/health=ok/);
+      await expectHits(page, ['Harbour Beacon Agent']);
+      assert.equal(await page.locator('#f-health option').count(), 5, 'reachable, unreachable, invalid, any, and no filter');
+
+      await page.goto(`${registry.url}/entries/${ids.lighthouse}`);
+      await page.locator('h1', { hasText: 'Harbour Lighthouse Agent' }).waitFor();
+      const facts = (await page.locator('.entry-head dl.facts').textContent()) ?? '';
+      assert.ok(facts.includes(`${origin.url}/lighthouse`), `the source URL: ${facts}`);
+      assert.match(facts, /Unreachable since .*1 failed check; last checked/);
+      assert.match(facts, /503/, 'the reason the check failed');
+      await screenshot(page, 'entry-unreachable');
+      await assertAccessible(page, 'an entry with source and health');
     });
   });
 
