@@ -139,15 +139,16 @@ export const isAbort = (err: unknown): boolean => err instanceof DOMException &&
 
 // ---- the contract's answers, as the page reads them: the registry's own types ----
 
-/** Fields other features add to entries and hits (trust: verified; freshness: health, drift); each may be absent. */
-export interface EntryStatus {
+/**
+ * What the registry says about an entry beside its document: where it fetches it and how the last
+ * check went (the contract's freshness fields), and whether a trusted key signed it (trust: not in
+ * the contract on this branch yet, so declared here as the trust work answers it; each may be absent).
+ */
+export type EntryStatus = Pick<ContractEntryView, 'source' | 'health' | 'drift'> & {
   verified?: boolean;
   kid?: string;
   signatures?: { status: 'verified' | 'unknown-key' | 'invalid'; kid?: string; alg?: string; reason?: string }[];
-  source?: { url: string; fetchedAt: string };
-  health?: { status: string; checkedAt: string; since: string; failures: number; reason?: string; message?: string };
-  drift?: boolean;
-}
+};
 
 /** A hit; `matches` (the entry's other matching skills or tools) comes with results per entry. */
 export type SearchHit = ContractSearchHit & EntryStatus & { matches?: SearchMatch[] };
