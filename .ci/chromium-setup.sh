@@ -10,17 +10,9 @@ if [ -x /usr/bin/chromium ]; then
   exit 0
 fi
 
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo > /dev/null; then SUDO=(sudo); else
-    echo "chromium-setup: need root (or sudo) to install chromium" >&2
-    exit 1
-  fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update
-"${SUDO[@]}" apt-get install -y --no-install-recommends chromium fonts-liberation
+# shellcheck source=.ci/apt.sh
+source "$(dirname "$0")/apt.sh"
+apt_install chromium-setup chromium fonts-liberation
 
 if [ ! -x /usr/bin/chromium ]; then
   echo "chromium-setup: chromium installed but /usr/bin/chromium is missing" >&2
