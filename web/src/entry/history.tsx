@@ -64,22 +64,8 @@ export function History(props: HistoryProps) {
             props.compare(from, to);
           }}
         >
-          <div class="field">
-            <label for="diff-from">From revision</label>
-            <select id="diff-from" value={String(from)} onChange={(e) => setFrom(Number(e.currentTarget.value))}>
-              {numbers.map((n) => (
-                <option value={String(n)}>{n}</option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="diff-to">To revision</label>
-            <select id="diff-to" value={String(to)} onChange={(e) => setTo(Number(e.currentTarget.value))}>
-              {numbers.map((n) => (
-                <option value={String(n)}>{n}</option>
-              ))}
-            </select>
-          </div>
+          <RevisionSelect id="diff-from" label="From revision" value={from} numbers={numbers} onChange={setFrom} />
+          <RevisionSelect id="diff-to" label="To revision" value={to} numbers={numbers} onChange={setTo} />
           <button type="submit">Compare</button>
         </form>
       ) : (
@@ -196,5 +182,18 @@ function Hunk({ hunk }: { hunk: StructuredPatchHunk }) {
           );
         })}
     </tbody>
+  );
+}
+
+function RevisionSelect(props: { id: string; label: string; value: number; numbers: number[]; onChange: (n: number) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={String(props.value)} onChange={(e) => props.onChange(Number(e.currentTarget.value))}>
+        {props.numbers.map((n) => (
+          <option value={String(n)}>{n}</option>
+        ))}
+      </select>
+    </div>
   );
 }
