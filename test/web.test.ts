@@ -521,6 +521,18 @@ describe('web page', { skip: unavailable }, () => {
         if (name === 'phone-search') assert.equal(await page.locator('details.filters').getAttribute('open'), null, 'filters fold away on a phone');
         await screenshot(page, name);
       }
+
+      // The dark scheme keeps its contrast too (axe computes the colours as drawn).
+      await page.emulateMedia({ colorScheme: 'dark' });
+      for (const [path, name, ready] of [
+        ['/?q=invoice', 'phone-search-dark', '.hit mark'],
+        [`/entries/${ids.invoice}?from=1&to=3`, 'phone-diff-dark', '.diff'],
+      ] as const) {
+        await page.goto(`${registry.url}${path}`);
+        await page.locator(ready).first().waitFor();
+        await assertAccessible(page, `${path} in the dark scheme`);
+        await screenshot(page, name);
+      }
     });
   });
 });
