@@ -503,7 +503,12 @@ describe('web page', { skip: unavailable }, () => {
       await page.keyboard.press('Enter');
       await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 1);
-      await page.locator('.hit a').focus();
+      // Tab reaches the result through the form and the filters, and the focus can be seen.
+      for (let i = 0; i < 20 && !(await page.evaluate(() => document.activeElement?.closest('.hit') != null)); i++) {
+        await page.keyboard.press('Tab');
+      }
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Ledger Agent');
+      assert.notEqual(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none', 'a visible focus ring');
       await page.keyboard.press('Enter');
       await page.locator('h1', { hasText: 'Ledger Agent' }).waitFor();
       assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1');
