@@ -8,7 +8,8 @@
  *   4. search latency over HTTP while a round runs, against the same searches idle.
  *
  *   npx tsx bench/refresh.ts [--sources 1000]                 (SQLite, in a temp dir)
- *   DATABASE_URL=postgres://... npx tsx bench/refresh.ts      (PostgreSQL)
+ *   npx tsx bench/refresh.ts --postgres                       (a throwaway local PostgreSQL server)
+ *   DATABASE_URL=postgres://... npx tsx bench/refresh.ts      (PostgreSQL you run)
  */
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
@@ -18,12 +19,19 @@ import pg from 'pg';
 import { startOrigin } from '../test/support/origin-server.js';
 import { serveCard } from '../test/support/freshness.js';
 import { TOKENS, startTestRegistry, tempDir } from '../test/support/registry.js';
+import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
 import { benchCard } from './lib/bench-card.js';
 import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
 
-const { values } = parseArgs({ options: { sources: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({ options: { sources: { type: 'string', default: '1000' }, postgres: { type: 'boolean', default: false } } });
 const N = Number(values.sources);
-const databaseUrl = process.env.DATABASE_URL;
+let server: TestPostgres | undefined;
+if (values.postgres) {
+  const started = await startPostgres();
+  if (!started.ok) throw new Error(`--postgres: ${started.skipReason}`);
+  server = started.pg;
+}
+const databaseUrl = server ? await server.createDatabase('bench_refresh') : process.env.DATABASE_URL;
 
 const origin = await startOrigin();
 const dataDir = tempDir('a2a-bench-refresh-');
@@ -103,4 +111,5 @@ console.log(`  (the round: ${checked} sources, every card changed, in ${roundS.t
 
 await registry.close();
 await origin.close();
+await server?.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });
