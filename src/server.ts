@@ -5,8 +5,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RegistryConfig } from './config/config.js';
-import { buildRegistry } from './composition/build-registry.js';
+import type { ConnectionLimits, RegistryConfig } from './config/config.js';
+import { buildRegistry, type RegistryCore } from './composition/build-registry.js';
 import type { Door, MountedDoor } from './composition/door.js';
 import { createHttpApp, finishHttpApp } from './http/app.js';
 import type { Logger } from './observability/logger.js';
@@ -32,6 +32,8 @@ export interface RunningRegistry {
   service: RegistryService;
   /** The refresh loop (issue 16), absent with REGISTRY_REFRESH_SECONDS=0; tests drive a round with runOnce(). */
   refresher?: RefreshLoop;
+  /** Everything the registry is, for tests and tools (the task store, housekeeping...). */
+  core: RegistryCore;
   /** Stops accepting, lets in-flight requests finish (up to a grace period), closes storage. */
   close(): Promise<void>;
 }
@@ -44,7 +46,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
   const mounted: MountedDoor[] = [];
   try {
     // The port may be 0 (tests): the card's URLs need the real one, so listen first, then mount.
-    server = http.createServer();
+    server = createHttpServer(config.connections);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(config.port, config.host, () => resolve());
@@ -80,6 +82,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       store: core.store,
       service: core.service,
       refresher: core.refresher,
+      core,
       close: () =>
         (closing ??= (async () => {
           draining = true;
@@ -104,4 +107,23 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     await core.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * node:http with the connection limits set (REGISTRY_REQUEST_TIMEOUT_SECONDS and friends): a
+ * client that sends its headers or body too slowly gets 408 and is cut off, idle keep-alive
+ * connections close, and connections beyond the cap are dropped at once. Node checks the
+ * request timeouts every `connectionsCheckingInterval` (30 s by default): checking more often
+ * cuts a slow client off within a tenth of the timeout after it expires, not half a minute.
+ * The timeouts cover receiving a request, not answering it: SSE streams are not cut.
+ */
+function createHttpServer(limits: ConnectionLimits): http.Server {
+  const server = http.createServer({
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: limits.headersTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(limits.requestTimeoutMs / 10))),
+  });
+  server.maxConnections = limits.maxConnections;
+  return server;
 }

@@ -10,15 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ListTasksRequest, Task } from '@a2a-js/sdk';
-import { ServerCallContext } from '@a2a-js/sdk/server';
+import { Task } from '@a2a-js/sdk';
 import type { RegistryStore, StoredEntry } from '../src/storage/types.js';
-import { SqliteStore } from '../src/storage/sqlite/index.js';
-import { PostgresStore } from '../src/storage/postgres/index.js';
+import { SQLITE_MIGRATIONS, SqliteStore } from '../src/storage/sqlite/index.js';
+import { POSTGRES_MIGRATIONS, PostgresStore } from '../src/storage/postgres/index.js';
+import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
 import { createStore } from '../src/storage/create-store.js';
 import { InvalidCursorError, SchemaTooNewError } from '../src/storage/common.js';
-import { SQLITE_MIGRATIONS } from '../src/storage/sqlite/migrations.js';
-import { POSTGRES_MIGRATIONS } from '../src/storage/postgres/migrations.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
@@ -633,7 +631,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       );
       assert.equal(identical.filter((o) => o.status === 'created').length, 1);
       assert.equal(identical.filter((o) => o.status === 'unchanged').length, 49);
-      assert.equal(new Set(identical.map((o) => (o.status === 'forbidden' ? o.existing.id : o.entry.id))).size, 1);
+      assert.equal(new Set(identical.map((o) => ('entry' in o ? o.entry.id : 'existing' in o ? o.existing.id : o.status))).size, 1);
 
       const distinct = await Promise.all(
         Array.from({ length: 50 }, (_, i) => store.upsert(entryWrite('agent', url, `v${i + 2}`), actor('alice'))),
@@ -669,10 +667,10 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       }
     });
 
-    test('persists SDK tasks through DatabaseTaskStore and prunes finished ones', async (t) => {
+    test('keeps durable task rows (the SDK layout), scoped, listed newest first, and prunes finished ones', async (t) => {
       const { store } = await openFresh(t, engine);
-      const alice = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
-      const bob = new ServerCallContext({ user: { isAuthenticated: true, userName: 'bob' } });
+      const alice = { tenant: '', owner: 'alice' };
+      const bob = { tenant: '', owner: 'bob' };
       const now = Date.now();
       const states = [
         'TASK_STATE_COMPLETED',
@@ -688,53 +686,119 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         ids.push(id);
         const task = Task.fromJSON({
           id,
-          contextId: crypto.randomUUID(),
+          contextId: i % 2 ? 'ctx-odd' : 'ctx-even',
           // Tasks 0..5 are two hours old, 6..11 recent; index order is age order.
           status: { state: states[i % states.length], timestamp: new Date(now - (i < 6 ? 7_200_000 : 60_000) + i * 1000).toISOString() },
           artifacts: [{ artifactId: 'a1', name: 'registration', parts: [{ text: `result ${i}` }] }],
           history: [],
           metadata: { n: i },
         });
-        await store.taskStore.save(task, alice);
+        await store.tasks.save(toTaskRow(alice, task));
       }
-      const loaded = await store.taskStore.load(ids[0]!, alice);
-      assert.equal(loaded?.id, ids[0]);
-      const wire = Task.toJSON(loaded!) as {
-        status?: { state?: string };
-        artifacts?: { parts: { text?: string }[] }[];
-      };
+      const loaded = fromTaskRow((await store.tasks.load(alice, ids[0]!))!);
+      assert.equal(loaded.id, ids[0]);
+      const wire = Task.toJSON(loaded) as { status?: { state?: string }; artifacts?: { parts: { text?: string }[] }[] };
       assert.equal(wire.status?.state, 'TASK_STATE_COMPLETED');
       assert.equal(wire.artifacts?.[0]?.parts[0]?.text, 'result 0');
-      assert.equal(await store.taskStore.load(ids[0]!, bob), undefined, 'tasks are scoped to their owner');
+      assert.equal(await store.tasks.load(bob, ids[0]!), undefined, 'tasks are scoped to their owner');
 
       // Saving again overwrites (the SDK upserts on the task table's primary key).
-      const resaved = Task.fromJSON({ ...wire, metadata: { n: 'again' } });
-      await store.taskStore.save(resaved, alice);
-      assert.deepEqual((await store.taskStore.load(ids[0]!, alice))?.metadata, { n: 'again' });
+      await store.tasks.save(toTaskRow(alice, Task.fromJSON({ ...wire, metadata: { n: 'again' } })));
+      assert.deepEqual(fromTaskRow((await store.tasks.load(alice, ids[0]!))!).metadata, { n: 'again' });
 
-      const page1 = await store.taskStore.list(ListTasksRequest.fromJSON({ pageSize: 5 }), alice);
-      assert.equal(page1.totalSize, 12);
-      assert.equal(page1.tasks.length, 5);
-      assert.ok(page1.nextPageToken);
-      const page2 = await store.taskStore.list(ListTasksRequest.fromJSON({ pageSize: 10, pageToken: page1.nextPageToken }), alice);
-      assert.equal(page2.tasks.length, 7);
-      assert.equal(new Set([...page1.tasks, ...page2.tasks].map((t) => t.id)).size, 12);
+      // Newest first, in keyset pages; filters; artifacts only when asked for.
+      const all = { limit: 100, withArtifacts: false, withHistory: true };
+      const first = await store.tasks.list(alice, { ...all, limit: 5 });
+      assert.equal(first.total, 12);
+      assert.deepEqual(first.rows.map((r) => r.id), [11, 10, 9, 8, 7].map((i) => ids[i]));
+      assert.ok(first.rows.every((r) => r.artifacts === null));
+      const last = first.rows[4]!;
+      const rest = await store.tasks.list(alice, { ...all, before: { updated: last.status_last_updated, id: last.id } });
+      assert.deepEqual(rest.rows.map((r) => r.id), [6, 5, 4, 3, 2, 1, 0].map((i) => ids[i]));
+      const odd = await store.tasks.list(alice, { ...all, contextId: 'ctx-odd', state: 'TASK_STATE_WORKING', withArtifacts: true });
+      assert.deepEqual(odd.rows.map((r) => r.id), [7, 1].map((i) => ids[i]));
+      assert.equal(odd.total, 2);
+      assert.ok(odd.rows[0]!.artifacts);
+      const recent = await store.tasks.list(alice, { ...all, updatedAfter: now - 3_600_000 });
+      assert.equal(recent.total, 6);
+      assert.equal((await store.tasks.list(bob, all)).total, 0);
 
       // Nothing is old or beyond the count: nothing goes.
-      assert.equal(await store.pruneTasks({ maxAgeMs: 86_400_000, maxCount: 100 }), 0);
+      assert.equal(await store.tasks.prune({ maxAgeMs: 86_400_000, maxCount: 100 }), 0);
       // Older than an hour: the finished ones among 0..5 (0 completed, 2 rejected, 3 failed, 5 canceled).
-      assert.equal(await store.pruneTasks({ maxAgeMs: 3_600_000, maxCount: 100 }), 4);
-      for (const i of [0, 2, 3, 5]) assert.equal(await store.taskStore.load(ids[i]!, alice), undefined);
-      for (const i of [1, 4]) assert.ok(await store.taskStore.load(ids[i]!, alice), 'unfinished tasks are kept');
+      assert.equal(await store.tasks.prune({ maxAgeMs: 3_600_000, maxCount: 100 }), 4);
+      for (const i of [0, 2, 3, 5]) assert.equal(await store.tasks.load(alice, ids[i]!), undefined);
+      for (const i of [1, 4]) assert.ok(await store.tasks.load(alice, ids[i]!), 'unfinished tasks are kept');
       // Keep the newest 3 of the 8 left (11, 10, 9): finished older ones go (6, 8); 7 is working.
-      assert.equal(await store.pruneTasks({ maxAgeMs: 86_400_000, maxCount: 3 }), 2);
-      const left = await store.taskStore.list(ListTasksRequest.fromJSON({ pageSize: 100 }), alice);
-      assert.deepEqual(
-        new Set(left.tasks.map((t) => t.id)),
-        new Set([1, 4, 7, 9, 10, 11].map((i) => ids[i]!)),
-      );
+      assert.equal(await store.tasks.prune({ maxAgeMs: 86_400_000, maxCount: 3 }), 2);
+      const left = await store.tasks.list(alice, all);
+      assert.deepEqual(new Set(left.rows.map((r) => r.id)), new Set([1, 4, 7, 9, 10, 11].map((i) => ids[i]!)));
       // maxAge 0: every finished task left (9 failed, 11 canceled) goes.
-      assert.equal(await store.pruneTasks({ maxAgeMs: 0, maxCount: 0 }), 2);
+      assert.equal(await store.tasks.prune({ maxAgeMs: 0, maxCount: 0 }), 2);
+    });
+
+    test('holds an owner to its entry quota atomically, however many registrations race', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      // A second instance: on PostgreSQL another replica, on SQLite another connection to the file.
+      const other = target.makeStore();
+      await other.open();
+      t.after(() => other.close());
+      const quota = { maxEntriesPerOwner: 5 };
+      const outcomes = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => (i % 2 ? store : other).upsert(entryWrite('agent', `https://quota.example.com/${i}`), actor('alice'), quota)),
+      );
+      assert.equal(outcomes.filter((o) => o.status === 'created').length, 5, 'exactly the quota is created, never more');
+      const refused = outcomes.filter((o) => o.status === 'quota-exceeded');
+      assert.equal(refused.length, 19);
+      assert.deepEqual(refused[0], { status: 'quota-exceeded', quota: 'entries', limit: 5 });
+      assert.equal((await store.list({ owner: 'alice', limit: 100 })).entries.length, 5);
+      // Updating an entry it has is not a new one; another owner has its own quota; no quota, no limit.
+      const mine = outcomes.find((o) => o.status === 'created')!;
+      assert.ok(mine.status === 'created');
+      assert.equal((await store.upsert(entryWrite('agent', mine.entry.identityUrl, '2'), actor('alice'), quota)).status, 'updated');
+      assert.equal((await store.upsert(entryWrite('agent', 'https://quota.example.com/bob'), actor('bob'), quota)).status, 'created');
+      assert.equal((await store.upsert(entryWrite('agent', 'https://quota.example.com/more'), actor('alice'))).status, 'created');
+    });
+
+    test('keeps at most maxRevisions revisions of an entry; numbering goes on', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const url = 'https://revisions.example.com/a';
+      const quota = { maxRevisions: 3 };
+      let id = '';
+      for (let v = 1; v <= 7; v++) {
+        const outcome = await store.upsert(entryWrite('agent', url, `v${v}`), actor('alice'), quota);
+        assert.ok('entry' in outcome);
+        assert.equal(outcome.entry.revision, v);
+        id = outcome.entry.id;
+      }
+      assert.equal(await store.oldestRevision(id), 5);
+      for (const revision of [1, 2, 3, 4]) assert.equal(await store.get(id, revision), undefined, `revision ${revision} left the history`);
+      for (const revision of [5, 6, 7]) assert.equal((await store.get(id, revision))?.revision, revision);
+      assert.equal((await store.get(id))?.revision, 7);
+      assert.equal(await store.oldestRevision(crypto.randomUUID()), undefined);
+    });
+
+    test('trims the change log and says how far; the sequence never goes back', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      for (let i = 0; i < 4; i++) await store.upsert(entryWrite('agent', `https://trim.example.com/${i}`), actor('alice'));
+      const last = await store.lastChangeSeq();
+      assert.equal(await store.changesTrimmedThrough(), 0);
+      assert.equal(await store.trimChanges(60_000), 0, 'nothing is old enough');
+      // Age the first three changes (as if written two days ago).
+      const old = new Date(Date.now() - 2 * 86_400_000).toISOString();
+      const firstThree = (await store.changesSince(0, 3)).map((c) => c.seq);
+      await target.raw(`UPDATE changes SET at = '${old}' WHERE seq <= ${firstThree[2]}`);
+      assert.equal(await store.trimChanges(86_400_000), 3);
+      assert.equal(await store.changesTrimmedThrough(), firstThree[2]);
+      assert.deepEqual((await store.changesSince(0, 10)).map((c) => c.seq), [last]);
+      assert.equal(await store.lastChangeSeq(), last);
+      // Trimmed to nothing, the sequence still stands where it was, and goes on from there.
+      await target.raw(`UPDATE changes SET at = '${old}'`);
+      assert.equal(await store.trimChanges(86_400_000), 1);
+      assert.equal(await store.lastChangeSeq(), last);
+      await store.upsert(entryWrite('agent', 'https://trim.example.com/next'), actor('alice'));
+      assert.ok((await store.lastChangeSeq()) > last);
+      await store.reclaimSpace();
     });
 
     test('pings while open', async (t) => {

@@ -1,9 +1,9 @@
 /**
  * The composition root's first half: everything the registry is, independent of how it is
  * reached. Storage, the search index kept in step by the change feed, the validator, the
- * service, the operations every door runs, authentication and abuse control, metrics, and the
- * background work (the replica follower, task pruning). The doors are mounted on top of this
- * by server.ts.
+ * service, the operations every door runs, authentication and abuse control, metrics, the task
+ * store every A2A binding shares, and the background work (the replica follower, storage
+ * housekeeping, the storage probe). The doors are mounted on top of this by server.ts.
  */
 import type { RegistryConfig } from '../config/config.js';
 import { ADMIN_PRINCIPAL } from '../config/config.js';
@@ -19,14 +19,16 @@ import { RegistryService } from '../registry/service.js';
 import { createSearchIndex } from '../search/index.js';
 import { createStore } from '../storage/create-store.js';
 import type { RegistryStore } from '../storage/types.js';
+import { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { createDocumentValidator } from '../validation/index.js';
 import { readPackageVersion } from '../lib/package-info.js';
 import { GuardedFetcher, type Fetcher } from '../net/index.js';
 import { FetchingDocumentSources } from '../freshness/document-sources.js';
 import { RefreshLoop } from '../freshness/refresh-loop.js';
+import { Housekeeping, StorageProbe } from './maintenance.js';
 
 const SEARCH_CHUNK_SIZE = 5;
-const TASK_PRUNE_INTERVAL_MS = 10 * 60_000;
+const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 /** Safety net behind change notifications: a replica sees every change within this, even if a notification was lost. */
 const FOLLOWER_POLL_MS = 500;
 
@@ -34,6 +36,14 @@ export interface RegistryCore {
   config: RegistryConfig;
   log: Logger;
   store: RegistryStore;
+  /**
+   * The A2A task store every binding (JSON-RPC, HTTP+JSON, gRPC) shares: tasks private to their
+   * caller, reads and refusals in bounded memory, accepted writes durable. Also the executor's
+   * TaskPlacement.
+   */
+  tasks: RegistryTaskStore;
+  /** Prunes durable tasks, trims the change log, reclaims space (on a timer; `run()` for tests and tools). */
+  housekeeping: Housekeeping;
   /** Committed changes, local and from other replicas; the index and other derived views follow it. */
   feed: ChangeFeed;
   service: RegistryService;
@@ -65,12 +75,17 @@ function resolveTokens(config: RegistryConfig, log: Logger): Map<string, string>
 
 export async function buildRegistry(config: RegistryConfig, log: Logger): Promise<RegistryCore> {
   const tokens = resolveTokens(config, log);
-  const store = createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = createStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    notice: (message, details) => log.error(details, message),
+  });
   await store.open();
 
-  let pruneTimer: NodeJS.Timeout | undefined;
   let follower: IndexFollower | undefined;
   let refresher: RefreshLoop | undefined;
+  let housekeeping: Housekeeping | undefined;
+  let probe: StorageProbe | undefined;
   try {
     const metrics = new RegistryMetrics();
     const version = readPackageVersion();
@@ -96,6 +111,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     const service = new RegistryService({
       store,
       index: createSearchIndex(),
+      newIndex: createSearchIndex,
       validator,
       pageTokens: new PageTokens(secret),
       feed,
@@ -106,6 +122,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
         probe: freshness.probe,
         hideUnhealthyAfterMs: freshness.hideUnhealthySeconds === undefined ? undefined : freshness.hideUnhealthySeconds * 1000,
       },
+      quota: config.quota,
     });
 
     // Read the change sequence before scanning, then replay from it: a change committed by
@@ -134,13 +151,11 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     metrics.setSources({ countEntries: () => store.count(), indexSize: () => service.indexSize, openStreams: () => abuse.openStreams });
     const operations = new OperationRunner(service, { searchChunkSize: SEARCH_CHUNK_SIZE }, abuse);
 
-    const prune = () =>
-      store
-        .pruneTasks(config.taskRetention)
-        .then((n) => n > 0 && log.info({ pruned: n }, 'finished tasks pruned'))
-        .catch((err: unknown) => log.warn({ err }, 'task pruning failed'));
-    void prune();
-    pruneTimer = setInterval(prune, TASK_PRUNE_INTERVAL_MS).unref();
+    const tasks = new RegistryTaskStore(store.tasks, config.taskMemory, { log });
+    housekeeping = new Housekeeping(store, tasks, { tasks: config.taskRetention, changeRetentionMs: config.changeRetentionMs }, log);
+    housekeeping.start(HOUSEKEEPING_INTERVAL_MS);
+    const storageProbe = (probe = new StorageProbe(store, log));
+    storageProbe.start();
 
     if (freshness.refreshSeconds > 0) {
       const intervalMs = freshness.refreshSeconds * 1000;
@@ -159,6 +174,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       config,
       log,
       store,
+      tasks,
+      housekeeping,
       feed,
       service,
       operations,
@@ -168,21 +185,25 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       fetcher,
       refresher,
       notReady: async () => {
+        const fault = await storageProbe.notReady();
+        if (fault) return fault;
         if (!(await store.ping())) return `${store.engine} storage is unreachable`;
         return follower?.notInStep;
       },
       close: () =>
         (closing ??= (async () => {
-          clearInterval(pruneTimer);
           await refresher?.stop();
           await fetcher.close();
+          await housekeeping?.stop();
+          await probe?.stop();
           await follower?.stop();
           await store.close();
         })()),
     };
   } catch (err) {
-    clearInterval(pruneTimer);
     await refresher?.stop().catch(() => undefined);
+    await housekeeping?.stop().catch(() => undefined);
+    await probe?.stop().catch(() => undefined);
     await follower?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw err;

@@ -35,7 +35,16 @@ export interface RegistryConfig {
   catalogMaxAgeSeconds: number;
   /** Host names the MCP endpoint answers besides PUBLIC_URL's (DNS-rebinding protection). */
   mcpAllowedHosts: string[];
+  /** Durable tasks (accepted writes): finished ones older than maxAgeMs, or beyond the newest maxCount, are pruned. */
   taskRetention: { maxAgeMs: number; maxCount: number };
+  /** Tasks held in memory (reads, refusals): at most maxTasks, about maxBytes, each for ttlMs. */
+  taskMemory: { maxTasks: number; maxBytes: number; ttlMs: number };
+  /** The change log keeps this long; a replica further behind reloads from the entries. */
+  changeRetentionMs: number;
+  /** Per-principal limits; admins are exempt. */
+  quota: { maxEntriesPerOwner: number; maxRevisions: number };
+  /** HTTP server limits (node:http). */
+  connections: ConnectionLimits;
   /** Warn about http: URLs in registered documents (on when PUBLIC_URL is https). */
   warnInsecureHttp: boolean;
   /** Signs page tokens; replicas behind one load balancer need the same one. */
@@ -62,6 +71,17 @@ export interface FetchConfig {
   allow: AllowList;
   /** Deadline of one outbound request (resolution, connect, redirects, headers and body). */
   timeoutMs: number;
+}
+
+export interface ConnectionLimits {
+  /** The whole request (headers and body) must arrive within this; slower clients get 408 and are cut off. */
+  requestTimeoutMs: number;
+  /** The request headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Connections beyond this are closed at once. */
+  maxConnections: number;
 }
 
 export interface HardeningConfig {
@@ -155,8 +175,18 @@ const envSchema = z.object({
       return hosts;
     })
     .optional(),
-  REGISTRY_TASK_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
-  REGISTRY_TASK_RETENTION_COUNT: positiveInt(10_000_000).default(10000),
+  REGISTRY_TASK_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24 * 7),
+  REGISTRY_TASK_RETENTION_COUNT: positiveInt(10_000_000).default(100_000),
+  REGISTRY_TASK_MEMORY_COUNT: positiveInt(10_000_000).default(10_000),
+  REGISTRY_TASK_MEMORY_BYTES: positiveInt(16 * 1024 ** 3).min(65536, { message: 'must be at least 65536' }).default(64 * 1024 * 1024),
+  REGISTRY_TASK_MEMORY_TTL_SECONDS: positiveInt(7 * 86400).default(900),
+  REGISTRY_CHANGES_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
+  REGISTRY_MAX_ENTRIES_PER_OWNER: positiveInt(100_000_000).default(1000),
+  REGISTRY_MAX_REVISIONS: positiveInt(1_000_000).default(100),
+  REGISTRY_REQUEST_TIMEOUT_SECONDS: positiveInt(3600).default(30),
+  REGISTRY_HEADERS_TIMEOUT_SECONDS: positiveInt(3600).optional(),
+  REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: positiveInt(3600).default(5),
+  REGISTRY_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REGISTRY_MAX_JSON_DEPTH: positiveInt(1000).min(16, { message: 'must be at least 16' }).default(100),
@@ -285,6 +315,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
   const e = parsed.data;
+  const headersTimeoutSeconds = e.REGISTRY_HEADERS_TIMEOUT_SECONDS ?? Math.min(10, e.REGISTRY_REQUEST_TIMEOUT_SECONDS);
+  if (headersTimeoutSeconds > e.REGISTRY_REQUEST_TIMEOUT_SECONDS) {
+    throw new ConfigError(
+      `invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got ${headersTimeoutSeconds} > ${e.REGISTRY_REQUEST_TIMEOUT_SECONDS})`,
+    );
+  }
   const publicUrl = resolvePublicUrl(e.PUBLIC_URL, e.HOST, e.PORT);
   const tokens = withAdminToken(e.REGISTRY_TOKENS, adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE));
   // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
@@ -304,6 +340,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     catalogMaxAgeSeconds: e.REGISTRY_CATALOG_MAX_AGE,
     mcpAllowedHosts: e.REGISTRY_MCP_ALLOWED_HOSTS ?? [],
     taskRetention: { maxAgeMs: e.REGISTRY_TASK_RETENTION_HOURS * 3600_000, maxCount: e.REGISTRY_TASK_RETENTION_COUNT },
+    taskMemory: { maxTasks: e.REGISTRY_TASK_MEMORY_COUNT, maxBytes: e.REGISTRY_TASK_MEMORY_BYTES, ttlMs: e.REGISTRY_TASK_MEMORY_TTL_SECONDS * 1000 },
+    changeRetentionMs: e.REGISTRY_CHANGES_RETENTION_HOURS * 3600_000,
+    quota: { maxEntriesPerOwner: e.REGISTRY_MAX_ENTRIES_PER_OWNER, maxRevisions: e.REGISTRY_MAX_REVISIONS },
+    connections: {
+      requestTimeoutMs: e.REGISTRY_REQUEST_TIMEOUT_SECONDS * 1000,
+      headersTimeoutMs: headersTimeoutSeconds * 1000,
+      keepAliveTimeoutMs: e.REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+      maxConnections: e.REGISTRY_MAX_CONNECTIONS,
+    },
     warnInsecureHttp: publicUrl.startsWith('https:'),
     pageTokenSecret: e.REGISTRY_PAGE_TOKEN_SECRET,
     hardening: {

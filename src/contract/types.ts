@@ -19,6 +19,13 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'BAD_REQUEST'
   | 'RATE_LIMITED'
+  /** A per-principal limit (REGISTRY_MAX_ENTRIES_PER_OWNER) would be exceeded; the message names it. */
+  | 'QUOTA_EXCEEDED'
+  /**
+   * The database cannot be written (disk full, read-only, file deleted or corrupt, unreachable).
+   * Answered as a protocol error (HTTP 503, a JSON-RPC error), not a task; reads keep working.
+   */
+  | 'STORAGE_UNAVAILABLE'
   | 'UNAVAILABLE'
   /** A document given by URL (or an MCP server's tools) could not be fetched, or the fetch was refused. */
   | 'FETCH_FAILED';

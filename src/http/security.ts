@@ -14,6 +14,7 @@
 import cors from 'cors';
 import type { RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_REASON } from '../tasks/storage-unavailable.js';
 
 export interface SecurityOptions {
   /** Browser origins allowed to call the registry: none, '*' or a list. */
@@ -87,9 +88,26 @@ interface ErrorEnvelope {
 const isErrorEnvelope = (body: unknown): body is ErrorEnvelope =>
   typeof body === 'object' && body !== null && 'error' in body && typeof (body as ErrorEnvelope).error === 'object' && (body as ErrorEnvelope).error !== null;
 
+/** Refusals of ours that are errors on purpose and say what is wrong (e.g. STORAGE_UNAVAILABLE). */
+const STATED_REASONS = new Set([STORAGE_UNAVAILABLE_REASON]);
+
+/** The ErrorInfo reason of an error body (JSON-RPC `data`, google.rpc.Status `details`). */
+function reasonOf(error: NonNullable<ErrorEnvelope['error']>): string | undefined {
+  const infos: unknown = error.data ?? error.details;
+  if (!Array.isArray(infos)) return undefined;
+  const info: unknown = infos[0];
+  return info && typeof info === 'object' && typeof (info as { reason?: unknown }).reason === 'string' ? (info as { reason: string }).reason : undefined;
+}
+
 /** Replaces the message of an internal error in a JSON-RPC or google.rpc.Status body; true when it did. */
 function scrub(body: ErrorEnvelope, httpStatus: number): boolean {
   const error = body.error!;
+  const reason = reasonOf(error);
+  if (reason && STATED_REASONS.has(reason)) {
+    // Its message is ours and meant for the client; give it the status name the SDK cannot.
+    if (body.jsonrpc === undefined) error.status = 'UNAVAILABLE';
+    return false;
+  }
   if (body.jsonrpc === '2.0' && error.code === JSONRPC_INTERNAL_ERROR) {
     error.message = INTERNAL_MESSAGE;
     error.data = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INTERNAL', domain: 'a2a-registry' }];
@@ -126,6 +144,7 @@ export const answerSanitizer: RequestHandler = (_req, res, next) => {
   res.json = ((body: unknown) => {
     if (isErrorEnvelope(body) && (res.locals as { failureReason?: string }).failureReason === undefined) {
       if (typeof body.error!.code === 'number') (res.locals as { rpcErrorCode?: number }).rpcErrorCode = body.error!.code;
+      if (reasonOf(body.error!) === STORAGE_UNAVAILABLE_REASON && !res.headersSent) res.setHeader('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
       scrub(body, res.statusCode);
     }
     return json(body);

@@ -21,7 +21,8 @@ import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
 import type { SearchIndex } from '../search/types.js';
-import type { RegistryStore, StoredEntry } from '../storage/types.js';
+import { StorageUnavailableError } from '../storage/faults.js';
+import type { RegistryStore, StoredEntry, WriteQuota } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { DocumentSources } from './document-sources.js';
@@ -38,6 +39,8 @@ export const MAX_REVISIONS_LISTED = 100;
 export interface RegistryServiceDeps {
   store: RegistryStore;
   index: SearchIndex;
+  /** Makes an empty index, for reloading from storage without a moment of empty results. */
+  newIndex?: () => SearchIndex;
   validator: DocumentValidator;
   pageTokens: PageTokens;
   feed: ChangeFeed;
@@ -47,6 +50,8 @@ export interface RegistryServiceDeps {
   sources?: DocumentSources;
   /** How entries are kept fresh (with `sources`). */
   freshness?: FreshnessSettings;
+  /** Per-principal limits (REGISTRY_MAX_ENTRIES_PER_OWNER, REGISTRY_MAX_REVISIONS); admins are exempt. */
+  quota?: { maxEntriesPerOwner: number; maxRevisions: number };
 }
 
 /** What a register may carry: a document, or a reference the registry fetches the document from. */
@@ -56,7 +61,8 @@ const isReference = (input: RegisterInput): input is DocumentReference => input.
 
 export class RegistryService {
   private readonly store: RegistryStore;
-  private readonly index: SearchIndex;
+  private index: SearchIndex;
+  private readonly newIndex: (() => SearchIndex) | undefined;
   private readonly validator: DocumentValidator;
   private readonly pageTokens: PageTokens;
   private readonly feed: ChangeFeed;
@@ -64,10 +70,12 @@ export class RegistryService {
   private readonly sources?: DocumentSources;
   private readonly freshness?: FreshnessChecks;
   private readonly hideUnhealthyAfterMs?: number;
+  private readonly quota: RegistryServiceDeps['quota'];
 
   constructor(deps: RegistryServiceDeps) {
     this.store = deps.store;
     this.index = deps.index;
+    this.newIndex = deps.newIndex;
     this.validator = deps.validator;
     this.pageTokens = deps.pageTokens;
     this.feed = deps.feed;
@@ -75,6 +83,7 @@ export class RegistryService {
     this.sources = deps.sources;
     if (deps.sources) this.freshness = new FreshnessChecks(this.store, this.validator, this.feed, deps.sources, deps.freshness ?? NO_FRESHNESS);
     this.hideUnhealthyAfterMs = deps.freshness?.hideUnhealthyAfterMs;
+    this.quota = deps.quota;
     // The index is one of the feed's followers: every committed change, local or from another
     // replica, reaches it the same way.
     this.feed.subscribe((change) => {
@@ -101,6 +110,28 @@ export class RegistryService {
     if (!this.publicRead) this.requireActor(caller, what);
   }
 
+  /** The limits a write by this actor is held to: none for admins. */
+  private quotaFor(actor: Actor): WriteQuota {
+    return actor.isAdmin || !this.quota ? {} : { ...this.quota };
+  }
+
+  /**
+   * A storage call, with a storage fault (disk full, read-only, file deleted or corrupt,
+   * database unreachable) turned into the refusal that says so. Searches never get here: they
+   * are answered from the index.
+   */
+  private async stored<T>(work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      throw new RegistryError(
+        'STORAGE_UNAVAILABLE',
+        `${error.message}: the registry cannot store anything right now (searches are still answered). Retry later; the operator sees the cause on /readyz.`,
+      );
+    }
+  }
+
   // ---- derived views ----
 
   /** Loads every stored entry into the index (start-up). Returns how many were indexed. */
@@ -110,6 +141,25 @@ export class RegistryService {
       this.index.upsert(toIndexedEntry(entry));
       n++;
     }
+    return n;
+  }
+
+  /**
+   * Reloads the index from storage when individual changes were missed (a replica further
+   * behind than the change log reaches): builds a fresh index beside the current one, which
+   * keeps answering meanwhile, swaps it in, and tells the feed's other subscribers to resync.
+   * Changes committed during the scan are in the change log and are applied again after it.
+   */
+  async reloadIndex(reason: string): Promise<number> {
+    if (!this.newIndex) throw new Error('RegistryService: reloading the index needs deps.newIndex');
+    const fresh = this.newIndex();
+    let n = 0;
+    for await (const entry of this.store.scan()) {
+      fresh.upsert(toIndexedEntry(entry));
+      n++;
+    }
+    this.index = fresh;
+    this.feed.resync(reason);
     return n;
   }
 
@@ -143,11 +193,18 @@ export class RegistryService {
     const verdict = checkDocument(this.validator, subject);
     const { write, description } = entryWriteOf(subject, verdict);
     if (this.freshness) write.freshness = this.freshness.forRegistration(source, subject.type);
-    const outcome = await this.store.upsert(write, actor);
+    const outcome = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor)));
     if (outcome.status === 'forbidden') {
       throw new RegistryError(
         'FORBIDDEN',
         `${description.identityUrl} is already registered as entry ${outcome.existing.id} by another principal; only its owner or an admin may update it.`,
+      );
+    }
+    if (outcome.status === 'quota-exceeded') {
+      throw new RegistryError(
+        'QUOTA_EXCEEDED',
+        `Principal "${actor.principal}" already has ${outcome.limit} entries, the most one principal may register (REGISTRY_MAX_ENTRIES_PER_OWNER=${outcome.limit}). ` +
+          `Unregister entries it no longer needs, or ask the registry's operator to raise REGISTRY_MAX_ENTRIES_PER_OWNER.`,
       );
     }
     const entry = outcome.entry;
@@ -189,11 +246,16 @@ export class RegistryService {
 
   async get(id: string, revision: number | undefined, caller: Caller): Promise<EntryView> {
     this.requireReader(caller, 'Reading an entry');
-    const [entry, revisions] = await Promise.all([this.store.get(id, revision), this.store.revisions(id, MAX_REVISIONS_LISTED)]);
+    const [entry, revisions] = await this.stored(Promise.all([this.store.get(id, revision), this.store.revisions(id, MAX_REVISIONS_LISTED)]));
     if (!entry) {
-      throw notFound(
-        revision === undefined ? `No entry has id "${id}".` : `Entry "${id}" has no revision ${revision}.`,
-      );
+      if (revision === undefined) throw notFound(`No entry has id "${id}".`);
+      const oldest = await this.stored(this.store.oldestRevision(id));
+      if (oldest !== undefined && revision < oldest) {
+        throw notFound(
+          `Revision ${revision} of entry "${id}" is no longer kept: the registry keeps the last ${this.quota?.maxRevisions ?? 'few'} revisions of an entry (REGISTRY_MAX_REVISIONS); the oldest kept is ${oldest}.`,
+        );
+      }
+      throw notFound(`Entry "${id}" has no revision ${revision}.`);
     }
     // What a history view needs to offer: which revisions can still be read.
     return { ...toEntryView(entry, true), revisions };
@@ -207,13 +269,15 @@ export class RegistryService {
     const health = request.filter?.health;
     const fingerprint = PageTokens.fingerprint(health ? ['list', filter, health] : ['list', filter]);
     const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint) : undefined;
-    const result = await this.store.list({
-      kind: filter.kind,
-      owner: filter.owner,
-      health,
-      limit: request.pageSize ?? DEFAULT_LIST_SIZE,
-      after,
-    });
+    const result = await this.stored(
+      this.store.list({
+        kind: filter.kind,
+        owner: filter.owner,
+        health,
+        limit: request.pageSize ?? DEFAULT_LIST_SIZE,
+        after,
+      }),
+    );
     const page: ListPage = { entries: result.entries.map((e) => toEntryView(e, request.withDocuments === true)) };
     if (result.next) page.nextPageToken = this.pageTokens.issue(result.next, fingerprint);
     return page;
@@ -232,7 +296,7 @@ export class RegistryService {
 
   async unregister(id: string, caller: Caller): Promise<{ id: string; kind: string; name: string; revision: number }> {
     const actor = this.requireActor(caller, 'Unregistering');
-    const outcome = await this.store.remove(id, actor);
+    const outcome = await this.stored(this.store.remove(id, actor));
     if (outcome.status === 'not-found') throw notFound(`No entry has id "${id}".`);
     if (outcome.status === 'forbidden') {
       throw new RegistryError('FORBIDDEN', `Entry "${id}" belongs to another principal; only its owner or an admin may unregister it.`);

@@ -9,13 +9,13 @@
  * - every change bumps a global, monotonically increasing change sequence, so replicas can
  *   catch up from the last sequence they saw (`changesSince`).
  */
-import type { TaskStore } from '@a2a-js/sdk/server';
 import type { Actor } from '../contract/caller.js';
 import type { EntryInterface, EntryKind, RevisionSummary } from '../contract/types.js';
 import type { EntryHealth, EntrySource, HealthStatus, RevisionOrigin } from '../contract/freshness.js';
+import type { StorageFault } from './faults.js';
 
 export type { Actor } from '../contract/caller.js';
-
+export type { StorageFault, StorageFaultReason } from './faults.js';
 
 /** One revision of an entry as stored. */
 export interface StoredEntry {
@@ -82,7 +82,20 @@ export type UpsertOutcome =
       /** 'unchanged' document, but its source or health changed (a change was recorded). */
       freshened?: boolean;
     }
-  | { status: 'forbidden'; existing: StoredEntry };
+  | { status: 'forbidden'; existing: StoredEntry }
+  /** Creating the entry would take its owner over `limit` entries; nothing was written. */
+  | { status: 'quota-exceeded'; quota: 'entries'; limit: number };
+
+/**
+ * Per-principal limits a write is held to (the service leaves them out for admins). Enforced
+ * inside the write's transaction, so concurrent registrations cannot overshoot.
+ */
+export interface WriteQuota {
+  /** Most entries one owner may have; creating one more is refused ('quota-exceeded'). */
+  maxEntriesPerOwner?: number;
+  /** Most revisions kept per entry: older ones leave the history (numbering continues). */
+  maxRevisions?: number;
+}
 
 /** A refresh writing a new revision of a known entry; see RegistryStore.revise. */
 export type ReviseOutcome =
@@ -137,6 +150,62 @@ export interface RetentionPolicy {
   maxCount: number;
 }
 
+/**
+ * One durable task, in the layout of the SDK's `tasks` table (@a2a-js/sdk DatabaseTaskStore
+ * reads and writes the same rows). Storage keeps the JSON columns as text and never looks
+ * inside them; src/tasks converts between rows and the SDK's Task.
+ */
+export interface TaskRow {
+  tenant: string;
+  owner: string;
+  id: string;
+  context_id: string;
+  /** The status timestamp in epoch milliseconds (0 when the task has none). */
+  status_last_updated: number;
+  /** The proto enum name of the state (TASK_STATE_COMPLETED...), or null. */
+  status_state: string | null;
+  status: string | null;
+  artifacts: string | null;
+  history: string | null;
+  metadata: string | null;
+  protocol_version: string | null;
+}
+
+/** Whose task: the SDK scopes every task by tenant and owner. */
+export interface TaskScope {
+  tenant: string;
+  owner: string;
+}
+
+export interface TaskListQuery {
+  contextId?: string;
+  /** Only tasks in this state (proto enum name). */
+  state?: string;
+  /** Only tasks whose status timestamp is later than this (epoch ms). */
+  updatedAfter?: number;
+  /** Keyset position: rows strictly older than (updated, id) in the newest-first order. */
+  before?: { updated: number; id: string };
+  limit: number;
+  /** Leave the artifacts (and the history) columns out when the caller does not want them. */
+  withArtifacts: boolean;
+  withHistory: boolean;
+}
+
+/**
+ * Durable tasks: only those that must outlive the process (accepted writes carry their
+ * acknowledgement; long-running tasks may be resumed after a restart). Everything else lives in
+ * the bounded in-memory store (src/tasks).
+ */
+export interface TaskRecords {
+  /** Inserts or replaces the row (by tenant, owner, id); resolves once committed. */
+  save(row: TaskRow): Promise<void>;
+  load(scope: TaskScope, id: string): Promise<TaskRow | undefined>;
+  /** The scope's rows matching the query, newest first, and how many match in all. */
+  list(scope: TaskScope, query: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }>;
+  /** Removes finished tasks beyond the retention policy; returns how many went. */
+  prune(policy: RetentionPolicy): Promise<number>;
+}
+
 /** A live subscription to change notifications; see RegistryStore.subscribeToChanges. */
 export interface ChangeSubscription {
   close(): Promise<void>;
@@ -145,8 +214,8 @@ export interface ChangeSubscription {
 export interface RegistryStore {
   /** Which implementation, for logs and /readyz ("sqlite" or "postgres"). */
   readonly engine: string;
-  /** The SDK task store backed by the same database, so tasks survive restarts. */
-  readonly taskStore: TaskStore;
+  /** Durable tasks, in the same database. */
+  readonly tasks: TaskRecords;
 
   /** Opens the database and runs pending, versioned migrations. */
   open(): Promise<void>;
@@ -155,11 +224,26 @@ export interface RegistryStore {
   ping(): Promise<boolean>;
 
   /**
+   * Why the database cannot be written (disk full, read-only, file deleted or corrupt,
+   * unreachable), as learnt from the last write that failed for such a reason; undefined once a
+   * write (or `probeWrites`) succeeds again. Writes meanwhile fail with StorageUnavailableError.
+   */
+  readonly fault: StorageFault | undefined;
+  /**
+   * A small durable write that proves the database takes writes again (repairing what it can,
+   * e.g. re-creating a deleted SQLite file from the open connection). Clears `fault` on success.
+   */
+  probeWrites(): Promise<boolean>;
+
+  /**
    * Creates the entry, or updates the one with the same kind and identityUrl.
    * Another owner's entry is not touched unless the actor is an admin ('forbidden').
    * An identical document (same contentHash) is 'unchanged' and keeps its revision.
+   * `quota` limits what the write may create or keep (see WriteQuota), atomically.
    */
-  upsert(write: EntryWrite, actor: Actor): Promise<UpsertOutcome>;
+  upsert(write: EntryWrite, actor: Actor, quota?: WriteQuota): Promise<UpsertOutcome>;
+  /** The lowest revision of the entry still kept (older ones were trimmed), or undefined if none. */
+  oldestRevision(id: string): Promise<number | undefined>;
   /** The current revision, or the given one (older revisions are kept). */
   get(id: string, revision?: number): Promise<StoredEntry | undefined>;
   /** The entry's stored revisions, newest first, at most `limit`; empty when the entry does not exist. */
@@ -174,8 +258,18 @@ export interface RegistryStore {
 
   /** Changes after `seq`, oldest first, at most `limit`. */
   changesSince(seq: number, limit: number): Promise<Change[]>;
-  /** Highest committed change sequence (0 when none). */
+  /** Highest committed change sequence (0 when none), trimmed ones included. */
   lastChangeSeq(): Promise<number>;
+  /**
+   * The change log has been trimmed up to and including this sequence (0 when never): a reader
+   * at a lower sequence may have missed changes and must reload from the entries. Read it after
+   * `changesSince` (it only grows), so a trim between the two calls is never missed.
+   */
+  changesTrimmedThrough(): Promise<number>;
+  /** Removes changes older than `maxAgeMs` and records how far the log was trimmed; returns how many. */
+  trimChanges(maxAgeMs: number): Promise<number>;
+  /** Returns freed space to the file system where the engine can do so online (SQLite). */
+  reclaimSpace(): Promise<void>;
 
   /**
    * Where other processes can write to the same database (PostgreSQL), calls `onChange` as
@@ -184,9 +278,6 @@ export interface RegistryStore {
    * is the only writer (SQLite).
    */
   subscribeToChanges?(onChange: (seq: number | undefined) => void, onError: (err: Error) => void): Promise<ChangeSubscription>;
-
-  /** Prunes finished tasks beyond the retention policy; returns how many were removed. */
-  pruneTasks(policy: RetentionPolicy): Promise<number>;
 
   // ---- freshness (issue 16) ----
 

@@ -19,6 +19,11 @@ export interface PostgresMigration {
 /** Advisory lock keys; arbitrary constants, namespaced by the "A2AR" prefix (0x41324152). */
 export const MIGRATION_LOCK_KEY = 0x41324152_0001;
 export const CHANGE_LOCK_KEY = 0x41324152_0002;
+/**
+ * First key of the two-key advisory locks that serialise one owner's entry creations across
+ * replicas (the second key is hashtext(owner)), so a quota is checked and used atomically.
+ */
+export const OWNER_LOCK_NAMESPACE = 0x41324152;
 
 /** The channel `pg_notify` announces committed change sequences on. */
 export const CHANGES_CHANNEL = 'registry_changes';
@@ -151,6 +156,28 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
       CREATE INDEX entry_freshness_due_idx ON entry_freshness (next_check_at) WHERE next_check_at IS NOT NULL;
       CREATE INDEX entry_freshness_health_idx ON entry_freshness (health_status, entry_id);
+    `,
+  },
+
+  // ---- task lifecycle (issue 12): bounded change log, write probe ----
+  {
+    version: 3,
+    name: 'registry state: change-log trim watermark, write probe',
+    sql: `
+      -- 'changes_trimmed_through': the change log was trimmed up to this sequence (a replica
+      -- behind it reloads from the entries). 'write_probe': rewritten by the readiness probe.
+      CREATE TABLE registry_state (
+        key   text   NOT NULL PRIMARY KEY,
+        value bigint NOT NULL
+      );
+      INSERT INTO registry_state (key, value) VALUES ('changes_trimmed_through', 0), ('write_probe', 0);
+
+      -- Earlier releases stored every task, anonymous ones under one shared owner (''): from now
+      -- on only accepted writes (completed registrations and unregistrations) are durable.
+      DELETE FROM tasks WHERE owner = '' OR status_state IS DISTINCT FROM 'TASK_STATE_COMPLETED'
+        OR (coalesce(artifacts, '') NOT LIKE '%"name":"registration"%' AND coalesce(artifacts, '') NOT LIKE '%"name":"unregistration"%');
+      DELETE FROM push_notification_configs p WHERE NOT EXISTS (
+        SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id);
     `,
   },
 ];

@@ -8,9 +8,6 @@
  * why change sequences follow commit order.
  */
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
-import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
-import type { TaskStore } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type {
@@ -24,15 +21,15 @@ import type {
   FreshnessWrite,
   ListResult,
   RegistryStore,
-  RetentionPolicy,
   ReviseOutcome,
   StoredEntry,
+  TaskRecords,
   UpsertOutcome,
+  WriteQuota,
 } from '../types.js';
 import {
   CURRENT_JOIN,
   ENTRY_COLUMNS,
-  FINISHED_TASK_STATES,
   FRESHNESS_COLUMNS,
   REVISION_JOIN,
   effectiveFreshness,
@@ -47,8 +44,10 @@ import {
   rowToEntry,
   type EntryRowFields,
 } from '../common.js';
-import { migratePostgres } from './migrations.js';
+import { FaultState, postgresFault, type StorageFault } from '../faults.js';
+import { OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
 import { listenForChanges } from './listen.js';
+import { PostgresTaskRecords } from './task-records.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -86,12 +85,12 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
 
 export class PostgresStore implements RegistryStore {
   readonly engine = 'postgres';
-  readonly taskStore: TaskStore;
+  readonly tasks: TaskRecords;
 
   readonly #url: string;
   readonly #pool: pg.Pool;
-  readonly #kysely: Kysely<unknown>;
   readonly #scanBatchSize: number;
+  readonly #faults = new FaultState(postgresFault);
   #opened = false;
   #closed = false;
   /** Open change subscriptions, closed with the store so none outlives it. */
@@ -127,12 +126,35 @@ export class PostgresStore implements RegistryStore {
     // makes pg emit 'error' on that client, and pg-pool listens only on idle ones: the
     // emit would be an uncaught exception. The failed query already rejects, and the client,
     // now marked unusable, is discarded on release; this listener only absorbs the echo.
-    // Registered per connection so it also covers Kysely's (the SDK task store's) checkouts.
+    // Registered per connection, so it covers every checkout.
     this.#pool.on('connect', (client) => {
       client.on('error', (error) => onConnectionError(error));
     });
-    this.#kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: this.#pool }) });
-    this.taskStore = new DatabaseTaskStore(this.#kysely);
+    this.tasks = new PostgresTaskRecords(
+      (text, params) => this.#query(text, params),
+      (fn) => this.#transaction(fn),
+    );
+  }
+
+  get fault(): StorageFault | undefined {
+    return this.#faults.current;
+  }
+
+  /** A read on the pool; an unreachable or broken database comes back as a named fault. */
+  #query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    return this.#pool.query<R>(text, params).catch((error: unknown) => {
+      throw this.#faults.wrap(error);
+    });
+  }
+
+  async probeWrites(): Promise<boolean> {
+    if (this.#closed) return false;
+    try {
+      await this.#transaction((db) => db.query("UPDATE registry_state SET value = $1 WHERE key = 'write_probe'", [Date.now()]));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async open(): Promise<void> {
@@ -167,8 +189,6 @@ export class PostgresStore implements RegistryStore {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
-    // Kysely ends the pool only if it ever used it; end it here otherwise.
-    await this.#kysely.destroy();
     if (!this.#pool.ending) await this.#pool.end();
   }
 
@@ -195,17 +215,24 @@ export class PostgresStore implements RegistryStore {
    * as broken and discarded: after a failed query we cannot be sure what state it is in.
    */
   async #transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw this.#faults.wrap(error);
+    }
     let failure: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await fn(client);
       await client.query('COMMIT');
+      // A committed write proves the database takes writes (again).
+      this.#faults.clear();
       return result;
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
       await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      throw this.#faults.wrap(error);
     } finally {
       client.release(failure);
     }
@@ -271,11 +298,22 @@ export class PostgresStore implements RegistryStore {
    * happen while no one else can touch this entry. If the row disappeared in between (a
    * concurrent unregister), the whole transaction is retried and will create it afresh.
    */
-  async upsert(write: EntryWrite, actor: Actor): Promise<UpsertOutcome> {
+  async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}): Promise<UpsertOutcome> {
     for (let attempt = 1; attempt <= MAX_UPSERT_ATTEMPTS; attempt++) {
       const outcome = await this.#transaction(async (db): Promise<UpsertOutcome | undefined> => {
         const now = new Date();
         const id = uuidv4();
+        const max = quota.maxEntriesPerOwner;
+        if (max !== undefined) {
+          // One owner's creations take turns across replicas (the lock lasts until commit), so
+          // the count below cannot be overtaken by a concurrent creation: no overshoot.
+          await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OWNER_LOCK_NAMESPACE, actor.principal]);
+          const exists = await db.query('SELECT 1 FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
+          if (exists.rowCount === 0) {
+            const owned = await db.query<{ n: string }>('SELECT count(*) AS n FROM entries WHERE owner = $1', [actor.principal]);
+            if (Number(owned.rows[0]?.n ?? 0) >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
+          }
+        }
         const inserted = await db.query<{ id: string }>(
           `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at)
            VALUES ($1, $2, $3, $4, 1, $5, $5)
@@ -318,6 +356,10 @@ export class PostgresStore implements RegistryStore {
           revision,
           now,
         ]);
+        if (quota.maxRevisions !== undefined) {
+          // Older revisions leave the history; the numbering goes on from the current one.
+          await db.query('DELETE FROM entry_revisions WHERE entry_id = $1 AND revision <= $2', [existing.id, revision - quota.maxRevisions]);
+        }
         await this.#recordChange(db, existing.id, 'upsert');
         return { status: 'updated', entry: (await this.#current(db, existing.id))! };
       });
@@ -331,9 +373,12 @@ export class PostgresStore implements RegistryStore {
   async get(id: string, revision?: number): Promise<StoredEntry | undefined> {
     if (!isUuid(id)) return undefined;
     const key = id.toLowerCase();
-    if (revision === undefined) return this.#current(this.#pool, key);
+    if (revision === undefined) {
+      const { rows } = await this.#query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id = $1`, [key]);
+      return rows[0] ? rowToEntry(rows[0]) : undefined;
+    }
     if (!Number.isSafeInteger(revision) || revision < 1 || revision > 2_147_483_647) return undefined;
-    const { rows } = await this.#pool.query<EntryRow>(
+    const { rows } = await this.#query<EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM ${REVISION_JOIN} WHERE e.id = $1 AND r.revision = $2`,
       [key, revision],
     );
@@ -373,7 +418,7 @@ export class PostgresStore implements RegistryStore {
       where.push(`e.list_seq < $${params.length}`);
     }
     params.push(limit + 1);
-    const { rows } = await this.#pool.query<EntryRow>(
+    const { rows } = await this.#query<EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
        ORDER BY e.list_seq DESC LIMIT $${params.length}`,
@@ -405,7 +450,7 @@ export class PostgresStore implements RegistryStore {
     // consumer works through a batch.
     let after = 0;
     for (;;) {
-      const { rows } = await this.#pool.query<EntryRow>(
+      const { rows } = await this.#query<EntryRow>(
         `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
          WHERE e.list_seq > $1 ORDER BY e.list_seq ASC LIMIT $2`,
         [after, this.#scanBatchSize],
@@ -417,7 +462,7 @@ export class PostgresStore implements RegistryStore {
   }
 
   async count(): Promise<Record<EntryKind, number>> {
-    const { rows } = await this.#pool.query<{ kind: string; n: string }>(
+    const { rows } = await this.#query<{ kind: string; n: string }>(
       'SELECT kind, count(*) AS n FROM entries GROUP BY kind',
     );
     const counts: Record<EntryKind, number> = { agent: 0, 'mcp-server': 0 };
@@ -426,7 +471,7 @@ export class PostgresStore implements RegistryStore {
   }
 
   async changesSince(seq: number, limit: number): Promise<Change[]> {
-    const { rows } = await this.#pool.query<{ seq: string; entry_id: string; op: Change['op'] }>(
+    const { rows } = await this.#query<{ seq: string; entry_id: string; op: Change['op'] }>(
       'SELECT seq, entry_id, op FROM changes WHERE seq > $1 ORDER BY seq ASC LIMIT $2',
       [normalizeSeq(seq), clampLimit(limit)],
     );
@@ -434,8 +479,36 @@ export class PostgresStore implements RegistryStore {
   }
 
   async lastChangeSeq(): Promise<number> {
-    const { rows } = await this.#pool.query<{ seq: string }>('SELECT coalesce(max(seq), 0) AS seq FROM changes');
+    const { rows } = await this.#query<{ seq: string }>(
+      `SELECT greatest(coalesce((SELECT max(seq) FROM changes), 0),
+                       (SELECT value FROM registry_state WHERE key = 'changes_trimmed_through')) AS seq`,
+    );
     return Number(rows[0]?.seq ?? 0);
+  }
+
+  async changesTrimmedThrough(): Promise<number> {
+    const { rows } = await this.#query<{ value: string }>("SELECT value FROM registry_state WHERE key = 'changes_trimmed_through'");
+    return Number(rows[0]?.value ?? 0);
+  }
+
+  async trimChanges(maxAgeMs: number): Promise<number> {
+    return this.#transaction(async (db) => {
+      const last = await db.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes WHERE at < $1', [new Date(Date.now() - maxAgeMs)]);
+      const seq = last.rows[0]?.seq;
+      if (seq === null || seq === undefined) return 0;
+      const removed = await db.query('DELETE FROM changes WHERE seq <= $1', [seq]);
+      await db.query("UPDATE registry_state SET value = greatest(value, $1) WHERE key = 'changes_trimmed_through'", [seq]);
+      return removed.rowCount ?? 0;
+    });
+  }
+
+  /** Autovacuum makes deleted rows' space reusable; giving it back to the OS would need VACUUM FULL (an exclusive lock). */
+  async reclaimSpace(): Promise<void> {}
+
+  async oldestRevision(id: string): Promise<number | undefined> {
+    if (!isUuid(id)) return undefined;
+    const { rows } = await this.#query<{ r: number | null }>('SELECT min(revision) AS r FROM entry_revisions WHERE entry_id = $1', [id.toLowerCase()]);
+    return rows[0]?.r ?? undefined;
   }
 
   /**
@@ -514,7 +587,7 @@ export class PostgresStore implements RegistryStore {
    * so a later claim no longer sees them due.
    */
   async claimDue(limit: number, retryAt: string, includeUnsourced: boolean): Promise<string[]> {
-    const { rows } = await this.#pool.query<{ entry_id: string }>(
+    const { rows } = await this.#query<{ entry_id: string }>(
       `UPDATE entry_freshness SET next_check_at = $1
        WHERE entry_id IN (
          SELECT entry_id FROM entry_freshness
@@ -528,47 +601,12 @@ export class PostgresStore implements RegistryStore {
   }
 
   async scheduleProbes(at: string): Promise<number> {
-    const result = await this.#pool.query(
+    const result = await this.#query(
       `INSERT INTO entry_freshness (entry_id, next_check_at)
        SELECT e.id, $1 FROM entries e WHERE e.kind = 'agent'
        ON CONFLICT (entry_id) DO NOTHING`,
       [at],
     );
     return result.rowCount ?? 0;
-  }
-
-  async pruneTasks(policy: RetentionPolicy): Promise<number> {
-    const cutoff = Date.now() - policy.maxAgeMs;
-    const finished = [...FINISHED_TASK_STATES];
-    return this.#transaction(async (db) => {
-      // The first task beyond the newest maxCount. All tasks count towards the limit, but
-      // only finished ones are removed: a running task may still be resumed.
-      const boundary = await db.query<{ status_last_updated: string; id: string; tenant: string; owner: string }>(
-        `SELECT status_last_updated, id, tenant, owner FROM tasks
-         ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
-         LIMIT 1 OFFSET $1`,
-        [Math.max(0, Math.floor(policy.maxCount))],
-      );
-      const b = boundary.rows[0];
-      const deleted = b
-        ? await db.query(
-            `DELETE FROM tasks WHERE status_state = ANY($1::text[])
-               AND (status_last_updated < $2
-                    OR (status_last_updated, id, tenant, owner) <= ($3::bigint, $4, $5, $6))`,
-            [finished, cutoff, b.status_last_updated, b.id, b.tenant, b.owner],
-          )
-        : await db.query('DELETE FROM tasks WHERE status_state = ANY($1::text[]) AND status_last_updated < $2', [
-            finished,
-            cutoff,
-          ]);
-      const removed = deleted.rowCount ?? 0;
-      if (removed > 0) {
-        await db.query(
-          `DELETE FROM push_notification_configs p WHERE NOT EXISTS (
-             SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
-        );
-      }
-      return removed;
-    });
   }
 }

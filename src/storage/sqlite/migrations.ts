@@ -12,7 +12,12 @@ import { SchemaTooNewError } from '../common.js';
 export interface SqliteMigration {
   version: number;
   name: string;
-  sql: string;
+  sql?: string;
+  /**
+   * A step SQLite cannot run inside a transaction (VACUUM). It must be idempotent: a crash
+   * between it and recording the version runs it again on the next start.
+   */
+  outsideTransaction?: (db: Database.Database) => void;
 }
 
 /**
@@ -133,7 +138,49 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX entry_freshness_health_idx ON entry_freshness (health_status, entry_id);
     `,
   },
+
+  // ---- task lifecycle (issue 12): bounded change log, write probe, space reclaimed ----
+  {
+    version: 3,
+    name: 'registry state: change-log trim watermark, write probe',
+    sql: `
+      -- Small named integers the store keeps about itself. 'changes_trimmed_through': the change
+      -- log was trimmed up to this sequence (a follower behind it reloads from the entries).
+      -- 'write_probe': rewritten by the readiness write probe.
+      CREATE TABLE registry_state (
+        key   TEXT    NOT NULL PRIMARY KEY,
+        value INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO registry_state (key, value) VALUES ('changes_trimmed_through', 0), ('write_probe', 0);
+
+      -- Earlier releases stored every task, anonymous ones under one shared owner (''): from now
+      -- on only accepted writes (completed registrations and unregistrations) are durable, so
+      -- drop the rest (reads, refusals, everything anonymous). The next version's VACUUM gives
+      -- the space back.
+      DELETE FROM tasks WHERE owner = '' OR status_state IS NOT 'TASK_STATE_COMPLETED'
+        OR (coalesce(artifacts, '') NOT LIKE '%"name":"registration"%' AND coalesce(artifacts, '') NOT LIKE '%"name":"unregistration"%');
+      DELETE FROM push_notification_configs AS p WHERE NOT EXISTS (
+        SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id);
+    `,
+  },
+  {
+    version: 4,
+    name: 'incremental auto-vacuum (freed pages are reused, and returned to the file system)',
+    // auto_vacuum can only change on an empty database or through a VACUUM, which rewrites the
+    // file (once; quick for a new database) and cannot run inside a transaction.
+    outsideTransaction: (db) => ensureIncrementalAutoVacuum(db),
+  },
 ];
+
+/** `PRAGMA auto_vacuum` answers 2 for INCREMENTAL. */
+const INCREMENTAL_AUTO_VACUUM = 2;
+
+/** Turns incremental auto-vacuum on (rewriting the file once) unless it already is. Idempotent. */
+export function ensureIncrementalAutoVacuum(db: Database.Database): void {
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL_AUTO_VACUUM) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.exec('VACUUM');
+}
 
 export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
 
@@ -163,6 +210,7 @@ export function migrateSqlite(db: Database.Database, where: string): number {
 
   for (const migration of SQLITE_MIGRATIONS) {
     if (migration.version <= found) continue;
+    migration.outsideTransaction?.(db);
     db.exec('BEGIN IMMEDIATE');
     try {
       const applied = currentVersion(db);
@@ -170,7 +218,7 @@ export function migrateSqlite(db: Database.Database, where: string): number {
         throw new SchemaTooNewError(applied, SQLITE_SCHEMA_VERSION, where);
       }
       if (applied < migration.version) {
-        db.exec(migration.sql);
+        if (migration.sql) db.exec(migration.sql);
         db.prepare('INSERT INTO registry_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
           migration.version,
           migration.name,
