@@ -180,6 +180,8 @@ export function ensureIncrementalAutoVacuum(db: Database.Database): void {
   if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL_AUTO_VACUUM) return;
   db.pragma('auto_vacuum = INCREMENTAL');
   db.exec('VACUUM');
+  // In WAL mode the rewritten pages sit in the WAL: fold them in, so the file shrinks now.
+  db.pragma('wal_checkpoint(TRUNCATE)');
 }
 
 export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
