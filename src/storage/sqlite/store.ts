@@ -75,6 +75,8 @@ export interface SqliteStoreOptions {
   maxWriteBatch?: number;
   /** Told about what the store did by itself (e.g. re-created a deleted database file). */
   notice?: (message: string, details: Record<string, unknown>) => void;
+  /** Called with every connection the store opens (tests: e.g. PRAGMA query_only to make it read-only). */
+  onConnection?: (db: Database.Database) => void;
 }
 
 /** The WAL is truncated back to this after checkpoints, so a burst of writes does not leave it large. */
@@ -94,6 +96,7 @@ export class SqliteStore implements RegistryStore {
   readonly #writes: WriteQueue;
   readonly #faults = new FaultState((error) => this.#classify(error));
   readonly #notice: NonNullable<SqliteStoreOptions['notice']>;
+  readonly #onConnection: SqliteStoreOptions['onConnection'];
   #db: Database.Database | undefined;
   /** The file the connection has open (device and inode), to notice it being deleted or replaced. */
   #identity: { dev: number; ino: number } | undefined;
@@ -104,6 +107,7 @@ export class SqliteStore implements RegistryStore {
     this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
     this.#notice = options.notice ?? (() => undefined);
+    this.#onConnection = options.onConnection;
     this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch, { beforeAcknowledge: () => this.#checkFileIdentity() });
     this.tasks = new SqliteTaskRecords(
       () => this.#requireDb(),
@@ -144,6 +148,7 @@ export class SqliteStore implements RegistryStore {
       // the biggest burst ever was.
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       migrateSqlite(db, this.#file);
+      this.#onConnection?.(db);
     } catch (error) {
       db.close();
       throw error;
@@ -649,8 +654,12 @@ export class SqliteStore implements RegistryStore {
   }
 }
 
-/** The device and inode at `file`, or undefined when nothing is there. */
+/** The device and inode at `file`, or undefined when nothing is there (or its directory is not one). */
 function identityOf(file: string): { dev: number; ino: number } | undefined {
-  const stats = statSync(file, { throwIfNoEntry: false });
-  return stats ? { dev: stats.dev, ino: stats.ino } : undefined;
+  try {
+    const stats = statSync(file, { throwIfNoEntry: false });
+    return stats ? { dev: stats.dev, ino: stats.ino } : undefined;
+  } catch {
+    return undefined;
+  }
 }
