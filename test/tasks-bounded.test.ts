@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { Task } from '@a2a-js/sdk';
+import { Task, TaskState } from '@a2a-js/sdk';
+import { ServerCallContext } from '@a2a-js/sdk/server';
 import { ChangeFeed } from '../src/registry/change-feed.js';
 import { IndexFollower } from '../src/registry/index-follower.js';
 import { PageTokens } from '../src/registry/page-token.js';
@@ -21,17 +22,24 @@ import { POSTGRES_MIGRATIONS, PostgresStore } from '../src/storage/postgres/inde
 import { SQLITE_MIGRATIONS, SqliteStore } from '../src/storage/sqlite/index.js';
 import type { RegistryStore, TaskRow } from '../src/storage/types.js';
 import { BoundedTaskMemory, approximateBytes } from '../src/tasks/bounded-memory.js';
+import { RegistryTaskStore } from '../src/tasks/registry-task-store.js';
 import { toTaskRow } from '../src/tasks/task-rows.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { createLogger } from '../src/observability/logger.js';
 import { v1Card } from './support/documents.js';
-import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { op, resultOf, sdkClient, stream, type WireJson } from './support/client.js';
 import { storageEngines } from './support/engines.js';
 import { TOKENS, startTestRegistry, tempDir } from './support/registry.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
 const sampleTask = (id: string, text = 'x') =>
-  Task.fromJSON({ id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, artifacts: [{ artifactId: 'a', parts: [{ text }] }] });
+  Task.fromJSON({ id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, artifacts: [{ artifactId: 'a', parts: [{ text }] }], history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] }] });
+/** The sample task as first saved, with the timestamp the stored one got. */
+const sampleTaskWithId = (id: string, stored: Task) => {
+  const task = sampleTask(id, 'original');
+  task.status!.timestamp = stored.status!.timestamp;
+  return task;
+};
 
 /** Waits for a condition (no fixed sleeps): polls every 25 ms up to `ms`. */
 async function eventually(ms: number, check: () => Promise<boolean> | boolean, what: string): Promise<void> {
@@ -102,6 +110,46 @@ describe('the in-memory task store', () => {
     await eventually(5000, async () => (await alice.getTask({ tenant: '', id: searches[4]!.id, historyLength: undefined }).catch(() => undefined)) === undefined, 'the newest task expires after 1 s');
     registry.core.tasks.sweep();
     assert.deepEqual(registry.core.tasks.memoryUsage, { tasks: 0, bytes: 0 });
+  });
+});
+
+describe('tasks in memory are copies', () => {
+  test('edits to a saved or a loaded task (the way the SDK edits them) do not reach the stored one', async () => {
+    const records = { save: async () => assert.fail('not durable'), load: async () => undefined, list: async () => ({ rows: [], total: 0 }), prune: async () => 0 };
+    const store = new RegistryTaskStore(records, { maxTasks: 10, maxBytes: 1e6, ttlMs: 60_000 });
+    const context = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
+    const task = sampleTask('t1', 'original');
+    await store.save(task, context);
+    // What the SDK does to a task it holds: reassign fields, push artifacts, reassign an artifact's parts.
+    task.status = { ...task.status!, state: TaskState.TASK_STATE_FAILED };
+    task.history = [];
+    task.artifacts[0]!.parts = [];
+    task.artifacts.push({ artifactId: 'b', name: 'late', description: '', parts: [], metadata: undefined, extensions: [] });
+    const loaded = (await store.load('t1', context))!;
+    assert.equal(loaded.status!.state, TaskState.TASK_STATE_COMPLETED);
+    assert.equal(loaded.artifacts.length, 1);
+    assert.equal(loaded.artifacts[0]!.parts.length, 1);
+    loaded.artifacts[0]!.parts = [...loaded.artifacts[0]!.parts, ...loaded.artifacts[0]!.parts];
+    loaded.artifacts[0]!.name = 'renamed';
+    loaded.metadata = { edited: true };
+    const again = (await store.load('t1', context))!;
+    assert.deepEqual(Task.toJSON(again), Task.toJSON(sampleTaskWithId('t1', again)));
+  });
+
+  test('a streamed search (artifact chunks appended by the SDK) is whole when fetched later', async (t) => {
+    const registry = await startTestRegistry();
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    for (let i = 0; i < 12; i++) await op(alice, { register: { agentCard: v1Card(`Chunked Agent ${i}`, `https://chunked-${i}.example.org/a2a`) } });
+    const events = await stream(alice, [{ data: { search: { query: 'Chunked Agent', limit: 12 } }, mediaType: 'application/json' }]);
+    const taskId = events[0]!.task.id;
+    const chunks = events.filter((e) => e.artifactUpdate).length;
+    assert.ok(chunks >= 3, `several chunks (${chunks})`);
+    const fetched = Task.toJSON(await alice.getTask({ tenant: '', id: taskId, historyLength: undefined })) as WireJson;
+    assert.equal(fetched.status.state, 'TASK_STATE_COMPLETED');
+    const results = fetched.artifacts[0].parts.filter((p: WireJson) => p.data).flatMap((p: WireJson) => p.data.results);
+    assert.equal(results.length, 12);
+    assert.equal(new Set(results.map((h: WireJson) => h.id)).size, 12);
   });
 });
 

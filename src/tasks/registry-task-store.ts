@@ -8,8 +8,8 @@
  *   except those the executor asks to keep durably — accepted writes (they carry the
  *   acknowledgement) and, later, long-running tasks that must survive a restart. Reads and
  *   every refused request never touch the database, so no caller can grow it by asking.
- * - Cheap: a task is saved and loaded as a structured clone in memory, like the SDK's own
- *   InMemoryTaskStore; durable tasks are written through to the database and cached. A task the
+ * - Cheap: a task in memory is saved and loaded as a structural copy (copyTask below) rather
+ *   than a deep clone; durable tasks are written through to the database and cached. A task the
  *   executor has just opened is known not to be stored yet, so the SDK's "load before save"
  *   costs no query.
  *
@@ -99,7 +99,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     const previous = memory.get(scope.tenant, scope.owner, task.id);
     // Anonymous tasks are reachable by no later request: keeping them durably would only fill the database.
     let durable = !anonymous && (this.#durable.has(task.id) || previous?.durable === true);
-    const copy = structuredClone(task);
+    const copy = copyTask(task);
     this.#opened.delete(task.id);
     if (durable) {
       try {
@@ -120,15 +120,15 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     const scope = this.#scopeOf(context);
     if (isAnonymousTaskOwner(scope.owner)) {
       const held = this.#anonymous.get(scope.tenant, scope.owner, taskId);
-      return held ? structuredClone(held.task) : undefined;
+      return held ? copyTask(held.task) : undefined;
     }
     const held = this.#reachable.get(scope.tenant, scope.owner, taskId);
-    if (held) return structuredClone(held.task);
+    if (held) return copyTask(held.task);
     if (this.#opened.has(taskId)) return undefined;
     const row = await this.#durableRead(() => this.#records.load(scope, taskId));
     if (!row) return undefined;
     const task = fromTaskRow(row);
-    this.#reachable.put({ ...scope, id: taskId, task: structuredClone(task), updated: row.status_last_updated, durable: true, bytes: approximateBytes(task) });
+    this.#reachable.put({ ...scope, id: taskId, task: copyTask(task), updated: row.status_last_updated, durable: true, bytes: approximateBytes(task) });
     return task;
   }
 
@@ -154,7 +154,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     const inMemory = this.#reachable.scope(scope.tenant, scope.owner).filter((held) => !held.durable && matches(held, query));
     const stored = await this.#durableRead(() => this.#records.list(scope, query));
     const candidates: Array<{ updated: number; id: string; task: () => Task }> = [
-      ...inMemory.filter((held) => !before || isBefore(held, before)).map((held) => ({ updated: held.updated, id: held.id, task: () => structuredClone(held.task) })),
+      ...inMemory.filter((held) => !before || isBefore(held, before)).map((held) => ({ updated: held.updated, id: held.id, task: () => copyTask(held.task) })),
       ...stored.rows.map((row) => ({ updated: row.status_last_updated, id: row.id, task: () => fromTaskRow(row) })),
     ];
     candidates.sort((a, b) => b.updated - a.updated || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0));
@@ -197,6 +197,25 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
       throw error;
     }
   }
+}
+
+/**
+ * A copy of a task that shares what nobody edits in place: the SDK's handler and result manager
+ * (@a2a-js/sdk 1.3) change a task they hold only by assigning its fields (status, history,
+ * artifacts, metadata), pushing to its artifacts array, and assigning an artifact's parts, name,
+ * description or metadata; messages, parts and their values are replaced, never edited. So the
+ * task, its status, its arrays and its artifacts are copied, and the rest is shared. That is a
+ * small fraction of a deep clone's cost (structuredClone of a search answer is most of what a
+ * request's task costs). test/tasks-bounded.test.ts pins the assumption on streamed answers.
+ */
+export function copyTask(task: Task): Task {
+  return {
+    ...task,
+    status: task.status && { ...task.status },
+    artifacts: task.artifacts && task.artifacts.map((artifact) => ({ ...artifact, parts: artifact.parts && [...artifact.parts] })),
+    history: task.history && [...task.history],
+    metadata: task.metadata && { ...task.metadata },
+  };
 }
 
 function matches(held: HeldTask, query: TaskListQuery): boolean {
