@@ -145,10 +145,12 @@ describe('SQLite storage faults', () => {
     const notReady = await readiness(registry);
     assert.equal(notReady.status, 503);
     assert.match(notReady.reason!, /storage is unavailable: the disk holding the database is full \(SQLITE_FULL/);
+    assert.match(await (await fetch(`${registry.url}/metrics`)).text(), /^registry_storage_writable 0$/m);
 
     fs.rmSync(path.join(mount.dir, 'filler'));
     fs.rmSync(path.join(mount.dir, 'filler-small'));
     await eventually(10_000, async () => (await readiness(registry)).status === 200, '/readyz is ready again once a write probe succeeds');
+    assert.match(await (await fetch(`${registry.url}/metrics`)).text(), /^registry_storage_writable 1$/m);
     acknowledged.push(resultOf(await op(alice, { register: { agentCard: v1Card('Full Disk Four', 'https://full-disk-four.example.org/a2a') } })).id);
 
     await registry.close();

@@ -148,10 +148,16 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       },
       { log, onLimited: (limit, by) => metrics.rateLimited(limit, by), isExempt: (authorization) => authenticator.callerFor(authorization).isAdmin },
     );
-    metrics.setSources({ countEntries: () => store.count(), indexSize: () => service.indexSize, openStreams: () => abuse.openStreams });
     const operations = new OperationRunner(service, { searchChunkSize: SEARCH_CHUNK_SIZE }, abuse);
 
     const tasks = new RegistryTaskStore(store.tasks, config.taskMemory, { log });
+    metrics.setSources({
+      countEntries: () => store.count(),
+      indexSize: () => service.indexSize,
+      openStreams: () => abuse.openStreams,
+      memoryTasks: () => tasks.memoryUsage,
+      storageFault: () => store.fault?.reason,
+    });
     housekeeping = new Housekeeping(store, tasks, { tasks: config.taskRetention, changeRetentionMs: config.changeRetentionMs }, log);
     housekeeping.start(HOUSEKEEPING_INTERVAL_MS);
     const storageProbe = (probe = new StorageProbe(store, log));
