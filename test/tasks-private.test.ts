@@ -1,10 +1,11 @@
 /**
  * Tasks are private (issue 12, point 1): a caller lists and reads only its own tasks; another
  * principal's task answers as an unknown one on GetTask, CancelTask and SubscribeToTask; an
- * anonymous caller's tasks — including those of a mistyped token — are reachable by no later
- * request, and an anonymous ListTasks is empty. And bounded (point 2, end to end): reads and
- * refused requests leave nothing in the database; accepted writes are durable, survive a restart,
- * and are listed together with the tasks held in memory. On SQLite and on PostgreSQL.
+ * anonymous caller's tasks are reachable by no later request, and an anonymous ListTasks is
+ * empty; a mistyped token is refused at the door (401) on every method, so it makes no task.
+ * And bounded (point 2, end to end): reads and refused requests leave nothing in the database;
+ * accepted writes are durable, survive a restart, and are listed together with the tasks held
+ * in memory. On SQLite and on PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -68,8 +69,13 @@ for (const engine of storageEngines()) {
       const bobSearch = await op(bob, { search: { query: 'invoice' } });
       const anonymousSearch = await op(anonymousA, { search: { query: 'invoice' } });
       const anonymousList = await op(anonymousB, { list: {} });
-      // A card sent with a mistyped token: refused, and its task (with the card) must stay private.
-      const refused = await op(mistyped, { register: { agentCard: v1Card('Secret Agent', 'https://secret.example.org/a2a') } });
+      // A card sent with a mistyped token is refused at the door (HTTP 401): no task is made at all.
+      await assert.rejects(
+        op(mistyped, { register: { agentCard: v1Card('Secret Agent', 'https://secret.example.org/a2a') } }),
+        /token is not recognised/,
+      );
+      // A card sent anonymously: refused as a task, which (with the card) must stay private.
+      const refused = await op(anonymousA, { register: { agentCard: v1Card('Secret Agent', 'https://secret.example.org/a2a') } });
       assert.equal(errorOf(refused).code, 'UNAUTHENTICATED');
       for (const task of [registered, aliceSearch, bobSearch, anonymousSearch, anonymousList]) assert.equal(stateOf(task), 'TASK_STATE_COMPLETED');
 
@@ -78,7 +84,8 @@ for (const engine of storageEngines()) {
       assert.deepEqual(new Set(ids(aliceTasks.tasks)), new Set([registered.id, aliceSearch.id]));
       assert.equal(aliceTasks.totalSize, 2);
       assert.deepEqual(ids((await list(bob)).tasks), [bobSearch.id]);
-      for (const client of [anonymousA, anonymousB, mistyped]) {
+      await assert.rejects(list(mistyped), /token is not recognised/);
+      for (const client of [anonymousA, anonymousB]) {
         const seen = await list(client);
         assert.deepEqual(seen.tasks, [], 'an anonymous ListTasks lists nothing');
         assert.equal(seen.totalSize, 0);
@@ -94,12 +101,13 @@ for (const engine of storageEngines()) {
         [anonymousB, anonymousSearch.id],
         [anonymousA, anonymousSearch.id],
         [anonymousA, refused.id],
-        [mistyped, refused.id],
+        [anonymousB, refused.id],
         [alice, refused.id],
         [anonymousA, registered.id],
       ] as const) {
         await assert.rejects(get(client, id), /not found/i, `GetTask ${id} is unknown to this caller`);
       }
+      await assert.rejects(get(mistyped, registered.id), /token is not recognised/);
 
       // CancelTask and SubscribeToTask on another's task: unknown, exactly as for an id that never existed.
       const unknownId = crypto.randomUUID();
@@ -114,7 +122,7 @@ for (const engine of storageEngines()) {
 
       // The HTTP+JSON binding says the same.
       assert.deepEqual((await rest(registry, '/tasks')).body.tasks ?? [], []);
-      assert.deepEqual((await rest(registry, '/tasks', MISTYPED)).body.tasks ?? [], []);
+      assert.equal((await rest(registry, '/tasks', MISTYPED)).status, 401);
       assert.equal((await rest(registry, `/tasks/${aliceSearch.id}`, TOKENS.bob)).status, 404);
       assert.equal((await rest(registry, `/tasks/${aliceSearch.id}`, TOKENS.alice)).status, 200);
       assert.equal((await rest(registry, `/tasks/${anonymousSearch.id}`)).status, 404);
@@ -210,5 +218,38 @@ describe('rate-limited requests', () => {
     await rawPost(`${flood.url}/a2a/jsonrpc`, body);
     assert.equal((await rawPost(`${flood.url}/a2a/jsonrpc`, body)).status, 429);
     assert.deepEqual(await storedTasks(flood, undefined), []);
+  });
+});
+
+describe('REGISTRY_PUBLIC_READ=false', () => {
+  test('every door refuses anonymous callers with 401 (tasks, MCP tools, catalog), and serves a token', async (t) => {
+    const registry = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
+    t.after(() => registry.close());
+    const anonymous = (path: string, init: RequestInit = {}) =>
+      fetch(`${registry.url}${path}`, { ...init, headers: { 'a2a-version': '1.0', ...(init.headers as Record<string, string>) } });
+    const jsonRpc = (method: string, params: unknown) =>
+      anonymous('/a2a/jsonrpc', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    for (const [method, params] of [
+      ['ListTasks', {}],
+      ['GetTask', { id: crypto.randomUUID() }],
+      ['CancelTask', { id: crypto.randomUUID() }],
+      ['SubscribeToTask', { id: crypto.randomUUID() }],
+      ['SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { search: { query: 'x' } } }] } }],
+    ] as const) {
+      assert.equal((await jsonRpc(method, params)).status, 401, `JSON-RPC ${method}`);
+    }
+    for (const path of ['/a2a/rest/tasks', `/a2a/rest/tasks/${crypto.randomUUID()}`]) assert.equal((await anonymous(path)).status, 401, `GET ${path}`);
+    const mcp = await anonymous('/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(mcp.status, 401, 'MCP');
+    assert.equal((await anonymous('/.well-known/ai-catalog.json')).status, 401, 'AI Catalog');
+
+    // A token opens every door, and its tasks are its own.
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const search = await op(alice, { search: { query: 'x' } });
+    assert.deepEqual(ids((await list(alice)).tasks), [search.id]);
   });
 });

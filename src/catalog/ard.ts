@@ -48,6 +48,7 @@ const BY_REGISTRY_CODE: Record<string, [status: number, errorCode: string]> = {
   RATE_LIMITED: [429, 'RATE_LIMIT_EXCEEDED'],
   QUOTA_EXCEEDED: [429, 'RATE_LIMIT_EXCEEDED'],
   UNAVAILABLE: [503, 'UNAVAILABLE'],
+  STORAGE_UNAVAILABLE: [503, 'UNAVAILABLE'],
 };
 
 /** The ARD error code for an HTTP status (refusals made before an operation ran). */
