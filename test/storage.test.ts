@@ -22,7 +22,9 @@ import { actor, entryWrite } from './support/store-fixtures.js';
 
 interface Target {
   /** A new store instance on this test's database (not yet opened). */
-  makeStore(options?: { scanBatchSize?: number }): RegistryStore;
+  makeStore(options?: { scanBatchSize?: number; poolMax?: number; connectTimeoutMs?: number }): RegistryStore;
+  /** The connection URL (PostgreSQL only). */
+  url?: string;
   /** Runs SQL directly against the database, bypassing the store. */
   raw(sql: string): Promise<unknown[]>;
 }
@@ -80,6 +82,7 @@ const postgresEngine: Engine = {
   async fresh() {
     const url = await server!.createDatabase('store');
     return {
+      url,
       makeStore: (options) => new PostgresStore({ url, poolMax: 5, ...options }),
       async raw(sql) {
         const client = new pg.Client({ connectionString: url });
@@ -799,6 +802,35 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await store.upsert(entryWrite('agent', 'https://trim.example.com/next'), actor('alice'));
       assert.ok((await store.lastChangeSeq()) > last);
       await store.reclaimSpace();
+    });
+
+    test('writes waiting for a busy pool wait their turn; contention is never an error or a storage fault', async (t) => {
+      if (engine.name !== 'postgres') return; // one SQLite connection, no pool
+      const target = await engine.fresh();
+      const setup = target.makeStore();
+      await setup.open();
+      const created = await setup.upsert(entryWrite('agent', 'https://busy.example.com/a2a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      await setup.close();
+      // Two connections, and a pool wait that times out after 100 ms: the tenth write queues far longer.
+      const store = target.makeStore({ poolMax: 2, connectTimeoutMs: 100 });
+      await store.open();
+      t.after(() => store.close());
+      const holder = new pg.Client({ connectionString: target.url });
+      await holder.connect();
+      t.after(() => holder.end());
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [created.entry.id]);
+      const writes = Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => store.upsert(entryWrite('agent', 'https://busy.example.com/a2a', `v${i + 2}`), actor('alice'))),
+      );
+      // Every connection is now stuck behind the row lock and the others wait for the pool, past its timeout.
+      await new Promise((r) => setTimeout(r, 600));
+      await holder.query('COMMIT');
+      const outcomes = await writes;
+      assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
+      assert.ok(outcomes.every((o) => o.status === 'fulfilled' && o.value.status === 'updated'));
+      assert.equal(store.fault, undefined, 'contention is not a storage fault');
     });
 
     test('pings while open', async (t) => {

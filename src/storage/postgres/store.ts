@@ -58,6 +58,8 @@ export interface PostgresStoreOptions {
   scanBatchSize?: number;
   /** Server-side limit for one statement (ms, default 15 s). */
   statementTimeoutMs?: number;
+  /** How long opening a connection may take before the database counts as unreachable (ms, default 5 s). */
+  connectTimeoutMs?: number;
   /** Told when a pooled connection breaks (it is replaced by itself); e.g. to log it. */
   onConnectionError?: (error: Error) => void;
 }
@@ -69,6 +71,8 @@ interface EntryRow extends EntryRowFields {
 /** How often `upsert` retries when the entry it found vanished (deleted) before it locked it. */
 const MAX_UPSERT_ATTEMPTS = 5;
 const PING_TIMEOUT_MS = 3000;
+/** pg-pool's error when no connection became free (or could be opened) within connectionTimeoutMillis. */
+const POOL_WAIT_TIMEOUT = /timeout exceeded when trying to connect/i;
 
 /** Removes the password from a URL before it appears in an error message. */
 function redact(url: string): string {
@@ -90,6 +94,10 @@ export class PostgresStore implements RegistryStore {
   readonly #url: string;
   readonly #pool: pg.Pool;
   readonly #scanBatchSize: number;
+  readonly #poolMax: number;
+  readonly #connectTimeoutMs: number;
+  /** The longest a request waits for a busy pool (see #connect). */
+  readonly #contentionWaitMs: number;
   readonly #faults = new FaultState(postgresFault);
   #opened = false;
   #closed = false;
@@ -99,11 +107,14 @@ export class PostgresStore implements RegistryStore {
   constructor(options: PostgresStoreOptions) {
     this.#url = options.url;
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
+    this.#poolMax = options.poolMax ?? 10;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+    this.#contentionWaitMs = 2 * ((options.statementTimeoutMs ?? 15_000) + 5000);
     this.#pool = new pg.Pool({
       connectionString: options.url,
-      max: options.poolMax ?? 10,
+      max: this.#poolMax,
       // Fail a request quickly when the database is unreachable instead of queueing forever.
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: this.#connectTimeoutMs,
       // Give idle connections back, so replicas × pool size does not pin max_connections.
       idleTimeoutMillis: 30_000,
       // A runaway query must not hold a connection (and locks) indefinitely...
@@ -141,10 +152,46 @@ export class PostgresStore implements RegistryStore {
   }
 
   /** A read on the pool; an unreachable or broken database comes back as a named fault. */
-  #query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.#pool.query<R>(text, params).catch((error: unknown) => {
+  async #query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#connect();
+    } catch (error) {
       throw this.#faults.wrap(error);
-    });
+    }
+    let failure: Error | undefined;
+    try {
+      return await client.query<R>(text, params);
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw this.#faults.wrap(error);
+    } finally {
+      // A connection whose query failed is discarded, as pool.query does.
+      client.release(failure);
+    }
+  }
+
+  /**
+   * A pooled connection. pg-pool applies connectionTimeoutMillis both to opening a connection
+   * and to waiting in its queue for a busy one, so under contention (many writes waiting on one
+   * owner's lock or one entry's row, every connection checked out) a request would time out as
+   * if the database were unreachable: answered "Internal error" or "storage unavailable", and
+   * /readyz would turn not ready. A wait that timed out while every connection was open and
+   * busy is contention: keep waiting (bounded by two statement timeouts, which bound how long a
+   * connection can stay busy). A timeout with room for another connection is the database not
+   * answering, and stays an error.
+   */
+  async #connect(): Promise<pg.PoolClient> {
+    const deadline = Date.now() + this.#contentionWaitMs;
+    for (;;) {
+      try {
+        return await this.#pool.connect();
+      } catch (error) {
+        // Every connection open and none idle: this request waited its turn in the queue.
+        const contended = this.#pool.totalCount >= this.#poolMax && this.#pool.idleCount === 0 && error instanceof Error && POOL_WAIT_TIMEOUT.test(error.message);
+        if (!contended || Date.now() >= deadline || this.#closed) throw error;
+      }
+    }
   }
 
   async probeWrites(): Promise<boolean> {
@@ -217,7 +264,7 @@ export class PostgresStore implements RegistryStore {
   async #transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = await this.#pool.connect();
+      client = await this.#connect();
     } catch (error) {
       throw this.#faults.wrap(error);
     }
