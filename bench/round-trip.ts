@@ -4,7 +4,7 @@
  * - no-op: a minimal @a2a-js/sdk server (bench/lib/sdk-noop-server.ts: express, the SDK's
  *   JSON-RPC handler and its InMemoryTaskStore, an executor that answers at once), in its own
  *   process;
- * - search: the registry (its own process, as `npm start` runs it, logging at info) answering
+ * - search: the registry (its own process, the built dist/ as `npm start` runs it, logging at info) answering
  *   JSON-RPC `search` messages over generated entries;
  * - registration: the same registry registering unique agent cards, durably (each answer
  *   waits for the commit).
@@ -25,12 +25,11 @@ import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config/config.js';
-import type { Subject } from '../src/contract/subject.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
-import { REPO_ROOT } from '../test/support/registry.js';
+import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from '../test/support/built.js';
 import { benchCard } from './lib/bench-card.js';
-import { generateQueries, streamEntries } from './lib/generate-entries.js';
+import { generateQueries, streamEntries, subjectOfGenerated } from './lib/generate-entries.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,8 +37,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '20' },
-    /** A subset of the phases (noop,search,register), e.g. to profile one of them alone. */
-    phases: { type: 'string', default: 'noop,search,register' },
+    /** A subset of the phases (noop,declined,search,register), e.g. to profile one of them alone. */
+    phases: { type: 'string', default: 'noop,declined,search,register' },
   },
 });
 const entries = Number(values.entries);
@@ -48,10 +47,14 @@ const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const TOKEN = 'bench-admin-token-0123456789';
 
-/** Starts `node --import tsx <script>` and resolves with its URL once it prints it. */
+/** Starts `node <script>` (TypeScript through tsx) and resolves with its URL once it prints it. */
 async function startChild(script: string, env: Record<string, string>, urlOf: (line: string) => string | undefined) {
   const profileDir = process.env.PROFILE_DIR;
-  const args = ['--import', 'tsx', ...(profileDir && script.endsWith('main.ts') ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), script];
+  const args = [
+    ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
+    ...(profileDir && script === BUILT_MAIN ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    script,
+  ];
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });
@@ -90,18 +93,13 @@ const registryEnv: Record<string, string> = {
 };
 // Load the entries in-process (fast, through the service), then serve them from a separate process.
 const loader = await startRegistry(loadConfig({ ...process.env, ...registryEnv, LOG_LEVEL: 'warn' }), createLogger('warn'));
-for (const entry of streamEntries(entries, 11)) {
-  const text = JSON.stringify(entry.kind === 'agent' ? entry.document : entry.document.toolspec);
-  const subject: Subject =
-    entry.kind === 'agent'
-      ? { type: 'agent-card', card: entry.document, documentText: text, sizeBytes: Buffer.byteLength(text) }
-      : { type: 'mcp-server', server: entry.document.mcpServer, toolspec: entry.document.toolspec, toolspecText: text, sizeBytes: Buffer.byteLength(text) };
-  await loader.service.register(subject, { principal: 'admin', isAdmin: true });
-}
+for (const entry of streamEntries(entries, 11)) await loader.service.register(subjectOfGenerated(entry), { principal: 'admin', isAdmin: true });
 await loader.close();
 
 const sdk = await startChild('bench/lib/sdk-noop-server.ts', {}, (line) => /^listening (\S+)/.exec(line)?.[1]);
-const registry = await startChild('src/main.ts', registryEnv, (line) => {
+// The registry as `npm start` runs it: the compiled dist/ (rebuilt first when src/ is newer).
+ensureBuilt();
+const registry = await startChild(BUILT_MAIN, registryEnv, (line) => {
   try {
     const entry = JSON.parse(line) as { msg?: string; url?: string };
     return entry.msg === 'registry listening' ? entry.url : undefined;
@@ -134,6 +132,8 @@ interface Phase {
 }
 const allPhases: Array<Phase & { key: string }> = [
   { key: 'noop', name: 'SDK no-op (InMemoryTaskStore)', url: sdk.url, body: () => rpc([{ text: 'hello' }]), expect: 'TASK_STATE_COMPLETED' },
+  // The registry's fixed cost: a message it declines at once (no operation runs; the task is REJECTED).
+  { key: 'declined', name: 'registry declined (no work)', url: registry.url, body: () => rpc([{ data: { noSuchOperation: {} }, mediaType: 'application/json' }]), expect: 'TASK_STATE_REJECTED' },
   { key: 'search', name: 'registry search', url: registry.url, body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
   {
     key: 'register',
@@ -188,7 +188,8 @@ for (const phase of phases) {
     `${phase.name.padEnd(34)} ${perSecond.toFixed(0).padStart(6)} req/s (rounds: ${runs.map((r) => r.perSecond.toFixed(0)).join(', ')})  p50 ${median(runs.map((r) => r.p50))} ms  p99 ${median(runs.map((r) => r.p99))} ms${wrong ? `  WRONG ANSWERS ${wrong}: ${runs.find((r) => r.sample)?.sample}` : ''}`,
   );
 }
-const [noop, search, register] = allPhases.map((p) => rate.get(p.name));
+const [noop, declined, search, register] = allPhases.map((p) => rate.get(p.name));
+if (noop && declined) console.log(`declined / no-op:     ${((declined / noop) * 100).toFixed(0)} % (the registry's fixed cost per request)`);
 if (noop && search) console.log(`search / no-op:       ${((search / noop) * 100).toFixed(0)} % (target >= 80 %)`);
 if (noop && register) console.log(`registration / no-op: ${((register / noop) * 100).toFixed(0)} % (target >= 50 %)`);
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -15,7 +15,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { REPO_ROOT } from '../test/support/registry.js';
+import { REPO_ROOT } from '../test/support/built.js';
 import { benchCard } from './lib/bench-card.js';
 
 const { values } = parseArgs({
