@@ -4,29 +4,31 @@
  * - no-op: a minimal @a2a-js/sdk server (bench/lib/sdk-noop-server.ts: express, the SDK's
  *   JSON-RPC handler and its InMemoryTaskStore, an executor that answers at once), in its own
  *   process;
- * - search: the registry (its own process, the built dist/ as `npm start` runs it, logging at info) answering
- *   JSON-RPC `search` messages over generated entries;
+ * - declined: the registry (its own process, the built dist/ as `npm start` runs it, logging at
+ *   info) answering a message it declines at once (an unknown operation: no registry work, a
+ *   REJECTED task): its fixed cost per request (authentication, version negotiation, limits,
+ *   logging, metrics, security headers);
+ * - search: the same registry answering JSON-RPC `search` messages over generated entries;
  * - registration: the same registry registering unique agent cards, durably (each answer
  *   waits for the commit).
  *
- * The three phases are interleaved for several rounds (so a noisy neighbour hurts all of them
+ * The phases are interleaved for several rounds (so a noisy neighbour hurts all of them
  * alike) and each figure is the median over rounds. Targets: search >= 80 % and registration
  * >= 50 % of the no-op.
  *
  *   npx tsx bench/round-trip.ts [--entries 10000] [--seconds 5] [--rounds 3] [--connections 20]
  *   DATABASE_URL=postgres://... npx tsx bench/round-trip.ts      (registrations in PostgreSQL)
  *   PROFILE_DIR=/tmp/prof npx tsx bench/round-trip.ts            (the registry writes a --cpu-prof there)
+ *   npx tsx bench/round-trip.ts --repo ../main                    (another checkout's built registry: before/after)
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/observability/logger.js';
-import { startRegistry } from '../src/server.js';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from '../test/support/built.js';
 import { benchCard } from './lib/bench-card.js';
 import { generateQueries, streamEntries, subjectOfGenerated } from './lib/generate-entries.js';
@@ -39,8 +41,12 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '20' },
     /** A subset of the phases (noop,declined,search,register), e.g. to profile one of them alone. */
     phases: { type: 'string', default: 'noop,declined,search,register' },
+    /** Another checkout whose built dist/ serves as the registry (e.g. an earlier version, for before/after figures). */
+    repo: { type: 'string', default: REPO_ROOT },
   },
 });
+const repo = path.resolve(values.repo);
+const thisCheckout = repo === path.resolve(REPO_ROOT);
 const entries = Number(values.entries);
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
@@ -52,10 +58,10 @@ async function startChild(script: string, env: Record<string, string>, urlOf: (l
   const profileDir = process.env.PROFILE_DIR;
   const args = [
     ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
-    ...(profileDir && script === BUILT_MAIN ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ...(profileDir && script.endsWith(BUILT_MAIN) ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     script,
   ];
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, { cwd: script.endsWith('.ts') ? REPO_ROOT : repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
@@ -91,15 +97,20 @@ const registryEnv: Record<string, string> = {
   REGISTRY_RATE_LIMITS: 'false',
   LOG_LEVEL: 'info',
 };
-// Load the entries in-process (fast, through the service), then serve them from a separate process.
+// Load the entries in-process (fast, through the service; with the served checkout's own code, so
+// its schema), then serve them from a separate process.
+if (thisCheckout) ensureBuilt();
+const built = async <T>(module: string): Promise<T> => (await import(pathToFileURL(path.join(repo, 'dist/src', module)).href)) as T;
+const { loadConfig } = await built<typeof import('../src/config/config.js')>('config/config.js');
+const { createLogger } = await built<typeof import('../src/observability/logger.js')>('observability/logger.js');
+const { startRegistry } = await built<typeof import('../src/server.js')>('server.js');
 const loader = await startRegistry(loadConfig({ ...process.env, ...registryEnv, LOG_LEVEL: 'warn' }), createLogger('warn'));
 for (const entry of streamEntries(entries, 11)) await loader.service.register(subjectOfGenerated(entry), { principal: 'admin', isAdmin: true });
 await loader.close();
 
 const sdk = await startChild('bench/lib/sdk-noop-server.ts', {}, (line) => /^listening (\S+)/.exec(line)?.[1]);
 // The registry as `npm start` runs it: the compiled dist/ (rebuilt first when src/ is newer).
-ensureBuilt();
-const registry = await startChild(BUILT_MAIN, registryEnv, (line) => {
+const registry = await startChild(path.join(repo, BUILT_MAIN), registryEnv, (line) => {
   try {
     const entry = JSON.parse(line) as { msg?: string; url?: string };
     return entry.msg === 'registry listening' ? entry.url : undefined;
@@ -108,7 +119,7 @@ const registry = await startChild(BUILT_MAIN, registryEnv, (line) => {
   }
 });
 console.log(
-  `${entries} entries (${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}); ${connections} connections; ${rounds} rounds of ${seconds} s per phase; ` +
+  `${thisCheckout ? 'this checkout' : repo}; ${entries} entries (${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}); ${connections} connections; ${rounds} rounds of ${seconds} s per phase; ` +
     `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
 );
 
