@@ -592,6 +592,8 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       // Back to what a registry before issue 16 left behind: no freshness table, no revision origin.
       await target.raw('DROP TABLE entry_freshness');
       await target.raw('ALTER TABLE entry_revisions DROP COLUMN origin');
+      // ...nor the task lifecycle's state (issue 12).
+      await target.raw('DROP TABLE registry_state');
       await target.raw('DELETE FROM registry_migrations WHERE version > 1');
 
       const upgraded = target.makeStore();
@@ -779,6 +781,10 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       for (const revision of [5, 6, 7]) assert.equal((await store.get(id, revision))?.revision, revision);
       assert.equal((await store.get(id))?.revision, 7);
       assert.equal(await store.oldestRevision(crypto.randomUUID()), undefined);
+      // A refresh (a revision the registry writes from the entry's source) trims the same way.
+      const refreshed = await store.revise(id, entryWrite('agent', url, 'v8'), 7, quota);
+      assert.equal(refreshed.status, 'updated');
+      assert.equal(await store.oldestRevision(id), 6);
     });
 
     test('trims the change log and says how far; the sequence never goes back', async (t) => {

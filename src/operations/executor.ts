@@ -25,7 +25,7 @@ import type { OperationRunner } from './runner.js';
 import type { TaskPlacement } from './task-placement.js';
 
 /** Writes whose accepted answer is kept durably (the task carries the acknowledgement). */
-const DURABLE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister']);
+const DURABLE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister', 'refresh']);
 
 /** Refusals that must reach the client as a protocol error, per call (see takeProtocolRefusal). */
 const protocolRefusals = new WeakMap<ServerCallContext, RegistryError>();

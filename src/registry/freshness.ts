@@ -33,6 +33,8 @@ export interface FreshnessSettings {
   probe: boolean;
   /** Leave entries unhealthy for longer than this out of default search results. */
   hideUnhealthyAfterMs?: number;
+  /** Revisions kept per entry (REGISTRY_MAX_REVISIONS): a refresh trims older ones, as a registration does. */
+  maxRevisions?: number;
 }
 
 export const NO_FRESHNESS: FreshnessSettings = { refreshIntervalMs: 0, probe: false };
@@ -96,7 +98,7 @@ export class FreshnessChecks {
         return this.stillCurrent(entry, fetched.source, verdict.warnings);
       }
       write.freshness = this.after(entry, fetched.source, { status: 'ok' }, false);
-      const outcome = await this.store.revise(entry.id, write, entry.revision);
+      const outcome = await this.store.revise(entry.id, write, entry.revision, { maxRevisions: this.settings.maxRevisions });
       switch (outcome.status) {
         case 'not-found':
           throw notFound(`No entry has id "${entry.id}".`);

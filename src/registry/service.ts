@@ -81,7 +81,12 @@ export class RegistryService {
     this.feed = deps.feed;
     this.publicRead = deps.publicRead;
     this.sources = deps.sources;
-    if (deps.sources) this.freshness = new FreshnessChecks(this.store, this.validator, this.feed, deps.sources, deps.freshness ?? NO_FRESHNESS);
+    if (deps.sources) {
+      this.freshness = new FreshnessChecks(this.store, this.validator, this.feed, deps.sources, {
+        ...(deps.freshness ?? NO_FRESHNESS),
+        maxRevisions: deps.quota?.maxRevisions,
+      });
+    }
     this.hideUnhealthyAfterMs = deps.freshness?.hideUnhealthyAfterMs;
     this.quota = deps.quota;
     // The index is one of the feed's followers: every committed change, local or from another
@@ -226,7 +231,7 @@ export class RegistryService {
    */
   async refresh(id: string, caller: Caller): Promise<RegistrationResult> {
     const actor = this.requireActor(caller, 'Refreshing');
-    const entry = await this.store.get(id);
+    const entry = await this.stored(this.store.get(id));
     if (!entry) throw notFound(`No entry has id "${id}".`);
     if (entry.owner !== actor.principal && !actor.isAdmin) {
       throw new RegistryError('FORBIDDEN', `Entry "${id}" belongs to another principal; only its owner or an admin may refresh it.`);
@@ -236,7 +241,7 @@ export class RegistryService {
         `Entry "${id}" was registered with its document inline, so it has no source to refresh. Register it by URL ({"register": {"url": "https://..."}}) or, for an MCP server, with "fetchTools": true, and the registry keeps it fresh.`,
       );
     }
-    return this.freshness.refresh(entry as SourcedEntry);
+    return this.stored(this.freshness.refresh(entry as SourcedEntry));
   }
 
   /** The background check of one due entry (the refresh loop): refresh from its source, or probe. */

@@ -286,7 +286,7 @@ export interface RegistryStore {
    * "refresh"), if the entry is still at revision `expectRevision`. The document's identity may
    * change (an agent that moved), unless another entry has it ('conflict').
    */
-  revise(id: string, write: EntryWrite, expectRevision: number): Promise<ReviseOutcome>;
+  revise(id: string, write: EntryWrite, expectRevision: number, quota?: Pick<WriteQuota, 'maxRevisions'>): Promise<ReviseOutcome>;
   /**
    * Replaces the entry's freshness record with the outcome of a check; a change is recorded
    * when what others see changed (see CheckOutcome). Undefined when the entry is gone.

@@ -579,7 +579,7 @@ export class PostgresStore implements RegistryStore {
     return subscription;
   }
 
-  async revise(id: string, write: EntryWrite, expectRevision: number): Promise<ReviseOutcome> {
+  async revise(id: string, write: EntryWrite, expectRevision: number, quota: Pick<WriteQuota, 'maxRevisions'> = {}): Promise<ReviseOutcome> {
     if (!isUuid(id)) return { status: 'not-found' };
     const key = id.toLowerCase();
     return this.#transaction(async (db): Promise<ReviseOutcome> => {
@@ -609,6 +609,9 @@ export class PostgresStore implements RegistryStore {
         now,
         write.identityUrl,
       ]);
+      if (quota.maxRevisions !== undefined) {
+        await db.query('DELETE FROM entry_revisions WHERE entry_id = $1 AND revision <= $2', [key, revision - quota.maxRevisions]);
+      }
       await this.#recordChange(db, key, 'upsert');
       return { status: 'updated', entry: (await this.#current(db, key))! };
     });

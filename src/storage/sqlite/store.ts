@@ -548,7 +548,7 @@ export class SqliteStore implements RegistryStore {
     });
   }
 
-  async revise(id: string, write: EntryWrite, expectRevision: number): Promise<ReviseOutcome> {
+  async revise(id: string, write: EntryWrite, expectRevision: number, quota: Pick<WriteQuota, 'maxRevisions'> = {}): Promise<ReviseOutcome> {
     if (!isUuid(id)) return { status: 'not-found' };
     id = id.toLowerCase();
     return this.#write((db): ReviseOutcome => {
@@ -576,6 +576,9 @@ export class SqliteStore implements RegistryStore {
         write.identityUrl,
         id,
       );
+      if (quota.maxRevisions !== undefined) {
+        prepare(db, 'DELETE FROM entry_revisions WHERE entry_id = ? AND revision <= ?').run(id, revision - quota.maxRevisions);
+      }
       this.#recordChange(db, id, 'upsert', now);
       return { status: 'updated', entry: this.#currentById(db, id)! };
     });
