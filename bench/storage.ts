@@ -99,6 +99,7 @@ function entry(): EntryWrite {
     interfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
     documentText,
     contentHash: createHash('sha256').update(documentText).digest('hex'),
+    urls: [`http://bench-${i}.example.org/a2a`],
   };
 }
 

@@ -14,15 +14,17 @@ import { catalogDoor } from './catalog/catalog-door.js';
 import { mcpDoor } from './mcp/mcp-door.js';
 import { a2aDoor } from './protocol/a2a-door.js';
 import { loadAgentCardJson } from './protocol/agent-card.js';
+import { JWKS_PATH, jwksDoor } from './protocol/jwks-door.js';
 import type { RegistryService } from './registry/service.js';
 import type { RegistryStore } from './storage/types.js';
 import type { RefreshLoop } from './freshness/refresh-loop.js';
 import { webDoor } from './web/web-door.js';
+import { signCard } from './trust/card-signing.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Every way into the registry, in mount order. */
-const DOORS: readonly Door[] = [a2aDoor, mcpDoor, catalogDoor, webDoor];
+const DOORS: readonly Door[] = [a2aDoor, mcpDoor, catalogDoor, jwksDoor, webDoor];
 
 export interface RunningRegistry {
   /** The base URL it listens on (http://host:port). */
@@ -61,7 +63,12 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       metricsToken: config.hardening.metricsToken,
       readiness: { check: async () => (draining ? 'shutting down' : core.notReady()) },
     });
-    const ctx = { core, publicUrl, card: loadAgentCardJson(publicUrl, { publicRead: config.publicRead }) };
+    let card = loadAgentCardJson(publicUrl, { publicRead: config.publicRead });
+    // With REGISTRY_SIGNING_KEY the registry's own card is signed; its public key is at JWKS_PATH.
+    // The A2A door derives the v0.3 (superset) variant from it, signature included: that signature
+    // covers the v1.0 card inside the superset, which is what a v1.0 verifier checks.
+    if (core.signingKey) card = await signCard(card, core.signingKey, { jku: `${publicUrl}${JWKS_PATH}` });
+    const ctx = { core, publicUrl, card };
     for (const door of DOORS) {
       const handle = await door.mount(app, ctx);
       if (handle) mounted.push(handle);

@@ -359,8 +359,10 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual((await store.revisions(entry.id.toUpperCase(), 2)).map((r) => r.revision), [3, 2]);
       assert.deepEqual(await store.revisions('not-a-uuid', 10), []);
 
-      // Same URL, other kind: a different identity.
-      const mcp = await store.upsert(entryWrite('mcp-server', url), actor('bob'));
+      // Same URL, other kind: a different identity, which only the URL's owner may create.
+      const borrowed = await store.upsert(entryWrite('mcp-server', url), actor('bob'));
+      assert.deepEqual(borrowed, { status: 'url-taken', url: 'http://agents.example.com/a2a' });
+      const mcp = await store.upsert(entryWrite('mcp-server', url), actor('alice'));
       assert.equal(mcp.status, 'created');
       assert.ok(mcp.status === 'created');
       assert.notEqual(mcp.entry.id, entry.id);
@@ -636,7 +638,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       );
       assert.equal(identical.filter((o) => o.status === 'created').length, 1);
       assert.equal(identical.filter((o) => o.status === 'unchanged').length, 49);
-      assert.equal(new Set(identical.map((o) => ('entry' in o ? o.entry.id : 'existing' in o ? o.existing.id : o.status))).size, 1);
+      assert.equal(new Set(identical.map((o) => ('entry' in o ? o.entry.id : 'existing' in o ? o.existing.id : 'url' in o ? o.url : o.status))).size, 1);
 
       const distinct = await Promise.all(
         Array.from({ length: 50 }, (_, i) => store.upsert(entryWrite('agent', url, `v${i + 2}`), actor('alice'))),

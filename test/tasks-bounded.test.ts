@@ -25,6 +25,7 @@ import { BoundedTaskMemory, approximateBytes } from '../src/tasks/bounded-memory
 import { RegistryTaskStore } from '../src/tasks/registry-task-store.js';
 import { toTaskRow } from '../src/tasks/task-rows.js';
 import { createDocumentValidator } from '../src/validation/index.js';
+import { NO_TRUSTED_KEYS, createSignatureVerifier } from '../src/validation/signature.js';
 import { createLogger } from '../src/observability/logger.js';
 import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient, stream, type WireJson } from './support/client.js';
@@ -274,6 +275,7 @@ describe('a replica behind the trimmed change log', () => {
       index: createSearchIndex(),
       newIndex: createSearchIndex,
       validator: createDocumentValidator({ maxDocumentBytes: 10_240 }),
+      verifier: createSignatureVerifier(NO_TRUSTED_KEYS),
       pageTokens: new PageTokens('resync-test-secret-0123456789'),
       feed,
       publicRead: true,

@@ -70,10 +70,19 @@ export function entryHead(site: Site, e: { kind: EntryKind; id: string; name: st
   return head;
 }
 
+/**
+ * Whether the registry verified the entry's card signature with a trusted key (and which key), as
+ * flat metadata: `verified` for agents (MCP servers are never signed), `verifiedKid` beside it.
+ */
+export function trustMetadata(e: { kind: EntryKind; verified: boolean; kid?: string }): Record<string, string | boolean> {
+  if (e.kind !== 'agent') return {};
+  return e.verified && e.kid !== undefined ? { verified: true, verifiedKid: e.kid } : { verified: e.verified };
+}
+
 /** The catalog entry of a registered agent or MCP server; `view.document` must be present. */
 export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
   const entry: CatalogEntry = entryHead(site, view);
-  const metadata: Record<string, string | number | boolean> = { registryId: view.id, kind: view.kind, revision: view.revision };
+  const metadata: Record<string, string | number | boolean> = { registryId: view.id, kind: view.kind, revision: view.revision, ...trustMetadata(view) };
   if (view.kind === 'agent') {
     const card = describeAgentCard(view.document, view.protocolVersion === '0.3' ? '0.3' : '1.0');
     const tags = distinct(card.skills.flatMap((s) => s.tags), MAX_TAGS);

@@ -20,11 +20,15 @@ import { createSearchIndex } from '../search/index.js';
 import { createStore } from '../storage/create-store.js';
 import type { RegistryStore } from '../storage/types.js';
 import { RegistryTaskStore } from '../tasks/registry-task-store.js';
+import { CoalescedTask } from '../lib/coalesced-task.js';
+import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
+import { TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
 import { createDocumentValidator } from '../validation/index.js';
 import { readPackageVersion } from '../lib/package-info.js';
 import { GuardedFetcher, type Fetcher } from '../net/index.js';
 import { FetchingDocumentSources } from '../freshness/document-sources.js';
 import { RefreshLoop } from '../freshness/refresh-loop.js';
+import { createSignatureVerifier } from '../validation/signature.js';
 import { Housekeeping, StorageProbe } from './maintenance.js';
 
 const SEARCH_CHUNK_SIZE = 5;
@@ -56,6 +60,12 @@ export interface RegistryCore {
   fetcher: Fetcher;
   /** Refreshes entries from their sources and probes agents (absent with REGISTRY_REFRESH_SECONDS=0). */
   refresher?: RefreshLoop;
+  /** The keys card signatures are verified with (REGISTRY_TRUSTED_KEYS, REGISTRY_TRUSTED_JKU). */
+  trustRoots: TrustRoots;
+  /** The key the registry signs its own card with (REGISTRY_SIGNING_KEY), if any. */
+  signingKey?: RegistrySigningKey;
+  /** Re-evaluates stored signatures (runs when the trust roots change); `idle()` waits for it. */
+  signatureReevaluation: CoalescedTask;
   /** Why the core is not ready to serve (index loading, storage unreachable, replica behind), or undefined. */
   notReady(): Promise<string | undefined>;
   /** Stops background work and closes storage. Doors must be closed first. */
@@ -75,6 +85,8 @@ function resolveTokens(config: RegistryConfig, log: Logger): Map<string, string>
 
 export async function buildRegistry(config: RegistryConfig, log: Logger): Promise<RegistryCore> {
   const tokens = resolveTokens(config, log);
+  // Read before storage opens: a key that cannot sign stops start-up with nothing to undo.
+  const signingKey = config.trust.signingKeyFile ? await loadRegistrySigningKey(config.trust.signingKeyFile) : undefined;
   const store = createStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -86,6 +98,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
   let refresher: RefreshLoop | undefined;
   let housekeeping: Housekeeping | undefined;
   let probe: StorageProbe | undefined;
+  let trustRoots: TrustRoots | undefined;
+  let reevaluation: CoalescedTask | undefined;
   try {
     const metrics = new RegistryMetrics();
     const version = readPackageVersion();
@@ -96,6 +110,14 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       userAgent: `a2a-agent-registry/${version} (+${config.publicUrl})`,
       observer: metrics.fetchObserver(),
     });
+    // Allow-listed JWKS URLs are fetched through the one outbound guard (REGISTRY_FETCH_ALLOW opens it).
+    trustRoots = await TrustRoots.open({
+      keysFile: config.trust.keysFile,
+      jkuUrls: config.trust.jkuUrls,
+      fetchJwks: guardedJwksFetch(fetcher),
+      log,
+    });
+    if (trustRoots.configured) log.info({ keys: trustRoots.size, file: config.trust.keysFile, jku: config.trust.jkuUrls }, 'trust roots loaded');
     const sources = new FetchingDocumentSources(fetcher, {
       maxDocumentBytes: config.maxDocumentBytes,
       maxJsonDepth: config.hardening.maxJsonDepth,
@@ -113,6 +135,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       index: createSearchIndex(),
       newIndex: createSearchIndex,
       validator,
+      verifier: createSignatureVerifier(trustRoots),
       pageTokens: new PageTokens(secret),
       feed,
       publicRead: config.publicRead,
@@ -123,6 +146,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
         hideUnhealthyAfterMs: freshness.hideUnhealthySeconds === undefined ? undefined : freshness.hideUnhealthySeconds * 1000,
       },
       quota: config.quota,
+      requireVerified: config.trust.requireVerified,
     });
 
     // Read the change sequence before scanning, then replay from it: a change committed by
@@ -135,6 +159,19 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, seqAtLoad);
       await follower.start();
     }
+
+    // Stored signatures are checked again whenever the trust roots change, and once at start-up
+    // (they may have changed while the registry was down).
+    const reevaluate = new CoalescedTask(
+      async () => {
+        const { checked, changed } = await service.reevaluateSignatures();
+        if (checked > 0) log.info({ checked, changed }, 'signatures re-evaluated against the trust roots');
+      },
+      (err) => log.error({ err }, 're-evaluating signatures failed'),
+    );
+    reevaluation = reevaluate;
+    trustRoots.onChange(() => reevaluate.wake());
+    reevaluate.wake();
 
     const authenticator = new TokenAuthenticator(tokens);
     const hardening = config.hardening;
@@ -190,6 +227,9 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       metrics,
       fetcher,
       refresher,
+      trustRoots,
+      signingKey,
+      signatureReevaluation: reevaluate,
       notReady: async () => {
         const fault = await storageProbe.notReady();
         if (fault) return fault;
@@ -202,6 +242,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
           await fetcher.close();
           await housekeeping?.stop();
           await probe?.stop();
+          trustRoots?.close();
+          await reevaluate.stop();
           await follower?.stop();
           await store.close();
         })()),
@@ -210,6 +252,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     await refresher?.stop().catch(() => undefined);
     await housekeeping?.stop().catch(() => undefined);
     await probe?.stop().catch(() => undefined);
+    trustRoots?.close();
+    await reevaluation?.stop().catch(() => undefined);
     await follower?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw err;

@@ -55,6 +55,8 @@ export interface RegistryConfig {
   fetch: FetchConfig;
   /** Keeping entries fresh: refresh from sources, probes, health in search. */
   freshness: FreshnessConfig;
+  /** Signed cards (see README, "Signed cards"). */
+  trust: TrustConfig;
 }
 
 export interface FreshnessConfig {
@@ -82,6 +84,17 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** Connections beyond this are closed at once. */
   maxConnections: number;
+}
+
+export interface TrustConfig {
+  /** A JWKS file of trusted public keys (REGISTRY_TRUSTED_KEYS), reloaded on change and SIGHUP. */
+  keysFile?: string;
+  /** Allow-listed JWKS URLs (REGISTRY_TRUSTED_JKU), fetched through the outbound guard. */
+  jkuUrls: string[];
+  /** Agent cards must carry a signature by a trusted key (REGISTRY_REQUIRE_VERIFIED). */
+  requireVerified: boolean;
+  /** A private JWK the registry signs its own card with (REGISTRY_SIGNING_KEY). */
+  signingKeyFile?: string;
 }
 
 export interface HardeningConfig {
@@ -237,6 +250,28 @@ const envSchema = z.object({
     .default(3600),
   REGISTRY_PROBE: booleanString.default(false),
   REGISTRY_HIDE_UNHEALTHY_SECONDS: positiveInt(365 * 86400).optional(),
+  REGISTRY_TRUSTED_KEYS: z.string().min(1).optional(),
+  REGISTRY_TRUSTED_JKU: z
+    .string()
+    .transform((raw, ctx) => {
+      const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      for (const url of list) {
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(url);
+        } catch {
+          parsed = undefined;
+        }
+        if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password) {
+          ctx.addIssue({ code: 'custom', message: `"${url}" is not an http(s) URL of a JWKS (comma-separated list)` });
+          return z.NEVER;
+        }
+      }
+      return list;
+    })
+    .optional(),
+  REGISTRY_REQUIRE_VERIFIED: booleanString.default(false),
+  REGISTRY_SIGNING_KEY: z.string().min(1).optional(),
 });
 
 /** Variables whose values are never echoed in an error message. */
@@ -315,6 +350,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
   const e = parsed.data;
+  if (e.REGISTRY_REQUIRE_VERIFIED && !e.REGISTRY_TRUSTED_KEYS && !e.REGISTRY_TRUSTED_JKU?.length) {
+    throw new ConfigError('invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs trusted keys: set REGISTRY_TRUSTED_KEYS (a JWKS file) or REGISTRY_TRUSTED_JKU (JWKS URLs)');
+  }
   const headersTimeoutSeconds = e.REGISTRY_HEADERS_TIMEOUT_SECONDS ?? Math.min(10, e.REGISTRY_REQUEST_TIMEOUT_SECONDS);
   if (headersTimeoutSeconds > e.REGISTRY_REQUEST_TIMEOUT_SECONDS) {
     throw new ConfigError(
@@ -368,6 +406,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       refreshSeconds: e.REGISTRY_REFRESH_SECONDS,
       probe: e.REGISTRY_PROBE,
       hideUnhealthySeconds: e.REGISTRY_HIDE_UNHEALTHY_SECONDS,
+    },
+    trust: {
+      keysFile: e.REGISTRY_TRUSTED_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_TRUSTED_KEYS),
+      jkuUrls: e.REGISTRY_TRUSTED_JKU ?? [],
+      requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
+      signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },
   };
 }

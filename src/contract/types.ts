@@ -28,7 +28,9 @@ export type ErrorCode =
   | 'STORAGE_UNAVAILABLE'
   | 'UNAVAILABLE'
   /** A document given by URL (or an MCP server's tools) could not be fetched, or the fetch was refused. */
-  | 'FETCH_FAILED';
+  | 'FETCH_FAILED'
+  /** A card signature failed verification (a tampered card), or the registry requires a verified card. */
+  | 'SIGNATURE_INVALID';
 
 /** One problem (or warning) found in a request or document. `path` is a JSON Pointer. */
 export interface Finding {
@@ -53,6 +55,20 @@ export interface EntryInterface {
   protocolBinding: string;
   protocolVersion?: string;
   tenant?: string;
+}
+
+/**
+ * The verdict on one signature of a card (`signatures[i]`, same order): made by a trusted key
+ * (`verified`), by a key no trust root holds (`unknown-key`), or not a valid signature of this
+ * card with an accepted algorithm (`invalid`, which rejects the card).
+ */
+export interface SignatureStatus {
+  status: 'verified' | 'unknown-key' | 'invalid';
+  /** From the signature's protected header, when it has one. */
+  kid?: string;
+  alg?: string;
+  /** Why it is not verified (absent for `verified`). */
+  reason?: string;
 }
 
 /** MCP server metadata sent beside a toolspec. */
@@ -112,6 +128,12 @@ export interface EntryView {
   drift?: boolean;
   /** "refresh" when the registry wrote this revision from the entry's source. */
   revisionOrigin?: RevisionOrigin;
+  /** A signature of the card verified with a key from the registry's trust roots. */
+  verified: boolean;
+  /** The key that verified it. */
+  kid?: string;
+  /** Each signature's status, as last evaluated (with the document, for signed cards). */
+  signatures?: SignatureStatus[];
   /** The card, or `{mcpServer, toolspec}`, exactly as registered. `list` items may leave it out. */
   document?: unknown;
   /**
@@ -137,6 +159,11 @@ export interface RegistrationResult {
   changed?: boolean;
   protocolVersion?: string;
   indexed?: { skills: number } | { tools: number };
+  /** A signature verified with a trusted key (agents; MCP servers are never signed). */
+  verified?: boolean;
+  kid?: string;
+  /** Each signature of the card, in order (agents). */
+  signatures?: SignatureStatus[];
   warnings: Finding[];
   /** Registered by URL / fetchTools, or refreshed: where the document came from. */
   source?: EntrySource;
@@ -151,6 +178,10 @@ export interface ValidationResultBody {
   kind: EntryKind;
   protocolVersion?: string;
   sizeBytes: number;
+  /** As register would record them (agents). */
+  verified?: boolean;
+  kid?: string;
+  signatures?: SignatureStatus[];
   errors: Finding[];
   warnings: Finding[];
 }
@@ -173,6 +204,8 @@ export interface SearchFilter {
    * "any" also shows entries the operator hides by default (unhealthy for too long).
    */
   health?: HealthStatus | 'any';
+  /** true: only entries verified with a trusted key; false: only the others. */
+  verified?: boolean;
 }
 
 export interface SearchRequest {
@@ -198,6 +231,8 @@ export interface SearchHit {
   score: number;
   match: SearchMatch;
   interfaces: EntryInterface[];
+  verified: boolean;
+  kid?: string;
   /** How many more hits of the same entry were folded into this one. */
   moreInEntry?: number;
   /** Where the registry fetches the entry's document (registered by URL or with fetchTools). */
@@ -217,7 +252,7 @@ export interface ListRequest {
    * `mine: true` lists the caller's own entries (it needs a token): a client need not know the
    * principal its token maps to. It cannot be combined with a different `owner`.
    */
-  filter?: { kind?: EntryKind; owner?: string; mine?: boolean; health?: HealthStatus };
+  filter?: { kind?: EntryKind; owner?: string; mine?: boolean; health?: HealthStatus; verified?: boolean };
   pageSize?: number;
   pageToken?: string;
   /** Each entry with its document, as `get` answers it (catalogs map them in one read). */

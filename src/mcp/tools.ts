@@ -79,6 +79,9 @@ const agentFilter = z
     protocolBinding: searchFilter.protocolBinding.describe('An A2A binding the agent must offer: JSONRPC, GRPC or HTTP+JSON.'),
     protocolVersion: searchFilter.protocolVersion.describe('An A2A protocol version the agent must speak, e.g. "1.0" or "0.3".'),
     streaming: searchFilter.streaming.describe('true: only agents that stream answers; false: only agents that do not.'),
+    verified: searchFilter.verified.describe(
+      'true: only agents whose card carries a signature the registry verified with a key its operator trusts; false: only the others.',
+    ),
     owner,
     health,
   })
@@ -138,6 +141,8 @@ const hitOut = z.looseObject({
   interfaces: z.array(interfaceOut),
   health: healthOut,
   drift: driftOut,
+  verified: z.boolean().describe('A signature of the card verified with a key the registry operator trusts.'),
+  kid: z.string().optional().describe('The key that verified it.'),
 });
 const searchOut = z.looseObject({
   results: z.array(hitOut),
@@ -158,10 +163,18 @@ const entryOut = z.looseObject({
   source: sourceOut,
   health: healthOut,
   drift: driftOut,
+  verified: z.boolean().describe('A signature of the card verified with a key the registry operator trusts.'),
+  kid: z.string().optional().describe('The key that verified it.'),
   document: z.unknown().optional().describe('The card, or {mcpServer, toolspec}, exactly as registered.'),
 });
 const listOut = z.looseObject({ entries: z.array(entryOut), nextPageToken: z.string().optional() });
 const findingOut = z.looseObject({ path: z.string(), message: z.string(), hint: z.string().optional(), rule: z.string().optional() });
+const signatureOut = z.looseObject({
+  status: z.enum(['verified', 'unknown-key', 'invalid']),
+  kid: z.string().optional(),
+  alg: z.string().optional(),
+  reason: z.string().optional(),
+});
 const registrationOut = z.looseObject({
   id: z.string(),
   kind: kindOut,
@@ -169,6 +182,9 @@ const registrationOut = z.looseObject({
   created: z.boolean(),
   changed: z.boolean().describe('false when the same document was already registered: nothing changed.'),
   protocolVersion: z.string().optional(),
+  verified: z.boolean().optional().describe('Agents: a signature of the card verified with a key the registry operator trusts.'),
+  kid: z.string().optional().describe('The key that verified it.'),
+  signatures: z.array(signatureOut).optional().describe("Agents: each of the card's signatures, in order, with its status."),
   warnings: z.array(z.looseObject({ path: z.string(), message: z.string(), hint: z.string().optional() })),
   source: sourceOut,
   health: healthOut,
@@ -179,6 +195,8 @@ const validationOut = z.looseObject({
   kind: kindOut.optional(),
   protocolVersion: z.string().optional(),
   sizeBytes: z.number().int().optional(),
+  verified: z.boolean().optional().describe('Agents: whether register would record the card as verified.'),
+  signatures: z.array(signatureOut).optional(),
   code: z.string().optional().describe('Why the document is invalid: VALIDATION_FAILED, TOO_LARGE or UNSUPPORTED_VERSION.'),
   message: z.string().optional(),
   errors: z.array(findingOut),
@@ -264,7 +282,8 @@ function searchText(page: SearchPage, what: string): string {
     const inner = isMatch(match) && (match.type === 'skill' || match.type === 'tool') ? ` — ${match.type} "${match.name}"` : '';
     const url = hit.interfaces[0]?.url;
     const state = hit.health && hit.health.status !== 'ok' ? ` [${hit.health.status} since ${hit.health.since}]` : '';
-    return `${i + 1}. ${hit.name} (id ${hit.id})${inner}${url ? ` — ${url}` : ''}${state}`;
+    const signed = hit.verified ? ` — signature verified${hit.kid ? ` (kid ${hit.kid})` : ''}` : '';
+    return `${i + 1}. ${hit.name} (id ${hit.id})${inner}${url ? ` — ${url}` : ''}${signed}${state}`;
   });
   lines.push(`${page.total} match(es) in all.${page.nextPageToken ? ' More: call again with the same arguments and pageToken.' : ''}`);
   return lines.join('\n');
@@ -368,6 +387,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
         owner: listFilter.owner.describe('Only agents registered by this principal.'),
         mine: listFilter.mine.describe('true: only the agents registered with the bearer token this client sends.'),
         health: listFilter.health.describe('Only agents whose latest check had this outcome: "ok", "unreachable" or "invalid".'),
+        verified: listFilter.verified.describe('true: only agents whose card signature the registry verified with a trusted key; false: only the others.'),
       },
       outputSchema: listOut,
       annotations: { title: 'List A2A agents', ...READ_ONLY },
@@ -377,7 +397,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
         env,
         () => ({
           op: 'list',
-          request: { filter: { kind: 'agent', owner: args.owner, mine: args.mine, health: args.health }, pageSize: args.pageSize, pageToken: args.pageToken },
+          request: { filter: { kind: 'agent', owner: args.owner, mine: args.mine, health: args.health, verified: args.verified }, pageSize: args.pageSize, pageToken: args.pageToken },
         }),
         (answer) => result(answer.data, answer.text),
       ),

@@ -32,6 +32,7 @@ export const searchSchema = z.strictObject({
       openWorld: z.boolean().optional(),
       owner: shortString(200).optional(),
       health: z.enum(['ok', 'unreachable', 'invalid', 'any']).optional(),
+      verified: z.boolean().optional(),
     })
     .optional(),
   limit: z.number().int().min(1).max(100).optional(),
@@ -50,6 +51,7 @@ export const listSchema = z.strictObject({
       owner: shortString(200).optional(),
       mine: z.boolean().optional(),
       health: z.enum(['ok', 'unreachable', 'invalid']).optional(),
+      verified: z.boolean().optional(),
     })
     .optional(),
   pageSize: z.number().int().min(1).max(100).optional(),

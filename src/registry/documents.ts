@@ -12,6 +12,7 @@ import type { EntryWrite, StoredEntry } from '../storage/types.js';
 import type { DocumentValidator, Verdict } from '../validation/index.js';
 import type { ChangeFeed, CommittedChange } from './change-feed.js';
 import { describeAgentCard, describeMcpServer } from './describe.js';
+import { endpointClaims, type EndpointClaims } from './endpoint-claims.js';
 import { mcpDocumentText } from './entries.js';
 
 /** The verdict on a valid document; an invalid one is declined with its errors, as register would. */
@@ -28,24 +29,29 @@ export function checkDocument(validator: DocumentValidator, subject: Subject): V
   return verdict;
 }
 
-/** What storage writes for a valid document, and its description. */
-export function entryWriteOf(subject: Subject, verdict: Verdict): { write: EntryWrite; description: EntryDescription } {
+/**
+ * What storage writes for a valid document, its description, and the endpoint URLs it claims
+ * (identified by their normal form, lib/endpoint-url.ts).
+ */
+export function entryWriteOf(subject: Subject, verdict: Verdict): { write: EntryWrite; description: EntryDescription; claims: EndpointClaims } {
   const documentText = subject.type === 'agent-card' ? subject.documentText : mcpDocumentText(subject.server, subject.toolspecText);
   const description =
     subject.type === 'agent-card'
       ? describeAgentCard(subject.card, verdict.generation ?? '1.0')
       : describeMcpServer({ mcpServer: subject.server, toolspec: subject.toolspec } as McpServerDocument);
+  const claims = endpointClaims(subject, verdict, description.identityUrl);
   const write: EntryWrite = {
     kind: description.kind,
-    identityUrl: description.identityUrl,
+    identityUrl: claims.identityUrl,
     name: description.name,
     description: description.description,
     protocolVersion: description.protocolVersion,
     interfaces: description.interfaces,
     documentText,
     contentHash: createHash('sha256').update(documentText).digest('hex'),
+    urls: claims.urls,
   };
-  return { write, description };
+  return { write, description, claims };
 }
 
 export function registrationResultOf(
@@ -66,6 +72,12 @@ export function registrationResultOf(
   if (entry.source) result.source = entry.source;
   if (entry.health) result.health = entry.health;
   if (entry.revisionOrigin) result.revisionOrigin = entry.revisionOrigin;
+  const verification = entry.kind === 'agent' ? entry.verification : undefined;
+  if (verification) {
+    result.verified = verification.verified;
+    if (verification.kid !== undefined) result.kid = verification.kid;
+    result.signatures = verification.signatures;
+  }
   return result;
 }
 

@@ -20,6 +20,7 @@ import type { RegistrationResult } from '../contract/types.js';
 import { sameJson } from '../lib/canonical-json.js';
 import type { FreshnessWrite, RegistryStore, StoredEntry } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
+import type { CardTrust } from './card-trust.js';
 import type { ChangeFeed } from './change-feed.js';
 import { SourceFailure, type DocumentSources } from './document-sources.js';
 import { checkDocument, entryWriteOf, publishUpsert, registrationResultOf } from './documents.js';
@@ -45,6 +46,8 @@ export class FreshnessChecks {
   constructor(
     private readonly store: RegistryStore,
     private readonly validator: DocumentValidator,
+    /** Signatures of a fetched card are checked as a registration's are. */
+    private readonly trust: CardTrust,
     private readonly feed: ChangeFeed,
     private readonly sources: DocumentSources,
     readonly settings: FreshnessSettings,
@@ -92,7 +95,11 @@ export class FreshnessChecks {
       const fetched = await this.sources.refetch(entry, signal);
       if (fetched.notModified) return this.stillCurrent(entry, fetched.source);
       const verdict = checkDocument(this.validator, fetched.subject);
+      // An invalid signature (or none, where verified cards are required) fails the refresh
+      // like an invalid document: the last good revision stays.
+      const verified = await this.trust.check(fetched.subject, verdict);
       const { write, description } = entryWriteOf(fetched.subject, verdict);
+      if (verified) write.verification = verified.verification;
       if (sameJson(JSON.parse(write.documentText), JSON.parse(entry.documentText))) {
         // The same document, however it is formatted or ordered: no new revision.
         return this.stillCurrent(entry, fetched.source, verdict.warnings);
@@ -105,6 +112,13 @@ export class FreshnessChecks {
         case 'stale':
           // A registration wrote a revision while this one was fetched: it stands.
           return registrationResultOf(outcome.entry, describeStored(outcome.entry), { created: false, changed: false, warnings: [] });
+        case 'url-taken':
+          throw new SourceFailure(
+            'FORBIDDEN',
+            `The card at ${fetched.source.url} now lists ${outcome.url}, which an entry of another principal uses; the last good revision is kept.`,
+            'invalid',
+            'url-taken',
+          );
         case 'conflict':
           throw new SourceFailure(
             'FORBIDDEN',
@@ -116,7 +130,8 @@ export class FreshnessChecks {
         case 'updated': {
           const changed = outcome.status === 'updated';
           publishUpsert(this.feed, outcome.entry, changed ? 'refresh' : 'health', changed ? description : undefined);
-          return registrationResultOf(outcome.entry, description, { created: false, changed, warnings: verdict.warnings });
+          const warnings = verified ? [...verdict.warnings, ...verified.warnings] : verdict.warnings;
+          return registrationResultOf(outcome.entry, description, { created: false, changed, warnings });
         }
       }
     } catch (error) {

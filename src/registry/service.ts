@@ -24,9 +24,12 @@ import type { SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { RegistryStore, StoredEntry, WriteQuota } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
+import type { DocumentVerifier } from '../validation/signature.js';
+import { CardTrust } from './card-trust.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { DocumentSources } from './document-sources.js';
 import { checkDocument, entryWriteOf, publishUpsert, registrationResultOf } from './documents.js';
+import { urlTaken } from './endpoint-claims.js';
 import { toEntryView, toIndexedEntry } from './entries.js';
 import { FreshnessChecks, NO_FRESHNESS, type FreshnessSettings, type SourcedEntry } from './freshness.js';
 import { PageTokens } from './page-token.js';
@@ -42,6 +45,8 @@ export interface RegistryServiceDeps {
   /** Makes an empty index, for reloading from storage without a moment of empty results. */
   newIndex?: () => SearchIndex;
   validator: DocumentValidator;
+  /** Checks card signatures against the operator's trust roots. */
+  verifier: DocumentVerifier;
   pageTokens: PageTokens;
   feed: ChangeFeed;
   /** Reads (search, get, list) are open to anonymous callers (REGISTRY_PUBLIC_READ). */
@@ -52,6 +57,8 @@ export interface RegistryServiceDeps {
   freshness?: FreshnessSettings;
   /** Per-principal limits (REGISTRY_MAX_ENTRIES_PER_OWNER, REGISTRY_MAX_REVISIONS); admins are exempt. */
   quota?: { maxEntriesPerOwner: number; maxRevisions: number };
+  /** Agent cards must carry a signature by a trusted key (REGISTRY_REQUIRE_VERIFIED). */
+  requireVerified?: boolean;
 }
 
 /** What a register may carry: a document, or a reference the registry fetches the document from. */
@@ -64,6 +71,7 @@ export class RegistryService {
   private index: SearchIndex;
   private readonly newIndex: (() => SearchIndex) | undefined;
   private readonly validator: DocumentValidator;
+  private readonly trust: CardTrust;
   private readonly pageTokens: PageTokens;
   private readonly feed: ChangeFeed;
   private readonly publicRead: boolean;
@@ -77,12 +85,13 @@ export class RegistryService {
     this.index = deps.index;
     this.newIndex = deps.newIndex;
     this.validator = deps.validator;
+    this.trust = new CardTrust({ store: deps.store, feed: deps.feed, verifier: deps.verifier, requireVerified: deps.requireVerified === true });
     this.pageTokens = deps.pageTokens;
     this.feed = deps.feed;
     this.publicRead = deps.publicRead;
     this.sources = deps.sources;
     if (deps.sources) {
-      this.freshness = new FreshnessChecks(this.store, this.validator, this.feed, deps.sources, {
+      this.freshness = new FreshnessChecks(this.store, this.validator, this.trust, this.feed, deps.sources, {
         ...(deps.freshness ?? NO_FRESHNESS),
         maxRevisions: deps.quota?.maxRevisions,
       });
@@ -182,8 +191,16 @@ export class RegistryService {
   /** A dry run of register: the same checks and the same answer when invalid; nothing stored. Open to anyone. */
   async validate(subject: Subject, _caller: Caller): Promise<ValidationResultBody> {
     const v = checkDocument(this.validator, subject);
+    const verified = await this.trust.check(subject, v);
     const body: ValidationResultBody = { valid: true, kind: v.kind, sizeBytes: v.sizeBytes, errors: [], warnings: v.warnings };
     if (v.generation) body.protocolVersion = v.generation;
+    if (verified) {
+      const { verification, warnings } = verified;
+      body.verified = verification.verified;
+      if (verification.kid !== undefined) body.kid = verification.kid;
+      body.signatures = verification.signatures;
+      body.warnings = [...v.warnings, ...warnings];
+    }
     return body;
   }
 
@@ -196,7 +213,10 @@ export class RegistryService {
     const actor = this.requireActor(caller, 'Registering');
     const { subject, source } = await this.resolve(input);
     const verdict = checkDocument(this.validator, subject);
-    const { write, description } = entryWriteOf(subject, verdict);
+    const verified = await this.trust.check(subject, verdict);
+    const verification = verified?.verification;
+    const { write, description, claims } = entryWriteOf(subject, verdict);
+    if (verification) write.verification = verification;
     if (this.freshness) write.freshness = this.freshness.forRegistration(source, subject.type);
     const outcome = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor)));
     if (outcome.status === 'forbidden') {
@@ -212,10 +232,12 @@ export class RegistryService {
           `Unregister entries it no longer needs, or ask the registry's operator to raise REGISTRY_MAX_ENTRIES_PER_OWNER.`,
       );
     }
-    const entry = outcome.entry;
+    if (outcome.status === 'url-taken') throw urlTaken(claims, outcome.url);
     const changed = outcome.status !== 'unchanged';
-    if (changed || outcome.freshened) publishUpsert(this.feed, entry, 'register', changed ? description : undefined);
-    return registrationResultOf(entry, description, { created: outcome.status === 'created', changed, warnings: verdict.warnings });
+    if (changed || outcome.freshened) publishUpsert(this.feed, outcome.entry, 'register', changed ? description : undefined);
+    const entry = await this.stored(this.trust.afterCommit(outcome.entry, verification, !changed));
+    const warnings = verified ? [...verdict.warnings, ...verified.warnings] : verdict.warnings;
+    return registrationResultOf(entry, description, { created: outcome.status === 'created', changed, warnings });
   }
 
   /** The resolve step: a document as received, or fetched from where the reference points. */
@@ -249,6 +271,11 @@ export class RegistryService {
     return this.freshness ? this.freshness.checkDue(id, signal) : 'skipped';
   }
 
+  /** Re-evaluates stored signed cards against the trust roots now in force (see CardTrust). */
+  reevaluateSignatures(): Promise<{ checked: number; changed: number }> {
+    return this.trust.reevaluateAll();
+  }
+
   async get(id: string, revision: number | undefined, caller: Caller): Promise<EntryView> {
     this.requireReader(caller, 'Reading an entry');
     const [entry, revisions] = await this.stored(Promise.all([this.store.get(id, revision), this.store.revisions(id, MAX_REVISIONS_LISTED)]));
@@ -279,6 +306,7 @@ export class RegistryService {
         kind: filter.kind,
         owner: filter.owner,
         health,
+        verified: filter.verified,
         limit: request.pageSize ?? DEFAULT_LIST_SIZE,
         after,
       }),
@@ -288,15 +316,15 @@ export class RegistryService {
     return page;
   }
 
-  private listFilter(filter: NonNullable<ListRequest['filter']>, mine: string | undefined): { kind?: EntryKind; owner?: string } {
-    if (mine === undefined) return { kind: filter.kind, owner: filter.owner };
+  private listFilter(filter: NonNullable<ListRequest['filter']>, mine: string | undefined): { kind?: EntryKind; owner?: string; verified?: boolean } {
+    if (mine === undefined) return { kind: filter.kind, owner: filter.owner, verified: filter.verified };
     if (filter.owner !== undefined && filter.owner !== mine) {
       throw new RegistryError('BAD_REQUEST', 'Give either "mine": true or an "owner", not both.', [
         { path: '/list/filter/owner', message: `"mine" is the caller's principal, which is not "${filter.owner}"`, hint: 'Leave one of them out.' },
       ]);
     }
     // Resolved to a plain owner filter, so its page tokens are those of {"owner": <principal>}.
-    return { kind: filter.kind, owner: mine };
+    return { kind: filter.kind, owner: mine, verified: filter.verified };
   }
 
   async unregister(id: string, caller: Caller): Promise<{ id: string; kind: string; name: string; revision: number }> {

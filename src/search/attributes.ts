@@ -3,7 +3,7 @@
  * search already has in cache instead of chasing entry objects around the heap (measured: at
  * 100,000 entries, object-based tests cost more than the text matching itself).
  *
- * Entry rows carry E_ATTR (kind and streaming flags, interface-profile id: the entry's list of
+ * Entry rows carry E_ATTR (kind, streaming and verified flags, health, interface-profile id: the entry's list of
  * (binding, version) pairs, interned, so a handful of profiles cover most entries) and the
  * owner id. Unit slots carry whether the unit is a skill or a tool and a tool's hints; skills
  * point into a pooled Int32Array holding their tag ids and effective input/output mode ids
@@ -29,6 +29,8 @@ export const A_PROFILE_MAX = (1 << 26) - 1;
 export const A_HEALTH_SHIFT = 28;
 export const A_HEALTH_MASK = 3;
 export const HEALTH_CODES = { ok: 1, unreachable: 2, invalid: 3 } as const;
+/** Bit 30, above the health: a signature of the card verified with a trusted key. */
+export const A_VERIFIED = 1 << 30;
 
 // unitAttr bits of a unit slot.
 export const A_SKILL = 1;
@@ -100,6 +102,7 @@ export class Attributes {
     no: number,
     mcp: boolean,
     streaming: boolean,
+    verified: boolean,
     owner: string,
     interfaces: readonly EntryInterface[],
     generation: string | undefined,
@@ -115,7 +118,11 @@ export class Attributes {
     if (id === before) this.profiles.push({ bindings, versions });
     const healthCode = health ? HEALTH_CODES[health.status] : 0;
     e[row + E_ATTR] =
-      (mcp ? A_MCP : 0) | (streaming ? A_STREAMING : 0) | (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT) | (healthCode << A_HEALTH_SHIFT);
+      (mcp ? A_MCP : 0) |
+      (streaming ? A_STREAMING : 0) |
+      (verified ? A_VERIFIED : 0) |
+      (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT) |
+      (healthCode << A_HEALTH_SHIFT);
     if (health && health.status !== 'ok') this.unhealthySince.set(no, Date.parse(health.since) || 0);
     else this.unhealthySince.delete(no);
     e[row + E_OWNER] = this.owners.id(owner);

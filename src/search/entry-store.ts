@@ -40,6 +40,8 @@ export interface EntryRecord {
   readonly interfaces: readonly EntryInterface[];
   readonly skills: readonly SkillRecord[];
   readonly tools: readonly ToolRecord[];
+  readonly verified: boolean;
+  readonly kid?: string;
   /** Indexed units: the entry itself, then skills, then tools (capped at MAX_UNITS_PER_ENTRY). */
   readonly unitCount: number;
   readonly health?: EntryHealth;

@@ -7,6 +7,7 @@
  * - kind: the entry's kind.
  * - owner: exact match.
  * - streaming: the card's `capabilities.streaming` (MCP servers count as not streaming).
+ * - verified: a signature of the card verified with a trusted key (MCP servers never are).
  * - protocolBinding / protocolVersion: some interface of the entry has that binding (case
  *   insensitive) and that version, where "1.0" also accepts "1.0.0" and "1.0.1" (prefix on a dot
  *   boundary). When both are given, one interface must satisfy both. An interface without a
@@ -40,6 +41,7 @@ import {
   A_STREAMING,
   A_TOOL,
   HEALTH_CODES,
+  A_VERIFIED,
   mimeKey,
   tagKey,
   type Attributes,
@@ -156,6 +158,11 @@ export class CompiledFilter {
       entryWant |= HEALTH_CODES[f.health] << A_HEALTH_SHIFT;
     }
     this.hideUnhealthyBefore = f.health === undefined && attrs.unhealthySince.size > 0 ? options.hideUnhealthyBefore : undefined;
+    const verified = cleanBool(f.verified);
+    if (verified !== undefined) {
+      entryMask |= A_VERIFIED;
+      if (verified) entryWant |= A_VERIFIED;
+    }
     let ownerId = -1;
     if (typeof f.owner === 'string') {
       const id = attrs.owners.find(f.owner);

@@ -203,6 +203,8 @@ export class FlexSearchIndex implements SearchIndex {
       interfaces: d.interfaces.map((i) => ({ ...i })),
       skills: d.skills.map((k) => ({ id: k.id, name: k.name })),
       tools: d.tools.map((t) => ({ name: t.name })),
+      verified: entry.verified === true,
+      kid: entry.verified === true ? entry.kid : undefined,
       unitCount,
       ...(entry.health ? { health: { ...entry.health } } : {}),
       ...(entry.drift !== undefined ? { drift: entry.drift } : {}),
@@ -213,7 +215,7 @@ export class FlexSearchIndex implements SearchIndex {
     const defaultIn = d.defaultInputModes.map(mimeKey);
     const defaultOut = d.defaultOutputModes.map(mimeKey);
     try {
-      a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion, entry.health);
+      a.setEntry(no, d.kind === 'mcp-server', d.streaming, record.verified, entry.owner, d.interfaces, d.protocolVersion, entry.health);
       u.addText(d.name, FIELD_NAME);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);
@@ -549,7 +551,9 @@ export class FlexSearchIndex implements SearchIndex {
       score: Math.round(key * 10_000) / 10_000,
       match,
       interfaces: rec.interfaces.map((i) => ({ ...i })),
+      verified: rec.verified,
     };
+    if (rec.kid !== undefined) hit.kid = rec.kid;
     if (moreInEntry > 0) hit.moreInEntry = moreInEntry;
     if (rec.health) hit.health = { ...rec.health };
     if (rec.drift !== undefined) hit.drift = rec.drift;

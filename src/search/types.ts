@@ -19,6 +19,9 @@ export interface IndexedEntry {
   drift?: boolean;
   /** Where the registry fetches the document (shown on hits). */
   source?: EntrySource;
+  /** A signature of the card verified with a trusted key (and which key). */
+  verified?: boolean;
+  kid?: string;
 }
 
 export interface IndexQuery {

@@ -5,12 +5,24 @@
 import type { EntryInterface, EntryKind } from '../contract/types.js';
 import type { EntryHealth, HealthStatus } from '../contract/freshness.js';
 import type { FreshnessWrite, StoredEntry } from './types.js';
+import type { CardVerification } from '../contract/verification.js';
 
 /** Thrown by `list` when `after` is not a position this store handed out. */
 export class InvalidCursorError extends Error {
   constructor(message = 'The page token is not valid for this listing.') {
     super(message);
     this.name = 'InvalidCursorError';
+  }
+}
+
+/**
+ * Thrown inside a write transaction when a URL to claim belongs to another principal: the
+ * transaction is rolled back and `upsert` answers 'url-taken'.
+ */
+export class UrlTaken extends Error {
+  constructor(readonly url: string) {
+    super(`${url} is claimed by another principal.`);
+    this.name = 'UrlTaken';
   }
 }
 
@@ -95,7 +107,7 @@ export function clampLimit(limit: number): number {
 export const ENTRY_COLUMNS = `
   e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
   r.revision, r.name, r.description, r.protocol_version, r.interfaces,
-  r.document_text, r.content_hash, r.created_at AS revision_created_at, r.origin AS revision_origin,
+  r.document_text, r.content_hash, r.created_at AS revision_created_at, r.origin AS revision_origin, r.verification,
   f.source_url, f.fetched_at, f.etag, f.last_modified, f.health_status, f.checked_at, f.health_since,
   f.failures, f.health_reason, f.health_message, f.drift`;
 
@@ -136,6 +148,13 @@ export interface EntryRowFields {
   health_message: string | null;
   /** SQLite: 0/1; PostgreSQL: boolean. */
   drift: number | boolean | null;
+  verification: string | null;
+}
+
+/** A verification as the `verification` column holds it, with `verified_kid` for filtering. */
+export function verificationColumns(v: CardVerification | undefined): { verification: string | null; verifiedKid: string | null } {
+  if (!v) return { verification: null, verifiedKid: null };
+  return { verification: JSON.stringify(v), verifiedKid: v.verified ? (v.kid ?? '') : null };
 }
 
 function iso(value: string | Date): string {
@@ -180,6 +199,7 @@ export function rowToEntry(row: EntryRowFields): StoredEntry {
     entry.health = health;
   }
   if (row.drift !== null) entry.drift = row.drift === true || row.drift === 1;
+  if (row.verification) entry.verification = JSON.parse(row.verification) as CardVerification;
   return entry;
 }
 

@@ -6,6 +6,8 @@
  * - a method that resolves has committed (durable) what it wrote: callers acknowledge only after;
  * - `upsert` is atomic per identity: concurrent registrations of the same agent (same kind and
  *   identity URL) never create two entries, on one process or many;
+ * - a claimed URL (see `EntryWrite.urls`) belongs to one principal: no write, however
+ *   concurrent, lets another principal's entry list it;
  * - every change bumps a global, monotonically increasing change sequence, so replicas can
  *   catch up from the last sequence they saw (`changesSince`).
  */
@@ -13,6 +15,7 @@ import type { Actor } from '../contract/caller.js';
 import type { EntryInterface, EntryKind, RevisionSummary } from '../contract/types.js';
 import type { EntryHealth, EntrySource, HealthStatus, RevisionOrigin } from '../contract/freshness.js';
 import type { StorageFault } from './faults.js';
+import type { CardVerification } from '../contract/verification.js';
 
 export type { Actor } from '../contract/caller.js';
 export type { StorageFault, StorageFaultReason } from './faults.js';
@@ -42,6 +45,8 @@ export interface StoredEntry {
   source?: EntrySource;
   health?: EntryHealth;
   drift?: boolean;
+  /** Signature verification of this revision (agents; absent for MCP servers and older rows). */
+  verification?: CardVerification;
 }
 
 /**
@@ -73,6 +78,13 @@ export interface EntryWrite {
    * null, left alone when absent.
    */
   freshness?: FreshnessWrite | null;
+  /**
+   * The normalised URLs the entry claims (claim keys of lib/endpoint-url.ts: every interface URL,
+   * or the MCP server URL). A URL claimed by one principal's entry cannot be claimed by another
+   * principal's; the same principal may list it in several entries.
+   */
+  urls: string[];
+  verification?: CardVerification;
 }
 
 export type UpsertOutcome =
@@ -84,7 +96,9 @@ export type UpsertOutcome =
     }
   | { status: 'forbidden'; existing: StoredEntry }
   /** Creating the entry would take its owner over `limit` entries; nothing was written. */
-  | { status: 'quota-exceeded'; quota: 'entries'; limit: number };
+  | { status: 'quota-exceeded'; quota: 'entries'; limit: number }
+  /** `url` (a claim key of `EntryWrite.urls`) belongs to another principal's entry; nothing was written. */
+  | { status: 'url-taken'; url: string };
 
 /**
  * Per-principal limits a write is held to (the service leaves them out for admins). Enforced
@@ -104,7 +118,9 @@ export type ReviseOutcome =
   /** The entry moved on meanwhile (another revision was written): nothing stored. */
   | { status: 'stale'; entry: StoredEntry }
   /** The new document's identity belongs to another entry: nothing stored. */
-  | { status: 'conflict'; existing: StoredEntry };
+  | { status: 'conflict'; existing: StoredEntry }
+  /** The new document lists `url`, which belongs to another principal's entry: nothing stored. */
+  | { status: 'url-taken'; url: string };
 
 /** What recording a check did; see RegistryStore.recordCheck. */
 export interface CheckOutcome {
@@ -125,6 +141,8 @@ export interface ListQuery {
   kind?: EntryKind;
   owner?: string;
   health?: HealthStatus;
+  /** true: only entries whose current revision verified; false: only the others. */
+  verified?: boolean;
   limit: number;
   /** Opaque position returned as `next` by the previous page. */
   after?: string;
@@ -251,6 +269,13 @@ export interface RegistryStore {
   /** Current revisions, newest entry first. */
   list(query: ListQuery): Promise<ListResult>;
   remove(id: string, actor: Actor): Promise<DeleteOutcome>;
+  /**
+   * Records a new evaluation of the signatures of revision `revision` of entry `id` (after the
+   * trust roots changed), if that revision is still current. `announce`: also record a change, so
+   * that every replica's index picks it up (when what clients see changed). Returns the entry as
+   * now stored, or undefined when it is gone or has moved on to another revision.
+   */
+  updateVerification(id: string, revision: number, verification: CardVerification, announce: boolean): Promise<StoredEntry | undefined>;
   /** Every current entry, for rebuilding an index at start-up. */
   scan(): AsyncIterable<StoredEntry>;
   /** Number of current entries by kind. */

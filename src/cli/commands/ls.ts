@@ -17,6 +17,7 @@ interface LsOptions {
   mine?: boolean;
   owner?: string;
   health?: 'ok' | 'unreachable' | 'invalid';
+  verified?: boolean;
   limit?: number;
   pageToken?: string;
   json: boolean;
@@ -28,6 +29,7 @@ export function listRequest(o: LsOptions): ListRequest {
   if (o.owner) filter.owner = o.owner;
   if (o.mine) filter.mine = true;
   if (o.health) filter.health = o.health;
+  if (o.verified) filter.verified = true;
   const request: ListRequest = {};
   if (Object.keys(filter).length > 0) request.filter = filter;
   if (o.limit !== undefined) request.pageSize = o.limit;
@@ -63,6 +65,7 @@ export function register(program: Command): void {
     .addOption(new Option('--mine', "only the entries of this token's principal (needs a token)").conflicts('owner'))
     .option('--owner <principal>', 'only the entries of this principal')
     .addOption(new Option('--health <status>', 'only entries whose latest live check was ok, unreachable or invalid').choices(['ok', 'unreachable', 'invalid']))
+    .option('--verified', "only agents whose card a key the registry trusts signed")
     .addOption(new Option('--limit <n>', 'entries per page, 1 to 100 (registry default 50)').argParser(intInRange(1, 100)))
     .option('--page-token <token>', 'the next page, as printed after the previous one')
     .option('--json', 'print the page as JSON ({entries, nextPageToken?})', false)

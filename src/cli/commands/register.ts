@@ -117,6 +117,7 @@ function describeRegistration(r: RegistrationResult, upload: Pick<Upload, 'name'
   let text = `${head}\n  id        ${r.id ?? '?'}\n  revision  ${r.revision ?? '?'}\n`;
   if (indexed) text += `  indexed   ${indexed}\n`;
   if (r.source) text += `  source    ${r.source.url} ${s.dim('(the registry refreshes it from there)')}\n`;
+  if (r.verified || (r.signatures?.length ?? 0) > 0) text += `  verified  ${r.verified ? s.green(`yes (kid ${r.kid ?? '?'})`) : 'no'}\n`;
   return text + formatFindings(r.warnings, 'warning', s, upload.locate);
 }
 

@@ -23,6 +23,7 @@ interface SearchOptions {
   streaming?: boolean;
   readOnly?: boolean;
   health?: HealthFilter;
+  verified?: boolean;
   limit?: number;
   pageToken?: string;
   json: boolean;
@@ -50,6 +51,7 @@ export function searchRequest(words: string[], o: SearchOptions): SearchRequest 
   if (o.streaming !== undefined) filter.streaming = o.streaming;
   if (o.readOnly) filter.readOnly = true;
   if (o.health) filter.health = o.health;
+  if (o.verified) filter.verified = true;
   const request: SearchRequest = {};
   const query = words.join(' ').trim();
   if (query) request.query = query;
@@ -149,6 +151,7 @@ export function register(program: Command): void {
         'any',
       ]),
     )
+    .option('--verified', "only agents whose card a key the registry trusts signed")
     .addOption(new Option('--limit <n>', 'results per page, 1 to 100 (registry default 20)').argParser(intInRange(1, 100)))
     .option('--page-token <token>', 'the next page, as printed after the previous one')
     .option('--json', 'print the page as JSON ({results, total, nextPageToken?}) once complete', false)

@@ -9,11 +9,14 @@
  */
 import type pg from 'pg';
 import { SchemaTooNewError } from '../common.js';
+import { planUrlBackfill, type BackfillEntry } from '../url-backfill.js';
 
 export interface PostgresMigration {
   version: number;
   name: string;
   sql: string;
+  /** A data step run after `sql`, in the same transaction (backfills that need code, not SQL). */
+  run?: (client: pg.PoolClient | pg.Client) => Promise<void>;
 }
 
 /** Advisory lock keys; arbitrary constants, namespaced by the "A2AR" prefix (0x41324152). */
@@ -180,6 +183,60 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id);
     `,
   },
+
+  // ---- trust (issue 15): URLs claimed per principal, signature verification per revision ----
+  {
+    version: 4,
+    name: 'url claims, entry urls, revision verification',
+    sql: `
+      -- Each normalised endpoint URL (a claim key, lib/endpoint-url.ts) belongs to one principal:
+      -- the primary key is what stops another principal's entry from listing it, however
+      -- concurrent the writes (see PostgresStore.#claimUrls).
+      CREATE TABLE url_claims (
+        url   text NOT NULL PRIMARY KEY,
+        owner text NOT NULL
+      );
+      -- Which entries use which claimed URL. A claim is released when no entry uses it any more;
+      -- the foreign key makes releasing one still in use an error rather than a silent loss.
+      CREATE TABLE entry_urls (
+        entry_id uuid NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
+        url      text NOT NULL REFERENCES url_claims (url),
+        PRIMARY KEY (entry_id, url)
+      );
+      CREATE INDEX entry_urls_url_idx ON entry_urls (url);
+
+      -- The signature verification of each revision (JSON, contract/verification.ts), and the
+      -- verifying key's id when one verified (NULL otherwise), for the "verified" list filter.
+      ALTER TABLE entry_revisions ADD COLUMN verification text;
+      ALTER TABLE entry_revisions ADD COLUMN verified_kid text;
+    `,
+    run: async (client) => {
+      const { rows } = await client.query<BackfillEntry>(
+        `SELECT e.id, e.kind, e.owner, e.identity_url AS "identityUrl", r.interfaces
+         FROM entries e JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
+         ORDER BY e.list_seq`,
+      );
+      const plan = planUrlBackfill(rows);
+      if (plan.identities.length > 0) {
+        await client.query(
+          `UPDATE entries e SET identity_url = v.url FROM unnest($1::uuid[], $2::text[]) AS v (id, url) WHERE e.id = v.id`,
+          [plan.identities.map((i) => i.id), plan.identities.map((i) => i.identityUrl)],
+        );
+      }
+      if (plan.claims.length > 0) {
+        await client.query('INSERT INTO url_claims (url, owner) SELECT * FROM unnest($1::text[], $2::text[])', [
+          plan.claims.map((c) => c.url),
+          plan.claims.map((c) => c.owner),
+        ]);
+      }
+      if (plan.entryUrls.length > 0) {
+        await client.query('INSERT INTO entry_urls (entry_id, url) SELECT * FROM unnest($1::uuid[], $2::text[])', [
+          plan.entryUrls.map((u) => u.entryId),
+          plan.entryUrls.map((u) => u.url),
+        ]);
+      }
+    },
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
@@ -210,6 +267,7 @@ export async function migratePostgres(client: pg.PoolClient | pg.Client, where: 
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);
+        await migration.run?.(client);
         await client.query('INSERT INTO registry_migrations (version, name) VALUES ($1, $2)', [
           migration.version,
           migration.name,

@@ -10,6 +10,7 @@
 import pg from 'pg';
 import { v4 as uuidv4 } from 'uuid';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
+import type { CardVerification } from '../../contract/verification.js';
 import type {
   Actor,
   Change,
@@ -42,6 +43,7 @@ import {
   isUuid,
   normalizeSeq,
   rowToEntry,
+  verificationColumns,
   type EntryRowFields,
 } from '../common.js';
 import { FaultState, postgresFault, type StorageFault } from '../faults.js';
@@ -68,8 +70,19 @@ interface EntryRow extends EntryRowFields {
   list_seq: string;
 }
 
-/** How often `upsert` retries when the entry it found vanished (deleted) before it locked it. */
+/**
+ * How often `upsert` retries when the entry it found vanished (deleted) before it locked it, a
+ * URL claim it saw was released before it locked it, or PostgreSQL broke a deadlock between
+ * claims by failing it.
+ */
 const MAX_UPSERT_ATTEMPTS = 5;
+/** SQLSTATEs after which a transaction may simply be run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/** Thrown inside `#transaction` to roll back and still resolve (with `value`). */
+class Rollback<T> {
+  constructor(readonly value: T) {}
+}
 const PING_TIMEOUT_MS = 3000;
 /** pg-pool's error when no connection became free (or could be opened) within connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = /timeout exceeded when trying to connect/i;
@@ -277,6 +290,11 @@ export class PostgresStore implements RegistryStore {
       this.#faults.clear();
       return result;
     } catch (error) {
+      if (error instanceof Rollback) {
+        // A decision, not a failure: the connection is fine.
+        await client.query('ROLLBACK');
+        return error.value as T;
+      }
       failure = error instanceof Error ? error : new Error(String(error));
       await client.query('ROLLBACK').catch(() => undefined);
       throw this.#faults.wrap(error);
@@ -298,10 +316,11 @@ export class PostgresStore implements RegistryStore {
     author: string,
     at: Date,
   ): Promise<void> {
+    const { verification, verifiedKid } = verificationColumns(write.verification);
     await db.query(
       `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version,
-         interfaces, document_text, content_hash, author, created_at, origin)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+         interfaces, document_text, content_hash, author, created_at, origin, verification, verified_kid)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       [
         id,
         revision,
@@ -314,6 +333,8 @@ export class PostgresStore implements RegistryStore {
         author,
         at,
         write.origin ?? 'register',
+        verification,
+        verifiedKid,
       ],
     );
   }
@@ -333,6 +354,89 @@ export class PostgresStore implements RegistryStore {
     );
   }
 
+  /**
+   * Locks the claims a write will touch, and claims `urls` for `owner`; rolls the transaction
+   * back with 'url-taken' when another principal holds one (or with a retry when a claim changed
+   * hands while it was being locked).
+   *
+   * Concurrency: the primary key of url_claims admits one owner per URL. Every writer locks the
+   * claims it adds *and* those it may release (`releasable`: the URLs the entry uses now), FOR
+   * UPDATE and in URL order, before it locks any entry row: one lock order for everyone, so
+   * writers sharing URLs queue instead of deadlocking (a rare deadlock left, e.g. with a use
+   * added meanwhile, makes PostgreSQL fail one writer, which is run again). A claim nobody holds
+   * is inserted, in URL order too; an INSERT that meets a concurrent uncommitted claim of the
+   * same URL waits for it and then inserts nothing, and the claims are read again, locked, on a
+   * fresh snapshot that sees that commit.
+   */
+  async #claimUrls(db: Queryable, urls: readonly string[], owner: string, releasable: readonly string[]): Promise<void> {
+    const touched = [...new Set([...urls, ...releasable])];
+    if (touched.length > 0) await db.query('SELECT url FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [touched]);
+    if (urls.length === 0) return;
+    await db.query(
+      `INSERT INTO url_claims (url, owner) SELECT u, $2 FROM unnest($1::text[]) AS u ORDER BY u ON CONFLICT (url) DO NOTHING`,
+      [urls, owner],
+    );
+    const { rows } = await db.query<{ url: string; owner: string }>(
+      'SELECT url, owner FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE',
+      [urls],
+    );
+    if (rows.length < urls.length) throw new Rollback(undefined);
+    const taken = rows.find((r) => r.owner !== owner);
+    if (taken) throw new Rollback({ status: 'url-taken', url: taken.url } satisfies UpsertOutcome);
+  }
+
+  /** The URLs entry `id` uses now (read without locks: the claims are locked from it). */
+  async #entryUrls(db: Queryable, id: string | undefined): Promise<string[]> {
+    if (id === undefined) return [];
+    const { rows } = await db.query<{ url: string }>('SELECT url FROM entry_urls WHERE entry_id = $1', [id]);
+    return rows.map((r) => r.url);
+  }
+
+  /**
+   * `#claimUrls` for an upsert that saw the entry as `seen` (undefined: absent). A claim refused
+   * for a new entry may be the entry's own URL, just claimed by a concurrent registration of the
+   * same identity: if that entry is now visible, the upsert starts over (and will answer
+   * 'forbidden' or update it, as if it had come second).
+   */
+  async #claimForUpsert(db: Queryable, write: EntryWrite, owner: string, seen: { id: string } | undefined): Promise<void> {
+    try {
+      await this.#claimUrls(db, write.urls, owner, await this.#entryUrls(db, seen?.id));
+    } catch (error) {
+      if (seen === undefined && error instanceof Rollback && error.value !== undefined) {
+        const now = await db.query('SELECT 1 FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
+        if ((now.rowCount ?? 0) > 0) throw new Rollback(undefined);
+      }
+      throw error;
+    }
+  }
+
+  /** Makes `urls` the entry's claimed URLs, releasing the claims nobody uses any more. */
+  async #setEntryUrls(db: Queryable, entryId: string, urls: readonly string[]): Promise<void> {
+    const dropped = await db.query<{ url: string }>(
+      'DELETE FROM entry_urls WHERE entry_id = $1 AND NOT (url = ANY($2::text[])) RETURNING url',
+      [entryId, urls],
+    );
+    if (urls.length > 0) {
+      await db.query('INSERT INTO entry_urls (entry_id, url) SELECT $1, u FROM unnest($2::text[]) AS u ON CONFLICT DO NOTHING', [entryId, urls]);
+    }
+    await this.#releaseUrls(db, dropped.rows.map((r) => r.url));
+  }
+
+  /**
+   * Releases the claims of `urls` that no entry uses any more. They are locked FOR UPDATE
+   * (normally already, by `#claimUrls` or `remove`), so the DELETE, on a fresh snapshot, sees
+   * every use committed by a writer that held them before.
+   */
+  async #releaseUrls(db: Queryable, urls: readonly string[]): Promise<void> {
+    if (urls.length === 0) return;
+    await db.query('SELECT url FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [urls]);
+    await db.query(
+      `DELETE FROM url_claims c WHERE c.url = ANY($1::text[])
+         AND NOT EXISTS (SELECT 1 FROM entry_urls u WHERE u.url = c.url)`,
+      [urls],
+    );
+  }
+
   async #recordChange(db: Queryable, id: string, op: Change['op']): Promise<void> {
     await db.query('SELECT registry_record_change($1, $2)', [id, op]);
   }
@@ -344,6 +448,7 @@ export class PostgresStore implements RegistryStore {
    * `SELECT ... FOR UPDATE`, so the owner check, the content comparison and the new revision
    * happen while no one else can touch this entry. If the row disappeared in between (a
    * concurrent unregister), the whole transaction is retried and will create it afresh.
+   * The entry's URLs are claimed before any of this (`#claimUrls`); a refusal rolls back.
    */
   async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}): Promise<UpsertOutcome> {
     for (let attempt = 1; attempt <= MAX_UPSERT_ATTEMPTS; attempt++) {
@@ -351,16 +456,27 @@ export class PostgresStore implements RegistryStore {
         const now = new Date();
         const id = uuidv4();
         const max = quota.maxEntriesPerOwner;
-        if (max !== undefined) {
-          // One owner's creations take turns across replicas (the lock lasts until commit), so
-          // the count below cannot be overtaken by a concurrent creation: no overshoot.
-          await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OWNER_LOCK_NAMESPACE, actor.principal]);
-          const exists = await db.query('SELECT 1 FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
-          if (exists.rowCount === 0) {
-            const owned = await db.query<{ n: string }>('SELECT count(*) AS n FROM entries WHERE owner = $1', [actor.principal]);
-            if (Number(owned.rows[0]?.n ?? 0) >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
-          }
+        // One owner's creations take turns across replicas (the lock lasts until commit), so the
+        // count below cannot be overtaken by a concurrent creation: no overshoot.
+        if (max !== undefined) await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OWNER_LOCK_NAMESPACE, actor.principal]);
+        // The URLs are claimed first, in the name of the entry's owner (the actor, for a new
+        // entry): a new entry's row would otherwise already be inserted, and other registrations
+        // of its identity waiting on it, when a claim fails. Whoever may not update the entry is
+        // told so before any claim.
+        const found = await db.query<{ id: string; owner: string }>('SELECT id, owner FROM entries WHERE kind = $1 AND identity_url = $2', [
+          write.kind,
+          write.identityUrl,
+        ]);
+        const seen = found.rows[0];
+        if (seen && seen.owner !== actor.principal && !actor.isAdmin) {
+          const existing = await this.#current(db, seen.id);
+          if (existing) return { status: 'forbidden', existing };
         }
+        if (max !== undefined && !seen) {
+          const owned = await db.query<{ n: string }>('SELECT count(*) AS n FROM entries WHERE owner = $1', [actor.principal]);
+          if (Number(owned.rows[0]?.n ?? 0) >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
+        }
+        await this.#claimForUpsert(db, write, seen?.owner ?? actor.principal, seen);
         const inserted = await db.query<{ id: string }>(
           `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at)
            VALUES ($1, $2, $3, $4, 1, $5, $5)
@@ -369,8 +485,12 @@ export class PostgresStore implements RegistryStore {
           [id, write.kind, write.identityUrl, actor.principal, now],
         );
         if (inserted.rowCount === 1) {
+          // Claimed above in the name of whoever held the identity then: if that was someone
+          // else who unregistered meanwhile, start over.
+          if (seen && seen.owner !== actor.principal) throw new Rollback(undefined);
           await this.#insertRevision(db, id, 1, write, actor.principal, now);
           if (write.freshness) await this.#writeFreshness(db, id, write.freshness);
+          await this.#setEntryUrls(db, id, write.urls);
           await this.#recordChange(db, id, 'upsert');
           return { status: 'created', entry: (await this.#current(db, id))! };
         }
@@ -384,10 +504,13 @@ export class PostgresStore implements RegistryStore {
         const existingId = locked.rows[0]?.id;
         if (existingId === undefined) return undefined; // deleted meanwhile: retry
         const existing = (await this.#current(db, existingId))!;
-        if (existing.owner !== actor.principal && !actor.isAdmin) return { status: 'forbidden', existing };
+        if (existing.owner !== actor.principal && !actor.isAdmin) throw new Rollback({ status: 'forbidden', existing } satisfies UpsertOutcome);
+        // The URLs were claimed in the name of the owner seen before locking; owners never change.
+        if (existing.owner !== (seen?.owner ?? actor.principal)) throw new Rollback(undefined);
         const freshness = write.freshness === undefined ? undefined : effectiveFreshness(existing, write.freshness);
         if (freshness !== undefined) await this.#writeFreshness(db, existing.id, freshness);
         if (existing.contentHash === write.contentHash) {
+          // Same document, same URLs: its claims are the entry's already.
           if (freshness !== undefined && freshnessVisiblyChanged(existing, freshness)) {
             await this.#recordChange(db, existing.id, 'upsert');
             return { status: 'unchanged', entry: (await this.#current(db, existing.id))!, freshened: true };
@@ -397,6 +520,7 @@ export class PostgresStore implements RegistryStore {
 
         const revision = existing.revision + 1;
         await this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
+        await this.#setEntryUrls(db, existing.id, write.urls);
         // The owner is left alone: an admin fixing an entry does not take it over.
         await db.query('UPDATE entries SET current_revision = $2, updated_at = $3 WHERE id = $1', [
           existing.id,
@@ -409,6 +533,9 @@ export class PostgresStore implements RegistryStore {
         }
         await this.#recordChange(db, existing.id, 'upsert');
         return { status: 'updated', entry: (await this.#current(db, existing.id))! };
+      }).catch((error: unknown) => {
+        if (attempt < MAX_UPSERT_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) return undefined;
+        throw error;
       });
       if (outcome) return outcome;
     }
@@ -460,6 +587,7 @@ export class PostgresStore implements RegistryStore {
       params.push(query.health);
       where.push(`f.health_status = $${params.length}`);
     }
+    if (query.verified !== undefined) where.push(query.verified ? 'r.verified_kid IS NOT NULL' : 'r.verified_kid IS NULL');
     if (query.after !== undefined) {
       params.push(decodeCursor(query.after));
       where.push(`e.list_seq < $${params.length}`);
@@ -480,15 +608,51 @@ export class PostgresStore implements RegistryStore {
   async remove(id: string, actor: Actor): Promise<DeleteOutcome> {
     if (!isUuid(id)) return { status: 'not-found' };
     const key = id.toLowerCase();
-    return this.#transaction(async (db): Promise<DeleteOutcome> => {
+    // Releasing the entry's URL claims can deadlock with a registration that holds them and
+    // waits for this entry: PostgreSQL then fails one of the two, and it is simply run again.
+    return this.#retryingDeadlocks(() => this.#transaction(async (db): Promise<DeleteOutcome> => {
+      // The claims before the entry, in the order every writer takes them (see #claimUrls).
+      const uses = await this.#entryUrls(db, key);
+      if (uses.length > 0) await db.query('SELECT url FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [uses]);
       const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
       if (locked.rowCount === 0) return { status: 'not-found' };
       const existing = (await this.#current(db, key))!;
       if (existing.owner !== actor.principal && !actor.isAdmin) return { status: 'forbidden', existing };
-      // entry_revisions go with it (ON DELETE CASCADE).
+      // entry_revisions and entry_urls go with it (ON DELETE CASCADE); then its claims.
+      const urls = await db.query<{ url: string }>('DELETE FROM entry_urls WHERE entry_id = $1 RETURNING url', [key]);
       await db.query('DELETE FROM entries WHERE id = $1', [key]);
+      await this.#releaseUrls(db, urls.rows.map((r) => r.url));
       await this.#recordChange(db, key, 'delete');
       return { status: 'deleted', entry: existing };
+    }));
+  }
+
+  async #retryingDeadlocks<T>(run: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (attempt >= MAX_UPSERT_ATTEMPTS || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+      }
+    }
+  }
+
+  async updateVerification(id: string, revision: number, verification: CardVerification, announce: boolean): Promise<StoredEntry | undefined> {
+    if (!isUuid(id)) return undefined;
+    const key = id.toLowerCase();
+    const columns = verificationColumns(verification);
+    return this.#transaction(async (db) => {
+      // Locking the entry keeps a new revision from being written meanwhile.
+      const locked = await db.query<{ current_revision: number }>('SELECT current_revision FROM entries WHERE id = $1 FOR UPDATE', [key]);
+      if (locked.rows[0]?.current_revision !== revision) return undefined;
+      await db.query('UPDATE entry_revisions SET verification = $3, verified_kid = $4 WHERE entry_id = $1 AND revision = $2', [
+        key,
+        revision,
+        columns.verification,
+        columns.verifiedKid,
+      ]);
+      if (announce) await this.#recordChange(db, key, 'upsert');
+      return this.#current(db, key);
     });
   }
 
@@ -582,7 +746,12 @@ export class PostgresStore implements RegistryStore {
   async revise(id: string, write: EntryWrite, expectRevision: number, quota: Pick<WriteQuota, 'maxRevisions'> = {}): Promise<ReviseOutcome> {
     if (!isUuid(id)) return { status: 'not-found' };
     const key = id.toLowerCase();
-    return this.#transaction(async (db): Promise<ReviseOutcome> => {
+    const outcome = await this.#transaction(async (db): Promise<ReviseOutcome | undefined> => {
+      // The fetched document's URLs are claimed for the owner first, as a registration's are
+      // (claims before entry rows: the one lock order); owners never change.
+      const owner = await db.query<{ owner: string }>('SELECT owner FROM entries WHERE id = $1', [key]);
+      if (owner.rowCount === 0) return { status: 'not-found' };
+      await this.#claimUrls(db, write.urls, owner.rows[0]!.owner, await this.#entryUrls(db, key));
       const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
       if (locked.rowCount === 0) return { status: 'not-found' };
       const existing = (await this.#current(db, key))!;
@@ -603,6 +772,7 @@ export class PostgresStore implements RegistryStore {
       const revision = existing.revision + 1;
       // The owner writes it: the refresh acts for them, as the source they gave says.
       await this.#insertRevision(db, key, revision, { ...write, origin: 'refresh' }, existing.owner, now);
+      await this.#setEntryUrls(db, key, write.urls);
       await db.query('UPDATE entries SET current_revision = $2, updated_at = $3, identity_url = $4 WHERE id = $1', [
         key,
         revision,
@@ -615,6 +785,10 @@ export class PostgresStore implements RegistryStore {
       await this.#recordChange(db, key, 'upsert');
       return { status: 'updated', entry: (await this.#current(db, key))! };
     });
+    if (outcome) return outcome;
+    // A claim changed hands while it was being locked: the entry moved on, as far as this refresh knows.
+    const current = await this.get(key);
+    return current ? { status: 'stale', entry: current } : { status: 'not-found' };
   }
 
   async recordCheck(id: string, freshness: FreshnessWrite): Promise<CheckOutcome | undefined> {

@@ -8,6 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import { SchemaTooNewError } from '../common.js';
+import { planUrlBackfill, type BackfillEntry } from '../url-backfill.js';
 
 export interface SqliteMigration {
   version: number;
@@ -18,6 +19,8 @@ export interface SqliteMigration {
    * between it and recording the version runs it again on the next start.
    */
   outsideTransaction?: (db: Database.Database) => void;
+  /** A data step run after `sql`, in the same transaction (backfills that need code, not SQL). */
+  run?: (db: Database.Database) => void;
 }
 
 /**
@@ -170,6 +173,49 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // file (once; quick for a new database) and cannot run inside a transaction.
     outsideTransaction: (db) => ensureIncrementalAutoVacuum(db),
   },
+
+  // ---- trust (issue 15): URLs claimed per principal, signature verification per revision ----
+  {
+    version: 5,
+    name: 'url claims, entry urls, revision verification',
+    sql: `
+      -- Each normalised endpoint URL (a claim key, lib/endpoint-url.ts) belongs to one principal:
+      -- the primary key is what stops another principal's entry from listing it.
+      CREATE TABLE url_claims (
+        url   TEXT NOT NULL PRIMARY KEY,
+        owner TEXT NOT NULL
+      ) WITHOUT ROWID;
+      -- Which entries use which claimed URL. A claim is released when no entry uses it any more;
+      -- the foreign key makes releasing one still in use an error rather than a silent loss.
+      CREATE TABLE entry_urls (
+        entry_id TEXT NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
+        url      TEXT NOT NULL REFERENCES url_claims (url),
+        PRIMARY KEY (entry_id, url)
+      ) WITHOUT ROWID;
+      CREATE INDEX entry_urls_url_idx ON entry_urls (url);
+
+      -- The signature verification of each revision (JSON, contract/verification.ts), and the
+      -- verifying key's id when one verified (NULL otherwise), for the "verified" list filter.
+      ALTER TABLE entry_revisions ADD COLUMN verification TEXT;
+      ALTER TABLE entry_revisions ADD COLUMN verified_kid TEXT;
+    `,
+    run: (db) => {
+      const rows = db
+        .prepare(
+          `SELECT e.id, e.kind, e.owner, e.identity_url AS identityUrl, r.interfaces
+           FROM entries e JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
+           ORDER BY e.list_seq`,
+        )
+        .all() as BackfillEntry[];
+      const plan = planUrlBackfill(rows);
+      const identity = db.prepare('UPDATE entries SET identity_url = ? WHERE id = ?');
+      for (const i of plan.identities) identity.run(i.identityUrl, i.id);
+      const claim = db.prepare('INSERT INTO url_claims (url, owner) VALUES (?, ?)');
+      for (const c of plan.claims) claim.run(c.url, c.owner);
+      const use = db.prepare('INSERT INTO entry_urls (entry_id, url) VALUES (?, ?)');
+      for (const u of plan.entryUrls) use.run(u.entryId, u.url);
+    },
+  },
 ];
 
 /** `PRAGMA auto_vacuum` answers 2 for INCREMENTAL. */
@@ -221,6 +267,7 @@ export function migrateSqlite(db: Database.Database, where: string): number {
       }
       if (applied < migration.version) {
         if (migration.sql) db.exec(migration.sql);
+        migration.run?.(db);
         db.prepare('INSERT INTO registry_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
           migration.version,
           migration.name,

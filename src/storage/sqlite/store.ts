@@ -26,6 +26,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { v4 as uuidv4 } from 'uuid';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
+import type { CardVerification } from '../../contract/verification.js';
 import type {
   Actor,
   Change,
@@ -50,12 +51,14 @@ import {
   effectiveFreshness,
   freshnessValues,
   freshnessVisiblyChanged,
+  UrlTaken,
   clampLimit,
   decodeCursor,
   encodeCursor,
   isUuid,
   normalizeSeq,
   rowToEntry,
+  verificationColumns,
   type EntryRowFields,
 } from '../common.js';
 import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
@@ -317,11 +320,12 @@ export class SqliteStore implements RegistryStore {
     author: string,
     at: string,
   ): void {
+    const { verification, verifiedKid } = verificationColumns(write.verification);
     prepare(
       db,
       `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version,
-         interfaces, document_text, content_hash, author, created_at, origin)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         interfaces, document_text, content_hash, author, created_at, origin, verification, verified_kid)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       revision,
@@ -334,6 +338,8 @@ export class SqliteStore implements RegistryStore {
       author,
       at,
       write.origin ?? 'register',
+      verification,
+      verifiedKid,
     );
   }
 
@@ -350,11 +356,44 @@ export class SqliteStore implements RegistryStore {
     ).run(id, ...freshnessValues(freshness));
   }
 
+  /**
+   * Claims `urls` for `owner`: each URL nobody holds becomes theirs. Throws UrlTaken (rolling
+   * back this job's savepoint, so nothing of the write survives) when another principal holds
+   * one. The queue's BEGIN IMMEDIATE serialises writers, so the check cannot race.
+   */
+  #claimUrls(db: Database.Database, urls: readonly string[], owner: string): void {
+    if (urls.length === 0) return;
+    const list = JSON.stringify(urls);
+    prepare(db, `INSERT INTO url_claims (url, owner) SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT (url) DO NOTHING`).run(owner, list);
+    const taken = prepare(db, `SELECT url FROM url_claims WHERE url IN (SELECT value FROM json_each(?)) AND owner <> ? ORDER BY url LIMIT 1`).get(list, owner) as
+      | { url: string }
+      | undefined;
+    if (taken) throw new UrlTaken(taken.url);
+  }
+
+  /** Makes `urls` the entry's claimed URLs, releasing the claims nobody uses any more. */
+  #setEntryUrls(db: Database.Database, entryId: string, urls: readonly string[]): void {
+    const list = JSON.stringify(urls);
+    const dropped = prepare(db, `DELETE FROM entry_urls WHERE entry_id = ? AND url NOT IN (SELECT value FROM json_each(?)) RETURNING url`).all(entryId, list) as { url: string }[];
+    prepare(db, `INSERT INTO entry_urls (entry_id, url) SELECT ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`).run(entryId, list);
+    this.#releaseUrls(db, dropped.map((r) => r.url));
+  }
+
+  #releaseUrls(db: Database.Database, urls: readonly string[]): void {
+    if (urls.length === 0) return;
+    prepare(
+      db,
+      `DELETE FROM url_claims WHERE url IN (SELECT value FROM json_each(?))
+         AND NOT EXISTS (SELECT 1 FROM entry_urls u WHERE u.url = url_claims.url)`,
+    ).run(JSON.stringify(urls));
+  }
+
   async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}): Promise<UpsertOutcome> {
     // The queue's transaction is BEGIN IMMEDIATE: the write lock is taken before the lookup,
     // so two processes cannot both see "absent" and race (the UNIQUE constraint would then
-    // fail one of them), nor both count an owner's entries and overshoot its quota.
-    return this.#write((db): UpsertOutcome => {
+    // fail one of them), nor both count an owner's entries and overshoot its quota, nor both
+    // claim one URL.
+    const outcome = this.#write((db): UpsertOutcome => {
       const found = prepare(db, 'SELECT id FROM entries WHERE kind = ? AND identity_url = ?').get(
         write.kind,
         write.identityUrl,
@@ -367,6 +406,7 @@ export class SqliteStore implements RegistryStore {
           const owned = (prepare(db, 'SELECT count(*) AS n FROM entries WHERE owner = ?').get(actor.principal) as { n: number }).n;
           if (owned >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
         }
+        this.#claimUrls(db, write.urls, actor.principal);
         const id = uuidv4();
         // The change row comes first so its sequence can double as the entry's list
         // position: monotonic, never reused, newest highest.
@@ -378,6 +418,7 @@ export class SqliteStore implements RegistryStore {
         ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now);
         this.#insertRevision(db, id, 1, write, actor.principal, now);
         if (write.freshness) this.#writeFreshness(db, id, write.freshness);
+        this.#setEntryUrls(db, id, write.urls);
         return { status: 'created', entry: this.#currentById(db, id)! };
       }
 
@@ -394,9 +435,12 @@ export class SqliteStore implements RegistryStore {
         }
         return { status: 'unchanged', entry: write.freshness !== undefined ? this.#currentById(db, existing.id)! : existing };
       }
+      // The owner stays as it is: an admin fixing someone's entry does not take it over, and
+      // claims its URLs in the owner's name.
+      this.#claimUrls(db, write.urls, existing.owner);
       const revision = existing.revision + 1;
-      // The owner stays as it is: an admin fixing someone's entry does not take it over.
       this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
+      this.#setEntryUrls(db, existing.id, write.urls);
       prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ? WHERE id = ?').run(
         revision,
         now,
@@ -408,6 +452,28 @@ export class SqliteStore implements RegistryStore {
       }
       this.#recordChange(db, existing.id, 'upsert', now);
       return { status: 'updated', entry: this.#currentById(db, existing.id)! };
+    });
+    return outcome.catch((error: unknown) => {
+      if (error instanceof UrlTaken) return { status: 'url-taken', url: error.url };
+      throw error;
+    });
+  }
+
+  async updateVerification(id: string, revision: number, verification: CardVerification, announce: boolean): Promise<StoredEntry | undefined> {
+    this.#requireDb();
+    if (!isUuid(id)) return undefined;
+    id = id.toLowerCase();
+    const columns = verificationColumns(verification);
+    return this.#write((db): StoredEntry | undefined => {
+      const updated = prepare(
+        db,
+        `UPDATE entry_revisions SET verification = ?, verified_kid = ?
+         WHERE entry_id = ? AND revision = ?
+           AND revision = (SELECT current_revision FROM entries WHERE id = entry_revisions.entry_id)`,
+      ).run(columns.verification, columns.verifiedKid, id, revision).changes;
+      if (updated === 0) return undefined;
+      if (announce) this.#recordChange(db, id, 'upsert', new Date().toISOString());
+      return this.#currentById(db, id);
     });
   }
 
@@ -462,6 +528,7 @@ export class SqliteStore implements RegistryStore {
       where.push('f.health_status = ?');
       params.push(query.health);
     }
+    if (query.verified !== undefined) where.push(query.verified ? 'r.verified_kid IS NOT NULL' : 'r.verified_kid IS NULL');
     if (query.after !== undefined) {
       where.push('e.list_seq < ?');
       params.push(decodeCursor(query.after));
@@ -491,8 +558,10 @@ export class SqliteStore implements RegistryStore {
       if (existing.owner !== actor.principal && !actor.isAdmin) {
         return { status: 'forbidden', existing };
       }
-      // entry_revisions go with it (ON DELETE CASCADE).
+      const urls = prepare(db, 'SELECT url FROM entry_urls WHERE entry_id = ?').all(key) as { url: string }[];
+      // entry_revisions and entry_urls go with it (ON DELETE CASCADE).
       prepare(db, 'DELETE FROM entries WHERE id = ?').run(key);
+      this.#releaseUrls(db, urls.map((r) => r.url));
       this.#recordChange(db, key, 'delete', new Date().toISOString());
       return { status: 'deleted', entry: existing };
     });
@@ -551,7 +620,7 @@ export class SqliteStore implements RegistryStore {
   async revise(id: string, write: EntryWrite, expectRevision: number, quota: Pick<WriteQuota, 'maxRevisions'> = {}): Promise<ReviseOutcome> {
     if (!isUuid(id)) return { status: 'not-found' };
     id = id.toLowerCase();
-    return this.#write((db): ReviseOutcome => {
+    const outcome = this.#write((db): ReviseOutcome => {
       const existing = this.#currentById(db, id);
       if (!existing) return { status: 'not-found' };
       if (existing.revision !== expectRevision) return { status: 'stale', entry: existing };
@@ -567,9 +636,12 @@ export class SqliteStore implements RegistryStore {
         if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) this.#recordChange(db, id, 'upsert', now);
         return { status: 'unchanged', entry: this.#currentById(db, id)! };
       }
+      // The fetched document's URLs are claimed for the owner, as a registration's would be.
+      this.#claimUrls(db, write.urls, existing.owner);
       const revision = existing.revision + 1;
       // The owner writes it: the refresh acts for them, as the source they gave says.
       this.#insertRevision(db, id, revision, { ...write, origin: 'refresh' }, existing.owner, now);
+      this.#setEntryUrls(db, id, write.urls);
       prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ?, identity_url = ? WHERE id = ?').run(
         revision,
         now,
@@ -581,6 +653,10 @@ export class SqliteStore implements RegistryStore {
       }
       this.#recordChange(db, id, 'upsert', now);
       return { status: 'updated', entry: this.#currentById(db, id)! };
+    });
+    return outcome.catch((error: unknown) => {
+      if (error instanceof UrlTaken) return { status: 'url-taken', url: error.url };
+      throw error;
     });
   }
 
