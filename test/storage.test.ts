@@ -596,6 +596,11 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await target.raw('ALTER TABLE entry_revisions DROP COLUMN origin');
       // ...nor the task lifecycle's state (issue 12).
       await target.raw('DROP TABLE registry_state');
+      // ... and before issue 15: no URL claims, no verification columns.
+      await target.raw('DROP TABLE entry_urls');
+      await target.raw('DROP TABLE url_claims');
+      await target.raw('ALTER TABLE entry_revisions DROP COLUMN verification');
+      await target.raw('ALTER TABLE entry_revisions DROP COLUMN verified_kid');
       await target.raw('DELETE FROM registry_migrations WHERE version > 1');
 
       const upgraded = target.makeStore();

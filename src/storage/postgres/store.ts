@@ -749,9 +749,16 @@ export class PostgresStore implements RegistryStore {
     const outcome = await this.#transaction(async (db): Promise<ReviseOutcome | undefined> => {
       // The fetched document's URLs are claimed for the owner first, as a registration's are
       // (claims before entry rows: the one lock order); owners never change.
-      const owner = await db.query<{ owner: string }>('SELECT owner FROM entries WHERE id = $1', [key]);
-      if (owner.rowCount === 0) return { status: 'not-found' };
-      await this.#claimUrls(db, write.urls, owner.rows[0]!.owner, await this.#entryUrls(db, key));
+      const seen = await db.query<{ owner: string; identity_url: string }>('SELECT owner, identity_url FROM entries WHERE id = $1', [key]);
+      const row = seen.rows[0];
+      if (!row) return { status: 'not-found' };
+      if (write.identityUrl !== row.identity_url) {
+        // Another entry's identity is a conflict before it is a URL claim (checked again below, locked).
+        const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
+        const otherId = other.rows[0]?.id;
+        if (otherId !== undefined && otherId !== key) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
+      }
+      await this.#claimUrls(db, write.urls, row.owner, await this.#entryUrls(db, key));
       const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
       if (locked.rowCount === 0) return { status: 'not-found' };
       const existing = (await this.#current(db, key))!;
