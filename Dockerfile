@@ -25,6 +25,7 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY web ./web
 RUN npm run build
 
 FROM ${NODE_IMAGE}
@@ -35,6 +36,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/web ./dist/web
 COPY package.json agent-card.json ./
 COPY schemas ./schemas
 COPY bin ./bin

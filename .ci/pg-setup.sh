@@ -14,17 +14,9 @@ if have_server; then
   exit 0
 fi
 
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo > /dev/null; then SUDO=(sudo); else
-    echo "pg-setup: need root (or sudo) to install postgresql" >&2
-    exit 1
-  fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update
-"${SUDO[@]}" apt-get install -y --no-install-recommends postgresql
+# shellcheck source=.ci/apt.sh
+source "$(dirname "$0")/apt.sh"
+apt_install pg-setup postgresql
 
 if ! have_server; then
   echo "pg-setup: postgresql installed but no /usr/lib/postgresql/*/bin/initdb found" >&2

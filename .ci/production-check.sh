@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The production path of the README: in a folder holding only what a deployment has (the package
 # files and the built dist/, as `npm run build` left it), `npm ci --omit=dev` must install
-# without TypeScript, then `npm start` must serve and the built CLI must register and search.
+# without TypeScript, then `npm start` must serve (the web page included) and the built CLI must register and search.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -f dist/src/main.js ] || { echo "production-check: run npm run build first" >&2; exit 1; }
@@ -10,7 +10,7 @@ dir=$PWD/.cache/production-check
 rm -rf "$dir" && mkdir -p "$dir"
 trap 'rm -rf "$dir"' EXIT
 cp -r package.json package-lock.json .npmrc bin schemas agent-card.json "$dir/"
-mkdir -p "$dir/dist" && cp -r dist/src "$dir/dist/"
+mkdir -p "$dir/dist" && cp -r dist/src dist/web "$dir/dist/"
 
 (cd "$dir" && npm ci --omit=dev --no-audit --no-fund)
 for dev in typescript tsx @types/node; do

@@ -49,7 +49,16 @@ try {
   const { id } = JSON.parse(registered.stdout);
   const found = cli('search', '--json', 'invoice');
   if (found.status !== 0 || !JSON.parse(found.stdout).results.some((hit) => hit.id === id)) throw new Error(`search did not find ${id}: ${found.stdout}${found.stderr}`);
-  console.log(`smoke: npm start served ${url}; the built CLI registered ${id} and found it`);
+  // The web page: a browser asking for / gets HTML whose every script and style is served.
+  const page = await fetch(`${url}/`, { headers: { accept: 'text/html' } });
+  const html = await page.text();
+  const assets = [...html.matchAll(/(?:src|href)="([^"]*\/assets\/[^"]+)"/g)].map((m) => new URL(m[1], `${url}/`).href);
+  if (!page.ok || !/text\/html/.test(page.headers.get('content-type') ?? '') || assets.length === 0) throw new Error(`/ did not serve the built web page: ${page.status} ${html.slice(0, 200)}`);
+  for (const asset of assets) {
+    const answer = await fetch(asset);
+    if (!answer.ok) throw new Error(`${asset} answered ${answer.status}`);
+  }
+  console.log(`smoke: npm start served ${url} (the web page and its ${assets.length} assets); the built CLI registered ${id} and found it`);
 } catch (err) {
   fail(err.message);
 } finally {

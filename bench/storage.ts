@@ -2,7 +2,8 @@
  * Write throughput of the SQLite store under concurrent "requests" (durable: every write is
  * awaited, i.e. committed with synchronous=FULL, before the next one starts).
  *
- *   phase "task save":          each request saves one realistic task (what every A2A request costs)
+ *   phase "task save":          each request saves one realistic durable task (what an accepted write costs
+ *                               besides its entry; reads and refusals keep their tasks in memory)
  *   phase "upsert + task save": each request registers an entry, then saves its task
  *
  * For each concurrency (1, 16, 64) it prints ops/s, p50/p99 latency of one request and the
@@ -19,8 +20,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Task } from '@a2a-js/sdk';
-import { ServerCallContext } from '@a2a-js/sdk/server';
 import type { EntryWrite, RegistryStore } from '../src/storage/types.js';
+import { toTaskRow } from '../src/tasks/task-rows.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +39,7 @@ const { SqliteStore } = (await import(storeModule)) as {
   SqliteStore: new (options: { file: string }) => RegistryStore;
 };
 
-const ctx = new ServerCallContext({ user: { isAuthenticated: true, userName: 'bench' } });
+const scope = { tenant: '', owner: 'bench' };
 let counter = 0;
 
 /** A finished registration task as the executor leaves it: user message, status message, one artifact. */
@@ -98,16 +99,17 @@ function entry(): EntryWrite {
     interfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
     documentText,
     contentHash: createHash('sha256').update(documentText).digest('hex'),
+    urls: [`http://bench-${i}.example.org/a2a`],
   };
 }
 
 const phases: { name: string; request: (store: RegistryStore) => Promise<unknown> }[] = [
-  { name: 'task save', request: (store) => store.taskStore.save(task(), ctx) },
+  { name: 'task save', request: (store) => store.tasks.save(toTaskRow(scope, task())) },
   {
     name: 'upsert + task save',
     request: async (store) => {
       await store.upsert(entry(), { principal: 'bench', isAdmin: false });
-      await store.taskStore.save(task(), ctx);
+      await store.tasks.save(toTaskRow(scope, task()));
     },
   },
 ];

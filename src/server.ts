@@ -5,8 +5,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RegistryConfig } from './config/config.js';
-import { buildRegistry } from './composition/build-registry.js';
+import type { ConnectionLimits, RegistryConfig } from './config/config.js';
+import { buildRegistry, type RegistryCore } from './composition/build-registry.js';
 import type { Door, MountedDoor } from './composition/door.js';
 import { createHttpApp, finishHttpApp } from './http/app.js';
 import type { Logger } from './observability/logger.js';
@@ -14,13 +14,17 @@ import { catalogDoor } from './catalog/catalog-door.js';
 import { mcpDoor } from './mcp/mcp-door.js';
 import { a2aDoor } from './protocol/a2a-door.js';
 import { loadAgentCardJson } from './protocol/agent-card.js';
+import { JWKS_PATH, jwksDoor } from './protocol/jwks-door.js';
 import type { RegistryService } from './registry/service.js';
 import type { RegistryStore } from './storage/types.js';
+import type { RefreshLoop } from './freshness/refresh-loop.js';
+import { webDoor } from './web/web-door.js';
+import { signCard } from './trust/card-signing.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Every way into the registry, in mount order. */
-const DOORS: readonly Door[] = [a2aDoor, mcpDoor, catalogDoor];
+const DOORS: readonly Door[] = [a2aDoor, mcpDoor, catalogDoor, jwksDoor, webDoor];
 
 export interface RunningRegistry {
   /** The base URL it listens on (http://host:port). */
@@ -28,6 +32,10 @@ export interface RunningRegistry {
   port: number;
   store: RegistryStore;
   service: RegistryService;
+  /** The refresh loop (issue 16), absent with REGISTRY_REFRESH_SECONDS=0; tests drive a round with runOnce(). */
+  refresher?: RefreshLoop;
+  /** Everything the registry is, for tests and tools (the task store, housekeeping...). */
+  core: RegistryCore;
   /** Stops accepting, lets in-flight requests finish (up to a grace period), closes storage. */
   close(): Promise<void>;
 }
@@ -40,7 +48,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
   const mounted: MountedDoor[] = [];
   try {
     // The port may be 0 (tests): the card's URLs need the real one, so listen first, then mount.
-    server = http.createServer();
+    server = createHttpServer(config.connections);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(config.port, config.host, () => resolve());
@@ -55,7 +63,12 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       metricsToken: config.hardening.metricsToken,
       readiness: { check: async () => (draining ? 'shutting down' : core.notReady()) },
     });
-    const ctx = { core, publicUrl, card: loadAgentCardJson(publicUrl, { publicRead: config.publicRead }) };
+    let card = loadAgentCardJson(publicUrl, { publicRead: config.publicRead });
+    // With REGISTRY_SIGNING_KEY the registry's own card is signed; its public key is at JWKS_PATH.
+    // The A2A door derives the v0.3 (superset) variant from it, signature included: that signature
+    // covers the v1.0 card inside the superset, which is what a v1.0 verifier checks.
+    if (core.signingKey) card = await signCard(card, core.signingKey, { jku: `${publicUrl}${JWKS_PATH}` });
+    const ctx = { core, publicUrl, card };
     for (const door of DOORS) {
       const handle = await door.mount(app, ctx);
       if (handle) mounted.push(handle);
@@ -75,6 +88,8 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       port,
       store: core.store,
       service: core.service,
+      refresher: core.refresher,
+      core,
       close: () =>
         (closing ??= (async () => {
           draining = true;
@@ -99,4 +114,26 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     await core.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * node:http with the connection limits set (REGISTRY_REQUEST_TIMEOUT_SECONDS and friends): a
+ * client that sends its headers or body too slowly gets 408 and is cut off, idle keep-alive
+ * connections close, and connections beyond the cap are dropped at once. Node enforces the
+ * request timeouts on a timer (every `connectionsCheckingInterval`, 30 s by default), so a slow
+ * client could otherwise hold on for half a minute past its deadline: the timer runs every
+ * tenth of the timeout (at most 1 s) and node's timeouts are set one tick short, so a request
+ * that has not fully arrived by the configured timeout has been cut off by then.
+ * The timeouts cover receiving a request, not answering it: SSE streams are not cut.
+ */
+function createHttpServer(limits: ConnectionLimits): http.Server {
+  const tick = Math.max(50, Math.min(1000, Math.floor(limits.requestTimeoutMs / 10)));
+  const server = http.createServer({
+    requestTimeout: Math.max(tick, limits.requestTimeoutMs - tick),
+    headersTimeout: Math.max(tick, limits.headersTimeoutMs - tick),
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: tick,
+  });
+  server.maxConnections = limits.maxConnections;
+  return server;
 }

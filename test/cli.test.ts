@@ -17,6 +17,8 @@ import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
 import { v1Card } from './support/documents.js';
+import { startOrigin } from './support/origin-server.js';
+import { serveCard } from './support/freshness.js';
 
 const EXAMPLES = path.join(REPO_ROOT, 'examples');
 const example = (f: string): string => path.join(EXAMPLES, f);
@@ -106,7 +108,7 @@ describe('a2a-registry against a registry', () => {
   test('--help lists every command, and every command has its own --help', async () => {
     const help = await cli(['--help']);
     assert.equal(help.code, 0);
-    for (const c of ['serve', 'validate', 'register', 'search', 'get', 'ls', 'rm']) assert.match(help.stdout, new RegExp(`^  ${c}\\b`, 'm'), c);
+    for (const c of ['serve', 'validate', 'register', 'search', 'get', 'ls', 'rm', 'refresh']) assert.match(help.stdout, new RegExp(`^  ${c}\\b`, 'm'), c);
     assert.match(help.stdout, /--registry <url> [^-]*env: A2A_REGISTRY_URL/);
     const searchHelp = await cli(['search', '--help']);
     assert.equal(searchHelp.code, 0);
@@ -592,6 +594,62 @@ describe('streaming search output', () => {
       await registry.close();
       proxy.closeAllConnections();
       proxy.close();
+    }
+  });
+});
+
+describe('register --url, --fetch-tools and refresh (issue 16)', () => {
+  test('the registry fetches the card, keeps its source; refresh fetches it again', async () => {
+    const origin = await startOrigin();
+    const registry = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+    const env = { A2A_REGISTRY_URL: registry.url, A2A_REGISTRY_TOKEN: TOKENS.alice };
+    try {
+      const card = v1Card('Fetched By CLI', 'https://cli-fetched.example.org/a2a');
+      serveCard(origin, card, '/cli');
+      const first = await cli(['register', '--url', `${origin.url}/cli`], { env });
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stdout, /✓ registered agent \(A2A 1\.0\)/);
+      assert.match(first.stdout, new RegExp(`source +${origin.url}/cli/\\.well-known/agent-card\\.json \\(the registry refreshes it from there\\)`));
+      const id = /id +([0-9a-f-]{36})/.exec(first.stdout)![1]!;
+
+      const same = await cli(['refresh', id], { env });
+      assert.equal(same.code, 0, same.stderr);
+      assert.match(same.stdout, /✓ unchanged \(revision 1\)\n +id +[0-9a-f-]{36}\n +source +http:\/\/127\.0\.0\.1:\d+\/cli\/\.well-known\/agent-card\.json\n +health +ok/);
+      serveCard(origin, { ...card, version: '3.0.0' }, '/cli');
+      const changed = parse(await cli(['refresh', id, '--json'], { env }));
+      assert.equal(changed.revision, 2);
+      assert.equal(changed.revisionOrigin, 'refresh');
+
+      origin.route('/cli/.well-known/agent-card.json', (_req, res) => void res.writeHead(503).end());
+      assert.equal((await cli(['refresh', id], { env })).code, 1);
+      const shown = await cli(['get', id], { env });
+      assert.match(shown.stdout, new RegExp(`source +${origin.url}/cli/\\.well-known/agent-card\\.json \\(fetched `));
+      assert.match(shown.stdout, /health +unreachable since \S+ \(checked \S+\), 1 failed check\(s\) in a row: .*HTTP 503/);
+      const down = parse(await cli(['search', 'Fetched', 'By', 'CLI', '--health', 'unreachable', '--json'], { env }));
+      assert.deepEqual(down.results.map((h: { id: string }) => h.id), [id]);
+      assert.equal(parse(await cli(['search', 'Fetched', 'By', 'CLI', '--health', 'ok', '--json'], { env })).total, 0);
+      const listed = parse(await cli(['ls', '--health', 'unreachable', '--json'], { env }));
+      assert.deepEqual(listed.entries.map((e: { id: string }) => e.id), [id]);
+      assert.equal((await cli(['ls', '--health', 'fine'], { env })).code, 2);
+
+      const refused = await cli(['register', '--url', 'http://10.1.2.3/agent'], { env });
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /FETCH_FAILED.*10\.1\.2\.3 is a private-network address/);
+      assertNoStack(refused);
+
+      for (const [args, message] of [
+        [['register', '--url', `${origin.url}/cli`, example('agent-card.json')], /with --url the registry fetches the document: leave out the file/],
+        [['register', '--fetch-tools'], /--fetch-tools needs the server: give --mcp-name <name> and --mcp-url <url>/],
+        [['register', '--url', `${origin.url}/cli`, '--dry-run'], /--dry-run checks a document you send/],
+        [['register'], /give a file, or --url, or --fetch-tools/],
+      ] as const) {
+        const r = await cli([...args], { env });
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, message);
+      }
+    } finally {
+      await registry.close();
+      await origin.close();
     }
   });
 });

@@ -121,10 +121,10 @@ describe('the card per requested version', () => {
 });
 
 describe('security requirements', () => {
-  test('public reads: bearer, or nothing; the register and unregister skills need the bearer token', async () => {
+  test('public reads: bearer, or nothing; the register, unregister and refresh skills need the bearer token', async () => {
     const { card } = await getCard({ 'A2A-Version': '1.0' });
     assert.deepEqual(card.securityRequirements, [{ schemes: { bearer: { list: [] } } }, { schemes: {} }]);
-    for (const id of ['register', 'unregister']) {
+    for (const id of ['register', 'unregister', 'refresh']) {
       assert.deepEqual(card.skills.find((s: WireJson) => s.id === id).securityRequirements, [{ schemes: { bearer: { list: [] } } }]);
     }
   });

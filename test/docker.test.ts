@@ -76,6 +76,8 @@ describe('Dockerfile', () => {
     assert.equal(engines.scripts.start, cmd.join(' '), 'the image starts the registry as npm start does');
     assert.equal(imageEnv.HOST, '0.0.0.0');
     assert.equal(imageEnv.PUBLIC_URL, undefined, 'the operator must say where the registry is reached');
+    const copied = runtime.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    assert.ok(copied.some((c) => /^--from=build \S*dist\/web\s/.test(c)), `the image holds the built web page (dist/web): ${copied.join('; ')}`);
   });
 
   const children: ChildRegistry[] = [];

@@ -292,7 +292,7 @@ describe('encodings and media types', () => {
       assert.equal(error.code, 'BAD_REQUEST');
       assert.ok(error.message.includes(mediaType), 'error.message.includes(mediaType)');
     }
-    assert.match(rejection(await send([{ url: 'http://169.254.169.254/latest/meta-data' }])).message, /does not fetch/);
+    assert.match(rejection(await send([{ url: 'http://169.254.169.254/latest/meta-data' }])).message, /is a URL part.*\{"register": \{"url"/);
   });
 
   test('a non-JSON content type is -32005; a gzip body that is not gzip is a clean -32600', async () => {

@@ -282,7 +282,7 @@ describe('no internals in any answer', () => {
 
     // Internal failures: the executor's (a FAILED task), the SDK's (-32603, HTTP 500, an SSE error event).
     const service = registry.service;
-    const taskStore = registry.store.taskStore;
+    const taskStore = registry.core.tasks;
     const originalSearch = service.search.bind(service);
     const originalSave = taskStore.save.bind(taskStore);
     try {

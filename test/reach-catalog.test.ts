@@ -103,7 +103,7 @@ describe('AI Catalog and ARD manifest', () => {
       representativeQueries: ['Translate this invoice into German', 'Is the VAT on this invoice right?'],
       version: '1.2.0',
       updatedAt: entry.updatedAt,
-      metadata: { registryId: ids.invoice, kind: 'agent', revision: 1, protocolVersion: '1.0' },
+      metadata: { registryId: ids.invoice, kind: 'agent', revision: 1, verified: false, protocolVersion: '1.0' },
     });
     const files = entries.find((e) => e.identifier === urn('mcp-server', ids.files))!;
     assert.equal(files.mediaType, 'application/mcp-server-card+json');

@@ -89,18 +89,19 @@ after(async () => {
 });
 
 describe('MCP tools', () => {
-  test('tools with input and output schemas, annotations and descriptions for a model; only the register tools write', async () => {
+  test('tools with input and output schemas, annotations and descriptions for a model; only the register and refresh tools write', async () => {
     const { tools } = await anonymous.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
-      'get_agent', 'get_mcp_server', 'list_agents', 'register_agent', 'register_mcp_server', 'search_agents', 'search_mcp_servers', 'validate_document',
+      'get_agent', 'get_mcp_server', 'list_agents', 'refresh_entry', 'register_agent', 'register_mcp_server', 'search_agents', 'search_mcp_servers', 'validate_document',
     ]);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object', tool.name);
       assert.equal(tool.outputSchema?.type, 'object', `${tool.name} outputSchema`);
-      const writes = tool.name.startsWith('register_');
+      // Writes may fetch from the agent or server they name (register by URL, fetchTools, refresh): an open world.
+      const writes = tool.name.startsWith('register_') || tool.name === 'refresh_entry';
       assert.deepEqual(
         { readOnly: tool.annotations?.readOnlyHint, destructive: tool.annotations?.destructiveHint, idempotent: tool.annotations?.idempotentHint, openWorld: tool.annotations?.openWorldHint },
-        { readOnly: !writes, destructive: false, idempotent: true, openWorld: false },
+        { readOnly: !writes, destructive: false, idempotent: true, openWorld: writes },
         tool.name,
       );
       assert.ok((tool.description ?? '').length > 120, `${tool.name} has a description a model can choose by`);
@@ -287,7 +288,7 @@ describe('MCP endpoint', () => {
     });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example');
-    assert.equal(((await res.json()) as WireJson).result.tools.length, 8);
+    assert.equal(((await res.json()) as WireJson).result.tools.length, 9);
     const other = await fetch(`${open.url}/mcp`, {
       method: 'POST',
       headers: { origin: 'https://other.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

@@ -120,6 +120,14 @@ describe('updates and revisions', () => {
     assert.equal(old.revision, 1);
     assert.equal(old.document.description, v1Card('Rev Agent', url).description);
     assert.equal(errorOf(await op(alice, { get: { id: first.id, revision: 7 } })).code, 'NOT_FOUND');
+    // get lists the readable revisions, newest first, with when each was stored: the same list for any revision read.
+    assert.deepEqual(
+      current.revisions.map((r: WireJson) => r.revision),
+      [2, 1],
+    );
+    assert.equal(current.revisions[0].updatedAt, current.updatedAt);
+    assert.equal(current.revisions[1].updatedAt, old.updatedAt);
+    assert.deepEqual(old.revisions, current.revisions);
   });
 
   test('50 parallel registrations of one agent by its owner leave exactly one entry', async () => {

@@ -1,8 +1,9 @@
 /**
- * The SQLite store's group commit (src/storage/sqlite/write-queue.ts) and its task store
- * (src/storage/sqlite/task-store.ts): writes queued together share one transaction, each in
- * its own savepoint, settle only after COMMIT, and behave as if run one after another; task
- * rows are exactly the SDK's, readable and writable by `DatabaseTaskStore` both ways.
+ * The SQLite store's group commit (src/storage/sqlite/write-queue.ts) and its durable tasks
+ * (src/storage/sqlite/task-records.ts, src/tasks/task-rows.ts): writes queued together share one
+ * transaction, each in its own savepoint, settle only after COMMIT, and behave as if run one
+ * after another; task rows are exactly the SDK's, readable and writable by `DatabaseTaskStore`
+ * both ways.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,11 +15,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { ListTasksRequest, Task } from '@a2a-js/sdk';
+import { Task } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
 import { WriteQueue } from '../src/storage/sqlite/write-queue.js';
+import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
 const dirs: string[] = [];
@@ -151,13 +153,12 @@ describe('SqliteStore group commit', () => {
     const store = new SqliteStore({ file, busyTimeoutMs: 50 });
     await store.open();
     t.after(() => store.close());
-    const ctx = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
     const blocker = new Database(file);
     blocker.exec('BEGIN IMMEDIATE');
     const results = await Promise.allSettled([
       store.upsert(entryWrite('agent', 'https://busy.example.com/a'), actor('alice')),
-      store.taskStore.save(sampleTask(), ctx),
-      store.pruneTasks({ maxAgeMs: 0, maxCount: 0 }),
+      store.tasks.save(toTaskRow({ tenant: '', owner: 'alice' }, sampleTask())),
+      store.tasks.prune({ maxAgeMs: 0, maxCount: 0 }),
     ]);
     blocker.exec('ROLLBACK');
     blocker.close();
@@ -276,8 +277,8 @@ function sampleTask(overrides: Record<string, unknown> = {}): Task {
   });
 }
 
-describe('SqliteTaskStore', () => {
-  it('writes the SDK row format: DatabaseTaskStore reads ours and we read its, identically', async (t) => {
+describe('durable task rows on SQLite', () => {
+  it('are the SDK row format: DatabaseTaskStore reads ours and we read its, identically', async (t) => {
     const file = tempFile();
     const store = new SqliteStore({ file });
     await store.open();
@@ -287,7 +288,12 @@ describe('SqliteTaskStore', () => {
     t.after(() => kysely.destroy());
     const sdk = new DatabaseTaskStore(kysely);
     const alice = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
+    const aliceScope = { tenant: '', owner: 'alice' };
     const tenant = new ServerCallContext({ tenant: 'acme', user: { isAuthenticated: true, userName: 'alice' } });
+    const ours = async (id: string, scope = aliceScope) => {
+      const row = await store.tasks.load(scope, id);
+      return row ? fromTaskRow(row) : undefined;
+    };
 
     const tasks = [
       sampleTask(),
@@ -295,16 +301,13 @@ describe('SqliteTaskStore', () => {
       Task.fromJSON({ id: crypto.randomUUID(), contextId: '' }),
     ];
     for (const [i, task] of tasks.entries()) {
-      const ours = { ...task, id: `${task.id.slice(0, 30)}-ours${i}` };
+      const mine = { ...task, id: `${task.id.slice(0, 30)}-ours${i}` };
       const theirs = { ...task, id: `${task.id.slice(0, 30)}-sdk${i}` };
-      await store.taskStore.save(ours, alice);
+      await store.tasks.save(toTaskRow(aliceScope, mine));
       await sdk.save(theirs, alice);
-      for (const [saved, context] of [
-        [ours, alice],
-        [theirs, alice],
-      ] as const) {
-        const byUs = await store.taskStore.load(saved.id, context);
-        const bySdk = await sdk.load(saved.id, context);
+      for (const saved of [mine, theirs]) {
+        const byUs = await ours(saved.id);
+        const bySdk = await sdk.load(saved.id, alice);
         assert.deepEqual(bySdk, byUs);
         assert.deepEqual(Task.toJSON(bySdk!), Task.toJSON(saved));
       }
@@ -312,39 +315,38 @@ describe('SqliteTaskStore', () => {
       const raw = new Database(file, { readonly: true });
       try {
         const row = (id: string) => ({ ...(raw.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as object), id: 'x' });
-        assert.deepEqual(row(ours.id), row(theirs.id));
+        assert.deepEqual(row(mine.id), row(theirs.id));
       } finally {
         raw.close();
       }
     }
 
-    // Scope: tenant and owner are the SDK's (resolveUserScope), so other callers see nothing.
+    // Scope: tenant and owner are the SDK's, so other callers see nothing.
     const scoped = sampleTask();
-    await store.taskStore.save(scoped, tenant);
+    await store.tasks.save(toTaskRow({ tenant: 'acme', owner: 'alice' }, scoped));
     assert.ok(await sdk.load(scoped.id, tenant));
     assert.equal(await sdk.load(scoped.id, alice), undefined);
-    const bob = new ServerCallContext({ user: { isAuthenticated: true, userName: 'bob' } });
-    assert.equal(await store.taskStore.load(tasks[0]!.id, bob), undefined);
+    assert.equal(await ours(tasks[0]!.id, { tenant: '', owner: 'bob' }), undefined);
 
     // Saving again overwrites, through either store.
     const first = { ...tasks[0]!, id: `${tasks[0]!.id.slice(0, 30)}-ours0` };
-    await store.taskStore.save({ ...first, metadata: { n: 'again' } }, alice);
+    await store.tasks.save(toTaskRow(aliceScope, { ...first, metadata: { n: 'again' } }));
     assert.deepEqual((await sdk.load(first.id, alice))?.metadata, { n: 'again' });
     await sdk.save({ ...first, metadata: { n: 'sdk' } }, alice);
-    assert.deepEqual((await store.taskStore.load(first.id, alice))?.metadata, { n: 'sdk' });
-    const listed = await store.taskStore.list(ListTasksRequest.fromJSON({ pageSize: 100, includeArtifacts: true }), alice);
-    assert.equal(listed.totalSize, 6);
+    assert.deepEqual((await ours(first.id))?.metadata, { n: 'sdk' });
+    const listed = await store.tasks.list(aliceScope, { limit: 100, withArtifacts: true, withHistory: true });
+    assert.equal(listed.total, 6);
   });
 
-  it('snapshots the task when save is called', async (t) => {
+  it('snapshots the row when save is called', async (t) => {
     const store = new SqliteStore({ file: tempFile() });
     await store.open();
     t.after(() => store.close());
-    const ctx = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
-    const task = sampleTask();
-    const saving = store.taskStore.save(task, ctx);
-    task.metadata = { edited: 'after save was called' };
+    const scope = { tenant: '', owner: 'alice' };
+    const row = toTaskRow(scope, sampleTask());
+    const saving = store.tasks.save(row);
+    row.metadata = JSON.stringify({ edited: 'after save was called' });
     await saving;
-    assert.deepEqual((await store.taskStore.load(task.id, ctx))?.metadata, { requestId: 'r-1', numbers: [1, 2, 3] });
+    assert.deepEqual(JSON.parse((await store.tasks.load(scope, row.id))!.metadata!), { requestId: 'r-1', numbers: [1, 2, 3] });
   });
 });

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ListTasksRequest, Task } from '@a2a-js/sdk';
-import { ServerCallContext } from '@a2a-js/sdk/server';
+import { Task } from '@a2a-js/sdk';
 import type { RegistryStore, StoredEntry } from '../src/storage/types.js';
-import { SqliteStore } from '../src/storage/sqlite/index.js';
-import { PostgresStore } from '../src/storage/postgres/index.js';
+import { SQLITE_MIGRATIONS, SqliteStore } from '../src/storage/sqlite/index.js';
+import { POSTGRES_MIGRATIONS, PostgresStore } from '../src/storage/postgres/index.js';
+import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
 import { createStore } from '../src/storage/create-store.js';
 import { InvalidCursorError, SchemaTooNewError } from '../src/storage/common.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
@@ -22,13 +22,17 @@ import { actor, entryWrite } from './support/store-fixtures.js';
 
 interface Target {
   /** A new store instance on this test's database (not yet opened). */
-  makeStore(options?: { scanBatchSize?: number }): RegistryStore;
+  makeStore(options?: { scanBatchSize?: number; poolMax?: number; connectTimeoutMs?: number }): RegistryStore;
+  /** The connection URL (PostgreSQL only). */
+  url?: string;
   /** Runs SQL directly against the database, bypassing the store. */
   raw(sql: string): Promise<unknown[]>;
 }
 
 interface Engine {
   name: string;
+  /** The schema versions its migrations apply, in order. */
+  versions: number[];
   /** Set when the engine should run but cannot: its tests fail with this error. */
   failure(): Error | undefined;
   /** Undefined when the engine can run; otherwise why it is skipped. */
@@ -43,6 +47,7 @@ after(async () => {
 
 const sqliteEngine: Engine = {
   name: 'sqlite',
+  versions: SQLITE_MIGRATIONS.map((m) => m.version),
   failure: () => undefined,
   skip: () => undefined,
   async fresh() {
@@ -71,11 +76,13 @@ let pgFailure: Error | undefined;
 
 const postgresEngine: Engine = {
   name: 'postgres',
+  versions: POSTGRES_MIGRATIONS.map((m) => m.version),
   failure: () => pgFailure,
   skip: () => pgSkipReason,
   async fresh() {
     const url = await server!.createDatabase('store');
     return {
+      url,
       makeStore: (options) => new PostgresStore({ url, poolMax: 5, ...options }),
       async raw(sql) {
         const client = new pg.Client({ connectionString: url });
@@ -146,6 +153,153 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         await fn(t);
       });
 
+    // ---- issue 16: freshness records, refresh revisions, check claims ----
+
+    const health = (status: 'ok' | 'unreachable' | 'invalid', since: string, failures = 0, checkedAt = since) => ({
+      status,
+      since,
+      checkedAt,
+      failures,
+      ...(status === 'ok' ? {} : { reason: 'timeout', message: 'no answer' }),
+    });
+
+    test('freshness: a write sets, replaces and removes the record; list filters by health', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const alice = actor('alice');
+      const t0 = '2026-12-01T10:00:00.000Z';
+      const source = { url: 'https://a.example.com/.well-known/agent-card.json', fetchedAt: t0, etag: '"v1"', lastModified: 'Tue, 01 Dec 2026 09:00:00 GMT' };
+      const created = await store.upsert({ ...entryWrite('agent', 'https://a.example.com/a2a'), freshness: { source, health: health('ok', t0), drift: false, nextCheckAt: t0 } }, alice);
+      assert.equal(created.status, 'created');
+      assert.deepEqual(created.entry.source, source);
+      assert.deepEqual(created.entry.health, health('ok', t0));
+      assert.equal(created.entry.drift, false);
+      assert.equal(created.entry.revisionOrigin, undefined);
+      assert.deepEqual(await store.get(created.entry.id, 1), created.entry, 'a revision read carries the entry\'s freshness');
+      const plain = await store.upsert(entryWrite('agent', 'https://b.example.com/a2a'), alice);
+      assert.equal(plain.status === 'created' && plain.entry.health, undefined);
+
+      // Same document, only times moved: unchanged, no change recorded.
+      let seq = await store.lastChangeSeq();
+      const t1 = '2026-12-01T11:00:00.000Z';
+      const same = await store.upsert({ ...entryWrite('agent', 'https://a.example.com/a2a'), freshness: { source: { ...source, fetchedAt: t1 }, health: health('ok', t0, 0, t1), drift: false } }, alice);
+      assert.equal(same.status, 'unchanged');
+      assert.equal(same.status === 'unchanged' && same.freshened, undefined);
+      assert.equal(same.status === 'unchanged' && same.entry.health?.checkedAt, t1);
+      assert.equal(await store.lastChangeSeq(), seq);
+
+      // Same document, health changed: unchanged but freshened, and a change recorded.
+      const worse = await store.upsert({ ...entryWrite('agent', 'https://a.example.com/a2a'), freshness: { source, health: health('invalid', t1, 1) } }, alice);
+      assert.ok(worse.status === 'unchanged' && worse.freshened);
+      assert.equal(worse.entry.health?.status, 'invalid');
+      assert.equal(worse.entry.health?.reason, 'timeout');
+      assert.equal(worse.entry.drift, undefined);
+      assert.ok((await store.lastChangeSeq()) > seq);
+      assert.deepEqual((await store.list({ limit: 10, health: 'invalid' })).entries.map((e) => e.id), [created.entry.id]);
+      assert.deepEqual((await store.list({ limit: 10, health: 'ok' })).entries, []);
+
+      // An inline re-registration removes the record.
+      seq = await store.lastChangeSeq();
+      const inline = await store.upsert({ ...entryWrite('agent', 'https://a.example.com/a2a'), freshness: null }, alice);
+      assert.ok(inline.status === 'unchanged' && inline.freshened);
+      assert.equal(inline.entry.source, undefined);
+      assert.equal(inline.entry.health, undefined);
+      assert.ok((await store.lastChangeSeq()) > seq);
+    });
+
+    test('revise: the next revision from a refresh, same owner, identity may move; stale, conflict, not found', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const first = await store.upsert(entryWrite('agent', 'https://r.example.com/a2a', '1'), actor('alice'));
+      assert.ok(first.status === 'created');
+      const other = await store.upsert(entryWrite('agent', 'https://taken.example.com/a2a'), actor('bob'));
+      assert.ok(other.status === 'created');
+      const id = first.entry.id;
+      const t0 = '2026-12-01T10:00:00.000Z';
+      const freshness = { source: { url: 'https://r.example.com/card.json', fetchedAt: t0 }, health: health('ok', t0), drift: false };
+
+      const seq = await store.lastChangeSeq();
+      const moved = await store.revise(id, { ...entryWrite('agent', 'https://moved.example.com/a2a', '2'), freshness }, 1);
+      assert.ok(moved.status === 'updated');
+      assert.equal(moved.entry.revision, 2);
+      assert.equal(moved.entry.owner, 'alice');
+      assert.equal(moved.entry.revisionOrigin, 'refresh');
+      assert.equal(moved.entry.identityUrl, 'https://moved.example.com/a2a');
+      assert.deepEqual(moved.entry.source, freshness.source);
+      assert.ok((await store.lastChangeSeq()) > seq);
+      assert.equal((await store.get(id, 1))?.revisionOrigin, undefined);
+      // The old identity is free again, the new one is this entry's.
+      const again = await store.upsert(entryWrite('agent', 'https://moved.example.com/a2a', '3'), actor('alice'));
+      assert.ok(again.status === 'updated' && again.entry.id === id && again.entry.revision === 3);
+
+      assert.equal((await store.revise(id, entryWrite('agent', 'https://moved.example.com/a2a', '4'), 2)).status, 'stale');
+      const conflict = await store.revise(id, entryWrite('agent', 'https://taken.example.com/a2a', '4'), 3);
+      assert.ok(conflict.status === 'conflict' && conflict.existing.id === other.entry.id);
+      assert.equal((await store.get(id))?.revision, 3, 'nothing stored on conflict');
+      const unchanged = await store.revise(id, { ...entryWrite('agent', 'https://moved.example.com/a2a', '3'), freshness }, 3);
+      assert.ok(unchanged.status === 'unchanged' && unchanged.entry.revision === 3 && unchanged.entry.health?.status === 'ok');
+      assert.equal((await store.revise('00000000-0000-4000-8000-000000000000', entryWrite('agent', 'https://x.example.com'), 1)).status, 'not-found');
+      assert.equal((await store.revise('not-a-uuid', entryWrite('agent', 'https://x.example.com'), 1)).status, 'not-found');
+    });
+
+    test('recordCheck: quiet when only times move, logged when what readers see changes', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const created = await store.upsert(entryWrite('agent', 'https://c.example.com/a2a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      const id = created.entry.id;
+      const t0 = '2026-12-01T10:00:00.000Z';
+      const t1 = '2026-12-01T11:00:00.000Z';
+      let seq = await store.lastChangeSeq();
+      const first = await store.recordCheck(id, { health: health('ok', t0), drift: false, nextCheckAt: t1 });
+      assert.equal(first?.change, 'logged');
+      assert.ok((await store.lastChangeSeq()) > seq);
+      seq = await store.lastChangeSeq();
+      const quiet = await store.recordCheck(id, { health: health('ok', t0, 0, t1), drift: false, nextCheckAt: t1 });
+      assert.equal(quiet?.change, 'quiet');
+      assert.equal(quiet?.entry.health?.checkedAt, t1);
+      assert.equal(await store.lastChangeSeq(), seq);
+      const failing = await store.recordCheck(id, { health: health('unreachable', t1, 1), drift: false });
+      assert.equal(failing?.change, 'logged');
+      assert.equal(failing?.entry.health?.failures, 1);
+      const drifted = await store.recordCheck(id, { health: health('unreachable', t1, 1), drift: true });
+      assert.equal(drifted?.change, 'logged');
+      assert.equal(await store.recordCheck('00000000-0000-4000-8000-000000000000', {}), undefined);
+    });
+
+    test('claimDue: each due entry goes to one claimer, however many claim at once', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      const second = target.makeStore();
+      await second.open();
+      t.after(() => second.close());
+      const past = '2026-01-01T00:00:00.000Z';
+      const future = '2999-01-01T00:00:00.000Z';
+      const due: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const r = await store.upsert(
+          { ...entryWrite('agent', `https://due-${i}.example.com/a2a`), freshness: { source: { url: `https://due-${i}.example.com/card.json`, fetchedAt: past }, nextCheckAt: past } },
+          actor('alice'),
+        );
+        assert.ok(r.status === 'created');
+        due.push(r.entry.id);
+      }
+      const later = await store.upsert({ ...entryWrite('agent', 'https://later.example.com/a2a'), freshness: { source: { url: 'https://later.example.com/card.json', fetchedAt: past }, nextCheckAt: future } }, actor('alice'));
+      const unsourced = await store.upsert({ ...entryWrite('agent', 'https://probe.example.com/a2a'), freshness: { nextCheckAt: past } }, actor('alice'));
+      assert.ok(later.status === 'created' && unsourced.status === 'created');
+
+      const retryAt = new Date(Date.now() + 60_000).toISOString();
+      const claims = await Promise.all([store, second, store, second].map((s) => s.claimDue(15, retryAt, false)));
+      const claimed = claims.flat();
+      assert.equal(claimed.length, 40, `claims: ${claims.map((c) => c.length).join(', ')}`);
+      assert.deepEqual([...new Set(claimed)].sort(), [...due].sort(), 'every due sourced entry exactly once');
+      assert.deepEqual(await store.claimDue(100, retryAt, false), [], 'claimed entries are no longer due');
+      assert.deepEqual(await second.claimDue(100, retryAt, true), [unsourced.entry.id], 'probing claims unsourced entries too');
+
+      const mcp = await store.upsert(entryWrite('mcp-server', 'https://mcp.example.com/mcp'), actor('alice'));
+      const plainAgent = await store.upsert(entryWrite('agent', 'https://plain.example.com/a2a'), actor('alice'));
+      assert.ok(mcp.status === 'created' && plainAgent.status === 'created');
+      assert.equal(await store.scheduleProbes(past), 1, 'only the agent without a record');
+      assert.equal(await store.scheduleProbes(past), 0);
+      assert.deepEqual(await store.claimDue(100, retryAt, true), [plainAgent.entry.id]);
+    });
+
     test('creates, updates, leaves unchanged, forbids, and lets an admin update', async (t) => {
       const { store } = await openFresh(t, engine);
       assert.equal(store.engine, engine.name);
@@ -198,9 +352,17 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.ok(byAdmin.status === 'updated');
       assert.equal(byAdmin.entry.revision, 3);
       assert.equal(byAdmin.entry.owner, 'alice', 'an admin update keeps the original owner');
+      const revisions = await store.revisions(entry.id, 10);
+      assert.deepEqual(revisions.map((r) => r.revision), [3, 2, 1]);
+      assert.equal(revisions[0]!.updatedAt, byAdmin.entry.updatedAt);
+      assert.equal(revisions[2]!.updatedAt, entry.updatedAt);
+      assert.deepEqual((await store.revisions(entry.id.toUpperCase(), 2)).map((r) => r.revision), [3, 2]);
+      assert.deepEqual(await store.revisions('not-a-uuid', 10), []);
 
-      // Same URL, other kind: a different identity.
-      const mcp = await store.upsert(entryWrite('mcp-server', url), actor('bob'));
+      // Same URL, other kind: a different identity, which only the URL's owner may create.
+      const borrowed = await store.upsert(entryWrite('mcp-server', url), actor('bob'));
+      assert.deepEqual(borrowed, { status: 'url-taken', url: 'http://agents.example.com/a2a' });
+      const mcp = await store.upsert(entryWrite('mcp-server', url), actor('alice'));
       assert.equal(mcp.status, 'created');
       assert.ok(mcp.status === 'created');
       assert.notEqual(mcp.entry.id, entry.id);
@@ -406,7 +568,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       const versions = (await target.raw('SELECT version FROM registry_migrations ORDER BY version')) as {
         version: number;
       }[];
-      assert.deepEqual(versions.map((v) => Number(v.version)), [1], 'each migration applied once');
+      assert.deepEqual(versions.map((v) => Number(v.version)), engine.versions, 'each migration applied once');
 
       await target.raw(
         `INSERT INTO registry_migrations (version, name, applied_at) VALUES (999, 'from the future', '2099-01-01T00:00:00Z')`,
@@ -421,6 +583,45 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await tooOld.close();
     });
 
+    test('a database from before freshness (schema 1) upgrades: entries and revisions kept, freshness records taken', async () => {
+      const target = await engine.fresh();
+      const old = target.makeStore();
+      await old.open();
+      const created = await old.upsert(entryWrite('agent', 'https://upgrade.example.com/a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      await old.upsert(entryWrite('agent', 'https://upgrade.example.com/a', '2'), actor('alice'));
+      await old.close();
+      // Back to what a registry before issue 16 left behind: no freshness table, no revision origin.
+      await target.raw('DROP TABLE entry_freshness');
+      await target.raw('ALTER TABLE entry_revisions DROP COLUMN origin');
+      // ...nor the task lifecycle's state (issue 12).
+      await target.raw('DROP TABLE registry_state');
+      // ... and before issue 15: no URL claims, no verification columns.
+      await target.raw('DROP TABLE entry_urls');
+      await target.raw('DROP TABLE url_claims');
+      await target.raw('ALTER TABLE entry_revisions DROP COLUMN verification');
+      await target.raw('ALTER TABLE entry_revisions DROP COLUMN verified_kid');
+      await target.raw('DELETE FROM registry_migrations WHERE version > 1');
+
+      const upgraded = target.makeStore();
+      await upgraded.open();
+      try {
+        const entry = await upgraded.get(created.entry.id);
+        assert.equal(entry?.revision, 2);
+        assert.equal(entry?.revisionOrigin, undefined, 'old revisions were registrations');
+        assert.equal(entry?.health, undefined);
+        assert.equal((await upgraded.get(created.entry.id, 1))?.contentHash, created.entry.contentHash);
+        const at = '2026-12-01T10:00:00.000Z';
+        const checked = await upgraded.recordCheck(created.entry.id, { health: { status: 'ok', checkedAt: at, since: at, failures: 0 }, drift: false });
+        assert.equal(checked?.entry.health?.status, 'ok');
+        assert.deepEqual((await upgraded.list({ limit: 10, health: 'ok' })).entries.map((e) => e.id), [created.entry.id]);
+        const versions = (await target.raw('SELECT version FROM registry_migrations ORDER BY version')) as { version: number }[];
+        assert.deepEqual(versions.map((v) => Number(v.version)), engine.versions);
+      } finally {
+        await upgraded.close();
+      }
+    });
+
     test('several instances opening one fresh database at once migrate it exactly once', async () => {
       const target = await engine.fresh();
       const stores = Array.from({ length: 5 }, () => target.makeStore());
@@ -428,7 +629,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         await Promise.all(stores.map((s) => s.open()));
         for (const s of stores) assert.equal(await s.ping(), true);
         const versions = (await target.raw('SELECT version FROM registry_migrations')) as { version: number }[];
-        assert.deepEqual(versions.map((v) => Number(v.version)), [1]);
+        assert.deepEqual(versions.map((v) => Number(v.version)).sort((a, b) => a - b), engine.versions);
       } finally {
         await Promise.all(stores.map((s) => s.close()));
       }
@@ -442,7 +643,7 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       );
       assert.equal(identical.filter((o) => o.status === 'created').length, 1);
       assert.equal(identical.filter((o) => o.status === 'unchanged').length, 49);
-      assert.equal(new Set(identical.map((o) => (o.status === 'forbidden' ? o.existing.id : o.entry.id))).size, 1);
+      assert.equal(new Set(identical.map((o) => ('entry' in o ? o.entry.id : 'existing' in o ? o.existing.id : 'url' in o ? o.url : o.status))).size, 1);
 
       const distinct = await Promise.all(
         Array.from({ length: 50 }, (_, i) => store.upsert(entryWrite('agent', url, `v${i + 2}`), actor('alice'))),
@@ -478,10 +679,10 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       }
     });
 
-    test('persists SDK tasks through DatabaseTaskStore and prunes finished ones', async (t) => {
+    test('keeps durable task rows (the SDK layout), scoped, listed newest first, and prunes finished ones', async (t) => {
       const { store } = await openFresh(t, engine);
-      const alice = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
-      const bob = new ServerCallContext({ user: { isAuthenticated: true, userName: 'bob' } });
+      const alice = { tenant: '', owner: 'alice' };
+      const bob = { tenant: '', owner: 'bob' };
       const now = Date.now();
       const states = [
         'TASK_STATE_COMPLETED',
@@ -497,53 +698,152 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         ids.push(id);
         const task = Task.fromJSON({
           id,
-          contextId: crypto.randomUUID(),
+          contextId: i % 2 ? 'ctx-odd' : 'ctx-even',
           // Tasks 0..5 are two hours old, 6..11 recent; index order is age order.
           status: { state: states[i % states.length], timestamp: new Date(now - (i < 6 ? 7_200_000 : 60_000) + i * 1000).toISOString() },
           artifacts: [{ artifactId: 'a1', name: 'registration', parts: [{ text: `result ${i}` }] }],
           history: [],
           metadata: { n: i },
         });
-        await store.taskStore.save(task, alice);
+        await store.tasks.save(toTaskRow(alice, task));
       }
-      const loaded = await store.taskStore.load(ids[0]!, alice);
-      assert.equal(loaded?.id, ids[0]);
-      const wire = Task.toJSON(loaded!) as {
-        status?: { state?: string };
-        artifacts?: { parts: { text?: string }[] }[];
-      };
+      const loaded = fromTaskRow((await store.tasks.load(alice, ids[0]!))!);
+      assert.equal(loaded.id, ids[0]);
+      const wire = Task.toJSON(loaded) as { status?: { state?: string }; artifacts?: { parts: { text?: string }[] }[] };
       assert.equal(wire.status?.state, 'TASK_STATE_COMPLETED');
       assert.equal(wire.artifacts?.[0]?.parts[0]?.text, 'result 0');
-      assert.equal(await store.taskStore.load(ids[0]!, bob), undefined, 'tasks are scoped to their owner');
+      assert.equal(await store.tasks.load(bob, ids[0]!), undefined, 'tasks are scoped to their owner');
 
       // Saving again overwrites (the SDK upserts on the task table's primary key).
-      const resaved = Task.fromJSON({ ...wire, metadata: { n: 'again' } });
-      await store.taskStore.save(resaved, alice);
-      assert.deepEqual((await store.taskStore.load(ids[0]!, alice))?.metadata, { n: 'again' });
+      await store.tasks.save(toTaskRow(alice, Task.fromJSON({ ...wire, metadata: { n: 'again' } })));
+      assert.deepEqual(fromTaskRow((await store.tasks.load(alice, ids[0]!))!).metadata, { n: 'again' });
 
-      const page1 = await store.taskStore.list(ListTasksRequest.fromJSON({ pageSize: 5 }), alice);
-      assert.equal(page1.totalSize, 12);
-      assert.equal(page1.tasks.length, 5);
-      assert.ok(page1.nextPageToken);
-      const page2 = await store.taskStore.list(ListTasksRequest.fromJSON({ pageSize: 10, pageToken: page1.nextPageToken }), alice);
-      assert.equal(page2.tasks.length, 7);
-      assert.equal(new Set([...page1.tasks, ...page2.tasks].map((t) => t.id)).size, 12);
+      // Newest first, in keyset pages; filters; artifacts only when asked for.
+      const all = { limit: 100, withArtifacts: false, withHistory: true };
+      const first = await store.tasks.list(alice, { ...all, limit: 5 });
+      assert.equal(first.total, 12);
+      assert.deepEqual(first.rows.map((r) => r.id), [11, 10, 9, 8, 7].map((i) => ids[i]));
+      assert.ok(first.rows.every((r) => r.artifacts === null));
+      const last = first.rows[4]!;
+      const rest = await store.tasks.list(alice, { ...all, before: { updated: last.status_last_updated, id: last.id } });
+      assert.deepEqual(rest.rows.map((r) => r.id), [6, 5, 4, 3, 2, 1, 0].map((i) => ids[i]));
+      const odd = await store.tasks.list(alice, { ...all, contextId: 'ctx-odd', state: 'TASK_STATE_WORKING', withArtifacts: true });
+      assert.deepEqual(odd.rows.map((r) => r.id), [7, 1].map((i) => ids[i]));
+      assert.equal(odd.total, 2);
+      assert.ok(odd.rows[0]!.artifacts);
+      const recent = await store.tasks.list(alice, { ...all, updatedAfter: now - 3_600_000 });
+      assert.equal(recent.total, 6);
+      assert.equal((await store.tasks.list(bob, all)).total, 0);
 
       // Nothing is old or beyond the count: nothing goes.
-      assert.equal(await store.pruneTasks({ maxAgeMs: 86_400_000, maxCount: 100 }), 0);
+      assert.equal(await store.tasks.prune({ maxAgeMs: 86_400_000, maxCount: 100 }), 0);
       // Older than an hour: the finished ones among 0..5 (0 completed, 2 rejected, 3 failed, 5 canceled).
-      assert.equal(await store.pruneTasks({ maxAgeMs: 3_600_000, maxCount: 100 }), 4);
-      for (const i of [0, 2, 3, 5]) assert.equal(await store.taskStore.load(ids[i]!, alice), undefined);
-      for (const i of [1, 4]) assert.ok(await store.taskStore.load(ids[i]!, alice), 'unfinished tasks are kept');
+      assert.equal(await store.tasks.prune({ maxAgeMs: 3_600_000, maxCount: 100 }), 4);
+      for (const i of [0, 2, 3, 5]) assert.equal(await store.tasks.load(alice, ids[i]!), undefined);
+      for (const i of [1, 4]) assert.ok(await store.tasks.load(alice, ids[i]!), 'unfinished tasks are kept');
       // Keep the newest 3 of the 8 left (11, 10, 9): finished older ones go (6, 8); 7 is working.
-      assert.equal(await store.pruneTasks({ maxAgeMs: 86_400_000, maxCount: 3 }), 2);
-      const left = await store.taskStore.list(ListTasksRequest.fromJSON({ pageSize: 100 }), alice);
-      assert.deepEqual(
-        new Set(left.tasks.map((t) => t.id)),
-        new Set([1, 4, 7, 9, 10, 11].map((i) => ids[i]!)),
-      );
+      assert.equal(await store.tasks.prune({ maxAgeMs: 86_400_000, maxCount: 3 }), 2);
+      const left = await store.tasks.list(alice, all);
+      assert.deepEqual(new Set(left.rows.map((r) => r.id)), new Set([1, 4, 7, 9, 10, 11].map((i) => ids[i]!)));
       // maxAge 0: every finished task left (9 failed, 11 canceled) goes.
-      assert.equal(await store.pruneTasks({ maxAgeMs: 0, maxCount: 0 }), 2);
+      assert.equal(await store.tasks.prune({ maxAgeMs: 0, maxCount: 0 }), 2);
+    });
+
+    test('holds an owner to its entry quota atomically, however many registrations race', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      // A second instance: on PostgreSQL another replica, on SQLite another connection to the file.
+      const other = target.makeStore();
+      await other.open();
+      t.after(() => other.close());
+      const quota = { maxEntriesPerOwner: 5 };
+      const outcomes = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => (i % 2 ? store : other).upsert(entryWrite('agent', `https://quota.example.com/${i}`), actor('alice'), quota)),
+      );
+      assert.equal(outcomes.filter((o) => o.status === 'created').length, 5, 'exactly the quota is created, never more');
+      const refused = outcomes.filter((o) => o.status === 'quota-exceeded');
+      assert.equal(refused.length, 19);
+      assert.deepEqual(refused[0], { status: 'quota-exceeded', quota: 'entries', limit: 5 });
+      assert.equal((await store.list({ owner: 'alice', limit: 100 })).entries.length, 5);
+      // Updating an entry it has is not a new one; another owner has its own quota; no quota, no limit.
+      const mine = outcomes.find((o) => o.status === 'created')!;
+      assert.ok(mine.status === 'created');
+      assert.equal((await store.upsert(entryWrite('agent', mine.entry.identityUrl, '2'), actor('alice'), quota)).status, 'updated');
+      assert.equal((await store.upsert(entryWrite('agent', 'https://quota.example.com/bob'), actor('bob'), quota)).status, 'created');
+      assert.equal((await store.upsert(entryWrite('agent', 'https://quota.example.com/more'), actor('alice'))).status, 'created');
+    });
+
+    test('keeps at most maxRevisions revisions of an entry; numbering goes on', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const url = 'https://revisions.example.com/a';
+      const quota = { maxRevisions: 3 };
+      let id = '';
+      for (let v = 1; v <= 7; v++) {
+        const outcome = await store.upsert(entryWrite('agent', url, `v${v}`), actor('alice'), quota);
+        assert.ok('entry' in outcome);
+        assert.equal(outcome.entry.revision, v);
+        id = outcome.entry.id;
+      }
+      assert.equal(await store.oldestRevision(id), 5);
+      for (const revision of [1, 2, 3, 4]) assert.equal(await store.get(id, revision), undefined, `revision ${revision} left the history`);
+      for (const revision of [5, 6, 7]) assert.equal((await store.get(id, revision))?.revision, revision);
+      assert.equal((await store.get(id))?.revision, 7);
+      assert.equal(await store.oldestRevision(crypto.randomUUID()), undefined);
+      // A refresh (a revision the registry writes from the entry's source) trims the same way.
+      const refreshed = await store.revise(id, entryWrite('agent', url, 'v8'), 7, quota);
+      assert.equal(refreshed.status, 'updated');
+      assert.equal(await store.oldestRevision(id), 6);
+    });
+
+    test('trims the change log and says how far; the sequence never goes back', async (t) => {
+      const { target, store } = await openFresh(t, engine);
+      for (let i = 0; i < 4; i++) await store.upsert(entryWrite('agent', `https://trim.example.com/${i}`), actor('alice'));
+      const last = await store.lastChangeSeq();
+      assert.equal(await store.changesTrimmedThrough(), 0);
+      assert.equal(await store.trimChanges(60_000), 0, 'nothing is old enough');
+      // Age the first three changes (as if written two days ago).
+      const old = new Date(Date.now() - 2 * 86_400_000).toISOString();
+      const firstThree = (await store.changesSince(0, 3)).map((c) => c.seq);
+      await target.raw(`UPDATE changes SET at = '${old}' WHERE seq <= ${firstThree[2]}`);
+      assert.equal(await store.trimChanges(86_400_000), 3);
+      assert.equal(await store.changesTrimmedThrough(), firstThree[2]);
+      assert.deepEqual((await store.changesSince(0, 10)).map((c) => c.seq), [last]);
+      assert.equal(await store.lastChangeSeq(), last);
+      // Trimmed to nothing, the sequence still stands where it was, and goes on from there.
+      await target.raw(`UPDATE changes SET at = '${old}'`);
+      assert.equal(await store.trimChanges(86_400_000), 1);
+      assert.equal(await store.lastChangeSeq(), last);
+      await store.upsert(entryWrite('agent', 'https://trim.example.com/next'), actor('alice'));
+      assert.ok((await store.lastChangeSeq()) > last);
+      await store.reclaimSpace();
+    });
+
+    test('writes waiting for a busy pool wait their turn; contention is never an error or a storage fault', async (t) => {
+      if (engine.name !== 'postgres') return; // one SQLite connection, no pool
+      const target = await engine.fresh();
+      const setup = target.makeStore();
+      await setup.open();
+      const created = await setup.upsert(entryWrite('agent', 'https://busy.example.com/a2a'), actor('alice'));
+      assert.ok(created.status === 'created');
+      await setup.close();
+      // Two connections, and a pool wait that times out after 100 ms: the tenth write queues far longer.
+      const store = target.makeStore({ poolMax: 2, connectTimeoutMs: 100 });
+      await store.open();
+      t.after(() => store.close());
+      const holder = new pg.Client({ connectionString: target.url });
+      await holder.connect();
+      t.after(() => holder.end());
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [created.entry.id]);
+      const writes = Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => store.upsert(entryWrite('agent', 'https://busy.example.com/a2a', `v${i + 2}`), actor('alice'))),
+      );
+      // Every connection is now stuck behind the row lock and the others wait for the pool, past its timeout.
+      await new Promise((r) => setTimeout(r, 600));
+      await holder.query('COMMIT');
+      const outcomes = await writes;
+      assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
+      assert.ok(outcomes.every((o) => o.status === 'fulfilled' && o.value.status === 'updated'));
+      assert.equal(store.fault, undefined, 'contention is not a storage fault');
     });
 
     test('pings while open', async (t) => {

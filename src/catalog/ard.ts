@@ -17,7 +17,7 @@ import type { FailureFormatter } from '../http/errors.js';
 import { isObject } from '../lib/json.js';
 import { checkQueryLength, zodFindings } from '../operations/request-parser.js';
 import { MAX_QUERY_CHARS_CEILING } from '../operations/request-schemas.js';
-import { entryHead, type CatalogEntry } from './entries.js';
+import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { kindsOf, type Site } from './vocabulary.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
@@ -48,6 +48,7 @@ const BY_REGISTRY_CODE: Record<string, [status: number, errorCode: string]> = {
   RATE_LIMITED: [429, 'RATE_LIMIT_EXCEEDED'],
   QUOTA_EXCEEDED: [429, 'RATE_LIMIT_EXCEEDED'],
   UNAVAILABLE: [503, 'UNAVAILABLE'],
+  STORAGE_UNAVAILABLE: [503, 'UNAVAILABLE'],
 };
 
 /** The ARD error code for an HTTP status (refusals made before an operation ran). */
@@ -106,10 +107,13 @@ export const ARD_FILTER_KEYS: Record<string, string> = {
   destructive: 'true or false (MCP tool hint)',
   idempotent: 'true or false (MCP tool hint)',
   openWorld: 'true or false (MCP tool hint)',
+  health: 'ok, unreachable or invalid (the latest check of the live agent or server), or any (also entries hidden for failing long)',
+  verified: "true or false (the agent card's signature verified with a key the operator trusts)",
 };
+const HEALTH_VALUES = ['ok', 'unreachable', 'invalid', 'any'] as const;
 const LIST_KEYS = ['tags', 'inputModes', 'outputModes'] as const;
 const ONE_VALUE_KEYS = ['protocolBinding', 'protocolVersion', 'owner'] as const;
-const BOOLEAN_KEYS = ['streaming', 'readOnly', 'destructive', 'idempotent', 'openWorld'] as const;
+const BOOLEAN_KEYS = ['streaming', 'readOnly', 'destructive', 'idempotent', 'openWorld', 'verified'] as const;
 
 const valuesOf = (v: string | boolean | Array<string | boolean>): Array<string | boolean> => (Array.isArray(v) ? v : [v]);
 const stringsOf = (v: Array<string | boolean>): string[] => v.map(String).map((s) => s.trim()).filter(Boolean);
@@ -137,6 +141,15 @@ function searchFilterOf(site: Site, filter: Record<string, string | boolean | Ar
       else if (kinds.size === 1) out.kind = [...kinds][0] as EntryKind;
     } else if (key === 'publisher') {
       if (!stringsOf(values).some((p) => p.toLowerCase() === site.publisher)) matchable = false;
+    } else if (key === 'health') {
+      const distinct = [...new Set(stringsOf(values).map((v) => v.toLowerCase()))];
+      const health = distinct.length === 1 ? HEALTH_VALUES.find((h) => h === distinct[0]) : undefined;
+      if (!health) {
+        throw badRequest(`Filter "health" takes one of ${HEALTH_VALUES.join(', ')}.`, [
+          { path: at(key), message: `got ${JSON.stringify(raw).slice(0, 60)}`, hint: 'e.g. {"health": "ok"} for agents that answered their latest check.' },
+        ]);
+      }
+      out.health = health;
     } else if ((LIST_KEYS as readonly string[]).includes(key)) {
       out[key as (typeof LIST_KEYS)[number]] = stringsOf(values).slice(0, 20);
     } else if ((ONE_VALUE_KEYS as readonly string[]).includes(key)) {
@@ -222,7 +235,7 @@ const isMatch = (m: unknown): m is { type: string; name: string; id?: string } =
 
 function ardResultOf(site: Site, hit: SearchHit, best: number): ArdResult {
   const score = best > 0 ? Math.max(0, Math.min(100, Math.round((100 * hit.score) / best))) : 0;
-  const result: ArdResult = { ...entryHead(site, hit), score, source: `${site.publicUrl}/`, metadata: { registryId: hit.id, kind: hit.kind } };
+  const result: ArdResult = { ...entryHead(site, hit), score, source: `${site.publicUrl}/`, metadata: { registryId: hit.id, kind: hit.kind, ...freshnessMetadata(hit), ...trustMetadata(hit) } };
   // What inside the entry matched (a skill or a tool), when the search says so.
   const match: unknown = (hit as { match?: unknown }).match;
   if (isMatch(match) && (match.type === 'skill' || match.type === 'tool')) {
@@ -255,7 +268,10 @@ export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage 
 
 // ---- GET /agents ----
 
-/** Reads GET /agents' query (pageSize, pageToken, a `type = '...'` filter, newest-first order); undefined when it can match nothing. */
+/**
+ * Reads GET /agents' query (pageSize, pageToken, a filter of `type = '...'` and `verified = true`
+ * clauses, newest-first order); undefined when it can match nothing.
+ */
 export function ardListOf(query: Record<string, unknown>): ListRequest | undefined {
   const one = (key: string): string | undefined => {
     const v = query[key];
@@ -281,15 +297,29 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
   }
   const filter = one('filter');
   if (filter !== undefined && filter.trim() !== '') {
-    const m = /^\s*type\s*=\s*(?:'([^']*)'|"([^"]*)")\s*$/i.exec(filter);
-    if (!m) {
-      throw badRequest(`The filter supports one clause, type = '<media types, comma-separated>'; got ${JSON.stringify(filter.slice(0, 80))}.`, [
-        { path: '/query/filter', message: 'unsupported filter expression', hint: "e.g. type = 'application/mcp-server-card+json'" },
-      ]);
+    const listFilter: NonNullable<ListRequest['filter']> = {};
+    // Clauses joined by AND: type = '<media types, comma-separated>', verified = true|false.
+    for (const clause of filter.split(/\s+AND\s+/i)) {
+      const type = /^\s*type\s*=\s*(?:'([^']*)'|"([^"]*)")\s*$/i.exec(clause);
+      const verified = /^\s*verified\s*=\s*(?:(true|false)|'(true|false)'|"(true|false)")\s*$/i.exec(clause);
+      if (type) {
+        const kinds = kindsOf((type[1] ?? type[2] ?? '').split(','));
+        if (kinds.size === 0) return undefined;
+        if (kinds.size === 1) {
+          const kind = [...kinds][0]!;
+          if (listFilter.kind !== undefined && listFilter.kind !== kind) return undefined;
+          listFilter.kind = kind;
+        }
+      } else if (verified) {
+        listFilter.verified = (verified[1] ?? verified[2] ?? verified[3])!.toLowerCase() === 'true';
+      } else {
+        throw badRequest(
+          `The filter supports the clauses type = '<media types, comma-separated>' and verified = true|false, joined by AND; got ${JSON.stringify(filter.slice(0, 80))}.`,
+          [{ path: '/query/filter', message: 'unsupported filter expression', hint: "e.g. type = 'application/a2a-agent-card+json' AND verified = true" }],
+        );
+      }
     }
-    const kinds = kindsOf((m[1] ?? m[2] ?? '').split(','));
-    if (kinds.size === 0) return undefined;
-    if (kinds.size === 1) request.filter = { kind: [...kinds][0] };
+    if (Object.keys(listFilter).length > 0) request.filter = listFilter;
   }
   return request;
 }

@@ -203,7 +203,9 @@ export const catalogDoor: Door = {
         }
         const view = await answer<EntryView>({ op: 'get', id: ref.id }, requestCaller(req));
         const body = Buffer.from(JSON.stringify(catalogEntryOf(site, view)));
-        sendCacheable(req, res, { body, cacheControl, contentType: JSON_TYPE, lastModified: new Date(view.updatedAt) });
+        // The entry's metadata also moves when its health does (a check writes no revision).
+        const lastModified = new Date(Math.max(Date.parse(view.updatedAt), view.health ? Date.parse(view.health.since) : 0));
+        sendCacheable(req, res, { body, cacheControl, contentType: JSON_TYPE, lastModified });
       }),
     );
 

@@ -70,10 +70,19 @@ export function entryHead(site: Site, e: { kind: EntryKind; id: string; name: st
   return head;
 }
 
+/**
+ * Whether the registry verified the entry's card signature with a trusted key (and which key), as
+ * flat metadata: `verified` for agents (MCP servers are never signed), `verifiedKid` beside it.
+ */
+export function trustMetadata(e: { kind: EntryKind; verified: boolean; kid?: string }): Record<string, string | boolean> {
+  if (e.kind !== 'agent') return {};
+  return e.verified && e.kid !== undefined ? { verified: true, verifiedKid: e.kid } : { verified: e.verified };
+}
+
 /** The catalog entry of a registered agent or MCP server; `view.document` must be present. */
 export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
   const entry: CatalogEntry = entryHead(site, view);
-  const metadata: Record<string, string | number | boolean> = { registryId: view.id, kind: view.kind, revision: view.revision };
+  const metadata: Record<string, string | number | boolean> = { registryId: view.id, kind: view.kind, revision: view.revision, ...trustMetadata(view) };
   if (view.kind === 'agent') {
     const card = describeAgentCard(view.document, view.protocolVersion === '0.3' ? '0.3' : '1.0');
     const tags = distinct(card.skills.flatMap((s) => s.tags), MAX_TAGS);
@@ -96,8 +105,26 @@ export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
     metadata.documentUrl = site.publicUrl + documentPaths.mcpDocument(view.id);
   }
   entry.updatedAt = view.updatedAt;
-  entry.metadata = metadata;
+  entry.metadata = { ...metadata, ...freshnessMetadata(view) };
   return entry;
+}
+
+/**
+ * Where the registry fetches an entry and how its live check went, flattened for `metadata`
+ * (ARD allows scalar values only): health, healthSince, drift, sourceUrl. Only what changes
+ * when the outcome changes — not the time of every check — so a catalog page keeps its ETag
+ * (and crawlers their 304s) across checks that found nothing new; `get` has the rest.
+ * Nothing for entries the registry never checks.
+ */
+export function freshnessMetadata(e: Pick<EntryView, 'health' | 'drift' | 'source'>): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  if (e.health) {
+    out.health = e.health.status;
+    out.healthSince = e.health.since;
+  }
+  if (e.drift !== undefined) out.drift = e.drift;
+  if (e.source) out.sourceUrl = e.source.url;
+  return out;
 }
 
 /**

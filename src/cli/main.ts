@@ -19,19 +19,35 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_REGISTRY_URL, DEFAULT_TIMEOUT_SECONDS } from './client.js';
 import { register as registerGet } from './commands/get.js';
+import { register as registerKeygen } from './commands/keygen.js';
 import { register as registerLs } from './commands/ls.js';
+import { register as registerRefresh } from './commands/refresh.js';
 import { register as registerRegister } from './commands/register.js';
 import { register as registerRm } from './commands/rm.js';
 import { register as registerSearch } from './commands/search.js';
 import { register as registerServe } from './commands/serve.js';
+import { register as registerSign } from './commands/sign.js';
 import { register as registerValidate } from './commands/validate.js';
+import { register as registerVerify } from './commands/verify.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './output.js';
-import { readPackageVersion } from './package-info.js';
+import { readPackageVersion } from '../lib/package-info.js';
 
 export type CommandRegistrar = (program: Command) => void;
 
 /** Every command of the CLI, in the order `--help` lists them. */
-const COMMANDS: CommandRegistrar[] = [registerServe, registerValidate, registerRegister, registerSearch, registerGet, registerLs, registerRm];
+const COMMANDS: CommandRegistrar[] = [
+  registerServe,
+  registerValidate,
+  registerRegister,
+  registerSearch,
+  registerGet,
+  registerLs,
+  registerRm,
+  registerRefresh,
+  registerKeygen,
+  registerSign,
+  registerVerify,
+];
 
 export { EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE } from './output.js';
 

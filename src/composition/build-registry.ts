@@ -1,9 +1,9 @@
 /**
  * The composition root's first half: everything the registry is, independent of how it is
  * reached. Storage, the search index kept in step by the change feed, the validator, the
- * service, the operations every door runs, authentication and abuse control, metrics, and the
- * background work (the replica follower, task pruning). The doors are mounted on top of this
- * by server.ts.
+ * service, the operations every door runs, authentication and abuse control, metrics, the task
+ * store every A2A binding shares, and the background work (the replica follower, storage
+ * housekeeping, the storage probe). The doors are mounted on top of this by server.ts.
  */
 import type { RegistryConfig } from '../config/config.js';
 import { ADMIN_PRINCIPAL } from '../config/config.js';
@@ -22,10 +22,20 @@ import { createSearchIndex, type SearchIndex } from '../search/index.js';
 import { Synonyms } from '../search/synonyms.js';
 import { createStore } from '../storage/create-store.js';
 import type { RegistryStore } from '../storage/types.js';
+import { RegistryTaskStore } from '../tasks/registry-task-store.js';
+import { CoalescedTask } from '../lib/coalesced-task.js';
+import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
+import { TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
 import { createDocumentValidator } from '../validation/index.js';
+import { readPackageVersion } from '../lib/package-info.js';
+import { GuardedFetcher, type Fetcher } from '../net/index.js';
+import { FetchingDocumentSources } from '../freshness/document-sources.js';
+import { RefreshLoop } from '../freshness/refresh-loop.js';
+import { createSignatureVerifier } from '../validation/signature.js';
+import { Housekeeping, StorageProbe } from './maintenance.js';
 
 const SEARCH_CHUNK_SIZE = 5;
-const TASK_PRUNE_INTERVAL_MS = 10 * 60_000;
+const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 /** Safety net behind change notifications: a replica sees every change within this, even if a notification was lost. */
 const FOLLOWER_POLL_MS = 500;
 
@@ -33,6 +43,14 @@ export interface RegistryCore {
   config: RegistryConfig;
   log: Logger;
   store: RegistryStore;
+  /**
+   * The A2A task store every binding (JSON-RPC, HTTP+JSON, gRPC) shares: tasks private to their
+   * caller, reads and refusals in bounded memory, accepted writes durable. Also the executor's
+   * TaskPlacement.
+   */
+  tasks: RegistryTaskStore;
+  /** Prunes durable tasks, trims the change log, reclaims space (on a timer; `run()` for tests and tools). */
+  housekeeping: Housekeeping;
   /** Committed changes, local and from other replicas; the index and other derived views follow it. */
   feed: ChangeFeed;
   service: RegistryService;
@@ -41,6 +59,16 @@ export interface RegistryCore {
   authenticator: TokenAuthenticator;
   abuse: AbuseControl;
   metrics: RegistryMetrics;
+  /** The one outbound guard: every request the registry sends goes through it. */
+  fetcher: Fetcher;
+  /** Refreshes entries from their sources and probes agents (absent with REGISTRY_REFRESH_SECONDS=0). */
+  refresher?: RefreshLoop;
+  /** The keys card signatures are verified with (REGISTRY_TRUSTED_KEYS, REGISTRY_TRUSTED_JKU). */
+  trustRoots: TrustRoots;
+  /** The key the registry signs its own card with (REGISTRY_SIGNING_KEY), if any. */
+  signingKey?: RegistrySigningKey;
+  /** Re-evaluates stored signatures (runs when the trust roots change); `idle()` waits for it. */
+  signatureReevaluation: CoalescedTask;
   /** Why the core is not ready to serve (index loading, storage unreachable, replica behind), or undefined. */
   notReady(): Promise<string | undefined>;
   /** Stops background work and closes storage. Doors must be closed first. */
@@ -60,16 +88,48 @@ function resolveTokens(config: RegistryConfig, log: Logger): Map<string, string>
 
 export async function buildRegistry(config: RegistryConfig, log: Logger): Promise<RegistryCore> {
   const tokens = resolveTokens(config, log);
-  const store = createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Read before storage opens: a key that cannot sign stops start-up with nothing to undo.
+  const signingKey = config.trust.signingKeyFile ? await loadRegistrySigningKey(config.trust.signingKeyFile) : undefined;
+  const store = createStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    notice: (message, details) => log.error(details, message),
+  });
   await store.open();
 
-  let pruneTimer: NodeJS.Timeout | undefined;
   let follower: IndexFollower | undefined;
-  let hybrid: HybridSearchIndex | undefined;
+  let indexes: RegistryIndexFactory | undefined;
+  let refresher: RefreshLoop | undefined;
+  let housekeeping: Housekeeping | undefined;
+  let probe: StorageProbe | undefined;
+  let trustRoots: TrustRoots | undefined;
+  let reevaluation: CoalescedTask | undefined;
   try {
     const metrics = new RegistryMetrics();
-    const index = createRegistryIndex(config, log, metrics);
-    if (index instanceof HybridSearchIndex) hybrid = index;
+    indexes = registryIndexFactory(config, log, metrics);
+    const version = readPackageVersion();
+    const fetcher = new GuardedFetcher({
+      maxBytes: config.maxDocumentBytes,
+      timeoutMs: config.fetch.timeoutMs,
+      allow: config.fetch.allow,
+      userAgent: `a2a-agent-registry/${version} (+${config.publicUrl})`,
+      observer: metrics.fetchObserver(),
+    });
+    // Allow-listed JWKS URLs are fetched through the one outbound guard (REGISTRY_FETCH_ALLOW opens it).
+    trustRoots = await TrustRoots.open({
+      keysFile: config.trust.keysFile,
+      jkuUrls: config.trust.jkuUrls,
+      fetchJwks: guardedJwksFetch(fetcher),
+      log,
+    });
+    if (trustRoots.configured) log.info({ keys: trustRoots.size, file: config.trust.keysFile, jku: config.trust.jkuUrls }, 'trust roots loaded');
+    const sources = new FetchingDocumentSources(fetcher, {
+      maxDocumentBytes: config.maxDocumentBytes,
+      maxJsonDepth: config.hardening.maxJsonDepth,
+      timeoutMs: config.fetch.timeoutMs,
+      clientVersion: version,
+    });
+    const freshness = config.freshness;
     const feed = new ChangeFeed((err, change) => log.error({ err, entry: change.id, op: change.op }, 'a change follower failed'));
     const validator = metrics.countingValidator(
       createDocumentValidator({ maxDocumentBytes: config.maxDocumentBytes, warnInsecureHttp: config.warnInsecureHttp }),
@@ -77,11 +137,21 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     const secret = config.pageTokenSecret ?? `page-tokens:${[...tokens.keys()].sort().join(',')}`;
     const service = new RegistryService({
       store,
-      index,
+      index: indexes.create(),
+      newIndex: indexes.create,
       validator,
+      verifier: createSignatureVerifier(trustRoots),
       pageTokens: new PageTokens(secret),
       feed,
       publicRead: config.publicRead,
+      sources,
+      freshness: {
+        refreshIntervalMs: freshness.refreshSeconds * 1000,
+        probe: freshness.probe,
+        hideUnhealthyAfterMs: freshness.hideUnhealthySeconds === undefined ? undefined : freshness.hideUnhealthySeconds * 1000,
+      },
+      quota: config.quota,
+      requireVerified: config.trust.requireVerified,
     });
 
     // Read the change sequence before scanning, then replay from it: a change committed by
@@ -95,6 +165,19 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       await follower.start();
     }
 
+    // Stored signatures are checked again whenever the trust roots change, and once at start-up
+    // (they may have changed while the registry was down).
+    const reevaluate = new CoalescedTask(
+      async () => {
+        const { checked, changed } = await service.reevaluateSignatures();
+        if (checked > 0) log.info({ checked, changed }, 'signatures re-evaluated against the trust roots');
+      },
+      (err) => log.error({ err }, 're-evaluating signatures failed'),
+    );
+    reevaluation = reevaluate;
+    trustRoots.onChange(() => reevaluate.wake());
+    reevaluate.wake();
+
     const authenticator = new TokenAuthenticator(tokens);
     const hardening = config.hardening;
     const abuse = new AbuseControl(
@@ -107,55 +190,96 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       },
       { log, onLimited: (limit, by) => metrics.rateLimited(limit, by), isExempt: (authorization) => authenticator.callerFor(authorization).isAdmin },
     );
-    metrics.setSources({ countEntries: () => store.count(), indexSize: () => service.indexSize, openStreams: () => abuse.openStreams });
     const operations = new OperationRunner(service, { searchChunkSize: SEARCH_CHUNK_SIZE }, abuse);
 
-    const prune = () =>
-      store
-        .pruneTasks(config.taskRetention)
-        .then((n) => n > 0 && log.info({ pruned: n }, 'finished tasks pruned'))
-        .catch((err: unknown) => log.warn({ err }, 'task pruning failed'));
-    void prune();
-    pruneTimer = setInterval(prune, TASK_PRUNE_INTERVAL_MS).unref();
+    const tasks = new RegistryTaskStore(store.tasks, config.taskMemory, { log });
+    metrics.setSources({
+      countEntries: () => store.count(),
+      indexSize: () => service.indexSize,
+      openStreams: () => abuse.openStreams,
+      memoryTasks: () => tasks.memoryUsage,
+      storageFault: () => store.fault?.reason,
+    });
+    housekeeping = new Housekeeping(store, tasks, { tasks: config.taskRetention, changeRetentionMs: config.changeRetentionMs }, log);
+    housekeeping.start(HOUSEKEEPING_INTERVAL_MS);
+    const storageProbe = (probe = new StorageProbe(store, log));
+    storageProbe.start();
+
+    if (freshness.refreshSeconds > 0) {
+      const intervalMs = freshness.refreshSeconds * 1000;
+      refresher = new RefreshLoop(store, service, log, {
+        // Often enough that an entry is checked close to its due time, rarely enough to cost nothing.
+        tickMs: Math.min(30_000, Math.max(250, intervalMs / 4)),
+        // A claim outlives any check (one fetch timeout, or one MCP exchange) with room to spare.
+        leaseMs: Math.max(60_000, 4 * config.fetch.timeoutMs),
+        probe: freshness.probe,
+      });
+      await refresher.start();
+    }
 
     let closing: Promise<void> | undefined;
     return {
       config,
       log,
       store,
+      tasks,
+      housekeeping,
       feed,
       service,
       operations,
       authenticator,
       abuse,
       metrics,
+      fetcher,
+      refresher,
+      trustRoots,
+      signingKey,
+      signatureReevaluation: reevaluate,
       notReady: async () => {
+        const fault = await storageProbe.notReady();
+        if (fault) return fault;
         if (!(await store.ping())) return `${store.engine} storage is unreachable`;
         return follower?.notInStep;
       },
       close: () =>
         (closing ??= (async () => {
-          clearInterval(pruneTimer);
-          hybrid?.close();
+          await refresher?.stop();
+          await fetcher.close();
+          await housekeeping?.stop();
+          await probe?.stop();
+          trustRoots?.close();
+          indexes?.close();
+          await reevaluate.stop();
           await follower?.stop();
           await store.close();
         })()),
     };
   } catch (err) {
-    clearInterval(pruneTimer);
-    hybrid?.close();
+    await refresher?.stop().catch(() => undefined);
+    await housekeeping?.stop().catch(() => undefined);
+    await probe?.stop().catch(() => undefined);
+    trustRoots?.close();
+    indexes?.close();
+    await reevaluation?.stop().catch(() => undefined);
     await follower?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw err;
   }
 }
 
+/** Makes the registry's search index (at start-up, and again when a replica reloads it) and stops the last one's background work. */
+interface RegistryIndexFactory {
+  create: () => SearchIndex;
+  close: () => void;
+}
+
 /**
  * The search index: keyword search with the operator's synonyms (REGISTRY_SYNONYMS), fused with
  * an embeddings service when REGISTRY_EMBEDDINGS_URL names one. A synonym file that cannot be
- * read or parsed stops start-up with its file and line.
+ * read or parsed stops start-up with its file and line. Synonyms and the embeddings client are
+ * made once; an index rebuilt on reload shares them, and the index it replaces stops embedding.
  */
-function createRegistryIndex(config: RegistryConfig, log: Logger, metrics: RegistryMetrics): SearchIndex {
+function registryIndexFactory(config: RegistryConfig, log: Logger, metrics: RegistryMetrics): RegistryIndexFactory {
   const { synonymsFile, embeddings } = config.search;
   let synonyms: Synonyms | undefined;
   if (synonymsFile) {
@@ -166,12 +290,19 @@ function createRegistryIndex(config: RegistryConfig, log: Logger, metrics: Regis
     }
     log.info({ file: synonymsFile, terms: synonyms.size }, 'synonyms loaded');
   }
-  const keyword = createSearchIndex({ synonyms });
-  if (!embeddings) return keyword;
+  if (!embeddings) return { create: () => createSearchIndex({ synonyms }), close: () => undefined };
   const embedder = new OpenAIEmbeddings(embeddings);
   log.info({ service: embedder.describe }, 'hybrid ranking on');
-  return new HybridSearchIndex(keyword, embedder, {
-    onFailure: (stage) => metrics.embeddingFailed(stage),
-    warn: (message, err) => log.warn({ err }, message),
-  });
+  let current: HybridSearchIndex | undefined;
+  return {
+    create: () => {
+      current?.close();
+      current = new HybridSearchIndex(createSearchIndex({ synonyms }), embedder, {
+        onFailure: (stage) => metrics.embeddingFailed(stage),
+        warn: (message, err) => log.warn({ err }, message),
+      });
+      return current;
+    },
+    close: () => current?.close(),
+  };
 }

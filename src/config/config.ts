@@ -35,7 +35,16 @@ export interface RegistryConfig {
   catalogMaxAgeSeconds: number;
   /** Host names the MCP endpoint answers besides PUBLIC_URL's (DNS-rebinding protection). */
   mcpAllowedHosts: string[];
+  /** Durable tasks (accepted writes): finished ones older than maxAgeMs, or beyond the newest maxCount, are pruned. */
   taskRetention: { maxAgeMs: number; maxCount: number };
+  /** Tasks held in memory (reads, refusals): at most maxTasks, about maxBytes, each for ttlMs. */
+  taskMemory: { maxTasks: number; maxBytes: number; ttlMs: number };
+  /** The change log keeps this long; a replica further behind reloads from the entries. */
+  changeRetentionMs: number;
+  /** Per-principal limits; admins are exempt. */
+  quota: { maxEntriesPerOwner: number; maxRevisions: number };
+  /** HTTP server limits (node:http). */
+  connections: ConnectionLimits;
   /** Warn about http: URLs in registered documents (on when PUBLIC_URL is https). */
   warnInsecureHttp: boolean;
   /** Signs page tokens; replicas behind one load balancer need the same one. */
@@ -44,6 +53,10 @@ export interface RegistryConfig {
   hardening: HardeningConfig;
   /** Outbound requests (cards by URL, refresh, probes, MCP, JWKS, webhooks): see src/net. */
   fetch: FetchConfig;
+  /** Keeping entries fresh: refresh from sources, probes, health in search. */
+  freshness: FreshnessConfig;
+  /** Signed cards (see README, "Signed cards"). */
+  trust: TrustConfig;
   /** Search relevance extras: the operator's synonyms and hybrid ranking (see src/search). */
   search: SearchConfig;
 }
@@ -55,11 +68,42 @@ export interface SearchConfig {
   embeddings?: { url: string; model: string; apiKey?: string; dimensions?: number };
 }
 
+export interface FreshnessConfig {
+  /** Entries with a source (and probed agents) are checked this often; 0: only on request. */
+  refreshSeconds: number;
+  /** Also check agents registered inline, at the well-known card of their primary interface. */
+  probe: boolean;
+  /** Leave entries unhealthy for longer than this out of default search results; undefined: never. */
+  hideUnhealthySeconds?: number;
+}
+
 export interface FetchConfig {
   /** Hosts, addresses and CIDR ranges exempt from the private/loopback/... address rules. */
   allow: AllowList;
   /** Deadline of one outbound request (resolution, connect, redirects, headers and body). */
   timeoutMs: number;
+}
+
+export interface ConnectionLimits {
+  /** The whole request (headers and body) must arrive within this; slower clients get 408 and are cut off. */
+  requestTimeoutMs: number;
+  /** The request headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Connections beyond this are closed at once. */
+  maxConnections: number;
+}
+
+export interface TrustConfig {
+  /** A JWKS file of trusted public keys (REGISTRY_TRUSTED_KEYS), reloaded on change and SIGHUP. */
+  keysFile?: string;
+  /** Allow-listed JWKS URLs (REGISTRY_TRUSTED_JKU), fetched through the outbound guard. */
+  jkuUrls: string[];
+  /** Agent cards must carry a signature by a trusted key (REGISTRY_REQUIRE_VERIFIED). */
+  requireVerified: boolean;
+  /** A private JWK the registry signs its own card with (REGISTRY_SIGNING_KEY). */
+  signingKeyFile?: string;
 }
 
 export interface HardeningConfig {
@@ -153,8 +197,18 @@ const envSchema = z.object({
       return hosts;
     })
     .optional(),
-  REGISTRY_TASK_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
-  REGISTRY_TASK_RETENTION_COUNT: positiveInt(10_000_000).default(10000),
+  REGISTRY_TASK_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24 * 7),
+  REGISTRY_TASK_RETENTION_COUNT: positiveInt(10_000_000).default(100_000),
+  REGISTRY_TASK_MEMORY_COUNT: positiveInt(10_000_000).default(10_000),
+  REGISTRY_TASK_MEMORY_BYTES: positiveInt(16 * 1024 ** 3).min(65536, { message: 'must be at least 65536' }).default(64 * 1024 * 1024),
+  REGISTRY_TASK_MEMORY_TTL_SECONDS: positiveInt(7 * 86400).default(900),
+  REGISTRY_CHANGES_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
+  REGISTRY_MAX_ENTRIES_PER_OWNER: positiveInt(100_000_000).default(1000),
+  REGISTRY_MAX_REVISIONS: positiveInt(1_000_000).default(100),
+  REGISTRY_REQUEST_TIMEOUT_SECONDS: positiveInt(3600).default(30),
+  REGISTRY_HEADERS_TIMEOUT_SECONDS: positiveInt(3600).optional(),
+  REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: positiveInt(3600).default(5),
+  REGISTRY_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REGISTRY_MAX_JSON_DEPTH: positiveInt(1000).min(16, { message: 'must be at least 16' }).default(100),
@@ -203,6 +257,36 @@ const envSchema = z.object({
   REGISTRY_EMBEDDINGS_MODEL: z.string().min(1).max(200).default('text-embedding-3-small'),
   REGISTRY_EMBEDDINGS_KEY: z.string().min(1).optional(),
   REGISTRY_EMBEDDINGS_DIMENSIONS: positiveInt(16_384).optional(),
+  REGISTRY_REFRESH_SECONDS: z.coerce
+    .number({ message: 'must be a whole number of seconds (0 turns refreshing off)' })
+    .int({ message: 'must be a whole number of seconds (0 turns refreshing off)' })
+    .min(0, { message: 'must be 0 (off) or more' })
+    .max(30 * 86400, { message: `must be at most ${30 * 86400} (30 days)` })
+    .default(3600),
+  REGISTRY_PROBE: booleanString.default(false),
+  REGISTRY_HIDE_UNHEALTHY_SECONDS: positiveInt(365 * 86400).optional(),
+  REGISTRY_TRUSTED_KEYS: z.string().min(1).optional(),
+  REGISTRY_TRUSTED_JKU: z
+    .string()
+    .transform((raw, ctx) => {
+      const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      for (const url of list) {
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(url);
+        } catch {
+          parsed = undefined;
+        }
+        if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password) {
+          ctx.addIssue({ code: 'custom', message: `"${url}" is not an http(s) URL of a JWKS (comma-separated list)` });
+          return z.NEVER;
+        }
+      }
+      return list;
+    })
+    .optional(),
+  REGISTRY_REQUIRE_VERIFIED: booleanString.default(false),
+  REGISTRY_SIGNING_KEY: z.string().min(1).optional(),
 });
 
 /** Variables whose values are never echoed in an error message. */
@@ -281,6 +365,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
   const e = parsed.data;
+  if (e.REGISTRY_REQUIRE_VERIFIED && !e.REGISTRY_TRUSTED_KEYS && !e.REGISTRY_TRUSTED_JKU?.length) {
+    throw new ConfigError('invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs trusted keys: set REGISTRY_TRUSTED_KEYS (a JWKS file) or REGISTRY_TRUSTED_JKU (JWKS URLs)');
+  }
+  const headersTimeoutSeconds = e.REGISTRY_HEADERS_TIMEOUT_SECONDS ?? Math.min(10, e.REGISTRY_REQUEST_TIMEOUT_SECONDS);
+  if (headersTimeoutSeconds > e.REGISTRY_REQUEST_TIMEOUT_SECONDS) {
+    throw new ConfigError(
+      `invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got ${headersTimeoutSeconds} > ${e.REGISTRY_REQUEST_TIMEOUT_SECONDS})`,
+    );
+  }
   const publicUrl = resolvePublicUrl(e.PUBLIC_URL, e.HOST, e.PORT);
   const tokens = withAdminToken(e.REGISTRY_TOKENS, adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE));
   // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
@@ -300,6 +393,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     catalogMaxAgeSeconds: e.REGISTRY_CATALOG_MAX_AGE,
     mcpAllowedHosts: e.REGISTRY_MCP_ALLOWED_HOSTS ?? [],
     taskRetention: { maxAgeMs: e.REGISTRY_TASK_RETENTION_HOURS * 3600_000, maxCount: e.REGISTRY_TASK_RETENTION_COUNT },
+    taskMemory: { maxTasks: e.REGISTRY_TASK_MEMORY_COUNT, maxBytes: e.REGISTRY_TASK_MEMORY_BYTES, ttlMs: e.REGISTRY_TASK_MEMORY_TTL_SECONDS * 1000 },
+    changeRetentionMs: e.REGISTRY_CHANGES_RETENTION_HOURS * 3600_000,
+    quota: { maxEntriesPerOwner: e.REGISTRY_MAX_ENTRIES_PER_OWNER, maxRevisions: e.REGISTRY_MAX_REVISIONS },
+    connections: {
+      requestTimeoutMs: e.REGISTRY_REQUEST_TIMEOUT_SECONDS * 1000,
+      headersTimeoutMs: headersTimeoutSeconds * 1000,
+      keepAliveTimeoutMs: e.REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+      maxConnections: e.REGISTRY_MAX_CONNECTIONS,
+    },
     warnInsecureHttp: publicUrl.startsWith('https:'),
     pageTokenSecret: e.REGISTRY_PAGE_TOKEN_SECRET,
     hardening: {
@@ -321,6 +423,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
         e.REGISTRY_EMBEDDINGS_URL === undefined
           ? undefined
           : { url: e.REGISTRY_EMBEDDINGS_URL, model: e.REGISTRY_EMBEDDINGS_MODEL, apiKey: e.REGISTRY_EMBEDDINGS_KEY, dimensions: e.REGISTRY_EMBEDDINGS_DIMENSIONS },
+    },
+    freshness: {
+      refreshSeconds: e.REGISTRY_REFRESH_SECONDS,
+      probe: e.REGISTRY_PROBE,
+      hideUnhealthySeconds: e.REGISTRY_HIDE_UNHEALTHY_SECONDS,
+    },
+    trust: {
+      keysFile: e.REGISTRY_TRUSTED_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_TRUSTED_KEYS),
+      jkuUrls: e.REGISTRY_TRUSTED_JKU ?? [],
+      requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
+      signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },
   };
 }

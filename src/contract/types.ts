@@ -5,6 +5,8 @@
  * so the contract is defined once.
  */
 
+import type { EntryHealth, EntrySource, HealthStatus, RevisionOrigin } from './freshness.js';
+
 export type EntryKind = 'agent' | 'mcp-server';
 
 /** Error codes of a REJECTED task's `{"error": {...}}` data part. */
@@ -17,7 +19,18 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'BAD_REQUEST'
   | 'RATE_LIMITED'
-  | 'UNAVAILABLE';
+  /** A per-principal limit (REGISTRY_MAX_ENTRIES_PER_OWNER) would be exceeded; the message names it. */
+  | 'QUOTA_EXCEEDED'
+  /**
+   * The database cannot be written (disk full, read-only, file deleted or corrupt, unreachable).
+   * Answered as a protocol error (HTTP 503, a JSON-RPC error), not a task; reads keep working.
+   */
+  | 'STORAGE_UNAVAILABLE'
+  | 'UNAVAILABLE'
+  /** A document given by URL (or an MCP server's tools) could not be fetched, or the fetch was refused. */
+  | 'FETCH_FAILED'
+  /** A card signature failed verification (a tampered card), or the registry requires a verified card. */
+  | 'SIGNATURE_INVALID';
 
 /** One problem (or warning) found in a request or document. `path` is a JSON Pointer. */
 export interface Finding {
@@ -42,6 +55,20 @@ export interface EntryInterface {
   protocolBinding: string;
   protocolVersion?: string;
   tenant?: string;
+}
+
+/**
+ * The verdict on one signature of a card (`signatures[i]`, same order): made by a trusted key
+ * (`verified`), by a key no trust root holds (`unknown-key`), or not a valid signature of this
+ * card with an accepted algorithm (`invalid`, which rejects the card).
+ */
+export interface SignatureStatus {
+  status: 'verified' | 'unknown-key' | 'invalid';
+  /** From the signature's protected header, when it has one. */
+  kid?: string;
+  alg?: string;
+  /** Why it is not verified (absent for `verified`). */
+  reason?: string;
 }
 
 /** MCP server metadata sent beside a toolspec. */
@@ -93,8 +120,34 @@ export interface EntryView {
   protocolVersion?: string;
   interfaces: EntryInterface[];
   contentHash?: string;
+  /** Where the registry fetches the document (registered by URL or with fetchTools). */
+  source?: EntrySource;
+  /** The latest check of the live document (entries with a source; all agents with REGISTRY_PROBE). */
+  health?: EntryHealth;
+  /** The live card differs from the stored revision (probed or failed refresh). */
+  drift?: boolean;
+  /** "refresh" when the registry wrote this revision from the entry's source. */
+  revisionOrigin?: RevisionOrigin;
+  /** A signature of the card verified with a key from the registry's trust roots. */
+  verified: boolean;
+  /** The key that verified it. */
+  kid?: string;
+  /** Each signature's status, as last evaluated (with the document, for signed cards). */
+  signatures?: SignatureStatus[];
   /** The card, or `{mcpServer, toolspec}`, exactly as registered. `list` items may leave it out. */
   document?: unknown;
+  /**
+   * `get` only: the entry's stored revisions, newest first (at most MAX_REVISIONS_LISTED). Older
+   * revisions may have been trimmed, so the numbers need not start at 1.
+   */
+  revisions?: RevisionSummary[];
+}
+
+/** One stored revision of an entry, as `get` lists them. */
+export interface RevisionSummary {
+  revision: number;
+  /** When this revision was stored (ISO-8601). */
+  updatedAt: string;
 }
 
 /** A `registration` (or `validation`) result. */
@@ -106,7 +159,18 @@ export interface RegistrationResult {
   changed?: boolean;
   protocolVersion?: string;
   indexed?: { skills: number } | { tools: number };
+  /** A signature verified with a trusted key (agents; MCP servers are never signed). */
+  verified?: boolean;
+  kid?: string;
+  /** Each signature of the card, in order (agents). */
+  signatures?: SignatureStatus[];
   warnings: Finding[];
+  /** Registered by URL / fetchTools, or refreshed: where the document came from. */
+  source?: EntrySource;
+  /** Registered by URL / fetchTools, or refreshed: the check this fetch was. */
+  health?: EntryHealth;
+  /** A refresh: "refresh" when it wrote a new revision. */
+  revisionOrigin?: RevisionOrigin;
 }
 
 export interface ValidationResultBody {
@@ -114,6 +178,10 @@ export interface ValidationResultBody {
   kind: EntryKind;
   protocolVersion?: string;
   sizeBytes: number;
+  /** As register would record them (agents). */
+  verified?: boolean;
+  kid?: string;
+  signatures?: SignatureStatus[];
   errors: Finding[];
   warnings: Finding[];
 }
@@ -131,6 +199,13 @@ export interface SearchFilter {
   idempotent?: boolean;
   openWorld?: boolean;
   owner?: string;
+  /**
+   * Health of the live agent or server: "ok" keeps only entries whose latest check succeeded;
+   * "any" also shows entries the operator hides by default (unhealthy for too long).
+   */
+  health?: HealthStatus | 'any';
+  /** true: only entries verified with a trusted key; false: only the others. */
+  verified?: boolean;
 }
 
 /**
@@ -166,6 +241,8 @@ export interface SearchHit {
   score: number;
   match: SearchMatch;
   interfaces: EntryInterface[];
+  verified: boolean;
+  kid?: string;
   /**
    * Results per entry: the entry's other matching skills or tools, best first (at most
    * MAX_MATCHES_PER_HIT); absent when only `match` matched.
@@ -176,6 +253,10 @@ export interface SearchHit {
    * or folded into this hit (results per match).
    */
   moreInEntry?: number;
+  /** Where the registry fetches the entry's document (registered by URL or with fetchTools). */
+  source?: EntrySource;
+  health?: EntryHealth;
+  drift?: boolean;
 }
 
 export interface SearchPage {
@@ -189,7 +270,7 @@ export interface ListRequest {
    * `mine: true` lists the caller's own entries (it needs a token): a client need not know the
    * principal its token maps to. It cannot be combined with a different `owner`.
    */
-  filter?: { kind?: EntryKind; owner?: string; mine?: boolean };
+  filter?: { kind?: EntryKind; owner?: string; mine?: boolean; health?: HealthStatus; verified?: boolean };
   pageSize?: number;
   pageToken?: string;
   /** Each entry with its document, as `get` answers it (catalogs map them in one read). */

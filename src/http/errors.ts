@@ -150,9 +150,26 @@ export const notFoundHandler: RequestHandler = (req, res) =>
     message: `No route ${req.method} ${req.path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
   });
 
-/** Last resort: log the bug, answer without internals. */
+/**
+ * Last resort. An error that carries a 4xx status is the client's mistake (a path parameter that
+ * is not valid percent-encoding, `/tasks/%ff%fe`, fails to decode with status 400): answered
+ * with that status and logged at info, without a stack. Anything else is a bug: logged with its
+ * stack, answered without internals.
+ */
 export function internalErrorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
+    const status = (err as { status?: unknown; statusCode?: unknown } | null)?.status ?? (err as { statusCode?: unknown } | null)?.statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      const decoding = err instanceof URIError;
+      log.info({ status, path: req.path.slice(0, 200), error: err instanceof Error ? err.message.slice(0, 200) : String(err) }, 'request refused');
+      sendFailure(req, res, {
+        httpStatus: status,
+        jsonRpcCode: JSONRPC_INVALID_REQUEST,
+        reason: decoding ? 'INVALID_PATH' : 'BAD_REQUEST',
+        message: decoding ? 'The request path is not valid percent-encoded UTF-8 (e.g. a task id).' : 'The request could not be read.',
+      });
+      return;
+    }
     log.error({ err, path: req.path }, 'unhandled error');
     sendFailure(req, res, { httpStatus: 500, jsonRpcCode: JSONRPC_INTERNAL_ERROR, reason: 'INTERNAL', message: 'Internal error; the request was not completed.' });
   };

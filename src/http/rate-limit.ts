@@ -40,7 +40,7 @@ export interface AbuseControlDeps {
   isExempt?: (authorization: string | undefined) => boolean;
 }
 
-const WRITE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister']);
+const WRITE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister', 'refresh']);
 const JSONRPC_RATE_LIMITED = -32603; // A2A v1.0 section on system errors: "rate limit exceeded" is -32603
 const STREAM_RETRY_SECONDS = 5;
 

@@ -13,6 +13,22 @@ export type RequestNamer = (req: Request) => { method: string; streaming: boolea
 
 const byRoute: RequestNamer = (req) => ({ method: `${req.method} ${req.path}`, streaming: false });
 
+/** Query parameters the A2A HTTP+JSON binding defines: their values are logged as sent. */
+const LOGGED_QUERY_PARAMETERS = new Set(['pageSize', 'pageToken', 'historyLength', 'contextId', 'status', 'statusTimestampAfter', 'includeArtifacts', 'tenant']);
+
+/**
+ * The request's URL for the log: every query value other than the binding's own parameters is
+ * replaced, so a token a client put in the query string (`?access_token=...`) never reaches
+ * the logs.
+ */
+export function loggableUrl(originalUrl: string): string {
+  const q = originalUrl.indexOf('?');
+  if (q < 0) return originalUrl.slice(0, 200);
+  const query = new URLSearchParams(originalUrl.slice(q + 1));
+  const shown = [...query].map(([name, value]) => `${name}=${LOGGED_QUERY_PARAMETERS.has(name) ? value : '[redacted]'}`);
+  return `${originalUrl.slice(0, Math.min(q, 200))}?${shown.join('&')}`.slice(0, 400);
+}
+
 /** Opens a request scope and writes one log line when the response ends. */
 export function requestScope(log: Logger, name: RequestNamer = byRoute): RequestHandler {
   return (req, res, next) => {
@@ -27,7 +43,7 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const line = {
         requestId,
-        http: `${req.method} ${req.originalUrl.slice(0, 200)}`,
+        http: `${req.method} ${loggableUrl(req.originalUrl)}`,
         status: res.statusCode,
         method: scope.method,
         operation: scope.operation,

@@ -1,6 +1,7 @@
 /**
- * Response-side security for a public JSON API:
- * - helmet headers, tuned for an API that serves no HTML: a CSP that allows nothing, no framing,
+ * Response-side security for a public JSON API (and the web page's own policy):
+ * - helmet headers, tuned for an API: a CSP that allows nothing (the web page's HTML gets
+ *   PAGE_CONTENT_SECURITY_POLICY instead), no framing,
  *   no referrer, nosniff. Cross-Origin-Resource-Policy follows the CORS setting, since a card
  *   meant to be read by browsers on other origins must not be blocked by it;
  * - CORS, off unless REGISTRY_CORS_ORIGINS names origins (or *). Tokens travel in the
@@ -11,21 +12,64 @@
  *   they are replaced by a generic text; the full error stays in the logs.
  */
 import cors from 'cors';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_REASON } from '../tasks/storage-unavailable.js';
 
 export interface SecurityOptions {
   /** Browser origins allowed to call the registry: none, '*' or a list. */
   corsOrigins: string[] | '*';
 }
 
+/**
+ * The web page's policy (src/web): every script, style, image and API call from the registry
+ * itself, nothing inline, nothing from another origin, no plugins, forms, framing or <base>
+ * tricks; Trusted Types lock the DOM's HTML sinks (the page never writes HTML from strings).
+ * Only the page's HTML answers carry it; every other answer keeps `default-src 'none'`.
+ */
+export const PAGE_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
+].join('; ');
+
+/** Replaces the API policy helmet set with the page's, on the page's HTML answers. */
+export const pageContentSecurityPolicy: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', PAGE_CONTENT_SECURITY_POLICY);
+  next();
+};
+
 const INTERNAL_MESSAGE = 'Internal error; the request was not completed. Retry later; if it persists, report it with the X-Request-Id of the answer.';
 const JSONRPC_INTERNAL_ERROR = -32603;
 
-/** helmet (and CORS when configured), mounted before every route. */
+/**
+ * The headers a helmet middleware sets, captured once: ours are the same on every answer, so
+ * one middleware sets them all instead of helmet's dozen chained ones on every request (a few
+ * per cent of a search's CPU time). helmet stays the source of the values.
+ */
+function capturedHeaders(middleware: RequestHandler): Array<[string, string]> {
+  const headers: Array<[string, string]> = [];
+  const capture = { setHeader: (name: string, value: unknown) => headers.push([name, String(value)]), removeHeader: () => undefined };
+  let finished = false;
+  middleware({} as Request, capture as unknown as Response, (err?: unknown) => {
+    if (err) throw err;
+    finished = true;
+  });
+  if (!finished) throw new Error('helmet did not set its headers synchronously');
+  return headers;
+}
+
+/** helmet's headers (and CORS when configured), mounted before every route. */
 export function securityHeaders(options: SecurityOptions): RequestHandler[] {
   const corsOn = options.corsOrigins === '*' || options.corsOrigins.length > 0;
-  const handlers: RequestHandler[] = [
+  const headers = capturedHeaders(
     helmet({
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
       crossOriginResourcePolicy: { policy: corsOn ? 'cross-origin' : 'same-origin' },
@@ -34,6 +78,12 @@ export function securityHeaders(options: SecurityOptions): RequestHandler[] {
       strictTransportSecurity: { maxAge: 31536000, includeSubDomains: false },
       xFrameOptions: { action: 'deny' },
     }),
+  );
+  const handlers: RequestHandler[] = [
+    (_req, res, next) => {
+      for (const [name, value] of headers) res.setHeader(name, value);
+      next();
+    },
   ];
   if (corsOn) {
     handlers.push(
@@ -61,9 +111,26 @@ interface ErrorEnvelope {
 const isErrorEnvelope = (body: unknown): body is ErrorEnvelope =>
   typeof body === 'object' && body !== null && 'error' in body && typeof (body as ErrorEnvelope).error === 'object' && (body as ErrorEnvelope).error !== null;
 
+/** Refusals of ours that are errors on purpose and say what is wrong (e.g. STORAGE_UNAVAILABLE). */
+const STATED_REASONS = new Set([STORAGE_UNAVAILABLE_REASON]);
+
+/** The ErrorInfo reason of an error body (JSON-RPC `data`, google.rpc.Status `details`). */
+function reasonOf(error: NonNullable<ErrorEnvelope['error']>): string | undefined {
+  const infos: unknown = error.data ?? error.details;
+  if (!Array.isArray(infos)) return undefined;
+  const info: unknown = infos[0];
+  return info && typeof info === 'object' && typeof (info as { reason?: unknown }).reason === 'string' ? (info as { reason: string }).reason : undefined;
+}
+
 /** Replaces the message of an internal error in a JSON-RPC or google.rpc.Status body; true when it did. */
 function scrub(body: ErrorEnvelope, httpStatus: number): boolean {
   const error = body.error!;
+  const reason = reasonOf(error);
+  if (reason && STATED_REASONS.has(reason)) {
+    // Its message is ours and meant for the client; give it the status name the SDK cannot.
+    if (body.jsonrpc === undefined) error.status = 'UNAVAILABLE';
+    return false;
+  }
   if (body.jsonrpc === '2.0' && error.code === JSONRPC_INTERNAL_ERROR) {
     error.message = INTERNAL_MESSAGE;
     error.data = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INTERNAL', domain: 'a2a-registry' }];
@@ -100,6 +167,7 @@ export const answerSanitizer: RequestHandler = (_req, res, next) => {
   res.json = ((body: unknown) => {
     if (isErrorEnvelope(body) && (res.locals as { failureReason?: string }).failureReason === undefined) {
       if (typeof body.error!.code === 'number') (res.locals as { rpcErrorCode?: number }).rpcErrorCode = body.error!.code;
+      if (reasonOf(body.error!) === STORAGE_UNAVAILABLE_REASON && !res.headersSent) res.setHeader('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
       scrub(body, res.statusCode);
     }
     return json(body);

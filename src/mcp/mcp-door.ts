@@ -35,7 +35,8 @@ const TOOLS = new Set<string>(TOOL_NAMES);
 const INSTRUCTIONS =
   'This server is an A2A agent registry: it knows A2A agents (with their skills and endpoints) and MCP servers (with their tools). ' +
   'To find an agent for a task call search_agents; to find tools call search_mcp_servers; then get_agent or get_mcp_server with an id for the full card or toolspec. ' +
-  'validate_document checks an agent card or toolspec; register_agent and register_mcp_server store one (they need a registry token).';
+  'validate_document checks an agent card or toolspec; register_agent and register_mcp_server store one, or have the registry fetch it by URL (they need a registry token); ' +
+  'refresh_entry fetches an entry registered that way again. Results carry health when the registry checks the live agent: filter {"health": "ok"} for agents that answer.';
 
 /** The JSON-RPC method of a request body, with the tool's name for tools/call. */
 function describeCall(body: unknown): { method: string; tool?: string } {

@@ -18,7 +18,7 @@ import type { Logger } from '../observability/logger.js';
 import type { RequestScope } from '../observability/request-scope.js';
 import type { Answer } from '../operations/answer.js';
 import type { Operation } from '../operations/operation.js';
-import { checkQueryLength, documentSubject, type ParserLimits } from '../operations/request-parser.js';
+import { checkQueryLength, documentSubject, registerSubject, type ParserLimits } from '../operations/request-parser.js';
 import { listSchema, searchSchema } from '../operations/request-schemas.js';
 import type { OperationRunner } from '../operations/runner.js';
 
@@ -40,6 +40,7 @@ export const TOOL_NAMES = [
   'validate_document',
   'register_agent',
   'register_mcp_server',
+  'refresh_entry',
 ] as const;
 
 /** Tools that only read the registry (validate_document checks a document it is given and stores nothing). */
@@ -47,9 +48,10 @@ const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false,
 /**
  * Registration writes, but destroys nothing (an update keeps the older revisions) and sending the
  * same document again changes nothing. Unregistering is left to A2A and the CLI: a destructive
- * operation a model could call is worth a deliberate client.
+ * operation a model could call is worth a deliberate client. Registering by URL, with
+ * fetchTools, and refreshing reach out to the agent or server named: an open world.
  */
-const REGISTERS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const REGISTERS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 
 // ---- input schemas, from the contract's ----
 
@@ -64,6 +66,10 @@ const query = searchArgs.query.describe(
 const limit = searchArgs.limit.describe('Results per page, 1 to 100 (default 20).');
 const pageToken = searchArgs.pageToken.describe('nextPageToken of the previous answer, to get the next page of the same search.');
 const owner = searchFilter.owner.describe('Only entries registered by this principal.');
+const health = searchFilter.health.describe(
+  'Health of the live agent or server at its latest check: "ok" keeps only entries that answered with a valid document; "unreachable" or "invalid" finds the failing ones; ' +
+    '"any" also shows entries the operator hides by default because they have failed for long. Entries the registry never checks have no health and match only "any" or no health filter.',
+);
 
 const agentFilter = z
   .strictObject({
@@ -73,7 +79,11 @@ const agentFilter = z
     protocolBinding: searchFilter.protocolBinding.describe('An A2A binding the agent must offer: JSONRPC, GRPC or HTTP+JSON.'),
     protocolVersion: searchFilter.protocolVersion.describe('An A2A protocol version the agent must speak, e.g. "1.0" or "0.3".'),
     streaming: searchFilter.streaming.describe('true: only agents that stream answers; false: only agents that do not.'),
+    verified: searchFilter.verified.describe(
+      'true: only agents whose card carries a signature the registry verified with a key its operator trusts; false: only the others.',
+    ),
     owner,
+    health,
   })
   .optional()
   .describe('Narrow the results; every key is optional and keys combine with AND.');
@@ -85,12 +95,15 @@ const mcpFilter = z
     idempotent: searchFilter.idempotent.describe('true: only tools safe to call repeatedly (idempotentHint).'),
     openWorld: searchFilter.openWorld.describe('false: only tools that stay within their own system (openWorldHint, true when undeclared).'),
     owner,
+    health,
   })
   .optional()
   .describe('Narrow the results by the tools\' annotation hints (MCP defaults apply where a hint is absent); keys combine with AND.');
 
 const entryId = z.string().min(1).max(100).describe('The entry id, as search and list results give it.');
 const revision = z.number().int().min(1).optional().describe('An older revision of the entry; the current one when left out.');
+
+const documentUrl = z.string().min(1).max(2048).optional();
 
 const documentArg = (what: string) => z.record(z.string(), z.unknown()).optional().describe(what);
 
@@ -103,6 +116,22 @@ const interfaceOut = z.looseObject({
   tenant: z.string().optional(),
 });
 const kindOut = z.enum(['agent', 'mcp-server']);
+const healthOut = z
+  .looseObject({
+    status: z.enum(['ok', 'unreachable', 'invalid']),
+    checkedAt: z.string(),
+    since: z.string(),
+    failures: z.number().int(),
+    reason: z.string().optional(),
+    message: z.string().optional(),
+  })
+  .optional()
+  .describe('The latest check of the live agent or server (entries registered by URL or with fetchTools; every agent when the operator turns probing on).');
+const sourceOut = z
+  .looseObject({ url: z.string(), fetchedAt: z.string(), etag: z.string().optional(), lastModified: z.string().optional() })
+  .optional()
+  .describe('Where the registry fetches the document and refreshes it from (registered by URL or with fetchTools).');
+const driftOut = z.boolean().optional().describe('true when the live document differs from the registered revision.');
 const hitOut = z.looseObject({
   id: z.string(),
   kind: kindOut,
@@ -110,6 +139,10 @@ const hitOut = z.looseObject({
   description: z.string(),
   score: z.number(),
   interfaces: z.array(interfaceOut),
+  health: healthOut,
+  drift: driftOut,
+  verified: z.boolean().describe('A signature of the card verified with a key the registry operator trusts.'),
+  kid: z.string().optional().describe('The key that verified it.'),
 });
 const searchOut = z.looseObject({
   results: z.array(hitOut),
@@ -127,10 +160,21 @@ const entryOut = z.looseObject({
   updatedAt: z.string(),
   protocolVersion: z.string().optional(),
   interfaces: z.array(interfaceOut),
+  source: sourceOut,
+  health: healthOut,
+  drift: driftOut,
+  verified: z.boolean().describe('A signature of the card verified with a key the registry operator trusts.'),
+  kid: z.string().optional().describe('The key that verified it.'),
   document: z.unknown().optional().describe('The card, or {mcpServer, toolspec}, exactly as registered.'),
 });
 const listOut = z.looseObject({ entries: z.array(entryOut), nextPageToken: z.string().optional() });
 const findingOut = z.looseObject({ path: z.string(), message: z.string(), hint: z.string().optional(), rule: z.string().optional() });
+const signatureOut = z.looseObject({
+  status: z.enum(['verified', 'unknown-key', 'invalid']),
+  kid: z.string().optional(),
+  alg: z.string().optional(),
+  reason: z.string().optional(),
+});
 const registrationOut = z.looseObject({
   id: z.string(),
   kind: kindOut,
@@ -138,13 +182,21 @@ const registrationOut = z.looseObject({
   created: z.boolean(),
   changed: z.boolean().describe('false when the same document was already registered: nothing changed.'),
   protocolVersion: z.string().optional(),
+  verified: z.boolean().optional().describe('Agents: a signature of the card verified with a key the registry operator trusts.'),
+  kid: z.string().optional().describe('The key that verified it.'),
+  signatures: z.array(signatureOut).optional().describe("Agents: each of the card's signatures, in order, with its status."),
   warnings: z.array(z.looseObject({ path: z.string(), message: z.string(), hint: z.string().optional() })),
+  source: sourceOut,
+  health: healthOut,
+  revisionOrigin: z.enum(['register', 'refresh']).optional().describe('"refresh" when a refresh wrote this revision.'),
 });
 const validationOut = z.looseObject({
   valid: z.boolean(),
   kind: kindOut.optional(),
   protocolVersion: z.string().optional(),
   sizeBytes: z.number().int().optional(),
+  verified: z.boolean().optional().describe('Agents: whether register would record the card as verified.'),
+  signatures: z.array(signatureOut).optional(),
   code: z.string().optional().describe('Why the document is invalid: VALIDATION_FAILED, TOO_LARGE or UNSUPPORTED_VERSION.'),
   message: z.string().optional(),
   errors: z.array(findingOut),
@@ -229,7 +281,9 @@ function searchText(page: SearchPage, what: string): string {
     const match: unknown = (hit as { match?: unknown }).match;
     const inner = isMatch(match) && (match.type === 'skill' || match.type === 'tool') ? ` — ${match.type} "${match.name}"` : '';
     const url = hit.interfaces[0]?.url;
-    return `${i + 1}. ${hit.name} (id ${hit.id})${inner}${url ? ` — ${url}` : ''}`;
+    const state = hit.health && hit.health.status !== 'ok' ? ` [${hit.health.status} since ${hit.health.since}]` : '';
+    const signed = hit.verified ? ` — signature verified${hit.kid ? ` (kid ${hit.kid})` : ''}` : '';
+    return `${i + 1}. ${hit.name} (id ${hit.id})${inner}${url ? ` — ${url}` : ''}${signed}${state}`;
   });
   lines.push(`${page.total} match(es) in all.${page.nextPageToken ? ' More: call again with the same arguments and pageToken.' : ''}`);
   return lines.join('\n');
@@ -332,6 +386,8 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
         pageToken: listArgs.pageToken.describe('nextPageToken of the previous answer.'),
         owner: listFilter.owner.describe('Only agents registered by this principal.'),
         mine: listFilter.mine.describe('true: only the agents registered with the bearer token this client sends.'),
+        health: listFilter.health.describe('Only agents whose latest check had this outcome: "ok", "unreachable" or "invalid".'),
+        verified: listFilter.verified.describe('true: only agents whose card signature the registry verified with a trusted key; false: only the others.'),
       },
       outputSchema: listOut,
       annotations: { title: 'List A2A agents', ...READ_ONLY },
@@ -341,7 +397,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
         env,
         () => ({
           op: 'list',
-          request: { filter: { kind: 'agent', owner: args.owner, mine: args.mine }, pageSize: args.pageSize, pageToken: args.pageToken },
+          request: { filter: { kind: 'agent', owner: args.owner, mine: args.mine, health: args.health, verified: args.verified }, pageSize: args.pageSize, pageToken: args.pageToken },
         }),
         (answer) => result(answer.data, answer.text),
       ),
@@ -382,7 +438,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
   );
 
   const register = (args: Record<string, unknown>): Promise<CallToolResult> =>
-    run(env, () => ({ op: 'register', subject: documentSubject(args, 'register', env.limits, '/arguments') }), (answer) => result(answer.data, answer.text));
+    run(env, () => ({ op: 'register', subject: registerSubject(args, env.limits, '/arguments') }), (answer) => result(answer.data, answer.text));
 
   server.registerTool(
     'register_agent',
@@ -390,12 +446,25 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       title: 'Register an A2A agent',
       description:
         'Register an A2A agent card (v1.0 or v0.3), or update the one you registered before for the same endpoint (same id, next revision). Needs a registry token (Authorization: Bearer). ' +
+        'Give the card itself (agentCard), or its URL (url): the registry fetches the card, checks it the same way, and keeps it fresh from there (health, refresh). ' +
         'The card is validated first; if it is invalid nothing is stored and the errors say where and how to fix it (validate_document checks without storing). Returns the entry id, revision and warnings.',
-      inputSchema: { agentCard: z.record(z.string(), z.unknown()).describe('The agent card, as a JSON object.') },
+      inputSchema: {
+        agentCard: z.record(z.string(), z.unknown()).optional().describe('The agent card, as a JSON object.'),
+        url: documentUrl.describe(
+          'Instead of agentCard: where the registry fetches the card — the agent\'s base URL (it reads /.well-known/agent-card.json there) or the card\'s own URL.',
+        ),
+      },
       outputSchema: registrationOut,
       annotations: { title: 'Register an A2A agent', ...REGISTERS },
     },
-    (args) => register(args),
+    (args) => {
+      if ((args.agentCard === undefined) === (args.url === undefined)) {
+        return refuse(env, 'Give exactly one of agentCard (the card) or url (where the registry fetches it).', [
+          { path: '/arguments', message: args.url === undefined ? 'neither agentCard nor url' : 'both agentCard and url' },
+        ]);
+      }
+      return register(args);
+    },
   );
 
   server.registerTool(
@@ -404,14 +473,38 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       title: 'Register an MCP server',
       description:
         'Register an MCP server with its toolspec (the tools/list result), or update the one you registered before for the same server URL. Needs a registry token (Authorization: Bearer). ' +
+        'Instead of a toolspec, fetchTools: true has the registry connect to the server (Streamable HTTP) and list its tools itself, then keep them fresh from there. ' +
         'Validated like validate_document; nothing is stored when it is invalid. Returns the entry id, revision and warnings.',
       inputSchema: {
         mcpServer: z.record(z.string(), z.unknown()).describe('The server: {"name", "url" (its MCP endpoint), "description"?, "version"?}.'),
-        toolspec: z.record(z.string(), z.unknown()).describe('{"tools": [...]} exactly as the server\'s tools/list returns them.'),
+        toolspec: z.record(z.string(), z.unknown()).optional().describe('{"tools": [...]} exactly as the server\'s tools/list returns them.'),
+        fetchTools: z.boolean().optional().describe('true instead of toolspec: the registry lists the tools at mcpServer.url with MCP tools/list (every page).'),
       },
       outputSchema: registrationOut,
       annotations: { title: 'Register an MCP server', ...REGISTERS },
     },
-    (args) => register(args),
+    (args) => {
+      const fetchTools = args.fetchTools === true;
+      if ((args.toolspec === undefined) === !fetchTools) {
+        return refuse(env, 'Give exactly one of toolspec ({"tools": [...]}) or fetchTools: true (the registry lists the tools itself).', [
+          { path: '/arguments', message: fetchTools ? 'both toolspec and fetchTools' : 'neither toolspec nor fetchTools' },
+        ]);
+      }
+      return register(fetchTools ? { mcpServer: args.mcpServer, fetchTools } : { mcpServer: args.mcpServer, toolspec: args.toolspec });
+    },
+  );
+
+  server.registerTool(
+    'refresh_entry',
+    {
+      title: 'Refresh a registry entry',
+      description:
+        'Fetch the document of an entry you registered by URL (or with fetchTools) again now, instead of waiting for the registry\'s periodic refresh. Needs the token of the entry\'s owner (or an admin). ' +
+        'A changed, valid document becomes the next revision; an invalid or unreachable one keeps the current revision and is recorded in the entry\'s health. Returns the entry id, revision, source and health.',
+      inputSchema: { id: entryId },
+      outputSchema: registrationOut,
+      annotations: { title: 'Refresh a registry entry', ...REGISTERS },
+    },
+    (args) => run(env, () => ({ op: 'refresh', id: args.id }), (answer) => result(answer.data, answer.text)),
   );
 }

@@ -2,17 +2,17 @@
  * The guarded implementation of `Fetcher` (see fetcher.ts for the rules it enforces).
  *
  * Built on undici: each hop (the first URL and every redirect) resolves and checks the host,
- * then sends through a fresh undici Agent whose connector `lookup` answers only with the
- * addresses that were checked — so the socket goes to a checked address, never to a second DNS
- * answer, while TLS keeps the host name for SNI and certificate checks. Redirects are followed
+ * then sends through an undici Agent whose connector `lookup` answers only with the addresses
+ * that were checked (pinned-agents.ts) — so the socket goes to a checked address, never to a
+ * second DNS answer, while TLS keeps the host name for SNI and certificate checks. Redirects are followed
  * here (undici's own redirect handling would skip our checks). One deadline (an AbortSignal)
  * covers resolution, connection, redirects, headers and body; the body is read through a counter
  * that cuts it off at the cap.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import type { LookupAddress, LookupOneOptions } from 'node:dns';
-import { Agent, fetch as undiciFetch, type Response as UndiciResponse } from 'undici';
+import type { Response as UndiciResponse } from 'undici';
 import { AllowList, describeAddress, parseAddress, restrictedRange, RULE_WORDING, normaliseHost } from './address-policy.js';
+import { PinnedAgents, loadUndici, type CheckedAddress } from './pinned-agents.js';
 import {
   FetchError,
   type FetchFailureReason,
@@ -60,11 +60,6 @@ export interface GuardedFetcherOptions {
 export const DEFAULT_FETCH_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_REDIRECTS = 3;
 
-interface CheckedAddress {
-  address: string;
-  family: 4 | 6;
-}
-
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 /** Dropped from a redirected request that leaves the origin (as the Fetch standard does for authorization). */
@@ -72,41 +67,57 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
 const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-/** One request's time budget: a timer we own (so a timeout is told apart from the caller's abort). */
+/**
+ * One request's time budget: a timer we own (so a timeout is told apart from the caller's
+ * abort), and the callers' signals followed only until the request ends — listeners on a
+ * long-lived signal (one MCP exchange's) are removed, not left to pile up.
+ */
 class Deadline {
-  private readonly timer = new AbortController();
+  private readonly controller = new AbortController();
   private readonly handle: NodeJS.Timeout;
-  private readonly endsAt: number;
-  readonly signal: AbortSignal;
+  private expired = false;
+  private readonly followed: AbortSignal[] = [];
+  private readonly onCallerAbort = (): void => this.controller.abort(new Error('cancelled by the caller'));
 
-  constructor(readonly ms: number, private readonly caller?: AbortSignal) {
-    this.endsAt = Date.now() + ms;
-    this.handle = setTimeout(() => this.timer.abort(new Error(`deadline of ${ms} ms passed`)), ms);
+  constructor(readonly ms: number, callers: readonly (AbortSignal | undefined)[] = []) {
+    this.handle = setTimeout(() => {
+      this.expired = true;
+      this.controller.abort(new Error(`deadline of ${ms} ms passed`));
+    }, ms);
     this.handle.unref();
-    this.signal = caller ? AbortSignal.any([this.timer.signal, caller]) : this.timer.signal;
+    for (const signal of callers) {
+      if (!signal) continue;
+      if (signal.aborted) {
+        this.onCallerAbort();
+        break;
+      }
+      signal.addEventListener('abort', this.onCallerAbort, { once: true });
+      this.followed.push(signal);
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
   }
 
   get timedOut(): boolean {
-    return this.timer.signal.aborted;
+    return this.expired;
   }
 
   get callerAborted(): boolean {
-    return this.caller?.aborted === true && !this.timedOut;
-  }
-
-  remaining(): number {
-    return Math.max(1, this.endsAt - Date.now());
+    return this.controller.signal.aborted && !this.expired;
   }
 
   dispose(): void {
     clearTimeout(this.handle);
+    for (const signal of this.followed) signal.removeEventListener('abort', this.onCallerAbort);
+    this.followed.length = 0;
   }
 }
 
 interface Exchange {
   response: UndiciResponse;
   url: URL;
-  agent: Agent;
 }
 
 interface HopRequest {
@@ -125,7 +136,7 @@ export class GuardedFetcher implements Fetcher {
   private readonly userAgent: string;
   private readonly resolve: Resolver;
   private readonly observer?: FetchObserver;
-  private readonly ca?: string | Buffer | (string | Buffer)[];
+  private readonly agents: PinnedAgents;
 
   constructor(options: GuardedFetcherOptions) {
     this.allow = options.allow ?? AllowList.EMPTY;
@@ -135,12 +146,17 @@ export class GuardedFetcher implements Fetcher {
     this.userAgent = options.userAgent ?? 'a2a-agent-registry';
     this.resolve = options.resolve ?? systemResolver;
     this.observer = options.observer;
-    this.ca = options.ca;
+    this.agents = new PinnedAgents({ timeoutMs: this.timeoutMs, ca: options.ca });
+  }
+
+  /** Closes the kept connections (shutdown). */
+  close(): Promise<void> {
+    return this.agents.close();
   }
 
   async check(url: string | URL, options: Pick<FetchOptions, 'purpose' | 'signal'>): Promise<void> {
     const started = process.hrtime.bigint();
-    const deadline = new Deadline(this.timeoutMs, options.signal);
+    const deadline = new Deadline(this.timeoutMs, [options.signal]);
     const state = { url: String(url) };
     try {
       await this.admit(parseUrl(url), deadline);
@@ -154,14 +170,14 @@ export class GuardedFetcher implements Fetcher {
 
   async getJson(url: string | URL, options: GetJsonOptions): Promise<JsonDocument | NotModified> {
     const started = process.hrtime.bigint();
-    const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, options.signal);
+    const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, [options.signal]);
     const state = { url: String(url) };
     const maxBytes = options.maxBytes ?? this.maxBytes;
     try {
       const headers: Record<string, string> = { accept: 'application/json', ...lowerKeys(options.headers) };
       if (options.ifNoneMatch) headers['if-none-match'] = options.ifNoneMatch;
       if (options.ifModifiedSince) headers['if-modified-since'] = options.ifModifiedSince;
-      const { response, url: finalUrl, agent } = await this.exchange(parseUrl(url), { method: 'GET', headers }, deadline, state, 'follow');
+      const { response, url: finalUrl } = await this.exchange(parseUrl(url), { method: 'GET', headers }, deadline, state, 'follow');
       try {
         const etag = response.headers.get('etag') ?? undefined;
         const lastModified = response.headers.get('last-modified') ?? undefined;
@@ -191,7 +207,7 @@ export class GuardedFetcher implements Fetcher {
         this.report(options.purpose, started, 'ok');
         return { notModified: false, status: response.status, url: finalUrl.href, text, value, bytes: bytes.byteLength, contentType, etag, lastModified };
       } finally {
-        await discard(response, agent);
+        await discard(response);
       }
     } catch (error) {
       throw this.failed(options.purpose, started, error, state.url, deadline);
@@ -202,20 +218,20 @@ export class GuardedFetcher implements Fetcher {
 
   async postJson(url: string | URL, body: unknown, options: FetchOptions): Promise<PostResult> {
     const started = process.hrtime.bigint();
-    const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, options.signal);
+    const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, [options.signal]);
     const state = { url: String(url) };
     const maxBytes = options.maxBytes ?? this.maxBytes;
     try {
       const headers = { accept: 'application/json', ...lowerKeys(options.headers), 'content-type': 'application/json' };
       // A webhook that redirects is answered as it is: re-posting a notification elsewhere is not ours to decide.
-      const { response, url: finalUrl, agent } = await this.exchange(parseUrl(url), { method: 'POST', headers, body: JSON.stringify(body) }, deadline, state, 'manual');
+      const { response, url: finalUrl } = await this.exchange(parseUrl(url), { method: 'POST', headers, body: JSON.stringify(body) }, deadline, state, 'manual');
       try {
         expectSuccess(response, finalUrl);
         const text = decodeUtf8(await readAll(response, finalUrl, maxBytes, deadline), finalUrl);
         this.report(options.purpose, started, 'ok');
         return { status: response.status, url: finalUrl.href, text, contentType: response.headers.get('content-type') ?? undefined };
       } finally {
-        await discard(response, agent);
+        await discard(response);
       }
     } catch (error) {
       throw this.failed(options.purpose, started, error, state.url, deadline);
@@ -228,7 +244,7 @@ export class GuardedFetcher implements Fetcher {
     return async (input, init) => {
       const started = process.hrtime.bigint();
       const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
-      const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, anySignal(options.signal, signal ?? undefined));
+      const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, [options.signal, signal ?? undefined]);
       const state = { url: input instanceof Request ? input.url : String(input) };
       const maxBytes = options.maxBytes ?? this.maxBytes;
       let settled = false;
@@ -245,16 +261,12 @@ export class GuardedFetcher implements Fetcher {
       try {
         const request = await toHopRequest(input, init, { ...lowerKeys(options.headers) });
         const mode = init?.redirect ?? (input instanceof Request ? input.redirect : 'follow');
-        const { response, url: finalUrl, agent } = await this.exchange(parseUrl(state.url), request, deadline, state, mode);
+        const { response, url: finalUrl } = await this.exchange(parseUrl(state.url), request, deadline, state, mode);
         checkDeclaredLength(response, finalUrl, maxBytes);
-        const done = (error?: unknown): FetchError | undefined => {
-          agent.destroy().catch(() => undefined);
-          return finish(error);
-        };
         const body = response.body && !NULL_BODY_STATUSES.has(response.status)
-          ? guardedStream(response.body as ReadableStream<Uint8Array>, finalUrl, maxBytes, deadline, done)
+          ? guardedStream(response.body as ReadableStream<Uint8Array>, finalUrl, maxBytes, deadline, finish)
           : null;
-        if (!body) done();
+        if (!body) finish();
         const answer = new Response(body, { status: response.status, statusText: response.statusText, headers: headerPairs(response.headers) });
         Object.defineProperty(answer, 'url', { value: finalUrl.href });
         return answer;
@@ -267,7 +279,7 @@ export class GuardedFetcher implements Fetcher {
   /**
    * Sends one request, following redirects ('follow'), returning them ('manual') or refusing
    * them ('error'); every hop is admitted (resolved, checked, pinned) first. The caller owns the
-   * returned response and agent.
+   * returned response.
    */
   private async exchange(
     first: URL,
@@ -281,24 +293,19 @@ export class GuardedFetcher implements Fetcher {
     for (let hop = 0; ; hop++) {
       state.url = url.href;
       const addresses = await this.admit(url, deadline);
-      const agent = pinnedAgent(url, addresses, deadline.remaining(), this.ca);
-      let response: UndiciResponse;
-      try {
-        response = await undiciFetch(url, {
-          method: current.method,
-          headers: current.headers,
-          body: current.body as never,
-          duplex: current.body instanceof ReadableStream ? 'half' : undefined,
-          redirect: 'manual',
-          dispatcher: agent,
-          signal: deadline.signal,
-        });
-      } catch (error) {
-        agent.destroy().catch(() => undefined);
-        throw error;
-      }
-      if (!REDIRECT_STATUSES.has(response.status) || mode === 'manual') return { response, url, agent };
-      await discard(response, agent);
+      const dispatcher = await this.agents.for(url, addresses);
+      const { fetch: undiciFetch } = await loadUndici();
+      const response = await undiciFetch(url, {
+        method: current.method,
+        headers: current.headers,
+        body: current.body as never,
+        duplex: current.body instanceof ReadableStream ? 'half' : undefined,
+        redirect: 'manual',
+        dispatcher,
+        signal: deadline.signal,
+      });
+      if (!REDIRECT_STATUSES.has(response.status) || mode === 'manual') return { response, url };
+      await discard(response);
       if (mode === 'error') throw new FetchError('bad-redirect', url.href, `${url.href} redirected (HTTP ${response.status}) where no redirect was expected`);
       const location = response.headers.get('location');
       if (!location) throw new FetchError('bad-redirect', url.href, `${url.href} answered HTTP ${response.status} without a Location header`);
@@ -378,33 +385,6 @@ function parseUrl(url: string | URL): URL {
   }
 }
 
-/** An undici Agent whose connections go only to the checked addresses of this URL's host. */
-function pinnedAgent(url: URL, addresses: readonly CheckedAddress[], timeoutMs: number, ca: GuardedFetcherOptions['ca']): Agent {
-  const expected = normaliseHost(url.hostname.replace(/^\[|\]$/g, ''));
-  const lookup = (
-    hostname: string,
-    options: LookupOneOptions & { all?: boolean },
-    callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-  ): void => {
-    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family || 0;
-    const usable = addresses.filter((a) => family === 0 || a.family === family);
-    if (normaliseHost(hostname) !== expected || usable.length === 0) {
-      const error: NodeJS.ErrnoException = new Error(`no checked address for ${hostname}`);
-      error.code = 'ENOTFOUND';
-      callback(error, '', 0);
-      return;
-    }
-    if (options.all) callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
-    else callback(null, usable[0]!.address, usable[0]!.family);
-  };
-  return new Agent({
-    connect: { lookup: lookup as never, timeout: timeoutMs, ...(ca ? { ca } : {}) },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connections: 1,
-  });
-}
-
 /** The request to send after a redirect, as the Fetch standard has it. */
 function redirectedRequest(request: HopRequest, status: number, from: URL, to: URL): HopRequest {
   let { method, body } = request;
@@ -461,27 +441,35 @@ function checkDeclaredLength(response: UndiciResponse, url: URL, maxBytes: numbe
   }
 }
 
-/** Reads the whole body through the cap. */
+/** Reads the whole body, cut off (and its connection closed) past the cap. */
 async function readAll(response: UndiciResponse, url: URL, maxBytes: number, deadline: Deadline): Promise<Uint8Array> {
   checkDeclaredLength(response, url, maxBytes);
   if (!response.body) return new Uint8Array(0);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  // The stream errors with the FetchError itself (too-large, timeout, connect), so read() rejects with it.
-  const reader = guardedStream(response.body as ReadableStream<Uint8Array>, url, maxBytes, deadline, () => undefined).getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    total += value.byteLength;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        const error = new FetchError('too-large', url.href, `${url.href} sent more than ${maxBytes} bytes; the limit is ${maxBytes} bytes`);
+        await reader.cancel(error).catch(() => undefined);
+        throw error;
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    throw toFetchError(error, url.href, deadline);
   }
   return Buffer.concat(chunks, total);
 }
 
 /**
- * The body passed through a byte counter: past `maxBytes` the source is cancelled (the server's
- * connection closes) and the stream errors with `too-large`. `done` is called once, when the body
- * ends, fails or is cancelled by its reader.
+ * The body passed through a byte counter, for callers that read it themselves (fetchFunction):
+ * past `maxBytes` the source is cancelled (the server's connection closes) and the stream errors
+ * with `too-large`. `done` is called once, when the body ends, fails or is cancelled by its reader.
  */
 function guardedStream(
   source: ReadableStream<Uint8Array>,
@@ -539,15 +527,9 @@ function decodeUtf8(bytes: Uint8Array, url: URL): string {
   }
 }
 
-/** Releases a response we are done with: its body and its connection. */
-async function discard(response: UndiciResponse, agent: Agent): Promise<void> {
+/** Releases a response we are done with: an unread body is cancelled (its connection closes rather than draining it). */
+async function discard(response: UndiciResponse): Promise<void> {
   if (response.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
-  await agent.destroy().catch(() => undefined);
-}
-
-function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
-  if (a && b) return AbortSignal.any([a, b]);
-  return a ?? b;
 }
 
 /** The promise, or a rejection as soon as the signal aborts (a DNS lookup cannot be cancelled). */

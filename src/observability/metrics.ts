@@ -23,6 +23,10 @@ export interface MetricsSources {
   indexSize(): number;
   /** SSE streams open right now. */
   openStreams(): number;
+  /** Tasks held in memory (reads and refusals) and about how many bytes they take. */
+  memoryTasks?(): { tasks: number; bytes: number };
+  /** Whether storage takes writes (no storage fault), and the fault's reason otherwise. */
+  storageFault?(): string | undefined;
 }
 
 const JSONRPC_METHODS = new Set([
@@ -33,7 +37,7 @@ const JSONRPC_METHODS = new Set([
   'tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list',
   'tasks/pushNotificationConfig/delete', 'agent/getAuthenticatedExtendedCard',
 ]);
-const OPERATIONS = new Set(['register', 'validate', 'search', 'get', 'list', 'unregister']);
+const OPERATIONS = new Set(['register', 'validate', 'search', 'get', 'list', 'unregister', 'refresh']);
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** The HTTP+JSON route a path belongs to, with ids and tenants taken out. */
@@ -155,6 +159,32 @@ export class RegistryMetrics {
       registers: [this.registry],
       collect() {
         if (self.sources) this.set(self.sources.openStreams());
+      },
+    });
+    new Gauge({
+      name: 'registry_tasks_in_memory',
+      help: 'Tasks of reads and refused requests held in memory (bounded by REGISTRY_TASK_MEMORY_COUNT).',
+      registers: [this.registry],
+      collect() {
+        const usage = self.sources?.memoryTasks?.();
+        if (usage) this.set(usage.tasks);
+      },
+    });
+    new Gauge({
+      name: 'registry_task_memory_bytes',
+      help: 'About how many bytes the tasks held in memory take (bounded by REGISTRY_TASK_MEMORY_BYTES).',
+      registers: [this.registry],
+      collect() {
+        const usage = self.sources?.memoryTasks?.();
+        if (usage) this.set(usage.bytes);
+      },
+    });
+    new Gauge({
+      name: 'registry_storage_writable',
+      help: '1 while storage takes writes; 0 after a write failed for a storage fault (disk full, read-only, file missing or corrupt, unreachable) until a write probe succeeds.',
+      registers: [this.registry],
+      collect() {
+        if (self.sources?.storageFault) this.set(self.sources.storageFault() === undefined ? 1 : 0);
       },
     });
     new Gauge({

@@ -4,9 +4,14 @@
  * request ends REJECTED with the contract's error data part; a bug ends FAILED without leaking
  * internals. Non-streaming answers publish the finished task as one event (one task-store
  * write); streaming answers publish the artifact in chunks as they are produced.
+ *
+ * Where a task lives is decided here (TaskPlacement): accepted writes are kept durably, every
+ * other task (reads, refusals) in bounded memory. When storage is unavailable the request is
+ * not answered with a task but with a protocol error (HTTP 503 / a JSON-RPC error): the
+ * executor leaves the refusal for the door's request handler (`takeProtocolRefusal`).
  */
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
 import type { Caller } from '../contract/caller.js';
 import { RegistryError } from '../contract/errors.js';
@@ -14,8 +19,26 @@ import type { ErrorBody } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
 import { isStreamed, type Answer, type StreamedAnswer } from './answer.js';
+import type { OperationName } from './operation.js';
 import { parseRequest } from './request-parser.js';
 import type { OperationRunner } from './runner.js';
+import type { TaskPlacement } from './task-placement.js';
+
+/** Writes whose accepted answer is kept durably (the task carries the acknowledgement). */
+const DURABLE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister', 'refresh']);
+
+/** Refusals that must reach the client as a protocol error, per call (see takeProtocolRefusal). */
+const protocolRefusals = new WeakMap<ServerCallContext, RegistryError>();
+
+/**
+ * The refusal the executor left for this call (STORAGE_UNAVAILABLE), once: the door's request
+ * handler turns it into a protocol error instead of returning the task.
+ */
+export function takeProtocolRefusal(context: ServerCallContext): RegistryError | undefined {
+  const refusal = protocolRefusals.get(context);
+  protocolRefusals.delete(context);
+  return refusal;
+}
 
 export interface ExecutorOptions {
   maxDocumentBytes: number;
@@ -38,6 +61,8 @@ export class RegistryExecutor implements AgentExecutor {
     private readonly operations: OperationRunner,
     private readonly options: ExecutorOptions,
     private readonly log: Logger,
+    /** Where tasks are kept; without it every task goes wherever the task store puts it. */
+    private readonly tasks?: TaskPlacement,
   ) {}
 
   execute = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -51,6 +76,7 @@ export class RegistryExecutor implements AgentExecutor {
       history: [ctx.userMessage],
       metadata: undefined,
     };
+    if (!ctx.task) this.tasks?.opened(task.id);
     try {
       const operation = parseRequest(ctx.userMessage, {
         maxDocumentBytes: this.options.maxDocumentBytes,
@@ -59,11 +85,17 @@ export class RegistryExecutor implements AgentExecutor {
       });
       if (scope) scope.operation = operation.op;
       const result = await this.operations.run(operation, this.callerOf(ctx, scope?.clientAddress), { streaming });
+      if (DURABLE_OPERATIONS.has(operation.op)) this.tasks?.keepDurably(task.id);
       if (isStreamed(result)) await this.publishStreamed(task, result, bus);
       else this.publishFinished(task, result, bus);
       if (scope) scope.taskState = 'COMPLETED';
     } catch (err) {
-      if (err instanceof RegistryError) {
+      if (err instanceof RegistryError && err.code === 'STORAGE_UNAVAILABLE') {
+        // Not the request's fault, and not a task worth keeping: the door answers with a protocol error.
+        protocolRefusals.set(ctx.context, err);
+        if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: err.code });
+        this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, err.toBody()), bus, streaming);
+      } else if (err instanceof RegistryError) {
         if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: err.code });
         this.publishEnd(task, TaskState.TASK_STATE_REJECTED, this.errorMessage(task, err.toBody()), bus, streaming);
       } else {

@@ -10,12 +10,14 @@ import { nestsDeeperThan } from '../lib/json-depth.js';
 import { formatBytes } from '../validation/size.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
 import type { Subject } from '../contract/subject.js';
+import type { DocumentReference } from '../contract/freshness.js';
 import { OPERATION_NAMES, type Operation, type OperationName } from './operation.js';
 import {
   REQUEST_SHAPES,
   documentOperationSchema,
   getSchema,
   listSchema,
+  refreshSchema,
   searchSchema,
   unregisterSchema,
 } from './request-schemas.js';
@@ -199,6 +201,60 @@ export function documentSubject(args: unknown, op: 'register' | 'validate', limi
   return inlineSubject(parseArgs(documentOperationSchema, args, op, at), undefined, op, at, limits);
 }
 
+/**
+ * What a register given as arguments (other doors: MCP tools) stores: the document, checked as
+ * an inline data part is, or the reference the registry fetches it from (`url`, `fetchTools`),
+ * with the rules of the A2A door.
+ */
+export function registerSubject(args: unknown, limits: ParserLimits, at: string): Subject | DocumentReference {
+  const parsed = parseArgs(documentOperationSchema, args, 'register', at);
+  return documentReference(parsed, undefined, 'register', at, limits) ?? inlineSubject(parsed, undefined, 'register', at, limits);
+}
+
+/**
+ * A register that names where the registry should fetch the document (issue 16), or undefined
+ * when the document is given. Only register fetches: validate is open to anyone and stays a
+ * check of what the caller sends. `base` is the JSON Pointer of the arguments.
+ */
+function documentReference(
+  args: z.infer<typeof documentOperationSchema>,
+  file: UploadedFile | undefined,
+  op: OperationName,
+  base: string,
+  limits: ParserLimits,
+): DocumentReference | undefined {
+  const byUrl = args.url !== undefined;
+  const fetchTools = args.fetchTools === true;
+  if (!byUrl && !fetchTools) return undefined;
+  const key = byUrl ? 'url' : 'fetchTools';
+  if (op !== 'register') {
+    throw badRequest(`"validate" checks the document it is sent; "${key}" (fetching the document) goes with "register".`, [
+      { path: `${base}/${key}`, message: 'only with register' },
+    ]);
+  }
+  if (byUrl) {
+    const others = (['agentCard', 'mcpServer', 'toolspec', 'fetchTools'] as const).filter((k) => args[k] !== undefined);
+    if (others.length > 0 || file) {
+      throw badRequest('"register" by "url" fetches the agent card from there: send the URL alone, without a document.', [
+        { path: `${base}/${others[0] ?? 'url'}`, message: file ? 'a file part beside the URL' : 'beside "url"' },
+      ]);
+    }
+    return { type: 'agent-card-url', url: args.url! };
+  }
+  if (args.mcpServer === undefined) {
+    throw badRequest('"fetchTools" lists the tools of an MCP server: give its metadata, {"mcpServer": {"name": "...", "url": "https://..."}, "fetchTools": true}.', [
+      { path: `${base}/mcpServer`, message: 'required' },
+    ]);
+  }
+  if (args.toolspec !== undefined || args.agentCard !== undefined || file) {
+    throw badRequest('With "fetchTools": true the registry lists the tools itself: leave out the toolspec.', [
+      { path: `${base}/${args.agentCard !== undefined ? 'agentCard' : 'toolspec'}`, message: 'beside "fetchTools"' },
+    ]);
+  }
+  inlineText(args.mcpServer, limits, `${base}/mcpServer`); // stored beside the toolspec: same bound
+  return { type: 'mcp-tools', server: args.mcpServer };
+}
+
 /** Parses the message into one operation, or throws a BAD_REQUEST (or TOO_LARGE) RegistryError. */
 export function parseRequest(message: Message | undefined, limits: ParserLimits): Operation {
   const parts = message?.parts ?? [];
@@ -232,7 +288,9 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
         files.push(readFile(part, content.value, index, limits));
         break;
       case 'url':
-        throw badRequest(`Part ${index} is a URL; the registry does not fetch documents. Send the document as a data part or a file part with its bytes.`);
+        throw badRequest(
+          `Part ${index} is a URL part. Send the document as a data part or a file part with its bytes, or have the registry fetch an agent card with {"register": {"url": "https://..."}}.`,
+        );
       default:
         throw badRequest(`Part ${index} is empty: a part needs one of text, data or raw.`);
     }
@@ -267,8 +325,13 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
   }
   switch (name) {
     case 'register':
-    case 'validate':
-      return { op: name, subject: inlineSubject(parseArgs(documentOperationSchema, args, name, argumentsPath(name, index)), file, name, argumentsPath(name, index), limits) };
+    case 'validate': {
+      const base = argumentsPath(name, index);
+      const documentArgs = parseArgs(documentOperationSchema, args, name, base);
+      const reference = documentReference(documentArgs, file, name, base, limits);
+      if (reference) return { op: 'register', subject: reference };
+      return { op: name, subject: inlineSubject(documentArgs, file, name, base, limits) };
+    }
     case 'search': {
       const request = parseArgs(searchSchema, args, name, argumentsPath(name, index));
       checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
@@ -282,5 +345,7 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
       return { op: 'list', request: parseArgs(listSchema, args, name, argumentsPath(name, index)) };
     case 'unregister':
       return { op: 'unregister', id: parseArgs(unregisterSchema, args, name, argumentsPath(name, index)).id };
+    case 'refresh':
+      return { op: 'refresh', id: parseArgs(refreshSchema, args, name, argumentsPath(name, index)).id };
   }
 }

@@ -31,6 +31,8 @@ export const searchSchema = z.strictObject({
       idempotent: z.boolean().optional(),
       openWorld: z.boolean().optional(),
       owner: shortString(200).optional(),
+      health: z.enum(['ok', 'unreachable', 'invalid', 'any']).optional(),
+      verified: z.boolean().optional(),
     })
     .optional(),
   limit: z.number().int().min(1).max(100).optional(),
@@ -45,7 +47,15 @@ export const getSchema = z.strictObject({
 });
 
 export const listSchema = z.strictObject({
-  filter: z.strictObject({ kind: kind.optional(), owner: shortString(200).optional(), mine: z.boolean().optional() }).optional(),
+  filter: z
+    .strictObject({
+      kind: kind.optional(),
+      owner: shortString(200).optional(),
+      mine: z.boolean().optional(),
+      health: z.enum(['ok', 'unreachable', 'invalid']).optional(),
+      verified: z.boolean().optional(),
+    })
+    .optional(),
   pageSize: z.number().int().min(1).max(100).optional(),
   pageToken: pageToken.optional(),
   withDocuments: z.boolean().optional(),
@@ -53,16 +63,24 @@ export const listSchema = z.strictObject({
 
 export const unregisterSchema = z.strictObject({ id: shortString(100) });
 
-/** register/validate: the document comes inline here, or as a file part beside it. */
+export const refreshSchema = z.strictObject({ id: shortString(100) });
+
+/**
+ * register/validate: the document comes inline here, or as a file part beside it; a register
+ * may instead give the card's URL (`url`), or ask for an MCP server's tools (`fetchTools`).
+ */
 export const documentOperationSchema = z.strictObject({
   agentCard: z.unknown().optional(),
   mcpServer: z.unknown().optional(),
   toolspec: z.unknown().optional(),
+  url: z.string().min(1).max(2048).optional(),
+  fetchTools: z.boolean().optional(),
 });
 
 /** What a valid request looks like, for BAD_REQUEST messages. */
 export const REQUEST_SHAPES =
   'Send one data part {"data": {<operation>: {...}}, "mediaType": "application/json"} whose object has exactly one key: ' +
-  'register {"agentCard": {...}} or {"mcpServer": {...}, "toolspec": {"tools": [...]}}; validate (same arguments); ' +
-  'search {"query": "...", "filter": {...}, "limit": 20, "resultsPer": "entry" | "match"}; get {"id": "..."}; list {"pageSize": 50}; unregister {"id": "..."}. ' +
+  'register {"agentCard": {...}} or {"mcpServer": {...}, "toolspec": {"tools": [...]}}, or by reference {"url": "https://..."} or {"mcpServer": {...}, "fetchTools": true}; ' +
+  'validate (a document, as register); search {"query": "...", "filter": {...}, "limit": 20, "resultsPer": "entry" | "match"}; get {"id": "..."}; list {"pageSize": 50}; ' +
+  'unregister {"id": "..."}; refresh {"id": "..."}. ' +
   'A message with only a text part is a search for that text; an agent-card.json or toolspec.json file part carries a document.';

@@ -86,6 +86,10 @@ async function handle(
       const page = await service.list(operation.request, caller);
       return { artifactName: 'entries', data: { ...page }, text: summarizeEntries(page) };
     }
+    case 'refresh': {
+      const result = await service.refresh(operation.id, caller);
+      return { artifactName: 'registration', data: { ...result }, text: summarizeRegistration(result) };
+    }
     case 'unregister': {
       const removed = await service.unregister(operation.id, caller);
       return {

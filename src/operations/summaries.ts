@@ -14,8 +14,10 @@ export function summarizeRegistration(r: RegistrationResult): string {
   const what = r.kind === 'agent' ? `agent (A2A ${r.protocolVersion})` : 'MCP server';
   const verb = r.created ? 'Registered' : r.changed ? 'Updated' : 'Unchanged:';
   const counted = r.indexed && 'skills' in r.indexed ? `${r.indexed.skills} skill(s)` : `${r.indexed && 'tools' in r.indexed ? r.indexed.tools : 0} tool(s)`;
-  const head = `${verb} ${what} ${r.id}, revision ${r.revision}; ${counted} indexed.`;
-  return [head, ...findingLines('Warnings', r.warnings)].join('\n');
+  const verdict = r.verified ? ` Signature verified (kid ${r.kid}).` : r.signatures?.length ? ' Not verified: no signature is by a key this registry trusts.' : '';
+  const head = `${verb} ${what} ${r.id}, revision ${r.revision}${r.revisionOrigin === 'refresh' && r.changed ? ' (from a refresh)' : ''}; ${counted} indexed.${verdict}`;
+  const fetched = r.source ? [`Fetched from ${r.source.url}; the registry refreshes it from there.`] : [];
+  return [head, ...fetched, ...findingLines('Warnings', r.warnings)].join('\n');
 }
 
 export function summarizeValidation(v: ValidationResultBody): string {
@@ -28,7 +30,8 @@ export function summarizeValidation(v: ValidationResultBody): string {
 
 export function summarizeEntry(e: EntryView): string {
   const where = e.interfaces.map((i) => `${i.protocolBinding} ${i.url}`).join(', ');
-  return `${e.kind} "${e.name}" (${e.id}), revision ${e.revision}, owner ${e.owner}, updated ${e.updatedAt}; ${where}`;
+  const health = e.health ? `; health ${e.health.status} since ${e.health.since}${e.drift ? ', live card differs' : ''}` : '';
+  return `${e.kind} "${e.name}" (${e.id}), revision ${e.revision}, owner ${e.owner}, updated ${e.updatedAt}; ${where}${health}`;
 }
 
 export function summarizeEntries(page: ListPage): string {

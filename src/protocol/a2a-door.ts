@@ -7,7 +7,7 @@
  * request scope and log line.
  */
 import express from 'express';
-import { DefaultRequestHandler, getSupportedVersions } from '@a2a-js/sdk/server';
+import { getSupportedVersions } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { AgentCard } from '@a2a-js/sdk';
 import type { Door, DoorContext } from '../composition/door.js';
@@ -18,6 +18,7 @@ import { answerSanitizer } from '../http/security.js';
 import { RegistryExecutor } from '../operations/executor.js';
 import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
+import { RegistryRequestHandler } from './registry-request-handler.js';
 import { jsonRpcShapeGuard, restShapeGuard, verifyBody } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { callerUserBuilder } from './sdk-user.js';
@@ -48,9 +49,10 @@ export const a2aDoor: Door = {
       core.operations,
       { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: config.hardening.maxJsonDepth, maxQueryChars: config.hardening.maxQueryChars },
       log,
+      core.tasks,
     );
     const sdkCard = AgentCard.fromJSON(ctx.card);
-    const requestHandler = new DefaultRequestHandler(sdkCard, core.store.taskStore, executor);
+    const requestHandler = new RegistryRequestHandler(sdkCard, core.tasks, executor);
     const userBuilder = callerUserBuilder(core.authenticator);
 
     const card = cardEndpoint({ v1: ctx.card, legacyCompatible: legacyCompatibleCard(ctx.card) }, config.cardMaxAgeSeconds);

@@ -38,7 +38,7 @@ function partsProblem(message: unknown, at: string): string | undefined {
   // A2A 3.3.2 / 9.5: a message without parts is a validation error of the request (-32602,
   // HTTP 400), which is how the spec's own example answers it, not a task the agent declines.
   if (parts.length === 0) {
-    return `${at}.parts is empty: a message needs at least one part, e.g. {"text": "weather"} (a search) or {"data": {"search": {"query": "weather"}}, "mediaType": "application/json"} (any operation: register, validate, search, get, list, unregister)`;
+    return `${at}.parts is empty: a message needs at least one part, e.g. {"text": "weather"} (a search) or {"data": {"search": {"query": "weather"}}, "mediaType": "application/json"} (any operation: register, validate, search, get, list, unregister, refresh)`;
   }
   for (let i = 0; i < parts.length; i++) {
     const part: unknown = parts[i];

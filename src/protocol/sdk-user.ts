@@ -1,7 +1,9 @@
 /**
  * The A2A door's adapter between our Caller and the SDK's User: the SDK scopes tasks by
- * `userName` (its default owner resolver) and hands the user to the executor, which reads the
- * Caller back from it.
+ * `userName` (its default owner resolver; also its per-task locks and event buses) and hands the
+ * user to the executor, which reads the Caller back from it. An anonymous caller's userName is
+ * a key made for its one request (tasks/task-owner.ts), so no other request — anonymous or
+ * not — can read, list, cancel or subscribe to its tasks.
  */
 import type { User } from '@a2a-js/sdk/server';
 import type { UserBuilder } from '@a2a-js/sdk/server/express';
@@ -9,14 +11,15 @@ import type { Request } from 'express';
 import type { TokenAuthenticator } from '../auth/tokens.js';
 import type { Caller } from '../contract/caller.js';
 import { admittedCaller } from '../http/authentication.js';
+import { anonymousTaskOwner } from '../tasks/task-owner.js';
 
 export class CallerUser implements User {
-  constructor(readonly caller: Caller) {}
+  readonly userName: string;
+  constructor(readonly caller: Caller) {
+    this.userName = caller.principal ?? anonymousTaskOwner();
+  }
   get isAuthenticated(): boolean {
     return this.caller.principal !== undefined;
-  }
-  get userName(): string {
-    return this.caller.principal ?? '';
   }
 }
 

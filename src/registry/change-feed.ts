@@ -11,6 +11,12 @@
  *
  * Delivery is synchronous and in order; a subscriber that throws is logged and does not stop
  * the others (a derived view must never fail a write that storage already committed).
+ *
+ * Resync: when a replica finds that the change log was trimmed past its position (it was cut
+ * off for longer than the log is kept), the changes it missed cannot be replayed one by one.
+ * It reloads its index from the entries and then signals a resync: every subscriber that keeps
+ * derived state (caches, standing searches) must rebuild it from the service, since any entry
+ * may have changed or gone meanwhile.
  */
 import type { EntryDescription } from '../contract/description.js';
 import type { StoredEntry } from '../storage/types.js';
@@ -29,20 +35,49 @@ export interface CommittedChange {
   seq?: number;
   /** Written by this process, or by another replica and picked up from the change log. */
   origin: 'local' | 'replica';
+  /**
+   * Local changes: what wrote it — a registration, a refresh from the entry's source (a new
+   * revision), or a check that only moved the entry's health (no new revision). Replica
+   * changes do not know.
+   */
+  cause?: 'register' | 'refresh' | 'health';
 }
 
 export type ChangeListener = (change: CommittedChange) => void;
+/** Told that individual changes were missed: rebuild derived state from the service. */
+export type ResyncListener = (reason: string) => void;
 
 export class ChangeFeed {
   private readonly listeners = new Set<ChangeListener>();
+  private readonly resyncListeners = new Set<ResyncListener>();
   private published = 0;
 
   constructor(private readonly onListenerError: (err: unknown, change: CommittedChange) => void = () => undefined) {}
 
-  /** Calls `listener` with every change published from now on; returns the unsubscribe function. */
-  subscribe(listener: ChangeListener): () => void {
+  /**
+   * Calls `listener` with every change published from now on, and `onResync` when changes were
+   * missed (see above); returns the unsubscribe function. A subscriber that keeps state derived
+   * from entries must pass `onResync`.
+   */
+  subscribe(listener: ChangeListener, onResync?: ResyncListener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (onResync) this.resyncListeners.add(onResync);
+    return () => {
+      this.listeners.delete(listener);
+      if (onResync) this.resyncListeners.delete(onResync);
+    };
+  }
+
+  /** Announces that individual changes were missed and the index was reloaded from storage. */
+  resync(reason: string): void {
+    this.published++;
+    for (const listener of this.resyncListeners) {
+      try {
+        listener(reason);
+      } catch (err) {
+        this.onListenerError(err, { id: '', op: 'upsert', origin: 'replica' });
+      }
+    }
   }
 
   publish(change: CommittedChange): void {

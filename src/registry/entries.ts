@@ -22,7 +22,15 @@ export function describeStored(entry: StoredEntry, document: unknown = JSON.pars
 
 /** What the index keeps of an entry; `description` when the caller already built it. */
 export function toIndexedEntry(entry: StoredEntry, description: EntryDescription = describeStored(entry)): IndexedEntry {
-  return { id: entry.id, owner: entry.owner, updatedAt: entry.updatedAt, description };
+  const indexed: IndexedEntry = { id: entry.id, owner: entry.owner, updatedAt: entry.updatedAt, description };
+  if (entry.health) indexed.health = entry.health;
+  if (entry.drift !== undefined) indexed.drift = entry.drift;
+  if (entry.source) indexed.source = entry.source;
+  if (entry.verification?.verified) {
+    indexed.verified = true;
+    indexed.kid = entry.verification.kid;
+  }
+  return indexed;
 }
 
 export function toEntryView(entry: StoredEntry, withDocument: boolean): EntryView {
@@ -37,8 +45,17 @@ export function toEntryView(entry: StoredEntry, withDocument: boolean): EntryVie
     updatedAt: entry.updatedAt,
     interfaces: entry.interfaces,
     contentHash: entry.contentHash,
+    verified: entry.verification?.verified === true,
   };
   if (entry.protocolVersion) view.protocolVersion = entry.protocolVersion;
-  if (withDocument) view.document = JSON.parse(entry.documentText);
+  if (entry.source) view.source = entry.source;
+  if (entry.health) view.health = entry.health;
+  if (entry.drift !== undefined) view.drift = entry.drift;
+  if (entry.revisionOrigin) view.revisionOrigin = entry.revisionOrigin;
+  if (entry.verification?.verified && entry.verification.kid !== undefined) view.kid = entry.verification.kid;
+  if (withDocument) {
+    if (entry.verification && entry.verification.signatures.length > 0) view.signatures = entry.verification.signatures;
+    view.document = JSON.parse(entry.documentText);
+  }
   return view;
 }

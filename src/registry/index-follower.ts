@@ -3,6 +3,10 @@
  * keeps a change log with a global sequence; a notification (PostgreSQL LISTEN/NOTIFY) wakes the
  * follower at once, and a slow poll catches whatever a lost notification or a dropped
  * connection hid. Applying a change re-reads the entry, so applying one twice is harmless.
+ *
+ * The change log is trimmed (REGISTRY_CHANGES_RETENTION_HOURS). A follower whose position is
+ * older than the trimmed point cannot replay what it missed: it reloads the index from the
+ * entries and the feed signals a resync to its other subscribers (RegistryService.reloadIndex).
  */
 import type { Logger } from '../observability/logger.js';
 import type { ChangeSubscription, RegistryStore } from '../storage/types.js';
@@ -78,6 +82,17 @@ export class IndexFollower {
     try {
       for (;;) {
         const changes = await this.store.changesSince(this.lastSeq, BATCH);
+        // Read after the changes: a trim in between is seen here, never silently skipped.
+        const trimmedThrough = await this.store.changesTrimmedThrough();
+        if (trimmedThrough > this.lastSeq) {
+          const resumeAt = await this.store.lastChangeSeq();
+          const reason = `the change log was trimmed through ${trimmedThrough}, past this replica's position ${this.lastSeq}`;
+          this.log.warn({ at: this.lastSeq, trimmedThrough }, `${reason}; reloading the search index from storage`);
+          const entries = await this.service.reloadIndex(reason);
+          this.log.info({ entries, resumeAt }, 'search index reloaded');
+          this.lastSeq = resumeAt;
+          continue;
+        }
         if (changes.length === 0) break;
         // Several changes to one entry in a batch need one refresh.
         for (const id of new Set(changes.map((c) => c.id))) await this.service.applyReplicaChange(id);

@@ -6,57 +6,98 @@
  * published on the change feed (which the search index and every other derived view follow),
  * then acknowledged.
  */
-import { createHash } from 'node:crypto';
 import type {
   EntryKind,
   EntryView,
   ListPage,
   ListRequest,
-  McpServerDocument,
   RegistrationResult,
   SearchPage,
   SearchRequest,
   ValidationResultBody,
 } from '../contract/types.js';
-import { RegistryError, notFound } from '../contract/errors.js';
+import { RegistryError, badRequest, notFound } from '../contract/errors.js';
 import type { Actor, Caller } from '../contract/caller.js';
+import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
 import type { SearchIndex } from '../search/types.js';
-import type { RegistryStore, StoredEntry } from '../storage/types.js';
-import type { DocumentValidator, Verdict } from '../validation/index.js';
+import { StorageUnavailableError } from '../storage/faults.js';
+import type { RegistryStore, StoredEntry, WriteQuota } from '../storage/types.js';
+import type { DocumentValidator } from '../validation/index.js';
+import type { DocumentVerifier } from '../validation/signature.js';
+import { CardTrust } from './card-trust.js';
 import type { ChangeFeed } from './change-feed.js';
-import { describeAgentCard, describeMcpServer } from './describe.js';
-import { mcpDocumentText, toEntryView, toIndexedEntry } from './entries.js';
+import type { DocumentSources } from './document-sources.js';
+import { checkDocument, entryWriteOf, publishUpsert, registrationResultOf } from './documents.js';
+import { urlTaken } from './endpoint-claims.js';
+import { toEntryView, toIndexedEntry } from './entries.js';
+import { FreshnessChecks, NO_FRESHNESS, type FreshnessSettings, type SourcedEntry } from './freshness.js';
 import { PageTokens } from './page-token.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 const DEFAULT_LIST_SIZE = 50;
+/** `get` lists at most this many of an entry's revisions (the newest). */
+export const MAX_REVISIONS_LISTED = 100;
 
 export interface RegistryServiceDeps {
   store: RegistryStore;
   index: SearchIndex;
+  /** Makes an empty index, for reloading from storage without a moment of empty results. */
+  newIndex?: () => SearchIndex;
   validator: DocumentValidator;
+  /** Checks card signatures against the operator's trust roots. */
+  verifier: DocumentVerifier;
   pageTokens: PageTokens;
   feed: ChangeFeed;
   /** Reads (search, get, list) are open to anonymous callers (REGISTRY_PUBLIC_READ). */
   publicRead: boolean;
+  /** Documents the registry fetches itself (register by URL, fetchTools, refresh, probe). */
+  sources?: DocumentSources;
+  /** How entries are kept fresh (with `sources`). */
+  freshness?: FreshnessSettings;
+  /** Per-principal limits (REGISTRY_MAX_ENTRIES_PER_OWNER, REGISTRY_MAX_REVISIONS); admins are exempt. */
+  quota?: { maxEntriesPerOwner: number; maxRevisions: number };
+  /** Agent cards must carry a signature by a trusted key (REGISTRY_REQUIRE_VERIFIED). */
+  requireVerified?: boolean;
 }
+
+/** What a register may carry: a document, or a reference the registry fetches the document from. */
+export type RegisterInput = Subject | DocumentReference;
+
+const isReference = (input: RegisterInput): input is DocumentReference => input.type === 'agent-card-url' || input.type === 'mcp-tools';
 
 export class RegistryService {
   private readonly store: RegistryStore;
-  private readonly index: SearchIndex;
+  private index: SearchIndex;
+  private readonly newIndex: (() => SearchIndex) | undefined;
   private readonly validator: DocumentValidator;
+  private readonly trust: CardTrust;
   private readonly pageTokens: PageTokens;
   private readonly feed: ChangeFeed;
   private readonly publicRead: boolean;
+  private readonly sources?: DocumentSources;
+  private readonly freshness?: FreshnessChecks;
+  private readonly hideUnhealthyAfterMs?: number;
+  private readonly quota: RegistryServiceDeps['quota'];
 
   constructor(deps: RegistryServiceDeps) {
     this.store = deps.store;
     this.index = deps.index;
+    this.newIndex = deps.newIndex;
     this.validator = deps.validator;
+    this.trust = new CardTrust({ store: deps.store, feed: deps.feed, verifier: deps.verifier, requireVerified: deps.requireVerified === true });
     this.pageTokens = deps.pageTokens;
     this.feed = deps.feed;
     this.publicRead = deps.publicRead;
+    this.sources = deps.sources;
+    if (deps.sources) {
+      this.freshness = new FreshnessChecks(this.store, this.validator, this.trust, this.feed, deps.sources, {
+        ...(deps.freshness ?? NO_FRESHNESS),
+        maxRevisions: deps.quota?.maxRevisions,
+      });
+    }
+    this.hideUnhealthyAfterMs = deps.freshness?.hideUnhealthyAfterMs;
+    this.quota = deps.quota;
     // The index is one of the feed's followers: every committed change, local or from another
     // replica, reaches it the same way.
     this.feed.subscribe((change) => {
@@ -83,6 +124,28 @@ export class RegistryService {
     if (!this.publicRead) this.requireActor(caller, what);
   }
 
+  /** The limits a write by this actor is held to: none for admins. */
+  private quotaFor(actor: Actor): WriteQuota {
+    return actor.isAdmin || !this.quota ? {} : { ...this.quota };
+  }
+
+  /**
+   * A storage call, with a storage fault (disk full, read-only, file deleted or corrupt,
+   * database unreachable) turned into the refusal that says so. Searches never get here: they
+   * are answered from the index.
+   */
+  private async stored<T>(work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      if (!(error instanceof StorageUnavailableError)) throw error;
+      throw new RegistryError(
+        'STORAGE_UNAVAILABLE',
+        `${error.message}: the registry cannot store anything right now (searches are still answered). Retry later; the operator sees the cause on /readyz.`,
+      );
+    }
+  }
+
   // ---- derived views ----
 
   /** Loads every stored entry into the index (start-up). Returns how many were indexed. */
@@ -92,6 +155,25 @@ export class RegistryService {
       this.index.upsert(toIndexedEntry(entry));
       n++;
     }
+    return n;
+  }
+
+  /**
+   * Reloads the index from storage when individual changes were missed (a replica further
+   * behind than the change log reaches): builds a fresh index beside the current one, which
+   * keeps answering meanwhile, swaps it in, and tells the feed's other subscribers to resync.
+   * Changes committed during the scan are in the change log and are applied again after it.
+   */
+  async reloadIndex(reason: string): Promise<number> {
+    if (!this.newIndex) throw new Error('RegistryService: reloading the index needs deps.newIndex');
+    const fresh = this.newIndex();
+    let n = 0;
+    for await (const entry of this.store.scan()) {
+      fresh.upsert(toIndexedEntry(entry));
+      n++;
+    }
+    this.index = fresh;
+    this.feed.resync(reason);
     return n;
   }
 
@@ -106,83 +188,109 @@ export class RegistryService {
 
   // ---- operations ----
 
-  /** The verdict on a valid document; an invalid one is declined with its errors, as register would. */
-  private check(subject: Subject): Verdict {
-    const verdict =
-      subject.type === 'agent-card'
-        ? this.validator.validateAgentCard(subject.card, subject.sizeBytes)
-        : subject.server === undefined
-          ? this.validator.validateToolspec(subject.toolspec, subject.sizeBytes)
-          : this.validator.validateMcpServer(subject.server, subject.toolspec, subject.sizeBytes);
-    if (!verdict.valid) {
-      throw new RegistryError(verdict.errorCode ?? 'VALIDATION_FAILED', verdict.message ?? 'The document is not valid.', verdict.errors);
-    }
-    return verdict;
-  }
-
   /** A dry run of register: the same checks and the same answer when invalid; nothing stored. Open to anyone. */
   async validate(subject: Subject, _caller: Caller): Promise<ValidationResultBody> {
-    const v = this.check(subject);
+    const v = checkDocument(this.validator, subject);
+    const verified = await this.trust.check(subject, v);
     const body: ValidationResultBody = { valid: true, kind: v.kind, sizeBytes: v.sizeBytes, errors: [], warnings: v.warnings };
     if (v.generation) body.protocolVersion = v.generation;
+    if (verified) {
+      const { verification, warnings } = verified;
+      body.verified = verification.verified;
+      if (verification.kid !== undefined) body.kid = verification.kid;
+      body.signatures = verification.signatures;
+      body.warnings = [...v.warnings, ...warnings];
+    }
     return body;
   }
 
   /**
-   * Registers or updates a document. The pipeline: authorise → (resolve a document given by
-   * reference) → validate → (verify signatures) → store → publish → acknowledge.
+   * Registers or updates a document. The pipeline: authorise → resolve (fetch a document given
+   * by reference: a card URL, an MCP server's tools) → validate → (verify signatures) → store →
+   * publish → acknowledge. A fetched document gets exactly the checks of an inline one.
    */
-  async register(subject: Subject, caller: Caller): Promise<RegistrationResult> {
+  async register(input: RegisterInput, caller: Caller): Promise<RegistrationResult> {
     const actor = this.requireActor(caller, 'Registering');
-    const verdict = this.check(subject);
-    const documentText = subject.type === 'agent-card' ? subject.documentText : mcpDocumentText(subject.server, subject.toolspecText);
-    const description =
-      subject.type === 'agent-card'
-        ? describeAgentCard(subject.card, verdict.generation ?? '1.0')
-        : describeMcpServer({ mcpServer: subject.server, toolspec: subject.toolspec } as McpServerDocument);
-    const outcome = await this.store.upsert(
-      {
-        kind: description.kind,
-        identityUrl: description.identityUrl,
-        name: description.name,
-        description: description.description,
-        protocolVersion: description.protocolVersion,
-        interfaces: description.interfaces,
-        documentText,
-        contentHash: createHash('sha256').update(documentText).digest('hex'),
-      },
-      actor,
-    );
+    const { subject, source } = await this.resolve(input);
+    const verdict = checkDocument(this.validator, subject);
+    const verified = await this.trust.check(subject, verdict);
+    const verification = verified?.verification;
+    const { write, description, claims } = entryWriteOf(subject, verdict);
+    if (verification) write.verification = verification;
+    if (this.freshness) write.freshness = this.freshness.forRegistration(source, subject.type);
+    const outcome = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor)));
     if (outcome.status === 'forbidden') {
       throw new RegistryError(
         'FORBIDDEN',
         `${description.identityUrl} is already registered as entry ${outcome.existing.id} by another principal; only its owner or an admin may update it.`,
       );
     }
-    const entry = outcome.entry;
-    if (outcome.status !== 'unchanged') this.feed.publish({ id: entry.id, op: 'upsert', entry, description, origin: 'local' });
-    const result: RegistrationResult = {
-      id: entry.id,
-      kind: entry.kind,
-      revision: entry.revision,
-      created: outcome.status === 'created',
-      changed: outcome.status !== 'unchanged',
-      indexed: entry.kind === 'agent' ? { skills: description.skills.length } : { tools: description.tools.length },
-      warnings: verdict.warnings,
-    };
-    if (entry.protocolVersion) result.protocolVersion = entry.protocolVersion;
-    return result;
+    if (outcome.status === 'quota-exceeded') {
+      throw new RegistryError(
+        'QUOTA_EXCEEDED',
+        `Principal "${actor.principal}" already has ${outcome.limit} entries, the most one principal may register (REGISTRY_MAX_ENTRIES_PER_OWNER=${outcome.limit}). ` +
+          `Unregister entries it no longer needs, or ask the registry's operator to raise REGISTRY_MAX_ENTRIES_PER_OWNER.`,
+      );
+    }
+    if (outcome.status === 'url-taken') throw urlTaken(claims, outcome.url);
+    const changed = outcome.status !== 'unchanged';
+    if (changed || outcome.freshened) publishUpsert(this.feed, outcome.entry, 'register', changed ? description : undefined);
+    const entry = await this.stored(this.trust.afterCommit(outcome.entry, verification, !changed));
+    const warnings = verified ? [...verdict.warnings, ...verified.warnings] : verdict.warnings;
+    return registrationResultOf(entry, description, { created: outcome.status === 'created', changed, warnings });
+  }
+
+  /** The resolve step: a document as received, or fetched from where the reference points. */
+  private async resolve(input: RegisterInput): Promise<{ subject: Subject; source?: EntrySource }> {
+    if (!isReference(input)) return { subject: input };
+    if (!this.sources) throw badRequest('This registry does not fetch documents: send the agent card or the toolspec itself.');
+    return this.sources.resolve(input);
+  }
+
+  /**
+   * `refresh`: fetches an entry's document from its source now (its owner or an admin), and
+   * answers like register. A failure is recorded in the entry's health and declined.
+   */
+  async refresh(id: string, caller: Caller): Promise<RegistrationResult> {
+    const actor = this.requireActor(caller, 'Refreshing');
+    const entry = await this.stored(this.store.get(id));
+    if (!entry) throw notFound(`No entry has id "${id}".`);
+    if (entry.owner !== actor.principal && !actor.isAdmin) {
+      throw new RegistryError('FORBIDDEN', `Entry "${id}" belongs to another principal; only its owner or an admin may refresh it.`);
+    }
+    if (!entry.source || !this.freshness) {
+      throw badRequest(
+        `Entry "${id}" was registered with its document inline, so it has no source to refresh. Register it by URL ({"register": {"url": "https://..."}}) or, for an MCP server, with "fetchTools": true, and the registry keeps it fresh.`,
+      );
+    }
+    return this.stored(this.freshness.refresh(entry as SourcedEntry));
+  }
+
+  /** The background check of one due entry (the refresh loop): refresh from its source, or probe. */
+  async checkDue(id: string, signal?: AbortSignal): Promise<'refreshed' | 'probed' | 'skipped'> {
+    return this.freshness ? this.freshness.checkDue(id, signal) : 'skipped';
+  }
+
+  /** Re-evaluates stored signed cards against the trust roots now in force (see CardTrust). */
+  reevaluateSignatures(): Promise<{ checked: number; changed: number }> {
+    return this.trust.reevaluateAll();
   }
 
   async get(id: string, revision: number | undefined, caller: Caller): Promise<EntryView> {
     this.requireReader(caller, 'Reading an entry');
-    const entry = await this.store.get(id, revision);
+    const [entry, revisions] = await this.stored(Promise.all([this.store.get(id, revision), this.store.revisions(id, MAX_REVISIONS_LISTED)]));
     if (!entry) {
-      throw notFound(
-        revision === undefined ? `No entry has id "${id}".` : `Entry "${id}" has no revision ${revision}.`,
-      );
+      if (revision === undefined) throw notFound(`No entry has id "${id}".`);
+      const oldest = await this.stored(this.store.oldestRevision(id));
+      if (oldest !== undefined && revision < oldest) {
+        throw notFound(
+          `Revision ${revision} of entry "${id}" is no longer kept: the registry keeps the last ${this.quota?.maxRevisions ?? 'few'} revisions of an entry (REGISTRY_MAX_REVISIONS); the oldest kept is ${oldest}.`,
+        );
+      }
+      throw notFound(`Entry "${id}" has no revision ${revision}.`);
     }
-    return toEntryView(entry, true);
+    // What a history view needs to offer: which revisions can still be read.
+    return { ...toEntryView(entry, true), revisions };
   }
 
   async list(request: ListRequest, caller: Caller): Promise<ListPage> {
@@ -190,33 +298,38 @@ export class RegistryService {
     // "mine" is resolved from the token, so it needs one even when reads are public.
     const mine = request.filter?.mine ? this.requireActor(caller, 'Listing your own entries').principal : undefined;
     const filter = this.listFilter(request.filter ?? {}, mine);
-    const fingerprint = PageTokens.fingerprint(['list', filter]);
+    const health = request.filter?.health;
+    const fingerprint = PageTokens.fingerprint(health ? ['list', filter, health] : ['list', filter]);
     const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint) : undefined;
-    const result = await this.store.list({
-      kind: filter.kind,
-      owner: filter.owner,
-      limit: request.pageSize ?? DEFAULT_LIST_SIZE,
-      after,
-    });
+    const result = await this.stored(
+      this.store.list({
+        kind: filter.kind,
+        owner: filter.owner,
+        health,
+        verified: filter.verified,
+        limit: request.pageSize ?? DEFAULT_LIST_SIZE,
+        after,
+      }),
+    );
     const page: ListPage = { entries: result.entries.map((e) => toEntryView(e, request.withDocuments === true)) };
     if (result.next) page.nextPageToken = this.pageTokens.issue(result.next, fingerprint);
     return page;
   }
 
-  private listFilter(filter: NonNullable<ListRequest['filter']>, mine: string | undefined): { kind?: EntryKind; owner?: string } {
-    if (mine === undefined) return { kind: filter.kind, owner: filter.owner };
+  private listFilter(filter: NonNullable<ListRequest['filter']>, mine: string | undefined): { kind?: EntryKind; owner?: string; verified?: boolean } {
+    if (mine === undefined) return { kind: filter.kind, owner: filter.owner, verified: filter.verified };
     if (filter.owner !== undefined && filter.owner !== mine) {
       throw new RegistryError('BAD_REQUEST', 'Give either "mine": true or an "owner", not both.', [
         { path: '/list/filter/owner', message: `"mine" is the caller's principal, which is not "${filter.owner}"`, hint: 'Leave one of them out.' },
       ]);
     }
     // Resolved to a plain owner filter, so its page tokens are those of {"owner": <principal>}.
-    return { kind: filter.kind, owner: mine };
+    return { kind: filter.kind, owner: mine, verified: filter.verified };
   }
 
   async unregister(id: string, caller: Caller): Promise<{ id: string; kind: string; name: string; revision: number }> {
     const actor = this.requireActor(caller, 'Unregistering');
-    const outcome = await this.store.remove(id, actor);
+    const outcome = await this.stored(this.store.remove(id, actor));
     if (outcome.status === 'not-found') throw notFound(`No entry has id "${id}".`);
     if (outcome.status === 'forbidden') {
       throw new RegistryError('FORBIDDEN', `Entry "${id}" belongs to another principal; only its owner or an admin may unregister it.`);
@@ -233,7 +346,15 @@ export class RegistryService {
     const resultsPer = request.resultsPer ?? 'entry';
     const fingerprint = PageTokens.fingerprint(['search', text, request.filter ?? {}, limit, resultsPer]);
     const offset = request.pageToken ? Number(this.pageTokens.read(request.pageToken, fingerprint)) : 0;
-    const page = await this.index.search({ text, filter: request.filter, offset, limit, resultsPer });
+    const hideAfter = this.hideUnhealthyAfterMs;
+    const page = await this.index.search({
+      text,
+      filter: request.filter,
+      offset,
+      limit,
+      resultsPer,
+      ...(hideAfter !== undefined && request.filter?.health === undefined ? { hideUnhealthyBefore: Date.now() - hideAfter } : {}),
+    });
     const result: SearchPage = { results: page.hits, total: page.total };
     if (offset + page.hits.length < page.total) result.nextPageToken = this.pageTokens.issue(String(offset + page.hits.length), fingerprint);
     return result;

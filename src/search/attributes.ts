@@ -3,9 +3,9 @@
  * search already has in cache instead of chasing entry objects around the heap (measured: at
  * 100,000 entries, object-based tests cost more than the text matching itself).
  *
- * Entry rows carry E_ATTR (kind and streaming flags, interface-profile id: the entry's list of
- * (binding, version) pairs, interned, so a handful of profiles cover most entries; the entry's
- * language for word forms) and the owner id. Unit slots carry whether the unit is a skill or a tool and a tool's hints; skills
+ * Entry rows carry E_ATTR (kind, streaming and verified flags, health, interface-profile id: the
+ * entry's list of (binding, version) pairs, interned, so a handful of profiles cover most entries;
+ * the entry's language for word forms) and the owner id. Unit slots carry whether the unit is a skill or a tool and a tool's hints; skills
  * point into a pooled Int32Array holding their tag ids and effective input/output mode ids
  * (their own modes, or the card defaults). Per entry, signatures (bit sets) of its skills' tags
  * and modes and its tools' hints let skill/tool filters reject whole entries at once.
@@ -15,6 +15,7 @@
  * than half of it belongs to removed units.
  */
 import type { EntryInterface } from '../contract/types.js';
+import type { EntryHealth } from '../contract/freshness.js';
 import { E_ATTR, E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
 import { fold } from './text-encoder.js';
 
@@ -23,10 +24,16 @@ export const A_MCP = 1;
 export const A_STREAMING = 2;
 /** The interface-profile id starts here; ids from A_PROFILE_MAX on are read from E_PROFILE. */
 export const A_PROFILE_SHIFT = 2;
-export const A_PROFILE_MAX = (1 << 24) - 1;
-/** The entry's language id (./languages.ts), 3 bits. */
-export const A_LANG_SHIFT = 27;
+export const A_PROFILE_MAX = (1 << 23) - 1;
+/** The entry's language id (./languages.ts), 3 bits above the profile id. */
+export const A_LANG_SHIFT = 25;
 export const A_LANG_MASK = 7;
+/** Two bits of health above the language: 0 unknown, then HEALTH_CODES. */
+export const A_HEALTH_SHIFT = 28;
+export const A_HEALTH_MASK = 3;
+export const HEALTH_CODES = { ok: 1, unreachable: 2, invalid: 3 } as const;
+/** Bit 30, above the health: a signature of the card verified with a trusted key. */
+export const A_VERIFIED = 1 << 30;
 
 // unitAttr bits of a unit slot.
 export const A_SKILL = 1;
@@ -88,6 +95,8 @@ export class Attributes {
   readonly modes = new Dictionary();
   private readonly profileIds = new Dictionary();
   readonly profiles: InterfaceProfile[] = [];
+  /** Entry number → since when it has been unhealthy (ms), for entries whose health is not ok. */
+  readonly unhealthySince = new Map<number, number>();
 
   constructor(readonly tables: Tables) {}
 
@@ -96,10 +105,12 @@ export class Attributes {
     no: number,
     mcp: boolean,
     streaming: boolean,
+    verified: boolean,
     owner: string,
     interfaces: readonly EntryInterface[],
     generation: string | undefined,
     language: number,
+    health?: Pick<EntryHealth, 'status' | 'since'>,
   ): void {
     const row = no << E_SHIFT;
     const e = this.tables.entries;
@@ -109,11 +120,16 @@ export class Attributes {
     const before = this.profileIds.size;
     const id = this.profileIds.id(signature);
     if (id === before) this.profiles.push({ bindings, versions });
+    const healthCode = health ? HEALTH_CODES[health.status] : 0;
     e[row + E_ATTR] =
       (mcp ? A_MCP : 0) |
       (streaming ? A_STREAMING : 0) |
+      (verified ? A_VERIFIED : 0) |
       (Math.min(id, A_PROFILE_MAX) << A_PROFILE_SHIFT) |
-      ((language & A_LANG_MASK) << A_LANG_SHIFT);
+      ((language & A_LANG_MASK) << A_LANG_SHIFT) |
+      (healthCode << A_HEALTH_SHIFT);
+    if (health && health.status !== 'ok') this.unhealthySince.set(no, Date.parse(health.since) || 0);
+    else this.unhealthySince.delete(no);
     e[row + E_OWNER] = this.owners.id(owner);
     e[row + E_PROFILE] = id;
     this.tables.signatures.fill(0, no << S_SHIFT, (no + 1) << S_SHIFT);

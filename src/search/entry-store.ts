@@ -8,6 +8,7 @@
  * more than half of the slots belong to removed entries).
  */
 import type { EntryInterface, EntryKind } from '../contract/types.js';
+import type { EntryHealth, EntrySource } from '../contract/freshness.js';
 import { E_BASE, E_COUNT, E_SHIFT, MAX_ENTRIES, type Tables } from './tables.js';
 
 /** What a hit shows of a skill. */
@@ -39,10 +40,15 @@ export interface EntryRecord {
   readonly interfaces: readonly EntryInterface[];
   readonly skills: readonly SkillRecord[];
   readonly tools: readonly ToolRecord[];
+  readonly verified: boolean;
+  readonly kid?: string;
   /** Indexed units: the entry itself, then skills, then tools (capped at MAX_UNITS_PER_ENTRY). */
   readonly unitCount: number;
   /** Language id of its text (./languages.ts). */
   readonly language: number;
+  readonly health?: EntryHealth;
+  readonly drift?: boolean;
+  readonly source?: EntrySource;
 }
 
 export class EntryStore {

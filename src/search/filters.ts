@@ -7,6 +7,7 @@
  * - kind: the entry's kind.
  * - owner: exact match.
  * - streaming: the card's `capabilities.streaming` (MCP servers count as not streaming).
+ * - verified: a signature of the card verified with a trusted key (MCP servers never are).
  * - protocolBinding / protocolVersion: some interface of the entry has that binding (case
  *   insensitive) and that version, where "1.0" also accepts "1.0.0" and "1.0.1" (prefix on a dot
  *   boundary). When both are given, one interface must satisfy both. An interface without a
@@ -23,9 +24,15 @@
  * skills have them). Either makes only skills or tools hits: an entry's own name/description
  * match cannot satisfy them and is left out. Contradictions (hints with kind "agent", hints with
  * skill keys) match nothing.
+ * - health: the entry's latest check had that status ("ok", "unreachable", "invalid"); entries
+ *   never checked have none and do not match. "any" matches every entry, and, like any health
+ *   value, turns off the operator's default of hiding entries unhealthy for too long
+ *   (`hideUnhealthyBefore`).
  */
 import type { SearchFilter } from '../contract/types.js';
 import {
+  A_HEALTH_MASK,
+  A_HEALTH_SHIFT,
   A_HINTS_SHIFT,
   A_MCP,
   A_PROFILE_MAX,
@@ -33,6 +40,8 @@ import {
   A_SKILL,
   A_STREAMING,
   A_TOOL,
+  HEALTH_CODES,
+  A_VERIFIED,
   mimeKey,
   tagKey,
   type Attributes,
@@ -123,9 +132,13 @@ export class CompiledFilter {
   private readonly unitPool: Int32Array;
   private readonly pool: Int32Array;
 
+  /** Entries unhealthy since before this (ms) are left out; undefined: none are. */
+  private readonly hideUnhealthyBefore: number | undefined;
+
   constructor(
     filter: SearchFilter | undefined,
     private readonly attrs: Attributes,
+    options: { hideUnhealthyBefore?: number } = {},
   ) {
     const f: Partial<Record<keyof SearchFilter, unknown>> = typeof filter === 'object' && filter !== null ? filter : {};
     let impossible = false;
@@ -139,6 +152,16 @@ export class CompiledFilter {
     if (streaming !== undefined) {
       entryMask |= A_STREAMING;
       if (streaming) entryWant |= A_STREAMING;
+    }
+    if (f.health === 'ok' || f.health === 'unreachable' || f.health === 'invalid') {
+      entryMask |= A_HEALTH_MASK << A_HEALTH_SHIFT;
+      entryWant |= HEALTH_CODES[f.health] << A_HEALTH_SHIFT;
+    }
+    this.hideUnhealthyBefore = f.health === undefined && attrs.unhealthySince.size > 0 ? options.hideUnhealthyBefore : undefined;
+    const verified = cleanBool(f.verified);
+    if (verified !== undefined) {
+      entryMask |= A_VERIFIED;
+      if (verified) entryWant |= A_VERIFIED;
     }
     let ownerId = -1;
     if (typeof f.owner === 'string') {
@@ -229,7 +252,13 @@ export class CompiledFilter {
     this.unitLevel = skillLevel || hints;
     this.poolLevel = skillLevel;
     this.entryFree =
-      !impossible && entryMask === 0 && ownerId < 0 && this.binding === undefined && this.version === undefined && !this.unitLevel;
+      !impossible &&
+      entryMask === 0 &&
+      ownerId < 0 &&
+      this.binding === undefined &&
+      this.version === undefined &&
+      !this.unitLevel &&
+      this.hideUnhealthyBefore === undefined;
 
     this.entries = attrs.tables.entries;
     this.signatures = attrs.tables.signatures;
@@ -244,6 +273,10 @@ export class CompiledFilter {
     const row = no << E_SHIFT;
     const attr = this.entries[row + E_ATTR]!;
     if ((attr & this.entryMask) !== this.entryWant) return false;
+    if (this.hideUnhealthyBefore !== undefined && (attr >>> A_HEALTH_SHIFT) & A_HEALTH_MASK) {
+      const since = this.attrs.unhealthySince.get(no);
+      if (since !== undefined && since < this.hideUnhealthyBefore) return false;
+    }
     if (this.ownerId >= 0 && this.entries[row + E_OWNER] !== this.ownerId) return false;
     if (this.unitLevel && !this.signaturesMatch(no << S_SHIFT)) return false;
     if (this.binding !== undefined || this.version !== undefined) {

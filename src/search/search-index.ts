@@ -319,15 +319,20 @@ export class FlexSearchIndex implements KeywordIndex {
       interfaces: d.interfaces.map((i) => ({ ...i })),
       skills: d.skills.map((k) => ({ id: k.id, name: k.name })),
       tools: d.tools.map((t) => ({ name: t.name })),
+      verified: entry.verified === true,
+      kid: entry.verified === true ? entry.kid : undefined,
       unitCount,
       language: lang,
+      ...(entry.health ? { health: { ...entry.health } } : {}),
+      ...(entry.drift !== undefined ? { drift: entry.drift } : {}),
+      ...(entry.source ? { source: { ...entry.source } } : {}),
     };
     const a = this.attrs;
     const u = this.unitTerms;
     const defaultIn = d.defaultInputModes.map(mimeKey);
     const defaultOut = d.defaultOutputModes.map(mimeKey);
     try {
-      a.setEntry(no, d.kind === 'mcp-server', d.streaming, entry.owner, d.interfaces, d.protocolVersion, lang);
+      a.setEntry(no, d.kind === 'mcp-server', d.streaming, record.verified, entry.owner, d.interfaces, d.protocolVersion, lang, entry.health);
       u.addText(d.name, FIELD_NAME);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);
@@ -384,7 +389,7 @@ export class FlexSearchIndex implements KeywordIndex {
   }
 
   search(query: IndexQuery): IndexPage {
-    const filter = new CompiledFilter(query.filter, this.attrs);
+    const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore });
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
     const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
     const perEntry = (query.resultsPer ?? 'entry') !== ('match' satisfies ResultsPer);
@@ -445,6 +450,7 @@ export class FlexSearchIndex implements KeywordIndex {
     this.languageCounts[record.language]!--;
     this.clearEmbedding(record.no);
     this.store.release(record);
+    this.attrs.unhealthySince.delete(record.no);
     this.attrs.maybeCompact(() => this.store.liveUnitSlots());
     this.pairs.maybeCompact(() => this.store.liveUnitSlots());
     this.churn += record.unitCount;
@@ -1131,9 +1137,14 @@ export class FlexSearchIndex implements KeywordIndex {
       score: Math.round((key >= FUSED_BASE ? key - FUSED_BASE : key) * 10_000) / 10_000,
       match: this.matchOf(id, fieldBits),
       interfaces: rec.interfaces.map((i) => ({ ...i })),
+      verified: rec.verified,
     };
     if (matches && matches.length > 0) hit.matches = matches;
+    if (rec.kid !== undefined) hit.kid = rec.kid;
     if (moreInEntry > 0) hit.moreInEntry = moreInEntry;
+    if (rec.health) hit.health = { ...rec.health };
+    if (rec.drift !== undefined) hit.drift = rec.drift;
+    if (rec.source) hit.source = { ...rec.source };
     return hit;
   }
 }

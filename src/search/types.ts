@@ -5,6 +5,7 @@
  */
 import type { ResultsPer, SearchFilter, SearchHit } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
+import type { EntryHealth, EntrySource } from '../contract/freshness.js';
 
 /** What the index needs of an entry: identity, ownership, recency and its description. */
 export interface IndexedEntry {
@@ -18,6 +19,14 @@ export interface IndexedEntry {
    * otherwise detected from the text. Languages without word forms are treated as English.
    */
   language?: string;
+  /** Shown on hits, filtered by `health`; see SearchFilter.health. */
+  health?: EntryHealth;
+  drift?: boolean;
+  /** Where the registry fetches the document (shown on hits). */
+  source?: EntrySource;
+  /** A signature of the card verified with a trusted key (and which key). */
+  verified?: boolean;
+  kid?: string;
 }
 
 export interface IndexQuery {
@@ -35,6 +44,11 @@ export interface IndexQuery {
    * its length.
    */
   embedding?: Float32Array;
+  /**
+   * Leave out entries unhealthy (unreachable or invalid) since before this time (ms since the
+   * epoch), unless the filter asks for a health itself (REGISTRY_HIDE_UNHEALTHY_SECONDS).
+   */
+  hideUnhealthyBefore?: number;
 }
 
 export interface IndexPage {

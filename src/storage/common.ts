@@ -3,13 +3,26 @@
  * what a row means, what a cursor looks like, or which tasks count as finished.
  */
 import type { EntryInterface, EntryKind } from '../contract/types.js';
-import type { StoredEntry } from './types.js';
+import type { EntryHealth, HealthStatus } from '../contract/freshness.js';
+import type { FreshnessWrite, StoredEntry } from './types.js';
+import type { CardVerification } from '../contract/verification.js';
 
 /** Thrown by `list` when `after` is not a position this store handed out. */
 export class InvalidCursorError extends Error {
   constructor(message = 'The page token is not valid for this listing.') {
     super(message);
     this.name = 'InvalidCursorError';
+  }
+}
+
+/**
+ * Thrown inside a write transaction when a URL to claim belongs to another principal: the
+ * transaction is rolled back and `upsert` answers 'url-taken'.
+ */
+export class UrlTaken extends Error {
+  constructor(readonly url: string) {
+    super(`${url} is claimed by another principal.`);
+    this.name = 'UrlTaken';
   }
 }
 
@@ -87,7 +100,27 @@ export function clampLimit(limit: number): number {
   return Math.min(Math.floor(limit), MAX_LIST_LIMIT);
 }
 
-/** Engine-neutral shape of one joined entries + entry_revisions row. */
+/**
+ * Columns of an entry at one revision: `e` is entries, `r` entry_revisions, `f` the entry's
+ * freshness record (LEFT JOINed: most entries have none).
+ */
+export const ENTRY_COLUMNS = `
+  e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
+  r.revision, r.name, r.description, r.protocol_version, r.interfaces,
+  r.document_text, r.content_hash, r.created_at AS revision_created_at, r.origin AS revision_origin, r.verification,
+  f.source_url, f.fetched_at, f.etag, f.last_modified, f.health_status, f.checked_at, f.health_since,
+  f.failures, f.health_reason, f.health_message, f.drift`;
+
+/** The current revision of each entry, with its freshness record. */
+export const CURRENT_JOIN = `entries e JOIN entry_revisions r
+  ON r.entry_id = e.id AND r.revision = e.current_revision
+  LEFT JOIN entry_freshness f ON f.entry_id = e.id`;
+
+/** Any revision of each entry (filter on r.revision), with its freshness record. */
+export const REVISION_JOIN = `entries e JOIN entry_revisions r ON r.entry_id = e.id
+  LEFT JOIN entry_freshness f ON f.entry_id = e.id`;
+
+/** Engine-neutral shape of one joined entries + entry_revisions (+ entry_freshness) row. */
 export interface EntryRowFields {
   id: string;
   kind: string;
@@ -102,6 +135,26 @@ export interface EntryRowFields {
   document_text: string;
   content_hash: string;
   revision_created_at: string | Date;
+  revision_origin: string | null;
+  source_url: string | null;
+  fetched_at: string | Date | null;
+  etag: string | null;
+  last_modified: string | null;
+  health_status: string | null;
+  checked_at: string | Date | null;
+  health_since: string | Date | null;
+  failures: number | string | null;
+  health_reason: string | null;
+  health_message: string | null;
+  /** SQLite: 0/1; PostgreSQL: boolean. */
+  drift: number | boolean | null;
+  verification: string | null;
+}
+
+/** A verification as the `verification` column holds it, with `verified_kid` for filtering. */
+export function verificationColumns(v: CardVerification | undefined): { verification: string | null; verifiedKid: string | null } {
+  if (!v) return { verification: null, verifiedKid: null };
+  return { verification: JSON.stringify(v), verifiedKid: v.verified ? (v.kid ?? '') : null };
 }
 
 function iso(value: string | Date): string {
@@ -128,5 +181,81 @@ export function rowToEntry(row: EntryRowFields): StoredEntry {
     documentText: row.document_text,
   };
   if (row.protocol_version !== null) entry.protocolVersion = row.protocol_version;
+  if (row.revision_origin === 'refresh') entry.revisionOrigin = 'refresh';
+  if (row.source_url !== null && row.fetched_at !== null) {
+    entry.source = { url: row.source_url, fetchedAt: iso(row.fetched_at) };
+    if (row.etag !== null) entry.source.etag = row.etag;
+    if (row.last_modified !== null) entry.source.lastModified = row.last_modified;
+  }
+  if (isHealthStatus(row.health_status) && row.checked_at !== null && row.health_since !== null) {
+    const health: EntryHealth = {
+      status: row.health_status,
+      checkedAt: iso(row.checked_at),
+      since: iso(row.health_since),
+      failures: Number(row.failures ?? 0),
+    };
+    if (row.health_reason !== null) health.reason = row.health_reason;
+    if (row.health_message !== null) health.message = row.health_message;
+    entry.health = health;
+  }
+  if (row.drift !== null) entry.drift = row.drift === true || row.drift === 1;
+  if (row.verification) entry.verification = JSON.parse(row.verification) as CardVerification;
   return entry;
+}
+
+const isHealthStatus = (v: unknown): v is HealthStatus => v === 'ok' || v === 'unreachable' || v === 'invalid';
+
+/** A freshness record as column values, in FRESHNESS_COLUMNS order (times as ISO strings). */
+export function freshnessValues(f: FreshnessWrite): (string | number | null)[] {
+  return [
+    f.source?.url ?? null,
+    f.source?.fetchedAt ?? null,
+    f.source?.etag ?? null,
+    f.source?.lastModified ?? null,
+    f.health?.status ?? null,
+    f.health?.checkedAt ?? null,
+    f.health?.since ?? null,
+    f.health?.failures ?? 0,
+    f.health?.reason ?? null,
+    f.health?.message ?? null,
+    f.drift === undefined ? null : f.drift ? 1 : 0,
+    f.nextCheckAt ?? null,
+  ];
+}
+
+export const FRESHNESS_COLUMNS = [
+  'source_url', 'fetched_at', 'etag', 'last_modified', 'health_status', 'checked_at', 'health_since',
+  'failures', 'health_reason', 'health_message', 'drift', 'next_check_at',
+] as const;
+
+/**
+ * The record a write leaves, given what the entry has: a write with neither source nor health
+ * only schedules a check (an inline registration with probing on), so an entry without a source
+ * keeps the health and drift its probes found — re-registering the same card as a heartbeat
+ * must not wipe them.
+ */
+export function effectiveFreshness(existing: StoredEntry, write: FreshnessWrite | null): FreshnessWrite | null {
+  if (!write || write.source || write.health || existing.source || !existing.health) return write;
+  const kept: FreshnessWrite = { health: existing.health, ...write };
+  if (existing.drift !== undefined) kept.drift = existing.drift;
+  return kept;
+}
+
+/**
+ * Whether a new freshness record changes what readers see of the entry, beyond the times and
+ * validators every check moves: such a change is recorded in the change log, so other replicas
+ * (and their indexes) learn of it.
+ */
+export function freshnessVisiblyChanged(before: StoredEntry, after: FreshnessWrite | null): boolean {
+  const a = after ?? {};
+  const hb = before.health;
+  const ha = a.health;
+  return (
+    (before.source?.url ?? null) !== (a.source?.url ?? null) ||
+    (hb?.status ?? null) !== (ha?.status ?? null) ||
+    (hb?.since ?? null) !== (ha?.since ?? null) ||
+    (hb?.failures ?? 0) !== (ha?.failures ?? 0) ||
+    (hb?.reason ?? null) !== (ha?.reason ?? null) ||
+    (before.drift ?? null) !== (a.drift ?? null)
+  );
 }

@@ -12,6 +12,8 @@ export interface StoreConfig {
   databaseUrl?: string;
   /** REGISTRY_DATA_DIR; the SQLite file lives here as registry.db. */
   dataDir: string;
+  /** Told about what the store did by itself (e.g. re-created a deleted SQLite file). */
+  notice?: (message: string, details: Record<string, unknown>) => void;
 }
 
 export function isPostgresUrl(url: string | undefined): url is string {
@@ -21,5 +23,5 @@ export function isPostgresUrl(url: string | undefined): url is string {
 /** Returns an unopened store; call `open()` before use. */
 export function createStore(config: StoreConfig): RegistryStore {
   if (isPostgresUrl(config.databaseUrl)) return new PostgresStore({ url: config.databaseUrl.trim() });
-  return new SqliteStore({ file: join(config.dataDir, 'registry.db') });
+  return new SqliteStore({ file: join(config.dataDir, 'registry.db'), notice: config.notice });
 }

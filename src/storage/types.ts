@@ -6,15 +6,19 @@
  * - a method that resolves has committed (durable) what it wrote: callers acknowledge only after;
  * - `upsert` is atomic per identity: concurrent registrations of the same agent (same kind and
  *   identity URL) never create two entries, on one process or many;
+ * - a claimed URL (see `EntryWrite.urls`) belongs to one principal: no write, however
+ *   concurrent, lets another principal's entry list it;
  * - every change bumps a global, monotonically increasing change sequence, so replicas can
  *   catch up from the last sequence they saw (`changesSince`).
  */
-import type { TaskStore } from '@a2a-js/sdk/server';
 import type { Actor } from '../contract/caller.js';
-import type { EntryInterface, EntryKind } from '../contract/types.js';
+import type { EntryInterface, EntryKind, RevisionSummary } from '../contract/types.js';
+import type { EntryHealth, EntrySource, HealthStatus, RevisionOrigin } from '../contract/freshness.js';
+import type { StorageFault } from './faults.js';
+import type { CardVerification } from '../contract/verification.js';
 
 export type { Actor } from '../contract/caller.js';
-
+export type { StorageFault, StorageFaultReason } from './faults.js';
 
 /** One revision of an entry as stored. */
 export interface StoredEntry {
@@ -35,6 +39,26 @@ export interface StoredEntry {
   contentHash: string;
   /** The document exactly as received (the decoded file, or the data part's compact JSON). */
   documentText: string;
+  /** Who wrote this revision (absent: a registration). */
+  revisionOrigin?: RevisionOrigin;
+  /** Freshness of the entry (not of the revision): where it is fetched from, its latest check. */
+  source?: EntrySource;
+  health?: EntryHealth;
+  drift?: boolean;
+  /** Signature verification of this revision (agents; absent for MCP servers and older rows). */
+  verification?: CardVerification;
+}
+
+/**
+ * An entry's freshness record as a write sets it: replaced as a whole. `nextCheckAt` schedules
+ * the next refresh or probe (absent: not scheduled). In a registration, a record with neither
+ * source nor health only schedules: an entry without a source keeps its health and drift.
+ */
+export interface FreshnessWrite {
+  source?: EntrySource;
+  health?: EntryHealth;
+  drift?: boolean;
+  nextCheckAt?: string;
 }
 
 /** What a registration writes; the store assigns id, revision and timestamps. */
@@ -47,11 +71,66 @@ export interface EntryWrite {
   interfaces: EntryInterface[];
   documentText: string;
   contentHash: string;
+  /** Default "register". */
+  origin?: RevisionOrigin;
+  /**
+   * The entry's freshness record after this write: replaced by the given one, removed with
+   * null, left alone when absent.
+   */
+  freshness?: FreshnessWrite | null;
+  /**
+   * The normalised URLs the entry claims (claim keys of lib/endpoint-url.ts: every interface URL,
+   * or the MCP server URL). A URL claimed by one principal's entry cannot be claimed by another
+   * principal's; the same principal may list it in several entries.
+   */
+  urls: string[];
+  verification?: CardVerification;
 }
 
 export type UpsertOutcome =
-  | { status: 'created' | 'updated' | 'unchanged'; entry: StoredEntry }
-  | { status: 'forbidden'; existing: StoredEntry };
+  | {
+      status: 'created' | 'updated' | 'unchanged';
+      entry: StoredEntry;
+      /** 'unchanged' document, but its source or health changed (a change was recorded). */
+      freshened?: boolean;
+    }
+  | { status: 'forbidden'; existing: StoredEntry }
+  /** Creating the entry would take its owner over `limit` entries; nothing was written. */
+  | { status: 'quota-exceeded'; quota: 'entries'; limit: number }
+  /** `url` (a claim key of `EntryWrite.urls`) belongs to another principal's entry; nothing was written. */
+  | { status: 'url-taken'; url: string };
+
+/**
+ * Per-principal limits a write is held to (the service leaves them out for admins). Enforced
+ * inside the write's transaction, so concurrent registrations cannot overshoot.
+ */
+export interface WriteQuota {
+  /** Most entries one owner may have; creating one more is refused ('quota-exceeded'). */
+  maxEntriesPerOwner?: number;
+  /** Most revisions kept per entry: older ones leave the history (numbering continues). */
+  maxRevisions?: number;
+}
+
+/** A refresh writing a new revision of a known entry; see RegistryStore.revise. */
+export type ReviseOutcome =
+  | { status: 'updated' | 'unchanged'; entry: StoredEntry }
+  | { status: 'not-found' }
+  /** The entry moved on meanwhile (another revision was written): nothing stored. */
+  | { status: 'stale'; entry: StoredEntry }
+  /** The new document's identity belongs to another entry: nothing stored. */
+  | { status: 'conflict'; existing: StoredEntry }
+  /** The new document lists `url`, which belongs to another principal's entry: nothing stored. */
+  | { status: 'url-taken'; url: string };
+
+/** What recording a check did; see RegistryStore.recordCheck. */
+export interface CheckOutcome {
+  entry: StoredEntry;
+  /**
+   * 'logged': something others see changed (status, since, failures, drift, source URL) and a
+   * change was recorded; 'quiet': only times and validators moved (checkedAt, fetchedAt, etag).
+   */
+  change: 'logged' | 'quiet';
+}
 
 export type DeleteOutcome =
   | { status: 'deleted'; entry: StoredEntry }
@@ -61,6 +140,9 @@ export type DeleteOutcome =
 export interface ListQuery {
   kind?: EntryKind;
   owner?: string;
+  health?: HealthStatus;
+  /** true: only entries whose current revision verified; false: only the others. */
+  verified?: boolean;
   limit: number;
   /** Opaque position returned as `next` by the previous page. */
   after?: string;
@@ -86,6 +168,62 @@ export interface RetentionPolicy {
   maxCount: number;
 }
 
+/**
+ * One durable task, in the layout of the SDK's `tasks` table (@a2a-js/sdk DatabaseTaskStore
+ * reads and writes the same rows). Storage keeps the JSON columns as text and never looks
+ * inside them; src/tasks converts between rows and the SDK's Task.
+ */
+export interface TaskRow {
+  tenant: string;
+  owner: string;
+  id: string;
+  context_id: string;
+  /** The status timestamp in epoch milliseconds (0 when the task has none). */
+  status_last_updated: number;
+  /** The proto enum name of the state (TASK_STATE_COMPLETED...), or null. */
+  status_state: string | null;
+  status: string | null;
+  artifacts: string | null;
+  history: string | null;
+  metadata: string | null;
+  protocol_version: string | null;
+}
+
+/** Whose task: the SDK scopes every task by tenant and owner. */
+export interface TaskScope {
+  tenant: string;
+  owner: string;
+}
+
+export interface TaskListQuery {
+  contextId?: string;
+  /** Only tasks in this state (proto enum name). */
+  state?: string;
+  /** Only tasks whose status timestamp is later than this (epoch ms). */
+  updatedAfter?: number;
+  /** Keyset position: rows strictly older than (updated, id) in the newest-first order. */
+  before?: { updated: number; id: string };
+  limit: number;
+  /** Leave the artifacts (and the history) columns out when the caller does not want them. */
+  withArtifacts: boolean;
+  withHistory: boolean;
+}
+
+/**
+ * Durable tasks: only those that must outlive the process (accepted writes carry their
+ * acknowledgement; long-running tasks may be resumed after a restart). Everything else lives in
+ * the bounded in-memory store (src/tasks).
+ */
+export interface TaskRecords {
+  /** Inserts or replaces the row (by tenant, owner, id); resolves once committed. */
+  save(row: TaskRow): Promise<void>;
+  load(scope: TaskScope, id: string): Promise<TaskRow | undefined>;
+  /** The scope's rows matching the query, newest first, and how many match in all. */
+  list(scope: TaskScope, query: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }>;
+  /** Removes finished tasks beyond the retention policy; returns how many went. */
+  prune(policy: RetentionPolicy): Promise<number>;
+}
+
 /** A live subscription to change notifications; see RegistryStore.subscribeToChanges. */
 export interface ChangeSubscription {
   close(): Promise<void>;
@@ -94,8 +232,8 @@ export interface ChangeSubscription {
 export interface RegistryStore {
   /** Which implementation, for logs and /readyz ("sqlite" or "postgres"). */
   readonly engine: string;
-  /** The SDK task store backed by the same database, so tasks survive restarts. */
-  readonly taskStore: TaskStore;
+  /** Durable tasks, in the same database. */
+  readonly tasks: TaskRecords;
 
   /** Opens the database and runs pending, versioned migrations. */
   open(): Promise<void>;
@@ -104,16 +242,40 @@ export interface RegistryStore {
   ping(): Promise<boolean>;
 
   /**
+   * Why the database cannot be written (disk full, read-only, file deleted or corrupt,
+   * unreachable), as learnt from the last write that failed for such a reason; undefined once a
+   * write (or `probeWrites`) succeeds again. Writes meanwhile fail with StorageUnavailableError.
+   */
+  readonly fault: StorageFault | undefined;
+  /**
+   * A small durable write that proves the database takes writes again (repairing what it can,
+   * e.g. re-creating a deleted SQLite file from the open connection). Clears `fault` on success.
+   */
+  probeWrites(): Promise<boolean>;
+
+  /**
    * Creates the entry, or updates the one with the same kind and identityUrl.
    * Another owner's entry is not touched unless the actor is an admin ('forbidden').
    * An identical document (same contentHash) is 'unchanged' and keeps its revision.
+   * `quota` limits what the write may create or keep (see WriteQuota), atomically.
    */
-  upsert(write: EntryWrite, actor: Actor): Promise<UpsertOutcome>;
+  upsert(write: EntryWrite, actor: Actor, quota?: WriteQuota): Promise<UpsertOutcome>;
+  /** The lowest revision of the entry still kept (older ones were trimmed), or undefined if none. */
+  oldestRevision(id: string): Promise<number | undefined>;
   /** The current revision, or the given one (older revisions are kept). */
   get(id: string, revision?: number): Promise<StoredEntry | undefined>;
+  /** The entry's stored revisions, newest first, at most `limit`; empty when the entry does not exist. */
+  revisions(id: string, limit: number): Promise<RevisionSummary[]>;
   /** Current revisions, newest entry first. */
   list(query: ListQuery): Promise<ListResult>;
   remove(id: string, actor: Actor): Promise<DeleteOutcome>;
+  /**
+   * Records a new evaluation of the signatures of revision `revision` of entry `id` (after the
+   * trust roots changed), if that revision is still current. `announce`: also record a change, so
+   * that every replica's index picks it up (when what clients see changed). Returns the entry as
+   * now stored, or undefined when it is gone or has moved on to another revision.
+   */
+  updateVerification(id: string, revision: number, verification: CardVerification, announce: boolean): Promise<StoredEntry | undefined>;
   /** Every current entry, for rebuilding an index at start-up. */
   scan(): AsyncIterable<StoredEntry>;
   /** Number of current entries by kind. */
@@ -121,8 +283,18 @@ export interface RegistryStore {
 
   /** Changes after `seq`, oldest first, at most `limit`. */
   changesSince(seq: number, limit: number): Promise<Change[]>;
-  /** Highest committed change sequence (0 when none). */
+  /** Highest committed change sequence (0 when none), trimmed ones included. */
   lastChangeSeq(): Promise<number>;
+  /**
+   * The change log has been trimmed up to and including this sequence (0 when never): a reader
+   * at a lower sequence may have missed changes and must reload from the entries. Read it after
+   * `changesSince` (it only grows), so a trim between the two calls is never missed.
+   */
+  changesTrimmedThrough(): Promise<number>;
+  /** Removes changes older than `maxAgeMs` and records how far the log was trimmed; returns how many. */
+  trimChanges(maxAgeMs: number): Promise<number>;
+  /** Returns freed space to the file system where the engine can do so online (SQLite). */
+  reclaimSpace(): Promise<void>;
 
   /**
    * Where other processes can write to the same database (PostgreSQL), calls `onChange` as
@@ -132,6 +304,26 @@ export interface RegistryStore {
    */
   subscribeToChanges?(onChange: (seq: number | undefined) => void, onError: (err: Error) => void): Promise<ChangeSubscription>;
 
-  /** Prunes finished tasks beyond the retention policy; returns how many were removed. */
-  pruneTasks(policy: RetentionPolicy): Promise<number>;
+  // ---- freshness (issue 16) ----
+
+  /**
+   * Writes a refreshed document as the next revision of entry `id` (same owner; origin
+   * "refresh"), if the entry is still at revision `expectRevision`. The document's identity may
+   * change (an agent that moved), unless another entry has it ('conflict').
+   */
+  revise(id: string, write: EntryWrite, expectRevision: number, quota?: Pick<WriteQuota, 'maxRevisions'>): Promise<ReviseOutcome>;
+  /**
+   * Replaces the entry's freshness record with the outcome of a check; a change is recorded
+   * when what others see changed (see CheckOutcome). Undefined when the entry is gone.
+   */
+  recordCheck(id: string, freshness: FreshnessWrite): Promise<CheckOutcome | undefined>;
+  /**
+   * Claims up to `limit` entries due for a check (next check at or before now), oldest due
+   * first, by moving their next check to `retryAt` in the same atomic step: however many
+   * replicas claim at once, each due entry goes to one of them. Without `includeUnsourced`
+   * only entries with a source are claimed (probing off).
+   */
+  claimDue(limit: number, retryAt: string, includeUnsourced: boolean): Promise<string[]>;
+  /** Schedules a first probe (at `at`) for every agent that has no freshness record yet; returns how many. */
+  scheduleProbes(at: string): Promise<number>;
 }

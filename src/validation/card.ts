@@ -9,6 +9,7 @@ import type { Finding } from '../contract/types.js';
 import type { CompiledPair } from './ajv-instances.js';
 import { cardWarnings, legacyAuthenticationWarning } from './card-checks.js';
 import { detectGeneration } from './detect.js';
+import { cardEndpointUrls, endpointUrlErrors } from './endpoint-urls.js';
 import { cardHints, MIXED_GENERATION_FIELDS } from './hints.js';
 import { isObject, quote, type JsonObject } from '../lib/json.js';
 import { compactJsonBytes } from './size.js';
@@ -69,7 +70,15 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
   const { generation } = detection;
 
   const errors = schemaErrors(generation === '1.0' ? v.cardV10 : v.cardV03, card, generation);
-  const warnings = cardWarnings(card, generation, options.warnInsecureHttp === true);
+  let warnings = cardWarnings(card, generation, options.warnInsecureHttp === true);
+  // Interface URLs identify the agent: schemes, credentials and control characters are errors
+  // (a URL the schema already faulted is not reported twice, nor warned about as well).
+  const urlErrors = endpointUrlErrors(cardEndpointUrls(card, generation)).filter((u) => !errors.some((e) => e.path === u.path));
+  if (urlErrors.length > 0) {
+    errors.push(...urlErrors);
+    const faulted = new Set(urlErrors.map((e) => e.path));
+    warnings = warnings.filter((w) => !faulted.has(w.path));
+  }
   if (errors.length === 0) return accepted('agent', sizeBytes, warnings, generation);
 
   const label = `A2A v${generation} agent card`;

@@ -11,6 +11,7 @@ import { compactJsonBytes } from './size.js';
 import { translateAjvErrors } from './translate.js';
 import type { ValidatorOptions, Verdict } from './types.js';
 import { checkUserSchema } from './user-schema.js';
+import { checkEndpointUrl, mcpEndpointUrls } from './endpoint-urls.js';
 import { classifyUrl, urlFinding } from './urls.js';
 import { accepted, failureMessage, rejected, tooLarge } from './verdict.js';
 
@@ -87,16 +88,16 @@ export function validateMcpServer(
   } else {
     const metaErrors = check(v.serverMeta, server, '/mcpServer', serverMetaHints);
     errors.push(...metaErrors);
-    if (isObject(server) && typeof server.url === 'string') {
-      const issue = classifyUrl(server.url, options.warnInsecureHttp === true);
-      if (issue === 'invalid') {
-        // The schema's uri format accepts a few strings no URL parser does (http://@@:x);
-        // the URL is the server's identity, so it must parse.
-        if (!metaErrors.some((e) => e.path === '/mcpServer/url')) {
-          errors.push({ ...urlFinding('/mcpServer/url', server.url, issue), hint: 'Use the absolute http(s) URL of the MCP endpoint, e.g. "https://mcp.acme.dev/mcp".' });
-        }
-      } else if (issue) {
-        warnings.push(urlFinding('/mcpServer/url', server.url, issue));
+    const [endpoint] = mcpEndpointUrls(server);
+    if (endpoint) {
+      // The URL is the server's identity: it must parse (the schema's uri format accepts a few
+      // strings no URL parser does, such as http://@@:x), be http(s), carry no credentials.
+      const check = checkEndpointUrl(endpoint);
+      if (check.ok === false) {
+        if (!metaErrors.some((e) => e.path === endpoint.path)) errors.push(check.finding);
+      } else {
+        const issue = classifyUrl(endpoint.url, options.warnInsecureHttp === true);
+        if (issue) warnings.push(urlFinding(endpoint.path, endpoint.url, issue));
       }
     }
   }

@@ -41,7 +41,7 @@ async function worker(): Promise<never> {
       entryWrite(kind, `https://crash.example.com/${tag}/${index}`, `${tag}-${n}`),
       writer,
     );
-    if (outcome.status === 'forbidden') throw new Error('unexpected forbidden');
+    if (outcome.status === 'forbidden' || outcome.status === 'quota-exceeded' || outcome.status === 'url-taken') throw new Error(`unexpected ${outcome.status}`);
     process.stdout.write(`ack ${outcome.entry.id} ${outcome.entry.revision} ${outcome.entry.contentHash}\n`);
   }
 }

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { EntryKind } from '../../src/contract/types.js';
 import type { Actor, EntryWrite } from '../../src/storage/types.js';
+import { endpointIdentity } from '../../src/lib/endpoint-url.js';
 import { prng } from '../../bench/lib/generate-entries.js';
 
 export function actor(principal: string, isAdmin = false): Actor {
@@ -23,17 +24,17 @@ export function entryWrite(kind: EntryKind, identityUrl: string, version = '1', 
           toolspec: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] },
         };
   const documentText = JSON.stringify(document);
+  const interfaces =
+    kind === 'agent' ? [{ url: identityUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] : [{ url: identityUrl, protocolBinding: 'MCP' }];
   const write: EntryWrite = {
     kind,
     identityUrl,
     name,
     description: `${kind} ${name} v${version}`,
-    interfaces:
-      kind === 'agent'
-        ? [{ url: identityUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]
-        : [{ url: identityUrl, protocolBinding: 'MCP' }],
+    interfaces,
     documentText,
     contentHash: createHash('sha256').update(documentText).digest('hex'),
+    urls: endpointIdentity(interfaces).claims,
   };
   if (kind === 'agent') write.protocolVersion = '1.0';
   return write;

@@ -63,6 +63,12 @@ export function describeEntry(e: EntryView, o: Output): string {
     const binding = `${i.protocolBinding}${i.protocolVersion ? ` ${i.protocolVersion}` : ''}`.padEnd(14);
     text += `  ${n === 0 ? 'interfaces ' : '           '} ${binding}  ${i.url}\n`;
   });
+  if (e.source) text += `  source      ${e.source.url} ${s.dim(`(fetched ${e.source.fetchedAt})`)}\n`;
+  if (e.health) {
+    const failing = e.health.status === 'ok' ? '' : `, ${e.health.failures} failed check(s) in a row${e.health.message ? `: ${e.health.message}` : ''}`;
+    text += `  health      ${e.health.status} since ${e.health.since} ${s.dim(`(checked ${e.health.checkedAt})`)}${failing}\n`;
+  }
+  if (e.drift) text += `  drift       the live document differs from this revision\n`;
   return text + contents(e, o);
 }
 

@@ -16,6 +16,8 @@ interface LsOptions {
   kind?: 'agent' | 'mcp-server';
   mine?: boolean;
   owner?: string;
+  health?: 'ok' | 'unreachable' | 'invalid';
+  verified?: boolean;
   limit?: number;
   pageToken?: string;
   json: boolean;
@@ -26,6 +28,8 @@ export function listRequest(o: LsOptions): ListRequest {
   if (o.kind) filter.kind = o.kind;
   if (o.owner) filter.owner = o.owner;
   if (o.mine) filter.mine = true;
+  if (o.health) filter.health = o.health;
+  if (o.verified) filter.verified = true;
   const request: ListRequest = {};
   if (Object.keys(filter).length > 0) request.filter = filter;
   if (o.limit !== undefined) request.pageSize = o.limit;
@@ -60,6 +64,8 @@ export function register(program: Command): void {
     .addOption(new Option('--kind <kind>', 'only agents or only MCP servers').choices(['agent', 'mcp-server']))
     .addOption(new Option('--mine', "only the entries of this token's principal (needs a token)").conflicts('owner'))
     .option('--owner <principal>', 'only the entries of this principal')
+    .addOption(new Option('--health <status>', 'only entries whose latest live check was ok, unreachable or invalid').choices(['ok', 'unreachable', 'invalid']))
+    .option('--verified', "only agents whose card a key the registry trusts signed")
     .addOption(new Option('--limit <n>', 'entries per page, 1 to 100 (registry default 50)').argParser(intInRange(1, 100)))
     .option('--page-token <token>', 'the next page, as printed after the previous one')
     .option('--json', 'print the page as JSON ({entries, nextPageToken?})', false)

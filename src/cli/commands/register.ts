@@ -3,6 +3,10 @@
  * from its toolspec, by sending the registry the file as a file part, as a peer agent would.
  * The registry measures and stores the bytes exactly as they are in the file.
  *
+ * `register --url <url>` has the registry fetch the card itself (a base URL or the card's URL),
+ * and `register --fetch-tools --mcp-name .. --mcp-url ..` has it list an MCP server's tools; the
+ * registry then keeps the entry fresh from there.
+ *
  * Exit code: 0 registered (created, updated or unchanged), 1 declined (or, with --dry-run, not
  * valid; or the file is not JSON, reported with its line and column before anything is sent),
  * 2 usage (bad options, a file that cannot be read), 3 unreachable.
@@ -17,6 +21,8 @@ import { runRemote } from '../remote.js';
 import { detectKind, readProblem } from './validate.js';
 
 interface RegisterOptions {
+  url?: string;
+  fetchTools: boolean;
   mcpName?: string;
   mcpUrl?: string;
   mcpDescription?: string;
@@ -44,7 +50,7 @@ export class UsageError extends Error {}
  * `get --document` prints) is split the same way, its metadata overridden by any --mcp-* option,
  * so an entry read from one registry can be registered again as it is.
  */
-export function planUpload(source: JsonSource, bytes: Buffer, options: Omit<RegisterOptions, 'dryRun' | 'json'>): Upload {
+export function planUpload(source: JsonSource, bytes: Buffer, options: Omit<RegisterOptions, 'dryRun' | 'json' | 'url' | 'fetchTools'>): Upload {
   const doc = source.value;
   const flags: JsonObject = {};
   if (options.mcpName !== undefined) flags.name = options.mcpName;
@@ -98,7 +104,7 @@ async function readDocument(file: string): Promise<Buffer> {
 
 // --- output --------------------------------------------------------------------------------
 
-function describeRegistration(r: RegistrationResult, upload: Upload, o: Output): string {
+function describeRegistration(r: RegistrationResult, upload: Pick<Upload, 'name' | 'locate'>, o: Output): string {
   const s = styles(o.color);
   const named = upload.name ? ` "${upload.name}"` : '';
   const what = r.kind === 'agent' ? `agent${named}${r.protocolVersion ? ` (A2A ${r.protocolVersion})` : ''}` : `MCP server${named}`;
@@ -110,6 +116,8 @@ function describeRegistration(r: RegistrationResult, upload: Upload, o: Output):
   const indexed = r.indexed ? ('skills' in r.indexed ? `${r.indexed.skills} skill(s)` : `${r.indexed.tools} tool(s)`) : '';
   let text = `${head}\n  id        ${r.id ?? '?'}\n  revision  ${r.revision ?? '?'}\n`;
   if (indexed) text += `  indexed   ${indexed}\n`;
+  if (r.source) text += `  source    ${r.source.url} ${s.dim('(the registry refreshes it from there)')}\n`;
+  if (r.verified || (r.signatures?.length ?? 0) > 0) text += `  verified  ${r.verified ? s.green(`yes (kid ${r.kid ?? '?'})`) : 'no'}\n`;
   return text + formatFindings(r.warnings, 'warning', s, upload.locate);
 }
 
@@ -124,11 +132,30 @@ function describeValidation(v: ValidationResultBody, o: Output, locate: Locate):
 
 const findings = (v: unknown): Finding[] => (Array.isArray(v) ? v.filter(isObject).map((f) => f as unknown as Finding) : []);
 
+/** `register --url` / `--fetch-tools`: the registry fetches the document; nothing is read here. */
+function referenceOperation(file: string | undefined, options: RegisterOptions): JsonObject | undefined {
+  if (options.url === undefined && !options.fetchTools) return undefined;
+  if (options.url !== undefined && options.fetchTools) throw new UsageError('give either --url (an agent card) or --fetch-tools (an MCP server), not both');
+  if (file !== undefined) throw new UsageError(`with ${options.url !== undefined ? '--url' : '--fetch-tools'} the registry fetches the document: leave out the file`);
+  if (options.dryRun) throw new UsageError('--dry-run checks a document you send; the registry fetches documents only to register them');
+  if (options.url !== undefined) {
+    if (options.mcpName ?? options.mcpUrl ?? options.mcpDescription ?? options.mcpVersion) throw new UsageError('--url registers an agent card: the --mcp-* options go with --fetch-tools');
+    return { register: { url: options.url } };
+  }
+  if (options.mcpName === undefined || options.mcpUrl === undefined) throw new UsageError('--fetch-tools needs the server: give --mcp-name <name> and --mcp-url <url>');
+  const mcpServer: JsonObject = { name: options.mcpName, url: options.mcpUrl };
+  if (options.mcpDescription !== undefined) mcpServer.description = options.mcpDescription;
+  if (options.mcpVersion !== undefined) mcpServer.version = options.mcpVersion;
+  return { register: { mcpServer, fetchTools: true } };
+}
+
 export function register(program: Command): void {
   program
     .command('register')
-    .description('register or update an A2A agent card, or an MCP server from its toolspec')
-    .argument('<file>', 'an agent card (v1.0 or v0.3), or a toolspec ({"tools": [...]}) with --mcp-name and --mcp-url; "-" reads stdin')
+    .description('register or update an A2A agent card, or an MCP server from its toolspec; or have the registry fetch them')
+    .argument('[file]', 'an agent card (v1.0 or v0.3), or a toolspec ({"tools": [...]}) with --mcp-name and --mcp-url; "-" reads stdin')
+    .option('--url <url>', 'have the registry fetch the agent card: a base URL (→ /.well-known/agent-card.json) or the card\'s URL')
+    .option('--fetch-tools', 'have the registry list the MCP server\'s tools (tools/list) at --mcp-url', false)
     .option('--mcp-name <name>', 'MCP server name (with a toolspec)')
     .option('--mcp-url <url>', 'MCP server URL, its identity in the registry (with a toolspec)')
     .option('--mcp-description <text>', 'MCP server description')
@@ -140,11 +167,38 @@ export function register(program: Command): void {
       '\nNeeds a token (--token or A2A_REGISTRY_TOKEN; on the registry\'s machine its generated admin token is used).\n' +
         'Registering the same agent again (same primary interface URL; for MCP, the same server URL) updates it.\n' +
         'Exit status: 0 registered, updated or unchanged; 1 declined by the registry (or the file is not JSON); 2 usage (also: the file cannot be read); 3 registry unreachable.\n' +
+        'With --url or --fetch-tools the registry fetches the document and keeps the entry fresh from there\n' +
+        '(see REGISTRY_REFRESH_SECONDS; `a2a-registry refresh <id>` fetches it again at once).\n' +
         'Examples:\n  a2a-registry register examples/agent-card.json\n' +
-        '  a2a-registry register examples/toolspec.json --mcp-name files --mcp-url https://mcp.example.com/files/mcp',
+        '  a2a-registry register examples/toolspec.json --mcp-name files --mcp-url https://mcp.example.com/files/mcp\n' +
+        '  a2a-registry register --url https://agent.example.com\n' +
+        '  a2a-registry register --fetch-tools --mcp-name files --mcp-url https://mcp.example.com/files/mcp',
     )
-    .action(async (file: string, options: RegisterOptions, command: Command) => {
+    .action(async (file: string | undefined, options: RegisterOptions, command: Command) => {
       const o = defaultOutput();
+      let reference: JsonObject | undefined;
+      try {
+        reference = referenceOperation(file, options);
+      } catch (err) {
+        if (!(err instanceof UsageError)) throw err;
+        process.exitCode = reportUsage(o, options.json, 'USAGE', err.message);
+        return;
+      }
+      if (reference) {
+        const named = options.fetchTools ? options.mcpName : undefined;
+        process.exitCode = await runRemote(command, async ({ client, out, json }) => {
+          const { data } = await client.send([dataPart(reference)]);
+          const r = { ...data, warnings: findings(data.warnings) } as unknown as RegistrationResult;
+          if (json) printJson(out, data);
+          else out.out(describeRegistration(r, { name: named, locate: () => undefined }, out));
+          return EXIT_OK;
+        });
+        return;
+      }
+      if (file === undefined) {
+        process.exitCode = reportUsage(o, options.json, 'USAGE', 'give a file, or --url, or --fetch-tools');
+        return;
+      }
       let bytes: Buffer;
       try {
         bytes = await readDocument(file);

@@ -7,6 +7,8 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { SearchFilter, SearchHit, SearchMatch, SearchPage, SearchRequest } from '../../contract/types.js';
+
+type HealthFilter = NonNullable<SearchFilter['health']>;
 import { dataPart, isObject } from '../client.js';
 import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
@@ -20,6 +22,8 @@ interface SearchOptions {
   outputMode?: string[];
   streaming?: boolean;
   readOnly?: boolean;
+  health?: HealthFilter;
+  verified?: boolean;
   limit?: number;
   pageToken?: string;
   json: boolean;
@@ -46,7 +50,9 @@ export function searchRequest(words: string[], o: SearchOptions): SearchRequest 
   if (o.protocolVersion) filter.protocolVersion = o.protocolVersion;
   if (o.streaming !== undefined) filter.streaming = o.streaming;
   if (o.readOnly) filter.readOnly = true;
-  // One row per matching skill or tool, as the table shows them (the registry's default is one
+  if (o.health) filter.health = o.health;
+  if (o.verified) filter.verified = true;
+    // One row per matching skill or tool, as the table shows them (the registry's default is one
   // result per entry, with the other matches under `matches`).
   const request: SearchRequest = { resultsPer: 'match' };
   const query = words.join(' ').trim();
@@ -139,6 +145,15 @@ export function register(program: Command): void {
     .option('--streaming', 'only agents that stream')
     .option('--no-streaming', 'only agents that do not stream')
     .option('--read-only', 'only MCP tools that are read-only')
+    .addOption(
+      new Option('--health <status>', 'only entries whose latest live check was ok, unreachable or invalid; any: also those hidden for failing long').choices([
+        'ok',
+        'unreachable',
+        'invalid',
+        'any',
+      ]),
+    )
+    .option('--verified', "only agents whose card a key the registry trusts signed")
     .addOption(new Option('--limit <n>', 'results per page, 1 to 100 (registry default 20)').argParser(intInRange(1, 100)))
     .option('--page-token <token>', 'the next page, as printed after the previous one')
     .option('--json', 'print the page as JSON ({results, total, nextPageToken?}) once complete', false)

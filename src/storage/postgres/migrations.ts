@@ -9,16 +9,24 @@
  */
 import type pg from 'pg';
 import { SchemaTooNewError } from '../common.js';
+import { planUrlBackfill, type BackfillEntry } from '../url-backfill.js';
 
 export interface PostgresMigration {
   version: number;
   name: string;
   sql: string;
+  /** A data step run after `sql`, in the same transaction (backfills that need code, not SQL). */
+  run?: (client: pg.PoolClient | pg.Client) => Promise<void>;
 }
 
 /** Advisory lock keys; arbitrary constants, namespaced by the "A2AR" prefix (0x41324152). */
 export const MIGRATION_LOCK_KEY = 0x41324152_0001;
 export const CHANGE_LOCK_KEY = 0x41324152_0002;
+/**
+ * First key of the two-key advisory locks that serialise one owner's entry creations across
+ * replicas (the second key is hashtext(owner)), so a quota is checked and used atomically.
+ */
+export const OWNER_LOCK_NAMESPACE = 0x41324152;
 
 /** The channel `pg_notify` announces committed change sequences on. */
 export const CHANGES_CHANNEL = 'registry_changes';
@@ -121,6 +129,114 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  // ---- issue 16: freshness (register by URL, refresh, health) ----
+  {
+    version: 2,
+    name: 'freshness: revision origin, entry sources, health and check schedule',
+    sql: `
+      -- Who wrote a revision: a registration, or the registry refreshing it from its source.
+      ALTER TABLE entry_revisions ADD COLUMN origin text NOT NULL DEFAULT 'register'
+        CHECK (origin IN ('register', 'refresh'));
+
+      -- One row per entry the registry fetches or probes: where its document comes from
+      -- (source_*), the latest check (health_*, drift) and when to check next. next_check_at
+      -- doubles as the claim: replicas take due rows with FOR UPDATE SKIP LOCKED and move them
+      -- forward in the same statement, so each due row goes to one replica.
+      CREATE TABLE entry_freshness (
+        entry_id       uuid        NOT NULL PRIMARY KEY REFERENCES entries (id) ON DELETE CASCADE,
+        source_url     text,
+        fetched_at     timestamptz,
+        etag           text,
+        last_modified  text,
+        health_status  text        CHECK (health_status IN ('ok', 'unreachable', 'invalid')),
+        checked_at     timestamptz,
+        health_since   timestamptz,
+        failures       integer     NOT NULL DEFAULT 0,
+        health_reason  text,
+        health_message text,
+        drift          boolean,
+        next_check_at  timestamptz
+      );
+      CREATE INDEX entry_freshness_due_idx ON entry_freshness (next_check_at) WHERE next_check_at IS NOT NULL;
+      CREATE INDEX entry_freshness_health_idx ON entry_freshness (health_status, entry_id);
+    `,
+  },
+
+  // ---- task lifecycle (issue 12): bounded change log, write probe ----
+  {
+    version: 3,
+    name: 'registry state: change-log trim watermark, write probe',
+    sql: `
+      -- 'changes_trimmed_through': the change log was trimmed up to this sequence (a replica
+      -- behind it reloads from the entries). 'write_probe': rewritten by the readiness probe.
+      CREATE TABLE registry_state (
+        key   text   NOT NULL PRIMARY KEY,
+        value bigint NOT NULL
+      );
+      INSERT INTO registry_state (key, value) VALUES ('changes_trimmed_through', 0), ('write_probe', 0);
+
+      -- Earlier releases stored every task, anonymous ones under one shared owner (''): from now
+      -- on only accepted writes (completed registrations and unregistrations) are durable.
+      DELETE FROM tasks WHERE owner = '' OR status_state IS DISTINCT FROM 'TASK_STATE_COMPLETED'
+        OR (coalesce(artifacts, '') NOT LIKE '%"name":"registration"%' AND coalesce(artifacts, '') NOT LIKE '%"name":"unregistration"%');
+      DELETE FROM push_notification_configs p WHERE NOT EXISTS (
+        SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id);
+    `,
+  },
+
+  // ---- trust (issue 15): URLs claimed per principal, signature verification per revision ----
+  {
+    version: 4,
+    name: 'url claims, entry urls, revision verification',
+    sql: `
+      -- Each normalised endpoint URL (a claim key, lib/endpoint-url.ts) belongs to one principal:
+      -- the primary key is what stops another principal's entry from listing it, however
+      -- concurrent the writes (see PostgresStore.#claimUrls).
+      CREATE TABLE url_claims (
+        url   text NOT NULL PRIMARY KEY,
+        owner text NOT NULL
+      );
+      -- Which entries use which claimed URL. A claim is released when no entry uses it any more;
+      -- the foreign key makes releasing one still in use an error rather than a silent loss.
+      CREATE TABLE entry_urls (
+        entry_id uuid NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
+        url      text NOT NULL REFERENCES url_claims (url),
+        PRIMARY KEY (entry_id, url)
+      );
+      CREATE INDEX entry_urls_url_idx ON entry_urls (url);
+
+      -- The signature verification of each revision (JSON, contract/verification.ts), and the
+      -- verifying key's id when one verified (NULL otherwise), for the "verified" list filter.
+      ALTER TABLE entry_revisions ADD COLUMN verification text;
+      ALTER TABLE entry_revisions ADD COLUMN verified_kid text;
+    `,
+    run: async (client) => {
+      const { rows } = await client.query<BackfillEntry>(
+        `SELECT e.id, e.kind, e.owner, e.identity_url AS "identityUrl", r.interfaces
+         FROM entries e JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
+         ORDER BY e.list_seq`,
+      );
+      const plan = planUrlBackfill(rows);
+      if (plan.identities.length > 0) {
+        await client.query(
+          `UPDATE entries e SET identity_url = v.url FROM unnest($1::uuid[], $2::text[]) AS v (id, url) WHERE e.id = v.id`,
+          [plan.identities.map((i) => i.id), plan.identities.map((i) => i.identityUrl)],
+        );
+      }
+      if (plan.claims.length > 0) {
+        await client.query('INSERT INTO url_claims (url, owner) SELECT * FROM unnest($1::text[], $2::text[])', [
+          plan.claims.map((c) => c.url),
+          plan.claims.map((c) => c.owner),
+        ]);
+      }
+      if (plan.entryUrls.length > 0) {
+        await client.query('INSERT INTO entry_urls (entry_id, url) SELECT * FROM unnest($1::uuid[], $2::text[])', [
+          plan.entryUrls.map((u) => u.entryId),
+          plan.entryUrls.map((u) => u.url),
+        ]);
+      }
+    },
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
@@ -151,6 +267,7 @@ export async function migratePostgres(client: pg.PoolClient | pg.Client, where: 
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);
+        await migration.run?.(client);
         await client.query('INSERT INTO registry_migrations (version, name) VALUES ($1, $2)', [
           migration.version,
           migration.name,

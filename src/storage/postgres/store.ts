@@ -8,11 +8,9 @@
  * why change sequences follow commit order.
  */
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
-import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
-import type { TaskStore } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
-import type { EntryKind } from '../../contract/types.js';
+import type { EntryKind, RevisionSummary } from '../../contract/types.js';
+import type { CardVerification } from '../../contract/verification.js';
 import type {
   Actor,
   Change,
@@ -20,14 +18,24 @@ import type {
   DeleteOutcome,
   EntryWrite,
   ListQuery,
+  CheckOutcome,
+  FreshnessWrite,
   ListResult,
   RegistryStore,
-  RetentionPolicy,
+  ReviseOutcome,
   StoredEntry,
+  TaskRecords,
   UpsertOutcome,
+  WriteQuota,
 } from '../types.js';
 import {
-  FINISHED_TASK_STATES,
+  CURRENT_JOIN,
+  ENTRY_COLUMNS,
+  FRESHNESS_COLUMNS,
+  REVISION_JOIN,
+  effectiveFreshness,
+  freshnessValues,
+  freshnessVisiblyChanged,
   clampLimit,
   decodeCursor,
   encodeCursor,
@@ -35,10 +43,13 @@ import {
   isUuid,
   normalizeSeq,
   rowToEntry,
+  verificationColumns,
   type EntryRowFields,
 } from '../common.js';
-import { migratePostgres } from './migrations.js';
+import { FaultState, postgresFault, type StorageFault } from '../faults.js';
+import { OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
 import { listenForChanges } from './listen.js';
+import { PostgresTaskRecords } from './task-records.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -49,6 +60,8 @@ export interface PostgresStoreOptions {
   scanBatchSize?: number;
   /** Server-side limit for one statement (ms, default 15 s). */
   statementTimeoutMs?: number;
+  /** How long opening a connection may take before the database counts as unreachable (ms, default 5 s). */
+  connectTimeoutMs?: number;
   /** Told when a pooled connection breaks (it is replaced by itself); e.g. to log it. */
   onConnectionError?: (error: Error) => void;
 }
@@ -57,17 +70,22 @@ interface EntryRow extends EntryRowFields {
   list_seq: string;
 }
 
-const ENTRY_COLUMNS = `
-  e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
-  r.revision, r.name, r.description, r.protocol_version, r.interfaces,
-  r.document_text, r.content_hash, r.created_at AS revision_created_at`;
-
-const CURRENT_JOIN = `entries e JOIN entry_revisions r
-  ON r.entry_id = e.id AND r.revision = e.current_revision`;
-
-/** How often `upsert` retries when the entry it found vanished (deleted) before it locked it. */
+/**
+ * How often `upsert` retries when the entry it found vanished (deleted) before it locked it, a
+ * URL claim it saw was released before it locked it, or PostgreSQL broke a deadlock between
+ * claims by failing it.
+ */
 const MAX_UPSERT_ATTEMPTS = 5;
+/** SQLSTATEs after which a transaction may simply be run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/** Thrown inside `#transaction` to roll back and still resolve (with `value`). */
+class Rollback<T> {
+  constructor(readonly value: T) {}
+}
 const PING_TIMEOUT_MS = 3000;
+/** pg-pool's error when no connection became free (or could be opened) within connectionTimeoutMillis. */
+const POOL_WAIT_TIMEOUT = /timeout exceeded when trying to connect/i;
 
 /** Removes the password from a URL before it appears in an error message. */
 function redact(url: string): string {
@@ -84,12 +102,16 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
 
 export class PostgresStore implements RegistryStore {
   readonly engine = 'postgres';
-  readonly taskStore: TaskStore;
+  readonly tasks: TaskRecords;
 
   readonly #url: string;
   readonly #pool: pg.Pool;
-  readonly #kysely: Kysely<unknown>;
   readonly #scanBatchSize: number;
+  readonly #poolMax: number;
+  readonly #connectTimeoutMs: number;
+  /** The longest a request waits for a busy pool (see #connect). */
+  readonly #contentionWaitMs: number;
+  readonly #faults = new FaultState(postgresFault);
   #opened = false;
   #closed = false;
   /** Open change subscriptions, closed with the store so none outlives it. */
@@ -98,11 +120,14 @@ export class PostgresStore implements RegistryStore {
   constructor(options: PostgresStoreOptions) {
     this.#url = options.url;
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
+    this.#poolMax = options.poolMax ?? 10;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+    this.#contentionWaitMs = 2 * ((options.statementTimeoutMs ?? 15_000) + 5000);
     this.#pool = new pg.Pool({
       connectionString: options.url,
-      max: options.poolMax ?? 10,
+      max: this.#poolMax,
       // Fail a request quickly when the database is unreachable instead of queueing forever.
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: this.#connectTimeoutMs,
       // Give idle connections back, so replicas × pool size does not pin max_connections.
       idleTimeoutMillis: 30_000,
       // A runaway query must not hold a connection (and locks) indefinitely...
@@ -125,12 +150,71 @@ export class PostgresStore implements RegistryStore {
     // makes pg emit 'error' on that client, and pg-pool listens only on idle ones: the
     // emit would be an uncaught exception. The failed query already rejects, and the client,
     // now marked unusable, is discarded on release; this listener only absorbs the echo.
-    // Registered per connection so it also covers Kysely's (the SDK task store's) checkouts.
+    // Registered per connection, so it covers every checkout.
     this.#pool.on('connect', (client) => {
       client.on('error', (error) => onConnectionError(error));
     });
-    this.#kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: this.#pool }) });
-    this.taskStore = new DatabaseTaskStore(this.#kysely);
+    this.tasks = new PostgresTaskRecords(
+      (text, params) => this.#query(text, params),
+      (fn) => this.#transaction(fn),
+    );
+  }
+
+  get fault(): StorageFault | undefined {
+    return this.#faults.current;
+  }
+
+  /** A read on the pool; an unreachable or broken database comes back as a named fault. */
+  async #query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#connect();
+    } catch (error) {
+      throw this.#faults.wrap(error);
+    }
+    let failure: Error | undefined;
+    try {
+      return await client.query<R>(text, params);
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw this.#faults.wrap(error);
+    } finally {
+      // A connection whose query failed is discarded, as pool.query does.
+      client.release(failure);
+    }
+  }
+
+  /**
+   * A pooled connection. pg-pool applies connectionTimeoutMillis both to opening a connection
+   * and to waiting in its queue for a busy one, so under contention (many writes waiting on one
+   * owner's lock or one entry's row, every connection checked out) a request would time out as
+   * if the database were unreachable: answered "Internal error" or "storage unavailable", and
+   * /readyz would turn not ready. A wait that timed out while every connection was open and
+   * busy is contention: keep waiting (bounded by two statement timeouts, which bound how long a
+   * connection can stay busy). A timeout with room for another connection is the database not
+   * answering, and stays an error.
+   */
+  async #connect(): Promise<pg.PoolClient> {
+    const deadline = Date.now() + this.#contentionWaitMs;
+    for (;;) {
+      try {
+        return await this.#pool.connect();
+      } catch (error) {
+        // Every connection open and none idle: this request waited its turn in the queue.
+        const contended = this.#pool.totalCount >= this.#poolMax && this.#pool.idleCount === 0 && error instanceof Error && POOL_WAIT_TIMEOUT.test(error.message);
+        if (!contended || Date.now() >= deadline || this.#closed) throw error;
+      }
+    }
+  }
+
+  async probeWrites(): Promise<boolean> {
+    if (this.#closed) return false;
+    try {
+      await this.#transaction((db) => db.query("UPDATE registry_state SET value = $1 WHERE key = 'write_probe'", [Date.now()]));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async open(): Promise<void> {
@@ -165,8 +249,6 @@ export class PostgresStore implements RegistryStore {
     if (this.#closed) return;
     this.#closed = true;
     await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
-    // Kysely ends the pool only if it ever used it; end it here otherwise.
-    await this.#kysely.destroy();
     if (!this.#pool.ending) await this.#pool.end();
   }
 
@@ -193,17 +275,29 @@ export class PostgresStore implements RegistryStore {
    * as broken and discarded: after a failed query we cannot be sure what state it is in.
    */
   async #transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.#connect();
+    } catch (error) {
+      throw this.#faults.wrap(error);
+    }
     let failure: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await fn(client);
       await client.query('COMMIT');
+      // A committed write proves the database takes writes (again).
+      this.#faults.clear();
       return result;
     } catch (error) {
+      if (error instanceof Rollback) {
+        // A decision, not a failure: the connection is fine.
+        await client.query('ROLLBACK');
+        return error.value as T;
+      }
       failure = error instanceof Error ? error : new Error(String(error));
       await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      throw this.#faults.wrap(error);
     } finally {
       client.release(failure);
     }
@@ -222,10 +316,11 @@ export class PostgresStore implements RegistryStore {
     author: string,
     at: Date,
   ): Promise<void> {
+    const { verification, verifiedKid } = verificationColumns(write.verification);
     await db.query(
       `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version,
-         interfaces, document_text, content_hash, author, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+         interfaces, document_text, content_hash, author, created_at, origin, verification, verified_kid)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       [
         id,
         revision,
@@ -237,7 +332,108 @@ export class PostgresStore implements RegistryStore {
         write.contentHash,
         author,
         at,
+        write.origin ?? 'register',
+        verification,
+        verifiedKid,
       ],
+    );
+  }
+
+  /** Replaces (or with null removes) the entry's freshness record. */
+  async #writeFreshness(db: Queryable, id: string, freshness: FreshnessWrite | null): Promise<void> {
+    if (freshness === null) {
+      await db.query('DELETE FROM entry_freshness WHERE entry_id = $1', [id]);
+      return;
+    }
+    const columns = FRESHNESS_COLUMNS.join(', ');
+    await db.query(
+      `INSERT INTO entry_freshness (entry_id, ${columns})
+       VALUES ($1, ${FRESHNESS_COLUMNS.map((_, i) => `$${i + 2}`).join(', ')})
+       ON CONFLICT (entry_id) DO UPDATE SET (${columns}) = (${FRESHNESS_COLUMNS.map((c) => `EXCLUDED.${c}`).join(', ')})`,
+      [id, ...freshnessValues(freshness)],
+    );
+  }
+
+  /**
+   * Locks the claims a write will touch, and claims `urls` for `owner`; rolls the transaction
+   * back with 'url-taken' when another principal holds one (or with a retry when a claim changed
+   * hands while it was being locked).
+   *
+   * Concurrency: the primary key of url_claims admits one owner per URL. Every writer locks the
+   * claims it adds *and* those it may release (`releasable`: the URLs the entry uses now), FOR
+   * UPDATE and in URL order, before it locks any entry row: one lock order for everyone, so
+   * writers sharing URLs queue instead of deadlocking (a rare deadlock left, e.g. with a use
+   * added meanwhile, makes PostgreSQL fail one writer, which is run again). A claim nobody holds
+   * is inserted, in URL order too; an INSERT that meets a concurrent uncommitted claim of the
+   * same URL waits for it and then inserts nothing, and the claims are read again, locked, on a
+   * fresh snapshot that sees that commit.
+   */
+  async #claimUrls(db: Queryable, urls: readonly string[], owner: string, releasable: readonly string[]): Promise<void> {
+    const touched = [...new Set([...urls, ...releasable])];
+    if (touched.length > 0) await db.query('SELECT url FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [touched]);
+    if (urls.length === 0) return;
+    await db.query(
+      `INSERT INTO url_claims (url, owner) SELECT u, $2 FROM unnest($1::text[]) AS u ORDER BY u ON CONFLICT (url) DO NOTHING`,
+      [urls, owner],
+    );
+    const { rows } = await db.query<{ url: string; owner: string }>(
+      'SELECT url, owner FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE',
+      [urls],
+    );
+    if (rows.length < urls.length) throw new Rollback(undefined);
+    const taken = rows.find((r) => r.owner !== owner);
+    if (taken) throw new Rollback({ status: 'url-taken', url: taken.url } satisfies UpsertOutcome);
+  }
+
+  /** The URLs entry `id` uses now (read without locks: the claims are locked from it). */
+  async #entryUrls(db: Queryable, id: string | undefined): Promise<string[]> {
+    if (id === undefined) return [];
+    const { rows } = await db.query<{ url: string }>('SELECT url FROM entry_urls WHERE entry_id = $1', [id]);
+    return rows.map((r) => r.url);
+  }
+
+  /**
+   * `#claimUrls` for an upsert that saw the entry as `seen` (undefined: absent). A claim refused
+   * for a new entry may be the entry's own URL, just claimed by a concurrent registration of the
+   * same identity: if that entry is now visible, the upsert starts over (and will answer
+   * 'forbidden' or update it, as if it had come second).
+   */
+  async #claimForUpsert(db: Queryable, write: EntryWrite, owner: string, seen: { id: string } | undefined): Promise<void> {
+    try {
+      await this.#claimUrls(db, write.urls, owner, await this.#entryUrls(db, seen?.id));
+    } catch (error) {
+      if (seen === undefined && error instanceof Rollback && error.value !== undefined) {
+        const now = await db.query('SELECT 1 FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
+        if ((now.rowCount ?? 0) > 0) throw new Rollback(undefined);
+      }
+      throw error;
+    }
+  }
+
+  /** Makes `urls` the entry's claimed URLs, releasing the claims nobody uses any more. */
+  async #setEntryUrls(db: Queryable, entryId: string, urls: readonly string[]): Promise<void> {
+    const dropped = await db.query<{ url: string }>(
+      'DELETE FROM entry_urls WHERE entry_id = $1 AND NOT (url = ANY($2::text[])) RETURNING url',
+      [entryId, urls],
+    );
+    if (urls.length > 0) {
+      await db.query('INSERT INTO entry_urls (entry_id, url) SELECT $1, u FROM unnest($2::text[]) AS u ON CONFLICT DO NOTHING', [entryId, urls]);
+    }
+    await this.#releaseUrls(db, dropped.rows.map((r) => r.url));
+  }
+
+  /**
+   * Releases the claims of `urls` that no entry uses any more. They are locked FOR UPDATE
+   * (normally already, by `#claimUrls` or `remove`), so the DELETE, on a fresh snapshot, sees
+   * every use committed by a writer that held them before.
+   */
+  async #releaseUrls(db: Queryable, urls: readonly string[]): Promise<void> {
+    if (urls.length === 0) return;
+    await db.query('SELECT url FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [urls]);
+    await db.query(
+      `DELETE FROM url_claims c WHERE c.url = ANY($1::text[])
+         AND NOT EXISTS (SELECT 1 FROM entry_urls u WHERE u.url = c.url)`,
+      [urls],
     );
   }
 
@@ -252,12 +448,35 @@ export class PostgresStore implements RegistryStore {
    * `SELECT ... FOR UPDATE`, so the owner check, the content comparison and the new revision
    * happen while no one else can touch this entry. If the row disappeared in between (a
    * concurrent unregister), the whole transaction is retried and will create it afresh.
+   * The entry's URLs are claimed before any of this (`#claimUrls`); a refusal rolls back.
    */
-  async upsert(write: EntryWrite, actor: Actor): Promise<UpsertOutcome> {
+  async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}): Promise<UpsertOutcome> {
     for (let attempt = 1; attempt <= MAX_UPSERT_ATTEMPTS; attempt++) {
       const outcome = await this.#transaction(async (db): Promise<UpsertOutcome | undefined> => {
         const now = new Date();
         const id = uuidv4();
+        const max = quota.maxEntriesPerOwner;
+        // One owner's creations take turns across replicas (the lock lasts until commit), so the
+        // count below cannot be overtaken by a concurrent creation: no overshoot.
+        if (max !== undefined) await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OWNER_LOCK_NAMESPACE, actor.principal]);
+        // The URLs are claimed first, in the name of the entry's owner (the actor, for a new
+        // entry): a new entry's row would otherwise already be inserted, and other registrations
+        // of its identity waiting on it, when a claim fails. Whoever may not update the entry is
+        // told so before any claim.
+        const found = await db.query<{ id: string; owner: string }>('SELECT id, owner FROM entries WHERE kind = $1 AND identity_url = $2', [
+          write.kind,
+          write.identityUrl,
+        ]);
+        const seen = found.rows[0];
+        if (seen && seen.owner !== actor.principal && !actor.isAdmin) {
+          const existing = await this.#current(db, seen.id);
+          if (existing) return { status: 'forbidden', existing };
+        }
+        if (max !== undefined && !seen) {
+          const owned = await db.query<{ n: string }>('SELECT count(*) AS n FROM entries WHERE owner = $1', [actor.principal]);
+          if (Number(owned.rows[0]?.n ?? 0) >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
+        }
+        await this.#claimForUpsert(db, write, seen?.owner ?? actor.principal, seen);
         const inserted = await db.query<{ id: string }>(
           `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at)
            VALUES ($1, $2, $3, $4, 1, $5, $5)
@@ -266,7 +485,12 @@ export class PostgresStore implements RegistryStore {
           [id, write.kind, write.identityUrl, actor.principal, now],
         );
         if (inserted.rowCount === 1) {
+          // Claimed above in the name of whoever held the identity then: if that was someone
+          // else who unregistered meanwhile, start over.
+          if (seen && seen.owner !== actor.principal) throw new Rollback(undefined);
           await this.#insertRevision(db, id, 1, write, actor.principal, now);
+          if (write.freshness) await this.#writeFreshness(db, id, write.freshness);
+          await this.#setEntryUrls(db, id, write.urls);
           await this.#recordChange(db, id, 'upsert');
           return { status: 'created', entry: (await this.#current(db, id))! };
         }
@@ -280,19 +504,38 @@ export class PostgresStore implements RegistryStore {
         const existingId = locked.rows[0]?.id;
         if (existingId === undefined) return undefined; // deleted meanwhile: retry
         const existing = (await this.#current(db, existingId))!;
-        if (existing.owner !== actor.principal && !actor.isAdmin) return { status: 'forbidden', existing };
-        if (existing.contentHash === write.contentHash) return { status: 'unchanged', entry: existing };
+        if (existing.owner !== actor.principal && !actor.isAdmin) throw new Rollback({ status: 'forbidden', existing } satisfies UpsertOutcome);
+        // The URLs were claimed in the name of the owner seen before locking; owners never change.
+        if (existing.owner !== (seen?.owner ?? actor.principal)) throw new Rollback(undefined);
+        const freshness = write.freshness === undefined ? undefined : effectiveFreshness(existing, write.freshness);
+        if (freshness !== undefined) await this.#writeFreshness(db, existing.id, freshness);
+        if (existing.contentHash === write.contentHash) {
+          // Same document, same URLs: its claims are the entry's already.
+          if (freshness !== undefined && freshnessVisiblyChanged(existing, freshness)) {
+            await this.#recordChange(db, existing.id, 'upsert');
+            return { status: 'unchanged', entry: (await this.#current(db, existing.id))!, freshened: true };
+          }
+          return { status: 'unchanged', entry: write.freshness !== undefined ? (await this.#current(db, existing.id))! : existing };
+        }
 
         const revision = existing.revision + 1;
         await this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
+        await this.#setEntryUrls(db, existing.id, write.urls);
         // The owner is left alone: an admin fixing an entry does not take it over.
         await db.query('UPDATE entries SET current_revision = $2, updated_at = $3 WHERE id = $1', [
           existing.id,
           revision,
           now,
         ]);
+        if (quota.maxRevisions !== undefined) {
+          // Older revisions leave the history; the numbering goes on from the current one.
+          await db.query('DELETE FROM entry_revisions WHERE entry_id = $1 AND revision <= $2', [existing.id, revision - quota.maxRevisions]);
+        }
         await this.#recordChange(db, existing.id, 'upsert');
         return { status: 'updated', entry: (await this.#current(db, existing.id))! };
+      }).catch((error: unknown) => {
+        if (attempt < MAX_UPSERT_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) return undefined;
+        throw error;
       });
       if (outcome) return outcome;
     }
@@ -304,14 +547,28 @@ export class PostgresStore implements RegistryStore {
   async get(id: string, revision?: number): Promise<StoredEntry | undefined> {
     if (!isUuid(id)) return undefined;
     const key = id.toLowerCase();
-    if (revision === undefined) return this.#current(this.#pool, key);
+    if (revision === undefined) {
+      const { rows } = await this.#query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id = $1`, [key]);
+      return rows[0] ? rowToEntry(rows[0]) : undefined;
+    }
     if (!Number.isSafeInteger(revision) || revision < 1 || revision > 2_147_483_647) return undefined;
-    const { rows } = await this.#pool.query<EntryRow>(
-      `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN entry_revisions r ON r.entry_id = e.id
-       WHERE e.id = $1 AND r.revision = $2`,
+    const { rows } = await this.#query<EntryRow>(
+      `SELECT ${ENTRY_COLUMNS} FROM ${REVISION_JOIN} WHERE e.id = $1 AND r.revision = $2`,
       [key, revision],
     );
     return rows[0] ? rowToEntry(rows[0]) : undefined;
+  }
+
+  async revisions(id: string, limit: number): Promise<RevisionSummary[]> {
+    if (!isUuid(id)) return [];
+    const { rows } = await this.#pool.query<{ revision: number | string; created_at: Date | string }>(
+      'SELECT revision, created_at FROM entry_revisions WHERE entry_id = $1 ORDER BY revision DESC LIMIT $2',
+      [id.toLowerCase(), clampLimit(limit)],
+    );
+    return rows.map((row) => ({
+      revision: Number(row.revision),
+      updatedAt: row.created_at instanceof Date ? row.created_at.toISOString() : row.created_at,
+    }));
   }
 
   async list(query: ListQuery): Promise<ListResult> {
@@ -326,12 +583,17 @@ export class PostgresStore implements RegistryStore {
       params.push(query.owner);
       where.push(`e.owner = $${params.length}`);
     }
+    if (query.health !== undefined) {
+      params.push(query.health);
+      where.push(`f.health_status = $${params.length}`);
+    }
+    if (query.verified !== undefined) where.push(query.verified ? 'r.verified_kid IS NOT NULL' : 'r.verified_kid IS NULL');
     if (query.after !== undefined) {
       params.push(decodeCursor(query.after));
       where.push(`e.list_seq < $${params.length}`);
     }
     params.push(limit + 1);
-    const { rows } = await this.#pool.query<EntryRow>(
+    const { rows } = await this.#query<EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
        ORDER BY e.list_seq DESC LIMIT $${params.length}`,
@@ -346,15 +608,51 @@ export class PostgresStore implements RegistryStore {
   async remove(id: string, actor: Actor): Promise<DeleteOutcome> {
     if (!isUuid(id)) return { status: 'not-found' };
     const key = id.toLowerCase();
-    return this.#transaction(async (db): Promise<DeleteOutcome> => {
+    // Releasing the entry's URL claims can deadlock with a registration that holds them and
+    // waits for this entry: PostgreSQL then fails one of the two, and it is simply run again.
+    return this.#retryingDeadlocks(() => this.#transaction(async (db): Promise<DeleteOutcome> => {
+      // The claims before the entry, in the order every writer takes them (see #claimUrls).
+      const uses = await this.#entryUrls(db, key);
+      if (uses.length > 0) await db.query('SELECT url FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [uses]);
       const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
       if (locked.rowCount === 0) return { status: 'not-found' };
       const existing = (await this.#current(db, key))!;
       if (existing.owner !== actor.principal && !actor.isAdmin) return { status: 'forbidden', existing };
-      // entry_revisions go with it (ON DELETE CASCADE).
+      // entry_revisions and entry_urls go with it (ON DELETE CASCADE); then its claims.
+      const urls = await db.query<{ url: string }>('DELETE FROM entry_urls WHERE entry_id = $1 RETURNING url', [key]);
       await db.query('DELETE FROM entries WHERE id = $1', [key]);
+      await this.#releaseUrls(db, urls.rows.map((r) => r.url));
       await this.#recordChange(db, key, 'delete');
       return { status: 'deleted', entry: existing };
+    }));
+  }
+
+  async #retryingDeadlocks<T>(run: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (attempt >= MAX_UPSERT_ATTEMPTS || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+      }
+    }
+  }
+
+  async updateVerification(id: string, revision: number, verification: CardVerification, announce: boolean): Promise<StoredEntry | undefined> {
+    if (!isUuid(id)) return undefined;
+    const key = id.toLowerCase();
+    const columns = verificationColumns(verification);
+    return this.#transaction(async (db) => {
+      // Locking the entry keeps a new revision from being written meanwhile.
+      const locked = await db.query<{ current_revision: number }>('SELECT current_revision FROM entries WHERE id = $1 FOR UPDATE', [key]);
+      if (locked.rows[0]?.current_revision !== revision) return undefined;
+      await db.query('UPDATE entry_revisions SET verification = $3, verified_kid = $4 WHERE entry_id = $1 AND revision = $2', [
+        key,
+        revision,
+        columns.verification,
+        columns.verifiedKid,
+      ]);
+      if (announce) await this.#recordChange(db, key, 'upsert');
+      return this.#current(db, key);
     });
   }
 
@@ -363,7 +661,7 @@ export class PostgresStore implements RegistryStore {
     // consumer works through a batch.
     let after = 0;
     for (;;) {
-      const { rows } = await this.#pool.query<EntryRow>(
+      const { rows } = await this.#query<EntryRow>(
         `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
          WHERE e.list_seq > $1 ORDER BY e.list_seq ASC LIMIT $2`,
         [after, this.#scanBatchSize],
@@ -375,7 +673,7 @@ export class PostgresStore implements RegistryStore {
   }
 
   async count(): Promise<Record<EntryKind, number>> {
-    const { rows } = await this.#pool.query<{ kind: string; n: string }>(
+    const { rows } = await this.#query<{ kind: string; n: string }>(
       'SELECT kind, count(*) AS n FROM entries GROUP BY kind',
     );
     const counts: Record<EntryKind, number> = { agent: 0, 'mcp-server': 0 };
@@ -384,7 +682,7 @@ export class PostgresStore implements RegistryStore {
   }
 
   async changesSince(seq: number, limit: number): Promise<Change[]> {
-    const { rows } = await this.#pool.query<{ seq: string; entry_id: string; op: Change['op'] }>(
+    const { rows } = await this.#query<{ seq: string; entry_id: string; op: Change['op'] }>(
       'SELECT seq, entry_id, op FROM changes WHERE seq > $1 ORDER BY seq ASC LIMIT $2',
       [normalizeSeq(seq), clampLimit(limit)],
     );
@@ -392,8 +690,36 @@ export class PostgresStore implements RegistryStore {
   }
 
   async lastChangeSeq(): Promise<number> {
-    const { rows } = await this.#pool.query<{ seq: string }>('SELECT coalesce(max(seq), 0) AS seq FROM changes');
+    const { rows } = await this.#query<{ seq: string }>(
+      `SELECT greatest(coalesce((SELECT max(seq) FROM changes), 0),
+                       (SELECT value FROM registry_state WHERE key = 'changes_trimmed_through')) AS seq`,
+    );
     return Number(rows[0]?.seq ?? 0);
+  }
+
+  async changesTrimmedThrough(): Promise<number> {
+    const { rows } = await this.#query<{ value: string }>("SELECT value FROM registry_state WHERE key = 'changes_trimmed_through'");
+    return Number(rows[0]?.value ?? 0);
+  }
+
+  async trimChanges(maxAgeMs: number): Promise<number> {
+    return this.#transaction(async (db) => {
+      const last = await db.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes WHERE at < $1', [new Date(Date.now() - maxAgeMs)]);
+      const seq = last.rows[0]?.seq;
+      if (seq === null || seq === undefined) return 0;
+      const removed = await db.query('DELETE FROM changes WHERE seq <= $1', [seq]);
+      await db.query("UPDATE registry_state SET value = greatest(value, $1) WHERE key = 'changes_trimmed_through'", [seq]);
+      return removed.rowCount ?? 0;
+    });
+  }
+
+  /** Autovacuum makes deleted rows' space reusable; giving it back to the OS would need VACUUM FULL (an exclusive lock). */
+  async reclaimSpace(): Promise<void> {}
+
+  async oldestRevision(id: string): Promise<number | undefined> {
+    if (!isUuid(id)) return undefined;
+    const { rows } = await this.#query<{ r: number | null }>('SELECT min(revision) AS r FROM entry_revisions WHERE entry_id = $1', [id.toLowerCase()]);
+    return rows[0]?.r ?? undefined;
   }
 
   /**
@@ -417,38 +743,101 @@ export class PostgresStore implements RegistryStore {
     return subscription;
   }
 
-  async pruneTasks(policy: RetentionPolicy): Promise<number> {
-    const cutoff = Date.now() - policy.maxAgeMs;
-    const finished = [...FINISHED_TASK_STATES];
-    return this.#transaction(async (db) => {
-      // The first task beyond the newest maxCount. All tasks count towards the limit, but
-      // only finished ones are removed: a running task may still be resumed.
-      const boundary = await db.query<{ status_last_updated: string; id: string; tenant: string; owner: string }>(
-        `SELECT status_last_updated, id, tenant, owner FROM tasks
-         ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
-         LIMIT 1 OFFSET $1`,
-        [Math.max(0, Math.floor(policy.maxCount))],
-      );
-      const b = boundary.rows[0];
-      const deleted = b
-        ? await db.query(
-            `DELETE FROM tasks WHERE status_state = ANY($1::text[])
-               AND (status_last_updated < $2
-                    OR (status_last_updated, id, tenant, owner) <= ($3::bigint, $4, $5, $6))`,
-            [finished, cutoff, b.status_last_updated, b.id, b.tenant, b.owner],
-          )
-        : await db.query('DELETE FROM tasks WHERE status_state = ANY($1::text[]) AND status_last_updated < $2', [
-            finished,
-            cutoff,
-          ]);
-      const removed = deleted.rowCount ?? 0;
-      if (removed > 0) {
-        await db.query(
-          `DELETE FROM push_notification_configs p WHERE NOT EXISTS (
-             SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
-        );
+  async revise(id: string, write: EntryWrite, expectRevision: number, quota: Pick<WriteQuota, 'maxRevisions'> = {}): Promise<ReviseOutcome> {
+    if (!isUuid(id)) return { status: 'not-found' };
+    const key = id.toLowerCase();
+    const outcome = await this.#transaction(async (db): Promise<ReviseOutcome | undefined> => {
+      // The fetched document's URLs are claimed for the owner first, as a registration's are
+      // (claims before entry rows: the one lock order); owners never change.
+      const seen = await db.query<{ owner: string; identity_url: string }>('SELECT owner, identity_url FROM entries WHERE id = $1', [key]);
+      const row = seen.rows[0];
+      if (!row) return { status: 'not-found' };
+      if (write.identityUrl !== row.identity_url) {
+        // Another entry's identity is a conflict before it is a URL claim (checked again below, locked).
+        const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
+        const otherId = other.rows[0]?.id;
+        if (otherId !== undefined && otherId !== key) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
       }
-      return removed;
+      await this.#claimUrls(db, write.urls, row.owner, await this.#entryUrls(db, key));
+      const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
+      if (locked.rowCount === 0) return { status: 'not-found' };
+      const existing = (await this.#current(db, key))!;
+      if (existing.revision !== expectRevision) return { status: 'stale', entry: existing };
+      if (write.identityUrl !== existing.identityUrl) {
+        // Serialised with registrations of that identity by the unique key: the UPDATE below
+        // fails on a concurrent insert, and this check catches a committed one.
+        const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
+        const otherId = other.rows[0]?.id;
+        if (otherId !== undefined && otherId !== key) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
+      }
+      if (write.freshness !== undefined) await this.#writeFreshness(db, key, write.freshness);
+      if (existing.contentHash === write.contentHash) {
+        if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) await this.#recordChange(db, key, 'upsert');
+        return { status: 'unchanged', entry: (await this.#current(db, key))! };
+      }
+      const now = new Date();
+      const revision = existing.revision + 1;
+      // The owner writes it: the refresh acts for them, as the source they gave says.
+      await this.#insertRevision(db, key, revision, { ...write, origin: 'refresh' }, existing.owner, now);
+      await this.#setEntryUrls(db, key, write.urls);
+      await db.query('UPDATE entries SET current_revision = $2, updated_at = $3, identity_url = $4 WHERE id = $1', [
+        key,
+        revision,
+        now,
+        write.identityUrl,
+      ]);
+      if (quota.maxRevisions !== undefined) {
+        await db.query('DELETE FROM entry_revisions WHERE entry_id = $1 AND revision <= $2', [key, revision - quota.maxRevisions]);
+      }
+      await this.#recordChange(db, key, 'upsert');
+      return { status: 'updated', entry: (await this.#current(db, key))! };
     });
+    if (outcome) return outcome;
+    // A claim changed hands while it was being locked: the entry moved on, as far as this refresh knows.
+    const current = await this.get(key);
+    return current ? { status: 'stale', entry: current } : { status: 'not-found' };
+  }
+
+  async recordCheck(id: string, freshness: FreshnessWrite): Promise<CheckOutcome | undefined> {
+    if (!isUuid(id)) return undefined;
+    const key = id.toLowerCase();
+    return this.#transaction(async (db): Promise<CheckOutcome | undefined> => {
+      const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
+      if (locked.rowCount === 0) return undefined;
+      const existing = (await this.#current(db, key))!;
+      await this.#writeFreshness(db, key, freshness);
+      const logged = freshnessVisiblyChanged(existing, freshness);
+      if (logged) await this.#recordChange(db, key, 'upsert');
+      return { entry: (await this.#current(db, key))!, change: logged ? 'logged' : 'quiet' };
+    });
+  }
+
+  /**
+   * Each due row goes to exactly one replica: the rows are locked (SKIP LOCKED: a replica never
+   * waits for, nor takes, rows another one is claiming) and moved forward in the same statement,
+   * so a later claim no longer sees them due.
+   */
+  async claimDue(limit: number, retryAt: string, includeUnsourced: boolean): Promise<string[]> {
+    const { rows } = await this.#query<{ entry_id: string }>(
+      `UPDATE entry_freshness SET next_check_at = $1
+       WHERE entry_id IN (
+         SELECT entry_id FROM entry_freshness
+         WHERE next_check_at <= now() AND (source_url IS NOT NULL OR $2)
+         ORDER BY next_check_at LIMIT $3
+         FOR UPDATE SKIP LOCKED)
+       RETURNING entry_id`,
+      [retryAt, includeUnsourced, clampLimit(limit)],
+    );
+    return rows.map((r) => r.entry_id);
+  }
+
+  async scheduleProbes(at: string): Promise<number> {
+    const result = await this.#query(
+      `INSERT INTO entry_freshness (entry_id, next_check_at)
+       SELECT e.id, $1 FROM entries e WHERE e.kind = 'agent'
+       ON CONFLICT (entry_id) DO NOTHING`,
+      [at],
+    );
+    return result.rowCount ?? 0;
   }
 }

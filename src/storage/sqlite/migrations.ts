@@ -8,11 +8,19 @@
  */
 import type Database from 'better-sqlite3';
 import { SchemaTooNewError } from '../common.js';
+import { planUrlBackfill, type BackfillEntry } from '../url-backfill.js';
 
 export interface SqliteMigration {
   version: number;
   name: string;
-  sql: string;
+  sql?: string;
+  /**
+   * A step SQLite cannot run inside a transaction (VACUUM). It must be idempotent: a crash
+   * between it and recording the version runs it again on the next start.
+   */
+  outsideTransaction?: (db: Database.Database) => void;
+  /** A data step run after `sql`, in the same transaction (backfills that need code, not SQL). */
+  run?: (db: Database.Database) => void;
 }
 
 /**
@@ -101,7 +109,126 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       );
     `,
   },
+  // ---- issue 16: freshness (register by URL, refresh, health) ----
+  {
+    version: 2,
+    name: 'freshness: revision origin, entry sources, health and check schedule',
+    sql: `
+      -- Who wrote a revision: a registration, or the registry refreshing it from its source.
+      ALTER TABLE entry_revisions ADD COLUMN origin TEXT NOT NULL DEFAULT 'register'
+        CHECK (origin IN ('register', 'refresh'));
+
+      -- One row per entry the registry fetches or probes: where its document comes from
+      -- (source_*), the latest check (health_*, drift) and when to check next. Times are
+      -- ISO-8601 UTC strings, which sort as times. next_check_at doubles as the claim: a
+      -- replica takes a due row by moving it forward in the same statement.
+      CREATE TABLE entry_freshness (
+        entry_id       TEXT    NOT NULL PRIMARY KEY REFERENCES entries (id) ON DELETE CASCADE,
+        source_url     TEXT,
+        fetched_at     TEXT,
+        etag           TEXT,
+        last_modified  TEXT,
+        health_status  TEXT    CHECK (health_status IN ('ok', 'unreachable', 'invalid')),
+        checked_at     TEXT,
+        health_since   TEXT,
+        failures       INTEGER NOT NULL DEFAULT 0,
+        health_reason  TEXT,
+        health_message TEXT,
+        drift          INTEGER CHECK (drift IN (0, 1)),
+        next_check_at  TEXT
+      ) WITHOUT ROWID;
+      CREATE INDEX entry_freshness_due_idx ON entry_freshness (next_check_at) WHERE next_check_at IS NOT NULL;
+      CREATE INDEX entry_freshness_health_idx ON entry_freshness (health_status, entry_id);
+    `,
+  },
+
+  // ---- task lifecycle (issue 12): bounded change log, write probe, space reclaimed ----
+  {
+    version: 3,
+    name: 'registry state: change-log trim watermark, write probe',
+    sql: `
+      -- Small named integers the store keeps about itself. 'changes_trimmed_through': the change
+      -- log was trimmed up to this sequence (a follower behind it reloads from the entries).
+      -- 'write_probe': rewritten by the readiness write probe.
+      CREATE TABLE registry_state (
+        key   TEXT    NOT NULL PRIMARY KEY,
+        value INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO registry_state (key, value) VALUES ('changes_trimmed_through', 0), ('write_probe', 0);
+
+      -- Earlier releases stored every task, anonymous ones under one shared owner (''): from now
+      -- on only accepted writes (completed registrations and unregistrations) are durable, so
+      -- drop the rest (reads, refusals, everything anonymous). The next version's VACUUM gives
+      -- the space back.
+      DELETE FROM tasks WHERE owner = '' OR status_state IS NOT 'TASK_STATE_COMPLETED'
+        OR (coalesce(artifacts, '') NOT LIKE '%"name":"registration"%' AND coalesce(artifacts, '') NOT LIKE '%"name":"unregistration"%');
+      DELETE FROM push_notification_configs AS p WHERE NOT EXISTS (
+        SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id);
+    `,
+  },
+  {
+    version: 4,
+    name: 'incremental auto-vacuum (freed pages are reused, and returned to the file system)',
+    // auto_vacuum can only change on an empty database or through a VACUUM, which rewrites the
+    // file (once; quick for a new database) and cannot run inside a transaction.
+    outsideTransaction: (db) => ensureIncrementalAutoVacuum(db),
+  },
+
+  // ---- trust (issue 15): URLs claimed per principal, signature verification per revision ----
+  {
+    version: 5,
+    name: 'url claims, entry urls, revision verification',
+    sql: `
+      -- Each normalised endpoint URL (a claim key, lib/endpoint-url.ts) belongs to one principal:
+      -- the primary key is what stops another principal's entry from listing it.
+      CREATE TABLE url_claims (
+        url   TEXT NOT NULL PRIMARY KEY,
+        owner TEXT NOT NULL
+      ) WITHOUT ROWID;
+      -- Which entries use which claimed URL. A claim is released when no entry uses it any more;
+      -- the foreign key makes releasing one still in use an error rather than a silent loss.
+      CREATE TABLE entry_urls (
+        entry_id TEXT NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
+        url      TEXT NOT NULL REFERENCES url_claims (url),
+        PRIMARY KEY (entry_id, url)
+      ) WITHOUT ROWID;
+      CREATE INDEX entry_urls_url_idx ON entry_urls (url);
+
+      -- The signature verification of each revision (JSON, contract/verification.ts), and the
+      -- verifying key's id when one verified (NULL otherwise), for the "verified" list filter.
+      ALTER TABLE entry_revisions ADD COLUMN verification TEXT;
+      ALTER TABLE entry_revisions ADD COLUMN verified_kid TEXT;
+    `,
+    run: (db) => {
+      const rows = db
+        .prepare(
+          `SELECT e.id, e.kind, e.owner, e.identity_url AS identityUrl, r.interfaces
+           FROM entries e JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
+           ORDER BY e.list_seq`,
+        )
+        .all() as BackfillEntry[];
+      const plan = planUrlBackfill(rows);
+      const identity = db.prepare('UPDATE entries SET identity_url = ? WHERE id = ?');
+      for (const i of plan.identities) identity.run(i.identityUrl, i.id);
+      const claim = db.prepare('INSERT INTO url_claims (url, owner) VALUES (?, ?)');
+      for (const c of plan.claims) claim.run(c.url, c.owner);
+      const use = db.prepare('INSERT INTO entry_urls (entry_id, url) VALUES (?, ?)');
+      for (const u of plan.entryUrls) use.run(u.entryId, u.url);
+    },
+  },
 ];
+
+/** `PRAGMA auto_vacuum` answers 2 for INCREMENTAL. */
+const INCREMENTAL_AUTO_VACUUM = 2;
+
+/** Turns incremental auto-vacuum on (rewriting the file once) unless it already is. Idempotent. */
+export function ensureIncrementalAutoVacuum(db: Database.Database): void {
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL_AUTO_VACUUM) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.exec('VACUUM');
+  // In WAL mode the rewritten pages sit in the WAL: fold them in, so the file shrinks now.
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}
 
 export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
 
@@ -131,6 +258,7 @@ export function migrateSqlite(db: Database.Database, where: string): number {
 
   for (const migration of SQLITE_MIGRATIONS) {
     if (migration.version <= found) continue;
+    migration.outsideTransaction?.(db);
     db.exec('BEGIN IMMEDIATE');
     try {
       const applied = currentVersion(db);
@@ -138,7 +266,8 @@ export function migrateSqlite(db: Database.Database, where: string): number {
         throw new SchemaTooNewError(applied, SQLITE_SCHEMA_VERSION, where);
       }
       if (applied < migration.version) {
-        db.exec(migration.sql);
+        if (migration.sql) db.exec(migration.sql);
+        migration.run?.(db);
         db.prepare('INSERT INTO registry_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
           migration.version,
           migration.name,

@@ -11,40 +11,61 @@
  *
  * Reads run directly on the connection: a batch runs synchronously from BEGIN to COMMIT, so
  * a read never sees one half done.
+ *
+ * Faults are named (storage/faults.ts): SQLITE_FULL, read-only, corrupt and I/O errors become
+ * StorageUnavailableError. A database file deleted under the running process is noticed after
+ * each commit (SQLite itself would keep writing to the unlinked inode, and everything would be
+ * lost at the next start): the store re-creates the file from its open connection (VACUUM
+ * INTO), so nothing acknowledged is lost, or refuses to acknowledge if it cannot.
+ *
+ * Space: incremental auto-vacuum (migration 3) and a bounded WAL; `reclaimSpace` gives freed
+ * pages back to the file system after pruning.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, openSync, closeSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
-import type { TaskStore } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
-import type { EntryKind } from '../../contract/types.js';
+import type { EntryKind, RevisionSummary } from '../../contract/types.js';
+import type { CardVerification } from '../../contract/verification.js';
 import type {
   Actor,
   Change,
   DeleteOutcome,
   EntryWrite,
   ListQuery,
+  CheckOutcome,
+  FreshnessWrite,
   ListResult,
   RegistryStore,
-  RetentionPolicy,
+  ReviseOutcome,
   StoredEntry,
+  TaskRecords,
   UpsertOutcome,
+  WriteQuota,
 } from '../types.js';
 import {
-  FINISHED_TASK_STATES,
+  CURRENT_JOIN,
+  ENTRY_COLUMNS,
+  FRESHNESS_COLUMNS,
+  REVISION_JOIN,
+  effectiveFreshness,
+  freshnessValues,
+  freshnessVisiblyChanged,
+  UrlTaken,
   clampLimit,
   decodeCursor,
   encodeCursor,
   isUuid,
   normalizeSeq,
   rowToEntry,
+  verificationColumns,
   type EntryRowFields,
 } from '../common.js';
-import { migrateSqlite } from './migrations.js';
+import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
+import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
 import { prepare } from './statements.js';
-import { SqliteTaskStore } from './task-store.js';
-import { WriteQueue } from './write-queue.js';
+import { SqliteTaskRecords } from './task-records.js';
+import { WriteQueue, type WriteJob } from './write-queue.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its directory is created if missing. */
@@ -55,52 +76,62 @@ export interface SqliteStoreOptions {
   scanBatchSize?: number;
   /** Most writes committed in one transaction (group commit); the rest wait for the next. */
   maxWriteBatch?: number;
+  /** Told about what the store did by itself (e.g. re-created a deleted database file). */
+  notice?: (message: string, details: Record<string, unknown>) => void;
+  /** Called with every connection the store opens (tests: e.g. PRAGMA query_only to make it read-only). */
+  onConnection?: (db: Database.Database) => void;
 }
+
+/** The WAL is truncated back to this after checkpoints, so a burst of writes does not leave it large. */
+const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
 interface EntryRow extends EntryRowFields {
   list_seq: number;
 }
 
-/** Columns of the current revision of an entry; `e` is entries, `r` entry_revisions. */
-const ENTRY_COLUMNS = `
-  e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
-  r.revision, r.name, r.description, r.protocol_version, r.interfaces,
-  r.document_text, r.content_hash, r.created_at AS revision_created_at`;
-
-const CURRENT_JOIN = `entries e JOIN entry_revisions r
-  ON r.entry_id = e.id AND r.revision = e.current_revision`;
-
 export class SqliteStore implements RegistryStore {
   readonly engine = 'sqlite';
-  readonly taskStore: TaskStore;
+  readonly tasks: TaskRecords;
 
   readonly #file: string;
   readonly #busyTimeoutMs: number;
   readonly #scanBatchSize: number;
-  readonly #kysely: Kysely<unknown>;
   readonly #writes: WriteQueue;
+  readonly #faults = new FaultState((error) => this.#classify(error));
+  readonly #notice: NonNullable<SqliteStoreOptions['notice']>;
+  readonly #onConnection: SqliteStoreOptions['onConnection'];
   #db: Database.Database | undefined;
+  /** The file the connection has open (device and inode), to notice it being deleted or replaced. */
+  #identity: { dev: number; ino: number } | undefined;
   #closed = false;
 
   constructor(options: SqliteStoreOptions) {
     this.#file = resolve(options.file);
     this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
-    // Kysely opens its "connection" lazily, on the first task-store query, by calling this
-    // function: by then open() has run, and the SDK shares our better-sqlite3 handle (one
-    // file handle, one WAL, the same pragmas) instead of opening a second one.
-    this.#kysely = new Kysely<unknown>({
-      dialect: new SqliteDialect({ database: async () => this.#requireDb() }),
-    });
-    this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch);
-    // Saves go through the write queue; loads and lists are the SDK's DatabaseTaskStore.
-    this.taskStore = new SqliteTaskStore(this.#kysely, this.#writes);
+    this.#notice = options.notice ?? (() => undefined);
+    this.#onConnection = options.onConnection;
+    this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch, { beforeAcknowledge: () => this.#checkFileIdentity() });
+    this.tasks = new SqliteTaskRecords(
+      () => this.#requireDb(),
+      (job) => this.#write(job),
+      (fn) => this.#read(fn),
+    );
+  }
+
+  get fault(): StorageFault | undefined {
+    return this.#faults.current;
   }
 
   async open(): Promise<void> {
     if (this.#db) return;
-    // The SDK task store's Kysely cannot be revived once destroyed by close().
     if (this.#closed) throw new Error('SqliteStore was closed; create a new instance.');
+    this.#db = this.#connect();
+    this.#identity = identityOf(this.#file);
+  }
+
+  /** Opens the file with the store's pragmas and brings its schema up to date. */
+  #connect(): Database.Database {
     mkdirSync(dirname(this.#file), { recursive: true });
     const db = new Database(this.#file);
     try {
@@ -116,29 +147,140 @@ export class SqliteStore implements RegistryStore {
       db.pragma(`busy_timeout = ${this.#busyTimeoutMs}`);
       // Off by default in SQLite; entry_revisions relies on ON DELETE CASCADE.
       db.pragma('foreign_keys = ON');
+      // After a checkpoint the WAL file is cut back to this size instead of staying as large as
+      // the biggest burst ever was.
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       migrateSqlite(db, this.#file);
+      this.#onConnection?.(db);
     } catch (error) {
       db.close();
       throw error;
     }
-    this.#db = db;
+    return db;
   }
 
   async close(): Promise<void> {
     const db = this.#db;
     this.#closed = true;
     if (!db) return;
-    // Writes already queued are committed (and their promises settled) before the handle goes.
-    this.#writes.flush();
-    this.#db = undefined;
     try {
-      // Fold the WAL back into the main file so the database is one self-contained file at
-      // rest (copyable, and the next open has nothing to replay).
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      // Writes already queued are committed (and their promises settled) before the handle goes.
+      this.#writes.flush();
     } finally {
-      // Kysely only closes the handle if it ever opened it; close it here in every case.
-      await this.#kysely.destroy().catch(() => undefined);
-      if (db.open) db.close();
+      const current = this.#db ?? db;
+      this.#db = undefined;
+      try {
+        // A file deleted under us still has everything in the open connection: put it back first.
+        if (this.#fileMoved()) this.#restoreFile(current);
+        // Fold the WAL back into the main file so the database is one self-contained file at
+        // rest (copyable, and the next open has nothing to replay).
+        if (current.open) current.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // The file is gone or the disk is full: nothing more to save here; the fault was reported.
+      } finally {
+        if (current.open) current.close();
+      }
+    }
+  }
+
+  // ---- faults ----
+
+  /** Names what a driver error means for storage; refines I/O errors from the file system's state. */
+  #classify(error: unknown): StorageFault | undefined {
+    const fault = sqliteFault(error);
+    if (fault?.reason !== 'io') return fault;
+    try {
+      if (statfsSync(dirname(this.#file)).bavail === 0) return storageFault('disk-full', fault.code);
+      closeSync(openSync(this.#file, 'r+'));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return storageFault('read-only', `${fault.code}/${code}`);
+      if (code === 'ENOENT') return storageFault('missing', `${fault.code}/${code}`);
+    }
+    return fault;
+  }
+
+  /** A write through the group commit; storage faults come back named, a success clears the fault. */
+  #write<T>(job: WriteJob<T>): Promise<T> {
+    this.#requireDb();
+    return this.#writes.run(job).then(
+      (value) => {
+        this.#faults.clear();
+        return value;
+      },
+      (error: unknown) => {
+        throw this.#faults.wrap(error);
+      },
+    );
+  }
+
+  /** A read on the connection; a corrupt or vanished file comes back named. */
+  async #read<T>(fn: () => T): Promise<T> {
+    try {
+      return fn();
+    } catch (error) {
+      throw this.#faults.wrap(error);
+    }
+  }
+
+  /** True when the path no longer holds the file the connection has open (deleted or replaced). */
+  #fileMoved(): boolean {
+    const now = identityOf(this.#file);
+    return now === undefined || this.#identity === undefined || now.dev !== this.#identity.dev || now.ino !== this.#identity.ino;
+  }
+
+  /**
+   * Runs after every commit, before it is acknowledged. If the file was deleted, the commit went
+   * to an unlinked inode that vanishes with the process: re-create the file from the connection
+   * and acknowledge, or refuse to acknowledge.
+   */
+  #checkFileIdentity(): void {
+    if (!this.#fileMoved()) return;
+    const db = this.#requireDb();
+    try {
+      this.#restoreFile(db);
+    } catch (error) {
+      if (error instanceof StorageUnavailableError) throw error;
+      throw this.#faults.record(storageFault('missing', 'ENOENT', `the database file was deleted and cannot be re-created (${(error as Error).message.slice(0, 120)})`));
+    }
+  }
+
+  /**
+   * Writes the open connection's database (WAL included) to the configured path, then switches
+   * to that file. Refuses if another file now sits at the path (it may be a restored backup:
+   * the operator decides, by restarting).
+   */
+  #restoreFile(db: Database.Database): void {
+    if (identityOf(this.#file) !== undefined) {
+      throw this.#faults.record(
+        storageFault('missing', 'REPLACED', 'the database file was replaced by another file while the registry was running; restart the registry to use it'),
+      );
+    }
+    mkdirSync(dirname(this.#file), { recursive: true });
+    const temporary = `${this.#file}.restoring-${process.pid}`;
+    rmSync(temporary, { force: true });
+    db.prepare('VACUUM INTO ?').run(temporary);
+    renameSync(temporary, this.#file);
+    rmSync(`${this.#file}-wal`, { force: true });
+    rmSync(`${this.#file}-shm`, { force: true });
+    const next = this.#connect();
+    // VACUUM INTO writes a file without auto-vacuum: turn it back on (quick on a fresh copy).
+    ensureIncrementalAutoVacuum(next);
+    if (this.#db === db) this.#db = next;
+    this.#identity = identityOf(this.#file);
+    db.close();
+    this.#notice('the database file was deleted while the registry was running; it was re-created from the open connection', { file: this.#file });
+  }
+
+  async probeWrites(): Promise<boolean> {
+    if (!this.#db) return false;
+    try {
+      await this.#write((db) => {
+        prepare(db, "UPDATE registry_state SET value = ? WHERE key = 'write_probe'").run(Date.now());
+      });
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -178,11 +320,12 @@ export class SqliteStore implements RegistryStore {
     author: string,
     at: string,
   ): void {
+    const { verification, verifiedKid } = verificationColumns(write.verification);
     prepare(
       db,
       `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version,
-         interfaces, document_text, content_hash, author, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         interfaces, document_text, content_hash, author, created_at, origin, verification, verified_kid)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       id,
       revision,
@@ -194,15 +337,63 @@ export class SqliteStore implements RegistryStore {
       write.contentHash,
       author,
       at,
+      write.origin ?? 'register',
+      verification,
+      verifiedKid,
     );
   }
 
-  async upsert(write: EntryWrite, actor: Actor): Promise<UpsertOutcome> {
-    this.#requireDb();
+  /** Replaces (or with null removes) the entry's freshness record. */
+  #writeFreshness(db: Database.Database, id: string, freshness: FreshnessWrite | null): void {
+    if (freshness === null) {
+      prepare(db, 'DELETE FROM entry_freshness WHERE entry_id = ?').run(id);
+      return;
+    }
+    prepare(
+      db,
+      `INSERT OR REPLACE INTO entry_freshness (entry_id, ${FRESHNESS_COLUMNS.join(', ')})
+       VALUES (?, ${FRESHNESS_COLUMNS.map(() => '?').join(', ')})`,
+    ).run(id, ...freshnessValues(freshness));
+  }
+
+  /**
+   * Claims `urls` for `owner`: each URL nobody holds becomes theirs. Throws UrlTaken (rolling
+   * back this job's savepoint, so nothing of the write survives) when another principal holds
+   * one. The queue's BEGIN IMMEDIATE serialises writers, so the check cannot race.
+   */
+  #claimUrls(db: Database.Database, urls: readonly string[], owner: string): void {
+    if (urls.length === 0) return;
+    const list = JSON.stringify(urls);
+    prepare(db, `INSERT INTO url_claims (url, owner) SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT (url) DO NOTHING`).run(owner, list);
+    const taken = prepare(db, `SELECT url FROM url_claims WHERE url IN (SELECT value FROM json_each(?)) AND owner <> ? ORDER BY url LIMIT 1`).get(list, owner) as
+      | { url: string }
+      | undefined;
+    if (taken) throw new UrlTaken(taken.url);
+  }
+
+  /** Makes `urls` the entry's claimed URLs, releasing the claims nobody uses any more. */
+  #setEntryUrls(db: Database.Database, entryId: string, urls: readonly string[]): void {
+    const list = JSON.stringify(urls);
+    const dropped = prepare(db, `DELETE FROM entry_urls WHERE entry_id = ? AND url NOT IN (SELECT value FROM json_each(?)) RETURNING url`).all(entryId, list) as { url: string }[];
+    prepare(db, `INSERT INTO entry_urls (entry_id, url) SELECT ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`).run(entryId, list);
+    this.#releaseUrls(db, dropped.map((r) => r.url));
+  }
+
+  #releaseUrls(db: Database.Database, urls: readonly string[]): void {
+    if (urls.length === 0) return;
+    prepare(
+      db,
+      `DELETE FROM url_claims WHERE url IN (SELECT value FROM json_each(?))
+         AND NOT EXISTS (SELECT 1 FROM entry_urls u WHERE u.url = url_claims.url)`,
+    ).run(JSON.stringify(urls));
+  }
+
+  async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}): Promise<UpsertOutcome> {
     // The queue's transaction is BEGIN IMMEDIATE: the write lock is taken before the lookup,
     // so two processes cannot both see "absent" and race (the UNIQUE constraint would then
-    // fail one of them).
-    return this.#writes.run((db): UpsertOutcome => {
+    // fail one of them), nor both count an owner's entries and overshoot its quota, nor both
+    // claim one URL.
+    const outcome = this.#write((db): UpsertOutcome => {
       const found = prepare(db, 'SELECT id FROM entries WHERE kind = ? AND identity_url = ?').get(
         write.kind,
         write.identityUrl,
@@ -210,6 +401,12 @@ export class SqliteStore implements RegistryStore {
       const now = new Date().toISOString();
 
       if (!found) {
+        const max = quota.maxEntriesPerOwner;
+        if (max !== undefined) {
+          const owned = (prepare(db, 'SELECT count(*) AS n FROM entries WHERE owner = ?').get(actor.principal) as { n: number }).n;
+          if (owned >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
+        }
+        this.#claimUrls(db, write.urls, actor.principal);
         const id = uuidv4();
         // The change row comes first so its sequence can double as the entry's list
         // position: monotonic, never reused, newest highest.
@@ -220,6 +417,8 @@ export class SqliteStore implements RegistryStore {
            VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
         ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now);
         this.#insertRevision(db, id, 1, write, actor.principal, now);
+        if (write.freshness) this.#writeFreshness(db, id, write.freshness);
+        this.#setEntryUrls(db, id, write.urls);
         return { status: 'created', entry: this.#currentById(db, id)! };
       }
 
@@ -227,42 +426,93 @@ export class SqliteStore implements RegistryStore {
       if (existing.owner !== actor.principal && !actor.isAdmin) {
         return { status: 'forbidden', existing };
       }
+      const freshness = write.freshness === undefined ? undefined : effectiveFreshness(existing, write.freshness);
+      if (freshness !== undefined) this.#writeFreshness(db, existing.id, freshness);
       if (existing.contentHash === write.contentHash) {
-        return { status: 'unchanged', entry: existing };
+        if (freshness !== undefined && freshnessVisiblyChanged(existing, freshness)) {
+          this.#recordChange(db, existing.id, 'upsert', now);
+          return { status: 'unchanged', entry: this.#currentById(db, existing.id)!, freshened: true };
+        }
+        return { status: 'unchanged', entry: write.freshness !== undefined ? this.#currentById(db, existing.id)! : existing };
       }
+      // The owner stays as it is: an admin fixing someone's entry does not take it over, and
+      // claims its URLs in the owner's name.
+      this.#claimUrls(db, write.urls, existing.owner);
       const revision = existing.revision + 1;
-      // The owner stays as it is: an admin fixing someone's entry does not take it over.
       this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
+      this.#setEntryUrls(db, existing.id, write.urls);
       prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ? WHERE id = ?').run(
         revision,
         now,
         existing.id,
       );
+      if (quota.maxRevisions !== undefined) {
+        // Older revisions leave the history; the numbering goes on from the current one.
+        prepare(db, 'DELETE FROM entry_revisions WHERE entry_id = ? AND revision <= ?').run(existing.id, revision - quota.maxRevisions);
+      }
       this.#recordChange(db, existing.id, 'upsert', now);
       return { status: 'updated', entry: this.#currentById(db, existing.id)! };
+    });
+    return outcome.catch((error: unknown) => {
+      if (error instanceof UrlTaken) return { status: 'url-taken', url: error.url };
+      throw error;
+    });
+  }
+
+  async updateVerification(id: string, revision: number, verification: CardVerification, announce: boolean): Promise<StoredEntry | undefined> {
+    this.#requireDb();
+    if (!isUuid(id)) return undefined;
+    id = id.toLowerCase();
+    const columns = verificationColumns(verification);
+    return this.#write((db): StoredEntry | undefined => {
+      const updated = prepare(
+        db,
+        `UPDATE entry_revisions SET verification = ?, verified_kid = ?
+         WHERE entry_id = ? AND revision = ?
+           AND revision = (SELECT current_revision FROM entries WHERE id = entry_revisions.entry_id)`,
+      ).run(columns.verification, columns.verifiedKid, id, revision).changes;
+      if (updated === 0) return undefined;
+      if (announce) this.#recordChange(db, id, 'upsert', new Date().toISOString());
+      return this.#currentById(db, id);
     });
   }
 
   async get(id: string, revision?: number): Promise<StoredEntry | undefined> {
-    const db = this.#requireDb();
     if (!isUuid(id)) return undefined;
     // Ids are stored lowercase; accept any case, as PostgreSQL's uuid type does.
-    id = id.toLowerCase();
-    if (revision === undefined) return this.#currentById(db, id);
-    if (!Number.isSafeInteger(revision) || revision < 1) return undefined;
-    const row = prepare(
+    const key = id.toLowerCase();
+    return this.#read(() => {
+      const db = this.#requireDb();
+      if (revision === undefined) return this.#currentById(db, key);
+      if (!Number.isSafeInteger(revision) || revision < 1) return undefined;
+      const row = prepare(db, `SELECT ${ENTRY_COLUMNS} FROM ${REVISION_JOIN} WHERE e.id = ? AND r.revision = ?`).get(key, revision) as
+        | EntryRow
+        | undefined;
+      return row ? rowToEntry(row) : undefined;
+    });
+  }
+
+  async oldestRevision(id: string): Promise<number | undefined> {
+    if (!isUuid(id)) return undefined;
+    return this.#read(() => {
+      const row = prepare(this.#requireDb(), 'SELECT min(revision) AS r FROM entry_revisions WHERE entry_id = ?').get(id.toLowerCase()) as {
+        r: number | null;
+      };
+      return row.r ?? undefined;
+    });
+  }
+
+  async revisions(id: string, limit: number): Promise<RevisionSummary[]> {
+    const db = this.#requireDb();
+    if (!isUuid(id)) return [];
+    const rows = prepare(
       db,
-      `SELECT e.id, e.kind, e.owner, e.identity_url, e.created_at, e.list_seq,
-              r.revision, r.name, r.description, r.protocol_version, r.interfaces,
-              r.document_text, r.content_hash, r.created_at AS revision_created_at
-       FROM entries e JOIN entry_revisions r ON r.entry_id = e.id
-       WHERE e.id = ? AND r.revision = ?`,
-    ).get(id, revision) as EntryRow | undefined;
-    return row ? rowToEntry(row) : undefined;
+      'SELECT revision, created_at FROM entry_revisions WHERE entry_id = ? ORDER BY revision DESC LIMIT ?',
+    ).all(id.toLowerCase(), clampLimit(limit)) as { revision: number; created_at: string }[];
+    return rows.map((row) => ({ revision: row.revision, updatedAt: row.created_at }));
   }
 
   async list(query: ListQuery): Promise<ListResult> {
-    const db = this.#requireDb();
     const limit = clampLimit(query.limit);
     const where: string[] = [];
     const params: (string | number)[] = [];
@@ -274,16 +524,24 @@ export class SqliteStore implements RegistryStore {
       where.push('e.owner = ?');
       params.push(query.owner);
     }
+    if (query.health !== undefined) {
+      where.push('f.health_status = ?');
+      params.push(query.health);
+    }
+    if (query.verified !== undefined) where.push(query.verified ? 'r.verified_kid IS NOT NULL' : 'r.verified_kid IS NULL');
     if (query.after !== undefined) {
       where.push('e.list_seq < ?');
       params.push(decodeCursor(query.after));
     }
-    const rows = prepare(
-      db,
-      `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
-       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY e.list_seq DESC LIMIT ?`,
-    ).all(...params, limit + 1) as EntryRow[];
+    const rows = await this.#read(
+      () =>
+        prepare(
+          this.#requireDb(),
+          `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
+           ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+           ORDER BY e.list_seq DESC LIMIT ?`,
+        ).all(...params, limit + 1) as EntryRow[],
+    );
     const page = rows.slice(0, limit);
     const result: ListResult = { entries: page.map(rowToEntry) };
     if (rows.length > limit) result.next = encodeCursor(page[page.length - 1]!.list_seq);
@@ -293,16 +551,18 @@ export class SqliteStore implements RegistryStore {
   async remove(id: string, actor: Actor): Promise<DeleteOutcome> {
     this.#requireDb();
     if (!isUuid(id)) return { status: 'not-found' };
-    id = id.toLowerCase();
-    return this.#writes.run((db): DeleteOutcome => {
-      const existing = this.#currentById(db, id);
+    const key = id.toLowerCase();
+    return this.#write((db): DeleteOutcome => {
+      const existing = this.#currentById(db, key);
       if (!existing) return { status: 'not-found' };
       if (existing.owner !== actor.principal && !actor.isAdmin) {
         return { status: 'forbidden', existing };
       }
-      // entry_revisions go with it (ON DELETE CASCADE).
-      prepare(db, 'DELETE FROM entries WHERE id = ?').run(id);
-      this.#recordChange(db, id, 'delete', new Date().toISOString());
+      const urls = prepare(db, 'SELECT url FROM entry_urls WHERE entry_id = ?').all(key) as { url: string }[];
+      // entry_revisions and entry_urls go with it (ON DELETE CASCADE).
+      prepare(db, 'DELETE FROM entries WHERE id = ?').run(key);
+      this.#releaseUrls(db, urls.map((r) => r.url));
+      this.#recordChange(db, key, 'delete', new Date().toISOString());
       return { status: 'deleted', entry: existing };
     });
   }
@@ -312,12 +572,14 @@ export class SqliteStore implements RegistryStore {
     // no read transaction is held open across the consumer's awaits.
     let after = 0;
     for (;;) {
-      const db = this.#requireDb();
-      const rows = prepare(
-        db,
-        `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
-         WHERE e.list_seq > ? ORDER BY e.list_seq ASC LIMIT ?`,
-      ).all(after, this.#scanBatchSize) as EntryRow[];
+      const rows = await this.#read(
+        () =>
+          prepare(
+            this.#requireDb(),
+            `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
+             WHERE e.list_seq > ? ORDER BY e.list_seq ASC LIMIT ?`,
+          ).all(after, this.#scanBatchSize) as EntryRow[],
+      );
       for (const row of rows) yield rowToEntry(row);
       if (rows.length < this.#scanBatchSize) return;
       after = rows[rows.length - 1]!.list_seq;
@@ -325,76 +587,158 @@ export class SqliteStore implements RegistryStore {
   }
 
   async count(): Promise<Record<EntryKind, number>> {
-    const db = this.#requireDb();
-    const rows = prepare(db, 'SELECT kind, count(*) AS n FROM entries GROUP BY kind').all() as {
-      kind: EntryKind;
-      n: number;
-    }[];
+    const rows = await this.#read(
+      () => prepare(this.#requireDb(), 'SELECT kind, count(*) AS n FROM entries GROUP BY kind').all() as { kind: EntryKind; n: number }[],
+    );
     const counts: Record<EntryKind, number> = { agent: 0, 'mcp-server': 0 };
     for (const row of rows) counts[row.kind] = row.n;
     return counts;
   }
 
   async changesSince(seq: number, limit: number): Promise<Change[]> {
-    const db = this.#requireDb();
-    const rows = prepare(db, 'SELECT seq, entry_id, op FROM changes WHERE seq > ? ORDER BY seq ASC LIMIT ?').all(
-      normalizeSeq(seq),
-      clampLimit(limit),
-    ) as { seq: number; entry_id: string; op: Change['op'] }[];
+    const rows = await this.#read(
+      () =>
+        prepare(this.#requireDb(), 'SELECT seq, entry_id, op FROM changes WHERE seq > ? ORDER BY seq ASC LIMIT ?').all(
+          normalizeSeq(seq),
+          clampLimit(limit),
+        ) as { seq: number; entry_id: string; op: Change['op'] }[],
+    );
     return rows.map((row) => ({ seq: row.seq, id: row.entry_id, op: row.op }));
   }
 
   async lastChangeSeq(): Promise<number> {
-    const db = this.#requireDb();
-    const row = prepare(db, 'SELECT max(seq) AS seq FROM changes').get() as { seq: number | null };
-    return row.seq ?? 0;
+    return this.#read(() => {
+      const row = prepare(
+        this.#requireDb(),
+        `SELECT max(coalesce((SELECT max(seq) FROM changes), 0),
+                    (SELECT value FROM registry_state WHERE key = 'changes_trimmed_through')) AS seq`,
+      ).get() as { seq: number | null };
+      return row.seq ?? 0;
+    });
   }
 
-  async pruneTasks(policy: RetentionPolicy): Promise<number> {
-    this.#requireDb();
-    const finished = FINISHED_TASK_STATES.map(() => '?').join(', ');
-    const cutoff = Date.now() - policy.maxAgeMs;
-    return this.#writes.run((db): number => {
-      // The first task beyond the newest maxCount (all tasks count towards the limit, but
-      // only finished ones are ever removed: a running task may still be resumed).
-      const boundary = prepare(
-        db,
-        `SELECT status_last_updated, id, tenant, owner FROM tasks
-         ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
-         LIMIT 1 OFFSET ?`,
-      ).get(Math.max(0, Math.floor(policy.maxCount))) as
-        | { status_last_updated: number; id: string; tenant: string; owner: string }
-        | undefined;
-      let removed: number;
-      if (boundary) {
-        removed = prepare(
-          db,
-          `DELETE FROM tasks WHERE status_state IN (${finished})
-             AND (status_last_updated < ?
-                  OR (status_last_updated, id, tenant, owner) <= (?, ?, ?, ?))`,
-        ).run(
-          ...FINISHED_TASK_STATES,
-          cutoff,
-          boundary.status_last_updated,
-          boundary.id,
-          boundary.tenant,
-          boundary.owner,
-        ).changes;
-      } else {
-        removed = prepare(
-          db,
-          `DELETE FROM tasks WHERE status_state IN (${finished}) AND status_last_updated < ?`,
-        ).run(...FINISHED_TASK_STATES, cutoff).changes;
+  async revise(id: string, write: EntryWrite, expectRevision: number, quota: Pick<WriteQuota, 'maxRevisions'> = {}): Promise<ReviseOutcome> {
+    if (!isUuid(id)) return { status: 'not-found' };
+    id = id.toLowerCase();
+    const outcome = this.#write((db): ReviseOutcome => {
+      const existing = this.#currentById(db, id);
+      if (!existing) return { status: 'not-found' };
+      if (existing.revision !== expectRevision) return { status: 'stale', entry: existing };
+      if (write.identityUrl !== existing.identityUrl) {
+        const other = prepare(db, 'SELECT id FROM entries WHERE kind = ? AND identity_url = ?').get(write.kind, write.identityUrl) as
+          | { id: string }
+          | undefined;
+        if (other && other.id !== id) return { status: 'conflict', existing: this.#currentById(db, other.id)! };
       }
-      if (removed > 0) {
-        // Push-notification configs of tasks that no longer exist are dead weight.
+      const now = new Date().toISOString();
+      if (write.freshness !== undefined) this.#writeFreshness(db, id, write.freshness);
+      if (existing.contentHash === write.contentHash) {
+        if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) this.#recordChange(db, id, 'upsert', now);
+        return { status: 'unchanged', entry: this.#currentById(db, id)! };
+      }
+      // The fetched document's URLs are claimed for the owner, as a registration's would be.
+      this.#claimUrls(db, write.urls, existing.owner);
+      const revision = existing.revision + 1;
+      // The owner writes it: the refresh acts for them, as the source they gave says.
+      this.#insertRevision(db, id, revision, { ...write, origin: 'refresh' }, existing.owner, now);
+      this.#setEntryUrls(db, id, write.urls);
+      prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ?, identity_url = ? WHERE id = ?').run(
+        revision,
+        now,
+        write.identityUrl,
+        id,
+      );
+      if (quota.maxRevisions !== undefined) {
+        prepare(db, 'DELETE FROM entry_revisions WHERE entry_id = ? AND revision <= ?').run(id, revision - quota.maxRevisions);
+      }
+      this.#recordChange(db, id, 'upsert', now);
+      return { status: 'updated', entry: this.#currentById(db, id)! };
+    });
+    return outcome.catch((error: unknown) => {
+      if (error instanceof UrlTaken) return { status: 'url-taken', url: error.url };
+      throw error;
+    });
+  }
+
+  async recordCheck(id: string, freshness: FreshnessWrite): Promise<CheckOutcome | undefined> {
+    if (!isUuid(id)) return undefined;
+    id = id.toLowerCase();
+    return this.#write((db): CheckOutcome | undefined => {
+      const existing = this.#currentById(db, id);
+      if (!existing) return undefined;
+      this.#writeFreshness(db, id, freshness);
+      const logged = freshnessVisiblyChanged(existing, freshness);
+      if (logged) this.#recordChange(db, id, 'upsert', new Date().toISOString());
+      return { entry: this.#currentById(db, id)!, change: logged ? 'logged' : 'quiet' };
+    });
+  }
+
+  async claimDue(limit: number, retryAt: string, includeUnsourced: boolean): Promise<string[]> {
+    const now = new Date().toISOString();
+    // One write transaction (BEGIN IMMEDIATE): another process on the same file waits for it,
+    // then sees the claimed rows already moved forward.
+    return this.#write((db): string[] => {
+      const rows = prepare(
+        db,
+        `UPDATE entry_freshness SET next_check_at = ?
+         WHERE entry_id IN (
+           SELECT entry_id FROM entry_freshness
+           WHERE next_check_at IS NOT NULL AND next_check_at <= ? AND (source_url IS NOT NULL OR ?)
+           ORDER BY next_check_at LIMIT ?)
+         RETURNING entry_id`,
+      ).all(retryAt, now, includeUnsourced ? 1 : 0, clampLimit(limit)) as { entry_id: string }[];
+      return rows.map((r) => r.entry_id);
+    });
+  }
+
+  async scheduleProbes(at: string): Promise<number> {
+    return this.#write(
+      (db): number =>
         prepare(
           db,
-          `DELETE FROM push_notification_configs AS p WHERE NOT EXISTS (
-             SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
-        ).run();
-      }
+          `INSERT INTO entry_freshness (entry_id, next_check_at)
+           SELECT e.id, ? FROM entries e
+           WHERE e.kind = 'agent' AND NOT EXISTS (SELECT 1 FROM entry_freshness f WHERE f.entry_id = e.id)`,
+        ).run(at).changes,
+    );
+  }
+
+  async changesTrimmedThrough(): Promise<number> {
+    return this.#read(() => {
+      const row = prepare(this.#requireDb(), "SELECT value FROM registry_state WHERE key = 'changes_trimmed_through'").get() as
+        | { value: number }
+        | undefined;
+      return row?.value ?? 0;
+    });
+  }
+
+  async trimChanges(maxAgeMs: number): Promise<number> {
+    const cutoff = new Date(Date.now() - maxAgeMs).toISOString();
+    return this.#write((db): number => {
+      const last = (prepare(db, 'SELECT max(seq) AS seq FROM changes WHERE at < ?').get(cutoff) as { seq: number | null }).seq;
+      if (last === null) return 0;
+      const removed = prepare(db, 'DELETE FROM changes WHERE seq <= ?').run(last).changes;
+      prepare(db, "UPDATE registry_state SET value = max(value, ?) WHERE key = 'changes_trimmed_through'").run(last);
       return removed;
     });
+  }
+
+  async reclaimSpace(): Promise<void> {
+    // Free pages go back to the file system (auto_vacuum is INCREMENTAL), then the WAL is folded
+    // into the file and cut back, so the file shrinks now rather than at the next restart.
+    await this.#write((db) => {
+      db.exec('PRAGMA incremental_vacuum');
+    });
+    await this.#read(() => this.#requireDb().pragma('wal_checkpoint(TRUNCATE)'));
+  }
+}
+
+/** The device and inode at `file`, or undefined when nothing is there (or its directory is not one). */
+function identityOf(file: string): { dev: number; ino: number } | undefined {
+  try {
+    const stats = statSync(file, { throwIfNoEntry: false });
+    return stats ? { dev: stats.dev, ino: stats.ino } : undefined;
+  } catch {
+    return undefined;
   }
 }

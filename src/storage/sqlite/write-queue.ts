@@ -16,6 +16,9 @@
  *   and rejects alone; the others in the batch still commit.
  * - If the batch as a whole fails (BEGIN or COMMIT fails, or an error such as SQLITE_FULL makes
  *   SQLite abandon the transaction), nothing of it was committed and every job rejects.
+ * - `beforeAcknowledge` runs after COMMIT and before any promise settles: it may refuse to
+ *   acknowledge the batch (throw), e.g. when the database file was deleted under the connection
+ *   and the commit went to an unlinked inode.
  *
  * Reads do not go through the queue: a batch runs synchronously from BEGIN to COMMIT, so no
  * other query on the connection can see it half done, and WAL readers see the last commit.
@@ -36,12 +39,14 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export class WriteQueue {
   readonly #connection: () => Database.Database;
   readonly #maxBatchSize: number;
+  readonly #beforeAcknowledge: ((db: Database.Database) => void) | undefined;
   #pending: Queued[] = [];
   #scheduled: NodeJS.Immediate | undefined;
 
-  constructor(connection: () => Database.Database, maxBatchSize = 128) {
+  constructor(connection: () => Database.Database, maxBatchSize = 128, options: { beforeAcknowledge?: (db: Database.Database) => void } = {}) {
     this.#connection = connection;
     this.#maxBatchSize = Math.max(1, maxBatchSize);
+    this.#beforeAcknowledge = options.beforeAcknowledge;
   }
 
   /** Queues `job`; resolves with its result once the transaction that ran it has committed. */
@@ -79,6 +84,7 @@ export class WriteQueue {
       db.exec('BEGIN IMMEDIATE');
       for (const { job } of batch) outcomes.push(runInSavepoint(db, job));
       db.exec('COMMIT');
+      this.#beforeAcknowledge?.(db);
     } catch (error) {
       // Nothing of this batch is committed: every job fails, including those that succeeded.
       try {

@@ -1,0 +1,209 @@
+/**
+ * The registry's A2A round trips against the strongest honest baseline, side by side in one run:
+ *
+ * - no-op: a minimal @a2a-js/sdk server (bench/lib/sdk-noop-server.ts: express, the SDK's
+ *   JSON-RPC handler and its InMemoryTaskStore, an executor that answers at once), in its own
+ *   process;
+ * - declined: the registry (its own process, the built dist/ as `npm start` runs it, logging at
+ *   info) answering a message it declines at once (an unknown operation: no registry work, a
+ *   REJECTED task): its fixed cost per request (authentication, version negotiation, limits,
+ *   logging, metrics, security headers);
+ * - search: the same registry answering JSON-RPC `search` messages over generated entries;
+ * - registration: the same registry registering unique agent cards, durably (each answer
+ *   waits for the commit).
+ *
+ * The phases are interleaved for several rounds (so a noisy neighbour hurts all of them
+ * alike) and each figure is the median over rounds. Targets: search >= 80 % and registration
+ * >= 50 % of the no-op.
+ *
+ *   npx tsx bench/round-trip.ts [--entries 10000] [--seconds 5] [--rounds 3] [--connections 20]
+ *   DATABASE_URL=postgres://... npx tsx bench/round-trip.ts      (registrations in PostgreSQL)
+ *   PROFILE_DIR=/tmp/prof npx tsx bench/round-trip.ts            (the registry writes a --cpu-prof there)
+ *   npx tsx bench/round-trip.ts --repo ../main                    (another checkout's built registry: before/after)
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from '../test/support/built.js';
+import { benchCard } from './lib/bench-card.js';
+import { generateQueries, streamEntries, subjectOfGenerated } from './lib/generate-entries.js';
+
+const { values } = parseArgs({
+  options: {
+    entries: { type: 'string', default: '10000' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '20' },
+    /** A subset of the phases (noop,declined,search,register), e.g. to profile one of them alone. */
+    phases: { type: 'string', default: 'noop,declined,search,register' },
+    /** Another checkout whose built dist/ serves as the registry (e.g. an earlier version, for before/after figures). */
+    repo: { type: 'string', default: REPO_ROOT },
+  },
+});
+const repo = path.resolve(values.repo);
+const thisCheckout = repo === path.resolve(REPO_ROOT);
+const entries = Number(values.entries);
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+const TOKEN = 'bench-admin-token-0123456789';
+
+/** Starts `node <script>` (TypeScript through tsx) and resolves with its URL once it prints it. */
+async function startChild(script: string, env: Record<string, string>, urlOf: (line: string) => string | undefined) {
+  const profileDir = process.env.PROFILE_DIR;
+  const args = [
+    ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
+    ...(profileDir && script.endsWith(BUILT_MAIN) ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    script,
+  ];
+  const child = spawn(process.execPath, args, { cwd: script.endsWith('.ts') ? REPO_ROOT : repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const url = urlOf(line);
+      if (url) {
+        lines.close();
+        // Keep draining (the registry logs a line per request) without parsing it here.
+        child.stdout!.resume();
+        resolve(url);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before listening`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: () => new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+// --- the servers ----------------------------------------------------------------------------
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-round-trip-'));
+const registryEnv: Record<string, string> = {
+  PORT: '0',
+  HOST: '127.0.0.1',
+  REGISTRY_DATA_DIR: dataDir,
+  REGISTRY_TOKENS: `admin:${TOKEN}`,
+  // One client address sends everything: this measures throughput, not the limiter.
+  REGISTRY_RATE_LIMITS: 'false',
+  LOG_LEVEL: 'info',
+};
+// Load the entries in-process (fast, through the service; with the served checkout's own code, so
+// its schema), then serve them from a separate process.
+if (thisCheckout) ensureBuilt();
+const built = async <T>(module: string): Promise<T> => (await import(pathToFileURL(path.join(repo, 'dist/src', module)).href)) as T;
+const { loadConfig } = await built<typeof import('../src/config/config.js')>('config/config.js');
+const { createLogger } = await built<typeof import('../src/observability/logger.js')>('observability/logger.js');
+const { startRegistry } = await built<typeof import('../src/server.js')>('server.js');
+const loader = await startRegistry(loadConfig({ ...process.env, ...registryEnv, LOG_LEVEL: 'warn' }), createLogger('warn'));
+for (const entry of streamEntries(entries, 11)) await loader.service.register(subjectOfGenerated(entry), { principal: 'admin', isAdmin: true });
+await loader.close();
+
+const sdk = await startChild('bench/lib/sdk-noop-server.ts', {}, (line) => /^listening (\S+)/.exec(line)?.[1]);
+// The registry as `npm start` runs it: the compiled dist/ (rebuilt first when src/ is newer).
+const registry = await startChild(path.join(repo, BUILT_MAIN), registryEnv, (line) => {
+  try {
+    const entry = JSON.parse(line) as { msg?: string; url?: string };
+    return entry.msg === 'registry listening' ? entry.url : undefined;
+  } catch {
+    return undefined;
+  }
+});
+console.log(
+  `${thisCheckout ? 'this checkout' : repo}; ${entries} entries (${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}); ${connections} connections; ${rounds} rounds of ${seconds} s per phase; ` +
+    `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+);
+
+// --- the requests ---------------------------------------------------------------------------
+
+let sequence = 0;
+const rpc = (parts: unknown[]) =>
+  JSON.stringify({ jsonrpc: '2.0', id: ++sequence, method: 'SendMessage', params: { message: { messageId: `m-${sequence}`, role: 'ROLE_USER', parts } } });
+const queries = [...generateQueries(500, 3, false), ...generateQueries(500, 4, true)].map((q) => ({
+  data: { search: { query: q.text, ...(q.filter ? { filter: q.filter } : {}), limit: 20 } },
+  mediaType: 'application/json',
+}));
+
+interface Phase {
+  name: string;
+  url: string;
+  token?: string;
+  body: () => string;
+  /** The task state a correct answer ends in. */
+  expect: string;
+}
+const allPhases: Array<Phase & { key: string }> = [
+  { key: 'noop', name: 'SDK no-op (InMemoryTaskStore)', url: sdk.url, body: () => rpc([{ text: 'hello' }]), expect: 'TASK_STATE_COMPLETED' },
+  // The registry's fixed cost: a message it declines at once (no operation runs; the task is REJECTED).
+  { key: 'declined', name: 'registry declined (no work)', url: registry.url, body: () => rpc([{ data: { noSuchOperation: {} }, mediaType: 'application/json' }]), expect: 'TASK_STATE_REJECTED' },
+  { key: 'search', name: 'registry search', url: registry.url, body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
+  {
+    key: 'register',
+    name: 'registry registration (durable)',
+    url: registry.url,
+    token: TOKEN,
+    body: () => rpc([{ data: { register: { agentCard: benchCard(`Bench Agent ${sequence}`, `https://bench-${process.pid}-${sequence}.example.org/a2a`) } }, mediaType: 'application/json' }]),
+    expect: 'TASK_STATE_COMPLETED',
+  },
+];
+const phases = allPhases.filter((p) => values.phases.split(',').includes(p.key));
+
+async function run(phase: Phase, duration: number) {
+  let wrong = 0;
+  let sample = '';
+  const result = await autocannon({
+    url: phase.url,
+    connections,
+    duration,
+    timeout: 30,
+    requests: [
+      {
+        method: 'POST',
+        path: '/a2a/jsonrpc',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...(phase.token ? { authorization: `Bearer ${phase.token}` } : {}) },
+        setupRequest: (request) => ({ ...request, body: phase.body() }),
+        onResponse: (status, text) => {
+          if (status !== 200 || !text.includes(`"state":"${phase.expect}"`)) {
+            wrong++;
+            sample ||= `HTTP ${status}: ${text.slice(0, 300)}`;
+          }
+        },
+      },
+    ],
+  });
+  return { perSecond: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, wrong: wrong + result.errors, sample };
+}
+
+// Warm-up (JIT, prepared statements, connection pools), not counted.
+for (const phase of phases) await run(phase, 1);
+const measured = new Map<string, Awaited<ReturnType<typeof run>>[]>(phases.map((p) => [p.name, []]));
+for (let r = 0; r < rounds; r++) for (const phase of phases) measured.get(phase.name)!.push(await run(phase, seconds));
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const rate = new Map<string, number>();
+for (const phase of phases) {
+  const runs = measured.get(phase.name)!;
+  const perSecond = median(runs.map((r) => r.perSecond));
+  rate.set(phase.name, perSecond);
+  const wrong = runs.reduce((s, r) => s + r.wrong, 0);
+  console.log(
+    `${phase.name.padEnd(34)} ${perSecond.toFixed(0).padStart(6)} req/s (rounds: ${runs.map((r) => r.perSecond.toFixed(0)).join(', ')})  p50 ${median(runs.map((r) => r.p50))} ms  p99 ${median(runs.map((r) => r.p99))} ms${wrong ? `  WRONG ANSWERS ${wrong}: ${runs.find((r) => r.sample)?.sample}` : ''}`,
+  );
+}
+const [noop, declined, search, register] = allPhases.map((p) => rate.get(p.name));
+if (noop && declined) console.log(`declined / no-op:     ${((declined / noop) * 100).toFixed(0)} % (the registry's fixed cost per request)`);
+if (noop && search) console.log(`search / no-op:       ${((search / noop) * 100).toFixed(0)} % (target >= 80 %)`);
+if (noop && register) console.log(`registration / no-op: ${((register / noop) * 100).toFixed(0)} % (target >= 50 %)`);
+console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+
+await Promise.all([sdk.stop(), registry.stop()]);
+fs.rmSync(dataDir, { recursive: true, force: true });

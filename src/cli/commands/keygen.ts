@@ -1,0 +1,81 @@
+/**
+ * `a2a-registry keygen`: a new signing key pair for agent cards. Writes the private JWK (mode
+ * 0600; never over an existing file without --force) and the public key into a JWKS file —
+ * created, or with the new key added, so that a key set can hold the old and the new key while
+ * rotating. The JWKS is what a registry operator trusts (REGISTRY_TRUSTED_KEYS) or what the
+ * publisher serves at a URL the operator allow-lists (REGISTRY_TRUSTED_JKU).
+ *
+ * Exit code: 0 written, 1 a file could not be written or the JWKS file is not a key set, 2 usage.
+ */
+import fs from 'node:fs';
+import { Command, Option } from 'commander';
+import type { JWK } from 'jose';
+import { KEYGEN_ALGORITHMS, generateSigningKey, type KeygenAlgorithm } from '../../trust/jwks.js';
+import { LocalFileError, readJsonFile, writeJsonFile } from '../local-json.js';
+import { EXIT_OK, defaultOutput, printJson, styles } from '../output.js';
+
+interface KeygenOptions {
+  alg: KeygenAlgorithm;
+  kid?: string;
+  private: string;
+  jwks: string;
+  force: boolean;
+  json: boolean;
+}
+
+/** The keys of an existing JWKS file, without the one being replaced. */
+async function existingKeys(file: string, kid: string): Promise<JWK[]> {
+  if (!fs.existsSync(file)) return [];
+  const { value } = await readJsonFile(file);
+  const keys = typeof value === 'object' && value !== null && Array.isArray((value as { keys?: unknown }).keys) ? ((value as { keys: JWK[] }).keys) : undefined;
+  if (!keys) throw new LocalFileError(`${file} exists and is not a JSON Web Key Set ({"keys": [...]}); choose another --jwks file`);
+  return keys.filter((k) => k.kid !== kid);
+}
+
+export async function runKeygen(options: KeygenOptions): Promise<number> {
+  const out = defaultOutput();
+  const s = styles(out.color);
+  try {
+    const { privateJwk, publicJwk } = await generateSigningKey(options.alg, options.kid);
+    const kid = publicJwk.kid!;
+    const keys = [...(await existingKeys(options.jwks, kid)), publicJwk];
+    await writeJsonFile(options.private, privateJwk, { secret: true, overwrite: options.force });
+    await writeJsonFile(options.jwks, { keys }, { overwrite: true });
+    if (options.json) {
+      printJson(out, { kid, alg: options.alg, privateKey: options.private, jwks: options.jwks, keys: keys.length });
+    } else {
+      out.out(
+        `${s.green('✓ key')} ${s.bold(kid)} (${options.alg})\n` +
+          `  private key: ${options.private} ${s.dim('(keep it secret: it signs your cards)')}\n` +
+          `  public keys: ${options.jwks} ${s.dim(`(${keys.length} key${keys.length === 1 ? '' : 's'}; give it to registry operators, or publish it)`)}\n` +
+          `  sign a card: a2a-registry sign agent-card.json --key ${options.private}\n`,
+      );
+    }
+    return EXIT_OK;
+  } catch (err) {
+    if (!(err instanceof LocalFileError)) throw err;
+    if (options.json) printJson(out, { error: { code: 'FILE_ERROR', message: err.message } });
+    out.err(`a2a-registry keygen: ${err.message}\n`);
+    return err.exitCode;
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('keygen')
+    .description('make a key pair for signing agent cards: a private JWK and a public JWKS')
+    .addOption(new Option('--alg <alg>', 'signature algorithm').choices([...KEYGEN_ALGORITHMS]).default('ES256'))
+    .option('--kid <kid>', 'key id (default: the key\'s RFC 7638 thumbprint)')
+    .option('--private <file>', 'where to write the private key (mode 0600)', 'signing-key.jwk.json')
+    .option('--jwks <file>', 'the public key set to create, or to add the new key to', 'jwks.json')
+    .option('--force', 'replace an existing private key file', false)
+    .option('--json', 'print the result as JSON', false)
+    .addHelpText(
+      'after',
+      '\nExit status: 0 written, 1 a file could not be written, 2 usage.\n' +
+        'Rotating keys: run keygen again with the same --jwks (both keys are then published), sign with both, and drop the old one later.',
+    )
+    .action(async (options: KeygenOptions) => {
+      process.exitCode = await runKeygen(options);
+    });
+}

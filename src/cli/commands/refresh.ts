@@ -1,0 +1,35 @@
+/**
+ * `a2a-registry refresh <id>`: has the registry fetch an entry's document from its source now
+ * (entries registered with --url or --fetch-tools; its owner or an admin).
+ *
+ * Exit code: 0 refreshed (changed or not), 1 declined (the fetch failed, the document is no
+ * longer valid, NOT_FOUND, FORBIDDEN, no source), 2 usage, 3 unreachable.
+ */
+import type { Command } from 'commander';
+import type { RegistrationResult } from '../../contract/types.js';
+import { dataPart } from '../client.js';
+import { EXIT_OK, printJson, styles } from '../output.js';
+import { runRemote } from '../remote.js';
+
+export function register(program: Command): void {
+  program
+    .command('refresh')
+    .description('fetch an entry again from its source now (entries registered with --url or --fetch-tools)')
+    .argument('<id>', 'the entry id')
+    .option('--json', 'print the result as JSON', false)
+    .addHelpText('after', '\nExit status: 0 refreshed (changed or not), 1 declined (fetch failed, invalid, NOT_FOUND, FORBIDDEN), 2 usage, 3 registry unreachable.')
+    .action(async (id: string, _options: { json: boolean }, command: Command) => {
+      process.exitCode = await runRemote(command, async ({ client, out, json }) => {
+        const { data } = await client.send([dataPart({ refresh: { id } })]);
+        if (json) {
+          printJson(out, data);
+          return EXIT_OK;
+        }
+        const r = data as unknown as RegistrationResult;
+        const s = styles(out.color);
+        const head = r.changed ? s.green(`✓ refreshed: revision ${r.revision ?? '?'}`) : s.green(`✓ unchanged ${s.dim(`(revision ${r.revision ?? '?'})`)}`);
+        out.out(`${head}\n  id        ${id}\n${r.source ? `  source    ${r.source.url}\n` : ''}${r.health ? `  health    ${r.health.status}\n` : ''}`);
+        return EXIT_OK;
+      });
+    });
+}

@@ -1,0 +1,77 @@
+/**
+ * `a2a-registry sign <card> --key <jwk>`: signs an agent card (A2A §8.4) with a private JWK and
+ * writes the signed card (to stdout, or --out). The signature covers the card's canonical form,
+ * exactly as the registry verifies it; signatures by other keys are kept (key rotation), one by
+ * the same kid is replaced. The card is checked first: signing an invalid card helps nobody.
+ *
+ * Exit code: 0 signed, 1 the card is invalid, not JSON, or cannot be written (or the key cannot
+ * sign), 2 usage or a file that cannot be read.
+ */
+import { Command } from 'commander';
+import { signCard } from '../../trust/card-signing.js';
+import { parseSigningKey } from '../../trust/jwks.js';
+import { ACCEPTED_ALGORITHMS } from '../../validation/signature.js';
+import { InvalidCard, checkCard } from '../card-checks.js';
+import { LocalFileError, readJsonFile, writeJsonFile } from '../local-json.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, printJson, styles, withLocation } from '../output.js';
+
+interface SignOptions {
+  key: string;
+  kid?: string;
+  jku?: string;
+  out?: string;
+  force: boolean;
+  json: boolean;
+}
+
+export async function runSign(file: string, options: SignOptions): Promise<number> {
+  const out = defaultOutput();
+  const s = styles(out.color);
+  try {
+    const { card } = checkCard(await readJsonFile(file));
+    let key;
+    try {
+      key = await parseSigningKey((await readJsonFile(options.key)).value, options.key, ACCEPTED_ALGORITHMS, options.kid);
+    } catch (err) {
+      if (err instanceof LocalFileError) throw err;
+      throw new LocalFileError((err as Error).message);
+    }
+    const signed = await signCard(card, key, { jku: options.jku });
+    if (options.out) {
+      await writeJsonFile(options.out, signed, { overwrite: options.force || options.out === file });
+      const count = (signed.signatures as unknown[]).length;
+      if (options.json) printJson(out, { signed: options.out, kid: key.kid, alg: key.alg, signatures: count });
+      out.err(`${s.green('✓ signed')} ${options.out} with kid ${s.bold(key.kid)} (${key.alg}); ${count} signature(s)\n`);
+    } else {
+      printJson(out, signed);
+    }
+    return EXIT_OK;
+  } catch (err) {
+    if (err instanceof InvalidCard) {
+      if (options.json) printJson(out, { error: { code: 'VALIDATION_FAILED', message: err.message, details: err.errors.map((f) => withLocation(f, err.locate)) } });
+      out.err(`${s.red('✗ not signed')}: ${err.message}\n${formatFindings(err.errors, 'error', s, err.locate)}`);
+      return EXIT_FAILED;
+    }
+    if (!(err instanceof LocalFileError)) throw err;
+    if (options.json) printJson(out, { error: { code: err.exitCode === EXIT_USAGE ? 'READ_ERROR' : 'FILE_ERROR', message: err.message } });
+    out.err(`a2a-registry sign: ${err.message}\n`);
+    return err.exitCode;
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('sign')
+    .description('sign an agent card with a private JWK (see keygen); prints the signed card')
+    .argument('<card>', 'the agent card (JSON); "-" reads stdin')
+    .requiredOption('--key <file>', 'the private JWK to sign with')
+    .option('--kid <kid>', "key id for the signature (default: the key's kid, or its thumbprint)")
+    .option('--jku <url>', 'URL of your public JWKS, put in the signature as a hint (registries trust only their own roots)')
+    .option('-o, --out <file>', 'write the signed card here instead of stdout')
+    .option('--force', 'replace an existing --out file', false)
+    .option('--json', 'with --out, print {signed, kid, alg, signatures} (without it the signed card is the JSON printed); errors as {"error": {...}}', false)
+    .addHelpText('after', '\nExit status: 0 signed, 1 invalid card or unusable key, 2 usage or unreadable file.\nExample: a2a-registry sign agent-card.json --key signing-key.jwk.json -o agent-card.json')
+    .action(async (file: string, options: SignOptions) => {
+      process.exitCode = await runSign(file, options);
+    });
+}

@@ -1,0 +1,89 @@
+/**
+ * `a2a-registry verify <card> --jwks <file>`: checks every signature of an agent card against the
+ * public keys of a JWKS file, as a registry that trusts that file would, and says which one
+ * verified, or why none did.
+ *
+ * Exit code: 0 a signature verified and none is invalid (the registry would list the card as
+ * verified), 1 otherwise (or the card or the key set cannot be used), 2 usage or a file that cannot
+ * be read.
+ */
+import { Command } from 'commander';
+import type { SignatureStatus } from '../../contract/types.js';
+import { parseJwks } from '../../trust/jwks.js';
+import { createSignatureVerifier, type TrustedKeys } from '../../validation/signature.js';
+import { InvalidCard, checkCard } from '../card-checks.js';
+import { LocalFileError, readJsonFile } from '../local-json.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, printJson, styles, withLocation, type Styles } from '../output.js';
+
+interface VerifyOptions {
+  jwks: string;
+  json: boolean;
+}
+
+function statusLine(st: SignatureStatus, i: number, s: Styles): string {
+  const who = `signature ${i}${st.kid ? `: kid ${s.bold(st.kid)}` : ''}${st.alg ? ` (${st.alg})` : ''}`;
+  if (st.status === 'verified') return `  ${s.green('✓ verified   ')} ${who}\n`;
+  const label = st.status === 'invalid' ? s.red('✗ invalid    ') : s.yellow('? unknown key');
+  return `  ${label} ${who}\n                ${st.reason ?? ''}\n`;
+}
+
+export async function runVerify(file: string, options: VerifyOptions): Promise<number> {
+  const out = defaultOutput();
+  const s = styles(out.color);
+  try {
+    const { card, generation } = checkCard(await readJsonFile(file));
+    let parsed;
+    try {
+      parsed = parseJwks((await readJsonFile(options.jwks)).value, options.jwks);
+    } catch (err) {
+      if (err instanceof LocalFileError) throw err;
+      throw new LocalFileError((err as Error).message);
+    }
+    for (const problem of parsed.problems) out.err(`${s.yellow('warning')} ${problem}\n`);
+    const trust: TrustedKeys = {
+      configured: true,
+      fingerprint: 'cli',
+      lookup: async (kid, jku) => ({
+        keys: parsed.keys.filter((k) => k.kid === kid),
+        note: jku ? `verify does not fetch its jku ${JSON.stringify(jku)}: pass that key set with --jwks` : undefined,
+      }),
+    };
+    const { verification, warnings } = await createSignatureVerifier(trust).verifyAgentCard(card, generation);
+    const ok = verification.verified && !verification.signatures.some((st) => st.status === 'invalid');
+    if (options.json) {
+      const { keyset: _keyset, ...shown } = verification;
+      printJson(out, { ...shown, valid: ok, warnings });
+    } else {
+      const head = ok
+        ? `${s.green('✓ verified')} ${file}: by kid ${s.bold(verification.kid ?? '')} (${verification.alg ?? ''})\n`
+        : verification.signatures.length === 0
+          ? `${s.red('✗ not verified')} ${file}: the card has no signatures\n`
+          : `${s.red('✗ not verified')} ${file}: ${verification.signatures.some((st) => st.status === 'invalid') ? 'a signature is invalid (a registry refuses the card)' : 'no signature is by a key in ' + options.jwks}\n`;
+      out.out(head + verification.signatures.map((st, i) => statusLine(st, i, s)).join('') + formatFindings(warnings, 'warning', s));
+    }
+    return ok ? EXIT_OK : EXIT_FAILED;
+  } catch (err) {
+    if (err instanceof InvalidCard) {
+      if (options.json) printJson(out, { error: { code: 'VALIDATION_FAILED', message: err.message, details: err.errors.map((f) => withLocation(f, err.locate)) } });
+      out.err(`${s.red('✗ not verified')}: ${err.message}\n${formatFindings(err.errors, 'error', s, err.locate)}`);
+      return EXIT_FAILED;
+    }
+    if (!(err instanceof LocalFileError)) throw err;
+    if (options.json) printJson(out, { error: { code: err.exitCode === EXIT_USAGE ? 'READ_ERROR' : 'FILE_ERROR', message: err.message } });
+    out.err(`a2a-registry verify: ${err.message}\n`);
+    return err.exitCode;
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('verify')
+    .description("check an agent card's signatures against a JWKS file, as a registry trusting it would")
+    .argument('<card>', 'the signed agent card (JSON); "-" reads stdin')
+    .requiredOption('--jwks <file>', 'the public keys to trust (a JWKS, as keygen writes it)')
+    .option('--json', 'print the result as JSON', false)
+    .addHelpText('after', '\nExit status: 0 a signature verified and none is invalid, 1 not verified (or unusable files), 2 usage or unreadable file.')
+    .action(async (file: string, options: VerifyOptions) => {
+      process.exitCode = await runVerify(file, options);
+    });
+}

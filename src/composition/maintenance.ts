@@ -1,0 +1,128 @@
+/**
+ * Background work that keeps storage bounded and honest about its health:
+ * - housekeeping (every few minutes): durable tasks past their retention are pruned, the change
+ *   log is trimmed, freed space is given back (SQLite), expired in-memory tasks are dropped;
+ * - the storage probe: once a write failed for a storage reason (disk full, read-only, file
+ *   deleted or corrupt, database unreachable), a small write is tried every few seconds and on
+ *   each /readyz until one succeeds; until then /readyz reports the fault.
+ */
+import type { Logger } from '../observability/logger.js';
+import type { RegistryStore, RetentionPolicy } from '../storage/types.js';
+import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
+
+export interface HousekeepingPolicy {
+  tasks: RetentionPolicy;
+  changeRetentionMs: number;
+}
+
+export interface HousekeepingReport {
+  prunedTasks: number;
+  trimmedChanges: number;
+}
+
+export class Housekeeping {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<HousekeepingReport> | undefined;
+
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly tasks: RegistryTaskStore,
+    private readonly policy: HousekeepingPolicy,
+    private readonly log: Logger,
+  ) {}
+
+  /** Runs now and then every `intervalMs` (the timer does not keep the process alive). */
+  start(intervalMs: number): void {
+    void this.run().catch(() => undefined);
+    this.timer = setInterval(() => void this.run().catch(() => undefined), intervalMs).unref();
+  }
+
+  /** One round (a round already running is joined, not doubled). */
+  run(): Promise<HousekeepingReport> {
+    this.running ??= this.round().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async round(): Promise<HousekeepingReport> {
+    this.tasks.sweep();
+    const report: HousekeepingReport = { prunedTasks: 0, trimmedChanges: 0 };
+    if (this.store.fault) return report; // nothing can be deleted while nothing can be written
+    try {
+      report.prunedTasks = await this.store.tasks.prune(this.policy.tasks);
+      report.trimmedChanges = await this.store.trimChanges(this.policy.changeRetentionMs);
+      if (report.prunedTasks > 0 || report.trimmedChanges > 0) {
+        await this.store.reclaimSpace();
+        this.log.info(report, 'storage housekeeping: old tasks pruned, change log trimmed, space reclaimed');
+      }
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'storage housekeeping failed; will retry');
+    }
+    return report;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+}
+
+/** How often a faulted store is probed in the background, and at most how often /readyz probes it. */
+const PROBE_INTERVAL_MS = 5000;
+const MIN_PROBE_GAP_MS = 1000;
+
+export class StorageProbe {
+  private timer: NodeJS.Timeout | undefined;
+  private probing: Promise<void> | undefined;
+  private lastProbe = 0;
+  /** The fault last reported in the log, so each one is logged once, and its recovery once. */
+  private reported: string | undefined;
+
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.check(), PROBE_INTERVAL_MS).unref();
+  }
+
+  /** Why storage cannot take writes, after probing it again if it had a fault; undefined when it can. */
+  async notReady(): Promise<string | undefined> {
+    await this.check();
+    const fault = this.store.fault;
+    return fault
+      ? `storage is unavailable: ${fault.message} (${fault.code}, since ${fault.since}); writes are refused, searches are answered from the index`
+      : undefined;
+  }
+
+  /** Probes a faulted store (at most once a second, never twice at once) and logs transitions. */
+  private check(): Promise<void> {
+    const fault = this.store.fault;
+    if (!fault) {
+      if (this.reported) this.log.info({ fault: this.reported }, 'storage takes writes again');
+      this.reported = undefined;
+      return Promise.resolve();
+    }
+    if (this.reported !== fault.reason) {
+      this.log.error({ fault: fault.reason, code: fault.code, since: fault.since }, `storage is unavailable: ${fault.message}; writes are refused until a write probe succeeds`);
+      this.reported = fault.reason;
+    }
+    if (this.probing || Date.now() - this.lastProbe < MIN_PROBE_GAP_MS) return this.probing ?? Promise.resolve();
+    this.lastProbe = Date.now();
+    this.probing = this.store
+      .probeWrites()
+      .then((ok) => {
+        if (ok) {
+          this.log.info({ fault: this.reported }, 'storage takes writes again');
+          this.reported = undefined;
+        }
+      })
+      .finally(() => (this.probing = undefined));
+    return this.probing;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.probing;
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * DocumentSources over the outbound guard: agent cards by URL (registration, refresh, probe)
+ * and MCP servers' tools (fetchTools). Whatever comes back becomes a Subject exactly like an
+ * uploaded document — the same size and depth bounds, the text kept as it was sent — so the
+ * service runs the same checks on it as on an inline registration.
+ *
+ * Failures become SourceFailure: the code and message a registration is declined with, and what
+ * the failure means for health (unreachable: nothing usable came back; invalid: a body came
+ * back, but not a valid document).
+ */
+import type { DocumentReference, EntrySource } from '../contract/freshness.js';
+import type { Subject } from '../contract/subject.js';
+import { isObject } from '../lib/json.js';
+import { nestsDeeperThan } from '../lib/json-depth.js';
+import { FetchError, type Fetcher, type FetchFailureReason, type FetchPurpose, type JsonDocument } from '../net/index.js';
+import { SourceFailure, type DocumentSources, type FetchedDocument, type ProbedCard, type Refetched } from '../registry/document-sources.js';
+import type { StoredEntry } from '../storage/types.js';
+import { formatBytes } from '../validation/size.js';
+import { listMcpTools, ToolListError } from './mcp-tools.js';
+
+export interface DocumentSourcesOptions {
+  maxDocumentBytes: number;
+  maxJsonDepth: number;
+  /** Deadline of one fetch, and of one whole MCP exchange (connect + every tools/list page). */
+  timeoutMs: number;
+  /** Sent to MCP servers as the client's version. */
+  clientVersion: string;
+}
+
+/** The protocol version the registry asks agents for; cards of v0.3 are accepted as well. */
+const PREFERRED_CARD_VERSION = '1.0';
+const A2A_VERSION_HEADER = 'a2a-version';
+
+/** The well-known path of an A2A agent card (A2A spec, "Agent Discovery"). */
+export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
+
+/**
+ * The card URL for what a caller gave: the card's own URL (a path ending in .json, or under
+ * /.well-known/), or a base URL the well-known path is appended to — as the A2A SDK's
+ * `createFromUrl(base)` does, so a host serving several agents under path prefixes works too.
+ */
+export function cardUrlFor(given: string): URL {
+  const url = new URL(given);
+  url.hash = '';
+  if (url.pathname.endsWith('.json') || url.pathname.includes('/.well-known/')) return url;
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${WELL_KNOWN_CARD_PATH}`;
+  return url;
+}
+
+/** Reasons where something came back, but not a usable document: the entry is invalid, not unreachable. */
+const INVALID_REASONS = new Set<FetchFailureReason>(['content-type', 'invalid-json', 'too-large']);
+
+export class FetchingDocumentSources implements DocumentSources {
+  constructor(
+    private readonly fetcher: Fetcher,
+    private readonly options: DocumentSourcesOptions,
+  ) {}
+
+  async resolve(reference: DocumentReference, signal?: AbortSignal): Promise<FetchedDocument> {
+    if (reference.type === 'agent-card-url') {
+      const cardUrl = cardUrlFor(parseHttpUrl(reference.url, 'url', 'the agent card\'s URL, or its base URL').href);
+      const doc = await this.fetchCard(cardUrl, 'agent-card', {}, signal);
+      if (doc.notModified) throw new Error('unreachable: an unconditional request answered 304');
+      return { subject: this.cardSubject(doc), source: sourceOf(doc, cardUrl.href) };
+    }
+    return this.fetchTools(reference.server, 'mcp', signal);
+  }
+
+  async refetch(entry: StoredEntry & { source: EntrySource }, signal?: AbortSignal): Promise<Refetched> {
+    if (entry.kind === 'mcp-server') {
+      const stored = JSON.parse(entry.documentText) as unknown;
+      const server = isObject(stored) ? stored.mcpServer : undefined;
+      const fetched = await this.fetchTools(server, 'refresh', signal);
+      return { notModified: false, ...fetched };
+    }
+    const doc = await this.fetchCard(
+      new URL(entry.source.url),
+      'refresh',
+      { ifNoneMatch: entry.source.etag, ifModifiedSince: entry.source.lastModified },
+      signal,
+    );
+    if (doc.notModified) {
+      const source: EntrySource = { ...entry.source, fetchedAt: new Date().toISOString() };
+      // A 304 may carry fresh validators (RFC 9110: the server sends what a 200 would have).
+      if (doc.etag) source.etag = doc.etag;
+      if (doc.lastModified) source.lastModified = doc.lastModified;
+      return { notModified: true, source };
+    }
+    return { notModified: false, subject: this.cardSubject(doc), source: sourceOf(doc, entry.source.url) };
+  }
+
+  async probe(entry: StoredEntry, signal?: AbortSignal): Promise<ProbedCard> {
+    const url = new URL(WELL_KNOWN_CARD_PATH, entry.identityUrl);
+    const doc = await this.fetchCard(url, 'probe', {}, signal);
+    if (doc.notModified) throw new Error('unreachable: an unconditional request answered 304');
+    this.checkDepth(doc.text, url.href);
+    return { url: url.href, value: doc.value, sizeBytes: doc.bytes };
+  }
+
+  private async fetchCard(
+    url: URL,
+    purpose: FetchPurpose,
+    conditional: { ifNoneMatch?: string; ifModifiedSince?: string },
+    signal?: AbortSignal,
+  ): Promise<JsonDocument | { notModified: true; etag?: string; lastModified?: string }> {
+    try {
+      return await this.fetcher.getJson(url, {
+        purpose,
+        signal,
+        // A2A-Version asks a server that serves several card versions for the v1.0 card (spec
+        // 1.0, "Service Parameters"); a v0.3 server ignores it and its v0.3 card is accepted too.
+        headers: { accept: 'application/json, application/a2a+json;q=0.9', [A2A_VERSION_HEADER]: PREFERRED_CARD_VERSION },
+        ...(conditional.ifNoneMatch ? { ifNoneMatch: conditional.ifNoneMatch } : {}),
+        ...(conditional.ifModifiedSince ? { ifModifiedSince: conditional.ifModifiedSince } : {}),
+      });
+    } catch (error) {
+      throw this.failure(error, url.href, 'agent card');
+    }
+  }
+
+  /** The fetched card as an upload: its text as sent, measured in bytes, bounded in depth. */
+  private cardSubject(doc: JsonDocument): Subject {
+    this.checkDepth(doc.text, doc.url);
+    return { type: 'agent-card', card: doc.value, documentText: doc.text, sizeBytes: doc.bytes };
+  }
+
+  private checkDepth(text: string, url: string): void {
+    if (nestsDeeperThan(text, this.options.maxJsonDepth)) {
+      throw new SourceFailure(
+        'TOO_LARGE',
+        `The document at ${url} nests deeper than ${this.options.maxJsonDepth} levels; agent cards need a handful.`,
+        'invalid',
+        'too-deep',
+        [{ path: '', message: `nested deeper than ${this.options.maxJsonDepth} levels` }],
+      );
+    }
+  }
+
+  private async fetchTools(server: unknown, purpose: 'mcp' | 'refresh', signal?: AbortSignal): Promise<FetchedDocument> {
+    if (!isObject(server) || typeof server.url !== 'string') {
+      throw new SourceFailure('BAD_REQUEST', '"fetchTools" needs the server\'s metadata with its URL: {"mcpServer": {"name": "...", "url": "https://..."}, "fetchTools": true}.', 'invalid', 'BAD_REQUEST', [
+        { path: '/mcpServer/url', message: 'required' },
+      ]);
+    }
+    const url = parseHttpUrl(server.url, 'mcpServer/url', 'the MCP server\'s Streamable HTTP endpoint');
+    // One deadline for the whole exchange: initialize, every page, the goodbye.
+    const deadline = AbortSignal.timeout(this.options.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    let tools: unknown[];
+    try {
+      tools = await listMcpTools(url, {
+        fetch: this.fetcher.fetchFunction({ purpose, signal: combined, maxBytes: this.options.maxDocumentBytes * 4 + 64 * 1024 }),
+        signal: combined,
+        timeoutMs: this.options.timeoutMs,
+        maxBytes: this.options.maxDocumentBytes,
+        clientVersion: this.options.clientVersion,
+      });
+    } catch (error) {
+      if (error instanceof ToolListError) {
+        throw new SourceFailure(error.reason === 'too-large' ? 'TOO_LARGE' : 'FETCH_FAILED', `Could not list the tools of ${url.href}: ${error.message}.`, 'invalid', error.reason);
+      }
+      if (deadline.aborted && !findFetchError(error)) {
+        throw new SourceFailure('FETCH_FAILED', `Could not list the tools of ${url.href}: no complete answer within ${this.options.timeoutMs} ms.`, 'unreachable', 'timeout');
+      }
+      throw this.failure(error, url.href, 'MCP server');
+    }
+    const toolspec = { tools };
+    const toolspecText = JSON.stringify(toolspec);
+    return {
+      subject: { type: 'mcp-server', server, toolspec, toolspecText, sizeBytes: Buffer.byteLength(toolspecText) },
+      source: { url: url.href, fetchedAt: new Date().toISOString() },
+    };
+  }
+
+  /** A fetch (or MCP) failure as the SourceFailure a registration is declined with. */
+  private failure(error: unknown, url: string, what: string): SourceFailure {
+    if (error instanceof SourceFailure) return error;
+    const fetchError = findFetchError(error);
+    if (!fetchError) {
+      const message = error instanceof Error ? error.message : String(error);
+      return new SourceFailure('FETCH_FAILED', `Could not get the ${what} at ${url}: ${message}.`, 'unreachable', 'protocol');
+    }
+    const reason = fetchError.reason;
+    const health = INVALID_REASONS.has(reason) ? 'invalid' : 'unreachable';
+    const details = [{ path: '', message: fetchError.message, rule: reason }];
+    if (reason === 'too-large') {
+      return new SourceFailure(
+        'TOO_LARGE',
+        `The ${what} at ${url} is larger than ${formatBytes(this.options.maxDocumentBytes)} (the document size limit). Shorten it, then register it again.`,
+        health,
+        reason,
+        details,
+      );
+    }
+    if (reason === 'invalid-json') return new SourceFailure('VALIDATION_FAILED', `The ${what} at ${url} is not valid JSON: ${fetchError.message}.`, health, reason, details);
+    const hint = fetchError.refused ? ' Give a public http(s) URL.' : '';
+    return new SourceFailure('FETCH_FAILED', `Could not fetch the ${what}: ${fetchError.message}.${hint}`, health, reason, details);
+  }
+}
+
+function parseHttpUrl(text: string, field: string, what: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new SourceFailure('BAD_REQUEST', `"${field}" must be an absolute http(s) URL: ${what} (got "${text.slice(0, 200)}").`, 'invalid', 'BAD_REQUEST', [
+      { path: `/${field}`, message: 'not an absolute http(s) URL' },
+    ]);
+  }
+  return url;
+}
+
+function sourceOf(doc: JsonDocument, url: string): EntrySource {
+  const source: EntrySource = { url, fetchedAt: new Date().toISOString() };
+  if (doc.etag) source.etag = doc.etag;
+  if (doc.lastModified) source.lastModified = doc.lastModified;
+  return source;
+}
+
+/** The FetchError inside an error the MCP SDK may have wrapped. */
+function findFetchError(error: unknown): FetchError | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof FetchError) return e;
+  }
+  return undefined;
+}

@@ -1,0 +1,114 @@
+/**
+ * The background loop that keeps entries fresh: every tick it claims the entries whose check is
+ * due (a source to refresh, or with REGISTRY_PROBE an inline agent to probe) and checks them,
+ * a few at a time.
+ *
+ * - Claims are atomic in storage (RegistryStore.claimDue): with several replicas on one
+ *   PostgreSQL database each due entry is checked by one of them, once per interval. A claim
+ *   moves the entry's next check to now + lease first, so an entry whose claimer died is
+ *   retried after the lease; a finished check sets it to now + interval.
+ * - It never holds up requests: checks are network waits, at most `concurrency` at once, each
+ *   bounded by the fetch timeout; ticks do not overlap.
+ * - Stopping aborts the checks in flight (they are retried after their lease, not recorded as
+ *   failures) and waits for them.
+ */
+import type { Logger } from '../observability/logger.js';
+import type { RegistryStore } from '../storage/types.js';
+
+export interface DueChecker {
+  checkDue(id: string, signal?: AbortSignal): Promise<'refreshed' | 'probed' | 'skipped'>;
+}
+
+export interface RefreshLoopOptions {
+  /** How often to look for due entries. */
+  tickMs: number;
+  /** How long a claim holds before another replica may take the entry again. */
+  leaseMs: number;
+  /** Probe agents registered inline (claims entries without a source too). */
+  probe: boolean;
+  /** Checks in flight at once (default 8). */
+  concurrency?: number;
+  /** Entries claimed per round (default 32). */
+  batch?: number;
+}
+
+export class RefreshLoop {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private readonly concurrency: number;
+  private readonly batch: number;
+
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly checker: DueChecker,
+    private readonly log: Logger,
+    private readonly options: RefreshLoopOptions,
+  ) {
+    this.concurrency = Math.max(1, options.concurrency ?? 8);
+    this.batch = Math.max(1, options.batch ?? 32);
+  }
+
+  /** Starts ticking (the first tick at once). With probing, agents never checked are scheduled first. */
+  async start(): Promise<void> {
+    if (this.options.probe) {
+      const scheduled = await this.store.scheduleProbes(new Date().toISOString());
+      if (scheduled > 0) this.log.info({ agents: scheduled }, 'probes scheduled for agents registered inline');
+    }
+    this.schedule(0);
+  }
+
+  /** Checks every entry due now; resolves with how many were checked. Used by each tick (and by tests). */
+  runOnce(): Promise<number> {
+    this.running ??= this.drain().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.abort.abort();
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.runOnce()
+        .catch((err: unknown) => this.log.error({ err }, 'refresh round failed'))
+        .finally(() => this.schedule(this.options.tickMs));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async drain(): Promise<number> {
+    let checked = 0;
+    const outcomes: Record<string, number> = {};
+    while (!this.stopped) {
+      const ids = await this.store.claimDue(this.batch, new Date(Date.now() + this.options.leaseMs).toISOString(), this.options.probe);
+      if (ids.length === 0) break;
+      await this.inParallel(ids, async (id) => {
+        try {
+          const outcome = await this.checker.checkDue(id, this.abort.signal);
+          outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+        } catch (err) {
+          if (!this.abort.signal.aborted) this.log.error({ err, entry: id }, 'checking an entry failed');
+        }
+      });
+      checked += ids.length;
+    }
+    if (checked > 0) this.log.info({ checked, ...outcomes }, 'entries checked');
+    return checked;
+  }
+
+  private async inParallel(ids: readonly string[], work: (id: string) => Promise<void>): Promise<void> {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < ids.length && !this.stopped) await work(ids[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, ids.length) }, worker));
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The one normal form of the URLs that identify entries (every interface URL of an agent, an MCP
+ * server's URL), so that two spellings of one endpoint compare equal wherever identity is decided:
+ * "same agent" on re-registration, and "this URL belongs to another principal".
+ *
+ * WHATWG URL parsing does most of the work (scheme and host lower-cased, IDNA, IPv4 forms such as
+ * `0x7f.1` canonicalised, default port dropped, `.`/`..`/`%2e` segments resolved); on top of it:
+ * - the fragment is dropped (it never reaches the server), and an empty query (`…/a2a?`) too;
+ * - percent-encoding is normalised (RFC 3986 §6.2.2.2): escapes of unreserved characters are
+ *   decoded (`%61%32a` → `a2a`), the others upper-cased (`%2f` → `%2F`);
+ * - trailing slashes of the path are insignificant (`/a2a/` ≡ `/a2a`, `https://h/` ≡ `https://h`);
+ * - a trailing dot of the host name is dropped (`alice.example.com.` is the same DNS name).
+ *
+ * Pure and dependency-free: validation reports problems with it, storage keys on it (and its
+ * migration backfills with it).
+ */
+
+/** Schemes an endpoint URL may have (see `endpointSchemeAllowed`). */
+export const HTTP_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:']);
+/** WebSocket URLs, which the A2A spec shows for custom (URI-identified) bindings (§12). */
+export const WEBSOCKET_SCHEMES: ReadonlySet<string> = new Set(['ws:', 'wss:']);
+
+/** C0 controls, DEL and C1 controls: WHATWG parsing silently drops some of them (tab, newlines). */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+export type EndpointUrlProblem =
+  | { kind: 'control'; at: number; codePoint: number }
+  | { kind: 'unparseable' }
+  | { kind: 'credentials' }
+  | { kind: 'scheme'; scheme: string };
+
+export type ParsedEndpointUrl = { ok: true; url: URL; normalized: string } | { ok: false; problem: EndpointUrlProblem };
+
+/** The index of the first control character in `raw`, or -1. */
+export function controlCharacterAt(raw: string): number {
+  const m = CONTROL.exec(raw);
+  return m ? m.index : -1;
+}
+
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/** Decodes escapes of unreserved characters and upper-cases the hex digits of the others. */
+function normalizePercentEncoding(s: string): string {
+  if (!s.includes('%')) return s;
+  return s.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return UNRESERVED.test(c) ? c : `%${hex.toUpperCase()}`;
+  });
+}
+
+/** The normal form of a parsed URL (see the module comment). */
+export function normalizeParsedUrl(url: URL): string {
+  let host = url.hostname;
+  if (host.length > 1 && host.endsWith('.') && !host.startsWith('[')) host = host.slice(0, -1);
+  const port = url.port ? `:${url.port}` : '';
+  const path = normalizePercentEncoding(url.pathname).replace(/\/+$/, '');
+  const query = url.search.length > 1 ? normalizePercentEncoding(url.search) : '';
+  return `${url.protocol}//${host}${port}${path}${query}`;
+}
+
+/**
+ * Parses an endpoint URL and normalises it. Refuses what must never identify an entry: control
+ * characters (checked on the raw text, before WHATWG parsing drops them), a string that is not an
+ * absolute URL, and credentials (`user:pass@`). The scheme is the caller's rule.
+ */
+export function parseEndpointUrl(raw: string): ParsedEndpointUrl {
+  const at = controlCharacterAt(raw);
+  if (at >= 0) return { ok: false, problem: { kind: 'control', at, codePoint: raw.codePointAt(at)! } };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, problem: { kind: 'unparseable' } };
+  }
+  if (url.username !== '' || url.password !== '') return { ok: false, problem: { kind: 'credentials' } };
+  return { ok: true, url, normalized: normalizeParsedUrl(url) };
+}
+
+/** `host:port`, the gRPC address form ("grpc.example.com:443", "[2001:db8::1]:50051"). */
+const GRPC_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*):(\d{1,5})$/;
+
+/** A custom binding is named by a URI (A2A §5.8). */
+export const isUriBinding = (binding: string): boolean => /^[a-z][a-z0-9+.-]*:/i.test(binding);
+
+/**
+ * The rule for an endpoint of the given binding ("JSONRPC", "GRPC", "HTTP+JSON", a URI, or
+ * "MCP"): http or https; for a gRPC interface also the `host:port` address the A2A specification
+ * shows for gRPC ("grpc.example.com:443", normalised as `https://host:port`); for a custom
+ * (URI-named) binding also ws or wss, as in the specification's custom-binding example.
+ */
+export function parseEndpoint(raw: string, binding: string): ParsedEndpointUrl {
+  const parsed = parseEndpointUrl(raw);
+  // "grpc.example.com:443" parses as scheme "grpc.example.com:" with path "443"; or not at all.
+  if (binding === 'GRPC' && GRPC_ADDRESS.test(raw) && (parsed.ok || parsed.problem.kind === 'unparseable')) {
+    try {
+      const url = new URL(`https://${raw}`);
+      return { ok: true, url, normalized: normalizeParsedUrl(url) };
+    } catch {
+      return { ok: false, problem: { kind: 'unparseable' } };
+    }
+  }
+  if (!parsed.ok) return parsed;
+  const scheme = parsed.url.protocol;
+  if (HTTP_SCHEMES.has(scheme) && parsed.url.hostname !== '') return parsed;
+  if (WEBSOCKET_SCHEMES.has(scheme) && isUriBinding(binding)) return parsed;
+  return { ok: false, problem: { kind: 'scheme', scheme: scheme.slice(0, -1) } };
+}
+
+/** The normal form of an endpoint, or undefined when it breaks the rules of `parseEndpoint`. */
+export function normalizeEndpoint(raw: string, binding: string): string | undefined {
+  const parsed = parseEndpoint(raw, binding);
+  return parsed.ok ? parsed.normalized : undefined;
+}
+
+/**
+ * The key a principal claims with a normalised URL: the secure and plain variants of one endpoint
+ * (`https://h/a2a` and `http://h/a2a`, `wss:` and `ws:`) are one claim, so nobody can list the
+ * plain-http spelling of someone else's endpoint either.
+ */
+export function claimKey(normalized: string): string {
+  if (normalized.startsWith('https:')) return `http:${normalized.slice(6)}`;
+  if (normalized.startsWith('wss:')) return `ws:${normalized.slice(4)}`;
+  return normalized;
+}
+
+/** What identifies an entry by its endpoints: its normalised primary URL and every URL it claims. */
+export interface EndpointIdentity {
+  /** The normal form of the first endpoint (undefined when it is no URL, e.g. a placeholder). */
+  primary: string | undefined;
+  /** Claim keys of every endpoint that is a URL, without duplicates, sorted. */
+  claims: string[];
+}
+
+/** The identity of an entry from its endpoints, in order (interfaces, or the MCP server URL). */
+export function endpointIdentity(endpoints: readonly { url: string; protocolBinding: string }[]): EndpointIdentity {
+  const claims = new Set<string>();
+  let primary: string | undefined;
+  endpoints.forEach((e, i) => {
+    const normalized = normalizeEndpoint(e.url, e.protocolBinding);
+    if (i === 0) primary = normalized;
+    if (normalized !== undefined) claims.add(claimKey(normalized));
+  });
+  return { primary, claims: [...claims].sort() };
+}

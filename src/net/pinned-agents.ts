@@ -1,0 +1,98 @@
+/**
+ * undici Agents that connect to one host only through the addresses the guard checked for it.
+ *
+ * Each Agent's connector `lookup` answers with those addresses and nothing else (and refuses any
+ * other host name), so a socket can only go to a checked address; TLS keeps the host name for
+ * SNI and certificate checks because the connector still connects "to the host". Agents are
+ * kept for reuse (keep-alive: a refresh round fetching many cards from one origin does not pay a
+ * new connection each time) while the same host resolves to the same checked addresses; a new
+ * answer gets its own Agent. The least recently used are closed beyond `max`.
+ */
+import type { LookupAddress, LookupOneOptions } from 'node:dns';
+import type { Agent } from 'undici';
+import { normaliseHost } from './address-policy.js';
+
+let undici: Promise<typeof import('undici')> | undefined;
+/** undici, imported on first use: loading it takes a second or more on a busy machine, and a registry that fetches nothing should not start slower for it. */
+export const loadUndici = (): Promise<typeof import('undici')> => (undici ??= import('undici'));
+
+export interface CheckedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+export interface PinnedAgentsOptions {
+  /** Connect, headers and body timeouts of the Agent (each request also has its own deadline). */
+  timeoutMs: number;
+  ca?: string | Buffer | (string | Buffer)[];
+  /** Agents kept at most (default 64). */
+  max?: number;
+}
+
+export class PinnedAgents {
+  /** Insertion order is recency order: a used Agent is moved to the end. */
+  private readonly agents = new Map<string, Agent>();
+  private readonly max: number;
+
+  constructor(private readonly options: PinnedAgentsOptions) {
+    this.max = Math.max(1, options.max ?? 64);
+  }
+
+  /** The Agent for `url`'s origin pinned to `addresses`. */
+  async for(url: URL, addresses: readonly CheckedAddress[]): Promise<Agent> {
+    // Loaded before the lookup below, which then runs without a pause: two concurrent calls for
+    // one key cannot both miss and create two Agents.
+    const { Agent: AgentClass } = await loadUndici();
+    const key = `${url.protocol}//${url.host}|${addresses.map((a) => a.address).sort().join(',')}`;
+    let agent = this.agents.get(key);
+    if (agent) {
+      this.agents.delete(key);
+    } else {
+      agent = this.create(url, addresses, AgentClass);
+      while (this.agents.size >= this.max) {
+        const [oldest, old] = this.agents.entries().next().value as [string, Agent];
+        this.agents.delete(oldest);
+        // In-flight requests on it finish; then it closes.
+        old.close().catch(() => undefined);
+      }
+    }
+    this.agents.set(key, agent);
+    return agent;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.agents.values()];
+    this.agents.clear();
+    await Promise.all(all.map((agent) => agent.destroy().catch(() => undefined)));
+  }
+
+  private create(url: URL, addresses: readonly CheckedAddress[], AgentClass: typeof Agent): Agent {
+    const expected = normaliseHost(url.hostname.replace(/^\[|\]$/g, ''));
+    const lookup = (
+      hostname: string,
+      options: LookupOneOptions & { all?: boolean },
+      callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+    ): void => {
+      const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family || 0;
+      const usable = addresses.filter((a) => family === 0 || a.family === family);
+      if (normaliseHost(hostname) !== expected || usable.length === 0) {
+        const error: NodeJS.ErrnoException = new Error(`no checked address for ${hostname}`);
+        error.code = 'ENOTFOUND';
+        callback(error, '', 0);
+        return;
+      }
+      if (options.all) callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+      else callback(null, usable[0]!.address, usable[0]!.family);
+    };
+    const { timeoutMs, ca } = this.options;
+    return new AgentClass({
+      connect: { lookup: lookup as never, timeout: timeoutMs, ...(ca ? { ca } : {}) },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      // Idle connections are kept briefly: long enough for a round of refreshes, not for hours.
+      keepAliveTimeout: 4000,
+      keepAliveMaxTimeout: 10_000,
+      connections: 16,
+    });
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * What the executor tells the task store about the tasks it runs (the seam between operations
+ * and src/tasks): which tasks are new, and which must be kept durably. Everything else lives in
+ * bounded memory and never reaches the database.
+ */
+export interface TaskPlacement {
+  /** A task the executor just created: nothing stored can have its id yet (saves a lookup). */
+  opened(taskId: string): void;
+  /**
+   * Keep this task in the database: accepted writes (their task carries the acknowledgement),
+   * and long-running tasks that must survive a restart. Call before publishing the task.
+   */
+  keepDurably(taskId: string): void;
+}

@@ -1,0 +1,129 @@
+/**
+ * Trust in registered cards, for the service: the signatures of a card checked against the
+ * operator's trust roots at registration (a tampered card is refused; an unverified one too when
+ * verification is required), and stored cards re-evaluated when the trust roots change, each
+ * entry whose verdict changed published on the change feed so every index follows.
+ */
+import { RegistryError } from '../contract/errors.js';
+import type { Subject } from '../contract/subject.js';
+import { sameOutcome, type CardVerification } from '../contract/verification.js';
+import { isObject, quote } from '../lib/json.js';
+import type { RegistryStore, StoredEntry } from '../storage/types.js';
+import type { Verdict } from '../validation/index.js';
+import { signatureFindings, type CardVerificationResult, type DocumentVerifier } from '../validation/signature.js';
+import type { ChangeFeed } from './change-feed.js';
+
+/** Stored cards re-evaluated at once after the trust roots change. */
+const REEVALUATION_BATCH = 64;
+
+export interface CardTrustDeps {
+  store: RegistryStore;
+  feed: ChangeFeed;
+  verifier: DocumentVerifier;
+  /** Agent cards must carry a signature by a trusted key (REGISTRY_REQUIRE_VERIFIED). */
+  requireVerified: boolean;
+}
+
+export class CardTrust {
+  constructor(private readonly deps: CardTrustDeps) {}
+
+  /**
+   * The signatures of a valid agent card; undefined for MCP servers, which have none. Throws
+   * SIGNATURE_INVALID for a card with an invalid signature, and for an unverified one when the
+   * operator requires verification.
+   */
+  async check(subject: Subject, verdict: Verdict): Promise<CardVerificationResult | undefined> {
+    if (subject.type !== 'agent-card' || !isObject(subject.card)) return undefined;
+    const result = await this.deps.verifier.verifyAgentCard(subject.card, verdict.generation ?? '1.0');
+    const statuses = result.verification.signatures;
+    const invalid = statuses.filter((s) => s.status === 'invalid');
+    if (invalid.length > 0) {
+      const first = invalid[0]!;
+      const which = statuses.length === 1 ? "The card's signature" : `${invalid.length} of the card's ${statuses.length} signatures are invalid; the first`;
+      throw new RegistryError(
+        'SIGNATURE_INVALID',
+        `${which}${first.kid ? ` (kid ${quote(first.kid)})` : ''} is not valid: ${first.reason}. A card with an invalid signature is never stored; sign the card as it is now and send it again.`,
+        signatureFindings(statuses),
+      );
+    }
+    if (this.deps.requireVerified && !result.verification.verified) {
+      throw new RegistryError(
+        'SIGNATURE_INVALID',
+        statuses.length === 0
+          ? 'This registry accepts only agent cards signed by a key it trusts (REGISTRY_REQUIRE_VERIFIED), and this card is not signed. Sign it with a trusted key (a2a-registry sign) and send it again.'
+          : `This registry accepts only agent cards signed by a key it trusts (REGISTRY_REQUIRE_VERIFIED), and none of the card's ${statuses.length === 1 ? 'signature is' : `${statuses.length} signatures is`} by one. See the details for each signature.`,
+        statuses.length === 0
+          ? [{ path: '/signatures', rule: 'signature-required', message: 'the card has no signatures', hint: 'Sign it with a key the registry operator trusts (a2a-registry keygen, a2a-registry sign).' }]
+          : signatureFindings(statuses),
+      );
+    }
+    return result;
+  }
+
+  /**
+   * After a registration committed: records a newer evaluation of an unchanged document, and
+   * checks again a card whose trust roots changed while it was being checked (its re-evaluation
+   * may have run before it was stored). Returns the entry as stored now.
+   */
+  async afterCommit(entry: StoredEntry, verification: CardVerification | undefined, unchanged: boolean): Promise<StoredEntry> {
+    if (!verification) return entry;
+    const current = unchanged ? await this.refresh(entry, verification) : entry;
+    // A failure leaves the entry's keyset behind: the next change of trust roots, or the next
+    // start, evaluates it again.
+    if (verification.keyset !== this.deps.verifier.keyset) void this.reevaluate(current).catch(() => undefined);
+    return current;
+  }
+
+  /** Stores a newer evaluation of an entry's current revision; publishes it when clients see a difference. */
+  private async refresh(entry: StoredEntry, verification: CardVerification): Promise<StoredEntry> {
+    if (entry.verification?.keyset === verification.keyset && sameOutcome(entry.verification, verification)) return entry;
+    const announce = !sameOutcome(entry.verification, verification);
+    const updated = await this.deps.store.updateVerification(entry.id, entry.revision, verification, announce);
+    if (!updated) return entry;
+    if (announce) this.deps.feed.publish({ id: updated.id, op: 'upsert', entry: updated, origin: 'local' });
+    return updated;
+  }
+
+  /** Checks a stored card's signatures against the trust roots in force; true when its status changed. */
+  private async reevaluate(entry: StoredEntry): Promise<boolean> {
+    if (entry.kind !== 'agent') return false;
+    let card: unknown;
+    try {
+      card = JSON.parse(entry.documentText);
+    } catch {
+      return false;
+    }
+    if (!isObject(card)) return false;
+    const { verification } = await this.deps.verifier.verifyAgentCard(card, entry.protocolVersion === '0.3' ? '0.3' : '1.0');
+    const before = entry.verification;
+    const after = await this.refresh(entry, verification);
+    return after !== entry && !sameOutcome(before, verification);
+  }
+
+  /**
+   * Re-evaluates every stored signed card whose signatures were checked against other trust
+   * roots than those now in force (after the trust roots changed, and at start-up).
+   */
+  async reevaluateAll(): Promise<{ checked: number; changed: number }> {
+    let checked = 0;
+    let changed = 0;
+    let batch: StoredEntry[] = [];
+    // In batches, so the writes share commits (SQLite group commit, PostgreSQL's pool).
+    const flush = async (): Promise<void> => {
+      const results = await Promise.all(batch.map((entry) => this.reevaluate(entry)));
+      changed += results.filter(Boolean).length;
+      batch = [];
+    };
+    for await (const entry of this.deps.store.scan()) {
+      if (entry.kind !== 'agent') continue;
+      const v = entry.verification;
+      // Unsigned cards do not depend on the trust roots; older rows are only read if signed.
+      if (v ? v.signatures.length === 0 || v.keyset === this.deps.verifier.keyset : !entry.documentText.includes('"signatures"')) continue;
+      checked++;
+      batch.push(entry);
+      if (batch.length >= REEVALUATION_BATCH) await flush();
+    }
+    await flush();
+    return { checked, changed };
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The steps every write of a document shares — a registration, and a refresh that found a new
+ * version at the entry's source — so both take the same path: validate, describe and write,
+ * publish the committed change, answer with a registration result.
+ */
+import { createHash } from 'node:crypto';
+import { RegistryError } from '../contract/errors.js';
+import type { EntryDescription } from '../contract/description.js';
+import type { Subject } from '../contract/subject.js';
+import type { McpServerDocument, RegistrationResult } from '../contract/types.js';
+import type { EntryWrite, StoredEntry } from '../storage/types.js';
+import type { DocumentValidator, Verdict } from '../validation/index.js';
+import type { ChangeFeed, CommittedChange } from './change-feed.js';
+import { describeAgentCard, describeMcpServer } from './describe.js';
+import { endpointClaims, type EndpointClaims } from './endpoint-claims.js';
+import { mcpDocumentText } from './entries.js';
+
+/** The verdict on a valid document; an invalid one is declined with its errors, as register would. */
+export function checkDocument(validator: DocumentValidator, subject: Subject): Verdict {
+  const verdict =
+    subject.type === 'agent-card'
+      ? validator.validateAgentCard(subject.card, subject.sizeBytes)
+      : subject.server === undefined
+        ? validator.validateToolspec(subject.toolspec, subject.sizeBytes)
+        : validator.validateMcpServer(subject.server, subject.toolspec, subject.sizeBytes);
+  if (!verdict.valid) {
+    throw new RegistryError(verdict.errorCode ?? 'VALIDATION_FAILED', verdict.message ?? 'The document is not valid.', verdict.errors);
+  }
+  return verdict;
+}
+
+/**
+ * What storage writes for a valid document, its description, and the endpoint URLs it claims
+ * (identified by their normal form, lib/endpoint-url.ts).
+ */
+export function entryWriteOf(subject: Subject, verdict: Verdict): { write: EntryWrite; description: EntryDescription; claims: EndpointClaims } {
+  const documentText = subject.type === 'agent-card' ? subject.documentText : mcpDocumentText(subject.server, subject.toolspecText);
+  const description =
+    subject.type === 'agent-card'
+      ? describeAgentCard(subject.card, verdict.generation ?? '1.0')
+      : describeMcpServer({ mcpServer: subject.server, toolspec: subject.toolspec } as McpServerDocument);
+  const claims = endpointClaims(subject, verdict, description.identityUrl);
+  const write: EntryWrite = {
+    kind: description.kind,
+    identityUrl: claims.identityUrl,
+    name: description.name,
+    description: description.description,
+    protocolVersion: description.protocolVersion,
+    interfaces: description.interfaces,
+    documentText,
+    contentHash: createHash('sha256').update(documentText).digest('hex'),
+    urls: claims.urls,
+  };
+  return { write, description, claims };
+}
+
+export function registrationResultOf(
+  entry: StoredEntry,
+  description: EntryDescription,
+  outcome: { created: boolean; changed: boolean; warnings: RegistrationResult['warnings'] },
+): RegistrationResult {
+  const result: RegistrationResult = {
+    id: entry.id,
+    kind: entry.kind,
+    revision: entry.revision,
+    created: outcome.created,
+    changed: outcome.changed,
+    indexed: entry.kind === 'agent' ? { skills: description.skills.length } : { tools: description.tools.length },
+    warnings: outcome.warnings,
+  };
+  if (entry.protocolVersion) result.protocolVersion = entry.protocolVersion;
+  if (entry.source) result.source = entry.source;
+  if (entry.health) result.health = entry.health;
+  if (entry.revisionOrigin) result.revisionOrigin = entry.revisionOrigin;
+  const verification = entry.kind === 'agent' ? entry.verification : undefined;
+  if (verification) {
+    result.verified = verification.verified;
+    if (verification.kid !== undefined) result.kid = verification.kid;
+    result.signatures = verification.signatures;
+  }
+  return result;
+}
+
+/** Publishes a committed upsert of this process; `description` when the writer built it (saves a re-parse). */
+export function publishUpsert(feed: ChangeFeed, entry: StoredEntry, cause: NonNullable<CommittedChange['cause']>, description?: EntryDescription): void {
+  feed.publish({ id: entry.id, op: 'upsert', entry, ...(description ? { description } : {}), origin: 'local', cause });
+}

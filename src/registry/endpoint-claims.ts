@@ -1,0 +1,59 @@
+/**
+ * The URLs a registration claims for its owner: every endpoint URL of the document that is a URL,
+ * as a claim key (lib/endpoint-url.ts), with where it sits in the document; and the refusal when
+ * another principal holds one.
+ */
+import { RegistryError } from '../contract/errors.js';
+import type { Subject } from '../contract/subject.js';
+import { claimKey } from '../lib/endpoint-url.js';
+import { isObject, quote } from '../lib/json.js';
+import { cardEndpointUrls, checkEndpointUrl, mcpEndpointUrls, type EndpointUrl } from '../validation/endpoint-urls.js';
+import type { Verdict } from '../validation/index.js';
+
+/** An endpoint URL of a document with its claim key. */
+export interface ClaimedEndpoint extends EndpointUrl {
+  claim: string;
+}
+
+export interface EndpointClaims {
+  /** The normalised primary URL; for a placeholder that is no URL, `fallbackIdentity`. */
+  identityUrl: string;
+  claimed: ClaimedEndpoint[];
+  /** The claim keys, once each, sorted (EntryWrite.urls). */
+  urls: string[];
+}
+
+/** The claims of a valid document. */
+export function endpointClaims(subject: Subject, verdict: Verdict, fallbackIdentity: string): EndpointClaims {
+  const all =
+    subject.type === 'agent-card'
+      ? isObject(subject.card)
+        ? cardEndpointUrls(subject.card, verdict.generation ?? '1.0')
+        : []
+      : mcpEndpointUrls(subject.server);
+  const claimed: ClaimedEndpoint[] = [];
+  let identityUrl = fallbackIdentity;
+  all.forEach((e, i) => {
+    const check = checkEndpointUrl(e);
+    if (check.ok !== true) return;
+    if (i === 0) identityUrl = check.normalized;
+    claimed.push({ ...e, claim: claimKey(check.normalized) });
+  });
+  return { identityUrl, claimed, urls: [...new Set(claimed.map((e) => e.claim))].sort() };
+}
+
+/** FORBIDDEN for a claim another principal holds: names the URL as this document wrote it, never that principal. */
+export function urlTaken(claims: EndpointClaims, url: string): RegistryError {
+  const uses = claims.claimed.filter((e) => e.claim === url);
+  const shown = uses[0]?.url ?? url;
+  return new RegistryError(
+    'FORBIDDEN',
+    `${shown} is already used by an entry of another principal: a URL can belong to the entries of one principal only. List only endpoints that are yours.`,
+    uses.map((e) => ({
+      path: e.path,
+      rule: 'url-taken',
+      message: `${quote(e.url)} belongs to an entry of another principal`,
+      hint: 'Remove it, or register from the principal that owns that endpoint.',
+    })),
+  );
+}

@@ -1,0 +1,193 @@
+/**
+ * Keeping entries fresh (issue 16): refreshing an entry from its source and probing agents
+ * registered inline, and what each check leaves behind — a new revision (through the same
+ * store and change feed as a registration), or the entry's health and drift.
+ *
+ * The service authorises (the `refresh` operation) and the refresh loop schedules; this decides
+ * what a check means:
+ * - a refresh that finds the same document (304, or equal JSON) records `ok`;
+ * - a changed document that passes the registration checks becomes the next revision
+ *   (`revisionOrigin: "refresh"`, same owner);
+ * - a document that fails them, or a source that cannot be fetched, keeps the last good
+ *   revision and records why (`invalid` / `unreachable`, failures in a row, drift);
+ * - a probe (REGISTRY_PROBE) fetches an inline agent's well-known card: `ok` or `invalid`, and
+ *   `drift` when it differs from the registered revision; the revision is never changed.
+ */
+import { RegistryError, notFound } from '../contract/errors.js';
+import type { EntryDescription } from '../contract/description.js';
+import type { EntrySource } from '../contract/freshness.js';
+import type { RegistrationResult } from '../contract/types.js';
+import { sameJson } from '../lib/canonical-json.js';
+import type { FreshnessWrite, RegistryStore, StoredEntry } from '../storage/types.js';
+import type { DocumentValidator } from '../validation/index.js';
+import type { CardTrust } from './card-trust.js';
+import type { ChangeFeed } from './change-feed.js';
+import { SourceFailure, type DocumentSources } from './document-sources.js';
+import { checkDocument, entryWriteOf, publishUpsert, registrationResultOf } from './documents.js';
+import { describeStored } from './entries.js';
+import { nextHealth, type CheckFinding } from './health.js';
+
+export interface FreshnessSettings {
+  /** Entries with a source (and probed agents) are checked this often; 0: never by themselves. */
+  refreshIntervalMs: number;
+  /** Check agents registered inline too, at the well-known card of their primary interface (REGISTRY_PROBE). */
+  probe: boolean;
+  /** Leave entries unhealthy for longer than this out of default search results. */
+  hideUnhealthyAfterMs?: number;
+  /** Revisions kept per entry (REGISTRY_MAX_REVISIONS): a refresh trims older ones, as a registration does. */
+  maxRevisions?: number;
+}
+
+export const NO_FRESHNESS: FreshnessSettings = { refreshIntervalMs: 0, probe: false };
+
+export type SourcedEntry = StoredEntry & { source: EntrySource };
+
+export class FreshnessChecks {
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly validator: DocumentValidator,
+    /** Signatures of a fetched card are checked as a registration's are. */
+    private readonly trust: CardTrust,
+    private readonly feed: ChangeFeed,
+    private readonly sources: DocumentSources,
+    readonly settings: FreshnessSettings,
+  ) {}
+
+  /** When the next check is due, from now; undefined when entries are not refreshed by themselves. */
+  nextCheckAt(from = Date.now()): string | undefined {
+    return this.settings.refreshIntervalMs > 0 ? new Date(from + this.settings.refreshIntervalMs).toISOString() : undefined;
+  }
+
+  /**
+   * The freshness record a registration writes: by reference, its source and an `ok` check
+   * (and the next one scheduled); inline, none — the owner manages the document, any source is
+   * dropped — except with probing on, where an agent's first probe is due now.
+   */
+  forRegistration(source: EntrySource | undefined, kind: 'agent-card' | 'mcp-server'): FreshnessWrite | null {
+    if (source) {
+      return { source, health: nextHealth(undefined, { status: 'ok' }, source.fetchedAt), drift: false, nextCheckAt: this.nextCheckAt() };
+    }
+    return this.settings.probe && kind === 'agent-card' ? { nextCheckAt: new Date().toISOString() } : null;
+  }
+
+  /** Checks one entry whose check is due (the refresh loop). Never throws for what the remote side did. */
+  async checkDue(id: string, signal?: AbortSignal): Promise<'refreshed' | 'probed' | 'skipped'> {
+    const entry = await this.store.get(id);
+    if (!entry) return 'skipped';
+    if (entry.source) {
+      await this.refresh(entry as SourcedEntry, signal).catch((error: unknown) => {
+        if (!(error instanceof RegistryError)) throw error;
+      });
+      return 'refreshed';
+    }
+    if (this.settings.probe && entry.kind === 'agent') {
+      await this.probe(entry, signal);
+      return 'probed';
+    }
+    // Neither (probing was turned off since): stop scheduling it, keep what it showed.
+    await this.store.recordCheck(entry.id, { health: entry.health, drift: entry.drift });
+    return 'skipped';
+  }
+
+  /** Fetches the entry's document from its source; answers like register, or throws (after recording) why it could not. */
+  async refresh(entry: SourcedEntry, signal?: AbortSignal): Promise<RegistrationResult> {
+    try {
+      const fetched = await this.sources.refetch(entry, signal);
+      if (fetched.notModified) return this.stillCurrent(entry, fetched.source);
+      const verdict = checkDocument(this.validator, fetched.subject);
+      // An invalid signature (or none, where verified cards are required) fails the refresh
+      // like an invalid document: the last good revision stays.
+      const verified = await this.trust.check(fetched.subject, verdict);
+      const { write, description } = entryWriteOf(fetched.subject, verdict);
+      if (verified) write.verification = verified.verification;
+      if (sameJson(JSON.parse(write.documentText), JSON.parse(entry.documentText))) {
+        // The same document, however it is formatted or ordered: no new revision.
+        return this.stillCurrent(entry, fetched.source, verdict.warnings);
+      }
+      write.freshness = this.after(entry, fetched.source, { status: 'ok' }, false);
+      const outcome = await this.store.revise(entry.id, write, entry.revision, { maxRevisions: this.settings.maxRevisions });
+      switch (outcome.status) {
+        case 'not-found':
+          throw notFound(`No entry has id "${entry.id}".`);
+        case 'stale':
+          // A registration wrote a revision while this one was fetched: it stands.
+          return registrationResultOf(outcome.entry, describeStored(outcome.entry), { created: false, changed: false, warnings: [] });
+        case 'url-taken':
+          throw new SourceFailure(
+            'FORBIDDEN',
+            `The card at ${fetched.source.url} now lists ${outcome.url}, which an entry of another principal uses; the last good revision is kept.`,
+            'invalid',
+            'url-taken',
+          );
+        case 'conflict':
+          throw new SourceFailure(
+            'FORBIDDEN',
+            `The card at ${fetched.source.url} now names ${write.identityUrl} as its primary interface, which is registered as entry ${outcome.existing.id}; the last good revision is kept.`,
+            'invalid',
+            'identity-conflict',
+          );
+        case 'unchanged':
+        case 'updated': {
+          const changed = outcome.status === 'updated';
+          publishUpsert(this.feed, outcome.entry, changed ? 'refresh' : 'health', changed ? description : undefined);
+          const warnings = verified ? [...verdict.warnings, ...verified.warnings] : verdict.warnings;
+          return registrationResultOf(outcome.entry, description, { created: false, changed, warnings });
+        }
+      }
+    } catch (error) {
+      // Not the source's doing (a bug, or the registry shutting down): nothing to record.
+      if (!(error instanceof RegistryError) || signal?.aborted) throw error;
+      // Keep the last good revision and the validators it came with (the failed document's
+      // ETag would make the next conditional request answer 304 for it); record why it failed.
+      const status = error instanceof SourceFailure ? error.health : 'invalid';
+      const reason = error instanceof SourceFailure ? error.reason : error.code;
+      await this.record(entry, this.after(entry, entry.source, { status, reason, message: error.message }, status === 'invalid' ? true : entry.drift));
+      throw error;
+    }
+  }
+
+  /** The stored revision is what the source serves: health ok, the source's validators updated. */
+  private async stillCurrent(entry: SourcedEntry, source: EntrySource, warnings: RegistrationResult['warnings'] = []): Promise<RegistrationResult> {
+    const updated = (await this.record(entry, this.after(entry, source, { status: 'ok' }, false))) ?? entry;
+    const description: EntryDescription = describeStored(updated);
+    return registrationResultOf(updated, description, { created: false, changed: false, warnings });
+  }
+
+  /** REGISTRY_PROBE: the well-known card at the origin of an inline agent's primary interface. */
+  private async probe(entry: StoredEntry, signal?: AbortSignal): Promise<void> {
+    let finding: CheckFinding;
+    let drift = entry.drift;
+    try {
+      const live = await this.sources.probe(entry, signal);
+      drift = !sameJson(live.value, JSON.parse(entry.documentText));
+      const verdict = this.validator.validateAgentCard(live.value, live.sizeBytes);
+      finding = verdict.valid
+        ? { status: 'ok' }
+        : { status: 'invalid', reason: verdict.errorCode ?? 'VALIDATION_FAILED', message: `The card at ${live.url} is not valid: ${verdict.message ?? 'see the validate operation'}` };
+    } catch (error) {
+      if (!(error instanceof SourceFailure) || signal?.aborted) throw error;
+      finding = { status: error.health, reason: error.reason, message: error.message };
+    }
+    await this.record(entry, this.after(entry, undefined, finding, drift));
+  }
+
+  /** The freshness record after a check: health moved on from the entry's, the next check scheduled. */
+  private after(entry: StoredEntry, source: EntrySource | undefined, finding: CheckFinding, drift: boolean | undefined): FreshnessWrite {
+    const write: FreshnessWrite = { health: nextHealth(entry.health, finding, new Date().toISOString()) };
+    if (source) write.source = source;
+    if (drift !== undefined) write.drift = drift;
+    const next = this.nextCheckAt();
+    if (next) write.nextCheckAt = next;
+    return write;
+  }
+
+  /** Stores a check's outcome and publishes it (to every replica when what readers see changed). */
+  private async record(entry: StoredEntry, freshness: FreshnessWrite): Promise<StoredEntry | undefined> {
+    const outcome = await this.store.recordCheck(entry.id, freshness);
+    if (!outcome) return undefined;
+    // Both kinds reach this replica's index (a fresh checkedAt on hits); only 'logged' ones were
+    // written to the change log for other replicas.
+    publishUpsert(this.feed, outcome.entry, 'health');
+    return outcome.entry;
+  }
+}

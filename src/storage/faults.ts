@@ -1,0 +1,116 @@
+/**
+ * Storage faults, named. When the database cannot take writes (disk full, read-only, the file
+ * deleted or corrupt, the server unreachable) the engines throw StorageUnavailableError with
+ * what is wrong, instead of a raw driver error: the service refuses the request with an error
+ * that says storage is unavailable, /readyz reports the fault, and a write probe clears it.
+ * Anything not recognised here stays a plain error (a bug, reported as one).
+ */
+
+export type StorageFaultReason = 'disk-full' | 'read-only' | 'missing' | 'corrupt' | 'io' | 'unreachable';
+
+export interface StorageFault {
+  reason: StorageFaultReason;
+  /** For operators and clients: what is wrong, in a sentence (no paths, no credentials). */
+  message: string;
+  /** The engine's own code (SQLITE_FULL, 53100, ECONNREFUSED...), for the logs. */
+  code: string;
+  /** ISO-8601: when it was first seen. */
+  since: string;
+}
+
+export class StorageUnavailableError extends Error {
+  constructor(
+    readonly fault: StorageFault,
+    options?: { cause?: unknown },
+  ) {
+    super(`Storage is unavailable: ${fault.message}`, options);
+    this.name = 'StorageUnavailableError';
+  }
+}
+
+const MESSAGES: Record<StorageFaultReason, string> = {
+  'disk-full': 'the disk holding the database is full',
+  'read-only': 'the database is read-only',
+  missing: 'the database file is missing (deleted or moved)',
+  corrupt: 'the database file is corrupt',
+  io: 'the database cannot be written (I/O error)',
+  unreachable: 'the database server cannot be reached',
+};
+
+export function storageFault(reason: StorageFaultReason, code: string, message: string = MESSAGES[reason]): StorageFault {
+  return { reason, message, code, since: new Date().toISOString() };
+}
+
+const codeOf = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+/** better-sqlite3's SqliteError codes (extended result codes, e.g. SQLITE_IOERR_WRITE). */
+export function sqliteFault(error: unknown): StorageFault | undefined {
+  const code = codeOf(error);
+  if (!code?.startsWith('SQLITE_')) return undefined;
+  if (code === 'SQLITE_FULL') return storageFault('disk-full', code);
+  if (code === 'SQLITE_READONLY_DBMOVED') return storageFault('missing', code);
+  if (code.startsWith('SQLITE_READONLY')) return storageFault('read-only', code);
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return storageFault('corrupt', code);
+  if (code.startsWith('SQLITE_CANTOPEN')) return storageFault('missing', code);
+  if (code.startsWith('SQLITE_IOERR')) return storageFault('io', code);
+  return undefined;
+}
+
+/** Connection failures node-postgres reports without a SQLSTATE. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const NETWORK_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i;
+
+/** node-postgres errors: SQLSTATE codes (class 08, 25006, 53100, 57P0x, 58030, XX00x) and socket errors. */
+export function postgresFault(error: unknown): StorageFault | undefined {
+  const code = codeOf(error);
+  if (code === '53100') return storageFault('disk-full', code);
+  if (code === '25006') return storageFault('read-only', code);
+  if (code === '58030') return storageFault('io', code);
+  if (code === 'XX001' || code === 'XX002') return storageFault('corrupt', code);
+  if (code !== undefined && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || NETWORK_CODES.has(code))) {
+    return storageFault('unreachable', code);
+  }
+  const message = error instanceof Error ? error.message : '';
+  if (NETWORK_MESSAGES.test(message)) return storageFault('unreachable', 'CONNECTION');
+  return undefined;
+}
+
+/**
+ * Where a store keeps its current fault: set by a write that failed for a storage reason,
+ * cleared by the next write that succeeds (or a probe).
+ */
+export class FaultState {
+  #fault: StorageFault | undefined;
+
+  constructor(private readonly classify: (error: unknown) => StorageFault | undefined) {}
+
+  get current(): StorageFault | undefined {
+    return this.#fault;
+  }
+
+  /** A StorageUnavailableError for a storage fault (remembered); any other error unchanged. */
+  wrap(error: unknown): unknown {
+    if (error instanceof StorageUnavailableError) {
+      this.#fault ??= error.fault;
+      return error;
+    }
+    const fault = this.classify(error);
+    if (!fault) return error;
+    // Keep the first sighting's time while the same fault goes on.
+    if (this.#fault?.reason !== fault.reason) this.#fault = fault;
+    return new StorageUnavailableError(this.#fault, { cause: error });
+  }
+
+  /** Records a fault found without an error (e.g. the file vanished); returns the error to throw. */
+  record(fault: StorageFault): StorageUnavailableError {
+    if (this.#fault?.reason !== fault.reason) this.#fault = fault;
+    return new StorageUnavailableError(this.#fault);
+  }
+
+  clear(): void {
+    this.#fault = undefined;
+  }
+}

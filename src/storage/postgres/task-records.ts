@@ -1,0 +1,110 @@
+/**
+ * Durable tasks on PostgreSQL, in the SDK's `tasks` table (the layout @a2a-js/sdk's
+ * DatabaseTaskStore and its `a2a-db` tools use). Plain parameterised queries on the pool.
+ */
+import type pg from 'pg';
+import { FINISHED_TASK_STATES } from '../common.js';
+import type { RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
+
+type Query = <R extends pg.QueryResultRow>(text: string, params: unknown[]) => Promise<pg.QueryResult<R>>;
+type Transaction = <T>(fn: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+
+const COLUMNS = 'tenant, owner, id, context_id, status_last_updated, status_state, status, metadata, protocol_version';
+
+/** bigint arrives as a string from node-postgres. */
+const toRow = (row: TaskRow & { status_last_updated: number | string }): TaskRow => ({ ...row, status_last_updated: Number(row.status_last_updated) });
+
+export class PostgresTaskRecords implements TaskRecords {
+  constructor(
+    private readonly query: Query,
+    private readonly transaction: Transaction,
+  ) {}
+
+  async save(row: TaskRow): Promise<void> {
+    await this.transaction((db) =>
+      db.query(
+        `INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state,
+                            status, artifacts, history, metadata, protocol_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (tenant, owner, id) DO UPDATE SET
+           context_id = excluded.context_id, status_last_updated = excluded.status_last_updated,
+           status_state = excluded.status_state, status = excluded.status, artifacts = excluded.artifacts,
+           history = excluded.history, metadata = excluded.metadata, protocol_version = excluded.protocol_version`,
+        [row.tenant, row.owner, row.id, row.context_id, row.status_last_updated, row.status_state, row.status, row.artifacts, row.history, row.metadata, row.protocol_version],
+      ),
+    );
+  }
+
+  async load(scope: TaskScope, id: string): Promise<TaskRow | undefined> {
+    const { rows } = await this.query<TaskRow>(`SELECT ${COLUMNS}, artifacts, history FROM tasks WHERE tenant = $1 AND owner = $2 AND id = $3`, [
+      scope.tenant,
+      scope.owner,
+      id,
+    ]);
+    return rows[0] ? toRow(rows[0]) : undefined;
+  }
+
+  async list(scope: TaskScope, query: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }> {
+    const params: unknown[] = [scope.tenant, scope.owner];
+    const where = ['tenant = $1', 'owner = $2'];
+    if (query.contextId) {
+      params.push(query.contextId);
+      where.push(`context_id = $${params.length}`);
+    }
+    if (query.state) {
+      params.push(query.state);
+      where.push(`status_state = $${params.length}`);
+    }
+    if (query.updatedAfter !== undefined) {
+      params.push(query.updatedAfter);
+      where.push(`status_last_updated > $${params.length}`);
+    }
+    const filter = where.join(' AND ');
+    const counted = await this.query<{ n: string }>(`SELECT count(*) AS n FROM tasks WHERE ${filter}`, params);
+    const page = [...params];
+    let keyset = '';
+    if (query.before) {
+      page.push(query.before.updated, query.before.id);
+      keyset = ` AND (status_last_updated, id) < ($${page.length - 1}::bigint, $${page.length})`;
+    }
+    page.push(query.limit);
+    const columns = `${COLUMNS}, ${query.withArtifacts ? 'artifacts' : 'NULL AS artifacts'}, ${query.withHistory ? 'history' : 'NULL AS history'}`;
+    const { rows } = await this.query<TaskRow>(
+      `SELECT ${columns} FROM tasks WHERE ${filter}${keyset} ORDER BY status_last_updated DESC, id DESC LIMIT $${page.length}`,
+      page,
+    );
+    return { rows: rows.map(toRow), total: Number(counted.rows[0]?.n ?? 0) };
+  }
+
+  async prune(policy: RetentionPolicy): Promise<number> {
+    const cutoff = Date.now() - policy.maxAgeMs;
+    const finished = [...FINISHED_TASK_STATES];
+    return this.transaction(async (db) => {
+      // The first task beyond the newest maxCount. All tasks count towards the limit, but
+      // only finished ones are removed: a running task may still be resumed.
+      const boundary = await db.query<{ status_last_updated: string; id: string; tenant: string; owner: string }>(
+        `SELECT status_last_updated, id, tenant, owner FROM tasks
+         ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
+         LIMIT 1 OFFSET $1`,
+        [Math.max(0, Math.floor(policy.maxCount))],
+      );
+      const b = boundary.rows[0];
+      const deleted = b
+        ? await db.query(
+            `DELETE FROM tasks WHERE status_state = ANY($1::text[])
+               AND (status_last_updated < $2
+                    OR (status_last_updated, id, tenant, owner) <= ($3::bigint, $4, $5, $6))`,
+            [finished, cutoff, b.status_last_updated, b.id, b.tenant, b.owner],
+          )
+        : await db.query('DELETE FROM tasks WHERE status_state = ANY($1::text[]) AND status_last_updated < $2', [finished, cutoff]);
+      const removed = deleted.rowCount ?? 0;
+      if (removed > 0) {
+        await db.query(
+          `DELETE FROM push_notification_configs p WHERE NOT EXISTS (
+             SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
+        );
+      }
+      return removed;
+    });
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Durable tasks on SQLite, in the SDK's `tasks` table (the layout @a2a-js/sdk's
+ * DatabaseTaskStore and its `a2a-db` tools use, so they keep reading what we write). Saves and
+ * pruning go through the store's write queue (group commit); reads run on the connection with
+ * statements compiled once.
+ */
+import type Database from 'better-sqlite3';
+import { FINISHED_TASK_STATES } from '../common.js';
+import type { RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
+import { prepare } from './statements.js';
+import type { WriteJob } from './write-queue.js';
+
+/** DatabaseTaskStore.save's upsert: the key is the table's primary key (tenant, owner, id). */
+const SAVE_SQL = `
+  INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state,
+                     status, artifacts, history, metadata, protocol_version)
+  VALUES (@tenant, @owner, @id, @context_id, @status_last_updated, @status_state,
+          @status, @artifacts, @history, @metadata, @protocol_version)
+  ON CONFLICT (tenant, owner, id) DO UPDATE SET
+    context_id = excluded.context_id, status_last_updated = excluded.status_last_updated,
+    status_state = excluded.status_state, status = excluded.status, artifacts = excluded.artifacts,
+    history = excluded.history, metadata = excluded.metadata, protocol_version = excluded.protocol_version`;
+
+const KEY_COLUMNS = 'tenant, owner, id, context_id, status_last_updated, status_state, status, metadata, protocol_version';
+
+export class SqliteTaskRecords implements TaskRecords {
+  constructor(
+    private readonly db: () => Database.Database,
+    /** Runs a write job in the store's group commit, with its fault handling. */
+    private readonly write: <T>(job: WriteJob<T>) => Promise<T>,
+    /** Runs a read with the store's fault handling. */
+    private readonly read: <T>(fn: () => T) => Promise<T>,
+  ) {}
+
+  save(row: TaskRow): Promise<void> {
+    // Copied now: the caller may reuse the object before the batch is flushed.
+    const values = { ...row };
+    return this.write((db) => {
+      prepare(db, SAVE_SQL).run(values);
+    });
+  }
+
+  load(scope: TaskScope, id: string): Promise<TaskRow | undefined> {
+    return this.read(
+      () =>
+        prepare(this.db(), `SELECT ${KEY_COLUMNS}, artifacts, history FROM tasks WHERE tenant = ? AND owner = ? AND id = ?`).get(
+          scope.tenant,
+          scope.owner,
+          id,
+        ) as TaskRow | undefined,
+    );
+  }
+
+  list(scope: TaskScope, query: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }> {
+    return this.read(() => {
+      const db = this.db();
+      const where = ['tenant = ?', 'owner = ?'];
+      const params: (string | number)[] = [scope.tenant, scope.owner];
+      if (query.contextId) {
+        where.push('context_id = ?');
+        params.push(query.contextId);
+      }
+      if (query.state) {
+        where.push('status_state = ?');
+        params.push(query.state);
+      }
+      if (query.updatedAfter !== undefined) {
+        where.push('status_last_updated > ?');
+        params.push(query.updatedAfter);
+      }
+      const filter = where.join(' AND ');
+      const total = (prepare(db, `SELECT count(*) AS n FROM tasks WHERE ${filter}`).get(...params) as { n: number }).n;
+      const page = [...params];
+      let keyset = '';
+      if (query.before) {
+        keyset = ' AND (status_last_updated < ? OR (status_last_updated = ? AND id < ?))';
+        page.push(query.before.updated, query.before.updated, query.before.id);
+      }
+      const columns = `${KEY_COLUMNS}, ${query.withArtifacts ? 'artifacts' : 'NULL AS artifacts'}, ${query.withHistory ? 'history' : 'NULL AS history'}`;
+      const rows = prepare(
+        db,
+        `SELECT ${columns} FROM tasks WHERE ${filter}${keyset} ORDER BY status_last_updated DESC, id DESC LIMIT ?`,
+      ).all(...page, query.limit) as TaskRow[];
+      return { rows, total };
+    });
+  }
+
+  prune(policy: RetentionPolicy): Promise<number> {
+    const finished = FINISHED_TASK_STATES.map(() => '?').join(', ');
+    const cutoff = Date.now() - policy.maxAgeMs;
+    return this.write((db): number => {
+      // The first task beyond the newest maxCount (all tasks count towards the limit, but
+      // only finished ones are ever removed: a running task may still be resumed).
+      const boundary = prepare(
+        db,
+        `SELECT status_last_updated, id, tenant, owner FROM tasks
+         ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
+         LIMIT 1 OFFSET ?`,
+      ).get(Math.max(0, Math.floor(policy.maxCount))) as
+        | { status_last_updated: number; id: string; tenant: string; owner: string }
+        | undefined;
+      const removed = boundary
+        ? prepare(
+            db,
+            `DELETE FROM tasks WHERE status_state IN (${finished})
+               AND (status_last_updated < ?
+                    OR (status_last_updated, id, tenant, owner) <= (?, ?, ?, ?))`,
+          ).run(...FINISHED_TASK_STATES, cutoff, boundary.status_last_updated, boundary.id, boundary.tenant, boundary.owner).changes
+        : prepare(db, `DELETE FROM tasks WHERE status_state IN (${finished}) AND status_last_updated < ?`).run(
+            ...FINISHED_TASK_STATES,
+            cutoff,
+          ).changes;
+      if (removed > 0) {
+        // Push-notification configs of tasks that no longer exist are dead weight.
+        prepare(
+          db,
+          `DELETE FROM push_notification_configs AS p WHERE NOT EXISTS (
+             SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
+        ).run();
+      }
+      return removed;
+    });
+  }
+}

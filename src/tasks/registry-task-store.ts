@@ -1,0 +1,241 @@
+/**
+ * The registry's task store (the SDK's TaskStore, shared by every A2A binding): private,
+ * bounded and cheap.
+ *
+ * - Private: tasks are scoped by tenant and owner (task-owner.ts): a caller sees and lists only
+ *   its own; an anonymous caller's tasks are reachable by no later request.
+ * - Bounded: tasks live in memory (bounded-memory.ts: caps on count and bytes, a time to live),
+ *   except those the executor asks to keep durably — accepted writes (they carry the
+ *   acknowledgement) and, later, long-running tasks that must survive a restart. Reads and
+ *   every refused request never touch the database, so no caller can grow it by asking.
+ * - Cheap: a task in memory is saved and loaded as a structural copy (copyTask below) rather
+ *   than a deep clone; durable tasks are written through to the database and cached. A task the
+ *   executor has just opened is known not to be stored yet, so the SDK's "load before save"
+ *   costs no query.
+ *
+ * Durable rows keep the SDK's `tasks` table layout (task-rows.ts). Anonymous callers get two
+ * memory bounds of their own (same caps, at most a minute to live): their tasks serve only the
+ * request that made them, and a flood of them cannot push other callers' tasks out.
+ */
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk';
+import { resolveUserScope, type OwnerResolver, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import type { Logger } from '../observability/logger.js';
+import type { TaskPlacement } from '../operations/task-placement.js';
+import { StorageUnavailableError } from '../storage/faults.js';
+import type { TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../storage/types.js';
+import { approximateBytes, BoundedTaskMemory, type HeldTask, type MemoryLimits } from './bounded-memory.js';
+import { StorageUnavailableA2AError } from './storage-unavailable.js';
+import { isAnonymousTaskOwner } from './task-owner.js';
+import { fromTaskRow, statusLastUpdated, toTaskRow } from './task-rows.js';
+
+const TERMINAL = new Set<TaskState>([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
+/** Anonymous tasks serve the request that made them (and its stream) only. */
+const ANONYMOUS_TTL_MS = 60_000;
+/** Bounds the executor's pending marks (a mark whose save never came is dropped eventually). */
+const MAX_MARKS = 10_000;
+const DEFAULT_PAGE_SIZE = 50;
+
+export interface TaskStoreOptions {
+  ownerResolver?: OwnerResolver;
+  log?: Logger;
+}
+
+/** An insertion-ordered set that forgets its oldest members beyond a size. */
+class Marks {
+  readonly #ids = new Set<string>();
+  add(id: string): void {
+    this.#ids.add(id);
+    if (this.#ids.size > MAX_MARKS) this.#ids.delete(this.#ids.values().next().value!);
+  }
+  has(id: string): boolean {
+    return this.#ids.has(id);
+  }
+  delete(id: string): void {
+    this.#ids.delete(id);
+  }
+}
+
+export class RegistryTaskStore implements TaskStore, TaskPlacement {
+  readonly #records: TaskRecords;
+  readonly #reachable: BoundedTaskMemory;
+  readonly #anonymous: BoundedTaskMemory;
+  readonly #ownerResolver: OwnerResolver;
+  readonly #log: Logger | undefined;
+  /** Tasks the executor opened and that were not saved yet: nothing stored can have their id. */
+  readonly #opened = new Marks();
+  /** Tasks the executor asked to keep durably, until their final save. */
+  readonly #durable = new Marks();
+
+  constructor(records: TaskRecords, limits: MemoryLimits, options: TaskStoreOptions = {}) {
+    this.#records = records;
+    this.#reachable = new BoundedTaskMemory(limits);
+    this.#anonymous = new BoundedTaskMemory({ ...limits, ttlMs: Math.min(limits.ttlMs, ANONYMOUS_TTL_MS) });
+    this.#ownerResolver = options.ownerResolver ?? resolveUserScope;
+    this.#log = options.log;
+  }
+
+  // ---- what the executor tells the store (TaskPlacement) ----
+
+  opened(taskId: string): void {
+    this.#opened.add(taskId);
+  }
+
+  keepDurably(taskId: string): void {
+    this.#durable.add(taskId);
+  }
+
+  // ---- the SDK's TaskStore ----
+
+  async save(task: Task, context: ServerCallContext): Promise<void> {
+    const scope = this.#scopeOf(context);
+    const anonymous = isAnonymousTaskOwner(scope.owner);
+    const memory = anonymous ? this.#anonymous : this.#reachable;
+    const previous = memory.get(scope.tenant, scope.owner, task.id);
+    // Anonymous tasks are reachable by no later request: keeping them durably would only fill the database.
+    let durable = !anonymous && (this.#durable.has(task.id) || previous?.durable === true);
+    const copy = copyTask(task);
+    this.#opened.delete(task.id);
+    if (durable) {
+      try {
+        await this.#records.save(toTaskRow(scope, copy));
+      } catch (error) {
+        if (!(error instanceof StorageUnavailableError)) throw error;
+        // The write it acknowledges is committed; only its task could not be: keep it in memory
+        // rather than fail an answer whose work is done.
+        this.#log?.warn({ taskId: task.id, fault: error.fault.reason }, 'a durable task could not be saved; kept in memory only');
+        durable = false;
+      }
+      if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
+    }
+    memory.put({ ...scope, id: task.id, task: copy, updated: statusLastUpdated(copy), durable, bytes: approximateBytes(copy) });
+  }
+
+  async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    const scope = this.#scopeOf(context);
+    if (isAnonymousTaskOwner(scope.owner)) {
+      const held = this.#anonymous.get(scope.tenant, scope.owner, taskId);
+      return held ? copyTask(held.task) : undefined;
+    }
+    const held = this.#reachable.get(scope.tenant, scope.owner, taskId);
+    if (held) return copyTask(held.task);
+    if (this.#opened.has(taskId)) return undefined;
+    const row = await this.#durableRead(() => this.#records.load(scope, taskId));
+    if (!row) return undefined;
+    const task = fromTaskRow(row);
+    this.#reachable.put({ ...scope, id: taskId, task: copyTask(task), updated: row.status_last_updated, durable: true, bytes: approximateBytes(task) });
+    return task;
+  }
+
+  /**
+   * The caller's tasks, newest first: those in memory and the durable ones, merged. Anonymous
+   * callers have none to list.
+   */
+  async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
+    const scope = this.#scopeOf(context);
+    if (isAnonymousTaskOwner(scope.owner)) return { tasks: [], nextPageToken: '', pageSize, totalSize: 0 };
+    const before = params.pageToken ? decodePageToken(params.pageToken) : undefined;
+    const query: TaskListQuery = {
+      contextId: params.contextId || undefined,
+      state: params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED ? taskStateToJSON(params.status) : undefined,
+      updatedAfter: params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined,
+      before,
+      limit: pageSize + 1,
+      withArtifacts: params.includeArtifacts === true,
+      withHistory: params.historyLength === undefined || params.historyLength > 0,
+    };
+    // Durable tasks come from the database (authoritative); memory adds the others.
+    const inMemory = this.#reachable.scope(scope.tenant, scope.owner).filter((held) => !held.durable && matches(held, query));
+    const stored = await this.#durableRead(() => this.#records.list(scope, query));
+    const candidates: Array<{ updated: number; id: string; task: () => Task }> = [
+      ...inMemory.filter((held) => !before || isBefore(held, before)).map((held) => ({ updated: held.updated, id: held.id, task: () => copyTask(held.task) })),
+      ...stored.rows.map((row) => ({ updated: row.status_last_updated, id: row.id, task: () => fromTaskRow(row) })),
+    ];
+    candidates.sort((a, b) => b.updated - a.updated || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0));
+    const page = candidates.slice(0, pageSize);
+    const tasks = page.map((c) => {
+      const task = c.task();
+      if (!query.withArtifacts) task.artifacts = [];
+      return task;
+    });
+    const last = page[page.length - 1];
+    return {
+      tasks,
+      nextPageToken: candidates.length > pageSize && last ? encodePageToken(last.updated, last.id) : '',
+      pageSize,
+      totalSize: inMemory.length + stored.total,
+    };
+  }
+
+  /** Drops expired tasks from memory (called on a timer). */
+  sweep(): void {
+    this.#reachable.sweep();
+    this.#anonymous.sweep();
+  }
+
+  /** Tasks and approximate bytes held in memory (metrics, tests). */
+  get memoryUsage(): { tasks: number; bytes: number } {
+    return { tasks: this.#reachable.size + this.#anonymous.size, bytes: this.#reachable.bytes + this.#anonymous.bytes };
+  }
+
+  #scopeOf(context: ServerCallContext): TaskScope {
+    return { tenant: context.tenant ?? '', owner: this.#ownerResolver(context) };
+  }
+
+  /** A database read for a task request: a storage fault is answered as "storage unavailable". */
+  async #durableRead<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof StorageUnavailableError) throw new StorageUnavailableA2AError(`${error.message}. Retry later.`);
+      throw error;
+    }
+  }
+}
+
+/**
+ * A copy of a task that shares what nobody edits in place: the SDK's handler and result manager
+ * (@a2a-js/sdk 1.3) change a task they hold only by assigning its fields (status, history,
+ * artifacts, metadata), pushing to its artifacts array, and assigning an artifact's parts, name,
+ * description or metadata; messages, parts and their values are replaced, never edited. So the
+ * task, its status, its arrays and its artifacts are copied, and the rest is shared. That is a
+ * small fraction of a deep clone's cost (structuredClone of a search answer is most of what a
+ * request's task costs). test/tasks-bounded.test.ts pins the assumption on streamed answers.
+ */
+export function copyTask(task: Task): Task {
+  return {
+    ...task,
+    status: task.status && { ...task.status },
+    artifacts: task.artifacts && task.artifacts.map((artifact) => ({ ...artifact, parts: artifact.parts && [...artifact.parts] })),
+    history: task.history && [...task.history],
+    metadata: task.metadata && { ...task.metadata },
+  };
+}
+
+function matches(held: HeldTask, query: TaskListQuery): boolean {
+  if (query.contextId && held.task.contextId !== query.contextId) return false;
+  if (query.state && (!held.task.status || taskStateToJSON(held.task.status.state) !== query.state)) return false;
+  if (query.updatedAfter !== undefined && !(held.updated > query.updatedAfter)) return false;
+  return true;
+}
+
+function isBefore(held: Pick<TaskRow, 'id'> & { updated: number }, cursor: { updated: number; id: string }): boolean {
+  return held.updated < cursor.updated || (held.updated === cursor.updated && held.id < cursor.id);
+}
+
+/** Page tokens are the last task's position: "v1.<status ms>.<id>", base64url. */
+function encodePageToken(updated: number, id: string): string {
+  return Buffer.from(`v1.${updated}.${id}`, 'utf8').toString('base64url');
+}
+
+function decodePageToken(token: string): { updated: number; id: string } {
+  const match = /^v1\.(\d{1,15})\.(.{1,64})$/s.exec(Buffer.from(token, 'base64url').toString('utf8'));
+  if (!match) throw new RequestMalformedError('pageToken is not a page token of this task list; pass the nextPageToken of the previous page.');
+  return { updated: Number(match[1]), id: match[2]! };
+}

@@ -1,0 +1,23 @@
+/**
+ * "Storage is unavailable" as a protocol error rather than a task: HTTP 503 on the HTTP+JSON
+ * binding, a JSON-RPC error (-32603, the message says so, data names the reason) on JSON-RPC.
+ * The SDK's transports map any A2AError: `transport: 'rest'` with a statusCode is how its REST
+ * mapping (restStatusFor) takes a status other than its table's, and JSON-RPC maps an A2AError
+ * it has no code for to -32603 with our message and ErrorInfo.
+ */
+import { A2AError } from '@a2a-js/sdk/errors';
+
+export const STORAGE_UNAVAILABLE_REASON = 'STORAGE_UNAVAILABLE';
+/** Seconds a client should wait before retrying (the door sends it as Retry-After). */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+export class StorageUnavailableA2AError extends A2AError {
+  override reason = STORAGE_UNAVAILABLE_REASON;
+  readonly transport = 'rest';
+  readonly statusCode = 503;
+
+  constructor(message: string) {
+    super({ message });
+    this.name = 'StorageUnavailableError';
+  }
+}

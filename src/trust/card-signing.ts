@@ -1,0 +1,43 @@
+/**
+ * Signs an agent card (A2A §8.4.2): a JWS in flattened form over the card's canonical payload
+ * (validation/canonical-card.ts, the same bytes the registry verifies), with a protected header
+ * {alg, kid, typ: "JOSE"[, jku]}. Used by the CLI's `sign` and for the registry's own card.
+ *
+ * Signing a card that already has signatures keeps those of other keys (so a publisher can sign
+ * with the old and the new key while rotating) and replaces one by the same kid.
+ */
+import { FlattenedSign, decodeProtectedHeader } from 'jose';
+import { isObject, type JsonObject } from '../lib/json.js';
+import { canonicalCardPayload } from '../validation/canonical-card.js';
+import type { Generation } from '../validation/types.js';
+import type { SigningKey } from './jwks.js';
+
+export interface SignOptions {
+  /** Where verifiers can fetch the public key (a hint: registries trust only their own roots). */
+  jku?: string;
+}
+
+/** The generation a card claims, as the registry decides it (v1.0 by `supportedInterfaces`). */
+export function cardGeneration(card: JsonObject): Generation {
+  return Object.prototype.hasOwnProperty.call(card, 'supportedInterfaces') ? '1.0' : '0.3';
+}
+
+function kidOf(signature: unknown): string | undefined {
+  if (!isObject(signature) || typeof signature.protected !== 'string') return undefined;
+  try {
+    const kid = decodeProtectedHeader({ protected: signature.protected, payload: '', signature: '' }).kid;
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The card with a new signature by `key` (wire JSON in, wire JSON out). */
+export async function signCard(card: JsonObject, key: SigningKey, options: SignOptions = {}): Promise<JsonObject> {
+  const payload = canonicalCardPayload(card, cardGeneration(card));
+  const header: Record<string, string> = { alg: key.alg, kid: key.kid, typ: 'JOSE' };
+  if (options.jku) header.jku = options.jku;
+  const jws = await new FlattenedSign(new TextEncoder().encode(payload)).setProtectedHeader(header).sign(key.jwk);
+  const others = (Array.isArray(card.signatures) ? card.signatures : []).filter((s) => kidOf(s) !== key.kid);
+  return { ...card, signatures: [...others, { protected: jws.protected, signature: jws.signature }] };
+}

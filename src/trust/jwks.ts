@@ -1,0 +1,125 @@
+/**
+ * JSON Web Key Sets as trust roots (a file the operator names, an allow-listed URL) and private
+ * JWKs as signing keys (the CLI's `sign`, the registry's own card).
+ *
+ * A key is trusted only if it can only *verify*: asymmetric (EC, OKP, RSA ≥ 2048 bits), with a
+ * `kid` (signatures name their key by it), `use` "sig" and `key_ops` "verify" where given.
+ * Private members are dropped: a trust root never needs them, and keeping them would spread a
+ * secret into every log line or answer that shows a key. Symmetric keys are refused: with HMAC
+ * anyone who can verify can also sign.
+ */
+import { createHash } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { isObject, quote } from '../lib/json.js';
+import type { TrustedKey } from '../validation/signature.js';
+
+/** Members of a private JWK that its public half does not have (RFC 7518 §6). */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const ASYMMETRIC = new Set(['EC', 'OKP', 'RSA']);
+const MIN_RSA_BITS = 2048;
+
+export interface ParsedJwks {
+  keys: TrustedKey[];
+  /** One line per key that was left out, and why. */
+  problems: string[];
+}
+
+/** The public half of a JWK (no private members). */
+export function publicJwk(jwk: JWK): JWK {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(jwk)) if (!PRIVATE_MEMBERS.includes(k)) out[k] = v;
+  return out as JWK;
+}
+
+function rsaBits(jwk: Record<string, unknown>): number {
+  return typeof jwk.n === 'string' ? Buffer.from(jwk.n, 'base64url').length * 8 : 0;
+}
+
+/** Why this JWK cannot be a verification key, or undefined when it can. */
+function unusable(jwk: Record<string, unknown>): string | undefined {
+  if (typeof jwk.kty !== 'string') return 'it has no "kty"';
+  if (jwk.kty === 'oct') return 'it is a symmetric (oct) key: with HMAC whoever can verify can also sign, so it is never trusted';
+  if (!ASYMMETRIC.has(jwk.kty)) return `key type ${quote(jwk.kty)} is not supported (EC, OKP or RSA)`;
+  if (typeof jwk.kid !== 'string' || jwk.kid === '') return 'it has no "kid" (signatures name their key by it)';
+  if (jwk.use !== undefined && jwk.use !== 'sig') return `its "use" is ${quote(jwk.use)}, not "sig"`;
+  if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) return 'its "key_ops" do not include "verify"';
+  if (jwk.kty === 'RSA' && rsaBits(jwk) < MIN_RSA_BITS) return `the RSA key is shorter than ${MIN_RSA_BITS} bits`;
+  return undefined;
+}
+
+/** The verification keys of a JWKS document (`{"keys": [...]}`); throws when it is not one. */
+export function parseJwks(value: unknown, source: string): ParsedJwks {
+  if (!isObject(value) || !Array.isArray(value.keys)) throw new Error(`${source} is not a JSON Web Key Set ({"keys": [...]})`);
+  const out: ParsedJwks = { keys: [], problems: [] };
+  value.keys.forEach((key: unknown, i) => {
+    if (!isObject(key)) {
+      out.problems.push(`${source}: keys[${i}] is not a JSON object`);
+      return;
+    }
+    const why = unusable(key);
+    if (why) {
+      out.problems.push(`${source}: keys[${i}]${typeof key.kid === 'string' ? ` (kid ${quote(key.kid)})` : ''} is not trusted: ${why}`);
+      return;
+    }
+    if (PRIVATE_MEMBERS.some((m) => m in key)) out.problems.push(`${source}: keys[${i}] (kid ${quote(key.kid)}) holds private key material; only its public half is used`);
+    const jwk = publicJwk(key as JWK);
+    out.keys.push({ kid: jwk.kid!, jwk, source });
+  });
+  return out;
+}
+
+/** Changes whenever any key, or where it comes from, changes. */
+export async function keysetFingerprint(keys: readonly TrustedKey[]): Promise<string> {
+  const lines = await Promise.all(keys.map(async (k) => `${k.source} ${k.kid} ${k.jwk.alg ?? ''} ${await calculateJwkThumbprint(k.jwk)}`));
+  return createHash('sha256').update(lines.sort().join('\n')).digest('base64url').slice(0, 22);
+}
+
+// --- signing keys ----------------------------------------------------------------------------
+
+/** Algorithms `keygen` can make, and the key each needs. */
+export const KEYGEN_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'EdDSA', 'RS256', 'PS256'] as const;
+export type KeygenAlgorithm = (typeof KEYGEN_ALGORITHMS)[number];
+
+export interface SigningKey {
+  /** The private JWK, with kid and alg. */
+  jwk: JWK;
+  kid: string;
+  alg: string;
+}
+
+/** The algorithm a private key signs with: its `alg`, or the usual one for its curve. */
+function algorithmFor(jwk: Record<string, unknown>): string | undefined {
+  if (typeof jwk.alg === 'string') return jwk.alg;
+  if (jwk.kty === 'EC') return ({ 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' } as Record<string, string>)[String(jwk.crv)];
+  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') return 'EdDSA';
+  if (jwk.kty === 'RSA') return 'RS256';
+  return undefined;
+}
+
+/**
+ * A private JWK to sign with; its kid defaults to its RFC 7638 thumbprint. Throws with a message
+ * that says what is wrong (public key only, symmetric key, unknown curve, weak RSA key).
+ */
+export async function parseSigningKey(value: unknown, source: string, accepted: readonly string[], kid?: string): Promise<SigningKey> {
+  if (!isObject(value)) throw new Error(`${source} is not a JSON Web Key (a JSON object)`);
+  if (value.kty === 'oct') throw new Error(`${source} is a symmetric key; card signatures need an asymmetric private key (EC, OKP or RSA)`);
+  if (typeof value.d !== 'string') throw new Error(`${source} has no private part ("d"): it is a public key, which can verify but not sign`);
+  const alg = algorithmFor(value);
+  if (!alg || !accepted.includes(alg)) throw new Error(`${source}: cannot sign with ${alg ? `algorithm ${quote(alg)}` : `a ${String(value.kty)} key on curve ${quote(value.crv)}`}; accepted: ${accepted.join(', ')}`);
+  if (value.kty === 'RSA' && rsaBits(value) < MIN_RSA_BITS) throw new Error(`${source}: the RSA key is shorter than ${MIN_RSA_BITS} bits`);
+  const chosen = kid ?? (typeof value.kid === 'string' && value.kid !== '' ? value.kid : await calculateJwkThumbprint(publicJwk(value as JWK)));
+  return { jwk: { ...(value as JWK), kid: chosen, alg }, kid: chosen, alg };
+}
+
+/** A new key pair: the private JWK and its public half, with kid (the thumbprint unless given) and alg. */
+export async function generateSigningKey(alg: KeygenAlgorithm, kid?: string): Promise<{ privateJwk: JWK; publicJwk: JWK }> {
+  const options = alg === 'EdDSA' ? { crv: 'Ed25519', extractable: true } : alg.startsWith('RS') || alg.startsWith('PS') ? { modulusLength: 3072, extractable: true } : { extractable: true };
+  const pair = await generateKeyPair(alg, options);
+  const priv = await exportJWK(pair.privateKey);
+  const pub = await exportJWK(pair.publicKey);
+  const chosen = kid ?? (await calculateJwkThumbprint(pub));
+  return {
+    privateJwk: { ...priv, kid: chosen, alg, use: 'sig' },
+    publicJwk: { ...pub, kid: chosen, alg, use: 'sig' },
+  };
+}

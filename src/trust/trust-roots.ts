@@ -1,0 +1,269 @@
+/**
+ * The operator's trust roots: the only keys a card signature can be verified with.
+ *
+ * - REGISTRY_TRUSTED_KEYS: a JWKS file. Read at start-up (a file that cannot be read or is no
+ *   JWKS stops start-up), then again whenever it changes (the directory is watched, so editors
+ *   that replace the file are seen too) and on SIGHUP. A broken edit is logged and the keys in
+ *   force stay.
+ * - REGISTRY_TRUSTED_JKU: JWKS URLs the operator allow-lists, fetched through the outbound guard
+ *   (src/net), kept for an hour, fetched again sooner when a signature names a kid they lack
+ *   (key rotation at the publisher; at most once per minute per URL) and on SIGHUP. A card's
+ *   own `jku` is only ever a hint towards one of these: a URL that is not on the list is never
+ *   fetched (A2A issue #2096).
+ *
+ * Listeners hear about every change of the set of keys (`fingerprint`): the registry then
+ * re-evaluates the entries it stored.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseEndpointUrl } from '../lib/endpoint-url.js';
+import type { Fetcher } from '../net/index.js';
+import type { Logger } from '../observability/logger.js';
+import type { KeyLookup, TrustedKey, TrustedKeys } from '../validation/signature.js';
+import { keysetFingerprint, parseJwks } from './jwks.js';
+
+/** Fetches a JWKS document through the outbound guard; rejects with a message that says why not. */
+export type JwksFetch = (url: string) => Promise<unknown>;
+
+/** Key sets are small, but larger than a card may be: room for a few dozen RSA keys. */
+const MAX_JWKS_BYTES = 64 * 1024;
+
+/** JWKS documents fetched through the one outbound guard (src/net): public addresses only, unless allowed. */
+export function guardedJwksFetch(fetcher: Fetcher): JwksFetch {
+  return async (url) => {
+    const doc = await fetcher.getJson(url, { purpose: 'jwks', maxBytes: MAX_JWKS_BYTES, headers: { accept: 'application/jwk-set+json, application/json' } });
+    if (doc.notModified) throw new Error(`${url} answered 304 to an unconditional request`);
+    return doc.value;
+  };
+}
+
+export interface TrustRootsOptions {
+  /** Path of the trusted JWKS file (REGISTRY_TRUSTED_KEYS). */
+  keysFile?: string;
+  /** Allow-listed JWKS URLs (REGISTRY_TRUSTED_JKU). */
+  jkuUrls?: readonly string[];
+  /** Needed when jkuUrls is not empty. */
+  fetchJwks?: JwksFetch;
+  log: Logger;
+  /** How long a fetched JWKS is used before it is fetched again (default one hour). */
+  jkuRefreshMs?: number;
+  /** Least time between two fetches of one JWKS prompted by an unknown kid (default one minute). */
+  jkuRetryMs?: number;
+  /** Reload on SIGHUP (default true). */
+  sighup?: boolean;
+  /** Reload when the keys file changes (default true). */
+  watch?: boolean;
+}
+
+interface JkuSet {
+  url: string;
+  keys: TrustedKey[];
+  fetchedAt: number;
+  error?: string;
+  inFlight?: Promise<void>;
+}
+
+const DEFAULT_JKU_REFRESH_MS = 60 * 60_000;
+const DEFAULT_JKU_RETRY_MS = 60_000;
+/** Editors write a file in several steps: wait for the burst to end. */
+const WATCH_SETTLE_MS = 50;
+
+/** The form allow-listed and requested JWKS URLs are compared in. */
+function jkuKey(url: string): string {
+  const parsed = parseEndpointUrl(url);
+  return parsed.ok ? parsed.normalized : url;
+}
+
+export class TrustRoots implements TrustedKeys {
+  readonly #options: TrustRootsOptions;
+  readonly #log: Logger;
+  #fileKeys: TrustedKey[] = [];
+  readonly #jku = new Map<string, JkuSet>();
+  #fingerprint = '';
+  readonly #listeners = new Set<() => void>();
+  #watcher: fs.FSWatcher | undefined;
+  #settle: NodeJS.Timeout | undefined;
+  #refresh: NodeJS.Timeout | undefined;
+  #closed = false;
+  readonly #onSighup = (): void => {
+    this.#log.info('SIGHUP: reloading the trust roots');
+    void this.reload();
+  };
+
+  private constructor(options: TrustRootsOptions) {
+    this.#options = options;
+    this.#log = options.log;
+    for (const url of options.jkuUrls ?? []) this.#jku.set(jkuKey(url), { url, keys: [], fetchedAt: 0 });
+  }
+
+  /** Loads the trust roots; throws when the keys file cannot be used (the operator must fix it). */
+  static async open(options: TrustRootsOptions): Promise<TrustRoots> {
+    if ((options.jkuUrls?.length ?? 0) > 0 && !options.fetchJwks) throw new Error('REGISTRY_TRUSTED_JKU needs the outbound fetcher.');
+    const roots = new TrustRoots(options);
+    if (options.keysFile) roots.#fileKeys = roots.#readKeysFile(options.keysFile);
+    await Promise.all([...roots.#jku.values()].map((set) => roots.#fetch(set)));
+    roots.#fingerprint = await keysetFingerprint(roots.#allKeys());
+    if (options.watch !== false) roots.#watch();
+    if (options.sighup !== false) process.on('SIGHUP', roots.#onSighup);
+    if (roots.#jku.size > 0) {
+      roots.#refresh = setInterval(() => void roots.#refreshJku(), options.jkuRefreshMs ?? DEFAULT_JKU_REFRESH_MS).unref();
+    }
+    return roots;
+  }
+
+  get configured(): boolean {
+    return this.#options.keysFile !== undefined || this.#jku.size > 0;
+  }
+
+  get fingerprint(): string {
+    return this.#fingerprint;
+  }
+
+  /** How many keys are trusted now (for logs). */
+  get size(): number {
+    return this.#allKeys().length;
+  }
+
+  /** Calls `listener` after every change of the trusted keys; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async lookup(kid: string, jku: string | undefined): Promise<KeyLookup> {
+    let keys = this.#matching(kid);
+    const notes: string[] = [];
+    const named = jku === undefined ? undefined : this.#jku.get(jkuKey(jku));
+    if (jku !== undefined && !named) {
+      notes.push(`its jku ${JSON.stringify(jku)} is not one of the registry's trusted JWKS URLs (REGISTRY_TRUSTED_JKU), so it was not fetched`);
+    }
+    if (keys.length === 0 && this.#jku.size > 0) {
+      // The publisher may have rotated keys since the last fetch: look again (rate-limited),
+      // at the set the signature names if it is allow-listed, else at every allow-listed set.
+      const sets = named ? [named] : [...this.#jku.values()];
+      const retry = this.#options.jkuRetryMs ?? DEFAULT_JKU_RETRY_MS;
+      const stale = sets.filter((s) => Date.now() - s.fetchedAt >= retry);
+      if (stale.length > 0) {
+        await Promise.all(stale.map((s) => this.#fetch(s)));
+        await this.#recompute();
+        keys = this.#matching(kid);
+      }
+      for (const s of sets) if (s.error) notes.push(`the JWKS at ${s.url} could not be fetched (${s.error})`);
+    }
+    return notes.length > 0 ? { keys, note: notes.join('; ') } : { keys };
+  }
+
+  /** Reads the keys file and fetches every allow-listed JWKS again (SIGHUP does this). */
+  async reload(): Promise<void> {
+    if (this.#closed) return;
+    this.#reloadFile();
+    await Promise.all([...this.#jku.values()].map((set) => this.#fetch(set)));
+    await this.#recompute();
+  }
+
+  close(): void {
+    this.#closed = true;
+    process.removeListener('SIGHUP', this.#onSighup);
+    this.#watcher?.close();
+    clearTimeout(this.#settle);
+    clearInterval(this.#refresh);
+  }
+
+  #allKeys(): TrustedKey[] {
+    return [...this.#fileKeys, ...[...this.#jku.values()].flatMap((s) => s.keys)];
+  }
+
+  #matching(kid: string): TrustedKey[] {
+    return this.#allKeys().filter((k) => k.kid === kid);
+  }
+
+  #readKeysFile(file: string): TrustedKey[] {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new Error(`REGISTRY_TRUSTED_KEYS: cannot read ${file}: ${(error as Error).message}`);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`REGISTRY_TRUSTED_KEYS: ${file} is not JSON: ${(error as Error).message}`);
+    }
+    const parsed = parseJwks(value, file);
+    for (const problem of parsed.problems) this.#log.warn({ file }, problem);
+    return parsed.keys;
+  }
+
+  #reloadFile(): void {
+    const file = this.#options.keysFile;
+    if (!file || this.#closed) return;
+    try {
+      this.#fileKeys = this.#readKeysFile(file);
+    } catch (error) {
+      this.#log.error({ file, err: error }, `the trusted keys were not reloaded, the previous ones stay in force: ${(error as Error).message}`);
+    }
+  }
+
+  async #fetch(set: JkuSet): Promise<void> {
+    set.inFlight ??= (async () => {
+      try {
+        const parsed = parseJwks(await this.#options.fetchJwks!(set.url), set.url);
+        for (const problem of parsed.problems) this.#log.warn({ url: set.url }, problem);
+        set.keys = parsed.keys;
+        set.error = undefined;
+      } catch (error) {
+        // The keys fetched last stay in force: a JWKS endpoint that is down must not unverify
+        // every card it vouches for.
+        set.error = (error as Error).message;
+        this.#log.warn({ url: set.url, err: error }, `the trusted JWKS at ${set.url} could not be fetched`);
+      } finally {
+        set.fetchedAt = Date.now();
+        set.inFlight = undefined;
+      }
+    })();
+    return set.inFlight;
+  }
+
+  async #refreshJku(): Promise<void> {
+    await Promise.all([...this.#jku.values()].map((set) => this.#fetch(set)));
+    await this.#recompute();
+  }
+
+  async #recompute(): Promise<void> {
+    if (this.#closed) return;
+    const fingerprint = await keysetFingerprint(this.#allKeys());
+    if (fingerprint === this.#fingerprint) return;
+    this.#fingerprint = fingerprint;
+    this.#log.info({ keys: this.size, fingerprint }, 'the trusted keys changed');
+    for (const listener of this.#listeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.#log.error({ err: error }, 'a trust-root listener failed');
+      }
+    }
+  }
+
+  #watch(): void {
+    const file = this.#options.keysFile;
+    if (!file) return;
+    const base = path.basename(file);
+    try {
+      // The directory, not the file: an editor or `mv` that replaces the file would end a watch
+      // on the file itself.
+      this.#watcher = fs.watch(path.dirname(file), (_event, name) => {
+        if (name !== null && name !== base) return;
+        clearTimeout(this.#settle);
+        this.#settle = setTimeout(() => {
+          this.#reloadFile();
+          void this.#recompute();
+        }, WATCH_SETTLE_MS);
+      });
+      this.#watcher.on('error', (error) => this.#log.warn({ err: error, file }, 'watching the trusted keys file failed; send SIGHUP after changing it'));
+      this.#watcher.unref();
+    } catch (error) {
+      this.#log.warn({ err: error, file }, 'cannot watch the trusted keys file; send SIGHUP after changing it');
+    }
+  }
+}

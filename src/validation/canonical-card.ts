@@ -1,0 +1,103 @@
+/**
+ * What a card signature signs: the card canonicalised (A2A §8.4.1), the same bytes for the
+ * signer (CLI `sign`, the registry's own card) and every verifier.
+ *
+ * - A2A v1.0 cards: the SDK's `canonicalizeAgentCard` applied to the card's wire JSON (the
+ *   ProtoJSON round trip drops fields outside the v1.0 card and default values, then JCS,
+ *   RFC 8785). Fields it drops are not covered by a signature: `uncoveredPaths` names them.
+ * - A2A v0.3 cards: v0.3 defines no canonical form, and the SDK's would drop its very endpoint
+ *   (`url` is not a v1.0 field). They are canonicalised as they are: the card without
+ *   `signatures`, empty values (`""`, `null`, `[]`, `{}`) removed, JCS. Every field is covered.
+ *
+ * `sdkTypedPayload` is what @a2a-js/sdk 1.3's signer signs when given the SDK's TypeScript card
+ * (`AgentCard.fromJSON(wire)`), its documented use: the round trip through the TypeScript type
+ * loses every security scheme, so such a signature does not protect `securitySchemes`. The
+ * verifier uses it only to say so.
+ */
+import { AgentCard, canonicalizeAgentCard } from '@a2a-js/sdk';
+import { isObject, pointer, type JsonObject } from '../lib/json.js';
+import type { Generation } from './types.js';
+
+/** RFC 8785 serialisation of a JSON value (JS number and string formatting are JCS's). */
+export function jcs(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(jcs).join(',')}]`;
+  const record = value as JsonObject;
+  // Sorting by UTF-16 code units, as Array.prototype.sort does, is what RFC 8785 asks.
+  return `{${Object.keys(record)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${jcs(record[k])}`)
+    .join(',')}}`;
+}
+
+/** The value without empty strings, nulls, and arrays or objects left empty (undefined if nothing remains). */
+function withoutEmpty(value: unknown): unknown {
+  if (value === '' || value === null || value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    const items = value.map(withoutEmpty).filter((v) => v !== undefined);
+    return items.length > 0 ? items : undefined;
+  }
+  if (isObject(value)) {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) {
+      const kept = withoutEmpty(v);
+      if (kept !== undefined) out[k] = kept;
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  }
+  return value;
+}
+
+function withoutSignatures(card: JsonObject): JsonObject {
+  const { signatures: _signatures, ...rest } = card;
+  return rest;
+}
+
+/** The signing payload of a card of the given generation. */
+export function canonicalCardPayload(card: JsonObject, generation: Generation): string {
+  if (generation === '1.0') return canonicalizeAgentCard(card as unknown as AgentCard);
+  return jcs(withoutEmpty(withoutSignatures(card)) ?? {});
+}
+
+/**
+ * The same payload with every character outside printable ASCII written as a \uXXXX escape, as
+ * a2a-python serialises it (`json.dumps` with its default `ensure_ascii`, A2A issue #2122). It is
+ * a serialisation of exactly the same JSON value, so a signature over it covers the same card.
+ */
+export function asciiEscaped(payload: string): string {
+  return payload.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** What @a2a-js/sdk 1.3's signer signs for this v1.0 card when given its TypeScript type. */
+export function sdkTypedPayload(card: JsonObject): string {
+  return canonicalizeAgentCard(AgentCard.fromJSON(card));
+}
+
+const MAX_UNCOVERED = 10;
+
+/**
+ * JSON Pointers of the members of `card` (non-empty values) that its canonical form leaves out,
+ * and that a signature therefore does not cover: fields outside the v1.0 card, misspelt ones.
+ */
+export function uncoveredPaths(card: JsonObject, generation: Generation): string[] {
+  if (generation !== '1.0') return [];
+  const canonical: unknown = JSON.parse(canonicalCardPayload(card, generation));
+  const out: string[] = [];
+  const walk = (given: unknown, kept: unknown, path: string): void => {
+    if (out.length >= MAX_UNCOVERED) return;
+    if (Array.isArray(given) && Array.isArray(kept)) {
+      // Empty items are dropped, so positions shift after one; compare only same-length lists.
+      if (given.length === kept.length) given.forEach((g, i) => walk(g, kept[i], pointer(path, i)));
+      return;
+    }
+    if (!isObject(given) || !isObject(kept)) return;
+    for (const [key, value] of Object.entries(given)) {
+      // Empty and default values (false, 0) are left out of the canonical form by design.
+      if (withoutEmpty(value) === undefined || value === false || value === 0) continue;
+      if (!(key in kept)) out.push(pointer(path, key));
+      else walk(value, kept[key], pointer(path, key));
+    }
+  };
+  walk(withoutSignatures(card), canonical, '');
+  return out.slice(0, MAX_UNCOVERED);
+}

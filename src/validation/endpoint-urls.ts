@@ -1,0 +1,101 @@
+/**
+ * The URLs that identify an entry — every interface URL of an agent card, an MCP server's URL —
+ * and the rules they must meet, as errors with a JSON path and a hint:
+ * - no control characters (WHATWG parsing would silently drop some of them, so that
+ *   "https://alice.exa\nmple.com" would be read as another host than it shows);
+ * - an absolute URL (strings with a template marker, such as "{BASE_URL}/a2a", stay a
+ *   placeholder *warning*, as before: they cannot pose as anyone's endpoint);
+ * - no credentials (`user:pass@`): they would be published to everyone, and they make one
+ *   endpoint look like many;
+ * - the scheme (lib/endpoint-url.ts `parseEndpoint`): http or https; a gRPC interface may also
+ *   be a `host:port` address, a custom binding's interface ws/wss. Everything else (javascript:,
+ *   file:, data:, ftp:, …) is refused.
+ *
+ * Each accepted URL has a normal form (lib/endpoint-url.ts), which is what storage compares.
+ */
+import type { Finding } from '../contract/types.js';
+import { isUriBinding, parseEndpoint } from '../lib/endpoint-url.js';
+import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
+import type { Generation } from './types.js';
+import { classifyUrl } from './urls.js';
+
+/** One endpoint URL of a document, where it sits and which binding it speaks. */
+export interface EndpointUrl {
+  /** JSON Pointer of the URL inside the stored document. */
+  path: string;
+  url: string;
+  /** The protocol binding ("JSONRPC", "GRPC", "HTTP+JSON", a URI) or "MCP". */
+  binding: string;
+}
+
+export type EndpointCheck =
+  | { ok: true; normalized: string }
+  /** Not a URL, but an obvious placeholder: warned about elsewhere, never claimed. */
+  | { ok: 'placeholder' }
+  | { ok: false; finding: Finding };
+
+/** The endpoint URLs of a card of the given generation (strings only; the schema reports the rest). */
+export function cardEndpointUrls(card: JsonObject, generation: Generation): EndpointUrl[] {
+  const out: EndpointUrl[] = [];
+  if (generation === '1.0') {
+    const list = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
+    list.forEach((i, n) => {
+      if (isObject(i) && typeof i.url === 'string') out.push({ path: pointer('/supportedInterfaces', n, 'url'), url: i.url, binding: typeof i.protocolBinding === 'string' ? i.protocolBinding : '' });
+    });
+    return out;
+  }
+  if (typeof card.url === 'string') out.push({ path: '/url', url: card.url, binding: typeof card.preferredTransport === 'string' ? card.preferredTransport : 'JSONRPC' });
+  const extra = Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces : [];
+  extra.forEach((i, n) => {
+    if (isObject(i) && typeof i.url === 'string') out.push({ path: pointer('/additionalInterfaces', n, 'url'), url: i.url, binding: typeof i.transport === 'string' ? i.transport : '' });
+  });
+  return out;
+}
+
+/** The server URL of an MCP registration, when it is a string. */
+export function mcpEndpointUrls(server: unknown): EndpointUrl[] {
+  return isObject(server) && typeof server.url === 'string' ? [{ path: '/mcpServer/url', url: server.url, binding: 'MCP' }] : [];
+}
+
+function schemeHint(raw: string, binding: string): string {
+  if (/^[A-Za-z0-9.-]+:\d+(\/|$)/.test(raw)) return `Write it with its scheme: "https://${raw}".`;
+  if (binding === 'MCP') return 'Give the http(s) URL of the MCP endpoint, e.g. "https://mcp.example.org/mcp".';
+  if (binding === 'GRPC') return 'A gRPC interface is an https URL ("https://grpc.example.org/a2a") or a host:port address ("grpc.example.org:443").';
+  return 'Give the http(s) URL clients send A2A requests to, e.g. "https://agent.example.org/a2a".';
+}
+
+/** Checks one endpoint URL; on success returns its normal form. */
+export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
+  const parsed = parseEndpoint(e.url, e.binding);
+  if (parsed.ok) return { ok: true, normalized: parsed.normalized };
+  const what = e.binding === 'MCP' ? 'the MCP server URL' : 'the interface URL';
+  const fail = (rule: string, message: string, hint: string): EndpointCheck => ({ ok: false, finding: { path: e.path, rule, message, hint } });
+  const problem = parsed.problem;
+  switch (problem.kind) {
+    case 'control': {
+      const cp = `U+${problem.codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+      return fail('url-control-character', `${quote(e.url)} contains the control character ${cp} at position ${problem.at}`, `Remove it: ${what} must be plain text, without tabs, line breaks or other control characters.`);
+    }
+    case 'credentials': {
+      const how = e.binding === 'MCP' ? '' : '; declare how clients authenticate in "securitySchemes"';
+      return fail('url-credentials', `${quote(e.url)} contains a user name or password`, `Remove the credentials from the URL (they would be published to everyone)${how}.`);
+    }
+    case 'unparseable':
+      if (classifyUrl(e.url, false) === 'placeholder') return { ok: 'placeholder' };
+      return fail('invalid-url', `${quote(e.url)} is not an absolute URL`, schemeHint(e.url, e.binding));
+    case 'scheme': {
+      const allowed = isUriBinding(e.binding) ? 'http, https, ws or wss' : e.binding === 'GRPC' ? 'http or https (or be a host:port address)' : 'http or https';
+      return fail('url-scheme', `${quote(e.url)} uses the scheme "${problem.scheme}"; ${what} must use ${allowed}`, schemeHint(e.url, e.binding));
+    }
+  }
+}
+
+/** Errors for every endpoint URL that breaks a rule, in document order. */
+export function endpointUrlErrors(endpoints: readonly EndpointUrl[]): Finding[] {
+  const out: Finding[] = [];
+  for (const e of endpoints) {
+    const check = checkEndpointUrl(e);
+    if (check.ok === false) out.push(check.finding);
+  }
+  return out;
+}

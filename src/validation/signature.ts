@@ -1,0 +1,263 @@
+/**
+ * Verification of the signatures of an agent card (A2A §8.4), against keys from the operator's
+ * trust roots only.
+ *
+ * Built on the pieces @a2a-js/sdk uses (its `canonicalizeAgentCard` for v1.0 cards, see
+ * ./canonical-card.ts, and `jose`), but not on its `verifyAgentCardSignature`: that stops at the
+ * first good signature, says nothing about the others, accepts any algorithm `jose` knows and
+ * would ask its key lookup with the card's own `jku` as if that were a trust root. Here:
+ * - every signature is checked on its own and gets a status: `verified` (kid, alg), `unknown-key`
+ *   (no trust root holds its kid), or `invalid` with the reason;
+ * - only asymmetric algorithms are accepted (ACCEPTED_ALGORITHMS; never `none` or HMAC, whose
+ *   "key" would be a shared secret), and `jose` is held to the one the header names;
+ * - keys come from `TrustedKeys` (the operator's JWKS file and allow-listed JWKS URLs). A `jku`
+ *   in the header is a hint the trust roots may follow only if the operator allow-listed it
+ *   (A2A issue #2096: a key named by the document it signs proves nothing).
+ */
+import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify, importJWK, type JWK } from 'jose';
+import type { Finding, SignatureStatus } from '../contract/types.js';
+import type { CardVerification } from '../contract/verification.js';
+import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
+import { asciiEscaped, canonicalCardPayload, sdkTypedPayload, uncoveredPaths } from './canonical-card.js';
+import type { Generation } from './types.js';
+
+/** Asymmetric JWS algorithms (RFC 7518, RFC 8037). */
+export const ACCEPTED_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'ES512', 'EdDSA', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
+const ACCEPTED = new Set(ACCEPTED_ALGORITHMS);
+
+/** A public key from a trust root. */
+export interface TrustedKey {
+  kid: string;
+  jwk: JWK;
+  /** Where it came from: the JWKS file's path or the JWKS URL. */
+  source: string;
+}
+
+export interface KeyLookup {
+  keys: TrustedKey[];
+  /** Why a key may be missing (a jku that is not allow-listed, a JWKS that could not be fetched). */
+  note?: string;
+}
+
+/** The operator's trust roots, as the verifier sees them. */
+export interface TrustedKeys {
+  /** The keys that may have made a signature with this `kid` (and `jku`, a hint only). */
+  lookup(kid: string, jku: string | undefined): Promise<KeyLookup>;
+  /** Changes whenever the set of trusted keys changes. */
+  readonly fingerprint: string;
+  /** Whether any trust root is configured at all. */
+  readonly configured: boolean;
+}
+
+/** No trust roots: every signature is by an unknown key (a registry whose operator trusts no keys). */
+export const NO_TRUSTED_KEYS: TrustedKeys = { configured: false, fingerprint: 'none', lookup: async () => ({ keys: [] }) };
+
+export interface CardVerificationResult {
+  verification: CardVerification;
+  /** Unverified cards, fields a verified signature does not cover. */
+  warnings: Finding[];
+}
+
+export interface DocumentVerifier {
+  /** `card` has passed validation as a card of `generation`. */
+  verifyAgentCard(card: JsonObject, generation: Generation): Promise<CardVerificationResult>;
+  /** Fingerprint of the trust roots now in force (CardVerification.keyset). */
+  readonly keyset: string;
+  readonly configured: boolean;
+}
+
+const ALGORITHM_LIST = ACCEPTED_ALGORITHMS.join(', ');
+
+function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
+  const status: SignatureStatus = { status: 'invalid', reason };
+  if (kid !== undefined) status.kid = kid;
+  if (alg !== undefined) status.alg = alg;
+  return status;
+}
+
+interface Payloads {
+  /**
+   * base64url of the canonical card: as RFC 8785 writes it, then (when the card has characters
+   * outside ASCII) escaped as a2a-python writes it. Both encode the same JSON value.
+   */
+  full: string[];
+  /** base64url of what the SDK's signer signs from its TypeScript type, when that differs (only computed for a failure). */
+  sdkTyped(): string | undefined;
+}
+
+/** Imported keys by trusted JWK object and algorithm: importing costs more than verifying. */
+const imported = new WeakMap<JWK, Map<string, Promise<CryptoKey | Uint8Array>>>();
+
+function keyFor(jwk: JWK, alg: string): Promise<CryptoKey | Uint8Array> {
+  let byAlg = imported.get(jwk);
+  if (!byAlg) imported.set(jwk, (byAlg = new Map()));
+  let key = byAlg.get(alg);
+  if (!key) {
+    key = importJWK(jwk, alg);
+    // A key that cannot be imported for this algorithm is not remembered: the error is the reason.
+    key.catch(() => byAlg.delete(alg));
+    byAlg.set(alg, key);
+  }
+  return key;
+}
+
+async function verifies(sig: JsonObject, payload: string, jwk: JWK, alg: string): Promise<unknown> {
+  try {
+    const jws: { payload: string; protected: string; signature: string; header?: JsonObject } = {
+      payload,
+      protected: sig.protected as string,
+      signature: sig.signature as string,
+    };
+    if (isObject(sig.header)) jws.header = sig.header;
+    await flattenedVerify(jws, await keyFor(jwk, alg), { algorithms: [alg] });
+    return undefined;
+  } catch (error) {
+    return error ?? new Error('verification failed');
+  }
+}
+
+/** The reason a trusted key did not verify, for people. */
+function failureReason(error: unknown, kid: string): string {
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
+    return `the signature does not match the card: the card was changed after it was signed, or it was signed by another key than the trusted key "${kid}"`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return `the trusted key "${kid}" cannot verify it: ${message}`;
+}
+
+async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKeys): Promise<SignatureStatus> {
+  if (!isObject(sig) || typeof sig.protected !== 'string' || typeof sig.signature !== 'string') {
+    return invalid('it is not a JWS signature object {"protected": "…", "signature": "…"}');
+  }
+  let header: Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader({ protected: sig.protected, payload: '', signature: sig.signature });
+  } catch {
+    return invalid('its "protected" header is not base64url-encoded JSON');
+  }
+  const alg = typeof header.alg === 'string' ? header.alg : undefined;
+  const kid = typeof header.kid === 'string' && header.kid !== '' ? header.kid : undefined;
+  if (alg === undefined) return invalid('its protected header has no "alg"', kid);
+  if (!ACCEPTED.has(alg)) {
+    const why = alg === 'none' || /^HS/i.test(alg) ? 'only asymmetric algorithms are accepted' : 'it is not an accepted algorithm';
+    return invalid(`algorithm "${alg}" is refused: ${why} (${ALGORITHM_LIST})`, kid, alg);
+  }
+  if (kid === undefined) return invalid('its protected header has no "kid", so no trusted key can be chosen', undefined, alg);
+  if (sig.header !== undefined && !isObject(sig.header)) return invalid('its unprotected "header" is not a JSON object', kid, alg);
+
+  const jku = typeof header.jku === 'string' ? header.jku : undefined;
+  const { keys, note } = await trust.lookup(kid, jku);
+  const candidates = keys.filter((k) => k.jwk.alg === undefined || k.jwk.alg === alg);
+  if (candidates.length === 0) {
+    const why = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : `no trusted key has kid "${kid}"`;
+    return { status: 'unknown-key', kid, alg, reason: note ? `${why}; ${note}` : why };
+  }
+  let firstError: unknown;
+  for (const key of candidates) {
+    for (const payload of payloads.full) {
+      const error = await verifies(sig, payload, key.jwk, alg);
+      if (error === undefined) return { status: 'verified', kid, alg };
+      firstError ??= error;
+    }
+  }
+  const sdkTyped = payloads.sdkTyped();
+  if (sdkTyped !== undefined) {
+    for (const key of candidates) {
+      if ((await verifies(sig, sdkTyped, key.jwk, alg)) === undefined) {
+        return invalid(
+          'it signs the card without its "securitySchemes" (what @a2a-js/sdk 1.3 signs when given AgentCard.fromJSON(card)), so the security schemes are not protected; ' +
+            'sign the card\'s JSON instead (a2a-registry sign, or generateAgentCardSignature on the wire JSON)',
+          kid,
+          alg,
+        );
+      }
+    }
+  }
+  return invalid(failureReason(firstError, kid), kid, alg);
+}
+
+function signatureList(statuses: SignatureStatus[]): string {
+  return statuses.map((s) => `${s.kid ? `kid ${quote(s.kid)}` : 'no kid'}: ${s.reason ?? s.status}`).join('; ');
+}
+
+export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
+  return {
+    get keyset() {
+      return trust.fingerprint;
+    },
+    get configured() {
+      return trust.configured;
+    },
+    async verifyAgentCard(card, generation) {
+      const keyset = trust.fingerprint;
+      const signatures = Array.isArray(card.signatures) ? card.signatures : [];
+      const warnings: Finding[] = [];
+      if (signatures.length === 0) {
+        if (trust.configured) {
+          warnings.push({
+            path: '',
+            rule: 'unsigned-card',
+            message: 'the card is not signed, so it is registered as unverified',
+            hint: 'Sign it with a key this registry trusts (a2a-registry keygen, then a2a-registry sign) to have it listed as verified.',
+          });
+        }
+        return { verification: { verified: false, signatures: [], keyset }, warnings };
+      }
+      const full = canonicalCardPayload(card, generation);
+      const escaped = asciiEscaped(full);
+      let typed: string | undefined | null = null;
+      const payloads: Payloads = {
+        full: escaped === full ? [base64url.encode(full)] : [base64url.encode(full), base64url.encode(escaped)],
+        sdkTyped: () => {
+          if (typed === null) {
+            const payload = generation === '1.0' ? sdkTypedPayload(card) : full;
+            typed = payload === full ? undefined : base64url.encode(payload);
+          }
+          return typed;
+        },
+      };
+      const statuses: SignatureStatus[] = [];
+      for (const sig of signatures) statuses.push(await checkSignature(sig, payloads, trust));
+      const first = statuses.find((s) => s.status === 'verified');
+      const verification: CardVerification = { verified: first !== undefined, signatures: statuses, keyset };
+      if (first) {
+        verification.kid = first.kid;
+        verification.alg = first.alg;
+        for (const path of uncoveredPaths(card, generation)) {
+          warnings.push({
+            path,
+            rule: 'unsigned-field',
+            message: 'this field is not covered by the card\'s signature (it is not a field of the A2A v1.0 card)',
+            hint: 'Clients cannot rely on it: remove it, or carry the data where the card defines it (e.g. an extension\'s "params").',
+          });
+        }
+      } else if (statuses.every((s) => s.status === 'unknown-key')) {
+        warnings.push({
+          path: '/signatures',
+          rule: 'unverified-signature',
+          message: `no signature is by a key this registry trusts, so the card is registered as unverified (${signatureList(statuses)})`,
+          hint: 'Ask the registry operator to trust your public key (REGISTRY_TRUSTED_KEYS or an allow-listed JWKS URL), or sign with a key it already trusts.',
+        });
+      }
+      return { verification, warnings };
+    },
+  };
+}
+
+/** The details of a SIGNATURE_INVALID refusal: one finding per signature that is not verified. */
+export function signatureFindings(statuses: readonly SignatureStatus[]): Finding[] {
+  const out: Finding[] = [];
+  statuses.forEach((s, i) => {
+    if (s.status === 'verified') return;
+    out.push({
+      path: pointer('/signatures', i),
+      rule: s.status === 'invalid' ? 'signature-invalid' : 'signature-unknown-key',
+      message: `${s.kid ? `signature by kid ${quote(s.kid)}${s.alg ? ` (${s.alg})` : ''}` : 'signature'}: ${s.reason ?? s.status}`,
+      hint:
+        s.status === 'invalid'
+          ? 'A card whose signature does not verify is never stored: sign the card as it is now (a2a-registry sign) and send it again, or remove the signature.'
+          : 'Sign with a key the registry trusts, or ask its operator to trust yours.',
+    });
+  });
+  return out;
+}

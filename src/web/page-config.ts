@@ -1,0 +1,16 @@
+/**
+ * What the server tells the page about this registry, in `<meta name="registry-config">`
+ * (written by page-shell.ts, read by web/src/config.ts): no inline script is needed, and the
+ * page adapts to the registry that serves it.
+ */
+export interface PageConfig {
+  /** The registry's name, from its agent card. */
+  name: string;
+  /** Path prefix of every URL (PUBLIC_URL's path), "" at the root. */
+  base: string;
+  /** Keys of the search filter the registry accepts (verified, health, ... appear when supported). */
+  filters: string[];
+  /** Reads need a token (REGISTRY_PUBLIC_READ=false). */
+  readNeedsToken: boolean;
+  maxDocumentBytes: number;
+}

@@ -1,0 +1,69 @@
+/**
+ * The HTML every page of the web interface starts from: the header and footer (plain links,
+ * usable without scripts), <main> where the client renders, and the page's configuration in a
+ * <meta> tag, so that no inline script is needed under the page's content security policy.
+ */
+import type { WebManifest } from './assets.js';
+import type { PageConfig } from './page-config.js';
+
+export type { PageConfig };
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+export function pageShell(manifest: WebManifest, config: PageConfig, description: string): string {
+  const asset = (file: string) => escapeHtml(`${config.base}/assets/${file}`);
+  const link = (path: string) => escapeHtml(`${config.base}${path}`);
+  const name = escapeHtml(config.name);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${name}</title>
+<meta name="description" content="${escapeHtml(description)}">
+<meta name="registry-config" content="${escapeHtml(JSON.stringify(config))}">
+<link rel="icon" href="${asset(manifest.icon)}" type="image/svg+xml">
+<link rel="stylesheet" href="${asset(manifest.style)}">
+${manifest.preload.map((file) => `<link rel="modulepreload" href="${asset(file)}">\n`).join('')}<script type="module" src="${asset(manifest.script)}"></script>
+</head>
+<body>
+<a class="skip-link" href="#main">Skip to content</a>
+<header class="site-header">
+<div class="inner">
+<a class="brand" href="${link('/')}"><img src="${asset(manifest.icon)}" alt="" width="28" height="28"><span>${name}</span></a>
+<nav class="site-nav" aria-label="Main">
+<ul>
+<li><a href="${link('/')}" data-nav="search">Search</a></li>
+<li><a href="${link('/validate')}" data-nav="validate">Validate &amp; register</a></li>
+<li><a href="${link('/.well-known/agent-card.json')}" data-reload>Agent card</a></li>
+</ul>
+</nav>
+</div>
+</header>
+<main id="main" tabindex="-1">
+<noscript><p>This page needs JavaScript. Programs talk to the registry over A2A: its card is at <a href="${link('/.well-known/agent-card.json')}">/.well-known/agent-card.json</a>.</p></noscript>
+</main>
+<footer class="site-footer">
+<div class="inner">
+<p>${name} is an A2A agent: agents find it through its <a href="${link('/.well-known/agent-card.json')}">agent card</a> and talk to it over A2A JSON-RPC (<code>${link('/a2a/jsonrpc')}</code>) or HTTP+JSON (<code>${link('/a2a/rest')}</code>). This page uses the same endpoints.</p>
+</div>
+</footer>
+</body>
+</html>
+`;
+}
+
+/** What a browser gets when the page's assets were not built (running from source without `npm run build`). */
+export function notBuiltPage(name: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(name)}</title></head>
+<body>
+<h1>${escapeHtml(name)}</h1>
+<p>The web page of this registry is not built. Run <code>npm run build</code>, then start the registry again.</p>
+<p>The A2A endpoints work meanwhile: the agent card is at <a href="/.well-known/agent-card.json">/.well-known/agent-card.json</a>.</p>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,85 @@
+/**
+ * The web door: the page people use to find agents, read their cards and check their own
+ * before publishing. It serves HTML and static assets only; the page itself talks to the
+ * registry through the A2A HTTP+JSON door on the same origin, so every search, read and
+ * registration it makes goes through the same authentication, limits, rules and metrics as any
+ * other A2A client's.
+ *
+ * Routes: `/` (search), `/entries/{id}`, `/validate` — HTML for browsers only (content
+ * negotiation: a client that does not prefer HTML, such as an API client asking for JSON, gets
+ * the JSON answer it got before) — and `/assets/*`.
+ */
+import type { Request, RequestHandler } from 'express';
+import type { Door, DoorContext } from '../composition/door.js';
+import type { Logger } from '../observability/logger.js';
+import { pageContentSecurityPolicy } from '../http/security.js';
+import { searchSchema } from '../operations/request-schemas.js';
+import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
+import { notBuiltPage, pageShell, type PageConfig } from './page-shell.js';
+
+export const PAGE_PATHS = ['/', '/validate', '/entries/:id'];
+export const ASSETS_PATH = '/assets';
+
+/** True when the request prefers HTML to JSON (browsers navigating; not `*\/*` or JSON clients). */
+const wantsHtml = (req: Request) => req.accepts(['application/json', 'text/html']) === 'text/html';
+
+/** The search filter keys this registry accepts, read from the operation's own schema. */
+function searchFilters(): string[] {
+  const filter = searchSchema.shape.filter.unwrap();
+  return Object.keys(filter.shape);
+}
+
+/** The built assets, or undefined (logged) when they are missing or unreadable: the registry still serves every API. */
+function loadAssets(log: Logger): WebAssets | undefined {
+  const dir = findAssetsDir();
+  if (!dir) {
+    log.warn('the web page is not built (no dist/web/manifest.json): run `npm run build`; browsers get a page saying so');
+    return undefined;
+  }
+  try {
+    return WebAssets.load(dir);
+  } catch (err) {
+    log.error({ err, dir }, 'the web page assets could not be read: run `npm run build`; browsers get a page saying so');
+    return undefined;
+  }
+}
+
+export const webDoor: Door = {
+  name: 'web',
+  mount(app, ctx: DoorContext) {
+    const { config, log } = ctx.core;
+    const name = typeof ctx.card.name === 'string' ? ctx.card.name : 'A2A Agent Registry';
+    const description = typeof ctx.card.description === 'string' ? ctx.card.description : '';
+    const assets = loadAssets(log);
+
+    let page: RequestHandler;
+    if (assets) {
+      const pageConfig: PageConfig = {
+        name,
+        base: new URL(ctx.publicUrl).pathname.replace(/\/+$/, ''),
+        filters: searchFilters(),
+        readNeedsToken: !config.publicRead,
+        maxDocumentBytes: config.maxDocumentBytes,
+      };
+      const html = cachedBody(Buffer.from(pageShell(assets.manifest, pageConfig, description)), 'text/html; charset=utf-8');
+      app.use(ASSETS_PATH, assets.handler());
+      // Revalidated on every visit, so a new build's asset names are picked up at once.
+      page = (req, res) => sendCached(req, res, html, 'no-cache');
+    } else {
+      const body = notBuiltPage(name);
+      page = (_req, res) => {
+        res.status(503).setHeader('Content-Type', 'text/html; charset=utf-8');
+        res.setHeader('Cache-Control', 'no-store');
+        res.send(body);
+      };
+    }
+
+    const negotiated: RequestHandler = (req, res, next) => {
+      res.vary('Accept');
+      if (!wantsHtml(req)) return next();
+      pageContentSecurityPolicy(req, res, () => page(req, res, next));
+    };
+    // GET routes answer HEAD too.
+    for (const path of PAGE_PATHS) app.get(path, negotiated);
+  },
+};

@@ -1,0 +1,102 @@
+/**
+ * Connection limits (issue 12, point 4), with raw sockets: a client that sends its body (or its
+ * headers) a byte at a time is answered 408 and cut off within the request (headers) timeout;
+ * an idle keep-alive connection is closed after the keep-alive timeout; connections beyond the
+ * cap are dropped at once while those within it are served.
+ */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+before(async () => {
+  registry = await startTestRegistry({
+    REGISTRY_REQUEST_TIMEOUT_SECONDS: '2',
+    REGISTRY_HEADERS_TIMEOUT_SECONDS: '1',
+    REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: '1',
+    REGISTRY_MAX_CONNECTIONS: '4',
+  });
+});
+after(() => registry.close());
+
+interface Conversation {
+  socket: net.Socket;
+  /** Everything the server sent. */
+  received(): string;
+  /** Resolves when the server closes the connection, with the milliseconds since `opened`. */
+  closed: Promise<number>;
+  opened: number;
+}
+
+async function connect(): Promise<Conversation> {
+  const { port } = new URL(registry.url);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let text = '';
+  socket.on('data', (d) => (text += d.toString()));
+  socket.on('error', () => undefined); // writes after the server hung up
+  const opened = performance.now();
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - opened)));
+  return { socket, received: () => text, closed, opened };
+}
+
+/** Writes `text` one byte every `everyMs` until the socket closes. */
+function trickle(socket: net.Socket, text: string, everyMs: number): void {
+  let i = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || i >= text.length) return clearInterval(timer);
+    socket.write(text[i++]!);
+  }, everyMs);
+  socket.once('close', () => clearInterval(timer));
+}
+
+describe('connection limits', () => {
+  test('a body sent a byte at a time is cut off (408) within the request timeout', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'slow' }] } } });
+    const c = await connect();
+    c.socket.write(`POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${body.length}\r\n\r\n`);
+    trickle(c.socket, body, 250);
+    const ms = await c.closed;
+    assert.match(c.received(), /^HTTP\/1\.1 408/);
+    // The 2 s timeout is a deadline: cut off by then (a little slack for a busy machine's timers).
+    assert.ok(ms >= 1500 && ms < 2150, `cut off after ${Math.round(ms)} ms`);
+  });
+
+  test('headers sent a byte at a time are cut off within the headers timeout', async () => {
+    const c = await connect();
+    trickle(c.socket, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n', 100);
+    const ms = await c.closed;
+    assert.match(c.received(), /^HTTP\/1\.1 408/);
+    assert.ok(ms >= 600 && ms < 1150, `cut off after ${Math.round(ms)} ms`);
+  });
+
+  test('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
+    const c = await connect();
+    c.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const ms = await c.closed;
+    assert.match(c.received(), /^HTTP\/1\.1 200/);
+    assert.match(c.received(), /Keep-Alive: timeout=1/);
+    assert.ok(ms >= 900 && ms < 2500, `closed after ${Math.round(ms)} ms`);
+  });
+
+  test('connections beyond the cap are dropped at once; those within it are served', async () => {
+    const held = await Promise.all(Array.from({ length: 4 }, () => connect()));
+    // Give the server a moment to count them (it accepts asynchronously).
+    await new Promise((r) => setImmediate(r));
+    const extra = await connect();
+    extra.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const ms = await extra.closed;
+    assert.equal(extra.received(), '', 'the connection over the cap got no answer');
+    assert.ok(ms < 500, `dropped after ${Math.round(ms)} ms`);
+    const served = held[0]!;
+    served.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await served.closed;
+    assert.match(served.received(), /^HTTP\/1\.1 200/);
+    for (const c of held) c.socket.destroy();
+    await Promise.all(held.map((c) => c.closed));
+    // Room again once they are gone.
+    const later = await fetch(`${registry.url}/healthz`);
+    assert.equal(later.status, 200);
+  });
+});

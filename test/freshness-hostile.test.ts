@@ -1,0 +1,267 @@
+/**
+ * Issue 16, the hard cases, over real HTTP against a registry on 127.0.0.1 (SQLite):
+ * - hostile servers (slow body, huge body, redirect loop, redirect to 127.0.0.1, a DNS answer
+ *   pointing inside) each cost at most one fetch timeout and are declined with the rule;
+ * - the refresh loop never holds up requests, even when every source hangs;
+ * - REGISTRY_PROBE: inline agents checked at their well-known card, with drift;
+ * - REGISTRY_HIDE_UNHEALTHY_SECONDS: long-unhealthy entries leave default search results.
+ * The registry allows only the host name "localhost" (REGISTRY_FETCH_ALLOW=localhost), so the
+ * literal 127.0.0.1 stays refused; a second registry runs the default (empty) allow list.
+ */
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import type { Client } from '@a2a-js/sdk/client';
+import { takeOutboundViolations } from './support/outbound-tripwire.js';
+import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
+import { makeDue, serveCard } from './support/freshness.js';
+import { mcpServer, toolspec, v1Card } from './support/documents.js';
+import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+const TIMEOUT_MS = 1000;
+/**
+ * "At most one timeout": less than two, which leaves the request's own work room on a loaded
+ * 2-core machine while still telling one timeout from a second (a redirect or retry that
+ * started the clock again) or from none (a hang).
+ */
+const ONE_TIMEOUT = 2 * TIMEOUT_MS;
+
+let registry: TestRegistry;
+let origin: OriginServer;
+let alice: Client;
+let anonymous: Client;
+let local = '';
+
+before(async () => {
+  origin = await startOrigin();
+  local = `http://localhost:${origin.port}`;
+  registry = await startTestRegistry({
+    REGISTRY_FETCH_ALLOW: 'localhost',
+    REGISTRY_FETCH_TIMEOUT_MS: String(TIMEOUT_MS),
+    REGISTRY_PROBE: 'true',
+    REGISTRY_HIDE_UNHEALTHY_SECONDS: '1',
+  });
+  [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
+  // Warm up (first-use costs of the HTTP client and the SDK) so the timings below are the fetches'.
+  serveCard(origin, v1Card('Warm-up Agent', 'https://agents.example.org/warm-up/a2a'), '/warm-up');
+  resultOf(await op(alice, { register: { url: `${local}/warm-up` } }));
+});
+after(async () => {
+  await registry.close();
+  await origin.close();
+});
+afterEach(() => assert.deepEqual(takeOutboundViolations(), [], 'a connection left for a non-loopback address'));
+
+async function timedRegister(url: string): Promise<{ error: WireJson; ms: number }> {
+  const started = performance.now();
+  const error = errorOf(await op(alice, { register: { url } }));
+  return { error, ms: performance.now() - started };
+}
+
+describe('hostile servers cost at most one timeout', () => {
+  test('a slow body (a byte every 50 ms, forever)', async () => {
+    let closed = false;
+    origin.route('/slow/.well-known/agent-card.json', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"name":"');
+      const timer = setInterval(() => res.write('a'), 50);
+      res.on('close', () => {
+        clearInterval(timer);
+        closed = true;
+      });
+    });
+    const { error, ms } = await timedRegister(`${local}/slow`);
+    assert.equal(error.code, 'FETCH_FAILED');
+    assert.equal(error.details[0].rule, 'timeout');
+    assert.match(error.message, new RegExp(`within ${TIMEOUT_MS} ms`));
+    assert.ok(ms < ONE_TIMEOUT, `${Math.round(ms)} ms`);
+    await waitFor(() => closed, 'the slow server to see its connection closed');
+  });
+
+  test('no headers at all', async () => {
+    origin.route('/silent/.well-known/agent-card.json', () => undefined);
+    const { error, ms } = await timedRegister(`${local}/silent`);
+    assert.equal(error.details[0].rule, 'timeout');
+    assert.ok(ms < ONE_TIMEOUT, `${Math.round(ms)} ms`);
+  });
+
+  test('a huge body is cut off at the size limit', async () => {
+    let sent = 0;
+    let closed = false;
+    origin.route('/huge/.well-known/agent-card.json', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(16 * 1024, 0x20);
+      const pump = (): void => {
+        while (!closed && res.write(chunk)) sent += chunk.length;
+        if (!closed) res.once('drain', pump);
+      };
+      res.on('close', () => (closed = true));
+      pump();
+    });
+    const { error, ms } = await timedRegister(`${local}/huge`);
+    assert.equal(error.code, 'TOO_LARGE');
+    assert.ok(ms < ONE_TIMEOUT, `${Math.round(ms)} ms`);
+    await waitFor(() => closed, 'the huge server to see its connection closed');
+    assert.ok(sent < 8 * 1024 * 1024, `stopped early (${sent} bytes written)`);
+  });
+
+  test('a redirect loop', async () => {
+    origin.route('/loop/.well-known/agent-card.json', (_req, res) => void res.writeHead(302, { location: '/loop/.well-known/agent-card.json' }).end());
+    const { error, ms } = await timedRegister(`${local}/loop`);
+    assert.equal(error.details[0].rule, 'redirects');
+    assert.match(error.message, /redirected more than 3 times/);
+    assert.equal(origin.hits.get('/loop/.well-known/agent-card.json'), 4);
+    assert.ok(ms < ONE_TIMEOUT, `${Math.round(ms)} ms`);
+  });
+
+  test('a redirect to 127.0.0.1 (only the name localhost is allowed)', async () => {
+    serveCard(origin, v1Card('Redirect Target', 'https://agents.example.org/redirected/a2a'), '/target');
+    origin.route('/to-ip/.well-known/agent-card.json', (_req, res) =>
+      void res.writeHead(302, { location: `http://127.0.0.1:${origin.port}/target/.well-known/agent-card.json` }).end(),
+    );
+    const { error } = await timedRegister(`${local}/to-ip`);
+    assert.equal(error.details[0].rule, 'loopback');
+    assert.match(error.message, /refused to fetch http:\/\/127\.0\.0\.1:\d+\/target\/\.well-known\/agent-card\.json: 127\.0\.0\.1 is a loopback address/);
+    assert.equal(origin.hits.get('/target/.well-known/agent-card.json'), undefined, 'the target was never fetched');
+    // Through the allowed name it works: the rule is about the address, not the card.
+    assert.equal(resultOf(await op(alice, { register: { url: `${local}/target` } })).created, true);
+  });
+
+  test('a DNS answer pointing inside, with the default (empty) allow list', async () => {
+    const strict = await startTestRegistry({ REGISTRY_FETCH_TIMEOUT_MS: String(TIMEOUT_MS) });
+    try {
+      const client = await sdkClient(strict.url, { token: TOKENS.alice });
+      serveCard(origin, v1Card('Inside Agent', 'https://agents.example.org/inside/a2a'), '/inside');
+      const started = performance.now();
+      const error = errorOf(await op(client, { register: { url: `${local}/inside` } }));
+      assert.equal(error.code, 'FETCH_FAILED');
+      assert.equal(error.details[0].rule, 'loopback');
+      assert.match(error.message, /localhost resolves to 127\.0\.0\.1, a loopback address/);
+      assert.ok(performance.now() - started < ONE_TIMEOUT);
+      assert.equal(origin.hits.get('/inside/.well-known/agent-card.json'), undefined, 'refused before connecting');
+      const mcpError = errorOf(await op(client, { register: { mcpServer: mcpServer('inside-mcp', `${local}/mcp`), fetchTools: true } }));
+      assert.equal(mcpError.details[0].rule, 'loopback');
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('the refresh loop never holds up requests', () => {
+  test('while every source hangs, searches answer at once; each hanging source costs one timeout', async () => {
+    const ids: string[] = [];
+    const hanging = new Set<number>();
+    for (let i = 0; i < 16; i++) {
+      const base = `/busy/${i}`;
+      const text = `${JSON.stringify(v1Card(`Busy Agent ${i}`, `https://agents.example.org/busy-${i}/a2a`))}`;
+      origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => {
+        if (hanging.has(i)) return; // never answers
+        res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+      });
+      ids.push(resultOf(await op(alice, { register: { url: `${local}${base}` } })).id);
+      hanging.add(i);
+    }
+    makeDue(registry.dataDir, ...ids);
+    const started = performance.now();
+    const round = registry.refresher!.runOnce();
+    const latencies: number[] = [];
+    let roundDone = false;
+    void round.then(() => (roundDone = true));
+    while (!roundDone) {
+      const t = performance.now();
+      const hits = resultOf(await op(anonymous, { search: { query: 'busy agent' } })).results;
+      latencies.push(performance.now() - t);
+      assert.ok(hits.length > 0);
+    }
+    const checked = await round;
+    const roundMs = performance.now() - started;
+    assert.equal(checked, 16);
+    // 16 hanging sources, 8 at a time: two waves of one timeout each.
+    assert.ok(roundMs >= TIMEOUT_MS && roundMs < 2 * ONE_TIMEOUT, `round took ${Math.round(roundMs)} ms`);
+    assert.ok(latencies.length >= 3, `only ${latencies.length} searches ran during the round`);
+    // A search that waited for the round would take a timeout or more.
+    const worst = Math.max(...latencies);
+    assert.ok(worst < TIMEOUT_MS / 2, `a search took ${Math.round(worst)} ms during the round (${latencies.map(Math.round).join(', ')})`);
+    for (const id of ids) {
+      const entry = resultOf(await op(anonymous, { get: { id } }));
+      assert.equal(entry.health.status, 'unreachable');
+      assert.equal(entry.health.reason, 'timeout');
+      assert.equal(entry.revision, 1);
+    }
+  });
+});
+
+describe('REGISTRY_PROBE: agents registered inline', () => {
+  test('ok while the live card matches; drift when it differs; invalid; unreachable', async () => {
+    const own = await startOrigin();
+    try {
+      const card = v1Card('Probed Agent', `http://localhost:${own.port}/a2a`);
+      own.json('/.well-known/agent-card.json', card);
+      const { id } = resultOf(await op(alice, { register: { agentCard: card } }));
+      const probeOnce = async () => {
+        makeDue(registry.dataDir, id);
+        await registry.refresher!.runOnce();
+        return resultOf(await op(anonymous, { get: { id } }));
+      };
+      let entry = await probeOnce();
+      assert.equal(own.hits.get('/.well-known/agent-card.json'), 1, 'the well-known card at the origin of the primary interface');
+      assert.equal(entry.health.status, 'ok');
+      assert.equal(entry.drift, false);
+      assert.equal(entry.source, undefined, 'probing is not a source: the registered revision stays');
+      // Re-registering the same card (a heartbeat) keeps what the probes found.
+      assert.equal(resultOf(await op(alice, { register: { agentCard: card } })).changed, false);
+      assert.deepEqual((resultOf(await op(anonymous, { get: { id } }))).health, entry.health);
+
+      own.json('/.well-known/agent-card.json', { ...card, description: 'Something else now.' });
+      entry = await probeOnce();
+      assert.equal(entry.health.status, 'ok');
+      assert.equal(entry.drift, true);
+      assert.equal(entry.revision, 1);
+      const hit = resultOf(await op(anonymous, { search: { query: 'probed agent' } })).results.find((h: WireJson) => h.id === id);
+      assert.equal(hit.drift, true);
+
+      own.json('/.well-known/agent-card.json', { name: 'not a card' });
+      entry = await probeOnce();
+      assert.equal(entry.health.status, 'invalid');
+      assert.match(entry.health.message, /is not valid/);
+
+      await own.close();
+      entry = await probeOnce();
+      assert.equal(entry.health.status, 'unreachable');
+      assert.equal(entry.health.reason, 'connect');
+      assert.equal(entry.health.failures, 2);
+    } finally {
+      await own.close().catch(() => undefined);
+    }
+  });
+
+  test('MCP servers registered inline are not probed', async () => {
+    const { id } = resultOf(await op(alice, { register: { mcpServer: mcpServer('unprobed', 'https://mcp.example.org/unprobed'), toolspec: toolspec() } }));
+    await registry.refresher!.runOnce();
+    assert.equal(resultOf(await op(anonymous, { get: { id } })).health, undefined);
+  });
+});
+
+describe('REGISTRY_HIDE_UNHEALTHY_SECONDS', () => {
+  test('entries unhealthy for longer leave default results; a health filter (or "any") brings them back', async () => {
+    serveCard(origin, v1Card('Wombat Tracker Up', 'https://agents.example.org/wombat-up/a2a'), '/wombat-up');
+    serveCard(origin, v1Card('Wombat Tracker Down', 'https://agents.example.org/wombat-down/a2a'), '/wombat-down');
+    const up = resultOf(await op(alice, { register: { url: `${local}/wombat-up` } })).id;
+    const down = resultOf(await op(alice, { register: { url: `${local}/wombat-down` } })).id;
+    origin.route('/wombat-down/.well-known/agent-card.json', (_req, res) => void res.writeHead(410).end());
+    makeDue(registry.dataDir, down);
+    await registry.refresher!.runOnce();
+    const ids = async (filter?: WireJson) =>
+      new Set(resultOf(await op(anonymous, { search: { query: 'wombat tracker', ...(filter ? { filter } : {}) } })).results.map((h: WireJson) => h.id));
+
+    assert.ok((await ids()).has(down), 'just failed: still shown');
+    await waitFor(async () => !(await ids()).has(down), 'the failing entry to be hidden after 1 s');
+    assert.ok((await ids()).has(up));
+    assert.ok((await ids({ health: 'any' })).has(down));
+    assert.ok((await ids({ health: 'unreachable' })).has(down));
+    assert.ok(!(await ids({ health: 'ok' })).has(down));
+    // Listing is not searching: list shows every entry.
+    const listed = resultOf(await op(anonymous, { list: { pageSize: 100 } })).entries.map((e: WireJson) => e.id);
+    assert.ok(listed.includes(down));
+  });
+});

@@ -1,0 +1,554 @@
+/**
+ * Issue 16 end to end, over real HTTP with the A2A SDK client against a registry on 127.0.0.1
+ * (SQLite), fetching from real servers on 127.0.0.1 (REGISTRY_FETCH_ALLOW=127.0.0.1):
+ * register by URL and with fetchTools (a real MCP server built with the MCP SDK), the same
+ * checks as inline, refresh (conditional requests, new revisions marked as refreshes, the last
+ * good revision kept), the refresh operation, health on entries and hits and the health filter,
+ * and the refresh loop on its own. The outbound tripwire asserts nothing left for another
+ * address. Hostile servers, probing and hiding unhealthy entries: freshness-hostile.test.ts;
+ * several replicas on PostgreSQL: freshness-replicas.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, afterEach, before, describe, test } from 'node:test';
+import type { Client } from '@a2a-js/sdk/client';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { takeOutboundViolations } from './support/outbound-tripwire.js';
+import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
+import { makeDue as makeDueIn, serveCard as serveCardAt } from './support/freshness.js';
+import { sampleTools, startMcpServer, type TestMcpServer } from './support/mcp-server.js';
+import { mcpServer, v03Card, v1Card } from './support/documents.js';
+import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+let origin: OriginServer;
+let mcp: TestMcpServer;
+let alice: Client;
+let bob: Client;
+let admin: Client;
+let anonymous: Client;
+let n = 0;
+
+before(async () => {
+  [origin, mcp] = await Promise.all([startOrigin(), startMcpServer({ tools: sampleTools(5), pageSize: 2 })]);
+  registry = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+  [alice, bob, admin, anonymous] = await Promise.all([
+    sdkClient(registry.url, { token: TOKENS.alice }),
+    sdkClient(registry.url, { token: TOKENS.bob }),
+    sdkClient(registry.url, { token: TOKENS.admin }),
+    sdkClient(registry.url),
+  ]);
+});
+after(async () => {
+  await registry.close();
+  await Promise.all([origin.close(), mcp.close()]);
+});
+afterEach(() => assert.deepEqual(takeOutboundViolations(), [], 'a connection left for a non-loopback address'));
+
+const serveCard = (card: unknown, base: string, headers: Record<string, string> = {}): string => serveCardAt(origin, card, base, headers);
+const makeDue = (...ids: string[]): void => makeDueIn(registry.dataDir, ...ids);
+
+const fresh = () => {
+  const i = ++n;
+  return { base: `/agents/${i}`, interfaceUrl: `https://agents.example.org/${i}/a2a`, name: `Fresh Agent ${i}` };
+};
+
+const get = async (id: string, revision?: number) => resultOf(await op(anonymous, { get: revision ? { id, revision } : { id } }));
+
+describe('register by URL', () => {
+  test('a base URL: the card at /.well-known/agent-card.json, stored as served, with its source and health', async () => {
+    const { base, interfaceUrl, name } = fresh();
+    const text = serveCard(v1Card(name, interfaceUrl), base);
+    const before = Date.now();
+    const result = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    assert.equal(result.created, true);
+    assert.equal(result.kind, 'agent');
+    assert.equal(result.protocolVersion, '1.0');
+    assert.deepEqual(result.indexed, { skills: 2 });
+    const cardUrl = `${origin.url}${base}/.well-known/agent-card.json`;
+    assert.equal(result.source.url, cardUrl);
+    assert.match(result.source.etag, /^"[0-9a-f]{16}"$/);
+    assert.ok(Date.parse(result.source.fetchedAt) >= before - 1000);
+    assert.equal(result.health.status, 'ok');
+
+    const entry = await get(result.id);
+    assert.equal(entry.owner, 'alice');
+    assert.deepEqual(entry.source, result.source);
+    assert.deepEqual(entry.health, { status: 'ok', checkedAt: result.source.fetchedAt, since: result.source.fetchedAt, failures: 0 });
+    assert.equal(entry.drift, false);
+    assert.deepEqual(entry.document, JSON.parse(text));
+    assert.equal(entry.contentHash, createHash('sha256').update(text).digest('hex'), 'the bytes as served are what is stored');
+    assert.equal(origin.requests.at(-1)!.headers['user-agent']?.startsWith('a2a-agent-registry/'), true);
+
+    const hit = resultOf(await op(anonymous, { search: { query: name } })).results.find((h: WireJson) => h.id === result.id);
+    assert.equal(hit.health.status, 'ok');
+  });
+
+  test('the card\'s full URL is fetched as given, asking for A2A 1.0; a v0.3 card works the same', async () => {
+    const { interfaceUrl, name } = fresh();
+    const card = v03Card(name, interfaceUrl);
+    origin.json(`/cards/${n}.json`, card);
+    const result = resultOf(await op(alice, { register: { url: `${origin.url}/cards/${n}.json` } }));
+    assert.equal(result.source.url, `${origin.url}/cards/${n}.json`);
+    assert.equal(result.created, true);
+    assert.equal(result.protocolVersion, '0.3');
+    const request = origin.requests.filter((r) => r.path === `/cards/${n}.json`).at(-1)!;
+    assert.equal(request.headers['a2a-version'], '1.0');
+    assert.match(request.headers.accept ?? '', /application\/json/);
+    const entry = await get(result.id);
+    assert.deepEqual(entry.document, card);
+    assert.equal(entry.interfaces[0].url, interfaceUrl);
+  });
+
+  test('the same checks as an inline registration: an invalid card is declined, nothing stored', async () => {
+    const { base, interfaceUrl, name } = fresh();
+    const card: Record<string, unknown> = v1Card(name, interfaceUrl);
+    delete card.skills;
+    serveCard(card, base);
+    const inline = errorOf(await op(alice, { validate: { agentCard: card } }));
+    const count = await registry.store.count();
+    const error = errorOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    assert.equal(error.code, inline.code);
+    assert.equal(error.code, 'VALIDATION_FAILED');
+    assert.deepEqual(error.details, inline.details, 'the same findings as the same card inline');
+    assert.deepEqual(await registry.store.count(), count);
+  });
+
+  test('too large, not JSON, not found, refused addresses: declined with what went wrong', async () => {
+    origin.route('/huge/.well-known/agent-card.json', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pad: 'x'.repeat(20_000) })));
+    const huge = errorOf(await op(alice, { register: { url: `${origin.url}/huge` } }));
+    assert.equal(huge.code, 'TOO_LARGE');
+    assert.match(huge.message, /huge\/\.well-known\/agent-card\.json is larger than 10,240 bytes \(the document size limit\)/);
+
+    origin.route('/html/.well-known/agent-card.json', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>'));
+    const html = errorOf(await op(alice, { register: { url: `${origin.url}/html` } }));
+    assert.equal(html.code, 'FETCH_FAILED');
+    assert.match(html.message, /Content-Type "text\/html"; the registry only accepts JSON/);
+    assert.equal(html.details[0].rule, 'content-type');
+
+    const missing = errorOf(await op(alice, { register: { url: `${origin.url}/nothing-here` } }));
+    assert.equal(missing.code, 'FETCH_FAILED');
+    assert.match(missing.message, /nothing-here\/\.well-known\/agent-card\.json answered HTTP 404/);
+
+    for (const [url, rule] of [
+      ['http://169.254.169.254/latest/meta-data', 'link-local'],
+      ['http://10.0.0.7/', 'private'],
+      ['http://[::1]/', 'loopback'],
+      // Only 127.0.0.1 is allowed, not its neighbours.
+      [`http://127.0.0.2:${origin.port}/agents/1`, 'loopback'],
+    ] as const) {
+      const refused = errorOf(await op(alice, { register: { url } }));
+      assert.equal(refused.code, 'FETCH_FAILED', url);
+      assert.equal(refused.details[0].rule, rule, url);
+      assert.match(refused.message, /REGISTRY_FETCH_ALLOW.*Give a public http\(s\) URL\./);
+    }
+    const scheme = errorOf(await op(alice, { register: { url: 'ftp://agents.example.org/card.json' } }));
+    assert.equal(scheme.code, 'BAD_REQUEST');
+    assert.match(scheme.message, /"url" must be an absolute http\(s\) URL/);
+  });
+
+  test('authorisation comes first: an anonymous register by URL fetches nothing', async () => {
+    const { base, interfaceUrl, name } = fresh();
+    serveCard(v1Card(name, interfaceUrl), base);
+    const error = errorOf(await op(anonymous, { register: { url: `${origin.url}${base}` } }));
+    assert.equal(error.code, 'UNAUTHENTICATED');
+    assert.equal(origin.hits.get(`${base}/.well-known/agent-card.json`), undefined);
+  });
+
+  test('malformed requests: url with a document, url in validate, fetchTools without a server', async () => {
+    const url = `${origin.url}/agents/1`;
+    assert.match(errorOf(await op(alice, { register: { url, agentCard: v1Card() } })).message, /send the URL alone/);
+    assert.match(errorOf(await op(alice, { validate: { url } })).message, /"validate" checks the document it is sent; "url" .* goes with "register"/);
+    assert.match(errorOf(await op(alice, { register: { fetchTools: true } })).message, /"fetchTools" lists the tools of an MCP server: give its metadata/);
+    assert.match(errorOf(await op(alice, { register: { mcpServer: mcpServer(), toolspec: { tools: [] }, fetchTools: true } })).message, /leave out the toolspec/);
+    assert.equal(errorOf(await op(alice, { register: { url: 42 } })).code, 'BAD_REQUEST');
+  });
+
+  test('ownership: the caller owns it; another principal cannot take it over by URL; inline registration drops the source', async () => {
+    const { base, interfaceUrl, name } = fresh();
+    serveCard(v1Card(name, interfaceUrl), base);
+    const first = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    const stolen = errorOf(await op(bob, { register: { url: `${origin.url}${base}` } }));
+    assert.equal(stolen.code, 'FORBIDDEN');
+    const again = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    assert.equal(again.id, first.id);
+    assert.equal(again.changed, false);
+    const inline = resultOf(await op(alice, { register: { agentCard: v1Card(name, interfaceUrl) } }));
+    assert.equal(inline.id, first.id);
+    const entry = await get(first.id);
+    assert.equal(entry.source, undefined, 'the owner manages it inline now');
+    assert.equal(entry.health, undefined);
+    assert.equal(errorOf(await op(alice, { refresh: { id: first.id } })).code, 'BAD_REQUEST');
+  });
+});
+
+describe('register an MCP server with fetchTools', () => {
+  test('every page of tools/list through the MCP SDK client becomes the toolspec', async () => {
+    const server = mcpServer('paged-files', mcp.url);
+    const callsBefore = mcp.listCalls;
+    const result = resultOf(await op(alice, { register: { mcpServer: server, fetchTools: true } }));
+    assert.equal(result.kind, 'mcp-server');
+    assert.deepEqual(result.indexed, { tools: 5 });
+    assert.equal(mcp.listCalls - callsBefore, 3, 'three pages of two');
+    assert.deepEqual(mcp.methods.slice(0, 3), ['initialize', 'notifications/initialized', 'tools/list']);
+    assert.equal(result.source.url, mcp.url);
+    const entry = await get(result.id);
+    assert.deepEqual(entry.document, { mcpServer: server, toolspec: { tools: mcp.tools } });
+    assert.equal(entry.health.status, 'ok');
+    const hits = resultOf(await op(anonymous, { search: { query: 'thing number', filter: { kind: 'mcp-server', readOnly: true } } })).results;
+    assert.deepEqual(hits.filter((h: WireJson) => h.id === result.id).map((h: WireJson) => h.match.id).sort(), ['tool_0', 'tool_2', 'tool_4']);
+  });
+
+  test('the tools get the checks of an inline toolspec; refused and unreachable servers are declined', async () => {
+    const bad = await startMcpServer({ tools: [{ name: 'broken', description: 'x', inputSchema: { type: 'string' } }] });
+    try {
+      const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('bad-tools', bad.url), fetchTools: true } }));
+      assert.equal(error.code, 'VALIDATION_FAILED');
+      assert.ok(error.details.some((d: WireJson) => d.path === '/toolspec/tools/0/inputSchema/type'), JSON.stringify(error.details));
+      bad.endlessPages = true;
+      bad.tools = sampleTools(1);
+      const endless = errorOf(await op(alice, { register: { mcpServer: mcpServer('endless', bad.url), fetchTools: true } }));
+      assert.equal(endless.code, 'FETCH_FAILED');
+      assert.match(endless.message, /kept answering tools\/list with a next page after 20 pages/);
+    } finally {
+      await bad.close();
+    }
+    const refused = errorOf(await op(alice, { register: { mcpServer: mcpServer('inside', 'http://192.168.1.20/mcp'), fetchTools: true } }));
+    assert.equal(refused.code, 'FETCH_FAILED');
+    assert.match(refused.message, /192\.168\.1\.20 is a private-network address/);
+    const gone = errorOf(await op(alice, { register: { mcpServer: mcpServer('gone', `${origin.url}/no-mcp-here`), fetchTools: true } }));
+    assert.equal(gone.code, 'FETCH_FAILED');
+  });
+});
+
+describe('refresh', () => {
+  async function registered(card = v1Card(fresh().name, `https://agents.example.org/r${n}/a2a`)) {
+    const base = `/refresh/${n}`;
+    serveCard(card, base);
+    const result = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    return { id: result.id as string, base, card, path: `${base}/.well-known/agent-card.json` };
+  }
+
+  test('a changed card becomes a new revision, marked as a refresh, same owner; the old one stays readable', async () => {
+    const { id, base, card } = await registered();
+    const changed = {
+      ...card,
+      skills: [...card.skills, { id: 'audit', name: 'Audit ledgers', description: 'Audits a ledger', tags: ['audit'] }],
+    };
+    serveCard(changed, base);
+    makeDue(id);
+    assert.ok((await registry.refresher!.runOnce()) >= 1);
+    const entry = await get(id);
+    assert.equal(entry.revision, 2);
+    assert.equal(entry.revisionOrigin, 'refresh');
+    assert.equal(entry.owner, 'alice');
+    assert.deepEqual(entry.document, changed);
+    assert.equal(entry.health.status, 'ok');
+    assert.equal((await get(id, 1)).revisionOrigin, undefined);
+    const hits = resultOf(await op(anonymous, { search: { query: 'audits ledger' } })).results;
+    assert.ok(hits.some((h: WireJson) => h.id === id && h.match.id === 'audit'), 'the index follows the refresh');
+  });
+
+  test('conditional requests: the ETag goes back, a 304 changes nothing but the check time', async () => {
+    const { id, path: cardPath } = await registered();
+    const first = await get(id);
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    const request = origin.requests.filter((r) => r.path === cardPath).at(-1)!;
+    assert.equal(request.headers['if-none-match'], first.source.etag);
+    const entry = await get(id);
+    assert.equal(entry.revision, 1);
+    assert.equal(entry.health.status, 'ok');
+    assert.ok(entry.health.checkedAt > first.health.checkedAt);
+    assert.equal(entry.health.since, first.health.since);
+    assert.ok(entry.source.fetchedAt > first.source.fetchedAt);
+  });
+
+  test('conditional requests: Last-Modified goes back as If-Modified-Since when there is no ETag', async () => {
+    const { base, interfaceUrl, name } = fresh();
+    const card = v1Card(name, interfaceUrl);
+    const lastModified = 'Tue, 01 Dec 2026 06:00:00 GMT';
+    const cardPath = `${base}/.well-known/agent-card.json`;
+    origin.route(cardPath, (req, res) => {
+      if (req.headers['if-modified-since'] === lastModified) return void res.writeHead(304, { 'last-modified': lastModified }).end();
+      res.writeHead(200, { 'content-type': 'application/json', 'last-modified': lastModified }).end(JSON.stringify(card));
+    });
+    const { id, source } = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    assert.equal(source.etag, undefined);
+    assert.equal(source.lastModified, lastModified);
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    const request = origin.requests.filter((r) => r.path === cardPath).at(-1)!;
+    assert.equal(request.headers['if-modified-since'], lastModified);
+    assert.equal(request.headers['if-none-match'], undefined);
+    const entry = await get(id);
+    assert.equal(entry.revision, 1);
+    assert.equal(entry.health.status, 'ok');
+    assert.ok(entry.source.fetchedAt > source.fetchedAt);
+  });
+
+  test('a re-serialised but equal card is no new revision', async () => {
+    const { id, base, card } = await registered();
+    const reordered = Object.fromEntries(Object.entries(card).reverse());
+    origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reordered)));
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    assert.equal((await get(id)).revision, 1);
+  });
+
+  test('an invalid card keeps the last good revision: health invalid, failures counted, drift; fixed, it recovers', async () => {
+    const { id, base, card } = await registered();
+    const broken: Record<string, unknown> = { ...card };
+    delete broken.skills;
+    serveCard(broken, base);
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    let entry = await get(id);
+    assert.equal(entry.revision, 1);
+    assert.deepEqual(entry.document, card);
+    assert.equal(entry.health.status, 'invalid');
+    assert.equal(entry.health.failures, 1);
+    assert.equal(entry.health.reason, 'VALIDATION_FAILED');
+    assert.equal(entry.drift, true);
+    const since = entry.health.since;
+
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    entry = await get(id);
+    assert.equal(entry.health.failures, 2);
+    assert.equal(entry.health.since, since, 'since: when the status began');
+
+    origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(503).end());
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    entry = await get(id);
+    assert.equal(entry.health.status, 'unreachable');
+    assert.equal(entry.health.failures, 3);
+    assert.equal(entry.health.reason, 'http-status');
+    assert.match(entry.health.message, /answered HTTP 503/);
+
+    serveCard(card, base);
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    entry = await get(id);
+    assert.equal(entry.health.status, 'ok');
+    assert.equal(entry.health.failures, 0);
+    assert.equal(entry.health.reason, undefined);
+    assert.equal(entry.drift, false);
+    assert.equal(entry.revision, 1);
+  });
+
+  test('the refresh operation: owner or admin, answers like register; failures are declined and recorded', async () => {
+    const { id, base, card } = await registered();
+    serveCard({ ...card, version: '2.0.0' }, base);
+    const task = await op(alice, { refresh: { id } });
+    assert.equal(task.artifacts[0].name, 'registration');
+    const result = resultOf(task);
+    assert.equal(result.id, id);
+    assert.equal(result.revision, 2);
+    assert.equal(result.changed, true);
+    assert.equal(result.created, false);
+    assert.equal(result.revisionOrigin, 'refresh');
+    assert.deepEqual(result.indexed, { skills: 2 });
+    assert.match(task.artifacts[0].parts.find((p: WireJson) => p.text).text, /^Updated agent \(A2A 1\.0\) .* revision 2 \(from a refresh\)/);
+
+    const same = resultOf(await op(admin, { refresh: { id } }));
+    assert.equal(same.changed, false);
+    assert.equal(same.revision, 2);
+    assert.equal(errorOf(await op(bob, { refresh: { id } })).code, 'FORBIDDEN');
+    assert.equal(errorOf(await op(anonymous, { refresh: { id } })).code, 'UNAUTHENTICATED');
+    assert.equal(errorOf(await op(alice, { refresh: { id: '00000000-0000-4000-8000-000000000000' } })).code, 'NOT_FOUND');
+
+    origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(500).end());
+    const failed = errorOf(await op(alice, { refresh: { id } }));
+    assert.equal(failed.code, 'FETCH_FAILED');
+    assert.match(failed.message, /answered HTTP 500/);
+    const entry = await get(id);
+    assert.equal(entry.revision, 2);
+    assert.equal(entry.health.status, 'unreachable');
+  });
+
+  test('an MCP server registered with fetchTools is refreshed with tools/list', async () => {
+    const server = await startMcpServer({ tools: sampleTools(3, 'alpha') });
+    try {
+      const { id } = resultOf(await op(alice, { register: { mcpServer: mcpServer('refreshing-tools', server.url), fetchTools: true } }));
+      server.tools = sampleTools(4, 'beta');
+      const result = resultOf(await op(alice, { refresh: { id } }));
+      assert.equal(result.revision, 2);
+      assert.deepEqual(result.indexed, { tools: 4 });
+      assert.deepEqual((await get(id)).document.toolspec.tools, server.tools);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('search and list: health on hits, the "ok" filter', async () => {
+    const good = await registered(v1Card('Ledger Keeper Alpha', `https://agents.example.org/ledger-a/a2a`));
+    const bad = await registered(v1Card('Ledger Keeper Beta', `https://agents.example.org/ledger-b/a2a`));
+    const inline = resultOf(await op(alice, { register: { agentCard: v1Card('Ledger Keeper Gamma', 'https://agents.example.org/ledger-c/a2a') } }));
+    origin.route(bad.path, (_req, res) => void res.writeHead(404).end());
+    await op(alice, { refresh: { id: bad.id } });
+
+    const ours = new Set([good.id, bad.id, inline.id]);
+    const search = async (filter?: WireJson) =>
+      resultOf(await op(anonymous, { search: { query: 'ledger keeper', ...(filter ? { filter } : {}) } })).results.filter((h: WireJson) => ours.has(h.id));
+    const all = await search();
+    const byId = new Map(all.map((h: WireJson) => [h.id, h]));
+    assert.equal((byId.get(good.id) as WireJson).health.status, 'ok');
+    assert.equal((byId.get(bad.id) as WireJson).health.status, 'unreachable');
+    assert.equal((byId.get(inline.id) as WireJson).health, undefined);
+    const ok = await search({ health: 'ok' });
+    assert.deepEqual([...new Set(ok.map((h: WireJson) => h.id))], [good.id]);
+    const down = await search({ health: 'unreachable' });
+    assert.deepEqual([...new Set(down.map((h: WireJson) => h.id))], [bad.id]);
+
+    const listed = resultOf(await op(anonymous, { list: { filter: { health: 'unreachable' }, pageSize: 100 } })).entries;
+    assert.ok(listed.some((e: WireJson) => e.id === bad.id));
+    assert.ok(listed.every((e: WireJson) => e.health.status === 'unreachable'));
+    assert.equal(errorOf(await op(anonymous, { search: { query: 'x', filter: { health: 'fine' } } })).code, 'BAD_REQUEST');
+  });
+
+  test('the loop refreshes by itself every REGISTRY_REFRESH_SECONDS', async () => {
+    const quick = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_REFRESH_SECONDS: '1' });
+    try {
+      const client = await sdkClient(quick.url, { token: TOKENS.alice });
+      const card = v1Card('Self Refreshing Agent', 'https://agents.example.org/self/a2a');
+      serveCard(card, '/self');
+      const { id } = resultOf(await op(client, { register: { url: `${origin.url}/self` } }));
+      serveCard({ ...card, version: '9.9.9' }, '/self');
+      await waitFor(async () => (await quick.store.get(id))?.revision === 2, 'the loop to write revision 2');
+      assert.equal((await quick.store.get(id))?.revisionOrigin, 'refresh');
+    } finally {
+      await quick.close();
+    }
+  });
+});
+
+describe('the MCP and catalog doors', () => {
+  const mcpClients: McpClient[] = [];
+  after(async () => {
+    for (const client of mcpClients) await client.close().catch(() => undefined);
+  });
+  async function mcpClientFor(token?: string): Promise<McpClient> {
+    const client = new McpClient({ name: 'freshness-test', version: '1.0.0' });
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${registry.url}/mcp`), { requestInit: { headers } }));
+    mcpClients.push(client);
+    return client;
+  }
+  const call = async (client: McpClient, name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const structured = (r: CallToolResult): WireJson => {
+    assert.ok(!r.isError, `expected a result, got an error: ${JSON.stringify(r.content)}`);
+    return r.structuredContent as WireJson;
+  };
+  const errorText = (r: CallToolResult): string => {
+    assert.equal(r.isError, true, `expected a tool error, got ${JSON.stringify(r.structuredContent)}`);
+    return (r.content[0] as { text: string }).text;
+  };
+
+  test('MCP: register_agent by url, register_mcp_server with fetchTools, refresh_entry; health and source on entries and hits, the health filter', async () => {
+    const owner = await mcpClientFor(TOKENS.alice);
+    const reader = await mcpClientFor();
+    const { base, interfaceUrl } = fresh();
+    const card = v1Card('Harbour Pilot Agent', interfaceUrl);
+    serveCard(card, base);
+
+    const registered = structured(await call(owner, 'register_agent', { url: `${origin.url}${base}` }));
+    assert.equal(registered.created, true);
+    assert.equal(registered.source.url, `${origin.url}${base}/.well-known/agent-card.json`);
+    assert.equal(registered.health.status, 'ok');
+    const entry = structured(await call(reader, 'get_agent', { id: registered.id }));
+    assert.deepEqual(entry, await get(registered.id), 'get_agent answers what the A2A get answers');
+    assert.equal(entry.source.url, registered.source.url);
+    assert.equal(entry.health.status, 'ok');
+    assert.equal(entry.drift, false);
+
+    const hits = structured(await call(reader, 'search_agents', { query: 'harbour pilot', filter: { health: 'ok' } })).results;
+    assert.ok(hits.some((h: WireJson) => h.id === registered.id && h.health.status === 'ok' && h.source.url === registered.source.url), JSON.stringify(hits));
+
+    assert.match(errorText(await call(owner, 'register_agent', {})), /^BAD_REQUEST: Give exactly one of agentCard .* or url/);
+    assert.match(errorText(await call(owner, 'register_agent', { url: `${origin.url}${base}`, agentCard: card })), /^BAD_REQUEST: Give exactly one/);
+    assert.match(errorText(await call(owner, 'register_agent', { url: 'http://169.254.169.254/latest' })), /^FETCH_FAILED: .*169\.254\.169\.254/);
+    assert.match(errorText(await call(reader, 'register_agent', { url: `${origin.url}${base}` })), /^UNAUTHENTICATED: /);
+
+    serveCard({ ...card, version: '3.0.0' }, base);
+    const refreshed = structured(await call(owner, 'refresh_entry', { id: registered.id }));
+    assert.deepEqual([refreshed.revision, refreshed.changed, refreshed.revisionOrigin], [2, true, 'refresh']);
+    assert.match(errorText(await call(await mcpClientFor(TOKENS.bob), 'refresh_entry', { id: registered.id })), /^FORBIDDEN: /);
+
+    origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(503).end());
+    assert.match(errorText(await call(owner, 'refresh_entry', { id: registered.id })), /^FETCH_FAILED: .*HTTP 503/);
+    const down = await call(reader, 'search_agents', { query: 'harbour pilot', filter: { health: 'unreachable' } });
+    assert.deepEqual([...new Set(structured(down).results.map((h: WireJson) => h.id))], [registered.id]);
+    assert.match((down.content[0] as { text: string }).text, /Harbour Pilot Agent \(id [^)]+\).*\[unreachable since /);
+    assert.equal(structured(await call(reader, 'search_agents', { query: 'harbour pilot', filter: { health: 'ok' } })).results.length, 0);
+    const listed = structured(await call(reader, 'list_agents', { health: 'unreachable', pageSize: 100 })).entries;
+    assert.ok(listed.some((e: WireJson) => e.id === registered.id && e.health.status === 'unreachable'));
+
+    const server = mcpServer('door-fetched-tools', mcp.url);
+    const tools = structured(await call(owner, 'register_mcp_server', { mcpServer: server, fetchTools: true }));
+    assert.deepEqual(tools.indexed, { tools: 5 });
+    assert.equal(tools.source.url, mcp.url);
+    assert.deepEqual(structured(await call(reader, 'get_mcp_server', { id: tools.id })).document.toolspec.tools, mcp.tools);
+    assert.match(errorText(await call(owner, 'register_mcp_server', { mcpServer: server })), /^BAD_REQUEST: Give exactly one of toolspec/);
+    assert.match(errorText(await call(owner, 'register_mcp_server', { mcpServer: server, toolspec: { tools: [] }, fetchTools: true })), /^BAD_REQUEST: Give exactly one of toolspec/);
+  });
+
+  test('catalog and ARD: health, drift and source in entries\' metadata; the ARD health filter', async () => {
+    const { base, interfaceUrl } = fresh();
+    const card = v1Card('Lighthouse Keeper Agent', interfaceUrl);
+    serveCard(card, base);
+    const { id, source } = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    const inline = resultOf(await op(alice, { register: { agentCard: v1Card('Lighthouse Painter Agent', `https://agents.example.org/painter${n}/a2a`) } }));
+
+    const catalog = (await (await fetch(`${registry.url}/.well-known/ai-catalog.json`)).json()) as WireJson;
+    const listed = catalog.entries.find((e: WireJson) => e.metadata?.registryId === id);
+    assert.ok(listed, 'the entry is in the catalog');
+    assert.deepEqual(
+      { health: listed.metadata.health, drift: listed.metadata.drift, sourceUrl: listed.metadata.sourceUrl, since: typeof listed.metadata.healthSince },
+      { health: 'ok', drift: false, sourceUrl: source.url, since: 'string' },
+    );
+    const plain = catalog.entries.find((e: WireJson) => e.metadata?.registryId === inline.id);
+    assert.equal(plain.metadata.health, undefined, 'entries the registry never checks carry no health');
+
+    const ard = async (filter: WireJson) => {
+      const res = await fetch(`${registry.url}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { text: 'lighthouse', filter } }) });
+      return { status: res.status, body: (await res.json()) as WireJson };
+    };
+    const ok = await ard({ health: 'ok' });
+    assert.deepEqual(ok.body.results.map((r: WireJson) => r.metadata.registryId), [id]);
+    assert.equal(ok.body.results[0].metadata.health, 'ok');
+    assert.equal(ok.body.results[0].metadata.sourceUrl, source.url);
+
+    origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(404).end());
+    await op(alice, { refresh: { id } });
+    const down = await ard({ health: 'unreachable' });
+    assert.deepEqual(down.body.results.map((r: WireJson) => r.metadata.registryId), [id]);
+    assert.equal(down.body.results[0].metadata.health, 'unreachable');
+    const one = (await (await fetch(`${registry.url}/agents/${id}`)).json()) as WireJson;
+    assert.equal(one.metadata.health, 'unreachable', 'the ARD entry follows the check (the catalog cache follows the change feed)');
+    const refreshedCatalog = (await (await fetch(`${registry.url}/.well-known/ai-catalog.json`)).json()) as WireJson;
+    assert.equal(refreshedCatalog.entries.find((e: WireJson) => e.metadata?.registryId === id).metadata.health, 'unreachable');
+
+    const bad = await ard({ health: 'fine' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.message, /Filter "health" takes one of ok, unreachable, invalid, any/);
+  });
+});
+
+describe('metrics', () => {
+  test('fetches by purpose and outcome, failures by reason, latency', async () => {
+    const text = await (await fetch(`${registry.url}/metrics`)).text();
+    assert.match(text, /registry_fetches_total\{purpose="agent-card",outcome="ok"\} [1-9]/);
+    assert.match(text, /registry_fetches_total\{purpose="refresh",outcome="not-modified"\} [1-9]/);
+    assert.match(text, /registry_fetches_total\{purpose="mcp",outcome="ok"\} [1-9]/);
+    assert.match(text, /registry_fetch_failures_total\{purpose="agent-card",reason="link-local"\} [1-9]/);
+    assert.match(text, /registry_fetch_failures_total\{purpose="refresh",reason="http-status"\} [1-9]/);
+    assert.match(text, /registry_fetch_duration_seconds_bucket\{le="5",purpose="agent-card"\} [1-9]/);
+    assert.match(text, /registry_requests_total\{method="SendMessage",operation="refresh",outcome="COMPLETED",code="none",door="a2a"\} [1-9]/);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * Small holes (issue 12, point 6), with the registry in its own process as `npm start` runs it
+ * (its console bridged into the JSON log): a task id that is not valid percent-encoding is a 400,
+ * not a 500; a bearer token put in a query string never reaches the logs; clients' mistakes are
+ * logged at info (or warn) without a stack trace. (/metrics behind REGISTRY_METRICS_TOKEN: see
+ * hardening-observability.test.ts.)
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { loggableUrl } from '../src/http/request-log.js';
+import { rawPost } from './support/raw-http.js';
+import { TOKENS, TOKENS_ENV, spawnRegistry, tempDir, type ChildRegistry } from './support/registry.js';
+
+let registry: ChildRegistry;
+before(async () => {
+  registry = await spawnRegistry({ REGISTRY_DATA_DIR: tempDir(), REGISTRY_TOKENS: TOKENS_ENV });
+});
+after(() => registry.stop());
+
+/** The log lines written from now until `work` is done (and its request lines are in). */
+async function logsOf(work: () => Promise<unknown>, requests: number): Promise<Record<string, unknown>[]> {
+  const from = registry.logs.length;
+  await work();
+  const until = Date.now() + 10_000;
+  while (registry.logs.slice(from).filter((l) => l.msg === 'request').length < requests && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return registry.logs.slice(from);
+}
+
+const get = (path: string) => fetch(`${registry.url}${path}`, { headers: { 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` } });
+
+describe('small holes', () => {
+  test('GET /a2a/rest/tasks/%ff%fe is a 400 saying what is wrong, logged at info without a stack', async () => {
+    let status = 0;
+    let body: { error?: { status?: string; message?: string } } = {};
+    const lines = await logsOf(async () => {
+      const res = await get('/a2a/rest/tasks/%ff%fe');
+      status = res.status;
+      body = (await res.json()) as typeof body;
+    }, 1);
+    assert.equal(status, 400);
+    assert.equal(body.error?.status, 'INVALID_ARGUMENT');
+    assert.match(body.error!.message!, /not valid percent-encoded UTF-8/);
+    assert.ok(lines.every((l) => Number(l.level) < 40), `no warning or error: ${JSON.stringify(lines)}`);
+    assert.ok(!JSON.stringify(lines).includes('stack'));
+    assert.ok(lines.some((l) => l.msg === 'request refused'));
+  });
+
+  test('a bearer token in the query string is redacted from the request log', async () => {
+    const secret = 'query-string-secret-0123456789';
+    const lines = await logsOf(() => get(`/a2a/rest/tasks?access_token=${secret}&pageSize=5&token=${secret}`), 1);
+    const text = JSON.stringify(lines);
+    assert.ok(!text.includes(secret), 'the token is nowhere in the logs');
+    const request = lines.find((l) => l.msg === 'request')!;
+    assert.equal(request.http, 'GET /a2a/rest/tasks?access_token=[redacted]&pageSize=5&token=[redacted]');
+    assert.equal(loggableUrl('/a2a/rest/tasks?pageToken=abc&status=TASK_STATE_COMPLETED'), '/a2a/rest/tasks?pageToken=abc&status=TASK_STATE_COMPLETED');
+    assert.equal(loggableUrl('/a2a/rest/tasks'), '/a2a/rest/tasks');
+  });
+
+  test("clients' mistakes (unknown tasks, bad parameters) are logged at info, without stack traces", async () => {
+    const unknown = crypto.randomUUID();
+    const lines = await logsOf(async () => {
+      // The SDK logs a refused stream as a console error with a stack; the bridge makes it an info line.
+      await rawPost(`${registry.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: unknown } }));
+      await rawPost(`${registry.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: unknown } }));
+      await rawPost(`${registry.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ListTasks', params: { pageSize: 1000 } }));
+      await (await get(`/a2a/rest/tasks/${unknown}:subscribe`)).text();
+    }, 4);
+    assert.ok(lines.length >= 4);
+    assert.ok(lines.every((l) => Number(l.level) < 50), `nothing at error level: ${JSON.stringify(lines.filter((l) => Number(l.level) >= 50))}`);
+    assert.ok(!JSON.stringify(lines).includes('"stack'), 'no stack traces');
+    assert.ok(lines.some((l) => l.source === 'console' && /TaskNotFoundError/.test(String(l.msg))), 'the SDK line is kept, as info');
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Per-principal quotas (issue 12, point 3), end to end over A2A: at most
+ * REGISTRY_MAX_ENTRIES_PER_OWNER entries (QUOTA_EXCEEDED names the limit and how to raise it,
+ * concurrent registrations never overshoot, unregistering frees room), at most
+ * REGISTRY_MAX_REVISIONS revisions kept per entry (numbering continues; an old revision says it
+ * is no longer kept), admins exempt. On SQLite and PostgreSQL.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { v1Card } from './support/documents.js';
+import { errorOf, op, resultOf, sdkClient, stateOf } from './support/client.js';
+import { storageEngines } from './support/engines.js';
+import { TOKENS, startTestRegistry } from './support/registry.js';
+
+const card = (owner: string, i: number) => v1Card(`Quota ${owner} ${i}`, `https://quota-${owner}-${i}.example.org/a2a`);
+
+for (const engine of storageEngines()) {
+  describe(`quotas (${engine.name})`, () => {
+    test('entries per owner: refused over the limit with a message that says how to raise it; admins exempt', async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      const registry = await startTestRegistry({ ...(await engine.env()), REGISTRY_MAX_ENTRIES_PER_OWNER: '3', REGISTRY_MAX_REVISIONS: '2' });
+      t.after(() => registry.close());
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const admin = await sdkClient(registry.url, { token: TOKENS.admin });
+
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push(resultOf(await op(alice, { register: { agentCard: card('alice', i) } })).id);
+      const over = await op(alice, { register: { agentCard: card('alice', 3) } });
+      const error = errorOf(over);
+      assert.equal(error.code, 'QUOTA_EXCEEDED');
+      assert.match(error.message, /"alice" already has 3 entries/);
+      assert.match(error.message, /REGISTRY_MAX_ENTRIES_PER_OWNER=3/);
+      assert.match(error.message, /raise REGISTRY_MAX_ENTRIES_PER_OWNER/);
+      // Updating an entry it has is fine; unregistering one makes room for another.
+      assert.equal(resultOf(await op(alice, { register: { agentCard: { ...card('alice', 0), version: '2.0.0' } } })).revision, 2);
+      assert.equal(stateOf(await op(alice, { unregister: { id: ids[0] } })), 'TASK_STATE_COMPLETED');
+      assert.equal(stateOf(await op(alice, { register: { agentCard: card('alice', 3) } })), 'TASK_STATE_COMPLETED');
+
+      // Ten at once: exactly three get in.
+      const raced = await Promise.all(Array.from({ length: 10 }, (_, i) => op(bob, { register: { agentCard: card('bob', i) } })));
+      assert.equal(raced.filter((task) => stateOf(task) === 'TASK_STATE_COMPLETED').length, 3);
+      assert.equal(raced.filter((task) => stateOf(task) === 'TASK_STATE_REJECTED' && errorOf(task).code === 'QUOTA_EXCEEDED').length, 7);
+      const bobs = resultOf(await op(bob, { list: { filter: { mine: true } } }));
+      assert.equal(bobs.entries.length, 3);
+
+      // The operator's admin principal has no quota.
+      for (let i = 0; i < 5; i++) assert.equal(stateOf(await op(admin, { register: { agentCard: card('admin', i) } })), 'TASK_STATE_COMPLETED');
+    });
+
+    test('revisions per entry: older ones leave the history, numbering goes on, an old one says so', async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      const registry = await startTestRegistry({ ...(await engine.env()), REGISTRY_MAX_REVISIONS: '2' });
+      t.after(() => registry.close());
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      let id = '';
+      for (let v = 1; v <= 4; v++) {
+        const result = resultOf(await op(alice, { register: { agentCard: { ...card('alice', 9), version: `${v}.0.0` } } }));
+        assert.equal(result.revision, v);
+        id = result.id;
+      }
+      assert.equal(resultOf(await op(alice, { get: { id } })).revision, 4);
+      assert.equal(resultOf(await op(alice, { get: { id, revision: 3 } })).document.version, '3.0.0');
+      const gone = errorOf(await op(alice, { get: { id, revision: 2 } }));
+      assert.equal(gone.code, 'NOT_FOUND');
+      assert.match(gone.message, /revision 2 .* is no longer kept/i);
+      assert.match(gone.message, /REGISTRY_MAX_REVISIONS/);
+      assert.match(gone.message, /oldest kept is 3/);
+      assert.match(errorOf(await op(alice, { get: { id, revision: 9 } })).message, /has no revision 9/);
+    });
+  });
+}

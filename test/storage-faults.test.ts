@@ -1,0 +1,308 @@
+/**
+ * Storage faults are named (issue 12, point 5): when the database cannot be written, writes are
+ * refused with an error that says storage is unavailable (HTTP 503 on HTTP+JSON, a JSON-RPC error
+ * whose message says so), searches keep answering from the index, /readyz reports the fault until
+ * a write probe succeeds, and nothing acknowledged is lost.
+ *
+ * - SQLite, disk full: for real, on a small tmpfs filled up (needs root to mount; skipped
+ *   otherwise);
+ * - SQLite, file deleted: for real (the data directory removed under the running registry);
+ * - SQLite, read-only: simulated with PRAGMA query_only on the store's connection (a file system
+ *   cannot be remounted read-only while the database is open: the kernel answers EBUSY);
+ * - PostgreSQL, read-only and unreachable: for real (default_transaction_read_only, a stopped server).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import type Database from 'better-sqlite3';
+import pg from 'pg';
+import { v1Card } from './support/documents.js';
+import { op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
+import { storageEngines } from './support/engines.js';
+import { rawPost } from './support/raw-http.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { SqliteStore } from '../src/storage/sqlite/index.js';
+import { StorageUnavailableError } from '../src/storage/faults.js';
+import { actor, entryWrite } from './support/store-fixtures.js';
+
+const sendMessage = (parts: unknown[]) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts } } });
+const registerPart = (name: string) => ({ data: { register: { agentCard: v1Card(name, `https://${name.toLowerCase().replace(/\W+/g, '-')}.example.org/a2a`) } }, mediaType: 'application/json' });
+
+/** A registration over JSON-RPC and over HTTP+JSON, as raw answers. */
+async function registerBoth(registry: TestRegistry, name: string) {
+  const headers = { authorization: `Bearer ${TOKENS.alice}` };
+  const jsonRpc = await rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([registerPart(name)]), { headers });
+  const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [registerPart(`${name} rest`)] } }), { headers });
+  return { jsonRpc, rest };
+}
+
+/** Both bindings refuse the write as a protocol error that says storage is unavailable (and why). */
+function assertRefused(answers: Awaited<ReturnType<typeof registerBoth>>, why: RegExp): void {
+  const error = answers.jsonRpc.json!.error as WireJson;
+  assert.ok(error, `JSON-RPC answers an error, not a task: ${answers.jsonRpc.text.slice(0, 200)}`);
+  assert.equal(error.code, -32603);
+  assert.match(error.message, /^Storage is unavailable: /);
+  assert.match(error.message, why);
+  assert.equal(error.data[0].reason, 'STORAGE_UNAVAILABLE');
+  assert.equal(answers.rest.status, 503);
+  assert.equal(answers.rest.json!.error.status, 'UNAVAILABLE');
+  assert.match(answers.rest.json!.error.message, why);
+  assert.equal(answers.rest.headers.get('retry-after'), '5');
+}
+
+async function readiness(registry: TestRegistry): Promise<{ status: number; reason?: string }> {
+  const res = await fetch(`${registry.url}/readyz`);
+  const body = (await res.json()) as { reason?: string };
+  return { status: res.status, reason: body.reason };
+}
+
+async function eventually<T>(ms: number, check: () => Promise<T | undefined | false>, what: string): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > until) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Searches are answered from the index while writes are refused. */
+async function assertSearchable(registry: TestRegistry, query: string, expected: number): Promise<void> {
+  const anonymous = await sdkClient(registry.url);
+  const page = resultOf(await op(anonymous, { search: { query } }));
+  assert.equal(page.total, expected);
+}
+
+/** Mounts a tmpfs of `megabytes` (root only); undefined with the reason when that is not possible here. */
+function mountTmpfs(megabytes: number): { dir: string; unmount(): void } | string {
+  if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-full-disk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch (error) {
+    fs.rmdirSync(dir);
+    return `cannot mount a tmpfs here: ${(error as Error).message.split('\n')[0]}`;
+  }
+  return {
+    dir,
+    unmount() {
+      execFileSync('umount', [dir]);
+      fs.rmdirSync(dir);
+    },
+  };
+}
+
+/** Writes a file until the file system is full. */
+function fill(dir: string): string {
+  const file = path.join(dir, 'filler');
+  const fd = fs.openSync(file, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (;;) fs.writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    fs.closeSync(fd);
+  }
+  // And the last few blocks a smaller write could still use.
+  const small = fs.openSync(path.join(dir, 'filler-small'), 'w');
+  try {
+    for (;;) fs.writeSync(small, Buffer.alloc(512, 1));
+  } catch {
+    /* full */
+  } finally {
+    fs.closeSync(small);
+  }
+  return file;
+}
+
+describe('SQLite storage faults', () => {
+  test('disk full (a real, full tmpfs): writes refused and named, searches answered, not ready until space is back', async (t) => {
+    const mount = mountTmpfs(24);
+    if (typeof mount === 'string') return t.skip(mount);
+    const dataDir = path.join(mount.dir, 'data');
+    const running: TestRegistry[] = [];
+    // One hook, in order: the registries let go of their files, then the file system goes.
+    t.after(async () => {
+      for (const r of running) await r.close();
+      mount.unmount();
+    });
+    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    running.push(registry);
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const acknowledged: string[] = [];
+    for (const name of ['Full Disk One', 'Full Disk Two']) acknowledged.push(resultOf(await op(alice, { register: { agentCard: v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) } })).id);
+    assert.deepEqual(await readiness(registry), { status: 200, reason: undefined });
+
+    fill(mount.dir);
+    assertRefused(await registerBoth(registry, 'Full Disk Three'), /the disk holding the database is full/);
+    await assertSearchable(registry, 'Full Disk', 2);
+    assert.equal(resultOf(await op(alice, { get: { id: acknowledged[0] } })).name, 'Full Disk One', 'reads from storage still work');
+    const notReady = await readiness(registry);
+    assert.equal(notReady.status, 503);
+    assert.match(notReady.reason!, /storage is unavailable: the disk holding the database is full \(SQLITE_FULL/);
+    assert.match(await (await fetch(`${registry.url}/metrics`)).text(), /^registry_storage_writable 0$/m);
+
+    fs.rmSync(path.join(mount.dir, 'filler'));
+    fs.rmSync(path.join(mount.dir, 'filler-small'));
+    await eventually(10_000, async () => (await readiness(registry)).status === 200, '/readyz is ready again once a write probe succeeds');
+    assert.match(await (await fetch(`${registry.url}/metrics`)).text(), /^registry_storage_writable 1$/m);
+    acknowledged.push(resultOf(await op(alice, { register: { agentCard: v1Card('Full Disk Four', 'https://full-disk-four.example.org/a2a') } })).id);
+
+    await registry.close();
+    const again = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    running.push(again);
+    const reader = await sdkClient(again.url, { token: TOKENS.alice });
+    for (const id of acknowledged) assert.equal(stateOf(await op(reader, { get: { id } })), 'TASK_STATE_COMPLETED', `acknowledged ${id} survived`);
+    assert.equal(resultOf(await op(reader, { search: { query: 'Full Disk Three' } })).results.filter((h: WireJson) => h.name === 'Full Disk Three').length, 0, 'the refused write is not there');
+  });
+
+  test('the database file deleted under the running registry: re-created from the open connection, nothing lost', async (t) => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-deleted-'));
+    t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+    const dataDir = path.join(parent, 'data');
+    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    let closed = false;
+    t.after(async () => {
+      if (!closed) await registry.close();
+    });
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const register = async (name: string) => op(alice, { register: { agentCard: v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) } });
+    const ids = [resultOf(await register('Deleted One')).id];
+
+    // The whole data directory goes: the next commit notices and re-creates the file.
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    ids.push(resultOf(await register('Deleted Two')).id);
+    assert.ok(fs.existsSync(path.join(dataDir, 'registry.db')), 'the file is back');
+
+    // Now it cannot be re-created (a file where the directory should be): writes are refused, named.
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.writeFileSync(dataDir, 'not a directory');
+    assertRefused(await registerBoth(registry, 'Deleted Three'), /the database file was deleted and cannot be re-created/);
+    await assertSearchable(registry, 'Deleted', 2);
+    assert.match((await readiness(registry)).reason!, /storage is unavailable: the database file was deleted/);
+    fs.rmSync(dataDir);
+    await eventually(10_000, async () => (await readiness(registry)).status === 200, 'ready again once the probe re-created the file');
+    ids.push(resultOf(await register('Deleted Four')).id);
+
+    await registry.close();
+    closed = true;
+    const again = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    t.after(() => again.close());
+    const reader = await sdkClient(again.url, { token: TOKENS.alice });
+    for (const id of ids) assert.equal(resultOf(await op(reader, { get: { id } })).id, id, `acknowledged ${id} survived`);
+  });
+
+  test('read-only (simulated with PRAGMA query_only): writes refused and named, the probe clears it', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-readonly-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    let connection: Database.Database | undefined;
+    const store = new SqliteStore({ file: path.join(dir, 'registry.db'), onConnection: (db) => (connection = db) });
+    await store.open();
+    t.after(() => store.close());
+    await store.upsert(entryWrite('agent', 'https://readonly.example.com/a'), actor('alice'));
+    connection!.pragma('query_only = ON');
+    await assert.rejects(store.upsert(entryWrite('agent', 'https://readonly.example.com/b'), actor('alice')), (error: unknown) => {
+      assert.ok(error instanceof StorageUnavailableError);
+      assert.equal(error.fault.reason, 'read-only');
+      assert.match(error.message, /the database is read-only/);
+      return true;
+    });
+    assert.equal(store.fault?.reason, 'read-only');
+    assert.equal((await store.count()).agent, 1, 'reads still work');
+    assert.equal(await store.probeWrites(), false);
+    assert.equal(store.fault?.reason, 'read-only');
+    connection!.pragma('query_only = OFF');
+    assert.equal(await store.probeWrites(), true);
+    assert.equal(store.fault, undefined);
+  });
+});
+
+describe('PostgreSQL storage faults', () => {
+  const [, postgres] = storageEngines();
+
+  async function admin(url: string, sql: string): Promise<void> {
+    const target = new URL(url);
+    const database = target.pathname.slice(1);
+    target.pathname = '/postgres';
+    const client = new pg.Client({ connectionString: target.toString() });
+    await client.connect();
+    try {
+      await client.query(sql.replaceAll('$db', `"${database}"`).replaceAll('$name', `'${database}'`));
+    } finally {
+      await client.end();
+    }
+  }
+  /** Drops every session on the database, so the pool reconnects with the database's new settings. */
+  const kickSessions = (url: string) => admin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $name AND pid <> pg_backend_pid()`);
+
+  test('read-only: writes refused and named, searches answered, ready again once it takes writes', async (t) => {
+    const skip = postgres!.skip();
+    if (skip) return t.skip(skip);
+    const env = await postgres!.env();
+    const registry = await startTestRegistry(env);
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const id = resultOf(await op(alice, { register: { agentCard: v1Card('Readonly One', 'https://readonly-one.example.org/a2a') } })).id;
+
+    await admin(env.DATABASE_URL!, 'ALTER DATABASE $db SET default_transaction_read_only = on');
+    await kickSessions(env.DATABASE_URL!);
+    assertRefused(await registerBoth(registry, 'Readonly Two'), /the database is read-only/);
+    await assertSearchable(registry, 'Readonly', 1);
+    assert.equal(resultOf(await op(alice, { get: { id } })).name, 'Readonly One');
+    assert.match((await readiness(registry)).reason!, /storage is unavailable: the database is read-only \(25006/);
+
+    await admin(env.DATABASE_URL!, 'ALTER DATABASE $db RESET default_transaction_read_only');
+    await kickSessions(env.DATABASE_URL!);
+    await eventually(15_000, async () => (await readiness(registry)).status === 200, 'ready once the database takes writes');
+    assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Readonly Three', 'https://readonly-three.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+  });
+
+  test('unreachable: writes refused and named, searches answered, ready again when it is back', async (t) => {
+    const skip = postgres!.skip();
+    if (skip) return t.skip(skip);
+    if (!postgres!.server?.controllable) return t.skip('the PostgreSQL server is not ours to stop (TEST_DATABASE_URL)');
+    const registry = await startTestRegistry(await postgres!.env());
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    resultOf(await op(alice, { register: { agentCard: v1Card('Unreachable One', 'https://unreachable-one.example.org/a2a') } }));
+    await postgres!.server.halt();
+    let resumed = false;
+    t.after(async () => {
+      if (!resumed) await postgres!.server!.resume();
+    });
+    assertRefused(await registerBoth(registry, 'Unreachable Two'), /the database server cannot be reached/);
+    await assertSearchable(registry, 'Unreachable', 1);
+    assert.equal((await readiness(registry)).status, 503);
+    await postgres!.server.resume();
+    resumed = true;
+    await eventually(20_000, async () => (await readiness(registry)).status === 200, 'ready once the server is back');
+    assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Unreachable Three', 'https://unreachable-three.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+  });
+});
+
+describe('fault names', () => {
+  test('SQLite and PostgreSQL error codes map to the fault they mean; other errors are not faults', async () => {
+    const { sqliteFault, postgresFault } = await import('../src/storage/faults.js');
+    const reason = (f: ReturnType<typeof sqliteFault>) => f?.reason;
+    assert.equal(reason(sqliteFault({ code: 'SQLITE_FULL' })), 'disk-full');
+    assert.equal(reason(sqliteFault({ code: 'SQLITE_READONLY' })), 'read-only');
+    assert.equal(reason(sqliteFault({ code: 'SQLITE_READONLY_DBMOVED' })), 'missing');
+    assert.equal(reason(sqliteFault({ code: 'SQLITE_CORRUPT' })), 'corrupt');
+    assert.equal(reason(sqliteFault({ code: 'SQLITE_NOTADB' })), 'corrupt');
+    assert.equal(reason(sqliteFault({ code: 'SQLITE_IOERR_WRITE' })), 'io');
+    assert.equal(reason(sqliteFault({ code: 'SQLITE_CONSTRAINT_UNIQUE' })), undefined);
+    assert.equal(reason(sqliteFault(new Error('bug'))), undefined);
+    assert.equal(reason(postgresFault({ code: '53100' })), 'disk-full');
+    assert.equal(reason(postgresFault({ code: '25006' })), 'read-only');
+    assert.equal(reason(postgresFault({ code: 'XX001' })), 'corrupt');
+    assert.equal(reason(postgresFault({ code: '57P01' })), 'unreachable');
+    assert.equal(reason(postgresFault({ code: 'ECONNREFUSED' })), 'unreachable');
+    assert.equal(reason(postgresFault(new Error('Connection terminated unexpectedly'))), 'unreachable');
+    assert.equal(reason(postgresFault({ code: '23505' })), undefined);
+  });
+});

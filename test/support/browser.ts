@@ -1,0 +1,110 @@
+/**
+ * A real browser for web page tests: Debian's Chromium (/usr/bin/chromium, installed by
+ * .ci/chromium-setup.sh) driven by playwright-core, which never downloads a browser of its own.
+ * One browser per test file, with a fresh profile in a temporary directory removed afterwards.
+ *
+ * Without Chromium the tests skip locally; under CI (CI set) they fail, so a missing install
+ * step cannot hide behind a green run.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { REPO_ROOT } from './registry.js';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'test-output', 'screenshots');
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Why browser tests cannot run here, or undefined when they can. Throws under CI. */
+export function browserUnavailable(): string | undefined {
+  if (fs.existsSync(CHROMIUM_PATH)) return undefined;
+  const reason = `${CHROMIUM_PATH} is missing (apt-get install -y chromium, or .ci/chromium-setup.sh)`;
+  if (process.env.CI) throw new Error(`browser tests need Chromium under CI: ${reason}`);
+  return reason;
+}
+
+/** A page that records what went wrong in it: console errors (CSP refusals among them) and uncaught exceptions. */
+export type WatchedPage = Page & { problems: string[] };
+
+export interface TestBrowser {
+  context: BrowserContext;
+  newPage(): Promise<WatchedPage>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(options: { viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-chromium-'));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: FLAGS,
+      viewport: options.viewport ?? { width: 1100, height: 900 },
+      // Only what the page asks of a real person's browser: the copy buttons write to the clipboard.
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+  } catch (err) {
+    fs.rmSync(profile, { recursive: true, force: true });
+    throw err;
+  }
+  // A persistent context opens with one blank page; tests open their own.
+  await Promise.all(context.pages().map((p) => p.close()));
+  return {
+    context,
+    async newPage() {
+      const page: WatchedPage = Object.assign(await context.newPage(), { problems: [] as string[] });
+      page.on('console', (m) => {
+        if (m.type() === 'error') page.problems.push(`console: ${m.text()}`);
+      });
+      page.on('pageerror', (e) => page.problems.push(`uncaught: ${e.message}`));
+      return page;
+    },
+    async close() {
+      await context.close().catch(() => undefined);
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Saves a full-page screenshot under test-output/screenshots for a person to look at. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+const AXE_SOURCE = path.join(REPO_ROOT, 'node_modules', 'axe-core', 'axe.min.js');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/**
+ * Runs axe-core (WCAG 2.1 A and AA rules: labels, names, contrast, landmarks, ...) on the page
+ * as it is now. The script is evaluated through the DevTools protocol, which the page's CSP
+ * does not govern; the page itself never loads it.
+ */
+export async function accessibilityViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(fs.readFileSync(AXE_SOURCE, 'utf8'));
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, options: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => JSON.stringify(n.target)) }));
+  });
+}

@@ -1,0 +1,302 @@
+/**
+ * Tasks and the change log stay bounded (issue 12, point 2): the in-memory task store's caps
+ * (count, bytes, time to live), durable tasks pruned after their retention, the change log
+ * trimmed (a replica behind the trimmed point reloads its index and signals a resync), freed
+ * space returned (SQLite), and databases written by earlier releases upgraded (their read and
+ * anonymous tasks dropped). On SQLite and PostgreSQL where storage is involved.
+ */
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { Task, TaskState } from '@a2a-js/sdk';
+import { ServerCallContext } from '@a2a-js/sdk/server';
+import { ChangeFeed } from '../src/registry/change-feed.js';
+import { IndexFollower } from '../src/registry/index-follower.js';
+import { PageTokens } from '../src/registry/page-token.js';
+import { RegistryService } from '../src/registry/service.js';
+import { createSearchIndex } from '../src/search/index.js';
+import { POSTGRES_MIGRATIONS, PostgresStore } from '../src/storage/postgres/index.js';
+import { SQLITE_MIGRATIONS, SqliteStore } from '../src/storage/sqlite/index.js';
+import type { RegistryStore, TaskRow } from '../src/storage/types.js';
+import { BoundedTaskMemory, approximateBytes } from '../src/tasks/bounded-memory.js';
+import { RegistryTaskStore } from '../src/tasks/registry-task-store.js';
+import { toTaskRow } from '../src/tasks/task-rows.js';
+import { createDocumentValidator } from '../src/validation/index.js';
+import { NO_TRUSTED_KEYS, createSignatureVerifier } from '../src/validation/signature.js';
+import { createLogger } from '../src/observability/logger.js';
+import { v1Card } from './support/documents.js';
+import { op, resultOf, sdkClient, stream, type WireJson } from './support/client.js';
+import { storageEngines } from './support/engines.js';
+import { TOKENS, startTestRegistry, tempDir } from './support/registry.js';
+import { actor, entryWrite } from './support/store-fixtures.js';
+
+const sampleTask = (id: string, text = 'x') =>
+  Task.fromJSON({ id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() }, artifacts: [{ artifactId: 'a', parts: [{ text }] }], history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] }] });
+/** The sample task as first saved, with the timestamp the stored one got. */
+const sampleTaskWithId = (id: string, stored: Task) => {
+  const task = sampleTask(id, 'original');
+  task.status!.timestamp = stored.status!.timestamp;
+  return task;
+};
+
+/** Waits for a condition (no fixed sleeps): polls every 25 ms up to `ms`. */
+async function eventually(ms: number, check: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('the in-memory task store', () => {
+  const put = (memory: BoundedTaskMemory, id: string, owner = 'alice', text = 'x') => {
+    const task = sampleTask(id, text);
+    memory.put({ tenant: '', owner, id, task, updated: Date.now(), durable: false, bytes: approximateBytes(task) });
+  };
+
+  test('keeps at most maxTasks, oldest save out first', () => {
+    const memory = new BoundedTaskMemory({ maxTasks: 3, maxBytes: 1e9, ttlMs: 60_000 });
+    for (const id of ['a', 'b', 'c', 'd']) put(memory, id);
+    assert.equal(memory.size, 3);
+    assert.equal(memory.get('', 'alice', 'a'), undefined);
+    put(memory, 'b'); // saved again: now the newest
+    put(memory, 'e');
+    assert.deepEqual(memory.scope('', 'alice').map((h) => h.id).sort(), ['b', 'd', 'e']);
+  });
+
+  test('keeps at most about maxBytes, and counts replaced tasks once', () => {
+    const one = approximateBytes(sampleTask('t0', 'y'.repeat(1000)));
+    assert.ok(one > 1000 && one < 2000, `a task of 1,000 characters is about that many bytes (${one})`);
+    const memory = new BoundedTaskMemory({ maxTasks: 1000, maxBytes: one * 3, ttlMs: 60_000 });
+    for (let i = 0; i < 10; i++) put(memory, `t${i}`, 'alice', 'y'.repeat(1000));
+    assert.equal(memory.size, 3);
+    assert.ok(memory.bytes <= one * 3);
+    put(memory, 't9', 'alice', 'y'.repeat(1000));
+    assert.equal(memory.size, 3);
+    assert.ok(memory.bytes <= one * 3);
+    // Binary parts count by their bytes, not element by element.
+    assert.ok(approximateBytes({ raw: new Uint8Array(5000) }) >= 5000 && approximateBytes({ raw: new Uint8Array(5000) }) < 5100);
+  });
+
+  test('forgets tasks after their time to live, on access and on a sweep', () => {
+    let now = 1_000_000;
+    const memory = new BoundedTaskMemory({ maxTasks: 100, maxBytes: 1e9, ttlMs: 1000 }, () => now);
+    put(memory, 'a');
+    put(memory, 'b', 'bob');
+    now += 500;
+    put(memory, 'c');
+    now += 600; // a and b expired, c has 400 ms left
+    assert.equal(memory.get('', 'alice', 'a'), undefined);
+    assert.deepEqual(memory.scope('', 'alice').map((h) => h.id), ['c']);
+    memory.sweep();
+    assert.equal(memory.size, 1);
+    now += 500;
+    memory.sweep();
+    assert.equal(memory.size, 0);
+    assert.equal(memory.bytes, 0);
+  });
+
+  test('its caps and time to live are configuration, end to end', async (t) => {
+    const registry = await startTestRegistry({ REGISTRY_TASK_MEMORY_COUNT: '3', REGISTRY_TASK_MEMORY_TTL_SECONDS: '1' });
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const searches: WireJson[] = [];
+    for (let i = 0; i < 5; i++) searches.push(await op(alice, { search: { query: `bounded ${i}` } }));
+    const listed = await alice.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 50, pageToken: '', statusTimestampAfter: undefined });
+    assert.deepEqual(new Set(listed.tasks.map((x) => x.id)), new Set(searches.slice(2).map((s) => s.id)), 'the three newest are kept');
+    await assert.rejects(alice.getTask({ tenant: '', id: searches[0]!.id, historyLength: undefined }), /not found/i);
+    await eventually(5000, async () => (await alice.getTask({ tenant: '', id: searches[4]!.id, historyLength: undefined }).catch(() => undefined)) === undefined, 'the newest task expires after 1 s');
+    registry.core.tasks.sweep();
+    assert.deepEqual(registry.core.tasks.memoryUsage, { tasks: 0, bytes: 0 });
+  });
+});
+
+describe('tasks in memory are copies', () => {
+  test('edits to a saved or a loaded task (the way the SDK edits them) do not reach the stored one', async () => {
+    const records = { save: async () => assert.fail('not durable'), load: async () => undefined, list: async () => ({ rows: [], total: 0 }), prune: async () => 0 };
+    const store = new RegistryTaskStore(records, { maxTasks: 10, maxBytes: 1e6, ttlMs: 60_000 });
+    const context = new ServerCallContext({ user: { isAuthenticated: true, userName: 'alice' } });
+    const task = sampleTask('t1', 'original');
+    await store.save(task, context);
+    // What the SDK does to a task it holds: reassign fields, push artifacts, reassign an artifact's parts.
+    task.status = { ...task.status!, state: TaskState.TASK_STATE_FAILED };
+    task.history = [];
+    task.artifacts[0]!.parts = [];
+    task.artifacts.push({ artifactId: 'b', name: 'late', description: '', parts: [], metadata: undefined, extensions: [] });
+    const loaded = (await store.load('t1', context))!;
+    assert.equal(loaded.status!.state, TaskState.TASK_STATE_COMPLETED);
+    assert.equal(loaded.artifacts.length, 1);
+    assert.equal(loaded.artifacts[0]!.parts.length, 1);
+    loaded.artifacts[0]!.parts = [...loaded.artifacts[0]!.parts, ...loaded.artifacts[0]!.parts];
+    loaded.artifacts[0]!.name = 'renamed';
+    loaded.metadata = { edited: true };
+    const again = (await store.load('t1', context))!;
+    assert.deepEqual(Task.toJSON(again), Task.toJSON(sampleTaskWithId('t1', again)));
+  });
+
+  test('a streamed search (artifact chunks appended by the SDK) is whole when fetched later', async (t) => {
+    const registry = await startTestRegistry();
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    for (let i = 0; i < 12; i++) await op(alice, { register: { agentCard: v1Card(`Chunked Agent ${i}`, `https://chunked-${i}.example.org/a2a`) } });
+    const events = await stream(alice, [{ data: { search: { query: 'Chunked Agent', limit: 12 } }, mediaType: 'application/json' }]);
+    const taskId = events[0]!.task.id;
+    const chunks = events.filter((e) => e.artifactUpdate).length;
+    assert.ok(chunks >= 3, `several chunks (${chunks})`);
+    const fetched = Task.toJSON(await alice.getTask({ tenant: '', id: taskId, historyLength: undefined })) as WireJson;
+    assert.equal(fetched.status.state, 'TASK_STATE_COMPLETED');
+    const results = fetched.artifacts[0].parts.filter((p: WireJson) => p.data).flatMap((p: WireJson) => p.data.results);
+    assert.equal(results.length, 12);
+    assert.equal(new Set(results.map((h: WireJson) => h.id)).size, 12);
+  });
+});
+
+const engines = storageEngines();
+
+for (const engine of engines) {
+  describe(`storage stays bounded (${engine.name})`, () => {
+    test('housekeeping prunes durable tasks past their retention and trims the change log', async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      const registry = await startTestRegistry({
+        ...(await engine.env()),
+        REGISTRY_TASK_RETENTION_HOURS: '0.0001', // 0.36 s
+        REGISTRY_CHANGES_RETENTION_HOURS: '0.0001',
+      });
+      t.after(() => registry.close());
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const registered = await op(alice, { register: { agentCard: v1Card('Pruned Agent', 'https://pruned.example.org/a2a') } });
+      const seq = await registry.store.lastChangeSeq();
+      assert.ok(seq > 0);
+      await eventually(10_000, async () => (await registry.core.housekeeping.run()).prunedTasks === 1, 'the registration task is pruned once older than 0.36 s');
+      assert.equal(await registry.store.tasks.load({ tenant: '', owner: 'alice' }, registered.id), undefined);
+      assert.equal(await registry.store.changesTrimmedThrough(), seq);
+      assert.deepEqual(await registry.store.changesSince(0, 10), []);
+      assert.equal(await registry.store.lastChangeSeq(), seq);
+      // The entry itself is not touched by any of this.
+      const entry = resultOf(await op(alice, { get: { id: resultOf(registered).id } }));
+      assert.equal(entry.name, 'Pruned Agent');
+    });
+
+    test('a database written by an earlier release drops its read and anonymous tasks when upgraded', async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      const scope = (owner: string) => ({ tenant: '', owner });
+      const task = (name: string, state: string) =>
+        Task.fromJSON({ id: crypto.randomUUID(), contextId: 'c', status: { state, timestamp: new Date().toISOString() }, artifacts: [{ artifactId: 'a', name, parts: [{ data: { ok: 1 } }] }] });
+      const registration = task('registration', 'TASK_STATE_COMPLETED');
+      const unregistration = task('unregistration', 'TASK_STATE_COMPLETED');
+      const rows: TaskRow[] = [
+        toTaskRow(scope('alice'), registration),
+        toTaskRow(scope('alice'), unregistration),
+        toTaskRow(scope('alice'), task('search-results', 'TASK_STATE_COMPLETED')),
+        toTaskRow(scope('alice'), task('entry', 'TASK_STATE_COMPLETED')),
+        toTaskRow(scope('alice'), Task.fromJSON({ id: crypto.randomUUID(), contextId: 'c', status: { state: 'TASK_STATE_REJECTED' } })),
+        toTaskRow(scope(''), task('registration', 'TASK_STATE_COMPLETED')), // anonymous: every anonymous caller could read it
+        toTaskRow(scope(''), task('search-results', 'TASK_STATE_COMPLETED')),
+      ];
+      const columns = Object.keys(rows[0]!);
+      let store: RegistryStore;
+      if (engine.name === 'sqlite') {
+        const file = join(tempDir(), 'registry.db');
+        const db = new Database(file);
+        db.pragma('journal_mode = WAL');
+        db.exec(`CREATE TABLE registry_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+        db.exec(SQLITE_MIGRATIONS[0]!.sql!);
+        db.prepare(`INSERT INTO registry_migrations VALUES (1, 'v1', '2026-01-01')`).run();
+        const insert = db.prepare(`INSERT INTO tasks (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
+        for (const row of rows) insert.run(row);
+        // Lots of dead weight, as a registry that stored every search had.
+        const big = toTaskRow(scope(''), task('search-results', 'TASK_STATE_COMPLETED'));
+        for (let i = 0; i < 2000; i++) insert.run({ ...big, id: `bulk-${i}`, artifacts: JSON.stringify([{ name: 'search-results', text: 'z'.repeat(2000) }]) });
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        assert.equal(db.pragma('auto_vacuum', { simple: true }), 0);
+        db.close();
+        const before = statSync(file).size;
+        store = new SqliteStore({ file });
+        await store.open();
+        t.after(() => store.close());
+        const after = new Database(file, { readonly: true });
+        assert.equal(after.pragma('auto_vacuum', { simple: true }), 2, 'incremental auto-vacuum is on');
+        after.close();
+        assert.ok(statSync(file).size < before / 4, `the file shrank (${before} -> ${statSync(file).size} bytes)`);
+      } else {
+        const url = await engine.server!.createDatabase('upgrade');
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          await client.query(`CREATE TABLE registry_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+          await client.query(POSTGRES_MIGRATIONS[0]!.sql);
+          await client.query(`INSERT INTO registry_migrations (version, name) VALUES (1, 'v1')`);
+          for (const row of rows) {
+            await client.query(`INSERT INTO tasks (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, columns.map((c) => row[c as keyof TaskRow]));
+          }
+        } finally {
+          await client.end();
+        }
+        store = new PostgresStore({ url });
+        await store.open();
+        t.after(() => store.close());
+      }
+      const kept = await store.tasks.list(scope('alice'), { limit: 100, withArtifacts: true, withHistory: true });
+      assert.deepEqual(new Set(kept.rows.map((r) => r.id)), new Set([registration.id, unregistration.id]));
+      assert.equal((await store.tasks.list(scope(''), { limit: 100, withArtifacts: false, withHistory: false })).total, 0);
+      assert.equal(await store.changesTrimmedThrough(), 0);
+    });
+  });
+}
+
+describe('a replica behind the trimmed change log', () => {
+  test('reloads its index from the entries and signals a resync to the feed', async (t) => {
+    const postgres = engines[1]!;
+    const skip = postgres.skip();
+    if (skip) return t.skip(skip);
+    const url = (await postgres.env()).DATABASE_URL!;
+    const writer = new PostgresStore({ url });
+    await writer.open();
+    t.after(() => writer.close());
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push(await writer.upsert(entryWrite('agent', `https://resync.example.com/${i}`, '1', `Resync Agent ${i}`), actor('alice')));
+    // Everything this replica would need to replay is gone.
+    assert.equal(await writer.trimChanges(0), 3);
+
+    const store = new PostgresStore({ url });
+    await store.open();
+    t.after(() => store.close());
+    const feed = new ChangeFeed();
+    const resyncs: string[] = [];
+    const changes: string[] = [];
+    feed.subscribe((change) => changes.push(change.id), (reason) => resyncs.push(reason));
+    const service = new RegistryService({
+      store,
+      index: createSearchIndex(),
+      newIndex: createSearchIndex,
+      validator: createDocumentValidator({ maxDocumentBytes: 10_240 }),
+      verifier: createSignatureVerifier(NO_TRUSTED_KEYS),
+      pageTokens: new PageTokens('resync-test-secret-0123456789'),
+      feed,
+      publicRead: true,
+    });
+    // Its position is from before the trim (it was cut off meanwhile).
+    const follower = new IndexFollower(store, service, createLogger('silent'), { pollMs: 60_000 }, 0);
+    await follower.start();
+    t.after(() => follower.stop());
+    assert.equal(resyncs.length, 1);
+    assert.match(resyncs[0]!, /trimmed/);
+    assert.equal(service.indexSize, 3);
+    assert.equal(follower.notInStep, undefined);
+    const reader = { isAdmin: false };
+    assert.equal((await service.search({ query: 'Resync Agent' }, reader)).total, 3);
+
+    // After the reload it follows the log again, change by change.
+    const more = await writer.upsert(entryWrite('agent', 'https://resync.example.com/more', '1', 'Resync Agent more'), actor('alice'));
+    assert.ok('entry' in more);
+    await follower.wake();
+    assert.deepEqual(changes, [more.entry.id]);
+    assert.equal(service.indexSize, 4);
+    assert.equal(resyncs.length, 1);
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * Tools for publishers (issue 15, point 4): `keygen`, `sign` and `verify`, run as a user runs them
+ * (a child process), and the signed card registered in a real registry that trusts the key set
+ * keygen wrote, through the CLI's own `register`.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { BIN, ensureBuilt } from './support/built.js';
+import { REPO_ROOT, TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { v1Card } from './support/documents.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const work = tempDir('a2a-registry-trust-cli-');
+after(() => fs.rmSync(work, { recursive: true, force: true }));
+const file = (name: string) => path.join(work, name);
+
+/** The built command (bin/a2a-registry.js), as a user runs it. */
+function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  ensureBuilt();
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+const readJson = (name: string) => JSON.parse(fs.readFileSync(file(name), 'utf8'));
+
+describe('keygen, sign, verify', () => {
+  let registry: TestRegistry;
+
+  before(async () => {
+    fs.writeFileSync(file('card.json'), JSON.stringify(v1Card('CLI Signed Agent', 'https://cli-signed.example.org/a2a'), null, 2));
+    const made = await cli(['keygen', '--kid', 'publisher-2026', '--private', file('key.jwk.json'), '--jwks', file('jwks.json')]);
+    assert.equal(made.code, 0, made.stderr);
+    registry = await startTestRegistry({ REGISTRY_TRUSTED_KEYS: file('jwks.json') });
+  });
+  after(async () => {
+    await registry.close();
+    fs.rmSync(registry.dataDir, { recursive: true, force: true });
+  });
+
+  test('keygen writes a private JWK (0600) and a public JWKS; it never overwrites a key, and adds to a key set', async () => {
+    const priv = readJson('key.jwk.json');
+    assert.equal(priv.kid, 'publisher-2026');
+    assert.equal(priv.alg, 'ES256');
+    assert.ok(priv.d, 'private');
+    assert.equal(fs.statSync(file('key.jwk.json')).mode & 0o777, 0o600);
+    assert.deepEqual(readJson('jwks.json').keys.map((k: { kid: string; d?: string }) => [k.kid, k.d]), [['publisher-2026', undefined]]);
+
+    const again = await cli(['keygen', '--private', file('key.jwk.json'), '--jwks', file('jwks.json')]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /already exists/);
+
+    const rotated = await cli(['keygen', '--alg', 'EdDSA', '--json', '--private', file('next.jwk.json'), '--jwks', file('rotation-jwks.json')]);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const second = await cli(['keygen', '--alg', 'RS256', '--json', '--private', file('next2.jwk.json'), '--jwks', file('rotation-jwks.json')]);
+    const result = JSON.parse(second.stdout);
+    assert.equal(result.keys, 2, 'added to the existing key set');
+    assert.match(result.kid, /^[A-Za-z0-9_-]{43}$/, 'the thumbprint by default');
+    assert.equal((await cli(['keygen', '--alg', 'HS256'])).code, 2, 'usage');
+  });
+
+  test('sign, then verify: which signature verified; a tampered copy says why not', async () => {
+    const signed = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '-o', file('signed.json')]);
+    assert.equal(signed.code, 0, signed.stderr);
+    assert.match(signed.stderr, /signed .* with kid publisher-2026 \(ES256\)/);
+    const ok = await cli(['verify', file('signed.json'), '--jwks', file('jwks.json')]);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /verified .*by kid publisher-2026 \(ES256\)/);
+
+    const card = readJson('signed.json');
+    card.skills[0].description = 'Also wires money.';
+    fs.writeFileSync(file('tampered.json'), JSON.stringify(card));
+    const bad = await cli(['verify', file('tampered.json'), '--jwks', file('jwks.json'), '--json']);
+    assert.equal(bad.code, 1);
+    const report = JSON.parse(bad.stdout);
+    assert.equal(report.valid, false);
+    assert.equal(report.signatures[0].status, 'invalid');
+    assert.match(report.signatures[0].reason, /changed after it was signed/);
+
+    const other = await cli(['verify', file('signed.json'), '--jwks', file('rotation-jwks.json')]);
+    assert.equal(other.code, 1);
+    assert.match(other.stdout, /unknown key[\s\S]*no trusted key has kid "publisher-2026"/);
+  });
+
+  test('signed twice (old and new key) for rotation; both signatures verify', async () => {
+    const first = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '-o', file('twice.json')]);
+    assert.equal(first.code, 0, first.stderr);
+    const second = await cli(['sign', file('twice.json'), '--key', file('next.jwk.json'), '-o', file('twice.json')]);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(readJson('twice.json').signatures.length, 2);
+    const json = await cli(['sign', '--json', file('card.json'), '--key', file('next.jwk.json'), '-o', file('json-signed.json')]);
+    assert.deepEqual(JSON.parse(json.stdout), { signed: file('json-signed.json'), kid: readJson('next.jwk.json').kid, alg: 'EdDSA', signatures: 1 });
+    fs.writeFileSync(file('both-jwks.json'), JSON.stringify({ keys: [...readJson('jwks.json').keys, ...readJson('rotation-jwks.json').keys] }));
+    const both = await cli(['verify', file('twice.json'), '--jwks', file('both-jwks.json'), '--json']);
+    assert.deepEqual(JSON.parse(both.stdout).signatures.map((s: { status: string }) => s.status), ['verified', 'verified']);
+  });
+
+  test('the signed card registers as verified in a registry that trusts the key set', async () => {
+    const env = { A2A_REGISTRY_URL: registry.url, A2A_REGISTRY_TOKEN: TOKENS.alice };
+    const human = await cli(['register', file('signed.json')], env);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /verified\s+yes \(kid publisher-2026\)/);
+    const json = JSON.parse((await cli(['register', '--json', file('signed.json')], env)).stdout);
+    assert.equal(json.verified, true);
+    assert.equal(json.kid, 'publisher-2026');
+    const unsigned = v1Card('CLI Unsigned Agent', 'https://cli-unsigned.example.org/a2a');
+    fs.writeFileSync(file('unsigned.json'), JSON.stringify(unsigned));
+    assert.equal((await cli(['register', file('unsigned.json')], env)).code, 0);
+    const found = JSON.parse((await cli(['search', '--verified', '--json', 'CLI', 'agent'], env)).stdout);
+    assert.deepEqual(found.results.map((h: { name: string }) => h.name), ['CLI Signed Agent']);
+    const listed = JSON.parse((await cli(['ls', '--verified', '--json'], env)).stdout);
+    assert.deepEqual(listed.entries.map((e: { name: string }) => e.name), ['CLI Signed Agent']);
+  });
+
+  test('sign refuses an invalid card and a key that cannot sign; a missing --key is a usage error', async () => {
+    const broken = v1Card('Broken', 'javascript:alert(1)');
+    fs.writeFileSync(file('broken.json'), JSON.stringify(broken));
+    const invalid = await cli(['sign', file('broken.json'), '--key', file('key.jwk.json')]);
+    assert.equal(invalid.code, 1);
+    assert.match(invalid.stderr, /broken\.json:1:\d+ +\/supportedInterfaces\/0\/url/, 'located in the file, as validate does');
+    fs.writeFileSync(file('not-json.json'), '{\n  "name": "x",\n}\n');
+    const notJson = await cli(['verify', file('not-json.json'), '--jwks', file('jwks.json')]);
+    assert.equal(notJson.code, 1);
+    assert.match(notJson.stderr, /not-json\.json:3:1: not valid JSON: trailing comma/);
+    const missing = await cli(['sign', file('no-such-card.json'), '--key', file('key.jwk.json')]);
+    assert.equal(missing.code, 2, 'an unreadable file is exit 2, as for every command');
+    assert.match(missing.stderr, /cannot read .*no-such-card\.json: no such file/);
+    const publicOnly = await cli(['sign', file('card.json'), '--key', file('jwks.json')]);
+    assert.equal(publicOnly.code, 1);
+    assert.match(publicOnly.stderr, /not a JSON Web Key|no private part/);
+    assert.equal((await cli(['sign', file('card.json')])).code, 2);
+  });
+});

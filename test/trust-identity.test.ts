@@ -1,0 +1,246 @@
+/**
+ * Identities that cannot be borrowed (issue 15, points 1 and 2): endpoint URLs are normalised
+ * before they are compared, a URL held by one principal's entry cannot appear in another's, and
+ * interface and server URLs must be http(s) (or a gRPC host:port address) without credentials or
+ * control characters. End to end through the SDK client against real registries on SQLite and
+ * PostgreSQL.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@a2a-js/sdk/client';
+import { claimKey, normalizeEndpoint } from '../src/lib/endpoint-url.js';
+import { createDocumentValidator } from '../src/validation/index.js';
+import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+const ALICE = 'https://alice.example.com/a2a';
+/** Every spelling of alice's URL from the issue, and a few more an attacker would try. */
+const VARIANTS = [
+  'HTTPS://Alice.example.com:443/a2a/',
+  'https://alice.example.com/a2a#x',
+  'https://alice.example.com/a2a?',
+  'https://alice.example.com/%61%32a',
+  'https://alice.example.com./a2a',
+  'https://alice.example.com/x/../a2a',
+  'https://alice.example.com/a2a//',
+  'http://alice.example.com/a2a',
+  'http://alice.example.com:80/a2a',
+];
+
+describe('normal form of endpoint URLs', () => {
+  test('each variant of alice\'s URL normalises to hers (and claims the same key)', () => {
+    const key = claimKey(normalizeEndpoint(ALICE, 'JSONRPC')!);
+    assert.equal(normalizeEndpoint(ALICE, 'JSONRPC'), 'https://alice.example.com/a2a');
+    for (const v of VARIANTS) assert.equal(claimKey(normalizeEndpoint(v, 'JSONRPC')!), key, v);
+    for (const v of VARIANTS.filter((u) => u.toLowerCase().startsWith('https'))) assert.equal(normalizeEndpoint(v, 'JSONRPC'), 'https://alice.example.com/a2a', v);
+  });
+
+  test('percent-encoding: unreserved escapes decoded, the others upper-cased; reserved characters kept', () => {
+    assert.equal(normalizeEndpoint('https://h.example.com/a%2fb?q=%7e&r=%3d', 'JSONRPC'), 'https://h.example.com/a%2Fb?q=~&r=%3D');
+    assert.notEqual(normalizeEndpoint('https://h.example.com/a%2Fb', 'JSONRPC'), normalizeEndpoint('https://h.example.com/a/b', 'JSONRPC'));
+    assert.notEqual(normalizeEndpoint('https://h.example.com/a2a?tenant=x', 'JSONRPC'), normalizeEndpoint('https://h.example.com/a2a', 'JSONRPC'));
+  });
+
+  test('hosts: IDNA and IPv4 forms canonical, other ports significant', () => {
+    assert.equal(normalizeEndpoint('https://bücher.example/', 'JSONRPC'), 'https://xn--bcher-kva.example');
+    assert.equal(normalizeEndpoint('http://0x7f.1/', 'JSONRPC'), 'http://127.0.0.1');
+    assert.equal(normalizeEndpoint('https://h.example.com:8443/a2a', 'JSONRPC'), 'https://h.example.com:8443/a2a');
+  });
+
+  test('credentials and control characters have no normal form', () => {
+    assert.equal(normalizeEndpoint('https://bob:secret@alice.example.com/a2a', 'JSONRPC'), undefined);
+    assert.equal(normalizeEndpoint('https://alice.exa\nmple.com/a2a', 'JSONRPC'), undefined);
+    assert.equal(normalizeEndpoint('https://alice.example.com/a2a\t', 'JSONRPC'), undefined);
+  });
+
+  test('a gRPC address is the same endpoint as its https origin', () => {
+    assert.equal(normalizeEndpoint('GRPC.example.com:443', 'GRPC'), 'https://grpc.example.com');
+    assert.equal(normalizeEndpoint('grpc.example.com:50051', 'GRPC'), 'https://grpc.example.com:50051');
+    assert.equal(normalizeEndpoint('grpc.example.com:50051', 'JSONRPC'), undefined);
+  });
+});
+
+describe('interface and server URLs: schemes, credentials, control characters', () => {
+  const validator = createDocumentValidator({ maxDocumentBytes: 10_240 });
+  const cardWith = (url: string, protocolBinding = 'JSONRPC') => {
+    const card: WireJson = v1Card('Scheme Agent', 'https://ok.example.org/a2a');
+    card.supportedInterfaces.push({ url, protocolBinding, protocolVersion: '1.0' });
+    return card;
+  };
+  const errorAt = (card: unknown, path: string) => {
+    const v = validator.validateAgentCard(card, JSON.stringify(card).length);
+    assert.equal(v.valid, false, `${path} should be refused`);
+    const e = v.errors.find((f) => f.path === path);
+    assert.ok(e, `an error at ${path}: ${JSON.stringify(v.errors)}`);
+    assert.ok(e.hint, 'with a hint');
+    assert.ok(!v.warnings.some((w) => w.path === path), 'not also a warning');
+    return e;
+  };
+
+  for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,<b>hi</b>', 'ftp://files.example.org/a2a', 'mailto:a@example.org']) {
+    test(`${url.split(':')[0]}: is refused with the JSON path and a hint`, () => {
+      const e = errorAt(cardWith(url), '/supportedInterfaces/1/url');
+      assert.equal(e.rule, 'url-scheme');
+      assert.match(e.message, /must use http or https/);
+    });
+  }
+
+  test('v0.3: the card url and additionalInterfaces urls too', () => {
+    const card: WireJson = v03Card('Old Agent', 'ftp://old.example.org/a2a');
+    card.additionalInterfaces = [{ url: 'javascript:void(0)', transport: 'HTTP+JSON' }];
+    errorAt(card, '/url');
+    errorAt(card, '/additionalInterfaces/0/url');
+  });
+
+  test('MCP server URL', () => {
+    const v = validator.validateMcpServer(mcpServer('files', 'file:///srv/mcp.sock'), toolspec(), 100);
+    assert.equal(v.valid, false);
+    const e = v.errors.find((f) => f.path === '/mcpServer/url');
+    assert.ok(e?.hint, JSON.stringify(v.errors));
+    assert.match(`${e.message} ${e.hint}`, /http/);
+  });
+
+  test('gRPC: an https URL or a host:port address; other bindings need a scheme (with a hint that adds it)', () => {
+    for (const ok of ['https://grpc.example.org/a2a', 'grpc.example.org:443', '[2001:db8::1]:50051']) {
+      const card = cardWith(ok, 'GRPC');
+      assert.equal(validator.validateAgentCard(card, 500).valid, true, ok);
+    }
+    assert.equal(errorAt(cardWith('grpc://grpc.example.org:443', 'GRPC'), '/supportedInterfaces/1/url').rule, 'url-scheme');
+    const e = errorAt(cardWith('agent.example.org:8080/a2a'), '/supportedInterfaces/1/url');
+    assert.match(e.hint!, /"https:\/\/agent\.example\.org:8080\/a2a"/);
+  });
+
+  test('a custom binding named by a URI may use wss, as the spec\'s example does; core bindings may not', () => {
+    assert.equal(validator.validateAgentCard(cardWith('wss://agent.example.org/ws', 'https://example.org/bindings/websocket/v1'), 500).valid, true);
+    errorAt(cardWith('wss://agent.example.org/ws', 'JSONRPC'), '/supportedInterfaces/1/url');
+  });
+
+  test('credentials and control characters are located errors', () => {
+    assert.equal(errorAt(cardWith('https://bob:hunter2@agent.example.org/a2a'), '/supportedInterfaces/1/url').rule, 'url-credentials');
+    const e = errorAt(cardWith('https://agent.exa\nmple.org/a2a'), '/supportedInterfaces/1/url');
+    assert.equal(e.rule, 'url-control-character');
+    assert.match(e.message, /U\+000A at position 17/);
+    const v = validator.validateMcpServer(mcpServer('files', 'https://user@mcp.example.org/mcp'), toolspec(), 100);
+    assert.equal(v.errors.find((f) => f.path === '/mcpServer/url')?.rule, 'url-credentials');
+  });
+
+  test('a placeholder stays a warning, as before', () => {
+    const v = validator.validateAgentCard(cardWith('{BASE_URL}/a2a'), 500);
+    assert.equal(v.valid, true);
+    assert.equal(v.warnings.find((w) => w.path === '/supportedInterfaces/1/url')?.rule, 'placeholder-url');
+  });
+});
+
+// --- end to end, on both engines ---------------------------------------------------------------
+
+let pg: TestPostgres | undefined;
+let pgSkip: string | undefined;
+before(async () => {
+  const started = await startPostgres();
+  if (started.ok) pg = started.pg;
+  else pgSkip = started.skipReason;
+});
+after(async () => {
+  await pg?.stop();
+});
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe(`URLs belong to one principal (${engine})`, () => {
+    let registry: TestRegistry | undefined;
+    let alice: Client;
+    let bob: Client;
+    let admin: Client;
+    let aliceId: string;
+    const skip = () => (engine === 'postgres' ? pgSkip : undefined);
+
+    before(async () => {
+      if (skip()) return;
+      const env = engine === 'postgres' ? { DATABASE_URL: await pg!.createDatabase('identity') } : {};
+      registry = await startTestRegistry(env);
+      [alice, bob, admin] = await Promise.all([
+        sdkClient(registry.url, { token: TOKENS.alice }),
+        sdkClient(registry.url, { token: TOKENS.bob }),
+        sdkClient(registry.url, { token: TOKENS.admin }),
+      ]);
+      aliceId = resultOf(await op(alice, { register: { agentCard: v1Card('Alice Agent', ALICE) } })).id;
+    });
+    after(async () => {
+      await registry?.close();
+      if (registry) fs.rmSync(registry.dataDir, { recursive: true, force: true });
+    });
+
+    const refused = (task: WireJson, url: string, owner = 'alice') => {
+      const error = errorOf(task);
+      assert.equal(error.code, 'FORBIDDEN');
+      assert.ok(error.message.includes(url), `names the URL: ${error.message}`);
+      const text = JSON.stringify(error).replaceAll(url, '').replaceAll(JSON.stringify(url).slice(1, -1), '');
+      assert.doesNotMatch(text, new RegExp(`\\b${owner}\\b`, 'i'), 'never the other owner');
+      return error;
+    };
+
+    test('bob cannot register any spelling of alice\'s URL as his primary interface', async (t) => {
+      if (skip()) return t.skip(skip());
+      for (const url of VARIANTS) refused(await op(bob, { register: { agentCard: v1Card('Bob Agent', url) } }), url);
+      const v03 = v03Card('Bob Old Agent', 'HTTPS://ALICE.example.com/a2a/');
+      refused(await op(bob, { register: { agentCard: v03 } }), 'HTTPS://ALICE.example.com/a2a/');
+    });
+
+    test('nor list it as a secondary interface or as his MCP server\'s URL', async (t) => {
+      if (skip()) return t.skip(skip());
+      const card: WireJson = v1Card('Bob Agent', 'https://bob.example.com/a2a');
+      card.supportedInterfaces.push({ url: 'https://alice.example.com/%61%32a', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+      const error = refused(await op(bob, { register: { agentCard: card } }), 'https://alice.example.com/%61%32a');
+      assert.deepEqual(error.details.map((d: WireJson) => d.path), ['/supportedInterfaces/1/url']);
+      refused(await op(bob, { register: { mcpServer: mcpServer('bob-files', 'https://alice.example.com/a2a#x'), toolspec: toolspec() } }), 'https://alice.example.com/a2a#x');
+      // Nothing of bob's was stored.
+      const bobs = resultOf(await op(admin, { list: { filter: { owner: 'bob' } } })).entries;
+      assert.equal(bobs.length, 0);
+    });
+
+    test('an admin registering a new entry is held to the same rule', async (t) => {
+      if (skip()) return t.skip(skip());
+      const card: WireJson = v1Card('Admin Agent', 'https://admin.example.com/a2a');
+      card.supportedInterfaces.push({ url: ALICE, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+      refused(await op(admin, { register: { agentCard: card } }), ALICE);
+    });
+
+    test('alice herself: another spelling updates her entry; her URL may serve her MCP server too', async (t) => {
+      if (skip()) return t.skip(skip());
+      const card = v1Card('Alice Agent', 'HTTPS://Alice.example.com:443/a2a/');
+      card.description = 'Now with a trailing slash.';
+      const updated = resultOf(await op(alice, { register: { agentCard: card } }));
+      assert.equal(updated.id, aliceId);
+      assert.equal(updated.revision, 2);
+      const mcp = resultOf(await op(alice, { register: { mcpServer: mcpServer('alice-mcp', 'https://alice.example.com/a2a'), toolspec: toolspec() } }));
+      assert.equal(mcp.created, true);
+      const entry = resultOf(await op(alice, { get: { id: aliceId } }));
+      assert.equal(entry.interfaces[0].url, 'HTTPS://Alice.example.com:443/a2a/', 'shown as registered');
+    });
+
+    test('once every entry of alice that used the URL is gone, bob may use it', async (t) => {
+      if (skip()) return t.skip(skip());
+      const card: WireJson = v1Card('Bob Agent', 'https://bob.example.com/a2a');
+      card.supportedInterfaces.push({ url: ALICE, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+      const mine = resultOf(await op(alice, { list: { filter: { mine: true } } })).entries;
+      for (const e of mine) resultOf(await op(alice, { unregister: { id: e.id } }));
+      const bobs = resultOf(await op(bob, { register: { agentCard: card } }));
+      assert.equal(bobs.created, true);
+      refused(await op(alice, { register: { agentCard: v1Card('Alice Agent', ALICE) } }), ALICE, 'bob');
+    });
+
+    test('an update that drops a URL releases it', async (t) => {
+      if (skip()) return t.skip(skip());
+      const shared = 'https://shared.example.com/a2a';
+      const card: WireJson = v1Card('Bob Agent', 'https://bob.example.com/a2a');
+      card.supportedInterfaces.push({ url: shared, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+      resultOf(await op(bob, { register: { agentCard: card } }));
+      refused(await op(alice, { register: { agentCard: v1Card('Alice Shared', shared) } }), shared, 'bob');
+      card.supportedInterfaces = card.supportedInterfaces.slice(0, 1);
+      assert.equal(resultOf(await op(bob, { register: { agentCard: card } })).changed, true);
+      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Alice Shared', shared) } })).created, true);
+    });
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * Allow-listed JWKS URLs as trust roots (REGISTRY_TRUSTED_JKU), fetched through the outbound
+ * guard: a real JWKS server on 127.0.0.1 (allowed with REGISTRY_FETCH_ALLOW, as an operator would
+ * for an internal key server), key rotation at the publisher, a card's own jku that is never
+ * fetched, and the guard refusing loopback when not allowed.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { JWK } from 'jose';
+import { AllowList, GuardedFetcher } from '../src/net/index.js';
+import { createLogger } from '../src/observability/logger.js';
+import { signCard } from '../src/trust/card-signing.js';
+import { generateSigningKey, parseSigningKey, type SigningKey } from '../src/trust/jwks.js';
+import { TrustRoots, guardedJwksFetch } from '../src/trust/trust-roots.js';
+import { ACCEPTED_ALGORITHMS } from '../src/validation/signature.js';
+import { op, resultOf, sdkClient } from './support/client.js';
+import { v1Card } from './support/documents.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+/** A publisher's key server: serves `sets[path]`, counts requests per path. */
+const sets: Record<string, { keys: JWK[] }> = {};
+const requests: Record<string, number> = {};
+let server: http.Server;
+let base: string;
+
+async function key(kid: string): Promise<{ signing: SigningKey; publicJwk: JWK }> {
+  const pair = await generateSigningKey('ES256', kid);
+  return { signing: await parseSigningKey(pair.privateJwk, kid, ACCEPTED_ALGORITHMS), publicJwk: pair.publicJwk };
+}
+
+let first: Awaited<ReturnType<typeof key>>;
+let rotated: Awaited<ReturnType<typeof key>>;
+let attacker: Awaited<ReturnType<typeof key>>;
+
+before(async () => {
+  [first, rotated, attacker] = await Promise.all([key('pub-2026-a'), key('pub-2026-b'), key('attacker')]);
+  sets['/jwks.json'] = { keys: [first.publicJwk] };
+  sets['/attacker.json'] = { keys: [attacker.publicJwk] };
+  server = http.createServer((req, res) => {
+    const path = req.url ?? '';
+    requests[path] = (requests[path] ?? 0) + 1;
+    const set = sets[path];
+    if (!set) return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify(set));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+let n = 0;
+const card = () => v1Card(`JKU Agent ${++n}`, `https://jku-${n}.example.org/a2a`);
+
+describe('trust roots from allow-listed JWKS URLs', () => {
+  test('fetched through the guard; a kid the set lacks makes it fetch again (rotation); a card\'s own jku is never fetched', async () => {
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('127.0.0.1') });
+    const roots = await TrustRoots.open({ jkuUrls: [`${base}/jwks.json`], fetchJwks: guardedJwksFetch(fetcher), log: createLogger('silent'), jkuRetryMs: 0, sighup: false });
+    try {
+      assert.equal((await roots.lookup('pub-2026-a', undefined)).keys.length, 1);
+      const before = roots.fingerprint;
+      sets['/jwks.json'] = { keys: [first.publicJwk, rotated.publicJwk] };
+      assert.equal((await roots.lookup('pub-2026-b', `${base}/jwks.json`)).keys.length, 1, 'the rotated key, fetched on demand');
+      assert.notEqual(roots.fingerprint, before);
+      const seen = requests['/attacker.json'] ?? 0;
+      const lookup = await roots.lookup('attacker', `${base}/attacker.json`);
+      assert.equal(lookup.keys.length, 0);
+      assert.match(lookup.note!, /is not one of the registry's trusted JWKS URLs/);
+      assert.equal(requests['/attacker.json'] ?? 0, seen, 'never requested');
+    } finally {
+      roots.close();
+      sets['/jwks.json'] = { keys: [first.publicJwk] };
+    }
+  });
+});
+
+describe('a registry with REGISTRY_TRUSTED_JKU', () => {
+  let registry: TestRegistry;
+  before(async () => {
+    registry = await startTestRegistry({ REGISTRY_TRUSTED_JKU: `${base}/jwks.json`, REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+  });
+  after(async () => {
+    await registry.close();
+    fs.rmSync(registry.dataDir, { recursive: true, force: true });
+  });
+
+  test('verifies cards signed by the published keys; a card pointing at its own key set stays unverified', async () => {
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const verified = resultOf(await op(alice, { register: { agentCard: await signCard(card(), first.signing, { jku: `${base}/jwks.json` }) } }));
+    assert.equal(verified.verified, true);
+    assert.equal(verified.kid, 'pub-2026-a');
+    const seen = requests['/attacker.json'] ?? 0;
+    const borrowed = resultOf(await op(alice, { register: { agentCard: await signCard(card(), attacker.signing, { jku: `${base}/attacker.json` }) } }));
+    assert.equal(borrowed.verified, false);
+    assert.equal(borrowed.signatures[0].status, 'unknown-key');
+    assert.equal(requests['/attacker.json'] ?? 0, seen, 'a jku in a card is not a trust root');
+  });
+});
+
+describe('the guard still applies to allow-listed JWKS URLs', () => {
+  test('a loopback JWKS URL without REGISTRY_FETCH_ALLOW is refused before any request; cards stay unverified and say why', async () => {
+    const seen = requests['/jwks.json'] ?? 0;
+    const registry = await startTestRegistry({ REGISTRY_TRUSTED_JKU: `${base}/jwks.json` });
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const result = resultOf(await op(alice, { register: { agentCard: await signCard(card(), first.signing) } }));
+      assert.equal(result.verified, false);
+      assert.match(result.signatures[0].reason, /could not be fetched \(.*loopback/);
+      assert.equal(requests['/jwks.json'] ?? 0, seen, 'nothing was sent');
+    } finally {
+      await registry.close();
+      fs.rmSync(registry.dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * The registry's own card (issue 15, point 5): signed when REGISTRY_SIGNING_KEY is set, its public
+ * key served at /.well-known/jwks.json (the signature's jku), verifiable with @a2a-js/sdk and with
+ * the registry's own verifier; SDK clients still work against the signed card.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
+import { decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { generateSigningKey } from '../src/trust/jwks.js';
+import { createSignatureVerifier } from '../src/validation/signature.js';
+import { op, resultOf, sdkClient } from './support/client.js';
+import { startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+
+const dir = tempDir('a2a-registry-own-card-');
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const get = (registry: TestRegistry, p: string, headers: Record<string, string> = {}) => fetch(`${registry.url}${p}`, { headers });
+
+describe('REGISTRY_SIGNING_KEY set', () => {
+  let registry: TestRegistry;
+  before(async () => {
+    const { privateJwk } = await generateSigningKey('ES256', 'registry-2026');
+    fs.writeFileSync(path.join(dir, 'registry-key.json'), JSON.stringify(privateJwk), { mode: 0o600 });
+    registry = await startTestRegistry({ REGISTRY_SIGNING_KEY: path.join(dir, 'registry-key.json') });
+  });
+  after(async () => {
+    await registry.close();
+    fs.rmSync(registry.dataDir, { recursive: true, force: true });
+  });
+
+  test('the card is signed, names the JWKS as its jku, and verifies with the SDK against the served keys', async () => {
+    const card = (await (await get(registry, '/.well-known/agent-card.json', { 'A2A-Version': '1.0' })).json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    assert.equal(card.signatures.length, 1);
+    const header = decodeProtectedHeader(card.signatures[0]);
+    assert.deepEqual(header, { alg: 'ES256', kid: 'registry-2026', typ: 'JOSE', jku: `${registry.url}/.well-known/jwks.json` });
+
+    const res = await get(registry, '/.well-known/jwks.json');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/jwk-set+json');
+    const etag = res.headers.get('etag')!;
+    const jwks = (await res.json()) as { keys: JWK[] };
+    assert.equal(jwks.keys.length, 1);
+    assert.equal(jwks.keys[0]!.kid, 'registry-2026');
+    assert.equal(jwks.keys[0]!.d, undefined, 'never the private key');
+    assert.equal((await get(registry, '/.well-known/jwks.json', { 'If-None-Match': etag })).status, 304);
+
+    // A client that follows the jku (here: this registry's own URL) verifies with the SDK. Given
+    // the card's JSON: through AgentCard.fromJSON, @a2a-js/sdk 1.3 drops the security schemes
+    // from what it verifies (and the registry's card has one), so it would fail on any card
+    // signed over all of it, as the spec asks and other SDKs sign.
+    await verifyAgentCardSignature(async (kid, jku) => {
+      const keys = ((await (await fetch(jku!)).json()) as { keys: JWK[] }).keys;
+      return importJWK(keys.find((k) => k.kid === kid)!, 'ES256') as Promise<CryptoKey>;
+    })(card as unknown as AgentCard);
+    assert.ok(card.securitySchemes, 'the security schemes are covered too');
+    // ...and with the registry's own verifier, trusting those keys.
+    const verifier = createSignatureVerifier({
+      configured: true,
+      fingerprint: 'test',
+      lookup: async (kid) => ({ keys: jwks.keys.filter((k) => k.kid === kid).map((jwk) => ({ kid, jwk, source: 'jwks' })) }),
+    });
+    const { verification } = await verifier.verifyAgentCard(card, '1.0');
+    assert.equal(verification.verified, true);
+  });
+
+  test('the v0.3 (superset) variant carries the same signature, which still covers its v1.0 card', async () => {
+    const superset = (await (await get(registry, '/.well-known/agent-card.json')).json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    assert.ok(superset.url && superset.protocolVersion, 'the superset variant');
+    const jwks = (await (await get(registry, '/.well-known/jwks.json')).json()) as { keys: JWK[] };
+    const verifier = createSignatureVerifier({
+      configured: true,
+      fingerprint: 'test',
+      lookup: async (kid) => ({ keys: jwks.keys.filter((k) => k.kid === kid).map((jwk) => ({ kid, jwk, source: 'jwks' })) }),
+    });
+    assert.equal((await verifier.verifyAgentCard(superset, '1.0')).verification.verified, true);
+  });
+
+  test('SDK clients work against the signed card', async () => {
+    const client = await sdkClient(registry.url);
+    assert.ok(Array.isArray(resultOf(await op(client, { search: { query: 'anything' } })).results));
+  });
+});
+
+describe('without REGISTRY_SIGNING_KEY', () => {
+  test('no signatures, no JWKS', async () => {
+    const registry = await startTestRegistry();
+    try {
+      const card = (await (await get(registry, '/.well-known/agent-card.json', { 'A2A-Version': '1.0' })).json()) as Record<string, unknown>;
+      assert.equal(card.signatures, undefined);
+      assert.equal((await get(registry, '/.well-known/jwks.json')).status, 404);
+    } finally {
+      await registry.close();
+      fs.rmSync(registry.dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a key that cannot sign stops start-up, naming the variable', async () => {
+    const { publicJwk } = await generateSigningKey('ES256', 'public-only');
+    fs.writeFileSync(path.join(dir, 'public.json'), JSON.stringify(publicJwk));
+    await assert.rejects(startTestRegistry({ REGISTRY_SIGNING_KEY: path.join(dir, 'public.json') }), /REGISTRY_SIGNING_KEY: .*no private part/);
+  });
+});

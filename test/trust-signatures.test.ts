@@ -1,0 +1,444 @@
+/**
+ * Signed cards (issue 15, point 3): every signature of a card is verified at registration with
+ * the SDK's canonicalisation, against the operator's trust roots only, and gets a status; a
+ * tampered card is never stored; entries and hits say whether they are verified, search and list
+ * filter on it, and a change of trust roots re-evaluates what is stored. Real registries on
+ * 127.0.0.1 (SQLite and PostgreSQL), real JWKS files, cards signed by this registry's signer
+ * and by @a2a-js/sdk.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { AgentCard, generateAgentCardSignature, verifyAgentCardSignature } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { FlattenedSign, base64url, generateSecret, importJWK, type JWK } from 'jose';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/observability/logger.js';
+import { signCard } from '../src/trust/card-signing.js';
+import { generateSigningKey, parseSigningKey, type SigningKey } from '../src/trust/jwks.js';
+import { TrustRoots } from '../src/trust/trust-roots.js';
+import { canonicalCardPayload } from '../src/validation/canonical-card.js';
+import { ACCEPTED_ALGORITHMS } from '../src/validation/signature.js';
+import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+
+const dir = tempDir('a2a-registry-trust-');
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function key(alg: 'ES256' | 'EdDSA' | 'RS256' | 'PS256', kid: string): Promise<{ signing: SigningKey; publicJwk: JWK }> {
+  const pair = await generateSigningKey(alg, kid);
+  return { signing: await parseSigningKey(pair.privateJwk, kid, ACCEPTED_ALGORITHMS), publicJwk: pair.publicJwk };
+}
+
+function writeJwks(file: string, keys: JWK[]): void {
+  // Written beside and renamed, as careful tools do: the watcher must see it either way.
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify({ keys }));
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/** Polls until `check` holds (no fixed sleeps). */
+async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+let n = 0;
+const fresh = (name = 'Signed Agent') => v1Card(`${name} ${++n}`, `https://signed-${n}.example.org/a2a`) as WireJson;
+
+let trusted: { signing: SigningKey; publicJwk: JWK };
+let trustedEd: { signing: SigningKey; publicJwk: JWK };
+let stranger: { signing: SigningKey; publicJwk: JWK };
+let pg: TestPostgres | undefined;
+let pgSkip: string | undefined;
+
+before(async () => {
+  [trusted, trustedEd, stranger] = await Promise.all([key('ES256', 'trusted-es'), key('EdDSA', 'trusted-ed'), key('ES256', 'stranger')]);
+  const started = await startPostgres();
+  if (started.ok) pg = started.pg;
+  else pgSkip = started.skipReason;
+});
+after(async () => {
+  await pg?.stop();
+});
+
+describe('signature statuses and tampering (SQLite)', () => {
+  let registry: TestRegistry;
+  let alice: Client;
+  let anonymous: Client;
+  const jwksFile = path.join(dir, 'statuses-jwks.json');
+
+  before(async () => {
+    writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk]);
+    registry = await startTestRegistry({ REGISTRY_TRUSTED_KEYS: jwksFile });
+    [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
+  });
+  after(async () => {
+    await registry.close();
+    fs.rmSync(registry.dataDir, { recursive: true, force: true });
+  });
+
+  const register = (card: unknown) => op(alice, { register: { agentCard: card } });
+  const refusedAsTampered = async (card: WireJson, what: string, neverStored = true) => {
+    const error = errorOf(await register(card));
+    assert.equal(error.code, 'SIGNATURE_INVALID', what);
+    assert.equal(error.details[0].path, '/signatures/0', what);
+    assert.equal(error.details[0].rule, 'signature-invalid', what);
+    if (neverStored) {
+      const found = resultOf(await op(anonymous, { search: { query: card.name, limit: 100 } })).results;
+      assert.ok(!found.some((h: WireJson) => h.name === card.name), `${what}: a tampered card is never stored`);
+    }
+    return error;
+  };
+
+  test('verified: with kid and alg, on the result, the entry and the search hit', async () => {
+    const card = await signCard(fresh('Verified Agent'), trusted.signing);
+    const result = resultOf(await register(card));
+    assert.equal(result.verified, true);
+    assert.equal(result.kid, 'trusted-es');
+    assert.deepEqual(result.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256' }]);
+    assert.ok(!result.warnings.some((w: WireJson) => /unsigned|unverified/.test(w.rule)));
+    const entry = resultOf(await op(anonymous, { get: { id: result.id } }));
+    assert.equal(entry.verified, true);
+    assert.equal(entry.kid, 'trusted-es');
+    assert.deepEqual(entry.signatures, result.signatures);
+    assert.deepEqual(entry.document, card, 'stored exactly as sent, signatures included');
+    const hit = resultOf(await op(anonymous, { search: { query: card.name } })).results[0];
+    assert.equal(hit.verified, true);
+    assert.equal(hit.kid, 'trusted-es');
+  });
+
+  test('EdDSA and a second signature by an unknown key: verified by the trusted one', async () => {
+    const card = await signCard(await signCard(fresh(), stranger.signing), trustedEd.signing);
+    const result = resultOf(await register(card));
+    assert.equal(result.verified, true);
+    assert.equal(result.kid, 'trusted-ed');
+    assert.deepEqual(result.signatures.map((s: WireJson) => s.status), ['unknown-key', 'verified']);
+    assert.equal(result.signatures[1].alg, 'EdDSA');
+  });
+
+  test('unknown-key: accepted unverified, with a warning that names the kid', async () => {
+    const card = await signCard(fresh(), stranger.signing);
+    const result = resultOf(await register(card));
+    assert.equal(result.verified, false);
+    assert.equal(result.kid, undefined);
+    assert.equal(result.signatures[0].status, 'unknown-key');
+    assert.match(result.signatures[0].reason, /no trusted key has kid "stranger"/);
+    const warning = result.warnings.find((w: WireJson) => w.rule === 'unverified-signature');
+    assert.match(warning.message, /"stranger"/);
+    assert.equal(resultOf(await op(anonymous, { get: { id: result.id } })).verified, false);
+  });
+
+  test('a jku in the card is not a trust root: the stranger\'s own JWKS URL is never fetched', async () => {
+    const card = await signCard(fresh(), stranger.signing, { jku: 'https://keys.attacker.example/jwks.json' });
+    const result = resultOf(await register(card));
+    assert.equal(result.signatures[0].status, 'unknown-key');
+    assert.match(result.signatures[0].reason, /jku "https:\/\/keys\.attacker\.example\/jwks\.json" is not one of the registry's trusted JWKS URLs/);
+  });
+
+  test('unsigned: accepted unverified, with a warning (trust roots are configured)', async () => {
+    const result = resultOf(await register(fresh()));
+    assert.equal(result.verified, false);
+    assert.deepEqual(result.signatures, []);
+    assert.ok(result.warnings.some((w: WireJson) => w.rule === 'unsigned-card'));
+  });
+
+  test('invalid: tampering with any kind of field is refused with SIGNATURE_INVALID', async () => {
+    const base = fresh('Tamper Target');
+    base.provider = { organization: 'Acme', url: 'https://acme.example.org' };
+    base.capabilities.extensions = [{ uri: 'https://acme.example.org/ext/billing', params: { currency: 'EUR', limits: { daily: 100 } } }];
+    base.securitySchemes = { oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://auth.acme.example.org/token', scopes: { read: 'Read' } } } } } };
+    base.securityRequirements = [{ schemes: { oauth: { list: ['read'] } } }];
+    const signed = await signCard(base, trusted.signing);
+    const tampers: [string, (c: WireJson) => void][] = [
+      ['name', (c) => (c.name = `${c.name} (official)`)],
+      ['description', (c) => (c.description += ' Now free.')],
+      ['version', (c) => (c.version = '9.9.9')],
+      ['a skill added', (c) => c.skills.push({ id: 'exfiltrate', name: 'Exfiltrate', description: 'x', tags: ['x'] })],
+      ['a skill removed', (c) => c.skills.pop()],
+      ['a skill tag', (c) => (c.skills[0].tags[0] = 'payments')],
+      ['a skill example', (c) => (c.skills[0].examples[0] = 'Send me your password')],
+      ['an interface URL', (c) => (c.supportedInterfaces[0].url = 'https://evil.example.org/a2a')],
+      ['an interface binding', (c) => (c.supportedInterfaces[0].protocolBinding = 'HTTP+JSON')],
+      ['an interface added', (c) => c.supportedInterfaces.push({ url: 'https://evil.example.org/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' })],
+      ['a capability', (c) => (c.capabilities.pushNotifications = true)],
+      ['a nested extension param', (c) => (c.capabilities.extensions[0].params.limits.daily = 1_000_000)],
+      ['an OAuth token URL', (c) => (c.securitySchemes.oauth.oauth2SecurityScheme.flows.clientCredentials.tokenUrl = 'https://evil.example.org/token')],
+      ['a security requirement', (c) => (c.securityRequirements = [])],
+      ['the provider', (c) => (c.provider.organization = 'Evil Corp')],
+      ['default modes', (c) => c.defaultOutputModes.push('application/x-evil')],
+      ['the signature bytes', (c) => {
+        const bytes = base64url.decode(c.signatures[0].signature);
+        bytes[0] ^= 1;
+        c.signatures[0].signature = base64url.encode(bytes);
+      }],
+      ['the protected header (typ)', (c) => {
+        const header = JSON.parse(new TextDecoder().decode(base64url.decode(c.signatures[0].protected)));
+        header.typ = 'JWT';
+        c.signatures[0].protected = base64url.encode(JSON.stringify(header));
+      }],
+      ['the protected header (kid of another trusted key)', (c) => {
+        const header = JSON.parse(new TextDecoder().decode(base64url.decode(c.signatures[0].protected)));
+        header.kid = 'trusted-ed';
+        header.alg = 'EdDSA';
+        c.signatures[0].protected = base64url.encode(JSON.stringify(header));
+      }],
+    ];
+    for (const [what, tamper] of tampers) {
+      const card = structuredClone(signed);
+      tamper(card);
+      await refusedAsTampered(card, what);
+    }
+    // The untouched card is fine (the base of every case above was valid).
+    assert.equal(resultOf(await register(signed)).verified, true);
+  });
+
+  test('an algorithm outside the list (HS256, none, and a malformed header) is invalid', async () => {
+    const payload = new TextEncoder().encode('{}');
+    const secret = await generateSecret('HS256');
+    const hs = await new FlattenedSign(payload).setProtectedHeader({ alg: 'HS256', kid: 'trusted-es', typ: 'JOSE' }).sign(secret);
+    const hsError = await refusedAsTampered({ ...fresh(), signatures: [{ protected: hs.protected, signature: hs.signature }] }, 'HS256');
+    assert.match(hsError.details[0].message, /algorithm "HS256" is refused: only asymmetric algorithms are accepted/);
+    const none = base64url.encode(JSON.stringify({ alg: 'none', kid: 'trusted-es', typ: 'JOSE' }));
+    const noneError = await refusedAsTampered({ ...fresh(), signatures: [{ protected: none, signature: 'AAAA' }] }, 'none');
+    assert.match(noneError.details[0].message, /algorithm "none" is refused/);
+    const garbage = await refusedAsTampered({ ...fresh(), signatures: [{ protected: 'not-json', signature: 'AAAA' }] }, 'garbage');
+    assert.match(garbage.details[0].message, /not base64url-encoded JSON/);
+  });
+
+  test('@a2a-js/sdk signatures verify here, and this registry\'s verify in the SDK', async () => {
+    const privateKey = (await importJWK(trusted.signing.jwk, 'ES256')) as CryptoKey;
+    const publicKey = (await importJWK(trusted.publicJwk, 'ES256')) as CryptoKey;
+    const header = { alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' };
+    // The SDK's documented path: its TypeScript card type in, wire JSON out.
+    const viaType = AgentCard.toJSON(await generateAgentCardSignature(privateKey, header)(AgentCard.fromJSON(fresh('SDK Agent'))));
+    assert.equal(resultOf(await register(viaType)).verified, true);
+    // Its signer given the wire JSON (what covers security schemes too).
+    const withSchemes = fresh('SDK Schemes Agent');
+    withSchemes.securitySchemes = { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } };
+    const viaWire = (await generateAgentCardSignature(privateKey, header)(withSchemes as never)) as unknown as WireJson;
+    assert.equal(resultOf(await register(JSON.parse(JSON.stringify(viaWire)))).verified, true);
+    // Through the type, the SDK leaves the security schemes out of what it signs: refused, and told why.
+    const lossy = fresh('SDK Lossy Agent');
+    lossy.securitySchemes = { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } };
+    const typed = AgentCard.toJSON(await generateAgentCardSignature(privateKey, header)(AgentCard.fromJSON(lossy)));
+    assert.deepEqual((typed as WireJson).securitySchemes, lossy.securitySchemes, 'the schemes are on the card...');
+    const error = errorOf(await register(typed));
+    assert.equal(error.code, 'SIGNATURE_INVALID');
+    assert.match(error.details[0].message, /without its "securitySchemes"/, '...but not in what was signed');
+    // The other way round: a card signed here passes the SDK's own verifier.
+    const ours = await signCard(fresh('Ours'), trusted.signing);
+    await verifyAgentCardSignature(async () => publicKey)(AgentCard.fromJSON(ours));
+  });
+
+  test('non-ASCII text: signed as RFC 8785 writes it, or \\u-escaped as a2a-python (json.dumps) writes it', async (t) => {
+    const card = fresh('Übersetzer');
+    card.description = 'Übersetzt Rechnungen — schnell 😀';
+    assert.equal(resultOf(await register(await signCard(card, trusted.signing))).verified, true);
+
+    // What a2a-python signs: its canonical dict through json.dumps(sort_keys=True, separators=(',', ':')).
+    const python = spawnSync('python3', ['-c', 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True, separators=(",", ":")), end="")'], {
+      input: canonicalCardPayload(card, '1.0'),
+      encoding: 'utf8',
+    });
+    if (python.status !== 0) return t.skip('python3 is not available');
+    assert.match(python.stdout, /\\u00dcbersetzt Rechnungen \\u2014 schnell \\ud83d\\ude00/);
+    const jws = await new FlattenedSign(new TextEncoder().encode(python.stdout)).setProtectedHeader({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }).sign(trusted.signing.jwk);
+    const other = { ...card, name: `${card.name} (py)`, supportedInterfaces: [{ ...card.supportedInterfaces[0], url: `https://py-${n}.example.org/a2a` }] };
+    const pySigned = { ...card, signatures: [{ protected: jws.protected, signature: jws.signature }] };
+    assert.equal(resultOf(await register(pySigned)).verified, true, 'the escaped form of the same card verifies');
+    // The escaping is of the same value: a changed card still fails.
+    await refusedAsTampered({ ...other, signatures: pySigned.signatures }, 'escaped payload, other card');
+  });
+
+  test('a v0.3 card: every field, its url included, is covered', async () => {
+    const card = await signCard(v03Card(`Old Signed ${++n}`, `https://old-signed-${n}.example.org/a2a`), trusted.signing);
+    const stored = resultOf(await register(card));
+    assert.equal(stored.verified, true);
+    await refusedAsTampered({ ...card, url: `https://old-signed-${n}.example.org/evil` }, 'v0.3 url', false);
+    await refusedAsTampered({ ...card, preferredTransport: 'HTTP+JSON' }, 'v0.3 preferredTransport', false);
+    assert.equal(resultOf(await op(anonymous, { get: { id: stored.id } })).revision, 1, 'nothing changed');
+  });
+
+  test('a field outside the v1.0 card is not covered: accepted, with a warning saying so', async () => {
+    const card = await signCard(fresh(), trusted.signing);
+    const result = resultOf(await register({ ...card, homepage: 'https://evil.example.org' }));
+    assert.equal(result.verified, true);
+    assert.ok(result.warnings.some((w: WireJson) => w.rule === 'unsigned-field' && w.path === '/homepage'), JSON.stringify(result.warnings));
+  });
+
+  test('validate gives the same statuses and declines a tampered card the same way', async () => {
+    const card = await signCard(fresh(), trusted.signing);
+    const ok = resultOf(await op(anonymous, { validate: { agentCard: card } }));
+    assert.equal(ok.verified, true);
+    assert.deepEqual(ok.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256' }]);
+    const error = errorOf(await op(anonymous, { validate: { agentCard: { ...card, name: 'Changed' } } }));
+    assert.equal(error.code, 'SIGNATURE_INVALID');
+  });
+
+  test('search and list filter on "verified"', async () => {
+    const verified = resultOf(await register(await signCard(fresh('Filterable Zebra'), trusted.signing)));
+    const unverified = resultOf(await register(fresh('Filterable Zebra')));
+    const hits = async (filter: WireJson) => resultOf(await op(anonymous, { search: { query: 'filterable zebra', filter } })).results.map((h: WireJson) => h.id);
+    assert.deepEqual(await hits({ verified: true }), [verified.id]);
+    assert.deepEqual(await hits({ verified: false }), [unverified.id]);
+    assert.equal((await hits({})).length, 2);
+    const listed = resultOf(await op(anonymous, { list: { filter: { verified: true }, pageSize: 100 } })).entries;
+    assert.ok(listed.length > 0 && listed.every((e: WireJson) => e.verified === true));
+    assert.ok(listed.some((e: WireJson) => e.id === verified.id));
+    const notListed = resultOf(await op(anonymous, { list: { filter: { verified: false }, pageSize: 100 } })).entries;
+    assert.ok(notListed.some((e: WireJson) => e.id === unverified.id) && notListed.every((e: WireJson) => e.verified === false));
+  });
+});
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe(`trust roots change: key rotation re-evaluates stored entries (${engine})`, () => {
+    let registry: TestRegistry | undefined;
+    let alice: Client;
+    let anonymous: Client;
+    let oldKey: { signing: SigningKey; publicJwk: JWK };
+    let newKey: { signing: SigningKey; publicJwk: JWK };
+    const jwksFile = path.join(dir, `rotation-${engine}.json`);
+    const skip = () => (engine === 'postgres' ? pgSkip : undefined);
+
+    before(async () => {
+      if (skip()) return;
+      [oldKey, newKey] = await Promise.all([key('ES256', `old-${engine}`), key('PS256', `new-${engine}`)]);
+      writeJwks(jwksFile, [oldKey.publicJwk, newKey.publicJwk]);
+      const env: Record<string, string> = { REGISTRY_TRUSTED_KEYS: jwksFile };
+      if (engine === 'postgres') env.DATABASE_URL = await pg!.createDatabase('rotation');
+      registry = await startTestRegistry(env);
+      [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
+    });
+    after(async () => {
+      await registry?.close();
+      if (registry) fs.rmSync(registry.dataDir, { recursive: true, force: true });
+    });
+
+    test('two keys, the old one removed: cards signed by both stay verified, cards signed by the old one only are no longer', async (t) => {
+      if (skip()) return t.skip(skip());
+      const both = resultOf(await op(alice, { register: { agentCard: await signCard(await signCard(fresh('Rotating Both'), oldKey.signing), newKey.signing) } }));
+      const onlyOld = resultOf(await op(alice, { register: { agentCard: await signCard(fresh('Rotating Old'), oldKey.signing) } }));
+      assert.equal(both.kid, `old-${engine}`);
+      assert.equal(onlyOld.verified, true);
+
+      writeJwks(jwksFile, [newKey.publicJwk]);
+      const entry = (id: string) => op(anonymous, { get: { id } }).then(resultOf);
+      await eventually(async () => (await entry(onlyOld.id)).verified === false, 'the old-key entry is re-evaluated');
+      const old = await entry(onlyOld.id);
+      assert.equal(old.signatures[0].status, 'unknown-key');
+      assert.equal(old.revision, 1, 'a re-evaluation is no new revision');
+      const stillVerified = await entry(both.id);
+      assert.equal(stillVerified.verified, true);
+      assert.equal(stillVerified.kid, `new-${engine}`);
+      assert.deepEqual(stillVerified.signatures.map((s: WireJson) => s.status), ['unknown-key', 'verified']);
+      // The index followed: hits and the filter agree.
+      const hits = resultOf(await op(anonymous, { search: { query: 'rotating', filter: { verified: true } } })).results.map((h: WireJson) => h.id);
+      assert.deepEqual(hits, [both.id]);
+
+      // Trusting the old key again verifies its card again.
+      writeJwks(jwksFile, [newKey.publicJwk, oldKey.publicJwk]);
+      await eventually(async () => (await entry(onlyOld.id)).verified === true, 'the old-key entry is verified again');
+    });
+
+    test('a broken edit of the keys file keeps the keys in force', async (t) => {
+      if (skip()) return t.skip(skip());
+      const signed = resultOf(await op(alice, { register: { agentCard: await signCard(fresh('Broken Edit'), newKey.signing) } }));
+      fs.writeFileSync(jwksFile, '{"keys": [');
+      // A registration after the broken edit is still checked against the keys in force.
+      const later = resultOf(await op(alice, { register: { agentCard: await signCard(fresh('After Broken Edit'), newKey.signing) } }));
+      assert.equal(later.verified, true);
+      assert.equal(resultOf(await op(anonymous, { get: { id: signed.id } })).verified, true);
+      writeJwks(jwksFile, [newKey.publicJwk, oldKey.publicJwk]);
+    });
+  });
+}
+
+describe('trust roots', () => {
+  test('SIGHUP reloads the keys file', async () => {
+    const file = path.join(dir, 'sighup-jwks.json');
+    writeJwks(file, [trusted.publicJwk]);
+    const roots = await TrustRoots.open({ keysFile: file, log: createLogger('silent'), watch: false });
+    try {
+      let changes = 0;
+      roots.onChange(() => changes++);
+      assert.equal((await roots.lookup('trusted-ed', undefined)).keys.length, 0);
+      writeJwks(file, [trusted.publicJwk, trustedEd.publicJwk]);
+      process.kill(process.pid, 'SIGHUP');
+      await eventually(async () => (await roots.lookup('trusted-ed', undefined)).keys.length === 1, 'reloaded on SIGHUP');
+      assert.equal(changes, 1);
+    } finally {
+      roots.close();
+    }
+  });
+
+  test('keys that cannot only verify are never trusted: symmetric, private parts, no kid, weak RSA', async () => {
+    const file = path.join(dir, 'odd-jwks.json');
+    const hmac = { kty: 'oct', kid: 'shared', k: base64url.encode(new Uint8Array(32)) };
+    const weakRsa = { kty: 'RSA', kid: 'weak', n: base64url.encode(new Uint8Array(128).fill(1)), e: 'AQAB' };
+    writeJwks(file, [hmac as JWK, { ...trusted.signing.jwk }, { ...trustedEd.publicJwk, kid: undefined } as JWK, weakRsa as JWK]);
+    const lines: string[] = [];
+    const log = createLogger('warn', { write: (line: string) => lines.push(line) });
+    const roots = await TrustRoots.open({ keysFile: file, log, watch: false, sighup: false });
+    try {
+      assert.equal(roots.size, 1);
+      const [only] = (await roots.lookup('trusted-es', undefined)).keys;
+      assert.equal(only!.jwk.d, undefined, 'the private part is dropped');
+      const text = lines.join('');
+      assert.match(text, /symmetric \(oct\) key/);
+      assert.match(text, /holds private key material/);
+      assert.match(text, /has no \\"kid\\"/);
+      assert.match(text, /shorter than 2048 bits/);
+    } finally {
+      roots.close();
+    }
+  });
+
+  test('a keys file that is not a JWKS stops start-up with the variable named', async () => {
+    const file = path.join(dir, 'not-jwks.json');
+    fs.writeFileSync(file, '[1, 2]');
+    await assert.rejects(startTestRegistry({ REGISTRY_TRUSTED_KEYS: file }), /is not a JSON Web Key Set/);
+    await assert.rejects(startTestRegistry({ REGISTRY_TRUSTED_KEYS: path.join(dir, 'missing.json') }), /REGISTRY_TRUSTED_KEYS: cannot read/);
+  });
+});
+
+describe('REGISTRY_REQUIRE_VERIFIED=true', () => {
+  let registry: TestRegistry;
+  let alice: Client;
+  const jwksFile = path.join(dir, 'required-jwks.json');
+
+  before(async () => {
+    writeJwks(jwksFile, [trusted.publicJwk]);
+    registry = await startTestRegistry({ REGISTRY_TRUSTED_KEYS: jwksFile, REGISTRY_REQUIRE_VERIFIED: 'true' });
+    alice = await sdkClient(registry.url, { token: TOKENS.alice });
+  });
+  after(async () => {
+    await registry.close();
+    fs.rmSync(registry.dataDir, { recursive: true, force: true });
+  });
+
+  test('an unsigned card and one signed by an unknown key are refused; a verified one is registered', async () => {
+    const unsigned = errorOf(await op(alice, { register: { agentCard: fresh() } }));
+    assert.equal(unsigned.code, 'SIGNATURE_INVALID');
+    assert.match(unsigned.message, /REGISTRY_REQUIRE_VERIFIED/);
+    assert.equal(unsigned.details[0].rule, 'signature-required');
+    const unknown = errorOf(await op(alice, { register: { agentCard: await signCard(fresh(), stranger.signing) } }));
+    assert.equal(unknown.code, 'SIGNATURE_INVALID');
+    assert.equal(unknown.details[0].rule, 'signature-unknown-key');
+    assert.equal(resultOf(await op(alice, { register: { agentCard: await signCard(fresh(), trusted.signing) } })).verified, true);
+  });
+
+  test('MCP servers, which have no signatures, still register', async () => {
+    assert.equal(resultOf(await op(alice, { register: { mcpServer: mcpServer('required-files', 'https://required.example.org/mcp'), toolspec: toolspec() } })).created, true);
+  });
+
+  test('it needs trust roots to be configured', () => {
+    assert.throws(() => loadConfig({ REGISTRY_REQUIRE_VERIFIED: 'true' }), /REGISTRY_REQUIRE_VERIFIED=true needs trusted keys/);
+  });
+});

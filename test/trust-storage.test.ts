@@ -1,0 +1,251 @@
+/**
+ * Storage support for trust (issue 15), on a real SQLite file and a real PostgreSQL server:
+ * URL claims that hold under concurrent writers (several store instances, several principals),
+ * the migration that backfills entries stored before URLs were normalised, and signature
+ * verification kept per revision with the "verified" list filter.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it, type TestContext } from 'node:test';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import type { CardVerification } from '../src/contract/verification.js';
+import { PostgresStore } from '../src/storage/postgres/index.js';
+import { POSTGRES_MIGRATIONS } from '../src/storage/postgres/migrations.js';
+import { SqliteStore } from '../src/storage/sqlite/index.js';
+import { SQLITE_MIGRATIONS } from '../src/storage/sqlite/migrations.js';
+import type { EntryWrite, RegistryStore } from '../src/storage/types.js';
+import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { actor, entryWrite, seededRandom } from './support/store-fixtures.js';
+
+interface Target {
+  makeStore(): RegistryStore;
+  /** Runs SQL (with `?`-free literal text) on the database directly. */
+  raw(sql: string): Promise<Record<string, unknown>[]>;
+  /** Creates the schema of migration 1 only, as a database written by the previous release. */
+  atVersion1(): Promise<void>;
+}
+
+let server: TestPostgres | undefined;
+let pgSkip: string | undefined;
+const cleanups: (() => Promise<void> | void)[] = [];
+before(async () => {
+  const started = await startPostgres();
+  if (started.ok) server = started.pg;
+  else pgSkip = started.skipReason;
+});
+after(async () => {
+  for (const c of cleanups.reverse()) await c();
+  await server?.stop();
+});
+
+const engines = {
+  async sqlite(): Promise<Target> {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-trust-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'registry.db');
+    const withDb = <T>(fn: (db: Database.Database) => T): T => {
+      const db = new Database(file);
+      try {
+        return fn(db);
+      } finally {
+        db.close();
+      }
+    };
+    return {
+      makeStore: () => new SqliteStore({ file }),
+      raw: async (sql) => withDb((db) => {
+        const stmt = db.prepare(sql);
+        return stmt.reader ? (stmt.all() as Record<string, unknown>[]) : (stmt.run(), []);
+      }),
+      atVersion1: async () =>
+        withDb((db) => {
+          db.exec(`CREATE TABLE registry_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+          db.exec(SQLITE_MIGRATIONS[0]!.sql!);
+          db.prepare(`INSERT INTO registry_migrations VALUES (1, 'v1', '2026-01-01T00:00:00Z')`).run();
+        }),
+    };
+  },
+  async postgres(): Promise<Target> {
+    const url = await server!.createDatabase('trust');
+    const raw = async (sql: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query(sql)).rows as Record<string, unknown>[];
+      } finally {
+        await client.end();
+      }
+    };
+    return {
+      makeStore: () => new PostgresStore({ url, poolMax: 5 }),
+      raw,
+      atVersion1: async () => {
+        await raw(`CREATE TABLE registry_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+        await raw(POSTGRES_MIGRATIONS[0]!.sql);
+        await raw(`INSERT INTO registry_migrations (version, name) VALUES (1, 'v1')`);
+      },
+    };
+  },
+};
+
+/** A write whose secondary interface is `secondary`. */
+function withSecondary(identityUrl: string, secondary: string, version = '1'): EntryWrite {
+  const write = entryWrite('agent', identityUrl, version);
+  write.interfaces = [...write.interfaces, { url: secondary, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }];
+  write.urls = [...new Set([...write.urls, secondary.replace(/^https:/, 'http:')])].sort();
+  return write;
+}
+
+const verification = (verified: boolean, keyset = 'k1'): CardVerification =>
+  verified
+    ? { verified: true, kid: 'key-1', alg: 'ES256', signatures: [{ status: 'verified', kid: 'key-1', alg: 'ES256' }], keyset }
+    : { verified: false, signatures: [{ status: 'unknown-key', kid: 'key-1', alg: 'ES256', reason: 'no trusted key' }], keyset };
+
+/** The invariants every write must keep, whatever ran concurrently. */
+async function assertClaimsConsistent(target: Target): Promise<void> {
+  const orphans = await target.raw(`SELECT c.url FROM url_claims c WHERE NOT EXISTS (SELECT 1 FROM entry_urls u WHERE u.url = c.url)`);
+  assert.deepEqual(orphans, [], 'no claim outlives the last entry that used it');
+  const borrowed = await target.raw(
+    `SELECT u.url FROM entry_urls u JOIN entries e ON e.id = u.entry_id JOIN url_claims c ON c.url = u.url WHERE c.owner <> e.owner`,
+  );
+  assert.deepEqual(borrowed, [], "no entry lists a URL claimed by another principal");
+}
+
+for (const name of ['sqlite', 'postgres'] as const) {
+  describe(`trust storage on ${name}`, () => {
+    const test = (title: string, fn: (t: TestContext, target: Target) => Promise<void>) =>
+      it(title, async (t) => {
+        if (name === 'postgres' && pgSkip) return t.skip(pgSkip);
+        await fn(t, await engines[name]());
+      });
+    const open = async (t: TestContext, target: Target): Promise<RegistryStore> => {
+      const store = target.makeStore();
+      await store.open();
+      t.after(() => store.close());
+      return store;
+    };
+
+    test('a URL contested by many principals through several store instances ends with one of them', async (t, target) => {
+      const stores = await Promise.all(Array.from({ length: 4 }, () => open(t, target)));
+      const contested = 'https://contested.example.com/a2a';
+      const outcomes = await Promise.all(
+        stores.flatMap((store, s) =>
+          Array.from({ length: 10 }, (_, i) => store.upsert(withSecondary(`https://race-${s}-${i}.example.com/a2a`, contested), actor(`p${i % 5}`))),
+        ),
+      );
+      const created = outcomes.filter((o) => o.status === 'created');
+      assert.ok(created.length >= 1);
+      const owners = new Set(created.map((o) => (o.status === 'created' ? o.entry.owner : '')));
+      assert.equal(owners.size, 1, `one principal holds it, not ${[...owners].join(', ')}`);
+      for (const o of outcomes) if (o.status !== 'created') assert.deepEqual(o, { status: 'url-taken', url: 'http://contested.example.com/a2a' });
+      const claims = await target.raw(`SELECT owner FROM url_claims WHERE url = 'http://contested.example.com/a2a'`);
+      assert.deepEqual(claims.map((c) => c.owner), [...owners]);
+      await assertClaimsConsistent(target);
+    });
+
+    test('random concurrent creates, updates and removals by several principals keep every claim consistent', async (t, target) => {
+      const stores = await Promise.all(Array.from({ length: 3 }, () => open(t, target)));
+      const random = seededRandom(15);
+      const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+      const shared = ['https://s1.example.com/a2a', 'https://s2.example.com/a2a', 'https://s3.example.com/a2a'];
+      const ids: string[] = [];
+      for (let round = 0; round < 8; round++) {
+        await Promise.all(
+          Array.from({ length: 24 }, async (_, i) => {
+            const store = pick(stores);
+            const who = actor(pick(['p1', 'p2', 'p3']));
+            if (ids.length > 0 && random() < 0.25) {
+              const outcome = await store.remove(pick(ids), who);
+              assert.ok(['deleted', 'not-found', 'forbidden'].includes(outcome.status));
+              return;
+            }
+            const identity = `https://agent-${Math.floor(random() * 12)}.example.com/a2a`;
+            const outcome = await store.upsert(withSecondary(identity, pick(shared), `${round}-${i}`), who);
+            if (outcome.status === 'created') ids.push(outcome.entry.id);
+          }),
+        );
+        await assertClaimsConsistent(target);
+      }
+    });
+
+    test('the migration normalises stored identities and claims their URLs; earlier registrations win conflicts', async (t, target) => {
+      await target.atVersion1();
+      const now = '2026-01-01T00:00:00.000Z';
+      const legacy = [
+        // [id, owner, identity, interfaces]
+        ['00000000-0000-4000-8000-000000000001', 'alice', 'HTTPS://Alice.example.com:443/a2a/', ['HTTPS://Alice.example.com:443/a2a/', 'https://alice.example.com/rest']],
+        ['00000000-0000-4000-8000-000000000002', 'bob', 'https://alice.example.com/%61%32a', ['https://alice.example.com/%61%32a']],
+        ['00000000-0000-4000-8000-000000000003', 'bob', 'https://bob.example.com/a2a', ['https://bob.example.com/a2a', 'https://alice.example.com/rest#x']],
+        ['00000000-0000-4000-8000-000000000004', 'carol', '{BASE_URL}/a2a', ['{BASE_URL}/a2a']],
+      ] as const;
+      let seq = 0;
+      for (const [id, owner, identity, urls] of legacy) {
+        seq++;
+        const interfaces = JSON.stringify(urls.map((url, i) => ({ url, protocolBinding: i === 0 ? 'JSONRPC' : 'HTTP+JSON', protocolVersion: '1.0' })));
+        const listSeq = name === 'sqlite' ? `${seq}, ` : '';
+        await target.raw(
+          `INSERT INTO entries (id, ${name === 'sqlite' ? 'list_seq, ' : ''}kind, identity_url, owner, current_revision, created_at, updated_at)
+           VALUES ('${id}', ${listSeq}'agent', '${identity}', '${owner}', 1, '${now}', '${now}')`,
+        );
+        await target.raw(
+          `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version, interfaces, document_text, content_hash, author, created_at)
+           VALUES ('${id}', 1, 'n', 'd', '1.0', '${interfaces}', '{}', 'h${seq}', '${owner}', '${now}')`,
+        );
+      }
+      const store = await open(t, target);
+      const identities = Object.fromEntries((await target.raw('SELECT id, identity_url FROM entries')).map((r) => [String(r.id), r.identity_url]));
+      assert.equal(identities['00000000-0000-4000-8000-000000000001'], 'https://alice.example.com/a2a', 'normalised');
+      assert.equal(identities['00000000-0000-4000-8000-000000000002'], 'https://alice.example.com/%61%32a', 'a later conflicting identity is left as it was');
+      assert.equal(identities['00000000-0000-4000-8000-000000000004'], '{BASE_URL}/a2a', 'a placeholder is no URL');
+      const claims = Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
+      assert.deepEqual(claims, {
+        'http://alice.example.com/a2a': 'alice',
+        'http://alice.example.com/rest': 'alice',
+        'http://bob.example.com/a2a': 'bob',
+      });
+      await assertClaimsConsistent(target);
+      // The same spelling alice used before updates her entry; bob's conflicting entry cannot be updated with that URL.
+      const again = await store.upsert(withSecondary('https://alice.example.com/a2a', 'https://alice.example.com/rest', '2'), actor('alice'));
+      assert.equal(again.status === 'updated' && again.entry.id, '00000000-0000-4000-8000-000000000001');
+      const bobs = await store.upsert(withSecondary('https://bob.example.com/a2a', 'https://alice.example.com/rest', '2'), actor('bob'));
+      assert.deepEqual(bobs, { status: 'url-taken', url: 'http://alice.example.com/rest' });
+    });
+
+    test('a verification per revision: updated in place for the current one, filtered on by list', async (t, target) => {
+      const store = await open(t, target);
+      const signed = entryWrite('agent', 'https://signed.example.com/a2a');
+      signed.verification = verification(true);
+      const a = await store.upsert(signed, actor('alice'));
+      const plain = await store.upsert(entryWrite('agent', 'https://plain.example.com/a2a'), actor('alice'));
+      assert.ok(a.status === 'created' && plain.status === 'created');
+      assert.deepEqual(a.entry.verification, signed.verification);
+      assert.equal(plain.entry.verification, undefined);
+
+      const names = async (verified?: boolean) => (await store.list({ limit: 10, verified })).entries.map((e) => e.identityUrl).sort();
+      assert.deepEqual(await names(true), ['https://signed.example.com/a2a']);
+      assert.deepEqual(await names(false), ['https://plain.example.com/a2a']);
+      assert.equal((await names()).length, 2);
+
+      const seq = await store.lastChangeSeq();
+      const quiet = await store.updateVerification(a.entry.id, 1, verification(true, 'k2'), false);
+      assert.equal(quiet?.verification?.keyset, 'k2');
+      assert.equal(await store.lastChangeSeq(), seq, 'a silent update records no change');
+      const loud = await store.updateVerification(a.entry.id, 1, verification(false, 'k3'), true);
+      assert.equal(loud?.verification?.verified, false);
+      assert.equal(loud?.revision, 1, 'no new revision');
+      assert.deepEqual(await store.changesSince(seq, 10).then((c) => c.map((x) => [x.id, x.op])), [[a.entry.id, 'upsert']]);
+      assert.deepEqual(await names(true), []);
+
+      // Only the current revision is re-evaluated.
+      const next = entryWrite('agent', 'https://signed.example.com/a2a', '2');
+      next.verification = verification(true);
+      await store.upsert(next, actor('alice'));
+      assert.equal(await store.updateVerification(a.entry.id, 1, verification(true, 'k4'), true), undefined);
+      assert.equal((await store.get(a.entry.id, 1))?.verification?.keyset, 'k3');
+      assert.deepEqual(await names(true), ['https://signed.example.com/a2a']);
+    });
+  });
+}

@@ -1,0 +1,548 @@
+/**
+ * The web page in a real browser (Debian's Chromium driven by playwright-core) against a real
+ * registry on 127.0.0.1: search as you type, filters, paging, an entry's page, comparing
+ * revisions, validating a broken card and registering one. Each test saves a screenshot under
+ * test-output/screenshots. Plus the HTTP side: content negotiation at the page's paths, the
+ * page's content security policy, the assets and their size.
+ *
+ * One registry and one browser for the whole file; the page's assets are built first, so the
+ * test runs against the current sources.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { buildWebAssets, FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
+import { PAGE_CONTENT_SECURITY_POLICY } from '../src/http/security.js';
+import { accessibilityViolations, browserUnavailable, launchBrowser, screenshot, type TestBrowser, type WatchedPage } from './support/browser.js';
+import { dataPart, filePart, op, resultOf, sdkClient, send, type WireJson } from './support/client.js';
+import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+import { serveCard } from './support/freshness.js';
+import { startOrigin, type OriginServer } from './support/origin-server.js';
+
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+const FILLERS = 22;
+
+function securedCard() {
+  const card: WireJson = v1Card('Ledger Agent', 'https://ledger.example.org/a2a');
+  card.description = 'Keeps a ledger of payments.';
+  card.skills = [
+    { id: 'record-payment', name: 'Record payment', description: 'Records a payment in the ledger.', tags: ['payments', 'bookkeeping'], examples: ['Record 40 EUR paid to ACME'] },
+  ];
+  card.securitySchemes = {
+    bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', description: 'A token from the ledger service.' } },
+    oauth: {
+      oauth2SecurityScheme: {
+        flows: { clientCredentials: { tokenUrl: 'https://auth.example.org/token', scopes: { 'ledger:read': 'read', 'ledger:write': 'write' } } },
+      },
+    },
+  };
+  card.securityRequirements = [{ schemes: { bearer: { list: [] } } }, { schemes: { oauth: { list: ['ledger:read'] } } }];
+  return card;
+}
+
+/** Agents enough for two pages of results, matching nothing the other tests search for. */
+function fillerCard(i: number) {
+  const card: WireJson = v1Card(`Filler Agent ${String(i).padStart(2, '0')}`, `https://filler-${i}.example.org/a2a`);
+  // "filler" only in the name: one hit per entry, with or without results per entry.
+  card.description = `Agent number ${i}, for paging.`;
+  card.skills = [{ id: 'fill', name: 'Fill a page', description: 'Fills a page of results.', tags: ['paging'] }];
+  return card;
+}
+
+const brokenCard = () => {
+  const card: WireJson = v1Card('Broken Agent', 'https://broken.example.org/a2a');
+  card.skills[0].tags = 'finance';
+  delete card.version;
+  return JSON.stringify(card, null, 2);
+};
+
+const unavailable = browserUnavailable();
+
+describe('web page', { skip: unavailable }, () => {
+  let registry: TestRegistry;
+  let browser: TestBrowser;
+  let build: WebBuildResult;
+  let origin: OriginServer;
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    build = await buildWebAssets();
+    // Agents registered by URL from a server on 127.0.0.1, for health (the health filter and facts).
+    origin = await startOrigin();
+    registry = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    const admin = await sdkClient(registry.url, { token: TOKENS.admin });
+
+    // Invoice Agent: three revisions, for the history.
+    const card: WireJson = v1Card('Invoice Agent', 'https://invoices.example.org/a2a');
+    ids.invoice = resultOf(await op(alice, { register: { agentCard: card } })).id;
+    card.description = 'Translates, checks and files invoices.';
+    await op(alice, { register: { agentCard: card } });
+    card.skills[0].tags.push('receipts');
+    card.version = '1.3.0';
+    await op(alice, { register: { agentCard: card } });
+
+    ids.weather = resultOf(await op(bob, { register: { agentCard: v03Card() } })).id;
+    ids.files = resultOf(await op(bob, { register: { mcpServer: mcpServer(), toolspec: toolspec() } })).id;
+    ids.ledger = resultOf(await op(bob, { register: { agentCard: securedCard() } })).id;
+    for (const [key, name] of [['beacon', 'Harbour Beacon Agent'], ['lighthouse', 'Harbour Lighthouse Agent']] as const) {
+      const card: WireJson = v1Card(name, `https://${key}.example.org/a2a`);
+      // Words of their own: other tests' searches do not find them.
+      card.description = `The ${key} of the harbour.`;
+      card.skills = [{ id: 'guide', name: 'Guide ships', description: 'Guides ships into the harbour.', tags: ['harbour'] }];
+      serveCard(origin, card, `/${key}`);
+      ids[key] = resultOf(await op(alice, { register: { url: `${origin.url}/${key}` } })).id;
+    }
+    // The lighthouse goes dark: its next check finds nothing.
+    origin.route('/lighthouse/.well-known/agent-card.json', (_req, res) => void res.writeHead(503).end());
+    await op(alice, { refresh: { id: ids.lighthouse } });
+    for (let i = 0; i < FILLERS; i++) {
+      await op(admin, { register: { agentCard: fillerCard(i) } });
+    }
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await registry?.close();
+    await origin?.close();
+  });
+
+  /** A fresh page; at the end of the test nothing went wrong in it (console errors, exceptions, CSP refusals). */
+  async function withPage<T>(fn: (page: WatchedPage) => Promise<T>): Promise<T> {
+    const page = await browser.newPage();
+    try {
+      const result = await fn(page);
+      assert.deepEqual(page.problems, [], 'the page logged errors');
+      return result;
+    } finally {
+      await page.close();
+    }
+  }
+
+  async function assertAccessible(page: Page, what: string) {
+    const violations = await accessibilityViolations(page);
+    assert.deepEqual(violations, [], `accessibility violations on ${what}: ${JSON.stringify(violations, null, 2)}`);
+  }
+
+  describe('over HTTP', () => {
+    test('browsers get the page at /, /entries/{id} and /validate; API clients keep their JSON answers', async () => {
+      for (const path of ['/', `/entries/${ids.invoice}`, '/validate', '/?q=invoice&kind=agent']) {
+        const res = await fetch(`${registry.url}${path}`, { headers: { accept: BROWSER_ACCEPT } });
+        assert.equal(res.status, 200, path);
+        assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
+        assert.equal(res.headers.get('content-security-policy'), PAGE_CONTENT_SECURITY_POLICY);
+        assert.match(res.headers.get('vary') ?? '', /Accept/);
+        assert.equal(res.headers.get('x-frame-options'), 'DENY');
+        const html = await res.text();
+        assert.match(html, new RegExp(`<script type="module" src="/assets/${build.manifest.script}"></script>`));
+        assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)/, 'no inline script');
+        assert.doesNotMatch(html, /\bstyle=|<style/, 'no inline style');
+        assert.doesNotMatch(html, /https?:\/\/(?!127\.0\.0\.1)/, 'no other origin');
+      }
+      const head = await fetch(`${registry.url}/`, { method: 'HEAD', headers: { accept: BROWSER_ACCEPT } });
+      assert.equal(head.status, 200);
+      assert.equal(await head.text(), '');
+
+      // What / answered before the page existed, for every client that does not prefer HTML.
+      for (const accept of ['application/json', '*/*', undefined]) {
+        const res = await fetch(`${registry.url}/`, { headers: accept ? { accept } : {} });
+        assert.equal(res.status, 404, `Accept: ${accept}`);
+        assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+        assert.equal(res.headers.get('content-security-policy'), "default-src 'none';frame-ancestors 'none'");
+        assert.equal(((await res.json()) as WireJson).error.status, 'NOT_FOUND');
+      }
+      const card = await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { accept: BROWSER_ACCEPT } });
+      assert.equal(card.status, 200);
+      assert.match(card.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(card.headers.get('content-security-policy'), "default-src 'none';frame-ancestors 'none'");
+      const rest = await fetch(`${registry.url}/a2a/rest/tasks/nope`, { headers: { accept: BROWSER_ACCEPT, 'A2A-Version': '1.0' } });
+      assert.match(rest.headers.get('content-type') ?? '', /json/);
+    });
+
+    test('assets: hashed, immutable, compressed, revalidated; the first page is under its budget', async (t) => {
+      for (const file of build.manifest.files) {
+        const res = await fetch(`${registry.url}/assets/${file}`, { headers: { 'accept-encoding': 'identity' } });
+        assert.equal(res.status, 200, file);
+        assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+        assert.equal(res.headers.get('content-encoding'), null);
+        const etag = res.headers.get('etag')!;
+        await res.arrayBuffer();
+        const again = await fetch(`${registry.url}/assets/${file}`, { headers: { 'if-none-match': etag } });
+        assert.equal(again.status, 304);
+      }
+      const script = `${registry.url}/assets/${build.manifest.script}`;
+      const br = await fetch(script, { headers: { 'accept-encoding': 'br' }, decompress: false } as RequestInit);
+      assert.equal(br.headers.get('content-encoding'), 'br');
+      assert.equal(br.headers.get('content-type'), 'text/javascript; charset=utf-8');
+      assert.equal(br.headers.get('vary'), 'Accept-Encoding');
+      const gzip = await fetch(script, { headers: { 'accept-encoding': 'gzip' }, decompress: false } as RequestInit);
+      assert.equal(gzip.headers.get('content-encoding'), 'gzip');
+      const missing = await fetch(`${registry.url}/assets/nope.js`);
+      assert.equal(missing.status, 404);
+      assert.match(missing.headers.get('content-type') ?? '', /json/);
+
+      // What a browser downloads for the search page, as served (uncompressed, and as sent with gzip/br).
+      const first = [build.manifest.script, ...build.manifest.preload, build.manifest.style, build.manifest.icon];
+      let bytes = 0;
+      let sent = 0;
+      for (const file of first) {
+        bytes += (await (await fetch(`${registry.url}/assets/${file}`, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer()).byteLength;
+        const res = await fetch(`${registry.url}/assets/${file}`, { headers: { 'accept-encoding': 'br, gzip' } });
+        sent += Number(res.headers.get('content-length'));
+        await res.arrayBuffer();
+      }
+      const html = (await (await fetch(`${registry.url}/`, { headers: { accept: BROWSER_ACCEPT, 'accept-encoding': 'identity' } })).arrayBuffer()).byteLength;
+      t.diagnostic(`first page: ${bytes} bytes of assets (${sent} bytes sent compressed) + ${html} bytes of HTML`);
+      assert.ok(bytes + html < FIRST_PAGE_BUDGET_BYTES, `first page ${bytes + html} bytes >= ${FIRST_PAGE_BUDGET_BYTES}`);
+    });
+  });
+
+  test('search: results as you type (debounced), the words marked, the query in the URL', async () => {
+    await withPage(async (page) => {
+      const searches: string[] = [];
+      page.on('request', (r) => {
+        if (r.url().endsWith('/a2a/rest/message:send')) searches.push(r.postData() ?? '');
+      });
+      await page.goto(`${registry.url}/`);
+      await page.locator('.hit').first().waitFor();
+      const before = searches.length;
+      await page.locator('#q').pressSequentially('invoice', { delay: 40 });
+      await page.waitForURL(/\?q=invoice$/);
+      await page.locator('.hit', { hasText: 'Invoice Agent' }).waitFor();
+      assert.ok(searches.length - before <= 2, `typing 7 characters sent ${searches.length - before} searches`);
+      // Every request went to the A2A door with the protocol version, as any A2A client's would.
+      assert.ok(searches.every((body) => JSON.parse(body).message.parts[0].data.search));
+
+      const hit = page.locator('.hit', { hasText: 'Invoice Agent' });
+      assert.deepEqual(await hit.locator('h2 mark').allTextContents(), ['Invoice']);
+      assert.match((await hit.locator('.hit-match').textContent()) ?? '', /skill Translate invoice/i);
+      assert.ok((await hit.locator('.hit-match mark').allTextContents()).includes('invoice'));
+      assert.equal(await page.locator('.hit').count(), 1, 'one result per entry');
+      assert.match((await page.locator('#result-count').textContent()) ?? '', /match|result/);
+      await screenshot(page, 'search');
+
+      // The URL is the search: opening it again shows the same.
+      await page.goto(`${registry.url}/?q=weather`);
+      await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
+      assert.equal(await page.locator('#q').inputValue(), 'weather');
+      await assertAccessible(page, 'the search page');
+    });
+  });
+
+  test('filters narrow the results, live in the URL, and paging walks the pages', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/`);
+      await page.locator('.hit').first().waitFor();
+      await page.selectOption('#f-kind', 'mcp-server');
+      await page.waitForURL(/kind=mcp-server/);
+      await page.locator('.hit .kind-mcp-server').first().waitFor();
+      await expectHits(page, ['files']);
+      await screenshot(page, 'filter-kind');
+
+      await page.goto(`${registry.url}/?kind=agent`);
+      await page.locator('#f-tags').fill('payments, unknown-tag');
+      await page.locator('#f-tags').press('Enter');
+      await page.waitForURL(/tags=payments/);
+      await expectHits(page, ['Ledger Agent']);
+      assert.equal(await page.locator('#f-kind').inputValue(), 'agent');
+      await screenshot(page, 'filter-tags');
+
+      await page.goto(`${registry.url}/?version=0.3`);
+      await expectHits(page, ['Weather Agent']);
+      assert.equal(await page.locator('#f-version').inputValue(), '0.3');
+      await page.selectOption('#f-version', '');
+      await page.waitForURL((url) => !url.search.includes('version'));
+
+      // Paging: 22 fillers, 20 per page.
+      await page.goto(`${registry.url}/?q=filler`);
+      await page.locator('.hit').first().waitFor();
+      assert.equal(await page.locator('.hit').count(), 20);
+      const firstPage = await page.locator('.hit h2').allTextContents();
+      await page.getByRole('link', { name: 'Next page →' }).click();
+      await page.waitForURL(/n=2/);
+      await page.waitForFunction(() => document.querySelectorAll('.hit').length === 2);
+      const secondPage = await page.locator('.hit h2').allTextContents();
+      assert.equal(new Set([...firstPage, ...secondPage]).size, FILLERS, 'the pages do not overlap');
+      assert.match((await page.locator('#result-count').textContent()) ?? '', /21–22 of 22/);
+      await screenshot(page, 'paging');
+      await page.getByRole('link', { name: '← Previous page' }).click();
+      await page.waitForURL((url) => !url.search.includes('n=2'));
+      await page.waitForFunction(() => document.querySelectorAll('.hit').length === 20);
+    });
+  });
+
+  test('health: each hit says whether its live card answered, the filter keeps one status, the entry shows source and last check', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/?q=harbour`);
+      await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      assert.equal(await page.locator('.hit', { hasText: 'Beacon' }).locator('.badge', { hasText: /^Reachable$/ }).count(), 1);
+      assert.equal(await page.locator('.hit', { hasText: 'Lighthouse' }).locator('.badge', { hasText: 'Unreachable' }).count(), 1);
+      await page.selectOption('#f-health', 'unreachable');
+      await page.waitForURL(/health=unreachable/);
+      await expectHits(page, ['Harbour Lighthouse Agent']);
+      await screenshot(page, 'filter-health');
+      await page.selectOption('#f-health', 'ok');
+      await page.waitForURL(/health=ok/);
+      await expectHits(page, ['Harbour Beacon Agent']);
+      assert.equal(await page.locator('#f-health option').count(), 5, 'reachable, unreachable, invalid, any, and no filter');
+
+      await page.goto(`${registry.url}/entries/${ids.lighthouse}`);
+      await page.locator('h1', { hasText: 'Harbour Lighthouse Agent' }).waitFor();
+      const facts = (await page.locator('.entry-head dl.facts').textContent()) ?? '';
+      assert.ok(facts.includes(`${origin.url}/lighthouse`), `the source URL: ${facts}`);
+      assert.match(facts, /Unreachable since .*1 failed check; last checked/);
+      assert.match(facts, /503/, 'the reason the check failed');
+      await screenshot(page, 'entry-unreachable');
+      await assertAccessible(page, 'an entry with source and health');
+    });
+  });
+
+  test('an entry: the card for people, interfaces with copy buttons, security, owner, raw JSON; an MCP server with its tool hints', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/?q=invoice`);
+      await page.getByRole('link', { name: 'Invoice Agent' }).click();
+      await page.waitForURL(new RegExp(`/entries/${ids.invoice}$`));
+      const h1 = page.locator('h1');
+      await h1.filter({ hasText: 'Invoice Agent' }).waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1', 'focus moves to the new page');
+      assert.match(await page.title(), /^Invoice Agent · /);
+      const text = (await page.locator('article').textContent()) ?? '';
+      for (const expected of ['Translates, checks and files invoices.', 'alice', 'Translate invoice', 'Check VAT', 'Translate this invoice into German', 'receipts', 'Streaming (SSE)']) {
+        assert.ok(text.includes(expected), `the entry page shows "${expected}"`);
+      }
+      await page.getByRole('button', { name: 'Copy the JSONRPC URL https://invoices.example.org/a2a' }).click();
+      await page.locator('.copy-status', { hasText: 'Copied' }).waitFor();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'https://invoices.example.org/a2a');
+      const stable = page.getByRole('link', { name: `/agents/${ids.invoice}/card.json` });
+      const card = await (await fetch(new URL((await stable.getAttribute('href'))!, registry.url))).json();
+      assert.equal((card as WireJson).version, '1.3.0', 'the stable URL serves the current card');
+      await page.locator('summary', { hasText: 'as registered' }).click();
+      assert.equal(JSON.parse((await page.locator('pre.code').last().textContent()) ?? '').version, '1.3.0');
+      await screenshot(page, 'entry-agent');
+      await assertAccessible(page, 'an agent entry');
+
+      await page.goto(`${registry.url}/entries/${ids.ledger}`);
+      await page.locator('#security-h').waitFor();
+      const security = (await page.locator('section', { has: page.locator('#security-h') }).textContent()) ?? '';
+      for (const expected of ['HTTP authentication', 'Bearer', 'JWT', 'OAuth 2.0', 'https://auth.example.org/token', 'ledger:read', 'oauth (ledger:read)']) {
+        assert.ok(security.includes(expected), `security shows "${expected}"`);
+      }
+
+      await page.goto(`${registry.url}/entries/${ids.files}`);
+      await page.locator('#tools-h').waitFor();
+      const read = page.locator('#tool-read_file');
+      assert.deepEqual(await read.locator('.hints li').allTextContents(), ['Read-only', 'Not idempotent (default)', 'Open world (default)']);
+      const write = page.locator('#tool-write_file');
+      assert.deepEqual(await write.locator('.hints li').allTextContents(), [
+        'May modify its environment (default)',
+        'Destructive (default)',
+        'Not idempotent (default)',
+        'Open world (default)',
+      ]);
+      assert.match((await read.locator('table.params').textContent()) ?? '', /path.*required.*string/);
+      await screenshot(page, 'entry-mcp');
+
+      await page.goto(`${registry.url}/entries/00000000-0000-4000-8000-000000000000`);
+      await page.locator('h1', { hasText: 'Entry not available' }).waitFor();
+      assert.match((await page.locator('[role=alert]').textContent()) ?? '', /NOT_FOUND/);
+    });
+  });
+
+  test('history: revisions listed, any two compared as a diff, the pair in the URL', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/entries/${ids.invoice}`);
+      await page.locator('#history-h').waitFor();
+      const rows = await page.locator('table.revisions tbody tr td:first-child').allTextContents();
+      assert.deepEqual(rows.map((r) => r.match(/^\d+/)?.[0]), ['3', '2', '1']);
+      await page.selectOption('#diff-from', '1');
+      await page.selectOption('#diff-to', '3');
+      await page.getByRole('button', { name: 'Compare' }).click();
+      await page.waitForURL(/from=1&to=3/);
+      await page.locator('.diff-table').waitFor();
+      const removed = await page.locator('.line-removed').allTextContents();
+      const added = await page.locator('.line-added').allTextContents();
+      assert.ok(removed.some((l) => l.includes('"description": "Invoice Agent translates and checks invoices."')), removed.join('\n'));
+      assert.ok(added.some((l) => l.includes('"description": "Translates, checks and files invoices."')), added.join('\n'));
+      assert.ok(added.some((l) => l.includes('"receipts"')));
+      assert.ok(removed.some((l) => l.includes('"version": "1.2.0"')));
+      assert.match((await page.locator('.diff-summary').textContent()) ?? '', /\+\d+ −\d+ lines/);
+      await screenshot(page, 'history-diff');
+
+      // A shared link opens on the same diff; an older revision says it is not the current one.
+      await page.goto(`${registry.url}/entries/${ids.invoice}?revision=2&from=2&to=3`);
+      await page.locator('.diff-table').waitFor();
+      assert.match((await page.locator('.entry-head').textContent()) ?? '', /not the current one/);
+      assert.ok((await page.locator('.line-removed').count()) > 0);
+    });
+  });
+
+  test('validate: a broken card gets the registry\'s errors, with paths and hints, marked in the document', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      const text = brokenCard();
+      await page.locator('#document').fill(text);
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await page.locator('.problems').waitFor();
+
+      // The same findings the registry gives any A2A client for this document.
+      const direct = await send(await sdkClient(registry.url), [dataPart({ validate: {} }), filePart(text, 'agent-card.json')]);
+      const expected = (direct.status.message.parts.find((p: WireJson) => p.data).data.error.details as WireJson[]).map((d) => `${d.path} ${d.message}`);
+      const shown = await page.locator('.problems li').evaluateAll((items) =>
+        items.map((li) => `${li.querySelector('.path')?.textContent} ${li.querySelector('.message')?.textContent}`),
+      );
+      assert.deepEqual(shown, expected);
+      const tags = page.locator('.problems li', { hasText: '/skills/0/tags' });
+      assert.match((await tags.locator('.hint').textContent()) ?? '', /array of strings/);
+
+      // Marked where it is: the tags line, and the document (the missing version) at its top.
+      const marks = await page.locator('.doc mark').allTextContents();
+      assert.ok(marks.some((m) => m.includes('"tags": "finance"')), marks.join(' | '));
+      await tags.getByRole('link', { name: 'Show in the document' }).click();
+      const target = await page.evaluate(() => document.querySelector(':target')?.closest('tr')?.textContent ?? '');
+      assert.match(target, /"tags": "finance"/);
+      await screenshot(page, 'validate-errors');
+      await assertAccessible(page, 'the validate page with errors');
+
+      // Broken JSON, dropped as a file: the registry says it is not JSON; the page shows where the parser stopped.
+      const dropped = await page.evaluateHandle((text) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text], 'agent-card.json', { type: 'application/json' }));
+        return transfer;
+      }, '{\n  "name": "x",\n  "version": 1,,\n}');
+      await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
+      await page.waitForFunction(() => (document.querySelector('#document') as HTMLTextAreaElement).value.includes('1,,'));
+      await page.locator('.problems .note').waitFor();
+      assert.match((await page.locator('.problems').textContent()) ?? '', /not valid JSON.*line 3, column 16/s);
+      assert.equal(await page.locator('.doc tr.has-error .ln').textContent(), '3');
+      await screenshot(page, 'validate-syntax');
+
+      // A toolspec: detected, its paths (reported under /toolspec) placed in the pasted text.
+      const spec = toolspec();
+      (spec.tools[1] as WireJson).inputSchema = { type: 'array' };
+      await page.locator('#document').fill(JSON.stringify(spec, null, 2));
+      await page.locator('#mcp-name').waitFor();
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems').waitFor();
+      assert.match((await page.locator('.problems').textContent()) ?? '', /\/toolspec\/tools\/1\/inputSchema/);
+      assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"type": "array"')));
+      await screenshot(page, 'validate-toolspec');
+    });
+  });
+
+  test('register: with a token typed by the person, kept in session storage only', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      const card = v1Card('Fresh Page Agent', 'https://fresh.example.org/a2a');
+      await page.locator('#document').fill(JSON.stringify(card, null, 2));
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await page.locator('.notice.ok', { hasText: 'Valid.' }).waitFor();
+      assert.match((await page.locator('.validation-result').textContent()) ?? '', /A2A v1\.0 agent card/);
+
+      await page.locator('#token').fill('not-a-real-token-0123456789');
+      await page.getByRole('button', { name: 'Register' }).click();
+      await page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+      page.problems.length = 0; // the browser logs the refused request (401) itself
+
+      await page.locator('#token').fill(TOKENS.alice);
+      await page.getByRole('button', { name: 'Register' }).click();
+      await page.locator('.notice.ok', { hasText: 'Registered.' }).waitFor();
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.alice);
+      assert.equal(await page.evaluate(() => localStorage.length), 0);
+      assert.ok(!(await browser.context.cookies()).length, 'no cookie');
+      await screenshot(page, 'registered');
+
+      await page.getByRole('link', { name: 'Open the entry' }).click();
+      await page.locator('h1', { hasText: 'Fresh Page Agent' }).waitFor();
+      assert.match((await page.locator('.entry-head').textContent()) ?? '', /Owneralice/);
+
+      // The token stays for this tab only: a reload keeps it, the person can forget it.
+      await page.goto(`${registry.url}/validate`);
+      assert.equal(await page.locator('#token').inputValue(), TOKENS.alice);
+      await page.getByRole('button', { name: 'Forget token' }).click();
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), null);
+
+      // A toolspec registers with the server fields.
+      await page.locator('#document').fill(JSON.stringify(toolspec()));
+      await page.locator('#mcp-name').fill('page-files');
+      await page.locator('#mcp-url').fill('https://mcp.example.org/page-files/mcp');
+      await page.locator('#token').fill(TOKENS.bob);
+      await page.getByRole('button', { name: 'Register' }).click();
+      await page.locator('.notice.ok', { hasText: 'Registered.' }).waitFor();
+      await screenshot(page, 'registered-toolspec');
+    });
+  });
+
+  test('a token the registry refuses: the page asks for one and reads with it', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'expired-token-0123456789abcdef'));
+      await page.goto(`${registry.url}/?q=weather`);
+      await page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+      page.problems.length = 0; // the browser logs the refused request (401) itself
+      await page.locator('#read-token').fill(TOKENS.bob);
+      await page.getByRole('button', { name: 'Use this token' }).click();
+      await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.bob);
+      await screenshot(page, 'token-prompt-resolved');
+    });
+  });
+
+  test('keyboard and phone width', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/`);
+      await page.locator('.hit').first().waitFor();
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'q');
+      await page.keyboard.type('ledger');
+      await page.keyboard.press('Enter');
+      await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
+      await page.waitForFunction(() => document.querySelectorAll('.hit').length === 1);
+      // Tab reaches the result through the form and the filters, and the focus can be seen.
+      for (let i = 0; i < 20 && !(await page.evaluate(() => document.activeElement?.closest('.hit') != null)); i++) {
+        await page.keyboard.press('Tab');
+      }
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Ledger Agent');
+      assert.notEqual(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none', 'a visible focus ring');
+      await page.keyboard.press('Enter');
+      await page.locator('h1', { hasText: 'Ledger Agent' }).waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1');
+
+      await page.setViewportSize({ width: 360, height: 780 });
+      for (const [path, name, ready] of [
+        ['/?q=invoice', 'phone-search', '.hit'],
+        [`/entries/${ids.files}`, 'phone-entry', '#tools-h'],
+        ['/validate', 'phone-validate', '#document'],
+      ] as const) {
+        await page.goto(`${registry.url}${path}`);
+        await page.locator(ready).first().waitFor();
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.equal(overflow, 0, `${path} scrolls sideways on a phone`);
+        if (name === 'phone-search') assert.equal(await page.locator('details.filters').getAttribute('open'), null, 'filters fold away on a phone');
+        await screenshot(page, name);
+      }
+
+      // The dark scheme keeps its contrast too (axe computes the colours as drawn).
+      await page.emulateMedia({ colorScheme: 'dark' });
+      for (const [path, name, ready] of [
+        ['/?q=invoice', 'phone-search-dark', '.hit mark'],
+        [`/entries/${ids.invoice}?from=1&to=3`, 'phone-diff-dark', '.diff'],
+      ] as const) {
+        await page.goto(`${registry.url}${path}`);
+        await page.locator(ready).first().waitFor();
+        await assertAccessible(page, `${path} in the dark scheme`);
+        await screenshot(page, name);
+      }
+    });
+  });
+});
+
+async function expectHits(page: Page, names: string[]) {
+  await page.waitForFunction((n) => document.querySelectorAll('.hit').length === n, names.length);
+  assert.deepEqual((await page.locator('.hit h2').allTextContents()).sort(), [...names].sort());
+}

@@ -1,0 +1,159 @@
+/**
+ * The page's only way to the registry: the registry's own A2A HTTP+JSON binding
+ * (`POST /a2a/rest/message:send`, `A2A-Version: 1.0`), on the same origin. So the page gets
+ * exactly what every other A2A client gets — the same operations, authentication, rate limits,
+ * answers and errors — and there is no second API to keep in step.
+ */
+import type {
+  EntryInterface,
+  EntryKind,
+  EntryView as ContractEntryView,
+  Finding,
+  RegistrationResult as ContractRegistrationResult,
+  RevisionSummary,
+  SearchHit as ContractSearchHit,
+  SearchMatch,
+  SearchPage as ContractSearchPage,
+  ValidationResultBody,
+} from '../../src/contract/types';
+import { config } from './config';
+import { savedToken } from './token';
+
+export type { Finding };
+
+/** A request the registry declined (a REJECTED task), or one that never reached it. */
+export class RegistryError extends Error {
+  constructor(
+    /** The contract's error code (VALIDATION_FAILED, NOT_FOUND, ...), or HTTP_<status> / NETWORK. */
+    readonly code: string,
+    message: string,
+    readonly details: Finding[] = [],
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'RegistryError';
+  }
+}
+
+/** A document uploaded as a file part, exactly as the person typed or dropped it. */
+export interface UploadedDocument {
+  text: string;
+  filename: 'agent-card.json' | 'toolspec.json';
+}
+
+export interface CallOptions {
+  token?: string;
+  signal?: AbortSignal;
+  file?: UploadedDocument;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** crypto.randomUUID exists only in secure contexts; a registry may be served over plain http. */
+function messageId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `web-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+function base64Utf8(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+const dataOf = (parts: unknown): Json | undefined =>
+  Array.isArray(parts) ? (parts.find((p): p is { data: Json } => isObject(p) && isObject(p.data))?.data ?? undefined) : undefined;
+
+/** The error inside a google.rpc.Status body (HTTP+JSON binding errors: 401, 413, 429, ...). */
+async function httpFailure(res: Response): Promise<RegistryError> {
+  let message = `The registry answered HTTP ${res.status}.`;
+  try {
+    const body: unknown = await res.json();
+    if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') message = body.error.message;
+  } catch {
+    /* not JSON: keep the generic message */
+  }
+  const retry = Number(res.headers.get('retry-after'));
+  const code = res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`;
+  return new RegistryError(code, message, [], Number.isFinite(retry) && retry > 0 ? retry : undefined);
+}
+
+/**
+ * Sends one operation (`{"search": {...}}`, `{"get": {...}}`, ...) and returns the data part of
+ * its artifact, or throws a RegistryError with the registry's code, message and details.
+ */
+export async function call<T = Json>(operation: Json, options: CallOptions = {}): Promise<T> {
+  const parts: Json[] = [{ data: operation, mediaType: 'application/json' }];
+  if (options.file) parts.push({ raw: base64Utf8(options.file.text), filename: options.file.filename, mediaType: 'application/json' });
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'A2A-Version': '1.0' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let res: Response;
+  try {
+    res = await fetch(`${config.base}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers,
+      // historyLength 0: the answer need not echo the request (an uploaded document) back.
+      body: JSON.stringify({ message: { messageId: messageId(), role: 'ROLE_USER', parts }, configuration: { historyLength: 0 } }),
+      signal: options.signal,
+      credentials: 'omit',
+    });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new RegistryError('NETWORK', 'The registry cannot be reached. Check your connection and try again.');
+  }
+  if (!res.ok) throw await httpFailure(res);
+  const body: unknown = await res.json();
+  const task = isObject(body) && isObject(body.task) ? body.task : undefined;
+  const status = task && isObject(task.status) ? task.status : undefined;
+  const state = status?.state;
+  if (state === 'TASK_STATE_COMPLETED' && task && Array.isArray(task.artifacts) && isObject(task.artifacts[0])) {
+    const data = dataOf(task.artifacts[0].parts);
+    if (data) return data as T;
+  }
+  if (state === 'TASK_STATE_REJECTED' && status && isObject(status.message)) {
+    const error = dataOf(status.message.parts)?.error;
+    if (isObject(error)) {
+      const details = Array.isArray(error.details) ? (error.details.filter(isObject) as unknown as Finding[]) : [];
+      const retry = typeof error.retryAfterSeconds === 'number' ? error.retryAfterSeconds : undefined;
+      throw new RegistryError(String(error.code ?? 'REJECTED'), String(error.message ?? 'The registry declined the request.'), details, retry);
+    }
+  }
+  throw new RegistryError('FAILED', 'The registry could not complete the request. Try again in a moment.');
+}
+
+/**
+ * A read (search, get) with the person's token when they gave one. On a registry that needs a
+ * token to read, asking without one would only be refused: say so without asking.
+ */
+export async function read<T = Json>(operation: Json, signal: AbortSignal): Promise<T> {
+  const token = savedToken();
+  if (!token && config.readNeedsToken) {
+    throw new RegistryError('UNAUTHENTICATED', 'This registry needs a registry token to read: type yours below.');
+  }
+  return call<T>(operation, { signal, token: token || undefined });
+}
+
+export const isAbort = (err: unknown): boolean => err instanceof DOMException && err.name === 'AbortError';
+
+// ---- the contract's answers, as the page reads them: the registry's own types ----
+
+/**
+ * What the registry says about an entry beside its document: where it fetches it and how the last
+ * check went (the contract's freshness fields), and whether a trusted key signed it (trust: not in
+ * the contract on this branch yet, so declared here as the trust work answers it; each may be absent).
+ */
+export type EntryStatus = Pick<ContractEntryView, 'source' | 'health' | 'drift'> & {
+  verified?: boolean;
+  kid?: string;
+  signatures?: { status: 'verified' | 'unknown-key' | 'invalid'; kid?: string; alg?: string; reason?: string }[];
+};
+
+/** A hit; `matches` (the entry's other matching skills or tools) comes with results per entry. */
+export type SearchHit = ContractSearchHit & EntryStatus & { matches?: SearchMatch[] };
+export type SearchPage = Omit<ContractSearchPage, 'results'> & { results: SearchHit[] };
+export type EntryView = ContractEntryView & EntryStatus;
+/** A successful registration always names the entry. */
+export type RegistrationResult = ContractRegistrationResult & { id: string; revision: number; created: boolean; changed: boolean };
+export type { EntryInterface, EntryKind, RevisionSummary, SearchMatch, ValidationResultBody as ValidationResult };

@@ -1,0 +1,176 @@
+/** Small pieces every page uses. */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { RegistryError, type EntryStatus } from './api';
+import { saveToken } from './token';
+
+/** Only http(s) links from documents become links: a card may carry any string (javascript:, data:). */
+export function safeUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A link to somewhere a registered document points: never given our referrer or window. */
+export function ExternalLink({ url, children }: { url: unknown; children?: ComponentChildren }) {
+  const safe = safeUrl(url);
+  if (!safe) return <span class="mono">{typeof url === 'string' ? url : String(url ?? '')}</span>;
+  return (
+    <a href={safe} rel="noopener noreferrer nofollow ugc" target="_blank">
+      {children ?? safe}
+    </a>
+  );
+}
+
+async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No clipboard API (plain http) or no permission: the old way, through a selection.
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.className = 'offscreen';
+    document.body.append(area);
+    area.select();
+    const ok = document.execCommand('copy');
+    area.remove();
+    return ok;
+  }
+}
+
+/** Copies `text`; says so in a live region, so screen readers hear it too. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [done, setDone] = useState<'' | 'copied' | 'failed'>('');
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(timer.current), []);
+  return (
+    <span class="copy">
+      <button
+        type="button"
+        class="small"
+        aria-label={label}
+        onClick={async () => {
+          setDone((await copyText(text)) ? 'copied' : 'failed');
+          window.clearTimeout(timer.current);
+          timer.current = window.setTimeout(() => setDone(''), 2000);
+        }}
+      >
+        Copy
+      </button>
+      <span class="copy-status" role="status">
+        {done === 'copied' ? 'Copied' : done === 'failed' ? 'Copy failed: select the text instead' : ''}
+      </span>
+    </span>
+  );
+}
+
+export const KIND_LABEL = { agent: 'Agent', 'mcp-server': 'MCP server' } as const;
+
+/** Verified and health, shown when the registry reports them (trust and freshness features). */
+export function StatusBadges({ status }: { status: EntryStatus }) {
+  return (
+    <>
+      {status.verified === true && (
+        <span class="badge ok" title={status.kid ? `Signature verified with key ${status.kid}` : 'Signature verified with a trusted key'}>
+          Verified
+        </span>
+      )}
+      {status.health && (
+        <span class={`badge ${status.health.status === 'ok' ? 'ok' : 'warn'}`} title={status.health.checkedAt ? `Checked ${formatDate(status.health.checkedAt)}` : undefined}>
+          {status.health.status === 'ok' ? 'Reachable' : status.health.status === 'unreachable' ? 'Unreachable' : status.health.status === 'invalid' ? 'Invalid live card' : status.health.status}
+        </span>
+      )}
+      {status.drift === true && <span class="badge warn" title="The live document differs from this registered revision">Changed live</span>}
+    </>
+  );
+}
+
+export function formatDate(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** The registry's refusal, in its own words: message, then each detail with its path and hint. */
+export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
+  const err = error instanceof RegistryError ? error : new RegistryError('ERROR', error instanceof Error ? error.message : String(error));
+  return (
+    <div class="notice error" role="alert">
+      <p>
+        <strong>{title ?? 'The registry declined the request'}</strong> <span class="code">{err.code}</span>
+      </p>
+      <p>{err.message}</p>
+      {err.retryAfterSeconds !== undefined && <p>Try again in {err.retryAfterSeconds} s.</p>}
+      {err.details.length > 0 && (
+        <ul>
+          {err.details.map((d) => (
+            <li>
+              <code>{d.path || '/'}</code> {d.message}
+              {d.hint && <span class="hint"> — {d.hint}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** Sets the tab title and moves focus to the page's heading when the page changes (keyboard and screen reader users land on it). */
+export function usePageHeading(title: string, moved: number) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+  useEffect(() => {
+    if (moved > 0) ref.current?.focus();
+  }, [moved]);
+  return ref;
+}
+
+export const needsToken = (error: unknown) => error instanceof RegistryError && error.code === 'UNAUTHENTICATED';
+
+/** Loads a page's code when it is first shown (the search page stays small). */
+export function useModule<T>(load: () => Promise<T>): T | undefined {
+  const [mod, setMod] = useState<T>();
+  useEffect(() => {
+    let live = true;
+    void load().then((m) => live && setMod(() => m));
+    return () => {
+      live = false;
+    };
+  }, []);
+  return mod;
+}
+
+/**
+ * Shown when a read was refused for want of a token (a registry with REGISTRY_PUBLIC_READ=false,
+ * or a token that is no longer valid): the person types one, kept for this tab only.
+ */
+export function TokenPrompt({ onSaved }: { onSaved: () => void }) {
+  const [token, setToken] = useState('');
+  return (
+    <form
+      class="token-prompt"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!token.trim()) return;
+        saveToken(token.trim());
+        onSaved();
+      }}
+    >
+      <div class="field">
+        <label for="read-token">Registry token</label>
+        <input id="read-token" type="password" autoComplete="off" value={token} aria-describedby="read-token-help" onInput={(e) => setToken(e.currentTarget.value)} />
+        <small id="read-token-help">This registry needs a token to read. It is kept in this tab's session storage only.</small>
+      </div>
+      <div class="actions">
+        <button type="submit">Use this token</button>
+      </div>
+    </form>
+  );
+}

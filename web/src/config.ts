@@ -1,0 +1,18 @@
+/** The registry's description of itself, from the HTML the server wrote (src/web/page-config.ts). */
+import type { PageConfig } from '../../src/web/page-config';
+
+function read(): PageConfig {
+  const fallback: PageConfig = { name: 'A2A Agent Registry', base: '', filters: ['kind', 'tags', 'protocolBinding', 'protocolVersion'], readNeedsToken: false, maxDocumentBytes: 10240 };
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="registry-config"]');
+  if (!meta) return fallback;
+  try {
+    return { ...fallback, ...(JSON.parse(meta.content) as Partial<PageConfig>) };
+  } catch {
+    return fallback;
+  }
+}
+
+export const config: PageConfig = read();
+
+/** An absolute path on this registry, with its base. */
+export const href = (path: string): string => `${config.base}${path}`;

@@ -1,0 +1,199 @@
+/**
+ * An entry's revisions and a line diff between any two of them (of the documents as registered,
+ * pretty-printed). The pair compared is in the URL (?from=&to=), so a diff can be shared.
+ */
+import { structuredPatch, type StructuredPatchHunk } from 'diff';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { isAbort, type RevisionSummary } from '../api';
+import { ErrorNotice, formatDate } from '../components';
+import { pretty } from './untrusted';
+
+export interface HistoryProps {
+  revisions: RevisionSummary[];
+  /** The revision the page shows. */
+  shown: number;
+  from?: number;
+  to?: number;
+  revisionUrl(revision: number): string;
+  compare(from: number, to: number): void;
+  load(revision: number, signal: AbortSignal): Promise<unknown>;
+}
+
+export function History(props: HistoryProps) {
+  const { revisions, shown } = props;
+  const latest = revisions[0]?.revision;
+  const numbers = revisions.map((r) => r.revision);
+  const [from, setFrom] = useState(props.from ?? revisions[1]?.revision ?? latest ?? 1);
+  const [to, setTo] = useState(props.to ?? latest ?? 1);
+  useEffect(() => {
+    if (props.from !== undefined) setFrom(props.from);
+    if (props.to !== undefined) setTo(props.to);
+  }, [props.from, props.to]);
+
+  return (
+    <section aria-labelledby="history-h" id="history">
+      <h2 id="history-h">History</h2>
+      {revisions.length > 0 && numbers[numbers.length - 1]! > 1 && (
+        <p class="muted small">Older revisions than {numbers[numbers.length - 1]} are no longer kept.</p>
+      )}
+      <table class="revisions">
+        <caption class="visually-hidden">Revisions, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Revision</th>
+            <th scope="col">Stored</th>
+          </tr>
+        </thead>
+        <tbody>
+          {revisions.map((r) => (
+            <tr aria-current={r.revision === shown ? 'true' : undefined}>
+              <td>
+                {r.revision === shown ? <strong>{r.revision} (shown)</strong> : <a href={props.revisionUrl(r.revision)}>{r.revision}</a>}
+                {r.revision === latest && <span class="badge subtle">current</span>}
+              </td>
+              <td>{formatDate(r.updatedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {revisions.length > 1 ? (
+        <form
+          class="compare-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            props.compare(from, to);
+          }}
+        >
+          <RevisionSelect id="diff-from" label="From revision" value={from} numbers={numbers} onChange={setFrom} />
+          <RevisionSelect id="diff-to" label="To revision" value={to} numbers={numbers} onChange={setTo} />
+          <button type="submit">Compare</button>
+        </form>
+      ) : (
+        <p class="muted">This is the only revision.</p>
+      )}
+      {props.from !== undefined && props.to !== undefined && <Diff from={props.from} to={props.to} load={props.load} />}
+    </section>
+  );
+}
+
+type DiffState = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; hunks: StructuredPatchHunk[]; added: number; removed: number };
+
+function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps['load'] }) {
+  const [diff, setDiff] = useState<DiffState>({ state: 'loading' });
+  const box = useRef<HTMLDivElement>(null);
+  // Asked for (Compare, or a shared link): bring it into view.
+  useEffect(() => box.current?.scrollIntoView({ block: 'start' }), [from, to]);
+  useEffect(() => {
+    const controller = new AbortController();
+    setDiff({ state: 'loading' });
+    Promise.all([load(from, controller.signal), load(to, controller.signal)])
+      .then(([a, b]) => {
+        const patch = structuredPatch(`revision ${from}`, `revision ${to}`, `${pretty(a)}\n`, `${pretty(b)}\n`, undefined, undefined, { context: 3 });
+        const lines = patch.hunks.flatMap((h) => h.lines);
+        setDiff({
+          state: 'done',
+          hunks: patch.hunks,
+          added: lines.filter((l) => l.startsWith('+')).length,
+          removed: lines.filter((l) => l.startsWith('-')).length,
+        });
+      })
+      .catch((error: unknown) => {
+        if (!isAbort(error)) setDiff({ state: 'failed', error });
+      });
+    return () => controller.abort();
+  }, [from, to]);
+
+  return (
+    <div class="diff" ref={box} aria-live="polite" aria-busy={diff.state === 'loading'}>
+      <h3>
+        Changes from revision {from} to revision {to}
+      </h3>
+      {diff.state === 'loading' && <p class="muted">Loading both revisions…</p>}
+      {diff.state === 'failed' && <ErrorNotice error={diff.error} title="A revision could not be loaded" />}
+      {diff.state === 'done' && diff.hunks.length === 0 && <p>The two revisions hold the same document.</p>}
+      {diff.state === 'done' && diff.hunks.length > 0 && (
+        <>
+          <p class="diff-summary">
+            <span class="added-count">+{diff.added}</span> <span class="removed-count">−{diff.removed}</span> lines
+          </p>
+          <div class="diff-scroll">
+            <table class="diff-table">
+              <caption class="visually-hidden">Line diff; removed lines are marked with a minus, added lines with a plus</caption>
+              {diff.hunks.map((hunk) => (
+                <Hunk hunk={hunk} />
+              ))}
+            </table>
+          </div>
+        </>
+      )}
+    </div>
+  );
+}
+
+function Hunk({ hunk }: { hunk: StructuredPatchHunk }) {
+  let oldLine = hunk.oldStart;
+  let newLine = hunk.newStart;
+  return (
+    <tbody>
+      <tr class="hunk-head">
+        <td colSpan={3}>
+          Lines {hunk.oldStart}–{hunk.oldStart + Math.max(0, hunk.oldLines - 1)} → {hunk.newStart}–{hunk.newStart + Math.max(0, hunk.newLines - 1)}
+        </td>
+      </tr>
+      {hunk.lines
+        .filter((line) => !line.startsWith('\\'))
+        .map((line) => {
+          const sign = line[0];
+          const text = line.slice(1);
+          if (sign === '+') {
+            return (
+              <tr class="line-added">
+                <td class="ln" />
+                <td class="ln">{newLine++}</td>
+                <td class="text">
+                  <ins>
+                    <span class="visually-hidden">added: </span>
+                    {text}
+                  </ins>
+                </td>
+              </tr>
+            );
+          }
+          if (sign === '-') {
+            return (
+              <tr class="line-removed">
+                <td class="ln">{oldLine++}</td>
+                <td class="ln" />
+                <td class="text">
+                  <del>
+                    <span class="visually-hidden">removed: </span>
+                    {text}
+                  </del>
+                </td>
+              </tr>
+            );
+          }
+          return (
+            <tr>
+              <td class="ln">{oldLine++}</td>
+              <td class="ln">{newLine++}</td>
+              <td class="text">{text}</td>
+            </tr>
+          );
+        })}
+    </tbody>
+  );
+}
+
+function RevisionSelect(props: { id: string; label: string; value: number; numbers: number[]; onChange: (n: number) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={String(props.value)} onChange={(e) => props.onChange(Number(e.currentTarget.value))}>
+        {props.numbers.map((n) => (
+          <option value={String(n)}>{n}</option>
+        ))}
+      </select>
+    </div>
+  );
+}

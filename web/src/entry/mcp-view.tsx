@@ -1,0 +1,120 @@
+/** An MCP server entry ({mcpServer, toolspec}) rendered for people: the server, its tools and their hints. */
+import { ExternalLink } from '../components';
+import { arr, obj, pretty, str, strings, type Json } from './untrusted';
+
+/**
+ * The MCP tool annotations, with the defaults the MCP specification gives an absent hint.
+ * `destructiveHint` only means something for a tool that is not read-only.
+ */
+const HINTS = [
+  { key: 'readOnlyHint', fallback: false, yes: 'Read-only', no: 'May modify its environment' },
+  { key: 'destructiveHint', fallback: true, yes: 'Destructive', no: 'Not destructive' },
+  { key: 'idempotentHint', fallback: false, yes: 'Idempotent', no: 'Not idempotent' },
+  { key: 'openWorldHint', fallback: true, yes: 'Open world', no: 'Closed world' },
+] as const;
+
+export function McpServerView({ document }: { document: Json }) {
+  const server = obj(document.mcpServer) ?? {};
+  const tools = arr(obj(document.toolspec)?.tools)
+    .map(obj)
+    .filter((t): t is Json => t !== undefined);
+  return (
+    <>
+      <section aria-labelledby="server-h">
+        <h2 id="server-h">Server</h2>
+        <dl class="facts">
+          <dt>Name</dt>
+          <dd>{str(server.name) ?? '—'}</dd>
+          {str(server.version) && (
+            <>
+              <dt>Version</dt>
+              <dd>{str(server.version)}</dd>
+            </>
+          )}
+          <dt>URL</dt>
+          <dd>
+            <ExternalLink url={server.url} />
+          </dd>
+        </dl>
+      </section>
+      <section aria-labelledby="tools-h">
+        <h2 id="tools-h">Tools ({tools.length})</h2>
+        <ul class="cards">
+          {tools.map((tool) => (
+            <Tool tool={tool} />
+          ))}
+        </ul>
+      </section>
+    </>
+  );
+}
+
+function Tool({ tool }: { tool: Json }) {
+  const annotations = obj(tool.annotations) ?? {};
+  const readOnly = annotations.readOnlyHint === true;
+  const name = str(tool.name) ?? 'unnamed';
+  const title = str(tool.title) ?? str(annotations.title);
+  return (
+    <li class="card" id={`tool-${name}`}>
+      <h3>
+        <code>{name}</code> {title && <span class="muted">{title}</span>}
+      </h3>
+      {str(tool.description) && <p>{str(tool.description)}</p>}
+      <ul class="hints" aria-label="Hints">
+        {HINTS.filter((h) => !(readOnly && h.key === 'destructiveHint')).map((h) => {
+          const declared = typeof annotations[h.key] === 'boolean';
+          const value = declared ? annotations[h.key] === true : h.fallback;
+          const risky = (h.key === 'destructiveHint' && value) || (h.key === 'readOnlyHint' && !value);
+          return (
+            <li class={`badge ${h.key === 'readOnlyHint' && value ? 'ok' : risky ? 'warn' : 'subtle'}`} title={declared ? `${h.key}: ${value}` : `${h.key} not declared: the MCP default is ${h.fallback}`}>
+              {value ? h.yes : h.no}
+              {!declared && <span class="default-mark"> (default)</span>}
+            </li>
+          );
+        })}
+      </ul>
+      <Parameters schema={obj(tool.inputSchema)} />
+      <details>
+        <summary>Input schema{obj(tool.outputSchema) ? ' and output schema' : ''}</summary>
+        <pre class="code small">{pretty(tool.inputSchema)}</pre>
+        {obj(tool.outputSchema) && <pre class="code small">{pretty(tool.outputSchema)}</pre>}
+      </details>
+    </li>
+  );
+}
+
+function Parameters({ schema }: { schema: Json | undefined }) {
+  const properties = Object.entries(obj(schema?.properties) ?? {});
+  if (properties.length === 0) return <p class="muted small">No parameters.</p>;
+  const required = new Set(strings(schema?.required));
+  return (
+    <table class="params">
+      <caption class="visually-hidden">Parameters</caption>
+      <thead>
+        <tr>
+          <th scope="col">Parameter</th>
+          <th scope="col">Type</th>
+          <th scope="col">Description</th>
+        </tr>
+      </thead>
+      <tbody>
+        {properties.map(([key, value]) => {
+          const p = obj(value) ?? {};
+          const type = Array.isArray(p.type) ? strings(p.type).join(' | ') : (str(p.type) ?? (p.enum ? 'enum' : p.$ref ? 'ref' : 'any'));
+          return (
+            <tr>
+              <th scope="row">
+                <code>{key}</code>
+                {required.has(key) && <span class="required"> required</span>}
+              </th>
+              <td>
+                <code>{type}</code>
+              </td>
+              <td>{str(p.description) ?? ''}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,59 @@
+/**
+ * What the registry knows about an entry beyond its document, as facts beside the owner:
+ * whether its card's signatures verified (trust) and where the registry fetches it and how its
+ * last check went (freshness). Each shows only when the registry reports it.
+ */
+import { ExternalLink, formatDate } from '../components';
+import type { EntryView } from '../api';
+
+const SIGNATURE_LABEL = { verified: 'verified', 'unknown-key': 'key not trusted here', invalid: 'invalid' } as const;
+const HEALTH_LABEL = { ok: 'Reachable', unreachable: 'Unreachable', invalid: 'Invalid live document' } as const;
+
+export function StatusFacts({ entry }: { entry: EntryView }) {
+  const signatures = entry.signatures ?? [];
+  const { source, health } = entry;
+  return (
+    <>
+      {entry.kind === 'agent' && (entry.verified !== undefined || signatures.length > 0) && (
+        <>
+          <dt>Signature</dt>
+          <dd class="signatures">
+            {signatures.length === 0 ? (
+              <span class="muted">The card is not signed.</span>
+            ) : (
+              <ul class="plain">
+                {signatures.map((s, i) => (
+                  <li>
+                    <span class={`badge ${s.status === 'verified' ? 'ok' : s.status === 'invalid' ? 'bad' : 'subtle'}`}>{SIGNATURE_LABEL[s.status] ?? s.status}</span>{' '}
+                    {signatures.length > 1 && `#${i + 1} `}
+                    {s.alg && <code>{s.alg}</code>} {s.kid && <>key <code>{s.kid}</code></>}
+                    {s.reason && <span class="muted"> ({s.reason})</span>}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </dd>
+        </>
+      )}
+      {source && (
+        <>
+          <dt>Source</dt>
+          <dd>
+            <ExternalLink url={source.url} /> <span class="muted">(fetched {formatDate(source.fetchedAt)})</span>
+          </dd>
+        </>
+      )}
+      {health && (
+        <>
+          <dt>Health</dt>
+          <dd>
+            {HEALTH_LABEL[health.status as keyof typeof HEALTH_LABEL] ?? health.status} since {formatDate(health.since)}
+            {health.failures > 0 && `, ${health.failures} failed check${health.failures === 1 ? '' : 's'}`}; last checked {formatDate(health.checkedAt)}
+            {health.message && <span class="muted"> ({health.message})</span>}
+            {entry.drift === true && <>. The live document differs from the revision stored here.</>}
+          </dd>
+        </>
+      )}
+    </>
+  );
+}

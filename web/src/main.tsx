@@ -1,0 +1,55 @@
+/**
+ * The registry's web page: search (here), an entry's page and the validate page (each loaded
+ * when first visited). Rendered into <main> of the HTML the server writes (src/web).
+ */
+import { render } from 'preact';
+import { useModule } from './components';
+import { interceptLinks, useRoute } from './router';
+import { SearchPage } from './pages/search';
+
+function Loading() {
+  return <p class="muted" role="status">Loading…</p>;
+}
+
+function EntryRoute(props: { id: string; params: URLSearchParams; moved: number }) {
+  const mod = useModule(() => import('./pages/entry'));
+  return mod ? <mod.EntryPage {...props} /> : <Loading />;
+}
+
+function ValidateRoute(props: { moved: number }) {
+  const mod = useModule(() => import('./pages/validate'));
+  return mod ? <mod.ValidatePage {...props} /> : <Loading />;
+}
+
+function App() {
+  const { route, moved } = useRoute();
+  // Mark the current page in the header's navigation.
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('[data-nav]')) {
+    if (link.dataset.nav === route.page) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  switch (route.page) {
+    case 'search':
+      return <SearchPage params={route.params} moved={moved} />;
+    case 'entry':
+      return <EntryRoute key={route.id} id={route.id} params={route.params} moved={moved} />;
+    case 'validate':
+      return <ValidateRoute moved={moved} />;
+    default:
+      return (
+        <section>
+          <h1 tabIndex={-1}>Page not found</h1>
+          <p>
+            There is no page here. <a href="/">Search the registry</a>.
+          </p>
+        </section>
+      );
+  }
+}
+
+const main = document.getElementById('main');
+if (main) {
+  main.textContent = '';
+  interceptLinks();
+  render(<App />, main);
+}

@@ -1,0 +1,190 @@
+/**
+ * An entry's page (/entries/{id}): the card or MCP server rendered for people, its interfaces
+ * with copy buttons, the owner, the revision history with a diff, and the raw JSON.
+ * ?revision=N shows an older revision; ?from=&to= compares two.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { isAbort, read, RegistryError, type EntryView } from '../api';
+import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
+import { config, href } from '../config';
+import { documentPaths } from '../../../src/catalog/vocabulary';
+import { AgentCardView } from '../entry/card-view';
+import { History } from '../entry/history';
+import { McpServerView } from '../entry/mcp-view';
+import { StatusFacts } from '../entry/status-facts';
+import { obj, pretty } from '../entry/untrusted';
+import { navigate } from '../router';
+
+type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView };
+
+/** Where the catalog door serves the entry's documents (src/catalog): [what, path]. */
+const stableDocuments = (entry: EntryView): [string, string][] =>
+  entry.kind === 'agent'
+    ? [['The agent card', documentPaths.agentCard(entry.id)]]
+    : [
+        ['The server and toolspec', documentPaths.mcpDocument(entry.id)],
+        ['Its MCP Server Card', documentPaths.mcpServerCard(entry.id)],
+      ];
+
+const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : undefined);
+
+export function EntryPage({ id, params, moved }: { id: string; params: URLSearchParams; moved: number }) {
+  const revision = positive(params.get('revision'));
+  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  const [attempt, setAttempt] = useState(0);
+  // Documents by revision, for the diff (the entry's own revision is one of them).
+  const documents = useRef(new Map<number, unknown>());
+  const title = loaded.state === 'done' ? `${loaded.entry.name} · ${config.name}` : `Entry · ${config.name}`;
+  const heading = usePageHeading(title, moved);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setLoaded((l) => (l.state === 'done' ? l : { state: 'loading' }));
+    read<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, controller.signal)
+      .then((entry) => {
+        documents.current.set(entry.revision, entry.document);
+        setLoaded({ state: 'done', entry });
+      })
+      .catch((error: unknown) => {
+        if (!isAbort(error)) setLoaded({ state: 'failed', error });
+      });
+    return () => controller.abort();
+  }, [id, revision, attempt]);
+
+  const entryUrl = (changes: Record<string, string | undefined>) => {
+    const next = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === undefined) next.delete(k);
+      else next.set(k, v);
+    }
+    const qs = next.toString();
+    return href(`/entries/${encodeURIComponent(id)}${qs ? `?${qs}` : ''}`);
+  };
+
+  if (loaded.state !== 'done') {
+    // The same heading element as the loaded page's, so the focus given to it on arrival stays.
+    return (
+      <article class="entry-page">
+        <p class="breadcrumb">
+          <a href={href('/')}>Search</a>
+        </p>
+        <header class="entry-head">
+          <h1 ref={heading} tabIndex={-1}>
+            {loaded.state === 'loading' ? 'Loading entry…' : 'Entry not available'}
+          </h1>
+        </header>
+        {loaded.state === 'failed' && (
+          <ErrorNotice
+            error={loaded.error}
+            title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
+          />
+        )}
+        {loaded.state === 'failed' && needsToken(loaded.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
+      </article>
+    );
+  }
+
+  const { entry } = loaded;
+  const revisions = entry.revisions ?? [{ revision: entry.revision, updatedAt: entry.updatedAt }];
+  const latest = revisions[0]?.revision ?? entry.revision;
+  const document = obj(entry.document) ?? {};
+  const load = async (rev: number, signal: AbortSignal) => {
+    if (documents.current.has(rev)) return documents.current.get(rev);
+    const view = await read<EntryView>({ get: { id, revision: rev } }, signal);
+    documents.current.set(rev, view.document);
+    return view.document;
+  };
+
+  return (
+    <article class="entry-page">
+      <p class="breadcrumb">
+        <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
+      </p>
+      <header class="entry-head">
+        <h1 ref={heading} tabIndex={-1}>
+          {entry.name}
+        </h1>
+        <p class="badges">
+          <span class={`badge kind-${entry.kind}`}>{KIND_LABEL[entry.kind]}</span>
+          {entry.protocolVersion && <span class="badge subtle">A2A {entry.protocolVersion}</span>}
+          <StatusBadges status={entry} />
+        </p>
+        <p class="description">{entry.description}</p>
+        <dl class="facts inline">
+          <dt>Owner</dt>
+          <dd>{entry.owner}</dd>
+          <dt>Revision</dt>
+          <dd>
+            {entry.revision}
+            {entry.revision !== latest && (
+              <>
+                {' '}
+                (not the current one: <a href={entryUrl({ revision: undefined })}>see revision {latest}</a>)
+              </>
+            )}
+          </dd>
+          <dt>Updated</dt>
+          <dd>{formatDate(entry.updatedAt)}</dd>
+          <dt>Registered</dt>
+          <dd>{formatDate(entry.createdAt)}</dd>
+          <dt>Id</dt>
+          <dd>
+            <code>{entry.id}</code>
+          </dd>
+          <StatusFacts entry={entry} />
+        </dl>
+      </header>
+
+      <section aria-labelledby="interfaces-h">
+        <h2 id="interfaces-h">Interfaces</h2>
+        <ul class="interfaces">
+          {entry.interfaces.map((i) => (
+            <li>
+              <span class="badge subtle">
+                {i.protocolBinding}
+                {i.protocolVersion ? ` ${i.protocolVersion}` : ''}
+              </span>
+              {i.tenant && <span class="muted"> tenant {i.tenant}</span>} <code class="url">{i.url}</code>{' '}
+              <CopyButton text={i.url} label={`Copy the ${i.protocolBinding} URL ${i.url}`} />
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      {entry.kind === 'agent' ? <AgentCardView card={document} /> : <McpServerView document={document} />}
+
+      <History
+        revisions={revisions}
+        shown={entry.revision}
+        from={positive(params.get('from'))}
+        to={positive(params.get('to'))}
+        revisionUrl={(rev) => entryUrl({ revision: rev === latest ? undefined : String(rev), from: undefined, to: undefined })}
+        compare={(from, to) => navigate(entryUrl({ from: String(from), to: String(to) }), { inPlace: true })}
+        load={load}
+      />
+
+      <section aria-labelledby="raw-h">
+        <h2 id="raw-h">Raw JSON</h2>
+        <ul class="plain documents">
+          {stableDocuments(entry).map(([label, path]) => (
+            <li>
+              {label} (current revision) at a stable URL: <a href={href(path)} download>{path}</a>{' '}
+              <CopyButton text={new URL(href(path), window.location.href).href} label={`Copy the URL of ${label.toLowerCase()}`} />
+            </li>
+          ))}
+        </ul>
+        <details>
+          <summary>
+            The {entry.kind === 'agent' ? 'agent card' : 'server and toolspec'} as registered (revision {entry.revision})
+          </summary>
+          <p>
+            <CopyButton text={pretty(entry.document)} label="Copy the raw JSON" />
+          </p>
+          <pre class="code" tabIndex={0}>
+            {pretty(entry.document)}
+          </pre>
+        </details>
+      </section>
+    </article>
+  );
+}

@@ -1,0 +1,403 @@
+/**
+ * The search page: results as you type (debounced), filters, what matched with the words
+ * marked, paging. Everything that decides the results is in the URL (q, kind, tags, binding,
+ * version, verified, health, p), so a search can be shared and Back returns to it.
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { isAbort, read, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
+import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
+import { config, href } from '../config';
+import { Highlight, queryTerms } from '../highlight';
+import { navigate } from '../router';
+
+const PAGE_SIZE = 20;
+const TYPING_DEBOUNCE_MS = 250;
+/** URL parameters that describe the search (p and n only place it in the pages). */
+const FILTER_PARAMS = ['kind', 'tags', 'binding', 'version', 'verified', 'health'] as const;
+
+/** The select filters: URL parameter, label, and options (the first is "no filter"). */
+const SELECTS: { param: string; filterKey: string; label: string; options: readonly (readonly [string, string])[] }[] = [
+  {
+    param: 'kind',
+    filterKey: 'kind',
+    label: 'Kind',
+    options: [
+      ['', 'All kinds'],
+      ['agent', 'Agents'],
+      ['mcp-server', 'MCP servers'],
+    ],
+  },
+  {
+    param: 'binding',
+    filterKey: 'protocolBinding',
+    label: 'Binding',
+    options: [
+      ['', 'Any binding'],
+      ['JSONRPC', 'JSON-RPC'],
+      ['HTTP+JSON', 'HTTP+JSON'],
+      ['GRPC', 'gRPC'],
+    ],
+  },
+  {
+    param: 'version',
+    filterKey: 'protocolVersion',
+    label: 'A2A version',
+    options: [
+      ['', 'Any version'],
+      ['1.0', '1.0'],
+      ['0.3', '0.3'],
+    ],
+  },
+  {
+    param: 'health',
+    filterKey: 'health',
+    label: 'Health',
+    options: [
+      ['', 'Registry default'],
+      ['ok', 'Reachable'],
+      ['unreachable', 'Unreachable'],
+      ['invalid', 'Invalid live card'],
+      ['any', 'Any, including hidden'],
+    ],
+  },
+];
+
+const supports = (key: string) => config.filters.includes(key);
+
+/** The contract's search request for the URL's parameters. */
+function searchRequest(params: URLSearchParams): Record<string, unknown> {
+  const filter: Record<string, unknown> = {};
+  const kind = params.get('kind');
+  if (kind === 'agent' || kind === 'mcp-server') filter.kind = kind;
+  const tags = splitTags(params.get('tags') ?? '');
+  if (tags.length > 0) filter.tags = tags;
+  const binding = params.get('binding');
+  if (binding) filter.protocolBinding = binding;
+  const version = params.get('version');
+  if (version) filter.protocolVersion = version;
+  if (supports('verified') && params.get('verified') === 'true') filter.verified = true;
+  const health = params.get('health');
+  if (supports('health') && health) filter.health = health;
+  const request: Record<string, unknown> = { query: params.get('q') ?? '', limit: PAGE_SIZE };
+  if (Object.keys(filter).length > 0) request.filter = filter;
+  const page = params.get('p');
+  if (page) request.pageToken = page;
+  return request;
+}
+
+const splitTags = (s: string) =>
+  s
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .slice(0, 20);
+
+/** The URL for the given search parameters (empty ones left out, paging reset unless kept). */
+function searchUrl(params: URLSearchParams, changes: Record<string, string | undefined>, keepPage = false): string {
+  const next = new URLSearchParams(params);
+  if (!keepPage) {
+    next.delete('p');
+    next.delete('n');
+  }
+  for (const [k, v] of Object.entries(changes)) {
+    if (v) next.set(k, v);
+    else next.delete(k);
+  }
+  const qs = next.toString();
+  return href(`/${qs ? `?${qs}` : ''}`);
+}
+
+/** Page tokens seen this session, per search, so "Previous" can be a link. */
+const pageChains = new Map<string, string[]>();
+const searchKey = (params: URLSearchParams) => JSON.stringify([params.get('q') ?? '', ...FILTER_PARAMS.map((k) => params.get(k) ?? '')]);
+
+type Result = { state: 'loading' } | { state: 'done'; page: Page; folded: boolean } | { state: 'failed'; error: unknown };
+
+/**
+ * One result per entry. A registry that answers one hit per matching skill or tool (before
+ * results per entry) gives the same entry several times: the later hits become its `matches`.
+ */
+function foldByEntry(hits: SearchHit[]): { hits: SearchHit[]; folded: boolean } {
+  const byId = new Map<string, SearchHit>();
+  const out: SearchHit[] = [];
+  for (const hit of hits) {
+    const first = byId.get(hit.id);
+    if (!first) {
+      const copy = { ...hit, matches: [...(hit.matches ?? [])] };
+      byId.set(hit.id, copy);
+      out.push(copy);
+    } else {
+      first.matches!.push(hit.match, ...(hit.matches ?? []));
+      first.moreInEntry = (first.moreInEntry ?? 0) + (hit.moreInEntry ?? 0) || undefined;
+    }
+  }
+  return { hits: out, folded: out.length < hits.length };
+}
+
+export function SearchPage({ params, moved }: { params: URLSearchParams; moved: number }) {
+  const query = params.get('q') ?? '';
+  const pageNumber = Math.max(1, Number(params.get('n')) || 1);
+  const heading = usePageHeading(query ? `“${query}” · ${config.name}` : config.name, moved);
+  const [text, setText] = useState(query);
+  const [result, setResult] = useState<Result>({ state: 'loading' });
+  const [attempt, setAttempt] = useState(0);
+  const requestKey = params.toString();
+  const terms = useMemo(() => queryTerms(query), [query]);
+
+  // The URL changed elsewhere (Back, a shared link): the box shows its query.
+  const typing = useRef(false);
+  useEffect(() => {
+    if (!typing.current) setText(query);
+  }, [query]);
+
+  // Typing: the URL follows after a pause, replacing the current history entry.
+  useEffect(() => {
+    if (text === query) {
+      typing.current = false;
+      return;
+    }
+    typing.current = true;
+    const timer = window.setTimeout(() => {
+      typing.current = false;
+      navigate(searchUrl(params, { q: text.trim() ? text : undefined }), { replace: true });
+    }, TYPING_DEBOUNCE_MS);
+    return () => window.clearTimeout(timer);
+  }, [text]);
+
+  // The URL decides the search; a newer one cancels the one in flight.
+  useEffect(() => {
+    const controller = new AbortController();
+    setResult((r) => (r.state === 'done' ? r : { state: 'loading' }));
+    read<Page>({ search: searchRequest(params) }, controller.signal)
+      .then((page) => {
+        const key = searchKey(params);
+        const chain = pageChains.get(key) ?? [];
+        chain[pageNumber - 1] = params.get('p') ?? '';
+        if (page.nextPageToken) chain[pageNumber] = page.nextPageToken;
+        pageChains.set(key, chain);
+        const { hits, folded } = foldByEntry(page.results);
+        setResult({ state: 'done', page: { ...page, results: hits }, folded });
+      })
+      .catch((error: unknown) => {
+        if (!isAbort(error)) setResult({ state: 'failed', error });
+      });
+    return () => controller.abort();
+  }, [requestKey, attempt]);
+
+  const setFilter = (key: string, value: string | undefined) => navigate(searchUrl(params, { [key]: value }), { inPlace: true });
+  const previousToken = pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
+
+  return (
+    <section class="search-page">
+      <h1 ref={heading} tabIndex={-1}>
+        Find agents and MCP servers
+      </h1>
+      <form
+        role="search"
+        class="search-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          typing.current = false;
+          navigate(searchUrl(params, { q: text.trim() ? text : undefined }), { replace: text !== query });
+        }}
+      >
+        <label for="q">Search skills, tools, agents and servers</label>
+        <div class="search-row">
+          <input
+            id="q"
+            type="search"
+            name="q"
+            value={text}
+            autoComplete="off"
+            spellcheck={false}
+            placeholder="e.g. translate invoices"
+            aria-describedby="result-count"
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+          <button type="submit">Search</button>
+        </div>
+        <Filters params={params} setFilter={setFilter} />
+      </form>
+
+      <div class="results" aria-busy={result.state === 'loading'}>
+        <p id="result-count" class="result-count" role="status" aria-live="polite">
+          {result.state === 'done' ? countText(result.page, pageNumber, query, result.folded) : result.state === 'loading' ? 'Searching…' : ''}
+        </p>
+        {result.state === 'failed' && <ErrorNotice error={result.error} title="The search failed" />}
+        {result.state === 'failed' && needsToken(result.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
+        {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
+        {result.state === 'done' && result.page.results.length > 0 && (
+          <ol class="hits" start={(pageNumber - 1) * PAGE_SIZE + 1}>
+            {result.page.results.map((hit) => (
+              <Hit hit={hit} terms={terms} showMatch={query.trim() !== ''} />
+            ))}
+          </ol>
+        )}
+        {result.state === 'done' && (pageNumber > 1 || result.page.nextPageToken) && (
+          <nav class="pager" aria-label="Result pages">
+            {pageNumber > 1 && (
+              <a href={searchUrl(params, previousToken ? { p: previousToken, n: String(pageNumber - 1) } : {}, false)} rel="prev">
+                {previousToken !== undefined || pageNumber === 2 ? '← Previous page' : '← First page'}
+              </a>
+            )}
+            <span>Page {pageNumber}</span>
+            {result.page.nextPageToken && (
+              <a href={searchUrl(params, { p: result.page.nextPageToken, n: String(pageNumber + 1) }, true)} rel="next">
+                Next page →
+              </a>
+            )}
+          </nav>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function countText(page: Page, pageNumber: number, query: string, folded: boolean): string {
+  if (page.total === 0) return query ? 'No results.' : 'No entries.';
+  const what = folded ? (page.total === 1 ? 'match' : 'matches') : page.total === 1 ? 'result' : 'results';
+  if (folded || page.total <= page.results.length) return `${page.total} ${what}${folded ? ` in ${page.results.length} ${page.results.length === 1 ? 'entry' : 'entries'} on this page` : ''}`;
+  const from = (pageNumber - 1) * PAGE_SIZE + 1;
+  const to = from + page.results.length - 1;
+  return `${from}–${to} of ${page.total} ${what}`;
+}
+
+function EmptyResults({ params }: { params: URLSearchParams }) {
+  const filtered = FILTER_PARAMS.some((k) => params.get(k));
+  return (
+    <div class="notice">
+      {filtered ? (
+        <p>
+          Nothing matches with these filters. <a href={searchUrl(params, Object.fromEntries(FILTER_PARAMS.map((k) => [k, undefined])))}>Clear the filters</a>.
+        </p>
+      ) : params.get('q') ? (
+        <p>Nothing matches. Try fewer or other words.</p>
+      ) : (
+        <p>
+          Nothing is registered yet. <a href={href('/validate')}>Validate and register a card</a>.
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (key: string, value: string | undefined) => void }) {
+  const [tags, setTags] = useState(params.get('tags') ?? '');
+  useEffect(() => setTags(params.get('tags') ?? ''), [params.get('tags')]);
+  const commitTags = () => {
+    const value = splitTags(tags).join(', ');
+    if (value !== (params.get('tags') ?? '')) setFilter('tags', value || undefined);
+  };
+  const active = FILTER_PARAMS.filter((k) => params.get(k)).length;
+  return (
+    <details class="filters" open={active > 0 || window.matchMedia('(min-width: 48rem)').matches}>
+      <summary>Filters{active > 0 ? ` (${active})` : ''}</summary>
+      <div class="filter-grid">
+        {SELECTS.filter((f) => supports(f.filterKey)).map((f) => (
+          <div class="field">
+            <label for={`f-${f.param}`}>{f.label}</label>
+            <select id={`f-${f.param}`} value={params.get(f.param) ?? ''} onChange={(e) => setFilter(f.param, e.currentTarget.value || undefined)}>
+              {f.options.map(([value, label]) => (
+                <option value={value}>{label}</option>
+              ))}
+            </select>
+          </div>
+        ))}
+        {supports('tags') && (
+          <div class="field">
+            <label for="f-tags">Skill tags</label>
+            <input
+              id="f-tags"
+              type="text"
+              value={tags}
+              placeholder="finance, translation"
+              aria-describedby="f-tags-help"
+              onInput={(e) => setTags(e.currentTarget.value)}
+              onChange={commitTags}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter') {
+                  e.preventDefault();
+                  commitTags();
+                }
+              }}
+            />
+            <small id="f-tags-help">Comma-separated; a skill with any of them matches.</small>
+          </div>
+        )}
+        {supports('verified') && (
+          <div class="field checkbox">
+            <input
+              id="f-verified"
+              type="checkbox"
+              checked={params.get('verified') === 'true'}
+              onChange={(e) => setFilter('verified', e.currentTarget.checked ? 'true' : undefined)}
+            />
+            <label for="f-verified">Verified signatures only</label>
+          </div>
+        )}
+      </div>
+    </details>
+  );
+}
+
+const MATCH_LABEL: Record<SearchMatch['type'], string> = { skill: 'Skill', tool: 'Tool', agent: 'Agent', 'mcp-server': 'Server' };
+
+function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showMatch: boolean }) {
+  const inner = hit.match.type === 'skill' || hit.match.type === 'tool';
+  // Other skills or tools that matched (the entry's own text is already shown).
+  const others = (hit.matches ?? []).filter((m) => (m.type === 'skill' || m.type === 'tool') && !(m.type === hit.match.type && m.id === hit.match.id));
+  const first = hit.interfaces[0];
+  return (
+    <li class="hit">
+      <div class="hit-head">
+        <h2>
+          <a href={href(`/entries/${encodeURIComponent(hit.id)}`)}>
+            <Highlight text={hit.name} terms={terms} />
+          </a>
+        </h2>
+        <span class={`badge kind-${hit.kind}`}>{KIND_LABEL[hit.kind]}</span>
+        <StatusBadges status={hit} />
+      </div>
+      <p class="hit-description">
+        <Highlight text={hit.description} terms={terms} />
+      </p>
+      {showMatch && (
+        <p class="hit-match">
+          {inner ? (
+            <>
+              Matched {MATCH_LABEL[hit.match.type].toLowerCase()}{' '}
+              <strong>
+                <Highlight text={hit.match.name} terms={terms} />
+              </strong>
+            </>
+          ) : (
+            <>Matched the {hit.kind === 'agent' ? 'agent' : 'server'} itself</>
+          )}
+          {hit.match.fields.length > 0 && <span class="muted"> in {hit.match.fields.join(', ')}</span>}
+          {others.length > 0 && (
+            <>
+              {'; also '}
+              {others.map((m, i) => (
+                <>
+                  {i > 0 && ', '}
+                  {MATCH_LABEL[m.type].toLowerCase()} <Highlight text={m.name} terms={terms} />
+                </>
+              ))}
+            </>
+          )}
+          {hit.moreInEntry ? <span class="muted"> (+{hit.moreInEntry} more)</span> : null}
+        </p>
+      )}
+      {first && (
+        <p class="hit-interface">
+          <span class="badge subtle">
+            {first.protocolBinding}
+            {first.protocolVersion ? ` ${first.protocolVersion}` : ''}
+          </span>{' '}
+          <span class="mono">{first.url}</span>
+          {hit.interfaces.length > 1 && <span class="muted"> +{hit.interfaces.length - 1}</span>}
+        </p>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,416 @@
+/**
+ * The validate page: paste or drop an agent card or a toolspec, let the registry check it (the
+ * `validate` operation: the same checks, errors, paths and hints as `register`), see each
+ * problem marked in the document, then register it with a token the person types (kept in
+ * sessionStorage only).
+ */
+import { useMemo, useRef, useState } from 'preact/hooks';
+import { call, RegistryError, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
+import { ErrorNotice, usePageHeading } from '../components';
+import { config, href } from '../config';
+import { obj, type Json } from '../entry/untrusted';
+import { saveToken, savedToken } from '../token';
+import { anchorOf, DocumentView, type Placed } from '../validate/document-view';
+import { locate, parseDocument } from '../validate/locate';
+
+/** Refusals that are about the document (shown against it); others (token, limits, network) are shown as they are. */
+const DOCUMENT_ERRORS = new Set(['VALIDATION_FAILED', 'TOO_LARGE', 'UNSUPPORTED_VERSION', 'BAD_REQUEST', 'SIGNATURE_INVALID']);
+
+/** Refused before sending: far beyond any registry's document limit, and slow to show. */
+const MAX_PASTE_BYTES = 1024 * 1024;
+
+type Kind = 'agent-card' | 'toolspec' | 'mcp-document';
+const KIND_TEXT: Record<Kind, string> = {
+  'agent-card': 'an A2A agent card',
+  toolspec: 'an MCP toolspec ({"tools": [...]})',
+  'mcp-document': 'an MCP server with its toolspec ({"mcpServer", "toolspec"})',
+};
+
+/** What the text looks like; broken JSON is sent as a card, and the registry says what is wrong. */
+function detectKind(text: string): Kind {
+  try {
+    const value = obj(JSON.parse(text));
+    if (value && Array.isArray(value.tools) && !('name' in value)) return 'toolspec';
+    if (value && 'mcpServer' in value && 'toolspec' in value) return 'mcp-document';
+  } catch {
+    /* not JSON */
+  }
+  return 'agent-card';
+}
+
+interface ServerMeta {
+  name: string;
+  url: string;
+  description: string;
+  version: string;
+}
+
+const EXAMPLE_CARD = {
+  name: 'Invoice Agent',
+  description: 'Translates and checks invoices.',
+  version: '1.0.0',
+  supportedInterfaces: [{ url: 'https://invoices.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: true },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [
+    {
+      id: 'translate-invoice',
+      name: 'Translate invoice',
+      description: 'Translates an invoice into another language.',
+      tags: ['finance', 'translation'],
+      examples: ['Translate this invoice into German'],
+    },
+  ],
+};
+
+/** The operation's arguments and file part for the text, as `validate` or `register`. */
+function request(kind: Kind, text: string, meta: ServerMeta | undefined): { args: Json; file?: UploadedDocument } {
+  const server = meta && { name: meta.name, url: meta.url, ...(meta.description ? { description: meta.description } : {}), ...(meta.version ? { version: meta.version } : {}) };
+  switch (kind) {
+    case 'agent-card':
+      return { args: {}, file: { text, filename: 'agent-card.json' } };
+    case 'toolspec':
+      return { args: server ? { mcpServer: server } : {}, file: { text, filename: 'toolspec.json' } };
+    case 'mcp-document': {
+      const doc = obj(JSON.parse(text)) ?? {};
+      return { args: { mcpServer: doc.mcpServer, toolspec: doc.toolspec } };
+    }
+  }
+}
+
+interface Problem extends Finding {
+  severity: 'error' | 'warning';
+  /** Where it is in the text; absent for a problem outside it (the server fields). */
+  place?: { start: number; end: number };
+  /** Extra detail the page found itself (the syntax error's position). */
+  note?: string;
+}
+
+type Outcome =
+  | { state: 'idle' }
+  | { state: 'busy'; what: 'validate' | 'register' }
+  | { state: 'checked'; text: string; kind: Kind; valid: ValidationResult | undefined; error: RegistryError | undefined; problems: Problem[] }
+  | { state: 'registered'; text: string; kind: Kind; result: RegistrationResult; problems: Problem[] }
+  | { state: 'failed'; error: unknown };
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split(/\r\n|\n|\r/).length;
+  const column = offset - Math.max(before.lastIndexOf('\n'), before.lastIndexOf('\r'));
+  return `line ${line}, column ${column}`;
+}
+
+/** The registry's findings placed in the text (paths of a bare toolspec are reported under /toolspec). */
+function placeProblems(text: string, kind: Kind, errors: Finding[], warnings: Finding[]): Problem[] {
+  const parsed = parseDocument(text);
+  const toDocument = (path: string): string | undefined => {
+    if (kind !== 'toolspec') return path;
+    if (path === '/toolspec' || path.startsWith('/toolspec/')) return path.slice('/toolspec'.length);
+    return path.startsWith('/mcpServer') ? undefined : path;
+  };
+  const place = (f: Finding, severity: Problem['severity']): Problem => {
+    const problem: Problem = { ...f, severity };
+    // A syntax error: the registry's path is the whole document; mark where the parser stopped.
+    if (parsed.syntaxError && (f.path === '' || f.path === '/')) {
+      problem.place = parsed.syntaxError.range;
+      problem.note = `${parsed.syntaxError.message} at ${lineAndColumn(text, parsed.syntaxError.range.start)}`;
+      return problem;
+    }
+    const path = toDocument(f.path);
+    if (path !== undefined) problem.place = locate(parsed, path);
+    return problem;
+  };
+  return [...errors.map((f) => place(f, 'error')), ...warnings.map((f) => place(f, 'warning'))];
+}
+
+export function ValidatePage({ moved }: { moved: number }) {
+  const heading = usePageHeading(`Validate and register · ${config.name}`, moved);
+  const [text, setText] = useState('');
+  const [meta, setMeta] = useState<ServerMeta>({ name: '', url: '', description: '', version: '' });
+  const [token, setToken] = useState(savedToken());
+  const [outcome, setOutcome] = useState<Outcome>({ state: 'idle' });
+  const [dragging, setDragging] = useState(false);
+  const [fileError, setFileError] = useState('');
+  const kind = useMemo(() => detectKind(text), [text]);
+  const resultRef = useRef<HTMLDivElement>(null);
+  const busy = outcome.state === 'busy';
+  const metaGiven = meta.name.trim() !== '' || meta.url.trim() !== '';
+  const tooLarge = new TextEncoder().encode(text).length > MAX_PASTE_BYTES;
+
+  /** Sends the document (the text shown, or a file just dropped) to the registry. */
+  const run = async (what: 'validate' | 'register', sentText: string = text) => {
+    if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
+    setOutcome({ state: 'busy', what });
+    const sentKind = detectKind(sentText);
+    try {
+      const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined);
+      if (what === 'validate') {
+        const valid = await call<ValidationResult>({ validate: args }, { file, token: token || undefined });
+        setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid, error: undefined, problems: placeProblems(sentText, sentKind, [], valid.warnings) });
+      } else {
+        saveToken(token);
+        const result = await call<RegistrationResult>({ register: args }, { file, token: token || undefined });
+        setOutcome({ state: 'registered', text: sentText, kind: sentKind, result, problems: placeProblems(sentText, sentKind, [], result.warnings) });
+      }
+    } catch (error) {
+      if (error instanceof RegistryError && DOCUMENT_ERRORS.has(error.code)) {
+        setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error, problems: placeProblems(sentText, sentKind, error.details, []) });
+      } else {
+        setOutcome({ state: 'failed', error });
+      }
+    }
+    requestAnimationFrame(() => resultRef.current?.focus());
+  };
+
+  const readFile = async (file: File | undefined) => {
+    setFileError('');
+    if (!file) return;
+    if (file.size > MAX_PASTE_BYTES) {
+      setFileError(`${file.name} is ${Math.round(file.size / 1024)} KB; cards and toolspecs are a few KB (this registry's limit is ${Math.round(config.maxDocumentBytes / 1024)} KB).`);
+      return;
+    }
+    // A file dropped or chosen is there to be checked: validate it at once.
+    const content = await file.text();
+    setText(content);
+    await run('validate', content);
+  };
+
+  return (
+    <section class="validate-page">
+      <h1 ref={heading} tabIndex={-1}>
+        Validate and register
+      </h1>
+      <p class="lead">
+        Paste or drop an A2A agent card (v1.0 or v0.3) or an MCP toolspec. The registry checks it with the same rules as a registration and stores nothing until you register.
+      </p>
+
+      <form
+        class="validate-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run('validate');
+        }}
+      >
+        <div
+          class={`drop-zone${dragging ? ' dragging' : ''}`}
+          onDragOver={(e) => {
+            e.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={(e) => {
+            e.preventDefault();
+            setDragging(false);
+            void readFile(e.dataTransfer?.files[0]);
+          }}
+        >
+          <label for="document">Document (JSON)</label>
+          <textarea
+            id="document"
+            rows={16}
+            spellcheck={false}
+            autoComplete="off"
+            value={text}
+            aria-describedby="document-help"
+            placeholder='{"name": "…", "supportedInterfaces": [...], …}'
+            onInput={(e) => setText(e.currentTarget.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+                e.preventDefault();
+                void run('validate');
+              }
+            }}
+          />
+          <p id="document-help" class="small muted">
+            Drop a .json file here, or{' '}
+            <label class="file-label">
+              choose a file
+              <input type="file" accept="application/json,.json" class="visually-hidden" onChange={(e) => void readFile(e.currentTarget.files?.[0])} />
+            </label>
+            , or{' '}
+            <button type="button" class="link" onClick={() => setText(JSON.stringify(EXAMPLE_CARD, null, 2))}>
+              start from an example card
+            </button>
+            . Ctrl+Enter validates.
+          </p>
+          {fileError && (
+            <p class="notice error" role="alert">
+              {fileError}
+            </p>
+          )}
+          {tooLarge && (
+            <p class="notice error" role="alert">
+              This is over 1 MB: not an agent card or toolspec.
+            </p>
+          )}
+        </div>
+        {text.trim() && (
+          <p class="small">
+            This looks like <strong>{KIND_TEXT[kind]}</strong>.
+          </p>
+        )}
+        {kind === 'toolspec' && <ServerFields meta={meta} setMeta={setMeta} problems={outcome.state === 'checked' ? outcome.problems : []} />}
+        <div class="actions">
+          <button type="submit" disabled={busy || !text.trim() || tooLarge}>
+            {busy && outcome.what === 'validate' ? 'Validating…' : 'Validate'}
+          </button>
+        </div>
+      </form>
+
+      <div ref={resultRef} tabIndex={-1} class="validation-result" aria-live="polite">
+        {outcome.state === 'failed' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
+        {(outcome.state === 'checked' || outcome.state === 'registered') && <Report outcome={outcome} current={text === outcome.text} />}
+      </div>
+
+      <section aria-labelledby="register-h" class="register">
+        <h2 id="register-h">Register</h2>
+        <p class="small muted">
+          Registering needs a token from the registry's operator. It is kept in this tab's session storage only and sent only to this registry.
+        </p>
+        <form
+          class="register-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run('register');
+          }}
+        >
+          <div class="field">
+            <label for="token">Registry token</label>
+            <input id="token" type="password" autoComplete="off" value={token} onInput={(e) => setToken(e.currentTarget.value)} />
+          </div>
+          <div class="actions">
+            <button type="submit" disabled={busy || !text.trim() || !token.trim() || tooLarge}>
+              {busy && outcome.what === 'register' ? 'Registering…' : 'Register'}
+            </button>
+            {token && (
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => {
+                  setToken('');
+                  saveToken('');
+                }}
+              >
+                Forget token
+              </button>
+            )}
+          </div>
+        </form>
+      </section>
+    </section>
+  );
+}
+
+function ServerFields({ meta, setMeta, problems }: { meta: ServerMeta; setMeta: (m: ServerMeta) => void; problems: Problem[] }) {
+  const field = (key: keyof ServerMeta, label: string, required: boolean, inputMode: 'text' | 'url' = 'text') => {
+    const problem = problems.find((p) => p.path === `/mcpServer/${key}` || (key === 'name' && p.path === '/mcpServer'));
+    return (
+      <div class="field">
+        <label for={`mcp-${key}`}>
+          {label}
+          {required && <span class="required"> (needed to register)</span>}
+        </label>
+        <input
+          id={`mcp-${key}`}
+          type="text"
+          inputMode={inputMode}
+          value={meta[key]}
+          aria-invalid={problem ? 'true' : undefined}
+          aria-describedby={problem ? `mcp-${key}-problem` : undefined}
+          onInput={(e) => setMeta({ ...meta, [key]: e.currentTarget.value })}
+        />
+        {problem && (
+          <small id={`mcp-${key}-problem`} class="field-problem">
+            {problem.message}
+            {problem.hint ? ` — ${problem.hint}` : ''}
+          </small>
+        )}
+      </div>
+    );
+  };
+  return (
+    <fieldset class="server-fields">
+      <legend>The MCP server these tools belong to</legend>
+      {field('name', 'Server name', true)}
+      {field('url', 'Server URL', true, 'url')}
+      {field('description', 'Description', false)}
+      {field('version', 'Version', false)}
+    </fieldset>
+  );
+}
+
+function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'checked' | 'registered' }>; current: boolean }) {
+  const errors = outcome.problems.filter((p) => p.severity === 'error');
+  const warnings = outcome.problems.filter((p) => p.severity === 'warning');
+  const placed: Placed[] = outcome.problems.flatMap((p, i) => (p.place ? [{ number: i + 1, severity: p.severity, range: p.place }] : []));
+  let summary;
+  if (outcome.state === 'registered') {
+    const r = outcome.result;
+    summary = (
+      <div class="notice ok" role="status">
+        <p>
+          <strong>{r.created ? 'Registered.' : r.changed ? `Updated to revision ${r.revision}.` : 'Already registered: nothing changed.'}</strong>{' '}
+          <a href={href(`/entries/${encodeURIComponent(r.id)}`)}>Open the entry</a> <span class="muted">({r.id}, revision {r.revision})</span>
+        </p>
+      </div>
+    );
+  } else if (outcome.valid) {
+    const v = outcome.valid;
+    summary = (
+      <div class="notice ok" role="status">
+        <p>
+          <strong>Valid.</strong> {v.kind === 'agent' ? `An A2A v${v.protocolVersion ?? '1.0'} agent card` : 'An MCP toolspec'}, {v.sizeBytes.toLocaleString()} bytes
+          {warnings.length ? `, with ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : ''}.
+        </p>
+      </div>
+    );
+  } else {
+    const e = outcome.error!;
+    summary = (
+      <div class="notice error" role="alert">
+        <p>
+          <strong>Not valid</strong> <span class="code">{e.code}</span>
+        </p>
+        <p>{e.message}</p>
+      </div>
+    );
+  }
+  return (
+    <>
+      {summary}
+      {!current && <p class="small muted">You have edited the document since: validate again to check the changes.</p>}
+      {outcome.problems.length > 0 && (
+        <>
+          <h2>
+            {errors.length > 0 && `${errors.length} error${errors.length > 1 ? 's' : ''}`}
+            {errors.length > 0 && warnings.length > 0 && ', '}
+            {warnings.length > 0 && `${warnings.length} warning${warnings.length > 1 ? 's' : ''}`}
+          </h2>
+          <ol class="problems">
+            {outcome.problems.map((p, i) => (
+              <li class={p.severity} id={`item-${anchorOf(i + 1)}`}>
+                <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span> <code class="path">{p.path || '/'}</code> <span class="message">{p.message}</span>
+                {p.note && <span class="note"> ({p.note})</span>}
+                {p.hint && <p class="hint">{p.hint}</p>}
+                {p.place ? (
+                  <a class="small" href={`#${anchorOf(i + 1)}`}>
+                    Show in the document
+                  </a>
+                ) : (
+                  p.path.startsWith('/mcpServer') && <span class="small muted">In the server fields above.</span>
+                )}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      {placed.length > 0 && (
+        <>
+          <h2>Your document</h2>
+          <DocumentView text={outcome.text} placed={placed} />
+        </>
+      )}
+    </>
+  );
+}
