@@ -12,9 +12,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
-import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool, connectMcp, errorText, structured } from './support/mcp-client.js';
 import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
 import { makeDue as makeDueIn, serveCard as serveCardAt } from './support/freshness.js';
@@ -433,22 +432,11 @@ describe('the MCP and catalog doors', () => {
     for (const client of mcpClients) await client.close().catch(() => undefined);
   });
   async function mcpClientFor(token?: string): Promise<McpClient> {
-    const client = new McpClient({ name: 'freshness-test', version: '1.0.0' });
-    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${registry.url}/mcp`), { requestInit: { headers } }));
+    const client = await connectMcp(registry.url, 'freshness-test', token);
     mcpClients.push(client);
     return client;
   }
-  const call = async (client: McpClient, name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const structured = (r: CallToolResult): WireJson => {
-    assert.ok(!r.isError, `expected a result, got an error: ${JSON.stringify(r.content)}`);
-    return r.structuredContent as WireJson;
-  };
-  const errorText = (r: CallToolResult): string => {
-    assert.equal(r.isError, true, `expected a tool error, got ${JSON.stringify(r.structuredContent)}`);
-    return (r.content[0] as { text: string }).text;
-  };
+  const call = callTool;
 
   test('MCP: register_agent by url, register_mcp_server with fetchTools, refresh_entry; health and source on entries and hits, the health filter', async () => {
     const owner = await mcpClientFor(TOKENS.alice);

@@ -8,14 +8,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { signCard } from '../src/trust/card-signing.js';
 import { generateSigningKey, parseSigningKey, type SigningKey } from '../src/trust/jwks.js';
 import { ACCEPTED_ALGORITHMS } from '../src/validation/signature.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v1Card } from './support/documents.js';
+import { callTool, connectMcp, errorText, structured } from './support/mcp-client.js';
 import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 
 const dir = tempDir('a2a-registry-trust-doors-');
@@ -26,22 +25,11 @@ const clients: Client[] = [];
 const ids = { signed: '', unsigned: '', strangers: '', server: '' };
 
 async function mcpClient(token?: string): Promise<Client> {
-  const client = new Client({ name: 'trust-doors-test', version: '1.0.0' });
-  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${registry.url}/mcp`), { requestInit: { headers } }));
+  const client = await connectMcp(registry.url, 'trust-doors-test', token);
   clients.push(client);
   return client;
 }
-const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
-  (await client.callTool({ name, arguments: args })) as CallToolResult;
-const structured = (r: CallToolResult): WireJson => {
-  assert.ok(!r.isError, `expected a result, got an error: ${JSON.stringify(r.content)}`);
-  return r.structuredContent as WireJson;
-};
-const errorText = (r: CallToolResult): string => {
-  assert.equal(r.isError, true, `expected a tool error, got ${JSON.stringify(r.structuredContent)}`);
-  return (r.content[0] as { text: string }).text;
-};
+const call = callTool;
 async function getJson(url: string): Promise<{ status: number; body: WireJson }> {
   const res = await fetch(url);
   return { status: res.status, body: (await res.json()) as WireJson };

@@ -12,6 +12,7 @@ import { Command, Option } from 'commander';
 import type { JWK } from 'jose';
 import { KEYGEN_ALGORITHMS, generateSigningKey, type KeygenAlgorithm } from '../../trust/jwks.js';
 import { LocalFileError, readJsonFile, writeJsonFile } from '../local-json.js';
+import { reportOfflineFailure } from '../card-checks.js';
 import { EXIT_OK, defaultOutput, printJson, styles } from '../output.js';
 
 interface KeygenOptions {
@@ -53,10 +54,7 @@ export async function runKeygen(options: KeygenOptions): Promise<number> {
     }
     return EXIT_OK;
   } catch (err) {
-    if (!(err instanceof LocalFileError)) throw err;
-    if (options.json) printJson(out, { error: { code: 'FILE_ERROR', message: err.message } });
-    out.err(`a2a-registry keygen: ${err.message}\n`);
-    return err.exitCode;
+    return reportOfflineFailure(err, 'keygen', 'no key written', out, options.json);
   }
 }
 

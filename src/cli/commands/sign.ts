@@ -11,9 +11,9 @@ import { Command } from 'commander';
 import { signCard } from '../../trust/card-signing.js';
 import { parseSigningKey } from '../../trust/jwks.js';
 import { ACCEPTED_ALGORITHMS } from '../../validation/signature.js';
-import { InvalidCard, checkCard } from '../card-checks.js';
+import { checkCard, reportOfflineFailure } from '../card-checks.js';
 import { LocalFileError, readJsonFile, writeJsonFile } from '../local-json.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, printJson, styles, withLocation } from '../output.js';
+import { EXIT_OK, defaultOutput, printJson, styles } from '../output.js';
 
 interface SignOptions {
   key: string;
@@ -47,15 +47,7 @@ export async function runSign(file: string, options: SignOptions): Promise<numbe
     }
     return EXIT_OK;
   } catch (err) {
-    if (err instanceof InvalidCard) {
-      if (options.json) printJson(out, { error: { code: 'VALIDATION_FAILED', message: err.message, details: err.errors.map((f) => withLocation(f, err.locate)) } });
-      out.err(`${s.red('✗ not signed')}: ${err.message}\n${formatFindings(err.errors, 'error', s, err.locate)}`);
-      return EXIT_FAILED;
-    }
-    if (!(err instanceof LocalFileError)) throw err;
-    if (options.json) printJson(out, { error: { code: err.exitCode === EXIT_USAGE ? 'READ_ERROR' : 'FILE_ERROR', message: err.message } });
-    out.err(`a2a-registry sign: ${err.message}\n`);
-    return err.exitCode;
+    return reportOfflineFailure(err, 'sign', 'not signed', out, options.json);
   }
 }
 

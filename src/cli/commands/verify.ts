@@ -11,9 +11,9 @@ import { Command } from 'commander';
 import type { SignatureStatus } from '../../contract/types.js';
 import { parseJwks } from '../../trust/jwks.js';
 import { createSignatureVerifier, type TrustedKeys } from '../../validation/signature.js';
-import { InvalidCard, checkCard } from '../card-checks.js';
+import { checkCard, reportOfflineFailure } from '../card-checks.js';
 import { LocalFileError, readJsonFile } from '../local-json.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, printJson, styles, withLocation, type Styles } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, styles, type Styles } from '../output.js';
 
 interface VerifyOptions {
   jwks: string;
@@ -63,15 +63,7 @@ export async function runVerify(file: string, options: VerifyOptions): Promise<n
     }
     return ok ? EXIT_OK : EXIT_FAILED;
   } catch (err) {
-    if (err instanceof InvalidCard) {
-      if (options.json) printJson(out, { error: { code: 'VALIDATION_FAILED', message: err.message, details: err.errors.map((f) => withLocation(f, err.locate)) } });
-      out.err(`${s.red('✗ not verified')}: ${err.message}\n${formatFindings(err.errors, 'error', s, err.locate)}`);
-      return EXIT_FAILED;
-    }
-    if (!(err instanceof LocalFileError)) throw err;
-    if (options.json) printJson(out, { error: { code: err.exitCode === EXIT_USAGE ? 'READ_ERROR' : 'FILE_ERROR', message: err.message } });
-    out.err(`a2a-registry verify: ${err.message}\n`);
-    return err.exitCode;
+    return reportOfflineFailure(err, 'verify', 'not verified', out, options.json);
   }
 }
 
