@@ -1,0 +1,354 @@
+/**
+ * The A2A gRPC binding (GRPC_PORT) beyond what bindings.test.ts runs over every binding: the
+ * card and configuration, the v0.3 service, metrics, request ids, hostile input, rate limits
+ * shared with the HTTP doors, the health service and /readyz, and graceful shutdown. Client
+ * addresses are simulated with x-forwarded-for metadata (REGISTRY_TRUST_PROXY=1), as the HTTP
+ * tests do with the header.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { AgentCard } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { ConfigError, loadConfig } from '../src/config/config.js';
+import { createDocumentValidator } from '../src/validation/index.js';
+import { v1Card } from './support/documents.js';
+import { dataPart, errorOf, op, resultOf, sdkClient, stateOf, stream, type WireJson } from './support/client.js';
+import { RawA2AClient, errorInfoOf, healthCheck, metadata, sendRequest } from './support/grpc.js';
+import { metricValue, waitFor } from './support/metrics.js';
+import { sendMessageBody } from './support/raw-http.js';
+import { REPO_ROOT, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+let raw: RawA2AClient;
+
+/** The address this registry's gRPC server listens on (its card may name another, public, one). */
+const grpcAddress = (r: TestRegistry) => `127.0.0.1:${r.grpcUrl!.split(':').at(-1)}`;
+const from = (address: string, token?: string) => metadata({ 'x-forwarded-for': address, ...(token ? { authorization: `Bearer ${token}` } : {}) });
+const search = (query: string) => [dataPart({ search: { query } })];
+
+before(async () => {
+  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_TRUST_PROXY: '1' });
+  raw = new RawA2AClient(grpcAddress(registry));
+});
+after(async () => {
+  raw.close();
+  await registry.close();
+});
+
+describe('card and configuration', () => {
+  test('the card lists the gRPC interface (v1.0 and v0.3) at the address listened on, after the HTTP ones', async () => {
+    const card = (await (await fetch(`${registry.url}/.well-known/agent-card.json`)).json()) as WireJson;
+    assert.match(registry.grpcUrl!, /^127\.0\.0\.1:\d+$/);
+    assert.notEqual(registry.grpcUrl, '127.0.0.1:0');
+    assert.deepEqual(
+      card.supportedInterfaces.map((i: WireJson) => [i.url, i.protocolBinding, i.protocolVersion]),
+      [
+        [`${registry.url}/a2a/jsonrpc`, 'JSONRPC', '1.0'],
+        [`${registry.url}/a2a/rest`, 'HTTP+JSON', '1.0'],
+        [`${registry.url}/a2a/jsonrpc`, 'JSONRPC', '0.3'],
+        [registry.grpcUrl, 'GRPC', '1.0'],
+        [registry.grpcUrl, 'GRPC', '0.3'],
+      ],
+    );
+    // Still a valid card, by the project's schema and by the registry's own validator.
+    const validate = new Ajv2020({ strict: false });
+    addFormats.default(validate);
+    const schema = JSON.parse(fs.readFileSync(`${REPO_ROOT}schemas/a2a-agent-card-v1.0.schema.json`, 'utf8'));
+    assert.ok(validate.validate(schema, card), JSON.stringify(validate.errors));
+    const verdict = createDocumentValidator({ maxDocumentBytes: 10240 }).validateAgentCard(card, Buffer.byteLength(JSON.stringify(card)));
+    assert.equal(verdict.valid, true, JSON.stringify(verdict.errors));
+  });
+
+  test('the advertised address is PUBLIC_GRPC_URL, or PUBLIC_URL\'s host with the port listened on', async () => {
+    const [derived, explicit] = await Promise.all([
+      startTestRegistry({ GRPC_PORT: '0', PUBLIC_URL: 'https://registry.example.com' }),
+      startTestRegistry({ GRPC_PORT: '0', PUBLIC_URL: 'https://registry.example.com', PUBLIC_GRPC_URL: 'grpc.registry.example.com:443' }),
+    ]);
+    try {
+      const grpcInterfaces = async (r: TestRegistry) =>
+        ((await (await fetch(`${r.url}/.well-known/agent-card.json`)).json()) as WireJson).supportedInterfaces.filter((i: WireJson) => i.protocolBinding === 'GRPC');
+      const port = Number(derived.grpcUrl!.split(':').at(-1));
+      assert.ok(port > 0);
+      assert.deepEqual((await grpcInterfaces(derived)).map((i: WireJson) => i.url), [`registry.example.com:${port}`, `registry.example.com:${port}`]);
+      assert.deepEqual((await grpcInterfaces(explicit)).map((i: WireJson) => i.url), ['grpc.registry.example.com:443', 'grpc.registry.example.com:443']);
+    } finally {
+      await Promise.all([derived.close(), explicit.close()]);
+    }
+  });
+
+  test('GRPC_PORT and PUBLIC_GRPC_URL are checked at start-up', () => {
+    assert.equal(loadConfig({}).grpc, undefined, 'off when GRPC_PORT is unset');
+    assert.deepEqual(loadConfig({ GRPC_PORT: '50051' }).grpc, { port: 50051, publicUrl: undefined });
+    assert.throws(() => loadConfig({ GRPC_PORT: '70000' }), (err: Error) => err instanceof ConfigError && /GRPC_PORT/.test(err.message));
+    assert.throws(() => loadConfig({ PUBLIC_GRPC_URL: 'grpc.example.com:443' }), /PUBLIC_GRPC_URL is set but GRPC_PORT is not/);
+    for (const bad of ['https://grpc.example.com/a2a', 'grpc.example.com', 'a b:1']) {
+      assert.throws(() => loadConfig({ GRPC_PORT: '1', PUBLIC_GRPC_URL: bad }), /PUBLIC_GRPC_URL must be the gRPC address clients dial/, bad);
+    }
+    for (const good of ['grpc.example.com:443', '[2001:db8::1]:50051', 'dns:///grpc.example.com:443']) {
+      assert.equal(loadConfig({ GRPC_PORT: '1', PUBLIC_GRPC_URL: good }).grpc?.publicUrl, good);
+    }
+  });
+});
+
+describe('the SDK gRPC client', () => {
+  test('made from the base URL alone, it speaks gRPC: the calls are counted under gRPC method names', async () => {
+    const client = await sdkClient(registry.url, { binding: 'GRPC', token: TOKENS.alice });
+    assert.equal(client.transport.protocolName, 'GRPC');
+    const method = (name: string) => `method="/lf.a2a.v1.A2AService/${name}"`;
+    const before = await metricValue(registry.url, 'registry_requests_total', method('SendMessage'));
+    const id = resultOf(await op(client, { register: { agentCard: v1Card('Metered Agent', 'https://metered.example.org/a2a') } })).id;
+    assert.ok(id);
+    await stream(client, search('metered'));
+    await assert.rejects(client.getTask({ tenant: '', id: 'no-such-task', historyLength: undefined }));
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', method('SendMessage')), before + 1);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', `${method('SendMessage')},operation="register",outcome="COMPLETED",code="none"`)) >= 1);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', `${method('SendStreamingMessage')},operation="search",outcome="COMPLETED"`)) >= 1);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', `${method('GetTask')},operation="none",outcome="ERROR",code="NOT_FOUND"`)) >= 1);
+    assert.ok((await metricValue(registry.url, 'registry_request_duration_seconds_count', method('SendStreamingMessage'))) >= 1);
+  });
+
+  test('the v0.3 gRPC service (package a2a.v1) serves v0.3 clients: search, register with a token, get', async () => {
+    const card = AgentCard.fromJSON(await (await fetch(`${registry.url}/.well-known/agent-card.json`)).json());
+    const legacyOnly = { ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'GRPC' && i.protocolVersion === '0.3') };
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new GrpcTransportFactory({ legacyCompat: { enabled: true } })],
+        clientConfig: {
+          interceptors: [
+            {
+              before: async (args) => {
+                args.options!.serviceParameters = { ...args.options!.serviceParameters, authorization: `Bearer ${TOKENS.bob}` };
+              },
+              after: async () => {},
+            },
+          ],
+        },
+      }),
+    );
+    const client: Client = await factory.createFromAgentCard(legacyOnly);
+    assert.equal(client.protocolVersion, '0.3');
+    const before = await metricValue(registry.url, 'registry_requests_total', 'method="/a2a.v1.A2AService/SendMessage"');
+    const registered = resultOf(await op(client, { register: { agentCard: v1Card('Legacy gRPC Agent', 'https://legacy-grpc.example.org/a2a') } }));
+    assert.equal(registered.created, true);
+    const hits = resultOf(await op(client, { search: { query: 'legacy grpc' } })).results;
+    assert.ok(hits.some((h: WireJson) => h.id === registered.id));
+    assert.equal(resultOf(await op(client, { get: { id: registered.id } })).owner, 'bob');
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', 'method="/a2a.v1.A2AService/SendMessage"'), before + 3);
+  });
+});
+
+describe('requests', () => {
+  test('the answer carries the request id sent in x-request-id (or a fresh one)', async () => {
+    const given = await raw.send(search('weather'), metadata({ 'x-request-id': 'grpc-test-request-1' }));
+    assert.equal(stateOf(given.task!), 'TASK_STATE_COMPLETED');
+    assert.deepEqual(given.headers?.get('x-request-id'), ['grpc-test-request-1']);
+    const fresh = await raw.send(search('weather'), metadata({ 'x-request-id': 'not a sane id!' }));
+    assert.match(String(fresh.headers?.get('x-request-id')[0]), /^[0-9a-f-]{36}$/);
+  });
+
+  test('A2A-Version: without it the call is v0.3 (still served); an unsupported one is refused like on HTTP', async () => {
+    assert.equal(stateOf((await raw.send(search('weather'), metadata({}, undefined))).task!), 'TASK_STATE_COMPLETED');
+    const refused = await raw.send(search('weather'), metadata({}, '2.0'));
+    assert.equal(refused.error?.code, grpc.status.FAILED_PRECONDITION);
+    assert.equal(errorInfoOf(refused.error!)?.reason, 'VERSION_NOT_SUPPORTED');
+    const overHttp = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '2.0' },
+      body: sendMessageBody(search('weather')),
+    });
+    assert.equal(((await overHttp.json()) as WireJson).error.code, -32009);
+  });
+
+  test('data nested deeper than REGISTRY_MAX_JSON_DEPTH is INVALID_ARGUMENT before the SDK sees it', async () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 150; i++) deep = { a: deep };
+    const answer = await raw.send([dataPart({ register: { agentCard: deep } })], metadata({ authorization: `Bearer ${TOKENS.alice}` }));
+    assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT);
+    assert.match(answer.error!.details, /deeper than 100 levels \(REGISTRY_MAX_JSON_DEPTH\)/);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="TOO_DEEP"')) >= 1);
+    // A sane request on the same connection still works.
+    assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
+  });
+
+  test('a message larger than the body limit is RESOURCE_EXHAUSTED', async () => {
+    const answer = await raw.send([{ text: 'x'.repeat(200_000) }]);
+    assert.equal(answer.error?.code, grpc.status.RESOURCE_EXHAUSTED);
+  });
+
+  test('an internal failure is INTERNAL with a generic message, never the exception\'s', async () => {
+    const taskStore = registry.store.taskStore;
+    const save = taskStore.save.bind(taskStore);
+    taskStore.save = async () => {
+      throw new Error('secret detail: connection to db-internal-7 refused');
+    };
+    try {
+      const answer = await raw.send(search('weather'));
+      assert.equal(answer.error?.code, grpc.status.INTERNAL);
+      assert.doesNotMatch(answer.error!.details, /secret|db-internal/);
+      assert.match(answer.error!.details, /Internal error/);
+      const streamed = await raw.stream('sendStreamingMessage', sendRequest(search('weather')));
+      assert.equal(streamed.error?.code, grpc.status.INTERNAL);
+      assert.doesNotMatch(streamed.error!.details, /secret|db-internal/);
+    } finally {
+      taskStore.save = save;
+    }
+  });
+});
+
+describe('rate limits, shared with the HTTP doors', () => {
+  let limited: TestRegistry;
+  let client: RawA2AClient;
+  before(async () => {
+    limited = await startTestRegistry({
+      GRPC_PORT: '0',
+      REGISTRY_TRUST_PROXY: '1',
+      REGISTRY_RATE_READS_PER_MINUTE: '3',
+      REGISTRY_RATE_REQUESTS_PER_MINUTE: '6',
+      REGISTRY_MAX_STREAMS_PER_CLIENT: '1',
+    });
+    client = new RawA2AClient(grpcAddress(limited));
+  });
+  after(async () => {
+    client.close();
+    await limited.close();
+  });
+
+  test('reads per address: the executor sees the gRPC client\'s address (REJECTED RATE_LIMITED)', async () => {
+    for (let i = 0; i < 3; i++) assert.equal(stateOf((await client.send(search('weather'), from('10.1.0.1'))).task!), 'TASK_STATE_COMPLETED');
+    const error = errorOf((await client.send(search('weather'), from('10.1.0.1'))).task!);
+    assert.equal(error.code, 'RATE_LIMITED');
+    assert.ok(error.retryAfterSeconds >= 1);
+    // Another address has its own budget.
+    assert.equal(stateOf((await client.send(search('weather'), from('10.1.0.2'))).task!), 'TASK_STATE_COMPLETED');
+  });
+
+  test('requests per address are one budget across HTTP and gRPC: RESOURCE_EXHAUSTED with reason and retry delay', async () => {
+    const address = '10.2.0.1';
+    const getTask = { tenant: '', id: 'no-such-task', historyLength: undefined };
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${limited.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', 'x-forwarded-for': address },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'GetTask', params: { id: 'no-such-task' } }),
+      });
+      assert.equal(res.status, 200);
+    }
+    for (let i = 0; i < 3; i++) assert.equal((await client.unary('getTask', getTask, from(address))).error?.code, grpc.status.NOT_FOUND);
+    const refused = (await client.unary('getTask', getTask, from(address))).error!;
+    assert.equal(refused.code, grpc.status.RESOURCE_EXHAUSTED);
+    assert.match(refused.details, /Too many requests from this address: the limit is 6 per minute/);
+    const info = errorInfoOf(refused);
+    assert.equal(info?.reason, 'RATE_LIMITED');
+    assert.ok(Number(info?.metadata.retryAfterSeconds) >= 1);
+    assert.equal(refused.metadata.get('retry-after')[0], info?.metadata.retryAfterSeconds);
+    // The operator's token is not flood-limited; other addresses are unaffected.
+    assert.equal((await client.unary('getTask', getTask, from(address, TOKENS.admin))).error?.code, grpc.status.NOT_FOUND);
+    assert.equal((await client.unary('getTask', getTask, from('10.2.0.2'))).error?.code, grpc.status.NOT_FOUND);
+    assert.ok((await metricValue(limited.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/GetTask",operation="none",outcome="REFUSED",code="RATE_LIMITED"')) >= 1);
+  });
+
+  test('concurrent streams per address are one cap across SSE and gRPC; an ended stream frees its place', async () => {
+    // Hold a stream open: `get` waits until released (a stream lasts as long as its operation).
+    const store = limited.store;
+    const originalGet = store.get.bind(store);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    store.get = async (...args: Parameters<typeof store.get>) => {
+      await gate;
+      return originalGet(...args);
+    };
+    try {
+      const address = '10.3.0.1';
+      const held = client.stream('sendStreamingMessage', sendRequest([dataPart({ get: { id: 'held' } })]), from(address, TOKENS.admin));
+      await waitFor(async () => (await metricValue(limited.url, 'registry_open_streams', '')) === 1);
+      const second = await client.stream('sendStreamingMessage', sendRequest(search('weather')), from(address, TOKENS.admin));
+      assert.equal(second.error?.code, grpc.status.RESOURCE_EXHAUSTED);
+      assert.equal(errorInfoOf(second.error!)?.reason, 'TOO_MANY_STREAMS');
+      const sse = await fetch(`${limited.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', 'x-forwarded-for': address, authorization: `Bearer ${TOKENS.admin}` },
+        body: sendMessageBody(search('weather'), 1, 'SendStreamingMessage'),
+      });
+      assert.equal(sse.status, 429);
+      assert.equal(((await sse.json()) as WireJson).error.data.reason, 'TOO_MANY_STREAMS');
+      // Blocking calls are not streams.
+      assert.equal(stateOf((await client.send(search('weather'), from(address, TOKENS.admin))).task!), 'TASK_STATE_COMPLETED');
+      release();
+      const finished = await held;
+      assert.equal(finished.error, undefined);
+      assert.equal(finished.events.at(-1)!.statusUpdate.status.state, 'TASK_STATE_REJECTED'); // NOT_FOUND
+      await waitFor(async () => (await metricValue(limited.url, 'registry_open_streams', '')) === 0);
+      const again = await client.stream('sendStreamingMessage', sendRequest(search('weather')), from(address, TOKENS.admin));
+      assert.equal(again.error, undefined);
+    } finally {
+      release();
+      store.get = originalGet;
+    }
+  });
+});
+
+describe('health', () => {
+  test('grpc.health.v1 answers SERVING for the server and the A2A services, NOT_FOUND for others', async () => {
+    for (const service of ['', 'lf.a2a.v1.A2AService', 'a2a.v1.A2AService']) {
+      assert.equal((await healthCheck(grpcAddress(registry), service)).status, 'SERVING', service);
+    }
+    assert.equal((await healthCheck(grpcAddress(registry), 'no.such.Service')).error?.code, grpc.status.NOT_FOUND);
+  });
+
+  test('when the core is not ready, /readyz and the gRPC health service both say so', async () => {
+    const store = registry.store;
+    const ping = store.ping.bind(store);
+    store.ping = async () => false;
+    try {
+      const ready = await fetch(`${registry.url}/readyz`);
+      assert.equal(ready.status, 503);
+      assert.match(((await ready.json()) as WireJson).reason, /storage is unreachable/);
+      assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'NOT_SERVING');
+    } finally {
+      store.ping = ping;
+    }
+    assert.equal((await fetch(`${registry.url}/readyz`)).status, 200);
+    assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'SERVING');
+  });
+});
+
+test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused, then close resolves', async () => {
+  const closing = await startTestRegistry({ GRPC_PORT: '0' });
+  const client = new RawA2AClient(grpcAddress(closing));
+  const store = closing.store;
+  const originalGet = store.get.bind(store);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  store.get = async (...args: Parameters<typeof store.get>) => {
+    await gate;
+    return originalGet(...args);
+  };
+  try {
+    const held = client.stream('sendStreamingMessage', sendRequest([dataPart({ get: { id: 'in-flight' } })]));
+    await waitFor(async () => (await metricValue(closing.url, 'registry_open_streams', '')) === 1);
+    let closed = false;
+    const close = closing.close().then(() => (closed = true));
+    // Once shutdown has begun the gRPC server takes no new calls...
+    await waitFor(async () => (await healthCheck(grpcAddress(closing), '')).error !== undefined);
+    const late = await client.send(search('weather'));
+    assert.equal(late.error?.code, grpc.status.UNAVAILABLE);
+    // ...and waits for the one in flight, which ends complete, not cut.
+    assert.equal(closed, false, 'close waits for the stream in flight');
+    release();
+    const finished = await held;
+    assert.equal(finished.error, undefined);
+    assert.ok(finished.events[0]!.task);
+    assert.equal(finished.events.at(-1)!.statusUpdate.status.state, 'TASK_STATE_REJECTED'); // NOT_FOUND: a complete answer
+    await close;
+  } finally {
+    release();
+    store.get = originalGet;
+    client.close();
+    await closing.close();
+  }
+});
