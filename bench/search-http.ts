@@ -2,8 +2,9 @@
  * End-to-end search throughput over HTTP (JSON-RPC SendMessage with a `search` data part)
  * against the same server answering a no-op message (a request the executor declines at once:
  * the full A2A round trip with its task write, no registry work), measured in one run and
- * printed as a ratio. The registry is loaded with generated entries first (through the service,
- * so loading does not dominate the run).
+ * printed as a ratio; then the same searches over the A2A gRPC binding (GRPC_PORT), printed as
+ * a ratio to JSON-RPC. The registry is loaded with generated entries first (through the
+ * service, so loading does not dominate the run).
  *
  *   npx tsx bench/search-http.ts [--entries 10000] [--seconds 10] [--concurrency 16]
  */
@@ -16,6 +17,8 @@ import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
 import { generateQueries, streamEntries, subjectOfGenerated } from './lib/generate-entries.js';
 import { spawnRegistry } from '../test/support/registry.js';
+import { TaskState } from '@a2a-js/sdk';
+import { grpcSender } from './lib/grpc-load.js';
 import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
 
 const { values } = parseArgs({
@@ -41,7 +44,8 @@ for (const entry of streamEntries(entries, 11)) await loader.service.register(su
 console.log(`loaded ${loader.service.indexSize} entries in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${loader.store.engine}); ${concurrency} concurrent clients; ${seconds} s per phase`);
 await loader.close();
 // Anonymous searches from one address would trip the per-address read limit: this measures throughput.
-const registry = await spawnRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${token}`, REGISTRY_RATE_LIMITS: 'false' });
+const registry = await spawnRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${token}`, REGISTRY_RATE_LIMITS: 'false', GRPC_PORT: '0' });
+const grpcUrl = String(registry.logs.find((line) => line.msg === 'registry listening')?.grpcUrl);
 
 const queries = [...generateQueries(500, 3, false), ...generateQueries(500, 4, true)].map((q) => [
   { data: { search: { query: q.text, ...(q.filter ? { filter: q.filter } : {}), limit: 20 } }, mediaType: 'application/json' },
@@ -50,11 +54,17 @@ const noop = jsonRpcSender(registry.url, undefined, 'TASK_STATE_REJECTED');
 const search = jsonRpcSender(registry.url, undefined, 'TASK_STATE_COMPLETED');
 const noopPart = [{ data: { noop: {} }, mediaType: 'application/json' }];
 
-await runLoad('warm-up', { seconds: 1, concurrency }, (i) => (i % 2 ? noop(noopPart) : search(queries[i % queries.length]!)));
+const grpcSearch = grpcSender(grpcUrl, undefined, TaskState.TASK_STATE_COMPLETED);
+
+await runLoad('warm-up', { seconds: 1, concurrency }, (i) => (i % 3 === 0 ? noop(noopPart) : i % 3 === 1 ? search(queries[i % queries.length]!) : grpcSearch(queries[i % queries.length]!)));
 const baseline = await runLoad('no-op round trip', { seconds, concurrency }, () => noop(noopPart));
 const searches = await runLoad('search (1-3 words, ±filters)', { seconds, concurrency }, (i) => search(queries[i % queries.length]!));
+const grpcSearches = await runLoad('search over gRPC', { seconds, concurrency }, (i) => grpcSearch(queries[i % queries.length]!));
 printLoad(baseline);
 printLoad(searches);
+printLoad(grpcSearches);
 console.log(`ratio search / no-op: ${(searches.perSecond / baseline.perSecond).toFixed(2)} (target >= 0.80)`);
+console.log(`ratio search over gRPC / over JSON-RPC: ${(grpcSearches.perSecond / searches.perSecond).toFixed(2)}`);
+grpcSearch.close();
 await registry.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,11 +1,14 @@
 /**
- * What the HTTP doors do with middleware (http/request-log.ts, http/rate-limit.ts, the metrics
- * middleware), done for gRPC calls by one server interceptor, with the same rules:
+ * What the HTTP doors do with middleware (http/request-log.ts, http/rate-limit.ts,
+ * protocol/request-guard.ts, http/security.ts, the metrics middleware), done for gRPC calls by
+ * one server interceptor, with the same rules:
  * - a request scope (request id from x-request-id, method, whether it streams, the client
  *   address) that the executor reads for per-address limits and streaming;
  * - the per-address request limit, then the cap on concurrent streams, checked on the call's
  *   metadata before its message is read: RESOURCE_EXHAUSTED with the reason and retry delay in
  *   google.rpc.ErrorInfo (grpc-status-details-bin);
+ * - the nesting depth of the decoded message (REGISTRY_MAX_JSON_DEPTH): INVALID_ARGUMENT;
+ * - internal errors answered with a generic message, never the exception's;
  * - when the call ends (status sent or client gone): one count in registry_requests_total and
  *   its latency, one log line, and the stream's place given back.
  * The interceptor opens the scope; `scoped` runs the SDK's method handlers inside it (the
