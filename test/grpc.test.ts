@@ -21,7 +21,7 @@ import { dataPart, errorOf, op, resultOf, sdkClient, stateOf, stream, type WireJ
 import { RawA2AClient, errorInfoOf, healthCheck, metadata, sendRequest } from './support/grpc.js';
 import { metricValue, waitFor } from './support/metrics.js';
 import { sendMessageBody } from './support/raw-http.js';
-import { REPO_ROOT, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { REPO_ROOT, TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
 let raw: RawA2AClient;
@@ -78,6 +78,16 @@ describe('card and configuration', () => {
       assert.deepEqual((await grpcInterfaces(explicit)).map((i: WireJson) => i.url), ['grpc.registry.example.com:443', 'grpc.registry.example.com:443']);
     } finally {
       await Promise.all([derived.close(), explicit.close()]);
+    }
+  });
+
+  test('a GRPC_PORT already in use stops start-up with a message naming it', async () => {
+    const port = registry.grpcUrl!.split(':').at(-1)!;
+    const dataDir = tempDir();
+    try {
+      await assert.rejects(startTestRegistry({ GRPC_PORT: port, REGISTRY_DATA_DIR: dataDir }), /gRPC cannot listen on 127\.0\.0\.1:\d+ \(GRPC_PORT\)/);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

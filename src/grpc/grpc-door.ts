@@ -55,7 +55,10 @@ export const grpcDoor: Door = {
       'grpc.max_receive_message_length': core.config.maxBodyBytes,
     });
     const address = hostPort(core.config.host, settings.port);
-    const port = await bind(server, address);
+    const port = await bind(server, address).catch((err: unknown) => {
+      server.forceShutdown();
+      throw err;
+    });
     const url = settings.publicUrl ?? `${new URL(core.config.publicUrl).hostname}:${port}`;
     core.log.info({ address: hostPort(core.config.host, port), url }, 'gRPC listening');
 
