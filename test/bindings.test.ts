@@ -6,6 +6,7 @@
  * Tasks live in one store, so a task made over one binding can be read over another.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
@@ -21,6 +22,7 @@ before(async () => {
 });
 after(async () => {
   await registry.close();
+  fs.rmSync(registry.dataDir, { recursive: true, force: true });
 });
 
 const getTask = (client: Client, id: string) => client.getTask({ tenant: '', id, historyLength: undefined }).then((t) => Task.toJSON(t) as WireJson);

@@ -4,6 +4,7 @@
  * the other's, and a task made on one is read on the other (the task store is shared).
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
@@ -32,6 +33,7 @@ before(async () => {
 });
 after(async () => {
   await Promise.all(replicas.map((r) => r.close()));
+  for (const r of replicas) fs.rmSync(r.dataDir, { recursive: true, force: true });
   await pg?.stop();
 });
 

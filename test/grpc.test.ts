@@ -38,6 +38,7 @@ before(async () => {
 after(async () => {
   raw.close();
   await registry.close();
+  fs.rmSync(registry.dataDir, { recursive: true, force: true });
 });
 
 describe('card and configuration', () => {
@@ -78,6 +79,7 @@ describe('card and configuration', () => {
       assert.deepEqual((await grpcInterfaces(explicit)).map((i: WireJson) => i.url), ['grpc.registry.example.com:443', 'grpc.registry.example.com:443']);
     } finally {
       await Promise.all([derived.close(), explicit.close()]);
+      for (const r of [derived, explicit]) fs.rmSync(r.dataDir, { recursive: true, force: true });
     }
   });
 
@@ -226,6 +228,7 @@ describe('rate limits, shared with the HTTP doors', () => {
   after(async () => {
     client.close();
     await limited.close();
+    fs.rmSync(limited.dataDir, { recursive: true, force: true });
   });
 
   test('reads per address: the executor sees the gRPC client\'s address (REJECTED RATE_LIMITED)', async () => {
@@ -360,5 +363,6 @@ test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused
     store.get = originalGet;
     client.close();
     await closing.close();
+    fs.rmSync(closing.dataDir, { recursive: true, force: true });
   }
 });
