@@ -1,7 +1,8 @@
 /**
  * The A2A gRPC binding (GRPC_PORT) beyond what bindings.test.ts runs over every binding: the
- * card and configuration, the v0.3 service, metrics, request ids, hostile input, rate limits
- * shared with the HTTP doors, the health service and /readyz, and graceful shutdown. Client
+ * card and configuration, metrics, the v0.3 service with a real @a2a-js/sdk 0.3 client, request
+ * ids, version negotiation, hostile input, authentication and rate limits as on the HTTP doors
+ * (sharing their budgets), the health service and /readyz, and graceful shutdown. Client
  * addresses are simulated with x-forwarded-for metadata (REGISTRY_TRUST_PROXY=1), as the HTTP
  * tests do with the header.
  */
@@ -9,9 +10,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { AgentCard } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
-import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import type { Task as Task03 } from 'a2a-sdk-03';
+import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, type Client as Client03 } from 'a2a-sdk-03/client';
+import { GrpcTransportFactory as GrpcTransportFactory03 } from 'a2a-sdk-03/client/grpc';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ConfigError, loadConfig } from '../src/config/config.js';
@@ -43,7 +44,7 @@ after(async () => {
 
 describe('card and configuration', () => {
   test('the card lists the gRPC interface (v1.0 and v0.3) at the address listened on, after the HTTP ones', async () => {
-    const card = (await (await fetch(`${registry.url}/.well-known/agent-card.json`)).json()) as WireJson;
+    const card = (await (await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as WireJson;
     assert.match(registry.grpcUrl!, /^127\.0\.0\.1:\d+$/);
     assert.notEqual(registry.grpcUrl, '127.0.0.1:0');
     assert.deepEqual(
@@ -63,6 +64,12 @@ describe('card and configuration', () => {
     assert.ok(validate.validate(schema, card), JSON.stringify(validate.errors));
     const verdict = createDocumentValidator({ maxDocumentBytes: 10240 }).validateAgentCard(card, Buffer.byteLength(JSON.stringify(card)));
     assert.equal(verdict.valid, true, JSON.stringify(verdict.errors));
+    // v0.3 clients (no A2A-Version) read the legacy-compatible card: gRPC is among its additionalInterfaces.
+    const legacy = (await (await fetch(`${registry.url}/.well-known/agent-card.json`)).json()) as WireJson;
+    assert.deepEqual(
+      legacy.additionalInterfaces.filter((i: WireJson) => i.transport === 'GRPC'),
+      [{ url: registry.grpcUrl, transport: 'GRPC' }],
+    );
   });
 
   test('the advertised address is PUBLIC_GRPC_URL, or PUBLIC_URL\'s host with the port listened on', async () => {
@@ -123,34 +130,63 @@ describe('the SDK gRPC client', () => {
     assert.ok((await metricValue(registry.url, 'registry_requests_total', `${method('GetTask')},operation="none",outcome="ERROR",code="NOT_FOUND"`)) >= 1);
     assert.ok((await metricValue(registry.url, 'registry_request_duration_seconds_count', method('SendStreamingMessage'))) >= 1);
   });
+});
 
-  test('the v0.3 gRPC service (package a2a.v1) serves v0.3 clients: search, register with a token, get', async () => {
-    const card = AgentCard.fromJSON(await (await fetch(`${registry.url}/.well-known/agent-card.json`)).json());
-    const legacyOnly = { ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolBinding === 'GRPC' && i.protocolVersion === '0.3') };
-    const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new GrpcTransportFactory({ legacyCompat: { enabled: true } })],
+describe('@a2a-js/sdk 0.3, a real v0.3 client', () => {
+  /** A v0.3 client that prefers gRPC, made from the base URL alone; the token goes as metadata. */
+  async function client03(token?: string): Promise<Client03> {
+    const factory = new ClientFactory03(
+      ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, {
+        transports: [new GrpcTransportFactory03()],
+        preferredTransports: ['GRPC'],
         clientConfig: {
-          interceptors: [
-            {
-              before: async (args) => {
-                args.options!.serviceParameters = { ...args.options!.serviceParameters, authorization: `Bearer ${TOKENS.bob}` };
-              },
-              after: async () => {},
-            },
-          ],
+          interceptors: token
+            ? [
+                {
+                  before: async (args) => {
+                    args.options = { ...args.options, serviceParameters: { ...args.options?.serviceParameters, authorization: `Bearer ${token}` } };
+                  },
+                  after: async () => {},
+                },
+              ]
+            : [],
         },
       }),
     );
-    const client: Client = await factory.createFromAgentCard(legacyOnly);
-    assert.equal(client.protocolVersion, '0.3');
+    return factory.createFromUrl(registry.url);
+  }
+  const send03 = async (client: Client03, data: Record<string, unknown>): Promise<Task03> => {
+    const result = await client.sendMessage({ message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data }] } });
+    assert.equal(result.kind, 'task');
+    return result as Task03;
+  };
+  const data03 = (task: Task03): WireJson => {
+    assert.equal(task.status.state, 'completed', JSON.stringify(task.status.message?.parts ?? []).slice(0, 300));
+    const part = task.artifacts![0]!.parts.find((p) => p.kind === 'data');
+    return (part as { data: WireJson }).data;
+  };
+
+  test('finds gRPC in the legacy card and uses the v0.3 service: register with a token, search, get, a streamed search', async () => {
     const before = await metricValue(registry.url, 'registry_requests_total', 'method="/a2a.v1.A2AService/SendMessage"');
-    const registered = resultOf(await op(client, { register: { agentCard: v1Card('Legacy gRPC Agent', 'https://legacy-grpc.example.org/a2a') } }));
+    const alice = await client03(TOKENS.alice);
+    const registered = data03(await send03(alice, { register: { agentCard: v1Card('Tidal Agent 03', 'https://tidal-03.example.org/a2a') } }));
     assert.equal(registered.created, true);
-    const hits = resultOf(await op(client, { search: { query: 'legacy grpc' } })).results;
-    assert.ok(hits.some((h: WireJson) => h.id === registered.id));
-    assert.equal(resultOf(await op(client, { get: { id: registered.id } })).owner, 'bob');
-    assert.equal(await metricValue(registry.url, 'registry_requests_total', 'method="/a2a.v1.A2AService/SendMessage"'), before + 3);
+    const anonymous = await client03();
+    assert.ok(data03(await send03(anonymous, { search: { query: 'tidal' } })).results.some((h: WireJson) => h.id === registered.id));
+    assert.equal(data03(await send03(anonymous, { get: { id: registered.id } })).owner, 'alice');
+    const refused = await send03(anonymous, { unregister: { id: registered.id } });
+    assert.equal(refused.status.state, 'rejected');
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', 'method="/a2a.v1.A2AService/SendMessage"'), before + 4);
+    const events = [];
+    for await (const event of anonymous.sendMessageStream({
+      message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data: { search: { query: 'tidal' } } }] },
+    })) {
+      events.push(event);
+    }
+    assert.equal(events[0]!.kind, 'task');
+    assert.ok(events.some((e) => e.kind === 'artifact-update'));
+    const last = events.at(-1)!;
+    assert.ok(last.kind === 'status-update' && last.status.state === 'completed');
   });
 });
 
@@ -163,17 +199,34 @@ describe('requests', () => {
     assert.match(String(fresh.headers?.get('x-request-id')[0]), /^[0-9a-f-]{36}$/);
   });
 
-  test('A2A-Version: without it the call is v0.3 (still served); an unsupported one is refused like on HTTP', async () => {
+  test('A2A-Version is negotiated as on HTTP: absent is v0.3, the patch is ignored, an unsupported one is refused', async () => {
     assert.equal(stateOf((await raw.send(search('weather'), metadata({}, undefined))).task!), 'TASK_STATE_COMPLETED');
+    assert.equal(stateOf((await raw.send(search('weather'), metadata({}, '1.0.3'))).task!), 'TASK_STATE_COMPLETED');
     const refused = await raw.send(search('weather'), metadata({}, '2.0'));
     assert.equal(refused.error?.code, grpc.status.FAILED_PRECONDITION);
-    assert.equal(errorInfoOf(refused.error!)?.reason, 'VERSION_NOT_SUPPORTED');
+    assert.match(refused.error!.details, /A2A-Version "2\.0" is not supported on the GRPC binding; supported versions: 1\.0, 0\.3/);
+    const info = errorInfoOf(refused.error!);
+    assert.equal(info?.reason, 'VERSION_NOT_SUPPORTED');
+    assert.equal(info?.metadata.supportedVersions, '1.0, 0.3');
     const overHttp = await fetch(`${registry.url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '2.0' },
       body: sendMessageBody(search('weather')),
     });
     assert.equal(((await overHttp.json()) as WireJson).error.code, -32009);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SendMessage",operation="none",outcome="REFUSED",code="VERSION_NOT_SUPPORTED"')) >= 1);
+  });
+
+  test('a message without parts is INVALID_ARGUMENT, as it is -32602 on JSON-RPC', async () => {
+    const answer = await raw.send([]);
+    assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT);
+    assert.match(answer.error!.details, /The message has no parts: a message needs at least one part/);
+    const overHttp = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: sendMessageBody([]),
+    });
+    assert.equal(((await overHttp.json()) as WireJson).error.code, -32602);
   });
 
   test('data nested deeper than REGISTRY_MAX_JSON_DEPTH is INVALID_ARGUMENT before the SDK sees it', async () => {
@@ -208,6 +261,40 @@ describe('requests', () => {
       assert.doesNotMatch(streamed.error!.details, /secret|db-internal/);
     } finally {
       taskStore.save = save;
+    }
+  });
+});
+
+describe('authentication, as on the HTTP doors', () => {
+  test('a token the registry does not know is UNAUTHENTICATED on every call, with the reason and a challenge', async () => {
+    for (const answer of [
+      await raw.send(search('weather'), metadata({ authorization: 'Bearer not-a-registry-token-0123456789' })),
+      await raw.unary('getTask', { tenant: '', id: 'x', historyLength: undefined }, metadata({ authorization: 'Basic YWxpY2U6c2VjcmV0' })),
+    ]) {
+      assert.equal(answer.error?.code, grpc.status.UNAUTHENTICATED);
+      assert.equal(errorInfoOf(answer.error!)?.reason, 'INVALID_CREDENTIAL');
+      assert.match(String(answer.error!.metadata.get('www-authenticate')[0]), /^Bearer realm="a2a-registry", error="invalid_token"/);
+    }
+    const streamed = await raw.stream('sendStreamingMessage', sendRequest(search('weather')), metadata({ authorization: 'Bearer nope-nope-nope-nope-nope' }));
+    assert.equal(streamed.error?.code, grpc.status.UNAUTHENTICATED);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="INVALID_CREDENTIAL"')) >= 3);
+  });
+
+  test('with REGISTRY_PUBLIC_READ=false an anonymous call is UNAUTHENTICATED, a valid token is served', async () => {
+    const closed = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_PUBLIC_READ: 'false' });
+    const client = new RawA2AClient(grpcAddress(closed));
+    try {
+      const anonymous = await client.send(search('weather'));
+      assert.equal(anonymous.error?.code, grpc.status.UNAUTHENTICATED);
+      assert.equal(errorInfoOf(anonymous.error!)?.reason, 'CREDENTIAL_REQUIRED');
+      assert.match(anonymous.error!.details, /REGISTRY_PUBLIC_READ=false/);
+      assert.equal(stateOf((await client.send(search('weather'), metadata({ authorization: `Bearer ${TOKENS.bob}` }))).task!), 'TASK_STATE_COMPLETED');
+      // The health service stays open, as /healthz and /readyz do.
+      assert.equal((await healthCheck(grpcAddress(closed), '')).status, 'SERVING');
+    } finally {
+      client.close();
+      await closed.close();
+      fs.rmSync(closed.dataDir, { recursive: true, force: true });
     }
   });
 });

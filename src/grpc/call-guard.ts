@@ -1,61 +1,125 @@
 /**
- * What the HTTP doors do with middleware (http/request-log.ts, http/rate-limit.ts,
- * protocol/request-guard.ts, http/security.ts, the metrics middleware), done for gRPC calls by
- * one server interceptor, with the same rules:
+ * What the A2A HTTP door does with middleware before and around the SDK (http/request-log.ts,
+ * http/rate-limit.ts, protocol/versions.ts, http/authentication.ts, protocol/request-guard.ts,
+ * http/security.ts, the metrics middleware), done for gRPC calls by one server interceptor,
+ * with the same rules in the same order:
  * - a request scope (request id from x-request-id, method, whether it streams, the client
  *   address) that the executor reads for per-address limits and streaming;
- * - the per-address request limit, then the cap on concurrent streams, checked on the call's
- *   metadata before its message is read: RESOURCE_EXHAUSTED with the reason and retry delay in
- *   google.rpc.ErrorInfo (grpc-status-details-bin);
- * - the nesting depth of the decoded message (REGISTRY_MAX_JSON_DEPTH): INVALID_ARGUMENT;
+ * - on the call's metadata, before its message is read: the per-address request limit and the
+ *   cap on concurrent streams (RESOURCE_EXHAUSTED), version negotiation on a2a-version
+ *   (FAILED_PRECONDITION, VersionNotSupportedError), the access rule of auth/access.ts on the
+ *   authorization metadata (UNAUTHENTICATED); the reason, and the retry delay or the challenge,
+ *   travel in google.rpc.ErrorInfo (grpc-status-details-bin) and as trailers;
+ * - on the decoded message: nesting depth (REGISTRY_MAX_JSON_DEPTH) and a message without parts
+ *   (INVALID_ARGUMENT);
  * - internal errors answered with a generic message, never the exception's;
  * - when the call ends (status sent or client gone): one count in registry_requests_total and
  *   its latency, one log line, and the stream's place given back.
- * The interceptor opens the scope; `scoped` runs the SDK's method handlers inside it (the
- * metadata object the handler receives is the one the interceptor saw, so it is the key).
+ * The interceptor opens the scope and admits the caller; `scoped` runs the SDK's method handlers
+ * inside the scope and the user builder reads the admitted caller (keyed by the call's metadata
+ * object, which the handler receives as the interceptor saw it).
  */
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { encodeGrpcStatusDetails, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
+import { buildGrpcErrorMetadata, encodeGrpcStatusDetails, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
+import { admitCaller, type AccessRefusal } from '../auth/access.js';
 import type { RegistryCore } from '../composition/build-registry.js';
+import type { Caller } from '../contract/caller.js';
 import type { Refusal, StreamSlot } from '../http/rate-limit.js';
 import { INTERNAL_MESSAGE } from '../http/security.js';
 import { valueNestsDeeperThan } from '../lib/json-depth.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
+import { NEEDS_A_PART } from '../protocol/request-guard.js';
+import { negotiate, VERSION_PARAMETER } from '../protocol/versions.js';
 import { metadataText } from './caller.js';
 import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
+const VERSION_KEY = VERSION_PARAMETER.toLowerCase();
 
 /** A status as the responder passes it on (grpc-js does not export its own name for it). */
 type StatusAnswer = Pick<grpc.StatusObject, 'code' | 'details'> & { metadata?: grpc.Metadata | null };
+
+/** A call the guard answers itself: why (the metrics code), and the status sent. */
+interface Refused {
+  reason: string;
+  status: grpc.StatusObject;
+}
+
+interface Admitted {
+  scope: RequestScope;
+  caller: Caller;
+}
 
 /** How a call ended, for metrics and the log line. */
 interface Ending {
   status: grpc.status;
   /** Set when the guard refused the call before the SDK saw it. */
-  refusal?: Refusal['reason'] | 'TOO_DEEP';
+  refusal?: string;
 }
 
-/** A refusal as a gRPC status, with the reason and retry delay also in google.rpc.ErrorInfo. */
-function refusalStatus(refusal: Refusal, requestId: string): grpc.StatusObject {
-  const metadata = new grpc.Metadata();
-  metadata.set('x-request-id', requestId);
-  metadata.set('retry-after', String(refusal.retryAfterSeconds));
-  const code = grpc.status.RESOURCE_EXHAUSTED;
-  metadata.set(
-    GRPC_STATUS_DETAILS_BIN,
-    encodeGrpcStatusDetails(code, refusal.message, refusal.reason, { retryAfterSeconds: String(refusal.retryAfterSeconds) }),
-  );
-  return { code, details: refusal.message, metadata };
+/** The parts of the message a SendMessage / SendStreamingMessage request carries (v1.0 or v0.3 shape). */
+function messageParts(request: unknown): unknown[] | undefined {
+  if (typeof request !== 'object' || request === null) return undefined;
+  const r = request as { message?: { parts?: unknown }; request?: { content?: unknown } };
+  const parts = r.message?.parts ?? r.request?.content; // lf.a2a.v1 message.parts; a2a.v1 (v0.3) request.content
+  return Array.isArray(parts) ? parts : undefined;
 }
+
+const SEND_METHODS = /\/(SendMessage|SendStreamingMessage)$/;
+
+function statusMetadata(requestId: string, entries: Record<string, string | Buffer> = {}, base = new grpc.Metadata()): grpc.Metadata {
+  base.set('x-request-id', requestId);
+  for (const [key, value] of Object.entries(entries)) base.set(key, value);
+  return base;
+}
+
+const limitRefusal = (refusal: Refusal, requestId: string): Refused => {
+  const code = grpc.status.RESOURCE_EXHAUSTED;
+  const seconds = String(refusal.retryAfterSeconds);
+  return {
+    reason: refusal.reason,
+    status: {
+      code,
+      details: refusal.message,
+      metadata: statusMetadata(requestId, {
+        'retry-after': seconds,
+        [GRPC_STATUS_DETAILS_BIN]: encodeGrpcStatusDetails(code, refusal.message, refusal.reason, { retryAfterSeconds: seconds }),
+      }),
+    },
+  };
+};
+
+const accessRefusal = (refusal: AccessRefusal, requestId: string): Refused => {
+  const code = grpc.status.UNAUTHENTICATED;
+  return {
+    reason: refusal.reason,
+    status: {
+      code,
+      details: refusal.message,
+      metadata: statusMetadata(requestId, {
+        'www-authenticate': refusal.challenge,
+        [GRPC_STATUS_DETAILS_BIN]: encodeGrpcStatusDetails(code, refusal.message, refusal.reason),
+      }),
+    },
+  };
+};
+
+const invalidArgument = (reason: string, details: string, requestId: string): Refused => ({
+  reason,
+  status: { code: grpc.status.INVALID_ARGUMENT, details, metadata: statusMetadata(requestId) },
+});
 
 export class CallGuard {
-  private readonly scopes = new WeakMap<grpc.Metadata, RequestScope>();
+  private readonly calls = new WeakMap<grpc.Metadata, Admitted>();
   private readonly trust: ReturnType<typeof compileTrust>;
 
-  constructor(private readonly core: RegistryCore) {
+  /** `versions`: the A2A versions (Major.Minor) the gRPC binding serves, as the card lists them. */
+  constructor(
+    private readonly core: RegistryCore,
+    private readonly versions: readonly string[],
+  ) {
     this.trust = compileTrust(core.config.hardening.trustProxy);
   }
 
@@ -66,40 +130,42 @@ export class CallGuard {
   readonly interceptor: grpc.ServerInterceptor = (method, call) => {
     if (method.path.startsWith(HEALTH_SERVICE_PREFIX)) return new grpc.ServerInterceptingCall(call);
     const started = process.hrtime.bigint();
-    const streaming = method.responseStream;
     let scope: RequestScope | undefined;
     let slot: StreamSlot | undefined;
     let ending: Ending | undefined;
-    let refused: Ending['refusal'];
+    let refused: string | undefined;
     const end = (how: Ending) => {
       if (ending) return;
       ending = how;
       slot?.release();
       this.account(method.path, scope, how, started);
     };
+    const refuse = (refusal: Refused) => {
+      refused = refusal.reason;
+      if (scope) scope.errorCode = refusal.reason;
+      intercepting.sendStatus(refusal.status);
+    };
 
     const listener = new grpc.ServerListenerBuilder()
       .withOnReceiveMetadata((metadata, next) => {
         const incoming = metadataText(metadata, 'x-request-id');
         const connection = intercepting.getConnectionInfo();
-        scope = {
+        const opened: RequestScope = {
           requestId: incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID(),
           method: method.path.slice(method.path.lastIndexOf('/') + 1),
-          streaming,
+          streaming: method.responseStream,
           clientAddress: clientAddress(connection.remoteAddress, metadata.get('x-forwarded-for').map(String), this.trust),
         };
-        const admitted = scope;
-        this.admit(admitted, metadataText(metadata, 'authorization')).then(
-          (result) => {
-            if (ending) return; // the client went away meanwhile
-            if ('reason' in result) {
-              admitted.errorCode = result.reason;
-              refused = result.reason;
-              intercepting.sendStatus(refusalStatus(result, admitted.requestId));
+        scope = opened;
+        this.admit(opened, metadata).then(
+          (verdict) => {
+            if (ending) {
+              verdict.slot?.release(); // the client went away meanwhile
               return;
             }
-            slot = result.slot;
-            this.scopes.set(metadata, admitted);
+            slot = verdict.slot;
+            if (verdict.refused) return refuse(verdict.refused);
+            this.calls.set(metadata, { scope: opened, caller: verdict.caller! });
             next(metadata);
           },
           (err: unknown) => {
@@ -109,16 +175,9 @@ export class CallGuard {
         );
       })
       .withOnReceiveMessage((message, next) => {
-        // The SDK (and JSON.stringify when the task is stored) recurse through data parts and
-        // metadata: a request nested a few thousand levels deep would overflow the stack there.
-        const limit = this.core.config.hardening.maxJsonDepth;
-        if (!valueNestsDeeperThan(message, limit)) return next(message);
-        if (scope) scope.errorCode = 'TOO_DEEP';
-        refused = 'TOO_DEEP';
-        intercepting.sendStatus({
-          code: grpc.status.INVALID_ARGUMENT,
-          details: `The request nests data deeper than ${limit} levels (REGISTRY_MAX_JSON_DEPTH). Documents and requests are a few levels deep; flatten the data.`,
-        });
+        const problem = this.messageProblem(method.path, message, scope?.requestId ?? '');
+        if (problem) return refuse(problem);
+        next(message);
       })
       // Also called after every status sent: ends calls the base call ended itself (deserialization, deadline).
       .withOnCancel(() => end({ status: grpc.status.CANCELLED }))
@@ -148,11 +207,62 @@ export class CallGuard {
     for (const [name, handler] of Object.entries(implementation)) {
       const run = handler as (call: { metadata: grpc.Metadata }, ...rest: unknown[]) => unknown;
       wrapped[name] = ((call: { metadata: grpc.Metadata }, ...rest: unknown[]) => {
-        const scope = this.scopes.get(call.metadata);
+        const scope = this.calls.get(call.metadata)?.scope;
         return scope ? runInScope(scope, () => run.call(implementation, call, ...rest)) : run.call(implementation, call, ...rest);
       }) as grpc.UntypedHandleCall;
     }
     return wrapped as T;
+  }
+
+  /** The caller the guard admitted for a call, by its metadata (authentication runs once per call). */
+  callerOf(metadata: grpc.Metadata): Caller | undefined {
+    return this.calls.get(metadata)?.caller;
+  }
+
+  /**
+   * The checks on the metadata, in the HTTP door's order: request rate, stream cap, version,
+   * access. The negotiated Major.Minor is written back into a2a-version, which the SDK matches
+   * exactly. A stream's place is returned even with a refusal, so the caller releases it.
+   */
+  private async admit(scope: RequestScope, metadata: grpc.Metadata): Promise<{ refused?: Refused; caller?: Caller; slot?: StreamSlot }> {
+    const address = scope.clientAddress ?? 'unknown';
+    const authorization = metadataText(metadata, 'authorization');
+    const limited = await this.core.abuse.admitRequest(address, authorization);
+    if (limited) return { refused: limitRefusal(limited, scope.requestId) };
+    let slot: StreamSlot | undefined;
+    if (scope.streaming) {
+      const opened = this.core.abuse.openStream(address);
+      if ('reason' in opened) return { refused: limitRefusal(opened, scope.requestId) };
+      slot = opened;
+    }
+    const negotiated = negotiate('GRPC', metadataText(metadata, VERSION_KEY)?.trim() || undefined, this.versions);
+    if ('error' in negotiated) {
+      const { error } = negotiated;
+      const status = { code: grpcStatusFor(error), details: error.message, metadata: statusMetadata(scope.requestId, {}, buildGrpcErrorMetadata(grpc.Metadata, error)) };
+      return { refused: { reason: error.reason, status }, slot };
+    }
+    metadata.set(VERSION_KEY, negotiated.version);
+    const access = admitCaller(this.core.authenticator, authorization, { publicRead: this.core.config.publicRead });
+    if (!access.admitted) return { refused: accessRefusal(access.refusal, scope.requestId), slot };
+    return { caller: access.caller, slot };
+  }
+
+  /** What is wrong with a decoded request message, as the HTTP door's body and shape checks see it. */
+  private messageProblem(path: string, message: unknown, requestId: string): Refused | undefined {
+    // The SDK (and JSON.stringify when the task is stored) recurse through data parts and
+    // metadata: a request nested a few thousand levels deep would overflow the stack there.
+    const limit = this.core.config.hardening.maxJsonDepth;
+    if (valueNestsDeeperThan(message, limit)) {
+      return invalidArgument(
+        'TOO_DEEP',
+        `The request nests data deeper than ${limit} levels (REGISTRY_MAX_JSON_DEPTH). Documents and requests are a few levels deep; flatten the data.`,
+        requestId,
+      );
+    }
+    if (SEND_METHODS.test(path) && messageParts(message)?.length === 0) {
+      return invalidArgument('INVALID_PARAMS', `The message has no parts: ${NEEDS_A_PART}.`, requestId);
+    }
+    return undefined;
   }
 
   /**
@@ -165,16 +275,6 @@ export class CallGuard {
     if (status.details === INTERNAL_MESSAGE) return status; // ours, already logged
     this.core.log.error({ requestId: scope?.requestId, method: scope?.method, details: status.details }, 'gRPC call failed with an internal error');
     return { code: grpc.status.INTERNAL, details: INTERNAL_MESSAGE, metadata: null };
-  }
-
-  /** The same checks, in the same order, as the HTTP doors: request rate, then the stream cap. */
-  private async admit(scope: RequestScope, authorization: string | undefined): Promise<Refusal | { slot?: StreamSlot }> {
-    const address = scope.clientAddress ?? 'unknown';
-    const limited = await this.core.abuse.admitRequest(address, authorization);
-    if (limited) return limited;
-    if (!scope.streaming) return {};
-    const slot = this.core.abuse.openStream(address);
-    return 'reason' in slot ? slot : { slot };
   }
 
   private account(path: string, scope: RequestScope | undefined, how: Ending, started: bigint): void {

@@ -35,20 +35,18 @@ function bind(server: grpc.Server, address: string): Promise<number> {
   );
 }
 
-/** The A2A gRPC interfaces the card lists: v1.0 and the v0.3 compatibility service, at one address. */
-function grpcInterfaces(url: string): CardInterface[] {
-  return [
-    { url, protocolBinding: 'GRPC', protocolVersion: '1.0' },
-    { url, protocolBinding: 'GRPC', protocolVersion: '0.3' },
-  ];
-}
+/** The A2A versions served over gRPC: v1.0 and the v0.3 compatibility service. */
+const GRPC_VERSIONS = ['1.0', '0.3'];
+
+/** The gRPC interfaces the card lists, one per version, at one address. */
+const grpcInterfaces = (url: string): CardInterface[] => GRPC_VERSIONS.map((protocolVersion) => ({ url, protocolBinding: 'GRPC', protocolVersion }));
 
 export const grpcDoor: Door = {
   name: 'grpc',
   async open(core: RegistryCore): Promise<OpenedDoor | undefined> {
     const settings = core.config.grpc;
     if (!settings) return undefined;
-    const guard = new CallGuard(core);
+    const guard = new CallGuard(core, GRPC_VERSIONS);
     const server = new grpc.Server({
       interceptors: [guard.interceptor],
       // The same bound on one request as the HTTP doors' body limit (protobuf is smaller than JSON).
@@ -70,7 +68,7 @@ export const grpcDoor: Door = {
       interfaces: grpcInterfaces(url),
       serve(ctx) {
         const requestHandler = a2aRequestHandler(ctx);
-        const userBuilder = grpcUserBuilder(core.authenticator);
+        const userBuilder = grpcUserBuilder(core.authenticator, (metadata) => guard.callerOf(metadata));
         server.addService(A2AService, guard.scoped(grpcService({ requestHandler, userBuilder })));
         server.addService(LegacyA2AService, guard.scoped(legacyGrpcService({ requestHandler, userBuilder })));
         state = 'serving';
