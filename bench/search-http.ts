@@ -44,7 +44,8 @@ for (const entry of streamEntries(entries, 11)) await loader.service.register(su
 console.log(`loaded ${loader.service.indexSize} entries in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${loader.store.engine}); ${concurrency} concurrent clients; ${seconds} s per phase`);
 await loader.close();
 // Anonymous searches from one address would trip the per-address read limit: this measures throughput.
-const registry = await spawnRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${token}`, REGISTRY_RATE_LIMITS: 'false', GRPC_PORT: '0' });
+// Loading the index of a large registry takes a while on a busy machine: allow it.
+const registry = await spawnRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${token}`, REGISTRY_RATE_LIMITS: 'false', GRPC_PORT: '0' }, { startTimeoutMs: 180_000 });
 const grpcUrl = String(registry.logs.find((line) => line.msg === 'registry listening')?.grpcUrl);
 
 const queries = [...generateQueries(500, 3, false), ...generateQueries(500, 4, true)].map((q) => [
