@@ -52,6 +52,9 @@ interface Admitted {
   caller: Caller;
 }
 
+/** What the checks on a call's metadata decided; a stream's place, if one was taken, either way. */
+type Verdict = ({ refused: Refused } | { caller: Caller }) & { slot?: StreamSlot };
+
 /** How a call ended, for metrics and the log line. */
 interface Ending {
   status: grpc.status;
@@ -164,8 +167,8 @@ export class CallGuard {
               return;
             }
             slot = verdict.slot;
-            if (verdict.refused) return refuse(verdict.refused);
-            this.calls.set(metadata, { scope: opened, caller: verdict.caller! });
+            if ('refused' in verdict) return refuse(verdict.refused);
+            this.calls.set(metadata, { scope: opened, caller: verdict.caller });
             next(metadata);
           },
           (err: unknown) => {
@@ -224,7 +227,7 @@ export class CallGuard {
    * access. The negotiated Major.Minor is written back into a2a-version, which the SDK matches
    * exactly. A stream's place is returned even with a refusal, so the caller releases it.
    */
-  private async admit(scope: RequestScope, metadata: grpc.Metadata): Promise<{ refused?: Refused; caller?: Caller; slot?: StreamSlot }> {
+  private async admit(scope: RequestScope, metadata: grpc.Metadata): Promise<Verdict> {
     const address = scope.clientAddress ?? 'unknown';
     const authorization = metadataText(metadata, 'authorization');
     const limited = await this.core.abuse.admitRequest(address, authorization);

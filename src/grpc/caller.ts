@@ -11,8 +11,7 @@ import { CallerUser } from '../protocol/sdk-user.js';
 
 /** The first text value of a metadata key (binary values and later duplicates are ignored). */
 export function metadataText(metadata: grpc.Metadata, key: string): string | undefined {
-  const value = metadata.get(key).find((v): v is string => typeof v === 'string');
-  return value;
+  return metadata.get(key).find((v): v is string => typeof v === 'string');
 }
 
 /** The caller the guard admitted for the call (`admitted`), else the one its token makes. */

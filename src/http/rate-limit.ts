@@ -32,6 +32,7 @@ export interface RateLimitOptions {
 }
 
 export type LimitName = 'writes' | 'reads' | 'requests' | 'streams';
+export type LimitedBy = 'principal' | 'address';
 
 /** A request or stream refused before it runs; each door answers it in its binding. */
 export interface Refusal {
@@ -45,7 +46,6 @@ export interface StreamSlot {
   /** Gives the place back (once; later calls do nothing). */
   release(): void;
 }
-export type LimitedBy = 'principal' | 'address';
 
 export interface AbuseControlDeps {
   log: Logger;
