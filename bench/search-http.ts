@@ -1,12 +1,15 @@
 /**
- * End-to-end search throughput over HTTP (JSON-RPC SendMessage with a `search` data part)
- * against the same server answering a no-op message (a request the executor declines at once:
- * the full A2A round trip with its task write, no registry work), measured in one run and
- * printed as a ratio; then the same searches over the A2A gRPC binding (GRPC_PORT), printed as
- * a ratio to JSON-RPC. The registry is loaded with generated entries first (through the
+ * End-to-end search throughput over HTTP (JSON-RPC SendMessage with a `search` data part of 1-3
+ * words, with or without filters) against the same server answering a no-op message (a request
+ * the executor declines at once: the full A2A round trip with its task write, no registry work),
+ * measured in one run and printed as a ratio; then the same searches over the A2A gRPC binding
+ * (GRPC_PORT, one HTTP/2 channel), printed as a ratio to JSON-RPC. The registry is loaded with generated entries first (through the
  * service, so loading does not dominate the run).
  *
- *   npx tsx bench/search-http.ts [--entries 10000] [--seconds 10] [--concurrency 16]
+ * With --rounds n the JSON-RPC and gRPC search phases alternate n times (on a busy machine,
+ * drift then weighs on both alike) and the ratio is of their totals.
+ *
+ *   npx tsx bench/search-http.ts [--entries 10000] [--seconds 10] [--concurrency 16] [--rounds 1]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,18 +22,20 @@ import { generateQueries, streamEntries, subjectOfGenerated } from './lib/genera
 import { spawnRegistry } from '../test/support/registry.js';
 import { TaskState } from '@a2a-js/sdk';
 import { grpcSender } from './lib/grpc-load.js';
-import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
+import { jsonRpcSender, printLoad, runLoad, type LoadResult } from './lib/http-load.js';
 
 const { values } = parseArgs({
   options: {
     entries: { type: 'string', default: '10000' },
     seconds: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '16' },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const entries = Number(values.entries);
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
+const rounds = Math.max(1, Number(values.rounds));
 const token = 'bench-admin-token-0123456789';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-search-'));
@@ -59,13 +64,19 @@ const grpcSearch = grpcSender(grpcUrl, undefined, TaskState.TASK_STATE_COMPLETED
 
 await runLoad('warm-up', { seconds: 1, concurrency }, (i) => (i % 3 === 0 ? noop(noopPart) : i % 3 === 1 ? search(queries[i % queries.length]!) : grpcSearch(queries[i % queries.length]!)));
 const baseline = await runLoad('no-op round trip', { seconds, concurrency }, () => noop(noopPart));
-const searches = await runLoad('search (1-3 words, ±filters)', { seconds, concurrency }, (i) => search(queries[i % queries.length]!));
-const grpcSearches = await runLoad('search over gRPC', { seconds, concurrency }, (i) => grpcSearch(queries[i % queries.length]!));
 printLoad(baseline);
-printLoad(searches);
-printLoad(grpcSearches);
-console.log(`ratio search / no-op: ${(searches.perSecond / baseline.perSecond).toFixed(2)} (target >= 0.80)`);
-console.log(`ratio search over gRPC / over JSON-RPC: ${(grpcSearches.perSecond / searches.perSecond).toFixed(2)}`);
+const overJsonRpc: LoadResult[] = [];
+const overGrpc: LoadResult[] = [];
+for (let round = 1; round <= rounds; round++) {
+  const suffix = rounds > 1 ? ` #${round}` : '';
+  overJsonRpc.push(await runLoad(`search over JSON-RPC${suffix}`, { seconds, concurrency }, (i) => search(queries[i % queries.length]!)));
+  overGrpc.push(await runLoad(`search over gRPC${suffix}`, { seconds, concurrency }, (i) => grpcSearch(queries[i % queries.length]!)));
+  printLoad(overJsonRpc.at(-1)!);
+  printLoad(overGrpc.at(-1)!);
+}
+const perSecond = (results: LoadResult[]) => results.reduce((n, r) => n + r.requests, 0) / results.reduce((t, r) => t + r.seconds, 0);
+console.log(`ratio search / no-op: ${(perSecond(overJsonRpc) / baseline.perSecond).toFixed(2)} (target >= 0.80)`);
+console.log(`ratio search over gRPC / over JSON-RPC: ${(perSecond(overGrpc) / perSecond(overJsonRpc)).toFixed(2)}`);
 grpcSearch.close();
 await registry.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });
