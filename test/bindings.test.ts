@@ -161,3 +161,55 @@ test('a task made over one binding is read over the others (one task store, same
     await assert.rejects(getTask(bobOverGrpc, task.id), TaskNotFoundError);
   }
 });
+
+/**
+ * What a caller gets back from an operation, without what differs per task by nature (ids,
+ * context ids, timestamps, message ids): the end state, the artifacts' names and parts, the
+ * status message's parts.
+ */
+function answer(task: WireJson): WireJson {
+  return {
+    state: stateOf(task),
+    artifacts: (task.artifacts ?? []).map((a: WireJson) => ({ name: a.name, parts: a.parts })),
+    status: task.status?.message?.parts ?? [],
+  };
+}
+
+test('the same operation gets the same answer over JSON-RPC, HTTP+JSON and gRPC', async () => {
+  const as = async (token?: string) =>
+    Object.fromEntries(await Promise.all(BINDINGS.map(async (b) => [b, await sdkClient(registry.url, { binding: b, token })] as const))) as Record<Binding, Client>;
+  const [anonymous, alice, bob] = await Promise.all([as(), as(TOKENS.alice), as(TOKENS.bob)]);
+  const id = resultOf(await op(alice.JSONRPC, { register: { agentCard: v1Card('Bindings Tide Table Agent', 'https://tide-table.bindings.example.org/a2a') } })).id;
+
+  const cases: [string, Record<Binding, Client>, WireJson[]][] = [
+    ['search', anonymous, [dataPart({ search: { query: 'tide table', filter: { kind: 'agent' }, limit: 5 } })]],
+    ['search as plain text', anonymous, [textPart('tide table')]],
+    ['search with a bad argument', anonymous, [dataPart({ search: { query: 5 } })]],
+    ['get', anonymous, [dataPart({ get: { id } })]],
+    ['get of an unknown id', anonymous, [dataPart({ get: { id: 'no-such-entry' } })]],
+    ['list by owner', anonymous, [dataPart({ list: { filter: { owner: 'alice' } } })]],
+    ['validate an invalid card', anonymous, [dataPart({ validate: { agentCard: { ...v1Card(), supportedInterfaces: [] } } })]],
+    ['register without a token', anonymous, [dataPart({ register: { agentCard: v1Card('Bindings Intruder Agent', 'https://intruder.bindings.example.org/a2a') } })]],
+    ['unregister by another principal', bob, [dataPart({ unregister: { id } })]],
+    ['two operations in one message', anonymous, [dataPart({ get: { id }, search: { query: 'tide' } })]],
+  ];
+  for (const [name, clients, parts] of cases) {
+    const answers = await Promise.all(BINDINGS.map(async (b) => answer(await send(clients[b], parts))));
+    assert.ok(answers[0]!.artifacts.length > 0 || answers[0]!.status.length > 0, `${name}: an answer with content`);
+    for (let i = 1; i < BINDINGS.length; i++) assert.deepEqual(answers[i], answers[0], `${name}: ${BINDINGS[i]} answers as ${BINDINGS[0]} does`);
+  }
+
+  // A streamed search: the same hits in the same order, whatever the binding.
+  const streamedHits = async (client: Client) =>
+    (await stream(client, [dataPart({ search: { query: 'tide table', limit: 5 } })]))
+      .filter((e) => e.artifactUpdate)
+      .flatMap((e) => e.artifactUpdate.artifact.parts.find((p: WireJson) => p.data).data.results);
+  const streamed = await Promise.all(BINDINGS.map((b) => streamedHits(anonymous[b])));
+  assert.ok(streamed[0]!.some((hit: WireJson) => hit.id === id));
+  for (let i = 1; i < BINDINGS.length; i++) assert.deepEqual(streamed[i], streamed[0], `streamed search over ${BINDINGS[i]}`);
+
+  assert.equal(resultOf(await op(alice.GRPC, { unregister: { id } })).deleted, true);
+  const gone = await Promise.all(BINDINGS.map(async (b) => answer(await op(anonymous[b], { get: { id } }))));
+  for (const a of gone) assert.deepEqual(a, gone[0]);
+  assert.equal(gone[0]!.state, 'TASK_STATE_REJECTED');
+});

@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import type { Task as Task03 } from 'a2a-sdk-03';
 import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, type Client as Client03 } from 'a2a-sdk-03/client';
 import { GrpcTransportFactory as GrpcTransportFactory03 } from 'a2a-sdk-03/client/grpc';
@@ -130,6 +132,14 @@ describe('the SDK gRPC client', () => {
     assert.ok((await metricValue(registry.url, 'registry_requests_total', `${method('GetTask')},operation="none",outcome="ERROR",code="NOT_FOUND"`)) >= 1);
     assert.ok((await metricValue(registry.url, 'registry_request_duration_seconds_count', method('SendStreamingMessage'))) >= 1);
   });
+
+  test('a client that knows only the gRPC transport, made from the base URL alone, finds the gRPC interface in the card', async () => {
+    const client = await new ClientFactory({ transports: [new GrpcTransportFactory()] }).createFromUrl(registry.url);
+    assert.equal(client.transport.protocolName, 'GRPC');
+    const before = await metricValue(registry.url, 'registry_requests_total', 'door="grpc"');
+    assert.equal(stateOf(await op(client, { search: { query: 'weather' } })), 'TASK_STATE_COMPLETED');
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', 'door="grpc"'), before + 1);
+  });
 });
 
 describe('@a2a-js/sdk 0.3, a real v0.3 client', () => {
@@ -169,8 +179,13 @@ describe('@a2a-js/sdk 0.3, a real v0.3 client', () => {
   test('finds gRPC in the legacy card and uses the v0.3 service: register with a token, search, get, a streamed search', async () => {
     const before = await metricValue(registry.url, 'registry_requests_total', 'method="/a2a.v1.A2AService/SendMessage"');
     const alice = await client03(TOKENS.alice);
-    const registered = data03(await send03(alice, { register: { agentCard: v1Card('Tidal Agent 03', 'https://tidal-03.example.org/a2a') } }));
+    const registering = await send03(alice, { register: { agentCard: v1Card('Tidal Agent 03', 'https://tidal-03.example.org/a2a') } });
+    const registered = data03(registering);
     assert.equal(registered.created, true);
+    // GetTask over the v0.3 service: the caller's own task, as a v0.3 task.
+    const fetched = await alice.getTask({ id: registering.id });
+    assert.equal(fetched.id, registering.id);
+    assert.deepEqual(data03(fetched), registered);
     const anonymous = await client03();
     assert.ok(data03(await send03(anonymous, { search: { query: 'tidal' } })).results.some((h: WireJson) => h.id === registered.id));
     assert.equal(data03(await send03(anonymous, { get: { id: registered.id } })).owner, 'alice');
