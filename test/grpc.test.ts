@@ -261,7 +261,7 @@ describe('requests', () => {
   });
 
   test('an internal failure is INTERNAL with a generic message, never the exception\'s', async () => {
-    const taskStore = registry.store.taskStore;
+    const taskStore = registry.core.tasks;
     const save = taskStore.save.bind(taskStore);
     taskStore.save = async () => {
       throw new Error('secret detail: connection to db-internal-7 refused');
