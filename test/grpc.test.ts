@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { ClientFactory } from '@a2a-js/sdk/client';
@@ -405,6 +406,38 @@ describe('rate limits, shared with the HTTP doors', () => {
       store.get = originalGet;
     }
   });
+});
+
+test('storage that cannot be written: a write over gRPC is UNAVAILABLE with the reason and retry-after, searches still answer, health says NOT_SERVING until it recovers', async (t) => {
+  const parent = tempDir();
+  t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+  const dataDir = path.join(parent, 'data');
+  const faulty = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_DATA_DIR: dataDir });
+  t.after(() => faulty.close());
+  const client = new RawA2AClient(grpcAddress(faulty));
+  t.after(() => client.close());
+  const asAlice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` });
+  const register = (name: string) => [dataPart({ register: { agentCard: v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) } })];
+  assert.equal(stateOf((await client.send(register('Fault One'), asAlice())).task!), 'TASK_STATE_COMPLETED');
+
+  // The data directory replaced by a file: the database cannot be re-created, writes are refused.
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.writeFileSync(dataDir, 'not a directory');
+  const refused = await client.send(register('Fault Two'), asAlice());
+  assert.equal(refused.error?.code, grpc.status.UNAVAILABLE, refused.error?.details);
+  assert.match(refused.error!.details, /^Storage is unavailable: .*deleted/);
+  assert.equal(errorInfoOf(refused.error!)?.reason, 'STORAGE_UNAVAILABLE');
+  assert.deepEqual(refused.error!.metadata.get('retry-after'), ['5']);
+  const streamed = await client.stream('sendStreamingMessage', sendRequest(register('Fault Three')), asAlice());
+  assert.equal(streamed.error?.code, grpc.status.UNAVAILABLE);
+  assert.equal(streamed.events.length, 0, 'refused before the stream starts');
+  assert.equal(stateOf((await client.send(search('Fault One'))).task!), 'TASK_STATE_COMPLETED', 'searches are answered from the index');
+  assert.equal((await healthCheck(grpcAddress(faulty), '')).status, 'NOT_SERVING');
+  assert.ok((await metricValue(faulty.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SendMessage",operation="register",outcome="FAILED",code="STORAGE_UNAVAILABLE",door="grpc"')) >= 1);
+
+  fs.rmSync(dataDir);
+  await waitFor(async () => (await healthCheck(grpcAddress(faulty), '')).status === 'SERVING', 15_000);
+  assert.equal(stateOf((await client.send(register('Fault Four'), asAlice())).task!), 'TASK_STATE_COMPLETED');
 });
 
 describe('health', () => {

@@ -12,7 +12,8 @@
  *   travel in google.rpc.ErrorInfo (grpc-status-details-bin) and as trailers;
  * - on the decoded message: nesting depth (REGISTRY_MAX_JSON_DEPTH) and a message without parts
  *   (INVALID_ARGUMENT);
- * - internal errors answered with a generic message, never the exception's;
+ * - internal errors answered with a generic message, never the exception's; storage that cannot
+ *   be written answered UNAVAILABLE with retry-after, as HTTP answers 503;
  * - when the call ends (status sent or client gone): one count in registry_requests_total and
  *   its latency, one log line, and the stream's place given back.
  * The interceptor opens the scope and admits the caller; `scoped` runs the SDK's method handlers
@@ -31,6 +32,7 @@ import { valueNestsDeeperThan } from '../lib/json-depth.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 import { NEEDS_A_PART } from '../protocol/request-guard.js';
 import { negotiate, VERSION_PARAMETER } from '../protocol/versions.js';
+import { STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_REASON } from '../tasks/storage-unavailable.js';
 import { metadataText } from './caller.js';
 import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
@@ -192,7 +194,7 @@ export class CallGuard {
         next(metadata);
       })
       .withSendStatus((status, next) => {
-        const answered = refused ? status : this.withoutInternals(status, scope);
+        const answered = refused ? status : this.answerFor(status, scope);
         end({ status: answered.code ?? grpc.status.UNKNOWN, refusal: refused });
         next(answered);
       })
@@ -269,11 +271,28 @@ export class CallGuard {
   }
 
   /**
-   * The SDK answers an unexpected exception with UNKNOWN and the exception's message ("Maximum
-   * call stack size exceeded", a database error): that tells an attacker what broke. Such
-   * answers (and INTERNAL ones) get a generic message, as on the HTTP doors; the log keeps it.
+   * The status a call ends with, as the HTTP doors would answer it:
+   * - storage unavailable (the executor named it in the scope; the SDK, which has no gRPC status
+   *   for the registry's own error, says UNKNOWN) is UNAVAILABLE with its message, which says
+   *   what is wrong, a `retry-after` trailer and google.rpc.ErrorInfo, as HTTP says 503;
+   * - the SDK answers an unexpected exception with UNKNOWN and the exception's message ("Maximum
+   *   call stack size exceeded", a database error): that tells an attacker what broke. Such
+   *   answers (and INTERNAL ones) get a generic message, as on the HTTP doors; the log keeps it.
    */
-  private withoutInternals(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
+  private answerFor(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
+    if (status.code === grpc.status.UNKNOWN && scope?.errorCode === STORAGE_UNAVAILABLE_REASON) {
+      const code = grpc.status.UNAVAILABLE;
+      const details = status.details ?? 'Storage is unavailable.';
+      const seconds = String(STORAGE_RETRY_AFTER_SECONDS);
+      return {
+        code,
+        details,
+        metadata: statusMetadata(scope.requestId, {
+          'retry-after': seconds,
+          [GRPC_STATUS_DETAILS_BIN]: encodeGrpcStatusDetails(code, details, STORAGE_UNAVAILABLE_REASON, { retryAfterSeconds: seconds }),
+        }),
+      };
+    }
     if (status.code !== grpc.status.UNKNOWN && status.code !== grpc.status.INTERNAL) return status;
     if (status.details === INTERNAL_MESSAGE) return status; // ours, already logged
     this.core.log.error({ requestId: scope?.requestId, method: scope?.method, details: status.details }, 'gRPC call failed with an internal error');
