@@ -120,6 +120,14 @@ for (const binding of BINDINGS) {
       await assert.rejects(getTask(alice, 'no-such-task'), TaskNotFoundError);
     });
 
+    test('an anonymous caller\'s task is private: no one can read or list it, another anonymous caller included', async () => {
+      const task = await op(anonymous, { search: { query: 'ledger' } });
+      assert.equal(stateOf(task), 'TASK_STATE_COMPLETED');
+      await assert.rejects(getTask(anonymous, task.id), TaskNotFoundError);
+      await assert.rejects(getTask(alice, task.id), TaskNotFoundError);
+      assert.ok(!(await listTasks(anonymous)).tasks.some((t) => t.id === task.id));
+    });
+
     test('ListTasks lists the caller\'s tasks and no one else\'s', async () => {
       const mine = await op(alice, { list: {} });
       const theirs = await op(bob, { list: {} });
