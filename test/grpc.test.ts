@@ -23,6 +23,7 @@ import { createDocumentValidator } from '../src/validation/index.js';
 import { v1Card } from './support/documents.js';
 import { dataPart, errorOf, op, resultOf, sdkClient, stateOf, stream, type WireJson } from './support/client.js';
 import { RawA2AClient, errorInfoOf, healthCheck, metadata, sendRequest } from './support/grpc.js';
+import { holdGets } from './support/hold-gets.js';
 import { metricValue, waitFor } from './support/metrics.js';
 import { sendMessageBody } from './support/raw-http.js';
 import { REPO_ROOT, TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -370,14 +371,7 @@ describe('rate limits, shared with the HTTP doors', () => {
 
   test('concurrent streams per address are one cap across SSE and gRPC; an ended stream frees its place', async () => {
     // Hold a stream open: `get` waits until released (a stream lasts as long as its operation).
-    const store = limited.store;
-    const originalGet = store.get.bind(store);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    store.get = async (...args: Parameters<typeof store.get>) => {
-      await gate;
-      return originalGet(...args);
-    };
+    const gets = holdGets(limited.store);
     try {
       const address = '10.3.0.1';
       const held = client.stream('sendStreamingMessage', sendRequest([dataPart({ get: { id: 'held' } })]), from(address, TOKENS.admin));
@@ -394,7 +388,7 @@ describe('rate limits, shared with the HTTP doors', () => {
       assert.equal(((await sse.json()) as WireJson).error.data.reason, 'TOO_MANY_STREAMS');
       // Blocking calls are not streams.
       assert.equal(stateOf((await client.send(search('weather'), from(address, TOKENS.admin))).task!), 'TASK_STATE_COMPLETED');
-      release();
+      gets.release();
       const finished = await held;
       assert.equal(finished.error, undefined);
       assert.equal(finished.events.at(-1)!.statusUpdate.status.state, 'TASK_STATE_REJECTED'); // NOT_FOUND
@@ -402,8 +396,7 @@ describe('rate limits, shared with the HTTP doors', () => {
       const again = await client.stream('sendStreamingMessage', sendRequest(search('weather')), from(address, TOKENS.admin));
       assert.equal(again.error, undefined);
     } finally {
-      release();
-      store.get = originalGet;
+      gets.restore();
     }
   });
 });
@@ -468,14 +461,7 @@ describe('health', () => {
 test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused, then close resolves', async () => {
   const closing = await startTestRegistry({ GRPC_PORT: '0' });
   const client = new RawA2AClient(grpcAddress(closing));
-  const store = closing.store;
-  const originalGet = store.get.bind(store);
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  store.get = async (...args: Parameters<typeof store.get>) => {
-    await gate;
-    return originalGet(...args);
-  };
+  const gets = holdGets(closing.store);
   try {
     const held = client.stream('sendStreamingMessage', sendRequest([dataPart({ get: { id: 'in-flight' } })]));
     await waitFor(async () => (await metricValue(closing.url, 'registry_open_streams', '')) === 1);
@@ -487,15 +473,14 @@ test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused
     assert.equal(late.error?.code, grpc.status.UNAVAILABLE);
     // ...and waits for the one in flight, which ends complete, not cut.
     assert.equal(closed, false, 'close waits for the stream in flight');
-    release();
+    gets.release();
     const finished = await held;
     assert.equal(finished.error, undefined);
     assert.ok(finished.events[0]!.task);
     assert.equal(finished.events.at(-1)!.statusUpdate.status.state, 'TASK_STATE_REJECTED'); // NOT_FOUND: a complete answer
     await close;
   } finally {
-    release();
-    store.get = originalGet;
+    gets.restore();
     client.close();
     await closing.close();
     fs.rmSync(closing.dataDir, { recursive: true, force: true });

@@ -80,36 +80,33 @@ function statusMetadata(requestId: string, entries: Record<string, string | Buff
   return base;
 }
 
-const limitRefusal = (refusal: Refusal, requestId: string): Refused => {
-  const code = grpc.status.RESOURCE_EXHAUSTED;
-  const seconds = String(refusal.retryAfterSeconds);
-  return {
-    reason: refusal.reason,
-    status: {
-      code,
-      details: refusal.message,
-      metadata: statusMetadata(requestId, {
-        'retry-after': seconds,
-        [GRPC_STATUS_DETAILS_BIN]: encodeGrpcStatusDetails(code, refusal.message, refusal.reason, { retryAfterSeconds: seconds }),
-      }),
-    },
-  };
-};
+/** A status whose reason travels in google.rpc.ErrorInfo (grpc-status-details-bin), with trailers. */
+function detailedStatus(
+  code: grpc.status,
+  details: string,
+  reason: string,
+  requestId: string,
+  trailers: Record<string, string> = {},
+  info?: Record<string, string>,
+): grpc.StatusObject {
+  return { code, details, metadata: statusMetadata(requestId, { ...trailers, [GRPC_STATUS_DETAILS_BIN]: encodeGrpcStatusDetails(code, details, reason, info) }) };
+}
 
-const accessRefusal = (refusal: AccessRefusal, requestId: string): Refused => {
-  const code = grpc.status.UNAUTHENTICATED;
-  return {
-    reason: refusal.reason,
-    status: {
-      code,
-      details: refusal.message,
-      metadata: statusMetadata(requestId, {
-        'www-authenticate': refusal.challenge,
-        [GRPC_STATUS_DETAILS_BIN]: encodeGrpcStatusDetails(code, refusal.message, refusal.reason),
-      }),
-    },
-  };
-};
+/** RESOURCE_EXHAUSTED, or UNAVAILABLE: the reason and when to retry, as HTTP's Retry-After. */
+function retryLater(code: grpc.status, details: string, reason: string, retryAfterSeconds: number, requestId: string): grpc.StatusObject {
+  const seconds = String(retryAfterSeconds);
+  return detailedStatus(code, details, reason, requestId, { 'retry-after': seconds }, { retryAfterSeconds: seconds });
+}
+
+const limitRefusal = (refusal: Refusal, requestId: string): Refused => ({
+  reason: refusal.reason,
+  status: retryLater(grpc.status.RESOURCE_EXHAUSTED, refusal.message, refusal.reason, refusal.retryAfterSeconds, requestId),
+});
+
+const accessRefusal = (refusal: AccessRefusal, requestId: string): Refused => ({
+  reason: refusal.reason,
+  status: detailedStatus(grpc.status.UNAUTHENTICATED, refusal.message, refusal.reason, requestId, { 'www-authenticate': refusal.challenge }),
+});
 
 const invalidArgument = (reason: string, details: string, requestId: string): Refused => ({
   reason,
@@ -281,17 +278,8 @@ export class CallGuard {
    */
   private answerFor(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
     if (status.code === grpc.status.UNKNOWN && scope?.errorCode === STORAGE_UNAVAILABLE_REASON) {
-      const code = grpc.status.UNAVAILABLE;
       const details = status.details ?? 'Storage is unavailable.';
-      const seconds = String(STORAGE_RETRY_AFTER_SECONDS);
-      return {
-        code,
-        details,
-        metadata: statusMetadata(scope.requestId, {
-          'retry-after': seconds,
-          [GRPC_STATUS_DETAILS_BIN]: encodeGrpcStatusDetails(code, details, STORAGE_UNAVAILABLE_REASON, { retryAfterSeconds: seconds }),
-        }),
-      };
+      return retryLater(grpc.status.UNAVAILABLE, details, STORAGE_UNAVAILABLE_REASON, STORAGE_RETRY_AFTER_SECONDS, scope.requestId);
     }
     if (status.code !== grpc.status.UNKNOWN && status.code !== grpc.status.INTERNAL) return status;
     if (status.details === INTERNAL_MESSAGE) return status; // ours, already logged
