@@ -1,4 +1,5 @@
 /** Holding an operation in flight, for tests of streams, limits and shutdown. */
+
 /**
  * Makes the store's `get` wait until `release()`: a `get` operation (and a stream carrying one)
  * then stays in flight as long as a test needs. `restore()` releases and puts `get` back.
