@@ -16,9 +16,11 @@ import { BINDINGS, dataPart, errorOf, op, resultOf, sdkClient, send, stateOf, st
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
+const QUOTA = 2;
 
 before(async () => {
-  registry = await startTestRegistry({ GRPC_PORT: '0' });
+  // A small quota, so that a quota refusal is one of the answers compared across bindings.
+  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_MAX_ENTRIES_PER_OWNER: String(QUOTA) });
 });
 after(async () => {
   await registry.close();
@@ -188,22 +190,29 @@ test('the same operation gets the same answer over JSON-RPC, HTTP+JSON and gRPC'
     Object.fromEntries(await Promise.all(BINDINGS.map(async (b) => [b, await sdkClient(registry.url, { binding: b, token })] as const))) as Record<Binding, Client>;
   const [anonymous, alice, bob] = await Promise.all([as(), as(TOKENS.alice), as(TOKENS.bob)]);
   const id = resultOf(await op(alice.JSONRPC, { register: { agentCard: v1Card('Bindings Tide Table Agent', 'https://tide-table.bindings.example.org/a2a') } })).id;
+  const bobsCard = (i: number) => v1Card(`Bindings Quota Agent ${i}`, `https://quota-${i}.bindings.example.org/a2a`);
+  const bobs = [];
+  for (let i = 0; i < QUOTA; i++) bobs.push(resultOf(await op(bob.JSONRPC, { register: { agentCard: bobsCard(i) } })).id);
 
-  const cases: [string, Record<Binding, Client>, WireJson[]][] = [
+  // [what, as whom, the message's parts, the error code of a refusal]
+  const cases: [string, Record<Binding, Client>, WireJson[], string?][] = [
     ['search', anonymous, [dataPart({ search: { query: 'tide table', filter: { kind: 'agent' }, limit: 5 } })]],
     ['search as plain text', anonymous, [textPart('tide table')]],
-    ['search with a bad argument', anonymous, [dataPart({ search: { query: 5 } })]],
+    ['search with a bad argument', anonymous, [dataPart({ search: { query: 5 } })], 'BAD_REQUEST'],
     ['get', anonymous, [dataPart({ get: { id } })]],
-    ['get of an unknown id', anonymous, [dataPart({ get: { id: 'no-such-entry' } })]],
+    ['get of an unknown id', anonymous, [dataPart({ get: { id: 'no-such-entry' } })], 'NOT_FOUND'],
     ['list by owner', anonymous, [dataPart({ list: { filter: { owner: 'alice' } } })]],
-    ['validate an invalid card', anonymous, [dataPart({ validate: { agentCard: { ...v1Card(), supportedInterfaces: [] } } })]],
-    ['register without a token', anonymous, [dataPart({ register: { agentCard: v1Card('Bindings Intruder Agent', 'https://intruder.bindings.example.org/a2a') } })]],
-    ['unregister by another principal', bob, [dataPart({ unregister: { id } })]],
-    ['two operations in one message', anonymous, [dataPart({ get: { id }, search: { query: 'tide' } })]],
+    ['validate an invalid card', anonymous, [dataPart({ validate: { agentCard: { ...v1Card(), supportedInterfaces: [] } } })], 'VALIDATION_FAILED'],
+    ['register without a token', anonymous, [dataPart({ register: { agentCard: v1Card('Bindings Intruder Agent', 'https://intruder.bindings.example.org/a2a') } })], 'UNAUTHENTICATED'],
+    ['unregister by another principal', bob, [dataPart({ unregister: { id } })], 'FORBIDDEN'],
+    ['register over the quota', bob, [dataPart({ register: { agentCard: bobsCard(QUOTA) } })], 'QUOTA_EXCEEDED'],
+    ['two operations in one message', anonymous, [dataPart({ get: { id }, search: { query: 'tide' } })], 'BAD_REQUEST'],
   ];
-  for (const [name, clients, parts] of cases) {
-    const answers = await Promise.all(BINDINGS.map(async (b) => answer(await send(clients[b], parts))));
-    assert.ok(answers[0]!.artifacts.length > 0 || answers[0]!.status.length > 0, `${name}: an answer with content`);
+  for (const [name, clients, parts, code] of cases) {
+    const tasks = await Promise.all(BINDINGS.map((b) => send(clients[b], parts)));
+    if (code) assert.equal(errorOf(tasks[0]!).code, code, name);
+    else assert.ok(resultOf(tasks[0]!), name);
+    const answers = tasks.map(answer);
     for (let i = 1; i < BINDINGS.length; i++) assert.deepEqual(answers[i], answers[0], `${name}: ${BINDINGS[i]} answers as ${BINDINGS[0]} does`);
   }
 
@@ -217,6 +226,7 @@ test('the same operation gets the same answer over JSON-RPC, HTTP+JSON and gRPC'
   for (let i = 1; i < BINDINGS.length; i++) assert.deepEqual(streamed[i], streamed[0], `streamed search over ${BINDINGS[i]}`);
 
   assert.equal(resultOf(await op(alice.GRPC, { unregister: { id } })).deleted, true);
+  for (const bobsId of bobs) assert.equal(resultOf(await op(bob['HTTP+JSON'], { unregister: { id: bobsId } })).deleted, true);
   const gone = await Promise.all(BINDINGS.map(async (b) => answer(await op(anonymous[b], { get: { id } }))));
   for (const a of gone) assert.deepEqual(a, gone[0]);
   assert.equal(gone[0]!.state, 'TASK_STATE_REJECTED');
