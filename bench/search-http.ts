@@ -9,7 +9,14 @@
  * With --rounds n the JSON-RPC and gRPC search phases alternate n times (on a busy machine,
  * drift then weighs on both alike) and the ratio is of their totals.
  *
- *   npx tsx bench/search-http.ts [--entries 10000] [--seconds 10] [--concurrency 16] [--rounds 1]
+ * Load generator and server share the machine, so requests per second also measure the
+ * clients (a gRPC client encodes and decodes protobuf; fetch parses JSON). Each phase therefore
+ * also prints the server's own CPU time per request (process_cpu_seconds_total from its
+ * /metrics, before and after): what a binding costs the registry. --grpc-channels n spreads the
+ * gRPC calls over n HTTP/2 connections (default 1, what a gRPC client opens; fetch opens one
+ * connection per concurrent request).
+ *
+ *   npx tsx bench/search-http.ts [--entries 10000] [--seconds 10] [--concurrency 16] [--rounds 1] [--grpc-channels 1]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,12 +37,14 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '1' },
+    'grpc-channels': { type: 'string', default: '1' },
   },
 });
 const entries = Number(values.entries);
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const rounds = Math.max(1, Number(values.rounds));
+const grpcChannels = Math.max(1, Number(values['grpc-channels']));
 const token = 'bench-admin-token-0123456789';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-search-'));
@@ -60,23 +69,49 @@ const noop = jsonRpcSender(registry.url, undefined, 'TASK_STATE_REJECTED');
 const search = jsonRpcSender(registry.url, undefined, 'TASK_STATE_COMPLETED');
 const noopPart = [{ data: { noop: {} }, mediaType: 'application/json' }];
 
-const grpcSearch = grpcSender(grpcUrl, undefined, TaskState.TASK_STATE_COMPLETED);
+const grpcSearch = grpcSender(grpcUrl, undefined, TaskState.TASK_STATE_COMPLETED, grpcChannels);
+
+/** The registry process's CPU time so far (user + system), from its own /metrics. */
+async function serverCpuSeconds(): Promise<number> {
+  const text = await (await fetch(`${registry.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('process_cpu_seconds_total '));
+  if (!line) throw new Error('the registry\'s /metrics has no process_cpu_seconds_total');
+  return Number(line.split(' ')[1]);
+}
+
+interface Phase extends LoadResult {
+  /** The server's CPU seconds spent on the phase. */
+  cpuSeconds: number;
+}
+
+/** One load phase, printed with the server's CPU time per request. */
+async function phase(label: string, send: (i: number) => Promise<boolean>): Promise<Phase> {
+  const before = await serverCpuSeconds();
+  const result = await runLoad(label, { seconds, concurrency }, send);
+  const cpuSeconds = (await serverCpuSeconds()) - before;
+  printLoad(result);
+  console.log(`${''.padEnd(28)} server CPU ${((cpuSeconds * 1000) / result.requests).toFixed(2)} ms/request`);
+  return { ...result, cpuSeconds };
+}
 
 await runLoad('warm-up', { seconds: 1, concurrency }, (i) => (i % 3 === 0 ? noop(noopPart) : i % 3 === 1 ? search(queries[i % queries.length]!) : grpcSearch(queries[i % queries.length]!)));
-const baseline = await runLoad('no-op round trip', { seconds, concurrency }, () => noop(noopPart));
-printLoad(baseline);
-const overJsonRpc: LoadResult[] = [];
-const overGrpc: LoadResult[] = [];
+const baseline = await phase('no-op round trip', () => noop(noopPart));
+const overJsonRpc: Phase[] = [];
+const overGrpc: Phase[] = [];
 for (let round = 1; round <= rounds; round++) {
   const suffix = rounds > 1 ? ` #${round}` : '';
-  overJsonRpc.push(await runLoad(`search over JSON-RPC${suffix}`, { seconds, concurrency }, (i) => search(queries[i % queries.length]!)));
-  overGrpc.push(await runLoad(`search over gRPC${suffix}`, { seconds, concurrency }, (i) => grpcSearch(queries[i % queries.length]!)));
-  printLoad(overJsonRpc.at(-1)!);
-  printLoad(overGrpc.at(-1)!);
+  overJsonRpc.push(await phase(`search over JSON-RPC${suffix}`, (i) => search(queries[i % queries.length]!)));
+  overGrpc.push(await phase(`search over gRPC${suffix}`, (i) => grpcSearch(queries[i % queries.length]!)));
 }
-const perSecond = (results: LoadResult[]) => results.reduce((n, r) => n + r.requests, 0) / results.reduce((t, r) => t + r.seconds, 0);
+const requests = (results: Phase[]) => results.reduce((n, r) => n + r.requests, 0);
+const perSecond = (results: Phase[]) => requests(results) / results.reduce((t, r) => t + r.seconds, 0);
+const cpuPerRequest = (results: Phase[]) => results.reduce((t, r) => t + r.cpuSeconds, 0) / requests(results);
 console.log(`ratio search / no-op: ${(perSecond(overJsonRpc) / baseline.perSecond).toFixed(2)} (target >= 0.80)`);
-console.log(`ratio search over gRPC / over JSON-RPC: ${(perSecond(overGrpc) / perSecond(overJsonRpc)).toFixed(2)}`);
+console.log(
+  `search over gRPC (${grpcChannels} channel${grpcChannels > 1 ? 's' : ''}) / over JSON-RPC: ${(perSecond(overGrpc) / perSecond(overJsonRpc)).toFixed(2)} × the requests per second, ` +
+    `${(cpuPerRequest(overGrpc) / cpuPerRequest(overJsonRpc)).toFixed(2)} × the server CPU per request ` +
+    `(${(cpuPerRequest(overGrpc) * 1000).toFixed(2)} vs ${(cpuPerRequest(overJsonRpc) * 1000).toFixed(2)} ms)`,
+);
 grpcSearch.close();
 await registry.stop();
 fs.rmSync(dataDir, { recursive: true, force: true });
