@@ -1,7 +1,8 @@
 /**
  * Scale-out over gRPC: two registries on one PostgreSQL each serve the gRPC binding and list
  * their own address in their card. An entry registered over one replica's gRPC is found over
- * the other's, and a task made on one is read on the other (the task store is shared).
+ * the other's, and the task of a registration made on one is read on the other (accepted writes'
+ * tasks are durable, in the shared database).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -48,14 +49,14 @@ test('two replicas on one PostgreSQL each serve gRPC; a registration over one is
   assert.equal(onA.transport.protocolName, 'GRPC');
   assert.equal(onB.transport.protocolName, 'GRPC');
 
-  const registered = resultOf(await op(onA, { register: { agentCard: v1Card('Replicated Hydrology Agent', 'https://hydrology.example.org/a2a') } }));
+  const registering = await op(onA, { register: { agentCard: v1Card('Replicated Hydrology Agent', 'https://hydrology.example.org/a2a') } });
+  const registered = resultOf(registering);
   await waitFor(async () => resultOf(await op(onB, { search: { query: 'hydrology' } })).results.some((h: WireJson) => h.id === registered.id));
   assert.equal(resultOf(await op(onB, { get: { id: registered.id } })).owner, 'alice');
 
-  // The task store is the database: a task made over A's gRPC is read over B's.
-  const task = await op(onA, { search: { query: 'hydrology' } });
-  const fetched = Task.toJSON(await onB.getTask({ tenant: '', id: task.id, historyLength: undefined })) as WireJson;
-  assert.deepEqual(fetched.artifacts, task.artifacts);
+  // An accepted write's task is durable, in the database: made over A's gRPC, it is read over B's.
+  const fetched = Task.toJSON(await onB.getTask({ tenant: '', id: registering.id, historyLength: undefined })) as WireJson;
+  assert.deepEqual(fetched.artifacts, registering.artifacts);
 
   assert.equal(resultOf(await op(onB, { unregister: { id: registered.id } })).deleted, true);
   await waitFor(async () => !resultOf(await op(onA, { search: { query: 'hydrology' } })).results.some((h: WireJson) => h.id === registered.id));
