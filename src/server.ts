@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ConnectionLimits, RegistryConfig } from './config/config.js';
 import { buildRegistry, type RegistryCore } from './composition/build-registry.js';
-import type { Door, MountedDoor } from './composition/door.js';
+import { SHUTDOWN_GRACE_MS, type Door, type MountedDoor, type OpenedDoor } from './composition/door.js';
+import { grpcDoor } from './grpc/grpc-door.js';
 import { createHttpApp, finishHttpApp } from './http/app.js';
 import type { Logger } from './observability/logger.js';
 import { catalogDoor } from './catalog/catalog-door.js';
@@ -21,15 +22,15 @@ import type { RefreshLoop } from './freshness/refresh-loop.js';
 import { webDoor } from './web/web-door.js';
 import { signCard } from './trust/card-signing.js';
 
-const SHUTDOWN_GRACE_MS = 10_000;
-
 /** Every way into the registry, in mount order. */
-const DOORS: readonly Door[] = [a2aDoor, mcpDoor, catalogDoor, jwksDoor, webDoor];
+const DOORS: readonly Door[] = [a2aDoor, grpcDoor, mcpDoor, catalogDoor, jwksDoor, webDoor];
 
 export interface RunningRegistry {
   /** The base URL it listens on (http://host:port). */
   url: string;
   port: number;
+  /** The gRPC address the card advertises (host:port), when GRPC_PORT is set. */
+  grpcUrl?: string;
   store: RegistryStore;
   service: RegistryService;
   /** The refresh loop (issue 16), absent with REGISTRY_REFRESH_SECONDS=0; tests drive a round with runOnce(). */
@@ -61,31 +62,49 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       trustProxy: config.hardening.trustProxy,
       metrics: core.metrics,
       metricsToken: config.hardening.metricsToken,
-      readiness: { check: async () => (draining ? 'shutting down' : core.notReady()) },
+      readiness: {
+        check: async () => {
+          if (draining) return 'shutting down';
+          return (await core.notReady()) ?? mounted.map((door) => door.notReady?.()).find((reason) => reason !== undefined);
+        },
+      },
     });
-    let card = loadAgentCardJson(publicUrl, { publicRead: config.publicRead });
+    // Doors with listeners of their own bind first, so the card can name where they listen.
+    const opened: OpenedDoor[] = [];
+    for (const door of DOORS) {
+      const handle = await door.open?.(core);
+      if (handle) {
+        opened.push(handle);
+        mounted.push(handle);
+      }
+    }
+    let card = loadAgentCardJson(publicUrl, { publicRead: config.publicRead, extraInterfaces: opened.flatMap((door) => door.interfaces) });
     // With REGISTRY_SIGNING_KEY the registry's own card is signed; its public key is at JWKS_PATH.
     // The A2A door derives the v0.3 (superset) variant from it, signature included: that signature
-    // covers the v1.0 card inside the superset, which is what a v1.0 verifier checks.
+    // covers the v1.0 card inside the superset, which is what a v1.0 verifier checks. Signed after
+    // the doors with listeners of their own added their interfaces, so the signature covers them.
     if (core.signingKey) card = await signCard(card, core.signingKey, { jku: `${publicUrl}${JWKS_PATH}` });
     const ctx = { core, publicUrl, card };
     for (const door of DOORS) {
-      const handle = await door.mount(app, ctx);
+      const handle = await door.mount?.(app, ctx);
       if (handle) mounted.push(handle);
     }
     finishHttpApp(app, log);
+    for (const door of opened) await door.serve(ctx);
     server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (draining) res.setHeader('Connection', 'close');
       app(req, res);
     });
 
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    log.info({ url, publicUrl, engine: core.store.engine }, 'registry listening');
+    const grpcUrl = opened.flatMap((door) => door.interfaces).find((i) => i.protocolBinding === 'GRPC')?.url;
+    log.info({ url, publicUrl, grpcUrl, engine: core.store.engine }, 'registry listening');
     const listening = server;
     let closing: Promise<void> | undefined;
     return {
       url,
       port,
+      grpcUrl,
       store: core.store,
       service: core.service,
       refresher: core.refresher,

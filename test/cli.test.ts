@@ -295,6 +295,7 @@ describe('a2a-registry against a registry', () => {
       cli(['register', example('toolspec.json'), '--mcp-name', 'files'], { env: as('alice') }),
       cli(['search', 'x', '--registry', 'not a url'], { env }),
       cli(['serve', '--port', 'eighty']),
+      cli(['serve', '--grpc-port', '70000']),
       cli(['nonsense']),
     ]);
     for (const r of runs) {
@@ -474,7 +475,7 @@ describe('a2a-registry serve', () => {
   test('starts the registry with flags over the environment; the CLI talks to it; SIGTERM stops it', async () => {
     const dataDir = tempDir();
     ensureBuilt();
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--grpc-port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
       cwd: REPO_ROOT,
       env: { ...baseEnv(), PORT: '1', LOG_LEVEL: 'silent' }, // the flags win over these
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -494,6 +495,8 @@ describe('a2a-registry serve', () => {
         });
       });
       assert.ok(fs.existsSync(path.join(dataDir, 'admin-token')), '--data-dir is used');
+      const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { protocolBinding: string; url: string }[] };
+      assert.match(card.supportedInterfaces.find((i) => i.protocolBinding === 'GRPC')?.url ?? '', /^127\.0\.0\.1:[1-9]\d*$/, '--grpc-port turns gRPC on');
       const r = await cli(['register', '--json', example('agent-card.json')], { env: { A2A_REGISTRY_URL: url, REGISTRY_DATA_DIR: dataDir } });
       assert.equal(r.code, 0, r.stderr);
       child.kill('SIGTERM');
@@ -507,6 +510,9 @@ describe('a2a-registry serve', () => {
     const r = await cli(['serve', '--public-url', 'ftp://registry']);
     assert.equal(r.code, 2);
     assert.equal(r.stderr, 'a2a-registry: invalid configuration: --public-url (PUBLIC_URL) must be an absolute http(s) URL (got "ftp://registry")\n');
+    const grpc = await cli(['serve', '--public-grpc-url', 'grpc.example.com:443']);
+    assert.equal(grpc.code, 2);
+    assert.match(grpc.stderr, /^a2a-registry: invalid configuration: --public-grpc-url \(PUBLIC_GRPC_URL\) is set but GRPC_PORT is not/);
   });
 });
 

@@ -156,11 +156,15 @@ describe('compose.yaml', () => {
       assert.ok(s.secrets?.includes('registry-admin-token'), name);
       assert.equal(s.environment!.REGISTRY_ADMIN_TOKEN_FILE, '/run/secrets/registry-admin-token', name);
       assert.ok(s.environment!.PUBLIC_URL, `${name} says where it is reached`);
+      assert.equal(s.environment!.GRPC_PORT, '50051', `${name} serves gRPC`);
+      const grpcPort = /localhost:(\d+)\}$/.exec(s.environment!.PUBLIC_GRPC_URL ?? '')?.[1];
+      assert.ok(s.ports!.includes(`${grpcPort}:50051`), `${name} advertises the gRPC port it publishes`);
     }
     assert.equal(env[0]!.DATABASE_URL, env[1]!.DATABASE_URL);
     assert.equal(env[0]!.REGISTRY_PAGE_TOKEN_SECRET, env[1]!.REGISTRY_PAGE_TOKEN_SECRET);
     assert.match(env[0]!.REGISTRY_PAGE_TOKEN_SECRET!, /^\$\{REGISTRY_PAGE_TOKEN_SECRET:\?/, 'required, not a default baked into the file');
     assert.notEqual(replicas[0]![1].ports![0], replicas[1]![1].ports![0]);
+    assert.notEqual(replicas[0]![1].ports![1], replicas[1]![1].ports![1]);
     assert.equal(compose.secrets['registry-admin-token']?.environment, 'REGISTRY_ADMIN_TOKEN');
   });
 });

@@ -24,7 +24,8 @@ describe('REGISTRY_SIGNING_KEY set', () => {
   before(async () => {
     const { privateJwk } = await generateSigningKey('ES256', 'registry-2026');
     fs.writeFileSync(path.join(dir, 'registry-key.json'), JSON.stringify(privateJwk), { mode: 0o600 });
-    registry = await startTestRegistry({ REGISTRY_SIGNING_KEY: path.join(dir, 'registry-key.json') });
+    // With gRPC on: its interface is added to the card before the card is signed.
+    registry = await startTestRegistry({ REGISTRY_SIGNING_KEY: path.join(dir, 'registry-key.json'), GRPC_PORT: '0' });
   });
   after(async () => {
     await registry.close();
@@ -56,6 +57,10 @@ describe('REGISTRY_SIGNING_KEY set', () => {
       return importJWK(keys.find((k) => k.kid === kid)!, 'ES256') as Promise<CryptoKey>;
     })(card as unknown as AgentCard);
     assert.ok(card.securitySchemes, 'the security schemes are covered too');
+    assert.ok(
+      card.supportedInterfaces.some((i: { protocolBinding: string }) => i.protocolBinding === 'GRPC'),
+      'the gRPC interface is covered too',
+    );
     // ...and with the registry's own verifier, trusting those keys.
     const verifier = createSignatureVerifier({
       configured: true,
@@ -79,8 +84,11 @@ describe('REGISTRY_SIGNING_KEY set', () => {
   });
 
   test('SDK clients work against the signed card', async () => {
-    const client = await sdkClient(registry.url);
-    assert.ok(Array.isArray(resultOf(await op(client, { search: { query: 'anything' } })).results));
+    for (const binding of ['JSONRPC', 'GRPC'] as const) {
+      const client = await sdkClient(registry.url, { binding });
+      assert.equal(client.transport.protocolName, binding);
+      assert.ok(Array.isArray(resultOf(await op(client, { search: { query: 'anything' } })).results));
+    }
   });
 });
 

@@ -9,6 +9,8 @@
  * test runs against the current sources.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildWebAssets, FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
@@ -16,7 +18,10 @@ import { PAGE_CONTENT_SECURITY_POLICY } from '../src/http/security.js';
 import { accessibilityViolations, browserUnavailable, launchBrowser, screenshot, type TestBrowser, type WatchedPage } from './support/browser.js';
 import { dataPart, filePart, op, resultOf, sdkClient, send, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
-import { startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+import { removeTempDir, startTestRegistry, tempDir, TOKENS, type TestRegistry } from './support/registry.js';
+import { signCard } from '../src/trust/card-signing.js';
+import { generateSigningKey, parseSigningKey } from '../src/trust/jwks.js';
+import { ACCEPTED_ALGORITHMS } from '../src/validation/signature.js';
 import { serveCard } from './support/freshness.js';
 import { startOrigin, type OriginServer } from './support/origin-server.js';
 
@@ -65,12 +70,17 @@ describe('web page', { skip: unavailable }, () => {
   let build: WebBuildResult;
   let origin: OriginServer;
   const ids: Record<string, string> = {};
+  const trustDir = tempDir('a2a-registry-web-trust-');
 
   before(async () => {
     build = await buildWebAssets();
     // Agents registered by URL from a server on 127.0.0.1, for health (the health filter and facts).
     origin = await startOrigin();
-    registry = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+    // A trust root, so a signed card can be verified (the verified filter and the signature facts).
+    const trustKey = await generateSigningKey('ES256', 'web-trusted');
+    fs.writeFileSync(path.join(trustDir, 'jwks.json'), JSON.stringify({ keys: [trustKey.publicJwk] }));
+    registry = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_TRUSTED_KEYS: path.join(trustDir, 'jwks.json') });
+    const signer = await parseSigningKey(trustKey.privateJwk, 'web-trusted', ACCEPTED_ALGORITHMS);
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
     const bob = await sdkClient(registry.url, { token: TOKENS.bob });
     const admin = await sdkClient(registry.url, { token: TOKENS.admin });
@@ -86,7 +96,7 @@ describe('web page', { skip: unavailable }, () => {
 
     ids.weather = resultOf(await op(bob, { register: { agentCard: v03Card() } })).id;
     ids.files = resultOf(await op(bob, { register: { mcpServer: mcpServer(), toolspec: toolspec() } })).id;
-    ids.ledger = resultOf(await op(bob, { register: { agentCard: securedCard() } })).id;
+    ids.ledger = resultOf(await op(bob, { register: { agentCard: await signCard(securedCard(), signer) } })).id;
     for (const [key, name] of [['beacon', 'Harbour Beacon Agent'], ['lighthouse', 'Harbour Lighthouse Agent']] as const) {
       const card: WireJson = v1Card(name, `https://${key}.example.org/a2a`);
       // Words of their own: other tests' searches do not find them.
@@ -108,6 +118,7 @@ describe('web page', { skip: unavailable }, () => {
     await browser?.close();
     await registry?.close();
     await origin?.close();
+    removeTempDir(trustDir);
   });
 
   /** A fresh page; at the end of the test nothing went wrong in it (console errors, exceptions, CSP refusals). */
@@ -297,6 +308,27 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(facts, /503/, 'the reason the check failed');
       await screenshot(page, 'entry-unreachable');
       await assertAccessible(page, 'an entry with source and health');
+    });
+  });
+
+  test('verified: the filter keeps entries whose card a trusted key signed; the entry page shows each signature', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/?kind=agent`);
+      await page.locator('.hit').first().waitFor();
+      await page.locator('#f-verified').check();
+      await page.waitForURL(/verified=true/);
+      await expectHits(page, ['Ledger Agent']);
+      assert.equal(await page.locator('.hit .badge', { hasText: 'Verified' }).count(), 1);
+      assert.equal(await page.locator('#f-kind').inputValue(), 'agent', 'the other filters stay');
+      await screenshot(page, 'filter-verified');
+      await page.getByRole('link', { name: 'Ledger Agent' }).click();
+      await page.locator('h1', { hasText: 'Ledger Agent' }).waitFor();
+      assert.match((await page.locator('dd.signatures').textContent()) ?? '', /verified\s*ES256\s*key web-trusted/);
+      await screenshot(page, 'entry-signed');
+      await page.goto(`${registry.url}/entries/${ids.invoice}`);
+      await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+      assert.equal(await page.locator('dd.signatures').textContent(), 'The card is not signed.');
+      assert.equal(await page.locator('.entry-head .badge', { hasText: 'Verified' }).count(), 0);
     });
   });
 

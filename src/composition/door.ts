@@ -7,6 +7,16 @@
 import type { Express } from 'express';
 import type { RegistryCore } from './build-registry.js';
 
+/** How long close() lets in-flight requests and streams finish before cutting them off. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/** One entry of the card's supportedInterfaces, as wire JSON. */
+export interface CardInterface {
+  url: string;
+  protocolBinding: string;
+  protocolVersion: string;
+}
+
 export interface DoorContext {
   core: RegistryCore;
   /** The absolute base URL peers reach this registry at (PUBLIC_URL, or the address listened on). */
@@ -17,12 +27,28 @@ export interface DoorContext {
 
 /** What a door that runs something of its own (a server on another port, timers) must stop. */
 export interface MountedDoor {
-  /** Stops accepting, lets in-flight work finish, releases what the door holds. */
+  /** Stops accepting, lets in-flight work finish (up to SHUTDOWN_GRACE_MS), releases what the door holds. */
   close(): Promise<void>;
+  /** Why the door cannot serve right now (its own listener is down), or undefined; /readyz reports it. */
+  notReady?(): string | undefined;
+}
+
+/** A door listening on a port of its own, opened before the card is built (see Door.open). */
+export interface OpenedDoor extends MountedDoor {
+  /** What the door adds to the card's supportedInterfaces: the address it actually listens on. */
+  readonly interfaces: readonly CardInterface[];
+  /** Starts answering, once the card (and what is built from it) exists. */
+  serve(ctx: DoorContext): void | Promise<void>;
 }
 
 export interface Door {
   readonly name: string;
+  /**
+   * For a door with a listener of its own (gRPC): binds it before the card is built, so the card
+   * names the address actually bound (a port of 0 picks a free one). Undefined when the door is
+   * off (not configured). Every door's open runs before any door is mounted.
+   */
+  open?(core: RegistryCore): Promise<OpenedDoor | undefined>;
   /** Adds the door's routes to the HTTP app (between the base routes and the final handlers). */
-  mount(app: Express, ctx: DoorContext): void | MountedDoor | Promise<void | MountedDoor>;
+  mount?(app: Express, ctx: DoorContext): void | MountedDoor | Promise<void | MountedDoor>;
 }

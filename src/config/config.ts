@@ -57,6 +57,8 @@ export interface RegistryConfig {
   freshness: FreshnessConfig;
   /** Signed cards (see README, "Signed cards"). */
   trust: TrustConfig;
+  /** The A2A gRPC binding on a port of its own; undefined when GRPC_PORT is unset (off). */
+  grpc?: GrpcConfig;
   /** Search relevance extras: the operator's synonyms and hybrid ranking (see src/search). */
   search: SearchConfig;
 }
@@ -104,6 +106,16 @@ export interface TrustConfig {
   requireVerified: boolean;
   /** A private JWK the registry signs its own card with (REGISTRY_SIGNING_KEY). */
   signingKeyFile?: string;
+}
+
+export interface GrpcConfig {
+  /** Port to listen on, on HOST (0: any free port, for tests). */
+  port: number;
+  /**
+   * The gRPC target clients dial (`host:port`), as the card advertises it. Undefined: PUBLIC_URL's
+   * host with the port listened on.
+   */
+  publicUrl?: string;
 }
 
 export interface HardeningConfig {
@@ -171,6 +183,15 @@ const envSchema = z.object({
   PORT: z.coerce.number({ message: 'must be a port number' }).int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   PUBLIC_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).optional(),
+  GRPC_PORT: z.coerce.number({ message: 'must be a port number' }).int({ message: 'must be a port number' }).min(0).max(65535).optional(),
+  // What gRPC clients hand to their channel (the SDKs pass the card's URL as the channel target).
+  PUBLIC_GRPC_URL: z
+    .string()
+    .max(1024)
+    .regex(/^(dns:(\/\/[^/\s]*)?\/)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):\d{1,5}$/, {
+      message: 'must be the gRPC address clients dial: host:port, [ipv6]:port or dns:///host:port (e.g. registry.example.com:443)',
+    })
+    .optional(),
   REGISTRY_DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z
     .string()
@@ -374,6 +395,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       `invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got ${headersTimeoutSeconds} > ${e.REGISTRY_REQUEST_TIMEOUT_SECONDS})`,
     );
   }
+  if (e.PUBLIC_GRPC_URL !== undefined && e.GRPC_PORT === undefined) {
+    throw new ConfigError('invalid configuration: PUBLIC_GRPC_URL is set but GRPC_PORT is not; set GRPC_PORT to serve gRPC, or unset PUBLIC_GRPC_URL');
+  }
   const publicUrl = resolvePublicUrl(e.PUBLIC_URL, e.HOST, e.PORT);
   const tokens = withAdminToken(e.REGISTRY_TOKENS, adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE));
   // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
@@ -435,5 +459,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },
+    grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
   };
 }

@@ -7,7 +7,9 @@
  *   (register/unregister) and reads (search/get/list/validate) per minute, each counted per
  *   principal and per client address. A refusal is a REJECTED task with RATE_LIMITED and
  *   retryAfterSeconds, like any declined request;
- * - a cap on concurrent SSE streams per client address.
+ * - a cap on concurrent streams (SSE, gRPC server streams) per client address.
+ * The checks are transport-neutral (admitRequest, openStream); floodGuard and streamCap apply
+ * them to the HTTP doors, the gRPC door applies them to its calls.
  * The admin principal (the operator) is exempt. Limits are per process: behind a load balancer
  * each replica counts its own share.
  */
@@ -31,6 +33,19 @@ export interface RateLimitOptions {
 
 export type LimitName = 'writes' | 'reads' | 'requests' | 'streams';
 export type LimitedBy = 'principal' | 'address';
+
+/** A request or stream refused before it runs; each door answers it in its binding. */
+export interface Refusal {
+  reason: 'RATE_LIMITED' | 'TOO_MANY_STREAMS';
+  message: string;
+  retryAfterSeconds: number;
+}
+
+/** A place taken among an address's concurrent streams. */
+export interface StreamSlot {
+  /** Gives the place back (once; later calls do nothing). */
+  release(): void;
+}
 
 export interface AbuseControlDeps {
   log: Logger;
@@ -89,64 +104,82 @@ export class AbuseControl implements Admission {
     }
   }
 
-  /** Requests per client address, before the body is read: HTTP 429 + Retry-After. */
-  floodGuard(): RequestHandler {
-    return (req, res, next) => {
-      if (!this.options.enabled || this.deps.isExempt?.(req.header('authorization'))) return next();
-      const address = req.ip ?? 'unknown';
-      this.requests.consume(address).then(
-        () => next(),
-        (err: unknown) => {
-          if (!(err instanceof RateLimiterRes)) return next(err);
-          this.deps.onLimited?.('requests', 'address');
-          // One warning per address and window, not one per refused request: a flood must not become a log flood.
-          if (err.consumedPoints === this.options.requestsPerMinute + 1) {
-            this.deps.log.warn({ address, limit: this.options.requestsPerMinute }, 'request rate limit reached; refusing this address for the rest of the minute');
-          }
-          const seconds = retryAfter(err);
-          req.resume(); // discard the unread body so the connection stays usable
-          sendFailure(req, res, {
-            httpStatus: 429,
-            jsonRpcCode: JSONRPC_RATE_LIMITED,
-            reason: 'RATE_LIMITED',
-            message: `Too many requests from this address: the limit is ${this.options.requestsPerMinute} per minute. Retry after ${seconds} s.`,
-            retryAfterSeconds: seconds,
-          });
-        },
-      );
-    };
+  /**
+   * Requests per client address, before the request is read: undefined to go ahead, or the
+   * refusal the door answers (HTTP 429 + Retry-After, gRPC RESOURCE_EXHAUSTED).
+   */
+  async admitRequest(address: string, authorization: string | undefined): Promise<Refusal | undefined> {
+    if (!this.options.enabled || this.deps.isExempt?.(authorization)) return undefined;
+    try {
+      await this.requests.consume(address);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      this.deps.onLimited?.('requests', 'address');
+      // One warning per address and window, not one per refused request: a flood must not become a log flood.
+      if (err.consumedPoints === this.options.requestsPerMinute + 1) {
+        this.deps.log.warn({ address, limit: this.options.requestsPerMinute }, 'request rate limit reached; refusing this address for the rest of the minute');
+      }
+      const seconds = retryAfter(err);
+      return {
+        reason: 'RATE_LIMITED',
+        message: `Too many requests from this address: the limit is ${this.options.requestsPerMinute} per minute. Retry after ${seconds} s.`,
+        retryAfterSeconds: seconds,
+      };
+    }
   }
 
   /**
-   * Concurrent SSE streams per client address; mounted after the request scope knows whether it
-   * streams. Streams are counted even with limits off (the registry_open_streams metric).
+   * A place among the address's concurrent streams (SSE or gRPC): release it when the stream
+   * ends; or the refusal. Streams are counted even with limits off (the registry_open_streams metric).
    */
-  streamCap(): RequestHandler {
-    return (req, res, next) => {
-      const scope = currentScope();
-      if (!scope?.streaming) return next();
-      const address = req.ip ?? 'unknown';
-      const open = this.streams.get(address) ?? 0;
-      if (this.options.enabled && open >= this.options.maxStreamsPerClient) {
-        this.deps.onLimited?.('streams', 'address');
-        scope.errorCode = 'RATE_LIMITED';
-        return sendFailure(req, res, {
-          httpStatus: 429,
-          jsonRpcCode: JSONRPC_RATE_LIMITED,
-          reason: 'TOO_MANY_STREAMS',
-          message: `This address already has ${open} open streams; the limit is ${this.options.maxStreamsPerClient}. Close one, or retry after ${STREAM_RETRY_SECONDS} s.`,
-          retryAfterSeconds: STREAM_RETRY_SECONDS,
-          id: rpcId(req.body),
-        });
-      }
-      this.streams.set(address, open + 1);
-      this.openStreamCount++;
-      res.once('close', () => {
+  openStream(address: string): StreamSlot | Refusal {
+    const open = this.streams.get(address) ?? 0;
+    if (this.options.enabled && open >= this.options.maxStreamsPerClient) {
+      this.deps.onLimited?.('streams', 'address');
+      return {
+        reason: 'TOO_MANY_STREAMS',
+        message: `This address already has ${open} open streams; the limit is ${this.options.maxStreamsPerClient}. Close one, or retry after ${STREAM_RETRY_SECONDS} s.`,
+        retryAfterSeconds: STREAM_RETRY_SECONDS,
+      };
+    }
+    this.streams.set(address, open + 1);
+    this.openStreamCount++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
         this.openStreamCount--;
         const now = (this.streams.get(address) ?? 1) - 1;
         if (now <= 0) this.streams.delete(address);
         else this.streams.set(address, now);
-      });
+      },
+    };
+  }
+
+  /** admitRequest on the A2A HTTP endpoints: HTTP 429 + Retry-After before the body is read. */
+  floodGuard(): RequestHandler {
+    return (req, res, next) => {
+      this.admitRequest(req.ip ?? 'unknown', req.header('authorization')).then((refusal) => {
+        if (!refusal) return next();
+        req.resume(); // discard the unread body so the connection stays usable
+        sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...refusal });
+      }, next);
+    };
+  }
+
+  /** openStream on the A2A HTTP endpoints; mounted after the request scope knows whether it streams. */
+  streamCap(): RequestHandler {
+    return (req, res, next) => {
+      const scope = currentScope();
+      if (!scope?.streaming) return next();
+      const slot = this.openStream(req.ip ?? 'unknown');
+      if ('reason' in slot) {
+        scope.errorCode = 'RATE_LIMITED';
+        return sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...slot, id: rpcId(req.body) });
+      }
+      res.once('close', slot.release);
       next();
     };
   }

@@ -46,7 +46,7 @@ export const pageContentSecurityPolicy: RequestHandler = (_req, res, next) => {
   next();
 };
 
-const INTERNAL_MESSAGE = 'Internal error; the request was not completed. Retry later; if it persists, report it with the X-Request-Id of the answer.';
+export const INTERNAL_MESSAGE = 'Internal error; the request was not completed. Retry later; if it persists, report it with the X-Request-Id of the answer.';
 const JSONRPC_INTERNAL_ERROR = -32603;
 
 /**

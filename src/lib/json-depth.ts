@@ -50,3 +50,19 @@ export function isWellFormedUtf8(bytes: Uint8Array): boolean {
     return false;
   }
 }
+
+/**
+ * True when a decoded value (objects and arrays, as protobuf Struct/ListValue decode to) nests
+ * deeper than `limit`: the same bound as nestsDeeperThan, for requests that arrive already
+ * decoded (gRPC). Byte arrays count as leaves. Iterative, so any depth is safe to measure.
+ */
+export function valueNestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null || ArrayBuffer.isView(node)) continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (prom-client) at GET /metrics: requests by door (a2a, mcp, catalog),
+ * Prometheus metrics (prom-client) at GET /metrics: requests by door (a2a, grpc, mcp, catalog),
  * method, operation and outcome with latency histograms, entries by kind and index size (read
  * from the store and the index when scraped, so they are never stale), validation failures by
  * code, rate-limit refusals, and the default process metrics (memory, CPU, event-loop lag, GC).
@@ -67,10 +67,17 @@ const codeLabel = (code: unknown): string =>
     ? String(code)
     : 'other';
 
+/** The task state the executor left in the scope, with its error code; undefined before a task existed. */
+function taskOutcome(scope: RequestScope | undefined): { outcome: string; code: string } | undefined {
+  if (!scope?.taskState) return undefined;
+  return { outcome: codeLabel(scope.taskState), code: scope.errorCode ? codeLabel(scope.errorCode) : 'none' };
+}
+
 /** What happened to the request: its task state, or why it was refused before a task existed. */
 function outcomeOf(res: Response, scope: RequestScope | undefined): { outcome: string; code: string } {
   const locals = res.locals as { failureReason?: string; rpcErrorCode?: number };
-  if (scope?.taskState) return { outcome: codeLabel(scope.taskState), code: scope.errorCode ? codeLabel(scope.errorCode) : 'none' };
+  const task = taskOutcome(scope);
+  if (task) return task;
   if (locals.failureReason) return { outcome: 'REFUSED', code: codeLabel(locals.failureReason) };
   if (locals.rpcErrorCode !== undefined) return { outcome: 'ERROR', code: codeLabel(locals.rpcErrorCode) };
   if (!res.writableFinished) return { outcome: 'ABORTED', code: 'none' };
@@ -93,7 +100,7 @@ export class RegistryMetrics {
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'registry_requests_total',
-      help: 'Requests by door (a2a, mcp, catalog), method (JSON-RPC method, HTTP+JSON route, MCP method and tool, catalog route), operation, outcome (task state, REFUSED, ERROR) and code (registry error code, refusal reason or JSON-RPC error code).',
+      help: 'Requests by door (a2a, grpc, mcp, catalog), method (JSON-RPC method, HTTP+JSON route, gRPC method path, MCP method and tool, catalog route), operation, outcome (task state, REFUSED, ERROR) and code (registry error code, refusal reason, JSON-RPC error code or gRPC status).',
       labelNames: ['method', 'operation', 'outcome', 'code', 'door'],
       registers: [this.registry],
     });
@@ -155,7 +162,7 @@ export class RegistryMetrics {
     });
     new Gauge({
       name: 'registry_open_streams',
-      help: 'SSE streams (SendStreamingMessage, SubscribeToTask) open right now.',
+      help: 'Streams (SendStreamingMessage, SubscribeToTask; SSE and gRPC) open right now.',
       registers: [this.registry],
       collect() {
         if (self.sources) this.set(self.sources.openStreams());
@@ -215,13 +222,25 @@ export class RegistryMetrics {
       const started = process.hrtime.bigint();
       res.once('close', () => {
         const scope = (res.locals as { scope?: RequestScope }).scope;
-        const method = label(req, scope);
-        const operation = scope?.operation && OPERATIONS.has(scope.operation) ? scope.operation : 'none';
-        this.requests.inc({ method, operation, ...outcomeOf(res, scope), door });
-        this.latency.observe({ method, operation, door }, Number(process.hrtime.bigint() - started) / 1e9);
+        this.count(label(req, scope), scope, outcomeOf(res, scope), started, door);
       });
       next();
     };
+  }
+
+  /**
+   * Counts one call of a door outside express (gRPC) when it ends, started at `started`
+   * (process.hrtime.bigint()). `method` comes from the door's fixed set of names; the outcome is
+   * the task state the executor left in the scope, else `ended` (REFUSED, ERROR or OK, with a code).
+   */
+  countCall(door: string, method: string, scope: RequestScope | undefined, ended: { outcome: string; code: string }, started: bigint): void {
+    this.count(method, scope, taskOutcome(scope) ?? { outcome: codeLabel(ended.outcome), code: codeLabel(ended.code) }, started, door);
+  }
+
+  private count(method: string, scope: RequestScope | undefined, outcome: { outcome: string; code: string }, started: bigint, door: string): void {
+    const operation = scope?.operation && OPERATIONS.has(scope.operation) ? scope.operation : 'none';
+    this.requests.inc({ method, operation, ...outcome, door });
+    this.latency.observe({ method, operation, door }, Number(process.hrtime.bigint() - started) / 1e9);
   }
 
   /** GET /metrics in the Prometheus text format; with a token configured, only for its bearer. */

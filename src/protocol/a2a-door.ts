@@ -15,10 +15,9 @@ import { authenticate } from '../http/authentication.js';
 import { bodyErrorHandler } from '../http/errors.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
 import { answerSanitizer } from '../http/security.js';
-import { RegistryExecutor } from '../operations/executor.js';
 import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
-import { RegistryRequestHandler } from './registry-request-handler.js';
+import { a2aRequestHandler } from './request-handler.js';
 import { jsonRpcShapeGuard, restShapeGuard, verifyBody } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { callerUserBuilder } from './sdk-user.js';
@@ -45,14 +44,8 @@ export const a2aDoor: Door = {
   mount(app, ctx: DoorContext) {
     const { core } = ctx;
     const { config, log, metrics, abuse } = core;
-    const executor = new RegistryExecutor(
-      core.operations,
-      { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: config.hardening.maxJsonDepth, maxQueryChars: config.hardening.maxQueryChars },
-      log,
-      core.tasks,
-    );
+    const requestHandler = a2aRequestHandler(ctx);
     const sdkCard = AgentCard.fromJSON(ctx.card);
-    const requestHandler = new RegistryRequestHandler(sdkCard, core.tasks, executor);
     const userBuilder = callerUserBuilder(core.authenticator);
 
     const card = cardEndpoint({ v1: ctx.card, legacyCompatible: legacyCompatibleCard(ctx.card) }, config.cardMaxAgeSeconds);

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CardInterface } from '../composition/door.js';
 
 /** The package root: the nearest folder above this module with package.json (src/ or dist/src/). */
 function packageRoot(): string {
@@ -21,6 +22,8 @@ export const PACKAGE_JSON_FILE = `${packageRoot()}package.json`;
 export interface CardOptions {
   /** REGISTRY_PUBLIC_READ: anonymous callers may read. */
   publicRead: boolean;
+  /** Interfaces of doors that are on (gRPC), after the file's own: the first interface is the one clients prefer. */
+  extraInterfaces?: readonly CardInterface[];
 }
 
 /**
@@ -32,7 +35,8 @@ export interface CardOptions {
  */
 export function loadAgentCardJson(publicUrl: string, options: CardOptions = { publicRead: true }): Record<string, unknown> {
   const text = fs.readFileSync(AGENT_CARD_FILE, 'utf8').replaceAll('{PUBLIC_URL}', publicUrl);
-  const card = JSON.parse(text) as Record<string, unknown>;
+  const card = JSON.parse(text) as Record<string, unknown> & { supportedInterfaces: CardInterface[] };
+  card.supportedInterfaces.push(...(options.extraInterfaces ?? []));
   const pkg = JSON.parse(fs.readFileSync(PACKAGE_JSON_FILE, 'utf8')) as { version: string };
   if (card.version !== pkg.version) {
     throw new Error(`agent-card.json has version ${String(card.version)} but package.json has ${pkg.version}; keep them equal.`);

@@ -29,6 +29,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Padded standard base64, or unpadded base64url (a length of 4n+1 cannot encode anything). */
 export const isStrictBase64 = (s: string): boolean => (s.length % 4 === 0 && BASE64.test(s)) || (s.length % 4 !== 1 && BASE64URL.test(s));
 
+/** Why a message without parts is refused, on every binding (the gRPC door says it too). */
+export const NEEDS_A_PART =
+  'a message needs at least one part, e.g. {"text": "weather"} (a search) or {"data": {"search": {"query": "weather"}}, "mediaType": "application/json"} (any operation: register, validate, search, get, list, unregister, refresh)';
+
 /** What is wrong with a message's parts, or undefined. `at` is the path prefix for messages. */
 function partsProblem(message: unknown, at: string): string | undefined {
   if (!isObject(message)) return undefined; // the SDK reports a missing or non-object message itself
@@ -37,9 +41,7 @@ function partsProblem(message: unknown, at: string): string | undefined {
   if (!Array.isArray(parts)) return `${at}.parts must be an array of parts`;
   // A2A 3.3.2 / 9.5: a message without parts is a validation error of the request (-32602,
   // HTTP 400), which is how the spec's own example answers it, not a task the agent declines.
-  if (parts.length === 0) {
-    return `${at}.parts is empty: a message needs at least one part, e.g. {"text": "weather"} (a search) or {"data": {"search": {"query": "weather"}}, "mediaType": "application/json"} (any operation: register, validate, search, get, list, unregister, refresh)`;
-  }
+  if (parts.length === 0) return `${at}.parts is empty: ${NEEDS_A_PART}`;
   for (let i = 0; i < parts.length; i++) {
     const part: unknown = parts[i];
     const here = `${at}.parts[${i}]`;

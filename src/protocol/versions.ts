@@ -9,6 +9,8 @@
  * - a version the binding does not serve (per the card's supportedInterfaces, the same source
  *   the SDK checks) gets VersionNotSupportedError naming the versions it does serve, in the
  *   binding's error shape.
+ * The HTTP bindings negotiate through negotiateVersion, the gRPC binding (a2a-version metadata,
+ * no query parameter) through negotiate.
  */
 import type { Request, RequestHandler } from 'express';
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
@@ -32,27 +34,39 @@ export function majorMinor(version: string): string | undefined {
   return m ? `${Number(m[1])}.${Number(m[2])}` : undefined;
 }
 
-/** The Major.Minor a request negotiates (0.3 when it names none), or undefined when unreadable. */
-export function negotiatedVersion(req: Request): string | undefined {
-  const raw = requestedVersion(req);
-  return raw === undefined ? LEGACY_VERSION : majorMinor(raw);
-}
+/** Every A2A binding the registry serves, by the card's protocolBinding name. */
+export type ProtocolBinding = A2ABinding | 'GRPC';
 
-/** Negotiates the version of requests to one binding; `supported` are Major.Minor strings. */
-export function negotiateVersion(binding: A2ABinding, supported: readonly string[]): RequestHandler {
+/**
+ * Negotiates a raw requested version (undefined when the request names none) against the
+ * Major.Minor versions a binding serves: the version to hand the SDK, or the error to answer.
+ */
+export function negotiate(
+  binding: ProtocolBinding,
+  raw: string | undefined,
+  supported: readonly string[],
+): { version: string } | { error: VersionNotSupportedError } {
+  const version = raw === undefined ? LEGACY_VERSION : majorMinor(raw);
+  if (version !== undefined && supported.includes(version)) return { version };
   const list = supported.join(', ');
-  return (req, res, next) => {
-    const version = negotiatedVersion(req);
-    if (version !== undefined && supported.includes(version)) {
-      req.headers[VERSION_PARAMETER.toLowerCase()] = version;
-      return next();
-    }
-    const asked = requestedVersion(req)?.slice(0, 32);
-    const what = asked === undefined ? `A request without A2A-Version is a v${LEGACY_VERSION} request, and v${LEGACY_VERSION}` : `A2A-Version "${asked}"`;
-    const error = new VersionNotSupportedError({
+  const asked = raw?.slice(0, 32);
+  const what = asked === undefined ? `A request without A2A-Version is a v${LEGACY_VERSION} request, and v${LEGACY_VERSION}` : `A2A-Version "${asked}"`;
+  return {
+    error: new VersionNotSupportedError({
       message: `${what} is not supported on the ${binding} binding; supported versions: ${list}. Send "A2A-Version: ${supported[0]}" (Major.Minor; a patch version is ignored).`,
       metadata: { requestedVersion: asked ?? LEGACY_VERSION, supportedVersions: list },
-    });
-    sendA2AError(req, res, binding, error);
+    }),
+  };
+}
+
+/** Negotiates the version of requests to one HTTP binding; `supported` are Major.Minor strings. */
+export function negotiateVersion(binding: A2ABinding, supported: readonly string[]): RequestHandler {
+  return (req, res, next) => {
+    const outcome = negotiate(binding, requestedVersion(req), supported);
+    if ('version' in outcome) {
+      req.headers[VERSION_PARAMETER.toLowerCase()] = outcome.version;
+      return next();
+    }
+    sendA2AError(req, res, binding, outcome.error);
   };
 }

@@ -9,10 +9,24 @@ import {
   ClientFactoryOptions,
   JsonRpcTransportFactory,
   RestTransportFactory,
+  type BeforeArgs,
+  type CallInterceptor,
   type Client,
 } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 
-export type Binding = 'JSONRPC' | 'HTTP+JSON';
+export type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+export const BINDINGS: readonly Binding[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+
+/** Sends the bearer token as a service parameter: gRPC metadata (the HTTP bindings use authFetch). */
+function bearer(token: string): CallInterceptor {
+  return {
+    before: async (args: BeforeArgs) => {
+      args.options!.serviceParameters = { ...args.options!.serviceParameters, authorization: `Bearer ${token}` };
+    },
+    after: async () => {},
+  };
+}
 
 /** A fetch that adds the bearer token to every request the SDK makes. */
 export function authFetch(token?: string): typeof fetch {
@@ -23,12 +37,17 @@ export function authFetch(token?: string): typeof fetch {
   };
 }
 
+/**
+ * An SDK client made from the registry's base URL alone: it reads the card and picks the
+ * interface of the binding asked for (JSON-RPC by default).
+ */
 export async function sdkClient(baseUrl: string, options: { token?: string; binding?: Binding } = {}): Promise<Client> {
   const fetchImpl = authFetch(options.token);
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl }), new GrpcTransportFactory()],
       preferredTransports: [options.binding ?? 'JSONRPC'],
+      clientConfig: options.binding === 'GRPC' && options.token ? { interceptors: [bearer(options.token)] } : undefined,
     }),
   );
   return factory.createFromUrl(baseUrl);

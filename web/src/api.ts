@@ -139,16 +139,8 @@ export const isAbort = (err: unknown): boolean => err instanceof DOMException &&
 
 // ---- the contract's answers, as the page reads them: the registry's own types ----
 
-/**
- * What the registry says about an entry beside its document: where it fetches it and how the last
- * check went (the contract's freshness fields), and whether a trusted key signed it (trust: not in
- * the contract on this branch yet, so declared here as the trust work answers it; each may be absent).
- */
-export type EntryStatus = Pick<ContractEntryView, 'source' | 'health' | 'drift'> & {
-  verified?: boolean;
-  kid?: string;
-  signatures?: { status: 'verified' | 'unknown-key' | 'invalid'; kid?: string; alg?: string; reason?: string }[];
-};
+/** What the registry says about an entry beside its document: trust (verified, signatures) and freshness (source, health, drift). */
+export type EntryStatus = Partial<Pick<ContractEntryView, 'verified' | 'kid' | 'signatures' | 'source' | 'health' | 'drift'>>;
 
 /** A hit; `matches` (the entry's other matching skills or tools) comes with results per entry. */
 export type SearchHit = ContractSearchHit & EntryStatus & { matches?: SearchMatch[] };

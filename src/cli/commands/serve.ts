@@ -15,6 +15,8 @@ interface ServeOptions {
   dataDir?: string;
   databaseUrl?: string;
   publicUrl?: string;
+  grpcPort?: number;
+  publicGrpcUrl?: string;
   logLevel?: string;
   json?: boolean;
 }
@@ -26,6 +28,8 @@ const FLAG_VARIABLES: [keyof ServeOptions, string, string][] = [
   ['dataDir', 'REGISTRY_DATA_DIR', '--data-dir'],
   ['databaseUrl', 'DATABASE_URL', '--database-url'],
   ['publicUrl', 'PUBLIC_URL', '--public-url'],
+  ['grpcPort', 'GRPC_PORT', '--grpc-port'],
+  ['publicGrpcUrl', 'PUBLIC_GRPC_URL', '--public-grpc-url'],
   ['logLevel', 'LOG_LEVEL', '--log-level'],
 ];
 
@@ -62,6 +66,8 @@ export function register(program: Command): void {
     .option('--data-dir <dir>', 'SQLite database and generated admin token (REGISTRY_DATA_DIR, default ./data)')
     .option('--database-url <url>', 'postgres://... to store in PostgreSQL instead of SQLite (DATABASE_URL)')
     .option('--public-url <url>', 'base URL peers use to reach it (PUBLIC_URL, default http://HOST:PORT)')
+    .addOption(new Option('--grpc-port <port>', 'also serve the A2A gRPC binding on this port (GRPC_PORT, default off)').argParser(port))
+    .option('--public-grpc-url <host:port>', 'the gRPC address the card advertises (PUBLIC_GRPC_URL, default PUBLIC_URL\'s host with --grpc-port)')
     .addOption(new Option('--log-level <level>', 'log level (LOG_LEVEL, default info)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
     .option('--json', 'a configuration or start-up failure is also an {"error"} document on stdout (logs are JSON lines anyway)', false)
     .addHelpText(

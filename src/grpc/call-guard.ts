@@ -1,0 +1,314 @@
+/**
+ * What the A2A HTTP door does with middleware before and around the SDK (http/request-log.ts,
+ * http/rate-limit.ts, protocol/versions.ts, http/authentication.ts, protocol/request-guard.ts,
+ * http/security.ts, the metrics middleware), done for gRPC calls by one server interceptor,
+ * with the same rules in the same order:
+ * - a request scope (request id from x-request-id, method, whether it streams, the client
+ *   address) that the executor reads for per-address limits and streaming;
+ * - on the call's metadata, before its message is read: the per-address request limit and the
+ *   cap on concurrent streams (RESOURCE_EXHAUSTED), version negotiation on a2a-version
+ *   (FAILED_PRECONDITION, VersionNotSupportedError), the access rule of auth/access.ts on the
+ *   authorization metadata (UNAUTHENTICATED); the reason, and the retry delay or the challenge,
+ *   travel in google.rpc.ErrorInfo (grpc-status-details-bin) and as trailers;
+ * - on the decoded message: nesting depth (REGISTRY_MAX_JSON_DEPTH) and a message without parts
+ *   (INVALID_ARGUMENT);
+ * - internal errors answered with a generic message, never the exception's; storage that cannot
+ *   be written answered UNAVAILABLE with retry-after, as HTTP answers 503;
+ * - when the call ends (status sent or client gone): one count in registry_requests_total and
+ *   its latency, one log line, and the stream's place given back.
+ * The interceptor opens the scope and admits the caller; `scoped` runs the SDK's method handlers
+ * inside the scope and the user builder reads the admitted caller (keyed by the call's metadata
+ * object, which the handler receives as the interceptor saw it).
+ */
+import { randomUUID } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { buildGrpcErrorMetadata, encodeGrpcStatusDetails, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
+import { admitCaller, type AccessRefusal } from '../auth/access.js';
+import type { RegistryCore } from '../composition/build-registry.js';
+import type { Caller } from '../contract/caller.js';
+import type { Refusal, StreamSlot } from '../http/rate-limit.js';
+import { INTERNAL_MESSAGE } from '../http/security.js';
+import { valueNestsDeeperThan } from '../lib/json-depth.js';
+import { runInScope, type RequestScope } from '../observability/request-scope.js';
+import { NEEDS_A_PART } from '../protocol/request-guard.js';
+import { negotiate, VERSION_PARAMETER } from '../protocol/versions.js';
+import { STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_REASON } from '../tasks/storage-unavailable.js';
+import { metadataText } from './caller.js';
+import { clientAddress, compileTrust } from './client-address.js';
+import { HEALTH_SERVICE_PREFIX } from './health.js';
+
+const REQUEST_ID = /^[\w.-]{1,64}$/;
+const VERSION_KEY = VERSION_PARAMETER.toLowerCase();
+
+/** A status as the responder passes it on (grpc-js does not export its own name for it). */
+type StatusAnswer = Pick<grpc.StatusObject, 'code' | 'details'> & { metadata?: grpc.Metadata | null };
+
+/** A call the guard answers itself: why (the metrics code), and the status sent. */
+interface Refused {
+  reason: string;
+  status: grpc.StatusObject;
+}
+
+interface Admitted {
+  scope: RequestScope;
+  caller: Caller;
+}
+
+/** What the checks on a call's metadata decided; a stream's place, if one was taken, either way. */
+type Verdict = ({ refused: Refused } | { caller: Caller }) & { slot?: StreamSlot };
+
+/** How a call ended, for metrics and the log line. */
+interface Ending {
+  status: grpc.status;
+  /** Set when the guard refused the call before the SDK saw it. */
+  refusal?: string;
+}
+
+/** The parts of the message a SendMessage / SendStreamingMessage request carries (v1.0 or v0.3 shape). */
+function messageParts(request: unknown): unknown[] | undefined {
+  if (typeof request !== 'object' || request === null) return undefined;
+  const r = request as { message?: { parts?: unknown }; request?: { content?: unknown } };
+  const parts = r.message?.parts ?? r.request?.content; // lf.a2a.v1 message.parts; a2a.v1 (v0.3) request.content
+  return Array.isArray(parts) ? parts : undefined;
+}
+
+const SEND_METHODS = /\/(SendMessage|SendStreamingMessage)$/;
+
+function statusMetadata(requestId: string, entries: Record<string, string | Buffer> = {}, base = new grpc.Metadata()): grpc.Metadata {
+  base.set('x-request-id', requestId);
+  for (const [key, value] of Object.entries(entries)) base.set(key, value);
+  return base;
+}
+
+/** A status whose reason travels in google.rpc.ErrorInfo (grpc-status-details-bin), with trailers. */
+function detailedStatus(
+  code: grpc.status,
+  details: string,
+  reason: string,
+  requestId: string,
+  trailers: Record<string, string> = {},
+  info?: Record<string, string>,
+): grpc.StatusObject {
+  return { code, details, metadata: statusMetadata(requestId, { ...trailers, [GRPC_STATUS_DETAILS_BIN]: encodeGrpcStatusDetails(code, details, reason, info) }) };
+}
+
+/** RESOURCE_EXHAUSTED, or UNAVAILABLE: the reason and when to retry, as HTTP's Retry-After. */
+function retryLater(code: grpc.status, details: string, reason: string, retryAfterSeconds: number, requestId: string): grpc.StatusObject {
+  const seconds = String(retryAfterSeconds);
+  return detailedStatus(code, details, reason, requestId, { 'retry-after': seconds }, { retryAfterSeconds: seconds });
+}
+
+const limitRefusal = (refusal: Refusal, requestId: string): Refused => ({
+  reason: refusal.reason,
+  status: retryLater(grpc.status.RESOURCE_EXHAUSTED, refusal.message, refusal.reason, refusal.retryAfterSeconds, requestId),
+});
+
+const accessRefusal = (refusal: AccessRefusal, requestId: string): Refused => ({
+  reason: refusal.reason,
+  status: detailedStatus(grpc.status.UNAUTHENTICATED, refusal.message, refusal.reason, requestId, { 'www-authenticate': refusal.challenge }),
+});
+
+const invalidArgument = (reason: string, details: string, requestId: string): Refused => ({
+  reason,
+  status: { code: grpc.status.INVALID_ARGUMENT, details, metadata: statusMetadata(requestId) },
+});
+
+export class CallGuard {
+  private readonly calls = new WeakMap<grpc.Metadata, Admitted>();
+  private readonly trust: ReturnType<typeof compileTrust>;
+
+  /** `versions`: the A2A versions (Major.Minor) the gRPC binding serves, as the card lists them. */
+  constructor(
+    private readonly core: RegistryCore,
+    private readonly versions: readonly string[],
+  ) {
+    this.trust = compileTrust(core.config.hardening.trustProxy);
+  }
+
+  /**
+   * The server interceptor: admits each A2A call, opens its scope, and accounts for it when it
+   * ends. Health checks pass straight through, as GET /readyz does on HTTP.
+   */
+  readonly interceptor: grpc.ServerInterceptor = (method, call) => {
+    if (method.path.startsWith(HEALTH_SERVICE_PREFIX)) return new grpc.ServerInterceptingCall(call);
+    const started = process.hrtime.bigint();
+    let scope: RequestScope | undefined;
+    let slot: StreamSlot | undefined;
+    let ending: Ending | undefined;
+    let refused: string | undefined;
+    const end = (how: Ending) => {
+      if (ending) return;
+      ending = how;
+      slot?.release();
+      this.account(method.path, scope, how, started);
+    };
+    const refuse = (refusal: Refused) => {
+      refused = refusal.reason;
+      if (scope) scope.errorCode = refusal.reason;
+      intercepting.sendStatus(refusal.status);
+    };
+
+    const listener = new grpc.ServerListenerBuilder()
+      .withOnReceiveMetadata((metadata, next) => {
+        const incoming = metadataText(metadata, 'x-request-id');
+        const connection = intercepting.getConnectionInfo();
+        const opened: RequestScope = {
+          requestId: incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID(),
+          method: method.path.slice(method.path.lastIndexOf('/') + 1),
+          streaming: method.responseStream,
+          clientAddress: clientAddress(connection.remoteAddress, metadata.get('x-forwarded-for').map(String), this.trust),
+        };
+        scope = opened;
+        this.admit(opened, metadata).then(
+          (verdict) => {
+            if (ending) {
+              verdict.slot?.release(); // the client went away meanwhile
+              return;
+            }
+            slot = verdict.slot;
+            if ('refused' in verdict) return refuse(verdict.refused);
+            this.calls.set(metadata, { scope: opened, caller: verdict.caller });
+            next(metadata);
+          },
+          (err: unknown) => {
+            this.core.log.error({ err, method: method.path }, 'gRPC admission failed');
+            intercepting.sendStatus({ code: grpc.status.INTERNAL, details: INTERNAL_MESSAGE });
+          },
+        );
+      })
+      .withOnReceiveMessage((message, next) => {
+        const problem = this.messageProblem(method.path, message, scope?.requestId ?? '');
+        if (problem) return refuse(problem);
+        next(message);
+      })
+      // Also called after every status sent: ends calls the base call ended itself (deserialization, deadline).
+      .withOnCancel(() => end({ status: grpc.status.CANCELLED }))
+      .build();
+    const responder = new grpc.ResponderBuilder()
+      .withStart((next) => next(listener))
+      .withSendMetadata((metadata, next) => {
+        if (scope) metadata.set('x-request-id', scope.requestId);
+        next(metadata);
+      })
+      .withSendStatus((status, next) => {
+        const answered = refused ? status : this.answerFor(status, scope);
+        end({ status: answered.code ?? grpc.status.UNKNOWN, refusal: refused });
+        next(answered);
+      })
+      .build();
+    const intercepting = new grpc.ServerInterceptingCall(call, responder);
+    return intercepting;
+  };
+
+  /**
+   * The SDK's service implementation with every method run inside its call's request scope, so
+   * the executor sees the client address and whether the call streams.
+   */
+  scoped<T extends grpc.UntypedServiceImplementation>(implementation: T): T {
+    const wrapped: grpc.UntypedServiceImplementation = {};
+    for (const [name, handler] of Object.entries(implementation)) {
+      const run = handler as (call: { metadata: grpc.Metadata }, ...rest: unknown[]) => unknown;
+      wrapped[name] = ((call: { metadata: grpc.Metadata }, ...rest: unknown[]) => {
+        const scope = this.calls.get(call.metadata)?.scope;
+        return scope ? runInScope(scope, () => run.call(implementation, call, ...rest)) : run.call(implementation, call, ...rest);
+      }) as grpc.UntypedHandleCall;
+    }
+    return wrapped as T;
+  }
+
+  /** The caller the guard admitted for a call, by its metadata (authentication runs once per call). */
+  callerOf(metadata: grpc.Metadata): Caller | undefined {
+    return this.calls.get(metadata)?.caller;
+  }
+
+  /**
+   * The checks on the metadata, in the HTTP door's order: request rate, stream cap, version,
+   * access. The negotiated Major.Minor is written back into a2a-version, which the SDK matches
+   * exactly. A stream's place is returned even with a refusal, so the caller releases it.
+   */
+  private async admit(scope: RequestScope, metadata: grpc.Metadata): Promise<Verdict> {
+    const address = scope.clientAddress ?? 'unknown';
+    const authorization = metadataText(metadata, 'authorization');
+    const limited = await this.core.abuse.admitRequest(address, authorization);
+    if (limited) return { refused: limitRefusal(limited, scope.requestId) };
+    let slot: StreamSlot | undefined;
+    if (scope.streaming) {
+      const opened = this.core.abuse.openStream(address);
+      if ('reason' in opened) return { refused: limitRefusal(opened, scope.requestId) };
+      slot = opened;
+    }
+    const negotiated = negotiate('GRPC', metadataText(metadata, VERSION_KEY)?.trim() || undefined, this.versions);
+    if ('error' in negotiated) {
+      const { error } = negotiated;
+      const status = { code: grpcStatusFor(error), details: error.message, metadata: statusMetadata(scope.requestId, {}, buildGrpcErrorMetadata(grpc.Metadata, error)) };
+      return { refused: { reason: error.reason, status }, slot };
+    }
+    metadata.set(VERSION_KEY, negotiated.version);
+    const access = admitCaller(this.core.authenticator, authorization, { publicRead: this.core.config.publicRead });
+    if (!access.admitted) return { refused: accessRefusal(access.refusal, scope.requestId), slot };
+    return { caller: access.caller, slot };
+  }
+
+  /** What is wrong with a decoded request message, as the HTTP door's body and shape checks see it. */
+  private messageProblem(path: string, message: unknown, requestId: string): Refused | undefined {
+    // The SDK (and JSON.stringify when the task is stored) recurse through data parts and
+    // metadata: a request nested a few thousand levels deep would overflow the stack there.
+    const limit = this.core.config.hardening.maxJsonDepth;
+    if (valueNestsDeeperThan(message, limit)) {
+      return invalidArgument(
+        'TOO_DEEP',
+        `The request nests data deeper than ${limit} levels (REGISTRY_MAX_JSON_DEPTH). Documents and requests are a few levels deep; flatten the data.`,
+        requestId,
+      );
+    }
+    if (SEND_METHODS.test(path) && messageParts(message)?.length === 0) {
+      return invalidArgument('INVALID_PARAMS', `The message has no parts: ${NEEDS_A_PART}.`, requestId);
+    }
+    return undefined;
+  }
+
+  /**
+   * The status a call ends with, as the HTTP doors would answer it:
+   * - storage unavailable (the executor named it in the scope; the SDK, which has no gRPC status
+   *   for the registry's own error, says UNKNOWN) is UNAVAILABLE with its message, which says
+   *   what is wrong, a `retry-after` trailer and google.rpc.ErrorInfo, as HTTP says 503;
+   * - the SDK answers an unexpected exception with UNKNOWN and the exception's message ("Maximum
+   *   call stack size exceeded", a database error): that tells an attacker what broke. Such
+   *   answers (and INTERNAL ones) get a generic message, as on the HTTP doors; the log keeps it.
+   */
+  private answerFor(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
+    if (status.code === grpc.status.UNKNOWN && scope?.errorCode === STORAGE_UNAVAILABLE_REASON) {
+      const details = status.details ?? 'Storage is unavailable.';
+      return retryLater(grpc.status.UNAVAILABLE, details, STORAGE_UNAVAILABLE_REASON, STORAGE_RETRY_AFTER_SECONDS, scope.requestId);
+    }
+    if (status.code !== grpc.status.UNKNOWN && status.code !== grpc.status.INTERNAL) return status;
+    if (status.details === INTERNAL_MESSAGE) return status; // ours, already logged
+    this.core.log.error({ requestId: scope?.requestId, method: scope?.method, details: status.details }, 'gRPC call failed with an internal error');
+    return { code: grpc.status.INTERNAL, details: INTERNAL_MESSAGE, metadata: null };
+  }
+
+  private account(path: string, scope: RequestScope | undefined, how: Ending, started: bigint): void {
+    const statusName = grpc.status[how.status] ?? 'UNKNOWN';
+    const fallback = how.refusal
+      ? { outcome: 'REFUSED', code: how.refusal }
+      : how.status === grpc.status.OK
+        ? { outcome: 'OK', code: 'none' }
+        : how.status === grpc.status.CANCELLED
+          ? { outcome: 'ABORTED', code: 'none' }
+          : { outcome: 'ERROR', code: statusName };
+    this.core.metrics.countCall('grpc', path, scope, fallback, started);
+    this.core.log.info(
+      {
+        requestId: scope?.requestId,
+        grpc: path,
+        status: statusName,
+        method: scope?.method,
+        operation: scope?.operation,
+        taskState: scope?.taskState,
+        errorCode: scope?.errorCode,
+        durationMs: Math.round((Number(process.hrtime.bigint() - started) / 1e6) * 100) / 100,
+      },
+      'request',
+    );
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The gRPC door's server (see grpc-door.ts): the SDK's gRPC service, plus its v0.3 compatibility
+ * service (package a2a.v1, which v0.3 clients call), both over the same request handler as the
+ * JSON-RPC and HTTP+JSON bindings (protocol/request-handler.ts): same executor, operations, task
+ * store, authentication, limits and metrics; and the standard health service (health.ts). The
+ * call guard (call-guard.ts) gives every call the request scope, admission and accounting the
+ * HTTP doors give theirs.
+ *
+ * It binds before the card is built, so the card advertises the address actually listened on:
+ * PUBLIC_GRPC_URL, or PUBLIC_URL's host with that port. Closing lets calls in flight (streams
+ * included) finish, up to the same grace period as HTTP, then cuts what is left.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
+import type { RegistryCore } from '../composition/build-registry.js';
+import { SHUTDOWN_GRACE_MS, type CardInterface, type OpenedDoor } from '../composition/door.js';
+import type { GrpcConfig } from '../config/config.js';
+import { a2aRequestHandler } from '../protocol/request-handler.js';
+import { CallGuard } from './call-guard.js';
+import { grpcUserBuilder } from './caller.js';
+import { addHealthService } from './health.js';
+
+/** The A2A services served, by their full names (the health service answers for them). */
+const A2A_SERVICES = ['lf.a2a.v1.A2AService', 'a2a.v1.A2AService'];
+
+/** host:port for grpc-js, with IPv6 addresses in brackets. */
+const hostPort = (host: string, port: number): string => `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+
+function bind(server: grpc.Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) =>
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, port) => {
+      if (err) reject(new Error(`gRPC cannot listen on ${address} (GRPC_PORT): ${err.message}`));
+      else resolve(port);
+    }),
+  );
+}
+
+/** The A2A versions served over gRPC: v1.0 and the v0.3 compatibility service. */
+const GRPC_VERSIONS = ['1.0', '0.3'];
+
+/** The gRPC interfaces the card lists, one per version, at one address. */
+const grpcInterfaces = (url: string): CardInterface[] => GRPC_VERSIONS.map((protocolVersion) => ({ url, protocolBinding: 'GRPC', protocolVersion }));
+
+/** Binds the gRPC server; it answers once the door's serve() has added the services. */
+export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): Promise<OpenedDoor> {
+  const guard = new CallGuard(core, GRPC_VERSIONS);
+  const server = new grpc.Server({
+    interceptors: [guard.interceptor],
+    // The same bound on one request as the HTTP doors' body limit (protobuf is smaller than JSON).
+    'grpc.max_receive_message_length': core.config.maxBodyBytes,
+  });
+  const address = hostPort(core.config.host, settings.port);
+  const port = await bind(server, address).catch((err: unknown) => {
+    server.forceShutdown();
+    throw err;
+  });
+  const url = settings.publicUrl ?? `${new URL(core.config.publicUrl).hostname}:${port}`;
+  core.log.info({ address: hostPort(core.config.host, port), url }, 'gRPC listening');
+
+  let state: 'starting' | 'serving' | 'closed' = 'starting';
+  let closing: Promise<void> | undefined;
+  const notReady = () => (state === 'serving' ? undefined : `the gRPC server is ${state === 'starting' ? 'starting' : 'closed'}`);
+  addHealthService(server, A2A_SERVICES, async () => notReady() ?? core.notReady());
+  return {
+    interfaces: grpcInterfaces(url),
+    serve(ctx) {
+      const requestHandler = a2aRequestHandler(ctx);
+      const userBuilder = grpcUserBuilder(core.authenticator, (metadata) => guard.callerOf(metadata));
+      server.addService(A2AService, guard.scoped(grpcService({ requestHandler, userBuilder })));
+      server.addService(LegacyA2AService, guard.scoped(legacyGrpcService({ requestHandler, userBuilder })));
+      state = 'serving';
+    },
+    notReady,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        state = 'closed';
+        const force = setTimeout(() => server.forceShutdown(), SHUTDOWN_GRACE_MS).unref();
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      })),
+  };
+}

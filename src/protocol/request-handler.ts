@@ -1,0 +1,33 @@
+/**
+ * The one SDK request handler behind every A2A binding (JSON-RPC and HTTP+JSON in a2a-door.ts,
+ * gRPC in grpc/): one card, one task store (core.tasks: tasks private to their caller, reads and
+ * refusals in bounded memory, accepted writes durable), one executor over the shared
+ * operations. Built once per registry and shared, so a task created over one binding can be
+ * read, listed or subscribed to over another, and whatever the task store enforces (owners,
+ * bounds) holds on all of them.
+ */
+import { AgentCard } from '@a2a-js/sdk';
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import type { RegistryCore } from '../composition/build-registry.js';
+import type { DoorContext } from '../composition/door.js';
+import { RegistryExecutor } from '../operations/executor.js';
+import { RegistryRequestHandler } from './registry-request-handler.js';
+
+const handlers = new WeakMap<RegistryCore, A2ARequestHandler>();
+
+/** The registry's A2A request handler: built on first use, then the same one for every door. */
+export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
+  let handler = handlers.get(ctx.core);
+  if (!handler) {
+    const { config, log, operations, tasks } = ctx.core;
+    const executor = new RegistryExecutor(
+      operations,
+      { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: config.hardening.maxJsonDepth, maxQueryChars: config.hardening.maxQueryChars },
+      log,
+      tasks,
+    );
+    handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor);
+    handlers.set(ctx.core, handler);
+  }
+  return handler;
+}

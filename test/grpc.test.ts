@@ -1,0 +1,488 @@
+/**
+ * The A2A gRPC binding (GRPC_PORT) beyond what bindings.test.ts runs over every binding: the
+ * card and configuration, metrics, the v0.3 service with a real @a2a-js/sdk 0.3 client, request
+ * ids, version negotiation, hostile input, authentication and rate limits as on the HTTP doors
+ * (sharing their budgets), the health service and /readyz, and graceful shutdown. Client
+ * addresses are simulated with x-forwarded-for metadata (REGISTRY_TRUST_PROXY=1), as the HTTP
+ * tests do with the header.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import type { Task as Task03 } from 'a2a-sdk-03';
+import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, type Client as Client03 } from 'a2a-sdk-03/client';
+import { GrpcTransportFactory as GrpcTransportFactory03 } from 'a2a-sdk-03/client/grpc';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { ConfigError, loadConfig } from '../src/config/config.js';
+import { createDocumentValidator } from '../src/validation/index.js';
+import { v1Card } from './support/documents.js';
+import { dataPart, errorOf, op, resultOf, sdkClient, stateOf, stream, type WireJson } from './support/client.js';
+import { RawA2AClient, errorInfoOf, healthCheck, metadata, sendRequest } from './support/grpc.js';
+import { holdGets } from './support/hold-gets.js';
+import { metricValue, waitFor } from './support/metrics.js';
+import { sendMessageBody } from './support/raw-http.js';
+import { REPO_ROOT, TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+let raw: RawA2AClient;
+
+/** The address this registry's gRPC server listens on (its card may name another, public, one). */
+const grpcAddress = (r: TestRegistry) => `127.0.0.1:${r.grpcUrl!.split(':').at(-1)}`;
+const from = (address: string, token?: string) => metadata({ 'x-forwarded-for': address, ...(token ? { authorization: `Bearer ${token}` } : {}) });
+const search = (query: string) => [dataPart({ search: { query } })];
+
+before(async () => {
+  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_TRUST_PROXY: '1' });
+  raw = new RawA2AClient(grpcAddress(registry));
+});
+after(async () => {
+  raw.close();
+  await registry.close();
+  fs.rmSync(registry.dataDir, { recursive: true, force: true });
+});
+
+describe('card and configuration', () => {
+  test('the card lists the gRPC interface (v1.0 and v0.3) at the address listened on, after the HTTP ones', async () => {
+    const card = (await (await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as WireJson;
+    assert.match(registry.grpcUrl!, /^127\.0\.0\.1:\d+$/);
+    assert.notEqual(registry.grpcUrl, '127.0.0.1:0');
+    assert.deepEqual(
+      card.supportedInterfaces.map((i: WireJson) => [i.url, i.protocolBinding, i.protocolVersion]),
+      [
+        [`${registry.url}/a2a/jsonrpc`, 'JSONRPC', '1.0'],
+        [`${registry.url}/a2a/rest`, 'HTTP+JSON', '1.0'],
+        [`${registry.url}/a2a/jsonrpc`, 'JSONRPC', '0.3'],
+        [registry.grpcUrl, 'GRPC', '1.0'],
+        [registry.grpcUrl, 'GRPC', '0.3'],
+      ],
+    );
+    // Still a valid card, by the project's schema and by the registry's own validator.
+    const validate = new Ajv2020({ strict: false });
+    addFormats.default(validate);
+    const schema = JSON.parse(fs.readFileSync(`${REPO_ROOT}schemas/a2a-agent-card-v1.0.schema.json`, 'utf8'));
+    assert.ok(validate.validate(schema, card), JSON.stringify(validate.errors));
+    const verdict = createDocumentValidator({ maxDocumentBytes: 10240 }).validateAgentCard(card, Buffer.byteLength(JSON.stringify(card)));
+    assert.equal(verdict.valid, true, JSON.stringify(verdict.errors));
+    // v0.3 clients (no A2A-Version) read the legacy-compatible card: gRPC is among its additionalInterfaces.
+    const legacy = (await (await fetch(`${registry.url}/.well-known/agent-card.json`)).json()) as WireJson;
+    assert.deepEqual(
+      legacy.additionalInterfaces.filter((i: WireJson) => i.transport === 'GRPC'),
+      [{ url: registry.grpcUrl, transport: 'GRPC' }],
+    );
+  });
+
+  test('the advertised address is PUBLIC_GRPC_URL, or PUBLIC_URL\'s host with the port listened on', async () => {
+    const [derived, explicit] = await Promise.all([
+      startTestRegistry({ GRPC_PORT: '0', PUBLIC_URL: 'https://registry.example.com' }),
+      startTestRegistry({ GRPC_PORT: '0', PUBLIC_URL: 'https://registry.example.com', PUBLIC_GRPC_URL: 'grpc.registry.example.com:443' }),
+    ]);
+    try {
+      const grpcInterfaces = async (r: TestRegistry) =>
+        ((await (await fetch(`${r.url}/.well-known/agent-card.json`)).json()) as WireJson).supportedInterfaces.filter((i: WireJson) => i.protocolBinding === 'GRPC');
+      const port = Number(derived.grpcUrl!.split(':').at(-1));
+      assert.ok(port > 0);
+      assert.deepEqual((await grpcInterfaces(derived)).map((i: WireJson) => i.url), [`registry.example.com:${port}`, `registry.example.com:${port}`]);
+      assert.deepEqual((await grpcInterfaces(explicit)).map((i: WireJson) => i.url), ['grpc.registry.example.com:443', 'grpc.registry.example.com:443']);
+    } finally {
+      await Promise.all([derived.close(), explicit.close()]);
+      for (const r of [derived, explicit]) fs.rmSync(r.dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a GRPC_PORT already in use stops start-up with a message naming it', async () => {
+    const port = registry.grpcUrl!.split(':').at(-1)!;
+    const dataDir = tempDir();
+    try {
+      await assert.rejects(startTestRegistry({ GRPC_PORT: port, REGISTRY_DATA_DIR: dataDir }), /gRPC cannot listen on 127\.0\.0\.1:\d+ \(GRPC_PORT\)/);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('GRPC_PORT and PUBLIC_GRPC_URL are checked at start-up', () => {
+    assert.equal(loadConfig({}).grpc, undefined, 'off when GRPC_PORT is unset');
+    assert.deepEqual(loadConfig({ GRPC_PORT: '50051' }).grpc, { port: 50051, publicUrl: undefined });
+    assert.throws(() => loadConfig({ GRPC_PORT: '70000' }), (err: Error) => err instanceof ConfigError && /GRPC_PORT/.test(err.message));
+    assert.throws(() => loadConfig({ PUBLIC_GRPC_URL: 'grpc.example.com:443' }), /PUBLIC_GRPC_URL is set but GRPC_PORT is not/);
+    for (const bad of ['https://grpc.example.com/a2a', 'grpc.example.com', 'a b:1']) {
+      assert.throws(() => loadConfig({ GRPC_PORT: '1', PUBLIC_GRPC_URL: bad }), /PUBLIC_GRPC_URL must be the gRPC address clients dial/, bad);
+    }
+    for (const good of ['grpc.example.com:443', '[2001:db8::1]:50051', 'dns:///grpc.example.com:443']) {
+      assert.equal(loadConfig({ GRPC_PORT: '1', PUBLIC_GRPC_URL: good }).grpc?.publicUrl, good);
+    }
+  });
+});
+
+describe('the SDK gRPC client', () => {
+  test('made from the base URL alone, it speaks gRPC: the calls are counted under gRPC method names', async () => {
+    const client = await sdkClient(registry.url, { binding: 'GRPC', token: TOKENS.alice });
+    assert.equal(client.transport.protocolName, 'GRPC');
+    const method = (name: string) => `method="/lf.a2a.v1.A2AService/${name}"`;
+    const before = await metricValue(registry.url, 'registry_requests_total', method('SendMessage'));
+    const id = resultOf(await op(client, { register: { agentCard: v1Card('Metered Agent', 'https://metered.example.org/a2a') } })).id;
+    assert.ok(id);
+    await stream(client, search('metered'));
+    await assert.rejects(client.getTask({ tenant: '', id: 'no-such-task', historyLength: undefined }));
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', method('SendMessage')), before + 1);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', `${method('SendMessage')},operation="register",outcome="COMPLETED",code="none"`)) >= 1);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', `${method('SendStreamingMessage')},operation="search",outcome="COMPLETED"`)) >= 1);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', `${method('GetTask')},operation="none",outcome="ERROR",code="NOT_FOUND"`)) >= 1);
+    assert.ok((await metricValue(registry.url, 'registry_request_duration_seconds_count', method('SendStreamingMessage'))) >= 1);
+  });
+
+  test('a client that knows only the gRPC transport, made from the base URL alone, finds the gRPC interface in the card', async () => {
+    const client = await new ClientFactory({ transports: [new GrpcTransportFactory()] }).createFromUrl(registry.url);
+    assert.equal(client.transport.protocolName, 'GRPC');
+    const before = await metricValue(registry.url, 'registry_requests_total', 'door="grpc"');
+    assert.equal(stateOf(await op(client, { search: { query: 'weather' } })), 'TASK_STATE_COMPLETED');
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', 'door="grpc"'), before + 1);
+  });
+});
+
+describe('@a2a-js/sdk 0.3, a real v0.3 client', () => {
+  /** A v0.3 client that prefers gRPC, made from the base URL alone; the token goes as metadata. */
+  async function client03(token?: string): Promise<Client03> {
+    const factory = new ClientFactory03(
+      ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, {
+        transports: [new GrpcTransportFactory03()],
+        preferredTransports: ['GRPC'],
+        clientConfig: {
+          interceptors: token
+            ? [
+                {
+                  before: async (args) => {
+                    args.options = { ...args.options, serviceParameters: { ...args.options?.serviceParameters, authorization: `Bearer ${token}` } };
+                  },
+                  after: async () => {},
+                },
+              ]
+            : [],
+        },
+      }),
+    );
+    return factory.createFromUrl(registry.url);
+  }
+  const send03 = async (client: Client03, data: Record<string, unknown>): Promise<Task03> => {
+    const result = await client.sendMessage({ message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data }] } });
+    assert.equal(result.kind, 'task');
+    return result as Task03;
+  };
+  const data03 = (task: Task03): WireJson => {
+    assert.equal(task.status.state, 'completed', JSON.stringify(task.status.message?.parts ?? []).slice(0, 300));
+    const part = task.artifacts![0]!.parts.find((p) => p.kind === 'data');
+    return (part as { data: WireJson }).data;
+  };
+
+  test('finds gRPC in the legacy card and uses the v0.3 service: register with a token, search, get, a streamed search', async () => {
+    const before = await metricValue(registry.url, 'registry_requests_total', 'method="/a2a.v1.A2AService/SendMessage"');
+    const alice = await client03(TOKENS.alice);
+    const registering = await send03(alice, { register: { agentCard: v1Card('Tidal Agent 03', 'https://tidal-03.example.org/a2a') } });
+    const registered = data03(registering);
+    assert.equal(registered.created, true);
+    // GetTask over the v0.3 service: the caller's own task, as a v0.3 task.
+    const fetched = await alice.getTask({ id: registering.id });
+    assert.equal(fetched.id, registering.id);
+    assert.deepEqual(data03(fetched), registered);
+    const anonymous = await client03();
+    assert.ok(data03(await send03(anonymous, { search: { query: 'tidal' } })).results.some((h: WireJson) => h.id === registered.id));
+    assert.equal(data03(await send03(anonymous, { get: { id: registered.id } })).owner, 'alice');
+    const refused = await send03(anonymous, { unregister: { id: registered.id } });
+    assert.equal(refused.status.state, 'rejected');
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', 'method="/a2a.v1.A2AService/SendMessage"'), before + 4);
+    const events = [];
+    for await (const event of anonymous.sendMessageStream({
+      message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data: { search: { query: 'tidal' } } }] },
+    })) {
+      events.push(event);
+    }
+    assert.equal(events[0]!.kind, 'task');
+    assert.ok(events.some((e) => e.kind === 'artifact-update'));
+    const last = events.at(-1)!;
+    assert.ok(last.kind === 'status-update' && last.status.state === 'completed');
+  });
+});
+
+describe('requests', () => {
+  test('the answer carries the request id sent in x-request-id (or a fresh one)', async () => {
+    const given = await raw.send(search('weather'), metadata({ 'x-request-id': 'grpc-test-request-1' }));
+    assert.equal(stateOf(given.task!), 'TASK_STATE_COMPLETED');
+    assert.deepEqual(given.headers?.get('x-request-id'), ['grpc-test-request-1']);
+    const fresh = await raw.send(search('weather'), metadata({ 'x-request-id': 'not a sane id!' }));
+    assert.match(String(fresh.headers?.get('x-request-id')[0]), /^[0-9a-f-]{36}$/);
+  });
+
+  test('A2A-Version is negotiated as on HTTP: absent is v0.3, the patch is ignored, an unsupported one is refused', async () => {
+    assert.equal(stateOf((await raw.send(search('weather'), metadata({}, undefined))).task!), 'TASK_STATE_COMPLETED');
+    assert.equal(stateOf((await raw.send(search('weather'), metadata({}, '1.0.3'))).task!), 'TASK_STATE_COMPLETED');
+    const refused = await raw.send(search('weather'), metadata({}, '2.0'));
+    assert.equal(refused.error?.code, grpc.status.FAILED_PRECONDITION);
+    assert.match(refused.error!.details, /A2A-Version "2\.0" is not supported on the GRPC binding; supported versions: 1\.0, 0\.3/);
+    const info = errorInfoOf(refused.error!);
+    assert.equal(info?.reason, 'VERSION_NOT_SUPPORTED');
+    assert.equal(info?.metadata.supportedVersions, '1.0, 0.3');
+    const overHttp = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '2.0' },
+      body: sendMessageBody(search('weather')),
+    });
+    assert.equal(((await overHttp.json()) as WireJson).error.code, -32009);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SendMessage",operation="none",outcome="REFUSED",code="VERSION_NOT_SUPPORTED"')) >= 1);
+  });
+
+  test('a message without parts is INVALID_ARGUMENT, as it is -32602 on JSON-RPC', async () => {
+    const answer = await raw.send([]);
+    assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT);
+    assert.match(answer.error!.details, /The message has no parts: a message needs at least one part/);
+    const overHttp = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: sendMessageBody([]),
+    });
+    assert.equal(((await overHttp.json()) as WireJson).error.code, -32602);
+  });
+
+  test('data nested deeper than REGISTRY_MAX_JSON_DEPTH is INVALID_ARGUMENT before the SDK sees it', async () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 150; i++) deep = { a: deep };
+    const answer = await raw.send([dataPart({ register: { agentCard: deep } })], metadata({ authorization: `Bearer ${TOKENS.alice}` }));
+    assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT);
+    assert.match(answer.error!.details, /deeper than 100 levels \(REGISTRY_MAX_JSON_DEPTH\)/);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="TOO_DEEP"')) >= 1);
+    // A sane request on the same connection still works.
+    assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
+  });
+
+  test('a message larger than the body limit is RESOURCE_EXHAUSTED', async () => {
+    const answer = await raw.send([{ text: 'x'.repeat(200_000) }]);
+    assert.equal(answer.error?.code, grpc.status.RESOURCE_EXHAUSTED);
+  });
+
+  test('an internal failure is INTERNAL with a generic message, never the exception\'s', async () => {
+    const taskStore = registry.core.tasks;
+    const save = taskStore.save.bind(taskStore);
+    taskStore.save = async () => {
+      throw new Error('secret detail: connection to db-internal-7 refused');
+    };
+    try {
+      const answer = await raw.send(search('weather'));
+      assert.equal(answer.error?.code, grpc.status.INTERNAL);
+      assert.doesNotMatch(answer.error!.details, /secret|db-internal/);
+      assert.match(answer.error!.details, /Internal error/);
+      const streamed = await raw.stream('sendStreamingMessage', sendRequest(search('weather')));
+      assert.equal(streamed.error?.code, grpc.status.INTERNAL);
+      assert.doesNotMatch(streamed.error!.details, /secret|db-internal/);
+    } finally {
+      taskStore.save = save;
+    }
+  });
+});
+
+describe('authentication, as on the HTTP doors', () => {
+  test('a token the registry does not know is UNAUTHENTICATED on every call, with the reason and a challenge', async () => {
+    for (const answer of [
+      await raw.send(search('weather'), metadata({ authorization: 'Bearer not-a-registry-token-0123456789' })),
+      await raw.unary('getTask', { tenant: '', id: 'x', historyLength: undefined }, metadata({ authorization: 'Basic YWxpY2U6c2VjcmV0' })),
+    ]) {
+      assert.equal(answer.error?.code, grpc.status.UNAUTHENTICATED);
+      assert.equal(errorInfoOf(answer.error!)?.reason, 'INVALID_CREDENTIAL');
+      assert.match(String(answer.error!.metadata.get('www-authenticate')[0]), /^Bearer realm="a2a-registry", error="invalid_token"/);
+    }
+    const streamed = await raw.stream('sendStreamingMessage', sendRequest(search('weather')), metadata({ authorization: 'Bearer nope-nope-nope-nope-nope' }));
+    assert.equal(streamed.error?.code, grpc.status.UNAUTHENTICATED);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="INVALID_CREDENTIAL"')) >= 3);
+  });
+
+  test('with REGISTRY_PUBLIC_READ=false an anonymous call is UNAUTHENTICATED, a valid token is served', async () => {
+    const closed = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_PUBLIC_READ: 'false' });
+    const client = new RawA2AClient(grpcAddress(closed));
+    try {
+      const anonymous = await client.send(search('weather'));
+      assert.equal(anonymous.error?.code, grpc.status.UNAUTHENTICATED);
+      assert.equal(errorInfoOf(anonymous.error!)?.reason, 'CREDENTIAL_REQUIRED');
+      assert.match(anonymous.error!.details, /REGISTRY_PUBLIC_READ=false/);
+      assert.equal(stateOf((await client.send(search('weather'), metadata({ authorization: `Bearer ${TOKENS.bob}` }))).task!), 'TASK_STATE_COMPLETED');
+      // The health service stays open, as /healthz and /readyz do.
+      assert.equal((await healthCheck(grpcAddress(closed), '')).status, 'SERVING');
+    } finally {
+      client.close();
+      await closed.close();
+      fs.rmSync(closed.dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('rate limits, shared with the HTTP doors', () => {
+  let limited: TestRegistry;
+  let client: RawA2AClient;
+  before(async () => {
+    limited = await startTestRegistry({
+      GRPC_PORT: '0',
+      REGISTRY_TRUST_PROXY: '1',
+      REGISTRY_RATE_READS_PER_MINUTE: '3',
+      REGISTRY_RATE_REQUESTS_PER_MINUTE: '6',
+      REGISTRY_MAX_STREAMS_PER_CLIENT: '1',
+    });
+    client = new RawA2AClient(grpcAddress(limited));
+  });
+  after(async () => {
+    client.close();
+    await limited.close();
+    fs.rmSync(limited.dataDir, { recursive: true, force: true });
+  });
+
+  test('reads per address: the executor sees the gRPC client\'s address (REJECTED RATE_LIMITED)', async () => {
+    for (let i = 0; i < 3; i++) assert.equal(stateOf((await client.send(search('weather'), from('10.1.0.1'))).task!), 'TASK_STATE_COMPLETED');
+    const error = errorOf((await client.send(search('weather'), from('10.1.0.1'))).task!);
+    assert.equal(error.code, 'RATE_LIMITED');
+    assert.ok(error.retryAfterSeconds >= 1);
+    // Another address has its own budget.
+    assert.equal(stateOf((await client.send(search('weather'), from('10.1.0.2'))).task!), 'TASK_STATE_COMPLETED');
+  });
+
+  test('requests per address are one budget across HTTP and gRPC: RESOURCE_EXHAUSTED with reason and retry delay', async () => {
+    const address = '10.2.0.1';
+    const getTask = { tenant: '', id: 'no-such-task', historyLength: undefined };
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${limited.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', 'x-forwarded-for': address },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'GetTask', params: { id: 'no-such-task' } }),
+      });
+      assert.equal(res.status, 200);
+    }
+    for (let i = 0; i < 3; i++) assert.equal((await client.unary('getTask', getTask, from(address))).error?.code, grpc.status.NOT_FOUND);
+    const refused = (await client.unary('getTask', getTask, from(address))).error!;
+    assert.equal(refused.code, grpc.status.RESOURCE_EXHAUSTED);
+    assert.match(refused.details, /Too many requests from this address: the limit is 6 per minute/);
+    const info = errorInfoOf(refused);
+    assert.equal(info?.reason, 'RATE_LIMITED');
+    assert.ok(Number(info?.metadata.retryAfterSeconds) >= 1);
+    assert.equal(refused.metadata.get('retry-after')[0], info?.metadata.retryAfterSeconds);
+    // The operator's token is not flood-limited; other addresses are unaffected.
+    assert.equal((await client.unary('getTask', getTask, from(address, TOKENS.admin))).error?.code, grpc.status.NOT_FOUND);
+    assert.equal((await client.unary('getTask', getTask, from('10.2.0.2'))).error?.code, grpc.status.NOT_FOUND);
+    assert.ok((await metricValue(limited.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/GetTask",operation="none",outcome="REFUSED",code="RATE_LIMITED"')) >= 1);
+  });
+
+  test('concurrent streams per address are one cap across SSE and gRPC; an ended stream frees its place', async () => {
+    // Hold a stream open: `get` waits until released (a stream lasts as long as its operation).
+    const gets = holdGets(limited.store);
+    try {
+      const address = '10.3.0.1';
+      const held = client.stream('sendStreamingMessage', sendRequest([dataPart({ get: { id: 'held' } })]), from(address, TOKENS.admin));
+      await waitFor(async () => (await metricValue(limited.url, 'registry_open_streams', '')) === 1);
+      const second = await client.stream('sendStreamingMessage', sendRequest(search('weather')), from(address, TOKENS.admin));
+      assert.equal(second.error?.code, grpc.status.RESOURCE_EXHAUSTED);
+      assert.equal(errorInfoOf(second.error!)?.reason, 'TOO_MANY_STREAMS');
+      const sse = await fetch(`${limited.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', 'x-forwarded-for': address, authorization: `Bearer ${TOKENS.admin}` },
+        body: sendMessageBody(search('weather'), 1, 'SendStreamingMessage'),
+      });
+      assert.equal(sse.status, 429);
+      assert.equal(((await sse.json()) as WireJson).error.data.reason, 'TOO_MANY_STREAMS');
+      // Blocking calls are not streams.
+      assert.equal(stateOf((await client.send(search('weather'), from(address, TOKENS.admin))).task!), 'TASK_STATE_COMPLETED');
+      gets.release();
+      const finished = await held;
+      assert.equal(finished.error, undefined);
+      assert.equal(finished.events.at(-1)!.statusUpdate.status.state, 'TASK_STATE_REJECTED'); // NOT_FOUND
+      await waitFor(async () => (await metricValue(limited.url, 'registry_open_streams', '')) === 0);
+      const again = await client.stream('sendStreamingMessage', sendRequest(search('weather')), from(address, TOKENS.admin));
+      assert.equal(again.error, undefined);
+    } finally {
+      gets.restore();
+    }
+  });
+});
+
+test('storage that cannot be written: a write over gRPC is UNAVAILABLE with the reason and retry-after, searches still answer, health says NOT_SERVING until it recovers', async (t) => {
+  const parent = tempDir();
+  t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+  const dataDir = path.join(parent, 'data');
+  const faulty = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_DATA_DIR: dataDir });
+  t.after(() => faulty.close());
+  const client = new RawA2AClient(grpcAddress(faulty));
+  t.after(() => client.close());
+  const asAlice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` });
+  const register = (name: string) => [dataPart({ register: { agentCard: v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) } })];
+  assert.equal(stateOf((await client.send(register('Fault One'), asAlice())).task!), 'TASK_STATE_COMPLETED');
+
+  // The data directory replaced by a file: the database cannot be re-created, writes are refused.
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.writeFileSync(dataDir, 'not a directory');
+  const refused = await client.send(register('Fault Two'), asAlice());
+  assert.equal(refused.error?.code, grpc.status.UNAVAILABLE, refused.error?.details);
+  assert.match(refused.error!.details, /^Storage is unavailable: .*deleted/);
+  assert.equal(errorInfoOf(refused.error!)?.reason, 'STORAGE_UNAVAILABLE');
+  assert.deepEqual(refused.error!.metadata.get('retry-after'), ['5']);
+  const streamed = await client.stream('sendStreamingMessage', sendRequest(register('Fault Three')), asAlice());
+  assert.equal(streamed.error?.code, grpc.status.UNAVAILABLE);
+  assert.equal(streamed.events.length, 0, 'refused before the stream starts');
+  assert.equal(stateOf((await client.send(search('Fault One'))).task!), 'TASK_STATE_COMPLETED', 'searches are answered from the index');
+  assert.equal((await healthCheck(grpcAddress(faulty), '')).status, 'NOT_SERVING');
+  assert.ok((await metricValue(faulty.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SendMessage",operation="register",outcome="FAILED",code="STORAGE_UNAVAILABLE",door="grpc"')) >= 1);
+
+  fs.rmSync(dataDir);
+  await waitFor(async () => (await healthCheck(grpcAddress(faulty), '')).status === 'SERVING', 15_000);
+  assert.equal(stateOf((await client.send(register('Fault Four'), asAlice())).task!), 'TASK_STATE_COMPLETED');
+});
+
+describe('health', () => {
+  test('grpc.health.v1 answers SERVING for the server and the A2A services, NOT_FOUND for others', async () => {
+    for (const service of ['', 'lf.a2a.v1.A2AService', 'a2a.v1.A2AService']) {
+      assert.equal((await healthCheck(grpcAddress(registry), service)).status, 'SERVING', service);
+    }
+    assert.equal((await healthCheck(grpcAddress(registry), 'no.such.Service')).error?.code, grpc.status.NOT_FOUND);
+  });
+
+  test('when the core is not ready, /readyz and the gRPC health service both say so', async () => {
+    const store = registry.store;
+    const ping = store.ping.bind(store);
+    store.ping = async () => false;
+    try {
+      const ready = await fetch(`${registry.url}/readyz`);
+      assert.equal(ready.status, 503);
+      assert.match(((await ready.json()) as WireJson).reason, /storage is unreachable/);
+      assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'NOT_SERVING');
+    } finally {
+      store.ping = ping;
+    }
+    assert.equal((await fetch(`${registry.url}/readyz`)).status, 200);
+    assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'SERVING');
+  });
+});
+
+test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused, then close resolves', async () => {
+  const closing = await startTestRegistry({ GRPC_PORT: '0' });
+  const client = new RawA2AClient(grpcAddress(closing));
+  const gets = holdGets(closing.store);
+  try {
+    const held = client.stream('sendStreamingMessage', sendRequest([dataPart({ get: { id: 'in-flight' } })]));
+    await waitFor(async () => (await metricValue(closing.url, 'registry_open_streams', '')) === 1);
+    let closed = false;
+    const close = closing.close().then(() => (closed = true));
+    // Once shutdown has begun the gRPC server takes no new calls...
+    await waitFor(async () => (await healthCheck(grpcAddress(closing), '')).error !== undefined);
+    const late = await client.send(search('weather'));
+    assert.equal(late.error?.code, grpc.status.UNAVAILABLE);
+    // ...and waits for the one in flight, which ends complete, not cut.
+    assert.equal(closed, false, 'close waits for the stream in flight');
+    gets.release();
+    const finished = await held;
+    assert.equal(finished.error, undefined);
+    assert.ok(finished.events[0]!.task);
+    assert.equal(finished.events.at(-1)!.statusUpdate.status.state, 'TASK_STATE_REJECTED'); // NOT_FOUND: a complete answer
+    await close;
+  } finally {
+    gets.restore();
+    client.close();
+    await closing.close();
+    fs.rmSync(closing.dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,106 @@
+/**
+ * A raw gRPC client for tests that need what the SDK client hides: chosen metadata
+ * (x-forwarded-for, a2a-version, tokens), the exact status code, trailers and the
+ * google.rpc.ErrorInfo in grpc-status-details-bin. It uses the SDK's own service definition, so
+ * requests are encoded exactly as the SDK's gRPC transport encodes them.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { Message, StreamResponse, Task } from '@a2a-js/sdk';
+import { decodeErrorInfo, decodeStatus, GRPC_STATUS_DETAILS_BIN, type DecodedErrorInfo } from '@a2a-js/sdk/errors/grpc';
+import { A2AService } from '@a2a-js/sdk/server/grpc';
+import { service as healthService } from 'grpc-health-check';
+import type { WireJson } from './client.js';
+
+const A2AClient = grpc.makeGenericClientConstructor(A2AService as unknown as grpc.ServiceDefinition, 'A2AService');
+const HealthClient = grpc.makeGenericClientConstructor(healthService, 'Health');
+
+type UnaryMethod = (request: unknown, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null, value: unknown) => void) => grpc.ClientUnaryCall;
+type StreamMethod = (request: unknown, metadata: grpc.Metadata) => grpc.ClientReadableStream<unknown>;
+
+export interface UnaryAnswer {
+  error?: grpc.ServiceError;
+  value?: unknown;
+  /** Initial metadata the server sent (absent on trailers-only answers). */
+  headers?: grpc.Metadata;
+}
+
+export interface StreamAnswer {
+  events: WireJson[];
+  error?: grpc.ServiceError;
+}
+
+/** Metadata with A2A-Version 1.0 and the given extra entries (authorization, x-forwarded-for...). */
+export function metadata(entries: Record<string, string> = {}, version: string | undefined = '1.0'): grpc.Metadata {
+  const md = new grpc.Metadata();
+  if (version) md.set('a2a-version', version);
+  for (const [key, value] of Object.entries(entries)) md.set(key, value);
+  return md;
+}
+
+/** A SendMessageRequest carrying one user message with the given wire-JSON parts. */
+export const sendRequest = (parts: WireJson[]) => ({
+  tenant: '',
+  message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts }),
+  configuration: undefined,
+  metadata: undefined,
+});
+
+export class RawA2AClient {
+  private readonly client: grpc.Client & Record<string, unknown>;
+
+  constructor(address: string) {
+    this.client = new A2AClient(address, grpc.credentials.createInsecure()) as grpc.Client & Record<string, unknown>;
+  }
+
+  unary(method: string, request: unknown, md: grpc.Metadata = metadata()): Promise<UnaryAnswer> {
+    return new Promise((resolve) => {
+      let headers: grpc.Metadata | undefined;
+      const call = (this.client[method] as UnaryMethod).call(this.client, request, md, (error, value) =>
+        resolve(error ? { error, headers } : { value, headers }),
+      );
+      call.on('metadata', (m: grpc.Metadata) => (headers = m));
+    });
+  }
+
+  /** SendMessage; the task (or message) as wire JSON on success. */
+  async send(parts: WireJson[], md?: grpc.Metadata): Promise<UnaryAnswer & { task?: WireJson }> {
+    const answer = await this.unary('sendMessage', sendRequest(parts), md);
+    const payload = (answer.value as { payload?: { $case: string; value: Task } } | undefined)?.payload;
+    return payload?.$case === 'task' ? { ...answer, task: Task.toJSON(payload.value) as WireJson } : answer;
+  }
+
+  /** A server-streaming call read to its end; events as wire JSON. */
+  stream(method: string, request: unknown, md: grpc.Metadata = metadata()): Promise<StreamAnswer> & { call: grpc.ClientReadableStream<unknown> } {
+    const call = (this.client[method] as StreamMethod).call(this.client, request, md);
+    const events: WireJson[] = [];
+    const done = new Promise<StreamAnswer>((resolve) => {
+      call.on('data', (event: StreamResponse) => events.push(StreamResponse.toJSON(event) as WireJson));
+      call.on('error', (error: grpc.ServiceError) => resolve({ events, error }));
+      call.on('end', () => resolve({ events }));
+    });
+    return Object.assign(done, { call });
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+/** The google.rpc.ErrorInfo of a failed call, from grpc-status-details-bin. */
+export function errorInfoOf(error: grpc.ServiceError): DecodedErrorInfo | undefined {
+  const [blob] = error.metadata.get(GRPC_STATUS_DETAILS_BIN);
+  if (!Buffer.isBuffer(blob)) return undefined;
+  const detail = decodeStatus(blob).details.find((d) => d.typeUrl.endsWith('google.rpc.ErrorInfo'));
+  return detail ? decodeErrorInfo(detail.value) : undefined;
+}
+
+/** grpc.health.v1.Health/Check for one service name: the status name, or the error. */
+export function healthCheck(address: string, service: string): Promise<{ status?: string; error?: grpc.ServiceError }> {
+  const client = new HealthClient(address, grpc.credentials.createInsecure()) as unknown as grpc.Client & { check: UnaryMethod };
+  return new Promise((resolve) =>
+    client.check({ service }, new grpc.Metadata(), (error, value) => {
+      client.close();
+      resolve(error ? { error } : { status: (value as { status: string }).status });
+    }),
+  );
+}
