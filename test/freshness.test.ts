@@ -197,7 +197,7 @@ describe('register an MCP server with fetchTools', () => {
     const entry = await get(result.id);
     assert.deepEqual(entry.document, { mcpServer: server, toolspec: { tools: mcp.tools } });
     assert.equal(entry.health.status, 'ok');
-    const hits = resultOf(await op(anonymous, { search: { query: 'thing number', filter: { kind: 'mcp-server', readOnly: true } } })).results;
+    const hits = resultOf(await op(anonymous, { search: { query: 'thing number', filter: { kind: 'mcp-server', readOnly: true }, resultsPer: 'match' } })).results;
     assert.deepEqual(hits.filter((h: WireJson) => h.id === result.id).map((h: WireJson) => h.match.id).sort(), ['tool_0', 'tool_2', 'tool_4']);
   });
 
@@ -455,7 +455,8 @@ describe('the MCP and catalog doors', () => {
     assert.equal(entry.health.status, 'ok');
     assert.equal(entry.drift, false);
 
-    const hits = structured(await call(reader, 'search_agents', { query: 'harbour pilot', filter: { health: 'ok' } })).results;
+    // Quoted: the name as written (unquoted, related words such as WordNet's "keep" for "harbour" also find other cards, lower).
+    const hits = structured(await call(reader, 'search_agents', { query: '"harbour pilot"', filter: { health: 'ok' } })).results;
     assert.ok(hits.some((h: WireJson) => h.id === registered.id && h.health.status === 'ok' && h.source.url === registered.source.url), JSON.stringify(hits));
 
     assert.match(errorText(await call(owner, 'register_agent', {})), /^BAD_REQUEST: Give exactly one of agentCard .* or url/);
@@ -470,10 +471,10 @@ describe('the MCP and catalog doors', () => {
 
     origin.route(`${base}/.well-known/agent-card.json`, (_req, res) => void res.writeHead(503).end());
     assert.match(errorText(await call(owner, 'refresh_entry', { id: registered.id })), /^FETCH_FAILED: .*HTTP 503/);
-    const down = await call(reader, 'search_agents', { query: 'harbour pilot', filter: { health: 'unreachable' } });
+    const down = await call(reader, 'search_agents', { query: '"harbour pilot"', filter: { health: 'unreachable' } });
     assert.deepEqual([...new Set(structured(down).results.map((h: WireJson) => h.id))], [registered.id]);
     assert.match((down.content[0] as { text: string }).text, /Harbour Pilot Agent \(id [^)]+\).*\[unreachable since /);
-    assert.equal(structured(await call(reader, 'search_agents', { query: 'harbour pilot', filter: { health: 'ok' } })).results.length, 0);
+    assert.equal(structured(await call(reader, 'search_agents', { query: '"harbour pilot"', filter: { health: 'ok' } })).results.length, 0);
     const listed = structured(await call(reader, 'list_agents', { health: 'unreachable', pageSize: 100 })).entries;
     assert.ok(listed.some((e: WireJson) => e.id === registered.id && e.health.status === 'unreachable'));
 

@@ -287,7 +287,7 @@ describe('web page', { skip: unavailable }, () => {
 
   test('health: each hit says whether its live card answered, the filter keeps one status, the entry shows source and last check', async () => {
     await withPage(async (page) => {
-      await page.goto(`${registry.url}/?q=harbour`);
+      await page.goto(`${registry.url}/?q=%22harbour%22`); // quoted: the word as written (unquoted, WordNet also relates it to "keeping" in other cards)
       await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
       assert.equal(await page.locator('.hit', { hasText: 'Beacon' }).locator('.badge', { hasText: /^Reachable$/ }).count(), 1);
       assert.equal(await page.locator('.hit', { hasText: 'Lighthouse' }).locator('.badge', { hasText: 'Unreachable' }).count(), 1);
