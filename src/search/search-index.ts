@@ -270,7 +270,13 @@ export class FlexSearchIndex implements SearchIndex {
   }
 
   search(query: IndexQuery): IndexPage {
-    const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore });
+    let onlyEntry: number | undefined;
+    if (query.onlyId !== undefined) {
+      const record = this.store.get(query.onlyId);
+      if (!record) return { hits: [], total: 0 };
+      onlyEntry = record.no;
+    }
+    const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore, onlyEntry });
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
     const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
     const parsed = parseQuery(query.text);

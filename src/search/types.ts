@@ -36,6 +36,11 @@ export interface IndexQuery {
    * epoch), unless the filter asks for a health itself (REGISTRY_HIDE_UNHEALTHY_SECONDS).
    */
   hideUnhealthyBefore?: number;
+  /**
+   * Only this entry may match: "does this entry match this query?", answered by the same rules
+   * as any search (standing searches ask it on every change).
+   */
+  onlyId?: string;
 }
 
 export interface IndexPage {
