@@ -12,6 +12,7 @@ import { AbuseControl } from '../http/rate-limit.js';
 import type { Logger } from '../observability/logger.js';
 import { RegistryMetrics } from '../observability/metrics.js';
 import { OperationRunner } from '../operations/runner.js';
+import { DEFAULT_WATCH_LIMITS, WatchHub } from '../subscriptions/watch-hub.js';
 import { ChangeFeed } from '../registry/change-feed.js';
 import { IndexFollower } from '../registry/index-follower.js';
 import { PageTokens } from '../registry/page-token.js';
@@ -56,6 +57,8 @@ export interface RegistryCore {
   service: RegistryService;
   /** The operations as every door runs them: admission (rate limits), then the service. */
   operations: OperationRunner;
+  /** Standing searches (watches) over the change feed. */
+  watches: WatchHub;
   authenticator: TokenAuthenticator;
   abuse: AbuseControl;
   metrics: RegistryMetrics;
@@ -190,7 +193,9 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       },
       { log, onLimited: (limit, by) => metrics.rateLimited(limit, by), isExempt: (authorization) => authenticator.callerFor(authorization).isAdmin },
     );
-    const operations = new OperationRunner(service, { searchChunkSize: SEARCH_CHUNK_SIZE }, abuse);
+    // After the service: the feed delivers each change to the index before the watches ask it.
+    const watches = new WatchHub(feed, service, { ...DEFAULT_WATCH_LIMITS, ...config.watches }, log);
+    const operations = new OperationRunner(service, { searchChunkSize: SEARCH_CHUNK_SIZE }, abuse, watches);
 
     const tasks = new RegistryTaskStore(store.tasks, config.taskMemory, { log });
     metrics.setSources({
@@ -227,6 +232,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       feed,
       service,
       operations,
+      watches,
       authenticator,
       abuse,
       metrics,
@@ -243,6 +249,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       },
       close: () =>
         (closing ??= (async () => {
+          watches.close();
           await refresher?.stop();
           await fetcher.close();
           await housekeeping?.stop();

@@ -53,6 +53,8 @@ export interface RegistryConfig {
   hardening: HardeningConfig;
   /** Outbound requests (cards by URL, refresh, probes, MCP, JWKS, webhooks): see src/net. */
   fetch: FetchConfig;
+  /** Standing searches: open watches per principal, time to live, events kept for resuming. */
+  watches: { maxPerPrincipal: number; ttlMs: number; bufferEvents: number };
   /** Keeping entries fresh: refresh from sources, probes, health in search. */
   freshness: FreshnessConfig;
   /** Signed cards (see README, "Signed cards"). */
@@ -226,6 +228,9 @@ const envSchema = z.object({
   REGISTRY_CHANGES_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
   REGISTRY_MAX_ENTRIES_PER_OWNER: positiveInt(100_000_000).default(1000),
   REGISTRY_MAX_REVISIONS: positiveInt(1_000_000).default(100),
+  REGISTRY_MAX_WATCHES: positiveInt(100_000).default(10),
+  REGISTRY_WATCH_TTL_SECONDS: positiveInt(365 * 86400).default(86400),
+  REGISTRY_WATCH_BUFFER: positiveInt(1_000_000).default(1000),
   REGISTRY_REQUEST_TIMEOUT_SECONDS: positiveInt(3600).default(30),
   REGISTRY_HEADERS_TIMEOUT_SECONDS: positiveInt(3600).optional(),
   REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: positiveInt(3600).default(5),
@@ -440,6 +445,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       trustProxy: e.REGISTRY_TRUST_PROXY,
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
+    watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER },
     fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS },
     search: {
       synonymsFile: e.REGISTRY_SYNONYMS === undefined ? undefined : path.resolve(e.REGISTRY_SYNONYMS),

@@ -225,6 +225,33 @@ export interface SearchRequest {
   resultsPer?: ResultsPer;
 }
 
+/**
+ * A standing search (issue 19): the same query and filter as a search, watched for changes.
+ * `initial: false` skips the first `watch-results` chunk (the current matches).
+ */
+export interface WatchRequest {
+  query?: string;
+  filter?: SearchFilter;
+  initial?: boolean;
+}
+
+/** What left a watch's results: the entry's id, and its kind and name when known. */
+export interface RemovedHit {
+  id: string;
+  kind?: EntryKind;
+  name?: string;
+}
+
+/**
+ * One event of a watch: an entry entered (`added`), changed within (`updated`) or left
+ * (`removed`) the results; `resync` replaces what the client knew with the current matches
+ * (events were missed). `seq` counts the watch's events from 1.
+ */
+export type WatchEvent =
+  | { event: 'added' | 'updated'; hit: SearchHit; seq: number; at: string }
+  | { event: 'removed'; hit: RemovedHit; seq: number; at: string }
+  | { event: 'resync'; results: SearchHit[]; total: number; seq: number; at: string };
+
 export interface SearchMatch {
   type: 'agent' | 'skill' | 'mcp-server' | 'tool';
   /** Skill id, or tool name. Absent when the entry itself matched. */

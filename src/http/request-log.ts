@@ -37,9 +37,11 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
     const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', requestId);
     const { method, streaming } = name(req);
-    const scope: RequestScope = { requestId, method, streaming, clientAddress: req.ip };
+    const closed = new AbortController();
+    const scope: RequestScope = { requestId, method, streaming, clientAddress: req.ip, closed: closed.signal };
     res.locals.scope = scope; // for the metrics middleware, which runs outside this async scope
     res.on('close', () => {
+      closed.abort();
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const line = {
         requestId,

@@ -13,6 +13,11 @@ export interface RequestScope {
   streaming: boolean;
   /** The client's address (req.ip, after the trust-proxy setting): rate limits key on it. */
   clientAddress?: string;
+  /**
+   * Aborted when the connection is gone. The SDK's stream loop does not notice a client that
+   * left; long streams (watches) use this to stop rather than write to nobody.
+   */
+  closed?: AbortSignal;
   operation?: string;
   taskState?: string;
   errorCode?: string;

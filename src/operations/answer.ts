@@ -1,3 +1,5 @@
+import type { Watch } from '../subscriptions/watch-hub.js';
+
 /**
  * What an operation hands back to the executor: one artifact (named after the operation) holding
  * a data part for programs and a text part for people. Streaming operations hand back chunks.
@@ -21,6 +23,17 @@ export interface StreamedAnswer {
   chunks: AsyncIterable<AnswerChunk>;
 }
 
-export type OperationResult = Answer | StreamedAnswer;
+/**
+ * A standing search: the task stays WORKING; the executor sends the current matches first
+ * (unless `initial` is false), then one artifact update per event until the watch ends.
+ */
+export interface WatchAnswer {
+  artifactName: 'watch-results';
+  watch: Watch;
+  initial: boolean;
+}
+
+export type OperationResult = Answer | StreamedAnswer | WatchAnswer;
 
 export const isStreamed = (r: OperationResult): r is StreamedAnswer => 'chunks' in r;
+export const isWatch = (r: OperationResult): r is WatchAnswer => 'watch' in r;

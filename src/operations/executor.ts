@@ -10,19 +10,52 @@
  * not answered with a task but with a protocol error (HTTP 503 / a JSON-RPC error): the
  * executor leaves the refusal for the door's request handler (`takeProtocolRefusal`).
  */
-import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskArtifactUpdateEvent } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
 import type { Caller } from '../contract/caller.js';
 import { RegistryError } from '../contract/errors.js';
-import type { ErrorBody } from '../contract/types.js';
+import type { ErrorBody, WatchEvent } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
-import { isStreamed, type Answer, type StreamedAnswer } from './answer.js';
+import { isStreamed, isWatch, type Answer, type StreamedAnswer, type WatchAnswer } from './answer.js';
 import type { OperationName } from './operation.js';
 import { parseRequest } from './request-parser.js';
 import type { OperationRunner } from './runner.js';
+import { describeHits, describeWatchEvent } from './summaries.js';
 import type { TaskPlacement } from './task-placement.js';
+
+/** The artifact each watch event is sent in (one update per event; each replaces the previous in the task). */
+export const WATCH_EVENT_ARTIFACT = 'watch-event';
+
+/** A watch event as the artifact update that carries it (the executor's stream and a resumed one alike). */
+export function watchEventUpdate(taskId: string, contextId: string, event: WatchEvent): TaskArtifactUpdateEvent {
+  return {
+    taskId,
+    contextId,
+    artifact: {
+      artifactId: WATCH_EVENT_ARTIFACT,
+      name: WATCH_EVENT_ARTIFACT,
+      description: '',
+      parts: [dataPart({ ...event }), textPart(describeWatchEvent(event))],
+      metadata: undefined,
+      extensions: [],
+    },
+    append: false,
+    lastChunk: false,
+    metadata: undefined,
+  };
+}
+
+/** The watch event number a stream response carries, if it carries one. */
+export function watchEventSeq(response: StreamResponse): number | undefined {
+  if (response.payload?.$case !== 'artifactUpdate') return undefined;
+  const artifact = response.payload.value.artifact;
+  if (artifact?.name !== WATCH_EVENT_ARTIFACT) return undefined;
+  const content = artifact.parts[0]?.content;
+  const seq = content?.$case === 'data' ? (content.value as { seq?: unknown }).seq : undefined;
+  return typeof seq === 'number' ? seq : undefined;
+}
 
 /** Writes whose accepted answer is kept durably (the task carries the acknowledgement). */
 const DURABLE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister', 'refresh']);
@@ -84,9 +117,10 @@ export class RegistryExecutor implements AgentExecutor {
         maxQueryChars: this.options.maxQueryChars,
       });
       if (scope) scope.operation = operation.op;
-      const result = await this.operations.run(operation, this.callerOf(ctx, scope?.clientAddress), { streaming });
+      const result = await this.operations.run(operation, this.callerOf(ctx, scope?.clientAddress), { streaming, taskId: task.id });
       if (DURABLE_OPERATIONS.has(operation.op)) this.tasks?.keepDurably(task.id);
-      if (isStreamed(result)) await this.publishStreamed(task, result, bus);
+      if (isWatch(result)) await this.publishWatch(task, result, bus);
+      else if (isStreamed(result)) await this.publishStreamed(task, result, bus);
       else this.publishFinished(task, result, bus);
       if (scope) scope.taskState = 'COMPLETED';
     } catch (err) {
@@ -109,8 +143,13 @@ export class RegistryExecutor implements AgentExecutor {
     }
   };
 
-  /** Nothing the registry does runs long enough to be worth cancelling: tasks finish in one step. */
-  cancelTask = async (): Promise<void> => {};
+  /**
+   * Only watches run long enough to cancel: ending one makes publishWatch publish CANCELED.
+   * Every other task finishes in one step.
+   */
+  cancelTask = async (taskId: string): Promise<void> => {
+    this.operations.watches?.cancel(taskId);
+  };
 
   /** The door put a Caller on the SDK's user (see protocol/auth.ts); anything else is anonymous. */
   private callerOf(ctx: RequestContext, address: string | undefined): Caller {
@@ -160,6 +199,64 @@ export class RegistryExecutor implements AgentExecutor {
         metadata: undefined,
       }),
     );
+  }
+
+  /**
+   * A standing search: the task stays WORKING. The current matches come first as a
+   * `watch-results` artifact (unless the client said `initial: false`), then each event as a
+   * `watch-event` artifact that replaces the previous one (so the stored task stays small; the
+   * stream carries every event). Ends when the watch does: CANCELED, or COMPLETED on expiry;
+   * when the registry closes, the task is left WORKING for SubscribeToTask after the restart.
+   */
+  private async publishWatch(task: Task, answer: WatchAnswer, bus: ExecutionEventBus): Promise<void> {
+    const { watch } = answer;
+    // Long-running: the task must outlive the bounded memory and a restart.
+    this.tasks?.keepDurably(task.id);
+    bus.publish(AgentEvent.task(task));
+    const update = (name: string, artifactId: string, data: Record<string, unknown>, text: string, lastChunk: boolean) =>
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId: task.id,
+          contextId: task.contextId,
+          artifact: this.artifact(name, [dataPart(data), textPart(text)], artifactId),
+          append: false,
+          lastChunk,
+          metadata: undefined,
+        }),
+      );
+    const stop = watch.listen((event) => bus.publish(AgentEvent.artifactUpdate(watchEventUpdate(task.id, task.contextId, event))));
+    if (answer.initial) {
+      const current = watch.current();
+      update(answer.artifactName, uuidv4(), { ...current }, describeHits(current.results, current.total, 0), true);
+    }
+    const end = await watch.ended;
+    stop();
+    if (end.reason === 'closed') return;
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId: task.id,
+        contextId: task.contextId,
+        status: {
+          state: end.reason === 'canceled' ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_COMPLETED,
+          message: this.agentMessage(task, end.message),
+          timestamp: new Date().toISOString(),
+        },
+        metadata: undefined,
+      }),
+    );
+  }
+
+  private agentMessage(task: Task, text: string): Message {
+    return {
+      messageId: uuidv4(),
+      contextId: task.contextId,
+      taskId: task.id,
+      role: Role.ROLE_AGENT,
+      parts: [textPart(text)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
   }
 
   private errorMessage(task: Task, error: ErrorBody): Message {

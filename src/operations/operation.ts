@@ -4,7 +4,7 @@
  */
 import type { Subject } from '../contract/subject.js';
 import type { DocumentReference } from '../contract/freshness.js';
-import type { ListRequest, SearchRequest } from '../contract/types.js';
+import type { ListRequest, SearchRequest, WatchRequest } from '../contract/types.js';
 
 export type Operation =
   /** A document, or (issue 16) a reference the registry fetches it from. */
@@ -15,7 +15,9 @@ export type Operation =
   | { op: 'list'; request: ListRequest }
   | { op: 'unregister'; id: string }
   /** Fetch an entry's document from its source now. */
-  | { op: 'refresh'; id: string };
+  | { op: 'refresh'; id: string }
+  /** A standing search: the task stays WORKING and streams changes to the results. */
+  | { op: 'watch'; request: WatchRequest };
 
 export type OperationName = Operation['op'];
-export const OPERATION_NAMES: readonly OperationName[] = ['register', 'validate', 'search', 'get', 'list', 'unregister', 'refresh'];
+export const OPERATION_NAMES: readonly OperationName[] = ['register', 'validate', 'search', 'get', 'list', 'unregister', 'refresh', 'watch'];

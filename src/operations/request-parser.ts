@@ -19,6 +19,7 @@ import {
   listSchema,
   refreshSchema,
   searchSchema,
+  watchSchema,
   unregisterSchema,
 } from './request-schemas.js';
 
@@ -336,6 +337,11 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
       const request = parseArgs(searchSchema, args, name, argumentsPath(name, index));
       checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       return { op: 'search', request };
+    }
+    case 'watch': {
+      const request = parseArgs(watchSchema, args, name, argumentsPath(name, index));
+      checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
+      return { op: 'watch', request };
     }
     case 'get': {
       const { id, revision } = parseArgs(getSchema, args, name, argumentsPath(name, index));

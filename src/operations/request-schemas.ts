@@ -41,6 +41,13 @@ export const searchSchema = z.strictObject({
   resultsPer: z.enum(['entry', 'match']).optional(),
 });
 
+/** A standing search: a search's query and filter (no paging), and whether to send the current matches first. */
+export const watchSchema = z.strictObject({
+  query: searchSchema.shape.query,
+  filter: searchSchema.shape.filter,
+  initial: z.boolean().optional(),
+});
+
 export const getSchema = z.strictObject({
   id: shortString(100),
   revision: z.number().int().min(1).optional(),
@@ -82,5 +89,5 @@ export const REQUEST_SHAPES =
   'Send one data part {"data": {<operation>: {...}}, "mediaType": "application/json"} whose object has exactly one key: ' +
   'register {"agentCard": {...}} or {"mcpServer": {...}, "toolspec": {"tools": [...]}}, or by reference {"url": "https://..."} or {"mcpServer": {...}, "fetchTools": true}; ' +
   'validate (a document, as register); search {"query": "...", "filter": {...}, "limit": 20, "resultsPer": "entry" | "match"}; get {"id": "..."}; list {"pageSize": 50}; ' +
-  'unregister {"id": "..."}; refresh {"id": "..."}. ' +
+  'unregister {"id": "..."}; refresh {"id": "..."}; watch {"query": "...", "filter": {...}} (SendStreamingMessage, with a token). ' +
   'A message with only a text part is a search for that text; an agent-card.json or toolspec.json file part carries a document.';

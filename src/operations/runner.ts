@@ -3,10 +3,12 @@
  * answer as the contract shapes it (a data part for programs, a text part for people).
  */
 import type { Caller } from '../contract/caller.js';
-import type { SearchHit, SearchPage } from '../contract/types.js';
+import { badRequest } from '../contract/errors.js';
+import type { SearchHit, SearchPage, WatchRequest } from '../contract/types.js';
 import type { RegistryService } from '../registry/service.js';
+import type { WatchHub } from '../subscriptions/watch-hub.js';
 import type { Admission } from './admission.js';
-import { isStreamed, type Answer, type AnswerChunk, type OperationResult } from './answer.js';
+import { isStreamed, isWatch, type Answer, type AnswerChunk, type OperationResult, type WatchAnswer } from './answer.js';
 import type { Operation } from './operation.js';
 import { describeHits, summarizeEntries, summarizeEntry, summarizeRegistration, summarizeValidation } from './summaries.js';
 
@@ -43,17 +45,34 @@ export class OperationRunner {
     private readonly options: HandlerOptions,
     /** Rate limits, asked once the operation is known. */
     private readonly admission?: Admission,
+    /** Standing searches; without them a watch is refused. */
+    readonly watches?: WatchHub,
   ) {}
 
-  async run(operation: Operation, caller: Caller, context: { streaming: boolean }): Promise<OperationResult> {
+  /**
+   * `taskId`: the task the operation runs in (a watch is known by its task, so CancelTask and
+   * SubscribeToTask find it).
+   */
+  async run(operation: Operation, caller: Caller, context: { streaming: boolean; taskId?: string }): Promise<OperationResult> {
     await this.admission?.admit(operation.op, caller);
+    if (operation.op === 'watch') return this.watch(operation.request, caller, context);
     return handle(operation, caller, this.service, { ...this.options, streaming: context.streaming });
+  }
+
+  private watch(request: WatchRequest, caller: Caller, context: { streaming: boolean; taskId?: string }): WatchAnswer {
+    if (!this.watches || context.taskId === undefined) throw badRequest('This door does not keep standing searches; send the watch over A2A (SendStreamingMessage).');
+    // The token first: an anonymous caller is told what it lacks before how to ask.
+    this.service.watcher(caller);
+    if (!context.streaming) {
+      throw badRequest('A watch streams its events: send {"watch": {...}} with SendStreamingMessage (message/stream), and resume it with SubscribeToTask.');
+    }
+    return { artifactName: 'watch-results', watch: this.watches.start(context.taskId, request, caller), initial: request.initial !== false };
   }
 
   /** run() for doors that answer in one piece (MCP tools, catalogs): never a stream. */
   async answer(operation: Operation, caller: Caller): Promise<Answer> {
     const result = await this.run(operation, caller, { streaming: false });
-    if (isStreamed(result)) throw new Error(`operation ${operation.op} streamed although streaming was off`);
+    if (isStreamed(result) || isWatch(result)) throw new Error(`operation ${operation.op} streamed although streaming was off`);
     return result;
   }
 }
@@ -90,6 +109,8 @@ async function handle(
       const result = await service.refresh(operation.id, caller);
       return { artifactName: 'registration', data: { ...result }, text: summarizeRegistration(result) };
     }
+    case 'watch':
+      throw new Error('watch is run by OperationRunner.watch');
     case 'unregister': {
       const removed = await service.unregister(operation.id, caller);
       return {

@@ -1,5 +1,5 @@
 /** Short texts for people, beside each answer's data part. */
-import type { EntryView, Finding, ListPage, RegistrationResult, SearchHit, ValidationResultBody } from '../contract/types.js';
+import type { EntryView, Finding, ListPage, RegistrationResult, SearchHit, ValidationResultBody, WatchEvent } from '../contract/types.js';
 
 const MAX_LISTED = 10;
 
@@ -50,4 +50,18 @@ export function describeHits(hits: SearchHit[], total: number | undefined, offse
   });
   if (total !== undefined) lines.push(total === 0 ? 'No matches.' : `${total} match(es) in all.`);
   return lines.join('\n');
+}
+
+/** One line per watch event. */
+export function describeWatchEvent(e: WatchEvent): string {
+  switch (e.event) {
+    case 'added':
+      return `Added: ${e.hit.kind} "${e.hit.name}" (${e.hit.id}) now matches.`;
+    case 'updated':
+      return `Updated: ${e.hit.kind} "${e.hit.name}" (${e.hit.id}) changed and still matches.`;
+    case 'removed':
+      return `Removed: ${e.hit.kind ?? 'entry'} ${e.hit.name ? `"${e.hit.name}" ` : ''}(${e.hit.id}) no longer matches.`;
+    case 'resync':
+      return `Resync: events were missed; these are the current matches.\n${describeHits(e.results, e.total, 0)}`;
+  }
 }

@@ -5,15 +5,23 @@
  * server that cannot do its job right now. Every binding (JSON-RPC, HTTP+JSON, gRPC) should
  * use this one handler over the shared task store (core.tasks).
  */
-import type { AgentCard, SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
+import type { AgentCard, SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '@a2a-js/sdk';
 import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
-import { takeProtocolRefusal } from '../operations/executor.js';
+import { takeProtocolRefusal, watchEventSeq, watchEventUpdate } from '../operations/executor.js';
+import { currentScope } from '../observability/request-scope.js';
+import type { WatchHub } from '../subscriptions/watch-hub.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
 
 type SendResult = Awaited<ReturnType<DefaultRequestHandler['sendMessage']>>;
 
 export class RegistryRequestHandler extends DefaultRequestHandler {
-  constructor(card: AgentCard, tasks: TaskStore, executor: AgentExecutor) {
+  constructor(
+    card: AgentCard,
+    tasks: TaskStore,
+    executor: AgentExecutor,
+    /** Standing searches: which events a client was sent, and what one that resumes missed. */
+    private readonly watches?: WatchHub,
+  ) {
     super(card, tasks, executor);
   }
 
@@ -36,7 +44,70 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     if (first.done) return;
     yield first.value;
+    for await (const response of untilClosed(events, currentScope()?.closed)) {
+      this.#noteDelivered(response);
+      yield response;
+    }
+  }
+
+  /**
+   * SubscribeToTask: the SDK's (the task, then live events), and for a watch the events the
+   * client missed since its stream was cut (or a `resync` with the current matches when they
+   * are no longer kept) between the two, without repeating any.
+   */
+  override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    const events = super.resubscribe(params, context);
+    const first = await events.next();
+    if (first.done) return;
+    yield first.value;
+    const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
+    const watch = task ? this.watches?.get(task.id) : undefined;
+    let replayed = 0;
+    if (watch && task) {
+      for (const event of watch.missed()) {
+        watch.delivered(event.seq);
+        replayed = event.seq;
+        yield { payload: { $case: 'artifactUpdate', value: watchEventUpdate(task.id, task.contextId, event) } };
+      }
+    }
+    for await (const response of untilClosed(events, currentScope()?.closed)) {
+      const seq = watchEventSeq(response);
+      if (seq !== undefined && seq <= replayed) continue;
+      this.#noteDelivered(response);
+      yield response;
+    }
+  }
+
+  #noteDelivered(response: StreamResponse): void {
+    if (!this.watches || response.payload?.$case !== 'artifactUpdate') return;
+    const seq = watchEventSeq(response);
+    if (seq !== undefined) this.watches.get(response.payload.value.taskId)?.delivered(seq);
+  }
+}
+
+/**
+ * The events of `events` until the client's connection closes: a stream whose client left ends
+ * at once (the SDK's loop would otherwise wait for the task's next event, and write it to no one).
+ */
+async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, closed: AbortSignal | undefined): AsyncGenerator<T, void, undefined> {
+  if (!closed) {
     yield* events;
+    return;
+  }
+  let onClose!: () => void;
+  const gone = new Promise<'closed'>((resolve) => (onClose = () => resolve('closed')));
+  if (closed.aborted) onClose();
+  else closed.addEventListener('abort', onClose, { once: true });
+  try {
+    for (;;) {
+      const next = await Promise.race([events.next(), gone]);
+      if (next === 'closed' || next.done) return;
+      yield next.value;
+    }
+  } finally {
+    closed.removeEventListener('abort', onClose);
+    // Ends the SDK's generator (and detaches its queue) once its pending step settles.
+    void events.return(undefined).catch(() => undefined);
   }
 }
 

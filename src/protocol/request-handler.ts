@@ -26,7 +26,7 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
       log,
       tasks,
     );
-    handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor);
+    handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, ctx.core.watches);
     handlers.set(ctx.core, handler);
   }
   return handler;

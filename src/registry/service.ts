@@ -12,15 +12,18 @@ import type {
   ListPage,
   ListRequest,
   RegistrationResult,
+  SearchFilter,
+  SearchHit,
   SearchPage,
   SearchRequest,
   ValidationResultBody,
+  WatchRequest,
 } from '../contract/types.js';
 import { RegistryError, badRequest, notFound } from '../contract/errors.js';
 import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
-import type { SearchIndex } from '../search/types.js';
+import type { IndexQuery, SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { RegistryStore, StoredEntry, WriteQuota } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
@@ -346,18 +349,49 @@ export class RegistryService {
     const resultsPer = request.resultsPer ?? 'entry';
     const fingerprint = PageTokens.fingerprint(['search', text, request.filter ?? {}, limit, resultsPer]);
     const offset = request.pageToken ? Number(this.pageTokens.read(request.pageToken, fingerprint)) : 0;
-    const hideAfter = this.hideUnhealthyAfterMs;
-    const page = await this.index.search({
-      text,
-      filter: request.filter,
-      offset,
-      limit,
-      resultsPer,
-      ...(hideAfter !== undefined && request.filter?.health === undefined ? { hideUnhealthyBefore: Date.now() - hideAfter } : {}),
-    });
+    const page = await this.index.search(this.indexQuery(text, request.filter, offset, limit, { resultsPer }));
     const result: SearchPage = { results: page.hits, total: page.total };
     if (offset + page.hits.length < page.total) result.nextPageToken = this.pageTokens.issue(String(offset + page.hits.length), fingerprint);
     return result;
+  }
+
+  /** The index query of a search: one place, so a standing search matches exactly as a search does. */
+  private indexQuery(
+    text: string,
+    filter: SearchFilter | undefined,
+    offset: number,
+    limit: number,
+    more: Pick<IndexQuery, 'resultsPer' | 'onlyId'> = {},
+  ): IndexQuery {
+    const hideAfter = this.hideUnhealthyAfterMs;
+    return {
+      text,
+      filter,
+      offset,
+      limit,
+      ...(hideAfter !== undefined && filter?.health === undefined ? { hideUnhealthyBefore: Date.now() - hideAfter } : {}),
+      ...more,
+    };
+  }
+
+  // ---- standing searches (src/subscriptions): the same query rules, asked per entry ----
+
+  /** Who may keep a standing search: a caller with a token who may also search. */
+  watcher(caller: Caller): Actor {
+    const actor = this.requireActor(caller, 'Watching the catalog');
+    this.requireReader(caller, 'Watching the catalog');
+    return actor;
+  }
+
+  /** The hit entry `id` is in the results of `request` now, or undefined when it is not. */
+  matchOne(request: WatchRequest, id: string): SearchHit | undefined {
+    return this.index.searchNow(this.indexQuery((request.query ?? '').trim(), request.filter, 0, 1, { onlyId: id })).hits[0];
+  }
+
+  /** The current matches of `request`, best first, from `offset`: up to `limit` hits, and how many there are. */
+  matchPage(request: WatchRequest, offset: number, limit: number): { results: SearchHit[]; total: number } {
+    const page = this.index.searchNow(this.indexQuery((request.query ?? '').trim(), request.filter, offset, limit));
+    return { results: page.hits, total: page.total };
   }
 
   get indexSize(): number {

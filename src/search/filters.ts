@@ -134,12 +134,15 @@ export class CompiledFilter {
 
   /** Entries unhealthy since before this (ms) are left out; undefined: none are. */
   private readonly hideUnhealthyBefore: number | undefined;
+  /** Only this entry number passes (a standing search asking whether one entry matches); -1: any. */
+  private readonly onlyEntry: number;
 
   constructor(
     filter: SearchFilter | undefined,
     private readonly attrs: Attributes,
-    options: { hideUnhealthyBefore?: number } = {},
+    options: { hideUnhealthyBefore?: number; onlyEntry?: number } = {},
   ) {
+    this.onlyEntry = options.onlyEntry ?? -1;
     const f: Partial<Record<keyof SearchFilter, unknown>> = typeof filter === 'object' && filter !== null ? filter : {};
     let impossible = false;
     let kind = f.kind === 'agent' || f.kind === 'mcp-server' ? f.kind : undefined;
@@ -258,7 +261,8 @@ export class CompiledFilter {
       this.binding === undefined &&
       this.version === undefined &&
       !this.unitLevel &&
-      this.hideUnhealthyBefore === undefined;
+      this.hideUnhealthyBefore === undefined &&
+      this.onlyEntry < 0;
 
     this.entries = attrs.tables.entries;
     this.signatures = attrs.tables.signatures;
@@ -270,6 +274,7 @@ export class CompiledFilter {
   /** Kind, streaming, owner, binding and version of entry number `no`. */
   entryPasses(no: number): boolean {
     if (this.impossible) return false;
+    if (this.onlyEntry >= 0 && no !== this.onlyEntry) return false;
     const row = no << E_SHIFT;
     const attr = this.entries[row + E_ATTR]!;
     if ((attr & this.entryMask) !== this.entryWant) return false;

@@ -89,6 +89,10 @@ export class HybridSearchIndex implements SearchIndex {
     this.pending.delete(id);
   }
 
+  searchNow(query: IndexQuery): IndexPage {
+    return this.keyword.search(query);
+  }
+
   async search(query: IndexQuery): Promise<IndexPage> {
     const text = query.text?.trim() ?? '';
     if (!text || query.resultsPer === 'match' || this.keyword.embeddings.count === 0 || Date.now() < this.queriesResumeAt) {

@@ -388,8 +388,18 @@ export class FlexSearchIndex implements KeywordIndex {
     if (old) this.drop(old);
   }
 
+  searchNow(query: IndexQuery): IndexPage {
+    return this.search(query);
+  }
+
   search(query: IndexQuery): IndexPage {
-    const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore });
+    let onlyEntry: number | undefined;
+    if (query.onlyId !== undefined) {
+      const record = this.store.get(query.onlyId);
+      if (!record) return { hits: [], total: 0 };
+      onlyEntry = record.no;
+    }
+    const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore, onlyEntry });
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
     const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
     const perEntry = (query.resultsPer ?? 'entry') !== ('match' satisfies ResultsPer);

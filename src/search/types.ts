@@ -49,6 +49,11 @@ export interface IndexQuery {
    * epoch), unless the filter asks for a health itself (REGISTRY_HIDE_UNHEALTHY_SECONDS).
    */
   hideUnhealthyBefore?: number;
+  /**
+   * Only this entry may match: "does this entry match this query?", answered by the same rules
+   * as any search (standing searches ask it on every change).
+   */
+  onlyId?: string;
 }
 
 export interface IndexPage {
@@ -63,6 +68,11 @@ export interface SearchIndex {
   remove(id: string): void;
   /** The keyword index answers at once; hybrid ranking (./hybrid.ts) may wait on an embeddings service. */
   search(query: IndexQuery): IndexPage | Promise<IndexPage>;
+  /**
+   * Keyword matching only, answered at once: standing searches decide per change whether an
+   * entry is in their results, which must not wait on (or call) an embeddings service.
+   */
+  searchNow(query: IndexQuery): IndexPage;
   /** Number of entries indexed. */
   readonly size: number;
 }

@@ -1,0 +1,243 @@
+/**
+ * Standing searches (issue 19) through the A2A SDK client against a real registry (SQLite):
+ * the initial matches, added / updated / removed as entries are registered, changed and
+ * unregistered, refusals (no token, bad request, not streamed, the cap), CancelTask, and
+ * resuming with SubscribeToTask after a disconnect.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { StreamResponse } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, type WireJson } from './support/client.js';
+import { v1Card } from './support/documents.js';
+import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+
+/** The events of one stream as they arrive, with a way to wait for one. */
+class EventLog {
+  readonly events: WireJson[] = [];
+  readonly done: Promise<void>;
+  readonly #abort = new AbortController();
+  #wake: (() => void) | undefined;
+
+  constructor(open: (signal: AbortSignal) => AsyncIterable<StreamResponse>) {
+    this.done = (async () => {
+      try {
+        for await (const event of open(this.#abort.signal)) {
+          this.events.push(streamEventJson(event));
+          this.#wake?.();
+        }
+      } catch (err) {
+        if (!this.#abort.signal.aborted) throw err;
+      } finally {
+        this.#wake?.();
+      }
+    })();
+    this.done.catch(() => undefined);
+  }
+
+  /** The first event (from `from` on) that satisfies `test`, waiting up to `ms` for it. */
+  async waitFor(test: (event: WireJson) => boolean, what: string, ms = 5000, from = 0): Promise<WireJson> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const found = this.events.slice(from).find(test);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms; got ${JSON.stringify(this.events.map(summary))}`);
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        setTimeout(resolve, 100);
+      });
+    }
+  }
+
+  /** Watch events (the data of each `watch-event` artifact update), in order. */
+  get watchEvents(): WireJson[] {
+    return this.events.filter((e) => e.artifactUpdate?.artifact?.name === 'watch-event').map((e) => dataOf(e.artifactUpdate.artifact));
+  }
+
+  async waitForEvent(test: (event: WireJson) => boolean, what: string): Promise<WireJson> {
+    const found = await this.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-event' && test(dataOf(e.artifactUpdate.artifact)), what);
+    return dataOf(found.artifactUpdate.artifact);
+  }
+
+  disconnect(): void {
+    this.#abort.abort();
+  }
+}
+
+const dataOf = (artifact: WireJson): WireJson => artifact.parts.find((p: WireJson) => p.data !== undefined).data;
+const summary = (e: WireJson): string =>
+  e.task ? `task:${e.task.status?.state}` : e.statusUpdate ? `status:${e.statusUpdate.status?.state}` : e.artifactUpdate ? `${e.artifactUpdate.artifact.name}:${JSON.stringify(dataOf(e.artifactUpdate.artifact)).slice(0, 80)}` : '?';
+
+function watch(client: Client, request: WireJson): EventLog {
+  return new EventLog((signal) =>
+    client.sendMessageStream({ tenant: '', message: message([dataPart({ watch: request })]), configuration: undefined, metadata: undefined }, { signal }),
+  );
+}
+
+function card(name: string, url: string, tags: string[]): WireJson {
+  const c = v1Card(name, url) as WireJson;
+  c.skills[0].tags = tags;
+  return c;
+}
+
+describe('standing searches', () => {
+  let registry: TestRegistry;
+  let alice: Client;
+  let bob: Client;
+  const open: EventLog[] = [];
+
+  before(async () => {
+    registry = await startTestRegistry({ REGISTRY_MAX_WATCHES: '2', REGISTRY_WATCH_BUFFER: '3' });
+    alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    bob = await sdkClient(registry.url, { token: TOKENS.bob });
+  });
+  after(async () => {
+    for (const log of open) log.disconnect();
+    await registry.close();
+    removeTempDir(registry.dataDir);
+  });
+
+  const track = (log: EventLog): EventLog => {
+    open.push(log);
+    return log;
+  };
+  const taskIdOf = async (log: EventLog): Promise<string> => (await log.waitFor((e) => e.task !== undefined, 'task')).task.id;
+  const cancel = async (client: Client, log: EventLog): Promise<WireJson> => {
+    const id = await taskIdOf(log);
+    const task = await client.cancelTask({ tenant: '', id, metadata: undefined });
+    await log.done;
+    return { id, state: stateOf(streamEventJson({ payload: { $case: 'task', value: task } } as StreamResponse).task) };
+  };
+
+  test('initial results, then added, updated and removed as entries enter, change and leave', async () => {
+    const first = resultOf(await op(alice, { register: { agentCard: card('Pdf Translator One', 'https://one.example.org/a2a', ['pdf-translation']) } }));
+    const log = track(watch(bob, { query: 'invoice', filter: { tags: ['pdf-translation'] } }));
+
+    const initial = await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial watch-results');
+    const results = dataOf(initial.artifactUpdate.artifact);
+    assert.deepEqual(results.results.map((h: WireJson) => h.id), [first.id]);
+    assert.equal(results.total, 1);
+    assert.equal(log.events[0]!.task.status.state, 'TASK_STATE_WORKING', 'the task stays WORKING');
+
+    // An entry that does not match (wrong tag) is not an event.
+    await op(alice, { register: { agentCard: card('Pdf Translator Off', 'https://off.example.org/a2a', ['other']) } });
+    const second = resultOf(await op(alice, { register: { agentCard: card('Pdf Translator Two', 'https://two.example.org/a2a', ['pdf-translation']) } }));
+    const added = await log.waitForEvent((e) => e.event === 'added', 'added');
+    assert.equal(added.hit.id, second.id);
+    assert.equal(added.hit.name, 'Pdf Translator Two');
+    assert.equal(added.seq, 1);
+
+    // A new revision that still matches: updated.
+    const changed = card('Pdf Translator Two', 'https://two.example.org/a2a', ['pdf-translation']);
+    changed.description = 'Translates PDF invoices, now faster.';
+    await op(alice, { register: { agentCard: changed } });
+    const updated = await log.waitForEvent((e) => e.event === 'updated', 'updated');
+    assert.equal(updated.hit.id, second.id);
+
+    // A revision that no longer matches: removed; then unregistering the other one: removed.
+    await op(alice, { register: { agentCard: card('Pdf Translator Two', 'https://two.example.org/a2a', ['other']) } });
+    const left = await log.waitForEvent((e) => e.event === 'removed' && e.hit.id === second.id, 'removed (no longer matches)');
+    assert.equal(left.hit.name, 'Pdf Translator Two');
+    await op(alice, { unregister: { id: first.id } });
+    await log.waitForEvent((e) => e.event === 'removed' && e.hit.id === first.id, 'removed (unregistered)');
+    assert.deepEqual(log.watchEvents.map((e) => e.event), ['added', 'updated', 'removed', 'removed']);
+    assert.deepEqual(log.watchEvents.map((e) => e.seq), [1, 2, 3, 4]);
+    assert.ok(!log.events.some((e) => e.statusUpdate), 'no status change while watching');
+
+    const { state } = await cancel(bob, log);
+    assert.equal(state, 'TASK_STATE_CANCELED');
+    assert.equal(log.events.at(-1)!.statusUpdate?.status?.state, 'TASK_STATE_CANCELED', 'the stream ends CANCELED');
+  });
+
+  test('"initial": false skips the current matches', async () => {
+    await op(alice, { register: { agentCard: card('Quiet Watcher Target', 'https://quiet.example.org/a2a', ['quiet']) } });
+    const log = track(watch(bob, { filter: { tags: ['quiet'] }, initial: false }));
+    await taskIdOf(log);
+    const next = resultOf(await op(alice, { register: { agentCard: card('Quiet Watcher Second', 'https://quiet2.example.org/a2a', ['quiet']) } }));
+    const added = await log.waitForEvent((e) => e.event === 'added', 'added');
+    assert.equal(added.hit.id, next.id);
+    assert.ok(!log.events.some((e) => e.artifactUpdate?.artifact?.name === 'watch-results'));
+    await cancel(bob, log);
+  });
+
+  test('a watch needs a token, a valid request and a stream', async () => {
+    const anonymous = await sdkClient(registry.url);
+    const refused = track(watch(anonymous, { query: 'translator' }));
+    const end = await refused.waitFor((e) => e.statusUpdate !== undefined, 'refusal');
+    assert.equal(end.statusUpdate.status.state, 'TASK_STATE_REJECTED');
+    assert.match(JSON.stringify(end.statusUpdate.status.message), /UNAUTHENTICATED.*token/);
+
+    const bad = track(watch(bob, { query: 'x', filter: { colour: 'red' } }));
+    const badEnd = await bad.waitFor((e) => e.statusUpdate !== undefined, 'bad request');
+    assert.equal(badEnd.statusUpdate.status.state, 'TASK_STATE_REJECTED');
+    assert.match(JSON.stringify(badEnd.statusUpdate.status.message), /BAD_REQUEST.*colour/);
+
+    const plain = errorOf(await send(bob, [dataPart({ watch: { query: 'translator' } })]));
+    assert.equal(plain.code, 'BAD_REQUEST');
+    assert.match(plain.message, /SendStreamingMessage/);
+  });
+
+  test('each principal may keep REGISTRY_MAX_WATCHES watches open', async () => {
+    const one = track(watch(alice, { query: 'one' }));
+    const two = track(watch(alice, { query: 'two' }));
+    await taskIdOf(one);
+    await taskIdOf(two);
+    const third = track(watch(alice, { query: 'three' }));
+    const end = await third.waitFor((e) => e.statusUpdate !== undefined, 'refusal');
+    assert.equal(end.statusUpdate.status.state, 'TASK_STATE_REJECTED');
+    assert.match(JSON.stringify(end.statusUpdate.status.message), /QUOTA_EXCEEDED.*REGISTRY_MAX_WATCHES/);
+    // Another principal has its own allowance; a canceled watch frees a place.
+    const bobs = track(watch(bob, { query: 'bob' }));
+    await taskIdOf(bobs);
+    await cancel(alice, one);
+    const again = track(watch(alice, { query: 'again' }));
+    await again.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
+    await cancel(alice, two);
+    await cancel(alice, again);
+    await cancel(bob, bobs);
+  });
+
+  test('a client that disconnects resumes with SubscribeToTask and gets the events it missed', async () => {
+    const log = track(watch(bob, { filter: { tags: ['resume-me'] } }));
+    const id = await taskIdOf(log);
+    const a = resultOf(await op(alice, { register: { agentCard: card('Resume A', 'https://resume-a.example.org/a2a', ['resume-me']) } }));
+    await log.waitForEvent((e) => e.event === 'added' && e.hit.id === a.id, 'added A');
+    log.disconnect();
+    await log.done;
+
+    const b = resultOf(await op(alice, { register: { agentCard: card('Resume B', 'https://resume-b.example.org/a2a', ['resume-me']) } }));
+    const resumed = track(new EventLog((signal) => bob.resubscribeTask({ tenant: '', id }, { signal })));
+    assert.equal((await resumed.waitFor((e) => e.task !== undefined, 'task')).task.status.state, 'TASK_STATE_WORKING');
+    const missed = await resumed.waitForEvent((e) => e.event === 'added' && e.hit.id === b.id, 'the missed event');
+    assert.equal(missed.seq, 2);
+    // Then live events, none repeated.
+    const c = resultOf(await op(alice, { register: { agentCard: card('Resume C', 'https://resume-c.example.org/a2a', ['resume-me']) } }));
+    await resumed.waitForEvent((e) => e.hit?.id === c.id, 'live event');
+    assert.deepEqual(resumed.watchEvents.map((e) => e.seq), [2, 3]);
+    resumed.disconnect();
+    await resumed.done;
+
+    // A gap longer than the buffer (REGISTRY_WATCH_BUFFER=3): one resync with the current matches.
+    for (const name of ['Resume D', 'Resume E', 'Resume F', 'Resume G']) {
+      await op(alice, { register: { agentCard: card(name, `https://${name.replace(' ', '-').toLowerCase()}.example.org/a2a`, ['resume-me']) } });
+    }
+    await op(alice, { unregister: { id: a.id } });
+    const late = track(new EventLog((signal) => bob.resubscribeTask({ tenant: '', id }, { signal })));
+    const resync = await late.waitForEvent((e) => e.event === 'resync', 'resync');
+    assert.equal(resync.total, 6);
+    assert.ok(!resync.results.some((h: WireJson) => h.id === a.id));
+    assert.equal(late.watchEvents.length, 1);
+    const { state } = await cancel(bob, late);
+    assert.equal(state, 'TASK_STATE_CANCELED');
+  });
+
+  test('another principal can neither subscribe to nor cancel a watch', async () => {
+    const log = track(watch(bob, { query: 'private' }));
+    const id = await taskIdOf(log);
+    await assert.rejects(alice.cancelTask({ tenant: '', id, metadata: undefined }), /not found/i);
+    await assert.rejects(async () => {
+      for await (const _ of alice.resubscribeTask({ tenant: '', id })) break;
+    }, /not found/i);
+    await cancel(bob, log);
+  });
+});
