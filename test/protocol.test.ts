@@ -56,7 +56,7 @@ describe('well-known agent card', () => {
     assert.equal(card.capabilities.streaming, true);
     assert.deepEqual(
       card.skills.map((s: WireJson) => s.id),
-      ['register', 'validate', 'search', 'get', 'list', 'unregister', 'refresh'],
+      ['register', 'validate', 'search', 'watch', 'get', 'list', 'unregister', 'refresh'],
     );
     assert.ok(!JSON.stringify(card).includes('{PUBLIC_URL}'));
   });

@@ -5,8 +5,10 @@
  * resuming with SubscribeToTask after a disconnect.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { StreamResponse } from '@a2a-js/sdk';
+import { SendMessageConfiguration, Task, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
@@ -87,7 +89,7 @@ describe('standing searches', () => {
   const open: EventLog[] = [];
 
   before(async () => {
-    registry = await startTestRegistry({ REGISTRY_MAX_WATCHES: '2', REGISTRY_WATCH_BUFFER: '3' });
+    registry = await startTestRegistry({ REGISTRY_MAX_WATCHES: '2', REGISTRY_WATCH_BUFFER: '3', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
     alice = await sdkClient(registry.url, { token: TOKENS.alice });
     bob = await sdkClient(registry.url, { token: TOKENS.bob });
   });
@@ -240,4 +242,97 @@ describe('standing searches', () => {
     }, /not found/i);
     await cancel(bob, log);
   });
+
+  test('push: a plain SendMessage with a push config starts a watch whose events are POSTed to the webhook with the token', async () => {
+    const hook = await webhook(() => 200);
+    try {
+      const target = resultOf(await op(alice, { register: { agentCard: card('Pushed First', 'https://pushed1.example.org/a2a', ['pushed']) } }));
+      const task = await sendWithPush(bob, { filter: { tags: ['pushed'] } }, { url: hook.url, token: 'client-token-1' });
+      assert.equal(stateOf(task), 'TASK_STATE_WORKING', 'the answer is the WORKING task');
+      const initial = await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed');
+      assert.deepEqual(dataOf(initial.artifactUpdate.artifact).results.map((h: WireJson) => h.id), [target.id]);
+      const second = resultOf(await op(alice, { register: { agentCard: card('Pushed Second', 'https://pushed2.example.org/a2a', ['pushed']) } }));
+      const pushed = await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'added pushed');
+      assert.equal(dataOf(pushed.artifactUpdate.artifact).event, 'added');
+      assert.equal(dataOf(pushed.artifactUpdate.artifact).hit.id, second.id);
+      assert.ok(hook.requests.every((r) => r.token === 'client-token-1'), 'every notification carries the client token');
+      const canceled = await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      assert.equal(canceled.status?.state, 5 /* CANCELED */);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  test('push: a webhook that keeps failing is retried, then the watch ends FAILED with the reason', async () => {
+    const hook = await webhook(() => 500);
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-fails'] } }, { url: hook.url, token: 't' });
+      // The initial matches (none) are pushed first: 4 attempts, then FAILED.
+      const deadline = Date.now() + 10_000;
+      let state = '';
+      let reason = '';
+      while (Date.now() < deadline) {
+        const current = (await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson;
+        state = String(current.status?.state);
+        reason = JSON.stringify(current.status?.message ?? {});
+        if (state === '4') break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(state, '4', 'TASK_STATE_FAILED');
+      assert.match(reason, /Push notifications to .* failed.*4 attempts/);
+      assert.equal(hook.requests.length, 4);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  test('push: a webhook on an address the guard refuses is an error when it is configured', async () => {
+    await assert.rejects(sendWithPush(bob, { query: 'x' }, { url: 'http://10.0.0.1/hook', token: 't' }), /refused/i);
+  });
 });
+
+interface Hook {
+  url: string;
+  requests: Array<{ token: string | undefined; body: WireJson }>;
+  waitFor(test: (body: WireJson) => boolean, what: string): Promise<WireJson>;
+  close(): Promise<void>;
+}
+
+/** A webhook on 127.0.0.1 that records what it is sent and answers with `status()`. */
+async function webhook(status: () => number): Promise<Hook> {
+  const requests: Hook['requests'] = [];
+  const server = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk) => (text += chunk));
+    req.on('end', () => {
+      requests.push({ token: req.headers['x-a2a-notification-token'] as string | undefined, body: JSON.parse(text) });
+      res.writeHead(status()).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return {
+    url,
+    requests,
+    async waitFor(test, what) {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const found = requests.find((r) => test(r.body));
+        if (found) return found.body;
+        if (Date.now() > deadline) throw new Error(`no ${what}; got ${JSON.stringify(requests.map((r) => r.body)).slice(0, 500)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function sendWithPush(client: Client, request: WireJson, push: { url: string; token: string }): Promise<WireJson> {
+  const result = await client.sendMessage({
+    tenant: '',
+    message: message([dataPart({ watch: request })]),
+    configuration: SendMessageConfiguration.fromJSON({ taskPushNotificationConfig: { url: push.url, token: push.token } }),
+    metadata: undefined,
+  });
+  return Task.toJSON(result as Task) as WireJson;
+}

@@ -15,7 +15,7 @@ import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestCon
 import { v4 as uuidv4 } from 'uuid';
 import type { Caller } from '../contract/caller.js';
 import { RegistryError } from '../contract/errors.js';
-import type { ErrorBody, WatchEvent } from '../contract/types.js';
+import type { ErrorBody, SearchHit, WatchEvent } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
 import { isStreamed, isWatch, type Answer, type StreamedAnswer, type WatchAnswer } from './answer.js';
@@ -27,6 +27,8 @@ import type { TaskPlacement } from './task-placement.js';
 
 /** The artifact each watch event is sent in (one update per event; each replaces the previous in the task). */
 export const WATCH_EVENT_ARTIFACT = 'watch-event';
+/** The artifact a watch's current matches are sent in (first, and never replaced). */
+export const WATCH_RESULTS_ARTIFACT = 'watch-results';
 
 /** A watch event as the artifact update that carries it (the executor's stream and a resumed one alike). */
 export function watchEventUpdate(taskId: string, contextId: string, event: WatchEvent): TaskArtifactUpdateEvent {
@@ -43,6 +45,25 @@ export function watchEventUpdate(taskId: string, contextId: string, event: Watch
     },
     append: false,
     lastChunk: false,
+    metadata: undefined,
+  };
+}
+
+/** A watch's current matches as the `watch-results` artifact update (one chunk). */
+export function watchResultsUpdate(taskId: string, contextId: string, current: { results: SearchHit[]; total: number }): TaskArtifactUpdateEvent {
+  return {
+    taskId,
+    contextId,
+    artifact: {
+      artifactId: WATCH_RESULTS_ARTIFACT,
+      name: WATCH_RESULTS_ARTIFACT,
+      description: '',
+      parts: [dataPart({ ...current }), textPart(describeHits(current.results, current.total, 0))],
+      metadata: undefined,
+      extensions: [],
+    },
+    append: false,
+    lastChunk: true,
     metadata: undefined,
   };
 }
@@ -117,7 +138,12 @@ export class RegistryExecutor implements AgentExecutor {
         maxQueryChars: this.options.maxQueryChars,
       });
       if (scope) scope.operation = operation.op;
-      const result = await this.operations.run(operation, this.callerOf(ctx, scope?.clientAddress), { streaming, taskId: task.id });
+      const result = await this.operations.run(operation, this.callerOf(ctx, scope?.clientAddress), {
+        streaming,
+        taskId: task.id,
+        contextId: task.contextId,
+        pushConfigured: ctx.request.configuration?.taskPushNotificationConfig !== undefined,
+      });
       if (DURABLE_OPERATIONS.has(operation.op)) this.tasks?.keepDurably(task.id);
       if (isWatch(result)) await this.publishWatch(task, result, bus);
       else if (isStreamed(result)) await this.publishStreamed(task, result, bus);
@@ -213,22 +239,8 @@ export class RegistryExecutor implements AgentExecutor {
     // Long-running: the task must outlive the bounded memory and a restart.
     this.tasks?.keepDurably(task.id);
     bus.publish(AgentEvent.task(task));
-    const update = (name: string, artifactId: string, data: Record<string, unknown>, text: string, lastChunk: boolean) =>
-      bus.publish(
-        AgentEvent.artifactUpdate({
-          taskId: task.id,
-          contextId: task.contextId,
-          artifact: this.artifact(name, [dataPart(data), textPart(text)], artifactId),
-          append: false,
-          lastChunk,
-          metadata: undefined,
-        }),
-      );
     const stop = watch.listen((event) => bus.publish(AgentEvent.artifactUpdate(watchEventUpdate(task.id, task.contextId, event))));
-    if (answer.initial) {
-      const current = watch.current();
-      update(answer.artifactName, uuidv4(), { ...current }, describeHits(current.results, current.total, 0), true);
-    }
+    if (answer.initial) bus.publish(AgentEvent.artifactUpdate(watchResultsUpdate(task.id, task.contextId, watch.current())));
     const end = await watch.ended;
     stop();
     if (end.reason === 'closed') return;
@@ -237,7 +249,7 @@ export class RegistryExecutor implements AgentExecutor {
         taskId: task.id,
         contextId: task.contextId,
         status: {
-          state: end.reason === 'canceled' ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_COMPLETED,
+          state: end.reason === 'canceled' ? TaskState.TASK_STATE_CANCELED : end.reason === 'failed' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_COMPLETED,
           message: this.agentMessage(task, end.message),
           timestamp: new Date().toISOString(),
         },

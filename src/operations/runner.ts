@@ -34,6 +34,15 @@ async function* searchChunks(page: SearchPage, size: number): AsyncIterable<Answ
   }
 }
 
+export interface RunContext {
+  streaming: boolean;
+  /** The task the operation runs in (a watch is known by its task: CancelTask, SubscribeToTask). */
+  taskId?: string;
+  contextId?: string;
+  /** The request gave a push notification config (a watch may then be started without a stream). */
+  pushConfigured?: boolean;
+}
+
 /**
  * Runs one operation for one caller: admission (rate limits), then the service (which
  * authorises), then the answer as the contract shapes it. Every door calls this, so every door
@@ -53,20 +62,23 @@ export class OperationRunner {
    * `taskId`: the task the operation runs in (a watch is known by its task, so CancelTask and
    * SubscribeToTask find it).
    */
-  async run(operation: Operation, caller: Caller, context: { streaming: boolean; taskId?: string }): Promise<OperationResult> {
+  async run(operation: Operation, caller: Caller, context: RunContext): Promise<OperationResult> {
     await this.admission?.admit(operation.op, caller);
     if (operation.op === 'watch') return this.watch(operation.request, caller, context);
     return handle(operation, caller, this.service, { ...this.options, streaming: context.streaming });
   }
 
-  private watch(request: WatchRequest, caller: Caller, context: { streaming: boolean; taskId?: string }): WatchAnswer {
+  private watch(request: WatchRequest, caller: Caller, context: RunContext): WatchAnswer {
     if (!this.watches || context.taskId === undefined) throw badRequest('This door does not keep standing searches; send the watch over A2A (SendStreamingMessage).');
     // The token first: an anonymous caller is told what it lacks before how to ask.
     this.service.watcher(caller);
-    if (!context.streaming) {
-      throw badRequest('A watch streams its events: send {"watch": {...}} with SendStreamingMessage (message/stream), and resume it with SubscribeToTask.');
+    if (!context.streaming && !context.pushConfigured) {
+      throw badRequest(
+        'A watch streams its events: send {"watch": {...}} with SendStreamingMessage (message/stream) and resume it with SubscribeToTask, or give a push notification config (configuration.taskPushNotificationConfig) to have them POSTed to a webhook.',
+      );
     }
-    return { artifactName: 'watch-results', watch: this.watches.start(context.taskId, request, caller), initial: request.initial !== false };
+    const watch = this.watches.start(context.taskId, request, caller, context.contextId ?? '');
+    return { artifactName: 'watch-results', watch, initial: request.initial !== false };
   }
 
   /** run() for doors that answer in one piece (MCP tools, catalogs): never a stream. */

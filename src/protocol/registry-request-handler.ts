@@ -6,7 +6,14 @@
  * use this one handler over the shared task store (core.tasks).
  */
 import type { AgentCard, SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '@a2a-js/sdk';
-import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import {
+  DefaultRequestHandler,
+  type AgentExecutor,
+  type PushNotificationSender,
+  type PushNotificationStore,
+  type ServerCallContext,
+  type TaskStore,
+} from '@a2a-js/sdk/server';
 import { takeProtocolRefusal, watchEventSeq, watchEventUpdate } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { WatchHub } from '../subscriptions/watch-hub.js';
@@ -21,11 +28,17 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     executor: AgentExecutor,
     /** Standing searches: which events a client was sent, and what one that resumes missed. */
     private readonly watches?: WatchHub,
+    push?: { store: PushNotificationStore; sender: PushNotificationSender },
   ) {
-    super(card, tasks, executor);
+    super(card, tasks, executor, undefined, push?.store, push?.sender);
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
+    // A watch started by a plain SendMessage (events go to its push config) never finishes:
+    // answer with the WORKING task rather than block until it ends.
+    if (params.configuration?.taskPushNotificationConfig && startsWatch(params)) {
+      params = { ...params, configuration: { ...params.configuration, returnImmediately: true } };
+    }
     const result = await super.sendMessage(params, context);
     refuseIfAsked(context);
     return result;
@@ -109,6 +122,11 @@ async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, close
     // Ends the SDK's generator (and detaches its queue) once its pending step settles.
     void events.return(undefined).catch(() => undefined);
   }
+}
+
+/** The message asks for a watch ({"watch": {...}} in a data part). */
+function startsWatch(params: SendMessageRequest): boolean {
+  return (params.message?.parts ?? []).some((part) => part.content?.$case === 'data' && Object.hasOwn(part.content.value ?? {}, 'watch'));
 }
 
 function refuseIfAsked(context: ServerCallContext): void {

@@ -12,6 +12,7 @@ import type { RegistryCore } from '../composition/build-registry.js';
 import type { DoorContext } from '../composition/door.js';
 import { RegistryExecutor } from '../operations/executor.js';
 import { RegistryRequestHandler } from './registry-request-handler.js';
+import { GuardedPushSender, PushConfigs, WatchPushes } from './watch-push.js';
 
 const handlers = new WeakMap<RegistryCore, A2ARequestHandler>();
 
@@ -26,7 +27,15 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
       log,
       tasks,
     );
-    handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, ctx.core.watches);
+    const { fetcher, watches } = ctx.core;
+    // Push notifications go through the outbound guard (the SDK's own sender calls global fetch).
+    const pushConfigs = new PushConfigs(fetcher);
+    const pushes = new WatchPushes(pushConfigs, fetcher, log);
+    watches.onStart((watch) => pushes.follow(watch, watch.contextId, watch.request.initial !== false));
+    handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, watches, {
+      store: pushConfigs,
+      sender: new GuardedPushSender(pushConfigs, fetcher, watches, log),
+    });
     handlers.set(ctx.core, handler);
   }
   return handler;

@@ -41,7 +41,7 @@ export const DEFAULT_WATCH_LIMITS: WatchLimits = {
   maxTracked: 10_000,
 };
 
-export type WatchEndReason = 'canceled' | 'expired' | 'closed';
+export type WatchEndReason = 'canceled' | 'expired' | 'failed' | 'closed';
 export interface WatchEnd {
   reason: WatchEndReason;
   message: string;
@@ -71,6 +71,8 @@ export class Watch {
 
   constructor(
     readonly id: string,
+    /** The A2A context of the watch's task (events are sent in it). */
+    readonly contextId: string,
     readonly principal: string,
     readonly request: WatchRequest,
     private readonly service: RegistryService,
@@ -192,6 +194,7 @@ export class Watch {
 
 export class WatchHub {
   readonly #watches = new Map<string, Watch>();
+  readonly #started = new Set<(watch: Watch) => void>();
   readonly #unsubscribe: () => void;
 
   constructor(
@@ -215,7 +218,7 @@ export class WatchHub {
    * Opens a watch for `caller` (it needs a token; non-admins are capped). Throws the refusal
    * (UNAUTHENTICATED, QUOTA_EXCEEDED, BAD_REQUEST) before anything is kept.
    */
-  start(id: string, request: WatchRequest, caller: Caller): Watch {
+  start(id: string, request: WatchRequest, caller: Caller, contextId = ''): Watch {
     const actor = this.service.watcher(caller);
     if (this.#watches.has(id)) throw badRequest(`Task ${id} already runs a watch.`);
     if (!actor.isAdmin) {
@@ -227,9 +230,15 @@ export class WatchHub {
         );
       }
     }
-    const watch = new Watch(id, actor.principal, request, this.service, this.limits, Date.now() + this.limits.ttlMs, (w) => this.#watches.delete(w.id));
+    const watch = new Watch(id, contextId, actor.principal, request, this.service, this.limits, Date.now() + this.limits.ttlMs, (w) => this.#watches.delete(w.id));
     this.#watches.set(id, watch);
+    for (const listener of this.#started) listener(watch);
     return watch;
+  }
+
+  /** Calls `listener` with every watch as it starts (push notifications follow watches this way). */
+  onStart(listener: (watch: Watch) => void): void {
+    this.#started.add(listener);
   }
 
   get(id: string): Watch | undefined {

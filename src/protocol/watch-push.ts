@@ -1,0 +1,171 @@
+/**
+ * Push notifications (A2A push notification configs) through the outbound guard.
+ *
+ * The SDK's own sender calls global `fetch` and only sends while a request is consuming the
+ * task's events; a watch outlives its requests (a client may never stream at all: a plain
+ * SendMessage with a push config starts one). So:
+ * - `PushConfigs` keeps the configs per task (the SDK's handler checks the caller may reach the
+ *   task before it saves, reads or deletes one), and checks a webhook URL with the guard when it
+ *   is configured, so a refused address is an error then and not a silent failure later.
+ * - `WatchPushes` follows every watch: each event (and the initial matches) is POSTed to each of
+ *   the task's webhooks through `core.fetcher`, with the client's token, in order, retried with
+ *   backoff; when a delivery still fails after the last attempt the watch ends FAILED with the
+ *   reason.
+ * - `GuardedPushSender` is the SDK's sender for every other task: one attempt per event through
+ *   the guard; a task's configs are dropped when it ends.
+ */
+import { randomUUID } from 'node:crypto';
+import { StreamResponse, TaskState, type TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import type { PushNotificationSender, PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
+import type { WatchEvent } from '../contract/types.js';
+import { FetchError, type Fetcher } from '../net/fetcher.js';
+import type { Logger } from '../observability/logger.js';
+import { watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
+import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
+
+/** Configs one task may have. */
+const MAX_CONFIGS_PER_TASK = 10;
+const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+export interface PushRetry {
+  /** Attempts per notification (the first included). */
+  attempts: number;
+  /** Wait before the second attempt; doubled before each further one. */
+  firstDelayMs: number;
+}
+export const DEFAULT_PUSH_RETRY: PushRetry = { attempts: 4, firstDelayMs: 250 };
+
+export class PushConfigs implements PushNotificationStore {
+  readonly #byTask = new Map<string, TaskPushNotificationConfig[]>();
+
+  constructor(private readonly fetcher: Fetcher) {}
+
+  async save(taskId: string, _context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
+    try {
+      await this.fetcher.check(config.url, { purpose: 'webhook' });
+    } catch (error) {
+      if (error instanceof FetchError) throw new RequestMalformedError(`The push notification URL is refused: ${error.message}`);
+      throw error;
+    }
+    if (!config.id) config.id = randomUUID();
+    const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.id !== config.id);
+    if (list.length >= MAX_CONFIGS_PER_TASK) throw new RequestMalformedError(`A task has at most ${MAX_CONFIGS_PER_TASK} push notification configs; delete one first.`);
+    list.push({ ...config, taskId });
+    this.#byTask.set(taskId, list);
+  }
+
+  async load(taskId: string): Promise<TaskPushNotificationConfig[]> {
+    return this.forTask(taskId);
+  }
+
+  async delete(taskId: string, _context: ServerCallContext, configId?: string): Promise<void> {
+    const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.id !== (configId ?? taskId));
+    if (list.length > 0) this.#byTask.set(taskId, list);
+    else this.#byTask.delete(taskId);
+  }
+
+  forTask(taskId: string): TaskPushNotificationConfig[] {
+    return (this.#byTask.get(taskId) ?? []).map((c) => ({ ...c }));
+  }
+
+  drop(taskId: string): void {
+    this.#byTask.delete(taskId);
+  }
+}
+
+/** The request headers of a notification: the client's token, and its credentials if it gave any. */
+function headersOf(config: TaskPushNotificationConfig): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (config.token) headers['X-A2A-Notification-Token'] = config.token;
+  if (config.authentication?.credentials) headers.Authorization = `${config.authentication.scheme || 'Bearer'} ${config.authentication.credentials}`;
+  return headers;
+}
+
+const wire = (response: StreamResponse): unknown => StreamResponse.toJSON(response);
+
+export class WatchPushes {
+  constructor(
+    private readonly configs: PushConfigs,
+    private readonly fetcher: Fetcher,
+    private readonly log: Logger,
+    private readonly retry: PushRetry = DEFAULT_PUSH_RETRY,
+  ) {}
+
+  /** Follows `watch` from its start: pushes its initial matches (if asked) and every event. */
+  follow(watch: Watch, contextId: string, initial: boolean): void {
+    // One chain per watch: notifications reach each webhook in the order of the events.
+    let chain = Promise.resolve();
+    const push = (body: unknown, what: string) => {
+      chain = chain.then(() => this.#deliverAll(watch, body, what));
+    };
+    if (initial && this.configs.forTask(watch.id).length > 0) {
+      const current = watch.current();
+      push(wire({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(watch.id, contextId, current) } }), 'the initial matches');
+    }
+    const stop = watch.listen((event: WatchEvent) => {
+      if (this.configs.forTask(watch.id).length === 0) return;
+      push(wire({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq}`);
+    });
+    void watch.ended.then(() => {
+      stop();
+      this.configs.drop(watch.id);
+    });
+  }
+
+  async #deliverAll(watch: Watch, body: unknown, what: string): Promise<void> {
+    if (!watch.isOpen) return;
+    for (const config of this.configs.forTask(watch.id)) {
+      const failure = await this.#deliver(config, body);
+      if (failure && watch.isOpen) {
+        this.log.warn({ watch: watch.id, url: config.url, failure }, 'push notifications failed; the watch ends');
+        watch.end('failed', `Push notifications to ${config.url} failed: ${what} was not accepted after ${this.retry.attempts} attempts (last: ${failure}). The watch ended.`);
+        return;
+      }
+    }
+  }
+
+  /** undefined when delivered, else why the last attempt failed. */
+  async #deliver(config: TaskPushNotificationConfig, body: unknown): Promise<string | undefined> {
+    let failure = '';
+    for (let attempt = 0; attempt < this.retry.attempts; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, this.retry.firstDelayMs * 2 ** (attempt - 1)));
+      try {
+        await this.fetcher.postJson(config.url, body, { purpose: 'webhook', headers: headersOf(config) });
+        return undefined;
+      } catch (error) {
+        failure = error instanceof Error ? error.message : String(error);
+        // A refusal by the guard's policy will not change on retry.
+        if (error instanceof FetchError && error.refused) break;
+      }
+    }
+    return failure;
+  }
+}
+
+/** The SDK's push sender for tasks that are not watches: one attempt per event, through the guard. */
+export class GuardedPushSender implements PushNotificationSender {
+  constructor(
+    private readonly configs: PushConfigs,
+    private readonly fetcher: Fetcher,
+    private readonly watches: WatchHub,
+    private readonly log: Logger,
+  ) {}
+
+  async send(response: StreamResponse): Promise<void> {
+    const payload = response.payload;
+    const taskId =
+      payload?.$case === 'task' ? payload.value.id : payload?.$case === 'statusUpdate' || payload?.$case === 'artifactUpdate' ? payload.value.taskId : undefined;
+    if (!taskId || this.watches.get(taskId)) return; // watches push their own events (WatchPushes)
+    const configs = this.configs.forTask(taskId);
+    await Promise.all(
+      configs.map((config) =>
+        this.fetcher.postJson(config.url, wire(response), { purpose: 'webhook', headers: headersOf(config) }).catch((error: unknown) => {
+          this.log.warn({ taskId, url: config.url, err: error }, 'a push notification failed');
+        }),
+      ),
+    );
+    const state = payload?.$case === 'task' ? payload.value.status?.state : payload?.$case === 'statusUpdate' ? payload.value.status?.state : undefined;
+    if (state !== undefined && TERMINAL.has(state)) this.configs.drop(taskId);
+  }
+}
