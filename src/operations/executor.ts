@@ -11,7 +11,7 @@
  * executor leaves the refusal for the door's request handler (`takeProtocolRefusal`).
  */
 import { Role, TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskArtifactUpdateEvent } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
+import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
 import type { Caller } from '../contract/caller.js';
 import { RegistryError } from '../contract/errors.js';
@@ -102,6 +102,15 @@ export interface ExecutorOptions {
   maxQueryChars?: number;
 }
 
+/**
+ * What a run reads of the SDK's RequestContext. The door's one-turn path passes just this: the
+ * SDK's RequestContext deep-clones the whole request (an uploaded card included) on construction.
+ */
+export type OneTurn = Pick<RequestContext, 'request' | 'taskId' | 'contextId' | 'userMessage' | 'context' | 'task'>;
+
+/** Where a run's events go: the SDK's event bus, or the finished task's collector. */
+type Publish = (event: AgentExecutionEvent) => void;
+
 const dataPart = (value: Record<string, unknown>): Part => ({
   content: { $case: 'data', value },
   metadata: undefined,
@@ -120,8 +129,30 @@ export class RegistryExecutor implements AgentExecutor {
   ) {}
 
   execute = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    try {
+      await this.#run(ctx, (event) => bus.publish(event), currentScope()?.streaming ?? false);
+    } finally {
+      bus.finished();
+    }
+  };
+
+  /**
+   * The finished task of a non-streaming message, without an event bus: what `execute` would
+   * publish as its one event (the door's request handler answers one-turn messages this way,
+   * see protocol/registry-request-handler.ts). Without streaming no operation answers with a
+   * stream or a watch, so a run publishes exactly one task event.
+   */
+  async finishedTask(ctx: OneTurn): Promise<Task> {
+    let finished: Task | undefined;
+    await this.#run(ctx, (event) => {
+      if (event.kind === 'task') finished = event.data;
+    }, false);
+    if (!finished) throw new Error('the executor finished without a task');
+    return finished;
+  }
+
+  async #run(ctx: OneTurn, publish: Publish, streaming: boolean): Promise<void> {
     const scope = currentScope();
-    const streaming = scope?.streaming ?? false;
     const task: Task = {
       id: ctx.taskId,
       contextId: ctx.contextId,
@@ -145,29 +176,27 @@ export class RegistryExecutor implements AgentExecutor {
         pushConfigured: ctx.request.configuration?.taskPushNotificationConfig !== undefined,
       });
       if (DURABLE_OPERATIONS.has(operation.op)) this.tasks?.keepDurably(task.id);
-      if (isWatch(result)) await this.publishWatch(task, result, bus);
-      else if (isStreamed(result)) await this.publishStreamed(task, result, bus);
-      else this.publishFinished(task, result, bus);
+      if (isWatch(result)) await this.publishWatch(task, result, publish);
+      else if (isStreamed(result)) await this.publishStreamed(task, result, publish);
+      else this.publishFinished(task, result, publish);
       if (scope) scope.taskState = 'COMPLETED';
     } catch (err) {
       if (err instanceof RegistryError && err.code === 'STORAGE_UNAVAILABLE') {
         // Not the request's fault, and not a task worth keeping: the door answers with a protocol error.
         protocolRefusals.set(ctx.context, err);
         if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: err.code });
-        this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, err.toBody()), bus, streaming);
+        this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, err.toBody()), publish, streaming);
       } else if (err instanceof RegistryError) {
         if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: err.code });
-        this.publishEnd(task, TaskState.TASK_STATE_REJECTED, this.errorMessage(task, err.toBody()), bus, streaming);
+        this.publishEnd(task, TaskState.TASK_STATE_REJECTED, this.errorMessage(task, err.toBody()), publish, streaming);
       } else {
         this.log.error({ err, taskId: task.id }, 'operation failed');
         if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: 'INTERNAL' });
         const body: ErrorBody = { code: 'UNAVAILABLE', message: 'The registry could not complete the request; try again later.' };
-        this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, body), bus, streaming);
+        this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, body), publish, streaming);
       }
-    } finally {
-      bus.finished();
     }
-  };
+  }
 
   /**
    * Only watches run long enough to cancel: ending one makes publishWatch publish CANCELED.
@@ -178,7 +207,7 @@ export class RegistryExecutor implements AgentExecutor {
   };
 
   /** The door put a Caller on the SDK's user (see protocol/auth.ts); anything else is anonymous. */
-  private callerOf(ctx: RequestContext, address: string | undefined): Caller {
+  private callerOf(ctx: OneTurn, address: string | undefined): Caller {
     const user = ctx.context.user as { caller?: Caller } | undefined;
     return user?.caller ? { ...user.caller, address } : { isAdmin: false, address };
   }
@@ -187,19 +216,19 @@ export class RegistryExecutor implements AgentExecutor {
     return { artifactId, name, description: '', parts, metadata: undefined, extensions: [] };
   }
 
-  private publishFinished(task: Task, answer: Answer, bus: ExecutionEventBus): void {
+  private publishFinished(task: Task, answer: Answer, publish: Publish): void {
     task.artifacts = [this.artifact(answer.artifactName, [dataPart(answer.data), textPart(answer.text)])];
     task.status = { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() };
-    bus.publish(AgentEvent.task(task));
+    publish(AgentEvent.task(task));
   }
 
-  private async publishStreamed(task: Task, answer: StreamedAnswer, bus: ExecutionEventBus): Promise<void> {
-    bus.publish(AgentEvent.task(task));
+  private async publishStreamed(task: Task, answer: StreamedAnswer, publish: Publish): Promise<void> {
+    publish(AgentEvent.task(task));
     const artifactId = uuidv4();
     let previous: { data: Record<string, unknown>; text: string } | undefined;
     let first = true;
     const emit = (chunk: { data: Record<string, unknown>; text: string }, lastChunk: boolean) => {
-      bus.publish(
+      publish(
         AgentEvent.artifactUpdate({
           taskId: task.id,
           contextId: task.contextId,
@@ -217,7 +246,7 @@ export class RegistryExecutor implements AgentExecutor {
       previous = chunk;
     }
     if (previous) emit(previous, true);
-    bus.publish(
+    publish(
       AgentEvent.statusUpdate({
         taskId: task.id,
         contextId: task.contextId,
@@ -234,17 +263,17 @@ export class RegistryExecutor implements AgentExecutor {
    * stream carries every event). Ends when the watch does: CANCELED, or COMPLETED on expiry;
    * when the registry closes, the task is left WORKING for SubscribeToTask after the restart.
    */
-  private async publishWatch(task: Task, answer: WatchAnswer, bus: ExecutionEventBus): Promise<void> {
+  private async publishWatch(task: Task, answer: WatchAnswer, publish: Publish): Promise<void> {
     const { watch } = answer;
     // Long-running: the task must outlive the bounded memory and a restart.
     this.tasks?.keepDurably(task.id);
-    bus.publish(AgentEvent.task(task));
-    const stop = watch.listen((event) => bus.publish(AgentEvent.artifactUpdate(watchEventUpdate(task.id, task.contextId, event))));
-    if (answer.initial) bus.publish(AgentEvent.artifactUpdate(watchResultsUpdate(task.id, task.contextId, watch.current())));
+    publish(AgentEvent.task(task));
+    const stop = watch.listen((event) => publish(AgentEvent.artifactUpdate(watchEventUpdate(task.id, task.contextId, event))));
+    if (answer.initial) publish(AgentEvent.artifactUpdate(watchResultsUpdate(task.id, task.contextId, watch.current())));
     const end = await watch.ended;
     stop();
     if (end.reason === 'closed') return;
-    bus.publish(
+    publish(
       AgentEvent.statusUpdate({
         taskId: task.id,
         contextId: task.contextId,
@@ -285,14 +314,14 @@ export class RegistryExecutor implements AgentExecutor {
     };
   }
 
-  private publishEnd(task: Task, state: TaskState, message: Message, bus: ExecutionEventBus, streaming: boolean): void {
+  private publishEnd(task: Task, state: TaskState, message: Message, publish: Publish, streaming: boolean): void {
     const status = { state, message, timestamp: new Date().toISOString() };
     if (streaming) {
-      bus.publish(AgentEvent.task(task));
-      bus.publish(AgentEvent.statusUpdate({ taskId: task.id, contextId: task.contextId, status, metadata: undefined }));
+      publish(AgentEvent.task(task));
+      publish(AgentEvent.statusUpdate({ taskId: task.id, contextId: task.contextId, status, metadata: undefined }));
     } else {
       task.status = status;
-      bus.publish(AgentEvent.task(task));
+      publish(AgentEvent.task(task));
     }
   }
 }
