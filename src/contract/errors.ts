@@ -6,14 +6,21 @@
 import type { ErrorBody, ErrorCode, Finding } from './types.js';
 
 export class RegistryError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: Finding[],
-    readonly retryAfterSeconds?: number,
-  ) {
+  readonly code: ErrorCode;
+  readonly details?: Finding[];
+  readonly retryAfterSeconds?: number;
+
+  constructor(code: ErrorCode, message: string, details?: Finding[], retryAfterSeconds?: number) {
+    // A declined request is an answer, not a fault: nobody reads its stack (client mistakes are
+    // logged without one), and capturing it is a visible share of a refused request's cost.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'RegistryError';
+    this.code = code;
+    this.details = details;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
   toBody(): ErrorBody {

@@ -13,6 +13,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate } from '../http/authentication.js';
 import { bodyErrorHandler } from '../http/errors.js';
+import { directJsonAnswers } from '../http/json-answer.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
 import { answerSanitizer } from '../http/security.js';
 import { cardEndpoint } from './card-endpoint.js';
@@ -71,6 +72,8 @@ export const a2aDoor: Door = {
     app.use(JSONRPC_PATH, jsonRpcShapeGuard);
     app.use(REST_PATH, restShapeGuard);
     app.use([JSONRPC_PATH, REST_PATH], answerSanitizer);
+    // JSON-RPC answers only: HTTP+JSON answers keep express's res.json (restAnswerMediaType labels them).
+    app.use(JSONRPC_PATH, directJsonAnswers);
 
     app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat: { enabled: true } }));
     app.use(REST_PATH, restHandler({ requestHandler, userBuilder }));
