@@ -5,9 +5,10 @@
  * declined request and a durable write, the same history-length trimming, and a task that
  * GetTask and ListTasks see afterwards under the same privacy rules.
  *
- * The SDK's path is reached with the same message plus a push-notification configuration: the
- * registry's card declares no push notifications, so the SDK ignores it, and the request
- * handler leaves every message that carries one to the SDK.
+ * The SDK's path is reached with the same message naming a referenced task (one that does not
+ * exist: the SDK loads referenced tasks for the executor, which does not use them, and the
+ * request handler leaves every message that names one to the SDK); the echoed message's
+ * `referenceTaskIds` is the one difference, and is left out of the comparison.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -16,7 +17,6 @@ import { rawPost, type RawAnswer } from './support/raw-http.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import type { WireJson } from './support/client.js';
 
-const PUSH_CONFIG = { taskPushNotificationConfig: { url: 'https://hooks.example.org/a2a', token: 'x' } };
 
 let registry: TestRegistry;
 before(async () => {
@@ -32,11 +32,15 @@ async function rpc(method: string, params: WireJson, token?: string): Promise<Ra
   return { ...answer, json: JSON.parse(answer.text) as WireJson };
 }
 
-/** SendMessage with one data part; `sdkPath` adds the (ignored) push configuration. */
+/** SendMessage with one data part; `sdkPath` names a (missing) referenced task, which sends it down the SDK's path. */
 async function send(data: unknown, options: { token?: string; sdkPath?: boolean; configuration?: WireJson } = {}) {
-  const configuration = { ...(options.configuration ?? {}), ...(options.sdkPath ? PUSH_CONFIG : {}) };
-  const message = { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data, mediaType: 'application/json' }] };
-  const answer = await rpc('SendMessage', { message, ...(Object.keys(configuration).length ? { configuration } : {}) }, options.token);
+  const message = {
+    messageId: crypto.randomUUID(),
+    role: 'ROLE_USER',
+    parts: [{ data, mediaType: 'application/json' }],
+    ...(options.sdkPath ? { referenceTaskIds: [crypto.randomUUID()] } : {}),
+  };
+  const answer = await rpc('SendMessage', { message, ...(options.configuration ? { configuration: options.configuration } : {}) }, options.token);
   assert.equal(answer.status, 200, answer.text);
   assert.ok(answer.json.result?.task, `a task: ${answer.text}`);
   return { task: answer.json.result.task as WireJson, message, headers: answer.headers };
@@ -44,7 +48,7 @@ async function send(data: unknown, options: { token?: string; sdkPath?: boolean;
 
 /** A task with what differs per request (ids, times, the echoed message) replaced by placeholders. */
 function shape(task: WireJson, messageId: string): WireJson {
-  const text = JSON.stringify(task)
+  const text = JSON.stringify(task, (key, value: unknown) => (key === 'referenceTaskIds' ? undefined : value))
     .replaceAll(task.id as string, '<task>')
     .replaceAll(task.contextId as string, '<context>')
     .replaceAll(messageId, '<message>')
