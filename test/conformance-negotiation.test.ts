@@ -13,7 +13,7 @@ import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a
 import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { sdkClient, send, textPart } from './support/client.js';
 import { readAnswer, type RawAnswer } from './support/raw-http.js';
-import { startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
 before(async () => {
@@ -118,7 +118,8 @@ describe('HTTP+JSON media types (11.1)', () => {
   });
 
   test('the SDK 1.x client still parses every answer over HTTP+JSON (it asks for a2a+json first)', async () => {
-    const client = await sdkClient(registry.url, { binding: 'HTTP+JSON' });
+    // With a token: an anonymous caller's tasks cannot be read back (issue 12), a principal's can.
+    const client = await sdkClient(registry.url, { binding: 'HTTP+JSON', token: TOKENS.alice });
     const task = await send(client, [textPart('weather')]);
     assert.equal((await client.getTask({ id: task.id, tenant: '', historyLength: undefined })).id, task.id);
   });
