@@ -36,7 +36,12 @@ const env = { REGISTRY_TOKENS: `admin:${token}`, REGISTRY_RATE_LIMITS: 'false', 
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-doors-'));
 const serve = (extra: Record<string, string> = {}) =>
-  startRegistry(loadConfig({ ...process.env, ...env, ...extra, PORT: '0', HOST: '127.0.0.1', REGISTRY_DATA_DIR: dataDir }), createLogger('warn'));
+  startRegistry(loadConfig({ ...process.env, ...env, ...extra, PORT: '0', HOST: '127.0.0.1', REGISTRY_DATA_DIR: dataDir }), createLogger('warn')).then(
+    async (registry) => {
+      await registry.ready; // it listens before its index has loaded
+      return registry;
+    },
+  );
 const loader = await serve();
 for (const entry of streamEntries(entries, 11)) await loader.service.register(subjectOfGenerated(entry), { principal: 'admin', isAdmin: true });
 console.log(`${loader.service.indexSize} entries; ${concurrency} concurrent clients; ${seconds} s per phase; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);

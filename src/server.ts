@@ -35,6 +35,11 @@ export interface RunningRegistry {
   service: RegistryService;
   /** The refresh loop (issue 16), absent with REGISTRY_REFRESH_SECONDS=0; tests drive a round with runOnce(). */
   refresher?: RefreshLoop;
+  /**
+   * Settles once the search index has loaded. The registry listens before that (/healthz
+   * answers, /readyz says "loading the search index", searches are refused with STARTING_UP).
+   */
+  ready: Promise<void>;
   /** Everything the registry is, for tests and tools (the task store, housekeeping...). */
   core: RegistryCore;
   /** Stops accepting, lets in-flight requests finish (up to a grace period), closes storage. */
@@ -108,6 +113,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       store: core.store,
       service: core.service,
       refresher: core.refresher,
+      ready: core.indexReady,
       core,
       close: () =>
         (closing ??= (async () => {

@@ -39,6 +39,7 @@ const bob = { authorization: `Bearer ${TOKENS.bob}` };
 before(async () => {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: tempDir(), REGISTRY_RATE_LIMITS: 'false' });
   registry = await startRegistry(config, createLogger('debug', capture));
+  await registry.ready;
 });
 after(() => registry.close());
 

@@ -37,6 +37,7 @@ async function start(env: Record<string, string> = {}): Promise<RunningRegistry>
   const dataDir = tempDir('a2a-registry-mcp-');
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dataDir, ...env });
   const registry = await startRegistry(config, createLogger('info', capture));
+  await registry.ready;
   started.push({ registry, dataDir });
   return registry;
 }

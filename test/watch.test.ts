@@ -5,14 +5,16 @@
  * resuming with SubscribeToTask after a disconnect.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import readline from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { SendMessageConfiguration, Task, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
-import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+import { REPO_ROOT, removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 
 /** The events of one stream as they arrive, with a way to wait for one. */
 class EventLog {
@@ -241,6 +243,41 @@ describe('standing searches', () => {
       for await (const _ of alice.resubscribeTask({ tenant: '', id })) break;
     }, /not found/i);
     await cancel(bob, log);
+  });
+
+  test('CLI: a2a-registry watch prints the initial matches and then events as JSON lines', async () => {
+    const existing = resultOf(await op(alice, { register: { agentCard: card('Cli Watched One', 'https://cli1.example.org/a2a', ['cli-watch']) } }));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'watch', '--registry', registry.url, '--token', TOKENS.bob, '--tag', 'cli-watch', '--json'], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: WireJson[] = [];
+    let stderr = '';
+    readline.createInterface({ input: child.stdout! }).on('line', (l) => lines.push(JSON.parse(l)));
+    child.stderr!.on('data', (d) => (stderr += d));
+    const waitLine = async (test: (l: WireJson) => boolean, what: string) => {
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        const found = lines.find(test);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`no ${what}; stdout ${JSON.stringify(lines)}; stderr ${stderr}`);
+    };
+    try {
+      const initial = await waitLine((l) => l.event === 'initial', 'initial line');
+      assert.deepEqual(initial.results.map((h: WireJson) => h.id), [existing.id]);
+      const next = resultOf(await op(alice, { register: { agentCard: card('Cli Watched Two', 'https://cli2.example.org/a2a', ['cli-watch']) } }));
+      const added = await waitLine((l) => l.event === 'added', 'added line');
+      assert.equal(added.hit.id, next.id);
+      // Ctrl-C cancels the watch on the registry: none of bob's watches is left open.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+      assert.equal(registry.core.watches.countFor('bob'), 0);
+    } finally {
+      child.kill();
+    }
   });
 
   test('push: a plain SendMessage with a push config starts a watch whose events are POSTed to the webhook with the token', async () => {

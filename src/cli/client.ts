@@ -300,8 +300,17 @@ export class RegistryClient {
     return answerOf(result);
   }
 
+  /** Ends a task the caller started (a watch). */
+  async cancel(taskId: string): Promise<void> {
+    try {
+      await this.client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+    } catch (err) {
+      throw classify(err);
+    }
+  }
+
   /** Sends one message as a stream and yields each artifact chunk the moment it arrives. */
-  async *stream(parts: Part[]): AsyncGenerator<AnswerChunk> {
+  async *stream(parts: Part[], onTask?: (taskId: string) => void): AsyncGenerator<AnswerChunk> {
     let events: AsyncGenerator<StreamResponse>;
     try {
       events = this.client.sendMessageStream(request(parts));
@@ -328,6 +337,7 @@ export class RegistryClient {
           }
           case 'task': {
             const task = payload.value;
+            onTask?.(task.id);
             const state = task.status?.state;
             if (state !== undefined && ERROR_STATES.has(state)) throw declined(state, task.status?.message);
             // A server that does not stream answers with the finished task: one chunk, the last.

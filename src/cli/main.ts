@@ -29,6 +29,7 @@ import { register as registerServe } from './commands/serve.js';
 import { register as registerSign } from './commands/sign.js';
 import { register as registerValidate } from './commands/validate.js';
 import { register as registerVerify } from './commands/verify.js';
+import { register as registerWatch } from './commands/watch.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './output.js';
 import { readPackageVersion } from '../lib/package-info.js';
 
@@ -40,6 +41,7 @@ const COMMANDS: CommandRegistrar[] = [
   registerValidate,
   registerRegister,
   registerSearch,
+  registerWatch,
   registerGet,
   registerLs,
   registerRm,

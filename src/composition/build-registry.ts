@@ -72,6 +72,11 @@ export interface RegistryCore {
   signingKey?: RegistrySigningKey;
   /** Re-evaluates stored signatures (runs when the trust roots change); `idle()` waits for it. */
   signatureReevaluation: CoalescedTask;
+  /**
+   * Settles when the search index has loaded (or failed to: notReady says so). Start-up does
+   * not wait for it; tests and tools that need searches answered do.
+   */
+  indexReady: Promise<void>;
   /** Why the core is not ready to serve (index loading, storage unreachable, replica behind), or undefined. */
   notReady(): Promise<string | undefined>;
   /** Stops background work and closes storage. Doors must be closed first. */
@@ -107,6 +112,9 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
   let probe: StorageProbe | undefined;
   let trustRoots: TrustRoots | undefined;
   let reevaluation: CoalescedTask | undefined;
+  let stopLoading: AbortController | undefined;
+  let indexLoading: Promise<void> | undefined;
+  let indexFailure: string | undefined;
   try {
     const metrics = new RegistryMetrics();
     indexes = registryIndexFactory(config, log, metrics);
@@ -157,16 +165,28 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       requireVerified: config.trust.requireVerified,
     });
 
-    // Read the change sequence before scanning, then replay from it: a change committed by
-    // another replica during the scan is applied twice at worst, never missed.
-    const started = Date.now();
+    // The index loads in the background: the doors listen at once (liveness answers from the
+    // first second, readiness says "loading the search index (n of m)", searches are refused
+    // with STARTING_UP until it is loaded). Local writes during the load reach the index through
+    // the feed. Read the change sequence before scanning, then replay from it: a change
+    // committed by another replica during the scan is applied twice at worst, never missed.
     const seqAtLoad = await store.lastChangeSeq();
-    const indexed = await service.rebuildIndex();
-    log.info({ entries: indexed, ms: Date.now() - started, engine: store.engine }, 'search index loaded');
-    if (store.subscribeToChanges) {
-      follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, seqAtLoad);
-      await follower.start();
-    }
+    const loadAbort = new AbortController();
+    stopLoading = loadAbort;
+    const started = Date.now();
+    const indexLoad = (async () => {
+      const indexed = await service.rebuildIndex({ signal: loadAbort.signal });
+      log.info({ entries: indexed, ms: Date.now() - started, engine: store.engine }, 'search index loaded');
+      if (store.subscribeToChanges && !loadAbort.signal.aborted) {
+        follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, seqAtLoad);
+        await follower.start();
+      }
+    })().catch((err: unknown) => {
+      if (loadAbort.signal.aborted) return;
+      indexFailure = `the search index could not be loaded: ${(err as Error).message} (see the log; restart the registry)`;
+      log.error({ err }, 'loading the search index failed');
+    });
+    indexLoading = indexLoad;
 
     // Stored signatures are checked again whenever the trust roots change, and once at start-up
     // (they may have changed while the registry was down).
@@ -241,7 +261,11 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       trustRoots,
       signingKey,
       signatureReevaluation: reevaluate,
+      indexReady: indexLoad,
       notReady: async () => {
+        if (indexFailure) return indexFailure;
+        const loading = service.indexLoading;
+        if (loading) return loading;
         const fault = await storageProbe.notReady();
         if (fault) return fault;
         if (!(await store.ping())) return `${store.engine} storage is unreachable`;
@@ -250,6 +274,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       close: () =>
         (closing ??= (async () => {
           watches.close();
+          loadAbort.abort();
+          await indexLoad;
           await refresher?.stop();
           await fetcher.close();
           await housekeeping?.stop();
@@ -262,6 +288,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
         })()),
     };
   } catch (err) {
+    stopLoading?.abort();
+    await indexLoading;
     await refresher?.stop().catch(() => undefined);
     await housekeeping?.stop().catch(() => undefined);
     await probe?.stop().catch(() => undefined);

@@ -26,6 +26,11 @@ export type ErrorCode =
    * Answered as a protocol error (HTTP 503, a JSON-RPC error), not a task; reads keep working.
    */
   | 'STORAGE_UNAVAILABLE'
+  /**
+   * The registry has just started and is still loading its search index: searches are refused
+   * until it is ready (HTTP 503 + Retry-After, a JSON-RPC error), like STORAGE_UNAVAILABLE.
+   */
+  | 'STARTING_UP'
   | 'UNAVAILABLE'
   /** A document given by URL (or an MCP server's tools) could not be fetched, or the fetch was refused. */
   | 'FETCH_FAILED'

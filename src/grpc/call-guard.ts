@@ -32,7 +32,7 @@ import { valueNestsDeeperThan } from '../lib/json-depth.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 import { NEEDS_A_PART } from '../protocol/request-guard.js';
 import { negotiate, VERSION_PARAMETER } from '../protocol/versions.js';
-import { STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_REASON } from '../tasks/storage-unavailable.js';
+import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 import { metadataText } from './caller.js';
 import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
@@ -277,9 +277,10 @@ export class CallGuard {
    *   answers (and INTERNAL ones) get a generic message, as on the HTTP doors; the log keeps it.
    */
   private answerFor(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
-    if (status.code === grpc.status.UNKNOWN && scope?.errorCode === STORAGE_UNAVAILABLE_REASON) {
+    const retryAfter = RETRY_AFTER_BY_REASON.get(scope?.errorCode ?? '');
+    if (status.code === grpc.status.UNKNOWN && retryAfter !== undefined && scope?.errorCode) {
       const details = status.details ?? 'Storage is unavailable.';
-      return retryLater(grpc.status.UNAVAILABLE, details, STORAGE_UNAVAILABLE_REASON, STORAGE_RETRY_AFTER_SECONDS, scope.requestId);
+      return retryLater(grpc.status.UNAVAILABLE, details, scope.errorCode, retryAfter, scope.requestId);
     }
     if (status.code !== grpc.status.UNKNOWN && status.code !== grpc.status.INTERNAL) return status;
     if (status.details === INTERNAL_MESSAGE) return status; // ours, already logged

@@ -3,8 +3,8 @@
  * express's res.json would set (Content-Type application/json; charset=utf-8 unless one is set,
  * Content-Length), one res.end. express's res.json → res.send adds, for every answer, a
  * content-type parse and rebuild, a Buffer copy of the body and a freshness check that only GET
- * and HEAD can use. Mount it innermost (right before the handler that answers), so wrappers
- * mounted earlier (answerSanitizer) still see the body first.
+ * and HEAD can use. Mount it before the wrappers that must see the body (answerSanitizer):
+ * they wrap the res.json they find, so one mounted earlier would be replaced, not wrapped.
  */
 import type { RequestHandler, Response } from 'express';
 

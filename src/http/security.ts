@@ -14,7 +14,7 @@
 import cors from 'cors';
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
-import { STORAGE_RETRY_AFTER_SECONDS, STORAGE_UNAVAILABLE_REASON } from '../tasks/storage-unavailable.js';
+import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 
 export interface SecurityOptions {
   /** Browser origins allowed to call the registry: none, '*' or a list. */
@@ -112,7 +112,7 @@ const isErrorEnvelope = (body: unknown): body is ErrorEnvelope =>
   typeof body === 'object' && body !== null && 'error' in body && typeof (body as ErrorEnvelope).error === 'object' && (body as ErrorEnvelope).error !== null;
 
 /** Refusals of ours that are errors on purpose and say what is wrong (e.g. STORAGE_UNAVAILABLE). */
-const STATED_REASONS = new Set([STORAGE_UNAVAILABLE_REASON]);
+const STATED_REASONS: ReadonlySet<string> = new Set(RETRY_AFTER_BY_REASON.keys());
 
 /** The ErrorInfo reason of an error body (JSON-RPC `data`, google.rpc.Status `details`). */
 function reasonOf(error: NonNullable<ErrorEnvelope['error']>): string | undefined {
@@ -167,7 +167,8 @@ export const answerSanitizer: RequestHandler = (_req, res, next) => {
   res.json = ((body: unknown) => {
     if (isErrorEnvelope(body) && (res.locals as { failureReason?: string }).failureReason === undefined) {
       if (typeof body.error!.code === 'number') (res.locals as { rpcErrorCode?: number }).rpcErrorCode = body.error!.code;
-      if (reasonOf(body.error!) === STORAGE_UNAVAILABLE_REASON && !res.headersSent) res.setHeader('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
+      const retryAfter = RETRY_AFTER_BY_REASON.get(reasonOf(body.error!) ?? '');
+      if (retryAfter !== undefined && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
       scrub(body, res.statusCode);
     }
     return json(body);

@@ -81,6 +81,9 @@ export function watchEventSeq(response: StreamResponse): number | undefined {
 /** Writes whose accepted answer is kept durably (the task carries the acknowledgement). */
 const DURABLE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister', 'refresh']);
 
+/** Refusals that are not the request's fault and end in a protocol error (503 + Retry-After), not a task. */
+const RETRY_LATER_CODES: ReadonlySet<string> = new Set(['STORAGE_UNAVAILABLE', 'STARTING_UP']);
+
 /** Refusals that must reach the client as a protocol error, per call (see takeProtocolRefusal). */
 const protocolRefusals = new WeakMap<ServerCallContext, RegistryError>();
 
@@ -181,7 +184,7 @@ export class RegistryExecutor implements AgentExecutor {
       else this.publishFinished(task, result, publish);
       if (scope) scope.taskState = 'COMPLETED';
     } catch (err) {
-      if (err instanceof RegistryError && err.code === 'STORAGE_UNAVAILABLE') {
+      if (err instanceof RegistryError && RETRY_LATER_CODES.has(err.code)) {
         // Not the request's fault, and not a task worth keeping: the door answers with a protocol error.
         protocolRefusals.set(ctx.context, err);
         if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: err.code });

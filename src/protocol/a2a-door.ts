@@ -71,9 +71,11 @@ export const a2aDoor: Door = {
     app.use([JSONRPC_PATH, REST_PATH], authenticate(core.authenticator, { publicRead: config.publicRead }));
     app.use(JSONRPC_PATH, jsonRpcShapeGuard);
     app.use(REST_PATH, restShapeGuard);
-    app.use([JSONRPC_PATH, REST_PATH], answerSanitizer);
     // JSON-RPC answers only: HTTP+JSON answers keep express's res.json (restAnswerMediaType labels them).
+    // Before answerSanitizer, which wraps whatever res.json is when it runs: mounted after it,
+    // this would replace the sanitizer's wrapper (no scrubbing, no Retry-After on JSON-RPC).
     app.use(JSONRPC_PATH, directJsonAnswers);
+    app.use([JSONRPC_PATH, REST_PATH], answerSanitizer);
 
     app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat: { enabled: true } }));
     app.use(REST_PATH, restHandler({ requestHandler, userBuilder }));

@@ -199,5 +199,5 @@ function isOneTurn(params: SendMessageRequest): boolean {
 
 function refuseIfAsked(context: ServerCallContext): void {
   const refusal = takeProtocolRefusal(context);
-  if (refusal) throw new StorageUnavailableA2AError(refusal.message);
+  if (refusal) throw new StorageUnavailableA2AError(refusal.message, refusal.code);
 }

@@ -69,9 +69,23 @@ export type RegisterInput = Subject | DocumentReference;
 
 const isReference = (input: RegisterInput): input is DocumentReference => input.type === 'agent-card-url' || input.type === 'mcp-tools';
 
+/** Entries indexed between yields to the event loop while loading (keeps requests answered during start-up). */
+const LOAD_YIELD_EVERY = 256;
+/** Seconds a client is told to wait (Retry-After) while the index loads. */
+export const STARTING_UP_RETRY_SECONDS = 2;
+
+interface IndexLoading {
+  done: number;
+  total: number;
+  /** Ids the feed changed during the scan: the index already has their newest state. */
+  touched: Set<string>;
+}
+
 export class RegistryService {
   private readonly store: RegistryStore;
   private index: SearchIndex;
+  /** Set while the start-up scan fills the index. */
+  private loading: IndexLoading | undefined;
   private readonly newIndex: (() => SearchIndex) | undefined;
   private readonly validator: DocumentValidator;
   private readonly trust: CardTrust;
@@ -104,6 +118,8 @@ export class RegistryService {
     // The index is one of the feed's followers: every committed change, local or from another
     // replica, reaches it the same way.
     this.feed.subscribe((change) => {
+      // While the start-up scan runs, an entry the feed has touched is newer than what the scan may read.
+      this.loading?.touched.add(change.id);
       if (change.op === 'delete' || !change.entry) this.index.remove(change.id);
       else this.index.upsert(toIndexedEntry(change.entry, change.description));
     });
@@ -151,14 +167,50 @@ export class RegistryService {
 
   // ---- derived views ----
 
-  /** Loads every stored entry into the index (start-up). Returns how many were indexed. */
-  async rebuildIndex(): Promise<number> {
-    let n = 0;
-    for await (const entry of this.store.scan()) {
-      this.index.upsert(toIndexedEntry(entry));
-      n++;
+  /**
+   * Loads every stored entry into the index (start-up) while the registry already listens:
+   * the scan yields to the event loop between batches, so /healthz, /readyz, cards and writes
+   * are answered meanwhile. Writes committed during the scan reach the index through the feed
+   * at once, and the scan skips the entries the feed touched (its copy may be older), so
+   * nothing committed while loading is lost or overwritten. Until it finishes, searches are
+   * refused with STARTING_UP (see requireIndex). Returns how many entries were indexed.
+   */
+  async rebuildIndex(options: { signal?: AbortSignal } = {}): Promise<number> {
+    const counts = await this.store.count();
+    const state: IndexLoading = { done: 0, total: counts.agent + counts['mcp-server'], touched: new Set() };
+    this.loading = state;
+    try {
+      let n = 0;
+      for await (const entry of this.store.scan()) {
+        if (options.signal?.aborted) throw new Error('index load aborted: the registry is closing');
+        if (!state.touched.has(entry.id)) this.index.upsert(toIndexedEntry(entry));
+        n++;
+        state.done = n;
+        if (n % LOAD_YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      return n;
+    } finally {
+      this.loading = undefined;
     }
-    return n;
+  }
+
+  /** Why searches cannot be answered yet ("loading the search index (n of m)"), or undefined once the index is loaded. */
+  get indexLoading(): string | undefined {
+    const state = this.loading;
+    return state ? `loading the search index (${state.done} of ${state.total} entries)` : undefined;
+  }
+
+  /** Searches need the whole index: while it loads they are refused (retryable), never answered from part of it. */
+  private requireIndex(): void {
+    const loading = this.indexLoading;
+    if (loading) {
+      throw new RegistryError(
+        'STARTING_UP',
+        `The registry is starting up: ${loading}. Searches are answered once it is loaded; retry in ${STARTING_UP_RETRY_SECONDS} seconds (GET /readyz says when it is ready).`,
+        undefined,
+        STARTING_UP_RETRY_SECONDS,
+      );
+    }
   }
 
   /**
@@ -344,6 +396,7 @@ export class RegistryService {
 
   async search(request: SearchRequest, caller: Caller): Promise<SearchPage> {
     this.requireReader(caller, 'Searching');
+    this.requireIndex();
     const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
     const text = (request.query ?? '').trim();
     const resultsPer = request.resultsPer ?? 'entry';
@@ -385,11 +438,13 @@ export class RegistryService {
 
   /** The hit entry `id` is in the results of `request` now, or undefined when it is not. */
   matchOne(request: WatchRequest, id: string): SearchHit | undefined {
+    this.requireIndex();
     return this.index.searchNow(this.indexQuery((request.query ?? '').trim(), request.filter, 0, 1, { onlyId: id })).hits[0];
   }
 
   /** The current matches of `request`, best first, from `offset`: up to `limit` hits, and how many there are. */
   matchPage(request: WatchRequest, offset: number, limit: number): { results: SearchHit[]; total: number } {
+    this.requireIndex();
     const page = this.index.searchNow(this.indexQuery((request.query ?? '').trim(), request.filter, offset, limit));
     return { results: page.hits, total: page.total };
   }

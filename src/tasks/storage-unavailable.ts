@@ -10,14 +10,23 @@ import { A2AError } from '@a2a-js/sdk/errors';
 export const STORAGE_UNAVAILABLE_REASON = 'STORAGE_UNAVAILABLE';
 /** Seconds a client should wait before retrying (the door sends it as Retry-After). */
 export const STORAGE_RETRY_AFTER_SECONDS = 5;
+/** The registry is still loading its search index (RegistryService.rebuildIndex). */
+export const STARTING_UP_REASON = 'STARTING_UP';
+/** Refusals answered as 503 + Retry-After with their own message, by reason. */
+export const RETRY_AFTER_BY_REASON: ReadonlyMap<string, number> = new Map([
+  [STORAGE_UNAVAILABLE_REASON, STORAGE_RETRY_AFTER_SECONDS],
+  [STARTING_UP_REASON, 2],
+]);
 
 export class StorageUnavailableA2AError extends A2AError {
-  override reason = STORAGE_UNAVAILABLE_REASON;
+  override reason: string;
   readonly transport = 'rest';
   readonly statusCode = 503;
 
-  constructor(message: string) {
+  /** `reason`: STORAGE_UNAVAILABLE, or STARTING_UP while the search index loads (same answer, its own reason). */
+  constructor(message: string, reason: string = STORAGE_UNAVAILABLE_REASON) {
     super({ message });
+    this.reason = reason;
     this.name = 'StorageUnavailableError';
   }
 }

@@ -43,6 +43,8 @@ export async function startTestRegistry(env: Record<string, string | undefined> 
     REGISTRY_DATA_DIR: dataDir,
   });
   const registry = await startRegistry(config, createLogger(config.logLevel));
+  // Tests search right after starting: wait for the index (start-up itself does not).
+  await registry.ready;
   return Object.assign(registry, { dataDir });
 }
 
@@ -75,7 +77,10 @@ const START_TIMEOUT_MS = 60_000;
  * Starts the built registry as a child process (as `npm start` runs it) and waits until it
  * listens; `startTimeoutMs` for one with much to load (benchmarks).
  */
-export async function spawnRegistry(env: Record<string, string>, options: { startTimeoutMs?: number } = {}): Promise<ChildRegistry> {
+export async function spawnRegistry(
+  env: Record<string, string>,
+  options: { startTimeoutMs?: number; /** Resolve once it listens, before its search index has loaded. */ listeningOnly?: boolean } = {},
+): Promise<ChildRegistry> {
   const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
   ensureBuilt();
   const child = spawn(process.execPath, [path.join(REPO_ROOT, BUILT_MAIN)], {
@@ -93,6 +98,8 @@ export async function spawnRegistry(env: Record<string, string>, options: { star
       resolve(code ?? signal ?? -1);
     }),
   );
+  let listeningAt: string | undefined;
+  let indexLoaded = false;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -102,9 +109,12 @@ export async function spawnRegistry(env: Record<string, string>, options: { star
       try {
         const entry = JSON.parse(line) as Record<string, unknown>;
         logs.push(entry);
-        if (entry.msg === 'registry listening') {
+        // It listens before its index has loaded; tests search at once, so wait for both.
+        if (entry.msg === 'registry listening') listeningAt = String(entry.url);
+        if (entry.msg === 'search index loaded') indexLoaded = true;
+        if (listeningAt !== undefined && (indexLoaded || options.listeningOnly)) {
           clearTimeout(timer);
-          resolve(String(entry.url));
+          resolve(listeningAt);
         }
       } catch {
         /* not a log line */

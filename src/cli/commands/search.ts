@@ -131,11 +131,9 @@ function footer(page: Pick<SearchPage, 'total' | 'nextPageToken'>, shown: number
   return text;
 }
 
-export function register(program: Command): void {
-  program
-    .command('search')
-    .description('find agents, skills and MCP tools by keywords and filters; results print as they stream in')
-    .argument('[words...]', 'keywords, matched against names, descriptions, skills (tags, examples) and tools')
+/** The filter options of a search (also a watch's). */
+export function filterOptions(command: Command): Command {
+  return command
     .option('--tag <tag>', 'only skills tagged so (repeatable: any of them)', collect)
     .addOption(new Option('--kind <kind>', 'only agents or only MCP servers').choices(['agent', 'mcp-server']))
     .option('--binding <binding>', 'only entries with an interface of this binding: JSONRPC, HTTP+JSON, GRPC, MCP')
@@ -153,7 +151,16 @@ export function register(program: Command): void {
         'any',
       ]),
     )
-    .option('--verified', "only agents whose card a key the registry trusts signed")
+    .option('--verified', "only agents whose card a key the registry trusts signed");
+}
+
+export function register(program: Command): void {
+  filterOptions(
+    program
+      .command('search')
+      .description('find agents, skills and MCP tools by keywords and filters; results print as they stream in')
+      .argument('[words...]', 'keywords, matched against names, descriptions, skills (tags, examples) and tools'),
+  )
     .addOption(new Option('--limit <n>', 'results per page, 1 to 100 (registry default 20)').argParser(intInRange(1, 100)))
     .option('--page-token <token>', 'the next page, as printed after the previous one')
     .option('--json', 'print the page as JSON ({results, total, nextPageToken?}) once complete', false)
