@@ -1,0 +1,67 @@
+/** A watch's stream (or a resumed one) as the SDK client receives it, with waits for its events. */
+import type { StreamResponse } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { dataPart, message, streamEventJson, type WireJson } from './client.js';
+
+/** The events of one stream as they arrive, with a way to wait for one. */
+export class EventLog {
+  readonly events: WireJson[] = [];
+  readonly done: Promise<void>;
+  readonly #abort = new AbortController();
+  #wake: (() => void) | undefined;
+
+  constructor(open: (signal: AbortSignal) => AsyncIterable<StreamResponse>) {
+    this.done = (async () => {
+      try {
+        for await (const event of open(this.#abort.signal)) {
+          this.events.push(streamEventJson(event));
+          this.#wake?.();
+        }
+      } catch (err) {
+        if (!this.#abort.signal.aborted) throw err;
+      } finally {
+        this.#wake?.();
+      }
+    })();
+    this.done.catch(() => undefined);
+  }
+
+  /** The first event (from `from` on) that satisfies `test`, waiting up to `ms` for it. */
+  async waitFor(test: (event: WireJson) => boolean, what: string, ms = 5000, from = 0): Promise<WireJson> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const found = this.events.slice(from).find(test);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms; got ${JSON.stringify(this.events.map(summary))}`);
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        setTimeout(resolve, 100);
+      });
+    }
+  }
+
+  /** Watch events (the data of each `watch-event` artifact update), in order. */
+  get watchEvents(): WireJson[] {
+    return this.events.filter((e) => e.artifactUpdate?.artifact?.name === 'watch-event').map((e) => dataOf(e.artifactUpdate.artifact));
+  }
+
+  async waitForEvent(test: (event: WireJson) => boolean, what: string): Promise<WireJson> {
+    const found = await this.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-event' && test(dataOf(e.artifactUpdate.artifact)), what);
+    return dataOf(found.artifactUpdate.artifact);
+  }
+
+  disconnect(): void {
+    this.#abort.abort();
+  }
+}
+
+export const dataOf = (artifact: WireJson): WireJson => artifact.parts.find((p: WireJson) => p.data !== undefined).data;
+const summary = (e: WireJson): string =>
+  e.task ? `task:${e.task.status?.state}` : e.statusUpdate ? `status:${e.statusUpdate.status?.state}` : e.artifactUpdate ? `${e.artifactUpdate.artifact.name}:${JSON.stringify(dataOf(e.artifactUpdate.artifact)).slice(0, 80)}` : '?';
+
+export function watch(client: Client, request: WireJson): EventLog {
+  return new EventLog((signal) =>
+    client.sendMessageStream({ tenant: '', message: message([dataPart({ watch: request })]), configuration: undefined, metadata: undefined }, { signal }),
+  );
+}
+
