@@ -264,7 +264,8 @@ export class RegistryExecutor implements AgentExecutor {
    * `watch-results` artifact (unless the client said `initial: false`), then each event as a
    * `watch-event` artifact that replaces the previous one (so the stored task stays small; the
    * stream carries every event). Ends when the watch does: CANCELED, or COMPLETED on expiry;
-   * when the registry closes, the task is left WORKING for SubscribeToTask after the restart.
+   * FAILED when a push fails for good or the registry shuts down (watches do not survive a
+   * restart yet: the message says to start it again).
    */
   private async publishWatch(task: Task, answer: WatchAnswer, publish: Publish): Promise<void> {
     const { watch } = answer;
@@ -275,13 +276,12 @@ export class RegistryExecutor implements AgentExecutor {
     if (answer.initial) publish(AgentEvent.artifactUpdate(watchResultsUpdate(task.id, task.contextId, watch.current())));
     const end = await watch.ended;
     stop();
-    if (end.reason === 'closed') return;
     publish(
       AgentEvent.statusUpdate({
         taskId: task.id,
         contextId: task.contextId,
         status: {
-          state: end.reason === 'canceled' ? TaskState.TASK_STATE_CANCELED : end.reason === 'failed' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_COMPLETED,
+          state: end.reason === 'canceled' ? TaskState.TASK_STATE_CANCELED : end.reason === 'failed' || end.reason === 'closed' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_COMPLETED,
           message: this.agentMessage(task, end.message),
           timestamp: new Date().toISOString(),
         },

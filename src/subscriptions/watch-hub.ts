@@ -266,7 +266,7 @@ export class WatchHub {
   /** Ends every watch (the registry is closing). */
   close(): void {
     this.#unsubscribe();
-    for (const watch of [...this.#watches.values()]) watch.end('closed', 'The registry is shutting down; resume the watch with SubscribeToTask.');
+    for (const watch of [...this.#watches.values()]) watch.end('closed', 'The registry shut down; watches do not survive a restart yet: start the watch again.');
   }
 
   #guard(watch: Watch, step: () => void): void {
