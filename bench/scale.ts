@@ -1,0 +1,196 @@
+/**
+ * Scale benchmark (issue 22): one replica (SQLite) at 10k, 100k (1M) generated entries.
+ *
+ *   node --expose-gc --import tsx bench/scale.ts [--sizes 10000,100000] [--samples 300] [--queries 1000]
+ *
+ * Per size, in a fresh data directory:
+ * - fills it: each generated document validated as register does (checkDocument, entryWriteOf)
+ *   and written to storage, 256 in flight so SQLite's group commit batches them;
+ * - restarts the registry over it and prints the time to listening (/healthz answers 200) and
+ *   to ready (the search index loaded, /readyz 200);
+ * - heap (heapUsed + arrayBuffers, after a full GC) and RSS, in total and per entry, against
+ *   the same process before the registry started;
+ * - updates (a changed description of an existing entry) and removals, in-process, one at a
+ *   time: p50/p99 of the whole operation (validation, storage commit, index) and of the search
+ *   index's part alone (index.upsert / index.remove, the part that grows with the corpus);
+ * - searches with filters (1-3 words with one or two filters, and empty text with filters),
+ *   in-process through RegistryService.search: p50/p99.
+ * Run with --expose-gc for the memory figures; give the heap room at large sizes
+ * (NODE_OPTIONS=--max-old-space-size=...; see docs/scaling.md).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config/config.js';
+import type { Caller } from '../src/contract/caller.js';
+import { createLogger } from '../src/observability/logger.js';
+import type { SearchIndex } from '../src/search/index.js';
+import type { IndexedEntry } from '../src/search/types.js';
+import { checkDocument, entryWriteOf } from '../src/registry/documents.js';
+import { toIndexedEntry } from '../src/registry/entries.js';
+import { createStore } from '../src/storage/create-store.js';
+import { createDocumentValidator } from '../src/validation/index.js';
+import { startRegistry, type RunningRegistry } from '../src/server.js';
+import { generateQueries, streamEntries, subjectOfGenerated, type GeneratedEntry } from './lib/generate-entries.js';
+
+interface Args {
+  sizes: number[];
+  samples: number;
+  queries: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { sizes: [10_000, 100_000], samples: 300, queries: 1000 };
+  for (let i = 0; i < argv.length; i++) {
+    const next = (): string => argv[++i] ?? '';
+    if (argv[i] === '--sizes') args.sizes = next().split(',').map(Number).filter((n) => n > 0);
+    else if (argv[i] === '--samples') args.samples = Number(next());
+    else if (argv[i] === '--queries') args.queries = Number(next());
+  }
+  return args;
+}
+
+const ADMIN: Caller = { principal: 'admin', isAdmin: true };
+const TOKEN = 'bench-admin-token-0123456789';
+const IN_FLIGHT = 256;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+const ms = (n: number): string => `${n.toFixed(n < 10 ? 2 : 0)} ms`;
+const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+function summary(label: string, samples: number[]): string {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return `${label}: p50 ${ms(percentile(sorted, 50))}, p99 ${ms(percentile(sorted, 99))} (${samples.length})`;
+}
+
+function memory(): { heap: number; rss: number } {
+  gc?.();
+  gc?.();
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed + m.arrayBuffers, rss: m.rss };
+}
+
+function start(dataDir: string): Promise<RunningRegistry> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${TOKEN}`, REGISTRY_RATE_LIMITS: 'false', REGISTRY_REFRESH_SECONDS: '0', LOG_LEVEL: 'warn' });
+  return startRegistry(config, createLogger('warn'));
+}
+
+/** The entry with a changed description: an update that changes what is indexed. */
+function changed(entry: GeneratedEntry, round: number): GeneratedEntry {
+  const copy = structuredClone(entry);
+  if (copy.kind === 'agent') copy.document.description = `${copy.document.description} (revised ${round})`;
+  else copy.document.mcpServer.description = `${copy.document.mcpServer.description ?? ''} (revised ${round})`;
+  return copy;
+}
+
+/** The service's index, measured on its own (a bench may look inside). */
+const indexOf = (registry: RunningRegistry): SearchIndex => (registry.service as unknown as { index: SearchIndex }).index;
+
+async function runSize(size: number, args: Args): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-scale-'));
+  try {
+    // ---- fill: validated documents written straight to storage (the index is built by the start-up measured next) ----
+    const filling = performance.now();
+    const sample: { id: string; entry: GeneratedEntry }[] = [];
+    const every = Math.max(1, Math.floor(size / (args.samples * 2)));
+    const store = createStore({ dataDir });
+    await store.open();
+    const validator = createDocumentValidator({ maxDocumentBytes: 1_000_000 });
+    let inFlight: Promise<void>[] = [];
+    let i = 0;
+    for (const entry of streamEntries(size, 7)) {
+      const n = i++;
+      const subject = subjectOfGenerated(entry);
+      const { write } = entryWriteOf(subject, checkDocument(validator, subject));
+      inFlight.push(
+        store.upsert(write, { principal: 'admin', isAdmin: true }).then((outcome) => {
+          if (n % every === 0 && 'entry' in outcome) sample.push({ id: outcome.entry.id, entry });
+        }),
+      );
+      if (inFlight.length >= IN_FLIGHT) {
+        await Promise.all(inFlight);
+        inFlight = [];
+      }
+    }
+    await Promise.all(inFlight);
+    const fillSeconds = (performance.now() - filling) / 1000;
+    await store.close();
+    console.log(`\n== ${size} entries (SQLite) ==`);
+    console.log(`fill (full validation, written to storage, ${IN_FLIGHT} in flight): ${fillSeconds.toFixed(1)} s, ${Math.round(size / fillSeconds)}/s`);
+
+    // ---- start-up ----
+    const before = memory();
+    const starting = performance.now();
+    const registry = await start(dataDir);
+    const health = await fetch(`${registry.url}/healthz`);
+    const listening = performance.now() - starting;
+    const ready0 = await fetch(`${registry.url}/readyz`);
+    const reason = ((await ready0.json()) as { reason?: string }).reason;
+    await registry.ready;
+    const ready = performance.now() - starting;
+    const readyz = await fetch(`${registry.url}/readyz`);
+    console.log(`start-up: /healthz ${health.status} after ${ms(listening)} (/readyz ${ready0.status} "${reason ?? ''}"), ready (/readyz ${readyz.status}) after ${(ready / 1000).toFixed(1)} s`);
+    const after = memory();
+    const heapPer = (after.heap - before.heap) / size;
+    console.log(
+      gc
+        ? `memory: heap ${mib(after.heap)} (+${mib(after.heap - before.heap)}, ${(heapPer / 1024).toFixed(2)} KiB/entry), RSS ${mib(after.rss)} (+${mib(after.rss - before.rss)}, ${((after.rss - before.rss) / size / 1024).toFixed(2)} KiB/entry)`
+        : 'memory: run with --expose-gc for heap figures',
+    );
+
+    // ---- updates and removals ----
+    const index = indexOf(registry);
+    const updates: number[] = [];
+    const indexUpserts: number[] = [];
+    const targets = sample.slice(0, args.samples);
+    for (const [round, { entry }] of targets.entries()) {
+      const t = performance.now();
+      await registry.service.register(subjectOfGenerated(changed(entry, round)), ADMIN);
+      updates.push(performance.now() - t);
+    }
+    // The index's own part: upsert of an entry it already holds (as the feed applies an update).
+    const stored = await Promise.all(targets.map(({ id }) => registry.store.get(id)));
+    for (const entry of stored) {
+      if (!entry) continue;
+      const indexed: IndexedEntry = toIndexedEntry(entry);
+      const t = performance.now();
+      index.upsert(indexed);
+      indexUpserts.push(performance.now() - t);
+    }
+    const removals: number[] = [];
+    for (const { id } of targets.slice(0, Math.floor(targets.length / 2))) {
+      const t = performance.now();
+      await registry.service.unregister(id, ADMIN);
+      removals.push(performance.now() - t);
+    }
+    const indexRemovals: number[] = [];
+    for (const { id } of targets.slice(Math.floor(targets.length / 2))) {
+      const t = performance.now();
+      index.remove(id);
+      indexRemovals.push(performance.now() - t);
+    }
+    console.log(summary('update (register of a changed document: validation + commit + index)', updates));
+    console.log(summary('  of which index.upsert alone', indexUpserts));
+    console.log(summary('removal (unregister: commit + index)', removals));
+    console.log(summary('  of which index.remove alone', indexRemovals));
+
+    // ---- searches with filters ----
+    const queries = [...generateQueries(args.queries, 3, true), ...generateQueries(Math.floor(args.queries / 4), 5, true).map((q) => ({ ...q, text: '' }))];
+    const searches: number[] = [];
+    for (const q of queries) {
+      const t = performance.now();
+      await registry.service.search({ query: q.text, filter: q.filter, limit: 20 }, ADMIN);
+      searches.push(performance.now() - t);
+    }
+    console.log(summary('search with filters (RegistryService.search, limit 20)', searches));
+    await registry.close();
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const args = parseArgs(process.argv.slice(2));
+console.log(`node ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; heap limit ${mib((await import('node:v8')).getHeapStatistics().heap_size_limit)}`);
+for (const size of args.sizes) await runSize(size, args);
