@@ -44,6 +44,10 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
+# Memory: the search index takes about 5.5 KiB of heap per entry (docs/scaling.md). For large
+# registries raise Node's heap limit at run time, e.g. -e NODE_OPTIONS=--max-old-space-size=1024
+# for 100,000 entries, and give the container about 1.5 times that.
+# The registry listens at once (/healthz, liveness) and is ready once its index has loaded.
 # Healthy = ready to serve: storage reachable and the search index loaded (/readyz).
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

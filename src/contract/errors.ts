@@ -31,5 +31,8 @@ export class RegistryError extends Error {
   }
 }
 
+/** Seconds a client is told to wait (Retry-After) when refused with STARTING_UP while the search index loads. */
+export const STARTING_UP_RETRY_SECONDS = 2;
+
 export const badRequest = (message: string, details?: Finding[]) => new RegistryError('BAD_REQUEST', message, details);
 export const notFound = (message: string) => new RegistryError('NOT_FOUND', message);

@@ -19,7 +19,7 @@ import type {
   ValidationResultBody,
   WatchRequest,
 } from '../contract/types.js';
-import { RegistryError, badRequest, notFound } from '../contract/errors.js';
+import { RegistryError, STARTING_UP_RETRY_SECONDS, badRequest, notFound } from '../contract/errors.js';
 import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
@@ -71,8 +71,6 @@ const isReference = (input: RegisterInput): input is DocumentReference => input.
 
 /** Entries indexed between yields to the event loop while loading (keeps requests answered during start-up). */
 const LOAD_YIELD_EVERY = 256;
-/** Seconds a client is told to wait (Retry-After) while the index loads. */
-export const STARTING_UP_RETRY_SECONDS = 2;
 
 interface IndexLoading {
   done: number;

@@ -6,6 +6,7 @@
  * it has no code for to -32603 with our message and ErrorInfo.
  */
 import { A2AError } from '@a2a-js/sdk/errors';
+import { STARTING_UP_RETRY_SECONDS } from '../contract/errors.js';
 
 export const STORAGE_UNAVAILABLE_REASON = 'STORAGE_UNAVAILABLE';
 /** Seconds a client should wait before retrying (the door sends it as Retry-After). */
@@ -15,7 +16,7 @@ export const STARTING_UP_REASON = 'STARTING_UP';
 /** Refusals answered as 503 + Retry-After with their own message, by reason. */
 export const RETRY_AFTER_BY_REASON: ReadonlyMap<string, number> = new Map([
   [STORAGE_UNAVAILABLE_REASON, STORAGE_RETRY_AFTER_SECONDS],
-  [STARTING_UP_REASON, 2],
+  [STARTING_UP_REASON, STARTING_UP_RETRY_SECONDS],
 ]);
 
 export class StorageUnavailableA2AError extends A2AError {
