@@ -199,7 +199,10 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     );
     reevaluation = reevaluate;
     trustRoots.onChange(() => reevaluate.wake());
-    reevaluate.wake();
+    // After the index has loaded: both scan every entry, and the load is what readiness waits for.
+    void indexLoad.then(() => {
+      if (!loadAbort.signal.aborted) reevaluate.wake();
+    });
 
     const authenticator = new TokenAuthenticator(tokens);
     const hardening = config.hardening;

@@ -114,7 +114,10 @@ export class CardTrust {
       changed += results.filter(Boolean).length;
       batch = [];
     };
+    let scanned = 0;
     for await (const entry of this.deps.store.scan()) {
+      // A full scan: give the event loop a turn now and then, so requests are answered meanwhile.
+      if (++scanned % 512 === 0) await new Promise((resolve) => setImmediate(resolve));
       if (entry.kind !== 'agent') continue;
       const v = entry.verification;
       // Unsigned cards do not depend on the trust roots; older rows are only read if signed.
