@@ -403,10 +403,13 @@ describe('rate limits, shared with the HTTP doors', () => {
 
 test('storage that cannot be written: a write over gRPC is UNAVAILABLE with the reason and retry-after, searches still answer, health says NOT_SERVING until it recovers', async (t) => {
   const parent = tempDir();
-  t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
   const dataDir = path.join(parent, 'data');
   const faulty = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_DATA_DIR: dataDir });
-  t.after(() => faulty.close());
+  // The registry closes before its directory goes (closing re-creates a deleted database file).
+  t.after(async () => {
+    await faulty.close();
+    fs.rmSync(parent, { recursive: true, force: true });
+  });
   const client = new RawA2AClient(grpcAddress(faulty));
   t.after(() => client.close());
   const asAlice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` });

@@ -24,6 +24,7 @@ import { op, resultOf, sdkClient, stateOf, type WireJson } from './support/clien
 import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { tempDir } from './support/temp.js';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
 import { StorageUnavailableError } from '../src/storage/faults.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
@@ -162,14 +163,17 @@ describe('SQLite storage faults', () => {
   });
 
   test('the database file deleted under the running registry: re-created from the open connection, nothing lost', async (t) => {
-    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-deleted-'));
-    t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+    const parent = tempDir('registry-deleted-');
+    // The registries close before the directory goes: a store closing on a deleted file
+    // re-creates it, which would leave the directory behind.
+    const opened: TestRegistry[] = [];
+    t.after(async () => {
+      for (const each of opened) await each.close();
+      fs.rmSync(parent, { recursive: true, force: true });
+    });
     const dataDir = path.join(parent, 'data');
     const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
-    let closed = false;
-    t.after(async () => {
-      if (!closed) await registry.close();
-    });
+    opened.push(registry);
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
     const register = async (name: string) => op(alice, { register: { agentCard: v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) } });
     const ids = [resultOf(await register('Deleted One')).id];
@@ -190,20 +194,23 @@ describe('SQLite storage faults', () => {
     ids.push(resultOf(await register('Deleted Four')).id);
 
     await registry.close();
-    closed = true;
+    opened.splice(0);
     const again = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
-    t.after(() => again.close());
+    opened.push(again);
     const reader = await sdkClient(again.url, { token: TOKENS.alice });
     for (const id of ids) assert.equal(resultOf(await op(reader, { get: { id } })).id, id, `acknowledged ${id} survived`);
   });
 
   test('read-only (simulated with PRAGMA query_only): writes refused and named, the probe clears it', async (t) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-readonly-'));
-    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir('registry-readonly-');
     let connection: Database.Database | undefined;
     const store = new SqliteStore({ file: path.join(dir, 'registry.db'), onConnection: (db) => (connection = db) });
+    // The store closes before its directory goes (closing re-creates a deleted database file).
+    t.after(async () => {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
     await store.open();
-    t.after(() => store.close());
     await store.upsert(entryWrite('agent', 'https://readonly.example.com/a'), actor('alice'));
     connection!.pragma('query_only = ON');
     await assert.rejects(store.upsert(entryWrite('agent', 'https://readonly.example.com/b'), actor('alice')), (error: unknown) => {
