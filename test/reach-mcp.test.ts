@@ -347,3 +347,34 @@ describe('MCP rate limits and metrics', () => {
     assert.ok(line('method="SendMessage",operation="search",outcome="COMPLETED",code="none",door="a2a"'), 'the A2A door keeps its labels');
   });
 });
+
+describe('MCP quotas and storage faults', () => {
+  test('over a quota the tool answers QUOTA_EXCEEDED naming the limit, as A2A does', async () => {
+    const limited = await start({ REGISTRY_RATE_LIMITS: 'false', REGISTRY_MAX_ENTRIES_PER_OWNER: '1' });
+    const bob = await mcpClient(limited.url, TOKENS.bob);
+    structured(await call('register_agent', { agentCard: v1Card('Quota One', 'https://quota-one.example.org/a2a') }, bob));
+    const refused = errorText(await call('register_agent', { agentCard: v1Card('Quota Two', 'https://quota-two.example.org/a2a') }, bob));
+    assert.match(refused, /^QUOTA_EXCEEDED: .*"bob" already has 1 entries/);
+    assert.match(refused, /raise REGISTRY_MAX_ENTRIES_PER_OWNER/);
+    const overA2A = errorOf(await op(await sdkClient(limited.url, { token: TOKENS.bob }), { register: { agentCard: v1Card('Quota Three', 'https://quota-three.example.org/a2a') } }));
+    assert.equal(overA2A.code, 'QUOTA_EXCEEDED', 'one rule under both doors');
+  });
+
+  test('storage that cannot be written: the write tool says so, the read tools still answer', async () => {
+    const faulty = await start({ REGISTRY_RATE_LIMITS: 'false' });
+    const { dataDir } = started.find((each) => each.registry === faulty)!;
+    const bob = await mcpClient(faulty.url, TOKENS.bob);
+    structured(await call('register_agent', { agentCard: v1Card('Stored Agent', 'https://stored.example.org/a2a') }, bob));
+    // The data directory replaced by a file: the database can neither be written nor re-created.
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.writeFileSync(dataDir, 'not a directory');
+    try {
+      const refused = errorText(await call('register_agent', { agentCard: v1Card('Lost Agent', 'https://lost.example.org/a2a') }, bob));
+      assert.match(refused, /^STORAGE_UNAVAILABLE: .*the database file was deleted and cannot be re-created/);
+      const hits = structured(await call('search_agents', { query: 'Stored Agent' }, bob));
+      assert.deepEqual(hits.results.map((hit: WireJson) => hit.name), ['Stored Agent'], 'searches answer from the index');
+    } finally {
+      fs.rmSync(dataDir);
+    }
+  });
+});

@@ -201,6 +201,34 @@ describe('SQLite storage faults', () => {
     for (const id of ids) assert.equal(resultOf(await op(reader, { get: { id } })).id, id, `acknowledged ${id} survived`);
   });
 
+  test('a corrupt database file: the registry does not start, names the file and what to do, and leaves the file untouched', async (t) => {
+    const dataDir = tempDir('registry-corrupt-');
+    const first = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    let closed = false;
+    t.after(async () => {
+      if (!closed) await first.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+    const alice = await sdkClient(first.url, { token: TOKENS.alice });
+    resultOf(await op(alice, { register: { agentCard: v1Card('Corrupt One', 'https://corrupt-one.example.org/a2a') } }));
+    await first.close();
+    closed = true;
+
+    // The header overwritten, as a bad copy or a disk error would leave it.
+    const file = path.join(dataDir, 'registry.db');
+    const handle = fs.openSync(file, 'r+');
+    fs.writeSync(handle, Buffer.alloc(100, 0x5a), 0, 100, 0);
+    fs.closeSync(handle);
+    const before = fs.readFileSync(file);
+
+    await assert.rejects(startTestRegistry({ REGISTRY_DATA_DIR: dataDir }), (error: Error) => {
+      assert.match(error.message, new RegExp(`the database file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is corrupt \\(SQLITE_NOTADB\\)`));
+      assert.match(error.message, /left untouched\. Restore it from a backup, or move it .* aside to start with an empty registry/);
+      return true;
+    });
+    assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
+  });
+
   test('read-only (simulated with PRAGMA query_only): writes refused and named, the probe clears it', async (t) => {
     const dir = tempDir('registry-readonly-');
     let connection: Database.Database | undefined;

@@ -126,7 +126,11 @@ export class SqliteStore implements RegistryStore {
   async open(): Promise<void> {
     if (this.#db) return;
     if (this.#closed) throw new Error('SqliteStore was closed; create a new instance.');
-    this.#db = this.#connect();
+    try {
+      this.#db = this.#connect();
+    } catch (error) {
+      throw this.#openError(error);
+    }
     this.#identity = identityOf(this.#file);
   }
 
@@ -184,6 +188,20 @@ export class SqliteStore implements RegistryStore {
   }
 
   // ---- faults ----
+
+  /**
+   * A file that cannot be opened as a database is the operator's to decide about: say which file,
+   * what is wrong and what to do, and leave it as it is (nothing is written to a corrupt file).
+   */
+  #openError(error: unknown): Error {
+    const fault = sqliteFault(error);
+    if (fault?.reason !== 'corrupt') return error instanceof Error ? error : new Error(String(error));
+    return new Error(
+      `the database file ${this.#file} is corrupt (${fault.code}); it was left untouched. ` +
+        'Restore it from a backup, or move it (with any -wal and -shm files beside it) aside to start with an empty registry.',
+      { cause: error },
+    );
+  }
 
   /** Names what a driver error means for storage; refines I/O errors from the file system's state. */
   #classify(error: unknown): StorageFault | undefined {
