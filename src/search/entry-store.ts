@@ -1,6 +1,6 @@
 /**
  * What the index keeps per entry for hits: id, kind, name, description, interfaces, skill ids
- * and names, tool names (no documents, no texts: the text lives in FlexSearch as postings only,
+ * and names, tool names (no documents, no texts: the text lives in ./term-index.ts as postings only,
  * filterable attributes in ./attributes.ts and ./tables.ts).
  *
  * Entries get a small *entry number* (recycled through a free list, so tables stay dense) and a
@@ -110,10 +110,17 @@ export class EntryStore {
     this.liveUnitCount += record.unitCount;
   }
 
-  /** Frees what `allocate` reserved for a record that was never committed. */
+  /**
+   * Frees the unit slots `allocate` reserved for a record that was never committed. The number
+   * itself stays reserved until `recycle` (postings may still name it: ./term-index.ts).
+   */
   discard(no: number, unitCount: number): void {
     this.unitGarbage += unitCount;
     this.tables.entries[(no << E_SHIFT) + E_COUNT] = 0;
+  }
+
+  /** Entry number `no` (discarded or released) names nothing any more: it may be reused. */
+  recycle(no: number): void {
     this.freeNumbers.push(no);
   }
 

@@ -1,6 +1,6 @@
 /**
  * The searchable fields of a unit, as bits. A term's posting is filed under the mask of every
- * field the term occurs in (see ./flexsearch-index.ts), so a lookup tells where it matched.
+ * field the term occurs in (see ./term-index.ts), so a lookup tells where it matched.
  *
  * Unit kinds and their fields:
  * - agent (the entry itself): name, description, provider

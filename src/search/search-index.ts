@@ -1,5 +1,5 @@
 /**
- * The registry's SearchIndex (./types.ts): FlexSearch postings per unit; query expansion,
+ * The registry's SearchIndex (./types.ts): postings per unit (./term-index.ts); query expansion,
  * filters, ranking, grouping and paging on the index's own compact tables.
  *
  * Units: every entry is indexed as one unit for itself (agent: name, description, provider;
@@ -49,7 +49,6 @@
  * Not re-entrant (one search at a time, as in a single Node.js thread): scratch state is reused
  * across searches, with an epoch stamp in the entry rows instead of clearing.
  */
-import type { Id } from 'flexsearch';
 import type { ResultsPer, SearchHit, SearchMatch } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
 import type { IndexPage, IndexQuery, IndexedEntry, KeywordIndex } from './types.js';
@@ -74,7 +73,7 @@ import {
   fieldScore,
 } from './fields.js';
 import { CompiledFilter } from './filters.js';
-import { TermIndex } from './flexsearch-index.js';
+import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
 import { PairPool, pairHash, termHash } from './phrases.js';
 import { parseQuery } from './query.js';
@@ -184,7 +183,7 @@ interface PostingGroup {
   strong: boolean;
   /** Field mask. */
   slot: number;
-  ids: readonly Id[];
+  ids: ArrayLike<number>;
   /** fieldScore × IDF × variant weight × SCORE_SCALE. */
   add: number;
   /** Language id the entry must have, or ANY_LANGUAGE. */
@@ -241,7 +240,7 @@ export class FlexSearchIndex implements KeywordIndex {
   private readonly store = new EntryStore(this.tables);
   private readonly attrs = new Attributes(this.tables);
   private readonly pairs = new PairPool(this.tables);
-  private readonly terms = new TermIndex();
+  private readonly terms = new TermIndex((no) => this.store.recycle(no), ORD_BITS);
   private readonly vocabulary = new Vocabulary();
   private readonly unitTerms = new UnitTerms();
   /** Entries per language id. */
@@ -372,13 +371,14 @@ export class FlexSearchIndex implements KeywordIndex {
       // Leave nothing half-indexed behind.
       u.take();
       for (let ord = 0; ord < unitCount; ord++) {
-        this.terms.remove(unitId(no, ord));
         a.clearUnit(base + ord);
         this.pairs.clear(base + ord);
       }
       this.store.discard(no, unitCount);
+      this.terms.removeEntry(no);
       throw err;
     }
+    this.terms.commit(no);
     this.store.commit(record);
     this.languageCounts[lang]!++;
   }
@@ -438,9 +438,7 @@ export class FlexSearchIndex implements KeywordIndex {
   }
 
   private postingCount(term: string): number {
-    let df = 0;
-    for (const ids of this.terms.lookup(term)) if (ids) df += ids.length;
-    return df;
+    return this.terms.count(term);
   }
 
   private index(id: number, slot: number, lang: number): void {
@@ -453,13 +451,14 @@ export class FlexSearchIndex implements KeywordIndex {
   private drop(record: EntryRecord): void {
     const base = this.tables.entries[(record.no << E_SHIFT) + E_BASE]!;
     for (let ord = 0; ord < record.unitCount; ord++) {
-      this.terms.remove(unitId(record.no, ord));
       this.attrs.clearUnit(base + ord);
       this.pairs.clear(base + ord);
     }
     this.languageCounts[record.language]!--;
     this.clearEmbedding(record.no);
     this.store.release(record);
+    // Hands the number back to the store once no posting names it.
+    this.terms.removeEntry(record.no);
     this.attrs.unhealthySince.delete(record.no);
     this.attrs.maybeCompact(() => this.store.liveUnitSlots());
     this.pairs.maybeCompact(() => this.store.liveUnitSlots());
@@ -522,7 +521,8 @@ export class FlexSearchIndex implements KeywordIndex {
       }
     };
     for (const g of this.groupsOf(clauses, 0)) {
-      for (const id of g.ids) {
+      for (let i = 0; i < g.ids.length; i++) {
+        const id = g.ids[i]!;
         if (g.lang !== ANY_LANGUAGE && this.languageOf(id as number) !== g.lang) continue;
         if (g.scope !== SCOPE_ANY && !this.inScope(id as number, g.scope)) continue;
         reject(id as number);
@@ -555,10 +555,9 @@ export class FlexSearchIndex implements KeywordIndex {
       let total = 0;
       let weak = 0;
       for (const t of c.terms) {
-        const slots = this.terms.lookup(t.term);
-        let df = 0;
-        for (const ids of slots) if (ids) df += ids.length;
+        const df = this.terms.count(t.term);
         if (df === 0) continue;
+        const slots = this.terms.lookup(t.term);
         if (!t.strong) {
           // Typos and WordNet words widen a clause, never by more than MAX_WEAK_POSTINGS.
           if (weak + df > MAX_WEAK_POSTINGS) continue;
@@ -599,12 +598,10 @@ export class FlexSearchIndex implements KeywordIndex {
     let rarest: ReturnType<TermIndex['lookup']> | undefined;
     let rarestDf = Infinity;
     for (const w of words) {
-      const lists = this.terms.lookup(w);
-      let df = 0;
-      for (const ids of lists) if (ids) df += ids.length;
+      const df = this.terms.count(w);
       if (df === 0) return { slots, df: 0, read: 0 };
       if (df < rarestDf) {
-        rarest = lists;
+        rarest = this.terms.lookup(w);
         rarestDf = df;
       }
     }
@@ -622,10 +619,13 @@ export class FlexSearchIndex implements KeywordIndex {
       const kept: number[] = [];
       for (let i = ids.length - 1; i >= 0 && left > 0; i--, left--) {
         const id = ids[i] as number;
-        const unitSlot = rows[((id >>> ORD_BITS) << E_SHIFT) + E_BASE]! + (id & ORD_MASK);
+        const row = (id >>> ORD_BITS) << E_SHIFT;
+        // A removed entry's posting (./term-index.ts): no units.
+        if (rows[row + E_COUNT] === 0) continue;
+        const unitSlot = rows[row + E_BASE]! + (id & ORD_MASK);
         if (pairs.every((h) => this.pairs.has(unitSlot, h))) kept.push(id);
       }
-      // Oldest first, as FlexSearch files them (the accumulation reads from the end).
+      // Oldest first, as the postings file them (the accumulation reads from the end).
       kept.reverse();
       if (kept.length) {
         slots.set(slot, kept);
@@ -693,7 +693,7 @@ export class FlexSearchIndex implements KeywordIndex {
       const fields = g.slot << FIELDS_SHIFT;
       const lang = g.lang;
       const scope = g.scope;
-      // Newest postings first (FlexSearch appends), so a cut keeps recent entries.
+      // Newest postings first (lists are appended to), so a cut keeps recent entries.
       const stop = Math.max(0, ids.length - budget);
       budget -= ids.length - stop;
       for (let i = ids.length - 1; i >= stop; i--) {
@@ -735,7 +735,8 @@ export class FlexSearchIndex implements KeywordIndex {
           hits = entryRows[row + E_HITS]!;
         } else {
           entryRows[row + E_EPOCH] = epoch;
-          hits = entryFree || filter.entryPasses(e) ? 0 : -1;
+          // No units: a removed entry whose postings are not compacted away yet (./term-index.ts).
+          hits = entryRows[row + E_COUNT] !== 0 && (entryFree || filter.entryPasses(e)) ? 0 : -1;
           entryRows[row + E_HITS] = hits;
         }
         if (hits < 0) continue;

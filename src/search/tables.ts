@@ -1,7 +1,7 @@
 /**
  * Unit ids and the dense per-entry and per-unit tables the search loop reads.
  *
- * A unit's id, which FlexSearch stores, is `entryNumber << ORD_BITS | ordinal` (ordinal 0 = the
+ * A unit's id, which the postings hold (./term-index.ts), is `entryNumber << ORD_BITS | ordinal` (ordinal 0 = the
  * entry itself, k = skills[k-1] or tools[k-1]). A posting therefore names its entry without a
  * lookup, and the loop's random accesses go to *entry* rows (32 bytes × entries: at 100,000
  * entries 3 MB, mostly in cache) instead of a per-unit table ten times larger. Measured at
@@ -32,8 +32,11 @@ export const ORD_BITS = 10;
 /** Skills or tools past this (minus the entry itself) are not indexed. */
 export const MAX_UNITS_PER_ENTRY = 1 << ORD_BITS;
 export const ORD_MASK = MAX_UNITS_PER_ENTRY - 1;
-/** Unit ids must stay small integers (V8 "Smi"s) for FlexSearch's arrays to stay compact. */
-export const MAX_ENTRIES = 1 << (30 - ORD_BITS);
+/**
+ * Unit ids are positive Int32s (postings, candidate arrays; `id + 1` too, in the candidate hash).
+ * Room for entry numbers held back while removed entries' postings are compacted away.
+ */
+export const MAX_ENTRIES = (1 << (31 - ORD_BITS)) - 1;
 
 export const unitId = (entryNo: number, ordinal: number): number => (entryNo << ORD_BITS) | ordinal;
 

@@ -1,0 +1,322 @@
+/**
+ * The text-matching layer: term → unit postings, in typed arrays.
+ *
+ * - A posting list per (term, slot): the units having the term, in the order they were added
+ *   (oldest first; callers read from the end for "newest first"). The slot is the mask of the
+ *   fields the term occurs in (./fields.ts), so a lookup says, per unit, *where* it matched and
+ *   no second per-field index is needed.
+ * - All lists live in one Int32Array arena (4 bytes a posting plus growth room); a list that
+ *   outgrows its room moves to the arena's end, and the arena is compacted when more than a
+ *   third of it is left behind. FlexSearch, used before, kept postings in JS arrays plus a
+ *   per-unit register of them (about 35 bytes a posting at 100,000 entries) and removed a unit
+ *   by splicing every list holding it: time that grew with the corpus.
+ * - Removal is by *entry number* and costs what the entry has, not what the corpus has: each
+ *   entry keeps the ids of the lists holding its postings; removing it counts one dead posting
+ *   in each of those lists. A list is compacted (one pass, order kept) when it is short or an
+ *   eighth of it is dead, so a posting is read a bounded number of times per removal. The
+ *   entry number is handed back (`onRecycle`) only when its last dead posting is gone, so a
+ *   posting never names a later entry; until then the caller must treat the number as removed
+ *   (the search skips entry rows with no units) and `count` leaves dead postings out.
+ * - Lookups hand back views into the arena without copying: read-only, and only until the next
+ *   change. They may hold postings of removed entries (see above).
+ */
+
+/** Per-slot posting lists of one term; index = slot (field mask), with holes. */
+export type SlotLists = readonly (Int32Array | undefined)[];
+
+/** A list this short is compacted as soon as a removal touches it. */
+const SHORT_LIST = 256;
+
+const EMPTY: SlotLists = [];
+
+const grown = <T extends Int32Array | Uint8Array>(a: T, need: number, fill = 0): T => {
+  if (a.length >= need) return a;
+  const out = new (a.constructor as new (n: number) => T)(Math.max(need, Math.ceil(a.length * 1.5), 1024));
+  out.set(a);
+  if (fill !== 0) out.fill(fill, a.length);
+  return out;
+};
+
+export class TermIndex {
+  private readonly termIds = new Map<string, number>();
+  /** By term id: its first list (-1: none); lists of a term are chained through listNext. */
+  private termFirst = new Int32Array(1024).fill(-1);
+  private listCount = 0;
+  private listSlot = new Uint8Array(1024);
+  private listNext = new Int32Array(1024);
+  private listOff = new Int32Array(1024);
+  private listLen = new Int32Array(1024);
+  private listCap = new Int32Array(1024);
+  /** Dead postings in the list (0: clean). */
+  private listDead = new Int32Array(1024);
+  private arena = new Int32Array(1 << 16);
+  private arenaEnd = 0;
+  private arenaGarbage = 0;
+  /** By entry number: offset of its list ids in `records` ([count, list ids...]), or -1. */
+  private entryRecord = new Int32Array(1024).fill(-1);
+  private records = new Int32Array(1 << 16);
+  private recordsEnd = 0;
+  private recordsGarbage = 0;
+  /** By entry number: dead postings not yet compacted away (> 0: the number is not reusable). */
+  private deadLeft = new Int32Array(1024);
+  /** The entry whose units are being added, and the lists they went to. */
+  private openEntry = -1;
+  private openLists: number[] = [];
+
+  /** `onRecycle(no)`: entry number `no` names no posting any more and may be reused. */
+  constructor(private readonly onRecycle: (no: number) => void, private readonly ordBits: number) {}
+
+  /** Postings held (live and dead), and bytes of the arrays (for memory reports). */
+  get stats(): { postings: number; bytes: number; lists: number; terms: number } {
+    let postings = 0;
+    for (let l = 0; l < this.listCount; l++) postings += this.listLen[l]!;
+    const bytes =
+      this.arena.byteLength +
+      this.records.byteLength +
+      this.entryRecord.byteLength +
+      this.deadLeft.byteLength +
+      this.termFirst.byteLength +
+      this.listSlot.byteLength +
+      4 * (this.listNext.length * 5);
+    return { postings, bytes, lists: this.listCount, terms: this.termIds.size };
+  }
+
+  /** Indexes unit `uid` of entry `uid >>> ordBits`: distinct `terms`, each under slot `slots[i]`. Call `commit` after the entry's last unit. */
+  add(uid: number, terms: readonly string[], slots: readonly number[]): void {
+    const no = uid >>> this.ordBits;
+    if (this.openEntry !== no) {
+      if (this.openEntry >= 0) this.commit(this.openEntry);
+      this.openEntry = no;
+    }
+    for (let i = 0; i < terms.length; i++) {
+      const l = this.listOf(terms[i]!, slots[i]!);
+      this.append(l, uid);
+      this.openLists.push(l);
+    }
+  }
+
+  /** Closes the record of entry `no`'s postings (what `removeEntry` undoes). */
+  commit(no: number): void {
+    if (this.openEntry !== no) return;
+    const lists = this.openLists;
+    this.openEntry = -1;
+    this.openLists = [];
+    this.deadLeft = grown(this.deadLeft, no + 1);
+    this.entryRecord = grown(this.entryRecord, no + 1, -1);
+    if (this.entryRecord[no]! >= 0) throw new Error(`TermIndex: entry number ${no} is already indexed`);
+    if (lists.length === 0) return;
+    if (this.recordsEnd + lists.length + 1 > this.records.length) this.compactRecords(lists.length + 1);
+    const at = this.recordsEnd;
+    this.records[at] = lists.length;
+    for (let i = 0; i < lists.length; i++) this.records[at + 1 + i] = lists[i]!;
+    this.recordsEnd += lists.length + 1;
+    this.entryRecord[no] = at;
+  }
+
+  /**
+   * Removes every posting of entry `no` (its committed or open units). The number comes back
+   * through `onRecycle` once no list holds it any more (at once when it had no postings).
+   */
+  removeEntry(no: number): void {
+    let lists: ArrayLike<number>;
+    if (this.openEntry === no) {
+      lists = this.openLists;
+      this.openEntry = -1;
+      this.openLists = [];
+    } else {
+      const at = no < this.entryRecord.length ? this.entryRecord[no]! : -1;
+      lists = at < 0 ? [] : this.records.subarray(at + 1, at + 1 + this.records[at]!);
+      if (at >= 0) {
+        this.recordsGarbage += lists.length + 1;
+        this.entryRecord[no] = -1;
+      }
+    }
+    this.deadLeft = grown(this.deadLeft, no + 1);
+    this.deadLeft[no] = lists.length;
+    if (lists.length === 0) {
+      this.onRecycle(no);
+      return;
+    }
+    // Copied: the records' room may be reused before the loop ends.
+    const touched = Int32Array.from(lists);
+    // A list may hold several of the entry's units: count them all before compacting any.
+    for (let i = 0; i < touched.length; i++) this.listDead[touched[i]!]!++;
+    for (let i = 0; i < touched.length; i++) {
+      const l = touched[i]!;
+      const dead = this.listDead[l]!;
+      // Short lists at once; long ones when an eighth is dead (a posting is read at most 8
+      // times per removal: the cost stays per entry, whatever the corpus).
+      if (dead > 0 && (this.listLen[l]! <= SHORT_LIST || dead * 8 >= this.listLen[l]!)) this.compactList(l);
+    }
+  }
+
+  /** Units that have `term` (dead postings not counted). */
+  count(term: string): number {
+    const t = this.termIds.get(term);
+    if (t === undefined) return 0;
+    let n = 0;
+    for (let l = this.termFirst[t]!; l >= 0; l = this.listNext[l]!) n += this.listLen[l]! - this.listDead[l]!;
+    return n;
+  }
+
+  /** The slot lists of `term` (empty when unknown). */
+  lookup(term: string): SlotLists {
+    const t = this.termIds.get(term);
+    if (t === undefined) return EMPTY;
+    const out: (Int32Array | undefined)[] = [];
+    for (let l = this.termFirst[t]!; l >= 0; l = this.listNext[l]!) {
+      const len = this.listLen[l]!;
+      if (len === 0) continue;
+      const off = this.listOff[l]!;
+      out[this.listSlot[l]!] = this.arena.subarray(off, off + len);
+    }
+    return out;
+  }
+
+  /** Whether any unit still has `term`. */
+  has(term: string): boolean {
+    return this.count(term) > 0;
+  }
+
+  /** Compacts every list with dead postings (freeing every held-back number), then the arena if much of it is garbage. */
+  cleanup(): void {
+    for (let l = 0; l < this.listCount; l++) if (this.listDead[l]! > 0) this.compactList(l);
+    if (this.arenaGarbage * 3 > this.arenaEnd) this.compactArena();
+  }
+
+  private listOf(term: string, slot: number): number {
+    let t = this.termIds.get(term);
+    if (t === undefined) {
+      t = this.termIds.size;
+      this.termIds.set(term, t);
+      this.termFirst = grown(this.termFirst, t + 1, -1);
+    }
+    let last = -1;
+    for (let l = this.termFirst[t]!; l >= 0; l = this.listNext[l]!) {
+      if (this.listSlot[l] === slot) return l;
+      last = l;
+    }
+    const l = this.listCount++;
+    if (l >= this.listOff.length) {
+      const n = l + 1;
+      this.listSlot = grown(this.listSlot, n);
+      this.listNext = grown(this.listNext, n);
+      this.listOff = grown(this.listOff, n);
+      this.listLen = grown(this.listLen, n);
+      this.listCap = grown(this.listCap, n);
+      this.listDead = grown(this.listDead, n);
+    }
+    this.listSlot[l] = slot;
+    this.listNext[l] = -1;
+    this.listOff[l] = 0;
+    this.listLen[l] = 0;
+    this.listCap[l] = 0;
+    this.listDead[l] = 0;
+    if (last < 0) this.termFirst[t] = l;
+    else this.listNext[last] = l;
+    return l;
+  }
+
+  private append(l: number, uid: number): void {
+    const len = this.listLen[l]!;
+    if (len === this.listCap[l]!) this.relocate(l, len < 4 ? 4 : len < 1024 ? len * 2 : len + (len >>> 1));
+    this.arena[this.listOff[l]! + len] = uid;
+    this.listLen[l] = len + 1;
+  }
+
+  /** Gives list `l` room for `cap` postings: in place at the arena's end, or moved there. */
+  private relocate(l: number, cap: number): void {
+    const off = this.listOff[l]!;
+    const oldCap = this.listCap[l]!;
+    if (off + oldCap === this.arenaEnd && oldCap > 0) {
+      this.reserve(cap - oldCap);
+      this.arenaEnd += cap - oldCap;
+      this.listCap[l] = cap;
+      return;
+    }
+    if (this.arenaGarbage + oldCap > 65_536 && (this.arenaGarbage + oldCap) * 3 > this.arenaEnd) {
+      // Compacting moves every list; `l` gets its new room there.
+      this.compactArena(l, cap);
+      return;
+    }
+    this.reserve(cap);
+    const at = this.arenaEnd;
+    this.arena.copyWithin(at, off, off + this.listLen[l]!);
+    this.arenaEnd += cap;
+    this.arenaGarbage += oldCap;
+    this.listOff[l] = at;
+    this.listCap[l] = cap;
+  }
+
+  private reserve(extra: number): void {
+    const need = this.arenaEnd + extra;
+    if (need <= this.arena.length) return;
+    const out = new Int32Array(Math.max(need, Math.ceil(this.arena.length * 1.5)));
+    out.set(this.arena.subarray(0, this.arenaEnd));
+    this.arena = out;
+  }
+
+  /** Rewrites the arena with every list packed (room for a quarter more); list `grow` gets `growCap`. */
+  private compactArena(grow = -1, growCap = 0): void {
+    let total = 0;
+    const caps = new Int32Array(this.listCount);
+    for (let l = 0; l < this.listCount; l++) {
+      const len = this.listLen[l]!;
+      const cap = l === grow ? growCap : len === 0 ? 0 : len + (len >>> 2) + 2;
+      caps[l] = cap;
+      total += cap;
+    }
+    const out = new Int32Array(Math.max(1 << 16, total + (total >>> 3)));
+    let at = 0;
+    for (let l = 0; l < this.listCount; l++) {
+      const off = this.listOff[l]!;
+      out.set(this.arena.subarray(off, off + this.listLen[l]!), at);
+      this.listOff[l] = at;
+      this.listCap[l] = caps[l]!;
+      at += caps[l]!;
+    }
+    this.arena = out;
+    this.arenaEnd = at;
+    this.arenaGarbage = 0;
+  }
+
+  /** Drops the dead postings of list `l`, keeping the order of the others. */
+  private compactList(l: number): void {
+    const arena = this.arena;
+    const off = this.listOff[l]!;
+    const end = off + this.listLen[l]!;
+    const shift = this.ordBits;
+    const deadLeft = this.deadLeft;
+    let w = off;
+    for (let r = off; r < end; r++) {
+      const uid = arena[r]!;
+      const no = uid >>> shift;
+      // Dead postings keep their number from reuse, so a number with some left is a removed entry.
+      if (deadLeft[no]! > 0) {
+        if (--deadLeft[no]! === 0) this.onRecycle(no);
+        continue;
+      }
+      arena[w++] = uid;
+    }
+    this.listLen[l] = w - off;
+    this.listDead[l] = 0;
+  }
+
+  /** Rewrites the per-entry records without the removed ones' room (ensuring `extra` more). */
+  private compactRecords(extra: number): void {
+    const live = this.recordsEnd - this.recordsGarbage;
+    const out = new Int32Array(Math.max(1 << 16, Math.ceil((live + extra) * 1.5)));
+    let at = 0;
+    for (let no = 0; no < this.entryRecord.length; no++) {
+      const off = this.entryRecord[no]!;
+      if (off < 0) continue;
+      const n = this.records[off]! + 1;
+      out.set(this.records.subarray(off, off + n), at);
+      this.entryRecord[no] = at;
+      at += n;
+    }
+    this.records = out;
+    this.recordsEnd = at;
+    this.recordsGarbage = 0;
+  }
+}
