@@ -3,6 +3,10 @@
  * and names, tool names (no documents, no texts: the text lives in ./term-index.ts as postings only,
  * filterable attributes in ./attributes.ts and ./tables.ts).
  *
+ * Each entry's hit fields are kept as one compact JSON string, decoded for the few entries a
+ * page shows: at 100,000 entries the objects (records, arrays, interface objects) took about
+ * 1.4 KiB an entry, the string about a third of that; decoding costs microseconds per hit.
+ *
  * Entries get a small *entry number* (recycled through a free list, so tables stay dense) and a
  * contiguous block of unit slots in the tables' unit arrays (bump-allocated; compacted when
  * more than half of the slots belong to removed entries).
@@ -51,12 +55,77 @@ export interface EntryRecord {
   readonly source?: EntrySource;
 }
 
+/** An entry's record as packed: the hit fields only (number, units, language are in the tables). */
+type Packed = [
+  kind: EntryKind,
+  updatedAt: number,
+  name: string,
+  description: string,
+  interfaces: readonly EntryInterface[],
+  skills: string[],
+  tools: string[],
+  language: number,
+  unitCount: number,
+  verified: 0 | 1,
+  kid: string | null,
+  health: EntryHealth | null,
+  drift: boolean | null,
+  source: EntrySource | null,
+];
+
+function pack(r: EntryRecord): string {
+  const packed: Packed = [
+    r.kind,
+    r.updatedAt,
+    r.name,
+    r.description,
+    r.interfaces,
+    r.skills.flatMap((k) => [k.id, k.name]),
+    r.tools.map((t) => t.name),
+    r.language,
+    r.unitCount,
+    r.verified ? 1 : 0,
+    r.kid ?? null,
+    r.health ?? null,
+    r.drift ?? null,
+    r.source ?? null,
+  ];
+  return JSON.stringify(packed);
+}
+
+function unpack(no: number, id: string, text: string): EntryRecord {
+  const [kind, updatedAt, name, description, interfaces, skills, tools, language, unitCount, verified, kid, health, drift, source] = JSON.parse(text) as Packed;
+  const skillRecords: SkillRecord[] = [];
+  for (let i = 0; i < skills.length; i += 2) skillRecords.push({ id: skills[i]!, name: skills[i + 1]! });
+  return {
+    no,
+    id,
+    kind,
+    updatedAt,
+    name,
+    description,
+    interfaces,
+    skills: skillRecords,
+    tools: tools.map((name) => ({ name })),
+    verified: verified === 1,
+    unitCount,
+    language,
+    ...(kid !== null ? { kid } : {}),
+    ...(health !== null ? { health } : {}),
+    ...(drift !== null ? { drift } : {}),
+    ...(source !== null ? { source } : {}),
+  };
+}
+
 export class EntryStore {
-  private readonly byId = new Map<string, EntryRecord>();
-  /** By entry number; undefined for free numbers. */
-  readonly entries: (EntryRecord | undefined)[] = [];
+  /** Entry id → entry number. */
+  private readonly byId = new Map<string, number>();
+  /** By entry number: the packed record (undefined for free numbers). */
+  private readonly packed: (string | undefined)[] = [];
   /** By entry number: the entry id (undefined for free numbers). */
   readonly entryIds: (string | undefined)[] = [];
+  /** The last record decoded (a page asks for the same entry's hit and matches in a row). */
+  private decoded: EntryRecord | undefined;
   private nextNumber = 0;
   private readonly freeNumbers: number[] = [];
   private unitEnd = 0;
@@ -79,8 +148,23 @@ export class EntryStore {
     return this.nextNumber;
   }
 
-  get(id: string): EntryRecord | undefined {
+  /** The entry number of `id`, or undefined. */
+  numberOf(id: string): number | undefined {
     return this.byId.get(id);
+  }
+
+  get(id: string): EntryRecord | undefined {
+    const no = this.byId.get(id);
+    return no === undefined ? undefined : this.record(no);
+  }
+
+  /** The record of live entry number `no`. */
+  record(no: number): EntryRecord {
+    const cached = this.decoded;
+    if (cached && cached.no === no) return cached;
+    const text = this.packed[no];
+    if (text === undefined) throw new RangeError(`EntryStore: entry number ${no} is not in use`);
+    return (this.decoded = unpack(no, this.entryIds[no]!, text));
   }
 
   /** Reserves an entry number and a block of `unitCount` unit slots; returns both. */
@@ -103,8 +187,9 @@ export class EntryStore {
 
   /** Makes a record (built on an `allocate` result) visible. */
   commit(record: EntryRecord): void {
-    this.byId.set(record.id, record);
-    this.entries[record.no] = record;
+    this.byId.set(record.id, record.no);
+    this.packed[record.no] = pack(record);
+    this.decoded = undefined;
     this.entryIds[record.no] = record.id;
     this.tables.updatedAt[record.no] = record.updatedAt;
     this.liveUnitCount += record.unitCount;
@@ -127,7 +212,8 @@ export class EntryStore {
   /** Forgets the record and frees its numbers (after its postings are gone). */
   release(record: EntryRecord): void {
     this.byId.delete(record.id);
-    this.entries[record.no] = undefined;
+    this.packed[record.no] = undefined;
+    this.decoded = undefined;
     this.entryIds[record.no] = undefined;
     this.liveUnitCount -= record.unitCount;
     this.discard(record.no, record.unitCount);
@@ -140,9 +226,9 @@ export class EntryStore {
     const pool = new Int32Array(attr.length).fill(-1);
     const pairs = new Int32Array(attr.length).fill(-1);
     let at = 0;
-    for (const rec of this.entries) {
-      if (!rec) continue;
-      const row = rec.no << E_SHIFT;
+    for (let no = 0; no < this.entryIds.length; no++) {
+      if (this.entryIds[no] === undefined) continue;
+      const row = no << E_SHIFT;
       const base = t.entries[row + E_BASE]!;
       const count = t.entries[row + E_COUNT]!;
       attr.set(t.unitAttr.subarray(base, base + count), at);
@@ -161,11 +247,12 @@ export class EntryStore {
   /** Unit slots of every live entry, for the attribute pool's compaction. */
   *liveUnitSlots(): Generator<number> {
     const t = this.tables;
-    for (const rec of this.entries) {
-      if (!rec) continue;
-      const row = rec.no << E_SHIFT;
+    for (let no = 0; no < this.entryIds.length; no++) {
+      if (this.entryIds[no] === undefined) continue;
+      const row = no << E_SHIFT;
       const base = t.entries[row + E_BASE]!;
-      for (let i = 0; i < rec.unitCount; i++) yield base + i;
+      const count = t.entries[row + E_COUNT]!;
+      for (let i = 0; i < count; i++) yield base + i;
     }
   }
 }

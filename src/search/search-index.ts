@@ -395,9 +395,8 @@ export class FlexSearchIndex implements KeywordIndex {
   search(query: IndexQuery): IndexPage {
     let onlyEntry: number | undefined;
     if (query.onlyId !== undefined) {
-      const record = this.store.get(query.onlyId);
-      if (!record) return { hits: [], total: 0 };
-      onlyEntry = record.no;
+      onlyEntry = this.store.numberOf(query.onlyId);
+      if (onlyEntry === undefined) return { hits: [], total: 0 };
     }
     const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore, onlyEntry });
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
@@ -1125,7 +1124,7 @@ export class FlexSearchIndex implements KeywordIndex {
 
   /** What unit `id` is, for `match` and `matches`; `fieldBits` -1: no fields (listing). */
   private matchOf(id: number, fieldBits: number): SearchMatch {
-    const rec = this.store.entries[id >>> ORD_BITS]!;
+    const rec = this.store.record(id >>> ORD_BITS);
     const ord = id & ORD_MASK;
     const fields = fieldBits >= 0 ? [...fieldNames(fieldBits)] : [];
     if (ord === 0) return { type: rec.kind === 'agent' ? 'agent' : 'mcp-server', name: rec.name, fields };
@@ -1138,7 +1137,7 @@ export class FlexSearchIndex implements KeywordIndex {
   }
 
   private hit(id: number, key: number, fieldBits: number, matches: SearchMatch[] | undefined, moreInEntry: number): SearchHit {
-    const rec = this.store.entries[id >>> ORD_BITS]!;
+    const rec = this.store.record(id >>> ORD_BITS);
     const hit: SearchHit = {
       id: rec.id,
       kind: rec.kind,
