@@ -96,6 +96,9 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     }
     finishHttpApp(app, log);
     for (const door of opened) await door.serve(ctx);
+    // Watches kept from before a restart run again once the index can answer them, and after the
+    // doors are mounted (their push senders follow every watch that starts or is restored).
+    core.restoreWatches().catch((err: unknown) => log.error({ err }, 'restoring the watches failed'));
     server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (draining) res.setHeader('Connection', 'close');
       app(req, res);
@@ -118,12 +121,19 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       close: () =>
         (closing ??= (async () => {
           draining = true;
+          // Watch streams would hold their connections open for the whole grace period: they end
+          // now (without a final state; the watches run again after the restart).
+          await core.watches.close();
           await Promise.all([
             ...mounted.map((door) => door.close()),
             new Promise<void>((resolve) => {
               const force = setTimeout(() => listening.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+              // Connections whose last response (a stream) finishes during the grace period are
+              // idle keep-alive ones then: close them as they become so, not at their timeout.
+              const idle = setInterval(() => listening.closeIdleConnections(), 100).unref();
               listening.close(() => {
                 clearTimeout(force);
+                clearInterval(idle);
                 resolve();
               });
               listening.closeIdleConnections();

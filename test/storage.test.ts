@@ -601,6 +601,8 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await target.raw('DROP TABLE url_claims');
       await target.raw('ALTER TABLE entry_revisions DROP COLUMN verification');
       await target.raw('ALTER TABLE entry_revisions DROP COLUMN verified_kid');
+      // ... and before issue 19: no watch definitions.
+      await target.raw('DROP TABLE watches');
       await target.raw('DELETE FROM registry_migrations WHERE version > 1');
 
       const upgraded = target.makeStore();

@@ -1,7 +1,9 @@
 /**
  * Standing searches across replicas (issue 19): two registries on one PostgreSQL database; a
  * watch opened on one sees registrations, new revisions and unregistrations made on the other
- * (they reach it through the change log the IndexFollower follows), within a second or two.
+ * (they reach it through the change log the IndexFollower follows), within a second or two; the
+ * per-principal cap (REGISTRY_MAX_WATCHES) counts the watches open on both; a watch whose
+ * replica stopped is taken over by the other, and its pushes go on from there.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -9,7 +11,7 @@ import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
-import { watch } from './support/watch-stream.js';
+import { dataOf, sendWithPush, watch, webhook, type EventLog } from './support/watch-stream.js';
 
 let pg: TestPostgres | undefined;
 let skipReason: string | undefined;
@@ -23,7 +25,11 @@ before(async () => {
   }
   pg = started.pg;
   const databaseUrl = await pg.createDatabase('watch_replicas');
-  for (let i = 0; i < 2; i++) replicas.push(await startTestRegistry({ DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789' }));
+  for (let i = 0; i < 2; i++) {
+    replicas.push(
+      await startTestRegistry({ DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789', REGISTRY_MAX_WATCHES: '2', REGISTRY_FETCH_ALLOW: '127.0.0.1' }),
+    );
+  }
 });
 after(async () => {
   for (const r of replicas) {
@@ -62,6 +68,76 @@ describe('watches across replicas (PostgreSQL)', () => {
       assert.ok(addedMs < 2000 && removedMs < 2000, `events within 2 s (added ${addedMs} ms, removed ${removedMs} ms)`);
     } finally {
       log.disconnect();
+    }
+  });
+
+  test('REGISTRY_MAX_WATCHES counts the watches a principal has open on every replica', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const onA = await sdkClient(a.url, { token: TOKENS.alice });
+    const onB = await sdkClient(b.url, { token: TOKENS.alice });
+    const logs: EventLog[] = [];
+    try {
+      for (const [client, what] of [[onA, 'one'], [onB, 'two']] as const) {
+        const log = watch(client, { query: what });
+        logs.push(log);
+        await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', `watch ${what}`);
+      }
+      // One on each replica: a third is refused on either, although each holds only one.
+      for (const client of [onA, onB]) {
+        const third = watch(client, { query: 'three' });
+        logs.push(third);
+        const end = await third.waitFor((e) => e.statusUpdate !== undefined, 'refusal');
+        assert.equal(end.statusUpdate.status.state, 'TASK_STATE_REJECTED');
+        assert.match(JSON.stringify(end.statusUpdate.status.message), /QUOTA_EXCEEDED.*REGISTRY_MAX_WATCHES/);
+      }
+      assert.equal(a.core.watches.countFor('alice'), 1);
+      assert.equal(b.core.watches.countFor('alice'), 1);
+    } finally {
+      for (const log of logs) {
+        const id = log.events.find((e) => e.task)?.task.id;
+        const state = log.events.at(-1)?.statusUpdate?.status?.state;
+        if (id && !state) await (log === logs[1] ? onB : onA).cancelTask({ tenant: '', id, metadata: undefined }).catch(() => undefined);
+        log.disconnect();
+      }
+    }
+  });
+
+  test('a watch whose replica stops is taken over by another, and its pushes go on', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const databaseUrl = await pg!.createDatabase('watch_takeover');
+    const env = { DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789', REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const first = await startTestRegistry(env);
+    let second: TestRegistry | undefined;
+    const hook = await webhook(() => 200);
+    try {
+      const bob = await sdkClient(first.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['takeover'] } }, { url: hook.url, token: 'kept-token' });
+      await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches');
+      second = await startTestRegistry(env);
+      await second.core.restoreWatches();
+      assert.equal(second.core.watches.size, 0, 'a watch its replica runs is not taken over');
+      // The first replica stops (its leases are released); the second claims the watch.
+      await first.close();
+      removeTempDir(first.dataDir);
+      await second.core.watches.claimNow();
+      assert.ok(second.core.watches.get(task.id), 'taken over');
+      const writer = await sdkClient(second.url, { token: TOKENS.alice });
+      const card = v1Card('Takeover Agent', 'https://takeover.example.org/a2a') as WireJson;
+      card.skills[0].tags = ['takeover'];
+      const added = resultOf(await op(writer, { register: { agentCard: card } }));
+      const pushed = await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === added.id, 'pushed by the other replica');
+      assert.equal(dataOf(pushed.artifactUpdate.artifact).event, 'added');
+      assert.equal(hook.requests.at(-1)!.token, 'kept-token');
+      await (await sdkClient(second.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await hook.close();
+      await first.close();
+      removeTempDir(first.dataDir);
+      if (second) {
+        await second.close();
+        removeTempDir(second.dataDir);
+      }
     }
   });
 });

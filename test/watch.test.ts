@@ -6,14 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import readline from 'node:readline';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { SendMessageConfiguration, Task, type StreamResponse } from '@a2a-js/sdk';
+import type { StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, type WireJson } from './support/client.js';
-import { dataOf, EventLog, watch } from './support/watch-stream.js';
+import { dataPart, errorOf, op, resultOf, sdkClient, send, stateOf, streamEventJson, type WireJson } from './support/client.js';
+import { dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { v1Card } from './support/documents.js';
 import { REPO_ROOT, removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 
@@ -266,49 +264,3 @@ describe('standing searches', () => {
     await assert.rejects(sendWithPush(bob, { query: 'x' }, { url: 'http://10.0.0.1/hook', token: 't' }), /refused/i);
   });
 });
-
-interface Hook {
-  url: string;
-  requests: Array<{ token: string | undefined; body: WireJson }>;
-  waitFor(test: (body: WireJson) => boolean, what: string): Promise<WireJson>;
-  close(): Promise<void>;
-}
-
-/** A webhook on 127.0.0.1 that records what it is sent and answers with `status()`. */
-async function webhook(status: () => number): Promise<Hook> {
-  const requests: Hook['requests'] = [];
-  const server = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk) => (text += chunk));
-    req.on('end', () => {
-      requests.push({ token: req.headers['x-a2a-notification-token'] as string | undefined, body: JSON.parse(text) });
-      res.writeHead(status()).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return {
-    url,
-    requests,
-    async waitFor(test, what) {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const found = requests.find((r) => test(r.body));
-        if (found) return found.body;
-        if (Date.now() > deadline) throw new Error(`no ${what}; got ${JSON.stringify(requests.map((r) => r.body)).slice(0, 500)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-async function sendWithPush(client: Client, request: WireJson, push: { url: string; token: string }): Promise<WireJson> {
-  const result = await client.sendMessage({
-    tenant: '',
-    message: message([dataPart({ watch: request })]),
-    configuration: SendMessageConfiguration.fromJSON({ taskPushNotificationConfig: { url: push.url, token: push.token } }),
-    metadata: undefined,
-  });
-  return Task.toJSON(result as Task) as WireJson;
-}

@@ -59,6 +59,11 @@ export interface RegistryCore {
   operations: OperationRunner;
   /** Standing searches (watches) over the change feed. */
   watches: WatchHub;
+  /**
+   * Runs the watches kept from before a restart again, once the index has loaded (not if it
+   * failed to). Called by server.ts once the doors are mounted: they follow every watch restored.
+   */
+  restoreWatches(): Promise<void>;
   authenticator: TokenAuthenticator;
   abuse: AbuseControl;
   metrics: RegistryMetrics;
@@ -217,7 +222,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       { log, onLimited: (limit, by) => metrics.rateLimited(limit, by), isExempt: (authorization) => authenticator.callerFor(authorization).isAdmin },
     );
     // After the service: the feed delivers each change to the index before the watches ask it.
-    const watches = new WatchHub(feed, service, { ...DEFAULT_WATCH_LIMITS, ...config.watches }, log);
+    // Restored (restoreWatches below) by server.ts once the doors are mounted and the index is loaded.
+    const watches = new WatchHub(feed, service, store, { ...DEFAULT_WATCH_LIMITS, ...config.watches }, log);
     const operations = new OperationRunner(service, { searchChunkSize: SEARCH_CHUNK_SIZE }, abuse, watches);
 
     const tasks = new RegistryTaskStore(store.tasks, config.taskMemory, { log });
@@ -265,6 +271,10 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       signingKey,
       signatureReevaluation: reevaluate,
       indexReady: indexLoad,
+      restoreWatches: async () => {
+        await indexLoad;
+        if (indexFailure === undefined && !loadAbort.signal.aborted) await watches.restore();
+      },
       notReady: async () => {
         if (indexFailure) return indexFailure;
         const loading = service.indexLoading;
@@ -276,7 +286,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       },
       close: () =>
         (closing ??= (async () => {
-          watches.close();
+          await watches.close();
           loadAbort.abort();
           await indexLoad;
           await refresher?.stop();

@@ -10,13 +10,14 @@
  * not answered with a task but with a protocol error (HTTP 503 / a JSON-RPC error): the
  * executor leaves the refusal for the door's request handler (`takeProtocolRefusal`).
  */
-import { Role, TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskArtifactUpdateEvent } from '@a2a-js/sdk';
+import { Role, TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskArtifactUpdateEvent, type TaskStatus } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
 import type { Caller } from '../contract/caller.js';
 import { RegistryError } from '../contract/errors.js';
 import type { ErrorBody, SearchHit, WatchEvent } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
+import type { WatchEnd } from '../subscriptions/watch-hub.js';
 import { currentScope } from '../observability/request-scope.js';
 import { isStreamed, isWatch, type Answer, type StreamedAnswer, type WatchAnswer } from './answer.js';
 import type { OperationName } from './operation.js';
@@ -76,6 +77,35 @@ export function watchEventSeq(response: StreamResponse): number | undefined {
   const content = artifact.parts[0]?.content;
   const seq = content?.$case === 'data' ? (content.value as { seq?: unknown }).seq : undefined;
   return typeof seq === 'number' ? seq : undefined;
+}
+
+/** A watch task's metadata: when the watch expires unless renewed. */
+export function watchMetadata(expiresAt: number): Record<string, unknown> {
+  return { watchExpiresAt: new Date(expiresAt).toISOString() };
+}
+
+/**
+ * The final status of a watch's task: CANCELED when canceled, COMPLETED when it expired, FAILED
+ * when its push notifications failed for good; none when the registry shut down (the watch is
+ * restored after the restart).
+ */
+export function watchEndStatus(taskId: string, contextId: string, end: WatchEnd): TaskStatus | undefined {
+  if (end.reason === 'closed') return undefined;
+  const state = end.reason === 'canceled' ? TaskState.TASK_STATE_CANCELED : end.reason === 'failed' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_COMPLETED;
+  return {
+    state,
+    message: {
+      messageId: uuidv4(),
+      contextId,
+      taskId,
+      role: Role.ROLE_AGENT,
+      parts: [textPart(end.message)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    timestamp: new Date().toISOString(),
+  };
 }
 
 /** Writes whose accepted answer is kept durably (the task carries the acknowledgement). */
@@ -177,6 +207,7 @@ export class RegistryExecutor implements AgentExecutor {
         taskId: task.id,
         contextId: task.contextId,
         pushConfigured: ctx.request.configuration?.taskPushNotificationConfig !== undefined,
+        taskScope: this.tasks?.scopeOf(ctx.context),
       });
       if (DURABLE_OPERATIONS.has(operation.op)) this.tasks?.keepDurably(task.id);
       if (isWatch(result)) await this.publishWatch(task, result, publish);
@@ -206,7 +237,7 @@ export class RegistryExecutor implements AgentExecutor {
    * Every other task finishes in one step.
    */
   cancelTask = async (taskId: string): Promise<void> => {
-    this.operations.watches?.cancel(taskId);
+    await this.operations.watches?.cancel(taskId);
   };
 
   /** The door put a Caller on the SDK's user (see protocol/auth.ts); anything else is anonymous. */
@@ -260,34 +291,25 @@ export class RegistryExecutor implements AgentExecutor {
   }
 
   /**
-   * A standing search: the task stays WORKING. The current matches come first as a
-   * `watch-results` artifact (unless the client said `initial: false`), then each event as a
-   * `watch-event` artifact that replaces the previous one (so the stored task stays small; the
-   * stream carries every event). Ends when the watch does: CANCELED, or COMPLETED on expiry;
-   * FAILED when a push fails for good or the registry shuts down (watches do not survive a
-   * restart yet: the message says to start it again).
+   * A standing search: the task stays WORKING (its metadata says when it expires). The current
+   * matches come first as a `watch-results` artifact (unless the client said `initial: false`),
+   * then each event as a `watch-event` artifact that replaces the previous one (so the stored
+   * task stays small; the stream carries every event). Ends when the watch does (see
+   * watchEndStatus); when the registry shuts down the stream just ends: the watch goes on after
+   * the restart, and the client resumes with SubscribeToTask.
    */
   private async publishWatch(task: Task, answer: WatchAnswer, publish: Publish): Promise<void> {
     const { watch } = answer;
     // Long-running: the task must outlive the bounded memory and a restart.
     this.tasks?.keepDurably(task.id);
+    task.metadata = watchMetadata(watch.expiresAt);
     publish(AgentEvent.task(task));
     const stop = watch.listen((event) => publish(AgentEvent.artifactUpdate(watchEventUpdate(task.id, task.contextId, event))));
     if (answer.initial) publish(AgentEvent.artifactUpdate(watchResultsUpdate(task.id, task.contextId, watch.current())));
     const end = await watch.ended;
     stop();
-    publish(
-      AgentEvent.statusUpdate({
-        taskId: task.id,
-        contextId: task.contextId,
-        status: {
-          state: end.reason === 'canceled' ? TaskState.TASK_STATE_CANCELED : end.reason === 'failed' || end.reason === 'closed' ? TaskState.TASK_STATE_FAILED : TaskState.TASK_STATE_COMPLETED,
-          message: this.agentMessage(task, end.message),
-          timestamp: new Date().toISOString(),
-        },
-        metadata: undefined,
-      }),
-    );
+    const status = watchEndStatus(task.id, task.contextId, end);
+    if (status) publish(AgentEvent.statusUpdate({ taskId: task.id, contextId: task.contextId, status, metadata: undefined }));
   }
 
   private agentMessage(task: Task, text: string): Message {

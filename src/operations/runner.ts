@@ -6,6 +6,7 @@ import type { Caller } from '../contract/caller.js';
 import { badRequest } from '../contract/errors.js';
 import type { SearchHit, SearchPage, WatchRequest } from '../contract/types.js';
 import type { RegistryService } from '../registry/service.js';
+import type { TaskScope } from '../storage/types.js';
 import type { WatchHub } from '../subscriptions/watch-hub.js';
 import type { Admission } from './admission.js';
 import { isStreamed, isWatch, type Answer, type AnswerChunk, type OperationResult, type WatchAnswer } from './answer.js';
@@ -41,6 +42,8 @@ export interface RunContext {
   contextId?: string;
   /** The request gave a push notification config (a watch may then be started without a stream). */
   pushConfigured?: boolean;
+  /** Whose task it is (tenant, owner): a watch keeps it, to update its task when it ends on its own. */
+  taskScope?: TaskScope;
 }
 
 /**
@@ -68,8 +71,8 @@ export class OperationRunner {
     return handle(operation, caller, this.service, { ...this.options, streaming: context.streaming });
   }
 
-  private watch(request: WatchRequest, caller: Caller, context: RunContext): WatchAnswer {
-    if (!this.watches || context.taskId === undefined) throw badRequest('This door does not keep standing searches; send the watch over A2A (SendStreamingMessage).');
+  private async watch(request: WatchRequest, caller: Caller, context: RunContext): Promise<WatchAnswer> {
+    if (!this.watches || context.taskId === undefined || context.taskScope === undefined) throw badRequest('This door does not keep standing searches; send the watch over A2A (SendStreamingMessage).');
     // The token first: an anonymous caller is told what it lacks before how to ask.
     this.service.watcher(caller);
     if (!context.streaming && !context.pushConfigured) {
@@ -77,7 +80,7 @@ export class OperationRunner {
         'A watch streams its events: send {"watch": {...}} with SendStreamingMessage (message/stream) and resume it with SubscribeToTask, or give a push notification config (configuration.taskPushNotificationConfig) to have them POSTed to a webhook.',
       );
     }
-    const watch = this.watches.start(context.taskId, request, caller, context.contextId ?? '');
+    const watch = await this.watches.start(context.taskId, request, caller, { contextId: context.contextId ?? '', scope: context.taskScope });
     return { artifactName: 'watch-results', watch, initial: request.initial !== false };
   }
 

@@ -13,11 +13,16 @@
  *   CancelTask, subscriptions) stays on the SDK's path; test/fast-path.test.ts pins that both
  *   paths answer alike.
  *
+ * - Standing searches (issue 19): SubscribeToTask on a watch is served from the watch itself
+ *   (the events the client missed, then live ones, then the end), so it works after a restart,
+ *   when no executor runs the task any more; a message `{"renew": {}}` on a watch's task renews
+ *   it; CancelTask ends the watch even when no executor runs it.
+ *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).
  */
-import type { AgentCard, SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task } from '@a2a-js/sdk';
-import { ExtensionSupportRequiredError, RequestMalformedError } from '@a2a-js/sdk/errors';
+import { Role, type AgentCard, type CancelTaskRequest, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
+import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
   type PushNotificationSender,
@@ -25,15 +30,18 @@ import {
   type ServerCallContext,
   type TaskStore,
 } from '@a2a-js/sdk/server';
-import { takeProtocolRefusal, watchEventSeq, watchEventUpdate, type RegistryExecutor } from '../operations/executor.js';
+import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
-import type { WatchHub } from '../subscriptions/watch-hub.js';
+import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
+import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
 
 type SendResult = Awaited<ReturnType<DefaultRequestHandler['sendMessage']>>;
+/** What the handler needs of the task store beyond the SDK's TaskStore (watch tasks change outside requests). */
+type RegistryTasks = TaskStore & Pick<RegistryTaskStore, 'scopeOf' | 'update'>;
 
 export class RegistryRequestHandler extends DefaultRequestHandler {
-  readonly #tasks: TaskStore;
+  readonly #tasks: RegistryTasks;
   readonly #executor: RegistryExecutor;
   /** Extensions the card declares (the SDK filters a request's extensions to these). */
   readonly #exposedExtensions: ReadonlySet<string>;
@@ -42,7 +50,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 
   constructor(
     card: AgentCard,
-    tasks: TaskStore,
+    tasks: RegistryTasks,
     executor: RegistryExecutor,
     /** Standing searches: which events a client was sent, and what one that resumes missed. */
     private readonly watches?: WatchHub,
@@ -58,6 +66,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
+    if (renewsWatch(params)) return this.#renew(params, context);
     if (isOneTurn(params)) {
       const task = await this.#answerOneTurn(params, context);
       refuseIfAsked(context);
@@ -74,6 +83,10 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    if (renewsWatch(params)) {
+      yield { payload: { $case: 'task', value: await this.#renew(params, context) } };
+      return;
+    }
     const events = super.sendMessageStream(params, context);
     // The executor decides before its first event: refuse before the stream starts, so the
     // client gets a plain error rather than a stream.
@@ -93,31 +106,116 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   /**
-   * SubscribeToTask: the SDK's (the task, then live events), and for a watch the events the
-   * client missed since its stream was cut (or a `resync` with the current matches when they
-   * are no longer kept) between the two, without repeating any.
+   * SubscribeToTask: the SDK's checks and the current task; then for a watch, served from the
+   * watch itself, the events the client missed since its stream was cut (or a `resync` with the
+   * current matches when they are no longer kept), live events, and the final status when the
+   * watch ends — whether or not an executor still runs the task (after a restart none does).
+   * Any other task: the SDK's live events.
    */
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const events = super.resubscribe(params, context);
     const first = await events.next();
     if (first.done) return;
-    yield first.value;
     const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
     const watch = task ? this.watches?.get(task.id) : undefined;
-    let replayed = 0;
-    if (watch && task) {
-      for (const event of watch.missed()) {
-        watch.delivered(event.seq);
-        replayed = event.seq;
-        yield { payload: { $case: 'artifactUpdate', value: watchEventUpdate(task.id, task.contextId, event) } };
+    if (!watch || !task) {
+      yield first.value;
+      for await (const response of untilClosed(events, currentScope()?.closed)) yield response;
+      return;
+    }
+    void events.return(undefined).catch(() => undefined);
+    yield first.value;
+    yield* this.#followWatch(watch, task, currentScope()?.closed);
+  }
+
+  /**
+   * CancelTask: the SDK's, and the watch the task runs ends too (after a restart no executor
+   * runs it, and the SDK only marks the task CANCELED).
+   */
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    const task = await super.cancelTask(params, context);
+    await this.watches?.cancel(task.id);
+    return task;
+  }
+
+  /** A watch's events for one subscriber: what it missed, then live ones, until the watch ends or the client leaves. */
+  async *#followWatch(watch: Watch, task: Task, closed: AbortSignal | undefined): AsyncGenerator<StreamResponse, void, undefined> {
+    const update = (event: Parameters<typeof watchEventUpdate>[2]): StreamResponse => ({
+      payload: { $case: 'artifactUpdate', value: watchEventUpdate(task.id, task.contextId, event) },
+    });
+    // Missed events first, then the listener: both synchronous, so no event falls between them.
+    const queue = watch.missed();
+    let wake: (() => void) | undefined;
+    const stop = watch.listen((event) => {
+      queue.push(event);
+      wake?.();
+    });
+    const onClose = () => wake?.();
+    closed?.addEventListener('abort', onClose, { once: true });
+    let ended = false;
+    void watch.ended.then(() => {
+      ended = true;
+      wake?.();
+    });
+    try {
+      for (;;) {
+        while (queue.length > 0) {
+          const event = queue.shift()!;
+          watch.delivered(event.seq);
+          yield update(event);
+        }
+        if (closed?.aborted) return;
+        if (ended) {
+          const status = watchEndStatus(task.id, task.contextId, await watch.ended);
+          if (status) yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status, metadata: undefined } } };
+          return;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
       }
+    } finally {
+      stop();
+      closed?.removeEventListener('abort', onClose);
     }
-    for await (const response of untilClosed(events, currentScope()?.closed)) {
-      const seq = watchEventSeq(response);
-      if (seq !== undefined && seq <= replayed) continue;
-      this.#noteDelivered(response);
-      yield response;
+  }
+
+  /**
+   * `{"renew": {}}` sent on a watch's task (message.taskId): the watch runs for its time to
+   * live from now. Answers with the task, whose metadata says the new expiry.
+   */
+  async #renew(params: SendMessageRequest, context: ServerCallContext): Promise<Task> {
+    const message = params.message!;
+    if (!message.messageId) throw new RequestMalformedError('message.messageId is required.');
+    const taskId = message.taskId;
+    const current = await this.#tasks.load(taskId, context);
+    if (!current) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+    const scope = this.#tasks.scopeOf(context);
+    const expiresAt = await this.watches?.renew(taskId, scope);
+    if (expiresAt === undefined) {
+      throw new RequestMalformedError(`Task ${taskId} is not an open watch: only a watch's task can be renewed ({"renew": {}} with message.taskId set to it). Start a new watch instead.`);
     }
+    const until = new Date(expiresAt).toISOString();
+    const renewed = await this.#tasks.update(scope, taskId, (task) => {
+      task.metadata = { ...task.metadata, ...watchMetadata(expiresAt) };
+      task.status = {
+        ...task.status!,
+        message: {
+          messageId: crypto.randomUUID(),
+          contextId: task.contextId,
+          taskId,
+          role: Role.ROLE_AGENT,
+          parts: [
+            { content: { $case: 'text', value: `The watch was renewed; it now expires at ${until}.` }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+            { content: { $case: 'data', value: { renewed: { expiresAt: until } } }, metadata: undefined, filename: '', mediaType: 'application/json' },
+          ],
+          metadata: undefined,
+          extensions: [],
+          referenceTaskIds: [],
+        },
+        timestamp: new Date().toISOString(),
+      };
+    });
+    return renewed ?? current;
   }
 
   /**
@@ -179,6 +277,11 @@ async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, close
     // Ends the SDK's generator (and detaches its queue) once its pending step settles.
     void events.return(undefined).catch(() => undefined);
   }
+}
+
+/** The message renews a watch: `{"renew": {...}}` in a data part, sent on the watch's task. */
+function renewsWatch(params: SendMessageRequest): boolean {
+  return Boolean(params.message?.taskId) && (params.message?.parts ?? []).some((part) => part.content?.$case === 'data' && Object.hasOwn(part.content.value ?? {}, 'renew'));
 }
 
 /** The message asks for a watch ({"watch": {...}} in a data part). */

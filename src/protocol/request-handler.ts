@@ -6,11 +6,11 @@
  * read, listed or subscribed to over another, and whatever the task store enforces (owners,
  * bounds) holds on all of them.
  */
-import { AgentCard } from '@a2a-js/sdk';
+import { AgentCard, TaskState } from '@a2a-js/sdk';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { RegistryCore } from '../composition/build-registry.js';
 import type { DoorContext } from '../composition/door.js';
-import { RegistryExecutor } from '../operations/executor.js';
+import { RegistryExecutor, watchEndStatus } from '../operations/executor.js';
 import { RegistryRequestHandler } from './registry-request-handler.js';
 import { GuardedPushSender, PushConfigs, WatchPushes } from './watch-push.js';
 
@@ -29,9 +29,20 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
     );
     const { fetcher, watches } = ctx.core;
     // Push notifications go through the outbound guard (the SDK's own sender calls global fetch).
-    const pushConfigs = new PushConfigs(fetcher);
+    const pushConfigs = new PushConfigs(fetcher, watches);
     const pushes = new WatchPushes(pushConfigs, fetcher, log);
     watches.onStart((watch) => pushes.follow(watch, watch.contextId, watch.request.initial !== false));
+    // A watch that ends on its own (expiry, push failure) or is canceled with no stream attached
+    // (or after a restart: no executor runs it) still ends its task, with the reason.
+    watches.onEnd((watch, end) => {
+      const status = watchEndStatus(watch.id, watch.contextId, end);
+      if (!status) return;
+      tasks
+        .update(watch.scope, watch.id, (task) => {
+          if (!task.status || !isFinished(task.status.state)) task.status = status;
+        })
+        .catch((err: unknown) => log.error({ err, taskId: watch.id }, 'the task of a watch that ended could not be updated'));
+    });
     handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, watches, {
       store: pushConfigs,
       sender: new GuardedPushSender(pushConfigs, fetcher, watches, log),
@@ -40,3 +51,6 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
   }
   return handler;
 }
+
+const FINISHED = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const isFinished = (state: TaskState): boolean => FINISHED.has(state);

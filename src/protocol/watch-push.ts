@@ -6,7 +6,9 @@
  * SendMessage with a push config starts one). So:
  * - `PushConfigs` keeps the configs per task (the SDK's handler checks the caller may reach the
  *   task before it saves, reads or deletes one), and checks a webhook URL with the guard when it
- *   is configured, so a refused address is an error then and not a silent failure later.
+ *   is configured, so a refused address is an error then and not a silent failure later. A
+ *   watch's configs (tokens included) are also kept with its definition in storage, so its
+ *   pushes go on after a restart.
  * - `WatchPushes` follows every watch: each event (and the initial matches) is POSTed to each of
  *   the task's webhooks through `core.fetcher`, with the client's token, in order, retried with
  *   backoff; when a delivery still fails after the last attempt the watch ends FAILED with the
@@ -15,7 +17,7 @@
  *   the guard; a task's configs are dropped when it ends.
  */
 import { randomUUID } from 'node:crypto';
-import { StreamResponse, TaskState, type TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { StreamResponse, TaskPushNotificationConfig, TaskState } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
 import type { WatchEvent } from '../contract/types.js';
@@ -39,7 +41,11 @@ export const DEFAULT_PUSH_RETRY: PushRetry = { attempts: 4, firstDelayMs: 250 };
 export class PushConfigs implements PushNotificationStore {
   readonly #byTask = new Map<string, TaskPushNotificationConfig[]>();
 
-  constructor(private readonly fetcher: Fetcher) {}
+  constructor(
+    private readonly fetcher: Fetcher,
+    /** A watch's configs are stored with its definition. */
+    private readonly watches?: WatchHub,
+  ) {}
 
   async save(taskId: string, _context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
     try {
@@ -53,6 +59,7 @@ export class PushConfigs implements PushNotificationStore {
     if (list.length >= MAX_CONFIGS_PER_TASK) throw new RequestMalformedError(`A task has at most ${MAX_CONFIGS_PER_TASK} push notification configs; delete one first.`);
     list.push({ ...config, taskId });
     this.#byTask.set(taskId, list);
+    await this.#keep(taskId);
   }
 
   async load(taskId: string): Promise<TaskPushNotificationConfig[]> {
@@ -63,6 +70,23 @@ export class PushConfigs implements PushNotificationStore {
     const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.id !== (configId ?? taskId));
     if (list.length > 0) this.#byTask.set(taskId, list);
     else this.#byTask.delete(taskId);
+    await this.#keep(taskId);
+  }
+
+  /** A restored watch's configs, as its definition kept them. */
+  restore(taskId: string, configs: unknown[]): void {
+    const list = configs.map((c) => ({ ...TaskPushNotificationConfig.fromJSON(c), taskId }));
+    if (list.length > 0) this.#byTask.set(taskId, list);
+  }
+
+  /** Stores a watch's configs with its definition (a task that is no watch keeps them in memory only). */
+  async #keep(taskId: string): Promise<void> {
+    await this.watches?.get(taskId)?.setPushConfigs(this.forTask(taskId).map((c) => TaskPushNotificationConfig.toJSON(c)));
+  }
+
+  /** A watch that just started: its configs were saved before it existed; store them with it now. */
+  keepFor(taskId: string): Promise<void> {
+    return this.#keep(taskId);
   }
 
   forTask(taskId: string): TaskPushNotificationConfig[] {
@@ -92,14 +116,19 @@ export class WatchPushes {
     private readonly retry: PushRetry = DEFAULT_PUSH_RETRY,
   ) {}
 
-  /** Follows `watch` from its start: pushes its initial matches (if asked) and every event. */
+  /**
+   * Follows `watch` from its start, or from its restoring after a restart: pushes its initial
+   * matches (if asked; not again after a restart) and every event.
+   */
   follow(watch: Watch, contextId: string, initial: boolean): void {
+    if (watch.restored) this.configs.restore(watch.id, watch.pushConfigs);
+    else this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
     // One chain per watch: notifications reach each webhook in the order of the events.
     let chain = Promise.resolve();
     const push = (body: unknown, what: string) => {
       chain = chain.then(() => this.#deliverAll(watch, body, what));
     };
-    if (initial && this.configs.forTask(watch.id).length > 0) {
+    if (initial && !watch.restored && this.configs.forTask(watch.id).length > 0) {
       const current = watch.current();
       push(wire({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(watch.id, contextId, current) } }), 'the initial matches');
     }

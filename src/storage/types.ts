@@ -224,6 +224,61 @@ export interface TaskRecords {
   prune(policy: RetentionPolicy): Promise<number>;
 }
 
+/**
+ * A standing search's definition (issue 19), kept so that it survives a restart. JSON columns
+ * are text storage never looks inside (src/subscriptions reads and writes them).
+ */
+export interface WatchRow {
+  /** The id of the watch's task. */
+  id: string;
+  /** The task's scope (tenant and owner), to update it when the watch ends. */
+  tenant: string;
+  owner: string;
+  /** Whose watch (the cap counts per principal). */
+  principal: string;
+  contextId: string;
+  /** The watch request (JSON: query, filter, initial). */
+  request: string;
+  /** The task's push notification configs (JSON, the SDK's wire form, tokens included). */
+  pushConfigs: string;
+  /** Epoch ms. */
+  createdAt: number;
+  expiresAt: number;
+  /** Event numbers after a restart continue above this (reserved ahead, so none is ever reused). */
+  seqFloor: number;
+  /** The last event a client was sent (a client that resumes after a restart missed nothing when equal). */
+  deliveredSeq: number;
+  /** The change-log sequence the watch had seen: changes after it, missed while down, mean a resync. */
+  position: number;
+}
+
+/** What a watch updates of its row as it runs. */
+export type WatchRowUpdate = Partial<Pick<WatchRow, 'pushConfigs' | 'expiresAt' | 'seqFloor' | 'deliveredSeq' | 'position'>>;
+
+/**
+ * Watch definitions, shared by every replica. Each open watch is run by one process, its
+ * holder, which renews a lease on it; a watch whose lease ran out (its process stopped or
+ * crashed) is taken over by the next process that claims — atomically, so by one only.
+ */
+export interface WatchRecords {
+  /**
+   * Stores a new definition held by `holder` until `leaseUntil`, unless `principal` already has
+   * `max` unexpired watches (counted across every replica, atomically): 'quota' then, nothing stored.
+   */
+  create(row: WatchRow, holder: string, leaseUntil: number, max?: number): Promise<'created' | 'quota'>;
+  get(id: string): Promise<WatchRow | undefined>;
+  update(id: string, change: WatchRowUpdate): Promise<void>;
+  remove(id: string): Promise<void>;
+  /** Takes over every watch whose lease ended before `now` (or was released); returns their rows. */
+  claim(holder: string, leaseUntil: number, now: number): Promise<WatchRow[]>;
+  /** Extends the leases `holder` has to `leaseUntil`. */
+  renewLeases(holder: string, leaseUntil: number): Promise<void>;
+  /** Gives up `holder`'s leases at once (shutting down): the next process to start or claim takes them over. */
+  release(holder: string): Promise<void>;
+  /** Unexpired watches of `principal`, on every replica. */
+  countFor(principal: string, now: number): Promise<number>;
+}
+
 /** A live subscription to change notifications; see RegistryStore.subscribeToChanges. */
 export interface ChangeSubscription {
   close(): Promise<void>;
@@ -234,6 +289,8 @@ export interface RegistryStore {
   readonly engine: string;
   /** Durable tasks, in the same database. */
   readonly tasks: TaskRecords;
+  /** Standing searches' definitions (issue 19), in the same database. */
+  readonly watches: WatchRecords;
 
   /** Opens the database and runs pending, versioned migrations. */
   open(): Promise<void>;

@@ -11,14 +11,27 @@
  *
  * Each watch keeps its last events (a bounded buffer) so a client that disconnected can resume
  * with SubscribeToTask and get what it missed, or a `resync` when the gap is older than the
- * buffer. Watches are capped per principal and expire.
+ * buffer. Watches are capped per principal (counted in storage, so across replicas) and expire
+ * unless renewed.
+ *
+ * Definitions survive a restart: each watch is a row in storage (WatchRecords) with its request,
+ * push configs, expiry, and how far its events had got (event number, the last one a client was
+ * sent, the change-log position), written at most once a second per watch and at shutdown. The
+ * process that runs a watch holds a lease on its row; at start-up (once the index is loaded) a
+ * registry claims the rows nobody holds — those released by a clean shutdown at once, those of
+ * a crashed process when its lease runs out, on this replica or another — and runs them again:
+ * event numbers continue (numbers are reserved ahead, so none is reused after a crash), and a
+ * watch whose position is behind the change log sends a `resync` with its current matches.
+ * Canceling, expiring and failing (push) remove the row; shutting down keeps it.
  */
+import { randomUUID } from 'node:crypto';
 import type { Caller } from '../contract/caller.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
 import type { EntryKind, RemovedHit, SearchHit, WatchEvent, WatchRequest } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { ChangeFeed, CommittedChange } from '../registry/change-feed.js';
 import type { RegistryService } from '../registry/service.js';
+import type { RegistryStore, TaskScope, WatchRow, WatchRowUpdate } from '../storage/types.js';
 
 export interface WatchLimits {
   /** Open watches per principal (REGISTRY_MAX_WATCHES); admins are exempt. */
@@ -49,6 +62,28 @@ export interface WatchEnd {
 
 /** Hits the index returns per page while a watch collects its current matches. */
 const PAGE = 1000;
+/** How long a process holds the watches it runs without renewing its lease (a crashed one's are taken over after this). */
+export const WATCH_LEASE_MS = 60_000;
+/** A watch's progress (event numbers, position) is written at most this often. */
+const PROGRESS_EVERY_MS = 1000;
+/** Event numbers reserved in storage at a time; a new block is reserved when fewer than half are left. */
+const SEQ_BLOCK = 1000;
+
+/** What the hub keeps watches in: their rows, and the change log's position. */
+export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq'>;
+
+/** Where a watch starts: new (from a request) or restored (from its row after a restart). */
+interface WatchState {
+  scope: TaskScope;
+  expiresAt: number;
+  pushConfigs: unknown[];
+  /** The last event number used (restored: the reserved floor). */
+  seq: number;
+  /** Event numbers up to this are reserved in storage. */
+  seqFloor: number;
+  delivered: number;
+  restored: boolean;
+}
 
 type EventBody =
   | { event: 'added' | 'updated'; hit: SearchHit }
@@ -64,10 +99,17 @@ export class Watch {
   #seq = 0;
   /** The last event a client is known to have been sent (see `delivered`). */
   #delivered = 0;
+  #seqFloor: number;
   #end: WatchEnd | undefined;
   readonly #ended: Promise<WatchEnd>;
   #resolveEnd!: (end: WatchEnd) => void;
   #timer: NodeJS.Timeout | undefined;
+  /** The task's scope (tenant, owner): the watch updates its task when it ends on its own. */
+  readonly scope: TaskScope;
+  /** Restored after a restart (its initial matches were sent before). */
+  readonly restored: boolean;
+  #expiresAt: number;
+  #pushConfigs: unknown[];
 
   constructor(
     readonly id: string,
@@ -77,12 +119,44 @@ export class Watch {
     readonly request: WatchRequest,
     private readonly service: RegistryService,
     private readonly limits: WatchLimits,
-    public expiresAt: number,
-    private readonly onEnd: (watch: Watch) => void,
+    state: WatchState,
+    private readonly hub: WatchKeeper,
   ) {
+    this.scope = state.scope;
+    this.restored = state.restored;
+    this.#expiresAt = state.expiresAt;
+    this.#pushConfigs = state.pushConfigs;
+    this.#seq = state.seq;
+    this.#seqFloor = state.seqFloor;
+    this.#delivered = state.delivered;
     this.#ended = new Promise((resolve) => (this.#resolveEnd = resolve));
     this.#load();
     this.#arm();
+  }
+
+  get expiresAt(): number {
+    return this.#expiresAt;
+  }
+
+  /** The task's push notification configs (wire JSON), as kept with the definition. */
+  get pushConfigs(): unknown[] {
+    return this.#pushConfigs;
+  }
+
+  /** Replaces the push configs kept with the definition (resolves once stored). */
+  async setPushConfigs(configs: unknown[]): Promise<void> {
+    this.#pushConfigs = configs;
+    if (this.isOpen) await this.hub.store(this, { pushConfigs: JSON.stringify(configs) });
+  }
+
+  /** How far the watch has got, as its row keeps it (see WatchKeeper.progress). */
+  progress(): Pick<WatchRow, 'seqFloor' | 'deliveredSeq'> {
+    return { seqFloor: this.#seqFloor, deliveredSeq: this.#delivered };
+  }
+
+  /** Shutting down: the next process continues with the very next number (no gap). */
+  settleFloor(): void {
+    this.#seqFloor = this.#seq;
   }
 
   /** Resolves when the watch ends (canceled, expired, registry closing). */
@@ -107,7 +181,10 @@ export class Watch {
 
   /** A client was sent events up to `seq` (the door tells, as it streams them). */
   delivered(seq: number): void {
-    if (seq > this.#delivered) this.#delivered = seq;
+    if (seq > this.#delivered) {
+      this.#delivered = seq;
+      this.hub.progressed(this);
+    }
   }
 
   /**
@@ -122,9 +199,10 @@ export class Watch {
     return this.#buffer.filter((event) => event.seq > after);
   }
 
-  /** Extends the watch by its time to live from now. */
-  renew(now = Date.now()): void {
-    this.expiresAt = now + this.limits.ttlMs;
+  /** Extends the watch to `expiresAt` (renewed here, or on another replica: see WatchHub.renew). */
+  extendTo(expiresAt: number): void {
+    if (!this.isOpen || expiresAt <= this.#expiresAt) return;
+    this.#expiresAt = expiresAt;
     this.#arm();
   }
 
@@ -133,7 +211,7 @@ export class Watch {
     this.#end = { reason, message };
     clearTimeout(this.#timer);
     this.#listeners.clear();
-    this.onEnd(this);
+    this.hub.ended(this, this.#end);
     this.#resolveEnd(this.#end);
   }
 
@@ -158,6 +236,11 @@ export class Watch {
     this.#emit({ event: 'resync', ...this.current() });
   }
 
+  /** Restored after changes it did not see (the registry was down): the current matches, as a resync. */
+  resyncNow(): void {
+    if (this.isOpen) this.#emit({ event: 'resync', ...this.current() });
+  }
+
   #load(): void {
     this.#matching.clear();
     for (let offset = 0; ; offset += PAGE) {
@@ -174,6 +257,12 @@ export class Watch {
 
   #emit(body: EventBody): WatchEvent {
     const event = { ...body, seq: ++this.#seq, at: new Date().toISOString() } as WatchEvent;
+    // Numbers are reserved in storage well ahead of use, so none is reused after a crash.
+    if (this.#seq > this.#seqFloor - SEQ_BLOCK / 2) {
+      this.#seqFloor = this.#seq + SEQ_BLOCK;
+      void this.hub.store(this, { seqFloor: this.#seqFloor }).catch(() => undefined);
+    }
+    this.hub.progressed(this);
     this.#buffer.push(event);
     if (this.#buffer.length > this.limits.bufferEvents) this.#buffer.shift();
     for (const listener of this.#listeners) listener(event);
@@ -182,24 +271,53 @@ export class Watch {
 
   #arm(): void {
     clearTimeout(this.#timer);
-    const wait = Math.max(0, this.expiresAt - Date.now());
+    const wait = Math.max(0, this.#expiresAt - Date.now());
     // setTimeout holds at most ~24.8 days; longer waits re-arm.
     this.#timer = setTimeout(() => {
-      if (Date.now() >= this.expiresAt) this.end('expired', 'The watch expired; start a new one to keep watching.');
-      else this.#arm();
+      if (Date.now() < this.#expiresAt) this.#arm();
+      else void this.hub.expiring(this);
     }, Math.min(wait, 2 ** 31 - 1));
     this.#timer.unref();
   }
 }
 
-export class WatchHub {
+/** What a watch asks of the hub that keeps it. */
+interface WatchKeeper {
+  /** Writes part of the watch's row now. */
+  store(watch: Watch, change: WatchRowUpdate): Promise<void>;
+  /** The watch's progress moved: write it soon (at most once a second). */
+  progressed(watch: Watch): void;
+  /** Its time is up, unless it was renewed on another replica (storage says). */
+  expiring(watch: Watch): Promise<void>;
+  ended(watch: Watch, end: WatchEnd): void;
+}
+
+export interface WatchStart {
+  /** The A2A context of the watch's task. */
+  contextId: string;
+  /** The task's scope (tenant, owner). */
+  scope: TaskScope;
+}
+
+export class WatchHub implements WatchKeeper {
   readonly #watches = new Map<string, Watch>();
   readonly #started = new Set<(watch: Watch) => void>();
+  readonly #endedListeners = new Set<(watch: Watch, end: WatchEnd) => void>();
   readonly #unsubscribe: () => void;
+  /** This process, as the holder of the leases on the watches it runs. */
+  readonly #holder = randomUUID();
+  readonly #dirty = new Set<Watch>();
+  /** Definitions being removed (a watch that ended), by task id. */
+  readonly #removals = new Map<string, Promise<void>>();
+  #progressTimer: NodeJS.Timeout | undefined;
+  #leaseTimer: NodeJS.Timeout | undefined;
+  #restoring: Promise<void> | undefined;
+  #closed = false;
 
   constructor(
     feed: ChangeFeed,
     private readonly service: RegistryService,
+    private readonly storage: WatchStorage,
     private readonly limits: WatchLimits = DEFAULT_WATCH_LIMITS,
     private readonly log?: Logger,
   ) {
@@ -215,44 +333,105 @@ export class WatchHub {
   }
 
   /**
-   * Opens a watch for `caller` (it needs a token; non-admins are capped). Throws the refusal
-   * (UNAUTHENTICATED, QUOTA_EXCEEDED, BAD_REQUEST) before anything is kept.
+   * Opens a watch for `caller` (it needs a token; non-admins are capped, counting the watches
+   * open on every replica). Throws the refusal (UNAUTHENTICATED, QUOTA_EXCEEDED, BAD_REQUEST)
+   * before anything is kept; resolves once the definition is stored.
    */
-  start(id: string, request: WatchRequest, caller: Caller, contextId = ''): Watch {
+  async start(id: string, request: WatchRequest, caller: Caller, where: WatchStart): Promise<Watch> {
     const actor = this.service.watcher(caller);
+    if (this.#closed) throw new RegistryError('STARTING_UP', 'The registry is shutting down; start the watch again in a few seconds.', undefined, 5);
     if (this.#watches.has(id)) throw badRequest(`Task ${id} already runs a watch.`);
-    if (!actor.isAdmin) {
-      const open = this.countFor(actor.principal);
-      if (open >= this.limits.maxPerPrincipal) {
-        throw new RegistryError(
-          'QUOTA_EXCEEDED',
-          `You have ${open} open watches; the limit is ${this.limits.maxPerPrincipal} per principal (REGISTRY_MAX_WATCHES). Cancel one (CancelTask) before starting another.`,
-        );
-      }
-    }
-    const watch = new Watch(id, contextId, actor.principal, request, this.service, this.limits, Date.now() + this.limits.ttlMs, (w) => this.#watches.delete(w.id));
+    const max = actor.isAdmin ? undefined : this.limits.maxPerPrincipal;
+    const quota = () =>
+      new RegistryError(
+        'QUOTA_EXCEEDED',
+        `You already have ${max} open watches, the limit per principal (REGISTRY_MAX_WATCHES, counted across replicas). Cancel one (CancelTask) before starting another.`,
+      );
+    // This replica's own count first: a refusal without a database round trip.
+    if (max !== undefined && this.countFor(actor.principal) >= max) throw quota();
+    const now = Date.now();
+    const state: WatchState = { scope: where.scope, expiresAt: now + this.limits.ttlMs, pushConfigs: [], seq: 0, seqFloor: SEQ_BLOCK, delivered: 0, restored: false };
+    // Built (and its matches collected: a too broad watch is refused) before it is stored.
+    const watch = new Watch(id, where.contextId, actor.principal, request, this.service, this.limits, state, this);
     this.#watches.set(id, watch);
+    let created: 'created' | 'quota';
+    try {
+      const row: WatchRow = {
+        id,
+        tenant: where.scope.tenant,
+        owner: where.scope.owner,
+        principal: actor.principal,
+        contextId: where.contextId,
+        request: JSON.stringify(request),
+        pushConfigs: '[]',
+        createdAt: now,
+        expiresAt: state.expiresAt,
+        seqFloor: SEQ_BLOCK,
+        deliveredSeq: 0,
+        position: await this.storage.lastChangeSeq(),
+      };
+      created = await this.storage.watches.create(row, this.#holder, now + WATCH_LEASE_MS, max);
+    } catch (error) {
+      this.#discard(watch);
+      throw error;
+    }
+    if (created === 'quota') {
+      this.#discard(watch);
+      throw quota();
+    }
+    this.#armTimers();
     for (const listener of this.#started) listener(watch);
     return watch;
   }
 
-  /** Calls `listener` with every watch as it starts (push notifications follow watches this way). */
+  /**
+   * Calls `listener` with every watch as it starts or is restored, and at once with those
+   * already open (push notifications follow watches this way).
+   */
   onStart(listener: (watch: Watch) => void): void {
     this.#started.add(listener);
+    for (const watch of this.#watches.values()) listener(watch);
+  }
+
+  /** Calls `listener` when a watch ends (not when the registry shuts down: its definition stays). */
+  onEnd(listener: (watch: Watch, end: WatchEnd) => void): void {
+    this.#endedListeners.add(listener);
   }
 
   get(id: string): Watch | undefined {
     return this.#watches.get(id);
   }
 
-  /** Ends the watch run by task `id`; false when there is none. */
-  cancel(id: string): boolean {
-    const watch = this.#watches.get(id);
-    if (!watch) return false;
-    watch.end('canceled', 'The watch was canceled.');
-    return true;
+  /**
+   * Ends the watch run by task `id`; resolves once its definition is removed from storage
+   * (also when it had just ended otherwise: the removal under way is awaited).
+   */
+  async cancel(id: string): Promise<void> {
+    this.#watches.get(id)?.end('canceled', 'The watch was canceled.');
+    await this.#removals.get(id);
   }
 
+  /**
+   * Renews the watch run by task `id` (of the task's `scope`) for its time to live from now, on
+   * whichever replica runs it: the new expiry is stored, and the replica that runs it reads it
+   * before ending it. Undefined when there is no such open watch.
+   */
+  async renew(id: string, scope: TaskScope, now = Date.now()): Promise<number | undefined> {
+    const expiresAt = now + this.limits.ttlMs;
+    const local = this.#watches.get(id);
+    if (local) {
+      if (local.scope.tenant !== scope.tenant || local.scope.owner !== scope.owner) return undefined;
+      await this.storage.watches.update(id, { expiresAt });
+      local.extendTo(expiresAt);
+      return expiresAt;
+    }
+    const row = await this.storage.watches.get(id);
+    if (!row || row.tenant !== scope.tenant || row.owner !== scope.owner || row.expiresAt <= now) return undefined;
+    await this.storage.watches.update(id, { expiresAt });
+    return expiresAt;
+  }
+
+  /** Watches of `principal` open on this replica (the cap counts every replica's, in storage). */
   countFor(principal: string): number {
     let n = 0;
     for (const watch of this.#watches.values()) if (watch.principal === principal) n++;
@@ -263,10 +442,151 @@ export class WatchHub {
     return this.#watches.size;
   }
 
-  /** Ends every watch (the registry is closing). */
-  close(): void {
+  /**
+   * Takes over the watches nobody runs (after a restart: this registry's own, released at
+   * shutdown; a crashed replica's once its lease ran out) and keeps doing so; call once the
+   * index is loaded. Resolves when the first claim is done.
+   */
+  restore(): Promise<void> {
+    return (this.#restoring ??= this.#claim().then(() => this.#armTimers()));
+  }
+
+  /** Takes over the watches nobody runs now, without waiting for the next periodic claim. */
+  claimNow(): Promise<void> {
+    return this.#claim();
+  }
+
+  /**
+   * The registry is closing: writes every watch's progress, releases the leases (the next
+   * process to start takes the watches over at once) and ends the watches here without
+   * removing their definitions.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     this.#unsubscribe();
-    for (const watch of [...this.#watches.values()]) watch.end('closed', 'The registry shut down; watches do not survive a restart yet: start the watch again.');
+    clearInterval(this.#progressTimer);
+    clearInterval(this.#leaseTimer);
+    await this.#restoring?.catch(() => undefined);
+    const open = [...this.#watches.values()];
+    for (const watch of open) {
+      watch.settleFloor();
+      this.#dirty.add(watch);
+    }
+    try {
+      await this.#flush();
+      await this.storage.watches.release(this.#holder);
+    } catch (err) {
+      this.log?.warn({ err }, 'watch progress could not be stored at shutdown; the watches resume with a resync');
+    }
+    for (const watch of open) watch.end('closed', 'The registry is restarting; resume the watch with SubscribeToTask.');
+  }
+
+  // ---- WatchKeeper ----
+
+  async store(watch: Watch, change: WatchRowUpdate): Promise<void> {
+    await this.storage.watches.update(watch.id, change);
+  }
+
+  progressed(watch: Watch): void {
+    this.#dirty.add(watch);
+  }
+
+  async expiring(watch: Watch): Promise<void> {
+    let renewedTo: number | undefined;
+    try {
+      renewedTo = (await this.storage.watches.get(watch.id))?.expiresAt;
+    } catch (err) {
+      this.log?.warn({ err, watch: watch.id }, 'the expiry of a watch could not be checked; it ends');
+    }
+    if (renewedTo !== undefined && renewedTo > Date.now()) watch.extendTo(renewedTo);
+    else watch.end('expired', 'The watch expired (it was not renewed in time); start a new one to keep watching.');
+  }
+
+  ended(watch: Watch, end: WatchEnd): void {
+    this.#watches.delete(watch.id);
+    this.#dirty.delete(watch);
+    if (end.reason === 'closed') return;
+    const removal = this.storage.watches
+      .remove(watch.id)
+      .catch((err: unknown) => this.log?.error({ err, watch: watch.id }, 'an ended watch could not be removed from storage'))
+      .finally(() => this.#removals.delete(watch.id));
+    this.#removals.set(watch.id, removal);
+    for (const listener of this.#endedListeners) {
+      try {
+        listener(watch, end);
+      } catch (err) {
+        this.log?.error({ err, watch: watch.id }, 'a listener failed on a watch that ended');
+      }
+    }
+  }
+
+  // ---- internals ----
+
+  /** Forgets a watch that was refused before it was stored. */
+  #discard(watch: Watch): void {
+    this.#watches.delete(watch.id);
+    watch.end('closed', 'The watch was refused.');
+  }
+
+  async #claim(): Promise<void> {
+    if (this.#closed) return;
+    const now = Date.now();
+    const rows = await this.storage.watches.claim(this.#holder, now + WATCH_LEASE_MS, now);
+    if (rows.length === 0) return;
+    const changeSeq = await this.storage.lastChangeSeq();
+    for (const row of rows) {
+      if (this.#watches.has(row.id)) continue;
+      try {
+        const state: WatchState = {
+          scope: { tenant: row.tenant, owner: row.owner },
+          expiresAt: row.expiresAt,
+          pushConfigs: JSON.parse(row.pushConfigs) as unknown[],
+          seq: row.seqFloor,
+          seqFloor: row.seqFloor,
+          delivered: Math.min(row.deliveredSeq, row.seqFloor),
+          restored: true,
+        };
+        const watch = new Watch(row.id, row.contextId, row.principal, JSON.parse(row.request) as WatchRequest, this.service, this.limits, state, this);
+        this.#watches.set(row.id, watch);
+        for (const listener of this.#started) listener(watch);
+        // Changes committed while nobody ran it (or after its last recorded position): start again from the current matches.
+        if (changeSeq > row.position) watch.resyncNow();
+      } catch (err) {
+        // Refused now (it matches too many entries): dropped. Anything else: left for the next claim.
+        const refused = err instanceof RegistryError;
+        this.log?.error({ err, watch: row.id }, refused ? 'a stored watch is refused now; it is dropped' : 'a stored watch could not be restored; retrying later');
+        if (refused) await this.storage.watches.remove(row.id).catch(() => undefined);
+      }
+    }
+    this.log?.info({ watches: rows.length }, 'watches restored');
+  }
+
+  #armTimers(): void {
+    if (this.#closed) return;
+    this.#progressTimer ??= setInterval(() => {
+      this.#flush().catch((err: unknown) => this.log?.warn({ err }, 'watch progress could not be stored; retrying'));
+    }, PROGRESS_EVERY_MS).unref();
+    this.#leaseTimer ??= setInterval(() => {
+      this.storage.watches
+        .renewLeases(this.#holder, Date.now() + WATCH_LEASE_MS)
+        .then(() => this.#claim())
+        .catch((err: unknown) => this.log?.warn({ err }, 'watch leases could not be renewed or claimed; retrying'));
+    }, WATCH_LEASE_MS / 3).unref();
+  }
+
+  /** Writes the progress of the watches that moved since the last time. */
+  async #flush(): Promise<void> {
+    if (this.#dirty.size === 0) return;
+    const watches = [...this.#dirty];
+    this.#dirty.clear();
+    const position = await this.storage.lastChangeSeq();
+    try {
+      await Promise.all(watches.filter((w) => w.isOpen || this.#closed).map((w) => this.storage.watches.update(w.id, { ...w.progress(), position })));
+    } catch (err) {
+      for (const w of watches) this.#dirty.add(w);
+      throw err;
+    }
   }
 
   #guard(watch: Watch, step: () => void): void {

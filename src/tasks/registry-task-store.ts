@@ -93,7 +93,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
   // ---- the SDK's TaskStore ----
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
-    const scope = this.#scopeOf(context);
+    const scope = this.scopeOf(context);
     const anonymous = isAnonymousTaskOwner(scope.owner);
     const memory = anonymous ? this.#anonymous : this.#reachable;
     const previous = memory.get(scope.tenant, scope.owner, task.id);
@@ -117,7 +117,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
-    const scope = this.#scopeOf(context);
+    const scope = this.scopeOf(context);
     if (isAnonymousTaskOwner(scope.owner)) {
       const held = this.#anonymous.get(scope.tenant, scope.owner, taskId);
       return held ? copyTask(held.task) : undefined;
@@ -138,7 +138,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
    */
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
-    const scope = this.#scopeOf(context);
+    const scope = this.scopeOf(context);
     if (isAnonymousTaskOwner(scope.owner)) return { tasks: [], nextPageToken: '', pageSize, totalSize: 0 };
     const before = params.pageToken ? decodePageToken(params.pageToken) : undefined;
     const query: TaskListQuery = {
@@ -173,6 +173,26 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     };
   }
 
+  /**
+   * Changes a durable task outside any request (a watch that ended on its own, or was renewed):
+   * `change` edits the task as stored, which is saved back. Undefined when there is no such task.
+   */
+  async update(scope: TaskScope, taskId: string, change: (task: Task) => void): Promise<Task | undefined> {
+    const held = this.#reachable.get(scope.tenant, scope.owner, taskId);
+    let task: Task;
+    if (held) task = copyTask(held.task);
+    else {
+      const row = await this.#records.load(scope, taskId);
+      if (!row) return undefined;
+      task = fromTaskRow(row);
+    }
+    change(task);
+    await this.#records.save(toTaskRow(scope, task));
+    if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
+    this.#reachable.put({ ...scope, id: taskId, task: copyTask(task), updated: statusLastUpdated(task), durable: true, bytes: approximateBytes(task) });
+    return task;
+  }
+
   /** Drops expired tasks from memory (called on a timer). */
   sweep(): void {
     this.#reachable.sweep();
@@ -184,7 +204,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     return { tasks: this.#reachable.size + this.#anonymous.size, bytes: this.#reachable.bytes + this.#anonymous.bytes };
   }
 
-  #scopeOf(context: ServerCallContext): TaskScope {
+  scopeOf(context: ServerCallContext): TaskScope {
     return { tenant: context.tenant ?? '', owner: this.#ownerResolver(context) };
   }
 

@@ -1,5 +1,7 @@
 /** A watch's stream (or a resumed one) as the SDK client receives it, with waits for its events. */
-import type { StreamResponse } from '@a2a-js/sdk';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SendMessageConfiguration, Task, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, streamEventJson, type WireJson } from './client.js';
 
@@ -65,3 +67,48 @@ export function watch(client: Client, request: WireJson): EventLog {
   );
 }
 
+export interface Hook {
+  url: string;
+  requests: Array<{ token: string | undefined; body: WireJson }>;
+  waitFor(test: (body: WireJson) => boolean, what: string): Promise<WireJson>;
+  close(): Promise<void>;
+}
+
+/** A webhook on 127.0.0.1 that records what it is sent and answers with `status()`. */
+export async function webhook(status: () => number): Promise<Hook> {
+  const requests: Hook['requests'] = [];
+  const server = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk) => (text += chunk));
+    req.on('end', () => {
+      requests.push({ token: req.headers['x-a2a-notification-token'] as string | undefined, body: JSON.parse(text) });
+      res.writeHead(status()).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return {
+    url,
+    requests,
+    async waitFor(test, what) {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const found = requests.find((r) => test(r.body));
+        if (found) return found.body;
+        if (Date.now() > deadline) throw new Error(`no ${what}; got ${JSON.stringify(requests.map((r) => r.body)).slice(0, 500)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export async function sendWithPush(client: Client, request: WireJson, push: { url: string; token: string }): Promise<WireJson> {
+  const result = await client.sendMessage({
+    tenant: '',
+    message: message([dataPart({ watch: request })]),
+    configuration: SendMessageConfiguration.fromJSON({ taskPushNotificationConfig: { url: push.url, token: push.token } }),
+    metadata: undefined,
+  });
+  return Task.toJSON(result as Task) as WireJson;
+}

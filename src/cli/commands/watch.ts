@@ -58,22 +58,30 @@ export function register(program: Command): void {
         // Ctrl-C cancels the watch on the registry (it would otherwise count against the
         // principal's REGISTRY_MAX_WATCHES until it expires), then exits.
         let taskId: string | undefined;
+        let stopping = false;
         process.once('SIGINT', () => {
+          stopping = true;
           const done = () => process.exit(130);
           if (taskId) client.cancel(taskId).then(done, done);
           else done();
         });
-        for await (const chunk of client.stream([dataPart({ watch: request })], (id) => (taskId = id))) {
-          if (chunk.artifact === 'watch-results') {
-            const results = Array.isArray(chunk.data.results) ? chunk.data.results.filter(isObject) : [];
-            if (json) out.out(JSON.stringify({ event: 'initial', ...chunk.data }) + '\n');
-            else {
-              out.out(s.dim(`${String(chunk.data.total)} match(es) now; watching for changes (Ctrl-C to stop).`) + '\n');
-              for (const hit of results) out.out(`  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`);
+        try {
+          for await (const chunk of client.stream([dataPart({ watch: request })], (id) => (taskId = id))) {
+            if (chunk.artifact === 'watch-results') {
+              const results = Array.isArray(chunk.data.results) ? chunk.data.results.filter(isObject) : [];
+              if (json) out.out(JSON.stringify({ event: 'initial', ...chunk.data }) + '\n');
+              else {
+                out.out(s.dim(`${String(chunk.data.total)} match(es) now; watching for changes (Ctrl-C to stop).`) + '\n');
+                for (const hit of results) out.out(`  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`);
+              }
+            } else if (chunk.artifact === 'watch-event') {
+              out.out(json ? JSON.stringify(chunk.data) + '\n' : line(chunk.data) + '\n');
             }
-          } else if (chunk.artifact === 'watch-event') {
-            out.out(json ? JSON.stringify(chunk.data) + '\n' : line(chunk.data) + '\n');
           }
+        } catch (err) {
+          // Our own cancel ends the stream CANCELED: not an error; exit once the cancel is answered.
+          if (stopping) await new Promise(() => undefined);
+          throw err;
         }
         return EXIT_OK;
       });

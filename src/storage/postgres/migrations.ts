@@ -237,6 +237,36 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       }
     },
   },
+
+  // ---- standing searches (issue 19): watch definitions survive a restart ----
+  {
+    version: 5,
+    name: 'watches',
+    sql: `
+      -- One row per open watch (src/subscriptions), shared by every replica: its definition,
+      -- where its events had got to, and which process runs it (holder) until when
+      -- (lease_until, epoch ms; 0 = released). Times are epoch milliseconds.
+      CREATE TABLE watches (
+        id            text   NOT NULL PRIMARY KEY,
+        tenant        text   NOT NULL,
+        owner         text   NOT NULL,
+        principal     text   NOT NULL,
+        context_id    text   NOT NULL,
+        request       text   NOT NULL,
+        push_configs  text   NOT NULL,
+        created_at    bigint NOT NULL,
+        expires_at    bigint NOT NULL,
+        seq_floor     bigint NOT NULL,
+        delivered_seq bigint NOT NULL,
+        change_seq    bigint NOT NULL,
+        holder        text   NOT NULL,
+        lease_until   bigint NOT NULL
+      );
+      CREATE INDEX watches_principal_idx ON watches (principal, expires_at);
+      CREATE INDEX watches_holder_idx ON watches (holder);
+      CREATE INDEX watches_lease_idx ON watches (lease_until);
+    `,
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

@@ -25,6 +25,7 @@ import type {
   ReviseOutcome,
   StoredEntry,
   TaskRecords,
+  WatchRecords,
   UpsertOutcome,
   WriteQuota,
 } from '../types.js';
@@ -50,6 +51,7 @@ import { FaultState, postgresFault, type StorageFault } from '../faults.js';
 import { OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
 import { listenForChanges } from './listen.js';
 import { PostgresTaskRecords } from './task-records.js';
+import { PostgresWatchRecords } from './watch-records.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -103,6 +105,7 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
 export class PostgresStore implements RegistryStore {
   readonly engine = 'postgres';
   readonly tasks: TaskRecords;
+  readonly watches: WatchRecords;
 
   readonly #url: string;
   readonly #pool: pg.Pool;
@@ -155,6 +158,10 @@ export class PostgresStore implements RegistryStore {
       client.on('error', (error) => onConnectionError(error));
     });
     this.tasks = new PostgresTaskRecords(
+      (text, params) => this.#query(text, params),
+      (fn) => this.#transaction(fn),
+    );
+    this.watches = new PostgresWatchRecords(
       (text, params) => this.#query(text, params),
       (fn) => this.#transaction(fn),
     );

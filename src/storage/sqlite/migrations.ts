@@ -216,6 +216,35 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       for (const u of plan.entryUrls) use.run(u.entryId, u.url);
     },
   },
+
+  // ---- standing searches (issue 19): watch definitions survive a restart ----
+  {
+    version: 6,
+    name: 'watches',
+    sql: `
+      -- One row per open watch (src/subscriptions): its definition, where its events had got to,
+      -- and which process runs it (holder) until when (lease_until, epoch ms; 0 = released).
+      CREATE TABLE watches (
+        id            TEXT    NOT NULL PRIMARY KEY,
+        tenant        TEXT    NOT NULL,
+        owner         TEXT    NOT NULL,
+        principal     TEXT    NOT NULL,
+        context_id    TEXT    NOT NULL,
+        request       TEXT    NOT NULL,
+        push_configs  TEXT    NOT NULL,
+        created_at    INTEGER NOT NULL,
+        expires_at    INTEGER NOT NULL,
+        seq_floor     INTEGER NOT NULL,
+        delivered_seq INTEGER NOT NULL,
+        change_seq    INTEGER NOT NULL,
+        holder        TEXT    NOT NULL,
+        lease_until   INTEGER NOT NULL
+      );
+      CREATE INDEX watches_principal_idx ON watches (principal, expires_at);
+      CREATE INDEX watches_holder_idx ON watches (holder);
+      CREATE INDEX watches_lease_idx ON watches (lease_until);
+    `,
+  },
 ];
 
 /** `PRAGMA auto_vacuum` answers 2 for INCREMENTAL. */

@@ -40,6 +40,7 @@ import type {
   ReviseOutcome,
   StoredEntry,
   TaskRecords,
+  WatchRecords,
   UpsertOutcome,
   WriteQuota,
 } from '../types.js';
@@ -65,6 +66,7 @@ import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type St
 import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
 import { prepare } from './statements.js';
 import { SqliteTaskRecords } from './task-records.js';
+import { SqliteWatchRecords } from './watch-records.js';
 import { WriteQueue, type WriteJob } from './write-queue.js';
 
 export interface SqliteStoreOptions {
@@ -92,6 +94,7 @@ interface EntryRow extends EntryRowFields {
 export class SqliteStore implements RegistryStore {
   readonly engine = 'sqlite';
   readonly tasks: TaskRecords;
+  readonly watches: WatchRecords;
 
   readonly #file: string;
   readonly #busyTimeoutMs: number;
@@ -113,6 +116,11 @@ export class SqliteStore implements RegistryStore {
     this.#onConnection = options.onConnection;
     this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch, { beforeAcknowledge: () => this.#checkFileIdentity() });
     this.tasks = new SqliteTaskRecords(
+      () => this.#requireDb(),
+      (job) => this.#write(job),
+      (fn) => this.#read(fn),
+    );
+    this.watches = new SqliteWatchRecords(
       () => this.#requireDb(),
       (job) => this.#write(job),
       (fn) => this.#read(fn),

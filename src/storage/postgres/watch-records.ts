@@ -1,0 +1,101 @@
+/**
+ * Standing searches' definitions on PostgreSQL (issue 19; see WatchRecords in ../types.ts),
+ * shared by every replica. A create takes a transaction-scoped advisory lock on the principal
+ * before it counts, so two replicas starting watches for the same principal at once cannot
+ * together go over the cap; a claim is one UPDATE, so each orphaned watch goes to one replica.
+ */
+import type pg from 'pg';
+import type { WatchRecords, WatchRow, WatchRowUpdate } from '../types.js';
+
+type Query = <R extends pg.QueryResultRow>(text: string, params: unknown[]) => Promise<pg.QueryResult<R>>;
+type Transaction = <T>(fn: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+
+const COLUMNS = `id, tenant, owner, principal, context_id AS "contextId", request, push_configs AS "pushConfigs",
+  created_at AS "createdAt", expires_at AS "expiresAt", seq_floor AS "seqFloor", delivered_seq AS "deliveredSeq", change_seq AS "position"`;
+
+const UPDATABLE: Record<keyof WatchRowUpdate, string> = {
+  pushConfigs: 'push_configs',
+  expiresAt: 'expires_at',
+  seqFloor: 'seq_floor',
+  deliveredSeq: 'delivered_seq',
+  position: 'change_seq',
+};
+
+/** Lock namespace of the per-principal watch count (pg_advisory_xact_lock(key, hashtext(principal))). */
+const WATCH_CAP_LOCK = 0x57a7c4;
+
+/** bigint columns arrive as strings from node-postgres. */
+const toRow = (row: Record<string, unknown>): WatchRow => ({
+  ...(row as unknown as WatchRow),
+  createdAt: Number(row.createdAt),
+  expiresAt: Number(row.expiresAt),
+  seqFloor: Number(row.seqFloor),
+  deliveredSeq: Number(row.deliveredSeq),
+  position: Number(row.position),
+});
+
+export class PostgresWatchRecords implements WatchRecords {
+  constructor(
+    private readonly query: Query,
+    private readonly transaction: Transaction,
+  ) {}
+
+  create(row: WatchRow, holder: string, leaseUntil: number, max?: number): Promise<'created' | 'quota'> {
+    return this.transaction(async (db) => {
+      if (max !== undefined) {
+        await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [WATCH_CAP_LOCK, row.principal]);
+        const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM watches WHERE principal = $1 AND expires_at > $2', [row.principal, row.createdAt]);
+        if (Number(rows[0]!.n) >= max) return 'quota';
+      }
+      await db.query(
+        `INSERT INTO watches (id, tenant, owner, principal, context_id, request, push_configs, created_at, expires_at,
+                              seq_floor, delivered_seq, change_seq, holder, lease_until)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+        [row.id, row.tenant, row.owner, row.principal, row.contextId, row.request, row.pushConfigs, row.createdAt, row.expiresAt, row.seqFloor, row.deliveredSeq, row.position, holder, leaseUntil],
+      );
+      return 'created';
+    });
+  }
+
+  async get(id: string): Promise<WatchRow | undefined> {
+    const { rows } = await this.query<Record<string, unknown>>(`SELECT ${COLUMNS} FROM watches WHERE id = $1`, [id]);
+    return rows[0] ? toRow(rows[0]) : undefined;
+  }
+
+  async update(id: string, change: WatchRowUpdate): Promise<void> {
+    const keys = (Object.keys(change) as (keyof WatchRowUpdate)[]).filter((k) => change[k] !== undefined);
+    if (keys.length === 0) return;
+    await this.#write(`UPDATE watches SET ${keys.map((k, i) => `${UPDATABLE[k]} = $${i + 2}`).join(', ')} WHERE id = $1`, [id, ...keys.map((k) => change[k])]);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#write('DELETE FROM watches WHERE id = $1', [id]);
+  }
+
+  async claim(holder: string, leaseUntil: number, now: number): Promise<WatchRow[]> {
+    const { rows } = await this.#write(`UPDATE watches SET holder = $1, lease_until = $2 WHERE lease_until < $3 RETURNING ${COLUMNS}`, [
+      holder,
+      leaseUntil,
+      now,
+    ]);
+    return rows.map(toRow);
+  }
+
+  async renewLeases(holder: string, leaseUntil: number): Promise<void> {
+    await this.#write('UPDATE watches SET lease_until = $2 WHERE holder = $1', [holder, leaseUntil]);
+  }
+
+  async release(holder: string): Promise<void> {
+    await this.#write('UPDATE watches SET lease_until = 0 WHERE holder = $1', [holder]);
+  }
+
+  async countFor(principal: string, now: number): Promise<number> {
+    const { rows } = await this.query<{ n: string }>('SELECT count(*) AS n FROM watches WHERE principal = $1 AND expires_at > $2', [principal, now]);
+    return Number(rows[0]!.n);
+  }
+
+  /** A write in its own transaction (the store's: a commit clears a storage fault). */
+  #write(text: string, params: unknown[]): Promise<pg.QueryResult<Record<string, unknown>>> {
+    return this.transaction((db) => db.query<Record<string, unknown>>(text, params));
+  }
+}

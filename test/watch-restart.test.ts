@@ -1,0 +1,209 @@
+/**
+ * Standing searches that outlive a restart, renewal and expiry (issue 19), through the SDK
+ * client against real registries on one SQLite file: a registry is closed and another started
+ * on the same data directory, as a restart does. After it, pushes go on (same webhook, same
+ * token, event numbers continuing) and a subscriber resumes with SubscribeToTask; canceling
+ * removes the stored definition. A watch renewed with `{"renew": {}}` on its task outlives its
+ * first expiry; one that is not renewed ends COMPLETED, saying it expired.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Client } from '@a2a-js/sdk/client';
+import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { v1Card } from './support/documents.js';
+import { removeTempDir, startTestRegistry, tempDir, TOKENS, type TestRegistry } from './support/registry.js';
+import { dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
+import { SqliteStore } from '../src/storage/index.js';
+
+function card(name: string, tags: string[]): WireJson {
+  const c = v1Card(name, `https://${name.replace(/\W+/g, '-').toLowerCase()}.example.org/a2a`) as WireJson;
+  c.skills[0].tags = tags;
+  return c;
+}
+
+const taskIdOf = async (log: EventLog): Promise<string> => (await log.waitFor((e) => e.task !== undefined, 'task')).task.id;
+
+/** Sends `{"renew": {}}` on the watch's task; the answer is the task. */
+async function renew(client: Client, taskId: string): Promise<WireJson> {
+  const result = await client.sendMessage({ tenant: '', message: { ...message([dataPart({ renew: {} })]), taskId }, configuration: undefined, metadata: undefined });
+  return result as unknown as WireJson;
+}
+
+describe('watches across a restart (SQLite)', () => {
+  test('after a restart on the same file, pushes go on with the client token and a subscriber resumes', async () => {
+    const dataDir = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const hook = await webhook(() => 200);
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    const logs: EventLog[] = [];
+    try {
+      let alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      let bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const pushed = await sendWithPush(bob, { filter: { tags: ['restart'] } }, { url: hook.url, token: 'token-kept' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed');
+      const streamed = watch(bob, { filter: { tags: ['restart'] } });
+      logs.push(streamed);
+      const streamedId = await taskIdOf(streamed);
+      await streamed.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches streamed');
+
+      const a = resultOf(await op(alice, { register: { agentCard: card('Restart A', ['restart']) } }));
+      await streamed.waitForEvent((e) => e.event === 'added' && e.hit.id === a.id, 'added A (streamed)');
+      await hook.waitFor((b) => dataOf(b.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === a.id, 'added A (pushed)');
+
+      // The restart: the stream ends without a final state (the watch is not over).
+      await registry.close();
+      await streamed.done;
+      assert.ok(!streamed.events.some((e) => e.statusUpdate), 'no final status: the watch goes on');
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      assert.equal(registry.core.watches.size, 2, 'both watches run again');
+      alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      bob = await sdkClient(registry.url, { token: TOKENS.bob });
+
+      const pushesBefore = hook.requests.length;
+      const b = resultOf(await op(alice, { register: { agentCard: card('Restart B', ['restart']) } }));
+      const pushedB = await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === b.id, 'added B pushed after the restart');
+      const eventB = dataOf(pushedB.artifactUpdate.artifact);
+      assert.equal(eventB.event, 'added');
+      assert.equal(eventB.seq, 2, 'event numbers continue after a clean restart');
+      assert.ok(hook.requests.slice(pushesBefore).every((r) => r.token === 'token-kept'), 'the client token is kept across the restart');
+      assert.ok(!hook.requests.slice(pushesBefore).some((r) => r.body.artifactUpdate?.artifact?.name === 'watch-results'), 'the initial matches are not pushed again');
+
+      // The subscriber had been sent event 1 before the restart: it gets event 2 and nothing else.
+      const resumed = new EventLog((signal) => bob.resubscribeTask({ tenant: '', id: streamedId }, { signal }));
+      logs.push(resumed);
+      assert.equal((await resumed.waitFor((e) => e.task !== undefined, 'task')).task.status.state, 'TASK_STATE_WORKING');
+      const missed = await resumed.waitForEvent((e) => e.hit?.id === b.id, 'the event missed during the restart');
+      assert.equal(missed.event, 'added');
+      assert.equal(missed.seq, 2);
+      const c = resultOf(await op(alice, { register: { agentCard: card('Restart C', ['restart']) } }));
+      await resumed.waitForEvent((e) => e.hit?.id === c.id, 'a live event after resuming');
+      assert.deepEqual(resumed.watchEvents.map((e) => e.seq), [2, 3]);
+
+      // Canceling (no executor runs the restored task) ends the stream CANCELED and removes the definition.
+      const canceled = await bob.cancelTask({ tenant: '', id: streamedId, metadata: undefined });
+      assert.equal(canceled.status?.state, 5 /* CANCELED */);
+      const end = await resumed.waitFor((e) => e.statusUpdate !== undefined, 'the end of the resumed stream');
+      assert.equal(end.statusUpdate.status.state, 'TASK_STATE_CANCELED');
+      await bob.cancelTask({ tenant: '', id: pushed.id, metadata: undefined });
+      assert.equal(await registry.store.watches.get(streamedId), undefined);
+      assert.equal(await registry.store.watches.get(pushed.id), undefined);
+      assert.equal(registry.core.watches.size, 0);
+    } finally {
+      for (const log of logs) log.disconnect();
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('changes the watch did not see before a restart: it resumes with a resync of the current matches', async () => {
+    const dataDir = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir };
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    const logs: EventLog[] = [];
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const streamed = watch(bob, { filter: { tags: ['behind'] } });
+      logs.push(streamed);
+      const id = await taskIdOf(streamed);
+      await streamed.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches');
+      const a = resultOf(await op(alice, { register: { agentCard: card('Behind A', ['behind']) } }));
+      await streamed.waitForEvent((e) => e.hit?.id === a.id, 'added A');
+      await registry.close();
+      registry = undefined;
+
+      // As if the watch's last recorded position were older than the change log (a crash
+      // before its progress was written, or writes by another replica while none ran it).
+      const store = new SqliteStore({ file: `${dataDir}/registry.db` });
+      await store.open();
+      await store.watches.update(id, { position: 0 });
+      await store.close();
+
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const client = await sdkClient(registry.url, { token: TOKENS.bob });
+      const resumed = new EventLog((signal) => client.resubscribeTask({ tenant: '', id }, { signal }));
+      logs.push(resumed);
+      const resync = await resumed.waitForEvent((e) => e.event === 'resync', 'resync');
+      assert.deepEqual(resync.results.map((h: WireJson) => h.id), [a.id]);
+      assert.ok(resync.seq > 1, 'numbered after the events sent before the restart');
+      await client.cancelTask({ tenant: '', id, metadata: undefined });
+    } finally {
+      for (const log of logs) log.disconnect();
+      await registry?.close();
+      removeTempDir(dataDir);
+    }
+  });
+});
+
+describe('renewal and expiry', () => {
+  test('a watch renewed on its task outlives its first expiry; one not renewed ends COMPLETED, saying it expired', async () => {
+    const registry = await startTestRegistry({ REGISTRY_WATCH_TTL_SECONDS: '1' });
+    const logs: EventLog[] = [];
+    try {
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const log = watch(bob, { query: 'renewed' });
+      logs.push(log);
+      const first = (await log.waitFor((e) => e.task !== undefined, 'task')).task;
+      const id = first.id;
+      const startedExpiry = Date.parse(first.metadata.watchExpiresAt);
+      assert.ok(startedExpiry > Date.now() - 1000, 'the task says when the watch expires');
+
+      // Renewed three times, 400 ms apart: still open 1.2 s after it started with a 1 s time to live.
+      let expiry = startedExpiry;
+      for (let i = 0; i < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        const renewed = await renew(bob, id);
+        const next = Date.parse(renewed.metadata.watchExpiresAt);
+        assert.ok(next > expiry, 'each renewal moves the expiry on');
+        expiry = next;
+      }
+      assert.ok(Date.now() > startedExpiry, 'past the first expiry');
+      assert.ok(registry.core.watches.get(id)?.isOpen, 'the renewed watch is still open');
+      assert.ok(!log.events.some((e) => e.statusUpdate), 'and its stream has not ended');
+
+      // Not renewed again: it expires, the stream ends COMPLETED with the reason, the task says so, the definition goes.
+      const end = await log.waitFor((e) => e.statusUpdate !== undefined, 'expiry', 5000);
+      assert.equal(end.statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+      assert.match(JSON.stringify(end.statusUpdate.status.message), /expired/);
+      const task = (await bob.getTask({ tenant: '', id, historyLength: undefined })) as unknown as WireJson;
+      assert.equal(task.status.state, 3 /* COMPLETED */);
+      assert.equal(await registry.store.watches.get(id), undefined);
+
+      // An ended watch cannot be renewed.
+      await assert.rejects(renew(bob, id), /not an open watch/i);
+    } finally {
+      for (const log of logs) log.disconnect();
+      await registry.close();
+      removeTempDir(registry.dataDir);
+    }
+  });
+
+  test('a watch that expires with no client connected still ends its task', async () => {
+    const registry = await startTestRegistry({ REGISTRY_WATCH_TTL_SECONDS: '1' });
+    try {
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const log = watch(bob, { query: 'unattended' });
+      const id = await taskIdOf(log);
+      log.disconnect();
+      await log.done;
+      const watched = registry.core.watches.get(id);
+      assert.ok(watched);
+      await watched.ended;
+      // The end is written to the task by the registry itself (no stream consumes the executor's events).
+      const deadline = Date.now() + 5000;
+      let state: unknown;
+      while (Date.now() < deadline) {
+        state = ((await bob.getTask({ tenant: '', id, historyLength: undefined })) as unknown as WireJson).status.state;
+        if (state === 3) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(state, 3 /* COMPLETED */);
+    } finally {
+      await registry.close();
+      removeTempDir(registry.dataDir);
+    }
+  });
+});
