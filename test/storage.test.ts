@@ -511,6 +511,46 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       for (const c of changes) assert.equal(typeof c.seq, 'number');
     });
 
+    test('importEntries: one transaction, the rules of upsert per write, a refused write leaves nothing; getMany reads a batch', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const bobs = await store.upsert(entryWrite('agent', 'https://imp.example.com/bob'), actor('bob'));
+      assert.equal(bobs.status, 'created');
+      const before = await store.lastChangeSeq();
+      // A write listing bob's URL beside its own: refused, and its own URL is not claimed either.
+      const grabby = entryWrite('agent', 'https://imp.example.com/grabby');
+      grabby.urls = [...grabby.urls, ...entryWrite('agent', 'https://imp.example.com/bob').urls].sort();
+      const writes = [
+        entryWrite('agent', 'https://imp.example.com/a'),
+        entryWrite('agent', 'https://imp.example.com/bob', '2'), // bob's identity
+        grabby,
+        entryWrite('mcp-server', 'https://imp.example.com/b'),
+      ];
+      const outcomes = await store.importEntries(writes, actor('alice'));
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['created', 'forbidden', 'url-taken', 'created'],
+      );
+      assert.ok(outcomes[1]!.status === 'forbidden' && outcomes[1]!.id === (bobs.status === 'created' ? bobs.entry.id : ''));
+      const ids = outcomes.flatMap((o) => (o.status === 'created' ? [o.id] : []));
+      // One change per stored write, after the ones before.
+      const changes = await store.changesSince(before, 100);
+      assert.deepEqual(changes.map((c) => [c.id, c.op]), ids.map((id) => [id, 'upsert']));
+      // Nothing of the refused writes: grabby's own URL is free for anyone.
+      const free = await store.upsert(entryWrite('agent', 'https://imp.example.com/grabby'), actor('carol'));
+      assert.equal(free.status, 'created');
+      // Again: unchanged, no change recorded; an update is a new revision.
+      const again = await store.importEntries([entryWrite('agent', 'https://imp.example.com/a'), entryWrite('mcp-server', 'https://imp.example.com/b', '2')], actor('alice'));
+      assert.deepEqual(again.map((o) => o.status), ['unchanged', 'updated']);
+      assert.deepEqual(await store.importEntries([], actor('alice')), []);
+
+      const many = await store.getMany([...ids, crypto.randomUUID(), 'not-a-uuid', ids[0]!.toUpperCase()]);
+      assert.deepEqual(new Set(many.map((e) => e.id)), new Set(ids));
+      const b = many.find((e) => e.kind === 'mcp-server')!;
+      assert.equal(b.revision, 2);
+      assert.equal(b.owner, 'alice');
+      assert.deepEqual(await store.getMany([]), []);
+    });
+
     test('scans every current entry in batches and counts by kind', async (t) => {
       const { store } = await openFresh(t, engine, { scanBatchSize: 4 });
       const ids = new Set<string>();

@@ -54,6 +54,14 @@ export function entryWriteOf(subject: Subject, verdict: Verdict): { write: Entry
   return { write, description, claims };
 }
 
+/** FORBIDDEN for a document whose identity is another principal's entry (register and import say the same). */
+export function identityTaken(identityUrl: string, existingId: string): RegistryError {
+  return new RegistryError(
+    'FORBIDDEN',
+    `${identityUrl} is already registered as entry ${existingId} by another principal; only its owner or an admin may update it.`,
+  );
+}
+
 export function registrationResultOf(
   entry: StoredEntry,
   description: EntryDescription,

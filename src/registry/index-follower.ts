@@ -2,7 +2,8 @@
  * Keeps this replica's search index in step with changes committed by any replica. Storage
  * keeps a change log with a global sequence; a notification (PostgreSQL LISTEN/NOTIFY) wakes the
  * follower at once, and a slow poll catches whatever a lost notification or a dropped
- * connection hid. Applying a change re-reads the entry, so applying one twice is harmless.
+ * connection hid. Applying a change re-reads the entry, so applying one twice is harmless; the
+ * changes are read in batches of up to BATCH positions and their entries with one query per batch.
  *
  * The change log is trimmed (REGISTRY_CHANGES_RETENTION_HOURS). A follower whose position is
  * older than the trimmed point cannot replay what it missed: it reloads the index from the
@@ -94,8 +95,8 @@ export class IndexFollower {
           continue;
         }
         if (changes.length === 0) break;
-        // Several changes to one entry in a batch need one refresh.
-        for (const id of new Set(changes.map((c) => c.id))) await this.service.applyReplicaChange(id);
+        // One read for the batch (not one per change); several changes to one entry need one refresh.
+        await this.service.applyReplicaChanges([...new Set(changes.map((c) => c.id))]);
         this.lastSeq = changes[changes.length - 1]!.seq;
         if (changes.length < BATCH) break;
       }

@@ -31,7 +31,7 @@ import type { DocumentVerifier } from '../validation/signature.js';
 import { CardTrust } from './card-trust.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { DocumentSources } from './document-sources.js';
-import { checkDocument, entryWriteOf, publishUpsert, registrationResultOf } from './documents.js';
+import { checkDocument, entryWriteOf, identityTaken, publishUpsert, registrationResultOf } from './documents.js';
 import { urlTaken } from './endpoint-claims.js';
 import { toEntryView, toIndexedEntry } from './entries.js';
 import { FreshnessChecks, NO_FRESHNESS, type FreshnessSettings, type SourcedEntry } from './freshness.js';
@@ -231,12 +231,19 @@ export class RegistryService {
   }
 
   /**
-   * Publishes a change another replica committed (seen in the store's change log): re-reads
-   * the entry, so applying a change twice is harmless.
+   * Publishes changes another replica committed (seen in the store's change log), for a batch of
+   * entries at once: re-reads them in one query, so applying a change twice is harmless. An
+   * entry that is gone is published as removed.
    */
-  async applyReplicaChange(id: string, seq?: number): Promise<void> {
-    const entry = await this.store.get(id);
-    this.feed.publish(entry ? { id, op: 'upsert', entry, seq, origin: 'replica' } : { id, op: 'delete', seq, origin: 'replica' });
+  async applyReplicaChanges(ids: readonly string[]): Promise<void> {
+    const found = new Map((await this.store.getMany(ids)).map((entry) => [entry.id, entry]));
+    let n = 0;
+    for (const id of ids) {
+      const entry = found.get(id.toLowerCase());
+      this.feed.publish(entry ? { id, op: 'upsert', entry, origin: 'replica' } : { id, op: 'delete', origin: 'replica' });
+      // A big batch (a bulk import on another replica) must not hold the event loop for its whole length.
+      if (++n % LOAD_YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   // ---- operations ----
@@ -272,12 +279,7 @@ export class RegistryService {
     if (verification) write.verification = verification;
     if (this.freshness) write.freshness = this.freshness.forRegistration(source, subject.type);
     const outcome = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor)));
-    if (outcome.status === 'forbidden') {
-      throw new RegistryError(
-        'FORBIDDEN',
-        `${description.identityUrl} is already registered as entry ${outcome.existing.id} by another principal; only its owner or an admin may update it.`,
-      );
-    }
+    if (outcome.status === 'forbidden') throw identityTaken(description.identityUrl, outcome.existing.id);
     if (outcome.status === 'quota-exceeded') {
       throw new RegistryError(
         'QUOTA_EXCEEDED',

@@ -111,6 +111,16 @@ export interface WriteQuota {
   maxRevisions?: number;
 }
 
+/**
+ * What `importEntries` did with one write: the outcomes of `upsert`, with the entry's id instead
+ * of the entry read back (a bulk import does not need it).
+ */
+export type ImportOutcome =
+  | { status: 'created' | 'updated' | 'unchanged'; id: string }
+  | { status: 'forbidden'; id: string }
+  | { status: 'quota-exceeded'; quota: 'entries'; limit: number }
+  | { status: 'url-taken'; url: string };
+
 /** A refresh writing a new revision of a known entry; see RegistryStore.revise. */
 export type ReviseOutcome =
   | { status: 'updated' | 'unchanged'; entry: StoredEntry }
@@ -317,10 +327,18 @@ export interface RegistryStore {
    * `quota` limits what the write may create or keep (see WriteQuota), atomically.
    */
   upsert(write: EntryWrite, actor: Actor, quota?: WriteQuota): Promise<UpsertOutcome>;
+  /**
+   * A bulk import: each write exactly as `upsert` would do it (identity, ownership, URL claims,
+   * quota), all in one transaction, one outcome per write in order. A refused write leaves
+   * nothing behind and does not stop the others; nothing is durable before it resolves.
+   */
+  importEntries(writes: readonly EntryWrite[], actor: Actor, quota?: WriteQuota): Promise<ImportOutcome[]>;
   /** The lowest revision of the entry still kept (older ones were trimmed), or undefined if none. */
   oldestRevision(id: string): Promise<number | undefined>;
   /** The current revision, or the given one (older revisions are kept). */
   get(id: string, revision?: number): Promise<StoredEntry | undefined>;
+  /** The current revisions of the entries among `ids` that exist, in one query (a replica catching up with a batch of changes). */
+  getMany(ids: readonly string[]): Promise<StoredEntry[]>;
   /** The entry's stored revisions, newest first, at most `limit`; empty when the entry does not exist. */
   revisions(id: string, limit: number): Promise<RevisionSummary[]>;
   /** Current revisions, newest entry first. */

@@ -20,6 +20,7 @@ import type {
   ListQuery,
   CheckOutcome,
   FreshnessWrite,
+  ImportOutcome,
   ListResult,
   RegistryStore,
   ReviseOutcome,
@@ -84,6 +85,12 @@ const RETRYABLE = new Set(['40P01', '40001']);
 /** Thrown inside `#transaction` to roll back and still resolve (with `value`). */
 class Rollback<T> {
   constructor(readonly value: T) {}
+}
+/** An upsert's outcome as a bulk import reports it (the entry's id, not the entry). */
+function importOutcome(outcome: UpsertOutcome): ImportOutcome {
+  if (outcome.status === 'forbidden') return { status: 'forbidden', id: outcome.existing.id };
+  if (outcome.status === 'quota-exceeded' || outcome.status === 'url-taken') return outcome;
+  return { status: outcome.status, id: outcome.entry.id };
 }
 const PING_TIMEOUT_MS = 3000;
 /** pg-pool's error when no connection became free (or could be opened) within connectionTimeoutMillis. */
@@ -459,88 +466,7 @@ export class PostgresStore implements RegistryStore {
    */
   async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}): Promise<UpsertOutcome> {
     for (let attempt = 1; attempt <= MAX_UPSERT_ATTEMPTS; attempt++) {
-      const outcome = await this.#transaction(async (db): Promise<UpsertOutcome | undefined> => {
-        const now = new Date();
-        const id = uuidv4();
-        const max = quota.maxEntriesPerOwner;
-        // One owner's creations take turns across replicas (the lock lasts until commit), so the
-        // count below cannot be overtaken by a concurrent creation: no overshoot.
-        if (max !== undefined) await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OWNER_LOCK_NAMESPACE, actor.principal]);
-        // The URLs are claimed first, in the name of the entry's owner (the actor, for a new
-        // entry): a new entry's row would otherwise already be inserted, and other registrations
-        // of its identity waiting on it, when a claim fails. Whoever may not update the entry is
-        // told so before any claim.
-        const found = await db.query<{ id: string; owner: string }>('SELECT id, owner FROM entries WHERE kind = $1 AND identity_url = $2', [
-          write.kind,
-          write.identityUrl,
-        ]);
-        const seen = found.rows[0];
-        if (seen && seen.owner !== actor.principal && !actor.isAdmin) {
-          const existing = await this.#current(db, seen.id);
-          if (existing) return { status: 'forbidden', existing };
-        }
-        if (max !== undefined && !seen) {
-          const owned = await db.query<{ n: string }>('SELECT count(*) AS n FROM entries WHERE owner = $1', [actor.principal]);
-          if (Number(owned.rows[0]?.n ?? 0) >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
-        }
-        await this.#claimForUpsert(db, write, seen?.owner ?? actor.principal, seen);
-        const inserted = await db.query<{ id: string }>(
-          `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, 1, $5, $5)
-           ON CONFLICT (kind, identity_url) DO NOTHING
-           RETURNING id`,
-          [id, write.kind, write.identityUrl, actor.principal, now],
-        );
-        if (inserted.rowCount === 1) {
-          // Claimed above in the name of whoever held the identity then: if that was someone
-          // else who unregistered meanwhile, start over.
-          if (seen && seen.owner !== actor.principal) throw new Rollback(undefined);
-          await this.#insertRevision(db, id, 1, write, actor.principal, now);
-          if (write.freshness) await this.#writeFreshness(db, id, write.freshness);
-          await this.#setEntryUrls(db, id, write.urls);
-          await this.#recordChange(db, id, 'upsert');
-          return { status: 'created', entry: (await this.#current(db, id))! };
-        }
-
-        // Lock the entry row alone: locking through the revisions join would make a
-        // concurrent revision bump look like a vanished row (EvalPlanQual re-checks the join).
-        const locked = await db.query<{ id: string }>(
-          'SELECT id FROM entries WHERE kind = $1 AND identity_url = $2 FOR UPDATE',
-          [write.kind, write.identityUrl],
-        );
-        const existingId = locked.rows[0]?.id;
-        if (existingId === undefined) return undefined; // deleted meanwhile: retry
-        const existing = (await this.#current(db, existingId))!;
-        if (existing.owner !== actor.principal && !actor.isAdmin) throw new Rollback({ status: 'forbidden', existing } satisfies UpsertOutcome);
-        // The URLs were claimed in the name of the owner seen before locking; owners never change.
-        if (existing.owner !== (seen?.owner ?? actor.principal)) throw new Rollback(undefined);
-        const freshness = write.freshness === undefined ? undefined : effectiveFreshness(existing, write.freshness);
-        if (freshness !== undefined) await this.#writeFreshness(db, existing.id, freshness);
-        if (existing.contentHash === write.contentHash) {
-          // Same document, same URLs: its claims are the entry's already.
-          if (freshness !== undefined && freshnessVisiblyChanged(existing, freshness)) {
-            await this.#recordChange(db, existing.id, 'upsert');
-            return { status: 'unchanged', entry: (await this.#current(db, existing.id))!, freshened: true };
-          }
-          return { status: 'unchanged', entry: write.freshness !== undefined ? (await this.#current(db, existing.id))! : existing };
-        }
-
-        const revision = existing.revision + 1;
-        await this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
-        await this.#setEntryUrls(db, existing.id, write.urls);
-        // The owner is left alone: an admin fixing an entry does not take it over.
-        await db.query('UPDATE entries SET current_revision = $2, updated_at = $3 WHERE id = $1', [
-          existing.id,
-          revision,
-          now,
-        ]);
-        if (quota.maxRevisions !== undefined) {
-          // Older revisions leave the history; the numbering goes on from the current one.
-          await db.query('DELETE FROM entry_revisions WHERE entry_id = $1 AND revision <= $2', [existing.id, revision - quota.maxRevisions]);
-        }
-        await this.#recordChange(db, existing.id, 'upsert');
-        return { status: 'updated', entry: (await this.#current(db, existing.id))! };
-      }).catch((error: unknown) => {
+      const outcome = await this.#transaction((db) => this.#upsertIn(db, write, actor, quota)).catch((error: unknown) => {
         if (attempt < MAX_UPSERT_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) return undefined;
         throw error;
       });
@@ -549,6 +475,248 @@ export class PostgresStore implements RegistryStore {
     throw new Error(
       `Could not register ${write.identityUrl}: it was deleted and re-created concurrently ${MAX_UPSERT_ATTEMPTS} times in a row.`,
     );
+  }
+
+  /**
+   * A bulk import: the writes of `upsert`, each in a savepoint of one transaction (one commit,
+   * one WAL flush for the batch). A write that must start over (see `upsert`) is run again
+   * from its savepoint; a deadlock or serialisation failure runs the whole batch again.
+   */
+  async importEntries(writes: readonly EntryWrite[], actor: Actor, quota: WriteQuota = {}): Promise<ImportOutcome[]> {
+    if (writes.length === 0) return [];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#transaction(async (db) => {
+          const outcomes: (ImportOutcome | undefined)[] = writes.map(() => undefined);
+          const changed: string[] = [];
+          await this.#importInBulk(db, writes, actor, quota, outcomes, changed);
+          for (const [i, write] of writes.entries()) {
+            outcomes[i] ??= importOutcome(await this.#upsertInSavepoint(db, write, actor, quota, changed));
+          }
+          // The changes last, in one statement: the change-log lock is held from here to COMMIT only.
+          if (changed.length > 0) {
+            await db.query(`SELECT registry_record_change(c.id, 'upsert') FROM unnest($1::uuid[]) WITH ORDINALITY AS c(id, n) ORDER BY c.n`, [changed]);
+          }
+          return outcomes as ImportOutcome[];
+        });
+      } catch (error) {
+        if (attempt < MAX_UPSERT_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) continue;
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * The common cases of a bulk import in a few statements for the whole batch instead of a dozen
+   * round trips per write: a document already stored as it is ('unchanged', nothing written),
+   * and a new entry whose URLs are free or already its owner's (created together: claims,
+   * entries, revisions, URL uses). Sets their outcomes; every other write (an update, another
+   * principal's identity or URL, a second write of one identity, a freshness record, an entry
+   * quota) is left for the one-by-one path of `upsert`. If a concurrent writer got in between
+   * (a claim or an identity taken meanwhile), the bulk step is undone and everything goes the
+   * one-by-one way, which settles such races.
+   */
+  async #importInBulk(db: pg.PoolClient, writes: readonly EntryWrite[], actor: Actor, quota: WriteQuota, outcomes: (ImportOutcome | undefined)[], changed: string[]): Promise<void> {
+    if (quota.maxEntriesPerOwner !== undefined) return;
+    const key = (kind: string, url: string): string => `${kind} ${url}`;
+    const found = await db.query<{ kind: string; identity_url: string; id: string; owner: string; content_hash: string }>(
+      `SELECT e.kind, e.identity_url, e.id, e.owner, r.content_hash
+       FROM entries e JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
+       WHERE (e.kind, e.identity_url) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      [writes.map((w) => w.kind), writes.map((w) => w.identityUrl)],
+    );
+    const existing = new Map(found.rows.map((r) => [key(r.kind, r.identity_url), r]));
+    const seen = new Set<string>();
+    const creates: number[] = [];
+    writes.forEach((write, i) => {
+      const k = key(write.kind, write.identityUrl);
+      const first = !seen.has(k);
+      seen.add(k);
+      if (!first || write.freshness !== undefined) return;
+      const entry = existing.get(k);
+      if (!entry) creates.push(i);
+      else if (entry.content_hash === write.contentHash && (entry.owner === actor.principal || actor.isAdmin)) outcomes[i] = { status: 'unchanged', id: entry.id };
+    });
+    if (creates.length === 0) return;
+    const wanted = [...new Set(creates.flatMap((i) => writes[i]!.urls))].sort();
+    const held = await db.query<{ url: string }>('SELECT url FROM url_claims WHERE url = ANY($1::text[]) AND owner <> $2', [wanted, actor.principal]);
+    const others = new Set(held.rows.map((r) => r.url));
+    const bulk = creates.filter((i) => !writes[i]!.urls.some((u) => others.has(u)));
+    if (bulk.length === 0) return;
+    const urls = [...new Set(bulk.flatMap((i) => writes[i]!.urls))].sort();
+    const ids = bulk.map(() => uuidv4());
+    const now = new Date();
+    await db.query('SAVEPOINT import_bulk');
+    try {
+      if (urls.length > 0) {
+        // In URL order, as #claimUrls locks them: writers sharing URLs queue instead of deadlocking.
+        await db.query('INSERT INTO url_claims (url, owner) SELECT u, $2 FROM unnest($1::text[]) AS u ORDER BY u ON CONFLICT (url) DO NOTHING', [urls, actor.principal]);
+        const claims = await db.query<{ owner: string }>('SELECT owner FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [urls]);
+        if (claims.rows.length < urls.length || claims.rows.some((c) => c.owner !== actor.principal)) throw new Rollback(undefined);
+      }
+      const inserted = await db.query(
+        `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at)
+         SELECT t.id, t.kind, t.url, $4, 1, $5, $5 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(id, kind, url)
+         ON CONFLICT (kind, identity_url) DO NOTHING`,
+        [ids, bulk.map((i) => writes[i]!.kind), bulk.map((i) => writes[i]!.identityUrl), actor.principal, now],
+      );
+      if (inserted.rowCount !== bulk.length) throw new Rollback(undefined);
+      const column = <T>(f: (w: EntryWrite) => T): T[] => bulk.map((i) => f(writes[i]!));
+      const verification = bulk.map((i) => verificationColumns(writes[i]!.verification));
+      await db.query(
+        `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version,
+           interfaces, document_text, content_hash, author, created_at, origin, verification, verified_kid)
+         SELECT t.id, 1, t.name, t.description, t.protocol_version, t.interfaces, t.document_text, t.content_hash, $9, $10, t.origin, t.verification, t.verified_kid
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $11::text[], $12::text[])
+           AS t(id, name, description, protocol_version, interfaces, document_text, content_hash, origin, verification, verified_kid)`,
+        [
+          ids,
+          column((w) => w.name),
+          column((w) => w.description),
+          column((w) => w.protocolVersion ?? null),
+          column((w) => JSON.stringify(w.interfaces)),
+          column((w) => w.documentText),
+          column((w) => w.contentHash),
+          column((w) => w.origin ?? 'register'),
+          actor.principal,
+          now,
+          verification.map((v) => v.verification),
+          verification.map((v) => v.verifiedKid),
+        ],
+      );
+      const uses = bulk.flatMap((i, n) => writes[i]!.urls.map((url) => [ids[n]!, url] as const));
+      if (uses.length > 0) {
+        await db.query('INSERT INTO entry_urls (entry_id, url) SELECT * FROM unnest($1::uuid[], $2::text[]) ON CONFLICT DO NOTHING', [uses.map((u) => u[0]), uses.map((u) => u[1])]);
+      }
+      await db.query('RELEASE SAVEPOINT import_bulk');
+    } catch (error) {
+      if (!(error instanceof Rollback)) throw error;
+      await db.query('ROLLBACK TO SAVEPOINT import_bulk');
+      await db.query('RELEASE SAVEPOINT import_bulk');
+      return;
+    }
+    bulk.forEach((i, n) => {
+      outcomes[i] = { status: 'created', id: ids[n]! };
+      changed.push(ids[n]!);
+    });
+  }
+
+  async #upsertInSavepoint(db: pg.PoolClient, write: EntryWrite, actor: Actor, quota: WriteQuota, changed: string[]): Promise<UpsertOutcome> {
+    for (let attempt = 1; attempt <= MAX_UPSERT_ATTEMPTS; attempt++) {
+      await db.query('SAVEPOINT import_one');
+      let outcome: UpsertOutcome | undefined;
+      let undo = false;
+      const deferred: string[] = [];
+      try {
+        outcome = await this.#upsertIn(db, write, actor, quota, deferred);
+        undo = outcome === undefined;
+      } catch (error) {
+        if (!(error instanceof Rollback)) throw error;
+        outcome = error.value as UpsertOutcome | undefined;
+        undo = true;
+      }
+      // A refusal or a start-over leaves nothing of this write behind.
+      if (undo) await db.query('ROLLBACK TO SAVEPOINT import_one');
+      else changed.push(...deferred);
+      await db.query('RELEASE SAVEPOINT import_one');
+      if (outcome) return outcome;
+    }
+    throw new Error(`Could not import ${write.identityUrl}: it was deleted and re-created concurrently ${MAX_UPSERT_ATTEMPTS} times in a row.`);
+  }
+
+  /**
+   * Records an upsert of entry `id` in the change log, or, for a bulk import, leaves it in
+   * `deferred` to be recorded at the end of the batch: recording takes the change-log lock until
+   * commit (see registry_record_change), which would otherwise make every other writer wait for
+   * the whole batch.
+   */
+  async #upserted(db: Queryable, id: string, deferred: string[] | undefined): Promise<void> {
+    if (deferred) deferred.push(id);
+    else await this.#recordChange(db, id, 'upsert');
+  }
+
+  /** The body of `upsert`'s transaction (see above); undefined: start over. */
+  async #upsertIn(db: Queryable, write: EntryWrite, actor: Actor, quota: WriteQuota, deferred?: string[]): Promise<UpsertOutcome | undefined> {
+    const now = new Date();
+    const id = uuidv4();
+    const max = quota.maxEntriesPerOwner;
+    // One owner's creations take turns across replicas (the lock lasts until commit), so the
+    // count below cannot be overtaken by a concurrent creation: no overshoot.
+    if (max !== undefined) await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [OWNER_LOCK_NAMESPACE, actor.principal]);
+    // The URLs are claimed first, in the name of the entry's owner (the actor, for a new
+    // entry): a new entry's row would otherwise already be inserted, and other registrations
+    // of its identity waiting on it, when a claim fails. Whoever may not update the entry is
+    // told so before any claim.
+    const found = await db.query<{ id: string; owner: string }>('SELECT id, owner FROM entries WHERE kind = $1 AND identity_url = $2', [
+      write.kind,
+      write.identityUrl,
+    ]);
+    const seen = found.rows[0];
+    if (seen && seen.owner !== actor.principal && !actor.isAdmin) {
+      const existing = await this.#current(db, seen.id);
+      if (existing) return { status: 'forbidden', existing };
+    }
+    if (max !== undefined && !seen) {
+      const owned = await db.query<{ n: string }>('SELECT count(*) AS n FROM entries WHERE owner = $1', [actor.principal]);
+      if (Number(owned.rows[0]?.n ?? 0) >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
+    }
+    await this.#claimForUpsert(db, write, seen?.owner ?? actor.principal, seen);
+    const inserted = await db.query<{ id: string }>(
+      `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 1, $5, $5)
+       ON CONFLICT (kind, identity_url) DO NOTHING
+       RETURNING id`,
+      [id, write.kind, write.identityUrl, actor.principal, now],
+    );
+    if (inserted.rowCount === 1) {
+      // Claimed above in the name of whoever held the identity then: if that was someone
+      // else who unregistered meanwhile, start over.
+      if (seen && seen.owner !== actor.principal) throw new Rollback(undefined);
+      await this.#insertRevision(db, id, 1, write, actor.principal, now);
+      if (write.freshness) await this.#writeFreshness(db, id, write.freshness);
+      await this.#setEntryUrls(db, id, write.urls);
+      await this.#upserted(db, id, deferred);
+      return { status: 'created', entry: (await this.#current(db, id))! };
+    }
+
+    // Lock the entry row alone: locking through the revisions join would make a
+    // concurrent revision bump look like a vanished row (EvalPlanQual re-checks the join).
+    const locked = await db.query<{ id: string }>(
+      'SELECT id FROM entries WHERE kind = $1 AND identity_url = $2 FOR UPDATE',
+      [write.kind, write.identityUrl],
+    );
+    const existingId = locked.rows[0]?.id;
+    if (existingId === undefined) return undefined; // deleted meanwhile: retry
+    const existing = (await this.#current(db, existingId))!;
+    if (existing.owner !== actor.principal && !actor.isAdmin) throw new Rollback({ status: 'forbidden', existing } satisfies UpsertOutcome);
+    // The URLs were claimed in the name of the owner seen before locking; owners never change.
+    if (existing.owner !== (seen?.owner ?? actor.principal)) throw new Rollback(undefined);
+    const freshness = write.freshness === undefined ? undefined : effectiveFreshness(existing, write.freshness);
+    if (freshness !== undefined) await this.#writeFreshness(db, existing.id, freshness);
+    if (existing.contentHash === write.contentHash) {
+      // Same document, same URLs: its claims are the entry's already.
+      if (freshness !== undefined && freshnessVisiblyChanged(existing, freshness)) {
+        await this.#upserted(db, existing.id, deferred);
+        return { status: 'unchanged', entry: (await this.#current(db, existing.id))!, freshened: true };
+      }
+      return { status: 'unchanged', entry: write.freshness !== undefined ? (await this.#current(db, existing.id))! : existing };
+    }
+
+    const revision = existing.revision + 1;
+    await this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
+    await this.#setEntryUrls(db, existing.id, write.urls);
+    // The owner is left alone: an admin fixing an entry does not take it over.
+    await db.query('UPDATE entries SET current_revision = $2, updated_at = $3 WHERE id = $1', [
+      existing.id,
+      revision,
+      now,
+    ]);
+    if (quota.maxRevisions !== undefined) {
+      // Older revisions leave the history; the numbering goes on from the current one.
+      await db.query('DELETE FROM entry_revisions WHERE entry_id = $1 AND revision <= $2', [existing.id, revision - quota.maxRevisions]);
+    }
+    await this.#upserted(db, existing.id, deferred);
+    return { status: 'updated', entry: (await this.#current(db, existing.id))! };
   }
 
   async get(id: string, revision?: number): Promise<StoredEntry | undefined> {
@@ -564,6 +732,13 @@ export class PostgresStore implements RegistryStore {
       [key, revision],
     );
     return rows[0] ? rowToEntry(rows[0]) : undefined;
+  }
+
+  async getMany(ids: readonly string[]): Promise<StoredEntry[]> {
+    const keys = ids.filter(isUuid).map((id) => id.toLowerCase());
+    if (keys.length === 0) return [];
+    const { rows } = await this.#query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id = ANY($1::uuid[])`, [keys]);
+    return rows.map(rowToEntry);
   }
 
   async revisions(id: string, limit: number): Promise<RevisionSummary[]> {

@@ -35,6 +35,7 @@ import type {
   ListQuery,
   CheckOutcome,
   FreshnessWrite,
+  ImportOutcome,
   ListResult,
   RegistryStore,
   ReviseOutcome,
@@ -90,6 +91,13 @@ const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 interface EntryRow extends EntryRowFields {
   list_seq: number;
 }
+
+/** What `#upsertIn` did; `upsert` reads the entry back for its answer, `importEntries` does not. */
+type UpsertStep =
+  | { status: 'created' | 'updated' | 'unchanged'; id: string; freshened?: boolean }
+  | { status: 'forbidden'; id: string }
+  | { status: 'quota-exceeded'; quota: 'entries'; limit: number }
+  | { status: 'url-taken'; url: string };
 
 export class SqliteStore implements RegistryStore {
   readonly engine = 'sqlite';
@@ -420,69 +428,100 @@ export class SqliteStore implements RegistryStore {
     // fail one of them), nor both count an owner's entries and overshoot its quota, nor both
     // claim one URL.
     const outcome = this.#write((db): UpsertOutcome => {
-      const found = prepare(db, 'SELECT id FROM entries WHERE kind = ? AND identity_url = ?').get(
-        write.kind,
-        write.identityUrl,
-      ) as { id: string } | undefined;
-      const now = new Date().toISOString();
-
-      if (!found) {
-        const max = quota.maxEntriesPerOwner;
-        if (max !== undefined) {
-          const owned = (prepare(db, 'SELECT count(*) AS n FROM entries WHERE owner = ?').get(actor.principal) as { n: number }).n;
-          if (owned >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
-        }
-        this.#claimUrls(db, write.urls, actor.principal);
-        const id = uuidv4();
-        // The change row comes first so its sequence can double as the entry's list
-        // position: monotonic, never reused, newest highest.
-        const seq = this.#recordChange(db, id, 'upsert', now);
-        prepare(
-          db,
-          `INSERT INTO entries (id, list_seq, kind, identity_url, owner, current_revision, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
-        ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now);
-        this.#insertRevision(db, id, 1, write, actor.principal, now);
-        if (write.freshness) this.#writeFreshness(db, id, write.freshness);
-        this.#setEntryUrls(db, id, write.urls);
-        return { status: 'created', entry: this.#currentById(db, id)! };
-      }
-
-      const existing = this.#currentById(db, found.id)!;
-      if (existing.owner !== actor.principal && !actor.isAdmin) {
-        return { status: 'forbidden', existing };
-      }
-      const freshness = write.freshness === undefined ? undefined : effectiveFreshness(existing, write.freshness);
-      if (freshness !== undefined) this.#writeFreshness(db, existing.id, freshness);
-      if (existing.contentHash === write.contentHash) {
-        if (freshness !== undefined && freshnessVisiblyChanged(existing, freshness)) {
-          this.#recordChange(db, existing.id, 'upsert', now);
-          return { status: 'unchanged', entry: this.#currentById(db, existing.id)!, freshened: true };
-        }
-        return { status: 'unchanged', entry: write.freshness !== undefined ? this.#currentById(db, existing.id)! : existing };
-      }
-      // The owner stays as it is: an admin fixing someone's entry does not take it over, and
-      // claims its URLs in the owner's name.
-      this.#claimUrls(db, write.urls, existing.owner);
-      const revision = existing.revision + 1;
-      this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
-      this.#setEntryUrls(db, existing.id, write.urls);
-      prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ? WHERE id = ?').run(
-        revision,
-        now,
-        existing.id,
-      );
-      if (quota.maxRevisions !== undefined) {
-        // Older revisions leave the history; the numbering goes on from the current one.
-        prepare(db, 'DELETE FROM entry_revisions WHERE entry_id = ? AND revision <= ?').run(existing.id, revision - quota.maxRevisions);
-      }
-      this.#recordChange(db, existing.id, 'upsert', now);
-      return { status: 'updated', entry: this.#currentById(db, existing.id)! };
+      const step = this.#upsertIn(db, write, actor, quota);
+      if (step.status === 'quota-exceeded' || step.status === 'url-taken') return step;
+      if (step.status === 'forbidden') return { status: 'forbidden', existing: this.#currentById(db, step.id)! };
+      const entry = this.#currentById(db, step.id)!;
+      return step.freshened ? { status: step.status, entry, freshened: true } : { status: step.status, entry };
     });
     return outcome.catch((error: unknown) => {
       if (error instanceof UrlTaken) return { status: 'url-taken', url: error.url };
       throw error;
     });
+  }
+
+  async importEntries(writes: readonly EntryWrite[], actor: Actor, quota: WriteQuota = {}): Promise<ImportOutcome[]> {
+    if (writes.length === 0) return [];
+    // One job, so one transaction and one fsync for the whole batch; each write in its own
+    // savepoint, so a refused one leaves nothing behind and the others still commit.
+    return this.#write((db): ImportOutcome[] =>
+      writes.map((write): ImportOutcome => {
+        db.exec('SAVEPOINT import_one');
+        try {
+          const step = this.#upsertIn(db, write, actor, quota);
+          if (step.status === 'quota-exceeded' || step.status === 'url-taken') db.exec('ROLLBACK TO import_one');
+          return step.status === 'quota-exceeded' || step.status === 'url-taken' || step.status === 'forbidden' ? step : { status: step.status, id: step.id };
+        } catch (error) {
+          if (!(error instanceof UrlTaken)) throw error;
+          db.exec('ROLLBACK TO import_one');
+          return { status: 'url-taken', url: error.url };
+        } finally {
+          db.exec('RELEASE import_one');
+        }
+      }),
+    );
+  }
+
+  /**
+   * The one write path of `upsert` and `importEntries`, inside the caller's transaction: the
+   * identity lookup, ownership, quota, URL claims (a refused claim throws UrlTaken: the caller
+   * rolls back), the new entry or revision and its change. Reads back only what it must.
+   */
+  #upsertIn(db: Database.Database, write: EntryWrite, actor: Actor, quota: WriteQuota): UpsertStep {
+    const found = prepare(
+      db,
+      `SELECT e.id, e.owner, e.current_revision AS revision, r.content_hash FROM entries e
+         JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
+       WHERE e.kind = ? AND e.identity_url = ?`,
+    ).get(write.kind, write.identityUrl) as { id: string; owner: string; revision: number; content_hash: string } | undefined;
+    const now = new Date().toISOString();
+
+    if (!found) {
+      const max = quota.maxEntriesPerOwner;
+      if (max !== undefined) {
+        const owned = (prepare(db, 'SELECT count(*) AS n FROM entries WHERE owner = ?').get(actor.principal) as { n: number }).n;
+        if (owned >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
+      }
+      this.#claimUrls(db, write.urls, actor.principal);
+      const id = uuidv4();
+      // The change row comes first so its sequence can double as the entry's list
+      // position: monotonic, never reused, newest highest.
+      const seq = this.#recordChange(db, id, 'upsert', now);
+      prepare(
+        db,
+        `INSERT INTO entries (id, list_seq, kind, identity_url, owner, current_revision, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
+      ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now);
+      this.#insertRevision(db, id, 1, write, actor.principal, now);
+      if (write.freshness) this.#writeFreshness(db, id, write.freshness);
+      this.#setEntryUrls(db, id, write.urls);
+      return { status: 'created', id };
+    }
+
+    if (found.owner !== actor.principal && !actor.isAdmin) return { status: 'forbidden', id: found.id };
+    if (write.freshness !== undefined) {
+      const existing = this.#currentById(db, found.id)!;
+      const freshness = effectiveFreshness(existing, write.freshness);
+      this.#writeFreshness(db, found.id, freshness);
+      if (found.content_hash === write.contentHash && freshnessVisiblyChanged(existing, freshness)) {
+        this.#recordChange(db, found.id, 'upsert', now);
+        return { status: 'unchanged', id: found.id, freshened: true };
+      }
+    }
+    if (found.content_hash === write.contentHash) return { status: 'unchanged', id: found.id };
+    // The owner stays as it is: an admin fixing someone's entry does not take it over, and
+    // claims its URLs in the owner's name.
+    this.#claimUrls(db, write.urls, found.owner);
+    const revision = found.revision + 1;
+    this.#insertRevision(db, found.id, revision, write, actor.principal, now);
+    this.#setEntryUrls(db, found.id, write.urls);
+    prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ? WHERE id = ?').run(revision, now, found.id);
+    if (quota.maxRevisions !== undefined) {
+      // Older revisions leave the history; the numbering goes on from the current one.
+      prepare(db, 'DELETE FROM entry_revisions WHERE entry_id = ? AND revision <= ?').run(found.id, revision - quota.maxRevisions);
+    }
+    this.#recordChange(db, found.id, 'upsert', now);
+    return { status: 'updated', id: found.id };
   }
 
   async updateVerification(id: string, revision: number, verification: CardVerification, announce: boolean): Promise<StoredEntry | undefined> {
@@ -515,6 +554,15 @@ export class SqliteStore implements RegistryStore {
         | EntryRow
         | undefined;
       return row ? rowToEntry(row) : undefined;
+    });
+  }
+
+  async getMany(ids: readonly string[]): Promise<StoredEntry[]> {
+    const keys = ids.filter(isUuid).map((id) => id.toLowerCase());
+    if (keys.length === 0) return [];
+    return this.#read(() => {
+      const rows = prepare(this.#requireDb(), `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(keys)) as EntryRow[];
+      return rows.map(rowToEntry);
     });
   }
 
