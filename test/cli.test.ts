@@ -108,7 +108,7 @@ describe('a2a-registry against a registry', () => {
   test('--help lists every command, and every command has its own --help', async () => {
     const help = await cli(['--help']);
     assert.equal(help.code, 0);
-    for (const c of ['serve', 'validate', 'register', 'search', 'get', 'ls', 'rm', 'refresh']) assert.match(help.stdout, new RegExp(`^  ${c}\\b`, 'm'), c);
+    for (const c of ['serve', 'validate', 'register', 'search', 'get', 'ls', 'rm', 'refresh', 'import']) assert.match(help.stdout, new RegExp(`^  ${c}\\b`, 'm'), c);
     assert.match(help.stdout, /--registry <url> [^-]*env: A2A_REGISTRY_URL/);
     const searchHelp = await cli(['search', '--help']);
     assert.equal(searchHelp.code, 0);

@@ -1,0 +1,102 @@
+/**
+ * Bulk import benchmark (issue 22, point 5): `a2a-registry import` of generated documents with
+ * full validation, into a fresh SQLite data directory and (when PostgreSQL's binaries are
+ * installed) a fresh PostgreSQL database.
+ *
+ *   npx tsx bench/import.ts [--sizes 10000,100000] [--engines sqlite,postgres] [--batch-size 500]
+ *
+ * Per size: writes the generated entries (bench/lib/generate-entries.ts: 70 % A2A v1.0 cards,
+ * 30 % {mcpServer, toolspec} documents) as one JSON-lines file, runs the import command's code
+ * in-process (runImport: read, parse, detect the kind, validate, verify, store in batches of one
+ * transaction) and prints documents/s; then imports the same file again (every document
+ * "unchanged": the idempotent re-import) and prints that rate too.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config/config.js';
+import { runImport, DEFAULT_BATCH_SIZE } from '../src/cli/commands/import.js';
+import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
+import { streamEntries } from './lib/generate-entries.js';
+
+interface Args {
+  sizes: number[];
+  engines: string[];
+  batchSize: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { sizes: [10_000, 100_000], engines: ['sqlite', 'postgres'], batchSize: DEFAULT_BATCH_SIZE };
+  for (let i = 0; i < argv.length; i++) {
+    const next = (): string => argv[++i] ?? '';
+    if (argv[i] === '--sizes') args.sizes = next().split(',').map(Number).filter((n) => n > 0);
+    else if (argv[i] === '--engines') args.engines = next().split(',');
+    else if (argv[i] === '--batch-size') args.batchSize = Number(next());
+  }
+  return args;
+}
+
+/** The generated documents as a JSON-lines file, written in chunks (bounded memory). */
+function writeJsonLines(file: string, size: number): number {
+  const fd = fs.openSync(file, 'w');
+  let bytes = 0;
+  try {
+    let chunk = '';
+    for (const entry of streamEntries(size, 7)) {
+      chunk += `${JSON.stringify(entry.document)}\n`;
+      if (chunk.length > 1 << 20) {
+        bytes += fs.writeSync(fd, chunk);
+        chunk = '';
+      }
+    }
+    bytes += fs.writeSync(fd, chunk);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return bytes;
+}
+
+async function importOnce(label: string, env: NodeJS.ProcessEnv, file: string, batchSize: number): Promise<void> {
+  const config = loadConfig(env);
+  const summary = await runImport(config, [file], { owner: 'bench', batchSize });
+  const stored = summary.created + summary.updated + summary.unchanged;
+  console.log(
+    `${label.padEnd(28)} ${stored} stored (${summary.created} created, ${summary.unchanged} unchanged), ${summary.refused} refused: ` +
+      `${summary.seconds.toFixed(1)} s, ${summary.perSecond.toLocaleString('en-US')} documents/s`,
+  );
+  if (summary.refused > 0) console.log('  first refusal:', JSON.stringify(summary.refusals[0]).slice(0, 400));
+}
+
+const args = parseArgs(process.argv.slice(2));
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-import-'));
+let postgres: TestPostgres | undefined;
+try {
+  if (args.engines.includes('postgres')) {
+    const started = await startPostgres();
+    if (started.ok) postgres = started.pg;
+    else console.log(`PostgreSQL skipped: ${started.skipReason}`);
+  }
+  console.log(`batch size ${args.batchSize}, Node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  for (const size of args.sizes) {
+    const file = path.join(work, `entries-${size}.jsonl`);
+    const bytes = writeJsonLines(file, size);
+    console.log(`\n== ${size.toLocaleString('en-US')} documents (${(bytes / 2 ** 20).toFixed(0)} MiB of JSON lines) ==`);
+    if (args.engines.includes('sqlite')) {
+      const dataDir = fs.mkdtempSync(path.join(work, 'data-'));
+      const env = { ...process.env, REGISTRY_DATA_DIR: dataDir, DATABASE_URL: '' };
+      await importOnce('SQLite, import', env, file, args.batchSize);
+      await importOnce('SQLite, same file again', env, file, args.batchSize);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    if (postgres) {
+      const env = { ...process.env, REGISTRY_DATA_DIR: work, DATABASE_URL: await postgres.createDatabase('bench_import') };
+      await importOnce('PostgreSQL, import', env, file, args.batchSize);
+      await importOnce('PostgreSQL, same file again', env, file, args.batchSize);
+    }
+    fs.rmSync(file, { force: true });
+  }
+  console.log(`\nload ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+} finally {
+  await postgres?.stop();
+  fs.rmSync(work, { recursive: true, force: true });
+}

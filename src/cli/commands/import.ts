@@ -1,0 +1,257 @@
+/**
+ * `a2a-registry import <dir | file.json | file.jsonl | ->...`: loads many agent cards and MCP
+ * server documents ({"mcpServer": {...}, "toolspec": {...}}) straight into the registry's storage
+ * (REGISTRY_DATA_DIR's SQLite file, or DATABASE_URL), in batches of one transaction each, with
+ * the checks of an online registration (validator, signatures, identity and URL claims,
+ * ownership: see src/registry/bulk-import.ts). Each document's kind is detected from its
+ * content, as `validate` does. A refused document is reported (file:line, path, message, hint)
+ * and skipped; re-importing the same documents changes nothing ("unchanged").
+ *
+ * It writes to storage, not through a running registry: on PostgreSQL, running replicas pick the
+ * entries up live from the change log; on SQLite, (re)start the registry after the import (a
+ * running one does not see another process's writes until it restarts).
+ *
+ * Exit code: 0 every document stored (created, updated or unchanged), 1 any refused or not
+ * JSON, 2 usage (bad options or configuration, a source that cannot be read).
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, loadConfig, ADMIN_PRINCIPAL, type RegistryConfig } from '../../config/config.js';
+import type { Finding } from '../../contract/types.js';
+import type { Subject } from '../../contract/subject.js';
+import type { RegistryError } from '../../contract/errors.js';
+import { compactJsonBytes } from '../../validation/index.js';
+import { createLogger } from '../../observability/logger.js';
+import { JsonSource, JsonSyntaxError, type SourceLocation } from '../json-source.js';
+import { listSources, readDocuments, SourceError, type SourceDocument } from '../import-sources.js';
+import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
+import { serveEnvironment } from './serve.js';
+import { detectKind } from './validate.js';
+
+interface ImportOptions {
+  owner: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  batchSize: number;
+  json: boolean;
+}
+
+export const DEFAULT_BATCH_SIZE = 500;
+/** Batches in flight at once: on PostgreSQL each has a connection, so validation overlaps the round trips. */
+const IN_FLIGHT = 4;
+
+/** One refused document, as reported. */
+interface Refusal {
+  file: string;
+  line?: number;
+  code: string;
+  message: string;
+  details: (Finding & { location?: SourceLocation })[];
+}
+
+export interface ImportSummary {
+  engine: string;
+  created: number;
+  updated: number;
+  unchanged: number;
+  refused: number;
+  /** Documents stored with warnings (validate shows them). */
+  withWarnings: number;
+  seconds: number;
+  perSecond: number;
+  refusals: Refusal[];
+}
+
+/** A document ready for the importer, or why it is not one. */
+type Parsed = { doc: SourceDocument; subject: Subject } | { doc: SourceDocument; refusal: Refusal };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Where a document starts, for messages: "cards.jsonl:17" or "card.json". */
+const placeOf = (doc: SourceDocument): string => (doc.line === undefined ? doc.file : `${doc.file}:${doc.line}`);
+
+/** Places a JSON Pointer (or a parse position) of the document in its file; lazily, only for documents that are reported. */
+function locator(doc: SourceDocument): Locate {
+  let source: JsonSource | undefined;
+  return (pointer) => {
+    source ??= JsonSource.parse(doc.file, Buffer.from(doc.text));
+    const at = source.locate(pointer);
+    return doc.line === undefined ? at : { file: doc.file, line: doc.line, ...(at.column === undefined ? {} : { column: at.column }) };
+  };
+}
+
+function refusal(doc: SourceDocument, code: string, message: string, details: readonly Finding[] = []): Refusal {
+  const locate = locator(doc);
+  return { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code, message, details: details.map((f) => withLocation(f, locate)) };
+}
+
+/** The document as a registration's subject; the kind detected from its content as `validate` does. */
+export function parseDocument(doc: SourceDocument): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(doc.text);
+  } catch {
+    // JSON.parse said no; JsonSource says where and why, in the words `validate` uses.
+    try {
+      JsonSource.parse(doc.file, Buffer.from(doc.text));
+    } catch (err) {
+      if (!(err instanceof JsonSyntaxError)) throw err;
+      const column = err.position?.column;
+      const line = doc.line ?? err.position?.line;
+      const where = line === undefined ? doc.file : `${doc.file}:${line}${column === undefined ? '' : `:${column}`}`;
+      return { doc, refusal: { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code: 'NOT_JSON', message: `${where}: not valid JSON: ${err.reason}`, details: [] } };
+    }
+  }
+  const kind = detectKind(value);
+  if (kind === 'agent') return { doc, subject: { type: 'agent-card', card: value, documentText: doc.text, sizeBytes: doc.bytes } };
+  if (kind === 'mcp-server' && isObject(value)) {
+    const toolspecText = JSON.stringify(value.toolspec);
+    // As for a data part: the toolspec's compact serialisation is what is measured and stored.
+    return { doc, subject: { type: 'mcp-server', server: value.mcpServer, toolspec: value.toolspec, toolspecText, sizeBytes: compactJsonBytes(value.toolspec) } };
+  }
+  return {
+    doc,
+    refusal: refusal(doc, 'VALIDATION_FAILED', 'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.', [
+      { path: '', message: 'a bare toolspec (a tools/list result) without its server', hint: 'Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": <this document>}.' },
+    ]),
+  };
+}
+
+function refusalOf(doc: SourceDocument, error: RegistryError): Refusal {
+  return refusal(doc, error.code, error.message, error.details ?? []);
+}
+
+/** Imports everything the sources hold; refusals are collected, storage failures thrown. */
+export async function runImport(
+  config: RegistryConfig,
+  sources: readonly string[],
+  options: Pick<ImportOptions, 'owner' | 'batchSize'>,
+  onRefusal: (r: Refusal) => void = () => undefined,
+): Promise<ImportSummary> {
+  const files = await listSources(sources);
+  const { openImporter } = await import('../../composition/importer.js');
+  const log = createLogger('warn', process.stderr);
+  const opened = await openImporter(config, log, options.owner);
+  const summary: ImportSummary = { engine: opened.engine, created: 0, updated: 0, unchanged: 0, refused: 0, withWarnings: 0, seconds: 0, perSecond: 0, refusals: [] };
+  /** Refusals with the position of their document in the input: reported as they come, listed in input order. */
+  const refusals: { n: number; refusal: Refusal }[] = [];
+  const refuse = (n: number, r: Refusal): void => {
+    summary.refused++;
+    refusals.push({ n, refusal: r });
+    onRefusal(r);
+  };
+  const started = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  /** The first batch that failed (storage): the import stops there. */
+  let failure: { error: unknown } | undefined;
+  const flush = (batch: { doc: SourceDocument; subject: Subject; n: number }[]): void => {
+    const work = opened.importer.importBatch(batch.map((b) => b.subject)).then(
+      (results) =>
+        results.forEach((result, i) => {
+          if (result.status === 'refused') return refuse(batch[i]!.n, refusalOf(batch[i]!.doc, result.error));
+          summary[result.status]++;
+          if (result.warnings.length > 0) summary.withWarnings++;
+        }),
+      (error: unknown) => {
+        failure ??= { error };
+      },
+    );
+    const tracked = work.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  };
+  try {
+    let batch: { doc: SourceDocument; subject: Subject; n: number }[] = [];
+    let n = 0;
+    for await (const doc of readDocuments(files)) {
+      const parsed = parseDocument(doc);
+      if ('refusal' in parsed) refuse(n, parsed.refusal);
+      else batch.push({ ...parsed, n });
+      n++;
+      if (batch.length >= options.batchSize) {
+        flush(batch);
+        batch = [];
+        while (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+        if (failure) throw failure.error;
+      }
+    }
+    if (batch.length > 0) flush(batch);
+    await Promise.all(inFlight);
+    if (failure) throw failure.error;
+  } finally {
+    await Promise.all(inFlight);
+    await opened.close();
+  }
+  summary.refusals = refusals.sort((a, b) => a.n - b.n).map((r) => r.refusal);
+  summary.seconds = (performance.now() - started) / 1000;
+  const stored = summary.created + summary.updated + summary.unchanged;
+  summary.perSecond = Math.round((stored + summary.refused) / Math.max(summary.seconds, 0.001));
+  return summary;
+}
+
+// --- output --------------------------------------------------------------------------------
+
+function formatRefusal(r: Refusal, o: Output): string {
+  const s = styles(o.color);
+  const where = r.line === undefined ? r.file : `${r.file}:${r.line}`;
+  const locate: Locate = (pointer) => r.details.find((d) => d.path === pointer)?.location;
+  return `${s.red('✗ refused')} ${s.bold(where)}: ${r.code}\n  ${r.message}\n${formatFindings(r.details, 'error', s, locate)}`;
+}
+
+function formatSummary(summary: ImportSummary, where: string): string {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  const total = summary.created + summary.updated + summary.unchanged + summary.refused;
+  let text =
+    `\nimported ${n(total)} documents into ${where} in ${summary.seconds.toFixed(1)} s (${n(summary.perSecond)}/s): ` +
+    `${n(summary.created)} created, ${n(summary.updated)} updated, ${n(summary.unchanged)} unchanged, ${n(summary.refused)} refused\n`;
+  if (summary.withWarnings > 0) text += `${n(summary.withWarnings)} stored with warnings (a2a-registry validate shows them)\n`;
+  return text;
+}
+
+function positiveInt(value: string): number {
+  if (!/^[1-9][0-9]*$/.test(value.trim()) || Number(value) > 10_000) throw new InvalidArgumentError('must be a whole number from 1 to 10000');
+  return Number(value);
+}
+
+export function register(program: Command): void {
+  program
+    .command('import')
+    .description("bulk-load agent cards and MCP servers into the registry's storage, with the checks of a registration")
+    .argument('<source...>', 'a directory (*.json, *.jsonl, *.ndjson files), a JSON file, a JSON-lines file, or "-" (JSON lines on stdin)')
+    .option('--owner <principal>', 'the principal the entries belong to (as if it had registered them)', ADMIN_PRINCIPAL)
+    .option('--data-dir <dir>', "the registry's data directory: its SQLite database (REGISTRY_DATA_DIR, default ./data)")
+    .option('--database-url <url>', 'postgres://... to import into PostgreSQL instead (DATABASE_URL)')
+    .addOption(new Option('--batch-size <n>', 'documents per transaction').argParser(positiveInt).default(DEFAULT_BATCH_SIZE))
+    .option('--json', 'print the summary and every refusal as one JSON document', false)
+    .addHelpText(
+      'after',
+      '\nDocuments are checked exactly as a registration is (REGISTRY_MAX_DOCUMENT_BYTES, REGISTRY_TRUSTED_KEYS, REGISTRY_REQUIRE_VERIFIED... apply);\n' +
+        'a refused document is reported with its file and line and skipped. Importing the same documents again changes nothing.\n' +
+        'SQLite: restart the registry afterwards (it reads the entries at start-up). PostgreSQL: running replicas see them at once.\n' +
+        'Exit status: 0 every document stored, 1 any refused or not JSON, 2 usage or an unreadable source.\n' +
+        'Examples:\n  a2a-registry import --data-dir /var/lib/a2a-registry cards/\n  a2a-registry import --owner acme --database-url postgres://registry@db/registry entries.jsonl',
+    )
+    .action(async (sources: string[], options: ImportOptions) => {
+      process.exitCode = await importCommand(sources, options, defaultOutput());
+    });
+}
+
+export async function importCommand(sources: string[], options: ImportOptions, o: Output): Promise<number> {
+  let config: RegistryConfig;
+  try {
+    config = loadConfig(serveEnvironment({ dataDir: options.dataDir, databaseUrl: options.databaseUrl }, process.env));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return reportUsage(o, options.json, 'USAGE', err.message);
+  }
+  if (options.owner.trim() === '') return reportUsage(o, options.json, 'USAGE', '--owner must name a principal');
+  let summary: ImportSummary;
+  try {
+    summary = await runImport(config, sources, options, options.json ? undefined : (r) => o.err(formatRefusal(r, o)));
+  } catch (err) {
+    if (err instanceof SourceError) return reportUsage(o, options.json, 'READ_ERROR', err.message);
+    throw err;
+  }
+  if (options.json) printJson(o, summary);
+  else o.out(formatSummary(summary, summary.engine === 'sqlite' ? `${config.dataDir} (SQLite)` : 'PostgreSQL'));
+  return summary.refused > 0 ? EXIT_FAILED : EXIT_OK;
+}
+

@@ -1,0 +1,184 @@
+/**
+ * `a2a-registry import`: real files (a directory of JSON files and a JSON-lines file) into a real
+ * SQLite data directory and a real PostgreSQL database, with the checks of a registration. A bad
+ * document in the middle is reported (file, line, path, message, hint) and skipped while the
+ * others are stored; importing again changes nothing; the registry finds the imported entries
+ * after a restart (SQLite) or live (a running PostgreSQL replica); ownership is that of an online
+ * registration (another principal's identity or URL is refused).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { importCommand, type ImportSummary } from '../src/cli/commands/import.js';
+import type { Output } from '../src/cli/output.js';
+import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { usePostgres } from './support/postgres.js';
+import { TOKENS, removeTempDir, startTestRegistry, tempDir } from './support/registry.js';
+
+const postgres = usePostgres();
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+async function runImport(sources: string[], options: { owner?: string; dataDir?: string; databaseUrl?: string; batchSize?: number; json?: boolean }): Promise<Run> {
+  let out = '';
+  let err = '';
+  const o: Output = { out: (s) => (out += s), err: (s) => (err += s), color: false };
+  const code = await importCommand(sources, { owner: options.owner ?? 'alice', batchSize: options.batchSize ?? 500, json: options.json ?? false, ...options }, o);
+  return { code, out, err };
+}
+
+const summaryOf = (run: Run): ImportSummary => JSON.parse(run.out) as ImportSummary;
+
+/** A directory of cards (two JSON files) and a JSON-lines file with a bad line and a non-JSON line among good ones. */
+function writeSources(dir: string): { cards: string; lines: string } {
+  const cards = path.join(dir, 'cards');
+  fs.mkdirSync(cards);
+  fs.writeFileSync(path.join(cards, 'alpaca.json'), JSON.stringify(v1Card('Alpaca Accountant', 'https://alpaca.example.org/a2a'), null, 2));
+  fs.writeFileSync(path.join(cards, 'bison.json'), JSON.stringify(v03Card('Bison Broker', 'https://bison.example.org/a2a'), null, 2));
+  fs.writeFileSync(path.join(cards, 'notes.txt'), 'not a document: ignored');
+  const bad = v1Card('Broken Badger', 'badger.example.org/a2a');
+  const lines = path.join(dir, 'more.jsonl');
+  fs.writeFileSync(
+    lines,
+    [
+      JSON.stringify({ mcpServer: mcpServer('cassowary-files', 'https://cassowary.example.org/mcp'), toolspec: toolspec() }),
+      JSON.stringify(bad),
+      '{"name": "Dingo", ',
+      '',
+      JSON.stringify(v1Card('Echidna Estimator', 'https://echidna.example.org/a2a')),
+    ].join('\n') + '\n',
+  );
+  return { cards, lines };
+}
+
+describe('import into SQLite', () => {
+  test('a bad document in the middle is reported and skipped; re-import is idempotent; the registry finds the entries after a restart', async () => {
+    const work = tempDir();
+    const dataDir = tempDir();
+    try {
+      const { cards, lines } = writeSources(work);
+      const first = await runImport([cards, lines], { dataDir, batchSize: 2 });
+      assert.equal(first.code, 1, first.err);
+      // The schema violation: where (file:line and the column of the offending member), what, and how to fix it.
+      assert.match(first.err, /✗ refused .*more\.jsonl:2: VALIDATION_FAILED/);
+      assert.match(first.err, /more\.jsonl:2:\d+ {2}\/supportedInterfaces\/0\/url: "badger\.example\.org\/a2a" is not an absolute URL/);
+      assert.match(first.err, /hint: Give the http\(s\) URL/);
+      // Not JSON: line and column.
+      assert.match(first.err, /more\.jsonl:3: NOT_JSON\n {2}.*more\.jsonl:3:\d+: not valid JSON/);
+      assert.match(first.out, /imported 6 documents .*: 4 created, 0 updated, 0 unchanged, 2 refused/);
+
+      const again = summaryOf(await runImport([cards, lines], { dataDir, json: true }));
+      assert.deepEqual([again.created, again.updated, again.unchanged, again.refused], [0, 0, 4, 2]);
+      assert.deepEqual(
+        again.refusals.map((r) => [path.basename(r.file), r.line, r.code]),
+        [
+          ['more.jsonl', 2, 'VALIDATION_FAILED'],
+          ['more.jsonl', 3, 'NOT_JSON'],
+        ],
+      );
+      assert.ok(again.refusals[0]!.details.some((d) => d.location?.line === 2), 'findings carry their place in the file');
+
+      const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+      try {
+        const client = await sdkClient(registry.url, { token: TOKENS.bob });
+        for (const [query, name] of [
+          ['alpaca', 'Alpaca Accountant'],
+          ['bison', 'Bison Broker'],
+          ['cassowary', 'cassowary-files'],
+          ['echidna', 'Echidna Estimator'],
+        ]) {
+          const hits = resultOf(await op(client, { search: { query } })).results as WireJson[];
+          assert.equal(hits.length, 1, query);
+          const entry = resultOf(await op(client, { get: { id: hits[0]!.id } }));
+          assert.equal(entry.name, name);
+          assert.equal(entry.owner, 'alice', 'imported entries belong to --owner');
+          assert.equal(entry.revision, 1);
+        }
+        assert.equal(resultOf(await op(client, { search: { query: 'badger' } })).results.length, 0);
+        // The file's bytes are the stored document, as for an uploaded file.
+        const alpaca = resultOf(await op(client, { search: { query: 'alpaca' } })).results[0];
+        const stored = resultOf(await op(client, { get: { id: alpaca.id } }));
+        assert.deepEqual(stored.document, JSON.parse(fs.readFileSync(path.join(cards, 'alpaca.json'), 'utf8')));
+        // An online registration by bob, whose identity alice's next import claims.
+        resultOf(await op(client, { register: { agentCard: v1Card('Fennec Finder', 'https://fennec.example.org/a2a') } }));
+      } finally {
+        await registry.close();
+      }
+
+      const fennec = path.join(work, 'fennec.json');
+      fs.writeFileSync(fennec, JSON.stringify({ ...v1Card('Fennec Finder', 'https://fennec.example.org/a2a'), version: '9.9.9' }));
+      const taken = await runImport([fennec], { dataDir, json: true });
+      assert.equal(taken.code, 1);
+      const refused = summaryOf(taken);
+      assert.equal(refused.refusals[0]!.code, 'FORBIDDEN');
+      assert.match(refused.refusals[0]!.message, /already registered as entry .* by another principal/);
+    } finally {
+      removeTempDir(work);
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('usage: an unreadable source is exit 2 and nothing is imported', async () => {
+    const dataDir = tempDir();
+    try {
+      const run = await runImport([path.join(dataDir, 'missing.jsonl')], { dataDir });
+      assert.equal(run.code, 2);
+      assert.match(run.err, /cannot read .*missing\.jsonl: no such file/);
+    } finally {
+      removeTempDir(dataDir);
+    }
+  });
+});
+
+describe('import into PostgreSQL', () => {
+  test('a running replica finds imported entries live; another principal\'s URL is refused', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const databaseUrl = await postgres.server.createDatabase('import');
+    const registry = await startTestRegistry({ DATABASE_URL: databaseUrl });
+    const work = tempDir();
+    try {
+      const client = await sdkClient(registry.url, { token: TOKENS.bob });
+      resultOf(await op(client, { register: { agentCard: v1Card('Gecko Guide', 'https://gecko.example.org/a2a') } }));
+      const { cards, lines } = writeSources(work);
+      const grabby = v1Card('Hyrax Helper', 'https://hyrax.example.org/a2a');
+      grabby.supportedInterfaces.push({ url: 'https://gecko.example.org/a2a', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+      const grabbyFile = path.join(work, 'hyrax.json');
+      fs.writeFileSync(grabbyFile, JSON.stringify(grabby));
+
+      const run = await runImport([cards, lines, grabbyFile], { databaseUrl, dataDir: work, batchSize: 2, json: true });
+      assert.equal(run.code, 1);
+      const summary = summaryOf(run);
+      assert.deepEqual([summary.engine, summary.created, summary.refused], ['postgres', 4, 3]);
+      assert.equal(summary.refusals.find((r) => r.file === grabbyFile)?.code, 'FORBIDDEN');
+
+      // Live: the replica's follower picks the imported entries up from the change log.
+      const deadline = Date.now() + 10_000;
+      let hits: WireJson[] = [];
+      while (Date.now() < deadline) {
+        hits = resultOf(await op(client, { search: { query: 'echidna' } })).results;
+        if (hits.length > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(hits.length, 1, 'the running registry finds an imported entry');
+      assert.equal(resultOf(await op(client, { get: { id: hits[0].id } })).owner, 'alice');
+      assert.equal(resultOf(await op(client, { search: { query: 'hyrax' } })).results.length, 0);
+
+      const again = summaryOf(await runImport([cards, lines], { databaseUrl, dataDir: work, json: true }));
+      assert.deepEqual([again.created, again.updated, again.unchanged, again.refused], [0, 0, 4, 2]);
+      // Bob's entry is untouched.
+      const gecko = resultOf(await op(client, { search: { query: 'gecko' } })).results;
+      assert.equal(gecko.length, 1);
+      assert.equal(errorOf(await op(await sdkClient(registry.url, { token: TOKENS.alice }), { unregister: { id: gecko[0].id } })).code, 'FORBIDDEN');
+    } finally {
+      await registry.close();
+      removeTempDir(registry.dataDir);
+      removeTempDir(work);
+    }
+  });
+});
