@@ -5,35 +5,27 @@
  * reaches the other's search results through the change log.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import pg from 'pg';
 import type { Client } from '@a2a-js/sdk/client';
 import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
 import { serveCard } from './support/freshness.js';
-import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { usePostgres } from './support/postgres.js';
 import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
-let server: TestPostgres | undefined;
-let skipReason: string | undefined;
 let origin: OriginServer;
 const running: TestRegistry[] = [];
-
-before(async () => {
-  const started = await startPostgres();
-  if (!started.ok) {
-    skipReason = started.skipReason;
-    return;
-  }
-  server = started.pg;
-  origin = await startOrigin();
-});
-after(async () => {
-  await Promise.all(running.map((r) => r.close().catch(() => undefined)));
-  await origin?.close();
-  await server?.stop();
+const postgres = usePostgres({
+  async setUp() {
+    origin = await startOrigin();
+  },
+  async tearDown() {
+    await Promise.all(running.map((r) => r.close().catch(() => undefined)));
+    await origin?.close();
+  },
 });
 afterEach(() => assert.deepEqual(takeOutboundViolations(), [], 'a connection left for a non-loopback address'));
 
@@ -60,8 +52,8 @@ const cardPath = (base: string) => `${base}/.well-known/agent-card.json`;
 
 describe('several replicas on PostgreSQL', () => {
   test('overlapping rounds on two replicas: every due source fetched exactly once', async (t) => {
-    if (skipReason) return t.skip(skipReason);
-    const url = await server!.createDatabase('fresh_claims');
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const url = await postgres.server.createDatabase('fresh_claims');
     const [a, b] = await replicas(url, { REGISTRY_REFRESH_SECONDS: '3600' });
     const alice = await sdkClient(a.url, { token: TOKENS.alice });
     const N = 30;
@@ -85,8 +77,8 @@ describe('several replicas on PostgreSQL', () => {
   });
 
   test('a refresh on one replica reaches the other: new revision and health in its search results', async (t) => {
-    if (skipReason) return t.skip(skipReason);
-    const url = await server!.createDatabase('fresh_follow');
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const url = await postgres.server.createDatabase('fresh_follow');
     const [a, b] = await replicas(url, { REGISTRY_REFRESH_SECONDS: '3600' });
     const alice = await sdkClient(a.url, { token: TOKENS.alice });
     const readerB: Client = await sdkClient(b.url);
@@ -112,8 +104,8 @@ describe('several replicas on PostgreSQL', () => {
   });
 
   test('the loops on their own: each source refreshed about once per interval, not once per replica', async (t) => {
-    if (skipReason) return t.skip(skipReason);
-    const url = await server!.createDatabase('fresh_loops');
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const url = await postgres.server.createDatabase('fresh_loops');
     const INTERVAL_S = 2;
     const [a] = await replicas(url, { REGISTRY_REFRESH_SECONDS: String(INTERVAL_S) });
     const alice = await sdkClient(a.url, { token: TOKENS.alice });

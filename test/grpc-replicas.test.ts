@@ -6,40 +6,32 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { waitFor } from './support/metrics.js';
-import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { usePostgres } from './support/postgres.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
-let pg: TestPostgres | undefined;
-let skipReason: string | undefined;
 const replicas: TestRegistry[] = [];
-
-before(async () => {
-  const started = await startPostgres();
-  if (!started.ok) {
-    skipReason = started.skipReason;
-    return;
-  }
-  pg = started.pg;
-  const databaseUrl = await pg.createDatabase('grpc_replicas');
-  // One after the other: the first creates the schema.
-  for (let i = 0; i < 2; i++) {
-    replicas.push(await startTestRegistry({ GRPC_PORT: '0', DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'replicas-share-this-secret-0123' }));
-  }
-});
-after(async () => {
-  await Promise.all(replicas.map((r) => r.close()));
-  for (const r of replicas) fs.rmSync(r.dataDir, { recursive: true, force: true });
-  await pg?.stop();
+const postgres = usePostgres({
+  async setUp(server) {
+    const databaseUrl = await server.createDatabase('grpc_replicas');
+    // One after the other: the first creates the schema.
+    for (let i = 0; i < 2; i++) {
+      replicas.push(await startTestRegistry({ GRPC_PORT: '0', DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'replicas-share-this-secret-0123' }));
+    }
+  },
+  async tearDown() {
+    await Promise.all(replicas.map((r) => r.close()));
+    for (const r of replicas) fs.rmSync(r.dataDir, { recursive: true, force: true });
+  },
 });
 
 test('two replicas on one PostgreSQL each serve gRPC; a registration over one is found over the other', async (t) => {
-  if (skipReason) return t.skip(skipReason);
+  if (postgres.skipReason) return t.skip(postgres.skipReason);
   const [a, b] = replicas as [TestRegistry, TestRegistry];
   assert.notEqual(a.grpcUrl, b.grpcUrl);
   const [onA, onB]: Client[] = await Promise.all([

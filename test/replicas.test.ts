@@ -5,15 +5,13 @@
  * a database restart and says it is not ready meanwhile.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
-import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { usePostgres } from './support/postgres.js';
 import { TOKENS, TOKENS_ENV, spawnRegistry, tempDir, type ChildRegistry } from './support/registry.js';
 
-let pg: TestPostgres | undefined;
-let skipReason: string | undefined;
 let databaseUrl = '';
 const replicas: ChildRegistry[] = [];
 
@@ -44,18 +42,13 @@ async function within(timeoutMs: number, check: () => Promise<boolean>): Promise
 const finds = async (client: Client, query: string, id: string) =>
   resultOf(await op(client, { search: { query } })).results.some((h: WireJson) => h.id === id);
 
-before(async () => {
-  const started = await startPostgres();
-  if (!started.ok) {
-    skipReason = started.skipReason;
-    return;
-  }
-  pg = started.pg;
-  databaseUrl = await pg.createDatabase('replicas');
-});
-after(async () => {
-  await Promise.all(replicas.map((r) => r.stop().catch(() => undefined)));
-  await pg?.stop();
+const postgres = usePostgres({
+  async setUp(server) {
+    databaseUrl = await server.createDatabase('replicas');
+  },
+  async tearDown() {
+    await Promise.all(replicas.map((r) => r.stop().catch(() => undefined)));
+  },
 });
 
 describe('two replicas on one PostgreSQL', () => {
@@ -65,20 +58,20 @@ describe('two replicas on one PostgreSQL', () => {
   let onB: Client;
 
   before(async () => {
-    if (skipReason) return;
+    if (postgres.skipReason) return;
     [a, b] = await Promise.all([startReplica(), startReplica()]);
     [onA, onB] = await Promise.all([sdkClient(a.url, { token: TOKENS.alice }), sdkClient(b.url, { token: TOKENS.alice })]);
   });
 
   test('register on A, search on B finds it within a second', async (t) => {
-    if (skipReason) return t.skip(skipReason);
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
     const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('Okapi Planner', 'https://okapi.example.org/a2a') } }));
     const ms = await within(1000, () => finds(onB, 'okapi', id));
     t.diagnostic(`visible on B after ${ms.toFixed(0)} ms`);
   });
 
   test('update and unregister on B show on A', async (t) => {
-    if (skipReason) return t.skip(skipReason);
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
     const card = v1Card('Tapir Translator', 'https://tapir.example.org/a2a');
     const { id } = resultOf(await op(onB, { register: { agentCard: card } }));
     await within(1000, () => finds(onA, 'tapir', id));
@@ -91,7 +84,7 @@ describe('two replicas on one PostgreSQL', () => {
   });
 
   test('page tokens issued by one replica work on the other', async (t) => {
-    if (skipReason) return t.skip(skipReason);
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
     for (let i = 0; i < 3; i++) await op(onA, { register: { agentCard: v1Card(`Pager ${i}`, `https://pager.example.org/${i}`) } });
     const first = resultOf(await op(onA, { list: { pageSize: 1 } }));
     assert.ok(first.nextPageToken);
@@ -100,7 +93,7 @@ describe('two replicas on one PostgreSQL', () => {
   });
 
   test('100 parallel registrations of one agent spread over both replicas leave one entry', async (t) => {
-    if (skipReason) return t.skip(skipReason);
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
     const url = 'https://parallel.example.org/a2a';
     const results = await Promise.all(
       Array.from({ length: 100 }, (_, i) => {
@@ -117,7 +110,7 @@ describe('two replicas on one PostgreSQL', () => {
   });
 
   test('a change made while B was stopped is searchable on B when it starts', async (t) => {
-    if (skipReason) return t.skip(skipReason);
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
     await b.stop();
     const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('Axolotl Archivist', 'https://axolotl.example.org/a2a') } }));
     b = await startReplica();
@@ -126,18 +119,18 @@ describe('two replicas on one PostgreSQL', () => {
   });
 
   test('a PostgreSQL restart: replicas report not ready, then recover; nothing acknowledged is lost', async (t) => {
-    if (skipReason) return t.skip(skipReason);
-    if (!pg!.controllable) return t.skip('TEST_DATABASE_URL server cannot be restarted');
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    if (!postgres.server.controllable) return t.skip('TEST_DATABASE_URL server cannot be restarted');
     const acknowledged: string[] = [];
     for (let i = 0; i < 5; i++) acknowledged.push(resultOf(await op(onA, { register: { agentCard: v1Card(`Before ${i}`, `https://before.example.org/${i}`) } })).id);
-    await pg!.halt();
+    await postgres.server.halt();
     await within(5000, async () => (await fetch(`${a.url}/readyz`)).status === 503);
     const down = (await (await fetch(`${b.url}/readyz`)).json()) as WireJson;
     assert.equal(down.status, 'not ready');
     // A write while the database is down is refused, never acknowledged.
     const refused = await op(onA, { register: { agentCard: v1Card('During', 'https://during.example.org/a2a') } }).catch(() => undefined);
     if (refused) assert.notEqual(stateOf(refused), 'TASK_STATE_COMPLETED');
-    await pg!.resume();
+    await postgres.server.resume();
     await within(15_000, async () => (await fetch(`${a.url}/readyz`)).status === 200 && (await fetch(`${b.url}/readyz`)).status === 200);
     for (const id of acknowledged) assert.equal(resultOf(await op(onB, { get: { id } })).id, id);
     const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('After Restart Agent', 'https://after.example.org/a2a') } }));

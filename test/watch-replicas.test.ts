@@ -6,42 +6,34 @@
  * replica stopped is taken over by the other, and its pushes go on from there.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
-import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { usePostgres } from './support/postgres.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 import { dataOf, sendWithPush, watch, webhook, type EventLog } from './support/watch-stream.js';
 
-let pg: TestPostgres | undefined;
-let skipReason: string | undefined;
 const replicas: TestRegistry[] = [];
-
-before(async () => {
-  const started = await startPostgres();
-  if (!started.ok) {
-    skipReason = started.skipReason;
-    return;
-  }
-  pg = started.pg;
-  const databaseUrl = await pg.createDatabase('watch_replicas');
-  for (let i = 0; i < 2; i++) {
-    replicas.push(
-      await startTestRegistry({ DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789', REGISTRY_MAX_WATCHES: '2', REGISTRY_FETCH_ALLOW: '127.0.0.1' }),
-    );
-  }
-});
-after(async () => {
-  for (const r of replicas) {
-    await r.close();
-    removeTempDir(r.dataDir);
-  }
-  await pg?.stop();
+const postgres = usePostgres({
+  async setUp(server) {
+    const databaseUrl = await server.createDatabase('watch_replicas');
+    for (let i = 0; i < 2; i++) {
+      replicas.push(
+        await startTestRegistry({ DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789', REGISTRY_MAX_WATCHES: '2', REGISTRY_FETCH_ALLOW: '127.0.0.1' }),
+      );
+    }
+  },
+  async tearDown() {
+    for (const r of replicas) {
+      await r.close();
+      removeTempDir(r.dataDir);
+    }
+  },
 });
 
 describe('watches across replicas (PostgreSQL)', () => {
   test('a watch on replica A gets added, updated and removed for writes made on replica B', async (t) => {
-    if (skipReason) return t.skip(skipReason);
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
     const [a, b] = replicas as [TestRegistry, TestRegistry];
     const watcher = await sdkClient(a.url, { token: TOKENS.bob });
     const writer = await sdkClient(b.url, { token: TOKENS.alice });
@@ -72,7 +64,7 @@ describe('watches across replicas (PostgreSQL)', () => {
   });
 
   test('REGISTRY_MAX_WATCHES counts the watches a principal has open on every replica', async (t) => {
-    if (skipReason) return t.skip(skipReason);
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
     const [a, b] = replicas as [TestRegistry, TestRegistry];
     const onA = await sdkClient(a.url, { token: TOKENS.alice });
     const onB = await sdkClient(b.url, { token: TOKENS.alice });
@@ -104,8 +96,8 @@ describe('watches across replicas (PostgreSQL)', () => {
   });
 
   test('a watch whose replica stops is taken over by another, and its pushes go on', async (t) => {
-    if (skipReason) return t.skip(skipReason);
-    const databaseUrl = await pg!.createDatabase('watch_takeover');
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const databaseUrl = await postgres.server.createDatabase('watch_takeover');
     const env = { DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789', REGISTRY_FETCH_ALLOW: '127.0.0.1' };
     const first = await startTestRegistry(env);
     let second: TestRegistry | undefined;

@@ -19,6 +19,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { after, before } from 'node:test';
 import pg from 'pg';
 
 const run = promisify(execFile);
@@ -38,6 +39,50 @@ export interface TestPostgres {
   halt(): Promise<void>;
   /** Starts a halted server again. */
   resume(): Promise<void>;
+}
+
+/** A test file's PostgreSQL server, from `usePostgres`. */
+export interface FilePostgres {
+  /** Why this file's PostgreSQL tests are skipped (no server binaries), or undefined. Read it in tests, not at load time. */
+  readonly skipReason: string | undefined;
+  /** The running server; only when not skipped. */
+  readonly server: TestPostgres;
+}
+
+/**
+ * The PostgreSQL server of a test file, in the file's top-level hooks: started before its tests
+ * (or the reason to skip them recorded), stopped after them. `setUp` runs once it is started
+ * (e.g. create a database and start replicas on it), `tearDown` before it stops (close them
+ * first, so nothing talks to a stopping server). Call it once, at the top level of the file.
+ */
+export function usePostgres(hooks: { setUp?: (server: TestPostgres) => Promise<void>; tearDown?: () => Promise<void> } = {}): FilePostgres {
+  let server: TestPostgres | undefined;
+  let skipReason: string | undefined;
+  before(async () => {
+    const started = await startPostgres();
+    if (!started.ok) {
+      skipReason = started.skipReason;
+      return;
+    }
+    server = started.pg;
+    await hooks.setUp?.(server);
+  });
+  after(async () => {
+    try {
+      await hooks.tearDown?.();
+    } finally {
+      await server?.stop();
+    }
+  });
+  return {
+    get skipReason() {
+      return skipReason;
+    },
+    get server() {
+      if (!server) throw new Error(`PostgreSQL is not running${skipReason ? `: ${skipReason}` : ''}`);
+      return server;
+    },
+  };
 }
 
 export type StartResult = { ok: true; pg: TestPostgres } | { ok: false; skipReason: string };
