@@ -15,6 +15,7 @@ import { OperationRunner } from '../operations/runner.js';
 import { DEFAULT_WATCH_LIMITS, WatchHub } from '../subscriptions/watch-hub.js';
 import { ChangeFeed } from '../registry/change-feed.js';
 import { IndexFollower } from '../registry/index-follower.js';
+import { IndexSnapshots } from '../registry/index-snapshots.js';
 import { PageTokens } from '../registry/page-token.js';
 import { RegistryService } from '../registry/service.js';
 import { OpenAIEmbeddings } from '../search/embeddings.js';
@@ -111,6 +112,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
   await store.open();
 
   let follower: IndexFollower | undefined;
+  let snapshots: IndexSnapshots | undefined;
   let indexes: RegistryIndexFactory | undefined;
   let refresher: RefreshLoop | undefined;
   let housekeeping: Housekeeping | undefined;
@@ -175,16 +177,33 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     // with STARTING_UP until it is loaded). Local writes during the load reach the index through
     // the feed. Read the change sequence before scanning, then replay from it: a change
     // committed by another replica during the scan is applied twice at worst, never missed.
+    // A saved index (./registry/index-snapshots.ts) is loaded instead when there is a usable one.
     const seqAtLoad = await store.lastChangeSeq();
     const loadAbort = new AbortController();
     stopLoading = loadAbort;
     const started = Date.now();
+    const saving =
+      config.search.snapshotSeconds > 0 && !config.search.embeddings
+        ? new IndexSnapshots(store, service, feed, log, { dir: config.search.snapshotDir, intervalMs: config.search.snapshotSeconds * 1000, version })
+        : undefined;
     const indexLoad = (async () => {
-      const indexed = await service.rebuildIndex({ signal: loadAbort.signal });
-      log.info({ entries: indexed, ms: Date.now() - started, engine: store.engine }, 'search index loaded');
-      if (store.subscribeToChanges && !loadAbort.signal.aborted) {
-        follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, seqAtLoad);
+      let fromSeq = saving ? await saving.restore(loadAbort.signal) : undefined;
+      if (fromSeq === undefined) {
+        const indexed = await service.rebuildIndex({ signal: loadAbort.signal });
+        log.info({ entries: indexed, ms: Date.now() - started, engine: store.engine }, 'search index loaded');
+        fromSeq = seqAtLoad;
+      }
+      if (loadAbort.signal.aborted) return;
+      if (store.subscribeToChanges) {
+        follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, fromSeq);
         await follower.start();
+      }
+      if (saving) {
+        const applied = follower;
+        snapshots = saving;
+        saving.start(applied ? () => applied.position : undefined);
+        // A rebuilt index is saved at once, so the next start does not rebuild it again.
+        void saving.saveIfChanged().catch((err: unknown) => log.warn({ err }, 'saving the search index failed; will retry'));
       }
     })().catch((err: unknown) => {
       if (loadAbort.signal.aborted) return;
@@ -297,6 +316,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
           indexes?.close();
           await reevaluate.stop();
           await follower?.stop();
+          // Last, with nothing else writing: the saved position is then exactly the index's.
+          await snapshots?.stop().catch((err: unknown) => log.warn({ err }, 'saving the search index at shutdown failed'));
           await store.close();
         })()),
     };

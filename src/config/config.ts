@@ -70,6 +70,14 @@ export interface SearchConfig {
   synonymsFile?: string;
   /** Hybrid ranking with an OpenAI-compatible /v1/embeddings service; off when absent. */
   embeddings?: { url: string; model: string; apiKey?: string; dimensions?: number };
+  /**
+   * The index saved beside the data, loaded at start-up instead of re-indexing every entry
+   * (REGISTRY_INDEX_SNAPSHOT_DIR, default the data directory), every `snapshotSeconds` when
+   * something changed and at shutdown (REGISTRY_INDEX_SNAPSHOT_SECONDS, 0: never). Not used
+   * with hybrid ranking.
+   */
+  snapshotDir: string;
+  snapshotSeconds: number;
 }
 
 export interface FreshnessConfig {
@@ -283,6 +291,14 @@ const envSchema = z.object({
   REGISTRY_EMBEDDINGS_MODEL: z.string().min(1).max(200).default('text-embedding-3-small'),
   REGISTRY_EMBEDDINGS_KEY: z.string().min(1).optional(),
   REGISTRY_EMBEDDINGS_DIMENSIONS: positiveInt(16_384).optional(),
+  // Search index snapshots (issue 22).
+  REGISTRY_INDEX_SNAPSHOT_DIR: z.string().min(1).optional(),
+  REGISTRY_INDEX_SNAPSHOT_SECONDS: z.coerce
+    .number({ message: 'must be a whole number of seconds (0 turns index snapshots off)' })
+    .int({ message: 'must be a whole number of seconds (0 turns index snapshots off)' })
+    .min(0, { message: 'must be 0 (off) or more' })
+    .max(7 * 86400, { message: `must be at most ${7 * 86400} (7 days)` })
+    .default(600),
   REGISTRY_REFRESH_SECONDS: z.coerce
     .number({ message: 'must be a whole number of seconds (0 turns refreshing off)' })
     .int({ message: 'must be a whole number of seconds (0 turns refreshing off)' })
@@ -453,6 +469,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
         e.REGISTRY_EMBEDDINGS_URL === undefined
           ? undefined
           : { url: e.REGISTRY_EMBEDDINGS_URL, model: e.REGISTRY_EMBEDDINGS_MODEL, apiKey: e.REGISTRY_EMBEDDINGS_KEY, dimensions: e.REGISTRY_EMBEDDINGS_DIMENSIONS },
+      snapshotDir: path.resolve(e.REGISTRY_INDEX_SNAPSHOT_DIR ?? e.REGISTRY_DATA_DIR),
+      snapshotSeconds: e.REGISTRY_INDEX_SNAPSHOT_SECONDS,
     },
     freshness: {
       refreshSeconds: e.REGISTRY_REFRESH_SECONDS,

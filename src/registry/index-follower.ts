@@ -58,6 +58,11 @@ export class IndexFollower {
     await this.wake();
   }
 
+  /** The change-log position through which the index has applied every change. */
+  get position(): number {
+    return this.lastSeq;
+  }
+
   /** Why the index may be stale, or undefined when it is in step. */
   get notInStep(): string | undefined {
     return this.behind ? `search index is catching up with changes (at ${this.lastSeq})${this.lastError ? `: ${this.lastError}` : ''}` : undefined;

@@ -23,6 +23,7 @@ import { RegistryError, STARTING_UP_RETRY_SECONDS, badRequest, notFound } from '
 import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
+import type { IndexState } from '../search/index-state.js';
 import type { IndexQuery, SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { RegistryStore, StoredEntry, WriteQuota } from '../storage/types.js';
@@ -68,6 +69,9 @@ export interface RegistryServiceDeps {
 export type RegisterInput = Subject | DocumentReference;
 
 const isReference = (input: RegisterInput): input is DocumentReference => input.type === 'agent-card-url' || input.type === 'mcp-tools';
+
+/** Changes read per batch when replaying the change log after a saved index. */
+const REPLAY_BATCH = 500;
 
 /** Entries indexed between yields to the event loop while loading (keeps requests answered during start-up). */
 const LOAD_YIELD_EVERY = 256;
@@ -187,6 +191,70 @@ export class RegistryService {
         if (n % LOAD_YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
       }
       return n;
+    } finally {
+      this.loading = undefined;
+    }
+  }
+
+  /** A copy of the index to save (./index-snapshots.ts), or undefined when it cannot be saved (hybrid ranking, still loading). */
+  captureIndex(): IndexState | undefined {
+    if (this.loading) return undefined;
+    return this.index.saveState?.();
+  }
+
+  /**
+   * Start-up from a saved index: takes over `state` (saved at change-log position `fromSeq`),
+   * then re-applies every change logged after it (re-reading each changed entry, so applying one
+   * twice is harmless). Searches are refused meanwhile, as while loading. Returns the position
+   * it reached, or a reason when the saved index cannot be used (it does not fit this code, the
+   * change log was trimmed past it, or it disagrees with storage on the number of entries); the
+   * index is then empty again, for `rebuildIndex`.
+   */
+  async restoreIndex(state: IndexState, fromSeq: number, options: { signal?: AbortSignal } = {}): Promise<{ seq: number } | { reason: string }> {
+    const fresh = this.newIndex?.();
+    if (!fresh?.loadState) return { reason: 'this index cannot be restored from a saved one' };
+    const loading: IndexLoading = { done: 0, total: 0, touched: new Set() };
+    this.loading = loading;
+    const empty = this.index;
+    try {
+      try {
+        fresh.loadState(state);
+      } catch (err) {
+        return { reason: `it does not fit: ${(err as Error).message}` };
+      }
+      // Writes from now on reach the restored index through the feed; the ones before are in the log.
+      this.index = fresh;
+      loading.total = fresh.size;
+      let seq = fromSeq;
+      for (;;) {
+        if (options.signal?.aborted) throw new Error('index load aborted: the registry is closing');
+        const changes = await this.store.changesSince(seq, REPLAY_BATCH);
+        // Read after the changes (as the follower does): a trim in between is seen here.
+        const trimmedThrough = await this.store.changesTrimmedThrough();
+        if (trimmedThrough > seq) {
+          this.index = empty;
+          return { reason: `the change log was trimmed through ${trimmedThrough}, past its position ${seq}` };
+        }
+        for (const id of new Set(changes.map((c) => c.id))) {
+          if (loading.touched.has(id)) continue;
+          const entry = await this.store.get(id);
+          if (entry) this.index.upsert(toIndexedEntry(entry));
+          else this.index.remove(id);
+          loading.done++;
+        }
+        if (changes.length === 0) break;
+        seq = changes[changes.length - 1]!.seq;
+      }
+      const counts = await this.store.count();
+      const stored = counts.agent + counts['mcp-server'];
+      if (stored !== fresh.size) {
+        this.index = empty;
+        return { reason: `it holds ${fresh.size} entries after replaying the change log, storage ${stored} (another database's?)` };
+      }
+      return { seq };
+    } catch (err) {
+      this.index = empty;
+      throw err;
     } finally {
       this.loading = undefined;
     }

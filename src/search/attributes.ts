@@ -17,6 +17,7 @@
 import type { EntryInterface } from '../contract/types.js';
 import type { EntryHealth } from '../contract/freshness.js';
 import { E_ATTR, E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
+import { part, type IndexState } from './index-state.js';
 import { fold } from './text-encoder.js';
 
 // E_ATTR bits of an entry row.
@@ -53,6 +54,10 @@ export class Dictionary {
       this.values.push(value);
     }
     return id;
+  }
+  /** Takes over saved values (into an empty dictionary). */
+  load(values: readonly string[]): void {
+    for (const v of values) this.id(v);
   }
   find(value: string): number | undefined {
     return this.ids.get(value);
@@ -99,6 +104,29 @@ export class Attributes {
   readonly unhealthySince = new Map<number, number>();
 
   constructor(readonly tables: Tables) {}
+
+  save(state: IndexState): void {
+    state.set('attrs.pool', this.pool.slice(0, this.poolEnd));
+    state.set('attrs.poolGarbage', this.poolGarbage);
+    state.set('attrs.owners', [...this.owners.values]);
+    state.set('attrs.tags', [...this.tags.values]);
+    state.set('attrs.modes', [...this.modes.values]);
+    state.set('attrs.profileIds', [...this.profileIds.values]);
+    state.set('attrs.profiles', this.profiles.map((p) => ({ bindings: [...p.bindings], versions: [...p.versions] })));
+    state.set('attrs.unhealthySince', new Map(this.unhealthySince));
+  }
+
+  load(state: IndexState): void {
+    this.pool = part(state, 'attrs.pool');
+    this.poolEnd = this.pool.length;
+    this.poolGarbage = part(state, 'attrs.poolGarbage');
+    this.owners.load(part(state, 'attrs.owners'));
+    this.tags.load(part(state, 'attrs.tags'));
+    this.modes.load(part(state, 'attrs.modes'));
+    this.profileIds.load(part(state, 'attrs.profileIds'));
+    this.profiles.push(...part<InterfaceProfile[]>(state, 'attrs.profiles'));
+    for (const [no, since] of part<Map<number, number>>(state, 'attrs.unhealthySince')) this.unhealthySince.set(no, since);
+  }
 
   /** Fills the entry row's filter attributes. */
   setEntry(

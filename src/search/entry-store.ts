@@ -13,6 +13,7 @@
  */
 import type { EntryInterface, EntryKind } from '../contract/types.js';
 import type { EntryHealth, EntrySource } from '../contract/freshness.js';
+import { part, type IndexState } from './index-state.js';
 import { E_BASE, E_COUNT, E_SHIFT, MAX_ENTRIES, type Tables } from './tables.js';
 
 /** What a hit shows of a skill. */
@@ -146,6 +147,38 @@ export class EntryStore {
   /** One past the largest entry number in use. */
   get entryBound(): number {
     return this.nextNumber;
+  }
+
+  /** Copies of its arrays and counters (the tables save their own). */
+  save(state: IndexState): void {
+    state.set('store.packed', this.packed.slice(0, this.nextNumber));
+    state.set('store.entryIds', this.entryIds.slice(0, this.nextNumber));
+    state.set('store.counters', { nextNumber: this.nextNumber, unitEnd: this.unitEnd, unitGarbage: this.unitGarbage, liveUnitCount: this.liveUnitCount });
+    state.set('store.freeNumbers', [...this.freeNumbers]);
+  }
+
+  /** Takes over what `save` wrote (into an empty store). */
+  load(state: IndexState): void {
+    const packed = part<(string | undefined)[]>(state, 'store.packed');
+    const ids = part<(string | undefined)[]>(state, 'store.entryIds');
+    const c = part<{ nextNumber: number; unitEnd: number; unitGarbage: number; liveUnitCount: number }>(state, 'store.counters');
+    if (packed.length !== c.nextNumber || ids.length !== c.nextNumber) throw new Error('the saved entry records are inconsistent');
+    for (let no = 0; no < ids.length; no++) {
+      const id = ids[no];
+      this.entryIds[no] = id;
+      this.packed[no] = packed[no];
+      if (id !== undefined) this.byId.set(id, no);
+    }
+    this.nextNumber = c.nextNumber;
+    this.unitEnd = c.unitEnd;
+    this.unitGarbage = c.unitGarbage;
+    this.liveUnitCount = c.liveUnitCount;
+    for (const no of part<number[]>(state, 'store.freeNumbers')) this.freeNumbers.push(no);
+  }
+
+  /** One past the last unit slot allocated. */
+  get unitBound(): number {
+    return this.unitEnd;
   }
 
   /** The entry number of `id`, or undefined. */

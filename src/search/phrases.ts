@@ -12,6 +12,7 @@
  * Segments are appended; removing a unit leaves garbage, compacted when more than half of the
  * pool is garbage (as ./attributes.ts does for its pool).
  */
+import { part, type IndexState } from './index-state.js';
 import type { Tables } from './tables.js';
 
 /** Pairs kept per unit (a longer text keeps its first ones). */
@@ -43,6 +44,17 @@ export class PairPool {
   /** Bytes held by the pool (for memory reports). */
   get bytes(): number {
     return this.pool.byteLength;
+  }
+
+  save(state: IndexState): void {
+    state.set('pairs.pool', this.pool.slice(0, this.end));
+    state.set('pairs.garbage', this.garbage);
+  }
+
+  load(state: IndexState): void {
+    this.pool = part(state, 'pairs.pool');
+    this.end = this.pool.length;
+    this.garbage = part(state, 'pairs.garbage');
   }
 
   /** Stores the pairs of unit slot `slot` (hashes in any order, duplicates allowed). */

@@ -73,6 +73,7 @@ import {
   fieldScore,
 } from './fields.js';
 import { CompiledFilter } from './filters.js';
+import { part, type IndexState } from './index-state.js';
 import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
 import { PairPool, pairHash, termHash } from './phrases.js';
@@ -298,6 +299,36 @@ export class FlexSearchIndex implements KeywordIndex {
 
   get size(): number {
     return this.store.size;
+  }
+
+  /**
+   * Copies of every structure, taken now (the index may change while they are written): what
+   * ./snapshot-file.ts saves. Embeddings are not included (hybrid ranking re-embeds at start).
+   */
+  saveState(): IndexState {
+    const state: IndexState = new Map();
+    this.tables.save(state, this.store.entryBound, this.store.unitBound);
+    this.store.save(state);
+    this.attrs.save(state);
+    this.pairs.save(state);
+    this.terms.save(state);
+    this.vocabulary.save(state);
+    state.set('index.languageCounts', this.languageCounts.slice());
+    state.set('index.churn', this.churn);
+    return state;
+  }
+
+  /** Takes over a saved state; only into a new, empty index. Throws when the state is not one this code saved. */
+  loadState(state: IndexState): void {
+    if (this.store.entryBound > 0) throw new Error('FlexSearchIndex: a saved state loads only into an empty index');
+    this.tables.load(state);
+    this.store.load(state);
+    this.attrs.load(state);
+    this.pairs.load(state);
+    this.terms.load(state);
+    this.vocabulary.load(state);
+    this.languageCounts.set(part<Int32Array>(state, 'index.languageCounts'));
+    this.churn = part(state, 'index.churn');
   }
 
   upsert(entry: IndexedEntry): void {

@@ -28,6 +28,8 @@
  *   unitPairs offset of the unit's word pairs in the pair pool (./phrases.ts), or -1
  */
 
+import { part, type IndexState } from './index-state.js';
+
 export const ORD_BITS = 10;
 /** Skills or tools past this (minus the entry itself) are not indexed. */
 export const MAX_UNITS_PER_ENTRY = 1 << ORD_BITS;
@@ -98,6 +100,27 @@ export class Tables {
     this.unitAttr = attr;
     this.unitPool = pool;
     this.unitPairs = pairs;
+  }
+
+  /** Copies of the rows of entry numbers below `entryBound` and of the unit slots below `unitEnd`. */
+  save(state: IndexState, entryBound: number, unitEnd: number): void {
+    state.set('tables.entries', this.entries.slice(0, entryBound << E_SHIFT));
+    state.set('tables.signatures', this.signatures.slice(0, entryBound << S_SHIFT));
+    state.set('tables.updatedAt', this.updatedAt.slice(0, entryBound));
+    state.set('tables.unitAttr', this.unitAttr.slice(0, unitEnd));
+    state.set('tables.unitPool', this.unitPool.slice(0, unitEnd));
+    state.set('tables.unitPairs', this.unitPairs.slice(0, unitEnd));
+  }
+
+  load(state: IndexState): void {
+    this.entries = part(state, 'tables.entries');
+    this.signatures = part(state, 'tables.signatures');
+    this.updatedAt = part(state, 'tables.updatedAt');
+    this.unitAttr = part(state, 'tables.unitAttr');
+    this.unitPool = part(state, 'tables.unitPool');
+    this.unitPairs = part(state, 'tables.unitPairs');
+    // Search stamps of the saved searches mean nothing to this one's.
+    this.resetEpochs();
   }
 
   /** Clears every search stamp (after the epoch counter wraps). */

@@ -21,6 +21,8 @@
  *   change. They may hold postings of removed entries (see above).
  */
 
+import { part, type IndexState } from './index-state.js';
+
 /** Per-slot posting lists of one term; index = slot (field mask), with holes. */
 export type SlotLists = readonly (Int32Array | undefined)[];
 
@@ -79,6 +81,51 @@ export class TermIndex {
       this.listSlot.byteLength +
       4 * (this.listNext.length * 5);
     return { postings, bytes, lists: this.listCount, terms: this.termIds.size };
+  }
+
+  /** Copies of its arrays into `state` (between changes: no entry may be open). */
+  save(state: IndexState): void {
+    if (this.openEntry >= 0) throw new Error('TermIndex: cannot save while an entry is being added');
+    const n = this.listCount;
+    state.set('terms.terms', [...this.termIds.keys()]);
+    state.set('terms.termFirst', this.termFirst.slice(0, this.termIds.size));
+    state.set('terms.listSlot', this.listSlot.slice(0, n));
+    state.set('terms.listNext', this.listNext.slice(0, n));
+    state.set('terms.listOff', this.listOff.slice(0, n));
+    state.set('terms.listLen', this.listLen.slice(0, n));
+    state.set('terms.listCap', this.listCap.slice(0, n));
+    state.set('terms.listDead', this.listDead.slice(0, n));
+    state.set('terms.arena', this.arena.slice(0, this.arenaEnd));
+    state.set('terms.arenaGarbage', this.arenaGarbage);
+    state.set('terms.entryRecord', this.entryRecord.slice());
+    state.set('terms.records', this.records.slice(0, this.recordsEnd));
+    state.set('terms.recordsGarbage', this.recordsGarbage);
+    state.set('terms.deadLeft', this.deadLeft.slice());
+  }
+
+  /** Takes over what `save` wrote (into a new, empty TermIndex). */
+  load(state: IndexState): void {
+    const terms = part<string[]>(state, 'terms.terms');
+    this.termIds.clear();
+    terms.forEach((t, i) => this.termIds.set(t, i));
+    this.termFirst = part(state, 'terms.termFirst');
+    this.listSlot = part(state, 'terms.listSlot');
+    this.listNext = part(state, 'terms.listNext');
+    this.listOff = part(state, 'terms.listOff');
+    this.listLen = part(state, 'terms.listLen');
+    this.listCap = part(state, 'terms.listCap');
+    this.listDead = part(state, 'terms.listDead');
+    this.listCount = this.listOff.length;
+    this.arena = part(state, 'terms.arena');
+    this.arenaEnd = this.arena.length;
+    this.arenaGarbage = part(state, 'terms.arenaGarbage');
+    this.entryRecord = part(state, 'terms.entryRecord');
+    this.records = part(state, 'terms.records');
+    this.recordsEnd = this.records.length;
+    this.recordsGarbage = part(state, 'terms.recordsGarbage');
+    this.deadLeft = part(state, 'terms.deadLeft');
+    const lists = [this.termFirst.length === terms.length, ...[this.listSlot, this.listNext, this.listLen, this.listCap, this.listDead].map((a) => a.length === this.listCount)];
+    if (lists.includes(false)) throw new Error('the saved term index is inconsistent');
   }
 
   /** Indexes unit `uid` of entry `uid >>> ordBits`: distinct `terms`, each under slot `slots[i]`. Call `commit` after the entry's last unit. */

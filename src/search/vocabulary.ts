@@ -18,6 +18,7 @@
  * for matching (their lookup is empty), and `sweep` drops them when the caller decides enough
  * churn has happened.
  */
+import { part, type IndexState } from './index-state.js';
 import { LANGUAGE_COUNT, stem } from './languages.js';
 
 /** A term sharing a word's stem, and the language whose stemmer says so. */
@@ -39,6 +40,22 @@ export class Vocabulary {
   private readonly stems: Map<string, string | string[]>[] = Array.from({ length: LANGUAGE_COUNT }, () => new Map());
   private sorted: string[] = [];
   private pending: string[] = [];
+
+  save(state: IndexState): void {
+    state.set('vocabulary.terms', new Map(this.terms));
+    state.set('vocabulary.stems', this.stems.map((m) => new Map([...m].map(([s, t]) => [s, typeof t === 'string' ? t : [...t]]))));
+    state.set('vocabulary.sorted', [...this.sorted]);
+    state.set('vocabulary.pending', [...this.pending]);
+  }
+
+  load(state: IndexState): void {
+    for (const [t, mask] of part<Map<string, number>>(state, 'vocabulary.terms')) this.terms.set(t, mask);
+    part<Map<string, string | string[]>[]>(state, 'vocabulary.stems').forEach((m, lang) => {
+      for (const [s, t] of m) this.stems[lang]?.set(s, t);
+    });
+    this.sorted = part(state, 'vocabulary.sorted');
+    this.pending = part(state, 'vocabulary.pending');
+  }
 
   /** Records `term`, seen in an entry of language `lang`. */
   add(term: string, lang: number): void {

@@ -1,0 +1,138 @@
+/**
+ * The search index saved beside the data (issue 22): at start-up the registry loads the saved
+ * index and replays the change log after its position instead of re-indexing every entry; it
+ * saves the index every few minutes when something changed, and at shutdown.
+ *
+ * The saved position must never be ahead of the index: a change the index has not applied yet
+ * would be skipped at the next start. So the position is read first, then, after a pause in
+ * which every change committed before the read has been published (a write publishes right
+ * after its commit, with no I/O in between), the index is copied. With PostgreSQL it is also no
+ * further than the follower has applied. Replaying a change twice is harmless, so erring early
+ * costs a little replay, never a lost change.
+ *
+ * Not used with hybrid ranking (the index cannot save its embeddings): the index is rebuilt.
+ */
+import path from 'node:path';
+import type { Logger } from '../observability/logger.js';
+import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot, type SnapshotMeta } from '../search/snapshot-file.js';
+import type { RegistryStore } from '../storage/types.js';
+import type { ChangeFeed } from './change-feed.js';
+import type { RegistryService } from './service.js';
+
+export const SNAPSHOT_FILE = 'search-index.snapshot';
+/** Wait between reading the change-log position and copying the index (see above). */
+const SETTLE_MS = 200;
+
+export interface IndexSnapshotOptions {
+  dir: string;
+  /** Saves this often when something changed; 0: only at shutdown. */
+  intervalMs: number;
+  /** The registry's version: a file written by another one is not loaded. */
+  version: string;
+}
+
+export class IndexSnapshots {
+  private timer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> | undefined;
+  /** The feed's version at the last save (nothing changed since: nothing to save). */
+  private savedAt = -1;
+  /** How far the PostgreSQL follower has applied the change log, once it runs. */
+  private appliedThrough: (() => number) | undefined;
+
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly service: RegistryService,
+    private readonly feed: ChangeFeed,
+    private readonly log: Logger,
+    private readonly options: IndexSnapshotOptions,
+  ) {}
+
+  get file(): string {
+    return path.join(this.options.dir, SNAPSHOT_FILE);
+  }
+
+  /**
+   * Loads the saved index and replays the change log after it. Returns the position reached,
+   * or undefined when there is no usable snapshot (logged with the reason): rebuild instead.
+   */
+  async restore(signal: AbortSignal): Promise<number | undefined> {
+    const started = Date.now();
+    const last = await this.store.lastChangeSeq();
+    const trimmed = await this.store.changesTrimmedThrough();
+    const read = await readIndexSnapshot(this.file, (meta: SnapshotMeta) => {
+      if (meta.format !== SNAPSHOT_FORMAT || meta.version !== this.options.version) {
+        return `it was written by another version (${meta.version}, format ${meta.format})`;
+      }
+      if (meta.seq > last) return `its position ${meta.seq} is ahead of the change log (${last}): another database's, or a restored backup`;
+      if (meta.seq < trimmed) return `the change log was trimmed through ${trimmed}, past its position ${meta.seq}`;
+      return undefined;
+    });
+    if (!read.ok) {
+      this.log.info({ file: this.file, reason: read.reason }, `no saved search index used (${read.reason}): indexing every entry`);
+      return undefined;
+    }
+    const loadedMs = Date.now() - started;
+    const restored = await this.service.restoreIndex(read.state, read.meta.seq, { signal });
+    if ('reason' in restored) {
+      this.log.warn({ file: this.file, reason: restored.reason }, `the saved search index was not used (${restored.reason}): indexing every entry`);
+      return undefined;
+    }
+    // Changes replayed make the saved one stale: save again at the next chance.
+    if (restored.seq === read.meta.seq) this.savedAt = this.feed.version;
+    this.log.info(
+      { file: this.file, entries: read.meta.entries, from: read.meta.seq, at: restored.seq, readMs: loadedMs, ms: Date.now() - started },
+      'search index loaded from its snapshot and the change log',
+    );
+    return restored.seq;
+  }
+
+  /** Saves every `intervalMs` from now on; `appliedThrough` bounds the position (PostgreSQL follower). */
+  start(appliedThrough?: () => number): void {
+    this.appliedThrough = appliedThrough;
+    if (this.options.intervalMs > 0) {
+      this.timer = setInterval(() => {
+        void this.saveIfChanged().catch((err: unknown) => this.log.warn({ err }, 'saving the search index failed; will retry'));
+      }, this.options.intervalMs).unref();
+    }
+  }
+
+  /** Saves the index unless the saved one is current (nothing changed since, or just restored). */
+  async saveIfChanged(): Promise<void> {
+    if (this.feed.version !== this.savedAt) await this.save();
+  }
+
+  /** Saves the index now (a save in progress is joined); nothing when it cannot be saved. */
+  save(): Promise<void> {
+    this.saving ??= this.write().finally(() => {
+      this.saving = undefined;
+    });
+    return this.saving;
+  }
+
+  /** Stops saving periodically, then saves once more when something changed (shutdown). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.saving?.catch(() => undefined);
+    await this.saveIfChanged();
+  }
+
+  private async write(): Promise<void> {
+    const started = Date.now();
+    const read = await this.store.lastChangeSeq();
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const seq = Math.min(read, this.appliedThrough?.() ?? read);
+    const version = this.feed.version;
+    const state = this.service.captureIndex();
+    if (!state) return;
+    const entries = this.service.indexSize;
+    const copiedMs = Date.now() - started - SETTLE_MS;
+    const { bytes } = await writeIndexSnapshot(
+      this.file,
+      { format: SNAPSHOT_FORMAT, version: this.options.version, seq, entries, savedAt: new Date().toISOString() },
+      state,
+    );
+    this.savedAt = version;
+    this.log.info({ file: this.file, entries, seq, bytes, copyMs: copiedMs, ms: Date.now() - started }, 'search index saved');
+  }
+}

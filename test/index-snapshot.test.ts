@@ -1,0 +1,138 @@
+/**
+ * Issue 22 (1): the search index saved beside the data. A registry saves its index at shutdown;
+ * the next start loads it and replays what the change log holds after it (changes committed
+ * while the registry was down), and answers exactly as a registry that re-indexed everything.
+ * A corrupt, foreign-version or disabled snapshot is not used: the index is rebuilt.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { after, test } from 'node:test';
+import { loadConfig } from '../src/config/config.js';
+import type { Caller } from '../src/contract/caller.js';
+import { createLogger } from '../src/observability/logger.js';
+import { SNAPSHOT_FILE } from '../src/registry/index-snapshots.js';
+import { startRegistry, type RunningRegistry } from '../src/server.js';
+import { createStore } from '../src/storage/create-store.js';
+import { TOKENS_ENV, removeTempDir, tempDir } from './support/registry.js';
+import { actor, entryWrite } from './support/store-fixtures.js';
+
+const ADMIN: Caller = { principal: 'admin', isAdmin: true };
+const dataDir = tempDir('a2a-registry-snapshot-');
+const snapshotFile = path.join(dataDir, SNAPSHOT_FILE);
+let running: RunningRegistry | undefined;
+after(async () => {
+  await running?.close();
+  removeTempDir(dataDir);
+});
+
+/** Starts a registry over the data directory; returns it (ready) and its log lines' messages. */
+async function start(env: Record<string, string> = {}): Promise<{ registry: RunningRegistry; messages: string[] }> {
+  const messages: string[] = [];
+  const capture = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) messages.push((JSON.parse(line) as { msg: string }).msg);
+      done();
+    },
+  });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dataDir, REGISTRY_REFRESH_SECONDS: '0', ...env });
+  const registry = await startRegistry(config, createLogger('info', capture));
+  running = registry;
+  await registry.ready;
+  return { registry, messages };
+}
+
+async function stop(registry: RunningRegistry): Promise<void> {
+  await registry.close();
+  running = undefined;
+}
+
+/** What searches answer: the same queries, compared across starts. */
+async function answers(registry: RunningRegistry): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const query of ['agent', 'stored agent 7', 'later', 'gone', '']) {
+    out.push(await registry.service.search({ query, limit: 50 }, ADMIN));
+    out.push(await registry.service.search({ query, limit: 50, resultsPer: 'match', filter: { kind: 'agent' } }, ADMIN));
+  }
+  return out;
+}
+
+/** Commits changes straight to storage, as while the registry is down. */
+async function changeWhileDown(change: (store: ReturnType<typeof createStore>) => Promise<void>): Promise<void> {
+  const store = createStore({ dataDir });
+  await store.open();
+  try {
+    await change(store);
+  } finally {
+    await store.close();
+  }
+}
+
+test('a restart loads the saved index, replays the changes committed after it, and answers as a full re-index does', { timeout: 60_000 }, async () => {
+  const admin = actor('admin', true);
+  const ids: string[] = [];
+  await changeWhileDown(async (store) => {
+    for (let i = 0; i < 40; i++) {
+      const outcome = await store.upsert(entryWrite('agent', `https://a${i}.example.org/a2a`, '1', `Stored agent ${i}`), admin);
+      if ('entry' in outcome) ids.push(outcome.entry.id);
+    }
+  });
+
+  // First start: nothing saved yet, so every entry is indexed; shutdown saves the index.
+  let { registry, messages } = await start();
+  assert.ok(messages.some((m) => m.startsWith('no saved search index used (there is none)')), messages.join('\n'));
+  await stop(registry);
+  assert.ok(fs.existsSync(snapshotFile));
+
+  // While down: one entry removed, one added, one renamed (all in the change log after the save).
+  await changeWhileDown(async (store) => {
+    await store.remove(ids[3]!, admin);
+    await store.upsert(entryWrite('agent', 'https://later.example.org/a2a', '1', 'Later agent'), admin);
+    await store.upsert(entryWrite('agent', 'https://a5.example.org/a2a', '2', 'Stored agent 5 gone'), admin);
+  });
+
+  ({ registry, messages } = await start());
+  assert.ok(messages.includes('search index loaded from its snapshot and the change log'), messages.join('\n'));
+  const restored = await answers(registry);
+  await stop(registry);
+
+  // The same data re-indexed from scratch (snapshots off) answers the same.
+  ({ registry, messages } = await start({ REGISTRY_INDEX_SNAPSHOT_SECONDS: '0' }));
+  assert.ok(!messages.includes('search index loaded from its snapshot and the change log'));
+  const rebuilt = await answers(registry);
+  await stop(registry);
+  assert.deepEqual(restored, rebuilt);
+  const names = (restored[0] as { results: { name: string }[] }).results.map((r) => r.name);
+  assert.ok(names.includes('Later agent') && !names.includes('Stored agent 3'), names.join(', '));
+
+  // A corrupt snapshot is not used: the index is rebuilt, with the same answers.
+  const bytes = fs.readFileSync(snapshotFile);
+  bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+  fs.writeFileSync(snapshotFile, bytes);
+  ({ registry, messages } = await start());
+  assert.ok(messages.some((m) => m.startsWith('no saved search index used (it')), messages.join('\n'));
+  assert.ok(!messages.includes('search index loaded from its snapshot and the change log'));
+  assert.deepEqual(await answers(registry), rebuilt);
+  await stop(registry);
+});
+
+test('a snapshot file with a changed byte is refused by its checksum, and its state comes back intact otherwise', async () => {
+  const { readIndexSnapshot, writeIndexSnapshot, SNAPSHOT_FORMAT } = await import('../src/search/snapshot-file.js');
+  const file = path.join(dataDir, 'unit.snapshot');
+  const numbers = Int32Array.from({ length: 100_000 }, (_, i) => i * 7);
+  const strings = Array.from({ length: 120_000 }, (_, i) => (i % 5 === 0 ? undefined : `s${i}`));
+  const meta = { format: SNAPSHOT_FORMAT, version: 'test', seq: 42, entries: 3, savedAt: new Date().toISOString() };
+  await writeIndexSnapshot(file, meta, new Map<string, unknown>([['numbers', numbers], ['strings', strings], ['small', { a: 1 }]]));
+  const back = await readIndexSnapshot(file, () => undefined);
+  assert.ok(back.ok);
+  assert.deepEqual(back.meta, meta);
+  assert.deepEqual(back.state.get('numbers'), numbers);
+  assert.deepEqual(back.state.get('strings'), strings);
+  assert.deepEqual(back.state.get('small'), { a: 1 });
+  assert.deepEqual(await readIndexSnapshot(file, () => 'not this one'), { ok: false, reason: 'not this one' });
+  const bytes = fs.readFileSync(file);
+  bytes[bytes.indexOf(Buffer.from(new Int32Array([7 * 5000]).buffer))]! ^= 1;
+  fs.writeFileSync(file, bytes);
+  assert.deepEqual(await readIndexSnapshot(file, () => undefined), { ok: false, reason: 'its checksum does not match (the file is corrupt)' });
+});
