@@ -118,6 +118,14 @@ const registry = await startChild(path.join(repo, BUILT_MAIN), registryEnv, (lin
     return undefined;
   }
 });
+// The registry listens before its search index has loaded (GET /readyz says when it has):
+// measure only a ready registry.
+for (const started = Date.now(); ; ) {
+  const ready = await fetch(new URL('/readyz', registry.url)).then((r) => r.ok, () => false);
+  if (ready) break;
+  if (Date.now() - started > 120_000) throw new Error('the registry did not become ready within 120 s');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
 console.log(
   `${thisCheckout ? 'this checkout' : repo}; ${entries} entries (${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}); ${connections} connections; ${rounds} rounds of ${seconds} s per phase; ` +
     `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
