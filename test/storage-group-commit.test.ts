@@ -1,7 +1,8 @@
 /**
  * The SQLite store's group commit (src/storage/sqlite/write-queue.ts) and its durable tasks
  * (src/storage/sqlite/task-records.ts, src/tasks/task-rows.ts): writes queued together share one
- * transaction, each in its own savepoint, settle only after COMMIT, and behave as if run one
+ * transaction, each in its own savepoint, settle only after COMMIT (and, with an off-loop sync,
+ * only after a sync that started after it), and behave as if run one
  * after another; task rows are exactly the SDK's, readable and writable by `DatabaseTaskStore`
  * both ways.
  */
@@ -113,6 +114,59 @@ describe('WriteQueue', () => {
       [1, 3],
     );
     assert.equal(db.inTransaction, false);
+    db.close();
+  });
+
+  it('with a sync, settles a batch only after a sync that started after its COMMIT, one sync at a time', async () => {
+    const { db, log, insert } = scratchDb();
+    const syncs: Array<{ done: () => void; fail: (error: Error) => void; committedBefore: number }> = [];
+    const queue = new WriteQueue(() => db, 128, {
+      sync: {
+        later: () =>
+          new Promise<void>((resolve, reject) => {
+            syncs.push({ done: resolve, fail: reject, committedBefore: log.filter((s) => s === 'COMMIT').length });
+          }),
+        now: () => assert.fail('flush only'),
+      },
+    });
+    const settled: number[] = [];
+    const first = queue.run(insert(1)).then(() => settled.push(1));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(syncs.length, 1, 'the first batch committed and its sync started');
+    assert.equal(syncs[0]!.committedBefore, 1);
+    // A batch committed while that sync runs waits for the next one.
+    const second = queue.run(insert(2)).then(() => settled.push(2));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(log.filter((s) => s === 'COMMIT').length, 2);
+    assert.equal(syncs.length, 1, 'one sync at a time');
+    assert.deepEqual(settled, [], 'nothing is acknowledged before its sync');
+    syncs[0]!.done();
+    await first;
+    assert.deepEqual(settled, [1]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(syncs.length, 2, 'the next sync covers the second batch');
+    // A failed sync acknowledges nothing it covered.
+    const third = queue.run(insert(3));
+    syncs[1]!.fail(new Error('EIO'));
+    await assert.rejects(second, /EIO/);
+    await new Promise((resolve) => setImmediate(resolve));
+    syncs[2]!.done();
+    await third;
+    assert.deepEqual(settled, [1]);
+    db.close();
+  });
+
+  it('with a sync, flush commits and syncs at once, settling what a running sync covers too', async () => {
+    const { db, insert } = scratchDb();
+    let synced = 0;
+    const queue = new WriteQueue(() => db, 128, { sync: { later: () => new Promise<void>(() => undefined), now: () => void synced++ } });
+    const running = queue.run(insert(1));
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = queue.run(insert(2));
+    queue.flush();
+    assert.equal(synced, 1);
+    await Promise.all([running, queued]);
+    assert.equal((db.prepare('SELECT count(*) AS c FROM t').get() as { c: number }).c, 2);
     db.close();
   });
 });

@@ -19,6 +19,12 @@
  * - `beforeAcknowledge` runs after COMMIT and before any promise settles: it may refuse to
  *   acknowledge the batch (throw), e.g. when the database file was deleted under the connection
  *   and the commit went to an unlinked inode.
+ * - With a `sync` (the connection runs with synchronous=NORMAL: COMMIT writes the WAL but does
+ *   not fsync it), the fsync happens off the event loop: a committed batch settles only once a
+ *   sync that started after its COMMIT has finished. One sync runs at a time, and every batch
+ *   committed meanwhile waits for the next one (group commit across batches), so requests keep
+ *   being served during the fsync instead of the whole process stalling for it. `flush` syncs
+ *   synchronously. A failed sync rejects every batch it covered (not acknowledged).
  *
  * Reads do not go through the queue: a batch runs synchronously from BEGIN to COMMIT, so no
  * other query on the connection can see it half done, and WAL readers see the last commit.
@@ -36,17 +42,43 @@ interface Queued {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/** Makes what the connection committed durable (fsync of the WAL), for a connection with synchronous=NORMAL. */
+export interface DurableSync {
+  /** Off the event loop. */
+  later(): Promise<void>;
+  /** At once (closing). */
+  now(): void;
+}
+
+export interface WriteQueueOptions {
+  beforeAcknowledge?: (db: Database.Database) => void;
+  /** Without it, COMMIT itself must be durable (synchronous=FULL). */
+  sync?: DurableSync;
+}
+
+/** A committed batch waiting for its sync: settles its jobs, or rejects them all. */
+interface Committed {
+  settle(): void;
+  fail(error: unknown): void;
+}
+
 export class WriteQueue {
   readonly #connection: () => Database.Database;
   readonly #maxBatchSize: number;
   readonly #beforeAcknowledge: ((db: Database.Database) => void) | undefined;
+  readonly #sync: DurableSync | undefined;
   #pending: Queued[] = [];
   #scheduled: NodeJS.Immediate | undefined;
+  /** Committed batches no sync has covered yet. */
+  #unsynced: Committed[] = [];
+  /** The batches the running sync covers (undefined when none runs). */
+  #syncing: Committed[] | undefined;
 
-  constructor(connection: () => Database.Database, maxBatchSize = 128, options: { beforeAcknowledge?: (db: Database.Database) => void } = {}) {
+  constructor(connection: () => Database.Database, maxBatchSize = 128, options: WriteQueueOptions = {}) {
     this.#connection = connection;
     this.#maxBatchSize = Math.max(1, maxBatchSize);
     this.#beforeAcknowledge = options.beforeAcknowledge;
+    this.#sync = options.sync;
   }
 
   /** Queues `job`; resolves with its result once the transaction that ran it has committed. */
@@ -64,6 +96,17 @@ export class WriteQueue {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
     while (this.#pending.length > 0) this.#commit(this.#pending.splice(0, this.#maxBatchSize));
+    // Everything committed is made durable now, including what the running sync covers (its
+    // late completion then settles nothing twice: a promise settles once).
+    const waiting = [...(this.#syncing ?? []), ...this.#unsynced.splice(0)];
+    if (!this.#sync || waiting.length === 0) return;
+    try {
+      this.#sync.now();
+    } catch (error) {
+      for (const batch of waiting) batch.fail(error);
+      return;
+    }
+    for (const batch of waiting) batch.settle();
   }
 
   #flushBatch(): void {
@@ -95,10 +138,31 @@ export class WriteQueue {
       for (const { reject } of batch) reject(error);
       return;
     }
-    batch.forEach(({ resolve, reject }, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) resolve(outcome.value);
-      else reject(outcome.error);
+    const committed: Committed = {
+      settle: () =>
+        batch.forEach(({ resolve, reject }, i) => {
+          const outcome = outcomes[i]!;
+          if (outcome.ok) resolve(outcome.value);
+          else reject(outcome.error);
+        }),
+      fail: (error) => batch.forEach(({ reject }) => reject(error)),
+    };
+    if (!this.#sync) return committed.settle();
+    this.#unsynced.push(committed);
+    this.#startSync(this.#sync);
+  }
+
+  /** Starts a sync covering every batch committed so far, unless one runs (then the next one will). */
+  #startSync(sync: DurableSync): void {
+    if (this.#syncing || this.#unsynced.length === 0) return;
+    const covered = this.#unsynced.splice(0);
+    this.#syncing = covered;
+    sync.later().then(
+      () => covered.forEach((batch) => batch.settle()),
+      (error: unknown) => covered.forEach((batch) => batch.fail(error)),
+    ).finally(() => {
+      this.#syncing = undefined;
+      this.#startSync(sync);
     });
   }
 }
