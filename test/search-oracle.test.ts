@@ -389,6 +389,28 @@ describe('search index vs a plain scan, under upserts and removals', () => {
   });
 });
 
+describe('one entry at a time (IndexQuery.onlyId: what a standing search asks per change)', () => {
+  it('an entry is a hit with onlyId exactly when the full search has it, with the same hit', () => {
+    const data = entries(400, SEED + 7);
+    // Word forms, typos and related words on (a watch matches as a search does); budget off, as the full search must see everything.
+    const index = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9 });
+    for (const e of data) index.upsert(e);
+    const textArb = fc.oneof(queryArb.map((q) => q.join(' ')), fc.constant(''));
+    fc.assert(
+      fc.property(textArb, sparseFilterArb, fc.integer({ min: 0, max: 340 }), (text, filter, from) => {
+        const full = new Map(allPages(index, text, filter, 100, 'entry').hits.map((h) => [h.id, h]));
+        for (const e of data.slice(from, from + 60)) {
+          const one = index.search({ text, filter, offset: 0, limit: 1, onlyId: e.id }) as IndexPage;
+          const ctx = `entry ${e.id}, query ${JSON.stringify(text)} filter ${JSON.stringify(filter)}`;
+          assert.deepEqual(one.hits[0], full.get(e.id), ctx);
+          assert.equal(one.total, full.has(e.id) ? 1 : 0, ctx);
+        }
+      }),
+      { seed: SEED + 8, numRuns: 80 },
+    );
+  });
+});
+
 describe('candidate limits', () => {
   it('bound the work on huge result sets, keep the best hits and paging consistent', () => {
     const index = createSearchIndex({ ...EXACT, maxCandidates: 300 });

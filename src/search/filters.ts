@@ -135,7 +135,8 @@ export class CompiledFilter {
   /** Entries unhealthy since before this (ms) are left out; undefined: none are. */
   private readonly hideUnhealthyBefore: number | undefined;
   /** Only this entry number passes (a standing search asking whether one entry matches); -1: any. */
-  private readonly onlyEntry: number;
+  /** The one entry number a standing search asks about (IndexQuery.onlyId), or -1. */
+  readonly onlyEntry: number;
 
   constructor(
     filter: SearchFilter | undefined,

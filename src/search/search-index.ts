@@ -677,7 +677,15 @@ export class FlexSearchIndex implements KeywordIndex {
     // 1. Look every term up and split the postings into groups of equal contribution: one per
     //    (term, field mask) or (phrase, field mask).
     const clausePostings = new Array<number>(clauses.length).fill(0);
-    const groups = this.groupsOf(clauses, 0, clausePostings);
+    let groups = this.groupsOf(clauses, 0, clausePostings);
+    // A standing search asks about one entry (onlyId): keep only that entry's postings (one
+    // tight pass) rather than accumulate every unit that has the words.
+    const only = filter.onlyEntry;
+    if (only >= 0) {
+      groups = groups.map((g) => ({ ...g, ids: postingsOf(g.ids, only) }));
+      clausePostings.fill(0);
+      for (const g of groups) clausePostings[g.clause]! += g.ids.length;
+    }
     // Rarest clause first: every unit matching all the clauses has the rarest one, so collecting
     // its units first finds them all even when the limits below cut the commoner clauses short.
     // Within a clause, best contribution first: a unit's first posting for a clause is its best.
@@ -1089,7 +1097,11 @@ export class FlexSearchIndex implements KeywordIndex {
     const epoch = this.epoch;
     let n = 0;
     let total = 0;
-    for (let no = 0; no < live.length; no++) {
+    // A standing search asks about one entry (onlyId): look at it alone, not at every entry.
+    const only = filter.onlyEntry;
+    const from = only >= 0 ? only : 0;
+    const to = only >= 0 ? Math.min(only + 1, live.length) : live.length;
+    for (let no = from; no < to; no++) {
       if (live[no] === undefined || !(filter.entryFree || filter.entryPasses(no))) continue;
       const row = no << E_SHIFT;
       // Stamped -1 by an excluded word in the entry's own text.
@@ -1201,4 +1213,11 @@ function detectEntryLanguage(d: EntryDescription): number {
   for (const t of d.tools) wordsForDetection(t.description, words, DETECTION_WORDS);
   if (words.length === 0) return ENGLISH;
   return detectLanguage(words);
+}
+
+/** The postings in `ids` of entry number `entry`'s units (unit ids carry the entry number above ORD_BITS). */
+function postingsOf(ids: ArrayLike<number>, entry: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < ids.length; i++) if (ids[i]! >>> ORD_BITS === entry) out.push(ids[i]!);
+  return out;
 }
