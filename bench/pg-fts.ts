@@ -57,6 +57,8 @@ const INDEXES = [
   'CREATE INDEX search_documents_modes ON search_documents USING gin (input_modes)',
   'CREATE INDEX search_documents_kind ON search_documents (kind, updated_at DESC)',
   'CREATE INDEX search_documents_owner ON search_documents (owner, updated_at DESC)',
+  // Filters without an index of their own (binding, version, read-only...) walk the newest first and stop at 20.
+  'CREATE INDEX search_documents_updated ON search_documents (updated_at DESC, id)',
 ];
 
 /** One row per entry: the attributes the filters need, and the text by weight. */
@@ -208,6 +210,7 @@ try {
   await explain(client, 'one word with a tag filter', 'invoice', { tags: ['finance'] });
   await explain(client, 'a common word with a kind filter', 'data', { kind: 'mcp-server' });
   await explain(client, 'filters only', '', { kind: 'agent', streaming: true });
+  await explain(client, 'filters only, one without an index', '', { protocolBinding: 'GRPC', readOnly: true });
   console.log(`\nload ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 } finally {
   await client.end();

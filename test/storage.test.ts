@@ -309,7 +309,8 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       const created = await store.upsert(entryWrite('agent', url, '1', 'Invoice Agent'), alice);
       assert.equal(created.status, 'created');
       const entry = created.entry;
-      assert.match(entry.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      // A time-ordered UUID (v7): new entries go at the end of the id-keyed indexes.
+      assert.match(entry.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       assert.equal(entry.revision, 1);
       assert.equal(entry.owner, 'alice');
       assert.equal(entry.kind, 'agent');

@@ -8,7 +8,7 @@
  * why change sequences follow commit order.
  */
 import pg from 'pg';
-import { v4 as uuidv4 } from 'uuid';
+import { v7 as uuidv7 } from 'uuid';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import type {
@@ -544,7 +544,7 @@ export class PostgresStore implements RegistryStore {
     const bulk = creates.filter((i) => !writes[i]!.urls.some((u) => others.has(u)));
     if (bulk.length === 0) return;
     const urls = [...new Set(bulk.flatMap((i) => writes[i]!.urls))].sort();
-    const ids = bulk.map(() => uuidv4());
+    const ids = bulk.map(() => uuidv7());
     const now = new Date();
     await db.query('SAVEPOINT import_bulk');
     try {
@@ -638,7 +638,7 @@ export class PostgresStore implements RegistryStore {
   /** The body of `upsert`'s transaction (see above); undefined: start over. */
   async #upsertIn(db: Queryable, write: EntryWrite, actor: Actor, quota: WriteQuota, deferred?: string[]): Promise<UpsertOutcome | undefined> {
     const now = new Date();
-    const id = uuidv4();
+    const id = uuidv7();
     const max = quota.maxEntriesPerOwner;
     // One owner's creations take turns across replicas (the lock lasts until commit), so the
     // count below cannot be overtaken by a concurrent creation: no overshoot.

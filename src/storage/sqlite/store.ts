@@ -28,7 +28,7 @@ import { mkdirSync, openSync, closeSync, fstatSync, fsyncSync, renameSync, rmSyn
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { v4 as uuidv4 } from 'uuid';
+import { v7 as uuidv7 } from 'uuid';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import type {
@@ -503,17 +503,18 @@ export class SqliteStore implements RegistryStore {
     // savepoint, so a refused one leaves nothing behind and the others still commit.
     return this.#write((db): ImportOutcome[] =>
       writes.map((write): ImportOutcome => {
-        db.exec('SAVEPOINT import_one');
+        // Prepared once per connection: tens of thousands of savepoints in an import.
+        prepare(db, 'SAVEPOINT import_one').run();
         try {
           const step = this.#upsertIn(db, write, actor, quota);
-          if (step.status === 'quota-exceeded' || step.status === 'url-taken') db.exec('ROLLBACK TO import_one');
+          if (step.status === 'quota-exceeded' || step.status === 'url-taken') prepare(db, 'ROLLBACK TO import_one').run();
           return step.status === 'quota-exceeded' || step.status === 'url-taken' || step.status === 'forbidden' ? step : { status: step.status, id: step.id };
         } catch (error) {
           if (!(error instanceof UrlTaken)) throw error;
-          db.exec('ROLLBACK TO import_one');
+          prepare(db, 'ROLLBACK TO import_one').run();
           return { status: 'url-taken', url: error.url };
         } finally {
-          db.exec('RELEASE import_one');
+          prepare(db, 'RELEASE import_one').run();
         }
       }),
     );
@@ -540,7 +541,10 @@ export class SqliteStore implements RegistryStore {
         if (owned >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
       }
       this.#claimUrls(db, write.urls, actor.principal);
-      const id = uuidv4();
+      // Time-ordered (UUIDv7): a new entry's rows go at the end of the id-keyed B-trees (entries,
+      // its revisions, its URLs) instead of a random page each, which is most of what a bulk
+      // import's inserts cost once the database outgrows the page cache.
+      const id = uuidv7();
       // The change row comes first so its sequence can double as the entry's list
       // position: monotonic, never reused, newest highest.
       const seq = this.#recordChange(db, id, 'upsert', now);
@@ -551,7 +555,8 @@ export class SqliteStore implements RegistryStore {
       ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now);
       this.#insertRevision(db, id, 1, write, actor.principal, now);
       if (write.freshness) this.#writeFreshness(db, id, write.freshness);
-      this.#setEntryUrls(db, id, write.urls);
+      // A new entry uses no URL yet: nothing to drop or release.
+      if (write.urls.length > 0) prepare(db, `INSERT INTO entry_urls (entry_id, url) SELECT ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`).run(id, JSON.stringify(write.urls));
       return { status: 'created', id };
     }
 
