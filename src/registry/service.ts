@@ -235,9 +235,11 @@ export class RegistryService {
           this.index = empty;
           return { reason: `the change log was trimmed through ${trimmedThrough}, past its position ${seq}` };
         }
-        for (const id of new Set(changes.map((c) => c.id))) {
-          if (loading.touched.has(id)) continue;
-          const entry = await this.store.get(id);
+        // The entries of a batch in one query (after a bulk import, the log holds one change per entry).
+        const ids = [...new Set(changes.map((c) => c.id))].filter((id) => !loading.touched.has(id));
+        const current = new Map((await this.store.getMany(ids)).map((entry) => [entry.id, entry]));
+        for (const id of ids) {
+          const entry = current.get(id.toLowerCase());
           if (entry) this.index.upsert(toIndexedEntry(entry));
           else this.index.remove(id);
           loading.done++;
