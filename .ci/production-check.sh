@@ -13,7 +13,8 @@ cp -r package.json package-lock.json .npmrc bin schemas agent-card.json "$dir/"
 mkdir -p "$dir/dist" && cp -r dist/src dist/web "$dir/dist/"
 
 (cd "$dir" && npm ci --omit=dev --no-audit --no-fund)
-for dev in typescript tsx @types/node; do
+# (@types/node is not checked: protobufjs, under @grpc/grpc-js, lists it as a runtime dependency.)
+for dev in typescript tsx esbuild autocannon playwright-core; do
   if [ -e "$dir/node_modules/$dev" ]; then echo "production-check: dev dependency $dev was installed" >&2; exit 1; fi
 done
 node .ci/smoke.mjs "$dir" examples/agent-card.json

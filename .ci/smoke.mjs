@@ -62,7 +62,11 @@ try {
 } catch (err) {
   fail(err.message);
 } finally {
-  process.kill(-server.pid, 'SIGTERM');
+  try {
+    process.kill(-server.pid, 'SIGTERM');
+  } catch {
+    // it has exited already (the failure says why)
+  }
   const code = await exited;
   if (code !== 0 && code !== 'SIGTERM') fail(`npm start ended with ${code} after SIGTERM`);
   rmSync(dataDir, { recursive: true, force: true });
