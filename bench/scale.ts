@@ -14,7 +14,9 @@
  *   time: p50/p99 of the whole operation (validation, storage commit, index) and of the search
  *   index's part alone (index.upsert / index.remove, the part that grows with the corpus);
  * - searches with filters (1-3 words with one or two filters, and empty text with filters),
- *   in-process through RegistryService.search: p50/p99.
+ *   in-process through RegistryService.search: p50/p99;
+ * - shutdown (which saves the search index beside the data), and a restart from that saved
+ *   index plus the change log after it (the updates and removals above): time to ready.
  * Run with --expose-gc for the memory figures; give the heap room at large sizes
  * (NODE_OPTIONS=--max-old-space-size=...; see docs/scaling.md).
  */
@@ -185,7 +187,23 @@ async function runSize(size: number, args: Args): Promise<void> {
       searches.push(performance.now() - t);
     }
     console.log(summary('search with filters (RegistryService.search, limit 20)', searches));
+    const closing = performance.now();
     await registry.close();
+    console.log(`shutdown (saves the search index beside the data): ${((performance.now() - closing) / 1000).toFixed(1)} s`);
+
+    // ---- restart: the saved index, then the change log after it (the updates and removals above) ----
+    const restarting = performance.now();
+    const again = await start(dataDir);
+    const health2 = await fetch(`${again.url}/healthz`);
+    const listening2 = performance.now() - restarting;
+    await again.ready;
+    const ready2 = performance.now() - restarting;
+    const readyz2 = await fetch(`${again.url}/readyz`);
+    const indexed = indexOf(again).size;
+    console.log(
+      `restart from the saved index: /healthz ${health2.status} after ${ms(listening2)}, ready (/readyz ${readyz2.status}) after ${(ready2 / 1000).toFixed(1)} s, ${indexed} entries`,
+    );
+    await again.close();
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -57,30 +57,30 @@ export class IndexSnapshots {
    */
   async restore(signal: AbortSignal): Promise<number | undefined> {
     const started = Date.now();
-    const last = await this.store.lastChangeSeq();
-    const trimmed = await this.store.changesTrimmedThrough();
-    const read = await readIndexSnapshot(this.file, (meta: SnapshotMeta) => {
-      if (meta.format !== SNAPSHOT_FORMAT || meta.version !== this.options.version) {
-        return `it was written by another version (${meta.version}, format ${meta.format})`;
-      }
-      if (meta.seq > last) return `its position ${meta.seq} is ahead of the change log (${last}): another database's, or a restored backup`;
-      if (meta.seq < trimmed) return `the change log was trimmed through ${trimmed}, past its position ${meta.seq}`;
-      return undefined;
-    });
-    if (!read.ok) {
-      this.log.info({ file: this.file, reason: read.reason }, `no saved search index used (${read.reason}): indexing every entry`);
-      return undefined;
-    }
-    const loadedMs = Date.now() - started;
-    const restored = await this.service.restoreIndex(read.state, read.meta.seq, { signal });
+    let readMs = 0;
+    let meta: SnapshotMeta | undefined;
+    const restored = await this.service.restoreIndex(async () => {
+      const last = await this.store.lastChangeSeq();
+      const trimmed = await this.store.changesTrimmedThrough();
+      const read = await readIndexSnapshot(this.file, (m: SnapshotMeta) => {
+        if (m.format !== SNAPSHOT_FORMAT || m.version !== this.options.version) return `it was written by another version (${m.version}, format ${m.format})`;
+        if (m.seq > last) return `its position ${m.seq} is ahead of the change log (${last}): another database's, or a restored backup`;
+        if (m.seq < trimmed) return `the change log was trimmed through ${trimmed}, past its position ${m.seq}`;
+        return undefined;
+      });
+      readMs = Date.now() - started;
+      if (!read.ok) return { reason: read.reason };
+      meta = read.meta;
+      return { state: read.state, seq: read.meta.seq };
+    }, { signal });
     if ('reason' in restored) {
-      this.log.warn({ file: this.file, reason: restored.reason }, `the saved search index was not used (${restored.reason}): indexing every entry`);
+      this.log.info({ file: this.file, reason: restored.reason }, `no saved search index used (${restored.reason}): indexing every entry`);
       return undefined;
     }
     // Changes replayed make the saved one stale: save again at the next chance.
-    if (restored.seq === read.meta.seq) this.savedAt = this.feed.version;
+    if (restored.seq === meta?.seq) this.savedAt = this.feed.version;
     this.log.info(
-      { file: this.file, entries: read.meta.entries, from: read.meta.seq, at: restored.seq, readMs: loadedMs, ms: Date.now() - started },
+      { file: this.file, entries: meta?.entries, from: meta?.seq, at: restored.seq, readMs, ms: Date.now() - started },
       'search index loaded from its snapshot and the change log',
     );
     return restored.seq;

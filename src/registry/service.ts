@@ -178,10 +178,12 @@ export class RegistryService {
    * refused with STARTING_UP (see requireIndex). Returns how many entries were indexed.
    */
   async rebuildIndex(options: { signal?: AbortSignal } = {}): Promise<number> {
-    const counts = await this.store.count();
-    const state: IndexLoading = { done: 0, total: counts.agent + counts['mcp-server'], touched: new Set() };
+    // Loading from the first moment: no search is answered from the empty index meanwhile.
+    const state: IndexLoading = { done: 0, total: 0, touched: new Set() };
     this.loading = state;
     try {
+      const counts = await this.store.count();
+      state.total = counts.agent + counts['mcp-server'];
       let n = 0;
       for await (const entry of this.store.scan()) {
         if (options.signal?.aborted) throw new Error('index load aborted: the registry is closing');
@@ -203,45 +205,56 @@ export class RegistryService {
   }
 
   /**
-   * Start-up from a saved index: takes over `state` (saved at change-log position `fromSeq`),
-   * then re-applies every change logged after it (re-reading each changed entry, so applying one
-   * twice is harmless). Searches are refused meanwhile, as while loading. Returns the position
-   * it reached, or a reason when the saved index cannot be used (it does not fit this code, the
-   * change log was trimmed past it, or it disagrees with storage on the number of entries); the
-   * index is then empty again, for `rebuildIndex`.
+   * Start-up from a saved index: `read` reads it (its state and the change-log position it was
+   * saved at); this takes it over and re-applies every change logged after that position
+   * (re-reading each changed entry, so applying one twice is harmless). Searches are refused
+   * from the start, as while loading. Returns the position reached, or why the saved index
+   * cannot be used (none or unreadable, it does not fit this code, the change log was trimmed
+   * past it, or it disagrees with storage on the number of entries); the index is then a new,
+   * empty one, for `rebuildIndex`.
    */
-  async restoreIndex(state: IndexState, fromSeq: number, options: { signal?: AbortSignal } = {}): Promise<{ seq: number } | { reason: string }> {
+  async restoreIndex(
+    read: () => Promise<{ state: IndexState; seq: number } | { reason: string }>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ seq: number } | { reason: string }> {
     const fresh = this.newIndex?.();
     if (!fresh?.loadState) return { reason: 'this index cannot be restored from a saved one' };
     const loading: IndexLoading = { done: 0, total: 0, touched: new Set() };
     this.loading = loading;
-    const empty = this.index;
+    const failed = (reason: string): { reason: string } => {
+      this.index = this.newIndex!();
+      return { reason };
+    };
     try {
+      const saved = await read();
+      if ('reason' in saved) return failed(saved.reason);
       try {
-        fresh.loadState(state);
+        fresh.loadState(saved.state);
       } catch (err) {
-        return { reason: `it does not fit: ${(err as Error).message}` };
+        return failed(`it does not fit: ${(err as Error).message}`);
       }
-      // Writes from now on reach the restored index through the feed; the ones before are in the log.
+      // Writes from now on reach the restored index through the feed; the ones before (into the
+      // index it replaces) were committed after it was saved, so they are in the change log.
       this.index = fresh;
+      loading.touched.clear();
       loading.total = fresh.size;
-      let seq = fromSeq;
+      let seq = saved.seq;
       for (;;) {
         if (options.signal?.aborted) throw new Error('index load aborted: the registry is closing');
         const changes = await this.store.changesSince(seq, REPLAY_BATCH);
         // Read after the changes (as the follower does): a trim in between is seen here.
         const trimmedThrough = await this.store.changesTrimmedThrough();
-        if (trimmedThrough > seq) {
-          this.index = empty;
-          return { reason: `the change log was trimmed through ${trimmedThrough}, past its position ${seq}` };
-        }
-        // The entries of a batch in one query (after a bulk import, the log holds one change per entry).
+        if (trimmedThrough > seq) return failed(`the change log was trimmed through ${trimmedThrough}, past its position ${seq}`);
+        // The entries of a batch in one query (after a bulk import, the log holds one change per
+        // entry); one written by this process since is skipped: the index has its newest state.
         const ids = [...new Set(changes.map((c) => c.id))].filter((id) => !loading.touched.has(id));
         const current = new Map((await this.store.getMany(ids)).map((entry) => [entry.id, entry]));
         for (const id of ids) {
+          // Written while the batch was read: the feed's copy is the newer.
+          if (loading.touched.has(id)) continue;
           const entry = current.get(id.toLowerCase());
-          if (entry) this.index.upsert(toIndexedEntry(entry));
-          else this.index.remove(id);
+          if (entry) fresh.upsert(toIndexedEntry(entry));
+          else fresh.remove(id);
           loading.done++;
         }
         if (changes.length === 0) break;
@@ -249,13 +262,10 @@ export class RegistryService {
       }
       const counts = await this.store.count();
       const stored = counts.agent + counts['mcp-server'];
-      if (stored !== fresh.size) {
-        this.index = empty;
-        return { reason: `it holds ${fresh.size} entries after replaying the change log, storage ${stored} (another database's?)` };
-      }
+      if (stored !== fresh.size) return failed(`it holds ${fresh.size} entries after replaying the change log, storage ${stored} (another database's?)`);
       return { seq };
     } catch (err) {
-      this.index = empty;
+      this.index = this.newIndex!();
       throw err;
     } finally {
       this.loading = undefined;
