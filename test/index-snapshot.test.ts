@@ -136,3 +136,41 @@ test('a snapshot file with a changed byte is refused by its checksum, and its st
   fs.writeFileSync(file, bytes);
   assert.deepEqual(await readIndexSnapshot(file, () => undefined), { ok: false, reason: 'its checksum does not match (the file is corrupt)' });
 });
+
+test('an index saved while it goes on changing is written as it was when saved', async () => {
+  const { readIndexSnapshot, writeIndexSnapshot, SNAPSHOT_FORMAT } = await import('../src/search/snapshot-file.js');
+  const { createSearchIndex } = await import('../src/search/index.js');
+  const { describeAgentCard } = await import('../src/registry/describe.js');
+  const { v1Card } = await import('./support/documents.js');
+  const words = ['alpha', 'beta', 'gamma'];
+  const entry = (i: number, round: number) => ({
+    id: `e${i}`,
+    owner: 'alice',
+    updatedAt: new Date(1.7e12 + round * 1e7 + i * 1000).toISOString(),
+    description: describeAgentCard(v1Card(`Agent ${i} ${words[(i + round) % 3]}`, `https://a${i}.example.org/a2a`), '1.0'),
+  });
+  const live = createSearchIndex();
+  const before = createSearchIndex();
+  for (let i = 0; i < 1500; i++) {
+    live.upsert(entry(i, 0));
+    before.upsert(entry(i, 0));
+  }
+  const saved = live.saveState!();
+  // Removals and updates that would compact long posting lists in place, and new postings.
+  for (let i = 0; i < 1500; i += 2) live.remove(`e${i}`);
+  for (let i = 1; i < 1500; i += 4) live.upsert(entry(i, 1));
+  const file = path.join(dataDir, 'changing.snapshot');
+  await writeIndexSnapshot(file, { format: SNAPSHOT_FORMAT, version: 'test', seq: 0, entries: 1500, savedAt: '' }, saved.parts);
+  saved.release();
+  const read = await readIndexSnapshot(file, () => undefined);
+  assert.ok(read.ok);
+  const restored = createSearchIndex();
+  restored.loadState!(read.state);
+  for (const text of ['alpha', 'agent 7', 'invoice', 'translate german', '']) {
+    const q = { text, offset: 0, limit: 40 };
+    assert.deepEqual(restored.searchNow(q), before.searchNow(q), text);
+  }
+  // The live index compacts again once released, and still answers as one built from what is left.
+  live.remove('e1');
+  assert.equal(live.searchNow({ text: 'agent', offset: 0, limit: 1 }).total, live.size);
+});

@@ -123,15 +123,20 @@ export class IndexSnapshots {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const seq = Math.min(read, this.appliedThrough?.() ?? read);
     const version = this.feed.version;
-    const state = this.service.captureIndex();
-    if (!state) return;
+    const saved = this.service.captureIndex();
+    if (!saved) return;
     const entries = this.service.indexSize;
     const copiedMs = Date.now() - started - SETTLE_MS;
-    const { bytes } = await writeIndexSnapshot(
-      this.file,
-      { format: SNAPSHOT_FORMAT, version: this.options.version, seq, entries, savedAt: new Date().toISOString() },
-      state,
-    );
+    let bytes: number;
+    try {
+      ({ bytes } = await writeIndexSnapshot(
+        this.file,
+        { format: SNAPSHOT_FORMAT, version: this.options.version, seq, entries, savedAt: new Date().toISOString() },
+        saved.parts,
+      ));
+    } finally {
+      saved.release();
+    }
     this.savedAt = version;
     this.log.info({ file: this.file, entries, seq, bytes, copyMs: copiedMs, ms: Date.now() - started }, 'search index saved');
   }

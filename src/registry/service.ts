@@ -23,7 +23,7 @@ import { RegistryError, STARTING_UP_RETRY_SECONDS, badRequest, notFound } from '
 import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
-import type { IndexState } from '../search/index-state.js';
+import type { IndexState, SavedState } from '../search/index-state.js';
 import type { IndexQuery, SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { RegistryStore, StoredEntry, WriteQuota } from '../storage/types.js';
@@ -199,7 +199,7 @@ export class RegistryService {
   }
 
   /** A copy of the index to save (./index-snapshots.ts), or undefined when it cannot be saved (hybrid ranking, still loading). */
-  captureIndex(): IndexState | undefined {
+  captureIndex(): SavedState | undefined {
     if (this.loading) return undefined;
     return this.index.saveState?.();
   }

@@ -106,7 +106,8 @@ export class Attributes {
   constructor(readonly tables: Tables) {}
 
   save(state: IndexState): void {
-    state.set('attrs.pool', this.pool.slice(0, this.poolEnd));
+    // Shared, not copied: appends go past poolEnd, a compaction writes a new pool.
+    state.set('attrs.pool', this.pool.subarray(0, this.poolEnd));
     state.set('attrs.poolGarbage', this.poolGarbage);
     state.set('attrs.owners', [...this.owners.values]);
     state.set('attrs.tags', [...this.tags.values]);

@@ -47,7 +47,8 @@ export class PairPool {
   }
 
   save(state: IndexState): void {
-    state.set('pairs.pool', this.pool.slice(0, this.end));
+    // Shared, not copied: appends go past `end`, a compaction writes a new pool.
+    state.set('pairs.pool', this.pool.subarray(0, this.end));
     state.set('pairs.garbage', this.garbage);
   }
 

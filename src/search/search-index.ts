@@ -73,7 +73,7 @@ import {
   fieldScore,
 } from './fields.js';
 import { CompiledFilter } from './filters.js';
-import { part, type IndexState } from './index-state.js';
+import { part, type IndexState, type SavedState } from './index-state.js';
 import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
 import { PairPool, pairHash, termHash } from './phrases.js';
@@ -302,20 +302,21 @@ export class FlexSearchIndex implements KeywordIndex {
   }
 
   /**
-   * Copies of every structure, taken now (the index may change while they are written): what
-   * ./snapshot-file.ts saves. Embeddings are not included (hybrid ranking re-embeds at start).
+   * Every structure as it is now (copies, or parts left unchanged until `release`: see
+   * SavedState), for ./snapshot-file.ts to write while the index goes on changing. Embeddings
+   * are not included (hybrid ranking re-embeds at start).
    */
-  saveState(): IndexState {
+  saveState(): SavedState {
     const state: IndexState = new Map();
     this.tables.save(state, this.store.entryBound, this.store.unitBound);
     this.store.save(state);
     this.attrs.save(state);
     this.pairs.save(state);
-    this.terms.save(state);
+    const release = this.terms.save(state);
     this.vocabulary.save(state);
     state.set('index.languageCounts', this.languageCounts.slice());
     state.set('index.churn', this.churn);
-    return state;
+    return { parts: state, release };
   }
 
   /** Takes over a saved state; only into a new, empty index. Throws when the state is not one this code saved. */

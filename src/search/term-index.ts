@@ -61,6 +61,8 @@ export class TermIndex {
   private recordsGarbage = 0;
   /** By entry number: dead postings not yet compacted away (> 0: the number is not reusable). */
   private deadLeft = new Int32Array(1024);
+  /** Saved states still being written: lists are not compacted in place meanwhile (see `save`). */
+  private frozen = 0;
   /** The entry whose units are being added, and the lists they went to. */
   private openEntry = -1;
   private openLists: number[] = [];
@@ -83,8 +85,14 @@ export class TermIndex {
     return { postings, bytes, lists: this.listCount, terms: this.termIds.size };
   }
 
-  /** Copies of its arrays into `state` (between changes: no entry may be open). */
-  save(state: IndexState): void {
+  /**
+   * Its arrays into `state` (between changes: no entry may be open): copies of the small ones,
+   * views of the arena and the entry records, which stay unchanged until the returned release
+   * is called: appends go past a list's saved length or to new room at the arena's end,
+   * compactions of the whole arena or the records write new arrays, and lists are not
+   * compacted in place.
+   */
+  save(state: IndexState): () => void {
     if (this.openEntry >= 0) throw new Error('TermIndex: cannot save while an entry is being added');
     const n = this.listCount;
     state.set('terms.terms', [...this.termIds.keys()]);
@@ -95,12 +103,18 @@ export class TermIndex {
     state.set('terms.listLen', this.listLen.slice(0, n));
     state.set('terms.listCap', this.listCap.slice(0, n));
     state.set('terms.listDead', this.listDead.slice(0, n));
-    state.set('terms.arena', this.arena.slice(0, this.arenaEnd));
+    state.set('terms.arena', this.arena.subarray(0, this.arenaEnd));
     state.set('terms.arenaGarbage', this.arenaGarbage);
     state.set('terms.entryRecord', this.entryRecord.slice());
-    state.set('terms.records', this.records.slice(0, this.recordsEnd));
+    state.set('terms.records', this.records.subarray(0, this.recordsEnd));
     state.set('terms.recordsGarbage', this.recordsGarbage);
     state.set('terms.deadLeft', this.deadLeft.slice());
+    this.frozen++;
+    let released = false;
+    return () => {
+      if (!released) this.frozen--;
+      released = true;
+    };
   }
 
   /** Takes over what `save` wrote (into a new, empty TermIndex). */
@@ -193,7 +207,7 @@ export class TermIndex {
       const dead = this.listDead[l]!;
       // Short lists at once; long ones when an eighth is dead (a posting is read at most 8
       // times per removal: the cost stays per entry, whatever the corpus).
-      if (dead > 0 && (this.listLen[l]! <= SHORT_LIST || dead * 8 >= this.listLen[l]!)) this.compactList(l);
+      if (dead > 0 && this.frozen === 0 && (this.listLen[l]! <= SHORT_LIST || dead * 8 >= this.listLen[l]!)) this.compactList(l);
     }
   }
 
@@ -227,6 +241,7 @@ export class TermIndex {
 
   /** Compacts every list with dead postings (freeing every held-back number), then the arena if much of it is garbage. */
   cleanup(): void {
+    if (this.frozen > 0) return;
     for (let l = 0; l < this.listCount; l++) if (this.listDead[l]! > 0) this.compactList(l);
     if (this.arenaGarbage * 3 > this.arenaEnd) this.compactArena();
   }

@@ -6,7 +6,7 @@
 import type { ResultsPer, SearchFilter, SearchHit } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
 import type { EntryHealth, EntrySource } from '../contract/freshness.js';
-import type { IndexState } from './index-state.js';
+import type { IndexState, SavedState } from './index-state.js';
 
 /** What the index needs of an entry: identity, ownership, recency and its description. */
 export interface IndexedEntry {
@@ -68,7 +68,7 @@ export interface SearchIndex {
    * A copy of the whole index, to save beside the data (./snapshot-file.ts); absent where the
    * index cannot be restored from one (hybrid ranking).
    */
-  saveState?(): IndexState;
+  saveState?(): SavedState;
   /** Takes over a saved state (into a new, empty index); throws when it does not fit. */
   loadState?(state: IndexState): void;
   /** Adds or replaces the entry (by id); visible to the next search. */
