@@ -16,7 +16,7 @@
  * O(n log M) comparisons, nearly all of them one number compare.
  */
 
-import { E_HITS, E_SHIFT, E_SHOWN, ORD_BITS, ORD_MASK } from './tables.js';
+import { E_SHIFT, E_SHOWN, ORD_BITS, ORD_MASK } from './tables.js';
 
 export const GROUP_LIMIT = 3;
 
@@ -24,7 +24,9 @@ export interface RankContext {
   /** Candidates: unit ids and their relevance keys (higher is better), by position. */
   readonly ids: Int32Array;
   readonly keys: Float64Array;
-  /** Entry rows (./tables.ts): E_HITS (candidates per entry, for moreInEntry), E_SHOWN (scratch). */
+  /** Candidates of entry number `no` in this search (for moreInEntry); read for shown hits only. */
+  readonly hitsOf: (no: number) => number;
+  /** Entry rows (./tables.ts): E_SHOWN (scratch). */
   readonly entryRows: Int32Array;
   /** updatedAt by entry number. */
   readonly updatedAt: Float64Array;
@@ -133,7 +135,7 @@ export function page(ctx: RankContext, n: number, offset: number, limit: number,
       if (shown >= groupLimit) continue;
       rows[row + E_SHOWN] = shown + 1;
       if (kept >= offset) {
-        const hits = rows[row + E_HITS]!;
+        const hits = ctx.hitsOf(ctx.ids[pos]! >>> ORD_BITS);
         const more = shown + 1 === groupLimit && hits > groupLimit ? hits - groupLimit : 0;
         out.push({ pos, id: ctx.ids[pos]!, key: ctx.keys[pos]!, moreInEntry: more });
       }

@@ -80,7 +80,7 @@ import { PairPool, pairHash, termHash } from './phrases.js';
 import { parseQuery } from './query.js';
 import { GROUP_LIMIT, page, selectTop, type RankContext } from './ranking.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
-import { E_ATTR, E_BASE, E_COUNT, E_EPOCH, E_HITS, E_SHIFT, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
+import { E_ATTR, E_BASE, E_COUNT, E_SHIFT, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
 import { tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
@@ -160,13 +160,12 @@ const SCORE_SCALE = 1024;
 const SCORE_MASK = 0xffffff;
 const FIELDS_SHIFT = 24;
 
-/** Results per entry: slots of an entry's scratch row (finishPerEntry). */
-const G_EPOCH = 0;
-const G_BEST = 1;
-const G_STRONG = 2;
-const G_WEAK = 3;
-const G_HEAD = 4;
-const G_SHIFT = 3;
+/** Results per entry rank one hit per entry: none folded. */
+const ONE_HIT = (): number => 1;
+
+/** An entry's state in a search (`seen`): left out (filter, excluded word), or passes with no candidate yet. */
+const ENTRY_REJECTED = -1;
+const ENTRY_NO_GROUP = -2;
 
 /** Scope codes of a posting group. */
 const SCOPE_ANY = 0;
@@ -260,10 +259,29 @@ export class FlexSearchIndex implements KeywordIndex {
   /** Open-addressing hash: unit id + 1 → candidate position (or REJECTED). */
   private hashKeys: Int32Array = new Int32Array(0);
   private hashVals: Int32Array = new Int32Array(0);
-  /** Results per entry: a scratch row per entry number (G_*), and each candidate's next in its entry's list. */
-  private entScratch: Int32Array = new Int32Array(0);
+  /**
+   * Per-search state by entry number, two Int32s an entry: [search stamp, state], the state
+   * being ENTRY_REJECTED, ENTRY_NO_GROUP or the entry's group (below); a listing keeps the
+   * entry's hit count there. 8 bytes an entry (0.8 MB at 100,000 entries) where an entry row
+   * takes 32: the accumulation's one random access per posting mostly hits the CPU's cache.
+   */
+  private seen: Int32Array = new Int32Array(0);
+  /**
+   * Groups: the entries with candidates in this search, numbered as first met. By group: its
+   * entry number and candidate count; for results per entry its best candidate, strong and
+   * weak clause bits and the head of its candidates' list (linked through candNext). Dense and
+   * small, so the per-entry pass reads them in cache.
+   */
+  private groupEntry: Int32Array = new Int32Array(0);
+  private groupHits: Int32Array = new Int32Array(0);
+  private groupBest: Int32Array = new Int32Array(0);
+  private groupStrong: Int32Array = new Int32Array(0);
+  private groupWeak: Int32Array = new Int32Array(0);
+  private groupHead: Int32Array = new Int32Array(0);
+  /** By candidate position: its group, and the next candidate of its group. */
+  private candGroup: Int32Array = new Int32Array(0);
   private candNext: Int32Array = new Int32Array(0);
-  /** Results per entry, by position: the entry's best unit id and the entry's key. */
+  /** Results per entry, by group (then fused additions): the entry's best unit id and the entry's key. */
   private groupIds: Int32Array = new Int32Array(0);
   private groupKeys: Float64Array = new Float64Array(0);
   /** Embeddings (hybrid ranking), by entry number: int8 × dims, and a scale (0: none). */
@@ -437,8 +455,12 @@ export class FlexSearchIndex implements KeywordIndex {
     const parsed = parseQuery(query.text);
     if (++this.epoch >= 0x3ffffff0) {
       this.epoch = 1;
-      this.tables.resetEpochs();
-      this.entScratch.fill(0);
+      this.seen.fill(0);
+    }
+    if (this.seen.length < this.store.entryBound << 1) {
+      const seen = new Int32Array(Math.max(1024, this.store.entryBound * 2) << 1);
+      seen.set(this.seen);
+      this.seen = seen;
     }
     if (!parsed.hasText) return this.list(filter, offset, limit, perEntry, undefined);
     const plan = planQuery(
@@ -518,6 +540,20 @@ export class FlexSearchIndex implements KeywordIndex {
     this.candKeys = keys;
   }
 
+  /** Room for `n` candidates' groups (match only: a listing needs none). */
+  private ensureGroups(n: number): void {
+    if (this.candGroup.length >= n) return;
+    const size = Math.max(1024, n, this.candGroup.length * 2);
+    this.candGroup = new Int32Array(size);
+    this.candNext = new Int32Array(size);
+    this.groupEntry = new Int32Array(size);
+    this.groupHits = new Int32Array(size);
+    this.groupBest = new Int32Array(size);
+    this.groupStrong = new Int32Array(size);
+    this.groupWeak = new Int32Array(size);
+    this.groupHead = new Int32Array(size);
+  }
+
   /** A cleared candidate hash of at least 2 × `n` slots; returns its bit count. */
   private clearHash(n: number): number {
     let bits = 10;
@@ -534,19 +570,19 @@ export class FlexSearchIndex implements KeywordIndex {
 
   /**
    * Applies excluded clauses: stamps entries whose own text has one as rejected for this search
-   * (E_HITS -1) and returns the other units that have one (undefined when there are none).
+   * (ENTRY_REJECTED) and returns the other units that have one (undefined when there are none).
    */
   private exclude(clauses: readonly PlanClause[]): Set<number> | undefined {
     if (clauses.length === 0) return undefined;
     const units = new Set<number>();
-    const rows = this.tables.entries;
+    const seen = this.seen;
     const epoch = this.epoch;
     const reject = (id: number): void => {
       const ord = id & ORD_MASK;
       if (ord === 0) {
-        const row = (id >>> ORD_BITS) << E_SHIFT;
-        rows[row + E_EPOCH] = epoch;
-        rows[row + E_HITS] = -1;
+        const s = (id >>> ORD_BITS) << 1;
+        seen[s] = epoch;
+        seen[s + 1] = ENTRY_REJECTED;
       } else {
         units.add(id);
       }
@@ -698,10 +734,12 @@ export class FlexSearchIndex implements KeywordIndex {
 
     // 2. Accumulate. Without duplicates possible (one group per unit at most), nothing needs
     //    deduplicating; otherwise a hash (sized to the search, so it stays in cache) maps unit
-    //    ids to candidate positions. An entry is filtered and stamped on first sight; the grouped
-    //    total is counted on the way (an entry's first GROUP_LIMIT candidates).
+    //    ids to candidate positions. An entry is filtered on first sight and its verdict kept in
+    //    `seen`, read first for every posting; an entry's first candidate gives it a group. The
+    //    grouped total is counted on the way (an entry's first GROUP_LIMIT candidates).
     const maxCandidates = this.maxCandidates;
     this.ensureCandidates(Math.min(maxCandidates, postings));
+    this.ensureGroups(Math.min(maxCandidates, postings));
     // A unit has one slot per term, so it can be met twice only through two terms or phrases.
     const dedupe = new Set(groups.map((g) => g.source)).size > 1;
     const hashBits = dedupe ? this.clearHash(Math.min(postings, maxCandidates * 4)) : 10;
@@ -712,16 +750,21 @@ export class FlexSearchIndex implements KeywordIndex {
     const hashVals = this.hashVals;
     let hashUsed = 0;
     const epoch = this.epoch;
+    const seen = this.seen;
     const entryRows = this.tables.entries;
     const candIds = this.candIds;
     const candWords = this.candWords;
     const candWeak = this.candWeak;
     const candScore = this.candScore;
+    const candGroup = this.candGroup;
+    const groupEntry = this.groupEntry;
+    const groupHits = this.groupHits;
+    const groupHead = this.groupHead;
     const entryFree = filter.entryFree;
     const unitLevel = filter.unitLevel;
     let n = 0;
     let total = 0;
-    let entryCount = 0;
+    let groupCount = 0;
     let budget = this.maxPostings;
     for (const g of groups) {
       if (budget <= 0) break;
@@ -737,6 +780,10 @@ export class FlexSearchIndex implements KeywordIndex {
       budget -= ids.length - stop;
       for (let i = ids.length - 1; i >= stop; i--) {
         const id = ids[i] as number;
+        const e = id >>> ORD_BITS;
+        const s = e << 1;
+        const known = seen[s] === epoch;
+        if (known && seen[s + 1] === ENTRY_REJECTED) continue;
         if (lang !== ANY_LANGUAGE && ((entryRows[((id >>> ORD_BITS) << E_SHIFT) + E_ATTR]! >>> A_LANG_SHIFT) & A_LANG_MASK) !== lang) continue;
         if (scope !== SCOPE_ANY && !this.inScope(id, scope)) continue;
         let h = 0;
@@ -767,19 +814,17 @@ export class FlexSearchIndex implements KeywordIndex {
           if (pos === REJECTED) continue;
         }
         if (n >= maxCandidates) continue;
-        const e = id >>> ORD_BITS;
-        const row = e << E_SHIFT;
-        let hits: number;
-        if (entryRows[row + E_EPOCH] === epoch) {
-          hits = entryRows[row + E_HITS]!;
+        let group: number;
+        if (known) {
+          group = seen[s + 1]!;
         } else {
-          entryRows[row + E_EPOCH] = epoch;
+          seen[s] = epoch;
           // No units: a removed entry whose postings are not compacted away yet (./term-index.ts).
-          hits = entryRows[row + E_COUNT] !== 0 && (entryFree || filter.entryPasses(e)) ? 0 : -1;
-          entryRows[row + E_HITS] = hits;
+          group = entryRows[(e << E_SHIFT) + E_COUNT] !== 0 && (entryFree || filter.entryPasses(e)) ? ENTRY_NO_GROUP : ENTRY_REJECTED;
+          seen[s + 1] = group;
+          if (group === ENTRY_REJECTED) continue;
         }
-        if (hits < 0) continue;
-        if ((unitLevel && !filter.unitPasses(entryRows[row + E_BASE]! + (id & ORD_MASK))) || excludedUnits?.has(id)) {
+        if ((unitLevel && !filter.unitPasses(entryRows[(e << E_SHIFT) + E_BASE]! + (id & ORD_MASK))) || excludedUnits?.has(id)) {
           if (dedupe && hashUsed < hashRoom) {
             hashKeys[h] = id + 1;
             hashVals[h] = REJECTED;
@@ -787,9 +832,14 @@ export class FlexSearchIndex implements KeywordIndex {
           }
           continue;
         }
-        entryRows[row + E_HITS] = hits + 1;
-        if (hits < GROUP_LIMIT) total++;
-        if (hits === 0) entryCount++;
+        if (group === ENTRY_NO_GROUP) {
+          group = groupCount++;
+          seen[s + 1] = group;
+          groupEntry[group] = e;
+          groupHits[group] = 0;
+          groupHead[group] = -1;
+        }
+        if (groupHits[group]!++ < GROUP_LIMIT) total++;
         if (dedupe) {
           // The hash never fills: candidates take at most half of it, remembered rejections
           // at most a quarter.
@@ -797,6 +847,7 @@ export class FlexSearchIndex implements KeywordIndex {
           hashVals[h] = n;
           hashUsed++;
         }
+        candGroup[n] = group;
         candIds[n] = id;
         candWords[n] = strong ? bit : 0;
         candWeak[n] = strong ? 0 : bit;
@@ -811,79 +862,70 @@ export class FlexSearchIndex implements KeywordIndex {
       const strong = candWords[i]!;
       candKeys[i] = popcount(strong) + WEAK_CLAUSE * popcount(candWeak[i]! & ~strong) + (candScore[i]! & SCORE_MASK) * norm;
     }
-    if (perEntry && clauses.length === 1 && !semantic) return this.finishPerEntryOneClause(n, entryCount, offset, limit);
-    if (perEntry) return this.finishPerEntry(n, offset, limit, semantic ? { query: semantic, filter, excludedUnits } : undefined);
+    if (perEntry && clauses.length === 1 && !semantic) return this.finishPerEntryOneClause(n, groupCount, offset, limit);
+    if (perEntry) return this.finishPerEntry(n, groupCount, offset, limit, semantic ? { query: semantic, filter, excludedUnits } : undefined);
     return this.finish(n, total, offset, limit, true);
   }
 
-  /** Results per entry over the first `n` candidates (keys computed). */
+  /** Results per entry over the first `n` candidates (keys computed), in `groupCount` groups. */
   private finishPerEntry(
     n: number,
+    groupCount: number,
     offset: number,
     limit: number,
     semantic?: { query: Float32Array; filter: CompiledFilter; excludedUnits: Set<number> | undefined },
   ): IndexPage {
-    // Per-entry scratch, one 32-byte row per entry number (a single cache miss per entry):
-    // [search stamp, best candidate, strong clause bits, weak clause bits, first candidate of its
-    // list]. Each entry's candidates are linked through candNext, so the shown
-    // entries' other matches need no second pass.
-    const bound = this.store.entryBound;
-    if (this.entScratch.length < bound << G_SHIFT) this.entScratch = new Int32Array(Math.max(1024, bound * 2) << G_SHIFT);
-    if (this.candNext.length < n) this.candNext = new Int32Array(Math.max(1024, n * 2));
-    const g = this.entScratch;
+    // Each group's best candidate and clause bits; its candidates are linked through candNext,
+    // so the shown entries' other matches need no second pass.
     const next = this.candNext;
     const candIds = this.candIds;
     const candKeys = this.candKeys;
-    const epoch = this.epoch;
-    const entries: number[] = [];
+    const candWords = this.candWords;
+    const candWeak = this.candWeak;
+    const candGroup = this.candGroup;
+    const best = this.groupBest;
+    const strongBits = this.groupStrong;
+    const weakBits = this.groupWeak;
+    const head = this.groupHead;
     for (let i = 0; i < n; i++) {
-      const e = candIds[i]! >>> ORD_BITS;
-      const r = e << G_SHIFT;
-      if (g[r + G_EPOCH] !== epoch) {
-        g[r + G_EPOCH] = epoch;
-        g[r + G_BEST] = i;
-        g[r + G_STRONG] = this.candWords[i]!;
-        g[r + G_WEAK] = this.candWeak[i]!;
-        g[r + G_HEAD] = i;
-        next[i] = -1;
-        entries.push(e);
+      const k = candGroup[i]!;
+      const h = head[k]!;
+      next[i] = h;
+      head[k] = i;
+      if (h < 0) {
+        best[k] = i;
+        strongBits[k] = candWords[i]!;
+        weakBits[k] = candWeak[i]!;
         continue;
       }
-      next[i] = g[r + G_HEAD]!;
-      g[r + G_HEAD] = i;
-      g[r + G_STRONG]! |= this.candWords[i]!;
-      g[r + G_WEAK]! |= this.candWeak[i]!;
-      const b = g[r + G_BEST]!;
-      if (candKeys[i]! > candKeys[b]! || (candKeys[i] === candKeys[b] && (candIds[i]! & ORD_MASK) < (candIds[b]! & ORD_MASK))) g[r + G_BEST] = i;
+      strongBits[k]! |= candWords[i]!;
+      weakBits[k]! |= candWeak[i]!;
+      const b = best[k]!;
+      if (candKeys[i]! > candKeys[b]! || (candKeys[i] === candKeys[b] && (candIds[i]! & ORD_MASK) < (candIds[b]! & ORD_MASK))) best[k] = i;
     }
-    if (this.groupIds.length < entries.length) {
-      this.groupIds = new Int32Array(Math.max(1024, entries.length * 2));
+    if (this.groupIds.length < groupCount) {
+      this.groupIds = new Int32Array(Math.max(1024, groupCount * 2));
       this.groupKeys = new Float64Array(this.groupIds.length);
     }
-    const rows = this.tables.entries;
-    entries.forEach((e, k) => {
-      const r = e << G_SHIFT;
-      const strong = g[r + G_STRONG]!;
-      this.groupIds[k] = candIds[g[r + G_BEST]!]!;
+    for (let k = 0; k < groupCount; k++) {
+      const b = best[k]!;
+      const strong = strongBits[k]!;
+      this.groupIds[k] = candIds[b]!;
       // The best unit's key, plus the clauses only its other units match.
-      const b = g[r + G_BEST]!;
-      const bestBits = this.candWords[b]! | this.candWeak[b]!;
-      this.groupKeys[k] = candKeys[b]! + popcount(strong & ~bestBits) + WEAK_CLAUSE * popcount(g[r + G_WEAK]! & ~strong & ~bestBits);
-      rows[(e << E_SHIFT) + E_HITS] = 1;
-    });
-    let count = entries.length;
-    if (semantic) count = this.fuse(entries, semantic.query, semantic.filter, semantic.excludedUnits);
-    const ranked = page(this.rankContext(this.groupIds, this.groupKeys), count, offset, limit, 1);
+      const bestBits = candWords[b]! | candWeak[b]!;
+      this.groupKeys[k] = candKeys[b]! + popcount(strong & ~bestBits) + WEAK_CLAUSE * popcount(weakBits[k]! & ~strong & ~bestBits);
+    }
+    let count = groupCount;
+    if (semantic) count = this.fuse(groupCount, semantic.query, semantic.filter, semantic.excludedUnits);
+    const ranked = page(this.rankContext(this.groupIds, this.groupKeys, ONE_HIT), count, offset, limit, 1);
     const hits = ranked.map((r) => {
-      const e = r.id >>> ORD_BITS;
-      const gr = e << G_SHIFT;
-      // The entry's other matching units (none when it was found by meaning alone).
-      const bestPos = g[gr + G_EPOCH] === epoch ? g[gr + G_BEST]! : -1;
+      // The entry's group (none when it was found by meaning alone: no words matched).
+      const k = this.groupOf(r.id >>> ORD_BITS);
+      if (k < 0) return this.hit(r.id, r.key, 0, undefined, 0);
+      const bestPos = best[k]!;
       const others: number[] = [];
-      if (bestPos >= 0) for (let i = g[gr + G_HEAD]!; i >= 0; i = next[i]!) if (i !== bestPos) others.push(i);
+      for (let i = head[k]!; i >= 0; i = next[i]!) if (i !== bestPos) others.push(i);
       others.sort((a, b) => candKeys[b]! - candKeys[a]! || (candIds[a]! & ORD_MASK) - (candIds[b]! & ORD_MASK));
-      // Found by meaning alone: no words matched.
-      if (bestPos < 0) return this.hit(r.id, r.key, 0, undefined, 0);
       return this.hit(
         r.id,
         r.key,
@@ -895,37 +937,32 @@ export class FlexSearchIndex implements KeywordIndex {
     return { hits, total: count };
   }
 
+  /** The group of entry `no` in this search, or -1 when it has no candidate. */
+  private groupOf(no: number): number {
+    return this.seen[no << 1] === this.epoch ? Math.max(-1, this.seen[(no << 1) + 1]!) : -1;
+  }
+
   /**
    * Results per entry for a one-clause query: an entry's key is then its best unit's key, so
    * the unit ranking cut to one hit per entry is the entry ranking, without a pass over the
    * entries; the shown entries' other matches come from one sequential scan of the candidates.
    */
-  private finishPerEntryOneClause(n: number, entryCount: number, offset: number, limit: number): IndexPage {
+  private finishPerEntryOneClause(n: number, groupCount: number, offset: number, limit: number): IndexPage {
     const candIds = this.candIds;
     const candKeys = this.candKeys;
-    const ranked = page(this.rankContext(candIds, candKeys), n, offset, limit, 1);
-    // The shown entries in a small open-addressing hash (entry + 1 → position in `ranked`).
-    let bits = 4;
-    while (1 << bits < 2 * ranked.length) bits++;
-    const mask = (1 << bits) - 1;
-    const keys = new Int32Array(1 << bits);
-    const vals = new Int32Array(1 << bits);
+    const candGroup = this.candGroup;
+    const ranked = page(this.rankContext(candIds, candKeys, ONE_HIT), n, offset, limit, 1);
+    // Each shown entry's place in `ranked`, by group (groupBest is free scratch here).
+    const shownAt = this.groupBest;
+    shownAt.fill(-1, 0, groupCount);
     ranked.forEach((r, k) => {
-      let h = Math.imul(r.id >>> ORD_BITS, HASH_MUL) >>> (32 - bits);
-      while (keys[h] !== 0) h = (h + 1) & mask;
-      keys[h] = (r.id >>> ORD_BITS) + 1;
-      vals[h] = k;
+      shownAt[candGroup[r.pos]!] = k;
     });
     const others: number[][] = ranked.map(() => []);
     if (ranked.length > 0) {
       for (let i = 0; i < n; i++) {
-        const e1 = (candIds[i]! >>> ORD_BITS) + 1;
-        for (let h = Math.imul(e1 - 1, HASH_MUL) >>> (32 - bits); keys[h] !== 0; h = (h + 1) & mask) {
-          if (keys[h] !== e1) continue;
-          const k = vals[h]!;
-          if (i !== ranked[k]!.pos) others[k]!.push(i);
-          break;
-        }
+        const k = shownAt[candGroup[i]!]!;
+        if (k >= 0 && i !== ranked[k]!.pos) others[k]!.push(i);
       }
     }
     const hits = ranked.map((r, k) => {
@@ -939,7 +976,7 @@ export class FlexSearchIndex implements KeywordIndex {
         Math.max(0, list.length - MAX_MATCHES_PER_HIT),
       );
     });
-    return { hits, total: entryCount };
+    return { hits, total: groupCount };
   }
 
   /**
@@ -948,20 +985,20 @@ export class FlexSearchIndex implements KeywordIndex {
    * filter). Fused entries come first, by fused score (which their `score` reports); the other
    * keyword matches follow in keyword order. Rewrites the group arrays; returns their length.
    */
-  private fuse(entries: number[], query: Float32Array, filter: CompiledFilter, excludedUnits: Set<number> | undefined): number {
-    const ctx = this.rankContext(this.groupIds, this.groupKeys);
-    const keywordTop = selectTop(ctx, entries.length, FUSION_DEPTH);
+  private fuse(groupCount: number, query: Float32Array, filter: CompiledFilter, excludedUnits: Set<number> | undefined): number {
+    const ctx = this.rankContext(this.groupIds, this.groupKeys, ONE_HIT);
+    const keywordTop = selectTop(ctx, groupCount, FUSION_DEPTH);
     const fused = new Map<number, number>();
     keywordTop.forEach((pos, rank) => fused.set(pos, 1 / (RRF_K + rank + 1)));
     // Positions by entry number, for entries found by both.
     const posOf = new Map<number, number>();
     for (const pos of keywordTop) posOf.set(this.groupIds[pos]! >>> ORD_BITS, pos);
-    let count = entries.length;
+    let count = groupCount;
     this.nearest(query, filter, excludedUnits).forEach(({ no, unit }, rank) => {
       let pos = posOf.get(no);
       if (pos === undefined) {
         // A keyword match below the keyword list's depth keeps its keyword rank.
-        if (this.entScratch[(no << G_SHIFT) + G_EPOCH] === this.epoch) return;
+        if (this.groupOf(no) >= 0) return;
         pos = count++;
         if (this.groupIds.length <= pos) {
           const ids = new Int32Array(Math.max(1024, this.groupIds.length * 2));
@@ -972,7 +1009,6 @@ export class FlexSearchIndex implements KeywordIndex {
           this.groupKeys = keys;
         }
         this.groupIds[pos] = unit;
-        this.tables.entries[(no << E_SHIFT) + E_HITS] = 1;
         posOf.set(no, pos);
       }
       fused.set(pos, (fused.get(pos) ?? 0) + 1 / (RRF_K + rank + 1));
@@ -987,6 +1023,7 @@ export class FlexSearchIndex implements KeywordIndex {
     const dims = this.dims;
     const vectors = this.vectors;
     const rows = this.tables.entries;
+    const seen = this.seen;
     const epoch = this.epoch;
     const top: { no: number; unit: number; sim: number }[] = [];
     let worst = -Infinity;
@@ -995,7 +1032,7 @@ export class FlexSearchIndex implements KeywordIndex {
       if (this.vectorScale[no] === 0) continue;
       const row = no << E_SHIFT;
       // Rejected in this search (filter, or an excluded word in the entry's own text).
-      if (rows[row + E_EPOCH] === epoch && rows[row + E_HITS]! < 0) continue;
+      if (seen[no << 1] === epoch && seen[(no << 1) + 1] === ENTRY_REJECTED) continue;
       if (!(filter.entryFree || filter.entryPasses(no))) continue;
       let dot = 0;
       const at = no * dims;
@@ -1080,8 +1117,8 @@ export class FlexSearchIndex implements KeywordIndex {
     }
   }
 
-  private rankContext(ids: Int32Array, keys: Float64Array): RankContext {
-    return { ids, keys, entryRows: this.tables.entries, updatedAt: this.tables.updatedAt, entryIds: this.store.entryIds };
+  private rankContext(ids: Int32Array, keys: Float64Array, hitsOf: (entryNo: number) => number): RankContext {
+    return { ids, keys, hitsOf, entryRows: this.tables.entries, updatedAt: this.tables.updatedAt, entryIds: this.store.entryIds };
   }
 
   private list(filter: CompiledFilter, offset: number, limit: number, perEntry: boolean, excludedUnits: Set<number> | undefined): IndexPage {
@@ -1095,6 +1132,7 @@ export class FlexSearchIndex implements KeywordIndex {
     const candKeys = this.candKeys;
     // The key is the recency itself, so the selection rejects most candidates on one compare.
     const updatedAt = this.tables.updatedAt;
+    const seen = this.seen;
     const epoch = this.epoch;
     let n = 0;
     let total = 0;
@@ -1105,8 +1143,9 @@ export class FlexSearchIndex implements KeywordIndex {
     for (let no = from; no < to; no++) {
       if (live[no] === undefined || !(filter.entryFree || filter.entryPasses(no))) continue;
       const row = no << E_SHIFT;
-      // Stamped -1 by an excluded word in the entry's own text.
-      if (excludedUnits && entryRows[row + E_EPOCH] === epoch && entryRows[row + E_HITS]! < 0) continue;
+      const s = no << 1;
+      // Stamped by an excluded word in the entry's own text.
+      if (excludedUnits && seen[s] === epoch && seen[s + 1] === ENTRY_REJECTED) continue;
       const recency = updatedAt[no]!;
       let hits = 0;
       if (!unitLevel) {
@@ -1125,11 +1164,13 @@ export class FlexSearchIndex implements KeywordIndex {
           candKeys[n++] = recency;
         }
       }
-      entryRows[row + E_HITS] = perEntry ? Math.min(1, hits) : hits;
+      // The listing's state is the entry's hit count.
+      seen[s] = epoch;
+      seen[s + 1] = perEntry ? Math.min(1, hits) : hits;
       total += Math.min(perEntry ? 1 : GROUP_LIMIT, hits);
     }
     if (offset >= total || limit === 0) return { hits: [], total };
-    const ranked = page(this.rankContext(candIds, candKeys), n, offset, limit, perEntry ? 1 : GROUP_LIMIT);
+    const ranked = page(this.rankContext(candIds, candKeys, (no) => seen[(no << 1) + 1]!), n, offset, limit, perEntry ? 1 : GROUP_LIMIT);
     if (!perEntry) return { hits: ranked.map((r) => this.hit(r.id, 0, -1, undefined, r.moreInEntry)), total };
     return {
       hits: ranked.map((r) => {
@@ -1155,7 +1196,9 @@ export class FlexSearchIndex implements KeywordIndex {
   /** Results per match over the first `n` candidates. */
   private finish(n: number, total: number, offset: number, limit: number, withFields: boolean): IndexPage {
     if (offset >= total || limit === 0) return { hits: [], total };
-    const ranked = page(this.rankContext(this.candIds, this.candKeys), n, offset, limit);
+    const seen = this.seen;
+    const groupHits = this.groupHits;
+    const ranked = page(this.rankContext(this.candIds, this.candKeys, (no) => groupHits[seen[(no << 1) + 1]!]!), n, offset, limit);
     return {
       hits: ranked.map((r) =>
         withFields
