@@ -10,8 +10,8 @@
  * dense blocks, one contiguous block per entry (`unitBase`).
  *
  * Entry rows (`entries`, by entry number, 8 slots):
- *   E_EPOCH   search stamp
- *   E_HITS    candidates of this entry in this search, or -1 when the filter rejects it
+ *   E_EPOCH   unused (a search's per-entry state is in FlexSearchIndex's compact `seen` array)
+ *   E_HITS    unused (same)
  *   E_ATTR    filter bits shared by its units (./attributes.ts): kind, streaming, profile id
  *   E_OWNER   owner id
  *   E_BASE    first slot of its unit block in `unitAttr` / `unitPool`
