@@ -4,7 +4,8 @@
  * concepts (words of one topic share a dimension, every other word is hashed), so "melody" lands
  * near an agent that "generates songs" without sharing a word with it, as a real model would.
  * Also: the synonym file from REGISTRY_SYNONYMS, the request the service receives, degrading to
- * keyword ranking (with a counter) when the service fails, and the client's bounds.
+ * keyword ranking (with a counter) when the service fails, and the client's bounds; the client
+ * goes through the outbound guard, which allows the operator's service for `embeddings` only.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
+import { FetchError, GuardedFetcher } from '../src/net/index.js';
 import { EmbeddingError, OpenAIEmbeddings, embeddingsEndpoint, parseEmbeddings } from '../src/search/embeddings.js';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
@@ -201,17 +203,48 @@ describe('embeddings client', () => {
 
   test('errors say which service failed and how; slow and huge answers are cut off', async () => {
     const server = await startEmbeddingsServer();
+    const fetcher = new GuardedFetcher({ maxBytes: 1024, operatorEndpoints: [{ purpose: 'embeddings', url: embeddingsEndpoint(server.url) }] });
+    const fetch = fetcher.fetchFunction.bind(fetcher);
     try {
-      const client = new OpenAIEmbeddings({ url: server.url, model: 'm', timeoutMs: 10_000, maxResponseBytes: 1_000_000 });
+      const client = new OpenAIEmbeddings({ url: server.url, model: 'm', timeoutMs: 10_000, maxResponseBytes: 1_000_000, fetch });
       server.mode = 'fail';
       await assert.rejects(client.embed(['x']), (e: Error) => e instanceof EmbeddingError && e.message.includes(server.url) && /HTTP 500: .*model is loading/.test(e.message));
       server.mode = 'hang';
-      await assert.rejects(new OpenAIEmbeddings({ url: server.url, model: 'm', timeoutMs: 300 }).embed(['x']), /no answer within 300 ms/);
+      await assert.rejects(new OpenAIEmbeddings({ url: server.url, model: 'm', timeoutMs: 300, fetch }).embed(['x']), /no answer within 300 ms/);
       server.mode = 'huge';
       await assert.rejects(client.embed(['x']), /over the 1000000-byte limit/);
       server.mode = 'ok';
       assert.equal((await client.embed(['dog', 'rain']))[1]!.length, DIMS);
     } finally {
+      await fetcher.close();
+      await server.close();
+    }
+  });
+
+  test('the guard allows the operator\'s service for embeddings only, and nothing else on its address', async () => {
+    const server = await startEmbeddingsServer();
+    const allowed = new GuardedFetcher({ maxBytes: 1_000_000, operatorEndpoints: [{ purpose: 'embeddings', url: embeddingsEndpoint(server.url) }] });
+    const plain = new GuardedFetcher({ maxBytes: 1_000_000 });
+    try {
+      const before = server.requests.length;
+      // Without the allowance the loopback address is refused before anything is sent.
+      const refused = new OpenAIEmbeddings({ url: server.url, model: 'm', fetch: plain.fetchFunction.bind(plain) });
+      await assert.rejects(refused.embed(['dog']), (e: Error) => e instanceof EmbeddingError && /loopback/.test(e.message) && /REGISTRY_FETCH_ALLOW/.test(e.message));
+      assert.equal(server.requests.length, before, 'nothing reached the service');
+      // With it, the service answers.
+      const client = new OpenAIEmbeddings({ url: server.url, model: 'm', fetch: allowed.fetchFunction.bind(allowed) });
+      assert.equal((await client.embed(['dog']))[0]!.length, DIMS);
+      assert.equal(server.requests.length, before + 1);
+      // The allowance is for that purpose: the same fetcher refuses the address for anything else.
+      await assert.rejects(allowed.getJson(`${server.url}/.well-known/agent-card.json`, { purpose: 'agent-card' }), (e: unknown) => e instanceof FetchError && e.reason === 'loopback');
+      // ... and for that origin: another port on the same host is refused too.
+      const otherPort = new URL(server.url);
+      otherPort.port = String(Number(otherPort.port) === 65535 ? 65534 : Number(otherPort.port) + 1);
+      const elsewhere = new OpenAIEmbeddings({ url: otherPort.href, model: 'm', fetch: allowed.fetchFunction.bind(allowed) });
+      await assert.rejects(elsewhere.embed(['dog']), (e: Error) => e instanceof EmbeddingError && /loopback/.test(e.message));
+    } finally {
+      await allowed.close();
+      await plain.close();
       await server.close();
     }
   });

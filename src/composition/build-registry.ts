@@ -18,7 +18,7 @@ import { IndexFollower } from '../registry/index-follower.js';
 import { IndexSnapshots } from '../registry/index-snapshots.js';
 import { PageTokens } from '../registry/page-token.js';
 import { RegistryService } from '../registry/service.js';
-import { OpenAIEmbeddings } from '../search/embeddings.js';
+import { OpenAIEmbeddings, embeddingsEndpoint } from '../search/embeddings.js';
 import { HybridSearchIndex } from '../search/hybrid.js';
 import { createSearchIndex, type SearchIndex } from '../search/index.js';
 import { Synonyms } from '../search/synonyms.js';
@@ -124,15 +124,18 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
   let indexFailure: string | undefined;
   try {
     const metrics = new RegistryMetrics();
-    indexes = registryIndexFactory(config, log, metrics);
     const version = readPackageVersion();
+    const embeddings = config.search.embeddings;
     const fetcher = new GuardedFetcher({
       maxBytes: config.maxDocumentBytes,
       timeoutMs: config.fetch.timeoutMs,
       allow: config.fetch.allow,
+      // The operator's embeddings service passes the address rules for its purpose only.
+      operatorEndpoints: embeddings ? [{ purpose: 'embeddings', url: embeddingsEndpoint(embeddings.url) }] : [],
       userAgent: `a2a-agent-registry/${version} (+${config.publicUrl})`,
       observer: metrics.fetchObserver(),
     });
+    indexes = registryIndexFactory(config, log, metrics, fetcher);
     // Allow-listed JWKS URLs are fetched through the one outbound guard (REGISTRY_FETCH_ALLOW opens it).
     trustRoots = await TrustRoots.open({
       keysFile: config.trust.keysFile,
@@ -348,7 +351,7 @@ interface RegistryIndexFactory {
  * read or parsed stops start-up with its file and line. Synonyms and the embeddings client are
  * made once; an index rebuilt on reload shares them, and the index it replaces stops embedding.
  */
-function registryIndexFactory(config: RegistryConfig, log: Logger, metrics: RegistryMetrics): RegistryIndexFactory {
+function registryIndexFactory(config: RegistryConfig, log: Logger, metrics: RegistryMetrics, fetcher: Fetcher): RegistryIndexFactory {
   const { synonymsFile, embeddings } = config.search;
   let synonyms: Synonyms | undefined;
   if (synonymsFile) {
@@ -360,7 +363,7 @@ function registryIndexFactory(config: RegistryConfig, log: Logger, metrics: Regi
     log.info({ file: synonymsFile, terms: synonyms.size }, 'synonyms loaded');
   }
   if (!embeddings) return { create: () => createSearchIndex({ synonyms }), close: () => undefined };
-  const embedder = new OpenAIEmbeddings(embeddings);
+  const embedder = new OpenAIEmbeddings({ ...embeddings, fetch: (options) => fetcher.fetchFunction(options) });
   log.info({ service: embedder.describe }, 'hybrid ranking on');
   let current: HybridSearchIndex | undefined;
   return {

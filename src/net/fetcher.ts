@@ -13,7 +13,9 @@
  *   public unicast (see address-policy.ts for the refused ranges: loopback, private, link-local
  *   and 169.254.169.254, CGNAT, multicast, reserved, IPv4 embedded in IPv6, ...), unless the
  *   operator allows the host, address or range in REGISTRY_FETCH_ALLOW. One refused address
- *   refuses the request: a name that resolves both outside and inside is not trusted.
+ *   refuses the request: a name that resolves both outside and inside is not trusted. A service
+ *   the operator configured by URL for one purpose (the embeddings service,
+ *   REGISTRY_EMBEDDINGS_URL) is allowed for that purpose and that origin only.
  * - **Pinned connection**: the socket connects to an address that was checked, never to a fresh
  *   DNS answer (no DNS rebinding); TLS still verifies and sends SNI for the host name.
  * - **Redirects**: at most 3, each target checked again like the first URL; credentials headers
@@ -32,13 +34,14 @@
  * - `fetchFunction` — SDKs that accept a custom `fetch` (the MCP SDK's
  *   StreamableHTTPClientTransport): a fetch-compatible function with the same guard, no media
  *   type rule (SSE passes), the body capped and bounded in time per request.
+ * - `fetchFunction` also serves the embeddings client (search/embeddings.ts), purpose `embeddings`.
  * - `check` — refuse a URL early (e.g. when a webhook is configured) without sending anything.
  */
 import type { AddressRule } from './address-policy.js';
 
 /** Why a request is made: a bounded metric label, and context in messages. */
-export type FetchPurpose = 'agent-card' | 'refresh' | 'probe' | 'mcp' | 'jwks' | 'webhook';
-export const FETCH_PURPOSES: readonly FetchPurpose[] = ['agent-card', 'refresh', 'probe', 'mcp', 'jwks', 'webhook'];
+export type FetchPurpose = 'agent-card' | 'refresh' | 'probe' | 'mcp' | 'jwks' | 'webhook' | 'embeddings';
+export const FETCH_PURPOSES: readonly FetchPurpose[] = ['agent-card', 'refresh', 'probe', 'mcp', 'jwks', 'webhook', 'embeddings'];
 
 /**
  * Why a request did not succeed. Address rules and `scheme`, `credentials`, `invalid-url` are

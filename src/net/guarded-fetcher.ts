@@ -41,6 +41,12 @@ export interface FetchObserver {
   fetched(event: FetchEvent): void;
 }
 
+/** A service the operator configured by URL, for one purpose (REGISTRY_EMBEDDINGS_URL: `embeddings`). */
+export interface OperatorEndpoint {
+  purpose: FetchPurpose;
+  url: string;
+}
+
 export interface GuardedFetcherOptions {
   /** Largest accepted answer body in bytes (the registry passes its document size limit). */
   maxBytes: number;
@@ -48,6 +54,12 @@ export interface GuardedFetcherOptions {
   timeoutMs?: number;
   /** Operator exceptions to the address rules (REGISTRY_FETCH_ALLOW). */
   allow?: AllowList;
+  /**
+   * Services the operator named by URL: requests of that purpose to that URL's origin pass the
+   * address rules (such a service is often on localhost or a private network). Nothing else
+   * does: another purpose, another origin, or a redirect away from it is checked as usual.
+   */
+  operatorEndpoints?: readonly OperatorEndpoint[];
   /** Redirects followed per request (default 3). */
   maxRedirects?: number;
   userAgent?: string;
@@ -130,6 +142,8 @@ type BodyInitLike = string | Uint8Array | ArrayBuffer | URLSearchParams | Readab
 
 export class GuardedFetcher implements Fetcher {
   private readonly allow: AllowList;
+  /** Origins allowed per purpose (operatorEndpoints). */
+  private readonly operatorOrigins = new Map<FetchPurpose, Set<string>>();
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
   private readonly maxRedirects: number;
@@ -140,6 +154,11 @@ export class GuardedFetcher implements Fetcher {
 
   constructor(options: GuardedFetcherOptions) {
     this.allow = options.allow ?? AllowList.EMPTY;
+    for (const { purpose, url } of options.operatorEndpoints ?? []) {
+      const origins = this.operatorOrigins.get(purpose) ?? new Set<string>();
+      origins.add(new URL(url).origin);
+      this.operatorOrigins.set(purpose, origins);
+    }
     this.timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
     this.maxBytes = options.maxBytes;
     this.maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
@@ -159,7 +178,7 @@ export class GuardedFetcher implements Fetcher {
     const deadline = new Deadline(this.timeoutMs, [options.signal]);
     const state = { url: String(url) };
     try {
-      await this.admit(parseUrl(url), deadline);
+      await this.admit(parseUrl(url), deadline, options.purpose);
       this.report(options.purpose, started, 'ok');
     } catch (error) {
       throw this.failed(options.purpose, started, error, state.url, deadline);
@@ -177,7 +196,7 @@ export class GuardedFetcher implements Fetcher {
       const headers: Record<string, string> = { accept: 'application/json', ...lowerKeys(options.headers) };
       if (options.ifNoneMatch) headers['if-none-match'] = options.ifNoneMatch;
       if (options.ifModifiedSince) headers['if-modified-since'] = options.ifModifiedSince;
-      const { response, url: finalUrl } = await this.exchange(parseUrl(url), { method: 'GET', headers }, deadline, state, 'follow');
+      const { response, url: finalUrl } = await this.exchange(parseUrl(url), { method: 'GET', headers }, deadline, state, 'follow', options.purpose);
       try {
         const etag = response.headers.get('etag') ?? undefined;
         const lastModified = response.headers.get('last-modified') ?? undefined;
@@ -224,7 +243,7 @@ export class GuardedFetcher implements Fetcher {
     try {
       const headers = { accept: 'application/json', ...lowerKeys(options.headers), 'content-type': 'application/json' };
       // A webhook that redirects is answered as it is: re-posting a notification elsewhere is not ours to decide.
-      const { response, url: finalUrl } = await this.exchange(parseUrl(url), { method: 'POST', headers, body: JSON.stringify(body) }, deadline, state, 'manual');
+      const { response, url: finalUrl } = await this.exchange(parseUrl(url), { method: 'POST', headers, body: JSON.stringify(body) }, deadline, state, 'manual', options.purpose);
       try {
         expectSuccess(response, finalUrl);
         const text = decodeUtf8(await readAll(response, finalUrl, maxBytes, deadline), finalUrl);
@@ -261,7 +280,7 @@ export class GuardedFetcher implements Fetcher {
       try {
         const request = await toHopRequest(input, init, { ...lowerKeys(options.headers) });
         const mode = init?.redirect ?? (input instanceof Request ? input.redirect : 'follow');
-        const { response, url: finalUrl } = await this.exchange(parseUrl(state.url), request, deadline, state, mode);
+        const { response, url: finalUrl } = await this.exchange(parseUrl(state.url), request, deadline, state, mode, options.purpose);
         checkDeclaredLength(response, finalUrl, maxBytes);
         const body = response.body && !NULL_BODY_STATUSES.has(response.status)
           ? guardedStream(response.body as ReadableStream<Uint8Array>, finalUrl, maxBytes, deadline, finish)
@@ -287,12 +306,13 @@ export class GuardedFetcher implements Fetcher {
     deadline: Deadline,
     state: { url: string },
     mode: RequestRedirect,
+    purpose: FetchPurpose,
   ): Promise<Exchange> {
     let url = first;
     let current: HopRequest = { ...request, headers: { 'user-agent': this.userAgent, ...request.headers } };
     for (let hop = 0; ; hop++) {
       state.url = url.href;
-      const addresses = await this.admit(url, deadline);
+      const addresses = await this.admit(url, deadline, purpose);
       const dispatcher = await this.agents.for(url, addresses);
       const { fetch: undiciFetch } = await loadUndici();
       const response = await undiciFetch(url, {
@@ -324,7 +344,7 @@ export class GuardedFetcher implements Fetcher {
   }
 
   /** Checks scheme, credentials and every address of the host; answers the addresses to connect to. */
-  private async admit(url: URL, deadline: Deadline): Promise<CheckedAddress[]> {
+  private async admit(url: URL, deadline: Deadline, purpose: FetchPurpose): Promise<CheckedAddress[]> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new FetchError('scheme', url.href, `refused to fetch ${url.href}: only http and https URLs are fetched, not ${url.protocol.replace(/:$/, '')}`);
     }
@@ -333,7 +353,7 @@ export class GuardedFetcher implements Fetcher {
     }
     const host = url.hostname;
     const literal = parseAddress(host);
-    const hostAllowed = !literal && this.allow.allowsHost(host);
+    const hostAllowed = (!literal && this.allow.allowsHost(host)) || this.operatorOrigins.get(purpose)?.has(url.origin) === true;
     let answers: readonly string[];
     if (literal) {
       answers = [literal.toString()];

@@ -9,5 +9,6 @@ export {
   type FetchEvent,
   type FetchObserver,
   type GuardedFetcherOptions,
+  type OperatorEndpoint,
   type Resolver,
 } from './guarded-fetcher.js';

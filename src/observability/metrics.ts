@@ -125,7 +125,7 @@ export class RegistryMetrics {
     });
     this.fetches = new Counter({
       name: 'registry_fetches_total',
-      help: 'Outbound requests through the guard (cards, probes, MCP, JWKS, webhooks), by purpose and outcome (ok, not-modified, failed).',
+      help: 'Outbound requests through the guard (cards, probes, MCP, JWKS, webhooks, embeddings), by purpose and outcome (ok, not-modified, failed).',
       labelNames: ['purpose', 'outcome'],
       registers: [this.registry],
     });

@@ -4,9 +4,14 @@
  * `{"data": [{"index", "embedding": [numbers]}]}` (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio,
  * llama.cpp's server, text-embeddings-inference all speak it).
  *
- * The URL is the operator's, not a user's, so this is a plain fetch, bounded: a timeout per
- * request, a cap on the answer's size, and errors that say which service failed and how.
+ * Requests go through the registry's outbound guard (src/net, the Fetcher's `fetchFunction`,
+ * purpose `embeddings`): the composition root allows the operator's URL for that purpose and
+ * origin only (the service is often on localhost or a private network), so a redirect elsewhere
+ * is refused like any other request. Bounded: a timeout per request, a cap on the answer's size,
+ * and errors that say which service failed and how.
  */
+import type { FetchFunction, FetchOptions } from '../net/fetcher.js';
+
 
 export interface Embedder {
   /** One vector per text, in order; all of one length. Rejects with EmbeddingError. */
@@ -18,6 +23,11 @@ export interface Embedder {
 export class EmbeddingError extends Error {}
 
 export interface OpenAIEmbeddingsOptions {
+  /**
+   * The outbound guard's fetch for these options (Fetcher.fetchFunction), which must allow the
+   * service's origin for purpose `embeddings` (GuardedFetcher's operatorEndpoints).
+   */
+  fetch: (options: FetchOptions) => FetchFunction;
   /** The service: a base URL (`http://host:port`, `.../v1`) or the full `.../embeddings` endpoint. */
   url: string;
   model: string;
@@ -45,37 +55,38 @@ export class OpenAIEmbeddings implements Embedder {
   private readonly endpoint: string;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
+  private readonly fetch: FetchFunction;
 
   constructor(private readonly o: OpenAIEmbeddingsOptions) {
     this.endpoint = embeddingsEndpoint(o.url);
     this.describe = `embeddings service ${this.endpoint} (model ${o.model})`;
     this.timeoutMs = o.timeoutMs ?? 10_000;
     this.maxBytes = o.maxResponseBytes ?? 64 * 1024 * 1024;
+    // The guard's deadline covers the whole request, body included; its cap, the body.
+    this.fetch = o.fetch({ purpose: 'embeddings', timeoutMs: this.timeoutMs, maxBytes: this.maxBytes });
   }
 
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const timeout = AbortSignal.timeout(this.timeoutMs);
     const body: Record<string, unknown> = { model: this.o.model, input: texts, encoding_format: 'float' };
     if (this.o.dimensions) body.dimensions = this.o.dimensions;
     let res: Response;
     try {
-      res = await fetch(this.endpoint, {
+      res = await this.fetch(this.endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : {}) },
         body: JSON.stringify(body),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal,
         redirect: 'error',
       });
     } catch (err) {
-      const reason = timeout.aborted ? `no answer within ${this.timeoutMs} ms` : (err as Error).message;
-      throw new EmbeddingError(`${this.describe}: ${reason}`);
+      throw new EmbeddingError(`${this.describe}: ${this.failure(err, 'no answer')}`);
     }
     let text: string;
     try {
-      text = await readCapped(res, this.maxBytes);
+      text = await res.text();
     } catch (err) {
-      throw new EmbeddingError(`${this.describe}: ${timeout.aborted ? `no complete answer within ${this.timeoutMs} ms` : (err as Error).message}`);
+      throw new EmbeddingError(`${this.describe}: ${this.failure(err, 'no complete answer')}`);
     }
     if (!res.ok) throw new EmbeddingError(`${this.describe} answered HTTP ${res.status}: ${text.slice(0, 200)}`);
     let json: unknown;
@@ -86,20 +97,14 @@ export class OpenAIEmbeddings implements Embedder {
     }
     return parseEmbeddings(json, texts.length, this.describe);
   }
-}
 
-async function readCapped(res: Response, max: number): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > max) throw new Error(`answer of ${declared} bytes is over the ${max}-byte limit`);
-  if (!res.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > max) throw new Error(`answer is over the ${max}-byte limit`);
-    chunks.push(chunk);
+  /** What went wrong, in the client's words for a timeout or an oversized answer (the guard's FetchError reasons). */
+  private failure(err: unknown, late: string): string {
+    const reason = (err as { reason?: unknown }).reason;
+    if (reason === 'timeout') return `${late} within ${this.timeoutMs} ms`;
+    if (reason === 'too-large') return `answer is over the ${this.maxBytes}-byte limit`;
+    return (err as Error).message;
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** `{"data": [{"index", "embedding"}]}` → vectors in input order, checked. */
