@@ -784,6 +784,8 @@ export class FlexSearchIndex implements KeywordIndex {
         const s = e << 1;
         const known = seen[s] === epoch;
         if (known && seen[s + 1] === ENTRY_REJECTED) continue;
+        // Skill and tool filters never take an entry's own unit: rejected without a memory read.
+        if (unitLevel && (id & ORD_MASK) === 0) continue;
         if (lang !== ANY_LANGUAGE && ((entryRows[((id >>> ORD_BITS) << E_SHIFT) + E_ATTR]! >>> A_LANG_SHIFT) & A_LANG_MASK) !== lang) continue;
         if (scope !== SCOPE_ANY && !this.inScope(id, scope)) continue;
         let h = 0;
