@@ -96,6 +96,7 @@ for (const size of args.sizes) {
     const { bytes } = await writeIndexSnapshot(file, { format: SNAPSHOT_FORMAT, version: 'bench', seq: 0, entries: index.size, savedAt: new Date().toISOString() }, saved.parts);
     const writeMs = performance.now() - t;
     saved.release();
+    saved.parts.clear();
     const expected = index.search({ text: 'translate document', offset: 0, limit: 20 });
     const sizeBefore = index.size;
     index = createSearchIndex();
