@@ -13,7 +13,7 @@ import { claimKey, normalizeEndpoint } from '../src/lib/endpoint-url.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
-import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { usePostgres } from './support/postgres.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 const ALICE = 'https://alice.example.com/a2a';
@@ -136,16 +136,7 @@ describe('interface and server URLs: schemes, credentials, control characters', 
 
 // --- end to end, on both engines ---------------------------------------------------------------
 
-let pg: TestPostgres | undefined;
-let pgSkip: string | undefined;
-before(async () => {
-  const started = await startPostgres();
-  if (started.ok) pg = started.pg;
-  else pgSkip = started.skipReason;
-});
-after(async () => {
-  await pg?.stop();
-});
+const postgres = usePostgres();
 
 for (const engine of ['sqlite', 'postgres'] as const) {
   describe(`URLs belong to one principal (${engine})`, () => {
@@ -154,11 +145,11 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     let bob: Client;
     let admin: Client;
     let aliceId: string;
-    const skip = () => (engine === 'postgres' ? pgSkip : undefined);
+    const skip = () => (engine === 'postgres' ? postgres.skipReason : undefined);
 
     before(async () => {
       if (skip()) return;
-      const env = engine === 'postgres' ? { DATABASE_URL: await pg!.createDatabase('identity') } : {};
+      const env = engine === 'postgres' ? { DATABASE_URL: await postgres.server.createDatabase('identity') } : {};
       registry = await startTestRegistry(env);
       [alice, bob, admin] = await Promise.all([
         sdkClient(registry.url, { token: TOKENS.alice }),

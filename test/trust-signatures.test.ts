@@ -23,7 +23,7 @@ import { canonicalCardPayload } from '../src/validation/canonical-card.js';
 import { ACCEPTED_ALGORITHMS } from '../src/validation/signature.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
-import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { usePostgres } from './support/postgres.js';
 import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 
 const dir = tempDir('a2a-registry-trust-');
@@ -55,17 +55,10 @@ const fresh = (name = 'Signed Agent') => v1Card(`${name} ${++n}`, `https://signe
 let trusted: { signing: SigningKey; publicJwk: JWK };
 let trustedEd: { signing: SigningKey; publicJwk: JWK };
 let stranger: { signing: SigningKey; publicJwk: JWK };
-let pg: TestPostgres | undefined;
-let pgSkip: string | undefined;
+const postgres = usePostgres();
 
 before(async () => {
   [trusted, trustedEd, stranger] = await Promise.all([key('ES256', 'trusted-es'), key('EdDSA', 'trusted-ed'), key('ES256', 'stranger')]);
-  const started = await startPostgres();
-  if (started.ok) pg = started.pg;
-  else pgSkip = started.skipReason;
-});
-after(async () => {
-  await pg?.stop();
 });
 
 describe('signature statuses and tampering (SQLite)', () => {
@@ -305,14 +298,14 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     let oldKey: { signing: SigningKey; publicJwk: JWK };
     let newKey: { signing: SigningKey; publicJwk: JWK };
     const jwksFile = path.join(dir, `rotation-${engine}.json`);
-    const skip = () => (engine === 'postgres' ? pgSkip : undefined);
+    const skip = () => (engine === 'postgres' ? postgres.skipReason : undefined);
 
     before(async () => {
       if (skip()) return;
       [oldKey, newKey] = await Promise.all([key('ES256', `old-${engine}`), key('PS256', `new-${engine}`)]);
       writeJwks(jwksFile, [oldKey.publicJwk, newKey.publicJwk]);
       const env: Record<string, string> = { REGISTRY_TRUSTED_KEYS: jwksFile };
-      if (engine === 'postgres') env.DATABASE_URL = await pg!.createDatabase('rotation');
+      if (engine === 'postgres') env.DATABASE_URL = await postgres.server.createDatabase('rotation');
       registry = await startTestRegistry(env);
       [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
     });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { CardVerification } from '../src/contract/verification.js';
@@ -17,7 +17,7 @@ import { POSTGRES_MIGRATIONS } from '../src/storage/postgres/migrations.js';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
 import { SQLITE_MIGRATIONS } from '../src/storage/sqlite/migrations.js';
 import type { EntryWrite, RegistryStore } from '../src/storage/types.js';
-import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { usePostgres } from './support/postgres.js';
 import { actor, entryWrite, seededRandom } from './support/store-fixtures.js';
 
 interface Target {
@@ -28,17 +28,11 @@ interface Target {
   atVersion1(): Promise<void>;
 }
 
-let server: TestPostgres | undefined;
-let pgSkip: string | undefined;
 const cleanups: (() => Promise<void> | void)[] = [];
-before(async () => {
-  const started = await startPostgres();
-  if (started.ok) server = started.pg;
-  else pgSkip = started.skipReason;
-});
-after(async () => {
-  for (const c of cleanups.reverse()) await c();
-  await server?.stop();
+const postgres = usePostgres({
+  async tearDown() {
+    for (const c of cleanups.reverse()) await c();
+  },
 });
 
 const engines = {
@@ -69,7 +63,7 @@ const engines = {
     };
   },
   async postgres(): Promise<Target> {
-    const url = await server!.createDatabase('trust');
+    const url = await postgres.server.createDatabase('trust');
     const raw = async (sql: string) => {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
@@ -118,7 +112,7 @@ for (const name of ['sqlite', 'postgres'] as const) {
   describe(`trust storage on ${name}`, () => {
     const test = (title: string, fn: (t: TestContext, target: Target) => Promise<void>) =>
       it(title, async (t) => {
-        if (name === 'postgres' && pgSkip) return t.skip(pgSkip);
+        if (name === 'postgres' && postgres.skipReason) return t.skip(postgres.skipReason);
         await fn(t, await engines[name]());
       });
     const open = async (t: TestContext, target: Target): Promise<RegistryStore> => {
