@@ -132,4 +132,45 @@ describe('watches across replicas (PostgreSQL)', () => {
       }
     }
   });
+
+  test('a replica that lost the lease on a watch stops running it: another takes it over, and only one pushes', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const databaseUrl = await postgres.server.createDatabase('watch_lease_lost');
+    const env = { DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789', REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const first = await startTestRegistry(env);
+    const second = await startTestRegistry(env);
+    const hook = await webhook(() => 200);
+    try {
+      const bob = await sdkClient(first.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['lease-lost'] } }, { url: hook.url, token: 'lease-token' });
+      await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches');
+      // As if the first replica had not renewed its lease in time (storage unreachable for
+      // longer than a lease): the second takes the watch over; the first, when it reaches
+      // storage again, finds it lost the lease and stops running the watch.
+      await second.core.watches.claimNow(Date.now() + 10 * 60_000);
+      assert.ok(second.core.watches.get(task.id), 'the second took it over');
+      await first.core.watches.maintain();
+      assert.equal(first.core.watches.get(task.id), undefined, 'the first replica stopped running it');
+
+      const writer = await sdkClient(second.url, { token: TOKENS.alice });
+      const card = v1Card('Lease Lost Agent', 'https://lease-lost.example.org/a2a') as WireJson;
+      card.skills[0].tags = ['lease-lost'];
+      const added = resultOf(await op(writer, { register: { agentCard: card } }));
+      await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === added.id, 'pushed');
+      // The first replica sees the change too (the change log), but no longer pushes it: each
+      // event is pushed once, numbered after the block the first replica had reserved.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const seqs = hook.requests.map((r) => dataOf(r.body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).seq).filter((n) => n !== undefined);
+      assert.ok(seqs.length > 0);
+      assert.equal(new Set(seqs).size, seqs.length, `each event pushed once: ${JSON.stringify(seqs)}`);
+      assert.ok(seqs.every((n) => n > 1000), `numbers continue above the reserved block: ${JSON.stringify(seqs)}`);
+      await (await sdkClient(second.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await hook.close();
+      for (const r of [first, second]) {
+        await r.close();
+        removeTempDir(r.dataDir);
+      }
+    }
+  });
 });

@@ -449,6 +449,8 @@ export class FlexSearchIndex implements KeywordIndex {
       if (onlyEntry === undefined) return { hits: [], total: 0 };
     }
     const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore, onlyEntry });
+    // One entry the filter rules out is no hit, whatever the text: skip planning the query.
+    if (onlyEntry !== undefined && !this.mayPass(filter, onlyEntry)) return { hits: [], total: 0 };
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
     const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
     const perEntry = (query.resultsPer ?? 'entry') !== ('match' satisfies ResultsPer);
@@ -482,6 +484,17 @@ export class FlexSearchIndex implements KeywordIndex {
     }
     const semantic = perEntry && query.embedding && this.embedded > 0 ? this.quantizeQuery(query.embedding) : undefined;
     return this.match(plan.clauses, excluded, filter, offset, limit, perEntry, semantic);
+  }
+
+  /** Whether entry number `no` (or, with a skill- or tool-level filter, one of its units) passes the filter's attributes. */
+  private mayPass(filter: CompiledFilter, no: number): boolean {
+    if (!filter.entryFree && !filter.entryPasses(no)) return false;
+    if (!filter.unitLevel) return true;
+    const row = no << E_SHIFT;
+    const base = this.tables.entries[row + E_BASE]!;
+    const count = this.tables.entries[row + E_COUNT]!;
+    for (let ord = 0; ord < count; ord++) if (filter.unitPasses(base + ord)) return true;
+    return false;
   }
 
   private languageMask(): number {

@@ -281,8 +281,8 @@ export interface WatchRecords {
   remove(id: string): Promise<void>;
   /** Takes over every watch whose lease ended before `now` (or was released); returns their rows. */
   claim(holder: string, leaseUntil: number, now: number): Promise<WatchRow[]>;
-  /** Extends the leases `holder` has to `leaseUntil`. */
-  renewLeases(holder: string, leaseUntil: number): Promise<void>;
+  /** Extends the leases `holder` has to `leaseUntil`; returns the ids of the watches it still holds. */
+  renewLeases(holder: string, leaseUntil: number): Promise<string[]>;
   /** Gives up `holder`'s leases at once (shutting down): the next process to start or claim takes them over. */
   release(holder: string): Promise<void>;
   /** Unexpired watches of `principal`, on every replica. */

@@ -307,6 +307,8 @@ export class WatchHub implements WatchKeeper {
   /** This process, as the holder of the leases on the watches it runs. */
   readonly #holder = randomUUID();
   readonly #dirty = new Set<Watch>();
+  /** Watches of this process whose rows are stored (held by it). */
+  readonly #stored = new Set<string>();
   /** Definitions being removed (a watch that ended), by task id. */
   readonly #removals = new Map<string, Promise<void>>();
   #progressTimer: NodeJS.Timeout | undefined;
@@ -379,6 +381,7 @@ export class WatchHub implements WatchKeeper {
       this.#discard(watch);
       throw quota();
     }
+    this.#stored.add(id);
     this.#armTimers();
     for (const listener of this.#started) listener(watch);
     return watch;
@@ -451,9 +454,28 @@ export class WatchHub implements WatchKeeper {
     return (this.#restoring ??= this.#claim().then(() => this.#armTimers()));
   }
 
-  /** Takes over the watches nobody runs now, without waiting for the next periodic claim. */
-  claimNow(): Promise<void> {
-    return this.#claim();
+  /**
+   * Takes over the watches nobody runs, without waiting for the next periodic claim; `asOf`: as
+   * if it were then (a lease that would have run out by then counts as run out; tests).
+   */
+  claimNow(asOf = Date.now()): Promise<void> {
+    return this.#claim(asOf);
+  }
+
+  /**
+   * What runs every third of a lease: renews this process's leases, stops the watches whose
+   * lease it lost (storage was unreachable for longer than a lease, and another replica may run
+   * them now: never twice), and takes over the watches nobody runs.
+   */
+  async maintain(): Promise<void> {
+    if (this.#closed) return;
+    // Watches whose rows exist before the renewal (one starting meanwhile is not stored yet).
+    const stored = [...this.#watches.values()].filter((watch) => this.#stored.has(watch.id));
+    const still = new Set(await this.storage.watches.renewLeases(this.#holder, Date.now() + WATCH_LEASE_MS));
+    for (const watch of stored) {
+      if (!still.has(watch.id)) watch.end('closed', 'The watch moved to another replica; resume it with SubscribeToTask.');
+    }
+    await this.#claim();
   }
 
   /**
@@ -505,6 +527,7 @@ export class WatchHub implements WatchKeeper {
 
   ended(watch: Watch, end: WatchEnd): void {
     this.#watches.delete(watch.id);
+    this.#stored.delete(watch.id);
     this.#dirty.delete(watch);
     if (end.reason === 'closed') return;
     const removal = this.storage.watches
@@ -529,10 +552,9 @@ export class WatchHub implements WatchKeeper {
     watch.end('closed', 'The watch was refused.');
   }
 
-  async #claim(): Promise<void> {
+  async #claim(asOf = Date.now()): Promise<void> {
     if (this.#closed) return;
-    const now = Date.now();
-    const rows = await this.storage.watches.claim(this.#holder, now + WATCH_LEASE_MS, now);
+    const rows = await this.storage.watches.claim(this.#holder, Date.now() + WATCH_LEASE_MS, asOf);
     if (rows.length === 0) return;
     const changeSeq = await this.storage.lastChangeSeq();
     for (const row of rows) {
@@ -549,6 +571,7 @@ export class WatchHub implements WatchKeeper {
         };
         const watch = new Watch(row.id, row.contextId, row.principal, JSON.parse(row.request) as WatchRequest, this.service, this.limits, state, this);
         this.#watches.set(row.id, watch);
+        this.#stored.add(row.id);
         for (const listener of this.#started) listener(watch);
         // Changes committed while nobody ran it (or after its last recorded position): start again from the current matches.
         if (changeSeq > row.position) watch.resyncNow();
@@ -568,10 +591,7 @@ export class WatchHub implements WatchKeeper {
       this.#flush().catch((err: unknown) => this.log?.warn({ err }, 'watch progress could not be stored; retrying'));
     }, PROGRESS_EVERY_MS).unref();
     this.#leaseTimer ??= setInterval(() => {
-      this.storage.watches
-        .renewLeases(this.#holder, Date.now() + WATCH_LEASE_MS)
-        .then(() => this.#claim())
-        .catch((err: unknown) => this.log?.warn({ err }, 'watch leases could not be renewed or claimed; retrying'));
+      this.maintain().catch((err: unknown) => this.log?.warn({ err }, 'watch leases could not be renewed or claimed; retrying'));
     }, WATCH_LEASE_MS / 3).unref();
   }
 

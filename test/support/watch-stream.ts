@@ -99,7 +99,12 @@ export async function webhook(status: () => number): Promise<Hook> {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // The registry's fetcher keeps its connections alive: do not wait for them.
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -81,8 +81,9 @@ export class PostgresWatchRecords implements WatchRecords {
     return rows.map(toRow);
   }
 
-  async renewLeases(holder: string, leaseUntil: number): Promise<void> {
-    await this.#write('UPDATE watches SET lease_until = $2 WHERE holder = $1', [holder, leaseUntil]);
+  async renewLeases(holder: string, leaseUntil: number): Promise<string[]> {
+    const { rows } = await this.#write('UPDATE watches SET lease_until = $2 WHERE holder = $1 RETURNING id', [holder, leaseUntil]);
+    return rows.map((r) => String(r.id));
   }
 
   async release(holder: string): Promise<void> {

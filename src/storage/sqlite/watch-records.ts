@@ -67,10 +67,10 @@ export class SqliteWatchRecords implements WatchRecords {
     );
   }
 
-  renewLeases(holder: string, leaseUntil: number): Promise<void> {
-    return this.write((db) => {
-      prepare(db, 'UPDATE watches SET lease_until = ? WHERE holder = ?').run(leaseUntil, holder);
-    });
+  renewLeases(holder: string, leaseUntil: number): Promise<string[]> {
+    return this.write((db) =>
+      (prepare(db, 'UPDATE watches SET lease_until = ? WHERE holder = ? RETURNING id').all(leaseUntil, holder) as { id: string }[]).map((r) => r.id),
+    );
   }
 
   release(holder: string): Promise<void> {
