@@ -5,8 +5,7 @@
  * per call on PostgreSQL). Without PostgreSQL binaries the PostgreSQL suite is skipped with the
  * reason (on CI, it fails).
  */
-import { after, before } from 'node:test';
-import { startPostgres, type TestPostgres } from './postgres.js';
+import { usePostgres, type TestPostgres } from './postgres.js';
 
 export interface StorageEngine {
   name: 'sqlite' | 'postgres';
@@ -19,24 +18,15 @@ export interface StorageEngine {
 }
 
 export function storageEngines(): StorageEngine[] {
-  let server: TestPostgres | undefined;
-  let skipReason: string | undefined;
-  before(async () => {
-    const started = await startPostgres();
-    if (started.ok) server = started.pg;
-    else skipReason = started.skipReason;
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const postgres = usePostgres();
   return [
     { name: 'sqlite', skip: () => undefined, env: async () => ({}) },
     {
       name: 'postgres',
-      skip: () => skipReason,
-      env: async () => ({ DATABASE_URL: await server!.createDatabase('e2e') }),
+      skip: () => postgres.skipReason,
+      env: async () => ({ DATABASE_URL: await postgres.server.createDatabase('e2e') }),
       get server() {
-        return server;
+        return postgres.skipReason === undefined ? postgres.server : undefined;
       },
     },
   ];
