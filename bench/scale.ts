@@ -168,11 +168,14 @@ async function runSize(size: number, args: Args): Promise<void> {
       removals.push(performance.now() - t);
     }
     const indexRemovals: number[] = [];
-    for (const { id } of targets.slice(Math.floor(targets.length / 2))) {
+    const removedFromIndex = targets.slice(Math.floor(targets.length / 2));
+    for (const { id } of removedFromIndex) {
       const t = performance.now();
       index.remove(id);
       indexRemovals.push(performance.now() - t);
     }
+    // Back in step with storage (those entries are still stored), so the index saved at shutdown is usable.
+    for (const entry of await Promise.all(removedFromIndex.map(({ id }) => registry.store.get(id)))) if (entry) index.upsert(toIndexedEntry(entry));
     console.log(summary('update (register of a changed document: validation + commit + index)', updates));
     console.log(summary('  of which index.upsert alone', indexUpserts));
     console.log(summary('removal (unregister: commit + index)', removals));
