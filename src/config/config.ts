@@ -157,6 +157,14 @@ const booleanString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** A whole number of seconds up to `maxDays` days, 0 turning `what` off. */
+const secondsOrOff = (what: string, maxDays: number) =>
+  z.coerce
+    .number({ message: `must be a whole number of seconds (0 turns ${what} off)` })
+    .int({ message: `must be a whole number of seconds (0 turns ${what} off)` })
+    .min(0, { message: 'must be 0 (off) or more' })
+    .max(maxDays * 86400, { message: `must be at most ${maxDays * 86400} (${maxDays} days)` });
+
 const positiveInt = (max: number) =>
   z.coerce
     .number({ message: 'must be a whole number' })
@@ -293,18 +301,8 @@ const envSchema = z.object({
   REGISTRY_EMBEDDINGS_DIMENSIONS: positiveInt(16_384).optional(),
   // Search index snapshots (issue 22).
   REGISTRY_INDEX_SNAPSHOT_DIR: z.string().min(1).optional(),
-  REGISTRY_INDEX_SNAPSHOT_SECONDS: z.coerce
-    .number({ message: 'must be a whole number of seconds (0 turns index snapshots off)' })
-    .int({ message: 'must be a whole number of seconds (0 turns index snapshots off)' })
-    .min(0, { message: 'must be 0 (off) or more' })
-    .max(7 * 86400, { message: `must be at most ${7 * 86400} (7 days)` })
-    .default(600),
-  REGISTRY_REFRESH_SECONDS: z.coerce
-    .number({ message: 'must be a whole number of seconds (0 turns refreshing off)' })
-    .int({ message: 'must be a whole number of seconds (0 turns refreshing off)' })
-    .min(0, { message: 'must be 0 (off) or more' })
-    .max(30 * 86400, { message: `must be at most ${30 * 86400} (30 days)` })
-    .default(3600),
+  REGISTRY_INDEX_SNAPSHOT_SECONDS: secondsOrOff('index snapshots', 7).default(600),
+  REGISTRY_REFRESH_SECONDS: secondsOrOff('refreshing', 30).default(3600),
   REGISTRY_PROBE: booleanString.default(false),
   REGISTRY_HIDE_UNHEALTHY_SECONDS: positiveInt(365 * 86400).optional(),
   REGISTRY_TRUSTED_KEYS: z.string().min(1).optional(),
