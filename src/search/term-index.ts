@@ -70,21 +70,6 @@ export class TermIndex {
   /** `onRecycle(no)`: entry number `no` names no posting any more and may be reused. */
   constructor(private readonly onRecycle: (no: number) => void, private readonly ordBits: number) {}
 
-  /** Postings held (live and dead), and bytes of the arrays (for memory reports). */
-  get stats(): { postings: number; bytes: number; lists: number; terms: number } {
-    let postings = 0;
-    for (let l = 0; l < this.listCount; l++) postings += this.listLen[l]!;
-    const bytes =
-      this.arena.byteLength +
-      this.records.byteLength +
-      this.entryRecord.byteLength +
-      this.deadLeft.byteLength +
-      this.termFirst.byteLength +
-      this.listSlot.byteLength +
-      4 * (this.listNext.length * 5);
-    return { postings, bytes, lists: this.listCount, terms: this.termIds.size };
-  }
-
   /**
    * Its arrays into `state` (between changes: no entry may be open): copies of the small ones,
    * views of the arena and the entry records, which stay unchanged until the returned release
