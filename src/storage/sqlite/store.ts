@@ -505,17 +505,18 @@ export class SqliteStore implements RegistryStore {
       writes.map((write): ImportOutcome => {
         // Prepared once per connection: tens of thousands of savepoints in an import.
         prepare(db, 'SAVEPOINT import_one').run();
+        let outcome: ImportOutcome;
         try {
           const step = this.#upsertIn(db, write, actor, quota);
-          if (step.status === 'quota-exceeded' || step.status === 'url-taken') prepare(db, 'ROLLBACK TO import_one').run();
-          return step.status === 'quota-exceeded' || step.status === 'url-taken' || step.status === 'forbidden' ? step : { status: step.status, id: step.id };
+          outcome = step.status === 'quota-exceeded' || step.status === 'url-taken' || step.status === 'forbidden' ? step : { status: step.status, id: step.id };
         } catch (error) {
+          // Any other error fails the whole batch (the write queue rolls it back), as it is.
           if (!(error instanceof UrlTaken)) throw error;
-          prepare(db, 'ROLLBACK TO import_one').run();
-          return { status: 'url-taken', url: error.url };
-        } finally {
-          prepare(db, 'RELEASE import_one').run();
+          outcome = { status: 'url-taken', url: error.url };
         }
+        if (outcome.status === 'quota-exceeded' || outcome.status === 'url-taken') prepare(db, 'ROLLBACK TO import_one').run();
+        prepare(db, 'RELEASE import_one').run();
+        return outcome;
       }),
     );
   }
