@@ -317,6 +317,21 @@ export class RegistryClient {
     } catch (err) {
       throw classify(err);
     }
+    yield* this.#chunks(events, onTask);
+  }
+
+  /** Subscribes again to a task still running (a watch after its stream was cut): its chunks from now on. */
+  async *resume(taskId: string): AsyncGenerator<AnswerChunk> {
+    let events: AsyncGenerator<StreamResponse>;
+    try {
+      events = this.client.resubscribeTask({ tenant: '', id: taskId });
+    } catch (err) {
+      throw classify(err);
+    }
+    yield* this.#chunks(events);
+  }
+
+  async *#chunks(events: AsyncGenerator<StreamResponse>, onTask?: (taskId: string) => void): AsyncGenerator<AnswerChunk> {
     let completed = false;
     try {
       for await (const event of events) {

@@ -6,16 +6,22 @@
  * as the registry sends it.
  *
  * Needs a token (--token, A2A_REGISTRY_TOKEN, or the local admin token).
- * Ctrl-C cancels the watch on the registry before exiting (status 130).
+ * Ctrl-C cancels the watch on the registry before exiting (status 130). When the stream is cut
+ * (the registry restarted) the command subscribes to the watch again (SubscribeToTask) for up to
+ * a minute, and prints what it missed (or a resync).
  * Exit code: 1 declined (no token, too many watches) or the watch ended (canceled, expired,
  * failed), 2 usage, 3 unreachable or the registry closed the stream.
  */
 import type { Command } from 'commander';
 import type { WatchRequest } from '../../contract/types.js';
-import { dataPart, isObject } from '../client.js';
+import { dataPart, isObject, RegistryDeclined } from '../client.js';
 import { EXIT_OK, styles } from '../output.js';
 import { runRemote } from '../remote.js';
 import { filterOptions, searchRequest } from './search.js';
+
+/** How long the command keeps trying to resume a watch whose stream was cut (a registry restart). */
+const RESUME_FOR_MS = 60_000;
+const RESUME_EVERY_MS = 1000;
 
 interface WatchOptions {
   initial: boolean;
@@ -65,25 +71,36 @@ export function register(program: Command): void {
           if (taskId) client.cancel(taskId).then(done, done);
           else done();
         });
-        try {
-          for await (const chunk of client.stream([dataPart({ watch: request })], (id) => (taskId = id))) {
-            if (chunk.artifact === 'watch-results') {
-              const results = Array.isArray(chunk.data.results) ? chunk.data.results.filter(isObject) : [];
-              if (json) out.out(JSON.stringify({ event: 'initial', ...chunk.data }) + '\n');
-              else {
-                out.out(s.dim(`${String(chunk.data.total)} match(es) now; watching for changes (Ctrl-C to stop).`) + '\n');
-                for (const hit of results) out.out(`  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`);
+        // The registry restarting (or the connection dropping) cuts the stream, not the watch:
+        // subscribe to it again, for up to RESUME_FOR_MS, and go on from the events missed.
+        let chunks = client.stream([dataPart({ watch: request })], (id) => (taskId = id));
+        let lostSince: number | undefined;
+        for (;;) {
+          try {
+            for await (const chunk of chunks) {
+              lostSince = undefined;
+              if (chunk.artifact === 'watch-results') {
+                const results = Array.isArray(chunk.data.results) ? chunk.data.results.filter(isObject) : [];
+                if (json) out.out(JSON.stringify({ event: 'initial', ...chunk.data }) + '\n');
+                else {
+                  out.out(s.dim(`${String(chunk.data.total)} match(es) now; watching for changes (Ctrl-C to stop).`) + '\n');
+                  for (const hit of results) out.out(`  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`);
+                }
+              } else if (chunk.artifact === 'watch-event') {
+                out.out(json ? JSON.stringify(chunk.data) + '\n' : line(chunk.data) + '\n');
               }
-            } else if (chunk.artifact === 'watch-event') {
-              out.out(json ? JSON.stringify(chunk.data) + '\n' : line(chunk.data) + '\n');
             }
+            return EXIT_OK;
+          } catch (err) {
+            // Our own cancel ends the stream CANCELED: not an error; exit once the cancel is answered.
+            if (stopping) await new Promise(() => undefined);
+            lostSince ??= Date.now();
+            if (err instanceof RegistryDeclined || taskId === undefined || Date.now() - lostSince > RESUME_FOR_MS) throw err;
+            out.err(s.dim(`the stream was cut (${(err as Error).message}); resuming the watch...`) + '\n');
+            await new Promise((resolve) => setTimeout(resolve, RESUME_EVERY_MS));
+            chunks = client.resume(taskId);
           }
-        } catch (err) {
-          // Our own cancel ends the stream CANCELED: not an error; exit once the cancel is answered.
-          if (stopping) await new Promise(() => undefined);
-          throw err;
         }
-        return EXIT_OK;
       });
     });
 }
