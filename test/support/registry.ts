@@ -111,7 +111,8 @@ export async function spawnRegistry(
         logs.push(entry);
         // It listens before its index has loaded; tests search at once, so wait for both.
         if (entry.msg === 'registry listening') listeningAt = String(entry.url);
-        if (entry.msg === 'search index loaded') indexLoaded = true;
+        // 'search index loaded', or '… loaded from its snapshot and the change log' on a restart.
+        if (typeof entry.msg === 'string' && entry.msg.startsWith('search index loaded')) indexLoaded = true;
         if (listeningAt !== undefined && (indexLoaded || options.listeningOnly)) {
           clearTimeout(timer);
           resolve(listeningAt);
