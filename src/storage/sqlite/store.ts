@@ -21,8 +21,9 @@
  * lost at the next start): the store re-creates the file from its open connection (VACUUM
  * INTO), so nothing acknowledged is lost, or refuses to acknowledge if it cannot.
  *
- * Space: incremental auto-vacuum (migration 3) and a bounded WAL; `reclaimSpace` gives freed
- * pages back to the file system after pruning.
+ * Space: incremental auto-vacuum (migration 3) and a bounded WAL, checkpointed by a background
+ * thread (checkpointer.ts) rather than inside COMMIT; `reclaimSpace` gives freed pages back to
+ * the file system after pruning.
  */
 import { mkdirSync, openSync, closeSync, fstatSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -68,6 +69,7 @@ import {
   type EntryRowFields,
 } from '../common.js';
 import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
+import { BackgroundCheckpointer } from './checkpointer.js';
 import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
 import { prepare } from './statements.js';
 import { SqliteTaskRecords } from './task-records.js';
@@ -91,6 +93,8 @@ export interface SqliteStoreOptions {
 
 /** The WAL is truncated back to this after checkpoints, so a burst of writes does not leave it large. */
 const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+/** SQLite's automatic checkpoint (in COMMIT), only a safety net behind the background one: 4,000 pages ≈ 16 MB. */
+const SAFETY_NET_CHECKPOINT_PAGES = 4000;
 
 interface EntryRow extends EntryRowFields {
   list_seq: number;
@@ -119,6 +123,7 @@ export class SqliteStore implements RegistryStore {
   /** The file the connection has open (device and inode), to notice it being deleted or replaced. */
   #identity: { dev: number; ino: number } | undefined;
   #closed = false;
+  #checkpointer: BackgroundCheckpointer | undefined;
   /** The WAL file (inode) whose directory entry was fsynced. */
   #walDirectorySynced: number | undefined;
 
@@ -157,6 +162,9 @@ export class SqliteStore implements RegistryStore {
       throw this.#openError(error);
     }
     this.#identity = identityOf(this.#file);
+    this.#checkpointer = new BackgroundCheckpointer(this.#file, this.#busyTimeoutMs, (message) =>
+      this.#notice('a background checkpoint of the WAL failed; SQLite checkpoints in COMMIT once the WAL is large', { file: this.#file, message }),
+    );
   }
 
   /** Opens the file with the store's pragmas and brings its schema up to date. */
@@ -181,6 +189,9 @@ export class SqliteStore implements RegistryStore {
       // After a checkpoint the WAL file is cut back to this size instead of staying as large as
       // the biggest burst ever was.
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+      // Checkpoints run in a background thread (checkpointer.ts); SQLite's own, inside COMMIT
+      // on the event loop, only if that thread falls far behind.
+      db.pragma(`wal_autocheckpoint = ${SAFETY_NET_CHECKPOINT_PAGES}`);
       migrateSqlite(db, this.#file);
       this.#onConnection?.(db);
     } catch (error) {
@@ -194,6 +205,8 @@ export class SqliteStore implements RegistryStore {
     const db = this.#db;
     this.#closed = true;
     if (!db) return;
+    // Its connection closed first: the last checkpoint below then has the file to itself.
+    await this.#checkpointer?.close();
     try {
       // Writes already queued are committed (and their promises settled) before the handle goes.
       this.#writes.flush();
@@ -251,6 +264,7 @@ export class SqliteStore implements RegistryStore {
     return this.#writes.run(job).then(
       (value) => {
         this.#faults.clear();
+        this.#checkpointer?.written();
         return value;
       },
       (error: unknown) => {
@@ -359,6 +373,7 @@ export class SqliteStore implements RegistryStore {
     ensureIncrementalAutoVacuum(next);
     if (this.#db === db) this.#db = next;
     this.#identity = identityOf(this.#file);
+    this.#checkpointer?.reopen();
     db.close();
     this.#notice('the database file was deleted while the registry was running; it was re-created from the open connection', { file: this.#file });
   }

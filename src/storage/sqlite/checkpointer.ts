@@ -1,0 +1,89 @@
+/**
+ * Checkpoints of the SQLite WAL, off the event loop.
+ *
+ * With synchronous=NORMAL a checkpoint fsyncs the WAL, copies it into the database file and
+ * fsyncs that: ~10–20 ms. SQLite's automatic checkpoint runs inside the COMMIT that crosses its
+ * threshold, on the event loop (better-sqlite3 is synchronous), and measured under sustained
+ * registrations it was most of the time spent in COMMIT. Here a worker thread with its own
+ * connection runs a PASSIVE checkpoint (it never blocks the writer) a moment after writes,
+ * at most one at a time. The store keeps SQLite's automatic checkpoint at a higher threshold
+ * as a safety net, so the WAL stays bounded even if the thread falls behind.
+ */
+import { Worker } from 'node:worker_threads';
+import type { CheckpointReply, CheckpointRequest, CheckpointWorkerData } from './checkpoint-worker.js';
+
+/** How long after a write the checkpoint runs: writes in between share it. */
+const CHECKPOINT_DELAY_MS = 250;
+
+export class BackgroundCheckpointer {
+  readonly #worker: Worker;
+  readonly #onFailure: (message: string) => void;
+  #scheduled: NodeJS.Timeout | undefined;
+  #running = false;
+  #wanted = false;
+  #closed = false;
+
+  constructor(file: string, busyTimeoutMs: number, onFailure: (message: string) => void) {
+    this.#onFailure = onFailure;
+    this.#worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { file, busyTimeoutMs } satisfies CheckpointWorkerData });
+    // Never what keeps a process alive.
+    this.#worker.unref();
+    this.#worker.on('message', (reply: CheckpointReply) => {
+      if (reply.type === 'closed') return;
+      this.#running = false;
+      if (reply.type === 'failed') this.#onFailure(reply.message);
+      if (this.#wanted) this.#start();
+    });
+    this.#worker.on('error', (error) => this.#onFailure(error.message));
+  }
+
+  /** Something was written: a checkpoint follows shortly. */
+  written(): void {
+    if (this.#closed || this.#scheduled) return;
+    this.#scheduled = setTimeout(() => {
+      this.#scheduled = undefined;
+      this.#start();
+    }, CHECKPOINT_DELAY_MS);
+    this.#scheduled.unref();
+  }
+
+  /** The database file was replaced (restored): the thread's connection must open the new one. */
+  reopen(): void {
+    this.#post({ type: 'reopen' });
+  }
+
+  /** Stops the thread (its connection closed) before the store's own last checkpoint. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#scheduled);
+    // The connection is closed by its own thread (after a checkpoint under way), then the thread ends.
+    const closed = new Promise<void>((resolve) => {
+      const onReply = (reply: CheckpointReply) => {
+        if (reply.type !== 'closed') return;
+        this.#worker.off('message', onReply);
+        resolve();
+      };
+      this.#worker.on('message', onReply);
+      this.#worker.once('exit', () => resolve());
+    });
+    this.#post({ type: 'close' });
+    await closed;
+    await this.#worker.terminate();
+  }
+
+  #start(): void {
+    if (this.#closed) return;
+    if (this.#running) {
+      this.#wanted = true;
+      return;
+    }
+    this.#wanted = false;
+    this.#running = true;
+    this.#post({ type: 'checkpoint' });
+  }
+
+  #post(request: CheckpointRequest): void {
+    this.#worker.postMessage(request);
+  }
+}
