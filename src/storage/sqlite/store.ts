@@ -25,7 +25,7 @@
  * thread (checkpointer.ts) rather than inside COMMIT; `reclaimSpace` gives freed pages back to
  * the file system after pruning.
  */
-import { mkdirSync, openSync, closeSync, fstatSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
+import { mkdirSync, openSync, closeSync, fdatasyncSync, fstatSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -292,7 +292,8 @@ export class SqliteStore implements RegistryStore {
     let handle: FileHandle | undefined;
     try {
       handle = await open(`${this.#file}-wal`, 'r');
-      await handle.sync();
+      // fdatasync, as SQLite's own sync of the WAL: the data and the file's size, not its times.
+      await handle.datasync();
       const { ino } = await handle.stat();
       if (ino !== this.#walDirectorySynced) {
         const directory = await open(dirname(this.#file), 'r');
@@ -310,7 +311,7 @@ export class SqliteStore implements RegistryStore {
     let fd: number | undefined;
     try {
       fd = openSync(`${this.#file}-wal`, 'r');
-      fsyncSync(fd);
+      fdatasyncSync(fd);
       const { ino } = fstatSync(fd);
       if (ino !== this.#walDirectorySynced) {
         const directory = openSync(dirname(this.#file), 'r');
