@@ -309,6 +309,8 @@ export class WatchHub implements WatchKeeper {
   readonly #dirty = new Set<Watch>();
   /** Watches of this process whose rows are stored (held by it). */
   readonly #stored = new Set<string>();
+  /** Ended watches whose definitions could not be removed yet (storage unreachable). */
+  readonly #unremoved = new Set<string>();
   /** Definitions being removed (a watch that ended), by task id. */
   readonly #removals = new Map<string, Promise<void>>();
   #progressTimer: NodeJS.Timeout | undefined;
@@ -469,6 +471,7 @@ export class WatchHub implements WatchKeeper {
    */
   async maintain(): Promise<void> {
     if (this.#closed) return;
+    for (const id of this.#unremoved) if (!this.#removals.has(id)) this.#remove(id);
     // Watches whose rows exist before the renewal (one starting meanwhile is not stored yet).
     const stored = [...this.#watches.values()].filter((watch) => this.#stored.has(watch.id));
     const still = new Set(await this.storage.watches.renewLeases(this.#holder, Date.now() + WATCH_LEASE_MS));
@@ -530,11 +533,7 @@ export class WatchHub implements WatchKeeper {
     this.#stored.delete(watch.id);
     this.#dirty.delete(watch);
     if (end.reason === 'closed') return;
-    const removal = this.storage.watches
-      .remove(watch.id)
-      .catch((err: unknown) => this.log?.error({ err, watch: watch.id }, 'an ended watch could not be removed from storage'))
-      .finally(() => this.#removals.delete(watch.id));
-    this.#removals.set(watch.id, removal);
+    this.#remove(watch.id);
     for (const listener of this.#endedListeners) {
       try {
         listener(watch, end);
@@ -545,6 +544,23 @@ export class WatchHub implements WatchKeeper {
   }
 
   // ---- internals ----
+
+  /** Removes an ended watch's definition; one that cannot be removed now is retried (maintain), lest it run again after a restart. */
+  #remove(id: string): void {
+    const removal = this.storage.watches
+      .remove(id)
+      .then(
+        () => {
+          this.#unremoved.delete(id);
+        },
+        (err: unknown) => {
+          this.#unremoved.add(id);
+          this.log?.error({ err, watch: id }, 'an ended watch could not be removed from storage; retrying');
+        },
+      )
+      .finally(() => this.#removals.delete(id));
+    this.#removals.set(id, removal);
+  }
 
   /** Forgets a watch that was refused before it was stored. */
   #discard(watch: Watch): void {
