@@ -6,13 +6,13 @@
  * read, listed or subscribed to over another, and whatever the task store enforces (owners,
  * bounds) holds on all of them.
  */
-import { AgentCard, TaskState } from '@a2a-js/sdk';
+import { AgentCard } from '@a2a-js/sdk';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { RegistryCore } from '../composition/build-registry.js';
 import type { DoorContext } from '../composition/door.js';
 import { RegistryExecutor, watchEndStatus } from '../operations/executor.js';
 import { RegistryRequestHandler } from './registry-request-handler.js';
-import { GuardedPushSender, PushConfigs, WatchPushes } from './watch-push.js';
+import { GuardedPushSender, PushConfigs, TERMINAL, WatchPushes } from './watch-push.js';
 
 const handlers = new WeakMap<RegistryCore, A2ARequestHandler>();
 
@@ -39,7 +39,7 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
       if (!status) return;
       tasks
         .update(watch.scope, watch.id, (task) => {
-          if (!task.status || !isFinished(task.status.state)) task.status = status;
+          if (!task.status || !TERMINAL.has(task.status.state)) task.status = status;
         })
         .catch((err: unknown) => log.error({ err, taskId: watch.id }, 'the task of a watch that ended could not be updated'));
     });
@@ -51,6 +51,3 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
   }
   return handler;
 }
-
-const FINISHED = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
-const isFinished = (state: TaskState): boolean => FINISHED.has(state);

@@ -28,7 +28,8 @@ import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 
 /** Configs one task may have. */
 const MAX_CONFIGS_PER_TASK = 10;
-const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+/** Task states a task does not leave. */
+export const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 
 export interface PushRetry {
   /** Attempts per notification (the first included). */
