@@ -3,7 +3,8 @@
  * (at 1,000,000 entries: seconds instead of minutes).
  *
  * Layout: a magic line, then sections `[u16 name length][name][u8 kind][u64 byte length][bytes]`,
- * then an end section holding the SHA-256 of everything before it. Typed arrays are written as
+ * then an end section holding the CRC-32 of everything before it (a third of SHA-256's CPU time
+ * over the 1.4 GB of a 1,000,000-entry index, and enough to catch a torn or damaged file). Typed arrays are written as
  * raw bytes (read straight back into a new array), long string arrays in chunks, other values
  * with v8.serialize. The first section ("meta") names the format, the registry version and the
  * change-log position the index is at, so a reader rejects a file from another version without
@@ -14,13 +15,13 @@
  * between pieces, so requests are served while it writes. Reading checks every length and the
  * checksum; any fault is reported as a reason, never as a half-loaded index.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import v8 from 'node:v8';
+import { crc32 } from 'node:zlib';
 import type { IndexState, StatePart } from './index-state.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 const MAGIC = 'a2a-registry search index\n';
 const END = '\u0000end';
 
@@ -53,10 +54,10 @@ const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 export async function writeIndexSnapshot(file: string, meta: SnapshotMeta, state: IndexState): Promise<{ bytes: number }> {
   const tmp = `${file}.${process.pid}.tmp`;
   const out = await fs.open(tmp, 'w');
-  const hash = createHash('sha256');
+  let crc = 0;
   let bytes = 0;
   const put = async (data: Uint8Array): Promise<void> => {
-    hash.update(data);
+    crc = crc32(data, crc);
     await out.write(data);
     bytes += data.byteLength;
   };
@@ -97,7 +98,8 @@ export async function writeIndexSnapshot(file: string, meta: SnapshotMeta, state
         await value(name, KIND_V8, v);
       }
     }
-    const digest = hash.digest();
+    const digest = Buffer.alloc(4);
+    digest.writeUInt32LE(crc >>> 0, 0);
     await out.write(header(END, KIND_V8, digest.length));
     await out.write(digest);
     await out.sync();
@@ -127,7 +129,7 @@ export async function readIndexSnapshot(file: string, accept: (meta: SnapshotMet
   }
   try {
     const size = (await handle.stat()).size;
-    const hash = createHash('sha256');
+    let crc = 0;
     let pos = 0;
     const read = async (into: Uint8Array, hashed = true): Promise<void> => {
       if (pos + into.byteLength > size) throw new Error('it is truncated');
@@ -137,7 +139,7 @@ export async function readIndexSnapshot(file: string, accept: (meta: SnapshotMet
         done += bytesRead;
       }
       pos += into.byteLength;
-      if (hashed) hash.update(into);
+      if (hashed) crc = crc32(into, crc);
     };
     const header = async (hashed = true): Promise<{ name: string; kind: number; length: number }> => {
       const len = Buffer.alloc(2);
@@ -167,7 +169,7 @@ export async function readIndexSnapshot(file: string, accept: (meta: SnapshotMet
         const digest = Buffer.alloc(peek.length);
         await read(digest, false);
         if (pos !== size) return { ok: false, reason: 'it has bytes after its end' };
-        if (!hash.digest().equals(digest)) return { ok: false, reason: 'its checksum does not match (the file is corrupt)' };
+        if (digest.length !== 4 || digest.readUInt32LE(0) !== crc >>> 0) return { ok: false, reason: 'its checksum does not match (the file is corrupt)' };
         return { ok: true, meta, state };
       }
       // Re-read the header into the hash (it was peeked without).
