@@ -268,11 +268,10 @@ export class FlexSearchIndex implements KeywordIndex {
   private seen: Int32Array = new Int32Array(0);
   /**
    * Groups: the entries with candidates in this search, numbered as first met. By group: its
-   * entry number and candidate count; for results per entry its best candidate, strong and
+   * candidate count; for results per entry its best candidate, strong and
    * weak clause bits and the head of its candidates' list (linked through candNext). Dense and
    * small, so the per-entry pass reads them in cache.
    */
-  private groupEntry: Int32Array = new Int32Array(0);
   private groupHits: Int32Array = new Int32Array(0);
   private groupBest: Int32Array = new Int32Array(0);
   private groupStrong: Int32Array = new Int32Array(0);
@@ -559,7 +558,6 @@ export class FlexSearchIndex implements KeywordIndex {
     const size = Math.max(1024, n, this.candGroup.length * 2);
     this.candGroup = new Int32Array(size);
     this.candNext = new Int32Array(size);
-    this.groupEntry = new Int32Array(size);
     this.groupHits = new Int32Array(size);
     this.groupBest = new Int32Array(size);
     this.groupStrong = new Int32Array(size);
@@ -770,7 +768,6 @@ export class FlexSearchIndex implements KeywordIndex {
     const candWeak = this.candWeak;
     const candScore = this.candScore;
     const candGroup = this.candGroup;
-    const groupEntry = this.groupEntry;
     const groupHits = this.groupHits;
     const groupHead = this.groupHead;
     const entryFree = filter.entryFree;
@@ -850,7 +847,6 @@ export class FlexSearchIndex implements KeywordIndex {
         if (group === ENTRY_NO_GROUP) {
           group = groupCount++;
           seen[s + 1] = group;
-          groupEntry[group] = e;
           groupHits[group] = 0;
           groupHead[group] = -1;
         }
