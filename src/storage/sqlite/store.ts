@@ -25,8 +25,7 @@
  * thread (checkpointer.ts) rather than inside COMMIT; `reclaimSpace` gives freed pages back to
  * the file system after pruning.
  */
-import { mkdirSync, openSync, closeSync, fdatasyncSync, fstatSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { mkdirSync, openSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { v7 as uuidv7 } from 'uuid';
@@ -124,8 +123,10 @@ export class SqliteStore implements RegistryStore {
   #identity: { dev: number; ino: number } | undefined;
   #closed = false;
   #checkpointer: BackgroundCheckpointer | undefined;
-  /** The WAL file (inode) whose directory entry was fsynced. */
-  #walDirectorySynced: number | undefined;
+  /** The WAL's descriptor (see #walDescriptor), descriptors to close once no sync uses them, and syncs running. */
+  #walFd: number | undefined;
+  readonly #retiredWalFds: number[] = [];
+  #walSyncing = 0;
 
   constructor(options: SqliteStoreOptions) {
     this.#file = resolve(options.file);
@@ -223,6 +224,7 @@ export class SqliteStore implements RegistryStore {
         // The file is gone or the disk is full: nothing more to save here; the fault was reported.
       } finally {
         if (current.open) current.close();
+        this.#retireWal();
       }
     }
   }
@@ -283,50 +285,61 @@ export class SqliteStore implements RegistryStore {
   }
 
   /**
-   * fsyncs the WAL (what synchronous=FULL does in COMMIT), off the event loop; and the
-   * directory once per WAL file, as SQLite does for a file it created (so the file itself
-   * survives a power loss, not only its contents). An error is named as SQLite's own I/O error
-   * would be (a storage fault), and the writes it covered are not acknowledged.
+   * fdatasyncs the WAL (what synchronous=FULL does in COMMIT), off the event loop: the data and
+   * the file's size, not its times, as SQLite's own sync of the WAL.
    */
   async #syncWal(): Promise<void> {
-    let handle: FileHandle | undefined;
+    const fd = this.#walDescriptor();
+    this.#walSyncing++;
     try {
-      handle = await open(`${this.#file}-wal`, 'r');
-      // fdatasync, as SQLite's own sync of the WAL: the data and the file's size, not its times.
-      await handle.datasync();
-      const { ino } = await handle.stat();
-      if (ino !== this.#walDirectorySynced) {
-        const directory = await open(dirname(this.#file), 'r');
-        await directory.sync().finally(() => directory.close());
-        this.#walDirectorySynced = ino;
-      }
+      await new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
     } catch (error) {
       throw walSyncError(error);
     } finally {
-      await handle?.close();
+      this.#walSyncing--;
+      if (this.#walSyncing === 0) this.#closeRetiredWal();
     }
   }
 
   #syncWalNow(): void {
-    let fd: number | undefined;
     try {
-      fd = openSync(`${this.#file}-wal`, 'r');
-      fdatasyncSync(fd);
-      const { ino } = fstatSync(fd);
-      if (ino !== this.#walDirectorySynced) {
-        const directory = openSync(dirname(this.#file), 'r');
-        try {
-          fsyncSync(directory);
-        } finally {
-          closeSync(directory);
-        }
-        this.#walDirectorySynced = ino;
-      }
+      fdatasyncSync(this.#walDescriptor());
     } catch (error) {
       throw walSyncError(error);
-    } finally {
-      if (fd !== undefined) closeSync(fd);
     }
+  }
+
+  /**
+   * The WAL, kept open while the connection is (SQLite deletes it only when its last connection
+   * closes, and ours is open): one system call per sync. Opened, its directory is fsynced once,
+   * as SQLite does for a file it created, so the file itself survives a power loss.
+   */
+  #walDescriptor(): number {
+    if (this.#walFd !== undefined) return this.#walFd;
+    try {
+      const fd = openSync(`${this.#file}-wal`, 'r');
+      const directory = openSync(dirname(this.#file), 'r');
+      try {
+        fsyncSync(directory);
+      } finally {
+        closeSync(directory);
+      }
+      this.#walFd = fd;
+      return fd;
+    } catch (error) {
+      throw walSyncError(error);
+    }
+  }
+
+  /** The connection changes (re-created file, closing): the WAL descriptor is closed once no sync uses it. */
+  #retireWal(): void {
+    if (this.#walFd !== undefined) this.#retiredWalFds.push(this.#walFd);
+    this.#walFd = undefined;
+    if (this.#walSyncing === 0) this.#closeRetiredWal();
+  }
+
+  #closeRetiredWal(): void {
+    for (const fd of this.#retiredWalFds.splice(0)) closeSync(fd);
   }
 
   /** True when the path no longer holds the file the connection has open (deleted or replaced). */
@@ -374,6 +387,7 @@ export class SqliteStore implements RegistryStore {
     ensureIncrementalAutoVacuum(next);
     if (this.#db === db) this.#db = next;
     this.#identity = identityOf(this.#file);
+    this.#retireWal();
     this.#checkpointer?.reopen();
     db.close();
     this.#notice('the database file was deleted while the registry was running; it was re-created from the open connection', { file: this.#file });
