@@ -316,8 +316,9 @@ export class SqliteStore implements RegistryStore {
    */
   #walDescriptor(): number {
     if (this.#walFd !== undefined) return this.#walFd;
+    let fd: number | undefined;
     try {
-      const fd = openSync(`${this.#file}-wal`, 'r');
+      fd = openSync(`${this.#file}-wal`, 'r');
       const directory = openSync(dirname(this.#file), 'r');
       try {
         fsyncSync(directory);
@@ -327,6 +328,7 @@ export class SqliteStore implements RegistryStore {
       this.#walFd = fd;
       return fd;
     } catch (error) {
+      if (fd !== undefined) closeSync(fd);
       throw walSyncError(error);
     }
   }
