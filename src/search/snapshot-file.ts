@@ -49,6 +49,11 @@ type TypedArray = Int32Array | Uint8Array | Uint16Array | Float64Array;
 const typedKind = (v: unknown): number => TYPED.findIndex((T) => v instanceof T);
 const isStrings = (v: unknown): v is readonly (string | undefined)[] => Array.isArray(v) && v.length > STRING_CHUNK;
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * The running CRC-32 over `data`. Empty data leaves it as it is: Node.js 22's zlib.crc32 answers 0
+ * for a view of an empty ArrayBuffer (an empty saved part), whatever the running value.
+ */
+const hash = (data: Uint8Array, crc: number): number => (data.byteLength === 0 ? crc : crc32(data, crc));
 
 /** Writes `state` to `file` atomically. */
 export async function writeIndexSnapshot(file: string, meta: SnapshotMeta, state: IndexState): Promise<{ bytes: number }> {
@@ -57,7 +62,7 @@ export async function writeIndexSnapshot(file: string, meta: SnapshotMeta, state
   let crc = 0;
   let bytes = 0;
   const put = async (data: Uint8Array): Promise<void> => {
-    crc = crc32(data, crc);
+    crc = hash(data, crc);
     await out.write(data);
     bytes += data.byteLength;
   };
@@ -85,7 +90,10 @@ export async function writeIndexSnapshot(file: string, meta: SnapshotMeta, state
         const raw = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
         await put(header(name, KIND_TYPED + t, raw.byteLength));
         for (let at = 0; at < raw.byteLength; at += WRITE_CHUNK) {
-          await put(raw.subarray(at, Math.min(raw.byteLength, at + WRITE_CHUNK)));
+          // A copy, not a view: parts shared with the live index may still take appends in their
+          // spare room (bytes no saved list reaches) while the write is in flight, and the file
+          // must hold exactly the bytes its checksum was computed over.
+          await put(raw.slice(at, Math.min(raw.byteLength, at + WRITE_CHUNK)));
           await tick();
         }
       } else if (isStrings(v)) {
@@ -139,7 +147,7 @@ export async function readIndexSnapshot(file: string, accept: (meta: SnapshotMet
         done += bytesRead;
       }
       pos += into.byteLength;
-      if (hashed) crc = crc32(into, crc);
+      if (hashed) crc = hash(into, crc);
     };
     const header = async (hashed = true): Promise<{ name: string; kind: number; length: number }> => {
       const len = Buffer.alloc(2);
