@@ -31,7 +31,7 @@ import type { SearchFilter } from '../src/contract/types.js';
 import type { EntryDescription, SkillDescription, ToolDescription } from '../src/contract/description.js';
 import type { ResultsPer } from '../src/contract/types.js';
 import { createSearchIndex } from '../src/search/index.js';
-import type { FlexSearchIndex } from '../src/search/search-index.js';
+import type { PostingsIndex } from '../src/search/search-index.js';
 import type { IndexPage, IndexQuery, IndexedEntry } from '../src/search/types.js';
 import { describeGenerated, generateEntries, generateQueries, type GeneratedQuery } from './lib/generate-entries.js';
 
@@ -284,11 +284,11 @@ async function benchSize(size: number, args: Args): Promise<void> {
     heap1 = await settledHeap();
     const perEntry = heap0 !== undefined && heap1 !== undefined ? (heap1 - heap0) / size : undefined;
     console.log(`\n${m.label}: build ${(buildMs / 1000).toFixed(2)} s, heap + array buffers +${mib(perEntry === undefined ? undefined : perEntry * size)} (${perEntry === undefined ? 'n/a' : `${perEntry.toFixed(0)} B`} per entry)`);
-    const stats = (index as Partial<FlexSearchIndex>).stats;
+    const stats = (index as Partial<PostingsIndex>).stats;
     if (stats) console.log(`  of which word pairs (phrases) ${mib(stats.pairBytes)} (${(stats.pairBytes / size).toFixed(0)} B per entry); ${stats.vocabularyTerms} distinct terms`);
     built.push({ label: m.label, index });
   }
-  const current = built.at(-1)!.index as FlexSearchIndex;
+  const current = built.at(-1)!.index as PostingsIndex;
 
   // Configurations, each adding one feature; the compared index runs as it is.
   const off = { wordForms: false, typos: false, wordNet: false };

@@ -1,6 +1,6 @@
 /**
- * Search filters, applied outside FlexSearch on the index's dense attributes (./attributes.ts,
- * ./tables.ts; FlexSearch tags drop matches, see NOTES.md). A filter compiles, once per search,
+ * Search filters, applied beside the posting lists on the index's dense attributes
+ * (./attributes.ts, ./tables.ts). A filter compiles, once per search,
  * into an entry-level test and, for skill- or tool-level keys, a unit-level test.
  *
  * Semantics (every key optional; an absent key or an empty list does not filter):

@@ -2,7 +2,7 @@
  * The search index of the registry: `createSearchIndex()` builds the in-memory SearchIndex
  * (./types.ts) the registry keeps in step with storage. Design notes in ./search-index.ts.
  */
-import { FlexSearchIndex, type SearchIndexOptions } from './search-index.js';
+import { PostingsIndex, type SearchIndexOptions } from './search-index.js';
 import type { KeywordIndex } from './types.js';
 
 export type { SearchIndexOptions } from './search-index.js';
@@ -13,5 +13,5 @@ export { GROUP_LIMIT } from './ranking.js';
 
 /** A new, empty index. The options bound the work of one search (defaults suit 100,000 entries). */
 export function createSearchIndex(options: SearchIndexOptions = {}): KeywordIndex {
-  return new FlexSearchIndex(options);
+  return new PostingsIndex(options);
 }

@@ -228,7 +228,12 @@ const HASH_MUL = 0x9e3779b1 | 0;
 /** A unit rejected by a unit-level filter, remembered in the candidate hash. */
 const REJECTED = -2;
 
-export class FlexSearchIndex implements KeywordIndex {
+/**
+ * The in-memory keyword index: posting lists in typed arrays (./term-index.ts), entry records
+ * and dense attributes (./entry-store.ts, ./tables.ts, ./attributes.ts), ranked per entry. Its
+ * updates and removals cost what the entry has, not what the corpus has (docs/scaling.md).
+ */
+export class PostingsIndex implements KeywordIndex {
   private readonly maxCandidates: number;
   private readonly maxPostings: number;
   private wordForms = true;
@@ -338,7 +343,7 @@ export class FlexSearchIndex implements KeywordIndex {
 
   /** Takes over a saved state; only into a new, empty index. Throws when the state is not one this code saved. */
   loadState(state: IndexState): void {
-    if (this.store.entryBound > 0) throw new Error('FlexSearchIndex: a saved state loads only into an empty index');
+    if (this.store.entryBound > 0) throw new Error('PostingsIndex: a saved state loads only into an empty index');
     this.tables.load(state);
     this.store.load(state);
     this.attrs.load(state);

@@ -10,7 +10,7 @@
  * dense blocks, one contiguous block per entry (`unitBase`).
  *
  * Entry rows (`entries`, by entry number, 8 slots):
- *   E_EPOCH   unused (a search's per-entry state is in FlexSearchIndex's compact `seen` array)
+ *   E_EPOCH   unused (a search's per-entry state is in PostingsIndex's compact `seen` array)
  *   E_HITS    unused (same)
  *   E_ATTR    filter bits shared by its units (./attributes.ts): kind, streaming, profile id
  *   E_OWNER   owner id

@@ -12,7 +12,7 @@
  * - single ASCII letters and a short list of stop words (English, German, Spanish, Italian,
  *   Indonesian) are dropped; terms are cut at MAX_TERM_LENGTH characters.
  *
- * The output never contains spaces, so a term list can be handed to FlexSearch joined by spaces.
+ * The output never contains spaces: a term is one word, whatever the language.
  */
 
 export const MAX_TERM_LENGTH = 40;

@@ -3,8 +3,8 @@
  * touching postings:
  *
  * - prefix expansion ("transl" → translate, translation, ...), through a sorted array and binary
- *   search, instead of FlexSearch's "forward" tokenizer, which files every prefix of every term
- *   and costs several times the memory;
+ *   search, instead of filing every prefix of every term in the posting lists (which costs
+ *   several times the memory);
  * - word forms: for each language, stem → the terms of that language's entries with that stem
  *   ("invoic" → invoice, invoices, invoicing). A term is stemmed once per language it is seen
  *   in, so indexing pays per distinct term, not per occurrence, and postings stay one per term:
