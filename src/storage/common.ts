@@ -4,7 +4,7 @@
  */
 import type { EntryInterface, EntryKind } from '../contract/types.js';
 import type { EntryHealth, HealthStatus } from '../contract/freshness.js';
-import type { FreshnessWrite, StoredEntry } from './types.js';
+import type { FreshnessWrite, StoredEntry, WatchRowUpdate } from './types.js';
 import type { CardVerification } from '../contract/verification.js';
 
 /** Thrown by `list` when `after` is not a position this store handed out. */
@@ -259,3 +259,19 @@ export function freshnessVisiblyChanged(before: StoredEntry, after: FreshnessWri
     (before.drift ?? null) !== (a.drift ?? null)
   );
 }
+
+/**
+ * Columns of a standing search's definition, named as WatchRow's fields (aliases quoted: both
+ * engines keep their case then; PostgreSQL would fold them to lower case otherwise).
+ */
+export const WATCH_COLUMNS = `id, tenant, owner, principal, context_id AS "contextId", request, push_configs AS "pushConfigs",
+  created_at AS "createdAt", expires_at AS "expiresAt", seq_floor AS "seqFloor", delivered_seq AS "deliveredSeq", change_seq AS "position"`;
+
+/** WatchRow fields an update may change, and the columns they are stored in (updates name only what changed). */
+export const WATCH_UPDATABLE_COLUMNS: Record<keyof WatchRowUpdate, string> = {
+  pushConfigs: 'push_configs',
+  expiresAt: 'expires_at',
+  seqFloor: 'seq_floor',
+  deliveredSeq: 'delivered_seq',
+  position: 'change_seq',
+};

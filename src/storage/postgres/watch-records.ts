@@ -5,21 +5,11 @@
  * together go over the cap; a claim is one UPDATE, so each orphaned watch goes to one replica.
  */
 import type pg from 'pg';
+import { WATCH_COLUMNS as COLUMNS, WATCH_UPDATABLE_COLUMNS as UPDATABLE } from '../common.js';
 import type { WatchRecords, WatchRow, WatchRowUpdate } from '../types.js';
 
 type Query = <R extends pg.QueryResultRow>(text: string, params: unknown[]) => Promise<pg.QueryResult<R>>;
 type Transaction = <T>(fn: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
-
-const COLUMNS = `id, tenant, owner, principal, context_id AS "contextId", request, push_configs AS "pushConfigs",
-  created_at AS "createdAt", expires_at AS "expiresAt", seq_floor AS "seqFloor", delivered_seq AS "deliveredSeq", change_seq AS "position"`;
-
-const UPDATABLE: Record<keyof WatchRowUpdate, string> = {
-  pushConfigs: 'push_configs',
-  expiresAt: 'expires_at',
-  seqFloor: 'seq_floor',
-  deliveredSeq: 'delivered_seq',
-  position: 'change_seq',
-};
 
 /** Lock namespace of the per-principal watch count (pg_advisory_xact_lock(key, hashtext(principal))). */
 const WATCH_CAP_LOCK = 0x57a7c4;

@@ -4,21 +4,10 @@
  * the per-principal cap holds however many watches start at once.
  */
 import type Database from 'better-sqlite3';
+import { WATCH_COLUMNS as COLUMNS, WATCH_UPDATABLE_COLUMNS as UPDATABLE } from '../common.js';
 import type { WatchRecords, WatchRow, WatchRowUpdate } from '../types.js';
 import { prepare } from './statements.js';
 import type { WriteJob } from './write-queue.js';
-
-const COLUMNS = `id, tenant, owner, principal, context_id AS contextId, request, push_configs AS pushConfigs,
-  created_at AS createdAt, expires_at AS expiresAt, seq_floor AS seqFloor, delivered_seq AS deliveredSeq, change_seq AS position`;
-
-/** Row fields and the columns they are stored in (updates name only what changed). */
-const UPDATABLE: Record<keyof WatchRowUpdate, string> = {
-  pushConfigs: 'push_configs',
-  expiresAt: 'expires_at',
-  seqFloor: 'seq_floor',
-  deliveredSeq: 'delivered_seq',
-  position: 'change_seq',
-};
 
 export class SqliteWatchRecords implements WatchRecords {
   constructor(
