@@ -7,14 +7,12 @@
  * first expiry; one that is not renewed ends COMPLETED, saying it expired.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import readline from 'node:readline';
 import { describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
-import { REPO_ROOT, removeTempDir, startTestRegistry, tempDir, TOKENS, type TestRegistry } from './support/registry.js';
-import { dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
+import { removeTempDir, startTestRegistry, tempDir, TOKENS, type TestRegistry } from './support/registry.js';
+import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
 
 function card(name: string, tags: string[]): WireJson {
@@ -145,35 +143,18 @@ describe('the CLI across a restart', () => {
     const dataDir = tempDir();
     let registry: TestRegistry | undefined = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
     const port = String(registry.port);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'watch', '--registry', registry.url, '--token', TOKENS.bob, '--tag', 'cli-restart', '--json'], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const lines: WireJson[] = [];
-    let stderr = '';
-    readline.createInterface({ input: child.stdout! }).on('line', (l) => lines.push(JSON.parse(l)));
-    child.stderr!.on('data', (d) => (stderr += d));
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    const waitLine = async (test: (l: WireJson) => boolean, what: string): Promise<WireJson> => {
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline) {
-        const found = lines.find(test);
-        if (found) return found;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`no ${what}; stdout ${JSON.stringify(lines)}; stderr ${stderr}`);
-    };
+    const { child, exited, waitLine, stderr } = cliWatch(registry.url, 'cli-restart');
     try {
-      await waitLine((l) => l.event === 'initial', 'initial line');
+      await waitLine((l) => l.event === 'initial', 'initial line', 30_000);
       await registry.close();
       // The same address after the restart, as a real one keeps it.
       registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, PORT: port });
       await registry.core.restoreWatches();
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
       const added = resultOf(await op(alice, { register: { agentCard: card('Cli Restart Agent', ['cli-restart']) } }));
-      const event = await waitLine((l) => l.hit?.id === added.id, 'the event after the restart');
+      const event = await waitLine((l) => l.hit?.id === added.id, 'the event after the restart', 30_000);
       assert.equal(event.event, 'added');
-      assert.match(stderr, /resuming the watch/);
+      assert.match(stderr(), /resuming the watch/);
       child.kill('SIGINT');
       await exited;
       assert.equal(registry.core.watches.size, 0, 'Ctrl-C canceled the resumed watch');

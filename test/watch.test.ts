@@ -5,15 +5,13 @@
  * resuming with SubscribeToTask after a disconnect.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import readline from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import type { StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, op, resultOf, sdkClient, send, stateOf, streamEventJson, type WireJson } from './support/client.js';
-import { dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
+import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { v1Card } from './support/documents.js';
-import { REPO_ROOT, removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 
 function card(name: string, url: string, tags: string[]): WireJson {
   const c = v1Card(name, url) as WireJson;
@@ -184,31 +182,14 @@ describe('standing searches', () => {
 
   test('CLI: a2a-registry watch prints the initial matches and then events as JSON lines', async () => {
     const existing = resultOf(await op(alice, { register: { agentCard: card('Cli Watched One', 'https://cli1.example.org/a2a', ['cli-watch']) } }));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'watch', '--registry', registry.url, '--token', TOKENS.bob, '--tag', 'cli-watch', '--json'], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const lines: WireJson[] = [];
-    let stderr = '';
-    readline.createInterface({ input: child.stdout! }).on('line', (l) => lines.push(JSON.parse(l)));
-    child.stderr!.on('data', (d) => (stderr += d));
-    const waitLine = async (test: (l: WireJson) => boolean, what: string) => {
-      const deadline = Date.now() + 20_000;
-      while (Date.now() < deadline) {
-        const found = lines.find(test);
-        if (found) return found;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`no ${what}; stdout ${JSON.stringify(lines)}; stderr ${stderr}`);
-    };
+    const { child, exited, waitLine } = cliWatch(registry.url, 'cli-watch');
     try {
-      const initial = await waitLine((l) => l.event === 'initial', 'initial line');
+      const initial = await waitLine((l) => l.event === 'initial', 'initial line', 20_000);
       assert.deepEqual(initial.results.map((h: WireJson) => h.id), [existing.id]);
       const next = resultOf(await op(alice, { register: { agentCard: card('Cli Watched Two', 'https://cli2.example.org/a2a', ['cli-watch']) } }));
-      const added = await waitLine((l) => l.event === 'added', 'added line');
+      const added = await waitLine((l) => l.event === 'added', 'added line', 20_000);
       assert.equal(added.hit.id, next.id);
       // Ctrl-C cancels the watch on the registry: none of bob's watches is left open.
-      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGINT');
       await exited;
       assert.equal(registry.core.watches.countFor('bob'), 0);

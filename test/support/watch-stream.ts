@@ -1,9 +1,12 @@
 /** A watch's stream (or a resumed one) as the SDK client receives it, with waits for its events. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import readline from 'node:readline';
 import { SendMessageConfiguration, Task, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, streamEventJson, type WireJson } from './client.js';
+import { REPO_ROOT, TOKENS } from './registry.js';
 
 /** The events of one stream as they arrive, with a way to wait for one. */
 export class EventLog {
@@ -116,4 +119,37 @@ export async function sendWithPush(client: Client, request: WireJson, push: { ur
     metadata: undefined,
   });
   return Task.toJSON(result as Task) as WireJson;
+}
+
+/** `a2a-registry watch --json` for bob on `tag`, run as a user runs it, with its JSON lines as they come. */
+export interface CliWatch {
+  child: ChildProcess;
+  lines: WireJson[];
+  /** What it wrote to stderr so far. */
+  stderr(): string;
+  exited: Promise<unknown>;
+  /** The first line that satisfies `test`, waiting up to `ms` for it. */
+  waitLine(test: (line: WireJson) => boolean, what: string, ms: number): Promise<WireJson>;
+}
+
+export function cliWatch(registryUrl: string, tag: string): CliWatch {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'watch', '--registry', registryUrl, '--token', TOKENS.bob, '--tag', tag, '--json'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: WireJson[] = [];
+  let stderr = '';
+  readline.createInterface({ input: child.stdout! }).on('line', (l) => lines.push(JSON.parse(l)));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const waitLine = async (test: (line: WireJson) => boolean, what: string, ms: number): Promise<WireJson> => {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      const found = lines.find(test);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`no ${what}; stdout ${JSON.stringify(lines)}; stderr ${stderr}`);
+  };
+  return { child, lines, stderr: () => stderr, exited, waitLine };
 }
