@@ -276,8 +276,30 @@ describe('PostgreSQL storage faults', () => {
       await client.end();
     }
   }
-  /** Drops every session on the database, so the pool reconnects with the database's new settings. */
-  const kickSessions = (url: string) => admin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $name AND pid <> pg_backend_pid()`);
+  /**
+   * Drops every session on the database, so the pool reconnects with the database's new settings.
+   * pg_terminate_backend only signals: until the old sessions are gone, a query can still reach one
+   * and run with the old settings, so this waits for them to be gone, and then a little for the
+   * registry to see its sockets close.
+   */
+  async function kickSessions(url: string): Promise<void> {
+    const target = new URL(url);
+    const database = target.pathname.slice(1);
+    target.pathname = '/postgres';
+    const client = new pg.Client({ connectionString: target.toString() });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ now: Date }>('SELECT now() AS now');
+      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+      await eventually(10_000, async () => {
+        const left = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_start < $2', [database, rows[0]!.now]);
+        return left.rows[0]!.n === 0;
+      }, 'the old sessions are gone');
+    } finally {
+      await client.end();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
 
   test('read-only: writes refused and named, searches answered, ready again once it takes writes', async (t) => {
     const skip = postgres!.skip();

@@ -94,6 +94,8 @@ export interface SqliteStoreOptions {
 const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 /** SQLite's automatic checkpoint (in COMMIT), only a safety net behind the background one: 4,000 pages ≈ 16 MB. */
 const SAFETY_NET_CHECKPOINT_PAGES = 4000;
+/** After a disk-full fault, writes are probed again only once this much is free (a few registrations with their WAL and index pages). */
+const MIN_FREE_BYTES_AFTER_DISK_FULL = 1024 * 1024;
 
 interface EntryRow extends EntryRowFields {
   list_seq: number;
@@ -397,6 +399,10 @@ export class SqliteStore implements RegistryStore {
 
   async probeWrites(): Promise<boolean> {
     if (!this.#db) return false;
+    // The probe's one-page update can still fit in the write-ahead log of a full disk while a
+    // registration cannot: a full disk counts as full until it has room for real writes again,
+    // otherwise /readyz would flap between ready and not with every refused registration.
+    if (this.fault?.reason === 'disk-full' && !this.#hasRoomForWrites()) return false;
     try {
       await this.#write((db) => {
         prepare(db, "UPDATE registry_state SET value = ? WHERE key = 'write_probe'").run(Date.now());
@@ -404,6 +410,15 @@ export class SqliteStore implements RegistryStore {
       return true;
     } catch {
       return false;
+    }
+  }
+
+  #hasRoomForWrites(): boolean {
+    try {
+      const { bavail, bsize } = statfsSync(dirname(this.#file));
+      return bavail * bsize >= MIN_FREE_BYTES_AFTER_DISK_FULL;
+    } catch {
+      return true; // cannot tell: let the write itself decide
     }
   }
 
