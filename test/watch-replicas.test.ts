@@ -7,11 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { TaskState } from '@a2a-js/sdk';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { usePostgres } from './support/postgres.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
-import { dataOf, sendWithPush, watch, webhook, type EventLog } from './support/watch-stream.js';
+import { dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 
 const replicas: TestRegistry[] = [];
 const postgres = usePostgres({
@@ -92,6 +93,55 @@ describe('watches across replicas (PostgreSQL)', () => {
         if (id && !state) await (log === logs[1] ? onB : onA).cancelTask({ tenant: '', id, metadata: undefined }).catch(() => undefined);
         log.disconnect();
       }
+    }
+  });
+
+  test('a client that resumes a watch on the other replica gets it there: the watch moves, unless a client streams it where it runs', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const onA = await sdkClient(a.url, { token: TOKENS.bob });
+    const onB = await sdkClient(b.url, { token: TOKENS.bob });
+    const writer = await sdkClient(a.url, { token: TOKENS.alice });
+    const tagged = (name: string) => {
+      const card = v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) as WireJson;
+      card.skills[0].tags = ['moving'];
+      return card;
+    };
+    const logs: EventLog[] = [];
+    const first = watch(onA, { filter: { tags: ['moving'] } });
+    logs.push(first);
+    try {
+      const id = (await first.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
+      const one = resultOf(await op(writer, { register: { agentCard: tagged('Moving One') } }));
+      await first.waitForEvent((e) => e.event === 'added' && e.hit.id === one.id, 'added on A');
+      first.disconnect();
+      await first.done;
+      // Missed while no client was connected.
+      const two = resultOf(await op(writer, { register: { agentCard: tagged('Moving Two') } }));
+
+      const resumed = new EventLog((signal) => onB.resubscribeTask({ tenant: '', id }, { signal }));
+      logs.push(resumed);
+      assert.equal((await resumed.waitFor((e) => e.task !== undefined, 'task')).task.status.state, 'TASK_STATE_WORKING');
+      // The events it missed stayed on A: it gets the current matches instead.
+      const resync = await resumed.waitForEvent((e) => e.event === 'resync', 'a resync on B');
+      assert.deepEqual(resync.results.map((h: WireJson) => h.id).sort(), [one.id, two.id].sort());
+      assert.ok(b.core.watches.get(id), 'B runs it now');
+      assert.equal(a.core.watches.get(id), undefined, 'A stopped running it');
+      // Live from B, numbered on from A's numbers, for a write made on A.
+      const three = resultOf(await op(writer, { register: { agentCard: tagged('Moving Three') } }));
+      const live = await resumed.waitForEvent((e) => e.event === 'added' && e.hit.id === three.id, 'live on B');
+      assert.ok(live.seq > resync.seq && resync.seq > 1, `numbers go on: ${resync.seq}, ${live.seq}`);
+
+      // While that client streams it from B, a second subscriber on A does not pull it back.
+      const second = new EventLog((signal) => onA.resubscribeTask({ tenant: '', id }, { signal }));
+      logs.push(second);
+      await second.done;
+      assert.equal(second.events.length, 1, 'only the task');
+      assert.ok(b.core.watches.get(id), 'B still runs it');
+      assert.equal(a.core.watches.get(id), undefined);
+      assert.equal((await onB.cancelTask({ tenant: '', id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
+    } finally {
+      for (const log of logs) log.disconnect();
     }
   });
 

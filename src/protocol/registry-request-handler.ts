@@ -15,13 +15,13 @@
  *
  * - Standing searches (issue 19): SubscribeToTask on a watch is served from the watch itself
  *   (the events the client missed, then live ones, then the end), so it works after a restart,
- *   when no executor runs the task any more; a message `{"renew": {}}` on a watch's task renews
+ *   when no executor runs the task any more, and on another replica (the watch moves there); a message `{"renew": {}}` on a watch's task renews
  *   it; CancelTask ends the watch even when no executor runs it.
  *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).
  */
-import { Role, type AgentCard, type CancelTaskRequest, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type AgentCard, type CancelTaskRequest, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
@@ -98,10 +98,17 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       throw error;
     }
     if (first.done) return;
-    yield first.value;
-    for await (const response of untilClosed(events, currentScope()?.closed)) {
-      this.#noteDelivered(response);
-      yield response;
+    // A watch's first stream: while it is open, the watch stays on this replica (see WatchHub.adopt).
+    const started = first.value.payload?.$case === 'task' ? this.watches?.get(first.value.payload.value.id) : undefined;
+    const detach = started?.attachClient();
+    try {
+      yield first.value;
+      for await (const response of untilClosed(events, currentScope()?.closed)) {
+        this.#noteDelivered(response);
+        yield response;
+      }
+    } finally {
+      detach?.();
     }
   }
 
@@ -117,7 +124,8 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const first = await events.next();
     if (first.done) return;
     const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
-    const watch = task ? this.watches?.get(task.id) : undefined;
+    // A watch another replica runs moves here, where its client is.
+    const watch = task ? (this.watches?.get(task.id) ?? (task.status?.state === TaskState.TASK_STATE_WORKING ? await this.watches?.adopt(task.id) : undefined)) : undefined;
     if (!watch || !task) {
       yield first.value;
       for await (const response of untilClosed(events, currentScope()?.closed)) yield response;
@@ -143,6 +151,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const update = (event: Parameters<typeof watchEventUpdate>[2]): StreamResponse => ({
       payload: { $case: 'artifactUpdate', value: watchEventUpdate(task.id, task.contextId, event) },
     });
+    const detach = watch.attachClient();
     // Missed events first, then the listener: both synchronous, so no event falls between them.
     const queue = watch.missed();
     let wake: (() => void) | undefined;
@@ -175,6 +184,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       }
     } finally {
       stop();
+      detach();
       closed?.removeEventListener('abort', onClose);
     }
   }

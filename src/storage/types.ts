@@ -279,14 +279,21 @@ export interface WatchRecords {
   get(id: string): Promise<WatchRow | undefined>;
   update(id: string, change: WatchRowUpdate): Promise<void>;
   remove(id: string): Promise<void>;
-  /** Takes over every watch whose lease ended before `now` (or was released); returns their rows. */
-  claim(holder: string, leaseUntil: number, now: number): Promise<WatchRow[]>;
+  /** Takes over every watch (or only `onlyId`) whose lease ended before `now` (or was released); returns their rows. */
+  claim(holder: string, leaseUntil: number, now: number, onlyId?: string): Promise<WatchRow[]>;
   /** Extends the leases `holder` has to `leaseUntil`; returns the ids of the watches it still holds. */
   renewLeases(holder: string, leaseUntil: number): Promise<string[]>;
-  /** Gives up `holder`'s leases at once (shutting down): the next process to start or claim takes them over. */
-  release(holder: string): Promise<void>;
+  /** Gives up `holder`'s leases (or only the one on `onlyId`) at once: the next process to start or claim takes them over. */
+  release(holder: string, onlyId?: string): Promise<void>;
   /** Unexpired watches of `principal`, on every replica. */
   countFor(principal: string, now: number): Promise<number>;
+  /**
+   * Where several replicas share the store (PostgreSQL): asks whichever runs watch `id` to hand it
+   * over (a client resumed it on another replica). Absent where one process runs every watch.
+   */
+  requestHandover?(id: string): Promise<void>;
+  /** Calls `listener` with the id of every watch a replica asks to take over (see requestHandover). */
+  onHandoverRequest?(listener: (id: string) => void, onError: (err: Error) => void): Promise<ChangeSubscription>;
 }
 
 /** A live subscription to change notifications; see RegistryStore.subscribeToChanges. */

@@ -31,7 +31,7 @@ import type { EntryKind, RemovedHit, SearchHit, WatchEvent, WatchRequest } from 
 import type { Logger } from '../observability/logger.js';
 import type { ChangeFeed, CommittedChange } from '../registry/change-feed.js';
 import type { RegistryService } from '../registry/service.js';
-import type { RegistryStore, TaskScope, WatchRow, WatchRowUpdate } from '../storage/types.js';
+import type { ChangeSubscription, RegistryStore, TaskScope, WatchRow, WatchRowUpdate } from '../storage/types.js';
 
 export interface WatchLimits {
   /** Open watches per principal (REGISTRY_MAX_WATCHES); admins are exempt. */
@@ -66,6 +66,10 @@ const PAGE = 1000;
 export const WATCH_LEASE_MS = 60_000;
 /** A watch's progress (event numbers, position) is written at most this often. */
 const PROGRESS_EVERY_MS = 1000;
+/** How long a replica waits for another to hand over a watch a client resumes on it, and how often it looks. */
+const HANDOVER_WAIT_MS = 3000;
+const HANDOVER_POLL_MS = 50;
+const HANDOVER_ASK_EVERY = 10;
 /** Event numbers reserved in storage at a time; a new block is reserved when fewer than half are left. */
 const SEQ_BLOCK = 1000;
 
@@ -96,6 +100,8 @@ export class Watch {
   /** The last events, oldest first (for resuming). */
   readonly #buffer: WatchEvent[] = [];
   readonly #listeners = new Set<(event: WatchEvent) => void>();
+  /** Clients streaming the watch's events from this process right now (see attachClient). */
+  #clients = 0;
   #seq = 0;
   /** The last event a client is known to have been sent (see `delivered`). */
   #delivered = 0;
@@ -177,6 +183,23 @@ export class Watch {
   listen(listener: (event: WatchEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * A client streams this watch from here (the door tells, for as long as the stream is open):
+   * a watch with a client is not handed over to another replica. Returns the detach function.
+   */
+  attachClient(): () => void {
+    this.#clients++;
+    let attached = true;
+    return () => {
+      if (attached) this.#clients--;
+      attached = false;
+    };
+  }
+
+  get hasClients(): boolean {
+    return this.#clients > 0;
   }
 
   /** A client was sent events up to `seq` (the door tells, as it streams them). */
@@ -316,6 +339,10 @@ export class WatchHub implements WatchKeeper {
   #progressTimer: NodeJS.Timeout | undefined;
   #leaseTimer: NodeJS.Timeout | undefined;
   #restoring: Promise<void> | undefined;
+  /** Claims under way (their rows are held before their watches run). */
+  #claiming = 0;
+  /** Other replicas' requests to hand over a watch (PostgreSQL), from restore() until close(). */
+  #handovers: Promise<ChangeSubscription | undefined> | undefined;
   #closed = false;
 
   constructor(
@@ -453,7 +480,33 @@ export class WatchHub implements WatchKeeper {
    * index is loaded. Resolves when the first claim is done.
    */
   restore(): Promise<void> {
+    this.#handovers ??= this.#listenForHandovers();
     return (this.#restoring ??= this.#claim().then(() => this.#armTimers()));
+  }
+
+  /**
+   * A client resumes (SubscribeToTask) on this replica a watch another one runs (a load balancer
+   * sent it here): the watch moves here, where its client is. The replica running it is asked
+   * to hand it over — it does unless a client streams it from there — and this one claims it;
+   * one whose replica died is claimed at once. The client then gets what a restart gives: a
+   * `resync` when it missed events (the other replica's buffer stays there), then live events.
+   * Undefined when the watch is not open, or was not handed over within `waitMs`.
+   */
+  async adopt(id: string, waitMs = HANDOVER_WAIT_MS): Promise<Watch | undefined> {
+    const local = this.#watches.get(id);
+    if (local || this.#closed) return local;
+    const row = await this.storage.watches.get(id);
+    if (!row || row.expiresAt <= Date.now()) return undefined;
+    if (await this.#claimOne(id)) return this.#watches.get(id);
+    const ask = this.storage.watches.requestHandover?.bind(this.storage.watches);
+    if (!ask) return undefined;
+    // Asked again now and then: the client's old stream there may not have been noticed closed yet.
+    for (let polls = 0, until = Date.now() + waitMs; Date.now() < until && !this.#closed; polls++) {
+      if (polls % HANDOVER_ASK_EVERY === 0) await ask(id);
+      await new Promise((resolve) => setTimeout(resolve, HANDOVER_POLL_MS));
+      if (await this.#claimOne(id)) return this.#watches.get(id);
+    }
+    return undefined;
   }
 
   /**
@@ -478,6 +531,10 @@ export class WatchHub implements WatchKeeper {
     for (const watch of stored) {
       if (!still.has(watch.id)) watch.end('closed', 'The watch moved to another replica; resume it with SubscribeToTask.');
     }
+    // Leases held on watches this process no longer runs (a handover whose release failed): let
+    // them go, or the renewal above would keep them from every other replica.
+    // (Not while a claim is under way: a watch claimed but not yet running looks the same.)
+    if (this.#claiming === 0) for (const id of still) if (!this.#watches.has(id) && !this.#removals.has(id)) await this.storage.watches.release(this.#holder, id);
     await this.#claim();
   }
 
@@ -490,6 +547,7 @@ export class WatchHub implements WatchKeeper {
     if (this.#closed) return;
     this.#closed = true;
     this.#unsubscribe();
+    await (await this.#handovers)?.close();
     clearInterval(this.#progressTimer);
     clearInterval(this.#leaseTimer);
     await this.#restoring?.catch(() => undefined);
@@ -570,8 +628,34 @@ export class WatchHub implements WatchKeeper {
 
   async #claim(asOf = Date.now()): Promise<void> {
     if (this.#closed) return;
-    const rows = await this.storage.watches.claim(this.#holder, Date.now() + WATCH_LEASE_MS, asOf);
-    if (rows.length === 0) return;
+    this.#claiming++;
+    try {
+      const rows = await this.storage.watches.claim(this.#holder, Date.now() + WATCH_LEASE_MS, asOf);
+      if (rows.length === 0) return;
+      await this.#run(rows);
+      this.log?.info({ watches: rows.length }, 'watches restored');
+    } finally {
+      this.#claiming--;
+    }
+  }
+
+  /** Claims watch `id` if nobody holds it (released, or its holder's lease ran out) and runs it here. */
+  async #claimOne(id: string): Promise<boolean> {
+    if (this.#closed) return false;
+    this.#claiming++;
+    try {
+      const rows = await this.storage.watches.claim(this.#holder, Date.now() + WATCH_LEASE_MS, Date.now(), id);
+      if (rows.length === 0) return false;
+      await this.#run(rows);
+      this.log?.info({ watch: id }, 'a watch moved here, where a client resumed it');
+      return this.#watches.has(id);
+    } finally {
+      this.#claiming--;
+    }
+  }
+
+  /** Runs claimed watches from their rows (event numbers, delivery and position as stored). */
+  async #run(rows: WatchRow[]): Promise<void> {
     const changeSeq = await this.storage.lastChangeSeq();
     for (const row of rows) {
       if (this.#watches.has(row.id)) continue;
@@ -598,7 +682,41 @@ export class WatchHub implements WatchKeeper {
         if (refused) await this.storage.watches.remove(row.id).catch(() => undefined);
       }
     }
-    this.log?.info({ watches: rows.length }, 'watches restored');
+  }
+
+  async #listenForHandovers(): Promise<ChangeSubscription | undefined> {
+    const listen = this.storage.watches.onHandoverRequest;
+    if (!listen) return undefined;
+    try {
+      return await listen.call(
+        this.storage.watches,
+        (id) => void this.#handOver(id),
+        (err) => this.log?.warn({ err }, 'the connection for watch handovers failed; reconnecting'),
+      );
+    } catch (err) {
+      this.log?.warn({ err }, 'watch handovers are not listened for: a client resuming a watch on another replica gets only its task');
+      return undefined;
+    }
+  }
+
+  /**
+   * Another replica asks for watch `id` (a client resumed it there): unless a client streams it
+   * from here, it stops here with its progress stored and its lease released, for that replica
+   * to claim. Its pushes go on from there (push configs are part of the definition).
+   */
+  async #handOver(id: string): Promise<void> {
+    const watch = this.#watches.get(id);
+    if (!watch || !this.#stored.has(id) || watch.hasClients || this.#closed) return;
+    watch.settleFloor();
+    const position = await this.storage.lastChangeSeq().catch(() => undefined);
+    watch.end('closed', 'The watch moved to the replica where a client resumed it.');
+    try {
+      if (position !== undefined) await this.storage.watches.update(id, { ...watch.progress(), position });
+      await this.storage.watches.release(this.#holder, id);
+      this.log?.info({ watch: id }, 'a watch was handed over to the replica where a client resumed it');
+    } catch (err) {
+      this.log?.warn({ err, watch: id }, 'a watch could not be handed over; its lease is released at the next renewal');
+    }
   }
 
   #armTimers(): void {

@@ -1,5 +1,5 @@
 /**
- * LISTEN for committed registry changes (`pg_notify('registry_changes', seq)`, sent by every
+ * LISTEN for committed registry changes (and, with `listenOn`, other channels: watch handovers) (`pg_notify('registry_changes', seq)`, sent by every
  * write transaction as it commits), so replicas refresh their search index without polling.
  *
  * LISTEN needs one long-lived session, so this uses a dedicated `pg.Client`, not the pool.
@@ -31,9 +31,18 @@ export interface ListenOptions {
  *
  * @param onNotify the committed change sequence, or `undefined` after a reconnection.
  */
-export async function listenForChanges(
+export function listenForChanges(url: string, onNotify: (seq: number | undefined) => void, options: ListenOptions = {}): Promise<ChangeListener> {
+  return listenOn(url, CHANGES_CHANNEL, (payload) => {
+    const seq = Number(payload);
+    onNotify(payload !== undefined && Number.isSafeInteger(seq) ? seq : undefined);
+  }, options);
+}
+
+/** The same for any channel: `onNotify` gets each notification's payload, or `undefined` after a reconnection. */
+export async function listenOn(
   url: string,
-  onNotify: (seq: number | undefined) => void,
+  channel: string,
+  onNotify: (payload: string | undefined) => void,
   options: ListenOptions = {},
 ): Promise<ChangeListener> {
   const retryMs = options.retryMs ?? 250;
@@ -43,9 +52,9 @@ export async function listenForChanges(
   let timer: NodeJS.Timeout | undefined;
   let delay = retryMs;
   // A throwing callback must not kill the connection's event handling (or the process).
-  const notify = (seq: number | undefined): void => {
+  const notify = (payload: string | undefined): void => {
     try {
-      onNotify(seq);
+      onNotify(payload);
     } catch (error) {
       options.onError?.(error instanceof Error ? error : new Error(String(error)));
     }
@@ -70,15 +79,13 @@ export async function listenForChanges(
       scheduleReconnect();
     };
     next.on('notification', (message) => {
-      if (message.channel !== CHANGES_CHANNEL) return;
-      const seq = Number(message.payload);
-      notify(Number.isSafeInteger(seq) ? seq : undefined);
+      if (message.channel === channel) notify(message.payload ?? '');
     });
     next.on('error', (error) => onDrop(error));
     next.on('end', () => onDrop());
     try {
       await next.connect();
-      await next.query(`LISTEN ${CHANGES_CHANNEL}`);
+      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
     } catch (error) {
       dropped = true; // the caller decides: reject (first time) or retry
       next.removeAllListeners('end');

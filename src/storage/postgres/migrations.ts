@@ -30,6 +30,8 @@ export const OWNER_LOCK_NAMESPACE = 0x41324152;
 
 /** The channel `pg_notify` announces committed change sequences on. */
 export const CHANGES_CHANNEL = 'registry_changes';
+/** Where a replica asks the one running a watch to hand it over (payload: the watch's id). */
+export const WATCH_HANDOVER_CHANNEL = 'registry_watch_handover';
 
 /**
  * The SDK's task tables copy the `a2a-db` CLI's own migrations column for column (names,

@@ -50,7 +50,7 @@ import {
 } from '../common.js';
 import { FaultState, postgresFault, type StorageFault } from '../faults.js';
 import { OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
-import { listenForChanges } from './listen.js';
+import { listenForChanges, listenOn, type ChangeListener } from './listen.js';
 import { PostgresTaskRecords } from './task-records.js';
 import { PostgresWatchRecords } from './watch-records.js';
 
@@ -171,6 +171,7 @@ export class PostgresStore implements RegistryStore {
     this.watches = new PostgresWatchRecords(
       (text, params) => this.#query(text, params),
       (fn) => this.#transaction(fn),
+      (channel, onPayload, onError) => this.#listen(() => listenOn(this.#url, channel, onPayload, { onError })),
     );
   }
 
@@ -913,8 +914,13 @@ export class PostgresStore implements RegistryStore {
     onChange: (seq: number | undefined) => void,
     onError: (err: Error) => void,
   ): Promise<ChangeSubscription> {
+    return this.#listen(() => listenForChanges(this.#url, onChange, { onError }));
+  }
+
+  /** A listener as a subscription the store closes with itself. */
+  async #listen(open: () => Promise<ChangeListener>): Promise<ChangeSubscription> {
     if (this.#closed) throw new Error('PostgresStore is closed.');
-    const listener = await listenForChanges(this.#url, onChange, { onError });
+    const listener = await open();
     const subscription: ChangeSubscription = {
       close: async () => {
         this.#subscriptions.delete(subscription);

@@ -6,10 +6,13 @@
  */
 import type pg from 'pg';
 import { WATCH_COLUMNS as COLUMNS, WATCH_UPDATABLE_COLUMNS as UPDATABLE } from '../common.js';
-import type { WatchRecords, WatchRow, WatchRowUpdate } from '../types.js';
+import type { ChangeSubscription, WatchRecords, WatchRow, WatchRowUpdate } from '../types.js';
+import { WATCH_HANDOVER_CHANNEL } from './migrations.js';
 
 type Query = <R extends pg.QueryResultRow>(text: string, params: unknown[]) => Promise<pg.QueryResult<R>>;
 type Transaction = <T>(fn: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
+/** LISTENs on a channel on a dedicated connection; `undefined` after a reconnection (see listen.ts). */
+type Listen = (channel: string, onPayload: (payload: string | undefined) => void, onError: (err: Error) => void) => Promise<ChangeSubscription>;
 
 /** Lock namespace of the per-principal watch count (pg_advisory_xact_lock(key, hashtext(principal))). */
 const WATCH_CAP_LOCK = 0x57a7c4;
@@ -28,6 +31,7 @@ export class PostgresWatchRecords implements WatchRecords {
   constructor(
     private readonly query: Query,
     private readonly transaction: Transaction,
+    private readonly listen: Listen,
   ) {}
 
   create(row: WatchRow, holder: string, leaseUntil: number, max?: number): Promise<'created' | 'quota'> {
@@ -62,12 +66,11 @@ export class PostgresWatchRecords implements WatchRecords {
     await this.#write('DELETE FROM watches WHERE id = $1', [id]);
   }
 
-  async claim(holder: string, leaseUntil: number, now: number): Promise<WatchRow[]> {
-    const { rows } = await this.#write(`UPDATE watches SET holder = $1, lease_until = $2 WHERE lease_until < $3 RETURNING ${COLUMNS}`, [
-      holder,
-      leaseUntil,
-      now,
-    ]);
+  async claim(holder: string, leaseUntil: number, now: number, onlyId?: string): Promise<WatchRow[]> {
+    const { rows } =
+      onlyId === undefined
+        ? await this.#write(`UPDATE watches SET holder = $1, lease_until = $2 WHERE lease_until < $3 RETURNING ${COLUMNS}`, [holder, leaseUntil, now])
+        : await this.#write(`UPDATE watches SET holder = $1, lease_until = $2 WHERE lease_until < $3 AND id = $4 RETURNING ${COLUMNS}`, [holder, leaseUntil, now, onlyId]);
     return rows.map(toRow);
   }
 
@@ -76,8 +79,19 @@ export class PostgresWatchRecords implements WatchRecords {
     return rows.map((r) => String(r.id));
   }
 
-  async release(holder: string): Promise<void> {
-    await this.#write('UPDATE watches SET lease_until = 0 WHERE holder = $1', [holder]);
+  async release(holder: string, onlyId?: string): Promise<void> {
+    if (onlyId === undefined) await this.#write('UPDATE watches SET lease_until = 0 WHERE holder = $1', [holder]);
+    else await this.#write('UPDATE watches SET lease_until = 0 WHERE holder = $1 AND id = $2', [holder, onlyId]);
+  }
+
+  async requestHandover(id: string): Promise<void> {
+    await this.query('SELECT pg_notify($1, $2)', [WATCH_HANDOVER_CHANNEL, id]);
+  }
+
+  onHandoverRequest(listener: (id: string) => void, onError: (err: Error) => void): Promise<ChangeSubscription> {
+    return this.listen(WATCH_HANDOVER_CHANNEL, (payload) => {
+      if (payload) listener(payload);
+    }, onError);
   }
 
   async countFor(principal: string, now: number): Promise<number> {

@@ -50,9 +50,11 @@ export class SqliteWatchRecords implements WatchRecords {
     });
   }
 
-  claim(holder: string, leaseUntil: number, now: number): Promise<WatchRow[]> {
-    return this.write(
-      (db) => prepare(db, `UPDATE watches SET holder = ?, lease_until = ? WHERE lease_until < ? RETURNING ${COLUMNS}`).all(holder, leaseUntil, now) as WatchRow[],
+  claim(holder: string, leaseUntil: number, now: number, onlyId?: string): Promise<WatchRow[]> {
+    return this.write((db) =>
+      onlyId === undefined
+        ? (prepare(db, `UPDATE watches SET holder = ?, lease_until = ? WHERE lease_until < ? RETURNING ${COLUMNS}`).all(holder, leaseUntil, now) as WatchRow[])
+        : (prepare(db, `UPDATE watches SET holder = ?, lease_until = ? WHERE lease_until < ? AND id = ? RETURNING ${COLUMNS}`).all(holder, leaseUntil, now, onlyId) as WatchRow[]),
     );
   }
 
@@ -62,9 +64,10 @@ export class SqliteWatchRecords implements WatchRecords {
     );
   }
 
-  release(holder: string): Promise<void> {
+  release(holder: string, onlyId?: string): Promise<void> {
     return this.write((db) => {
-      prepare(db, 'UPDATE watches SET lease_until = 0 WHERE holder = ?').run(holder);
+      if (onlyId === undefined) prepare(db, 'UPDATE watches SET lease_until = 0 WHERE holder = ?').run(holder);
+      else prepare(db, 'UPDATE watches SET lease_until = 0 WHERE holder = ? AND id = ?').run(holder, onlyId);
     });
   }
 
