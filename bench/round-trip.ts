@@ -8,7 +8,11 @@
  *   info) answering a message it declines at once (an unknown operation: no registry work, a
  *   REJECTED task): its fixed cost per request (authentication, version negotiation, limits,
  *   logging, metrics, security headers);
- * - search: the same registry answering JSON-RPC `search` messages over generated entries;
+ * - search: the same registry answering JSON-RPC `search` messages over generated entries (1,000
+ *   distinct queries in turn: after the first round, every one is answered from the search
+ *   cache, REGISTRY_SEARCH_CACHE_ENTRIES; the run prints how many were);
+ * - search, cache off: the same searches on a second registry process over a copy of the same
+ *   data, with REGISTRY_SEARCH_CACHE_ENTRIES=0 (every search runs the index);
  * - registration: the same registry registering unique agent cards, durably (each answer
  *   waits for the commit).
  *
@@ -39,8 +43,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '20' },
-    /** A subset of the phases (noop,declined,search,register), e.g. to profile one of them alone. */
-    phases: { type: 'string', default: 'noop,declined,search,register' },
+    /** A subset of the phases (noop,declined,search,uncached,register), e.g. to profile one of them alone. */
+    phases: { type: 'string', default: 'noop,declined,search,uncached,register' },
     /** Another checkout whose built dist/ serves as the registry (e.g. an earlier version, for before/after figures). */
     repo: { type: 'string', default: REPO_ROOT },
   },
@@ -108,24 +112,35 @@ const loader = await startRegistry(loadConfig({ ...process.env, ...registryEnv, 
 for (const entry of streamEntries(entries, 11)) await loader.service.register(subjectOfGenerated(entry), { principal: 'admin', isAdmin: true });
 await loader.close();
 
+const wanted = new Set(values.phases.split(','));
+// The uncached registry serves a copy of the same data (one SQLite file per process).
+const uncachedDir = `${dataDir}-uncached`;
+if (wanted.has('uncached')) fs.cpSync(dataDir, uncachedDir, { recursive: true });
+
 const sdk = await startChild('bench/lib/sdk-noop-server.ts', {}, (line) => /^listening (\S+)/.exec(line)?.[1]);
 // The registry as `npm start` runs it: the compiled dist/ (rebuilt first when src/ is newer).
-const registry = await startChild(path.join(repo, BUILT_MAIN), registryEnv, (line) => {
-  try {
-    const entry = JSON.parse(line) as { msg?: string; url?: string };
-    return entry.msg === 'registry listening' ? entry.url : undefined;
-  } catch {
-    return undefined;
+async function startRegistryChild(env: Record<string, string>) {
+  const child = await startChild(path.join(repo, BUILT_MAIN), env, (line) => {
+    try {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      return entry.msg === 'registry listening' ? entry.url : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+  // The registry listens before its search index has loaded (GET /readyz says when it has):
+  // measure only a ready registry.
+  for (const started = Date.now(); ; ) {
+    const ready = await fetch(new URL('/readyz', child.url)).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (Date.now() - started > 120_000) throw new Error('the registry did not become ready within 120 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
-});
-// The registry listens before its search index has loaded (GET /readyz says when it has):
-// measure only a ready registry.
-for (const started = Date.now(); ; ) {
-  const ready = await fetch(new URL('/readyz', registry.url)).then((r) => r.ok, () => false);
-  if (ready) break;
-  if (Date.now() - started > 120_000) throw new Error('the registry did not become ready within 120 s');
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  return child;
 }
+const registry = await startRegistryChild(registryEnv);
+// A checkout from before the search cache ignores the variable: its "cache off" figure is its search figure.
+const uncached = wanted.has('uncached') ? await startRegistryChild({ ...registryEnv, REGISTRY_DATA_DIR: uncachedDir, REGISTRY_SEARCH_CACHE_ENTRIES: '0' }) : undefined;
 console.log(
   `${thisCheckout ? 'this checkout' : repo}; ${entries} entries (${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}); ${connections} connections; ${rounds} rounds of ${seconds} s per phase; ` +
     `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
@@ -154,6 +169,7 @@ const allPhases: Array<Phase & { key: string }> = [
   // The registry's fixed cost: a message it declines at once (no operation runs; the task is REJECTED).
   { key: 'declined', name: 'registry declined (no work)', url: registry.url, body: () => rpc([{ data: { noSuchOperation: {} }, mediaType: 'application/json' }]), expect: 'TASK_STATE_REJECTED' },
   { key: 'search', name: 'registry search', url: registry.url, body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
+  { key: 'uncached', name: 'registry search, cache off', url: uncached?.url ?? '', body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
   {
     key: 'register',
     name: 'registry registration (durable)',
@@ -163,7 +179,7 @@ const allPhases: Array<Phase & { key: string }> = [
     expect: 'TASK_STATE_COMPLETED',
   },
 ];
-const phases = allPhases.filter((p) => values.phases.split(',').includes(p.key));
+const phases = allPhases.filter((p) => wanted.has(p.key));
 
 async function run(phase: Phase, duration: number) {
   let wrong = 0;
@@ -207,11 +223,22 @@ for (const phase of phases) {
     `${phase.name.padEnd(34)} ${perSecond.toFixed(0).padStart(6)} req/s (rounds: ${runs.map((r) => r.perSecond.toFixed(0)).join(', ')})  p50 ${median(runs.map((r) => r.p50))} ms  p99 ${median(runs.map((r) => r.p99))} ms${wrong ? `  WRONG ANSWERS ${wrong}: ${runs.find((r) => r.sample)?.sample}` : ''}`,
   );
 }
-const [noop, declined, search, register] = allPhases.map((p) => rate.get(p.name));
+const [noop, declined, search, uncachedSearch, register] = allPhases.map((p) => rate.get(p.name));
 if (noop && declined) console.log(`declined / no-op:     ${((declined / noop) * 100).toFixed(0)} % (the registry's fixed cost per request)`);
-if (noop && search) console.log(`search / no-op:       ${((search / noop) * 100).toFixed(0)} % (target >= 80 %)`);
+if (noop && search) console.log(`search / no-op:       ${((search / noop) * 100).toFixed(0)} % (target >= 80 %)${await cacheSummary(registry.url)}`);
+if (noop && uncachedSearch) console.log(`search, cache off / no-op: ${((uncachedSearch / noop) * 100).toFixed(0)} %`);
 if (noop && register) console.log(`registration / no-op: ${((register / noop) * 100).toFixed(0)} % (target >= 50 %)`);
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
-await Promise.all([sdk.stop(), registry.stop()]);
+await Promise.all([sdk.stop(), registry.stop(), uncached?.stop()]);
 fs.rmSync(dataDir, { recursive: true, force: true });
+fs.rmSync(uncachedDir, { recursive: true, force: true });
+
+/** How many searches the registry answered from its search cache (its /metrics), as a sentence tail. */
+async function cacheSummary(url: string): Promise<string> {
+  const text = await fetch(new URL('/metrics', url)).then((r) => r.text(), () => '');
+  const count = (result: string) => Number(new RegExp(`^registry_search_cache_lookups_total\\{result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+  const found = count('found');
+  const missed = count('missed');
+  return Number.isFinite(found) ? `; ${found} of ${found + missed} searches answered from the search cache` : '';
+}

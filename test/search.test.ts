@@ -11,6 +11,7 @@ import type { Client } from '@a2a-js/sdk/client';
 import { generateEntries } from '../bench/lib/generate-entries.js';
 import { dataPart, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
 import { mcpServer, v1Card } from './support/documents.js';
+import { metricValue } from './support/metrics.js';
 import { CORPUS_DIR, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
@@ -309,6 +310,29 @@ describe('freshness', () => {
     assert.equal((await search({ query: 'quokka' })).results[0]?.id, id);
     resultOf(await op(writer, { unregister: { id } }));
     assert.equal((await search({ query: 'quokka' })).total, 0);
+  });
+
+  test('a search asked again is answered from the search cache until any change, which it then sees', async () => {
+    const found = () => metricValue(registry.url, 'registry_search_cache_lookups_total', 'result="found"');
+    const query = { query: 'wombat courier', filter: { kind: 'agent' }, limit: 5 };
+    const first = await search(query);
+    const cachedBefore = await found();
+    assert.deepEqual(await search(query), first);
+    assert.deepEqual(await search(query, writer), first, 'the same answer for another caller');
+    assert.equal((await found()) - cachedBefore, 2);
+    // A registration, an update and an unregistration each change the answer at once.
+    const card = v1Card('Wombat Courier', 'https://wombat.example.org/a2a');
+    const { id } = resultOf(await op(writer, { register: { agentCard: card } }));
+    assert.equal((await search(query)).results[0]?.id, id);
+    assert.equal((await search(query)).results[0]?.description, card.description);
+    card.description = 'Carries parcels across the outback.';
+    card.skills = [{ id: 'carry', name: 'Carry parcels', description: 'Carries parcels.', tags: ['parcels'], examples: ['carry this'] }];
+    resultOf(await op(writer, { register: { agentCard: card } }));
+    assert.equal((await search(query)).results[0]?.description, 'Carries parcels across the outback.');
+    assert.equal((await search({ query: 'outback parcels' })).results[0]?.id, id);
+    resultOf(await op(writer, { unregister: { id } }));
+    assert.deepEqual(await search(query), first);
+    assert.ok(!(await search({ query: 'outback parcels' })).results.some((h: WireJson) => h.id === id));
   });
 
   test('an update replaces the indexed skills', async () => {

@@ -16,6 +16,7 @@ import { DEFAULT_WATCH_LIMITS, WatchHub } from '../subscriptions/watch-hub.js';
 import { ChangeFeed } from '../registry/change-feed.js';
 import { IndexFollower } from '../registry/index-follower.js';
 import { IndexSnapshots } from '../registry/index-snapshots.js';
+import { SearchCache } from '../registry/search-cache.js';
 import { PageTokens } from '../registry/page-token.js';
 import { RegistryService } from '../registry/service.js';
 import { OpenAIEmbeddings, embeddingsEndpoint } from '../search/embeddings.js';
@@ -173,6 +174,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       },
       quota: config.quota,
       requireVerified: config.trust.requireVerified,
+      searchCache: new SearchCache(config.search.cacheEntries),
     });
 
     // The index loads in the background: the doors listen at once (liveness answers from the
@@ -254,6 +256,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       indexSize: () => service.indexSize,
       openStreams: () => abuse.openStreams,
       memoryTasks: () => tasks.memoryUsage,
+      searchCache: () => service.searchCache,
       storageFault: () => store.fault?.reason,
     });
     housekeeping = new Housekeeping(store, tasks, { tasks: config.taskRetention, changeRetentionMs: config.changeRetentionMs }, log);

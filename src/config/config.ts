@@ -78,6 +78,8 @@ export interface SearchConfig {
    */
   snapshotDir: string;
   snapshotSeconds: number;
+  /** Recent search answers kept while the index is unchanged (REGISTRY_SEARCH_CACHE_ENTRIES, 0: off). */
+  cacheEntries: number;
 }
 
 export interface FreshnessConfig {
@@ -302,6 +304,7 @@ const envSchema = z.object({
   // Search index snapshots (issue 22).
   REGISTRY_INDEX_SNAPSHOT_DIR: z.string().min(1).optional(),
   REGISTRY_INDEX_SNAPSHOT_SECONDS: secondsOrOff('index snapshots', 7).default(600),
+  REGISTRY_SEARCH_CACHE_ENTRIES: z.coerce.number({ message: 'must be a number of answers (0: off)' }).int().min(0).max(1_000_000).default(1000),
   REGISTRY_REFRESH_SECONDS: secondsOrOff('refreshing', 30).default(3600),
   REGISTRY_PROBE: booleanString.default(false),
   REGISTRY_HIDE_UNHEALTHY_SECONDS: positiveInt(365 * 86400).optional(),
@@ -469,6 +472,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
           : { url: e.REGISTRY_EMBEDDINGS_URL, model: e.REGISTRY_EMBEDDINGS_MODEL, apiKey: e.REGISTRY_EMBEDDINGS_KEY, dimensions: e.REGISTRY_EMBEDDINGS_DIMENSIONS },
       snapshotDir: path.resolve(e.REGISTRY_INDEX_SNAPSHOT_DIR ?? e.REGISTRY_DATA_DIR),
       snapshotSeconds: e.REGISTRY_INDEX_SNAPSHOT_SECONDS,
+      cacheEntries: e.REGISTRY_SEARCH_CACHE_ENTRIES,
     },
     freshness: {
       refreshSeconds: e.REGISTRY_REFRESH_SECONDS,

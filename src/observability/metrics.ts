@@ -27,6 +27,8 @@ export interface MetricsSources {
   memoryTasks?(): { tasks: number; bytes: number };
   /** Whether storage takes writes (no storage fault), and the fault's reason otherwise. */
   storageFault?(): string | undefined;
+  /** Searches answered from the search cache and not, since start, and answers kept now. */
+  searchCache?(): { found: number; missed: number; size: number };
 }
 
 const JSONRPC_METHODS = new Set([
@@ -192,6 +194,29 @@ export class RegistryMetrics {
       registers: [this.registry],
       collect() {
         if (self.sources?.storageFault) this.set(self.sources.storageFault() === undefined ? 1 : 0);
+      },
+    });
+    let searchCacheCounted = { found: 0, missed: 0 };
+    new Counter({
+      name: 'registry_search_cache_lookups_total',
+      help: 'Searches looked up in the search cache (REGISTRY_SEARCH_CACHE_ENTRIES), by result: found (answered without searching) or missed.',
+      labelNames: ['result'],
+      registers: [this.registry],
+      collect() {
+        const cache = self.sources?.searchCache?.();
+        if (!cache) return;
+        this.inc({ result: 'found' }, cache.found - searchCacheCounted.found);
+        this.inc({ result: 'missed' }, cache.missed - searchCacheCounted.missed);
+        searchCacheCounted = { found: cache.found, missed: cache.missed };
+      },
+    });
+    new Gauge({
+      name: 'registry_search_cache_answers',
+      help: 'Search answers kept in the search cache now.',
+      registers: [this.registry],
+      collect() {
+        const cache = self.sources?.searchCache?.();
+        if (cache) this.set(cache.size);
       },
     });
     new Gauge({

@@ -37,6 +37,7 @@ import { urlTaken } from './endpoint-claims.js';
 import { toEntryView, toIndexedEntry } from './entries.js';
 import { FreshnessChecks, NO_FRESHNESS, type FreshnessSettings, type SourcedEntry } from './freshness.js';
 import { PageTokens } from './page-token.js';
+import { SearchCache } from './search-cache.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
 const DEFAULT_LIST_SIZE = 50;
@@ -63,6 +64,8 @@ export interface RegistryServiceDeps {
   quota?: { maxEntriesPerOwner: number; maxRevisions: number };
   /** Agent cards must carry a signature by a trusted key (REGISTRY_REQUIRE_VERIFIED). */
   requireVerified?: boolean;
+  /** Recent search answers kept while the index is unchanged (REGISTRY_SEARCH_CACHE_ENTRIES); none when absent. */
+  searchCache?: SearchCache;
 }
 
 /** What a register may carry: a document, or a reference the registry fetches the document from. */
@@ -98,6 +101,7 @@ export class RegistryService {
   private readonly freshness?: FreshnessChecks;
   private readonly hideUnhealthyAfterMs?: number;
   private readonly quota: RegistryServiceDeps['quota'];
+  readonly searchCache: SearchCache;
 
   constructor(deps: RegistryServiceDeps) {
     this.store = deps.store;
@@ -117,6 +121,7 @@ export class RegistryService {
     }
     this.hideUnhealthyAfterMs = deps.freshness?.hideUnhealthyAfterMs;
     this.quota = deps.quota;
+    this.searchCache = deps.searchCache ?? new SearchCache(0);
     // The index is one of the feed's followers: every committed change, local or from another
     // replica, reaches it the same way.
     this.feed.subscribe((change) => {
@@ -480,12 +485,20 @@ export class RegistryService {
     const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
     const text = (request.query ?? '').trim();
     const resultsPer = request.resultsPer ?? 'entry';
-    const fingerprint = PageTokens.fingerprint(['search', text, request.filter ?? {}, limit, resultsPer]);
+    const asked = ['search', text, request.filter ?? {}, limit, resultsPer];
+    // The index this search runs on, and its version: an answer kept with them is still right.
+    const index = this.index;
+    const version = this.hideUnhealthyAfterMs === undefined && this.searchCache.enabled ? index.resultsVersion : undefined;
+    // A page token is part of the key: a kept answer's token was checked when it was answered.
+    const key = version === undefined ? undefined : JSON.stringify([...asked, request.pageToken ?? '']);
+    const kept = key === undefined ? undefined : this.searchCache.get(key, index, version!);
+    if (kept) return kept;
+    const fingerprint = PageTokens.fingerprint(asked);
     const offset = request.pageToken ? Number(this.pageTokens.read(request.pageToken, fingerprint)) : 0;
-    const page = await this.index.search(this.indexQuery(text, request.filter, offset, limit, { resultsPer }));
+    const page = await index.search(this.indexQuery(text, request.filter, offset, limit, { resultsPer }));
     const result: SearchPage = { results: page.hits, total: page.total };
     if (offset + page.hits.length < page.total) result.nextPageToken = this.pageTokens.issue(String(offset + page.hits.length), fingerprint);
-    return result;
+    return key === undefined ? result : this.searchCache.set(key, index, version!, result);
   }
 
   /** The index query of a search: one place, so a standing search matches exactly as a search does. */

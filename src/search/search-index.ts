@@ -252,6 +252,8 @@ export class PostingsIndex implements KeywordIndex {
   private readonly languageCounts = new Int32Array(LANGUAGE_COUNT);
   /** Units removed since the vocabulary was last swept. */
   private churn = 0;
+  /** Bumped by every change that may change an answer (see SearchIndex.resultsVersion). */
+  private changes = 0;
 
   // Per-search scratch (entry rows hold the rest).
   private epoch = 0;
@@ -307,6 +309,7 @@ export class PostingsIndex implements KeywordIndex {
    * with each (bench/search.ts).
    */
   setMatching(options: Pick<SearchIndexOptions, 'wordForms' | 'typos' | 'typoBelow' | 'wordNet' | 'synonyms'>): void {
+    this.changes++;
     this.wordForms = options.wordForms ?? true;
     this.typos = options.typos ?? true;
     this.typoBelow = options.typoBelow !== undefined && options.typoBelow > 0 ? Math.floor(options.typoBelow) : DEFAULT_TYPO_BELOW;
@@ -321,6 +324,10 @@ export class PostingsIndex implements KeywordIndex {
 
   get size(): number {
     return this.store.size;
+  }
+
+  get resultsVersion(): number {
+    return this.changes;
   }
 
   /**
@@ -344,6 +351,7 @@ export class PostingsIndex implements KeywordIndex {
   /** Takes over a saved state; only into a new, empty index. Throws when the state is not one this code saved. */
   loadState(state: IndexState): void {
     if (this.store.entryBound > 0) throw new Error('PostingsIndex: a saved state loads only into an empty index');
+    this.changes++;
     this.tables.load(state);
     this.store.load(state);
     this.attrs.load(state);
@@ -355,6 +363,7 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   upsert(entry: IndexedEntry): void {
+    this.changes++;
     const old = this.store.get(entry.id);
     if (old) this.drop(old);
     const d: EntryDescription = entry.description;
@@ -438,6 +447,7 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   remove(id: string): void {
+    this.changes++;
     const old = this.store.get(id);
     if (old) this.drop(old);
   }
@@ -1082,6 +1092,7 @@ export class PostingsIndex implements KeywordIndex {
    * the entry is unknown or the vector's length differs from the others'. An upsert clears it.
    */
   setEmbedding(id: string, vector: Float32Array): boolean {
+    this.changes++;
     const rec = this.store.get(id);
     if (!rec || vector.length === 0) return false;
     if (this.dims === 0) this.dims = vector.length;

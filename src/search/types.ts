@@ -83,6 +83,13 @@ export interface SearchIndex {
   searchNow(query: IndexQuery): IndexPage;
   /** Number of entries indexed. */
   readonly size: number;
+  /**
+   * Changes whenever an answer of `search` may change (every upsert, removal, load, embedding
+   * or matching option), so an answer kept with it stays right while it is unchanged. Absent
+   * where answers change without the index changing (hybrid ranking: the embeddings service
+   * comes and goes), so nothing may keep its answers.
+   */
+  readonly resultsVersion?: number;
 }
 
 /** The in-memory index itself: answers synchronously, and keeps the embeddings hybrid ranking fuses with. */
