@@ -16,7 +16,7 @@
  */
 import type { EntryInterface } from '../contract/types.js';
 import type { EntryHealth } from '../contract/freshness.js';
-import { E_ATTR, E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
+import { E_ATTR, E_COUNT, E_OWNER, E_PROFILE, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
 import { part, type IndexState } from './index-state.js';
 import { fold } from './text-encoder.js';
 
@@ -41,6 +41,9 @@ export const A_SKILL = 1;
 export const A_TOOL = 2;
 /** Tool hints (HINT_* of ./entry-store.ts, MCP defaults applied) start here. */
 export const A_HINTS_SHIFT = 2;
+
+/** An entry's mark (./tables.ts) from its E_ATTR: live, kind and language. */
+const markOf = (attr: number): number => M_LIVE | ((attr & A_MCP) !== 0 ? M_MCP : 0) | ((attr >>> A_LANG_SHIFT) & A_LANG_MASK & M_LANG_MASK);
 
 /** Interned strings → dense ids. */
 export class Dictionary {
@@ -127,6 +130,12 @@ export class Attributes {
     this.profileIds.load(part(state, 'attrs.profileIds'));
     this.profiles.push(...part<InterfaceProfile[]>(state, 'attrs.profiles'));
     for (const [no, since] of part<Map<number, number>>(state, 'attrs.unhealthySince')) this.unhealthySince.set(no, since);
+    // The marks are not saved: derived from the rows (after the tables loaded).
+    const { entries, marks } = this.tables;
+    for (let no = 0; no < marks.length; no++) {
+      const row = no << E_SHIFT;
+      marks[no] = entries[row + E_COUNT] === 0 ? 0 : markOf(entries[row + E_ATTR]!);
+    }
   }
 
   /** Fills the entry row's filter attributes. */
@@ -159,6 +168,7 @@ export class Attributes {
       (healthCode << A_HEALTH_SHIFT);
     if (health && health.status !== 'ok') this.unhealthySince.set(no, Date.parse(health.since) || 0);
     else this.unhealthySince.delete(no);
+    this.tables.marks[no] = markOf(e[row + E_ATTR]!);
     e[row + E_OWNER] = this.owners.id(owner);
     e[row + E_PROFILE] = id;
     this.tables.signatures.fill(0, no << S_SHIFT, (no + 1) << S_SHIFT);

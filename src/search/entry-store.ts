@@ -215,6 +215,8 @@ export class EntryStore {
     const row = no << E_SHIFT;
     this.tables.entries[row + E_BASE] = base;
     this.tables.entries[row + E_COUNT] = unitCount;
+    // Live once its attributes are set (./attributes.ts setEntry).
+    this.tables.marks[no] = 0;
     return { no, base };
   }
 
@@ -235,6 +237,7 @@ export class EntryStore {
   discard(no: number, unitCount: number): void {
     this.unitGarbage += unitCount;
     this.tables.entries[(no << E_SHIFT) + E_COUNT] = 0;
+    this.tables.marks[no] = 0;
   }
 
   /** Entry number `no` (discarded or released) names nothing any more: it may be reused. */

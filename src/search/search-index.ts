@@ -52,7 +52,7 @@
 import type { ResultsPer, SearchHit, SearchMatch } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
 import type { IndexPage, IndexQuery, IndexedEntry, KeywordIndex } from './types.js';
-import { A_LANG_MASK, A_LANG_SHIFT, A_MCP, Attributes, mimeKey, tagKey } from './attributes.js';
+import { Attributes, mimeKey, tagKey } from './attributes.js';
 import {
   EntryStore,
   HINT_DESTRUCTIVE,
@@ -80,7 +80,7 @@ import { PairPool, pairHash, termHash } from './phrases.js';
 import { parseQuery } from './query.js';
 import { GROUP_LIMIT, page, selectTop, type RankContext } from './ranking.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
-import { E_ATTR, E_BASE, E_COUNT, E_SHIFT, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
+import { E_BASE, E_COUNT, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
 import { tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
@@ -263,9 +263,11 @@ export class PostingsIndex implements KeywordIndex {
   private candWeak: Int32Array = new Int32Array(0);
   private candScore: Int32Array = new Int32Array(0);
   private candKeys: Float64Array = new Float64Array(0);
-  /** Open-addressing hash: unit id + 1 → candidate position (or REJECTED). */
-  private hashKeys: Int32Array = new Int32Array(0);
-  private hashVals: Int32Array = new Int32Array(0);
+  /**
+   * Open-addressing hash: unit id + 1 → candidate position (or REJECTED), the two side by side
+   * (slot h at 2h and 2h + 1), so a probe that finds its unit reads one cache line, not two.
+   */
+  private hash: Int32Array = new Int32Array(0);
   /**
    * Per-search state by entry number, two Int32s an entry: [search stamp, state], the state
    * being ENTRY_REJECTED, ENTRY_NO_GROUP or the entry's group (below); a listing keeps the
@@ -585,12 +587,8 @@ export class PostingsIndex implements KeywordIndex {
     let bits = 10;
     while (1 << bits < 2 * n) bits++;
     const size = 1 << bits;
-    if (this.hashKeys.length < size) {
-      this.hashKeys = new Int32Array(size);
-      this.hashVals = new Int32Array(size);
-    } else {
-      this.hashKeys.fill(0, 0, size);
-    }
+    if (this.hash.length < 2 * size) this.hash = new Int32Array(2 * size);
+    else this.hash.fill(0, 0, 2 * size);
     return bits;
   }
 
@@ -625,14 +623,14 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   private languageOf(id: number): number {
-    return (this.tables.entries[((id >>> ORD_BITS) << E_SHIFT) + E_ATTR]! >>> A_LANG_SHIFT) & A_LANG_MASK;
+    return this.tables.marks[id >>> ORD_BITS]! & M_LANG_MASK;
   }
 
   private inScope(id: number, scope: number): boolean {
     const ord = id & ORD_MASK;
     if (scope === SCOPE_ENTRY) return ord === 0;
     if (ord === 0) return false;
-    const mcp = (this.tables.entries[((id >>> ORD_BITS) << E_SHIFT) + E_ATTR]! & A_MCP) !== 0;
+    const mcp = (this.tables.marks[id >>> ORD_BITS]! & M_MCP) !== 0;
     return scope === SCOPE_TOOL ? mcp : !mcp;
   }
 
@@ -706,16 +704,16 @@ export class PostingsIndex implements KeywordIndex {
     const pairs: number[] = [];
     for (let i = 1; i < hashes.length; i++) pairs.push(pairHash(hashes[i - 1]!, hashes[i]!));
     const rows = this.tables.entries;
+    const marks = this.tables.marks;
     let df = 0;
     rarest!.forEach((ids, slot) => {
       if (!ids || (fields !== 0 && (slot & fields) === 0)) return;
       const kept: number[] = [];
       for (let i = ids.length - 1; i >= 0 && left > 0; i--, left--) {
         const id = ids[i] as number;
-        const row = (id >>> ORD_BITS) << E_SHIFT;
-        // A removed entry's posting (./term-index.ts): no units.
-        if (rows[row + E_COUNT] === 0) continue;
-        const unitSlot = rows[row + E_BASE]! + (id & ORD_MASK);
+        // A removed entry's posting (./term-index.ts).
+        if ((marks[id >>> ORD_BITS]! & M_LIVE) === 0) continue;
+        const unitSlot = rows[((id >>> ORD_BITS) << E_SHIFT) + E_BASE]! + (id & ORD_MASK);
         if (pairs.every((h) => this.pairs.has(unitSlot, h))) kept.push(id);
       }
       // Oldest first, as the postings file them (the accumulation reads from the end).
@@ -772,12 +770,12 @@ export class PostingsIndex implements KeywordIndex {
     const hashShift = 32 - hashBits;
     const hashMask = (1 << hashBits) - 1;
     const hashRoom = 1 << (hashBits - 2);
-    const hashKeys = this.hashKeys;
-    const hashVals = this.hashVals;
+    const hash = this.hash;
     let hashUsed = 0;
     const epoch = this.epoch;
     const seen = this.seen;
     const entryRows = this.tables.entries;
+    const marks = this.tables.marks;
     const candIds = this.candIds;
     const candWords = this.candWords;
     const candWeak = this.candWeak;
@@ -811,15 +809,15 @@ export class PostingsIndex implements KeywordIndex {
         if (known && seen[s + 1] === ENTRY_REJECTED) continue;
         // Skill and tool filters never take an entry's own unit: rejected without a memory read.
         if (unitLevel && (id & ORD_MASK) === 0) continue;
-        if (lang !== ANY_LANGUAGE && ((entryRows[((id >>> ORD_BITS) << E_SHIFT) + E_ATTR]! >>> A_LANG_SHIFT) & A_LANG_MASK) !== lang) continue;
+        if (lang !== ANY_LANGUAGE && (marks[e]! & M_LANG_MASK) !== lang) continue;
         if (scope !== SCOPE_ANY && !this.inScope(id, scope)) continue;
         let h = 0;
         if (dedupe) {
           h = Math.imul(id, HASH_MUL) >>> hashShift;
           let pos = -1;
-          for (let k = hashKeys[h]!; k !== 0; k = hashKeys[h]!) {
+          for (let k = hash[h << 1]!; k !== 0; k = hash[h << 1]!) {
             if (k === id + 1) {
-              pos = hashVals[h]!;
+              pos = hash[(h << 1) + 1]!;
               break;
             }
             h = (h + 1) & hashMask;
@@ -846,15 +844,15 @@ export class PostingsIndex implements KeywordIndex {
           group = seen[s + 1]!;
         } else {
           seen[s] = epoch;
-          // No units: a removed entry whose postings are not compacted away yet (./term-index.ts).
-          group = entryRows[(e << E_SHIFT) + E_COUNT] !== 0 && (entryFree || filter.entryPasses(e)) ? ENTRY_NO_GROUP : ENTRY_REJECTED;
+          // Not live: a removed entry whose postings are not compacted away yet (./term-index.ts).
+          group = (marks[e]! & M_LIVE) !== 0 && (entryFree || filter.entryPasses(e)) ? ENTRY_NO_GROUP : ENTRY_REJECTED;
           seen[s + 1] = group;
           if (group === ENTRY_REJECTED) continue;
         }
         if ((unitLevel && !filter.unitPasses(entryRows[(e << E_SHIFT) + E_BASE]! + (id & ORD_MASK))) || excludedUnits?.has(id)) {
           if (dedupe && hashUsed < hashRoom) {
-            hashKeys[h] = id + 1;
-            hashVals[h] = REJECTED;
+            hash[h << 1] = id + 1;
+            hash[(h << 1) + 1] = REJECTED;
             hashUsed++;
           }
           continue;
@@ -869,8 +867,8 @@ export class PostingsIndex implements KeywordIndex {
         if (dedupe) {
           // The hash never fills: candidates take at most half of it, remembered rejections
           // at most a quarter.
-          hashKeys[h] = id + 1;
-          hashVals[h] = n;
+          hash[h << 1] = id + 1;
+          hash[(h << 1) + 1] = n;
           hashUsed++;
         }
         candGroup[n] = group;
