@@ -300,7 +300,8 @@ describe('hostile servers cost at most one timeout', () => {
     const { error, ms } = await timed(fetcher({ timeoutMs: TIMEOUT }).getJson(at('agent.test', '/silent'), { purpose: 'agent-card' }));
     assert.equal(error.reason, 'timeout');
     assert.match(error.message, /no complete answer from http:\/\/agent\.test:\d+\/silent within 400 ms/);
-    assert.ok(ms >= TIMEOUT - 20 && ms < TIMEOUT + 400, `${ms} ms`);
+    // Without the deadline it would wait forever; the slack is for a loaded machine's timers.
+    assert.ok(ms >= TIMEOUT - 20 && ms < TIMEOUT + 1500, `${ms} ms`);
   });
 
   test('a slow body (a byte at a time, forever)', async () => {
@@ -316,18 +317,19 @@ describe('hostile servers cost at most one timeout', () => {
     });
     const { error, ms } = await timed(fetcher({ timeoutMs: TIMEOUT }).getJson(at('agent.test', '/slow-body'), { purpose: 'agent-card' }));
     assert.equal(error.reason, 'timeout');
-    assert.ok(ms < TIMEOUT + 400, `${ms} ms`);
+    assert.ok(ms < TIMEOUT + 1500, `${ms} ms`);
     await waitFor(() => closed, 'the server to see its connection closed');
   });
 
   test('slow redirects: one deadline for the whole chain, not one per hop', async () => {
     for (const [from, to] of [['/slow-1', '/slow-2'], ['/slow-2', '/slow-3'], ['/slow-3', '/slow-4']]) {
-      origin.route(from!, (_req, res) => void setTimeout(() => res.writeHead(302, { location: to }).end(), 180));
+      origin.route(from!, (_req, res) => void setTimeout(() => res.writeHead(302, { location: to }).end(), 300));
     }
-    origin.route('/slow-4', (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 180));
+    origin.route('/slow-4', (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 300));
     const { error, ms } = await timed(fetcher({ timeoutMs: TIMEOUT }).getJson(at('agent.test', '/slow-1'), { purpose: 'agent-card' }));
     assert.equal(error.reason, 'timeout');
-    assert.ok(ms < TIMEOUT + 300, `${ms} ms`);
+    // Each hop is within the deadline, the chain (1.2 s) is not; cut off at the deadline, with slack.
+    assert.ok(ms < TIMEOUT + 700, `${ms} ms`);
   });
 
   test('a huge body: refused from Content-Length before reading, cut off at the cap when streamed', async () => {
@@ -354,7 +356,7 @@ describe('hostile servers cost at most one timeout', () => {
     const { error, ms } = await timed(fetcher().getJson(at('agent.test', '/endless'), { purpose: 'agent-card' }));
     assert.equal(error.reason, 'too-large');
     assert.match(error.message, /sent more than 10240 bytes/);
-    assert.ok(ms < 1000, `${ms} ms`);
+    assert.ok(ms < 3000, `${ms} ms`);
     await waitFor(() => closed, 'the server to see its connection closed');
     assert.ok(sent < 10 * 1024 * 1024, `the server was stopped early (${sent} bytes written)`);
   });
