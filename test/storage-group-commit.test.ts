@@ -117,6 +117,49 @@ describe('WriteQueue', () => {
     db.close();
   });
 
+
+  it('runs a job queued alone as its own transaction without a savepoint, in arrival order; a failing one rolls back alone', async () => {
+    const { db, log, insert } = scratchDb();
+    const queue = new WriteQueue(() => db);
+    const results = await Promise.allSettled([
+      queue.run(insert(1)),
+      queue.run(insert(2)),
+      queue.run((d) => {
+        insert(3)(d);
+        insert(4)(d);
+        return 'big';
+      }, { alone: true }),
+      queue.run(insert(5)),
+      queue.run((d) => {
+        insert(6)(d);
+        throw new Error('the alone job fails after writing');
+      }, { alone: true }),
+      queue.run(insert(7)),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.equal((results[2] as PromiseFulfilledResult<string>).value, 'big');
+    assert.match(String((results[4] as PromiseRejectedResult).reason), /alone job fails/);
+    // [1, 2] | [3, 4] alone | [5] | [6] alone, rolled back | [7]
+    assert.deepEqual(
+      log.filter((s) => s !== 'RELEASE job'),
+      [
+        'BEGIN IMMEDIATE', 'SAVEPOINT job', 'SAVEPOINT job', 'COMMIT',
+        'BEGIN IMMEDIATE', 'COMMIT',
+        'BEGIN IMMEDIATE', 'SAVEPOINT job', 'COMMIT',
+        'BEGIN IMMEDIATE', 'ROLLBACK',
+        'BEGIN IMMEDIATE', 'SAVEPOINT job', 'COMMIT',
+      ],
+    );
+    assert.deepEqual(
+      (db.prepare('SELECT n FROM t ORDER BY n').all() as { n: number }[]).map((r) => r.n),
+      [1, 2, 3, 4, 5, 7],
+    );
+    assert.equal(db.inTransaction, false);
+    db.close();
+  });
   it('with a sync, settles a batch only after a sync that started after its COMMIT, one sync at a time', async () => {
     const { db, log, insert } = scratchDb();
     const syncs: Array<{ done: () => void; fail: (error: Error) => void; committedBefore: number }> = [];

@@ -263,9 +263,9 @@ export class SqliteStore implements RegistryStore {
   }
 
   /** A write through the group commit; storage faults come back named, a success clears the fault. */
-  #write<T>(job: WriteJob<T>): Promise<T> {
+  #write<T>(job: WriteJob<T>, options: { alone?: boolean } = {}): Promise<T> {
     this.#requireDb();
-    return this.#writes.run(job).then(
+    return this.#writes.run(job, options).then(
       (value) => {
         this.#faults.clear();
         this.#checkpointer?.written();
@@ -495,18 +495,18 @@ export class SqliteStore implements RegistryStore {
   }
 
   /**
-   * Claims `urls` for `owner`: each URL nobody holds becomes theirs. Throws UrlTaken (rolling
-   * back this job's savepoint, so nothing of the write survives) when another principal holds
-   * one. The queue's BEGIN IMMEDIATE serialises writers, so the check cannot race.
+   * Claims `urls` for `owner`: each URL nobody holds becomes theirs. Throws UrlTaken when another
+   * principal holds one, before writing anything (so a bulk import's refusal needs no savepoint
+   * to undo it). The queue's BEGIN IMMEDIATE serialises writers, so the check cannot race.
    */
   #claimUrls(db: Database.Database, urls: readonly string[], owner: string): void {
     if (urls.length === 0) return;
     const list = JSON.stringify(urls);
-    prepare(db, `INSERT INTO url_claims (url, owner) SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT (url) DO NOTHING`).run(owner, list);
     const taken = prepare(db, `SELECT url FROM url_claims WHERE url IN (SELECT value FROM json_each(?)) AND owner <> ? ORDER BY url LIMIT 1`).get(list, owner) as
       | { url: string }
       | undefined;
     if (taken) throw new UrlTaken(taken.url);
+    prepare(db, `INSERT INTO url_claims (url, owner) SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT (url) DO NOTHING`).run(owner, list);
   }
 
   /** Makes `urls` the entry's claimed URLs, releasing the claims nobody uses any more. */
@@ -546,25 +546,32 @@ export class SqliteStore implements RegistryStore {
 
   async importEntries(writes: readonly EntryWrite[], actor: Actor, quota: WriteQuota = {}): Promise<ImportOutcome[]> {
     if (writes.length === 0) return [];
-    // One job, so one transaction and one fsync for the whole batch; each write in its own
-    // savepoint, so a refused one leaves nothing behind and the others still commit.
-    return this.#write((db): ImportOutcome[] =>
-      writes.map((write): ImportOutcome => {
-        // Prepared once per connection: tens of thousands of savepoints in an import.
-        prepare(db, 'SAVEPOINT import_one').run();
-        let outcome: ImportOutcome;
-        try {
-          const step = this.#upsertIn(db, write, actor, quota);
-          outcome = step.status === 'quota-exceeded' || step.status === 'url-taken' || step.status === 'forbidden' ? step : { status: step.status, id: step.id };
-        } catch (error) {
-          // Any other error fails the whole batch (the write queue rolls it back), as it is.
-          if (!(error instanceof UrlTaken)) throw error;
-          outcome = { status: 'url-taken', url: error.url };
-        }
-        if (outcome.status === 'quota-exceeded' || outcome.status === 'url-taken') prepare(db, 'ROLLBACK TO import_one').run();
-        prepare(db, 'RELEASE import_one').run();
-        return outcome;
-      }),
+    // One transaction and one fsync for the whole batch, queued alone (no savepoint around it:
+    // see write-queue.ts). A refused write leaves nothing behind without a savepoint of its own:
+    // #upsertIn refuses (ownership, quota, a taken URL) before it writes anything, except after
+    // a freshness record, which imports do not carry (a write that does gets a savepoint).
+    return this.#write(
+      (db): ImportOutcome[] =>
+        writes.map((write): ImportOutcome => {
+          const guarded = write.freshness !== undefined;
+          // Prepared once per connection.
+          if (guarded) prepare(db, 'SAVEPOINT import_one').run();
+          let outcome: ImportOutcome;
+          try {
+            const step = this.#upsertIn(db, write, actor, quota);
+            outcome = step.status === 'quota-exceeded' || step.status === 'url-taken' || step.status === 'forbidden' ? step : { status: step.status, id: step.id };
+          } catch (error) {
+            // Any other error fails the whole batch (its transaction is rolled back), as it is.
+            if (!(error instanceof UrlTaken)) throw error;
+            outcome = { status: 'url-taken', url: error.url };
+          }
+          if (guarded) {
+            if (outcome.status === 'quota-exceeded' || outcome.status === 'url-taken') prepare(db, 'ROLLBACK TO import_one').run();
+            prepare(db, 'RELEASE import_one').run();
+          }
+          return outcome;
+        }),
+      { alone: true },
     );
   }
 

@@ -26,6 +26,12 @@
  *   being served during the fsync instead of the whole process stalling for it. `flush` syncs
  *   synchronously. A failed sync rejects every batch it covered (not acknowledged).
  *
+ * - A job queued `alone` (a bulk import's batch of documents) is a transaction of its own, without
+ *   the savepoint: a savepoint makes SQLite copy every page the job touches first into a
+ *   statement journal (a temporary file once it passes 64 KiB), which for a job of hundreds of
+ *   documents doubled the write system calls. If such a job throws, its transaction is rolled
+ *   back (the job rejects alone: no other job shares it).
+ *
  * Reads do not go through the queue: a batch runs synchronously from BEGIN to COMMIT, so no
  * other query on the connection can see it half done, and WAL readers see the last commit.
  */
@@ -36,6 +42,8 @@ export type WriteJob<T> = (db: Database.Database) => T;
 
 interface Queued {
   job: WriteJob<unknown>;
+  /** Its own transaction, without a savepoint (see above). */
+  alone: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -81,10 +89,13 @@ export class WriteQueue {
     this.#sync = options.sync;
   }
 
-  /** Queues `job`; resolves with its result once the transaction that ran it has committed. */
-  run<T>(job: WriteJob<T>): Promise<T> {
+  /**
+   * Queues `job`; resolves with its result once the transaction that ran it has committed.
+   * `alone`: the job is a transaction of its own, without a savepoint (a large job: see above).
+   */
+  run<T>(job: WriteJob<T>, options: { alone?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({ job, resolve: resolve as (value: unknown) => void, reject });
+      this.#pending.push({ job, alone: options.alone === true, resolve: resolve as (value: unknown) => void, reject });
       // setImmediate, not a microtask: it runs after the current I/O callbacks, so every
       // request that arrived in this turn of the event loop joins the same batch.
       this.#scheduled ??= setImmediate(() => this.#flushBatch());
@@ -95,7 +106,7 @@ export class WriteQueue {
   flush(): void {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
-    while (this.#pending.length > 0) this.#commit(this.#pending.splice(0, this.#maxBatchSize));
+    while (this.#pending.length > 0) this.#commit(this.#nextBatch());
     // Everything committed is made durable now, including what the running sync covers (its
     // late completion then settles nothing twice: a promise settles once).
     const waiting = [...(this.#syncing ?? []), ...this.#unsynced.splice(0)];
@@ -111,10 +122,17 @@ export class WriteQueue {
 
   #flushBatch(): void {
     this.#scheduled = undefined;
-    this.#commit(this.#pending.splice(0, this.#maxBatchSize));
+    this.#commit(this.#nextBatch());
     // Beyond the cap, the rest waits for the next turn, so other requests get the loop in
     // between (and new arrivals join them).
     if (this.#pending.length > 0) this.#scheduled = setImmediate(() => this.#flushBatch());
+  }
+
+  /** The jobs of the next transaction, in arrival order: up to the cap, a job queued `alone` on its own. */
+  #nextBatch(): Queued[] {
+    const alone = this.#pending.findIndex((queued) => queued.alone);
+    if (alone === 0) return this.#pending.splice(0, 1);
+    return this.#pending.splice(0, Math.min(this.#maxBatchSize, alone === -1 ? Infinity : alone));
   }
 
   #commit(batch: Queued[]): void {
@@ -125,7 +143,18 @@ export class WriteQueue {
       // IMMEDIATE takes the write lock before the first read, so each job's read-check-write
       // (e.g. upsert's "does this identity exist?") cannot race another process.
       db.exec('BEGIN IMMEDIATE');
-      for (const { job } of batch) outcomes.push(runInSavepoint(db, job));
+      if (batch.length === 1 && batch[0]!.alone) {
+        const outcome = runAlone(db, batch[0]!.job);
+        // A failed job alone: its transaction is rolled back (nothing else shares it) and it rejects.
+        if (!outcome.ok) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          batch[0]!.reject(outcome.error);
+          return;
+        }
+        outcomes.push(outcome);
+      } else {
+        for (const { job } of batch) outcomes.push(runInSavepoint(db, job));
+      }
       db.exec('COMMIT');
       this.#beforeAcknowledge?.(db);
     } catch (error) {
@@ -164,6 +193,17 @@ export class WriteQueue {
       this.#syncing = undefined;
       this.#startSync(sync);
     });
+  }
+}
+
+/** Runs a job that is its transaction's only one; its error is its outcome. */
+function runAlone(db: Database.Database, job: WriteJob<unknown>): Outcome {
+  try {
+    const value = job(db);
+    if (value instanceof Promise) throw new TypeError('A write job must be synchronous.');
+    return { ok: true, value };
+  } catch (error) {
+    return { ok: false, error };
   }
 }
 
