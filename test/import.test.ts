@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { importCommand, type ImportSummary } from '../src/cli/commands/import.js';
+import { importCommand, runImport as runImportIn, type ImportSummary } from '../src/cli/commands/import.js';
+import { loadConfig } from '../src/config/config.js';
 import type { Output } from '../src/cli/output.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
@@ -121,6 +122,25 @@ describe('import into SQLite', () => {
     } finally {
       removeTempDir(work);
       removeTempDir(dataDir);
+    }
+  });
+
+  test('checked in a worker thread or on the main thread: the same answers', async () => {
+    const work = tempDir();
+    const dirs = [tempDir(), tempDir()];
+    try {
+      const { cards, lines } = writeSources(work);
+      const summaries: ImportSummary[] = [];
+      for (const [i, thread] of (['worker', 'main'] as const).entries()) {
+        const config = loadConfig({ REGISTRY_DATA_DIR: dirs[i]!, LOG_LEVEL: 'warn' });
+        summaries.push(await runImportIn(config, [cards, lines], { owner: 'alice', batchSize: 2, thread }));
+      }
+      const answers = summaries.map(({ created, updated, unchanged, refused, withWarnings, refusals }) => ({ created, updated, unchanged, refused, withWarnings, refusals }));
+      assert.deepEqual(answers[0], answers[1]);
+      assert.deepEqual([answers[0]!.created, answers[0]!.refused], [4, 2]);
+    } finally {
+      removeTempDir(work);
+      for (const dir of dirs) removeTempDir(dir);
     }
   });
 

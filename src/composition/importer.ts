@@ -1,14 +1,17 @@
 /**
  * The composition root of `a2a-registry import`: the registry's own storage (REGISTRY_DATA_DIR or
- * DATABASE_URL), validator and trust roots, configured from the same environment as the server,
- * behind a BulkImport. No doors, no index: imported entries reach a running registry through
- * storage (see src/registry/bulk-import.ts).
+ * DATABASE_URL) behind a BulkImport, and its validator and trust roots behind ImportChecks,
+ * configured from the same environment as the server. No doors, no index: imported entries reach
+ * a running registry through storage (see src/registry/bulk-import.ts).
+ *
+ * The checks are built from plain settings (`ImportChecksSettings`), so a worker thread can build
+ * its own copy from the same settings (src/cli/import-worker.ts).
  */
 import type { RegistryConfig } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
-import { GuardedFetcher } from '../net/index.js';
+import { AllowList, GuardedFetcher } from '../net/index.js';
 import { readPackageVersion } from '../lib/package-info.js';
-import { BulkImport } from '../registry/bulk-import.js';
+import { BulkImport, ImportChecks } from '../registry/bulk-import.js';
 import { createStore } from '../storage/create-store.js';
 import type { RegistryStore } from '../storage/types.js';
 import { TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
@@ -22,6 +25,54 @@ export interface OpenedImporter {
   close(): Promise<void>;
 }
 
+export interface OpenedChecks {
+  checks: ImportChecks;
+  close(): void;
+}
+
+/** What the checks need from the configuration, as plain data (it crosses to a worker thread). */
+export interface ImportChecksSettings {
+  maxDocumentBytes: number;
+  warnInsecureHttp: boolean;
+  keysFile?: string;
+  jkuUrls: string[];
+  requireVerified: boolean;
+  /** REGISTRY_FETCH_ALLOW as given. */
+  fetchAllow: string[];
+  fetchTimeoutMs: number;
+}
+
+export function importChecksSettings(config: RegistryConfig): ImportChecksSettings {
+  return {
+    maxDocumentBytes: config.maxDocumentBytes,
+    warnInsecureHttp: config.warnInsecureHttp,
+    ...(config.trust.keysFile === undefined ? {} : { keysFile: config.trust.keysFile }),
+    jkuUrls: [...config.trust.jkuUrls],
+    requireVerified: config.trust.requireVerified,
+    fetchAllow: [...config.fetch.allow.source],
+    fetchTimeoutMs: config.fetch.timeoutMs,
+  };
+}
+
+/** The validator and the trust roots, as the server builds them. */
+export async function openImportChecks(settings: ImportChecksSettings, log: Logger): Promise<OpenedChecks> {
+  // Allow-listed JWKS URLs (REGISTRY_TRUSTED_JKU) are fetched through the one outbound guard, as the server does.
+  const fetcher = new GuardedFetcher({
+    maxBytes: settings.maxDocumentBytes,
+    timeoutMs: settings.fetchTimeoutMs,
+    allow: AllowList.parse(settings.fetchAllow),
+    userAgent: `a2a-agent-registry/${readPackageVersion()} (import)`,
+  });
+  const roots = await TrustRoots.open({ keysFile: settings.keysFile, jkuUrls: settings.jkuUrls, fetchJwks: guardedJwksFetch(fetcher), log });
+  const checks = new ImportChecks({
+    validator: createDocumentValidator({ maxDocumentBytes: settings.maxDocumentBytes, warnInsecureHttp: settings.warnInsecureHttp }),
+    verifier: createSignatureVerifier(roots),
+    requireVerified: settings.requireVerified,
+  });
+  return { checks, close: () => roots.close() };
+}
+
+/** The storage side: entries written as `owner`'s. */
 export async function openImporter(config: RegistryConfig, log: Logger, owner: string): Promise<OpenedImporter> {
   const store: RegistryStore = createStore({
     databaseUrl: config.databaseUrl,
@@ -29,36 +80,9 @@ export async function openImporter(config: RegistryConfig, log: Logger, owner: s
     notice: (message, details) => log.error(details, message),
   });
   await store.open();
-  let trustRoots: TrustRoots | undefined;
-  try {
-    // Allow-listed JWKS URLs (REGISTRY_TRUSTED_JKU) are fetched through the one outbound guard, as the server does.
-    const fetcher = new GuardedFetcher({
-      maxBytes: config.maxDocumentBytes,
-      timeoutMs: config.fetch.timeoutMs,
-      allow: config.fetch.allow,
-      userAgent: `a2a-agent-registry/${readPackageVersion()} (import)`,
-    });
-    const roots = await TrustRoots.open({ keysFile: config.trust.keysFile, jkuUrls: config.trust.jkuUrls, fetchJwks: guardedJwksFetch(fetcher), log });
-    trustRoots = roots;
-    const importer = new BulkImport({
-      store,
-      validator: createDocumentValidator({ maxDocumentBytes: config.maxDocumentBytes, warnInsecureHttp: config.warnInsecureHttp }),
-      verifier: createSignatureVerifier(roots),
-      requireVerified: config.trust.requireVerified,
-      owner,
-      maxRevisions: config.quota.maxRevisions,
-    });
-    return {
-      importer,
-      engine: store.engine,
-      close: async () => {
-        roots.close();
-        await store.close();
-      },
-    };
-  } catch (error) {
-    trustRoots?.close();
-    await store.close();
-    throw error;
-  }
+  return {
+    importer: new BulkImport({ store, owner, maxRevisions: config.quota.maxRevisions }),
+    engine: store.engine,
+    close: () => store.close(),
+  };
 }

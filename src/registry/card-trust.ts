@@ -32,32 +32,8 @@ export class CardTrust {
    * SIGNATURE_INVALID for a card with an invalid signature, and for an unverified one when the
    * operator requires verification.
    */
-  async check(subject: Subject, verdict: Verdict): Promise<CardVerificationResult | undefined> {
-    if (subject.type !== 'agent-card' || !isObject(subject.card)) return undefined;
-    const result = await this.deps.verifier.verifyAgentCard(subject.card, verdict.generation ?? '1.0');
-    const statuses = result.verification.signatures;
-    const invalid = statuses.filter((s) => s.status === 'invalid');
-    if (invalid.length > 0) {
-      const first = invalid[0]!;
-      const which = statuses.length === 1 ? "The card's signature" : `${invalid.length} of the card's ${statuses.length} signatures are invalid; the first`;
-      throw new RegistryError(
-        'SIGNATURE_INVALID',
-        `${which}${first.kid ? ` (kid ${quote(first.kid)})` : ''} is not valid: ${first.reason}. A card with an invalid signature is never stored; sign the card as it is now and send it again.`,
-        signatureFindings(statuses),
-      );
-    }
-    if (this.deps.requireVerified && !result.verification.verified) {
-      throw new RegistryError(
-        'SIGNATURE_INVALID',
-        statuses.length === 0
-          ? 'This registry accepts only agent cards signed by a key it trusts (REGISTRY_REQUIRE_VERIFIED), and this card is not signed. Sign it with a trusted key (a2a-registry sign) and send it again.'
-          : `This registry accepts only agent cards signed by a key it trusts (REGISTRY_REQUIRE_VERIFIED), and none of the card's ${statuses.length === 1 ? 'signature is' : `${statuses.length} signatures is`} by one. See the details for each signature.`,
-        statuses.length === 0
-          ? [{ path: '/signatures', rule: 'signature-required', message: 'the card has no signatures', hint: 'Sign it with a key the registry operator trusts (a2a-registry keygen, a2a-registry sign).' }]
-          : signatureFindings(statuses),
-      );
-    }
-    return result;
+  check(subject: Subject, verdict: Verdict): Promise<CardVerificationResult | undefined> {
+    return checkCardSignatures(this.deps, subject, verdict);
   }
 
   /**
@@ -129,4 +105,42 @@ export class CardTrust {
     await flush();
     return { checked, changed };
   }
+}
+
+/**
+ * The signatures of a valid agent card checked against the trust roots (registration and bulk
+ * import; needs no storage); undefined for MCP servers, which have none. Throws
+ * SIGNATURE_INVALID for a card with an invalid signature, and for an unverified one when the
+ * operator requires verification.
+ */
+export async function checkCardSignatures(
+  deps: Pick<CardTrustDeps, 'verifier' | 'requireVerified'>,
+  subject: Subject,
+  verdict: Verdict,
+): Promise<CardVerificationResult | undefined> {
+  if (subject.type !== 'agent-card' || !isObject(subject.card)) return undefined;
+  const result = await deps.verifier.verifyAgentCard(subject.card, verdict.generation ?? '1.0');
+  const statuses = result.verification.signatures;
+  const invalid = statuses.filter((s) => s.status === 'invalid');
+  if (invalid.length > 0) {
+    const first = invalid[0]!;
+    const which = statuses.length === 1 ? "The card's signature" : `${invalid.length} of the card's ${statuses.length} signatures are invalid; the first`;
+    throw new RegistryError(
+      'SIGNATURE_INVALID',
+      `${which}${first.kid ? ` (kid ${quote(first.kid)})` : ''} is not valid: ${first.reason}. A card with an invalid signature is never stored; sign the card as it is now and send it again.`,
+      signatureFindings(statuses),
+    );
+  }
+  if (deps.requireVerified && !result.verification.verified) {
+    throw new RegistryError(
+      'SIGNATURE_INVALID',
+      statuses.length === 0
+        ? 'This registry accepts only agent cards signed by a key it trusts (REGISTRY_REQUIRE_VERIFIED), and this card is not signed. Sign it with a trusted key (a2a-registry sign) and send it again.'
+        : `This registry accepts only agent cards signed by a key it trusts (REGISTRY_REQUIRE_VERIFIED), and none of the card's ${statuses.length === 1 ? 'signature is' : `${statuses.length} signatures is`} by one. See the details for each signature.`,
+      statuses.length === 0
+        ? [{ path: '/signatures', rule: 'signature-required', message: 'the card has no signatures', hint: 'Sign it with a key the registry operator trusts (a2a-registry keygen, a2a-registry sign).' }]
+        : signatureFindings(statuses),
+    );
+  }
+  return result;
 }

@@ -16,16 +16,13 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, ADMIN_PRINCIPAL, type RegistryConfig } from '../../config/config.js';
-import type { Finding } from '../../contract/types.js';
-import type { Subject } from '../../contract/subject.js';
-import type { RegistryError } from '../../contract/errors.js';
-import { compactJsonBytes } from '../../validation/index.js';
+import type { PreparedDocument } from '../../registry/bulk-import.js';
 import { createLogger } from '../../observability/logger.js';
-import { JsonSource, JsonSyntaxError, type SourceLocation } from '../json-source.js';
 import { listSources, readDocuments, SourceError, type SourceDocument } from '../import-sources.js';
-import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
+import { refusalOf, type Refusal } from '../import-preparation.js';
+import type { Preparer } from '../import-preparers.js';
+import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { serveEnvironment } from './serve.js';
-import { detectKind } from './validate.js';
 
 interface ImportOptions {
   owner: string;
@@ -36,17 +33,11 @@ interface ImportOptions {
 }
 
 export const DEFAULT_BATCH_SIZE = 500;
-/** Batches in flight at once: on PostgreSQL each has a connection, so validation overlaps the round trips. */
+/**
+ * Batches in flight at once: one stored while the next are checked (in the worker thread, when
+ * there is one); on PostgreSQL each stored batch has a connection, so the round trips overlap.
+ */
 const IN_FLIGHT = 4;
-
-/** One refused document, as reported. */
-interface Refusal {
-  file: string;
-  line?: number;
-  code: string;
-  message: string;
-  details: (Finding & { location?: SourceLocation })[];
-}
 
 export interface ImportSummary {
   engine: string;
@@ -61,76 +52,25 @@ export interface ImportSummary {
   refusals: Refusal[];
 }
 
-/** A document ready for the importer, or why it is not one. */
-type Parsed = { doc: SourceDocument; subject: Subject } | { doc: SourceDocument; refusal: Refusal };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Where a document starts, for messages: "cards.jsonl:17" or "card.json". */
-const placeOf = (doc: SourceDocument): string => (doc.line === undefined ? doc.file : `${doc.file}:${doc.line}`);
-
-/** Places a JSON Pointer (or a parse position) of the document in its file; lazily, only for documents that are reported. */
-function locator(doc: SourceDocument): Locate {
-  let source: JsonSource | undefined;
-  return (pointer) => {
-    source ??= JsonSource.parse(doc.file, Buffer.from(doc.text));
-    const at = source.locate(pointer);
-    return doc.line === undefined ? at : { file: doc.file, line: doc.line, ...(at.column === undefined ? {} : { column: at.column }) };
-  };
-}
-
-function refusal(doc: SourceDocument, code: string, message: string, details: readonly Finding[] = []): Refusal {
-  const locate = locator(doc);
-  return { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code, message, details: details.map((f) => withLocation(f, locate)) };
-}
-
-/** The document as a registration's subject; the kind detected from its content as `validate` does. */
-export function parseDocument(doc: SourceDocument): Parsed {
-  let value: unknown;
-  try {
-    value = JSON.parse(doc.text);
-  } catch {
-    // JSON.parse said no; JsonSource says where and why, in the words `validate` uses.
-    try {
-      JsonSource.parse(doc.file, Buffer.from(doc.text));
-    } catch (err) {
-      if (!(err instanceof JsonSyntaxError)) throw err;
-      const column = err.position?.column;
-      const line = doc.line ?? err.position?.line;
-      const where = line === undefined ? doc.file : `${doc.file}:${line}${column === undefined ? '' : `:${column}`}`;
-      return { doc, refusal: { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code: 'NOT_JSON', message: `${where}: not valid JSON: ${err.reason}`, details: [] } };
-    }
-  }
-  const kind = detectKind(value);
-  if (kind === 'agent') return { doc, subject: { type: 'agent-card', card: value, documentText: doc.text, sizeBytes: doc.bytes } };
-  if (kind === 'mcp-server' && isObject(value)) {
-    const toolspecText = JSON.stringify(value.toolspec);
-    // As for a data part: the toolspec's compact serialisation is what is measured and stored.
-    return { doc, subject: { type: 'mcp-server', server: value.mcpServer, toolspec: value.toolspec, toolspecText, sizeBytes: compactJsonBytes(value.toolspec) } };
-  }
-  return {
-    doc,
-    refusal: refusal(doc, 'VALIDATION_FAILED', 'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.', [
-      { path: '', message: 'a bare toolspec (a tools/list result) without its server', hint: 'Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": <this document>}.' },
-    ]),
-  };
-}
-
-function refusalOf(doc: SourceDocument, error: RegistryError): Refusal {
-  return refusal(doc, error.code, error.message, error.details ?? []);
-}
-
 /** Imports everything the sources hold; refusals are collected, storage failures thrown. */
 export async function runImport(
   config: RegistryConfig,
   sources: readonly string[],
-  options: Pick<ImportOptions, 'owner' | 'batchSize'>,
+  options: Pick<ImportOptions, 'owner' | 'batchSize'> & { thread?: 'worker' | 'main' },
   onRefusal: (r: Refusal) => void = () => undefined,
 ): Promise<ImportSummary> {
   const files = await listSources(sources);
   const { openImporter } = await import('../../composition/importer.js');
+  const { openPreparer } = await import('../import-preparers.js');
   const log = createLogger('warn', process.stderr);
   const opened = await openImporter(config, log, options.owner);
+  let preparer: Preparer;
+  try {
+    preparer = await openPreparer(config, log, options.thread);
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
   const summary: ImportSummary = { engine: opened.engine, created: 0, updated: 0, unchanged: 0, refused: 0, withWarnings: 0, seconds: 0, perSecond: 0, refusals: [] };
   /** Refusals with the position of their document in the input: reported as they come, listed in input order. */
   const refusals: { n: number; refusal: Refusal }[] = [];
@@ -141,43 +81,51 @@ export async function runImport(
   };
   const started = performance.now();
   const inFlight = new Set<Promise<void>>();
-  /** The first batch that failed (storage): the import stops there. */
+  /** The first batch that failed (storage, or the checks' thread): the import stops there. */
   let failure: { error: unknown } | undefined;
-  const flush = (batch: { doc: SourceDocument; subject: Subject; n: number }[]): void => {
-    const work = opened.importer.importBatch(batch.map((b) => b.subject)).then(
-      (results) =>
+  /** A batch: checked (in the worker thread, while earlier batches are stored), then stored in one transaction. */
+  const flush = (docs: SourceDocument[], first: number): void => {
+    const work = preparer
+      .prepare(docs)
+      .then(async (prepared) => {
+        const ready: { n: number; doc: SourceDocument; document: PreparedDocument }[] = [];
+        prepared.forEach((p, i) => {
+          if ('refusal' in p) refuse(first + i, p.refusal);
+          else ready.push({ n: first + i, doc: docs[i]!, document: p.ready });
+        });
+        if (ready.length === 0) return;
+        const results = await opened.importer.store(ready.map((r) => r.document));
         results.forEach((result, i) => {
-          if (result.status === 'refused') return refuse(batch[i]!.n, refusalOf(batch[i]!.doc, result.error));
+          if (result.status === 'refused') return refuse(ready[i]!.n, refusalOf(ready[i]!.doc, result.error));
           summary[result.status]++;
           if (result.warnings.length > 0) summary.withWarnings++;
-        }),
-      (error: unknown) => {
+        });
+      })
+      .catch((error: unknown) => {
         failure ??= { error };
-      },
-    );
+      });
     const tracked = work.finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
   };
   try {
-    let batch: { doc: SourceDocument; subject: Subject; n: number }[] = [];
+    let batch: SourceDocument[] = [];
     let n = 0;
     for await (const doc of readDocuments(files)) {
-      const parsed = parseDocument(doc);
-      if ('refusal' in parsed) refuse(n, parsed.refusal);
-      else batch.push({ ...parsed, n });
+      batch.push(doc);
       n++;
       if (batch.length >= options.batchSize) {
-        flush(batch);
+        flush(batch, n - batch.length);
         batch = [];
         while (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
         if (failure) throw failure.error;
       }
     }
-    if (batch.length > 0) flush(batch);
+    if (batch.length > 0) flush(batch, n - batch.length);
     await Promise.all(inFlight);
     if (failure) throw failure.error;
   } finally {
     await Promise.all(inFlight);
+    await preparer.close();
     await opened.close();
   }
   summary.refusals = refusals.sort((a, b) => a.n - b.n).map((r) => r.refusal);

@@ -8,7 +8,6 @@
  * why change sequences follow commit order.
  */
 import pg from 'pg';
-import { v7 as uuidv7 } from 'uuid';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import type {
@@ -43,6 +42,7 @@ import {
   encodeCursor,
   isEntryKind,
   isUuid,
+  newEntryId,
   normalizeSeq,
   rowToEntry,
   verificationColumns,
@@ -545,7 +545,7 @@ export class PostgresStore implements RegistryStore {
     const bulk = creates.filter((i) => !writes[i]!.urls.some((u) => others.has(u)));
     if (bulk.length === 0) return;
     const urls = [...new Set(bulk.flatMap((i) => writes[i]!.urls))].sort();
-    const ids = bulk.map(() => uuidv7());
+    const ids = bulk.map(() => newEntryId());
     const now = new Date();
     await db.query('SAVEPOINT import_bulk');
     try {
@@ -639,7 +639,7 @@ export class PostgresStore implements RegistryStore {
   /** The body of `upsert`'s transaction (see above); undefined: start over. */
   async #upsertIn(db: Queryable, write: EntryWrite, actor: Actor, quota: WriteQuota, deferred?: string[]): Promise<UpsertOutcome | undefined> {
     const now = new Date();
-    const id = uuidv7();
+    const id = newEntryId();
     const max = quota.maxEntriesPerOwner;
     // One owner's creations take turns across replicas (the lock lasts until commit), so the
     // count below cannot be overtaken by a concurrent creation: no overshoot.

@@ -28,7 +28,6 @@
 import { mkdirSync, openSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { v7 as uuidv7 } from 'uuid';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import type {
@@ -62,6 +61,7 @@ import {
   decodeCursor,
   encodeCursor,
   isUuid,
+  newEntryId,
   normalizeSeq,
   rowToEntry,
   verificationColumns,
@@ -599,7 +599,7 @@ export class SqliteStore implements RegistryStore {
       // Time-ordered (UUIDv7): a new entry's rows go at the end of the id-keyed B-trees (entries,
       // its revisions, its URLs) instead of a random page each, which is most of what a bulk
       // import's inserts cost once the database outgrows the page cache.
-      const id = uuidv7();
+      const id = newEntryId();
       // The change row comes first so its sequence can double as the entry's list
       // position: monotonic, never reused, newest highest.
       const seq = this.#recordChange(db, id, 'upsert', now);

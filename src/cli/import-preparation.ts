@@ -1,0 +1,99 @@
+/**
+ * The per-document half of `a2a-registry import`, up to the write: parse each document, detect its
+ * kind from its content (as `validate` does), run the checks of a registration (ImportChecks), and
+ * say why a refused one is refused, placed in its file (file:line, and the line and column of
+ * each finding for a whole-file document). Everything it returns is plain data, so it runs on the
+ * main thread or in the import's worker thread (import-worker.ts) alike.
+ */
+import type { Finding } from '../contract/types.js';
+import type { Subject } from '../contract/subject.js';
+import type { RegistryError } from '../contract/errors.js';
+import type { ImportChecks, PreparedDocument } from '../registry/bulk-import.js';
+import { compactJsonBytes } from '../validation/index.js';
+import { detectKind } from './commands/validate.js';
+import type { SourceDocument } from './import-sources.js';
+import { JsonSource, JsonSyntaxError, type SourceLocation } from './json-source.js';
+import { withLocation, type Locate } from './output.js';
+
+/** One refused document, as reported. */
+export interface Refusal {
+  file: string;
+  line?: number;
+  code: string;
+  message: string;
+  details: (Finding & { location?: SourceLocation })[];
+}
+
+/** A document ready to store, or why it is not one. */
+export type Prepared = { ready: PreparedDocument } | { refusal: Refusal };
+
+/** A document as a registration's subject, or why it cannot be one. */
+type Parsed = { subject: Subject } | { refusal: Refusal };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Places a JSON Pointer (or a parse position) of the document in its file; lazily, only for documents that are reported. */
+function locator(doc: SourceDocument): Locate {
+  let source: JsonSource | undefined;
+  return (pointer) => {
+    source ??= JsonSource.parse(doc.file, Buffer.from(doc.text));
+    const at = source.locate(pointer);
+    return doc.line === undefined ? at : { file: doc.file, line: doc.line, ...(at.column === undefined ? {} : { column: at.column }) };
+  };
+}
+
+function refusal(doc: SourceDocument, code: string, message: string, details: readonly Finding[] = []): Refusal {
+  const locate = locator(doc);
+  return { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code, message, details: details.map((f) => withLocation(f, locate)) };
+}
+
+/** The refusal of a document, with the error a registration of it would get. */
+export function refusalOf(doc: SourceDocument, error: RegistryError): Refusal {
+  return refusal(doc, error.code, error.message, error.details ?? []);
+}
+
+/** The document as a registration's subject; the kind detected from its content as `validate` does. */
+export function parseDocument(doc: SourceDocument): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(doc.text);
+  } catch {
+    // JSON.parse said no; JsonSource says where and why, in the words `validate` uses.
+    try {
+      JsonSource.parse(doc.file, Buffer.from(doc.text));
+    } catch (err) {
+      if (!(err instanceof JsonSyntaxError)) throw err;
+      const column = err.position?.column;
+      const line = doc.line ?? err.position?.line;
+      const where = line === undefined ? doc.file : `${doc.file}:${line}${column === undefined ? '' : `:${column}`}`;
+      return { refusal: { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code: 'NOT_JSON', message: `${where}: not valid JSON: ${err.reason}`, details: [] } };
+    }
+  }
+  const kind = detectKind(value);
+  if (kind === 'agent') return { subject: { type: 'agent-card', card: value, documentText: doc.text, sizeBytes: doc.bytes } };
+  if (kind === 'mcp-server' && isObject(value)) {
+    const toolspecText = JSON.stringify(value.toolspec);
+    // As for a data part: the toolspec's compact serialisation is what is measured and stored.
+    return { subject: { type: 'mcp-server', server: value.mcpServer, toolspec: value.toolspec, toolspecText, sizeBytes: compactJsonBytes(value.toolspec) } };
+  }
+  return {
+    refusal: refusal(doc, 'VALIDATION_FAILED', 'A toolspec on its own has no server to register: import MCP servers as {"mcpServer": {"name": ..., "url": ...}, "toolspec": {"tools": [...]}}.', [
+      { path: '', message: 'a bare toolspec (a tools/list result) without its server', hint: 'Wrap it: {"mcpServer": {"name": "files", "url": "https://mcp.example.com/mcp"}, "toolspec": <this document>}.' },
+    ]),
+  };
+}
+
+/** Parses and checks a batch of documents; one answer per document, in order. */
+export async function prepareDocuments(checks: ImportChecks, docs: readonly SourceDocument[]): Promise<Prepared[]> {
+  const prepared: Prepared[] = [];
+  for (const doc of docs) {
+    const parsed = parseDocument(doc);
+    if ('refusal' in parsed) {
+      prepared.push(parsed);
+      continue;
+    }
+    const checked = await checks.prepare(parsed.subject);
+    prepared.push('refused' in checked ? { refusal: refusalOf(doc, checked.refused) } : { ready: checked });
+  }
+  return prepared;
+}
