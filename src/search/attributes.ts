@@ -130,10 +130,11 @@ export class Attributes {
     this.profileIds.load(part(state, 'attrs.profileIds'));
     this.profiles.push(...part<InterfaceProfile[]>(state, 'attrs.profiles'));
     for (const [no, since] of part<Map<number, number>>(state, 'attrs.unhealthySince')) this.unhealthySince.set(no, since);
-    // The marks are not saved: derived from the rows (after the tables loaded).
-    const { entries, marks } = this.tables;
+    // The marks and the dense attributes are not saved: derived from the rows (after the tables loaded).
+    const { entries, marks, entryAttr } = this.tables;
     for (let no = 0; no < marks.length; no++) {
       const row = no << E_SHIFT;
+      entryAttr[no] = entries[row + E_ATTR]!;
       marks[no] = entries[row + E_COUNT] === 0 ? 0 : markOf(entries[row + E_ATTR]!);
     }
   }
@@ -168,6 +169,7 @@ export class Attributes {
       (healthCode << A_HEALTH_SHIFT);
     if (health && health.status !== 'ok') this.unhealthySince.set(no, Date.parse(health.since) || 0);
     else this.unhealthySince.delete(no);
+    this.tables.entryAttr[no] = e[row + E_ATTR]!;
     this.tables.marks[no] = markOf(e[row + E_ATTR]!);
     e[row + E_OWNER] = this.owners.id(owner);
     e[row + E_PROFILE] = id;

@@ -47,7 +47,7 @@ import {
   type Attributes,
 } from './attributes.js';
 import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY } from './entry-store.js';
-import { E_ATTR, E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
+import { E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
 
 /** Bounds on hostile filters. */
 const MAX_LIST = 32;
@@ -127,6 +127,7 @@ export class CompiledFilter {
   private readonly hintSig: number;
   // The tables as of compile time (they are only replaced when the index changes).
   private readonly entries: Int32Array;
+  private readonly entryAttr: Int32Array;
   private readonly signatures: Int32Array;
   private readonly unitAttr: Int32Array;
   private readonly unitPool: Int32Array;
@@ -266,6 +267,7 @@ export class CompiledFilter {
       this.onlyEntry < 0;
 
     this.entries = attrs.tables.entries;
+    this.entryAttr = attrs.tables.entryAttr;
     this.signatures = attrs.tables.signatures;
     this.unitAttr = attrs.tables.unitAttr;
     this.unitPool = attrs.tables.unitPool;
@@ -277,7 +279,7 @@ export class CompiledFilter {
     if (this.impossible) return false;
     if (this.onlyEntry >= 0 && no !== this.onlyEntry) return false;
     const row = no << E_SHIFT;
-    const attr = this.entries[row + E_ATTR]!;
+    const attr = this.entryAttr[no]!;
     if ((attr & this.entryMask) !== this.entryWant) return false;
     if (this.hideUnhealthyBefore !== undefined && (attr >>> A_HEALTH_SHIFT) & A_HEALTH_MASK) {
       const since = this.attrs.unhealthySince.get(no);

@@ -47,7 +47,7 @@
  * Text with characters but no searchable words ("!!!", "the") matches nothing.
  *
  * Not re-entrant (one search at a time, as in a single Node.js thread): scratch state is reused
- * across searches, with an epoch stamp in the entry rows instead of clearing.
+ * across searches, with a search stamp in the per-entry state instead of clearing.
  */
 import type { ResultsPer, SearchHit, SearchMatch } from '../contract/types.js';
 import type { EntryDescription } from '../contract/description.js';
@@ -163,6 +163,15 @@ const FIELDS_SHIFT = 24;
 /** Results per entry rank one hit per entry: none folded. */
 const ONE_HIT = (): number => 1;
 
+/**
+ * `seen`, by entry number: the search's stamp (SEEN_STAMP bits, `epoch << 24`: an entry whose
+ * stamp is not this search's has no state) | its state + 2 (below SEEN_STAMP).
+ */
+const STAMP_SHIFT = 24;
+const SEEN_STATE = (1 << STAMP_SHIFT) - 1;
+const SEEN_STAMP = ~SEEN_STATE;
+/** Stamps go up to this, then the array is cleared (one fill per 127 searches). */
+const MAX_EPOCH = 127;
 /** An entry's state in a search (`seen`): left out (filter, excluded word), or passes with no candidate yet. */
 const ENTRY_REJECTED = -1;
 const ENTRY_NO_GROUP = -2;
@@ -269,10 +278,11 @@ export class PostingsIndex implements KeywordIndex {
    */
   private hash: Int32Array = new Int32Array(0);
   /**
-   * Per-search state by entry number, two Int32s an entry: [search stamp, state], the state
-   * being ENTRY_REJECTED, ENTRY_NO_GROUP or the entry's group (below); a listing keeps the
-   * entry's hit count there. 8 bytes an entry (0.8 MB at 100,000 entries) where an entry row
-   * takes 32: the accumulation's one random access per posting mostly hits the CPU's cache.
+   * Per-search state by entry number, one Int32 an entry: the search's stamp and the state
+   * (SEEN_STAMP, SEEN_STATE), the state being ENTRY_REJECTED, ENTRY_NO_GROUP or the entry's
+   * group (below); a listing keeps the entry's hit count there. 4 bytes an entry (0.4 MB at
+   * 100,000 entries, within the CPU's L2 cache; 4 MB at 1,000,000) where an entry row takes 32:
+   * the accumulation reads it for every posting.
    */
   private seen: Int32Array = new Int32Array(0);
   /**
@@ -471,12 +481,12 @@ export class PostingsIndex implements KeywordIndex {
     const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
     const perEntry = (query.resultsPer ?? 'entry') !== ('match' satisfies ResultsPer);
     const parsed = parseQuery(query.text);
-    if (++this.epoch >= 0x3ffffff0) {
+    if (++this.epoch > MAX_EPOCH) {
       this.epoch = 1;
       this.seen.fill(0);
     }
-    if (this.seen.length < this.store.entryBound << 1) {
-      const seen = new Int32Array(Math.max(1024, this.store.entryBound * 2) << 1);
+    if (this.seen.length < this.store.entryBound) {
+      const seen = new Int32Array(Math.max(1024, this.store.entryBound * 2));
       seen.set(this.seen);
       this.seen = seen;
     }
@@ -600,13 +610,11 @@ export class PostingsIndex implements KeywordIndex {
     if (clauses.length === 0) return undefined;
     const units = new Set<number>();
     const seen = this.seen;
-    const epoch = this.epoch;
+    const rejected = (this.epoch << STAMP_SHIFT) | (ENTRY_REJECTED + 2);
     const reject = (id: number): void => {
       const ord = id & ORD_MASK;
       if (ord === 0) {
-        const s = (id >>> ORD_BITS) << 1;
-        seen[s] = epoch;
-        seen[s + 1] = ENTRY_REJECTED;
+        seen[id >>> ORD_BITS] = rejected;
       } else {
         units.add(id);
       }
@@ -772,7 +780,8 @@ export class PostingsIndex implements KeywordIndex {
     const hashRoom = 1 << (hashBits - 2);
     const hash = this.hash;
     let hashUsed = 0;
-    const epoch = this.epoch;
+    const stamp = this.epoch << STAMP_SHIFT;
+    const rejected = stamp | (ENTRY_REJECTED + 2);
     const seen = this.seen;
     const entryRows = this.tables.entries;
     const marks = this.tables.marks;
@@ -804,9 +813,8 @@ export class PostingsIndex implements KeywordIndex {
       for (let i = ids.length - 1; i >= stop; i--) {
         const id = ids[i] as number;
         const e = id >>> ORD_BITS;
-        const s = e << 1;
-        const known = seen[s] === epoch;
-        if (known && seen[s + 1] === ENTRY_REJECTED) continue;
+        const state = seen[e]!;
+        if (state === rejected) continue;
         // Skill and tool filters never take an entry's own unit: rejected without a memory read.
         if (unitLevel && (id & ORD_MASK) === 0) continue;
         if (lang !== ANY_LANGUAGE && (marks[e]! & M_LANG_MASK) !== lang) continue;
@@ -840,13 +848,12 @@ export class PostingsIndex implements KeywordIndex {
         }
         if (n >= maxCandidates) continue;
         let group: number;
-        if (known) {
-          group = seen[s + 1]!;
+        if ((state & SEEN_STAMP) === stamp) {
+          group = (state & SEEN_STATE) - 2;
         } else {
-          seen[s] = epoch;
           // Not live: a removed entry whose postings are not compacted away yet (./term-index.ts).
           group = (marks[e]! & M_LIVE) !== 0 && (entryFree || filter.entryPasses(e)) ? ENTRY_NO_GROUP : ENTRY_REJECTED;
-          seen[s + 1] = group;
+          seen[e] = stamp | (group + 2);
           if (group === ENTRY_REJECTED) continue;
         }
         if ((unitLevel && !filter.unitPasses(entryRows[(e << E_SHIFT) + E_BASE]! + (id & ORD_MASK))) || excludedUnits?.has(id)) {
@@ -859,7 +866,7 @@ export class PostingsIndex implements KeywordIndex {
         }
         if (group === ENTRY_NO_GROUP) {
           group = groupCount++;
-          seen[s + 1] = group;
+          seen[e] = stamp | (group + 2);
           groupHits[group] = 0;
           groupHead[group] = -1;
         }
@@ -963,7 +970,8 @@ export class PostingsIndex implements KeywordIndex {
 
   /** The group of entry `no` in this search, or -1 when it has no candidate. */
   private groupOf(no: number): number {
-    return this.seen[no << 1] === this.epoch ? Math.max(-1, this.seen[(no << 1) + 1]!) : -1;
+    const state = this.seen[no]!;
+    return (state & SEEN_STAMP) === this.epoch << STAMP_SHIFT ? Math.max(-1, (state & SEEN_STATE) - 2) : -1;
   }
 
   /**
@@ -1048,7 +1056,7 @@ export class PostingsIndex implements KeywordIndex {
     const vectors = this.vectors;
     const rows = this.tables.entries;
     const seen = this.seen;
-    const epoch = this.epoch;
+    const rejected = (this.epoch << STAMP_SHIFT) | (ENTRY_REJECTED + 2);
     const top: { no: number; unit: number; sim: number }[] = [];
     let worst = -Infinity;
     const bound = this.store.entryBound;
@@ -1056,7 +1064,7 @@ export class PostingsIndex implements KeywordIndex {
       if (this.vectorScale[no] === 0) continue;
       const row = no << E_SHIFT;
       // Rejected in this search (filter, or an excluded word in the entry's own text).
-      if (seen[no << 1] === epoch && seen[(no << 1) + 1] === ENTRY_REJECTED) continue;
+      if (seen[no] === rejected) continue;
       if (!(filter.entryFree || filter.entryPasses(no))) continue;
       let dot = 0;
       const at = no * dims;
@@ -1158,7 +1166,8 @@ export class PostingsIndex implements KeywordIndex {
     // The key is the recency itself, so the selection rejects most candidates on one compare.
     const updatedAt = this.tables.updatedAt;
     const seen = this.seen;
-    const epoch = this.epoch;
+    const stamp = this.epoch << STAMP_SHIFT;
+    const rejected = stamp | (ENTRY_REJECTED + 2);
     let n = 0;
     let total = 0;
     // A standing search asks about one entry (onlyId): look at it alone, not at every entry.
@@ -1168,9 +1177,8 @@ export class PostingsIndex implements KeywordIndex {
     for (let no = from; no < to; no++) {
       if (live[no] === undefined || !(filter.entryFree || filter.entryPasses(no))) continue;
       const row = no << E_SHIFT;
-      const s = no << 1;
       // Stamped by an excluded word in the entry's own text.
-      if (excludedUnits && seen[s] === epoch && seen[s + 1] === ENTRY_REJECTED) continue;
+      if (excludedUnits && seen[no] === rejected) continue;
       const recency = updatedAt[no]!;
       let hits = 0;
       if (!unitLevel) {
@@ -1190,12 +1198,11 @@ export class PostingsIndex implements KeywordIndex {
         }
       }
       // The listing's state is the entry's hit count.
-      seen[s] = epoch;
-      seen[s + 1] = perEntry ? Math.min(1, hits) : hits;
+      seen[no] = stamp | ((perEntry ? Math.min(1, hits) : hits) + 2);
       total += Math.min(perEntry ? 1 : GROUP_LIMIT, hits);
     }
     if (offset >= total || limit === 0) return { hits: [], total };
-    const ranked = page(this.rankContext(candIds, candKeys, (no) => seen[(no << 1) + 1]!), n, offset, limit, perEntry ? 1 : GROUP_LIMIT);
+    const ranked = page(this.rankContext(candIds, candKeys, (no) => (seen[no]! & SEEN_STATE) - 2), n, offset, limit, perEntry ? 1 : GROUP_LIMIT);
     if (!perEntry) return { hits: ranked.map((r) => this.hit(r.id, 0, -1, undefined, r.moreInEntry)), total };
     return {
       hits: ranked.map((r) => {
@@ -1223,7 +1230,7 @@ export class PostingsIndex implements KeywordIndex {
     if (offset >= total || limit === 0) return { hits: [], total };
     const seen = this.seen;
     const groupHits = this.groupHits;
-    const ranked = page(this.rankContext(this.candIds, this.candKeys, (no) => groupHits[seen[(no << 1) + 1]!]!), n, offset, limit);
+    const ranked = page(this.rankContext(this.candIds, this.candKeys, (no) => groupHits[(seen[no]! & SEEN_STATE) - 2]!), n, offset, limit);
     return {
       hits: ranked.map((r) =>
         withFields

@@ -22,6 +22,7 @@
  *   S_TAGS_LO, S_TAGS_HI, S_IN, S_OUT, S_HINTS  bits of its skills' tags and modes and its
  *             tools' hints: an entry whose signature misses the filter's has no matching skill
  *             or tool, and is rejected once instead of unit by unit
+ * Entry attributes (`entryAttr`, by entry number): a dense copy of E_ATTR (derived, not saved).
  * Entry marks (`marks`, by entry number, one byte; derived from the rows, not saved):
  *   M_LIVE | M_MCP | language: what a search checks for every posting (a removed entry's
  *             postings until they are compacted away, a stemmed form's language, a skill- or
@@ -79,6 +80,12 @@ export class Tables {
   updatedAt: Float64Array = new Float64Array(0);
   /** By entry number: M_LIVE | M_MCP | language (set by ./attributes.ts, cleared by ./entry-store.ts). */
   marks: Uint8Array = new Uint8Array(0);
+  /**
+   * By entry number: a copy of its row's E_ATTR (set by ./attributes.ts; derived, not saved),
+   * which an entry-level filter tests on an entry's first posting in a search: 4 bytes an entry
+   * in one dense array (4 MB at 1,000,000 entries) instead of a 32-byte row each (32 MB).
+   */
+  entryAttr: Int32Array = new Int32Array(0);
   unitAttr: Int32Array = new Int32Array(0);
   unitPool: Int32Array = new Int32Array(0);
   unitPairs: Int32Array = new Int32Array(0);
@@ -101,6 +108,9 @@ export class Tables {
     const marks = new Uint8Array(n >> E_SHIFT);
     marks.set(this.marks);
     this.marks = marks;
+    const entryAttr = new Int32Array(n >> E_SHIFT);
+    entryAttr.set(this.entryAttr);
+    this.entryAttr = entryAttr;
   }
 
 
@@ -139,6 +149,7 @@ export class Tables {
     this.unitPairs = part(state, 'tables.unitPairs');
     // Derived from the rows (./attributes.ts load).
     this.marks = new Uint8Array(this.updatedAt.length);
+    this.entryAttr = new Int32Array(this.updatedAt.length);
     // Search stamps of the saved searches mean nothing to this one's.
     this.resetEpochs();
   }
