@@ -23,7 +23,7 @@ import { SQLITE_MIGRATIONS, SqliteStore } from '../src/storage/sqlite/index.js';
 import type { RegistryStore, TaskRow } from '../src/storage/types.js';
 import { BoundedTaskMemory, approximateBytes } from '../src/tasks/bounded-memory.js';
 import { RegistryTaskStore } from '../src/tasks/registry-task-store.js';
-import { toTaskRow } from '../src/tasks/task-rows.js';
+import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { NO_TRUSTED_KEYS, createSignatureVerifier } from '../src/validation/signature.js';
 import { createLogger } from '../src/observability/logger.js';
@@ -179,6 +179,52 @@ for (const engine of engines) {
       // The entry itself is not touched by any of this.
       const entry = resultOf(await op(alice, { get: { id: resultOf(registered).id } }));
       assert.equal(entry.name, 'Pruned Agent');
+    });
+
+    test('a registration and its task commit together: when the task row cannot be written, neither is', async (t) => {
+      const skip = engine.skip();
+      if (skip) return t.skip(skip);
+      const env = await engine.env();
+      const registry = await startTestRegistry(env);
+      t.after(() => registry.close());
+      // A trigger that refuses every task row, on a connection of its own.
+      const refuseTasks = async (on: boolean) => {
+        if (engine.name === 'sqlite') {
+          const db = new Database(join(registry.dataDir, 'registry.db'));
+          try {
+            db.exec(on ? "CREATE TRIGGER refuse_tasks BEFORE INSERT ON tasks BEGIN SELECT RAISE(ABORT, 'no task rows'); END" : 'DROP TRIGGER refuse_tasks');
+          } finally {
+            db.close();
+          }
+          return;
+        }
+        const client = new pg.Client({ connectionString: env.DATABASE_URL });
+        await client.connect();
+        try {
+          await client.query(
+            on
+              ? `CREATE FUNCTION refuse_tasks() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no task rows'; END $$;
+                 CREATE TRIGGER refuse_tasks BEFORE INSERT ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_tasks()`
+              : 'DROP TRIGGER refuse_tasks ON tasks; DROP FUNCTION refuse_tasks()',
+          );
+        } finally {
+          await client.end();
+        }
+      };
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const card = v1Card('Atomic Agent', 'https://atomic.example.org/a2a');
+      await refuseTasks(true);
+      const refused = await op(alice, { register: { agentCard: card } });
+      assert.equal(refused.status.state, 'TASK_STATE_FAILED');
+      assert.equal((await registry.store.count()).agent ?? 0, 0, 'the entry was not committed without its task');
+      await refuseTasks(false);
+      const accepted = await op(alice, { register: { agentCard: card } });
+      assert.equal(accepted.status.state, 'TASK_STATE_COMPLETED');
+      assert.equal(resultOf(accepted).created, true);
+      // Durable as answered: the stored row is the task the client got.
+      const row = await registry.store.tasks.load({ tenant: '', owner: 'alice' }, accepted.id);
+      assert.ok(row);
+      assert.deepEqual(Task.toJSON(fromTaskRow(row)), accepted);
     });
 
     test('a database written by an earlier release drops its read and anonymous tasks when upgraded', async (t) => {

@@ -195,6 +195,7 @@ export class RegistryExecutor implements AgentExecutor {
       metadata: undefined,
     };
     if (!ctx.task) this.tasks?.opened(task.id);
+    let acknowledged = false;
     try {
       const operation = parseRequest(ctx.userMessage, {
         maxDocumentBytes: this.options.maxDocumentBytes,
@@ -202,19 +203,37 @@ export class RegistryExecutor implements AgentExecutor {
         maxQueryChars: this.options.maxQueryChars,
       });
       if (scope) scope.operation = operation.op;
+      const tasks = this.tasks;
+      const durable = DURABLE_OPERATIONS.has(operation.op);
+      // A durable task is finished inside the write it acknowledges, when the store can write its
+      // row in that write's transaction: one commit (and one sync) for both, not two in a row.
+      const acknowledge =
+        tasks && durable
+          ? (answer: Answer) => {
+              this.finish(task, answer);
+              acknowledged = true;
+              return tasks.acknowledgementRow(task, ctx.context);
+            }
+          : undefined;
       const result = await this.operations.run(operation, this.callerOf(ctx, scope?.clientAddress), {
         streaming,
         taskId: task.id,
         contextId: task.contextId,
         pushConfigured: ctx.request.configuration?.taskPushNotificationConfig !== undefined,
-        taskScope: this.tasks?.scopeOf(ctx.context),
+        taskScope: tasks?.scopeOf(ctx.context),
+        acknowledge,
       });
-      if (DURABLE_OPERATIONS.has(operation.op)) this.tasks?.keepDurably(task.id);
+      if (durable) tasks?.keepDurably(task.id);
+      if (acknowledged) tasks?.keptWithWrite(task.id);
       if (isWatch(result)) await this.publishWatch(task, result, publish);
       else if (isStreamed(result)) await this.publishStreamed(task, result, publish);
+      // Finished as committed: the answer is the task whose row is stored.
+      else if (acknowledged) publish(AgentEvent.task(task));
       else this.publishFinished(task, result, publish);
       if (scope) scope.taskState = 'COMPLETED';
     } catch (err) {
+      // A write that failed after its task was finished inside it committed nothing of either.
+      if (acknowledged) task.artifacts = [];
       if (err instanceof RegistryError && RETRY_LATER_CODES.has(err.code)) {
         // Not the request's fault, and not a task worth keeping: the door answers with a protocol error.
         protocolRefusals.set(ctx.context, err);
@@ -251,9 +270,14 @@ export class RegistryExecutor implements AgentExecutor {
   }
 
   private publishFinished(task: Task, answer: Answer, publish: Publish): void {
+    this.finish(task, answer);
+    publish(AgentEvent.task(task));
+  }
+
+  /** The task COMPLETED with the answer as its one artifact. */
+  private finish(task: Task, answer: Answer): void {
     task.artifacts = [this.artifact(answer.artifactName, [dataPart(answer.data), textPart(answer.text)])];
     task.status = { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() };
-    publish(AgentEvent.task(task));
   }
 
   private async publishStreamed(task: Task, answer: StreamedAnswer, publish: Publish): Promise<void> {

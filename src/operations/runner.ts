@@ -4,9 +4,9 @@
  */
 import type { Caller } from '../contract/caller.js';
 import { badRequest } from '../contract/errors.js';
-import type { SearchHit, SearchPage, WatchRequest } from '../contract/types.js';
+import type { RegistrationResult, SearchHit, SearchPage, WatchRequest } from '../contract/types.js';
 import type { RegistryService } from '../registry/service.js';
-import type { TaskScope } from '../storage/types.js';
+import type { TaskRow, TaskScope } from '../storage/types.js';
 import type { WatchHub } from '../subscriptions/watch-hub.js';
 import type { Admission } from './admission.js';
 import { isStreamed, isWatch, type Answer, type AnswerChunk, type OperationResult, type WatchAnswer } from './answer.js';
@@ -44,6 +44,11 @@ export interface RunContext {
   pushConfigured?: boolean;
   /** Whose task it is (tenant, owner): a watch keeps it, to update its task when it ends on its own. */
   taskScope?: TaskScope;
+  /**
+   * The durable task row that acknowledges a write, from its answer: written in the write's own
+   * transaction where the store can (a registration), so both are durable with one commit.
+   */
+  acknowledge?: (answer: Answer) => TaskRow | undefined;
 }
 
 /**
@@ -68,7 +73,7 @@ export class OperationRunner {
   async run(operation: Operation, caller: Caller, context: RunContext): Promise<OperationResult> {
     await this.admission?.admit(operation.op, caller);
     if (operation.op === 'watch') return this.watch(operation.request, caller, context);
-    return handle(operation, caller, this.service, { ...this.options, streaming: context.streaming });
+    return handle(operation, caller, this.service, { ...this.options, streaming: context.streaming, acknowledge: context.acknowledge });
   }
 
   private async watch(request: WatchRequest, caller: Caller, context: RunContext): Promise<WatchAnswer> {
@@ -92,16 +97,19 @@ export class OperationRunner {
   }
 }
 
+const registrationAnswer = (result: RegistrationResult): Answer => ({ artifactName: 'registration', data: { ...result }, text: summarizeRegistration(result) });
+
 async function handle(
   operation: Operation,
   caller: Caller,
   service: RegistryService,
-  options: HandlerOptions & { streaming: boolean },
+  options: HandlerOptions & Pick<RunContext, 'streaming' | 'acknowledge'>,
 ): Promise<OperationResult> {
   switch (operation.op) {
     case 'register': {
-      const result = await service.register(operation.subject, caller);
-      return { artifactName: 'registration', data: { ...result }, text: summarizeRegistration(result) };
+      const { acknowledge } = options;
+      const result = await service.register(operation.subject, caller, acknowledge && ((written) => acknowledge(registrationAnswer(written))));
+      return registrationAnswer(result);
     }
     case 'validate': {
       const result = await service.validate(operation.subject, caller);
@@ -120,10 +128,8 @@ async function handle(
       const page = await service.list(operation.request, caller);
       return { artifactName: 'entries', data: { ...page }, text: summarizeEntries(page) };
     }
-    case 'refresh': {
-      const result = await service.refresh(operation.id, caller);
-      return { artifactName: 'registration', data: { ...result }, text: summarizeRegistration(result) };
-    }
+    case 'refresh':
+      return registrationAnswer(await service.refresh(operation.id, caller));
     case 'watch':
       throw new Error('watch is run by OperationRunner.watch');
     case 'unregister': {

@@ -1,5 +1,6 @@
+import type { Task } from '@a2a-js/sdk';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import type { TaskScope } from '../storage/types.js';
+import type { TaskRow, TaskScope } from '../storage/types.js';
 
 /**
  * What the executor tells the task store about the tasks it runs (the seam between operations
@@ -14,6 +15,17 @@ export interface TaskPlacement {
    * and long-running tasks that must survive a restart. Call before publishing the task.
    */
   keepDurably(taskId: string): void;
+  /**
+   * The row that keeps this finished task durably, for the store to write in the same
+   * transaction as the write the task acknowledges; undefined when the task is not kept
+   * durably (an anonymous caller's).
+   */
+  acknowledgementRow(task: Task, context: ServerCallContext): TaskRow | undefined;
+  /**
+   * The task's row was committed with the write it acknowledges (acknowledgementRow): its save
+   * keeps it, as durable, without writing it again. Call before publishing the task.
+   */
+  keptWithWrite(taskId: string): void;
   /** Whose task a request's task is (tenant and owner): a watch keeps it to update its task later. */
   scopeOf(context: ServerCallContext): TaskScope;
 }

@@ -50,9 +50,17 @@ export class CardTrust {
     return current;
   }
 
+  /**
+   * afterCommit would return the committed entry as it is (it records nothing for it): what a
+   * registration answers is settled when it commits.
+   */
+  settledAtCommit(entry: StoredEntry, verification: CardVerification | undefined, unchanged: boolean): boolean {
+    return !verification || !unchanged || (entry.verification?.keyset === verification.keyset && sameOutcome(entry.verification, verification));
+  }
+
   /** Stores a newer evaluation of an entry's current revision; publishes it when clients see a difference. */
   private async refresh(entry: StoredEntry, verification: CardVerification): Promise<StoredEntry> {
-    if (entry.verification?.keyset === verification.keyset && sameOutcome(entry.verification, verification)) return entry;
+    if (this.settledAtCommit(entry, verification, true)) return entry;
     const announce = !sameOutcome(entry.verification, verification);
     const updated = await this.deps.store.updateVerification(entry.id, entry.revision, verification, announce);
     if (!updated) return entry;

@@ -26,7 +26,7 @@ import type { Subject } from '../contract/subject.js';
 import type { IndexState, SavedState } from '../search/index-state.js';
 import type { IndexQuery, SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
-import type { RegistryStore, StoredEntry, WriteQuota } from '../storage/types.js';
+import type { AcceptedUpsert, AcknowledgementRow, RegistryStore, StoredEntry, TaskRow, WriteQuota } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
 import type { DocumentVerifier } from '../validation/signature.js';
 import { CardTrust } from './card-trust.js';
@@ -354,7 +354,7 @@ export class RegistryService {
    * by reference: a card URL, an MCP server's tools) → validate → (verify signatures) → store →
    * publish → acknowledge. A fetched document gets exactly the checks of an inline one.
    */
-  async register(input: RegisterInput, caller: Caller): Promise<RegistrationResult> {
+  async register(input: RegisterInput, caller: Caller, acknowledge?: (result: RegistrationResult) => TaskRow | undefined): Promise<RegistrationResult> {
     const actor = this.requireActor(caller, 'Registering');
     const { subject, source } = await this.resolve(input);
     const verdict = checkDocument(this.validator, subject);
@@ -363,7 +363,17 @@ export class RegistryService {
     const { write, description, claims } = entryWriteOf(subject, verdict);
     if (verification) write.verification = verification;
     if (this.freshness) write.freshness = this.freshness.forRegistration(source, subject.type);
-    const outcome = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor)));
+    const warnings = verified ? [...verdict.warnings, ...verified.warnings] : verdict.warnings;
+    const resultOf = (entry: StoredEntry, status: AcceptedUpsert['status']) =>
+      registrationResultOf(entry, description, { created: status === 'created', changed: status !== 'unchanged', warnings });
+    // The acknowledging task commits with the write (one commit, one sync), unless the answer
+    // may still change after the commit (afterCommit records a newer evaluation of the signatures
+    // of an unchanged card): then it is saved after, as any task.
+    const inCommit: AcknowledgementRow | undefined = acknowledge
+      ? (accepted) =>
+          this.trust.settledAtCommit(accepted.entry, verification, accepted.status === 'unchanged') ? acknowledge(resultOf(accepted.entry, accepted.status)) : undefined
+      : undefined;
+    const outcome = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor), inCommit));
     if (outcome.status === 'forbidden') throw identityTaken(description.identityUrl, outcome.existing.id);
     if (outcome.status === 'quota-exceeded') {
       throw new RegistryError(
@@ -376,8 +386,7 @@ export class RegistryService {
     const changed = outcome.status !== 'unchanged';
     if (changed || outcome.freshened) publishUpsert(this.feed, outcome.entry, 'register', changed ? description : undefined);
     const entry = await this.stored(this.trust.afterCommit(outcome.entry, verification, !changed));
-    const warnings = verified ? [...verdict.warnings, ...verified.warnings] : verdict.warnings;
-    return registrationResultOf(entry, description, { created: outcome.status === 'created', changed, warnings });
+    return resultOf(entry, outcome.status);
   }
 
   /** The resolve step: a document as received, or fetched from where the reference points. */

@@ -87,6 +87,15 @@ export interface EntryWrite {
   verification?: CardVerification;
 }
 
+/** An upsert that was accepted (its entry written, or already as written). */
+export type AcceptedUpsert = Extract<UpsertOutcome, { entry: StoredEntry }>;
+
+/**
+ * The task row that acknowledges an accepted upsert, built from its outcome inside the write's
+ * transaction (synchronously: nothing else may run in it); undefined to write none.
+ */
+export type AcknowledgementRow = (outcome: AcceptedUpsert) => TaskRow | undefined;
+
 export type UpsertOutcome =
   | {
       status: 'created' | 'updated' | 'unchanged';
@@ -332,8 +341,11 @@ export interface RegistryStore {
    * Another owner's entry is not touched unless the actor is an admin ('forbidden').
    * An identical document (same contentHash) is 'unchanged' and keeps its revision.
    * `quota` limits what the write may create or keep (see WriteQuota), atomically.
+   * `acknowledgement`: the durable task that acknowledges an accepted write (created, updated
+   * or unchanged), built from its outcome and written in the same transaction, so the write and
+   * its acknowledgement are durable together, with one commit; none for a refused write.
    */
-  upsert(write: EntryWrite, actor: Actor, quota?: WriteQuota): Promise<UpsertOutcome>;
+  upsert(write: EntryWrite, actor: Actor, quota?: WriteQuota, acknowledgement?: AcknowledgementRow): Promise<UpsertOutcome>;
   /**
    * A bulk import: each write exactly as `upsert` would do it (identity, ownership, URL claims,
    * quota), all in one transaction, one outcome per write in order. A refused write leaves

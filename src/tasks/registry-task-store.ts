@@ -71,6 +71,8 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
   readonly #opened = new Marks();
   /** Tasks the executor asked to keep durably, until their final save. */
   readonly #durable = new Marks();
+  /** Durable tasks whose row was committed with the write they acknowledge, until their save. */
+  readonly #written = new Marks();
 
   constructor(records: TaskRecords, limits: MemoryLimits, options: TaskStoreOptions = {}) {
     this.#records = records;
@@ -90,6 +92,15 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     this.#durable.add(taskId);
   }
 
+  acknowledgementRow(task: Task, context: ServerCallContext): TaskRow | undefined {
+    const scope = this.scopeOf(context);
+    return isAnonymousTaskOwner(scope.owner) ? undefined : toTaskRow(scope, copyTask(task));
+  }
+
+  keptWithWrite(taskId: string): void {
+    this.#written.add(taskId);
+  }
+
   // ---- the SDK's TaskStore ----
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
@@ -101,7 +112,12 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     let durable = !anonymous && (this.#durable.has(task.id) || previous?.durable === true);
     const copy = copyTask(task);
     this.#opened.delete(task.id);
-    if (durable) {
+    // Committed with the write it acknowledges: already durable, as it is now.
+    const written = durable && this.#written.has(task.id);
+    this.#written.delete(task.id);
+    if (written) {
+      if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
+    } else if (durable) {
       try {
         await this.#records.save(toTaskRow(scope, copy));
       } catch (error) {

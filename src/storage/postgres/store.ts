@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import type {
+  AcknowledgementRow,
   Actor,
   Change,
   ChangeSubscription,
@@ -51,7 +52,7 @@ import {
 import { FaultState, postgresFault, type StorageFault } from '../faults.js';
 import { OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
 import { listenForChanges, listenOn, type ChangeListener } from './listen.js';
-import { PostgresTaskRecords } from './task-records.js';
+import { PostgresTaskRecords, saveTaskRowIn } from './task-records.js';
 import { PostgresWatchRecords } from './watch-records.js';
 
 export interface PostgresStoreOptions {
@@ -465,9 +466,15 @@ export class PostgresStore implements RegistryStore {
    * concurrent unregister), the whole transaction is retried and will create it afresh.
    * The entry's URLs are claimed before any of this (`#claimUrls`); a refusal rolls back.
    */
-  async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}): Promise<UpsertOutcome> {
+  async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}, acknowledgement?: AcknowledgementRow): Promise<UpsertOutcome> {
     for (let attempt = 1; attempt <= MAX_UPSERT_ATTEMPTS; attempt++) {
-      const outcome = await this.#transaction((db) => this.#upsertIn(db, write, actor, quota)).catch((error: unknown) => {
+      const outcome = await this.#transaction(async (db) => {
+        const done = await this.#upsertIn(db, write, actor, quota);
+        // The acknowledging task commits with the write: one transaction, one WAL flush.
+        const row = done && 'entry' in done ? acknowledgement?.(done) : undefined;
+        if (row) await saveTaskRowIn(db, row);
+        return done;
+      }).catch((error: unknown) => {
         if (attempt < MAX_UPSERT_ATTEMPTS && RETRYABLE.has((error as { code?: string }).code ?? '')) return undefined;
         throw error;
       });

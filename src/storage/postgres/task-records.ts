@@ -14,6 +14,20 @@ const COLUMNS = 'tenant, owner, id, context_id, status_last_updated, status_stat
 /** bigint arrives as a string from node-postgres. */
 const toRow = (row: TaskRow & { status_last_updated: number | string }): TaskRow => ({ ...row, status_last_updated: Number(row.status_last_updated) });
 
+/** Writes a task row inside the caller's transaction (a save, or an acknowledgement with its write). */
+export async function saveTaskRowIn(db: Pick<pg.PoolClient, 'query'>, row: TaskRow): Promise<void> {
+  await db.query(
+    `INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state,
+                        status, artifacts, history, metadata, protocol_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (tenant, owner, id) DO UPDATE SET
+       context_id = excluded.context_id, status_last_updated = excluded.status_last_updated,
+       status_state = excluded.status_state, status = excluded.status, artifacts = excluded.artifacts,
+       history = excluded.history, metadata = excluded.metadata, protocol_version = excluded.protocol_version`,
+    [row.tenant, row.owner, row.id, row.context_id, row.status_last_updated, row.status_state, row.status, row.artifacts, row.history, row.metadata, row.protocol_version],
+  );
+}
+
 export class PostgresTaskRecords implements TaskRecords {
   constructor(
     private readonly query: Query,
@@ -21,18 +35,7 @@ export class PostgresTaskRecords implements TaskRecords {
   ) {}
 
   async save(row: TaskRow): Promise<void> {
-    await this.transaction((db) =>
-      db.query(
-        `INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state,
-                            status, artifacts, history, metadata, protocol_version)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (tenant, owner, id) DO UPDATE SET
-           context_id = excluded.context_id, status_last_updated = excluded.status_last_updated,
-           status_state = excluded.status_state, status = excluded.status, artifacts = excluded.artifacts,
-           history = excluded.history, metadata = excluded.metadata, protocol_version = excluded.protocol_version`,
-        [row.tenant, row.owner, row.id, row.context_id, row.status_last_updated, row.status_state, row.status, row.artifacts, row.history, row.metadata, row.protocol_version],
-      ),
-    );
+    await this.transaction((db) => saveTaskRowIn(db, row));
   }
 
   async load(scope: TaskScope, id: string): Promise<TaskRow | undefined> {

@@ -31,6 +31,8 @@ import Database from 'better-sqlite3';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import type {
+  AcceptedUpsert,
+  AcknowledgementRow,
   Actor,
   Change,
   DeleteOutcome,
@@ -71,7 +73,7 @@ import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type St
 import { BackgroundCheckpointer } from './checkpointer.js';
 import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
 import { prepare } from './statements.js';
-import { SqliteTaskRecords } from './task-records.js';
+import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
 import { SqliteWatchRecords } from './watch-records.js';
 import { WriteQueue, type WriteJob } from './write-queue.js';
 
@@ -526,7 +528,7 @@ export class SqliteStore implements RegistryStore {
     ).run(JSON.stringify(urls));
   }
 
-  async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}): Promise<UpsertOutcome> {
+  async upsert(write: EntryWrite, actor: Actor, quota: WriteQuota = {}, acknowledgement?: AcknowledgementRow): Promise<UpsertOutcome> {
     // The queue's transaction is BEGIN IMMEDIATE: the write lock is taken before the lookup,
     // so two processes cannot both see "absent" and race (the UNIQUE constraint would then
     // fail one of them), nor both count an owner's entries and overshoot its quota, nor both
@@ -536,7 +538,10 @@ export class SqliteStore implements RegistryStore {
       if (step.status === 'quota-exceeded' || step.status === 'url-taken') return step;
       if (step.status === 'forbidden') return { status: 'forbidden', existing: this.#currentById(db, step.id)! };
       const entry = this.#currentById(db, step.id)!;
-      return step.freshened ? { status: step.status, entry, freshened: true } : { status: step.status, entry };
+      const accepted: AcceptedUpsert = step.freshened ? { status: step.status, entry, freshened: true } : { status: step.status, entry };
+      const row = acknowledgement?.(accepted);
+      if (row) saveTaskRowIn(db, row);
+      return accepted;
     });
     return outcome.catch((error: unknown) => {
       if (error instanceof UrlTaken) return { status: 'url-taken', url: error.url };

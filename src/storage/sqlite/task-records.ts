@@ -23,6 +23,11 @@ const SAVE_SQL = `
 
 const KEY_COLUMNS = 'tenant, owner, id, context_id, status_last_updated, status_state, status, metadata, protocol_version';
 
+/** Writes a task row inside the caller's transaction (a save, or an acknowledgement with its write). */
+export function saveTaskRowIn(db: Database.Database, row: TaskRow): void {
+  prepare(db, SAVE_SQL).run({ ...row });
+}
+
 export class SqliteTaskRecords implements TaskRecords {
   constructor(
     private readonly db: () => Database.Database,
@@ -35,9 +40,7 @@ export class SqliteTaskRecords implements TaskRecords {
   save(row: TaskRow): Promise<void> {
     // Copied now: the caller may reuse the object before the batch is flushed.
     const values = { ...row };
-    return this.write((db) => {
-      prepare(db, SAVE_SQL).run(values);
-    });
+    return this.write((db) => saveTaskRowIn(db, values));
   }
 
   load(scope: TaskScope, id: string): Promise<TaskRow | undefined> {
