@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SearchHit, SearchPage } from '../src/contract/types.js';
+import { jsonAnswerBody } from '../src/http/json-answer.js';
 import { SearchCache } from '../src/registry/search-cache.js';
 
 const hit = (id: string): SearchHit => ({
@@ -61,4 +62,18 @@ test('what it keeps is frozen; with no room it keeps nothing and freezes nothing
   assert.equal(Object.isFrozen(answer), false);
   assert.equal(off.get('a', index, 1), undefined);
   assert.equal(off.enabled, false);
+});
+
+test('a kept answer is written from its JSON made once, byte for byte what serialising the whole answer gives', () => {
+  const kept = new SearchCache(4).set('a', {}, 1, { ...page('x', 'ü — y'), nextPageToken: 'tok"en' });
+  const part = (data: unknown) => ({ data, mediaType: 'application/json' });
+  const task = (data: unknown) => ({ id: 't', artifacts: [{ artifactId: 'a', parts: [part(data), { text: 'Ünïcode — text' }] }, { artifactId: 'b', parts: [part(data)] }], history: [{ parts: [{ text: '"\\u0000shared-json-' }] }] });
+  for (const body of [{ jsonrpc: '2.0', id: 7, result: { task: task(kept) } }, { jsonrpc: '2.0', id: 'x', result: task(kept) }]) {
+    const written = jsonAnswerBody(body);
+    assert.ok(Buffer.isBuffer(written), 'spliced');
+    assert.equal(written.toString('utf8'), JSON.stringify(body));
+  }
+  // An answer without a kept value is serialised as a whole.
+  const plain = { jsonrpc: '2.0', id: 1, result: { task: task({ results: [] }) } };
+  assert.equal(jsonAnswerBody(plain), JSON.stringify(plain));
 });

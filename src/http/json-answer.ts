@@ -5,19 +5,64 @@
  * content-type parse and rebuild, a Buffer copy of the body and a freshness check that only GET
  * and HEAD can use. Mount it before the wrappers that must see the body (answerSanitizer):
  * they wrap the res.json they find, so one mounted earlier would be replaced, not wrapped.
+ *
+ * A task whose artifact carries a shared value (src/lib/shared-json.ts: a search answer the
+ * search cache keeps) is written around that value's bytes, made once: the rest of the task is
+ * serialised as usual, the value itself neither serialised nor encoded again.
  */
+import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
+import { sharedJsonBytes } from '../lib/shared-json.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Stands in for a shared value while the rest is serialised; unguessable, so no request text can forge it. */
+const PLACEHOLDER = `\u0000shared-json-${randomUUID()}`;
+const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER);
 
 export const directJsonAnswers: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST') return next();
   res.json = ((body: unknown) => {
-    const text = JSON.stringify(body) ?? '';
+    const answer = jsonAnswerBody(body);
     if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', JSON_TYPE);
-    res.setHeader('Content-Length', Buffer.byteLength(text));
-    res.end(text);
+    res.setHeader('Content-Length', typeof answer === 'string' ? Buffer.byteLength(answer) : answer.length);
+    res.end(answer);
     return res;
   }) as Response['json'];
   next();
 };
+
+/** The answer's JSON: text, or bytes when shared values are spliced in (the same JSON either way). */
+export function jsonAnswerBody(body: unknown): string | Buffer {
+  return withSharedValues(body) ?? JSON.stringify(body) ?? '';
+}
+
+type Json = Record<string, unknown>;
+const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The JSON-RPC answer as bytes when its task (`result.task`, or `result` itself in v0.3) has a
+ * data part whose value is shared; undefined otherwise (then it is serialised as a whole).
+ */
+function withSharedValues(body: unknown): Buffer | undefined {
+  const result = isJson(body) ? body.result : undefined;
+  const task = isJson(result) ? (isJson(result.task) ? result.task : result) : undefined;
+  if (!task || !Array.isArray(task.artifacts)) return undefined;
+  const values: Buffer[] = [];
+  const artifacts = task.artifacts.map((artifact: unknown) => {
+    if (!isJson(artifact) || !Array.isArray(artifact.parts)) return artifact;
+    const parts = artifact.parts.map((part: unknown) => {
+      const bytes = isJson(part) ? sharedJsonBytes(part.data) : undefined;
+      if (!bytes) return part;
+      values.push(bytes);
+      return { ...(part as Json), data: PLACEHOLDER };
+    });
+    return { ...artifact, parts };
+  });
+  if (values.length === 0) return undefined;
+  const shell = { ...(body as Json), result: result === task ? { ...task, artifacts } : { ...(result as Json), task: { ...task, artifacts } } };
+  const pieces = JSON.stringify(shell).split(PLACEHOLDER_JSON);
+  const chunks: Buffer[] = [Buffer.from(pieces[0]!)];
+  for (let i = 1; i < pieces.length; i++) chunks.push(values[i - 1]!, Buffer.from(pieces[i]!));
+  return Buffer.concat(chunks);
+}

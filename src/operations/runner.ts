@@ -97,6 +97,14 @@ export class OperationRunner {
   }
 }
 
+/** The text of kept (frozen) search answers, made once per answer. */
+const keptTexts = new WeakMap<SearchPage, string>();
+function describeKept(page: SearchPage): string {
+  let text = keptTexts.get(page);
+  if (text === undefined) keptTexts.set(page, (text = describeHits(page.results, page.total, 0)));
+  return text;
+}
+
 const registrationAnswer = (result: RegistrationResult): Answer => ({ artifactName: 'registration', data: { ...result }, text: summarizeRegistration(result) });
 
 async function handle(
@@ -118,6 +126,9 @@ async function handle(
     case 'search': {
       const page = await service.search(operation.request, caller);
       if (options.streaming) return { artifactName: 'search-results', chunks: searchChunks(page, options.searchChunkSize) };
+      // A kept answer (frozen, shared by every request that asks the same) is the data itself,
+      // so its JSON, made once, is found by identity; its text is made once too.
+      if (Object.isFrozen(page)) return { artifactName: 'search-results', data: page as unknown as Record<string, unknown>, text: describeKept(page) };
       return { artifactName: 'search-results', data: { ...page }, text: describeHits(page.results, page.total, 0) };
     }
     case 'get': {

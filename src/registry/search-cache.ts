@@ -12,9 +12,11 @@
  * searches that hide entries unhealthy for too long (the cut-off moves with the clock).
  *
  * Bounded by answers and by hits (least recently used first), and the answers it hands out are
- * frozen: they are shared by every request that asks the same, so nobody may edit one.
+ * frozen: they are shared by every request that asks the same, so nobody may edit one, and
+ * their JSON is made once (src/lib/shared-json.ts).
  */
 import type { SearchPage } from '../contract/types.js';
+import { shareJson } from '../lib/shared-json.js';
 
 /** Hits kept per answer on average before the least recently used answers go (a default page is 20). */
 export const CACHED_HITS_PER_ANSWER = 20;
@@ -73,6 +75,8 @@ export class SearchCache {
   set(key: string, index: object, version: number, page: SearchPage): SearchPage {
     if (this.#maxPages === 0) return page;
     const frozen = deepFreeze(page);
+    // Every request that asks the same gets this very answer: its JSON is made once.
+    shareJson(frozen);
     if (index !== this.#index || version !== this.#version) this.#clear(index, version);
     const hits = Math.max(1, page.results.length);
     if (hits > this.#maxHits) return frozen;

@@ -1,0 +1,24 @@
+/**
+ * Values many answers carry unchanged (a search answer the search cache keeps is sent to every
+ * request that asks the same): their JSON is made once, as UTF-8 bytes, and answers splice those
+ * bytes in instead of serialising and encoding the same value again (src/http/json-answer.ts).
+ * Only frozen values may be shared: their text can never go stale.
+ */
+
+const shared = new WeakMap<object, Buffer | null>();
+
+/** Marks a frozen value as shared by many answers; its bytes are made when first asked for. */
+export function shareJson(value: object): void {
+  if (!Object.isFrozen(value)) throw new TypeError('shareJson: only a frozen value can be shared (its JSON would go stale)');
+  if (!shared.has(value)) shared.set(value, null);
+}
+
+/** The value's JSON as UTF-8 bytes when it is shared (made once), or undefined when it is not. */
+export function sharedJsonBytes(value: unknown): Buffer | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const bytes = shared.get(value);
+  if (bytes !== null) return bytes;
+  const made = Buffer.from(JSON.stringify(value));
+  shared.set(value, made);
+  return made;
+}
