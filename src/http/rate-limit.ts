@@ -160,6 +160,7 @@ export class AbuseControl implements Admission {
 
   /** admitRequest on the A2A HTTP endpoints: HTTP 429 + Retry-After before the body is read. */
   floodGuard(): RequestHandler {
+    if (!this.options.enabled) return (_req, _res, next) => next();
     return (req, res, next) => {
       this.admitRequest(req.ip ?? 'unknown', req.header('authorization')).then((refusal) => {
         if (!refusal) return next();

@@ -29,6 +29,12 @@ export function loggableUrl(originalUrl: string): string {
   return `${originalUrl.slice(0, Math.min(q, 200))}?${shown.join('&')}`.slice(0, 400);
 }
 
+/**
+ * Why a request's `closed` signal fires, made once: aborting without a reason builds a
+ * DOMException (and captures its stack) on every request.
+ */
+const CLIENT_GONE = new DOMException('The response ended or the client went away.', 'AbortError');
+
 /** Opens a request scope and writes one log line when the response ends. */
 export function requestScope(log: Logger, name: RequestNamer = byRoute): RequestHandler {
   return (req, res, next) => {
@@ -41,7 +47,7 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
     const scope: RequestScope = { requestId, method, streaming, clientAddress: req.ip, closed: closed.signal };
     res.locals.scope = scope; // for the metrics middleware, which runs outside this async scope
     res.on('close', () => {
-      closed.abort();
+      closed.abort(CLIENT_GONE);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const line = {
         requestId,

@@ -6,6 +6,7 @@
  * the task saved longest ago, which is also the first to expire.)
  */
 import type { Task } from '@a2a-js/sdk';
+import { sharedJsonBytes } from '../lib/shared-json.js';
 
 export interface MemoryLimits {
   maxTasks: number;
@@ -124,6 +125,12 @@ export function approximateBytes(value: unknown): number {
     if (typeof v === 'string') total += v.length + 2;
     else if (typeof v === 'number' || typeof v === 'boolean') total += 8;
     else if (v !== null && typeof v === 'object') {
+      // A value many answers share (a kept search answer, frozen) is counted by its JSON, made once.
+      const shared = Object.isFrozen(v) ? sharedJsonBytes(v) : undefined;
+      if (shared) {
+        total += shared.length;
+        continue;
+      }
       if (ArrayBuffer.isView(v)) {
         total += v.byteLength;
         continue;
