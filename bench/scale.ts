@@ -2,6 +2,7 @@
  * Scale benchmark (issue 22): one replica (SQLite) at 10k, 100k (1M) generated entries.
  *
  *   node --expose-gc --import tsx bench/scale.ts [--sizes 10000,100000] [--samples 300] [--queries 1000]
+ *        [--http-seconds 10] [--concurrency 16]
  *
  * Per size, in a fresh data directory:
  * - fills it: each generated document validated as register does (checkDocument, entryWriteOf)
@@ -16,7 +17,14 @@
  * - searches with filters (1-3 words with one or two filters, and empty text with filters),
  *   in-process through RegistryService.search: p50/p99;
  * - shutdown (which saves the search index beside the data), and a restart from that saved
- *   index plus the change log after it (the updates and removals above): time to ready.
+ *   index plus the change log after it (the updates and removals above): time to ready;
+ * - search throughput over HTTP (issue 22 point 4): the registry in a process of its own over the
+ *   same data (as in production, so the load generator does not share its thread), the same
+ *   searches as JSON-RPC SendMessage requests from `--concurrency` clients for `--http-seconds`;
+ *   its answer cache off (REGISTRY_SEARCH_CACHE_ENTRIES=0: the queries repeat, and the index's
+ *   work is what grows with the corpus). At the end, each size's requests per second against
+ *   the smallest size's (issue 22: at 1M within 80 % of that at 10k). Needs `npm run build`
+ *   (the child runs dist/); at 1M give it heap through NODE_OPTIONS, which it inherits.
  * Run with --expose-gc for the memory figures; give the heap room at large sizes
  * (NODE_OPTIONS=--max-old-space-size=...; see docs/scaling.md).
  */
@@ -33,21 +41,27 @@ import { toIndexedEntry } from '../src/registry/entries.js';
 import { createStore } from '../src/storage/create-store.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
-import { generateQueries, streamEntries, subjectOfGenerated, type GeneratedEntry } from './lib/generate-entries.js';
+import { spawnRegistry } from '../test/support/registry.js';
+import { generateQueries, streamEntries, subjectOfGenerated, type GeneratedEntry, type GeneratedQuery } from './lib/generate-entries.js';
+import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
 
 interface Args {
   sizes: number[];
   samples: number;
   queries: number;
+  httpSeconds: number;
+  concurrency: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [10_000, 100_000], samples: 300, queries: 1000 };
+  const args: Args = { sizes: [10_000, 100_000], samples: 300, queries: 1000, httpSeconds: 10, concurrency: 16 };
   for (let i = 0; i < argv.length; i++) {
     const next = (): string => argv[++i] ?? '';
     if (argv[i] === '--sizes') args.sizes = next().split(',').map(Number).filter((n) => n > 0);
     else if (argv[i] === '--samples') args.samples = Number(next());
     else if (argv[i] === '--queries') args.queries = Number(next());
+    else if (argv[i] === '--http-seconds') args.httpSeconds = Number(next());
+    else if (argv[i] === '--concurrency') args.concurrency = Number(next());
   }
   return args;
 }
@@ -89,6 +103,29 @@ function changed(entry: GeneratedEntry, round: number): GeneratedEntry {
 
 /** The service's index, measured on its own (a bench may look inside). */
 const indexOf = (registry: RunningRegistry): SearchIndex => (registry.service as unknown as { index: SearchIndex }).index;
+
+/** Search requests per second over HTTP, by size. */
+const httpRates = new Map<number, number>();
+
+/** Search throughput over JSON-RPC against the registry in its own process over `dataDir`. */
+async function httpThroughput(size: number, dataDir: string, queries: readonly GeneratedQuery[], args: Args): Promise<void> {
+  const child = await spawnRegistry(
+    { REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `admin:${TOKEN}`, REGISTRY_RATE_LIMITS: 'false', REGISTRY_REFRESH_SECONDS: '0', REGISTRY_SEARCH_CACHE_ENTRIES: '0' },
+    { startTimeoutMs: 900_000 },
+  );
+  try {
+    const search = jsonRpcSender(child.url, undefined, 'TASK_STATE_COMPLETED');
+    const parts = queries.map((q) => [{ data: { search: { query: q.text, ...(q.filter ? { filter: q.filter } : {}), limit: 20 } }, mediaType: 'application/json' }]);
+    const send = (i: number): Promise<boolean> => search(parts[i % parts.length]!);
+    await runLoad('warm-up', { seconds: 1, concurrency: args.concurrency }, send);
+    const result = await runLoad(`search over HTTP (${size})`, { seconds: args.httpSeconds, concurrency: args.concurrency }, send);
+    printLoad(result);
+    if (result.errors > 0) console.log(`  ${result.errors} requests failed: the rate is not comparable`);
+    httpRates.set(size, result.perSecond);
+  } finally {
+    await child.stop();
+  }
+}
 
 async function runSize(size: number, args: Args): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-scale-'));
@@ -207,6 +244,9 @@ async function runSize(size: number, args: Args): Promise<void> {
       `restart from the saved index: /healthz ${health2.status} after ${ms(listening2)}, ready (/readyz ${readyz2.status}) after ${(ready2 / 1000).toFixed(1)} s, ${indexed} entries`,
     );
     await again.close();
+
+    // ---- search throughput over HTTP (the registry in its own process, over the saved index) ----
+    if (args.httpSeconds > 0) await httpThroughput(size, dataDir, queries, args);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
@@ -215,3 +255,9 @@ async function runSize(size: number, args: Args): Promise<void> {
 const args = parseArgs(process.argv.slice(2));
 console.log(`node ${process.version}; ${os.cpus().length} cores; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; heap limit ${mib((await import('node:v8')).getHeapStatistics().heap_size_limit)}`);
 for (const size of args.sizes) await runSize(size, args);
+const [smallest, rate0] = [...httpRates].sort((a, b) => a[0] - b[0])[0] ?? [];
+if (smallest !== undefined && rate0 !== undefined) {
+  for (const [size, rate] of httpRates) {
+    if (size !== smallest) console.log(`HTTP search throughput at ${size} / at ${smallest}: ${(rate / rate0).toFixed(2)} (issue 22: >= 0.80 at 1,000,000 against 10,000)`);
+  }
+}
