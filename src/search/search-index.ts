@@ -234,8 +234,6 @@ export const DEFAULT_TYPO_BELOW = 10;
 
 /** Multiplier of the candidate hash (Fibonacci hashing). */
 const HASH_MUL = 0x9e3779b1 | 0;
-/** A unit rejected by a unit-level filter, remembered in the candidate hash. */
-const REJECTED = -2;
 
 /**
  * The in-memory keyword index: posting lists in typed arrays (./term-index.ts), entry records
@@ -272,10 +270,7 @@ export class PostingsIndex implements KeywordIndex {
   private candWeak: Int32Array = new Int32Array(0);
   private candScore: Int32Array = new Int32Array(0);
   private candKeys: Float64Array = new Float64Array(0);
-  /**
-   * Open-addressing hash: unit id + 1 → candidate position (or REJECTED), the two side by side
-   * (slot h at 2h and 2h + 1), so a probe that finds its unit reads one cache line, not two.
-   */
+  /** Open-addressing hash set of unit id + 1: units a skill or tool filter or an excluded word rejected in this search. */
   private hash: Int32Array = new Int32Array(0);
   /**
    * Per-search state by entry number, one Int32 an entry: the search's stamp and the state
@@ -592,13 +587,13 @@ export class PostingsIndex implements KeywordIndex {
     this.groupHead = new Int32Array(size);
   }
 
-  /** A cleared candidate hash of at least 2 × `n` slots; returns its bit count. */
+  /** A cleared rejection hash of at least 2 × `n` slots; returns its bit count. */
   private clearHash(n: number): number {
     let bits = 10;
     while (1 << bits < 2 * n) bits++;
     const size = 1 << bits;
-    if (this.hash.length < 2 * size) this.hash = new Int32Array(2 * size);
-    else this.hash.fill(0, 0, 2 * size);
+    if (this.hash.length < size) this.hash = new Int32Array(size);
+    else this.hash.fill(0, 0, size);
     return bits;
   }
 
@@ -764,17 +759,22 @@ export class PostingsIndex implements KeywordIndex {
     let postings = 0;
     for (const g of groups) postings += g.ids.length;
 
-    // 2. Accumulate. Without duplicates possible (one group per unit at most), nothing needs
-    //    deduplicating; otherwise a hash (sized to the search, so it stays in cache) maps unit
-    //    ids to candidate positions. An entry is filtered on first sight and its verdict kept in
-    //    `seen`, read first for every posting; an entry's first candidate gives it a group. The
-    //    grouped total is counted on the way (an entry's first GROUP_LIMIT candidates).
+    // 2. Accumulate. An entry is filtered on first sight and its verdict kept in `seen`, read
+    //    first for every posting; an entry's first candidate gives it a group, whose candidates
+    //    are linked (groupHead, candNext). Without duplicates possible (one group per unit at
+    //    most), nothing needs deduplicating; otherwise a unit met again is looked for among its
+    //    entry's candidates (a few, in arrays sized to the search, so in cache: a hash of unit
+    //    ids, used before, cost a cache miss a posting), and units a skill or tool filter (or an
+    //    excluded word) rejected are remembered in a hash, so they are not tested again. An
+    //    entry not met before in this search has neither. The grouped total is counted on the
+    //    way (an entry's first GROUP_LIMIT candidates).
     const maxCandidates = this.maxCandidates;
     this.ensureCandidates(Math.min(maxCandidates, postings));
     this.ensureGroups(Math.min(maxCandidates, postings));
     // A unit has one slot per term, so it can be met twice only through two terms or phrases.
     const dedupe = new Set(groups.map((g) => g.source)).size > 1;
-    const hashBits = dedupe ? this.clearHash(Math.min(postings, maxCandidates * 4)) : 10;
+    const rejectable = filter.unitLevel || excludedUnits !== undefined;
+    const hashBits = dedupe && rejectable ? this.clearHash(Math.min(postings, maxCandidates * 4)) : 10;
     const hashShift = 32 - hashBits;
     const hashMask = (1 << hashBits) - 1;
     const hashRoom = 1 << (hashBits - 2);
@@ -792,6 +792,7 @@ export class PostingsIndex implements KeywordIndex {
     const candGroup = this.candGroup;
     const groupHits = this.groupHits;
     const groupHead = this.groupHead;
+    const candNext = this.candNext;
     const entryFree = filter.entryFree;
     const unitLevel = filter.unitLevel;
     let n = 0;
@@ -819,16 +820,15 @@ export class PostingsIndex implements KeywordIndex {
         if (unitLevel && (id & ORD_MASK) === 0) continue;
         if (lang !== ANY_LANGUAGE && (marks[e]! & M_LANG_MASK) !== lang) continue;
         if (scope !== SCOPE_ANY && !this.inScope(id, scope)) continue;
-        let h = 0;
-        if (dedupe) {
-          h = Math.imul(id, HASH_MUL) >>> hashShift;
+        const known = (state & SEEN_STAMP) === stamp;
+        let group = known ? (state & SEEN_STATE) - 2 : ENTRY_NO_GROUP;
+        if (dedupe && known) {
           let pos = -1;
-          for (let k = hash[h << 1]!; k !== 0; k = hash[h << 1]!) {
-            if (k === id + 1) {
-              pos = hash[(h << 1) + 1]!;
+          for (let c = group >= 0 ? groupHead[group]! : -1; c >= 0; c = candNext[c]!) {
+            if (candIds[c] === id) {
+              pos = c;
               break;
             }
-            h = (h + 1) & hashMask;
           }
           if (pos >= 0) {
             const w = candWords[pos]!;
@@ -844,13 +844,19 @@ export class PostingsIndex implements KeywordIndex {
             }
             continue;
           }
-          if (pos === REJECTED) continue;
+          if (hashUsed > 0) {
+            let found = false;
+            for (let h = Math.imul(id, HASH_MUL) >>> hashShift, k = hash[h]!; k !== 0; h = (h + 1) & hashMask, k = hash[h]!) {
+              if (k === id + 1) {
+                found = true;
+                break;
+              }
+            }
+            if (found) continue;
+          }
         }
         if (n >= maxCandidates) continue;
-        let group: number;
-        if ((state & SEEN_STAMP) === stamp) {
-          group = (state & SEEN_STATE) - 2;
-        } else {
+        if (!known) {
           // Not live: a removed entry whose postings are not compacted away yet (./term-index.ts).
           group = (marks[e]! & M_LIVE) !== 0 && (entryFree || filter.entryPasses(e)) ? ENTRY_NO_GROUP : ENTRY_REJECTED;
           seen[e] = stamp | (group + 2);
@@ -858,8 +864,10 @@ export class PostingsIndex implements KeywordIndex {
         }
         if ((unitLevel && !filter.unitPasses(entryRows[(e << E_SHIFT) + E_BASE]! + (id & ORD_MASK))) || excludedUnits?.has(id)) {
           if (dedupe && hashUsed < hashRoom) {
-            hash[h << 1] = id + 1;
-            hash[(h << 1) + 1] = REJECTED;
+            // The hash never fills (at most a quarter of it is used); the unit is not in it.
+            let h = Math.imul(id, HASH_MUL) >>> hashShift;
+            while (hash[h] !== 0) h = (h + 1) & hashMask;
+            hash[h] = id + 1;
             hashUsed++;
           }
           continue;
@@ -871,14 +879,9 @@ export class PostingsIndex implements KeywordIndex {
           groupHead[group] = -1;
         }
         if (groupHits[group]!++ < GROUP_LIMIT) total++;
-        if (dedupe) {
-          // The hash never fills: candidates take at most half of it, remembered rejections
-          // at most a quarter.
-          hash[h << 1] = id + 1;
-          hash[(h << 1) + 1] = n;
-          hashUsed++;
-        }
         candGroup[n] = group;
+        candNext[n] = groupHead[group]!;
+        groupHead[group] = n;
         candIds[n] = id;
         candWords[n] = strong ? bit : 0;
         candWeak[n] = strong ? 0 : bit;
@@ -906,8 +909,8 @@ export class PostingsIndex implements KeywordIndex {
     limit: number,
     semantic?: { query: Float32Array; filter: CompiledFilter; excludedUnits: Set<number> | undefined },
   ): IndexPage {
-    // Each group's best candidate and clause bits; its candidates are linked through candNext,
-    // so the shown entries' other matches need no second pass.
+    // Each group's best candidate and clause bits. Its candidates were linked through candNext
+    // as they came, so the shown entries' other matches need no second pass.
     const next = this.candNext;
     const candIds = this.candIds;
     const candKeys = this.candKeys;
@@ -918,12 +921,10 @@ export class PostingsIndex implements KeywordIndex {
     const strongBits = this.groupStrong;
     const weakBits = this.groupWeak;
     const head = this.groupHead;
+    best.fill(-1, 0, groupCount);
     for (let i = 0; i < n; i++) {
       const k = candGroup[i]!;
-      const h = head[k]!;
-      next[i] = h;
-      head[k] = i;
-      if (h < 0) {
+      if (best[k]! < 0) {
         best[k] = i;
         strongBits[k] = candWords[i]!;
         weakBits[k] = candWeak[i]!;
