@@ -323,7 +323,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
       writeJwks(jwksFile, [newKey.publicJwk]);
       const entry = (id: string) => op(anonymous, { get: { id } }).then(resultOf);
-      await eventually(async () => (await entry(onlyOld.id)).verified === false, 'the old-key entry is re-evaluated');
+      // Entries are re-evaluated one after another, in no promised order: wait for both.
+      await eventually(async () => (await entry(onlyOld.id)).verified === false && (await entry(both.id)).kid === `new-${engine}`, 'both entries are re-evaluated');
       const old = await entry(onlyOld.id);
       assert.equal(old.signatures[0].status, 'unknown-key');
       assert.equal(old.revision, 1, 'a re-evaluation is no new revision');
