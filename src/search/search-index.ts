@@ -1175,8 +1175,9 @@ export class PostingsIndex implements KeywordIndex {
     const only = filter.onlyEntry;
     const from = only >= 0 ? only : 0;
     const to = only >= 0 ? Math.min(only + 1, live.length) : live.length;
+    const marks = this.tables.marks;
     for (let no = from; no < to; no++) {
-      if (live[no] === undefined || !(filter.entryFree || filter.entryPasses(no))) continue;
+      if ((marks[no]! & M_LIVE) === 0 || !(filter.entryFree || filter.entryPasses(no))) continue;
       const row = no << E_SHIFT;
       // Stamped by an excluded word in the entry's own text.
       if (excludedUnits && seen[no] === rejected) continue;
@@ -1193,9 +1194,10 @@ export class PostingsIndex implements KeywordIndex {
         for (let ord = 1; ord < count; ord++) {
           if (!filter.unitPasses(base + ord) || excludedUnits?.has(unitId(no, ord))) continue;
           hits++;
-          if (perEntry && hits > 1) continue;
           candIds[n] = unitId(no, ord);
           candKeys[n++] = recency;
+          // Results per entry need its first passing unit only (the others are listed for the shown hits alone).
+          if (perEntry) break;
         }
       }
       // The listing's state is the entry's hit count.
