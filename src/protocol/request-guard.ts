@@ -73,17 +73,32 @@ const OPAQUE_KEYS = new Set(['data', 'metadata']);
  * Documents and metadata are opaque to the SDK and may hold any keys.
  */
 export function conversionTrap(root: unknown, at: string): string | undefined {
-  const stack: Array<[unknown, string]> = [[root, at]];
+  if (typeof root !== 'object' || root === null) return undefined;
+  // Every request is walked and almost none has a trap: a node's path is spelled out only for
+  // the trap found, from the parent and key each visited node keeps.
+  const nodes: unknown[] = [root];
+  const parents: number[] = [-1];
+  const keys: Array<string | number> = [''];
+  const stack: number[] = [0];
+  const pathOf = (n: number): string => (n === 0 ? at : `${pathOf(parents[n]!)}${typeof keys[n] === 'number' ? `[${keys[n]}]` : `.${keys[n]}`}`);
+  const visit = (value: unknown, parent: number, key: string | number) => {
+    if (typeof value !== 'object' || value === null) return;
+    stack.push(nodes.length);
+    nodes.push(value);
+    parents.push(parent);
+    keys.push(key);
+  };
   while (stack.length > 0) {
-    const [node, path] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
+    const n = stack.pop()!;
+    const node = nodes[n] as object;
     if (Array.isArray(node)) {
-      node.forEach((item, i) => stack.push([item, `${path}[${i}]`]));
+      for (let i = 0; i < node.length; i++) visit(node[i], n, i);
       continue;
     }
-    const trap = CONVERSION_MEMBERS.find((m) => Object.prototype.hasOwnProperty.call(node, m));
-    if (trap) return `${path} has a "${trap}" member, which no A2A field has`;
-    for (const [key, value] of Object.entries(node)) if (!OPAQUE_KEYS.has(key)) stack.push([value, `${path}.${key}`]);
+    for (const member of CONVERSION_MEMBERS) {
+      if (Object.prototype.hasOwnProperty.call(node, member)) return `${pathOf(n)} has a "${member}" member, which no A2A field has`;
+    }
+    for (const key of Object.keys(node)) if (!OPAQUE_KEYS.has(key)) visit((node as Record<string, unknown>)[key], n, key);
   }
   return undefined;
 }
