@@ -665,7 +665,9 @@ export class PostgresStore implements RegistryStore {
       if (existing) return { status: 'forbidden', existing };
     }
     if (max !== undefined && !seen) {
-      const owned = await db.query<{ n: string }>('SELECT count(*) AS n FROM entries WHERE owner = $1', [actor.principal]);
+      // Counted up to the limit only: an owner's count costs what the quota allows, not what the
+      // owner holds (an import may give one owner a million entries; a full count took tens of ms).
+      const owned = await db.query<{ n: string }>('SELECT count(*) AS n FROM (SELECT 1 FROM entries WHERE owner = $1 LIMIT $2) AS owned', [actor.principal, max]);
       if (Number(owned.rows[0]?.n ?? 0) >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
     }
     await this.#claimForUpsert(db, write, seen?.owner ?? actor.principal, seen);
