@@ -570,6 +570,12 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(new Set(scanned.map((e) => e.id)), ids);
       assert.equal(scanned.find((e) => e.identityUrl === 'https://scan.example.com/0')?.revision, 2);
       assert.deepEqual(await store.count(), { agent: 9, 'mcp-server': 4 });
+      // A batch size of the caller's (a background scan's small batches): the same entries, in the same order.
+      for (const batchSize of [1, 3, 13, 64]) {
+        const again: StoredEntry[] = [];
+        for await (const entry of store.scan({ batchSize })) again.push(entry);
+        assert.deepEqual(again.map((e) => e.id), scanned.map((e) => e.id), `batchSize ${batchSize}`);
+      }
 
       // Exactly a multiple of the batch size, and empty.
       const { store: empty } = await openFresh(t, engine, { scanBatchSize: 4 });

@@ -15,6 +15,8 @@ import type { ChangeFeed } from './change-feed.js';
 
 /** Stored cards re-evaluated at once after the trust roots change. */
 const REEVALUATION_BATCH = 64;
+/** Entries read at once by the re-evaluation's scan, which runs beside requests. */
+const BACKGROUND_SCAN_BATCH = 64;
 
 export interface CardTrustDeps {
   store: RegistryStore;
@@ -99,9 +101,12 @@ export class CardTrust {
       batch = [];
     };
     let scanned = 0;
-    for await (const entry of this.deps.store.scan()) {
-      // A full scan: give the event loop a turn now and then, so requests are answered meanwhile.
-      if (++scanned % 512 === 0) await new Promise((resolve) => setImmediate(resolve));
+    // A full scan beside requests (at start-up, right after the index loaded): small batches, and
+    // the event loop gets a turn after each, so a write waits for one small read at most. With
+    // batches of 500 and a turn every 512 entries, each wait was a 500-entry read plus its
+    // processing: at 1,000,000 entries a write took 63 ms p50 (3 ms without the scan).
+    for await (const entry of this.deps.store.scan({ batchSize: BACKGROUND_SCAN_BATCH })) {
+      if (++scanned % BACKGROUND_SCAN_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
       if (entry.kind !== 'agent') continue;
       const v = entry.verification;
       // Unsigned cards do not depend on the trust roots; older rows are only read if signed.

@@ -370,8 +370,12 @@ export interface RegistryStore {
    * now stored, or undefined when it is gone or has moved on to another revision.
    */
   updateVerification(id: string, revision: number, verification: CardVerification, announce: boolean): Promise<StoredEntry | undefined>;
-  /** Every current entry, for rebuilding an index at start-up. */
-  scan(): AsyncIterable<StoredEntry>;
+  /**
+   * Every current entry, for rebuilding an index at start-up, read `batchSize` at a time (default:
+   * the store's). A background scan beside requests asks for small batches: a batch is one
+   * synchronous read on SQLite, which every request waits behind.
+   */
+  scan(options?: { batchSize?: number }): AsyncIterable<StoredEntry>;
   /** Number of current entries by kind. */
   count(): Promise<Record<EntryKind, number>>;
 

@@ -848,7 +848,8 @@ export class PostgresStore implements RegistryStore {
     });
   }
 
-  async *scan(): AsyncIterable<StoredEntry> {
+  async *scan(options: { batchSize?: number } = {}): AsyncIterable<StoredEntry> {
+    const batchSize = Math.max(1, options.batchSize ?? this.#scanBatchSize);
     // Keyset batches: bounded memory, and no transaction or cursor held open while the
     // consumer works through a batch.
     let after = 0;
@@ -856,10 +857,10 @@ export class PostgresStore implements RegistryStore {
       const { rows } = await this.#query<EntryRow>(
         `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
          WHERE e.list_seq > $1 ORDER BY e.list_seq ASC LIMIT $2`,
-        [after, this.#scanBatchSize],
+        [after, batchSize],
       );
       for (const row of rows) yield rowToEntry(row);
-      if (rows.length < this.#scanBatchSize) return;
+      if (rows.length < batchSize) return;
       after = Number(rows[rows.length - 1]!.list_seq);
     }
   }

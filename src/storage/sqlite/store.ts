@@ -765,9 +765,10 @@ export class SqliteStore implements RegistryStore {
     });
   }
 
-  async *scan(): AsyncIterable<StoredEntry> {
+  async *scan(options: { batchSize?: number } = {}): AsyncIterable<StoredEntry> {
     // Keyset batches rather than one `.all()`: memory stays bounded by the batch size, and
     // no read transaction is held open across the consumer's awaits.
+    const batchSize = Math.max(1, options.batchSize ?? this.#scanBatchSize);
     let after = 0;
     for (;;) {
       const rows = await this.#read(
@@ -776,10 +777,10 @@ export class SqliteStore implements RegistryStore {
             this.#requireDb(),
             `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
              WHERE e.list_seq > ? ORDER BY e.list_seq ASC LIMIT ?`,
-          ).all(after, this.#scanBatchSize) as EntryRow[],
+          ).all(after, batchSize) as EntryRow[],
       );
       for (const row of rows) yield rowToEntry(row);
-      if (rows.length < this.#scanBatchSize) return;
+      if (rows.length < batchSize) return;
       after = rows[rows.length - 1]!.list_seq;
     }
   }
