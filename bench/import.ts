@@ -3,7 +3,7 @@
  * full validation, into a fresh SQLite data directory and (when PostgreSQL's binaries are
  * installed) a fresh PostgreSQL database.
  *
- *   npx tsx bench/import.ts [--sizes 10000,100000] [--engines sqlite,postgres] [--batch-size 500]
+ *   npx tsx bench/import.ts [--sizes 10000,100000] [--engines sqlite,postgres] [--batch-size 500] [--threads worker,main]
  *
  * Per size: writes the generated entries (bench/lib/generate-entries.ts: 70 % A2A v1.0 cards,
  * 30 % {mcpServer, toolspec} documents) as one JSON-lines file, runs the import command's code
@@ -14,6 +14,13 @@
  * the import ended its index held every imported entry (the batched follower catching up), and
  * what reading the changed entries costs the follower: one query per entry (as it did) against
  * one query per batch of 500 (getMany, as it does), side by side over the same entries.
+ *
+ * --threads: where documents are checked — "worker" (a worker thread beside the storing main
+ * thread, the default with more than one core) and/or "main" (everything on the main thread, the
+ * default on one core); with both, each SQLite import runs once per mode, alternately, so they
+ * can be compared side by side. Each line also gives the CPU time the main thread and the whole
+ * process used: on a machine shared with other work the documents/s depend on the load, the CPU
+ * time much less (the main thread's is what bounds the rate when the cores are free).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,19 +33,23 @@ import { runImport, DEFAULT_BATCH_SIZE } from '../src/cli/commands/import.js';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
 import { streamEntries } from './lib/generate-entries.js';
 
+type Thread = 'worker' | 'main';
+
 interface Args {
   sizes: number[];
   engines: string[];
   batchSize: number;
+  threads: (Thread | undefined)[];
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [10_000, 100_000], engines: ['sqlite', 'postgres'], batchSize: DEFAULT_BATCH_SIZE };
+  const args: Args = { sizes: [10_000, 100_000], engines: ['sqlite', 'postgres'], batchSize: DEFAULT_BATCH_SIZE, threads: [undefined] };
   for (let i = 0; i < argv.length; i++) {
     const next = (): string => argv[++i] ?? '';
     if (argv[i] === '--sizes') args.sizes = next().split(',').map(Number).filter((n) => n > 0);
     else if (argv[i] === '--engines') args.engines = next().split(',');
     else if (argv[i] === '--batch-size') args.batchSize = Number(next());
+    else if (argv[i] === '--threads') args.threads = next().split(',').filter((t): t is Thread => t === 'worker' || t === 'main');
   }
   return args;
 }
@@ -63,13 +74,18 @@ function writeJsonLines(file: string, size: number): number {
   return bytes;
 }
 
-async function importOnce(label: string, env: NodeJS.ProcessEnv, file: string, batchSize: number): Promise<void> {
+const cpuSeconds = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1e6;
+
+async function importOnce(label: string, env: NodeJS.ProcessEnv, file: string, batchSize: number, thread?: Thread): Promise<void> {
   const config = loadConfig(env);
-  const summary = await runImport(config, [file], { owner: 'bench', batchSize });
+  const process0 = process.cpuUsage();
+  const main0 = process.threadCpuUsage();
+  const summary = await runImport(config, [file], { owner: 'bench', batchSize, ...(thread ? { thread } : {}) });
+  const cpu = `CPU ${cpuSeconds(process.threadCpuUsage(main0)).toFixed(1)} s main thread, ${cpuSeconds(process.cpuUsage(process0)).toFixed(1)} s process`;
   const stored = summary.created + summary.updated + summary.unchanged;
   console.log(
-    `${label.padEnd(28)} ${stored} stored (${summary.created} created, ${summary.unchanged} unchanged), ${summary.refused} refused: ` +
-      `${summary.seconds.toFixed(1)} s, ${summary.perSecond.toLocaleString('en-US')} documents/s`,
+    `${(thread ? `${label} (${thread})` : label).padEnd(36)} ${stored} stored (${summary.created} created, ${summary.unchanged} unchanged), ${summary.refused} refused: ` +
+      `${summary.seconds.toFixed(1)} s, ${summary.perSecond.toLocaleString('en-US')} documents/s; ${cpu}; load ${os.loadavg()[0]!.toFixed(1)}`,
   );
   if (summary.refused > 0) console.log('  first refusal:', JSON.stringify(summary.refusals[0]).slice(0, 400));
 }
@@ -115,11 +131,13 @@ try {
     const bytes = writeJsonLines(file, size);
     console.log(`\n== ${size.toLocaleString('en-US')} documents (${(bytes / 2 ** 20).toFixed(0)} MiB of JSON lines) ==`);
     if (args.engines.includes('sqlite')) {
-      const dataDir = fs.mkdtempSync(path.join(work, 'data-'));
-      const env = { ...process.env, REGISTRY_DATA_DIR: dataDir, DATABASE_URL: '' };
-      await importOnce('SQLite, import', env, file, args.batchSize);
-      await importOnce('SQLite, same file again', env, file, args.batchSize);
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      for (const thread of args.threads) {
+        const dataDir = fs.mkdtempSync(path.join(work, 'data-'));
+        const env = { ...process.env, REGISTRY_DATA_DIR: dataDir, DATABASE_URL: '' };
+        await importOnce('SQLite, import', env, file, args.batchSize, thread);
+        await importOnce('SQLite, same file again', env, file, args.batchSize, thread);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
     }
     if (postgres) {
       const env = { ...process.env, REGISTRY_DATA_DIR: work, DATABASE_URL: await postgres.createDatabase('bench_import') };
@@ -130,14 +148,14 @@ try {
       );
       try {
         await replica.ready;
-        await importOnce('PostgreSQL, import', env, file, args.batchSize);
+        await importOnce('PostgreSQL, import', env, file, args.batchSize, args.threads[0]);
         const ended = performance.now();
         while (replica.service.indexSize < size) await new Promise((r) => setTimeout(r, 20));
         console.log(`${''.padEnd(28)} a running replica's index held all ${size} entries ${((performance.now() - ended) / 1000).toFixed(2)} s after the import ended`);
       } finally {
         await replica.close();
       }
-      await importOnce('PostgreSQL, same file again', env, file, args.batchSize);
+      await importOnce('PostgreSQL, same file again', env, file, args.batchSize, args.threads[0]);
       await followerReads(env.DATABASE_URL);
     }
     fs.rmSync(file, { force: true });

@@ -1,0 +1,125 @@
+/**
+ * Write latency at size (issue 22): updates (register of a changed document) and removals,
+ * one at a time, straight on the SQLite store of a data directory holding `--size` generated
+ * entries — with nothing else running, and beside a scan of every entry like the start-up
+ * signature re-evaluation's (CardTrust.reevaluateAll: `--scan-batch` entries read at a time,
+ * a turn of the event loop after each), the old way (500 at a time, a turn every 512 entries)
+ * and the new (64).
+ *
+ *   npx tsx bench/write-latency.ts --size 1000000 --data-dir /tmp/registry-1m [--samples 200]
+ *
+ * The data directory is filled first when it holds no database: the generated entries
+ * (bench/lib/generate-entries.ts, seed 7, as bench/import.ts) written as JSON lines and imported
+ * with `a2a-registry import`'s code (owner "bench"); keep the directory to measure again.
+ * Timed: the store's `upsert`/`remove` as `register`/`unregister` call them (validation is not
+ * timed), until their commit is durable.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config/config.js';
+import { runImport } from '../src/cli/commands/import.js';
+import { checkDocument, entryWriteOf } from '../src/registry/documents.js';
+import { SqliteStore } from '../src/storage/sqlite/index.js';
+import { createDocumentValidator } from '../src/validation/index.js';
+import { streamEntries, subjectOfGenerated, type GeneratedEntry } from './lib/generate-entries.js';
+
+interface Args {
+  size: number;
+  dataDir: string;
+  samples: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { size: 100_000, dataDir: '', samples: 200 };
+  for (let i = 0; i < argv.length; i++) {
+    const next = (): string => argv[++i] ?? '';
+    if (argv[i] === '--size') args.size = Number(next());
+    else if (argv[i] === '--data-dir') args.dataDir = next();
+    else if (argv[i] === '--samples') args.samples = Number(next());
+  }
+  if (!args.dataDir) throw new Error('--data-dir <dir> is required (filled on the first run, reused after)');
+  return args;
+}
+
+const ADMIN = { principal: 'admin', isAdmin: true };
+const percentile = (samples: number[], p: number): string => ([...samples].sort((a, b) => a - b)[Math.floor((samples.length * p) / 100)] ?? NaN).toFixed(2);
+
+async function fill(args: Args): Promise<void> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-writes-')), 'entries.jsonl');
+  try {
+    const fd = fs.openSync(file, 'w');
+    let chunk = '';
+    for (const entry of streamEntries(args.size, 7)) {
+      chunk += `${JSON.stringify(entry.document)}\n`;
+      if (chunk.length > 1 << 20) {
+        fs.writeSync(fd, chunk);
+        chunk = '';
+      }
+    }
+    fs.writeSync(fd, chunk);
+    fs.closeSync(fd);
+    const summary = await runImport(loadConfig({ REGISTRY_DATA_DIR: args.dataDir, LOG_LEVEL: 'warn' }), [file], { owner: 'bench', batchSize: 500 });
+    console.log(`filled ${args.dataDir}: ${summary.created} entries imported in ${summary.seconds.toFixed(0)} s (${summary.perSecond}/s)`);
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
+/** Updates then removals of `picks`, one at a time; beside a scan of `scanBatch` entries a read (0: none). */
+async function measure(args: Args, picks: GeneratedEntry[], scanBatch: number, yieldEvery: number, round: number): Promise<void> {
+  const store = new SqliteStore({ file: path.join(args.dataDir, 'registry.db') });
+  await store.open();
+  const validator = createDocumentValidator({ maxDocumentBytes: 1_000_000 });
+  let scanning = scanBatch > 0;
+  let scanned = 0;
+  const scan = (async () => {
+    if (!scanning) return;
+    for await (const _ of store.scan({ batchSize: scanBatch })) {
+      if (!scanning) break;
+      if (++scanned % yieldEvery === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
+  try {
+    const updates: number[] = [];
+    const ids: string[] = [];
+    for (const entry of picks) {
+      const copy = structuredClone(entry);
+      if (copy.kind === 'agent') copy.document.description = `${copy.document.description} (revised ${round})`;
+      else copy.document.mcpServer.description = `${copy.document.mcpServer.description ?? ''} (revised ${round})`;
+      const subject = subjectOfGenerated(copy);
+      const { write } = entryWriteOf(subject, checkDocument(validator, subject));
+      const t = performance.now();
+      const outcome = await store.upsert(write, ADMIN);
+      updates.push(performance.now() - t);
+      if ('entry' in outcome) ids.push(outcome.entry.id);
+    }
+    const removals: number[] = [];
+    // Half of them removed (the next round re-creates them: its "updates" then include creations).
+    for (const id of ids.slice(0, Math.floor(ids.length / 2))) {
+      const t = performance.now();
+      await store.remove(id, ADMIN);
+      removals.push(performance.now() - t);
+    }
+    const beside = scanBatch > 0 ? `beside a scan (${scanBatch} a read, a turn every ${yieldEvery}; ${scanned} entries scanned meanwhile)` : 'nothing else running';
+    console.log(
+      `${beside.padEnd(72)} update p50 ${percentile(updates, 50)} / p99 ${percentile(updates, 99)} ms; removal p50 ${percentile(removals, 50)} / p99 ${percentile(removals, 99)} ms; load ${os.loadavg()[0]!.toFixed(1)}`,
+    );
+  } finally {
+    scanning = false;
+    await scan;
+    await store.close();
+  }
+}
+
+const args = parseArgs(process.argv.slice(2));
+if (!fs.existsSync(path.join(args.dataDir, 'registry.db'))) await fill(args);
+const every = Math.max(1, Math.floor(args.size / args.samples));
+const picks: GeneratedEntry[] = [];
+let n = 0;
+for (const entry of streamEntries(args.size, 7)) if (n++ % every === 0 && picks.length < args.samples) picks.push(entry);
+console.log(`${args.size.toLocaleString('en-US')} entries, ${picks.length} updates and ${Math.floor(picks.length / 2)} removals per line, Node ${process.version}`);
+const round = Date.now();
+await measure(args, picks, 0, 1, round);
+await measure(args, picks, 500, 512, round + 1);
+await measure(args, picks, 64, 64, round + 2);
