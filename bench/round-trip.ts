@@ -18,7 +18,9 @@
  *
  * The phases are interleaved for several rounds (so a noisy neighbour hurts all of them
  * alike) and each figure is the median over rounds. Targets: search >= 80 % and registration
- * >= 50 % of the no-op.
+ * >= 50 % of the no-op. Each phase also reports its server's CPU time per request (Linux
+ * /proc), and the ratios by it: on a busy machine requests per second follow the share of the
+ * cores each process gets, the CPU per request much less.
  *
  *   npx tsx bench/round-trip.ts [--entries 10000] [--seconds 5] [--rounds 3] [--connections 20]
  *   DATABASE_URL=postgres://... npx tsx bench/round-trip.ts      (registrations in PostgreSQL)
@@ -163,17 +165,20 @@ interface Phase {
   body: () => string;
   /** The task state a correct answer ends in. */
   expect: string;
+  /** The server process answering it, whose CPU time per request is measured. */
+  pid?: number;
 }
 const allPhases: Array<Phase & { key: string }> = [
-  { key: 'noop', name: 'SDK no-op (InMemoryTaskStore)', url: sdk.url, body: () => rpc([{ text: 'hello' }]), expect: 'TASK_STATE_COMPLETED' },
+  { key: 'noop', name: 'SDK no-op (InMemoryTaskStore)', url: sdk.url, pid: sdk.pid, body: () => rpc([{ text: 'hello' }]), expect: 'TASK_STATE_COMPLETED' },
   // The registry's fixed cost: a message it declines at once (no operation runs; the task is REJECTED).
-  { key: 'declined', name: 'registry declined (no work)', url: registry.url, body: () => rpc([{ data: { noSuchOperation: {} }, mediaType: 'application/json' }]), expect: 'TASK_STATE_REJECTED' },
-  { key: 'search', name: 'registry search', url: registry.url, body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
-  { key: 'uncached', name: 'registry search, cache off', url: uncached?.url ?? '', body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
+  { key: 'declined', name: 'registry declined (no work)', url: registry.url, pid: registry.pid, body: () => rpc([{ data: { noSuchOperation: {} }, mediaType: 'application/json' }]), expect: 'TASK_STATE_REJECTED' },
+  { key: 'search', name: 'registry search', url: registry.url, pid: registry.pid, body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
+  { key: 'uncached', name: 'registry search, cache off', url: uncached?.url ?? '', pid: uncached?.pid, body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
   {
     key: 'register',
     name: 'registry registration (durable)',
     url: registry.url,
+    pid: registry.pid,
     token: TOKEN,
     body: () => rpc([{ data: { register: { agentCard: benchCard(`Bench Agent ${sequence}`, `https://bench-${process.pid}-${sequence}.example.org/a2a`) } }, mediaType: 'application/json' }]),
     expect: 'TASK_STATE_COMPLETED',
@@ -181,9 +186,27 @@ const allPhases: Array<Phase & { key: string }> = [
 ];
 const phases = allPhases.filter((p) => wanted.has(p.key));
 
+/**
+ * CPU time a process has used so far, in ms (Linux /proc; undefined elsewhere). Its time per
+ * request is what a busy machine disturbs least: requests per second follow the share of the
+ * cores a process gets, its CPU per request far less.
+ */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    // utime and stime (fields 14 and 15 of stat, counted after the command name), in clock ticks.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS = 100;
+
 async function run(phase: Phase, duration: number) {
   let wrong = 0;
   let sample = '';
+  const cpuBefore = cpuMs(phase.pid);
   const result = await autocannon({
     url: phase.url,
     connections,
@@ -204,7 +227,9 @@ async function run(phase: Phase, duration: number) {
       },
     ],
   });
-  return { perSecond: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, wrong: wrong + result.errors, sample };
+  const cpuAfter = cpuMs(phase.pid);
+  const cpuPerRequestMs = cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? (cpuAfter - cpuBefore) / result.requests.total : undefined;
+  return { perSecond: result.requests.total / result.duration, cpuPerRequestMs, p50: result.latency.p50, p99: result.latency.p99, wrong: wrong + result.errors, sample };
 }
 
 // Warm-up (JIT, prepared statements, connection pools), not counted.
@@ -214,13 +239,17 @@ for (let r = 0; r < rounds; r++) for (const phase of phases) measured.get(phase.
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const rate = new Map<string, number>();
+const cpu = new Map<string, number>();
 for (const phase of phases) {
   const runs = measured.get(phase.name)!;
   const perSecond = median(runs.map((r) => r.perSecond));
   rate.set(phase.name, perSecond);
+  const cpus = runs.flatMap((r) => (r.cpuPerRequestMs === undefined ? [] : [r.cpuPerRequestMs]));
+  if (cpus.length === runs.length) cpu.set(phase.name, median(cpus));
   const wrong = runs.reduce((s, r) => s + r.wrong, 0);
+  const cpuText = cpu.has(phase.name) ? `  CPU ${(cpu.get(phase.name)! * 1000).toFixed(0)} µs/request` : '';
   console.log(
-    `${phase.name.padEnd(34)} ${perSecond.toFixed(0).padStart(6)} req/s (rounds: ${runs.map((r) => r.perSecond.toFixed(0)).join(', ')})  p50 ${median(runs.map((r) => r.p50))} ms  p99 ${median(runs.map((r) => r.p99))} ms${wrong ? `  WRONG ANSWERS ${wrong}: ${runs.find((r) => r.sample)?.sample}` : ''}`,
+    `${phase.name.padEnd(34)} ${perSecond.toFixed(0).padStart(6)} req/s (rounds: ${runs.map((r) => r.perSecond.toFixed(0)).join(', ')})  p50 ${median(runs.map((r) => r.p50))} ms  p99 ${median(runs.map((r) => r.p99))} ms${cpuText}${wrong ? `  WRONG ANSWERS ${wrong}: ${runs.find((r) => r.sample)?.sample}` : ''}`,
   );
 }
 const [noop, declined, search, uncachedSearch, register] = allPhases.map((p) => rate.get(p.name));
@@ -228,6 +257,13 @@ if (noop && declined) console.log(`declined / no-op:     ${((declined / noop) * 
 if (noop && search) console.log(`search / no-op:       ${((search / noop) * 100).toFixed(0)} % (target >= 80 %)${await cacheSummary(registry.url)}`);
 if (noop && uncachedSearch) console.log(`search, cache off / no-op: ${((uncachedSearch / noop) * 100).toFixed(0)} %`);
 if (noop && register) console.log(`registration / no-op: ${((register / noop) * 100).toFixed(0)} % (target >= 50 %)`);
+// The same ratios by the server's CPU time per request (no-op's / the phase's): what the phase
+// would reach against the no-op with a core each to itself.
+const [noopCpu, ...cpuOf] = allPhases.map((p) => cpu.get(p.name));
+if (noopCpu) {
+  const shares = allPhases.slice(1).flatMap((p, i) => (cpuOf[i] ? [`${p.key} ${((noopCpu / cpuOf[i]!) * 100).toFixed(0)} %`] : []));
+  if (shares.length > 0) console.log(`by CPU per request (no-op's / the phase's): ${shares.join(', ')}`);
+}
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
 await Promise.all([sdk.stop(), registry.stop(), uncached?.stop()]);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SearchHit, SearchPage } from '../src/contract/types.js';
 import { jsonAnswerBody } from '../src/http/json-answer.js';
+import { shareJsonText } from '../src/lib/shared-json.js';
 import { SearchCache } from '../src/registry/search-cache.js';
 
 const hit = (id: string): SearchHit => ({
@@ -66,6 +67,7 @@ test('what it keeps is frozen; with no room it keeps nothing and freezes nothing
 
 test('a kept answer is written from its JSON made once, byte for byte what serialising the whole answer gives', () => {
   const kept = new SearchCache(4).set('a', {}, 1, { ...page('x', 'ü — y'), nextPageToken: 'tok"en' });
+  shareJsonText(kept, 'Ünïcode — text');
   const part = (data: unknown) => ({ data, mediaType: 'application/json' });
   const task = (data: unknown) => ({ id: 't', artifacts: [{ artifactId: 'a', parts: [part(data), { text: 'Ünïcode — text' }] }, { artifactId: 'b', parts: [part(data)] }], history: [{ parts: [{ text: '"\\u0000shared-json-' }] }] });
   for (const body of [{ jsonrpc: '2.0', id: 7, result: { task: task(kept) } }, { jsonrpc: '2.0', id: 'x', result: task(kept) }]) {

@@ -7,12 +7,13 @@
  * they wrap the res.json they find, so one mounted earlier would be replaced, not wrapped.
  *
  * A task whose artifact carries a shared value (src/lib/shared-json.ts: a search answer the
- * search cache keeps) is written around that value's bytes, made once: the rest of the task is
- * serialised as usual, the value itself neither serialised nor encoded again.
+ * search cache keeps) is written around that value's bytes, and its summary text's, made once:
+ * the rest of the task is serialised as usual, the value itself neither serialised nor encoded
+ * again.
  */
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import { sharedJsonBytes } from '../lib/shared-json.js';
+import { sharedJsonBytes, sharedTextBytes } from '../lib/shared-json.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -51,11 +52,20 @@ function withSharedValues(body: unknown): Buffer | undefined {
   const values: Buffer[] = [];
   const artifacts = task.artifacts.map((artifact: unknown) => {
     if (!isJson(artifact) || !Array.isArray(artifact.parts)) return artifact;
+    // The artifact's shared values, whose texts (their summaries) may sit in other parts.
+    const sharedData = artifact.parts.flatMap((part: unknown) => (isJson(part) && sharedJsonBytes(part.data) ? [part.data as object] : []));
+    if (sharedData.length === 0) return artifact;
     const parts = artifact.parts.map((part: unknown) => {
-      const bytes = isJson(part) ? sharedJsonBytes(part.data) : undefined;
-      if (!bytes) return part;
-      values.push(bytes);
-      return { ...(part as Json), data: PLACEHOLDER };
+      if (!isJson(part)) return part;
+      const bytes = sharedJsonBytes(part.data);
+      if (bytes) {
+        values.push(bytes);
+        return { ...part, data: PLACEHOLDER };
+      }
+      const text = typeof part.text === 'string' ? sharedData.map((value) => sharedTextBytes(value, part.text)).find(Boolean) : undefined;
+      if (!text) return part;
+      values.push(text);
+      return { ...part, text: PLACEHOLDER };
     });
     return { ...artifact, parts };
   });

@@ -6,6 +6,8 @@
  */
 
 const shared = new WeakMap<object, Buffer | null>();
+/** The text that goes with a shared value in every answer (its summary), and that text's JSON. */
+const companions = new WeakMap<object, { text: string; bytes: Buffer }>();
 
 /** Marks a frozen value as shared by many answers; its bytes are made when first asked for. */
 export function shareJson(value: object): void {
@@ -21,4 +23,15 @@ export function sharedJsonBytes(value: unknown): Buffer | undefined {
   const made = Buffer.from(JSON.stringify(value));
   shared.set(value, made);
   return made;
+}
+
+/** The text every answer carrying this shared value carries beside it (e.g. its summary): its JSON is made once too. */
+export function shareJsonText(value: object, text: string): void {
+  if (shared.has(value) && !companions.has(value)) companions.set(value, { text, bytes: Buffer.from(JSON.stringify(text)) });
+}
+
+/** The JSON of `text` as UTF-8 bytes when it is the text shared beside `value`, or undefined. */
+export function sharedTextBytes(value: object, text: unknown): Buffer | undefined {
+  const companion = companions.get(value);
+  return companion && companion.text === text ? companion.bytes : undefined;
 }

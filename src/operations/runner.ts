@@ -8,6 +8,7 @@ import type { RegistrationResult, SearchHit, SearchPage, WatchRequest } from '..
 import type { RegistryService } from '../registry/service.js';
 import type { TaskRow, TaskScope } from '../storage/types.js';
 import type { WatchHub } from '../subscriptions/watch-hub.js';
+import { shareJsonText } from '../lib/shared-json.js';
 import type { Admission } from './admission.js';
 import { isStreamed, isWatch, type Answer, type AnswerChunk, type OperationResult, type WatchAnswer } from './answer.js';
 import type { Operation } from './operation.js';
@@ -101,7 +102,10 @@ export class OperationRunner {
 const keptTexts = new WeakMap<SearchPage, string>();
 function describeKept(page: SearchPage): string {
   let text = keptTexts.get(page);
-  if (text === undefined) keptTexts.set(page, (text = describeHits(page.results, page.total, 0)));
+  if (text === undefined) {
+    keptTexts.set(page, (text = describeHits(page.results, page.total, 0)));
+    shareJsonText(page, text);
+  }
   return text;
 }
 
