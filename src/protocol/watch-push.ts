@@ -119,11 +119,14 @@ export class WatchPushes {
 
   /**
    * Follows `watch` from its start, or from its restoring after a restart: pushes its initial
-   * matches (if asked; not again after a restart) and every event.
+   * matches (if asked; not again after a restart) and every event. Resolves once a new watch's
+   * configs are stored with its definition: the watch is acknowledged after that, so a replica
+   * that takes it over (this one crashed) pushes to them too.
    */
-  follow(watch: Watch, contextId: string, initial: boolean): void {
-    if (watch.restored) this.configs.restore(watch.id, watch.pushConfigs);
-    else this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
+  follow(watch: Watch, contextId: string, initial: boolean): Promise<void> {
+    const kept = watch.restored
+      ? Promise.resolve(this.configs.restore(watch.id, watch.pushConfigs))
+      : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
     // One chain per watch: notifications reach each webhook in the order of the events.
     let chain = Promise.resolve();
     const push = (body: unknown, what: string) => {
@@ -141,6 +144,7 @@ export class WatchPushes {
       stop();
       this.configs.drop(watch.id);
     });
+    return kept;
   }
 
   async #deliverAll(watch: Watch, body: unknown, what: string): Promise<void> {

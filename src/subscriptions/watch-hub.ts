@@ -324,7 +324,7 @@ export interface WatchStart {
 
 export class WatchHub implements WatchKeeper {
   readonly #watches = new Map<string, Watch>();
-  readonly #started = new Set<(watch: Watch) => void>();
+  readonly #started = new Set<(watch: Watch) => void | Promise<void>>();
   readonly #endedListeners = new Set<(watch: Watch, end: WatchEnd) => void>();
   readonly #unsubscribe: () => void;
   /** This process, as the holder of the leases on the watches it runs. */
@@ -412,7 +412,9 @@ export class WatchHub implements WatchKeeper {
     }
     this.#stored.add(id);
     this.#armTimers();
-    for (const listener of this.#started) listener(watch);
+    // Followers that keep something with the definition (push configs) are done before the
+    // watch is acknowledged.
+    await Promise.all([...this.#started].map((listener) => listener(watch)));
     return watch;
   }
 
@@ -420,9 +422,9 @@ export class WatchHub implements WatchKeeper {
    * Calls `listener` with every watch as it starts or is restored, and at once with those
    * already open (push notifications follow watches this way).
    */
-  onStart(listener: (watch: Watch) => void): void {
+  onStart(listener: (watch: Watch) => void | Promise<void>): void {
     this.#started.add(listener);
-    for (const watch of this.#watches.values()) listener(watch);
+    for (const watch of this.#watches.values()) void listener(watch);
   }
 
   /** Calls `listener` when a watch ends (not when the registry shuts down: its definition stays). */
@@ -672,7 +674,7 @@ export class WatchHub implements WatchKeeper {
         const watch = new Watch(row.id, row.contextId, row.principal, JSON.parse(row.request) as WatchRequest, this.service, this.limits, state, this);
         this.#watches.set(row.id, watch);
         this.#stored.add(row.id);
-        for (const listener of this.#started) listener(watch);
+        for (const listener of this.#started) void listener(watch); // a restored watch's followers keep nothing new
         // Changes committed while nobody ran it (or after its last recorded position): start again from the current matches.
         if (changeSeq > row.position) watch.resyncNow();
       } catch (err) {
