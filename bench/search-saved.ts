@@ -1,0 +1,90 @@
+/**
+ * Query latency of a large search index without building it each run (issue 22 point 4: 1M
+ * entries in-process). The first run builds the index from the generated entries of
+ * bench/search.ts (same seed, so the same entries) and saves it to `--index-file`; later runs
+ * load that file (seconds instead of a quarter of an hour at 1,000,000 entries). The file is
+ * refused, and rebuilt, when it was saved by another snapshot format.
+ *
+ *   node --expose-gc --import tsx bench/search-saved.ts --size 1000000 [--index-file <file>]
+ *        [--queries 2000] [--seed 42] [--repeat 3]
+ *
+ * Query kinds, as in bench/search.ts (same seeds): 1-3 words without filters, with one or two
+ * filters, and empty text with filters (a listing); default matching, limit 20, results per
+ * entry. Each query runs `--repeat` times back to back and its fastest time counts (see
+ * bench/search.ts: on a shared machine this filters out the process waiting for a core).
+ * Give the heap room at 1M (NODE_OPTIONS=--max-old-space-size=6144). Default file:
+ * $TMPDIR/a2a-bench-search-<size>-<seed>.snapshot (about 1.4 GB at 1M; delete it when done).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { EntryDescription } from '../src/contract/description.js';
+import { createSearchIndex } from '../src/search/index.js';
+import type { PostingsIndex } from '../src/search/search-index.js';
+import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot } from '../src/search/snapshot-file.js';
+import { describeGenerated, generateQueries, streamEntries, type GeneratedQuery } from './lib/generate-entries.js';
+
+const args = { size: 1_000_000, file: '', queries: 2000, seed: 42, repeat: 3 };
+for (let i = 2; i < process.argv.length; i++) {
+  const next = (): string => process.argv[++i] ?? '';
+  const a = process.argv[i];
+  if (a === '--size') args.size = Number(next());
+  else if (a === '--index-file') args.file = next();
+  else if (a === '--queries') args.queries = Number(next());
+  else if (a === '--seed') args.seed = Number(next());
+  else if (a === '--repeat') args.repeat = Math.max(1, Math.floor(Number(next())) || 1);
+}
+const file = args.file || path.join(os.tmpdir(), `a2a-bench-search-${args.size}-${args.seed}.snapshot`);
+const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+console.log(`search bench over a saved index: ${args.size} entries, ${args.queries} queries per kind, fastest of ${args.repeat}; node ${process.version}; load average ${load()}`);
+
+const index = createSearchIndex() as unknown as PostingsIndex;
+const started = performance.now();
+const saved = fs.existsSync(file) ? await readIndexSnapshot(file, (meta) => (meta.format !== SNAPSHOT_FORMAT || meta.entries !== args.size ? 'another format or size' : undefined)) : undefined;
+if (saved?.ok) {
+  index.loadState(saved.state);
+  console.log(`loaded ${index.size} entries from ${file} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+} else {
+  if (saved) console.log(`not using ${file}: ${saved.reason}`);
+  // The entries of bench/search.ts (generateEntries with the same seed), streamed.
+  for (const g of streamEntries(args.size, args.seed)) {
+    const description = JSON.parse(JSON.stringify(describeGenerated(g))) as EntryDescription;
+    index.upsert({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description });
+  }
+  console.log(`built ${index.size} entries in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const state = index.saveState();
+  try {
+    await writeIndexSnapshot(file, { format: SNAPSHOT_FORMAT, version: 'bench', seq: 0, entries: index.size, savedAt: new Date().toISOString() }, state.parts);
+  } finally {
+    state.release();
+  }
+  console.log(`saved to ${file}`);
+}
+
+const filtered = generateQueries(args.queries, args.seed + 2, true);
+const kinds: [string, GeneratedQuery[]][] = [
+  ['1-3 words, no filter', generateQueries(args.queries, args.seed + 1, false)],
+  ['1-3 words, with filters', filtered],
+  ['empty text, filters only', filtered.map((q) => ({ text: '', filter: q.filter }))],
+];
+const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(3) : ms.toFixed(1));
+for (const [label, queries] of kinds) {
+  const run = (q: GeneratedQuery): number => index.search({ text: q.text, filter: q.filter, offset: 0, limit: 20 }).total;
+  for (let i = 0; i < Math.min(200, queries.length); i++) run(queries[i]!);
+  const times: number[] = [];
+  let results = 0;
+  for (const q of queries) {
+    let best = Infinity;
+    for (let r = 0; r < args.repeat; r++) {
+      const t = performance.now();
+      results += r === 0 ? run(q) : (run(q), 0);
+      best = Math.min(best, performance.now() - t);
+    }
+    times.push(best);
+  }
+  times.sort((a, b) => a - b);
+  const mean = times.reduce((s, x) => s + x, 0) / times.length;
+  console.log(`  ${label.padEnd(26)} p50 ${fmt(pct(times, 0.5)).padStart(7)} ms   p90 ${fmt(pct(times, 0.9)).padStart(7)} ms   p99 ${fmt(pct(times, 0.99)).padStart(7)} ms   mean ${fmt(mean).padStart(7)} ms   avg total ${(results / queries.length).toFixed(0)}`);
+}
+console.log(`load average at end: ${load()}`);
