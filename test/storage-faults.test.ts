@@ -264,18 +264,23 @@ describe('SQLite storage faults', () => {
 describe('PostgreSQL storage faults', () => {
   const [, postgres] = storageEngines();
 
-  async function admin(url: string, sql: string): Promise<void> {
+  /** Runs `work` on a connection to the server's maintenance database, with the name of `url`'s database. */
+  async function asAdmin<T>(url: string, work: (client: pg.Client, database: string) => Promise<T>): Promise<T> {
     const target = new URL(url);
     const database = target.pathname.slice(1);
     target.pathname = '/postgres';
     const client = new pg.Client({ connectionString: target.toString() });
     await client.connect();
     try {
-      await client.query(sql.replaceAll('$db', `"${database}"`).replaceAll('$name', `'${database}'`));
+      return await work(client, database);
     } finally {
       await client.end();
     }
   }
+  const admin = (url: string, sql: string) =>
+    asAdmin(url, async (client, database) => {
+      await client.query(sql.replaceAll('$db', `"${database}"`).replaceAll('$name', `'${database}'`));
+    });
   /**
    * Drops every session on the database, so the pool reconnects with the database's new settings.
    * pg_terminate_backend only signals: until the old sessions are gone, a query can still reach one
@@ -283,21 +288,14 @@ describe('PostgreSQL storage faults', () => {
    * registry to see its sockets close.
    */
   async function kickSessions(url: string): Promise<void> {
-    const target = new URL(url);
-    const database = target.pathname.slice(1);
-    target.pathname = '/postgres';
-    const client = new pg.Client({ connectionString: target.toString() });
-    await client.connect();
-    try {
+    await asAdmin(url, async (client, database) => {
       const { rows } = await client.query<{ now: Date }>('SELECT now() AS now');
       await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
       await eventually(10_000, async () => {
         const left = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_start < $2', [database, rows[0]!.now]);
         return left.rows[0]!.n === 0;
       }, 'the old sessions are gone');
-    } finally {
-      await client.end();
-    }
+    });
     await new Promise((r) => setTimeout(r, 100));
   }
 
