@@ -15,8 +15,9 @@
  *
  * - Standing searches (issue 19): SubscribeToTask on a watch is served from the watch itself
  *   (the events the client missed, then live ones, then the end), so it works after a restart,
- *   when no executor runs the task any more, and on another replica (the watch moves there); a message `{"renew": {}}` on a watch's task renews
- *   it; CancelTask ends the watch even when no executor runs it.
+ *   when no executor runs the task any more, and on another replica (the watch moves there);
+ *   a message `{"renew": {}}` on a watch's task renews it; CancelTask ends the watch even when
+ *   no executor runs it.
  *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).

@@ -499,14 +499,16 @@ export class WatchHub implements WatchKeeper {
     if (local || this.#closed) return local;
     const row = await this.storage.watches.get(id);
     if (!row || row.expiresAt <= Date.now()) return undefined;
-    if (await this.#claimOne(id)) return this.#watches.get(id);
+    await this.#claim(Date.now(), id);
+    if (this.#watches.has(id)) return this.#watches.get(id);
     const ask = this.storage.watches.requestHandover?.bind(this.storage.watches);
     if (!ask) return undefined;
     // Asked again now and then: the client's old stream there may not have been noticed closed yet.
     for (let polls = 0, until = Date.now() + waitMs; Date.now() < until && !this.#closed; polls++) {
       if (polls % HANDOVER_ASK_EVERY === 0) await ask(id);
       await new Promise((resolve) => setTimeout(resolve, HANDOVER_POLL_MS));
-      if (await this.#claimOne(id)) return this.#watches.get(id);
+      await this.#claim(Date.now(), id);
+      if (this.#watches.has(id)) return this.#watches.get(id);
     }
     return undefined;
   }
@@ -628,29 +630,16 @@ export class WatchHub implements WatchKeeper {
     watch.end('closed', 'The watch was refused.');
   }
 
-  async #claim(asOf = Date.now()): Promise<void> {
+  /** Takes over the watches nobody holds (released, or their holder's lease ran out) — or only `onlyId` — and runs them here. */
+  async #claim(asOf = Date.now(), onlyId?: string): Promise<void> {
     if (this.#closed) return;
     this.#claiming++;
     try {
-      const rows = await this.storage.watches.claim(this.#holder, Date.now() + WATCH_LEASE_MS, asOf);
+      const rows = await this.storage.watches.claim(this.#holder, Date.now() + WATCH_LEASE_MS, asOf, onlyId);
       if (rows.length === 0) return;
       await this.#run(rows);
-      this.log?.info({ watches: rows.length }, 'watches restored');
-    } finally {
-      this.#claiming--;
-    }
-  }
-
-  /** Claims watch `id` if nobody holds it (released, or its holder's lease ran out) and runs it here. */
-  async #claimOne(id: string): Promise<boolean> {
-    if (this.#closed) return false;
-    this.#claiming++;
-    try {
-      const rows = await this.storage.watches.claim(this.#holder, Date.now() + WATCH_LEASE_MS, Date.now(), id);
-      if (rows.length === 0) return false;
-      await this.#run(rows);
-      this.log?.info({ watch: id }, 'a watch moved here, where a client resumed it');
-      return this.#watches.has(id);
+      if (onlyId === undefined) this.log?.info({ watches: rows.length }, 'watches restored');
+      else this.log?.info({ watch: onlyId }, 'a watch moved here, where a client resumed it');
     } finally {
       this.#claiming--;
     }

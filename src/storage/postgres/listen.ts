@@ -1,6 +1,7 @@
 /**
- * LISTEN for committed registry changes (and, with `listenOn`, other channels: watch handovers) (`pg_notify('registry_changes', seq)`, sent by every
- * write transaction as it commits), so replicas refresh their search index without polling.
+ * LISTEN for committed registry changes (`pg_notify('registry_changes', seq)`, sent by every
+ * write transaction as it commits), so replicas refresh their search index without polling;
+ * `listenOn` does the same for any channel (watch handovers).
  *
  * LISTEN needs one long-lived session, so this uses a dedicated `pg.Client`, not the pool.
  * When the connection drops it reconnects with backoff. Notifications sent while it was
