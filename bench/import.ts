@@ -4,6 +4,7 @@
  * installed) a fresh PostgreSQL database.
  *
  *   npx tsx bench/import.ts [--sizes 10000,100000] [--engines sqlite,postgres] [--batch-size 500] [--threads worker,main]
+ *        [--pg-settings shared_buffers=512MB,max_wal_size=4GB]
  *
  * Per size: writes the generated entries (bench/lib/generate-entries.ts: 70 % A2A v1.0 cards,
  * 30 % {mcpServer, toolspec} documents) as one JSON-lines file, runs the import command's code
@@ -14,6 +15,9 @@
  * the import ended its index held every imported entry (the batched follower catching up), and
  * what reading the changed entries costs the follower: one query per entry (as it did) against
  * one query per batch of 500 (getMany, as it does), side by side over the same entries.
+ *
+ * --pg-settings: settings for the PostgreSQL server the bench starts, beyond the test server's
+ * (whose 32 MB of shared buffers suit many small test databases, not a 100,000-entry import).
  *
  * --threads: where documents are checked — "worker" (a worker thread beside the storing main
  * thread, the default with more than one core) and/or "main" (everything on the main thread, the
@@ -40,16 +44,24 @@ interface Args {
   engines: string[];
   batchSize: number;
   threads: (Thread | undefined)[];
+  /** PostgreSQL server settings beyond the test server's (name=value). */
+  pgSettings: Record<string, string>;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [10_000, 100_000], engines: ['sqlite', 'postgres'], batchSize: DEFAULT_BATCH_SIZE, threads: [undefined] };
+  const args: Args = { sizes: [10_000, 100_000], engines: ['sqlite', 'postgres'], batchSize: DEFAULT_BATCH_SIZE, threads: [undefined], pgSettings: {} };
   for (let i = 0; i < argv.length; i++) {
     const next = (): string => argv[++i] ?? '';
     if (argv[i] === '--sizes') args.sizes = next().split(',').map(Number).filter((n) => n > 0);
     else if (argv[i] === '--engines') args.engines = next().split(',');
     else if (argv[i] === '--batch-size') args.batchSize = Number(next());
     else if (argv[i] === '--threads') args.threads = next().split(',').filter((t): t is Thread => t === 'worker' || t === 'main');
+    else if (argv[i] === '--pg-settings') {
+      for (const pair of next().split(',')) {
+        const at = pair.indexOf('=');
+        if (at > 0) args.pgSettings[pair.slice(0, at)] = pair.slice(at + 1);
+      }
+    }
   }
   return args;
 }
@@ -121,7 +133,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-import-'));
 let postgres: TestPostgres | undefined;
 try {
   if (args.engines.includes('postgres')) {
-    const started = await startPostgres();
+    const started = await startPostgres({ settings: args.pgSettings });
     if (started.ok) postgres = started.pg;
     else console.log(`PostgreSQL skipped: ${started.skipReason}`);
   }

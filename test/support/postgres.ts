@@ -121,7 +121,11 @@ async function uidOf(user: string): Promise<{ uid: number; gid: number }> {
   return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
 }
 
-export async function startPostgres(): Promise<StartResult> {
+/**
+ * `settings`: extra server settings (name → value), e.g. a benchmark's production-sized
+ * `shared_buffers`; the tests' defaults suit many small databases.
+ */
+export async function startPostgres(options: { settings?: Record<string, string> } = {}): Promise<StartResult> {
   const external = process.env.TEST_DATABASE_URL;
   if (external) return { ok: true, pg: externalServer(external) };
 
@@ -173,6 +177,7 @@ export async function startPostgres(): Promise<StartResult> {
     '-c max_connections=200',
     // Tests create and drop many small databases; keep checkpoints from dominating.
     '-c shared_buffers=32MB',
+    ...Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ');
   const start = (): Promise<void> =>
     exec('pg_ctl', ['-D', dataDir, '-l', logFile, '-o', serverOptions, '-w', '-t', '30', 'start']);
