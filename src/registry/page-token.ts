@@ -3,7 +3,7 @@
  * HMAC so that a token that was altered, truncated or reused for another query is refused with
  * a clear BAD_REQUEST instead of silently paging somewhere else.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { badRequest } from '../contract/errors.js';
 
 export class PageTokens {
@@ -15,7 +15,8 @@ export class PageTokens {
 
   /** Fingerprint of the request the token continues: same query and filter, same token. */
   static fingerprint(request: unknown): string {
-    return createHash('sha256').update(JSON.stringify(request)).digest('base64url').slice(0, 16);
+    // One-shot hash: every search the cache misses makes one, and a Hash object costs ~4x more.
+    return hash('sha256', JSON.stringify(request), 'base64url').slice(0, 16);
   }
 
   issue(position: string, fingerprint: string): string {

@@ -103,10 +103,19 @@ export class SearchCache {
   }
 }
 
+/**
+ * Freezes an answer and everything in it. Every search the cache misses pays this (a page of 20
+ * hits is about 150 objects), so it walks without allocating: indexes for arrays and for-in for
+ * plain objects (a search answer is plain data, nothing inherited) instead of Object.values'
+ * array per object, which made freezing cost more than serialising the same answer.
+ */
 function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  } else {
+    for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
   }
   return value;
 }
