@@ -43,11 +43,27 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
     const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', requestId);
     const { method, streaming } = name(req);
-    const closed = new AbortController();
-    const scope: RequestScope = { requestId, method, streaming, clientAddress: req.ip, closed: closed.signal };
+    // The `closed` signal is made when first asked for: only streams ask, and a controller made
+    // and aborted on every request was a measurable part of a short request's cost.
+    let closed: AbortController | undefined;
+    let gone = false;
+    const scope: RequestScope = {
+      requestId,
+      method,
+      streaming,
+      clientAddress: req.ip,
+      get closed(): AbortSignal {
+        if (!closed) {
+          closed = new AbortController();
+          if (gone) closed.abort(CLIENT_GONE);
+        }
+        return closed.signal;
+      },
+    };
     res.locals.scope = scope; // for the metrics middleware, which runs outside this async scope
     res.on('close', () => {
-      closed.abort(CLIENT_GONE);
+      gone = true;
+      closed?.abort(CLIENT_GONE);
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const line = {
         requestId,
