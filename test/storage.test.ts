@@ -153,6 +153,25 @@ for (const engine of [sqliteEngine, postgresEngine]) {
         await fn(t);
       });
 
+    test('a new entry is answered as it reads back: kinds, versions, verification, origin', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const verification = { verified: true, kid: 'key-1', alg: 'ES256', signatures: [{ status: 'verified' as const, kid: 'key-1', alg: 'ES256' }], keyset: 'k' };
+      const mcp = entryWrite('mcp-server', 'https://m.example.com/mcp');
+      const writes = [
+        entryWrite('agent', 'https://a.example.com/a2a'),
+        { ...entryWrite('agent', 'https://b.example.com/a2a'), verification },
+        { ...entryWrite('agent', 'https://c.example.com/a2a'), origin: 'refresh' as const },
+        mcp,
+      ];
+      assert.equal(mcp.protocolVersion, undefined);
+      for (const write of writes) {
+        const outcome = await store.upsert(write, actor('alice'));
+        assert.equal(outcome.status, 'created');
+        if (outcome.status !== 'created') continue;
+        assert.deepEqual(outcome.entry, await store.get(outcome.entry.id), write.identityUrl);
+      }
+    });
+
     // ---- issue 16: freshness records, refresh revisions, check claims ----
 
     const health = (status: 'ok' | 'unreachable' | 'invalid', since: string, failures = 0, checkedAt = since) => ({

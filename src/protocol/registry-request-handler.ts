@@ -31,6 +31,7 @@ import {
   type ServerCallContext,
   type TaskStore,
 } from '@a2a-js/sdk/server';
+import { timeOrderedId } from '../lib/time-ordered-id.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
@@ -244,8 +245,10 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       if (missing.length > 0) throw new ExtensionSupportRequiredError(`Client must declare support for required extensions: ${missing.join(', ')}`);
     }
     if (requested) context.setRequestedExtensions(requested.filter((uri) => this.#exposedExtensions.has(uri)));
-    const taskId = crypto.randomUUID();
-    const contextId = message.contextId || crypto.randomUUID();
+    // Time-ordered, unlike the SDK's v4: a durable task's row then goes at the end of the tasks
+    // table's key and context indexes rather than on two random pages of each commit.
+    const taskId = timeOrderedId();
+    const contextId = message.contextId || timeOrderedId();
     // The message as the SDK's RequestContext hands it to the executor (ids filled in), without
     // its deep clone: the parsed body is this request's alone and nothing edits it.
     const userMessage = { ...message, contextId, taskId };

@@ -2,11 +2,9 @@
  * Pieces both store implementations share, so SQLite and PostgreSQL cannot drift apart on
  * what a row means, what a cursor looks like, or which tasks count as finished.
  */
-import { randomFillSync } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
 import type { EntryInterface, EntryKind } from '../contract/types.js';
 import type { EntryHealth, HealthStatus } from '../contract/freshness.js';
-import type { FreshnessWrite, StoredEntry, WatchRowUpdate } from './types.js';
+import type { EntryWrite, FreshnessWrite, StoredEntry, WatchRowUpdate } from './types.js';
 import type { CardVerification } from '../contract/verification.js';
 
 /** Thrown by `list` when `after` is not a position this store handed out. */
@@ -62,23 +60,6 @@ export function decodeCursor(after: string): number {
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Random bytes for entry ids, drawn in bulk: uuid's own draw (one random call per id) was ~5 µs an id, a visible share of a bulk import. */
-const idRandom = { pool: new Uint8Array(4096), used: 4096 };
-
-/**
- * A new entry's id: a time-ordered UUID (v7), so new entries' rows go at the end of the id-keyed
- * B-trees instead of a random page each (most of what a bulk import's inserts cost once the
- * database outgrows the page cache).
- */
-export function newEntryId(): string {
-  if (idRandom.used + 16 > idRandom.pool.length) {
-    randomFillSync(idRandom.pool);
-    idRandom.used = 0;
-  }
-  const random = idRandom.pool.subarray(idRandom.used, (idRandom.used += 16));
-  return uuidv7({ random });
-}
 
 /**
  * Ids are uuids. Checking before querying keeps PostgreSQL's `uuid` column from raising a
@@ -219,6 +200,32 @@ export function rowToEntry(row: EntryRowFields): StoredEntry {
   }
   if (row.drift !== null) entry.drift = row.drift === true || row.drift === 1;
   if (row.verification) entry.verification = JSON.parse(row.verification) as CardVerification;
+  return entry;
+}
+
+/**
+ * A new entry as `rowToEntry` would read it back right after its insert, from what was written:
+ * revision 1, created and updated `at`, no freshness record (a write that carries one is read
+ * back instead: what its columns make of it is rowToEntry's to say).
+ */
+export function insertedEntry(id: string, write: EntryWrite, owner: string, at: string): StoredEntry {
+  const entry: StoredEntry = {
+    id,
+    kind: write.kind,
+    owner,
+    name: write.name,
+    description: write.description,
+    revision: 1,
+    createdAt: at,
+    updatedAt: at,
+    identityUrl: write.identityUrl,
+    interfaces: write.interfaces,
+    contentHash: write.contentHash,
+    documentText: write.documentText,
+  };
+  if (write.protocolVersion !== undefined) entry.protocolVersion = write.protocolVersion;
+  if (write.origin === 'refresh') entry.revisionOrigin = 'refresh';
+  if (write.verification) entry.verification = write.verification;
   return entry;
 }
 

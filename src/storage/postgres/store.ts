@@ -10,6 +10,7 @@
 import pg from 'pg';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
+import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import type {
   AcknowledgementRow,
   Actor,
@@ -43,7 +44,6 @@ import {
   encodeCursor,
   isEntryKind,
   isUuid,
-  newEntryId,
   normalizeSeq,
   rowToEntry,
   verificationColumns,
@@ -552,7 +552,7 @@ export class PostgresStore implements RegistryStore {
     const bulk = creates.filter((i) => !writes[i]!.urls.some((u) => others.has(u)));
     if (bulk.length === 0) return;
     const urls = [...new Set(bulk.flatMap((i) => writes[i]!.urls))].sort();
-    const ids = bulk.map(() => newEntryId());
+    const ids = bulk.map(() => timeOrderedId());
     const now = new Date();
     await db.query('SAVEPOINT import_bulk');
     try {
@@ -646,7 +646,7 @@ export class PostgresStore implements RegistryStore {
   /** The body of `upsert`'s transaction (see above); undefined: start over. */
   async #upsertIn(db: Queryable, write: EntryWrite, actor: Actor, quota: WriteQuota, deferred?: string[]): Promise<UpsertOutcome | undefined> {
     const now = new Date();
-    const id = newEntryId();
+    const id = timeOrderedId();
     const max = quota.maxEntriesPerOwner;
     // One owner's creations take turns across replicas (the lock lasts until commit), so the
     // count below cannot be overtaken by a concurrent creation: no overshoot.

@@ -30,6 +30,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
+import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import type {
   AcceptedUpsert,
   AcknowledgementRow,
@@ -62,8 +63,8 @@ import {
   clampLimit,
   decodeCursor,
   encodeCursor,
+  insertedEntry,
   isUuid,
-  newEntryId,
   normalizeSeq,
   rowToEntry,
   verificationColumns,
@@ -103,9 +104,12 @@ interface EntryRow extends EntryRowFields {
   list_seq: number;
 }
 
-/** What `#upsertIn` did; `upsert` reads the entry back for its answer, `importEntries` does not. */
+/**
+ * What `#upsertIn` did; `upsert` answers with the entry, read back unless the step already knows
+ * it (a new entry without a freshness record), `importEntries` needs only the id.
+ */
 type UpsertStep =
-  | { status: 'created' | 'updated' | 'unchanged'; id: string; freshened?: boolean }
+  | { status: 'created' | 'updated' | 'unchanged'; id: string; freshened?: boolean; entry?: StoredEntry }
   | { status: 'forbidden'; id: string }
   | { status: 'quota-exceeded'; quota: 'entries'; limit: number }
   | { status: 'url-taken'; url: string };
@@ -537,7 +541,7 @@ export class SqliteStore implements RegistryStore {
       const step = this.#upsertIn(db, write, actor, quota);
       if (step.status === 'quota-exceeded' || step.status === 'url-taken') return step;
       if (step.status === 'forbidden') return { status: 'forbidden', existing: this.#currentById(db, step.id)! };
-      const entry = this.#currentById(db, step.id)!;
+      const entry = step.entry ?? this.#currentById(db, step.id)!;
       const accepted: AcceptedUpsert = step.freshened ? { status: step.status, entry, freshened: true } : { status: step.status, entry };
       const row = acknowledgement?.(accepted);
       if (row) saveTaskRowIn(db, row);
@@ -606,7 +610,7 @@ export class SqliteStore implements RegistryStore {
       // Time-ordered (UUIDv7): a new entry's rows go at the end of the id-keyed B-trees (entries,
       // its revisions, its URLs) instead of a random page each, which is most of what a bulk
       // import's inserts cost once the database outgrows the page cache.
-      const id = newEntryId();
+      const id = timeOrderedId();
       // The change row comes first so its sequence can double as the entry's list
       // position: monotonic, never reused, newest highest.
       const seq = this.#recordChange(db, id, 'upsert', now);
@@ -616,9 +620,10 @@ export class SqliteStore implements RegistryStore {
          VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
       ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now);
       this.#insertRevision(db, id, 1, write, actor.principal, now);
-      if (write.freshness) this.#writeFreshness(db, id, write.freshness);
       // A new entry uses no URL yet: nothing to drop or release.
       if (write.urls.length > 0) prepare(db, `INSERT INTO entry_urls (entry_id, url) SELECT ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`).run(id, JSON.stringify(write.urls));
+      if (!write.freshness) return { status: 'created', id, entry: insertedEntry(id, write, actor.principal, now) };
+      this.#writeFreshness(db, id, write.freshness);
       return { status: 'created', id };
     }
 
