@@ -433,3 +433,103 @@ describe('candidate limits', () => {
     assert.deepEqual(t.hits.slice(0, 3).map(keyOf), full.hits.slice(0, 3).map(keyOf));
   });
 });
+
+describe('the total limit (IndexPage.totalExact)', () => {
+  const LIMIT = 7;
+  /** Every page of a listing, following pages while they come (a bounded total says "at least"). */
+  function pagesWhileFull(index: SearchIndex, filter: SearchFilter, pageSize: number, resultsPer: ResultsPer): { hits: SearchHit[]; first: IndexPage } {
+    const first = index.search({ text: '', filter, offset: 0, limit: pageSize, resultsPer }) as IndexPage;
+    const hits = [...first.hits];
+    for (let offset = pageSize, page = first; page.hits.length === pageSize; offset += pageSize) {
+      page = index.search({ text: '', filter, offset, limit: pageSize, resultsPer }) as IndexPage;
+      // Past the limit the total grows with the offset asked, and stays a lower bound.
+      if (page.totalExact === false) assert.ok(page.total >= Math.min(offset + page.hits.length, LIMIT));
+      hits.push(...page.hits);
+    }
+    return { hits, first };
+  }
+  function checkBoundedListing(index: SearchIndex, oracle: Oracle, filter: SearchFilter, pageSize: number): void {
+    const ctx = `filter ${JSON.stringify(filter)}, page size ${pageSize}`;
+    const expected = oracle.listing(filter);
+    const perMatch = pagesWhileFull(index, filter, pageSize, 'match');
+    assert.deepEqual(perMatch.hits.map(keyOf), expected, `listing per match, ${ctx}`);
+    const firstOfEntry = expected.filter((key, i) => expected.findIndex((k) => k.split('/')[0] === key.split('/')[0]) === i);
+    const perEntry = pagesWhileFull(index, filter, pageSize, 'entry');
+    assert.deepEqual(perEntry.hits.map(keyOf), firstOfEntry, `listing per entry, ${ctx}`);
+    for (const [{ first }, all] of [
+      [perMatch, expected.length],
+      [perEntry, firstOfEntry.length],
+    ] as const) {
+      // Exact below the limit; at or past it a lower bound at least the limit (and the page).
+      if (all < LIMIT) {
+        assert.equal(first.total, all, `exact total, ${ctx}`);
+        assert.equal(first.totalExact, undefined, ctx);
+      } else if (first.totalExact === false) {
+        assert.ok(first.total >= Math.max(LIMIT, first.hits.length) && first.total <= all, `bounded total ${first.total} of ${all}, ${ctx}`);
+      } else {
+        assert.equal(first.total, all, `exact total, ${ctx}`);
+      }
+    }
+  }
+
+  it('listings stop counting at the limit, keep their order and page on past it', () => {
+    const data = entries(800, SEED);
+    const index = createSearchIndex({ ...EXACT, totalLimit: LIMIT });
+    const oracle = new Oracle();
+    for (const e of data) {
+      index.upsert(e);
+      oracle.upsert(e);
+    }
+    const all = index.search({ text: '', offset: 0, limit: 5 }) as IndexPage;
+    assert.equal(all.totalExact, false);
+    assert.equal(all.total, LIMIT);
+    fc.assert(
+      fc.property(sparseFilterArb, fc.integer({ min: 5, max: 200 }), (f, pageSize) => checkBoundedListing(index, oracle, f, pageSize)),
+      { seed: SEED + 11, numRuns: 100 },
+    );
+  });
+
+  it('listings stay in order through upserts out of time order and removals', () => {
+    const pool = entries(300, SEED + 3);
+    const index = createSearchIndex({ ...EXACT, totalLimit: LIMIT });
+    const oracle = new Oracle();
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('upsert' as const), slot: fc.integer({ min: 0, max: 59 }), source: fc.integer({ min: 0, max: 299 }), minute: fc.integer({ min: 0, max: 100 }) }),
+      fc.record({ kind: fc.constant('remove' as const), slot: fc.integer({ min: 0, max: 59 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 1, maxLength: 60 }), sparseFilterArb, (ops, f) => {
+        for (const o of ops) {
+          const id = `slot-${o.slot}`;
+          if (o.kind === 'upsert') {
+            // Few distinct minutes: equal times are ordered by id.
+            const e: IndexedEntry = { ...pool[o.source]!, id, updatedAt: new Date(Date.parse('2025-01-01T00:00:00Z') + o.minute * 60_000).toISOString() };
+            index.upsert(e);
+            oracle.upsert(e);
+          } else {
+            index.remove(id);
+            oracle.remove(id);
+          }
+        }
+        checkBoundedListing(index, oracle, f, 4);
+      }),
+      { seed: SEED + 12, numRuns: 150 },
+    );
+  });
+
+  it('a text search cut by the work bounds says its total is a lower bound', () => {
+    const data = entries(400, SEED + 5);
+    const bounded = createSearchIndex({ ...EXACT, maxCandidates: 300 });
+    const unbounded = createSearchIndex({ ...EXACT, maxPostings: 1e9, maxCandidates: 1e9 });
+    for (const e of data) {
+      bounded.upsert(e);
+      unbounded.upsert(e);
+    }
+    const cut = bounded.search({ text: 'weather forecast get ', offset: 0, limit: 10 }) as IndexPage;
+    const full = unbounded.search({ text: 'weather forecast get ', offset: 0, limit: 10 }) as IndexPage;
+    assert.equal(cut.totalExact, false);
+    assert.ok(cut.total < full.total);
+    assert.equal(full.totalExact, undefined);
+    assert.equal((bounded.search({ text: 'zzzunknown ', offset: 0, limit: 10 }) as IndexPage).totalExact, undefined);
+  });
+});

@@ -355,7 +355,7 @@ interface RegistryIndexFactory {
  * made once; an index rebuilt on reload shares them, and the index it replaces stops embedding.
  */
 function registryIndexFactory(config: RegistryConfig, log: Logger, metrics: RegistryMetrics, fetcher: Fetcher): RegistryIndexFactory {
-  const { synonymsFile, embeddings } = config.search;
+  const { synonymsFile, embeddings, totalLimit } = config.search;
   let synonyms: Synonyms | undefined;
   if (synonymsFile) {
     try {
@@ -365,14 +365,14 @@ function registryIndexFactory(config: RegistryConfig, log: Logger, metrics: Regi
     }
     log.info({ file: synonymsFile, terms: synonyms.size }, 'synonyms loaded');
   }
-  if (!embeddings) return { create: () => createSearchIndex({ synonyms }), close: () => undefined };
+  if (!embeddings) return { create: () => createSearchIndex({ synonyms, totalLimit }), close: () => undefined };
   const embedder = new OpenAIEmbeddings({ ...embeddings, fetch: (options) => fetcher.fetchFunction(options) });
   log.info({ service: embedder.describe }, 'hybrid ranking on');
   let current: HybridSearchIndex | undefined;
   return {
     create: () => {
       current?.close();
-      current = new HybridSearchIndex(createSearchIndex({ synonyms }), embedder, {
+      current = new HybridSearchIndex(createSearchIndex({ synonyms, totalLimit }), embedder, {
         onFailure: (stage) => metrics.embeddingFailed(stage),
         warn: (message, err) => log.warn({ err }, message),
       });

@@ -80,6 +80,8 @@ export interface SearchConfig {
   snapshotSeconds: number;
   /** Recent search answers kept while the index is unchanged (REGISTRY_SEARCH_CACHE_ENTRIES, 0: off). */
   cacheEntries: number;
+  /** A search's `total` is exact up to this many results, "at least" past it (REGISTRY_SEARCH_TOTAL_LIMIT). */
+  totalLimit: number;
 }
 
 export interface FreshnessConfig {
@@ -305,6 +307,8 @@ const envSchema = z.object({
   REGISTRY_INDEX_SNAPSHOT_DIR: z.string().min(1).optional(),
   REGISTRY_INDEX_SNAPSHOT_SECONDS: secondsOrOff('index snapshots', 7).default(600),
   REGISTRY_SEARCH_CACHE_ENTRIES: z.coerce.number({ message: 'must be a number of answers (0: off)' }).int().min(0).max(1_000_000).default(1000),
+  // src/search DEFAULT_TOTAL_LIMIT.
+  REGISTRY_SEARCH_TOTAL_LIMIT: positiveInt(100_000_000).default(10_000),
   REGISTRY_REFRESH_SECONDS: secondsOrOff('refreshing', 30).default(3600),
   REGISTRY_PROBE: booleanString.default(false),
   REGISTRY_HIDE_UNHEALTHY_SECONDS: positiveInt(365 * 86400).optional(),
@@ -473,6 +477,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       snapshotDir: path.resolve(e.REGISTRY_INDEX_SNAPSHOT_DIR ?? e.REGISTRY_DATA_DIR),
       snapshotSeconds: e.REGISTRY_INDEX_SNAPSHOT_SECONDS,
       cacheEntries: e.REGISTRY_SEARCH_CACHE_ENTRIES,
+      totalLimit: e.REGISTRY_SEARCH_TOTAL_LIMIT,
     },
     freshness: {
       refreshSeconds: e.REGISTRY_REFRESH_SECONDS,

@@ -293,7 +293,14 @@ export interface SearchHit {
 
 export interface SearchPage {
   results: SearchHit[];
+  /**
+   * How many results the search has across all pages: exact up to the registry's total limit
+   * (REGISTRY_SEARCH_TOTAL_LIMIT, 10,000 by default); past it, or where the search's work
+   * bounds left matches out, a lower bound, and `totalExact` is false.
+   */
   total: number;
+  /** Present (false) when `total` is a lower bound ("at least"); absent when it is exact. */
+  totalExact?: false;
   nextPageToken?: string;
 }
 

@@ -14,6 +14,7 @@ import type { Caller } from '../contract/caller.js';
 import { RegistryError } from '../contract/errors.js';
 import type { EntryKind, EntryView, Finding, SearchHit, SearchPage } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
+import { totalText } from '../lib/total-text.js';
 import type { Logger } from '../observability/logger.js';
 import type { RequestScope } from '../observability/request-scope.js';
 import type { Answer } from '../operations/answer.js';
@@ -147,6 +148,7 @@ const hitOut = z.looseObject({
 const searchOut = z.looseObject({
   results: z.array(hitOut),
   total: z.number().int(),
+  totalExact: z.literal(false).optional().describe('Present when total is a lower bound ("at least").'),
   nextPageToken: z.string().optional(),
 });
 const entryOut = z.looseObject({
@@ -285,7 +287,7 @@ function searchText(page: SearchPage, what: string): string {
     const signed = hit.verified ? ` — signature verified${hit.kid ? ` (kid ${hit.kid})` : ''}` : '';
     return `${i + 1}. ${hit.name} (id ${hit.id})${inner}${url ? ` — ${url}` : ''}${signed}${state}`;
   });
-  lines.push(`${page.total} match(es) in all.${page.nextPageToken ? ' More: call again with the same arguments and pageToken.' : ''}`);
+  lines.push(`${totalText(page.total, page.totalExact !== false)} match(es) in all.${page.nextPageToken ? ' More: call again with the same arguments and pageToken.' : ''}`);
   return lines.join('\n');
 }
 

@@ -19,9 +19,12 @@ export interface HandlerOptions {
   searchChunkSize: number;
 }
 
+/** `totalExact: false` when the page's total is a lower bound (absent when exact). */
+const exactness = (page: SearchPage): { totalExact?: false } => (page.totalExact === false ? { totalExact: false } : {});
+
 async function* searchChunks(page: SearchPage, size: number): AsyncIterable<AnswerChunk> {
   if (page.results.length === 0) {
-    yield { data: { results: [], total: page.total }, text: describeHits([], page.total, 0) };
+    yield { data: { results: [], total: page.total, ...exactness(page) }, text: describeHits([], page.total, 0, page.totalExact !== false) };
     return;
   }
   for (let start = 0; start < page.results.length; start += size) {
@@ -30,9 +33,10 @@ async function* searchChunks(page: SearchPage, size: number): AsyncIterable<Answ
     const data: Record<string, unknown> = { results: hits };
     if (last) {
       data.total = page.total;
+      Object.assign(data, exactness(page));
       if (page.nextPageToken) data.nextPageToken = page.nextPageToken;
     }
-    yield { data, text: describeHits(hits, last ? page.total : undefined, start) };
+    yield { data, text: describeHits(hits, last ? page.total : undefined, start, page.totalExact !== false) };
   }
 }
 
@@ -103,7 +107,7 @@ const keptTexts = new WeakMap<SearchPage, string>();
 function describeKept(page: SearchPage): string {
   let text = keptTexts.get(page);
   if (text === undefined) {
-    keptTexts.set(page, (text = describeHits(page.results, page.total, 0)));
+    keptTexts.set(page, (text = describeHits(page.results, page.total, 0, page.totalExact !== false)));
     shareJsonText(page, text);
   }
   return text;
@@ -133,7 +137,7 @@ async function handle(
       // A kept answer (frozen, shared by every request that asks the same) is the data itself,
       // so its JSON, made once, is found by identity; its text is made once too.
       if (Object.isFrozen(page)) return { artifactName: 'search-results', data: page as unknown as Record<string, unknown>, text: describeKept(page) };
-      return { artifactName: 'search-results', data: { ...page }, text: describeHits(page.results, page.total, 0) };
+      return { artifactName: 'search-results', data: { ...page }, text: describeHits(page.results, page.total, 0, page.totalExact !== false) };
     }
     case 'get': {
       const entry = await service.get(operation.id, operation.revision, caller);

@@ -1,5 +1,6 @@
 /** Short texts for people, beside each answer's data part. */
 import type { EntryView, Finding, ListPage, RegistrationResult, SearchHit, ValidationResultBody, WatchEvent } from '../contract/types.js';
+import { totalText } from '../lib/total-text.js';
 
 const MAX_LISTED = 10;
 
@@ -42,13 +43,13 @@ export function summarizeEntries(page: ListPage): string {
 }
 
 /** A readable list of hits; `total` is given on the last chunk (or the whole page). */
-export function describeHits(hits: SearchHit[], total: number | undefined, offset: number): string {
+export function describeHits(hits: SearchHit[], total: number | undefined, offset: number, exact = true): string {
   const lines = hits.map((h, i) => {
     const inner = h.match.type === 'skill' || h.match.type === 'tool' ? ` — ${h.match.type} "${h.match.name}"` : '';
     const url = h.interfaces[0]?.url ?? '';
     return `${offset + i + 1}. ${h.name} [${h.kind}]${inner} (${h.match.fields.join(', ')}) ${url}`;
   });
-  if (total !== undefined) lines.push(total === 0 ? 'No matches.' : `${total} match(es) in all.`);
+  if (total !== undefined) lines.push(total === 0 ? 'No matches.' : `${totalText(total, exact)} match(es) in all.`);
   return lines.join('\n');
 }
 

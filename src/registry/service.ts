@@ -506,7 +506,10 @@ export class RegistryService {
     const offset = request.pageToken ? Number(this.pageTokens.read(request.pageToken, fingerprint)) : 0;
     const page = await index.search(this.indexQuery(text, request.filter, offset, limit, { resultsPer }));
     const result: SearchPage = { results: page.hits, total: page.total };
-    if (offset + page.hits.length < page.total) result.nextPageToken = this.pageTokens.issue(String(offset + page.hits.length), fingerprint);
+    if (page.totalExact === false) result.totalExact = false;
+    // More results: counted, or (a lower bound reached with a full page) maybe.
+    const more = offset + page.hits.length < page.total || (page.totalExact === false && page.hits.length > 0 && page.hits.length === limit);
+    if (more) result.nextPageToken = this.pageTokens.issue(String(offset + page.hits.length), fingerprint);
     return key === undefined ? result : this.searchCache.set(key, index, version!, result);
   }
 
@@ -516,7 +519,7 @@ export class RegistryService {
     filter: SearchFilter | undefined,
     offset: number,
     limit: number,
-    more: Pick<IndexQuery, 'resultsPer' | 'onlyId'> = {},
+    more: Pick<IndexQuery, 'resultsPer' | 'onlyId' | 'totalLimit'> = {},
   ): IndexQuery {
     const hideAfter = this.hideUnhealthyAfterMs;
     return {
@@ -544,10 +547,13 @@ export class RegistryService {
     return this.index.searchNow(this.indexQuery((request.query ?? '').trim(), request.filter, 0, 1, { onlyId: id })).hits[0];
   }
 
-  /** The current matches of `request`, best first, from `offset`: up to `limit` hits, and how many there are. */
-  matchPage(request: WatchRequest, offset: number, limit: number): { results: SearchHit[]; total: number } {
+  /**
+   * The current matches of `request`, best first, from `offset`: up to `limit` hits, and how many
+   * there are (exact up to `totalLimit`, by default the index's REGISTRY_SEARCH_TOTAL_LIMIT).
+   */
+  matchPage(request: WatchRequest, offset: number, limit: number, totalLimit?: number): { results: SearchHit[]; total: number } {
     this.requireIndex();
-    const page = this.index.searchNow(this.indexQuery((request.query ?? '').trim(), request.filter, offset, limit));
+    const page = this.index.searchNow(this.indexQuery((request.query ?? '').trim(), request.filter, offset, limit, totalLimit === undefined ? {} : { totalLimit }));
     return { results: page.hits, total: page.total };
   }
 

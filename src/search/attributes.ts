@@ -232,6 +232,18 @@ export class Attributes {
     return 3 + nTags + nIn + nOut;
   }
 
+  /** The distinct tag ids of the skills in unit slots [base, base + count). */
+  tagsOf(base: number, count: number): Set<number> {
+    const out = new Set<number>();
+    const p = this.pool;
+    for (let slot = base; slot < base + count; slot++) {
+      const off = this.tables.unitPool[slot]!;
+      if (off < 0) continue;
+      for (let k = 0; k < p[off]!; k++) out.add(p[off + 1 + k]!);
+    }
+    return out;
+  }
+
   /** Forgets the attributes of unit slot `slot`. */
   clearUnit(slot: number): void {
     const off = this.tables.unitPool[slot]!;

@@ -46,6 +46,7 @@ import {
   tagKey,
   type Attributes,
 } from './attributes.js';
+import type { WalkFilter } from './recency-lists.js';
 import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY } from './entry-store.js';
 import { E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
 
@@ -96,12 +97,13 @@ const FAIL = 2;
  * matching skill or tool), `unitPasses` per skill or tool (skill or tool, tool hints, a
  * skill's pooled tags and modes).
  */
-export class CompiledFilter {
+export class CompiledFilter implements WalkFilter {
   /** True when no entry-level key is given (`entryPasses` is then always true). */
   readonly entryFree: boolean;
   /** True when hits must be skills or tools (tags, modes, tool hints). */
   readonly unitLevel: boolean;
-  private readonly impossible: boolean;
+  /** True when nothing can pass (an unknown owner or tag, contradictory keys). */
+  readonly impossible: boolean;
   /** E_ATTR bits that must equal `entryWant` (kind, streaming). */
   private readonly entryMask: number;
   private readonly entryWant: number;
@@ -110,11 +112,12 @@ export class CompiledFilter {
   private readonly unitWant: number;
   private readonly poolLevel: boolean;
   /** -1: any owner; else the owner id. */
-  private readonly ownerId: number;
+  readonly ownerId: number;
   private readonly binding: string | undefined;
   private readonly version: string | undefined;
   private readonly profileMemo: Uint8Array;
-  private readonly tagIds: Int32Array | undefined;
+  /** The tag ids asked (any of them), when tags are. */
+  readonly tagIds: Int32Array | undefined;
   private readonly inputModes: readonly string[] | undefined;
   private readonly outputModes: readonly string[] | undefined;
   private readonly inputMemo: Uint8Array;
@@ -274,6 +277,54 @@ export class CompiledFilter {
     this.pool = attrs.pool;
   }
 
+  /**
+   * What `entryPasses` tests of an entry's E_ATTR alone (kind, streaming, verified, health,
+   * binding and version): false rules the entry out, true leaves the other tests to it.
+   */
+  attributesPass(attr: number): boolean {
+    if (this.impossible || (attr & this.entryMask) !== this.entryWant) return false;
+    return this.binding === undefined && this.version === undefined ? true : this.profileMatches(attr, -1);
+  }
+
+  /**
+   * Whether an entry that passes `entryPasses` surely has a skill or tool that passes
+   * `unitPasses`, so a count of entries need not test its units: when the filter has one skill-
+   * or tool-level key and the entry's signature for it is exact (tool hints; modes while fewer
+   * than 32 are known), or one tag and the entry is known to carry it (`tagged`: from the tag's
+   * list).
+   */
+  entryDecides(tagged: boolean): boolean {
+    if (!this.unitLevel || this.impossible) return true;
+    if (!this.poolLevel) return true;
+    const keys = (this.tagIds ? 1 : 0) + (this.inputModes ? 1 : 0) + (this.outputModes ? 1 : 0);
+    if (keys !== 1) return false;
+    if (this.tagIds) return tagged && this.tagIds.length === 1;
+    return this.attrs.modes.size <= 32;
+  }
+
+  /**
+   * Whether a walk's own tests (`attributesPass`, and `signatureWordsPass` when it has the
+   * signatures) leave `entryPasses` nothing to test: the walk is over the owner's list when the
+   * filter names one (`owned`), over the tag's list when it names one tag (`tagged`), and no
+   * unhealthy entries are hidden.
+   */
+  walkDecides(walk: { signatures: boolean; owned: boolean; tagged: boolean }): boolean {
+    if (this.impossible || this.onlyEntry >= 0 || this.hideUnhealthyBefore !== undefined) return false;
+    if (this.ownerId >= 0 && !walk.owned) return false;
+    // attributesPass lets the rare entries with a very large interface-profile id through.
+    if ((this.binding !== undefined || this.version !== undefined) && this.attrs.profiles.length >= A_PROFILE_MAX) return false;
+    if (this.tagIds && !(walk.tagged && this.tagIds.length === 1)) return false;
+    return (this.inSig | this.outSig | this.hintSig) === 0 || walk.signatures;
+  }
+
+  /** What `entryPasses` tests of an entry's skill-mode and tool-hint signatures alone. */
+  signatureWordsPass(inputs: number, outputs: number, hints: number): boolean {
+    if (!this.unitLevel) return true;
+    if (this.inSig !== 0 && (inputs & this.inSig) === 0) return false;
+    if (this.outSig !== 0 && (outputs & this.outSig) === 0) return false;
+    return this.hintSig === 0 || (hints & this.hintSig) !== 0;
+  }
+
   /** Kind, streaming, owner, binding and version of entry number `no`. */
   entryPasses(no: number): boolean {
     if (this.impossible) return false;
@@ -286,18 +337,25 @@ export class CompiledFilter {
       if (since !== undefined && since < this.hideUnhealthyBefore) return false;
     }
     if (this.ownerId >= 0 && this.entries[row + E_OWNER] !== this.ownerId) return false;
+    if ((this.binding !== undefined || this.version !== undefined) && !this.profileMatches(attr, no)) return false;
+    // Last: the signatures are the largest table (a read is likely a cache miss).
     if (this.unitLevel && !this.signaturesMatch(no << S_SHIFT)) return false;
-    if (this.binding !== undefined || this.version !== undefined) {
-      let profile = (attr >>> A_PROFILE_SHIFT) & A_PROFILE_MAX;
-      if (profile >= A_PROFILE_MAX) profile = this.entries[row + E_PROFILE]!;
-      let memo = this.profileMemo[profile]!;
-      if (memo === UNKNOWN) {
-        memo = this.profilePasses(profile) ? PASS : FAIL;
-        this.profileMemo[profile] = memo;
-      }
-      if (memo !== PASS) return false;
-    }
     return true;
+  }
+
+  /** Binding and version, by the entry's interface profile (`no` -1: unknown, a large profile id passes). */
+  private profileMatches(attr: number, no: number): boolean {
+    let profile = (attr >>> A_PROFILE_SHIFT) & A_PROFILE_MAX;
+    if (profile >= A_PROFILE_MAX) {
+      if (no < 0) return true;
+      profile = this.entries[(no << E_SHIFT) + E_PROFILE]!;
+    }
+    let memo = this.profileMemo[profile]!;
+    if (memo === UNKNOWN) {
+      memo = this.profilePasses(profile) ? PASS : FAIL;
+      this.profileMemo[profile] = memo;
+    }
+    return memo === PASS;
   }
 
   /** Whether the entry may have a skill or tool that passes `unitPasses` (no false negatives). */

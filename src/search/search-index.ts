@@ -33,11 +33,16 @@
  * Work is bounded (SearchIndexOptions): postings are read rarest clause first, best field first,
  * newest first, and a search collects at most `maxCandidates` units and reads at most
  * `maxPostings` postings. Below the limits results and `total` are exact; past them the least
- * relevant matches are left out and `total` counts what was collected (a lower bound). At
+ * relevant matches are left out and `total` counts what was collected (a lower bound, which the
+ * page says: `totalExact` false). At
  * 100,000 generated entries (bench/search.ts) 87% of unfiltered and 99% of filtered queries
  * stay below the defaults, and the first page differed from an unbounded search's in under 1%.
  *
- * Empty text lists what matches the filter, newest first (score 0, `match.fields` empty):
+ * Empty text lists what matches the filter, newest first (score 0, `match.fields` empty), by
+ * walking the entries in that order (./recency-lists.ts: all of them, or the filter's owner's or
+ * tag's when shorter) until the page is full and `totalLimit` hits are counted; past that limit
+ * `total` is a lower bound (`totalExact` false), so a listing costs what it shows, not what the
+ * index holds:
  * - without a skill- or tool-level filter key: one hit per entry (`match.type` agent or
  *   mcp-server), since the question is "which agents/servers";
  * - with one (tags, input/output modes, tool hints): per entry, its first matching skill or tool
@@ -80,7 +85,8 @@ import { PairPool, pairHash, termHash } from './phrases.js';
 import { parseQuery } from './query.js';
 import { GROUP_LIMIT, page, selectTop, type RankContext } from './ranking.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
-import { E_BASE, E_COUNT, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
+import { RecencyLists, type RecencyList } from './recency-lists.js';
+import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
 import { tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
@@ -212,6 +218,11 @@ export interface SearchIndexOptions {
   maxCandidates?: number;
   /** Most postings (term occurrences) read per search, same order. Default DEFAULT_MAX_POSTINGS. */
   maxPostings?: number;
+  /**
+   * `total` is exact up to this many hits (IndexPage.totalExact); a listing stops counting
+   * here once its page is full. Default DEFAULT_TOTAL_LIMIT (REGISTRY_SEARCH_TOTAL_LIMIT).
+   */
+  totalLimit?: number;
   /** Match other forms of a word (stemming in the entry's language). Default true. */
   wordForms?: boolean;
   /** Match words a typo away. Default true. */
@@ -231,6 +242,8 @@ export interface SearchIndexOptions {
 export const DEFAULT_MAX_CANDIDATES = 30_000;
 export const DEFAULT_MAX_POSTINGS = 100_000;
 export const DEFAULT_TYPO_BELOW = 10;
+/** Like Elasticsearch's track_total_hits: exact counts up to here, "at least" beyond. */
+export const DEFAULT_TOTAL_LIMIT = 10_000;
 
 /** Multiplier of the candidate hash (Fibonacci hashing). */
 const HASH_MUL = 0x9e3779b1 | 0;
@@ -243,6 +256,7 @@ const HASH_MUL = 0x9e3779b1 | 0;
 export class PostingsIndex implements KeywordIndex {
   private readonly maxCandidates: number;
   private readonly maxPostings: number;
+  private readonly totalLimit: number;
   private wordForms = true;
   private typos = true;
   private typoBelow = DEFAULT_TYPO_BELOW;
@@ -253,6 +267,13 @@ export class PostingsIndex implements KeywordIndex {
   private readonly attrs = new Attributes(this.tables);
   private readonly pairs = new PairPool(this.tables);
   private readonly terms = new TermIndex((no) => this.store.recycle(no), ORD_BITS);
+  /** Entries newest first, in all and per owner and tag, for listings (./recency-lists.ts). */
+  private readonly recency = new RecencyLists({
+    entryIds: this.store.entryIds,
+    updatedAt: () => this.tables.updatedAt,
+    attributes: () => this.tables.entryAttr,
+    signatures: () => this.tables.signatures,
+  });
   private readonly vocabulary = new Vocabulary();
   private readonly unitTerms = new UnitTerms();
   /** Entries per language id. */
@@ -307,6 +328,7 @@ export class PostingsIndex implements KeywordIndex {
     const positive = (v: number | undefined, dflt: number): number => (v !== undefined && v > 0 ? Math.floor(v) : dflt);
     this.maxCandidates = positive(options.maxCandidates, DEFAULT_MAX_CANDIDATES);
     this.maxPostings = positive(options.maxPostings, DEFAULT_MAX_POSTINGS);
+    this.totalLimit = positive(options.totalLimit, DEFAULT_TOTAL_LIMIT);
     this.setMatching(options);
   }
 
@@ -367,6 +389,14 @@ export class PostingsIndex implements KeywordIndex {
     this.vocabulary.load(state);
     this.languageCounts.set(part<Int32Array>(state, 'index.languageCounts'));
     this.churn = part(state, 'index.churn');
+    this.recency.rebuild(this.store.entryBound, (no) => this.listsOf(no));
+  }
+
+  /** The owner and tags whose recency lists entry number `no` is in. */
+  private listsOf(no: number): { ownerId: number; tagIds: Set<number> } {
+    const row = no << E_SHIFT;
+    const rows = this.tables.entries;
+    return { ownerId: rows[row + E_OWNER]!, tagIds: this.attrs.tagsOf(rows[row + E_BASE]!, rows[row + E_COUNT]!) };
   }
 
   upsert(entry: IndexedEntry): void {
@@ -451,6 +481,8 @@ export class PostingsIndex implements KeywordIndex {
     this.terms.commit(no);
     this.store.commit(record);
     this.languageCounts[lang]!++;
+    const lists = this.listsOf(no);
+    this.recency.add(no, lists.ownerId, lists.tagIds);
   }
 
   remove(id: string): void {
@@ -475,6 +507,7 @@ export class PostingsIndex implements KeywordIndex {
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
     const limit = Number.isFinite(query.limit) ? Math.min(MAX_LIMIT, Math.max(0, Math.floor(query.limit))) : 0;
     const perEntry = (query.resultsPer ?? 'entry') !== ('match' satisfies ResultsPer);
+    const totalLimit = query.totalLimit !== undefined && query.totalLimit > 0 ? Math.floor(query.totalLimit) : this.totalLimit;
     const parsed = parseQuery(query.text);
     if (++this.epoch > MAX_EPOCH) {
       this.epoch = 1;
@@ -485,7 +518,7 @@ export class PostingsIndex implements KeywordIndex {
       seen.set(this.seen);
       this.seen = seen;
     }
-    if (!parsed.hasText) return this.list(filter, offset, limit, perEntry, undefined);
+    if (!parsed.hasText) return this.list(filter, offset, limit, perEntry, undefined, totalLimit);
     const plan = planQuery(
       parsed,
       { vocabulary: this.vocabulary, postings: (t) => this.postingCount(t) },
@@ -501,7 +534,7 @@ export class PostingsIndex implements KeywordIndex {
     const excluded = this.exclude(plan.excluded);
     if (plan.clauses.length === 0) {
       // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
-      return plan.excluded.length > 0 ? this.list(filter, offset, limit, perEntry, excluded) : { hits: [], total: 0 };
+      return plan.excluded.length > 0 ? this.list(filter, offset, limit, perEntry, excluded, totalLimit) : { hits: [], total: 0 };
     }
     const semantic = perEntry && query.embedding && this.embedded > 0 ? this.quantizeQuery(query.embedding) : undefined;
     return this.match(plan.clauses, excluded, filter, offset, limit, perEntry, semantic);
@@ -536,6 +569,8 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   private drop(record: EntryRecord): void {
+    const lists = this.listsOf(record.no);
+    this.recency.remove(record.no, lists.ownerId, lists.tagIds);
     const base = this.tables.entries[(record.no << E_SHIFT) + E_BASE]!;
     for (let ord = 0; ord < record.unitCount; ord++) {
       this.attrs.clearUnit(base + ord);
@@ -799,8 +834,13 @@ export class PostingsIndex implements KeywordIndex {
     let total = 0;
     let groupCount = 0;
     let budget = this.maxPostings;
+    // Whether the bounds left a posting unread or a unit uncollected: `total` is then a lower bound.
+    let cut = false;
     for (const g of groups) {
-      if (budget <= 0) break;
+      if (budget <= 0) {
+        cut = true;
+        break;
+      }
       const ids = g.ids;
       const bit = g.bit;
       const strong = g.strong;
@@ -810,6 +850,7 @@ export class PostingsIndex implements KeywordIndex {
       const scope = g.scope;
       // Newest postings first (lists are appended to), so a cut keeps recent entries.
       const stop = Math.max(0, ids.length - budget);
+      if (stop > 0) cut = true;
       budget -= ids.length - stop;
       for (let i = ids.length - 1; i >= stop; i--) {
         const id = ids[i] as number;
@@ -855,7 +896,10 @@ export class PostingsIndex implements KeywordIndex {
             if (found) continue;
           }
         }
-        if (n >= maxCandidates) continue;
+        if (n >= maxCandidates) {
+          cut = true;
+          continue;
+        }
         if (!known) {
           // Not live: a removed entry whose postings are not compacted away yet (./term-index.ts).
           group = (marks[e]! & M_LIVE) !== 0 && (entryFree || filter.entryPasses(e)) ? ENTRY_NO_GROUP : ENTRY_REJECTED;
@@ -896,9 +940,14 @@ export class PostingsIndex implements KeywordIndex {
       const strong = candWords[i]!;
       candKeys[i] = popcount(strong) + WEAK_CLAUSE * popcount(candWeak[i]! & ~strong) + (candScore[i]! & SCORE_MASK) * norm;
     }
-    if (perEntry && clauses.length === 1 && !semantic) return this.finishPerEntryOneClause(n, groupCount, offset, limit);
-    if (perEntry) return this.finishPerEntry(n, groupCount, offset, limit, semantic ? { query: semantic, filter, excludedUnits } : undefined);
-    return this.finish(n, total, offset, limit, true);
+    const page =
+      perEntry && clauses.length === 1 && !semantic
+        ? this.finishPerEntryOneClause(n, groupCount, offset, limit)
+        : perEntry
+          ? this.finishPerEntry(n, groupCount, offset, limit, semantic ? { query: semantic, filter, excludedUnits } : undefined)
+          : this.finish(n, total, offset, limit, true);
+    if (cut) page.totalExact = false;
+    return page;
   }
 
   /** Results per entry over the first `n` candidates (keys computed), in `groupCount` groups. */
@@ -1155,77 +1204,111 @@ export class PostingsIndex implements KeywordIndex {
     return { ids, keys, hitsOf, entryRows: this.tables.entries, updatedAt: this.tables.updatedAt, entryIds: this.store.entryIds };
   }
 
-  private list(filter: CompiledFilter, offset: number, limit: number, perEntry: boolean, excludedUnits: Set<number> | undefined): IndexPage {
-    // Reads only the dense tables (a pass over entry objects would cost a cache miss each).
-    const live = this.store.entryIds;
+  /**
+   * Empty text: what passes the filter, newest first. Walks the shortest recency list that can
+   * hold every match (all entries, or the filter's owner's or tag's) from its newest end, and
+   * stops once the page is full and `totalLimit` hits are counted: the walk order is the
+   * listing's order, so the page needs no ranking, and the rest only adds to `total`.
+   */
+  private list(filter: CompiledFilter, offset: number, limit: number, perEntry: boolean, excludedUnits: Set<number> | undefined, totalLimit: number): IndexPage {
+    if (filter.impossible) return { hits: [], total: 0 };
     const entryRows = this.tables.entries;
     const unitLevel = filter.unitLevel;
-    const oneEach = !unitLevel || perEntry;
-    this.ensureCandidates(oneEach ? this.store.size : this.store.unitCount);
-    const candIds = this.candIds;
-    const candKeys = this.candKeys;
-    // The key is the recency itself, so the selection rejects most candidates on one compare.
-    const updatedAt = this.tables.updatedAt;
+    const groupLimit = perEntry ? 1 : GROUP_LIMIT;
     const seen = this.seen;
-    const stamp = this.epoch << STAMP_SHIFT;
-    const rejected = stamp | (ENTRY_REJECTED + 2);
-    let n = 0;
+    const rejected = (this.epoch << STAMP_SHIFT) | (ENTRY_REJECTED + 2);
+    const end = offset + limit;
+    const cap = Math.max(totalLimit, end);
+    // The page's units in order, and (results per match) each one's count of folded hits.
+    const shown: number[] = [];
+    const folded: number[] = [];
     let total = 0;
-    // A standing search asks about one entry (onlyId): look at it alone, not at every entry.
     const only = filter.onlyEntry;
-    const from = only >= 0 ? only : 0;
-    const to = only >= 0 ? Math.min(only + 1, live.length) : live.length;
-    const marks = this.tables.marks;
-    for (let no = from; no < to; no++) {
-      if ((marks[no]! & M_LIVE) === 0 || !(filter.entryFree || filter.entryPasses(no))) continue;
-      const row = no << E_SHIFT;
+    const { list, owned, tagged } = only >= 0 ? { list: undefined, owned: false, tagged: false } : this.listToWalk(filter);
+    if (only < 0 && !list) return { hits: [], total: 0 };
+    // Whether the walk's own tests leave none to the entry's row (read by number: a cache miss).
+    const walked = list !== undefined && filter.walkDecides({ signatures: list.hasSignatures, owned, tagged });
+    // Counting entries past the page: whether one that passes the entry tests has a unit that passes.
+    const decided = perEntry && !excludedUnits && filter.entryDecides(tagged);
+    const visit = (no: number): boolean => {
+      if (!(filter.entryFree || walked || filter.entryPasses(no))) return true;
       // Stamped by an excluded word in the entry's own text.
-      if (excludedUnits && seen[no] === rejected) continue;
-      const recency = updatedAt[no]!;
-      let hits = 0;
+      if (excludedUnits && seen[no] === rejected) return true;
       if (!unitLevel) {
         // The entry itself stands for the entry.
-        hits = 1;
-        candIds[n] = unitId(no, 0);
-        candKeys[n++] = recency;
-      } else {
-        const base = entryRows[row + E_BASE]!;
-        const count = entryRows[row + E_COUNT]!;
-        for (let ord = 1; ord < count; ord++) {
-          if (!filter.unitPasses(base + ord) || excludedUnits?.has(unitId(no, ord))) continue;
-          hits++;
-          candIds[n] = unitId(no, ord);
-          candKeys[n++] = recency;
-          // Results per entry need its first passing unit only (the others are listed for the shown hits alone).
-          if (perEntry) break;
+        if (total >= offset && total < end) {
+          shown.push(unitId(no, 0));
+          folded.push(0);
         }
+        return ++total < cap;
       }
-      // The listing's state is the entry's hit count.
-      seen[no] = stamp | ((perEntry ? Math.min(1, hits) : hits) + 2);
-      total += Math.min(perEntry ? 1 : GROUP_LIMIT, hits);
-    }
-    if (offset >= total || limit === 0) return { hits: [], total };
-    const ranked = page(this.rankContext(candIds, candKeys, (no) => (seen[no]! & SEEN_STATE) - 2), n, offset, limit, perEntry ? 1 : GROUP_LIMIT);
-    if (!perEntry) return { hits: ranked.map((r) => this.hit(r.id, 0, -1, undefined, r.moreInEntry)), total };
-    return {
-      hits: ranked.map((r) => {
-        if (!unitLevel) return this.hit(r.id, 0, -1, undefined, 0);
-        // The entry's other skills or tools that pass the filter.
-        const no = r.id >>> ORD_BITS;
-        const row = no << E_SHIFT;
-        const base = entryRows[row + E_BASE]!;
-        const count = entryRows[row + E_COUNT]!;
-        const others: SearchMatch[] = [];
-        let more = 0;
-        for (let ord = (r.id & ORD_MASK) + 1; ord < count; ord++) {
-          if (!filter.unitPasses(base + ord) || excludedUnits?.has(unitId(no, ord))) continue;
-          if (others.length < MAX_MATCHES_PER_HIT) others.push(this.matchOf(unitId(no, ord), -1));
-          else more++;
+      if (decided && (total < offset || total >= end)) return ++total < cap;
+      const base = entryRows[(no << E_SHIFT) + E_BASE]!;
+      const count = entryRows[(no << E_SHIFT) + E_COUNT]!;
+      let hits = 0;
+      let last = -1;
+      for (let ord = 1; ord < count; ord++) {
+        if (!filter.unitPasses(base + ord) || excludedUnits?.has(unitId(no, ord))) continue;
+        const at = total + hits;
+        if (hits < groupLimit && at >= offset && at < end) {
+          shown.push(unitId(no, ord));
+          folded.push(0);
+          if (hits === groupLimit - 1) last = shown.length - 1;
         }
-        return this.hit(r.id, 0, -1, others, more);
-      }),
-      total,
+        hits++;
+        // Results per entry show its first passing unit (the others are listed for shown hits only).
+        if (perEntry) break;
+      }
+      // The entry's last shown hit (results per match) says how many more it has.
+      if (last >= 0 && hits > groupLimit) folded[last] = hits - groupLimit;
+      total += Math.min(groupLimit, hits);
+      return total < cap;
     };
+    let complete = true;
+    if (list) complete = list.walk(visit, filter);
+    // A standing search asks about one entry (onlyId): look at it alone.
+    else if ((this.tables.marks[only]! & M_LIVE) !== 0) visit(only);
+    const page: IndexPage = { hits: [], total };
+    if (!complete) page.totalExact = false;
+    page.hits = shown.map((id, k) => {
+      if (!perEntry || !unitLevel) return this.hit(id, 0, -1, undefined, folded[k]!);
+      // The entry's other skills or tools that pass the filter.
+      const no = id >>> ORD_BITS;
+      const row = no << E_SHIFT;
+      const base = entryRows[row + E_BASE]!;
+      const count = entryRows[row + E_COUNT]!;
+      const others: SearchMatch[] = [];
+      let more = 0;
+      for (let ord = (id & ORD_MASK) + 1; ord < count; ord++) {
+        if (!filter.unitPasses(base + ord) || excludedUnits?.has(unitId(no, ord))) continue;
+        if (others.length < MAX_MATCHES_PER_HIT) others.push(this.matchOf(unitId(no, ord), -1));
+        else more++;
+      }
+      return this.hit(id, 0, -1, others, more);
+    });
+    return page;
+  }
+
+  /**
+   * The shortest recency list holding every entry that may pass `filter` (undefined: none can),
+   * and whether it is the list of the filter's owner or of its one tag.
+   */
+  private listToWalk(filter: CompiledFilter): { list: RecencyList | undefined; owned: boolean; tagged: boolean } {
+    let list: RecencyList | undefined = this.recency.all;
+    let owned = false;
+    if (filter.ownerId >= 0) {
+      const ownerList = this.recency.owner(filter.ownerId);
+      if (!ownerList || ownerList.size < list.size) {
+        list = ownerList;
+        owned = true;
+      }
+    }
+    // One tag: its list (several: the others, not merged here).
+    if (list && filter.tagIds?.length === 1) {
+      const tagList = this.recency.tag(filter.tagIds[0]!);
+      if (!tagList || tagList.size < list.size) return { list: tagList, owned: false, tagged: true };
+    }
+    return { list, owned, tagged: false };
   }
 
   /** Results per match over the first `n` candidates. */

@@ -55,12 +55,22 @@ export interface IndexQuery {
    * as any search (standing searches ask it on every change).
    */
   onlyId?: string;
+  /**
+   * `total` is exact up to this many hits (default: the index's own limit,
+   * REGISTRY_SEARCH_TOTAL_LIMIT); a standing search asks for one more than it may follow.
+   */
+  totalLimit?: number;
 }
 
 export interface IndexPage {
   hits: SearchHit[];
-  /** Total number of hits for the query (entries, or grouped matches), across all pages. */
+  /**
+   * Total number of hits for the query (entries, or grouped matches), across all pages: exact
+   * unless `totalExact` is false, when it is a lower bound (counting stopped at the total
+   * limit, or the search's work bounds left matches out).
+   */
   total: number;
+  totalExact?: false;
 }
 
 export interface SearchIndex {

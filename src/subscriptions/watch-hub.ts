@@ -267,7 +267,8 @@ export class Watch {
   #load(): void {
     this.#matching.clear();
     for (let offset = 0; ; offset += PAGE) {
-      const page = this.service.matchPage(this.request, offset, PAGE);
+      // Counted exactly past the most a watch may follow, so too many is told apart from enough.
+      const page = this.service.matchPage(this.request, offset, PAGE, this.limits.maxTracked + 1);
       if (page.total > this.limits.maxTracked) {
         throw badRequest(
           `The watch matches ${page.total} entries; a watch follows at most ${this.limits.maxTracked}. Narrow its query or filter.`,

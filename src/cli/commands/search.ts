@@ -12,6 +12,7 @@ type HealthFilter = NonNullable<SearchFilter['health']>;
 import { dataPart, isObject } from '../client.js';
 import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
+import { totalText } from '../../lib/total-text.js';
 
 interface SearchOptions {
   tag?: string[];
@@ -123,10 +124,10 @@ const TABLE = [
   { title: 'ENDPOINT', width: 0 },
 ];
 
-function footer(page: Pick<SearchPage, 'total' | 'nextPageToken'>, shown: number, o: Output): string {
+function footer(page: Pick<SearchPage, 'total' | 'totalExact' | 'nextPageToken'>, shown: number, o: Output): string {
   const s = styles(o.color);
   if (page.total === 0) return 'No matches.\n';
-  let text = s.dim(`${shown} ${shown === 1 ? 'entry' : 'entries'} shown; ${page.total} match(es) in all.`) + '\n';
+  let text = s.dim(`${shown} ${shown === 1 ? 'entry' : 'entries'} shown; ${totalText(page.total, page.totalExact !== false)} match(es) in all.`) + '\n';
   if (page.nextPageToken) text += s.dim(`More: run the same search with --page-token ${page.nextPageToken}`) + '\n';
   return text;
 }
@@ -186,6 +187,7 @@ export function register(program: Command): void {
           }
           page.results.push(...hits);
           if (typeof chunk.data.total === 'number') page.total = chunk.data.total;
+          if (chunk.data.totalExact === false) page.totalExact = false;
           if (typeof chunk.data.nextPageToken === 'string') page.nextPageToken = chunk.data.nextPageToken;
         }
         if (json) printJson(out, { ...page, results: page.results.map(({ matches, ...hit }) => (matches?.length ? { ...hit, matches } : hit)) });

@@ -256,10 +256,12 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
 function countText(page: Page, pageNumber: number, query: string, folded: boolean): string {
   if (page.total === 0) return query ? 'No results.' : 'No entries.';
   const what = folded ? (page.total === 1 ? 'match' : 'matches') : page.total === 1 ? 'result' : 'results';
-  if (folded || page.total <= page.results.length) return `${page.total} ${what}${folded ? ` in ${page.results.length} ${page.results.length === 1 ? 'entry' : 'entries'} on this page` : ''}`;
+  // A lower bound (the registry stopped counting): "10,000+".
+  const count = page.totalExact === false ? `${page.total.toLocaleString('en-US')}+` : String(page.total);
+  if (folded || page.total <= page.results.length) return `${count} ${what}${folded ? ` in ${page.results.length} ${page.results.length === 1 ? 'entry' : 'entries'} on this page` : ''}`;
   const from = (pageNumber - 1) * PAGE_SIZE + 1;
   const to = from + page.results.length - 1;
-  return `${from}–${to} of ${page.total} ${what}`;
+  return `${from}–${to} of ${count} ${what}`;
 }
 
 function EmptyResults({ params }: { params: URLSearchParams }) {

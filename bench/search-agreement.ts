@@ -1,0 +1,122 @@
+/**
+ * Do searches answer the same first pages as an earlier version of the index? Runs the
+ * generated query kinds of bench/search.ts on this checkout's index and on `--compare`'s (a
+ * `git worktree` of main with node_modules linked) over the same entries, and counts the first
+ * pages that are identical (the hits' ids, matches and folded counts, in order) and the totals
+ * that are equal where this index says its total is exact (where it says "at least", the
+ * total limit or the search's work bounds stopped the count).
+ *
+ *   node --expose-gc --import tsx bench/search-agreement.ts --compare <checkout>
+ *        [--size 100000 | --index-file <snapshot>] [--queries 500] [--seed 42] [--pages 2]
+ *
+ * `--index-file` loads a saved index (bench/search-saved.ts writes one) into each version in
+ * turn instead of building from generated entries (1,000,000 entries: give the heap room,
+ * NODE_OPTIONS=--max-old-space-size=6144). `--pages` also compares the pages after the first.
+ */
+import { loadavg } from 'node:os';
+import type { EntryDescription } from '../src/contract/description.js';
+import type { SearchFilter } from '../src/contract/types.js';
+import { describeGenerated, generateQueries, streamEntries } from './lib/generate-entries.js';
+
+const args = { size: 100_000, file: '', queries: 500, seed: 42, pages: 1, compare: '' };
+for (let i = 2; i < process.argv.length; i++) {
+  const next = (): string => process.argv[++i] ?? '';
+  const a = process.argv[i];
+  if (a === '--size') args.size = Number(next());
+  else if (a === '--index-file') args.file = next();
+  else if (a === '--queries') args.queries = Number(next());
+  else if (a === '--seed') args.seed = Number(next());
+  else if (a === '--pages') args.pages = Math.max(1, Number(next()) || 1);
+  else if (a === '--compare') args.compare = next().replace(/\/$/, '');
+}
+if (!args.compare) {
+  console.error('usage: bench/search-agreement.ts --compare <checkout> [--size N | --index-file F] [--queries N] [--pages N]');
+  process.exit(2);
+}
+
+interface Hit {
+  id: string;
+  match: { type: string; id?: string; name: string };
+  moreInEntry?: number;
+}
+interface Page {
+  hits: Hit[];
+  total: number;
+  totalExact?: false;
+}
+interface Index {
+  search(q: { text?: string; filter?: SearchFilter; offset: number; limit: number; resultsPer?: 'entry' | 'match' }): Page;
+  upsert(e: { id: string; owner: string; updatedAt: string; description: EntryDescription }): void;
+  loadState?(state: Map<string, unknown>): void;
+}
+interface Modules {
+  createSearchIndex(): Index;
+  readIndexSnapshot(file: string, check: () => undefined): Promise<{ ok: true; state: Map<string, unknown> } | { ok: false; reason: string }>;
+}
+
+const LIMIT = 20;
+const filtered = generateQueries(args.queries, args.seed + 2, true);
+const kinds: [string, { text: string; filter?: SearchFilter; resultsPer?: 'match' }[]][] = [
+  ['1-3 words, no filter', generateQueries(args.queries, args.seed + 1, false)],
+  ['1-3 words, with filters', filtered],
+  ['empty text, filters only', filtered.map((q) => ({ text: '', filter: q.filter }))],
+  ['with filters, per match', filtered.map((q) => ({ ...q, resultsPer: 'match' as const }))],
+  ['filters only, per match', filtered.map((q) => ({ text: '', filter: q.filter, resultsPer: 'match' as const }))],
+];
+
+/** Every query kind's pages on one version of the index (built or loaded, then released). */
+async function answers(dir: string): Promise<Page[][][]> {
+  const mod = {
+    ...((await import(`${dir}/src/search/index.ts`)) as Pick<Modules, 'createSearchIndex'>),
+    ...((await import(`${dir}/src/search/snapshot-file.ts`)) as Pick<Modules, 'readIndexSnapshot'>),
+  };
+  const index = mod.createSearchIndex();
+  const started = performance.now();
+  if (args.file) {
+    const saved = await mod.readIndexSnapshot(args.file, () => undefined);
+    if (!saved.ok) throw new Error(`${args.file}: ${saved.reason}`);
+    index.loadState!(saved.state);
+  } else {
+    for (const g of streamEntries(args.size, args.seed)) {
+      index.upsert({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: JSON.parse(JSON.stringify(describeGenerated(g))) as EntryDescription });
+    }
+  }
+  console.log(`  ${dir}: index ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return kinds.map(([, queries]) =>
+    queries.map((q) => Array.from({ length: args.pages }, (_, p) => index.search({ text: q.text, filter: q.filter, offset: p * LIMIT, limit: LIMIT, resultsPer: q.resultsPer }))),
+  );
+}
+
+const key = (p: Page): string => JSON.stringify(p.hits.map((h) => [h.id, h.match.type, h.match.id ?? h.match.name, h.moreInEntry ?? 0]));
+
+console.log(`search agreement: ${args.file || `${args.size} generated entries`}, ${args.queries} queries per kind, ${args.pages} page(s) of ${LIMIT}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+const here = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+const before = await answers(args.compare);
+(globalThis as { gc?: () => void }).gc?.();
+const after = await answers(here);
+kinds.forEach(([label], k) => {
+  let samePages = 0;
+  let pages = 0;
+  let exact = 0;
+  let sameTotals = 0;
+  let bounded = 0;
+  const differing: string[] = [];
+  after[k]!.forEach((qPages, i) => {
+    qPages.forEach((a, p) => {
+      const b = before[k]![i]![p]!;
+      pages++;
+      if (key(a) === key(b)) samePages++;
+      else if (differing.length < 3) differing.push(JSON.stringify(kinds[k]![1][i]) + (p > 0 ? ` page ${p + 1}` : ''));
+      if (a.totalExact === false) bounded++;
+      else {
+        exact++;
+        if (a.total === b.total) sameTotals++;
+      }
+    });
+  });
+  console.log(
+    `  ${label.padEnd(26)} same pages ${samePages}/${pages}   exact totals equal ${sameTotals}/${exact}   "at least" totals ${bounded}` +
+      (differing.length ? `\n      differ: ${differing.join('\n              ')}` : ''),
+  );
+});
+console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -1,0 +1,6 @@
+/**
+ * A search's result count as people read it: "at least N" when the registry stopped counting
+ * (SearchPage.totalExact false: past REGISTRY_SEARCH_TOTAL_LIMIT, or past the search's work
+ * bounds). Shared by every door that writes the count in words.
+ */
+export const totalText = (total: number, exact = true): string => (exact ? `${total}` : `at least ${total}`);

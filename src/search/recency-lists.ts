@@ -1,0 +1,317 @@
+/**
+ * Entries in the order a listing shows them (newest first: `updatedAt` descending, then id
+ * ascending), for the whole index, per owner and per skill tag, so a listing (empty text) walks
+ * the newest entries first and stops once its page is full and its total has reached the
+ * tracking limit, instead of visiting every entry (./search-index.ts `list`). The owner's or
+ * the tag's list is walked instead of the whole index when the filter names one and it is
+ * shorter: a selective filter then costs what it selects.
+ *
+ * A list holds (entry number, generation) pairs. Leaving is lazy: every commit or removal of an
+ * entry number bumps its generation, so a member whose generation is not its number's current
+ * one is stale and skipped (a list mostly stale is compacted). Joining: an entry newer than the
+ * list's newest is appended to its sorted main part (a live registry's registrations and
+ * updates); an older one (a health change keeps the entry's time; an index loaded from storage
+ * in id order) goes into a small sorted side part, merged into the main part once it holds a
+ * sixteenth as many (at most MAX_SIDE), so each costs a bounded share of one linear merge. A walk merges the two.
+ * Not saved with the index: rebuilt (one sort) when a saved index loads.
+ */
+import { S_HINTS, S_IN, S_OUT, S_SHIFT } from './tables.js';
+
+/** Ids by entry number (undefined: free), and updatedAt, attributes and signatures by entry number. */
+export interface RecencySource {
+  readonly entryIds: readonly (string | undefined)[];
+  updatedAt(): Float64Array;
+  attributes(): Int32Array;
+  /** ./tables.ts `signatures` (S_SHIFT slots an entry). */
+  signatures(): Int32Array;
+}
+
+/** What a walk asks of a filter before it reads anything by entry number. */
+export interface WalkFilter {
+  /** The entry's E_ATTR (./attributes.ts) may pass. */
+  attributesPass(attr: number): boolean;
+  /** The entry's skill-mode and tool-hint signatures (./tables.ts S_IN, S_OUT, S_HINTS) may pass. */
+  signatureWordsPass(inputs: number, outputs: number, hints: number): boolean;
+}
+
+/**
+ * A side part merges into the main part past a sixteenth of its size, within these bounds: an
+ * insertion moves at most MAX_SIDE members, and a merge (linear in the list) comes at most
+ * once per MIN_SIDE insertions.
+ */
+const MIN_SIDE = 256;
+const MAX_SIDE = 4096;
+
+/** Fields of a member: entry number, generation, E_ATTR, then (with signatures) S_IN, S_OUT, S_HINTS. */
+const F_NO = 0;
+const F_GEN = 1;
+const F_ATTR = 2;
+const F_IN = 3;
+const F_OUT = 4;
+const F_HINTS = 5;
+
+/** Before in listing order (newer, or as new with the smaller id). */
+const newer = (atA: number, idA: string, atB: number, idB: string): boolean => atA > atB || (atA === atB && idA < idB);
+
+/**
+ * One list: a sorted main part (oldest first) and a sorted side part of late arrivals. Each
+ * member carries a copy of its entry's filter attributes and (for the list of all entries) its
+ * skill-mode and tool-hint signatures, current while the member is: a walk tests them in its
+ * own sequential array, so the entries a filter rejects cost no random read (a walk over
+ * 1,000,000 entries that passed no filter took about 300 ms reading them by entry number).
+ */
+export class RecencyList {
+  /** Fields per member. */
+  private readonly width: number;
+  private main: Int32Array<ArrayBuffer>;
+  private length = 0;
+  private side: Int32Array<ArrayBuffer> = new Int32Array(0);
+  /** The side members' updatedAt as they joined (a stale member's number may now hold another time). */
+  private sideAts = new Float64Array(0);
+  private sideLength = 0;
+  private stale = 0;
+  private lastAt = -Infinity;
+  private lastId = '';
+
+  constructor(
+    private readonly src: RecencySource,
+    private readonly gen: () => Int32Array,
+    private readonly withSignatures: boolean,
+  ) {
+    this.width = withSignatures ? 6 : 3;
+    this.main = new Int32Array(4 * this.width);
+  }
+
+  /** Whether members carry their signatures (a walk tests them: WalkFilter). */
+  get hasSignatures(): boolean {
+    return this.withSignatures;
+  }
+
+  /** Members, stale ones included (a walk's cost is at most this). */
+  get size(): number {
+    return this.length + this.sideLength;
+  }
+
+  /** Entry number `no` (generation `g`, committed) joins. */
+  add(no: number, g: number): void {
+    const at = this.src.updatedAt()[no]!;
+    const id = this.src.entryIds[no]!;
+    if (this.length === 0 || newer(at, id, this.lastAt, this.lastId)) {
+      if ((this.length + 1) * this.width > this.main.length) this.main = grow(this.main, this.main.length * 2);
+      this.fill(this.main, this.length++, no, g);
+      this.lastAt = at;
+      this.lastId = id;
+      return;
+    }
+    this.insertSide(no, g, at, id);
+    if (this.sideLength > Math.min(MAX_SIDE, Math.max(MIN_SIDE, this.length >>> 4))) this.merge();
+  }
+
+  /** One member became stale. */
+  dropped(): void {
+    if (++this.stale > 64 && this.stale * 2 > this.size) this.merge();
+  }
+
+  /**
+   * Calls `visit` with the numbers of the live members that `filter` may pass, newest first,
+   * until it returns false. Returns true when every member was looked at.
+   */
+  walk(visit: (no: number) => boolean, filter?: WalkFilter): boolean {
+    const gen = this.gen();
+    const w = this.width;
+    const sig = this.withSignatures;
+    // Live and maybe passing: the member at `i` of `a`.
+    // (The filter first: it reads the member's own fields; the generation is a read by number.)
+    const candidate = (a: Int32Array, i: number): boolean => {
+      const o = i * w;
+      if (filter && !(filter.attributesPass(a[o + F_ATTR]!) && (!sig || filter.signatureWordsPass(a[o + F_IN]!, a[o + F_OUT]!, a[o + F_HINTS]!)))) return false;
+      return gen[a[o + F_NO]!] === a[o + F_GEN];
+    };
+    const main = this.main;
+    let i = this.length - 1;
+    if (this.sideLength === 0) {
+      // The common case: no late arrivals.
+      for (; i >= 0; i--) if (candidate(main, i) && !visit(main[i * w + F_NO]!)) return false;
+      return true;
+    }
+    const side = this.side;
+    const at = this.src.updatedAt();
+    const ids = this.src.entryIds;
+    let j = this.sideLength - 1;
+    while (i >= 0 && !candidate(main, i)) i--;
+    while (j >= 0 && !candidate(side, j)) j--;
+    while (i >= 0 || j >= 0) {
+      let no: number;
+      const a = i >= 0 ? main[i * w + F_NO]! : -1;
+      const b = j >= 0 ? side[j * w + F_NO]! : -1;
+      if (b < 0 || (a >= 0 && newer(at[a]!, ids[a]!, at[b]!, ids[b]!))) {
+        no = a;
+        for (i--; i >= 0 && !candidate(main, i); i--);
+      } else {
+        no = b;
+        for (j--; j >= 0 && !candidate(side, j); j--);
+      }
+      if (!visit(no)) return false;
+    }
+    return true;
+  }
+
+  /** Writes member `no` (generation `g`) at position `i` of `a`. */
+  private fill(a: Int32Array, i: number, no: number, g: number): void {
+    const o = i * this.width;
+    a[o + F_NO] = no;
+    a[o + F_GEN] = g;
+    a[o + F_ATTR] = this.src.attributes()[no]!;
+    if (this.withSignatures) {
+      const s = this.src.signatures();
+      const row = no << S_SHIFT;
+      a[o + F_IN] = s[row + S_IN]!;
+      a[o + F_OUT] = s[row + S_OUT]!;
+      a[o + F_HINTS] = s[row + S_HINTS]!;
+    }
+  }
+
+  private insertSide(no: number, g: number, at: number, id: string): void {
+    const w = this.width;
+    if (this.sideLength === this.sideAts.length) {
+      const size = Math.max(16, this.sideLength * 2);
+      this.side = grow(this.side, size * w);
+      const ats = new Float64Array(size);
+      ats.set(this.sideAts);
+      this.sideAts = ats;
+    }
+    // Binary search for the first member newer than the new one (oldest first).
+    const ids = this.src.entryIds;
+    let lo = 0;
+    let hi = this.sideLength;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (newer(this.sideAts[mid]!, ids[this.side[mid * w + F_NO]!] ?? '', at, id)) hi = mid;
+      else lo = mid + 1;
+    }
+    this.side.copyWithin((lo + 1) * w, lo * w, this.sideLength * w);
+    this.sideAts.copyWithin(lo + 1, lo, this.sideLength);
+    this.fill(this.side, lo, no, g);
+    this.sideAts[lo] = at;
+    this.sideLength++;
+  }
+
+  /** Merges the side part into the main part, leaving stale members out. */
+  private merge(): void {
+    const live: number[] = [];
+    this.walk((no) => {
+      live.push(no);
+      return true;
+    });
+    this.replace(live.reverse());
+  }
+
+  /** The members become `nos` (live, oldest first). */
+  private replace(nos: readonly number[]): void {
+    const gen = this.gen();
+    this.main = new Int32Array(Math.max(4, nos.length + (nos.length >>> 3)) * this.width);
+    this.length = 0;
+    for (const no of nos) this.fill(this.main, this.length++, no, gen[no]!);
+    this.side = new Int32Array(0);
+    this.sideAts = new Float64Array(0);
+    this.sideLength = 0;
+    this.stale = 0;
+    const last = nos[nos.length - 1];
+    this.lastAt = last === undefined ? -Infinity : this.src.updatedAt()[last]!;
+    this.lastId = last === undefined ? '' : this.src.entryIds[last]!;
+  }
+}
+
+const grow = (a: Int32Array, size: number): Int32Array<ArrayBuffer> => {
+  const out = new Int32Array(size);
+  out.set(a);
+  return out;
+};
+
+export class RecencyLists {
+  /** By entry number: its generation (bumped by every commit and removal of the number). */
+  private gen = new Int32Array(1024);
+  /** Every entry. */
+  readonly all: RecencyList;
+  private readonly byOwner: (RecencyList | undefined)[] = [];
+  private readonly byTag: (RecencyList | undefined)[] = [];
+  private readonly generations = (): Int32Array => this.gen;
+
+  constructor(private readonly src: RecencySource) {
+    this.all = new RecencyList(src, this.generations, true);
+  }
+
+  /** The owner's list (undefined: the owner has no entries). */
+  owner(ownerId: number): RecencyList | undefined {
+    return this.byOwner[ownerId];
+  }
+
+  /** The list of entries with a skill tagged `tagId`. */
+  tag(tagId: number): RecencyList | undefined {
+    return this.byTag[tagId];
+  }
+
+  /** Entry number `no` (committed: its `updatedAt` and id set) joins the lists of its owner and tags. */
+  add(no: number, ownerId: number, tagIds: Iterable<number>): void {
+    const g = this.bump(no);
+    this.all.add(no, g);
+    (this.byOwner[ownerId] ??= new RecencyList(this.src, this.generations, false)).add(no, g);
+    for (const t of tagIds) (this.byTag[t] ??= new RecencyList(this.src, this.generations, false)).add(no, g);
+  }
+
+  /** Entry number `no` leaves its lists. */
+  remove(no: number, ownerId: number, tagIds: Iterable<number>): void {
+    this.bump(no);
+    this.all.dropped();
+    this.byOwner[ownerId]?.dropped();
+    for (const t of tagIds) this.byTag[t]?.dropped();
+  }
+
+  /**
+   * Builds every list from the live entries (into empty lists, after a saved index loaded): one
+   * sort of the entries, then each joins its owner's and tags' lists in that order.
+   */
+  rebuild(bound: number, lists: (no: number) => { ownerId: number; tagIds: Iterable<number> }): void {
+    const at = this.src.updatedAt();
+    const ids = this.src.entryIds;
+    const members: number[] = [];
+    for (let no = 0; no < bound; no++) if (ids[no] !== undefined) members.push(no);
+    // A native sort of 64-bit keys (time, number), then runs of equal times in id order: a
+    // comparator reading strings for every comparison took about a second at 1,000,000 entries.
+    const keys = new BigInt64Array(members.length);
+    let exact = true;
+    for (let i = 0; i < members.length; i++) {
+      const t = at[members[i]!]!;
+      if (!(t >= 0 && t < 2 ** 41)) exact = false;
+      keys[i] = (BigInt(Math.max(0, Math.min(Math.floor(t), 2 ** 41 - 1))) << 22n) | BigInt(members[i]!);
+    }
+    keys.sort();
+    let order = Array.from(keys, (k) => Number(k & 0x3fffffn));
+    const before = (a: number, b: number): number => (newer(at[a]!, ids[a]!, at[b]!, ids[b]!) ? 1 : newer(at[b]!, ids[b]!, at[a]!, ids[a]!) ? -1 : 0);
+    if (!exact) order = order.sort(before);
+    else {
+      for (let i = 0; i < order.length; ) {
+        let j = i + 1;
+        while (j < order.length && at[order[j]!] === at[order[i]!]) j++;
+        if (j - i > 1) {
+          const run = order.slice(i, j).sort(before);
+          for (let k = i; k < j; k++) order[k] = run[k - i]!;
+        }
+        i = j;
+      }
+    }
+    for (const no of order) {
+      const { ownerId, tagIds } = lists(no);
+      this.add(no, ownerId, tagIds);
+    }
+  }
+
+  private bump(no: number): number {
+    if (no >= this.gen.length) {
+      const gen = new Int32Array(Math.max(no + 1, this.gen.length * 2));
+      gen.set(this.gen);
+      this.gen = gen;
+    }
+    return (this.gen[no] = (this.gen[no]! + 1) | 0);
+  }
+}
