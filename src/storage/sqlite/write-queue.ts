@@ -28,9 +28,10 @@
  *
  * - A job queued `alone` (a bulk import's batch of documents) is a transaction of its own, without
  *   the savepoint: a savepoint makes SQLite copy every page the job touches first into a
- *   statement journal (a temporary file once it passes 64 KiB), which for a job of hundreds of
- *   documents doubled the write system calls. If such a job throws, its transaction is rolled
- *   back (the job rejects alone: no other job shares it).
+ *   statement journal (kept in memory: the store sets temp_store=MEMORY, as a file it doubled
+ *   the write system calls), for a job of hundreds of documents megabytes held for nothing. If
+ *   such a job throws, its transaction is rolled back (the job rejects alone: no other job
+ *   shares it).
  *
  * Reads do not go through the queue: a batch runs synchronously from BEGIN to COMMIT, so no
  * other query on the connection can see it half done, and WAL readers see the last commit.
