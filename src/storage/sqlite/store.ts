@@ -205,8 +205,9 @@ export class SqliteStore implements RegistryStore {
       // Every queued write runs in a savepoint (write-queue.ts), and SQLite keeps a savepoint's
       // statement journal (the pages it touches, as they were) in a temporary file once it passes
       // 64 KiB, which a registration's ten-odd pages do: a file created, written page by page and
-      // deleted per batch, 7 of every 8 write system calls of a registration. In memory instead;
-      // set after the migrations, whose VACUUM and index builds keep spilling to disk.
+      // deleted per batch, three of every four write system calls of a registration and most of
+      // its reads. In memory instead; set after the migrations, whose VACUUM and index builds
+      // keep spilling to disk.
       db.pragma('temp_store = MEMORY');
       this.#onConnection?.(db);
     } catch (error) {
