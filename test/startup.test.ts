@@ -13,9 +13,11 @@ import { createLogger } from '../src/observability/logger.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
 import { v1Card } from './support/documents.js';
+import { op, resultOf, sdkClient } from './support/client.js';
 import { rawPost, sendMessageBody } from './support/raw-http.js';
-import { TOKENS, TOKENS_ENV, removeTempDir, tempDir } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, removeTempDir, startTestRegistry, tempDir } from './support/registry.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
+import { EventLog, watch } from './support/watch-stream.js';
 
 /** Enough that loading takes well over the few requests made meanwhile (about a second or more on a CI machine). */
 const STORED = 20_000;
@@ -47,7 +49,22 @@ async function readiness(url: string): Promise<{ status: number; reason?: string
 
 const searchPart = (query: string) => ({ data: { search: { query } }, mediaType: 'application/json' });
 
+/** A watch opened on a registry over the data directory, which then stops cleanly (the watch's lease released). */
+async function openWatchAndStop(): Promise<string> {
+  // No saved index: the restart below must build it from the entries (the load this test watches).
+  const first = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_INDEX_SNAPSHOT_SECONDS: '0' });
+  const log = watch(await sdkClient(first.url, { token: TOKENS.bob }), { filter: { tags: ['while-loading'] } });
+  try {
+    await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches');
+    return (await log.waitFor((e) => e.task !== undefined, 'task')).task.id as string;
+  } finally {
+    log.disconnect();
+    await first.close();
+  }
+}
+
 test('listens before the index is loaded: health at once, readiness says loading, searches refused as retryable, writes kept', { timeout: 120_000 }, async () => {
+  const watchId = await openWatchAndStop();
   await fillStore();
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   registry = await startRegistry(config, createLogger('silent'));
@@ -92,6 +109,11 @@ test('listens before the index is loaded: health at once, readiness says loading
   assert.equal(registered.json!.result?.task?.status?.state ?? registered.json!.result?.status?.state, 'TASK_STATE_COMPLETED', registered.text.slice(0, 300));
   assert.equal(loaded, false, `the index loaded before the checks above ran: raise STORED (${STORED})`);
   assert.equal((await readiness(url)).status, 503);
+  // A client resuming its watch now: the watch cannot run before the index is loaded, and must
+  // not be dropped for it (it was, once: its matches failed with STARTING_UP, taken for a refusal).
+  const bob = await sdkClient(url, { token: TOKENS.bob });
+  const early = new EventLog((signal) => bob.resubscribeTask({ tenant: '', id: watchId }, { signal }));
+  await early.waitFor((e) => e.task !== undefined, 'the task, resumed during the load', 10_000);
 
   await registry.ready;
   assert.deepEqual(await readiness(url), { status: 200, reason: undefined });
@@ -106,4 +128,19 @@ test('listens before the index is loaded: health at once, readiness says loading
   );
   const all = await rawPost(`${url}/a2a/jsonrpc`, sendMessageBody([searchPart('stored agent 19999')]));
   assert.ok(((all.json!.result?.task ?? all.json!.result).artifacts[0].parts[0].data.total as number) >= 1, 'the last stored entry is searchable');
+
+  // Once loaded, the watch runs again: resumed, it reports a new match.
+  early.disconnect();
+  const resumed = new EventLog((signal) => bob.resubscribeTask({ tenant: '', id: watchId }, { signal }));
+  try {
+    await resumed.waitFor((e) => e.task !== undefined, 'the task, resumed once loaded');
+    const alice = await sdkClient(url, { token: TOKENS.alice });
+    const card = v1Card('Loading Watch Agent', 'https://loading-watch.example.org/a2a');
+    card.skills[0]!.tags = ['while-loading'];
+    const added = resultOf(await op(alice, { register: { agentCard: card } }));
+    const event = await resumed.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-event' && JSON.stringify(e).includes(added.id as string), 'the new match', 10_000);
+    assert.ok(event);
+  } finally {
+    resumed.disconnect();
+  }
 });

@@ -340,6 +340,9 @@ export class WatchHub implements WatchKeeper {
   #progressTimer: NodeJS.Timeout | undefined;
   #leaseTimer: NodeJS.Timeout | undefined;
   #restoring: Promise<void> | undefined;
+  /** Settles when restore() is first called (the index is loaded): adopt() waits for it. */
+  #restoreCalled!: () => void;
+  readonly #restoreIsCalled = new Promise<void>((resolve) => (this.#restoreCalled = resolve));
   /** Claims under way (their rows are held before their watches run). */
   #claiming = 0;
   /** Other replicas' requests to hand over a watch (PostgreSQL), from restore() until close(). */
@@ -484,6 +487,7 @@ export class WatchHub implements WatchKeeper {
    */
   restore(): Promise<void> {
     this.#handovers ??= this.#listenForHandovers();
+    this.#restoreCalled();
     return (this.#restoring ??= this.#claim().then(() => this.#armTimers()));
   }
 
@@ -496,6 +500,16 @@ export class WatchHub implements WatchKeeper {
    * Undefined when the watch is not open, or was not handed over within `waitMs`.
    */
   async adopt(id: string, waitMs = HANDOVER_WAIT_MS): Promise<Watch | undefined> {
+    // Before restore() (the index is still loading) a watch cannot run: its matches cannot be
+    // computed yet. Wait for it a while (it claims this registry's own released watches itself).
+    if (!this.#restoring && !this.#closed) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.#restoreIsCalled, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+      const restoring = this.#restoring as Promise<void> | undefined;
+      if (!restoring) return undefined;
+      await restoring.catch(() => undefined);
+    }
     const local = this.#watches.get(id);
     if (local || this.#closed) return local;
     const row = await this.storage.watches.get(id);
@@ -668,10 +682,12 @@ export class WatchHub implements WatchKeeper {
         // Changes committed while nobody ran it (or after its last recorded position): start again from the current matches.
         if (changeSeq > row.position) watch.resyncNow();
       } catch (err) {
-        // Refused now (it matches too many entries): dropped. Anything else: left for the next claim.
-        const refused = err instanceof RegistryError;
+        // Refused now (it matches too many entries): dropped. Anything else (the index not
+        // loaded yet, storage failing): its lease let go, for the next claim here or elsewhere.
+        const refused = err instanceof RegistryError && err.code === 'BAD_REQUEST';
         this.log?.error({ err, watch: row.id }, refused ? 'a stored watch is refused now; it is dropped' : 'a stored watch could not be restored; retrying later');
         if (refused) await this.storage.watches.remove(row.id).catch(() => undefined);
+        else await this.storage.watches.release(this.#holder, row.id).catch(() => undefined);
       }
     }
   }
