@@ -236,6 +236,12 @@ export class RecencyLists {
   private readonly byOwner: (RecencyList | undefined)[] = [];
   private readonly byTag: (RecencyList | undefined)[] = [];
   private readonly generations = (): Int32Array => this.gen;
+  /**
+   * Live entries by filter attributes (E_ATTR value → count): a few thousand distinct values at
+   * most, so a filter no entry's attributes pass (a binding MCP servers do not have with a
+   * tool hint) is answered without a walk over every entry.
+   */
+  private readonly attributeCounts = new Map<number, number>();
 
   constructor(private readonly src: RecencySource) {
     this.all = new RecencyList(src, this.generations, true);
@@ -251,16 +257,29 @@ export class RecencyLists {
     return this.byTag[tagId];
   }
 
-  /** Entry number `no` (committed: its `updatedAt` and id set) joins the lists of its owner and tags. */
-  add(no: number, ownerId: number, tagIds: Iterable<number>): void {
-    const g = this.bump(no);
-    this.all.add(no, g);
-    (this.byOwner[ownerId] ??= new RecencyList(this.src, this.generations, false)).add(no, g);
-    for (const t of tagIds) (this.byTag[t] ??= new RecencyList(this.src, this.generations, false)).add(no, g);
+  /** Whether some live entry's attributes pass `filter` (false: none can match it). */
+  anyAttributesPass(filter: WalkFilter): boolean {
+    for (const attr of this.attributeCounts.keys()) if (filter.attributesPass(attr)) return true;
+    return false;
   }
 
-  /** Entry number `no` leaves its lists. */
+  /** Entry number `no` (committed: its `updatedAt`, id and attributes set) joins the lists of its owner and tags. */
+  add(no: number, ownerId: number, tagIds: Iterable<number>): void {
+    const g = this.bump(no);
+    const attr = this.src.attributes()[no]!;
+    this.attributeCounts.set(attr, (this.attributeCounts.get(attr) ?? 0) + 1);
+    this.all.add(no, g);
+    (this.byOwner[ownerId] ??= new RecencyList(this.src, this.generations, false)).add(no, g);
+    // With signatures: a tag and a mode or hint together are tested in the tag's list.
+    for (const t of tagIds) (this.byTag[t] ??= new RecencyList(this.src, this.generations, true)).add(no, g);
+  }
+
+  /** Entry number `no` (its attributes still set) leaves its lists. */
   remove(no: number, ownerId: number, tagIds: Iterable<number>): void {
+    const attr = this.src.attributes()[no]!;
+    const left = (this.attributeCounts.get(attr) ?? 1) - 1;
+    if (left > 0) this.attributeCounts.set(attr, left);
+    else this.attributeCounts.delete(attr);
     this.bump(no);
     this.all.dropped();
     this.byOwner[ownerId]?.dropped();

@@ -1225,7 +1225,7 @@ export class PostingsIndex implements KeywordIndex {
     let total = 0;
     const only = filter.onlyEntry;
     const { list, owned, tagged } = only >= 0 ? { list: undefined, owned: false, tagged: false } : this.listToWalk(filter);
-    if (only < 0 && !list) return { hits: [], total: 0 };
+    if (only < 0 && (!list || !this.recency.anyAttributesPass(filter))) return { hits: [], total: 0 };
     // Whether the walk's own tests leave none to the entry's row (read by number: a cache miss).
     const walked = list !== undefined && filter.walkDecides({ signatures: list.hasSignatures, owned, tagged });
     // Counting entries past the page: whether one that passes the entry tests has a unit that passes.
