@@ -487,6 +487,15 @@ describe('the total limit (IndexPage.totalExact)', () => {
       fc.property(sparseFilterArb, fc.integer({ min: 5, max: 200 }), (f, pageSize) => checkBoundedListing(index, oracle, f, pageSize)),
       { seed: SEED + 11, numRuns: 100 },
     );
+    // The order is rebuilt, not saved: an index loaded from a saved state lists the same.
+    const saved = index.saveState!();
+    const loaded = createSearchIndex({ ...EXACT, totalLimit: LIMIT });
+    loaded.loadState!(saved.parts);
+    saved.release();
+    fc.assert(
+      fc.property(sparseFilterArb, fc.integer({ min: 5, max: 200 }), (f, pageSize) => checkBoundedListing(loaded, oracle, f, pageSize)),
+      { seed: SEED + 13, numRuns: 60 },
+    );
   });
 
   it('listings stay in order through upserts out of time order and removals', () => {

@@ -232,14 +232,15 @@ export class Attributes {
     return 3 + nTags + nIn + nOut;
   }
 
-  /** The distinct tag ids of the skills in unit slots [base, base + count). */
-  tagsOf(base: number, count: number): Set<number> {
-    const out = new Set<number>();
+  /** The distinct tag ids of the skills in unit slots [base, base + count), into `out` (emptied first). */
+  tagsOf(base: number, count: number, out: number[]): number[] {
+    out.length = 0;
     const p = this.pool;
     for (let slot = base; slot < base + count; slot++) {
       const off = this.tables.unitPool[slot]!;
       if (off < 0) continue;
-      for (let k = 0; k < p[off]!; k++) out.add(p[off + 1 + k]!);
+      // A few tags an entry: a linear check is cheaper than a Set.
+      for (let k = 0; k < p[off]!; k++) if (!out.includes(p[off + 1 + k]!)) out.push(p[off + 1 + k]!);
     }
     return out;
   }

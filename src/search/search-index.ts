@@ -267,6 +267,7 @@ export class PostingsIndex implements KeywordIndex {
   private readonly attrs = new Attributes(this.tables);
   private readonly pairs = new PairPool(this.tables);
   private readonly terms = new TermIndex((no) => this.store.recycle(no), ORD_BITS);
+  private readonly tagScratch: number[] = [];
   /** Entries newest first, in all and per owner and tag, for listings (./recency-lists.ts). */
   private readonly recency = new RecencyLists({
     entryIds: this.store.entryIds,
@@ -393,10 +394,11 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   /** The owner and tags whose recency lists entry number `no` is in. */
-  private listsOf(no: number): { ownerId: number; tagIds: Set<number> } {
+  private listsOf(no: number): { ownerId: number; tagIds: readonly number[] } {
     const row = no << E_SHIFT;
     const rows = this.tables.entries;
-    return { ownerId: rows[row + E_OWNER]!, tagIds: this.attrs.tagsOf(rows[row + E_BASE]!, rows[row + E_COUNT]!) };
+    // The tag array is reused: read at once by the caller.
+    return { ownerId: rows[row + E_OWNER]!, tagIds: this.attrs.tagsOf(rows[row + E_BASE]!, rows[row + E_COUNT]!, this.tagScratch) };
   }
 
   upsert(entry: IndexedEntry): void {
