@@ -42,6 +42,7 @@ import {
   clampLimit,
   decodeCursor,
   encodeCursor,
+  insertedEntry,
   isEntryKind,
   isUuid,
   normalizeSeq,
@@ -686,7 +687,9 @@ export class PostgresStore implements RegistryStore {
       if (write.freshness) await this.#writeFreshness(db, id, write.freshness);
       await this.#setEntryUrls(db, id, write.urls);
       await this.#upserted(db, id, deferred);
-      return { status: 'created', entry: (await this.#current(db, id))! };
+      // Without a freshness record the new entry is what was written: no round trip to read it back.
+      const entry = write.freshness ? (await this.#current(db, id))! : insertedEntry(id, write, actor.principal, now.toISOString());
+      return { status: 'created', entry };
     }
 
     // Lock the entry row alone: locking through the revisions join would make a
