@@ -109,18 +109,25 @@ export class RecencyList {
   }
 
   /**
-   * Takes the members at `ranks` (ascending: oldest first) of `byRank`, FIELDS fields a member
-   * in listing order (into an empty list).
+   * Takes the members at `ranks` (ascending: oldest first; 'all': the first `count`) of
+   * `byRank`, FIELDS fields a member in listing order (into an empty list).
    */
-  load(ranks: Int32Array, byRank: Int32Array): void {
+  load(ranks: Int32Array | 'all', byRank: Int32Array<ArrayBuffer>, count: number): void {
     const w = this.width;
-    this.main = new Int32Array((ranks.length + (ranks.length >>> 3) + 4) * w);
-    const main = this.main;
-    for (let i = 0; i < ranks.length; i++) {
-      const from = ranks[i]! * FIELDS;
-      for (let f = 0; f < w; f++) main[i * w + f] = byRank[from + f]!;
+    if (ranks === 'all' && w === FIELDS) {
+      // Every member, in order: the array itself (it has room past `count`).
+      this.main = byRank;
+      this.length = count;
+    } else {
+      const n = ranks === 'all' ? count : ranks.length;
+      this.main = new Int32Array((n + (n >>> 3) + 4) * w);
+      const main = this.main;
+      for (let i = 0; i < n; i++) {
+        const from = (ranks === 'all' ? i : ranks[i]!) * FIELDS;
+        for (let f = 0; f < w; f++) main[i * w + f] = byRank[from + f]!;
+      }
+      this.length = n;
     }
-    this.length = ranks.length;
     const last = this.length > 0 ? this.main[(this.length - 1) * w + F_NO]! : -1;
     this.lastAt = last < 0 ? -Infinity : this.src.updatedAt()[last]!;
     this.lastId = last < 0 ? '' : this.src.entryIds[last]!;
@@ -344,7 +351,8 @@ export class RecencyLists {
     // pass in listing order read the tables at random (about 10 s at 1M on a busy machine).
     const rank = new Int32Array(bound).fill(-1);
     order.forEach((no, r) => (rank[no] = r));
-    const byRank = new Int32Array(order.length * FIELDS);
+    // Room for an eighth more: it becomes the list of all entries as it is.
+    const byRank = new Int32Array((order.length + (order.length >>> 3) + 4) * FIELDS);
     const attributes = this.src.attributes();
     const signatures = this.src.signatures();
     const ownerRanks: number[][] = [];
@@ -365,13 +373,14 @@ export class RecencyLists {
       byRank[o + F_OUT] = signatures[(no << S_SHIFT) + S_OUT]!;
       byRank[o + F_HINTS] = signatures[(no << S_SHIFT) + S_HINTS]!;
     }
-    this.all.load(Int32Array.from(order, (_, r) => r), byRank);
     ownerRanks.forEach((ranks, ownerId) => {
-      (this.byOwner[ownerId] = new RecencyList(this.src, this.generations, false)).load(Int32Array.from(ranks).sort(), byRank);
+      (this.byOwner[ownerId] = new RecencyList(this.src, this.generations, false)).load(Int32Array.from(ranks).sort(), byRank, ranks.length);
     });
     tagRanks.forEach((ranks, tagId) => {
-      (this.byTag[tagId] = new RecencyList(this.src, this.generations, true)).load(Int32Array.from(ranks).sort(), byRank);
+      (this.byTag[tagId] = new RecencyList(this.src, this.generations, true)).load(Int32Array.from(ranks).sort(), byRank, ranks.length);
     });
+    // Last: it takes `byRank` itself.
+    this.all.load('all', byRank, order.length);
   }
 
   private bump(no: number): number {
