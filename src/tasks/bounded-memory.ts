@@ -76,6 +76,13 @@ export class BoundedTaskMemory {
     this.#evict(now);
   }
 
+  /** Forgets the task, if held. */
+  remove(tenant: string, owner: string, id: string): void {
+    const key = keyOf(tenant, owner, id);
+    const held = this.#tasks.get(key);
+    if (held) this.#delete(key, held);
+  }
+
   /** The scope's tasks that have not expired. */
   scope(tenant: string, owner: string): HeldTask[] {
     const keys = this.#byScope.get(scopeKeyOf(tenant, owner));

@@ -15,7 +15,8 @@
  *
  * Durable rows keep the SDK's `tasks` table layout (task-rows.ts). Anonymous callers get two
  * memory bounds of their own (same caps, at most a minute to live): their tasks serve only the
- * request that made them, and a flood of them cannot push other callers' tasks out.
+ * request that made them (a finished one is not kept at all), and a flood of them cannot push
+ * other callers' tasks out.
  */
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk';
@@ -106,6 +107,14 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const scope = this.scopeOf(context);
     const anonymous = isAnonymousTaskOwner(scope.owner);
+    if (anonymous && task.status && TERMINAL.has(task.status.state)) {
+      // Finished, and reachable by no later request: nothing will load it again, so it is not
+      // kept (every anonymous search would otherwise hold its answer in memory for a minute,
+      // which the garbage collector then has to walk).
+      this.#opened.delete(task.id);
+      this.#anonymous.remove(scope.tenant, scope.owner, task.id);
+      return;
+    }
     const memory = anonymous ? this.#anonymous : this.#reachable;
     const previous = memory.get(scope.tenant, scope.owner, task.id);
     // Anonymous tasks are reachable by no later request: keeping them durably would only fill the database.
