@@ -114,6 +114,20 @@ describe('the in-memory task store', () => {
   });
 });
 
+describe('anonymous tasks', () => {
+  test("an anonymous caller's finished tasks are not kept in memory (no later request can reach them); a principal's are", async (t) => {
+    const registry = await startTestRegistry();
+    t.after(() => registry.close());
+    const anonymous = await sdkClient(registry.url);
+    for (let i = 0; i < 3; i++) assert.equal((await op(anonymous, { search: { query: `anonymous ${i}` } })).status.state, 'TASK_STATE_COMPLETED');
+    assert.deepEqual(registry.core.tasks.memoryUsage, { tasks: 0, bytes: 0 });
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const mine = await op(alice, { search: { query: 'kept' } });
+    assert.equal(registry.core.tasks.memoryUsage.tasks, 1);
+    assert.equal((await alice.getTask({ tenant: '', id: mine.id, historyLength: undefined })).id, mine.id);
+  });
+});
+
 describe('tasks in memory are copies', () => {
   test('edits to a saved or a loaded task (the way the SDK edits them) do not reach the stored one', async () => {
     const records = { save: async () => assert.fail('not durable'), load: async () => undefined, list: async () => ({ rows: [], total: 0 }), prune: async () => 0 };
