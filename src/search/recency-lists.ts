@@ -128,9 +128,7 @@ export class RecencyList {
       }
       this.length = n;
     }
-    const last = this.length > 0 ? this.main[(this.length - 1) * w + F_NO]! : -1;
-    this.lastAt = last < 0 ? -Infinity : this.src.updatedAt()[last]!;
-    this.lastId = last < 0 ? '' : this.src.entryIds[last]!;
+    this.setLast(this.length > 0 ? this.main[(this.length - 1) * w + F_NO]! : undefined);
   }
 
   /** One member became stale. */
@@ -184,17 +182,13 @@ export class RecencyList {
 
   /** Writes member `no` (generation `g`) at position `i` of `a`. */
   private fill(a: Int32Array, i: number, no: number, g: number): void {
-    const o = i * this.width;
-    a[o + F_NO] = no;
-    a[o + F_GEN] = g;
-    a[o + F_ATTR] = this.src.attributes()[no]!;
-    if (this.withSignatures) {
-      const s = this.src.signatures();
-      const row = no << S_SHIFT;
-      a[o + F_IN] = s[row + S_IN]!;
-      a[o + F_OUT] = s[row + S_OUT]!;
-      a[o + F_HINTS] = s[row + S_HINTS]!;
-    }
+    writeMember(a, i * this.width, no, g, this.src.attributes(), this.withSignatures ? this.src.signatures() : undefined);
+  }
+
+  /** The newest member of the main part is `no` (undefined: none), whose time and id an `add` compares with. */
+  private setLast(no: number | undefined): void {
+    this.lastAt = no === undefined ? -Infinity : this.src.updatedAt()[no]!;
+    this.lastId = no === undefined ? '' : this.src.entryIds[no]!;
   }
 
   private insertSide(no: number, g: number, at: number, id: string): void {
@@ -242,9 +236,23 @@ export class RecencyList {
     this.sideAts = new Float64Array(0);
     this.sideLength = 0;
     this.stale = 0;
-    const last = nos[nos.length - 1];
-    this.lastAt = last === undefined ? -Infinity : this.src.updatedAt()[last]!;
-    this.lastId = last === undefined ? '' : this.src.entryIds[last]!;
+    this.setLast(nos[nos.length - 1]);
+  }
+}
+
+/**
+ * Writes member `no` (generation `g`) at offset `o` of `a`: its number, generation and filter
+ * attributes, and with `signatures` its skill-mode and tool-hint signatures.
+ */
+function writeMember(a: Int32Array, o: number, no: number, g: number, attributes: Int32Array, signatures: Int32Array | undefined): void {
+  a[o + F_NO] = no;
+  a[o + F_GEN] = g;
+  a[o + F_ATTR] = attributes[no]!;
+  if (signatures) {
+    const row = no << S_SHIFT;
+    a[o + F_IN] = signatures[row + S_IN]!;
+    a[o + F_OUT] = signatures[row + S_OUT]!;
+    a[o + F_HINTS] = signatures[row + S_HINTS]!;
   }
 }
 
@@ -292,8 +300,7 @@ export class RecencyLists {
   /** Entry number `no` (committed: its `updatedAt`, id and attributes set) joins the lists of its owner and tags. */
   add(no: number, ownerId: number, tagIds: Iterable<number>): void {
     const g = this.bump(no);
-    const attr = this.src.attributes()[no]!;
-    this.attributeCounts.set(attr, (this.attributeCounts.get(attr) ?? 0) + 1);
+    this.countAttributes(this.src.attributes()[no]!, 1);
     this.all.add(no, g);
     (this.byOwner[ownerId] ??= new RecencyList(this.src, this.generations, false)).add(no, g);
     // With signatures: a tag and a mode or hint together are tested in the tag's list.
@@ -302,10 +309,7 @@ export class RecencyLists {
 
   /** Entry number `no` (its attributes still set) leaves its lists. */
   remove(no: number, ownerId: number, tagIds: Iterable<number>): void {
-    const attr = this.src.attributes()[no]!;
-    const left = (this.attributeCounts.get(attr) ?? 1) - 1;
-    if (left > 0) this.attributeCounts.set(attr, left);
-    else this.attributeCounts.delete(attr);
+    this.countAttributes(this.src.attributes()[no]!, -1);
     this.bump(no);
     this.all.dropped();
     this.byOwner[ownerId]?.dropped();
@@ -363,15 +367,8 @@ export class RecencyLists {
       const { ownerId, tagIds } = lists(no);
       (ownerRanks[ownerId] ??= []).push(r);
       for (const t of tagIds) (tagRanks[t] ??= []).push(r);
-      const attr = attributes[no]!;
-      this.attributeCounts.set(attr, (this.attributeCounts.get(attr) ?? 0) + 1);
-      const o = r * FIELDS;
-      byRank[o + F_NO] = no;
-      byRank[o + F_GEN] = this.bump(no);
-      byRank[o + F_ATTR] = attr;
-      byRank[o + F_IN] = signatures[(no << S_SHIFT) + S_IN]!;
-      byRank[o + F_OUT] = signatures[(no << S_SHIFT) + S_OUT]!;
-      byRank[o + F_HINTS] = signatures[(no << S_SHIFT) + S_HINTS]!;
+      this.countAttributes(attributes[no]!, 1);
+      writeMember(byRank, r * FIELDS, no, this.bump(no), attributes, signatures);
     }
     ownerRanks.forEach((ranks, ownerId) => {
       (this.byOwner[ownerId] = new RecencyList(this.src, this.generations, false)).load(Int32Array.from(ranks).sort(), byRank, ranks.length);
@@ -381,6 +378,13 @@ export class RecencyLists {
     });
     // Last: it takes `byRank` itself.
     this.all.load('all', byRank, order.length);
+  }
+
+  /** One live entry more (+1) or fewer (-1) with attributes `attr`. */
+  private countAttributes(attr: number, change: 1 | -1): void {
+    const left = (this.attributeCounts.get(attr) ?? 0) + change;
+    if (left > 0) this.attributeCounts.set(attr, left);
+    else this.attributeCounts.delete(attr);
   }
 
   private bump(no: number): number {
