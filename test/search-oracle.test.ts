@@ -323,6 +323,32 @@ function entries(count: number, seed: number): IndexedEntry[] {
   return generateEntries(count, seed).map((g) => ({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: describeGenerated(g) }));
 }
 
+/**
+ * Random changes to 60 slots: an upsert puts entry `source` of a 300-entry pool in slot `slot`,
+ * updated `minute` minutes after 2025-01-01 (minutes below `minutes`); a removal empties the slot.
+ */
+const changeArb = (minutes: number) =>
+  fc.oneof(
+    fc.record({ kind: fc.constant('upsert' as const), slot: fc.integer({ min: 0, max: 59 }), source: fc.integer({ min: 0, max: 299 }), minute: fc.integer({ min: 0, max: minutes }) }),
+    fc.record({ kind: fc.constant('remove' as const), slot: fc.integer({ min: 0, max: 59 }) }),
+  );
+type Change = { kind: 'upsert'; slot: number; source: number; minute: number } | { kind: 'remove'; slot: number };
+
+/** Applies `changes` (changeArb's) to the index and the oracle alike. */
+function applyChanges(index: SearchIndex, oracle: Oracle, pool: IndexedEntry[], changes: readonly Change[]): void {
+  for (const c of changes) {
+    const id = `slot-${c.slot}`;
+    if (c.kind === 'upsert') {
+      const e: IndexedEntry = { ...pool[c.source]!, id, updatedAt: new Date(Date.parse('2025-01-01T00:00:00Z') + c.minute * 60_000).toISOString() };
+      index.upsert(e);
+      oracle.upsert(e);
+    } else {
+      index.remove(id);
+      oracle.remove(id);
+    }
+  }
+}
+
 // ---------------------------------------------------------------- tests
 
 describe('search index vs a plain scan', () => {
@@ -362,23 +388,9 @@ describe('search index vs a plain scan, under upserts and removals', () => {
     const pool = entries(300, SEED + 3);
     const index = createSearchIndex({ ...EXACT, maxPostings: 1e9, maxCandidates: 1e9 });
     const oracle = new Oracle();
-    const op = fc.oneof(
-      fc.record({ kind: fc.constant('upsert' as const), slot: fc.integer({ min: 0, max: 59 }), source: fc.integer({ min: 0, max: 299 }), minute: fc.integer({ min: 0, max: 1e6 }) }),
-      fc.record({ kind: fc.constant('remove' as const), slot: fc.integer({ min: 0, max: 59 }) }),
-    );
     fc.assert(
-      fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), queryArb, sparseFilterArb, (ops, q, f) => {
-        for (const o of ops) {
-          const id = `slot-${o.slot}`;
-          if (o.kind === 'upsert') {
-            const e: IndexedEntry = { ...pool[o.source]!, id, updatedAt: new Date(Date.parse('2025-01-01T00:00:00Z') + o.minute * 60_000).toISOString() };
-            index.upsert(e);
-            oracle.upsert(e);
-          } else {
-            index.remove(id);
-            oracle.remove(id);
-          }
-        }
+      fc.property(fc.array(changeArb(1e6), { minLength: 1, maxLength: 40 }), queryArb, sparseFilterArb, (changes, q, f) => {
+        applyChanges(index, oracle, pool, changes);
         assert.equal(index.size, oracle.entries.size);
         checkAgainstOracle(index, oracle, q, f, 25);
         checkPerEntry(index, oracle, q, f, 25);
@@ -502,24 +514,10 @@ describe('the total limit (IndexPage.totalExact)', () => {
     const pool = entries(300, SEED + 3);
     const index = createSearchIndex({ ...EXACT, totalLimit: LIMIT });
     const oracle = new Oracle();
-    const op = fc.oneof(
-      fc.record({ kind: fc.constant('upsert' as const), slot: fc.integer({ min: 0, max: 59 }), source: fc.integer({ min: 0, max: 299 }), minute: fc.integer({ min: 0, max: 100 }) }),
-      fc.record({ kind: fc.constant('remove' as const), slot: fc.integer({ min: 0, max: 59 }) }),
-    );
     fc.assert(
-      fc.property(fc.array(op, { minLength: 1, maxLength: 60 }), sparseFilterArb, (ops, f) => {
-        for (const o of ops) {
-          const id = `slot-${o.slot}`;
-          if (o.kind === 'upsert') {
-            // Few distinct minutes: equal times are ordered by id.
-            const e: IndexedEntry = { ...pool[o.source]!, id, updatedAt: new Date(Date.parse('2025-01-01T00:00:00Z') + o.minute * 60_000).toISOString() };
-            index.upsert(e);
-            oracle.upsert(e);
-          } else {
-            index.remove(id);
-            oracle.remove(id);
-          }
-        }
+      // Few distinct minutes: equal times are ordered by id.
+      fc.property(fc.array(changeArb(100), { minLength: 1, maxLength: 60 }), sparseFilterArb, (changes, f) => {
+        applyChanges(index, oracle, pool, changes);
         checkBoundedListing(index, oracle, f, 4);
       }),
       { seed: SEED + 12, numRuns: 150 },
