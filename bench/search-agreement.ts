@@ -16,7 +16,7 @@
 import { loadavg } from 'node:os';
 import type { EntryDescription } from '../src/contract/description.js';
 import type { SearchFilter } from '../src/contract/types.js';
-import { describeGenerated, generateQueries, streamEntries } from './lib/generate-entries.js';
+import { generateQueries, indexedGenerated, streamEntries } from './lib/generate-entries.js';
 
 const args = { size: 100_000, file: '', queries: 500, seed: 42, pages: 1, compare: '' };
 for (let i = 2; i < process.argv.length; i++) {
@@ -77,9 +77,7 @@ async function answers(dir: string): Promise<Page[][][]> {
     if (!saved.ok) throw new Error(`${args.file}: ${saved.reason}`);
     index.loadState!(saved.state);
   } else {
-    for (const g of streamEntries(args.size, args.seed)) {
-      index.upsert({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: JSON.parse(JSON.stringify(describeGenerated(g))) as EntryDescription });
-    }
+    for (const g of streamEntries(args.size, args.seed)) index.upsert(indexedGenerated(g));
   }
   console.log(`  ${dir}: index ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return kinds.map(([, queries]) =>

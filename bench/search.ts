@@ -28,12 +28,12 @@
 import { loadavg } from 'node:os';
 import MiniSearch from 'minisearch';
 import type { SearchFilter } from '../src/contract/types.js';
-import type { EntryDescription, SkillDescription, ToolDescription } from '../src/contract/description.js';
+import type { SkillDescription, ToolDescription } from '../src/contract/description.js';
 import type { ResultsPer } from '../src/contract/types.js';
 import { createSearchIndex } from '../src/search/index.js';
 import type { PostingsIndex } from '../src/search/search-index.js';
 import type { IndexPage, IndexQuery, IndexedEntry } from '../src/search/types.js';
-import { describeGenerated, generateEntries, generateQueries, type GeneratedQuery } from './lib/generate-entries.js';
+import { generateEntries, generateQueries, indexedGenerated, type GeneratedQuery } from './lib/generate-entries.js';
 
 export { generateEntries, streamEntries, describeGenerated, generateQueries } from './lib/generate-entries.js';
 
@@ -165,12 +165,7 @@ function withSyntax(count: number, seed: number): GeneratedQuery[] {
 
 /** Generated entries as the registry would hand them to the index (JSON round trip, as stored). */
 function makeEntries(size: number, seed: number): IndexedEntry[] {
-  return generateEntries(size, seed).map((g) => ({
-    id: g.id,
-    owner: g.owner,
-    updatedAt: g.updatedAt,
-    description: JSON.parse(JSON.stringify(describeGenerated(g))) as EntryDescription,
-  }));
+  return generateEntries(size, seed).map(indexedGenerated);
 }
 
 // ---------------------------------------------------------------------------------------------

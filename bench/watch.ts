@@ -19,7 +19,6 @@ import { rmSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Caller } from '../src/contract/caller.js';
-import type { EntryDescription } from '../src/contract/description.js';
 import type { SearchFilter, WatchRequest } from '../src/contract/types.js';
 import { ChangeFeed } from '../src/registry/change-feed.js';
 import { PageTokens } from '../src/registry/page-token.js';
@@ -29,7 +28,7 @@ import { SqliteStore } from '../src/storage/index.js';
 import { DEFAULT_WATCH_LIMITS, WatchHub } from '../src/subscriptions/watch-hub.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { createSignatureVerifier, NO_TRUSTED_KEYS } from '../src/validation/signature.js';
-import { describeGenerated, generateEntries, prng, vocabularyWords } from './lib/generate-entries.js';
+import { generateEntries, indexedGenerated, prng, vocabularyWords } from './lib/generate-entries.js';
 
 interface Args {
   sizes: number[];
@@ -87,9 +86,9 @@ async function run(size: number, watchCounts: number[], args: Args): Promise<voi
     const index = createSearchIndex();
     const tagCounts = new Map<string, number>();
     for (const g of generated) {
-      const description = JSON.parse(JSON.stringify(describeGenerated(g))) as EntryDescription;
-      index.upsert({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description });
-      for (const skill of description.skills) for (const tag of skill.tags) tagCounts.set(tag, (tagCounts.get(tag) ?? 0) + 1);
+      const entry = indexedGenerated(g);
+      index.upsert(entry);
+      for (const skill of entry.description.skills) for (const tag of skill.tags) tagCounts.set(tag, (tagCounts.get(tag) ?? 0) + 1);
     }
     const tags = [...tagCounts.keys()];
     const service = new RegistryService({

@@ -8,6 +8,7 @@
 import type { EntryKind, McpServerDocument, McpTool, SearchFilter } from '../../src/contract/types.js';
 import type { EntryDescription } from '../../src/contract/description.js';
 import type { Subject } from '../../src/contract/subject.js';
+import type { IndexedEntry } from '../../src/search/types.js';
 import { describeAgentCard, describeMcpServer } from '../../src/registry/describe.js';
 import { AUDIENCES, DOMAINS, LANGS, MODES, ORGANIZATIONS, type Domain, type Lang } from './vocabulary.js';
 
@@ -279,6 +280,11 @@ export function subjectOfGenerated(entry: GeneratedEntry): Subject {
 /** The description the registry would index for a generated entry. */
 export function describeGenerated(e: GeneratedEntry): EntryDescription {
   return e.kind === 'agent' ? describeAgentCard(e.document, '1.0') : describeMcpServer(e.document);
+}
+
+/** A generated entry as the registry hands it to the search index (its description through a JSON round trip, as stored). */
+export function indexedGenerated(g: GeneratedEntry): IndexedEntry {
+  return { id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: JSON.parse(JSON.stringify(describeGenerated(g))) as EntryDescription };
 }
 
 export interface GeneratedQuery {
