@@ -35,7 +35,7 @@ import { startRegistry } from '../src/server.js';
 import { PostgresStore } from '../src/storage/postgres/index.js';
 import { runImport, DEFAULT_BATCH_SIZE } from '../src/cli/commands/import.js';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
-import { streamEntries } from './lib/generate-entries.js';
+import { writeJsonLines } from './lib/fill-data-dir.js';
 
 type Thread = 'worker' | 'main';
 
@@ -64,26 +64,6 @@ function parseArgs(argv: string[]): Args {
     }
   }
   return args;
-}
-
-/** The generated documents as a JSON-lines file, written in chunks (bounded memory). */
-function writeJsonLines(file: string, size: number): number {
-  const fd = fs.openSync(file, 'w');
-  let bytes = 0;
-  try {
-    let chunk = '';
-    for (const entry of streamEntries(size, 7)) {
-      chunk += `${JSON.stringify(entry.document)}\n`;
-      if (chunk.length > 1 << 20) {
-        bytes += fs.writeSync(fd, chunk);
-        chunk = '';
-      }
-    }
-    bytes += fs.writeSync(fd, chunk);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return bytes;
 }
 
 const cpuSeconds = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1e6;

@@ -1,13 +1,17 @@
 /**
  * Scale benchmark (issue 22): one replica (SQLite) at 10k, 100k (1M) generated entries.
  *
- *   node --expose-gc --import tsx bench/scale.ts [--sizes 10000,100000] [--samples 300] [--queries 1000]
- *        [--http-seconds 10] [--concurrency 16]
+ *   node --expose-gc --import tsx bench/scale.ts [--sizes 10000,100000] [--data-dir <dir>] [--samples 300]
+ *        [--queries 1000] [--http-seconds 10] [--concurrency 16]
  *
- * Per size, in a fresh data directory:
- * - fills it: each generated document validated as register does (checkDocument, entryWriteOf)
- *   and written to storage, 256 in flight so SQLite's group commit batches them;
- * - restarts the registry over it and prints the time to listening (/healthz answers 200) and
+ * Per size, in a data directory of its own:
+ * - fills it with the generated entries (bench/lib/generate-entries.ts, seed 7) as a user would:
+ *   written as JSON lines and loaded with `a2a-registry import`'s code (the checks of a
+ *   registration, batches of one transaction; bench/lib/fill-data-dir.ts, as write-latency.ts).
+ *   With `--data-dir <dir>` the filled directory is kept as `<dir>/<size>` and reused by later
+ *   runs (a 1M fill is minutes): each run works on a copy of it, so every run starts from the same
+ *   entries and without a saved index. Without it, a temporary directory is filled and removed;
+ * - starts the registry over it and prints the time to listening (/healthz answers 200) and
  *   to ready (the search index loaded, /readyz 200);
  * - heap (heapUsed + arrayBuffers, after a full GC) and RSS, in total and per entry, against
  *   the same process before the registry started;
@@ -36,13 +40,11 @@ import type { Caller } from '../src/contract/caller.js';
 import { createLogger } from '../src/observability/logger.js';
 import type { SearchIndex } from '../src/search/index.js';
 import type { IndexedEntry } from '../src/search/types.js';
-import { checkDocument, entryWriteOf } from '../src/registry/documents.js';
 import { toIndexedEntry } from '../src/registry/entries.js';
-import { createStore } from '../src/storage/create-store.js';
-import { createDocumentValidator } from '../src/validation/index.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { spawnRegistry } from '../test/support/registry.js';
-import { generateQueries, streamEntries, subjectOfGenerated, type GeneratedEntry, type GeneratedQuery } from './lib/generate-entries.js';
+import { generateQueries, subjectOfGenerated, type GeneratedEntry, type GeneratedQuery } from './lib/generate-entries.js';
+import { describeFill, filledDataDir, sampledEntries } from './lib/fill-data-dir.js';
 import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
 
 interface Args {
@@ -51,10 +53,12 @@ interface Args {
   queries: number;
   httpSeconds: number;
   concurrency: number;
+  /** Where the filled directories are kept between runs (one per size); '' for none. */
+  dataDir: string;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [10_000, 100_000], samples: 300, queries: 1000, httpSeconds: 10, concurrency: 16 };
+  const args: Args = { sizes: [10_000, 100_000], samples: 300, queries: 1000, httpSeconds: 10, concurrency: 16, dataDir: '' };
   for (let i = 0; i < argv.length; i++) {
     const next = (): string => argv[++i] ?? '';
     if (argv[i] === '--sizes') args.sizes = next().split(',').map(Number).filter((n) => n > 0);
@@ -62,13 +66,13 @@ function parseArgs(argv: string[]): Args {
     else if (argv[i] === '--queries') args.queries = Number(next());
     else if (argv[i] === '--http-seconds') args.httpSeconds = Number(next());
     else if (argv[i] === '--concurrency') args.concurrency = Number(next());
+    else if (argv[i] === '--data-dir') args.dataDir = next();
   }
   return args;
 }
 
 const ADMIN: Caller = { principal: 'admin', isAdmin: true };
 const TOKEN = 'bench-admin-token-0123456789';
-const IN_FLIGHT = 256;
 const gc = (globalThis as { gc?: () => void }).gc;
 
 function percentile(sorted: number[], p: number): number {
@@ -127,37 +131,28 @@ async function httpThroughput(size: number, dataDir: string, queries: readonly G
   }
 }
 
+/**
+ * The data directory this size runs in: with --data-dir, a working copy of `<data-dir>/<size>`
+ * (filled the first time, kept unchanged after: every run starts from the same state, without a
+ * saved index); without, a temporary one filled now.
+ */
+async function dataDirFor(size: number, args: Args): Promise<string> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-scale-'));
+  const kept = args.dataDir ? path.join(args.dataDir, String(size)) : work;
+  console.log(describeFill(kept, size, await filledDataDir(kept, size)));
+  if (kept !== work) {
+    const copying = performance.now();
+    fs.cpSync(kept, work, { recursive: true });
+    console.log(`copied into ${work} in ${((performance.now() - copying) / 1000).toFixed(1)} s (the runs change it: updates, removals, a saved index)`);
+  }
+  return work;
+}
+
 async function runSize(size: number, args: Args): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-scale-'));
+  console.log(`\n== ${size} entries (SQLite) ==`);
+  const dataDir = await dataDirFor(size, args);
   try {
-    // ---- fill: validated documents written straight to storage (the index is built by the start-up measured next) ----
-    const filling = performance.now();
-    const sample: { id: string; entry: GeneratedEntry }[] = [];
-    const every = Math.max(1, Math.floor(size / (args.samples * 2)));
-    const store = createStore({ dataDir });
-    await store.open();
-    const validator = createDocumentValidator({ maxDocumentBytes: 1_000_000 });
-    let inFlight: Promise<void>[] = [];
-    let i = 0;
-    for (const entry of streamEntries(size, 7)) {
-      const n = i++;
-      const subject = subjectOfGenerated(entry);
-      const { write } = entryWriteOf(subject, checkDocument(validator, subject));
-      inFlight.push(
-        store.upsert(write, { principal: 'admin', isAdmin: true }).then((outcome) => {
-          if (n % every === 0 && 'entry' in outcome) sample.push({ id: outcome.entry.id, entry });
-        }),
-      );
-      if (inFlight.length >= IN_FLIGHT) {
-        await Promise.all(inFlight);
-        inFlight = [];
-      }
-    }
-    await Promise.all(inFlight);
-    const fillSeconds = (performance.now() - filling) / 1000;
-    await store.close();
-    console.log(`\n== ${size} entries (SQLite) ==`);
-    console.log(`fill (full validation, written to storage, ${IN_FLIGHT} in flight): ${fillSeconds.toFixed(1)} s, ${Math.round(size / fillSeconds)}/s`);
+    const targets = sampledEntries(size, args.samples);
 
     // ---- start-up ----
     const before = memory();
@@ -183,14 +178,16 @@ async function runSize(size: number, args: Args): Promise<void> {
     const index = indexOf(registry);
     const updates: number[] = [];
     const indexUpserts: number[] = [];
-    const targets = sample.slice(0, args.samples);
-    for (const [round, { entry }] of targets.entries()) {
+    const ids: string[] = [];
+    for (const [round, entry] of targets.entries()) {
       const t = performance.now();
-      await registry.service.register(subjectOfGenerated(changed(entry, round)), ADMIN);
+      const result = await registry.service.register(subjectOfGenerated(changed(entry, round)), ADMIN);
       updates.push(performance.now() - t);
+      if (result.id === undefined || result.created) throw new Error(`the update of generated entry ${entry.id} did not find it stored (${JSON.stringify(result)})`);
+      ids.push(result.id);
     }
     // The index's own part: upsert of an entry it already holds (as the feed applies an update).
-    const stored = await Promise.all(targets.map(({ id }) => registry.store.get(id)));
+    const stored = await Promise.all(ids.map((id) => registry.store.get(id)));
     for (const entry of stored) {
       if (!entry) continue;
       const indexed: IndexedEntry = toIndexedEntry(entry);
@@ -199,20 +196,20 @@ async function runSize(size: number, args: Args): Promise<void> {
       indexUpserts.push(performance.now() - t);
     }
     const removals: number[] = [];
-    for (const { id } of targets.slice(0, Math.floor(targets.length / 2))) {
+    for (const id of ids.slice(0, Math.floor(ids.length / 2))) {
       const t = performance.now();
       await registry.service.unregister(id, ADMIN);
       removals.push(performance.now() - t);
     }
     const indexRemovals: number[] = [];
-    const removedFromIndex = targets.slice(Math.floor(targets.length / 2));
-    for (const { id } of removedFromIndex) {
+    const removedFromIndex = ids.slice(Math.floor(ids.length / 2));
+    for (const id of removedFromIndex) {
       const t = performance.now();
       index.remove(id);
       indexRemovals.push(performance.now() - t);
     }
     // Back in step with storage (those entries are still stored), so the index saved at shutdown is usable.
-    for (const entry of await Promise.all(removedFromIndex.map(({ id }) => registry.store.get(id)))) if (entry) index.upsert(toIndexedEntry(entry));
+    for (const entry of await Promise.all(removedFromIndex.map((id) => registry.store.get(id)))) if (entry) index.upsert(toIndexedEntry(entry));
     console.log(summary('update (register of a changed document: validation + commit + index)', updates));
     console.log(summary('  of which index.upsert alone', indexUpserts));
     console.log(summary('removal (unregister: commit + index)', removals));

@@ -8,21 +8,20 @@
  *
  *   npx tsx bench/write-latency.ts --size 1000000 --data-dir /tmp/registry-1m [--samples 200]
  *
- * The data directory is filled first when it holds no database: the generated entries
- * (bench/lib/generate-entries.ts, seed 7, as bench/import.ts) written as JSON lines and imported
- * with `a2a-registry import`'s code (owner "bench"); keep the directory to measure again.
+ * The data directory is filled the first time (bench/lib/fill-data-dir.ts, as bench/scale.ts):
+ * the generated entries (bench/lib/generate-entries.ts, seed 7, as bench/import.ts) written as
+ * JSON lines and imported with `a2a-registry import`'s code (owner "bench"); keep the directory
+ * to measure again.
  * Timed: the store's `upsert`/`remove` as `register`/`unregister` call them (validation is not
  * timed), until their commit is durable.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config/config.js';
-import { runImport } from '../src/cli/commands/import.js';
 import { checkDocument, entryWriteOf } from '../src/registry/documents.js';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
 import { createDocumentValidator } from '../src/validation/index.js';
-import { streamEntries, subjectOfGenerated, type GeneratedEntry } from './lib/generate-entries.js';
+import { subjectOfGenerated, type GeneratedEntry } from './lib/generate-entries.js';
+import { describeFill, filledDataDir, sampledEntries } from './lib/fill-data-dir.js';
 
 interface Args {
   size: number;
@@ -44,27 +43,6 @@ function parseArgs(argv: string[]): Args {
 
 const ADMIN = { principal: 'admin', isAdmin: true };
 const percentile = (samples: number[], p: number): string => ([...samples].sort((a, b) => a - b)[Math.floor((samples.length * p) / 100)] ?? NaN).toFixed(2);
-
-async function fill(args: Args): Promise<void> {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-writes-')), 'entries.jsonl');
-  try {
-    const fd = fs.openSync(file, 'w');
-    let chunk = '';
-    for (const entry of streamEntries(args.size, 7)) {
-      chunk += `${JSON.stringify(entry.document)}\n`;
-      if (chunk.length > 1 << 20) {
-        fs.writeSync(fd, chunk);
-        chunk = '';
-      }
-    }
-    fs.writeSync(fd, chunk);
-    fs.closeSync(fd);
-    const summary = await runImport(loadConfig({ REGISTRY_DATA_DIR: args.dataDir, LOG_LEVEL: 'warn' }), [file], { owner: 'bench', batchSize: 500 });
-    console.log(`filled ${args.dataDir}: ${summary.created} entries imported in ${summary.seconds.toFixed(0)} s (${summary.perSecond}/s)`);
-  } finally {
-    fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  }
-}
 
 /** Updates then removals of `picks`, one at a time; beside a scan of `scanBatch` entries a read (0: none). */
 async function measure(args: Args, picks: GeneratedEntry[], scanBatch: number, yieldEvery: number, round: number): Promise<void> {
@@ -113,11 +91,8 @@ async function measure(args: Args, picks: GeneratedEntry[], scanBatch: number, y
 }
 
 const args = parseArgs(process.argv.slice(2));
-if (!fs.existsSync(path.join(args.dataDir, 'registry.db'))) await fill(args);
-const every = Math.max(1, Math.floor(args.size / args.samples));
-const picks: GeneratedEntry[] = [];
-let n = 0;
-for (const entry of streamEntries(args.size, 7)) if (n++ % every === 0 && picks.length < args.samples) picks.push(entry);
+console.log(describeFill(args.dataDir, args.size, await filledDataDir(args.dataDir, args.size)));
+const picks = sampledEntries(args.size, args.samples);
 console.log(`${args.size.toLocaleString('en-US')} entries, ${picks.length} updates and ${Math.floor(picks.length / 2)} removals per line, Node ${process.version}`);
 const round = Date.now();
 await measure(args, picks, 0, 1, round);
