@@ -2,7 +2,8 @@
  * Do searches answer the same first pages as an earlier version of the index? Runs the
  * generated query kinds of bench/search.ts on this checkout's index and on `--compare`'s (a
  * `git worktree` of main with node_modules linked) over the same entries, and counts the first
- * pages that are identical (the hits' ids, matches and folded counts, in order) and the totals
+ * pages that are identical (the whole hits in order: ids, scores, match with its fields, other
+ * matches, folded counts), among them those whose earlier answer was exact, and the totals
  * that are equal where this index says its total is exact (where it says "at least", the
  * total limit or the search's work bounds stopped the count).
  *
@@ -85,7 +86,8 @@ async function answers(dir: string): Promise<Page[][][]> {
   );
 }
 
-const key = (p: Page): string => JSON.stringify(p.hits.map((h) => [h.id, h.match.type, h.match.id ?? h.match.name, h.moreInEntry ?? 0]));
+// Whole hits: ids, scores, the match and its fields, the other matches, folded counts, in order.
+const key = (p: Page): string => JSON.stringify(p.hits);
 
 console.log(`search agreement: ${args.file || `${args.size} generated entries`}, ${args.queries} queries per kind, ${args.pages} page(s) of ${LIMIT}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 const here = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
@@ -98,11 +100,18 @@ kinds.forEach(([label], k) => {
   let exact = 0;
   let sameTotals = 0;
   let bounded = 0;
+  // Pages whose earlier answer was exact (its total not "at least"): these must not change.
+  let wasExact = 0;
+  let sameWasExact = 0;
   const differing: string[] = [];
   after[k]!.forEach((qPages, i) => {
     qPages.forEach((a, p) => {
       const b = before[k]![i]![p]!;
       pages++;
+      if (b.totalExact !== false) {
+        wasExact++;
+        if (key(a) === key(b)) sameWasExact++;
+      }
       if (key(a) === key(b)) samePages++;
       else if (differing.length < 3) differing.push(JSON.stringify(kinds[k]![1][i]) + (p > 0 ? ` page ${p + 1}` : ''));
       if (a.totalExact === false) bounded++;
@@ -113,7 +122,7 @@ kinds.forEach(([label], k) => {
     });
   });
   console.log(
-    `  ${label.padEnd(26)} same pages ${samePages}/${pages}   exact totals equal ${sameTotals}/${exact}   "at least" totals ${bounded}` +
+    `  ${label.padEnd(26)} same pages ${samePages}/${pages} (of those exact before ${sameWasExact}/${wasExact})   exact totals equal ${sameTotals}/${exact}   "at least" totals ${bounded}` +
       (differing.length ? `\n      differ: ${differing.join('\n              ')}` : ''),
   );
 });

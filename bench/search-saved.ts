@@ -12,6 +12,9 @@
  * filters, and empty text with filters (a listing); default matching, limit 20, results per
  * entry. Each query runs `--repeat` times back to back and its fastest time counts (see
  * bench/search.ts: on a shared machine this filters out the process waiting for a core).
+ * `--compare <checkout>` (a `git worktree` of another version with node_modules) loads the same
+ * saved index into that version's index too and runs each query on both in turn, so the load
+ * hits both alike (give the heap room for two: --max-old-space-size=8192 at 1M).
  * Give the heap room at 1M (NODE_OPTIONS=--max-old-space-size=6144). Default file:
  * $TMPDIR/a2a-bench-search-<size>-<seed>.snapshot (about 1.4 GB at 1M; delete it when done).
  */
@@ -23,7 +26,7 @@ import type { PostingsIndex } from '../src/search/search-index.js';
 import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot } from '../src/search/snapshot-file.js';
 import { generateQueries, indexedGenerated, streamEntries, type GeneratedQuery } from './lib/generate-entries.js';
 
-const args = { size: 1_000_000, file: '', queries: 2000, seed: 42, repeat: 3 };
+const args = { size: 1_000_000, file: '', queries: 2000, seed: 42, repeat: 3, compare: '' };
 for (let i = 2; i < process.argv.length; i++) {
   const next = (): string => process.argv[++i] ?? '';
   const a = process.argv[i];
@@ -32,6 +35,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (a === '--queries') args.queries = Number(next());
   else if (a === '--seed') args.seed = Number(next());
   else if (a === '--repeat') args.repeat = Math.max(1, Math.floor(Number(next())) || 1);
+  else if (a === '--compare') args.compare = next().replace(/\/$/, '');
 }
 const file = args.file || path.join(os.tmpdir(), `a2a-bench-search-${args.size}-${args.seed}.snapshot`);
 const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -57,6 +61,22 @@ if (saved?.ok) {
   console.log(`saved to ${file}`);
 }
 
+/** The other version's index over the same saved file (--compare). */
+interface Searchable {
+  search(q: { text: string; filter?: GeneratedQuery['filter']; offset: number; limit: number }): { total: number };
+}
+let other: Searchable | undefined;
+if (args.compare) {
+  const mod = (await import(`${args.compare}/src/search/index.ts`)) as { createSearchIndex(): Searchable & { loadState(s: unknown): void } };
+  const snap = (await import(`${args.compare}/src/search/snapshot-file.ts`)) as { readIndexSnapshot: typeof readIndexSnapshot };
+  const loaded = await snap.readIndexSnapshot(file, () => undefined);
+  if (!loaded.ok) throw new Error(`${args.compare} cannot load ${file}: ${loaded.reason}`);
+  const index = mod.createSearchIndex();
+  index.loadState(loaded.state);
+  other = index;
+  console.log(`compared with ${args.compare} (the same file loaded into its index)`);
+}
+
 const filtered = generateQueries(args.queries, args.seed + 2, true);
 const kinds: [string, GeneratedQuery[]][] = [
   ['1-3 words, no filter', generateQueries(args.queries, args.seed + 1, false)],
@@ -65,22 +85,29 @@ const kinds: [string, GeneratedQuery[]][] = [
 ];
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(3) : ms.toFixed(1));
+const versions: [string, Searchable][] = other ? [['this', index], [path.basename(args.compare), other]] : [['', index]];
 for (const [label, queries] of kinds) {
-  const run = (q: GeneratedQuery): number => index.search({ text: q.text, filter: q.filter, offset: 0, limit: 20 }).total;
-  for (let i = 0; i < Math.min(200, queries.length); i++) run(queries[i]!);
-  const times: number[] = [];
-  let results = 0;
+  const run = (ix: Searchable, q: GeneratedQuery): number => ix.search({ text: q.text, filter: q.filter, offset: 0, limit: 20 }).total;
+  for (const [, ix] of versions) for (let i = 0; i < Math.min(200, queries.length); i++) run(ix, queries[i]!);
+  const times = versions.map((): number[] => []);
+  const results = versions.map(() => 0);
   for (const q of queries) {
-    let best = Infinity;
+    const best = versions.map(() => Infinity);
     for (let r = 0; r < args.repeat; r++) {
-      const t = performance.now();
-      results += r === 0 ? run(q) : (run(q), 0);
-      best = Math.min(best, performance.now() - t);
+      versions.forEach(([, ix], v) => {
+        const t = performance.now();
+        const total = run(ix, q);
+        best[v] = Math.min(best[v]!, performance.now() - t);
+        if (r === 0) results[v]! += total;
+      });
     }
-    times.push(best);
+    best.forEach((b, v) => times[v]!.push(b));
   }
-  times.sort((a, b) => a - b);
-  const mean = times.reduce((s, x) => s + x, 0) / times.length;
-  console.log(`  ${label.padEnd(26)} p50 ${fmt(pct(times, 0.5)).padStart(7)} ms   p90 ${fmt(pct(times, 0.9)).padStart(7)} ms   p99 ${fmt(pct(times, 0.99)).padStart(7)} ms   mean ${fmt(mean).padStart(7)} ms   avg total ${(results / queries.length).toFixed(0)}`);
+  versions.forEach(([name], v) => {
+    const t = times[v]!.sort((a, b) => a - b);
+    const mean = t.reduce((s, x) => s + x, 0) / t.length;
+    const title = name ? `${label}, ${name}` : label;
+    console.log(`  ${title.padEnd(26)} p50 ${fmt(pct(t, 0.5)).padStart(7)} ms   p90 ${fmt(pct(t, 0.9)).padStart(7)} ms   p99 ${fmt(pct(t, 0.99)).padStart(7)} ms   mean ${fmt(mean).padStart(7)} ms   avg total ${(results[v]! / queries.length).toFixed(0)}`);
+  });
 }
 console.log(`load average at end: ${load()}`);

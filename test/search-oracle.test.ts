@@ -540,3 +540,48 @@ describe('the total limit (IndexPage.totalExact)', () => {
     assert.equal((bounded.search({ text: 'zzzunknown ', offset: 0, limit: 10 }) as IndexPage).totalExact, undefined);
   });
 });
+
+describe('settling: a text search stops collecting entries once its page is decided', () => {
+  it('gives the same pages as a search that reads every posting, with a total that is exact or a lower bound', () => {
+    const data = entries(800, SEED + 9);
+    // Default matching (word forms, typos, related words: weak and strong variants); budget off,
+    // so the only difference is settling, here as early as it may (after every group it can).
+    const eager = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9, settleAfter: 1 });
+    const full = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9, settleAfter: Infinity });
+    for (const e of data) {
+      eager.upsert(e);
+      full.upsert(e);
+    }
+    // Typos and words being typed, besides whole words.
+    const textArb = fc.oneof(
+      queryArb.map((q) => q.join(' ')),
+      fc.tuple(queryArb, fc.integer({ min: 1, max: 3 })).map(([q, cut]) => q.join(' ').slice(0, -cut)),
+      queryArb.map((q) => q.map((w) => (w.length > 4 ? w.slice(1) : w)).join(' ')),
+    );
+    let settled = 0;
+    fc.assert(
+      fc.property(textArb, sparseFilterArb, fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 30 }), (text, filter, offset, limit) => {
+        const query = { text, filter, offset, limit, resultsPer: 'entry' as const };
+        const a = eager.search(query) as IndexPage;
+        const b = full.search(query) as IndexPage;
+        const ctx = `query ${JSON.stringify(text)} filter ${JSON.stringify(filter)} offset ${offset} limit ${limit}`;
+        assert.deepEqual(a.hits, b.hits, ctx);
+        assert.equal(b.totalExact, undefined, ctx);
+        if (a.totalExact === false) {
+          settled++;
+          assert.ok(a.total >= Math.min(b.total, offset + a.hits.length) && a.total <= b.total, `total ${a.total} of ${b.total}, ${ctx}`);
+        } else {
+          assert.equal(a.total, b.total, ctx);
+        }
+        // A caller asking for exact counts up to a limit (a watch) gets them.
+        const counted = eager.search({ ...query, totalLimit: 50 }) as IndexPage;
+        assert.deepEqual(counted.hits, b.hits, ctx);
+        if (b.total < 50) assert.deepEqual([counted.total, counted.totalExact], [b.total, undefined], ctx);
+        else assert.ok(counted.total >= 50, ctx);
+      }),
+      { seed: SEED + 14, numRuns: 400 },
+    );
+    // The early stop was taken, not just allowed.
+    assert.ok(settled > 40, `${settled} settled searches`);
+  });
+});

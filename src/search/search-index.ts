@@ -37,6 +37,9 @@
  * page says: `totalExact` false). At
  * 100,000 generated entries (bench/search.ts) 87% of unfiltered and 99% of filtered queries
  * stay below the defaults, and the first page differed from an unbounded search's in under 1%.
+ * A search per entry also settles (PostingsIndex.settle) once its page is decided: from there it
+ * reads the postings only of the entries that may still be on the page, so its page is the same
+ * and its `total` a lower bound.
  *
  * Empty text lists what matches the filter, newest first (score 0, `match.fields` empty), by
  * walking the entries in that order (./recency-lists.ts: all of them, or the filter's owner's or
@@ -219,6 +222,12 @@ export interface SearchIndexOptions {
   /** Most postings (term occurrences) read per search, same order. Default DEFAULT_MAX_POSTINGS. */
   maxPostings?: number;
   /**
+   * A text search (results per entry) may stop collecting entries once it has read this many
+   * postings with as many left, when the rest can no longer change its page (PostingsIndex.settle):
+   * `total` is then a lower bound. Default SETTLE_MIN_POSTINGS; Infinity never settles.
+   */
+  settleAfter?: number;
+  /**
    * `total` is exact up to this many hits (IndexPage.totalExact); a listing stops counting
    * here once its page is full. Default DEFAULT_TOTAL_LIMIT (REGISTRY_SEARCH_TOTAL_LIMIT).
    */
@@ -245,6 +254,17 @@ export const DEFAULT_TYPO_BELOW = 10;
 /** Like Elasticsearch's track_total_hits: exact counts up to here, "at least" beyond. */
 export const DEFAULT_TOTAL_LIMIT = 10_000;
 
+/**
+ * A text search settles (stops collecting new entries, see PostingsIndex.settle) only when at
+ * least this many postings were read and at least this many are left to read: a search that
+ * reads fewer costs little at any size and keeps an exact `total` (SearchIndexOptions.settleAfter).
+ */
+export const SETTLE_MIN_POSTINGS = 8_192;
+/** Pages ending deeper than this (offset + limit) are not settled early. */
+const MAX_SETTLE_RANK = 2_000;
+/** Margin for the floating-point sums compared when settling (keys differ by far more). */
+const SETTLE_EPSILON = 1e-9;
+
 /** Multiplier of the candidate hash (Fibonacci hashing). */
 const HASH_MUL = 0x9e3779b1 | 0;
 
@@ -256,6 +276,7 @@ const HASH_MUL = 0x9e3779b1 | 0;
 export class PostingsIndex implements KeywordIndex {
   private readonly maxCandidates: number;
   private readonly maxPostings: number;
+  private readonly settleAfter: number;
   private readonly totalLimit: number;
   private wordForms = true;
   private typos = true;
@@ -319,6 +340,15 @@ export class PostingsIndex implements KeywordIndex {
   /** Results per entry, by group (then fused additions): the entry's best unit id and the entry's key. */
   private groupIds: Int32Array = new Int32Array(0);
   private groupKeys: Float64Array = new Float64Array(0);
+  /**
+   * A settled search's entries that may still reach the page: a bit per entry number (all clear
+   * between searches: 125 KB at 1,000,000 entries, in the L2 cache, where `seen` takes 4 MB),
+   * and the same entries listed (to clear them).
+   */
+  private members: Int32Array = new Int32Array(0);
+  private memberEntries: Int32Array = new Int32Array(0);
+  /** Min-heap of the best lower bounds while settling. */
+  private settleHeap: Float64Array = new Float64Array(0);
   /** Embeddings (hybrid ranking), by entry number: int8 × dims, and a scale (0: none). */
   private dims = 0;
   private vectors: Int8Array = new Int8Array(0);
@@ -329,6 +359,7 @@ export class PostingsIndex implements KeywordIndex {
     const positive = (v: number | undefined, dflt: number): number => (v !== undefined && v > 0 ? Math.floor(v) : dflt);
     this.maxCandidates = positive(options.maxCandidates, DEFAULT_MAX_CANDIDATES);
     this.maxPostings = positive(options.maxPostings, DEFAULT_MAX_POSTINGS);
+    this.settleAfter = options.settleAfter === Infinity ? Infinity : positive(options.settleAfter, SETTLE_MIN_POSTINGS);
     this.totalLimit = positive(options.totalLimit, DEFAULT_TOTAL_LIMIT);
     this.setMatching(options);
   }
@@ -539,7 +570,10 @@ export class PostingsIndex implements KeywordIndex {
       return plan.excluded.length > 0 ? this.list(filter, offset, limit, perEntry, excluded, totalLimit) : { hits: [], total: 0 };
     }
     const semantic = perEntry && query.embedding && this.embedded > 0 ? this.quantizeQuery(query.embedding) : undefined;
-    return this.match(plan.clauses, excluded, filter, offset, limit, perEntry, semantic);
+    // A caller that asks for exact counts (a watch) gets them up to its limit: a search stops early
+    // (settles) only past it. Other searches settle once their pages are decided.
+    const exactTo = query.totalLimit !== undefined && query.totalLimit > 0 ? Math.floor(query.totalLimit) : 0;
+    return this.match(plan.clauses, excluded, filter, offset, limit, perEntry, semantic, exactTo);
   }
 
   /** Whether entry number `no` (or, with a skill- or tool-level filter, one of its units) passes the filter's attributes. */
@@ -773,7 +807,8 @@ export class PostingsIndex implements KeywordIndex {
     offset: number,
     limit: number,
     perEntry: boolean,
-    semantic?: Float32Array,
+    semantic: Float32Array | undefined,
+    exactTo: number,
   ): IndexPage {
     // 1. Look every term up and split the postings into groups of equal contribution: one per
     //    (term, field mask) or (phrase, field mask).
@@ -838,11 +873,30 @@ export class PostingsIndex implements KeywordIndex {
     let budget = this.maxPostings;
     // Whether the bounds left a posting unread or a unit uncollected: `total` is then a lower bound.
     let cut = false;
-    for (const g of groups) {
+    const norm = 1 / (clauses.length * MAX_WORD_SCORE * SCORE_SCALE);
+    // Settling (see settle): once the page's entries are decided, the rest of the postings are
+    // read only for the entries that may still be on it (`members`, a bit per entry number).
+    const rank = offset + limit;
+    const maySettle = perEntry && !semantic && only < 0 && limit > 0 && rank <= MAX_SETTLE_RANK;
+    let members: Int32Array | undefined;
+    let memberCount = 0;
+    let skipped = 0;
+    let nextCheck = this.settleAfter;
+    let unread = postings;
+    for (let gi = 0; gi < groups.length; gi++) {
+      const g = groups[gi]!;
       if (budget <= 0) {
         cut = true;
         break;
       }
+      const read = this.maxPostings - budget;
+      if (maySettle && members === undefined && read >= nextCheck && groupCount >= rank && groupCount >= exactTo && Math.min(budget, unread) >= this.settleAfter) {
+        memberCount = this.settle(groups, gi, clauses.length, n, groupCount, rank, norm);
+        if (memberCount >= 0) members = this.members;
+        // Each check costs a pass over the candidates: at most one per as many postings read.
+        nextCheck = read + n + groupCount;
+      }
+      unread -= g.ids.length;
       const ids = g.ids;
       const bit = g.bit;
       const strong = g.strong;
@@ -857,6 +911,10 @@ export class PostingsIndex implements KeywordIndex {
       for (let i = ids.length - 1; i >= stop; i--) {
         const id = ids[i] as number;
         const e = id >>> ORD_BITS;
+        if (members !== undefined && (members[e >>> 5]! & (1 << (e & 31))) === 0) {
+          skipped++;
+          continue;
+        }
         const state = seen[e]!;
         if (state === rejected) continue;
         // Skill and tool filters never take an entry's own unit: rejected without a memory read.
@@ -935,8 +993,14 @@ export class PostingsIndex implements KeywordIndex {
       }
     }
 
+    if (members !== undefined) {
+      // Postings of entries that could not reach the page were skipped: `total` is a lower bound.
+      if (skipped > 0) cut = true;
+      const entries = this.memberEntries;
+      for (let i = 0; i < memberCount; i++) members[entries[i]! >>> 5] = 0;
+    }
+
     // 3. Relevance keys.
-    const norm = 1 / (clauses.length * MAX_WORD_SCORE * SCORE_SCALE);
     const candKeys = this.candKeys;
     for (let i = 0; i < n; i++) {
       const strong = candWords[i]!;
@@ -950,6 +1014,134 @@ export class PostingsIndex implements KeywordIndex {
           : this.finish(n, total, offset, limit, true);
     if (cut) page.totalExact = false;
     return page;
+  }
+
+  /**
+   * Whether a search per entry can stop collecting entries before posting group `from` (rank-safe
+   * early termination, as MaxScore/WAND do, but at group boundaries: postings within a group are
+   * in insertion order, not in the ranking's tie order). Every bound is on relevance keys as
+   * finishPerEntry computes them: an entry's key is at least its best unit's key now (unit keys
+   * only grow) and, without weak variants, at least its clause count now; and at most every clause it has or that the unread groups hold (1 a clause with a
+   * strong variant left, 0.5 weak only) plus the best score one of its units can reach (its score
+   * now plus the largest contribution of each unread clause it has not matched). An entry with no candidate yet can get at most the unread groups' part.
+   * When that is below the `rank`-th best lower bound, no such entry reaches the first `rank`
+   * places, and neither does a known entry whose upper bound is below it: the page is then decided
+   * among the others (the members), whose postings are still all read, so their keys, `match`,
+   * `matches` and folded counts come out as a full read gives them. Returns the number of members
+   * (their bits set in `members`, listed in `memberEntries`), or -1 when the page is not decided.
+   */
+  private settle(groups: readonly PostingGroup[], from: number, clauseCount: number, n: number, groupCount: number, rank: number, norm: number): number {
+    // What the unread groups can still add: by clause, the largest contribution and whether a
+    // strong variant is left.
+    const maxAdd = new Array<number>(clauseCount).fill(0);
+    let unreadBits = 0;
+    let unreadStrong = 0;
+    let unreadWeak = false;
+    for (let i = from; i < groups.length; i++) {
+      const g = groups[i]!;
+      if (g.ids.length === 0) continue;
+      unreadBits |= g.bit;
+      if (g.strong) unreadStrong |= g.bit;
+      else unreadWeak = true;
+      if (g.add > maxAdd[g.clause]!) maxAdd[g.clause] = g.add;
+    }
+    let unreadScore = 0;
+    for (const a of maxAdd) unreadScore += a;
+    const unseenBound = popcount(unreadStrong) + WEAK_CLAUSE * popcount(unreadBits & ~unreadStrong) + unreadScore * norm;
+
+    // Per entry (group): the best unit key now, the best unit score, the clause bits.
+    if (this.groupKeys.length < groupCount) {
+      this.groupIds = new Int32Array(Math.max(1024, groupCount * 2));
+      this.groupKeys = new Float64Array(this.groupIds.length);
+    }
+    const lower = this.groupKeys;
+    const bestScore = this.groupBest;
+    const strongBits = this.groupStrong;
+    const weakBits = this.groupWeak;
+    lower.fill(-1, 0, groupCount);
+    // A unit of the entry not met yet can score at most the unread clauses' best.
+    bestScore.fill(unreadScore, 0, groupCount);
+    strongBits.fill(0, 0, groupCount);
+    weakBits.fill(0, 0, groupCount);
+    const candWords = this.candWords;
+    const candWeak = this.candWeak;
+    const candScore = this.candScore;
+    const candGroup = this.candGroup;
+    for (let i = 0; i < n; i++) {
+      const k = candGroup[i]!;
+      const strong = candWords[i]!;
+      const weak = candWeak[i]!;
+      const score = candScore[i]! & SCORE_MASK;
+      const key = popcount(strong) + WEAK_CLAUSE * popcount(weak & ~strong) + score * norm;
+      if (key > lower[k]!) lower[k] = key;
+      // The unit's score can still grow by the unread clauses it has not matched (once each).
+      let most = score;
+      for (let open = unreadBits & ~(strong | weak); open !== 0; open &= open - 1) most += maxAdd[31 - Math.clz32(open & -open)]!;
+      if (most > bestScore[k]!) bestScore[k] = most;
+      strongBits[k]! |= strong;
+      weakBits[k]! |= weak;
+    }
+
+    // Without weak variants an entry's key is its clause count plus its best unit's score, so at
+    // least the clauses its units matched so far (spread over several units, say).
+    if (!unreadWeak) {
+      for (let k = 0; k < groupCount; k++) {
+        if (weakBits[k] !== 0) continue;
+        const clauses = popcount(strongBits[k]!);
+        if (clauses > lower[k]!) lower[k] = clauses;
+      }
+    }
+
+    // The rank-th best lower bound (a min-heap of the best `rank`).
+    if (this.settleHeap.length < rank) this.settleHeap = new Float64Array(Math.max(64, rank));
+    const heap = this.settleHeap;
+    let size = 0;
+    for (let k = 0; k < groupCount; k++) {
+      const v = lower[k]!;
+      if (size < rank) {
+        let i = size++;
+        while (i > 0) {
+          const parent = (i - 1) >> 1;
+          if (heap[parent]! <= v) break;
+          heap[i] = heap[parent]!;
+          i = parent;
+        }
+        heap[i] = v;
+      } else if (v > heap[0]!) {
+        let i = 0;
+        for (;;) {
+          const l = 2 * i + 1;
+          if (l >= size) break;
+          const c = l + 1 < size && heap[l + 1]! < heap[l]! ? l + 1 : l;
+          if (heap[c]! >= v) break;
+          heap[i] = heap[c]!;
+          i = c;
+        }
+        heap[i] = v;
+      }
+    }
+    if (size < rank) return -1;
+    const threshold = heap[0]!;
+    if (!(unseenBound + SETTLE_EPSILON < threshold)) return -1;
+
+    // The members: known entries whose upper bound reaches the threshold.
+    const words = (this.store.entryBound >>> 5) + 1;
+    if (this.members.length < words) this.members = new Int32Array(words * 2);
+    if (this.memberEntries.length < groupCount) this.memberEntries = new Int32Array(Math.max(1024, groupCount * 2));
+    const members = this.members;
+    const entries = this.memberEntries;
+    const head = this.groupHead;
+    const candIds = this.candIds;
+    let count = 0;
+    for (let k = 0; k < groupCount; k++) {
+      const strong = strongBits[k]! | unreadStrong;
+      const upper = popcount(strong) + WEAK_CLAUSE * popcount((weakBits[k]! | unreadBits) & ~strong) + bestScore[k]! * norm;
+      if (upper + SETTLE_EPSILON < threshold) continue;
+      const e = candIds[head[k]!]! >>> ORD_BITS;
+      members[e >>> 5]! |= 1 << (e & 31);
+      entries[count++] = e;
+    }
+    return count;
   }
 
   /** Results per entry over the first `n` candidates (keys computed), in `groupCount` groups. */
