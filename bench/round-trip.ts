@@ -13,8 +13,12 @@
  *   cache, REGISTRY_SEARCH_CACHE_ENTRIES; the run prints how many were);
  * - search, cache off: the same searches on a second registry process over a copy of the same
  *   data, with REGISTRY_SEARCH_CACHE_ENTRIES=0 (every search runs the index);
- * - registration: the same registry registering unique agent cards, durably (each answer
- *   waits for the commit).
+ * - registration: a third registry process over a copy of the same data, registering unique
+ *   agent cards durably (each answer waits for the commit). Its own process so that its writes
+ *   do not empty the search phase's cache: every write changes the index and with it every
+ *   score, so the cache rightly starts over after one, and with registrations in the same
+ *   process each search round would first ask its 1,000 queries of the index again (a mix of
+ *   the two search phases, not the cached search the phase names).
  *
  * The phases are interleaved for several rounds (so a noisy neighbour hurts all of them
  * alike) and each figure is the median over rounds. Targets: search >= 80 % and registration
@@ -115,9 +119,11 @@ for (const entry of streamEntries(entries, 11)) await loader.service.register(su
 await loader.close();
 
 const wanted = new Set(values.phases.split(','));
-// The uncached registry serves a copy of the same data (one SQLite file per process).
+// The uncached and the registering registries serve copies of the same data (one SQLite file per process).
 const uncachedDir = `${dataDir}-uncached`;
+const registeringDir = `${dataDir}-registering`;
 if (wanted.has('uncached')) fs.cpSync(dataDir, uncachedDir, { recursive: true });
+if (wanted.has('register')) fs.cpSync(dataDir, registeringDir, { recursive: true });
 
 const sdk = await startChild('bench/lib/sdk-noop-server.ts', {}, (line) => /^listening (\S+)/.exec(line)?.[1]);
 // The registry as `npm start` runs it: the compiled dist/ (rebuilt first when src/ is newer).
@@ -143,6 +149,7 @@ async function startRegistryChild(env: Record<string, string>) {
 const registry = await startRegistryChild(registryEnv);
 // A checkout from before the search cache ignores the variable: its "cache off" figure is its search figure.
 const uncached = wanted.has('uncached') ? await startRegistryChild({ ...registryEnv, REGISTRY_DATA_DIR: uncachedDir, REGISTRY_SEARCH_CACHE_ENTRIES: '0' }) : undefined;
+const registering = wanted.has('register') ? await startRegistryChild({ ...registryEnv, REGISTRY_DATA_DIR: registeringDir }) : undefined;
 console.log(
   `${thisCheckout ? 'this checkout' : repo}; ${entries} entries (${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}); ${connections} connections; ${rounds} rounds of ${seconds} s per phase; ` +
     `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
@@ -177,8 +184,8 @@ const allPhases: Array<Phase & { key: string }> = [
   {
     key: 'register',
     name: 'registry registration (durable)',
-    url: registry.url,
-    pid: registry.pid,
+    url: registering?.url ?? '',
+    pid: registering?.pid,
     token: TOKEN,
     body: () => rpc([{ data: { register: { agentCard: benchCard(`Bench Agent ${sequence}`, `https://bench-${process.pid}-${sequence}.example.org/a2a`) } }, mediaType: 'application/json' }]),
     expect: 'TASK_STATE_COMPLETED',
@@ -266,9 +273,8 @@ if (noopCpu) {
 }
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
-await Promise.all([sdk.stop(), registry.stop(), uncached?.stop()]);
-fs.rmSync(dataDir, { recursive: true, force: true });
-fs.rmSync(uncachedDir, { recursive: true, force: true });
+await Promise.all([sdk.stop(), registry.stop(), uncached?.stop(), registering?.stop()]);
+for (const dir of [dataDir, uncachedDir, registeringDir]) fs.rmSync(dir, { recursive: true, force: true });
 
 /** How many searches the registry answered from its search cache (its /metrics), as a sentence tail. */
 async function cacheSummary(url: string): Promise<string> {

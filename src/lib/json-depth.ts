@@ -7,6 +7,7 @@
  * deep could no longer be read back. So depth is capped where the bytes come in: request bodies
  * (before JSON.parse) and uploaded documents (before they are parsed and stored).
  */
+import { isUtf8 } from 'node:buffer';
 
 const OPEN_OBJECT = 0x7b; // {
 const OPEN_ARRAY = 0x5b; // [
@@ -39,16 +40,13 @@ export function nestsDeeperThan(text: Uint8Array | string, limit: number): boole
   return false;
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** True when the bytes are well-formed UTF-8 (lone surrogates, overlongs and truncated sequences are not). */
+/**
+ * True when the bytes are well-formed UTF-8 (lone surrogates, overlongs and truncated sequences
+ * are not). Node's own check: every request body goes through it, and a strict TextDecoder
+ * built (then dropped) the body's whole text only to say the same.
+ */
 export function isWellFormedUtf8(bytes: Uint8Array): boolean {
-  try {
-    strictUtf8.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  return isUtf8(bytes);
 }
 
 /**

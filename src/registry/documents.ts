@@ -3,7 +3,7 @@
  * version at the entry's source — so both take the same path: validate, describe and write,
  * publish the committed change, answer with a registration result.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { RegistryError } from '../contract/errors.js';
 import type { EntryDescription } from '../contract/description.js';
 import type { Subject } from '../contract/subject.js';
@@ -48,7 +48,7 @@ export function entryWriteOf(subject: Subject, verdict: Verdict): { write: Entry
     protocolVersion: description.protocolVersion,
     interfaces: description.interfaces,
     documentText,
-    contentHash: createHash('sha256').update(documentText).digest('hex'),
+    contentHash: hash('sha256', documentText, 'hex'),
     urls: claims.urls,
   };
   return { write, description, claims };
