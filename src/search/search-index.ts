@@ -883,6 +883,7 @@ export class PostingsIndex implements KeywordIndex {
     let skipped = 0;
     let nextCheck = this.settleAfter;
     let unread = postings;
+    const lastClause = groups.length > 0 ? groups[groups.length - 1]!.clause : -1;
     for (let gi = 0; gi < groups.length; gi++) {
       const g = groups[gi]!;
       if (budget <= 0) {
@@ -890,11 +891,22 @@ export class PostingsIndex implements KeywordIndex {
         break;
       }
       const read = this.maxPostings - budget;
-      if (maySettle && members === undefined && read >= nextCheck && groupCount >= rank && groupCount >= exactTo && Math.min(budget, unread) >= this.settleAfter) {
+      // Only in the last clause (the groups are in clause order): before it, an entry not met yet
+      // may still match two clauses or more, which the entries met so far seldom beat.
+      if (
+        maySettle &&
+        members === undefined &&
+        read >= nextCheck &&
+        g.clause === lastClause &&
+        groupCount >= rank &&
+        groupCount >= exactTo &&
+        Math.min(budget, unread) >= this.settleAfter
+      ) {
         memberCount = this.settle(groups, gi, clauses.length, n, groupCount, rank, norm);
         if (memberCount >= 0) members = this.members;
-        // Each check costs a pass over the candidates: at most one per as many postings read.
-        nextCheck = read + n + groupCount;
+        // A check is a pass over the candidates, several times cheaper a candidate than reading
+        // a posting: at most one per an eighth as many postings read.
+        nextCheck = read + ((n + groupCount) >>> 3);
       }
       unread -= g.ids.length;
       const ids = g.ids;
