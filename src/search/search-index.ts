@@ -1138,7 +1138,7 @@ export class PostingsIndex implements KeywordIndex {
 
     // The members: known entries whose upper bound reaches the threshold.
     const words = (this.store.entryBound >>> 5) + 1;
-    if (this.members.length < words) this.members = new Int32Array(words * 2);
+    if (this.members.length < words) this.members = new Int32Array(words + (words >>> 3) + 32);
     if (this.memberEntries.length < groupCount) this.memberEntries = new Int32Array(Math.max(1024, groupCount * 2));
     const members = this.members;
     const entries = this.memberEntries;
