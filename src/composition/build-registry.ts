@@ -220,9 +220,10 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     // Stored signatures are checked again whenever the trust roots change, and once at start-up
     // (they may have changed while the registry was down).
     const reevaluate = new CoalescedTask(
-      async () => {
-        const { checked, changed } = await service.reevaluateSignatures();
-        if (checked > 0) log.info({ checked, changed }, 'signatures re-evaluated against the trust roots');
+      async (signal) => {
+        const { checked, changed, stopped } = await service.reevaluateSignatures(signal);
+        if (stopped) log.info({ checked, changed }, 're-evaluating signatures stopped at shutdown; the next start checks the rest');
+        else if (checked > 0) log.info({ checked, changed }, 'signatures re-evaluated against the trust roots');
       },
       (err) => log.error({ err }, 're-evaluating signatures failed'),
     );
@@ -313,6 +314,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
         (closing ??= (async () => {
           await watches.close();
           loadAbort.abort();
+          // Asked at once: a signature scan of every entry (a minute at 1,000,000) ends at its next turn.
+          const reevaluationStopped = reevaluate.stop();
           await indexLoad;
           await refresher?.stop();
           await fetcher.close();
@@ -320,7 +323,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
           await probe?.stop();
           trustRoots?.close();
           indexes?.close();
-          await reevaluate.stop();
+          await reevaluationStopped;
           await follower?.stop();
           // Last, with nothing else writing: the saved position is then exactly the index's.
           await snapshots?.stop().catch((err: unknown) => log.warn({ err }, 'saving the search index at shutdown failed'));

@@ -420,9 +420,9 @@ export class RegistryService {
     return this.freshness ? this.freshness.checkDue(id, signal) : 'skipped';
   }
 
-  /** Re-evaluates stored signed cards against the trust roots now in force (see CardTrust). */
-  reevaluateSignatures(): Promise<{ checked: number; changed: number }> {
-    return this.trust.reevaluateAll();
+  /** Re-evaluates stored signed cards against the trust roots now in force (see CardTrust); `signal` ends it early. */
+  reevaluateSignatures(signal?: AbortSignal): Promise<{ checked: number; changed: number; stopped: boolean }> {
+    return this.trust.reevaluateAll(signal);
   }
 
   async get(id: string, revision: number | undefined, caller: Caller): Promise<EntryView> {
