@@ -14,6 +14,16 @@ const env = { ...process.env, HOST: '127.0.0.1', PORT: '0', REGISTRY_DATA_DIR: d
 delete env.PUBLIC_URL;
 delete env.REGISTRY_TOKENS;
 
+/** Whether any process of the group `pgid` leads is still running (signal 0 only checks). */
+const groupAlive = (pgid) => {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const fail = (message) => {
   console.error(`smoke: ${message}`);
   process.exitCode = 1;
@@ -69,5 +79,17 @@ try {
   }
   const code = await exited;
   if (code !== 0 && code !== 'SIGTERM') fail(`npm start ended with ${code} after SIGTERM`);
+  // npm exits at the signal while the registry it started is still shutting down and may still
+  // write to its data directory (a write that finds its database file deleted re-creates it, so
+  // removing the directory first left it behind, re-created, after every run): wait until no
+  // process of the group is left.
+  for (let waited = 0; groupAlive(server.pid); waited += 100) {
+    if (waited >= 30_000) {
+      fail('the registry was still running 30 s after SIGTERM');
+      process.kill(-server.pid, 'SIGKILL');
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
   rmSync(dataDir, { recursive: true, force: true });
 }
