@@ -41,6 +41,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from '../test/support/built.js';
 import { benchCard } from './lib/bench-card.js';
+import { cpuMsOf } from './lib/process-cpu.js';
 import { generateQueries, streamEntries, subjectOfGenerated } from './lib/generate-entries.js';
 
 const { values } = parseArgs({
@@ -193,27 +194,10 @@ const allPhases: Array<Phase & { key: string }> = [
 ];
 const phases = allPhases.filter((p) => wanted.has(p.key));
 
-/**
- * CPU time a process has used so far, in ms (Linux /proc; undefined elsewhere). Its time per
- * request is what a busy machine disturbs least: requests per second follow the share of the
- * cores a process gets, its CPU per request far less.
- */
-function cpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-    // utime and stime (fields 14 and 15 of stat, counted after the command name), in clock ticks.
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
-const CLOCK_TICKS = 100;
-
 async function run(phase: Phase, duration: number) {
   let wrong = 0;
   let sample = '';
-  const cpuBefore = cpuMs(phase.pid);
+  const cpuBefore = cpuMsOf(phase.pid);
   const result = await autocannon({
     url: phase.url,
     connections,
@@ -234,7 +218,7 @@ async function run(phase: Phase, duration: number) {
       },
     ],
   });
-  const cpuAfter = cpuMs(phase.pid);
+  const cpuAfter = cpuMsOf(phase.pid);
   const cpuPerRequestMs = cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? (cpuAfter - cpuBefore) / result.requests.total : undefined;
   return { perSecond: result.requests.total / result.duration, cpuPerRequestMs, p50: result.latency.p50, p99: result.latency.p99, wrong: wrong + result.errors, sample };
 }

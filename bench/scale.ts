@@ -50,6 +50,7 @@ import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { spawnRegistry, type ChildRegistry } from '../test/support/registry.js';
 import { generateQueries, subjectOfGenerated, type GeneratedEntry, type GeneratedQuery } from './lib/generate-entries.js';
 import { describeFill, filledDataDir, sampledEntries } from './lib/fill-data-dir.js';
+import { cpuMsOf } from './lib/process-cpu.js';
 import { jsonRpcSender, printLoad, runLoad } from './lib/http-load.js';
 
 interface Args {
@@ -116,17 +117,6 @@ function changed(entry: GeneratedEntry, round: number): GeneratedEntry {
 /** The service's index, measured on its own (a bench may look inside). */
 const indexOf = (registry: RunningRegistry): SearchIndex => (registry.service as unknown as { index: SearchIndex }).index;
 
-/** The CPU time a process has used so far, in seconds (Linux /proc); undefined where there is none. */
-function cpuSecondsOf(pid: number | undefined): number | undefined {
-  try {
-    // Fields after "(comm) ": state first, then utime and stime (clock ticks, 100 a second) 12th and 13th.
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Waits until a child registry idles (under 5 % of a core over 2 s): after its index has loaded it
  * scans every stored entry once (the start-up re-evaluation of signatures: minutes at 1M), and a
@@ -135,10 +125,10 @@ function cpuSecondsOf(pid: number | undefined): number | undefined {
 async function settled(child: ChildRegistry): Promise<number> {
   const started = performance.now();
   for (;;) {
-    const before = cpuSecondsOf(child.child.pid);
+    const before = cpuMsOf(child.child.pid);
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const after = cpuSecondsOf(child.child.pid);
-    if (before === undefined || after === undefined || after - before < 0.1) return (performance.now() - started) / 1000;
+    const after = cpuMsOf(child.child.pid);
+    if (before === undefined || after === undefined || after - before < 100) return (performance.now() - started) / 1000;
     if (performance.now() - started > 1_800_000) throw new Error('the registry did not settle in 30 minutes');
   }
 }
