@@ -117,6 +117,39 @@ export function selectTop(ctx: RankContext, n: number, m: number): number[] {
 }
 
 /**
+ * The `k`-th largest of `values[0, n)` (1 <= k <= n): a min-heap of the `k` largest seen, in
+ * `heap` (scratch, at least `k` long), so O(n log k) without sorting or allocating.
+ */
+export function kthLargest(values: Float64Array, n: number, k: number, heap: Float64Array): number {
+  let size = 0;
+  for (let j = 0; j < n; j++) {
+    const v = values[j]!;
+    if (size < k) {
+      let i = size++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (heap[parent]! <= v) break;
+        heap[i] = heap[parent]!;
+        i = parent;
+      }
+      heap[i] = v;
+    } else if (v > heap[0]!) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= size) break;
+        const c = l + 1 < size && heap[l + 1]! < heap[l]! ? l + 1 : l;
+        if (heap[c]! >= v) break;
+        heap[i] = heap[c]!;
+        i = c;
+      }
+      heap[i] = v;
+    }
+  }
+  return heap[0]!;
+}
+
+/**
  * Grouped hits [offset, offset + limit) of the first `n` candidates, at most `groupLimit` per
  * entry (1 when every candidate is a different entry already).
  */

@@ -86,7 +86,7 @@ import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
 import { PairPool, pairHash, termHash } from './phrases.js';
 import { parseQuery } from './query.js';
-import { GROUP_LIMIT, page, selectTop, type RankContext } from './ranking.js';
+import { GROUP_LIMIT, kthLargest, page, selectTop, type RankContext } from './ranking.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
@@ -1104,36 +1104,10 @@ export class PostingsIndex implements KeywordIndex {
       }
     }
 
-    // The rank-th best lower bound (a min-heap of the best `rank`).
+    // The rank-th best lower bound.
+    if (groupCount < rank) return -1;
     if (this.settleHeap.length < rank) this.settleHeap = new Float64Array(Math.max(64, rank));
-    const heap = this.settleHeap;
-    let size = 0;
-    for (let k = 0; k < groupCount; k++) {
-      const v = lower[k]!;
-      if (size < rank) {
-        let i = size++;
-        while (i > 0) {
-          const parent = (i - 1) >> 1;
-          if (heap[parent]! <= v) break;
-          heap[i] = heap[parent]!;
-          i = parent;
-        }
-        heap[i] = v;
-      } else if (v > heap[0]!) {
-        let i = 0;
-        for (;;) {
-          const l = 2 * i + 1;
-          if (l >= size) break;
-          const c = l + 1 < size && heap[l + 1]! < heap[l]! ? l + 1 : l;
-          if (heap[c]! >= v) break;
-          heap[i] = heap[c]!;
-          i = c;
-        }
-        heap[i] = v;
-      }
-    }
-    if (size < rank) return -1;
-    const threshold = heap[0]!;
+    const threshold = kthLargest(lower, groupCount, rank, this.settleHeap);
     if (!(unseenBound + SETTLE_EPSILON < threshold)) return -1;
 
     // The members: known entries whose upper bound reaches the threshold.
