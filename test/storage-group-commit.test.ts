@@ -47,6 +47,18 @@ function scratchDb() {
     log.push(sql);
     return exec(sql);
   };
+  // The queue runs BEGIN, COMMIT, SAVEPOINT... as statements compiled once: log each run.
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    const statement = prepare(sql);
+    if (!/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/.test(sql)) return statement;
+    const run = statement.run.bind(statement);
+    statement.run = (...params: unknown[]) => {
+      log.push(sql);
+      return run(...params);
+    };
+    return statement;
+  }) as typeof db.prepare;
   return { file, db, log, insert: (n: number) => (d: Database.Database) => void d.prepare('INSERT INTO t VALUES (?)').run(n) };
 }
 

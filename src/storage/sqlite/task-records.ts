@@ -14,8 +14,7 @@ import type { WriteJob } from './write-queue.js';
 const SAVE_SQL = `
   INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state,
                      status, artifacts, history, metadata, protocol_version)
-  VALUES (@tenant, @owner, @id, @context_id, @status_last_updated, @status_state,
-          @status, @artifacts, @history, @metadata, @protocol_version)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (tenant, owner, id) DO UPDATE SET
     context_id = excluded.context_id, status_last_updated = excluded.status_last_updated,
     status_state = excluded.status_state, status = excluded.status, artifacts = excluded.artifacts,
@@ -23,9 +22,24 @@ const SAVE_SQL = `
 
 const KEY_COLUMNS = 'tenant, owner, id, context_id, status_last_updated, status_state, status, metadata, protocol_version';
 
-/** Writes a task row inside the caller's transaction (a save, or an acknowledgement with its write). */
+/**
+ * Writes a task row inside the caller's transaction (a save, or an acknowledgement with its write).
+ * Bound by position: named parameters made better-sqlite3 look each one up in a copy of the row.
+ */
 export function saveTaskRowIn(db: Database.Database, row: TaskRow): void {
-  prepare(db, SAVE_SQL).run({ ...row });
+  prepare(db, SAVE_SQL).run(
+    row.tenant,
+    row.owner,
+    row.id,
+    row.context_id,
+    row.status_last_updated,
+    row.status_state,
+    row.status,
+    row.artifacts,
+    row.history,
+    row.metadata,
+    row.protocol_version,
+  );
 }
 
 export class SqliteTaskRecords implements TaskRecords {

@@ -37,6 +37,7 @@
  * other query on the connection can see it half done, and WAL readers see the last commit.
  */
 import type Database from 'better-sqlite3';
+import { prepare } from './statements.js';
 
 /** A unit of work run inside the batch's transaction; must be synchronous. */
 export type WriteJob<T> = (db: Database.Database) => T;
@@ -143,12 +144,12 @@ export class WriteQueue {
       db = this.#connection();
       // IMMEDIATE takes the write lock before the first read, so each job's read-check-write
       // (e.g. upsert's "does this identity exist?") cannot race another process.
-      db.exec('BEGIN IMMEDIATE');
+      control(db, 'BEGIN IMMEDIATE');
       if (batch.length === 1 && batch[0]!.alone) {
         const outcome = runAlone(db, batch[0]!.job);
         // A failed job alone: its transaction is rolled back (nothing else shares it) and it rejects.
         if (!outcome.ok) {
-          if (db.inTransaction) db.exec('ROLLBACK');
+          if (db.inTransaction) control(db, 'ROLLBACK');
           batch[0]!.reject(outcome.error);
           return;
         }
@@ -156,12 +157,12 @@ export class WriteQueue {
       } else {
         for (const { job } of batch) outcomes.push(runInSavepoint(db, job));
       }
-      db.exec('COMMIT');
+      control(db, 'COMMIT');
       this.#beforeAcknowledge?.(db);
     } catch (error) {
       // Nothing of this batch is committed: every job fails, including those that succeeded.
       try {
-        if (db?.inTransaction) db.exec('ROLLBACK');
+        if (db?.inTransaction) control(db, 'ROLLBACK');
       } catch {
         // The connection is unusable; the original error says why.
       }
@@ -197,6 +198,15 @@ export class WriteQueue {
   }
 }
 
+/**
+ * Runs a transaction-control statement (BEGIN, COMMIT, SAVEPOINT...) compiled once per
+ * connection: `db.exec` parses it anew every time, and every job pays for two of them
+ * (SAVEPOINT, RELEASE) and every batch for two more.
+ */
+function control(db: Database.Database, sql: string): void {
+  prepare(db, sql).run();
+}
+
 /** Runs a job that is its transaction's only one; its error is its outcome. */
 function runAlone(db: Database.Database, job: WriteJob<unknown>): Outcome {
   try {
@@ -214,7 +224,7 @@ function runAlone(db: Database.Database, job: WriteJob<unknown>): Outcome {
  * that the whole batch fails.
  */
 function runInSavepoint(db: Database.Database, job: WriteJob<unknown>): Outcome {
-  db.exec('SAVEPOINT job');
+  control(db, 'SAVEPOINT job');
   let outcome: Outcome;
   try {
     const value = job(db);
@@ -223,9 +233,9 @@ function runInSavepoint(db: Database.Database, job: WriteJob<unknown>): Outcome 
     outcome = { ok: true, value };
   } catch (error) {
     if (!db.inTransaction) throw error;
-    db.exec('ROLLBACK TO job');
+    control(db, 'ROLLBACK TO job');
     outcome = { ok: false, error };
   }
-  db.exec('RELEASE job');
+  control(db, 'RELEASE job');
   return outcome;
 }
