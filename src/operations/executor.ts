@@ -24,6 +24,7 @@ import type { OperationName } from './operation.js';
 import { parseRequest } from './request-parser.js';
 import type { OperationRunner } from './runner.js';
 import { describeHits, describeWatchEvent } from './summaries.js';
+import type { TaskRow } from '../storage/types.js';
 import type { TaskPlacement } from './task-placement.js';
 
 /** The artifact each watch event is sent in (one update per event; each replaces the previous in the task). */
@@ -196,6 +197,8 @@ export class RegistryExecutor implements AgentExecutor {
     };
     if (!ctx.task) this.tasks?.opened(task.id);
     let acknowledged = false;
+    /** The task's row, committed with the write it acknowledges (none for an anonymous caller's). */
+    let acknowledgement: TaskRow | undefined;
     try {
       const operation = parseRequest(ctx.userMessage, {
         maxDocumentBytes: this.options.maxDocumentBytes,
@@ -212,7 +215,7 @@ export class RegistryExecutor implements AgentExecutor {
           ? (answer: Answer) => {
               this.finish(task, answer);
               acknowledged = true;
-              return tasks.acknowledgementRow(task, ctx.context);
+              return (acknowledgement = tasks.acknowledgementRow(task, ctx.context));
             }
           : undefined;
       const result = await this.operations.run(operation, this.callerOf(ctx, scope?.clientAddress), {
@@ -224,7 +227,7 @@ export class RegistryExecutor implements AgentExecutor {
         acknowledge,
       });
       if (durable) tasks?.keepDurably(task.id);
-      if (acknowledged) tasks?.keptWithWrite(task.id);
+      if (acknowledgement) tasks?.keptWithWrite(task.id, acknowledgement);
       if (isWatch(result)) await this.publishWatch(task, result, publish);
       else if (isStreamed(result)) await this.publishStreamed(task, result, publish);
       // Finished as committed: the answer is the task whose row is stored.

@@ -22,10 +22,10 @@ export interface TaskPlacement {
    */
   acknowledgementRow(task: Task, context: ServerCallContext): TaskRow | undefined;
   /**
-   * The task's row was committed with the write it acknowledges (acknowledgementRow): its save
-   * keeps it, as durable, without writing it again. Call before publishing the task.
+   * The task's row (from acknowledgementRow) was committed with the write it acknowledges: its
+   * save keeps it, as durable, without writing it again. Call before publishing the task.
    */
-  keptWithWrite(taskId: string): void;
+  keptWithWrite(taskId: string, row: TaskRow): void;
   /** Whose task a request's task is (tenant and owner): a watch keeps it to update its task later. */
   scopeOf(context: ServerCallContext): TaskScope;
 }

@@ -7,6 +7,7 @@
  */
 import type { Task } from '@a2a-js/sdk';
 import { sharedJsonBytes } from '../lib/shared-json.js';
+import type { TaskRow } from '../storage/types.js';
 
 export interface MemoryLimits {
   maxTasks: number;
@@ -14,19 +15,27 @@ export interface MemoryLimits {
   ttlMs: number;
 }
 
-export interface HeldTask {
+/**
+ * The task as saved: a private copy (callers get clones), or for a finished task that is also in
+ * the database, its row as stored (flat strings: nothing for the garbage collector to walk, and
+ * the parsed request the task's history shares is not kept alive with it).
+ */
+export type HeldForm = { task: Task; row?: undefined } | { task?: undefined; row: TaskRow };
+
+export type HeldTask = HeldForm & {
   tenant: string;
   owner: string;
   id: string;
-  /** The task as saved (a private copy: callers get clones). */
-  task: Task;
   /** Status timestamp in epoch ms: the listing order. */
   updated: number;
   /** The task is also in the database (this is a cached copy). */
   durable: boolean;
   bytes: number;
   expiresAt: number;
-}
+};
+
+/** What `put` takes: a held task without its expiry. */
+export type HeldEntry = HeldForm & Omit<HeldTask, 'expiresAt' | 'task' | 'row'>;
 
 const keyOf = (tenant: string, owner: string, id: string) => `${tenant}\u0000${owner}\u0000${id}`;
 const scopeKeyOf = (tenant: string, owner: string) => `${tenant}\u0000${owner}`;
@@ -61,12 +70,12 @@ export class BoundedTaskMemory {
   }
 
   /** Adds or replaces the task, then evicts what is over the bounds (oldest save first). */
-  put(entry: Omit<HeldTask, 'expiresAt'>): void {
+  put(entry: HeldEntry): void {
     const key = keyOf(entry.tenant, entry.owner, entry.id);
     const previous = this.#tasks.get(key);
     if (previous) this.#delete(key, previous);
     const now = this.now();
-    const held: HeldTask = { ...entry, expiresAt: now + this.limits.ttlMs };
+    const held = { ...entry, expiresAt: now + this.limits.ttlMs } as HeldTask;
     this.#tasks.set(key, held);
     this.#bytes += held.bytes;
     const scopeKey = scopeKeyOf(held.tenant, held.owner);
@@ -118,6 +127,15 @@ export class BoundedTaskMemory {
     scope?.delete(key);
     if (scope?.size === 0) this.#byScope.delete(scopeKey);
   }
+}
+
+/** About how many bytes a task row takes: its strings' lengths and a little for the rest. */
+export function rowBytes(row: TaskRow): number {
+  let total = 64;
+  for (const value of [row.tenant, row.owner, row.id, row.context_id, row.status_state, row.status, row.artifacts, row.history, row.metadata, row.protocol_version]) {
+    total += (value?.length ?? 0) + 2;
+  }
+  return total;
 }
 
 /**

@@ -25,7 +25,7 @@ import type { Logger } from '../observability/logger.js';
 import type { TaskPlacement } from '../operations/task-placement.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../storage/types.js';
-import { approximateBytes, BoundedTaskMemory, type HeldTask, type MemoryLimits } from './bounded-memory.js';
+import { approximateBytes, BoundedTaskMemory, rowBytes, type HeldTask, type MemoryLimits } from './bounded-memory.js';
 import { StorageUnavailableA2AError } from './storage-unavailable.js';
 import { isAnonymousTaskOwner } from './task-owner.js';
 import { fromTaskRow, statusLastUpdated, toTaskRow } from './task-rows.js';
@@ -47,15 +47,18 @@ export interface TaskStoreOptions {
   log?: Logger;
 }
 
-/** An insertion-ordered set that forgets its oldest members beyond a size. */
-class Marks {
-  readonly #ids = new Set<string>();
-  add(id: string): void {
-    this.#ids.add(id);
-    if (this.#ids.size > MAX_MARKS) this.#ids.delete(this.#ids.values().next().value!);
+/** An insertion-ordered set (or map, with values) that forgets its oldest members beyond a size. */
+class Marks<V = true> {
+  readonly #ids = new Map<string, V>();
+  add(id: string, ...value: V extends true ? [] : [V]): void {
+    this.#ids.set(id, (value.length > 0 ? value[0] : true) as V);
+    if (this.#ids.size > MAX_MARKS) this.#ids.delete(this.#ids.keys().next().value!);
   }
   has(id: string): boolean {
     return this.#ids.has(id);
+  }
+  get(id: string): V | undefined {
+    return this.#ids.get(id);
   }
   delete(id: string): void {
     this.#ids.delete(id);
@@ -72,8 +75,8 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
   readonly #opened = new Marks();
   /** Tasks the executor asked to keep durably, until their final save. */
   readonly #durable = new Marks();
-  /** Durable tasks whose row was committed with the write they acknowledge, until their save. */
-  readonly #written = new Marks();
+  /** Durable tasks whose row was committed with the write they acknowledge (that row), until their save. */
+  readonly #written = new Marks<TaskRow>();
 
   constructor(records: TaskRecords, limits: MemoryLimits, options: TaskStoreOptions = {}) {
     this.#records = records;
@@ -98,8 +101,8 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     return isAnonymousTaskOwner(scope.owner) ? undefined : toTaskRow(scope, copyTask(task));
   }
 
-  keptWithWrite(taskId: string): void {
-    this.#written.add(taskId);
+  keptWithWrite(taskId: string, row: TaskRow): void {
+    this.#written.add(taskId, row);
   }
 
   // ---- the SDK's TaskStore ----
@@ -119,14 +122,21 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     const previous = memory.get(scope.tenant, scope.owner, task.id);
     // Anonymous tasks are reachable by no later request: keeping them durably would only fill the database.
     let durable = !anonymous && (this.#durable.has(task.id) || previous?.durable === true);
-    const copy = copyTask(task);
     this.#opened.delete(task.id);
     // Committed with the write it acknowledges: already durable, as it is now.
-    const written = durable && this.#written.has(task.id);
+    const written = durable ? this.#written.get(task.id) : undefined;
     this.#written.delete(task.id);
-    if (written) {
-      if (task.status && TERMINAL.has(task.status.state)) this.#durable.delete(task.id);
-    } else if (durable) {
+    const terminal = task.status !== undefined && TERMINAL.has(task.status.state);
+    if (written && terminal) {
+      // Finished and stored: memory keeps the row as committed (what a load after a restart
+      // reads too), rather than a copy of the task and the parsed request its history shares.
+      this.#durable.delete(task.id);
+      memory.put({ ...scope, id: task.id, row: written, updated: written.status_last_updated, durable: true, bytes: rowBytes(written) });
+      return;
+    }
+    const copy = copyTask(task);
+    // (Written but not finished: kept as a task, which later saves change.)
+    if (durable && !written) {
       try {
         await this.#records.save(toTaskRow(scope, copy));
       } catch (error) {
@@ -145,10 +155,10 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     const scope = this.scopeOf(context);
     if (isAnonymousTaskOwner(scope.owner)) {
       const held = this.#anonymous.get(scope.tenant, scope.owner, taskId);
-      return held ? copyTask(held.task) : undefined;
+      return held ? taskOf(held) : undefined;
     }
     const held = this.#reachable.get(scope.tenant, scope.owner, taskId);
-    if (held) return copyTask(held.task);
+    if (held) return taskOf(held);
     if (this.#opened.has(taskId)) return undefined;
     const row = await this.#durableRead(() => this.#records.load(scope, taskId));
     if (!row) return undefined;
@@ -179,7 +189,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     const inMemory = this.#reachable.scope(scope.tenant, scope.owner).filter((held) => !held.durable && matches(held, query));
     const stored = await this.#durableRead(() => this.#records.list(scope, query));
     const candidates: Array<{ updated: number; id: string; task: () => Task }> = [
-      ...inMemory.filter((held) => !before || isBefore(held, before)).map((held) => ({ updated: held.updated, id: held.id, task: () => copyTask(held.task) })),
+      ...inMemory.filter((held) => !before || isBefore(held, before)).map((held) => ({ updated: held.updated, id: held.id, task: () => taskOf(held) })),
       ...stored.rows.map((row) => ({ updated: row.status_last_updated, id: row.id, task: () => fromTaskRow(row) })),
     ];
     candidates.sort((a, b) => b.updated - a.updated || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0));
@@ -205,7 +215,7 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
   async update(scope: TaskScope, taskId: string, change: (task: Task) => void): Promise<Task | undefined> {
     const held = this.#reachable.get(scope.tenant, scope.owner, taskId);
     let task: Task;
-    if (held) task = copyTask(held.task);
+    if (held) task = taskOf(held);
     else {
       const row = await this.#records.load(scope, taskId);
       if (!row) return undefined;
@@ -263,9 +273,16 @@ export function copyTask(task: Task): Task {
   };
 }
 
+/** A held task as a task of its own (see copyTask), whichever form memory keeps it in. */
+function taskOf(held: HeldTask): Task {
+  return held.task ? copyTask(held.task) : fromTaskRow(held.row);
+}
+
 function matches(held: HeldTask, query: TaskListQuery): boolean {
-  if (query.contextId && held.task.contextId !== query.contextId) return false;
-  if (query.state && (!held.task.status || taskStateToJSON(held.task.status.state) !== query.state)) return false;
+  const contextId = held.task ? held.task.contextId : held.row.context_id;
+  const state = held.task ? held.task.status && taskStateToJSON(held.task.status.state) : held.row.status_state;
+  if (query.contextId && contextId !== query.contextId) return false;
+  if (query.state && state !== query.state) return false;
   if (query.updatedAfter !== undefined && !(held.updated > query.updatedAfter)) return false;
   return true;
 }
