@@ -514,19 +514,30 @@ export class SqliteStore implements RegistryStore {
    */
   #claimUrls(db: Database.Database, urls: readonly string[], owner: string): void {
     if (urls.length === 0) return;
-    const list = JSON.stringify(urls);
-    const taken = prepare(db, `SELECT url FROM url_claims WHERE url IN (SELECT value FROM json_each(?)) AND owner <> ? ORDER BY url LIMIT 1`).get(list, owner) as
-      | { url: string }
-      | undefined;
-    if (taken) throw new UrlTaken(taken.url);
-    prepare(db, `INSERT INTO url_claims (url, owner) SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT (url) DO NOTHING`).run(owner, list);
+    // One lookup and one insert per URL (a document names a handful): half the cost of the
+    // same through json_each, which every registration paid.
+    const holder = prepare(db, 'SELECT owner FROM url_claims WHERE url = ?');
+    const taken = urls.filter((url) => {
+      const row = holder.get(url) as { owner: string } | undefined;
+      return row !== undefined && row.owner !== owner;
+    });
+    // The first in SQLite's order (bytes of the UTF-8), as one query ordered by url would name.
+    if (taken.length > 0) throw new UrlTaken(taken.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))[0]!);
+    const claim = prepare(db, 'INSERT INTO url_claims (url, owner) VALUES (?, ?) ON CONFLICT (url) DO NOTHING');
+    for (const url of urls) claim.run(url, owner);
+  }
+
+  /** Records that the entry uses `urls` (already claimed). */
+  #useUrls(db: Database.Database, entryId: string, urls: readonly string[]): void {
+    const use = prepare(db, 'INSERT INTO entry_urls (entry_id, url) VALUES (?, ?) ON CONFLICT DO NOTHING');
+    for (const url of urls) use.run(entryId, url);
   }
 
   /** Makes `urls` the entry's claimed URLs, releasing the claims nobody uses any more. */
   #setEntryUrls(db: Database.Database, entryId: string, urls: readonly string[]): void {
     const list = JSON.stringify(urls);
     const dropped = prepare(db, `DELETE FROM entry_urls WHERE entry_id = ? AND url NOT IN (SELECT value FROM json_each(?)) RETURNING url`).all(entryId, list) as { url: string }[];
-    prepare(db, `INSERT INTO entry_urls (entry_id, url) SELECT ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`).run(entryId, list);
+    this.#useUrls(db, entryId, urls);
     this.#releaseUrls(db, dropped.map((r) => r.url));
   }
 
@@ -628,7 +639,7 @@ export class SqliteStore implements RegistryStore {
       ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now);
       this.#insertRevision(db, id, 1, write, actor.principal, now);
       // A new entry uses no URL yet: nothing to drop or release.
-      if (write.urls.length > 0) prepare(db, `INSERT INTO entry_urls (entry_id, url) SELECT ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`).run(id, JSON.stringify(write.urls));
+      this.#useUrls(db, id, write.urls);
       if (!write.freshness) return { status: 'created', id, entry: insertedEntry(id, write, actor.principal, now) };
       this.#writeFreshness(db, id, write.freshness);
       return { status: 'created', id };
