@@ -239,6 +239,11 @@ for (const engine of engines) {
       const row = await registry.store.tasks.load({ tenant: '', owner: 'alice' }, accepted.id);
       assert.ok(row);
       assert.deepEqual(Task.toJSON(fromTaskRow(row)), accepted);
+      // Held in memory as that row: GetTask answers the task the client got, as it will after a restart.
+      const fetched = await alice.getTask({ tenant: '', id: accepted.id, historyLength: undefined });
+      assert.deepEqual(Task.toJSON(fetched), accepted);
+      const listed = await alice.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 100, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: true });
+      assert.deepEqual(listed.tasks.filter((task) => task.id === accepted.id).map((task) => Task.toJSON(task)), [accepted]);
     });
 
     test('a database written by an earlier release drops its read and anonymous tasks when upgraded', async (t) => {
