@@ -189,17 +189,22 @@ describe('WriteQueue', () => {
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(syncs.length, 1, 'the first batch committed and its sync started');
     assert.equal(syncs[0]!.committedBefore, 1);
-    // A batch committed while that sync runs waits for the next one.
+    // Writes queued while that sync runs wait for its end, then commit together, before the next sync.
     const second = queue.run(insert(2)).then(() => settled.push(2));
     await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(log.filter((s) => s === 'COMMIT').length, 2);
+    const alsoSecond = assert.rejects(queue.run(insert(20)), /EIO/); // its sync fails below
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(log.filter((s) => s === 'COMMIT').length, 1, 'nothing more commits while the sync runs');
     assert.equal(syncs.length, 1, 'one sync at a time');
     assert.deepEqual(settled, [], 'nothing is acknowledged before its sync');
     syncs[0]!.done();
     await first;
     assert.deepEqual(settled, [1]);
     await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(syncs.length, 2, 'the next sync covers the second batch');
+    const transaction = ['BEGIN IMMEDIATE', 'SAVEPOINT job', 'RELEASE job'];
+    assert.deepEqual(log, [...transaction, 'COMMIT', ...transaction, 'SAVEPOINT job', 'RELEASE job', 'COMMIT'], 'both queued writes in one transaction');
+    assert.equal(syncs.length, 2, 'the next sync covers them');
+    assert.equal(syncs[1]!.committedBefore, 2);
     // A failed sync acknowledges nothing it covered.
     const third = queue.run(insert(3));
     syncs[1]!.fail(new Error('EIO'));
@@ -207,6 +212,7 @@ describe('WriteQueue', () => {
     await new Promise((resolve) => setImmediate(resolve));
     syncs[2]!.done();
     await third;
+    await alsoSecond;
     assert.deepEqual(settled, [1]);
     db.close();
   });
