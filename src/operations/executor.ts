@@ -17,6 +17,7 @@ import type { Caller } from '../contract/caller.js';
 import { RegistryError } from '../contract/errors.js';
 import type { ErrorBody, SearchHit, WatchEvent } from '../contract/types.js';
 import type { Logger } from '../observability/logger.js';
+import type { TaskRow } from '../storage/types.js';
 import type { WatchEnd } from '../subscriptions/watch-hub.js';
 import { currentScope } from '../observability/request-scope.js';
 import { isStreamed, isWatch, type Answer, type StreamedAnswer, type WatchAnswer } from './answer.js';
@@ -24,7 +25,6 @@ import type { OperationName } from './operation.js';
 import { parseRequest } from './request-parser.js';
 import type { OperationRunner } from './runner.js';
 import { describeHits, describeWatchEvent } from './summaries.js';
-import type { TaskRow } from '../storage/types.js';
 import type { TaskPlacement } from './task-placement.js';
 
 /** The artifact each watch event is sent in (one update per event; each replaces the previous in the task). */
