@@ -13,13 +13,16 @@
  * `--index-file` loads a saved index (bench/search-saved.ts writes one) into each version in
  * turn instead of building from generated entries (1,000,000 entries: give the heap room,
  * NODE_OPTIONS=--max-old-space-size=6144). `--pages` also compares the pages after the first.
+ * `--compare-options <json>` builds the compared index with those SearchIndexOptions: with
+ * `'{"maxPostings":1e9,"maxCandidates":1e9,"settleAfter":1e15}'` and `--compare` this very
+ * checkout, it compares with a search that reads every posting (slow at 1M: fewer queries).
  */
 import { loadavg } from 'node:os';
 import type { EntryDescription } from '../src/contract/description.js';
 import type { SearchFilter } from '../src/contract/types.js';
 import { generateQueries, indexedGenerated, streamEntries } from './lib/generate-entries.js';
 
-const args = { size: 100_000, file: '', queries: 500, seed: 42, pages: 1, compare: '' };
+const args = { size: 100_000, file: '', queries: 500, seed: 42, pages: 1, compare: '', compareOptions: '{}' };
 for (let i = 2; i < process.argv.length; i++) {
   const next = (): string => process.argv[++i] ?? '';
   const a = process.argv[i];
@@ -29,6 +32,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (a === '--seed') args.seed = Number(next());
   else if (a === '--pages') args.pages = Math.max(1, Number(next()) || 1);
   else if (a === '--compare') args.compare = next().replace(/\/$/, '');
+  else if (a === '--compare-options') args.compareOptions = next();
 }
 if (!args.compare) {
   console.error('usage: bench/search-agreement.ts --compare <checkout> [--size N | --index-file F] [--queries N] [--pages N]');
@@ -51,7 +55,7 @@ interface Index {
   loadState?(state: Map<string, unknown>): void;
 }
 interface Modules {
-  createSearchIndex(): Index;
+  createSearchIndex(options?: object): Index;
   readIndexSnapshot(file: string, check: () => undefined): Promise<{ ok: true; state: Map<string, unknown> } | { ok: false; reason: string }>;
 }
 
@@ -66,12 +70,12 @@ const kinds: [string, { text: string; filter?: SearchFilter; resultsPer?: 'match
 ];
 
 /** Every query kind's pages on one version of the index (built or loaded, then released). */
-async function answers(dir: string): Promise<Page[][][]> {
+async function answers(dir: string, options: object = {}): Promise<Page[][][]> {
   const mod = {
     ...((await import(`${dir}/src/search/index.ts`)) as Pick<Modules, 'createSearchIndex'>),
     ...((await import(`${dir}/src/search/snapshot-file.ts`)) as Pick<Modules, 'readIndexSnapshot'>),
   };
-  const index = mod.createSearchIndex();
+  const index = mod.createSearchIndex(options);
   const started = performance.now();
   if (args.file) {
     const saved = await mod.readIndexSnapshot(args.file, () => undefined);
@@ -80,7 +84,7 @@ async function answers(dir: string): Promise<Page[][][]> {
   } else {
     for (const g of streamEntries(args.size, args.seed)) index.upsert(indexedGenerated(g));
   }
-  console.log(`  ${dir}: index ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`  ${dir}${Object.keys(options).length ? ` ${JSON.stringify(options)}` : ''}: index ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return kinds.map(([, queries]) =>
     queries.map((q) => Array.from({ length: args.pages }, (_, p) => index.search({ text: q.text, filter: q.filter, offset: p * LIMIT, limit: LIMIT, resultsPer: q.resultsPer }))),
   );
@@ -91,7 +95,7 @@ const key = (p: Page): string => JSON.stringify(p.hits);
 
 console.log(`search agreement: ${args.file || `${args.size} generated entries`}, ${args.queries} queries per kind, ${args.pages} page(s) of ${LIMIT}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 const here = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-const before = await answers(args.compare);
+const before = await answers(args.compare, JSON.parse(args.compareOptions) as object);
 (globalThis as { gc?: () => void }).gc?.();
 const after = await answers(here);
 kinds.forEach(([label], k) => {

@@ -585,3 +585,53 @@ describe('settling: a text search stops collecting entries once its page is deci
     assert.ok(settled > 40, `${settled} settled searches`);
   });
 });
+
+describe('conjunction: a search with many postings reads only the entries having the most clauses', () => {
+  it('gives the same pages as a search that reads every posting, when a page of them outrank the rest', () => {
+    const data = entries(800, SEED + 21);
+    // Default matching (weak and strong variants); no budget and no settling, so the only
+    // difference is the conjunction, here for every search of two clauses or more.
+    const conj = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9, settleAfter: Infinity, conjunctionAbove: 1 });
+    const full = createSearchIndex({ maxPostings: 1e9, maxCandidates: 1e9, settleAfter: Infinity, conjunctionAbove: Infinity });
+    for (const e of data) {
+      conj.upsert(e);
+      full.upsert(e);
+    }
+    // Words found together (two or three of one skill's description), whole or being typed, and
+    // random words.
+    const together = fc.tuple(fc.integer({ min: 0, max: data.length - 1 }), fc.integer({ min: 2, max: 3 }), fc.nat()).map(([i, n, at]) => {
+      const d = data[i]!.description;
+      const words = (d.skills[at % Math.max(1, d.skills.length)]?.description ?? d.description ?? '').split(/\s+/).filter((w) => w.length > 2);
+      return Array.from({ length: Math.min(n, words.length) }, (_, k) => words[(at + k * 3) % words.length]!).join(' ');
+    });
+    const textArb = fc.oneof(
+      { weight: 3, arbitrary: together },
+      { weight: 1, arbitrary: together.map((t) => t.slice(0, -2)) },
+      { weight: 1, arbitrary: queryArb.map((q) => q.join(' ')) },
+    );
+    let narrowed = 0;
+    fc.assert(
+      fc.property(textArb, sparseFilterArb, fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 30 }), (text, filter, offset, limit) => {
+        const query = { text, filter, offset, limit, resultsPer: 'entry' as const };
+        const a = conj.search(query) as IndexPage;
+        const b = full.search(query) as IndexPage;
+        const ctx = `query ${JSON.stringify(text)} filter ${JSON.stringify(filter)} offset ${offset} limit ${limit}`;
+        assert.deepEqual(a.hits, b.hits, ctx);
+        assert.equal(b.totalExact, undefined, ctx);
+        if (a.totalExact === false) {
+          // Only the entries having the most clauses were counted.
+          narrowed++;
+          assert.ok(a.total >= offset + a.hits.length && a.total <= b.total, `total ${a.total} of ${b.total}, ${ctx}`);
+        } else {
+          assert.equal(a.total, b.total, ctx);
+        }
+        // A caller asking for exact counts (a watch) is not narrowed.
+        const counted = conj.search({ ...query, totalLimit: 50 }) as IndexPage;
+        assert.deepEqual([counted.hits, counted.total, counted.totalExact], [b.hits, b.total, undefined], ctx);
+      }),
+      { seed: SEED + 22, numRuns: 400 },
+    );
+    // The narrowing was taken, not just allowed.
+    assert.ok(narrowed > 25, `${narrowed} narrowed searches`);
+  });
+});

@@ -20,6 +20,13 @@ import { E_SHIFT, E_SHOWN, ORD_BITS, ORD_MASK } from './tables.js';
 
 export const GROUP_LIMIT = 3;
 
+/** Set bits of a 32-bit word (a search's clause bits). */
+export const popcount = (x: number): number => {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+};
+
 export interface RankContext {
   /** Candidates: unit ids and their relevance keys (higher is better), by position. */
   readonly ids: Int32Array;

@@ -86,7 +86,8 @@ import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
 import { PairPool, pairHash, termHash } from './phrases.js';
 import { parseQuery } from './query.js';
-import { GROUP_LIMIT, kthLargest, page, selectTop, type RankContext } from './ranking.js';
+import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
+import { Conjunction, nonMemberBound } from './conjunction.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
@@ -119,12 +120,6 @@ export const FUSION_DEPTH = 100;
 const RRF_K = 60;
 /** Fused keys sit above every keyword key. */
 const FUSED_BASE = 1000;
-
-const popcount = (x: number): number => {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-};
 
 /** 2 for a term in one unit, close to 1 for a term in every unit. */
 const idfFactor = (units: number, df: number): number =>
@@ -228,6 +223,14 @@ export interface SearchIndexOptions {
    */
   settleAfter?: number;
   /**
+   * A text search (results per entry, two clauses or more) with more postings than this (and
+   * at most ten budgets) first finds the entries having most of its clauses (./conjunction.ts)
+   * and reads only their postings, when at least a page of them outrank every other entry (else
+   * it reads as usual): the page is then the one a full read gives, `total` a lower bound.
+   * Default: `maxPostings` (searches the budget would cut); Infinity never.
+   */
+  conjunctionAbove?: number;
+  /**
    * `total` is exact up to this many hits (IndexPage.totalExact); a listing stops counting
    * here once its page is full. Default DEFAULT_TOTAL_LIMIT (REGISTRY_SEARCH_TOTAL_LIMIT).
    */
@@ -262,6 +265,12 @@ export const DEFAULT_TOTAL_LIMIT = 10_000;
 export const SETTLE_MIN_POSTINGS = 8_192;
 /** Pages ending deeper than this (offset + limit) are not settled early. */
 const MAX_SETTLE_RANK = 2_000;
+/**
+ * Searches with more postings than this many budgets do not narrow (./conjunction.ts): counting
+ * and narrowing cost about 5 ns a posting together, which at 1,000,000 postings and more is
+ * more than a search the budget cuts costs (measured at 1M entries: 18 against 8 ms).
+ */
+const CONJUNCTION_MAX_BUDGETS = 10;
 /** Margin for the floating-point sums compared when settling (keys differ by far more). */
 const SETTLE_EPSILON = 1e-9;
 
@@ -277,6 +286,7 @@ export class PostingsIndex implements KeywordIndex {
   private readonly maxCandidates: number;
   private readonly maxPostings: number;
   private readonly settleAfter: number;
+  private readonly conjunctionAbove: number;
   private readonly totalLimit: number;
   private wordForms = true;
   private typos = true;
@@ -349,6 +359,11 @@ export class PostingsIndex implements KeywordIndex {
   private memberEntries: Int32Array = new Int32Array(0);
   /** Min-heap of the best lower bounds while settling. */
   private settleHeap: Float64Array = new Float64Array(0);
+  /** The entries having most clauses of a search (see match). */
+  private readonly conjunction = new Conjunction();
+  /** The entries a search's owner or tags allow (see namedEntries): a bit per entry number, clear between searches. */
+  private named: Int32Array = new Int32Array(0);
+  private namedWords = 0;
   /** Embeddings (hybrid ranking), by entry number: int8 × dims, and a scale (0: none). */
   private dims = 0;
   private vectors: Int8Array = new Int8Array(0);
@@ -360,6 +375,7 @@ export class PostingsIndex implements KeywordIndex {
     this.maxCandidates = positive(options.maxCandidates, DEFAULT_MAX_CANDIDATES);
     this.maxPostings = positive(options.maxPostings, DEFAULT_MAX_POSTINGS);
     this.settleAfter = options.settleAfter === Infinity ? Infinity : positive(options.settleAfter, SETTLE_MIN_POSTINGS);
+    this.conjunctionAbove = options.conjunctionAbove === Infinity ? Infinity : positive(options.conjunctionAbove, this.maxPostings);
     this.totalLimit = positive(options.totalLimit, DEFAULT_TOTAL_LIMIT);
     this.setMatching(options);
   }
@@ -542,10 +558,7 @@ export class PostingsIndex implements KeywordIndex {
     const perEntry = (query.resultsPer ?? 'entry') !== ('match' satisfies ResultsPer);
     const totalLimit = query.totalLimit !== undefined && query.totalLimit > 0 ? Math.floor(query.totalLimit) : this.totalLimit;
     const parsed = parseQuery(query.text);
-    if (++this.epoch > MAX_EPOCH) {
-      this.epoch = 1;
-      this.seen.fill(0);
-    }
+    this.nextEpoch();
     if (this.seen.length < this.store.entryBound) {
       const seen = new Int32Array(Math.max(1024, this.store.entryBound * 2));
       seen.set(this.seen);
@@ -574,6 +587,45 @@ export class PostingsIndex implements KeywordIndex {
     // (settles) only past it. Other searches settle once their pages are decided.
     const exactTo = query.totalLimit !== undefined && query.totalLimit > 0 ? Math.floor(query.totalLimit) : 0;
     return this.match(plan.clauses, excluded, filter, offset, limit, perEntry, semantic, exactTo);
+  }
+
+  /**
+   * The entries the filter's owner or tags allow, as bits (`named`), from their recency lists,
+   * when those are short (a quarter of the index at most) and marking them (about 1 ns a member)
+   * costs less than the random reads it saves (a few hundred ns a posting of another entry, at
+   * 1,000,000 entries); else undefined. A superset (stale members too): the filter's own tests
+   * still run on what passes.
+   */
+  private namedEntries(filter: CompiledFilter, postings: number): Int32Array | undefined {
+    let lists: RecencyList[] | undefined;
+    let size = Infinity;
+    if (filter.ownerId >= 0) {
+      const list = this.recency.owner(filter.ownerId);
+      lists = list ? [list] : [];
+      size = list?.size ?? 0;
+    }
+    if (filter.tagIds) {
+      const tagLists = [...filter.tagIds].map((t) => this.recency.tag(t)).filter((l): l is RecencyList => l !== undefined);
+      const tagged = tagLists.reduce((sum, l) => sum + l.size, 0);
+      if (tagged < size) {
+        lists = tagLists;
+        size = tagged;
+      }
+    }
+    if (!lists || size * 4 > this.store.entryBound || size > postings * 16) return undefined;
+    const words = (this.store.entryBound >>> 5) + 1;
+    if (this.named.length < words) this.named = new Int32Array(words + (words >>> 3) + 32);
+    for (const list of lists) list.mark(this.named);
+    this.namedWords = words;
+    return this.named;
+  }
+
+  /** A new search: every entry's state in `seen` (stamped with the epoch) becomes unknown. */
+  private nextEpoch(): void {
+    if (++this.epoch > MAX_EPOCH) {
+      this.epoch = 1;
+      this.seen.fill(0);
+    }
   }
 
   /** Whether entry number `no` (or, with a skill- or tool-level filter, one of its units) passes the filter's attributes. */
@@ -809,6 +861,7 @@ export class PostingsIndex implements KeywordIndex {
     perEntry: boolean,
     semantic: Float32Array | undefined,
     exactTo: number,
+    conjunctive = true,
   ): IndexPage {
     // 1. Look every term up and split the postings into groups of equal contribution: one per
     //    (term, field mask) or (phrase, field mask).
@@ -878,6 +931,30 @@ export class PostingsIndex implements KeywordIndex {
     // read only for the entries that may still be on it (`members`, a bit per entry number).
     const rank = offset + limit;
     const maySettle = perEntry && !semantic && only < 0 && limit > 0 && rank <= MAX_SETTLE_RANK;
+    // A filter naming an owner or tags allows only their lists' entries: the others' postings
+    // are skipped with a bit test, not a read of the entry's tables (the same postings are read).
+    const named = this.namedEntries(filter, postings);
+    // Many postings and two clauses or more: read only the postings of the entries having the
+    // most clauses (./conjunction.ts: every clause, or all but one...), a page of them at least;
+    // the others are dropped in a tight pass. Not for a caller that asks for exact counts (a watch).
+    const allGroups = groups;
+    let conjClauses = 0;
+    if (
+      conjunctive &&
+      maySettle &&
+      exactTo === 0 &&
+      clauses.length >= 2 &&
+      postings > this.conjunctionAbove &&
+      postings <= this.maxPostings * CONJUNCTION_MAX_BUDGETS
+    ) {
+      conjClauses = this.conjunction.collect(groups, marks, this.store.entryBound, ORD_BITS, rank, named);
+      if (conjClauses > 0) {
+        groups = this.conjunction.narrow(groups, ORD_BITS, named);
+        postings = 0;
+        for (const g of groups) postings += g.ids.length;
+      }
+      this.conjunction.clear();
+    }
     let members: Int32Array | undefined;
     let memberCount = 0;
     let skipped = 0;
@@ -923,6 +1000,7 @@ export class PostingsIndex implements KeywordIndex {
       for (let i = ids.length - 1; i >= stop; i--) {
         const id = ids[i] as number;
         const e = id >>> ORD_BITS;
+        if (named !== undefined && (named[e >>> 5]! & (1 << (e & 31))) === 0) continue;
         if (members !== undefined && (members[e >>> 5]! & (1 << (e & 31))) === 0) {
           skipped++;
           continue;
@@ -1005,6 +1083,8 @@ export class PostingsIndex implements KeywordIndex {
       }
     }
 
+    // Whether the work bounds (not settling, which is rank-safe) left postings or units out.
+    const boundsCut = cut;
     if (members !== undefined) {
       // Postings of entries that could not reach the page were skipped: `total` is a lower bound.
       if (skipped > 0) cut = true;
@@ -1018,11 +1098,31 @@ export class PostingsIndex implements KeywordIndex {
       const strong = candWords[i]!;
       candKeys[i] = popcount(strong) + WEAK_CLAUSE * popcount(candWeak[i]! & ~strong) + (candScore[i]! & SCORE_MASK) * norm;
     }
+    if (named !== undefined) this.named.fill(0, 0, this.namedWords);
+    if (conjClauses > 0) {
+      // Entries lacking a clause were not counted.
+      cut = true;
+      this.entryKeys(n, groupCount);
+      if (this.settleHeap.length < rank) this.settleHeap = new Float64Array(Math.max(64, rank));
+      // Unless a page of the entries found outrank every entry lacking a clause, read as usual.
+      // When the work bounds cut even their postings short, their keys are lower bounds and the
+      // page an approximation, as any cut search's is (kept: its entries have more of the words
+      // than a usual read's, which would be cut too).
+      const decided =
+        groupCount >= rank &&
+        (boundsCut ||
+          nonMemberBound(allGroups, clauses.length, norm, WEAK_CLAUSE, conjClauses) + SETTLE_EPSILON <
+            kthLargest(this.groupKeys, groupCount, rank, this.settleHeap));
+      if (!decided) {
+        this.nextEpoch();
+        return this.match(clauses, excludedUnits, filter, offset, limit, perEntry, semantic, exactTo, false);
+      }
+    }
     const page =
       perEntry && clauses.length === 1 && !semantic
         ? this.finishPerEntryOneClause(n, groupCount, offset, limit)
         : perEntry
-          ? this.finishPerEntry(n, groupCount, offset, limit, semantic ? { query: semantic, filter, excludedUnits } : undefined)
+          ? this.finishPerEntry(n, groupCount, offset, limit, semantic ? { query: semantic, filter, excludedUnits } : undefined, conjClauses > 0)
           : this.finish(n, total, offset, limit, true);
     if (cut) page.totalExact = false;
     return page;
@@ -1130,17 +1230,14 @@ export class PostingsIndex implements KeywordIndex {
     return count;
   }
 
-  /** Results per entry over the first `n` candidates (keys computed), in `groupCount` groups. */
-  private finishPerEntry(
-    n: number,
-    groupCount: number,
-    offset: number,
-    limit: number,
-    semantic?: { query: Float32Array; filter: CompiledFilter; excludedUnits: Set<number> | undefined },
-  ): IndexPage {
+  /**
+   * Per entry (group of candidates), over the first `n` candidates (keys computed): its best
+   * candidate (`groupBest`), clause bits (`groupStrong`, `groupWeak`), and its best unit's id and
+   * key (`groupIds`, `groupKeys`): the best unit's key plus the clauses only its other units match.
+   */
+  private entryKeys(n: number, groupCount: number): void {
     // Each group's best candidate and clause bits. Its candidates were linked through candNext
     // as they came, so the shown entries' other matches need no second pass.
-    const next = this.candNext;
     const candIds = this.candIds;
     const candKeys = this.candKeys;
     const candWords = this.candWords;
@@ -1149,7 +1246,6 @@ export class PostingsIndex implements KeywordIndex {
     const best = this.groupBest;
     const strongBits = this.groupStrong;
     const weakBits = this.groupWeak;
-    const head = this.groupHead;
     best.fill(-1, 0, groupCount);
     for (let i = 0; i < n; i++) {
       const k = candGroup[i]!;
@@ -1176,6 +1272,26 @@ export class PostingsIndex implements KeywordIndex {
       const bestBits = candWords[b]! | candWeak[b]!;
       this.groupKeys[k] = candKeys[b]! + popcount(strong & ~bestBits) + WEAK_CLAUSE * popcount(weakBits[k]! & ~strong & ~bestBits);
     }
+  }
+
+  /**
+   * Results per entry over the first `n` candidates (keys computed), in `groupCount` groups
+   * (`keyed`: entryKeys already ran).
+   */
+  private finishPerEntry(
+    n: number,
+    groupCount: number,
+    offset: number,
+    limit: number,
+    semantic?: { query: Float32Array; filter: CompiledFilter; excludedUnits: Set<number> | undefined },
+    keyed = false,
+  ): IndexPage {
+    if (!keyed) this.entryKeys(n, groupCount);
+    const next = this.candNext;
+    const candIds = this.candIds;
+    const candKeys = this.candKeys;
+    const best = this.groupBest;
+    const head = this.groupHead;
     let count = groupCount;
     if (semantic) count = this.fuse(groupCount, semantic.query, semantic.filter, semantic.excludedUnits);
     const ranked = page(this.rankContext(this.groupIds, this.groupKeys, ONE_HIT), count, offset, limit, 1);
