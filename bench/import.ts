@@ -29,12 +29,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
 import { PostgresStore } from '../src/storage/postgres/index.js';
 import { runImport, DEFAULT_BATCH_SIZE } from '../src/cli/commands/import.js';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
+import { positiveNumbers } from './lib/args.js';
 import { writeJsonLines } from './lib/fill-data-dir.js';
 
 type Thread = 'worker' | 'main';
@@ -48,22 +50,30 @@ interface Args {
   pgSettings: Record<string, string>;
 }
 
-function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [10_000, 100_000], engines: ['sqlite', 'postgres'], batchSize: DEFAULT_BATCH_SIZE, threads: [undefined], pgSettings: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const next = (): string => argv[++i] ?? '';
-    if (argv[i] === '--sizes') args.sizes = next().split(',').map(Number).filter((n) => n > 0);
-    else if (argv[i] === '--engines') args.engines = next().split(',');
-    else if (argv[i] === '--batch-size') args.batchSize = Number(next());
-    else if (argv[i] === '--threads') args.threads = next().split(',').filter((t): t is Thread => t === 'worker' || t === 'main');
-    else if (argv[i] === '--pg-settings') {
-      for (const pair of next().split(',')) {
-        const at = pair.indexOf('=');
-        if (at > 0) args.pgSettings[pair.slice(0, at)] = pair.slice(at + 1);
-      }
-    }
+function readArgs(): Args {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '10000,100000' },
+      engines: { type: 'string', default: 'sqlite,postgres' },
+      'batch-size': { type: 'string', default: String(DEFAULT_BATCH_SIZE) },
+      /** worker and/or main; without it, the import's own choice (by the number of cores). */
+      threads: { type: 'string' },
+      /** name=value,name=value */
+      'pg-settings': { type: 'string', default: '' },
+    },
+  });
+  const pgSettings: Record<string, string> = {};
+  for (const pair of values['pg-settings'].split(',')) {
+    const at = pair.indexOf('=');
+    if (at > 0) pgSettings[pair.slice(0, at)] = pair.slice(at + 1);
   }
-  return args;
+  return {
+    sizes: positiveNumbers(values.sizes),
+    engines: values.engines.split(','),
+    batchSize: Number(values['batch-size']),
+    threads: values.threads === undefined ? [undefined] : values.threads.split(',').filter((t): t is Thread => t === 'worker' || t === 'main'),
+    pgSettings,
+  };
 }
 
 const cpuSeconds = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1e6;
@@ -108,7 +118,7 @@ async function followerReads(url: string): Promise<void> {
   }
 }
 
-const args = parseArgs(process.argv.slice(2));
+const args = readArgs();
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-import-'));
 let postgres: TestPostgres | undefined;
 try {

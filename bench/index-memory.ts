@@ -2,7 +2,9 @@
  * Search index at scale, in-process (issue 22): where the heap goes, the cost of an update and
  * a removal, and saving / loading the index snapshot.
  *
- *   node --expose-gc --import tsx bench/index-memory.ts [--sizes 100000,1000000] [--samples 1000]
+ *   node --expose-gc --import tsx bench/index-memory.ts [--sizes 100000] [--samples 1000]
+ *
+ * (--sizes takes a comma list, e.g. 100000,1000000.)
  *
  * Per size: builds an index from generated entries (./lib/generate-entries.ts; no storage, no
  * validation), then prints
@@ -18,16 +20,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { createSearchIndex } from '../src/search/index.js';
 import { readIndexSnapshot, writeIndexSnapshot, SNAPSHOT_FORMAT } from '../src/search/snapshot-file.js';
 import type { IndexedEntry, KeywordIndex } from '../src/search/types.js';
+import { positiveNumbers } from './lib/args.js';
 import { describeGenerated, streamEntries } from './lib/generate-entries.js';
 
-const args = { sizes: [100_000], samples: 1000 };
-for (let i = 2; i < process.argv.length; i++) {
-  if (process.argv[i] === '--sizes') args.sizes = process.argv[++i]!.split(',').map(Number);
-  else if (process.argv[i] === '--samples') args.samples = Number(process.argv[++i]);
-}
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '100000' },
+    /** Updates and removals timed per size. */
+    samples: { type: 'string', default: '1000' },
+  },
+});
+const args = { sizes: positiveNumbers(values.sizes), samples: Number(values.samples) };
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 const heap = (): number => {

@@ -20,19 +20,21 @@
  * descriptions C, tags D.
  */
 import os from 'node:os';
+import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { SearchFilter } from '../src/contract/types.js';
 import { startPostgres } from '../test/support/postgres.js';
 import { describeGenerated, generateQueries, streamEntries, type GeneratedEntry } from './lib/generate-entries.js';
 
-function parseArgs(argv: string[]): { entries: number; queries: number } {
-  const args = { entries: 100_000, queries: 300 };
-  for (let i = 0; i < argv.length; i++) {
-    const next = (): number => Number(argv[++i]);
-    if (argv[i] === '--entries') args.entries = next();
-    else if (argv[i] === '--queries') args.queries = next();
-  }
-  return args;
+function readArgs(): { entries: number; queries: number } {
+  const { values } = parseArgs({
+    options: {
+      entries: { type: 'string', default: '100000' },
+      /** Queries per kind: text only, text with filters, filters only. */
+      queries: { type: 'string', default: '300' },
+    },
+  });
+  return { entries: Number(values.entries), queries: Number(values.queries) };
 }
 
 const SCHEMA = `
@@ -162,7 +164,7 @@ async function explain(client: pg.Client, label: string, text: string, filter?: 
   for (const row of rows) console.log(`   ${row['QUERY PLAN']}`);
 }
 
-const args = parseArgs(process.argv.slice(2));
+const args = readArgs();
 const started = await startPostgres();
 if (!started.ok) {
   console.log(`skipped: ${started.skipReason}`);

@@ -8,7 +8,8 @@
  * total limit or the search's work bounds stopped the count).
  *
  *   node --expose-gc --import tsx bench/search-agreement.ts --compare <checkout>
- *        [--size 100000 | --index-file <snapshot>] [--queries 500] [--seed 42] [--pages 2]
+ *        [--size 100000 | --index-file <snapshot>] [--queries 500] [--seed 42] [--pages 1]
+ *        [--compare-options <json>]
  *
  * `--index-file` loads a saved index (bench/search-saved.ts writes one) into each version in
  * turn instead of building from generated entries (1,000,000 entries: give the heap room,
@@ -18,24 +19,39 @@
  * checkout, it compares with a search that reads every posting (slow at 1M: fewer queries).
  */
 import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
 import type { EntryDescription } from '../src/contract/description.js';
 import type { SearchFilter } from '../src/contract/types.js';
+import { atLeastOne } from './lib/args.js';
 import { generateQueries, indexedGenerated, streamEntries } from './lib/generate-entries.js';
 
-const args = { size: 100_000, file: '', queries: 500, seed: 42, pages: 1, compare: '', compareOptions: '{}' };
-for (let i = 2; i < process.argv.length; i++) {
-  const next = (): string => process.argv[++i] ?? '';
-  const a = process.argv[i];
-  if (a === '--size') args.size = Number(next());
-  else if (a === '--index-file') args.file = next();
-  else if (a === '--queries') args.queries = Number(next());
-  else if (a === '--seed') args.seed = Number(next());
-  else if (a === '--pages') args.pages = Math.max(1, Number(next()) || 1);
-  else if (a === '--compare') args.compare = next().replace(/\/$/, '');
-  else if (a === '--compare-options') args.compareOptions = next();
-}
+const { values } = parseArgs({
+  options: {
+    /** The checkout compared with (a `git worktree` with node_modules); required. */
+    compare: { type: 'string', default: '' },
+    size: { type: 'string', default: '100000' },
+    /** A saved index to load instead of building from `--size` generated entries. */
+    'index-file': { type: 'string', default: '' },
+    /** Queries per kind. */
+    queries: { type: 'string', default: '500' },
+    seed: { type: 'string', default: '42' },
+    /** Pages compared per query (the first, and those after it). */
+    pages: { type: 'string', default: '1' },
+    /** SearchIndexOptions (JSON) for the compared index. */
+    'compare-options': { type: 'string', default: '{}' },
+  },
+});
+const args = {
+  size: Number(values.size),
+  file: values['index-file'],
+  queries: Number(values.queries),
+  seed: Number(values.seed),
+  pages: atLeastOne(values.pages),
+  compare: values.compare.replace(/\/$/, ''),
+  compareOptions: values['compare-options'],
+};
 if (!args.compare) {
-  console.error('usage: bench/search-agreement.ts --compare <checkout> [--size N | --index-file F] [--queries N] [--pages N]');
+  console.error('usage: bench/search-agreement.ts --compare <checkout> [--size N | --index-file F] [--queries N] [--seed N] [--pages N] [--compare-options JSON]');
   process.exit(2);
 }
 

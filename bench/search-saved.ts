@@ -6,7 +6,7 @@
  * refused, and rebuilt, when it was saved by another snapshot format.
  *
  *   node --expose-gc --import tsx bench/search-saved.ts --size 1000000 [--index-file <file>]
- *        [--queries 2000] [--seed 42] [--repeat 3]
+ *        [--queries 2000] [--seed 42] [--repeat 3] [--compare <checkout>]
  *
  * Query kinds, as in bench/search.ts (same seeds): 1-3 words without filters, with one or two
  * filters, and empty text with filters (a listing); default matching, limit 20, results per
@@ -21,22 +21,35 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { createSearchIndex } from '../src/search/index.js';
 import type { PostingsIndex } from '../src/search/search-index.js';
 import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot } from '../src/search/snapshot-file.js';
+import { atLeastOne } from './lib/args.js';
 import { generateQueries, indexedGenerated, streamEntries, type GeneratedQuery } from './lib/generate-entries.js';
 
-const args = { size: 1_000_000, file: '', queries: 2000, seed: 42, repeat: 3, compare: '' };
-for (let i = 2; i < process.argv.length; i++) {
-  const next = (): string => process.argv[++i] ?? '';
-  const a = process.argv[i];
-  if (a === '--size') args.size = Number(next());
-  else if (a === '--index-file') args.file = next();
-  else if (a === '--queries') args.queries = Number(next());
-  else if (a === '--seed') args.seed = Number(next());
-  else if (a === '--repeat') args.repeat = Math.max(1, Math.floor(Number(next())) || 1);
-  else if (a === '--compare') args.compare = next().replace(/\/$/, '');
-}
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: '1000000' },
+    /** Default: $TMPDIR/a2a-bench-search-<size>-<seed>.snapshot. */
+    'index-file': { type: 'string', default: '' },
+    /** Queries per kind. */
+    queries: { type: 'string', default: '2000' },
+    seed: { type: 'string', default: '42' },
+    /** Runs per query; the fastest counts. */
+    repeat: { type: 'string', default: '3' },
+    /** Another version's checkout, measured on the same saved index. */
+    compare: { type: 'string', default: '' },
+  },
+});
+const args = {
+  size: Number(values.size),
+  file: values['index-file'],
+  queries: Number(values.queries),
+  seed: Number(values.seed),
+  repeat: atLeastOne(values.repeat),
+  compare: values.compare.replace(/\/$/, ''),
+};
 const file = args.file || path.join(os.tmpdir(), `a2a-bench-search-${args.size}-${args.seed}.snapshot`);
 const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 console.log(`search bench over a saved index: ${args.size} entries, ${args.queries} queries per kind, fastest of ${args.repeat}; node ${process.version}; load average ${load()}`);

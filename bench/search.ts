@@ -26,6 +26,7 @@
  * before and after building (run with --expose-gc, or the memory figures are skipped).
  */
 import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
 import type { SearchFilter } from '../src/contract/types.js';
 import type { SkillDescription, ToolDescription } from '../src/contract/description.js';
@@ -33,6 +34,7 @@ import type { ResultsPer } from '../src/contract/types.js';
 import { createSearchIndex } from '../src/search/index.js';
 import type { PostingsIndex } from '../src/search/search-index.js';
 import type { IndexPage, IndexQuery, IndexedEntry } from '../src/search/types.js';
+import { atLeastOne, positiveNumbers } from './lib/args.js';
 import { generateEntries, generateQueries, indexedGenerated, type GeneratedQuery } from './lib/generate-entries.js';
 
 export { generateEntries, streamEntries, describeGenerated, generateQueries } from './lib/generate-entries.js';
@@ -52,21 +54,30 @@ interface Args {
   repeat: number;
 }
 
-function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [10_000, 100_000], queries: 2000, seed: 42, minisearch: true, defaultOnly: false, repeat: 1 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const next = (): string => argv[++i] ?? '';
-    if (a === '--sizes') args.sizes = next().split(',').map(Number).filter((n) => n > 0);
-    else if (a === '--queries') args.queries = Number(next());
-    else if (a === '--seed') args.seed = Number(next());
-    else if (a === '--no-minisearch') args.minisearch = false;
-    else if (a === '--mini-queries') args.miniQueries = Number(next());
-    else if (a === '--compare') args.compare = next();
-    else if (a === '--default-only') args.defaultOnly = true;
-    else if (a === '--repeat') args.repeat = Math.max(1, Math.floor(Number(next())) || 1);
-  }
-  return args;
+function readArgs(): Args {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '10000,100000' },
+      /** Queries per kind. */
+      queries: { type: 'string', default: '2000' },
+      seed: { type: 'string', default: '42' },
+      'no-minisearch': { type: 'boolean', default: false },
+      'mini-queries': { type: 'string' },
+      compare: { type: 'string' },
+      'default-only': { type: 'boolean', default: false },
+      repeat: { type: 'string', default: '1' },
+    },
+  });
+  return {
+    sizes: positiveNumbers(values.sizes),
+    queries: Number(values.queries),
+    seed: Number(values.seed),
+    minisearch: !values['no-minisearch'],
+    ...(values['mini-queries'] !== undefined ? { miniQueries: Number(values['mini-queries']) } : {}),
+    ...(values.compare !== undefined ? { compare: values.compare } : {}),
+    defaultOnly: values['default-only'],
+    repeat: atLeastOne(values.repeat),
+  };
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -360,7 +371,7 @@ async function benchSize(size: number, args: Args): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = readArgs();
   if (!gc) console.log('(run with node --expose-gc for heap figures)');
   console.log(`search bench: sizes ${args.sizes.join(', ')}; ${args.queries} queries per kind${args.repeat > 1 ? `, each the fastest of ${args.repeat} runs` : ''}; node ${process.version}; seed ${args.seed}`);
   console.log(`load average at start: ${loadAverage()} (latencies are wall clock, in-process; other load inflates them)`);

@@ -18,6 +18,7 @@
 import { rmSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import type { Caller } from '../src/contract/caller.js';
 import type { SearchFilter, WatchRequest } from '../src/contract/types.js';
 import { ChangeFeed } from '../src/registry/change-feed.js';
@@ -28,6 +29,7 @@ import { SqliteStore } from '../src/storage/index.js';
 import { DEFAULT_WATCH_LIMITS, WatchHub } from '../src/subscriptions/watch-hub.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { createSignatureVerifier, NO_TRUSTED_KEYS } from '../src/validation/signature.js';
+import { positiveNumbers } from './lib/args.js';
 import { generateEntries, indexedGenerated, prng, vocabularyWords } from './lib/generate-entries.js';
 
 interface Args {
@@ -41,22 +43,29 @@ interface Args {
 
 type Kind = 'filter' | 'query' | 'both';
 
-function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [10_000, 100_000], watches: [1000, 10_000], changes: 500, seed: 42, kinds: ['filter', 'query', 'both'] };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const next = (): string => argv[++i] ?? '';
-    if (a === '--sizes') args.sizes = next().split(',').map(Number).filter((n) => n > 0);
-    else if (a === '--watches') args.watches = next().split(',').map(Number).filter((n) => n > 0);
-    else if (a === '--changes') args.changes = Number(next());
-    else if (a === '--seed') args.seed = Number(next());
-    else if (a === '--kinds') args.kinds = next().split(',') as Kind[];
-    else if (a === '--help') {
-      console.log('npx tsx bench/watch.ts [--sizes 10000,100000] [--watches 1000,10000] [--changes 500] [--seed 42] [--kinds filter,query,both]');
-      process.exit(0);
-    }
+function readArgs(): Args {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '10000,100000' },
+      /** Open watches, each count in turn per size. */
+      watches: { type: 'string', default: '1000,10000' },
+      changes: { type: 'string', default: '500' },
+      seed: { type: 'string', default: '42' },
+      kinds: { type: 'string', default: 'filter,query,both' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log('npx tsx bench/watch.ts [--sizes 10000,100000] [--watches 1000,10000] [--changes 500] [--seed 42] [--kinds filter,query,both]');
+    process.exit(0);
   }
-  return args;
+  return {
+    sizes: positiveNumbers(values.sizes),
+    watches: positiveNumbers(values.watches),
+    changes: Number(values.changes),
+    seed: Number(values.seed),
+    kinds: values.kinds.split(',') as Kind[],
+  };
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -143,7 +152,7 @@ async function run(size: number, watchCounts: number[], args: Args): Promise<voi
   }
 }
 
-const args = parseArgs(process.argv.slice(2));
+const args = readArgs();
 console.log(`bench/watch.ts  sizes ${args.sizes.join(',')}  watches ${args.watches.join(',')} (${args.kinds.join(', ')})  changes ${args.changes}  load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 for (const size of args.sizes) await run(size, args.watches, args);
 console.log(`load at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -2,7 +2,7 @@
  * Write latency at size (issue 22): updates (register of a changed document) and removals,
  * one at a time, straight on the SQLite store of a data directory holding `--size` generated
  * entries — with nothing else running, and beside a scan of every entry like the start-up
- * signature re-evaluation's (CardTrust.reevaluateAll: `--scan-batch` entries read at a time,
+ * signature re-evaluation's (CardTrust.reevaluateAll: a batch of entries read at a time,
  * a turn of the event loop after each), the old way (500 at a time, a turn every 512 entries)
  * and the new (64).
  *
@@ -17,6 +17,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { checkDocument, entryWriteOf } from '../src/registry/documents.js';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
 import { createDocumentValidator } from '../src/validation/index.js';
@@ -29,16 +30,18 @@ interface Args {
   samples: number;
 }
 
-function parseArgs(argv: string[]): Args {
-  const args: Args = { size: 100_000, dataDir: '', samples: 200 };
-  for (let i = 0; i < argv.length; i++) {
-    const next = (): string => argv[++i] ?? '';
-    if (argv[i] === '--size') args.size = Number(next());
-    else if (argv[i] === '--data-dir') args.dataDir = next();
-    else if (argv[i] === '--samples') args.samples = Number(next());
-  }
-  if (!args.dataDir) throw new Error('--data-dir <dir> is required (filled on the first run, reused after)');
-  return args;
+function readArgs(): Args {
+  const { values } = parseArgs({
+    options: {
+      size: { type: 'string', default: '100000' },
+      /** Required: filled on the first run, reused after. */
+      'data-dir': { type: 'string', default: '' },
+      /** Updates timed per line (and half as many removals). */
+      samples: { type: 'string', default: '200' },
+    },
+  });
+  if (!values['data-dir']) throw new Error('--data-dir <dir> is required (filled on the first run, reused after)');
+  return { size: Number(values.size), dataDir: values['data-dir'], samples: Number(values.samples) };
 }
 
 const ADMIN = { principal: 'admin', isAdmin: true };
@@ -90,7 +93,7 @@ async function measure(args: Args, picks: GeneratedEntry[], scanBatch: number, y
   }
 }
 
-const args = parseArgs(process.argv.slice(2));
+const args = readArgs();
 console.log(describeFill(args.dataDir, args.size, await filledDataDir(args.dataDir, args.size)));
 const picks = sampledEntries(args.size, args.samples);
 console.log(`${args.size.toLocaleString('en-US')} entries, ${picks.length} updates and ${Math.floor(picks.length / 2)} removals per line, Node ${process.version}`);
