@@ -48,7 +48,7 @@ import {
 } from './attributes.js';
 import type { WalkFilter } from './recency-lists.js';
 import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY } from './entry-store.js';
-import { E_OWNER, E_PROFILE, E_SHIFT, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
+import { E_OWNER, E_PROFILE, E_SHIFT, M_MCP, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
 
 /** Bounds on hostile filters. */
 const MAX_LIST = 32;
@@ -104,6 +104,12 @@ export class CompiledFilter implements WalkFilter {
   readonly unitLevel: boolean;
   /** True when nothing can pass (an unknown owner or tag, contradictory keys). */
   readonly impossible: boolean;
+  /**
+   * The entry's `M_MCP` mark (./tables.ts) the filter's kind needs (a tool hint implies MCP
+   * servers, a skill key agents), or -1 (any kind): a search tests it on the 1-byte marks before
+   * reading anything else of the entry.
+   */
+  readonly kindMark: number;
   /** E_ATTR bits that must equal `entryWant` (kind, streaming). */
   private readonly entryMask: number;
   private readonly entryWant: number;
@@ -223,6 +229,7 @@ export class CompiledFilter implements WalkFilter {
       entryMask |= A_MCP;
       if (kind === 'mcp-server') entryWant |= A_MCP;
     }
+    this.kindMark = kind === undefined ? -1 : kind === 'mcp-server' ? M_MCP : 0;
     // Entry signatures: the bits of every tag id asked, of every declared mode an asked mode
     // accepts, of every hint combination the asked hints allow.
     let tagsLo = 0;
