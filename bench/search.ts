@@ -1,6 +1,6 @@
 /**
  * Search index benchmark: build time, memory per entry and query latency of the registry's
- * SearchIndex (FlexSearch-based, src/search), per relevance feature, against an earlier version
+ * SearchIndex (its own posting lists in typed arrays, src/search), per relevance feature, against an earlier version
  * of the index (--compare) and MiniSearch over the same units.
  *
  *   node --expose-gc --import tsx bench/search.ts [--sizes 10000,100000] [--queries 2000]
