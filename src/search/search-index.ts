@@ -420,6 +420,7 @@ export class PostingsIndex implements KeywordIndex {
     this.pairs.save(state);
     const release = this.terms.save(state);
     this.vocabulary.save(state);
+    this.recency.save(state);
     state.set('index.languageCounts', this.languageCounts.slice());
     state.set('index.churn', this.churn);
     return { parts: state, release };
@@ -437,7 +438,7 @@ export class PostingsIndex implements KeywordIndex {
     this.vocabulary.load(state);
     this.languageCounts.set(part<Int32Array>(state, 'index.languageCounts'));
     this.churn = part(state, 'index.churn');
-    this.recency.rebuild(this.store.entryBound, (no) => this.listsOf(no));
+    this.recency.load(state);
   }
 
   /** The owner and tags whose recency lists entry number `no` is in. */

@@ -21,7 +21,7 @@ import { crc32 } from 'node:zlib';
 import type { IndexState, StatePart } from './index-state.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 const MAGIC = 'a2a-registry search index\n';
 const END = '\u0000end';
 
