@@ -19,6 +19,37 @@ export interface SavedState {
   release(): void;
 }
 
+/**
+ * An Int32Array part made of `pieces`: views shared with the live index, which leaves them
+ * unchanged (members are only appended past a view's end; a list that changes otherwise gets
+ * a new array), so many small arrays are saved without copying them when the index is taken.
+ * ./snapshot-file.ts writes it as one Int32Array, which is what a file reads back;
+ * `int32Part` takes either.
+ */
+export class Int32Pieces {
+  readonly length: number;
+  constructor(readonly pieces: readonly Int32Array[]) {
+    this.length = pieces.reduce((n, p) => n + p.length, 0);
+  }
+
+  /** The pieces as one array (a copy). */
+  joined(): Int32Array<ArrayBuffer> {
+    const out = new Int32Array(this.length);
+    let at = 0;
+    for (const p of this.pieces) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  }
+}
+
+/** An Int32Array part, saved as one or as Int32Pieces (an index loaded from a state in memory, not from a file). */
+export function int32Part(state: IndexState, name: string): Int32Array<ArrayBuffer> {
+  const v = part<Int32Array<ArrayBuffer> | Int32Pieces>(state, name);
+  return v instanceof Int32Pieces ? v.joined() : v;
+}
+
 /** A part of a state being loaded; a missing part means the state is not one this code wrote. */
 export function part<T>(state: IndexState, name: string): T {
   if (!state.has(name)) throw new Error(`the saved index has no part "${name}"`);

@@ -17,7 +17,7 @@
  * Saved with the index as they are (members, side parts, generations: RecencyLists.save), so
  * a saved index loads without sorting its entries again (3-4 s of start-up at 1,000,000).
  */
-import { part, type IndexState } from './index-state.js';
+import { Int32Pieces, int32Part, part, type IndexState } from './index-state.js';
 import { S_HINTS, S_IN, S_OUT, S_SHIFT } from './tables.js';
 
 /** Ids by entry number (undefined: free), and updatedAt, attributes and signatures by entry number. */
@@ -350,9 +350,9 @@ export class RecencyLists {
   }
 
   /**
-   * Adds the lists' state to `state`: copies, taken at once (members are only appended past a
-   * saved end, but side parts shift in place and generations change; the members of a kind of
-   * list are concatenated, so a few parts hold every owner's and tag's list).
+   * Adds the lists' state to `state`, taken at once: members shared (they are only appended
+   * past a saved end), side parts and generations copied (they change in place); the lists of
+   * a kind are concatenated, so a few parts hold every owner's and tag's list.
    */
   save(state: IndexState): void {
     state.set('recency.generations', this.gen.slice());
@@ -394,46 +394,41 @@ export class RecencyLists {
 /**
  * Saves `lists` (by id; undefined: none) as four parts: `<name>.shape` (per id: main members,
  * -1 for no list, side members, stale members), and their main parts, side parts and side
- * times, each concatenated in id order (copies).
+ * times, each concatenated in id order. The main parts are shared (Int32Pieces: copying them
+ * held the event loop for about a second at 1,000,000 entries), the rest copied.
  */
 function saveLists(state: IndexState, name: string, lists: readonly (RecencyList | undefined)[]): void {
-  const views = Array.from(lists, (list) => list?.saved());
-  const shape = new Int32Array(lists.length * 3);
-  let mainSize = 0;
-  let sideSize = 0;
-  let atsSize = 0;
-  views.forEach((v, id) => {
-    const w = lists[id]?.fieldsPerMember ?? 1;
-    shape[id * 3] = v ? v.main.length / w : -1;
-    shape[id * 3 + 1] = v ? v.sideAts.length : 0;
-    shape[id * 3 + 2] = v?.stale ?? 0;
-    mainSize += v?.main.length ?? 0;
-    sideSize += v?.side.length ?? 0;
-    atsSize += v?.sideAts.length ?? 0;
+  const shape = new Int32Array(lists.length * 3).fill(-1);
+  const mains: Int32Array[] = [];
+  const sides: Int32Array[] = [];
+  const ats: Float64Array[] = [];
+  lists.forEach((list, id) => {
+    if (!list) return;
+    const v = list.saved();
+    shape[id * 3] = v.main.length / list.fieldsPerMember;
+    shape[id * 3 + 1] = v.sideAts.length;
+    shape[id * 3 + 2] = v.stale;
+    mains.push(v.main);
+    if (v.sideAts.length === 0) return;
+    sides.push(v.side);
+    ats.push(v.sideAts);
   });
-  const main = new Int32Array(mainSize);
-  const side = new Int32Array(sideSize);
-  const ats = new Float64Array(atsSize);
-  mainSize = sideSize = atsSize = 0;
-  for (const v of views) {
-    if (!v) continue;
-    main.set(v.main, mainSize);
-    mainSize += v.main.length;
-    side.set(v.side, sideSize);
-    sideSize += v.side.length;
-    ats.set(v.sideAts, atsSize);
-    atsSize += v.sideAts.length;
-  }
   state.set(`${name}.shape`, shape);
-  state.set(`${name}.main`, main);
-  state.set(`${name}.side`, side);
-  state.set(`${name}.sideAts`, ats);
+  state.set(`${name}.main`, new Int32Pieces(mains));
+  state.set(`${name}.side`, new Int32Pieces(sides).joined());
+  const sideAts = new Float64Array(ats.reduce((n, a) => n + a.length, 0));
+  let at = 0;
+  for (const a of ats) {
+    sideAts.set(a, at);
+    at += a.length;
+  }
+  state.set(`${name}.sideAts`, sideAts);
 }
 
 /** Loads lists saved by saveLists, each into the empty list `make(id)` returns. */
 function loadLists(state: IndexState, name: string, make: (id: number) => RecencyList): void {
   const shape = part<Int32Array>(state, `${name}.shape`);
-  const main = part<Int32Array<ArrayBuffer>>(state, `${name}.main`);
+  const main = int32Part(state, `${name}.main`);
   const side = part<Int32Array<ArrayBuffer>>(state, `${name}.side`);
   const ats = part<Float64Array<ArrayBuffer>>(state, `${name}.sideAts`);
   let m = 0;

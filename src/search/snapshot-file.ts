@@ -18,7 +18,7 @@
 import fs from 'node:fs/promises';
 import v8 from 'node:v8';
 import { crc32 } from 'node:zlib';
-import type { IndexState, StatePart } from './index-state.js';
+import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
 export const SNAPSHOT_FORMAT = 3;
@@ -85,7 +85,28 @@ export async function writeIndexSnapshot(file: string, meta: SnapshotMeta, state
     await value('meta', KIND_V8, meta);
     for (const [name, v] of state) {
       const t = typedKind(v);
-      if (t >= 0) {
+      if (v instanceof Int32Pieces) {
+        // One Int32Array section: the pieces gathered into chunks (copies, as below).
+        await put(header(name, KIND_TYPED + TYPED.indexOf(Int32Array), v.length * 4));
+        const chunk = new Int32Array(WRITE_CHUNK / 4);
+        let fill = 0;
+        const flush = async (): Promise<void> => {
+          // (`put` has written the chunk when it returns: it may be filled again.)
+          await put(new Uint8Array(chunk.buffer, 0, fill * 4));
+          fill = 0;
+          await tick();
+        };
+        for (const piece of v.pieces) {
+          for (let at = 0; at < piece.length; ) {
+            const n = Math.min(piece.length - at, chunk.length - fill);
+            chunk.set(piece.subarray(at, at + n), fill);
+            fill += n;
+            at += n;
+            if (fill === chunk.length) await flush();
+          }
+        }
+        if (fill > 0) await flush();
+      } else if (t >= 0) {
         const a = v as TypedArray;
         const raw = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
         await put(header(name, KIND_TYPED + t, raw.byteLength));
