@@ -13,6 +13,7 @@
  * at least a page of them reach a key no other entry can reach (`nonMemberBound`), the page is
  * decided among them, exactly as a full read ranks them.
  */
+import { bitmapOf, bitmapWords } from './entry-bits.js';
 import { ANY_LANGUAGE } from './expansion.js';
 import { popcount } from './ranking.js';
 import { M_LANG_MASK } from './tables.js';
@@ -40,7 +41,6 @@ export const MAX_COUNTED_CLAUSES = 8;
 export class Conjunction {
   private readonly atLeast: Int32Array[] = [];
   private clause = new Int32Array(0);
-  private size = 0;
   /** Bitmaps and words that may hold set bits (cleared by `clear`). */
   private usedMaps = 0;
   private usedWords = 0;
@@ -74,13 +74,12 @@ export class Conjunction {
     }
     const clauses = blocks.length;
     if (clauses < 2 || clauses > MAX_COUNTED_CLAUSES) return 0;
-    const words = (entryBound >>> 5) + 1;
-    if (this.size < words) {
-      this.size = words + (words >>> 3) + 32;
-      this.clause = new Int32Array(this.size);
+    const words = bitmapWords(entryBound);
+    if (this.clause.length < words) {
+      this.clause = bitmapOf(this.clause, words);
       this.atLeast.length = 0;
     }
-    while (this.atLeast.length <= clauses) this.atLeast.push(new Int32Array(this.size));
+    while (this.atLeast.length <= clauses) this.atLeast.push(new Int32Array(this.clause.length));
     this.usedMaps = clauses + 1;
     this.usedWords = words;
     const own = this.clause;

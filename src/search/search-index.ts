@@ -88,6 +88,7 @@ import { PairPool, pairHash, termHash } from './phrases.js';
 import { parseQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
+import { bitmapOf, bitmapWords } from './entry-bits.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
@@ -614,8 +615,8 @@ export class PostingsIndex implements KeywordIndex {
       }
     }
     if (!lists || size * 4 > this.store.entryBound || size > postings * 16) return undefined;
-    const words = (this.store.entryBound >>> 5) + 1;
-    if (this.named.length < words) this.named = new Int32Array(words + (words >>> 3) + 32);
+    const words = bitmapWords(this.store.entryBound);
+    this.named = bitmapOf(this.named, words);
     for (const list of lists) list.mark(this.named);
     this.namedWords = words;
     return this.named;
@@ -1216,8 +1217,7 @@ export class PostingsIndex implements KeywordIndex {
     if (!(unseenBound + SETTLE_EPSILON < threshold)) return -1;
 
     // The members: known entries whose upper bound reaches the threshold.
-    const words = (this.store.entryBound >>> 5) + 1;
-    if (this.members.length < words) this.members = new Int32Array(words + (words >>> 3) + 32);
+    this.members = bitmapOf(this.members, bitmapWords(this.store.entryBound));
     if (this.memberEntries.length < groupCount) this.memberEntries = new Int32Array(Math.max(1024, groupCount * 2));
     const members = this.members;
     const entries = this.memberEntries;
