@@ -958,6 +958,8 @@ export class PostingsIndex implements KeywordIndex {
       }
       this.conjunction.clear();
     }
+    // What the loop below tests the named entries on (narrowing kept only theirs already).
+    const allowed = conjClauses > 0 ? undefined : named;
     let members: Int32Array | undefined;
     let memberCount = 0;
     let skipped = 0;
@@ -1003,7 +1005,7 @@ export class PostingsIndex implements KeywordIndex {
       for (let i = ids.length - 1; i >= stop; i--) {
         const id = ids[i] as number;
         const e = id >>> ORD_BITS;
-        if (named !== undefined && (named[e >>> 5]! & (1 << (e & 31))) === 0) continue;
+        if (allowed !== undefined && (allowed[e >>> 5]! & (1 << (e & 31))) === 0) continue;
         // Another kind than the filter's: skipped on the entry's 1-byte mark (1 MB at 1M entries,
         // in cache) instead of its search state and attributes (4 MB each), as entryPasses would.
         if (kindMark >= 0 && (marks[e]! & M_MCP) !== kindMark) continue;
