@@ -34,14 +34,18 @@ export class Int32Pieces {
 
   /** The pieces as one array (a copy). */
   joined(): Int32Array<ArrayBuffer> {
-    const out = new Int32Array(this.length);
-    let at = 0;
-    for (const p of this.pieces) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    return concatenated(this.pieces, new Int32Array(this.length));
   }
+}
+
+/** `pieces` copied one after the other into `out` (as long as all of them). */
+export function concatenated<T extends Int32Array | Float64Array>(pieces: readonly ArrayLike<number>[], out: T): T {
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 /** An Int32Array part, saved as one or as Int32Pieces (an index loaded from a state in memory, not from a file). */
