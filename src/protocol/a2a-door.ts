@@ -13,6 +13,7 @@ import { AgentCard } from '@a2a-js/sdk';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate } from '../http/authentication.js';
 import { bodyErrorHandler } from '../http/errors.js';
+import { handlerChain } from '../http/handler-chain.js';
 import { directJsonAnswers } from '../http/json-answer.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
 import { answerSanitizer } from '../http/security.js';
@@ -63,21 +64,36 @@ export const a2aDoor: Door = {
     // Order matters: count everything, refuse floods before reading bodies, label HTTP+JSON
     // answers before anything answers, negotiate the version, refuse non-JSON bodies and
     // unusable credentials, check shapes before the SDK, and scrub internal errors out of
-    // whatever the SDK answers.
-    app.use([JSONRPC_PATH, REST_PATH], metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap());
-    app.use(REST_PATH, restAnswerMediaType);
-    app.use(JSONRPC_PATH, negotiateVersion('JSONRPC', [...getSupportedVersions(sdkCard, 'JSONRPC')]));
-    app.use(REST_PATH, negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]), requireJsonBody);
-    app.use([JSONRPC_PATH, REST_PATH], authenticate(core.authenticator, { publicRead: config.publicRead }));
-    app.use(JSONRPC_PATH, jsonRpcShapeGuard);
-    app.use(REST_PATH, restShapeGuard);
-    // JSON-RPC answers only: HTTP+JSON answers keep express's res.json (restAnswerMediaType labels them).
-    // Before answerSanitizer, which wraps whatever res.json is when it runs: mounted after it,
-    // this would replace the sanitizer's wrapper (no scrubbing, no Retry-After on JSON-RPC).
-    app.use(JSONRPC_PATH, directJsonAnswers);
-    app.use([JSONRPC_PATH, REST_PATH], answerSanitizer);
-
-    app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder, legacyCompat: { enabled: true } }));
-    app.use(REST_PATH, restHandler({ requestHandler, userBuilder }));
+    // whatever the SDK answers. Each binding's chain is one router layer (handler-chain.ts).
+    const common = [metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap()];
+    const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
+    app.use(
+      JSONRPC_PATH,
+      handlerChain([
+        ...common,
+        negotiateVersion('JSONRPC', [...getSupportedVersions(sdkCard, 'JSONRPC')]),
+        credentials,
+        jsonRpcShapeGuard,
+        // JSON-RPC answers only: HTTP+JSON answers keep express's res.json (restAnswerMediaType labels them).
+        // Before answerSanitizer, which wraps whatever res.json is when it runs: placed after it,
+        // this would replace the sanitizer's wrapper (no scrubbing, no Retry-After on JSON-RPC).
+        directJsonAnswers,
+        answerSanitizer,
+      ]),
+      jsonRpcHandler({ requestHandler, userBuilder, legacyCompat: { enabled: true } }),
+    );
+    app.use(
+      REST_PATH,
+      handlerChain([
+        ...common,
+        restAnswerMediaType,
+        negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]),
+        requireJsonBody,
+        credentials,
+        restShapeGuard,
+        answerSanitizer,
+      ]),
+      restHandler({ requestHandler, userBuilder }),
+    );
   },
 };
