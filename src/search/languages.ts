@@ -97,12 +97,34 @@ export function detectLanguage(words: Iterable<string>): number {
 }
 
 const WORDS = /[\p{L}\p{N}]+/gu;
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** Folded words of `text`, stop words included, at most `max` (for detectLanguage). */
 export function wordsForDetection(text: string, out: string[], max: number): void {
   if (out.length >= max || !text) return;
+  if (ASCII.test(text)) return asciiWords(text.toLowerCase(), out, max);
   for (const m of fold(text).matchAll(WORDS)) {
     out.push(m[0]);
     if (out.length >= max) return;
+  }
+}
+
+/**
+ * The same words for ASCII text (most cards), in one scan: folding ASCII is lower-casing
+ * (nothing to decompose), and its letters and digits are [a-z0-9]. Indexing an entry detects
+ * its language first, and the Unicode path (normalising, a match array per word) was a fifth
+ * of the index update's time.
+ */
+function asciiWords(lower: string, out: string[], max: number): void {
+  let start = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    const c = i < lower.length ? lower.charCodeAt(i) : 32;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(lower.slice(start, i));
+      if (out.length >= max) return;
+      start = -1;
+    }
   }
 }
