@@ -64,17 +64,26 @@ export class PairPool {
       this.tables.unitPairs[slot] = -1;
       return;
     }
-    hashes.sort((a, b) => a - b);
-    let n = 0;
-    for (let i = 0; i < hashes.length && n < MAX_PAIRS; i++) if (i === 0 || hashes[i] !== hashes[i - 1]) hashes[n++] = hashes[i]!;
-    if (this.end + n + 1 > this.pool.length) {
-      const out = new Uint16Array(Math.max(this.pool.length * 2, this.end + n + 1));
+    // Sorted where they are kept (a typed array's numeric sort: a JS array's sort with a
+    // comparator copied the array and called back per comparison, for every unit indexed),
+    // then made distinct in place: the same segment.
+    if (this.end + hashes.length + 1 > this.pool.length) {
+      const out = new Uint16Array(Math.max(this.pool.length * 2, this.end + hashes.length + 1));
       out.set(this.pool.subarray(0, this.end));
       this.pool = out;
     }
     const at = this.end;
-    this.pool[at] = n;
-    for (let i = 0; i < n; i++) this.pool[at + 1 + i] = hashes[i]!;
+    const pool = this.pool;
+    for (let i = 0; i < hashes.length; i++) pool[at + 1 + i] = hashes[i]!;
+    pool.subarray(at + 1, at + 1 + hashes.length).sort();
+    let n = 0;
+    let previous = -1;
+    for (let i = 0; i < hashes.length && n < MAX_PAIRS; i++) {
+      const h = pool[at + 1 + i]!;
+      if (h !== previous) pool[at + 1 + n++] = h;
+      previous = h;
+    }
+    pool[at] = n;
     this.end += n + 1;
     this.tables.unitPairs[slot] = at;
   }

@@ -126,18 +126,27 @@ const FUSED_BASE = 1000;
 const idfFactor = (units: number, df: number): number =>
   units <= 1 ? 2 : 1 + Math.log(1 + units / df) / Math.log(1 + units);
 
-/** Field texts of one unit → distinct terms, the mask of fields each occurs in, and word pairs. */
+/** Distinct terms a unit looks up in its own list before it files them in a Map too. */
+const LINEAR_UNIT_TERMS = 24;
+
+/**
+ * Field texts of one unit → distinct terms, the mask of fields each occurs in, and word pairs.
+ * Most units (a card, a skill) have a few dozen terms at most: they are found in the unit's own
+ * list, and only a longer unit files them in a Map as well (a Map cleared for every unit grew
+ * its table anew each time: most of what indexing an entry allocated).
+ */
 class UnitTerms {
-  private readonly masks = new Map<string, number>();
+  private terms: string[] = [];
+  private slots: number[] = [];
+  /** Term → its place in `terms`, once there are more than LINEAR_UNIT_TERMS. */
+  private readonly places = new Map<string, number>();
   private pairs: number[] = [];
   addText(text: string | undefined, field: number): void {
     if (!text) return;
     let prev = 0;
     let first = true;
     for (const t of tokenize(text, { maxChars: MAX_FIELD_CHARS })) {
-      const m = this.masks.get(t);
-      if (m !== undefined) this.masks.set(t, m | field);
-      else if (this.masks.size < MAX_UNIT_TERMS) this.masks.set(t, field);
+      this.note(t, field);
       const h = termHash(t);
       if (!first) this.pairs.push(pairHash(prev, h));
       prev = h;
@@ -148,12 +157,36 @@ class UnitTerms {
     for (const t of texts) this.addText(t, field);
   }
   take(): { terms: string[]; slots: number[]; pairs: number[] } {
-    const terms = [...this.masks.keys()];
-    const slots = [...this.masks.values()];
-    const pairs = this.pairs;
-    this.masks.clear();
+    const taken = { terms: this.terms, slots: this.slots, pairs: this.pairs };
+    this.terms = [];
+    this.slots = [];
     this.pairs = [];
-    return { terms, slots, pairs };
+    if (this.places.size > 0) this.places.clear();
+    return taken;
+  }
+  /** Term `t` seen in `field`: its mask gains the field, or it joins the unit's terms (up to MAX_UNIT_TERMS). */
+  private note(t: string, field: number): void {
+    const terms = this.terms;
+    let at = -1;
+    if (terms.length <= LINEAR_UNIT_TERMS) {
+      for (let i = 0; i < terms.length; i++) {
+        if (terms[i] === t) {
+          at = i;
+          break;
+        }
+      }
+    } else {
+      at = this.places.get(t) ?? -1;
+    }
+    if (at >= 0) {
+      this.slots[at]! |= field;
+      return;
+    }
+    if (terms.length >= MAX_UNIT_TERMS) return;
+    terms.push(t);
+    this.slots.push(field);
+    if (terms.length === LINEAR_UNIT_TERMS + 1) terms.forEach((term, i) => this.places.set(term, i));
+    else if (terms.length > LINEAR_UNIT_TERMS + 1) this.places.set(t, terms.length - 1);
   }
 }
 
