@@ -450,6 +450,36 @@ describe('candidate limits', () => {
     assert.equal(new Set(t.hits.map(keyOf)).size, t.total);
     assert.deepEqual(t.hits.slice(0, 3).map(keyOf), full.hits.slice(0, 3).map(keyOf));
   });
+
+  it("charge a skill- or tool-level filter's test of a posting to the posting budget, and nothing else", () => {
+    const built = (options: SearchIndexOptions): SearchIndex => {
+      const index = createSearchIndex({ ...EXACT, ...options });
+      for (const e of entries(400, SEED + 5)) index.upsert(e);
+      return index;
+    };
+    const unbounded = built({ maxPostings: 1e9, maxCandidates: 1e9 });
+    const text = 'weather forecast get ';
+    // Enough postings for the whole search while only reading counts; not once each test costs 8 more.
+    const uncharged = built({ maxPostings: 2000, maxCandidates: 1e9, unitCheckCost: 0 });
+    const charged = built({ maxPostings: 2000, maxCandidates: 1e9, unitCheckCost: 8 });
+    for (const filter of [{ inputModes: ['text/plain'] }, { tags: ['weather', 'forecast', 'travel'] }, { readOnly: true }] as SearchFilter[]) {
+      const full = allPages(unbounded, text, filter, 50);
+      assert.ok(full.total > 20, `${JSON.stringify(filter)}: ${full.total} hits, too few to tell`);
+      assert.deepEqual(allPages(uncharged, text, filter, 50), full, `${JSON.stringify(filter)} within the budget`);
+      const first = charged.search({ text, filter, offset: 0, limit: 10, resultsPer: 'match' }) as IndexPage;
+      assert.equal(first.totalExact, false, `${JSON.stringify(filter)}: the charged tests cut the search`);
+      assert.ok(first.total < full.total, `${JSON.stringify(filter)}: ${first.total} of ${full.total}`);
+      // What a cut search shows is still made of matching entries, each once.
+      const cut = allPages(charged, text, filter, 50, 'entry');
+      const matching = new Set(allPages(unbounded, text, filter, 50, 'entry').hits.map((h) => h.id));
+      assert.equal(new Set(cut.hits.map((h) => h.id)).size, cut.hits.length);
+      for (const hit of cut.hits) assert.ok(matching.has(hit.id), `${JSON.stringify(filter)}: ${hit.id} does not match`);
+    }
+    // An entry-level filter tests no unit: the cost changes nothing.
+    for (const filter of [{}, { kind: 'agent' }, { streaming: true }] as SearchFilter[]) {
+      assert.deepEqual(allPages(charged, text, filter, 50), allPages(uncharged, text, filter, 50), JSON.stringify(filter));
+    }
+  });
 });
 
 describe('the total limit (IndexPage.totalExact)', () => {
@@ -569,6 +599,26 @@ describe('the total limit (IndexPage.totalExact)', () => {
       ),
       { seed: SEED + 14, numRuns: 25 },
     );
+  });
+
+  it('an index loaded with a late arrival whose newer neighbour had left places what joins after it in time order', () => {
+    const [a, b, c, d] = entries(4, SEED + 15);
+    const at = (e: IndexedEntry, minute: number): IndexedEntry => ({ ...e, updatedAt: new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString() });
+    const index = createSearchIndex(EXACT);
+    index.upsert(at(a!, 10));
+    index.upsert(at(b!, 30));
+    // Older than the newest: a side member, placed above a.
+    index.upsert(at(c!, 20));
+    // The main part's newest leaves (its member stays, stale).
+    index.remove(b!.id);
+    const saved = index.saveState!();
+    const loaded = createSearchIndex(EXACT);
+    loaded.loadState!(saved.parts);
+    saved.release();
+    // Newer than every live main member, older than the side member: it must not go after it.
+    loaded.upsert(at(d!, 15));
+    const listed = (loaded.search({ text: '', offset: 0, limit: 10, resultsPer: 'entry' }) as IndexPage).hits.map((h) => h.id);
+    assert.deepEqual(listed, [c!.id, d!.id, a!.id]);
   });
 
   it('a text search cut by the work bounds says its total is a lower bound', () => {

