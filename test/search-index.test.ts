@@ -369,6 +369,32 @@ describe('filters', () => {
     assert.ok(ids({ streaming: false }).includes('files/read_report'));
   });
 
+  it('modes past the bits a skill keeps for them, and in an index saved without those bits', () => {
+    // Twenty modes: a skill's mode bits (13) are shared, so they only rule skills out.
+    const many = createSearchIndex();
+    const modes = Array.from({ length: 20 }, (_, i) => `application/x-mode${i}`);
+    add(many, 'wide', agent('Wide', modes.map((m, i) => ({ id: `s${i}`, name: `Report ${i}`, inputModes: [m], outputModes: [modes[19 - i]!] }))));
+    const wideIds = (f: SearchFilter, index: SearchIndex): string[] => matchIds(search(index, 'report ', f).hits).sort();
+    assert.deepEqual(wideIds({ inputModes: ['application/x-mode13'] }, many), ['wide/s13']);
+    assert.deepEqual(wideIds({ inputModes: ['application/x-mode0'] }, many), ['wide/s0']);
+    assert.deepEqual(wideIds({ outputModes: ['application/x-mode0'] }, many), ['wide/s19']);
+    assert.deepEqual(wideIds({ inputModes: ['application/x-mode2'], outputModes: ['application/x-mode17'] }, many), ['wide/s2']);
+    // An index saved before skills kept mode bits loads with them set from its pool.
+    for (const saving of [index, many]) {
+      const saved = saving.saveState!();
+      const unitAttr = saved.parts.get('tables.unitAttr') as Int32Array;
+      const asSavedBefore = unitAttr.map((a) => a & 63);
+      assert.notDeepEqual(asSavedBefore, unitAttr);
+      saved.parts.set('tables.unitAttr', asSavedBefore);
+      const loaded = createSearchIndex();
+      loaded.loadState!(saved.parts);
+      saved.release();
+      for (const f of [{ inputModes: ['text/plain'] }, { outputModes: ['text/markdown'] }, { inputModes: ['application/x-mode5'] }, { inputModes: ['image/*'], tags: ['vision'] }]) {
+        assert.deepEqual(wideIds(f, loaded), wideIds(f, saving), JSON.stringify(f));
+      }
+    }
+  });
+
   it('tool hints with MCP defaults applied; they imply mcp-server', () => {
     assert.deepEqual(ids({ readOnly: true }), ['files/read_report']);
     assert.deepEqual(ids({ readOnly: false }), ['files/delete_report', 'files/write_report']);

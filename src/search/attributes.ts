@@ -41,6 +41,17 @@ export const A_SKILL = 1;
 export const A_TOOL = 2;
 /** Tool hints (HINT_* of ./entry-store.ts, MCP defaults applied) start here. */
 export const A_HINTS_SHIFT = 2;
+/**
+ * A skill's input modes and output modes, a bit per mode id modulo A_MODE_BITS (`modeBit`),
+ * from A_IN_SHIFT and A_OUT_SHIFT: a mode filter tests them on the unit's attribute word, and
+ * reads the skill's modes in the pool only when more modes than bits are known (then the bits
+ * only rule skills out). Derived from the pool, so set again when a saved index loads.
+ */
+export const A_MODE_BITS = 13;
+export const A_IN_SHIFT = 6;
+export const A_OUT_SHIFT = A_IN_SHIFT + A_MODE_BITS;
+export const A_MODE_MASK = (1 << A_MODE_BITS) - 1;
+export const modeBit = (id: number): number => 1 << id % A_MODE_BITS;
 
 /** An entry's mark (./tables.ts) from its E_ATTR: live, kind and language. */
 const markOf = (attr: number): number => M_LIVE | ((attr & A_MCP) !== 0 ? M_MCP : 0) | ((attr >>> A_LANG_SHIFT) & A_LANG_MASK & M_LANG_MASK);
@@ -131,12 +142,28 @@ export class Attributes {
     this.profiles.push(...part<InterfaceProfile[]>(state, 'attrs.profiles'));
     for (const [no, since] of part<Map<number, number>>(state, 'attrs.unhealthySince')) this.unhealthySince.set(no, since);
     // The marks and the dense attributes are not saved: derived from the rows (after the tables loaded).
-    const { entries, marks, entryAttr } = this.tables;
+    const { entries, marks, entryAttr, unitAttr, unitPool } = this.tables;
     for (let no = 0; no < marks.length; no++) {
       const row = no << E_SHIFT;
       entryAttr[no] = entries[row + E_ATTR]!;
       marks[no] = entries[row + E_COUNT] === 0 ? 0 : markOf(entries[row + E_ATTR]!);
     }
+    // The skills' mode bits, from their segments (an index saved before they existed has none).
+    for (let slot = 0; slot < unitAttr.length; slot++) {
+      const at = unitPool[slot]!;
+      if (at >= 0 && (unitAttr[slot]! & A_SKILL) !== 0) unitAttr[slot] = A_SKILL | this.modeBitsAt(at);
+    }
+  }
+
+  /** The A_IN_SHIFT and A_OUT_SHIFT bits of the skill segment at `at` of the pool. */
+  private modeBitsAt(at: number): number {
+    const p = this.pool;
+    at += 1 + p[at]!;
+    let inputs = 0;
+    for (let k = p[at++]!; k > 0; k--) inputs |= modeBit(p[at++]!);
+    let outputs = 0;
+    for (let k = p[at++]!; k > 0; k--) outputs |= modeBit(p[at++]!);
+    return (inputs << A_IN_SHIFT) | (outputs << A_OUT_SHIFT);
   }
 
   /** Fills the entry row's filter attributes. */
@@ -199,7 +226,6 @@ export class Attributes {
     }
     const p = this.pool;
     let at = this.poolEnd;
-    this.tables.unitAttr[slot] = A_SKILL;
     this.tables.unitPool[slot] = at;
     const e = this.tables.signatures;
     const row = no << S_SHIFT;
@@ -221,6 +247,7 @@ export class Attributes {
       p[at++] = id;
       e[row + S_OUT]! |= 1 << (id & 31);
     }
+    this.tables.unitAttr[slot] = A_SKILL | this.modeBitsAt(this.poolEnd);
     this.poolEnd = at;
   }
 

@@ -31,6 +31,11 @@
  */
 import type { SearchFilter } from '../contract/types.js';
 import {
+  A_IN_SHIFT,
+  A_MODE_BITS,
+  A_MODE_MASK,
+  A_OUT_SHIFT,
+  modeBit,
   A_HEALTH_MASK,
   A_HEALTH_SHIFT,
   A_HINTS_SHIFT,
@@ -133,6 +138,11 @@ export class CompiledFilter implements WalkFilter {
   private readonly tagsHi: number;
   private readonly inSig: number;
   private readonly outSig: number;
+  /** The same modes as a skill's A_IN_SHIFT / A_OUT_SHIFT bits (./attributes.ts), or 0 (not asked). */
+  private readonly inUnitBits: number;
+  private readonly outUnitBits: number;
+  /** The unit's mode bits decide its modes (a bit per known mode, no tags asked): no pool read. */
+  private readonly unitBitsDecide: boolean;
   private readonly hintSig: number;
   // The tables as of compile time (they are only replaced when the index changes).
   private readonly entries: Int32Array;
@@ -251,6 +261,14 @@ export class CompiledFilter implements WalkFilter {
     };
     this.inSig = modeSig(this.inputModes);
     this.outSig = modeSig(this.outputModes);
+    const unitBits = (asked: readonly string[] | undefined): number => {
+      let bits = 0;
+      if (asked) attrs.modes.values.forEach((declared, id) => asked.some((a) => mimeMatches(declared, a)) && (bits |= modeBit(id)));
+      return bits;
+    };
+    this.inUnitBits = unitBits(this.inputModes);
+    this.outUnitBits = unitBits(this.outputModes);
+    this.unitBitsDecide = attrs.modes.size <= A_MODE_BITS && this.tagIds === undefined;
     let hintSig = 0;
     if (hints) {
       const mask = unitMask >>> A_HINTS_SHIFT;
@@ -377,8 +395,13 @@ export class CompiledFilter implements WalkFilter {
 
   /** Skill or tool, tool hints, tags and modes of the unit in slot `slot` (when `unitLevel`). */
   unitPasses(slot: number): boolean {
-    if ((this.unitAttr[slot]! & this.unitMask) !== this.unitWant) return false;
+    const attr = this.unitAttr[slot]!;
+    if ((attr & this.unitMask) !== this.unitWant) return false;
     if (!this.poolLevel) return true;
+    // Modes on the unit's own word first: the pool is another random read.
+    if (this.inUnitBits !== 0 && ((attr >>> A_IN_SHIFT) & A_MODE_MASK & this.inUnitBits) === 0) return false;
+    if (this.outUnitBits !== 0 && ((attr >>> A_OUT_SHIFT) & A_MODE_MASK & this.outUnitBits) === 0) return false;
+    if (this.unitBitsDecide) return true;
     let at = this.unitPool[slot]!;
     if (at < 0) return false;
     const p = this.pool;

@@ -34,7 +34,7 @@
  *             1,000,000) stays in the CPU's cache where the 32-byte rows do not: read from the
  *             rows, these checks were about a third of a search's time at 100,000 entries.
  * Unit blocks (by E_BASE + ordinal):
- *   unitAttr  skill / tool bits and tool hints
+ *   unitAttr  skill / tool bits, tool hints, a skill's input and output mode bits
  *   unitPool  offset of a skill's tags and modes in the attribute pool, or -1
  *   unitPairs offset of the unit's word pairs in the pair pool (./phrases.ts), or -1
  */
