@@ -31,18 +31,14 @@
  *   PROFILE_DIR=/tmp/prof npx tsx bench/round-trip.ts            (the registry writes a --cpu-prof there)
  *   npx tsx bench/round-trip.ts --repo ../main                    (another checkout's built registry: before/after)
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from '../test/support/built.js';
+import { REPO_ROOT, ensureBuilt } from '../test/support/built.js';
 import { benchCard } from './lib/bench-card.js';
-import { cpuMsOf } from './lib/process-cpu.js';
-import { generateQueries, streamEntries, subjectOfGenerated } from './lib/generate-entries.js';
+import { generateQueries } from './lib/generate-entries.js';
+import { measurePhase, median, registerGenerated, startChild, startRegistryChild, type JsonRpcPhase } from './lib/registry-process.js';
 
 const { values } = parseArgs({
   options: {
@@ -64,38 +60,6 @@ const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const TOKEN = 'bench-admin-token-0123456789';
 
-/** Starts `node <script>` (TypeScript through tsx) and resolves with its URL once it prints it. */
-async function startChild(script: string, env: Record<string, string>, urlOf: (line: string) => string | undefined) {
-  const profileDir = process.env.PROFILE_DIR;
-  const args = [
-    ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
-    ...(profileDir && script.endsWith(BUILT_MAIN) ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-    script,
-  ];
-  const child = spawn(process.execPath, args, { cwd: script.endsWith('.ts') ? REPO_ROOT : repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    const lines = readline.createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      const url = urlOf(line);
-      if (url) {
-        lines.close();
-        // Keep draining (the registry logs a line per request) without parsing it here.
-        child.stdout!.resume();
-        resolve(url);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before listening`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    stop: () => new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
-  };
-}
-
 // --- the servers ----------------------------------------------------------------------------
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-round-trip-'));
@@ -111,13 +75,7 @@ const registryEnv: Record<string, string> = {
 // Load the entries in-process (fast, through the service; with the served checkout's own code, so
 // its schema), then serve them from a separate process.
 if (thisCheckout) ensureBuilt();
-const built = async <T>(module: string): Promise<T> => (await import(pathToFileURL(path.join(repo, 'dist/src', module)).href)) as T;
-const { loadConfig } = await built<typeof import('../src/config/config.js')>('config/config.js');
-const { createLogger } = await built<typeof import('../src/observability/logger.js')>('observability/logger.js');
-const { startRegistry } = await built<typeof import('../src/server.js')>('server.js');
-const loader = await startRegistry(loadConfig({ ...process.env, ...registryEnv, LOG_LEVEL: 'warn' }), createLogger('warn'));
-for (const entry of streamEntries(entries, 11)) await loader.service.register(subjectOfGenerated(entry), { principal: 'admin', isAdmin: true });
-await loader.close();
+await registerGenerated(repo, registryEnv, entries);
 
 const wanted = new Set(values.phases.split(','));
 // The uncached and the registering registries serve copies of the same data (one SQLite file per process).
@@ -126,31 +84,12 @@ const registeringDir = `${dataDir}-registering`;
 if (wanted.has('uncached')) fs.cpSync(dataDir, uncachedDir, { recursive: true });
 if (wanted.has('register')) fs.cpSync(dataDir, registeringDir, { recursive: true });
 
-const sdk = await startChild('bench/lib/sdk-noop-server.ts', {}, (line) => /^listening (\S+)/.exec(line)?.[1]);
+const sdk = await startChild('bench/lib/sdk-noop-server.ts', repo, {}, (line) => /^listening (\S+)/.exec(line)?.[1]);
 // The registry as `npm start` runs it: the compiled dist/ (rebuilt first when src/ is newer).
-async function startRegistryChild(env: Record<string, string>) {
-  const child = await startChild(path.join(repo, BUILT_MAIN), env, (line) => {
-    try {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
-      return entry.msg === 'registry listening' ? entry.url : undefined;
-    } catch {
-      return undefined;
-    }
-  });
-  // The registry listens before its search index has loaded (GET /readyz says when it has):
-  // measure only a ready registry.
-  for (const started = Date.now(); ; ) {
-    const ready = await fetch(new URL('/readyz', child.url)).then((r) => r.ok, () => false);
-    if (ready) break;
-    if (Date.now() - started > 120_000) throw new Error('the registry did not become ready within 120 s');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return child;
-}
-const registry = await startRegistryChild(registryEnv);
+const registry = await startRegistryChild(repo, registryEnv);
 // A checkout from before the search cache ignores the variable: its "cache off" figure is its search figure.
-const uncached = wanted.has('uncached') ? await startRegistryChild({ ...registryEnv, REGISTRY_DATA_DIR: uncachedDir, REGISTRY_SEARCH_CACHE_ENTRIES: '0' }) : undefined;
-const registering = wanted.has('register') ? await startRegistryChild({ ...registryEnv, REGISTRY_DATA_DIR: registeringDir }) : undefined;
+const uncached = wanted.has('uncached') ? await startRegistryChild(repo, { ...registryEnv, REGISTRY_DATA_DIR: uncachedDir, REGISTRY_SEARCH_CACHE_ENTRIES: '0' }) : undefined;
+const registering = wanted.has('register') ? await startRegistryChild(repo, { ...registryEnv, REGISTRY_DATA_DIR: registeringDir }) : undefined;
 console.log(
   `${thisCheckout ? 'this checkout' : repo}; ${entries} entries (${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}); ${connections} connections; ${rounds} rounds of ${seconds} s per phase; ` +
     `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
@@ -166,15 +105,8 @@ const queries = [...generateQueries(500, 3, false), ...generateQueries(500, 4, t
   mediaType: 'application/json',
 }));
 
-interface Phase {
+interface Phase extends JsonRpcPhase {
   name: string;
-  url: string;
-  token?: string;
-  body: () => string;
-  /** The task state a correct answer ends in. */
-  expect: string;
-  /** The server process answering it, whose CPU time per request is measured. */
-  pid?: number;
 }
 const allPhases: Array<Phase & { key: string }> = [
   { key: 'noop', name: 'SDK no-op (InMemoryTaskStore)', url: sdk.url, pid: sdk.pid, body: () => rpc([{ text: 'hello' }]), expect: 'TASK_STATE_COMPLETED' },
@@ -194,41 +126,13 @@ const allPhases: Array<Phase & { key: string }> = [
 ];
 const phases = allPhases.filter((p) => wanted.has(p.key));
 
-async function run(phase: Phase, duration: number) {
-  let wrong = 0;
-  let sample = '';
-  const cpuBefore = cpuMsOf(phase.pid);
-  const result = await autocannon({
-    url: phase.url,
-    connections,
-    duration,
-    timeout: 30,
-    requests: [
-      {
-        method: 'POST',
-        path: '/a2a/jsonrpc',
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...(phase.token ? { authorization: `Bearer ${phase.token}` } : {}) },
-        setupRequest: (request) => ({ ...request, body: phase.body() }),
-        onResponse: (status, text) => {
-          if (status !== 200 || !text.includes(`"state":"${phase.expect}"`)) {
-            wrong++;
-            sample ||= `HTTP ${status}: ${text.slice(0, 300)}`;
-          }
-        },
-      },
-    ],
-  });
-  const cpuAfter = cpuMsOf(phase.pid);
-  const cpuPerRequestMs = cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? (cpuAfter - cpuBefore) / result.requests.total : undefined;
-  return { perSecond: result.requests.total / result.duration, cpuPerRequestMs, p50: result.latency.p50, p99: result.latency.p99, wrong: wrong + result.errors, sample };
-}
+const run = (phase: Phase, duration: number) => measurePhase(phase, connections, duration);
 
 // Warm-up (JIT, prepared statements, connection pools), not counted.
 for (const phase of phases) await run(phase, 1);
 const measured = new Map<string, Awaited<ReturnType<typeof run>>[]>(phases.map((p) => [p.name, []]));
 for (let r = 0; r < rounds; r++) for (const phase of phases) measured.get(phase.name)!.push(await run(phase, seconds));
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const rate = new Map<string, number>();
 const cpu = new Map<string, number>();
 for (const phase of phases) {
