@@ -31,15 +31,14 @@
  */
 import type { SearchFilter } from '../contract/types.js';
 import {
-  A_IN_SHIFT,
-  A_MODE_BITS,
-  A_MODE_MASK,
-  A_OUT_SHIFT,
-  modeBit,
   A_HEALTH_MASK,
   A_HEALTH_SHIFT,
   A_HINTS_SHIFT,
+  A_IN_SHIFT,
   A_MCP,
+  A_MODE_BITS,
+  A_MODE_MASK,
+  A_OUT_SHIFT,
   A_PROFILE_MAX,
   A_PROFILE_SHIFT,
   A_SKILL,
@@ -48,6 +47,7 @@ import {
   HEALTH_CODES,
   A_VERIFIED,
   mimeKey,
+  modeBit,
   tagKey,
   type Attributes,
 } from './attributes.js';
