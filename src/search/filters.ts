@@ -250,24 +250,26 @@ export class CompiledFilter implements WalkFilter {
     }
     this.tagsLo = tagsLo;
     this.tagsHi = tagsHi;
-    const modeSig = (asked: readonly string[] | undefined): number => {
-      if (!asked) return 0;
+    // The declared modes an asked mode accepts, as the entry signature's bits (id & 31) and as a
+    // skill's own mode bits (./attributes.ts modeBit): one pass over the known modes for both.
+    const modeBits = (asked: readonly string[] | undefined): { sig: number; unit: number } => {
       let sig = 0;
+      let unit = 0;
+      if (!asked) return { sig, unit };
       attrs.modes.values.forEach((declared, id) => {
-        if (asked.some((a) => mimeMatches(declared, a))) sig |= 1 << (id & 31);
+        if (!asked.some((a) => mimeMatches(declared, a))) return;
+        sig |= 1 << (id & 31);
+        unit |= modeBit(id);
       });
       if (sig === 0) impossible = true;
-      return sig;
+      return { sig, unit };
     };
-    this.inSig = modeSig(this.inputModes);
-    this.outSig = modeSig(this.outputModes);
-    const unitBits = (asked: readonly string[] | undefined): number => {
-      let bits = 0;
-      if (asked) attrs.modes.values.forEach((declared, id) => asked.some((a) => mimeMatches(declared, a)) && (bits |= modeBit(id)));
-      return bits;
-    };
-    this.inUnitBits = unitBits(this.inputModes);
-    this.outUnitBits = unitBits(this.outputModes);
+    const inputs = modeBits(this.inputModes);
+    const outputs = modeBits(this.outputModes);
+    this.inSig = inputs.sig;
+    this.outSig = outputs.sig;
+    this.inUnitBits = inputs.unit;
+    this.outUnitBits = outputs.unit;
     this.unitBitsDecide = attrs.modes.size <= A_MODE_BITS && this.tagIds === undefined;
     let hintSig = 0;
     if (hints) {
