@@ -524,50 +524,56 @@ describe('limits', () => {
   });
 });
 
-describe('health (issue 16)', () => {
-  const index = createSearchIndex();
-  const at = (iso: string) => Date.parse(iso);
-  const health = (status: 'ok' | 'unreachable' | 'invalid', since: string) => ({ status, since, checkedAt: since, failures: status === 'ok' ? 0 : 1 });
-  const grpc = [{ url: 'https://x.example.com/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' }];
-  index.upsert({ id: 'up', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat up', [], { interfaces: grpc }), health: health('ok', '2026-01-01T00:00:00Z') });
-  index.upsert({ id: 'down-long', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('unreachable', '2026-01-01T00:00:00Z'), drift: true });
-  index.upsert({ id: 'down-new', owner: 'bob', updatedAt: nextTime(), description: agent('Numbat down new', []), health: health('invalid', '2026-01-02T00:00:00Z') });
-  index.upsert({ id: 'unknown', owner: 'bob', updatedAt: nextTime(), description: agent('Numbat never checked', [], { interfaces: grpc }) });
-  const ids = (filter?: SearchFilter, hideUnhealthyBefore?: number, text = 'numbat') =>
-    index.search({ text, filter, offset: 0, limit: 50, hideUnhealthyBefore }).hits.map((h) => h.id).sort();
+// Also with the bitmaps of filters asked for again (used from a filter's second search on, by
+// every search): kept up to date as health changes, and hiding long-unhealthy entries still applies.
+for (const [suffix, options] of [['', {}], [', with kept filter bitmaps', { filterBitmapsAbove: 0, filterBitmapsShare: 1 }]] as const) {
+  describe(`health (issue 16)${suffix}`, () => {
+    const index = createSearchIndex(options);
+    const at = (iso: string) => Date.parse(iso);
+    const health = (status: 'ok' | 'unreachable' | 'invalid', since: string) => ({ status, since, checkedAt: since, failures: status === 'ok' ? 0 : 1 });
+    const grpc = [{ url: 'https://x.example.com/grpc', protocolBinding: 'GRPC', protocolVersion: '1.0' }];
+    index.upsert({ id: 'up', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat up', [], { interfaces: grpc }), health: health('ok', '2026-01-01T00:00:00Z') });
+    index.upsert({ id: 'down-long', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('unreachable', '2026-01-01T00:00:00Z'), drift: true });
+    index.upsert({ id: 'down-new', owner: 'bob', updatedAt: nextTime(), description: agent('Numbat down new', []), health: health('invalid', '2026-01-02T00:00:00Z') });
+    index.upsert({ id: 'unknown', owner: 'bob', updatedAt: nextTime(), description: agent('Numbat never checked', [], { interfaces: grpc }) });
+    const ids = (filter?: SearchFilter, hideUnhealthyBefore?: number, text = 'numbat') =>
+      index.search({ text, filter, offset: 0, limit: 50, hideUnhealthyBefore }).hits.map((h) => h.id).sort();
 
-  it('filters by status; entries never checked match no status', () => {
-    assert.deepEqual(ids({ health: 'ok' }), ['up']);
-    assert.deepEqual(ids({ health: 'unreachable' }), ['down-long']);
-    assert.deepEqual(ids({ health: 'invalid' }), ['down-new']);
-    assert.deepEqual(ids({ health: 'any' }), ['down-long', 'down-new', 'unknown', 'up']);
-    assert.deepEqual(ids({ health: 'ok' }, undefined, ''), ['up'], 'listing too');
-  });
+    it('filters by status; entries never checked match no status', () => {
+      assert.deepEqual(ids({ health: 'ok' }), ['up']);
+      assert.deepEqual(ids({ health: 'unreachable' }), ['down-long']);
+      assert.deepEqual(ids({ health: 'invalid' }), ['down-new']);
+      assert.deepEqual(ids({ health: 'any' }), ['down-long', 'down-new', 'unknown', 'up']);
+      assert.deepEqual(ids({ health: 'ok' }, undefined, ''), ['up'], 'listing too');
+    });
 
-  it('combines with other entry filters (the health bits do not disturb the interface profile)', () => {
-    assert.deepEqual(ids({ protocolBinding: 'GRPC' }), ['down-long', 'unknown', 'up']);
-    assert.deepEqual(ids({ protocolBinding: 'grpc', health: 'ok' }), ['up']);
-    assert.deepEqual(ids({ owner: 'bob', health: 'invalid' }), ['down-new']);
-    assert.deepEqual(ids({ kind: 'mcp-server', health: 'ok' }), []);
-  });
+    it('combines with other entry filters (the health bits do not disturb the interface profile)', () => {
+      assert.deepEqual(ids({ protocolBinding: 'GRPC' }), ['down-long', 'unknown', 'up']);
+      assert.deepEqual(ids({ protocolBinding: 'grpc', health: 'ok' }), ['up']);
+      assert.deepEqual(ids({ owner: 'bob', health: 'invalid' }), ['down-new']);
+      assert.deepEqual(ids({ kind: 'mcp-server', health: 'ok' }), []);
+    });
 
-  it('hides entries unhealthy since before the cut-off unless a health is asked for', () => {
-    const cutoff = at('2026-01-01T12:00:00Z');
-    assert.deepEqual(ids(undefined, cutoff), ['down-new', 'unknown', 'up']);
-    assert.deepEqual(ids({ protocolBinding: 'GRPC' }, cutoff), ['unknown', 'up']);
-    assert.deepEqual(ids({ health: 'any' }, cutoff), ['down-long', 'down-new', 'unknown', 'up']);
-    assert.deepEqual(ids({ health: 'unreachable' }, cutoff), ['down-long']);
-    assert.deepEqual(ids(undefined, at('2026-01-03T00:00:00Z')), ['unknown', 'up']);
-  });
+    it('hides entries unhealthy since before the cut-off unless a health is asked for', () => {
+      const cutoff = at('2026-01-01T12:00:00Z');
+      assert.deepEqual(ids(undefined, cutoff), ['down-new', 'unknown', 'up']);
+      assert.deepEqual(ids({ protocolBinding: 'GRPC' }, cutoff), ['unknown', 'up']);
+      assert.deepEqual(ids({ health: 'any' }, cutoff), ['down-long', 'down-new', 'unknown', 'up']);
+      assert.deepEqual(ids({ health: 'unreachable' }, cutoff), ['down-long']);
+      assert.deepEqual(ids(undefined, at('2026-01-03T00:00:00Z')), ['unknown', 'up']);
+    });
 
-  it('hits carry health and drift; an update replaces them', () => {
-    const hit = index.search({ text: 'numbat down long', offset: 0, limit: 1 }).hits[0]!;
-    assert.deepEqual(hit.health, health('unreachable', '2026-01-01T00:00:00Z'));
-    assert.equal(hit.drift, true);
-    index.upsert({ id: 'down-long', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('ok', '2026-01-05T00:00:00Z') });
-    assert.deepEqual(ids({ health: 'ok' }), ['down-long', 'up']);
-    assert.deepEqual(ids(undefined, at('2026-01-03T00:00:00Z')), ['down-long', 'unknown', 'up']);
-    index.remove('down-new');
-    assert.deepEqual(ids({ health: 'invalid' }), []);
+    it('hits carry health and drift; an update replaces them', () => {
+      const hit = index.search({ text: 'numbat down long', offset: 0, limit: 1 }).hits[0]!;
+      assert.deepEqual(hit.health, health('unreachable', '2026-01-01T00:00:00Z'));
+      assert.equal(hit.drift, true);
+      // (Asked for again before the change: with bitmaps, its bitmap is kept from here on.)
+      assert.deepEqual(ids({ health: 'ok' }), ['up']);
+      index.upsert({ id: 'down-long', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat down long', [], { interfaces: grpc }), health: health('ok', '2026-01-05T00:00:00Z') });
+      assert.deepEqual(ids({ health: 'ok' }), ['down-long', 'up']);
+      assert.deepEqual(ids(undefined, at('2026-01-03T00:00:00Z')), ['down-long', 'unknown', 'up']);
+      index.remove('down-new');
+      assert.deepEqual(ids({ health: 'invalid' }), []);
+    });
   });
-});
+}

@@ -17,7 +17,8 @@ import type { EntryKind, SearchFilter, SearchHit } from '../src/contract/types.j
 import type { EntryDescription } from '../src/contract/description.js';
 import type { ResultsPer } from '../src/contract/types.js';
 import { createSearchIndex, type IndexPage, type SearchIndex, type SearchIndexOptions } from '../src/search/index.js';
-import { MAX_MATCHES_PER_HIT } from '../src/search/search-index.js';
+import { MAX_MATCHES_PER_HIT, type PostingsIndex } from '../src/search/search-index.js';
+import { ATTR_LOG_SIZE } from '../src/search/tables.js';
 import type { IndexedEntry } from '../src/search/types.js';
 import { tokenize } from '../src/search/text-encoder.js';
 import { describeGenerated, generateEntries, vocabularyWords } from '../bench/lib/generate-entries.js';
@@ -404,6 +405,64 @@ describe('search index vs a plain scan, under upserts and removals', () => {
       }),
       { seed: SEED + 4, numRuns: 120 },
     );
+  });
+});
+
+describe('search index vs a plain scan, with the bitmaps of filters asked for again', () => {
+  // Every filtered text search uses its filter's bitmap from the filter's second search on.
+  const options: SearchIndexOptions = { ...EXACT, maxPostings: 1e9, maxCandidates: 1e9, filterBitmapsAbove: 0, filterBitmapsShare: 1 };
+  const bitmapsKept = (index: SearchIndex): number => (index as unknown as PostingsIndex).stats.filterBitmaps;
+
+  // With a share of 0.3, the bitmaps of filters that pass more entries are not kept, and come and go as the entries change.
+  for (const share of [1, 0.3]) {
+    it(`stays equal to the oracle through random changes, the bitmaps brought up to date, dropped and built anew (share ${share})`, () => {
+      const pool = entries(300, SEED + 3);
+      // Two bitmaps kept at most: most filters' are dropped and built again later.
+      const index = createSearchIndex({ ...options, filterBitmaps: 2, filterBitmapsShare: share });
+      const oracle = new Oracle();
+      let used = 0;
+      fc.assert(
+        fc.property(fc.array(changeArb(1e6), { minLength: 1, maxLength: 40 }), queryArb, sparseFilterArb, (changes, q, f) => {
+          applyChanges(index, oracle, pool, changes);
+          checkAgainstOracle(index, oracle, q, f, 25);
+          checkPerEntry(index, oracle, q, f, 25);
+          checkAgainstOracle(index, oracle, q, f, 7);
+          used = Math.max(used, bitmapsKept(index));
+        }),
+        { seed: SEED + 5, numRuns: 200 },
+      );
+      assert.equal(used, 2, 'filter bitmaps were kept (and so used)');
+    });
+  }
+
+  it('a bitmap is built anew when more entries changed than the log of changes holds', () => {
+    const pool = entries(300, SEED + 6);
+    const index = createSearchIndex(options);
+    const oracle = new Oracle();
+    applyChanges(index, oracle, pool, pool.map((_, i): Change => ({ kind: 'upsert', slot: i % 60, source: i, minute: i })));
+    const filters: SearchFilter[] = [{ streaming: true }, { kind: 'mcp-server', readOnly: true }, { inputModes: ['text/plain'] }];
+    // Three of the commonest words: many postings, most entries.
+    const counts = new Map<string, number>();
+    for (const e of pool) for (const w of new Set(tokenize(JSON.stringify(e.description)))) counts.set(w, (counts.get(w) ?? 0) + 1);
+    const query = words.filter((w) => counts.has(w)).sort((a, b) => counts.get(b)! - counts.get(a)!).slice(0, 3);
+    for (const filter of filters) {
+      checkAgainstOracle(index, oracle, query, filter, 25);
+      checkPerEntry(index, oracle, query, filter, 25);
+    }
+    assert.equal(bitmapsKept(index), filters.length);
+    // Slots 0-19 change (other entries, some removed), then only slots 20-59, more often than
+    // the log holds (an upsert logs its entry number two or three times): the first changes are
+    // no longer in the log when the bitmaps are next used.
+    const early = Array.from({ length: 20 }, (_, slot): Change => (slot % 4 === 3 ? { kind: 'remove', slot } : { kind: 'upsert', slot, source: 100 + slot * 7, minute: 900 }));
+    const many = Array.from({ length: ATTR_LOG_SIZE }, (_, i): Change => ({ kind: 'upsert', slot: 20 + (i % 40), source: (i * 7) % 300, minute: 1000 + i }));
+    applyChanges(index, oracle, pool, [...early, ...many]);
+    for (const filter of filters) {
+      checkAgainstOracle(index, oracle, query, filter, 25);
+      checkPerEntry(index, oracle, query, filter, 25);
+    }
+    // And after fewer changes than it holds.
+    applyChanges(index, oracle, pool, many.slice(0, 50));
+    for (const filter of filters) checkAgainstOracle(index, oracle, query, filter, 25);
   });
 });
 

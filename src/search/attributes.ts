@@ -145,6 +145,7 @@ export class Attributes {
     const { entries, marks, entryAttr, unitAttr, unitPool } = this.tables;
     for (let no = 0; no < marks.length; no++) {
       const row = no << E_SHIFT;
+      // (Not logged: what is derived from the attributes is built after loading.)
       entryAttr[no] = entries[row + E_ATTR]!;
       marks[no] = entries[row + E_COUNT] === 0 ? 0 : markOf(entries[row + E_ATTR]!);
     }
@@ -196,8 +197,8 @@ export class Attributes {
       (healthCode << A_HEALTH_SHIFT);
     if (health && health.status !== 'ok') this.unhealthySince.set(no, Date.parse(health.since) || 0);
     else this.unhealthySince.delete(no);
-    this.tables.entryAttr[no] = e[row + E_ATTR]!;
     this.tables.marks[no] = markOf(e[row + E_ATTR]!);
+    this.tables.setAttr(no, e[row + E_ATTR]!);
     e[row + E_OWNER] = this.owners.id(owner);
     e[row + E_PROFILE] = id;
     this.tables.signatures.fill(0, no << S_SHIFT, (no + 1) << S_SHIFT);

@@ -216,7 +216,7 @@ export class EntryStore {
     this.tables.setBase(no, base);
     this.tables.entries[row + E_COUNT] = unitCount;
     // Live once its attributes are set (./attributes.ts setEntry).
-    this.tables.marks[no] = 0;
+    this.tables.clearLive(no);
     return { no, base };
   }
 
@@ -237,7 +237,7 @@ export class EntryStore {
   discard(no: number, unitCount: number): void {
     this.unitGarbage += unitCount;
     this.tables.entries[(no << E_SHIFT) + E_COUNT] = 0;
-    this.tables.marks[no] = 0;
+    this.tables.clearLive(no);
   }
 
   /** Entry number `no` (discarded or released) names nothing any more: it may be reused. */

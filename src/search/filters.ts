@@ -51,6 +51,7 @@ import {
   tagKey,
   type Attributes,
 } from './attributes.js';
+import type { LastingFilter } from './filter-bitmaps.js';
 import type { WalkFilter } from './recency-lists.js';
 import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY } from './entry-store.js';
 import { E_OWNER, E_PROFILE, E_SHIFT, M_MCP, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
@@ -102,13 +103,18 @@ const FAIL = 2;
  * matching skill or tool), `unitPasses` per skill or tool (skill or tool, tool hints, a
  * skill's pooled tags and modes).
  */
-export class CompiledFilter implements WalkFilter {
+export class CompiledFilter implements WalkFilter, LastingFilter {
   /** True when no entry-level key is given (`entryPasses` is then always true). */
   readonly entryFree: boolean;
   /** True when hits must be skills or tools (tags, modes, tool hints). */
   readonly unitLevel: boolean;
   /** True when nothing can pass (an unknown owner or tag, contradictory keys). */
   readonly impossible: boolean;
+  /**
+   * What `entryPassesLasting` tests, as a key (./filter-bitmaps.ts); undefined when it tests
+   * nothing, or nothing passes, or the search asks about one entry.
+   */
+  readonly bitmapKey: string | undefined;
   /**
    * The entry's `M_MCP` mark (./tables.ts) the filter's kind needs (a tool hint implies MCP
    * servers, a skill key agents), or -1 (any kind): a search tests it on the 1-byte marks before
@@ -296,6 +302,11 @@ export class CompiledFilter implements WalkFilter {
       this.hideUnhealthyBefore === undefined &&
       this.onlyEntry < 0;
 
+    const lasting = !this.entryFree && !impossible && this.onlyEntry < 0 && (entryMask !== 0 || ownerId >= 0 || this.binding !== undefined || this.version !== undefined || this.unitLevel);
+    this.bitmapKey = lasting
+      ? JSON.stringify([entryMask, entryWant, ownerId, this.binding ?? null, this.version ?? null, this.unitLevel, tagsLo, tagsHi, this.inSig, this.outSig, hintSig])
+      : undefined;
+
     this.entries = attrs.tables.entries;
     this.entryAttr = attrs.tables.entryAttr;
     this.signatures = attrs.tables.signatures;
@@ -356,14 +367,28 @@ export class CompiledFilter implements WalkFilter {
   entryPasses(no: number): boolean {
     if (this.impossible) return false;
     if (this.onlyEntry >= 0 && no !== this.onlyEntry) return false;
-    const row = no << E_SHIFT;
     const attr = this.entryAttr[no]!;
     if ((attr & this.entryMask) !== this.entryWant) return false;
     if (this.hideUnhealthyBefore !== undefined && (attr >>> A_HEALTH_SHIFT) & A_HEALTH_MASK) {
       const since = this.attrs.unhealthySince.get(no);
       if (since !== undefined && since < this.hideUnhealthyBefore) return false;
     }
-    if (this.ownerId >= 0 && this.entries[row + E_OWNER] !== this.ownerId) return false;
+    return this.restPasses(no, attr);
+  }
+
+  /**
+   * The tests of `entryPasses` whose verdict changes only when the entry's attributes do (not
+   * hiding long-unhealthy entries, which changes with the time).
+   */
+  entryPassesLasting(no: number): boolean {
+    if (this.impossible) return false;
+    const attr = this.entryAttr[no]!;
+    return (attr & this.entryMask) === this.entryWant && this.restPasses(no, attr);
+  }
+
+  /** Owner, binding and version, and the signatures, of entry number `no` with attributes `attr`. */
+  private restPasses(no: number, attr: number): boolean {
+    if (this.ownerId >= 0 && this.entries[(no << E_SHIFT) + E_OWNER] !== this.ownerId) return false;
     if ((this.binding !== undefined || this.version !== undefined) && !this.profileMatches(attr, no)) return false;
     // Last: the signatures are the largest table (a read is likely a cache miss).
     if (this.unitLevel && !this.signaturesMatch(no << S_SHIFT)) return false;

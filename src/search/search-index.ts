@@ -90,6 +90,7 @@ import { parseQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
 import { bitmapOf, bitmapWords } from './entry-bits.js';
+import { FilterBitmaps } from './filter-bitmaps.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
@@ -277,6 +278,16 @@ export interface SearchIndexOptions {
    * here once its page is full. Default DEFAULT_TOTAL_LIMIT (REGISTRY_SEARCH_TOTAL_LIMIT).
    */
   totalLimit?: number;
+  /**
+   * Filters whose entry-level bitmaps are kept (./filter-bitmaps.ts): a text search with more
+   * postings than `filterBitmapsAbove` and a filter asked for before skips the postings of
+   * entries the filter rules out with a bit test. Default DEFAULT_FILTER_BITMAPS; 0 keeps none.
+   */
+  filterBitmaps?: number;
+  /** See `filterBitmaps`. Default DEFAULT_FILTER_BITMAPS_ABOVE postings. */
+  filterBitmapsAbove?: number;
+  /** The largest share of the entries a filter may pass for its bitmap to be kept. Default DEFAULT_FILTER_BITMAPS_SHARE. */
+  filterBitmapsShare?: number;
   /** Match other forms of a word (stemming in the entry's language). Default true. */
   wordForms?: boolean;
   /** Match words a typo away. Default true. */
@@ -295,6 +306,14 @@ export interface SearchIndexOptions {
  */
 export const DEFAULT_MAX_CANDIDATES = 30_000;
 export const DEFAULT_MAX_POSTINGS = 100_000;
+/** 16 filters' bitmaps: about 2.2 MB at 1,000,000 entries. */
+export const DEFAULT_FILTER_BITMAPS = 16;
+/**
+ * Below this many postings a search's reads of entry states stay within a few cache lines'
+ * worth of work: the bitmap (and bringing it up to date) would not pay.
+ */
+export const DEFAULT_FILTER_BITMAPS_ABOVE = 4096;
+export const DEFAULT_FILTER_BITMAPS_SHARE = 0.25;
 /**
  * A unit-level filter's test of a posting reads the unit's row and attributes at random (two to
  * four cache misses at 1,000,000 entries): measured at 1M, 0.2-0.6 us against ~0.05 us for a
@@ -413,6 +432,9 @@ export class PostingsIndex implements KeywordIndex {
   /** The entries a search's owner or tags allow (see namedEntries): a bit per entry number, clear between searches. */
   private named: Int32Array = new Int32Array(0);
   private namedWords = 0;
+  /** The entries frequent filters allow, kept between searches (./filter-bitmaps.ts). */
+  private readonly filterBitmaps: FilterBitmaps;
+  private readonly filterBitmapsAbove: number;
   /** Embeddings (hybrid ranking), by entry number: int8 × dims, and a scale (0: none). */
   private dims = 0;
   private vectors: Int8Array = new Int8Array(0);
@@ -427,6 +449,11 @@ export class PostingsIndex implements KeywordIndex {
     this.settleAfter = options.settleAfter === Infinity ? Infinity : positive(options.settleAfter, SETTLE_MIN_POSTINGS);
     this.conjunctionAbove = options.conjunctionAbove === Infinity ? Infinity : positive(options.conjunctionAbove, this.maxPostings);
     this.totalLimit = positive(options.totalLimit, DEFAULT_TOTAL_LIMIT);
+    this.filterBitmaps = new FilterBitmaps(
+      options.filterBitmaps !== undefined && options.filterBitmaps >= 0 ? options.filterBitmaps : DEFAULT_FILTER_BITMAPS,
+      options.filterBitmapsShare !== undefined && options.filterBitmapsShare >= 0 ? options.filterBitmapsShare : DEFAULT_FILTER_BITMAPS_SHARE,
+    );
+    this.filterBitmapsAbove = options.filterBitmapsAbove !== undefined && options.filterBitmapsAbove >= 0 ? Math.floor(options.filterBitmapsAbove) : DEFAULT_FILTER_BITMAPS_ABOVE;
     this.setMatching(options);
   }
 
@@ -445,8 +472,15 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   /** Sizes of the parts that relevance features add (bench/search.ts). */
-  get stats(): { vocabularyTerms: number; pairBytes: number; embeddingBytes: number } {
-    return { vocabularyTerms: this.vocabulary.size, pairBytes: this.pairs.bytes, embeddingBytes: this.vectors.byteLength + this.vectorScale.byteLength };
+  get stats(): { vocabularyTerms: number; pairBytes: number; embeddingBytes: number; filterBitmaps: number; filterBitmapBytes: number } {
+    const kept = this.filterBitmaps.stats;
+    return {
+      vocabularyTerms: this.vocabulary.size,
+      pairBytes: this.pairs.bytes,
+      embeddingBytes: this.vectors.byteLength + this.vectorScale.byteLength,
+      filterBitmaps: kept.bitmaps,
+      filterBitmapBytes: kept.bytes,
+    };
   }
 
   get size(): number {
@@ -480,6 +514,7 @@ export class PostingsIndex implements KeywordIndex {
   loadState(state: IndexState): void {
     if (this.store.entryBound > 0) throw new Error('PostingsIndex: a saved state loads only into an empty index');
     this.changes++;
+    this.filterBitmaps.clear();
     this.tables.load(state);
     this.store.load(state);
     this.attrs.load(state);
@@ -984,9 +1019,12 @@ export class PostingsIndex implements KeywordIndex {
     // read only for the entries that may still be on it (`members`, a bit per entry number).
     const rank = offset + limit;
     const maySettle = perEntry && !semantic && only < 0 && limit > 0 && rank <= MAX_SETTLE_RANK;
-    // A filter naming an owner or tags allows only their lists' entries: the others' postings
-    // are skipped with a bit test, not a read of the entry's tables (the same postings are read).
-    const named = this.namedEntries(filter, postings);
+    // A filter naming an owner or tags allows only their lists' entries, and a filter asked for
+    // before only the entries of its bitmap: the others' postings are skipped with a bit test,
+    // not a read of the entry's tables (the same postings are read).
+    const named =
+      this.namedEntries(filter, postings) ??
+      (postings > this.filterBitmapsAbove && only < 0 ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound) : undefined);
     // Many postings and two clauses or more: read only the postings of the entries having the
     // most clauses (./conjunction.ts: every clause, or all but one...), a page of them at least;
     // the others are dropped in a tight pass. Not for a caller that asks for exact counts (a watch).
@@ -1160,7 +1198,8 @@ export class PostingsIndex implements KeywordIndex {
       const strong = candWords[i]!;
       candKeys[i] = popcount(strong) + WEAK_CLAUSE * popcount(candWeak[i]! & ~strong) + (candScore[i]! & SCORE_MASK) * norm;
     }
-    if (named !== undefined) this.named.fill(0, 0, this.namedWords);
+    // (A kept filter bitmap stays as it is.)
+    if (named === this.named) this.named.fill(0, 0, this.namedWords);
     if (conjClauses > 0) {
       // Entries lacking a clause were not counted.
       cut = true;

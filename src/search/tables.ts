@@ -70,6 +70,12 @@ export const M_MCP = 8;
 /** The number is in use by an entry with units (0: free, or removed with postings left). */
 export const M_LIVE = 16;
 
+/**
+ * Entry numbers whose attributes or liveness changed are logged (`attrLog`, the last this many),
+ * for what is derived from the attributes outside the tables (./filter-bitmaps.ts). A power of 2.
+ */
+export const ATTR_LOG_SIZE = 4096;
+
 export const S_TAGS_LO = 0;
 export const S_TAGS_HI = 1;
 export const S_IN = 2;
@@ -95,6 +101,10 @@ export class Tables {
   unitAttr: Int32Array = new Int32Array(0);
   unitPool: Int32Array = new Int32Array(0);
   unitPairs: Int32Array = new Int32Array(0);
+  /** The entry numbers of the last ATTR_LOG_SIZE attribute changes, at `version % ATTR_LOG_SIZE`. */
+  readonly attrLog = new Int32Array(ATTR_LOG_SIZE);
+  /** Attribute changes so far (`setAttr`, `clearLive`). */
+  attrVersion = 0;
 
   /** Makes room for entry numbers below `rows`. */
   reserveEntries(rows: number): void {
@@ -120,6 +130,23 @@ export class Tables {
     const unitBase = new Int32Array(n >> E_SHIFT);
     unitBase.set(this.unitBase);
     this.unitBase = unitBase;
+  }
+
+  /** Entry number `no`'s attributes (E_ATTR, already in its row) in their dense copy; logged. */
+  setAttr(no: number, attr: number): void {
+    this.entryAttr[no] = attr;
+    this.logAttr(no);
+  }
+
+  /** Entry number `no` is not live (free, being filled, or removed); logged. */
+  clearLive(no: number): void {
+    this.marks[no] = 0;
+    this.logAttr(no);
+  }
+
+  private logAttr(no: number): void {
+    this.attrLog[this.attrVersion & (ATTR_LOG_SIZE - 1)] = no;
+    this.attrVersion++;
   }
 
   /** Entry number `no`'s unit block starts at slot `base` (its row and the dense copy). */
