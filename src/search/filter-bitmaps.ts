@@ -21,7 +21,7 @@
  * A bitmap is built (one pass over every entry number) the second time a filter is asked for, so
  * a filter used once costs nothing; at most `capacity` are kept, the least recently used dropped.
  */
-import { bitmapWords } from './entry-bits.js';
+import { bitmapOf, bitmapWords } from './entry-bits.js';
 import { ATTR_LOG_SIZE, M_LIVE, type Tables } from './tables.js';
 
 /** What a kept bitmap needs of a compiled filter (./filters.ts). */
@@ -113,8 +113,7 @@ export class FilterBitmaps {
     }
     const bits = kept.bits;
     if (bits === undefined) return;
-    const words = bitmapWords(entryBound);
-    const room = bits.length < words ? new Int32Array(words + (words >>> 3) + 32) : bits;
+    const room = bitmapOf(bits, bitmapWords(entryBound));
     if (room !== bits) room.set(bits);
     const marks = tables.marks;
     let count = kept.count;
@@ -141,9 +140,10 @@ export class FilterBitmaps {
  */
 const selective = (count: number, entryBound: number, share: number): boolean => count <= entryBound * share;
 
+const NO_BITS = new Int32Array(0);
+
 function build(filter: LastingFilter, tables: Tables, entryBound: number, share: number): Kept {
-  const words = bitmapWords(entryBound);
-  const bits = new Int32Array(words + (words >>> 3) + 32);
+  const bits = bitmapOf(NO_BITS, bitmapWords(entryBound));
   const marks = tables.marks;
   let count = 0;
   for (let no = 0; no < entryBound; no++) {

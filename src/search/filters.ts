@@ -302,7 +302,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       this.hideUnhealthyBefore === undefined &&
       this.onlyEntry < 0;
 
-    const lasting = !this.entryFree && !impossible && this.onlyEntry < 0 && (entryMask !== 0 || ownerId >= 0 || this.binding !== undefined || this.version !== undefined || this.unitLevel);
+    const lasting = !impossible && this.onlyEntry < 0 && (entryMask !== 0 || ownerId >= 0 || this.binding !== undefined || this.version !== undefined || this.unitLevel);
     this.bitmapKey = lasting
       ? JSON.stringify([entryMask, entryWant, ownerId, this.binding ?? null, this.version ?? null, this.unitLevel, tagsLo, tagsHi, this.inSig, this.outSig, hintSig])
       : undefined;
