@@ -760,10 +760,17 @@ describe('conjunction: a search with many postings reads only the entries having
       const words = (d.skills[at % Math.max(1, d.skills.length)]?.description ?? d.description ?? '').split(/\s+/).filter((w) => w.length > 2);
       return Array.from({ length: Math.min(n, words.length) }, (_, k) => words[(at + k * 3) % words.length]!).join(' ');
     });
+    // A word of an entry's own name excluded ("-word"): a search that restarts after narrowing
+    // (the page not decided) must still leave out the entries whose own text has it.
+    const nameWord = fc.tuple(fc.integer({ min: 0, max: data.length - 1 }), fc.nat()).map(([i, at]) => {
+      const words = data[i]!.description.name.split(/\s+/).filter((w) => w.length > 2);
+      return words[at % words.length] ?? 'weather';
+    });
     const textArb = fc.oneof(
       { weight: 3, arbitrary: together },
       { weight: 1, arbitrary: together.map((t) => t.slice(0, -2)) },
       { weight: 1, arbitrary: queryArb.map((q) => q.join(' ')) },
+      { weight: 1, arbitrary: fc.tuple(together, nameWord).map(([t, w]) => `${t} -${w}`) },
     );
     let narrowed = 0;
     fc.assert(

@@ -393,6 +393,8 @@ export class PostingsIndex implements KeywordIndex {
   private candKeys: Float64Array = new Float64Array(0);
   /** Open-addressing hash set of unit id + 1: units a skill or tool filter or an excluded word rejected in this search. */
   private hash: Int32Array = new Int32Array(0);
+  /** The entries whose own text has one of this search's excluded words (see exclude). */
+  private excludedEntries: number[] = [];
   /**
    * Per-search state by entry number, one Int32 an entry: the search's stamp and the state
    * (SEEN_STAMP, SEEN_STATE), the state being ENTRY_REJECTED, ENTRY_NO_GROUP or the entry's
@@ -811,27 +813,32 @@ export class PostingsIndex implements KeywordIndex {
    * (ENTRY_REJECTED) and returns the other units that have one (undefined when there are none).
    */
   private exclude(clauses: readonly PlanClause[]): Set<number> | undefined {
+    const entries: number[] = [];
+    this.excludedEntries = entries;
     if (clauses.length === 0) return undefined;
     const units = new Set<number>();
-    const seen = this.seen;
-    const rejected = (this.epoch << STAMP_SHIFT) | (ENTRY_REJECTED + 2);
-    const reject = (id: number): void => {
-      const ord = id & ORD_MASK;
-      if (ord === 0) {
-        seen[id >>> ORD_BITS] = rejected;
-      } else {
-        units.add(id);
-      }
-    };
     for (const g of this.groupsOf(clauses, 0)) {
       for (let i = 0; i < g.ids.length; i++) {
         const id = g.ids[i]!;
         if (g.lang !== ANY_LANGUAGE && this.languageOf(id as number) !== g.lang) continue;
         if (g.scope !== SCOPE_ANY && !this.inScope(id as number, g.scope)) continue;
-        reject(id as number);
+        if ((id & ORD_MASK) === 0) entries.push(id >>> ORD_BITS);
+        else units.add(id);
       }
     }
+    this.rejectExcluded();
     return units;
+  }
+
+  /**
+   * Stamps the search's excluded entries (exclude) rejected in the current epoch: when the
+   * search starts and again when it restarts in a new epoch (a conjunction that did not decide
+   * the page), which would otherwise forget them.
+   */
+  private rejectExcluded(): void {
+    const seen = this.seen;
+    const rejected = (this.epoch << STAMP_SHIFT) | (ENTRY_REJECTED + 2);
+    for (const e of this.excludedEntries) seen[e] = rejected;
   }
 
   private languageOf(id: number): number {
@@ -1216,6 +1223,7 @@ export class PostingsIndex implements KeywordIndex {
             kthLargest(this.groupKeys, groupCount, rank, this.settleHeap));
       if (!decided) {
         this.nextEpoch();
+        this.rejectExcluded();
         return this.match(clauses, excludedUnits, filter, offset, limit, perEntry, semantic, exactTo, false);
       }
     }
