@@ -116,6 +116,11 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
    */
   readonly bitmapKey: string | undefined;
   /**
+   * True when `entryPassesLasting` is the whole of `entryPasses` (no time-dependent test, no
+   * single entry asked about): an entry a kept bitmap of the filter allows then passes.
+   */
+  readonly lastingDecides: boolean;
+  /**
    * The entry's `M_MCP` mark (./tables.ts) the filter's kind needs (a tool hint implies MCP
    * servers, a skill key agents), or -1 (any kind): a search tests it on the 1-byte marks before
    * reading anything else of the entry.
@@ -306,6 +311,8 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     this.bitmapKey = lasting
       ? JSON.stringify([entryMask, entryWant, ownerId, this.binding ?? null, this.version ?? null, this.unitLevel, tagsLo, tagsHi, this.inSig, this.outSig, hintSig])
       : undefined;
+
+    this.lastingDecides = this.hideUnhealthyBefore === undefined && this.onlyEntry < 0;
 
     this.entries = attrs.tables.entries;
     this.entryAttr = attrs.tables.entryAttr;
