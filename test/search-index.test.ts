@@ -577,3 +577,34 @@ for (const [suffix, options] of [['', {}], [', with kept filter bitmaps', { filt
     });
   });
 }
+
+describe('kept filter bitmaps of tags that share signature bits', () => {
+  it('stay apart: a filter on one tag never answers with the units of another', () => {
+    // Tag ids past 64 share the entries' signature bits (id % 64) with earlier ones; the kept
+    // bitmaps test each skill's own tags, so each tag's must be its own.
+    const index = createSearchIndex({ filterBitmapsAbove: 0 });
+    for (let t = 0; t < 70; t++) {
+      index.upsert({
+        id: `a${t}`,
+        owner: 'alice',
+        updatedAt: nextTime(),
+        description: agent(`Quokka ${t}`, [
+          { id: 'one', name: 'Quokka skill', tags: [`tag${t}`] },
+          { id: 'two', name: 'Quokka skill', tags: ['shared'] },
+        ]),
+      });
+    }
+    const skillsWith = (tag: string) =>
+      index
+        .search({ text: 'quokka', filter: { tags: [tag] }, offset: 0, limit: 100, resultsPer: 'match' })
+        .hits.map((h) => `${h.id}/${h.match?.id}`)
+        .sort();
+    // Of 71 tags, some pairs share bits (ids 64 apart). Each is asked twice, so that its
+    // bitmap is kept and then used.
+    for (let t = 0; t < 70; t++) {
+      assert.deepEqual(skillsWith(`tag${t}`), [`a${t}/one`]);
+      assert.deepEqual(skillsWith(`tag${t}`), [`a${t}/one`], `tag${t}, from its kept bitmap`);
+    }
+    assert.equal(skillsWith('shared').length, 70);
+  });
+});

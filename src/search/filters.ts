@@ -308,8 +308,23 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       this.onlyEntry < 0;
 
     const lasting = !impossible && this.onlyEntry < 0 && (entryMask !== 0 || ownerId >= 0 || this.binding !== undefined || this.version !== undefined || this.unitLevel);
+    // The unit-level tests read the tag ids and the asked modes themselves, not only the
+    // signature bits they map to (shared by many tags once there are more than 64).
     this.bitmapKey = lasting
-      ? JSON.stringify([entryMask, entryWant, ownerId, this.binding ?? null, this.version ?? null, this.unitLevel, tagsLo, tagsHi, this.inSig, this.outSig, hintSig])
+      ? JSON.stringify([
+          entryMask,
+          entryWant,
+          ownerId,
+          this.binding ?? null,
+          this.version ?? null,
+          unitMask,
+          unitWant,
+          [...(this.tagIds ?? [])].sort((a, b) => a - b),
+          this.inputModes ? [...this.inputModes].sort() : null,
+          this.outputModes ? [...this.outputModes].sort() : null,
+          this.inSig,
+          this.outSig,
+        ])
       : undefined;
 
     this.lastingDecides = this.hideUnhealthyBefore === undefined && this.onlyEntry < 0;

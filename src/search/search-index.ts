@@ -1049,12 +1049,17 @@ export class PostingsIndex implements KeywordIndex {
     // before only the entries of its bitmap: the others' postings are skipped with a bit test,
     // not a read of the entry's tables (the same postings are read).
     const listed = this.namedEntries(filter, postings);
-    const kept = listed === undefined && postings > this.filterBitmapsAbove && only < 0 ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound) : undefined;
-    const named = listed ?? kept;
-    // A kept bitmap holds exactly the live entries that pass the filter's lasting tests; when
-    // those are all its entry-level tests, an entry it allows is not tested again (no read of
-    // its mark or attributes). Lists (`listed`) hold a superset.
+    const kept =
+      postings > this.filterBitmapsAbove && only < 0
+        ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound, this.store.unitBound, listed)
+        : undefined;
+    const named = kept?.entries ?? listed;
+    // A kept bitmap holds exactly the live entries that pass the filter's lasting tests (lists,
+    // `listed`, a superset); when those are all its entry-level tests, an entry it allows is not
+    // tested again (no read of its mark or attributes), and the units' bitmap answers the
+    // unit-level test.
     const entryDecided = kept !== undefined && filter.lastingDecides;
+    const keptUnits = kept?.units;
     const kindMark = entryDecided ? -1 : filter.kindMark;
     // Many postings and two clauses or more: read only the postings of the entries having the
     // most clauses (./conjunction.ts: every clause, or all but one...), a page of them at least;
@@ -1185,8 +1190,13 @@ export class PostingsIndex implements KeywordIndex {
           met[e >>> 5]! |= 1 << (e & 31);
           if (group === ENTRY_REJECTED) continue;
         }
-        if (unitLevel) stop += unitCheckCost;
-        if ((unitLevel && !filter.unitPasses(unitBase[e]! + (id & ORD_MASK))) || excludedUnits?.has(id)) {
+        let unitFails = false;
+        if (unitLevel) {
+          stop += unitCheckCost;
+          const slot = unitBase[e]! + (id & ORD_MASK);
+          unitFails = keptUnits !== undefined ? (keptUnits[slot >>> 5]! & (1 << (slot & 31))) === 0 : !filter.unitPasses(slot);
+        }
+        if (unitFails || excludedUnits?.has(id)) {
           if (dedupe && hashUsed < hashRoom) {
             // The hash never fills (at most a quarter of it is used); the unit is not in it.
             let h = Math.imul(id, HASH_MUL) >>> hashShift;
@@ -1232,7 +1242,7 @@ export class PostingsIndex implements KeywordIndex {
       candKeys[i] = popcount(strong) + WEAK_CLAUSE * popcount(candWeak[i]! & ~strong) + (candScore[i]! & SCORE_MASK) * norm;
     }
     // (A kept filter bitmap stays as it is.)
-    if (named === this.named) this.named.fill(0, 0, this.namedWords);
+    if (listed !== undefined) this.named.fill(0, 0, this.namedWords);
     if (conjClauses > 0) {
       // Entries lacking a clause were not counted.
       cut = true;
