@@ -608,3 +608,34 @@ describe('kept filter bitmaps of tags that share signature bits', () => {
     assert.equal(skillsWith('shared').length, 70);
   });
 });
+
+describe('kept filter bitmaps within their byte budget', () => {
+  it('drop the least recently used past the budget, and search alike', () => {
+    const budget = 4096;
+    const kept = createSearchIndex({ filterBitmapsAbove: 0, filterBitmapBytes: budget });
+    const plain = createSearchIndex({ filterBitmaps: 0 });
+    for (let t = 0; t < 300; t++) {
+      const entry = {
+        id: `w${t}`,
+        owner: `owner${t % 7}`,
+        updatedAt: nextTime(),
+        description: agent(`Wombat ${t}`, [{ id: 's', name: 'Wombat skill', tags: [`tag${t % 11}`] }], { streaming: t % 3 === 0 }),
+      };
+      kept.upsert(entry);
+      plain.upsert(entry);
+    }
+    const stats = () => (kept as unknown as { stats: { filterBitmaps: number; filterBitmapBytes: number } }).stats;
+    const filters: SearchFilter[] = [...Array.from({ length: 11 }, (_, t) => ({ tags: [`tag${t}`] })), { streaming: true }, { kind: 'agent' }];
+    let most = 0;
+    for (let round = 0; round < 3; round++) {
+      for (const filter of filters) {
+        const query = { text: 'wombat', filter, offset: 0, limit: 50 };
+        assert.deepEqual(kept.search(query), plain.search(query), JSON.stringify(filter));
+        assert.ok(stats().filterBitmapBytes <= budget, `${stats().filterBitmapBytes} bytes kept`);
+        most = Math.max(most, stats().filterBitmaps);
+      }
+    }
+    // Each takes well under the budget: several were kept at once, not all.
+    assert.ok(most >= 2 && most < filters.length, `${most} kept at most`);
+  });
+});

@@ -65,14 +65,17 @@ const MAX_ASKED = 1024;
 
 export class FilterBitmaps {
   readonly #capacity: number;
+  /** The bytes the kept bitmaps may take together (the one in use may exceed it alone). */
+  readonly #maxBytes: number;
   /** The largest share of the entries a filter may pass for its bitmap to be kept (see `selective`). */
   readonly #share: number;
   /** In least recently used order. */
   readonly #kept = new Map<string, Kept>();
   readonly #asked = new Set<string>();
 
-  constructor(capacity: number, share: number) {
+  constructor(capacity: number, maxBytes: number, share: number) {
     this.#capacity = Math.max(0, Math.floor(capacity));
+    this.#maxBytes = maxBytes;
     this.#share = share;
   }
 
@@ -83,7 +86,7 @@ export class FilterBitmaps {
     for (const k of this.#kept.values()) {
       if (k.bits === undefined) continue;
       bitmaps++;
-      bytes += k.bits.byteLength + (k.units?.byteLength ?? 0);
+      bytes += bytesOf(k);
     }
     return { bitmaps, bytes };
   }
@@ -113,10 +116,17 @@ export class FilterBitmaps {
       }
       this.#asked.delete(key);
       kept = build(filter, tables, entryBound, unitBound, this.#share, within);
-      if (this.#kept.size >= this.#capacity) this.#kept.delete(this.#kept.keys().next().value!);
     } else {
       this.#kept.delete(key);
       this.#refresh(kept, filter, tables, entryBound, unitBound, within);
+    }
+    // The least recently used go first, down to the capacity and the byte budget.
+    let bytes = bytesOf(kept);
+    for (const k of this.#kept.values()) bytes += bytesOf(k);
+    for (const [oldest, k] of this.#kept) {
+      if (this.#kept.size < this.#capacity && bytes <= this.#maxBytes) break;
+      this.#kept.delete(oldest);
+      bytes -= bytesOf(k);
     }
     this.#kept.set(key, kept);
     return kept.bits === undefined ? undefined : { entries: kept.bits, units: kept.units };
@@ -153,6 +163,8 @@ export class FilterBitmaps {
     kept.version = tables.attrVersion;
   }
 }
+
+const bytesOf = (k: Kept): number => (k.bits?.byteLength ?? 0) + (k.units?.byteLength ?? 0);
 
 /** `bits` with room for `bound` numbers (a copy when it had to grow). */
 function grown(bits: Int32Array, bound: number): Int32Array {

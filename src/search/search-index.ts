@@ -284,6 +284,8 @@ export interface SearchIndexOptions {
    * entries the filter rules out with a bit test. Default DEFAULT_FILTER_BITMAPS; 0 keeps none.
    */
   filterBitmaps?: number;
+  /** The bytes the kept bitmaps may take together. Default DEFAULT_FILTER_BITMAP_BYTES. */
+  filterBitmapBytes?: number;
   /** See `filterBitmaps`. Default DEFAULT_FILTER_BITMAPS_ABOVE postings. */
   filterBitmapsAbove?: number;
   /** The largest share of the entries a filter may pass for its bitmap to be kept. Default DEFAULT_FILTER_BITMAPS_SHARE. */
@@ -306,8 +308,12 @@ export interface SearchIndexOptions {
  */
 export const DEFAULT_MAX_CANDIDATES = 30_000;
 export const DEFAULT_MAX_POSTINGS = 100_000;
-/** 64 filters' bitmaps: about 9 MB at 1,000,000 entries. */
+/**
+ * 64 filters' bitmaps, within 32 MiB: at 1,000,000 entries an entry-level filter's takes 140 KB,
+ * a skill- or tool-level filter's about 1 MB with its units' (so about 30 of those).
+ */
 export const DEFAULT_FILTER_BITMAPS = 64;
+export const DEFAULT_FILTER_BITMAP_BYTES = 32 * 2 ** 20;
 /**
  * Below this many postings a search's reads of entry states stay within a few cache lines'
  * worth of work: the bitmap (and bringing it up to date) would not pay.
@@ -461,6 +467,7 @@ export class PostingsIndex implements KeywordIndex {
     this.totalLimit = positive(options.totalLimit, DEFAULT_TOTAL_LIMIT);
     this.filterBitmaps = new FilterBitmaps(
       options.filterBitmaps !== undefined && options.filterBitmaps >= 0 ? options.filterBitmaps : DEFAULT_FILTER_BITMAPS,
+      options.filterBitmapBytes !== undefined && options.filterBitmapBytes >= 0 ? options.filterBitmapBytes : DEFAULT_FILTER_BITMAP_BYTES,
       options.filterBitmapsShare !== undefined && options.filterBitmapsShare >= 0 ? options.filterBitmapsShare : DEFAULT_FILTER_BITMAPS_SHARE,
     );
     this.filterBitmapsAbove = options.filterBitmapsAbove !== undefined && options.filterBitmapsAbove >= 0 ? Math.floor(options.filterBitmapsAbove) : DEFAULT_FILTER_BITMAPS_ABOVE;
