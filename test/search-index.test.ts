@@ -639,3 +639,35 @@ describe('kept filter bitmaps within their byte budget', () => {
     assert.ok(most >= 2 && most < filters.length, `${most} kept at most`);
   });
 });
+
+describe('kept unit verdicts of a skill-level filter', () => {
+  it('are forgotten when the unit blocks move (compaction after many updates)', () => {
+    const kept = createSearchIndex({ filterBitmapsAbove: 0 });
+    const plain = createSearchIndex({ filterBitmaps: 0 });
+    const upsert = (entry: Parameters<SearchIndex['upsert']>[0]) => {
+      kept.upsert(entry);
+      plain.upsert(entry);
+    };
+    const skills = (name: string, tagged: (k: number) => boolean) =>
+      Array.from({ length: 1000 }, (_, k) => ({ id: `s${k}`, name: `${name} skill ${k}`, tags: tagged(k) ? ['burrow'] : [] }));
+    const churn = (n: number) => ({ id: 'churn', owner: 'alice', updatedAt: nextTime(), description: agent(`Wombat ${n}`, skills('wombat', () => true)) });
+    // More entries than the changes below, so that the bitmap is brought up to date, not built anew.
+    for (let i = 0; i < 500; i++) upsert({ id: `other${i}`, owner: 'bob', updatedAt: nextTime(), description: agent(`Other ${i}`, []) });
+    upsert(churn(0));
+    upsert({ id: 'keep', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat', skills('numbat', (k) => k === 500)) });
+    const same = (text: string) => {
+      const query = { text, filter: { tags: ['burrow'] }, offset: 0, limit: 100, resultsPer: 'match' as const };
+      const page = kept.search(query);
+      assert.deepEqual(page, plain.search(query), text);
+      return page.hits.map((h) => `${h.id}/${h.match?.id}`);
+    };
+    // Kept from the second search on: churn's units (every one passing) get their verdicts.
+    for (let r = 0; r < 3; r++) assert.ok(same('wombat').length > 0);
+    assert.deepEqual(same('numbat'), ['keep/s500']);
+    // Each update leaves churn's old block behind; past 65,536 such slots, the blocks are
+    // compacted and 'keep' moves to slots whose verdicts were churn's.
+    for (let n = 1; n <= 70; n++) upsert(churn(n));
+    assert.deepEqual(same('numbat'), ['keep/s500']);
+    assert.ok(same('wombat').length > 0);
+  });
+});

@@ -1,33 +1,35 @@
 /**
- * Bitmaps of the entries that pass a filter's lasting tests (kind, streaming, verified, health,
- * owner, binding and version; for a skill- or tool-level filter, that one of the entry's skills or
- * tools passes), and for a skill- or tool-level filter of the units that pass it, kept for the
- * filters that searches ask for again.
+ * Bitmaps of the entries that pass a filter's lasting entry-level tests (kind, streaming,
+ * verified, health, owner, binding and version, and the skill and tool signatures a skill- or
+ * tool-level filter implies), and for a skill- or tool-level filter the verdicts of the units
+ * tested so far, kept for the filters that searches ask for again.
  *
  * A text search with a filter reads every posting's entry state (4 MB at 1,000,000 entries), on
  * an entry's first posting its mark and attributes (1 and 4 MB), and with a skill- or tool-level
- * filter each posting's unit (its block's base, attributes, pooled tags and modes: four random
- * reads in tables of 4-30 MB). With the filter's bitmap (125 KB at 1,000,000 entries, in the L2
- * cache) the postings of entries that fail it are skipped with a bit test, and an entry it
+ * filter each posting's unit (its block's base, attributes, pooled tags and modes: up to four
+ * random reads in tables of 4-30 MB). With the filter's bitmap (125 KB at 1,000,000 entries, in
+ * the L2 cache) the postings of entries that fail it are skipped with a bit test, and an entry it
  * allows needs no test of its own: the bitmap is exact (see `lastingDecides` in ./filters.ts for
- * the tests that change with time, which a search still runs itself). The units' bitmap (a bit
- * per unit slot: 0.9 MB at 1M) replaces a unit's attributes, pool offset and pool reads by one bit.
+ * the tests that change with time, which a search still runs itself). The units' verdicts (two
+ * bits per unit slot: 1.8 MB at 1M) are filled in as searches test units (`unitVerdict`), so a
+ * unit tested once for the filter is then answered by one read.
  *
  * Kept current lazily: the tables log the entry numbers whose attributes or liveness changed
  * (Tables.attrLog); every upsert allocates a new number and unit block, and a removal clears
  * the number's liveness, so the log names every entry whose verdict or units may have changed.
  * When a kept bitmap is used again, the entries logged since it was last used are tested again
- * (their units too), with the filter of the search at hand (compiled against the current
- * attributes, so a mode or tag that appeared since is known to it). When more changed than the
- * log holds, the bitmap is built anew.
+ * with the filter of the search at hand (compiled against the current attributes, so a mode or
+ * tag that appeared since is known to it). Units' verdicts stay true until the unit blocks are
+ * compacted (Tables.unitMoves), which voids them all. When more changed than the log holds, the
+ * bitmap is built anew.
  *
  * A bitmap is built the second time a filter is asked for, so a filter used once costs nothing:
  * one pass over the entry numbers (about 15 ms at 1,000,000), or over the members of the owner's
- * or tags' lists when the filter names them (a superset, much shorter). At most `capacity` are
- * kept, the least recently used dropped.
+ * or tags' lists when the filter names them (much shorter; the bitmap then holds only them). At
+ * most `capacity` are kept, within `maxBytes`, the least recently used dropped first.
  */
 import { bitmapOf, bitmapWords } from './entry-bits.js';
-import { ATTR_LOG_SIZE, E_COUNT, E_SHIFT, M_LIVE, type Tables } from './tables.js';
+import { ATTR_LOG_SIZE, M_LIVE, type Tables } from './tables.js';
 
 /** What a kept bitmap needs of a compiled filter (./filters.ts). */
 export interface LastingFilter {
@@ -45,19 +47,42 @@ export interface LastingFilter {
 export interface FilterBits {
   /** A bit per entry number: set for the live entries that pass. */
   readonly entries: Int32Array;
-  /** For a skill- or tool-level filter, a bit per unit slot: set for the passing units of the entries that pass. */
+  /** For a skill- or tool-level filter, two bits per unit slot: its verdict, see `unitVerdict`. */
   readonly units: Int32Array | undefined;
 }
+
+/** A unit's verdict in FilterBits.units: not tested yet (0), fails, passes. */
+const UNIT_FAILS = 1;
+const UNIT_PASSES = 3;
+
+/**
+ * Whether the unit in slot `slot` passes `filter`, from its verdict in `units` (the filter's
+ * kept FilterBits.units), tested and recorded there the first time.
+ */
+export function unitVerdict(units: Int32Array, slot: number, filter: LastingFilter): boolean {
+  const word = slot >>> 4;
+  const shift = (slot & 15) << 1;
+  const verdict = (units[word]! >>> shift) & 3;
+  if (verdict !== 0) return verdict === UNIT_PASSES;
+  const passes = filter.unitPasses(slot);
+  units[word]! |= (passes ? UNIT_PASSES : UNIT_FAILS) << shift;
+  return passes;
+}
+
+/** Int32 words of the units' verdicts for slots below `unitBound`, as a bitmap of twice as many numbers. */
+const verdictBound = (unitBound: number): number => unitBound * 2;
 
 interface Kept {
   /** Undefined while the filter passes more than `share` of the entries (not kept, see `selective`). */
   bits: Int32Array | undefined;
-  /** The units' bits (unit-level filters, while `bits` is kept). */
+  /** The units' verdicts (unit-level filters, while `bits` is kept). */
   units: Int32Array | undefined;
   /** Entries set in `bits` (or passing, when it is undefined). */
   count: number;
   /** Tables.attrVersion when the bits (or the count) were last brought up to date. */
   version: number;
+  /** Tables.unitMoves when the units' verdicts were recorded. */
+  unitMoves: number;
 }
 
 /** Filters asked for once are remembered (to build their bitmap the second time) up to this many. */
@@ -134,6 +159,12 @@ export class FilterBitmaps {
 
   /** Tests again the entries logged since `kept` was last brought up to date (or builds it anew). */
   #refresh(kept: Kept, filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, within: Int32Array | undefined): void {
+    // Verdicts are by slot. A new entry's block takes slots never used before (blocks are
+    // appended) until the blocks are compacted: then every verdict may be another unit's.
+    if (kept.unitMoves !== tables.unitMoves) {
+      kept.units?.fill(0);
+      kept.unitMoves = tables.unitMoves;
+    }
     const behind = tables.attrVersion - kept.version;
     if (behind === 0) return;
     // Past the log, or as many changes as a pass over every entry costs, or a filter that passed
@@ -145,13 +176,13 @@ export class FilterBitmaps {
     const bits = kept.bits;
     if (bits === undefined) return;
     const room = grown(bits, entryBound);
-    const units = kept.units === undefined ? undefined : grown(kept.units, unitBound);
+    const units = kept.units === undefined ? undefined : grown(kept.units, verdictBound(unitBound));
     let count = kept.count;
     for (let v = kept.version; v < tables.attrVersion; v++) {
       const no = tables.attrLog[v & (ATTR_LOG_SIZE - 1)]!;
       const bit = 1 << (no & 31);
       const was = (room[no >>> 5]! & bit) !== 0;
-      const is = passes(filter, tables, no, units);
+      const is = passesLasting(filter, tables, no);
       if (is === was) continue;
       room[no >>> 5]! ^= bit;
       count += is ? 1 : -1;
@@ -173,29 +204,8 @@ function grown(bits: Int32Array, bound: number): Int32Array {
   return room;
 }
 
-/**
- * Whether entry number `no` is live and passes `filter`'s lasting tests, and, for a unit-level
- * filter, has a unit that passes; sets `units`' bits of its block to its units' verdicts. (The
- * bits of a removed entry's block are left: its entry bit, cleared, keeps a search from them,
- * and the block's next entry is logged and tested when it is allocated.)
- */
-function passes(filter: LastingFilter, tables: Tables, no: number, units: Int32Array | undefined): boolean {
-  if ((tables.marks[no]! & M_LIVE) === 0 || !filter.entryPassesLasting(no)) return false;
-  if (units === undefined) return true;
-  const base = tables.unitBase[no]!;
-  const end = base + tables.entries[(no << E_SHIFT) + E_COUNT]!;
-  let any = false;
-  for (let slot = base; slot < end; slot++) {
-    const bit = 1 << (slot & 31);
-    if (filter.unitPasses(slot)) {
-      units[slot >>> 5]! |= bit;
-      any = true;
-    } else {
-      units[slot >>> 5]! &= ~bit;
-    }
-  }
-  return any;
-}
+const passesLasting = (filter: LastingFilter, tables: Tables, no: number): boolean =>
+  (tables.marks[no]! & M_LIVE) !== 0 && filter.entryPassesLasting(no);
 
 /**
  * Whether a filter passing `count` entries keeps its bits: at most `share` of the entries (by
@@ -208,10 +218,10 @@ const NO_BITS = new Int32Array(0);
 
 function build(filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, share: number, within: Int32Array | undefined): Kept {
   const bits = bitmapOf(NO_BITS, bitmapWords(entryBound));
-  const units = filter.unitLevel ? bitmapOf(NO_BITS, bitmapWords(unitBound)) : undefined;
+  const units = filter.unitLevel ? bitmapOf(NO_BITS, bitmapWords(verdictBound(unitBound))) : undefined;
   let count = 0;
   const test = (no: number): void => {
-    if (!passes(filter, tables, no, units)) return;
+    if (!passesLasting(filter, tables, no)) return;
     bits[no >>> 5]! |= 1 << (no & 31);
     count++;
   };
@@ -227,5 +237,5 @@ function build(filter: LastingFilter, tables: Tables, entryBound: number, unitBo
     }
   }
   const keep = selective(count, entryBound, share);
-  return { bits: keep ? bits : undefined, units: keep ? units : undefined, count, version: tables.attrVersion };
+  return { bits: keep ? bits : undefined, units: keep ? units : undefined, count, version: tables.attrVersion, unitMoves: tables.unitMoves };
 }

@@ -90,7 +90,7 @@ import { parseQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
 import { bitmapOf, bitmapWords } from './entry-bits.js';
-import { FilterBitmaps } from './filter-bitmaps.js';
+import { FilterBitmaps, unitVerdict } from './filter-bitmaps.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
@@ -310,7 +310,7 @@ export const DEFAULT_MAX_CANDIDATES = 30_000;
 export const DEFAULT_MAX_POSTINGS = 100_000;
 /**
  * 64 filters' bitmaps, within 32 MiB: at 1,000,000 entries an entry-level filter's takes 140 KB,
- * a skill- or tool-level filter's about 1 MB with its units' (so about 30 of those).
+ * a skill- or tool-level filter's about 2 MB with its units' verdicts (so about 16 of those).
  */
 export const DEFAULT_FILTER_BITMAPS = 64;
 export const DEFAULT_FILTER_BITMAP_BYTES = 32 * 2 ** 20;
@@ -1063,8 +1063,8 @@ export class PostingsIndex implements KeywordIndex {
     const named = kept?.entries ?? listed;
     // A kept bitmap holds exactly the live entries that pass the filter's lasting tests (lists,
     // `listed`, a superset); when those are all its entry-level tests, an entry it allows is not
-    // tested again (no read of its mark or attributes), and the units' bitmap answers the
-    // unit-level test.
+    // tested again (no read of its mark or attributes); the units' verdicts recorded by earlier
+    // searches answer the unit-level test.
     const entryDecided = kept !== undefined && filter.lastingDecides;
     const keptUnits = kept?.units;
     const kindMark = entryDecided ? -1 : filter.kindMark;
@@ -1201,7 +1201,7 @@ export class PostingsIndex implements KeywordIndex {
         if (unitLevel) {
           stop += unitCheckCost;
           const slot = unitBase[e]! + (id & ORD_MASK);
-          unitFails = keptUnits !== undefined ? (keptUnits[slot >>> 5]! & (1 << (slot & 31))) === 0 : !filter.unitPasses(slot);
+          unitFails = keptUnits !== undefined ? !unitVerdict(keptUnits, slot, filter) : !filter.unitPasses(slot);
         }
         if (unitFails || excludedUnits?.has(id)) {
           if (dedupe && hashUsed < hashRoom) {
