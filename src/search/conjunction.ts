@@ -139,22 +139,16 @@ export class Conjunction {
     if (this.kept.length < total) this.kept = new Int32Array(Math.max(1024, total + (total >>> 2)));
     const kept = this.kept;
     const members = this.members;
+    // One bitmap to read a posting, not two (the members' bits are not needed after this).
+    if (allowed) for (let w = 0; w < this.usedWords; w++) members[w]! &= allowed[w]!;
     const ends: number[] = [];
     let at = 0;
     for (const g of groups) {
       const ids = g.ids;
-      if (allowed) {
-        for (let k = 0; k < ids.length; k++) {
-          const id = ids[k]!;
-          const e = id >>> ordBits;
-          if ((members[e >>> 5]! & allowed[e >>> 5]! & (1 << (e & 31))) !== 0) kept[at++] = id;
-        }
-      } else {
-        for (let k = 0; k < ids.length; k++) {
-          const id = ids[k]!;
-          const e = id >>> ordBits;
-          if ((members[e >>> 5]! & (1 << (e & 31))) !== 0) kept[at++] = id;
-        }
+      for (let k = 0; k < ids.length; k++) {
+        const id = ids[k]!;
+        const e = id >>> ordBits;
+        if ((members[e >>> 5]! & (1 << (e & 31))) !== 0) kept[at++] = id;
       }
       ends.push(at);
     }
