@@ -69,8 +69,11 @@ export function unitVerdict(units: Int32Array, slot: number, filter: LastingFilt
   return passes;
 }
 
-/** Int32 words of the units' verdicts for slots below `unitBound`, as a bitmap of twice as many numbers. */
+/** Two bits a slot: the verdicts of the slots below `unitBound` take a bitmap of this many numbers. */
 const verdictBound = (unitBound: number): number => unitBound * 2;
+
+/** A bitmap of every entry that may pass a filter, or undefined (any may). */
+type Within = () => Int32Array | undefined;
 
 interface Kept {
   /** Undefined while the filter passes more than `share` of the entries (not kept, see `selective`). */
@@ -125,11 +128,11 @@ export class FilterBitmaps {
   /**
    * The bitmaps of the entries below `entryBound` that are live and pass `filter`'s lasting
    * tests and of their units (slots below `unitBound`) that pass, up to date with `tables`;
-   * undefined for a filter without such tests or asked for the first time. `within`, when given,
-   * holds every entry that may pass (the filter's owner's or tags' lists): a build tests only
-   * those. Valid until the next call (updated in place).
+   * undefined for a filter without such tests or asked for the first time. `within`, asked only
+   * when a bitmap is built, may give a bitmap of every entry that may pass (the filter's owner's
+   * or tags' lists): the build then tests only those. Valid until the next call (updated in place).
    */
-  get(filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, within?: Int32Array): FilterBits | undefined {
+  get(filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, within: Within): FilterBits | undefined {
     const key = filter.bitmapKey;
     if (key === undefined || this.#capacity === 0) return undefined;
     let kept = this.#kept.get(key);
@@ -158,7 +161,7 @@ export class FilterBitmaps {
   }
 
   /** Tests again the entries logged since `kept` was last brought up to date (or builds it anew). */
-  #refresh(kept: Kept, filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, within: Int32Array | undefined): void {
+  #refresh(kept: Kept, filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, within: Within): void {
     // Verdicts are by slot. A new entry's block takes slots never used before (blocks are
     // appended) until the blocks are compacted: then every verdict may be another unit's.
     if (kept.unitMoves !== tables.unitMoves) {
@@ -216,7 +219,8 @@ const selective = (count: number, entryBound: number, share: number): boolean =>
 
 const NO_BITS = new Int32Array(0);
 
-function build(filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, share: number, within: Int32Array | undefined): Kept {
+function build(filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, share: number, withinOf: Within): Kept {
+  const within = withinOf();
   const bits = bitmapOf(NO_BITS, bitmapWords(entryBound));
   const units = filter.unitLevel ? bitmapOf(NO_BITS, bitmapWords(verdictBound(unitBound))) : undefined;
   let count = 0;

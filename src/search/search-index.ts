@@ -1055,16 +1055,15 @@ export class PostingsIndex implements KeywordIndex {
     // A filter naming an owner or tags allows only their lists' entries, and a filter asked for
     // before only the entries of its bitmap: the others' postings are skipped with a bit test,
     // not a read of the entry's tables (the same postings are read).
-    const listed = this.namedEntries(filter, postings);
     const kept =
       postings > this.filterBitmapsAbove && only < 0
-        ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound, this.store.unitBound, listed)
+        ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound, this.store.unitBound, () => this.namedEntries(filter, postings))
         : undefined;
-    const named = kept?.entries ?? listed;
-    // A kept bitmap holds exactly the live entries that pass the filter's lasting tests (lists,
-    // `listed`, a superset); when those are all its entry-level tests, an entry it allows is not
-    // tested again (no read of its mark or attributes); the units' verdicts recorded by earlier
-    // searches answer the unit-level test.
+    const named = kept?.entries ?? this.namedEntries(filter, postings);
+    // A kept bitmap holds exactly the live entries that pass the filter's lasting tests (the
+    // owner's and tags' lists a superset); when those are all its entry-level tests, an entry it
+    // allows is not tested again (no read of its mark or attributes); the units' verdicts
+    // recorded by earlier searches answer the unit-level test.
     const entryDecided = kept !== undefined && filter.lastingDecides;
     const keptUnits = kept?.units;
     const kindMark = entryDecided ? -1 : filter.kindMark;
@@ -1249,7 +1248,10 @@ export class PostingsIndex implements KeywordIndex {
       candKeys[i] = popcount(strong) + WEAK_CLAUSE * popcount(candWeak[i]! & ~strong) + (candScore[i]! & SCORE_MASK) * norm;
     }
     // (A kept filter bitmap stays as it is.)
-    if (listed !== undefined) this.named.fill(0, 0, this.namedWords);
+    if (this.namedWords > 0) {
+      this.named.fill(0, 0, this.namedWords);
+      this.namedWords = 0;
+    }
     if (conjClauses > 0) {
       // Entries lacking a clause were not counted.
       cut = true;
