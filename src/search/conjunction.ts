@@ -99,9 +99,10 @@ export class Conjunction {
             bits[e >>> 5]! |= 1 << (e & 31);
           }
         } else {
+          // Branch-free, as in `narrow`: the language test is unpredictable.
           for (let k = 0; k < ids.length; k++) {
             const e = ids[k]! >>> ordBits;
-            if ((marks[e]! & M_LANG_MASK) === lang) bits[e >>> 5]! |= 1 << (e & 31);
+            bits[e >>> 5]! |= ((marks[e]! & M_LANG_MASK) === lang ? 1 : 0) << (e & 31);
           }
         }
       }
@@ -136,7 +137,8 @@ export class Conjunction {
   narrow<G extends ClauseGroup>(groups: readonly G[], ordBits: number, allowed?: Int32Array): G[] {
     let total = 0;
     for (const g of groups) total += g.ids.length;
-    if (this.kept.length < total) this.kept = new Int32Array(Math.max(1024, total + (total >>> 2)));
+    // (One more than the postings: a dropped last posting is written past the kept ones.)
+    if (this.kept.length <= total) this.kept = new Int32Array(Math.max(1024, total + (total >>> 2) + 1));
     const kept = this.kept;
     const members = this.members;
     // One bitmap to read a posting, not two (the members' bits are not needed after this).
@@ -145,10 +147,13 @@ export class Conjunction {
     let at = 0;
     for (const g of groups) {
       const ids = g.ids;
+      // Branch-free: whether a posting is kept is unpredictable, and a mispredicted branch a
+      // posting cost more than always writing it and advancing by its bit.
       for (let k = 0; k < ids.length; k++) {
         const id = ids[k]!;
         const e = id >>> ordBits;
-        if ((members[e >>> 5]! & (1 << (e & 31))) !== 0) kept[at++] = id;
+        kept[at] = id;
+        at += (members[e >>> 5]! >>> (e & 31)) & 1;
       }
       ends.push(at);
     }
