@@ -1060,10 +1060,11 @@ export class PostingsIndex implements KeywordIndex {
         ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound, this.store.unitBound, () => this.namedEntries(filter, postings))
         : undefined;
     const named = kept?.entries ?? this.namedEntries(filter, postings);
-    // A kept bitmap holds exactly the live entries that pass the filter's lasting tests (the
-    // owner's and tags' lists a superset); when those are all its entry-level tests, an entry it
-    // allows is not tested again (no read of its mark or attributes); the units' verdicts
-    // recorded by earlier searches answer the unit-level test.
+    // A kept bitmap holds only live entries that pass the filter's lasting tests, and every one
+    // that can match (built from the owner's or tags' lists, it leaves out the others); when
+    // those are all its entry-level tests, an entry it allows is not tested again (no read of
+    // its mark or attributes). The units' verdicts recorded by earlier searches answer the
+    // unit-level test.
     const entryDecided = kept !== undefined && filter.lastingDecides;
     const keptUnits = kept?.units;
     const kindMark = entryDecided ? -1 : filter.kindMark;
