@@ -76,13 +76,10 @@ const verdictBound = (unitBound: number): number => unitBound * 2;
 type Within = () => Int32Array | undefined;
 
 interface Kept {
-  /** Undefined while the filter passes more than `share` of the entries (not kept, see `selective`). */
-  bits: Int32Array | undefined;
-  /** The units' verdicts (unit-level filters, while `bits` is kept). */
+  bits: Int32Array;
+  /** The units' verdicts (unit-level filters). */
   units: Int32Array | undefined;
-  /** Entries set in `bits` (or passing, when it is undefined). */
-  count: number;
-  /** Tables.attrVersion when the bits (or the count) were last brought up to date. */
+  /** Tables.attrVersion when the bits were last brought up to date. */
   version: number;
   /** Tables.unitMoves when the units' verdicts were recorded. */
   unitMoves: number;
@@ -95,28 +92,20 @@ export class FilterBitmaps {
   readonly #capacity: number;
   /** The bytes the kept bitmaps may take together (the one in use may exceed it alone). */
   readonly #maxBytes: number;
-  /** The largest share of the entries a filter may pass for its bitmap to be kept (see `selective`). */
-  readonly #share: number;
   /** In least recently used order. */
   readonly #kept = new Map<string, Kept>();
   readonly #asked = new Set<string>();
 
-  constructor(capacity: number, maxBytes: number, share: number) {
+  constructor(capacity: number, maxBytes: number) {
     this.#capacity = Math.max(0, Math.floor(capacity));
     this.#maxBytes = maxBytes;
-    this.#share = share;
   }
 
-  /** How many bitmaps are kept (filters passing too many entries have none), and their bytes. */
+  /** How many bitmaps are kept, and their bytes. */
   get stats(): { bitmaps: number; bytes: number } {
-    let bitmaps = 0;
     let bytes = 0;
-    for (const k of this.#kept.values()) {
-      if (k.bits === undefined) continue;
-      bitmaps++;
-      bytes += bytesOf(k);
-    }
-    return { bitmaps, bytes };
+    for (const k of this.#kept.values()) bytes += bytesOf(k);
+    return { bitmaps: this.#kept.size, bytes };
   }
 
   /** Forgets every bitmap (the tables were replaced). */
@@ -143,7 +132,7 @@ export class FilterBitmaps {
         return undefined;
       }
       this.#asked.delete(key);
-      kept = build(filter, tables, entryBound, unitBound, this.#share, within);
+      kept = build(filter, tables, entryBound, unitBound, within);
     } else {
       this.#kept.delete(key);
       this.#refresh(kept, filter, tables, entryBound, unitBound, within);
@@ -157,7 +146,7 @@ export class FilterBitmaps {
       bytes -= bytesOf(k);
     }
     this.#kept.set(key, kept);
-    return kept.bits === undefined ? undefined : { entries: kept.bits, units: kept.units };
+    return { entries: kept.bits, units: kept.units };
   }
 
   /** Tests again the entries logged since `kept` was last brought up to date (or builds it anew). */
@@ -170,35 +159,25 @@ export class FilterBitmaps {
     }
     const behind = tables.attrVersion - kept.version;
     if (behind === 0) return;
-    // Past the log, or as many changes as a pass over every entry costs, or a filter that passed
-    // too many entries to keep its bits once enough changed to tell otherwise: count it anew.
-    if (behind > ATTR_LOG_SIZE || behind > entryBound || (kept.bits === undefined && behind * 4 > kept.count)) {
-      Object.assign(kept, build(filter, tables, entryBound, unitBound, this.#share, within));
+    // Past the log, or as many changes as a pass over every entry costs: built anew.
+    if (behind > ATTR_LOG_SIZE || behind > entryBound) {
+      Object.assign(kept, build(filter, tables, entryBound, unitBound, within));
       return;
     }
-    const bits = kept.bits;
-    if (bits === undefined) return;
-    const room = grown(bits, entryBound);
-    const units = kept.units === undefined ? undefined : grown(kept.units, verdictBound(unitBound));
-    let count = kept.count;
+    const bits = grown(kept.bits, entryBound);
     for (let v = kept.version; v < tables.attrVersion; v++) {
       const no = tables.attrLog[v & (ATTR_LOG_SIZE - 1)]!;
       const bit = 1 << (no & 31);
-      const was = (room[no >>> 5]! & bit) !== 0;
-      const is = passesLasting(filter, tables, no);
-      if (is === was) continue;
-      room[no >>> 5]! ^= bit;
-      count += is ? 1 : -1;
+      if (passesLasting(filter, tables, no)) bits[no >>> 5]! |= bit;
+      else bits[no >>> 5]! &= ~bit;
     }
-    const keep = selective(count, entryBound, this.#share);
-    kept.bits = keep ? room : undefined;
-    kept.units = keep ? units : undefined;
-    kept.count = count;
+    kept.bits = bits;
+    if (kept.units !== undefined) kept.units = grown(kept.units, verdictBound(unitBound));
     kept.version = tables.attrVersion;
   }
 }
 
-const bytesOf = (k: Kept): number => (k.bits?.byteLength ?? 0) + (k.units?.byteLength ?? 0);
+const bytesOf = (k: Kept): number => k.bits.byteLength + (k.units?.byteLength ?? 0);
 
 /** `bits` with room for `bound` numbers (a copy when it had to grow). */
 function grown(bits: Int32Array, bound: number): Int32Array {
@@ -210,24 +189,19 @@ function grown(bits: Int32Array, bound: number): Int32Array {
 const passesLasting = (filter: LastingFilter, tables: Tables, no: number): boolean =>
   (tables.marks[no]! & M_LIVE) !== 0 && filter.entryPassesLasting(no);
 
-/**
- * Whether a filter passing `count` entries keeps its bits: at most `share` of the entries (by
- * default every filter: an entry the bitmap allows needs no test of its own, so even a filter
- * passing most entries saves a read of their attributes; see docs/scaling.md).
- */
-const selective = (count: number, entryBound: number, share: number): boolean => count <= entryBound * share;
-
 const NO_BITS = new Int32Array(0);
 
-function build(filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, share: number, withinOf: Within): Kept {
+/**
+ * A filter's bitmap, built anew. Every filter asked for again keeps one, however many entries it
+ * passes: an entry the bitmap allows needs no test of its own, so even a filter passing most
+ * entries saves a read of their attributes (docs/scaling.md).
+ */
+function build(filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, withinOf: Within): Kept {
   const within = withinOf();
   const bits = bitmapOf(NO_BITS, bitmapWords(entryBound));
   const units = filter.unitLevel ? bitmapOf(NO_BITS, bitmapWords(verdictBound(unitBound))) : undefined;
-  let count = 0;
   const test = (no: number): void => {
-    if (!passesLasting(filter, tables, no)) return;
-    bits[no >>> 5]! |= 1 << (no & 31);
-    count++;
+    if (passesLasting(filter, tables, no)) bits[no >>> 5]! |= 1 << (no & 31);
   };
   if (within === undefined) {
     for (let no = 0; no < entryBound; no++) test(no);
@@ -240,6 +214,5 @@ function build(filter: LastingFilter, tables: Tables, entryBound: number, unitBo
       }
     }
   }
-  const keep = selective(count, entryBound, share);
-  return { bits: keep ? bits : undefined, units: keep ? units : undefined, count, version: tables.attrVersion, unitMoves: tables.unitMoves };
+  return { bits, units, version: tables.attrVersion, unitMoves: tables.unitMoves };
 }

@@ -288,8 +288,6 @@ export interface SearchIndexOptions {
   filterBitmapBytes?: number;
   /** See `filterBitmaps`. Default DEFAULT_FILTER_BITMAPS_ABOVE postings. */
   filterBitmapsAbove?: number;
-  /** The largest share of the entries a filter may pass for its bitmap to be kept. Default DEFAULT_FILTER_BITMAPS_SHARE. */
-  filterBitmapsShare?: number;
   /** Match other forms of a word (stemming in the entry's language). Default true. */
   wordForms?: boolean;
   /** Match words a typo away. Default true. */
@@ -319,7 +317,6 @@ export const DEFAULT_FILTER_BITMAP_BYTES = 32 * 2 ** 20;
  * worth of work: the bitmap (and bringing it up to date) would not pay.
  */
 export const DEFAULT_FILTER_BITMAPS_ABOVE = 4096;
-export const DEFAULT_FILTER_BITMAPS_SHARE = 1;
 /**
  * A unit-level filter's test of a posting reads the unit's row and attributes at random (two to
  * four cache misses at 1,000,000 entries): measured at 1M, 0.2-0.6 us against ~0.05 us for a
@@ -468,7 +465,6 @@ export class PostingsIndex implements KeywordIndex {
     this.filterBitmaps = new FilterBitmaps(
       options.filterBitmaps !== undefined && options.filterBitmaps >= 0 ? options.filterBitmaps : DEFAULT_FILTER_BITMAPS,
       options.filterBitmapBytes !== undefined && options.filterBitmapBytes >= 0 ? options.filterBitmapBytes : DEFAULT_FILTER_BITMAP_BYTES,
-      options.filterBitmapsShare !== undefined && options.filterBitmapsShare >= 0 ? options.filterBitmapsShare : DEFAULT_FILTER_BITMAPS_SHARE,
     );
     this.filterBitmapsAbove = options.filterBitmapsAbove !== undefined && options.filterBitmapsAbove >= 0 ? Math.floor(options.filterBitmapsAbove) : DEFAULT_FILTER_BITMAPS_ABOVE;
     this.setMatching(options);
