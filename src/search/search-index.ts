@@ -858,8 +858,8 @@ export class PostingsIndex implements KeywordIndex {
     for (const e of this.excludedEntries) {
       seen[e] = rejected;
       met[e >>> 5]! |= 1 << (e & 31);
-      this.metDirty = true;
     }
+    if (this.excludedEntries.length > 0) this.metDirty = true;
   }
 
   private languageOf(id: number): number {
