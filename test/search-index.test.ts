@@ -610,10 +610,10 @@ describe('kept filter bitmaps of tags that share signature bits', () => {
 });
 
 describe('kept filter bitmaps within their byte budget', () => {
-  it('drop the least recently used past the budget, and search alike', () => {
-    const budget = 4096;
-    const kept = createSearchIndex({ filterBitmapsAbove: 0, filterBitmapBytes: budget });
-    const plain = createSearchIndex({ filterBitmaps: 0 });
+  type Stats = { filterBitmaps: number; filterVerdicts: number; filterBitmapBytes: number; filterBitmapsBuilt: number };
+  const statsOf = (index: SearchIndex): Stats => (index as unknown as { stats: Stats }).stats;
+  /** 300 entries; each skill has one of 11 tags, every third entry streams. */
+  const fill = (...indexes: SearchIndex[]): void => {
     for (let t = 0; t < 300; t++) {
       const entry = {
         id: `w${t}`,
@@ -621,22 +621,66 @@ describe('kept filter bitmaps within their byte budget', () => {
         updatedAt: nextTime(),
         description: agent(`Wombat ${t}`, [{ id: 's', name: 'Wombat skill', tags: [`tag${t % 11}`] }], { streaming: t % 3 === 0 }),
       };
-      kept.upsert(entry);
-      plain.upsert(entry);
+      for (const index of indexes) index.upsert(entry);
     }
-    const stats = () => (kept as unknown as { stats: { filterBitmaps: number; filterBitmapBytes: number } }).stats;
-    const filters: SearchFilter[] = [...Array.from({ length: 11 }, (_, t) => ({ tags: [`tag${t}`] })), { streaming: true }, { kind: 'agent' }];
-    let most = 0;
+  };
+  const tagFilters: SearchFilter[] = Array.from({ length: 11 }, (_, t) => ({ tags: [`tag${t}`] }));
+
+  it('keep every entry bitmap that fits before any units\' verdicts, and search alike', () => {
+    // Room for the 13 entry bitmaps (172 bytes each at 300 entries) and two of the 11 tag
+    // filters' units' verdicts (296 bytes each).
+    const budget = 13 * 172 + 2 * 296 + 100;
+    const kept = createSearchIndex({ filterBitmapsAbove: 0, filterBitmapBytes: budget });
+    const plain = createSearchIndex({ filterBitmaps: 0 });
+    fill(kept, plain);
+    const filters: SearchFilter[] = [...tagFilters, { streaming: true }, { kind: 'agent' }];
     for (let round = 0; round < 3; round++) {
       for (const filter of filters) {
         const query = { text: 'wombat', filter, offset: 0, limit: 50 };
         assert.deepEqual(kept.search(query), plain.search(query), JSON.stringify(filter));
-        assert.ok(stats().filterBitmapBytes <= budget, `${stats().filterBitmapBytes} bytes kept`);
-        most = Math.max(most, stats().filterBitmaps);
+        assert.ok(statsOf(kept).filterBitmapBytes <= budget, `${statsOf(kept).filterBitmapBytes} bytes kept`);
       }
     }
-    // Each takes well under the budget: several were kept at once, not all.
-    assert.ok(most >= 2 && most < filters.length, `${most} kept at most`);
+    const stats = statsOf(kept);
+    assert.equal(stats.filterBitmaps, filters.length, 'every entry bitmap is kept');
+    assert.ok(stats.filterVerdicts >= 1 && stats.filterVerdicts < tagFilters.length, `${stats.filterVerdicts} filters kept their units' verdicts`);
+  });
+
+  it('do not push each other out when more filters are asked for in turn than fit', () => {
+    // Four bitmaps for eleven filters asked for in turn, in one order then the other: the first
+    // four asked for twice keep theirs and the others search without one. Dropping the least
+    // recently used would build every filter's bitmap again each round, only for it to be
+    // dropped before its next search; so would letting a filter asked for once more push out a
+    // kept one (in the middle of a round, those asked already are one ahead).
+    const kept = createSearchIndex({ filterBitmapsAbove: 0, filterBitmaps: 4 });
+    const plain = createSearchIndex({ filterBitmaps: 0 });
+    fill(kept, plain);
+    const builtAfter: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      for (const filter of round % 2 === 0 ? tagFilters : [...tagFilters].reverse()) {
+        const query = { text: 'wombat', filter, offset: 0, limit: 50 };
+        assert.deepEqual(kept.search(query), plain.search(query), JSON.stringify(filter));
+      }
+      builtAfter.push(statsOf(kept).filterBitmapsBuilt);
+    }
+    assert.deepEqual(builtAfter, [0, 4, 4, 4, 4, 4]);
+    assert.equal(statsOf(kept).filterBitmaps, 4);
+  });
+
+  it('give way to a filter asked for at least twice as often', () => {
+    const kept = createSearchIndex({ filterBitmapsAbove: 0, filterBitmaps: 2 });
+    fill(kept);
+    const ask = (filter: SearchFilter) => kept.search({ text: 'wombat', filter, offset: 0, limit: 10 });
+    const [a, b, c] = tagFilters as [SearchFilter, SearchFilter, SearchFilter];
+    ask(a), ask(a), ask(b), ask(b);
+    assert.equal(statsOf(kept).filterBitmapsBuilt, 2, 'a and b are kept');
+    // c asked for twice: no more than a and b, so it does not push either out.
+    ask(c), ask(c);
+    assert.equal(statsOf(kept).filterBitmapsBuilt, 2);
+    // c asked for four times, twice as often as a and b: a, the least recently used, goes.
+    ask(c), ask(c);
+    assert.equal(statsOf(kept).filterBitmapsBuilt, 3);
+    assert.equal(statsOf(kept).filterBitmaps, 2);
   });
 });
 

@@ -9,5 +9,8 @@ export const bitmapWords = (entryBound: number): number => (entryBound >>> 5) + 
 
 /** `bits` when it has `words` words, else a new, clear bitmap with room for an eighth more entries. */
 export function bitmapOf<T extends Int32Array>(bits: T, words: number): T | Int32Array<ArrayBuffer> {
-  return bits.length >= words ? bits : new Int32Array(words + (words >>> 3) + 32);
+  return bits.length >= words ? bits : new Int32Array(grownWords(words));
 }
+
+/** The words of a new bitmap for `words` words: an eighth more, so it grows seldom. */
+export const grownWords = (words: number): number => words + (words >>> 3) + 32;

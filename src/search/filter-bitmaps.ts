@@ -25,10 +25,20 @@
  *
  * A bitmap is built the second time a filter is asked for, so a filter used once costs nothing:
  * one pass over the entry numbers (about 15 ms at 1,000,000), or over the members of the owner's
- * or tags' lists when the filter names them (much shorter; the bitmap then holds only them). At
- * most `capacity` are kept, within `maxBytes`, the least recently used dropped first.
+ * or tags' lists when the filter names them (much shorter; the bitmap then holds only them).
+ *
+ * What is kept, within `capacity` bitmaps and `maxBytes`, follows how often each filter is asked
+ * for (counts halved every AGE_EVERY asks, so that they follow what is asked now). When the room
+ * is taken, a filter's bitmap is built only if it was asked for at least twice as often as those
+ * it pushes out (`outweighs`). Dropping the least recently used instead thrashed once more
+ * filters were in use than fit (1,000 searches in turn with 350 distinct filters at 1M): each
+ * bitmap was pushed out before its filter's next search, so searches kept paying for builds they
+ * never used, slower than with no bitmaps at all (docs/scaling.md, "Kept bitmaps under many
+ * filters"). The units' verdicts (1.9 MB at 1M, fourteen times an entry bitmap, and worth less)
+ * take what room the entry bitmaps leave: an entry bitmap may push out any filter's verdicts,
+ * verdicts only those of filters asked for at most half as often.
  */
-import { bitmapOf, bitmapWords } from './entry-bits.js';
+import { bitmapOf, bitmapWords, grownWords } from './entry-bits.js';
 import { ATTR_LOG_SIZE, M_LIVE, type Tables } from './tables.js';
 
 /** What a kept bitmap needs of a compiled filter (./filters.ts). */
@@ -85,8 +95,18 @@ interface Kept {
   unitMoves: number;
 }
 
-/** Filters asked for once are remembered (to build their bitmap the second time) up to this many. */
+/**
+ * Whether a filter asked for `asks` times may push out what a filter asked for `keptAsks` times
+ * keeps: when asked at least twice as often. Filters asked for about as often (searches in
+ * turn) would otherwise push each other out in turn, since in the middle of a round those asked
+ * already are one ahead.
+ */
+const outweighs = (asks: number, keptAsks: number): boolean => asks >= 2 * keptAsks;
+
+/** How often filters were asked for is remembered for up to this many filters. */
 const MAX_ASKED = 1024;
+/** Every this many asks, every filter's count is halved (and the zeros forgotten). */
+const AGE_EVERY = 4096;
 
 export class FilterBitmaps {
   readonly #capacity: number;
@@ -94,59 +114,148 @@ export class FilterBitmaps {
   readonly #maxBytes: number;
   /** In least recently used order. */
   readonly #kept = new Map<string, Kept>();
-  readonly #asked = new Set<string>();
+  /** How often each filter was asked for lately (kept or not). */
+  readonly #asks = new Map<string, number>();
+  #asksSinceAging = 0;
+  /** Bitmaps built so far (each costs a pass over the entries or a list's members). */
+  #built = 0;
 
   constructor(capacity: number, maxBytes: number) {
     this.#capacity = Math.max(0, Math.floor(capacity));
     this.#maxBytes = maxBytes;
   }
 
-  /** How many bitmaps are kept, and their bytes. */
-  get stats(): { bitmaps: number; bytes: number } {
-    let bytes = 0;
-    for (const k of this.#kept.values()) bytes += bytesOf(k);
-    return { bitmaps: this.#kept.size, bytes };
+  /** How many bitmaps are kept, how many of them with their units' verdicts, their bytes, and how many were built so far. */
+  get stats(): { bitmaps: number; verdicts: number; bytes: number; built: number } {
+    let verdicts = 0;
+    for (const k of this.#kept.values()) if (k.units !== undefined) verdicts++;
+    return { bitmaps: this.#kept.size, verdicts, bytes: this.#bytes(), built: this.#built };
   }
 
   /** Forgets every bitmap (the tables were replaced). */
   clear(): void {
     this.#kept.clear();
-    this.#asked.clear();
+    this.#asks.clear();
+    this.#asksSinceAging = 0;
   }
 
   /**
    * The bitmaps of the entries below `entryBound` that are live and pass `filter`'s lasting
-   * tests and of their units (slots below `unitBound`) that pass, up to date with `tables`;
-   * undefined for a filter without such tests or asked for the first time. `within`, asked only
-   * when a bitmap is built, may give a bitmap of every entry that may pass (the filter's owner's
-   * or tags' lists): the build then tests only those. Valid until the next call (updated in place).
+   * tests and, when there is room, of their units (slots below `unitBound`) that pass, up to date
+   * with `tables`; undefined for a filter without such tests, asked for the first time, or asked
+   * for less often than the kept ones it would push out. `within`, asked only when a bitmap is
+   * built, may give a bitmap of every entry that may pass (the filter's owner's or tags' lists):
+   * the build then tests only those. Valid until the next call (updated in place).
    */
   get(filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, within: Within): FilterBits | undefined {
     const key = filter.bitmapKey;
     if (key === undefined || this.#capacity === 0) return undefined;
+    const asks = this.#ask(key);
     let kept = this.#kept.get(key);
-    if (kept === undefined) {
-      if (!this.#asked.has(key)) {
-        if (this.#asked.size >= MAX_ASKED) this.#asked.clear();
-        this.#asked.add(key);
-        return undefined;
-      }
-      this.#asked.delete(key);
-      kept = build(filter, tables, entryBound, unitBound, within);
-    } else {
+    if (kept !== undefined) {
       this.#kept.delete(key);
       this.#refresh(kept, filter, tables, entryBound, unitBound, within);
+    } else {
+      if (asks < 2 || !this.#makeRoom(4 * grownWords(bitmapWords(entryBound)), asks, false)) return undefined;
+      kept = { bits: build(filter, tables, entryBound, within), units: undefined, version: tables.attrVersion, unitMoves: tables.unitMoves };
+      this.#built++;
     }
-    // The least recently used go first, down to the capacity and the byte budget.
-    let bytes = bytesOf(kept);
-    for (const k of this.#kept.values()) bytes += bytesOf(k);
-    for (const [oldest, k] of this.#kept) {
-      if (this.#kept.size < this.#capacity && bytes <= this.#maxBytes) break;
-      this.#kept.delete(oldest);
-      bytes -= bytesOf(k);
-    }
+    // Most recently used last.
     this.#kept.set(key, kept);
+    if (filter.unitLevel && kept.units === undefined && this.#makeRoom(4 * grownWords(bitmapWords(verdictBound(unitBound))), asks, true)) {
+      kept.units = bitmapOf(NO_BITS, bitmapWords(verdictBound(unitBound)));
+      kept.unitMoves = tables.unitMoves;
+    }
+    // Grown past the budget (more entries since they were made): the others give way.
+    for (let over = this.#bytes() - this.#maxBytes; over > 0 && this.#kept.size > 1; ) {
+      over -= this.#drop(this.#leastAsked(key, true) ?? this.#leastAsked(key, false)!);
+    }
     return { entries: kept.bits, units: kept.units };
+  }
+
+  /** Counts an ask for `key`; its count, now. */
+  #ask(key: string): number {
+    const known = this.#asks.has(key);
+    if (++this.#asksSinceAging >= AGE_EVERY || (!known && this.#asks.size >= MAX_ASKED)) this.#age();
+    // Still full after aging: the filters not kept are forgotten.
+    if (!known && this.#asks.size >= MAX_ASKED) for (const k of this.#asks.keys()) if (!this.#kept.has(k)) this.#asks.delete(k);
+    const asks = (this.#asks.get(key) ?? 0) + 1;
+    this.#asks.set(key, asks);
+    return asks;
+  }
+
+  /** Halves every count, forgetting the filters whose count falls to 0. */
+  #age(): void {
+    this.#asksSinceAging = 0;
+    for (const [k, n] of this.#asks) {
+      if (n > 1) this.#asks.set(k, n >>> 1);
+      else this.#asks.delete(k);
+    }
+  }
+
+  /**
+   * Makes room for `bytes` more (an entry bitmap, or with `verdicts` a filter's units'
+   * verdicts) for a filter asked for `asks` times, by dropping verdicts, then (for an entry
+   * bitmap) bitmaps it outweighs; false, with nothing dropped, when that is not enough.
+   */
+  #makeRoom(bytes: number, asks: number, verdicts: boolean): boolean {
+    const fits = (count: number, total: number): boolean => (verdicts || count < this.#capacity) && (total <= this.#maxBytes || count === 0);
+    let count = this.#kept.size;
+    let total = this.#bytes() + bytes;
+    if (fits(count, total)) return true;
+    const asked = (k: string): number => this.#asks.get(k) ?? 0;
+    // In the order they go: verdicts, then entry bitmaps, each the least asked for first (then
+    // the least recently used: the sort is stable).
+    const byAsks = [...this.#kept].sort(([a], [b]) => asked(a) - asked(b));
+    const out: [string, Kept, 'verdicts' | 'all'][] = [];
+    for (const [k, kept] of byAsks) {
+      // Verdicts free bytes, not places.
+      if (total <= this.#maxBytes) break;
+      if (kept.units === undefined || (verdicts && !outweighs(asks, asked(k)))) continue;
+      out.push([k, kept, 'verdicts']);
+      total -= kept.units.byteLength;
+    }
+    for (const [k, kept] of verdicts ? [] : byAsks) {
+      if (fits(count, total) || !outweighs(asks, asked(k))) break;
+      out.push([k, kept, 'all']);
+      count--;
+      total -= kept.bits.byteLength;
+    }
+    if (!fits(count, total)) return false;
+    for (const [k, kept, what] of out) {
+      if (what === 'verdicts') kept.units = undefined;
+      else this.#kept.delete(k);
+    }
+    return true;
+  }
+
+  /** The least asked for of the kept filters but `spare`: of those with verdicts (`verdicts`), or of all. */
+  #leastAsked(spare: string, verdicts: boolean): string | undefined {
+    let least: string | undefined;
+    let fewest = Infinity;
+    for (const [k, kept] of this.#kept) {
+      const asks = this.#asks.get(k) ?? 0;
+      if (k !== spare && (!verdicts || kept.units !== undefined) && asks < fewest) [least, fewest] = [k, asks];
+    }
+    return least;
+  }
+
+  /** Drops `key`'s verdicts, or its bitmap when it has none; the bytes freed. */
+  #drop(key: string): number {
+    const kept = this.#kept.get(key)!;
+    if (kept.units !== undefined) {
+      const freed = kept.units.byteLength;
+      kept.units = undefined;
+      return freed;
+    }
+    this.#kept.delete(key);
+    return kept.bits.byteLength;
+  }
+
+  #bytes(): number {
+    let bytes = 0;
+    for (const k of this.#kept.values()) bytes += k.bits.byteLength + (k.units?.byteLength ?? 0);
+    return bytes;
   }
 
   /** Tests again the entries logged since `kept` was last brought up to date (or builds it anew). */
@@ -159,25 +268,24 @@ export class FilterBitmaps {
     }
     const behind = tables.attrVersion - kept.version;
     if (behind === 0) return;
+    if (kept.units !== undefined) kept.units = grown(kept.units, verdictBound(unitBound));
+    kept.version = tables.attrVersion;
     // Past the log, or as many changes as a pass over every entry costs: built anew.
     if (behind > ATTR_LOG_SIZE || behind > entryBound) {
-      Object.assign(kept, build(filter, tables, entryBound, unitBound, within));
+      kept.bits = build(filter, tables, entryBound, within);
+      this.#built++;
       return;
     }
     const bits = grown(kept.bits, entryBound);
-    for (let v = kept.version; v < tables.attrVersion; v++) {
+    for (let v = tables.attrVersion - behind; v < tables.attrVersion; v++) {
       const no = tables.attrLog[v & (ATTR_LOG_SIZE - 1)]!;
       const bit = 1 << (no & 31);
       if (passesLasting(filter, tables, no)) bits[no >>> 5]! |= bit;
       else bits[no >>> 5]! &= ~bit;
     }
     kept.bits = bits;
-    if (kept.units !== undefined) kept.units = grown(kept.units, verdictBound(unitBound));
-    kept.version = tables.attrVersion;
   }
 }
-
-const bytesOf = (k: Kept): number => k.bits.byteLength + (k.units?.byteLength ?? 0);
 
 /** `bits` with room for `bound` numbers (a copy when it had to grow). */
 function grown(bits: Int32Array, bound: number): Int32Array {
@@ -196,10 +304,9 @@ const NO_BITS = new Int32Array(0);
  * passes: an entry the bitmap allows needs no test of its own, so even a filter passing most
  * entries saves a read of their attributes (docs/scaling.md).
  */
-function build(filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, withinOf: Within): Kept {
+function build(filter: LastingFilter, tables: Tables, entryBound: number, withinOf: Within): Int32Array {
   const within = withinOf();
   const bits = bitmapOf(NO_BITS, bitmapWords(entryBound));
-  const units = filter.unitLevel ? bitmapOf(NO_BITS, bitmapWords(verdictBound(unitBound))) : undefined;
   const test = (no: number): void => {
     if (passesLasting(filter, tables, no)) bits[no >>> 5]! |= 1 << (no & 31);
   };
@@ -214,5 +321,5 @@ function build(filter: LastingFilter, tables: Tables, entryBound: number, unitBo
       }
     }
   }
-  return { bits, units, version: tables.attrVersion, unitMoves: tables.unitMoves };
+  return bits;
 }

@@ -282,6 +282,7 @@ export interface SearchIndexOptions {
    * Filters whose entry-level bitmaps are kept (./filter-bitmaps.ts): a text search with more
    * postings than `filterBitmapsAbove` and a filter asked for before skips the postings of
    * entries the filter rules out with a bit test. Default DEFAULT_FILTER_BITMAPS; 0 keeps none.
+   * Which are kept follows how often each filter is asked for (./filter-bitmaps.ts).
    */
   filterBitmaps?: number;
   /** The bytes the kept bitmaps may take together. Default DEFAULT_FILTER_BITMAP_BYTES. */
@@ -485,14 +486,24 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   /** Sizes of the parts that relevance features add (bench/search.ts). */
-  get stats(): { vocabularyTerms: number; pairBytes: number; embeddingBytes: number; filterBitmaps: number; filterBitmapBytes: number } {
+  get stats(): {
+    vocabularyTerms: number;
+    pairBytes: number;
+    embeddingBytes: number;
+    filterBitmaps: number;
+    filterVerdicts: number;
+    filterBitmapBytes: number;
+    filterBitmapsBuilt: number;
+  } {
     const kept = this.filterBitmaps.stats;
     return {
       vocabularyTerms: this.vocabulary.size,
       pairBytes: this.pairs.bytes,
       embeddingBytes: this.vectors.byteLength + this.vectorScale.byteLength,
       filterBitmaps: kept.bitmaps,
+      filterVerdicts: kept.verdicts,
       filterBitmapBytes: kept.bytes,
+      filterBitmapsBuilt: kept.built,
     };
   }
 
