@@ -628,8 +628,8 @@ describe('kept filter bitmaps within their byte budget', () => {
 
   it('keep every entry bitmap that fits before any units\' verdicts, and search alike', () => {
     // Room for the 13 entry bitmaps (172 bytes each at 300 entries) and two of the 11 tag
-    // filters' units' verdicts (296 bytes each).
-    const budget = 13 * 172 + 2 * 296 + 100;
+    // filters' units' verdicts (738 bytes each).
+    const budget = 13 * 172 + 2 * 738 + 100;
     const kept = createSearchIndex({ filterBitmapsAbove: 0, filterBitmapBytes: budget });
     const plain = createSearchIndex({ filterBitmaps: 0 });
     fill(kept, plain);
@@ -685,33 +685,56 @@ describe('kept filter bitmaps within their byte budget', () => {
 });
 
 describe('kept unit verdicts of a skill-level filter', () => {
-  it('are forgotten when the unit blocks move (compaction after many updates)', () => {
+  const skills = (name: string, count: number, tagged: (k: number) => boolean) =>
+    Array.from({ length: count }, (_, k) => ({ id: `s${k}`, name: `${name} skill ${k}`, tags: tagged(k) ? ['burrow'] : [] }));
+  const pair = () => {
     const kept = createSearchIndex({ filterBitmapsAbove: 0 });
     const plain = createSearchIndex({ filterBitmaps: 0 });
     const upsert = (entry: Parameters<SearchIndex['upsert']>[0]) => {
       kept.upsert(entry);
       plain.upsert(entry);
     };
-    const skills = (name: string, tagged: (k: number) => boolean) =>
-      Array.from({ length: 1000 }, (_, k) => ({ id: `s${k}`, name: `${name} skill ${k}`, tags: tagged(k) ? ['burrow'] : [] }));
-    const churn = (n: number) => ({ id: 'churn', owner: 'alice', updatedAt: nextTime(), description: agent(`Wombat ${n}`, skills('wombat', () => true)) });
-    // More entries than the changes below, so that the bitmap is brought up to date, not built anew.
-    for (let i = 0; i < 500; i++) upsert({ id: `other${i}`, owner: 'bob', updatedAt: nextTime(), description: agent(`Other ${i}`, []) });
-    upsert(churn(0));
-    upsert({ id: 'keep', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat', skills('numbat', (k) => k === 500)) });
+    const remove = (id: string) => {
+      kept.remove(id);
+      plain.remove(id);
+    };
     const same = (text: string) => {
       const query = { text, filter: { tags: ['burrow'] }, offset: 0, limit: 100, resultsPer: 'match' as const };
       const page = kept.search(query);
       assert.deepEqual(page, plain.search(query), text);
-      return page.hits.map((h) => `${h.id}/${h.match?.id}`);
+      return page.hits.map((h) => `${h.id}/${h.match?.id}`).sort();
     };
-    // Kept from the second search on: churn's units (every one passing) get their verdicts.
+    return { upsert, remove, same };
+  };
+
+  it('stay true when the unit blocks move (compaction after many updates), past the kept ordinals too', () => {
+    const { upsert, same } = pair();
+    const churn = (n: number) => ({ id: 'churn', owner: 'alice', updatedAt: nextTime(), description: agent(`Wombat ${n}`, skills('wombat', 1000, () => true)) });
+    // More entries than the changes below, so that the bitmap is brought up to date, not built anew.
+    for (let i = 0; i < 500; i++) upsert({ id: `other${i}`, owner: 'bob', updatedAt: nextTime(), description: agent(`Other ${i}`, []) });
+    upsert(churn(0));
+    // One skill past the kept ordinals (tested each time), one within them (kept).
+    upsert({ id: 'keep', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat', skills('numbat', 1000, (k) => k === 500)) });
+    upsert({ id: 'few', owner: 'alice', updatedAt: nextTime(), description: agent('Numbat few', skills('numbat', 8, (k) => k === 5)) });
+    // Kept from the second search on: the entries' verdicts are recorded.
     for (let r = 0; r < 3; r++) assert.ok(same('wombat').length > 0);
-    assert.deepEqual(same('numbat'), ['keep/s500']);
+    assert.deepEqual(same('numbat'), ['few/s5', 'keep/s500']);
     // Each update leaves churn's old block behind; past 65,536 such slots, the blocks are
-    // compacted and 'keep' moves to slots whose verdicts were churn's.
+    // compacted and the others' units move to slots that were churn's.
     for (let n = 1; n <= 70; n++) upsert(churn(n));
-    assert.deepEqual(same('numbat'), ['keep/s500']);
+    assert.deepEqual(same('numbat'), ['few/s5', 'keep/s500']);
     assert.ok(same('wombat').length > 0);
+  });
+
+  it('are forgotten when an entry number is used again for another entry', () => {
+    const { upsert, remove, same } = pair();
+    for (let i = 0; i < 50; i++) upsert({ id: `other${i}`, owner: 'bob', updatedAt: nextTime(), description: agent(`Other ${i}`, []) });
+    upsert({ id: 'a', owner: 'alice', updatedAt: nextTime(), description: agent('Wombat a', skills('wombat', 6, (k) => k === 1)) });
+    // Kept from the second search on: a's verdicts are recorded (its skill s1 passes).
+    for (let r = 0; r < 3; r++) assert.deepEqual(same('wombat'), ['a/s1']);
+    // a's number has no postings left (short lists are compacted at once): b gets it.
+    remove('a');
+    upsert({ id: 'b', owner: 'alice', updatedAt: nextTime(), description: agent('Wombat b', skills('wombat', 6, (k) => k === 3)) });
+    assert.deepEqual(same('wombat'), ['b/s3']);
   });
 });

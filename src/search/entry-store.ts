@@ -276,7 +276,6 @@ export class EntryStore {
     t.unitAttr = attr;
     t.unitPool = pool;
     t.unitPairs = pairs;
-    t.unitMoves++;
     this.unitEnd = at;
     this.unitGarbage = 0;
   }

@@ -10,18 +10,20 @@
  * random reads in tables of 4-30 MB). With the filter's bitmap (125 KB at 1,000,000 entries, in
  * the L2 cache) the postings of entries that fail it are skipped with a bit test, and an entry it
  * allows needs no test of its own: the bitmap is exact (see `lastingDecides` in ./filters.ts for
- * the tests that change with time, which a search still runs itself). The units' verdicts (two
- * bits per unit slot: 1.8 MB at 1M) are filled in as searches test units (`unitVerdict`), so a
- * unit tested once for the filter is then answered by one read.
+ * the tests that change with time, which a search still runs itself). The units' verdicts (16
+ * bits an entry: 2.2 MB at 1M) are filled in as searches meet entries (`unitPassesKept`): the
+ * first posting of an entry tests its first VERDICT_ORDS skills or tools at once (one block, read
+ * in order), and every posting after is answered by one read, without the unit block's base.
  *
  * Kept current lazily: the tables log the entry numbers whose attributes or liveness changed
  * (Tables.attrLog); every upsert allocates a new number and unit block, and a removal clears
  * the number's liveness, so the log names every entry whose verdict or units may have changed.
  * When a kept bitmap is used again, the entries logged since it was last used are tested again
  * with the filter of the search at hand (compiled against the current attributes, so a mode or
- * tag that appeared since is known to it). Units' verdicts stay true until the unit blocks are
- * compacted (Tables.unitMoves), which voids them all. When more changed than the log holds, the
- * bitmap is built anew.
+ * tag that appeared since is known to it), and their units' verdicts are forgotten (a number is
+ * used again only for another entry). An entry's units and their ordinals never change while it
+ * keeps its number (compacting the unit blocks moves them, in order), so the other verdicts stay
+ * true. When more changed than the log holds, the bitmap is built anew and every verdict forgotten.
  *
  * A bitmap is built the second time a filter is asked for, so a filter used once costs nothing:
  * one pass over the entry numbers (about 15 ms at 1,000,000), or over the members of the owner's
@@ -34,12 +36,12 @@
  * filters were in use than fit (1,000 searches in turn with 350 distinct filters at 1M): each
  * bitmap was pushed out before its filter's next search, so searches kept paying for builds they
  * never used, slower than with no bitmaps at all (docs/scaling.md, "Kept bitmaps under many
- * filters"). The units' verdicts (1.9 MB at 1M, fourteen times an entry bitmap, and worth less)
+ * filters"). The units' verdicts (2.2 MB at 1M, sixteen times an entry bitmap, and worth less)
  * take what room the entry bitmaps leave: an entry bitmap may push out any filter's verdicts,
  * verdicts only those of filters asked for at most half as often.
  */
 import { bitmapOf, bitmapWords, grownWords } from './entry-bits.js';
-import { ATTR_LOG_SIZE, M_LIVE, type Tables } from './tables.js';
+import { ATTR_LOG_SIZE, E_COUNT, E_SHIFT, M_LIVE, type Tables } from './tables.js';
 
 /** What a kept bitmap needs of a compiled filter (./filters.ts). */
 export interface LastingFilter {
@@ -57,30 +59,31 @@ export interface LastingFilter {
 export interface FilterBits {
   /** A bit per entry number: set for the live entries that pass. */
   readonly entries: Int32Array;
-  /** For a skill- or tool-level filter, two bits per unit slot: its verdict, see `unitVerdict`. */
-  readonly units: Int32Array | undefined;
+  /** For a skill- or tool-level filter, its units' verdicts by entry number: see `unitPassesKept`. */
+  readonly units: Uint16Array | undefined;
 }
 
-/** A unit's verdict in FilterBits.units: not tested yet (0), fails, passes. */
-const UNIT_FAILS = 1;
-const UNIT_PASSES = 3;
+/** The ordinals whose verdicts an entry keeps (1 to 15: its first fifteen skills or tools). */
+export const VERDICT_ORDS = 15;
+/** Set in an entry's verdicts once its units were tested (bit ord - 1: unit `ord` passes). */
+const TESTED = 1 << VERDICT_ORDS;
 
 /**
- * Whether the unit in slot `slot` passes `filter`, from its verdict in `units` (the filter's
- * kept FilterBits.units), tested and recorded there the first time.
+ * Whether unit `ord` (1 to VERDICT_ORDS) of entry number `no` passes `filter`, from the entry's
+ * verdicts in `units` (the filter's kept FilterBits.units); the first time, its units up to
+ * VERDICT_ORDS are tested and recorded (one block, read in order).
  */
-export function unitVerdict(units: Int32Array, slot: number, filter: LastingFilter): boolean {
-  const word = slot >>> 4;
-  const shift = (slot & 15) << 1;
-  const verdict = (units[word]! >>> shift) & 3;
-  if (verdict !== 0) return verdict === UNIT_PASSES;
-  const passes = filter.unitPasses(slot);
-  units[word]! |= (passes ? UNIT_PASSES : UNIT_FAILS) << shift;
-  return passes;
+export function unitPassesKept(units: Uint16Array, no: number, ord: number, filter: LastingFilter, tables: Tables): boolean {
+  let verdicts = units[no]!;
+  if (verdicts === 0) {
+    verdicts = TESTED;
+    const base = tables.unitBase[no]!;
+    const count = Math.min(tables.entries[(no << E_SHIFT) + E_COUNT]!, VERDICT_ORDS + 1);
+    for (let k = 1; k < count; k++) if (filter.unitPasses(base + k)) verdicts |= 1 << (k - 1);
+    units[no] = verdicts;
+  }
+  return (verdicts & (1 << (ord - 1))) !== 0;
 }
-
-/** Two bits a slot: the verdicts of the slots below `unitBound` take a bitmap of this many numbers. */
-const verdictBound = (unitBound: number): number => unitBound * 2;
 
 /** A bitmap of every entry that may pass a filter, or undefined (any may). */
 type Within = () => Int32Array | undefined;
@@ -88,11 +91,9 @@ type Within = () => Int32Array | undefined;
 interface Kept {
   bits: Int32Array;
   /** The units' verdicts (unit-level filters). */
-  units: Int32Array | undefined;
+  units: Uint16Array | undefined;
   /** Tables.attrVersion when the bits were last brought up to date. */
   version: number;
-  /** Tables.unitMoves when the units' verdicts were recorded. */
-  unitMoves: number;
 }
 
 /**
@@ -141,30 +142,29 @@ export class FilterBitmaps {
 
   /**
    * The bitmaps of the entries below `entryBound` that are live and pass `filter`'s lasting
-   * tests and, when there is room, of their units (slots below `unitBound`) that pass, up to date
-   * with `tables`; undefined for a filter without such tests, asked for the first time, or asked
-   * for less often than the kept ones it would push out. `within`, asked only when a bitmap is
+   * tests and, when there is room, their units' verdicts, up to date with `tables`; undefined
+   * for a filter without such tests, asked for the first time, or asked for less often than the
+   * kept ones it would push out. `within`, asked only when a bitmap is
    * built, may give a bitmap of every entry that may pass (the filter's owner's or tags' lists):
    * the build then tests only those. Valid until the next call (updated in place).
    */
-  get(filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, within: Within): FilterBits | undefined {
+  get(filter: LastingFilter, tables: Tables, entryBound: number, within: Within): FilterBits | undefined {
     const key = filter.bitmapKey;
     if (key === undefined || this.#capacity === 0) return undefined;
     const asks = this.#ask(key);
     let kept = this.#kept.get(key);
     if (kept !== undefined) {
       this.#kept.delete(key);
-      this.#refresh(kept, filter, tables, entryBound, unitBound, within);
+      this.#refresh(kept, filter, tables, entryBound, within);
     } else {
       if (asks < 2 || !this.#makeRoom(4 * grownWords(bitmapWords(entryBound)), asks, false)) return undefined;
-      kept = { bits: build(filter, tables, entryBound, within), units: undefined, version: tables.attrVersion, unitMoves: tables.unitMoves };
+      kept = { bits: build(filter, tables, entryBound, within), units: undefined, version: tables.attrVersion };
       this.#built++;
     }
     // Most recently used last.
     this.#kept.set(key, kept);
-    if (filter.unitLevel && kept.units === undefined && this.#makeRoom(4 * grownWords(bitmapWords(verdictBound(unitBound))), asks, true)) {
-      kept.units = bitmapOf(NO_BITS, bitmapWords(verdictBound(unitBound)));
-      kept.unitMoves = tables.unitMoves;
+    if (filter.unitLevel && kept.units === undefined && this.#makeRoom(2 * grownWords(entryBound), asks, true)) {
+      kept.units = new Uint16Array(grownWords(entryBound));
     }
     // Grown past the budget (more entries since they were made): the others give way.
     for (let over = this.#bytes() - this.#maxBytes; over > 0 && this.#kept.size > 1; ) {
@@ -259,20 +259,16 @@ export class FilterBitmaps {
   }
 
   /** Tests again the entries logged since `kept` was last brought up to date (or builds it anew). */
-  #refresh(kept: Kept, filter: LastingFilter, tables: Tables, entryBound: number, unitBound: number, within: Within): void {
-    // Verdicts are by slot. A new entry's block takes slots never used before (blocks are
-    // appended) until the blocks are compacted: then every verdict may be another unit's.
-    if (kept.unitMoves !== tables.unitMoves) {
-      kept.units?.fill(0);
-      kept.unitMoves = tables.unitMoves;
-    }
+  #refresh(kept: Kept, filter: LastingFilter, tables: Tables, entryBound: number, within: Within): void {
     const behind = tables.attrVersion - kept.version;
     if (behind === 0) return;
-    if (kept.units !== undefined) kept.units = grown(kept.units, verdictBound(unitBound));
     kept.version = tables.attrVersion;
+    const units = kept.units === undefined || kept.units.length >= entryBound ? kept.units : grownUnits(kept.units, entryBound);
+    kept.units = units;
     // Past the log, or as many changes as a pass over every entry costs: built anew.
     if (behind > ATTR_LOG_SIZE || behind > entryBound) {
       kept.bits = build(filter, tables, entryBound, within);
+      units?.fill(0);
       this.#built++;
       return;
     }
@@ -282,9 +278,17 @@ export class FilterBitmaps {
       const bit = 1 << (no & 31);
       if (passesLasting(filter, tables, no)) bits[no >>> 5]! |= bit;
       else bits[no >>> 5]! &= ~bit;
+      if (units !== undefined) units[no] = 0;
     }
     kept.bits = bits;
   }
+}
+
+/** `units` (shorter than `bound`) copied into room for `bound` numbers and an eighth more. */
+function grownUnits(units: Uint16Array, bound: number): Uint16Array {
+  const room = new Uint16Array(grownWords(bound));
+  room.set(units);
+  return room;
 }
 
 /** `bits` with room for `bound` numbers (a copy when it had to grow). */

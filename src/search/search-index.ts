@@ -90,7 +90,7 @@ import { parseQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
 import { bitmapOf, bitmapWords } from './entry-bits.js';
-import { FilterBitmaps, unitVerdict } from './filter-bitmaps.js';
+import { FilterBitmaps, VERDICT_ORDS, unitPassesKept } from './filter-bitmaps.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
@@ -1047,7 +1047,8 @@ export class PostingsIndex implements KeywordIndex {
     const entryFree = filter.entryFree;
     const unitLevel = filter.unitLevel;
     const unitCheckCost = this.unitCheckCost;
-    const unitBase = this.tables.unitBase;
+    const tables = this.tables;
+    const unitBase = tables.unitBase;
     let n = 0;
     let total = 0;
     let groupCount = 0;
@@ -1064,7 +1065,7 @@ export class PostingsIndex implements KeywordIndex {
     // not a read of the entry's tables (the same postings are read).
     const kept =
       postings > this.filterBitmapsAbove && only < 0
-        ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound, this.store.unitBound, () => this.namedEntries(filter, postings))
+        ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound, () => this.namedEntries(filter, postings))
         : undefined;
     const named = kept?.entries ?? this.namedEntries(filter, postings);
     // A kept bitmap holds only live entries that pass the filter's lasting tests, and every one
@@ -1207,8 +1208,9 @@ export class PostingsIndex implements KeywordIndex {
         let unitFails = false;
         if (unitLevel) {
           stop += unitCheckCost;
-          const slot = unitBase[e]! + (id & ORD_MASK);
-          unitFails = keptUnits !== undefined ? !unitVerdict(keptUnits, slot, filter) : !filter.unitPasses(slot);
+          const ord = id & ORD_MASK;
+          // With kept verdicts, one read by entry number (not the unit block's base and the unit).
+          unitFails = keptUnits !== undefined && ord <= VERDICT_ORDS ? !unitPassesKept(keptUnits, e, ord, filter, tables) : !filter.unitPasses(unitBase[e]! + ord);
         }
         if (unitFails || excludedUnits?.has(id)) {
           if (dedupe && hashUsed < hashRoom) {

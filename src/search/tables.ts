@@ -105,8 +105,6 @@ export class Tables {
   readonly attrLog = new Int32Array(ATTR_LOG_SIZE);
   /** Attribute changes so far (`setAttr`, `clearLive`). */
   attrVersion = 0;
-  /** Times the unit blocks were moved (EntryStore's compaction): what was known by slot is void. */
-  unitMoves = 0;
 
   /** Makes room for entry numbers below `rows`. */
   reserveEntries(rows: number): void {
