@@ -126,7 +126,7 @@ export class FilterBitmaps {
     this.#maxBytes = maxBytes;
   }
 
-  /** How many bitmaps are kept, how many of them with their units' verdicts, their bytes, and how many were built so far. */
+  /** Bitmaps kept, how many of them with their units' verdicts, their bytes, and bitmaps built so far. */
   get stats(): { bitmaps: number; verdicts: number; bytes: number; built: number } {
     let verdicts = 0;
     for (const k of this.#kept.values()) if (k.units !== undefined) verdicts++;
@@ -144,9 +144,9 @@ export class FilterBitmaps {
    * The bitmaps of the entries below `entryBound` that are live and pass `filter`'s lasting
    * tests and, when there is room, their units' verdicts, up to date with `tables`; undefined
    * for a filter without such tests, asked for the first time, or asked for less often than the
-   * kept ones it would push out. `within`, asked only when a bitmap is
-   * built, may give a bitmap of every entry that may pass (the filter's owner's or tags' lists):
-   * the build then tests only those. Valid until the next call (updated in place).
+   * kept ones it would push out. `within`, asked only when a bitmap is built, may give a bitmap
+   * of every entry that may pass (the filter's owner's or tags' lists): the build then tests only
+   * those. Valid until the next call (updated in place).
    */
   get(filter: LastingFilter, tables: Tables, entryBound: number, within: Within): FilterBits | undefined {
     const key = filter.bitmapKey;
