@@ -109,6 +109,12 @@ const kinds: [string, GeneratedQuery[]][] = [
 ];
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const fmt = (ms: number): string => (ms < 10 ? ms.toFixed(3) : ms.toFixed(1));
+/** p50, p90, p99 and mean of `times` (sorted in place), as both sections print them. */
+const figures = (times: number[]): string => {
+  const t = times.sort((a, b) => a - b);
+  const mean = t.reduce((sum, x) => sum + x, 0) / t.length;
+  return `p50 ${fmt(pct(t, 0.5)).padStart(7)} ms   p90 ${fmt(pct(t, 0.9)).padStart(7)} ms   p99 ${fmt(pct(t, 0.99)).padStart(7)} ms   mean ${fmt(mean).padStart(7)} ms`;
+};
 const versions: [string, Searchable][] = other ? [['this', index], [path.basename(args.compare), other]] : [['', index]];
 for (const [label, queries] of kinds) {
   const run = (ix: Searchable, q: GeneratedQuery): number => ix.search({ text: q.text, filter: q.filter, offset: 0, limit: 20 }).total;
@@ -128,10 +134,8 @@ for (const [label, queries] of kinds) {
     best.forEach((b, v) => times[v]!.push(b));
   }
   versions.forEach(([name], v) => {
-    const t = times[v]!.sort((a, b) => a - b);
-    const mean = t.reduce((s, x) => s + x, 0) / t.length;
     const title = name ? `${label}, ${name}` : label;
-    console.log(`  ${title.padEnd(26)} p50 ${fmt(pct(t, 0.5)).padStart(7)} ms   p90 ${fmt(pct(t, 0.9)).padStart(7)} ms   p99 ${fmt(pct(t, 0.99)).padStart(7)} ms   mean ${fmt(mean).padStart(7)} ms   avg total ${(results[v]! / queries.length).toFixed(0)}`);
+    console.log(`  ${title.padEnd(26)} ${figures(times[v]!)}   avg total ${(results[v]! / queries.length).toFixed(0)}`);
   });
 }
 
@@ -152,10 +156,8 @@ for (const [label, queries] of args.rounds > 0 ? inTurn : []) {
       });
     }
     versions.forEach(([name], v) => {
-      const t = times[v]!.sort((a, b) => a - b);
-      const mean = t.reduce((sum, x) => sum + x, 0) / t.length;
       const title = `round ${round}${name ? `, ${name}` : ''}`;
-      console.log(`    ${title.padEnd(24)} p50 ${fmt(pct(t, 0.5)).padStart(7)} ms   p90 ${fmt(pct(t, 0.9)).padStart(7)} ms   p99 ${fmt(pct(t, 0.99)).padStart(7)} ms   mean ${fmt(mean).padStart(7)} ms`);
+      console.log(`    ${title.padEnd(24)} ${figures(times[v]!)}`);
     });
   }
 }
