@@ -9,8 +9,11 @@ export const bitmapWords = (entryBound: number): number => (entryBound >>> 5) + 
 
 /** `bits` when it has `words` words, else a new, clear bitmap with room for an eighth more entries. */
 export function bitmapOf<T extends Int32Array>(bits: T, words: number): T | Int32Array<ArrayBuffer> {
-  return bits.length >= words ? bits : new Int32Array(grownWords(words));
+  return bits.length >= words ? bits : new Int32Array(withRoom(words));
 }
 
-/** The words of a new bitmap for `words` words: an eighth more, so it grows seldom. */
-export const grownWords = (words: number): number => words + (words >>> 3) + 32;
+/**
+ * The length to allocate for `n` elements (a bitmap's words, or per-entry values): an eighth
+ * more, so that the array grows seldom.
+ */
+export const withRoom = (n: number): number => n + (n >>> 3) + 32;

@@ -40,7 +40,7 @@
  * take what room the entry bitmaps leave: an entry bitmap may push out any filter's verdicts,
  * verdicts only those of filters asked for at most half as often.
  */
-import { bitmapOf, bitmapWords, grownWords } from './entry-bits.js';
+import { bitmapOf, bitmapWords, withRoom } from './entry-bits.js';
 import { ATTR_LOG_SIZE, E_COUNT, E_SHIFT, M_LIVE, type Tables } from './tables.js';
 
 /** What a kept bitmap needs of a compiled filter (./filters.ts). */
@@ -157,14 +157,14 @@ export class FilterBitmaps {
       this.#kept.delete(key);
       this.#refresh(kept, filter, tables, entryBound, within);
     } else {
-      if (asks < 2 || !this.#makeRoom(4 * grownWords(bitmapWords(entryBound)), asks, false)) return undefined;
+      if (asks < 2 || !this.#makeRoom(4 * withRoom(bitmapWords(entryBound)), asks, false)) return undefined;
       kept = { bits: build(filter, tables, entryBound, within), units: undefined, version: tables.attrVersion };
       this.#built++;
     }
     // Most recently used last.
     this.#kept.set(key, kept);
-    if (filter.unitLevel && kept.units === undefined && this.#makeRoom(2 * grownWords(entryBound), asks, true)) {
-      kept.units = new Uint16Array(grownWords(entryBound));
+    if (filter.unitLevel && kept.units === undefined && this.#makeRoom(2 * withRoom(entryBound), asks, true)) {
+      kept.units = new Uint16Array(withRoom(entryBound));
     }
     // Grown past the budget (more entries since they were made): the others give way.
     for (let over = this.#bytes() - this.#maxBytes; over > 0 && this.#kept.size > 1; ) {
@@ -286,7 +286,7 @@ export class FilterBitmaps {
 
 /** `units` (shorter than `bound`) copied into room for `bound` numbers and an eighth more. */
 function grownUnits(units: Uint16Array, bound: number): Uint16Array {
-  const room = new Uint16Array(grownWords(bound));
+  const room = new Uint16Array(withRoom(bound));
   room.set(units);
   return room;
 }
