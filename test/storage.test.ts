@@ -669,6 +669,9 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await target.raw('ALTER TABLE entry_revisions DROP COLUMN verified_kid');
       // ... and before issue 19: no watch definitions.
       await target.raw('DROP TABLE watches');
+      // ... nor the trust keyset of each entry (issue 22).
+      await target.raw('DROP INDEX entries_trust_idx');
+      await target.raw('ALTER TABLE entries DROP COLUMN trust_keyset');
       await target.raw('DELETE FROM registry_migrations WHERE version > 1');
 
       const upgraded = target.makeStore();

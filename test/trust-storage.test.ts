@@ -241,5 +241,99 @@ for (const name of ['sqlite', 'postgres'] as const) {
       assert.equal((await store.get(a.entry.id, 1))?.verification?.keyset, 'k3');
       assert.deepEqual(await names(true), ['https://signed.example.com/a2a']);
     });
+
+    test('a scan outside a keyset reads just the signed cards checked against other trust roots, as every write leaves them', async (t, target) => {
+      const store = await open(t, target);
+      const stale = async (keyset: string, batchSize?: number): Promise<string[]> => {
+        const seen: string[] = [];
+        for await (const entry of store.scan({ outsideKeyset: keyset, batchSize })) seen.push(entry.identityUrl);
+        return seen;
+      };
+      const write = (host: string, v?: CardVerification, kind: 'agent' | 'mcp-server' = 'agent', version = '1'): EntryWrite => {
+        const w = entryWrite(kind, `https://${host}.example.com/a2a`, version);
+        if (v) w.verification = v;
+        return w;
+      };
+      const unsigned: CardVerification = { verified: false, signatures: [], keyset: 'k1' };
+      // A card with signatures stored without a verification (as rows older than verification are).
+      const legacy = write('legacy');
+      legacy.documentText = JSON.stringify({ ...JSON.parse(legacy.documentText), signatures: [{ protected: 'x', signature: 'y' }] });
+      const ids: Record<string, string> = {};
+      for (const [host, w] of [
+        ['a', write('a', verification(true, 'k1'))],
+        ['b', write('b')],
+        ['c', write('c', undefined, 'mcp-server')],
+        ['d', write('d', verification(false, 'k2'))],
+        ['e', write('e', unsigned)],
+        ['legacy', legacy],
+      ] as const) {
+        const outcome = await store.upsert(w, actor('alice'));
+        assert.equal(outcome.status, 'created');
+        if (outcome.status === 'created') ids[host] = outcome.entry.id;
+      }
+      const url = (host: string) => `https://${host}.example.com/a2a`;
+      assert.deepEqual(await stale('k1'), [url('d'), url('legacy')], 'signed under other roots, and signed but never checked');
+      assert.deepEqual(await stale('k2'), [url('a'), url('legacy')]);
+      assert.deepEqual(await stale('k2', 1), [url('a'), url('legacy')], 'one at a time, the same');
+      let all = 0;
+      for await (const _ of store.scan()) all++;
+      assert.equal(all, 6, 'without a keyset, every entry');
+
+      // Each write path keeps the column: a re-evaluation, a new revision, a refresh, an import, a removal.
+      await store.updateVerification(ids.a!, 1, verification(true, 'k2'), false);
+      assert.deepEqual(await stale('k2'), [url('legacy')], 're-evaluated against k2');
+      await store.updateVerification(ids.legacy!, 1, unsigned, true);
+      assert.deepEqual(await stale('k2'), [], 'checked, and found to carry no signature');
+      assert.equal((await store.upsert(write('d', unsigned, 'agent', '2'), actor('alice'))).status, 'updated');
+      assert.deepEqual(await stale('k9'), [url('a')], 'a new revision without signatures leaves it');
+      assert.equal((await store.revise(ids.b!, write('b', verification(true, 'k3'), 'agent', '2'), 1)).status, 'updated');
+      assert.deepEqual(await stale('k2'), [url('b')], 'a refreshed document signed under k3');
+      const imported = await store.importEntries([write('f', verification(true, 'k3')), write('g', unsigned)], actor('alice'));
+      assert.deepEqual(imported.map((o) => o.status), ['created', 'created']);
+      assert.deepEqual(await stale('k2'), [url('b'), url('f')]);
+      assert.equal((await store.remove(ids.b!, actor('alice'))).status, 'deleted');
+      assert.deepEqual(await stale('k2'), [url('f')]);
+      assert.deepEqual(await stale('k3'), [url('a')]);
+    });
+
+    test('the migration to the trust keyset column fills it from what is stored', async (t, target) => {
+      // A database as the previous release left it: the store's schema without the column.
+      const first = await open(t, target);
+      await first.close();
+      const previous = name === 'sqlite' ? 6 : 5;
+      await target.raw('DROP INDEX entries_trust_idx');
+      await target.raw('ALTER TABLE entries DROP COLUMN trust_keyset');
+      await target.raw(`DELETE FROM registry_migrations WHERE version > ${previous}`);
+      const now = '2026-01-01T00:00:00.000Z';
+      const rows: [string, string, string | null, string][] = [
+        // [kind, verification, document]
+        ['agent', JSON.stringify(verification(true, 'k1')), '{}'],
+        ['agent', JSON.stringify(verification(false, 'k2')), '{}'],
+        ['agent', JSON.stringify({ verified: false, signatures: [], keyset: 'k1' }), '{"signatures":[]}'],
+        ['agent', null, '{"name":"x","signatures":[{"protected":"x","signature":"y"}]}'],
+        ['agent', null, '{"name":"x"}'],
+        ['mcp-server', null, '{"signatures":1}'],
+      ].map(([kind, v, doc], i) => [`00000000-0000-4000-8000-00000000000${i + 1}`, kind!, v ?? null, doc!]);
+      for (const [i, [id, kind, v, doc]] of rows.entries()) {
+        await target.raw(
+          `INSERT INTO entries (id, ${name === 'sqlite' ? 'list_seq, ' : ''}kind, identity_url, owner, current_revision, created_at, updated_at)
+           VALUES ('${id}', ${name === 'sqlite' ? `${i + 1}, ` : ''}'${kind}', 'https://m${i}.example.com/a2a', 'alice', 1, '${now}', '${now}')`,
+        );
+        await target.raw(
+          `INSERT INTO entry_revisions (entry_id, revision, name, description, protocol_version, interfaces, document_text, content_hash, author, created_at, verification)
+           VALUES ('${id}', 1, 'n', 'd', '1.0', '[]', '${doc}', 'h${i}', 'alice', '${now}', ${v === null ? 'NULL' : `'${v}'`})`,
+        );
+      }
+      const store = await open(t, target);
+      const keysets = await target.raw('SELECT id, trust_keyset FROM entries ORDER BY id');
+      assert.deepEqual(
+        keysets.map((r) => r.trust_keyset),
+        ['k1', 'k2', null, '', null, null],
+        'signed: its keyset; no signature: none; signed but never checked: empty; an MCP server: none',
+      );
+      const stale: string[] = [];
+      for await (const entry of store.scan({ outsideKeyset: 'k1' })) stale.push(entry.id);
+      assert.deepEqual(stale, [rows[1]![0], rows[3]![0]]);
+    });
   });
 }

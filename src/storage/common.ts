@@ -157,6 +157,53 @@ export function verificationColumns(v: CardVerification | undefined): { verifica
   return { verification: JSON.stringify(v), verifiedKid: v.verified ? (v.kid ?? '') : null };
 }
 
+/**
+ * What the `trust_keyset` column of an entry holds for its current revision: the fingerprint of
+ * the trust roots its signatures were checked against, so that the entries a change of trust
+ * roots makes stale are one indexed query, not a read of every stored document (a minute at
+ * 1,000,000 entries, at every start). NULL when no trust roots can change the verdict (an MCP
+ * server, an unsigned card); '' for a signed card never checked (rows older than verification).
+ */
+export function trustKeyset(write: Pick<EntryWrite, 'kind' | 'verification' | 'documentText'>): string | null {
+  if (write.kind !== 'agent') return null;
+  if (!write.verification) return write.documentText.includes('"signatures"') ? '' : null;
+  return checkedKeyset(write.verification);
+}
+
+/** `trustKeyset` of a card's new verification: null when the card carries no signature. */
+export function checkedKeyset(verification: CardVerification): string | null {
+  return verification.signatures.length > 0 ? verification.keyset : null;
+}
+
+/**
+ * The migration that adds `trust_keyset` (SQLite 7, PostgreSQL 6), for both engines. Part of
+ * shipped migrations: never edit it, add another migration instead.
+ */
+export function trustKeysetMigration(engine: 'sqlite' | 'postgres'): string {
+  const signatures = engine === 'sqlite' ? "json_array_length(r.verification, '$.signatures')" : "jsonb_array_length(r.verification::jsonb -> 'signatures')";
+  const keyset = engine === 'sqlite' ? "json_extract(r.verification, '$.keyset')" : "r.verification::jsonb ->> 'keyset'";
+  const signed = engine === 'sqlite' ? `instr(r.document_text, '"signatures"') > 0` : `strpos(r.document_text, '"signatures"') > 0`;
+  return `
+    -- The fingerprint of the trust roots the current revision's signatures were checked against
+    -- (NULL: nothing to re-evaluate; '': signed, never checked; common.ts trustKeyset), kept by
+    -- every write of the current revision or its verification. The index holds only the signed
+    -- entries, in scan order, with the column: the entries checked against other roots are
+    -- found in it, without reading any other entry.
+    ALTER TABLE entries ADD COLUMN trust_keyset text;
+    -- What trustKeyset gives for each stored agent; only the rows that get a value are written
+    -- (most cards are unsigned).
+    UPDATE entries SET trust_keyset = k.keyset FROM (
+      SELECT e.id, CASE
+          WHEN r.verification IS NULL THEN CASE WHEN ${signed} THEN '' END
+          WHEN ${signatures} > 0 THEN coalesce(${keyset}, '')
+        END AS keyset
+      FROM entries e JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
+      WHERE e.kind = 'agent'
+    ) AS k WHERE entries.id = k.id AND k.keyset IS NOT NULL;
+    CREATE INDEX entries_trust_idx ON entries (list_seq, trust_keyset) WHERE trust_keyset IS NOT NULL;
+  `;
+}
+
 function iso(value: string | Date): string {
   return value instanceof Date ? value.toISOString() : value;
 }

@@ -310,6 +310,13 @@ export interface ChangeSubscription {
   close(): Promise<void>;
 }
 
+/** What `RegistryStore.scan` reads. */
+export interface ScanOptions {
+  batchSize?: number;
+  /** Only the signed agent cards not (or never) checked against the trust roots of this fingerprint. */
+  outsideKeyset?: string;
+}
+
 export interface RegistryStore {
   /** Which implementation, for logs and /readyz ("sqlite" or "postgres"). */
   readonly engine: string;
@@ -373,9 +380,11 @@ export interface RegistryStore {
   /**
    * Every current entry, for rebuilding an index at start-up, read `batchSize` at a time (default:
    * the store's). A background scan beside requests asks for small batches: a batch is one
-   * synchronous read on SQLite, which every request waits behind.
+   * synchronous read on SQLite, which every request waits behind. With `outsideKeyset`, only the
+   * signed agent cards whose signatures were checked against other trust roots than that
+   * fingerprint, or never checked (an index of those: no other entry is read).
    */
-  scan(options?: { batchSize?: number }): AsyncIterable<StoredEntry>;
+  scan(options?: ScanOptions): AsyncIterable<StoredEntry>;
   /** Number of current entries by kind. */
   count(): Promise<Record<EntryKind, number>>;
 

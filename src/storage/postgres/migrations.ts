@@ -8,7 +8,7 @@
  * Migrations are append-only: never edit one that has shipped, add the next version.
  */
 import type pg from 'pg';
-import { SchemaTooNewError } from '../common.js';
+import { SchemaTooNewError, trustKeysetMigration } from '../common.js';
 import { planUrlBackfill, type BackfillEntry } from '../url-backfill.js';
 
 export interface PostgresMigration {
@@ -268,6 +268,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX watches_holder_idx ON watches (holder);
       CREATE INDEX watches_lease_idx ON watches (lease_until);
     `,
+  },
+
+  // ---- issue 22: the start-up re-evaluation of signatures reads only the cards it must ----
+  {
+    version: 6,
+    name: 'trust keyset of each entry',
+    sql: trustKeysetMigration('postgres'),
   },
 ];
 

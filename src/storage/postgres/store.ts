@@ -25,6 +25,7 @@ import type {
   ListResult,
   RegistryStore,
   ReviseOutcome,
+  ScanOptions,
   StoredEntry,
   TaskRecords,
   WatchRecords,
@@ -48,6 +49,8 @@ import {
   normalizeSeq,
   rowToEntry,
   verificationColumns,
+  trustKeyset,
+  checkedKeyset,
   type EntryRowFields,
 } from '../common.js';
 import { FaultState, postgresFault, type StorageFault } from '../faults.js';
@@ -564,10 +567,10 @@ export class PostgresStore implements RegistryStore {
         if (claims.rows.length < urls.length || claims.rows.some((c) => c.owner !== actor.principal)) throw new Rollback(undefined);
       }
       const inserted = await db.query(
-        `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at)
-         SELECT t.id, t.kind, t.url, $4, 1, $5, $5 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(id, kind, url)
+        `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at, trust_keyset)
+         SELECT t.id, t.kind, t.url, $4, 1, $5, $5, t.trust_keyset FROM unnest($1::uuid[], $2::text[], $3::text[], $6::text[]) AS t(id, kind, url, trust_keyset)
          ON CONFLICT (kind, identity_url) DO NOTHING`,
-        [ids, bulk.map((i) => writes[i]!.kind), bulk.map((i) => writes[i]!.identityUrl), actor.principal, now],
+        [ids, bulk.map((i) => writes[i]!.kind), bulk.map((i) => writes[i]!.identityUrl), actor.principal, now, bulk.map((i) => trustKeyset(writes[i]!))],
       );
       if (inserted.rowCount !== bulk.length) throw new Rollback(undefined);
       const column = <T>(f: (w: EntryWrite) => T): T[] => bulk.map((i) => f(writes[i]!));
@@ -673,11 +676,11 @@ export class PostgresStore implements RegistryStore {
     }
     await this.#claimForUpsert(db, write, seen?.owner ?? actor.principal, seen);
     const inserted = await db.query<{ id: string }>(
-      `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, 1, $5, $5)
+      `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at, trust_keyset)
+       VALUES ($1, $2, $3, $4, 1, $5, $5, $6)
        ON CONFLICT (kind, identity_url) DO NOTHING
        RETURNING id`,
-      [id, write.kind, write.identityUrl, actor.principal, now],
+      [id, write.kind, write.identityUrl, actor.principal, now, trustKeyset(write)],
     );
     if (inserted.rowCount === 1) {
       // Claimed above in the name of whoever held the identity then: if that was someone
@@ -719,10 +722,11 @@ export class PostgresStore implements RegistryStore {
     await this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
     await this.#setEntryUrls(db, existing.id, write.urls);
     // The owner is left alone: an admin fixing an entry does not take it over.
-    await db.query('UPDATE entries SET current_revision = $2, updated_at = $3 WHERE id = $1', [
+    await db.query('UPDATE entries SET current_revision = $2, updated_at = $3, trust_keyset = $4 WHERE id = $1', [
       existing.id,
       revision,
       now,
+      trustKeyset(write),
     ]);
     if (quota.maxRevisions !== undefined) {
       // Older revisions leave the history; the numbering goes on from the current one.
@@ -846,22 +850,28 @@ export class PostgresStore implements RegistryStore {
         columns.verification,
         columns.verifiedKid,
       ]);
+      await db.query('UPDATE entries SET trust_keyset = $2 WHERE id = $1', [key, checkedKeyset(verification)]);
       if (announce) await this.#recordChange(db, key, 'upsert');
       return this.#current(db, key);
     });
   }
 
-  async *scan(options: { batchSize?: number } = {}): AsyncIterable<StoredEntry> {
+  async *scan(options: ScanOptions = {}): AsyncIterable<StoredEntry> {
     const batchSize = Math.max(1, options.batchSize ?? this.#scanBatchSize);
+    const keyset = options.outsideKeyset;
     // Keyset batches: bounded memory, and no transaction or cursor held open while the
     // consumer works through a batch.
     let after = 0;
     for (;;) {
-      const { rows } = await this.#query<EntryRow>(
-        `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
-         WHERE e.list_seq > $1 ORDER BY e.list_seq ASC LIMIT $2`,
-        [after, batchSize],
-      );
+      // With a keyset, the partial index names the entries; only theirs are read (migration 6).
+      const { rows } =
+        keyset === undefined
+          ? await this.#query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.list_seq > $1 ORDER BY e.list_seq ASC LIMIT $2`, [after, batchSize])
+          : await this.#query<EntryRow>(
+              `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
+               WHERE e.trust_keyset IS NOT NULL AND e.trust_keyset <> $3 AND e.list_seq > $1 ORDER BY e.list_seq ASC LIMIT $2`,
+              [after, batchSize, keyset],
+            );
       for (const row of rows) yield rowToEntry(row);
       if (rows.length < batchSize) return;
       after = Number(rows[rows.length - 1]!.list_seq);
@@ -981,11 +991,12 @@ export class PostgresStore implements RegistryStore {
       // The owner writes it: the refresh acts for them, as the source they gave says.
       await this.#insertRevision(db, key, revision, { ...write, origin: 'refresh' }, existing.owner, now);
       await this.#setEntryUrls(db, key, write.urls);
-      await db.query('UPDATE entries SET current_revision = $2, updated_at = $3, identity_url = $4 WHERE id = $1', [
+      await db.query('UPDATE entries SET current_revision = $2, updated_at = $3, identity_url = $4, trust_keyset = $5 WHERE id = $1', [
         key,
         revision,
         now,
         write.identityUrl,
+        trustKeyset(write),
       ]);
       if (quota.maxRevisions !== undefined) {
         await db.query('DELETE FROM entry_revisions WHERE entry_id = $1 AND revision <= $2', [key, revision - quota.maxRevisions]);

@@ -7,7 +7,7 @@
  * add the next version instead.
  */
 import type Database from 'better-sqlite3';
-import { SchemaTooNewError } from '../common.js';
+import { SchemaTooNewError, trustKeysetMigration } from '../common.js';
 import { planUrlBackfill, type BackfillEntry } from '../url-backfill.js';
 
 export interface SqliteMigration {
@@ -244,6 +244,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX watches_holder_idx ON watches (holder);
       CREATE INDEX watches_lease_idx ON watches (lease_until);
     `,
+  },
+
+  // ---- issue 22: the start-up re-evaluation of signatures reads only the cards it must ----
+  {
+    version: 7,
+    name: 'trust keyset of each entry',
+    sql: trustKeysetMigration('sqlite'),
   },
 ];
 

@@ -45,6 +45,7 @@ import type {
   ListResult,
   RegistryStore,
   ReviseOutcome,
+  ScanOptions,
   StoredEntry,
   TaskRecords,
   WatchRecords,
@@ -68,6 +69,8 @@ import {
   normalizeSeq,
   rowToEntry,
   verificationColumns,
+  trustKeyset,
+  checkedKeyset,
   type EntryRowFields,
 } from '../common.js';
 import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
@@ -634,9 +637,9 @@ export class SqliteStore implements RegistryStore {
       const seq = this.#recordChange(db, id, 'upsert', now);
       prepare(
         db,
-        `INSERT INTO entries (id, list_seq, kind, identity_url, owner, current_revision, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 1, ?, ?)`,
-      ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now);
+        `INSERT INTO entries (id, list_seq, kind, identity_url, owner, current_revision, created_at, updated_at, trust_keyset)
+         VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+      ).run(id, seq, write.kind, write.identityUrl, actor.principal, now, now, trustKeyset(write));
       this.#insertRevision(db, id, 1, write, actor.principal, now);
       // A new entry uses no URL yet: nothing to drop or release.
       this.#useUrls(db, id, write.urls);
@@ -662,7 +665,7 @@ export class SqliteStore implements RegistryStore {
     const revision = found.revision + 1;
     this.#insertRevision(db, found.id, revision, write, actor.principal, now);
     this.#setEntryUrls(db, found.id, write.urls);
-    prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ? WHERE id = ?').run(revision, now, found.id);
+    prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ?, trust_keyset = ? WHERE id = ?').run(revision, now, trustKeyset(write), found.id);
     if (quota.maxRevisions !== undefined) {
       // Older revisions leave the history; the numbering goes on from the current one.
       prepare(db, 'DELETE FROM entry_revisions WHERE entry_id = ? AND revision <= ?').run(found.id, revision - quota.maxRevisions);
@@ -684,6 +687,7 @@ export class SqliteStore implements RegistryStore {
            AND revision = (SELECT current_revision FROM entries WHERE id = entry_revisions.entry_id)`,
       ).run(columns.verification, columns.verifiedKid, id, revision).changes;
       if (updated === 0) return undefined;
+      prepare(db, 'UPDATE entries SET trust_keyset = ? WHERE id = ?').run(checkedKeyset(verification), id);
       if (announce) this.#recordChange(db, id, 'upsert', new Date().toISOString());
       return this.#currentById(db, id);
     });
@@ -788,20 +792,25 @@ export class SqliteStore implements RegistryStore {
     });
   }
 
-  async *scan(options: { batchSize?: number } = {}): AsyncIterable<StoredEntry> {
+  async *scan(options: ScanOptions = {}): AsyncIterable<StoredEntry> {
     // Keyset batches rather than one `.all()`: memory stays bounded by the batch size, and
     // no read transaction is held open across the consumer's awaits.
     const batchSize = Math.max(1, options.batchSize ?? this.#scanBatchSize);
+    const keyset = options.outsideKeyset;
     let after = 0;
     for (;;) {
-      const rows = await this.#read(
-        () =>
-          prepare(
-            this.#requireDb(),
-            `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
-             WHERE e.list_seq > ? ORDER BY e.list_seq ASC LIMIT ?`,
-          ).all(after, batchSize) as EntryRow[],
-      );
+      const rows = await this.#read(() => {
+        const db = this.#requireDb();
+        if (keyset === undefined) {
+          return prepare(db, `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN} WHERE e.list_seq > ? ORDER BY e.list_seq ASC LIMIT ?`).all(after, batchSize) as EntryRow[];
+        }
+        // The partial index names the entries; only theirs are read (migration 7).
+        return prepare(
+          db,
+          `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
+           WHERE e.trust_keyset IS NOT NULL AND e.trust_keyset <> ? AND e.list_seq > ? ORDER BY e.list_seq ASC LIMIT ?`,
+        ).all(keyset, after, batchSize) as EntryRow[];
+      });
       for (const row of rows) yield rowToEntry(row);
       if (rows.length < batchSize) return;
       after = rows[rows.length - 1]!.list_seq;
@@ -864,10 +873,11 @@ export class SqliteStore implements RegistryStore {
       // The owner writes it: the refresh acts for them, as the source they gave says.
       this.#insertRevision(db, id, revision, { ...write, origin: 'refresh' }, existing.owner, now);
       this.#setEntryUrls(db, id, write.urls);
-      prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ?, identity_url = ? WHERE id = ?').run(
+      prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ?, identity_url = ?, trust_keyset = ? WHERE id = ?').run(
         revision,
         now,
         write.identityUrl,
+        trustKeyset(write),
         id,
       );
       if (quota.maxRevisions !== undefined) {
