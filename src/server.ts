@@ -1,5 +1,5 @@
 /**
- * The composition root's second half: builds the core (composition/build-registry.ts), listens,
+ * The composition root's second half: listens, builds the core (composition/build-registry.ts)
  * and mounts every door on one HTTP app. Tests and the CLI start registries through here,
  * exactly as `npm start` does.
  */
@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { ConnectionLimits, RegistryConfig } from './config/config.js';
 import { buildRegistry, type RegistryCore } from './composition/build-registry.js';
 import { SHUTDOWN_GRACE_MS, type Door, type MountedDoor, type OpenedDoor } from './composition/door.js';
+import { createStartingUpApp } from './composition/starting-up.js';
 import { grpcDoor } from './grpc/grpc-door.js';
 import { createHttpApp, finishHttpApp } from './http/app.js';
 import type { Logger } from './observability/logger.js';
@@ -47,18 +48,29 @@ export interface RunningRegistry {
 }
 
 export async function startRegistry(config: RegistryConfig, log: Logger): Promise<RunningRegistry> {
-  const core = await buildRegistry(config, log);
+  // Listen before storage opens, so liveness answers from the first second even when opening
+  // takes long (a migration at first start after an upgrade, a replica waiting for another's);
+  // until the doors are mounted the port answers as createStartingUpApp says. The port may be 0
+  // (tests): the card's URLs need the real one, which listening gives.
+  const server = createHttpServer(config.connections);
+  const startingUp = createStartingUpApp({ corsOrigins: config.hardening.corsOrigins });
+  server.on('request', startingUp);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  let core: RegistryCore;
+  try {
+    core = await buildRegistry(config, log);
+  } catch (err) {
+    server.close();
+    server.closeAllConnections();
+    throw err;
+  }
   /** Set by close(): readiness fails and every answer closes its connection, so keep-alive clients move on. */
   let draining = false;
-  let server: http.Server | undefined;
   const mounted: MountedDoor[] = [];
   try {
-    // The port may be 0 (tests): the card's URLs need the real one, so listen first, then mount.
-    server = createHttpServer(config.connections);
-    await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
-      server!.listen(config.port, config.host, () => resolve());
-    });
     const port = (server.address() as AddressInfo).port;
     const publicUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
 
@@ -99,6 +111,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     // Watches kept from before a restart run again once the index can answer them, and after the
     // doors are mounted (their push senders follow every watch that starts or is restored).
     core.restoreWatches().catch((err: unknown) => log.error({ err }, 'restoring the watches failed'));
+    server.off('request', startingUp);
     server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (draining) res.setHeader('Connection', 'close');
       app(req, res);
@@ -145,7 +158,8 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     };
   } catch (err) {
     await Promise.all(mounted.map((door) => door.close().catch(() => undefined)));
-    server?.close();
+    server.close();
+    server.closeAllConnections();
     await core.close().catch(() => undefined);
     throw err;
   }

@@ -17,10 +17,13 @@ export function sendA2AError(req: Request, res: Response, binding: A2ABinding, e
   const scope = currentScope();
   if (scope) scope.errorCode = error.reason;
   if (binding === 'JSONRPC') {
-    const body: unknown = req.body;
-    const id = typeof body === 'object' && body !== null && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
-    res.status(200).json({ jsonrpc: '2.0', id, error: toJsonRpcError(error) });
+    res.status(200).json({ jsonrpc: '2.0', id: jsonRpcIdOf(req.body), error: toJsonRpcError(error) });
     return;
   }
   res.status(httpStatus).json(toRestErrorBody(error, httpStatus));
+}
+
+/** The id of a JSON-RPC request body, or null when it has no usable one. */
+export function jsonRpcIdOf(body: unknown): string | number | null {
+  return typeof body === 'object' && body !== null && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
 }

@@ -1,0 +1,43 @@
+/**
+ * What the HTTP port answers from the moment it listens until the doors are mounted. Storage
+ * opens in between: the first start after an upgrade migrates the database (seconds at
+ * 1,000,000 entries), and a PostgreSQL replica waits for another's migration. Liveness answers,
+ * readiness says why not, and every other request is refused as retryable, as while the search
+ * index loads: an A2A error with reason STARTING_UP (a JSON-RPC error on the JSON-RPC endpoint,
+ * HTTP 503 and a google.rpc.Status elsewhere), which the answer sanitizer gives Retry-After and
+ * its status name, as it does for the doors.
+ */
+import { toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { answerSanitizer, securityHeaders, type SecurityOptions } from '../http/security.js';
+import { jsonRpcIdOf } from '../protocol/a2a-errors.js';
+import { STARTING_UP_REASON, StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
+
+const MESSAGE = 'The registry is starting up: its storage is opening (the first start after an upgrade migrates the database); retry shortly.';
+const JSON_RPC_PATH = '/a2a/jsonrpc';
+
+export function createStartingUpApp(security: SecurityOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(securityHeaders(security));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    res.status(503).json({ status: 'not ready', reason: 'opening storage' });
+  });
+  // Read for its id only, so a JSON-RPC client can match the refusal to its request.
+  app.use(JSON_RPC_PATH, express.json({ limit: '1mb' }));
+  app.use(answerSanitizer);
+  const refuse: RequestHandler = (req, res) => {
+    const error = new StorageUnavailableA2AError(MESSAGE, STARTING_UP_REASON);
+    if (req.originalUrl.startsWith(JSON_RPC_PATH)) res.status(200).json({ jsonrpc: '2.0', id: jsonRpcIdOf(req.body), error: toJsonRpcError(error) });
+    else res.status(503).json(toRestErrorBody(error, 503));
+  };
+  // A body that could not be read is refused the same way (its id unknown).
+  const refuseUnread: ErrorRequestHandler = (_err, req, res, _next) => refuse(req, res, () => undefined);
+  app.use(refuse);
+  app.use(refuseUnread);
+  return app;
+}

@@ -1,0 +1,97 @@
+/**
+ * Issue 22 (1): the registry listens before its storage opens, so liveness answers from the first
+ * second even when opening takes long (the first start after an upgrade migrates the database,
+ * and a PostgreSQL replica waits for another's migration). On a real PostgreSQL server, another
+ * session holds the migration lock, as a replica migrating the database does: meanwhile /healthz
+ * answers 200, /readyz 503 "opening storage", and requests are refused as retryable on each
+ * binding (JSON-RPC: an error with reason STARTING_UP and the request's id; HTTP+JSON: 503 and a
+ * google.rpc.Status; both with Retry-After). Once the lock is released the registry starts and
+ * answers, with what was registered before.
+ */
+import assert from 'node:assert/strict';
+import net, { type AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { test } from 'node:test';
+import pg from 'pg';
+import { MIGRATION_LOCK_KEY } from '../src/storage/postgres/migrations.js';
+import { v1Card } from './support/documents.js';
+import { op, resultOf, sdkClient } from './support/client.js';
+import { usePostgres } from './support/postgres.js';
+import { rawPost, sendMessageBody } from './support/raw-http.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+const postgres = usePostgres();
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** The first answer to GET `url`, once something listens there. */
+async function firstAnswer(url: string): Promise<Response> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      return await fetch(url);
+    } catch {
+      await delay(50);
+    }
+  }
+  throw new Error(`nothing answered at ${url}`);
+}
+
+test('liveness answers and requests are refused as retryable while storage waits to open, then the registry starts', async (t) => {
+  if (postgres.skipReason) return t.skip(postgres.skipReason);
+  const databaseUrl = await postgres.server.createDatabase('opening');
+  // A registry that registers an entry, then stops: the database is migrated and holds it.
+  const first = await startTestRegistry({ DATABASE_URL: databaseUrl });
+  const client = await sdkClient(first.url, { token: TOKENS.alice });
+  const registered = resultOf(await op(client, { register: { agentCard: v1Card('Opening Agent', 'https://opening.example.com/a2a') } }));
+  await first.close();
+
+  const holder = new pg.Client({ connectionString: databaseUrl });
+  await holder.connect();
+  await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  let started: TestRegistry | undefined;
+  const starting = startTestRegistry({ DATABASE_URL: databaseUrl, PORT: String(port) }).then((r) => (started = r));
+  try {
+    const health = await firstAnswer(`${base}/healthz`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(await health.json(), { status: 'ok' });
+    const ready = await fetch(`${base}/readyz`);
+    assert.equal(ready.status, 503);
+    assert.deepEqual(await ready.json(), { status: 'not ready', reason: 'opening storage' });
+
+    const jsonRpc = await rawPost(`${base}/a2a/jsonrpc`, sendMessageBody([{ data: { search: { query: 'opening' } }, mediaType: 'application/json' }], 'req-7'));
+    assert.equal(jsonRpc.status, 200, 'JSON-RPC answers its errors with HTTP 200');
+    assert.equal(jsonRpc.json!.id, 'req-7', "the refusal carries the request's id");
+    assert.equal(jsonRpc.json!.error.data[0].reason, 'STARTING_UP');
+    assert.match(jsonRpc.json!.error.message, /starting up: its storage is opening.*retry/);
+    assert.equal(jsonRpc.headers.get('retry-after'), '2');
+    const rest = await rawPost(`${base}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [] } }));
+    assert.equal(rest.status, 503);
+    assert.equal(rest.json!.error.status, 'UNAVAILABLE');
+    assert.equal(rest.json!.error.details[0].reason, 'STARTING_UP');
+    assert.equal(rest.headers.get('retry-after'), '2');
+    const card = await fetch(`${base}/.well-known/agent-card.json`);
+    assert.equal(card.status, 503, 'the card names URLs and keys the doors give: it waits for them');
+
+    await delay(300);
+    assert.equal(started, undefined, 'still waiting for the migration lock');
+  } finally {
+    await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    await holder.end();
+    // Started either way, and closed either way, so a failed assertion does not leave it running.
+    t.after(async () => (await starting).close());
+  }
+  const registry = await starting;
+  assert.equal((await fetch(`${base}/readyz`)).status, 200);
+  const again = await sdkClient(registry.url, { token: TOKENS.alice });
+  const got = resultOf(await op(again, { get: { id: registered.id } }));
+  assert.equal(got.id, registered.id, 'what was registered before is there');
+  assert.equal(got.document.name, 'Opening Agent');
+});
