@@ -1,10 +1,11 @@
 /**
  * Write latency at size (issue 22): updates (register of a changed document) and removals,
  * one at a time, straight on the SQLite store of a data directory holding `--size` generated
- * entries — with nothing else running, and beside a scan of every entry like the start-up
- * signature re-evaluation's (CardTrust.reevaluateAll: a batch of entries read at a time,
- * a turn of the event loop after each), the old way (500 at a time, a turn every 512 entries)
- * and the new (64).
+ * entries — with nothing else running, and beside a scan of every entry like the one the start-up
+ * signature re-evaluation ran (CardTrust.reevaluateAll: a batch of entries read at a time, a turn
+ * of the event loop after each), the old way (500 at a time, a turn every 512 entries) and the
+ * newer (64). It now reads only the cards checked against other trust roots (bench/reevaluation.ts),
+ * but a full scan beside writes is still what rebuilding the index without a snapshot does.
  *
  *   npx tsx bench/write-latency.ts --size 1000000 --data-dir /tmp/registry-1m [--samples 200]
  *
