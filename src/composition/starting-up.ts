@@ -9,8 +9,8 @@
  */
 import { toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { jsonRpcIdOf } from '../http/json-body.js';
 import { answerSanitizer, securityHeaders, type SecurityOptions } from '../http/security.js';
-import { jsonRpcIdOf } from '../protocol/a2a-errors.js';
 import { STARTING_UP_REASON, StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
 
 const MESSAGE = 'The registry is starting up: its storage is opening (the first start after an upgrade migrates the database); retry shortly.';

@@ -41,3 +41,8 @@ export interface JsonBodyOptions {
 export function jsonBody(options: JsonBodyOptions): RequestHandler {
   return express.json({ limit: options.limit, type: options.types ?? ['application/json', 'application/*+json'], verify: verifyBody(options.maxDepth) });
 }
+
+/** The id of a parsed JSON-RPC request body, or null when it has no usable one (a refusal then answers with id null). */
+export function jsonRpcIdOf(body: unknown): string | number | null {
+  return typeof body === 'object' && body !== null && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+}

@@ -22,6 +22,7 @@ import type { Admission } from '../operations/admission.js';
 import { RegistryError } from '../contract/errors.js';
 import type { OperationName } from '../operations/operation.js';
 import { sendFailure } from './errors.js';
+import { jsonRpcIdOf } from './json-body.js';
 
 export interface RateLimitOptions {
   enabled: boolean;
@@ -178,7 +179,7 @@ export class AbuseControl implements Admission {
       const slot = this.openStream(req.ip ?? 'unknown');
       if ('reason' in slot) {
         scope.errorCode = 'RATE_LIMITED';
-        return sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...slot, id: rpcId(req.body) });
+        return sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...slot, id: jsonRpcIdOf(req.body) });
       }
       res.once('close', slot.release);
       next();
@@ -189,10 +190,4 @@ export class AbuseControl implements Admission {
   get openStreams(): number {
     return this.openStreamCount;
   }
-}
-
-function rpcId(body: unknown): string | number | null {
-  if (typeof body !== 'object' || body === null || !('id' in body)) return null;
-  const id = (body as { id: unknown }).id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }

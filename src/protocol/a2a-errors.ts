@@ -7,6 +7,7 @@
  */
 import type { Request, Response } from 'express';
 import { A2AError, restStatusFor, toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
+import { jsonRpcIdOf } from '../http/json-body.js';
 import { currentScope } from '../observability/request-scope.js';
 
 export type A2ABinding = 'JSONRPC' | 'HTTP+JSON';
@@ -21,9 +22,4 @@ export function sendA2AError(req: Request, res: Response, binding: A2ABinding, e
     return;
   }
   res.status(httpStatus).json(toRestErrorBody(error, httpStatus));
-}
-
-/** The id of a JSON-RPC request body, or null when it has no usable one. */
-export function jsonRpcIdOf(body: unknown): string | number | null {
-  return typeof body === 'object' && body !== null && 'id' in body && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
 }
