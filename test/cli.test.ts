@@ -18,6 +18,7 @@ import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from
 import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { startOrigin } from './support/origin-server.js';
+import { freePort } from './support/ports.js';
 import { serveCard } from './support/freshness.js';
 
 const EXAMPLES = path.join(REPO_ROOT, 'examples');
@@ -82,15 +83,6 @@ const parse = <T = Record<string, any>>(run: Run): T => {
 /** No stack trace, ever: one line of message at most for failures. */
 function assertNoStack(run: Run): void {
   assert.doesNotMatch(run.stderr, /^\s+at .+\(.+:\d+:\d+\)$/m, run.stderr);
-}
-
-/** A TCP port that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('a2a-registry against a registry', () => {
@@ -374,7 +366,7 @@ describe('a2a-registry against a registry', () => {
 
 describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
   test('connection refused: one line, no stack trace; --json gives an error document', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const [human, json, write] = await Promise.all([
       cli(['search', 'anything', '--registry', url]),
       cli(['ls', '--json', '--registry', url]),

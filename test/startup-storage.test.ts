@@ -9,7 +9,6 @@
  * answers, with what was registered before.
  */
 import assert from 'node:assert/strict';
-import net, { type AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
 import pg from 'pg';
@@ -17,18 +16,11 @@ import { MIGRATION_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { usePostgres } from './support/postgres.js';
+import { freePort } from './support/ports.js';
 import { rawPost, sendMessageBody } from './support/raw-http.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 const postgres = usePostgres();
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** The first answer to GET `url`, once something listens there. */
 async function firstAnswer(url: string): Promise<Response> {
