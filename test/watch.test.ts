@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { StreamResponse } from '@a2a-js/sdk';
+import { randomUUID } from 'node:crypto';
+import { TaskState, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { dataPart, errorOf, op, resultOf, sdkClient, send, stateOf, streamEventJson, type WireJson } from './support/client.js';
+import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, textPart, type WireJson } from './support/client.js';
 import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { v1Card } from './support/documents.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
@@ -178,6 +179,27 @@ describe('standing searches', () => {
       for await (const _ of alice.resubscribeTask({ tenant: '', id })) break;
     }, /not found/i);
     await cancel(bob, log);
+  });
+
+  test("a message on an open watch's task other than a renewal is refused, and the watch stays open and cancelable", async () => {
+    const log = track(watch(bob, { query: 'continued' }));
+    const id = await taskIdOf(log);
+    const onWatch = { ...message([textPart('continued')]), taskId: id };
+    await assert.rejects(
+      bob.sendMessage({ tenant: '', message: onWatch, configuration: undefined, metadata: undefined }),
+      /is an open watch: the only message it takes is \{"renew": \{\}\}.*CancelTask/,
+    );
+    await assert.rejects(async () => {
+      for await (const _ of bob.sendMessageStream({ tenant: '', message: { ...onWatch, messageId: randomUUID() }, configuration: undefined, metadata: undefined })) break;
+    }, /is an open watch/);
+    // Another principal's watch stays unknown to alice, as for every other method.
+    await assert.rejects(alice.sendMessage({ tenant: '', message: { ...onWatch, messageId: randomUUID() }, configuration: undefined, metadata: undefined }), /not found/i);
+    // The watch still runs: its next event arrives, and CancelTask ends it.
+    const entry = resultOf(await op(alice, { register: { agentCard: card('Continued Match', 'https://continued.example.org/a2a', ['continued']) } }));
+    await log.waitForEvent((e) => e.event === 'added' && e.hit.id === entry.id, 'added after the refused messages');
+    const task = await bob.getTask({ tenant: '', id, historyLength: undefined });
+    assert.equal(task.status?.state, TaskState.TASK_STATE_WORKING);
+    assert.equal((await cancel(bob, log)).state, 'TASK_STATE_CANCELED');
   });
 
   test('CLI: a2a-registry watch prints the initial matches and then events as JSON lines', async () => {

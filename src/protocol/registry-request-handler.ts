@@ -69,6 +69,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
     if (renewsWatch(params)) return this.#renew(params, context);
+    await this.#refuseOnOpenWatch(params, context);
     if (isOneTurn(params)) {
       const task = await this.#answerOneTurn(params, context);
       refuseIfAsked(context);
@@ -89,6 +90,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       yield { payload: { $case: 'task', value: await this.#renew(params, context) } };
       return;
     }
+    await this.#refuseOnOpenWatch(params, context);
     const events = super.sendMessageStream(params, context);
     // The executor decides before its first event: refuse before the stream starts, so the
     // client gets a plain error rather than a stream.
@@ -228,6 +230,23 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       };
     });
     return renewed ?? current;
+  }
+
+  /**
+   * A message sent on an open watch's task (message.taskId) that is no renewal: refused. The
+   * SDK would run it as the task's next turn, publish a finished task over the watch's and leave
+   * the watch running under a COMPLETED task that CancelTask can no longer end. Only watches
+   * stay WORKING; a message on a finished task is the SDK's to refuse, on an unknown (or
+   * another principal's) task its TaskNotFound.
+   */
+  async #refuseOnOpenWatch(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
+    const taskId = params.message?.taskId;
+    if (!taskId) return;
+    const task = await this.#tasks.load(taskId, context);
+    if (task?.status?.state !== TaskState.TASK_STATE_WORKING) return;
+    throw new RequestMalformedError(
+      `Task ${taskId} is an open watch: the only message it takes is {"renew": {}}, which renews it. To search or register, send a message without taskId; to end the watch, use CancelTask.`,
+    );
   }
 
   /**
