@@ -82,7 +82,8 @@ function assertRpcRefused(answer: RawAnswer, method: string, challenge: RegExp, 
   assert.equal(answer.json?.jsonrpc, '2.0', ctx);
   assert.equal(answer.json?.id, `call-${method}`, ctx);
   assert.equal(answer.json?.error?.code, -32000, ctx);
-  assert.equal(answer.json?.error?.data?.reason, reason, ctx);
+  assert.equal(answer.json?.error?.data?.[0]?.reason, reason, ctx);
+  assert.equal(answer.json?.error?.data?.[0]?.['@type'], 'type.googleapis.com/google.rpc.ErrorInfo', ctx);
   assert.equal(answer.json?.result, undefined, ctx);
 }
 

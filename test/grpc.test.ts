@@ -385,7 +385,7 @@ describe('rate limits, shared with the HTTP doors', () => {
         body: sendMessageBody(search('weather'), 1, 'SendStreamingMessage'),
       });
       assert.equal(sse.status, 429);
-      assert.equal(((await sse.json()) as WireJson).error.data.reason, 'TOO_MANY_STREAMS');
+      assert.equal(((await sse.json()) as WireJson).error.data[0].reason, 'TOO_MANY_STREAMS');
       // Blocking calls are not streams.
       assert.equal(stateOf((await client.send(search('weather'), from(address, TOKENS.admin))).task!), 'TASK_STATE_COMPLETED');
       gets.release();

@@ -4,6 +4,9 @@
  * server keeps answering, and Object.prototype is never touched.
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import net from 'node:net';
+import { setTimeout } from 'node:timers/promises';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { createDocumentValidator } from '../src/validation/index.js';
@@ -82,9 +85,13 @@ afterEach(async () => {
 });
 
 describe('JSON-RPC envelope', () => {
-  test('malformed JSON is -32700; so are JSON texts that are not objects', async () => {
+  test('malformed JSON is -32700; JSON texts that are not objects are -32600, saying so', async () => {
     assert.equal(rpcError(await rpc('{"jsonrpc": "2.0", "id": 1, "method": ')).code, -32700);
-    for (const body of ['null', '42', '"text"', 'true']) assert.equal(rpcError(await rpc(body)).code, -32700, body);
+    for (const [body, kind] of [['null', 'null'], ['42', 'a number'], ['"text"', 'a string'], ['true', 'a boolean']]) {
+      const error = rpcError(await rpc(body!));
+      assert.equal(error.code, -32600, body);
+      assert.match(error.message, new RegExp(`valid JSON but ${kind}, not an object`), body);
+    }
   });
 
   test('an empty body, a batch and a non-object are -32600 with a message that says what to send', async () => {
@@ -124,6 +131,10 @@ describe('JSON-RPC envelope', () => {
       assert.match(error.message, /"id" must be/);
       assert.equal(answer.json!.id, null);
     }
+    // A notification (no id) would run with no one told the outcome: refused, nothing done.
+    const notification = rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', method: 'SendMessage', params: { message: { messageId: 'n', role: 'ROLE_USER', parts: [{ text: 'x' }] } } })));
+    assert.equal(notification.code, -32600);
+    assert.match(notification.message, /"id" is required/);
     for (const id of ['req-1', 42, null]) {
       const answer = await rpc(JSON.stringify({ jsonrpc: '2.0', id, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } } }));
       assert.equal(answer.json!.id, id);
@@ -203,6 +214,25 @@ describe('size and depth', () => {
     assert.match(error.message, /limit is \d+ bytes/);
     const answer = await rest('/message:send', JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x'.repeat(3 * 1024 * 1024) }] } }));
     assert.equal(answer.status, 413);
+  });
+
+  test('a body declared larger than the limit is refused at once, before the client sends it, and the connection closes', async () => {
+    // Headers only: a client declaring 10 GB gets its answer without sending a byte of the body
+    // (before, the refusal waited for the whole body, up to the request timeout).
+    const { port } = new URL(registry.url);
+    for (const path of ['/a2a/rest/message:send', '/a2a/jsonrpc']) {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: 10000000000\r\n\r\n{"x":`);
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      const closed = await Promise.race([once(socket, 'close').then(() => true), setTimeout(5_000).then(() => false)]);
+      socket.destroy();
+      assert.ok(closed, `${path}: the registry closed the connection within 5 s (got ${JSON.stringify(text.slice(0, 200))})`);
+      assert.match(text, path.includes('rest') ? /^HTTP\/1\.1 413 / : /^HTTP\/1\.1 200 /, path);
+      assert.match(text, /\r\nconnection: close\r\n/i, path);
+      assert.match(text, /The request body is 10000000000 bytes; the limit is \d+ bytes/, path);
+    }
   });
 
   test('bodies nested thousands of levels deep are refused on the bytes, in every place and binding', async () => {

@@ -99,8 +99,10 @@ describe('flood guard', () => {
     const retry = Number(refused.headers.get('retry-after'));
     assert.ok(retry >= 1 && retry <= 60, String(retry));
     assertWellFormedJsonRpcAnswer(refused, 'GetTask');
-    assert.equal(refused.json!.error.data.reason, 'RATE_LIMITED');
-    assert.equal(refused.json!.error.data.retryAfterSeconds, retry);
+    // Error details as A2A 9.5 has them: an array of typed objects, the retry time in the ErrorInfo's metadata.
+    assert.deepEqual(refused.json!.error.data, [
+      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMITED', domain: 'a2a-registry', metadata: { retryAfterSeconds: String(retry) } },
+    ]);
     assert.match(refused.json!.error.message, /Too many requests/);
     // Garbage is refused too, without being parsed.
     assert.equal((await rpc('{"not json', flood)).status, 429);
@@ -141,7 +143,7 @@ describe('concurrent streams', () => {
       assert.equal(third.status, 429);
       assert.ok(third.headers.get('retry-after'), 'third.headers.get(\'retry-after\')');
       assertWellFormedJsonRpcAnswer(third, 'SendStreamingMessage');
-      assert.equal(third.json!.error.data.reason, 'TOO_MANY_STREAMS');
+      assert.equal(third.json!.error.data[0].reason, 'TOO_MANY_STREAMS');
       assert.match(third.json!.error.message, /limit is 2/);
       // Blocking requests are not streams; other addresses have their own slots.
       const other = op({ get: { id: 'd' } }, from('10.0.3.2', TOKENS.admin), 'SendStreamingMessage');

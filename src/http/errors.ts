@@ -49,6 +49,11 @@ export const failureFormat =
     next();
   };
 
+/** A google.rpc.ErrorInfo of the registry's own (ProtoJSON `Any`: typed by `@type`). */
+export function errorInfo(reason: string, metadata?: Record<string, string>): Record<string, unknown> {
+  return { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-registry', ...(metadata ? { metadata } : {}) };
+}
+
 export function sendFailure(req: Request, res: Response, failure: HttpFailure): void {
   if (res.headersSent) {
     res.end();
@@ -59,6 +64,7 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
   const retry = failure.retryAfterSeconds;
   if (retry !== undefined) res.setHeader('Retry-After', String(retry));
   if (failure.challenge !== undefined) res.setHeader('WWW-Authenticate', failure.challenge);
+  const retryMetadata = retry === undefined ? undefined : { retryAfterSeconds: String(retry) };
   const format = (res.locals as { failureFormat?: FailureFormatter }).failureFormat;
   if (format) {
     const { status, body } = format(failure);
@@ -69,7 +75,10 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
     // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does;
     // a rate limit (429 + Retry-After) and a refused credential (401 + WWW-Authenticate) are the
     // exceptions, so proxies, HTTP clients and their auth handlers react to them too.
-    const data = retry === undefined ? { reason: failure.reason } : { reason: failure.reason, retryAfterSeconds: retry };
+    // Error details are an array of typed objects (A2A section 9.5), as the SDK's own errors
+    // carry them: the reason in a google.rpc.ErrorInfo, the retry time in its metadata (string
+    // values, as on gRPC).
+    const data = [errorInfo(failure.reason, retryMetadata)];
     const status = retry !== undefined ? 429 : failure.challenge !== undefined ? failure.httpStatus : 200;
     res.status(status).json({ jsonrpc: '2.0', id: failure.id ?? null, error: { code: failure.jsonRpcCode, message: failure.message, data } });
     return;
@@ -79,16 +88,30 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
       code: failure.httpStatus,
       status: STATUS_NAMES[failure.httpStatus] ?? 'UNKNOWN',
       message: failure.message,
-      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: failure.reason, domain: 'a2a-registry' }],
+      details: [errorInfo(failure.reason, retryMetadata)],
     },
   });
 }
 
 interface BodyParserError extends Error {
   type?: string;
+  /** The raw body (parse failures). */
+  body?: unknown;
   status?: number;
   length?: number;
   limit?: number;
+}
+
+/** 'null', 'a number', ... when `text` is JSON (and so no object, or it would have parsed); else undefined. */
+function jsonKindOf(text: unknown): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
 /** Turns body-parser failures (too large, not JSON, bad charset) into binding-shaped errors. */
@@ -103,6 +126,16 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
           message: `The request body is ${err.length ?? 'over'} bytes; the limit is ${err.limit} bytes. Documents themselves are limited to a few KB: check you are not sending something else.`,
         });
       case 'entity.parse.failed':
+        // body-parser's strict mode refuses JSON that is not an object or array with a syntax
+        // error's message ("Unexpected token 'n', "null" is not valid JSON"): say what it is.
+        if (jsonKindOf(err.body) !== undefined) {
+          return sendFailure(req, res, {
+            httpStatus: 400,
+            jsonRpcCode: JSONRPC_INVALID_REQUEST,
+            reason: 'INVALID_REQUEST',
+            message: `The request body is valid JSON but ${jsonKindOf(err.body)}, not an object: send one JSON object (on JSON-RPC a request such as {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {...}}).`,
+          });
+        }
         return sendFailure(req, res, {
           httpStatus: 400,
           jsonRpcCode: JSONRPC_PARSE_ERROR,

@@ -20,7 +20,7 @@ class BodyRejected extends Error {
 }
 
 /** express.json `verify`: runs on the raw body before JSON.parse. */
-export function verifyBody(maxDepth: number) {
+function verifyBody(maxDepth: number) {
   return (_req: IncomingMessage, _res: unknown, buf: Buffer, encoding: string): void => {
     if (/^utf-?8$/i.test(encoding) && !isWellFormedUtf8(buf)) throw new BodyRejected('entity.invalid.utf8', 'not UTF-8');
     if (nestsDeeperThan(buf, maxDepth)) {
@@ -38,8 +38,34 @@ export interface JsonBodyOptions {
   types?: string[];
 }
 
+/** An error body-parser's own check would give, for a body refused before a byte of it is read. */
+class DeclaredTooLarge extends Error {
+  readonly type = 'entity.too.large';
+  readonly status = 413;
+  constructor(
+    readonly length: number,
+    readonly limit: number,
+  ) {
+    super('request entity too large');
+  }
+}
+
 export function jsonBody(options: JsonBodyOptions): RequestHandler {
-  return express.json({ limit: options.limit, type: options.types ?? ['application/json', 'application/*+json'], verify: verifyBody(options.maxDepth) });
+  const types = options.types ?? ['application/json', 'application/*+json'];
+  const parse = express.json({ limit: options.limit, type: types, verify: verifyBody(options.maxDepth) });
+  return (req, res, next) => {
+    // A body whose declared length is over the limit is refused at once. body-parser refuses it
+    // too, but only once the client has sent all of it (it reads the rest off first), so a client
+    // declaring gigabytes kept the connection draining until the request timeout. The connection
+    // closes after the answer: the unread body is never read.
+    const declared = Number(req.headers['content-length']);
+    if (declared > options.limit && req.is(types)) {
+      res.setHeader('Connection', 'close');
+      next(new DeclaredTooLarge(declared, options.limit));
+      return;
+    }
+    parse(req, res, next);
+  };
 }
 
 /** The id of a parsed JSON-RPC request body, or null when it has no usable one (a refusal then answers with id null). */

@@ -15,6 +15,7 @@ import cors from 'cors';
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
+import { errorInfo } from './errors.js';
 
 export interface SecurityOptions {
   /** Browser origins allowed to call the registry: none, '*' or a list. */
@@ -133,12 +134,12 @@ function scrub(body: ErrorEnvelope, httpStatus: number): boolean {
   }
   if (body.jsonrpc === '2.0' && error.code === JSONRPC_INTERNAL_ERROR) {
     error.message = INTERNAL_MESSAGE;
-    error.data = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INTERNAL', domain: 'a2a-registry' }];
+    error.data = [errorInfo('INTERNAL')];
     return true;
   }
   if (body.jsonrpc === undefined && httpStatus >= 500) {
     error.message = INTERNAL_MESSAGE;
-    error.details = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INTERNAL', domain: 'a2a-registry' }];
+    error.details = [errorInfo('INTERNAL')];
     return true;
   }
   return false;

@@ -6,13 +6,13 @@
  * negotiation, HTTP+JSON media types, authentication, shape checks before the SDK, and the
  * request scope and log line.
  */
-import express from 'express';
 import { getSupportedVersions } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { AgentCard } from '@a2a-js/sdk';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate } from '../http/authentication.js';
 import { bodyErrorHandler } from '../http/errors.js';
+import { jsonBody } from '../http/json-body.js';
 import { handlerChain } from '../http/handler-chain.js';
 import { directJsonAnswers } from '../http/json-answer.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
@@ -20,7 +20,7 @@ import { answerSanitizer } from '../http/security.js';
 import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
 import { a2aRequestHandler } from './request-handler.js';
-import { jsonRpcShapeGuard, restShapeGuard, verifyBody } from './request-guard.js';
+import { jsonRpcShapeGuard, restShapeGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { callerUserBuilder } from './sdk-user.js';
 import { negotiateVersion } from './versions.js';
@@ -56,11 +56,7 @@ export const a2aDoor: Door = {
 
     // Our own parser and limit in front of the SDK's (which would answer 413 with an HTML page);
     // once a body is parsed, the SDK's express.json() leaves it alone.
-    const json = express.json({
-      limit: config.maxBodyBytes,
-      type: ['application/json', 'application/a2a+json', 'application/*+json'],
-      verify: verifyBody(config.hardening.maxJsonDepth),
-    });
+    const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: ['application/json', 'application/a2a+json', 'application/*+json'] });
     // Order matters: count everything, refuse floods before reading bodies, label HTTP+JSON
     // answers before anything answers, negotiate the version, refuse non-JSON bodies and
     // unusable credentials, check shapes before the SDK, and scrub internal errors out of

@@ -1,7 +1,7 @@
 /**
  * Checks the shape of a request before the SDK sees it, so hostile or malformed input gets a
  * precise error instead of reaching code that assumes well-formed JSON-RPC:
- * - while the body is read (express.json `verify`): nesting depth and UTF-8, on the raw bytes;
+ * - while the body is read (http/json-body.ts): its declared length, nesting depth and UTF-8, on the raw bytes;
  * - after it is parsed: the JSON-RPC envelope (no batches, `jsonrpc`, `method`, `id`, `params`)
  *   and the parts of a message (at least one; objects; `raw` / v0.3 `file.bytes` strict base64).
  * Without these, `parts: [null]` or `raw: 5` end as -32603 with a JavaScript error message, a
@@ -22,7 +22,6 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 /** Depth and UTF-8 of the raw body (shared by every door's JSON parser). */
-export { verifyBody } from '../http/json-body.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -134,6 +133,11 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   const usableId = idOk ? (id as string | number | null | undefined) : null;
   if (!idOk) {
     return refuse(req, res, JSONRPC_INVALID_REQUEST, `"id" must be a string (at most ${MAX_ID_CHARS} characters), an integer or null.`);
+  }
+  if (id === undefined) {
+    // A JSON-RPC notification gets no answer, so its outcome would reach no one; every A2A method
+    // is a request with an answer (A2A 9.x: each request carries an id).
+    return refuse(req, res, JSONRPC_INVALID_REQUEST, '"id" is required: every A2A call is a JSON-RPC request with an answer, and one without an id (a notification) would run with no one told the outcome. Add e.g. "id": 1 (a string or an integer).');
   }
   if (body.jsonrpc !== '2.0') return refuse(req, res, JSONRPC_INVALID_REQUEST, '"jsonrpc" must be "2.0".', usableId);
   if (typeof method !== 'string' || method === '') {
