@@ -193,4 +193,21 @@ describe('deployment configuration', () => {
     configError({ REGISTRY_ADMIN_TOKEN: 'short-secret' }, /^invalid configuration: REGISTRY_ADMIN_TOKEN must be at least 16 characters$/);
     configError({ REGISTRY_ADMIN_TOKEN: admin, REGISTRY_TOKENS: `alice:${admin}` }, /also the token of "alice"/);
   });
+
+  test('configuration errors never print a secret: a REGISTRY_TOKENS item without a colon, the password of a database URL', () => {
+    const refused = (env: Record<string, string>): string => {
+      try {
+        loadConfig({ ...base, ...env });
+      } catch (err) {
+        if (err instanceof ConfigError) return err.message;
+      }
+      assert.fail(`${JSON.stringify(env)} was accepted`);
+    };
+    const noColon = refused({ REGISTRY_TOKENS: 'alice:alice-token-0123456789,bobtok-bob-0123456789ab' });
+    assert.match(noColon, /REGISTRY_TOKENS item 2 is not principal:token/);
+    assert.doesNotMatch(noColon, /bob-0123456789ab/);
+    const database = refused({ DATABASE_URL: 'mysql://u:supersecret@db.example/registry' });
+    assert.match(database, /DATABASE_URL .*\(got "mysql:\/\/u:\*\*\*@db\.example\/registry"\)/);
+    assert.doesNotMatch(database, /supersecret/);
+  });
 });

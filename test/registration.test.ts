@@ -231,6 +231,52 @@ describe('first start without tokens', () => {
     await second.close();
   });
 
+  test('an empty admin-token file (a first start stopped while writing it) is replaced; a short token stops start-up, saying what to do', async () => {
+    const dataDir = tempDir();
+    const file = path.join(dataDir, 'admin-token');
+    fs.writeFileSync(file, '', { mode: 0o600 });
+    const started = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: '' });
+    try {
+      const token = fs.readFileSync(file, 'utf8').trim();
+      assert.match(token, /^a2ar_.{32}$/);
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+      resultOf(await op(await sdkClient(started.url, { token }), { register: { agentCard: v1Card('Replaced', 'https://replaced.example.org/a2a') } }));
+      assert.deepEqual(fs.readdirSync(dataDir).filter((f) => f.startsWith('admin-token.')), [], 'no temporary file left behind');
+    } finally {
+      await started.close();
+    }
+    fs.writeFileSync(file, 'abc\n');
+    await assert.rejects(startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: '' }), /admin-token holds an admin token of 3 characters; tokens need at least 16\. Write a longer one into it, or delete the file/);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'abc\n', 'never overwritten');
+  });
+
+  test("a data directory it creates, its database and its saved index are its user's alone, whatever the umask", async () => {
+    const dataDir = path.join(tempDir(), 'new-data-dir');
+    const umask = process.umask(0);
+    try {
+      const started = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: '' });
+      await started.close();
+    } finally {
+      process.umask(umask);
+    }
+    assert.equal(fs.statSync(dataDir).mode & 0o777, 0o700);
+    for (const file of ['registry.db', 'admin-token', 'search-index.snapshot']) assert.equal(fs.statSync(path.join(dataDir, file)).mode & 0o777, 0o600, file);
+  });
+
+  test('a data directory that cannot be used stops start-up naming REGISTRY_DATA_DIR and the way out', async () => {
+    const notADirectory = path.join(tempDir(), 'a-file');
+    fs.writeFileSync(notADirectory, 'x');
+    // The admin token (no tokens configured) and the database (tokens configured) each say so.
+    await assert.rejects(
+      startTestRegistry({ REGISTRY_DATA_DIR: notADirectory, REGISTRY_TOKENS: '' }),
+      new RegExp(`cannot keep the admin token in ${notADirectory}/admin-token .*Check that REGISTRY_DATA_DIR \\(${notADirectory}\\) is a directory`),
+    );
+    await assert.rejects(
+      startTestRegistry({ REGISTRY_DATA_DIR: notADirectory }),
+      new RegExp(`cannot open the database file ${notADirectory}/registry.db for writing .*Check that REGISTRY_DATA_DIR \\(${notADirectory}\\) is a directory`),
+    );
+  });
+
   test('REGISTRY_PUBLIC_READ=false makes every call need a token (the door refuses; see conformance-auth.test.ts)', async () => {
     const closed = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
     try {

@@ -7,30 +7,89 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ADMIN_PRINCIPAL } from '../config/config.js';
+import { ADMIN_PRINCIPAL, MIN_TOKEN_CHARS } from '../config/config.js';
 import type { Caller } from '../contract/caller.js';
 
 export const ADMIN_TOKEN_FILE = 'admin-token';
 
-/** Loads the admin token from the data directory, creating it on first start. */
+/**
+ * Loads the admin token from the data directory, creating it on first start.
+ *
+ * The file is written whole or not at all (a temporary file, synced, then linked into place), so
+ * a first start stopped half-way (a full disk, a crash) leaves no empty file behind. An empty one
+ * left by an older version is replaced; a token too short to be safe, written by someone, is an
+ * error that says what to do (it is never overwritten: someone may rely on it).
+ */
 export function ensureAdminToken(dataDir: string): { token: string; file: string; created: boolean } {
   const file = path.join(dataDir, ADMIN_TOKEN_FILE);
-  fs.mkdirSync(dataDir, { recursive: true });
   try {
-    const token = fs.readFileSync(file, 'utf8').trim();
-    if (token.length >= 16) return { token, file, created: false };
+    return loadOrCreate(dataDir, file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === undefined) throw err;
+    // The file system's words (EACCES, EEXIST on mkdir) name neither the setting nor the way out.
+    throw new Error(
+      `cannot keep the admin token in ${file} (${(err as Error).message}). Check that REGISTRY_DATA_DIR (${dataDir}) is a directory the user the registry runs as ` +
+        `(uid ${process.getuid?.() ?? '?'}) can write to, or give the token with REGISTRY_ADMIN_TOKEN or REGISTRY_ADMIN_TOKEN_FILE.`,
+      { cause: err },
+    );
   }
-  const token = `a2ar_${randomBytes(24).toString('base64url')}`;
-  // wx: never overwrite a token another process wrote a moment ago.
+}
+
+function loadOrCreate(dataDir: string, file: string): { token: string; file: string; created: boolean } {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Two processes starting on one directory at once: the second adopts the first one's token.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = readTokenFile(file);
+    if (existing !== undefined && existing.length >= MIN_TOKEN_CHARS) return { token: existing, file, created: false };
+    if (existing !== undefined && existing.length > 0) {
+      throw new Error(
+        `${file} holds an admin token of ${existing.length} characters; tokens need at least ${MIN_TOKEN_CHARS}. Write a longer one into it, or delete the file and the registry generates one.`,
+      );
+    }
+    const token = `a2ar_${randomBytes(24).toString('base64url')}`;
+    if (placeTokenFile(file, `${token}\n`, existing === undefined)) return { token, file, created: true };
+  }
+  throw new Error(`${file} keeps changing while the registry starts; check what else writes to ${dataDir}.`);
+}
+
+/** The file's token (trimmed; '' for an empty file), or undefined when there is no file. */
+function readTokenFile(file: string): string | undefined {
   try {
-    fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+    return fs.readFileSync(file, 'utf8').trim();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return ensureAdminToken(dataDir);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  return { token, file, created: true };
+}
+
+/**
+ * Writes `text` to `file` (mode 0600) whole: into a temporary file, synced, then linked into
+ * place when there is no file (false when another process placed one meanwhile) or renamed over
+ * the empty one.
+ */
+function placeTokenFile(file: string, text: string, create: boolean): boolean {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = fs.openSync(temporary, 'wx', 0o600);
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    if (!create) {
+      fs.renameSync(temporary, file);
+      return true;
+    }
+    fs.linkSync(temporary, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
 }
 
 /** Resolves tokens to principals in constant time per candidate (no early exit on prefix). */

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { AllowList } from '../net/address-policy.js';
+import { withoutPassword } from '../lib/url-password.js';
 
 /** A principal named `admin` may act on every entry. */
 export const ADMIN_PRINCIPAL = 'admin';
@@ -176,20 +177,25 @@ const positiveInt = (max: number) =>
     .min(1, { message: 'must be at least 1' })
     .max(max, { message: `must be at most ${max}` });
 
+/** Tokens shorter than this are refused, wherever they come from (a generated admin token is longer). */
+export const MIN_TOKEN_CHARS = 16;
+
 const tokensSchema = z
   .string()
   .transform((raw, ctx) => {
     const tokens = new Map<string, string>();
-    for (const pair of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const [index, pair] of raw.split(',').map((s) => s.trim()).filter(Boolean).entries()) {
       const sep = pair.indexOf(':');
       const principal = pair.slice(0, sep).trim();
       const token = pair.slice(sep + 1).trim();
       if (sep <= 0 || !token) {
-        ctx.addIssue({ code: 'custom', message: `"${pair.replace(/:.*/, ':…')}" is not principal:token` });
+        // Without a colon the whole item may be a token: name it by its place, never by its text.
+        const shown = sep > 0 ? `"${pair.slice(0, sep)}:…"` : `item ${index + 1}`;
+        ctx.addIssue({ code: 'custom', message: `${shown} is not principal:token (a principal name, a colon, then its token)` });
         return z.NEVER;
       }
-      if (token.length < 16) {
-        ctx.addIssue({ code: 'custom', message: `the token of "${principal}" is shorter than 16 characters` });
+      if (token.length < MIN_TOKEN_CHARS) {
+        ctx.addIssue({ code: 'custom', message: `the token of "${principal}" is shorter than ${MIN_TOKEN_CHARS} characters` });
         return z.NEVER;
       }
       if (tokens.has(token)) {
@@ -220,7 +226,7 @@ const envSchema = z.object({
     .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
     .optional(),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
-  REGISTRY_ADMIN_TOKEN: z.string().trim().min(16, { message: 'must be at least 16 characters' }).optional(),
+  REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).optional(),
   REGISTRY_ADMIN_TOKEN_FILE: z.string().min(1).optional(),
   REGISTRY_PUBLIC_READ: booleanString.default(true),
   REGISTRY_MAX_DOCUMENT_BYTES: positiveInt(1024 * 1024).default(10240),
@@ -283,7 +289,7 @@ const envSchema = z.object({
     .regex(/^(true|false|\d{1,2})$/, { message: 'must be true, false or a number of proxy hops' })
     .transform((v) => (v === 'true' ? true : v === 'false' ? false : Number(v)))
     .default(false),
-  REGISTRY_METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+  REGISTRY_METRICS_TOKEN: z.string().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).optional(),
   // Outbound requests (issue 16).
   REGISTRY_FETCH_ALLOW: z
     .string()
@@ -387,7 +393,7 @@ function adminToken(value: string | undefined, file: string | undefined): string
     throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE cannot be read (got "${file}": ${why})`);
   }
   const token = text.split('\n')[0]!.trim();
-  if (token.length < 16) throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE must hold a token of at least 16 characters on its first line (got "${file}")`);
+  if (token.length < MIN_TOKEN_CHARS) throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE must hold a token of at least ${MIN_TOKEN_CHARS} characters on its first line (got "${file}")`);
   return token;
 }
 
@@ -408,7 +414,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    const shown = SECRET_VARIABLES.has(name) ? '' : ` (got "${String(cleaned[name] ?? '')}")`;
+    const value = String(cleaned[name] ?? '');
+    // A URL's password (DATABASE_URL) is never shown either.
+    const shown = SECRET_VARIABLES.has(name) ? '' : ` (got "${withoutPassword(value) ?? value}")`;
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
   const e = parsed.data;

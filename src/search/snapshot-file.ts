@@ -58,7 +58,8 @@ const hash = (data: Uint8Array, crc: number): number => (data.byteLength === 0 ?
 /** Writes `state` to `file` atomically. */
 export async function writeIndexSnapshot(file: string, meta: SnapshotMeta, state: IndexState): Promise<{ bytes: number }> {
   const tmp = `${file}.${process.pid}.tmp`;
-  const out = await fs.open(tmp, 'w');
+  // The registry's user's alone, like the database: a snapshot is loaded in place of the entries.
+  const out = await fs.open(tmp, 'w', 0o600);
   let crc = 0;
   let bytes = 0;
   const put = async (data: Uint8Array): Promise<void> => {

@@ -58,6 +58,7 @@ import { OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
 import { listenForChanges, listenOn, type ChangeListener } from './listen.js';
 import { PostgresTaskRecords, saveTaskRowIn } from './task-records.js';
 import { PostgresWatchRecords } from './watch-records.js';
+import { withoutPassword } from '../../lib/url-password.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -101,16 +102,8 @@ const PING_TIMEOUT_MS = 3000;
 /** pg-pool's error when no connection became free (or could be opened) within connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = /timeout exceeded when trying to connect/i;
 
-/** Removes the password from a URL before it appears in an error message. */
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the configured PostgreSQL database';
-  }
-}
+/** The URL without its password, for error messages. */
+const redact = (url: string): string => withoutPassword(url) ?? 'the configured PostgreSQL database';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 

@@ -25,7 +25,7 @@
  * thread (checkpointer.ts) rather than inside COMMIT; `reclaimSpace` gives freed pages back to
  * the file system after pruning.
  */
-import { mkdirSync, openSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
+import { chmodSync, mkdirSync, openSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
@@ -80,6 +80,12 @@ import { prepare } from './statements.js';
 import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
 import { SqliteWatchRecords } from './watch-records.js';
 import { WriteQueue, type WriteJob } from './write-queue.js';
+
+/** The data directory and the database file, when the registry creates them: its user's alone. */
+const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
+/** Opening failures that mean the data directory or the file is not writable (or not a directory). */
+const CANNOT_WRITE_HERE = /EACCES|EPERM|EROFS|EEXIST|ENOTDIR|unable to open database file|readonly database/i;
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its directory is created if missing. */
@@ -181,7 +187,10 @@ export class SqliteStore implements RegistryStore {
 
   /** Opens the file with the store's pragmas and brings its schema up to date. */
   #connect(): Database.Database {
-    mkdirSync(dirname(this.#file), { recursive: true });
+    // The database holds the push configs' webhook tokens: readable by the registry's user only
+    // (SQLite gives its -wal and -shm files the database file's mode).
+    mkdirSync(dirname(this.#file), { recursive: true, mode: PRIVATE_DIR_MODE });
+    closeSync(openSync(this.#file, 'a', PRIVATE_FILE_MODE));
     const db = new Database(this.#file);
     try {
       // WAL: readers never block the writer and a commit is one sequential append.
@@ -255,6 +264,15 @@ export class SqliteStore implements RegistryStore {
    */
   #openError(error: unknown): Error {
     const fault = sqliteFault(error);
+    const message = error instanceof Error ? error.message : String(error);
+    if (fault?.reason !== 'corrupt' && CANNOT_WRITE_HERE.test(`${(error as NodeJS.ErrnoException).code ?? ''} ${message}`)) {
+      // The driver's words ("unable to open database file") name neither the file nor the setting.
+      return new Error(
+        `cannot open the database file ${this.#file} for writing (${message}). Check that REGISTRY_DATA_DIR (${dirname(this.#file)}) is a directory ` +
+          `that the user the registry runs as (uid ${process.getuid?.() ?? '?'}) can write to, and that the files in it are writable too.`,
+        { cause: error },
+      );
+    }
     if (fault?.reason !== 'corrupt') return error instanceof Error ? error : new Error(String(error));
     return new Error(
       `the database file ${this.#file} is corrupt (${fault.code}); it was left untouched. ` +
@@ -395,10 +413,11 @@ export class SqliteStore implements RegistryStore {
         storageFault('missing', 'REPLACED', 'the database file was replaced by another file while the registry was running; restart the registry to use it'),
       );
     }
-    mkdirSync(dirname(this.#file), { recursive: true });
+    mkdirSync(dirname(this.#file), { recursive: true, mode: PRIVATE_DIR_MODE });
     const temporary = `${this.#file}.restoring-${process.pid}`;
     rmSync(temporary, { force: true });
     db.prepare('VACUUM INTO ?').run(temporary);
+    chmodSync(temporary, PRIVATE_FILE_MODE);
     renameSync(temporary, this.#file);
     rmSync(`${this.#file}-wal`, { force: true });
     rmSync(`${this.#file}-shm`, { force: true });
