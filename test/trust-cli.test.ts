@@ -72,6 +72,19 @@ describe('keygen, sign, verify', () => {
     assert.equal(result.keys, 2, 'added to the existing key set');
     assert.match(result.kid, /^[A-Za-z0-9_-]{43}$/, 'the thumbprint by default');
     assert.equal((await cli(['keygen', '--alg', 'HS256'])).code, 2, 'usage');
+
+    // A kid already in the key set: replacing its key would break every card signed with it.
+    const jwksBefore = fs.readFileSync(file('jwks.json'), 'utf8');
+    const sameKid = await cli(['keygen', '--kid', 'publisher-2026', '--private', file('same-kid.jwk.json'), '--jwks', file('jwks.json')]);
+    assert.equal(sameKid.code, 1);
+    assert.match(sameKid.stderr, /already holds a key with kid "publisher-2026": replacing it would make every card signed with that key fail to verify\. Choose another --kid .*--force/);
+    assert.equal(fs.readFileSync(file('jwks.json'), 'utf8'), jwksBefore, 'the key set is untouched');
+    assert.equal(fs.existsSync(file('same-kid.jwk.json')), false, 'no private key written');
+    const forced = await cli(['keygen', '--kid', 'forced-kid', '--json', '--private', file('forced.jwk.json'), '--jwks', file('forced-jwks.json')]);
+    assert.equal(forced.code, 0, forced.stderr);
+    const replaced = await cli(['keygen', '--kid', 'forced-kid', '--force', '--json', '--private', file('forced2.jwk.json'), '--jwks', file('forced-jwks.json')]);
+    assert.equal(replaced.code, 0, replaced.stderr);
+    assert.equal(JSON.parse(replaced.stdout).keys, 1, '--force replaces the key with that kid');
   });
 
   test('sign, then verify: which signature verified; a tampered copy says why not', async () => {

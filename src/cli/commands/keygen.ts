@@ -24,12 +24,20 @@ interface KeygenOptions {
   json: boolean;
 }
 
-/** The keys of an existing JWKS file, without the one being replaced. */
-async function existingKeys(file: string, kid: string): Promise<JWK[]> {
+/**
+ * The keys of an existing JWKS file the new key joins. A key with the same kid is replaced only
+ * with `force`: every card signed with it would stop verifying (signatures name their key by kid).
+ */
+async function existingKeys(file: string, kid: string, force: boolean): Promise<JWK[]> {
   if (!fs.existsSync(file)) return [];
   const { value } = await readJsonFile(file);
   const keys = typeof value === 'object' && value !== null && Array.isArray((value as { keys?: unknown }).keys) ? ((value as { keys: JWK[] }).keys) : undefined;
   if (!keys) throw new LocalFileError(`${file} exists and is not a JSON Web Key Set ({"keys": [...]}); choose another --jwks file`);
+  if (!force && keys.some((k) => k.kid === kid)) {
+    throw new LocalFileError(
+      `${file} already holds a key with kid "${kid}": replacing it would make every card signed with that key fail to verify. Choose another --kid (or leave it out), or pass --force to replace it`,
+    );
+  }
   return keys.filter((k) => k.kid !== kid);
 }
 
@@ -39,7 +47,7 @@ export async function runKeygen(options: KeygenOptions): Promise<number> {
   try {
     const { privateJwk, publicJwk } = await generateSigningKey(options.alg, options.kid);
     const kid = publicJwk.kid!;
-    const keys = [...(await existingKeys(options.jwks, kid)), publicJwk];
+    const keys = [...(await existingKeys(options.jwks, kid, options.force)), publicJwk];
     await writeJsonFile(options.private, privateJwk, { secret: true, overwrite: options.force });
     await writeJsonFile(options.jwks, { keys }, { overwrite: true });
     if (options.json) {
@@ -66,7 +74,7 @@ export function register(program: Command): void {
     .option('--kid <kid>', 'key id (default: the key\'s RFC 7638 thumbprint)')
     .option('--private <file>', 'where to write the private key (mode 0600)', 'signing-key.jwk.json')
     .option('--jwks <file>', 'the public key set to create, or to add the new key to', 'jwks.json')
-    .option('--force', 'replace an existing private key file', false)
+    .option('--force', 'replace an existing private key file, and a key with the same kid in the JWKS', false)
     .option('--json', 'print the result as JSON', false)
     .addHelpText(
       'after',
