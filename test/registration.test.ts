@@ -106,6 +106,14 @@ describe('updates and revisions', () => {
     assert.equal(again.changed, false);
     assert.equal(again.created, false);
 
+    // The same card as a file (pretty-printed, keys in another order) and as a data part: two
+    // texts of one document, and neither is a new revision.
+    const { name, ...rest } = v1Card('Rev Agent', url);
+    for (const parts of [[filePart(JSON.stringify({ ...rest, name }, null, 2), 'agent-card.json')], [dataPart({ register: { agentCard: v1Card('Rev Agent', url) } })]]) {
+      const resent = resultOf(await send(alice, parts));
+      assert.deepEqual([resent.id, resent.revision, resent.changed], [first.id, 1, false], JSON.stringify(parts).slice(0, 80));
+    }
+
     const changed = v1Card('Rev Agent', url);
     changed.description = 'Now also does receipts.';
     const second = resultOf(await op(alice, { register: { agentCard: changed } }));

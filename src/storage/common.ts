@@ -164,6 +164,11 @@ export function verificationColumns(v: CardVerification | undefined): { verifica
  * 1,000,000 entries, at every start). NULL when no trust roots can change the verdict (an MCP
  * server, an unsigned card); '' for a signed card never checked (rows older than verification).
  */
+/** Whether `write` leaves the stored document as it is: the same hash, or the same document in other words. */
+export function sameDocument(write: Pick<EntryWrite, 'contentHash' | 'sameDocumentAs'>, storedHash: string, storedText: () => string): boolean {
+  return storedHash === write.contentHash || (write.sameDocumentAs?.(storedText()) ?? false);
+}
+
 export function trustKeyset(write: Pick<EntryWrite, 'kind' | 'verification' | 'documentText'>): string | null {
   if (write.kind !== 'agent') return null;
   if (!write.verification) return write.documentText.includes('"signatures"') ? '' : null;

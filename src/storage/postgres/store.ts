@@ -49,6 +49,7 @@ import {
   normalizeSeq,
   rowToEntry,
   verificationColumns,
+  sameDocument,
   trustKeyset,
   checkedKeyset,
   type EntryRowFields,
@@ -702,7 +703,7 @@ export class PostgresStore implements RegistryStore {
     if (existing.owner !== (seen?.owner ?? actor.principal)) throw new Rollback(undefined);
     const freshness = write.freshness === undefined ? undefined : effectiveFreshness(existing, write.freshness);
     if (freshness !== undefined) await this.#writeFreshness(db, existing.id, freshness);
-    if (existing.contentHash === write.contentHash) {
+    if (sameDocument(write, existing.contentHash, () => existing.documentText)) {
       // Same document, same URLs: its claims are the entry's already.
       if (freshness !== undefined && freshnessVisiblyChanged(existing, freshness)) {
         await this.#upserted(db, existing.id, deferred);
@@ -975,7 +976,7 @@ export class PostgresStore implements RegistryStore {
         if (otherId !== undefined && otherId !== key) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
       }
       if (write.freshness !== undefined) await this.#writeFreshness(db, key, write.freshness);
-      if (existing.contentHash === write.contentHash) {
+      if (sameDocument(write, existing.contentHash, () => existing.documentText)) {
         if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) await this.#recordChange(db, key, 'upsert');
         return { status: 'unchanged', entry: (await this.#current(db, key))! };
       }

@@ -69,6 +69,7 @@ import {
   normalizeSeq,
   rowToEntry,
   verificationColumns,
+  sameDocument,
   trustKeyset,
   checkedKeyset,
   type EntryRowFields,
@@ -629,6 +630,11 @@ export class SqliteStore implements RegistryStore {
    * identity lookup, ownership, quota, URL claims (a refused claim throws UrlTaken: the caller
    * rolls back), the new entry or revision and its change. Reads back only what it must.
    */
+  /** The document of one revision (read only when a write's hash differs from the stored one). */
+  #documentText(db: Database.Database, id: string, revision: number): string {
+    return (prepare(db, 'SELECT document_text FROM entry_revisions WHERE entry_id = ? AND revision = ?').get(id, revision) as { document_text: string }).document_text;
+  }
+
   #upsertIn(db: Database.Database, write: EntryWrite, actor: Actor, quota: WriteQuota): UpsertStep {
     const found = prepare(
       db,
@@ -668,16 +674,17 @@ export class SqliteStore implements RegistryStore {
     }
 
     if (found.owner !== actor.principal && !actor.isAdmin) return { status: 'forbidden', id: found.id };
+    const unchanged = sameDocument(write, found.content_hash, () => this.#documentText(db, found.id, found.revision));
     if (write.freshness !== undefined) {
       const existing = this.#currentById(db, found.id)!;
       const freshness = effectiveFreshness(existing, write.freshness);
       this.#writeFreshness(db, found.id, freshness);
-      if (found.content_hash === write.contentHash && freshnessVisiblyChanged(existing, freshness)) {
+      if (unchanged && freshnessVisiblyChanged(existing, freshness)) {
         this.#recordChange(db, found.id, 'upsert', now);
         return { status: 'unchanged', id: found.id, freshened: true };
       }
     }
-    if (found.content_hash === write.contentHash) return { status: 'unchanged', id: found.id };
+    if (unchanged) return { status: 'unchanged', id: found.id };
     // The owner stays as it is: an admin fixing someone's entry does not take it over, and
     // claims its URLs in the owner's name.
     this.#claimUrls(db, write.urls, found.owner);
@@ -882,7 +889,7 @@ export class SqliteStore implements RegistryStore {
       }
       const now = new Date().toISOString();
       if (write.freshness !== undefined) this.#writeFreshness(db, id, write.freshness);
-      if (existing.contentHash === write.contentHash) {
+      if (sameDocument(write, existing.contentHash, () => existing.documentText)) {
         if (write.freshness !== undefined && freshnessVisiblyChanged(existing, write.freshness)) this.#recordChange(db, id, 'upsert', now);
         return { status: 'unchanged', entry: this.#currentById(db, id)! };
       }
