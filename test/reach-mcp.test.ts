@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
@@ -314,6 +314,41 @@ describe('MCP endpoint', () => {
     assert.equal(res.status, 400);
     const body = (await res.json()) as WireJson;
     assert.equal(body.error.code, -32700, 'a body that is not JSON is a JSON-RPC parse error');
+  });
+
+  test('params the SDK cannot read (tools/call "arguments" that is no object) are invalid params (-32602) in one line, not an internal error', async () => {
+    // The SDK's own client sends what it is given: "arguments" as a string.
+    const notAnObject = 'x' as unknown as Record<string, unknown>;
+    await assert.rejects(
+      anonymous.request({ method: 'tools/call', params: { name: 'search_agents', arguments: notAnObject } }, CallToolResultSchema),
+      (err: unknown) => {
+        assert.ok(err instanceof McpError, String(err));
+        assert.equal(err.code, ErrorCode.InvalidParams);
+        assert.match(err.message, /Invalid params for tools\/call: \/params\/arguments: expected an object, got a string\.$/);
+        return true;
+      },
+    );
+    // On the wire, with the headers Streamable HTTP needs: the JSON-RPC error as a client reads it.
+    const post = async (params: unknown): Promise<WireJson> => {
+      const res = await fetch(`${registry.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'tools/call', params }),
+      });
+      assert.equal(res.status, 200);
+      return (await res.json()) as WireJson;
+    };
+    for (const [params, where] of [
+      [{ name: 'search_agents', arguments: 'x' }, '/params/arguments: expected an object, got a string'],
+      [{ name: 'search_agents', arguments: [1] }, '/params/arguments: expected an object, got an array'],
+      [{ arguments: {} }, '/params/name: missing (a string)'],
+    ] as const) {
+      const body = await post(params);
+      assert.equal(body.id, 41);
+      assert.equal(body.error.code, -32602, JSON.stringify(body));
+      assert.equal(body.error.message, `Invalid params for tools/call: ${where}.`);
+    }
+    assert.equal(structured(await call('search_agents', { query: 'invoice' })).results.length > 0, true, 'the next call is answered as ever');
   });
 
   test('one log line per request, naming the tool and its operation', async () => {
