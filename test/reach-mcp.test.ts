@@ -69,6 +69,11 @@ const errorText = (r: CallToolResult): string => {
   return (r.content[0] as { text: string }).text;
 };
 const a2a = async (data: unknown): Promise<WireJson> => resultOf(await op(reader, data));
+/** The JSON text after a tool error's text: {"error": {code, message, details?, retryAfterSeconds?}}. */
+const errorJson = (r: CallToolResult): WireJson => {
+  assert.equal(r.isError, true);
+  return JSON.parse((r.content[1] as { text: string }).text) as WireJson;
+};
 
 before(async () => {
   registry = await start({ REGISTRY_RATE_LIMITS: 'false' });
@@ -159,7 +164,9 @@ describe('MCP tools', () => {
     assert.deepEqual(server.document, { mcpServer: mcpServer(), toolspec: toolspec() });
     assert.match(errorText(await call('get_agent', { id: ids.files })), /^NOT_FOUND: .*MCP server; call get_mcp_server/);
     assert.match(errorText(await call('get_mcp_server', { id: ids.weather })), /^NOT_FOUND: .*call get_agent/);
-    assert.match(errorText(await call('get_agent', { id: 'no-such-id' })), /^NOT_FOUND: No entry has id "no-such-id"/);
+    const missing = await call('get_agent', { id: 'no-such-id' });
+    assert.match(errorText(missing), /^NOT_FOUND: No entry has id "no-such-id"/);
+    assert.deepEqual(errorJson(missing), { error: errorOf(await op(reader, { get: { id: 'no-such-id' } })) }, 'the error object A2A answers');
     assert.match(errorText(await call('get_agent', { id: ids.invoice, revision: 7 })), /has no revision 7/);
   });
 
@@ -370,8 +377,18 @@ describe('MCP rate limits and metrics', () => {
     assert.equal(structured(await call('search_agents', { query: 'a' }, client)).total, 0);
     await op(a2aReader, { search: { query: 'b' } }); // A2A and MCP draw on one budget
     structured(await call('list_agents', {}, client));
-    const refused = errorText(await call('search_agents', { query: 'c' }, client));
+    await client.listTools(); // the SDK's client now checks results against the tools' output schemas
+    const refusal = await call('search_agents', { query: 'c' }, client);
+    const refused = errorText(refusal);
     assert.match(refused, /^RATE_LIMITED: Too many reads .* Retry after \d+ s\./);
+    // The wait as a number, as A2A (and gRPC and ARD) give it, in the error object A2A carries.
+    const { error } = errorJson(refusal);
+    assert.equal(error.code, 'RATE_LIMITED');
+    assert.ok(Number.isInteger(error.retryAfterSeconds) && error.retryAfterSeconds >= 1, JSON.stringify(error));
+    assert.equal(error.retryAfterSeconds, Number(/Retry after (\d+) s\./.exec(refused)![1]));
+    const overA2A = errorOf(await op(a2aReader, { search: { query: 'd' } }));
+    assert.deepEqual(Object.keys(error).sort(), Object.keys(overA2A).sort(), 'the same fields as the A2A error');
+    assert.equal(overA2A.code, 'RATE_LIMITED');
 
     const text = await (await fetch(`${limited.url}/metrics`)).text();
     const line = (labels: string) => text.split('\n').find((l) => l.startsWith('registry_requests_total{') && l.includes(labels));
