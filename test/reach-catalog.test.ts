@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import {
   aiCatalogSchema,
   ardEntrySchema,
@@ -349,6 +349,40 @@ describe('ARD API', () => {
     assert.equal(details[0].path, '/query/text');
     const explore = await post(`${registry.url}/explore`, { resultType: { facets: [{ field: 'type' }] } });
     assertArdError(explore, 501, 'UNIMPLEMENTED');
+  });
+
+  const searchFiltered = (filter: unknown) => post(`${registry.url}/search`, { query: { text: 'x', filter } });
+
+  test('POST /search takes at most 20 values per filter key, as A2A search does, and says so', async () => {
+    const search = searchFiltered;
+    const tags = (n: number) => Array.from({ length: n }, (_, i) => `tag${i}`);
+    // The README's "at most 20 values per filter", the limit of A2A search (and MCP search_agents).
+    assert.equal((await search({ tags: tags(20) })).res.status, 200);
+    assert.equal(resultOf(await op(writer, { search: { query: 'x', filter: { tags: tags(20) } } })).total, 0);
+    for (const n of [21, 33]) {
+      const over = await search({ tags: tags(n) });
+      assertArdError(over, 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags: at most 20 values/);
+      assert.deepEqual(over.body.details.map((d: WireJson) => [d.path, d.message]), [['/query/filter/tags', 'at most 20 values']]);
+    }
+    assert.equal(errorOf(await op(writer, { search: { query: 'x', filter: { tags: tags(21) } } })).code, 'BAD_REQUEST', 'A2A refuses the 21st value too');
+  });
+
+  test('POST /search names any unsupported filter key whatever its value; a supported key with a wrong value says what it takes', async () => {
+    const search = searchFiltered;
+    // Whatever the value of an unsupported key, the answer lists the supported ones.
+    for (const filter of [{ bogus: 1 }, { bogus: '1' }, { bogus: null }, { bogus: { a: 1 } }, { bogus: 1, tags: 3 }]) {
+      const answer = await search(filter);
+      assertArdError(answer, 400, 'INVALID_ARGUMENT', /Filter key\(s\) "bogus" are not supported here\. Supported: type .*verified/);
+      assert.deepEqual(answer.body.details.map((d: WireJson) => d.path), ['/query/filter/bogus'], JSON.stringify(filter));
+    }
+    // A supported key with a value of the wrong type: what it takes, where.
+    const version = await search({ protocolVersion: 1.0 });
+    assertArdError(version, 400, 'INVALID_ARGUMENT', /\/query\/filter\/protocolVersion: expected a string, got an integer/);
+    assert.match(version.body.details[0].hint, /"protocolVersion" takes one A2A protocol version: a string/);
+    assertArdError(await search({ streaming: 1 }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/streaming: expected true or false, got an integer/);
+    assertArdError(await search({ tags: ['weather', 7] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags\/1: expected a string, got an integer/);
+    assertArdError(await search({ owner: null }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/owner: expected a string, got null/);
+    assert.equal((await search({ protocolVersion: '1.0', streaming: 'false', readOnly: false })).res.status, 200, 'strings and booleans as before');
   });
 
   test('GET /agents/{id}: the full ARD entry by id or identifier, with ETag; GET /agents lists', async () => {

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
@@ -69,6 +69,11 @@ const errorText = (r: CallToolResult): string => {
   return (r.content[0] as { text: string }).text;
 };
 const a2a = async (data: unknown): Promise<WireJson> => resultOf(await op(reader, data));
+/** The JSON text after a tool error's text: {"error": {code, message, details?, retryAfterSeconds?}}. */
+const errorJson = (r: CallToolResult): WireJson => {
+  assert.equal(r.isError, true);
+  return JSON.parse((r.content[1] as { text: string }).text) as WireJson;
+};
 
 before(async () => {
   registry = await start({ REGISTRY_RATE_LIMITS: 'false' });
@@ -159,7 +164,9 @@ describe('MCP tools', () => {
     assert.deepEqual(server.document, { mcpServer: mcpServer(), toolspec: toolspec() });
     assert.match(errorText(await call('get_agent', { id: ids.files })), /^NOT_FOUND: .*MCP server; call get_mcp_server/);
     assert.match(errorText(await call('get_mcp_server', { id: ids.weather })), /^NOT_FOUND: .*call get_agent/);
-    assert.match(errorText(await call('get_agent', { id: 'no-such-id' })), /^NOT_FOUND: No entry has id "no-such-id"/);
+    const missing = await call('get_agent', { id: 'no-such-id' });
+    assert.match(errorText(missing), /^NOT_FOUND: No entry has id "no-such-id"/);
+    assert.deepEqual(errorJson(missing), { error: errorOf(await op(reader, { get: { id: 'no-such-id' } })) }, 'the error object A2A answers');
     assert.match(errorText(await call('get_agent', { id: ids.invoice, revision: 7 })), /has no revision 7/);
   });
 
@@ -316,6 +323,41 @@ describe('MCP endpoint', () => {
     assert.equal(body.error.code, -32700, 'a body that is not JSON is a JSON-RPC parse error');
   });
 
+  test('params the SDK cannot read (tools/call "arguments" that is no object) are invalid params (-32602) in one line, not an internal error', async () => {
+    // The SDK's own client sends what it is given: "arguments" as a string.
+    const notAnObject = 'x' as unknown as Record<string, unknown>;
+    await assert.rejects(
+      anonymous.request({ method: 'tools/call', params: { name: 'search_agents', arguments: notAnObject } }, CallToolResultSchema),
+      (err: unknown) => {
+        assert.ok(err instanceof McpError, String(err));
+        assert.equal(err.code, ErrorCode.InvalidParams);
+        assert.match(err.message, /Invalid params for tools\/call: \/params\/arguments: expected an object, got a string\.$/);
+        return true;
+      },
+    );
+    // On the wire, with the headers Streamable HTTP needs: the JSON-RPC error as a client reads it.
+    const post = async (params: unknown): Promise<WireJson> => {
+      const res = await fetch(`${registry.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'tools/call', params }),
+      });
+      assert.equal(res.status, 200);
+      return (await res.json()) as WireJson;
+    };
+    for (const [params, where] of [
+      [{ name: 'search_agents', arguments: 'x' }, '/params/arguments: expected an object, got a string'],
+      [{ name: 'search_agents', arguments: [1] }, '/params/arguments: expected an object, got an array'],
+      [{ arguments: {} }, '/params/name: missing (a string)'],
+    ] as const) {
+      const body = await post(params);
+      assert.equal(body.id, 41);
+      assert.equal(body.error.code, -32602, JSON.stringify(body));
+      assert.equal(body.error.message, `Invalid params for tools/call: ${where}.`);
+    }
+    assert.equal(structured(await call('search_agents', { query: 'invoice' })).results.length > 0, true, 'the next call is answered as ever');
+  });
+
   test('one log line per request, naming the tool and its operation', async () => {
     await call('search_agents', { query: 'weather' });
     const line = [...logs].reverse().find((l) => l.msg === 'request' && l.method === 'tools/call search_agents');
@@ -335,8 +377,18 @@ describe('MCP rate limits and metrics', () => {
     assert.equal(structured(await call('search_agents', { query: 'a' }, client)).total, 0);
     await op(a2aReader, { search: { query: 'b' } }); // A2A and MCP draw on one budget
     structured(await call('list_agents', {}, client));
-    const refused = errorText(await call('search_agents', { query: 'c' }, client));
+    await client.listTools(); // the SDK's client now checks results against the tools' output schemas
+    const refusal = await call('search_agents', { query: 'c' }, client);
+    const refused = errorText(refusal);
     assert.match(refused, /^RATE_LIMITED: Too many reads .* Retry after \d+ s\./);
+    // The wait as a number, as A2A (and gRPC and ARD) give it, in the error object A2A carries.
+    const { error } = errorJson(refusal);
+    assert.equal(error.code, 'RATE_LIMITED');
+    assert.ok(Number.isInteger(error.retryAfterSeconds) && error.retryAfterSeconds >= 1, JSON.stringify(error));
+    assert.equal(error.retryAfterSeconds, Number(/Retry after (\d+) s\./.exec(refused)![1]));
+    const overA2A = errorOf(await op(a2aReader, { search: { query: 'd' } }));
+    assert.deepEqual(Object.keys(error).sort(), Object.keys(overA2A).sort(), 'the same fields as the A2A error');
+    assert.equal(overA2A.code, 'RATE_LIMITED');
 
     const text = await (await fetch(`${limited.url}/metrics`)).text();
     const line = (labels: string) => text.split('\n').find((l) => l.startsWith('registry_requests_total{') && l.includes(labels));

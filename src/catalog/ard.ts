@@ -14,16 +14,16 @@ import { z } from 'zod';
 import type { EntryKind, Finding, ListRequest, SearchFilter, SearchHit, SearchPage, SearchRequest } from '../contract/types.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
-import { isObject } from '../lib/json.js';
+import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, zodFindings } from '../operations/request-parser.js';
-import { MAX_QUERY_CHARS_CEILING } from '../operations/request-schemas.js';
+import { MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { kindsOf, type Site } from './vocabulary.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
 export const ARD_LIST_DEFAULT_PAGE_SIZE = 20;
 export const ARD_MAX_PAGE_SIZE = 100;
-const MAX_FILTER_VALUES = 32;
+const MAX_FILTER_VALUE_CHARS = 256;
 const MAX_TOKEN_CHARS = 2048;
 
 // ---- errors ----
@@ -81,12 +81,13 @@ export const ardFailure: FailureFormatter = (failure) => {
 
 // ---- POST /search ----
 
-const scalar = z.union([z.string().max(256), z.boolean()]);
 const ardSearchSchema = z.strictObject({
   query: z.strictObject({
     '@context': z.unknown().optional(),
     text: z.string().max(MAX_QUERY_CHARS_CEILING),
-    filter: z.record(z.string().min(1).max(128), z.union([scalar, z.array(scalar).max(MAX_FILTER_VALUES)])).optional(),
+    // The values are checked by searchFilterOf, after the keys: an unsupported key is answered
+    // with the supported ones whatever its value, and a known key's wrong value with what it takes.
+    filter: z.record(z.string().min(1).max(128), z.unknown()).optional(),
   }),
   federation: z.enum(['auto', 'referrals', 'none']).optional(),
   pageSize: z.number().int().min(1).max(ARD_MAX_PAGE_SIZE).optional(),
@@ -116,11 +117,40 @@ const LIST_KEYS = ['tags', 'inputModes', 'outputModes'] as const;
 const ONE_VALUE_KEYS = ['protocolBinding', 'protocolVersion', 'owner'] as const;
 const BOOLEAN_KEYS = ['streaming', 'readOnly', 'destructive', 'idempotent', 'openWorld', 'verified'] as const;
 
-const valuesOf = (v: string | boolean | Array<string | boolean>): Array<string | boolean> => (Array.isArray(v) ? v : [v]);
-const stringsOf = (v: Array<string | boolean>): string[] => v.map(String).map((s) => s.trim()).filter(Boolean);
+type FilterValue = string | boolean;
+
+const isBooleanKey = (key: string): boolean => (BOOLEAN_KEYS as readonly string[]).includes(key);
+
+/** A value of the search request refused at `path`, in the words the request's other errors use. */
+const invalidFilter = (path: string, message: string, hint: string) =>
+  badRequest(`The search request is not valid: ${path}: ${message}.`, [{ path, message, hint }]);
+
+/**
+ * One supported key's values: a string or a boolean, or an array of them, at most
+ * MAX_FILTER_VALUES: the limit the registry's search has on its other doors (A2A, MCP).
+ */
+function filterValuesOf(key: string, raw: unknown, path: string): FilterValue[] {
+  const takes = isBooleanKey(key) ? 'true or false' : 'a string';
+  const hint = isBooleanKey(key)
+    ? `"${key}" takes ${ARD_FILTER_KEYS[key]}, as a JSON boolean or the string "true" or "false".`
+    : `"${key}" takes ${ARD_FILTER_KEYS[key]}: a string, or an array of strings.`;
+  const values: unknown[] = Array.isArray(raw) ? raw : [raw];
+  if (values.length > MAX_FILTER_VALUES) {
+    throw invalidFilter(path, `at most ${MAX_FILTER_VALUES} values`, `${values.length} were given: any of a key's values matches, so split a longer list over several searches.`);
+  }
+  return values.map((value, i) => {
+    const at = Array.isArray(raw) ? `${path}/${i}` : path;
+    if (typeof value === 'boolean') return value;
+    if (typeof value !== 'string') throw invalidFilter(at, `expected ${takes}, got ${describeJsonType(value)}`, hint);
+    if (value.length > MAX_FILTER_VALUE_CHARS) throw invalidFilter(at, `at most ${MAX_FILTER_VALUE_CHARS} characters`, hint);
+    return value;
+  });
+}
+
+const stringsOf = (v: FilterValue[]): string[] => v.map(String).map((s) => s.trim()).filter(Boolean);
 
 /** ARD's filter (keys are entry terms, values OR'ed within a key, keys AND'ed) as the registry's filter; undefined when it can match nothing here. */
-function searchFilterOf(site: Site, filter: Record<string, string | boolean | Array<string | boolean>>): SearchFilter | undefined {
+function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilter | undefined {
   const out: SearchFilter = {};
   const at = (key: string) => `/query/filter/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
   const unsupported = Object.keys(filter).filter((k) => !(k in ARD_FILTER_KEYS));
@@ -134,7 +164,7 @@ function searchFilterOf(site: Site, filter: Record<string, string | boolean | Ar
   }
   let matchable = true;
   for (const [key, raw] of Object.entries(filter)) {
-    const values = valuesOf(raw);
+    const values = filterValuesOf(key, raw, at(key));
     if (values.length === 0) continue;
     if (key === 'type') {
       const kinds = kindsOf(stringsOf(values));
@@ -152,7 +182,7 @@ function searchFilterOf(site: Site, filter: Record<string, string | boolean | Ar
       }
       out.health = health;
     } else if ((LIST_KEYS as readonly string[]).includes(key)) {
-      out[key as (typeof LIST_KEYS)[number]] = stringsOf(values).slice(0, 20);
+      out[key as (typeof LIST_KEYS)[number]] = stringsOf(values);
     } else if ((ONE_VALUE_KEYS as readonly string[]).includes(key)) {
       const distinct = [...new Set(stringsOf(values))];
       if (distinct.length !== 1) throw badRequest(`Filter "${key}" takes one value here.`, [{ path: at(key), message: `${distinct.length} values`, hint: 'Give a single value.' }]);

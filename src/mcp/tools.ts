@@ -12,7 +12,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import { z } from 'zod';
 import type { Caller } from '../contract/caller.js';
 import { RegistryError } from '../contract/errors.js';
-import type { EntryKind, EntryView, Finding, SearchHit, SearchPage } from '../contract/types.js';
+import type { EntryKind, EntryView, ErrorBody, Finding, SearchHit, SearchPage } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
 import { totalText } from '../lib/total-text.js';
 import type { Logger } from '../observability/logger.js';
@@ -217,9 +217,16 @@ function result(structured: Record<string, unknown>, text: string): CallToolResu
   return { structuredContent: structured, content: [{ type: 'text', text }, { type: 'text', text: JSON.stringify(structured) }] };
 }
 
-function errorResult(error: { code: string; message: string; details?: Finding[]; retryAfterSeconds?: number }): CallToolResult {
+/**
+ * A refusal as a tool error: the code, message and findings as text for a model, then the error
+ * object A2A's REJECTED task carries, `{"error": {code, message, details?, retryAfterSeconds?}}`,
+ * as JSON text for programs (how long to wait after RATE_LIMITED, as A2A, gRPC and ARD say it).
+ * Not as structuredContent: the SDK's client checks structuredContent against the tool's output
+ * schema even on an error, and refuses the whole answer when it is not a search page or entry.
+ */
+function errorResult(error: ErrorBody): CallToolResult {
   const lines = [`${error.code}: ${error.message}`, ...findingLines(error.details ?? [])];
-  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }] };
+  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }, { type: 'text', text: JSON.stringify({ error }) }] };
 }
 
 type Attempt = { answer: Answer } | { refused: RegistryError } | { failed: CallToolResult };

@@ -7,7 +7,8 @@ import { z } from 'zod';
 
 /** Ceiling of REGISTRY_MAX_QUERY_CHARS; the configured limit itself is applied by the request parser. */
 export const MAX_QUERY_CHARS_CEILING = 10_000;
-const MAX_FILTER_VALUES = 20;
+/** Values one filter key takes at most, on every door (ARD's POST /search too). */
+export const MAX_FILTER_VALUES = 20;
 const MAX_PAGE_TOKEN_CHARS = 512;
 
 const shortString = (max: number) => z.string().min(1).max(max);

@@ -1,0 +1,72 @@
+/**
+ * The params of MCP requests, checked on the transport's way in, before the SDK's handlers.
+ *
+ * Why: the SDK parses a request's params with its own schema inside the handler it registered,
+ * and a mismatch escapes as a ZodError, which it answers as JSON-RPC -32603 (internal error)
+ * with the zod issues as multi-line JSON for a message (`tools/call` with `"arguments": "x"`).
+ * The same schemas, applied here, answer -32602 (invalid params) with one line that says where
+ * and what, and the SDK runs only requests it will accept. This sits after the transport's own
+ * checks (Accept, content type, protocol version, JSON-RPC envelope), which keep their answers;
+ * a method not listed here keeps the SDK's (-32601 for one this server does not handle).
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  isJSONRPCRequest,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { describeJsonType, pointer, resolvePointer } from '../lib/json.js';
+
+/** The SDK's schemas of the requests this server answers (those its handlers parse with). */
+const REQUEST_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
+
+/** zod's type names in the words of JSON. */
+const JSON_TYPE_NAMES: Record<string, string> = { record: 'an object', object: 'an object', array: 'an array', string: 'a string', number: 'a number', int: 'an integer', boolean: 'a boolean' };
+const MAX_ISSUES = 3;
+
+function issueText(issue: z.core.$ZodIssue, request: JSONRPCRequest): string {
+  const at = pointer('', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)));
+  if (issue.code === 'invalid_type') {
+    const found = resolvePointer(request, at);
+    const expected = JSON_TYPE_NAMES[issue.expected] ?? issue.expected;
+    return found === undefined ? `${at}: missing (${expected})` : `${at}: expected ${expected}, got ${describeJsonType(found)}`;
+  }
+  return `${at}: ${issue.message.replace(/\s+/g, ' ')}`;
+}
+
+/** What is wrong with a request's params, in one line; undefined when the SDK will accept them. */
+function paramsProblem(request: JSONRPCRequest): string | undefined {
+  const schema = REQUEST_SCHEMAS.get(request.method);
+  const parsed = schema?.safeParse(request);
+  if (!parsed || parsed.success) return undefined;
+  const issues = parsed.error.issues;
+  const more = issues.length > MAX_ISSUES ? ` (and ${issues.length - MAX_ISSUES} more)` : '';
+  return `Invalid params for ${request.method}: ${issues.slice(0, MAX_ISSUES).map((i) => issueText(i, request)).join('; ')}${more}.`;
+}
+
+/**
+ * Wraps the transport's delivery to the connected server (call after server.connect): a request
+ * whose params the SDK would refuse is answered -32602 here, and `refused` is told.
+ */
+export function guardParams(transport: Transport, refused: () => void): void {
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('guardParams: connect the server to the transport first');
+  transport.onmessage = (message, extra) => {
+    if (!isJSONRPCRequest(message)) return deliver(message, extra);
+    const problem = paramsProblem(message);
+    if (problem === undefined) return deliver(message, extra);
+    refused();
+    // A send that fails means the client has gone: there is nobody left to tell.
+    transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
+  };
+}
