@@ -49,6 +49,34 @@ describe('register', () => {
     assert.match(entry.contentHash, /^[0-9a-f]{64}$/);
   });
 
+  test('names and texts that would act on a terminal or read differently are refused, saying where and what', async () => {
+    const refused = async (change: (card: WireJson) => void, path: string, rule: RegExp) => {
+      const card = v1Card('Display Agent', uniqueUrl()) as WireJson;
+      change(card);
+      const error = errorOf(await op(alice, { register: { agentCard: card } }));
+      assert.equal(error.code, 'VALIDATION_FAILED');
+      assert.ok(
+        error.details.some((d: WireJson) => d.path === path && rule.test(d.message) && d.hint),
+        `${path}: ${JSON.stringify(error.details)}`,
+      );
+    };
+    await refused((c) => (c.name = 'Escapy \u001b[31mRED\u001b]0;pwned\u0007'), '/name', /control character U\+001B at position 7/);
+    await refused((c) => (c.name = 'Evil\u202Eexe.txt'), '/name', /bidirectional control U\+202E/);
+    await refused((c) => (c.name = '   '), '/name', /only white space/);
+    await refused((c) => (c.name = 'A\u0000B'), '/name', /control character U\+0000/);
+    await refused((c) => (c.skills[0].description = 'Clears \u001b[2J the screen'), '/skills/0/description', /control character U\+001B/);
+    await refused((c) => (c.skills[0].tags[0] = 'bad\ud800tag'), '/skills/0/tags/0', /unpaired surrogate/);
+    // Tabs and line breaks are running text; a bidirectional control there is a warning.
+    const card = v1Card('Display Agent', uniqueUrl()) as WireJson;
+    card.description = 'Line one.\nLine two,\ttabbed. \u2067\u05e9\u05dc\u05d5\u05dd\u2069';
+    const accepted = resultOf(await op(alice, { register: { agentCard: card } }));
+    assert.ok(accepted.warnings.some((w: WireJson) => w.path === '/description' && /bidirectional control U\+2067/.test(w.message)), JSON.stringify(accepted.warnings));
+    // MCP servers' and tools' names too.
+    const server = { ...mcpServer('display-files', uniqueUrl()), name: 'files\u001b[0m' };
+    const mcp = errorOf(await op(alice, { register: { mcpServer: server, toolspec: toolspec() } }));
+    assert.ok(mcp.details.some((d: WireJson) => d.path === '/mcpServer/name' && /control character/.test(d.message)), JSON.stringify(mcp.details));
+  });
+
   test('a v0.3 card from an agent-card.json file part keeps its exact bytes', async () => {
     const text = `${JSON.stringify(v03Card('Weather Agent', uniqueUrl()), null, 4)}\n`;
     const task = await send(alice, [filePart(text, 'agent-card.json')]);

@@ -16,6 +16,7 @@ import { compactJsonBytes } from './size.js';
 import { translateAjvErrors } from './translate.js';
 import type { Generation, ValidatorOptions, Verdict } from './types.js';
 import { accepted, failureMessage, rejected, tooLarge } from './verdict.js';
+import { AGENT_CARD_TEXT, displayTextFindings } from './display-text.js';
 
 export interface CardValidators {
   cardV03: CompiledPair;
@@ -79,6 +80,9 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
     const faulted = new Set(urlErrors.map((e) => e.path));
     warnings = warnings.filter((w) => !faulted.has(w.path));
   }
+  const text = displayTextFindings(card, AGENT_CARD_TEXT);
+  errors.push(...text.errors);
+  warnings.push(...text.warnings);
   if (errors.length === 0) return accepted('agent', sizeBytes, warnings, generation);
 
   const label = `A2A v${generation} agent card`;

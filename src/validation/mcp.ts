@@ -14,6 +14,7 @@ import { checkUserSchema } from './user-schema.js';
 import { checkEndpointUrl, mcpEndpointUrls } from './endpoint-urls.js';
 import { classifyUrl, urlFinding } from './urls.js';
 import { accepted, failureMessage, rejected, tooLarge } from './verdict.js';
+import { MCP_SERVER_TEXT, displayTextFindings } from './display-text.js';
 
 export interface McpValidators {
   toolspec: CompiledPair;
@@ -111,6 +112,9 @@ export function validateMcpServer(
     }
   });
   warnings.push(...toolWarnings(tools));
+  const text = displayTextFindings({ mcpServer: server, toolspec }, MCP_SERVER_TEXT);
+  errors.push(...text.errors);
+  warnings.push(...text.warnings);
 
   if (errors.length === 0) return accepted('mcp-server', toolspecSizeBytes, warnings);
   return rejected('mcp-server', 'VALIDATION_FAILED', failureMessage('MCP server registration', errors), toolspecSizeBytes, errors, warnings);

@@ -1,0 +1,91 @@
+/**
+ * The text people read: names, descriptions, tags and examples are shown in search results, on
+ * the web page and in terminals (the CLI), so they must not carry what changes how they look.
+ *
+ * - Control characters (ESC, BEL, NUL, C1 ...): a terminal runs them (recolour, retitle, clear
+ *   the screen of whoever lists the registry). Errors everywhere; tab, line feed and carriage
+ *   return are allowed in running text but not in a name.
+ * - Unpaired surrogates: not Unicode at all (JSON allows "\ud800"; no encoder can write it).
+ * - Bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069 isolates):
+ *   they reorder what follows, so "Evil\u202Eexe.txt" shows as "Eviltxt.exe". Errors in a name,
+ *   which identifies the entry to people; a warning in running text, where right-to-left
+ *   languages may have a use for them.
+ * - A name of nothing but spaces names nothing.
+ */
+import type { Finding } from '../contract/types.js';
+import { isObject, pointer } from '../lib/json.js';
+
+/** Where the texts of a document are, as JSON Pointer patterns ("*": any array index). */
+export interface TextFields {
+  names: readonly string[];
+  texts: readonly string[];
+}
+
+export const AGENT_CARD_TEXT: TextFields = {
+  names: ['/name', '/provider/organization', '/skills/*/name'],
+  texts: ['/description', '/skills/*/description', '/skills/*/tags/*', '/skills/*/examples/*'],
+};
+
+/** An MCP server registration: its metadata under /mcpServer, its toolspec under /toolspec. */
+export const MCP_SERVER_TEXT: TextFields = {
+  names: ['/mcpServer/name', '/mcpServer/title', '/toolspec/tools/*/name', '/toolspec/tools/*/title'],
+  texts: ['/mcpServer/description', '/toolspec/tools/*/description'],
+};
+
+const CONTROL_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+const CONTROL_IN_NAME = /[\u0000-\u001F\u007F-\u009F]/;
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The findings on `doc`'s display texts: errors, and warnings (bidirectional controls in running text). */
+export function displayTextFindings(doc: unknown, fields: TextFields): { errors: Finding[]; warnings: Finding[] } {
+  const errors: Finding[] = [];
+  const warnings: Finding[] = [];
+  for (const [patterns, isName] of [[fields.names, true], [fields.texts, false]] as const) {
+    for (const pattern of patterns) {
+      for (const { path, value } of stringsAt(doc, pattern)) {
+        const control = (isName ? CONTROL_IN_NAME : CONTROL_IN_TEXT).exec(value);
+        if (control) {
+          errors.push({
+            path,
+            rule: 'control-character',
+            message: `contains the control character ${codePoint(control[0])} at position ${control.index}`,
+            hint: isName
+              ? 'Names are shown in terminals and on web pages, where control characters act instead of showing: remove it (a name is one line).'
+              : 'Texts are shown in terminals and on web pages, where control characters act instead of showing: remove it.',
+          });
+        } else if (LONE_SURROGATE.test(value)) {
+          errors.push({ path, rule: 'invalid-unicode', message: 'contains an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character', hint: 'Fix the escape: a character beyond U+FFFF is a pair of them.' });
+        } else if (isName && value.trim() === '') {
+          errors.push({ path, rule: 'blank-name', message: 'is only white space', hint: 'Give it a name people can read.' });
+        }
+        const bidi = BIDI_CONTROL.exec(value);
+        if (bidi) {
+          (isName ? errors : warnings).push({
+            path,
+            rule: 'bidi-control',
+            message: `contains the bidirectional control ${codePoint(bidi[0])} at position ${bidi.index}, which reorders how the text after it is displayed`,
+            hint: isName
+              ? 'A name identifies the entry to people, and a reordered one can pass for another: remove it.'
+              : 'Unless the text needs it for right-to-left script, remove it: it can make the text read differently from what it says.',
+          });
+        }
+      }
+    }
+  }
+  return { errors, warnings };
+}
+
+const codePoint = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** The strings at a pointer pattern in `doc` (nothing where the pattern leads nowhere or to no string). */
+function stringsAt(doc: unknown, pattern: string): { path: string; value: string }[] {
+  let at: { path: string; value: unknown }[] = [{ path: '', value: doc }];
+  for (const step of pattern.split('/').slice(1)) {
+    at = at.flatMap(({ path, value }) => {
+      if (step === '*') return Array.isArray(value) ? value.map((v, i) => ({ path: pointer(path, i), value: v as unknown })) : [];
+      return isObject(value) && Object.hasOwn(value, step) ? [{ path: pointer(path, step), value: value[step] }] : [];
+    });
+  }
+  return at.filter((s): s is { path: string; value: string } => typeof s.value === 'string');
+}
