@@ -3,7 +3,7 @@
  * layer over the SDK's request handler, which runs our executor over the shared operations.
  * It owns what the SDK does not (or does differently from the spec): body limits and
  * binding-shaped errors, the card negotiated per protocol version with caching headers, version
- * negotiation, HTTP+JSON media types, authentication, shape checks before the SDK, and the
+ * negotiation, HTTP+JSON media types, authentication, shape and integer-parameter checks before the SDK, and the
  * request scope and log line.
  */
 import express from 'express';
@@ -20,6 +20,7 @@ import { answerSanitizer } from '../http/security.js';
 import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
 import { a2aRequestHandler } from './request-handler.js';
+import { requestIntegerGuard } from './integer-params.js';
 import { jsonRpcShapeGuard, restShapeGuard, verifyBody } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { callerUserBuilder } from './sdk-user.js';
@@ -63,7 +64,7 @@ export const a2aDoor: Door = {
     });
     // Order matters: count everything, refuse floods before reading bodies, label HTTP+JSON
     // answers before anything answers, negotiate the version, refuse non-JSON bodies and
-    // unusable credentials, check shapes before the SDK, and scrub internal errors out of
+    // unusable credentials, check shapes and integer params (as sent) before the SDK, and scrub internal errors out of
     // whatever the SDK answers. Each binding's chain is one router layer (handler-chain.ts).
     const common = [metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap()];
     const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
@@ -74,6 +75,7 @@ export const a2aDoor: Door = {
         negotiateVersion('JSONRPC', [...getSupportedVersions(sdkCard, 'JSONRPC')]),
         credentials,
         jsonRpcShapeGuard,
+        requestIntegerGuard('JSONRPC'),
         // JSON-RPC answers only: HTTP+JSON answers keep express's res.json (restAnswerMediaType labels them).
         // Before answerSanitizer, which wraps whatever res.json is when it runs: placed after it,
         // this would replace the sanitizer's wrapper (no scrubbing, no Retry-After on JSON-RPC).
@@ -91,6 +93,7 @@ export const a2aDoor: Door = {
         requireJsonBody,
         credentials,
         restShapeGuard,
+        requestIntegerGuard('HTTP+JSON'),
         answerSanitizer,
       ]),
       restHandler({ requestHandler, userBuilder }),

@@ -19,10 +19,25 @@
  *   a message `{"renew": {}}` on a watch's task renews it; CancelTask ends the watch even when
  *   no executor runs it.
  *
+ * - historyLength (GetTask, ListTasks, a message's configuration) is validated here, for every
+ *   binding (integer-params.ts): the SDK took a negative one as 0 and a fraction as "all".
+ *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).
  */
-import { Role, TaskState, type AgentCard, type CancelTaskRequest, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
+import {
+  Role,
+  TaskState,
+  type AgentCard,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type SendMessageRequest,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+} from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
@@ -32,6 +47,7 @@ import {
   type TaskStore,
 } from '@a2a-js/sdk/server';
 import { timeOrderedId } from '../lib/time-ordered-id.js';
+import { HISTORY_LENGTH, requireInteger } from './integer-params.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
@@ -68,6 +84,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
+    requireHistoryLength(params);
     if (renewsWatch(params)) return this.#renew(params, context);
     await this.#refuseOnOpenWatch(params, context);
     if (isOneTurn(params)) {
@@ -86,6 +103,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    requireHistoryLength(params);
     if (renewsWatch(params)) {
       yield { payload: { $case: 'task', value: await this.#renew(params, context) } };
       return;
@@ -114,6 +132,18 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     } finally {
       detach?.();
     }
+  }
+
+  /** GetTask: the SDK's, with historyLength checked (the SDK takes a negative one as 0, a fraction or NaN as "all"). */
+  override async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
+    return super.getTask(params, context);
+  }
+
+  /** ListTasks: the SDK's, with historyLength checked as GetTask's. */
+  override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
+    return super.listTasks(params, context);
   }
 
   /**
@@ -310,6 +340,11 @@ async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, close
     // Ends the SDK's generator (and detaches its queue) once its pending step settles.
     void events.return(undefined).catch(() => undefined);
   }
+}
+
+/** A message's configuration.historyLength, checked before anything runs (A2A 3.3.2). */
+function requireHistoryLength(params: SendMessageRequest): void {
+  requireInteger('configuration.historyLength', params.configuration?.historyLength, HISTORY_LENGTH);
 }
 
 /** The message renews a watch: `{"renew": {...}}` in a data part, sent on the watch's task. */
