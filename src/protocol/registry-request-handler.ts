@@ -21,6 +21,7 @@
  *
  * - historyLength (GetTask, ListTasks, a message's configuration) is validated here, for every
  *   binding (integer-params.ts): the SDK took a negative one as 0 and a fraction as "all".
+ * - Deleting a push config the task does not have is TaskNotFound (the SDK answered success).
  *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).
@@ -30,6 +31,7 @@ import {
   TaskState,
   type AgentCard,
   type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
   type GetTaskRequest,
   type ListTasksRequest,
   type ListTasksResponse,
@@ -144,6 +146,18 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
     return super.listTasks(params, context);
+  }
+
+  /**
+   * DeleteTaskPushNotificationConfig of a config the task does not have is refused as
+   * GetTaskPushNotificationConfig refuses it, with TaskNotFoundError (A2A 3.1.8: the error for a
+   * push config that does not exist); the SDK answered success. Deleting stays idempotent
+   * (3.1.10): a second delete changes nothing either, and says the config is not there.
+   */
+  override async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+    // The SDK's checks (capability, task id, the caller's task), then the config's.
+    await this.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context);
+    await super.deleteTaskPushNotificationConfig(params, context);
   }
 
   /**
