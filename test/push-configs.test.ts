@@ -1,7 +1,9 @@
 /**
  * Push notification config operations on a task, over JSON-RPC, HTTP+JSON and gRPC, end to end
- * over real HTTP and a real gRPC connection: deleting a config the task does not have is
- * TaskNotFound (A2A 3.1.8's error for a push config that does not exist), not success.
+ * over real HTTP and a real gRPC connection: ListTaskPushNotificationConfigs pages as ListTasks
+ * does (pageSize honoured, a nextPageToken that is accepted back), and deleting a config the
+ * task does not have is TaskNotFound (A2A 3.1.8's error for a push config that does not exist),
+ * not success.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +20,7 @@ const alice = { authorization: `Bearer ${TOKENS.alice}` };
 /** A webhook address the outbound guard accepts (REGISTRY_FETCH_ALLOW); nothing is sent to it here. */
 const HOOK = 'http://127.0.0.1:9/hook';
 const TASK_NOT_FOUND = -32001;
+const INVALID_PARAMS = -32602;
 
 async function rpc(method: string, params: unknown): Promise<WireJson> {
   const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
@@ -55,6 +58,72 @@ before(async () => {
 after(async () => {
   raw.close();
   await registry.close();
+});
+
+describe('ListTaskPushNotificationConfigs', () => {
+  test('JSON-RPC: pageSize is honoured, with a nextPageToken that is accepted back', async () => {
+    const taskId = await taskWithConfigs(['a', 'b', 'c']);
+    const first = (await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: 2 })).result;
+    assert.deepEqual(idsOf(first), ['a', 'b']);
+    assert.ok(first.nextPageToken, 'a token for the rest');
+    const second = (await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: 2, pageToken: first.nextPageToken })).result;
+    assert.deepEqual(idsOf(second), ['c']);
+    assert.equal(second.nextPageToken ?? '', '', 'the last page has no token');
+    // Without a page size: every config, no token.
+    const all = (await rpc('ListTaskPushNotificationConfigs', { taskId })).result;
+    assert.deepEqual(idsOf(all), ['a', 'b', 'c']);
+    assert.equal(all.nextPageToken ?? '', '');
+    // A token survives a change between pages: the config it stopped at deleted, one added after it.
+    const one = (await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: 1 })).result;
+    assert.deepEqual(idsOf(one), ['a']);
+    assert.equal((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' })).result, null);
+    await rpc('CreateTaskPushNotificationConfig', { taskId, id: 'd', url: `${HOOK}/d` });
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId, pageToken: one.nextPageToken })).result), ['b', 'c', 'd']);
+
+    // Refused: a token of another task or none at all, a page size out of bounds.
+    const other = await taskWithConfigs(['x', 'y']);
+    const refused = [
+      await rpc('ListTaskPushNotificationConfigs', { taskId: other, pageSize: 1, pageToken: first.nextPageToken }),
+      await rpc('ListTaskPushNotificationConfigs', { taskId, pageToken: 'not-a-token' }),
+      await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: -1 }),
+      await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: 101 }),
+    ];
+    for (const answer of refused) assert.equal(answer.error?.code, INVALID_PARAMS, JSON.stringify(answer));
+    assert.match(refused[0]!.error.message, /pageToken/);
+    assert.equal(refused[2]!.error.message, 'pageSize must be between 0 and 100');
+  });
+
+  test('HTTP+JSON: pageSize and pageToken in the query are honoured', async () => {
+    const taskId = await taskWithConfigs(['a', 'b', 'c']);
+    const first = await rest('GET', `/tasks/${taskId}/pushNotificationConfigs?pageSize=2`);
+    assert.equal(first.status, 200);
+    assert.deepEqual(idsOf(first.body!), ['a', 'b']);
+    assert.ok(first.body!.nextPageToken);
+    const second = await rest('GET', `/tasks/${taskId}/pushNotificationConfigs?pageSize=2&pageToken=${encodeURIComponent(first.body!.nextPageToken)}`);
+    assert.equal(second.status, 200);
+    assert.deepEqual(idsOf(second.body!), ['c']);
+    assert.equal(second.body!.nextPageToken ?? '', '');
+    const all = await rest('GET', `/tasks/${taskId}/pushNotificationConfigs`);
+    assert.deepEqual(idsOf(all.body!), ['a', 'b', 'c']);
+    // Refusals in the binding's shape; an unknown task is still 404.
+    for (const query of ['pageSize=-1', 'pageSize=1.5', 'pageToken=not-a-token']) {
+      const answer = await rest('GET', `/tasks/${taskId}/pushNotificationConfigs?${query}`);
+      assert.equal(answer.status, 400, query);
+      assert.equal(answer.body!.error.status, 'INVALID_ARGUMENT', query);
+    }
+    assert.equal((await rest('GET', '/tasks/no-such-task/pushNotificationConfigs?pageSize=1')).status, 404);
+  });
+
+  test('gRPC: page_size is honoured, with a next_page_token that is accepted back', async () => {
+    const taskId = await taskWithConfigs(['a', 'b', 'c']);
+    const md = metadata(alice);
+    const first = await raw.unary('listTaskPushNotificationConfigs', { tenant: '', taskId, pageSize: 2, pageToken: '' }, md);
+    const firstPage = first.value as { configs: WireJson[]; nextPageToken: string };
+    assert.deepEqual(idsOf(firstPage), ['a', 'b']);
+    assert.ok(firstPage.nextPageToken);
+    const second = await raw.unary('listTaskPushNotificationConfigs', { tenant: '', taskId, pageSize: 2, pageToken: firstPage.nextPageToken }, md);
+    assert.deepEqual(idsOf(second.value as WireJson), ['c']);
+  });
 });
 
 describe('DeleteTaskPushNotificationConfig', () => {

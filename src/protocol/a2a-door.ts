@@ -23,6 +23,7 @@ import { a2aRequestHandler } from './request-handler.js';
 import { requestIntegerGuard } from './integer-params.js';
 import { jsonRpcShapeGuard, restShapeGuard, verifyBody } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
+import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
 import { negotiateVersion } from './versions.js';
 
@@ -96,6 +97,8 @@ export const a2aDoor: Door = {
         requestIntegerGuard('HTTP+JSON'),
         answerSanitizer,
       ]),
+      // Ahead of the SDK's route, which drops the page asked for.
+      restPushConfigList({ requestHandler, userBuilder }),
       restHandler({ requestHandler, userBuilder }),
     );
   },

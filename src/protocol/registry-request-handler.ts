@@ -21,7 +21,8 @@
  *
  * - historyLength (GetTask, ListTasks, a message's configuration) is validated here, for every
  *   binding (integer-params.ts): the SDK took a negative one as 0 and a fraction as "all".
- * - Deleting a push config the task does not have is TaskNotFound (the SDK answered success).
+ * - Push configs: listed a page at a time, and deleting one the task does not have is
+ *   TaskNotFound (the SDK answered every config at once, and success).
  *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).
@@ -33,6 +34,8 @@ import {
   type CancelTaskRequest,
   type DeleteTaskPushNotificationConfigRequest,
   type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
   type ListTasksRequest,
   type ListTasksResponse,
   type SendMessageRequest,
@@ -49,7 +52,8 @@ import {
   type TaskStore,
 } from '@a2a-js/sdk/server';
 import { timeOrderedId } from '../lib/time-ordered-id.js';
-import { HISTORY_LENGTH, requireInteger } from './integer-params.js';
+import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger } from './integer-params.js';
+import { configPage } from './push-config-pages.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
@@ -146,6 +150,16 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
     return super.listTasks(params, context);
+  }
+
+  /** ListTaskPushNotificationConfigs: the SDK's checks and configs, a page at a time (push-config-pages.ts). */
+  override async listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    requireInteger('pageSize', params.pageSize, CONFIGS_PAGE_SIZE);
+    const { configs } = await super.listTaskPushNotificationConfigs(params, context);
+    return configPage(params.taskId, configs, params.pageSize, params.pageToken);
   }
 
   /**
