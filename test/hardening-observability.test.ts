@@ -220,6 +220,30 @@ describe('security headers and CORS', () => {
       await open.close();
     }
   });
+
+  test('REGISTRY_CORS_ORIGINS: a browser may DELETE a push config (the HTTP+JSON binding\'s one DELETE route), and nothing the bindings lack', async () => {
+    const withCors = await startTestRegistry({ REGISTRY_CORS_ORIGINS: 'https://app.example' });
+    try {
+      const path = `${withCors.url}/a2a/rest/tasks/x/pushNotificationConfigs/y`;
+      const preflight = (method: string) =>
+        fetch(path, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': method, 'access-control-request-headers': 'authorization,a2a-version' } });
+      const allowed = async (method: string) => {
+        const res = await preflight(method);
+        assert.equal(res.status, 204);
+        assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example');
+        return (res.headers.get('access-control-allow-methods') ?? '').split(',');
+      };
+      // A browser sends the DELETE only when the preflight's allowed methods name it.
+      assert.ok((await allowed('DELETE')).includes('DELETE'));
+      for (const method of ['PUT', 'PATCH']) assert.ok(!(await allowed(method)).includes(method), `${method} is not allowed`);
+      // The DELETE itself then reaches the binding (an unknown task: 404) with the CORS headers the browser reads.
+      const res = await fetch(path, { method: 'DELETE', headers: { origin: 'https://app.example', authorization: `Bearer ${TOKENS.alice}`, 'A2A-Version': '1.0' } });
+      assert.equal(res.status, 404);
+      assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example');
+    } finally {
+      await withCors.close();
+    }
+  });
 });
 
 describe('no internals in any answer', () => {

@@ -90,7 +90,10 @@ export function securityHeaders(options: SecurityOptions): RequestHandler[] {
     handlers.push(
       cors({
         origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
-        methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+        // The methods the doors answer: GET and POST, and DELETE for the HTTP+JSON binding's
+        // DeleteTaskPushNotificationConfig (DELETE /tasks/{id}/pushNotificationConfigs/{configId});
+        // without it a browser's preflight fails and the app cannot delete a config. No route takes PUT or PATCH.
+        methods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
         // MCP clients in a browser (the MCP Inspector's direct mode) send and read the MCP headers too.
         allowedHeaders: [
           'Content-Type', 'Authorization', 'A2A-Version', 'A2A-Extensions', 'X-A2A-Extensions', 'X-Request-Id', 'If-None-Match',

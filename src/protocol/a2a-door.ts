@@ -3,8 +3,8 @@
  * layer over the SDK's request handler, which runs our executor over the shared operations.
  * It owns what the SDK does not (or does differently from the spec): body limits and
  * binding-shaped errors, the card negotiated per protocol version with caching headers, version
- * negotiation, HTTP+JSON media types, authentication, shape checks before the SDK, and the
- * request scope and log line.
+ * negotiation, HTTP+JSON media types, authentication, shape and integer-parameter checks before
+ * the SDK, and the request scope and log line.
  */
 import { getSupportedVersions } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
@@ -20,8 +20,10 @@ import { answerSanitizer } from '../http/security.js';
 import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
 import { a2aRequestHandler } from './request-handler.js';
+import { requestIntegerGuard } from './integer-params.js';
 import { jsonRpcShapeGuard, restShapeGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
+import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
 import { negotiateVersion } from './versions.js';
 
@@ -59,7 +61,7 @@ export const a2aDoor: Door = {
     const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: ['application/json', 'application/a2a+json', 'application/*+json'] });
     // Order matters: count everything, refuse floods before reading bodies, label HTTP+JSON
     // answers before anything answers, negotiate the version, refuse non-JSON bodies and
-    // unusable credentials, check shapes before the SDK, and scrub internal errors out of
+    // unusable credentials, check shapes and integer params (as sent) before the SDK, and scrub internal errors out of
     // whatever the SDK answers. Each binding's chain is one router layer (handler-chain.ts).
     const common = [metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap()];
     const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
@@ -70,6 +72,7 @@ export const a2aDoor: Door = {
         negotiateVersion('JSONRPC', [...getSupportedVersions(sdkCard, 'JSONRPC')]),
         credentials,
         jsonRpcShapeGuard,
+        requestIntegerGuard('JSONRPC'),
         // JSON-RPC answers only: HTTP+JSON answers keep express's res.json (restAnswerMediaType labels them).
         // Before answerSanitizer, which wraps whatever res.json is when it runs: placed after it,
         // this would replace the sanitizer's wrapper (no scrubbing, no Retry-After on JSON-RPC).
@@ -87,8 +90,11 @@ export const a2aDoor: Door = {
         requireJsonBody,
         credentials,
         restShapeGuard,
+        requestIntegerGuard('HTTP+JSON'),
         answerSanitizer,
       ]),
+      // Ahead of the SDK's route, which drops the page asked for.
+      restPushConfigList({ requestHandler, userBuilder }),
       restHandler({ requestHandler, userBuilder }),
     );
   },

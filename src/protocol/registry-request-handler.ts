@@ -19,10 +19,30 @@
  *   a message `{"renew": {}}` on a watch's task renews it; CancelTask ends the watch even when
  *   no executor runs it.
  *
+ * - historyLength (GetTask, ListTasks, a message's configuration) is validated here, for every
+ *   binding (integer-params.ts): the SDK took a negative one as 0 and a fraction as "all".
+ * - Push configs: listed a page at a time, and deleting one the task does not have is
+ *   TaskNotFound (the SDK answered every config at once, and success).
+ *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).
  */
-import { Role, TaskState, type AgentCard, type CancelTaskRequest, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
+import {
+  Role,
+  TaskState,
+  type AgentCard,
+  type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type SendMessageRequest,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+} from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
@@ -32,6 +52,8 @@ import {
   type TaskStore,
 } from '@a2a-js/sdk/server';
 import { timeOrderedId } from '../lib/time-ordered-id.js';
+import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger } from './integer-params.js';
+import { configPage } from './push-config-pages.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
@@ -68,6 +90,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
+    requireHistoryLength(params);
     if (renewsWatch(params)) return this.#renew(params, context);
     await this.#refuseOnOpenWatch(params, context);
     if (isOneTurn(params)) {
@@ -86,6 +109,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    requireHistoryLength(params);
     if (renewsWatch(params)) {
       yield { payload: { $case: 'task', value: await this.#renew(params, context) } };
       return;
@@ -114,6 +138,40 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     } finally {
       detach?.();
     }
+  }
+
+  /** GetTask: the SDK's, with historyLength checked (the SDK takes a negative one as 0, a fraction or NaN as "all"). */
+  override async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
+    return super.getTask(params, context);
+  }
+
+  /** ListTasks: the SDK's, with historyLength checked as GetTask's. */
+  override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
+    return super.listTasks(params, context);
+  }
+
+  /** ListTaskPushNotificationConfigs: the SDK's checks and configs, a page at a time (push-config-pages.ts). */
+  override async listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    requireInteger('pageSize', params.pageSize, CONFIGS_PAGE_SIZE);
+    const { configs } = await super.listTaskPushNotificationConfigs(params, context);
+    return configPage(params.taskId, configs, params.pageSize, params.pageToken);
+  }
+
+  /**
+   * DeleteTaskPushNotificationConfig of a config the task does not have is refused as
+   * GetTaskPushNotificationConfig refuses it, with TaskNotFoundError (A2A 3.1.8: the error for a
+   * push config that does not exist); the SDK answered success. Deleting stays idempotent
+   * (3.1.10): a second delete changes nothing either, and says the config is not there.
+   */
+  override async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+    // The SDK's checks (capability, task id, the caller's task), then the config's.
+    await this.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context);
+    await super.deleteTaskPushNotificationConfig(params, context);
   }
 
   /**
@@ -310,6 +368,11 @@ async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, close
     // Ends the SDK's generator (and detaches its queue) once its pending step settles.
     void events.return(undefined).catch(() => undefined);
   }
+}
+
+/** A message's configuration.historyLength, checked before anything runs (A2A 3.3.2). */
+function requireHistoryLength(params: SendMessageRequest): void {
+  requireInteger('configuration.historyLength', params.configuration?.historyLength, HISTORY_LENGTH);
 }
 
 /** The message renews a watch: `{"renew": {...}}` in a data part, sent on the watch's task. */

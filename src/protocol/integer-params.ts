@@ -1,0 +1,137 @@
+/**
+ * The integer parameters of A2A requests (int32 in the proto) and their rules, the same on every
+ * binding (A2A 3.3.2: servers MUST validate all input parameters; 5.1: the bindings are
+ * functionally equivalent). The messages are the SDK's own for HTTP+JSON's historyLength query
+ * parameter, so every binding answers a bad value alike.
+ *
+ * The rules are checked in two places:
+ * - the request handler (registry-request-handler.ts), on the SDK's typed requests, whatever the
+ *   binding: gRPC's int32 may be negative, and the v0.3 JSON-RPC methods pass the value through
+ *   as the client sent it;
+ * - the HTTP doors (requestIntegerGuard below), on the values as sent, before the SDK reads them:
+ *   its JSON reader takes Number(value), so `true` arrives as 1 and `""` or `[]` as 0, and its
+ *   query reader parseInt, so `1.5` arrives as 1 and `5abc` as 5. After that, the handler can no
+ *   longer tell what the client sent.
+ */
+import type { RequestHandler } from 'express';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { sendA2AError, type A2ABinding } from './a2a-errors.js';
+import { LEGACY_VERSION, VERSION_PARAMETER } from './versions.js';
+
+export interface IntegerRule {
+  min: number;
+  max?: number;
+}
+
+/** historyLength (A2A 3.2.4): 0 for no history, N for the N latest messages; absent for all of it. */
+export const HISTORY_LENGTH: IntegerRule = { min: 0 };
+/** pageSize of ListTasks (the SDK's bounds; an optional field in the proto, so 0 is a value, and refused). */
+export const TASKS_PAGE_SIZE: IntegerRule = { min: 1, max: 100 };
+/**
+ * pageSize of ListTaskPushNotificationConfigs: the same bounds, but 0 is the proto's default
+ * (the field is not optional) and means "not set": the SDK's own HTTP+JSON and v0.3 readers send it.
+ */
+export const CONFIGS_PAGE_SIZE: IntegerRule = { min: 0, max: 100 };
+
+const INT32_MAX = 2 ** 31 - 1;
+/** The string form of an int32 (ProtoJSON accepts one in JSON; a query parameter is one, A2A 11.5). */
+const DECIMAL_INTEGER = /^-?\d{1,10}$/;
+
+/**
+ * What is wrong with `value` as the integer parameter `field`, or undefined. `value` is a number,
+ * or a string holding a decimal integer; anything else (a boolean, a fraction, "abc", "", an
+ * array) is no integer. Absent (undefined or null) is fine: the parameter is optional.
+ */
+export function integerProblem(field: string, value: unknown, rule: IntegerRule): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL_INTEGER.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || Math.abs(n) > INT32_MAX) return `${field} must be a valid integer`;
+  if (rule.max !== undefined && (n < rule.min || n > rule.max)) return `${field} must be between ${rule.min} and ${rule.max}`;
+  if (n < rule.min) return rule.min === 0 ? `${field} must be non-negative` : `${field} must be at least ${rule.min}`;
+  return undefined;
+}
+
+/** Throws the binding's invalid-params error (-32602, HTTP 400, INVALID_ARGUMENT) when `value` breaks the rule. */
+export function requireInteger(field: string, value: unknown, rule: IntegerRule): void {
+  const problem = integerProblem(field, value, rule);
+  if (problem) throw new RequestMalformedError({ message: problem, metadata: { field } });
+}
+
+/** A parameter in a request: its path under the JSON-RPC params, the HTTP+JSON body or query, and its rule. */
+interface Param {
+  path: readonly string[];
+  rule: IntegerRule;
+}
+const HISTORY: Param = { path: ['historyLength'], rule: HISTORY_LENGTH };
+const CONFIGURATION_HISTORY: Param = { path: ['configuration', 'historyLength'], rule: HISTORY_LENGTH };
+const TASKS_PAGE: Param = { path: ['pageSize'], rule: TASKS_PAGE_SIZE };
+const CONFIGS_PAGE: Param = { path: ['pageSize'], rule: CONFIGS_PAGE_SIZE };
+
+/** The v1.0 JSON-RPC methods with integer params (the v0.3 ones reach the handler as sent). */
+const JSONRPC_PARAMS = new Map<string, readonly Param[]>([
+  ['SendMessage', [CONFIGURATION_HISTORY]],
+  ['SendStreamingMessage', [CONFIGURATION_HISTORY]],
+  ['GetTask', [HISTORY]],
+  ['ListTasks', [HISTORY, TASKS_PAGE]],
+  ['ListTaskPushNotificationConfigs', [CONFIGS_PAGE]],
+]);
+/** HTTP+JSON routes (optionally under a tenant) with integer params, in the body or in the query. */
+const REST_BODY_PARAMS: ReadonlyArray<[RegExp, readonly Param[]]> = [[/^\/(?:[^/]+\/)?message:(?:send|stream)$/, [CONFIGURATION_HISTORY]]];
+const REST_QUERY_PARAMS: ReadonlyArray<[RegExp, readonly Param[]]> = [
+  [/^\/(?:[^/]+\/)?tasks\/[^/:]+$/, [HISTORY]],
+  [/^\/(?:[^/]+\/)?tasks$/, [HISTORY, TASKS_PAGE]],
+  [/^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/, [CONFIGS_PAGE]],
+];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The snake_case name the SDK's JSON reader also takes for a camelCase one (a query is camelCase only, A2A 11.5). */
+const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** The first broken parameter of `params` in `root`, or undefined. */
+function problemIn(root: unknown, params: readonly Param[], spellings: 'json' | 'query'): { message: string; field: string } | undefined {
+  for (const { path, rule } of params) {
+    let node: unknown = root;
+    const names: string[] = [];
+    for (const name of path) {
+      if (!isObject(node)) break;
+      const here = node;
+      const own = (key: string): unknown => (Object.hasOwn(here, key) ? here[key] : undefined);
+      // As the SDK reads JSON: the camelCase name unless it is absent or null, then the snake_case one.
+      const camel = own(name);
+      const spelled = spellings === 'json' && (camel === undefined || camel === null) ? snakeCase(name) : name;
+      names.push(spelled);
+      node = own(spelled);
+    }
+    if (names.length < path.length) continue;
+    const field = names.join('.');
+    const message = integerProblem(field, node, rule);
+    if (message) return { message, field };
+  }
+  return undefined;
+}
+
+const paramsOf = (table: ReadonlyArray<[RegExp, readonly Param[]]>, path: string): readonly Param[] => table.find(([route]) => route.test(path))?.[1] ?? [];
+
+/**
+ * The integer parameters of an HTTP binding's requests, as sent: a bad one is refused with the
+ * binding's invalid-params error before the SDK converts it. Mount after the shape checks.
+ */
+export function requestIntegerGuard(binding: A2ABinding): RequestHandler {
+  return (req, res, next) => {
+    let found: ReturnType<typeof problemIn>;
+    if (binding === 'JSONRPC') {
+      const body: unknown = req.body;
+      // v0.3 requests: the handler checks what the compatibility layer hands it unconverted.
+      if (req.method === 'POST' && isObject(body) && typeof body.method === 'string' && req.header(VERSION_PARAMETER) !== LEGACY_VERSION) {
+        found = problemIn(body.params, JSONRPC_PARAMS.get(body.method) ?? [], 'json');
+      }
+    } else if (req.method === 'POST') {
+      found = problemIn(req.body, paramsOf(REST_BODY_PARAMS, req.path), 'json');
+    } else if (req.method === 'GET') {
+      found = problemIn(req.query, paramsOf(REST_QUERY_PARAMS, req.path), 'query');
+    }
+    if (!found) return next();
+    sendA2AError(req, res, binding, new RequestMalformedError({ message: found.message, metadata: { field: found.field } }));
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * Integer request parameters are validated alike on every binding (A2A 3.3.2: servers MUST
+ * validate all input parameters; 5.1: functional equivalence): historyLength on GetTask,
+ * ListTasks and a message's configuration, over JSON-RPC (v1.0 and v0.3), HTTP+JSON and gRPC,
+ * end to end over real HTTP and a real gRPC connection. A bad value is invalid params (-32602,
+ * HTTP 400, INVALID_ARGUMENT) naming the field and the rule; a good one is honoured.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { ListTasksRequest, SendMessageConfiguration } from '@a2a-js/sdk';
+import { dataPart, type WireJson } from './support/client.js';
+import { RawA2AClient, errorInfoOf, metadata, sendRequest } from './support/grpc.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+let raw: RawA2AClient;
+/** A finished task of alice's, with one message in its history. */
+let taskId: string;
+
+const NOT_NEGATIVE = 'historyLength must be non-negative';
+const NOT_INTEGER = 'historyLength must be a valid integer';
+const alice = { authorization: `Bearer ${TOKENS.alice}` };
+
+async function rpc(method: string, params: unknown, version = '1.0'): Promise<WireJson> {
+  const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': version, ...alice },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+  });
+  assert.equal(res.status, 200);
+  return (await res.json()) as WireJson;
+}
+
+async function rest(path: string, body?: unknown): Promise<{ status: number; body: WireJson }> {
+  const res = await fetch(`${registry.url}/a2a/rest${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as WireJson };
+}
+
+/** A JSON-RPC answer that is invalid params with exactly this message. */
+function assertRpcRefusal(answer: WireJson, message: string, what: string): void {
+  assert.equal(answer.error?.code, -32602, `${what}: ${JSON.stringify(answer).slice(0, 300)}`);
+  assert.equal(answer.error.message, message, what);
+  assert.equal(answer.id, 7);
+}
+
+/** An HTTP+JSON answer that is 400 INVALID_ARGUMENT with exactly this message. */
+function assertRestRefusal(answer: { status: number; body: WireJson }, message: string, what: string): void {
+  assert.equal(answer.status, 400, `${what}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+  assert.equal(answer.body.error?.status, 'INVALID_ARGUMENT', what);
+  assert.equal(answer.body.error.message, message, what);
+  assert.equal(answer.body.error.details?.[0]?.reason, 'INVALID_PARAMS', what);
+}
+
+const historyOf = (task: WireJson): number => (task.history ?? []).length;
+const userMessage = (text: string) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
+
+before(async () => {
+  registry = await startTestRegistry({ GRPC_PORT: '0' });
+  raw = new RawA2AClient(`127.0.0.1:${registry.grpcUrl!.split(':').at(-1)}`);
+  const sent = await rpc('SendMessage', { message: { ...userMessage('x'), parts: [dataPart({ list: {} })] } });
+  taskId = sent.result.task.id;
+  assert.equal(sent.result.task.history.length, 1);
+});
+after(async () => {
+  raw.close();
+  await registry.close();
+});
+
+describe('historyLength', () => {
+  test('JSON-RPC GetTask refuses what HTTP+JSON refuses: negative, not an integer, not a number', async () => {
+    const cases: Array<[unknown, string]> = [
+      [-5, NOT_NEGATIVE],
+      ['-5', NOT_NEGATIVE],
+      ['abc', NOT_INTEGER],
+      [true, NOT_INTEGER],
+      [1.5, NOT_INTEGER],
+      ['', NOT_INTEGER],
+      [[], NOT_INTEGER],
+      [{}, NOT_INTEGER],
+    ];
+    for (const [value, message] of cases) {
+      assertRpcRefusal(await rpc('GetTask', { id: taskId, historyLength: value }), message, `historyLength ${JSON.stringify(value)}`);
+    }
+    // The snake_case spelling the SDK also reads is checked too.
+    assertRpcRefusal(await rpc('GetTask', { id: taskId, history_length: true }), 'history_length must be a valid integer', 'history_length true');
+    for (const [value, message] of [['-5', NOT_NEGATIVE], ['abc', NOT_INTEGER], ['1.5', NOT_INTEGER], ['5abc', NOT_INTEGER]] as const) {
+      assertRestRefusal(await rest(`/tasks/${taskId}?historyLength=${value}`), message, `REST historyLength=${value}`);
+    }
+    // Good values are honoured: 0 drops the history, 1 keeps one message, "1" is ProtoJSON's int32 string form.
+    assert.equal(historyOf((await rpc('GetTask', { id: taskId, historyLength: 0 })).result), 0);
+    assert.equal(historyOf((await rpc('GetTask', { id: taskId, historyLength: 1 })).result), 1);
+    assert.equal(historyOf((await rpc('GetTask', { id: taskId, historyLength: '1' })).result), 1);
+    assert.equal(historyOf((await rest(`/tasks/${taskId}?historyLength=0`)).body), 0);
+    assert.equal(historyOf((await rest(`/tasks/${taskId}?historyLength=1`)).body), 1);
+  });
+
+  test('ListTasks and a message configuration refuse a negative historyLength on JSON-RPC as on HTTP+JSON', async () => {
+    assertRpcRefusal(await rpc('ListTasks', { historyLength: -1 }), NOT_NEGATIVE, 'ListTasks -1');
+    assertRpcRefusal(await rpc('ListTasks', { historyLength: true }), NOT_INTEGER, 'ListTasks true');
+    assertRestRefusal(await rest('/tasks?historyLength=-1'), NOT_NEGATIVE, 'REST ListTasks -1');
+    assertRestRefusal(await rest('/tasks?historyLength=1.5'), NOT_INTEGER, 'REST ListTasks 1.5');
+
+    const configured = (historyLength: unknown) => ({ message: userMessage('weather'), configuration: { historyLength } });
+    assertRpcRefusal(await rpc('SendMessage', configured(-1)), `configuration.${NOT_NEGATIVE}`, 'SendMessage -1');
+    assertRpcRefusal(await rpc('SendMessage', configured('abc')), `configuration.${NOT_INTEGER}`, 'SendMessage "abc"');
+    // A stream is refused before it starts: a plain JSON-RPC error, not an event stream.
+    assertRpcRefusal(await rpc('SendStreamingMessage', configured(-1)), `configuration.${NOT_NEGATIVE}`, 'SendStreamingMessage -1');
+    assertRestRefusal(await rest('/message:send', configured(-1)), `configuration.${NOT_NEGATIVE}`, 'REST message:send -1');
+    assertRestRefusal(await rest('/message:send', configured(true)), `configuration.${NOT_INTEGER}`, 'REST message:send true');
+
+    const listed = (await rpc('ListTasks', { historyLength: 0 })).result.tasks as WireJson[];
+    assert.ok(listed.some((t) => t.id === taskId) && listed.every((t) => historyOf(t) === 0));
+    assert.equal(historyOf((await rpc('SendMessage', configured(0))).result.task), 0);
+  });
+
+  test('the v0.3 JSON-RPC methods refuse it too', async () => {
+    assertRpcRefusal(await rpc('tasks/get', { id: taskId, historyLength: -5 }, '0.3'), NOT_NEGATIVE, 'tasks/get -5');
+    assertRpcRefusal(await rpc('tasks/get', { id: taskId, historyLength: 'abc' }, '0.3'), NOT_INTEGER, 'tasks/get "abc"');
+    const legacyMessage = { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'weather' }] };
+    assertRpcRefusal(await rpc('message/send', { message: legacyMessage, configuration: { historyLength: -1 } }, '0.3'), `configuration.${NOT_NEGATIVE}`, 'message/send -1');
+  });
+
+  test('gRPC refuses a negative history_length with INVALID_ARGUMENT', async () => {
+    const md = metadata(alice);
+    const refused = async (method: string, request: unknown, message: string) => {
+      const answer = await raw.unary(method, request, md);
+      assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, `${method}: ${answer.error?.message ?? 'no error'}`);
+      assert.equal(answer.error.details, message, method);
+      assert.equal(errorInfoOf(answer.error)?.reason, 'INVALID_PARAMS', method);
+    };
+    await refused('getTask', { tenant: '', id: taskId, historyLength: -5 }, NOT_NEGATIVE);
+    await refused('listTasks', ListTasksRequest.fromJSON({ pageSize: 10, historyLength: -1 }), NOT_NEGATIVE);
+    await refused('sendMessage', { ...sendRequest([{ text: 'weather' }]), configuration: SendMessageConfiguration.fromJSON({ historyLength: -1 }) }, `configuration.${NOT_NEGATIVE}`);
+    const honoured = await raw.unary('getTask', { tenant: '', id: taskId, historyLength: 0 }, md);
+    assert.equal(honoured.error, undefined);
+    assert.equal((honoured.value as { history: unknown[] }).history.length, 0);
+  });
+});

@@ -1,0 +1,157 @@
+/**
+ * Push notification config operations on a task, over JSON-RPC, HTTP+JSON and gRPC, end to end
+ * over real HTTP and a real gRPC connection: ListTaskPushNotificationConfigs pages as ListTasks
+ * does (pageSize honoured, a nextPageToken that is accepted back), and deleting a config the
+ * task does not have is TaskNotFound (A2A 3.1.8's error for a push config that does not exist),
+ * not success.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import type { WireJson } from './support/client.js';
+import { dataPart } from './support/client.js';
+import { RawA2AClient, metadata } from './support/grpc.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+let raw: RawA2AClient;
+
+const alice = { authorization: `Bearer ${TOKENS.alice}` };
+/** A webhook address the outbound guard accepts (REGISTRY_FETCH_ALLOW); nothing is sent to it here. */
+const HOOK = 'http://127.0.0.1:9/hook';
+const TASK_NOT_FOUND = -32001;
+const INVALID_PARAMS = -32602;
+
+async function rpc(method: string, params: unknown): Promise<WireJson> {
+  const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await res.json()) as WireJson;
+}
+
+async function rest(method: string, path: string): Promise<{ status: number; body: WireJson | undefined }> {
+  const res = await fetch(`${registry.url}/a2a/rest${path}`, { method, headers: { 'A2A-Version': '1.0', ...alice } });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as WireJson) : undefined };
+}
+
+/** A new finished task of alice's with push configs of these ids. */
+async function taskWithConfigs(ids: string[]): Promise<string> {
+  const sent = await rpc('SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ list: {} })] } });
+  const taskId: string = sent.result.task.id;
+  // Created out of id order: pages come in id order whatever the order of creation.
+  for (const id of [...ids].reverse()) {
+    const created = await rpc('CreateTaskPushNotificationConfig', { taskId, id, url: `${HOOK}/${id}` });
+    assert.equal(created.result?.id, id, JSON.stringify(created));
+  }
+  return taskId;
+}
+
+const idsOf = (result: WireJson): string[] => (result.configs ?? []).map((c: WireJson) => c.id);
+
+before(async () => {
+  registry = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+  raw = new RawA2AClient(`127.0.0.1:${registry.grpcUrl!.split(':').at(-1)}`);
+});
+after(async () => {
+  raw.close();
+  await registry.close();
+});
+
+describe('ListTaskPushNotificationConfigs', () => {
+  test('JSON-RPC: pageSize is honoured, with a nextPageToken that is accepted back', async () => {
+    const taskId = await taskWithConfigs(['a', 'b', 'c']);
+    const first = (await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: 2 })).result;
+    assert.deepEqual(idsOf(first), ['a', 'b']);
+    assert.ok(first.nextPageToken, 'a token for the rest');
+    const second = (await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: 2, pageToken: first.nextPageToken })).result;
+    assert.deepEqual(idsOf(second), ['c']);
+    assert.equal(second.nextPageToken ?? '', '', 'the last page has no token');
+    // Without a page size: every config, no token.
+    const all = (await rpc('ListTaskPushNotificationConfigs', { taskId })).result;
+    assert.deepEqual(idsOf(all), ['a', 'b', 'c']);
+    assert.equal(all.nextPageToken ?? '', '');
+    // A token survives a change between pages: the config it stopped at deleted, one added after it.
+    const one = (await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: 1 })).result;
+    assert.deepEqual(idsOf(one), ['a']);
+    assert.equal((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' })).result, null);
+    await rpc('CreateTaskPushNotificationConfig', { taskId, id: 'd', url: `${HOOK}/d` });
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId, pageToken: one.nextPageToken })).result), ['b', 'c', 'd']);
+
+    // Refused: a token of another task or none at all, a page size out of bounds.
+    const other = await taskWithConfigs(['x', 'y']);
+    const refused = [
+      await rpc('ListTaskPushNotificationConfigs', { taskId: other, pageSize: 1, pageToken: first.nextPageToken }),
+      await rpc('ListTaskPushNotificationConfigs', { taskId, pageToken: 'not-a-token' }),
+      await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: -1 }),
+      await rpc('ListTaskPushNotificationConfigs', { taskId, pageSize: 101 }),
+    ];
+    for (const answer of refused) assert.equal(answer.error?.code, INVALID_PARAMS, JSON.stringify(answer));
+    assert.match(refused[0]!.error.message, /pageToken/);
+    assert.equal(refused[2]!.error.message, 'pageSize must be between 0 and 100');
+  });
+
+  test('HTTP+JSON: pageSize and pageToken in the query are honoured', async () => {
+    const taskId = await taskWithConfigs(['a', 'b', 'c']);
+    const first = await rest('GET', `/tasks/${taskId}/pushNotificationConfigs?pageSize=2`);
+    assert.equal(first.status, 200);
+    assert.deepEqual(idsOf(first.body!), ['a', 'b']);
+    assert.ok(first.body!.nextPageToken);
+    const second = await rest('GET', `/tasks/${taskId}/pushNotificationConfigs?pageSize=2&pageToken=${encodeURIComponent(first.body!.nextPageToken)}`);
+    assert.equal(second.status, 200);
+    assert.deepEqual(idsOf(second.body!), ['c']);
+    assert.equal(second.body!.nextPageToken ?? '', '');
+    const all = await rest('GET', `/tasks/${taskId}/pushNotificationConfigs`);
+    assert.deepEqual(idsOf(all.body!), ['a', 'b', 'c']);
+    // Refusals in the binding's shape; an unknown task is still 404.
+    for (const query of ['pageSize=-1', 'pageSize=1.5', 'pageToken=not-a-token']) {
+      const answer = await rest('GET', `/tasks/${taskId}/pushNotificationConfigs?${query}`);
+      assert.equal(answer.status, 400, query);
+      assert.equal(answer.body!.error.status, 'INVALID_ARGUMENT', query);
+    }
+    assert.equal((await rest('GET', '/tasks/no-such-task/pushNotificationConfigs?pageSize=1')).status, 404);
+  });
+
+  test('gRPC: page_size is honoured, with a next_page_token that is accepted back', async () => {
+    const taskId = await taskWithConfigs(['a', 'b', 'c']);
+    const md = metadata(alice);
+    const first = await raw.unary('listTaskPushNotificationConfigs', { tenant: '', taskId, pageSize: 2, pageToken: '' }, md);
+    const firstPage = first.value as { configs: WireJson[]; nextPageToken: string };
+    assert.deepEqual(idsOf(firstPage), ['a', 'b']);
+    assert.ok(firstPage.nextPageToken);
+    const second = await raw.unary('listTaskPushNotificationConfigs', { tenant: '', taskId, pageSize: 2, pageToken: firstPage.nextPageToken }, md);
+    assert.deepEqual(idsOf(second.value as WireJson), ['c']);
+  });
+});
+
+describe('DeleteTaskPushNotificationConfig', () => {
+  test('JSON-RPC: deleting a config the task does not have is TaskNotFound; deleting one that is there works once', async () => {
+    const taskId = await taskWithConfigs(['a', 'b']);
+    const unknown = await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'nope' });
+    assert.equal(unknown.error?.code, TASK_NOT_FOUND, JSON.stringify(unknown));
+    assert.match(unknown.error.message, /nope/);
+    assert.equal((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' })).result, null);
+    assert.equal((await rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'a' })).error?.code, TASK_NOT_FOUND, 'a second delete finds nothing');
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), ['b']);
+    assert.equal((await rpc('DeleteTaskPushNotificationConfig', { taskId: 'no-such-task', id: 'a' })).error?.code, TASK_NOT_FOUND);
+  });
+
+  test('HTTP+JSON: DELETE of an unknown config is 404, of a known one 204', async () => {
+    const taskId = await taskWithConfigs(['a', 'b']);
+    const unknown = await rest('DELETE', `/tasks/${taskId}/pushNotificationConfigs/nope`);
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body!.error.status, 'NOT_FOUND');
+    assert.equal(unknown.body!.error.details[0].reason, 'TASK_NOT_FOUND');
+    assert.equal((await rest('DELETE', `/tasks/${taskId}/pushNotificationConfigs/a`)).status, 204);
+    assert.equal((await rest('DELETE', `/tasks/${taskId}/pushNotificationConfigs/a`)).status, 404);
+    assert.deepEqual(idsOf((await rest('GET', `/tasks/${taskId}/pushNotificationConfigs`)).body!), ['b']);
+  });
+
+  test('gRPC: deleting an unknown config is NOT_FOUND', async () => {
+    const taskId = await taskWithConfigs(['a']);
+    const answer = await raw.unary('deleteTaskPushNotificationConfig', { tenant: '', taskId, id: 'nope' }, metadata(alice));
+    assert.equal(answer.error?.code, grpc.status.NOT_FOUND, answer.error?.message ?? 'no error');
+  });
+});
