@@ -12,6 +12,10 @@ import type { WireJson } from './support/client.js';
 import { dataPart } from './support/client.js';
 import { RawA2AClient, metadata } from './support/grpc.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { ServerCallContext } from '@a2a-js/sdk/server';
+import { AllowList, GuardedFetcher } from '../src/net/index.js';
+import { PushConfigs } from '../src/protocol/watch-push.js';
 
 let registry: TestRegistry;
 let raw: RawA2AClient;
@@ -153,5 +157,19 @@ describe('DeleteTaskPushNotificationConfig', () => {
     const taskId = await taskWithConfigs(['a']);
     const answer = await raw.unary('deleteTaskPushNotificationConfig', { tenant: '', taskId, id: 'nope' }, metadata(alice));
     assert.equal(answer.error?.code, grpc.status.NOT_FOUND, answer.error?.message ?? 'no error');
+  });
+});
+
+describe('configs of finished tasks', () => {
+  test('are bounded: past 1,000 tasks the oldest go (a config on a finished task sees no final event to remove it)', async () => {
+    const configs = new PushConfigs(new GuardedFetcher({ maxBytes: 1024, allow: AllowList.parse('127.0.0.1') }));
+    const context = new ServerCallContext();
+    for (let i = 0; i < 1_200; i++) {
+      await configs.save(`task-${i}`, context, TaskPushNotificationConfig.fromJSON({ id: 'c', url: `${HOOK}/${i}` }));
+    }
+    assert.deepEqual(await configs.load('task-0'), [], 'the oldest are forgotten');
+    assert.deepEqual(await configs.load('task-199'), []);
+    assert.deepEqual((await configs.load('task-200')).map((c) => c.url), [`${HOOK}/200`]);
+    assert.deepEqual((await configs.load('task-1199')).map((c) => c.url), [`${HOOK}/1199`]);
   });
 });

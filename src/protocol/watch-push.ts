@@ -28,6 +28,13 @@ import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 
 /** Configs one task may have. */
 const MAX_CONFIGS_PER_TASK = 10;
+/**
+ * Tasks (other than open watches) whose configs are kept. A config leaves with its task's final
+ * event, but one created on a task that had finished already sees none: without a bound, a
+ * client creating them on finished tasks would fill the memory. The oldest go first; their tasks
+ * are long finished (and the tasks of reads long gone from the bounded task store).
+ */
+const MAX_TASKS_WITH_CONFIGS = 1_000;
 /** Task states a task does not leave. */
 export const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 
@@ -60,7 +67,17 @@ export class PushConfigs implements PushNotificationStore {
     if (list.length >= MAX_CONFIGS_PER_TASK) throw new RequestMalformedError(`A task has at most ${MAX_CONFIGS_PER_TASK} push notification configs; delete one first.`);
     list.push({ ...config, taskId });
     this.#byTask.set(taskId, list);
+    this.#bound(taskId);
     await this.#keep(taskId);
+  }
+
+  /** Forgets the configs of the oldest tasks past MAX_TASKS_WITH_CONFIGS (never an open watch's, nor `current`'s). */
+  #bound(current: string): void {
+    if (this.#byTask.size <= MAX_TASKS_WITH_CONFIGS) return;
+    for (const taskId of this.#byTask.keys()) {
+      if (this.#byTask.size <= MAX_TASKS_WITH_CONFIGS) return;
+      if (taskId !== current && !this.watches?.get(taskId)) this.#byTask.delete(taskId);
+    }
   }
 
   async load(taskId: string): Promise<TaskPushNotificationConfig[]> {
