@@ -112,8 +112,16 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     // doors are mounted (their push senders follow every watch that starts or is restored).
     core.restoreWatches().catch((err: unknown) => log.error({ err }, 'restoring the watches failed'));
     server.off('request', startingUp);
+    // Answers not yet begun when shutdown starts close their connections too (Connection: close),
+    // not only those of requests that arrive after it.
+    const answering = new Set<http.ServerResponse>();
     server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-      if (draining) res.setHeader('Connection', 'close');
+      if (draining) {
+        res.setHeader('Connection', 'close');
+      } else {
+        answering.add(res);
+        res.once('close', () => answering.delete(res));
+      }
       app(req, res);
     });
 
@@ -134,6 +142,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       close: () =>
         (closing ??= (async () => {
           draining = true;
+          for (const res of answering) if (!res.headersSent) res.setHeader('Connection', 'close');
           // Watch streams would hold their connections open for the whole grace period: they end
           // now (without a final state; the watches run again after the restart).
           await core.watches.close();
