@@ -572,6 +572,83 @@ describe('web page', { skip: unavailable }, () => {
       }
     });
   });
+
+  test('long unbroken words in an entry wrap: no page scrolls sideways, at desktop or phone width', async () => {
+    // Words no line can hold, in every field a person reads: the layout must break them, not widen.
+    const word = (stem: string, length: number) => stem.repeat(Math.ceil(length / stem.length)).slice(0, length);
+    const card: WireJson = v1Card(`Wraparound Agent ${word('Name', 120)}`, 'https://wraparound.example.org/a2a');
+    card.description = `Wraparound ${word('Unbroken', 600)} description.`;
+    card.defaultInputModes = [`application/${word('x-mode', 120)}`];
+    card.skills = [
+      {
+        id: word('skill-', 100),
+        name: `Wrap ${word('Skillname', 150)}`,
+        description: `Wraps ${word('Description', 400)}.`,
+        tags: ['wraparound', word('tag', 150)],
+        examples: [`Wrap ${word('Example', 300)}`],
+      },
+    ];
+    const spec: WireJson = toolspec();
+    spec.tools[0].name = `wraparound_${word('tool_', 120)}`;
+    spec.tools[0].description = `Wraparound ${word('Tooldescription', 500)}`;
+    spec.tools[0].inputSchema.properties = { [word('param_', 120)]: { type: 'string', description: word('Paramdescription', 400) } };
+    // Beside them, a tool as most are written: sentences wrap between words, short words stay whole.
+    spec.tools[1].inputSchema.properties = {
+      path: { type: 'string', description: 'The path of the file to write, relative to the root of the workspace; its folders are made as needed.' },
+      overwrite: { type: 'boolean', description: 'Replace a file that is already there (false: refuse, and say so).' },
+      mode: { type: ['integer', 'null'], description: 'Unix permission bits, e.g. 420 for rw-r--r--; null keeps the default.' },
+    };
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const agent = resultOf(await op(alice, { register: { agentCard: card } })).id;
+    const server = resultOf(await op(alice, { register: { mcpServer: mcpServer(`wraparound-${word('server', 120)}`, 'https://wraparound.example.org/mcp'), toolspec: spec } })).id;
+
+    await withPage(async (page) => {
+      for (const width of [1200, 360]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const [path, ready] of [
+          ['/', `.hit a[href$="${agent}"]`],
+          ['/?q=wraparound', `.hit a[href$="${server}"]`],
+          [`/entries/${agent}`, '#skills-h'],
+          [`/entries/${server}`, '#tools-h'],
+        ] as const) {
+          await page.goto(`${registry.url}${path}`);
+          await page.locator(ready).first().waitFor();
+          const { scrollWidth, windowWidth, wide } = await page.evaluate(() => {
+            const windowWidth = window.innerWidth;
+            // The elements whose text reaches past the window: what to fix when this fails.
+            // (No named function in here: the test's compiler would wrap it in a helper the page lacks.)
+            const wide = new Set<string>();
+            const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+            const range = document.createRange();
+            for (let node = texts.nextNode(); node && wide.size < 6; node = texts.nextNode()) {
+              range.selectNodeContents(node);
+              const holder = node.parentElement!;
+              if (range.getBoundingClientRect().right > windowWidth) wide.add(`${holder.tagName.toLowerCase()}.${holder.className} in ${holder.parentElement?.tagName.toLowerCase()}.${holder.parentElement?.className}`);
+            }
+            return { scrollWidth: document.documentElement.scrollWidth, windowWidth, wide: [...wide] };
+          });
+          assert.ok(scrollWidth <= windowWidth, `${path} at ${width} px: the page is ${scrollWidth} px wide in a ${windowWidth} px window; too wide: ${wide.join(', ')}`);
+        }
+        // The last page, the MCP server: its ordinary table keeps short words whole (a column
+        // title, a name, a type), however long the words in the table above it.
+        const brokenWords = await page.evaluate(() => {
+          const broken: string[] = [];
+          const range = document.createRange();
+          for (const cell of document.querySelectorAll('#tool-write_file .params :is(thead th, tbody th code, td:nth-child(2) code)')) {
+            const text = cell.firstChild!;
+            for (const match of (text.textContent ?? '').matchAll(/\S+/g)) {
+              range.setStart(text, match.index);
+              range.setEnd(text, match.index + match[0].length);
+              if (range.getClientRects().length > 1) broken.push(match[0]);
+            }
+          }
+          return broken;
+        });
+        assert.deepEqual(brokenWords, [], `words broken across lines at ${width} px`);
+        await screenshot(page, `long-words-${width}`);
+      }
+    });
+  });
 });
 
 async function expectHits(page: Page, names: string[]) {
