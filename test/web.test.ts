@@ -507,6 +507,34 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('validate: a finding\'s message, note, hint and where to look are separate pieces, on screen and in the text', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      await page.locator('#document').fill(brokenCard());
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await page.locator('.problems li').first().waitFor();
+      const card = await problemPieces(page);
+      assert.ok(card.some((p) => p.where === 'Show in the document' && p.hint), JSON.stringify(card));
+
+      // A toolspec with its server's URL and an empty name: that finding is in the server fields.
+      await page.locator('#document').fill(JSON.stringify(toolspec(), null, 2));
+      await page.locator('#mcp-url').fill('https://mcp.example.org/pieces/mcp');
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await page.locator('.problems li', { hasText: 'In the server fields above.' }).waitFor();
+      const toolspecPieces = await problemPieces(page);
+      assert.ok(toolspecPieces.some((p) => p.where === 'In the server fields above.'), JSON.stringify(toolspecPieces));
+
+      for (const p of [...card, ...toolspecPieces]) {
+        // The text of the item is its pieces with a space between each: "…10,240 bytes Show in the document".
+        const expected = [p.severity, p.path, p.message, p.note, p.hint, p.where].filter(Boolean).join(' ');
+        assert.equal(p.text, expected);
+        // On screen, what comes after the message starts on a line of its own.
+        for (const below of [p.hintTop, p.whereTop]) if (below !== null) assert.ok(below >= p.messageBottom, `${p.path}: a piece runs into the message`);
+      }
+      await screenshot(page, 'validate-pieces');
+    });
+  });
+
   test('a token the registry refuses: the page asks for one and reads with it', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/validate`);
@@ -650,6 +678,43 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 });
+
+interface ProblemPieces {
+  text: string;
+  severity: string;
+  path: string;
+  message: string;
+  note: string;
+  hint: string;
+  where: string;
+  messageBottom: number;
+  hintTop: number | null;
+  whereTop: number | null;
+}
+
+/** Each finding of the validate page: its text as a whole, its pieces, and where the pieces after the message are drawn. */
+function problemPieces(page: Page): Promise<ProblemPieces[]> {
+  // (No named function in here: the test's compiler would wrap it in a helper the page lacks.)
+  return page.locator('.problems li').evaluateAll((items) =>
+    items.map((li) => {
+      // Where to look: the link or note that ends the item (whatever element holds it).
+      const pieces = ['.badge', '.path', '.message', '.note', '.hint', ':scope > :last-child:not(.badge, .path, .message, .note, .hint)'].map((selector) => li.querySelector(selector));
+      const [severity, path, message, note, hint, where] = pieces.map((e) => e?.textContent?.trim() ?? '');
+      return {
+        text: (li.textContent ?? '').replace(/\s+/g, ' ').trim(),
+        severity: severity!,
+        path: path!,
+        message: message!,
+        note: note!,
+        hint: hint!,
+        where: where!,
+        messageBottom: pieces[2]!.getBoundingClientRect().bottom,
+        hintTop: pieces[4]?.getBoundingClientRect().top ?? null,
+        whereTop: pieces[5]?.getBoundingClientRect().top ?? null,
+      };
+    }),
+  );
+}
 
 async function expectHits(page: Page, names: string[]) {
   // Wait for these very hits: a count alone is also met by the previous answer, still shown.

@@ -388,20 +388,34 @@ function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'chec
             {warnings.length > 0 && `${warnings.length} warning${warnings.length > 1 ? 's' : ''}`}
           </h2>
           <ol class="problems">
-            {outcome.problems.map((p, i) => (
-              <li class={p.severity} id={`item-${anchorOf(i + 1)}`}>
-                <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span> <code class="path">{p.path || '/'}</code> <span class="message">{p.message}</span>
-                {p.note && <span class="note"> ({p.note})</span>}
-                {p.hint && <p class="hint">{p.hint}</p>}
-                {p.place ? (
-                  <a class="small" href={`#${anchorOf(i + 1)}`}>
-                    Show in the document
-                  </a>
-                ) : (
-                  p.path.startsWith('/mcpServer') && <span class="small muted">In the server fields above.</span>
-                )}
-              </li>
-            ))}
+            {outcome.problems.map((p, i) => {
+              const where = p.place ? (
+                <a href={`#${anchorOf(i + 1)}`}>Show in the document</a>
+              ) : (
+                p.path.startsWith('/mcpServer') && <span class="muted">In the server fields above.</span>
+              );
+              // Each piece on its own line after the message, and a space between pieces in the
+              // text too (a screen reader's reading, a copy): the message never runs into the next.
+              return (
+                <li class={p.severity} id={`item-${anchorOf(i + 1)}`}>
+                  <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span> <code class="path">{p.path || '/'}</code>{' '}
+                  <span class="message">{p.message}</span>
+                  {p.note && <span class="note"> ({p.note})</span>}
+                  {p.hint && (
+                    <>
+                      {' '}
+                      <p class="hint">{p.hint}</p>
+                    </>
+                  )}
+                  {where && (
+                    <>
+                      {' '}
+                      <p class="where small">{where}</p>
+                    </>
+                  )}
+                </li>
+              );
+            })}
           </ol>
         </>
       )}
