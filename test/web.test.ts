@@ -535,6 +535,44 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('register: a refusal of the registration is told as such, beside the token; a failed check keeps its place', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      // The invoice agent's URL is alice's: bob may not register a card at it.
+      await page.locator('#document').fill(JSON.stringify(v1Card('Taken Url Agent', 'https://invoices.example.org/a2a'), null, 2));
+      const register = page.locator('section.register');
+      const refusal = register.locator('[role=alert]');
+      for (const [token, code] of [
+        ['not-a-real-token-0123456789', 'UNAUTHENTICATED'],
+        [TOKENS.bob, 'FORBIDDEN'],
+      ] as const) {
+        await page.locator('#token').fill(token);
+        await page.getByRole('button', { name: 'Register' }).click();
+        await refusal.filter({ hasText: code }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request itself
+        assert.match((await refusal.locator('strong').textContent()) ?? '', /^The registry did not register the document$/);
+        assert.equal(await page.locator('.validation-result [role=alert]').count(), 0, 'nothing above, away from the token');
+        // Beside the token field: just below the Register button, described by the field, focused.
+        const [field, notice] = await Promise.all([page.locator('#token').boundingBox(), refusal.boundingBox()]);
+        assert.ok(notice!.y > field!.y && notice!.y - (field!.y + field!.height) < 120, `the refusal is ${notice!.y - field!.y} px below the token field`);
+        assert.equal(await page.locator('#token').getAttribute('aria-describedby'), await refusal.getAttribute('id'));
+        assert.equal(await page.locator('#token').getAttribute('aria-invalid'), code === 'UNAUTHENTICATED' ? 'true' : null);
+        assert.ok(await page.evaluate(() => document.activeElement?.closest('section.register') != null), 'focus moves to the refusal');
+        await screenshot(page, `register-refused-${code.toLowerCase()}`);
+      }
+      await assertAccessible(page, 'the validate page with a refused registration');
+
+      // A check the registry could not make (here: the token sent with it is refused) stays above, as before.
+      await page.locator('#token').fill('not-a-real-token-0123456789');
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      const failed = page.locator('.validation-result [role=alert]');
+      await failed.filter({ hasText: 'UNAUTHENTICATED' }).waitFor();
+      page.problems.length = 0;
+      assert.match((await failed.locator('strong').textContent()) ?? '', /^The registry could not check the document$/);
+      assert.equal(await register.locator('[role=alert]').count(), 0);
+    });
+  });
+
   test('a token the registry refuses: the page asks for one and reads with it', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/validate`);
