@@ -80,6 +80,25 @@ const parse = <T = Record<string, any>>(run: Run): T => {
   }
 };
 
+/** What a terminal obeys: C0 controls but the newline, DEL, C1 controls, bidi overrides and isolates. */
+const TERMINAL_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** Runs the CLI on a pseudo-terminal (script(1)), as a person at a terminal does: stdout is a TTY, so colour is on. */
+function onTerminal(args: string[], env: Record<string, string>): Promise<string> {
+  ensureBuilt();
+  const command = [process.execPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { cwd: REPO_ROOT, env: { ...baseEnv(), ...env, TERM: 'xterm' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) =>
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(output);
+    }),
+  );
+}
+
 /** No stack trace, ever: one line of message at most for failures. */
 function assertNoStack(run: Run): void {
   assert.doesNotMatch(run.stderr, /^\s+at .+\(.+:\d+:\d+\)$/m, run.stderr);
@@ -355,6 +374,46 @@ describe('a2a-registry against a registry', () => {
     const matched = [hits[0].match, ...(hits[0].matches ?? [])].map((m: { type: string; name: string }) => `${m.type}:${m.name}`);
     assert.ok(matched.includes('skill:Translate invoice'), matched.join());
     assert.equal(new Set(matched).size, matched.length, 'no match listed twice');
+  });
+
+  test('text from the registry reaches the terminal with its control characters escaped, never raw', async () => {
+    // Anyone with a token can write this: recolour, set the window title (OSC ... BEL), clear the
+    // screen, a one-character CSI (U+009B) and a bidi override that reorders the rest of the line.
+    const name = 'Escapy \u001b[31mRED\u001b]0;pwned-title\u0007 \u001b[2J \u009b1m \u202eend';
+    const card = v1Card(name, 'https://escapy.example.org/a2a');
+    card.skills[0]!.description = 'Paints \u001b[41mthe background\u001b[0m red.';
+    card.skills[0]!.tags = ['finance', 'tag\u001b[5mblink'];
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const id = resultOf(await op(alice, { register: { agentCard: card } })).id as string;
+
+    const [search, get, json, declined] = await Promise.all([
+      cli(['search', 'Escapy'], { env }),
+      cli(['get', id], { env }),
+      cli(['get', '--json', id], { env }),
+      cli(['get', 'no-such-\u001b[2J-entry'], { env }), // the registry's message quotes the id back
+    ]);
+    for (const [what, run] of Object.entries({ search, get, json, declined })) {
+      assert.doesNotMatch(run.stdout + run.stderr, TERMINAL_CONTROL, `${what} writes a control character raw`);
+    }
+    assert.equal(search.code, 0, search.stderr);
+    assert.ok(search.stdout.includes('Escapy \\u001b[31mRED'), search.stdout);
+    assert.equal(get.code, 0, get.stderr);
+    assert.ok(get.stdout.includes('Escapy \\u001b[31mRED\\u001b]0;pwned-title\\u0007 \\u001b[2J \\u009b1m \\u202eend (agent, A2A 1.0)'), get.stdout);
+    assert.ok(get.stdout.includes('Paints \\u001b[41mthe background\\u001b[0m red.'), get.stdout);
+    assert.ok(get.stdout.includes('[finance, tag\\u001b[5mblink]'), get.stdout);
+    assert.equal(declined.code, 1);
+    assert.ok(declined.stderr.includes('no-such-\\u001b[2J-entry'), declined.stderr);
+    // --json is JSON with the same value: what JSON.stringify left raw (C1, bidi) is a JSON escape too.
+    assert.equal(json.code, 0, json.stderr);
+    assert.equal(parse(json).name, name);
+    assert.ok(json.stdout.includes('\\u009b1m \\u202eend'), json.stdout);
+
+    // On a terminal (a pseudo-terminal from script(1)) the CLI's own colours are still there,
+    // and they are the only escape sequences: the card's stay escaped.
+    if (!fs.existsSync('/usr/bin/script')) return;
+    const tty = await onTerminal([BIN, 'get', id], env);
+    assert.ok(tty.includes('\u001b[1mEscapy \\u001b[31mRED'), JSON.stringify(tty));
+    assert.doesNotMatch(tty.replace(/\u001b\[[012]m/g, '').replace(/\r\n/g, '\n'), TERMINAL_CONTROL);
   });
 
   test('every command takes --json', () => {

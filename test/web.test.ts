@@ -507,6 +507,72 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('validate: a finding\'s message, note, hint and where to look are separate pieces, on screen and in the text', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      await page.locator('#document').fill(brokenCard());
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await page.locator('.problems li').first().waitFor();
+      const card = await problemPieces(page);
+      assert.ok(card.some((p) => p.where === 'Show in the document' && p.hint), JSON.stringify(card));
+
+      // A toolspec with its server's URL and an empty name: that finding is in the server fields.
+      await page.locator('#document').fill(JSON.stringify(toolspec(), null, 2));
+      await page.locator('#mcp-url').fill('https://mcp.example.org/pieces/mcp');
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await page.locator('.problems li', { hasText: 'In the server fields above.' }).waitFor();
+      const toolspecPieces = await problemPieces(page);
+      assert.ok(toolspecPieces.some((p) => p.where === 'In the server fields above.'), JSON.stringify(toolspecPieces));
+
+      for (const p of [...card, ...toolspecPieces]) {
+        // The text of the item is its pieces with a space between each: "…10,240 bytes Show in the document".
+        const expected = [p.severity, p.path, p.message, p.note, p.hint, p.where].filter(Boolean).join(' ');
+        assert.equal(p.text, expected);
+        // On screen, what comes after the message starts on a line of its own.
+        for (const below of [p.hintTop, p.whereTop]) if (below !== null) assert.ok(below >= p.messageBottom, `${p.path}: a piece runs into the message`);
+      }
+      await screenshot(page, 'validate-pieces');
+    });
+  });
+
+  test('register: a refusal of the registration is told as such, beside the token; a failed check keeps its place', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      // The invoice agent's URL is alice's: bob may not register a card at it.
+      await page.locator('#document').fill(JSON.stringify(v1Card('Taken Url Agent', 'https://invoices.example.org/a2a'), null, 2));
+      const register = page.locator('section.register');
+      const refusal = register.locator('[role=alert]');
+      for (const [token, code] of [
+        ['not-a-real-token-0123456789', 'UNAUTHENTICATED'],
+        [TOKENS.bob, 'FORBIDDEN'],
+      ] as const) {
+        await page.locator('#token').fill(token);
+        await page.getByRole('button', { name: 'Register' }).click();
+        await refusal.filter({ hasText: code }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request itself
+        assert.match((await refusal.locator('strong').textContent()) ?? '', /^The registry did not register the document$/);
+        assert.equal(await page.locator('.validation-result [role=alert]').count(), 0, 'nothing above, away from the token');
+        // Beside the token field: just below the Register button, described by the field, focused.
+        const [field, notice] = await Promise.all([page.locator('#token').boundingBox(), refusal.boundingBox()]);
+        assert.ok(notice!.y > field!.y && notice!.y - (field!.y + field!.height) < 120, `the refusal is ${notice!.y - field!.y} px below the token field`);
+        assert.equal(await page.locator('#token').getAttribute('aria-describedby'), await refusal.getAttribute('id'));
+        assert.equal(await page.locator('#token').getAttribute('aria-invalid'), code === 'UNAUTHENTICATED' ? 'true' : null);
+        assert.ok(await page.evaluate(() => document.activeElement?.closest('section.register') != null), 'focus moves to the refusal');
+        await screenshot(page, `register-refused-${code.toLowerCase()}`);
+      }
+      await assertAccessible(page, 'the validate page with a refused registration');
+
+      // A check the registry could not make (here: the token sent with it is refused) stays above, as before.
+      await page.locator('#token').fill('not-a-real-token-0123456789');
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      const failed = page.locator('.validation-result [role=alert]');
+      await failed.filter({ hasText: 'UNAUTHENTICATED' }).waitFor();
+      page.problems.length = 0;
+      assert.match((await failed.locator('strong').textContent()) ?? '', /^The registry could not check the document$/);
+      assert.equal(await register.locator('[role=alert]').count(), 0);
+    });
+  });
+
   test('a token the registry refuses: the page asks for one and reads with it', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/validate`);
@@ -572,7 +638,121 @@ describe('web page', { skip: unavailable }, () => {
       }
     });
   });
+
+  test('long unbroken words in an entry wrap: no page scrolls sideways, at desktop or phone width', async () => {
+    // Words no line can hold, in every field a person reads: the layout must break them, not widen.
+    const word = (stem: string, length: number) => stem.repeat(Math.ceil(length / stem.length)).slice(0, length);
+    const card: WireJson = v1Card(`Wraparound Agent ${word('Name', 120)}`, 'https://wraparound.example.org/a2a');
+    card.description = `Wraparound ${word('Unbroken', 600)} description.`;
+    card.defaultInputModes = [`application/${word('x-mode', 120)}`];
+    card.skills = [
+      {
+        id: word('skill-', 100),
+        name: `Wrap ${word('Skillname', 150)}`,
+        description: `Wraps ${word('Description', 400)}.`,
+        tags: ['wraparound', word('tag', 150)],
+        examples: [`Wrap ${word('Example', 300)}`],
+      },
+    ];
+    const spec: WireJson = toolspec();
+    spec.tools[0].name = `wraparound_${word('tool_', 120)}`;
+    spec.tools[0].description = `Wraparound ${word('Tooldescription', 500)}`;
+    spec.tools[0].inputSchema.properties = { [word('param_', 120)]: { type: 'string', description: word('Paramdescription', 400) } };
+    // Beside them, a tool as most are written: sentences wrap between words, short words stay whole.
+    spec.tools[1].inputSchema.properties = {
+      path: { type: 'string', description: 'The path of the file to write, relative to the root of the workspace; its folders are made as needed.' },
+      overwrite: { type: 'boolean', description: 'Replace a file that is already there (false: refuse, and say so).' },
+      mode: { type: ['integer', 'null'], description: 'Unix permission bits, e.g. 420 for rw-r--r--; null keeps the default.' },
+    };
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const agent = resultOf(await op(alice, { register: { agentCard: card } })).id;
+    const server = resultOf(await op(alice, { register: { mcpServer: mcpServer(`wraparound-${word('server', 120)}`, 'https://wraparound.example.org/mcp'), toolspec: spec } })).id;
+
+    await withPage(async (page) => {
+      for (const width of [1200, 360]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const [path, ready] of [
+          ['/', `.hit a[href$="${agent}"]`],
+          ['/?q=wraparound', `.hit a[href$="${server}"]`],
+          [`/entries/${agent}`, '#skills-h'],
+          [`/entries/${server}`, '#tools-h'],
+        ] as const) {
+          await page.goto(`${registry.url}${path}`);
+          await page.locator(ready).first().waitFor();
+          const { scrollWidth, windowWidth, wide } = await page.evaluate(() => {
+            const windowWidth = window.innerWidth;
+            // The elements whose text reaches past the window: what to fix when this fails.
+            // (No named function in here: the test's compiler would wrap it in a helper the page lacks.)
+            const wide = new Set<string>();
+            const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+            const range = document.createRange();
+            for (let node = texts.nextNode(); node && wide.size < 6; node = texts.nextNode()) {
+              range.selectNodeContents(node);
+              const holder = node.parentElement!;
+              if (range.getBoundingClientRect().right > windowWidth) wide.add(`${holder.tagName.toLowerCase()}.${holder.className} in ${holder.parentElement?.tagName.toLowerCase()}.${holder.parentElement?.className}`);
+            }
+            return { scrollWidth: document.documentElement.scrollWidth, windowWidth, wide: [...wide] };
+          });
+          assert.ok(scrollWidth <= windowWidth, `${path} at ${width} px: the page is ${scrollWidth} px wide in a ${windowWidth} px window; too wide: ${wide.join(', ')}`);
+        }
+        // The last page, the MCP server: its ordinary table keeps short words whole (a column
+        // title, a name, a type), however long the words in the table above it.
+        const brokenWords = await page.evaluate(() => {
+          const broken: string[] = [];
+          const range = document.createRange();
+          for (const cell of document.querySelectorAll('#tool-write_file .params :is(thead th, tbody th code, td:nth-child(2) code)')) {
+            const text = cell.firstChild!;
+            for (const match of (text.textContent ?? '').matchAll(/\S+/g)) {
+              range.setStart(text, match.index);
+              range.setEnd(text, match.index + match[0].length);
+              if (range.getClientRects().length > 1) broken.push(match[0]);
+            }
+          }
+          return broken;
+        });
+        assert.deepEqual(brokenWords, [], `words broken across lines at ${width} px`);
+        await screenshot(page, `long-words-${width}`);
+      }
+    });
+  });
 });
+
+interface ProblemPieces {
+  text: string;
+  severity: string;
+  path: string;
+  message: string;
+  note: string;
+  hint: string;
+  where: string;
+  messageBottom: number;
+  hintTop: number | null;
+  whereTop: number | null;
+}
+
+/** Each finding of the validate page: its text as a whole, its pieces, and where the pieces after the message are drawn. */
+function problemPieces(page: Page): Promise<ProblemPieces[]> {
+  // (No named function in here: the test's compiler would wrap it in a helper the page lacks.)
+  return page.locator('.problems li').evaluateAll((items) =>
+    items.map((li) => {
+      // Where to look: the link or note that ends the item (whatever element holds it).
+      const pieces = ['.badge', '.path', '.message', '.note', '.hint', ':scope > :last-child:not(.badge, .path, .message, .note, .hint)'].map((selector) => li.querySelector(selector));
+      const [severity, path, message, note, hint, where] = pieces.map((e) => e?.textContent?.trim() ?? '');
+      return {
+        text: (li.textContent ?? '').replace(/\s+/g, ' ').trim(),
+        severity: severity!,
+        path: path!,
+        message: message!,
+        note: note!,
+        hint: hint!,
+        where: where!,
+        messageBottom: pieces[2]!.getBoundingClientRect().bottom,
+        hintTop: pieces[4]?.getBoundingClientRect().top ?? null,
+        whereTop: pieces[5]?.getBoundingClientRect().top ?? null,
+      };
+    }),
+  );
+}
 
 async function expectHits(page: Page, names: string[]) {
   // Wait for these very hits: a count alone is also met by the previous answer, still shown.

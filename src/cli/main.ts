@@ -32,6 +32,7 @@ import { register as registerValidate } from './commands/validate.js';
 import { register as registerVerify } from './commands/verify.js';
 import { register as registerWatch } from './commands/watch.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './output.js';
+import { forTerminal } from './terminal-text.js';
 import { readPackageVersion } from '../lib/package-info.js';
 
 export type CommandRegistrar = (program: Command) => void;
@@ -126,7 +127,7 @@ if (isEntryPoint()) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`a2a-registry: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(forTerminal(`a2a-registry: ${err instanceof Error ? err.message : String(err)}\n`));
       process.exitCode = EXIT_FAILED;
     },
   );

@@ -1,11 +1,13 @@
 /**
  * What the CLI prints, for a terminal and for a script: colour only on a TTY and never with
  * NO_COLOR, `--json` documents on stdout, one-line failures on stderr, and the exit codes every
- * command shares.
+ * command shares. Everything written goes through `forTerminal` (./terminal-text.ts): text from
+ * the registry or a document never writes a control character to the terminal.
  */
 import type { Finding } from '../contract/types.js';
 import { RegistryDeclined, RegistryUnreachable, type RegistryProtocolError } from './client.js';
 import type { SourceLocation } from './json-source.js';
+import { forTerminal, sgrMarker, terminalSafe } from './terminal-text.js';
 
 export const EXIT_OK = 0;
 /** The command ran and something was wrong: the registry declined, or a local document was invalid. */
@@ -27,8 +29,8 @@ export function defaultOutput(): Output {
   const tty = process.stdout.isTTY === true;
   const color = tty && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
   return {
-    out: (s) => process.stdout.write(s),
-    err: (s) => process.stderr.write(s),
+    out: (s) => process.stdout.write(forTerminal(s)),
+    err: (s) => process.stderr.write(forTerminal(s)),
     color,
     columns: tty ? process.stdout.columns : undefined,
   };
@@ -43,7 +45,8 @@ export interface Styles {
 }
 
 export function styles(color: boolean): Styles {
-  const paint = (code: string) => (s: string) => (color ? `\u001b[${code}m${s}\u001b[0m` : s);
+  // Markers, not escape sequences yet: `forTerminal` escapes every raw ESC in the text, then makes these real.
+  const paint = (code: string) => (s: string) => (color ? `${sgrMarker(code)}${s}${sgrMarker('0')}` : s);
   return { red: paint('31'), green: paint('32'), yellow: paint('33'), dim: paint('2'), bold: paint('1') };
 }
 
@@ -112,9 +115,9 @@ function shrink(columns: Column[], terminalColumns: number): Column[] {
   return out;
 }
 
-/** Pads or cuts to exactly `width` characters. */
+/** Pads or cuts to exactly `width` characters, counting a control character as the `\u001b` it is shown as. */
 export function fit(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, ' ');
+  const flat = terminalSafe(text.replace(/\s+/g, ' '));
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat.padEnd(width);
 }
 

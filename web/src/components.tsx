@@ -97,10 +97,10 @@ export function formatDate(iso: string): string {
 }
 
 /** The registry's refusal, in its own words: message, then each detail with its path and hint. */
-export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
+export function ErrorNotice({ error, title, id }: { error: unknown; title?: string; id?: string }) {
   const err = error instanceof RegistryError ? error : new RegistryError('ERROR', error instanceof Error ? error.message : String(error));
   return (
-    <div class="notice error" role="alert">
+    <div class="notice error" role="alert" id={id}>
       <p>
         <strong>{title ?? 'The registry declined the request'}</strong> <span class="code">{err.code}</span>
       </p>

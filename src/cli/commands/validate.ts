@@ -13,7 +13,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EntryKind, Finding } from '../../contract/types.js';
 import { compactJsonBytes, createDocumentValidator, type DocumentValidator, type Verdict } from '../../validation/index.js';
 import { JsonSource, JsonSyntaxError, type SourceLocation } from '../json-source.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, formatFindings, styles, withLocation, type Locate } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, styles, withLocation, type Locate } from '../output.js';
 
 export const DEFAULT_MAX_BYTES = 10_240;
 
@@ -188,8 +188,9 @@ async function readStdin(): Promise<Buffer> {
 }
 
 export function defaultIo(): Io {
-  const color = process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
-  return { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), color, readStdin };
+  // The same writers as every command: colour on a TTY only, and text made safe for the terminal.
+  const { out, err, color } = defaultOutput();
+  return { out, err, color, readStdin };
 }
 
 export function register(program: Command): void {

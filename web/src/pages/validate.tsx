@@ -6,7 +6,7 @@
  */
 import { useMemo, useRef, useState } from 'preact/hooks';
 import { call, RegistryError, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
-import { ErrorNotice, usePageHeading } from '../components';
+import { ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
 import { saveToken, savedToken } from '../token';
@@ -92,7 +92,8 @@ type Outcome =
   | { state: 'busy'; what: 'validate' | 'register' }
   | { state: 'checked'; text: string; kind: Kind; valid: ValidationResult | undefined; error: RegistryError | undefined; problems: Problem[] }
   | { state: 'registered'; text: string; kind: Kind; result: RegistrationResult; problems: Problem[] }
-  | { state: 'failed'; error: unknown };
+  /** Refused for another reason than the document: its checking (network, limits), or its registration (token, ownership). */
+  | { state: 'failed'; what: 'validate' | 'register'; error: unknown };
 
 function lineAndColumn(text: string, offset: number): string {
   const before = text.slice(0, offset);
@@ -134,15 +135,18 @@ export function ValidatePage({ moved }: { moved: number }) {
   const [fileError, setFileError] = useState('');
   const kind = useMemo(() => detectKind(text), [text]);
   const resultRef = useRef<HTMLDivElement>(null);
+  const refusalRef = useRef<HTMLDivElement>(null);
   const busy = outcome.state === 'busy';
   const metaGiven = meta.name.trim() !== '' || meta.url.trim() !== '';
   const tooLarge = new TextEncoder().encode(text).length > MAX_PASTE_BYTES;
+  const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
   const run = async (what: 'validate' | 'register', sentText: string = text) => {
     if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
     setOutcome({ state: 'busy', what });
     const sentKind = detectKind(sentText);
+    let refusedRegistration = false;
     try {
       const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined);
       if (what === 'validate') {
@@ -157,10 +161,12 @@ export function ValidatePage({ moved }: { moved: number }) {
       if (error instanceof RegistryError && DOCUMENT_ERRORS.has(error.code)) {
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error, problems: placeProblems(sentText, sentKind, error.details, []) });
       } else {
-        setOutcome({ state: 'failed', error });
+        refusedRegistration = what === 'register';
+        setOutcome({ state: 'failed', what, error });
       }
     }
-    requestAnimationFrame(() => resultRef.current?.focus());
+    // Focus goes where the answer is: a refused registration is told beside the token field.
+    requestAnimationFrame(() => (refusedRegistration ? refusalRef : resultRef).current?.focus());
   };
 
   const readFile = async (file: File | undefined) => {
@@ -259,7 +265,7 @@ export function ValidatePage({ moved }: { moved: number }) {
       </form>
 
       <div ref={resultRef} tabIndex={-1} class="validation-result" aria-live="polite">
-        {outcome.state === 'failed' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
+        {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
         {(outcome.state === 'checked' || outcome.state === 'registered') && <Report outcome={outcome} current={text === outcome.text} />}
       </div>
 
@@ -277,7 +283,15 @@ export function ValidatePage({ moved }: { moved: number }) {
         >
           <div class="field">
             <label for="token">Registry token</label>
-            <input id="token" type="password" autoComplete="off" value={token} onInput={(e) => setToken(e.currentTarget.value)} />
+            <input
+              id="token"
+              type="password"
+              autoComplete="off"
+              value={token}
+              aria-invalid={refused && needsToken(refused.error) ? 'true' : undefined}
+              aria-describedby={refused ? 'register-refusal' : undefined}
+              onInput={(e) => setToken(e.currentTarget.value)}
+            />
           </div>
           <div class="actions">
             <button type="submit" disabled={busy || !text.trim() || !token.trim() || tooLarge}>
@@ -297,6 +311,9 @@ export function ValidatePage({ moved }: { moved: number }) {
             )}
           </div>
         </form>
+        <div ref={refusalRef} tabIndex={-1} class="register-result" aria-live="polite">
+          {refused && <ErrorNotice id="register-refusal" error={refused.error} title="The registry did not register the document" />}
+        </div>
       </section>
     </section>
   );
@@ -388,20 +405,34 @@ function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'chec
             {warnings.length > 0 && `${warnings.length} warning${warnings.length > 1 ? 's' : ''}`}
           </h2>
           <ol class="problems">
-            {outcome.problems.map((p, i) => (
-              <li class={p.severity} id={`item-${anchorOf(i + 1)}`}>
-                <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span> <code class="path">{p.path || '/'}</code> <span class="message">{p.message}</span>
-                {p.note && <span class="note"> ({p.note})</span>}
-                {p.hint && <p class="hint">{p.hint}</p>}
-                {p.place ? (
-                  <a class="small" href={`#${anchorOf(i + 1)}`}>
-                    Show in the document
-                  </a>
-                ) : (
-                  p.path.startsWith('/mcpServer') && <span class="small muted">In the server fields above.</span>
-                )}
-              </li>
-            ))}
+            {outcome.problems.map((p, i) => {
+              const where = p.place ? (
+                <a href={`#${anchorOf(i + 1)}`}>Show in the document</a>
+              ) : (
+                p.path.startsWith('/mcpServer') && <span class="muted">In the server fields above.</span>
+              );
+              // Each piece on its own line after the message, and a space between pieces in the
+              // text too (a screen reader's reading, a copy): the message never runs into the next.
+              return (
+                <li class={p.severity} id={`item-${anchorOf(i + 1)}`}>
+                  <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span> <code class="path">{p.path || '/'}</code>{' '}
+                  <span class="message">{p.message}</span>
+                  {p.note && <span class="note"> ({p.note})</span>}
+                  {p.hint && (
+                    <>
+                      {' '}
+                      <p class="hint">{p.hint}</p>
+                    </>
+                  )}
+                  {where && (
+                    <>
+                      {' '}
+                      <p class="where small">{where}</p>
+                    </>
+                  )}
+                </li>
+              );
+            })}
           </ol>
         </>
       )}
