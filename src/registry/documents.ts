@@ -5,7 +5,6 @@
  */
 import { hash } from 'node:crypto';
 import { RegistryError } from '../contract/errors.js';
-import { sameJson } from '../lib/canonical-json.js';
 import type { EntryDescription } from '../contract/description.js';
 import type { Subject } from '../contract/subject.js';
 import type { McpServerDocument, RegistrationResult } from '../contract/types.js';
@@ -50,17 +49,9 @@ export function entryWriteOf(subject: Subject, verdict: Verdict): { write: Entry
     interfaces: description.interfaces,
     documentText,
     contentHash: hash('sha256', documentText, 'hex'),
-    // The same card sent as a file (its own formatting) and as a data part (compact JSON) has
-    // two texts: "re-sending an identical document changes nothing" holds across both.
-    sameDocumentAs: (storedText) => sameJson(JSON.parse(storedText), documentValue(subject)),
     urls: claims.urls,
   };
   return { write, description, claims };
-}
-
-/** The document as stored, as a value: the card, or an MCP server with its toolspec (./entries.ts mcpDocumentText). */
-function documentValue(subject: Subject): unknown {
-  return subject.type === 'agent-card' ? subject.card : { mcpServer: subject.server, toolspec: subject.toolspec };
 }
 
 /** FORBIDDEN for a document whose identity is another principal's entry (register and import say the same). */

@@ -6,6 +6,7 @@ import type { EntryInterface, EntryKind } from '../contract/types.js';
 import type { EntryHealth, HealthStatus } from '../contract/freshness.js';
 import type { EntryWrite, FreshnessWrite, StoredEntry, WatchRowUpdate } from './types.js';
 import type { CardVerification } from '../contract/verification.js';
+import { sameJson } from '../lib/canonical-json.js';
 
 /** Thrown by `list` when `after` is not a position this store handed out. */
 export class InvalidCursorError extends Error {
@@ -164,9 +165,14 @@ export function verificationColumns(v: CardVerification | undefined): { verifica
  * 1,000,000 entries, at every start). NULL when no trust roots can change the verdict (an MCP
  * server, an unsigned card); '' for a signed card never checked (rows older than verification).
  */
-/** Whether `write` leaves the stored document as it is: the same hash, or the same document in other words. */
-export function sameDocument(write: Pick<EntryWrite, 'contentHash' | 'sameDocumentAs'>, storedHash: string, storedText: () => string): boolean {
-  return storedHash === write.contentHash || (write.sameDocumentAs?.(storedText()) ?? false);
+/**
+ * Whether `write` leaves the stored document as it is: the same hash, or (read and compared only
+ * when the hashes differ) the same JSON in other words. The same card sent as a file (its own
+ * formatting and key order) and as a data part (compact JSON) has two texts and two hashes, and
+ * re-sending an identical document must change nothing.
+ */
+export function sameDocument(write: Pick<EntryWrite, 'contentHash' | 'documentText'>, storedHash: string, storedText: () => string): boolean {
+  return storedHash === write.contentHash || sameJson(JSON.parse(storedText()), JSON.parse(write.documentText));
 }
 
 export function trustKeyset(write: Pick<EntryWrite, 'kind' | 'verification' | 'documentText'>): string | null {

@@ -71,13 +71,6 @@ export interface EntryWrite {
   interfaces: EntryInterface[];
   documentText: string;
   contentHash: string;
-  /**
-   * Whether a stored document (its text) is this one in substance: the same JSON, whatever its
-   * formatting or key order (the same card sent as a file and as a data part differ in text and
-   * hash). Asked only when the hashes differ; a write it says is the same changes nothing.
-   * Absent: the hash alone decides.
-   */
-  sameDocumentAs?: (storedText: string) => boolean;
   /** Default "register". */
   origin?: RevisionOrigin;
   /**
