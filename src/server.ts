@@ -56,7 +56,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
   const startingUp = createStartingUpApp({ corsOrigins: config.hardening.corsOrigins });
   server.on('request', startingUp);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => reject(listenError(err, config.host, config.port)));
     server.listen(config.port, config.host, () => resolve());
   });
   let core: RegistryCore;
@@ -184,6 +184,21 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
  * that has not fully arrived by the configured timeout has been cut off by then.
  * The timeouts cover receiving a request, not answering it: SSE streams are not cut.
  */
+/** A failure to listen, naming the setting to change (the system's words name neither). */
+function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
+  const why =
+    err.code === 'EADDRINUSE'
+      ? `port ${port} on ${host} is already in use: stop what uses it, or set PORT to another port`
+      : err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
+        ? `HOST ${host} is no name this machine can resolve: set HOST to an address of this machine (127.0.0.1, or 0.0.0.0 for every interface)`
+        : err.code === 'EADDRNOTAVAIL'
+          ? `HOST ${host} is no address of this machine: set HOST to one of its addresses (127.0.0.1, or 0.0.0.0 for every interface)`
+          : err.code === 'EACCES'
+            ? `port ${port} needs privileges this user lacks: set PORT to 1024 or above`
+            : undefined;
+  return why ? new Error(`${why} (${err.message})`, { cause: err }) : err;
+}
+
 function createHttpServer(limits: ConnectionLimits): http.Server {
   const tick = Math.max(50, Math.min(1000, Math.floor(limits.requestTimeoutMs / 10)));
   const server = http.createServer({

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
@@ -17,7 +18,7 @@ import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
 import { resultOf, stateOf, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
-import { spawnRegistry, tempDir, type ChildRegistry } from './support/registry.js';
+import { spawnRegistry, startTestRegistry, tempDir, type ChildRegistry } from './support/registry.js';
 
 interface Instruction {
   keyword: string;
@@ -192,6 +193,26 @@ describe('deployment configuration', () => {
     configError({ REGISTRY_ADMIN_TOKEN_FILE: `${file}.missing` }, /REGISTRY_ADMIN_TOKEN_FILE cannot be read \(got ".*\.missing": no such file\)/);
     configError({ REGISTRY_ADMIN_TOKEN: 'short-secret' }, /^invalid configuration: REGISTRY_ADMIN_TOKEN must be at least 16 characters$/);
     configError({ REGISTRY_ADMIN_TOKEN: admin, REGISTRY_TOKENS: `alice:${admin}` }, /also the token of "alice"/);
+  });
+
+  test('numbers are written the plain way: PORT=0x50 or 1e3 is refused, not read as 80 or 1000', () => {
+    for (const port of ['0x50', '1e3', '80abc', 'eighty']) configError({ PORT: port }, /^invalid configuration: PORT must be a port number/);
+    configError({ REGISTRY_MAX_BODY_BYTES: '0x10000' }, /REGISTRY_MAX_BODY_BYTES must be a whole number/);
+    assert.equal(loadConfig({ ...base, PORT: ' 8081 ' }).port, 8081);
+    assert.equal(loadConfig({ ...base, REGISTRY_MAX_JSON_DEPTH: '32' }).hardening.maxJsonDepth, 32);
+    configError({ REGISTRY_MAX_JSON_DEPTH: '8' }, /REGISTRY_MAX_JSON_DEPTH must be at least 16/);
+  });
+
+  test('an address or port it cannot listen on stops start-up naming HOST or PORT', async () => {
+    await assert.rejects(startTestRegistry({ HOST: '192.0.2.1' }), /HOST 192\.0\.2\.1 is no address of this machine: set HOST/);
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as net.AddressInfo;
+      await assert.rejects(startTestRegistry({ PORT: String(port) }), new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set PORT`));
+    } finally {
+      taken.close();
+    }
   });
 
   test('configuration errors never print a secret: a REGISTRY_TOKENS item without a colon, the password of a database URL', () => {

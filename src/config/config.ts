@@ -158,24 +158,36 @@ export interface HardeningConfig {
 
 export class ConfigError extends Error {}
 
+/**
+ * A number written the plain way (digits, a sign, a decimal point), as `schema` checks it.
+ * z.coerce takes anything Number() takes: PORT=0x50 was port 80, 1e3 was 1000, and an empty
+ * value 0. Anything else stays as given, and `schema` refuses it with its own message.
+ */
+const decimal = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' && /^\s*[-+]?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), schema);
+
 const booleanString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 /** A whole number of seconds up to `maxDays` days, 0 turning `what` off. */
 const secondsOrOff = (what: string, maxDays: number) =>
-  z.coerce
-    .number({ message: `must be a whole number of seconds (0 turns ${what} off)` })
-    .int({ message: `must be a whole number of seconds (0 turns ${what} off)` })
-    .min(0, { message: 'must be 0 (off) or more' })
-    .max(maxDays * 86400, { message: `must be at most ${maxDays * 86400} (${maxDays} days)` });
+  decimal(
+    z
+      .number({ message: `must be a whole number of seconds (0 turns ${what} off)` })
+      .int({ message: `must be a whole number of seconds (0 turns ${what} off)` })
+      .min(0, { message: 'must be 0 (off) or more' })
+      .max(maxDays * 86400, { message: `must be at most ${maxDays * 86400} (${maxDays} days)` }),
+  );
 
-const positiveInt = (max: number) =>
-  z.coerce
-    .number({ message: 'must be a whole number' })
-    .int({ message: 'must be a whole number' })
-    .min(1, { message: 'must be at least 1' })
-    .max(max, { message: `must be at most ${max}` });
+const positiveInt = (max: number, min = 1) =>
+  decimal(
+    z
+      .number({ message: 'must be a whole number' })
+      .int({ message: 'must be a whole number' })
+      .min(min, { message: `must be at least ${min}` })
+      .max(max, { message: `must be at most ${max}` }),
+  );
 
 /** Tokens shorter than this are refused, wherever they come from (a generated admin token is longer). */
 export const MIN_TOKEN_CHARS = 16;
@@ -208,10 +220,10 @@ const tokensSchema = z
   });
 
 const envSchema = z.object({
-  PORT: z.coerce.number({ message: 'must be a port number' }).int().min(0).max(65535).default(8080),
+  PORT: decimal(z.number({ message: 'must be a port number' }).int().min(0).max(65535)).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   PUBLIC_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).optional(),
-  GRPC_PORT: z.coerce.number({ message: 'must be a port number' }).int({ message: 'must be a port number' }).min(0).max(65535).optional(),
+  GRPC_PORT: decimal(z.number({ message: 'must be a port number' }).int({ message: 'must be a port number' }).min(0).max(65535)).optional(),
   // What gRPC clients hand to their channel (the SDKs pass the card's URL as the channel target).
   PUBLIC_GRPC_URL: z
     .string()
@@ -231,8 +243,8 @@ const envSchema = z.object({
   REGISTRY_PUBLIC_READ: booleanString.default(true),
   REGISTRY_MAX_DOCUMENT_BYTES: positiveInt(1024 * 1024).default(10240),
   REGISTRY_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024).optional(),
-  REGISTRY_CARD_MAX_AGE: z.coerce.number().int().min(0).max(86400).default(300),
-  REGISTRY_CATALOG_MAX_AGE: z.coerce.number().int().min(0).max(86400).default(60),
+  REGISTRY_CARD_MAX_AGE: decimal(z.number().int().min(0).max(86400)).default(300),
+  REGISTRY_CATALOG_MAX_AGE: decimal(z.number().int().min(0).max(86400)).default(60),
   REGISTRY_MCP_ALLOWED_HOSTS: z
     .string()
     .transform((raw, ctx) => {
@@ -246,12 +258,12 @@ const envSchema = z.object({
       return hosts;
     })
     .optional(),
-  REGISTRY_TASK_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24 * 7),
+  REGISTRY_TASK_RETENTION_HOURS: decimal(z.number().positive().max(24 * 365)).default(24 * 7),
   REGISTRY_TASK_RETENTION_COUNT: positiveInt(10_000_000).default(100_000),
   REGISTRY_TASK_MEMORY_COUNT: positiveInt(10_000_000).default(10_000),
-  REGISTRY_TASK_MEMORY_BYTES: positiveInt(16 * 1024 ** 3).min(65536, { message: 'must be at least 65536' }).default(64 * 1024 * 1024),
+  REGISTRY_TASK_MEMORY_BYTES: positiveInt(16 * 1024 ** 3, 65536).default(64 * 1024 * 1024),
   REGISTRY_TASK_MEMORY_TTL_SECONDS: positiveInt(7 * 86400).default(900),
-  REGISTRY_CHANGES_RETENTION_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
+  REGISTRY_CHANGES_RETENTION_HOURS: decimal(z.number().positive().max(24 * 365)).default(24),
   REGISTRY_MAX_ENTRIES_PER_OWNER: positiveInt(100_000_000).default(1000),
   REGISTRY_MAX_REVISIONS: positiveInt(1_000_000).default(100),
   REGISTRY_MAX_WATCHES: positiveInt(100_000).default(10),
@@ -263,7 +275,7 @@ const envSchema = z.object({
   REGISTRY_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  REGISTRY_MAX_JSON_DEPTH: positiveInt(1000).min(16, { message: 'must be at least 16' }).default(100),
+  REGISTRY_MAX_JSON_DEPTH: positiveInt(1000, 16).default(100),
   REGISTRY_MAX_QUERY_CHARS: positiveInt(10_000).default(1000),
   REGISTRY_RATE_LIMITS: booleanString.default(true),
   REGISTRY_RATE_WRITES_PER_MINUTE: positiveInt(10_000_000).default(600),
@@ -302,7 +314,7 @@ const envSchema = z.object({
       }
     })
     .optional(),
-  REGISTRY_FETCH_TIMEOUT_MS: positiveInt(120_000).min(100, { message: 'must be at least 100' }).default(5000),
+  REGISTRY_FETCH_TIMEOUT_MS: positiveInt(120_000, 100).default(5000),
   // Search relevance (issue 18).
   REGISTRY_SYNONYMS: z.string().min(1).optional(),
   REGISTRY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL of an OpenAI-compatible embeddings service' }).optional(),
@@ -312,7 +324,7 @@ const envSchema = z.object({
   // Search index snapshots (issue 22).
   REGISTRY_INDEX_SNAPSHOT_DIR: z.string().min(1).optional(),
   REGISTRY_INDEX_SNAPSHOT_SECONDS: secondsOrOff('index snapshots', 7).default(600),
-  REGISTRY_SEARCH_CACHE_ENTRIES: z.coerce.number({ message: 'must be a number of answers (0: off)' }).int().min(0).max(1_000_000).default(1000),
+  REGISTRY_SEARCH_CACHE_ENTRIES: decimal(z.number({ message: 'must be a number of answers (0: off)' }).int().min(0).max(1_000_000)).default(1000),
   // src/search DEFAULT_TOTAL_LIMIT.
   REGISTRY_SEARCH_TOTAL_LIMIT: positiveInt(100_000_000).default(10_000),
   REGISTRY_REFRESH_SECONDS: secondsOrOff('refreshing', 30).default(3600),
