@@ -19,6 +19,8 @@ import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { startOrigin } from './support/origin-server.js';
 import { freePort } from './support/ports.js';
+import { actor, entryWrite } from './support/store-fixtures.js';
+import { createStore } from '../src/storage/create-store.js';
 import { serveCard } from './support/freshness.js';
 
 const EXAMPLES = path.join(REPO_ROOT, 'examples');
@@ -377,43 +379,52 @@ describe('a2a-registry against a registry', () => {
   });
 
   test('text from the registry reaches the terminal with its control characters escaped, never raw', async () => {
-    // Anyone with a token can write this: recolour, set the window title (OSC ... BEL), clear the
-    // screen, a one-character CSI (U+009B) and a bidi override that reorders the rest of the line.
+    // Recolour, set the window title (OSC ... BEL), clear the screen, a one-character CSI (U+009B)
+    // and a bidi override that reorders the rest of the line. The registry refuses such a name
+    // now (VALIDATION_FAILED), but entries stored before it did keep theirs: one is written into
+    // storage as an older version stored it, and a registry started over it.
     const name = 'Escapy \u001b[31mRED\u001b]0;pwned-title\u0007 \u001b[2J \u009b1m \u202eend';
-    const card = v1Card(name, 'https://escapy.example.org/a2a');
-    card.skills[0]!.description = 'Paints \u001b[41mthe background\u001b[0m red.';
-    card.skills[0]!.tags = ['finance', 'tag\u001b[5mblink'];
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
-    const id = resultOf(await op(alice, { register: { agentCard: card } })).id as string;
+    assert.equal(errorOf(await op(alice, { register: { agentCard: v1Card(name, 'https://escapy.example.org/a2a') } })).code, 'VALIDATION_FAILED');
+    const dataDir = tempDir();
+    const store = createStore({ dataDir });
+    await store.open();
+    const stored = await store.upsert(entryWrite('agent', 'https://escapy.example.org/a2a', '1', name), actor('alice'));
+    await store.close();
+    assert.equal(stored.status, 'created');
+    const id = stored.status === 'created' ? stored.entry.id : '';
+    const older = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    try {
+      const olderEnv = { A2A_REGISTRY_URL: older.url, A2A_REGISTRY_TOKEN: TOKENS.alice };
+      const [search, get, json, declined] = await Promise.all([
+        cli(['search', 'Escapy'], { env: olderEnv }),
+        cli(['get', id], { env: olderEnv }),
+        cli(['get', '--json', id], { env: olderEnv }),
+        cli(['get', 'no-such-\u001b[2J-entry'], { env: olderEnv }), // the registry's message quotes the id back
+      ]);
+      for (const [what, run] of Object.entries({ search, get, json, declined })) {
+        assert.doesNotMatch(run.stdout + run.stderr, TERMINAL_CONTROL, `${what} writes a control character raw`);
+      }
+      assert.equal(search.code, 0, search.stderr);
+      assert.ok(search.stdout.includes('Escapy \\u001b[31mRED'), search.stdout);
+      assert.equal(get.code, 0, get.stderr);
+      assert.ok(get.stdout.includes('Escapy \\u001b[31mRED\\u001b]0;pwned-title\\u0007 \\u001b[2J \\u009b1m \\u202eend (agent, A2A 1.0)'), get.stdout);
+      assert.equal(declined.code, 1);
+      assert.ok(declined.stderr.includes('no-such-\\u001b[2J-entry'), declined.stderr);
+      // --json is JSON with the same value: what JSON.stringify left raw (C1, bidi) is a JSON escape too.
+      assert.equal(json.code, 0, json.stderr);
+      assert.equal(parse(json).name, name);
+      assert.ok(json.stdout.includes('\\u009b1m \\u202eend'), json.stdout);
 
-    const [search, get, json, declined] = await Promise.all([
-      cli(['search', 'Escapy'], { env }),
-      cli(['get', id], { env }),
-      cli(['get', '--json', id], { env }),
-      cli(['get', 'no-such-\u001b[2J-entry'], { env }), // the registry's message quotes the id back
-    ]);
-    for (const [what, run] of Object.entries({ search, get, json, declined })) {
-      assert.doesNotMatch(run.stdout + run.stderr, TERMINAL_CONTROL, `${what} writes a control character raw`);
+      // On a terminal (a pseudo-terminal from script(1)) the CLI's own colours are still there,
+      // and they are the only escape sequences: the stored name's stay escaped.
+      if (!fs.existsSync('/usr/bin/script')) return;
+      const tty = await onTerminal([BIN, 'get', id], olderEnv);
+      assert.ok(tty.includes('\u001b[1mEscapy \\u001b[31mRED'), JSON.stringify(tty));
+      assert.doesNotMatch(tty.replace(/\u001b\[[012]m/g, '').replace(/\r\n/g, '\n'), TERMINAL_CONTROL);
+    } finally {
+      await older.close();
     }
-    assert.equal(search.code, 0, search.stderr);
-    assert.ok(search.stdout.includes('Escapy \\u001b[31mRED'), search.stdout);
-    assert.equal(get.code, 0, get.stderr);
-    assert.ok(get.stdout.includes('Escapy \\u001b[31mRED\\u001b]0;pwned-title\\u0007 \\u001b[2J \\u009b1m \\u202eend (agent, A2A 1.0)'), get.stdout);
-    assert.ok(get.stdout.includes('Paints \\u001b[41mthe background\\u001b[0m red.'), get.stdout);
-    assert.ok(get.stdout.includes('[finance, tag\\u001b[5mblink]'), get.stdout);
-    assert.equal(declined.code, 1);
-    assert.ok(declined.stderr.includes('no-such-\\u001b[2J-entry'), declined.stderr);
-    // --json is JSON with the same value: what JSON.stringify left raw (C1, bidi) is a JSON escape too.
-    assert.equal(json.code, 0, json.stderr);
-    assert.equal(parse(json).name, name);
-    assert.ok(json.stdout.includes('\\u009b1m \\u202eend'), json.stdout);
-
-    // On a terminal (a pseudo-terminal from script(1)) the CLI's own colours are still there,
-    // and they are the only escape sequences: the card's stay escaped.
-    if (!fs.existsSync('/usr/bin/script')) return;
-    const tty = await onTerminal([BIN, 'get', id], env);
-    assert.ok(tty.includes('\u001b[1mEscapy \\u001b[31mRED'), JSON.stringify(tty));
-    assert.doesNotMatch(tty.replace(/\u001b\[[012]m/g, '').replace(/\r\n/g, '\n'), TERMINAL_CONTROL);
   });
 
   test('every command takes --json', () => {

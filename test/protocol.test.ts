@@ -182,6 +182,10 @@ describe('executor routing', () => {
     assert.match(error.message, /color/);
     error = await rejected([dataPart([1, 2])]);
     assert.match(error.message, /not a JSON object/);
+    // An empty object names what it lacks (it read "The message's text is empty").
+    error = await rejected([dataPart({})]);
+    assert.match(error.message, /^Data part 0 is an empty object: it needs one operation key \(register, /);
+    assert.equal(error.details[0].path, '/parts/0/data');
   });
 
   test('a REJECTED answer carries a text part and the error data part in its status message', async () => {

@@ -19,6 +19,7 @@ import { EmbeddingError, OpenAIEmbeddings, embeddingsEndpoint, parseEmbeddings }
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { eventually } from './support/eventually.js';
 
 const CONCEPTS = [
   ['music', 'song', 'songs', 'melody', 'melodies', 'tune', 'audio', 'lyrics', 'singer'],
@@ -97,14 +98,6 @@ const search = async (args: WireJson): Promise<WireJson> => resultOf(await op(re
 const names = async (query: string): Promise<string[]> => (await search({ query })).results.map((h: WireJson) => h.name);
 
 /** Polls until `check` passes (the background embedding is asynchronous). */
-async function eventually(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const card = (name: string, url: string, description: string, skill: string) => ({
   ...v1Card(name, url),
   description,

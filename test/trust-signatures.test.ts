@@ -25,6 +25,7 @@ import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/clien
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
 import { usePostgres } from './support/postgres.js';
 import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { eventually } from './support/eventually.js';
 
 const dir = tempDir('a2a-registry-trust-');
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -41,14 +42,6 @@ function writeJwks(file: string, keys: JWK[]): void {
 }
 
 /** Polls until `check` holds (no fixed sleeps). */
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 let n = 0;
 const fresh = (name = 'Signed Agent') => v1Card(`${name} ${++n}`, `https://signed-${n}.example.org/a2a`) as WireJson;
 

@@ -12,6 +12,7 @@ import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, textPart, type WireJson } from './support/client.js';
 import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { v1Card } from './support/documents.js';
+import { eventually } from './support/eventually.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 
 function card(name: string, url: string, tags: string[]): WireJson {
@@ -200,6 +201,11 @@ describe('standing searches', () => {
     const task = await bob.getTask({ tenant: '', id, historyLength: undefined });
     assert.equal(task.status?.state, TaskState.TASK_STATE_WORKING);
     assert.equal((await cancel(bob, log)).state, 'TASK_STATE_CANCELED');
+    // The watch's request is recorded as it ended (it was COMPLETED whatever the end).
+    await eventually(
+      async () => /registry_requests_total\{method="SendStreamingMessage",operation="[a-z]+",outcome="CANCELED"/.test(await (await fetch(`${registry.url}/metrics`)).text()),
+      'the watch recorded as CANCELED',
+    );
   });
 
   test('CLI: a2a-registry watch prints the initial matches and then events as JSON lines', async () => {

@@ -10,7 +10,7 @@
  * not answered with a task but with a protocol error (HTTP 503 / a JSON-RPC error): the
  * executor leaves the refusal for the door's request handler (`takeProtocolRefusal`).
  */
-import { Role, TaskState, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskArtifactUpdateEvent, type TaskStatus } from '@a2a-js/sdk';
+import { Role, TaskState, taskStateToJSON, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskArtifactUpdateEvent, type TaskStatus } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
 import type { Caller } from '../contract/caller.js';
@@ -228,12 +228,13 @@ export class RegistryExecutor implements AgentExecutor {
       });
       if (durable) tasks?.keepDurably(task.id);
       if (acknowledgement) tasks?.keptWithWrite(task.id, acknowledgement);
-      if (isWatch(result)) await this.publishWatch(task, result, publish);
+      let logged = 'COMPLETED';
+      if (isWatch(result)) logged = await this.publishWatch(task, result, publish);
       else if (isStreamed(result)) await this.publishStreamed(task, result, publish);
       // Finished as committed: the answer is the task whose row is stored.
       else if (acknowledged) publish(AgentEvent.task(task));
       else this.publishFinished(task, result, publish);
-      if (scope) scope.taskState = 'COMPLETED';
+      if (scope) scope.taskState = logged;
     } catch (err) {
       // A write that failed after its task was finished inside it committed nothing of either.
       if (acknowledged) task.artifacts = [];
@@ -325,7 +326,11 @@ export class RegistryExecutor implements AgentExecutor {
    * watchEndStatus); when the registry shuts down the stream just ends: the watch goes on after
    * the restart, and the client resumes with SubscribeToTask.
    */
-  private async publishWatch(task: Task, answer: WatchAnswer, publish: Publish): Promise<void> {
+  /**
+   * Runs a watch's stream to its end; returns the state the request log records: the watch's
+   * final one, or WORKING when the stream was cut with the watch still running (a shutdown).
+   */
+  private async publishWatch(task: Task, answer: WatchAnswer, publish: Publish): Promise<string> {
     const { watch } = answer;
     // Long-running: the task must outlive the bounded memory and a restart.
     this.tasks?.keepDurably(task.id);
@@ -336,7 +341,9 @@ export class RegistryExecutor implements AgentExecutor {
     const end = await watch.ended;
     stop();
     const status = watchEndStatus(task.id, task.contextId, end);
-    if (status) publish(AgentEvent.statusUpdate({ taskId: task.id, contextId: task.contextId, status, metadata: undefined }));
+    if (!status) return 'WORKING';
+    publish(AgentEvent.statusUpdate({ taskId: task.id, contextId: task.contextId, status, metadata: undefined }));
+    return taskStateToJSON(status.state).replace('TASK_STATE_', '');
   }
 
   private agentMessage(task: Task, text: string): Message {

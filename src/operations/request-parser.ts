@@ -275,6 +275,11 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
         const data: unknown = content.value;
         if (!isObject(data)) throw badRequest(`Data part ${index} is not a JSON object. ${REQUEST_SHAPES}`);
         const keys = Object.keys(data);
+        if (keys.length === 0) {
+          throw badRequest(`Data part ${index} is an empty object: it needs one operation key (${OPERATION_NAMES.join(', ')}). ${REQUEST_SHAPES}`, [
+            { path: `/parts/${index}/data`, message: 'no operation' },
+          ]);
+        }
         const known = keys.filter((k): k is OperationName => (OPERATION_NAMES as readonly string[]).includes(k));
         const unknown = keys.filter((k) => !known.includes(k as OperationName));
         if (unknown.length > 0) {

@@ -80,8 +80,9 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
     const faulted = new Set(urlErrors.map((e) => e.path));
     warnings = warnings.filter((w) => !faulted.has(w.path));
   }
+  // A text the schema already faulted (an empty name) is not reported twice.
   const text = displayTextFindings(card, AGENT_CARD_TEXT);
-  errors.push(...text.errors);
+  errors.push(...text.errors.filter((f) => !errors.some((e) => e.path === f.path)));
   warnings.push(...text.warnings);
   if (errors.length === 0) return accepted('agent', sizeBytes, warnings, generation);
 

@@ -56,7 +56,7 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
           });
         } else if (LONE_SURROGATE.test(value)) {
           errors.push({ path, rule: 'invalid-unicode', message: 'contains an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character', hint: 'Fix the escape: a character beyond U+FFFF is a pair of them.' });
-        } else if (isName && value.trim() === '') {
+        } else if (isName && value !== '' && value.trim() === '') {
           errors.push({ path, rule: 'blank-name', message: 'is only white space', hint: 'Give it a name people can read.' });
         }
         const bidi = BIDI_CONTROL.exec(value);

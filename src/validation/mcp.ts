@@ -112,8 +112,9 @@ export function validateMcpServer(
     }
   });
   warnings.push(...toolWarnings(tools));
+  // A text the schema already faulted (an empty name) is not reported twice.
   const text = displayTextFindings({ mcpServer: server, toolspec }, MCP_SERVER_TEXT);
-  errors.push(...text.errors);
+  errors.push(...text.errors.filter((f) => !errors.some((e) => e.path === f.path)));
   warnings.push(...text.warnings);
 
   if (errors.length === 0) return accepted('mcp-server', toolspecSizeBytes, warnings);
