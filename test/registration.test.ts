@@ -199,7 +199,15 @@ describe('ownership', () => {
     const mine = resultOf(await op(alice, { register: { agentCard: v1Card('Owned', url) } }));
     const changed = v1Card('Owned', url);
     changed.version = '9.9.9';
-    assert.equal(errorOf(await op(bob, { register: { agentCard: changed } })).code, 'FORBIDDEN');
+    const taken = errorOf(await op(bob, { register: { agentCard: changed } }));
+    assert.equal(taken.code, 'FORBIDDEN');
+    assert.match(taken.message, new RegExp(`already registered as entry ${mine.id} by another principal`));
+    assert.doesNotMatch(JSON.stringify(taken), /alice/, 'never the owner');
+    // The path of each use of the URL, as for a taken secondary URL.
+    assert.deepEqual(
+      taken.details.map((d: WireJson) => [d.path, d.rule]),
+      [['/supportedInterfaces/0/url', 'identity-taken']],
+    );
     assert.equal(errorOf(await op(bob, { unregister: { id: mine.id } })).code, 'FORBIDDEN');
     const byAdmin = resultOf(await op(admin, { register: { agentCard: changed } }));
     assert.equal(byAdmin.id, mine.id);

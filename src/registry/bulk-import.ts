@@ -91,7 +91,7 @@ export class BulkImport {
       const outcome = outcomes[i]!;
       switch (outcome.status) {
         case 'forbidden':
-          return { status: 'refused', error: identityTaken(p.write.identityUrl, outcome.id) };
+          return { status: 'refused', error: identityTaken(p.claims, outcome.id) };
         case 'url-taken':
           return { status: 'refused', error: urlTaken(p.claims, outcome.url) };
         case 'quota-exceeded':

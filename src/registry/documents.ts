@@ -12,8 +12,9 @@ import type { EntryWrite, StoredEntry } from '../storage/types.js';
 import type { DocumentValidator, Verdict } from '../validation/index.js';
 import type { ChangeFeed, CommittedChange } from './change-feed.js';
 import { describeAgentCard, describeMcpServer } from './describe.js';
-import { endpointClaims, type EndpointClaims } from './endpoint-claims.js';
+import { endpointClaims, identityUses, type EndpointClaims } from './endpoint-claims.js';
 import { mcpDocumentText } from './entries.js';
+import { quote } from '../lib/json.js';
 
 /** The verdict on a valid document; an invalid one is declined with its errors, as register would. */
 export function checkDocument(validator: DocumentValidator, subject: Subject): Verdict {
@@ -54,11 +55,24 @@ export function entryWriteOf(subject: Subject, verdict: Verdict): { write: Entry
   return { write, description, claims };
 }
 
-/** FORBIDDEN for a document whose identity is another principal's entry (register and import say the same). */
-export function identityTaken(identityUrl: string, existingId: string): RegistryError {
+/**
+ * FORBIDDEN for a document whose identity is another principal's entry (register and import say
+ * the same): names the URL and the entry, never its owner, with the path of each use of the URL
+ * in the document, as a taken secondary URL is reported (endpoint-claims.ts urlTaken).
+ */
+export function identityTaken(claims: EndpointClaims, existingId: string): RegistryError {
+  const uses = identityUses(claims);
+  // As the document wrote it (the normal form may read differently).
+  const shown = uses[0]?.url ?? claims.identityUrl;
   return new RegistryError(
     'FORBIDDEN',
-    `${identityUrl} is already registered as entry ${existingId} by another principal; only its owner or an admin may update it.`,
+    `${shown} is already registered as entry ${existingId} by another principal; only its owner or an admin may update it.`,
+    uses.map((e) => ({
+      path: e.path,
+      rule: 'identity-taken',
+      message: `${quote(e.url)} identifies entry ${existingId}, which belongs to another principal`,
+      hint: 'Register your own endpoint, or ask the owner (or an admin) to update that entry.',
+    })),
   );
 }
 

@@ -42,6 +42,12 @@ export function endpointClaims(subject: Subject, verdict: Verdict, fallbackIdent
   return { identityUrl, claimed, urls: [...new Set(claimed.map((e) => e.claim))].sort() };
 }
 
+/** Where the document uses its identity URL (the primary interface or server URL, and any repeat of it). */
+export function identityUses(claims: EndpointClaims): ClaimedEndpoint[] {
+  const claim = claimKey(claims.identityUrl);
+  return claims.claimed.filter((e) => e.claim === claim);
+}
+
 /** FORBIDDEN for a claim another principal holds: names the URL as this document wrote it, never that principal. */
 export function urlTaken(claims: EndpointClaims, url: string): RegistryError {
   const uses = claims.claimed.filter((e) => e.claim === url);

@@ -374,7 +374,7 @@ export class RegistryService {
           this.trust.settledAtCommit(accepted.entry, verification, accepted.status === 'unchanged') ? acknowledge(resultOf(accepted.entry, accepted.status)) : undefined
       : undefined;
     const outcome = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor), inCommit));
-    if (outcome.status === 'forbidden') throw identityTaken(description.identityUrl, outcome.existing.id);
+    if (outcome.status === 'forbidden') throw identityTaken(claims, outcome.existing.id);
     if (outcome.status === 'quota-exceeded') {
       throw new RegistryError(
         'QUOTA_EXCEEDED',
