@@ -427,9 +427,21 @@ describe('a2a-registry against a registry', () => {
     }
   });
 
-  test('every command takes --json', () => {
+  test('every command takes --json, and a usage error the option parser finds is an {"error"} document with it too', async () => {
     for (const command of buildProgram().commands) {
       assert.ok(command.options.some((o) => o.long === '--json'), `${command.name()} has no --json`);
+    }
+    for (const [args, message] of [
+      [['search', '--json', '--limit', '0'], /--limit/],
+      [['search', '--bogus', '--json'], /unknown option '--bogus'/],
+      [['get', '--json'], /missing required argument 'id'/],
+    ] as const) {
+      const run = await cli([...args]);
+      assert.equal(run.code, 2, run.stderr);
+      const error = parse(run).error;
+      assert.equal(error.code, 'USAGE', run.stdout);
+      assert.match(error.message, message);
+      assert.match(run.stderr, message, 'stderr still says it');
     }
   });
 });

@@ -31,7 +31,7 @@ import { register as registerSign } from './commands/sign.js';
 import { register as registerValidate } from './commands/validate.js';
 import { register as registerVerify } from './commands/verify.js';
 import { register as registerWatch } from './commands/watch.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './output.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson } from './output.js';
 import { forTerminal } from './terminal-text.js';
 import { readPackageVersion } from '../lib/package-info.js';
 
@@ -105,7 +105,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end by "throwing" with exit code 0; everything else is usage.
-      return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+      if (err.exitCode === 0) return EXIT_OK;
+      // Commander has told stderr; with --json a script reads the {"error"} document on stdout
+      // too, as for every other failure (--json itself may be what the parser stopped before).
+      if (argv.includes('--json')) printJson(defaultOutput(), { error: { code: 'USAGE', message: err.message.replace(/^error: /, '') } });
+      return EXIT_USAGE;
     }
     throw err;
   }
