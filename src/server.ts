@@ -174,16 +174,6 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
   }
 }
 
-/**
- * node:http with the connection limits set (REGISTRY_REQUEST_TIMEOUT_SECONDS and friends): a
- * client that sends its headers or body too slowly gets 408 and is cut off, idle keep-alive
- * connections close, and connections beyond the cap are dropped at once. Node enforces the
- * request timeouts on a timer (every `connectionsCheckingInterval`, 30 s by default), so a slow
- * client could otherwise hold on for half a minute past its deadline: the timer runs every
- * tenth of the timeout (at most 1 s) and node's timeouts are set one tick short, so a request
- * that has not fully arrived by the configured timeout has been cut off by then.
- * The timeouts cover receiving a request, not answering it: SSE streams are not cut.
- */
 /** A failure to listen, naming the setting to change (the system's words name neither). */
 function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
   const why =
@@ -199,6 +189,16 @@ function listenError(err: NodeJS.ErrnoException, host: string, port: number): Er
   return why ? new Error(`${why} (${err.message})`, { cause: err }) : err;
 }
 
+/**
+ * node:http with the connection limits set (REGISTRY_REQUEST_TIMEOUT_SECONDS and friends): a
+ * client that sends its headers or body too slowly gets 408 and is cut off, idle keep-alive
+ * connections close, and connections beyond the cap are dropped at once. Node enforces the
+ * request timeouts on a timer (every `connectionsCheckingInterval`, 30 s by default), so a slow
+ * client could otherwise hold on for half a minute past its deadline: the timer runs every
+ * tenth of the timeout (at most 1 s) and node's timeouts are set one tick short, so a request
+ * that has not fully arrived by the configured timeout has been cut off by then.
+ * The timeouts cover receiving a request, not answering it: SSE streams are not cut.
+ */
 function createHttpServer(limits: ConnectionLimits): http.Server {
   const tick = Math.max(50, Math.min(1000, Math.floor(limits.requestTimeoutMs / 10)));
   const server = http.createServer({

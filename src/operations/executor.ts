@@ -324,11 +324,8 @@ export class RegistryExecutor implements AgentExecutor {
    * then each event as a `watch-event` artifact that replaces the previous one (so the stored
    * task stays small; the stream carries every event). Ends when the watch does (see
    * watchEndStatus); when the registry shuts down the stream just ends: the watch goes on after
-   * the restart, and the client resumes with SubscribeToTask.
-   */
-  /**
-   * Runs a watch's stream to its end; returns the state the request log records: the watch's
-   * final one, or WORKING when the stream was cut with the watch still running (a shutdown).
+   * the restart, and the client resumes with SubscribeToTask. Returns the state the request log
+   * records: the watch's final one, or WORKING when the stream was cut with the watch running.
    */
   private async publishWatch(task: Task, answer: WatchAnswer, publish: Publish): Promise<string> {
     const { watch } = answer;

@@ -21,8 +21,6 @@ const MESSAGE_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-/** Depth and UTF-8 of the raw body (shared by every door's JSON parser). */
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Padded standard base64, or unpadded base64url (a length of 4n+1 cannot encode anything). */

@@ -159,13 +159,6 @@ export function verificationColumns(v: CardVerification | undefined): { verifica
 }
 
 /**
- * What the `trust_keyset` column of an entry holds for its current revision: the fingerprint of
- * the trust roots its signatures were checked against, so that the entries a change of trust
- * roots makes stale are one indexed query, not a read of every stored document (a minute at
- * 1,000,000 entries, at every start). NULL when no trust roots can change the verdict (an MCP
- * server, an unsigned card); '' for a signed card never checked (rows older than verification).
- */
-/**
  * Whether `write` leaves the stored document as it is: the same hash, or (read and compared only
  * when the hashes differ) the same JSON in other words. The same card sent as a file (its own
  * formatting and key order) and as a data part (compact JSON) has two texts and two hashes, and
@@ -175,6 +168,13 @@ export function sameDocument(write: Pick<EntryWrite, 'contentHash' | 'documentTe
   return storedHash === write.contentHash || sameJson(JSON.parse(storedText()), JSON.parse(write.documentText));
 }
 
+/**
+ * What the `trust_keyset` column of an entry holds for its current revision: the fingerprint of
+ * the trust roots its signatures were checked against, so that the entries a change of trust
+ * roots makes stale are one indexed query, not a read of every stored document (a minute at
+ * 1,000,000 entries, at every start). NULL when no trust roots can change the verdict (an MCP
+ * server, an unsigned card); '' for a signed card never checked (rows older than verification).
+ */
 export function trustKeyset(write: Pick<EntryWrite, 'kind' | 'verification' | 'documentText'>): string | null {
   if (write.kind !== 'agent') return null;
   if (!write.verification) return write.documentText.includes('"signatures"') ? '' : null;

@@ -625,16 +625,16 @@ export class SqliteStore implements RegistryStore {
     );
   }
 
-  /**
-   * The one write path of `upsert` and `importEntries`, inside the caller's transaction: the
-   * identity lookup, ownership, quota, URL claims (a refused claim throws UrlTaken: the caller
-   * rolls back), the new entry or revision and its change. Reads back only what it must.
-   */
   /** The document of one revision (read only when a write's hash differs from the stored one). */
   #documentText(db: Database.Database, id: string, revision: number): string {
     return (prepare(db, 'SELECT document_text FROM entry_revisions WHERE entry_id = ? AND revision = ?').get(id, revision) as { document_text: string }).document_text;
   }
 
+  /**
+   * The one write path of `upsert` and `importEntries`, inside the caller's transaction: the
+   * identity lookup, ownership, quota, URL claims (a refused claim throws UrlTaken: the caller
+   * rolls back), the new entry or revision and its change. Reads back only what it must.
+   */
   #upsertIn(db: Database.Database, write: EntryWrite, actor: Actor, quota: WriteQuota): UpsertStep {
     const found = prepare(
       db,
