@@ -125,15 +125,16 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
           reason: 'REQUEST_TOO_LARGE',
           message: `The request body is ${err.length ?? 'over'} bytes; the limit is ${err.limit} bytes. Documents themselves are limited to a few KB: check you are not sending something else.`,
         });
-      case 'entity.parse.failed':
+      case 'entity.parse.failed': {
         // body-parser's strict mode refuses JSON that is not an object or array with a syntax
         // error's message ("Unexpected token 'n', "null" is not valid JSON"): say what it is.
-        if (jsonKindOf(err.body) !== undefined) {
+        const kind = jsonKindOf(err.body);
+        if (kind !== undefined) {
           return sendFailure(req, res, {
             httpStatus: 400,
             jsonRpcCode: JSONRPC_INVALID_REQUEST,
             reason: 'INVALID_REQUEST',
-            message: `The request body is valid JSON but ${jsonKindOf(err.body)}, not an object: send one JSON object (on JSON-RPC a request such as {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {...}}).`,
+            message: `The request body is valid JSON but ${kind}, not an object: send one JSON object (on JSON-RPC a request such as {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {...}}).`,
           });
         }
         return sendFailure(req, res, {
@@ -142,6 +143,7 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
           reason: 'PARSE_ERROR',
           message: `The request body is not valid JSON: ${err.message.replace(/ in JSON at position \d+.*$/, '').slice(0, 200)}.`,
         });
+      }
       case 'entity.too.deep':
         return sendFailure(req, res, {
           httpStatus: 400,

@@ -15,6 +15,7 @@
  */
 import type { RequestHandler } from 'express';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { isObject } from '../lib/json.js';
 import { sendA2AError, type A2ABinding } from './a2a-errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER } from './versions.js';
 
@@ -82,8 +83,6 @@ const REST_QUERY_PARAMS: ReadonlyArray<[RegExp, readonly Param[]]> = [
   [/^\/(?:[^/]+\/)?tasks$/, [HISTORY, TASKS_PAGE]],
   [/^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/, [CONFIGS_PAGE]],
 ];
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The snake_case name the SDK's JSON reader also takes for a camelCase one (a query is camelCase only, A2A 11.5). */
 const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

@@ -9,6 +9,7 @@
  * to garbage (Buffer.from ignores what it cannot read).
  */
 import type { RequestHandler } from 'express';
+import { isObject } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { sendFailure } from '../http/errors.js';
 
@@ -20,8 +21,6 @@ const MESSAGE_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message
 /** Standard base64 (RFC 4648 section 4) with padding; base64url is accepted too. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Padded standard base64, or unpadded base64url (a length of 4n+1 cannot encode anything). */
 export const isStrictBase64 = (s: string): boolean => (s.length % 4 === 0 && BASE64.test(s)) || (s.length % 4 !== 1 && BASE64URL.test(s));
@@ -126,17 +125,16 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   }
   if (!isObject(body)) return refuse(req, res, JSONRPC_INVALID_REQUEST, 'The request body must be a JSON-RPC 2.0 request object.');
   const { id, method, params } = body;
-  const idOk =
-    id === undefined || id === null || (typeof id === 'string' && id.length <= MAX_ID_CHARS) || (typeof id === 'number' && Number.isSafeInteger(id));
-  const usableId = idOk ? (id as string | number | null | undefined) : null;
-  if (!idOk) {
-    return refuse(req, res, JSONRPC_INVALID_REQUEST, `"id" must be a string (at most ${MAX_ID_CHARS} characters), an integer or null.`);
-  }
   if (id === undefined) {
     // A JSON-RPC notification gets no answer, so its outcome would reach no one; every A2A method
     // is a request with an answer (A2A 9.x: each request carries an id).
     return refuse(req, res, JSONRPC_INVALID_REQUEST, '"id" is required: every A2A call is a JSON-RPC request with an answer, and one without an id (a notification) would run with no one told the outcome. Add e.g. "id": 1 (a string or an integer).');
   }
+  const idOk = id === null || (typeof id === 'string' && id.length <= MAX_ID_CHARS) || (typeof id === 'number' && Number.isSafeInteger(id));
+  if (!idOk) {
+    return refuse(req, res, JSONRPC_INVALID_REQUEST, `"id" must be a string (at most ${MAX_ID_CHARS} characters), an integer or null.`);
+  }
+  const usableId = id as string | number | null;
   if (body.jsonrpc !== '2.0') return refuse(req, res, JSONRPC_INVALID_REQUEST, '"jsonrpc" must be "2.0".', usableId);
   if (typeof method !== 'string' || method === '') {
     return refuse(req, res, JSONRPC_INVALID_REQUEST, '"method" must be the name of an A2A method, e.g. "SendMessage".', usableId);
