@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { connect } from './support/raw-connection.js';
 import { startTestRegistry, type TestRegistry } from './support/registry.js';
 
 let registry: TestRegistry;
@@ -19,27 +20,6 @@ before(async () => {
   });
 });
 after(() => registry.close());
-
-interface Conversation {
-  socket: net.Socket;
-  /** Everything the server sent. */
-  received(): string;
-  /** Resolves when the server closes the connection, with the milliseconds since `opened`. */
-  closed: Promise<number>;
-  opened: number;
-}
-
-async function connect(): Promise<Conversation> {
-  const { port } = new URL(registry.url);
-  const socket = net.connect(Number(port), '127.0.0.1');
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  let text = '';
-  socket.on('data', (d) => (text += d.toString()));
-  socket.on('error', () => undefined); // writes after the server hung up
-  const opened = performance.now();
-  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - opened)));
-  return { socket, received: () => text, closed, opened };
-}
 
 /** Writes `text` one byte every `everyMs` until the socket closes. */
 function trickle(socket: net.Socket, text: string, everyMs: number): void {
@@ -54,7 +34,7 @@ function trickle(socket: net.Socket, text: string, everyMs: number): void {
 describe('connection limits', () => {
   test('a body sent a byte at a time is cut off (408) within the request timeout', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'slow' }] } } });
-    const c = await connect();
+    const c = await connect(registry.url);
     c.socket.write(`POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${body.length}\r\n\r\n`);
     trickle(c.socket, body, 250);
     const ms = await c.closed;
@@ -65,7 +45,7 @@ describe('connection limits', () => {
   });
 
   test('headers sent a byte at a time are cut off within the headers timeout', async () => {
-    const c = await connect();
+    const c = await connect(registry.url);
     trickle(c.socket, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n', 100);
     const ms = await c.closed;
     assert.match(c.received(), /^HTTP\/1\.1 408/);
@@ -74,7 +54,7 @@ describe('connection limits', () => {
   });
 
   test('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
-    const c = await connect();
+    const c = await connect(registry.url);
     c.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     const ms = await c.closed;
     assert.match(c.received(), /^HTTP\/1\.1 200/);
@@ -84,10 +64,10 @@ describe('connection limits', () => {
   });
 
   test('connections beyond the cap are dropped at once; those within it are served', async () => {
-    const held = await Promise.all(Array.from({ length: 4 }, () => connect()));
+    const held = await Promise.all(Array.from({ length: 4 }, () => connect(registry.url)));
     // Give the server a moment to count them (it accepts asynchronously).
     await new Promise((r) => setImmediate(r));
-    const extra = await connect();
+    const extra = await connect(registry.url);
     extra.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     const ms = await extra.closed;
     assert.equal(extra.received(), '', 'the connection over the cap got no answer');

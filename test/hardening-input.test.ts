@@ -4,14 +4,13 @@
  * server keeps answering, and Object.prototype is never touched.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import net from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { mcpServer, toolspec, v1Card } from './support/documents.js';
 import { type WireJson } from './support/client.js';
+import { connect } from './support/raw-connection.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { assertNoInternals, assertWellFormedJsonRpcAnswer, prototypeSnapshot, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
 
@@ -219,15 +218,12 @@ describe('size and depth', () => {
   test('a body declared larger than the limit is refused at once, before the client sends it, and the connection closes', async () => {
     // Headers only: a client declaring 10 GB gets its answer without sending a byte of the body
     // (before, the refusal waited for the whole body, up to the request timeout).
-    const { port } = new URL(registry.url);
     for (const path of ['/a2a/rest/message:send', '/a2a/jsonrpc']) {
-      const socket = net.connect(Number(port), '127.0.0.1');
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: 10000000000\r\n\r\n{"x":`);
-      let text = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk: string) => (text += chunk));
-      const closed = await Promise.race([once(socket, 'close').then(() => true), setTimeout(5_000).then(() => false)]);
-      socket.destroy();
+      const c = await connect(registry.url);
+      c.socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: 10000000000\r\n\r\n{"x":`);
+      const closed = await Promise.race([c.closed.then(() => true), setTimeout(5_000).then(() => false)]);
+      c.socket.destroy();
+      const text = c.received();
       assert.ok(closed, `${path}: the registry closed the connection within 5 s (got ${JSON.stringify(text.slice(0, 200))})`);
       assert.match(text, path.includes('rest') ? /^HTTP\/1\.1 413 / : /^HTTP\/1\.1 200 /, path);
       assert.match(text, /\r\nconnection: close\r\n/i, path);

@@ -5,11 +5,10 @@
  * JSON-RPC answer, never a hung connection and never a truncated or malformed success.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { v1Card } from './support/documents.js';
+import { connect } from './support/raw-connection.js';
 import { TOKENS, TOKENS_ENV, spawnRegistry, startTestRegistry, tempDir } from './support/registry.js';
 import { sendMessageBody } from './support/raw-http.js';
 
@@ -129,21 +128,17 @@ test('SIGTERM under a load of registrations: acknowledged ones survive, in-fligh
 
 test('a request in flight when shutdown starts is answered with Connection: close', async () => {
   const registry = await startTestRegistry();
-  const { port } = new URL(registry.url);
   const body = sendMessageBody([{ text: 'weather' }]);
-  const socket = net.connect(Number(port), '127.0.0.1');
-  await once(socket, 'connect');
-  let text = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => (text += chunk));
+  const c = await connect(registry.url);
   // Headers and half the body before shutdown starts, the rest after: the request is in flight.
-  socket.write(`POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 20)}`);
+  c.socket.write(`POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 20)}`);
   await sleep(200);
   const closed = registry.close();
   await sleep(100);
-  socket.write(body.slice(20));
-  await once(socket, 'close');
+  c.socket.write(body.slice(20));
+  await c.closed;
   await closed;
+  const text = c.received();
   assert.match(text, /^HTTP\/1\.1 200 /, text.slice(0, 200));
   assert.match(text, /\r\nconnection: close\r\n/i, text.slice(0, 400));
 });
