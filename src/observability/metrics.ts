@@ -13,6 +13,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { FetchEvent, FetchObserver } from '../net/index.js';
+import { OPERATION_NAMES } from '../operations/operation.js';
 import type { DocumentValidator, Verdict } from '../validation/types.js';
 import type { RequestScope } from './request-scope.js';
 
@@ -39,7 +40,8 @@ const JSONRPC_METHODS = new Set([
   'tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list',
   'tasks/pushNotificationConfig/delete', 'agent/getAuthenticatedExtendedCard',
 ]);
-const OPERATIONS = new Set(['register', 'validate', 'search', 'get', 'list', 'unregister', 'refresh']);
+/** Every operation the executor routes (watch too: its streaming request was labelled `none`). */
+const OPERATIONS: ReadonlySet<string> = new Set(OPERATION_NAMES);
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** The HTTP+JSON route a path belongs to, with ids and tenants taken out. */
