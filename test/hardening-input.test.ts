@@ -231,6 +231,29 @@ describe('size and depth', () => {
     }
   });
 
+  test('a chunked body is refused as soon as it passes the limit, while the client is still sending, and the connection closes', async () => {
+    // No declared length: the chunks keep coming (a client that never ends its body). Before,
+    // the refusal waited for the last chunk, up to the request timeout.
+    for (const path of ['/a2a/rest/message:send', '/a2a/jsonrpc']) {
+      const c = await connect(registry.url);
+      c.socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      const chunk = `{"x":"${'x'.repeat(64 * 1024)}`;
+      const sending = setInterval(() => {
+        if (!c.socket.destroyed) c.socket.write(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`);
+      }, 5);
+      const closed = await Promise.race([c.closed.then(() => true), setTimeout(5_000).then(() => false)]);
+      clearInterval(sending);
+      c.socket.destroy();
+      const text = c.received();
+      assert.ok(closed, `${path}: the registry closed the connection within 5 s (got ${JSON.stringify(text.slice(0, 200))})`);
+      assert.match(text, path.includes('rest') ? /^HTTP\/1\.1 413 / : /^HTTP\/1\.1 200 /, path);
+      assert.match(text, /\r\nconnection: close\r\n/i, path);
+      assert.match(text, /The request body is over the limit of \d+ bytes/, path);
+    }
+    // The registry still answers.
+    assert.equal((await fetch(`${registry.url}/healthz`)).status, 200);
+  });
+
   test('bodies nested thousands of levels deep are refused on the bytes, in every place and binding', async () => {
     const deepBodies = [
       deepArrays(10_000),

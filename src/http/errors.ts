@@ -98,7 +98,8 @@ interface BodyParserError extends Error {
   /** The raw body (parse failures). */
   body?: unknown;
   status?: number;
-  length?: number;
+  /** The declared length (null from body-parser for a chunked body). */
+  length?: number | null;
   limit?: number;
 }
 
@@ -123,7 +124,7 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
           httpStatus: 413,
           jsonRpcCode: JSONRPC_INVALID_REQUEST,
           reason: 'REQUEST_TOO_LARGE',
-          message: `The request body is ${err.length ?? 'over'} bytes; the limit is ${err.limit} bytes. Documents themselves are limited to a few KB: check you are not sending something else.`,
+          message: `${typeof err.length === 'number' ? `The request body is ${err.length} bytes; the limit is` : 'The request body is over the limit of'} ${err.limit} bytes. Documents themselves are limited to a few KB: check you are not sending something else.`,
         });
       case 'entity.parse.failed': {
         // body-parser's strict mode refuses JSON that is not an object or array with a syntax

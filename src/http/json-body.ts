@@ -38,12 +38,13 @@ export interface JsonBodyOptions {
   types?: string[];
 }
 
-/** An error body-parser's own check would give, for a body refused before a byte of it is read. */
-class DeclaredTooLarge extends Error {
+/** The error body-parser's own check would give, for a body refused before it is read whole. */
+class BodyTooLarge extends Error {
   readonly type = 'entity.too.large';
   readonly status = 413;
   constructor(
-    readonly length: number,
+    /** The declared length; undefined for a chunked body (refused once past the limit). */
+    readonly length: number | undefined,
     readonly limit: number,
   ) {
     super('request entity too large');
@@ -54,17 +55,34 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
   const types = options.types ?? ['application/json', 'application/*+json'];
   const parse = express.json({ limit: options.limit, type: types, verify: verifyBody(options.maxDepth) });
   return (req, res, next) => {
-    // A body whose declared length is over the limit is refused at once. body-parser refuses it
-    // too, but only once the client has sent all of it (it reads the rest off first), so a client
-    // declaring gigabytes kept the connection draining until the request timeout. The connection
-    // closes after the answer: the unread body is never read.
-    const declared = Number(req.headers['content-length']);
-    if (declared > options.limit && req.is(types)) {
+    if (!req.is(types)) return parse(req, res, next);
+    // A body over the limit is refused at once. body-parser refuses it too, but only once the
+    // client has sent all of it (it reads the rest off first), so a client declaring gigabytes,
+    // or sending chunks without end, kept the connection draining until the request timeout.
+    // The connection closes after the answer: the rest of the body is never read.
+    const refuse = (length: number | undefined): void => {
       res.setHeader('Connection', 'close');
-      next(new DeclaredTooLarge(declared, options.limit));
-      return;
-    }
-    parse(req, res, next);
+      next(new BodyTooLarge(length, options.limit));
+    };
+    const declared = Number(req.headers['content-length']);
+    if (declared > options.limit) return refuse(declared);
+    if (req.headers['content-length'] !== undefined) return parse(req, res, next);
+    // Chunked: counted as it arrives, beside body-parser's own reading (which then drains).
+    let received = 0;
+    let refused = false;
+    const count = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received <= options.limit) return;
+      refused = true;
+      req.off('data', count);
+      refuse(undefined);
+    };
+    req.on('data', count);
+    parse(req, res, (error?: unknown) => {
+      req.off('data', count);
+      // After a refusal, body-parser's own (once the connection closed) is not answered again.
+      if (!refused) next(error);
+    });
   };
 }
 
