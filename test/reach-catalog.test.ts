@@ -367,6 +367,22 @@ describe('ARD API', () => {
     assert.equal(errorOf(await op(writer, { search: { query: 'x', filter: { tags: tags(21) } } })).code, 'BAD_REQUEST', 'A2A refuses the 21st value too');
   });
 
+  test('POST /search takes filter values as long as A2A search does, and refuses a longer one rather than cutting it short', async () => {
+    const search = searchFiltered;
+    const tag = (n: number) => 't'.repeat(n);
+    // 200 characters a value, as A2A search (it took 256 here, and cut one-value keys at 200).
+    assert.equal((await search({ tags: [tag(200)] })).res.status, 200);
+    assert.equal(resultOf(await op(writer, { search: { query: 'x', filter: { tags: [tag(200)] } } })).total, 0);
+    assertArdError(await search({ tags: ['weather', tag(201)] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags\/1: at most 200 characters/);
+    assert.equal(errorOf(await op(writer, { search: { query: 'x', filter: { tags: [tag(201)] } } })).code, 'BAD_REQUEST', 'A2A refuses it too');
+    // A key's own limit, from the search's schema: a protocol version is a short string.
+    const version = await search({ protocolVersion: '1.0'.padEnd(21, '0') });
+    assertArdError(version, 400, 'INVALID_ARGUMENT', /\/query\/filter\/protocolVersion: Too big/i);
+    assert.deepEqual(version.body.details.map((d: WireJson) => d.path), ['/query/filter/protocolVersion']);
+    assert.equal(errorOf(await op(writer, { search: { query: 'x', filter: { protocolVersion: '1.0'.padEnd(21, '0') } } })).code, 'BAD_REQUEST', 'A2A refuses it too');
+    assertArdError(await search({ owner: `o${tag(230)}` }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/owner: at most 200 characters/);
+  });
+
   test('POST /search names any unsupported filter key whatever its value; a supported key with a wrong value says what it takes', async () => {
     const search = searchFiltered;
     // Whatever the value of an unsupported key, the answer lists the supported ones.

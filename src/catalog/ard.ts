@@ -16,14 +16,13 @@ import { RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
 import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, zodFindings } from '../operations/request-parser.js';
-import { MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING } from '../operations/request-schemas.js';
+import { MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { kindsOf, type Site } from './vocabulary.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
 export const ARD_LIST_DEFAULT_PAGE_SIZE = 20;
 export const ARD_MAX_PAGE_SIZE = 100;
-const MAX_FILTER_VALUE_CHARS = 256;
 const MAX_TOKEN_CHARS = 2048;
 
 // ---- errors ----
@@ -121,13 +120,20 @@ type FilterValue = string | boolean;
 
 const isBooleanKey = (key: string): boolean => (BOOLEAN_KEYS as readonly string[]).includes(key);
 
+/** A search request its schema refuses, with a finding per issue (paths under `base`). */
+function invalidSearch(error: z.ZodError, base: string): RegistryError {
+  const details = zodFindings(error, base);
+  return badRequest(`The search request is not valid: ${details.map((d) => `${d.path || '/'}: ${d.message}`).join('; ')}.`, details);
+}
+
 /** A value of the search request refused at `path`, in the words the request's other errors use. */
 const invalidFilter = (path: string, message: string, hint: string) =>
   badRequest(`The search request is not valid: ${path}: ${message}.`, [{ path, message, hint }]);
 
 /**
  * One supported key's values: a string or a boolean, or an array of them, at most
- * MAX_FILTER_VALUES: the limit the registry's search has on its other doors (A2A, MCP).
+ * MAX_FILTER_VALUES of MAX_FILTER_VALUE_CHARS: the limits the registry's search has on its other
+ * doors (A2A, MCP).
  */
 function filterValuesOf(key: string, raw: unknown, path: string): FilterValue[] {
   const takes = isBooleanKey(key) ? 'true or false' : 'a string';
@@ -146,6 +152,8 @@ function filterValuesOf(key: string, raw: unknown, path: string): FilterValue[] 
     return value;
   });
 }
+
+const searchFilterSchema = searchSchema.shape.filter.unwrap();
 
 const stringsOf = (v: FilterValue[]): string[] => v.map(String).map((s) => s.trim()).filter(Boolean);
 
@@ -186,7 +194,7 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
     } else if ((ONE_VALUE_KEYS as readonly string[]).includes(key)) {
       const distinct = [...new Set(stringsOf(values))];
       if (distinct.length !== 1) throw badRequest(`Filter "${key}" takes one value here.`, [{ path: at(key), message: `${distinct.length} values`, hint: 'Give a single value.' }]);
-      out[key as (typeof ONE_VALUE_KEYS)[number]] = distinct[0]!.slice(0, 200);
+      out[key as (typeof ONE_VALUE_KEYS)[number]] = distinct[0]!;
     } else {
       const bools = new Set<boolean>();
       for (const v of values) {
@@ -197,6 +205,10 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
       if (bools.size === 1) out[key as (typeof BOOLEAN_KEYS)[number]] = [...bools][0]!;
     }
   }
+  // The search's own rules for what the keys became (e.g. a protocolVersion of at most 20
+  // characters), as on the other doors: a value too long was cut short here before.
+  const checked = searchFilterSchema.safeParse(out);
+  if (!checked.success) throw invalidSearch(checked.error, '/query/filter');
   return matchable ? out : undefined;
 }
 
@@ -232,10 +244,7 @@ export interface ArdSearch {
 /** Reads a POST /search body; BAD_REQUEST (ARD: INVALID_ARGUMENT) with paths when it is not one. */
 export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number): ArdSearch {
   const parsed = ardSearchSchema.safeParse(body ?? {});
-  if (!parsed.success) {
-    const details = zodFindings(parsed.error, '');
-    throw badRequest(`The search request is not valid: ${details.map((d) => `${d.path || '/'}: ${d.message}`).join('; ')}.`, details);
-  }
+  if (!parsed.success) throw invalidSearch(parsed.error, '');
   const { query, federation = 'auto', pageSize = ARD_DEFAULT_PAGE_SIZE, pageToken } = parsed.data;
   const text = query.text.trim();
   if (!text) throw badRequest('query.text is required for a search: describe what you need, e.g. "translate invoices".', [{ path: '/query/text', message: 'empty' }]);

@@ -9,10 +9,12 @@ import { z } from 'zod';
 export const MAX_QUERY_CHARS_CEILING = 10_000;
 /** Values one filter key takes at most, on every door (ARD's POST /search too). */
 export const MAX_FILTER_VALUES = 20;
+/** Characters of one filter value (a tag, a media type, an owner), on every door. */
+export const MAX_FILTER_VALUE_CHARS = 200;
 const MAX_PAGE_TOKEN_CHARS = 512;
 
 const shortString = (max: number) => z.string().min(1).max(max);
-const stringList = z.array(shortString(200)).min(1).max(MAX_FILTER_VALUES);
+const stringList = z.array(shortString(MAX_FILTER_VALUE_CHARS)).min(1).max(MAX_FILTER_VALUES);
 const kind = z.enum(['agent', 'mcp-server']);
 const pageToken = z.string().min(1).max(MAX_PAGE_TOKEN_CHARS);
 
@@ -31,7 +33,7 @@ export const searchSchema = z.strictObject({
       destructive: z.boolean().optional(),
       idempotent: z.boolean().optional(),
       openWorld: z.boolean().optional(),
-      owner: shortString(200).optional(),
+      owner: shortString(MAX_FILTER_VALUE_CHARS).optional(),
       health: z.enum(['ok', 'unreachable', 'invalid', 'any']).optional(),
       verified: z.boolean().optional(),
     })
