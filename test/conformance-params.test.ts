@@ -3,7 +3,8 @@
  * validate all input parameters; 5.1: functional equivalence): historyLength on GetTask,
  * ListTasks and a message's configuration, over JSON-RPC (v1.0 and v0.3), HTTP+JSON and gRPC,
  * end to end over real HTTP and a real gRPC connection. A bad value is invalid params (-32602,
- * HTTP 400, INVALID_ARGUMENT) naming the field and the rule; a good one is honoured.
+ * HTTP 400, INVALID_ARGUMENT) naming the field and the rule; a good one is honoured. A message's
+ * role, REQUIRED (A2A 4.1.4), alike.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -139,5 +140,37 @@ describe('historyLength', () => {
     const honoured = await raw.unary('getTask', { tenant: '', id: taskId, historyLength: 0 }, md);
     assert.equal(honoured.error, undefined);
     assert.equal((honoured.value as { history: unknown[] }).history.length, 0);
+  });
+});
+
+describe('message.role', () => {
+  const ROLE_REQUIRED = 'message.role must be "ROLE_USER" or "ROLE_AGENT": a message from a client is "ROLE_USER" (v0.3: "user").';
+  const withRole = (role: unknown) => {
+    const { role: _, ...message } = userMessage('weather');
+    return { message: role === undefined ? message : { ...message, role } };
+  };
+
+  test('a v1.0 message without a role, or with one A2A does not have, is refused on JSON-RPC and HTTP+JSON', async () => {
+    for (const role of [undefined, 'ROLE_UNSPECIFIED', 'ROLE_BOGUS', 5]) {
+      assertRpcRefusal(await rpc('SendMessage', withRole(role)), ROLE_REQUIRED, `SendMessage role ${String(role)}`);
+      assertRpcRefusal(await rpc('SendStreamingMessage', withRole(role)), ROLE_REQUIRED, `SendStreamingMessage role ${String(role)}`);
+      assertRestRefusal(await rest('/message:send', withRole(role)), ROLE_REQUIRED, `REST message:send role ${String(role)}`);
+    }
+    assert.equal((await rpc('SendMessage', withRole('ROLE_USER'))).result.task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal((await rest('/message:send', withRole('ROLE_USER'))).status, 200);
+    // v0.3 refused it already, in its own words.
+    const legacy = await rpc('message/send', { message: { kind: 'message', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text: 'weather' }] } }, '0.3');
+    assert.equal(legacy.error?.code, -32602);
+    assert.match(legacy.error.message, /message\.role must be "user" or "agent"/);
+  });
+
+  test('gRPC refuses a message whose role is unspecified with INVALID_ARGUMENT', async () => {
+    const md = metadata(alice);
+    const request = sendRequest([{ text: 'weather' }]);
+    const answer = await raw.unary('sendMessage', { ...request, message: { ...request.message, role: 0 } }, md);
+    assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, answer.error?.message ?? 'no error');
+    assert.equal(answer.error.details, ROLE_REQUIRED);
+    assert.equal(errorInfoOf(answer.error)?.reason, 'INVALID_PARAMS');
+    assert.equal((await raw.unary('sendMessage', request, md)).error, undefined, 'with ROLE_USER it is served');
   });
 });

@@ -20,7 +20,8 @@
  *   no executor runs it.
  *
  * - historyLength (GetTask, ListTasks, a message's configuration) is validated here, for every
- *   binding (integer-params.ts): the SDK took a negative one as 0 and a fraction as "all".
+ *   binding (integer-params.ts): the SDK took a negative one as 0 and a fraction as "all"; and a
+ *   message's role, which the SDK took whatever it was.
  * - Push configs: listed a page at a time, and deleting one the task does not have is
  *   TaskNotFound (the SDK answered every config at once, and success).
  *
@@ -90,7 +91,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
-    requireHistoryLength(params);
+    requireMessageParams(params);
     if (renewsWatch(params)) return this.#renew(params, context);
     await this.#refuseOnOpenWatch(params, context);
     if (isOneTurn(params)) {
@@ -109,7 +110,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    requireHistoryLength(params);
+    requireMessageParams(params);
     if (renewsWatch(params)) {
       yield { payload: { $case: 'task', value: await this.#renew(params, context) } };
       return;
@@ -370,9 +371,21 @@ async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, close
   }
 }
 
-/** A message's configuration.historyLength, checked before anything runs (A2A 3.3.2). */
-function requireHistoryLength(params: SendMessageRequest): void {
+/**
+ * A message's parameters the SDK takes as they come, checked before anything runs (A2A 3.3.2):
+ * configuration.historyLength, and the role, which is REQUIRED (A2A 4.1.4). The SDK read a
+ * v1.0 message without a role, or with an unknown one ("ROLE_BOGUS", 5), as it came; its v0.3
+ * reader already refuses one that is not "user" or "agent", and this says it alike.
+ */
+function requireMessageParams(params: SendMessageRequest): void {
   requireInteger('configuration.historyLength', params.configuration?.historyLength, HISTORY_LENGTH);
+  const role = params.message?.role;
+  if (params.message && role !== Role.ROLE_USER && role !== Role.ROLE_AGENT) {
+    throw new RequestMalformedError({
+      message: 'message.role must be "ROLE_USER" or "ROLE_AGENT": a message from a client is "ROLE_USER" (v0.3: "user").',
+      metadata: { field: 'message.role' },
+    });
+  }
 }
 
 /** The message renews a watch: `{"renew": {...}}` in a data part, sent on the watch's task. */
