@@ -524,6 +524,14 @@ describe('web page', { skip: unavailable }, () => {
       const toolspecPieces = await problemPieces(page);
       assert.ok(toolspecPieces.some((p) => p.where === 'In the server fields above.'), JSON.stringify(toolspecPieces));
 
+      // A document over the size limit: what is wrong is the document, not the message part the
+      // page sent it in (the registry's path for it is /parts/1/raw).
+      await page.locator('#document').fill(JSON.stringify({ ...v1Card('Large Page Agent', 'https://large.example.org/a2a'), description: 'd'.repeat(12_000) }, null, 2));
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await page.getByText('10,240 bytes', { exact: false }).first().waitFor();
+      const shown = await page.locator('main').innerText();
+      assert.doesNotMatch(shown, /\/parts\//, shown.slice(0, 500));
+
       for (const p of [...card, ...toolspecPieces]) {
         // The text of the item is its pieces with a space between each: "…10,240 bytes Show in the document".
         const expected = [p.severity, p.path, p.message, p.note, p.hint, p.where].filter(Boolean).join(' ');

@@ -63,6 +63,13 @@ function base64Utf8(text: string): string {
   return btoa(binary);
 }
 
+/**
+ * A finding about the uploaded document as a path in that document: the registry names the
+ * message part the page sent it in (`/parts/1/raw`: too large, say), which means nothing to
+ * the person who typed it.
+ */
+const inDocument = (finding: Finding): Finding => (/^\/parts\/1(\/raw)?$/.test(finding.path) ? { ...finding, path: '' } : finding);
+
 const dataOf = (parts: unknown): Json | undefined =>
   Array.isArray(parts) ? (parts.find((p): p is { data: Json } => isObject(p) && isObject(p.data))?.data ?? undefined) : undefined;
 
@@ -115,7 +122,8 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
   if (state === 'TASK_STATE_REJECTED' && status && isObject(status.message)) {
     const error = dataOf(status.message.parts)?.error;
     if (isObject(error)) {
-      const details = Array.isArray(error.details) ? (error.details.filter(isObject) as unknown as Finding[]) : [];
+      const found = Array.isArray(error.details) ? (error.details.filter(isObject) as unknown as Finding[]) : [];
+      const details = options.file ? found.map(inDocument) : found;
       const retry = typeof error.retryAfterSeconds === 'number' ? error.retryAfterSeconds : undefined;
       throw new RegistryError(String(error.code ?? 'REJECTED'), String(error.message ?? 'The registry declined the request.'), details, retry);
     }
