@@ -268,4 +268,38 @@ describe('raw HTTP', () => {
     assert.equal(res.status, 404);
     assert.match(res.headers.get('content-type') ?? '', /json/);
   });
+
+  test('a route asked with a method it does not take answers 405 with Allow, in the binding of the path (it was 404, as if the path did not exist)', async () => {
+    const wrong = async (method: string, path: string) => {
+      const res = await fetch(`${registry.url}${path}`, { method, headers: { 'A2A-Version': '1.0' } });
+      return { status: res.status, allow: res.headers.get('allow'), body: (await res.json()) as WireJson };
+    };
+    const rest = await wrong('GET', '/a2a/rest/message:send');
+    assert.equal(rest.status, 405);
+    assert.equal(rest.allow, 'POST');
+    assert.equal(rest.body.error.status, 'UNIMPLEMENTED');
+    assert.equal(rest.body.error.message, 'GET is not allowed on /a2a/rest/message:send: it takes POST.');
+    assert.equal(rest.body.error.details[0].reason, 'METHOD_NOT_ALLOWED');
+    // JSON-RPC: no JSON-RPC request was made, so the HTTP status says it, with a JSON-RPC error.
+    const rpcGet = await wrong('GET', '/a2a/jsonrpc');
+    assert.equal(rpcGet.status, 405);
+    assert.equal(rpcGet.allow, 'POST');
+    assert.equal(rpcGet.body.error.code, -32600);
+    assert.match(rpcGet.body.error.message, /GET is not allowed on \/a2a\/jsonrpc: it takes POST/);
+    for (const [method, path, allow] of [
+      ['DELETE', '/.well-known/agent-card.json', 'GET, HEAD'],
+      ['PUT', '/a2a/rest/tasks/some-task', 'GET, HEAD'],
+      ['POST', '/a2a/rest/tasks', 'GET, HEAD'],
+      ['POST', '/healthz', 'GET, HEAD'],
+      ['GET', '/search', 'POST'],
+    ] as const) {
+      const answer = await wrong(method, path);
+      assert.equal(answer.status, 405, `${method} ${path}`);
+      assert.equal(answer.allow, allow, `${method} ${path}`);
+    }
+    // ARD's own error shape on its paths.
+    assert.equal((await wrong('GET', '/search')).body.registryCode, 'METHOD_NOT_ALLOWED');
+    // A path no route has stays 404, whatever the method.
+    assert.equal((await wrong('POST', '/nope')).status, 404);
+  });
 });

@@ -6,6 +6,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../observability/logger.js';
+import { allowedMethods } from './allowed-methods.js';
 
 const JSONRPC_PARSE_ERROR = -32700;
 const JSONRPC_INVALID_REQUEST = -32600;
@@ -15,6 +16,7 @@ const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
   401: 'UNAUTHENTICATED',
   404: 'NOT_FOUND',
+  405: 'UNIMPLEMENTED',
   413: 'INVALID_ARGUMENT',
   415: 'INVALID_ARGUMENT',
   429: 'RESOURCE_EXHAUSTED',
@@ -73,13 +75,14 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
   }
   if (req.baseUrl.startsWith('/a2a/jsonrpc') || req.path.startsWith('/a2a/jsonrpc')) {
     // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does;
-    // a rate limit (429 + Retry-After) and a refused credential (401 + WWW-Authenticate) are the
-    // exceptions, so proxies, HTTP clients and their auth handlers react to them too.
+    // a rate limit (429 + Retry-After), a refused credential (401 + WWW-Authenticate) and a wrong
+    // method (405 + Allow: no JSON-RPC request was made) are the exceptions, so proxies, HTTP
+    // clients and their auth handlers react to them too.
     // Error details are an array of typed objects (A2A section 9.5), as the SDK's own errors
     // carry them: the reason in a google.rpc.ErrorInfo, the retry time in its metadata (string
     // values, as on gRPC).
     const data = [errorInfo(failure.reason, retryMetadata)];
-    const status = retry !== undefined ? 429 : failure.challenge !== undefined ? failure.httpStatus : 200;
+    const status = retry !== undefined ? 429 : failure.challenge !== undefined || failure.httpStatus === 405 ? failure.httpStatus : 200;
     res.status(status).json({ jsonrpc: '2.0', id: failure.id ?? null, error: { code: failure.jsonRpcCode, message: failure.message, data } });
     return;
   }
@@ -178,13 +181,28 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
   };
 }
 
-export const notFoundHandler: RequestHandler = (req, res) =>
+/**
+ * No route answered: 405 with `Allow` when some route takes the path with another method (a GET
+ * of POST /a2a/rest/message:send), else 404; each says where the registry's doors are.
+ */
+export const notFoundHandler: RequestHandler = (req, res) => {
+  const allowed = allowedMethods(req.app, req.path);
+  if (allowed.length > 0 && !allowed.includes(req.method)) {
+    res.setHeader('Allow', allowed.join(', '));
+    return sendFailure(req, res, {
+      httpStatus: 405,
+      jsonRpcCode: JSONRPC_INVALID_REQUEST,
+      reason: 'METHOD_NOT_ALLOWED',
+      message: `${req.method} is not allowed on ${req.path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
+    });
+  }
   sendFailure(req, res, {
     httpStatus: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
     reason: 'NOT_FOUND',
     message: `No route ${req.method} ${req.path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
   });
+};
 
 /**
  * Last resort. An error that carries a 4xx status is the client's mistake (a path parameter that
