@@ -263,6 +263,26 @@ describe('raw HTTP', () => {
     assert.notEqual(error.code, 'TOO_LARGE');
   });
 
+  test('a finished task and an unknown status filter are refused in words a client can read (task states by name, not number)', async () => {
+    const alice = { 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` };
+    const finished = await rpc(sendMessageBody('SendMessage', wireMessage([{ data: { list: {} }, mediaType: 'application/json' }])), alice);
+    const taskId = finished.body.result.task.id as string;
+    assert.equal(finished.body.result.task.status.state, 'TASK_STATE_COMPLETED');
+    const subscribed = await rpc({ jsonrpc: '2.0', id: 2, method: 'SubscribeToTask', params: { id: taskId } }, alice);
+    assert.equal(subscribed.body.error?.code, -32004, JSON.stringify(subscribed.body));
+    assert.equal(subscribed.body.error.message, `Task ${taskId} is in a terminal state (TASK_STATE_COMPLETED) and cannot be subscribed to.`);
+    const continued = await rpc(sendMessageBody('SendMessage', { ...wireMessage([{ text: 'more' }]), taskId }, 3), alice);
+    assert.equal(continued.body.error?.code, -32004, JSON.stringify(continued.body));
+    assert.match(continued.body.error.message, /is in a terminal state \(TASK_STATE_COMPLETED\) and cannot be modified/);
+    const listed = await rpc({ jsonrpc: '2.0', id: 4, method: 'ListTasks', params: { status: 'TASK_STATE_BOGUS' } }, alice);
+    assert.equal(listed.body.error?.code, -32602, JSON.stringify(listed.body));
+    assert.match(listed.body.error.message, /^status is not a task state: use one of TASK_STATE_SUBMITTED, TASK_STATE_WORKING, TASK_STATE_COMPLETED, .*TASK_STATE_AUTH_REQUIRED\.$/);
+    const rest = await fetch(`${registry.url}/a2a/rest/tasks?status=TASK_STATE_BOGUS`, { headers: alice });
+    assert.equal(rest.status, 400);
+    assert.match(((await rest.json()) as WireJson).error.message, /^status is not a task state/);
+    assert.equal((await rpc({ jsonrpc: '2.0', id: 5, method: 'ListTasks', params: { status: 'TASK_STATE_COMPLETED' } }, alice)).body.result.tasks.length > 0, true);
+  });
+
   test('unknown routes answer JSON 404', async () => {
     const res = await fetch(`${registry.url}/nope`);
     assert.equal(res.status, 404);

@@ -43,8 +43,9 @@ import {
   type StreamResponse,
   type SubscribeToTaskRequest,
   type Task,
+  taskStateToJSON,
 } from '@a2a-js/sdk';
-import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   DefaultRequestHandler,
   type PushNotificationSender,
@@ -104,7 +105,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     if (params.configuration?.taskPushNotificationConfig && startsWatch(params)) {
       params = { ...params, configuration: { ...params.configuration, returnImmediately: true } };
     }
-    const result = await super.sendMessage(params, context);
+    const result = await super.sendMessage(params, context).catch(rethrowWithStateNames);
     refuseIfAsked(context);
     return result;
   }
@@ -119,7 +120,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const events = super.sendMessageStream(params, context);
     // The executor decides before its first event: refuse before the stream starts, so the
     // client gets a plain error rather than a stream.
-    const first = await events.next();
+    const first = await events.next().catch(rethrowWithStateNames);
     try {
       refuseIfAsked(context);
     } catch (error) {
@@ -147,9 +148,13 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     return super.getTask(params, context);
   }
 
-  /** ListTasks: the SDK's, with historyLength checked as GetTask's. */
+  /** ListTasks: the SDK's, with historyLength checked as GetTask's, and a status A2A does not have named as such. */
   override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
+    // The SDK reads an unknown state name as -1 and answered "Invalid status filter: -1".
+    if (params.status !== undefined && taskStateToJSON(params.status) === 'UNRECOGNIZED') {
+      throw new RequestMalformedError({ message: `status is not a task state: use one of ${TASK_STATE_NAMES.join(', ')}.`, metadata: { field: 'status' } });
+    }
     return super.listTasks(params, context);
   }
 
@@ -184,7 +189,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    */
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const events = super.resubscribe(params, context);
-    const first = await events.next();
+    const first = await events.next().catch(rethrowWithStateNames);
     if (first.done) return;
     const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
     // A watch another replica runs moves here, where its client is.
@@ -369,6 +374,22 @@ async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, close
     // Ends the SDK's generator (and detaches its queue) once its pending step settles.
     void events.return(undefined).catch(() => undefined);
   }
+}
+
+/** The task states a ListTasks status filter takes, by name. */
+const TASK_STATE_NAMES = Object.values(TaskState)
+  .filter((state): state is TaskState => typeof state === 'number' && state > TaskState.TASK_STATE_UNSPECIFIED)
+  .map(taskStateToJSON);
+
+/**
+ * Rethrows the SDK's refusal of a finished task ("Task … is in a terminal state (3) and cannot
+ * be …") with the state's name, which a client can read: TASK_STATE_COMPLETED, not 3.
+ */
+function rethrowWithStateNames(error: unknown): never {
+  if (error instanceof UnsupportedOperationError) {
+    error.message = error.message.replace(/terminal state \((\d+)\)/, (_, state: string) => `terminal state (${taskStateToJSON(Number(state))})`);
+  }
+  throw error;
 }
 
 /**
