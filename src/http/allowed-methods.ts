@@ -23,9 +23,18 @@ const stackOf = (handle: unknown): Layer[] | undefined => {
   return Array.isArray(stack) ? (stack as Layer[]) : undefined;
 };
 
+/** The layer's match, or false; a path parameter that is not valid percent-encoding throws in express, and matches nothing here. */
+function matchOf(layer: Layer, path: string): false | { path: string } {
+  try {
+    return layer.match(path);
+  } catch {
+    return false;
+  }
+}
+
 function collect(stack: readonly Layer[], path: string, into: Set<string>): void {
   for (const layer of stack) {
-    const matched = layer.match(path);
+    const matched = matchOf(layer, path);
     if (!matched) continue;
     if (layer.route) {
       for (const [method, takes] of Object.entries(layer.route.methods)) if (takes && method !== '_all') into.add(method.toUpperCase());
