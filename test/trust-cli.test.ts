@@ -87,6 +87,17 @@ describe('keygen, sign, verify', () => {
     assert.equal(JSON.parse(replaced.stdout).keys, 1, '--force replaces the key with that kid');
   });
 
+  test('keygen refuses --private and --jwks naming one file: the key set would overwrite the private key', async () => {
+    const same = await cli(['keygen', '--kid', 'one-file', '--private', file('one.json'), '--jwks', file('one.json')]);
+    assert.equal(same.code, 2, same.stdout + same.stderr);
+    assert.match(same.stderr, /--private and --jwks both name .*one\.json: the public key set would overwrite the private key\. Give them different files/);
+    assert.equal(fs.existsSync(file('one.json')), false, 'nothing written');
+    // Another spelling of the same path is the same file too.
+    const spelt = await cli(['keygen', '--private', file('two.json'), '--jwks', path.join(work, '.', 'sub', '..', 'two.json')]);
+    assert.equal(spelt.code, 2, spelt.stdout + spelt.stderr);
+    assert.equal(fs.existsSync(file('two.json')), false, 'nothing written');
+  });
+
   test('sign, then verify: which signature verified; a tampered copy says why not', async () => {
     const signed = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '-o', file('signed.json')]);
     assert.equal(signed.code, 0, signed.stderr);
@@ -158,4 +169,5 @@ describe('keygen, sign, verify', () => {
     assert.match(publicOnly.stderr, /not a JSON Web Key|no private part/);
     assert.equal((await cli(['sign', file('card.json')])).code, 2);
   });
+
 });

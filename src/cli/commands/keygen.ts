@@ -8,12 +8,13 @@
  * Exit code: 0 written, 1 a file could not be written or the JWKS file is not a key set, 2 usage.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import type { JWK } from 'jose';
 import { KEYGEN_ALGORITHMS, generateSigningKey, type KeygenAlgorithm } from '../../trust/jwks.js';
 import { LocalFileError, readJsonFile, writeJsonFile } from '../local-json.js';
 import { reportOfflineFailure } from '../card-checks.js';
-import { EXIT_OK, defaultOutput, printJson, styles } from '../output.js';
+import { EXIT_OK, EXIT_USAGE, defaultOutput, printJson, styles } from '../output.js';
 
 interface KeygenOptions {
   alg: KeygenAlgorithm;
@@ -41,10 +42,25 @@ async function existingKeys(file: string, kid: string, force: boolean): Promise<
   return keys.filter((k) => k.kid !== kid);
 }
 
+/** The file a path names, through symbolic links where it exists. */
+function fileOf(file: string): string {
+  const resolved = path.resolve(file);
+  try {
+    return fs.realpathSync(resolved);
+  } catch {
+    return resolved;
+  }
+}
+
 export async function runKeygen(options: KeygenOptions): Promise<number> {
   const out = defaultOutput();
   const s = styles(out.color);
   try {
+    // The public key set is written after the private key: into the same file it would replace
+    // the private key, which would be lost while the output says where to find it.
+    if (fileOf(options.private) === fileOf(options.jwks)) {
+      throw new LocalFileError(`--private and --jwks both name ${options.jwks}: the public key set would overwrite the private key. Give them different files`, EXIT_USAGE);
+    }
     const { privateJwk, publicJwk } = await generateSigningKey(options.alg, options.kid);
     const kid = publicJwk.kid!;
     const keys = [...(await existingKeys(options.jwks, kid, options.force)), publicJwk];
