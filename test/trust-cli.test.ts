@@ -170,4 +170,25 @@ describe('keygen, sign, verify', () => {
     assert.equal((await cli(['sign', file('card.json')])).code, 2);
   });
 
+  test('an empty --kid (keygen, sign) and a --jku that is no http(s) URL are usage errors, not keys or signatures registries refuse', async () => {
+    // keygen --kid "" wrote a key set whose key no registry trusts ("it has no kid").
+    const emptyKeyId = await cli(['keygen', '--kid', '', '--private', file('empty-kid.jwk.json'), '--jwks', file('empty-kid-jwks.json')]);
+    assert.equal(emptyKeyId.code, 2, emptyKeyId.stdout + emptyKeyId.stderr);
+    assert.match(emptyKeyId.stderr, /--kid.*must not be empty/);
+    assert.equal(fs.existsSync(file('empty-kid.jwk.json')), false, 'no key written');
+    assert.equal(fs.existsSync(file('empty-kid-jwks.json')), false, 'no key set written');
+    // sign --kid " " wrote a signature without a kid, which a registry refuses as invalid.
+    const blankSignature = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '--kid', ' ', '-o', file('blank-kid.json')]);
+    assert.equal(blankSignature.code, 2, blankSignature.stdout + blankSignature.stderr);
+    assert.match(blankSignature.stderr, /--kid.*must not be empty/);
+    assert.equal(fs.existsSync(file('blank-kid.json')), false, 'nothing signed');
+    for (const jku of ['not a url', 'ftp://keys.example.org/jwks.json', 'https://user:secret@keys.example.org/jwks.json']) {
+      const refused = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '--jku', jku]);
+      assert.equal(refused.code, 2, `${jku}: ${refused.stdout}${refused.stderr}`);
+      assert.match(refused.stderr, /--jku.*must/);
+      assert.equal(refused.stdout, '', 'no signed card printed');
+    }
+    const withJku = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '--jku', 'https://keys.example.org/jwks.json']);
+    assert.equal(withJku.code, 0, withJku.stderr);
+  });
 });

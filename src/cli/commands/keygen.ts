@@ -14,6 +14,7 @@ import type { JWK } from 'jose';
 import { KEYGEN_ALGORITHMS, generateSigningKey, type KeygenAlgorithm } from '../../trust/jwks.js';
 import { LocalFileError, readJsonFile, writeJsonFile } from '../local-json.js';
 import { reportOfflineFailure } from '../card-checks.js';
+import { keyId } from '../key-options.js';
 import { EXIT_OK, EXIT_USAGE, defaultOutput, printJson, styles } from '../output.js';
 
 interface KeygenOptions {
@@ -87,7 +88,7 @@ export function register(program: Command): void {
     .command('keygen')
     .description('make a key pair for signing agent cards: a private JWK and a public JWKS')
     .addOption(new Option('--alg <alg>', 'signature algorithm').choices([...KEYGEN_ALGORITHMS]).default('ES256'))
-    .option('--kid <kid>', 'key id (default: the key\'s RFC 7638 thumbprint)')
+    .addOption(new Option('--kid <kid>', 'key id (default: the key\'s RFC 7638 thumbprint)').argParser(keyId))
     .option('--private <file>', 'where to write the private key (mode 0600)', 'signing-key.jwk.json')
     .option('--jwks <file>', 'the public key set to create, or to add the new key to', 'jwks.json')
     .option('--force', 'replace an existing private key file, and a key with the same kid in the JWKS', false)
