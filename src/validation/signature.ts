@@ -43,6 +43,12 @@ export interface KeyLookup {
 export interface TrustedKeys {
   /** The keys that may have made a signature with this `kid` (and `jku`, a hint only). */
   lookup(kid: string, jku: string | undefined): Promise<KeyLookup>;
+  /**
+   * Asked when no key `lookup` gave verified a signature: the keys for `kid` after fetching their
+   * sources again (the key behind a kid may have been replaced), or undefined when nothing was
+   * fetched. Trust roots that are never fetched (a file, a fixed set) leave it out.
+   */
+  lookupAgain?(kid: string, jku: string | undefined): Promise<KeyLookup | undefined>;
   /** Changes whenever the set of trusted keys changes. */
   readonly fingerprint: string;
   /** Whether any trust root is configured at all. */
@@ -147,19 +153,30 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
 
   const jku = typeof header.jku === 'string' ? header.jku : undefined;
   const { keys, note } = await trust.lookup(kid, jku);
-  const candidates = keys.filter((k) => k.jwk.alg === undefined || k.jwk.alg === alg);
+  const usable = (found: readonly TrustedKey[]) => found.filter((k) => k.jwk.alg === undefined || k.jwk.alg === alg);
+  const candidates = usable(keys);
   if (candidates.length === 0) {
     const why = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : `no trusted key has kid "${kid}"`;
     return { status: 'unknown-key', kid, alg, reason: note ? `${why}; ${note}` : why };
   }
   let firstError: unknown;
-  for (const key of candidates) {
-    for (const payload of payloads.full) {
-      const error = await verifies(sig, payload, key.jwk, alg);
-      if (error === undefined) return { status: 'verified', kid, alg };
-      firstError ??= error;
+  const verifiedBy = async (tried: readonly TrustedKey[]): Promise<boolean> => {
+    for (const key of tried) {
+      for (const payload of payloads.full) {
+        const error = await verifies(sig, payload, key.jwk, alg);
+        if (error === undefined) return true;
+        firstError ??= error;
+      }
     }
-  }
+    return false;
+  };
+  if (await verifiedBy(candidates)) return { status: 'verified', kid, alg };
+  // The publisher may have put a new key behind the same kid: its sources, fetched again, may
+  // hold it. Only keys not tried yet are tried.
+  const tried = new Set(candidates.map((k) => JSON.stringify(k.jwk)));
+  const again = usable((await trust.lookupAgain?.(kid, jku))?.keys ?? []).filter((k) => !tried.has(JSON.stringify(k.jwk)));
+  if (await verifiedBy(again)) return { status: 'verified', kid, alg };
+  candidates.push(...again);
   const sdkTyped = payloads.sdkTyped();
   if (sdkTyped !== undefined) {
     for (const key of candidates) {
