@@ -334,6 +334,22 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       await eventually(async () => (await entry(onlyOld.id)).verified === true, 'the old-key entry is verified again');
     });
 
+    test('a card stored while its key was unknown, whose signature that key does not verify once trusted: stored still, unverified, the signature invalid', async (t) => {
+      if (skip()) return t.skip(skip());
+      const later = await key('ES256', `later-${engine}`);
+      const card = await signCard(fresh('Signed Before Trusted'), later.signing);
+      card.description = 'Changed after it was signed.';
+      const stored = resultOf(await op(alice, { register: { agentCard: card } }));
+      assert.equal(stored.signatures[0].status, 'unknown-key');
+      writeJwks(jwksFile, [newKey.publicJwk, oldKey.publicJwk, later.publicJwk]);
+      const entry = () => op(anonymous, { get: { id: stored.id } }).then(resultOf);
+      await eventually(async () => (await entry()).signatures[0].status === 'invalid', 'the entry is re-evaluated');
+      const now = await entry();
+      assert.equal(now.verified, false);
+      assert.match(now.signatures[0].reason, /the card was changed after it was signed/);
+      writeJwks(jwksFile, [newKey.publicJwk, oldKey.publicJwk]);
+    });
+
     test('a broken edit of the keys file keeps the keys in force', async (t) => {
       if (skip()) return t.skip(skip());
       const signed = resultOf(await op(alice, { register: { agentCard: await signCard(fresh('Broken Edit'), newKey.signing) } }));
