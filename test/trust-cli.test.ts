@@ -98,6 +98,15 @@ describe('keygen, sign, verify', () => {
     assert.equal(fs.existsSync(file('two.json')), false, 'nothing written');
   });
 
+  test('keygen whose key set cannot be written leaves no private key behind (the next attempt is not "already exists")', async () => {
+    const unwritable = await cli(['keygen', '--kid', 'half', '--private', file('half.jwk.json'), '--jwks', file('no-such-dir/jwks.json')]);
+    assert.equal(unwritable.code, 1, unwritable.stdout + unwritable.stderr);
+    assert.match(unwritable.stderr, /cannot write .*no-such-dir\/jwks\.json/);
+    assert.equal(fs.existsSync(file('half.jwk.json')), false, 'the private key without its public half was removed');
+    const retried = await cli(['keygen', '--kid', 'half', '--private', file('half.jwk.json'), '--jwks', file('half-jwks.json')]);
+    assert.equal(retried.code, 0, retried.stderr);
+  });
+
   test('sign, then verify: which signature verified; a tampered copy says why not', async () => {
     const signed = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '-o', file('signed.json')]);
     assert.equal(signed.code, 0, signed.stderr);

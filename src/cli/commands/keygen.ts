@@ -65,8 +65,16 @@ export async function runKeygen(options: KeygenOptions): Promise<number> {
     const { privateJwk, publicJwk } = await generateSigningKey(options.alg, options.kid);
     const kid = publicJwk.kid!;
     const keys = [...(await existingKeys(options.jwks, kid, options.force)), publicJwk];
+    const replacing = fs.existsSync(options.private);
     await writeJsonFile(options.private, privateJwk, { secret: true, overwrite: options.force });
-    await writeJsonFile(options.jwks, { keys }, { overwrite: true });
+    try {
+      await writeJsonFile(options.jwks, { keys }, { overwrite: true });
+    } catch (err) {
+      // A private key whose public half was not written is of no use, and its file would stop
+      // the next attempt ("already exists"): remove the one just made (a replaced one is gone).
+      if (!replacing) fs.rmSync(options.private, { force: true });
+      throw err;
+    }
     if (options.json) {
       printJson(out, { kid, alg: options.alg, privateKey: options.private, jwks: options.jwks, keys: keys.length });
     } else {
