@@ -18,7 +18,7 @@ import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify
 import type { Finding, SignatureStatus } from '../contract/types.js';
 import type { CardVerification } from '../contract/verification.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
-import { asciiEscaped, canonicalCardPayload, sdkTypedPayload, uncoveredPaths } from './canonical-card.js';
+import { a2aPython03Payloads, asciiEscaped, canonicalCardPayload, sdkTypedPayload, uncoveredPaths } from './canonical-card.js';
 import type { Generation } from './types.js';
 
 /** Asymmetric JWS algorithms (RFC 7518, RFC 8037). */
@@ -84,7 +84,8 @@ function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
 interface Payloads {
   /**
    * base64url of the canonical card: as RFC 8785 writes it, then (when the card has characters
-   * outside ASCII) escaped as a2a-python writes it. Both encode the same JSON value.
+   * outside ASCII) escaped as a2a-python writes it. Both encode the same JSON value. For a v0.3
+   * card also a2a-python 0.3's form (defaults left out), plain and escaped.
    */
   full: string[];
   /** base64url of what the SDK's signer signs from its TypeScript type, when that differs (only computed for a failure). */
@@ -221,10 +222,14 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
         return { verification: { verified: false, signatures: [], keyset }, warnings };
       }
       const full = canonicalCardPayload(card, generation);
-      const escaped = asciiEscaped(full);
+      // A v0.3 card may have been signed by a2a-python 0.3, whose payload leaves default values out.
+      const forms = [full, ...(generation === '0.3' ? a2aPython03Payloads(card) : [])].flatMap((form) => {
+        const escaped = asciiEscaped(form);
+        return escaped === form ? [form] : [form, escaped];
+      });
       let typed: string | undefined | null = null;
       const payloads: Payloads = {
-        full: escaped === full ? [base64url.encode(full)] : [base64url.encode(full), base64url.encode(escaped)],
+        full: forms.map((form) => base64url.encode(form)),
         sdkTyped: () => {
           if (typed === null) {
             const payload = generation === '1.0' ? sdkTypedPayload(card) : full;
