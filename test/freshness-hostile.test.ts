@@ -235,6 +235,33 @@ describe('REGISTRY_PROBE: agents registered inline', () => {
     }
   });
 
+  test('a placeholder primary URL is unreachable, saying why; a WebSocket one is probed at its HTTP origin', async () => {
+    const own = await startOrigin();
+    try {
+      // A placeholder is registered (a warning), but has no origin to probe: the check must
+      // record that, not fail with "Invalid URL" every round and leave the entry unchecked.
+      const placeholder = resultOf(await op(alice, { register: { agentCard: v1Card('Template Agent', '{BASE_URL}/a2a') } })).id;
+      const card = v1Card('Socket Agent', `ws://localhost:${own.port}/socket`);
+      card.supportedInterfaces[0]!.protocolBinding = 'https://bindings.example.org/websocket';
+      own.json('/.well-known/agent-card.json', card);
+      const socket = resultOf(await op(alice, { register: { agentCard: card } })).id;
+      makeDue(registry.dataDir, placeholder, socket);
+      await registry.refresher!.runOnce();
+
+      const unprobed = resultOf(await op(anonymous, { get: { id: placeholder } }));
+      assert.equal(unprobed.health?.status, 'unreachable');
+      assert.equal(unprobed.health.reason, 'invalid-url');
+      assert.match(unprobed.health.message, /"\{BASE_URL\}\/a2a" is not an absolute http\(s\) or ws\(s\) URL/);
+
+      const probed = resultOf(await op(anonymous, { get: { id: socket } }));
+      assert.equal(own.hits.get('/.well-known/agent-card.json'), 1, 'the card at http://localhost:<port>, the origin ws:// upgrades from');
+      assert.equal(probed.health?.status, 'ok');
+      assert.equal(probed.drift, false);
+    } finally {
+      await own.close();
+    }
+  });
+
   test('MCP servers registered inline are not probed', async () => {
     const { id } = resultOf(await op(alice, { register: { mcpServer: mcpServer('unprobed', 'https://mcp.example.org/unprobed'), toolspec: toolspec() } }));
     await registry.refresher!.runOnce();

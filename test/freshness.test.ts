@@ -299,7 +299,7 @@ describe('refresh', () => {
   });
 
   test('an invalid card keeps the last good revision: health invalid, failures counted, drift; fixed, it recovers', async () => {
-    const { id, base, card } = await registered();
+    const { id, base, card, path: cardPath } = await registered();
     const broken: Record<string, unknown> = { ...card };
     delete broken.skills;
     serveCard(broken, base);
@@ -311,6 +311,9 @@ describe('refresh', () => {
     assert.equal(entry.health.status, 'invalid');
     assert.equal(entry.health.failures, 1);
     assert.equal(entry.health.reason, 'VALIDATION_FAILED');
+    // What is wrong, and where: the health is read later, by people who did not send the card.
+    assert.equal(entry.health.message.startsWith(`The document fetched from ${origin.url}${cardPath} was refused (the last good revision is kept): `), true, entry.health.message);
+    assert.match(entry.health.message, /\/skills/);
     assert.equal(entry.drift, true);
     const since = entry.health.since;
 

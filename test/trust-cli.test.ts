@@ -87,6 +87,26 @@ describe('keygen, sign, verify', () => {
     assert.equal(JSON.parse(replaced.stdout).keys, 1, '--force replaces the key with that kid');
   });
 
+  test('keygen refuses --private and --jwks naming one file: the key set would overwrite the private key', async () => {
+    const same = await cli(['keygen', '--kid', 'one-file', '--private', file('one.json'), '--jwks', file('one.json')]);
+    assert.equal(same.code, 2, same.stdout + same.stderr);
+    assert.match(same.stderr, /--private and --jwks both name .*one\.json: the public key set would overwrite the private key\. Give them different files/);
+    assert.equal(fs.existsSync(file('one.json')), false, 'nothing written');
+    // Another spelling of the same path is the same file too.
+    const spelt = await cli(['keygen', '--private', file('two.json'), '--jwks', path.join(work, '.', 'sub', '..', 'two.json')]);
+    assert.equal(spelt.code, 2, spelt.stdout + spelt.stderr);
+    assert.equal(fs.existsSync(file('two.json')), false, 'nothing written');
+  });
+
+  test('keygen whose key set cannot be written leaves no private key behind (the next attempt is not "already exists")', async () => {
+    const unwritable = await cli(['keygen', '--kid', 'half', '--private', file('half.jwk.json'), '--jwks', file('no-such-dir/jwks.json')]);
+    assert.equal(unwritable.code, 1, unwritable.stdout + unwritable.stderr);
+    assert.match(unwritable.stderr, /cannot write .*no-such-dir\/jwks\.json/);
+    assert.equal(fs.existsSync(file('half.jwk.json')), false, 'the private key without its public half was removed');
+    const retried = await cli(['keygen', '--kid', 'half', '--private', file('half.jwk.json'), '--jwks', file('half-jwks.json')]);
+    assert.equal(retried.code, 0, retried.stderr);
+  });
+
   test('sign, then verify: which signature verified; a tampered copy says why not', async () => {
     const signed = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '-o', file('signed.json')]);
     assert.equal(signed.code, 0, signed.stderr);
@@ -157,5 +177,27 @@ describe('keygen, sign, verify', () => {
     assert.equal(publicOnly.code, 1);
     assert.match(publicOnly.stderr, /not a JSON Web Key|no private part/);
     assert.equal((await cli(['sign', file('card.json')])).code, 2);
+  });
+
+  test('an empty --kid (keygen, sign) and a --jku that is no http(s) URL are usage errors, not keys or signatures registries refuse', async () => {
+    // keygen --kid "" wrote a key set whose key no registry trusts ("it has no kid").
+    const emptyKeyId = await cli(['keygen', '--kid', '', '--private', file('empty-kid.jwk.json'), '--jwks', file('empty-kid-jwks.json')]);
+    assert.equal(emptyKeyId.code, 2, emptyKeyId.stdout + emptyKeyId.stderr);
+    assert.match(emptyKeyId.stderr, /--kid.*must not be empty/);
+    assert.equal(fs.existsSync(file('empty-kid.jwk.json')), false, 'no key written');
+    assert.equal(fs.existsSync(file('empty-kid-jwks.json')), false, 'no key set written');
+    // sign --kid " " wrote a signature without a kid, which a registry refuses as invalid.
+    const blankSignature = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '--kid', ' ', '-o', file('blank-kid.json')]);
+    assert.equal(blankSignature.code, 2, blankSignature.stdout + blankSignature.stderr);
+    assert.match(blankSignature.stderr, /--kid.*must not be empty/);
+    assert.equal(fs.existsSync(file('blank-kid.json')), false, 'nothing signed');
+    for (const jku of ['not a url', 'ftp://keys.example.org/jwks.json', 'https://user:secret@keys.example.org/jwks.json']) {
+      const refused = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '--jku', jku]);
+      assert.equal(refused.code, 2, `${jku}: ${refused.stdout}${refused.stderr}`);
+      assert.match(refused.stderr, /--jku.*must/);
+      assert.equal(refused.stdout, '', 'no signed card printed');
+    }
+    const withJku = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '--jku', 'https://keys.example.org/jwks.json']);
+    assert.equal(withJku.code, 0, withJku.stderr);
   });
 });

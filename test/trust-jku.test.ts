@@ -15,7 +15,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { signCard } from '../src/trust/card-signing.js';
 import { generateSigningKey, parseSigningKey, type SigningKey } from '../src/trust/jwks.js';
 import { TrustRoots, guardedJwksFetch } from '../src/trust/trust-roots.js';
-import { ACCEPTED_ALGORITHMS } from '../src/validation/signature.js';
+import { ACCEPTED_ALGORITHMS, createSignatureVerifier } from '../src/validation/signature.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
@@ -72,6 +72,47 @@ describe('trust roots from allow-listed JWKS URLs', () => {
     } finally {
       roots.close();
       sets['/jwks.json'] = { keys: [first.publicJwk] };
+    }
+  });
+});
+
+describe('a new key behind the same kid (rotation without a new kid)', () => {
+  test('a signature the cached key does not verify makes the set that holds the kid fetch again (rate-limited): the card verifies', async () => {
+    const before = await key('pub-same-kid');
+    const after = await key('pub-same-kid');
+    sets['/same-kid.json'] = { keys: [before.publicJwk] };
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('127.0.0.1') });
+    const open = (jkuRetryMs?: number) =>
+      TrustRoots.open({ jkuUrls: [`${base}/same-kid.json`], fetchJwks: guardedJwksFetch(fetcher), log: createLogger('silent'), jkuRetryMs, sighup: false });
+    const roots = await open(0);
+    try {
+      const verifier = createSignatureVerifier(roots);
+      const old = await verifier.verifyAgentCard(await signCard(card(), before.signing), '1.0');
+      assert.equal(old.verification.verified, true);
+      // The publisher replaces the key, keeping its kid, and signs with the new one.
+      sets['/same-kid.json'] = { keys: [after.publicJwk] };
+      const fetched = requests['/same-kid.json']!;
+      const renewed = await verifier.verifyAgentCard(await signCard(card(), after.signing), '1.0');
+      assert.deepEqual(renewed.verification.signatures, [{ status: 'verified', kid: 'pub-same-kid', alg: 'ES256' }]);
+      assert.equal(requests['/same-kid.json'], fetched + 1, 'fetched again once');
+      // A card the new key did not sign is still refused, after no further fetch than the rate allows.
+      const forged = await signCard(card(), attacker.signing, {});
+      const signatures = forged.signatures as { protected: string; signature: string }[];
+      const header = Buffer.from(JSON.stringify({ alg: 'ES256', kid: 'pub-same-kid', typ: 'JOSE' })).toString('base64url');
+      const tampered = { ...forged, signatures: [{ protected: header, signature: signatures[0]!.signature }] };
+      assert.equal((await verifier.verifyAgentCard(tampered, '1.0')).verification.signatures[0]!.status, 'invalid');
+    } finally {
+      roots.close();
+    }
+    // With the default rate (once a minute), a failing signature does not make the set fetch again at once.
+    const limited = await open();
+    try {
+      const fetched = requests['/same-kid.json']!;
+      const stale = await createSignatureVerifier(limited).verifyAgentCard(await signCard(card(), before.signing), '1.0');
+      assert.equal(stale.verification.signatures[0]!.status, 'invalid');
+      assert.equal(requests['/same-kid.json'], fetched, 'no fetch beside the one at opening');
+    } finally {
+      limited.close();
     }
   });
 });

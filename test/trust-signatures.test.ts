@@ -252,6 +252,61 @@ describe('signature statuses and tampering (SQLite)', () => {
     assert.equal(resultOf(await op(anonymous, { get: { id: stored.id } })).revision, 1, 'nothing changed');
   });
 
+  test('a v0.3 card signed by a2a-python 0.3 (its payload leaves default values out) verifies; changed, it does not', async (t) => {
+    // a2a.utils.helpers.canonicalize_agent_card of a2a-python 0.3: model_dump(exclude_defaults=True,
+    // exclude_none=True, by_alias=True) drops protocolVersion "0.3.0", preferredTransport "JSONRPC"
+    // and every security scheme's "type" (its model's default); then empty values go (0.3.21 to
+    // 0.3.23: every falsy value, false and 0 too), and json.dumps sorts the keys. PyJWT signs that
+    // JSON re-serialised with json.dumps's ASCII escapes.
+    const pythonPayload = (card: WireJson, falsy: boolean) =>
+      spawnSync(
+        'python3',
+        [
+          '-c',
+          `import json, sys
+card = json.load(sys.stdin)
+card.pop('signatures', None)
+for member, default in (('protocolVersion', '0.3.0'), ('preferredTransport', 'JSONRPC')):
+    if card.get(member) == default: del card[member]
+for scheme in card.get('securitySchemes', {}).values(): scheme.pop('type', None)
+def clean(d):
+    if isinstance(d, dict):
+        d = {k: clean(v) for k, v in d.items()}
+        return {k: v for k, v in d.items() if (v if ${falsy ? 'True' : 'False'} else v is not None)} or None
+    if isinstance(d, list):
+        d = [clean(v) for v in d]
+        return [v for v in d if (v if ${falsy ? 'True' : 'False'} else v is not None)] or None
+    return None if d == '' else d
+canonical = json.dumps(clean(card), separators=(',', ':'), sort_keys=True)
+print(json.dumps(json.loads(canonical), separators=(',', ':')), end='')`,
+        ],
+        { input: JSON.stringify(card), encoding: 'utf8' },
+      );
+    const card = {
+      ...v03Card(`Python Signed ${++n}`, `https://python-signed-${n}.example.org/a2a`),
+      description: 'Wettervorhersage für jede Stadt.',
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, key: { type: 'apiKey', name: 'X-Key', in: 'header' } },
+      security: [{ bearer: [] }, { key: [] }],
+    } as WireJson;
+    for (const falsy of [false, true]) {
+      const variant: WireJson = { ...card, name: `${card.name} (${falsy ? '0.3.21-0.3.23' : '0.3.24+'})`, url: `${card.url}/${falsy ? 'old' : 'new'}` };
+      const payload = pythonPayload(variant, falsy);
+      if (payload.status !== 0) return t.skip(`python3 is not available (${payload.stderr})`);
+      assert.doesNotMatch(payload.stdout, /protocolVersion|preferredTransport|"type"/, 'the defaults are left out');
+      assert.match(payload.stdout, /f\\u00fcr/, 'escaped as json.dumps writes it');
+      assert.equal(payload.stdout.includes('"streaming":false'), !falsy);
+      const jws = await new FlattenedSign(new TextEncoder().encode(payload.stdout)).setProtectedHeader({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }).sign(trusted.signing.jwk);
+      const signatures = [{ protected: jws.protected, signature: jws.signature }];
+      const stored = resultOf(await register({ ...variant, signatures }));
+      assert.equal(stored.verified, true, variant.name);
+      assert.deepEqual(stored.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256' }]);
+      await refusedAsTampered({ ...variant, url: `${variant.url}/evil`, signatures }, `${variant.name}: another url`, false);
+      await refusedAsTampered({ ...variant, preferredTransport: 'HTTP+JSON', signatures }, `${variant.name}: another transport`, false);
+      const otherKey = { ...variant.securitySchemes, key: { type: 'apiKey', name: 'X-Other-Key', in: 'header' } };
+      await refusedAsTampered({ ...variant, securitySchemes: otherKey, signatures }, `${variant.name}: another API key header`, false);
+    }
+  });
+
   test('a field outside the v1.0 card is not covered: accepted, with a warning saying so', async () => {
     const card = await signCard(fresh(), trusted.signing);
     const result = resultOf(await register({ ...card, homepage: 'https://evil.example.org' }));
@@ -332,6 +387,22 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       // Trusting the old key again verifies its card again.
       writeJwks(jwksFile, [newKey.publicJwk, oldKey.publicJwk]);
       await eventually(async () => (await entry(onlyOld.id)).verified === true, 'the old-key entry is verified again');
+    });
+
+    test('a card stored while its key was unknown, whose signature that key does not verify once trusted: stored still, unverified, the signature invalid', async (t) => {
+      if (skip()) return t.skip(skip());
+      const later = await key('ES256', `later-${engine}`);
+      const card = await signCard(fresh('Signed Before Trusted'), later.signing);
+      card.description = 'Changed after it was signed.';
+      const stored = resultOf(await op(alice, { register: { agentCard: card } }));
+      assert.equal(stored.signatures[0].status, 'unknown-key');
+      writeJwks(jwksFile, [newKey.publicJwk, oldKey.publicJwk, later.publicJwk]);
+      const entry = () => op(anonymous, { get: { id: stored.id } }).then(resultOf);
+      await eventually(async () => (await entry()).signatures[0].status === 'invalid', 'the entry is re-evaluated');
+      const now = await entry();
+      assert.equal(now.verified, false);
+      assert.match(now.signatures[0].reason, /the card was changed after it was signed/);
+      writeJwks(jwksFile, [newKey.publicJwk, oldKey.publicJwk]);
     });
 
     test('a broken edit of the keys file keeps the keys in force', async (t) => {

@@ -47,6 +47,26 @@ export function cardUrlFor(given: string): URL {
   return url;
 }
 
+/** WebSocket URLs have the origin of the HTTP URL they upgrade from (RFC 6455 §3): that is where the card is. */
+const HTTP_SCHEME_OF: Record<string, string> = { 'http:': 'http:', 'https:': 'https:', 'ws:': 'http:', 'wss:': 'https:' };
+
+/**
+ * The well-known card URL at the origin of an inline agent's primary interface (REGISTRY_PROBE),
+ * or undefined when that interface has no such origin: a placeholder ("{BASE_URL}/a2a") is
+ * stored as written, and a card with one is registered, with a warning.
+ */
+export function probeUrlFor(identityUrl: string): URL | undefined {
+  let base: URL;
+  try {
+    base = new URL(identityUrl);
+  } catch {
+    return undefined;
+  }
+  const scheme = HTTP_SCHEME_OF[base.protocol];
+  if (!scheme || !base.host) return undefined;
+  return new URL(`${scheme}//${base.host}${WELL_KNOWN_CARD_PATH}`);
+}
+
 /** Reasons where something came back, but not a usable document: the entry is invalid, not unreachable. */
 const INVALID_REASONS = new Set<FetchFailureReason>(['content-type', 'invalid-json', 'too-large']);
 
@@ -90,7 +110,15 @@ export class FetchingDocumentSources implements DocumentSources {
   }
 
   async probe(entry: StoredEntry, signal?: AbortSignal): Promise<ProbedCard> {
-    const url = new URL(WELL_KNOWN_CARD_PATH, entry.identityUrl);
+    const url = probeUrlFor(entry.identityUrl);
+    if (!url) {
+      throw new SourceFailure(
+        'FETCH_FAILED',
+        `The primary interface URL "${entry.identityUrl.slice(0, 200)}" is not an absolute http(s) or ws(s) URL, so there is no well-known agent card to probe. Replace it with the agent's public URL and register the card again.`,
+        'unreachable',
+        'invalid-url',
+      );
+    }
     const doc = await this.fetchCard(url, 'probe', {}, signal);
     if (doc.notModified) throw new Error('unreachable: an unconditional request answered 304');
     this.checkDepth(doc.text, url.href);

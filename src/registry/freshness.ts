@@ -141,7 +141,10 @@ export class FreshnessChecks {
       // ETag would make the next conditional request answer 304 for it); record why it failed.
       const status = error instanceof SourceFailure ? error.health : 'invalid';
       const reason = error instanceof SourceFailure ? error.reason : error.code;
-      await this.record(entry, this.after(entry, entry.source, { status, reason, message: error.message }, status === 'invalid' ? true : entry.drift));
+      // A fetch failure names its URL; the checks of a document do not (a registration's caller
+      // knows what it sent), and whoever reads the health later needs to know where it came from.
+      const message = error instanceof SourceFailure ? error.message : `The document fetched from ${entry.source.url} was refused (the last good revision is kept): ${error.message}`;
+      await this.record(entry, this.after(entry, entry.source, { status, reason, message }, status === 'invalid' ? true : entry.drift));
       throw error;
     }
   }

@@ -7,7 +7,8 @@
  *   force stay.
  * - REGISTRY_TRUSTED_JKU: JWKS URLs the operator allow-lists, fetched through the outbound guard
  *   (src/net), kept for an hour, fetched again sooner when a signature names a kid they lack
- *   (key rotation at the publisher; at most once per minute per URL) and on SIGHUP. A card's
+ *   or one whose key does not verify it (key rotation at the publisher, with or without a new
+ *   kid; at most once per minute per URL) and on SIGHUP. A card's
  *   own `jku` is only ever a hint towards one of these: a URL that is not on the list is never
  *   fetched (A2A issue #2096).
  *
@@ -141,16 +142,24 @@ export class TrustRoots implements TrustedKeys {
       // The publisher may have rotated keys since the last fetch: look again (rate-limited),
       // at the set the signature names if it is allow-listed, else at every allow-listed set.
       const sets = named ? [named] : [...this.#jku.values()];
-      const retry = this.#options.jkuRetryMs ?? DEFAULT_JKU_RETRY_MS;
-      const stale = sets.filter((s) => Date.now() - s.fetchedAt >= retry);
-      if (stale.length > 0) {
-        await Promise.all(stale.map((s) => this.#fetch(s)));
-        await this.#recompute();
-        keys = this.#matching(kid);
-      }
+      if (await this.#fetchStale(sets)) keys = this.#matching(kid);
       for (const s of sets) if (s.error) notes.push(`the JWKS at ${s.url} could not be fetched (${s.error})`);
     }
     return notes.length > 0 ? { keys, note: notes.join('; ') } : { keys };
+  }
+
+  /**
+   * The keys for `kid` once more, after none of those `lookup` gave verified a signature: a
+   * publisher may have replaced the key behind a kid in its JWKS (rotation without a new kid),
+   * and waiting for the hourly fetch would refuse its newly signed cards as tampered meanwhile.
+   * The allow-listed sets holding the kid (or the one the signature's jku names) are fetched
+   * again, at most once a minute each, as for an unknown kid; undefined when none was.
+   */
+  async lookupAgain(kid: string, jku: string | undefined): Promise<KeyLookup | undefined> {
+    const named = jku === undefined ? undefined : this.#jku.get(jkuKey(jku));
+    const sets = named ? [named] : [...this.#jku.values()].filter((s) => s.keys.some((k) => k.kid === kid));
+    if (!(await this.#fetchStale(sets))) return undefined;
+    return { keys: this.#matching(kid) };
   }
 
   /** Reads the keys file and fetches every allow-listed JWKS again (SIGHUP does this). */
@@ -223,6 +232,16 @@ export class TrustRoots implements TrustedKeys {
       }
     })();
     return set.inFlight;
+  }
+
+  /** Fetches again the sets last fetched longer ago than the retry interval; true when any was. */
+  async #fetchStale(sets: readonly JkuSet[]): Promise<boolean> {
+    const retry = this.#options.jkuRetryMs ?? DEFAULT_JKU_RETRY_MS;
+    const stale = sets.filter((s) => Date.now() - s.fetchedAt >= retry);
+    if (stale.length === 0) return false;
+    await Promise.all(stale.map((s) => this.#fetch(s)));
+    await this.#recompute();
+    return true;
   }
 
   async #refreshJku(): Promise<void> {

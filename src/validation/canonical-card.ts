@@ -30,17 +30,21 @@ export function jcs(value: unknown): string {
     .join(',')}}`;
 }
 
-/** The value without empty strings, nulls, and arrays or objects left empty (undefined if nothing remains). */
-function withoutEmpty(value: unknown): unknown {
+/**
+ * The value without empty strings, nulls, and arrays or objects left empty (undefined if nothing
+ * remains); with `falsy`, without `false` and `0` too (as Python's truthiness drops them).
+ */
+function withoutEmpty(value: unknown, falsy = false): unknown {
   if (value === '' || value === null || value === undefined) return undefined;
+  if (falsy && (value === false || value === 0)) return undefined;
   if (Array.isArray(value)) {
-    const items = value.map(withoutEmpty).filter((v) => v !== undefined);
+    const items = value.map((v) => withoutEmpty(v, falsy)).filter((v) => v !== undefined);
     return items.length > 0 ? items : undefined;
   }
   if (isObject(value)) {
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(value)) {
-      const kept = withoutEmpty(v);
+      const kept = withoutEmpty(v, falsy);
       if (kept !== undefined) out[k] = kept;
     }
     return Object.keys(out).length > 0 ? out : undefined;
@@ -57,6 +61,38 @@ function withoutSignatures(card: JsonObject): JsonObject {
 export function canonicalCardPayload(card: JsonObject, generation: Generation): string {
   if (generation === '1.0') return canonicalizeAgentCard(card as unknown as AgentCard);
   return jcs(withoutEmpty(withoutSignatures(card)) ?? {});
+}
+
+/**
+ * Members a2a-python 0.3 (`a2a.utils.helpers.canonicalize_agent_card`, the v0.3 signer in use)
+ * leaves out of its payload because they hold its models' default values (pydantic
+ * `model_dump(exclude_defaults=True)`): the card's `protocolVersion` "0.3.0" and
+ * `preferredTransport` "JSONRPC", and each security scheme's `type`, which names its model.
+ */
+const A2A_PYTHON_03_DEFAULTS: Readonly<Record<string, string>> = { protocolVersion: '0.3.0', preferredTransport: 'JSONRPC' };
+const SECURITY_SCHEME_TYPES = new Set(['apiKey', 'http', 'mutualTLS', 'openIdConnect', 'oauth2']);
+
+/**
+ * What a2a-python 0.3 signs for a v0.3 card, where that differs from `canonicalCardPayload`:
+ * the card without the members it holds as defaults (above), empty values removed, keys sorted
+ * (0.3.24 and later); 0.3.21 to 0.3.23 also removed `false` and `0`. A default or a `false` left
+ * out means what it means written, so such a signature covers the same card; every other member
+ * is covered as in our form.
+ */
+export function a2aPython03Payloads(card: JsonObject): string[] {
+  const rest: JsonObject = { ...withoutSignatures(card) };
+  for (const [member, value] of Object.entries(A2A_PYTHON_03_DEFAULTS)) if (rest[member] === value) delete rest[member];
+  if (isObject(rest.securitySchemes)) {
+    rest.securitySchemes = Object.fromEntries(
+      Object.entries(rest.securitySchemes).map(([name, scheme]) => {
+        if (!isObject(scheme) || typeof scheme.type !== 'string' || !SECURITY_SCHEME_TYPES.has(scheme.type)) return [name, scheme];
+        const { type: _type, ...fields } = scheme;
+        return [name, fields];
+      }),
+    );
+  }
+  const ours = canonicalCardPayload(card, '0.3');
+  return [...new Set([jcs(withoutEmpty(rest) ?? {}), jcs(withoutEmpty(rest, true) ?? {})])].filter((form) => form !== ours);
 }
 
 /**

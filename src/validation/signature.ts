@@ -18,7 +18,7 @@ import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify
 import type { Finding, SignatureStatus } from '../contract/types.js';
 import type { CardVerification } from '../contract/verification.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
-import { asciiEscaped, canonicalCardPayload, sdkTypedPayload, uncoveredPaths } from './canonical-card.js';
+import { a2aPython03Payloads, asciiEscaped, canonicalCardPayload, sdkTypedPayload, uncoveredPaths } from './canonical-card.js';
 import type { Generation } from './types.js';
 
 /** Asymmetric JWS algorithms (RFC 7518, RFC 8037). */
@@ -43,6 +43,12 @@ export interface KeyLookup {
 export interface TrustedKeys {
   /** The keys that may have made a signature with this `kid` (and `jku`, a hint only). */
   lookup(kid: string, jku: string | undefined): Promise<KeyLookup>;
+  /**
+   * Asked when no key `lookup` gave verified a signature: the keys for `kid` after fetching their
+   * sources again (the key behind a kid may have been replaced), or undefined when nothing was
+   * fetched. Trust roots that are never fetched (a file, a fixed set) leave it out.
+   */
+  lookupAgain?(kid: string, jku: string | undefined): Promise<KeyLookup | undefined>;
   /** Changes whenever the set of trusted keys changes. */
   readonly fingerprint: string;
   /** Whether any trust root is configured at all. */
@@ -78,7 +84,8 @@ function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
 interface Payloads {
   /**
    * base64url of the canonical card: as RFC 8785 writes it, then (when the card has characters
-   * outside ASCII) escaped as a2a-python writes it. Both encode the same JSON value.
+   * outside ASCII) escaped as a2a-python writes it. Both encode the same JSON value. For a v0.3
+   * card also a2a-python 0.3's form (defaults left out), plain and escaped.
    */
   full: string[];
   /** base64url of what the SDK's signer signs from its TypeScript type, when that differs (only computed for a failure). */
@@ -147,19 +154,30 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
 
   const jku = typeof header.jku === 'string' ? header.jku : undefined;
   const { keys, note } = await trust.lookup(kid, jku);
-  const candidates = keys.filter((k) => k.jwk.alg === undefined || k.jwk.alg === alg);
+  const usable = (found: readonly TrustedKey[]) => found.filter((k) => k.jwk.alg === undefined || k.jwk.alg === alg);
+  const candidates = usable(keys);
   if (candidates.length === 0) {
     const why = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : `no trusted key has kid "${kid}"`;
     return { status: 'unknown-key', kid, alg, reason: note ? `${why}; ${note}` : why };
   }
   let firstError: unknown;
-  for (const key of candidates) {
-    for (const payload of payloads.full) {
-      const error = await verifies(sig, payload, key.jwk, alg);
-      if (error === undefined) return { status: 'verified', kid, alg };
-      firstError ??= error;
+  const verifiedBy = async (tried: readonly TrustedKey[]): Promise<boolean> => {
+    for (const key of tried) {
+      for (const payload of payloads.full) {
+        const error = await verifies(sig, payload, key.jwk, alg);
+        if (error === undefined) return true;
+        firstError ??= error;
+      }
     }
-  }
+    return false;
+  };
+  if (await verifiedBy(candidates)) return { status: 'verified', kid, alg };
+  // The publisher may have put a new key behind the same kid: its sources, fetched again, may
+  // hold it. Only keys not tried yet are tried.
+  const tried = new Set(candidates.map((k) => JSON.stringify(k.jwk)));
+  const again = usable((await trust.lookupAgain?.(kid, jku))?.keys ?? []).filter((k) => !tried.has(JSON.stringify(k.jwk)));
+  if (await verifiedBy(again)) return { status: 'verified', kid, alg };
+  candidates.push(...again);
   const sdkTyped = payloads.sdkTyped();
   if (sdkTyped !== undefined) {
     for (const key of candidates) {
@@ -204,10 +222,14 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
         return { verification: { verified: false, signatures: [], keyset }, warnings };
       }
       const full = canonicalCardPayload(card, generation);
-      const escaped = asciiEscaped(full);
+      // A v0.3 card may have been signed by a2a-python 0.3, whose payload leaves default values out.
+      const forms = [full, ...(generation === '0.3' ? a2aPython03Payloads(card) : [])].flatMap((form) => {
+        const escaped = asciiEscaped(form);
+        return escaped === form ? [form] : [form, escaped];
+      });
       let typed: string | undefined | null = null;
       const payloads: Payloads = {
-        full: escaped === full ? [base64url.encode(full)] : [base64url.encode(full), base64url.encode(escaped)],
+        full: forms.map((form) => base64url.encode(form)),
         sdkTyped: () => {
           if (typed === null) {
             const payload = generation === '1.0' ? sdkTypedPayload(card) : full;

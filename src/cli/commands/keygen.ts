@@ -8,12 +8,14 @@
  * Exit code: 0 written, 1 a file could not be written or the JWKS file is not a key set, 2 usage.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import type { JWK } from 'jose';
 import { KEYGEN_ALGORITHMS, generateSigningKey, type KeygenAlgorithm } from '../../trust/jwks.js';
 import { LocalFileError, readJsonFile, writeJsonFile } from '../local-json.js';
 import { reportOfflineFailure } from '../card-checks.js';
-import { EXIT_OK, defaultOutput, printJson, styles } from '../output.js';
+import { keyId } from '../key-options.js';
+import { EXIT_OK, EXIT_USAGE, defaultOutput, printJson, styles } from '../output.js';
 
 interface KeygenOptions {
   alg: KeygenAlgorithm;
@@ -41,15 +43,38 @@ async function existingKeys(file: string, kid: string, force: boolean): Promise<
   return keys.filter((k) => k.kid !== kid);
 }
 
+/** The file a path names, through symbolic links where it exists. */
+function fileOf(file: string): string {
+  const resolved = path.resolve(file);
+  try {
+    return fs.realpathSync(resolved);
+  } catch {
+    return resolved;
+  }
+}
+
 export async function runKeygen(options: KeygenOptions): Promise<number> {
   const out = defaultOutput();
   const s = styles(out.color);
   try {
+    // The public key set is written after the private key: into the same file it would replace
+    // the private key, which would be lost while the output says where to find it.
+    if (fileOf(options.private) === fileOf(options.jwks)) {
+      throw new LocalFileError(`--private and --jwks both name ${options.jwks}: the public key set would overwrite the private key. Give them different files`, EXIT_USAGE);
+    }
     const { privateJwk, publicJwk } = await generateSigningKey(options.alg, options.kid);
     const kid = publicJwk.kid!;
     const keys = [...(await existingKeys(options.jwks, kid, options.force)), publicJwk];
+    const replacing = fs.existsSync(options.private);
     await writeJsonFile(options.private, privateJwk, { secret: true, overwrite: options.force });
-    await writeJsonFile(options.jwks, { keys }, { overwrite: true });
+    try {
+      await writeJsonFile(options.jwks, { keys }, { overwrite: true });
+    } catch (err) {
+      // A private key whose public half was not written is of no use, and its file would stop
+      // the next attempt ("already exists"): remove the one just made (a replaced one is gone).
+      if (!replacing) fs.rmSync(options.private, { force: true });
+      throw err;
+    }
     if (options.json) {
       printJson(out, { kid, alg: options.alg, privateKey: options.private, jwks: options.jwks, keys: keys.length });
     } else {
@@ -71,7 +96,7 @@ export function register(program: Command): void {
     .command('keygen')
     .description('make a key pair for signing agent cards: a private JWK and a public JWKS')
     .addOption(new Option('--alg <alg>', 'signature algorithm').choices([...KEYGEN_ALGORITHMS]).default('ES256'))
-    .option('--kid <kid>', 'key id (default: the key\'s RFC 7638 thumbprint)')
+    .addOption(new Option('--kid <kid>', 'key id (default: the key\'s RFC 7638 thumbprint)').argParser(keyId))
     .option('--private <file>', 'where to write the private key (mode 0600)', 'signing-key.jwk.json')
     .option('--jwks <file>', 'the public key set to create, or to add the new key to', 'jwks.json')
     .option('--force', 'replace an existing private key file, and a key with the same kid in the JWKS', false)

@@ -7,11 +7,12 @@
  * Exit code: 0 signed, 1 the card is invalid, not JSON, or cannot be written (or the key cannot
  * sign), 2 usage or a file that cannot be read.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { signCard } from '../../trust/card-signing.js';
 import { parseSigningKey } from '../../trust/jwks.js';
 import { ACCEPTED_ALGORITHMS } from '../../validation/signature.js';
 import { checkCard, reportOfflineFailure } from '../card-checks.js';
+import { keyId, jwksUrl } from '../key-options.js';
 import { LocalFileError, readJsonFile, writeJsonFile } from '../local-json.js';
 import { EXIT_OK, defaultOutput, printJson, styles } from '../output.js';
 
@@ -57,8 +58,8 @@ export function register(program: Command): void {
     .description('sign an agent card with a private JWK (see keygen); prints the signed card')
     .argument('<card>', 'the agent card (JSON); "-" reads stdin')
     .requiredOption('--key <file>', 'the private JWK to sign with')
-    .option('--kid <kid>', "key id for the signature (default: the key's kid, or its thumbprint)")
-    .option('--jku <url>', 'URL of your public JWKS, put in the signature as a hint (registries trust only their own roots)')
+    .addOption(new Option('--kid <kid>', "key id for the signature (default: the key's kid, or its thumbprint)").argParser(keyId))
+    .addOption(new Option('--jku <url>', 'URL of your public JWKS, put in the signature as a hint (registries trust only their own roots)').argParser(jwksUrl))
     .option('-o, --out <file>', 'write the signed card here instead of stdout')
     .option('--force', 'replace an existing --out file', false)
     .option('--json', 'with --out, print {signed, kid, alg, signatures} (without it the signed card is the JSON printed); errors as {"error": {...}}', false)
