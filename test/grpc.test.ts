@@ -401,6 +401,48 @@ describe('rate limits, shared with the HTTP doors', () => {
   });
 });
 
+describe('standing searches (watches) over gRPC', () => {
+  const alice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` });
+  const bob = () => metadata({ authorization: `Bearer ${TOKENS.bob}` });
+  const watchEvents = (events: WireJson[]) =>
+    events.filter((e) => e.artifactUpdate?.artifact?.name === 'watch-event').map((e) => e.artifactUpdate.artifact.parts[0].data as WireJson);
+
+  test('a watch stream the client cancels stops there: the events after it are kept for SubscribeToTask, not sent to nobody', async () => {
+    const word = 'grpccancelledwatch';
+    const opened = raw.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: word, initial: false } })]), alice());
+    await waitFor(async () => opened.events.length > 0);
+    const taskId = opened.events[0]!.task.id as string;
+    opened.call.cancel();
+    assert.equal((await opened).error?.code, grpc.status.CANCELLED);
+    await waitFor(async () => (await metricValue(registry.url, 'registry_open_streams', '')) === 0);
+
+    // A change while no client streams the watch: an event the client has not been sent. A
+    // second watch, streamed, shows when the hub has handed the change to every watch.
+    const witness = raw.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: word, initial: false } })]), bob());
+    await waitFor(async () => witness.events.length > 0);
+    const entry = { ...v1Card('Cancelled Watch Target', 'https://grpc-cancelled-watch.example.org/a2a'), description: `Matches the ${word} watch.` };
+    const registered = await raw.send([dataPart({ register: { agentCard: entry } })], alice());
+    assert.equal(stateOf(registered.task!), 'TASK_STATE_COMPLETED');
+    await waitFor(async () => watchEvents(witness.events).length > 0);
+    witness.call.cancel();
+    await witness;
+    await raw.unary('cancelTask', { tenant: '', id: witness.events[0]!.task.id, metadata: undefined }, bob());
+
+    // Resumed, the client gets it (before the fix the cancelled call's stream went on and took it).
+    const resumed = raw.stream('subscribeToTask', { tenant: '', id: taskId }, alice());
+    try {
+      await waitFor(async () => watchEvents(resumed.events).length > 0);
+      const [added] = watchEvents(resumed.events);
+      assert.equal(added!.event, 'added');
+      assert.equal(added!.seq, 1);
+    } finally {
+      resumed.call.cancel();
+      await resumed;
+      await raw.unary('cancelTask', { tenant: '', id: taskId, metadata: undefined }, alice());
+    }
+  });
+});
+
 test('storage that cannot be written: a write over gRPC is UNAVAILABLE with the reason and retry-after, searches still answer, health says NOT_SERVING until it recovers', async (t) => {
   const parent = tempDir();
   const dataDir = path.join(parent, 'data');

@@ -15,7 +15,10 @@
  * - internal errors answered with a generic message, never the exception's; storage that cannot
  *   be written answered UNAVAILABLE with retry-after, as HTTP answers 503;
  * - when the call ends (status sent or client gone): one count in registry_requests_total and
- *   its latency, one log line, and the stream's place given back.
+ *   its latency, one log line, and the stream's place given back; a stream's `closed` signal
+ *   fires then, as the HTTP door's does when its connection closes, so a watch stream whose
+ *   client cancelled (or whose deadline passed) stops rather than go on marking the watch's
+ *   events sent to nobody.
  * The interceptor opens the scope and admits the caller; `scoped` runs the SDK's method handlers
  * inside the scope and the user builder reads the admitted caller (keyed by the call's metadata
  * object, which the handler receives as the interceptor saw it).
@@ -38,6 +41,8 @@ import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
+/** Why a stream's `closed` signal fires, made once (aborting without a reason builds a DOMException each time). */
+const CALL_ENDED = new DOMException('The call ended: status sent, cancelled by the client, or its deadline passed.', 'AbortError');
 const VERSION_KEY = VERSION_PARAMETER.toLowerCase();
 
 /** A status as the responder passes it on (grpc-js does not export its own name for it). */
@@ -136,9 +141,13 @@ export class CallGuard {
     let slot: StreamSlot | undefined;
     let ending: Ending | undefined;
     let refused: string | undefined;
+    // Streams only: the SDK's stream loop does not notice a cancelled call, and a watch stream
+    // never ends on its own (see RequestScope.closed).
+    const closed = method.responseStream ? new AbortController() : undefined;
     const end = (how: Ending) => {
       if (ending) return;
       ending = how;
+      closed?.abort(CALL_ENDED);
       slot?.release();
       this.account(method.path, scope, how, started);
     };
@@ -157,6 +166,7 @@ export class CallGuard {
           method: method.path.slice(method.path.lastIndexOf('/') + 1),
           streaming: method.responseStream,
           clientAddress: clientAddress(connection.remoteAddress, metadata.get('x-forwarded-for').map(String), this.trust),
+          closed: closed?.signal,
         };
         scope = opened;
         this.admit(opened, metadata).then(
