@@ -269,6 +269,26 @@ describe('standing searches', () => {
     }
   });
 
+  test('push: a webhook that accepts with a long answer body has its notifications delivered once, and the watch goes on', async () => {
+    // 64 KB, past the body cap (the document size limit): the answer's body is not read.
+    const hook = await webhook(() => 200, 'x'.repeat(64 * 1024));
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-chatty'] } }, { url: hook.url, token: 't' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed');
+      const entry = resultOf(await op(alice, { register: { agentCard: card('Chatty Hook Target', 'https://chatty.example.org/a2a', ['push-chatty']) } }));
+      const pushed = await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'added pushed');
+      assert.equal(dataOf(pushed.artifactUpdate.artifact).hit.id, entry.id);
+      // Retries would have come 250 ms and more apart: give them the time to show.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.equal(hook.requests.length, 2, 'each notification once, no retries');
+      const current = (await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson;
+      assert.equal(current.status?.state, TaskState.TASK_STATE_WORKING);
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await hook.close();
+    }
+  });
+
   test('push: a webhook on an address the guard refuses is an error when it is configured', async () => {
     await assert.rejects(sendWithPush(bob, { query: 'x' }, { url: 'http://10.0.0.1/hook', token: 't' }), /refused/i);
   });
