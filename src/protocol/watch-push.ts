@@ -56,6 +56,8 @@ export class PushConfigs implements PushNotificationStore {
   ) {}
 
   async save(taskId: string, _context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
+    const unsendable = headerProblem(config);
+    if (unsendable) throw new RequestMalformedError(unsendable);
     try {
       await this.fetcher.check(config.url, { purpose: 'webhook' });
     } catch (error) {
@@ -114,6 +116,33 @@ export class PushConfigs implements PushNotificationStore {
   drop(taskId: string): void {
     this.#byTask.delete(taskId);
   }
+}
+
+/** A header value sent as given: visible ASCII, spaces inside only (HTTP would trim them at the ends). */
+const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+/** An HTTP authentication scheme is a token (RFC 9110 section 11.1). */
+const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Why a config's token or credentials cannot travel as the headers of its notifications, if
+ * they cannot. Checked when the config is given: otherwise every delivery failed (fetch refuses
+ * such a header) and a watch ended FAILED a moment after it was acknowledged.
+ */
+function headerProblem(config: TaskPushNotificationConfig): string | undefined {
+  const printable = 'visible ASCII characters (spaces inside only; no line breaks, control or non-ASCII characters)';
+  if (config.token && !HEADER_VALUE.test(config.token)) {
+    return `The push notification token cannot be sent: it travels as the X-A2A-Notification-Token header, whose value must be ${printable}. Encode it (e.g. base64url).`;
+  }
+  const auth = config.authentication;
+  if (auth?.credentials) {
+    if (auth.scheme && !AUTH_SCHEME.test(auth.scheme)) {
+      return `The push notification authentication scheme "${auth.scheme.slice(0, 40)}" is not an HTTP authentication scheme (one word, e.g. Bearer or Basic).`;
+    }
+    if (!HEADER_VALUE.test(auth.credentials)) {
+      return `The push notification credentials cannot be sent: they travel in the Authorization header, whose value must be ${printable}. Encode them (e.g. base64).`;
+    }
+  }
+  return undefined;
 }
 
 /** The request headers of a notification: the client's token, and its credentials if it gave any. */
