@@ -238,9 +238,13 @@ describe('standing searches', () => {
       const pushed = await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'added pushed');
       assert.equal(dataOf(pushed.artifactUpdate.artifact).event, 'added');
       assert.equal(dataOf(pushed.artifactUpdate.artifact).hit.id, second.id);
-      assert.ok(hook.requests.every((r) => r.token === 'client-token-1'), 'every notification carries the client token');
       const canceled = await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
       assert.equal(canceled.status?.state, 5 /* CANCELED */);
+      // The end is pushed too, as a stream ends with it: a push-only client learns the watch is over.
+      const final = await hook.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed');
+      assert.equal(final.statusUpdate.taskId, task.id);
+      assert.equal(final.statusUpdate.status.state, 'TASK_STATE_CANCELED');
+      assert.ok(hook.requests.every((r) => r.token === 'client-token-1'), 'every notification carries the client token');
     } finally {
       await hook.close();
     }
@@ -263,7 +267,11 @@ describe('standing searches', () => {
       }
       assert.equal(state, '4', 'TASK_STATE_FAILED');
       assert.match(reason, /Push notifications to .* failed.*4 attempts/);
-      assert.equal(hook.requests.length, 4);
+      // Then the final status, attempted once (the webhook has had its attempts).
+      const final = await hook.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed');
+      assert.equal(final.statusUpdate.status.state, 'TASK_STATE_FAILED');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(hook.requests.length, 5, 'four attempts at the initial matches, one at the final status');
     } finally {
       await hook.close();
     }

@@ -12,7 +12,7 @@
  * - `WatchPushes` follows every watch: each event (and the initial matches) is POSTed to each of
  *   the task's webhooks through `core.fetcher`, with the client's token, in order, retried with
  *   backoff; when a delivery still fails after the last attempt the watch ends FAILED with the
- *   reason.
+ *   reason. When the watch ends, its final status follows, as a stream's does.
  * - `GuardedPushSender` is the SDK's sender for every other task: one attempt per event through
  *   the guard; a task's configs are dropped when it ends.
  */
@@ -23,7 +23,7 @@ import type { PushNotificationSender, PushNotificationStore, ServerCallContext }
 import type { WatchEvent } from '../contract/types.js';
 import { FetchError, type Fetcher } from '../net/fetcher.js';
 import type { Logger } from '../observability/logger.js';
-import { watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
+import { watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 
 /** Configs one task may have. */
@@ -186,11 +186,29 @@ export class WatchPushes {
       if (this.configs.forTask(watch.id).length === 0) return;
       push(wire({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq}`);
     });
-    void watch.ended.then(() => {
+    void watch.ended.then((end) => {
       stop();
+      // The final status a stream ends with (CANCELED, COMPLETED when it expired, FAILED) goes
+      // to the webhooks too, after the events already queued: a client that only listens there
+      // would otherwise never learn that the watch ended. None when the registry shuts down.
+      const status = watchEndStatus(watch.id, contextId, end);
+      const configs = this.configs.forTask(watch.id);
       this.configs.drop(watch.id);
+      if (!status || configs.length === 0) return;
+      const final = wire({ payload: { $case: 'statusUpdate', value: { taskId: watch.id, contextId, status, metadata: undefined } } });
+      // After a failed delivery, once each: the webhook that failed has had its attempts.
+      const attempts = end.reason === 'failed' ? 1 : this.retry.attempts;
+      chain = chain.then(() => this.#deliverFinal(watch, configs, final, attempts));
     });
     return kept;
+  }
+
+  /** The watch's final status to each of its webhooks (the watch has ended: a failure is only logged). */
+  async #deliverFinal(watch: Watch, configs: TaskPushNotificationConfig[], body: unknown, attempts: number): Promise<void> {
+    for (const config of configs) {
+      const failure = await this.#deliver(config, body, attempts);
+      if (failure) this.log.warn({ watch: watch.id, url: config.url, failure }, 'the final status of a watch could not be pushed');
+    }
   }
 
   async #deliverAll(watch: Watch, body: unknown, what: string): Promise<void> {
@@ -206,9 +224,9 @@ export class WatchPushes {
   }
 
   /** undefined when delivered, else why the last attempt failed. */
-  async #deliver(config: TaskPushNotificationConfig, body: unknown): Promise<string | undefined> {
+  async #deliver(config: TaskPushNotificationConfig, body: unknown, attempts = this.retry.attempts): Promise<string | undefined> {
     let failure = '';
-    for (let attempt = 0; attempt < this.retry.attempts; attempt++) {
+    for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, this.retry.firstDelayMs * 2 ** (attempt - 1)));
       try {
         await this.fetcher.postJson(config.url, body, { purpose: 'webhook', headers: headersOf(config) });
