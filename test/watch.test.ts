@@ -297,6 +297,28 @@ describe('standing searches', () => {
     }
   });
 
+  test('push: a webhook that falls more than REGISTRY_WATCH_BUFFER events behind gets a resync instead of an ever longer queue', async () => {
+    // 300 ms an answer: ten quick registrations outrun it (the buffer here is 3).
+    const hook = await webhook(() => 200, undefined, 300);
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-slow'] }, initial: false }, { url: hook.url, token: 't' });
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        ids.push(resultOf(await op(alice, { register: { agentCard: card(`Slow Hook Target ${i}`, `https://slow-hook-${i}.example.org/a2a`, ['push-slow']) } })).id);
+      }
+      const eventOf = (b: WireJson): WireJson | undefined => (b.artifactUpdate?.artifact?.name === 'watch-event' ? dataOf(b.artifactUpdate.artifact) : undefined);
+      const resync = eventOf(await hook.waitFor((b) => eventOf(b)?.event === 'resync', 'resync pushed'))!;
+      assert.deepEqual(resync.results.map((h: WireJson) => h.id).sort(), [...ids].sort(), 'the resync holds every current match');
+      const pushed = hook.requests.map((r) => eventOf(r.body)).filter((e): e is WireJson => e !== undefined);
+      assert.ok(pushed.filter((e) => e.event === 'added').length < ids.length, `not every event was queued: ${pushed.map((e) => e.event)}`);
+      const seqs = pushed.map((e) => e.seq as number);
+      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in order');
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await hook.close();
+    }
+  });
+
   test('push: a webhook on an address the guard refuses is an error when it is configured', async () => {
     await assert.rejects(sendWithPush(bob, { query: 'x' }, { url: 'http://10.0.0.1/hook', token: 't' }), /refused/i);
   });

@@ -160,6 +160,12 @@ export class WatchPushes {
     private readonly configs: PushConfigs,
     private readonly fetcher: Fetcher,
     private readonly log: Logger,
+    /**
+     * Notifications a watch may have waiting for its webhooks (REGISTRY_WATCH_BUFFER, the events
+     * a watch keeps for a client that resumes): past it they are dropped and one `resync` with the
+     * current matches follows them, as a client that resumes too late gets.
+     */
+    private readonly maxPending: number,
     private readonly retry: PushRetry = DEFAULT_PUSH_RETRY,
   ) {}
 
@@ -173,10 +179,27 @@ export class WatchPushes {
     const kept = watch.restored
       ? Promise.resolve(this.configs.restore(watch.id, watch.pushConfigs))
       : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
-    // One chain per watch: notifications reach each webhook in the order of the events.
+    // One chain per watch: notifications reach each webhook in the order of the events. A slow
+    // webhook (each answer just inside the deadline) falls behind the events without bound, each
+    // waiting notification held in memory: past maxPending the later events are not queued, and
+    // once those waiting are delivered a `resync` says what they would have (the watch emits it,
+    // so its event numbers stay one sequence).
     let chain = Promise.resolve();
+    let pending = 0;
+    let behind = false;
     const push = (body: unknown, what: string) => {
-      chain = chain.then(() => this.#deliverAll(watch, body, what));
+      if (behind) return;
+      if (pending >= this.maxPending) {
+        behind = true;
+        this.log.warn({ watch: watch.id, pending }, 'a watch webhook does not keep up; its waiting events are replaced by a resync');
+        chain = chain.then(() => {
+          behind = false;
+          watch.resyncNow();
+        });
+        return;
+      }
+      pending++;
+      chain = chain.then(() => this.#deliverAll(watch, body, what)).finally(() => pending--);
     };
     if (initial && !watch.restored && this.configs.forTask(watch.id).length > 0) {
       const current = watch.current();
