@@ -247,6 +247,24 @@ describe('requests', () => {
     assert.equal(((await overHttp.json()) as WireJson).error.code, -32602);
   });
 
+  test('a request without a message is INVALID_ARGUMENT "message is required", as JSON-RPC (-32602) and HTTP+JSON say', async () => {
+    const request = { tenant: '', message: undefined, configuration: undefined, metadata: undefined };
+    for (const method of ['sendMessage', 'sendStreamingMessage']) {
+      const answer = method === 'sendMessage' ? await raw.unary(method, request) : await raw.stream(method, request);
+      assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, method);
+      assert.match(answer.error!.details, /^message is required/, method);
+    }
+    const jsonRpc = (await (
+      await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }),
+      })
+    ).json()) as WireJson;
+    assert.equal(jsonRpc.error.code, -32602);
+    assert.match(jsonRpc.error.message, /^message is required/);
+  });
+
   test('data nested deeper than REGISTRY_MAX_JSON_DEPTH is INVALID_ARGUMENT before the SDK sees it', async () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 150; i++) deep = { a: deep };

@@ -90,6 +90,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
+    requireMessage(params);
     requireHistoryLength(params);
     if (renewsWatch(params)) return this.#renew(params, context);
     await this.#refuseOnOpenWatch(params, context);
@@ -109,6 +110,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    requireMessage(params);
     requireHistoryLength(params);
     if (renewsWatch(params)) {
       yield { payload: { $case: 'task', value: await this.#renew(params, context) } };
@@ -367,6 +369,16 @@ async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, close
     closed.removeEventListener('abort', onClose);
     // Ends the SDK's generator (and detaches its queue) once its pending step settles.
     void events.return(undefined).catch(() => undefined);
+  }
+}
+
+/**
+ * A request without a message is refused for what it lacks, on every binding: the SDK's handler
+ * said "message.messageId is required" (JSON-RPC, gRPC) where HTTP+JSON says "message is required".
+ */
+function requireMessage(params: SendMessageRequest): void {
+  if (!params.message) {
+    throw new RequestMalformedError('message is required: send one message, e.g. {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "weather"}]}}.');
   }
 }
 
