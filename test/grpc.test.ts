@@ -25,6 +25,7 @@ import { dataPart, errorOf, op, resultOf, sdkClient, stateOf, stream, type WireJ
 import { RawA2AClient, errorInfoOf, healthCheck, metadata, sendRequest } from './support/grpc.js';
 import { holdGets } from './support/hold-gets.js';
 import { metricValue, waitFor } from './support/metrics.js';
+import { connect } from './support/raw-connection.js';
 import { sendMessageBody } from './support/raw-http.js';
 import { REPO_ROOT, TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 
@@ -246,6 +247,24 @@ describe('requests', () => {
     assert.equal(((await overHttp.json()) as WireJson).error.code, -32602);
   });
 
+  test('a request without a message is INVALID_ARGUMENT "message is required", as JSON-RPC (-32602) and HTTP+JSON say', async () => {
+    const request = { tenant: '', message: undefined, configuration: undefined, metadata: undefined };
+    for (const method of ['sendMessage', 'sendStreamingMessage']) {
+      const answer = method === 'sendMessage' ? await raw.unary(method, request) : await raw.stream(method, request);
+      assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, method);
+      assert.match(answer.error!.details, /^message is required/, method);
+    }
+    const jsonRpc = (await (
+      await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }),
+      })
+    ).json()) as WireJson;
+    assert.equal(jsonRpc.error.code, -32602);
+    assert.match(jsonRpc.error.message, /^message is required/);
+  });
+
   test('data nested deeper than REGISTRY_MAX_JSON_DEPTH is INVALID_ARGUMENT before the SDK sees it', async () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 150; i++) deep = { a: deep };
@@ -399,6 +418,103 @@ describe('rate limits, shared with the HTTP doors', () => {
       gets.restore();
     }
   });
+});
+
+describe('standing searches (watches) over gRPC', () => {
+  const alice = () => metadata({ authorization: `Bearer ${TOKENS.alice}` });
+  const bob = () => metadata({ authorization: `Bearer ${TOKENS.bob}` });
+  const watchEvents = (events: WireJson[]) =>
+    events.filter((e) => e.artifactUpdate?.artifact?.name === 'watch-event').map((e) => e.artifactUpdate.artifact.parts[0].data as WireJson);
+
+  test('a watch stream the client cancels stops there: the events after it are kept for SubscribeToTask, not sent to nobody', async () => {
+    const word = 'grpccancelledwatch';
+    const opened = raw.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: word, initial: false } })]), alice());
+    await waitFor(async () => opened.events.length > 0);
+    const taskId = opened.events[0]!.task.id as string;
+    opened.call.cancel();
+    assert.equal((await opened).error?.code, grpc.status.CANCELLED);
+    await waitFor(async () => (await metricValue(registry.url, 'registry_open_streams', '')) === 0);
+
+    // A change while no client streams the watch: an event the client has not been sent. A
+    // second watch, streamed, shows when the hub has handed the change to every watch.
+    const witness = raw.stream('sendStreamingMessage', sendRequest([dataPart({ watch: { query: word, initial: false } })]), bob());
+    await waitFor(async () => witness.events.length > 0);
+    const entry = { ...v1Card('Cancelled Watch Target', 'https://grpc-cancelled-watch.example.org/a2a'), description: `Matches the ${word} watch.` };
+    const registered = await raw.send([dataPart({ register: { agentCard: entry } })], alice());
+    assert.equal(stateOf(registered.task!), 'TASK_STATE_COMPLETED');
+    await waitFor(async () => watchEvents(witness.events).length > 0);
+    witness.call.cancel();
+    await witness;
+    await raw.unary('cancelTask', { tenant: '', id: witness.events[0]!.task.id, metadata: undefined }, bob());
+
+    // Resumed, the client gets it (before the fix the cancelled call's stream went on and took it).
+    const resumed = raw.stream('subscribeToTask', { tenant: '', id: taskId }, alice());
+    try {
+      await waitFor(async () => watchEvents(resumed.events).length > 0);
+      const [added] = watchEvents(resumed.events);
+      assert.equal(added!.event, 'added');
+      assert.equal(added!.seq, 1);
+    } finally {
+      resumed.call.cancel();
+      await resumed;
+      await raw.unary('cancelTask', { tenant: '', id: taskId, metadata: undefined }, alice());
+    }
+  });
+});
+
+test('a stream whose client stops reading is cut once its backlog passes the bound, over gRPC and SSE alike, instead of holding every event', { timeout: 120_000 }, async () => {
+  // Documents (and so watch events) of about 60 KB: a few hundred fill the bounds quickly.
+  const big = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_MAX_DOCUMENT_BYTES: '65536' });
+  const client = new RawA2AClient(grpcAddress(big));
+  const sse = await connect(big.url);
+  try {
+    const word = 'unreadstreamword';
+    const admin = () => metadata({ authorization: `Bearer ${TOKENS.admin}` });
+    const watchRequest = [dataPart({ watch: { query: word, initial: false } })];
+    // gRPC: reads the task, then stops reading (HTTP/2 flow control holds the rest on the server).
+    const grpcWatch = client.stream('sendStreamingMessage', sendRequest(watchRequest), admin());
+    await waitFor(async () => grpcWatch.events.length > 0);
+    grpcWatch.call.pause();
+    // SSE: a connection that sends the request, reads the task, then reads no more.
+    const body = sendMessageBody(watchRequest, 1, 'SendStreamingMessage');
+    sse.socket.write(
+      `POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nAuthorization: Bearer ${TOKENS.admin}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await waitFor(async () => sse.received().includes('"task"'));
+    sse.socket.pause();
+
+    // Until the SSE stream is cut (counted when the server closes it; its paused client cannot
+    // tell yet), and past the gRPC bound (64 messages beyond the HTTP/2 window) by then.
+    const description = `${word} ${'lorem ipsum dolor sit amet '.repeat(2300)}`.slice(0, 60_000);
+    let registered = 0;
+    const cut = async () => registered >= 200 && (await metricValue(big.url, 'registry_requests_total', 'code="SLOW_READER"')) >= 1;
+    while (registered < 1000 && !(await cut())) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => {
+          const card = { ...v1Card(`Unread Stream Agent ${registered + i}`, `https://unread-${registered + i}.example.org/a2a`), description };
+          return client.send([dataPart({ register: { agentCard: card } })], admin());
+        }),
+      );
+      registered += 20;
+    }
+    // Read again: the SSE connection ends (the server closed it), the gRPC call ends
+    // RESOURCE_EXHAUSTED, each after what was queued before the cut and none of the later events.
+    sse.socket.resume();
+    await Promise.race([sse.closed, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    const sseEvents = sse.received().split('\n\n').filter((frame) => frame.includes('"watch-event"')).length;
+    assert.ok(sse.socket.destroyed || sse.socket.readableEnded, `the SSE stream was not cut after ${registered} events`);
+    assert.ok(sseEvents < registered, `${sseEvents} of ${registered} events were sent over SSE`);
+    grpcWatch.call.resume();
+    const ended = await grpcWatch;
+    assert.equal(ended.error?.code, grpc.status.RESOURCE_EXHAUSTED, `the gRPC stream was not cut after ${registered} events`);
+    assert.match(ended.error!.details, /did not read the stream.*SubscribeToTask/);
+    assert.ok(ended.events.length < registered, `${ended.events.length} of ${registered} events were queued`);
+  } finally {
+    sse.socket.destroy();
+    client.close();
+    await big.close();
+    fs.rmSync(big.dataDir, { recursive: true, force: true });
+  }
 });
 
 test('storage that cannot be written: a write over gRPC is UNAVAILABLE with the reason and retry-after, searches still answer, health says NOT_SERVING until it recovers', async (t) => {

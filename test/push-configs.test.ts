@@ -160,6 +160,46 @@ describe('DeleteTaskPushNotificationConfig', () => {
   });
 });
 
+describe('a token or credentials that cannot travel as a header', () => {
+  const unsendable: Array<[string, WireJson, RegExp]> = [
+    ['a token with a line break', { token: 'abc\r\nX-Injected: 1' }, /token cannot be sent.*X-A2A-Notification-Token/],
+    ['a non-ASCII token', { token: 'tök€n' }, /token cannot be sent/],
+    ['a token with a trailing space', { token: 'abc ' }, /token cannot be sent/],
+    ['credentials with a line break', { authentication: { scheme: 'Bearer', credentials: 'x\ny' } }, /credentials cannot be sent.*Authorization/],
+    ['a scheme that is no HTTP scheme', { authentication: { scheme: 'Be arer', credentials: 'xy' } }, /not an HTTP authentication scheme/],
+  ];
+
+  test('is refused when the config is given, on every binding, rather than failing every delivery later', async () => {
+    const taskId = await taskWithConfigs([]);
+    for (const [what, fields, message] of unsendable) {
+      const jsonRpc = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, ...fields });
+      assert.equal(jsonRpc.error?.code, INVALID_PARAMS, `${what}: ${JSON.stringify(jsonRpc)}`);
+      assert.match(jsonRpc.error.message, message, what);
+      const res = await fetch(`${registry.url}/a2a/rest/tasks/${taskId}/pushNotificationConfigs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+        body: JSON.stringify({ taskId, url: HOOK, ...fields }),
+      });
+      assert.equal(res.status, 400, what);
+      const grpcAnswer = await raw.unary('createTaskPushNotificationConfig', TaskPushNotificationConfig.fromJSON({ taskId, url: HOOK, ...fields }), metadata(alice));
+      assert.equal(grpcAnswer.error?.code, grpc.status.INVALID_ARGUMENT, what);
+      assert.match(grpcAnswer.error!.details, message, what);
+    }
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
+  });
+
+  test('given with a watch, it refuses the watch: none starts only to end FAILED', async () => {
+    const answer = await rpc('SendMessage', {
+      message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { query: 'unsendable' } })] },
+      configuration: { taskPushNotificationConfig: { url: HOOK, token: 'line\nbreak' } },
+    });
+    assert.equal(answer.error?.code, INVALID_PARAMS, JSON.stringify(answer));
+    assert.match(answer.error.message, /token cannot be sent/);
+    const tasks = await rpc('ListTasks', {});
+    assert.ok(!(tasks.result.tasks as WireJson[]).some((t) => t.status?.state === 'TASK_STATE_WORKING'), 'no watch is running');
+  });
+});
+
 describe('configs of finished tasks', () => {
   test('are bounded: past 1,000 tasks the oldest go (a config on a finished task sees no final event to remove it)', async () => {
     const configs = new PushConfigs(new GuardedFetcher({ maxBytes: 1024, allow: AllowList.parse('127.0.0.1') }));

@@ -210,6 +210,24 @@ describe('renewal and expiry', () => {
     }
   });
 
+  test('a push-only watch that expires says so to its webhook: the final COMPLETED status is pushed', async () => {
+    const registry = await startTestRegistry({ REGISTRY_WATCH_TTL_SECONDS: '1', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+    const hook = await webhook(() => 200);
+    try {
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { query: 'pushed expiry' }, { url: hook.url, token: 'expiry-token' });
+      const final = await hook.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed');
+      assert.equal(final.statusUpdate.taskId, task.id);
+      assert.equal(final.statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+      assert.match(JSON.stringify(final.statusUpdate.status.message), /expired/);
+      assert.ok(hook.requests.every((r) => r.token === 'expiry-token'));
+    } finally {
+      await hook.close();
+      await registry.close();
+      removeTempDir(registry.dataDir);
+    }
+  });
+
   test('a watch that expires with no client connected still ends its task', async () => {
     const registry = await startTestRegistry({ REGISTRY_WATCH_TTL_SECONDS: '1' });
     try {

@@ -238,9 +238,13 @@ describe('standing searches', () => {
       const pushed = await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'added pushed');
       assert.equal(dataOf(pushed.artifactUpdate.artifact).event, 'added');
       assert.equal(dataOf(pushed.artifactUpdate.artifact).hit.id, second.id);
-      assert.ok(hook.requests.every((r) => r.token === 'client-token-1'), 'every notification carries the client token');
       const canceled = await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
       assert.equal(canceled.status?.state, 5 /* CANCELED */);
+      // The end is pushed too, as a stream ends with it: a push-only client learns the watch is over.
+      const final = await hook.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed');
+      assert.equal(final.statusUpdate.taskId, task.id);
+      assert.equal(final.statusUpdate.status.state, 'TASK_STATE_CANCELED');
+      assert.ok(hook.requests.every((r) => r.token === 'client-token-1'), 'every notification carries the client token');
     } finally {
       await hook.close();
     }
@@ -263,7 +267,53 @@ describe('standing searches', () => {
       }
       assert.equal(state, '4', 'TASK_STATE_FAILED');
       assert.match(reason, /Push notifications to .* failed.*4 attempts/);
-      assert.equal(hook.requests.length, 4);
+      // Then the final status, attempted once (the webhook has had its attempts).
+      const final = await hook.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed');
+      assert.equal(final.statusUpdate.status.state, 'TASK_STATE_FAILED');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(hook.requests.length, 5, 'four attempts at the initial matches, one at the final status');
+    } finally {
+      await hook.close();
+    }
+  });
+
+  test('push: a webhook that accepts with a long answer body has its notifications delivered once, and the watch goes on', async () => {
+    // 64 KB, past the body cap (the document size limit): the answer's body is not read.
+    const hook = await webhook(() => 200, 'x'.repeat(64 * 1024));
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-chatty'] } }, { url: hook.url, token: 't' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed');
+      const entry = resultOf(await op(alice, { register: { agentCard: card('Chatty Hook Target', 'https://chatty.example.org/a2a', ['push-chatty']) } }));
+      const pushed = await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'added pushed');
+      assert.equal(dataOf(pushed.artifactUpdate.artifact).hit.id, entry.id);
+      // Retries would have come 250 ms and more apart: give them the time to show.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.equal(hook.requests.length, 2, 'each notification once, no retries');
+      const current = (await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson;
+      assert.equal(current.status?.state, TaskState.TASK_STATE_WORKING);
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await hook.close();
+    }
+  });
+
+  test('push: a webhook that falls more than REGISTRY_WATCH_BUFFER events behind gets a resync instead of an ever longer queue', async () => {
+    // 300 ms an answer: ten quick registrations outrun it (the buffer here is 3).
+    const hook = await webhook(() => 200, undefined, 300);
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-slow'] }, initial: false }, { url: hook.url, token: 't' });
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        ids.push(resultOf(await op(alice, { register: { agentCard: card(`Slow Hook Target ${i}`, `https://slow-hook-${i}.example.org/a2a`, ['push-slow']) } })).id);
+      }
+      const eventOf = (b: WireJson): WireJson | undefined => (b.artifactUpdate?.artifact?.name === 'watch-event' ? dataOf(b.artifactUpdate.artifact) : undefined);
+      const resync = eventOf(await hook.waitFor((b) => eventOf(b)?.event === 'resync', 'resync pushed'))!;
+      assert.deepEqual(resync.results.map((h: WireJson) => h.id).sort(), [...ids].sort(), 'the resync holds every current match');
+      const pushed = hook.requests.map((r) => eventOf(r.body)).filter((e): e is WireJson => e !== undefined);
+      assert.ok(pushed.filter((e) => e.event === 'added').length < ids.length, `not every event was queued: ${pushed.map((e) => e.event)}`);
+      const seqs = pushed.map((e) => e.seq as number);
+      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in order');
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
     } finally {
       await hook.close();
     }

@@ -12,10 +12,14 @@
  *   travel in google.rpc.ErrorInfo (grpc-status-details-bin) and as trailers;
  * - on the decoded message: nesting depth (REGISTRY_MAX_JSON_DEPTH) and a message without parts
  *   (INVALID_ARGUMENT);
+ * - a server stream whose client does not read is cut past a bound (cutIfNotRead);
  * - internal errors answered with a generic message, never the exception's; storage that cannot
  *   be written answered UNAVAILABLE with retry-after, as HTTP answers 503;
  * - when the call ends (status sent or client gone): one count in registry_requests_total and
- *   its latency, one log line, and the stream's place given back.
+ *   its latency, one log line, and the stream's place given back; a stream's `closed` signal
+ *   fires then, as the HTTP door's does when its connection closes, so a watch stream whose
+ *   client cancelled (or whose deadline passed) stops rather than go on marking the watch's
+ *   events sent to nobody.
  * The interceptor opens the scope and admits the caller; `scoped` runs the SDK's method handlers
  * inside the scope and the user builder reads the admitted caller (keyed by the call's metadata
  * object, which the handler receives as the interceptor saw it).
@@ -29,6 +33,7 @@ import type { Caller } from '../contract/caller.js';
 import type { Refusal, StreamSlot } from '../http/rate-limit.js';
 import { INTERNAL_MESSAGE } from '../http/security.js';
 import { valueNestsDeeperThan } from '../lib/json-depth.js';
+import { MAX_UNSENT_STREAM_MESSAGES, SLOW_READER } from '../lib/stream-backlog.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 import { NEEDS_A_PART } from '../protocol/request-guard.js';
 import { negotiate, VERSION_PARAMETER } from '../protocol/versions.js';
@@ -38,6 +43,8 @@ import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
+/** Why a stream's `closed` signal fires, made once (aborting without a reason builds a DOMException each time). */
+const CALL_ENDED = new DOMException('The call ended: status sent, cancelled by the client, or its deadline passed.', 'AbortError');
 const VERSION_KEY = VERSION_PARAMETER.toLowerCase();
 
 /** A status as the responder passes it on (grpc-js does not export its own name for it). */
@@ -52,6 +59,8 @@ interface Refused {
 interface Admitted {
   scope: RequestScope;
   caller: Caller;
+  /** Ends a stream's run (its `closed` signal) without waiting for its status to be sent. */
+  stop: () => void;
 }
 
 /** What the checks on a call's metadata decided; a stream's place, if one was taken, either way. */
@@ -113,6 +122,32 @@ const invalidArgument = (reason: string, details: string, requestId: string): Re
   status: { code: grpc.status.INVALID_ARGUMENT, details, metadata: statusMetadata(requestId) },
 });
 
+/**
+ * Bounds what a server stream holds for a client that does not read (lib/stream-backlog.ts): the
+ * SDK writes every event without waiting for the call to drain. Past MAX_UNSENT_STREAM_MESSAGES
+ * the stream's run stops (the watch's events after it stay with the watch, for SubscribeToTask),
+ * later writes are dropped, and the call ends RESOURCE_EXHAUSTED after what was already queued.
+ */
+function cutIfNotRead(call: grpc.ServerWritableStream<unknown, unknown>, admitted: Admitted): void {
+  const write = call.write.bind(call) as (...args: unknown[]) => boolean;
+  let cut = false;
+  call.write = ((...args: unknown[]): boolean => {
+    if (cut) return false;
+    const taken = write(...args);
+    if (!taken && call.writableLength > MAX_UNSENT_STREAM_MESSAGES) {
+      cut = true;
+      admitted.scope.errorCode = SLOW_READER;
+      admitted.stop();
+      const status: Partial<grpc.StatusObject> = {
+        code: grpc.status.RESOURCE_EXHAUSTED,
+        details: `The client did not read the stream: more than ${MAX_UNSENT_STREAM_MESSAGES} messages were waiting, so it was cut. Read as you go; a watch resumes with SubscribeToTask (the events missed, or a resync).`,
+      };
+      call.emit('error', status);
+    }
+    return taken;
+  }) as typeof call.write;
+}
+
 export class CallGuard {
   private readonly calls = new WeakMap<grpc.Metadata, Admitted>();
   private readonly trust: ReturnType<typeof compileTrust>;
@@ -136,9 +171,13 @@ export class CallGuard {
     let slot: StreamSlot | undefined;
     let ending: Ending | undefined;
     let refused: string | undefined;
+    // Streams only: the SDK's stream loop does not notice a cancelled call, and a watch stream
+    // never ends on its own (see RequestScope.closed).
+    const closed = method.responseStream ? new AbortController() : undefined;
     const end = (how: Ending) => {
       if (ending) return;
       ending = how;
+      closed?.abort(CALL_ENDED);
       slot?.release();
       this.account(method.path, scope, how, started);
     };
@@ -157,6 +196,7 @@ export class CallGuard {
           method: method.path.slice(method.path.lastIndexOf('/') + 1),
           streaming: method.responseStream,
           clientAddress: clientAddress(connection.remoteAddress, metadata.get('x-forwarded-for').map(String), this.trust),
+          closed: closed?.signal,
         };
         scope = opened;
         this.admit(opened, metadata).then(
@@ -167,7 +207,7 @@ export class CallGuard {
             }
             slot = verdict.slot;
             if ('refused' in verdict) return refuse(verdict.refused);
-            this.calls.set(metadata, { scope: opened, caller: verdict.caller });
+            this.calls.set(metadata, { scope: opened, caller: verdict.caller, stop: () => closed?.abort(CALL_ENDED) });
             next(metadata);
           },
           (err: unknown) => {
@@ -209,8 +249,10 @@ export class CallGuard {
     for (const [name, handler] of Object.entries(implementation)) {
       const run = handler as (call: { metadata: grpc.Metadata }, ...rest: unknown[]) => unknown;
       wrapped[name] = ((call: { metadata: grpc.Metadata }, ...rest: unknown[]) => {
-        const scope = this.calls.get(call.metadata)?.scope;
-        return scope ? runInScope(scope, () => run.call(implementation, call, ...rest)) : run.call(implementation, call, ...rest);
+        const admitted = this.calls.get(call.metadata);
+        if (!admitted) return run.call(implementation, call, ...rest);
+        if (admitted.scope.streaming) cutIfNotRead(call as grpc.ServerWritableStream<unknown, unknown>, admitted);
+        return runInScope(admitted.scope, () => run.call(implementation, call, ...rest));
       }) as grpc.UntypedHandleCall;
     }
     return wrapped as T;

@@ -30,7 +30,8 @@
  * Methods, by user:
  * - `getJson` — cards (register by URL, refresh, probe), JWKS: a GET of a JSON document, with
  *   conditional requests (ETag / Last-Modified → `notModified`), JSON media types only.
- * - `postJson` — webhooks (push notifications): a POST of a JSON body; redirects not followed.
+ * - `postJson` — webhooks (push notifications): a POST of a JSON body; redirects not followed;
+ *   the answer's status is the receiver's verdict, its body is not read (see PostResult).
  * - `fetchFunction` — SDKs that accept a custom `fetch` (the MCP SDK's
  *   StreamableHTTPClientTransport): a fetch-compatible function with the same guard, no media
  *   type rule (SSE passes), the body capped and bounded in time per request.
@@ -131,11 +132,15 @@ export interface NotModified {
   lastModified?: string;
 }
 
+/**
+ * A webhook's answer: its status says the notification was taken. Its body is not read: what a
+ * receiver says beyond that is of no use, and reading it cost a 2xx answer with a body past the
+ * cap (or slower than the deadline) its success — the notification retried (delivered again)
+ * and, for a watch, the watch ended FAILED although every delivery had been accepted.
+ */
 export interface PostResult {
   status: number;
   url: string;
-  /** The answer's body (any media type), capped like every body. */
-  text: string;
   contentType?: string;
 }
 

@@ -239,16 +239,15 @@ export class GuardedFetcher implements Fetcher {
     const started = process.hrtime.bigint();
     const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, [options.signal]);
     const state = { url: String(url) };
-    const maxBytes = options.maxBytes ?? this.maxBytes;
     try {
       const headers = { accept: 'application/json', ...lowerKeys(options.headers), 'content-type': 'application/json' };
       // A webhook that redirects is answered as it is: re-posting a notification elsewhere is not ours to decide.
       const { response, url: finalUrl } = await this.exchange(parseUrl(url), { method: 'POST', headers, body: JSON.stringify(body) }, deadline, state, 'manual', options.purpose);
       try {
         expectSuccess(response, finalUrl);
-        const text = decodeUtf8(await readAll(response, finalUrl, maxBytes, deadline), finalUrl);
+        // The status is the answer; the body is left unread (discarded below), whatever its size.
         this.report(options.purpose, started, 'ok');
-        return { status: response.status, url: finalUrl.href, text, contentType: response.headers.get('content-type') ?? undefined };
+        return { status: response.status, url: finalUrl.href, contentType: response.headers.get('content-type') ?? undefined };
       } finally {
         await discard(response);
       }

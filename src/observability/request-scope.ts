@@ -14,8 +14,9 @@ export interface RequestScope {
   /** The client's address (req.ip, after the trust-proxy setting): rate limits key on it. */
   clientAddress?: string;
   /**
-   * Aborted when the connection is gone. The SDK's stream loop does not notice a client that
-   * left; long streams (watches) use this to stop rather than write to nobody.
+   * Aborted when the connection is gone (HTTP) or the call ended (gRPC: cancelled, its deadline
+   * passed, or its status sent). The SDK's stream loop does not notice a client that left; long
+   * streams (watches) use this to stop rather than write to nobody.
    */
   closed?: AbortSignal;
   operation?: string;

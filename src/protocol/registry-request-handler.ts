@@ -393,15 +393,22 @@ function rethrowWithStateNames(error: unknown): never {
 }
 
 /**
- * A message's parameters the SDK takes as they come, checked before anything runs (A2A 3.3.2):
- * configuration.historyLength, and the role, which is REQUIRED (A2A 4.1.4). The SDK read a
- * v1.0 message without a role, or with an unknown one ("ROLE_BOGUS", 5), as it came; its v0.3
- * reader already refuses one that is not "user" or "agent", and this says it alike.
+ * A message's parameters the SDK takes as they come, checked before anything runs (A2A 3.3.2),
+ * alike on every binding:
+ * - the message itself: the SDK's handler said "message.messageId is required" (JSON-RPC,
+ *   gRPC) where HTTP+JSON says "message is required";
+ * - configuration.historyLength;
+ * - the role, which is REQUIRED (A2A 4.1.4): the SDK read a v1.0 message without a role, or with
+ *   an unknown one ("ROLE_BOGUS", 5), as it came; its v0.3 reader already refuses one that is
+ *   not "user" or "agent", and this says it alike.
  */
 function requireMessageParams(params: SendMessageRequest): void {
+  if (!params.message) {
+    throw new RequestMalformedError('message is required: send one message, e.g. {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "weather"}]}}.');
+  }
   requireInteger('configuration.historyLength', params.configuration?.historyLength, HISTORY_LENGTH);
-  const role = params.message?.role;
-  if (params.message && role !== Role.ROLE_USER && role !== Role.ROLE_AGENT) {
+  const role = params.message.role;
+  if (role !== Role.ROLE_USER && role !== Role.ROLE_AGENT) {
     throw new RequestMalformedError({
       message: 'message.role must be "ROLE_USER" or "ROLE_AGENT": a message from a client is "ROLE_USER" (v0.3: "user").',
       metadata: { field: 'message.role' },

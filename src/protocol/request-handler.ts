@@ -30,7 +30,7 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
     const { fetcher, watches } = ctx.core;
     // Push notifications go through the outbound guard (the SDK's own sender calls global fetch).
     const pushConfigs = new PushConfigs(fetcher, watches);
-    const pushes = new WatchPushes(pushConfigs, fetcher, log);
+    const pushes = new WatchPushes(pushConfigs, fetcher, log, config.watches.bufferEvents);
     watches.onStart((watch) => pushes.follow(watch, watch.contextId, watch.request.initial !== false));
     // A watch that ends on its own (expiry, push failure) or is canceled with no stream attached
     // (or after a restart: no executor runs it) still ends its task, with the reason.

@@ -12,7 +12,7 @@
  * - `WatchPushes` follows every watch: each event (and the initial matches) is POSTed to each of
  *   the task's webhooks through `core.fetcher`, with the client's token, in order, retried with
  *   backoff; when a delivery still fails after the last attempt the watch ends FAILED with the
- *   reason.
+ *   reason. When the watch ends, its final status follows, as a stream's does.
  * - `GuardedPushSender` is the SDK's sender for every other task: one attempt per event through
  *   the guard; a task's configs are dropped when it ends.
  */
@@ -23,7 +23,7 @@ import type { PushNotificationSender, PushNotificationStore, ServerCallContext }
 import type { WatchEvent } from '../contract/types.js';
 import { FetchError, type Fetcher } from '../net/fetcher.js';
 import type { Logger } from '../observability/logger.js';
-import { watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
+import { watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 
 /** Configs one task may have. */
@@ -56,6 +56,8 @@ export class PushConfigs implements PushNotificationStore {
   ) {}
 
   async save(taskId: string, _context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
+    const unsendable = headerProblem(config);
+    if (unsendable) throw new RequestMalformedError(unsendable);
     try {
       await this.fetcher.check(config.url, { purpose: 'webhook' });
     } catch (error) {
@@ -116,6 +118,33 @@ export class PushConfigs implements PushNotificationStore {
   }
 }
 
+/** A header value sent as given: visible ASCII, spaces inside only (HTTP would trim them at the ends). */
+const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+/** An HTTP authentication scheme is a token (RFC 9110 section 11.1). */
+const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Why a config's token or credentials cannot travel as the headers of its notifications, if
+ * they cannot. Checked when the config is given: otherwise every delivery failed (fetch refuses
+ * such a header) and a watch ended FAILED a moment after it was acknowledged.
+ */
+function headerProblem(config: TaskPushNotificationConfig): string | undefined {
+  const printable = 'visible ASCII characters (spaces inside only; no line breaks, control or non-ASCII characters)';
+  if (config.token && !HEADER_VALUE.test(config.token)) {
+    return `The push notification token cannot be sent: it travels as the X-A2A-Notification-Token header, whose value must be ${printable}. Encode it (e.g. base64url).`;
+  }
+  const auth = config.authentication;
+  if (auth?.credentials) {
+    if (auth.scheme && !AUTH_SCHEME.test(auth.scheme)) {
+      return `The push notification authentication scheme "${auth.scheme.slice(0, 40)}" is not an HTTP authentication scheme (one word, e.g. Bearer or Basic).`;
+    }
+    if (!HEADER_VALUE.test(auth.credentials)) {
+      return `The push notification credentials cannot be sent: they travel in the Authorization header, whose value must be ${printable}. Encode them (e.g. base64).`;
+    }
+  }
+  return undefined;
+}
+
 /** The request headers of a notification: the client's token, and its credentials if it gave any. */
 function headersOf(config: TaskPushNotificationConfig): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -131,6 +160,12 @@ export class WatchPushes {
     private readonly configs: PushConfigs,
     private readonly fetcher: Fetcher,
     private readonly log: Logger,
+    /**
+     * Notifications a watch may have waiting for its webhooks (REGISTRY_WATCH_BUFFER, the events
+     * a watch keeps for a client that resumes): past it they are dropped and one `resync` with the
+     * current matches follows them, as a client that resumes too late gets.
+     */
+    private readonly maxPending: number,
     private readonly retry: PushRetry = DEFAULT_PUSH_RETRY,
   ) {}
 
@@ -144,10 +179,27 @@ export class WatchPushes {
     const kept = watch.restored
       ? Promise.resolve(this.configs.restore(watch.id, watch.pushConfigs))
       : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
-    // One chain per watch: notifications reach each webhook in the order of the events.
+    // One chain per watch: notifications reach each webhook in the order of the events. A slow
+    // webhook (each answer just inside the deadline) falls behind the events without bound, each
+    // waiting notification held in memory: past maxPending the later events are not queued, and
+    // once those waiting are delivered a `resync` says what they would have (the watch emits it,
+    // so its event numbers stay one sequence).
     let chain = Promise.resolve();
+    let pending = 0;
+    let behind = false;
     const push = (body: unknown, what: string) => {
-      chain = chain.then(() => this.#deliverAll(watch, body, what));
+      if (behind) return;
+      if (pending >= this.maxPending) {
+        behind = true;
+        this.log.warn({ watch: watch.id, pending }, 'a watch webhook does not keep up; its waiting events are replaced by a resync');
+        chain = chain.then(() => {
+          behind = false;
+          watch.resyncNow();
+        });
+        return;
+      }
+      pending++;
+      chain = chain.then(() => this.#deliverAll(watch, body, what)).finally(() => pending--);
     };
     if (initial && !watch.restored && this.configs.forTask(watch.id).length > 0) {
       const current = watch.current();
@@ -157,11 +209,29 @@ export class WatchPushes {
       if (this.configs.forTask(watch.id).length === 0) return;
       push(wire({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq}`);
     });
-    void watch.ended.then(() => {
+    void watch.ended.then((end) => {
       stop();
+      // The final status a stream ends with (CANCELED, COMPLETED when it expired, FAILED) goes
+      // to the webhooks too, after the events already queued: a client that only listens there
+      // would otherwise never learn that the watch ended. None when the registry shuts down.
+      const status = watchEndStatus(watch.id, contextId, end);
+      const configs = this.configs.forTask(watch.id);
       this.configs.drop(watch.id);
+      if (!status || configs.length === 0) return;
+      const final = wire({ payload: { $case: 'statusUpdate', value: { taskId: watch.id, contextId, status, metadata: undefined } } });
+      // After a failed delivery, once each: the webhook that failed has had its attempts.
+      const attempts = end.reason === 'failed' ? 1 : this.retry.attempts;
+      chain = chain.then(() => this.#deliverFinal(watch, configs, final, attempts));
     });
     return kept;
+  }
+
+  /** The watch's final status to each of its webhooks (the watch has ended: a failure is only logged). */
+  async #deliverFinal(watch: Watch, configs: TaskPushNotificationConfig[], body: unknown, attempts: number): Promise<void> {
+    for (const config of configs) {
+      const failure = await this.#deliver(config, body, attempts);
+      if (failure) this.log.warn({ watch: watch.id, url: config.url, failure }, 'the final status of a watch could not be pushed');
+    }
   }
 
   async #deliverAll(watch: Watch, body: unknown, what: string): Promise<void> {
@@ -177,9 +247,9 @@ export class WatchPushes {
   }
 
   /** undefined when delivered, else why the last attempt failed. */
-  async #deliver(config: TaskPushNotificationConfig, body: unknown): Promise<string | undefined> {
+  async #deliver(config: TaskPushNotificationConfig, body: unknown, attempts = this.retry.attempts): Promise<string | undefined> {
     let failure = '';
-    for (let attempt = 0; attempt < this.retry.attempts; attempt++) {
+    for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, this.retry.firstDelayMs * 2 ** (attempt - 1)));
       try {
         await this.fetcher.postJson(config.url, body, { purpose: 'webhook', headers: headersOf(config) });

@@ -259,7 +259,10 @@ export class Watch {
     this.#emit({ event: 'resync', ...this.current() });
   }
 
-  /** Restored after changes it did not see (the registry was down): the current matches, as a resync. */
+  /**
+   * The current matches, as a resync: restored after changes it did not see (the registry was
+   * down), or for a webhook that fell too far behind (protocol/watch-push.ts).
+   */
   resyncNow(): void {
     if (this.isOpen) this.#emit({ event: 'resync', ...this.current() });
   }

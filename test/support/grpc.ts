@@ -69,8 +69,11 @@ export class RawA2AClient {
     return payload?.$case === 'task' ? { ...answer, task: Task.toJSON(payload.value) as WireJson } : answer;
   }
 
-  /** A server-streaming call read to its end; events as wire JSON. */
-  stream(method: string, request: unknown, md: grpc.Metadata = metadata()): Promise<StreamAnswer> & { call: grpc.ClientReadableStream<unknown> } {
+  /**
+   * A server-streaming call read to its end; events as wire JSON. `events` fills as they arrive
+   * (for a stream that does not end on its own, e.g. a watch, cancelled with `call.cancel()`).
+   */
+  stream(method: string, request: unknown, md: grpc.Metadata = metadata()): Promise<StreamAnswer> & { call: grpc.ClientReadableStream<unknown>; events: WireJson[] } {
     const call = (this.client[method] as StreamMethod).call(this.client, request, md);
     const events: WireJson[] = [];
     const done = new Promise<StreamAnswer>((resolve) => {
@@ -78,7 +81,7 @@ export class RawA2AClient {
       call.on('error', (error: grpc.ServiceError) => resolve({ events, error }));
       call.on('end', () => resolve({ events }));
     });
-    return Object.assign(done, { call });
+    return Object.assign(done, { call, events });
   }
 
   close(): void {

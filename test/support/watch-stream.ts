@@ -77,15 +77,17 @@ export interface Hook {
   close(): Promise<void>;
 }
 
-/** A webhook on 127.0.0.1 that records what it is sent and answers with `status()`. */
-export async function webhook(status: () => number): Promise<Hook> {
+/** A webhook on 127.0.0.1 that records what it is sent and answers with `status()` (and `body`, if given), after `delayMs`. */
+export async function webhook(status: () => number, body?: string, delayMs = 0): Promise<Hook> {
   const requests: Hook['requests'] = [];
   const server = http.createServer((req, res) => {
     let text = '';
     req.on('data', (chunk) => (text += chunk));
     req.on('end', () => {
       requests.push({ token: req.headers['x-a2a-notification-token'] as string | undefined, body: JSON.parse(text) });
-      res.writeHead(status()).end();
+      const answer = () => res.writeHead(status()).end(body);
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
