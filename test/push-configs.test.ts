@@ -6,13 +6,16 @@
  * not success.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import type { WireJson } from './support/client.js';
 import { dataPart } from './support/client.js';
-import { RawA2AClient, metadata } from './support/grpc.js';
+import { RawA2AClient, metadata, sendRequest } from './support/grpc.js';
+import { eventually } from './support/eventually.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
-import { TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { SendMessageConfiguration, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { AllowList, GuardedFetcher } from '../src/net/index.js';
 import { PushConfigs } from '../src/protocol/watch-push.js';
@@ -197,6 +200,57 @@ describe('a token or credentials that cannot travel as a header', () => {
     assert.match(answer.error.message, /token cannot be sent/);
     const tasks = await rpc('ListTasks', {});
     assert.ok(!(tasks.result.tasks as WireJson[]).some((t) => t.status?.state === 'TASK_STATE_WORKING'), 'no watch is running');
+  });
+});
+
+describe('push configs in a message', () => {
+  test('are only for a watch: with a search (streamed or not) or a registration the message is refused, and nothing is POSTed', async () => {
+    const posts: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      posts.push(`${req.method} ${req.url}`);
+      req.resume();
+      res.end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      const configuration = { taskPushNotificationConfig: { url: hook, token: 'push-token' } };
+      const message = (data: unknown) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart(data)] });
+      for (const [method, data] of [
+        ['SendMessage', { search: { query: 'weather' } }],
+        ['SendStreamingMessage', { search: { query: 'weather' } }],
+        ['SendMessage', { list: {} }],
+      ] as const) {
+        const answer = await rpc(method, { message: message(data), configuration });
+        assert.equal(answer.error?.code, INVALID_PARAMS, `${method} ${JSON.stringify(data)}: ${JSON.stringify(answer).slice(0, 300)}`);
+        assert.match(answer.error.message, /^configuration\.taskPushNotificationConfig is for a standing search/);
+      }
+      const res = await fetch(`${registry.url}/a2a/rest/message:send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+        body: JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'weather' }] }, configuration }),
+      });
+      assert.equal(res.status, 400);
+      const grpcAnswer = await raw.unary(
+        'sendMessage',
+        { ...sendRequest([{ text: 'weather' }]), configuration: SendMessageConfiguration.fromJSON(configuration) },
+        metadata(alice),
+      );
+      assert.equal(grpcAnswer.error?.code, grpc.status.INVALID_ARGUMENT);
+      // A watch takes one, and its webhook gets the watch's events.
+      const watch = await rpc('SendMessage', { message: message({ watch: { query: 'weather' } }), configuration });
+      assert.equal(watch.result?.task?.status?.state, 'TASK_STATE_WORKING', JSON.stringify(watch).slice(0, 300));
+      await eventually(async () => posts.length > 0, 'the watch\'s first push');
+      assert.ok(posts.every((p) => p === 'POST /hook'));
+      const pushed = posts.length;
+      assert.equal((await rpc('CancelTask', { id: watch.result.task.id })).result?.status?.state, 'TASK_STATE_CANCELED');
+      await eventually(async () => posts.length > pushed, "the watch's end");
+      await new Promise((r) => setTimeout(r, 300));
+      // Only the watch's: the refused messages sent nothing (before, each search POSTed its events).
+      assert.ok(posts.length <= pushed + 1, `${posts.length} POSTs`);
+    } finally {
+      receiver.close();
+    }
   });
 });
 

@@ -400,7 +400,8 @@ function rethrowWithStateNames(error: unknown): never {
  * - configuration.historyLength;
  * - the role, which is REQUIRED (A2A 4.1.4): the SDK read a v1.0 message without a role, or with
  *   an unknown one ("ROLE_BOGUS", 5), as it came; its v0.3 reader already refuses one that is
- *   not "user" or "agent", and this says it alike.
+ *   not "user" or "agent", and this says it alike;
+ * - a push config, only with a watch.
  */
 function requireMessageParams(params: SendMessageRequest): void {
   if (!params.message) {
@@ -412,6 +413,16 @@ function requireMessageParams(params: SendMessageRequest): void {
     throw new RequestMalformedError({
       message: 'message.role must be "ROLE_USER" or "ROLE_AGENT": a message from a client is "ROLE_USER" (v0.3: "user").',
       metadata: { field: 'message.role' },
+    });
+  }
+  // Push notifications are for standing searches: any other operation's answer is in the
+  // response, and the SDK POSTed each of its events to the URL given (a dozen for a streamed
+  // search), so any caller could make the registry send requests for it, many per request.
+  if (params.configuration?.taskPushNotificationConfig && !startsWatch(params)) {
+    throw new RequestMalformedError({
+      message:
+        'configuration.taskPushNotificationConfig is for a standing search ({"watch": {...}}), whose events it receives; the answer to any other message comes in its response. Leave it out, or start a watch.',
+      metadata: { field: 'configuration.taskPushNotificationConfig' },
     });
   }
 }
