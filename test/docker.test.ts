@@ -203,6 +203,12 @@ describe('deployment configuration', () => {
     configError({ REGISTRY_MAX_JSON_DEPTH: '8' }, /REGISTRY_MAX_JSON_DEPTH must be at least 16/);
   });
 
+  test('a yes/no setting takes true or false, and says which other spellings it takes (1/0, yes/no, which it reads too)', () => {
+    assert.equal(loadConfig({ ...base, REGISTRY_PROBE: 'yes' }).freshness.probe, true);
+    assert.equal(loadConfig({ ...base, REGISTRY_PROBE: '0' }).freshness.probe, false);
+    configError({ REGISTRY_PROBE: 'on' }, /^invalid configuration: REGISTRY_PROBE must be true or false \(or 1\/0, yes\/no\)/);
+  });
+
   test('an address or port it cannot listen on stops start-up naming HOST or PORT', async () => {
     await assert.rejects(startTestRegistry({ HOST: '192.0.2.1' }), /HOST 192\.0\.2\.1 is no address of this machine: set HOST/);
     const taken = net.createServer();

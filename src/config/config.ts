@@ -167,7 +167,7 @@ const decimal = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (typeof v === 'string' && /^\s*[-+]?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), schema);
 
 const booleanString = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false (or 1/0, yes/no)' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 /** A whole number of seconds up to `maxDays` days, 0 turning `what` off. */
