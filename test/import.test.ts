@@ -7,6 +7,7 @@
  * registration (another principal's identity or URL is refused).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -15,6 +16,7 @@ import { loadConfig } from '../src/config/config.js';
 import type { Output } from '../src/cli/output.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { BIN, REPO_ROOT, ensureBuilt } from './support/built.js';
 import { usePostgres } from './support/postgres.js';
 import { TOKENS, removeTempDir, startTestRegistry, tempDir } from './support/registry.js';
 
@@ -141,6 +143,38 @@ describe('import into SQLite', () => {
     } finally {
       removeTempDir(work);
       for (const dir of dirs) removeTempDir(dir);
+    }
+  });
+
+  test('a line far longer than any registration (80 MB on stdin) is refused unread, in bounded memory; the next line is imported', async () => {
+    ensureBuilt();
+    const dataDir = tempDir();
+    try {
+      // The CLI as a user runs it, with a 40 MB heap: the line must stream past, never be held
+      // (readline held it whole, and past ~512 MB died with "Invalid string length").
+      const child = spawn(process.execPath, ['--max-old-space-size=40', BIN, 'import', '--json', '--data-dir', dataDir, '--owner', 'alice', '-'], { cwd: REPO_ROOT, stdio: 'pipe' });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      child.stdin.on('error', () => undefined); // the old CLI dies mid-line: its pipe closes
+      const chunk = Buffer.alloc(1024 * 1024, 'a');
+      const write = (data: Buffer | string): Promise<unknown> =>
+        child.stdin.write(data) ? Promise.resolve() : Promise.race([new Promise((resolve) => child.stdin.once('drain', resolve)), exited]);
+      await write('{"name": "');
+      for (let i = 0; i < 80 && child.exitCode === null; i++) await write(chunk);
+      await write('"}\r\n' + JSON.stringify(v1Card('Ibex Indexer', 'https://ibex.example.org/a2a')) + '\n');
+      child.stdin.end();
+      const code = await exited;
+      assert.equal(code, 1, stderr);
+      const summary = JSON.parse(stdout) as ImportSummary;
+      assert.deepEqual([summary.created, summary.refused], [1, 1]);
+      const [refusal] = summary.refusals;
+      assert.deepEqual([refusal!.file, refusal!.line, refusal!.code], ['standard input', 1, 'TOO_LARGE']);
+      assert.match(refusal!.message, /^Line 1 is 8\d,\d{3},\d{3} bytes, more than one registration may carry \(65,536 bytes, REGISTRY_MAX_BODY_BYTES\)/);
+    } finally {
+      removeTempDir(dataDir);
     }
   });
 

@@ -110,7 +110,8 @@ export async function runImport(
   try {
     let batch: SourceDocument[] = [];
     let n = 0;
-    for await (const doc of readDocuments(files)) {
+    // No registration can carry a document longer than a request body: longer ones are refused unread.
+    for await (const doc of readDocuments(files, config.maxBodyBytes)) {
       batch.push(doc);
       n++;
       if (batch.length >= options.batchSize) {
