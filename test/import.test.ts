@@ -178,6 +178,42 @@ describe('import into SQLite', () => {
     }
   });
 
+  test('symbolic links to files in a directory are imported (they were skipped without a word), each file once; a ConfigMap volume too', async () => {
+    const work = tempDir();
+    const dataDir = tempDir();
+    try {
+      // A ConfigMap volume: the files in a hidden timestamped directory, "..data" linking to it,
+      // and one link per key at the top, which is all `ls` shows.
+      const mounted = path.join(work, 'cards');
+      const real = path.join(mounted, '..2026_12_02_20_00_00.000000001');
+      fs.mkdirSync(real, { recursive: true });
+      fs.writeFileSync(path.join(real, 'jackal.json'), JSON.stringify(v1Card('Jackal Journal', 'https://jackal.example.org/a2a')));
+      fs.writeFileSync(path.join(real, 'more.jsonl'), JSON.stringify(v1Card('Kudu Keeper', 'https://kudu.example.org/a2a')) + '\n');
+      fs.symlinkSync(path.basename(real), path.join(mounted, '..data'));
+      for (const name of ['jackal.json', 'more.jsonl']) fs.symlinkSync(path.join('..data', name), path.join(mounted, name));
+      fs.symlinkSync(path.join(work, 'gone.json'), path.join(mounted, 'dangling.json'));
+
+      const summary = summaryOf(await runImport([mounted], { dataDir, json: true }));
+      assert.deepEqual([summary.created, summary.unchanged, summary.refused], [2, 0, 0], 'each card once, the dangling link skipped');
+
+      // A link beside a plain file is read too (it was skipped without a word, and a directory of
+      // links alone was said to hold no *.json files).
+      const mixed = path.join(work, 'mixed');
+      fs.mkdirSync(mixed);
+      fs.symlinkSync(path.join(real, 'jackal.json'), path.join(mixed, 'jackal.json'));
+      fs.writeFileSync(path.join(mixed, 'lynx.json'), JSON.stringify(v1Card('Lynx Lookout', 'https://lynx.example.org/a2a')));
+      const again = summaryOf(await runImport([mixed], { dataDir, json: true }));
+      assert.deepEqual([again.created, again.unchanged], [1, 1]);
+      fs.rmSync(path.join(mixed, 'lynx.json'));
+      const linksOnly = await runImport([mixed], { dataDir, json: true });
+      assert.equal(linksOnly.code, 0, linksOnly.out);
+      assert.equal(summaryOf(linksOnly).unchanged, 1);
+    } finally {
+      removeTempDir(work);
+      removeTempDir(dataDir);
+    }
+  });
+
   test('usage: an unreadable source is exit 2 and nothing is imported', async () => {
     const dataDir = tempDir();
     try {

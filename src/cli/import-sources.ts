@@ -9,7 +9,7 @@
  * be refused with its place like any other document, and the import goes on with the next one.
  */
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { readProblem } from './commands/validate.js';
@@ -56,12 +56,34 @@ export async function listSources(sources: readonly string[]): Promise<string[]>
   return files;
 }
 
+/**
+ * The importable files in `dir` and below, in name order. A symbolic link to a file counts as
+ * the file (a Kubernetes ConfigMap or Secret volume holds nothing else); a file reached by more
+ * than one path is read once, under its first path.
+ */
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && isImportable(e.name))
+  const candidates = entries
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && isImportable(e.name))
     .map((e) => join(e.parentPath, e.name))
     .sort();
+  const files: string[] = [];
+  const seen = new Set<string>();
+  for (const file of candidates) {
+    let real: string;
+    try {
+      // stat follows the link; a dangling link, or one to a directory, is not a document.
+      if (!(await stat(file)).isFile()) continue;
+      real = await realpath(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw new SourceError(readProblem(file, err));
+    }
+    if (seen.has(real)) continue;
+    seen.add(real);
+    files.push(file);
+  }
+  return files;
 }
 
 /**
