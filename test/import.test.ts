@@ -17,6 +17,8 @@ import type { Output } from '../src/cli/output.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
 import { BIN, REPO_ROOT, ensureBuilt } from './support/built.js';
+import pg from 'pg';
+import { freePort } from './support/ports.js';
 import { usePostgres } from './support/postgres.js';
 import { TOKENS, removeTempDir, startTestRegistry, tempDir } from './support/registry.js';
 
@@ -227,6 +229,62 @@ describe('import into SQLite', () => {
 });
 
 describe('import into PostgreSQL', () => {
+  test('a database that cannot be reached: with --json, an {"error"} document on stdout', async () => {
+    const dataDir = tempDir();
+    try {
+      const run = await runImport([path.join(writeSources(dataDir).cards)], { databaseUrl: `postgres://registry@127.0.0.1:${await freePort()}/registry`, json: true });
+      assert.equal(run.code, 1);
+      const { error } = JSON.parse(run.out) as { error: { code: string; message: string } };
+      assert.equal(error.code, 'STORAGE_UNAVAILABLE');
+      assert.match(error.message, /^nothing was imported: Cannot connect to postgres:\/\/registry@127\.0\.0\.1:\d+\/registry: connect ECONNREFUSED/);
+    } finally {
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('the database stops part way: what was stored, and to run it again, is said (--json too); running it again finishes', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    if (!postgres.server.controllable) return t.skip('needs a PostgreSQL server this test can stop');
+    const databaseUrl = await postgres.server.createDatabase('import_stop');
+    const work = tempDir();
+    const count = async (): Promise<number> => {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM entries')).rows[0]!.n);
+      } finally {
+        await client.end();
+      }
+    };
+    try {
+      const total = 20_000;
+      const lines = path.join(work, 'many.jsonl');
+      fs.writeFileSync(lines, Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Marmot ${i}`, `https://marmot-${i}.example.org/a2a`))).join('\n'));
+      const running = runImport([lines], { databaseUrl, dataDir: work, batchSize: 50, json: true });
+      let stored = 0;
+      for (const deadline = Date.now() + 30_000; stored === 0 && Date.now() < deadline; ) stored = await count().catch(() => 0);
+      assert.ok(stored > 0 && stored < total, `stopped part way (${stored} stored)`);
+      await postgres.server.halt();
+      let run: Run;
+      try {
+        run = await running;
+      } finally {
+        await postgres.server.resume();
+      }
+      assert.equal(run.code, 1, run.out);
+      const { error } = JSON.parse(run.out) as { error: { code: string; message: string; stored: number } };
+      assert.equal(error.code, 'STORAGE_UNAVAILABLE');
+      assert.equal(error.stored, await count(), 'the count said is what the database holds');
+      assert.match(error.message, /^the import stopped: Storage is unavailable: .*\. The [\d,]+ documents stored before it stay stored; run the same import again to finish/);
+      assert.match(run.err, /a2a-registry: the import stopped: /);
+
+      const again = summaryOf(await runImport([lines], { databaseUrl, dataDir: work, json: true }));
+      assert.deepEqual([again.created + again.unchanged, again.refused, again.unchanged], [total, 0, error.stored]);
+    } finally {
+      removeTempDir(work);
+    }
+  });
+
   test('a running replica finds imported entries live; another principal\'s URL is refused', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     const databaseUrl = await postgres.server.createDatabase('import');
