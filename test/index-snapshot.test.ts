@@ -15,10 +15,12 @@ import { createLogger } from '../src/observability/logger.js';
 import { SNAPSHOT_FILE } from '../src/registry/index-snapshots.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
+import { usePostgres } from './support/postgres.js';
 import { TOKENS_ENV, removeTempDir, tempDir } from './support/registry.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
 const ADMIN: Caller = { principal: 'admin', isAdmin: true };
+const postgres = usePostgres();
 const dataDir = tempDir('a2a-registry-snapshot-');
 const snapshotFile = path.join(dataDir, SNAPSHOT_FILE);
 let running: RunningRegistry | undefined;
@@ -173,4 +175,32 @@ test('an index saved while it goes on changing is written as it was when saved',
   // The live index compacts again once released, and still answers as one built from what is left.
   live.remove('e1');
   assert.equal(live.searchNow({ text: 'agent', offset: 0, limit: 1 }).total, live.size);
+});
+
+test('on PostgreSQL, a data directory that does not exist yet (the README\'s REGISTRY_DATA_DIR=./replica-1) is created, and the next start loads the saved index', async (t) => {
+  if (postgres.skipReason) return t.skip(postgres.skipReason);
+  const databaseUrl = await postgres.server.createDatabase('snapshot');
+  const parent = tempDir('a2a-registry-replica-');
+  // Nothing else writes there on PostgreSQL (the database is elsewhere, the tokens are configured).
+  const replicaDir = path.join(parent, 'replica-1');
+  const env = { DATABASE_URL: databaseUrl, REGISTRY_DATA_DIR: replicaDir };
+  try {
+    const store = createStore({ dataDir: replicaDir, databaseUrl });
+    await store.open();
+    try {
+      await store.upsert(entryWrite('agent', 'https://pg-snapshot.example.org/a2a', '1', 'Saved agent'), actor('admin', true));
+    } finally {
+      await store.close();
+    }
+    let { registry, messages } = await start(env);
+    await stop(registry);
+    assert.ok(fs.existsSync(path.join(replicaDir, SNAPSHOT_FILE)), 'saved at shutdown');
+    assert.equal(fs.statSync(replicaDir).mode & 0o777, 0o700, 'the directory is private, as the data directory is');
+    ({ registry, messages } = await start(env));
+    assert.ok(messages.includes('search index loaded from its snapshot and the change log'), messages.join('\n'));
+    assert.equal((await registry.service.search({ query: 'saved', limit: 5 }, ADMIN)).results.length, 1);
+    await stop(registry);
+  } finally {
+    removeTempDir(parent);
+  }
 });
