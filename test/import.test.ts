@@ -7,6 +7,7 @@
  * registration (another principal's identity or URL is refused).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -15,6 +16,9 @@ import { loadConfig } from '../src/config/config.js';
 import type { Output } from '../src/cli/output.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { BIN, REPO_ROOT, ensureBuilt } from './support/built.js';
+import pg from 'pg';
+import { freePort } from './support/ports.js';
 import { usePostgres } from './support/postgres.js';
 import { TOKENS, removeTempDir, startTestRegistry, tempDir } from './support/registry.js';
 
@@ -144,6 +148,74 @@ describe('import into SQLite', () => {
     }
   });
 
+  test('a line far longer than any registration (80 MB on stdin) is refused unread, in bounded memory; the next line is imported', async () => {
+    ensureBuilt();
+    const dataDir = tempDir();
+    try {
+      // The CLI as a user runs it, with a 40 MB heap: the line must stream past, never be held
+      // (readline held it whole, and past ~512 MB died with "Invalid string length").
+      const child = spawn(process.execPath, ['--max-old-space-size=40', BIN, 'import', '--json', '--data-dir', dataDir, '--owner', 'alice', '-'], { cwd: REPO_ROOT, stdio: 'pipe' });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      child.stdin.on('error', () => undefined); // the old CLI dies mid-line: its pipe closes
+      const chunk = Buffer.alloc(1024 * 1024, 'a');
+      const write = (data: Buffer | string): Promise<unknown> =>
+        child.stdin.write(data) ? Promise.resolve() : Promise.race([new Promise((resolve) => child.stdin.once('drain', resolve)), exited]);
+      await write('{"name": "');
+      for (let i = 0; i < 80 && child.exitCode === null; i++) await write(chunk);
+      await write('"}\r\n' + JSON.stringify(v1Card('Ibex Indexer', 'https://ibex.example.org/a2a')) + '\n');
+      child.stdin.end();
+      const code = await exited;
+      assert.equal(code, 1, stderr);
+      const summary = JSON.parse(stdout) as ImportSummary;
+      assert.deepEqual([summary.created, summary.refused], [1, 1]);
+      const [refusal] = summary.refusals;
+      assert.deepEqual([refusal!.file, refusal!.line, refusal!.code], ['standard input', 1, 'TOO_LARGE']);
+      assert.match(refusal!.message, /^Line 1 is 8\d,\d{3},\d{3} bytes, more than one registration may carry \(65,536 bytes, REGISTRY_MAX_BODY_BYTES\)/);
+    } finally {
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('symbolic links to files in a directory are imported (they were skipped without a word), each file once; a ConfigMap volume too', async () => {
+    const work = tempDir();
+    const dataDir = tempDir();
+    try {
+      // A ConfigMap volume: the files in a hidden timestamped directory, "..data" linking to it,
+      // and one link per key at the top, which is all `ls` shows.
+      const mounted = path.join(work, 'cards');
+      const real = path.join(mounted, '..2026_12_02_20_00_00.000000001');
+      fs.mkdirSync(real, { recursive: true });
+      fs.writeFileSync(path.join(real, 'jackal.json'), JSON.stringify(v1Card('Jackal Journal', 'https://jackal.example.org/a2a')));
+      fs.writeFileSync(path.join(real, 'more.jsonl'), JSON.stringify(v1Card('Kudu Keeper', 'https://kudu.example.org/a2a')) + '\n');
+      fs.symlinkSync(path.basename(real), path.join(mounted, '..data'));
+      for (const name of ['jackal.json', 'more.jsonl']) fs.symlinkSync(path.join('..data', name), path.join(mounted, name));
+      fs.symlinkSync(path.join(work, 'gone.json'), path.join(mounted, 'dangling.json'));
+
+      const summary = summaryOf(await runImport([mounted], { dataDir, json: true }));
+      assert.deepEqual([summary.created, summary.unchanged, summary.refused], [2, 0, 0], 'each card once, the dangling link skipped');
+
+      // A link beside a plain file is read too (it was skipped without a word, and a directory of
+      // links alone was said to hold no *.json files).
+      const mixed = path.join(work, 'mixed');
+      fs.mkdirSync(mixed);
+      fs.symlinkSync(path.join(real, 'jackal.json'), path.join(mixed, 'jackal.json'));
+      fs.writeFileSync(path.join(mixed, 'lynx.json'), JSON.stringify(v1Card('Lynx Lookout', 'https://lynx.example.org/a2a')));
+      const again = summaryOf(await runImport([mixed], { dataDir, json: true }));
+      assert.deepEqual([again.created, again.unchanged], [1, 1]);
+      fs.rmSync(path.join(mixed, 'lynx.json'));
+      const linksOnly = await runImport([mixed], { dataDir, json: true });
+      assert.equal(linksOnly.code, 0, linksOnly.out);
+      assert.equal(summaryOf(linksOnly).unchanged, 1);
+    } finally {
+      removeTempDir(work);
+      removeTempDir(dataDir);
+    }
+  });
+
   test('usage: an unreadable source is exit 2 and nothing is imported', async () => {
     const dataDir = tempDir();
     try {
@@ -157,6 +229,62 @@ describe('import into SQLite', () => {
 });
 
 describe('import into PostgreSQL', () => {
+  test('a database that cannot be reached: with --json, an {"error"} document on stdout', async () => {
+    const dataDir = tempDir();
+    try {
+      const run = await runImport([path.join(writeSources(dataDir).cards)], { databaseUrl: `postgres://registry@127.0.0.1:${await freePort()}/registry`, json: true });
+      assert.equal(run.code, 1);
+      const { error } = JSON.parse(run.out) as { error: { code: string; message: string } };
+      assert.equal(error.code, 'STORAGE_UNAVAILABLE');
+      assert.match(error.message, /^nothing was imported: Cannot connect to postgres:\/\/registry@127\.0\.0\.1:\d+\/registry: connect ECONNREFUSED/);
+    } finally {
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('the database stops part way: what was stored, and to run it again, is said (--json too); running it again finishes', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    if (!postgres.server.controllable) return t.skip('needs a PostgreSQL server this test can stop');
+    const databaseUrl = await postgres.server.createDatabase('import_stop');
+    const work = tempDir();
+    const count = async (): Promise<number> => {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM entries')).rows[0]!.n);
+      } finally {
+        await client.end();
+      }
+    };
+    try {
+      const total = 20_000;
+      const lines = path.join(work, 'many.jsonl');
+      fs.writeFileSync(lines, Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Marmot ${i}`, `https://marmot-${i}.example.org/a2a`))).join('\n'));
+      const running = runImport([lines], { databaseUrl, dataDir: work, batchSize: 50, json: true });
+      let stored = 0;
+      for (const deadline = Date.now() + 30_000; stored === 0 && Date.now() < deadline; ) stored = await count().catch(() => 0);
+      assert.ok(stored > 0 && stored < total, `stopped part way (${stored} stored)`);
+      await postgres.server.halt();
+      let run: Run;
+      try {
+        run = await running;
+      } finally {
+        await postgres.server.resume();
+      }
+      assert.equal(run.code, 1, run.out);
+      const { error } = JSON.parse(run.out) as { error: { code: string; message: string; stored: number } };
+      assert.equal(error.code, 'STORAGE_UNAVAILABLE');
+      assert.equal(error.stored, await count(), 'the count said is what the database holds');
+      assert.match(error.message, /^the import stopped: Storage is unavailable: .*\. The [\d,]+ documents stored before it stay stored; run the same import again to finish/);
+      assert.match(run.err, /a2a-registry: the import stopped: /);
+
+      const again = summaryOf(await runImport([lines], { databaseUrl, dataDir: work, json: true }));
+      assert.deepEqual([again.created + again.unchanged, again.refused, again.unchanged], [total, 0, error.stored]);
+    } finally {
+      removeTempDir(work);
+    }
+  });
+
   test('a running replica finds imported entries live; another principal\'s URL is refused', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     const databaseUrl = await postgres.server.createDatabase('import');

@@ -9,16 +9,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, test } from 'node:test';
+import { runImport } from '../src/cli/commands/import.js';
 import { loadConfig } from '../src/config/config.js';
 import type { Caller } from '../src/contract/caller.js';
 import { createLogger } from '../src/observability/logger.js';
 import { SNAPSHOT_FILE } from '../src/registry/index-snapshots.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
+import { usePostgres } from './support/postgres.js';
 import { TOKENS_ENV, removeTempDir, tempDir } from './support/registry.js';
+import { v1Card } from './support/documents.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
 const ADMIN: Caller = { principal: 'admin', isAdmin: true };
+const postgres = usePostgres();
 const dataDir = tempDir('a2a-registry-snapshot-');
 const snapshotFile = path.join(dataDir, SNAPSHOT_FILE);
 let running: RunningRegistry | undefined;
@@ -173,4 +177,62 @@ test('an index saved while it goes on changing is written as it was when saved',
   // The live index compacts again once released, and still answers as one built from what is left.
   live.remove('e1');
   assert.equal(live.searchNow({ text: 'agent', offset: 0, limit: 1 }).total, live.size);
+});
+
+test('on PostgreSQL, a data directory that does not exist yet (the README\'s REGISTRY_DATA_DIR=./replica-1) is created, and the next start loads the saved index', async (t) => {
+  if (postgres.skipReason) return t.skip(postgres.skipReason);
+  const databaseUrl = await postgres.server.createDatabase('snapshot');
+  const parent = tempDir('a2a-registry-replica-');
+  // Nothing else writes there on PostgreSQL (the database is elsewhere, the tokens are configured).
+  const replicaDir = path.join(parent, 'replica-1');
+  const env = { DATABASE_URL: databaseUrl, REGISTRY_DATA_DIR: replicaDir };
+  try {
+    const store = createStore({ dataDir: replicaDir, databaseUrl });
+    await store.open();
+    try {
+      await store.upsert(entryWrite('agent', 'https://pg-snapshot.example.org/a2a', '1', 'Saved agent'), actor('admin', true));
+    } finally {
+      await store.close();
+    }
+    let { registry, messages } = await start(env);
+    await stop(registry);
+    assert.ok(fs.existsSync(path.join(replicaDir, SNAPSHOT_FILE)), 'saved at shutdown');
+    assert.equal(fs.statSync(replicaDir).mode & 0o777, 0o700, 'the directory is private, as the data directory is');
+    ({ registry, messages } = await start(env));
+    assert.ok(messages.includes('search index loaded from its snapshot and the change log'), messages.join('\n'));
+    assert.equal((await registry.service.search({ query: 'saved', limit: 5 }, ADMIN)).results.length, 1);
+    await stop(registry);
+  } finally {
+    removeTempDir(parent);
+  }
+});
+
+test('SQLite: what `a2a-registry import` wrote while the registry ran is searchable after the restart the README asks for, though the registry saved its index in between', async () => {
+  const dir = tempDir('a2a-registry-snapshot-import-');
+  const env = { REGISTRY_DATA_DIR: dir };
+  const cards = path.join(dir, 'cards.jsonl');
+  const importCards = async (name: string): Promise<void> => {
+    fs.writeFileSync(cards, [0, 1, 2].map((i) => JSON.stringify(v1Card(`${name} ${i}`, `https://imported-${i}.example.org/a2a`))).join('\n'));
+    const summary = await runImport(loadConfig({ REGISTRY_DATA_DIR: dir, LOG_LEVEL: 'warn' }), [cards], { owner: 'admin', batchSize: 500, thread: 'main' });
+    assert.equal(summary.refused, 0);
+  };
+  try {
+    await importCards('Quokka');
+    let { registry } = await start(env);
+    // While it runs: the import renames the entries (another process: the registry does not see it
+    // yet), then a registration changes the index, so the shutdown saves it.
+    await importCards('Wombat');
+    const otter = JSON.stringify(v1Card('Online Otter', 'https://otter.example.org/a2a'));
+    await registry.service.register({ type: 'agent-card', card: JSON.parse(otter), documentText: otter, sizeBytes: Buffer.byteLength(otter) }, ADMIN);
+    await stop(registry);
+
+    ({ registry } = await start(env));
+    const names = async (query: string): Promise<string[]> => (await registry.service.search({ query, limit: 10 }, ADMIN)).results.map((r) => r.name).sort();
+    assert.deepEqual(await names('wombat'), ['Wombat 0', 'Wombat 1', 'Wombat 2'], 'the import\'s changes are in the index after the restart');
+    assert.deepEqual(await names('quokka'), [], 'the names they replaced are not');
+    assert.deepEqual(await names('otter'), ['Online Otter']);
+    await stop(registry);
+  } finally {
+    removeTempDir(dir);
+  }
 });

@@ -47,6 +47,30 @@ function refusal(doc: SourceDocument, code: string, message: string, details: re
   return { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code, message, details: details.map((f) => withLocation(f, locate)) };
 }
 
+/**
+ * A document longer than any registration request may be (REGISTRY_MAX_BODY_BYTES), which was
+ * not read: said as the size limit a registration of it would meet.
+ */
+function tooLongRefusal(doc: SourceDocument, limit: number): Refusal {
+  const what = doc.line === undefined ? 'The file' : `Line ${doc.line}`;
+  const bytes = (n: number): string => `${n.toLocaleString('en-US')} bytes`;
+  return {
+    file: doc.file,
+    ...(doc.line === undefined ? {} : { line: doc.line }),
+    code: 'TOO_LARGE',
+    message: `${what} is ${bytes(doc.bytes)}, more than one registration may carry (${bytes(limit)}, REGISTRY_MAX_BODY_BYTES), so it was not read.`,
+    details: [
+      {
+        path: '',
+        location: { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }) },
+        rule: 'too-large',
+        message: `${bytes(doc.bytes)} exceeds the limit of ${bytes(limit)}`,
+        hint: doc.line === undefined ? 'Check that this is the document you meant to import; shorten it or split it.' : 'Check that the file has one document per line (a JSON-lines file); shorten or split this one.',
+      },
+    ],
+  };
+}
+
 /** The refusal of a document, with the error a registration of it would get. */
 export function refusalOf(doc: SourceDocument, error: RegistryError): Refusal {
   return refusal(doc, error.code, error.message, error.details ?? []);
@@ -54,6 +78,7 @@ export function refusalOf(doc: SourceDocument, error: RegistryError): Refusal {
 
 /** The document as a registration's subject; the kind detected from its content as `validate` does. */
 export function parseDocument(doc: SourceDocument): Parsed {
+  if (doc.tooLong !== undefined) return { refusal: tooLongRefusal(doc, doc.tooLong) };
   let value: unknown;
   try {
     value = JSON.parse(doc.text);

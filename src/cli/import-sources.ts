@@ -4,13 +4,16 @@
  * *.jsonl / *.ndjson file), a JSON file (one document), a JSON-lines file (one document per
  * non-empty line), or "-" (JSON lines on standard input). Files come in name order, so an
  * import is repeatable.
+ *
+ * A document longer than `maxBytes` is never read into memory: it is handed on as `tooLong`, to
+ * be refused with its place like any other document, and the import goes on with the next one.
  */
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { readProblem } from './commands/validate.js';
+import { boundedLines } from './json-lines.js';
 
 /** One document as read: its text, and where it is (a JSON-lines document has its line). */
 export interface SourceDocument {
@@ -20,6 +23,8 @@ export interface SourceDocument {
   text: string;
   /** Its size as the registry measures an uploaded file: the bytes. */
   bytes: number;
+  /** Set when the document is longer than this many bytes: its text (empty) was not read. */
+  tooLong?: number;
 }
 
 const isJsonLines = (file: string): boolean => /\.(jsonl|ndjson)$/i.test(file);
@@ -51,22 +56,52 @@ export async function listSources(sources: readonly string[]): Promise<string[]>
   return files;
 }
 
+/**
+ * The importable files in `dir` and below, in name order. A symbolic link to a file counts as
+ * the file (a Kubernetes ConfigMap or Secret volume holds nothing else); a file reached by more
+ * than one path is read once, under its first path.
+ */
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && isImportable(e.name))
+  const candidates = entries
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && isImportable(e.name))
     .map((e) => join(e.parentPath, e.name))
     .sort();
+  const files: string[] = [];
+  const seen = new Set<string>();
+  for (const file of candidates) {
+    let real: string;
+    try {
+      // stat follows the link; a dangling link, or one to a directory, is not a document.
+      if (!(await stat(file)).isFile()) continue;
+      real = await realpath(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw new SourceError(readProblem(file, err));
+    }
+    if (seen.has(real)) continue;
+    seen.add(real);
+    files.push(file);
+  }
+  return files;
 }
 
-/** The documents of the listed files, in order. `stdin` is read for "-". */
-export async function* readDocuments(files: readonly string[], stdin: Readable = process.stdin): AsyncGenerator<SourceDocument> {
+/**
+ * The documents of the listed files, in order. `stdin` is read for "-". `maxBytes`: the longest
+ * document read (longer ones come as `tooLong`).
+ */
+export async function* readDocuments(files: readonly string[], maxBytes: number, stdin: Readable = process.stdin): AsyncGenerator<SourceDocument> {
   for (const file of files) {
-    if (file === '-') yield* jsonLines('standard input', stdin);
-    else if (isJsonLines(file)) yield* jsonLines(file, createReadStream(file));
+    if (file === '-') yield* jsonLines('standard input', stdin, maxBytes);
+    else if (isJsonLines(file)) yield* jsonLines(file, createReadStream(file), maxBytes);
     else {
       let bytes: Buffer;
       try {
+        const size = (await stat(file)).size;
+        if (size > maxBytes) {
+          yield { file, text: '', bytes: size, tooLong: maxBytes };
+          continue;
+        }
         bytes = await readFile(file);
       } catch (err) {
         throw new SourceError(readProblem(file, err));
@@ -79,19 +114,21 @@ export async function* readDocuments(files: readonly string[], stdin: Readable =
   }
 }
 
-async function* jsonLines(file: string, input: Readable): AsyncGenerator<SourceDocument> {
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  let line = 0;
+async function* jsonLines(file: string, input: Readable, maxBytes: number): AsyncGenerator<SourceDocument> {
   try {
-    for await (const text of lines) {
-      line++;
-      if (text.trim() === '') continue;
-      const clean = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    for await (const read of boundedLines(input, maxBytes)) {
+      const { line } = read;
+      if ('tooLong' in read) {
+        yield { file, line, text: '', bytes: read.tooLong, tooLong: maxBytes };
+        continue;
+      }
+      if (read.text.trim() === '') continue;
+      const clean = line === 1 && read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
       yield { file, line, text: clean, bytes: Buffer.byteLength(clean) };
     }
   } catch (err) {
     throw new SourceError(readProblem(file, err));
   } finally {
-    lines.close();
+    if (input !== process.stdin) input.destroy();
   }
 }

@@ -206,7 +206,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       if (saving) {
         const applied = follower;
         snapshots = saving;
-        saving.start(applied ? () => applied.position : undefined);
+        saving.start(fromSeq, applied ? () => applied.position : undefined);
         // A rebuilt index is saved at once, so the next start does not rebuild it again.
         void saving.saveIfChanged().catch((err: unknown) => log.warn({ err }, 'saving the search index failed; will retry'));
       }

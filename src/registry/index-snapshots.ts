@@ -7,8 +7,10 @@
  * would be skipped at the next start. So the position is read first, then, after a pause in
  * which every change committed before the read has been published (a write publishes right
  * after its commit, with no I/O in between), the index is copied. With PostgreSQL it is also no
- * further than the follower has applied. Replaying a change twice is harmless, so erring early
- * costs a little replay, never a lost change.
+ * further than the follower has applied. With SQLite it is also no further than the first change
+ * another process wrote (`a2a-registry import` beside the running registry, whose changes this
+ * index has not applied: the next start replays them). Replaying a change twice is harmless, so
+ * erring early costs a little replay, never a lost change.
  *
  * Not used with hybrid ranking (the index cannot save its embeddings): the index is rebuilt.
  */
@@ -22,6 +24,8 @@ import type { RegistryService } from './service.js';
 export const SNAPSHOT_FILE = 'search-index.snapshot';
 /** Wait between reading the change-log position and copying the index (see above). */
 const SETTLE_MS = 200;
+/** Changes read at a time when checking which are this process's own. */
+const OWN_CHANGES_BATCH = 1000;
 
 export interface IndexSnapshotOptions {
   dir: string;
@@ -38,6 +42,8 @@ export class IndexSnapshots {
   private savedAt = -1;
   /** How far the PostgreSQL follower has applied the change log, once it runs. */
   private appliedThrough: (() => number) | undefined;
+  /** Without a follower: the position through which every change is this process's own (in the index). */
+  private ownThrough = 0;
 
   constructor(
     private readonly store: RegistryStore,
@@ -86,8 +92,12 @@ export class IndexSnapshots {
     return restored.seq;
   }
 
-  /** Saves every `intervalMs` from now on; `appliedThrough` bounds the position (PostgreSQL follower). */
-  start(appliedThrough?: () => number): void {
+  /**
+   * Saves every `intervalMs` from now on. `from`: the position the index was loaded at;
+   * `appliedThrough` bounds the position (PostgreSQL follower).
+   */
+  start(from: number, appliedThrough?: () => number): void {
+    this.ownThrough = from;
     this.appliedThrough = appliedThrough;
     if (this.options.intervalMs > 0) {
       this.timer = setInterval(() => {
@@ -117,11 +127,39 @@ export class IndexSnapshots {
     await this.saveIfChanged();
   }
 
+  /**
+   * Without a follower, how far (up to `read`) the change log holds only this process's own
+   * changes, which the index has applied; a change another process wrote stops it there.
+   */
+  private async ownChangesThrough(read: number): Promise<number> {
+    const own = this.store.ownChanges;
+    if (!own) return read;
+    if (!own.tracking) return this.ownThrough;
+    let at = this.ownThrough;
+    while (at < read) {
+      const changes = await this.store.changesSince(at, OWN_CHANGES_BATCH);
+      // Trimmed changes cannot be told apart: stay, and the next start rebuilds the index.
+      if ((await this.store.changesTrimmedThrough()) > at) break;
+      const foreign = changes.find((c) => c.seq <= read && !own.has(c.seq));
+      const mine = changes.filter((c) => c.seq <= read && (foreign === undefined || c.seq < foreign.seq));
+      if (mine.length > 0) at = mine[mine.length - 1]!.seq;
+      if (foreign) {
+        own.stop();
+        this.log.info({ at, foreign: foreign.seq }, 'the change log holds changes another process wrote (an import?): the next start replays them from the saved index');
+        break;
+      }
+      if (changes.length < OWN_CHANGES_BATCH || changes[changes.length - 1]!.seq >= read) break;
+    }
+    this.ownThrough = at;
+    own.forgetThrough(at);
+    return at;
+  }
+
   private async write(): Promise<void> {
     const started = Date.now();
     const read = await this.store.lastChangeSeq();
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    const seq = Math.min(read, this.appliedThrough?.() ?? read);
+    const seq = Math.min(read, this.appliedThrough?.() ?? (await this.ownChangesThrough(read)));
     const version = this.feed.version;
     const saved = this.service.captureIndex();
     if (!saved) return;

@@ -16,6 +16,7 @@
  * checksum; any fault is reported as a reason, never as a half-loaded index.
  */
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import v8 from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
@@ -58,6 +59,9 @@ const hash = (data: Uint8Array, crc: number): number => (data.byteLength === 0 ?
 /** Writes `state` to `file` atomically. */
 export async function writeIndexSnapshot(file: string, meta: SnapshotMeta, state: IndexState): Promise<{ bytes: number }> {
   const tmp = `${file}.${process.pid}.tmp`;
+  // On PostgreSQL nothing else creates the directory (REGISTRY_DATA_DIR, or
+  // REGISTRY_INDEX_SNAPSHOT_DIR): without this, every save failed and every start re-indexed.
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   // The registry's user's alone, like the database: a snapshot is loaded in place of the entries.
   const out = await fs.open(tmp, 'w', 0o600);
   let crc = 0;

@@ -16,6 +16,7 @@ import type { EntryInterface, EntryKind, RevisionSummary } from '../contract/typ
 import type { EntryHealth, EntrySource, HealthStatus, RevisionOrigin } from '../contract/freshness.js';
 import type { StorageFault } from './faults.js';
 import type { CardVerification } from '../contract/verification.js';
+import type { OwnChanges } from './own-changes.js';
 
 export type { Actor } from '../contract/caller.js';
 export type { StorageFault, StorageFaultReason } from './faults.js';
@@ -410,6 +411,11 @@ export interface RegistryStore {
    * is the only writer (SQLite).
    */
   subscribeToChanges?(onChange: (seq: number | undefined) => void, onError: (err: Error) => void): Promise<ChangeSubscription>;
+  /**
+   * Where other processes may write without this one being told (SQLite, no subscribeToChanges):
+   * the changes this process wrote itself, so a saved index never claims another's (OwnChanges).
+   */
+  readonly ownChanges?: OwnChanges;
 
   // ---- freshness (issue 16) ----
 

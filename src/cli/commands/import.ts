@@ -12,12 +12,14 @@
  * running one does not see another process's writes until it restarts).
  *
  * Exit code: 0 every document stored (created, updated or unchanged), 1 any refused or not
- * JSON, 2 usage (bad options or configuration, a source that cannot be read).
+ * JSON, or storage that cannot be opened or failed part way (said with the count stored before
+ * it), 2 usage (bad options or configuration, a source that cannot be read).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, ADMIN_PRINCIPAL, type RegistryConfig } from '../../config/config.js';
 import type { PreparedDocument } from '../../registry/bulk-import.js';
 import { createLogger } from '../../observability/logger.js';
+import { StorageUnavailableError, postgresFault, sqliteFault } from '../../storage/faults.js';
 import { listSources, readDocuments, SourceError, type SourceDocument } from '../import-sources.js';
 import { refusalOf, type Refusal } from '../import-preparation.js';
 import type { Preparer } from '../import-preparers.js';
@@ -52,7 +54,25 @@ export interface ImportSummary {
   refusals: Refusal[];
 }
 
-/** Imports everything the sources hold; refusals are collected, storage failures thrown. */
+/**
+ * The import stopped part way (storage failed, or the checks' thread): what was stored before
+ * stays stored, and running the same import again finishes it.
+ */
+export class ImportStopped extends Error {
+  constructor(
+    override readonly cause: unknown,
+    /** Documents stored (created, updated or unchanged) before it stopped. */
+    readonly stored: number,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/**
+ * Imports everything the sources hold; refusals are collected. A source that cannot be read is
+ * a SourceError; a failure once storing began is an ImportStopped; storage that cannot be opened
+ * is thrown as it is.
+ */
 export async function runImport(
   config: RegistryConfig,
   sources: readonly string[],
@@ -110,7 +130,8 @@ export async function runImport(
   try {
     let batch: SourceDocument[] = [];
     let n = 0;
-    for await (const doc of readDocuments(files)) {
+    // No registration can carry a document longer than a request body: longer ones are refused unread.
+    for await (const doc of readDocuments(files, config.maxBodyBytes)) {
       batch.push(doc);
       n++;
       if (batch.length >= options.batchSize) {
@@ -123,6 +144,11 @@ export async function runImport(
     if (batch.length > 0) flush(batch, n - batch.length);
     await Promise.all(inFlight);
     if (failure) throw failure.error;
+  } catch (error) {
+    if (error instanceof SourceError) throw error;
+    // The batches committed before the failure stay stored: count them once the others settled.
+    await Promise.all(inFlight);
+    throw new ImportStopped(error, summary.created + summary.updated + summary.unchanged);
   } finally {
     await Promise.all(inFlight);
     await preparer.close();
@@ -154,6 +180,27 @@ function formatSummary(summary: ImportSummary, where: string): string {
   return text;
 }
 
+/**
+ * Storage that cannot be opened or failed part way: what happened, what was stored, what to do;
+ * with --json as an {"error"} document on stdout too, as every command's failures are.
+ */
+function reportStopped(o: Output, json: boolean, err: Error): number {
+  const code = isStorageFault(err instanceof ImportStopped ? err.cause : err) ? 'STORAGE_UNAVAILABLE' : 'IMPORT_FAILED';
+  const message =
+    err instanceof ImportStopped
+      ? `the import stopped: ${err.message}. The ${err.stored.toLocaleString('en-US')} documents stored before it stay stored; run the same import again to finish (what is stored already comes out unchanged).`
+      : `nothing was imported: ${err.message}`;
+  if (json) printJson(o, { error: { code, message, ...(err instanceof ImportStopped ? { stored: err.stored } : {}) } });
+  o.err(`a2a-registry: ${message}\n`);
+  return EXIT_FAILED;
+}
+
+/** A storage fault (unreachable server, disk full, ...), or an error whose cause is one (a failed connect). */
+function isStorageFault(error: unknown): boolean {
+  const faulty = (e: unknown): boolean => e instanceof StorageUnavailableError || postgresFault(e) !== undefined || sqliteFault(e) !== undefined;
+  return faulty(error) || (error instanceof Error && faulty(error.cause));
+}
+
 function positiveInt(value: string): number {
   if (!/^[1-9][0-9]*$/.test(value.trim()) || Number(value) > 10_000) throw new InvalidArgumentError('must be a whole number from 1 to 10000');
   return Number(value);
@@ -174,7 +221,7 @@ export function register(program: Command): void {
       '\nDocuments are checked exactly as a registration is (REGISTRY_MAX_DOCUMENT_BYTES, REGISTRY_TRUSTED_KEYS, REGISTRY_REQUIRE_VERIFIED... apply);\n' +
         'a refused document is reported with its file and line and skipped. Importing the same documents again changes nothing.\n' +
         'SQLite: restart the registry afterwards (it reads the entries at start-up). PostgreSQL: running replicas see them at once.\n' +
-        'Exit status: 0 every document stored, 1 any refused or not JSON, 2 usage or an unreadable source.\n' +
+        'Exit status: 0 every document stored, 1 any refused or not JSON, or storage failed (the documents stored before stay stored: run it again), 2 usage or an unreadable source.\n' +
         'Examples:\n  a2a-registry import --data-dir /var/lib/a2a-registry cards/\n  a2a-registry import --owner acme --database-url postgres://registry@db/registry entries.jsonl',
     )
     .action(async (sources: string[], options: ImportOptions) => {
@@ -196,6 +243,7 @@ export async function importCommand(sources: string[], options: ImportOptions, o
     summary = await runImport(config, sources, options, options.json ? undefined : (r) => o.err(formatRefusal(r, o)));
   } catch (err) {
     if (err instanceof SourceError) return reportUsage(o, options.json, 'READ_ERROR', err.message);
+    if (err instanceof Error) return reportStopped(o, options.json, err);
     throw err;
   }
   if (options.json) printJson(o, summary);

@@ -75,6 +75,7 @@ import {
   type EntryRowFields,
 } from '../common.js';
 import { FaultState, StorageUnavailableError, sqliteFault, storageFault, type StorageFault } from '../faults.js';
+import { OwnChanges } from '../own-changes.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import { ensureIncrementalAutoVacuum, migrateSqlite } from './migrations.js';
 import { prepare } from './statements.js';
@@ -126,6 +127,8 @@ type UpsertStep =
 
 export class SqliteStore implements RegistryStore {
   readonly engine = 'sqlite';
+  /** Another process (an import) may write the file too: what this one wrote (./own-changes.ts). */
+  readonly ownChanges = new OwnChanges();
   readonly tasks: TaskRecords;
   readonly watches: WatchRecords;
 
@@ -483,7 +486,9 @@ export class SqliteStore implements RegistryStore {
 
   #recordChange(db: Database.Database, entryId: string, op: Change['op'], at: string): number {
     const info = prepare(db, 'INSERT INTO changes (entry_id, op, at) VALUES (?, ?, ?)').run(entryId, op, at);
-    return Number(info.lastInsertRowid);
+    const seq = Number(info.lastInsertRowid);
+    this.ownChanges.add(seq);
+    return seq;
   }
 
   #insertRevision(

@@ -1,0 +1,39 @@
+/**
+ * The change-log sequences this process wrote itself, for a store that other processes may also
+ * write without telling it (SQLite: `a2a-registry import` beside a running registry). The saved
+ * search index (registry/index-snapshots.ts) must not claim a position past a change its index
+ * never applied, and such a store has no follower to apply another process's changes: past the
+ * first change it did not write, the position stays, and the next start replays from there.
+ *
+ * Memory: sequences are dropped once a saved position passes them, and all of them once a
+ * foreign change has been met (nothing after it can be passed until a restart).
+ */
+export class OwnChanges {
+  readonly #seqs = new Set<number>();
+  #tracking = true;
+
+  /** Called by the store as it records a change (inside its transaction). */
+  add(seq: number): void {
+    if (this.#tracking) this.#seqs.add(seq);
+  }
+
+  /** False once a foreign change was met (stop): no position can be passed any more. */
+  get tracking(): boolean {
+    return this.#tracking;
+  }
+
+  has(seq: number): boolean {
+    return this.#seqs.has(seq);
+  }
+
+  /** Forgets the sequences up to `seq`: a saved position has passed them. */
+  forgetThrough(seq: number): void {
+    for (const s of this.#seqs) if (s <= seq) this.#seqs.delete(s);
+  }
+
+  /** A change of another process was met: no later position can be passed, so stop keeping any. */
+  stop(): void {
+    this.#tracking = false;
+    this.#seqs.clear();
+  }
+}
