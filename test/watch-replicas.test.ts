@@ -64,6 +64,44 @@ describe('watches across replicas (PostgreSQL)', () => {
     }
   });
 
+  test('a write on the watch\'s own replica is one event: the change log\'s copy of it is not published again', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const watcher = await sdkClient(a.url, { token: TOKENS.bob });
+    const onA = await sdkClient(a.url, { token: TOKENS.alice });
+    const onB = await sdkClient(b.url, { token: TOKENS.alice });
+    const log = watch(watcher, { filter: { tags: ['own-replica'] } });
+    try {
+      await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
+      const tagged = (name: string, url: string) => {
+        const card = v1Card(name, url) as WireJson;
+        card.skills[0].tags = ['own-replica'];
+        return card;
+      };
+      const local = resultOf(await op(onA, { register: { agentCard: tagged('Own Replica Agent', 'https://own-replica.example.org/a2a') } }));
+      await log.waitForEvent((e) => e.event === 'added' && e.hit.id === local.id, 'added on the same replica');
+      // A later write on B, seen on A through the change log: by then A's follower has read its own write back too.
+      const remote = resultOf(await op(onB, { register: { agentCard: tagged('Other Replica Agent', 'https://other-replica.example.org/a2a') } }));
+      await log.waitForEvent((e) => e.event === 'added' && e.hit.id === remote.id, 'added from the other replica');
+      const ofLocal = log.watchEvents.filter((e) => e.hit?.id === local.id).map((e) => e.event);
+      assert.deepEqual(ofLocal, ['added'], 'one event for one registration (there was a second, "updated")');
+      // A real change made on A is still one event.
+      await op(onA, { register: { agentCard: { ...tagged('Own Replica Agent', 'https://own-replica.example.org/a2a'), description: 'A second revision.' } } });
+      await log.waitForEvent((e) => e.event === 'updated' && e.hit.id === local.id, 'updated on the same replica');
+      await op(onB, { unregister: { id: remote.id } });
+      await log.waitForEvent((e) => e.event === 'removed' && e.hit.id === remote.id, 'removed from the other replica');
+      assert.deepEqual(
+        log.watchEvents.filter((e) => e.hit?.id === local.id).map((e) => e.event),
+        ['added', 'updated'],
+      );
+    } finally {
+      // Ended, not only left: bob's other watches in this file count against REGISTRY_MAX_WATCHES.
+      const id = log.events.find((e) => e.task)?.task.id;
+      if (id) await watcher.cancelTask({ tenant: '', id, metadata: undefined }).catch(() => undefined);
+      log.disconnect();
+    }
+  });
+
   test('REGISTRY_MAX_WATCHES counts the watches a principal has open on every replica', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     const [a, b] = replicas as [TestRegistry, TestRegistry];

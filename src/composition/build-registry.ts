@@ -201,6 +201,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       if (loadAbort.signal.aborted) return;
       if (store.subscribeToChanges) {
         follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, fromSeq);
+        feed.expectEchoes();
         await follower.start();
       }
       if (saving) {

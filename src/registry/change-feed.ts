@@ -9,6 +9,10 @@
  * - writes committed by other replicas (PostgreSQL), published by the IndexFollower as it
  *   catches up with the store's change log.
  *
+ * With a follower, this process's own writes come back through the change log too: they are
+ * recognised (`isEcho`) and not published twice, which a standing search would send as a second,
+ * spurious `updated` event.
+ *
  * Delivery is synchronous and in order; a subscriber that throws is logged and does not stop
  * the others (a derived view must never fail a write that storage already committed).
  *
@@ -19,7 +23,19 @@
  * may have changed or gone meanwhile.
  */
 import type { EntryDescription } from '../contract/description.js';
+import { canonicalJson } from '../lib/canonical-json.js';
 import type { StoredEntry } from '../storage/types.js';
+
+/** Local changes kept at most to be recognised in the change log (a bulk import's, say). */
+const MAX_ECHOES = 100_000;
+/** The stamp of an entry this process removed. */
+const REMOVED = '';
+
+/** An entry's committed state as one string (its document by its hash): equal stamps, the same state to every subscriber. */
+function stampOf(entry: StoredEntry): string {
+  const { documentText: _document, ...state } = entry;
+  return canonicalJson(state);
+}
 
 export interface CommittedChange {
   /** The entry's id. */
@@ -51,6 +67,8 @@ export class ChangeFeed {
   private readonly listeners = new Set<ChangeListener>();
   private readonly resyncListeners = new Set<ResyncListener>();
   private published = 0;
+  /** With a follower (expectEchoes): per entry id, the state this process last published itself. */
+  private echoes: Map<string, string> | undefined;
 
   constructor(private readonly onListenerError: (err: unknown, change: CommittedChange) => void = () => undefined) {}
 
@@ -80,7 +98,32 @@ export class ChangeFeed {
     }
   }
 
+  /** This process's own writes will come back through the change log (a follower reads it): recognise them (isEcho). */
+  expectEchoes(): void {
+    this.echoes ??= new Map();
+  }
+
+  /**
+   * Whether `entry` (undefined: the entry is gone) is the state this process itself last
+   * published for `id`: the change log's copy of its own write, already published. Asked once
+   * per change the follower reads; a state that differs (another replica wrote since) is no echo.
+   */
+  isEcho(id: string, entry: StoredEntry | undefined): boolean {
+    const key = id.toLowerCase();
+    const own = this.echoes?.get(key);
+    if (own === undefined) return false;
+    this.echoes!.delete(key);
+    return own === (entry ? stampOf(entry) : REMOVED);
+  }
+
   publish(change: CommittedChange): void {
+    if (this.echoes && change.origin === 'local') {
+      const key = change.id.toLowerCase();
+      this.echoes.delete(key); // re-inserted last: the oldest go first past the cap
+      const state = change.op === 'delete' ? REMOVED : change.entry ? stampOf(change.entry) : undefined;
+      if (state !== undefined) this.echoes.set(key, state);
+      if (this.echoes.size > MAX_ECHOES) this.echoes.delete(this.echoes.keys().next().value!);
+    }
     this.published++;
     for (const listener of this.listeners) {
       try {

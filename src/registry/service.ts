@@ -318,13 +318,16 @@ export class RegistryService {
   /**
    * Publishes changes another replica committed (seen in the store's change log), for a batch of
    * entries at once: re-reads them in one query, so applying a change twice is harmless. An
-   * entry that is gone is published as removed.
+   * entry that is gone is published as removed. This process's own writes, which the log holds
+   * too, are not published again when the entry is still as this process published it.
    */
   async applyReplicaChanges(ids: readonly string[]): Promise<void> {
     const found = new Map((await this.store.getMany(ids)).map((entry) => [entry.id, entry]));
     let n = 0;
     for (const id of ids) {
       const entry = found.get(id.toLowerCase());
+      // This process's own write, read back from the change log: published already.
+      if (this.feed.isEcho(id, entry)) continue;
       this.feed.publish(entry ? { id, op: 'upsert', entry, origin: 'replica' } : { id, op: 'delete', origin: 'replica' });
       // A big batch (a bulk import on another replica) must not hold the event loop for its whole length.
       if (++n % LOAD_YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
