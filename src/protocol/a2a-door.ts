@@ -61,10 +61,10 @@ export const a2aDoor: Door = {
     // once a body is parsed, the SDK's express.json() leaves it alone.
     const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: ['application/json', 'application/a2a+json', 'application/*+json'] });
     // Order matters: count everything, refuse floods before reading bodies, cap streams and cut
-    // those whose client stopped reading, label HTTP+JSON
-    // answers before anything answers, negotiate the version, refuse non-JSON bodies and
-    // unusable credentials, check shapes and integer params (as sent) before the SDK, and scrub internal errors out of
-    // whatever the SDK answers. Each binding's chain is one router layer (handler-chain.ts).
+    // those whose client stopped reading, label HTTP+JSON answers before anything answers,
+    // negotiate the version, refuse non-JSON bodies and unusable credentials, check shapes and
+    // integer params (as sent) before the SDK, and scrub internal errors out of whatever the SDK
+    // answers. Each binding's chain is one router layer (handler-chain.ts).
     const common = [metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders()];
     const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
     app.use(
