@@ -208,6 +208,27 @@ for (const name of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(bobs, { status: 'url-taken', url: 'http://alice.example.com/rest' });
     });
 
+    test('the migration to the web-port claim keys claims http://h:443 as https://h; earlier registrations win', async (t, target) => {
+      // A database as the previous release left it: bob's plain-http spelling of alice's URL on
+      // port 443 held a claim key of its own.
+      const first = await open(t, target);
+      const alice = await first.upsert(withSecondary('https://alice.example.com/a2a', 'https://alice.example.com/rest'), actor('alice'));
+      const bobsWrite = entryWrite('agent', 'http://alice.example.com:443/a2a');
+      bobsWrite.urls = ['http://alice.example.com:443/a2a'];
+      const bob = await first.upsert(bobsWrite, actor('bob'));
+      assert.equal(bob.status, 'created');
+      await first.close();
+      await target.raw(`DELETE FROM registry_migrations WHERE version > ${name === 'sqlite' ? 7 : 6}`);
+      const store = await open(t, target);
+      const claims = Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
+      assert.deepEqual(claims, { 'http://alice.example.com/a2a': 'alice', 'http://alice.example.com/rest': 'alice' });
+      const uses = await target.raw('SELECT entry_id FROM entry_urls ORDER BY url');
+      assert.deepEqual(uses.map((r) => String(r.entry_id)), [alice.status === 'created' ? alice.entry.id : '', alice.status === 'created' ? alice.entry.id : '']);
+      await assertClaimsConsistent(target);
+      const again = entryWrite('agent', 'http://alice.example.com:443/a2a', '2');
+      assert.deepEqual(await store.upsert(again, actor('bob')), { status: 'url-taken', url: 'http://alice.example.com/a2a' });
+    });
+
     test('a verification per revision: updated in place for the current one, filtered on by list', async (t, target) => {
       const store = await open(t, target);
       const signed = entryWrite('agent', 'https://signed.example.com/a2a');
