@@ -48,6 +48,13 @@ describe('normal form of endpoint URLs', () => {
     assert.equal(claimKey(normalizeEndpoint('https://alice.example.com:4430/a2a', 'JSONRPC')!), 'http://alice.example.com:4430/a2a', 'other ports stay');
   });
 
+  test('a WebSocket URL claims the host, port and path its handshake requests', () => {
+    const ws = 'https://example.org/bindings/websocket/v1';
+    const key = claimKey(normalizeEndpoint(ALICE, 'JSONRPC')!);
+    for (const v of ['wss://alice.example.com/a2a', 'WS://Alice.example.com:80/a2a/', 'ws://alice.example.com:443/a2a']) assert.equal(claimKey(normalizeEndpoint(v, ws)!), key, v);
+    assert.equal(claimKey(normalizeEndpoint('wss://alice.example.com:8443/a2a', ws)!), claimKey(normalizeEndpoint('https://alice.example.com:8443/a2a', 'JSONRPC')!));
+  });
+
   test('percent-encoding: unreserved escapes decoded, the others upper-cased; reserved characters kept', () => {
     assert.equal(normalizeEndpoint('https://h.example.com/a%2fb?q=%7e&r=%3d', 'JSONRPC'), 'https://h.example.com/a%2Fb?q=~&r=%3D');
     assert.notEqual(normalizeEndpoint('https://h.example.com/a%2Fb', 'JSONRPC'), normalizeEndpoint('https://h.example.com/a/b', 'JSONRPC'));
@@ -196,6 +203,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const error = refused(await op(bob, { register: { agentCard: card } }), 'https://alice.example.com/%61%32a');
       assert.deepEqual(error.details.map((d: WireJson) => d.path), ['/supportedInterfaces/1/url']);
       refused(await op(bob, { register: { mcpServer: mcpServer('bob-files', 'https://alice.example.com/a2a#x'), toolspec: toolspec() } }), 'https://alice.example.com/a2a#x');
+      const socket: WireJson = v1Card('Bob Socket Agent', 'https://bob.example.com/a2a');
+      socket.supportedInterfaces.push({ url: 'wss://alice.example.com/a2a', protocolBinding: 'https://example.org/bindings/websocket/v1', protocolVersion: '1.0' });
+      refused(await op(bob, { register: { agentCard: socket } }), 'wss://alice.example.com/a2a');
       // Nothing of bob's was stored.
       const bobs = resultOf(await op(admin, { list: { filter: { owner: 'bob' } } })).entries;
       assert.equal(bobs.length, 0);

@@ -121,16 +121,15 @@ const WEB_PORT = /^([a-z]+:\/\/(?:\[[^\]]*\]|[^/:?]*)):(?:80|443)(?=[/?]|$)/;
 
 /**
  * The key a principal claims with a normalised URL: the secure and plain variants of one endpoint
- * (`https://h/a2a` and `http://h/a2a`, `wss:` and `ws:`) are one claim, so nobody can list the
- * plain-http spelling of someone else's endpoint either. Since those two already share a key
- * across ports 443 and 80, a URL that names the other scheme's port (`http://h:443/a2a`, the
- * `host:443` of a gRPC address written as `http://`) is that claim too: otherwise it would point
- * at another principal's host, port and path under a key of its own.
+ * (`https://h/a2a` and `http://h/a2a`) are one claim, so nobody can list the plain-http spelling
+ * of someone else's endpoint either; a WebSocket URL (`wss://h/a2a`) is the same claim too, since
+ * its handshake is an HTTP request to that host, port and path. Since the secure and plain
+ * spellings already share a key across ports 443 and 80, a URL that names the other scheme's
+ * port (`http://h:443/a2a`, the `host:443` of a gRPC address written as `http://`) is that claim
+ * too: otherwise it would point at another principal's host, port and path under a key of its own.
  */
 export function claimKey(normalized: string): string {
-  let key = normalized;
-  if (key.startsWith('https:')) key = `http:${key.slice(6)}`;
-  else if (key.startsWith('wss:')) key = `ws:${key.slice(4)}`;
+  const key = normalized.replace(/^(?:https|wss?):/, 'http:');
   return key.replace(WEB_PORT, '$1');
 }
 

@@ -238,10 +238,10 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     sql: trustKeysetMigration('sqlite'),
   },
 
-  // ---- claim keys: http://h:443 and https://h:80 are the claim of https://h and http://h ----
+  // ---- claim keys: one per host, port and path (http://h:443, https://h:80 and wss://h are https://h's) ----
   {
     version: 8,
-    name: 'url claims under the web-port rule',
+    name: 'url claims per host, port and path',
     // Every claim is re-derived from the current revisions with today's claimKey (the rules of
     // version 5's backfill: the entry registered first keeps a URL two principals now share).
     sql: `
