@@ -29,6 +29,8 @@ const VARIANTS = [
   'http://alice.example.com/a2a',
   'http://alice.example.com:80/a2a',
 ];
+/** Spellings that name the other scheme's default port: still alice's host, port and path. */
+const WEB_PORT_VARIANTS = ['http://alice.example.com:443/a2a', 'https://alice.example.com:80/a2a', 'HTTP://Alice.example.com:443/a2a/'];
 
 describe('normal form of endpoint URLs', () => {
   test('each variant of alice\'s URL normalises to hers (and claims the same key)', () => {
@@ -36,6 +38,21 @@ describe('normal form of endpoint URLs', () => {
     assert.equal(normalizeEndpoint(ALICE, 'JSONRPC'), 'https://alice.example.com/a2a');
     for (const v of VARIANTS) assert.equal(claimKey(normalizeEndpoint(v, 'JSONRPC')!), key, v);
     for (const v of VARIANTS.filter((u) => u.toLowerCase().startsWith('https'))) assert.equal(normalizeEndpoint(v, 'JSONRPC'), 'https://alice.example.com/a2a', v);
+  });
+
+  test('http on port 443 and https on port 80 claim what https and http on their own ports do', () => {
+    const key = claimKey(normalizeEndpoint(ALICE, 'JSONRPC')!);
+    for (const v of WEB_PORT_VARIANTS) assert.equal(claimKey(normalizeEndpoint(v, 'JSONRPC')!), key, v);
+    assert.equal(claimKey(normalizeEndpoint('http://grpc.example.com:443', 'GRPC')!), claimKey(normalizeEndpoint('grpc.example.com:443', 'GRPC')!));
+    assert.equal(claimKey(normalizeEndpoint('http://[2001:db8::1]:443/a2a', 'JSONRPC')!), claimKey(normalizeEndpoint('https://[2001:db8::1]/a2a', 'JSONRPC')!));
+    assert.equal(claimKey(normalizeEndpoint('https://alice.example.com:4430/a2a', 'JSONRPC')!), 'http://alice.example.com:4430/a2a', 'other ports stay');
+  });
+
+  test('a WebSocket URL claims the host, port and path its handshake requests', () => {
+    const ws = 'https://example.org/bindings/websocket/v1';
+    const key = claimKey(normalizeEndpoint(ALICE, 'JSONRPC')!);
+    for (const v of ['wss://alice.example.com/a2a', 'WS://Alice.example.com:80/a2a/', 'ws://alice.example.com:443/a2a']) assert.equal(claimKey(normalizeEndpoint(v, ws)!), key, v);
+    assert.equal(claimKey(normalizeEndpoint('wss://alice.example.com:8443/a2a', ws)!), claimKey(normalizeEndpoint('https://alice.example.com:8443/a2a', 'JSONRPC')!));
   });
 
   test('percent-encoding: unreserved escapes decoded, the others upper-cased; reserved characters kept', () => {
@@ -174,7 +191,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     test('bob cannot register any spelling of alice\'s URL as his primary interface', async (t) => {
       if (skip()) return t.skip(skip());
-      for (const url of VARIANTS) refused(await op(bob, { register: { agentCard: v1Card('Bob Agent', url) } }), url);
+      for (const url of [...VARIANTS, ...WEB_PORT_VARIANTS]) refused(await op(bob, { register: { agentCard: v1Card('Bob Agent', url) } }), url);
       const v03 = v03Card('Bob Old Agent', 'HTTPS://ALICE.example.com/a2a/');
       refused(await op(bob, { register: { agentCard: v03 } }), 'HTTPS://ALICE.example.com/a2a/');
     });
@@ -186,6 +203,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const error = refused(await op(bob, { register: { agentCard: card } }), 'https://alice.example.com/%61%32a');
       assert.deepEqual(error.details.map((d: WireJson) => d.path), ['/supportedInterfaces/1/url']);
       refused(await op(bob, { register: { mcpServer: mcpServer('bob-files', 'https://alice.example.com/a2a#x'), toolspec: toolspec() } }), 'https://alice.example.com/a2a#x');
+      const socket: WireJson = v1Card('Bob Socket Agent', 'https://bob.example.com/a2a');
+      socket.supportedInterfaces.push({ url: 'wss://alice.example.com/a2a', protocolBinding: 'https://example.org/bindings/websocket/v1', protocolVersion: '1.0' });
+      refused(await op(bob, { register: { agentCard: socket } }), 'wss://alice.example.com/a2a');
       // Nothing of bob's was stored.
       const bobs = resultOf(await op(admin, { list: { filter: { owner: 'bob' } } })).entries;
       assert.equal(bobs.length, 0);

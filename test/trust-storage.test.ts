@@ -208,6 +208,34 @@ for (const name of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(bobs, { status: 'url-taken', url: 'http://alice.example.com/rest' });
     });
 
+    test('the migration to one claim key per host, port and path: an entry keeps its own primary URL from an older one listing it', async (t, target) => {
+      // A database as the previous release left it: bob's older entry listed alice's endpoint as
+      // http://alice.example.com:443/a2a and wss://alice.example.com/rest, each under a claim key
+      // of its own, beside alice's https://alice.example.com/a2a (and her secondary .../rest).
+      const first = await open(t, target);
+      const bobsWrite = withSecondary('https://bob.example.com/a2a', 'http://alice.example.com:443/a2a');
+      bobsWrite.interfaces.push({ url: 'wss://alice.example.com/rest', protocolBinding: 'https://example.org/ws', protocolVersion: '1.0' });
+      bobsWrite.urls = ['http://alice.example.com:443/a2a', 'http://bob.example.com/a2a', 'ws://alice.example.com/rest'];
+      const bob = await first.upsert(bobsWrite, actor('bob'));
+      const alice = await first.upsert(withSecondary('https://alice.example.com/a2a', 'https://alice.example.com/rest'), actor('alice'));
+      assert.ok(bob.status === 'created' && alice.status === 'created');
+      await first.close();
+      await target.raw(`DELETE FROM registry_migrations WHERE version > ${name === 'sqlite' ? 7 : 6}`);
+      const store = await open(t, target);
+      const claims = Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
+      assert.deepEqual(claims, {
+        'http://alice.example.com/a2a': 'alice',
+        'http://alice.example.com/rest': 'bob',
+        'http://bob.example.com/a2a': 'bob',
+      }, "alice's primary is hers; a URL both only list stays with the older entry");
+      await assertClaimsConsistent(target);
+      const again = withSecondary('https://bob.example.com/a2a', 'http://alice.example.com:443/a2a', '2');
+      again.urls = ['http://alice.example.com/a2a', 'http://bob.example.com/a2a']; // as the registry now keys them
+      assert.deepEqual(await store.upsert(again, actor('bob')), { status: 'url-taken', url: 'http://alice.example.com/a2a' });
+      const hers = await store.upsert(entryWrite('agent', 'https://alice.example.com/a2a', '2'), actor('alice'));
+      assert.equal(hers.status, 'updated');
+    });
+
     test('a verification per revision: updated in place for the current one, filtered on by list', async (t, target) => {
       const store = await open(t, target);
       const signed = entryWrite('agent', 'https://signed.example.com/a2a');

@@ -113,14 +113,24 @@ export function normalizeEndpoint(raw: string, binding: string): string | undefi
 }
 
 /**
+ * An explicit port 80 or 443 after the host of a normal form (whose own scheme's default port is
+ * already gone): `http://h:443/a2a` is the plain spelling of `https://h/a2a`, `https://h:80/a2a`
+ * the secure one of `http://h/a2a`.
+ */
+const WEB_PORT = /^([a-z]+:\/\/(?:\[[^\]]*\]|[^/:?]*)):(?:80|443)(?=[/?]|$)/;
+
+/**
  * The key a principal claims with a normalised URL: the secure and plain variants of one endpoint
- * (`https://h/a2a` and `http://h/a2a`, `wss:` and `ws:`) are one claim, so nobody can list the
- * plain-http spelling of someone else's endpoint either.
+ * (`https://h/a2a` and `http://h/a2a`) are one claim, so nobody can list the plain-http spelling
+ * of someone else's endpoint either; a WebSocket URL (`wss://h/a2a`) is the same claim too, since
+ * its handshake is an HTTP request to that host, port and path. Since the secure and plain
+ * spellings already share a key across ports 443 and 80, a URL that names the other scheme's
+ * port (`http://h:443/a2a`, the `host:443` of a gRPC address written as `http://`) is that claim
+ * too: otherwise it would point at another principal's host, port and path under a key of its own.
  */
 export function claimKey(normalized: string): string {
-  if (normalized.startsWith('https:')) return `http:${normalized.slice(6)}`;
-  if (normalized.startsWith('wss:')) return `ws:${normalized.slice(4)}`;
-  return normalized;
+  const key = normalized.replace(/^(?:https|wss?):/, 'http:');
+  return key.replace(WEB_PORT, '$1');
 }
 
 /** What identifies an entry by its endpoints: its normalised primary URL and every URL it claims. */

@@ -4,11 +4,12 @@
  * normal form, and every URL of its current revision is claimed for its owner.
  *
  * Older entries may already disagree with the rules (two principals registered two spellings of
- * one URL): the entry registered first keeps the URL; a later entry keeps its stored identity
+ * one URL): the entry whose primary URL it is keeps it, else the entry registered first; another
+ * entry keeps its stored identity
  * unchanged and claims nothing it would take from another principal. Nothing is deleted: its
  * owner learns of the conflict on the next update, as anyone registering it now would.
  */
-import { endpointIdentity } from '../lib/endpoint-url.js';
+import { claimKey, endpointIdentity } from '../lib/endpoint-url.js';
 
 export interface BackfillEntry {
   id: string;
@@ -25,38 +26,47 @@ export interface BackfillPlan {
   entryUrls: { entryId: string; url: string }[];
 }
 
-/** `entries` oldest first (by list position): earlier registrations win conflicts. */
+/** The endpoints of a stored revision's `interfaces` column; a hand-edited row has none. */
+function storedInterfaces(json: string): { url: string; protocolBinding: string }[] {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    if (Array.isArray(parsed)) {
+      return parsed.filter((i): i is { url: string; protocolBinding: string } => typeof i?.url === 'string' && typeof i?.protocolBinding === 'string');
+    }
+  } catch {
+    // A hand-edited row: it claims nothing.
+  }
+  return [];
+}
+
+/**
+ * `entries` oldest first (by list position): earlier registrations win conflicts, except that an
+ * entry whose primary URL a claim is wins it over entries that only list it (as a secondary
+ * interface, or another scheme's spelling of it): otherwise an older entry that listed someone's
+ * endpoint would take it from that endpoint's own, re-registered, entry.
+ */
 export function planUrlBackfill(entries: Iterable<BackfillEntry>): BackfillPlan {
   const plan: BackfillPlan = { identities: [], claims: [], entryUrls: [] };
   const identities = new Set<string>();
   const owners = new Map<string, string>();
-  const rows = [...entries];
+  const rows = [...entries].map((e) => ({ ...e, identity: endpointIdentity(storedInterfaces(e.interfaces)) }));
   for (const e of rows) identities.add(`${e.kind} ${e.identityUrl}`);
+  const claim = (url: string, owner: string) => {
+    if (owners.has(url)) return;
+    owners.set(url, owner);
+    plan.claims.push({ url, owner });
+  };
+  for (const e of rows) if (e.identity.primary !== undefined) claim(claimKey(e.identity.primary), e.owner);
   for (const e of rows) {
-    let interfaces: { url: string; protocolBinding: string }[] = [];
-    try {
-      const parsed: unknown = JSON.parse(e.interfaces);
-      if (Array.isArray(parsed)) {
-        interfaces = parsed.filter((i): i is { url: string; protocolBinding: string } => typeof i?.url === 'string' && typeof i?.protocolBinding === 'string');
-      }
-    } catch {
-      // A hand-edited row: it claims nothing.
-    }
-    const identity = endpointIdentity(interfaces);
+    const identity = e.identity;
     if (identity.primary !== undefined && identity.primary !== e.identityUrl && !identities.has(`${e.kind} ${identity.primary}`)) {
       identities.delete(`${e.kind} ${e.identityUrl}`);
       identities.add(`${e.kind} ${identity.primary}`);
       plan.identities.push({ id: e.id, identityUrl: identity.primary });
     }
     for (const url of identity.claims) {
-      const owner = owners.get(url);
-      if (owner === undefined) {
-        owners.set(url, e.owner);
-        plan.claims.push({ url, owner: e.owner });
-      } else if (owner !== e.owner) {
-        continue;
-      }
-      plan.entryUrls.push({ entryId: e.id, url });
+      claim(url, e.owner);
+      if (owners.get(url) === e.owner) plan.entryUrls.push({ entryId: e.id, url });
     }
   }
   return plan;

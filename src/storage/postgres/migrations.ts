@@ -212,32 +212,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE entry_revisions ADD COLUMN verification text;
       ALTER TABLE entry_revisions ADD COLUMN verified_kid text;
     `,
-    run: async (client) => {
-      const { rows } = await client.query<BackfillEntry>(
-        `SELECT e.id, e.kind, e.owner, e.identity_url AS "identityUrl", r.interfaces
-         FROM entries e JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
-         ORDER BY e.list_seq`,
-      );
-      const plan = planUrlBackfill(rows);
-      if (plan.identities.length > 0) {
-        await client.query(
-          `UPDATE entries e SET identity_url = v.url FROM unnest($1::uuid[], $2::text[]) AS v (id, url) WHERE e.id = v.id`,
-          [plan.identities.map((i) => i.id), plan.identities.map((i) => i.identityUrl)],
-        );
-      }
-      if (plan.claims.length > 0) {
-        await client.query('INSERT INTO url_claims (url, owner) SELECT * FROM unnest($1::text[], $2::text[])', [
-          plan.claims.map((c) => c.url),
-          plan.claims.map((c) => c.owner),
-        ]);
-      }
-      if (plan.entryUrls.length > 0) {
-        await client.query('INSERT INTO entry_urls (entry_id, url) SELECT * FROM unnest($1::uuid[], $2::text[])', [
-          plan.entryUrls.map((u) => u.entryId),
-          plan.entryUrls.map((u) => u.url),
-        ]);
-      }
-    },
+    run: (client) => backfillUrls(client),
   },
 
   // ---- standing searches (issue 19): watch definitions survive a restart ----
@@ -276,7 +251,51 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'trust keyset of each entry',
     sql: trustKeysetMigration('postgres'),
   },
+
+  // ---- claim keys: one per host, port and path (http://h:443, https://h:80 and wss://h are https://h's) ----
+  {
+    version: 7,
+    name: 'url claims per host, port and path',
+    // Every claim is re-derived from the current revisions with today's claimKey (the rules of
+    // version 4's backfill: the entry registered first keeps a URL two principals now share).
+    sql: `
+      DELETE FROM entry_urls;
+      DELETE FROM url_claims;
+    `,
+    run: (client) => backfillUrls(client),
+  },
 ];
+
+/**
+ * Claims every URL of every entry's current revision for its owner (and normalises identity
+ * URLs), by url-backfill.ts's plan; `url_claims` and `entry_urls` must be empty.
+ */
+async function backfillUrls(client: pg.PoolClient | pg.Client): Promise<void> {
+  const { rows } = await client.query<BackfillEntry>(
+    `SELECT e.id, e.kind, e.owner, e.identity_url AS "identityUrl", r.interfaces
+     FROM entries e JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
+     ORDER BY e.list_seq`,
+  );
+  const plan = planUrlBackfill(rows);
+  if (plan.identities.length > 0) {
+    await client.query(
+      `UPDATE entries e SET identity_url = v.url FROM unnest($1::uuid[], $2::text[]) AS v (id, url) WHERE e.id = v.id`,
+      [plan.identities.map((i) => i.id), plan.identities.map((i) => i.identityUrl)],
+    );
+  }
+  if (plan.claims.length > 0) {
+    await client.query('INSERT INTO url_claims (url, owner) SELECT * FROM unnest($1::text[], $2::text[])', [
+      plan.claims.map((c) => c.url),
+      plan.claims.map((c) => c.owner),
+    ]);
+  }
+  if (plan.entryUrls.length > 0) {
+    await client.query('INSERT INTO entry_urls (entry_id, url) SELECT * FROM unnest($1::uuid[], $2::text[])', [
+      plan.entryUrls.map((u) => u.entryId),
+      plan.entryUrls.map((u) => u.url),
+    ]);
+  }
+}
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
 

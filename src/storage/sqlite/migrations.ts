@@ -199,22 +199,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE entry_revisions ADD COLUMN verification TEXT;
       ALTER TABLE entry_revisions ADD COLUMN verified_kid TEXT;
     `,
-    run: (db) => {
-      const rows = db
-        .prepare(
-          `SELECT e.id, e.kind, e.owner, e.identity_url AS identityUrl, r.interfaces
-           FROM entries e JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
-           ORDER BY e.list_seq`,
-        )
-        .all() as BackfillEntry[];
-      const plan = planUrlBackfill(rows);
-      const identity = db.prepare('UPDATE entries SET identity_url = ? WHERE id = ?');
-      for (const i of plan.identities) identity.run(i.identityUrl, i.id);
-      const claim = db.prepare('INSERT INTO url_claims (url, owner) VALUES (?, ?)');
-      for (const c of plan.claims) claim.run(c.url, c.owner);
-      const use = db.prepare('INSERT INTO entry_urls (entry_id, url) VALUES (?, ?)');
-      for (const u of plan.entryUrls) use.run(u.entryId, u.url);
-    },
+    run: (db) => backfillUrls(db),
   },
 
   // ---- standing searches (issue 19): watch definitions survive a restart ----
@@ -252,7 +237,41 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: 'trust keyset of each entry',
     sql: trustKeysetMigration('sqlite'),
   },
+
+  // ---- claim keys: one per host, port and path (http://h:443, https://h:80 and wss://h are https://h's) ----
+  {
+    version: 8,
+    name: 'url claims per host, port and path',
+    // Every claim is re-derived from the current revisions with today's claimKey (the rules of
+    // version 5's backfill: the entry registered first keeps a URL two principals now share).
+    sql: `
+      DELETE FROM entry_urls;
+      DELETE FROM url_claims;
+    `,
+    run: (db) => backfillUrls(db),
+  },
 ];
+
+/**
+ * Claims every URL of every entry's current revision for its owner (and normalises identity
+ * URLs), by url-backfill.ts's plan; `url_claims` and `entry_urls` must be empty.
+ */
+function backfillUrls(db: Database.Database): void {
+  const rows = db
+    .prepare(
+      `SELECT e.id, e.kind, e.owner, e.identity_url AS identityUrl, r.interfaces
+       FROM entries e JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
+       ORDER BY e.list_seq`,
+    )
+    .all() as BackfillEntry[];
+  const plan = planUrlBackfill(rows);
+  const identity = db.prepare('UPDATE entries SET identity_url = ? WHERE id = ?');
+  for (const i of plan.identities) identity.run(i.identityUrl, i.id);
+  const claim = db.prepare('INSERT INTO url_claims (url, owner) VALUES (?, ?)');
+  for (const c of plan.claims) claim.run(c.url, c.owner);
+  const use = db.prepare('INSERT INTO entry_urls (entry_id, url) VALUES (?, ?)');
+  for (const u of plan.entryUrls) use.run(u.entryId, u.url);
+}
 
 /** `PRAGMA auto_vacuum` answers 2 for INCREMENTAL. */
 const INCREMENTAL_AUTO_VACUUM = 2;
