@@ -254,15 +254,38 @@ describe('filters', () => {
       assert.equal(h.kind, 'mcp-server');
       assert.equal((await toolOf(h))?.annotations?.readOnlyHint, true, `${h.name}/${h.match.id}`);
     }
-    for (const h of notDestructive) assert.equal((await toolOf(h))?.annotations?.destructiveHint, false, `${h.name}/${h.match.id}`);
+    for (const h of notDestructive) {
+      const a = (await toolOf(h))?.annotations;
+      assert.ok(a?.destructiveHint === false || a?.readOnlyHint === true, `${h.name}/${h.match.id}`);
+    }
     const destructive = await allHits({ query: '', filter: { destructive: true } });
     let absent = 0;
     for (const h of destructive) {
-      const hint = (await toolOf(h))?.annotations?.destructiveHint;
-      assert.notEqual(hint, false, `${h.name}/${h.match.id}`);
-      if (hint === undefined) absent++;
+      const a = (await toolOf(h))?.annotations;
+      assert.notEqual(a?.destructiveHint, false, `${h.name}/${h.match.id}`);
+      assert.notEqual(a?.readOnlyHint, true, `${h.name}/${h.match.id}`);
+      if (a?.destructiveHint === undefined) absent++;
     }
     assert.ok(absent > 0, 'an absent hint counts as destructive');
+  });
+
+  test('a read-only tool is neither destructive nor repeated-call unsafe, whatever its other hints', async () => {
+    // MCP: destructiveHint and idempotentHint mean something only when readOnlyHint is false; a
+    // read-only tool without destructiveHint: false counted as destructive by the default.
+    const tools = [
+      { name: 'peek_plain', description: 'Kestrelwing peek.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+      { name: 'peek_contradicting', description: 'Kestrelwing peek.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true, destructiveHint: true, idempotentHint: false } },
+      { name: 'wipe', description: 'Kestrelwing wipe.', inputSchema: { type: 'object' } },
+      { name: 'append', description: 'Kestrelwing append.', inputSchema: { type: 'object' }, annotations: { destructiveHint: false, idempotentHint: true } },
+    ];
+    resultOf(await op(writer, { register: { mcpServer: mcpServer('kestrelwing', 'https://mcp.example.org/kestrelwing'), toolspec: { tools } } }));
+    const tools_ = async (filter: WireJson) =>
+      (await search({ query: 'kestrelwing', filter, resultsPer: 'match', limit: 100 })).results.map((h: WireJson) => h.match.id).sort();
+    assert.deepEqual(await tools_({ destructive: false }), ['append', 'peek_contradicting', 'peek_plain']);
+    assert.deepEqual(await tools_({ destructive: true }), ['wipe']);
+    assert.deepEqual(await tools_({ idempotent: true }), ['append', 'peek_contradicting', 'peek_plain']);
+    assert.deepEqual(await tools_({ idempotent: false }), ['wipe']);
+    assert.deepEqual(await tools_({ readOnly: true, destructive: true }), []);
   });
 });
 
