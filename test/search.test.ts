@@ -290,6 +290,38 @@ describe('filters', () => {
 });
 
 describe('paging and streaming', () => {
+  test('a page token starts after the last hit shown when entries are added or removed between pages', async () => {
+    // Tokens held an offset alone: an entry registered above the page boundary showed the page's
+    // last hit again on the next page, one removed above it skipped the next page's first hit.
+    const card = (n: number) => ({
+      ...v1Card(`Pangolin ${n}`, `https://pangolin-${n}.example.org/a2a`),
+      skills: [{ id: 'q', name: 'Hop', description: 'Hops about.', tags: ['pangolinline'] }],
+    });
+    const register = async (n: number): Promise<string> => resultOf(await op(writer, { register: { agentCard: card(n) } })).id;
+    const ids: string[] = [];
+    for (let n = 1; n <= 6; n++) ids.push(await register(n));
+    for (const resultsPer of ['entry', 'match'] as const) {
+      const ask = { query: '', filter: { tags: ['pangolinline'] }, limit: 2, resultsPer };
+      const first = await search(ask);
+      assert.equal(first.results.length, 2);
+      const seen: string[] = first.results.map((h: WireJson) => h.id);
+      // Newest first: the new entry comes before the boundary, and so does the removed one.
+      const added = await register(resultsPer === 'entry' ? 7 : 8);
+      let page = await search({ ...ask, pageToken: first.nextPageToken });
+      seen.push(...page.results.map((h: WireJson) => h.id));
+      resultOf(await op(writer, { unregister: { id: seen[0] } }));
+      while (page.nextPageToken) {
+        page = await search({ ...ask, pageToken: page.nextPageToken });
+        seen.push(...page.results.map((h: WireJson) => h.id));
+      }
+      assert.equal(new Set(seen).size, seen.length, `no hit twice: ${seen}`);
+      const present = ids.filter((id) => id !== seen[0]);
+      for (const id of present) assert.ok(seen.includes(id), `${id} was skipped (${resultsPer})`);
+      assert.ok(!seen.includes(added), 'the entry added above the boundary is not on the later pages');
+      ids.splice(ids.indexOf(seen[0]), 1);
+    }
+  });
+
   test('paging returns every hit exactly once', async () => {
     const all = await search({ query: 'data', limit: 100 });
     const seen: string[] = [];
