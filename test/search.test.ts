@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { generateEntries } from '../bench/lib/generate-entries.js';
-import { dataPart, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
+import { dataPart, errorOf, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
 import { mcpServer, v1Card } from './support/documents.js';
 import { metricValue } from './support/metrics.js';
 import { CORPUS_DIR, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
@@ -290,6 +290,16 @@ describe('filters', () => {
 });
 
 describe('paging and streaming', () => {
+  test('a page token asked with another limit or resultsPer is refused naming what must stay the same', async () => {
+    const first = await search({ query: 'data', limit: 3 });
+    assert.ok(first.nextPageToken);
+    for (const changed of [{ limit: 4 }, { limit: 3, resultsPer: 'match' }, { limit: 3, query: 'files' }]) {
+      const refused = errorOf(await op(reader, { search: { query: 'data', pageToken: first.nextPageToken, ...changed } }));
+      assert.equal(refused.code, 'BAD_REQUEST');
+      assert.match(refused.message, /send the same query, filter, limit and resultsPer as the page it came from/, JSON.stringify(changed));
+    }
+  });
+
   test('a page token starts after the last hit shown when entries are added or removed between pages', async () => {
     // Tokens held an offset alone: an entry registered above the page boundary showed the page's
     // last hit again on the next page, one removed above it skipped the next page's first hit.

@@ -453,7 +453,7 @@ export class RegistryService {
     const filter = this.listFilter(request.filter ?? {}, mine);
     const health = request.filter?.health;
     const fingerprint = PageTokens.fingerprint(health ? ['list', filter, health] : ['list', filter]);
-    const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint) : undefined;
+    const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint, 'filter') : undefined;
     const result = await this.stored(
       this.store.list({
         kind: filter.kind,
@@ -507,7 +507,7 @@ export class RegistryService {
     const kept = key === undefined ? undefined : this.searchCache.get(key, index, version!);
     if (kept) return kept;
     const fingerprint = PageTokens.fingerprint(asked);
-    const cursor = request.pageToken ? this.searchCursor(this.pageTokens.read(request.pageToken, fingerprint)) : { offset: 0, marks: [] };
+    const cursor = request.pageToken ? this.searchCursor(this.pageTokens.read(request.pageToken, fingerprint, 'query, filter, limit and resultsPer')) : { offset: 0, marks: [] };
     // A page after the first is read with a little around it, to start after the last hit shown
     // wherever writes since have moved it (./search-cursor.ts).
     const window = windowOf(cursor, limit);
