@@ -194,6 +194,14 @@ export function checkQueryLength(query: string | undefined, maxQueryChars: numbe
 }
 
 /**
+ * The configured limit checked before the schema's: past the schema's ceiling (10,000) a query
+ * was told "expected string to have <=10000 characters" while the limit in force was lower.
+ */
+function checkRawQueryLength(args: unknown, maxQueryChars: number | undefined, path: string): void {
+  if (isObject(args) && typeof args.query === 'string') checkQueryLength(args.query, maxQueryChars, path);
+}
+
+/**
  * The document of a register or validate given as arguments rather than in a message (other
  * doors: MCP tools), checked exactly as an inline data part is. `at` is the JSON Pointer error
  * paths start from (e.g. "/arguments").
@@ -339,11 +347,13 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
       return { op: name, subject: inlineSubject(documentArgs, file, name, base, limits) };
     }
     case 'search': {
+      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       const request = parseArgs(searchSchema, args, name, argumentsPath(name, index));
       checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       return { op: 'search', request };
     }
     case 'watch': {
+      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       const request = parseArgs(watchSchema, args, name, argumentsPath(name, index));
       checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       return { op: 'watch', request };
