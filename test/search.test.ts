@@ -234,6 +234,25 @@ describe('filters', () => {
     for (const h of v03) assert.ok(h.interfaces.some((i: WireJson) => String(i.protocolVersion).startsWith('0.3')));
   });
 
+  test('an asked version with zero parts added matches the version an interface declares', async () => {
+    // "0.3.0" missed a v1.0 card's gRPC interface declaring "0.3", and "1.0.0" every "1.0" interface.
+    const card = {
+      ...v1Card('Okapi Relay', 'https://okapi.example.org/a2a'),
+      supportedInterfaces: [
+        { url: 'https://okapi.example.org/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: 'https://okapi.example.org/grpc', protocolBinding: 'GRPC', protocolVersion: '0.3' },
+      ],
+    };
+    const { id } = resultOf(await op(writer, { register: { agentCard: card } }));
+    const found = async (filter: WireJson) => (await search({ query: 'okapi', filter })).results.some((h: WireJson) => h.id === id);
+    assert.equal(await found({ protocolVersion: '0.3.0' }), true);
+    assert.equal(await found({ protocolBinding: 'GRPC', protocolVersion: '0.3.0' }), true);
+    assert.equal(await found({ protocolVersion: '1.0.0' }), true);
+    assert.equal(await found({ protocolBinding: 'GRPC', protocolVersion: '1.0.0' }), false);
+    assert.equal(await found({ protocolVersion: '1.0.1' }), false);
+    assert.equal(await found({ protocolVersion: '0.30' }), false);
+  });
+
   test('input and output modes match the skill or the card defaults', async () => {
     const hits = await allHits({ query: '', filter: { inputModes: ['application/pdf'] } });
     assert.ok(hits.length > 0);
