@@ -378,6 +378,35 @@ describe('a2a-registry against a registry', () => {
     assert.equal(new Set(matched).size, matched.length, 'no match listed twice');
   });
 
+  test('search pages: --limit entries a page, each entry on one page only, total in entries as on A2A', async () => {
+    // Three agents whose every skill matches the word: asked per match, a page of 2 held two
+    // skills of one agent (one row), and the next page showed that agent again.
+    const card = (n: number) => ({
+      ...v1Card(`Zebrafinch ${n}`, `https://zebrafinch-${n}.example.org/a2a`),
+      skills: ['a', 'b', 'c'].map((s) => ({ id: s, name: `Zebrafinch song ${s}`, description: `Sings zebrafinch song ${s}.`, tags: ['zebrafinch'] })),
+    });
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    for (const n of [1, 2, 3]) assert.equal(stateOf(await op(alice, { register: { agentCard: card(n) } })), 'TASK_STATE_COMPLETED');
+    const a2a = resultOf(await op(alice, { search: { query: 'zebrafinch', limit: 100 } }));
+    assert.equal(a2a.total, 3);
+
+    const seen: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const run = await cli(['search', '--json', '--limit', '2', 'zebrafinch', ...(token ? ['--page-token', token] : [])], { env });
+      assert.equal(run.code, 0, run.stderr);
+      const page = parse(run);
+      assert.equal(page.total, 3, 'total counts entries');
+      assert.equal(page.results.length, pages === 0 ? 2 : 1, run.stdout);
+      seen.push(...page.results.map((h: { id: string }) => h.id));
+      token = page.nextPageToken;
+      pages++;
+    } while (token && pages < 5);
+    assert.equal(pages, 2);
+    assert.deepEqual(seen, a2a.results.map((h: { id: string }) => h.id), 'the same entries in the same order as A2A, each once');
+  });
+
   test('text from the registry reaches the terminal with its control characters escaped, never raw', async () => {
     // Recolour, set the window title (OSC ... BEL), clear the screen, a one-character CSI (U+009B)
     // and a bidi override that reorders the rest of the line. The registry refuses such a name

@@ -305,6 +305,12 @@ describe('size and depth', () => {
     const error = rejection(await send([data({ search: { query: 'x'.repeat(1001) } })]));
     assert.equal(error.code, 'BAD_REQUEST');
     assert.match(error.details[0].path, /query/);
+    // Past the schema's ceiling (10,000) too, the message names the limit in force.
+    for (const op of ['search', 'watch']) {
+      const huge = rejection(await send([data({ [op]: { query: 'x'.repeat(10_001) } })]));
+      assert.equal(huge.code, 'BAD_REQUEST');
+      assert.match(huge.message, /the query is 10001 characters; the limit is 1000 \(REGISTRY_MAX_QUERY_CHARS\)/, op);
+    }
     const name = rejection(await send([data({ register: { agentCard: { ...v1Card(), name: 'n'.repeat(20_000) } } })]));
     assert.equal(name.code, 'TOO_LARGE');
     assert.ok(performance.now() - started < 5000, 'performance.now() - started < 5000');

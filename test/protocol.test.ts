@@ -180,6 +180,14 @@ describe('executor routing', () => {
     assert.equal(error.details[0].path, '/parts/0/data/search/query');
     error = await rejected([dataPart({ list: { pageSize: 5, color: 'red' } })]);
     assert.match(error.message, /color/);
+    // An unknown key also says which keys are accepted where it was (it only said which was wrong).
+    error = await rejected([dataPart({ search: { query: 'x', filter: { onwer: 'bob' } } })]);
+    assert.equal(error.details[0].path, '/parts/0/data/search/filter');
+    assert.match(error.details[0].message, /onwer/);
+    assert.match(error.details[0].hint, /^Accepted keys here: kind, tags, inputModes, .*owner.*verified\.$/);
+    assert.match(error.message, /onwer.*Accepted keys here: kind, tags/);
+    error = await rejected([dataPart({ search: { qurey: 'x' } })]);
+    assert.equal(error.details[0].hint, 'Accepted keys here: query, filter, limit, pageToken, resultsPer.');
     error = await rejected([dataPart([1, 2])]);
     assert.match(error.message, /not a JSON object/);
     // An empty object names what it lacks (it read "The message's text is empty").

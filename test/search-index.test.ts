@@ -398,9 +398,10 @@ describe('filters', () => {
   it('tool hints with MCP defaults applied; they imply mcp-server', () => {
     assert.deepEqual(ids({ readOnly: true }), ['files/read_report']);
     assert.deepEqual(ids({ readOnly: false }), ['files/delete_report', 'files/write_report']);
-    assert.deepEqual(ids({ destructive: true }), ['files/delete_report', 'files/read_report']);
-    assert.deepEqual(ids({ destructive: false }), ['files/write_report']);
-    assert.deepEqual(ids({ idempotent: false }), ['files/delete_report', 'files/read_report']);
+    // A read-only tool is not destructive and is idempotent (those hints only mean something when readOnlyHint is false).
+    assert.deepEqual(ids({ destructive: true }), ['files/delete_report']);
+    assert.deepEqual(ids({ destructive: false }), ['files/read_report', 'files/write_report']);
+    assert.deepEqual(ids({ idempotent: false }), ['files/delete_report']);
     assert.deepEqual(ids({ openWorld: true }), ['files/delete_report', 'files/write_report']);
     assert.deepEqual(ids({ readOnly: true, kind: 'agent' }), []);
     assert.deepEqual(ids({ readOnly: true, tags: ['documents'] }), []);

@@ -101,7 +101,8 @@ function modeOk(declared: string, asked: string): boolean {
 }
 
 function versionOk(actual: string | undefined, asked: string): boolean {
-  return actual !== undefined && (actual === asked || actual.startsWith(`${asked}.`));
+  // A prefix on a dot boundary, or the asked version is the declared one with zero parts added ("0.3.0" for "0.3").
+  return actual !== undefined && (actual === asked || actual.startsWith(`${asked}.`) || (asked.startsWith(`${actual}.`) && /^(\.0+)+$/.test(asked.slice(actual.length))));
 }
 
 const list = (v: string[] | undefined): string[] | undefined => (v && v.length ? v : undefined);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { generateEntries } from '../bench/lib/generate-entries.js';
-import { dataPart, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
+import { dataPart, errorOf, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
 import { mcpServer, v1Card } from './support/documents.js';
 import { metricValue } from './support/metrics.js';
 import { CORPUS_DIR, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
@@ -234,6 +234,25 @@ describe('filters', () => {
     for (const h of v03) assert.ok(h.interfaces.some((i: WireJson) => String(i.protocolVersion).startsWith('0.3')));
   });
 
+  test('an asked version with zero parts added matches the version an interface declares', async () => {
+    // "0.3.0" missed a v1.0 card's gRPC interface declaring "0.3", and "1.0.0" every "1.0" interface.
+    const card = {
+      ...v1Card('Okapi Relay', 'https://okapi.example.org/a2a'),
+      supportedInterfaces: [
+        { url: 'https://okapi.example.org/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: 'https://okapi.example.org/grpc', protocolBinding: 'GRPC', protocolVersion: '0.3' },
+      ],
+    };
+    const { id } = resultOf(await op(writer, { register: { agentCard: card } }));
+    const found = async (filter: WireJson) => (await search({ query: 'okapi', filter })).results.some((h: WireJson) => h.id === id);
+    assert.equal(await found({ protocolVersion: '0.3.0' }), true);
+    assert.equal(await found({ protocolBinding: 'GRPC', protocolVersion: '0.3.0' }), true);
+    assert.equal(await found({ protocolVersion: '1.0.0' }), true);
+    assert.equal(await found({ protocolBinding: 'GRPC', protocolVersion: '1.0.0' }), false);
+    assert.equal(await found({ protocolVersion: '1.0.1' }), false);
+    assert.equal(await found({ protocolVersion: '0.30' }), false);
+  });
+
   test('input and output modes match the skill or the card defaults', async () => {
     const hits = await allHits({ query: '', filter: { inputModes: ['application/pdf'] } });
     assert.ok(hits.length > 0);
@@ -254,19 +273,84 @@ describe('filters', () => {
       assert.equal(h.kind, 'mcp-server');
       assert.equal((await toolOf(h))?.annotations?.readOnlyHint, true, `${h.name}/${h.match.id}`);
     }
-    for (const h of notDestructive) assert.equal((await toolOf(h))?.annotations?.destructiveHint, false, `${h.name}/${h.match.id}`);
+    for (const h of notDestructive) {
+      const a = (await toolOf(h))?.annotations;
+      assert.ok(a?.destructiveHint === false || a?.readOnlyHint === true, `${h.name}/${h.match.id}`);
+    }
     const destructive = await allHits({ query: '', filter: { destructive: true } });
     let absent = 0;
     for (const h of destructive) {
-      const hint = (await toolOf(h))?.annotations?.destructiveHint;
-      assert.notEqual(hint, false, `${h.name}/${h.match.id}`);
-      if (hint === undefined) absent++;
+      const a = (await toolOf(h))?.annotations;
+      assert.notEqual(a?.destructiveHint, false, `${h.name}/${h.match.id}`);
+      assert.notEqual(a?.readOnlyHint, true, `${h.name}/${h.match.id}`);
+      if (a?.destructiveHint === undefined) absent++;
     }
     assert.ok(absent > 0, 'an absent hint counts as destructive');
+  });
+
+  test('a read-only tool is neither destructive nor repeated-call unsafe, whatever its other hints', async () => {
+    // MCP: destructiveHint and idempotentHint mean something only when readOnlyHint is false; a
+    // read-only tool without destructiveHint: false counted as destructive by the default.
+    const tools = [
+      { name: 'peek_plain', description: 'Kestrelwing peek.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+      { name: 'peek_contradicting', description: 'Kestrelwing peek.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true, destructiveHint: true, idempotentHint: false } },
+      { name: 'wipe', description: 'Kestrelwing wipe.', inputSchema: { type: 'object' } },
+      { name: 'append', description: 'Kestrelwing append.', inputSchema: { type: 'object' }, annotations: { destructiveHint: false, idempotentHint: true } },
+    ];
+    resultOf(await op(writer, { register: { mcpServer: mcpServer('kestrelwing', 'https://mcp.example.org/kestrelwing'), toolspec: { tools } } }));
+    const tools_ = async (filter: WireJson) =>
+      (await search({ query: 'kestrelwing', filter, resultsPer: 'match', limit: 100 })).results.map((h: WireJson) => h.match.id).sort();
+    assert.deepEqual(await tools_({ destructive: false }), ['append', 'peek_contradicting', 'peek_plain']);
+    assert.deepEqual(await tools_({ destructive: true }), ['wipe']);
+    assert.deepEqual(await tools_({ idempotent: true }), ['append', 'peek_contradicting', 'peek_plain']);
+    assert.deepEqual(await tools_({ idempotent: false }), ['wipe']);
+    assert.deepEqual(await tools_({ readOnly: true, destructive: true }), []);
   });
 });
 
 describe('paging and streaming', () => {
+  test('a page token asked with another limit or resultsPer is refused naming what must stay the same', async () => {
+    const first = await search({ query: 'data', limit: 3 });
+    assert.ok(first.nextPageToken);
+    for (const changed of [{ limit: 4 }, { limit: 3, resultsPer: 'match' }, { limit: 3, query: 'files' }]) {
+      const refused = errorOf(await op(reader, { search: { query: 'data', pageToken: first.nextPageToken, ...changed } }));
+      assert.equal(refused.code, 'BAD_REQUEST');
+      assert.match(refused.message, /send the same query, filter, limit and resultsPer as the page it came from/, JSON.stringify(changed));
+    }
+  });
+
+  test('a page token starts after the last hit shown when entries are added or removed between pages', async () => {
+    // Tokens held an offset alone: an entry registered above the page boundary showed the page's
+    // last hit again on the next page, one removed above it skipped the next page's first hit.
+    const card = (n: number) => ({
+      ...v1Card(`Pangolin ${n}`, `https://pangolin-${n}.example.org/a2a`),
+      skills: [{ id: 'q', name: 'Hop', description: 'Hops about.', tags: ['pangolinline'] }],
+    });
+    const register = async (n: number): Promise<string> => resultOf(await op(writer, { register: { agentCard: card(n) } })).id;
+    const ids: string[] = [];
+    for (let n = 1; n <= 6; n++) ids.push(await register(n));
+    for (const resultsPer of ['entry', 'match'] as const) {
+      const ask = { query: '', filter: { tags: ['pangolinline'] }, limit: 2, resultsPer };
+      const first = await search(ask);
+      assert.equal(first.results.length, 2);
+      const seen: string[] = first.results.map((h: WireJson) => h.id);
+      // Newest first: the new entry comes before the boundary, and so does the removed one.
+      const added = await register(resultsPer === 'entry' ? 7 : 8);
+      let page = await search({ ...ask, pageToken: first.nextPageToken });
+      seen.push(...page.results.map((h: WireJson) => h.id));
+      resultOf(await op(writer, { unregister: { id: seen[0] } }));
+      while (page.nextPageToken) {
+        page = await search({ ...ask, pageToken: page.nextPageToken });
+        seen.push(...page.results.map((h: WireJson) => h.id));
+      }
+      assert.equal(new Set(seen).size, seen.length, `no hit twice: ${seen}`);
+      const present = ids.filter((id) => id !== seen[0]);
+      for (const id of present) assert.ok(seen.includes(id), `${id} was skipped (${resultsPer})`);
+      assert.ok(!seen.includes(added), 'the entry added above the boundary is not on the later pages');
+      ids.splice(ids.indexOf(seen[0]), 1);
+    }
+  });
+
   test('paging returns every hit exactly once', async () => {
     const all = await search({ query: 'data', limit: 100 });
     const seen: string[] = [];

@@ -92,8 +92,8 @@ const agentFilter = z
 const mcpFilter = z
   .strictObject({
     readOnly: searchFilter.readOnly.describe('true: only tools that declare they do not modify anything (readOnlyHint).'),
-    destructive: searchFilter.destructive.describe('false: only tools that do not delete or overwrite (destructiveHint, true when undeclared).'),
-    idempotent: searchFilter.idempotent.describe('true: only tools safe to call repeatedly (idempotentHint).'),
+    destructive: searchFilter.destructive.describe('false: only tools that do not delete or overwrite (destructiveHint, true when undeclared; read-only tools never are).'),
+    idempotent: searchFilter.idempotent.describe('true: only tools safe to call repeatedly (idempotentHint; read-only tools always are).'),
     openWorld: searchFilter.openWorld.describe('false: only tools that stay within their own system (openWorldHint, true when undeclared).'),
     owner,
     health,

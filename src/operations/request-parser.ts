@@ -7,6 +7,7 @@ import type { Message, Part } from '@a2a-js/sdk';
 import type { z } from 'zod';
 import type { Finding } from '../contract/types.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
+import { keysAt } from './schema-keys.js';
 import { formatBytes } from '../validation/size.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
 import type { Subject } from '../contract/subject.js';
@@ -47,12 +48,17 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Zod issues as findings whose paths start at `base` (a JSON Pointer). */
-export function zodFindings(error: z.ZodError, base: string): Finding[] {
+/**
+ * Zod issues as findings whose paths start at `base` (a JSON Pointer). With the schema, an unknown
+ * key's finding also names the keys accepted there (`hint`).
+ */
+export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType): Finding[] {
   return error.issues.slice(0, 20).map((issue) => {
     const path = [base, ...issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
-    const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
-    return { path, message: `${issue.message}${keys}` };
+    if (issue.code !== 'unrecognized_keys') return { path, message: issue.message };
+    const message = `${issue.message} (${issue.keys.join(', ')})`;
+    const accepted = schema && keysAt(schema, issue.path);
+    return accepted ? { path, message, hint: `Accepted keys here: ${accepted.join(', ')}.` } : { path, message };
   });
 }
 
@@ -62,8 +68,9 @@ const argumentsPath = (op: OperationName, partIndex: number) => `/parts/${partIn
 function parseArgs<T>(schema: z.ZodType<T>, value: unknown, op: OperationName, base: string): T {
   const parsed = schema.safeParse(value ?? {});
   if (!parsed.success) {
-    const details = zodFindings(parsed.error, base);
-    throw badRequest(`The "${op}" arguments are not valid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}.`, details);
+    const details = zodFindings(parsed.error, base, schema);
+    const said = details.map((d) => `${d.path}: ${d.message}${d.hint ? ` (${d.hint.replace(/\.$/, '')})` : ''}`);
+    throw badRequest(`The "${op}" arguments are not valid: ${said.join('; ')}.`, details);
   }
   return parsed.data;
 }
@@ -191,6 +198,14 @@ export function checkQueryLength(query: string | undefined, maxQueryChars: numbe
       { path, message: `Too big: expected string to have <=${max} characters` },
     ]);
   }
+}
+
+/**
+ * The configured limit checked before the schema's: past the schema's ceiling (10,000) a query
+ * was told "expected string to have <=10000 characters" while the limit in force was lower.
+ */
+function checkRawQueryLength(args: unknown, maxQueryChars: number | undefined, path: string): void {
+  if (isObject(args) && typeof args.query === 'string') checkQueryLength(args.query, maxQueryChars, path);
 }
 
 /**
@@ -339,11 +354,13 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
       return { op: name, subject: inlineSubject(documentArgs, file, name, base, limits) };
     }
     case 'search': {
+      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       const request = parseArgs(searchSchema, args, name, argumentsPath(name, index));
       checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       return { op: 'search', request };
     }
     case 'watch': {
+      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       const request = parseArgs(watchSchema, args, name, argumentsPath(name, index));
       checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       return { op: 'watch', request };

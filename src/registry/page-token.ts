@@ -24,8 +24,12 @@ export class PageTokens {
     return `${payload}.${this.sign(payload)}`;
   }
 
-  /** Returns the position, or throws BAD_REQUEST when the token is not one this registry issued for this request. */
-  read(token: string, fingerprint: string): string {
+  /**
+   * Returns the position, or throws BAD_REQUEST when the token is not one this registry issued for
+   * this request. `boundTo` names the arguments the fingerprint covers, for the message: a page
+   * asked with another limit was told to send "the same query and filter", which it did.
+   */
+  read(token: string, fingerprint: string, boundTo = 'query and filter'): string {
     const [payload, signature, extra] = token.split('.');
     const expected = payload ? this.sign(payload) : '';
     const valid =
@@ -43,7 +47,7 @@ export class PageTokens {
     }
     const { p, f } = (decoded ?? {}) as { p?: unknown; f?: unknown };
     if (typeof p !== 'string' || f !== fingerprint) {
-      throw badRequest('The pageToken belongs to another query: send the same query and filter as the page it came from, or leave it out for the first page.');
+      throw badRequest(`The pageToken belongs to another query: send the same ${boundTo} as the page it came from, or leave it out for the first page.`);
     }
     return p;
   }

@@ -37,6 +37,7 @@ import { urlTaken } from './endpoint-claims.js';
 import { toEntryView, toIndexedEntry } from './entries.js';
 import { FreshnessChecks, NO_FRESHNESS, type FreshnessSettings, type SourcedEntry } from './freshness.js';
 import { PageTokens } from './page-token.js';
+import { decodeCursor, encodeCursor, pageAfter, windowOf, type SearchCursor } from './search-cursor.js';
 import { SearchCache } from './search-cache.js';
 
 const DEFAULT_SEARCH_LIMIT = 20;
@@ -452,7 +453,7 @@ export class RegistryService {
     const filter = this.listFilter(request.filter ?? {}, mine);
     const health = request.filter?.health;
     const fingerprint = PageTokens.fingerprint(health ? ['list', filter, health] : ['list', filter]);
-    const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint) : undefined;
+    const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint, 'filter') : undefined;
     const result = await this.stored(
       this.store.list({
         kind: filter.kind,
@@ -506,14 +507,25 @@ export class RegistryService {
     const kept = key === undefined ? undefined : this.searchCache.get(key, index, version!);
     if (kept) return kept;
     const fingerprint = PageTokens.fingerprint(asked);
-    const offset = request.pageToken ? Number(this.pageTokens.read(request.pageToken, fingerprint)) : 0;
-    const page = await index.search(this.indexQuery(text, request.filter, offset, limit, { resultsPer }));
-    const result: SearchPage = { results: page.hits, total: page.total };
+    const cursor = request.pageToken ? this.searchCursor(this.pageTokens.read(request.pageToken, fingerprint, 'query, filter, limit and resultsPer')) : { offset: 0, marks: [] };
+    // A page after the first is read with a little around it, to start after the last hit shown
+    // wherever writes since have moved it (./search-cursor.ts).
+    const window = windowOf(cursor, limit);
+    const page = await index.search(this.indexQuery(text, request.filter, window.start, window.size, { resultsPer }));
+    const { hits, offset } = pageAfter(cursor, page.hits, window.start, limit, resultsPer);
+    const result: SearchPage = { results: hits, total: page.total };
     if (page.totalExact === false) result.totalExact = false;
     // More results: counted, or (a lower bound reached with a full page) maybe.
-    const more = offset + page.hits.length < page.total || (page.totalExact === false && page.hits.length > 0 && page.hits.length === limit);
-    if (more) result.nextPageToken = this.pageTokens.issue(String(offset + page.hits.length), fingerprint);
+    const more = offset + hits.length < page.total || (page.totalExact === false && hits.length > 0 && hits.length === limit);
+    if (more) result.nextPageToken = this.pageTokens.issue(encodeCursor(offset + hits.length, hits, resultsPer), fingerprint);
     return key === undefined ? result : this.searchCache.set(key, index, version!, result);
+  }
+
+  /** The cursor a search's page token holds (signed, so only a position this registry wrote). */
+  private searchCursor(position: string): SearchCursor {
+    const cursor = decodeCursor(position);
+    if (!cursor) throw badRequest('The pageToken is not valid: pass the nextPageToken of the previous page unchanged, or leave it out for the first page.');
+    return cursor;
   }
 
   /** The index query of a search: one place, so a standing search matches exactly as a search does. */

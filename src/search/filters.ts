@@ -10,7 +10,7 @@
  * - verified: a signature of the card verified with a trusted key (MCP servers never are).
  * - protocolBinding / protocolVersion: some interface of the entry has that binding (case
  *   insensitive) and that version, where "1.0" also accepts "1.0.0" and "1.0.1" (prefix on a dot
- *   boundary). When both are given, one interface must satisfy both. An interface without a
+ *   boundary), and "1.0.0" accepts "1.0" (the same version). When both are given, one interface must satisfy both. An interface without a
  *   version of its own has its card's generation ("0.3" / "1.0").
  * - tags: the hit is a skill carrying ANY of the given tags (case and accent insensitive).
  * - inputModes / outputModes: the hit is a skill accepting (producing) ANY of the given MIME
@@ -18,7 +18,8 @@
  *   ways: the card's `text/*` (or `*` / `*\/*`) accepts an asked `text/plain`, an asked `text/*`
  *   accepts the card's `text/plain`. Case and parameters (`;charset=...`) are ignored.
  * - readOnly / destructive / idempotent / openWorld: the hit is an MCP tool whose annotation
- *   hint, with the MCP defaults applied (false / true / false / true), equals the value.
+ *   hint, with the MCP defaults applied (false / true / false / true), equals the value; a
+ *   read-only tool counts as not destructive and idempotent (../registry/describe.ts).
  *
  * Tool-hint keys imply kind "mcp-server"; skill keys (tags, modes) imply kind "agent" (only
  * skills have them). Either makes only skills or tools hits: an entry's own name/description
@@ -84,10 +85,16 @@ export function mimeMatches(declared: string, asked: string): boolean {
   return declared.slice(ds + 1) === '*' || asked.slice(as + 1) === '*';
 }
 
-/** Version "1.0" accepts "1.0", "1.0.0", "1.0.1"; not "1.01". */
+/**
+ * Version "1.0" accepts "1.0", "1.0.0", "1.0.1"; not "1.01". An asked version that only adds
+ * zero parts to the declared one is the same version: "0.3.0" accepts an interface declaring
+ * "0.3" (a v1.0 card's v0.3 interface), as "0.3" accepts "0.3.0"; "1.0.0" does not accept "1.0.1".
+ */
 export function versionMatches(actual: string | undefined, asked: string): boolean {
   if (!actual) return false;
-  return actual === asked || (actual.length > asked.length && actual.startsWith(asked) && actual[asked.length] === '.');
+  if (actual === asked) return true;
+  if (actual.length > asked.length) return actual.startsWith(asked) && actual[asked.length] === '.';
+  return asked.startsWith(actual) && /^(\.0+)+$/.test(asked.slice(actual.length));
 }
 
 const UNKNOWN = 0;

@@ -53,9 +53,11 @@ export function searchRequest(words: string[], o: SearchOptions): SearchRequest 
   if (o.readOnly) filter.readOnly = true;
   if (o.health) filter.health = o.health;
   if (o.verified) filter.verified = true;
-    // One row per matching skill or tool, as the table shows them (the registry's default is one
-  // result per entry, with the other matches under `matches`).
-  const request: SearchRequest = { resultsPer: 'match' };
+  // The registry's default, one result per entry with its other matches under `matches`: a page
+  // of --limit hits is then --limit rows, `total` counts entries as every other door's does, and
+  // the next page starts at the next entry. Results per match, folded here, showed fewer rows
+  // than --limit and printed an entry again on the next page when more of its skills matched.
+  const request: SearchRequest = {};
   const query = words.join(' ').trim();
   if (query) request.query = query;
   if (Object.keys(filter).length > 0) request.filter = filter;
