@@ -236,3 +236,48 @@ test('SQLite: what `a2a-registry import` wrote while the registry ran is searcha
     removeTempDir(dir);
   }
 });
+
+test('a database restored from a backup, which numbers its new changes from the backup\'s position, is not served the index saved beside the database it replaced', async () => {
+  const dir = tempDir('a2a-registry-snapshot-restore-');
+  const env = { REGISTRY_DATA_DIR: dir };
+  const db = path.join(dir, 'registry.db');
+  const backup = path.join(dir, 'backup.db');
+  const admin = actor('admin', true);
+  const write = async (names: string[]): Promise<void> => {
+    const store = createStore({ dataDir: dir });
+    await store.open();
+    try {
+      for (const name of names) await store.upsert(entryWrite('agent', `https://${name.replace(/\W+/g, '-').toLowerCase()}.example.org/a2a`, '1', name), admin);
+    } finally {
+      await store.close();
+    }
+  };
+  try {
+    await write(['Stored agent 1', 'Stored agent 2']);
+    fs.copyFileSync(db, backup); // closed cleanly: the file holds everything (no -wal)
+    // The database goes on (changes 3 and 4), and the registry saves its index at position 4.
+    await write(['Original lineage agent A', 'Original lineage agent B']);
+    let { registry } = await start(env);
+    await stop(registry);
+    assert.ok(fs.existsSync(path.join(dir, SNAPSHOT_FILE)));
+
+    // The backup is restored; new writes take positions 3 and 4 again, with other changes.
+    for (const f of ['registry.db-wal', 'registry.db-shm']) fs.rmSync(path.join(dir, f), { force: true });
+    fs.copyFileSync(backup, db);
+    await write(['Restored lineage agent C', 'Restored lineage agent D']);
+
+    let messages: string[];
+    ({ registry, messages } = await start(env));
+    assert.ok(messages.some((m) => m.startsWith('no saved search index used (the change log holds another change at its position 4')), messages.join('\n'));
+    const names = (await registry.service.search({ query: 'lineage', limit: 10 }, ADMIN)).results.map((r) => r.name).sort();
+    assert.deepEqual(names, ['Restored lineage agent C', 'Restored lineage agent D']);
+    await stop(registry);
+
+    // The index saved now carries this log's mark: the next start loads it.
+    ({ registry, messages } = await start(env));
+    assert.ok(messages.includes('search index loaded from its snapshot and the change log'), messages.join('\n'));
+    await stop(registry);
+  } finally {
+    removeTempDir(dir);
+  }
+});

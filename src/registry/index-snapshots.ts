@@ -68,10 +68,11 @@ export class IndexSnapshots {
     const restored = await this.service.restoreIndex(async () => {
       const last = await this.store.lastChangeSeq();
       const trimmed = await this.store.changesTrimmedThrough();
-      const read = await readIndexSnapshot(this.file, (m: SnapshotMeta) => {
+      const read = await readIndexSnapshot(this.file, async (m: SnapshotMeta) => {
         if (m.format !== SNAPSHOT_FORMAT || m.version !== this.options.version) return `it was written by another version (${m.version}, format ${m.format})`;
         if (m.seq > last) return `its position ${m.seq} is ahead of the change log (${last}): another database's, or a restored backup`;
         if (m.seq < trimmed) return `the change log was trimmed through ${trimmed}, past its position ${m.seq}`;
+        if (m.mark !== (await this.store.changeMark(m.seq))) return `the change log holds another change at its position ${m.seq}: another database's, or a restored backup`;
         return undefined;
       });
       readMs = Date.now() - started;
@@ -160,6 +161,7 @@ export class IndexSnapshots {
     const read = await this.store.lastChangeSeq();
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const seq = Math.min(read, this.appliedThrough?.() ?? (await this.ownChangesThrough(read)));
+    const mark = await this.store.changeMark(seq);
     const version = this.feed.version;
     const saved = this.service.captureIndex();
     if (!saved) return;
@@ -169,7 +171,7 @@ export class IndexSnapshots {
     try {
       ({ bytes } = await writeIndexSnapshot(
         this.file,
-        { format: SNAPSHOT_FORMAT, version: this.options.version, seq, entries, savedAt: new Date().toISOString() },
+        { format: SNAPSHOT_FORMAT, version: this.options.version, seq, entries, savedAt: new Date().toISOString(), ...(mark === undefined ? {} : { mark }) },
         saved.parts,
       ));
     } finally {

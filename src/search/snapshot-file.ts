@@ -44,6 +44,12 @@ export interface SnapshotMeta {
   /** Entries in the index. */
   entries: number;
   savedAt: string;
+  /**
+   * What identifies the change at `seq` in the log it was saved beside (RegistryStore.changeMark;
+   * absent when the log holds none there): a database restored from a backup numbers its new
+   * changes from the backup's position, so a position alone cannot tell this log from another.
+   */
+  mark?: string;
 }
 
 type TypedArray = Int32Array | Uint8Array | Uint16Array | Float64Array;
@@ -154,7 +160,10 @@ export type SnapshotRead = { ok: true; meta: SnapshotMeta; state: IndexState } |
  * Reads a snapshot written by writeIndexSnapshot; `accept` decides from the meta alone whether
  * to read on (a reason string rejects it).
  */
-export async function readIndexSnapshot(file: string, accept: (meta: SnapshotMeta) => string | undefined): Promise<SnapshotRead> {
+export async function readIndexSnapshot(
+  file: string,
+  accept: (meta: SnapshotMeta) => string | undefined | Promise<string | undefined>,
+): Promise<SnapshotRead> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(file, 'r');
@@ -193,7 +202,7 @@ export async function readIndexSnapshot(file: string, accept: (meta: SnapshotMet
     const metaBytes = Buffer.alloc(first.length);
     await read(metaBytes);
     const meta = v8.deserialize(metaBytes) as SnapshotMeta;
-    const rejected = accept(meta);
+    const rejected = await accept(meta);
     if (rejected) return { ok: false, reason: rejected };
     const state: IndexState = new Map();
     for (;;) {

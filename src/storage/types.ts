@@ -394,6 +394,12 @@ export interface RegistryStore {
   /** Highest committed change sequence (0 when none), trimmed ones included. */
   lastChangeSeq(): Promise<number>;
   /**
+   * What identifies the change at `seq` (its entry, operation and time), or undefined when the
+   * log holds none there (0, trimmed): tells this log from another one at the same position,
+   * e.g. a database restored from a backup that went on numbering from the backup's position.
+   */
+  changeMark(seq: number): Promise<string | undefined>;
+  /**
    * The change log has been trimmed up to and including this sequence (0 when never): a reader
    * at a lower sequence may have missed changes and must reload from the entries. Read it after
    * `changesSince` (it only grows), so a trim between the two calls is never missed.

@@ -897,6 +897,15 @@ export class PostgresStore implements RegistryStore {
     return Number(rows[0]?.seq ?? 0);
   }
 
+  async changeMark(seq: number): Promise<string | undefined> {
+    // The time as epoch seconds: its text does not depend on the connection's TimeZone.
+    const { rows } = await this.#query<{ mark: string }>(
+      "SELECT entry_id::text || ' ' || op || ' ' || extract(epoch FROM at)::text AS mark FROM changes WHERE seq = $1",
+      [seq],
+    );
+    return rows[0]?.mark;
+  }
+
   async changesTrimmedThrough(): Promise<number> {
     const { rows } = await this.#query<{ value: string }>("SELECT value FROM registry_state WHERE key = 'changes_trimmed_through'");
     return Number(rows[0]?.value ?? 0);

@@ -966,6 +966,15 @@ export class SqliteStore implements RegistryStore {
     );
   }
 
+  async changeMark(seq: number): Promise<string | undefined> {
+    return this.#read(() => {
+      const row = prepare(this.#requireDb(), 'SELECT entry_id, op, at FROM changes WHERE seq = ?').get(normalizeSeq(seq)) as
+        | { entry_id: string; op: string; at: string }
+        | undefined;
+      return row && `${row.entry_id} ${row.op} ${row.at}`;
+    });
+  }
+
   async changesTrimmedThrough(): Promise<number> {
     return this.#read(() => {
       const row = prepare(this.#requireDb(), "SELECT value FROM registry_state WHERE key = 'changes_trimmed_through'").get() as
