@@ -762,3 +762,60 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
     }
   });
 });
+
+describe('backup', () => {
+  test('copies the live database while registrations go on, 0600; the copy restores to exactly what it held, later writes not; never over a file without --force; PostgreSQL is pointed to pg_dump', { timeout: 120_000 }, async () => {
+    const registry = await startTestRegistry();
+    const out = tempDir('a2a-registry-backup-');
+    const file = path.join(out, 'registry-backup.db');
+    const env = { REGISTRY_DATA_DIR: registry.dataDir };
+    let restored: TestRegistry | undefined;
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const card = (n: number): unknown => v1Card(`Backed up agent ${n}`, `https://backed-up-${n}.example.org/a2a`);
+      for (let n = 0; n < 20; n++) assert.equal(stateOf(await op(alice, { register: { agentCard: card(n) } })), 'TASK_STATE_COMPLETED');
+      // Registrations go on while the copy is taken: it holds the first 20 and some of the others, whole.
+      let writing = true;
+      const writer = (async () => {
+        for (let n = 20; writing; n++) assert.equal(stateOf(await op(alice, { register: { agentCard: card(n) } })), 'TASK_STATE_COMPLETED');
+      })();
+      const run = await cli(['backup', file, '--json'], { env });
+      writing = false;
+      await writer;
+      assert.equal(run.code, 0, run.stderr);
+      const summary = parse(run);
+      assert.equal(summary.file, file);
+      assert.ok(summary.entries >= 20, `${summary.entries} entries`);
+      assert.equal(summary.revisions, summary.entries);
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'it holds webhook tokens');
+      assert.ok(!fs.readdirSync(out).some((f) => f.endsWith('.tmp')), 'no temporary file is left');
+      const after = parse(await cli(['ls', '--json', '--limit', '100'], { env: { A2A_REGISTRY_URL: registry.url } }));
+      assert.ok(after.entries.length > summary.entries, 'registrations went on after the copy');
+
+      // Without --force an existing file is kept as it is.
+      const before = fs.readFileSync(file);
+      const again = await cli(['backup', file], { env });
+      assert.equal(again.code, 2);
+      assert.match(again.stderr, /already exists: choose another file, or pass --force to replace it/);
+      assert.deepEqual(fs.readFileSync(file), before);
+      const pg = await cli(['backup', path.join(out, 'pg.db')], { env: { ...env, DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry' } });
+      assert.equal(pg.code, 2);
+      assert.match(pg.stderr, /PostgreSQL.*pg_dump/);
+      const none = await cli(['backup', path.join(out, 'none.db'), '--data-dir', out], {});
+      assert.equal(none.code, 2);
+      assert.match(none.stderr, /there is no registry database at .*registry\.db: point --data-dir/);
+
+      // Restored as the command says (the file as registry.db of a data directory), the registry holds what the copy held.
+      const dataDir = tempDir('a2a-registry-restored-');
+      fs.copyFileSync(file, path.join(dataDir, 'registry.db'));
+      restored = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+      const listed = await restored.service.search({ query: 'backed up agent', limit: 100 }, { principal: 'admin', isAdmin: true });
+      assert.equal(listed.total, summary.entries);
+      const names = new Set(listed.results.map((r) => r.name));
+      for (let n = 0; n < 20; n++) assert.ok(names.has(`Backed up agent ${n}`), `agent ${n}`);
+    } finally {
+      await restored?.close();
+      await registry.close();
+    }
+  });
+});

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_REGISTRY_URL, DEFAULT_TIMEOUT_SECONDS } from './client.js';
 import { register as registerGet } from './commands/get.js';
+import { register as registerBackup } from './commands/backup.js';
 import { register as registerImport } from './commands/import.js';
 import { register as registerKeygen } from './commands/keygen.js';
 import { register as registerLs } from './commands/ls.js';
@@ -49,6 +50,7 @@ const COMMANDS: CommandRegistrar[] = [
   registerRm,
   registerRefresh,
   registerImport,
+  registerBackup,
   registerKeygen,
   registerSign,
   registerVerify,

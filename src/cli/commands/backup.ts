@@ -1,0 +1,89 @@
+/**
+ * `a2a-registry backup <file>`: a consistent copy of the registry's SQLite database
+ * (REGISTRY_DATA_DIR/registry.db), taken while the registry runs (src/storage/sqlite/backup.ts).
+ * On PostgreSQL the database's own tools do this (pg_dump): the command says so.
+ *
+ * Exit code: 0 written, 1 the copy could not be made (nothing is left at <file>), 2 usage
+ * (configuration, an existing file without --force, no database in the data directory).
+ */
+import { Command } from 'commander';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../config/config.js';
+import { isPostgresUrl } from '../../storage/create-store.js';
+import { BackupError, backupSqlite, type SqliteBackup } from '../../storage/sqlite/backup.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
+import { serveEnvironment } from './serve.js';
+
+interface BackupOptions {
+  dataDir?: string;
+  force: boolean;
+  json: boolean;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function formatBackup(b: SqliteBackup, source: string, seconds: number, o: Output): string {
+  const s = styles(o.color);
+  return (
+    `${s.green('backed up')} ${b.entries.toLocaleString('en-US')} entries (${b.revisions.toLocaleString('en-US')} revisions, change log at ${b.changeSeq}) ` +
+    `from ${source} to ${b.file} (${mib(b.bytes)}, ${seconds.toFixed(1)} s)\n` +
+    `To restore: stop the registry, copy the file to ${path.join(path.dirname(source), 'registry.db')}, delete registry.db-wal and registry.db-shm beside it, start the registry.\n`
+  );
+}
+
+export async function backupCommand(file: string, options: BackupOptions, o: Output): Promise<number> {
+  let dataDir: string;
+  try {
+    const config = loadConfig(serveEnvironment({ dataDir: options.dataDir }, process.env));
+    if (isPostgresUrl(config.databaseUrl)) {
+      return reportUsage(
+        o,
+        options.json,
+        'USAGE',
+        'DATABASE_URL is set: the entries are in PostgreSQL, which this command does not copy. Use pg_dump (pg_dump --format=custom --file=registry.dump "$DATABASE_URL"), or unset DATABASE_URL to back up the SQLite database',
+      );
+    }
+    dataDir = config.dataDir;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return reportUsage(o, options.json, 'USAGE', err.message);
+  }
+  const source = path.join(dataDir, 'registry.db');
+  const started = Date.now();
+  let backup: SqliteBackup;
+  try {
+    backup = backupSqlite(source, file, { overwrite: options.force });
+  } catch (err) {
+    if (!(err instanceof BackupError)) throw err;
+    if (options.json) printJson(o, { error: { code: err.usage ? 'USAGE' : 'BACKUP_FAILED', message: err.message } });
+    o.err(`a2a-registry: ${err.message}\n`);
+    return err.usage ? EXIT_USAGE : EXIT_FAILED;
+  }
+  const seconds = (Date.now() - started) / 1000;
+  if (options.json) printJson(o, { ...backup, source, seconds });
+  else o.out(formatBackup(backup, source, seconds, o));
+  return EXIT_OK;
+}
+
+export function register(program: Command): void {
+  program
+    .command('backup')
+    .description("copy the registry's SQLite database to a file, consistently, while the registry runs")
+    .argument('<file>', 'where to write the copy (a new file, mode 0600: it holds webhook tokens)')
+    .option('--data-dir <dir>', "the registry's data directory (REGISTRY_DATA_DIR, default ./data)")
+    .option('--force', 'replace <file> if it exists', false)
+    .option('--json', 'print what was copied as one JSON document', false)
+    .addHelpText(
+      'after',
+      '\nThe copy is one read transaction of the live database (the registry keeps serving and writing), checked\n' +
+        'and synced before it takes its name. To restore: stop the registry, copy the file to <data dir>/registry.db,\n' +
+        'delete registry.db-wal and registry.db-shm beside it, and start the registry. On PostgreSQL use pg_dump.\n' +
+        'Exit status: 0 written, 1 the copy failed (nothing is left at <file>), 2 usage.\n' +
+        'Example:\n  a2a-registry backup --data-dir /var/lib/a2a-registry /backups/registry-$(date +%F).db',
+    )
+    .action(async (file: string, options: BackupOptions) => {
+      process.exitCode = await backupCommand(file, options, defaultOutput());
+    });
+}
