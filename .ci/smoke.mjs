@@ -1,6 +1,6 @@
 // Usage: node .ci/smoke.mjs <installed folder> <agent card>. Starts the registry there with
 // `npm start` on 127.0.0.1 (a free port), waits until it is ready, registers the card with the
-// built CLI (the generated admin token) and finds it, then stops it with SIGTERM: exit 0 or a
+// built CLI (the generated admin token), finds it and backs the database up, then stops it with SIGTERM: exit 0 or a
 // message saying which step failed.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -59,6 +59,10 @@ try {
   const { id } = JSON.parse(registered.stdout);
   const found = cli('search', '--json', 'invoice');
   if (found.status !== 0 || !JSON.parse(found.stdout).results.some((hit) => hit.id === id)) throw new Error(`search did not find ${id}: ${found.stdout}${found.stderr}`);
+  // A backup of the running registry's database, as the README's Backups section takes it.
+  const backupFile = path.join(dataDir, 'smoke-backup.db');
+  const backedUp = spawnSync(process.execPath, [path.join(folder, 'bin/a2a-registry.js'), 'backup', '--json', backupFile], { env, encoding: 'utf8' });
+  if (backedUp.status !== 0 || JSON.parse(backedUp.stdout).entries !== 1) throw new Error(`backup exited ${backedUp.status}: ${backedUp.stdout}${backedUp.stderr}`);
   // The web page: a browser asking for / gets HTML whose every script and style is served.
   const page = await fetch(`${url}/`, { headers: { accept: 'text/html' } });
   const html = await page.text();
@@ -68,7 +72,7 @@ try {
     const answer = await fetch(asset);
     if (!answer.ok) throw new Error(`${asset} answered ${answer.status}`);
   }
-  console.log(`smoke: npm start served ${url} (the web page and its ${assets.length} assets); the built CLI registered ${id} and found it`);
+  console.log(`smoke: npm start served ${url} (the web page and its ${assets.length} assets); the built CLI registered ${id}, found it and backed the database up`);
 } catch (err) {
   fail(err.message);
 } finally {
