@@ -254,6 +254,51 @@ describe('push configs in a message', () => {
   });
 });
 
+describe('push configs from a caller without a token', () => {
+  test('are neither checked nor POSTed to: the watch is refused UNAUTHENTICATED, as without one', async () => {
+    const posts: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      posts.push(`${req.method} ${req.url} ${String(req.headers['x-a2a-notification-token'])}`);
+      req.resume();
+      res.end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const anonymous = async (method: string, url: string): Promise<string> => {
+      const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method,
+          params: {
+            message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { query: 'weather' } })] },
+            configuration: { taskPushNotificationConfig: { url, token: 'chosen-by-anyone' } },
+          },
+        }),
+      });
+      return res.text();
+    };
+    try {
+      for (const method of ['SendMessage', 'SendStreamingMessage']) {
+        // Before, the registry POSTed the refused task to any URL given, for anyone, once per request.
+        const answer = await anonymous(method, hook);
+        assert.match(answer, /TASK_STATE_REJECTED/, `${method}: ${answer.slice(0, 300)}`);
+        assert.match(answer, /UNAUTHENTICATED: Watching the catalog needs a registry token/, method);
+        // Nor is the URL resolved and checked: the answer said what an internal name resolves to.
+        const internal = await anonymous(method, 'http://10.1.2.3/hook');
+        assert.doesNotMatch(internal, /10\.1\.2\.3|refused to fetch|push notification URL/, `${method}: ${internal.slice(0, 300)}`);
+        assert.match(internal, /UNAUTHENTICATED/, method);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.deepEqual(posts, [], 'nothing was POSTed');
+    } finally {
+      receiver.close();
+    }
+  });
+});
+
 describe('configs of finished tasks', () => {
   test('are bounded: past 1,000 tasks the oldest go (a config on a finished task sees no final event to remove it)', async () => {
     const configs = new PushConfigs(new GuardedFetcher({ maxBytes: 1024, allow: AllowList.parse('127.0.0.1') }));
