@@ -203,6 +203,34 @@ describe('a token or credentials that cannot travel as a header', () => {
   });
 });
 
+describe('the size of a config', () => {
+  test('is bounded: a URL, token, credentials or id longer than accepted is refused naming the field and the limit; one at the limit is kept', async () => {
+    // Configs are kept in memory: before, a 60 KB token and URL were kept, ten per task, on as
+    // many finished tasks as a principal cared to create them on (hundreds of MB in minutes).
+    const taskId = await taskWithConfigs([]);
+    const tooLong: Array<[string, WireJson, RegExp]> = [
+      ['url', { url: `${HOOK}/${'p'.repeat(2048)}` }, /config's url has 2\d{3} characters; at most 2048 are accepted/],
+      ['token', { token: 't'.repeat(1025) }, /config's token has 1025 characters; at most 1024/],
+      ['credentials', { authentication: { scheme: 'Bearer', credentials: 'c'.repeat(4097) } }, /authentication\.credentials has 4097 characters; at most 4096/],
+      ['id', { id: 'i'.repeat(257) }, /config's id has 257 characters; at most 256/],
+    ];
+    for (const [what, fields, message] of tooLong) {
+      const answer = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, ...fields });
+      assert.equal(answer.error?.code, INVALID_PARAMS, `${what}: ${JSON.stringify(answer).slice(0, 300)}`);
+      assert.match(answer.error.message, message, what);
+    }
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
+    const atLimit = await rpc('CreateTaskPushNotificationConfig', {
+      taskId,
+      id: 'i'.repeat(256),
+      url: `${HOOK}/${'p'.repeat(2048 - HOOK.length - 1)}`,
+      token: 't'.repeat(1024),
+      authentication: { scheme: 'Bearer', credentials: 'c'.repeat(4096) },
+    });
+    assert.equal(atLimit.result?.id, 'i'.repeat(256), JSON.stringify(atLimit).slice(0, 300));
+  });
+});
+
 describe('push configs in a message', () => {
   test('are only for a watch: with a search (streamed or not) or a registration the message is refused, and nothing is POSTed', async () => {
     const posts: string[] = [];

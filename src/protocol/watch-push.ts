@@ -56,7 +56,7 @@ export class PushConfigs implements PushNotificationStore {
   ) {}
 
   async save(taskId: string, _context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
-    const unsendable = headerProblem(config);
+    const unsendable = sizeProblem(config) ?? headerProblem(config);
     if (unsendable) throw new RequestMalformedError(unsendable);
     try {
       await this.fetcher.check(config.url, { purpose: 'webhook' });
@@ -116,6 +116,35 @@ export class PushConfigs implements PushNotificationStore {
   drop(taskId: string): void {
     this.#byTask.delete(taskId);
   }
+}
+
+/**
+ * The longest URL, token, credentials and id a config may have. Configs are kept in memory (up
+ * to MAX_CONFIGS_PER_TASK on each of MAX_TASKS_WITH_CONFIGS tasks): unbounded, one principal
+ * creating configs of a request body's size (64 KB) on its finished tasks grew the registry by
+ * hundreds of megabytes within minutes. These hold any real webhook URL and bearer token (a
+ * signed JWT included), and fit the 8 KB a web server commonly accepts for a header.
+ */
+const MAX_PUSH_URL_CHARS = 2048;
+const MAX_PUSH_TOKEN_CHARS = 1024;
+const MAX_PUSH_CREDENTIALS_CHARS = 4096;
+const MAX_PUSH_ID_CHARS = 256;
+
+/** Why a config is too large to keep, if it is: which field, its length, the limit. */
+function sizeProblem(config: TaskPushNotificationConfig): string | undefined {
+  const fields: [string, string | undefined, number][] = [
+    ['url', config.url, MAX_PUSH_URL_CHARS],
+    ['token', config.token, MAX_PUSH_TOKEN_CHARS],
+    ['authentication.credentials', config.authentication?.credentials, MAX_PUSH_CREDENTIALS_CHARS],
+    ['authentication.scheme', config.authentication?.scheme, MAX_PUSH_ID_CHARS],
+    ['id', config.id, MAX_PUSH_ID_CHARS],
+  ];
+  for (const [field, value, max] of fields) {
+    if (value && value.length > max) {
+      return `The push notification config's ${field} has ${value.length} characters; at most ${max} are accepted. Use a shorter webhook URL or token (e.g. an opaque id the receiver looks up).`;
+    }
+  }
+  return undefined;
 }
 
 /** A header value sent as given: visible ASCII, spaces inside only (HTTP would trim them at the ends). */
