@@ -135,6 +135,27 @@ describe('address rules', () => {
     assert.match(unknown.message, /could not resolve nowhere\.test \(ENOTFOUND\)/);
   });
 
+  test("the Fetch standard's blocked ports are refused by policy, naming the port, before resolving or connecting", async () => {
+    const f = fetcher();
+    for (const port of ['6000', '10080', '25', '5060']) {
+      // nowhere.test does not resolve: a refusal that names the port came before any lookup.
+      const checked = await refusal(f.check(`http://nowhere.test:${port}/hook`, { purpose: 'webhook' }));
+      assert.equal(checked.reason, 'port', port);
+      assert.equal(checked.refused, true);
+      assert.match(checked.message, new RegExp(`port ${port} is one of the Fetch standard's blocked ports.*another port`));
+      // Before, undici's own refusal came out as a connection failure saying only "bad port".
+      const fetched = await refusal(f.getJson(`http://agent.test:${port}/card`, { purpose: 'agent-card' }));
+      assert.equal(fetched.reason, 'port', port);
+      assert.equal(fetched.refused, true);
+    }
+    origin.route('/to-bad-port', (_req, res) => void res.writeHead(302, { location: 'http://agent.test:6000/card' }).end());
+    const redirected = await refusal(f.getJson(at('agent.test', '/to-bad-port'), { purpose: 'agent-card' }));
+    assert.equal(redirected.reason, 'port');
+    assert.equal(redirected.url, 'http://agent.test:6000/card');
+    await f.check(at('agent.test', '/card'), { purpose: 'webhook' });
+    await f.check('http://agent.test:8080/card', { purpose: 'webhook' });
+  });
+
   test('legacy IPv4 spellings are normalised by the URL parser and still refused', async () => {
     const f = fetcher({ allow: AllowList.EMPTY });
     for (const host of ['0x7f.1', '2130706433', '0177.0.0.1', '127.1', '[::ffff:7f00:1]']) {

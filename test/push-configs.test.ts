@@ -25,7 +25,7 @@ let raw: RawA2AClient;
 
 const alice = { authorization: `Bearer ${TOKENS.alice}` };
 /** A webhook address the outbound guard accepts (REGISTRY_FETCH_ALLOW); nothing is sent to it here. */
-const HOOK = 'http://127.0.0.1:9/hook';
+const HOOK = 'http://127.0.0.1:8/hook';
 const TASK_NOT_FOUND = -32001;
 const INVALID_PARAMS = -32602;
 

@@ -73,6 +73,20 @@ export const DEFAULT_FETCH_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_REDIRECTS = 3;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/**
+ * The Fetch standard's "bad ports" (fetch.spec.whatwg.org/#port-blocking). undici refuses them
+ * without connecting, but said only "bad port", reported as a connection failure: an agent on
+ * port 6000 or 10080 was "unreachable", a webhook there was accepted and then failed every
+ * delivery. Refused here, by policy, saying which port and what to do.
+ */
+const BLOCKED_PORTS = new Set([
+  '1', '7', '9', '11', '13', '15', '17', '19', '20', '21', '22', '23', '25', '37', '42', '43', '53', '69', '77', '79',
+  '87', '95', '101', '102', '103', '104', '109', '110', '111', '113', '115', '117', '119', '123', '135', '137',
+  '139', '143', '161', '179', '389', '427', '465', '512', '513', '514', '515', '526', '530', '531', '532',
+  '540', '548', '554', '556', '563', '587', '601', '636', '989', '990', '993', '995', '1719', '1720', '1723',
+  '2049', '3659', '4045', '4190', '5060', '5061', '6000', '6566', '6665', '6666', '6667', '6668', '6669', '6679',
+  '6697', '10080',
+]);
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 /** Dropped from a redirected request that leaves the origin (as the Fetch standard does for authorization). */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
@@ -349,6 +363,13 @@ export class GuardedFetcher implements Fetcher {
     }
     if (url.username || url.password) {
       throw new FetchError('credentials', url.href, `refused to fetch ${url.href.replace(/\/\/[^@/]*@/, '//…@')}: a URL with a user name or password is not fetched`);
+    }
+    if (BLOCKED_PORTS.has(url.port)) {
+      throw new FetchError(
+        'port',
+        url.href,
+        `refused to fetch ${url.href}: port ${url.port} is one of the Fetch standard's blocked ports (SMTP, X11, IRC, SIP, ...), which no fetch client connects to; serve it on another port (e.g. 443, 80 or 8080)`,
+      );
     }
     const host = url.hostname;
     const literal = parseAddress(host);
