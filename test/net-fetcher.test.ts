@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import net, { type AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { fetch as undiciFetch } from 'undici';
 import ipaddr from 'ipaddr.js';
@@ -404,7 +405,31 @@ describe('hostile servers cost at most one timeout', () => {
     await closedPort.close();
     const error = await refusal(fetcher().getJson(`http://agent.test:${port}/`, { purpose: 'agent-card' }));
     assert.equal(error.reason, 'connect');
-    assert.match(error.message, /ECONNREFUSED/);
+    assert.match(error.message, /the connection was refused \(nothing listens on that port\) \(ECONNREFUSED\)/);
+  });
+
+  test("a server that hangs up early, or sends headers past the limit, is told in words, not undici's codes alone", async () => {
+    const raw = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', (request) => {
+        if (request.toString().startsWith('GET /big-headers')) {
+          socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-big: ${'a'.repeat(100_000)}\r\ncontent-length: 2\r\n\r\n{}`);
+        } else {
+          socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const port = (raw.address() as AddressInfo).port;
+    try {
+      const early = await refusal(fetcher().getJson(`http://agent.test:${port}/early`, { purpose: 'agent-card' }));
+      assert.equal(early.reason, 'connect');
+      assert.match(early.message, /: the server closed the connection before its answer was complete \(UND_ERR_SOCKET\)$/);
+      const big = await refusal(fetcher().getJson(`http://agent.test:${port}/big-headers`, { purpose: 'agent-card' }));
+      assert.match(big.message, /: the answer's headers are larger than the registry reads \(16 KB\) \(UND_ERR_HEADERS_OVERFLOW\)$/);
+    } finally {
+      raw.close();
+    }
   });
 });
 

@@ -599,6 +599,20 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * What undici's and Node's codes mean, for the people who read a failure (a registration's
+ * error, an entry's health): "could not fetch …: UND_ERR_SOCKET" said nothing to them. The code
+ * stays in parentheses for whoever searches for it.
+ */
+const FAILURE_WORDING: Record<string, string> = {
+  UND_ERR_SOCKET: 'the server closed the connection before its answer was complete',
+  UND_ERR_HEADERS_OVERFLOW: "the answer's headers are larger than the registry reads (16 KB)",
+  ECONNREFUSED: 'the connection was refused (nothing listens on that port)',
+  ECONNRESET: 'the server reset the connection',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+};
+
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 /** Maps an undici/Node/DOM error to a FetchError with the reason a metric and a person need. */
@@ -615,6 +629,8 @@ function toFetchError(error: unknown, url: string, deadline: Deadline): FetchErr
   if (code && (/^ERR_TLS|CERT|SSL|^ERR_SSL/.test(code) || code === 'EPROTO')) {
     return new FetchError('tls', url, `TLS with ${url} failed (${code})`, { cause: error });
   }
-  const detail = code ?? (error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error));
+  const said = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+  const wording = code ? FAILURE_WORDING[code] : undefined;
+  const detail = wording ? `${wording} (${code})` : (code ?? said);
   return new FetchError('connect', url, `could not fetch ${url}: ${detail}`, { cause: error });
 }
