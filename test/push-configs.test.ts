@@ -203,6 +203,43 @@ describe('a token or credentials that cannot travel as a header', () => {
   });
 });
 
+describe('the push config of a refused watch', () => {
+  test('is not POSTed to: the refusal is in the response (before, each refused watch sent one request, past REGISTRY_MAX_WATCHES)', async () => {
+    const posts: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      posts.push(`${req.method} ${req.url}`);
+      req.resume();
+      res.end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      for (const method of ['SendMessage', 'SendStreamingMessage']) {
+        const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method,
+            params: {
+              message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { filter: { onwer: 'alice' } } })] },
+              configuration: { taskPushNotificationConfig: { url: hook, token: 'push-token' } },
+            },
+          }),
+        });
+        const answer = await res.text();
+        assert.match(answer, /TASK_STATE_REJECTED/, `${method}: ${answer.slice(0, 300)}`);
+        assert.match(answer, /onwer/, method);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.deepEqual(posts, [], 'nothing was POSTed');
+    } finally {
+      receiver.close();
+    }
+  });
+});
+
 describe('the size of a config', () => {
   test('is bounded: a URL, token, credentials or id longer than accepted is refused naming the field and the limit; one at the limit is kept', async () => {
     // Configs are kept in memory: before, a 60 KB token and URL were kept, ten per task, on as

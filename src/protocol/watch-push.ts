@@ -17,7 +17,7 @@
  *   the guard; a task's configs are dropped when it ends.
  */
 import { randomUUID } from 'node:crypto';
-import { StreamResponse, TaskPushNotificationConfig, TaskState } from '@a2a-js/sdk';
+import { StreamResponse, TaskPushNotificationConfig, TaskState, type Task } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
 import type { WatchEvent } from '../contract/types.js';
@@ -302,11 +302,21 @@ export class GuardedPushSender implements PushNotificationSender {
     private readonly log: Logger,
   ) {}
 
-  async send(response: StreamResponse): Promise<void> {
+  async send(response: StreamResponse, _context?: ServerCallContext, task?: Task): Promise<void> {
     const payload = response.payload;
     const taskId =
       payload?.$case === 'task' ? payload.value.id : payload?.$case === 'statusUpdate' || payload?.$case === 'artifactUpdate' ? payload.value.taskId : undefined;
     if (!taskId || this.watches.get(taskId)) return; // watches push their own events (WatchPushes)
+    const state = payload?.$case === 'task' ? payload.value.status?.state : payload?.$case === 'statusUpdate' ? payload.value.status?.state : undefined;
+    // A watch's task is pushed by WatchPushes only. One the hub does not hold was refused (a bad
+    // request, past REGISTRY_MAX_WATCHES: REJECTED; a watch that started never ends so) or has
+    // ended (WatchPushes pushes its final status and drops its configs). The refusal's answer is
+    // in the response: POSTing it let a caller make the registry send a request to any URL for
+    // every watch it asked for, past the cap that bounds watches.
+    if (asksForWatch(task ?? (payload?.$case === 'task' ? payload.value : undefined))) {
+      if (state === TaskState.TASK_STATE_REJECTED) this.configs.drop(taskId);
+      return;
+    }
     const configs = this.configs.forTask(taskId);
     await Promise.all(
       configs.map((config) =>
@@ -315,7 +325,11 @@ export class GuardedPushSender implements PushNotificationSender {
         }),
       ),
     );
-    const state = payload?.$case === 'task' ? payload.value.status?.state : payload?.$case === 'statusUpdate' ? payload.value.status?.state : undefined;
     if (state !== undefined && TERMINAL.has(state)) this.configs.drop(taskId);
   }
+}
+
+/** The task was opened by a message asking for a watch ({"watch": {...}} in a data part). */
+function asksForWatch(task: Task | undefined): boolean {
+  return (task?.history?.[0]?.parts ?? []).some((part) => part.content?.$case === 'data' && Object.hasOwn(part.content.value ?? {}, 'watch'));
 }
