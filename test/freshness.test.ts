@@ -289,6 +289,31 @@ describe('refresh', () => {
     assert.ok(entry.source.fetchedAt > source.fetchedAt);
   });
 
+  test('validators longer than any real one are not kept: the entry and its hits stay small, the refresh fetches in full', async () => {
+    const { base, interfaceUrl, name } = fresh();
+    const card = v1Card(name, interfaceUrl);
+    const cardPath = `${base}/.well-known/agent-card.json`;
+    // 15 KB: as long as the fetcher's header limit lets through, longer than the card may be.
+    const etag = `"${'e'.repeat(15_000)}"`;
+    const lastModified = `Tue, 01 Dec 2026 06:00:00 GMT${' '.repeat(100)}x`;
+    origin.route(cardPath, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', etag, 'last-modified': lastModified }).end(JSON.stringify(card));
+    });
+    const { id, source } = resultOf(await op(alice, { register: { url: `${origin.url}${base}` } }));
+    assert.equal(source.etag, undefined, 'the answer does not carry it');
+    assert.equal(source.lastModified, undefined);
+    const hit = resultOf(await op(anonymous, { search: { query: name } })).results.find((h: WireJson) => h.id === id);
+    assert.ok(hit, 'found');
+    assert.ok(JSON.stringify(hit).length < 10_000, `a hit of ${JSON.stringify(hit).length} characters`);
+    assert.equal((await get(id)).source.etag, undefined, 'nor is it stored');
+    makeDue(id);
+    await registry.refresher!.runOnce();
+    const request = origin.requests.filter((r) => r.path === cardPath).at(-1)!;
+    assert.equal(request.headers['if-none-match'], undefined);
+    assert.equal(request.headers['if-modified-since'], undefined);
+    assert.equal((await get(id)).health.status, 'ok');
+  });
+
   test('a re-serialised but equal card is no new revision', async () => {
     const { id, base, card } = await registered();
     const reordered = Object.fromEntries(Object.entries(card).reverse());

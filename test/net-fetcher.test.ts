@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import net, { type AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { fetch as undiciFetch } from 'undici';
 import ipaddr from 'ipaddr.js';
@@ -133,6 +134,27 @@ describe('address rules', () => {
     assert.equal(unknown.reason, 'dns');
     assert.equal(unknown.refused, false);
     assert.match(unknown.message, /could not resolve nowhere\.test \(ENOTFOUND\)/);
+  });
+
+  test("the Fetch standard's blocked ports are refused by policy, naming the port, before resolving or connecting", async () => {
+    const f = fetcher();
+    for (const port of ['6000', '10080', '25', '5060']) {
+      // nowhere.test does not resolve: a refusal that names the port came before any lookup.
+      const checked = await refusal(f.check(`http://nowhere.test:${port}/hook`, { purpose: 'webhook' }));
+      assert.equal(checked.reason, 'port', port);
+      assert.equal(checked.refused, true);
+      assert.match(checked.message, new RegExp(`port ${port} is one of the Fetch standard's blocked ports.*another port`));
+      // Before, undici's own refusal came out as a connection failure saying only "bad port".
+      const fetched = await refusal(f.getJson(`http://agent.test:${port}/card`, { purpose: 'agent-card' }));
+      assert.equal(fetched.reason, 'port', port);
+      assert.equal(fetched.refused, true);
+    }
+    origin.route('/to-bad-port', (_req, res) => void res.writeHead(302, { location: 'http://agent.test:6000/card' }).end());
+    const redirected = await refusal(f.getJson(at('agent.test', '/to-bad-port'), { purpose: 'agent-card' }));
+    assert.equal(redirected.reason, 'port');
+    assert.equal(redirected.url, 'http://agent.test:6000/card');
+    await f.check(at('agent.test', '/card'), { purpose: 'webhook' });
+    await f.check('http://agent.test:8080/card', { purpose: 'webhook' });
   });
 
   test('legacy IPv4 spellings are normalised by the URL parser and still refused', async () => {
@@ -383,7 +405,31 @@ describe('hostile servers cost at most one timeout', () => {
     await closedPort.close();
     const error = await refusal(fetcher().getJson(`http://agent.test:${port}/`, { purpose: 'agent-card' }));
     assert.equal(error.reason, 'connect');
-    assert.match(error.message, /ECONNREFUSED/);
+    assert.match(error.message, /the connection was refused \(nothing listens on that port\) \(ECONNREFUSED\)/);
+  });
+
+  test("a server that hangs up early, or sends headers past the limit, is told in words, not undici's codes alone", async () => {
+    const raw = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', (request) => {
+        if (request.toString().startsWith('GET /big-headers')) {
+          socket.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-big: ${'a'.repeat(100_000)}\r\ncontent-length: 2\r\n\r\n{}`);
+        } else {
+          socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const port = (raw.address() as AddressInfo).port;
+    try {
+      const early = await refusal(fetcher().getJson(`http://agent.test:${port}/early`, { purpose: 'agent-card' }));
+      assert.equal(early.reason, 'connect');
+      assert.match(early.message, /: the server closed the connection before its answer was complete \(UND_ERR_SOCKET\)$/);
+      const big = await refusal(fetcher().getJson(`http://agent.test:${port}/big-headers`, { purpose: 'agent-card' }));
+      assert.match(big.message, /: the answer's headers are larger than the registry reads \(16 KB\) \(UND_ERR_HEADERS_OVERFLOW\)$/);
+    } finally {
+      raw.close();
+    }
   });
 });
 

@@ -25,7 +25,7 @@ let raw: RawA2AClient;
 
 const alice = { authorization: `Bearer ${TOKENS.alice}` };
 /** A webhook address the outbound guard accepts (REGISTRY_FETCH_ALLOW); nothing is sent to it here. */
-const HOOK = 'http://127.0.0.1:9/hook';
+const HOOK = 'http://127.0.0.1:8/hook';
 const TASK_NOT_FOUND = -32001;
 const INVALID_PARAMS = -32602;
 
@@ -203,6 +203,71 @@ describe('a token or credentials that cannot travel as a header', () => {
   });
 });
 
+describe('the push config of a refused watch', () => {
+  test('is not POSTed to: the refusal is in the response (before, each refused watch sent one request, past REGISTRY_MAX_WATCHES)', async () => {
+    const posts: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      posts.push(`${req.method} ${req.url}`);
+      req.resume();
+      res.end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      for (const method of ['SendMessage', 'SendStreamingMessage']) {
+        const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method,
+            params: {
+              message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { filter: { onwer: 'alice' } } })] },
+              configuration: { taskPushNotificationConfig: { url: hook, token: 'push-token' } },
+            },
+          }),
+        });
+        const answer = await res.text();
+        assert.match(answer, /TASK_STATE_REJECTED/, `${method}: ${answer.slice(0, 300)}`);
+        assert.match(answer, /onwer/, method);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.deepEqual(posts, [], 'nothing was POSTed');
+    } finally {
+      receiver.close();
+    }
+  });
+});
+
+describe('the size of a config', () => {
+  test('is bounded: a URL, token, credentials or id longer than accepted is refused naming the field and the limit; one at the limit is kept', async () => {
+    // Configs are kept in memory: before, a 60 KB token and URL were kept, ten per task, on as
+    // many finished tasks as a principal cared to create them on (hundreds of MB in minutes).
+    const taskId = await taskWithConfigs([]);
+    const tooLong: Array<[string, WireJson, RegExp]> = [
+      ['url', { url: `${HOOK}/${'p'.repeat(2048)}` }, /config's url has 2\d{3} characters; at most 2048 are accepted/],
+      ['token', { token: 't'.repeat(1025) }, /config's token has 1025 characters; at most 1024/],
+      ['credentials', { authentication: { scheme: 'Bearer', credentials: 'c'.repeat(4097) } }, /authentication\.credentials has 4097 characters; at most 4096/],
+      ['id', { id: 'i'.repeat(257) }, /config's id has 257 characters; at most 256/],
+    ];
+    for (const [what, fields, message] of tooLong) {
+      const answer = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, ...fields });
+      assert.equal(answer.error?.code, INVALID_PARAMS, `${what}: ${JSON.stringify(answer).slice(0, 300)}`);
+      assert.match(answer.error.message, message, what);
+    }
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
+    const atLimit = await rpc('CreateTaskPushNotificationConfig', {
+      taskId,
+      id: 'i'.repeat(256),
+      url: `${HOOK}/${'p'.repeat(2048 - HOOK.length - 1)}`,
+      token: 't'.repeat(1024),
+      authentication: { scheme: 'Bearer', credentials: 'c'.repeat(4096) },
+    });
+    assert.equal(atLimit.result?.id, 'i'.repeat(256), JSON.stringify(atLimit).slice(0, 300));
+  });
+});
+
 describe('push configs in a message', () => {
   test('are only for a watch: with a search (streamed or not) or a registration the message is refused, and nothing is POSTed', async () => {
     const posts: string[] = [];
@@ -248,6 +313,51 @@ describe('push configs in a message', () => {
       await new Promise((r) => setTimeout(r, 300));
       // Only the watch's: the refused messages sent nothing (before, each search POSTed its events).
       assert.ok(posts.length <= pushed + 1, `${posts.length} POSTs`);
+    } finally {
+      receiver.close();
+    }
+  });
+});
+
+describe('push configs from a caller without a token', () => {
+  test('are neither checked nor POSTed to: the watch is refused UNAUTHENTICATED, as without one', async () => {
+    const posts: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      posts.push(`${req.method} ${req.url} ${String(req.headers['x-a2a-notification-token'])}`);
+      req.resume();
+      res.end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const anonymous = async (method: string, url: string): Promise<string> => {
+      const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method,
+          params: {
+            message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ watch: { query: 'weather' } })] },
+            configuration: { taskPushNotificationConfig: { url, token: 'chosen-by-anyone' } },
+          },
+        }),
+      });
+      return res.text();
+    };
+    try {
+      for (const method of ['SendMessage', 'SendStreamingMessage']) {
+        // Before, the registry POSTed the refused task to any URL given, for anyone, once per request.
+        const answer = await anonymous(method, hook);
+        assert.match(answer, /TASK_STATE_REJECTED/, `${method}: ${answer.slice(0, 300)}`);
+        assert.match(answer, /UNAUTHENTICATED: Watching the catalog needs a registry token/, method);
+        // Nor is the URL resolved and checked: the answer said what an internal name resolves to.
+        const internal = await anonymous(method, 'http://10.1.2.3/hook');
+        assert.doesNotMatch(internal, /10\.1\.2\.3|refused to fetch|push notification URL/, `${method}: ${internal.slice(0, 300)}`);
+        assert.match(internal, /UNAUTHENTICATED/, method);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.deepEqual(posts, [], 'nothing was POSTed');
     } finally {
       receiver.close();
     }

@@ -102,8 +102,7 @@ export class FetchingDocumentSources implements DocumentSources {
     if (doc.notModified) {
       const source: EntrySource = { ...entry.source, fetchedAt: new Date().toISOString() };
       // A 304 may carry fresh validators (RFC 9110: the server sends what a 200 would have).
-      if (doc.etag) source.etag = doc.etag;
-      if (doc.lastModified) source.lastModified = doc.lastModified;
+      Object.assign(source, keptValidators(doc));
       return { notModified: true, source };
     }
     return { notModified: false, subject: this.cardSubject(doc), source: sourceOf(doc, entry.source.url) };
@@ -242,10 +241,24 @@ function parseHttpUrl(text: string, field: string, what: string): URL {
 }
 
 function sourceOf(doc: JsonDocument, url: string): EntrySource {
-  const source: EntrySource = { url, fetchedAt: new Date().toISOString() };
-  if (doc.etag) source.etag = doc.etag;
-  if (doc.lastModified) source.lastModified = doc.lastModified;
-  return source;
+  return { url, fetchedAt: new Date().toISOString(), ...keptValidators(doc) };
+}
+
+/**
+ * Validators longer than any real one (an HTTP-date is 29 characters; ETags are hashes or
+ * versions) are not kept. They are stored with the entry and shown in its `source` on every
+ * entry and search hit: a server could send an ETag as long as its header limit allows (15 KB),
+ * more than the card itself may weigh, on each of its hits. Dropping one costs only the next
+ * refresh its conditional request.
+ */
+const MAX_ETAG_CHARS = 256;
+const MAX_LAST_MODIFIED_CHARS = 64;
+
+function keptValidators(doc: { etag?: string; lastModified?: string }): { etag?: string; lastModified?: string } {
+  const kept: { etag?: string; lastModified?: string } = {};
+  if (doc.etag && doc.etag.length <= MAX_ETAG_CHARS) kept.etag = doc.etag;
+  if (doc.lastModified && doc.lastModified.length <= MAX_LAST_MODIFIED_CHARS) kept.lastModified = doc.lastModified;
+  return kept;
 }
 
 /** The FetchError inside an error the MCP SDK may have wrapped. */

@@ -8,7 +8,8 @@
  * `http.request` or an SDK's own transport without passing it the guard's `fetchFunction`.
  *
  * What every request gets, whichever method sends it:
- * - **http and https only**; no user name or password inside the URL.
+ * - **http and https only**; no user name or password inside the URL; none of the Fetch
+ *   standard's blocked ports (SMTP, X11, IRC, SIP, ...), which undici never connects to.
  * - **Every address checked**: the host is resolved and every address it resolves to must be
  *   public unicast (see address-policy.ts for the refused ranges: loopback, private, link-local
  *   and 169.254.169.254, CGNAT, multicast, reserved, IPv4 embedded in IPv6, ...), unless the
@@ -45,7 +46,7 @@ export type FetchPurpose = 'agent-card' | 'refresh' | 'probe' | 'mcp' | 'jwks' |
 export const FETCH_PURPOSES: readonly FetchPurpose[] = ['agent-card', 'refresh', 'probe', 'mcp', 'jwks', 'webhook', 'embeddings'];
 
 /**
- * Why a request did not succeed. Address rules and `scheme`, `credentials`, `invalid-url` are
+ * Why a request did not succeed. Address rules and `scheme`, `credentials`, `port`, `invalid-url` are
  * refusals by the guard's policy (nothing was sent); the others are what happened on the way.
  */
 export type FetchFailureReason =
@@ -53,6 +54,7 @@ export type FetchFailureReason =
   | 'invalid-url'
   | 'scheme'
   | 'credentials'
+  | 'port'
   | 'dns'
   | 'connect'
   | 'tls'
@@ -66,7 +68,7 @@ export type FetchFailureReason =
   | 'invalid-json';
 
 /** Reasons that are the guard's policy, decided before any connection. */
-const POLICY_REASONS = new Set<FetchFailureReason>(['invalid-url', 'scheme', 'credentials']);
+const POLICY_REASONS = new Set<FetchFailureReason>(['invalid-url', 'scheme', 'credentials', 'port']);
 
 export class FetchError extends Error {
   override readonly name = 'FetchError';

@@ -73,6 +73,20 @@ export const DEFAULT_FETCH_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_REDIRECTS = 3;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/**
+ * The Fetch standard's "bad ports" (fetch.spec.whatwg.org/#port-blocking). undici refuses them
+ * without connecting, but said only "bad port", reported as a connection failure: an agent on
+ * port 6000 or 10080 was "unreachable", a webhook there was accepted and then failed every
+ * delivery. Refused here, by policy, saying which port and what to do.
+ */
+const BLOCKED_PORTS = new Set([
+  '1', '7', '9', '11', '13', '15', '17', '19', '20', '21', '22', '23', '25', '37', '42', '43', '53', '69', '77', '79',
+  '87', '95', '101', '102', '103', '104', '109', '110', '111', '113', '115', '117', '119', '123', '135', '137',
+  '139', '143', '161', '179', '389', '427', '465', '512', '513', '514', '515', '526', '530', '531', '532',
+  '540', '548', '554', '556', '563', '587', '601', '636', '989', '990', '993', '995', '1719', '1720', '1723',
+  '2049', '3659', '4045', '4190', '5060', '5061', '6000', '6566', '6665', '6666', '6667', '6668', '6669', '6679',
+  '6697', '10080',
+]);
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 /** Dropped from a redirected request that leaves the origin (as the Fetch standard does for authorization). */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
@@ -350,6 +364,13 @@ export class GuardedFetcher implements Fetcher {
     if (url.username || url.password) {
       throw new FetchError('credentials', url.href, `refused to fetch ${url.href.replace(/\/\/[^@/]*@/, '//…@')}: a URL with a user name or password is not fetched`);
     }
+    if (BLOCKED_PORTS.has(url.port)) {
+      throw new FetchError(
+        'port',
+        url.href,
+        `refused to fetch ${url.href}: port ${url.port} is one of the Fetch standard's blocked ports (SMTP, X11, IRC, SIP, ...), which no fetch client connects to; serve it on another port (e.g. 443, 80 or 8080)`,
+      );
+    }
     const host = url.hostname;
     const literal = parseAddress(host);
     const hostAllowed = (!literal && this.allow.allowsHost(host)) || this.operatorOrigins.get(purpose)?.has(url.origin) === true;
@@ -578,6 +599,20 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * What undici's and Node's codes mean, for the people who read a failure (a registration's
+ * error, an entry's health): "could not fetch …: UND_ERR_SOCKET" said nothing to them. The code
+ * stays in parentheses for whoever searches for it.
+ */
+const FAILURE_WORDING: Record<string, string> = {
+  UND_ERR_SOCKET: 'the server closed the connection before its answer was complete',
+  UND_ERR_HEADERS_OVERFLOW: "the answer's headers are larger than the registry reads (16 KB)",
+  ECONNREFUSED: 'the connection was refused (nothing listens on that port)',
+  ECONNRESET: 'the server reset the connection',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+};
+
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 /** Maps an undici/Node/DOM error to a FetchError with the reason a metric and a person need. */
@@ -594,6 +629,8 @@ function toFetchError(error: unknown, url: string, deadline: Deadline): FetchErr
   if (code && (/^ERR_TLS|CERT|SSL|^ERR_SSL/.test(code) || code === 'EPROTO')) {
     return new FetchError('tls', url, `TLS with ${url} failed (${code})`, { cause: error });
   }
-  const detail = code ?? (error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error));
+  const said = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+  const wording = code ? FAILURE_WORDING[code] : undefined;
+  const detail = wording ? `${wording} (${code})` : (code ?? said);
   return new FetchError('connect', url, `could not fetch ${url}: ${detail}`, { cause: error });
 }

@@ -93,6 +93,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
     requireMessageParams(params);
+    params = withoutAnonymousPush(params, context);
     if (renewsWatch(params)) return this.#renew(params, context);
     await this.#refuseOnOpenWatch(params, context);
     if (isOneTurn(params)) {
@@ -112,6 +113,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     requireMessageParams(params);
+    params = withoutAnonymousPush(params, context);
     if (renewsWatch(params)) {
       yield { payload: { $case: 'task', value: await this.#renew(params, context) } };
       return;
@@ -425,6 +427,18 @@ function requireMessageParams(params: SendMessageRequest): void {
       metadata: { field: 'configuration.taskPushNotificationConfig' },
     });
   }
+}
+
+/**
+ * The message without its push config when the caller has no token. A watch needs one (the
+ * executor refuses it UNAUTHENTICATED, in the task, as any anonymous watch), but the SDK saves
+ * the config first: the registry resolved the webhook's host for anyone (and said what it
+ * resolves to, internal names included) and POSTed the refused task to it, with the token and
+ * credentials the caller chose, once per request.
+ */
+function withoutAnonymousPush(params: SendMessageRequest, context: ServerCallContext): SendMessageRequest {
+  if (!params.configuration?.taskPushNotificationConfig || context.user?.isAuthenticated) return params;
+  return { ...params, configuration: { ...params.configuration, taskPushNotificationConfig: undefined } };
 }
 
 /** The message renews a watch: `{"renew": {...}}` in a data part, sent on the watch's task. */

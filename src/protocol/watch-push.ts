@@ -17,7 +17,7 @@
  *   the guard; a task's configs are dropped when it ends.
  */
 import { randomUUID } from 'node:crypto';
-import { StreamResponse, TaskPushNotificationConfig, TaskState } from '@a2a-js/sdk';
+import { StreamResponse, TaskPushNotificationConfig, TaskState, type Task } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { PushNotificationSender, PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
 import type { WatchEvent } from '../contract/types.js';
@@ -56,7 +56,7 @@ export class PushConfigs implements PushNotificationStore {
   ) {}
 
   async save(taskId: string, _context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
-    const unsendable = headerProblem(config);
+    const unsendable = sizeProblem(config) ?? headerProblem(config);
     if (unsendable) throw new RequestMalformedError(unsendable);
     try {
       await this.fetcher.check(config.url, { purpose: 'webhook' });
@@ -116,6 +116,35 @@ export class PushConfigs implements PushNotificationStore {
   drop(taskId: string): void {
     this.#byTask.delete(taskId);
   }
+}
+
+/**
+ * The longest URL, token, credentials and id a config may have. Configs are kept in memory (up
+ * to MAX_CONFIGS_PER_TASK on each of MAX_TASKS_WITH_CONFIGS tasks): unbounded, one principal
+ * creating configs of a request body's size (64 KB) on its finished tasks grew the registry by
+ * hundreds of megabytes within minutes. These hold any real webhook URL and bearer token (a
+ * signed JWT included), and fit the 8 KB a web server commonly accepts for a header.
+ */
+const MAX_PUSH_URL_CHARS = 2048;
+const MAX_PUSH_TOKEN_CHARS = 1024;
+const MAX_PUSH_CREDENTIALS_CHARS = 4096;
+const MAX_PUSH_ID_CHARS = 256;
+
+/** Why a config is too large to keep, if it is: which field, its length, the limit. */
+function sizeProblem(config: TaskPushNotificationConfig): string | undefined {
+  const fields: [string, string | undefined, number][] = [
+    ['url', config.url, MAX_PUSH_URL_CHARS],
+    ['token', config.token, MAX_PUSH_TOKEN_CHARS],
+    ['authentication.credentials', config.authentication?.credentials, MAX_PUSH_CREDENTIALS_CHARS],
+    ['authentication.scheme', config.authentication?.scheme, MAX_PUSH_ID_CHARS],
+    ['id', config.id, MAX_PUSH_ID_CHARS],
+  ];
+  for (const [field, value, max] of fields) {
+    if (value && value.length > max) {
+      return `The push notification config's ${field} has ${value.length} characters; at most ${max} are accepted. Use a shorter webhook URL or token (e.g. an opaque id the receiver looks up).`;
+    }
+  }
+  return undefined;
 }
 
 /** A header value sent as given: visible ASCII, spaces inside only (HTTP would trim them at the ends). */
@@ -273,11 +302,21 @@ export class GuardedPushSender implements PushNotificationSender {
     private readonly log: Logger,
   ) {}
 
-  async send(response: StreamResponse): Promise<void> {
+  async send(response: StreamResponse, _context?: ServerCallContext, task?: Task): Promise<void> {
     const payload = response.payload;
     const taskId =
       payload?.$case === 'task' ? payload.value.id : payload?.$case === 'statusUpdate' || payload?.$case === 'artifactUpdate' ? payload.value.taskId : undefined;
     if (!taskId || this.watches.get(taskId)) return; // watches push their own events (WatchPushes)
+    const state = payload?.$case === 'task' ? payload.value.status?.state : payload?.$case === 'statusUpdate' ? payload.value.status?.state : undefined;
+    // A watch's task is pushed by WatchPushes only. One the hub does not hold was refused (a bad
+    // request, past REGISTRY_MAX_WATCHES: REJECTED; a watch that started never ends so) or has
+    // ended (WatchPushes pushes its final status and drops its configs). The refusal's answer is
+    // in the response: POSTing it let a caller make the registry send a request to any URL for
+    // every watch it asked for, past the cap that bounds watches.
+    if (asksForWatch(task ?? (payload?.$case === 'task' ? payload.value : undefined))) {
+      if (state === TaskState.TASK_STATE_REJECTED) this.configs.drop(taskId);
+      return;
+    }
     const configs = this.configs.forTask(taskId);
     await Promise.all(
       configs.map((config) =>
@@ -286,7 +325,11 @@ export class GuardedPushSender implements PushNotificationSender {
         }),
       ),
     );
-    const state = payload?.$case === 'task' ? payload.value.status?.state : payload?.$case === 'statusUpdate' ? payload.value.status?.state : undefined;
     if (state !== undefined && TERMINAL.has(state)) this.configs.drop(taskId);
   }
+}
+
+/** The task was opened by a message asking for a watch ({"watch": {...}} in a data part). */
+function asksForWatch(task: Task | undefined): boolean {
+  return (task?.history?.[0]?.parts ?? []).some((part) => part.content?.$case === 'data' && Object.hasOwn(part.content.value ?? {}, 'watch'));
 }
