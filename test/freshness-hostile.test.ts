@@ -136,7 +136,8 @@ describe('hostile servers cost at most one timeout', () => {
       const error = errorOf(await op(client, { register: { url: `${local}/inside` } }));
       assert.equal(error.code, 'FETCH_FAILED');
       assert.equal(error.details[0].rule, 'loopback');
-      assert.match(error.message, /localhost resolves to 127\.0\.0\.1, a loopback address/);
+      assert.match(error.message, /localhost resolves to a loopback address/);
+      assert.ok(!error.message.includes('127.0.0.1'), 'what the name resolves to is not told');
       assert.ok(performance.now() - started < ONE_TIMEOUT);
       assert.equal(origin.hits.get('/inside/.well-known/agent-card.json'), undefined, 'refused before connecting');
       const mcpError = errorOf(await op(client, { register: { mcpServer: mcpServer('inside-mcp', `${local}/mcp`), fetchTools: true } }));

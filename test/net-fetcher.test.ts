@@ -105,20 +105,25 @@ describe('address rules', () => {
     assert.equal(origin.requests.length, 0);
   });
 
-  test('a DNS answer pointing inside is refused, even beside a public one', async () => {
+  test('a DNS answer pointing inside is refused, even beside a public one, without saying what the name resolves to', async () => {
     const f = fetcher();
-    const cases: [string, string, RegExp][] = [
-      ['inside.test', 'private', /inside\.test resolves to 10\.1\.2\.3, a private-network address/],
-      ['mixed.test', 'loopback', /mixed\.test resolves to 127\.0\.0\.1, a loopback address/],
-      ['metadata.test', 'link-local', /169\.254\.169\.254, a link-local address \(the cloud metadata service/],
-      ['mapped.test', 'ipv4-mapped', /::ffff:a00:1 \(10\.0\.0\.1\), an IPv4-mapped IPv6 address/],
-      ['v6-local.test', 'private', /fd12:3456::1/],
+    // The message reaches the caller (and, with probes on, an entry's public health): the rule
+    // is named, the internal address the name resolves to is not.
+    const cases: [string, string, RegExp, string][] = [
+      ['inside.test', 'private', /inside\.test resolves to a private-network address \(rule "private"\)/, '10.1.2.3'],
+      ['mixed.test', 'loopback', /mixed\.test resolves to a loopback address/, '127.0.0.1'],
+      ['metadata.test', 'link-local', /metadata\.test resolves to a link-local address \(the cloud metadata service/, '169.254'],
+      ['mapped.test', 'ipv4-mapped', /mapped\.test resolves to an IPv4-mapped IPv6 address/, '10.0.0.1'],
+      ['v6-local.test', 'private', /v6-local\.test resolves to a private-network address/, 'fd12'],
     ];
-    for (const [host, reason, message] of cases) {
+    for (const [host, reason, message, address] of cases) {
       const error = await refusal(f.getJson(at(host, '/card'), { purpose: 'agent-card' }));
       assert.equal(error.reason, reason, host);
       assert.match(error.message, message);
+      assert.ok(!error.message.includes(address), error.message);
     }
+    // An address the caller wrote itself is named as written.
+    assert.match((await refusal(f.getJson('http://10.1.2.3/card', { purpose: 'agent-card' }))).message, /10\.1\.2\.3 is a private-network address/);
     assert.equal(origin.requests.length, 0);
   });
 

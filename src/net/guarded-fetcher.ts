@@ -394,8 +394,9 @@ export class GuardedFetcher implements Fetcher {
       if (!hostAllowed && !this.allow.allowsAddress(address)) {
         const rule = restrictedRange(address);
         if (rule) {
-          const shown = describeAddress(address);
-          const which = literal ? `${shown} is ${RULE_WORDING[rule]}` : `${host} resolves to ${shown}, ${RULE_WORDING[rule]}`;
+          // A name's answer is not repeated: the message reaches the caller (and, with probes on,
+          // an entry's public health), and would tell anyone what internal names resolve to.
+          const which = literal ? `${describeAddress(address)} is ${RULE_WORDING[rule]}` : `${host} resolves to ${RULE_WORDING[rule]}`;
           throw new FetchError(rule, url.href, `refused to fetch ${url.href}: ${which} (rule "${rule}"); the registry fetches only public addresses unless REGISTRY_FETCH_ALLOW lists the host, the address or its range`, { refused: true });
         }
       }
