@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { TaskState } from '@a2a-js/sdk';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config/config.js';
 import { bridgeConsole } from '../src/observability/console-bridge.js';
@@ -12,7 +13,9 @@ import { createLogger } from '../src/observability/logger.js';
 import { runInScope } from '../src/observability/request-scope.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
-import type { WireJson } from './support/client.js';
+import { sdkClient, type WireJson } from './support/client.js';
+import { eventually } from './support/eventually.js';
+import { sendWithPush, webhook } from './support/watch-stream.js';
 import { TOKENS, TOKENS_ENV, startTestRegistry, tempDir } from './support/registry.js';
 import { assertNoInternals, assertWellFormedJsonRpcAnswer, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
 
@@ -341,4 +344,39 @@ describe('no internals in any answer', () => {
     }
     assert.equal((await fetch(`${registry.url}/healthz`)).status, 200);
   });
+});
+
+test('a failing webhook is logged by its origin only: its path and query (often its secret) stay out of the operator log', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: tempDir(), REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+  const own = await startRegistry(config, createLogger('info', sink));
+  const hook = await webhook(() => 500);
+  try {
+    await own.ready;
+    const client = await sdkClient(own.url, { token: TOKENS.bob });
+    const url = `${hook.url}/services/T000/B000/s3cr3tpath?token=s3cr3tquery`;
+    const task = await sendWithPush(client, { query: 'anything' }, { url, token: 't' });
+    let current: WireJson = {};
+    await eventually(async () => {
+      current = (await client.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson;
+      return current.status?.state === TaskState.TASK_STATE_FAILED;
+    }, 'the watch ends FAILED');
+    // The watch's owner is told the URL in full: it is theirs.
+    assert.match(JSON.stringify(current.status?.message), /s3cr3tpath/);
+    await new Promise((r) => setTimeout(r, 300)); // the final status's one attempt, and its log line
+    const failed = lines.find((l) => l.msg === 'push notifications failed; the watch ends');
+    assert.ok(failed, lines.map((l) => l.msg).join('\n'));
+    assert.equal(failed.url, `${new URL(hook.url).origin}/…`);
+    const leaked = lines.filter((l) => JSON.stringify(l).includes('s3cr3t'));
+    assert.deepEqual(leaked, [], 'no log line names the webhook\'s path or query');
+  } finally {
+    await hook.close();
+    await own.close();
+  }
 });

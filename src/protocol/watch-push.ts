@@ -259,7 +259,7 @@ export class WatchPushes {
   async #deliverFinal(watch: Watch, configs: TaskPushNotificationConfig[], body: unknown, attempts: number): Promise<void> {
     for (const config of configs) {
       const failure = await this.#deliver(config, body, attempts);
-      if (failure) this.log.warn({ watch: watch.id, url: config.url, failure }, 'the final status of a watch could not be pushed');
+      if (failure) this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'the final status of a watch could not be pushed');
     }
   }
 
@@ -268,7 +268,7 @@ export class WatchPushes {
     for (const config of this.configs.forTask(watch.id)) {
       const failure = await this.#deliver(config, body);
       if (failure && watch.isOpen) {
-        this.log.warn({ watch: watch.id, url: config.url, failure }, 'push notifications failed; the watch ends');
+        this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
         watch.end('failed', `Push notifications to ${config.url} failed: ${what} was not accepted after ${this.retry.attempts} attempts (last: ${failure}). The watch ended.`);
         return;
       }
@@ -321,12 +321,39 @@ export class GuardedPushSender implements PushNotificationSender {
     await Promise.all(
       configs.map((config) =>
         this.fetcher.postJson(config.url, wire(response), { purpose: 'webhook', headers: headersOf(config) }).catch((error: unknown) => {
-          this.log.warn({ taskId, url: config.url, err: error }, 'a push notification failed');
+          const failure = error instanceof Error ? error.message : String(error);
+          this.log.warn({ taskId, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'a push notification failed');
         }),
       ),
     );
     if (state !== undefined && TERMINAL.has(state)) this.configs.drop(taskId);
   }
+}
+
+/**
+ * A webhook URL as the operator's log shows it: its origin only. A webhook's path and query are
+ * often its secret (Slack's /services/T…/B…/…, ?token=…), and logs are read by more people, and
+ * kept longer, than the watch's owner's own answer, which names the URL in full.
+ */
+function webhookForLog(url: string): string {
+  try {
+    return `${new URL(url).origin}/…`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/** A failure's text with the webhook's URL (as given, and as the fetcher writes it) shown as in the log. */
+function withoutWebhook(text: string, url: string): string {
+  let href = url;
+  try {
+    href = new URL(url).href;
+  } catch {
+    // not a URL: only the given form can appear
+  }
+  let out = text;
+  for (const form of new Set([href, url])) out = out.split(form).join(webhookForLog(url));
+  return out;
 }
 
 /** The task was opened by a message asking for a watch ({"watch": {...}} in a data part). */
