@@ -354,7 +354,7 @@ test('a failing webhook is logged by its origin only: its path and query (often 
       done();
     },
   });
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: tempDir(), REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: tempDir(), REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_WEBHOOK_RETRY_SECONDS: '0.75' });
   const own = await startRegistry(config, createLogger('info', sink));
   const hook = await webhook(() => 500);
   try {

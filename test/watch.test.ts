@@ -28,7 +28,8 @@ describe('standing searches', () => {
   const open: EventLog[] = [];
 
   before(async () => {
-    registry = await startTestRegistry({ REGISTRY_MAX_WATCHES: '2', REGISTRY_WATCH_BUFFER: '3', REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+    // Webhook retries for 3.75 s: waits of 0.25, 0.5, 1 and 2 s, so 5 attempts.
+    registry = await startTestRegistry({ REGISTRY_MAX_WATCHES: '2', REGISTRY_WATCH_BUFFER: '3', REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_WEBHOOK_RETRY_SECONDS: '3.75' });
     alice = await sdkClient(registry.url, { token: TOKENS.alice });
     bob = await sdkClient(registry.url, { token: TOKENS.bob });
   });
@@ -254,7 +255,7 @@ describe('standing searches', () => {
     const hook = await webhook(() => 500);
     try {
       const task = await sendWithPush(bob, { filter: { tags: ['push-fails'] } }, { url: hook.url, token: 't' });
-      // The initial matches (none) are pushed first: 4 attempts, then FAILED.
+      // The initial matches (none) are pushed first: 5 attempts over REGISTRY_WEBHOOK_RETRY_SECONDS, then FAILED.
       const deadline = Date.now() + 10_000;
       let state = '';
       let reason = '';
@@ -266,12 +267,50 @@ describe('standing searches', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.equal(state, '4', 'TASK_STATE_FAILED');
-      assert.match(reason, /Push notifications to .* failed.*4 attempts/);
+      assert.match(reason, /Push notifications to .* failed.*5 attempts/);
       // Then the final status, attempted once (the webhook has had its attempts).
       const final = await hook.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed');
       assert.equal(final.statusUpdate.status.state, 'TASK_STATE_FAILED');
       await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.equal(hook.requests.length, 5, 'four attempts at the initial matches, one at the final status');
+      assert.equal(hook.requests.length, 6, 'five attempts at the initial matches, one at the final status');
+    } finally {
+      await hook.close();
+    }
+  });
+
+  test('push: a webhook down for a moment (a restart, a deploy) is retried through it, and the watch goes on', async () => {
+    const downUntil = Date.now() + 2000;
+    const hook = await webhook(() => (Date.now() < downUntil ? 503 : 200));
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-restarts'] } }, { url: hook.url, token: 't' });
+      const initial = await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches tried');
+      assert.ok(initial);
+      await eventually(async () => Date.now() > downUntil + 2000, 'the retries have ridden out the outage');
+      const current = (await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson;
+      assert.equal(current.status?.state, TaskState.TASK_STATE_WORKING, JSON.stringify(current.status));
+      const added = resultOf(await op(alice, { register: { agentCard: card('After Restart', 'https://after-restart.example.org/a2a', ['push-restarts']) } }));
+      const pushed = await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'the next event pushed');
+      assert.equal(dataOf(pushed.artifactUpdate.artifact).hit.id, added.id);
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await hook.close();
+    }
+  });
+
+  test('push: canceling a watch whose webhook is being retried ends it at once, without waiting out the retries', async () => {
+    const hook = await webhook(() => 500);
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-cancel-retry'] } }, { url: hook.url, token: 't' });
+      await hook.waitFor(() => true, 'a first attempt');
+      const started = Date.now();
+      const canceled = await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const attempts = hook.requests.length;
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      // No attempt at the old notification after the cancel's final status (sent once per webhook).
+      assert.ok(hook.requests.length <= attempts, `${hook.requests.length} requests after ${attempts}`);
+      assert.ok(Date.now() - started < 10_000);
     } finally {
       await hook.close();
     }

@@ -55,7 +55,7 @@ export interface RegistryConfig {
   /** Outbound requests (cards by URL, refresh, probes, MCP, JWKS, webhooks): see src/net. */
   fetch: FetchConfig;
   /** Standing searches: open watches per principal, time to live, events kept for resuming. */
-  watches: { maxPerPrincipal: number; ttlMs: number; bufferEvents: number };
+  watches: { maxPerPrincipal: number; ttlMs: number; bufferEvents: number; webhookRetryMs: number };
   /** Keeping entries fresh: refresh from sources, probes, health in search. */
   freshness: FreshnessConfig;
   /** Signed cards (see README, "Signed cards"). */
@@ -269,6 +269,9 @@ const envSchema = z.object({
   REGISTRY_MAX_WATCHES: positiveInt(100_000).default(10),
   REGISTRY_WATCH_TTL_SECONDS: positiveInt(365 * 86400).default(86400),
   REGISTRY_WATCH_BUFFER: positiveInt(1_000_000).default(1000),
+  REGISTRY_WEBHOOK_RETRY_SECONDS: decimal(
+    z.number({ message: 'must be seconds from 0 to 3600 (e.g. 60; 0: one attempt)' }).min(0, { message: 'must be seconds from 0 to 3600 (e.g. 60; 0: one attempt)' }).max(3600, { message: 'must be seconds from 0 to 3600 (e.g. 60; 0: one attempt)' }),
+  ).default(60),
   REGISTRY_REQUEST_TIMEOUT_SECONDS: positiveInt(3600).default(30),
   REGISTRY_HEADERS_TIMEOUT_SECONDS: positiveInt(3600).optional(),
   REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: positiveInt(3600).default(5),
@@ -486,7 +489,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       trustProxy: e.REGISTRY_TRUST_PROXY,
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
-    watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER },
+    watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000) },
     fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS },
     search: {
       synonymsFile: e.REGISTRY_SYNONYMS === undefined ? undefined : path.resolve(e.REGISTRY_SYNONYMS),

@@ -12,7 +12,7 @@ import type { RegistryCore } from '../composition/build-registry.js';
 import type { DoorContext } from '../composition/door.js';
 import { RegistryExecutor, watchEndStatus } from '../operations/executor.js';
 import { RegistryRequestHandler } from './registry-request-handler.js';
-import { GuardedPushSender, PushConfigs, TERMINAL, WatchPushes } from './watch-push.js';
+import { DEFAULT_PUSH_RETRY, GuardedPushSender, PushConfigs, TERMINAL, WatchPushes } from './watch-push.js';
 
 const handlers = new WeakMap<RegistryCore, A2ARequestHandler>();
 
@@ -30,7 +30,7 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
     const { fetcher, watches } = ctx.core;
     // Push notifications go through the outbound guard (the SDK's own sender calls global fetch).
     const pushConfigs = new PushConfigs(fetcher, watches);
-    const pushes = new WatchPushes(pushConfigs, fetcher, log, config.watches.bufferEvents);
+    const pushes = new WatchPushes(pushConfigs, fetcher, log, config.watches.bufferEvents, { ...DEFAULT_PUSH_RETRY, windowMs: config.watches.webhookRetryMs });
     watches.onStart((watch) => pushes.follow(watch, watch.contextId, watch.request.initial !== false));
     // A watch that ends on its own (expiry, push failure) or is canceled with no stream attached
     // (or after a restart: no executor runs it) still ends its task, with the reason.

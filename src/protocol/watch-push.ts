@@ -39,12 +39,28 @@ const MAX_TASKS_WITH_CONFIGS = 1_000;
 export const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 
 export interface PushRetry {
-  /** Attempts per notification (the first included). */
-  attempts: number;
-  /** Wait before the second attempt; doubled before each further one. */
+  /**
+   * How long a notification is retried for (REGISTRY_WEBHOOK_RETRY_SECONDS): long enough for a
+   * receiver to restart or be redeployed, since a watch whose webhook keeps failing ends for good.
+   */
+  windowMs: number;
+  /** Wait before the second attempt; doubled before each further one, up to maxDelayMs. */
   firstDelayMs: number;
+  maxDelayMs: number;
 }
-export const DEFAULT_PUSH_RETRY: PushRetry = { attempts: 4, firstDelayMs: 250 };
+export const DEFAULT_PUSH_RETRY: PushRetry = { windowMs: 60_000, firstDelayMs: 250, maxDelayMs: 30_000 };
+
+/** The waits between a notification's attempts: doubling, capped, adding up to the window (the last one cut to fit). */
+export function retryDelays(retry: PushRetry): number[] {
+  const delays: number[] = [];
+  let total = 0;
+  for (let next = retry.firstDelayMs; total < retry.windowMs; next = Math.min(next * 2, retry.maxDelayMs)) {
+    const delay = Math.min(next, retry.windowMs - total);
+    delays.push(delay);
+    total += delay;
+  }
+  return delays;
+}
 
 export class PushConfigs implements PushNotificationStore {
   readonly #byTask = new Map<string, TaskPushNotificationConfig[]>();
@@ -195,8 +211,13 @@ export class WatchPushes {
      * current matches follows them, as a client that resumes too late gets.
      */
     private readonly maxPending: number,
-    private readonly retry: PushRetry = DEFAULT_PUSH_RETRY,
-  ) {}
+    retry: PushRetry = DEFAULT_PUSH_RETRY,
+  ) {
+    this.#delays = retryDelays(retry);
+  }
+
+  /** Waits between a notification's attempts (attempts = these + 1). */
+  readonly #delays: number[];
 
   /**
    * Follows `watch` from its start, or from its restoring after a restart: pushes its initial
@@ -249,7 +270,7 @@ export class WatchPushes {
       if (!status || configs.length === 0) return;
       const final = wire({ payload: { $case: 'statusUpdate', value: { taskId: watch.id, contextId, status, metadata: undefined } } });
       // After a failed delivery, once each: the webhook that failed has had its attempts.
-      const attempts = end.reason === 'failed' ? 1 : this.retry.attempts;
+      const attempts = end.reason === 'failed' ? 1 : this.#delays.length + 1;
       chain = chain.then(() => this.#deliverFinal(watch, configs, final, attempts));
     });
     return kept;
@@ -266,20 +287,30 @@ export class WatchPushes {
   async #deliverAll(watch: Watch, body: unknown, what: string): Promise<void> {
     if (!watch.isOpen) return;
     for (const config of this.configs.forTask(watch.id)) {
-      const failure = await this.#deliver(config, body);
+      const failure = await this.#deliver(config, body, this.#delays.length + 1, watch);
       if (failure && watch.isOpen) {
         this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
-        watch.end('failed', `Push notifications to ${config.url} failed: ${what} was not accepted after ${this.retry.attempts} attempts (last: ${failure}). The watch ended.`);
+        watch.end('failed', `Push notifications to ${config.url} failed: ${what} was not accepted after ${this.#delays.length + 1} attempts (last: ${failure}). The watch ended.`);
         return;
       }
     }
   }
 
-  /** undefined when delivered, else why the last attempt failed. */
-  async #deliver(config: TaskPushNotificationConfig, body: unknown, attempts = this.retry.attempts): Promise<string | undefined> {
+  /**
+   * undefined when delivered, else why the last attempt failed. For an open watch, the waits
+   * between attempts end when the watch does (canceled, expired, the registry shutting down).
+   */
+  async #deliver(config: TaskPushNotificationConfig, body: unknown, attempts: number, watch?: Watch): Promise<string | undefined> {
     let failure = '';
     for (let attempt = 0; attempt < attempts; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, this.retry.firstDelayMs * 2 ** (attempt - 1)));
+      if (attempt > 0) {
+        const delay = this.#delays[Math.min(attempt - 1, this.#delays.length - 1)] ?? 0;
+        let timer: NodeJS.Timeout | undefined;
+        // Unref'd: a wait never holds the process open at shutdown.
+        await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, delay).unref())), watch?.ended]);
+        clearTimeout(timer);
+        if (watch && !watch.isOpen) return failure;
+      }
       try {
         await this.fetcher.postJson(config.url, body, { purpose: 'webhook', headers: headersOf(config) });
         return undefined;
