@@ -64,3 +64,29 @@ describe('ListTasks statusTimestampAfter', () => {
     assert.equal(listed.result.totalSize, 1);
   });
 });
+
+describe('ListTasks statusTimestampAfter values', () => {
+  test('anything but an ISO 8601 date and time with its zone is invalid params naming the field, on JSON-RPC and HTTP+JSON', async () => {
+    // Date.parse reads these as times in 2001, or in the server's own time zone: each filtered
+    // silently by a time the client never meant.
+    for (const value of ['5', '1', 'March 7', '2026-12-03', '2026-12-03T01:00:18', '2026-13-03T01:00:18Z', 'yesterday']) {
+      const viaRpc = await rpc('ListTasks', { statusTimestampAfter: value });
+      assert.equal(viaRpc.error?.code, -32602, `JSON-RPC ${value}: ${JSON.stringify(viaRpc).slice(0, 200)}`);
+      assert.match(viaRpc.error.message, /^statusTimestampAfter must be a date and time in ISO 8601 \(RFC 3339\) with its time zone/);
+      assert.equal(viaRpc.error.data?.[0]?.metadata?.field, 'statusTimestampAfter');
+      const viaRest = await restList({ statusTimestampAfter: value });
+      assert.equal(viaRest.status, 400, `HTTP+JSON ${value}`);
+      assert.equal(viaRest.body.error?.status, 'INVALID_ARGUMENT');
+      assert.match(viaRest.body.error.message, /^statusTimestampAfter must be/);
+    }
+    // A JSON number or boolean (the SDK made them the strings "5" and "true") too.
+    for (const value of [5, true]) assert.equal((await rpc('ListTasks', { statusTimestampAfter: value })).error?.code, -32602, `JSON-RPC ${value}`);
+    // Fractions of a second, a lower-case t and z, and an offset are RFC 3339 too, and filter by the instant they name.
+    const at = searched.status.timestamp as string;
+    const offset = new Date(Date.parse(at) + 2 * 3600_000).toISOString().replace('Z', '+02:00');
+    for (const value of [at, at.replace('Z', '000Z'), at.toLowerCase(), offset]) {
+      const listed = await rpc('ListTasks', { statusTimestampAfter: value });
+      assert.ok(idsOf(listed.result?.tasks ?? []).includes(searched.id), `${value}: ${JSON.stringify(listed).slice(0, 200)}`);
+    }
+  });
+});

@@ -148,13 +148,14 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     return super.getTask(params, context);
   }
 
-  /** ListTasks: the SDK's, with historyLength checked as GetTask's, and a status A2A does not have named as such. */
+  /** ListTasks: the SDK's, with historyLength checked as GetTask's, a status A2A does not have named as such, and statusTimestampAfter a real timestamp. */
   override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
     // The SDK reads an unknown state name as -1 and answered "Invalid status filter: -1".
     if (params.status !== undefined && taskStateToJSON(params.status) === 'UNRECOGNIZED') {
       throw new RequestMalformedError({ message: `status is not a task state: use one of ${TASK_STATE_NAMES.join(', ')}.`, metadata: { field: 'status' } });
     }
+    requireTimestamp('statusTimestampAfter', params.statusTimestampAfter);
     return super.listTasks(params, context);
   }
 
@@ -380,6 +381,24 @@ async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, close
 const TASK_STATE_NAMES = Object.values(TaskState)
   .filter((state): state is TaskState => typeof state === 'number' && state > TaskState.TASK_STATE_UNSPECIFIED)
   .map(taskStateToJSON);
+
+/**
+ * An RFC 3339 date-time (ISO 8601 with a time and a zone): what a google.protobuf.Timestamp is in
+ * JSON (A2A 5.6.1). The SDK checked only that Date.parse read something, so "5" was May 2001,
+ * "1" or `true` January 2001, "March 7" a day of 2001, and a time without a zone the server's
+ * local time: each filtered silently, by a time the client never meant.
+ */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** Throws invalid params (-32602, HTTP 400, INVALID_ARGUMENT) naming `field` when a timestamp parameter is no RFC 3339 date-time. */
+function requireTimestamp(field: string, value: string | undefined): void {
+  if (value === undefined || value === '') return;
+  if (TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value))) return;
+  throw new RequestMalformedError({
+    message: `${field} must be a date and time in ISO 8601 (RFC 3339) with its time zone, e.g. "2026-01-31T09:30:00.000Z"; got ${JSON.stringify(value.slice(0, 64))}.`,
+    metadata: { field },
+  });
+}
 
 /**
  * Rethrows the SDK's refusal of a finished task ("Task … is in a terminal state (3) and cannot
