@@ -22,8 +22,9 @@
  * - historyLength (GetTask, ListTasks, a message's configuration) is validated here, for every
  *   binding (integer-params.ts): the SDK took a negative one as 0 and a fraction as "all"; and a
  *   message's role, which the SDK took whatever it was.
- * - Push configs: listed a page at a time, and deleting one the task does not have is
- *   TaskNotFound (the SDK answered every config at once, and success).
+ * - Push configs: listed a page at a time, deleting one the task does not have is
+ *   TaskNotFound (the SDK answered every config at once, and success), and v0.3's get by task
+ *   id alone answers the task's config (the SDK looked for a config with an empty id).
  *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).
@@ -34,6 +35,7 @@ import {
   type AgentCard,
   type CancelTaskRequest,
   type DeleteTaskPushNotificationConfigRequest,
+  type GetTaskPushNotificationConfigRequest,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsRequest,
   type ListTaskPushNotificationConfigsResponse,
@@ -43,6 +45,7 @@ import {
   type StreamResponse,
   type SubscribeToTaskRequest,
   type Task,
+  type TaskPushNotificationConfig,
   taskStateToJSON,
 } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
@@ -58,6 +61,7 @@ import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger } from './integer-par
 import { configPage } from './push-config-pages.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
+import { LEGACY_VERSION } from './versions.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
@@ -170,6 +174,29 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   /**
+   * GetTaskPushNotificationConfig. v0.3's tasks/pushNotificationConfig/get also takes the task id
+   * alone (TaskIdParams, A2A 0.3 7.4.1 and 7.6: "the push notification configuration for a
+   * task"); the SDK's compatibility layer passed it on with an empty config id, which no config
+   * has, so a v0.3 client that set a config was told it did not exist. Such a request gets the
+   * task's config as v0.3 servers answer it: the one whose id is the task id (the id v0.3 servers
+   * give a config set without one), else the first one listed. A v1.0 request names the config (id is
+   * REQUIRED), and one that does not is invalid params rather than "config '' not found".
+   */
+  override async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    if (params.id) return super.getTaskPushNotificationConfig(params, context);
+    if (context.requestedVersion !== LEGACY_VERSION) {
+      throw new RequestMalformedError({
+        message: 'id is required: the id of the push notification config to get (ListTaskPushNotificationConfigs lists a task\'s configs).',
+        metadata: { field: 'id' },
+      });
+    }
+    const { configs } = await this.listTaskPushNotificationConfigs({ tenant: params.tenant, taskId: params.taskId, pageSize: 0, pageToken: '' }, context);
+    const config = configs.find((c) => c.id === params.taskId) ?? configs[0];
+    if (!config) throw new TaskNotFoundError(`Push notification config not found: task ${params.taskId} has none.`);
+    return config;
+  }
+
+  /**
    * DeleteTaskPushNotificationConfig of a config the task does not have is refused as
    * GetTaskPushNotificationConfig refuses it, with TaskNotFoundError (A2A 3.1.8: the error for a
    * push config that does not exist); the SDK answered success. Deleting stays idempotent
@@ -177,7 +204,8 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    */
   override async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
     // The SDK's checks (capability, task id, the caller's task), then the config's.
-    await this.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context);
+    // (The SDK's get: a delete must name its config, in v0.3 as in v1.0.)
+    await super.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context);
     await super.deleteTaskPushNotificationConfig(params, context);
   }
 
