@@ -25,6 +25,9 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
 /** Padded standard base64, or unpadded base64url (a length of 4n+1 cannot encode anything). */
 export const isStrictBase64 = (s: string): boolean => (s.length % 4 === 0 && BASE64.test(s)) || (s.length % 4 !== 1 && BASE64URL.test(s));
 
+/** The members of a v1.0 part's content oneof. */
+const PART_CONTENTS = ['text', 'raw', 'url', 'data'] as const;
+
 /** Why a message without parts is refused, on every binding (the gRPC door says it too). */
 export const NEEDS_A_PART =
   'a message needs at least one part, e.g. {"text": "weather"} (a search) or {"data": {"search": {"query": "weather"}}, "mediaType": "application/json"} (any operation: register, validate, search, get, list, unregister, refresh)';
@@ -52,6 +55,16 @@ function partsProblem(message: unknown, at: string): string | undefined {
     }
     for (const key of ['text', 'filename', 'mediaType', 'url'] as const) {
       if (key in part && typeof part[key] !== 'string') return `${here}.${key} must be a string`;
+    }
+    // A v1.0 part's content is a oneof (A2A 4.1.6): ProtoJSON refuses a part with two of them,
+    // and the SDK took the first it looked for and dropped the rest, so {"text": "x", "data":
+    // {"register": ...}} ran a search for "x" and answered COMPLETED. (A v0.3 part says which
+    // it is with `kind`; other members are unknown fields there.)
+    if (!('kind' in part)) {
+      const contents = PART_CONTENTS.filter((key) => part[key] !== undefined && part[key] !== null);
+      if (contents.length > 1) {
+        return `${here} has ${contents.map((key) => `"${key}"`).join(' and ')}: a part holds exactly one of "text", "raw", "url" and "data"; send each in a part of its own`;
+      }
     }
   }
   return undefined;
