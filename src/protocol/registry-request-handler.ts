@@ -62,6 +62,7 @@ import { configPage } from './push-config-pages.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
+import { TERMINAL } from './watch-push.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
@@ -296,6 +297,17 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const taskId = message.taskId;
     const current = await this.#tasks.load(taskId, context);
     if (!current) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+    // As the SDK answers any other message on a task (A2A 3.1.1, 3.4.1): a finished task takes
+    // none (UnsupportedOperationError, not invalid params), and the message's contextId, when
+    // given, must be the task's.
+    if (current.status && TERMINAL.has(current.status.state)) {
+      throw new UnsupportedOperationError(
+        `Task ${taskId} is in a terminal state (${taskStateToJSON(current.status.state)}): it is not an open watch any more and cannot be renewed. Start a new watch instead.`,
+      );
+    }
+    if (message.contextId && message.contextId !== current.contextId) {
+      throw new RequestMalformedError(`contextId mismatch: message contextId '${message.contextId}' does not match task '${taskId}' contextId '${current.contextId}'.`);
+    }
     const scope = this.#tasks.scopeOf(context);
     const expiresAt = await this.watches?.renew(taskId, scope);
     if (expiresAt === undefined) {
