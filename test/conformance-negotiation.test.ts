@@ -115,6 +115,23 @@ describe('method names per version', () => {
   });
 });
 
+describe('v0.3 parts', () => {
+  test('a part without a v0.3 kind in a v0.3 request says the request is v0.3 and how to send v1.0 parts', async () => {
+    // What a v1.0 client that forgot its A2A-Version header sends; the SDK said "Invalid v0.3 part kind: undefined".
+    for (const method of ['message/send', 'message/stream']) {
+      const answer = await rpc(registry.url, method, { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ text: 'weather' }] } }, {});
+      assert.equal(answer.json?.error?.code, -32602, answer.text.slice(0, 300));
+      assert.match(
+        answer.json.error.message,
+        /^params\.message\.parts\[0\] has no "kind": a v0\.3 part is \{"kind": "text", "text": \.\.\.\}.*This request is v0\.3 \(no A2A-Version header, or 0\.3\); for v1\.0 parts such as \{"text": \.\.\.\}, send "A2A-Version: 1\.0"/,
+      );
+    }
+    const wrongKind = await rpc(registry.url, 'message/send', { message: { ...legacyMessage(), parts: [{ kind: 'txt', text: 'weather' }] } }, { 'A2A-Version': '0.3' });
+    assert.match(wrongKind.json?.error?.message, /parts\[0\] has kind "txt"/);
+    assert.equal((await rpc(registry.url, 'message/send', { message: legacyMessage() }, {})).json?.result?.status?.state, 'completed');
+  });
+});
+
 describe('HTTP+JSON media types (11.1)', () => {
   test('answers are application/json by default, application/a2a+json when Accept prefers it; Vary: Accept', async () => {
     const plain = await rest(registry.url, '/message:send', { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: sendBody() });

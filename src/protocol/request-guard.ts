@@ -112,6 +112,23 @@ function partsProblem(message: unknown, at: string): string | undefined {
   return undefined;
 }
 
+/** The kinds of a v0.3 part (A2A 0.3 6.5). */
+const LEGACY_PART_KINDS = new Set(['text', 'file', 'data']);
+
+/**
+ * A v0.3 message part without a `kind` it knows, or undefined. The SDK said "Invalid v0.3 part
+ * kind: undefined", which told a v1.0 client that forgot its A2A-Version header neither that its
+ * request was read as v0.3 nor what to send.
+ */
+function legacyKindProblem(message: unknown, at: string): string | undefined {
+  if (!isObject(message) || !Array.isArray(message.parts)) return undefined;
+  const index = message.parts.findIndex((part) => isObject(part) && !(typeof part.kind === 'string' && LEGACY_PART_KINDS.has(part.kind)));
+  if (index < 0) return undefined;
+  const kind = (message.parts[index] as Record<string, unknown>).kind;
+  const what = kind === undefined ? 'has no "kind"' : `has kind ${JSON.stringify(String(kind).slice(0, 32))}`;
+  return `${at}.parts[${index}] ${what}: a v${LEGACY_VERSION} part is {"kind": "text", "text": ...}, {"kind": "file", "file": {...}} or {"kind": "data", "data": {...}}. This request is v${LEGACY_VERSION} (no A2A-Version header, or ${LEGACY_VERSION}); for v1.0 parts such as {"text": ...}, send "A2A-Version: 1.0" and call the v1.0 method (SendMessage, SendStreamingMessage)`;
+}
+
 /** Members that turn a parsed JSON object into something String() cannot convert. */
 const CONVERSION_MEMBERS = ['toString', 'valueOf'];
 /** Opaque maps the SDK carries without converting: documents in data parts, metadata. */
@@ -202,7 +219,7 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
     return refuse(req, res, JSONRPC_INVALID_PARAMS, `"params" is required for ${method.slice(0, 64)}.`, usableId);
   }
   if (MESSAGE_METHODS.has(method) && params) {
-    const problem = partsProblem(params.message, 'params.message');
+    const problem = partsProblem(params.message, 'params.message') ?? (V03_TO_V1.has(method) ? legacyKindProblem(params.message, 'params.message') : undefined);
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`, usableId);
   }
   const trap = conversionTrap(params, 'params');
