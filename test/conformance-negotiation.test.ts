@@ -86,6 +86,52 @@ describe('version negotiation (3.6)', () => {
   });
 });
 
+describe('method names per version', () => {
+  test("a method of the other version is -32601 saying which version has it and how to reach it; a name of neither lists the version's methods", async () => {
+    // A v0.3 client that adds "A2A-Version: 1.0" and keeps message/send got a bare "Invalid method.".
+    const v03Name = await rpc(registry.url, 'message/send', { message: legacyMessage() }, { 'A2A-Version': '1.0' });
+    assert.equal(v03Name.json?.error?.code, -32601, v03Name.text.slice(0, 300));
+    assert.equal(v03Name.json.id, 9);
+    assert.equal(
+      v03Name.json.error.message,
+      'Method not found: "message/send" is the A2A v0.3 name of SendMessage, and this request is v1.0 (A2A-Version: 1.0). Call SendMessage, or send the request without A2A-Version (v0.3).',
+    );
+    assert.equal(v03Name.json.error.data?.[0]?.reason, 'METHOD_NOT_FOUND');
+    // A v1.0 name without the header (a v0.3 request).
+    const v1Name = await rpc(registry.url, 'GetTask', { id: 'x' }, {});
+    assert.equal(v1Name.json?.error?.code, -32601);
+    assert.match(v1Name.json.error.message, /"GetTask" is an A2A v1\.0 method, and this request is v0\.3 .*Send "A2A-Version: 1\.0", or call its v0\.3 name tasks\/get\./);
+    const listTasks = await rpc(registry.url, 'ListTasks', {}, { 'A2A-Version': '0.3' });
+    assert.match(listTasks.json?.error?.message, /"ListTasks" is an A2A v1\.0 method.*Send "A2A-Version: 1\.0"\.$/);
+    // Neither version's.
+    const unknown = await rpc(registry.url, 'SendMesage', {}, { 'A2A-Version': '1.0' });
+    assert.equal(unknown.json?.error?.code, -32601);
+    assert.match(unknown.json.error.message, /^Method not found: "SendMesage"\. The A2A v1\.0 methods are SendMessage, SendStreamingMessage, GetTask, ListTasks,/);
+    const unknown03 = await rpc(registry.url, 'tasks/list', {}, {});
+    assert.match(unknown03.json?.error?.message, /^Method not found: "tasks\/list"\. The A2A v0\.3 methods are message\/send, /);
+    // Each version's own names are served as before.
+    assert.equal((await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': '1.0' })).json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED');
+    assert.equal((await rpc(registry.url, 'message/send', { message: legacyMessage() }, {})).json?.result?.status?.state, 'completed');
+  });
+});
+
+describe('v0.3 parts', () => {
+  test('a part without a v0.3 kind in a v0.3 request says the request is v0.3 and how to send v1.0 parts', async () => {
+    // What a v1.0 client that forgot its A2A-Version header sends; the SDK said "Invalid v0.3 part kind: undefined".
+    for (const method of ['message/send', 'message/stream']) {
+      const answer = await rpc(registry.url, method, { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ text: 'weather' }] } }, {});
+      assert.equal(answer.json?.error?.code, -32602, answer.text.slice(0, 300));
+      assert.match(
+        answer.json.error.message,
+        /^params\.message\.parts\[0\] has no "kind": a v0\.3 part is \{"kind": "text", "text": \.\.\.\}.*This request is v0\.3 \(no A2A-Version header, or 0\.3\); for v1\.0 parts such as \{"text": \.\.\.\}, send "A2A-Version: 1\.0"/,
+      );
+    }
+    const wrongKind = await rpc(registry.url, 'message/send', { message: { ...legacyMessage(), parts: [{ kind: 'txt', text: 'weather' }] } }, { 'A2A-Version': '0.3' });
+    assert.match(wrongKind.json?.error?.message, /parts\[0\] has kind "txt"/);
+    assert.equal((await rpc(registry.url, 'message/send', { message: legacyMessage() }, {})).json?.result?.status?.state, 'completed');
+  });
+});
+
 describe('HTTP+JSON media types (11.1)', () => {
   test('answers are application/json by default, application/a2a+json when Accept prefers it; Vary: Accept', async () => {
     const plain = await rest(registry.url, '/message:send', { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: sendBody() });

@@ -174,3 +174,30 @@ describe('message.role', () => {
     assert.equal((await raw.unary('sendMessage', request, md)).error, undefined, 'with ROLE_USER it is served');
   });
 });
+
+describe('bool parameters', () => {
+  test('includeArtifacts and returnImmediately: a JSON boolean on JSON-RPC and in bodies, "true" or "false" in a query; anything else is invalid params', async () => {
+    // The SDK read the JSON string "false" as true (Boolean("false")): the artifacts came although
+    // the client said no; and in a query anything but "true" as false.
+    const NOT_BOOLEAN = 'includeArtifacts must be true or false (a JSON boolean, not a string or number)';
+    for (const value of ['false', 'true', 'yes', 0, 1]) {
+      assertRpcRefusal(await rpc('ListTasks', { includeArtifacts: value }), NOT_BOOLEAN, `ListTasks includeArtifacts ${JSON.stringify(value)}`);
+    }
+    assertRpcRefusal(await rpc('ListTasks', { include_artifacts: 'false' }), 'include_artifacts must be true or false (a JSON boolean, not a string or number)', 'snake_case');
+    for (const value of ['yes', 'TRUE', '1', '']) {
+      assertRestRefusal(await rest(`/tasks?includeArtifacts=${value}`), 'includeArtifacts must be "true" or "false"', `REST includeArtifacts=${value}`);
+    }
+    const configured = (returnImmediately: unknown) => ({ message: userMessage('weather'), configuration: { returnImmediately } });
+    const NOT_BOOLEAN_RETURN = 'configuration.returnImmediately must be true or false (a JSON boolean, not a string or number)';
+    assertRpcRefusal(await rpc('SendMessage', configured('false')), NOT_BOOLEAN_RETURN, 'SendMessage returnImmediately "false"');
+    assertRestRefusal(await rest('/message:send', configured(1)), NOT_BOOLEAN_RETURN, 'REST message:send returnImmediately 1');
+
+    // Good values are honoured.
+    const withArtifacts = (tasks: WireJson[]) => tasks.filter((t) => t.artifacts !== undefined).length;
+    assert.equal(withArtifacts((await rpc('ListTasks', { includeArtifacts: false })).result.tasks), 0);
+    assert.ok(withArtifacts((await rpc('ListTasks', { includeArtifacts: true })).result.tasks) > 0);
+    assert.equal(withArtifacts((await rest('/tasks?includeArtifacts=false')).body.tasks), 0);
+    assert.ok(withArtifacts((await rest('/tasks?includeArtifacts=true')).body.tasks) > 0);
+    assert.equal((await rpc('SendMessage', configured(false))).result.task.status.state, 'TASK_STATE_COMPLETED');
+  });
+});

@@ -167,6 +167,32 @@ describe('JSON-RPC envelope', () => {
     assert.equal(rpcError(await rawPost(`${registry.url}/a2a/jsonrpc`, legacy, { headers: { 'A2A-Version': '' } })).code, -32602);
   });
 
+  test('a part with two contents of the oneof (text and data, raw and url) is -32602 / HTTP 400 naming them, never run as one of them', async () => {
+    // The SDK took the text and dropped the data: this register ran as a search for "x", COMPLETED.
+    const register = { data: { register: { agentCard: v1Card('Oneof Agent', 'https://oneof.example.org/a2a') } }, mediaType: 'application/json' };
+    const cases: Array<[WireJson, RegExp]> = [
+      [{ text: 'x', ...register }, /parts\[0\] has "text" and "data": a part holds exactly one of "text", "raw", "url" and "data"/],
+      [{ raw: 'e30=', url: 'https://example.org/card.json', filename: 'agent-card.json' }, /parts\[0\] has "raw" and "url"/],
+    ];
+    for (const [part, message] of cases) {
+      for (const method of ['SendMessage', 'SendStreamingMessage']) {
+        const error = rpcError(await rpc(sendMessageBody([part], 1, method)));
+        assert.equal(error.code, -32602, method);
+        assert.match(error.message, message, method);
+      }
+      const answer = await rest('/message:send', JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [part] } }));
+      assert.equal(answer.status, 400, answer.text);
+      assert.equal(answer.json!.error.status, 'INVALID_ARGUMENT');
+      assert.match(answer.json!.error.message, message);
+    }
+    const search = resultData(await rpc(sendMessageBody([{ data: { search: { query: 'Oneof' } }, mediaType: 'application/json' }])));
+    assert.equal(search.total, 0, 'the register never ran');
+    // One content per part, null members (ProtoJSON: absent) and v0.3 parts (told apart by kind) are as before.
+    assert.equal(taskOf(await send([{ text: 'weather', data: null }])).status.state, 'TASK_STATE_COMPLETED');
+    const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'weather', data: {} }] } } });
+    assert.equal((await rawPost(`${registry.url}/a2a/jsonrpc`, legacy, { headers: { 'A2A-Version': '' } })).json?.result?.status?.state, 'completed');
+  });
+
   test('objects String() cannot convert ({"toString": 0}) in protocol fields are -32602, not an internal error', async () => {
     const trap = { toString: 0 };
     const bodies = [

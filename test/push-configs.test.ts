@@ -3,7 +3,7 @@
  * over real HTTP and a real gRPC connection: ListTaskPushNotificationConfigs pages as ListTasks
  * does (pageSize honoured, a nextPageToken that is accepted back), and deleting a config the
  * task does not have is TaskNotFound (A2A 3.1.8's error for a push config that does not exist),
- * not success.
+ * not success; v0.3's get by task id alone (TaskIdParams) answers the task's config.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -16,6 +16,8 @@ import { RawA2AClient, metadata, sendRequest } from './support/grpc.js';
 import { eventually } from './support/eventually.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { SendMessageConfiguration, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, JsonRpcTransportFactory as JsonRpcTransportFactory03 } from 'a2a-sdk-03/client';
+import { authFetch } from './support/client.js';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { AllowList, GuardedFetcher } from '../src/net/index.js';
 import { PushConfigs } from '../src/protocol/watch-push.js';
@@ -130,6 +132,63 @@ describe('ListTaskPushNotificationConfigs', () => {
     assert.ok(firstPage.nextPageToken);
     const second = await raw.unary('listTaskPushNotificationConfigs', { tenant: '', taskId, pageSize: 2, pageToken: firstPage.nextPageToken }, md);
     assert.deepEqual(idsOf(second.value as WireJson), ['c']);
+  });
+});
+
+describe('GetTaskPushNotificationConfig by task id alone', () => {
+  /** A v0.3 JSON-RPC call (no A2A-Version header). */
+  async function rpc03(method: string, params: unknown): Promise<WireJson> {
+    const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...alice },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    return (await res.json()) as WireJson;
+  }
+
+  test('v0.3: the @a2a-js/sdk 0.3 client gets the config it set without an id, by the task id (TaskIdParams)', async () => {
+    const taskId = await taskWithConfigs([]);
+    const client = await new ClientFactory03(
+      ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, { transports: [new JsonRpcTransportFactory03({ fetchImpl: authFetch(TOKENS.alice) })] }),
+    ).createFromUrl(registry.url);
+    const set = await client.setTaskPushNotificationConfig({ taskId, pushNotificationConfig: { url: `${HOOK}/v03`, token: 'v03-token' } });
+    // tasks/pushNotificationConfig/get with {"id": taskId}: "the push notification configuration for a task" (A2A 0.3 7.6).
+    const got = await client.getTaskPushNotificationConfig({ id: taskId });
+    assert.equal(got.taskId, taskId);
+    assert.deepEqual(got.pushNotificationConfig, set.pushNotificationConfig);
+    assert.equal(got.pushNotificationConfig.token, 'v03-token');
+  });
+
+  test('v0.3: the config whose id is the task id comes first (v0.3 servers give that id to a config set without one), else the first; none is TaskNotFound', async () => {
+    const bare = await taskWithConfigs([]);
+    const none = await rpc03('tasks/pushNotificationConfig/get', { id: bare });
+    assert.equal(none.error?.code, TASK_NOT_FOUND, JSON.stringify(none));
+    assert.match(none.error.message, /has none/);
+
+    const taskId = await taskWithConfigs(['a-first', 'b-second']);
+    const first = await rpc03('tasks/pushNotificationConfig/get', { id: taskId });
+    assert.equal(first.result?.pushNotificationConfig?.id, 'a-first', JSON.stringify(first));
+    assert.equal((await rpc('CreateTaskPushNotificationConfig', { taskId, id: taskId, url: `${HOOK}/own` })).result?.id, taskId);
+    const own = await rpc03('tasks/pushNotificationConfig/get', { id: taskId });
+    assert.equal(own.result?.pushNotificationConfig?.url, `${HOOK}/own`, JSON.stringify(own));
+    // Named, it is that config, as before.
+    const named = await rpc03('tasks/pushNotificationConfig/get', { id: taskId, pushNotificationConfigId: 'b-second' });
+    assert.equal(named.result?.pushNotificationConfig?.id, 'b-second');
+    // Another principal's task stays unknown.
+    const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS.bob}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/get', params: { id: taskId } }),
+    });
+    assert.equal(((await res.json()) as WireJson).error?.code, TASK_NOT_FOUND);
+  });
+
+  test('v1.0: a request without the config id is invalid params naming id, not "config \'\' not found"', async () => {
+    const taskId = await taskWithConfigs(['c1']);
+    const answer = await rpc('GetTaskPushNotificationConfig', { taskId });
+    assert.equal(answer.error?.code, INVALID_PARAMS, JSON.stringify(answer));
+    assert.match(answer.error.message, /^id is required/);
+    assert.equal((await rpc('GetTaskPushNotificationConfig', { taskId, id: 'c1' })).result?.id, 'c1');
   });
 });
 

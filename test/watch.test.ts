@@ -209,6 +209,41 @@ describe('standing searches', () => {
     );
   });
 
+  test('a renewal on a finished watch is UnsupportedOperationError, as any message on a finished task; on another contextId, invalid params', async () => {
+    const log = track(watch(bob, { query: 'renewed-late' }));
+    const id = await taskIdOf(log);
+    const renewal = (extra: WireJson = {}) => ({ message: { messageId: randomUUID(), role: 'ROLE_USER', taskId: id, parts: [dataPart({ renew: {} })], ...extra } });
+    const rpc = async (params: unknown): Promise<WireJson> => {
+      const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params }),
+      });
+      return (await res.json()) as WireJson;
+    };
+    // A2A 3.4.1 / the SDK's rule for every other message on a task: the contextId, when given, is the task's.
+    const mismatch = await rpc(renewal({ contextId: 'another-context' }));
+    assert.equal(mismatch.error?.code, -32602, JSON.stringify(mismatch));
+    assert.match(mismatch.error.message, /contextId mismatch/);
+    assert.equal((await rpc(renewal())).result?.task?.status?.state, 'TASK_STATE_WORKING', 'renewed without a contextId');
+
+    assert.equal((await cancel(bob, log)).state, 'TASK_STATE_CANCELED');
+    // A2A 3.1.1: a message to a task in a terminal state is UnsupportedOperationError (-32004,
+    // HTTP 400 FAILED_PRECONDITION); it was invalid params, as if the request were malformed.
+    const late = await rpc(renewal());
+    assert.equal(late.error?.code, -32004, JSON.stringify(late));
+    assert.match(late.error.message, /terminal state \(TASK_STATE_CANCELED\).*not an open watch/);
+    const res = await fetch(`${registry.url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.bob}` },
+      body: JSON.stringify(renewal()),
+    });
+    const body = (await res.json()) as WireJson;
+    assert.equal(res.status, 400);
+    assert.equal(body.error.status, 'FAILED_PRECONDITION');
+    assert.equal(body.error.details[0].reason, 'UNSUPPORTED_OPERATION');
+  });
+
   test('CLI: a2a-registry watch prints the initial matches and then events as JSON lines', async () => {
     const existing = resultOf(await op(alice, { register: { agentCard: card('Cli Watched One', 'https://cli1.example.org/a2a', ['cli-watch']) } }));
     const { child, exited, waitLine } = cliWatch(registry.url, 'cli-watch');

@@ -17,6 +17,7 @@ import { handlerChain } from '../http/handler-chain.js';
 import { directJsonAnswers } from '../http/json-answer.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
 import { cutSlowReaders } from '../http/slow-readers.js';
+import { sseHeartbeat } from '../http/sse-heartbeat.js';
 import { answerSanitizer } from '../http/security.js';
 import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
@@ -60,12 +61,13 @@ export const a2aDoor: Door = {
     // Our own parser and limit in front of the SDK's (which would answer 413 with an HTML page);
     // once a body is parsed, the SDK's express.json() leaves it alone.
     const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: ['application/json', 'application/a2a+json', 'application/*+json'] });
-    // Order matters: count everything, refuse floods before reading bodies, cap streams and cut
-    // those whose client stopped reading, label HTTP+JSON answers before anything answers,
-    // negotiate the version, refuse non-JSON bodies and unusable credentials, check shapes and
-    // integer params (as sent) before the SDK, and scrub internal errors out of whatever the SDK
-    // answers. Each binding's chain is one router layer (handler-chain.ts).
-    const common = [metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders()];
+    // Order matters: count everything, refuse floods before reading bodies, cap streams, cut
+    // those whose client stopped reading and keep quiet ones open, label HTTP+JSON answers
+    // before anything answers, negotiate the version, refuse non-JSON bodies and unusable
+    // credentials, check shapes and integer params (as sent) before the SDK, and scrub internal
+    // errors out of whatever the SDK answers. Each binding's chain is one router layer
+    // (handler-chain.ts).
+    const common = [metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders(), sseHeartbeat()];
     const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
     app.use(
       JSONRPC_PATH,

@@ -12,6 +12,10 @@
  *   its JSON reader takes Number(value), so `true` arrives as 1 and `""` or `[]` as 0, and its
  *   query reader parseInt, so `1.5` arrives as 1 and `5abc` as 5. After that, the handler can no
  *   longer tell what the client sent.
+ *
+ * The bool parameters (includeArtifacts, returnImmediately) are checked there too: the SDK's JSON
+ * reader takes Boolean(value), so `"false"` (a string) asked for the artifacts, and its query
+ * reader takes anything but "true" as false, so `includeArtifacts=1` or `TRUE` left them out.
  */
 import type { RequestHandler } from 'express';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
@@ -33,6 +37,9 @@ export const TASKS_PAGE_SIZE: IntegerRule = { min: 1, max: 100 };
  * (the field is not optional) and means "not set": the SDK's own HTTP+JSON and v0.3 readers send it.
  */
 export const CONFIGS_PAGE_SIZE: IntegerRule = { min: 0, max: 100 };
+
+/** A bool parameter: a JSON true or false (ProtoJSON), in a query the strings "true" and "false" (A2A 11.5). */
+export const BOOLEAN = 'boolean';
 
 const INT32_MAX = 2 ** 31 - 1;
 /** The string form of an int32 (ProtoJSON accepts one in JSON; a query parameter is one, A2A 11.5). */
@@ -58,29 +65,38 @@ export function requireInteger(field: string, value: unknown, rule: IntegerRule)
   if (problem) throw new RequestMalformedError({ message: problem, metadata: { field } });
 }
 
+/** What is wrong with `value` as the bool parameter `field`, or undefined (absent is fine). */
+function booleanProblem(field: string, value: unknown, spellings: 'json' | 'query'): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (spellings === 'json') return typeof value === 'boolean' ? undefined : `${field} must be true or false (a JSON boolean, not a string or number)`;
+  return value === 'true' || value === 'false' ? undefined : `${field} must be "true" or "false"`;
+}
+
 /** A parameter in a request: its path under the JSON-RPC params, the HTTP+JSON body or query, and its rule. */
 interface Param {
   path: readonly string[];
-  rule: IntegerRule;
+  rule: IntegerRule | typeof BOOLEAN;
 }
 const HISTORY: Param = { path: ['historyLength'], rule: HISTORY_LENGTH };
 const CONFIGURATION_HISTORY: Param = { path: ['configuration', 'historyLength'], rule: HISTORY_LENGTH };
 const TASKS_PAGE: Param = { path: ['pageSize'], rule: TASKS_PAGE_SIZE };
 const CONFIGS_PAGE: Param = { path: ['pageSize'], rule: CONFIGS_PAGE_SIZE };
+const INCLUDE_ARTIFACTS: Param = { path: ['includeArtifacts'], rule: BOOLEAN };
+const RETURN_IMMEDIATELY: Param = { path: ['configuration', 'returnImmediately'], rule: BOOLEAN };
 
-/** The v1.0 JSON-RPC methods with integer params (the v0.3 ones reach the handler as sent). */
+/** The v1.0 JSON-RPC methods with integer and bool params (the v0.3 ones reach the handler as sent). */
 const JSONRPC_PARAMS = new Map<string, readonly Param[]>([
-  ['SendMessage', [CONFIGURATION_HISTORY]],
-  ['SendStreamingMessage', [CONFIGURATION_HISTORY]],
+  ['SendMessage', [CONFIGURATION_HISTORY, RETURN_IMMEDIATELY]],
+  ['SendStreamingMessage', [CONFIGURATION_HISTORY, RETURN_IMMEDIATELY]],
   ['GetTask', [HISTORY]],
-  ['ListTasks', [HISTORY, TASKS_PAGE]],
+  ['ListTasks', [HISTORY, TASKS_PAGE, INCLUDE_ARTIFACTS]],
   ['ListTaskPushNotificationConfigs', [CONFIGS_PAGE]],
 ]);
-/** HTTP+JSON routes (optionally under a tenant) with integer params, in the body or in the query. */
-const REST_BODY_PARAMS: ReadonlyArray<[RegExp, readonly Param[]]> = [[/^\/(?:[^/]+\/)?message:(?:send|stream)$/, [CONFIGURATION_HISTORY]]];
+/** HTTP+JSON routes (optionally under a tenant) with integer and bool params, in the body or in the query. */
+const REST_BODY_PARAMS: ReadonlyArray<[RegExp, readonly Param[]]> = [[/^\/(?:[^/]+\/)?message:(?:send|stream)$/, [CONFIGURATION_HISTORY, RETURN_IMMEDIATELY]]];
 const REST_QUERY_PARAMS: ReadonlyArray<[RegExp, readonly Param[]]> = [
   [/^\/(?:[^/]+\/)?tasks\/[^/:]+$/, [HISTORY]],
-  [/^\/(?:[^/]+\/)?tasks$/, [HISTORY, TASKS_PAGE]],
+  [/^\/(?:[^/]+\/)?tasks$/, [HISTORY, TASKS_PAGE, INCLUDE_ARTIFACTS]],
   [/^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/, [CONFIGS_PAGE]],
 ];
 
@@ -104,7 +120,7 @@ function problemIn(root: unknown, params: readonly Param[], spellings: 'json' | 
     }
     if (names.length < path.length) continue;
     const field = names.join('.');
-    const message = integerProblem(field, node, rule);
+    const message = rule === BOOLEAN ? booleanProblem(field, node, spellings) : integerProblem(field, node, rule);
     if (message) return { message, field };
   }
   return undefined;
@@ -113,7 +129,7 @@ function problemIn(root: unknown, params: readonly Param[], spellings: 'json' | 
 const paramsOf = (table: ReadonlyArray<[RegExp, readonly Param[]]>, path: string): readonly Param[] => table.find(([route]) => route.test(path))?.[1] ?? [];
 
 /**
- * The integer parameters of an HTTP binding's requests, as sent: a bad one is refused with the
+ * The integer and bool parameters of an HTTP binding's requests, as sent: a bad one is refused with the
  * binding's invalid-params error before the SDK converts it. Mount after the shape checks.
  */
 export function requestIntegerGuard(binding: A2ABinding): RequestHandler {

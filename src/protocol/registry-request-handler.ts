@@ -22,8 +22,9 @@
  * - historyLength (GetTask, ListTasks, a message's configuration) is validated here, for every
  *   binding (integer-params.ts): the SDK took a negative one as 0 and a fraction as "all"; and a
  *   message's role, which the SDK took whatever it was.
- * - Push configs: listed a page at a time, and deleting one the task does not have is
- *   TaskNotFound (the SDK answered every config at once, and success).
+ * - Push configs: listed a page at a time, deleting one the task does not have is
+ *   TaskNotFound (the SDK answered every config at once, and success), and v0.3's get by task
+ *   id alone answers the task's config (the SDK looked for a config with an empty id).
  *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).
@@ -34,6 +35,7 @@ import {
   type AgentCard,
   type CancelTaskRequest,
   type DeleteTaskPushNotificationConfigRequest,
+  type GetTaskPushNotificationConfigRequest,
   type GetTaskRequest,
   type ListTaskPushNotificationConfigsRequest,
   type ListTaskPushNotificationConfigsResponse,
@@ -43,6 +45,7 @@ import {
   type StreamResponse,
   type SubscribeToTaskRequest,
   type Task,
+  type TaskPushNotificationConfig,
   taskStateToJSON,
 } from '@a2a-js/sdk';
 import { ExtensionSupportRequiredError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
@@ -58,6 +61,8 @@ import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger } from './integer-par
 import { configPage } from './push-config-pages.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
+import { LEGACY_VERSION } from './versions.js';
+import { TERMINAL } from './watch-push.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
@@ -150,13 +155,14 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     return super.getTask(params, context);
   }
 
-  /** ListTasks: the SDK's, with historyLength checked as GetTask's, and a status A2A does not have named as such. */
+  /** ListTasks: the SDK's, with historyLength checked as GetTask's, a status A2A does not have named as such, and statusTimestampAfter a real timestamp. */
   override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
     // The SDK reads an unknown state name as -1 and answered "Invalid status filter: -1".
     if (params.status !== undefined && taskStateToJSON(params.status) === 'UNRECOGNIZED') {
       throw new RequestMalformedError({ message: `status is not a task state: use one of ${TASK_STATE_NAMES.join(', ')}.`, metadata: { field: 'status' } });
     }
+    requireTimestamp('statusTimestampAfter', params.statusTimestampAfter);
     return super.listTasks(params, context);
   }
 
@@ -171,6 +177,29 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   /**
+   * GetTaskPushNotificationConfig. v0.3's tasks/pushNotificationConfig/get also takes the task id
+   * alone (TaskIdParams, A2A 0.3 7.4.1 and 7.6: "the push notification configuration for a
+   * task"); the SDK's compatibility layer passed it on with an empty config id, which no config
+   * has, so a v0.3 client that set a config was told it did not exist. Such a request gets the
+   * task's config as v0.3 servers answer it: the one whose id is the task id (the id v0.3 servers
+   * give a config set without one), else the first one listed. A v1.0 request names the config (id is
+   * REQUIRED), and one that does not is invalid params rather than "config '' not found".
+   */
+  override async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    if (params.id) return super.getTaskPushNotificationConfig(params, context);
+    if (context.requestedVersion !== LEGACY_VERSION) {
+      throw new RequestMalformedError({
+        message: 'id is required: the id of the push notification config to get (ListTaskPushNotificationConfigs lists a task\'s configs).',
+        metadata: { field: 'id' },
+      });
+    }
+    const { configs } = await this.listTaskPushNotificationConfigs({ tenant: params.tenant, taskId: params.taskId, pageSize: 0, pageToken: '' }, context);
+    const config = configs.find((c) => c.id === params.taskId) ?? configs[0];
+    if (!config) throw new TaskNotFoundError(`Push notification config not found: task ${params.taskId} has none.`);
+    return config;
+  }
+
+  /**
    * DeleteTaskPushNotificationConfig of a config the task does not have is refused as
    * GetTaskPushNotificationConfig refuses it, with TaskNotFoundError (A2A 3.1.8: the error for a
    * push config that does not exist); the SDK answered success. Deleting stays idempotent
@@ -178,7 +207,8 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    */
   override async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
     // The SDK's checks (capability, task id, the caller's task), then the config's.
-    await this.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context);
+    // (The SDK's get: a delete must name its config, in v0.3 as in v1.0.)
+    await super.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context);
     await super.deleteTaskPushNotificationConfig(params, context);
   }
 
@@ -269,6 +299,17 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const taskId = message.taskId;
     const current = await this.#tasks.load(taskId, context);
     if (!current) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+    // As the SDK answers any other message on a task (A2A 3.1.1, 3.4.1): a finished task takes
+    // none (UnsupportedOperationError, not invalid params), and the message's contextId, when
+    // given, must be the task's.
+    if (current.status && TERMINAL.has(current.status.state)) {
+      throw new UnsupportedOperationError(
+        `Task ${taskId} is in a terminal state (${taskStateToJSON(current.status.state)}): it is not an open watch any more and cannot be renewed. Start a new watch instead.`,
+      );
+    }
+    if (message.contextId && message.contextId !== current.contextId) {
+      throw new RequestMalformedError(`contextId mismatch: message contextId '${message.contextId}' does not match task '${taskId}' contextId '${current.contextId}'.`);
+    }
     const scope = this.#tasks.scopeOf(context);
     const expiresAt = await this.watches?.renew(taskId, scope);
     if (expiresAt === undefined) {
@@ -382,6 +423,24 @@ async function* untilClosed<T>(events: AsyncGenerator<T, void, undefined>, close
 const TASK_STATE_NAMES = Object.values(TaskState)
   .filter((state): state is TaskState => typeof state === 'number' && state > TaskState.TASK_STATE_UNSPECIFIED)
   .map(taskStateToJSON);
+
+/**
+ * An RFC 3339 date-time (ISO 8601 with a time and a zone): what a google.protobuf.Timestamp is in
+ * JSON (A2A 5.6.1). The SDK checked only that Date.parse read something, so "5" was May 2001,
+ * "1" or `true` January 2001, "March 7" a day of 2001, and a time without a zone the server's
+ * local time: each filtered silently, by a time the client never meant.
+ */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** Throws invalid params (-32602, HTTP 400, INVALID_ARGUMENT) naming `field` when a timestamp parameter is no RFC 3339 date-time. */
+function requireTimestamp(field: string, value: string | undefined): void {
+  if (value === undefined || value === '') return;
+  if (TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value))) return;
+  throw new RequestMalformedError({
+    message: `${field} must be a date and time in ISO 8601 (RFC 3339) with its time zone, e.g. "2026-01-31T09:30:00.000Z"; got ${JSON.stringify(value.slice(0, 64))}.`,
+    metadata: { field },
+  });
+}
 
 /**
  * Rethrows the SDK's refusal of a finished task ("Task … is in a terminal state (3) and cannot

@@ -2,7 +2,8 @@
  * Checks the shape of a request before the SDK sees it, so hostile or malformed input gets a
  * precise error instead of reaching code that assumes well-formed JSON-RPC:
  * - while the body is read (http/json-body.ts): its declared length, nesting depth and UTF-8, on the raw bytes;
- * - after it is parsed: the JSON-RPC envelope (no batches, `jsonrpc`, `method`, `id`, `params`)
+ * - after it is parsed: the JSON-RPC envelope (no batches, `jsonrpc`, `method` (one of the
+ *   negotiated version's, or an error naming where it is), `id`, `params`)
  *   and the parts of a message (at least one; objects; `raw` / v0.3 `file.bytes` strict base64).
  * Without these, `parts: [null]` or `raw: 5` end as -32603 with a JavaScript error message, a
  * deeply nested body overflows the stack inside the SDK, and invalid base64 is silently decoded
@@ -12,8 +13,10 @@ import type { RequestHandler } from 'express';
 import { isObject } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { sendFailure } from '../http/errors.js';
+import { LEGACY_VERSION, VERSION_PARAMETER } from './versions.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_METHOD_NOT_FOUND = -32601;
 const JSONRPC_INVALID_PARAMS = -32602;
 const MAX_ID_CHARS = 256;
 /** Methods whose params carry a message with parts (v1.0 and v0.3 names). */
@@ -22,8 +25,50 @@ const MESSAGE_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
+/** The A2A v1.0 JSON-RPC methods (A2A 9.4) and their v0.3 names (A2A 0.3 section 7; ListTasks has none). */
+const V1_TO_V03 = new Map<string, string | undefined>([
+  ['SendMessage', 'message/send'],
+  ['SendStreamingMessage', 'message/stream'],
+  ['GetTask', 'tasks/get'],
+  ['ListTasks', undefined],
+  ['CancelTask', 'tasks/cancel'],
+  ['SubscribeToTask', 'tasks/resubscribe'],
+  ['CreateTaskPushNotificationConfig', 'tasks/pushNotificationConfig/set'],
+  ['GetTaskPushNotificationConfig', 'tasks/pushNotificationConfig/get'],
+  ['ListTaskPushNotificationConfigs', 'tasks/pushNotificationConfig/list'],
+  ['DeleteTaskPushNotificationConfig', 'tasks/pushNotificationConfig/delete'],
+  ['GetExtendedAgentCard', 'agent/getAuthenticatedExtendedCard'],
+]);
+const V03_TO_V1 = new Map([...V1_TO_V03].filter((pair): pair is [string, string] => pair[1] !== undefined).map(([v1, v03]) => [v03, v1]));
+
+/**
+ * Why `method` is no method of the negotiated version (the header after negotiateVersion), or
+ * undefined. The SDK answered a v0.3 name in a v1.0 request (message/send with A2A-Version: 1.0,
+ * as clients written for v0.3 send once they add the header) with a bare "Invalid method.", and a
+ * v1.0 name without the header with "Method not found: SendMessage": neither said that the
+ * method exists in the other version, nor how to reach it.
+ */
+function unknownMethod(method: string, version: string | undefined): string | undefined {
+  const shown = JSON.stringify(method.slice(0, 64));
+  if (version === LEGACY_VERSION) {
+    if (V03_TO_V1.has(method)) return undefined;
+    if (V1_TO_V03.has(method)) {
+      const legacyName = V1_TO_V03.get(method);
+      return `Method not found: ${shown} is an A2A v1.0 method, and this request is v${LEGACY_VERSION} (a request without A2A-Version is). Send "A2A-Version: 1.0"${legacyName ? `, or call its v${LEGACY_VERSION} name ${legacyName}` : ''}.`;
+    }
+    return `Method not found: ${shown}. The A2A v${LEGACY_VERSION} methods are ${[...V03_TO_V1.keys()].join(', ')}; with "A2A-Version: 1.0", ${[...V1_TO_V03.keys()].join(', ')}.`;
+  }
+  if (V1_TO_V03.has(method)) return undefined;
+  const current = V03_TO_V1.get(method);
+  if (current) return `Method not found: ${shown} is the A2A v${LEGACY_VERSION} name of ${current}, and this request is v1.0 (A2A-Version: 1.0). Call ${current}, or send the request without A2A-Version (v${LEGACY_VERSION}).`;
+  return `Method not found: ${shown}. The A2A v1.0 methods are ${[...V1_TO_V03.keys()].join(', ')}.`;
+}
+
 /** Padded standard base64, or unpadded base64url (a length of 4n+1 cannot encode anything). */
 export const isStrictBase64 = (s: string): boolean => (s.length % 4 === 0 && BASE64.test(s)) || (s.length % 4 !== 1 && BASE64URL.test(s));
+
+/** The members of a v1.0 part's content oneof. */
+const PART_CONTENTS = ['text', 'raw', 'url', 'data'] as const;
 
 /** Why a message without parts is refused, on every binding (the gRPC door says it too). */
 export const NEEDS_A_PART =
@@ -53,8 +98,35 @@ function partsProblem(message: unknown, at: string): string | undefined {
     for (const key of ['text', 'filename', 'mediaType', 'url'] as const) {
       if (key in part && typeof part[key] !== 'string') return `${here}.${key} must be a string`;
     }
+    // A v1.0 part's content is a oneof (A2A 4.1.6): ProtoJSON refuses a part with two of them,
+    // and the SDK took the first it looked for and dropped the rest, so {"text": "x", "data":
+    // {"register": ...}} ran a search for "x" and answered COMPLETED. (A v0.3 part says which
+    // it is with `kind`; other members are unknown fields there.)
+    if (!('kind' in part)) {
+      const contents = PART_CONTENTS.filter((key) => part[key] !== undefined && part[key] !== null);
+      if (contents.length > 1) {
+        return `${here} has ${contents.map((key) => `"${key}"`).join(' and ')}: a part holds exactly one of "text", "raw", "url" and "data"; send each in a part of its own`;
+      }
+    }
   }
   return undefined;
+}
+
+/** The kinds of a v0.3 part (A2A 0.3 6.5). */
+const LEGACY_PART_KINDS = new Set(['text', 'file', 'data']);
+
+/**
+ * A v0.3 message part without a `kind` it knows, or undefined. The SDK said "Invalid v0.3 part
+ * kind: undefined", which told a v1.0 client that forgot its A2A-Version header neither that its
+ * request was read as v0.3 nor what to send.
+ */
+function legacyKindProblem(message: unknown, at: string): string | undefined {
+  if (!isObject(message) || !Array.isArray(message.parts)) return undefined;
+  const index = message.parts.findIndex((part) => isObject(part) && !(typeof part.kind === 'string' && LEGACY_PART_KINDS.has(part.kind)));
+  if (index < 0) return undefined;
+  const kind = (message.parts[index] as Record<string, unknown>).kind;
+  const what = kind === undefined ? 'has no "kind"' : `has kind ${JSON.stringify(String(kind).slice(0, 32))}`;
+  return `${at}.parts[${index}] ${what}: a v${LEGACY_VERSION} part is {"kind": "text", "text": ...}, {"kind": "file", "file": {...}} or {"kind": "data", "data": {...}}. This request is v${LEGACY_VERSION} (no A2A-Version header, or ${LEGACY_VERSION}); for v1.0 parts such as {"text": ...}, send "A2A-Version: 1.0" and call the v1.0 method (SendMessage, SendStreamingMessage)`;
 }
 
 /** Members that turn a parsed JSON object into something String() cannot convert. */
@@ -101,11 +173,12 @@ export function conversionTrap(root: unknown, at: string): string | undefined {
 
 function refuse(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], code: number, message: string, id?: string | number | null) {
   const scope = currentScope();
-  if (scope) scope.errorCode = code === JSONRPC_INVALID_REQUEST ? 'INVALID_REQUEST' : 'INVALID_PARAMS';
+  const reason = code === JSONRPC_INVALID_REQUEST ? 'INVALID_REQUEST' : code === JSONRPC_METHOD_NOT_FOUND ? 'METHOD_NOT_FOUND' : 'INVALID_PARAMS';
+  if (scope) scope.errorCode = reason;
   sendFailure(req, res, {
     httpStatus: 400,
     jsonRpcCode: code,
-    reason: code === JSONRPC_INVALID_REQUEST ? 'INVALID_REQUEST' : 'INVALID_PARAMS',
+    reason,
     message,
     id,
   });
@@ -139,12 +212,14 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   if (typeof method !== 'string' || method === '') {
     return refuse(req, res, JSONRPC_INVALID_REQUEST, '"method" must be the name of an A2A method, e.g. "SendMessage".', usableId);
   }
+  const notFound = unknownMethod(method, req.header(VERSION_PARAMETER));
+  if (notFound) return refuse(req, res, JSONRPC_METHOD_NOT_FOUND, notFound, usableId);
   if (params !== undefined && !isObject(params)) return refuse(req, res, JSONRPC_INVALID_PARAMS, '"params" must be a JSON object.', usableId);
   if (params === undefined && method !== 'GetExtendedAgentCard' && method !== 'agent/getAuthenticatedExtendedCard') {
     return refuse(req, res, JSONRPC_INVALID_PARAMS, `"params" is required for ${method.slice(0, 64)}.`, usableId);
   }
   if (MESSAGE_METHODS.has(method) && params) {
-    const problem = partsProblem(params.message, 'params.message');
+    const problem = partsProblem(params.message, 'params.message') ?? (V03_TO_V1.has(method) ? legacyKindProblem(params.message, 'params.message') : undefined);
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`, usableId);
   }
   const trap = conversionTrap(params, 'params');

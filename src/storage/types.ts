@@ -219,7 +219,7 @@ export interface TaskListQuery {
   contextId?: string;
   /** Only tasks in this state (proto enum name). */
   state?: string;
-  /** Only tasks whose status timestamp is later than this (epoch ms). */
+  /** Only tasks whose status timestamp is this or later (epoch ms): ListTasks' statusTimestampAfter is inclusive (A2A proto: "greater than or equal to"). */
   updatedAfter?: number;
   /** Keyset position: rows strictly older than (updated, id) in the newest-first order. */
   before?: { updated: number; id: string };

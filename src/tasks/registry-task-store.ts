@@ -283,7 +283,7 @@ function matches(held: HeldTask, query: TaskListQuery): boolean {
   const state = held.task ? held.task.status && taskStateToJSON(held.task.status.state) : held.row.status_state;
   if (query.contextId && contextId !== query.contextId) return false;
   if (query.state && state !== query.state) return false;
-  if (query.updatedAfter !== undefined && !(held.updated > query.updatedAfter)) return false;
+  if (query.updatedAfter !== undefined && held.updated < query.updatedAfter) return false;
   return true;
 }
 

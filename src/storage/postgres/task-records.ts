@@ -60,7 +60,7 @@ export class PostgresTaskRecords implements TaskRecords {
     }
     if (query.updatedAfter !== undefined) {
       params.push(query.updatedAfter);
-      where.push(`status_last_updated > $${params.length}`);
+      where.push(`status_last_updated >= $${params.length}`);
     }
     const filter = where.join(' AND ');
     const counted = await this.query<{ n: string }>(`SELECT count(*) AS n FROM tasks WHERE ${filter}`, params);

@@ -82,7 +82,7 @@ export class SqliteTaskRecords implements TaskRecords {
         params.push(query.state);
       }
       if (query.updatedAfter !== undefined) {
-        where.push('status_last_updated > ?');
+        where.push('status_last_updated >= ?');
         params.push(query.updatedAfter);
       }
       const filter = where.join(' AND ');

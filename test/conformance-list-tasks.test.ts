@@ -1,0 +1,92 @@
+/**
+ * ListTasks filters as the A2A proto defines them (ListTasksRequest), over JSON-RPC and HTTP+JSON
+ * against a real registry on 127.0.0.1 with its SQLite file: tasks held in memory (a search's)
+ * and durable ones (a registration's, read back from SQLite) alike.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { dataPart, type WireJson } from './support/client.js';
+import { v1Card } from './support/documents.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+const alice = { authorization: `Bearer ${TOKENS.alice}` };
+
+async function rpc(method: string, params: unknown): Promise<WireJson> {
+  const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+  });
+  assert.equal(res.status, 200);
+  return (await res.json()) as WireJson;
+}
+
+async function restList(query: Record<string, string>): Promise<{ status: number; body: WireJson }> {
+  const res = await fetch(`${registry.url}/a2a/rest/tasks?${new URLSearchParams(query)}`, { headers: { 'A2A-Version': '1.0', ...alice } });
+  return { status: res.status, body: (await res.json()) as WireJson };
+}
+
+const userMessage = (parts: WireJson[]) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts });
+const idsOf = (tasks: WireJson[]): string[] => tasks.map((t) => t.id as string);
+
+/** A search's task (held in memory) and a registration's (durable: SQLite), a few milliseconds apart. */
+let searched: WireJson;
+let registered: WireJson;
+
+before(async () => {
+  registry = await startTestRegistry();
+  searched = (await rpc('SendMessage', { message: userMessage([{ text: 'weather' }]) })).result.task;
+  await sleep(5);
+  registered = (await rpc('SendMessage', { message: userMessage([dataPart({ register: { agentCard: v1Card() } })]) })).result.task;
+  assert.equal(registered.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(registered.status).slice(0, 300));
+  assert.ok(registered.status.timestamp > searched.status.timestamp, 'the two tasks have different status timestamps');
+});
+after(() => registry.close());
+
+describe('ListTasks statusTimestampAfter', () => {
+  test('is inclusive: a task whose status timestamp equals it is listed (memory and SQLite), on JSON-RPC and HTTP+JSON', async () => {
+    // ListTasksRequest.status_timestamp_after: "Only tasks with a status timestamp time greater
+    // than or equal to this value will be returned." A client polling with the timestamp of the
+    // last task it saw must not lose the tasks updated in that same millisecond.
+    for (const task of [searched, registered]) {
+      const viaRpc = await rpc('ListTasks', { statusTimestampAfter: task.status.timestamp });
+      assert.ok(idsOf(viaRpc.result.tasks).includes(task.id), `JSON-RPC, at ${task.status.timestamp}: ${JSON.stringify(idsOf(viaRpc.result.tasks))}`);
+      const viaRest = await restList({ statusTimestampAfter: task.status.timestamp });
+      assert.equal(viaRest.status, 200);
+      assert.ok(idsOf(viaRest.body.tasks).includes(task.id), `HTTP+JSON, at ${task.status.timestamp}`);
+    }
+    // Later than the search, not later than the registration: only the registration, counted alike.
+    const later = new Date(Date.parse(searched.status.timestamp) + 1).toISOString();
+    const listed = await rpc('ListTasks', { statusTimestampAfter: later });
+    assert.deepEqual(idsOf(listed.result.tasks), [registered.id]);
+    assert.equal(listed.result.totalSize, 1);
+  });
+});
+
+describe('ListTasks statusTimestampAfter values', () => {
+  test('anything but an ISO 8601 date and time with its zone is invalid params naming the field, on JSON-RPC and HTTP+JSON', async () => {
+    // Date.parse reads these as times in 2001, or in the server's own time zone: each filtered
+    // silently by a time the client never meant.
+    for (const value of ['5', '1', 'March 7', '2026-12-03', '2026-12-03T01:00:18', '2026-13-03T01:00:18Z', 'yesterday']) {
+      const viaRpc = await rpc('ListTasks', { statusTimestampAfter: value });
+      assert.equal(viaRpc.error?.code, -32602, `JSON-RPC ${value}: ${JSON.stringify(viaRpc).slice(0, 200)}`);
+      assert.match(viaRpc.error.message, /^statusTimestampAfter must be a date and time in ISO 8601 \(RFC 3339\) with its time zone/);
+      assert.equal(viaRpc.error.data?.[0]?.metadata?.field, 'statusTimestampAfter');
+      const viaRest = await restList({ statusTimestampAfter: value });
+      assert.equal(viaRest.status, 400, `HTTP+JSON ${value}`);
+      assert.equal(viaRest.body.error?.status, 'INVALID_ARGUMENT');
+      assert.match(viaRest.body.error.message, /^statusTimestampAfter must be/);
+    }
+    // A JSON number or boolean (the SDK made them the strings "5" and "true") too.
+    for (const value of [5, true]) assert.equal((await rpc('ListTasks', { statusTimestampAfter: value })).error?.code, -32602, `JSON-RPC ${value}`);
+    // Fractions of a second, a lower-case t and z, and an offset are RFC 3339 too, and filter by the instant they name.
+    const at = searched.status.timestamp as string;
+    const offset = new Date(Date.parse(at) + 2 * 3600_000).toISOString().replace('Z', '+02:00');
+    for (const value of [at, at.replace('Z', '000Z'), at.toLowerCase(), offset]) {
+      const listed = await rpc('ListTasks', { statusTimestampAfter: value });
+      assert.ok(idsOf(listed.result?.tasks ?? []).includes(searched.id), `${value}: ${JSON.stringify(listed).slice(0, 200)}`);
+    }
+  });
+});

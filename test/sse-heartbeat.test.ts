@@ -1,0 +1,72 @@
+/**
+ * A quiet SSE stream stays open: a watch with no event for longer than what sits between it and
+ * its client lets a response idle (nginx 60 s, Node's fetch 300 s; here an undici client that
+ * gives up after 6 s without a byte) still delivers its next event, because the registry sends a
+ * `: keep-alive` comment while it is quiet. Real registry on 127.0.0.1, the SDK's client.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { SSE_HEARTBEAT_MS } from '../src/http/sse-heartbeat.js';
+import { dataPart, message, op, resultOf, streamEventJson, type WireJson } from './support/client.js';
+import { sdkClient } from './support/client.js';
+import { v1Card } from './support/documents.js';
+import { TOKENS, removeTempDir, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let registry: TestRegistry;
+/** How long the client's connection lets a response body go without a byte. */
+const CLIENT_IDLE_LIMIT_MS = 6_000;
+
+before(async () => {
+  registry = await startTestRegistry();
+});
+after(async () => {
+  await registry.close();
+  removeTempDir(registry.dataDir);
+});
+
+test('a watch quiet for longer than the client lets a stream idle still delivers its next event (keep-alive comments)', { timeout: 120_000 }, async (t) => {
+  // The heartbeat must come well within the client's idle limit for this test to mean anything.
+  assert.ok(SSE_HEARTBEAT_MS <= 15_000);
+  const agent = new Agent({ bodyTimeout: SSE_HEARTBEAT_MS + CLIENT_IDLE_LIMIT_MS });
+  t.after(() => agent.close());
+  const fetchImpl = ((input: string | URL, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${TOKENS.bob}`);
+    return undiciFetch(input, { ...(init as object), headers: Object.fromEntries(headers), dispatcher: agent });
+  }) as unknown as typeof fetch;
+  const bob = await new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] }),
+  ).createFromUrl(registry.url);
+
+  const events: WireJson[] = [];
+  let failure: unknown;
+  const stream = (async () => {
+    try {
+      for await (const event of bob.sendMessageStream({ tenant: '', message: message([dataPart({ watch: { query: 'heartbeat' } })]), configuration: undefined, metadata: undefined })) {
+        events.push(streamEventJson(event));
+        if (JSON.stringify(event).includes('Heartbeat Agent')) return;
+      }
+    } catch (error) {
+      failure = error;
+    }
+  })();
+
+  // Quiet for longer than the client's idle limit plus one heartbeat interval: without
+  // heartbeats the client's connection gives up and the stream ends with an error.
+  await new Promise((resolve) => setTimeout(resolve, SSE_HEARTBEAT_MS + CLIENT_IDLE_LIMIT_MS + 3_000));
+  assert.equal(failure, undefined, `the quiet stream was cut: ${String(failure)}`);
+  assert.ok(events.some((e) => e.task), 'the watch started');
+
+  const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+  const card = v1Card('Heartbeat Agent', 'https://heartbeat.example.org/a2a') as WireJson;
+  card.skills[0].tags = ['heartbeat'];
+  resultOf(await op(alice, { register: { agentCard: card } }));
+  await stream;
+  assert.equal(failure, undefined, String(failure));
+  const added = events.find((e) => JSON.stringify(e).includes('Heartbeat Agent'));
+  assert.ok(added?.artifactUpdate, 'the event after the quiet spell arrived on the same stream');
+  const id = events.find((e) => e.task)!.task.id as string;
+  await bob.cancelTask({ tenant: '', id, metadata: undefined });
+});
