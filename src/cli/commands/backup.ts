@@ -56,10 +56,12 @@ export async function backupCommand(file: string, options: BackupOptions, o: Out
   try {
     backup = backupSqlite(source, file, { overwrite: options.force });
   } catch (err) {
-    if (!(err instanceof BackupError)) throw err;
-    if (options.json) printJson(o, { error: { code: err.usage ? 'USAGE' : 'BACKUP_FAILED', message: err.message } });
-    o.err(`a2a-registry: ${err.message}\n`);
-    return err.usage ? EXIT_USAGE : EXIT_FAILED;
+    // Anything else (a full disk while syncing or linking the copy) is a failed backup too, said in one line.
+    const usage = err instanceof BackupError && err.usage;
+    const message = err instanceof BackupError ? err.message : `the backup failed: ${err instanceof Error ? err.message : String(err)}`;
+    if (options.json) printJson(o, { error: { code: usage ? 'USAGE' : 'BACKUP_FAILED', message } });
+    o.err(`a2a-registry: ${message}\n`);
+    return usage ? EXIT_USAGE : EXIT_FAILED;
   }
   const seconds = (Date.now() - started) / 1000;
   if (options.json) printJson(o, { ...backup, source, seconds });
