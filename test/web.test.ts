@@ -24,6 +24,7 @@ import { generateSigningKey, parseSigningKey } from '../src/trust/jwks.js';
 import { ACCEPTED_ALGORITHMS } from '../src/validation/signature.js';
 import { serveCard } from './support/freshness.js';
 import { startOrigin, type OriginServer } from './support/origin-server.js';
+import { freePort } from './support/ports.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 const FILLERS = 22;
@@ -594,6 +595,37 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.bob);
       await screenshot(page, 'token-prompt-resolved');
     });
+  });
+
+  test('the registry could not be reached: Search asks again once it is back, without a new history entry', async () => {
+    // A registry of its own, stopped and started again on the same port and data.
+    const port = String(await freePort());
+    const dataDir = tempDir('a2a-registry-web-retry-');
+    let comeback = await startTestRegistry({ PORT: port, REGISTRY_DATA_DIR: dataDir });
+    try {
+      const alice = await sdkClient(comeback.url, { token: TOKENS.alice });
+      await op(alice, { register: { agentCard: v1Card('Comeback Agent', 'https://comeback.example.org/a2a') } });
+      await withPage(async (page) => {
+        await page.goto(`${comeback.url}/?q=comeback`);
+        await expectHits(page, ['Comeback Agent']);
+        const entries = await page.evaluate(() => history.length);
+        await comeback.close();
+        const search = page.getByRole('button', { name: 'Search', exact: true });
+        await search.click();
+        await page.locator('[role=alert]', { hasText: 'NETWORK' }).waitFor();
+        page.problems.length = 0; // the browser logs the failed request itself
+
+        comeback = await startTestRegistry({ PORT: port, REGISTRY_DATA_DIR: dataDir });
+        await search.click();
+        await page.locator('.hit', { hasText: 'Comeback Agent' }).waitFor();
+        assert.equal(await page.locator('[role=alert]').count(), 0, 'the failure is gone');
+        assert.equal(await page.evaluate(() => history.length), entries, 'searching the same words again adds no history entry');
+        await screenshot(page, 'search-again');
+      });
+    } finally {
+      await comeback.close().catch(() => undefined);
+      removeTempDir(dataDir);
+    }
   });
 
   test('keyboard and phone width', async () => {

@@ -198,7 +198,11 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         onSubmit={(e) => {
           e.preventDefault();
           typing.current = false;
-          navigate(searchUrl(params, { q: text.trim() ? text : undefined }), { replace: text !== query });
+          const url = searchUrl(params, { q: text.trim() ? text : undefined });
+          // The search shown, asked again (after "cannot be reached", a rate limit, or to see
+          // what changed): search again in place; a new history entry would only make Back stall.
+          if (url === searchUrl(params, {}, true)) setAttempt((n) => n + 1);
+          else navigate(url, { replace: text !== query });
         }}
       >
         <label for="q">Search skills, tools, agents and servers</label>
