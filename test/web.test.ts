@@ -679,6 +679,37 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('phone width: clearing the last filter leaves the filters open and the focus on the control', async () => {
+    await withPage(async (page) => {
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.goto(`${registry.url}/?q=invoice`);
+      await page.locator('.hit').first().waitFor();
+      const filters = page.locator('details.filters');
+      assert.equal(await filters.getAttribute('open'), null, 'folded away at first on a phone');
+      await filters.locator('summary').click();
+      const kind = page.locator('#f-kind');
+      await kind.focus();
+      await kind.selectOption('agent');
+      await page.waitForURL(/kind=agent/);
+      await kind.selectOption('');
+      await page.waitForURL((url) => !url.search.includes('kind'));
+      await page.locator('#result-count', { hasText: /result|match/ }).waitFor();
+      assert.equal(await filters.getAttribute('open'), '', 'the filters stay open');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-kind', 'the focus stays on the filter');
+      await screenshot(page, 'phone-filter-cleared');
+
+      // Folded by the person, they stay folded while the search changes; a shared link with a filter opens them.
+      await filters.locator('summary').click();
+      await page.locator('#q').fill('ledger');
+      await page.waitForURL(/q=ledger/);
+      await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
+      assert.equal(await filters.getAttribute('open'), null);
+      await page.goto(`${registry.url}/?q=ledger&kind=agent`);
+      await page.locator('.hit').first().waitFor();
+      assert.equal(await filters.getAttribute('open'), '');
+    });
+  });
+
   test('long unbroken words in an entry wrap: no page scrolls sideways, at desktop or phone width', async () => {
     // Words no line can hold, in every field a person reads: the layout must break them, not widen.
     const word = (stem: string, length: number) => stem.repeat(Math.ceil(length / stem.length)).slice(0, length);

@@ -295,8 +295,14 @@ function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (k
     if (value !== (params.get('tags') ?? '')) setFilter('tags', value || undefined);
   };
   const active = FILTER_PARAMS.filter((k) => params.get(k)).length;
+  // Open on a wide screen or with a filter set; then the person decides. Clearing the last
+  // filter must not fold the panel away (and the focused control with it) on a phone.
+  const [open, setOpen] = useState(() => active > 0 || window.matchMedia('(min-width: 48rem)').matches);
+  useEffect(() => {
+    if (active > 0) setOpen(true);
+  }, [active > 0]);
   return (
-    <details class="filters" open={active > 0 || window.matchMedia('(min-width: 48rem)').matches}>
+    <details class="filters" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Filters{active > 0 ? ` (${active})` : ''}</summary>
       <div class="filter-grid">
         {SELECTS.filter((f) => supports(f.filterKey)).map((f) => (
