@@ -544,6 +544,38 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('validate: the document typed survives leaving the page (a link, Back) and a reload', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      const text = JSON.stringify(toolspec(), null, 2);
+      await page.locator('#document').fill(text);
+      await page.locator('#mcp-name').fill('draft-files');
+      await page.locator('#mcp-url').fill('https://mcp.example.org/draft/mcp');
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await page.locator('.validation-result .notice').waitFor();
+
+      // Off to the search through the header, then Back: the page is drawn anew, the document is still there.
+      await page.locator('.site-nav a', { hasText: 'Search' }).click();
+      await page.locator('.hit').first().waitFor();
+      await page.goBack();
+      await page.locator('#document').waitFor();
+      assert.equal(await page.locator('#document').inputValue(), text);
+      assert.equal(await page.locator('#mcp-name').inputValue(), 'draft-files');
+      assert.equal(await page.locator('#mcp-url').inputValue(), 'https://mcp.example.org/draft/mcp');
+      await page.reload();
+      await page.locator('#document').waitFor();
+      assert.equal(await page.locator('#document').inputValue(), text);
+      assert.equal(await page.locator('#mcp-name').inputValue(), 'draft-files');
+      await screenshot(page, 'validate-draft-kept');
+
+      // Emptied by the person, it stays empty.
+      await page.locator('#document').fill('');
+      await page.reload();
+      await page.locator('#document').waitFor();
+      assert.equal(await page.locator('#document').inputValue(), '');
+    });
+  });
+
   test('register: a refusal of the registration is told as such, beside the token; a failed check keeps its place', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/validate`);

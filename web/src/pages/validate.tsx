@@ -4,13 +4,14 @@
  * problem marked in the document, then register it with a token the person types (kept in
  * sessionStorage only).
  */
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, RegistryError, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
 import { ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
 import { saveToken, savedToken } from '../token';
 import { anchorOf, DocumentView, type Placed } from '../validate/document-view';
+import { saveDraft, savedDraft } from '../validate/draft';
 import { locate, parseDocument } from '../validate/locate';
 
 /** Refusals that are about the document (shown against it); others (token, limits, network) are shown as they are. */
@@ -127,8 +128,10 @@ function placeProblems(text: string, kind: Kind, errors: Finding[], warnings: Fi
 
 export function ValidatePage({ moved }: { moved: number }) {
   const heading = usePageHeading(`Validate and register · ${config.name}`, moved);
-  const [text, setText] = useState('');
-  const [meta, setMeta] = useState<ServerMeta>({ name: '', url: '', description: '', version: '' });
+  const [draft] = useState(savedDraft);
+  const [text, setText] = useState(draft?.text ?? '');
+  const [meta, setMeta] = useState<ServerMeta>(draft?.meta ?? { name: '', url: '', description: '', version: '' });
+  useEffect(() => saveDraft({ text, meta }), [text, meta]);
   const [token, setToken] = useState(savedToken());
   const [outcome, setOutcome] = useState<Outcome>({ state: 'idle' });
   const [dragging, setDragging] = useState(false);
