@@ -742,6 +742,55 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('right-to-left text (Arabic) reads right to left, in the results and on the entry, beside left-to-right text', async () => {
+    const card: WireJson = v1Card('وكيل الفواتير', 'https://rtl-invoices.example.org/a2a');
+    // Ends in Latin text and a full stop: laid out left to right, the Arabic sentence's stop lands on the wrong side.
+    card.description = 'يترجم الفواتير ويتحقق منها. يدعم PDF.';
+    card.skills = [
+      { id: 'rtl-translate', name: 'ترجمة الفاتورة', description: 'يترجم فاتورة إلى لغة أخرى.', tags: ['مالية', 'rtl-probe'], examples: ['ترجم هذه الفاتورة إلى الألمانية.'] },
+    ];
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const id = resultOf(await op(alice, { register: { agentCard: card } })).id;
+    /** Each element's direction as laid out, and whether its text hugs the right edge (right-aligned). */
+    const layout = (page: Page, selector: string) =>
+      page.locator(selector).evaluateAll((elements) =>
+        elements.map((el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          const text = range.getBoundingClientRect();
+          const box = el.getBoundingClientRect();
+          return { direction: getComputedStyle(el).direction, right: Math.abs(box.right - parseFloat(getComputedStyle(el).paddingRight) - text.right) < 2 };
+        }),
+      );
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/?tags=rtl-probe,payments`);
+      await expectHits(page, ['Ledger Agent', 'وكيل الفواتير']);
+      const arabic = page.locator('.hit', { hasText: 'وكيل' });
+      assert.deepEqual(await layout(page, `.hit:has(a[href$="${id}"]) :is(h2, .hit-description)`), [
+        { direction: 'rtl', right: true },
+        { direction: 'rtl', right: true },
+      ]);
+      assert.deepEqual(await layout(page, '.hit:has(a[href$="' + ids.ledger + '"]) .hit-description'), [{ direction: 'ltr', right: false }]);
+      await page.locator('#q').fill('الفاتورة');
+      await arabic.locator('.hit-match').waitFor();
+      assert.equal(await page.locator('#q').evaluate((el) => getComputedStyle(el).direction), 'rtl', 'an Arabic query is typed right to left');
+      assert.equal(await arabic.locator('.hit-match strong').evaluate((el) => getComputedStyle(el).direction), 'rtl');
+      await screenshot(page, 'rtl-search');
+
+      await page.goto(`${registry.url}/entries/${id}`);
+      await page.locator('#skills-h').waitFor();
+      assert.deepEqual(await layout(page, 'h1, .entry-head .description, #skill-rtl-translate > p:not(.tags), #skill-rtl-translate .examples li'), [
+        { direction: 'rtl', right: true },
+        { direction: 'rtl', right: true },
+        { direction: 'rtl', right: true },
+        { direction: 'rtl', right: true },
+      ]);
+      // The page around it stays left to right.
+      assert.equal(await page.locator('#skills-h').evaluate((el) => getComputedStyle(el).direction), 'ltr');
+      await screenshot(page, 'rtl-entry');
+    });
+  });
+
   test('long unbroken words in an entry wrap: no page scrolls sideways, at desktop or phone width', async () => {
     // Words no line can hold, in every field a person reads: the layout must break them, not widen.
     const word = (stem: string, length: number) => stem.repeat(Math.ceil(length / stem.length)).slice(0, length);

@@ -101,7 +101,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
       </p>
       <header class="entry-head">
-        <h1 ref={heading} tabIndex={-1}>
+        <h1 ref={heading} tabIndex={-1} dir="auto">
           {entry.name}
         </h1>
         <p class="badges">
@@ -109,7 +109,9 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           {entry.protocolVersion && <span class="badge subtle">A2A {entry.protocolVersion}</span>}
           <StatusBadges status={entry} />
         </p>
-        <p class="description">{entry.description}</p>
+        <p class="description" dir="auto">
+          {entry.description}
+        </p>
         <dl class="facts inline">
           <dt>Owner</dt>
           <dd>{entry.owner}</dd>

@@ -210,6 +210,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           <input
             id="q"
             type="search"
+            dir="auto"
             name="q"
             value={text}
             autoComplete="off"
@@ -362,7 +363,7 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
   return (
     <li class="hit">
       <div class="hit-head">
-        <h2>
+        <h2 dir="auto">
           <a href={href(`/entries/${encodeURIComponent(hit.id)}`)}>
             <Highlight text={hit.name} terms={terms} />
           </a>
@@ -370,7 +371,7 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
         <span class={`badge kind-${hit.kind}`}>{KIND_LABEL[hit.kind]}</span>
         <StatusBadges status={hit} />
       </div>
-      <p class="hit-description">
+      <p class="hit-description" dir="auto">
         <Highlight text={hit.description} terms={terms} />
       </p>
       {showMatch && (
@@ -378,7 +379,7 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
           {inner ? (
             <>
               Matched {MATCH_LABEL[hit.match.type].toLowerCase()}{' '}
-              <strong>
+              <strong dir="auto">
                 <Highlight text={hit.match.name} terms={terms} />
               </strong>
             </>
@@ -392,7 +393,10 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
               {others.map((m, i) => (
                 <>
                   {i > 0 && ', '}
-                  {MATCH_LABEL[m.type].toLowerCase()} <Highlight text={m.name} terms={terms} />
+                  {MATCH_LABEL[m.type].toLowerCase()}{' '}
+                  <bdi>
+                    <Highlight text={m.name} terms={terms} />
+                  </bdi>
                 </>
               ))}
             </>
