@@ -286,6 +286,37 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('Back from an entry returns to the place in the results: scrolled as before, the focus on the link followed', async () => {
+    await withPage(async (page) => {
+      await page.setViewportSize({ width: 1000, height: 600 });
+      await page.goto(`${registry.url}/?q=filler`);
+      await page.locator('.hit').nth(19).waitFor();
+      const link = page.locator('.hit h2 a').nth(14);
+      const name = (await link.textContent())!;
+      await link.scrollIntoViewIfNeeded();
+      const scrolled = await page.evaluate(() => window.scrollY);
+      assert.ok(scrolled > 1000, `scrolled down the results (${scrolled} px)`);
+      await link.click();
+      await page.locator('h1', { hasText: name }).waitFor();
+      assert.equal(await page.evaluate(() => window.scrollY), 0, 'the entry opens at its top');
+
+      await page.goBack();
+      await page.waitForFunction((n) => document.activeElement?.textContent === n, name);
+      assert.equal(await page.evaluate(() => window.scrollY), scrolled);
+      await screenshot(page, 'back-to-results');
+
+      // The same with the keyboard, to the next page of results and Back.
+      const next = page.getByRole('link', { name: 'Next page →' });
+      await next.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/n=2/);
+      await page.waitForFunction(() => document.querySelectorAll('.hit').length === 2);
+      await page.goBack();
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Next page →');
+      assert.equal(await page.locator('.hit').count(), 20);
+    });
+  });
+
   test('health: each hit says whether its live card answered, the filter keeps one status, the entry shows source and last check', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/?q=%22harbour%22`); // quoted: the word as written (unquoted, WordNet also relates it to "keeping" in other cards)

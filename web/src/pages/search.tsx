@@ -8,7 +8,7 @@ import { isAbort, read, type SearchHit, type SearchMatch, type SearchPage as Pag
 import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
-import { navigate } from '../router';
+import { leftPlace, navigate } from '../router';
 
 const PAGE_SIZE = 20;
 const TYPING_DEBOUNCE_MS = 250;
@@ -111,7 +111,7 @@ function searchUrl(params: URLSearchParams, changes: Record<string, string | und
 const pageChains = new Map<string, string[]>();
 const searchKey = (params: URLSearchParams) => JSON.stringify([params.get('q') ?? '', ...FILTER_PARAMS.map((k) => params.get(k) ?? '')]);
 
-type Result = { state: 'loading' } | { state: 'done'; page: Page; folded: boolean } | { state: 'failed'; error: unknown };
+type Result = { state: 'loading' } | { state: 'done'; page: Page; folded: boolean; key: string } | { state: 'failed'; error: unknown };
 
 /**
  * One result per entry. A registry that answers one hit per matching skill or tool (before
@@ -176,13 +176,26 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         if (page.nextPageToken) chain[pageNumber] = page.nextPageToken;
         pageChains.set(key, chain);
         const { hits, folded } = foldByEntry(page.results);
-        setResult({ state: 'done', page: { ...page, results: hits }, folded });
+        setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
       })
       .catch((error: unknown) => {
         if (!isAbort(error)) setResult({ state: 'failed', error });
       });
     return () => controller.abort();
   }, [requestKey, attempt]);
+
+  // Back from an entry (or from the next page): once these results are drawn, the person is
+  // where they were, at the link they followed, not at the top of the page again.
+  const restoredFor = useRef(-1);
+  useEffect(() => {
+    if (result.state !== 'done' || result.key !== requestKey || restoredFor.current === moved) return;
+    restoredFor.current = moved;
+    const place = leftPlace();
+    if (!place) return;
+    const link = place.link === null ? undefined : [...document.querySelectorAll<HTMLAnchorElement>('.results a')].find((a) => a.getAttribute('href') === place.link);
+    link?.focus({ preventScroll: true });
+    window.scrollTo(0, place.scrollY);
+  }, [result, moved]);
 
   const setFilter = (key: string, value: string | undefined) => navigate(searchUrl(params, { [key]: value }), { inPlace: true });
   const previousToken = pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
