@@ -317,6 +317,24 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('a link to a later page whose page token the registry refuses offers the first page of the same search', async () => {
+    await withPage(async (page) => {
+      // A shared link cut short: the page token lost its end.
+      await page.goto(`${registry.url}/?q=filler`);
+      await page.getByRole('link', { name: 'Next page →' }).waitFor();
+      const next = new URL((await page.getByRole('link', { name: 'Next page →' }).getAttribute('href'))!, registry.url);
+      next.searchParams.set('p', next.searchParams.get('p')!.slice(0, -4));
+      await page.goto(next.href);
+      await page.locator('[role=alert]', { hasText: 'BAD_REQUEST' }).waitFor();
+      page.problems.length = 0;
+      await screenshot(page, 'page-token-refused');
+      await page.getByRole('link', { name: 'Go to the first page of this search' }).click();
+      await page.waitForURL((url) => url.search === '?q=filler');
+      await page.waitForFunction(() => document.querySelectorAll('.hit').length === 20);
+      assert.equal(await page.locator('#q').inputValue(), 'filler');
+    });
+  });
+
   test('health: each hit says whether its live card answered, the filter keeps one status, the entry shows source and last check', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/?q=%22harbour%22`); // quoted: the word as written (unquoted, WordNet also relates it to "keeping" in other cards)

@@ -4,7 +4,7 @@
  * version, verified, health, p), so a search can be shared and Back returns to it.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { isAbort, read, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
+import { isAbort, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
 import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
@@ -242,6 +242,13 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           {result.state === 'done' ? countText(result.page, pageNumber, query, result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && <ErrorNotice error={result.error} title="The search failed" />}
+        {result.state === 'failed' && params.get('p') && result.error instanceof RegistryError && result.error.code === 'BAD_REQUEST' && (
+          // A page link the registry no longer honours (cut short when shared, or from before its
+          // page-token secret changed): the search itself is still good.
+          <p>
+            This link to a later page of results is out of date or incomplete. <a href={searchUrl(params, {})}>Go to the first page of this search</a>.
+          </p>
+        )}
         {result.state === 'failed' && needsToken(result.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
         {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
         {result.state === 'done' && result.page.results.length > 0 && (
