@@ -663,6 +663,28 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('a registry closed to anonymous reads: validating without a token says where to type one, and that token checks the document', async () => {
+    const closed = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
+    try {
+      await withPage(async (page) => {
+        await page.goto(`${closed.url}/validate`);
+        await page.locator('#document').fill(JSON.stringify(v1Card('Closed Door Agent', 'https://closed.example.org/a2a'), null, 2));
+        await page.getByRole('button', { name: 'Validate', exact: true }).click();
+        await page.locator('.validation-result [role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request (401) itself
+        await screenshot(page, 'validate-closed-registry');
+        await assertAccessible(page, 'the validate page refused for want of a token');
+        await page.getByRole('button', { name: 'go to the token field' }).click();
+        assert.equal(await page.evaluate(() => document.activeElement?.id), 'token');
+        await page.keyboard.type(TOKENS.alice);
+        await page.getByRole('button', { name: 'Validate', exact: true }).click();
+        await page.locator('.validation-result .notice.ok', { hasText: 'Valid.' }).waitFor();
+      });
+    } finally {
+      await closed.close();
+    }
+  });
+
   test('a token the registry refuses: the page asks for one and reads with it', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/validate`);

@@ -269,6 +269,17 @@ export function ValidatePage({ moved }: { moved: number }) {
 
       <div ref={resultRef} tabIndex={-1} class="validation-result" aria-live="polite">
         {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
+        {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
+          // A registry closed to anonymous reads (or a token it no longer takes): the token field
+          // is down in Register, and the registry's own words speak to programs, not to people.
+          <p>
+            This registry checks documents only for a token it knows. Type yours under Register (
+            <button type="button" class="link" onClick={() => document.getElementById('token')?.focus()}>
+              go to the token field
+            </button>
+            ), then validate again.
+          </p>
+        )}
         {(outcome.state === 'checked' || outcome.state === 'registered') && <Report outcome={outcome} current={text === outcome.text} />}
       </div>
 
