@@ -862,6 +862,35 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('a very long description takes a few lines in the results, all of it on the entry', async () => {
+    const sentence = 'Reconciles shipping manifests against customs declarations and flags every mismatch it finds. ';
+    const card: WireJson = v1Card('Manifest Agent', 'https://manifest.example.org/a2a');
+    card.description = sentence.repeat(80).trim(); // 7,600 characters, under the document limit
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const id = resultOf(await op(alice, { register: { agentCard: card } })).id;
+    await withPage(async (page) => {
+      for (const width of [1100, 375]) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.goto(`${registry.url}/?q=manifests`);
+        const description = page.locator(`.hit:has(a[href$="${id}"]) .hit-description`);
+        await description.waitFor();
+        const { height, lineHeight, text } = await description.evaluate((el) => ({
+          height: el.getBoundingClientRect().height,
+          lineHeight: parseFloat(getComputedStyle(el).lineHeight),
+          text: el.textContent ?? '',
+        }));
+        assert.ok(height <= 4 * lineHeight + 1, `the description is ${height} px high at ${width} px (${lineHeight} px a line)`);
+        assert.equal(text, card.description, 'the whole text is still there for screen readers');
+        await screenshot(page, `long-description-${width}`);
+      }
+      await page.goto(`${registry.url}/entries/${id}`);
+      const full = page.locator('.entry-head .description');
+      await full.waitFor();
+      const lines = await full.evaluate((el) => el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight));
+      assert.ok(lines > 20, `the entry shows the whole description (${lines} lines)`);
+    });
+  });
+
   test('long unbroken words in an entry wrap: no page scrolls sideways, at desktop or phone width', async () => {
     // Words no line can hold, in every field a person reads: the layout must break them, not widen.
     const word = (stem: string, length: number) => stem.repeat(Math.ceil(length / stem.length)).slice(0, length);
