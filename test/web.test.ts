@@ -453,6 +453,14 @@ describe('web page', { skip: unavailable }, () => {
       assert.match((await page.locator('.diff-summary').textContent()) ?? '', /\+\d+ −\d+ lines/);
       await screenshot(page, 'history-diff');
 
+      // A link to a revision the entry no longer has (they leave after REGISTRY_MAX_REVISIONS) leads on to the current one.
+      await page.goto(`${registry.url}/entries/${ids.invoice}?revision=9`);
+      await page.locator('[role=alert]', { hasText: 'NOT_FOUND' }).waitFor();
+      await page.getByRole('link', { name: 'See the current revision' }).click();
+      await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+      assert.equal(new URL(page.url()).search, '');
+      assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision3/);
+
       // A shared link opens on the same diff; an older revision says it is not the current one.
       await page.goto(`${registry.url}/entries/${ids.invoice}?revision=2&from=2&to=3`);
       await page.locator('.diff-table').waitFor();

@@ -79,6 +79,12 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
             title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
           />
         )}
+        {loaded.state === 'failed' && revision !== undefined && loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' && (
+          // A link to an old revision outlives it: the registry keeps the last REGISTRY_MAX_REVISIONS.
+          <p>
+            Revision {revision} is not in this entry's history (old revisions leave it). <a href={entryUrl({ revision: undefined, from: undefined, to: undefined })}>See the current revision</a>.
+          </p>
+        )}
         {loaded.state === 'failed' && needsToken(loaded.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
       </article>
     );
