@@ -286,6 +286,27 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('Back while typing goes back: the words not yet searched do not overwrite the history entry Back went to', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/`);
+      await page.locator('.hit').first().waitFor();
+      await page.selectOption('#f-kind', 'agent');
+      await page.waitForURL(/kind=agent/);
+      await page.locator('.hit').first().waitFor();
+      // Back within the typing pause (250 ms).
+      await page.locator('#q').pressSequentially('ledg', { delay: 10 });
+      await page.goBack();
+      await page.waitForURL((url) => url.search === '');
+      await page.waitForTimeout(600); // past the pause: nothing rewrites the URL
+      assert.equal(new URL(page.url()).search, '', 'Back stays back');
+      assert.equal(await page.locator('#q').inputValue(), '');
+      assert.equal(await page.locator('#f-kind').inputValue(), '');
+      await page.goForward();
+      await page.waitForURL(/\?kind=agent$/);
+      assert.equal(await page.locator('#f-kind').inputValue(), 'agent');
+    });
+  });
+
   test('Back from an entry returns to the place in the results: scrolled as before, the focus on the link followed', async () => {
     await withPage(async (page) => {
       await page.setViewportSize({ width: 1000, height: 600 });

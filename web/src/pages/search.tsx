@@ -149,6 +149,12 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   useEffect(() => {
     if (!typing.current) setText(query);
   }, [query]);
+  // Back, Forward or a link while words typed wait for the pause: they go with the search the
+  // person left, and the box shows the one they went to.
+  useEffect(() => {
+    typing.current = false;
+    setText(query);
+  }, [moved]);
 
   // Typing: the URL follows after a pause, replacing the current history entry.
   useEffect(() => {
@@ -157,7 +163,10 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       return;
     }
     typing.current = true;
+    const at = window.location.href;
     const timer = window.setTimeout(() => {
+      // Moved elsewhere meanwhile (Back): writing this search over that history entry would undo it.
+      if (window.location.href !== at) return;
       typing.current = false;
       navigate(searchUrl(params, { q: text.trim() ? text : undefined }), { replace: true });
     }, TYPING_DEBOUNCE_MS);
