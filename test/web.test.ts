@@ -286,7 +286,7 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
-  test('Back while typing goes back: the words not yet searched do not overwrite the history entry Back went to', async () => {
+  test('within the typing pause: Back goes back (the words do not overwrite its history entry), a filter keeps the words and itself', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/`);
       await page.locator('.hit').first().waitFor();
@@ -304,6 +304,16 @@ describe('web page', { skip: unavailable }, () => {
       await page.goForward();
       await page.waitForURL(/\?kind=agent$/);
       assert.equal(await page.locator('#f-kind').inputValue(), 'agent');
+
+      // A filter chosen within the pause: the search has both the words typed and the filter.
+      const box = (await page.locator('#f-verified').boundingBox())!;
+      await page.locator('#q').pressSequentially('ledger', { delay: 10 });
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      await page.waitForURL(/verified=true/);
+      await page.waitForTimeout(600);
+      const params = new URL(page.url()).searchParams;
+      assert.deepEqual([params.get('q'), params.get('kind'), params.get('verified')], ['ledger', 'agent', 'true']);
+      await expectHits(page, ['Ledger Agent']);
     });
   });
 

@@ -168,7 +168,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       // Moved elsewhere meanwhile (Back): writing this search over that history entry would undo it.
       if (window.location.href !== at) return;
       typing.current = false;
-      navigate(searchUrl(params, { q: text.trim() ? text : undefined }), { replace: true });
+      // The URL as it is now, not as it was drawn: a filter set since (before this effect ran) stays.
+      navigate(searchUrl(new URLSearchParams(window.location.search), { q: text.trim() ? text : undefined }), { replace: true });
     }, TYPING_DEBOUNCE_MS);
     return () => window.clearTimeout(timer);
   }, [text]);
@@ -206,7 +207,12 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     window.scrollTo(0, place.scrollY);
   }, [result, moved]);
 
-  const setFilter = (key: string, value: string | undefined) => navigate(searchUrl(params, { [key]: value }), { inPlace: true });
+  // A filter set within the typing pause takes the words in the box along (they are what the person sees).
+  const setFilter = (key: string, value: string | undefined) => {
+    const words = typing.current ? { q: text.trim() ? text : undefined } : {};
+    typing.current = false;
+    navigate(searchUrl(params, { ...words, [key]: value }), { inPlace: true });
+  };
   const previousToken = pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
 
   return (
