@@ -936,6 +936,12 @@ describe('web page', { skip: unavailable }, () => {
     const card: WireJson = v1Card(`Wraparound Agent ${word('Name', 120)}`, 'https://wraparound.example.org/a2a');
     card.description = `Wraparound ${word('Unbroken', 600)} description.`;
     card.defaultInputModes = [`application/${word('x-mode', 120)}`];
+    // A binding may be a URI (as real cards declare their MCP or OpenAPI door), shown in a badge.
+    card.supportedInterfaces.unshift({
+      url: 'https://wraparound.example.org/mcp',
+      protocolBinding: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http',
+      protocolVersion: '2025-11-25',
+    });
     card.skills = [
       {
         id: word('skill-', 100),
