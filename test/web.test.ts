@@ -283,6 +283,13 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('link', { name: '← Previous page' }).click();
       await page.waitForURL((url) => !url.search.includes('n=2'));
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 20);
+
+      // A shared link whose page token was cut off keeps its page number: it is the first page, numbered so.
+      await page.goto(`${registry.url}/?q=filler&n=5`);
+      await page.locator('#result-count', { hasText: /of 22/ }).waitFor();
+      assert.match((await page.locator('#result-count').textContent()) ?? '', /^1–20 of 22/);
+      assert.equal(await page.locator('ol.hits').getAttribute('start'), '1');
+      assert.equal(await page.getByRole('link', { name: /Previous page|First page/ }).count(), 0);
     });
   });
 

@@ -136,7 +136,9 @@ function foldByEntry(hits: SearchHit[]): { hits: SearchHit[]; folded: boolean } 
 
 export function SearchPage({ params, moved }: { params: URLSearchParams; moved: number }) {
   const query = params.get('q') ?? '';
-  const pageNumber = Math.max(1, Number(params.get('n')) || 1);
+  // n only numbers the page its token leads to: without one (a link whose long token was cut
+  // off) the registry answers the first page, and it is numbered so.
+  const pageNumber = params.get('p') ? Math.max(1, Number(params.get('n')) || 1) : 1;
   const heading = usePageHeading(query ? `“${query}” · ${config.name}` : config.name, moved);
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
