@@ -262,6 +262,11 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('#f-kind').inputValue(), 'agent');
       await screenshot(page, 'filter-tags');
 
+      // Filters that leave nothing: no results, not an empty registry (the live region says it alone).
+      await page.goto(`${registry.url}/?kind=mcp-server&tags=no-such-tag`);
+      await page.locator('.notice', { hasText: 'Nothing matches with these filters' }).waitFor();
+      assert.equal(await page.locator('#result-count').textContent(), 'No results.');
+
       await page.goto(`${registry.url}/?version=0.3`);
       await expectHits(page, ['Weather Agent']);
       assert.equal(await page.locator('#f-version').inputValue(), '0.3');

@@ -256,7 +256,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
 
       <div class="results" aria-busy={result.state === 'loading'}>
         <p id="result-count" class="result-count" role="status" aria-live="polite">
-          {result.state === 'done' ? countText(result.page, pageNumber, query, result.folded) : result.state === 'loading' ? 'Searching…' : ''}
+          {result.state === 'done' ? countText(result.page, pageNumber, query !== '' || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && <ErrorNotice error={result.error} title="The search failed" />}
         {result.state === 'failed' && params.get('p') && result.error instanceof RegistryError && result.error.code === 'BAD_REQUEST' && (
@@ -295,8 +295,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   );
 }
 
-function countText(page: Page, pageNumber: number, query: string, folded: boolean): string {
-  if (page.total === 0) return query ? 'No results.' : 'No entries.';
+/** `narrowed`: words or filters were given, so nothing found is no result, not an empty registry. */
+function countText(page: Page, pageNumber: number, narrowed: boolean, folded: boolean): string {
+  if (page.total === 0) return narrowed ? 'No results.' : 'No entries.';
   const what = folded ? (page.total === 1 ? 'match' : 'matches') : page.total === 1 ? 'result' : 'results';
   // A lower bound (the registry stopped counting): "10,000+".
   const count = page.totalExact === false ? `${page.total.toLocaleString('en-US')}+` : String(page.total);
