@@ -270,6 +270,11 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/?version=0.3`);
       await expectHits(page, ['Weather Agent']);
       assert.equal(await page.locator('#f-version').inputValue(), '0.3');
+      // A value the list does not offer, from a link: searched, and shown as the select's choice.
+      await page.goto(`${registry.url}/?version=0.3.0`);
+      await expectHits(page, ['Weather Agent']);
+      assert.equal(await page.locator('#f-version').inputValue(), '0.3.0');
+      assert.equal(await page.locator('#f-version').evaluate((s) => (s as HTMLSelectElement).selectedOptions[0]?.textContent), '0.3.0');
       await page.selectOption('#f-version', '');
       await page.waitForURL((url) => !url.search.includes('version'));
 

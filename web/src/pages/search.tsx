@@ -64,6 +64,16 @@ const SELECTS: { param: string; filterKey: string; label: string; options: reado
 
 const supports = (key: string) => config.filters.includes(key);
 
+/**
+ * The select's options, plus the URL's value when the list does not offer it (a link with
+ * version=0.3.0, or a binding URI): the search uses it, so the select shows it, not a blank.
+ * An unknown kind is not searched for (searchRequest drops it), so it is not shown either.
+ */
+function withLinked(select: (typeof SELECTS)[number], value: string): readonly (readonly [string, string])[] {
+  if (!value || select.param === 'kind' || select.options.some(([v]) => v === value)) return select.options;
+  return [...select.options, [value, value]];
+}
+
 /** The contract's search request for the URL's parameters. */
 function searchRequest(params: URLSearchParams): Record<string, unknown> {
   const filter: Record<string, unknown> = {};
@@ -348,7 +358,7 @@ function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (k
           <div class="field">
             <label for={`f-${f.param}`}>{f.label}</label>
             <select id={`f-${f.param}`} value={params.get(f.param) ?? ''} onChange={(e) => setFilter(f.param, e.currentTarget.value || undefined)}>
-              {f.options.map(([value, label]) => (
+              {withLinked(f, params.get(f.param) ?? '').map(([value, label]) => (
                 <option value={value}>{label}</option>
               ))}
             </select>
