@@ -24,6 +24,7 @@ import { generateSigningKey, parseSigningKey } from '../src/trust/jwks.js';
 import { ACCEPTED_ALGORITHMS } from '../src/validation/signature.js';
 import { serveCard } from './support/freshness.js';
 import { startOrigin, type OriginServer } from './support/origin-server.js';
+import { freePort } from './support/ports.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 const FILLERS = 22;
@@ -261,9 +262,19 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('#f-kind').inputValue(), 'agent');
       await screenshot(page, 'filter-tags');
 
+      // Filters that leave nothing: no results, not an empty registry (the live region says it alone).
+      await page.goto(`${registry.url}/?kind=mcp-server&tags=no-such-tag`);
+      await page.locator('.notice', { hasText: 'Nothing matches with these filters' }).waitFor();
+      assert.equal(await page.locator('#result-count').textContent(), 'No results.');
+
       await page.goto(`${registry.url}/?version=0.3`);
       await expectHits(page, ['Weather Agent']);
       assert.equal(await page.locator('#f-version').inputValue(), '0.3');
+      // A value the list does not offer, from a link: searched, and shown as the select's choice.
+      await page.goto(`${registry.url}/?version=0.3.0`);
+      await expectHits(page, ['Weather Agent']);
+      assert.equal(await page.locator('#f-version').inputValue(), '0.3.0');
+      assert.equal(await page.locator('#f-version').evaluate((s) => (s as HTMLSelectElement).selectedOptions[0]?.textContent), '0.3.0');
       await page.selectOption('#f-version', '');
       await page.waitForURL((url) => !url.search.includes('version'));
 
@@ -282,6 +293,93 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('link', { name: '← Previous page' }).click();
       await page.waitForURL((url) => !url.search.includes('n=2'));
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 20);
+
+      // A shared link whose page token was cut off keeps its page number: it is the first page, numbered so.
+      await page.goto(`${registry.url}/?q=filler&n=5`);
+      await page.locator('#result-count', { hasText: /of 22/ }).waitFor();
+      assert.match((await page.locator('#result-count').textContent()) ?? '', /^1–20 of 22/);
+      assert.equal(await page.locator('ol.hits').getAttribute('start'), '1');
+      assert.equal(await page.getByRole('link', { name: /Previous page|First page/ }).count(), 0);
+    });
+  });
+
+  test('within the typing pause: Back goes back (the words do not overwrite its history entry), a filter keeps the words and itself', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/`);
+      await page.locator('.hit').first().waitFor();
+      await page.selectOption('#f-kind', 'agent');
+      await page.waitForURL(/kind=agent/);
+      await page.locator('.hit').first().waitFor();
+      // Back within the typing pause (250 ms).
+      await page.locator('#q').pressSequentially('ledg', { delay: 10 });
+      await page.goBack();
+      await page.waitForURL((url) => url.search === '');
+      await page.waitForTimeout(600); // past the pause: nothing rewrites the URL
+      assert.equal(new URL(page.url()).search, '', 'Back stays back');
+      assert.equal(await page.locator('#q').inputValue(), '');
+      assert.equal(await page.locator('#f-kind').inputValue(), '');
+      await page.goForward();
+      await page.waitForURL(/\?kind=agent$/);
+      assert.equal(await page.locator('#f-kind').inputValue(), 'agent');
+
+      // A filter chosen within the pause: the search has both the words typed and the filter.
+      const box = (await page.locator('#f-verified').boundingBox())!;
+      await page.locator('#q').pressSequentially('ledger', { delay: 10 });
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      await page.waitForURL(/verified=true/);
+      await page.waitForTimeout(600);
+      const params = new URL(page.url()).searchParams;
+      assert.deepEqual([params.get('q'), params.get('kind'), params.get('verified')], ['ledger', 'agent', 'true']);
+      await expectHits(page, ['Ledger Agent']);
+    });
+  });
+
+  test('Back from an entry returns to the place in the results: scrolled as before, the focus on the link followed', async () => {
+    await withPage(async (page) => {
+      await page.setViewportSize({ width: 1000, height: 600 });
+      await page.goto(`${registry.url}/?q=filler`);
+      await page.locator('.hit').nth(19).waitFor();
+      const link = page.locator('.hit h2 a').nth(14);
+      const name = (await link.textContent())!;
+      await link.scrollIntoViewIfNeeded();
+      const scrolled = await page.evaluate(() => window.scrollY);
+      assert.ok(scrolled > 1000, `scrolled down the results (${scrolled} px)`);
+      await link.click();
+      await page.locator('h1', { hasText: name }).waitFor();
+      assert.equal(await page.evaluate(() => window.scrollY), 0, 'the entry opens at its top');
+
+      await page.goBack();
+      await page.waitForFunction((n) => document.activeElement?.textContent === n, name);
+      assert.equal(await page.evaluate(() => window.scrollY), scrolled);
+      await screenshot(page, 'back-to-results');
+
+      // The same with the keyboard, to the next page of results and Back.
+      const next = page.getByRole('link', { name: 'Next page →' });
+      await next.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/n=2/);
+      await page.waitForFunction(() => document.querySelectorAll('.hit').length === 2);
+      await page.goBack();
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Next page →');
+      assert.equal(await page.locator('.hit').count(), 20);
+    });
+  });
+
+  test('a link to a later page whose page token the registry refuses offers the first page of the same search', async () => {
+    await withPage(async (page) => {
+      // A shared link cut short: the page token lost its end.
+      await page.goto(`${registry.url}/?q=filler`);
+      await page.getByRole('link', { name: 'Next page →' }).waitFor();
+      const next = new URL((await page.getByRole('link', { name: 'Next page →' }).getAttribute('href'))!, registry.url);
+      next.searchParams.set('p', next.searchParams.get('p')!.slice(0, -4));
+      await page.goto(next.href);
+      await page.locator('[role=alert]', { hasText: 'BAD_REQUEST' }).waitFor();
+      page.problems.length = 0;
+      await screenshot(page, 'page-token-refused');
+      await page.getByRole('link', { name: 'Go to the first page of this search' }).click();
+      await page.waitForURL((url) => url.search === '?q=filler');
+      await page.waitForFunction(() => document.querySelectorAll('.hit').length === 20);
+      assert.equal(await page.locator('#q').inputValue(), 'filler');
     });
   });
 
@@ -402,6 +500,14 @@ describe('web page', { skip: unavailable }, () => {
       assert.ok(removed.some((l) => l.includes('"version": "1.2.0"')));
       assert.match((await page.locator('.diff-summary').textContent()) ?? '', /\+\d+ −\d+ lines/);
       await screenshot(page, 'history-diff');
+
+      // A link to a revision the entry no longer has (they leave after REGISTRY_MAX_REVISIONS) leads on to the current one.
+      await page.goto(`${registry.url}/entries/${ids.invoice}?revision=9`);
+      await page.locator('[role=alert]', { hasText: 'NOT_FOUND' }).waitFor();
+      await page.getByRole('link', { name: 'See the current revision' }).click();
+      await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+      assert.equal(new URL(page.url()).search, '');
+      assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision3/);
 
       // A shared link opens on the same diff; an older revision says it is not the current one.
       await page.goto(`${registry.url}/entries/${ids.invoice}?revision=2&from=2&to=3`);
@@ -543,6 +649,38 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('validate: the document typed survives leaving the page (a link, Back) and a reload', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/validate`);
+      const text = JSON.stringify(toolspec(), null, 2);
+      await page.locator('#document').fill(text);
+      await page.locator('#mcp-name').fill('draft-files');
+      await page.locator('#mcp-url').fill('https://mcp.example.org/draft/mcp');
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await page.locator('.validation-result .notice').waitFor();
+
+      // Off to the search through the header, then Back: the page is drawn anew, the document is still there.
+      await page.locator('.site-nav a', { hasText: 'Search' }).click();
+      await page.locator('.hit').first().waitFor();
+      await page.goBack();
+      await page.locator('#document').waitFor();
+      assert.equal(await page.locator('#document').inputValue(), text);
+      assert.equal(await page.locator('#mcp-name').inputValue(), 'draft-files');
+      assert.equal(await page.locator('#mcp-url').inputValue(), 'https://mcp.example.org/draft/mcp');
+      await page.reload();
+      await page.locator('#document').waitFor();
+      assert.equal(await page.locator('#document').inputValue(), text);
+      assert.equal(await page.locator('#mcp-name').inputValue(), 'draft-files');
+      await screenshot(page, 'validate-draft-kept');
+
+      // Emptied by the person, it stays empty.
+      await page.locator('#document').fill('');
+      await page.reload();
+      await page.locator('#document').waitFor();
+      assert.equal(await page.locator('#document').inputValue(), '');
+    });
+  });
+
   test('register: a refusal of the registration is told as such, beside the token; a failed check keeps its place', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/validate`);
@@ -581,6 +719,28 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('a registry closed to anonymous reads: validating without a token says where to type one, and that token checks the document', async () => {
+    const closed = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
+    try {
+      await withPage(async (page) => {
+        await page.goto(`${closed.url}/validate`);
+        await page.locator('#document').fill(JSON.stringify(v1Card('Closed Door Agent', 'https://closed.example.org/a2a'), null, 2));
+        await page.getByRole('button', { name: 'Validate', exact: true }).click();
+        await page.locator('.validation-result [role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request (401) itself
+        await screenshot(page, 'validate-closed-registry');
+        await assertAccessible(page, 'the validate page refused for want of a token');
+        await page.getByRole('button', { name: 'go to the token field' }).click();
+        assert.equal(await page.evaluate(() => document.activeElement?.id), 'token');
+        await page.keyboard.type(TOKENS.alice);
+        await page.getByRole('button', { name: 'Validate', exact: true }).click();
+        await page.locator('.validation-result .notice.ok', { hasText: 'Valid.' }).waitFor();
+      });
+    } finally {
+      await closed.close();
+    }
+  });
+
   test('a token the registry refuses: the page asks for one and reads with it', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/validate`);
@@ -594,6 +754,37 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.bob);
       await screenshot(page, 'token-prompt-resolved');
     });
+  });
+
+  test('the registry could not be reached: Search asks again once it is back, without a new history entry', async () => {
+    // A registry of its own, stopped and started again on the same port and data.
+    const port = String(await freePort());
+    const dataDir = tempDir('a2a-registry-web-retry-');
+    let comeback = await startTestRegistry({ PORT: port, REGISTRY_DATA_DIR: dataDir });
+    try {
+      const alice = await sdkClient(comeback.url, { token: TOKENS.alice });
+      await op(alice, { register: { agentCard: v1Card('Comeback Agent', 'https://comeback.example.org/a2a') } });
+      await withPage(async (page) => {
+        await page.goto(`${comeback.url}/?q=comeback`);
+        await expectHits(page, ['Comeback Agent']);
+        const entries = await page.evaluate(() => history.length);
+        await comeback.close();
+        const search = page.getByRole('button', { name: 'Search', exact: true });
+        await search.click();
+        await page.locator('[role=alert]', { hasText: 'NETWORK' }).waitFor();
+        page.problems.length = 0; // the browser logs the failed request itself
+
+        comeback = await startTestRegistry({ PORT: port, REGISTRY_DATA_DIR: dataDir });
+        await search.click();
+        await page.locator('.hit', { hasText: 'Comeback Agent' }).waitFor();
+        assert.equal(await page.locator('[role=alert]').count(), 0, 'the failure is gone');
+        assert.equal(await page.evaluate(() => history.length), entries, 'searching the same words again adds no history entry');
+        await screenshot(page, 'search-again');
+      });
+    } finally {
+      await comeback.close().catch(() => undefined);
+      removeTempDir(dataDir);
+    }
   });
 
   test('keyboard and phone width', async () => {
@@ -647,12 +838,127 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('phone width: clearing the last filter leaves the filters open and the focus on the control', async () => {
+    await withPage(async (page) => {
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.goto(`${registry.url}/?q=invoice`);
+      await page.locator('.hit').first().waitFor();
+      const filters = page.locator('details.filters');
+      assert.equal(await filters.getAttribute('open'), null, 'folded away at first on a phone');
+      await filters.locator('summary').click();
+      const kind = page.locator('#f-kind');
+      await kind.focus();
+      await kind.selectOption('agent');
+      await page.waitForURL(/kind=agent/);
+      await kind.selectOption('');
+      await page.waitForURL((url) => !url.search.includes('kind'));
+      await page.locator('#result-count', { hasText: /result|match/ }).waitFor();
+      assert.equal(await filters.getAttribute('open'), '', 'the filters stay open');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-kind', 'the focus stays on the filter');
+      await screenshot(page, 'phone-filter-cleared');
+
+      // Folded by the person, they stay folded while the search changes; a shared link with a filter opens them.
+      await filters.locator('summary').click();
+      await page.locator('#q').fill('ledger');
+      await page.waitForURL(/q=ledger/);
+      await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
+      assert.equal(await filters.getAttribute('open'), null);
+      await page.goto(`${registry.url}/?q=ledger&kind=agent`);
+      await page.locator('.hit').first().waitFor();
+      assert.equal(await filters.getAttribute('open'), '');
+    });
+  });
+
+  test('right-to-left text (Arabic) reads right to left, in the results and on the entry, beside left-to-right text', async () => {
+    const card: WireJson = v1Card('وكيل الفواتير', 'https://rtl-invoices.example.org/a2a');
+    // Ends in Latin text and a full stop: laid out left to right, the Arabic sentence's stop lands on the wrong side.
+    card.description = 'يترجم الفواتير ويتحقق منها. يدعم PDF.';
+    card.skills = [
+      { id: 'rtl-translate', name: 'ترجمة الفاتورة', description: 'يترجم فاتورة إلى لغة أخرى.', tags: ['مالية', 'rtl-probe'], examples: ['ترجم هذه الفاتورة إلى الألمانية.'] },
+    ];
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const id = resultOf(await op(alice, { register: { agentCard: card } })).id;
+    /** Each element's direction as laid out, and whether its text hugs the right edge (right-aligned). */
+    const layout = (page: Page, selector: string) =>
+      page.locator(selector).evaluateAll((elements) =>
+        elements.map((el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          const text = range.getBoundingClientRect();
+          const box = el.getBoundingClientRect();
+          return { direction: getComputedStyle(el).direction, right: Math.abs(box.right - parseFloat(getComputedStyle(el).paddingRight) - text.right) < 2 };
+        }),
+      );
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/?tags=rtl-probe,payments`);
+      await expectHits(page, ['Ledger Agent', 'وكيل الفواتير']);
+      const arabic = page.locator('.hit', { hasText: 'وكيل' });
+      assert.deepEqual(await layout(page, `.hit:has(a[href$="${id}"]) :is(h2, .hit-description)`), [
+        { direction: 'rtl', right: true },
+        { direction: 'rtl', right: true },
+      ]);
+      assert.deepEqual(await layout(page, '.hit:has(a[href$="' + ids.ledger + '"]) .hit-description'), [{ direction: 'ltr', right: false }]);
+      await page.locator('#q').fill('الفاتورة');
+      await arabic.locator('.hit-match').waitFor();
+      assert.equal(await page.locator('#q').evaluate((el) => getComputedStyle(el).direction), 'rtl', 'an Arabic query is typed right to left');
+      assert.equal(await arabic.locator('.hit-match strong').evaluate((el) => getComputedStyle(el).direction), 'rtl');
+      await screenshot(page, 'rtl-search');
+
+      await page.goto(`${registry.url}/entries/${id}`);
+      await page.locator('#skills-h').waitFor();
+      assert.deepEqual(await layout(page, 'h1, .entry-head .description, #skill-rtl-translate > p:not(.tags), #skill-rtl-translate .examples li'), [
+        { direction: 'rtl', right: true },
+        { direction: 'rtl', right: true },
+        { direction: 'rtl', right: true },
+        { direction: 'rtl', right: true },
+      ]);
+      // The page around it stays left to right.
+      assert.equal(await page.locator('#skills-h').evaluate((el) => getComputedStyle(el).direction), 'ltr');
+      await screenshot(page, 'rtl-entry');
+    });
+  });
+
+  test('a very long description takes a few lines in the results, all of it on the entry', async () => {
+    const sentence = 'Reconciles shipping manifests against customs declarations and flags every mismatch it finds. ';
+    const card: WireJson = v1Card('Manifest Agent', 'https://manifest.example.org/a2a');
+    card.description = sentence.repeat(80).trim(); // 7,600 characters, under the document limit
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const id = resultOf(await op(alice, { register: { agentCard: card } })).id;
+    await withPage(async (page) => {
+      for (const width of [1100, 375]) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.goto(`${registry.url}/?q=manifests`);
+        const description = page.locator(`.hit:has(a[href$="${id}"]) .hit-description`);
+        await description.waitFor();
+        const { height, lineHeight, text } = await description.evaluate((el) => ({
+          height: el.getBoundingClientRect().height,
+          lineHeight: parseFloat(getComputedStyle(el).lineHeight),
+          text: el.textContent ?? '',
+        }));
+        assert.ok(height <= 4 * lineHeight + 1, `the description is ${height} px high at ${width} px (${lineHeight} px a line)`);
+        assert.equal(text, card.description, 'the whole text is still there for screen readers');
+        await screenshot(page, `long-description-${width}`);
+      }
+      await page.goto(`${registry.url}/entries/${id}`);
+      const full = page.locator('.entry-head .description');
+      await full.waitFor();
+      const lines = await full.evaluate((el) => el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight));
+      assert.ok(lines > 20, `the entry shows the whole description (${lines} lines)`);
+    });
+  });
+
   test('long unbroken words in an entry wrap: no page scrolls sideways, at desktop or phone width', async () => {
     // Words no line can hold, in every field a person reads: the layout must break them, not widen.
     const word = (stem: string, length: number) => stem.repeat(Math.ceil(length / stem.length)).slice(0, length);
     const card: WireJson = v1Card(`Wraparound Agent ${word('Name', 120)}`, 'https://wraparound.example.org/a2a');
     card.description = `Wraparound ${word('Unbroken', 600)} description.`;
     card.defaultInputModes = [`application/${word('x-mode', 120)}`];
+    // A binding may be a URI (as real cards declare their MCP or OpenAPI door), shown in a badge.
+    card.supportedInterfaces.unshift({
+      url: 'https://wraparound.example.org/mcp',
+      protocolBinding: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http',
+      protocolVersion: '2025-11-25',
+    });
     card.skills = [
       {
         id: word('skill-', 100),

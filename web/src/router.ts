@@ -32,13 +32,37 @@ export interface NavigateOptions {
   inPlace?: boolean;
 }
 
+/** Where the person was on a page they left: Back returns them there (see leftPlace). */
+interface Place {
+  scrollY: number;
+  /** The href of the link they followed (focused when they clicked it or pressed Enter on it). */
+  link: string | null;
+}
+
 /** Goes to a URL of this page. */
 export function navigate(url: string, options: NavigateOptions = {}): void {
   if (options.replace) history.replaceState(null, '', url);
-  else history.pushState(null, '', url);
+  else {
+    const active = document.activeElement;
+    const place: Place = { scrollY: window.scrollY, link: active instanceof HTMLAnchorElement ? active.getAttribute('href') : null };
+    history.replaceState(place, '');
+    history.pushState(null, '', url);
+  }
   const inPlace = options.replace === true || options.inPlace === true;
   if (!inPlace) window.scrollTo(0, 0);
   window.dispatchEvent(new CustomEvent(CHANGE, { detail: { inPlace } }));
+}
+
+/**
+ * Where the person was when they left the page now shown (they came Back to it, or reloaded),
+ * or undefined. A page whose content arrives later restores it once that content is drawn:
+ * the browser's own restoration runs before, on a page still empty.
+ */
+export function leftPlace(): Place | undefined {
+  const state: unknown = history.state;
+  if (typeof state !== 'object' || state === null) return undefined;
+  const { scrollY, link } = state as Partial<Place>;
+  return typeof scrollY === 'number' ? { scrollY, link: typeof link === 'string' ? link : null } : undefined;
 }
 
 /**

@@ -19,7 +19,7 @@ export function AgentCardView({ card }: { card: Json }) {
             <>
               <dt>Provider</dt>
               <dd>
-                {str(provider.organization) ?? 'unnamed'}
+                <bdi>{str(provider.organization) ?? 'unnamed'}</bdi>
                 {str(provider.url) && (
                   <>
                     {' · '}
@@ -89,7 +89,7 @@ function Capabilities({ card }: { card: Json }) {
               <li>
                 <ExternalLink url={ext.uri} />
                 {ext.required === true && <span class="badge warn">required</span>}
-                {str(ext.description) && <p>{str(ext.description)}</p>}
+                {str(ext.description) && <p dir="auto">{str(ext.description)}</p>}
               </li>
             ))}
           </ul>
@@ -184,7 +184,7 @@ function Security({ card }: { card: Json }) {
                   <code>{name}</code> <span class="badge subtle">{s.type}</span>
                 </dt>
                 <dd>
-                  {s.description && <p>{s.description}</p>}
+                  {s.description && <p dir="auto">{s.description}</p>}
                   {s.details.length > 0 && (
                     <ul class="plain">
                       {s.details.map(([k, v]) => (
@@ -217,13 +217,15 @@ function Skills({ skills }: { skills: unknown[] }) {
           return (
             <li class="card" id={str(skill.id) ? `skill-${str(skill.id)}` : undefined}>
               <h3>
-                {str(skill.name) ?? str(skill.id) ?? 'Unnamed skill'} {str(skill.id) && <code class="muted">{str(skill.id)}</code>}
+                <bdi>{str(skill.name) ?? str(skill.id) ?? 'Unnamed skill'}</bdi> {str(skill.id) && <code class="muted">{str(skill.id)}</code>}
               </h3>
-              {str(skill.description) && <p>{str(skill.description)}</p>}
+              {str(skill.description) && <p dir="auto">{str(skill.description)}</p>}
               {tags.length > 0 && (
                 <p class="tags" aria-label="Tags">
                   {tags.map((t) => (
-                    <span class="chip">{t}</span>
+                    <span class="chip" dir="auto">
+                      {t}
+                    </span>
                   ))}
                 </p>
               )}
@@ -232,7 +234,7 @@ function Skills({ skills }: { skills: unknown[] }) {
                   <h4>Examples</h4>
                   <ul class="examples">
                     {examples.map((e) => (
-                      <li>{e}</li>
+                      <li dir="auto">{e}</li>
                     ))}
                   </ul>
                 </>

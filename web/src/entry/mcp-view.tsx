@@ -57,9 +57,13 @@ function Tool({ tool }: { tool: Json }) {
   return (
     <li class="card" id={`tool-${name}`}>
       <h3>
-        <code>{name}</code> {title && <span class="muted">{title}</span>}
+        <code>{name}</code> {title && (
+          <span class="muted" dir="auto">
+            {title}
+          </span>
+        )}
       </h3>
-      {str(tool.description) && <p>{str(tool.description)}</p>}
+      {str(tool.description) && <p dir="auto">{str(tool.description)}</p>}
       <ul class="hints" aria-label="Hints">
         {HINTS.filter((h) => !(readOnly && h.key === 'destructiveHint')).map((h) => {
           const declared = typeof annotations[h.key] === 'boolean';
@@ -110,7 +114,7 @@ function Parameters({ schema }: { schema: Json | undefined }) {
               <td>
                 <code>{type}</code>
               </td>
-              <td>{str(p.description) ?? ''}</td>
+              <td dir="auto">{str(p.description) ?? ''}</td>
             </tr>
           );
         })}

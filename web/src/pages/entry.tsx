@@ -79,6 +79,12 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
             title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
           />
         )}
+        {loaded.state === 'failed' && revision !== undefined && loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' && (
+          // A link to an old revision outlives it: the registry keeps the last REGISTRY_MAX_REVISIONS.
+          <p>
+            Revision {revision} is not in this entry's history (old revisions leave it). <a href={entryUrl({ revision: undefined, from: undefined, to: undefined })}>See the current revision</a>.
+          </p>
+        )}
         {loaded.state === 'failed' && needsToken(loaded.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
       </article>
     );
@@ -101,7 +107,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
       </p>
       <header class="entry-head">
-        <h1 ref={heading} tabIndex={-1}>
+        <h1 ref={heading} tabIndex={-1} dir="auto">
           {entry.name}
         </h1>
         <p class="badges">
@@ -109,7 +115,9 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           {entry.protocolVersion && <span class="badge subtle">A2A {entry.protocolVersion}</span>}
           <StatusBadges status={entry} />
         </p>
-        <p class="description">{entry.description}</p>
+        <p class="description" dir="auto">
+          {entry.description}
+        </p>
         <dl class="facts inline">
           <dt>Owner</dt>
           <dd>{entry.owner}</dd>

@@ -4,11 +4,11 @@
  * version, verified, health, p), so a search can be shared and Back returns to it.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { isAbort, read, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
+import { isAbort, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
 import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
-import { navigate } from '../router';
+import { leftPlace, navigate } from '../router';
 
 const PAGE_SIZE = 20;
 const TYPING_DEBOUNCE_MS = 250;
@@ -64,6 +64,16 @@ const SELECTS: { param: string; filterKey: string; label: string; options: reado
 
 const supports = (key: string) => config.filters.includes(key);
 
+/**
+ * The select's options, plus the URL's value when the list does not offer it (a link with
+ * version=0.3.0, or a binding URI): the search uses it, so the select shows it, not a blank.
+ * An unknown kind is not searched for (searchRequest drops it), so it is not shown either.
+ */
+function withLinked(select: (typeof SELECTS)[number], value: string): readonly (readonly [string, string])[] {
+  if (!value || select.param === 'kind' || select.options.some(([v]) => v === value)) return select.options;
+  return [...select.options, [value, value]];
+}
+
 /** The contract's search request for the URL's parameters. */
 function searchRequest(params: URLSearchParams): Record<string, unknown> {
   const filter: Record<string, unknown> = {};
@@ -111,7 +121,7 @@ function searchUrl(params: URLSearchParams, changes: Record<string, string | und
 const pageChains = new Map<string, string[]>();
 const searchKey = (params: URLSearchParams) => JSON.stringify([params.get('q') ?? '', ...FILTER_PARAMS.map((k) => params.get(k) ?? '')]);
 
-type Result = { state: 'loading' } | { state: 'done'; page: Page; folded: boolean } | { state: 'failed'; error: unknown };
+type Result = { state: 'loading' } | { state: 'done'; page: Page; folded: boolean; key: string } | { state: 'failed'; error: unknown };
 
 /**
  * One result per entry. A registry that answers one hit per matching skill or tool (before
@@ -136,7 +146,9 @@ function foldByEntry(hits: SearchHit[]): { hits: SearchHit[]; folded: boolean } 
 
 export function SearchPage({ params, moved }: { params: URLSearchParams; moved: number }) {
   const query = params.get('q') ?? '';
-  const pageNumber = Math.max(1, Number(params.get('n')) || 1);
+  // n only numbers the page its token leads to: without one (a link whose long token was cut
+  // off) the registry answers the first page, and it is numbered so.
+  const pageNumber = params.get('p') ? Math.max(1, Number(params.get('n')) || 1) : 1;
   const heading = usePageHeading(query ? `“${query}” · ${config.name}` : config.name, moved);
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
@@ -149,6 +161,12 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   useEffect(() => {
     if (!typing.current) setText(query);
   }, [query]);
+  // Back, Forward or a link while words typed wait for the pause: they go with the search the
+  // person left, and the box shows the one they went to.
+  useEffect(() => {
+    typing.current = false;
+    setText(query);
+  }, [moved]);
 
   // Typing: the URL follows after a pause, replacing the current history entry.
   useEffect(() => {
@@ -157,9 +175,13 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       return;
     }
     typing.current = true;
+    const at = window.location.href;
     const timer = window.setTimeout(() => {
+      // Moved elsewhere meanwhile (Back): writing this search over that history entry would undo it.
+      if (window.location.href !== at) return;
       typing.current = false;
-      navigate(searchUrl(params, { q: text.trim() ? text : undefined }), { replace: true });
+      // The URL as it is now, not as it was drawn: a filter set since (before this effect ran) stays.
+      navigate(searchUrl(new URLSearchParams(window.location.search), { q: text.trim() ? text : undefined }), { replace: true });
     }, TYPING_DEBOUNCE_MS);
     return () => window.clearTimeout(timer);
   }, [text]);
@@ -176,7 +198,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         if (page.nextPageToken) chain[pageNumber] = page.nextPageToken;
         pageChains.set(key, chain);
         const { hits, folded } = foldByEntry(page.results);
-        setResult({ state: 'done', page: { ...page, results: hits }, folded });
+        setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
       })
       .catch((error: unknown) => {
         if (!isAbort(error)) setResult({ state: 'failed', error });
@@ -184,7 +206,25 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     return () => controller.abort();
   }, [requestKey, attempt]);
 
-  const setFilter = (key: string, value: string | undefined) => navigate(searchUrl(params, { [key]: value }), { inPlace: true });
+  // Back from an entry (or from the next page): once these results are drawn, the person is
+  // where they were, at the link they followed, not at the top of the page again.
+  const restoredFor = useRef(-1);
+  useEffect(() => {
+    if (result.state !== 'done' || result.key !== requestKey || restoredFor.current === moved) return;
+    restoredFor.current = moved;
+    const place = leftPlace();
+    if (!place) return;
+    const link = place.link === null ? undefined : [...document.querySelectorAll<HTMLAnchorElement>('.results a')].find((a) => a.getAttribute('href') === place.link);
+    link?.focus({ preventScroll: true });
+    window.scrollTo(0, place.scrollY);
+  }, [result, moved]);
+
+  // A filter set within the typing pause takes the words in the box along (they are what the person sees).
+  const setFilter = (key: string, value: string | undefined) => {
+    const words = typing.current ? { q: text.trim() ? text : undefined } : {};
+    typing.current = false;
+    navigate(searchUrl(params, { ...words, [key]: value }), { inPlace: true });
+  };
   const previousToken = pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
 
   return (
@@ -198,7 +238,11 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         onSubmit={(e) => {
           e.preventDefault();
           typing.current = false;
-          navigate(searchUrl(params, { q: text.trim() ? text : undefined }), { replace: text !== query });
+          const url = searchUrl(params, { q: text.trim() ? text : undefined });
+          // The search shown, asked again (after "cannot be reached", a rate limit, or to see
+          // what changed): search again in place; a new history entry would only make Back stall.
+          if (url === searchUrl(params, {}, true)) setAttempt((n) => n + 1);
+          else navigate(url, { replace: text !== query });
         }}
       >
         <label for="q">Search skills, tools, agents and servers</label>
@@ -206,6 +250,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           <input
             id="q"
             type="search"
+            dir="auto"
             name="q"
             value={text}
             autoComplete="off"
@@ -221,9 +266,16 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
 
       <div class="results" aria-busy={result.state === 'loading'}>
         <p id="result-count" class="result-count" role="status" aria-live="polite">
-          {result.state === 'done' ? countText(result.page, pageNumber, query, result.folded) : result.state === 'loading' ? 'Searching…' : ''}
+          {result.state === 'done' ? countText(result.page, pageNumber, query !== '' || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && <ErrorNotice error={result.error} title="The search failed" />}
+        {result.state === 'failed' && params.get('p') && result.error instanceof RegistryError && result.error.code === 'BAD_REQUEST' && (
+          // A page link the registry no longer honours (cut short when shared, or from before its
+          // page-token secret changed): the search itself is still good.
+          <p>
+            This link to a later page of results is out of date or incomplete. <a href={searchUrl(params, {})}>Go to the first page of this search</a>.
+          </p>
+        )}
         {result.state === 'failed' && needsToken(result.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
         {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
         {result.state === 'done' && result.page.results.length > 0 && (
@@ -253,8 +305,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   );
 }
 
-function countText(page: Page, pageNumber: number, query: string, folded: boolean): string {
-  if (page.total === 0) return query ? 'No results.' : 'No entries.';
+/** `narrowed`: words or filters were given, so nothing found is no result, not an empty registry. */
+function countText(page: Page, pageNumber: number, narrowed: boolean, folded: boolean): string {
+  if (page.total === 0) return narrowed ? 'No results.' : 'No entries.';
   const what = folded ? (page.total === 1 ? 'match' : 'matches') : page.total === 1 ? 'result' : 'results';
   // A lower bound (the registry stopped counting): "10,000+".
   const count = page.totalExact === false ? `${page.total.toLocaleString('en-US')}+` : String(page.total);
@@ -291,15 +344,21 @@ function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (k
     if (value !== (params.get('tags') ?? '')) setFilter('tags', value || undefined);
   };
   const active = FILTER_PARAMS.filter((k) => params.get(k)).length;
+  // Open on a wide screen or with a filter set; then the person decides. Clearing the last
+  // filter must not fold the panel away (and the focused control with it) on a phone.
+  const [open, setOpen] = useState(() => active > 0 || window.matchMedia('(min-width: 48rem)').matches);
+  useEffect(() => {
+    if (active > 0) setOpen(true);
+  }, [active > 0]);
   return (
-    <details class="filters" open={active > 0 || window.matchMedia('(min-width: 48rem)').matches}>
+    <details class="filters" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Filters{active > 0 ? ` (${active})` : ''}</summary>
       <div class="filter-grid">
         {SELECTS.filter((f) => supports(f.filterKey)).map((f) => (
           <div class="field">
             <label for={`f-${f.param}`}>{f.label}</label>
             <select id={`f-${f.param}`} value={params.get(f.param) ?? ''} onChange={(e) => setFilter(f.param, e.currentTarget.value || undefined)}>
-              {f.options.map(([value, label]) => (
+              {withLinked(f, params.get(f.param) ?? '').map(([value, label]) => (
                 <option value={value}>{label}</option>
               ))}
             </select>
@@ -352,7 +411,7 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
   return (
     <li class="hit">
       <div class="hit-head">
-        <h2>
+        <h2 dir="auto">
           <a href={href(`/entries/${encodeURIComponent(hit.id)}`)}>
             <Highlight text={hit.name} terms={terms} />
           </a>
@@ -360,7 +419,7 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
         <span class={`badge kind-${hit.kind}`}>{KIND_LABEL[hit.kind]}</span>
         <StatusBadges status={hit} />
       </div>
-      <p class="hit-description">
+      <p class="hit-description" dir="auto">
         <Highlight text={hit.description} terms={terms} />
       </p>
       {showMatch && (
@@ -368,7 +427,7 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
           {inner ? (
             <>
               Matched {MATCH_LABEL[hit.match.type].toLowerCase()}{' '}
-              <strong>
+              <strong dir="auto">
                 <Highlight text={hit.match.name} terms={terms} />
               </strong>
             </>
@@ -382,7 +441,10 @@ function Hit({ hit, terms, showMatch }: { hit: SearchHit; terms: string[]; showM
               {others.map((m, i) => (
                 <>
                   {i > 0 && ', '}
-                  {MATCH_LABEL[m.type].toLowerCase()} <Highlight text={m.name} terms={terms} />
+                  {MATCH_LABEL[m.type].toLowerCase()}{' '}
+                  <bdi>
+                    <Highlight text={m.name} terms={terms} />
+                  </bdi>
                 </>
               ))}
             </>

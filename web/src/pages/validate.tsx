@@ -4,13 +4,14 @@
  * problem marked in the document, then register it with a token the person types (kept in
  * sessionStorage only).
  */
-import { useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, RegistryError, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
 import { ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
 import { saveToken, savedToken } from '../token';
 import { anchorOf, DocumentView, type Placed } from '../validate/document-view';
+import { saveDraft, savedDraft } from '../validate/draft';
 import { locate, parseDocument } from '../validate/locate';
 
 /** Refusals that are about the document (shown against it); others (token, limits, network) are shown as they are. */
@@ -127,8 +128,10 @@ function placeProblems(text: string, kind: Kind, errors: Finding[], warnings: Fi
 
 export function ValidatePage({ moved }: { moved: number }) {
   const heading = usePageHeading(`Validate and register · ${config.name}`, moved);
-  const [text, setText] = useState('');
-  const [meta, setMeta] = useState<ServerMeta>({ name: '', url: '', description: '', version: '' });
+  const [draft] = useState(savedDraft);
+  const [text, setText] = useState(draft?.text ?? '');
+  const [meta, setMeta] = useState<ServerMeta>(draft?.meta ?? { name: '', url: '', description: '', version: '' });
+  useEffect(() => saveDraft({ text, meta }), [text, meta]);
   const [token, setToken] = useState(savedToken());
   const [outcome, setOutcome] = useState<Outcome>({ state: 'idle' });
   const [dragging, setDragging] = useState(false);
@@ -266,6 +269,17 @@ export function ValidatePage({ moved }: { moved: number }) {
 
       <div ref={resultRef} tabIndex={-1} class="validation-result" aria-live="polite">
         {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
+        {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
+          // A registry closed to anonymous reads (or a token it no longer takes): the token field
+          // is down in Register, and the registry's own words speak to programs, not to people.
+          <p>
+            This registry checks documents only for a token it knows. Type yours under Register (
+            <button type="button" class="link" onClick={() => document.getElementById('token')?.focus()}>
+              go to the token field
+            </button>
+            ), then validate again.
+          </p>
+        )}
         {(outcome.state === 'checked' || outcome.state === 'registered') && <Report outcome={outcome} current={text === outcome.text} />}
       </div>
 
