@@ -741,6 +741,25 @@ describe('web page', { skip: unavailable }, () => {
     }
   });
 
+  test('rate limited: the notice says how long to wait once', async () => {
+    const limited = await startTestRegistry({ REGISTRY_RATE_READS_PER_MINUTE: '2' });
+    try {
+      await withPage(async (page) => {
+        const notice = page.locator('[role=alert]', { hasText: 'RATE_LIMITED' });
+        for (const q of ['alpha', 'beta', 'gamma', 'delta']) {
+          await page.goto(`${limited.url}/?q=${q}`);
+          if (await notice.count()) break;
+        }
+        await notice.waitFor();
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        const text = await notice.innerText();
+        assert.equal(text.match(/(retry after|try again in) \d+ s/gi)?.length, 1, text);
+      });
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('a token the registry refuses: the page asks for one and reads with it', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/validate`);

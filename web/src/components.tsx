@@ -105,7 +105,8 @@ export function ErrorNotice({ error, title, id }: { error: unknown; title?: stri
         <strong>{title ?? 'The registry declined the request'}</strong> <span class="code">{err.code}</span>
       </p>
       <p>{err.message}</p>
-      {err.retryAfterSeconds !== undefined && <p>Try again in {err.retryAfterSeconds} s.</p>}
+      {/* The registry's rate-limit message says the wait itself: said once. */}
+      {err.retryAfterSeconds !== undefined && !/\b(retry|try again)\b/i.test(err.message) && <p>Try again in {err.retryAfterSeconds} s.</p>}
       {err.details.length > 0 && (
         <ul>
           {err.details.map((d) => (
