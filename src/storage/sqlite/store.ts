@@ -148,6 +148,9 @@ export class SqliteStore implements RegistryStore {
   #walFd: number | undefined;
   readonly #retiredWalFds: number[] = [];
   #walSyncing = 0;
+  /** Entries changed by commits that were refused (see onUnacknowledgedChanges), until a write succeeds. */
+  readonly #unacknowledged = new Set<string>();
+  #unacknowledgedListener: ((ids: string[]) => void) | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.#file = resolve(options.file);
@@ -307,12 +310,29 @@ export class SqliteStore implements RegistryStore {
       (value) => {
         this.#faults.clear();
         this.#checkpointer?.written();
+        this.#announceUnacknowledged();
         return value;
       },
       (error: unknown) => {
         throw this.#faults.wrap(error);
       },
     );
+  }
+
+  onUnacknowledgedChanges(listener: (ids: string[]) => void): void {
+    this.#unacknowledgedListener = listener;
+  }
+
+  /**
+   * A write succeeded: the database takes writes again, and what refused commits left in it is
+   * kept with it (the re-created file holds it, the last sync covered it). Tell whoever follows
+   * storage which entries those commits changed.
+   */
+  #announceUnacknowledged(): void {
+    if (this.#unacknowledged.size === 0 || !this.#unacknowledgedListener) return;
+    const ids = [...this.#unacknowledged];
+    this.#unacknowledged.clear();
+    this.#unacknowledgedListener(ids);
   }
 
   /** A read on the connection; a corrupt or vanished file comes back named. */
@@ -488,6 +508,9 @@ export class SqliteStore implements RegistryStore {
     const info = prepare(db, 'INSERT INTO changes (entry_id, op, at) VALUES (?, ?, ?)').run(entryId, op, at);
     const seq = Number(info.lastInsertRowid);
     this.ownChanges.add(seq);
+    // Refused after its commit, the change is in the database all the same: nothing publishes it
+    // (the writer was refused), so it is announced once storage takes writes again.
+    this.#writes.ifUnacknowledged(() => this.#unacknowledged.add(entryId));
     return seq;
   }
 

@@ -19,6 +19,10 @@
  * - `beforeAcknowledge` runs after COMMIT and before any promise settles: it may refuse to
  *   acknowledge the batch (throw), e.g. when the database file was deleted under the connection
  *   and the commit went to an unlinked inode.
+ * - A batch refused after its COMMIT (by `beforeAcknowledge`, or a failed sync) rejects every
+ *   job, yet the connection holds what they wrote (and a re-created file, or the next sync, may
+ *   keep it): a job that must know registers a callback with `ifUnacknowledged`, which runs
+ *   then (and never for a batch rolled back, nor one acknowledged).
  * - With a `sync` (the connection runs with synchronous=NORMAL: COMMIT writes the WAL but does
  *   not fsync it), the fsync happens off the event loop: a committed batch settles only once a
  *   sync that started after its COMMIT has finished. One sync runs at a time, and every batch
@@ -78,6 +82,11 @@ interface Committed {
   fail(error: unknown): void;
 }
 
+/** Runs the callbacks a batch registered with `ifUnacknowledged`: it committed, and is refused. */
+function refused(callbacks: readonly (() => void)[]): void {
+  for (const callback of callbacks) callback();
+}
+
 export class WriteQueue {
   readonly #connection: () => Database.Database;
   readonly #maxBatchSize: number;
@@ -89,6 +98,8 @@ export class WriteQueue {
   #unsynced: Committed[] = [];
   /** The batches the running sync covers (undefined when none runs). */
   #syncing: Committed[] | undefined;
+  /** While a batch runs: what its jobs asked to be told if it commits and is refused (ifUnacknowledged). */
+  #uncertain: (() => void)[] | undefined;
 
   constructor(connection: () => Database.Database, maxBatchSize = 128, options: WriteQueueOptions = {}) {
     this.#connection = connection;
@@ -110,6 +121,15 @@ export class WriteQueue {
       // request that arrived in this turn of the event loop joins the same batch.
       this.#scheduled ??= setImmediate(() => this.#flushBatch());
     });
+  }
+
+  /**
+   * Called from inside a job: `callback` runs if the job's batch commits and is then not
+   * acknowledged (see above), so the caller can account for a write that is in the database
+   * although its promise rejected. Outside a job it does nothing.
+   */
+  ifUnacknowledged(callback: () => void): void {
+    this.#uncertain?.push(callback);
   }
 
   /** Commits everything queued now, synchronously (before closing the connection). */
@@ -148,6 +168,9 @@ export class WriteQueue {
   #commit(batch: Queued[]): void {
     const outcomes: Outcome[] = [];
     let db: Database.Database | undefined;
+    const uncertain: (() => void)[] = [];
+    let committedAt = false;
+    this.#uncertain = uncertain;
     try {
       db = this.#connection();
       // IMMEDIATE takes the write lock before the first read, so each job's read-check-write
@@ -157,6 +180,7 @@ export class WriteQueue {
         const outcome = runAlone(db, batch[0]!.job);
         // A failed job alone: its transaction is rolled back (nothing else shares it) and it rejects.
         if (!outcome.ok) {
+          this.#uncertain = undefined;
           if (db.inTransaction) control(db, 'ROLLBACK');
           batch[0]!.reject(outcome.error);
           return;
@@ -165,16 +189,21 @@ export class WriteQueue {
       } else {
         for (const { job } of batch) outcomes.push(runInSavepoint(db, job));
       }
+      this.#uncertain = undefined;
       control(db, 'COMMIT');
+      committedAt = true;
       this.#beforeAcknowledge?.(db);
     } catch (error) {
-      // Nothing of this batch is committed: every job fails, including those that succeeded.
+      this.#uncertain = undefined;
+      // Not acknowledged: every job fails, including those that succeeded. Before COMMIT nothing
+      // of the batch is in the database; after it, what it wrote is, unacknowledged.
       try {
         if (db?.inTransaction) control(db, 'ROLLBACK');
       } catch {
         // The connection is unusable; the original error says why.
       }
       for (const { reject } of batch) reject(error);
+      if (committedAt) refused(uncertain);
       return;
     }
     const committed: Committed = {
@@ -184,7 +213,10 @@ export class WriteQueue {
           if (outcome.ok) resolve(outcome.value);
           else reject(outcome.error);
         }),
-      fail: (error) => batch.forEach(({ reject }) => reject(error)),
+      fail: (error) => {
+        batch.forEach(({ reject }) => reject(error));
+        refused(uncertain);
+      },
     };
     if (!this.#sync) return committed.settle();
     this.#unsynced.push(committed);
