@@ -5,6 +5,7 @@
  * A corrupt, foreign-version or disabled snapshot is not used: the index is rebuilt.
  */
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -17,7 +18,7 @@ import { SNAPSHOT_FILE } from '../src/registry/index-snapshots.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
 import { usePostgres } from './support/postgres.js';
-import { TOKENS_ENV, removeTempDir, tempDir } from './support/registry.js';
+import { TOKENS_ENV, removeTempDir, spawnRegistry, tempDir } from './support/registry.js';
 import { v1Card } from './support/documents.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
@@ -233,6 +234,59 @@ test('SQLite: what `a2a-registry import` wrote while the registry ran is searcha
     assert.deepEqual(await names('otter'), ['Online Otter']);
     await stop(registry);
   } finally {
+    removeTempDir(dir);
+  }
+});
+
+test('a registry killed while saving its index leaves a temporary file; the next start removes it (every crash mid-save left one, as large as the index, forever)', { timeout: 180_000 }, async () => {
+  const dir = tempDir('a2a-registry-snapshot-killed-');
+  const env = { REGISTRY_DATA_DIR: dir, REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' };
+  let sharing: ReturnType<typeof spawn> | undefined;
+  try {
+    // Enough entries that saving the index takes a moment.
+    const cards = path.join(dir, 'cards.jsonl');
+    fs.writeFileSync(cards, Array.from({ length: 3000 }, (_, i) => JSON.stringify(v1Card(`Saved Agent ${i}`, `https://saved-${i}.example.org/a2a`))).join('\n'));
+    assert.equal((await runImport(loadConfig({ REGISTRY_DATA_DIR: dir, LOG_LEVEL: 'warn' }), [cards], { owner: 'admin', batchSize: 500, thread: 'main' })).refused, 0);
+    fs.rmSync(cards);
+
+    // The built registry, as `npm start` runs it, SIGKILLed as soon as it starts writing its
+    // index (a rebuilt index is saved at once): the OOM killer or a crash at that moment.
+    let child: Awaited<ReturnType<typeof spawnRegistry>>['child'] | undefined;
+    const killed = new Promise<string>((resolve) => {
+      const watcher = fs.watch(dir, (_event, name) => {
+        if (child && name === `${SNAPSHOT_FILE}.${child.pid}.tmp`) {
+          child.kill('SIGKILL');
+          watcher.close();
+          resolve(name);
+        }
+      });
+    });
+    const crashed = await spawnRegistry(env, { listeningOnly: true });
+    child = crashed.child;
+    const left = await killed;
+    assert.equal(await crashed.exited, 'SIGKILL');
+    // Another crash's leftover (its process is gone), and the file of a process that is still
+    // running (a registry sharing the directory by mistake), which must be left alone.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const older = `${SNAPSHOT_FILE}.${gone}.tmp`;
+    fs.writeFileSync(path.join(dir, older), Buffer.alloc(64 * 1024, 7));
+    sharing = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120_000)'], { stdio: 'ignore' });
+    const alive = `${SNAPSHOT_FILE}.${sharing.pid}.tmp`;
+    fs.writeFileSync(path.join(dir, alive), 'in progress');
+    const leftovers = fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')).sort();
+    assert.ok(leftovers.includes(older) && leftovers.includes(alive), `planted: ${leftovers.join(', ')}`);
+
+    const { registry, messages } = await start({ REGISTRY_DATA_DIR: dir, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' });
+    try {
+      assert.ok(messages.includes('removed the temporary files of search index saves a crash cut short'), messages.join('\n'));
+      const remaining = fs.readdirSync(dir).filter((name) => name.endsWith('.tmp'));
+      assert.deepEqual(remaining, [alive], `the killed save's ${left} and the older leftover are removed, the running process's file kept`);
+      assert.equal((await registry.service.search({ query: 'saved agent 2999', limit: 1 }, ADMIN)).results[0]?.name, 'Saved Agent 2999');
+    } finally {
+      await stop(registry);
+    }
+  } finally {
+    sharing?.kill('SIGKILL');
     removeTempDir(dir);
   }
 });

@@ -16,7 +16,7 @@
  */
 import path from 'node:path';
 import type { Logger } from '../observability/logger.js';
-import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot, type SnapshotMeta } from '../search/snapshot-file.js';
+import { SNAPSHOT_FORMAT, readIndexSnapshot, removeAbandonedWrites, writeIndexSnapshot, type SnapshotMeta } from '../search/snapshot-file.js';
 import type { RegistryStore } from '../storage/types.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { RegistryService } from './service.js';
@@ -63,6 +63,11 @@ export class IndexSnapshots {
    */
   async restore(signal: AbortSignal): Promise<number | undefined> {
     const started = Date.now();
+    // What a save cut short by a crash left (before this process saves: nothing of its own yet).
+    const abandoned = await removeAbandonedWrites(this.file);
+    if (abandoned.removed.length > 0) {
+      this.log.info({ files: abandoned.removed, bytes: abandoned.bytes }, 'removed the temporary files of search index saves a crash cut short');
+    }
     let readMs = 0;
     let meta: SnapshotMeta | undefined;
     const restored = await this.service.restoreIndex(async () => {
