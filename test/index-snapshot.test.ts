@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { pbkdf2 } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -287,6 +288,52 @@ test('a registry killed while saving its index leaves a temporary file; the next
     }
   } finally {
     sharing?.kill('SIGKILL');
+    removeTempDir(dir);
+  }
+});
+
+test('SQLite: an update whose fsync is slow while the index is saved (the thread pool busy) is not left out of the saved index a crash then loads', { timeout: 120_000 }, async () => {
+  const dir = tempDir('a2a-registry-snapshot-slow-sync-');
+  const env = { REGISTRY_DATA_DIR: dir, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' };
+  const card = (name: string, url = 'https://shelf.example.org/a2a') => {
+    const text = JSON.stringify(v1Card(name, url));
+    return { type: 'agent-card' as const, card: JSON.parse(text), documentText: text, sizeBytes: Buffer.byteLength(text) };
+  };
+  const names = async (registry: RunningRegistry, query: string) => (await registry.service.search({ query, limit: 5 }, ADMIN)).results.map((r) => r.name);
+  try {
+    let { registry, messages } = await start(env);
+    await registry.service.register(card('Shelf Agent'), ADMIN);
+    const saves = () => messages.filter((m) => m === 'search index saved').length;
+    for (const until = Date.now() + 10_000; saves() === 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    const before = saves();
+    assert.ok(before > 0, 'the index was saved');
+
+    // Another write (so the next periodic save has something to save), then, with every thread
+    // of the pool busy (slow DNS lookups of refreshes, file I/O and crypto share it in
+    // production), an update: committed at once, its fsync waits for a thread, so it is not
+    // acknowledged, nor in the index, for a second or two — across the next save.
+    await registry.service.register(card('Other Agent', 'https://other.example.org/a2a'), ADMIN);
+    const busy = Array.from({ length: 12 }, () => new Promise((resolve) => pbkdf2('x', 'y', 500_000, 32, 'sha512', resolve)));
+    const update = registry.service.register(card('Lantern Agent'), ADMIN);
+    for (const until = Date.now() + 20_000; saves() === before && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(saves() > before, 'the index was saved meanwhile');
+    // What a crash right now leaves on disk: the file just saved.
+    const crashed = fs.readFileSync(path.join(dir, SNAPSHOT_FILE));
+    await update;
+    await Promise.all(busy);
+    assert.deepEqual(await names(registry, 'lantern'), ['Lantern Agent']);
+    await stop(registry);
+
+    fs.writeFileSync(path.join(dir, SNAPSHOT_FILE), crashed);
+    ({ registry, messages } = await start(env));
+    try {
+      assert.ok(messages.includes('search index loaded from its snapshot and the change log'), messages.join('\n'));
+      assert.deepEqual(await names(registry, 'lantern'), ['Lantern Agent'], 'the acknowledged update is searchable after the crash');
+      assert.deepEqual(await names(registry, 'shelf'), [], 'the name it replaced is not');
+    } finally {
+      await stop(registry);
+    }
+  } finally {
     removeTempDir(dir);
   }
 });

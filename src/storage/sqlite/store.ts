@@ -508,9 +508,13 @@ export class SqliteStore implements RegistryStore {
     const info = prepare(db, 'INSERT INTO changes (entry_id, op, at) VALUES (?, ?, ?)').run(entryId, op, at);
     const seq = Number(info.lastInsertRowid);
     this.ownChanges.add(seq);
-    // Refused after its commit, the change is in the database all the same: nothing publishes it
-    // (the writer was refused), so it is announced once storage takes writes again.
-    this.#writes.ifUnacknowledged(() => this.#unacknowledged.add(entryId));
+    this.#writes.afterBatch((outcome) => {
+      // Acknowledged: published, so in the index (a saved index may pass it from now on).
+      this.ownChanges.settled(seq, outcome !== 'refused');
+      // Refused after its commit, the change is in the database all the same: nothing publishes
+      // it (the writer was refused), so it is announced once storage takes writes again.
+      if (outcome === 'refused') this.#unacknowledged.add(entryId);
+    });
     return seq;
   }
 

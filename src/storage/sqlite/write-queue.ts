@@ -21,8 +21,9 @@
  *   and the commit went to an unlinked inode.
  * - A batch refused after its COMMIT (by `beforeAcknowledge`, or a failed sync) rejects every
  *   job, yet the connection holds what they wrote (and a re-created file, or the next sync, may
- *   keep it): a job that must know registers a callback with `ifUnacknowledged`, which runs
- *   then (and never for a batch rolled back, nor one acknowledged).
+ *   keep it). A job that must know what became of its batch registers a callback with
+ *   `afterBatch`: it is told once, when the batch is acknowledged (before its promises settle),
+ *   refused after its commit, or rolled back.
  * - With a `sync` (the connection runs with synchronous=NORMAL: COMMIT writes the WAL but does
  *   not fsync it), the fsync happens off the event loop: a committed batch settles only once a
  *   sync that started after its COMMIT has finished. One sync runs at a time, and every batch
@@ -82,9 +83,12 @@ interface Committed {
   fail(error: unknown): void;
 }
 
-/** Runs the callbacks a batch registered with `ifUnacknowledged`: it committed, and is refused. */
-function refused(callbacks: readonly (() => void)[]): void {
-  for (const callback of callbacks) callback();
+/** What became of a batch (see afterBatch). */
+export type BatchOutcome = 'acknowledged' | 'refused' | 'rolled-back';
+
+/** Tells the callbacks a batch's jobs registered with `afterBatch` what became of it. */
+function tell(callbacks: readonly ((outcome: BatchOutcome) => void)[], outcome: BatchOutcome): void {
+  for (const callback of callbacks) callback(outcome);
 }
 
 export class WriteQueue {
@@ -98,8 +102,8 @@ export class WriteQueue {
   #unsynced: Committed[] = [];
   /** The batches the running sync covers (undefined when none runs). */
   #syncing: Committed[] | undefined;
-  /** While a batch runs: what its jobs asked to be told if it commits and is refused (ifUnacknowledged). */
-  #uncertain: (() => void)[] | undefined;
+  /** While a batch runs: who its jobs asked to tell what became of it (afterBatch). */
+  #told: ((outcome: BatchOutcome) => void)[] | undefined;
 
   constructor(connection: () => Database.Database, maxBatchSize = 128, options: WriteQueueOptions = {}) {
     this.#connection = connection;
@@ -124,12 +128,12 @@ export class WriteQueue {
   }
 
   /**
-   * Called from inside a job: `callback` runs if the job's batch commits and is then not
-   * acknowledged (see above), so the caller can account for a write that is in the database
-   * although its promise rejected. Outside a job it does nothing.
+   * Called from inside a job: `callback` is told once what became of the job's batch (see
+   * above): acknowledged, refused after its commit (the write is in the database although its
+   * promise rejected), or rolled back. Outside a job it does nothing.
    */
-  ifUnacknowledged(callback: () => void): void {
-    this.#uncertain?.push(callback);
+  afterBatch(callback: (outcome: BatchOutcome) => void): void {
+    this.#told?.push(callback);
   }
 
   /** Commits everything queued now, synchronously (before closing the connection). */
@@ -168,9 +172,9 @@ export class WriteQueue {
   #commit(batch: Queued[]): void {
     const outcomes: Outcome[] = [];
     let db: Database.Database | undefined;
-    const uncertain: (() => void)[] = [];
+    const told: ((outcome: BatchOutcome) => void)[] = [];
     let committedAt = false;
-    this.#uncertain = uncertain;
+    this.#told = told;
     try {
       db = this.#connection();
       // IMMEDIATE takes the write lock before the first read, so each job's read-check-write
@@ -180,21 +184,22 @@ export class WriteQueue {
         const outcome = runAlone(db, batch[0]!.job);
         // A failed job alone: its transaction is rolled back (nothing else shares it) and it rejects.
         if (!outcome.ok) {
-          this.#uncertain = undefined;
+          this.#told = undefined;
           if (db.inTransaction) control(db, 'ROLLBACK');
           batch[0]!.reject(outcome.error);
+          tell(told, 'rolled-back');
           return;
         }
         outcomes.push(outcome);
       } else {
         for (const { job } of batch) outcomes.push(runInSavepoint(db, job));
       }
-      this.#uncertain = undefined;
+      this.#told = undefined;
       control(db, 'COMMIT');
       committedAt = true;
       this.#beforeAcknowledge?.(db);
     } catch (error) {
-      this.#uncertain = undefined;
+      this.#told = undefined;
       // Not acknowledged: every job fails, including those that succeeded. Before COMMIT nothing
       // of the batch is in the database; after it, what it wrote is, unacknowledged.
       try {
@@ -203,19 +208,28 @@ export class WriteQueue {
         // The connection is unusable; the original error says why.
       }
       for (const { reject } of batch) reject(error);
-      if (committedAt) refused(uncertain);
+      tell(told, committedAt ? 'refused' : 'rolled-back');
       return;
     }
+    // Settled once: a flush (closing) settles the batches a running sync covers, and that sync's
+    // late completion must not tell their jobs' callbacks again.
+    let settled = false;
     const committed: Committed = {
-      settle: () =>
+      settle: () => {
+        if (settled) return;
+        settled = true;
+        tell(told, 'acknowledged');
         batch.forEach(({ resolve, reject }, i) => {
           const outcome = outcomes[i]!;
           if (outcome.ok) resolve(outcome.value);
           else reject(outcome.error);
-        }),
+        });
+      },
       fail: (error) => {
+        if (settled) return;
+        settled = true;
         batch.forEach(({ reject }) => reject(error));
-        refused(uncertain);
+        tell(told, 'refused');
       },
     };
     if (!this.#sync) return committed.settle();
