@@ -109,6 +109,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     notice: (message, details) => log.error(details, message),
+    // Its index and watches follow only its own writes on SQLite: one registry per database.
+    singleProcess: true,
   });
   await store.open();
 

@@ -82,6 +82,7 @@ import { prepare } from './statements.js';
 import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
 import { SqliteWatchRecords } from './watch-records.js';
 import { WriteQueue, type WriteJob } from './write-queue.js';
+import { lockForThisProcess } from './process-lock.js';
 
 /** The data directory and the database file, when the registry creates them: its user's alone. */
 const PRIVATE_DIR_MODE = 0o700;
@@ -102,6 +103,11 @@ export interface SqliteStoreOptions {
   notice?: (message: string, details: Record<string, unknown>) => void;
   /** Called with every connection the store opens (tests: e.g. PRAGMA query_only to make it read-only). */
   onConnection?: (db: Database.Database) => void;
+  /**
+   * A serving registry: no other process holding this option may open the database meanwhile
+   * (./process-lock.ts); `open` refuses, saying so. The CLI's import leaves it out.
+   */
+  singleProcess?: boolean;
 }
 
 /** The WAL is truncated back to this after checkpoints, so a burst of writes does not leave it large. */
@@ -139,6 +145,9 @@ export class SqliteStore implements RegistryStore {
   readonly #faults = new FaultState((error) => this.#classify(error));
   readonly #notice: NonNullable<SqliteStoreOptions['notice']>;
   readonly #onConnection: SqliteStoreOptions['onConnection'];
+  readonly #singleProcess: boolean;
+  /** The held lock of ./process-lock.ts (singleProcess), released at close. */
+  #processLock: Database.Database | undefined;
   #db: Database.Database | undefined;
   /** The file the connection has open (device and inode), to notice it being deleted or replaced. */
   #identity: { dev: number; ino: number } | undefined;
@@ -158,6 +167,7 @@ export class SqliteStore implements RegistryStore {
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
     this.#notice = options.notice ?? (() => undefined);
     this.#onConnection = options.onConnection;
+    this.#singleProcess = options.singleProcess === true;
     this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch, {
       beforeAcknowledge: () => this.#checkFileIdentity(),
       sync: { later: () => this.#syncWal(), now: () => this.#syncWalNow() },
@@ -181,9 +191,17 @@ export class SqliteStore implements RegistryStore {
   async open(): Promise<void> {
     if (this.#db) return;
     if (this.#closed) throw new Error('SqliteStore was closed; create a new instance.');
+    if (this.#singleProcess) {
+      try {
+        this.#processLock = lockForThisProcess(this.#file);
+      } catch (error) {
+        throw this.#openError(error);
+      }
+    }
     try {
       this.#db = this.#connect();
     } catch (error) {
+      this.#releaseProcessLock();
       throw this.#openError(error);
     }
     this.#identity = identityOf(this.#file);
@@ -237,6 +255,20 @@ export class SqliteStore implements RegistryStore {
   }
 
   async close(): Promise<void> {
+    try {
+      await this.#closeDatabase();
+    } finally {
+      // Last: no other registry may open the file before this one is done with it.
+      this.#releaseProcessLock();
+    }
+  }
+
+  #releaseProcessLock(): void {
+    this.#processLock?.close();
+    this.#processLock = undefined;
+  }
+
+  async #closeDatabase(): Promise<void> {
     const db = this.#db;
     this.#closed = true;
     if (!db) return;
