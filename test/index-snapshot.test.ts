@@ -337,3 +337,21 @@ test('SQLite: an update whose fsync is slow while the index is saved (the thread
     removeTempDir(dir);
   }
 });
+
+test('a save that cannot put the file in place (a directory where it belongs) fails without leaving its temporary file, as large as the index, behind', async () => {
+  const dir = tempDir('a2a-registry-snapshot-blocked-');
+  try {
+    fs.mkdirSync(path.join(dir, SNAPSHOT_FILE));
+    const { registry, messages } = await start({ REGISTRY_DATA_DIR: dir, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' });
+    const text = JSON.stringify(v1Card('Blocked Agent', 'https://blocked.example.org/a2a'));
+    await registry.service.register({ type: 'agent-card', card: JSON.parse(text), documentText: text, sizeBytes: Buffer.byteLength(text) }, ADMIN);
+    for (const until = Date.now() + 10_000; !messages.includes('saving the search index failed; will retry') && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(messages.includes('saving the search index failed; will retry'), messages.join('\n'));
+    assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')), [], 'the failed save removed its temporary file');
+    await stop(registry);
+    assert.ok(messages.includes('saving the search index at shutdown failed'));
+    assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')), []);
+  } finally {
+    removeTempDir(dir);
+  }
+});

@@ -143,7 +143,14 @@ export async function writeIndexSnapshot(file: string, meta: SnapshotMeta, state
     throw err;
   }
   await out.close();
-  await fs.rename(tmp, file);
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    // Not left behind, as large as the index, for every save that fails so (a directory where
+    // the file belongs, the file made immutable): the next save writes it again.
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
   return { bytes };
 }
 
