@@ -77,3 +77,33 @@ test('every acknowledged registration survives SIGKILL mid-stream', async () => 
     await restarted.stop();
   }
 });
+
+test('a second registry on the same SQLite data directory refuses to start, naming it (each searched only its own writes); after the first crashes, the next one starts', async () => {
+  const dataDir = tempDir();
+  const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: TOKENS_ENV };
+  const first = await spawnRegistry(env);
+  try {
+    const client = await sdkClient(first.url, { token: TOKENS.alice });
+    const { id } = resultOf(await op(client, { register: { agentCard: v1Card('Lone Agent', 'https://lone.example.org/a2a') } }));
+    await assert.rejects(spawnRegistry(env), (error: Error) => {
+      assert.match(error.message, /exited \(1\)/);
+      assert.match(error.message, /another registry process is already serving the SQLite database \S+registry\.db/);
+      assert.match(error.message, /another REGISTRY_DATA_DIR, or run several replicas on PostgreSQL \(DATABASE_URL\)/);
+      return true;
+    });
+    const hits = resultOf(await op(client, { search: { query: 'lone' } })).results;
+    assert.deepEqual(hits.map((h: WireJson) => h.id), [id], 'the first one goes on serving');
+    // A crash leaves no stale lock: the operating system releases it with the process.
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const next = await spawnRegistry(env);
+    try {
+      const reader = await sdkClient(next.url);
+      assert.deepEqual(resultOf(await op(reader, { search: { query: 'lone' } })).results.map((h: WireJson) => h.id), [id]);
+    } finally {
+      await next.stop();
+    }
+  } finally {
+    first.child.kill('SIGKILL');
+  }
+});

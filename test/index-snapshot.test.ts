@@ -5,6 +5,8 @@
  * A corrupt, foreign-version or disabled snapshot is not used: the index is rebuilt.
  */
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { pbkdf2 } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -17,7 +19,7 @@ import { SNAPSHOT_FILE } from '../src/registry/index-snapshots.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
 import { usePostgres } from './support/postgres.js';
-import { TOKENS_ENV, removeTempDir, tempDir } from './support/registry.js';
+import { TOKENS_ENV, removeTempDir, spawnRegistry, tempDir } from './support/registry.js';
 import { v1Card } from './support/documents.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
@@ -277,6 +279,123 @@ test('a database restored from a backup, which numbers its new changes from the 
     ({ registry, messages } = await start(env));
     assert.ok(messages.includes('search index loaded from its snapshot and the change log'), messages.join('\n'));
     await stop(registry);
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
+test('a registry killed while saving its index leaves a temporary file; the next start removes it (every crash mid-save left one, as large as the index, forever)', { timeout: 180_000 }, async () => {
+  const dir = tempDir('a2a-registry-snapshot-killed-');
+  const env = { REGISTRY_DATA_DIR: dir, REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' };
+  let sharing: ReturnType<typeof spawn> | undefined;
+  try {
+    // Enough entries that saving the index takes a moment.
+    const cards = path.join(dir, 'cards.jsonl');
+    fs.writeFileSync(cards, Array.from({ length: 3000 }, (_, i) => JSON.stringify(v1Card(`Saved Agent ${i}`, `https://saved-${i}.example.org/a2a`))).join('\n'));
+    assert.equal((await runImport(loadConfig({ REGISTRY_DATA_DIR: dir, LOG_LEVEL: 'warn' }), [cards], { owner: 'admin', batchSize: 500, thread: 'main' })).refused, 0);
+    fs.rmSync(cards);
+
+    // The built registry, as `npm start` runs it, SIGKILLed as soon as it starts writing its
+    // index (a rebuilt index is saved at once): the OOM killer or a crash at that moment.
+    let child: Awaited<ReturnType<typeof spawnRegistry>>['child'] | undefined;
+    const killed = new Promise<string>((resolve) => {
+      const watcher = fs.watch(dir, (_event, name) => {
+        if (child && name === `${SNAPSHOT_FILE}.${child.pid}.tmp`) {
+          child.kill('SIGKILL');
+          watcher.close();
+          resolve(name);
+        }
+      });
+    });
+    const crashed = await spawnRegistry(env, { listeningOnly: true });
+    child = crashed.child;
+    const left = await killed;
+    assert.equal(await crashed.exited, 'SIGKILL');
+    // Another crash's leftover (its process is gone), and the file of a process that is still
+    // running (a registry sharing the directory by mistake), which must be left alone.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const older = `${SNAPSHOT_FILE}.${gone}.tmp`;
+    fs.writeFileSync(path.join(dir, older), Buffer.alloc(64 * 1024, 7));
+    sharing = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120_000)'], { stdio: 'ignore' });
+    const alive = `${SNAPSHOT_FILE}.${sharing.pid}.tmp`;
+    fs.writeFileSync(path.join(dir, alive), 'in progress');
+    const leftovers = fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')).sort();
+    assert.ok(leftovers.includes(older) && leftovers.includes(alive), `planted: ${leftovers.join(', ')}`);
+
+    const { registry, messages } = await start({ REGISTRY_DATA_DIR: dir, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' });
+    try {
+      assert.ok(messages.includes('removed the temporary files of search index saves a crash cut short'), messages.join('\n'));
+      const remaining = fs.readdirSync(dir).filter((name) => name.endsWith('.tmp'));
+      assert.deepEqual(remaining, [alive], `the killed save's ${left} and the older leftover are removed, the running process's file kept`);
+      assert.equal((await registry.service.search({ query: 'saved agent 2999', limit: 1 }, ADMIN)).results[0]?.name, 'Saved Agent 2999');
+    } finally {
+      await stop(registry);
+    }
+  } finally {
+    sharing?.kill('SIGKILL');
+    removeTempDir(dir);
+  }
+});
+
+test('SQLite: an update whose fsync is slow while the index is saved (the thread pool busy) is not left out of the saved index a crash then loads', { timeout: 120_000 }, async () => {
+  const dir = tempDir('a2a-registry-snapshot-slow-sync-');
+  const env = { REGISTRY_DATA_DIR: dir, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' };
+  const card = (name: string, url = 'https://shelf.example.org/a2a') => {
+    const text = JSON.stringify(v1Card(name, url));
+    return { type: 'agent-card' as const, card: JSON.parse(text), documentText: text, sizeBytes: Buffer.byteLength(text) };
+  };
+  const names = async (registry: RunningRegistry, query: string) => (await registry.service.search({ query, limit: 5 }, ADMIN)).results.map((r) => r.name);
+  try {
+    let { registry, messages } = await start(env);
+    await registry.service.register(card('Shelf Agent'), ADMIN);
+    const saves = () => messages.filter((m) => m === 'search index saved').length;
+    for (const until = Date.now() + 10_000; saves() === 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    const before = saves();
+    assert.ok(before > 0, 'the index was saved');
+
+    // Another write (so the next periodic save has something to save), then, with every thread
+    // of the pool busy (slow DNS lookups of refreshes, file I/O and crypto share it in
+    // production), an update: committed at once, its fsync waits for a thread, so it is not
+    // acknowledged, nor in the index, for a second or two — across the next save.
+    await registry.service.register(card('Other Agent', 'https://other.example.org/a2a'), ADMIN);
+    const busy = Array.from({ length: 12 }, () => new Promise((resolve) => pbkdf2('x', 'y', 500_000, 32, 'sha512', resolve)));
+    const update = registry.service.register(card('Lantern Agent'), ADMIN);
+    for (const until = Date.now() + 20_000; saves() === before && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(saves() > before, 'the index was saved meanwhile');
+    // What a crash right now leaves on disk: the file just saved.
+    const crashed = fs.readFileSync(path.join(dir, SNAPSHOT_FILE));
+    await update;
+    await Promise.all(busy);
+    assert.deepEqual(await names(registry, 'lantern'), ['Lantern Agent']);
+    await stop(registry);
+
+    fs.writeFileSync(path.join(dir, SNAPSHOT_FILE), crashed);
+    ({ registry, messages } = await start(env));
+    try {
+      assert.ok(messages.includes('search index loaded from its snapshot and the change log'), messages.join('\n'));
+      assert.deepEqual(await names(registry, 'lantern'), ['Lantern Agent'], 'the acknowledged update is searchable after the crash');
+      assert.deepEqual(await names(registry, 'shelf'), [], 'the name it replaced is not');
+    } finally {
+      await stop(registry);
+    }
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
+test('a save that cannot put the file in place (a directory where it belongs) fails without leaving its temporary file, as large as the index, behind', async () => {
+  const dir = tempDir('a2a-registry-snapshot-blocked-');
+  try {
+    fs.mkdirSync(path.join(dir, SNAPSHOT_FILE));
+    const { registry, messages } = await start({ REGISTRY_DATA_DIR: dir, REGISTRY_INDEX_SNAPSHOT_SECONDS: '1' });
+    const text = JSON.stringify(v1Card('Blocked Agent', 'https://blocked.example.org/a2a'));
+    await registry.service.register({ type: 'agent-card', card: JSON.parse(text), documentText: text, sizeBytes: Buffer.byteLength(text) }, ADMIN);
+    for (const until = Date.now() + 10_000; !messages.includes('saving the search index failed; will retry') && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(messages.includes('saving the search index failed; will retry'), messages.join('\n'));
+    assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')), [], 'the failed save removed its temporary file');
+    await stop(registry);
+    assert.ok(messages.includes('saving the search index at shutdown failed'));
+    assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')), []);
   } finally {
     removeTempDir(dir);
   }

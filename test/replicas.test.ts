@@ -123,6 +123,7 @@ describe('two replicas on one PostgreSQL', () => {
     if (!postgres.server.controllable) return t.skip('TEST_DATABASE_URL server cannot be restarted');
     const acknowledged: string[] = [];
     for (let i = 0; i < 5; i++) acknowledged.push(resultOf(await op(onA, { register: { agentCard: v1Card(`Before ${i}`, `https://before.example.org/${i}`) } })).id);
+    const failedBefore = [a, b].map((r) => r.logs.filter((l) => String(l.msg).startsWith('catching up with changes failed')).length);
     await postgres.server.halt();
     await within(5000, async () => (await fetch(`${a.url}/readyz`)).status === 503);
     const down = (await (await fetch(`${b.url}/readyz`)).json()) as WireJson;
@@ -130,8 +131,16 @@ describe('two replicas on one PostgreSQL', () => {
     // A write while the database is down is refused, never acknowledged.
     const refused = await op(onA, { register: { agentCard: v1Card('During', 'https://during.example.org/a2a') } }).catch(() => undefined);
     if (refused) assert.notEqual(stateOf(refused), 'TASK_STATE_COMPLETED');
+    // Down for a few seconds: each replica's follower polls every 500 ms meanwhile.
+    await new Promise((r) => setTimeout(r, 3000));
     await postgres.server.resume();
     await within(15_000, async () => (await fetch(`${a.url}/readyz`)).status === 200 && (await fetch(`${b.url}/readyz`)).status === 200);
+    for (const [i, r] of [a, b].entries()) {
+      // Said once per outage (it was logged at every poll: 120 warnings a minute per replica), and its end said too.
+      const failed = r.logs.filter((l) => String(l.msg).startsWith('catching up with changes failed')).length - failedBefore[i]!;
+      assert.ok(failed >= 1 && failed <= 2, `replica ${i} logged the failed catch-up ${failed} times`);
+      await within(5000, async () => r.logs.some((l) => l.msg === 'caught up with changes again'));
+    }
     for (const id of acknowledged) assert.equal(resultOf(await op(onB, { get: { id } })).id, id);
     const { id } = resultOf(await op(onA, { register: { agentCard: v1Card('After Restart Agent', 'https://after.example.org/a2a') } }));
     await within(1000, () => finds(onB, 'after restart', id));

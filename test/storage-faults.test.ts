@@ -195,6 +195,16 @@ describe('SQLite storage faults', () => {
     assert.match((await readiness(registry)).reason!, /storage is unavailable: the database file was deleted/);
     fs.rmSync(dataDir);
     await eventually(10_000, async () => (await readiness(registry)).status === 200, 'ready again once the probe re-created the file');
+    // The refused registrations had committed to the connection before the file could not be
+    // re-created: the re-created file holds them, so search must find them as storage lists
+    // them (it did not until a restart, and a retry answered "unchanged" without publishing).
+    const listed = resultOf(await op(alice, { list: {} })).entries.map((e: WireJson) => e.name).sort();
+    assert.deepEqual(listed, ['Deleted One', 'Deleted Three', 'Deleted Three rest', 'Deleted Two']);
+    await eventually(5000, async () => (await resultOf(await op(alice, { search: { query: 'Deleted' } }))).total === 4, 'search finds what storage holds');
+    const retried = resultOf(await register('Deleted Three'));
+    assert.equal(retried.changed, false, 'a retry of the refused registration finds it stored');
+    const found = resultOf(await op(alice, { search: { query: 'Deleted Three' } })).results.map((h: WireJson) => h.name).sort();
+    assert.deepEqual(found.filter((n: string) => n.startsWith('Deleted Three')), ['Deleted Three', 'Deleted Three rest']);
     ids.push(resultOf(await register('Deleted Four')).id);
 
     await registry.close();

@@ -109,6 +109,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     notice: (message, details) => log.error(details, message),
+    // Its index and watches follow only its own writes on SQLite: one registry per database.
+    singleProcess: true,
   });
   await store.open();
 
@@ -175,6 +177,13 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       quota: config.quota,
       requireVerified: config.trust.requireVerified,
       searchCache: new SearchCache(config.search.cacheEntries),
+    });
+    // A write refused after its commit (SQLite: the file deleted under the connection, a failed
+    // fsync) is in storage all the same, and nothing published it: once storage takes writes
+    // again, the entries it changed are read back and published as another writer's would be, or
+    // search, watches and catalogs would miss it (a retry answers "unchanged": no publication) until a restart.
+    store.onUnacknowledgedChanges?.((ids) => {
+      void service.applyReplicaChanges(ids).catch((err: unknown) => log.error({ err, entries: ids }, 'publishing changes of writes refused after their commit failed'));
     });
 
     // The index loads in the background: the doors listen at once (liveness answers from the

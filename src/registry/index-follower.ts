@@ -28,6 +28,8 @@ export class IndexFollower {
   private subscription: ChangeSubscription | undefined;
   private behind = true;
   private lastError: string | undefined;
+  /** Why the last catch-up failed, logged once while it goes on; undefined once one succeeds. */
+  private failing: string | undefined;
 
   constructor(
     private readonly store: RegistryStore,
@@ -105,12 +107,17 @@ export class IndexFollower {
         this.lastSeq = changes[changes.length - 1]!.seq;
         if (changes.length < BATCH) break;
       }
+      if (this.failing !== undefined) this.log.info({ at: this.lastSeq }, 'caught up with changes again');
+      this.failing = undefined;
       this.behind = false;
       this.lastError = undefined;
     } catch (err) {
       this.behind = true;
       this.lastError = (err as Error).message;
-      this.log.warn({ err: this.lastError }, 'catching up with changes failed; will retry');
+      // Once per outage (and when the reason changes), not at every poll: a database down for a
+      // minute made each replica log this 120 times, burying whatever else went wrong.
+      if (this.lastError !== this.failing) this.log.warn({ err: this.lastError }, 'catching up with changes failed; will retry every poll until it succeeds');
+      this.failing = this.lastError;
     }
   }
 

@@ -6,17 +6,18 @@
  * The saved position must never be ahead of the index: a change the index has not applied yet
  * would be skipped at the next start. So the position is read first, then, after a pause in
  * which every change committed before the read has been published (a write publishes right
- * after its commit, with no I/O in between), the index is copied. With PostgreSQL it is also no
- * further than the follower has applied. With SQLite it is also no further than the first change
- * another process wrote (`a2a-registry import` beside the running registry, whose changes this
- * index has not applied: the next start replays them). Replaying a change twice is harmless, so
+ * after it is acknowledged), the index is copied. With PostgreSQL it is also no further than the
+ * follower has applied. With SQLite it is also no further than the first change this process has
+ * not acknowledged yet (committed, its fsync still running: a pause does not bound a slow disk)
+ * and the first change another process wrote (`a2a-registry import` beside the running registry,
+ * whose changes this index has not applied: the next start replays them). Replaying a change twice is harmless, so
  * erring early costs a little replay, never a lost change.
  *
  * Not used with hybrid ranking (the index cannot save its embeddings): the index is rebuilt.
  */
 import path from 'node:path';
 import type { Logger } from '../observability/logger.js';
-import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot, type SnapshotMeta } from '../search/snapshot-file.js';
+import { SNAPSHOT_FORMAT, readIndexSnapshot, removeAbandonedWrites, writeIndexSnapshot, type SnapshotMeta } from '../search/snapshot-file.js';
 import type { RegistryStore } from '../storage/types.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { RegistryService } from './service.js';
@@ -63,6 +64,11 @@ export class IndexSnapshots {
    */
   async restore(signal: AbortSignal): Promise<number | undefined> {
     const started = Date.now();
+    // What a save cut short by a crash left (before this process saves: nothing of its own yet).
+    const abandoned = await removeAbandonedWrites(this.file);
+    if (abandoned.removed.length > 0) {
+      this.log.info({ files: abandoned.removed, bytes: abandoned.bytes }, 'removed the temporary files of search index saves a crash cut short');
+    }
     let readMs = 0;
     let meta: SnapshotMeta | undefined;
     const restored = await this.service.restoreIndex(async () => {
@@ -141,14 +147,20 @@ export class IndexSnapshots {
       const changes = await this.store.changesSince(at, OWN_CHANGES_BATCH);
       // Trimmed changes cannot be told apart: stay, and the next start rebuilds the index.
       if ((await this.store.changesTrimmedThrough()) > at) break;
-      const foreign = changes.find((c) => c.seq <= read && !own.has(c.seq));
-      const mine = changes.filter((c) => c.seq <= read && (foreign === undefined || c.seq < foreign.seq));
+      // A change not yet acknowledged (its fsync is still running: a slow disk, a busy thread
+      // pool) is not in the index yet either: the position stops before it, and passes it at a
+      // later save. Waiting SETTLE_MS alone let a slow sync's update be skipped at the next start.
+      const stop = changes.find((c) => c.seq <= read && (!own.has(c.seq) || own.isPending(c.seq)));
+      const mine = changes.filter((c) => c.seq <= read && (stop === undefined || c.seq < stop.seq));
       if (mine.length > 0) at = mine[mine.length - 1]!.seq;
-      if (foreign) {
+      if (stop && !own.has(stop.seq)) {
         own.stop();
-        this.log.info({ at, foreign: foreign.seq }, 'the change log holds changes another process wrote (an import?): the next start replays them from the saved index');
-        break;
+        this.log.info(
+          { at, foreign: stop.seq },
+          'the change log holds changes the index has not applied (another process wrote them, e.g. an import, or a write refused after its commit): the next start replays them from the saved index',
+        );
       }
+      if (stop) break;
       if (changes.length < OWN_CHANGES_BATCH || changes[changes.length - 1]!.seq >= read) break;
     }
     this.ownThrough = at;

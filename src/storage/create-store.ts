@@ -14,6 +14,8 @@ export interface StoreConfig {
   dataDir: string;
   /** Told about what the store did by itself (e.g. re-created a deleted SQLite file). */
   notice?: (message: string, details: Record<string, unknown>) => void;
+  /** A serving registry: SQLite refuses a second one on the same database (sqlite/process-lock.ts). */
+  singleProcess?: boolean;
 }
 
 export function isPostgresUrl(url: string | undefined): url is string {
@@ -23,5 +25,5 @@ export function isPostgresUrl(url: string | undefined): url is string {
 /** Returns an unopened store; call `open()` before use. */
 export function createStore(config: StoreConfig): RegistryStore {
   if (isPostgresUrl(config.databaseUrl)) return new PostgresStore({ url: config.databaseUrl.trim() });
-  return new SqliteStore({ file: join(config.dataDir, 'registry.db'), notice: config.notice });
+  return new SqliteStore({ file: join(config.dataDir, 'registry.db'), notice: config.notice, singleProcess: config.singleProcess });
 }

@@ -10,11 +10,30 @@
  */
 export class OwnChanges {
   readonly #seqs = new Set<number>();
+  /** Recorded, not yet acknowledged (committed, its fsync still running): not in the index yet. */
+  readonly #pending = new Set<number>();
   #tracking = true;
 
-  /** Called by the store as it records a change (inside its transaction). */
+  /** Called by the store as it records a change (inside its transaction); pending until `settled`. */
   add(seq: number): void {
-    if (this.#tracking) this.#seqs.add(seq);
+    if (!this.#tracking) return;
+    this.#seqs.add(seq);
+    this.#pending.add(seq);
+  }
+
+  /**
+   * The write that recorded `seq` was acknowledged (and published: the index has it) or rolled
+   * back (no such change), or, `kept` false, refused after its commit: in the database, but not
+   * in the index, like another process's change.
+   */
+  settled(seq: number, kept: boolean): void {
+    this.#pending.delete(seq);
+    if (!kept) this.#seqs.delete(seq);
+  }
+
+  /** Recorded by this process and not acknowledged yet: a saved position must stop before it. */
+  isPending(seq: number): boolean {
+    return this.#pending.has(seq);
   }
 
   /** False once a foreign change was met (stop): no position can be passed any more. */
@@ -35,5 +54,6 @@ export class OwnChanges {
   stop(): void {
     this.#tracking = false;
     this.#seqs.clear();
+    this.#pending.clear();
   }
 }

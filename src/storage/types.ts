@@ -339,6 +339,17 @@ export interface RegistryStore {
    */
   readonly fault: StorageFault | undefined;
   /**
+   * Where a write can commit and still be refused (SQLite: the commit went to a database file
+   * deleted under the connection, or the fsync after it failed): its caller was told storage is
+   * unavailable and nothing published the change, yet the database holds it (the re-created
+   * file, the next sync). `listener` gets the ids of the entries such commits changed, once a
+   * write succeeds again, so that the search index and everything else derived from storage
+   * apply them. Absent where every commit is read back from the change log anyway (PostgreSQL's
+   * follower).
+   */
+  onUnacknowledgedChanges?(listener: (ids: string[]) => void): void;
+
+  /**
    * A small durable write that proves the database takes writes again (repairing what it can,
    * e.g. re-creating a deleted SQLite file from the open connection). Clears `fault` on success.
    */

@@ -82,6 +82,7 @@ import { prepare } from './statements.js';
 import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
 import { SqliteWatchRecords } from './watch-records.js';
 import { WriteQueue, type WriteJob } from './write-queue.js';
+import { lockForThisProcess } from './process-lock.js';
 
 /** The data directory and the database file, when the registry creates them: its user's alone. */
 const PRIVATE_DIR_MODE = 0o700;
@@ -102,6 +103,11 @@ export interface SqliteStoreOptions {
   notice?: (message: string, details: Record<string, unknown>) => void;
   /** Called with every connection the store opens (tests: e.g. PRAGMA query_only to make it read-only). */
   onConnection?: (db: Database.Database) => void;
+  /**
+   * A serving registry: no other process holding this option may open the database meanwhile
+   * (./process-lock.ts); `open` refuses, saying so. The CLI's import leaves it out.
+   */
+  singleProcess?: boolean;
 }
 
 /** The WAL is truncated back to this after checkpoints, so a burst of writes does not leave it large. */
@@ -139,6 +145,9 @@ export class SqliteStore implements RegistryStore {
   readonly #faults = new FaultState((error) => this.#classify(error));
   readonly #notice: NonNullable<SqliteStoreOptions['notice']>;
   readonly #onConnection: SqliteStoreOptions['onConnection'];
+  readonly #singleProcess: boolean;
+  /** The held lock of ./process-lock.ts (singleProcess), released at close. */
+  #processLock: Database.Database | undefined;
   #db: Database.Database | undefined;
   /** The file the connection has open (device and inode), to notice it being deleted or replaced. */
   #identity: { dev: number; ino: number } | undefined;
@@ -148,6 +157,9 @@ export class SqliteStore implements RegistryStore {
   #walFd: number | undefined;
   readonly #retiredWalFds: number[] = [];
   #walSyncing = 0;
+  /** Entries changed by commits that were refused (see onUnacknowledgedChanges), until a write succeeds. */
+  readonly #unacknowledged = new Set<string>();
+  #unacknowledgedListener: ((ids: string[]) => void) | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.#file = resolve(options.file);
@@ -155,6 +167,7 @@ export class SqliteStore implements RegistryStore {
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
     this.#notice = options.notice ?? (() => undefined);
     this.#onConnection = options.onConnection;
+    this.#singleProcess = options.singleProcess === true;
     this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch, {
       beforeAcknowledge: () => this.#checkFileIdentity(),
       sync: { later: () => this.#syncWal(), now: () => this.#syncWalNow() },
@@ -178,9 +191,17 @@ export class SqliteStore implements RegistryStore {
   async open(): Promise<void> {
     if (this.#db) return;
     if (this.#closed) throw new Error('SqliteStore was closed; create a new instance.');
+    if (this.#singleProcess) {
+      try {
+        this.#processLock = lockForThisProcess(this.#file);
+      } catch (error) {
+        throw this.#openError(error);
+      }
+    }
     try {
       this.#db = this.#connect();
     } catch (error) {
+      this.#releaseProcessLock();
       throw this.#openError(error);
     }
     this.#identity = identityOf(this.#file);
@@ -234,6 +255,20 @@ export class SqliteStore implements RegistryStore {
   }
 
   async close(): Promise<void> {
+    try {
+      await this.#closeDatabase();
+    } finally {
+      // Last: no other registry may open the file before this one is done with it.
+      this.#releaseProcessLock();
+    }
+  }
+
+  #releaseProcessLock(): void {
+    this.#processLock?.close();
+    this.#processLock = undefined;
+  }
+
+  async #closeDatabase(): Promise<void> {
     const db = this.#db;
     this.#closed = true;
     if (!db) return;
@@ -307,12 +342,29 @@ export class SqliteStore implements RegistryStore {
       (value) => {
         this.#faults.clear();
         this.#checkpointer?.written();
+        this.#announceUnacknowledged();
         return value;
       },
       (error: unknown) => {
         throw this.#faults.wrap(error);
       },
     );
+  }
+
+  onUnacknowledgedChanges(listener: (ids: string[]) => void): void {
+    this.#unacknowledgedListener = listener;
+  }
+
+  /**
+   * A write succeeded: the database takes writes again, and what refused commits left in it is
+   * kept with it (the re-created file holds it, the last sync covered it). Tell whoever follows
+   * storage which entries those commits changed.
+   */
+  #announceUnacknowledged(): void {
+    if (this.#unacknowledged.size === 0 || !this.#unacknowledgedListener) return;
+    const ids = [...this.#unacknowledged];
+    this.#unacknowledged.clear();
+    this.#unacknowledgedListener(ids);
   }
 
   /** A read on the connection; a corrupt or vanished file comes back named. */
@@ -488,6 +540,13 @@ export class SqliteStore implements RegistryStore {
     const info = prepare(db, 'INSERT INTO changes (entry_id, op, at) VALUES (?, ?, ?)').run(entryId, op, at);
     const seq = Number(info.lastInsertRowid);
     this.ownChanges.add(seq);
+    this.#writes.afterBatch((outcome) => {
+      // Acknowledged: published, so in the index (a saved index may pass it from now on).
+      this.ownChanges.settled(seq, outcome !== 'refused');
+      // Refused after its commit, the change is in the database all the same: nothing publishes
+      // it (the writer was refused), so it is announced once storage takes writes again.
+      if (outcome === 'refused') this.#unacknowledged.add(entryId);
+    });
     return seq;
   }
 

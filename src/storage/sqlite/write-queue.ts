@@ -19,6 +19,11 @@
  * - `beforeAcknowledge` runs after COMMIT and before any promise settles: it may refuse to
  *   acknowledge the batch (throw), e.g. when the database file was deleted under the connection
  *   and the commit went to an unlinked inode.
+ * - A batch refused after its COMMIT (by `beforeAcknowledge`, or a failed sync) rejects every
+ *   job, yet the connection holds what they wrote (and a re-created file, or the next sync, may
+ *   keep it). A job that must know what became of its batch registers a callback with
+ *   `afterBatch`: it is told once, when the batch is acknowledged (before its promises settle),
+ *   refused after its commit, or rolled back.
  * - With a `sync` (the connection runs with synchronous=NORMAL: COMMIT writes the WAL but does
  *   not fsync it), the fsync happens off the event loop: a committed batch settles only once a
  *   sync that started after its COMMIT has finished. One sync runs at a time, and every batch
@@ -78,6 +83,14 @@ interface Committed {
   fail(error: unknown): void;
 }
 
+/** What became of a batch (see afterBatch). */
+export type BatchOutcome = 'acknowledged' | 'refused' | 'rolled-back';
+
+/** Tells the callbacks a batch's jobs registered with `afterBatch` what became of it. */
+function tell(callbacks: readonly ((outcome: BatchOutcome) => void)[], outcome: BatchOutcome): void {
+  for (const callback of callbacks) callback(outcome);
+}
+
 export class WriteQueue {
   readonly #connection: () => Database.Database;
   readonly #maxBatchSize: number;
@@ -89,6 +102,8 @@ export class WriteQueue {
   #unsynced: Committed[] = [];
   /** The batches the running sync covers (undefined when none runs). */
   #syncing: Committed[] | undefined;
+  /** While a batch runs: who its jobs asked to tell what became of it (afterBatch). */
+  #told: ((outcome: BatchOutcome) => void)[] | undefined;
 
   constructor(connection: () => Database.Database, maxBatchSize = 128, options: WriteQueueOptions = {}) {
     this.#connection = connection;
@@ -110,6 +125,15 @@ export class WriteQueue {
       // request that arrived in this turn of the event loop joins the same batch.
       this.#scheduled ??= setImmediate(() => this.#flushBatch());
     });
+  }
+
+  /**
+   * Called from inside a job: `callback` is told once what became of the job's batch (see
+   * above): acknowledged, refused after its commit (the write is in the database although its
+   * promise rejected), or rolled back. Outside a job it does nothing.
+   */
+  afterBatch(callback: (outcome: BatchOutcome) => void): void {
+    this.#told?.push(callback);
   }
 
   /** Commits everything queued now, synchronously (before closing the connection). */
@@ -148,6 +172,9 @@ export class WriteQueue {
   #commit(batch: Queued[]): void {
     const outcomes: Outcome[] = [];
     let db: Database.Database | undefined;
+    const told: ((outcome: BatchOutcome) => void)[] = [];
+    let committedAt = false;
+    this.#told = told;
     try {
       db = this.#connection();
       // IMMEDIATE takes the write lock before the first read, so each job's read-check-write
@@ -157,34 +184,53 @@ export class WriteQueue {
         const outcome = runAlone(db, batch[0]!.job);
         // A failed job alone: its transaction is rolled back (nothing else shares it) and it rejects.
         if (!outcome.ok) {
+          this.#told = undefined;
           if (db.inTransaction) control(db, 'ROLLBACK');
           batch[0]!.reject(outcome.error);
+          tell(told, 'rolled-back');
           return;
         }
         outcomes.push(outcome);
       } else {
         for (const { job } of batch) outcomes.push(runInSavepoint(db, job));
       }
+      this.#told = undefined;
       control(db, 'COMMIT');
+      committedAt = true;
       this.#beforeAcknowledge?.(db);
     } catch (error) {
-      // Nothing of this batch is committed: every job fails, including those that succeeded.
+      this.#told = undefined;
+      // Not acknowledged: every job fails, including those that succeeded. Before COMMIT nothing
+      // of the batch is in the database; after it, what it wrote is, unacknowledged.
       try {
         if (db?.inTransaction) control(db, 'ROLLBACK');
       } catch {
         // The connection is unusable; the original error says why.
       }
       for (const { reject } of batch) reject(error);
+      tell(told, committedAt ? 'refused' : 'rolled-back');
       return;
     }
+    // Settled once: a flush (closing) settles the batches a running sync covers, and that sync's
+    // late completion must not tell their jobs' callbacks again.
+    let settled = false;
     const committed: Committed = {
-      settle: () =>
+      settle: () => {
+        if (settled) return;
+        settled = true;
+        tell(told, 'acknowledged');
         batch.forEach(({ resolve, reject }, i) => {
           const outcome = outcomes[i]!;
           if (outcome.ok) resolve(outcome.value);
           else reject(outcome.error);
-        }),
-      fail: (error) => batch.forEach(({ reject }) => reject(error)),
+        });
+      },
+      fail: (error) => {
+        if (settled) return;
+        settled = true;
+        batch.forEach(({ reject }) => reject(error));
+        tell(told, 'refused');
+      },
     };
     if (!this.#sync) return committed.settle();
     this.#unsynced.push(committed);
