@@ -19,6 +19,7 @@ import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { startOrigin } from './support/origin-server.js';
 import { freePort } from './support/ports.js';
+import { eventually } from './support/eventually.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 import { createStore } from '../src/storage/create-store.js';
 import { serveCard } from './support/freshness.js';
@@ -764,7 +765,7 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
 });
 
 describe('backup', () => {
-  test('copies the live database while registrations go on, 0600; the copy restores to exactly what it held, later writes not; never over a file without --force; PostgreSQL is pointed to pg_dump', { timeout: 120_000 }, async () => {
+  test('backup copies the live database while registrations go on, 0600; restore puts it back (the registry stopped, the replaced database kept) with exactly what it held; never over a file without --force; PostgreSQL is pointed to pg_dump', { timeout: 120_000 }, async () => {
     const registry = await startTestRegistry();
     const out = tempDir('a2a-registry-backup-');
     const file = path.join(out, 'registry-backup.db');
@@ -776,10 +777,14 @@ describe('backup', () => {
       for (let n = 0; n < 20; n++) assert.equal(stateOf(await op(alice, { register: { agentCard: card(n) } })), 'TASK_STATE_COMPLETED');
       // Registrations go on while the copy is taken: it holds the first 20 and some of the others, whole.
       let writing = true;
+      let written = 20;
       const writer = (async () => {
-        for (let n = 20; writing; n++) assert.equal(stateOf(await op(alice, { register: { agentCard: card(n) } })), 'TASK_STATE_COMPLETED');
+        for (; writing; written++) assert.equal(stateOf(await op(alice, { register: { agentCard: card(written) } })), 'TASK_STATE_COMPLETED');
       })();
       const run = await cli(['backup', file, '--json'], { env });
+      // A few more after the copy: what the copy must not hold.
+      const atCopy = written;
+      await eventually(async () => written >= atCopy + 2, 'registrations after the copy');
       writing = false;
       await writer;
       assert.equal(run.code, 0, run.stderr);
@@ -789,8 +794,7 @@ describe('backup', () => {
       assert.equal(summary.revisions, summary.entries);
       assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'it holds webhook tokens');
       assert.ok(!fs.readdirSync(out).some((f) => f.endsWith('.tmp')), 'no temporary file is left');
-      const after = parse(await cli(['ls', '--json', '--limit', '100'], { env: { A2A_REGISTRY_URL: registry.url } }));
-      assert.ok(after.entries.length > summary.entries, 'registrations went on after the copy');
+      assert.ok(summary.entries < written, `the copy holds ${summary.entries} entries, ${written} were registered by the end: the later ones are not in it`);
 
       // Without --force an existing file is kept as it is.
       const before = fs.readFileSync(file);
@@ -805,10 +809,26 @@ describe('backup', () => {
       assert.equal(none.code, 2);
       assert.match(none.stderr, /there is no registry database at .*registry\.db: point --data-dir/);
 
-      // Restored as the command says (the file as registry.db of a data directory), the registry holds what the copy held.
-      const dataDir = tempDir('a2a-registry-restored-');
-      fs.copyFileSync(file, path.join(dataDir, 'registry.db'));
-      restored = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+      // Restore: refused while the registry runs, and over a database without --force; then it
+      // puts the copy in place, keeps the database it replaced, and the registry holds what the copy held.
+      const running = await cli(['restore', file], { env });
+      assert.equal(running.code, 1);
+      assert.match(running.stderr, /a registry is running on .*registry\.db .*stop it, then restore/);
+      await registry.close();
+      const damaged = path.join(out, 'damaged.db');
+      fs.writeFileSync(damaged, fs.readFileSync(file).subarray(0, 4096));
+      const refusedDamaged = await cli(['restore', damaged, '--force'], { env });
+      assert.notEqual(refusedDamaged.code, 0, refusedDamaged.stderr);
+      const exists = await cli(['restore', file], { env });
+      assert.equal(exists.code, 2);
+      assert.match(exists.stderr, /registry\.db exists: pass --force to replace it/);
+      const restore = await cli(['restore', file, '--force', '--json'], { env });
+      assert.equal(restore.code, 0, restore.stderr);
+      const done = parse(restore);
+      assert.equal(done.entries, summary.entries);
+      assert.ok(fs.existsSync(done.replaced), 'the replaced database is kept');
+      assert.equal(fs.statSync(path.join(registry.dataDir, 'registry.db')).mode & 0o777, 0o600);
+      restored = await startTestRegistry({ REGISTRY_DATA_DIR: registry.dataDir });
       const listed = await restored.service.search({ query: 'backed up agent', limit: 100 }, { principal: 'admin', isAdmin: true });
       assert.equal(listed.total, summary.entries);
       const names = new Set(listed.results.map((r) => r.name));

@@ -20,6 +20,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DEFAULT_REGISTRY_URL, DEFAULT_TIMEOUT_SECONDS } from './client.js';
 import { register as registerGet } from './commands/get.js';
 import { register as registerBackup } from './commands/backup.js';
+import { register as registerRestore } from './commands/restore.js';
 import { register as registerImport } from './commands/import.js';
 import { register as registerKeygen } from './commands/keygen.js';
 import { register as registerLs } from './commands/ls.js';
@@ -51,6 +52,7 @@ const COMMANDS: CommandRegistrar[] = [
   registerRefresh,
   registerImport,
   registerBackup,
+  registerRestore,
   registerKeygen,
   registerSign,
   registerVerify,

@@ -29,39 +29,48 @@ function formatBackup(b: SqliteBackup, source: string, seconds: number, o: Outpu
   return (
     `${s.green('backed up')} ${b.entries.toLocaleString('en-US')} entries (${b.revisions.toLocaleString('en-US')} revisions, change log at ${b.changeSeq}) ` +
     `from ${source} to ${b.file} (${mib(b.bytes)}, ${seconds.toFixed(1)} s)\n` +
-    `To restore: stop the registry, copy the file to ${path.join(path.dirname(source), 'registry.db')}, delete registry.db-wal and registry.db-shm beside it, start the registry.\n`
+    `To restore it: stop the registry, then a2a-registry restore --force --data-dir ${path.dirname(source)} ${b.file}\n`
   );
 }
 
-export async function backupCommand(file: string, options: BackupOptions, o: Output): Promise<number> {
-  let dataDir: string;
+/**
+ * The SQLite database a command works on (REGISTRY_DATA_DIR/registry.db, or --data-dir's), or
+ * the usage message: configuration that does not load, or DATABASE_URL naming PostgreSQL, whose
+ * own tool (`postgresTool`) does the job.
+ */
+export function sqliteDatabase(dataDirOption: string | undefined, postgresTool: string): { database: string } | { usage: string } {
   try {
-    const config = loadConfig(serveEnvironment({ dataDir: options.dataDir }, process.env));
+    const config = loadConfig(serveEnvironment({ dataDir: dataDirOption }, process.env));
     if (isPostgresUrl(config.databaseUrl)) {
-      return reportUsage(
-        o,
-        options.json,
-        'USAGE',
-        'DATABASE_URL is set: the entries are in PostgreSQL, which this command does not copy. Use pg_dump (pg_dump --format=custom --file=registry.dump "$DATABASE_URL"), or unset DATABASE_URL to back up the SQLite database',
-      );
+      return { usage: `DATABASE_URL is set: the entries are in PostgreSQL, which this command does not handle. Use ${postgresTool}, or unset DATABASE_URL to work on the SQLite database` };
     }
-    dataDir = config.dataDir;
+    return { database: path.join(config.dataDir, 'registry.db') };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    return reportUsage(o, options.json, 'USAGE', err.message);
+    return { usage: err.message };
   }
-  const source = path.join(dataDir, 'registry.db');
+}
+
+/** A failed backup or restore, said in one line (and as JSON with --json); its exit status. */
+export function reportBackupError(o: Output, json: boolean, err: unknown, what: string): number {
+  // Anything but the checks' own errors (a full disk while syncing or renaming) is a failure too, said in one line.
+  const usage = err instanceof BackupError && err.usage;
+  const message = err instanceof BackupError ? err.message : `the ${what} failed: ${err instanceof Error ? err.message : String(err)}`;
+  if (json) printJson(o, { error: { code: usage ? 'USAGE' : `${what.toUpperCase()}_FAILED`, message } });
+  o.err(`a2a-registry: ${message}\n`);
+  return usage ? EXIT_USAGE : EXIT_FAILED;
+}
+
+export async function backupCommand(file: string, options: BackupOptions, o: Output): Promise<number> {
+  const target = sqliteDatabase(options.dataDir, 'pg_dump (pg_dump --format=custom --file=registry.dump "$DATABASE_URL")');
+  if ('usage' in target) return reportUsage(o, options.json, 'USAGE', target.usage);
+  const source = target.database;
   const started = Date.now();
   let backup: SqliteBackup;
   try {
     backup = backupSqlite(source, file, { overwrite: options.force });
   } catch (err) {
-    // Anything else (a full disk while syncing or linking the copy) is a failed backup too, said in one line.
-    const usage = err instanceof BackupError && err.usage;
-    const message = err instanceof BackupError ? err.message : `the backup failed: ${err instanceof Error ? err.message : String(err)}`;
-    if (options.json) printJson(o, { error: { code: usage ? 'USAGE' : 'BACKUP_FAILED', message } });
-    o.err(`a2a-registry: ${message}\n`);
-    return usage ? EXIT_USAGE : EXIT_FAILED;
+    return reportBackupError(o, options.json, err, 'backup');
   }
   const seconds = (Date.now() - started) / 1000;
   if (options.json) printJson(o, { ...backup, source, seconds });
@@ -80,8 +89,8 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       '\nThe copy is one read transaction of the live database (the registry keeps serving and writing), checked\n' +
-        'and synced before it takes its name. To restore: stop the registry, copy the file to <data dir>/registry.db,\n' +
-        'delete registry.db-wal and registry.db-shm beside it, and start the registry. On PostgreSQL use pg_dump.\n' +
+        'and synced before it takes its name. To restore: stop the registry, then `a2a-registry restore <file>`.\n' +
+        'On PostgreSQL use pg_dump.\n' +
         'Exit status: 0 written, 1 the copy failed (nothing is left at <file>), 2 usage.\n' +
         'Example:\n  a2a-registry backup --data-dir /var/lib/a2a-registry /backups/registry-$(date +%F).db',
     )

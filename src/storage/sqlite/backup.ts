@@ -9,10 +9,17 @@
  * and that it is a registry's database), synced, and only then given its name: a backup that
  * failed half way never sits where a restore would take it from. It holds what the database
  * holds, webhook tokens included, so it is created for its user alone (0600).
+ *
+ * A restore (`a2a-registry restore`) puts a checked copy in the database's place, with the
+ * registry stopped (it takes the registry's own lock, so a running one refuses it); the database
+ * it replaces is kept beside it with its -wal and -shm, moved together: a -wal left beside
+ * another database would be replayed into it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { SQLITE_SCHEMA_VERSION } from './migrations.js';
+import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
 
 export interface SqliteBackup {
   file: string;
@@ -133,5 +140,84 @@ export function backupSqlite(source: string, destination: string, options: { ove
     return { file: dest, bytes: fs.statSync(dest).size, ...facts };
   } finally {
     fs.rmSync(tmp, { force: true });
+  }
+}
+
+export interface SqliteRestore extends Omit<SqliteBackup, 'file' | 'bytes'> {
+  file: string;
+  /** Where the database it replaced was moved (with its -wal and -shm), if there was one. */
+  replaced?: string;
+}
+
+/** Checks that `file` is a whole registry database this release can open; returns what it holds. */
+function checkedCopy(file: string): Omit<SqliteBackup, 'file' | 'bytes'> {
+  let copy: Database.Database;
+  try {
+    copy = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw new BackupError(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`, true);
+  }
+  try {
+    let check: unknown;
+    try {
+      check = copy.pragma('quick_check', { simple: true });
+    } catch (err) {
+      throw new BackupError(`${file} is not an SQLite database (${(err as Error).message})`, true);
+    }
+    if (check !== 'ok') throw new BackupError(`${file} fails SQLite's integrity check (${String(check)}): restore another backup`);
+    const facts = describe(copy, file);
+    if (facts.schemaVersion > SQLITE_SCHEMA_VERSION) {
+      throw new BackupError(`${file} was written by a newer release (schema ${facts.schemaVersion}; this one reads up to ${SQLITE_SCHEMA_VERSION}): restore it with that release or a later one`, true);
+    }
+    return facts;
+  } finally {
+    copy.close();
+  }
+}
+
+/**
+ * Puts the backup at `backup` in place of the database at `database` (the registry stopped).
+ * An existing database is replaced only with `overwrite`, and kept beside as
+ * `registry.db.replaced-<time>`.
+ */
+export function restoreSqlite(backup: string, database: string, options: { overwrite: boolean }): SqliteRestore {
+  if (!fs.existsSync(backup)) throw new BackupError(`there is no backup at ${backup}`, true);
+  if (sameFile(backup, database)) throw new BackupError(`${backup} is the database itself`, true);
+  const facts = checkedCopy(backup);
+  let lock: Database.Database;
+  try {
+    lock = lockForThisProcess(database);
+  } catch (err) {
+    if (err instanceof DatabaseInUseError) {
+      throw new BackupError(`a registry is running on ${database} (it holds ${database}.lock): stop it, then restore`);
+    }
+    throw err;
+  }
+  const tmp = `${database}.restore-${process.pid}.tmp`;
+  try {
+    let replaced: string | undefined;
+    if (fs.existsSync(database)) {
+      if (!options.overwrite) {
+        throw new BackupError(`${database} exists: pass --force to replace it (it is kept beside, as ${path.basename(database)}.replaced-<time>)`, true);
+      }
+      replaced = `${database}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    }
+    fs.copyFileSync(backup, tmp);
+    fs.chmodSync(tmp, 0o600);
+    syncPath(tmp, 'r');
+    if (replaced) {
+      // The database with its WAL (committed writes a checkpoint has not copied in yet) and its shared memory.
+      for (const suffix of ['', '-wal', '-shm']) {
+        if (fs.existsSync(`${database}${suffix}`)) fs.renameSync(`${database}${suffix}`, `${replaced}${suffix}`);
+      }
+    }
+    // A -wal or -shm without their database (left by hand, or a crash) must not meet the restored one.
+    for (const suffix of ['-wal', '-shm']) fs.rmSync(`${database}${suffix}`, { force: true });
+    fs.renameSync(tmp, database);
+    syncPath(path.dirname(database), 'r');
+    return { file: database, ...facts, ...(replaced ? { replaced } : {}) };
+  } finally {
+    fs.rmSync(tmp, { force: true });
+    lock.close();
   }
 }

@@ -17,6 +17,9 @@ import Database from 'better-sqlite3';
 
 const BUSY = /^SQLITE_(BUSY|LOCKED)/;
 
+/** Another process (a running registry) holds the database's lock. */
+export class DatabaseInUseError extends Error {}
+
 /** Takes the lock of `file` (the database) for this process; close the handle to release it. */
 export function lockForThisProcess(file: string): Database.Database {
   const lockFile = `${file}.lock`;
@@ -37,7 +40,7 @@ export function lockForThisProcess(file: string): Database.Database {
     db.close();
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && BUSY.test(code)) {
-      throw new Error(
+      throw new DatabaseInUseError(
         `another registry process is already serving the SQLite database ${file} (it holds ${lockFile}). ` +
           'A SQLite registry is one process: a second one would search only the entries it registered itself. ' +
           'Stop the other one, give this one another REGISTRY_DATA_DIR, or run several replicas on PostgreSQL (DATABASE_URL).',

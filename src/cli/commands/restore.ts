@@ -1,0 +1,61 @@
+/**
+ * `a2a-registry restore <file>`: puts a backup (`a2a-registry backup`) in place of the
+ * registry's SQLite database, with the registry stopped (src/storage/sqlite/backup.ts). The
+ * database it replaces (only with --force) is kept beside it. On PostgreSQL: pg_restore.
+ *
+ * Exit code: 0 restored, 1 it could not be (a running registry, a damaged backup: nothing was
+ * changed), 2 usage (configuration, no such file, a database in place without --force).
+ */
+import { Command } from 'commander';
+import { restoreSqlite, type SqliteRestore } from '../../storage/sqlite/backup.js';
+import { EXIT_OK, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
+import { reportBackupError, sqliteDatabase } from './backup.js';
+
+interface RestoreOptions {
+  dataDir?: string;
+  force: boolean;
+  json: boolean;
+}
+
+function formatRestore(r: SqliteRestore, backup: string, o: Output): string {
+  const s = styles(o.color);
+  return (
+    `${s.green('restored')} ${r.entries.toLocaleString('en-US')} entries (${r.revisions.toLocaleString('en-US')} revisions, change log at ${r.changeSeq}) from ${backup} to ${r.file}\n` +
+    (r.replaced ? `The database it replaced is kept as ${r.replaced} (with its -wal and -shm, if any).\n` : '') +
+    'Start the registry: it checks its saved search index against the restored change log and rebuilds it if it belongs to another.\n'
+  );
+}
+
+export async function restoreCommand(file: string, options: RestoreOptions, o: Output): Promise<number> {
+  const target = sqliteDatabase(options.dataDir, 'pg_restore (pg_restore --clean --dbname="$DATABASE_URL" registry.dump, every replica stopped)');
+  if ('usage' in target) return reportUsage(o, options.json, 'USAGE', target.usage);
+  let restored: SqliteRestore;
+  try {
+    restored = restoreSqlite(file, target.database, { overwrite: options.force });
+  } catch (err) {
+    return reportBackupError(o, options.json, err, 'restore');
+  }
+  if (options.json) printJson(o, { ...restored, backup: file });
+  else o.out(formatRestore(restored, file, o));
+  return EXIT_OK;
+}
+
+export function register(program: Command): void {
+  program
+    .command('restore')
+    .description("put a backup in place of the registry's SQLite database (the registry stopped)")
+    .argument('<file>', 'a backup written by `a2a-registry backup`')
+    .option('--data-dir <dir>', "the registry's data directory (REGISTRY_DATA_DIR, default ./data)")
+    .option('--force', 'replace the database there (it is kept beside, as registry.db.replaced-<time>)', false)
+    .option('--json', 'print what was restored as one JSON document', false)
+    .addHelpText(
+      'after',
+      '\nThe backup is checked (SQLite integrity, a registry database this release can open) before anything changes.\n' +
+        'A running registry holds the database: stop it first. Its -wal and -shm move aside with the database they belong to.\n' +
+        'Exit status: 0 restored, 1 not restored (a running registry, a damaged backup), 2 usage.\n' +
+        'Example:\n  a2a-registry restore --force --data-dir /var/lib/a2a-registry /backups/registry-2026-12-01.db',
+    )
+    .action(async (file: string, options: RestoreOptions) => {
+      process.exitCode = await restoreCommand(file, options, defaultOutput());
+    });
+}
