@@ -345,6 +345,13 @@ describe('PostgreSQL storage faults', () => {
       if (!resumed) await postgres!.server!.resume();
     });
     assertRefused(await registerBoth(registry, 'Unreachable Two'), /the database server cannot be reached/);
+    // The catalog doors read storage too: their 503 says when to retry, as the A2A doors' does.
+    for (const path of ['/.well-known/ai-catalog.json', '/agents']) {
+      const answer = await fetch(`${registry.url}${path}`);
+      assert.equal(answer.status, 503, path);
+      assert.equal(answer.headers.get('retry-after'), '5', path);
+      assert.equal(((await answer.json()) as { retryAfterSeconds?: number }).retryAfterSeconds, 5, path);
+    }
     await assertSearchable(registry, 'Unreachable', 1);
     assert.equal((await readiness(registry)).status, 503);
     await postgres!.server.resume();

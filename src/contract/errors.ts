@@ -33,6 +33,8 @@ export class RegistryError extends Error {
 
 /** Seconds a client is told to wait (Retry-After) when refused with STARTING_UP while the search index loads. */
 export const STARTING_UP_RETRY_SECONDS = 2;
+/** Seconds a client is told to wait (Retry-After) when refused with STORAGE_UNAVAILABLE, on every door. */
+export const STORAGE_UNAVAILABLE_RETRY_SECONDS = 5;
 
 export const badRequest = (message: string, details?: Finding[]) => new RegistryError('BAD_REQUEST', message, details);
 export const notFound = (message: string) => new RegistryError('NOT_FOUND', message);

@@ -19,7 +19,7 @@ import type {
   ValidationResultBody,
   WatchRequest,
 } from '../contract/types.js';
-import { RegistryError, STARTING_UP_RETRY_SECONDS, badRequest, notFound } from '../contract/errors.js';
+import { RegistryError, STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS, badRequest, notFound } from '../contract/errors.js';
 import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
@@ -169,6 +169,9 @@ export class RegistryService {
       throw new RegistryError(
         'STORAGE_UNAVAILABLE',
         `${error.message}: the registry cannot store anything right now (searches are still answered). Retry later; the operator sees the cause on /readyz.`,
+        undefined,
+        // Every door says when to retry (the catalog and ARD doors sent 503 without Retry-After).
+        STORAGE_UNAVAILABLE_RETRY_SECONDS,
       );
     }
   }

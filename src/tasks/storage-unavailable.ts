@@ -6,11 +6,11 @@
  * it has no code for to -32603 with our message and ErrorInfo.
  */
 import { A2AError } from '@a2a-js/sdk/errors';
-import { STARTING_UP_RETRY_SECONDS } from '../contract/errors.js';
+import { STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS } from '../contract/errors.js';
 
 export const STORAGE_UNAVAILABLE_REASON = 'STORAGE_UNAVAILABLE';
 /** Seconds a client should wait before retrying (the door sends it as Retry-After). */
-export const STORAGE_RETRY_AFTER_SECONDS = 5;
+export const STORAGE_RETRY_AFTER_SECONDS = STORAGE_UNAVAILABLE_RETRY_SECONDS;
 /** The registry is still loading its search index (RegistryService.rebuildIndex). */
 export const STARTING_UP_REASON = 'STARTING_UP';
 /** Refusals answered as 503 + Retry-After with their own message, by reason. */
