@@ -11,7 +11,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { resolveConnection } from '../src/cli/client.js';
+import type { AgentCard } from '@a2a-js/sdk';
+import { atRegistryUrl, resolveConnection } from '../src/cli/client.js';
 import { buildProgram } from '../src/cli/main.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -540,6 +541,25 @@ describe('the admin-token fallback', () => {
     } finally {
       await registry.close();
     }
+  });
+
+  test('on the registry\'s machine behind a proxy (PUBLIC_URL another host), the CLI talks to the URL it was given', async () => {
+    // The card advertises https://registry.does-not-exist.invalid/a2a/jsonrpc: unreachable from
+    // here, and another host than the one the local admin token may go to.
+    const registry = await startTestRegistry({ REGISTRY_TOKENS: '', PUBLIC_URL: 'https://registry.does-not-exist.invalid' });
+    try {
+      const env = { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: registry.dataDir };
+      const written = await cli(['register', '--json', example('agent-card.json')], { env });
+      assert.equal(written.code, 0, written.stderr);
+      const mine = await cli(['ls', '--json', '--mine'], { env });
+      assert.equal(mine.code, 0, mine.stderr);
+      assert.deepEqual(parse(mine).entries.map((e: { id: string }) => e.id), [parse(written).id]);
+    } finally {
+      await registry.close();
+    }
+    // The endpoint is the end of the advertised URL, whatever PUBLIC_URL's path holds; gRPC's host:port stays.
+    const card = { supportedInterfaces: [{ url: 'https://x.example.com/a2a/a2a/jsonrpc?t=1' }, { url: 'grpc.example.com:443' }] } as unknown as AgentCard;
+    assert.deepEqual(atRegistryUrl(card, 'http://127.0.0.1:8080').supportedInterfaces.map((i) => i.url), ['http://127.0.0.1:8080/a2a/jsonrpc?t=1', 'grpc.example.com:443']);
   });
 
   test('the token file is only read for a registry on this machine', () => {

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Role, TaskState, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type AgentCard, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/tokens.js';
@@ -262,6 +262,29 @@ function answerOf(task: Task): Answer {
 
 // --- the client ----------------------------------------------------------------------------
 
+/**
+ * The card with its endpoints moved to the registry URL the user gave. The registry advertises
+ * its endpoints under PUBLIC_URL, which the CLI's machine may not reach (on the registry's own
+ * machine behind a TLS proxy: `--registry http://127.0.0.1:8080` with PUBLIC_URL
+ * https://registry.example.com) and which is another host than the one the admin token read from
+ * the local data directory may be sent to. So an endpoint the card names at `<base>/a2a/...` is
+ * called at `<--registry base>/a2a/...`, where every registry serves it.
+ */
+export function atRegistryUrl(card: AgentCard, base: string): AgentCard {
+  const supportedInterfaces = card.supportedInterfaces.map((i) => {
+    let url: URL;
+    try {
+      url = new URL(i.url);
+    } catch {
+      return i; // a gRPC host:port, which the CLI does not use
+    }
+    const at = url.pathname.search(/\/a2a\/[^/]+\/?$/); // the endpoint at the end: PUBLIC_URL may hold "/a2a" too
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || at === -1) return i;
+    return { ...i, url: `${base}${url.pathname.slice(at)}${url.search}` };
+  });
+  return { ...card, supportedInterfaces };
+}
+
 export class RegistryClient {
   private constructor(
     private readonly client: Client,
@@ -271,15 +294,17 @@ export class RegistryClient {
   /** Reads the registry's agent card and builds a JSON-RPC client from it, as any peer would. */
   static async connect(connection: Connection): Promise<RegistryClient> {
     const fetchImpl = registryFetch(connection);
+    const cardResolver = new DefaultAgentCardResolver({ fetchImpl });
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
         transports: [new JsonRpcTransportFactory({ fetchImpl })],
         preferredTransports: ['JSONRPC'],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+        cardResolver,
       }),
     );
     try {
-      return new RegistryClient(await factory.createFromUrl(connection.url), connection);
+      const card = await cardResolver.resolve(connection.url);
+      return new RegistryClient(await factory.createFromAgentCard(atRegistryUrl(card, connection.url)), connection);
     } catch (err) {
       const failure = classify(err);
       if (failure instanceof RegistryUnreachable) throw failure;
