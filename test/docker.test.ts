@@ -203,6 +203,20 @@ describe('deployment configuration', () => {
     configError({ REGISTRY_MAX_JSON_DEPTH: '8' }, /REGISTRY_MAX_JSON_DEPTH must be at least 16/);
   });
 
+  test('cache lifetimes, retention hours and the search cache say what they take, not what zod expected', () => {
+    for (const name of ['REGISTRY_CARD_MAX_AGE', 'REGISTRY_CATALOG_MAX_AGE']) {
+      for (const value of ['-1', 'abc', '1.5', '100000']) {
+        configError({ [name]: value }, new RegExp(`^invalid configuration: ${name} must be a whole number of seconds from 0 to 86400 \\(one day\\) \\(got "${value.replace('.', '\\.')}"\\)$`));
+      }
+      assert.equal(loadConfig({ ...base, [name]: '0' })[name === 'REGISTRY_CARD_MAX_AGE' ? 'cardMaxAgeSeconds' : 'catalogMaxAgeSeconds'], 0);
+    }
+    for (const name of ['REGISTRY_TASK_RETENTION_HOURS', 'REGISTRY_CHANGES_RETENTION_HOURS']) {
+      for (const value of ['0', '-1', 'abc', '9000']) configError({ [name]: value }, new RegExp(`^invalid configuration: ${name} must be a number of hours above 0 \\(fractions allowed\\), at most 8760`));
+    }
+    assert.equal(loadConfig({ ...base, REGISTRY_TASK_RETENTION_HOURS: '0.5' }).taskRetention.maxAgeMs, 1_800_000);
+    for (const value of ['-1', '1.5', 'x']) configError({ REGISTRY_SEARCH_CACHE_ENTRIES: value }, /^invalid configuration: REGISTRY_SEARCH_CACHE_ENTRIES must be a whole number of answers from 0 \(off\) to 1000000/);
+  });
+
   test('a yes/no setting takes true or false, and says which other spellings it takes (1/0, yes/no, which it reads too)', () => {
     assert.equal(loadConfig({ ...base, REGISTRY_PROBE: 'yes' }).freshness.probe, true);
     assert.equal(loadConfig({ ...base, REGISTRY_PROBE: '0' }).freshness.probe, false);

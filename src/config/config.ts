@@ -189,6 +189,18 @@ const positiveInt = (max: number, min = 1) =>
       .max(max, { message: `must be at most ${max}` }),
   );
 
+/** A whole number from `min` to `max`; anything else is refused with `message`, which says what it takes. */
+const wholeNumber = (min: number, max: number, message: string) => decimal(z.number({ message }).int({ message }).min(min, { message }).max(max, { message }));
+
+/** A cache lifetime: a whole number of seconds from 0 (revalidate every time) to one day. */
+const maxAgeSeconds = () => wholeNumber(0, 86400, 'must be a whole number of seconds from 0 to 86400 (one day)');
+
+/** A retention period in hours, fractions allowed, up to a year. */
+const retentionHours = () => {
+  const message = 'must be a number of hours above 0 (fractions allowed), at most 8760 (a year)';
+  return decimal(z.number({ message }).positive({ message }).max(24 * 365, { message }));
+};
+
 /** Tokens shorter than this are refused, wherever they come from (a generated admin token is longer). */
 export const MIN_TOKEN_CHARS = 16;
 
@@ -243,8 +255,8 @@ const envSchema = z.object({
   REGISTRY_PUBLIC_READ: booleanString.default(true),
   REGISTRY_MAX_DOCUMENT_BYTES: positiveInt(1024 * 1024).default(10240),
   REGISTRY_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024).optional(),
-  REGISTRY_CARD_MAX_AGE: decimal(z.number().int().min(0).max(86400)).default(300),
-  REGISTRY_CATALOG_MAX_AGE: decimal(z.number().int().min(0).max(86400)).default(60),
+  REGISTRY_CARD_MAX_AGE: maxAgeSeconds().default(300),
+  REGISTRY_CATALOG_MAX_AGE: maxAgeSeconds().default(60),
   REGISTRY_MCP_ALLOWED_HOSTS: z
     .string()
     .transform((raw, ctx) => {
@@ -258,12 +270,12 @@ const envSchema = z.object({
       return hosts;
     })
     .optional(),
-  REGISTRY_TASK_RETENTION_HOURS: decimal(z.number().positive().max(24 * 365)).default(24 * 7),
+  REGISTRY_TASK_RETENTION_HOURS: retentionHours().default(24 * 7),
   REGISTRY_TASK_RETENTION_COUNT: positiveInt(10_000_000).default(100_000),
   REGISTRY_TASK_MEMORY_COUNT: positiveInt(10_000_000).default(10_000),
   REGISTRY_TASK_MEMORY_BYTES: positiveInt(16 * 1024 ** 3, 65536).default(64 * 1024 * 1024),
   REGISTRY_TASK_MEMORY_TTL_SECONDS: positiveInt(7 * 86400).default(900),
-  REGISTRY_CHANGES_RETENTION_HOURS: decimal(z.number().positive().max(24 * 365)).default(24),
+  REGISTRY_CHANGES_RETENTION_HOURS: retentionHours().default(24),
   REGISTRY_MAX_ENTRIES_PER_OWNER: positiveInt(100_000_000).default(1000),
   REGISTRY_MAX_REVISIONS: positiveInt(1_000_000).default(100),
   REGISTRY_MAX_WATCHES: positiveInt(100_000).default(10),
@@ -324,7 +336,7 @@ const envSchema = z.object({
   // Search index snapshots (issue 22).
   REGISTRY_INDEX_SNAPSHOT_DIR: z.string().min(1).optional(),
   REGISTRY_INDEX_SNAPSHOT_SECONDS: secondsOrOff('index snapshots', 7).default(600),
-  REGISTRY_SEARCH_CACHE_ENTRIES: decimal(z.number({ message: 'must be a number of answers (0: off)' }).int().min(0).max(1_000_000)).default(1000),
+  REGISTRY_SEARCH_CACHE_ENTRIES: wholeNumber(0, 1_000_000, 'must be a whole number of answers from 0 (off) to 1000000').default(1000),
   // src/search DEFAULT_TOTAL_LIMIT.
   REGISTRY_SEARCH_TOTAL_LIMIT: positiveInt(100_000_000).default(10_000),
   REGISTRY_REFRESH_SECONDS: secondsOrOff('refreshing', 30).default(3600),
