@@ -217,6 +217,13 @@ describe('deployment configuration', () => {
     for (const value of ['-1', '1.5', 'x']) configError({ REGISTRY_SEARCH_CACHE_ENTRIES: value }, /^invalid configuration: REGISTRY_SEARCH_CACHE_ENTRIES must be a whole number of answers from 0 \(off\) to 1000000/);
   });
 
+  test('a body limit too small for a document at the document limit is refused, naming both settings', () => {
+    configError({ REGISTRY_MAX_BODY_BYTES: '2000' }, /^invalid configuration: REGISTRY_MAX_BODY_BYTES must be at least 17752 \(got "2000"\): a document of REGISTRY_MAX_DOCUMENT_BYTES \(10240\) travels base64-encoded/);
+    configError({ REGISTRY_MAX_BODY_BYTES: '20000', REGISTRY_MAX_DOCUMENT_BYTES: '20000' }, /REGISTRY_MAX_BODY_BYTES must be at least 30764 .*lower REGISTRY_MAX_DOCUMENT_BYTES$/);
+    assert.equal(loadConfig({ ...base, REGISTRY_MAX_BODY_BYTES: '17752' }).maxBodyBytes, 17752);
+    assert.equal(loadConfig({ ...base, REGISTRY_MAX_BODY_BYTES: '5432', REGISTRY_MAX_DOCUMENT_BYTES: '1000' }).maxBodyBytes, 5432);
+  });
+
   test('a yes/no setting takes true or false, and says which other spellings it takes (1/0, yes/no, which it reads too)', () => {
     assert.equal(loadConfig({ ...base, REGISTRY_PROBE: 'yes' }).freshness.probe, true);
     assert.equal(loadConfig({ ...base, REGISTRY_PROBE: '0' }).freshness.probe, false);

@@ -460,6 +460,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   const tokens = withAdminToken(e.REGISTRY_TOKENS, adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE));
   // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
   const maxBodyBytes = e.REGISTRY_MAX_BODY_BYTES ?? Math.max(64 * 1024, e.REGISTRY_MAX_DOCUMENT_BYTES * 4 + 16 * 1024);
+  // A body limit below that would refuse documents the document limit accepts, with a 413 that
+  // tells the sender their document is too large: refuse the setting instead.
+  const minBodyBytes = Math.ceil(e.REGISTRY_MAX_DOCUMENT_BYTES / 3) * 4 + 4096;
+  if (maxBodyBytes < minBodyBytes) {
+    throw new ConfigError(
+      `invalid configuration: REGISTRY_MAX_BODY_BYTES must be at least ${minBodyBytes} (got "${maxBodyBytes}"): a document of REGISTRY_MAX_DOCUMENT_BYTES (${e.REGISTRY_MAX_DOCUMENT_BYTES}) travels base64-encoded, 4/3 of its size plus the message around it; raise it, or lower REGISTRY_MAX_DOCUMENT_BYTES`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
