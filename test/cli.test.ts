@@ -562,6 +562,29 @@ describe('the admin-token fallback', () => {
     assert.deepEqual(atRegistryUrl(card, 'http://127.0.0.1:8080').supportedInterfaces.map((i) => i.url), ['http://127.0.0.1:8080/a2a/jsonrpc?t=1', 'grpc.example.com:443']);
   });
 
+  test('a token the registry refuses at its door (HTTP 401) is UNAUTHENTICATED, and says when it was the data directory\'s', async () => {
+    const registry = await startTestRegistry(); // REGISTRY_TOKENS: a generated admin-token file left behind is stale
+    try {
+      const dir = tempDir();
+      fs.writeFileSync(path.join(dir, 'admin-token'), 'a2ar_stale-generated-token-0123456789\n');
+      const [json, human, closed] = await Promise.all([
+        cli(['search', 'x', '--json'], { env: { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: dir } }),
+        cli(['ls'], { env: { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: dir } }),
+        cli(['ls', '--json', '--token', 'not-a-token-of-this-registry'], { env: { A2A_REGISTRY_URL: registry.url } }),
+      ]);
+      assert.equal(json.code, 1, json.stderr);
+      assert.equal(parse(json).error.code, 'UNAUTHENTICATED');
+      assert.match(parse(json).error.message, /bearer token is not recognised/);
+      assert.equal(human.code, 1, human.stderr);
+      assert.match(human.stderr, /^declined UNAUTHENTICATED: The bearer token is not recognised/);
+      assert.match(human.stderr, /The admin token from the data directory was sent and not accepted/);
+      assert.equal(parse(closed).error.code, 'UNAUTHENTICATED');
+      assertNoStack(human);
+    } finally {
+      await registry.close();
+    }
+  });
+
   test('the token file is only read for a registry on this machine', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'admin-token'), 'a2ar_local-admin-token-0123456789\n');

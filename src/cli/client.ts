@@ -163,15 +163,34 @@ export function registryFetch(connection: Connection): typeof fetch {
     const outer = init?.signal;
     if (outer) outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
     try {
-      return await fetch(input, { ...init, headers, signal: controller.signal });
+      const response = await fetch(input, { ...init, headers, signal: controller.signal });
+      if (response.status === 401) throw await refusedToken(response);
+      return response;
     } catch (err) {
-      if (outer?.aborted) throw err;
+      if (err instanceof RegistryDeclined || outer?.aborted) throw err;
       const reason = controller.signal.aborted ? `no answer within ${connection.timeoutMs / 1000} s` : networkReason(err);
       throw new RegistryUnreachable(`cannot reach the registry at ${connection.url}: ${reason}`, { cause: err });
     } finally {
       clearTimeout(timer);
     }
   };
+}
+
+/**
+ * HTTP 401: the registry refused the token at its door (unknown or malformed; or none, on a
+ * closed registry), before any task. It is UNAUTHENTICATED like a declined task, so scripts see
+ * that code and people see which token was sent (the admin-token file's, which they never typed).
+ */
+async function refusedToken(response: Response): Promise<RegistryDeclined> {
+  let message = 'The registry refused the request: it needs a valid bearer token (HTTP 401).';
+  try {
+    const body: unknown = await response.json();
+    // JSON-RPC {"error": {"code": -32000, "message"}} and HTTP+JSON {"error": {"code": 401, "message"}} alike.
+    if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') message = body.error.message;
+  } catch {
+    // Not JSON: the generic message stands.
+  }
+  return new RegistryDeclined('REFUSED', { code: 'UNAUTHENTICATED', message });
 }
 
 // --- parts ---------------------------------------------------------------------------------
@@ -307,7 +326,7 @@ export class RegistryClient {
       return new RegistryClient(await factory.createFromAgentCard(atRegistryUrl(card, connection.url)), connection);
     } catch (err) {
       const failure = classify(err);
-      if (failure instanceof RegistryUnreachable) throw failure;
+      if (failure instanceof RegistryUnreachable || failure instanceof RegistryDeclined) throw failure;
       // Something answered, but no A2A agent card is there: most likely a wrong --registry.
       throw new RegistryUnreachable(`no A2A registry at ${connection.url} (${failure.message}); check --registry or A2A_REGISTRY_URL`, { cause: err });
     }
