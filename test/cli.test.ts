@@ -585,6 +585,26 @@ describe('the admin-token fallback', () => {
     }
   });
 
+  test('a request over the address\'s rate limit (HTTP 429 at the door) is RATE_LIMITED with retryAfterSeconds', async () => {
+    const registry = await startTestRegistry({ REGISTRY_RATE_REQUESTS_PER_MINUTE: '2' });
+    try {
+      let run: Run | undefined;
+      for (let i = 0; i < 5; i++) {
+        run = await cli(['search', 'x', '--json'], { env: { A2A_REGISTRY_URL: registry.url } });
+        if (run.code !== 0) break;
+      }
+      assert.equal(run!.code, 1, run!.stderr);
+      const { error } = parse(run!);
+      assert.equal(error.code, 'RATE_LIMITED');
+      assert.match(error.message, /Too many requests from this address/);
+      assert.ok(Number.isInteger(error.retryAfterSeconds) && error.retryAfterSeconds > 0, JSON.stringify(error));
+      const human = await cli(['search', 'x'], { env: { A2A_REGISTRY_URL: registry.url } });
+      assert.match(human.stderr, /^declined RATE_LIMITED: Too many requests from this address.*\n {2}retry after \d+ s\n$/);
+    } finally {
+      await registry.close();
+    }
+  });
+
   test('the token file is only read for a registry on this machine', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'admin-token'), 'a2ar_local-admin-token-0123456789\n');

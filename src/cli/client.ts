@@ -164,7 +164,7 @@ export function registryFetch(connection: Connection): typeof fetch {
     if (outer) outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
     try {
       const response = await fetch(input, { ...init, headers, signal: controller.signal });
-      if (response.status === 401) throw await refusedToken(response);
+      if (response.status === 401 || response.status === 429) throw await refusedAtDoor(response);
       return response;
     } catch (err) {
       if (err instanceof RegistryDeclined || outer?.aborted) throw err;
@@ -177,20 +177,34 @@ export function registryFetch(connection: Connection): typeof fetch {
 }
 
 /**
- * HTTP 401: the registry refused the token at its door (unknown or malformed; or none, on a
- * closed registry), before any task. It is UNAUTHENTICATED like a declined task, so scripts see
- * that code and people see which token was sent (the admin-token file's, which they never typed).
+ * HTTP 401 or 429: the registry refused the request at its door, before any task: the token
+ * (unknown or malformed; or none, on a closed registry), or too many requests or streams from this
+ * address. Each is reported as the contract's code, as a declined task's would be, so scripts see
+ * UNAUTHENTICATED or RATE_LIMITED (with retryAfterSeconds) and people see which token was sent
+ * (the admin-token file's, which they never typed) or when to retry.
  */
-async function refusedToken(response: Response): Promise<RegistryDeclined> {
-  let message = 'The registry refused the request: it needs a valid bearer token (HTTP 401).';
+async function refusedAtDoor(response: Response): Promise<RegistryDeclined> {
+  const limited = response.status === 429;
+  let message = limited ? 'The registry refused the request: too many requests (HTTP 429).' : 'The registry refused the request: it needs a valid bearer token (HTTP 401).';
+  let reason: unknown;
   try {
     const body: unknown = await response.json();
-    // JSON-RPC {"error": {"code": -32000, "message"}} and HTTP+JSON {"error": {"code": 401, "message"}} alike.
-    if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') message = body.error.message;
+    // JSON-RPC {"error": {"message", "data": [ErrorInfo]}} and HTTP+JSON {"error": {"message", "details": [ErrorInfo]}} alike.
+    if (isObject(body) && isObject(body.error)) {
+      if (typeof body.error.message === 'string') message = body.error.message;
+      const info = [body.error.data, body.error.details].find(Array.isArray)?.[0];
+      if (isObject(info)) reason = info.reason;
+    }
   } catch {
     // Not JSON: the generic message stands.
   }
-  return new RegistryDeclined('REFUSED', { code: 'UNAUTHENTICATED', message });
+  if (!limited) return new RegistryDeclined('REFUSED', { code: 'UNAUTHENTICATED', message });
+  // RATE_LIMITED, or TOO_MANY_STREAMS for the stream cap.
+  const code = (typeof reason === 'string' && /^[A-Z_]{1,40}$/.test(reason) ? reason : 'RATE_LIMITED') as ErrorCode;
+  const error: ErrorBody = { code, message };
+  const retryAfter = Number(response.headers.get('retry-after'));
+  if (Number.isInteger(retryAfter) && retryAfter >= 0) error.retryAfterSeconds = retryAfter;
+  return new RegistryDeclined('REFUSED', error);
 }
 
 // --- parts ---------------------------------------------------------------------------------
