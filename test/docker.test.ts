@@ -224,6 +224,22 @@ describe('deployment configuration', () => {
     assert.equal(loadConfig({ ...base, REGISTRY_MAX_BODY_BYTES: '5432', REGISTRY_MAX_DOCUMENT_BYTES: '1000' }).maxBodyBytes, 5432);
   });
 
+  test('a misspelt REGISTRY_ setting is named at start-up, with the one it likely meant, rather than silently ignored', async () => {
+    assert.deepEqual(loadConfig({ ...base, REGISTRY_PUBLIC_READ: 'false' }).warnings, []);
+    const registry = await spawnRegistry({ REGISTRY_DATA_DIR: tempDir(), REGISTRY_PUBLIC_REED: 'false', REGISTRY_PASSWORD: 'for-a-container-registry' });
+    try {
+      const warnings = registry.logs.filter((l) => l.level === 40).map((l) => String(l.msg));
+      assert.ok(
+        warnings.includes("REGISTRY_PUBLIC_REED is not a setting of the registry and is ignored (did you mean REGISTRY_PUBLIC_READ?); the settings are listed in the README's Configuration section"),
+        JSON.stringify(warnings),
+      );
+      assert.ok(warnings.some((w) => w.startsWith('REGISTRY_PASSWORD is not a setting of the registry and is ignored;')), JSON.stringify(warnings));
+      assert.ok(!warnings.join('\n').includes('for-a-container-registry'), 'values are never shown');
+    } finally {
+      await registry.stop();
+    }
+  });
+
   test('a yes/no setting takes true or false, and says which other spellings it takes (1/0, yes/no, which it reads too)', () => {
     assert.equal(loadConfig({ ...base, REGISTRY_PROBE: 'yes' }).freshness.probe, true);
     assert.equal(loadConfig({ ...base, REGISTRY_PROBE: '0' }).freshness.probe, false);

@@ -64,6 +64,8 @@ export interface RegistryConfig {
   grpc?: GrpcConfig;
   /** Search relevance extras: the operator's synonyms and hybrid ranking (see src/search). */
   search: SearchConfig;
+  /** Things to tell the operator at start-up (a REGISTRY_ variable the registry does not read: a typo?). */
+  warnings?: string[];
 }
 
 export interface SearchConfig {
@@ -430,6 +432,35 @@ function withAdminToken(tokens: Map<string, string>, admin: string | undefined):
   return new Map([...tokens, [admin, ADMIN_PRINCIPAL]]);
 }
 
+/** Edit distance (insertions, deletions, substitutions) between two short names. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * REGISTRY_ variables the registry does not read. A misspelt setting is otherwise silently
+ * ignored and its default applies (REGISTRY_PUBLIC_REED=false leaves the registry open), so
+ * start-up names each one, with the setting it most likely meant. A warning, not an error: other
+ * software (a container registry's CI credentials) uses the prefix too.
+ */
+function unknownSettings(env: Record<string, string | undefined>): string[] {
+  const known = Object.keys(envSchema.shape);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('REGISTRY_') && !known.includes(name))
+    .sort()
+    .map((name) => {
+      const closest = known.map((k) => ({ k, d: editDistance(name, k) })).sort((x, y) => x.d - y.d)[0];
+      const guess = closest && closest.d <= 3 ? ` (did you mean ${closest.k}?)` : '';
+      return `${name} is not a setting of the registry and is ignored${guess}; the settings are listed in the README's Configuration section`;
+    });
+}
+
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
   // Empty strings mean "unset": `FOO= npm start` should not be an error.
@@ -531,5 +562,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
+    warnings: unknownSettings(env),
   };
 }
