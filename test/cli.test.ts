@@ -5,13 +5,14 @@
  * admin-token fallback, `serve`, and search results printed while the stream is still open.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { AgentCard } from '@a2a-js/sdk';
+import { SendMessageRequest, type AgentCard } from '@a2a-js/sdk';
 import { atRegistryUrl, resolveConnection } from '../src/cli/client.js';
 import { buildProgram } from '../src/cli/main.js';
 import { BIN, ensureBuilt } from './support/built.js';
@@ -602,6 +603,48 @@ describe('the admin-token fallback', () => {
       assert.match(human.stderr, /^declined RATE_LIMITED: Too many requests from this address.*\n {2}retry after \d+ s\n$/);
     } finally {
       await registry.close();
+    }
+  });
+
+  test('storage unavailable (a real, full tmpfs) is STORAGE_UNAVAILABLE, not a protocol error', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-cli-full-disk-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir], { stdio: 'pipe' });
+    } catch (error) {
+      fs.rmdirSync(dir);
+      return t.skip(`cannot mount a tmpfs here: ${(error as Error).message.split('\n')[0]}`);
+    }
+    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: path.join(dir, 'data') });
+    try {
+      // Fill the disk, then write until the write-ahead log's spare room is used up too.
+      const fd = fs.openSync(path.join(dir, 'filler'), 'w');
+      for (let size = 64 * 1024; size >= 512; ) {
+        try {
+          fs.writeSync(fd, Buffer.alloc(size, 1));
+        } catch {
+          size /= 2;
+        }
+      }
+      fs.closeSync(fd);
+      const client = await sdkClient(registry.url, { token: TOKENS.alice });
+      for (let i = 0; i < 1000; i++) {
+        const answer = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: `m${i}`, role: 'ROLE_USER', parts: [{ data: { register: { agentCard: v1Card(`Spare ${i}`, `https://spare-${i}.example.org/a2a`) } }, mediaType: 'application/json' }] } })).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        if (answer) break;
+      }
+      const run = await cli(['register', '--json', example('agent-card.json')], { env: { A2A_REGISTRY_URL: registry.url, A2A_REGISTRY_TOKEN: TOKENS.alice } });
+      assert.equal(run.code, 1, run.stderr);
+      const { error } = parse(run);
+      assert.equal(error.code, 'STORAGE_UNAVAILABLE');
+      assert.match(error.message, /^Storage is unavailable: .*disk .* full/);
+      assert.match(run.stderr, /^declined STORAGE_UNAVAILABLE: Storage is unavailable: /);
+    } finally {
+      await registry.close();
+      execFileSync('umount', [dir]);
+      fs.rmdirSync(dir);
     }
   });
 

@@ -43,9 +43,32 @@ export function classify(err: unknown): RegistryDeclined | RegistryUnreachable |
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     if (e instanceof RegistryDeclined || e instanceof RegistryUnreachable || e instanceof RegistryProtocolError) return e;
   }
+  const named = namedRefusal(err);
+  if (named) return named;
   const message = err instanceof Error ? err.message : String(err);
   // SDK errors can embed a whole response body; one line is enough to act on.
   return new RegistryProtocolError(oneLine(message));
+}
+
+/** Refusals the registry answers as a JSON-RPC error rather than a task, naming them in a google.rpc.ErrorInfo. */
+const NAMED_REFUSALS = new Set<ErrorCode>(['STORAGE_UNAVAILABLE', 'STARTING_UP', 'RATE_LIMITED']);
+
+/**
+ * A JSON-RPC error whose `data[0]` is the registry's ErrorInfo (storage unavailable, starting up,
+ * rate limited): that reason as the code (with the retry time when the ErrorInfo carries it), as a
+ * declined task's error, so scripts can tell "retry later" from a broken answer.
+ */
+function namedRefusal(err: unknown): RegistryDeclined | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const data = (e as { data?: unknown }).data;
+    const info = Array.isArray(data) ? data[0] : undefined;
+    if (!isObject(info) || typeof info.reason !== 'string' || !NAMED_REFUSALS.has(info.reason as ErrorCode)) continue;
+    const error: ErrorBody = { code: info.reason as ErrorCode, message: oneLine(e.message) };
+    const retry = isObject(info.metadata) ? Number(info.metadata.retryAfterSeconds) : Number.NaN;
+    if (Number.isInteger(retry) && retry >= 0) error.retryAfterSeconds = retry;
+    return new RegistryDeclined('REFUSED', error);
+  }
+  return undefined;
 }
 
 export const oneLine = (s: string, max = 300): string => {
