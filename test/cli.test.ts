@@ -648,6 +648,31 @@ describe('the admin-token fallback', () => {
     }
   });
 
+  test('a registry behind a proxy under a path prefix (/registry) is found at its own card, not the host\'s root', async () => {
+    const registry = await startTestRegistry();
+    const target = new URL(registry.url);
+    // A reverse proxy serving the registry under /registry (prefix stripped) and nothing at its root.
+    const proxy = http.createServer((req, res) => {
+      if (!req.url?.startsWith('/registry/')) return void res.writeHead(404).end('not here');
+      const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url.slice('/registry'.length), headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/registry`;
+      const run = await cli(['search', 'x', '--json', '--registry', base]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(parse(run).total, 0);
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+      await registry.close();
+    }
+  });
+
   test('the token file is only read for a registry on this machine', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'admin-token'), 'a2ar_local-admin-token-0123456789\n');

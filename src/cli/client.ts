@@ -359,7 +359,10 @@ export class RegistryClient {
       }),
     );
     try {
-      const card = await cardResolver.resolve(connection.url);
+      // With the trailing slash: the SDK resolves ".well-known/agent-card.json" relative to the
+      // base, and without it a registry under a path prefix (https://x.example/registry) would be
+      // looked for at the host's root card.
+      const card = await cardResolver.resolve(`${connection.url}/`);
       return new RegistryClient(await factory.createFromAgentCard(atRegistryUrl(card, connection.url)), connection);
     } catch (err) {
       const failure = classify(err);
