@@ -10,6 +10,7 @@ import { startRegistry } from './server.js';
 export async function runServer(config: RegistryConfig): Promise<void> {
   const log = createLogger(config.logLevel);
   bridgeConsole(log);
+  for (const warning of config.warnings ?? []) log.warn(warning);
   const registry = await startRegistry(config, log);
   let stopping = false;
   const stop = (signal: string) => {

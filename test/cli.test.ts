@@ -5,13 +5,15 @@
  * admin-token fallback, `serve`, and search results printed while the stream is still open.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { resolveConnection } from '../src/cli/client.js';
+import { SendMessageRequest, type AgentCard } from '@a2a-js/sdk';
+import { atRegistryUrl, resolveConnection } from '../src/cli/client.js';
 import { buildProgram } from '../src/cli/main.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -539,6 +541,135 @@ describe('the admin-token fallback', () => {
       assert.equal(none.code, 1);
       assert.match(none.stderr, /UNAUTHENTICATED/);
     } finally {
+      await registry.close();
+    }
+  });
+
+  test('on the registry\'s machine behind a proxy (PUBLIC_URL another host), the CLI talks to the URL it was given', async () => {
+    // The card advertises https://registry.does-not-exist.invalid/a2a/jsonrpc: unreachable from
+    // here, and another host than the one the local admin token may go to.
+    const registry = await startTestRegistry({ REGISTRY_TOKENS: '', PUBLIC_URL: 'https://registry.does-not-exist.invalid' });
+    try {
+      const env = { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: registry.dataDir };
+      const written = await cli(['register', '--json', example('agent-card.json')], { env });
+      assert.equal(written.code, 0, written.stderr);
+      const mine = await cli(['ls', '--json', '--mine'], { env });
+      assert.equal(mine.code, 0, mine.stderr);
+      assert.deepEqual(parse(mine).entries.map((e: { id: string }) => e.id), [parse(written).id]);
+    } finally {
+      await registry.close();
+    }
+    // The endpoint is the end of the advertised URL, whatever PUBLIC_URL's path holds; gRPC's host:port stays.
+    const card = { supportedInterfaces: [{ url: 'https://x.example.com/a2a/a2a/jsonrpc?t=1' }, { url: 'grpc.example.com:443' }] } as unknown as AgentCard;
+    assert.deepEqual(atRegistryUrl(card, 'http://127.0.0.1:8080').supportedInterfaces.map((i) => i.url), ['http://127.0.0.1:8080/a2a/jsonrpc?t=1', 'grpc.example.com:443']);
+  });
+
+  test('a token the registry refuses at its door (HTTP 401) is UNAUTHENTICATED, and says when it was the data directory\'s', async () => {
+    const registry = await startTestRegistry(); // REGISTRY_TOKENS: a generated admin-token file left behind is stale
+    try {
+      const dir = tempDir();
+      fs.writeFileSync(path.join(dir, 'admin-token'), 'a2ar_stale-generated-token-0123456789\n');
+      const [json, human, closed] = await Promise.all([
+        cli(['search', 'x', '--json'], { env: { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: dir } }),
+        cli(['ls'], { env: { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: dir } }),
+        cli(['ls', '--json', '--token', 'not-a-token-of-this-registry'], { env: { A2A_REGISTRY_URL: registry.url } }),
+      ]);
+      assert.equal(json.code, 1, json.stderr);
+      assert.equal(parse(json).error.code, 'UNAUTHENTICATED');
+      assert.match(parse(json).error.message, /bearer token is not recognised/);
+      assert.equal(human.code, 1, human.stderr);
+      assert.match(human.stderr, /^declined UNAUTHENTICATED: The bearer token is not recognised/);
+      assert.match(human.stderr, /The admin token from the data directory was sent and not accepted/);
+      assert.equal(parse(closed).error.code, 'UNAUTHENTICATED');
+      assertNoStack(human);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  test('a request over the address\'s rate limit (HTTP 429 at the door) is RATE_LIMITED with retryAfterSeconds', async () => {
+    const registry = await startTestRegistry({ REGISTRY_RATE_REQUESTS_PER_MINUTE: '2' });
+    try {
+      let run: Run | undefined;
+      for (let i = 0; i < 5; i++) {
+        run = await cli(['search', 'x', '--json'], { env: { A2A_REGISTRY_URL: registry.url } });
+        if (run.code !== 0) break;
+      }
+      assert.equal(run!.code, 1, run!.stderr);
+      const { error } = parse(run!);
+      assert.equal(error.code, 'RATE_LIMITED');
+      assert.match(error.message, /Too many requests from this address/);
+      assert.ok(Number.isInteger(error.retryAfterSeconds) && error.retryAfterSeconds > 0, JSON.stringify(error));
+      const human = await cli(['search', 'x'], { env: { A2A_REGISTRY_URL: registry.url } });
+      assert.match(human.stderr, /^declined RATE_LIMITED: Too many requests from this address.*\n {2}retry after \d+ s\n$/);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  test('storage unavailable (a real, full tmpfs) is STORAGE_UNAVAILABLE, not a protocol error', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-cli-full-disk-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir], { stdio: 'pipe' });
+    } catch (error) {
+      fs.rmdirSync(dir);
+      return t.skip(`cannot mount a tmpfs here: ${(error as Error).message.split('\n')[0]}`);
+    }
+    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: path.join(dir, 'data') });
+    try {
+      // Fill the disk, then write until the write-ahead log's spare room is used up too.
+      const fd = fs.openSync(path.join(dir, 'filler'), 'w');
+      for (let size = 64 * 1024; size >= 512; ) {
+        try {
+          fs.writeSync(fd, Buffer.alloc(size, 1));
+        } catch {
+          size /= 2;
+        }
+      }
+      fs.closeSync(fd);
+      const client = await sdkClient(registry.url, { token: TOKENS.alice });
+      for (let i = 0; i < 1000; i++) {
+        const answer = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: `m${i}`, role: 'ROLE_USER', parts: [{ data: { register: { agentCard: v1Card(`Spare ${i}`, `https://spare-${i}.example.org/a2a`) } }, mediaType: 'application/json' }] } })).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        if (answer) break;
+      }
+      const run = await cli(['register', '--json', example('agent-card.json')], { env: { A2A_REGISTRY_URL: registry.url, A2A_REGISTRY_TOKEN: TOKENS.alice } });
+      assert.equal(run.code, 1, run.stderr);
+      const { error } = parse(run);
+      assert.equal(error.code, 'STORAGE_UNAVAILABLE');
+      assert.match(error.message, /^Storage is unavailable: .*disk .* full/);
+      assert.match(run.stderr, /^declined STORAGE_UNAVAILABLE: Storage is unavailable: /);
+    } finally {
+      await registry.close();
+      execFileSync('umount', [dir]);
+      fs.rmdirSync(dir);
+    }
+  });
+
+  test('a registry behind a proxy under a path prefix (/registry) is found at its own card, not the host\'s root', async () => {
+    const registry = await startTestRegistry();
+    const target = new URL(registry.url);
+    // A reverse proxy serving the registry under /registry (prefix stripped) and nothing at its root.
+    const proxy = http.createServer((req, res) => {
+      if (!req.url?.startsWith('/registry/')) return void res.writeHead(404).end('not here');
+      const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url.slice('/registry'.length), headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/registry`;
+      const run = await cli(['search', 'x', '--json', '--registry', base]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(parse(run).total, 0);
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
       await registry.close();
     }
   });

@@ -203,6 +203,43 @@ describe('deployment configuration', () => {
     configError({ REGISTRY_MAX_JSON_DEPTH: '8' }, /REGISTRY_MAX_JSON_DEPTH must be at least 16/);
   });
 
+  test('cache lifetimes, retention hours and the search cache say what they take, not what zod expected', () => {
+    for (const name of ['REGISTRY_CARD_MAX_AGE', 'REGISTRY_CATALOG_MAX_AGE']) {
+      for (const value of ['-1', 'abc', '1.5', '100000']) {
+        configError({ [name]: value }, new RegExp(`^invalid configuration: ${name} must be a whole number of seconds from 0 to 86400 \\(one day\\) \\(got "${value.replace('.', '\\.')}"\\)$`));
+      }
+      assert.equal(loadConfig({ ...base, [name]: '0' })[name === 'REGISTRY_CARD_MAX_AGE' ? 'cardMaxAgeSeconds' : 'catalogMaxAgeSeconds'], 0);
+    }
+    for (const name of ['REGISTRY_TASK_RETENTION_HOURS', 'REGISTRY_CHANGES_RETENTION_HOURS']) {
+      for (const value of ['0', '-1', 'abc', '9000']) configError({ [name]: value }, new RegExp(`^invalid configuration: ${name} must be a number of hours above 0 \\(fractions allowed\\), at most 8760`));
+    }
+    assert.equal(loadConfig({ ...base, REGISTRY_TASK_RETENTION_HOURS: '0.5' }).taskRetention.maxAgeMs, 1_800_000);
+    for (const value of ['-1', '1.5', 'x']) configError({ REGISTRY_SEARCH_CACHE_ENTRIES: value }, /^invalid configuration: REGISTRY_SEARCH_CACHE_ENTRIES must be a whole number of answers from 0 \(off\) to 1000000/);
+  });
+
+  test('a body limit too small for a document at the document limit is refused, naming both settings', () => {
+    configError({ REGISTRY_MAX_BODY_BYTES: '2000' }, /^invalid configuration: REGISTRY_MAX_BODY_BYTES must be at least 17752 \(got "2000"\): a document of REGISTRY_MAX_DOCUMENT_BYTES \(10240\) travels base64-encoded/);
+    configError({ REGISTRY_MAX_BODY_BYTES: '20000', REGISTRY_MAX_DOCUMENT_BYTES: '20000' }, /REGISTRY_MAX_BODY_BYTES must be at least 30764 .*lower REGISTRY_MAX_DOCUMENT_BYTES$/);
+    assert.equal(loadConfig({ ...base, REGISTRY_MAX_BODY_BYTES: '17752' }).maxBodyBytes, 17752);
+    assert.equal(loadConfig({ ...base, REGISTRY_MAX_BODY_BYTES: '5432', REGISTRY_MAX_DOCUMENT_BYTES: '1000' }).maxBodyBytes, 5432);
+  });
+
+  test('a misspelt REGISTRY_ setting is named at start-up, with the one it likely meant, rather than silently ignored', async () => {
+    assert.deepEqual(loadConfig({ ...base, REGISTRY_PUBLIC_READ: 'false' }).warnings, []);
+    const registry = await spawnRegistry({ REGISTRY_DATA_DIR: tempDir(), REGISTRY_PUBLIC_REED: 'false', REGISTRY_PASSWORD: 'for-a-container-registry' });
+    try {
+      const warnings = registry.logs.filter((l) => l.level === 40).map((l) => String(l.msg));
+      assert.ok(
+        warnings.includes("REGISTRY_PUBLIC_REED is not a setting of the registry and is ignored (did you mean REGISTRY_PUBLIC_READ?); the settings are listed in the README's Configuration section"),
+        JSON.stringify(warnings),
+      );
+      assert.ok(warnings.some((w) => w.startsWith('REGISTRY_PASSWORD is not a setting of the registry and is ignored;')), JSON.stringify(warnings));
+      assert.ok(!warnings.join('\n').includes('for-a-container-registry'), 'values are never shown');
+    } finally {
+      await registry.stop();
+    }
+  });
+
   test('a yes/no setting takes true or false, and says which other spellings it takes (1/0, yes/no, which it reads too)', () => {
     assert.equal(loadConfig({ ...base, REGISTRY_PROBE: 'yes' }).freshness.probe, true);
     assert.equal(loadConfig({ ...base, REGISTRY_PROBE: '0' }).freshness.probe, false);

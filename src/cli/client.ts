@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Role, TaskState, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type AgentCard, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/tokens.js';
@@ -43,9 +43,32 @@ export function classify(err: unknown): RegistryDeclined | RegistryUnreachable |
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     if (e instanceof RegistryDeclined || e instanceof RegistryUnreachable || e instanceof RegistryProtocolError) return e;
   }
+  const named = namedRefusal(err);
+  if (named) return named;
   const message = err instanceof Error ? err.message : String(err);
   // SDK errors can embed a whole response body; one line is enough to act on.
   return new RegistryProtocolError(oneLine(message));
+}
+
+/** Refusals the registry answers as a JSON-RPC error rather than a task, naming them in a google.rpc.ErrorInfo. */
+const NAMED_REFUSALS = new Set<ErrorCode>(['STORAGE_UNAVAILABLE', 'STARTING_UP', 'RATE_LIMITED']);
+
+/**
+ * A JSON-RPC error whose `data[0]` is the registry's ErrorInfo (storage unavailable, starting up,
+ * rate limited): that reason as the code (with the retry time when the ErrorInfo carries it), as a
+ * declined task's error, so scripts can tell "retry later" from a broken answer.
+ */
+function namedRefusal(err: unknown): RegistryDeclined | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const data = (e as { data?: unknown }).data;
+    const info = Array.isArray(data) ? data[0] : undefined;
+    if (!isObject(info) || typeof info.reason !== 'string' || !NAMED_REFUSALS.has(info.reason as ErrorCode)) continue;
+    const error: ErrorBody = { code: info.reason as ErrorCode, message: oneLine(e.message) };
+    const retry = isObject(info.metadata) ? Number(info.metadata.retryAfterSeconds) : Number.NaN;
+    if (Number.isInteger(retry) && retry >= 0) error.retryAfterSeconds = retry;
+    return new RegistryDeclined('REFUSED', error);
+  }
+  return undefined;
 }
 
 export const oneLine = (s: string, max = 300): string => {
@@ -163,15 +186,48 @@ export function registryFetch(connection: Connection): typeof fetch {
     const outer = init?.signal;
     if (outer) outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
     try {
-      return await fetch(input, { ...init, headers, signal: controller.signal });
+      const response = await fetch(input, { ...init, headers, signal: controller.signal });
+      if (response.status === 401 || response.status === 429) throw await refusedAtDoor(response);
+      return response;
     } catch (err) {
-      if (outer?.aborted) throw err;
+      if (err instanceof RegistryDeclined || outer?.aborted) throw err;
       const reason = controller.signal.aborted ? `no answer within ${connection.timeoutMs / 1000} s` : networkReason(err);
       throw new RegistryUnreachable(`cannot reach the registry at ${connection.url}: ${reason}`, { cause: err });
     } finally {
       clearTimeout(timer);
     }
   };
+}
+
+/**
+ * HTTP 401 or 429: the registry refused the request at its door, before any task: the token
+ * (unknown or malformed; or none, on a closed registry), or too many requests or streams from this
+ * address. Each is reported as the contract's code, as a declined task's would be, so scripts see
+ * UNAUTHENTICATED or RATE_LIMITED (with retryAfterSeconds) and people see which token was sent
+ * (the admin-token file's, which they never typed) or when to retry.
+ */
+async function refusedAtDoor(response: Response): Promise<RegistryDeclined> {
+  const limited = response.status === 429;
+  let message = limited ? 'The registry refused the request: too many requests (HTTP 429).' : 'The registry refused the request: it needs a valid bearer token (HTTP 401).';
+  let reason: unknown;
+  try {
+    const body: unknown = await response.json();
+    // JSON-RPC {"error": {"message", "data": [ErrorInfo]}} and HTTP+JSON {"error": {"message", "details": [ErrorInfo]}} alike.
+    if (isObject(body) && isObject(body.error)) {
+      if (typeof body.error.message === 'string') message = body.error.message;
+      const info = [body.error.data, body.error.details].find(Array.isArray)?.[0];
+      if (isObject(info)) reason = info.reason;
+    }
+  } catch {
+    // Not JSON: the generic message stands.
+  }
+  if (!limited) return new RegistryDeclined('REFUSED', { code: 'UNAUTHENTICATED', message });
+  // RATE_LIMITED, or TOO_MANY_STREAMS for the stream cap.
+  const code = (typeof reason === 'string' && /^[A-Z_]{1,40}$/.test(reason) ? reason : 'RATE_LIMITED') as ErrorCode;
+  const error: ErrorBody = { code, message };
+  const retryAfter = Number(response.headers.get('retry-after'));
+  if (Number.isInteger(retryAfter) && retryAfter >= 0) error.retryAfterSeconds = retryAfter;
+  return new RegistryDeclined('REFUSED', error);
 }
 
 // --- parts ---------------------------------------------------------------------------------
@@ -262,6 +318,29 @@ function answerOf(task: Task): Answer {
 
 // --- the client ----------------------------------------------------------------------------
 
+/**
+ * The card with its endpoints moved to the registry URL the user gave. The registry advertises
+ * its endpoints under PUBLIC_URL, which the CLI's machine may not reach (on the registry's own
+ * machine behind a TLS proxy: `--registry http://127.0.0.1:8080` with PUBLIC_URL
+ * https://registry.example.com) and which is another host than the one the admin token read from
+ * the local data directory may be sent to. So an endpoint the card names at `<base>/a2a/...` is
+ * called at `<--registry base>/a2a/...`, where every registry serves it.
+ */
+export function atRegistryUrl(card: AgentCard, base: string): AgentCard {
+  const supportedInterfaces = card.supportedInterfaces.map((i) => {
+    let url: URL;
+    try {
+      url = new URL(i.url);
+    } catch {
+      return i; // a gRPC host:port, which the CLI does not use
+    }
+    const at = url.pathname.search(/\/a2a\/[^/]+\/?$/); // the endpoint at the end: PUBLIC_URL may hold "/a2a" too
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || at === -1) return i;
+    return { ...i, url: `${base}${url.pathname.slice(at)}${url.search}` };
+  });
+  return { ...card, supportedInterfaces };
+}
+
 export class RegistryClient {
   private constructor(
     private readonly client: Client,
@@ -271,18 +350,23 @@ export class RegistryClient {
   /** Reads the registry's agent card and builds a JSON-RPC client from it, as any peer would. */
   static async connect(connection: Connection): Promise<RegistryClient> {
     const fetchImpl = registryFetch(connection);
+    const cardResolver = new DefaultAgentCardResolver({ fetchImpl });
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
         transports: [new JsonRpcTransportFactory({ fetchImpl })],
         preferredTransports: ['JSONRPC'],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+        cardResolver,
       }),
     );
     try {
-      return new RegistryClient(await factory.createFromUrl(connection.url), connection);
+      // With the trailing slash: the SDK resolves ".well-known/agent-card.json" relative to the
+      // base, and without it a registry under a path prefix (https://x.example/registry) would be
+      // looked for at the host's root card.
+      const card = await cardResolver.resolve(`${connection.url}/`);
+      return new RegistryClient(await factory.createFromAgentCard(atRegistryUrl(card, connection.url)), connection);
     } catch (err) {
       const failure = classify(err);
-      if (failure instanceof RegistryUnreachable) throw failure;
+      if (failure instanceof RegistryUnreachable || failure instanceof RegistryDeclined) throw failure;
       // Something answered, but no A2A agent card is there: most likely a wrong --registry.
       throw new RegistryUnreachable(`no A2A registry at ${connection.url} (${failure.message}); check --registry or A2A_REGISTRY_URL`, { cause: err });
     }

@@ -64,6 +64,8 @@ export interface RegistryConfig {
   grpc?: GrpcConfig;
   /** Search relevance extras: the operator's synonyms and hybrid ranking (see src/search). */
   search: SearchConfig;
+  /** Things to tell the operator at start-up (a REGISTRY_ variable the registry does not read: a typo?). */
+  warnings?: string[];
 }
 
 export interface SearchConfig {
@@ -189,6 +191,18 @@ const positiveInt = (max: number, min = 1) =>
       .max(max, { message: `must be at most ${max}` }),
   );
 
+/** A whole number from `min` to `max`; anything else is refused with `message`, which says what it takes. */
+const wholeNumber = (min: number, max: number, message: string) => decimal(z.number({ message }).int({ message }).min(min, { message }).max(max, { message }));
+
+/** A cache lifetime: a whole number of seconds from 0 (revalidate every time) to one day. */
+const maxAgeSeconds = () => wholeNumber(0, 86400, 'must be a whole number of seconds from 0 to 86400 (one day)');
+
+/** A retention period in hours, fractions allowed, up to a year. */
+const retentionHours = () => {
+  const message = 'must be a number of hours above 0 (fractions allowed), at most 8760 (a year)';
+  return decimal(z.number({ message }).positive({ message }).max(24 * 365, { message }));
+};
+
 /** Tokens shorter than this are refused, wherever they come from (a generated admin token is longer). */
 export const MIN_TOKEN_CHARS = 16;
 
@@ -243,8 +257,8 @@ const envSchema = z.object({
   REGISTRY_PUBLIC_READ: booleanString.default(true),
   REGISTRY_MAX_DOCUMENT_BYTES: positiveInt(1024 * 1024).default(10240),
   REGISTRY_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024).optional(),
-  REGISTRY_CARD_MAX_AGE: decimal(z.number().int().min(0).max(86400)).default(300),
-  REGISTRY_CATALOG_MAX_AGE: decimal(z.number().int().min(0).max(86400)).default(60),
+  REGISTRY_CARD_MAX_AGE: maxAgeSeconds().default(300),
+  REGISTRY_CATALOG_MAX_AGE: maxAgeSeconds().default(60),
   REGISTRY_MCP_ALLOWED_HOSTS: z
     .string()
     .transform((raw, ctx) => {
@@ -258,12 +272,12 @@ const envSchema = z.object({
       return hosts;
     })
     .optional(),
-  REGISTRY_TASK_RETENTION_HOURS: decimal(z.number().positive().max(24 * 365)).default(24 * 7),
+  REGISTRY_TASK_RETENTION_HOURS: retentionHours().default(24 * 7),
   REGISTRY_TASK_RETENTION_COUNT: positiveInt(10_000_000).default(100_000),
   REGISTRY_TASK_MEMORY_COUNT: positiveInt(10_000_000).default(10_000),
   REGISTRY_TASK_MEMORY_BYTES: positiveInt(16 * 1024 ** 3, 65536).default(64 * 1024 * 1024),
   REGISTRY_TASK_MEMORY_TTL_SECONDS: positiveInt(7 * 86400).default(900),
-  REGISTRY_CHANGES_RETENTION_HOURS: decimal(z.number().positive().max(24 * 365)).default(24),
+  REGISTRY_CHANGES_RETENTION_HOURS: retentionHours().default(24),
   REGISTRY_MAX_ENTRIES_PER_OWNER: positiveInt(100_000_000).default(1000),
   REGISTRY_MAX_REVISIONS: positiveInt(1_000_000).default(100),
   REGISTRY_MAX_WATCHES: positiveInt(100_000).default(10),
@@ -327,7 +341,7 @@ const envSchema = z.object({
   // Search index snapshots (issue 22).
   REGISTRY_INDEX_SNAPSHOT_DIR: z.string().min(1).optional(),
   REGISTRY_INDEX_SNAPSHOT_SECONDS: secondsOrOff('index snapshots', 7).default(600),
-  REGISTRY_SEARCH_CACHE_ENTRIES: decimal(z.number({ message: 'must be a number of answers (0: off)' }).int().min(0).max(1_000_000)).default(1000),
+  REGISTRY_SEARCH_CACHE_ENTRIES: wholeNumber(0, 1_000_000, 'must be a whole number of answers from 0 (off) to 1000000').default(1000),
   // src/search DEFAULT_TOTAL_LIMIT.
   REGISTRY_SEARCH_TOTAL_LIMIT: positiveInt(100_000_000).default(10_000),
   REGISTRY_REFRESH_SECONDS: secondsOrOff('refreshing', 30).default(3600),
@@ -421,6 +435,35 @@ function withAdminToken(tokens: Map<string, string>, admin: string | undefined):
   return new Map([...tokens, [admin, ADMIN_PRINCIPAL]]);
 }
 
+/** Edit distance (insertions, deletions, substitutions) between two short names. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * REGISTRY_ variables the registry does not read. A misspelt setting is otherwise silently
+ * ignored and its default applies (REGISTRY_PUBLIC_REED=false leaves the registry open), so
+ * start-up names each one, with the setting it most likely meant. A warning, not an error: other
+ * software (a container registry's CI credentials) uses the prefix too.
+ */
+function unknownSettings(env: Record<string, string | undefined>): string[] {
+  const known = Object.keys(envSchema.shape);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('REGISTRY_') && !known.includes(name))
+    .sort()
+    .map((name) => {
+      const closest = known.map((k) => ({ k, d: editDistance(name, k) })).sort((x, y) => x.d - y.d)[0];
+      const guess = closest && closest.d <= 3 ? ` (did you mean ${closest.k}?)` : '';
+      return `${name} is not a setting of the registry and is ignored${guess}; the settings are listed in the README's Configuration section`;
+    });
+}
+
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
   // Empty strings mean "unset": `FOO= npm start` should not be an error.
@@ -451,6 +494,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   const tokens = withAdminToken(e.REGISTRY_TOKENS, adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE));
   // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
   const maxBodyBytes = e.REGISTRY_MAX_BODY_BYTES ?? Math.max(64 * 1024, e.REGISTRY_MAX_DOCUMENT_BYTES * 4 + 16 * 1024);
+  // A body limit below that would refuse documents the document limit accepts, with a 413 that
+  // tells the sender their document is too large: refuse the setting instead.
+  const minBodyBytes = Math.ceil(e.REGISTRY_MAX_DOCUMENT_BYTES / 3) * 4 + 4096;
+  if (maxBodyBytes < minBodyBytes) {
+    throw new ConfigError(
+      `invalid configuration: REGISTRY_MAX_BODY_BYTES must be at least ${minBodyBytes} (got "${maxBodyBytes}"): a document of REGISTRY_MAX_DOCUMENT_BYTES (${e.REGISTRY_MAX_DOCUMENT_BYTES}) travels base64-encoded, 4/3 of its size plus the message around it; raise it, or lower REGISTRY_MAX_DOCUMENT_BYTES`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -514,5 +565,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
+    warnings: unknownSettings(env),
   };
 }

@@ -95,7 +95,9 @@ export function register(program: Command): void {
             // Our own cancel ends the stream CANCELED: not an error; exit once the cancel is answered.
             if (stopping) await new Promise(() => undefined);
             lostSince ??= Date.now();
-            if (err instanceof RegistryDeclined || taskId === undefined || Date.now() - lostSince > RESUME_FOR_MS) throw err;
+            // A refusal is final, except a rate limit's (429 at the door, RATE_LIMITED): that one passes.
+            const final = err instanceof RegistryDeclined && err.error.retryAfterSeconds === undefined;
+            if (final || taskId === undefined || Date.now() - lostSince > RESUME_FOR_MS) throw err;
             out.err(s.dim(`the stream was cut (${(err as Error).message}); resuming the watch...`) + '\n');
             await new Promise((resolve) => setTimeout(resolve, RESUME_EVERY_MS));
             chunks = client.resume(taskId);
