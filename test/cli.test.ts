@@ -905,10 +905,11 @@ describe('backup', () => {
     try {
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
       const card = (n: number): unknown => v1Card(`Backed up agent ${n}`, `https://backed-up-${n}.example.org/a2a`);
-      for (let n = 0; n < 20; n++) assert.equal(stateOf(await op(alice, { register: { agentCard: card(n) } })), 'TASK_STATE_COMPLETED');
-      // Registrations go on while the copy is taken: it holds the first 20 and some of the others, whole.
+      // More than a page of search results (100), so the restored copy is read page by page.
+      for (let n = 0; n < 110; n++) assert.equal(stateOf(await op(alice, { register: { agentCard: card(n) } })), 'TASK_STATE_COMPLETED');
+      // Registrations go on while the copy is taken: it holds the first 110 and some of the others, whole.
       let writing = true;
-      let written = 20;
+      let written = 110;
       const writer = (async () => {
         for (; writing; written++) assert.equal(stateOf(await op(alice, { register: { agentCard: card(written) } })), 'TASK_STATE_COMPLETED');
       })();
@@ -921,7 +922,7 @@ describe('backup', () => {
       assert.equal(run.code, 0, run.stderr);
       const summary = parse(run);
       assert.equal(summary.file, file);
-      assert.ok(summary.entries >= 20, `${summary.entries} entries`);
+      assert.ok(summary.entries >= 110, `${summary.entries} entries`);
       assert.equal(summary.revisions, summary.entries);
       assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'it holds webhook tokens');
       assert.ok(!fs.readdirSync(out).some((f) => f.endsWith('.tmp')), 'no temporary file is left');
@@ -960,10 +961,16 @@ describe('backup', () => {
       assert.ok(fs.existsSync(done.replaced), 'the replaced database is kept');
       assert.equal(fs.statSync(path.join(registry.dataDir, 'registry.db')).mode & 0o777, 0o600);
       restored = await startTestRegistry({ REGISTRY_DATA_DIR: registry.dataDir });
-      const listed = await restored.service.search({ query: 'backed up agent', limit: 100 }, { principal: 'admin', isAdmin: true });
-      assert.equal(listed.total, summary.entries);
-      const names = new Set(listed.results.map((r) => r.name));
-      for (let n = 0; n < 20; n++) assert.ok(names.has(`Backed up agent ${n}`), `agent ${n}`);
+      // Every page: the copy may hold more entries than one page (registrations went on during it).
+      const names = new Set<string>();
+      let pageToken: string | undefined;
+      do {
+        const page = await restored.service.search({ query: 'backed up agent', limit: 100, ...(pageToken ? { pageToken } : {}) }, { principal: 'admin', isAdmin: true });
+        for (const hit of page.results) names.add(hit.name);
+        pageToken = page.nextPageToken;
+      } while (pageToken);
+      assert.equal(names.size, summary.entries);
+      for (let n = 0; n < 110; n++) assert.ok(names.has(`Backed up agent ${n}`), `agent ${n}`);
     } finally {
       await restored?.close();
       await registry.close();
