@@ -340,11 +340,19 @@ describe('standing searches', () => {
       const started = Date.now();
       const canceled = await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
       assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      const attempts = hook.requests.length;
-      await new Promise((resolve) => setTimeout(resolve, 2500));
-      // No attempt at the old notification after the cancel's final status (sent once per webhook).
-      assert.ok(hook.requests.length <= attempts, `${hook.requests.length} requests after ${attempts}`);
+      const events = () => hook.requests.filter((r) => r.body.artifactUpdate !== undefined).length;
+      const attempts = events();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The final status waits between its attempts too (0.25 s, then 0.5 s, ...), not all at once.
+      const early = hook.requests.filter((r) => r.body.statusUpdate !== undefined).length;
+      assert.ok(early >= 1 && early <= 3, `${early} attempts at the final status within 0.5 s`);
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      // No attempt at the watch's notification after the cancel (its waits ended with the watch);
+      // the final status is retried on its own, over the same window, with its waits.
+      assert.equal(events(), attempts, 'no retry of the notification after the cancel');
+      const finals = hook.requests.filter((r) => r.body.statusUpdate !== undefined);
+      assert.ok(finals.length >= 2 && finals.length <= 5, `${finals.length} attempts at the final status`);
+      assert.ok(finals.every((r) => r.body.statusUpdate.status.state === 'TASK_STATE_CANCELED'));
       assert.ok(Date.now() - started < 10_000);
     } finally {
       await hook.close();

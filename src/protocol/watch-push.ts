@@ -307,7 +307,8 @@ export class WatchPushes {
         const delay = this.#delays[Math.min(attempt - 1, this.#delays.length - 1)] ?? 0;
         let timer: NodeJS.Timeout | undefined;
         // Unref'd: a wait never holds the process open at shutdown.
-        await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, delay).unref())), watch?.ended]);
+        const waited = new Promise((resolve) => (timer = setTimeout(resolve, delay).unref()));
+        await (watch ? Promise.race([waited, watch.ended]) : waited);
         clearTimeout(timer);
         if (watch && !watch.isOpen) return failure;
       }
