@@ -14,6 +14,7 @@ import type { WireJson } from './support/client.js';
 import { dataPart } from './support/client.js';
 import { RawA2AClient, metadata, sendRequest } from './support/grpc.js';
 import { eventually } from './support/eventually.js';
+import { webhook } from './support/watch-stream.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { SendMessageConfiguration, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, JsonRpcTransportFactory as JsonRpcTransportFactory03 } from 'a2a-sdk-03/client';
@@ -264,14 +265,9 @@ describe('a token or credentials that cannot travel as a header', () => {
 
 describe('the push config of a refused watch', () => {
   test('is not POSTed to: the refusal is in the response (before, each refused watch sent one request, past REGISTRY_MAX_WATCHES)', async () => {
-    const posts: string[] = [];
-    const receiver = http.createServer((req, res) => {
-      posts.push(`${req.method} ${req.url}`);
-      req.resume();
-      res.end();
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    // Records every request it gets: none may come.
+    const receiver = await webhook(() => 200);
+    const hook = receiver.url;
     try {
       for (const method of ['SendMessage', 'SendStreamingMessage']) {
         const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
@@ -292,9 +288,9 @@ describe('the push config of a refused watch', () => {
         assert.match(answer, /onwer/, method);
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
-      assert.deepEqual(posts, [], 'nothing was POSTed');
+      assert.deepEqual(receiver.requests, [], 'nothing was POSTed');
     } finally {
-      receiver.close();
+      await receiver.close();
     }
   });
 });
@@ -380,14 +376,9 @@ describe('push configs in a message', () => {
 
 describe('push configs from a caller without a token', () => {
   test('are neither checked nor POSTed to: the watch is refused UNAUTHENTICATED, as without one', async () => {
-    const posts: string[] = [];
-    const receiver = http.createServer((req, res) => {
-      posts.push(`${req.method} ${req.url} ${String(req.headers['x-a2a-notification-token'])}`);
-      req.resume();
-      res.end();
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    // Records every request it gets: none may come.
+    const receiver = await webhook(() => 200);
+    const hook = receiver.url;
     const anonymous = async (method: string, url: string): Promise<string> => {
       const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
         method: 'POST',
@@ -416,9 +407,9 @@ describe('push configs from a caller without a token', () => {
         assert.match(internal, /UNAUTHENTICATED/, method);
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
-      assert.deepEqual(posts, [], 'nothing was POSTed');
+      assert.deepEqual(receiver.requests, [], 'nothing was POSTed');
     } finally {
-      receiver.close();
+      await receiver.close();
     }
   });
 });
