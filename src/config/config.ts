@@ -191,6 +191,9 @@ const positiveInt = (max: number, min = 1) =>
       .max(max, { message: `must be at most ${max}` }),
   );
 
+/** A number from `min` to `max`, fractions allowed; anything else is refused with `message`, which says what it takes. */
+const numberFrom = (min: number, max: number, message: string) => decimal(z.number({ message }).min(min, { message }).max(max, { message }));
+
 /** A whole number from `min` to `max`; anything else is refused with `message`, which says what it takes. */
 const wholeNumber = (min: number, max: number, message: string) => decimal(z.number({ message }).int({ message }).min(min, { message }).max(max, { message }));
 
@@ -283,9 +286,7 @@ const envSchema = z.object({
   REGISTRY_MAX_WATCHES: positiveInt(100_000).default(10),
   REGISTRY_WATCH_TTL_SECONDS: positiveInt(365 * 86400).default(86400),
   REGISTRY_WATCH_BUFFER: positiveInt(1_000_000).default(1000),
-  REGISTRY_WEBHOOK_RETRY_SECONDS: decimal(
-    z.number({ message: 'must be seconds from 0 to 3600 (e.g. 60; 0: one attempt)' }).min(0, { message: 'must be seconds from 0 to 3600 (e.g. 60; 0: one attempt)' }).max(3600, { message: 'must be seconds from 0 to 3600 (e.g. 60; 0: one attempt)' }),
-  ).default(60),
+  REGISTRY_WEBHOOK_RETRY_SECONDS: numberFrom(0, 3600, 'must be seconds from 0 to 3600 (e.g. 60; 0: one attempt)').default(60),
   REGISTRY_REQUEST_TIMEOUT_SECONDS: positiveInt(3600).default(30),
   REGISTRY_HEADERS_TIMEOUT_SECONDS: positiveInt(3600).optional(),
   REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: positiveInt(3600).default(5),

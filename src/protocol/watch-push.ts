@@ -304,7 +304,7 @@ export class WatchPushes {
     let failure = '';
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) {
-        const delay = this.#delays[Math.min(attempt - 1, this.#delays.length - 1)] ?? 0;
+        const delay = this.#delays[attempt - 1] ?? 0;
         let timer: NodeJS.Timeout | undefined;
         // Unref'd: a wait never holds the process open at shutdown.
         const waited = new Promise((resolve) => (timer = setTimeout(resolve, delay).unref()));

@@ -22,8 +22,13 @@ export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//i.test(url.trim());
 }
 
+/** The embedded database's file in a data directory (REGISTRY_DATA_DIR). */
+export function sqliteFile(dataDir: string): string {
+  return join(dataDir, 'registry.db');
+}
+
 /** Returns an unopened store; call `open()` before use. */
 export function createStore(config: StoreConfig): RegistryStore {
   if (isPostgresUrl(config.databaseUrl)) return new PostgresStore({ url: config.databaseUrl.trim() });
-  return new SqliteStore({ file: join(config.dataDir, 'registry.db'), notice: config.notice, singleProcess: config.singleProcess });
+  return new SqliteStore({ file: sqliteFile(config.dataDir), notice: config.notice, singleProcess: config.singleProcess });
 }

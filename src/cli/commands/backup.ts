@@ -9,7 +9,7 @@
 import { Command } from 'commander';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../config/config.js';
-import { isPostgresUrl } from '../../storage/create-store.js';
+import { isPostgresUrl, sqliteFile } from '../../storage/create-store.js';
 import { BackupError, backupSqlite, type SqliteBackup } from '../../storage/sqlite/backup.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { serveEnvironment } from './serve.js';
@@ -44,7 +44,7 @@ export function sqliteDatabase(dataDirOption: string | undefined, postgresTool: 
     if (isPostgresUrl(config.databaseUrl)) {
       return { usage: `DATABASE_URL is set: the entries are in PostgreSQL, which this command does not handle. Use ${postgresTool}, or unset DATABASE_URL to work on the SQLite database` };
     }
-    return { database: path.join(config.dataDir, 'registry.db') };
+    return { database: sqliteFile(config.dataDir) };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     return { usage: err.message };

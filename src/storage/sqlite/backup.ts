@@ -20,6 +20,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
+import { readLastChangeSeq } from './store.js';
 
 export interface SqliteBackup {
   file: string;
@@ -70,9 +71,7 @@ function describe(db: Database.Database, where: string): Omit<SqliteBackup, 'fil
     schemaVersion: count('SELECT max(version) AS n FROM registry_migrations'),
     entries: count('SELECT count(*) AS n FROM entries'),
     revisions: count('SELECT count(*) AS n FROM entry_revisions'),
-    changeSeq: count(
-      "SELECT max(coalesce((SELECT max(seq) FROM changes), 0), coalesce((SELECT value FROM registry_state WHERE key = 'changes_trimmed_through'), 0)) AS n",
-    ),
+    changeSeq: readLastChangeSeq(db),
   };
 }
 

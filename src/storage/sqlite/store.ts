@@ -131,6 +131,16 @@ type UpsertStep =
   | { status: 'quota-exceeded'; quota: 'entries'; limit: number }
   | { status: 'url-taken'; url: string };
 
+/** Highest committed change sequence (0 when none), trimmed ones included (also read from a backup's copy). */
+export function readLastChangeSeq(db: Database.Database): number {
+  const row = prepare(
+    db,
+    `SELECT max(coalesce((SELECT max(seq) FROM changes), 0),
+                (SELECT value FROM registry_state WHERE key = 'changes_trimmed_through')) AS seq`,
+  ).get() as { seq: number | null };
+  return row.seq ?? 0;
+}
+
 export class SqliteStore implements RegistryStore {
   readonly engine = 'sqlite';
   /** Another process (an import) may write the file too: what this one wrote (./own-changes.ts). */
@@ -928,14 +938,7 @@ export class SqliteStore implements RegistryStore {
   }
 
   async lastChangeSeq(): Promise<number> {
-    return this.#read(() => {
-      const row = prepare(
-        this.#requireDb(),
-        `SELECT max(coalesce((SELECT max(seq) FROM changes), 0),
-                    (SELECT value FROM registry_state WHERE key = 'changes_trimmed_through')) AS seq`,
-      ).get() as { seq: number | null };
-      return row.seq ?? 0;
-    });
+    return this.#read(() => readLastChangeSeq(this.#requireDb()));
   }
 
   async revise(id: string, write: EntryWrite, expectRevision: number, quota: Pick<WriteQuota, 'maxRevisions'> = {}): Promise<ReviseOutcome> {
