@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import { TaskState } from '@a2a-js/sdk';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
+import { holdCommits } from './support/pg-commit-hold.js';
 import { usePostgres } from './support/postgres.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 import { dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
@@ -99,6 +100,46 @@ describe('watches across replicas (PostgreSQL)', () => {
       const id = log.events.find((e) => e.task)?.task.id;
       if (id) await watcher.cancelTask({ tenant: '', id, metadata: undefined }).catch(() => undefined);
       log.disconnect();
+    }
+  });
+
+  test('a write whose COMMIT is acknowledged late is still one event: the follower, reading it first, waits for the write to publish it', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    // One replica whose database connections pass a relay that holds back COMMIT's answer: its
+    // follower (woken by the NOTIFY) reads the committed change before the write has returned.
+    const relay = await holdCommits(await postgres.server.createDatabase('late_commit'));
+    const replica = await startTestRegistry({ DATABASE_URL: relay.url, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789' });
+    const watcher = await sdkClient(replica.url, { token: TOKENS.bob });
+    const writer = await sdkClient(replica.url, { token: TOKENS.alice });
+    const log = watch(watcher, { filter: { tags: ['late-commit'] } });
+    try {
+      await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
+      const tagged = (name: string) => {
+        const card = v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) as WireJson;
+        card.skills[0].tags = ['late-commit'];
+        return card;
+      };
+      relay.holdMs = 400;
+      const late = resultOf(await op(writer, { register: { agentCard: tagged('Late Commit Agent') } }));
+      relay.holdMs = 0;
+      assert.ok(relay.held > 0, 'the registration\'s COMMIT was held back');
+      // A later registration: once its event is in, the follower has been through the first.
+      const next = resultOf(await op(writer, { register: { agentCard: tagged('Prompt Commit Agent') } }));
+      await log.waitForEvent((e) => e.event === 'added' && e.hit.id === next.id, 'the second registration');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(
+        log.watchEvents.filter((e) => e.hit?.id === late.id).map((e) => e.event),
+        ['added'],
+        'one event for one registration',
+      );
+    } finally {
+      relay.holdMs = 0;
+      const id = log.events.find((e) => e.task)?.task.id;
+      if (id) await watcher.cancelTask({ tenant: '', id, metadata: undefined }).catch(() => undefined);
+      log.disconnect();
+      await replica.close();
+      removeTempDir(replica.dataDir);
+      await relay.close();
     }
   });
 

@@ -64,10 +64,12 @@ export class CardTrust {
   private async refresh(entry: StoredEntry, verification: CardVerification): Promise<StoredEntry> {
     if (this.settledAtCommit(entry, verification, true)) return entry;
     const announce = !sameOutcome(entry.verification, verification);
-    const updated = await this.deps.store.updateVerification(entry.id, entry.revision, verification, announce);
-    if (!updated) return entry;
-    if (announce) this.deps.feed.publish({ id: updated.id, op: 'upsert', entry: updated, origin: 'local' });
-    return updated;
+    const updated = await this.deps.feed.localWrite(async () => {
+      const stored = await this.deps.store.updateVerification(entry.id, entry.revision, verification, announce);
+      if (stored && announce) this.deps.feed.publish({ id: stored.id, op: 'upsert', entry: stored, origin: 'local' });
+      return stored;
+    });
+    return updated ?? entry;
   }
 
   /** Checks a stored card's signatures against the trust roots in force; true when its status changed. */

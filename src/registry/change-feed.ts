@@ -11,7 +11,11 @@
  *
  * With a follower, this process's own writes come back through the change log too: they are
  * recognised (`isEcho`) and not published twice, which a standing search would send as a second,
- * spurious `updated` event.
+ * spurious `updated` event. The follower may read a write back before the write itself has
+ * published it (its COMMIT is visible to others before the committing connection hears so):
+ * writes run inside `localWrite`, and the follower waits for those running (`localWritesDone`)
+ * before it decides, so the echo is recognised and the newer state is never overtaken by an
+ * older one published late.
  *
  * Delivery is synchronous and in order; a subscriber that throws is logged and does not stop
  * the others (a derived view must never fail a write that storage already committed).
@@ -30,6 +34,8 @@ import type { StoredEntry } from '../storage/types.js';
 const MAX_ECHOES = 100_000;
 /** The stamp of an entry this process removed. */
 const REMOVED = '';
+/** A follower waits at most this long for local writes in flight (one stuck write must not stop it). */
+const LOCAL_WRITE_WAIT_MS = 5_000;
 
 /** An entry's committed state as one string (its document by its hash): equal stamps, the same state to every subscriber. */
 function stampOf(entry: StoredEntry): string {
@@ -69,6 +75,8 @@ export class ChangeFeed {
   private published = 0;
   /** With a follower (expectEchoes): per entry id, the state this process last published itself. */
   private echoes: Map<string, string> | undefined;
+  /** With a follower: the local writes between their start and their publish (or failure). */
+  private readonly writing = new Set<Promise<void>>();
 
   constructor(private readonly onListenerError: (err: unknown, change: CommittedChange) => void = () => undefined) {}
 
@@ -101,6 +109,36 @@ export class ChangeFeed {
   /** This process's own writes will come back through the change log (a follower reads it): recognise them (isEcho). */
   expectEchoes(): void {
     this.echoes ??= new Map();
+  }
+
+  /**
+   * Runs a write of this process: `work` stores it and publishes what it committed. With a
+   * follower, it is tracked until then, so a follower that reads its change first waits for it.
+   */
+  localWrite<T>(work: () => Promise<T>): Promise<T> {
+    const running = work();
+    if (!this.echoes) return running;
+    const tracked = running.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writing.add(tracked);
+    void tracked.then(() => this.writing.delete(tracked));
+    return running;
+  }
+
+  /**
+   * Resolves once every local write running now has published or failed (or after
+   * LOCAL_WRITE_WAIT_MS). A follower calls it after reading changes and before re-reading their
+   * entries: any change it read that this process wrote has been published by then.
+   */
+  localWritesDone(): Promise<void> {
+    if (this.writing.size === 0) return Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, LOCAL_WRITE_WAIT_MS).unref();
+    });
+    return Promise.race([Promise.all([...this.writing]).then(() => undefined), waited]).finally(() => clearTimeout(timer));
   }
 
   /**

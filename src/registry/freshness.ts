@@ -105,7 +105,13 @@ export class FreshnessChecks {
         return this.stillCurrent(entry, fetched.source, verdict.warnings);
       }
       write.freshness = this.after(entry, fetched.source, { status: 'ok' }, false);
-      const outcome = await this.store.revise(entry.id, write, entry.revision, { maxRevisions: this.settings.maxRevisions });
+      const outcome = await this.feed.localWrite(async () => {
+        const revised = await this.store.revise(entry.id, write, entry.revision, { maxRevisions: this.settings.maxRevisions });
+        if (revised.status === 'unchanged' || revised.status === 'updated') {
+          publishUpsert(this.feed, revised.entry, revised.status === 'updated' ? 'refresh' : 'health', revised.status === 'updated' ? description : undefined);
+        }
+        return revised;
+      });
       switch (outcome.status) {
         case 'not-found':
           throw notFound(`No entry has id "${entry.id}".`);
@@ -129,7 +135,6 @@ export class FreshnessChecks {
         case 'unchanged':
         case 'updated': {
           const changed = outcome.status === 'updated';
-          publishUpsert(this.feed, outcome.entry, changed ? 'refresh' : 'health', changed ? description : undefined);
           const warnings = verified ? [...verdict.warnings, ...verified.warnings] : verdict.warnings;
           return registrationResultOf(outcome.entry, description, { created: false, changed, warnings });
         }
@@ -186,11 +191,13 @@ export class FreshnessChecks {
 
   /** Stores a check's outcome and publishes it (to every replica when what readers see changed). */
   private async record(entry: StoredEntry, freshness: FreshnessWrite): Promise<StoredEntry | undefined> {
-    const outcome = await this.store.recordCheck(entry.id, freshness);
-    if (!outcome) return undefined;
-    // Both kinds reach this replica's index (a fresh checkedAt on hits); only 'logged' ones were
-    // written to the change log for other replicas.
-    publishUpsert(this.feed, outcome.entry, 'health');
-    return outcome.entry;
+    const outcome = await this.feed.localWrite(async () => {
+      const recorded = await this.store.recordCheck(entry.id, freshness);
+      // Both kinds reach this replica's index (a fresh checkedAt on hits); only 'logged' ones were
+      // written to the change log for other replicas.
+      if (recorded) publishUpsert(this.feed, recorded.entry, 'health');
+      return recorded;
+    });
+    return outcome?.entry;
   }
 }

@@ -326,6 +326,8 @@ export class RegistryService {
    * too, are not published again when the entry is still as this process published it.
    */
   async applyReplicaChanges(ids: readonly string[]): Promise<void> {
+    // A change read here may be this process's own write, committed and not yet published.
+    await this.feed.localWritesDone();
     const found = new Map((await this.store.getMany(ids)).map((entry) => [entry.id, entry]));
     let n = 0;
     for (const id of ids) {
@@ -380,7 +382,12 @@ export class RegistryService {
       ? (accepted) =>
           this.trust.settledAtCommit(accepted.entry, verification, accepted.status === 'unchanged') ? acknowledge(resultOf(accepted.entry, accepted.status)) : undefined
       : undefined;
-    const outcome = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor), inCommit));
+    const outcome = await this.feed.localWrite(async () => {
+      const stored = await this.stored(this.store.upsert(write, actor, this.quotaFor(actor), inCommit));
+      const accepted = stored.status === 'created' || stored.status === 'updated' || stored.status === 'unchanged';
+      if (accepted && (stored.status !== 'unchanged' || stored.freshened)) publishUpsert(this.feed, stored.entry, 'register', stored.status !== 'unchanged' ? description : undefined);
+      return stored;
+    });
     if (outcome.status === 'forbidden') throw identityTaken(claims, outcome.existing.id);
     if (outcome.status === 'quota-exceeded') {
       throw new RegistryError(
@@ -391,7 +398,6 @@ export class RegistryService {
     }
     if (outcome.status === 'url-taken') throw urlTaken(claims, outcome.url);
     const changed = outcome.status !== 'unchanged';
-    if (changed || outcome.freshened) publishUpsert(this.feed, outcome.entry, 'register', changed ? description : undefined);
     const entry = await this.stored(this.trust.afterCommit(outcome.entry, verification, !changed));
     return resultOf(entry, outcome.status);
   }
@@ -485,13 +491,16 @@ export class RegistryService {
 
   async unregister(id: string, caller: Caller): Promise<{ id: string; kind: string; name: string; revision: number }> {
     const actor = this.requireActor(caller, 'Unregistering');
-    const outcome = await this.stored(this.store.remove(id, actor));
+    const outcome = await this.feed.localWrite(async () => {
+      const removed = await this.stored(this.store.remove(id, actor));
+      if (removed.status === 'deleted') this.feed.publish({ id, op: 'delete', removed: removed.entry, origin: 'local' });
+      return removed;
+    });
     if (outcome.status === 'not-found') throw notFound(`No entry has id "${id}".`);
     if (outcome.status === 'forbidden') {
       throw new RegistryError('FORBIDDEN', `Entry "${id}" belongs to another principal; only its owner or an admin may unregister it.`);
     }
     const e: StoredEntry = outcome.entry;
-    this.feed.publish({ id, op: 'delete', removed: e, origin: 'local' });
     return { id: e.id, kind: e.kind, name: e.name, revision: e.revision };
   }
 
