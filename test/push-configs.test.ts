@@ -160,6 +160,39 @@ describe('GetTaskPushNotificationConfig by task id alone', () => {
     assert.equal(got.pushNotificationConfig.token, 'v03-token');
   });
 
+  test('v0.3: a config set without an id gets the task id, as v0.3 servers give it; get, list and delete then find it by that id', async () => {
+    const taskId = await taskWithConfigs([]);
+    const client = await new ClientFactory03(
+      ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, { transports: [new JsonRpcTransportFactory03({ fetchImpl: authFetch(TOKENS.alice) })] }),
+    ).createFromUrl(registry.url);
+    // Before, the id was a random UUID: a v0.3 client deleting "its" config by the task id was told it did not exist.
+    const set = await client.setTaskPushNotificationConfig({ taskId, pushNotificationConfig: { url: `${HOOK}/first` } });
+    assert.equal(set.pushNotificationConfig.id, taskId);
+    const listed = await client.listTaskPushNotificationConfig({ id: taskId });
+    assert.deepEqual(listed.map((c) => c.pushNotificationConfig.id), [taskId]);
+    const got = await rpc03('tasks/pushNotificationConfig/get', { id: taskId, pushNotificationConfigId: taskId });
+    assert.equal(got.result?.pushNotificationConfig?.url, `${HOOK}/first`, JSON.stringify(got));
+    // Set again without an id: it replaces that config ("sets or updates", A2A 0.3 7.5), no second one.
+    await client.setTaskPushNotificationConfig({ taskId, pushNotificationConfig: { url: `${HOOK}/second` } });
+    const replaced = await client.listTaskPushNotificationConfig({ id: taskId });
+    assert.deepEqual(replaced.map((c) => c.pushNotificationConfig.url), [`${HOOK}/second`]);
+    await client.deleteTaskPushNotificationConfig({ id: taskId, pushNotificationConfigId: taskId });
+    assert.deepEqual(await client.listTaskPushNotificationConfig({ id: taskId }), []);
+    // A delete without pushNotificationConfigId is the config set without an id (not "config 'undefined' not found").
+    await client.setTaskPushNotificationConfig({ taskId, pushNotificationConfig: { url: `${HOOK}/third` } });
+    const named = await rpc03('tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { id: 'named', url: `${HOOK}/named` } });
+    assert.equal(named.result?.pushNotificationConfig?.id, 'named', JSON.stringify(named));
+    assert.equal((await rpc03('tasks/pushNotificationConfig/delete', { id: taskId })).result, null);
+    assert.deepEqual((await client.listTaskPushNotificationConfig({ id: taskId })).map((c) => c.pushNotificationConfig.id), ['named']);
+    // v1.0 still gives a config without an id one of its own, and its delete must name the config.
+    const v1 = await rpc('CreateTaskPushNotificationConfig', { taskId, url: `${HOOK}/v1` });
+    assert.match(v1.result?.id ?? '', /^[0-9a-f-]{36}$/, JSON.stringify(v1));
+    assert.notEqual(v1.result.id, taskId);
+    const unnamed = await rpc('DeleteTaskPushNotificationConfig', { taskId });
+    assert.equal(unnamed.error?.code, INVALID_PARAMS, JSON.stringify(unnamed));
+    assert.match(unnamed.error.message, /^id is required/);
+  });
+
   test('v0.3: the config whose id is the task id comes first (v0.3 servers give that id to a config set without one), else the first; none is TaskNotFound', async () => {
     const bare = await taskWithConfigs([]);
     const none = await rpc03('tasks/pushNotificationConfig/get', { id: bare });

@@ -206,8 +206,19 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * (3.1.10): a second delete changes nothing either, and says the config is not there.
    */
   override async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
-    // The SDK's checks (capability, task id, the caller's task), then the config's.
-    // (The SDK's get: a delete must name its config, in v0.3 as in v1.0.)
+    if (!params.id) {
+      // v0.3's delete without pushNotificationConfigId means the config set without an id, which
+      // has the task's id (the v0.3 SDK's servers deleted that one); v1.0's id is REQUIRED.
+      if (context.requestedVersion !== LEGACY_VERSION) {
+        throw new RequestMalformedError({
+          message: 'id is required: the id of the push notification config to delete (ListTaskPushNotificationConfigs lists a task\'s configs).',
+          metadata: { field: 'id' },
+        });
+      }
+      params = { ...params, id: params.taskId };
+    }
+    // The SDK's checks (capability, task id, the caller's task), then the config's (the SDK's
+    // get, not ours: a v0.3 delete by task id deletes the config of that id, not the first one).
     await super.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context);
     await super.deleteTaskPushNotificationConfig(params, context);
   }

@@ -25,6 +25,7 @@ import { FetchError, type Fetcher } from '../net/fetcher.js';
 import type { Logger } from '../observability/logger.js';
 import { watchEndStatus, watchEventUpdate, watchResultsUpdate } from '../operations/executor.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
+import { LEGACY_VERSION } from './versions.js';
 
 /** Configs one task may have. */
 const MAX_CONFIGS_PER_TASK = 10;
@@ -71,7 +72,7 @@ export class PushConfigs implements PushNotificationStore {
     private readonly watches?: WatchHub,
   ) {}
 
-  async save(taskId: string, _context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
+  async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
     const unsendable = sizeProblem(config) ?? headerProblem(config);
     if (unsendable) throw new RequestMalformedError(unsendable);
     try {
@@ -80,7 +81,9 @@ export class PushConfigs implements PushNotificationStore {
       if (error instanceof FetchError) throw new RequestMalformedError(`The push notification URL is refused: ${error.message}`);
       throw error;
     }
-    if (!config.id) config.id = randomUUID();
+    // A v0.3 config set without an id gets the task's id, as v0.3 servers give it (the v0.3 SDK's
+    // did): a v0.3 client then gets and deletes it by the task id. v1.0 leaves the id to the server.
+    if (!config.id) config.id = context.requestedVersion === LEGACY_VERSION ? taskId : randomUUID();
     const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.id !== config.id);
     if (list.length >= MAX_CONFIGS_PER_TASK) throw new RequestMalformedError(`A task has at most ${MAX_CONFIGS_PER_TASK} push notification configs; delete one first.`);
     list.push({ ...config, taskId });
