@@ -13,7 +13,7 @@ import { v1Card } from './support/documents.js';
 import { holdCommits } from './support/pg-commit-hold.js';
 import { usePostgres } from './support/postgres.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
-import { dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
+import { dataOf, EventLog, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 
 const replicas: TestRegistry[] = [];
 const postgres = usePostgres({
@@ -224,17 +224,21 @@ describe('watches across replicas (PostgreSQL)', () => {
     }
   });
 
-  test('a watch whose replica stops is taken over by another, and its pushes go on', async (t) => {
+  test('a watch whose replica stops is taken over by another, and its pushes go on (a v0.3 client\'s in v0.3\'s shape)', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     const databaseUrl = await postgres.server.createDatabase('watch_takeover');
     const env = { DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789', REGISTRY_FETCH_ALLOW: '127.0.0.1' };
     const first = await startTestRegistry(env);
     let second: TestRegistry | undefined;
     const hook = await webhook(() => 200);
+    const hook03 = await webhook(() => 200);
     try {
       const bob = await sdkClient(first.url, { token: TOKENS.bob });
       const task = await sendWithPush(bob, { filter: { tags: ['takeover'] } }, { url: hook.url, token: 'kept-token' });
       await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches');
+      // The same watch started by a v0.3 client: its webhook expects v0.3 objects, from whichever replica.
+      const task03 = await sendWithPush03(first.url, TOKENS.bob, { filter: { tags: ['takeover'] } }, { url: hook03.url, token: 'kept-03' });
+      await hook03.waitFor((body) => body.kind === 'artifact-update' && body.artifact?.name === 'watch-results', 'initial matches (v0.3)');
       second = await startTestRegistry(env);
       await second.core.restoreWatches();
       assert.equal(second.core.watches.size, 0, 'a watch its replica runs is not taken over');
@@ -243,6 +247,7 @@ describe('watches across replicas (PostgreSQL)', () => {
       removeTempDir(first.dataDir);
       await second.core.watches.claimNow();
       assert.ok(second.core.watches.get(task.id), 'taken over');
+      assert.ok(second.core.watches.get(task03.id), 'the v0.3 one too');
       const writer = await sdkClient(second.url, { token: TOKENS.alice });
       const card = v1Card('Takeover Agent', 'https://takeover.example.org/a2a') as WireJson;
       card.skills[0].tags = ['takeover'];
@@ -250,9 +255,17 @@ describe('watches across replicas (PostgreSQL)', () => {
       const pushed = await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === added.id, 'pushed by the other replica');
       assert.equal(dataOf(pushed.artifactUpdate.artifact).event, 'added');
       assert.equal(hook.requests.at(-1)!.token, 'kept-token');
+      const pushed03 = await hook03.waitFor(
+        (body) => body.kind === 'artifact-update' && body.artifact?.parts?.find((p: WireJson) => p.kind === 'data')?.data?.hit?.id === added.id,
+        'pushed as v0.3 by the other replica',
+      );
+      assert.equal(pushed03.taskId, task03.id);
+      assert.ok(hook03.requests.every((r) => r.body.kind !== undefined && r.token === 'kept-03'), JSON.stringify(hook03.requests).slice(0, 300));
       await (await sdkClient(second.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      await (await sdkClient(second.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task03.id, metadata: undefined });
     } finally {
       await hook.close();
+      await hook03.close();
       await first.close();
       removeTempDir(first.dataDir);
       if (second) {

@@ -15,11 +15,16 @@
  *   reason. When the watch ends, its final status follows, as a stream's does.
  * - `GuardedPushSender` is the SDK's sender for every other task: one attempt per event through
  *   the guard; a task's configs are dropped when it ends.
+ * Each config remembers the protocol generation it was given in (kept with a watch's definition
+ * too): a webhook a v0.3 client configured gets v0.3 objects (`{"kind": "artifact-update", ...}`,
+ * lowercase states), as the SDK's own sender does, and one configured over v1.0 gets v1.0's
+ * StreamResponse JSON.
  */
 import { randomUUID } from 'node:crypto';
 import { StreamResponse, TaskPushNotificationConfig, TaskState, type Task } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
-import type { PushNotificationSender, PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
+import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
+import type { PushNotificationSender, PushNotificationStore, ServerCallContext, StoredPushNotificationConfig } from '@a2a-js/sdk/server';
 import type { WatchEvent } from '../contract/types.js';
 import { FetchError, type Fetcher } from '../net/fetcher.js';
 import type { Logger } from '../observability/logger.js';
@@ -63,8 +68,15 @@ export function retryDelays(retry: PushRetry): number[] {
   return delays;
 }
 
+/**
+ * The generation of a config kept before configs remembered theirs: its webhook had been sent
+ * v1.0 payloads, and goes on getting them.
+ */
+const UNRECORDED_WIRE_VERSION = '1.0';
+
 export class PushConfigs implements PushNotificationStore {
-  readonly #byTask = new Map<string, TaskPushNotificationConfig[]>();
+  /** Each task's configs, with the protocol version each was given in. */
+  readonly #byTask = new Map<string, StoredPushNotificationConfig[]>();
 
   constructor(
     private readonly fetcher: Fetcher,
@@ -84,9 +96,9 @@ export class PushConfigs implements PushNotificationStore {
     // A v0.3 config set without an id gets the task's id, as v0.3 servers give it (the v0.3 SDK's
     // did): a v0.3 client then gets and deletes it by the task id. v1.0 leaves the id to the server.
     if (!config.id) config.id = context.requestedVersion === LEGACY_VERSION ? taskId : randomUUID();
-    const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.id !== config.id);
+    const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.config.id !== config.id);
     if (list.length >= MAX_CONFIGS_PER_TASK) throw new RequestMalformedError(`A task has at most ${MAX_CONFIGS_PER_TASK} push notification configs; delete one first.`);
-    list.push({ ...config, taskId });
+    list.push({ config: { ...config, taskId }, wireVersion: context.requestedVersion || LEGACY_VERSION });
     this.#byTask.set(taskId, list);
     this.#bound(taskId);
     await this.#keep(taskId);
@@ -106,21 +118,29 @@ export class PushConfigs implements PushNotificationStore {
   }
 
   async delete(taskId: string, _context: ServerCallContext, configId?: string): Promise<void> {
-    const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.id !== (configId ?? taskId));
+    const list = (this.#byTask.get(taskId) ?? []).filter((c) => c.config.id !== (configId ?? taskId));
     if (list.length > 0) this.#byTask.set(taskId, list);
     else this.#byTask.delete(taskId);
     await this.#keep(taskId);
   }
 
-  /** A restored watch's configs, as its definition kept them. */
+  /** A restored watch's configs, as its definition kept them (with the version each was given in). */
   restore(taskId: string, configs: unknown[]): void {
-    const list = configs.map((c) => ({ ...TaskPushNotificationConfig.fromJSON(c), taskId }));
+    const list = configs.map((c) => {
+      const kept = (c as { wireVersion?: unknown }).wireVersion;
+      return { config: { ...TaskPushNotificationConfig.fromJSON(c), taskId }, wireVersion: typeof kept === 'string' ? kept : UNRECORDED_WIRE_VERSION };
+    });
     if (list.length > 0) this.#byTask.set(taskId, list);
   }
 
-  /** Stores a watch's configs with its definition (a task that is no watch keeps them in memory only). */
+  /**
+   * Stores a watch's configs with its definition (a task that is no watch keeps them in memory
+   * only): each config's wire JSON, and beside its fields the version it was given in, so the
+   * replica that runs the watch next sends its webhook the same payloads.
+   */
   async #keep(taskId: string): Promise<void> {
-    await this.watches?.get(taskId)?.setPushConfigs(this.forTask(taskId).map((c) => TaskPushNotificationConfig.toJSON(c)));
+    const kept = this.keptFor(taskId).map((c) => ({ ...(TaskPushNotificationConfig.toJSON(c.config) as object), wireVersion: c.wireVersion }));
+    await this.watches?.get(taskId)?.setPushConfigs(kept);
   }
 
   /** A watch that just started: its configs were saved before it existed; store them with it now. */
@@ -129,7 +149,12 @@ export class PushConfigs implements PushNotificationStore {
   }
 
   forTask(taskId: string): TaskPushNotificationConfig[] {
-    return (this.#byTask.get(taskId) ?? []).map((c) => ({ ...c }));
+    return (this.#byTask.get(taskId) ?? []).map((c) => ({ ...c.config }));
+  }
+
+  /** The task's configs with the protocol version each was given in (whose payloads its webhook gets). */
+  keptFor(taskId: string): StoredPushNotificationConfig[] {
+    return (this.#byTask.get(taskId) ?? []).map((c) => ({ config: { ...c.config }, wireVersion: c.wireVersion }));
   }
 
   drop(taskId: string): void {
@@ -201,7 +226,28 @@ function headersOf(config: TaskPushNotificationConfig): Record<string, string> {
   return headers;
 }
 
-const wire = (response: StreamResponse): unknown => StreamResponse.toJSON(response);
+const v03 = new V03PushNotificationSerializer();
+
+/**
+ * A notification's body in the protocol generation its webhook was configured in: v0.3's bare
+ * event object (TaskArtifactUpdateEvent, TaskStatusUpdateEvent with `kind`, lowercase states),
+ * the SDK's own v0.3 serialization; else v1.0's StreamResponse JSON.
+ */
+function payloadFor(response: StreamResponse, wireVersion: string): unknown {
+  if (wireVersion === LEGACY_VERSION) return JSON.parse(v03.serialize(response).body) as unknown;
+  return StreamResponse.toJSON(response);
+}
+
+/** One notification, its body built once per protocol generation among its webhooks. */
+class Notification {
+  readonly #bodies = new Map<string, unknown>();
+  constructor(readonly response: StreamResponse) {}
+
+  bodyFor(wireVersion: string): unknown {
+    if (!this.#bodies.has(wireVersion)) this.#bodies.set(wireVersion, payloadFor(this.response, wireVersion));
+    return this.#bodies.get(wireVersion);
+  }
+}
 
 export class WatchPushes {
   constructor(
@@ -240,7 +286,7 @@ export class WatchPushes {
     let chain = Promise.resolve();
     let pending = 0;
     let behind = false;
-    const push = (body: unknown, what: string) => {
+    const push = (body: Notification, what: string) => {
       if (behind) return;
       if (pending >= this.maxPending) {
         behind = true;
@@ -256,11 +302,11 @@ export class WatchPushes {
     };
     if (initial && !watch.restored && this.configs.forTask(watch.id).length > 0) {
       const current = watch.current();
-      push(wire({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(watch.id, contextId, current) } }), 'the initial matches');
+      push(new Notification({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(watch.id, contextId, current) } }), 'the initial matches');
     }
     const stop = watch.listen((event: WatchEvent) => {
       if (this.configs.forTask(watch.id).length === 0) return;
-      push(wire({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq}`);
+      push(new Notification({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq}`);
     });
     void watch.ended.then((end) => {
       stop();
@@ -268,10 +314,10 @@ export class WatchPushes {
       // to the webhooks too, after the events already queued: a client that only listens there
       // would otherwise never learn that the watch ended. None when the registry shuts down.
       const status = watchEndStatus(watch.id, contextId, end);
-      const configs = this.configs.forTask(watch.id);
+      const configs = this.configs.keptFor(watch.id);
       this.configs.drop(watch.id);
       if (!status || configs.length === 0) return;
-      const final = wire({ payload: { $case: 'statusUpdate', value: { taskId: watch.id, contextId, status, metadata: undefined } } });
+      const final = new Notification({ payload: { $case: 'statusUpdate', value: { taskId: watch.id, contextId, status, metadata: undefined } } });
       // After a failed delivery, once each: the webhook that failed has had its attempts.
       const attempts = end.reason === 'failed' ? 1 : this.#delays.length + 1;
       chain = chain.then(() => this.#deliverFinal(watch, configs, final, attempts));
@@ -280,17 +326,17 @@ export class WatchPushes {
   }
 
   /** The watch's final status to each of its webhooks (the watch has ended: a failure is only logged). */
-  async #deliverFinal(watch: Watch, configs: TaskPushNotificationConfig[], body: unknown, attempts: number): Promise<void> {
-    for (const config of configs) {
-      const failure = await this.#deliver(config, body, attempts);
+  async #deliverFinal(watch: Watch, configs: StoredPushNotificationConfig[], body: Notification, attempts: number): Promise<void> {
+    for (const { config, wireVersion } of configs) {
+      const failure = await this.#deliver(config, body.bodyFor(wireVersion), attempts);
       if (failure) this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'the final status of a watch could not be pushed');
     }
   }
 
-  async #deliverAll(watch: Watch, body: unknown, what: string): Promise<void> {
+  async #deliverAll(watch: Watch, body: Notification, what: string): Promise<void> {
     if (!watch.isOpen) return;
-    for (const config of this.configs.forTask(watch.id)) {
-      const failure = await this.#deliver(config, body, this.#delays.length + 1, watch);
+    for (const { config, wireVersion } of this.configs.keptFor(watch.id)) {
+      const failure = await this.#deliver(config, body.bodyFor(wireVersion), this.#delays.length + 1, watch);
       if (failure && watch.isOpen) {
         this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
         watch.end('failed', `Push notifications to ${config.url} failed: ${what} was not accepted after ${this.#delays.length + 1} attempts (last: ${failure}). The watch ended.`);
@@ -352,10 +398,10 @@ export class GuardedPushSender implements PushNotificationSender {
       if (state === TaskState.TASK_STATE_REJECTED) this.configs.drop(taskId);
       return;
     }
-    const configs = this.configs.forTask(taskId);
+    const notification = new Notification(response);
     await Promise.all(
-      configs.map((config) =>
-        this.fetcher.postJson(config.url, wire(response), { purpose: 'webhook', headers: headersOf(config) }).catch((error: unknown) => {
+      this.configs.keptFor(taskId).map(({ config, wireVersion }) =>
+        this.fetcher.postJson(config.url, notification.bodyFor(wireVersion), { purpose: 'webhook', headers: headersOf(config) }).catch((error: unknown) => {
           const failure = error instanceof Error ? error.message : String(error);
           this.log.warn({ taskId, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'a push notification failed');
         }),

@@ -3,9 +3,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import readline from 'node:readline';
+import { randomUUID } from 'node:crypto';
 import { SendMessageConfiguration, Task, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { dataPart, message, streamEventJson, type WireJson } from './client.js';
+import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, JsonRpcTransportFactory as JsonRpcTransportFactory03 } from 'a2a-sdk-03/client';
+import type { Task as Task03 } from 'a2a-sdk-03';
+import { authFetch, dataPart, message, streamEventJson, type WireJson } from './client.js';
 import { REPO_ROOT, TOKENS } from './registry.js';
 
 /** The events of one stream as they arrive, with a way to wait for one. */
@@ -121,6 +124,22 @@ export async function sendWithPush(client: Client, request: WireJson, push: { ur
     metadata: undefined,
   });
   return Task.toJSON(result as Task) as WireJson;
+}
+
+/**
+ * Starts a watch with a push config as a v0.3 client does: @a2a-js/sdk 0.3 (v0.3 JSON-RPC, no
+ * A2A-Version header), from the registry's base URL, `message/send` with `pushNotificationConfig`.
+ */
+export async function sendWithPush03(registryUrl: string, token: string, request: WireJson, push: { url: string; token: string }): Promise<Task03> {
+  const client = await new ClientFactory03(
+    ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, { transports: [new JsonRpcTransportFactory03({ fetchImpl: authFetch(token) })] }),
+  ).createFromUrl(registryUrl);
+  const result = await client.sendMessage({
+    message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'data', data: { watch: request } }] },
+    configuration: { pushNotificationConfig: { url: push.url, token: push.token } },
+  });
+  if (result.kind !== 'task') throw new Error(`expected a task, got ${JSON.stringify(result).slice(0, 200)}`);
+  return result;
 }
 
 /** `a2a-registry watch --json` for bob on `tag`, run as a user runs it, with its JSON lines as they come. */
