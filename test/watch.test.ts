@@ -438,6 +438,30 @@ describe('standing searches', () => {
     }
   });
 
+  test('push: a slow webhook delays only itself: the other webhooks of the watch get each event at once, each in order', async () => {
+    // 1 s an answer: before, every webhook of the watch waited for it, event after event.
+    const slow = await webhook(() => 200, undefined, 1000);
+    const fast = await webhook(() => 200);
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-one-slow'] }, initial: false }, { url: slow.url, token: 'slow' });
+      await bob.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'fast', url: fast.url, token: 'fast', authentication: undefined });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        ids.push(resultOf(await op(alice, { register: { agentCard: card(`One Slow Target ${i}`, `https://one-slow-${i}.example.org/a2a`, ['push-one-slow']) } })).id);
+      }
+      const hitOf = (b: WireJson): string | undefined => (b.artifactUpdate?.artifact?.name === 'watch-event' ? dataOf(b.artifactUpdate.artifact).hit?.id : undefined);
+      await fast.waitFor((b) => hitOf(b) === ids[2], 'the third event at the fast webhook');
+      assert.ok(slow.requests.length < 3, `the fast webhook had every event before the slow one was sent the third (slow had ${slow.requests.length})`);
+      await slow.waitFor((b) => hitOf(b) === ids[2], 'the third event at the slow webhook');
+      for (const hook of [fast, slow]) assert.deepEqual(hook.requests.map((r) => hitOf(r.body)), ids, 'each webhook gets the events in order');
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      for (const hook of [fast, slow]) assert.equal((await hook.waitFor((b) => b.statusUpdate !== undefined, 'final status')).statusUpdate.status.state, 'TASK_STATE_CANCELED');
+    } finally {
+      await slow.close();
+      await fast.close();
+    }
+  });
+
   test('push: a webhook on an address the guard refuses is an error when it is configured', async () => {
     await assert.rejects(sendWithPush(bob, { query: 'x' }, { url: 'http://10.0.0.1/hook', token: 't' }), /refused/i);
   });

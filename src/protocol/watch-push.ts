@@ -10,9 +10,10 @@
  *   watch's configs (tokens included) are also kept with its definition in storage, so its
  *   pushes go on after a restart.
  * - `WatchPushes` follows every watch: each event (and the initial matches) is POSTed to each of
- *   the task's webhooks through `core.fetcher`, with the client's token, in order, retried with
- *   backoff; when a delivery still fails after the last attempt the watch ends FAILED with the
- *   reason. When the watch ends, its final status follows, as a stream's does.
+ *   the task's webhooks through `core.fetcher`, with the client's token, in order (one queue per
+ *   webhook: a slow one delays only itself), retried with backoff; when a delivery still fails
+ *   after the last attempt the watch ends FAILED with the reason. When the watch ends, its final
+ *   status follows, as a stream's does.
  * - `GuardedPushSender` is the SDK's sender for every other task: one attempt per event through
  *   the guard; a task's configs are dropped when it ends.
  * Each config remembers the protocol generation it was given in (kept with a watch's definition
@@ -249,6 +250,15 @@ class Notification {
   }
 }
 
+/** The notifications waiting for one webhook of a watch, delivered one after another. */
+interface WebhookQueue {
+  chain: Promise<void>;
+  /** Notifications queued and not yet delivered (or given up). */
+  pending: number;
+  /** Past maxPending: events are not queued until the resync that replaces them is. */
+  behind: boolean;
+}
+
 export class WatchPushes {
   constructor(
     private readonly configs: PushConfigs,
@@ -278,27 +288,42 @@ export class WatchPushes {
     const kept = watch.restored
       ? Promise.resolve(this.configs.restore(watch.id, watch.pushConfigs))
       : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
-    // One chain per watch: notifications reach each webhook in the order of the events. A slow
-    // webhook (each answer just inside the deadline) falls behind the events without bound, each
-    // waiting notification held in memory: past maxPending the later events are not queued, and
-    // once those waiting are delivered a `resync` says what they would have (the watch emits it,
-    // so its event numbers stay one sequence).
-    let chain = Promise.resolve();
-    let pending = 0;
-    let behind = false;
-    const push = (body: Notification, what: string) => {
-      if (behind) return;
-      if (pending >= this.maxPending) {
-        behind = true;
-        this.log.warn({ watch: watch.id, pending }, 'a watch webhook does not keep up; its waiting events are replaced by a resync');
-        chain = chain.then(() => {
-          behind = false;
+    // One queue per webhook (per config): notifications reach each webhook in the order of the
+    // events, and a webhook that answers slowly, or is retried through an outage, delays only its
+    // own (one chain for all of them held every other webhook behind it, attempt after attempt).
+    // A slow webhook (each answer just inside the deadline) falls behind the events without
+    // bound, each waiting notification held in memory: past maxPending the later events are not
+    // queued for it, and once those waiting are delivered a `resync` says what they would have
+    // (the watch emits it, so its event numbers stay one sequence; every webhook gets it).
+    const queues = new Map<string, WebhookQueue>();
+    const queueOf = (configId: string): WebhookQueue => {
+      let queue = queues.get(configId);
+      if (!queue) queues.set(configId, (queue = { chain: Promise.resolve(), pending: 0, behind: false }));
+      return queue;
+    };
+    const enqueue = (configId: string, notification: Notification, what: string) => {
+      const queue = queueOf(configId);
+      if (queue.behind) return;
+      if (queue.pending >= this.maxPending) {
+        queue.behind = true;
+        this.log.warn({ watch: watch.id, pending: queue.pending }, 'a watch webhook does not keep up; its waiting events are replaced by a resync');
+        queue.chain = queue.chain.then(() => {
+          queue.behind = false;
           watch.resyncNow();
         });
         return;
       }
-      pending++;
-      chain = chain.then(() => this.#deliverAll(watch, body, what)).finally(() => pending--);
+      queue.pending++;
+      queue.chain = queue.chain
+        .then(() => this.#deliverTo(watch, configId, notification, what))
+        .catch((err: unknown) => this.log.error({ err, watch: watch.id }, 'a push notification could not be sent'))
+        .finally(() => {
+          // An idle queue is forgotten (its config may be deleted); the next event makes a new one.
+          if (--queue.pending === 0 && !queue.behind && queues.get(configId) === queue) queues.delete(configId);
+        });
+    };
+    const push = (notification: Notification, what: string) => {
+      for (const { config } of this.configs.keptFor(watch.id)) enqueue(config.id, notification, what);
     };
     if (initial && !watch.restored && this.configs.forTask(watch.id).length > 0) {
       const current = watch.current();
@@ -311,8 +336,9 @@ export class WatchPushes {
     void watch.ended.then((end) => {
       stop();
       // The final status a stream ends with (CANCELED, COMPLETED when it expired, FAILED) goes
-      // to the webhooks too, after the events already queued: a client that only listens there
-      // would otherwise never learn that the watch ended. None when the registry shuts down.
+      // to the webhooks too, each after the events already queued for it: a client that only
+      // listens there would otherwise never learn that the watch ended. None when the registry
+      // shuts down.
       const status = watchEndStatus(watch.id, contextId, end);
       const configs = this.configs.keptFor(watch.id);
       this.configs.drop(watch.id);
@@ -320,28 +346,30 @@ export class WatchPushes {
       const final = new Notification({ payload: { $case: 'statusUpdate', value: { taskId: watch.id, contextId, status, metadata: undefined } } });
       // After a failed delivery, once each: the webhook that failed has had its attempts.
       const attempts = end.reason === 'failed' ? 1 : this.#delays.length + 1;
-      chain = chain.then(() => this.#deliverFinal(watch, configs, final, attempts));
+      for (const kept of configs) {
+        const queue = queueOf(kept.config.id);
+        queue.chain = queue.chain.then(() => this.#deliverFinal(watch, kept, final, attempts));
+      }
     });
     return kept;
   }
 
-  /** The watch's final status to each of its webhooks (the watch has ended: a failure is only logged). */
-  async #deliverFinal(watch: Watch, configs: StoredPushNotificationConfig[], body: Notification, attempts: number): Promise<void> {
-    for (const { config, wireVersion } of configs) {
-      const failure = await this.#deliver(config, body.bodyFor(wireVersion), attempts);
-      if (failure) this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'the final status of a watch could not be pushed');
-    }
+  /** The watch's final status to one of its webhooks (the watch has ended: a failure is only logged). */
+  async #deliverFinal(watch: Watch, { config, wireVersion }: StoredPushNotificationConfig, body: Notification, attempts: number): Promise<void> {
+    const failure = await this.#deliver(config, body.bodyFor(wireVersion), attempts);
+    if (failure) this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'the final status of a watch could not be pushed');
   }
 
-  async #deliverAll(watch: Watch, body: Notification, what: string): Promise<void> {
+  /** One notification to the webhook of config `configId`, as the task has it now (none if it was deleted meanwhile). */
+  async #deliverTo(watch: Watch, configId: string, body: Notification, what: string): Promise<void> {
     if (!watch.isOpen) return;
-    for (const { config, wireVersion } of this.configs.keptFor(watch.id)) {
-      const failure = await this.#deliver(config, body.bodyFor(wireVersion), this.#delays.length + 1, watch);
-      if (failure && watch.isOpen) {
-        this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
-        watch.end('failed', `Push notifications to ${config.url} failed: ${what} was not accepted after ${this.#delays.length + 1} attempts (last: ${failure}). The watch ended.`);
-        return;
-      }
+    const kept = this.configs.keptFor(watch.id).find((c) => c.config.id === configId);
+    if (!kept) return;
+    const { config, wireVersion } = kept;
+    const failure = await this.#deliver(config, body.bodyFor(wireVersion), this.#delays.length + 1, watch);
+    if (failure && watch.isOpen) {
+      this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
+      watch.end('failed', `Push notifications to ${config.url} failed: ${what} was not accepted after ${this.#delays.length + 1} attempts (last: ${failure}). The watch ended.`);
     }
   }
 
