@@ -224,6 +224,61 @@ describe('watches across replicas (PostgreSQL)', () => {
     }
   });
 
+  test('push configs of a watch changed on the other replica reach the watch: the watch moves there, as for SubscribeToTask', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const onA = await sdkClient(a.url, { token: TOKENS.bob });
+    const onB = await sdkClient(b.url, { token: TOKENS.bob });
+    const writer = await sdkClient(a.url, { token: TOKENS.alice });
+    const first = await webhook(() => 200);
+    const second = await webhook(() => 200);
+    const tagged = (name: string) => {
+      const card = v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) as WireJson;
+      card.skills[0].tags = ['configs-moving'];
+      return card;
+    };
+    const hitOf = (body: WireJson): string | undefined => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id;
+    try {
+      const task = await sendWithPush(onA, { filter: { tags: ['configs-moving'] }, initial: false }, { url: first.url, token: 'first' });
+      assert.ok(a.core.watches.get(task.id), 'A runs it');
+      // A load balancer sends the next requests to B. Before, B kept the config in its own
+      // memory and acknowledged it: the watch (on A) never pushed to it, B listed only it, and
+      // the config A pushed to could not be deleted from B (TaskNotFound).
+      const created = await onB.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'second', url: second.url, token: 'second', authentication: undefined });
+      assert.equal(created.id, 'second');
+      const listed = await onB.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' });
+      assert.deepEqual(listed.configs.map((c) => c.url).sort(), [first.url, second.url].sort());
+      const one = resultOf(await op(writer, { register: { agentCard: tagged('Configs Moving One') } }));
+      await first.waitFor((body) => hitOf(body) === one.id, 'pushed to the first webhook');
+      await second.waitFor((body) => hitOf(body) === one.id, 'pushed to the webhook configured on B');
+      const configId = listed.configs.find((c) => c.url === first.url)!.id;
+      await onB.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: configId });
+      const two = resultOf(await op(writer, { register: { agentCard: tagged('Configs Moving Two') } }));
+      await second.waitFor((body) => hitOf(body) === two.id, 'pushed after the delete');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.ok(!first.requests.some((r) => hitOf(r.body) === two.id), 'the deleted config is not pushed to any more');
+      assert.equal((await onB.cancelTask({ tenant: '', id: task.id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
+
+      // A watch a client streams from A stays there: a config sent to B is refused, saying why, not kept.
+      const streamed = watch(onA, { filter: { tags: ['configs-moving'] } });
+      try {
+        const id = (await streamed.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
+        await assert.rejects(
+          onB.createTaskPushNotificationConfig({ tenant: '', taskId: id, id: 'third', url: second.url, token: 't', authentication: undefined }),
+          /another replica runs while a client streams it/,
+        );
+        assert.ok(a.core.watches.get(id), 'A still runs it');
+        assert.deepEqual((await onA.listTaskPushNotificationConfig({ tenant: '', taskId: id, pageSize: 0, pageToken: '' })).configs, []);
+        await onA.cancelTask({ tenant: '', id, metadata: undefined });
+      } finally {
+        streamed.disconnect();
+      }
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   test('a watch whose replica stops is taken over by another, and its pushes go on (a v0.3 client\'s in v0.3\'s shape)', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     const databaseUrl = await postgres.server.createDatabase('watch_takeover');

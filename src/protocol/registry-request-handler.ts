@@ -24,7 +24,8 @@
  *   message's role, which the SDK took whatever it was.
  * - Push configs: listed a page at a time, deleting one the task does not have is
  *   TaskNotFound (the SDK answered every config at once, and success), and v0.3's get by task
- *   id alone answers the task's config (the SDK looked for a config with an empty id).
+ *   id alone answers the task's config (the SDK looked for a config with an empty id); on a
+ *   watch another replica runs, the watch moves here first (its configs live with it).
  *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).
@@ -166,12 +167,19 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     return super.listTasks(params, context);
   }
 
+  /** CreateTaskPushNotificationConfig: the SDK's, on the replica that runs the task's watch (see #bringWatchHere). */
+  override async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    await this.#bringWatchHere(params.taskId, context);
+    return super.createTaskPushNotificationConfig(params, context);
+  }
+
   /** ListTaskPushNotificationConfigs: the SDK's checks and configs, a page at a time (push-config-pages.ts). */
   override async listTaskPushNotificationConfigs(
     params: ListTaskPushNotificationConfigsRequest,
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
     requireInteger('pageSize', params.pageSize, CONFIGS_PAGE_SIZE);
+    await this.#bringWatchHere(params.taskId, context);
     const { configs } = await super.listTaskPushNotificationConfigs(params, context);
     return configPage(params.taskId, configs, params.pageSize, params.pageToken);
   }
@@ -186,6 +194,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * REQUIRED), and one that does not is invalid params rather than "config '' not found".
    */
   override async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    await this.#bringWatchHere(params.taskId, context);
     if (params.id) return super.getTaskPushNotificationConfig(params, context);
     if (context.requestedVersion !== LEGACY_VERSION) {
       throw new RequestMalformedError({
@@ -217,6 +226,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       }
       params = { ...params, id: params.taskId };
     }
+    await this.#bringWatchHere(params.taskId, context);
     // The SDK's checks (capability, task id, the caller's task), then the config's (the SDK's
     // get, not ours: a v0.3 delete by task id deletes the config of that id, not the first one).
     await super.getTaskPushNotificationConfig({ tenant: params.tenant, taskId: params.taskId, id: params.id }, context);
@@ -255,6 +265,26 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const task = await super.cancelTask(params, context);
     await this.watches?.cancel(task.id);
     return task;
+  }
+
+  /**
+   * A watch's push configs live where the watch runs (in that replica's memory, and with its
+   * definition in storage). Created, listed, read or deleted on another replica (a load balancer
+   * without affinity), they were that replica's alone: a config was acknowledged and never
+   * pushed to, the watch's own configs were neither listed nor deletable there. The watch moves
+   * here first, as for SubscribeToTask (WatchHub.adopt: handed over unless a client streams it
+   * where it runs; then the request is refused, saying where to send it).
+   */
+  async #bringWatchHere(taskId: string, context: ServerCallContext): Promise<void> {
+    if (!this.watches || !taskId || this.watches.get(taskId)) return;
+    // Only a watch's task stays WORKING; an unknown (or another principal's) task is the SDK's TaskNotFound.
+    const task = await this.#tasks.load(taskId, context);
+    if (task?.status?.state !== TaskState.TASK_STATE_WORKING) return;
+    if (await this.watches.adopt(taskId)) return;
+    if (!(await this.watches.isOpenAnywhere(taskId))) return;
+    throw new UnsupportedOperationError(
+      `Task ${taskId} is a watch another replica runs while a client streams it from there, so its push notification configs cannot be read or changed here: retry once that stream has ended, or send the request to the replica the stream is on.`,
+    );
   }
 
   /** A watch's events for one subscriber: what it missed, then live ones, until the watch ends or the client leaves. */

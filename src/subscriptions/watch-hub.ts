@@ -531,6 +531,13 @@ export class WatchHub implements WatchKeeper {
     return undefined;
   }
 
+  /** Whether watch `id` is open here or, by its stored definition, on another replica. */
+  async isOpenAnywhere(id: string): Promise<boolean> {
+    if (this.#watches.has(id)) return true;
+    const row = await this.storage.watches.get(id);
+    return row !== undefined && row.expiresAt > Date.now();
+  }
+
   /**
    * Takes over the watches nobody runs, without waiting for the next periodic claim; `asOf`: as
    * if it were then (a lease that would have run out by then counts as run out; tests).
