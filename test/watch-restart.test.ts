@@ -97,6 +97,38 @@ describe('watches across a restart (SQLite)', () => {
     }
   });
 
+  test('notifications still waiting for a webhook at a restart are not lost: the webhook gets a resync of the current matches after it', async () => {
+    const dataDir = tempDir();
+    // Retried for 60 s: the webhook is down across the restart (a deploy on both sides).
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    let down = true;
+    const hook = await webhook(() => (down ? 503 : 200));
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['waiting-push'] }, initial: false }, { url: hook.url, token: 'waiting' });
+      const a = resultOf(await op(alice, { register: { agentCard: card('Waiting Push A', ['waiting-push']) } }));
+      await hook.waitFor((b) => dataOf(b.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === a.id, 'a first attempt at added A');
+      // Still being retried when the registry stops: before, the restored watch knew nothing of
+      // it and the webhook never heard of A.
+      await registry.close();
+      registry = undefined;
+      down = false;
+      const attempts = hook.requests.length;
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const resync = await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event' && dataOf(b.artifactUpdate.artifact).event === 'resync', 'a resync pushed after the restart');
+      assert.deepEqual(dataOf(resync.artifactUpdate.artifact).results.map((h: WireJson) => h.id), [a.id]);
+      assert.ok(hook.requests.slice(attempts).every((r) => r.token === 'waiting'));
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+    }
+  });
+
   test('changes the watch did not see before a restart: it resumes with a resync of the current matches', async () => {
     const dataDir = tempDir();
     const env = { REGISTRY_DATA_DIR: dataDir };

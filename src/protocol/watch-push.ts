@@ -304,20 +304,26 @@ export class WatchPushes {
     const enqueue = (configId: string, notification: Notification, what: string) => {
       const queue = queueOf(configId);
       if (queue.behind) return;
+      // Counted on the watch while waiting: if the watch stops here first, they are lost, and
+      // the watch resyncs wherever it runs next (Watch.pushWaiting).
       if (queue.pending >= this.maxPending) {
         queue.behind = true;
+        watch.pushWaiting(1);
         this.log.warn({ watch: watch.id, pending: queue.pending }, 'a watch webhook does not keep up; its waiting events are replaced by a resync');
         queue.chain = queue.chain.then(() => {
           queue.behind = false;
           watch.resyncNow();
+          watch.pushWaiting(-1);
         });
         return;
       }
       queue.pending++;
+      watch.pushWaiting(1);
       queue.chain = queue.chain
         .then(() => this.#deliverTo(watch, configId, notification, what))
         .catch((err: unknown) => this.log.error({ err, watch: watch.id }, 'a push notification could not be sent'))
         .finally(() => {
+          watch.pushWaiting(-1);
           // An idle queue is forgotten (its config may be deleted); the next event makes a new one.
           if (--queue.pending === 0 && !queue.behind && queues.get(configId) === queue) queues.delete(configId);
         });

@@ -116,6 +116,8 @@ export class Watch {
   readonly restored: boolean;
   #expiresAt: number;
   #pushConfigs: unknown[];
+  /** Notifications waiting for a webhook (protocol/watch-push.ts), and webhooks waiting for a resync. */
+  #pushesWaiting = 0;
 
   constructor(
     readonly id: string,
@@ -158,6 +160,22 @@ export class Watch {
   /** How far the watch has got, as its row keeps it (see WatchKeeper.progress). */
   progress(): Pick<WatchRow, 'seqFloor' | 'deliveredSeq'> {
     return { seqFloor: this.#seqFloor, deliveredSeq: this.#delivered };
+  }
+
+  /**
+   * A notification now waits for a webhook (+1), or was delivered or given up (-1). Those waiting
+   * when the watch stops here (a shutdown, a handover, a crash) are lost with this process: while
+   * any wait, the stored position says the watch is behind, so wherever it runs next it sends a
+   * `resync` with the current matches (before, the webhook never heard of those events).
+   */
+  pushWaiting(delta: 1 | -1): void {
+    this.#pushesWaiting += delta;
+    if (this.#pushesWaiting === (delta === 1 ? 1 : 0)) this.hub.progressed(this);
+  }
+
+  /** The change-log position to store for the watch: `position`, or 0 (behind every change) while notifications wait for a webhook. */
+  positionToStore(position: number): number {
+    return this.#pushesWaiting > 0 ? 0 : position;
   }
 
   /** Shutting down: the next process continues with the very next number (no gap). */
@@ -726,7 +744,9 @@ export class WatchHub implements WatchKeeper {
     const watch = this.#watches.get(id);
     if (!watch || !this.#stored.has(id) || watch.hasClients || this.#closed) return;
     watch.settleFloor();
-    const position = await this.storage.lastChangeSeq().catch(() => undefined);
+    const seen = await this.storage.lastChangeSeq().catch(() => undefined);
+    // Read before it ends: the notifications still waiting for its webhooks are dropped then.
+    const position = seen === undefined ? undefined : watch.positionToStore(seen);
     watch.end('closed', 'The watch moved to the replica where a client resumed it.');
     try {
       if (position !== undefined) await this.storage.watches.update(id, { ...watch.progress(), position });
@@ -754,7 +774,9 @@ export class WatchHub implements WatchKeeper {
     this.#dirty.clear();
     const position = await this.storage.lastChangeSeq();
     try {
-      await Promise.all(watches.filter((w) => w.isOpen || this.#closed).map((w) => this.storage.watches.update(w.id, { ...w.progress(), position })));
+      await Promise.all(
+        watches.filter((w) => w.isOpen || this.#closed).map((w) => this.storage.watches.update(w.id, { ...w.progress(), position: w.positionToStore(position) })),
+      );
     } catch (err) {
       for (const w of watches) this.#dirty.add(w);
       throw err;
