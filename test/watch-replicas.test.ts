@@ -279,6 +279,43 @@ describe('watches across replicas (PostgreSQL)', () => {
     }
   });
 
+  test('a watch canceled on the other replica ends where it runs: its webhook gets the final CANCELED status and no further event', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const [a, b] = replicas as [TestRegistry, TestRegistry];
+    const onA = await sdkClient(a.url, { token: TOKENS.bob });
+    const onB = await sdkClient(b.url, { token: TOKENS.bob });
+    const writer = await sdkClient(a.url, { token: TOKENS.alice });
+    const hook = await webhook(() => 200);
+    const hitOf = (body: WireJson): string | undefined => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id;
+    try {
+      const task = await sendWithPush(onA, { filter: { tags: ['cancel-elsewhere'] }, initial: false }, { url: hook.url, token: 'c' });
+      assert.ok(a.core.watches.get(task.id), 'A runs it');
+      assert.equal((await onB.cancelTask({ tenant: '', id: task.id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
+      const final = await hook.waitFor((body) => body.statusUpdate !== undefined, 'the final status');
+      assert.equal(final.statusUpdate.status.state, 'TASK_STATE_CANCELED');
+      const card = v1Card('Cancel Elsewhere', 'https://cancel-elsewhere.example.org/a2a') as WireJson;
+      card.skills[0].tags = ['cancel-elsewhere'];
+      const added = resultOf(await op(writer, { register: { agentCard: card } }));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.ok(!hook.requests.some((r) => hitOf(r.body) === added.id), 'nothing pushed after the cancel');
+      assert.equal(a.core.watches.get(task.id), undefined, 'A stopped running it');
+
+      // One a client streams from A stays there: canceled on B, its definition goes, and A stops it when it renews its leases.
+      const streamed = watch(onA, { filter: { tags: ['cancel-elsewhere'] } });
+      try {
+        const id = (await streamed.waitFor((e) => e.task !== undefined, 'the task')).task.id as string;
+        assert.equal((await onB.cancelTask({ tenant: '', id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
+        assert.equal(await b.store.watches.get(id), undefined, 'its definition is gone');
+        await a.core.watches.maintain();
+        assert.equal(a.core.watches.get(id), undefined, 'A stopped running it');
+      } finally {
+        streamed.disconnect();
+      }
+    } finally {
+      await hook.close();
+    }
+  });
+
   test('a watch whose replica stops is taken over by another, and its pushes go on (a v0.3 client\'s in v0.3\'s shape)', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     const databaseUrl = await postgres.server.createDatabase('watch_takeover');

@@ -262,8 +262,13 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * runs it, and the SDK only marks the task CANCELED).
    */
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    // A watch another replica runs moves here first and ends here, its final status pushed: it
+    // went on running there, pushing to its webhooks under a CANCELED task (and counted against
+    // the principal's watches) until it expired. One that replica keeps (a client streams it
+    // there) loses its definition, and that replica stops it at its next lease renewal.
+    const where = await this.#adoptWatch(params.id, context);
     const task = await super.cancelTask(params, context);
-    await this.watches?.cancel(task.id);
+    await this.watches?.cancel(task.id, where === 'elsewhere');
     return task;
   }
 
@@ -276,15 +281,25 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * where it runs; then the request is refused, saying where to send it).
    */
   async #bringWatchHere(taskId: string, context: ServerCallContext): Promise<void> {
-    if (!this.watches || !taskId || this.watches.get(taskId)) return;
-    // Only a watch's task stays WORKING; an unknown (or another principal's) task is the SDK's TaskNotFound.
-    const task = await this.#tasks.load(taskId, context);
-    if (task?.status?.state !== TaskState.TASK_STATE_WORKING) return;
-    if (await this.watches.adopt(taskId)) return;
-    if (!(await this.watches.isOpenAnywhere(taskId))) return;
+    if ((await this.#adoptWatch(taskId, context)) !== 'elsewhere') return;
     throw new UnsupportedOperationError(
       `Task ${taskId} is a watch another replica runs while a client streams it from there, so its push notification configs cannot be read or changed here: retry once that stream has ended, or send the request to the replica the stream is on.`,
     );
+  }
+
+  /**
+   * Moves the open watch of task `taskId` (the caller's) here if another replica runs it:
+   * 'here' when it runs here now, 'elsewhere' when it runs on another replica that did not hand
+   * it over (a client streams it there), 'none' when the task runs no open watch.
+   */
+  async #adoptWatch(taskId: string, context: ServerCallContext): Promise<'here' | 'elsewhere' | 'none'> {
+    if (!this.watches || !taskId) return 'none';
+    if (this.watches.get(taskId)) return 'here';
+    // Only a watch's task stays WORKING; an unknown (or another principal's) task is the SDK's TaskNotFound.
+    const task = await this.#tasks.load(taskId, context);
+    if (task?.status?.state !== TaskState.TASK_STATE_WORKING) return 'none';
+    if (await this.watches.adopt(taskId)) return 'here';
+    return (await this.watches.isOpenAnywhere(taskId)) ? 'elsewhere' : 'none';
   }
 
   /** A watch's events for one subscriber: what it missed, then live ones, until the watch ends or the client leaves. */

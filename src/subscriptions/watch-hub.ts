@@ -463,10 +463,14 @@ export class WatchHub implements WatchKeeper {
 
   /**
    * Ends the watch run by task `id`; resolves once its definition is removed from storage
-   * (also when it had just ended otherwise: the removal under way is awaited).
+   * (also when it had just ended otherwise: the removal under way is awaited). `elsewhere`: it
+   * runs on another replica, which would not hand it over; its definition is removed, and that
+   * replica stops running it when it next renews its leases (see maintain).
    */
-  async cancel(id: string): Promise<void> {
-    this.#watches.get(id)?.end('canceled', 'The watch was canceled.');
+  async cancel(id: string, elsewhere = false): Promise<void> {
+    const local = this.#watches.get(id);
+    if (local) local.end('canceled', 'The watch was canceled.');
+    else if (elsewhere) await this.storage.watches.remove(id);
     await this.#removals.get(id);
   }
 
