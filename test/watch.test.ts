@@ -281,6 +281,8 @@ describe('standing searches', () => {
       assert.equal(final.statusUpdate.taskId, task.id);
       assert.equal(final.statusUpdate.status.state, 'TASK_STATE_CANCELED');
       assert.ok(hook.requests.every((r) => r.token === 'client-token-1'), 'every notification carries the client token');
+      // A2A 4.3.3: a v1.0 notification is application/a2a+json (it was application/json).
+      assert.deepEqual([...new Set(hook.requests.map((r) => r.contentType))], ['application/a2a+json']);
     } finally {
       await hook.close();
     }
@@ -432,6 +434,9 @@ describe('standing searches', () => {
       assert.equal((await hook10.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed as v1.0')).statusUpdate.status.state, 'TASK_STATE_CANCELED');
       assert.ok(hook03.requests.every((r) => r.body.kind !== undefined && r.token === 'v03-token'), JSON.stringify(hook03.requests).slice(0, 300));
       assert.ok(hook10.requests.every((r) => r.body.kind === undefined && r.token === 'v10-token'));
+      // Each in its generation's media type: v0.3's application/json, v1.0's application/a2a+json.
+      assert.ok(hook03.requests.every((r) => r.contentType === 'application/json'));
+      assert.ok(hook10.requests.every((r) => r.contentType === 'application/a2a+json'));
     } finally {
       await hook03.close();
       await hook10.close();

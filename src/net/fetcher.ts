@@ -94,7 +94,7 @@ export class FetchError extends Error {
 
 export interface FetchOptions {
   purpose: FetchPurpose;
-  /** Extra request headers (User-Agent and Accept have defaults). */
+  /** Extra request headers (User-Agent, Accept and, for postJson, Content-Type have defaults). */
   headers?: Record<string, string>;
   /** Whole-request deadline in milliseconds; defaults to the fetcher's (REGISTRY_FETCH_TIMEOUT_MS). */
   timeoutMs?: number;

@@ -254,7 +254,8 @@ export class GuardedFetcher implements Fetcher {
     const deadline = new Deadline(options.timeoutMs ?? this.timeoutMs, [options.signal]);
     const state = { url: String(url) };
     try {
-      const headers = { accept: 'application/json', ...lowerKeys(options.headers), 'content-type': 'application/json' };
+      // A JSON media type of the caller's own (a v1.0 notification is application/a2a+json) stands.
+      const headers = { accept: 'application/json', 'content-type': 'application/json', ...lowerKeys(options.headers) };
       // A webhook that redirects is answered as it is: re-posting a notification elsewhere is not ours to decide.
       const { response, url: finalUrl } = await this.exchange(parseUrl(url), { method: 'POST', headers, body: JSON.stringify(body) }, deadline, state, 'manual', options.purpose);
       try {

@@ -219,9 +219,13 @@ function headerProblem(config: TaskPushNotificationConfig): string | undefined {
   return undefined;
 }
 
-/** The request headers of a notification: the client's token, and its credentials if it gave any. */
-function headersOf(config: TaskPushNotificationConfig): Record<string, string> {
-  const headers: Record<string, string> = {};
+/**
+ * The request headers of a notification: its media type (v1.0's is application/a2a+json, A2A
+ * 4.3.3, as the SDK's sender labels it; v0.3's application/json), the client's token, and its
+ * credentials if it gave any.
+ */
+function headersOf(config: TaskPushNotificationConfig, wireVersion: string): Record<string, string> {
+  const headers: Record<string, string> = { 'Content-Type': wireVersion === LEGACY_VERSION ? 'application/json' : 'application/a2a+json' };
   if (config.token) headers['X-A2A-Notification-Token'] = config.token;
   if (config.authentication?.credentials) headers.Authorization = `${config.authentication.scheme || 'Bearer'} ${config.authentication.credentials}`;
   return headers;
@@ -361,8 +365,9 @@ export class WatchPushes {
   }
 
   /** The watch's final status to one of its webhooks (the watch has ended: a failure is only logged). */
-  async #deliverFinal(watch: Watch, { config, wireVersion }: StoredPushNotificationConfig, body: Notification, attempts: number): Promise<void> {
-    const failure = await this.#deliver(config, body.bodyFor(wireVersion), attempts);
+  async #deliverFinal(watch: Watch, kept: StoredPushNotificationConfig, body: Notification, attempts: number): Promise<void> {
+    const failure = await this.#deliver(kept, body, attempts);
+    const { config } = kept;
     if (failure) this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'the final status of a watch could not be pushed');
   }
 
@@ -371,8 +376,8 @@ export class WatchPushes {
     if (!watch.isOpen) return;
     const kept = this.configs.keptFor(watch.id).find((c) => c.config.id === configId);
     if (!kept) return;
-    const { config, wireVersion } = kept;
-    const failure = await this.#deliver(config, body.bodyFor(wireVersion), this.#delays.length + 1, watch);
+    const failure = await this.#deliver(kept, body, this.#delays.length + 1, watch);
+    const { config } = kept;
     if (failure && watch.isOpen) {
       this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
       watch.end('failed', `Push notifications to ${config.url} failed: ${what} was not accepted after ${this.#delays.length + 1} attempts (last: ${failure}). The watch ended.`);
@@ -383,7 +388,8 @@ export class WatchPushes {
    * undefined when delivered, else why the last attempt failed. For an open watch, the waits
    * between attempts end when the watch does (canceled, expired, the registry shutting down).
    */
-  async #deliver(config: TaskPushNotificationConfig, body: unknown, attempts: number, watch?: Watch): Promise<string | undefined> {
+  async #deliver({ config, wireVersion }: StoredPushNotificationConfig, notification: Notification, attempts: number, watch?: Watch): Promise<string | undefined> {
+    const body = notification.bodyFor(wireVersion);
     let failure = '';
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) {
@@ -396,7 +402,7 @@ export class WatchPushes {
         if (watch && !watch.isOpen) return failure;
       }
       try {
-        await this.fetcher.postJson(config.url, body, { purpose: 'webhook', headers: headersOf(config) });
+        await this.fetcher.postJson(config.url, body, { purpose: 'webhook', headers: headersOf(config, wireVersion) });
         return undefined;
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
@@ -435,7 +441,7 @@ export class GuardedPushSender implements PushNotificationSender {
     const notification = new Notification(response);
     await Promise.all(
       this.configs.keptFor(taskId).map(({ config, wireVersion }) =>
-        this.fetcher.postJson(config.url, notification.bodyFor(wireVersion), { purpose: 'webhook', headers: headersOf(config) }).catch((error: unknown) => {
+        this.fetcher.postJson(config.url, notification.bodyFor(wireVersion), { purpose: 'webhook', headers: headersOf(config, wireVersion) }).catch((error: unknown) => {
           const failure = error instanceof Error ? error.message : String(error);
           this.log.warn({ taskId, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'a push notification failed');
         }),

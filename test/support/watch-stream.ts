@@ -75,7 +75,7 @@ export function watch(client: Client, request: WireJson): EventLog {
 
 export interface Hook {
   url: string;
-  requests: Array<{ token: string | undefined; body: WireJson }>;
+  requests: Array<{ token: string | undefined; contentType: string | undefined; body: WireJson }>;
   waitFor(test: (body: WireJson) => boolean, what: string): Promise<WireJson>;
   close(): Promise<void>;
 }
@@ -87,7 +87,7 @@ export async function webhook(status: () => number, body?: string, delayMs = 0):
     let text = '';
     req.on('data', (chunk) => (text += chunk));
     req.on('end', () => {
-      requests.push({ token: req.headers['x-a2a-notification-token'] as string | undefined, body: JSON.parse(text) });
+      requests.push({ token: req.headers['x-a2a-notification-token'] as string | undefined, contentType: req.headers['content-type'], body: JSON.parse(text) });
       const answer = () => res.writeHead(status()).end(body);
       if (delayMs > 0) setTimeout(answer, delayMs);
       else answer();
