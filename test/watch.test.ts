@@ -334,6 +334,25 @@ describe('standing searches', () => {
     }
   });
 
+  test('push: deleting the config of a webhook that is being retried stops its retries, and the watch goes on', async () => {
+    const broken = await webhook(() => 500);
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-delete-retry'] } }, { url: broken.url, token: 't' });
+      await broken.waitFor(() => true, 'a first attempt');
+      const [config] = (await bob.listTaskPushNotificationConfig({ tenant: '', taskId: task.id, pageSize: 0, pageToken: '' })).configs;
+      await bob.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: config!.id });
+      const attempts = broken.requests.length;
+      // Past the whole retry window (3.75 s here): before, the retries went on and the watch ended FAILED for a webhook it no longer had.
+      await new Promise((resolve) => setTimeout(resolve, 4500));
+      assert.ok(broken.requests.length <= attempts + 1, `${broken.requests.length - attempts} attempts after the delete`);
+      const current = (await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson;
+      assert.equal(current.status?.state, TaskState.TASK_STATE_WORKING, JSON.stringify(current.status));
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await broken.close();
+    }
+  });
+
   test('push: canceling a watch whose webhook is being retried ends it at once, without waiting out the retries', async () => {
     const hook = await webhook(() => 500);
     try {

@@ -376,9 +376,13 @@ export class WatchPushes {
     if (!watch.isOpen) return;
     const kept = this.configs.keptFor(watch.id).find((c) => c.config.id === configId);
     if (!kept) return;
-    const failure = await this.#deliver(kept, body, this.#delays.length + 1, watch);
+    // The client may delete (or replace) the config of a failing webhook meanwhile: its retries
+    // stop then, and its failure no longer ends the watch (before, a watch whose broken webhook
+    // was removed to save it still ended FAILED at the end of that webhook's retries).
+    const current = () => this.configs.keptFor(watch.id).some((c) => c.config.id === configId && c.config.url === kept.config.url);
+    const failure = await this.#deliver(kept, body, this.#delays.length + 1, watch, current);
     const { config } = kept;
-    if (failure && watch.isOpen) {
+    if (failure && watch.isOpen && current()) {
       this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
       watch.end('failed', `Push notifications to ${config.url} failed: ${what} was not accepted after ${this.#delays.length + 1} attempts (last: ${failure}). The watch ended.`);
     }
@@ -386,9 +390,16 @@ export class WatchPushes {
 
   /**
    * undefined when delivered, else why the last attempt failed. For an open watch, the waits
-   * between attempts end when the watch does (canceled, expired, the registry shutting down).
+   * between attempts end when the watch does (canceled, expired, the registry shutting down);
+   * no attempt follows once `current` says the config is gone.
    */
-  async #deliver({ config, wireVersion }: StoredPushNotificationConfig, notification: Notification, attempts: number, watch?: Watch): Promise<string | undefined> {
+  async #deliver(
+    { config, wireVersion }: StoredPushNotificationConfig,
+    notification: Notification,
+    attempts: number,
+    watch?: Watch,
+    current: () => boolean = () => true,
+  ): Promise<string | undefined> {
     const body = notification.bodyFor(wireVersion);
     let failure = '';
     for (let attempt = 0; attempt < attempts; attempt++) {
@@ -399,7 +410,7 @@ export class WatchPushes {
         const waited = new Promise((resolve) => (timer = setTimeout(resolve, delay).unref()));
         await (watch ? Promise.race([waited, watch.ended]) : waited);
         clearTimeout(timer);
-        if (watch && !watch.isOpen) return failure;
+        if ((watch && !watch.isOpen) || !current()) return failure;
       }
       try {
         await this.fetcher.postJson(config.url, body, { purpose: 'webhook', headers: headersOf(config, wireVersion) });
