@@ -289,6 +289,31 @@ describe('redirects', () => {
     assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-garbage'), { purpose: 'agent-card' }))).reason, 'bad-redirect');
   });
 
+  test('https is never downgraded: a redirect to plain http is refused naming both URLs; http to https is followed', async () => {
+    const { key, cert } = selfSignedCertificate('agent.test');
+    const secure = await startOrigin({ tls: { key, cert, host: 'agent.test' } });
+    try {
+      const plain = at('agent.test', '/plain-card');
+      origin.json('/plain-card', { substituted: true });
+      secure.route('/card', (_req, res) => void res.writeHead(302, { location: plain }).end());
+      secure.json('/secure-card', { secure: true });
+      const f = fetcher({ ca: cert });
+      const card = await refusal(f.getJson(`${secure.url}/card`, { purpose: 'agent-card' }));
+      assert.equal(card.reason, 'bad-redirect');
+      assert.equal(card.url, `${secure.url}/card`);
+      assert.ok(card.message.includes(`from ${secure.url}/card to ${plain}: it leaves https for plain http`), card.message);
+      // The MCP SDK's fetch follows redirects through the same rule.
+      const mcp = await refusal(f.fetchFunction({ purpose: 'mcp' })(`${secure.url}/card`, { method: 'POST', body: '{}' }));
+      assert.equal(mcp.reason, 'bad-redirect');
+      assert.equal(origin.hits.get('/plain-card') ?? 0, 0, 'nothing was sent over plain http');
+      // An upgrade is fine.
+      hop('/upgrade', `${secure.url}/secure-card`);
+      assert.deepEqual((await f.getJson(at('agent.test', '/upgrade'), { purpose: 'agent-card' }) as { value: unknown }).value, { secure: true });
+    } finally {
+      await secure.close();
+    }
+  });
+
   test('credentials are dropped when a redirect leaves the origin, kept within it', async () => {
     hop('/same', '/echo');
     hop('/cross', at('other.test', '/echo'));

@@ -20,7 +20,7 @@
  * - **Pinned connection**: the socket connects to an address that was checked, never to a fresh
  *   DNS answer (no DNS rebinding); TLS still verifies and sends SNI for the host name.
  * - **Redirects**: at most 3, each target checked again like the first URL; credentials headers
- *   are dropped when a redirect leaves the origin.
+ *   are dropped when a redirect leaves the origin; none from https to plain http (a downgrade).
  * - **One deadline** (default 5 s) for the whole request: resolution, connect, every redirect,
  *   headers and body. A slow server costs at most this long.
  * - **Body cap** (default: the document size limit): a declared Content-Length above it is refused

@@ -351,6 +351,15 @@ export class GuardedFetcher implements Fetcher {
       } catch {
         throw new FetchError('bad-redirect', url.href, `${url.href} redirected to "${location}", which is not a URL`);
       }
+      // An https source is never downgraded: whoever is on the network path of a plain http hop
+      // can answer in its place (a JWKS with their keys, a card of their choosing).
+      if (url.protocol === 'https:' && next.protocol === 'http:') {
+        throw new FetchError(
+          'bad-redirect',
+          url.href,
+          `refused to follow the redirect from ${url.href} to ${next.href}: it leaves https for plain http, where anyone on the network path could change the answer; redirect to an https URL (or give the final https URL)`,
+        );
+      }
       current = redirectedRequest(current, response.status, url, next);
       url = next;
     }
