@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { AllowList } from '../net/address-policy.js';
+import { parseDnsServers } from '../net/dns.js';
 import { withoutPassword } from '../lib/url-password.js';
 
 /** A principal named `admin` may act on every entry. */
@@ -101,6 +102,8 @@ export interface FetchConfig {
   allow: AllowList;
   /** Deadline of one outbound request (resolution, connect, redirects, headers and body). */
   timeoutMs: number;
+  /** DNS servers outbound host names are resolved with (REGISTRY_DNS_SERVERS); unset: the system resolver. */
+  dnsServers?: string[];
 }
 
 export interface ConnectionLimits {
@@ -333,6 +336,17 @@ const envSchema = z.object({
     })
     .optional(),
   REGISTRY_FETCH_TIMEOUT_MS: positiveInt(120_000, 100).default(5000),
+  REGISTRY_DNS_SERVERS: z
+    .string()
+    .transform((raw, ctx) => {
+      try {
+        return parseDnsServers(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `must list DNS servers' IP addresses, each with an optional port: ${(error as Error).message}` });
+        return z.NEVER;
+      }
+    })
+    .optional(),
   // Search relevance (issue 18).
   REGISTRY_SYNONYMS: z.string().min(1).optional(),
   REGISTRY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL of an OpenAI-compatible embeddings service' }).optional(),
@@ -542,7 +556,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
     watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000) },
-    fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS },
+    fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS, ...(e.REGISTRY_DNS_SERVERS ? { dnsServers: e.REGISTRY_DNS_SERVERS } : {}) },
     search: {
       synonymsFile: e.REGISTRY_SYNONYMS === undefined ? undefined : path.resolve(e.REGISTRY_SYNONYMS),
       embeddings:

@@ -23,6 +23,8 @@
  *   are dropped when a redirect leaves the origin; none from https to plain http (a downgrade).
  * - **One deadline** (default 5 s) for the whole request: resolution, connect, every redirect,
  *   headers and body. A slow server costs at most this long.
+ * - **Bounded lookups** (dns.ts): a few at once (the system resolver holds a libuv thread per
+ *   lookup), each within the request's deadline; or the operator's DNS servers (REGISTRY_DNS_SERVERS).
  * - **Body cap** (default: the document size limit): a declared Content-Length above it is refused
  *   before reading, and a body that grows past it is cut off.
  * - Refusals happen **before any connection** is made and throw a `FetchError` whose `reason`
