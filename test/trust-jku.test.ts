@@ -15,6 +15,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { signCard } from '../src/trust/card-signing.js';
 import { generateSigningKey, parseSigningKey, type SigningKey } from '../src/trust/jwks.js';
 import { TrustRoots, guardedJwksFetch } from '../src/trust/trust-roots.js';
+import { loadConfig } from '../src/config/config.js';
 import { ACCEPTED_ALGORITHMS, createSignatureVerifier } from '../src/validation/signature.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { v1Card } from './support/documents.js';
@@ -140,6 +141,17 @@ describe('an https JWKS URL', () => {
       roots.close();
       await secure.close();
     }
+  });
+});
+
+describe('a plain http JWKS URL', () => {
+  test('start-up warns that anyone on the network path could replace the keys (not for the local host)', () => {
+    const { warnings } = loadConfig({
+      REGISTRY_TRUSTED_JKU: 'http://keys.example.com/jwks.json, https://keys.example.com/jwks.json, http://127.0.0.1:8080/jwks.json, http://localhost/jwks.json',
+    });
+    assert.deepEqual(warnings, [
+      'REGISTRY_TRUSTED_JKU lists http://keys.example.com/jwks.json, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL',
+    ]);
   });
 });
 

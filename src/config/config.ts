@@ -479,6 +479,20 @@ function unknownSettings(env: Record<string, string | undefined>): string[] {
     });
 }
 
+/**
+ * Allow-listed JWKS URLs over plain http to another host: whoever is on the network path to it
+ * can answer with their own keys, and every card they sign then verifies. Allowed (an internal
+ * key server may have no certificate), but said at start-up.
+ */
+function plainHttpJku(urls: readonly string[]): string[] {
+  return urls
+    .filter((url) => {
+      const { protocol, hostname } = new URL(url);
+      return protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostname.toLowerCase()) && !/^127\./.test(hostname);
+    })
+    .map((url) => `REGISTRY_TRUSTED_JKU lists ${url}, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL`);
+}
+
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
   // Empty strings mean "unset": `FOO= npm start` should not be an error.
@@ -580,6 +594,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
-    warnings: unknownSettings(env),
+    warnings: [...unknownSettings(env), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? [])],
   };
 }
