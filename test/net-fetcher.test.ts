@@ -565,6 +565,24 @@ describe('fetchFunction (for SDKs)', () => {
     await assert.rejects(slow.text(), (error: Error) => error instanceof FetchError && error.reason === 'timeout');
   });
 
+  test('a request given a longer deadline than the fetcher\'s (the embeddings service\'s 10 s) gets all of it', async () => {
+    // Headers after 1.5 s, then the body 1.5 s later: each past the fetcher's 1 s, all within the request's 5 s.
+    origin.route('/slow-service', (_req, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"data":');
+        setTimeout(() => res.end('[]}'), 1500);
+      }, 1500);
+    });
+    const f = fetcher({ timeoutMs: 1000 });
+    const response = await f.fetchFunction({ purpose: 'embeddings', timeoutMs: 5000 })(at('agent.test', '/slow-service'), { method: 'POST', body: '{}' });
+    assert.deepEqual(await response.json(), { data: [] });
+    // Its own deadline still holds.
+    const short = await refusal(f.fetchFunction({ purpose: 'embeddings', timeoutMs: 300 })(at('agent.test', '/slow-service'), { method: 'POST', body: '{}' }));
+    assert.equal(short.reason, 'timeout');
+    assert.match(short.message, /within 300 ms/);
+  });
+
   test('refusals reject the call; 204 answers have no body', async () => {
     const fetch = fetcher().fetchFunction({ purpose: 'mcp' });
     await assert.rejects(fetch('http://10.0.0.1/mcp', { method: 'POST', body: '{}' }), (error: Error) => error instanceof FetchError && error.reason === 'private');
