@@ -57,6 +57,14 @@ describe('REGISTRY_DNS_SERVERS', () => {
     assert.ok(ms < 4000, `answered after ${ms} ms`);
   });
 
+  test('localhost is the loopback address without asking the servers (an embeddings service at http://localhost keeps working)', async () => {
+    const f = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('localhost'), dnsServers: [dns.address] });
+    const doc = await f.getJson(`http://localhost:${origin.port}/.well-known/agent-card.json`, { purpose: 'agent-card' });
+    assert.equal(doc.notModified, false);
+    assert.ok(!dns.questions.some((q) => q.name === 'localhost'), 'not asked of the DNS server');
+    await f.close();
+  });
+
   test('a list that is not IP addresses stops start-up naming the item', () => {
     assert.throws(() => loadConfig({ REGISTRY_DNS_SERVERS: '10.0.0.53, dns.example.com' }), /REGISTRY_DNS_SERVERS.*"dns\.example\.com" is not an IP address with an optional port/s);
   });

@@ -53,12 +53,18 @@ export function parseDnsServers(text: string): string[] {
   return servers;
 }
 
+/** `localhost` and its subdomains are the loopback addresses, never asked of a server (RFC 6761 §6.3). */
+const LOCALHOST = /(^|\.)localhost$/;
+const LOOPBACK = ['127.0.0.1', '::1'] as const;
+
 /**
  * Asks `servers` (c-ares, in order, as resolv.conf's nameservers are) for a name's A and AAAA
- * records. /etc/hosts is not read. The query is cancelled when `signal` aborts.
+ * records. /etc/hosts is not read; `localhost` is still the loopback addresses (an embeddings
+ * service at http://localhost:11434 keeps working). The query is cancelled when `signal` aborts.
  */
 export function serversResolver(servers: readonly string[]): Resolver {
   return async (host, signal) => {
+    if (LOCALHOST.test(host)) return LOOPBACK;
     const resolver = new DnsResolver();
     resolver.setServers(servers);
     const cancel = (): void => resolver.cancel();
