@@ -289,6 +289,31 @@ describe('redirects', () => {
     assert.equal((await refusal(fetcher().getJson(at('agent.test', '/to-garbage'), { purpose: 'agent-card' }))).reason, 'bad-redirect');
   });
 
+  test('https is never downgraded: a redirect to plain http is refused naming both URLs; http to https is followed', async () => {
+    const { key, cert } = selfSignedCertificate('agent.test');
+    const secure = await startOrigin({ tls: { key, cert, host: 'agent.test' } });
+    try {
+      const plain = at('agent.test', '/plain-card');
+      origin.json('/plain-card', { substituted: true });
+      secure.route('/card', (_req, res) => void res.writeHead(302, { location: plain }).end());
+      secure.json('/secure-card', { secure: true });
+      const f = fetcher({ ca: cert });
+      const card = await refusal(f.getJson(`${secure.url}/card`, { purpose: 'agent-card' }));
+      assert.equal(card.reason, 'bad-redirect');
+      assert.equal(card.url, `${secure.url}/card`);
+      assert.ok(card.message.includes(`from ${secure.url}/card to ${plain}: it leaves https for plain http`), card.message);
+      // The MCP SDK's fetch follows redirects through the same rule.
+      const mcp = await refusal(f.fetchFunction({ purpose: 'mcp' })(`${secure.url}/card`, { method: 'POST', body: '{}' }));
+      assert.equal(mcp.reason, 'bad-redirect');
+      assert.equal(origin.hits.get('/plain-card') ?? 0, 0, 'nothing was sent over plain http');
+      // An upgrade is fine.
+      hop('/upgrade', `${secure.url}/secure-card`);
+      assert.deepEqual((await f.getJson(at('agent.test', '/upgrade'), { purpose: 'agent-card' }) as { value: unknown }).value, { secure: true });
+    } finally {
+      await secure.close();
+    }
+  });
+
   test('credentials are dropped when a redirect leaves the origin, kept within it', async () => {
     hop('/same', '/echo');
     hop('/cross', at('other.test', '/echo'));
@@ -538,6 +563,24 @@ describe('fetchFunction (for SDKs)', () => {
     origin.route('/stall', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).write('{'));
     const slow = await fetcher({ timeoutMs: 300 }).fetchFunction({ purpose: 'mcp' })(at('agent.test', '/stall'));
     await assert.rejects(slow.text(), (error: Error) => error instanceof FetchError && error.reason === 'timeout');
+  });
+
+  test('a request given a longer deadline than the fetcher\'s (the embeddings service\'s 10 s) gets all of it', async () => {
+    // Headers after 1.5 s, then the body 1.5 s later: each past the fetcher's 1 s, all within the request's 5 s.
+    origin.route('/slow-service', (_req, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"data":');
+        setTimeout(() => res.end('[]}'), 1500);
+      }, 1500);
+    });
+    const f = fetcher({ timeoutMs: 1000 });
+    const response = await f.fetchFunction({ purpose: 'embeddings', timeoutMs: 5000 })(at('agent.test', '/slow-service'), { method: 'POST', body: '{}' });
+    assert.deepEqual(await response.json(), { data: [] });
+    // Its own deadline still holds.
+    const short = await refusal(f.fetchFunction({ purpose: 'embeddings', timeoutMs: 300 })(at('agent.test', '/slow-service'), { method: 'POST', body: '{}' }));
+    assert.equal(short.reason, 'timeout');
+    assert.match(short.message, /within 300 ms/);
   });
 
   test('refusals reject the call; 204 answers have no body', async () => {

@@ -15,9 +15,11 @@ import { createLogger } from '../src/observability/logger.js';
 import { signCard } from '../src/trust/card-signing.js';
 import { generateSigningKey, parseSigningKey, type SigningKey } from '../src/trust/jwks.js';
 import { TrustRoots, guardedJwksFetch } from '../src/trust/trust-roots.js';
+import { loadConfig } from '../src/config/config.js';
 import { ACCEPTED_ALGORITHMS, createSignatureVerifier } from '../src/validation/signature.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { v1Card } from './support/documents.js';
+import { selfSignedCertificate, startOrigin } from './support/origin-server.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 /** A publisher's key server: serves `sets[path]`, counts requests per path. */
@@ -114,6 +116,42 @@ describe('a new key behind the same kid (rotation without a new kid)', () => {
     } finally {
       limited.close();
     }
+  });
+});
+
+describe('an https JWKS URL', () => {
+  test('a redirect to plain http is not followed: the keys a network attacker could serve there are never trusted', async () => {
+    const { key: tlsKey, cert } = selfSignedCertificate('keys.test');
+    const secure = await startOrigin({ tls: { key: tlsKey, cert, host: 'keys.test' } });
+    // The publisher's https URL redirects to plain http, where anyone on the path can answer.
+    secure.route('/jwks.json', (_req, res) => void res.writeHead(302, { location: `${base}/attacker.json` }).end());
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('keys.test,127.0.0.1'), resolve: async () => ['127.0.0.1'], ca: cert });
+    const seen = requests['/attacker.json'] ?? 0;
+    const roots = await TrustRoots.open({ jkuUrls: [`${secure.url}/jwks.json`], fetchJwks: guardedJwksFetch(fetcher), log: createLogger('silent'), jkuRetryMs: 0, sighup: false });
+    try {
+      const lookup = await roots.lookup('attacker', undefined);
+      assert.equal(lookup.keys.length, 0);
+      assert.ok(
+        lookup.note!.includes(`refused to follow the redirect from ${secure.url}/jwks.json to ${base}/attacker.json: it leaves https for plain http`),
+        lookup.note,
+      );
+      assert.equal(requests['/attacker.json'] ?? 0, seen, 'the plain http URL was never requested');
+      assert.equal(roots.size, 0);
+    } finally {
+      roots.close();
+      await secure.close();
+    }
+  });
+});
+
+describe('a plain http JWKS URL', () => {
+  test('start-up warns that anyone on the network path could replace the keys (not for the local host)', () => {
+    const { warnings } = loadConfig({
+      REGISTRY_TRUSTED_JKU: 'http://keys.example.com/jwks.json, https://keys.example.com/jwks.json, http://127.0.0.1:8080/jwks.json, http://localhost/jwks.json',
+    });
+    assert.deepEqual(warnings, [
+      'REGISTRY_TRUSTED_JKU lists http://keys.example.com/jwks.json, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL',
+    ]);
   });
 });
 

@@ -133,6 +133,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       maxBytes: config.maxDocumentBytes,
       timeoutMs: config.fetch.timeoutMs,
       allow: config.fetch.allow,
+      dnsServers: config.fetch.dnsServers,
       // The operator's embeddings service passes the address rules for its purpose only.
       operatorEndpoints: embeddings ? [{ purpose: 'embeddings', url: embeddingsEndpoint(embeddings.url) }] : [],
       userAgent: `a2a-agent-registry/${version} (+${config.publicUrl})`,

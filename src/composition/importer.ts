@@ -40,6 +40,8 @@ export interface ImportChecksSettings {
   /** REGISTRY_FETCH_ALLOW as given. */
   fetchAllow: string[];
   fetchTimeoutMs: number;
+  /** REGISTRY_DNS_SERVERS, when set. */
+  dnsServers?: string[];
 }
 
 export function importChecksSettings(config: RegistryConfig): ImportChecksSettings {
@@ -51,6 +53,7 @@ export function importChecksSettings(config: RegistryConfig): ImportChecksSettin
     requireVerified: config.trust.requireVerified,
     fetchAllow: [...config.fetch.allow.source],
     fetchTimeoutMs: config.fetch.timeoutMs,
+    ...(config.fetch.dnsServers ? { dnsServers: [...config.fetch.dnsServers] } : {}),
   };
 }
 
@@ -61,6 +64,7 @@ export async function openImportChecks(settings: ImportChecksSettings, log: Logg
     maxBytes: settings.maxDocumentBytes,
     timeoutMs: settings.fetchTimeoutMs,
     allow: AllowList.parse(settings.fetchAllow),
+    dnsServers: settings.dnsServers,
     userAgent: `a2a-agent-registry/${readPackageVersion()} (import)`,
   });
   const roots = await TrustRoots.open({ keysFile: settings.keysFile, jkuUrls: settings.jkuUrls, fetchJwks: guardedJwksFetch(fetcher), log });

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { AllowList } from '../net/address-policy.js';
+import { parseDnsServers } from '../net/dns.js';
 import { withoutPassword } from '../lib/url-password.js';
 
 /** A principal named `admin` may act on every entry. */
@@ -101,6 +102,8 @@ export interface FetchConfig {
   allow: AllowList;
   /** Deadline of one outbound request (resolution, connect, redirects, headers and body). */
   timeoutMs: number;
+  /** DNS servers outbound host names are resolved with (REGISTRY_DNS_SERVERS); unset: the system resolver. */
+  dnsServers?: string[];
 }
 
 export interface ConnectionLimits {
@@ -333,6 +336,17 @@ const envSchema = z.object({
     })
     .optional(),
   REGISTRY_FETCH_TIMEOUT_MS: positiveInt(120_000, 100).default(5000),
+  REGISTRY_DNS_SERVERS: z
+    .string()
+    .transform((raw, ctx) => {
+      try {
+        return parseDnsServers(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `must list DNS servers' IP addresses, each with an optional port: ${(error as Error).message}` });
+        return z.NEVER;
+      }
+    })
+    .optional(),
   // Search relevance (issue 18).
   REGISTRY_SYNONYMS: z.string().min(1).optional(),
   REGISTRY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL of an OpenAI-compatible embeddings service' }).optional(),
@@ -465,6 +479,20 @@ function unknownSettings(env: Record<string, string | undefined>): string[] {
     });
 }
 
+/**
+ * Allow-listed JWKS URLs over plain http to another host: whoever is on the network path to it
+ * can answer with their own keys, and every card they sign then verifies. Allowed (an internal
+ * key server may have no certificate), but said at start-up.
+ */
+function plainHttpJku(urls: readonly string[]): string[] {
+  return urls
+    .filter((url) => {
+      const { protocol, hostname } = new URL(url);
+      return protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostname.toLowerCase()) && !/^127\./.test(hostname);
+    })
+    .map((url) => `REGISTRY_TRUSTED_JKU lists ${url}, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL`);
+}
+
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
   // Empty strings mean "unset": `FOO= npm start` should not be an error.
@@ -542,7 +570,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
     watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000) },
-    fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS },
+    fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS, ...(e.REGISTRY_DNS_SERVERS ? { dnsServers: e.REGISTRY_DNS_SERVERS } : {}) },
     search: {
       synonymsFile: e.REGISTRY_SYNONYMS === undefined ? undefined : path.resolve(e.REGISTRY_SYNONYMS),
       embeddings:
@@ -566,6 +594,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
-    warnings: unknownSettings(env),
+    warnings: [...unknownSettings(env), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? [])],
   };
 }

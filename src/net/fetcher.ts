@@ -20,9 +20,11 @@
  * - **Pinned connection**: the socket connects to an address that was checked, never to a fresh
  *   DNS answer (no DNS rebinding); TLS still verifies and sends SNI for the host name.
  * - **Redirects**: at most 3, each target checked again like the first URL; credentials headers
- *   are dropped when a redirect leaves the origin.
+ *   are dropped when a redirect leaves the origin; none from https to plain http (a downgrade).
  * - **One deadline** (default 5 s) for the whole request: resolution, connect, every redirect,
  *   headers and body. A slow server costs at most this long.
+ * - **Bounded lookups** (dns.ts): a few at once (the system resolver holds a libuv thread per
+ *   lookup), each within the request's deadline; or the operator's DNS servers (REGISTRY_DNS_SERVERS).
  * - **Body cap** (default: the document size limit): a declared Content-Length above it is refused
  *   before reading, and a body that grows past it is cut off.
  * - Refusals happen **before any connection** is made and throw a `FetchError` whose `reason`

@@ -9,9 +9,9 @@
  * covers resolution, connection, redirects, headers and body; the body is read through a counter
  * that cuts it off at the cap.
  */
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { Response as UndiciResponse } from 'undici';
 import { AllowList, describeAddress, parseAddress, restrictedRange, RULE_WORDING, normaliseHost } from './address-policy.js';
+import { LookupLimiter, NETWORK_LOOKUP_SLOTS, serversResolver, systemLookupSlots, systemResolver, type Resolver } from './dns.js';
 import { PinnedAgents, loadUndici, type CheckedAddress } from './pinned-agents.js';
 import {
   FetchError,
@@ -26,8 +26,7 @@ import {
   type PostResult,
 } from './fetcher.js';
 
-/** Resolves a host name to its addresses (tests and custom DNS set this; default: the system resolver). */
-export type Resolver = (host: string) => Promise<readonly string[]>;
+export type { Resolver } from './dns.js';
 
 /** One finished request, for metrics. Called exactly once per getJson/postJson/check/fetch call. */
 export interface FetchEvent {
@@ -63,7 +62,12 @@ export interface GuardedFetcherOptions {
   /** Redirects followed per request (default 3). */
   maxRedirects?: number;
   userAgent?: string;
+  /** Resolves host names (tests); default: `dnsServers` if given, else the system resolver. */
   resolve?: Resolver;
+  /** DNS servers to ask instead of the system resolver (REGISTRY_DNS_SERVERS): IP addresses with optional ports. */
+  dnsServers?: readonly string[];
+  /** Lookups in flight at most (default: half of libuv's thread pool for the system resolver, 64 otherwise). */
+  maxLookups?: number;
   observer?: FetchObserver;
   /** Certificate authorities to trust instead of Node's (tests; operators use NODE_EXTRA_CA_CERTS). */
   ca?: string | Buffer | (string | Buffer)[];
@@ -90,8 +94,6 @@ const BLOCKED_PORTS = new Set([
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 /** Dropped from a redirected request that leaves the origin (as the Fetch standard does for authorization). */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
-
-const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
  * One request's time budget: a timer we own (so a timeout is told apart from the caller's
@@ -163,6 +165,7 @@ export class GuardedFetcher implements Fetcher {
   private readonly maxRedirects: number;
   private readonly userAgent: string;
   private readonly resolve: Resolver;
+  private readonly lookups: LookupLimiter;
   private readonly observer?: FetchObserver;
   private readonly agents: PinnedAgents;
 
@@ -177,7 +180,10 @@ export class GuardedFetcher implements Fetcher {
     this.maxBytes = options.maxBytes;
     this.maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
     this.userAgent = options.userAgent ?? 'a2a-agent-registry';
-    this.resolve = options.resolve ?? systemResolver;
+    const servers = options.dnsServers?.length ? options.dnsServers : undefined;
+    this.resolve = options.resolve ?? (servers ? serversResolver(servers) : systemResolver);
+    const system = !options.resolve && !servers;
+    this.lookups = new LookupLimiter(Math.max(1, options.maxLookups ?? (system ? systemLookupSlots() : NETWORK_LOOKUP_SLOTS)));
     this.observer = options.observer;
     this.agents = new PinnedAgents({ timeoutMs: this.timeoutMs, ca: options.ca });
   }
@@ -352,6 +358,15 @@ export class GuardedFetcher implements Fetcher {
       } catch {
         throw new FetchError('bad-redirect', url.href, `${url.href} redirected to "${location}", which is not a URL`);
       }
+      // An https source is never downgraded: whoever is on the network path of a plain http hop
+      // can answer in its place (a JWKS with their keys, a card of their choosing).
+      if (url.protocol === 'https:' && next.protocol === 'http:') {
+        throw new FetchError(
+          'bad-redirect',
+          url.href,
+          `refused to follow the redirect from ${url.href} to ${next.href}: it leaves https for plain http, where anyone on the network path could change the answer; redirect to an https URL (or give the final https URL)`,
+        );
+      }
       current = redirectedRequest(current, response.status, url, next);
       url = next;
     }
@@ -379,9 +394,21 @@ export class GuardedFetcher implements Fetcher {
     if (literal) {
       answers = [literal.toString()];
     } else {
+      const started = Date.now();
+      const waited = { queued: false };
       try {
-        answers = await untilAborted(this.resolve(normaliseHost(host)), deadline.signal);
+        answers = await this.lookups.run((signal) => this.resolve(normaliseHost(host), signal), deadline.signal, waited);
       } catch (error) {
+        if (deadline.timedOut) {
+          const seconds = Math.max(0.1, Math.floor((Date.now() - started) / 100) / 10);
+          const queue = waited.queued ? `, waiting behind the ${this.lookups.max} lookups already in flight` : '';
+          throw new FetchError(
+            'timeout',
+            url.href,
+            `looking up ${host} took longer than ${seconds} s${queue}, past the request's deadline of ${deadline.ms} ms (REGISTRY_FETCH_TIMEOUT_MS): the DNS resolver is slow or does not answer`,
+            { cause: error },
+          );
+        }
         if (deadline.signal.aborted) throw error;
         const code = errorCode(error) ?? 'no answer';
         throw new FetchError('dns', url.href, `could not resolve ${host} (${code})`, { cause: error });
@@ -572,25 +599,6 @@ function decodeUtf8(bytes: Uint8Array, url: URL): string {
 /** Releases a response we are done with: an unread body is cancelled (its connection closes rather than draining it). */
 async function discard(response: UndiciResponse): Promise<void> {
   if (response.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
-}
-
-/** The promise, or a rejection as soon as the signal aborts (a DNS lookup cannot be cancelled). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -22,7 +22,7 @@ export interface CheckedAddress {
 }
 
 export interface PinnedAgentsOptions {
-  /** Connect, headers and body timeouts of the Agent (each request also has its own deadline). */
+  /** Connect timeout of the Agent. Headers and body are bounded by each request's own deadline only. */
   timeoutMs: number;
   ca?: string | Buffer | (string | Buffer)[];
   /** Agents kept at most (default 64). */
@@ -87,8 +87,11 @@ export class PinnedAgents {
     const { timeoutMs, ca } = this.options;
     return new AgentClass({
       connect: { lookup: lookup as never, timeout: timeoutMs, ...(ca ? { ca } : {}) },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      // Off: every request carries its own deadline (an AbortSignal), which may be longer than the
+      // fetcher's default (the embeddings service's 10 s); an Agent's timeouts, shared by every
+      // request on it, cut those at the default and reported the request's own deadline as missed.
+      headersTimeout: 0,
+      bodyTimeout: 0,
       // Idle connections are kept briefly: long enough for a round of refreshes, not for hours.
       keepAliveTimeout: 4000,
       keepAliveMaxTimeout: 10_000,

@@ -1,0 +1,161 @@
+/**
+ * Host-name lookups for the outbound guard, bounded in number and in time.
+ *
+ * By default a name is resolved by the system (dns.lookup: getaddrinfo, so /etc/hosts and
+ * nsswitch apply). getaddrinfo holds one of libuv's threads until it returns, and cannot be
+ * cancelled; those threads (UV_THREADPOOL_SIZE, 4 by default) also do the process's file, zlib
+ * and crypto work. A resolver that is slow or does not answer, or many lookups at once (a burst
+ * of registrations by URL, a refresh round, webhooks), would hold every thread and stall the rest
+ * of the registry. So lookups go through a `LookupLimiter`:
+ * - at most `max` run at once (half the thread pool for the system resolver); a lookup keeps its
+ *   slot until it really returns, not merely until the request that asked gave up on it;
+ * - a lookup, its wait for a slot included, is bounded by its request's deadline.
+ *
+ * With REGISTRY_DNS_SERVERS names are asked of those servers instead (`serversResolver`, c-ares):
+ * no thread is held, and a query is cancelled when its request gives up.
+ */
+import { lookup as dnsLookup, Resolver as DnsResolver } from 'node:dns/promises';
+
+/**
+ * Resolves a host name to its addresses (default: the system resolver; REGISTRY_DNS_SERVERS and
+ * tests set others). `signal` aborts when the request gives up: a resolver that can cancel does.
+ */
+export type Resolver = (host: string, signal?: AbortSignal) => Promise<readonly string[]>;
+
+export const systemResolver: Resolver = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/** Lookups the system resolver may run at once: half of libuv's thread pool, leaving the rest to files, zlib and crypto. */
+export function systemLookupSlots(): number {
+  const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  return Math.max(1, Math.floor(pool / 2));
+}
+
+/** Lookups a resolver that holds no thread (servers, tests) may run at once. */
+export const NETWORK_LOOKUP_SLOTS = 64;
+
+/** Codes with which a server says the name has no address of that family (not a failure of the lookup). */
+const NO_ADDRESS = new Set(['ENODATA', 'ENOTFOUND']);
+
+/**
+ * Checks REGISTRY_DNS_SERVERS ("10.0.0.53, 1.1.1.1:5353, [2001:db8::53]:53"); throws an Error
+ * naming the first item that is not an IP address with an optional port.
+ */
+export function parseDnsServers(text: string): string[] {
+  const servers = text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (servers.length === 0) throw new Error('lists no server');
+  for (const server of servers) {
+    try {
+      new DnsResolver().setServers([server]);
+    } catch {
+      throw new Error(`"${server}" is not an IP address with an optional port (like 10.0.0.53, 10.0.0.53:5353 or [2001:db8::53]:53)`);
+    }
+  }
+  return servers;
+}
+
+/** `localhost` and its subdomains are the loopback addresses, never asked of a server (RFC 6761 §6.3). */
+const LOCALHOST = /(^|\.)localhost$/;
+const LOOPBACK = ['127.0.0.1', '::1'] as const;
+
+/**
+ * Asks `servers` (c-ares, in order, as resolv.conf's nameservers are) for a name's A and AAAA
+ * records. /etc/hosts is not read; `localhost` is still the loopback addresses (an embeddings
+ * service at http://localhost:11434 keeps working). The query is cancelled when `signal` aborts.
+ */
+export function serversResolver(servers: readonly string[]): Resolver {
+  return async (host, signal) => {
+    if (LOCALHOST.test(host)) return LOOPBACK;
+    const resolver = new DnsResolver();
+    resolver.setServers(servers);
+    const cancel = (): void => resolver.cancel();
+    if (signal?.aborted) throw signal.reason;
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      const answers = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+      const addresses = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
+      if (addresses.length > 0) return addresses;
+      const failures = answers.map((a) => (a as PromiseRejectedResult).reason as NodeJS.ErrnoException);
+      // A failure that is not "no such address" says more (ESERVFAIL, ETIMEOUT, ECONNREFUSED).
+      throw failures.find((f) => !NO_ADDRESS.has(f.code ?? '')) ?? failures[0];
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
+  };
+}
+
+/** Lookups in flight, at most `max`; the rest wait their turn. */
+export class LookupLimiter {
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(readonly max: number) {}
+
+  /** Lookups running now (each until its resolver returns). */
+  get running(): number {
+    return this.#running;
+  }
+
+  /**
+   * Runs `lookup` once a slot is free; rejects with `signal`'s reason as soon as it aborts,
+   * waiting or not. The slot is held until the lookup itself settles. `waited` says whether
+   * it had to queue.
+   */
+  async run<T>(lookup: (signal: AbortSignal) => Promise<T>, signal: AbortSignal, waited: { queued: boolean } = { queued: false }): Promise<T> {
+    if (signal.aborted) throw signal.reason;
+    if (this.#running < this.max) {
+      this.#running++;
+    } else {
+      waited.queued = true;
+      // A finishing lookup hands its slot straight to the first in line (see release).
+      await new Promise<void>((resolve, reject) => {
+        const turn = (): void => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = (): void => {
+          const at = this.#waiting.indexOf(turn);
+          if (at >= 0) this.#waiting.splice(at, 1);
+          reject(signal.reason);
+        };
+        this.#waiting.push(turn);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      if (signal.aborted) {
+        this.#release();
+        throw signal.reason;
+      }
+    }
+    const running = Promise.resolve()
+      .then(() => lookup(signal))
+      .finally(() => this.#release());
+    return untilAborted(running, signal);
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#running--;
+  }
+}
+
+/** The promise, or a rejection as soon as the signal aborts (the system's lookup cannot be cancelled). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

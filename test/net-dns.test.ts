@@ -1,0 +1,103 @@
+/**
+ * Host-name lookups of the outbound guard are bounded: a registry given REGISTRY_DNS_SERVERS asks
+ * those servers (a real DNS server on 127.0.0.1 here), a lookup that does not finish within the
+ * request's deadline fails saying so, and no more lookups run at once than the guard allows (the
+ * system resolver holds one of libuv's few threads per lookup until it returns).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { AllowList, FetchError, GuardedFetcher, type Resolver } from '../src/net/index.js';
+import { loadConfig } from '../src/config/config.js';
+import { errorOf, op, resultOf, sdkClient } from './support/client.js';
+import { startDnsServer, type DnsServer } from './support/dns-server.js';
+import { v1Card } from './support/documents.js';
+import { startOrigin, type OriginServer } from './support/origin-server.js';
+import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+
+let dns: DnsServer;
+let origin: OriginServer;
+
+before(async () => {
+  [dns, origin] = await Promise.all([startDnsServer(), startOrigin()]);
+  dns.set('agent.test', ['127.0.0.1']);
+  dns.set('silent.test', 'silent');
+  origin.json('/.well-known/agent-card.json', v1Card('DNS Agent', 'https://dns-agent.example.org/a2a'));
+});
+after(async () => {
+  await Promise.all([dns.close(), origin.close()]);
+});
+
+describe('REGISTRY_DNS_SERVERS', () => {
+  let registry: TestRegistry;
+  before(async () => {
+    registry = await startTestRegistry({ REGISTRY_DNS_SERVERS: dns.address, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_FETCH_TIMEOUT_MS: '1000' });
+  });
+  after(async () => {
+    await registry.close();
+    fs.rmSync(registry.dataDir, { recursive: true, force: true });
+  });
+
+  test('names are resolved by the servers named: a registration by URL reaches the address they answer', async () => {
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const result = resultOf(await op(alice, { register: { url: `http://agent.test:${origin.port}` } }));
+    assert.equal(result.created, true);
+    assert.equal(result.source.url, `http://agent.test:${origin.port}/.well-known/agent-card.json`);
+    assert.ok(dns.questions.some((q) => q.name === 'agent.test' && q.type === 'A'), 'asked the configured server');
+  });
+
+  test('a server that does not answer costs one deadline, and the error says the lookup took too long', async () => {
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const started = Date.now();
+    const error = errorOf(await op(alice, { register: { url: `http://silent.test:${origin.port}` } }));
+    const ms = Date.now() - started;
+    assert.equal(error.code, 'FETCH_FAILED');
+    assert.match(error.message, /looking up silent\.test took longer than 1 s, past the request's deadline of 1000 ms \(REGISTRY_FETCH_TIMEOUT_MS\)/);
+    assert.equal(error.details[0].rule, 'timeout');
+    assert.ok(ms < 4000, `answered after ${ms} ms`);
+  });
+
+  test('localhost is the loopback address without asking the servers (an embeddings service at http://localhost keeps working)', async () => {
+    const f = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('localhost'), dnsServers: [dns.address] });
+    const doc = await f.getJson(`http://localhost:${origin.port}/.well-known/agent-card.json`, { purpose: 'agent-card' });
+    assert.equal(doc.notModified, false);
+    assert.ok(!dns.questions.some((q) => q.name === 'localhost'), 'not asked of the DNS server');
+    await f.close();
+  });
+
+  test('a list that is not IP addresses stops start-up naming the item', () => {
+    assert.throws(() => loadConfig({ REGISTRY_DNS_SERVERS: '10.0.0.53, dns.example.com' }), /REGISTRY_DNS_SERVERS.*"dns\.example\.com" is not an IP address with an optional port/s);
+  });
+});
+
+describe('lookups in flight are capped', () => {
+  test('past the cap a lookup waits its turn; a hung lookup keeps its slot until it returns, not until its request gave up', async () => {
+    // The system resolver's lookups cannot be cancelled: this one, like getaddrinfo, returns when it returns.
+    const hung: (() => void)[] = [];
+    const asked: string[] = [];
+    const resolve: Resolver = (host) => {
+      asked.push(host);
+      if (host === 'agent.test') return Promise.resolve(['127.0.0.1']);
+      return new Promise((done) => hung.push(() => done(['127.0.0.1'])));
+    };
+    const f = new GuardedFetcher({ maxBytes: 10_240, timeoutMs: 300, allow: AllowList.parse('127.0.0.1'), resolve, maxLookups: 2 });
+    const at = (host: string) => `http://${host}:${origin.port}/.well-known/agent-card.json`;
+    const failures = await Promise.all(['a.test', 'b.test', 'c.test', 'd.test'].map((h) => f.getJson(at(h), { purpose: 'agent-card' }).then(() => assert.fail('answered'), (e: unknown) => e)));
+    assert.deepEqual(asked, ['a.test', 'b.test'], 'two lookups ran, the others waited');
+    for (const failure of failures) {
+      assert.ok(failure instanceof FetchError);
+      assert.equal(failure.reason, 'timeout');
+    }
+    assert.match((failures[0] as FetchError).message, /^looking up a\.test took longer than 0\.\d s, past the request's deadline of 300 ms/);
+    assert.match((failures[3] as FetchError).message, /^looking up d\.test took longer than 0\.\d s, waiting behind the 2 lookups already in flight/);
+    // Their requests have given up, but the lookups still run: the next waits too.
+    const waiting = f.getJson(at('agent.test'), { purpose: 'agent-card', timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(asked, ['a.test', 'b.test']);
+    for (const done of hung) done();
+    const doc = await waiting;
+    assert.equal(doc.notModified, false);
+    assert.deepEqual(asked, ['a.test', 'b.test', 'agent.test']);
+    await f.close();
+  });
+});
