@@ -35,6 +35,7 @@ import type {
   AcceptedUpsert,
   AcknowledgementRow,
   Actor,
+  BatchedDeletion,
   Change,
   DeleteOutcome,
   EntryWrite,
@@ -62,6 +63,7 @@ import {
   freshnessVisiblyChanged,
   UrlTaken,
   clampLimit,
+  DELETE_BATCH_ROWS,
   decodeCursor,
   encodeCursor,
   insertedEntry,
@@ -1046,15 +1048,31 @@ export class SqliteStore implements RegistryStore {
     });
   }
 
-  async trimChanges(maxAgeMs: number): Promise<number> {
+  async trimChanges(maxAgeMs: number, options: BatchedDeletion = {}): Promise<number> {
     const cutoff = new Date(Date.now() - maxAgeMs).toISOString();
-    return this.#write((db): number => {
-      const last = (prepare(db, 'SELECT max(seq) AS seq FROM changes WHERE at < ?').get(cutoff) as { seq: number | null }).seq;
-      if (last === null) return 0;
-      const removed = prepare(db, 'DELETE FROM changes WHERE seq <= ?').run(last).changes;
-      prepare(db, "UPDATE registry_state SET value = max(value, ?) WHERE key = 'changes_trimmed_through'").run(last);
-      return removed;
-    });
+    const through = await this.#read(
+      () => (prepare(this.#requireDb(), 'SELECT max(seq) AS seq FROM changes WHERE at < ?').get(cutoff) as { seq: number | null }).seq,
+    );
+    if (through === null) return 0;
+    // Oldest first, a bounded batch per transaction: each holds the write lock, and the event
+    // loop, for a moment however long the log has grown. Each batch moves the watermark with it:
+    // a reader never finds changes missing below it.
+    let removed = 0;
+    while (!options.signal?.aborted && !this.#closed) {
+      const batch = await this.#write((db) => {
+        const top = prepare(db, 'SELECT seq FROM changes WHERE seq <= ? ORDER BY seq LIMIT 1 OFFSET ?').get(through, DELETE_BATCH_ROWS - 1) as
+          | { seq: number }
+          | undefined;
+        const upTo = top?.seq ?? through;
+        const deleted = prepare(db, 'DELETE FROM changes WHERE seq <= ?').run(upTo).changes;
+        prepare(db, "UPDATE registry_state SET value = max(value, ?) WHERE key = 'changes_trimmed_through'").run(upTo);
+        return { deleted, last: upTo === through };
+      });
+      removed += batch.deleted;
+      if (batch.deleted > 0) options.progress?.(removed);
+      if (batch.last) break;
+    }
+    return removed;
   }
 
   async reclaimSpace(): Promise<void> {
