@@ -95,7 +95,7 @@ const CANNOT_WRITE_HERE = /EACCES|EPERM|EROFS|EEXIST|ENOTDIR|unable to open data
 export interface SqliteStoreOptions {
   /** Path of the database file; its directory is created if missing. */
   file: string;
-  /** How long a write waits for another process's write lock before failing (ms). */
+  /** How long a write waits for another process's write lock before failing (ms; off the event loop once open). */
   busyTimeoutMs?: number;
   /** Rows per batch in `scan()`. */
   scanBatchSize?: number;
@@ -112,6 +112,10 @@ export interface SqliteStoreOptions {
   singleProcess?: boolean;
 }
 
+/** The serving connection's synchronous wait for a lock (ms): none; waits happen off the event loop (write-queue.ts). */
+const SERVING_BUSY_TIMEOUT_MS = 0;
+/** How long an import leaves the write lock free after each of its transactions (ms): several of a waiting registry's tries. */
+const IMPORT_LOCK_YIELD_MS = 30;
 /** The WAL is truncated back to this after checkpoints, so a burst of writes does not leave it large. */
 const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 /** SQLite's automatic checkpoint (in COMMIT), only a safety net behind the background one: 4,000 pages ≈ 16 MB. */
@@ -183,6 +187,11 @@ export class SqliteStore implements RegistryStore {
     this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch, {
       beforeAcknowledge: () => this.#checkFileIdentity(),
       sync: { later: () => this.#syncWal(), now: () => this.#syncWalNow() },
+      // Another process's write lock is waited for off the event loop (write-queue.ts).
+      lockWaitMs: this.#busyTimeoutMs,
+      // Not a serving registry (an import): it leaves the lock free for a moment after each of
+      // its long transactions, for a registry running beside it.
+      yieldLockMs: this.#singleProcess ? 0 : IMPORT_LOCK_YIELD_MS,
     });
     this.tasks = new SqliteTaskRecords(
       () => this.#requireDb(),
@@ -239,8 +248,8 @@ export class SqliteStore implements RegistryStore {
       // after syncWal has fsynced the WAL off the event loop: what FULL guarantees, without the
       // stall. (A mere process crash loses nothing in either mode; the OS holds the pages.)
       db.pragma('synchronous = NORMAL');
-      // Wait for a concurrent writer (another process on the same file) instead of failing
-      // at once with SQLITE_BUSY.
+      // While opening (the migrations), wait for a concurrent writer (another process on the
+      // same file) instead of failing at once with SQLITE_BUSY; see below for afterwards.
       db.pragma(`busy_timeout = ${this.#busyTimeoutMs}`);
       // Off by default in SQLite; entry_revisions relies on ON DELETE CASCADE.
       db.pragma('foreign_keys = ON');
@@ -258,6 +267,10 @@ export class SqliteStore implements RegistryStore {
       // its reads. In memory instead; set after the migrations, whose VACUUM and index builds
       // keep spilling to disk.
       db.pragma('temp_store = MEMORY');
+      // Serving, SQLite's busy handler would wait for another process's write lock (an import's
+      // transaction) synchronously: the event loop held, nothing answered, for as long as that
+      // transaction lasts. The write queue waits for it from a timer instead (write-queue.ts).
+      db.pragma(`busy_timeout = ${SERVING_BUSY_TIMEOUT_MS}`);
       this.#onConnection?.(db);
     } catch (error) {
       db.close();
@@ -287,7 +300,9 @@ export class SqliteStore implements RegistryStore {
     // Its connection closed first: the last checkpoint below then has the file to itself.
     await this.#checkpointer?.close();
     try {
-      // Writes already queued are committed (and their promises settled) before the handle goes.
+      // Writes already queued are committed (and their promises settled) before the handle goes,
+      // waiting for another process's write lock as long as a write would.
+      if (db.open) db.pragma(`busy_timeout = ${this.#busyTimeoutMs}`);
       this.#writes.flush();
     } finally {
       const current = this.#db ?? db;
