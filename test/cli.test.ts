@@ -976,4 +976,43 @@ describe('backup', () => {
       await registry.close();
     }
   });
+
+  test('temporary files a restore (or a re-creation of the database) killed half way left beside it are removed by the next restore and by the registry at start; a live process\'s are kept', async () => {
+    const registry = await startTestRegistry();
+    const out = tempDir('a2a-registry-leftovers-');
+    const backup = path.join(out, 'registry-backup.db');
+    const env = { REGISTRY_DATA_DIR: registry.dataDir };
+    const database = path.join(registry.dataDir, 'registry.db');
+    // The pid of a process that has ended, and of one that runs (this one).
+    const gone = execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const leave = (name: string) => {
+      fs.writeFileSync(name, Buffer.alloc(256 * 1024, 1)); // as large as a database, in real life
+      return name;
+    };
+    try {
+      assert.equal((await cli(['backup', backup], { env })).code, 0);
+      await registry.close();
+      const copy = leave(`${database}.restore-${gone}.tmp`);
+      const recreation = leave(`${database}.restoring-${gone}`);
+      const live = leave(`${database}.restoring-${process.pid}`);
+      const restore = await cli(['restore', backup, '--force'], { env });
+      assert.equal(restore.code, 0, restore.stderr);
+      assert.match(restore.stdout, /Removed what an earlier restore, stopped half way, had left: .*registry\.db\.restore-\d+\.tmp/);
+      assert.ok(!fs.existsSync(copy) && !fs.existsSync(recreation), 'the dead processes\' files are gone');
+      assert.ok(fs.existsSync(live), 'a running process may still be writing its own');
+      assert.deepEqual(
+        fs.readdirSync(registry.dataDir).filter((f) => f.includes('.restor')),
+        [path.basename(live)],
+        'the restore left no file of its own',
+      );
+      fs.rmSync(live);
+      // One left while the registry was stopped: it goes when the registry starts.
+      const another = leave(`${database}.restoring-${gone}`);
+      const restarted = await startTestRegistry(env);
+      await restarted.close();
+      assert.ok(!fs.existsSync(another), 'removed at start');
+    } finally {
+      await registry.close();
+    }
+  });
 });

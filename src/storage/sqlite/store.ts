@@ -85,6 +85,7 @@ import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
 import { SqliteWatchRecords } from './watch-records.js';
 import { WriteQueue, type WriteJob } from './write-queue.js';
 import { lockForThisProcess } from './process-lock.js';
+import { removeStaleTemporaries } from './leftovers.js';
 
 /** The data directory and the database file, when the registry creates them: its user's alone. */
 const PRIVATE_DIR_MODE = 0o700;
@@ -217,6 +218,11 @@ export class SqliteStore implements RegistryStore {
         this.#processLock = lockForThisProcess(this.#file);
       } catch (error) {
         throw this.#openError(error);
+      }
+      // Holding the lock, no restore is running: a restore's or a re-creation's temporary file
+      // whose process is gone was left by one killed half way (./leftovers.ts).
+      for (const file of removeStaleTemporaries(this.#file)) {
+        this.#notice('removed a temporary file left beside the database by a restore or re-creation that stopped half way', { file });
       }
     }
     try {
@@ -499,9 +505,15 @@ export class SqliteStore implements RegistryStore {
     mkdirSync(dirname(this.#file), { recursive: true, mode: PRIVATE_DIR_MODE });
     const temporary = `${this.#file}.restoring-${process.pid}`;
     rmSync(temporary, { force: true });
-    db.prepare('VACUUM INTO ?').run(temporary);
-    chmodSync(temporary, PRIVATE_FILE_MODE);
-    renameSync(temporary, this.#file);
+    try {
+      db.prepare('VACUUM INTO ?').run(temporary);
+      chmodSync(temporary, PRIVATE_FILE_MODE);
+      renameSync(temporary, this.#file);
+    } catch (error) {
+      // A copy that failed half way (often: the disk is full) is no use, and as large as the database.
+      rmSync(temporary, { force: true });
+      throw error;
+    }
     rmSync(`${this.#file}-wal`, { force: true });
     rmSync(`${this.#file}-shm`, { force: true });
     const next = this.#connect();
