@@ -58,7 +58,7 @@ export class Housekeeping {
       report.trimmedChanges = await this.store.trimChanges(this.policy.changeRetentionMs, { signal, progress: this.progress('change log entries trimmed') });
       if (signal.aborted) return report;
       if (report.prunedTasks > 0 || report.trimmedChanges > 0) {
-        await this.store.reclaimSpace();
+        await this.store.reclaimSpace({ signal });
         this.log.info(report, 'storage housekeeping: old tasks pruned, change log trimmed, space reclaimed');
       }
     } catch (err) {

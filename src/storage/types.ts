@@ -434,7 +434,7 @@ export interface RegistryStore {
    */
   trimChanges(maxAgeMs: number, options?: BatchedDeletion): Promise<number>;
   /** Returns freed space to the file system where the engine can do so online (SQLite). */
-  reclaimSpace(): Promise<void>;
+  reclaimSpace(options?: Pick<BatchedDeletion, 'signal'>): Promise<void>;
 
   /**
    * Where other processes can write to the same database (PostgreSQL), calls `onChange` as

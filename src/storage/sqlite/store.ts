@@ -63,7 +63,7 @@ import {
   freshnessVisiblyChanged,
   UrlTaken,
   clampLimit,
-  DELETE_BATCH_ROWS,
+  SQLITE_DELETE_BATCH_ROWS,
   decodeCursor,
   encodeCursor,
   insertedEntry,
@@ -117,6 +117,8 @@ export interface SqliteStoreOptions {
 const SERVING_BUSY_TIMEOUT_MS = 0;
 /** How long an import leaves the write lock free after each of its transactions (ms): several of a waiting registry's tries. */
 const IMPORT_LOCK_YIELD_MS = 30;
+/** Free pages given back to the file system per transaction (reclaimSpace): 1 MiB of 4 KiB pages. */
+const RECLAIM_BATCH_PAGES = 256;
 /** The WAL is truncated back to this after checkpoints, so a burst of writes does not leave it large. */
 const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 /** SQLite's automatic checkpoint (in COMMIT), only a safety net behind the background one: 4,000 pages ≈ 16 MB. */
@@ -196,7 +198,7 @@ export class SqliteStore implements RegistryStore {
     });
     this.tasks = new SqliteTaskRecords(
       () => this.#requireDb(),
-      (job) => this.#write(job),
+      (job, options) => this.#write(job, options),
       (fn) => this.#read(fn),
     );
     this.watches = new SqliteWatchRecords(
@@ -1087,14 +1089,14 @@ export class SqliteStore implements RegistryStore {
     let removed = 0;
     while (!options.signal?.aborted && !this.#closed) {
       const batch = await this.#write((db) => {
-        const top = prepare(db, 'SELECT seq FROM changes WHERE seq <= ? ORDER BY seq LIMIT 1 OFFSET ?').get(through, DELETE_BATCH_ROWS - 1) as
+        const top = prepare(db, 'SELECT seq FROM changes WHERE seq <= ? ORDER BY seq LIMIT 1 OFFSET ?').get(through, SQLITE_DELETE_BATCH_ROWS - 1) as
           | { seq: number }
           | undefined;
         const upTo = top?.seq ?? through;
         const deleted = prepare(db, 'DELETE FROM changes WHERE seq <= ?').run(upTo).changes;
         prepare(db, "UPDATE registry_state SET value = max(value, ?) WHERE key = 'changes_trimmed_through'").run(upTo);
         return { deleted, last: upTo === through };
-      });
+      }, { alone: true });
       removed += batch.deleted;
       if (batch.deleted > 0) options.progress?.(removed);
       if (batch.last) break;
@@ -1102,12 +1104,18 @@ export class SqliteStore implements RegistryStore {
     return removed;
   }
 
-  async reclaimSpace(): Promise<void> {
+  async reclaimSpace(options: Pick<BatchedDeletion, 'signal'> = {}): Promise<void> {
     // Free pages go back to the file system (auto_vacuum is INCREMENTAL), then the WAL is folded
-    // into the file and cut back, so the file shrinks now rather than at the next restart.
-    await this.#write((db) => {
-      db.exec('PRAGMA incremental_vacuum');
-    });
+    // into the file and cut back, so the file shrinks now rather than at the next restart. A few
+    // pages per transaction: each page freed moves one from the file's end, and all of a large
+    // prune's pages at once held the event loop for most of a minute (400 MB of pruned tasks).
+    while (!options.signal?.aborted && !this.#closed) {
+      const left = await this.#write((db): number => {
+        db.exec(`PRAGMA incremental_vacuum(${RECLAIM_BATCH_PAGES})`);
+        return db.pragma('freelist_count', { simple: true }) as number;
+      }, { alone: true });
+      if (left === 0) break;
+    }
     await this.#read(() => this.#requireDb().pragma('wal_checkpoint(TRUNCATE)'));
   }
 }

@@ -5,7 +5,7 @@
  * statements compiled once.
  */
 import type Database from 'better-sqlite3';
-import { DELETE_BATCH_ROWS, FINISHED_TASK_STATES } from '../common.js';
+import { FINISHED_TASK_STATES, SQLITE_DELETE_BATCH_ROWS } from '../common.js';
 import type { BatchedDeletion, RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
 import { prepare } from './statements.js';
 import type { WriteJob } from './write-queue.js';
@@ -45,8 +45,8 @@ export function saveTaskRowIn(db: Database.Database, row: TaskRow): void {
 export class SqliteTaskRecords implements TaskRecords {
   constructor(
     private readonly db: () => Database.Database,
-    /** Runs a write job in the store's group commit, with its fault handling. */
-    private readonly write: <T>(job: WriteJob<T>) => Promise<T>,
+    /** Runs a write job in the store's group commit, with its fault handling (`alone`: a transaction of its own, write-queue.ts). */
+    private readonly write: <T>(job: WriteJob<T>, options?: { alone?: boolean }) => Promise<T>,
     /** Runs a read with the store's fault handling. */
     private readonly read: <T>(fn: () => T) => Promise<T>,
   ) {}
@@ -132,12 +132,14 @@ export class SqliteTaskRecords implements TaskRecords {
           prepare(
             db,
             `DELETE FROM tasks WHERE rowid IN (
-               SELECT rowid FROM tasks WHERE ${condition} LIMIT ${DELETE_BATCH_ROWS})`,
+               SELECT rowid FROM tasks WHERE ${condition} LIMIT ${SQLITE_DELETE_BATCH_ROWS})`,
           ).run(...params).changes,
+        // Its own transaction, without a savepoint that would first copy every page it touches.
+        { alone: true },
       );
       removed += deleted;
       if (deleted > 0) options.progress?.(removed);
-      if (deleted < DELETE_BATCH_ROWS) break;
+      if (deleted < SQLITE_DELETE_BATCH_ROWS) break;
     }
     if (removed > 0) {
       // Push-notification configs of tasks that no longer exist are dead weight.
