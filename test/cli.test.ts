@@ -977,7 +977,7 @@ describe('backup', () => {
     }
   });
 
-  test('temporary files a restore (or a re-creation of the database) killed half way left beside it are removed by the next restore and by the registry at start; a live process\'s are kept', async () => {
+  test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {
     const registry = await startTestRegistry();
     const out = tempDir('a2a-registry-leftovers-');
     const backup = path.join(out, 'registry-backup.db');
@@ -990,7 +990,13 @@ describe('backup', () => {
       return name;
     };
     try {
-      assert.equal((await cli(['backup', backup], { env })).code, 0);
+      // A backup killed half way leaves its copy beside the file it was writing: the next one to that file removes it.
+      const halfBackup = leave(`${backup}.${gone}.tmp`);
+      const backedUp = await cli(['backup', backup], { env });
+      assert.equal(backedUp.code, 0, backedUp.stderr);
+      assert.match(backedUp.stdout, /Removed what an earlier backup to this file, stopped half way, had left: .*registry-backup\.db\.\d+\.tmp/);
+      assert.deepEqual(fs.readdirSync(out), [path.basename(backup)]);
+      assert.ok(!fs.existsSync(halfBackup));
       await registry.close();
       const copy = leave(`${database}.restore-${gone}.tmp`);
       const recreation = leave(`${database}.restoring-${gone}`);

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
-import { removeStaleTemporaries } from './leftovers.js';
+import { removeStaleBackupCopies, removeStaleTemporaries } from './leftovers.js';
 import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
 import { readLastChangeSeq } from './store.js';
 
@@ -31,6 +31,8 @@ export interface SqliteBackup {
   /** The change-log position the copy holds (what a restored registry goes on from). */
   changeSeq: number;
   schemaVersion: number;
+  /** Copies earlier backups to the same file left when killed half way, removed. */
+  removedLeftovers?: string[];
 }
 
 /** A backup that cannot be made, and why; `usage` when the fix is in the command line. */
@@ -90,6 +92,8 @@ export function backupSqlite(source: string, destination: string, options: { ove
 
   const tmp = `${dest}.${process.pid}.tmp`;
   fs.rmSync(tmp, { force: true });
+  // As large as the database each: what earlier backups to this file, killed half way, left.
+  const leftovers = removeStaleBackupCopies(dest);
   try {
     let db: Database.Database;
     try {
@@ -137,7 +141,7 @@ export function backupSqlite(source: string, destination: string, options: { ove
       fs.rmSync(tmp, { force: true });
     }
     syncPath(path.dirname(dest), 'r');
-    return { file: dest, bytes: fs.statSync(dest).size, ...facts };
+    return { file: dest, bytes: fs.statSync(dest).size, ...facts, ...(leftovers.length > 0 ? { removedLeftovers: leftovers } : {}) };
   } finally {
     fs.rmSync(tmp, { force: true });
   }

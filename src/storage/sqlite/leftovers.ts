@@ -4,15 +4,17 @@
  * open connection (`registry.db.restoring-<pid>`, store.ts). A process killed half way (or a
  * machine losing power) leaves one behind, as large as the database, and nothing else would ever
  * remove it. Whoever takes the database's process lock (a registry starting, a restore) removes
- * those whose process is gone.
+ * those whose process is gone; a backup, those of earlier backups to the same file
+ * (`<backup>.<pid>.tmp`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
+const escape = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** `<database>.restore-<pid>.tmp` and `<database>.restoring-<pid>`, with any -journal or -wal SQLite gave them. */
 function temporaryPattern(database: string): RegExp {
-  const base = path.basename(database).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^${base}\\.(?:restore-(\\d+)\\.tmp|restoring-(\\d+))(?:-journal|-wal|-shm)?$`);
+  return new RegExp(`^${escape(path.basename(database))}\\.(?:restore-(\\d+)\\.tmp|restoring-(\\d+))(?:-journal|-wal|-shm)?$`);
 }
 
 /**
@@ -32,8 +34,19 @@ function alive(pid: number): boolean {
 
 /** Removes the temporary files beside `database` whose process is gone; returns their paths. */
 export function removeStaleTemporaries(database: string): string[] {
-  const dir = path.dirname(database);
-  const pattern = temporaryPattern(database);
+  return removeStale(path.dirname(database), temporaryPattern(database));
+}
+
+/**
+ * Removes the copies a backup to `destination` killed half way left beside it
+ * (`<destination>.<pid>.tmp`, backup.ts) whose process is gone; returns their paths.
+ */
+export function removeStaleBackupCopies(destination: string): string[] {
+  return removeStale(path.dirname(destination), new RegExp(`^${escape(path.basename(destination))}\\.(\\d+)\\.tmp(?:-journal)?$`));
+}
+
+/** The files in `dir` whose name matches `pattern` (the first group that matched is a pid) and whose process is gone. */
+function removeStale(dir: string, pattern: RegExp): string[] {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
