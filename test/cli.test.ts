@@ -976,4 +976,49 @@ describe('backup', () => {
       await registry.close();
     }
   });
+
+  test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {
+    const registry = await startTestRegistry();
+    const out = tempDir('a2a-registry-leftovers-');
+    const backup = path.join(out, 'registry-backup.db');
+    const env = { REGISTRY_DATA_DIR: registry.dataDir };
+    const database = path.join(registry.dataDir, 'registry.db');
+    // The pid of a process that has ended, and of one that runs (this one).
+    const gone = execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const leave = (name: string) => {
+      fs.writeFileSync(name, Buffer.alloc(256 * 1024, 1)); // as large as a database, in real life
+      return name;
+    };
+    try {
+      // A backup killed half way leaves its copy beside the file it was writing: the next one to that file removes it.
+      const halfBackup = leave(`${backup}.${gone}.tmp`);
+      const backedUp = await cli(['backup', backup], { env });
+      assert.equal(backedUp.code, 0, backedUp.stderr);
+      assert.match(backedUp.stdout, /Removed what an earlier backup to this file, stopped half way, had left: .*registry-backup\.db\.\d+\.tmp/);
+      assert.deepEqual(fs.readdirSync(out), [path.basename(backup)]);
+      assert.ok(!fs.existsSync(halfBackup));
+      await registry.close();
+      const copy = leave(`${database}.restore-${gone}.tmp`);
+      const recreation = leave(`${database}.restoring-${gone}`);
+      const live = leave(`${database}.restoring-${process.pid}`);
+      const restore = await cli(['restore', backup, '--force'], { env });
+      assert.equal(restore.code, 0, restore.stderr);
+      assert.match(restore.stdout, /Removed what an earlier restore, stopped half way, had left: .*registry\.db\.restore-\d+\.tmp/);
+      assert.ok(!fs.existsSync(copy) && !fs.existsSync(recreation), 'the dead processes\' files are gone');
+      assert.ok(fs.existsSync(live), 'a running process may still be writing its own');
+      assert.deepEqual(
+        fs.readdirSync(registry.dataDir).filter((f) => f.includes('.restor')),
+        [path.basename(live)],
+        'the restore left no file of its own',
+      );
+      fs.rmSync(live);
+      // One left while the registry was stopped: it goes when the registry starts.
+      const another = leave(`${database}.restoring-${gone}`);
+      const restarted = await startTestRegistry(env);
+      await restarted.close();
+      assert.ok(!fs.existsSync(another), 'removed at start');
+    } finally {
+      await registry.close();
+    }
+  });
 });

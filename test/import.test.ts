@@ -228,6 +228,59 @@ describe('import into SQLite', () => {
   });
 });
 
+describe('import beside a running SQLite registry', () => {
+  test('the registry keeps answering promptly, and its own registrations succeed, while the import holds the write lock again and again', async () => {
+    ensureBuilt();
+    const work = tempDir();
+    const dataDir = tempDir();
+    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    try {
+      const file = path.join(work, 'bulk.jsonl');
+      const count = 20_000;
+      fs.writeFileSync(file, Array.from({ length: count }, (_, i) => JSON.stringify(v1Card(`Bulk Agent ${i}`, `https://bulk-${i}.example.org/a2a`))).join('\n') + '\n');
+      const client = await sdkClient(registry.url, { token: TOKENS.bob });
+      // Large transactions: each holds SQLite's write lock for seconds.
+      const child = spawn(process.execPath, [BIN, 'import', '--json', '--batch-size', '5000', '--data-dir', dataDir, '--owner', 'alice', file], { cwd: REPO_ROOT, stdio: 'pipe' });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stdout.resume();
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      let running = true;
+      void exited.then(() => (running = false));
+      // Probe while the import runs, back to back (a stall cannot fall between two probes): the
+      // registry's health and searches answer within a moment (its event loop is never held
+      // waiting for the lock), and its registrations wait their turn for the lock and succeed.
+      const slowest = { health: 0, search: 0 };
+      const probe = async (name: keyof typeof slowest, request: () => Promise<unknown>) => {
+        while (running) {
+          const started = performance.now();
+          await request();
+          slowest[name] = Math.max(slowest[name], performance.now() - started);
+        }
+      };
+      const registrations: WireJson[] = [];
+      await Promise.all([
+        probe('health', async () => assert.equal((await fetch(`${registry.url}/healthz`)).status, 200)),
+        probe('search', async () => resultOf(await op(client, { search: { query: 'weather' } }))),
+        (async () => {
+          for (let i = 0; running; i++) {
+            registrations.push(await op(client, { register: { agentCard: v1Card(`Online Agent ${i}`, `https://online-${i}.example.org/a2a`) } }));
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        })(),
+      ]);
+      assert.equal(await exited, 0, stderr);
+      assert.ok(registrations.length >= 3, `registrations were tried during the import (${registrations.length})`);
+      for (const task of registrations) assert.equal(task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(task.status));
+      assert.ok(slowest.health < 1000 && slowest.search < 1000, `answers stayed prompt during the import: slowest /healthz ${Math.round(slowest.health)} ms, search ${Math.round(slowest.search)} ms`);
+    } finally {
+      await registry.close();
+      removeTempDir(work);
+      removeTempDir(dataDir);
+    }
+  });
+});
+
 describe('import into PostgreSQL', () => {
   test('a database that cannot be reached: with --json, an {"error"} document on stdout', async () => {
     const dataDir = tempDir();

@@ -20,6 +20,7 @@ import { Task } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
+import { StorageUnavailableError } from '../src/storage/faults.js';
 import { WriteQueue } from '../src/storage/sqlite/write-queue.js';
 import { fromTaskRow, toTaskRow } from '../src/tasks/task-rows.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
@@ -391,6 +392,45 @@ function sampleTask(overrides: Record<string, unknown> = {}): Task {
     ...overrides,
   });
 }
+
+describe('another process holding the write lock', () => {
+  it('is waited for from a timer, the event loop free; held longer than the store waits, the write fails as storage unavailable (locked)', async (t) => {
+    const file = tempFile();
+    const store = new SqliteStore({ file, busyTimeoutMs: 1000 });
+    await store.open();
+    t.after(() => store.close());
+    // Another writer on the file (as `a2a-registry import` is), in the middle of a transaction.
+    const other = new Database(file);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const waiting = store.upsert(entryWrite('agent', 'https://locked.example.com/1'), actor('alice'));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // SQLite's busy handler waited synchronously: no timer ran, nothing was answered, meanwhile.
+      assert.ok(ticks >= 10, `the event loop kept running while the write waited (${ticks} ticks of 10 ms in 300 ms)`);
+      other.exec('COMMIT');
+      assert.equal((await waiting).status, 'created', 'the write lands once the lock is free');
+
+      other.exec('BEGIN IMMEDIATE');
+      const started = Date.now();
+      await assert.rejects(store.upsert(entryWrite('agent', 'https://locked.example.com/2'), actor('alice')), (error: unknown) => {
+        assert.ok(error instanceof StorageUnavailableError, String(error));
+        assert.equal(error.fault.reason, 'locked');
+        assert.match(error.message, /locked by another process's write/);
+        return true;
+      });
+      assert.ok(Date.now() - started >= 900, 'it waited as long as the store waits');
+      assert.equal(store.fault?.reason, 'locked', '/readyz reports it');
+      other.exec('ROLLBACK');
+      assert.equal((await store.upsert(entryWrite('agent', 'https://locked.example.com/2'), actor('alice'))).status, 'created');
+      assert.equal(store.fault, undefined, 'a write that succeeds clears it');
+    } finally {
+      clearInterval(ticker);
+      other.close();
+    }
+  });
+});
 
 describe('durable task rows on SQLite', () => {
   it('are the SDK row format: DatabaseTaskStore reads ours and we read its, identically', async (t) => {

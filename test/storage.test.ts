@@ -23,7 +23,7 @@ import { actor, entryWrite } from './support/store-fixtures.js';
 
 interface Target {
   /** A new store instance on this test's database (not yet opened). */
-  makeStore(options?: { scanBatchSize?: number; poolMax?: number; connectTimeoutMs?: number }): RegistryStore;
+  makeStore(options?: { scanBatchSize?: number; poolMax?: number; connectTimeoutMs?: number; statementTimeoutMs?: number }): RegistryStore;
   /** The connection URL (PostgreSQL only). */
   url?: string;
   /** Runs SQL directly against the database, bypassing the store. */
@@ -117,7 +117,7 @@ before(async () => {
 });
 
 /** Opens a store on a fresh database and closes it when the test ends. */
-async function openFresh(t: TestContext, engine: Engine, options?: { scanBatchSize?: number }) {
+async function openFresh(t: TestContext, engine: Engine, options?: { scanBatchSize?: number; statementTimeoutMs?: number }) {
   const target = await engine.fresh();
   const store = target.makeStore(options);
   await store.open();
@@ -909,6 +909,99 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       await store.upsert(entryWrite('agent', 'https://trim.example.com/next'), actor('alice'));
       assert.ok((await store.lastChangeSeq()) > last);
       await store.reclaimSpace();
+    });
+
+    test('trims a change log and prunes tasks too large for one statement, batch by batch, the watermark moving with each', async (t) => {
+      // A backlog (housekeeping held up for days, or a busy registry): on PostgreSQL one DELETE of
+      // it outlasts the statement timeout, is cancelled and rolled back, every round, for ever.
+      const { target } = await openFresh(t, engine);
+      // On PostgreSQL enough that one DELETE takes long, so the timeout below leaves a batch room.
+      const rows = engine.name === 'postgres' ? 600_000 : 100_000;
+      const old = new Date(Date.now() - 2 * 86_400_000).toISOString();
+      let statementTimeoutMs: number | undefined;
+      if (engine.name === 'postgres') {
+        await target.raw(`INSERT INTO changes (entry_id, op, at) SELECT gen_random_uuid(), 'upsert', '${old}' FROM generate_series(1, ${rows})`);
+        await target.raw(
+          `INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state, status)
+           SELECT '', 'alice', 'bulk-' || i, 'c', i, 'TASK_STATE_COMPLETED', '{}' FROM generate_series(1, ${rows / 2}) i`,
+        );
+        // The timeout: a third of what one DELETE of either table takes here (timed, rolled back),
+        // so that one statement is cancelled however fast or loaded this machine is.
+        const client = new pg.Client({ connectionString: target.url });
+        await client.connect();
+        try {
+          const timed = async (sql: string) => {
+            await client.query('BEGIN');
+            const started = performance.now();
+            await client.query(sql);
+            const took = performance.now() - started;
+            await client.query('ROLLBACK');
+            return took;
+          };
+          statementTimeoutMs = Math.max(50, Math.round(Math.min(await timed('DELETE FROM changes'), await timed('DELETE FROM tasks')) / 3));
+          await client.query(`SET statement_timeout = ${statementTimeoutMs}`);
+          await assert.rejects(client.query('DELETE FROM changes'), /statement timeout/);
+          await assert.rejects(client.query('DELETE FROM tasks'), /statement timeout/);
+        } finally {
+          await client.end();
+        }
+      } else {
+        const series = (n: number) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n})`;
+        await target.raw(`${series(rows)} INSERT INTO changes (entry_id, op, at) SELECT lower(hex(randomblob(16))), 'upsert', '${old}' FROM n`);
+        await target.raw(
+          `${series(rows / 2)} INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state, status)
+           SELECT '', 'alice', 'bulk-' || i, 'c', i, 'TASK_STATE_COMPLETED', '{}' FROM n`,
+        );
+      }
+      const store = target.makeStore(statementTimeoutMs === undefined ? {} : { statementTimeoutMs });
+      await store.open();
+      t.after(() => store.close());
+      const through = await store.lastChangeSeq();
+      await store.upsert(entryWrite('agent', 'https://backlog.example.com/a'), actor('alice')); // recent: kept
+      const batches: number[] = [];
+      const trimmed = await store.trimChanges(86_400_000, { progress: (removed) => batches.push(removed) });
+      assert.equal(trimmed, rows);
+      assert.ok(batches.length > 10, `trimmed in batches (${batches.length})`);
+      assert.equal(await store.changesTrimmedThrough(), through);
+      assert.equal((await store.changesSince(0, 10)).length, 1, 'the recent change is kept');
+      const pruned: number[] = [];
+      assert.equal(await store.tasks.prune({ maxAgeMs: 86_400_000, maxCount: 0 }, { progress: (n) => pruned.push(n) }), rows / 2);
+      assert.ok(pruned.length > 5, `pruned in batches (${pruned.length})`);
+      assert.equal((await store.tasks.list({ tenant: '', owner: 'alice' }, { limit: 10, withArtifacts: false, withHistory: false })).total, 0);
+      // Shutdown stops a deletion between two batches; what went stays gone.
+      await target.raw(`UPDATE changes SET at = '${old}'`);
+      const stop = new AbortController();
+      stop.abort();
+      assert.equal(await store.trimChanges(0, { signal: stop.signal }), 0);
+      assert.equal(await store.trimChanges(0), 1);
+    });
+
+    test("gives a large prune's space back to the file system a little at a time: the event loop is never held for all of it", async (t) => {
+      if (engine.name !== 'sqlite') return; // PostgreSQL's autovacuum does this on the server
+      const { target, store } = await openFresh(t, engine);
+      const rows = 40_000;
+      await target.raw(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})
+         INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state, status, artifacts)
+         SELECT '', 'alice', 'bulk-' || i, 'c', i, 'TASK_STATE_COMPLETED', '{}', hex(randomblob(1000)) FROM n`,
+      );
+      assert.equal(await store.tasks.prune({ maxAgeMs: 0, maxCount: 0 }), rows);
+      // How long the event loop was held at once while the space went back (about 80 MB).
+      let held = 0;
+      let tick = performance.now();
+      const ticker = setInterval(() => {
+        held = Math.max(held, performance.now() - tick);
+        tick = performance.now();
+      }, 5);
+      const started = performance.now();
+      try {
+        await store.reclaimSpace();
+      } finally {
+        clearInterval(ticker);
+      }
+      const took = performance.now() - started;
+      assert.ok(held < took / 3, `the loop was held at most ${Math.round(held)} ms at once, of ${Math.round(took)} ms`);
+      assert.deepEqual(await target.raw('PRAGMA freelist_count'), [{ freelist_count: 0 }], 'every free page went back');
     });
 
     test('writes waiting for a busy pool wait their turn; contention is never an error or a storage fault', async (t) => {

@@ -20,9 +20,14 @@ export interface HousekeepingReport {
   trimmedChanges: number;
 }
 
+/** At most how often a long deletion's progress is logged. */
+const PROGRESS_LOG_INTERVAL_MS = 5000;
+
 export class Housekeeping {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<HousekeepingReport> | undefined;
+  /** Stops a round between two batches of deletions (shutdown): a backlog of millions must not hold it up. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly store: RegistryStore,
@@ -48,10 +53,12 @@ export class Housekeeping {
     const report: HousekeepingReport = { prunedTasks: 0, trimmedChanges: 0 };
     if (this.store.fault) return report; // nothing can be deleted while nothing can be written
     try {
-      report.prunedTasks = await this.store.tasks.prune(this.policy.tasks);
-      report.trimmedChanges = await this.store.trimChanges(this.policy.changeRetentionMs);
+      const signal = this.stopping.signal;
+      report.prunedTasks = await this.store.tasks.prune(this.policy.tasks, { signal, progress: this.progress('old tasks pruned') });
+      report.trimmedChanges = await this.store.trimChanges(this.policy.changeRetentionMs, { signal, progress: this.progress('change log entries trimmed') });
+      if (signal.aborted) return report;
       if (report.prunedTasks > 0 || report.trimmedChanges > 0) {
-        await this.store.reclaimSpace();
+        await this.store.reclaimSpace({ signal });
         this.log.info(report, 'storage housekeeping: old tasks pruned, change log trimmed, space reclaimed');
       }
     } catch (err) {
@@ -60,8 +67,22 @@ export class Housekeeping {
     return report;
   }
 
+  /**
+   * Logs a long deletion's progress (a backlog after a long outage, or a busy registry: many
+   * batches), at most every few seconds, so an operator sees it move.
+   */
+  private progress(what: string): (removed: number) => void {
+    let logged = Date.now();
+    return (removed) => {
+      if (Date.now() - logged < PROGRESS_LOG_INTERVAL_MS) return;
+      logged = Date.now();
+      this.log.info({ removed }, `storage housekeeping: ${removed} ${what} so far; going on in batches`);
+    };
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    this.stopping.abort();
     await this.running?.catch(() => undefined);
   }
 }

@@ -82,6 +82,15 @@ export const FINISHED_TASK_STATES = [
   'TASK_STATE_REJECTED',
 ] as const;
 
+/**
+ * Rows one housekeeping statement deletes at most (see BatchedDeletion): a few tens of
+ * milliseconds of work each, far inside PostgreSQL's statement timeout, and a short hold of
+ * SQLite's write lock (and of its event loop: better-sqlite3 is synchronous).
+ */
+export const DELETE_BATCH_ROWS = 5000;
+/** On SQLite each batch runs on the event loop (a task row carries its artifacts): fewer rows, a short hold each. */
+export const SQLITE_DELETE_BATCH_ROWS = 1000;
+
 export const ENTRY_KINDS: readonly EntryKind[] = ['agent', 'mcp-server'];
 
 export function isEntryKind(value: unknown): value is EntryKind {

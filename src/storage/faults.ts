@@ -6,7 +6,7 @@
  * Anything not recognised here stays a plain error (a bug, reported as one).
  */
 
-export type StorageFaultReason = 'disk-full' | 'read-only' | 'missing' | 'corrupt' | 'io' | 'unreachable';
+export type StorageFaultReason = 'disk-full' | 'read-only' | 'missing' | 'corrupt' | 'io' | 'unreachable' | 'locked';
 
 export interface StorageFault {
   reason: StorageFaultReason;
@@ -35,6 +35,7 @@ const MESSAGES: Record<StorageFaultReason, string> = {
   corrupt: 'the database file is corrupt',
   io: 'the database cannot be written (I/O error)',
   unreachable: 'the database server cannot be reached',
+  locked: "the database is locked by another process's write (an import?) for longer than a write waits; try again shortly",
 };
 
 export function storageFault(reason: StorageFaultReason, code: string, message: string = MESSAGES[reason]): StorageFault {
@@ -56,6 +57,8 @@ export function sqliteFault(error: unknown): StorageFault | undefined {
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return storageFault('corrupt', code);
   if (code.startsWith('SQLITE_CANTOPEN')) return storageFault('missing', code);
   if (code.startsWith('SQLITE_IOERR')) return storageFault('io', code);
+  // The write queue waited for another process's lock as long as it may (sqlite/write-queue.ts).
+  if (code.startsWith('SQLITE_BUSY')) return storageFault('locked', code);
   return undefined;
 }
 

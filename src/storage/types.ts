@@ -181,6 +181,18 @@ export interface Change {
   op: 'upsert' | 'delete';
 }
 
+/**
+ * How a bulk deletion (pruning tasks, trimming the change log) runs: in bounded batches, each
+ * its own short transaction, so that however much has piled up no statement outlasts the
+ * statement timeout (rolled back, nothing would ever be deleted) and no write waits long.
+ */
+export interface BatchedDeletion {
+  /** Stops between batches (shutdown); what the finished batches deleted stays deleted. */
+  signal?: AbortSignal;
+  /** Told after each batch, with how many rows went so far (progress for the log). */
+  progress?: (removed: number) => void;
+}
+
 export interface RetentionPolicy {
   /** Finished tasks older than this are pruned. */
   maxAgeMs: number;
@@ -240,8 +252,8 @@ export interface TaskRecords {
   load(scope: TaskScope, id: string): Promise<TaskRow | undefined>;
   /** The scope's rows matching the query, newest first, and how many match in all. */
   list(scope: TaskScope, query: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }>;
-  /** Removes finished tasks beyond the retention policy; returns how many went. */
-  prune(policy: RetentionPolicy): Promise<number>;
+  /** Removes finished tasks beyond the retention policy, in batches; returns how many went. */
+  prune(policy: RetentionPolicy, options?: BatchedDeletion): Promise<number>;
 }
 
 /**
@@ -416,10 +428,13 @@ export interface RegistryStore {
    * `changesSince` (it only grows), so a trim between the two calls is never missed.
    */
   changesTrimmedThrough(): Promise<number>;
-  /** Removes changes older than `maxAgeMs` and records how far the log was trimmed; returns how many. */
-  trimChanges(maxAgeMs: number): Promise<number>;
+  /**
+   * Removes changes older than `maxAgeMs`, oldest first in batches, recording with each batch how
+   * far the log was trimmed; returns how many.
+   */
+  trimChanges(maxAgeMs: number, options?: BatchedDeletion): Promise<number>;
   /** Returns freed space to the file system where the engine can do so online (SQLite). */
-  reclaimSpace(): Promise<void>;
+  reclaimSpace(options?: Pick<BatchedDeletion, 'signal'>): Promise<void>;
 
   /**
    * Where other processes can write to the same database (PostgreSQL), calls `onChange` as

@@ -29,7 +29,8 @@ function formatBackup(b: SqliteBackup, source: string, seconds: number, o: Outpu
   return (
     `${s.green('backed up')} ${b.entries.toLocaleString('en-US')} entries (${b.revisions.toLocaleString('en-US')} revisions, change log at ${b.changeSeq}) ` +
     `from ${source} to ${b.file} (${mib(b.bytes)}, ${seconds.toFixed(1)} s)\n` +
-    `To restore it: stop the registry, then a2a-registry restore --force --data-dir ${path.dirname(source)} ${b.file}\n`
+    `To restore it: stop the registry, then a2a-registry restore --force --data-dir ${path.dirname(source)} ${b.file}\n` +
+    (b.removedLeftovers ? `Removed what an earlier backup to this file, stopped half way, had left: ${b.removedLeftovers.join(', ')}\n` : '')
   );
 }
 

@@ -22,6 +22,7 @@ function formatRestore(r: SqliteRestore, backup: string, o: Output): string {
   return (
     `${s.green('restored')} ${r.entries.toLocaleString('en-US')} entries (${r.revisions.toLocaleString('en-US')} revisions, change log at ${r.changeSeq}) from ${backup} to ${r.file}\n` +
     (r.replaced ? `The database it replaced is kept as ${r.replaced} (with its -wal and -shm, if any).\n` : '') +
+    (r.removedLeftovers ? `Removed what an earlier restore, stopped half way, had left: ${r.removedLeftovers.join(', ')}\n` : '') +
     'Start the registry: it checks its saved search index against the restored change log and rebuilds it if it belongs to another.\n'
   );
 }

@@ -14,6 +14,7 @@ import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import type {
   AcknowledgementRow,
   Actor,
+  BatchedDeletion,
   Change,
   ChangeSubscription,
   DeleteOutcome,
@@ -53,6 +54,7 @@ import {
   trustKeyset,
   checkedKeyset,
   type EntryRowFields,
+  DELETE_BATCH_ROWS,
 } from '../common.js';
 import { FaultState, postgresFault, type StorageFault } from '../faults.js';
 import { OWNER_LOCK_NAMESPACE, migratePostgres } from './migrations.js';
@@ -911,15 +913,27 @@ export class PostgresStore implements RegistryStore {
     return Number(rows[0]?.value ?? 0);
   }
 
-  async trimChanges(maxAgeMs: number): Promise<number> {
-    return this.#transaction(async (db) => {
-      const last = await db.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes WHERE at < $1', [new Date(Date.now() - maxAgeMs)]);
-      const seq = last.rows[0]?.seq;
-      if (seq === null || seq === undefined) return 0;
-      const removed = await db.query('DELETE FROM changes WHERE seq <= $1', [seq]);
-      await db.query("UPDATE registry_state SET value = greatest(value, $1) WHERE key = 'changes_trimmed_through'", [seq]);
-      return removed.rowCount ?? 0;
-    });
+  async trimChanges(maxAgeMs: number, options: BatchedDeletion = {}): Promise<number> {
+    const last = await this.#query<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes WHERE at < $1', [new Date(Date.now() - maxAgeMs)]);
+    const through = last.rows[0]?.seq;
+    if (through === null || through === undefined) return 0;
+    // Oldest first, a bounded batch per transaction (one DELETE of a million changes would
+    // outlast the statement timeout every time, and the log would grow for ever). Each batch
+    // moves the watermark with it: a reader never finds changes missing below it.
+    let removed = 0;
+    while (!options.signal?.aborted && !this.#closed) {
+      const batch = await this.#transaction(async (db) => {
+        const top = await db.query<{ seq: string }>('SELECT seq FROM changes WHERE seq <= $1 ORDER BY seq LIMIT 1 OFFSET $2', [through, DELETE_BATCH_ROWS - 1]);
+        const upTo = top.rows[0]?.seq ?? through;
+        const deleted = await db.query('DELETE FROM changes WHERE seq <= $1', [upTo]);
+        await db.query("UPDATE registry_state SET value = greatest(value, $1) WHERE key = 'changes_trimmed_through'", [upTo]);
+        return { deleted: deleted.rowCount ?? 0, last: top.rows.length === 0 || upTo === through };
+      });
+      removed += batch.deleted;
+      if (batch.deleted > 0) options.progress?.(removed);
+      if (batch.last) break;
+    }
+    return removed;
   }
 
   /** Autovacuum makes deleted rows' space reusable; giving it back to the OS would need VACUUM FULL (an exclusive lock). */

@@ -3,8 +3,8 @@
  * DatabaseTaskStore and its `a2a-db` tools use). Plain parameterised queries on the pool.
  */
 import type pg from 'pg';
-import { FINISHED_TASK_STATES } from '../common.js';
-import type { RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
+import { DELETE_BATCH_ROWS, FINISHED_TASK_STATES } from '../common.js';
+import type { BatchedDeletion, RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
 
 type Query = <R extends pg.QueryResultRow>(text: string, params: unknown[]) => Promise<pg.QueryResult<R>>;
 type Transaction = <T>(fn: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
@@ -79,35 +79,48 @@ export class PostgresTaskRecords implements TaskRecords {
     return { rows: rows.map(toRow), total: Number(counted.rows[0]?.n ?? 0) };
   }
 
-  async prune(policy: RetentionPolicy): Promise<number> {
+  async prune(policy: RetentionPolicy, options: BatchedDeletion = {}): Promise<number> {
     const cutoff = Date.now() - policy.maxAgeMs;
     const finished = [...FINISHED_TASK_STATES];
-    return this.transaction(async (db) => {
-      // The first task beyond the newest maxCount. All tasks count towards the limit, but
-      // only finished ones are removed: a running task may still be resumed.
-      const boundary = await db.query<{ status_last_updated: string; id: string; tenant: string; owner: string }>(
-        `SELECT status_last_updated, id, tenant, owner FROM tasks
-         ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
-         LIMIT 1 OFFSET $1`,
-        [Math.max(0, Math.floor(policy.maxCount))],
+    // The first task beyond the newest maxCount. All tasks count towards the limit, but only
+    // finished ones are removed: a running task may still be resumed.
+    const boundary = await this.query<{ status_last_updated: string; id: string; tenant: string; owner: string }>(
+      `SELECT status_last_updated, id, tenant, owner FROM tasks
+       ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
+       LIMIT 1 OFFSET $1`,
+      [Math.max(0, Math.floor(policy.maxCount))],
+    );
+    const b = boundary.rows[0];
+    const [condition, params] = b
+      ? [
+          `status_state = ANY($1::text[]) AND (status_last_updated < $2
+             OR (status_last_updated, id, tenant, owner) <= ($3::bigint, $4, $5, $6))`,
+          [finished, cutoff, b.status_last_updated, b.id, b.tenant, b.owner],
+        ]
+      : ['status_state = ANY($1::text[]) AND status_last_updated < $2', [finished, cutoff]];
+    // A bounded batch per statement: one DELETE of millions of rows would outlast the statement
+    // timeout every time, and nothing would ever go. In no particular order (the condition fixes
+    // what goes; sorting would read the whole table for every batch). By row address (a join on
+    // the key gets a nested loop from a planner without statistics); the outer condition checks a
+    // row changed meanwhile again.
+    const batch = `DELETE FROM tasks WHERE ctid = ANY(ARRAY(
+                     SELECT ctid FROM tasks WHERE ${condition} LIMIT ${DELETE_BATCH_ROWS}))
+                   AND ${condition}`;
+    let removed = 0;
+    while (!options.signal?.aborted) {
+      const deleted = (await this.query(batch, params)).rowCount ?? 0;
+      removed += deleted;
+      if (deleted > 0) options.progress?.(removed);
+      if (deleted < DELETE_BATCH_ROWS) break;
+    }
+    if (removed > 0) {
+      // Push-notification configs of tasks that no longer exist are dead weight.
+      await this.query(
+        `DELETE FROM push_notification_configs p WHERE NOT EXISTS (
+           SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
+        [],
       );
-      const b = boundary.rows[0];
-      const deleted = b
-        ? await db.query(
-            `DELETE FROM tasks WHERE status_state = ANY($1::text[])
-               AND (status_last_updated < $2
-                    OR (status_last_updated, id, tenant, owner) <= ($3::bigint, $4, $5, $6))`,
-            [finished, cutoff, b.status_last_updated, b.id, b.tenant, b.owner],
-          )
-        : await db.query('DELETE FROM tasks WHERE status_state = ANY($1::text[]) AND status_last_updated < $2', [finished, cutoff]);
-      const removed = deleted.rowCount ?? 0;
-      if (removed > 0) {
-        await db.query(
-          `DELETE FROM push_notification_configs p WHERE NOT EXISTS (
-             SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
-        );
-      }
-      return removed;
-    });
+    }
+    return removed;
   }
 }

@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
+import { removeStaleBackupCopies, removeStaleTemporaries } from './leftovers.js';
 import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
 import { readLastChangeSeq } from './store.js';
 
@@ -30,6 +31,8 @@ export interface SqliteBackup {
   /** The change-log position the copy holds (what a restored registry goes on from). */
   changeSeq: number;
   schemaVersion: number;
+  /** Copies earlier backups to the same file left when killed half way, removed. */
+  removedLeftovers?: string[];
 }
 
 /** A backup that cannot be made, and why; `usage` when the fix is in the command line. */
@@ -89,6 +92,8 @@ export function backupSqlite(source: string, destination: string, options: { ove
 
   const tmp = `${dest}.${process.pid}.tmp`;
   fs.rmSync(tmp, { force: true });
+  // As large as the database each: what earlier backups to this file, killed half way, left.
+  const leftovers = removeStaleBackupCopies(dest);
   try {
     let db: Database.Database;
     try {
@@ -136,7 +141,7 @@ export function backupSqlite(source: string, destination: string, options: { ove
       fs.rmSync(tmp, { force: true });
     }
     syncPath(path.dirname(dest), 'r');
-    return { file: dest, bytes: fs.statSync(dest).size, ...facts };
+    return { file: dest, bytes: fs.statSync(dest).size, ...facts, ...(leftovers.length > 0 ? { removedLeftovers: leftovers } : {}) };
   } finally {
     fs.rmSync(tmp, { force: true });
   }
@@ -146,6 +151,8 @@ export interface SqliteRestore extends Omit<SqliteBackup, 'file' | 'bytes'> {
   file: string;
   /** Where the database it replaced was moved (with its -wal and -shm), if there was one. */
   replaced?: string;
+  /** Temporary files an earlier restore (or re-creation) killed half way had left beside the database, removed. */
+  removedLeftovers?: string[];
 }
 
 /** Checks that `file` is a whole registry database this release can open; returns what it holds. */
@@ -194,6 +201,8 @@ export function restoreSqlite(backup: string, database: string, options: { overw
   }
   const tmp = `${database}.restore-${process.pid}.tmp`;
   try {
+    // Holding the lock: what an earlier restore killed half way left behind goes (./leftovers.ts).
+    const leftovers = removeStaleTemporaries(database);
     let replaced: string | undefined;
     if (fs.existsSync(database)) {
       if (!options.overwrite) {
@@ -214,7 +223,7 @@ export function restoreSqlite(backup: string, database: string, options: { overw
     for (const suffix of ['-wal', '-shm']) fs.rmSync(`${database}${suffix}`, { force: true });
     fs.renameSync(tmp, database);
     syncPath(path.dirname(database), 'r');
-    return { file: database, ...facts, ...(replaced ? { replaced } : {}) };
+    return { file: database, ...facts, ...(replaced ? { replaced } : {}), ...(leftovers.length > 0 ? { removedLeftovers: leftovers } : {}) };
   } finally {
     fs.rmSync(tmp, { force: true });
     lock.close();

@@ -35,6 +35,7 @@ import type {
   AcceptedUpsert,
   AcknowledgementRow,
   Actor,
+  BatchedDeletion,
   Change,
   DeleteOutcome,
   EntryWrite,
@@ -62,6 +63,7 @@ import {
   freshnessVisiblyChanged,
   UrlTaken,
   clampLimit,
+  SQLITE_DELETE_BATCH_ROWS,
   decodeCursor,
   encodeCursor,
   insertedEntry,
@@ -83,6 +85,7 @@ import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
 import { SqliteWatchRecords } from './watch-records.js';
 import { WriteQueue, type WriteJob } from './write-queue.js';
 import { lockForThisProcess } from './process-lock.js';
+import { removeStaleTemporaries } from './leftovers.js';
 
 /** The data directory and the database file, when the registry creates them: its user's alone. */
 const PRIVATE_DIR_MODE = 0o700;
@@ -93,7 +96,7 @@ const CANNOT_WRITE_HERE = /EACCES|EPERM|EROFS|EEXIST|ENOTDIR|unable to open data
 export interface SqliteStoreOptions {
   /** Path of the database file; its directory is created if missing. */
   file: string;
-  /** How long a write waits for another process's write lock before failing (ms). */
+  /** How long a write waits for another process's write lock before failing (ms; off the event loop once open). */
   busyTimeoutMs?: number;
   /** Rows per batch in `scan()`. */
   scanBatchSize?: number;
@@ -110,6 +113,12 @@ export interface SqliteStoreOptions {
   singleProcess?: boolean;
 }
 
+/** The serving connection's synchronous wait for a lock (ms): none; waits happen off the event loop (write-queue.ts). */
+const SERVING_BUSY_TIMEOUT_MS = 0;
+/** How long an import leaves the write lock free after each of its transactions (ms): several of a waiting registry's tries. */
+const IMPORT_LOCK_YIELD_MS = 30;
+/** Free pages given back to the file system per transaction (reclaimSpace): 1 MiB of 4 KiB pages. */
+const RECLAIM_BATCH_PAGES = 256;
 /** The WAL is truncated back to this after checkpoints, so a burst of writes does not leave it large. */
 const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 /** SQLite's automatic checkpoint (in COMMIT), only a safety net behind the background one: 4,000 pages ≈ 16 MB. */
@@ -181,10 +190,15 @@ export class SqliteStore implements RegistryStore {
     this.#writes = new WriteQueue(() => this.#requireDb(), options.maxWriteBatch, {
       beforeAcknowledge: () => this.#checkFileIdentity(),
       sync: { later: () => this.#syncWal(), now: () => this.#syncWalNow() },
+      // Another process's write lock is waited for off the event loop (write-queue.ts).
+      lockWaitMs: this.#busyTimeoutMs,
+      // Not a serving registry (an import): it leaves the lock free for a moment after each of
+      // its long transactions, for a registry running beside it.
+      yieldLockMs: this.#singleProcess ? 0 : IMPORT_LOCK_YIELD_MS,
     });
     this.tasks = new SqliteTaskRecords(
       () => this.#requireDb(),
-      (job) => this.#write(job),
+      (job, options) => this.#write(job, options),
       (fn) => this.#read(fn),
     );
     this.watches = new SqliteWatchRecords(
@@ -206,6 +220,11 @@ export class SqliteStore implements RegistryStore {
         this.#processLock = lockForThisProcess(this.#file);
       } catch (error) {
         throw this.#openError(error);
+      }
+      // Holding the lock, no restore is running: a restore's or a re-creation's temporary file
+      // whose process is gone was left by one killed half way (./leftovers.ts).
+      for (const file of removeStaleTemporaries(this.#file)) {
+        this.#notice('removed a temporary file left beside the database by a restore or re-creation that stopped half way', { file });
       }
     }
     try {
@@ -237,8 +256,8 @@ export class SqliteStore implements RegistryStore {
       // after syncWal has fsynced the WAL off the event loop: what FULL guarantees, without the
       // stall. (A mere process crash loses nothing in either mode; the OS holds the pages.)
       db.pragma('synchronous = NORMAL');
-      // Wait for a concurrent writer (another process on the same file) instead of failing
-      // at once with SQLITE_BUSY.
+      // While opening (the migrations), wait for a concurrent writer (another process on the
+      // same file) instead of failing at once with SQLITE_BUSY; see below for afterwards.
       db.pragma(`busy_timeout = ${this.#busyTimeoutMs}`);
       // Off by default in SQLite; entry_revisions relies on ON DELETE CASCADE.
       db.pragma('foreign_keys = ON');
@@ -256,6 +275,10 @@ export class SqliteStore implements RegistryStore {
       // its reads. In memory instead; set after the migrations, whose VACUUM and index builds
       // keep spilling to disk.
       db.pragma('temp_store = MEMORY');
+      // Serving, SQLite's busy handler would wait for another process's write lock (an import's
+      // transaction) synchronously: the event loop held, nothing answered, for as long as that
+      // transaction lasts. The write queue waits for it from a timer instead (write-queue.ts).
+      db.pragma(`busy_timeout = ${SERVING_BUSY_TIMEOUT_MS}`);
       this.#onConnection?.(db);
     } catch (error) {
       db.close();
@@ -285,7 +308,9 @@ export class SqliteStore implements RegistryStore {
     // Its connection closed first: the last checkpoint below then has the file to itself.
     await this.#checkpointer?.close();
     try {
-      // Writes already queued are committed (and their promises settled) before the handle goes.
+      // Writes already queued are committed (and their promises settled) before the handle goes,
+      // waiting for another process's write lock as long as a write would.
+      if (db.open) db.pragma(`busy_timeout = ${this.#busyTimeoutMs}`);
       this.#writes.flush();
     } finally {
       const current = this.#db ?? db;
@@ -482,9 +507,15 @@ export class SqliteStore implements RegistryStore {
     mkdirSync(dirname(this.#file), { recursive: true, mode: PRIVATE_DIR_MODE });
     const temporary = `${this.#file}.restoring-${process.pid}`;
     rmSync(temporary, { force: true });
-    db.prepare('VACUUM INTO ?').run(temporary);
-    chmodSync(temporary, PRIVATE_FILE_MODE);
-    renameSync(temporary, this.#file);
+    try {
+      db.prepare('VACUUM INTO ?').run(temporary);
+      chmodSync(temporary, PRIVATE_FILE_MODE);
+      renameSync(temporary, this.#file);
+    } catch (error) {
+      // A copy that failed half way (often: the disk is full) is no use, and as large as the database.
+      rmSync(temporary, { force: true });
+      throw error;
+    }
     rmSync(`${this.#file}-wal`, { force: true });
     rmSync(`${this.#file}-shm`, { force: true });
     const next = this.#connect();
@@ -1046,23 +1077,45 @@ export class SqliteStore implements RegistryStore {
     });
   }
 
-  async trimChanges(maxAgeMs: number): Promise<number> {
+  async trimChanges(maxAgeMs: number, options: BatchedDeletion = {}): Promise<number> {
     const cutoff = new Date(Date.now() - maxAgeMs).toISOString();
-    return this.#write((db): number => {
-      const last = (prepare(db, 'SELECT max(seq) AS seq FROM changes WHERE at < ?').get(cutoff) as { seq: number | null }).seq;
-      if (last === null) return 0;
-      const removed = prepare(db, 'DELETE FROM changes WHERE seq <= ?').run(last).changes;
-      prepare(db, "UPDATE registry_state SET value = max(value, ?) WHERE key = 'changes_trimmed_through'").run(last);
-      return removed;
-    });
+    const through = await this.#read(
+      () => (prepare(this.#requireDb(), 'SELECT max(seq) AS seq FROM changes WHERE at < ?').get(cutoff) as { seq: number | null }).seq,
+    );
+    if (through === null) return 0;
+    // Oldest first, a bounded batch per transaction: each holds the write lock, and the event
+    // loop, for a moment however long the log has grown. Each batch moves the watermark with it:
+    // a reader never finds changes missing below it.
+    let removed = 0;
+    while (!options.signal?.aborted && !this.#closed) {
+      const batch = await this.#write((db) => {
+        const top = prepare(db, 'SELECT seq FROM changes WHERE seq <= ? ORDER BY seq LIMIT 1 OFFSET ?').get(through, SQLITE_DELETE_BATCH_ROWS - 1) as
+          | { seq: number }
+          | undefined;
+        const upTo = top?.seq ?? through;
+        const deleted = prepare(db, 'DELETE FROM changes WHERE seq <= ?').run(upTo).changes;
+        prepare(db, "UPDATE registry_state SET value = max(value, ?) WHERE key = 'changes_trimmed_through'").run(upTo);
+        return { deleted, last: upTo === through };
+      }, { alone: true });
+      removed += batch.deleted;
+      if (batch.deleted > 0) options.progress?.(removed);
+      if (batch.last) break;
+    }
+    return removed;
   }
 
-  async reclaimSpace(): Promise<void> {
+  async reclaimSpace(options: Pick<BatchedDeletion, 'signal'> = {}): Promise<void> {
     // Free pages go back to the file system (auto_vacuum is INCREMENTAL), then the WAL is folded
-    // into the file and cut back, so the file shrinks now rather than at the next restart.
-    await this.#write((db) => {
-      db.exec('PRAGMA incremental_vacuum');
-    });
+    // into the file and cut back, so the file shrinks now rather than at the next restart. A few
+    // pages per transaction: each page freed moves one from the file's end, and all of a large
+    // prune's pages at once held the event loop for most of a minute (400 MB of pruned tasks).
+    while (!options.signal?.aborted && !this.#closed) {
+      const left = await this.#write((db): number => {
+        db.exec(`PRAGMA incremental_vacuum(${RECLAIM_BATCH_PAGES})`);
+        return db.pragma('freelist_count', { simple: true }) as number;
+      }, { alone: true });
+      if (left === 0) break;
+    }
     await this.#read(() => this.#requireDb().pragma('wal_checkpoint(TRUNCATE)'));
   }
 }

@@ -5,8 +5,8 @@
  * statements compiled once.
  */
 import type Database from 'better-sqlite3';
-import { FINISHED_TASK_STATES } from '../common.js';
-import type { RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
+import { FINISHED_TASK_STATES, SQLITE_DELETE_BATCH_ROWS } from '../common.js';
+import type { BatchedDeletion, RetentionPolicy, TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../types.js';
 import { prepare } from './statements.js';
 import type { WriteJob } from './write-queue.js';
 
@@ -45,8 +45,8 @@ export function saveTaskRowIn(db: Database.Database, row: TaskRow): void {
 export class SqliteTaskRecords implements TaskRecords {
   constructor(
     private readonly db: () => Database.Database,
-    /** Runs a write job in the store's group commit, with its fault handling. */
-    private readonly write: <T>(job: WriteJob<T>) => Promise<T>,
+    /** Runs a write job in the store's group commit, with its fault handling (`alone`: a transaction of its own, write-queue.ts). */
+    private readonly write: <T>(job: WriteJob<T>, options?: { alone?: boolean }) => Promise<T>,
     /** Runs a read with the store's fault handling. */
     private readonly read: <T>(fn: () => T) => Promise<T>,
   ) {}
@@ -102,40 +102,55 @@ export class SqliteTaskRecords implements TaskRecords {
     });
   }
 
-  prune(policy: RetentionPolicy): Promise<number> {
+  async prune(policy: RetentionPolicy, options: BatchedDeletion = {}): Promise<number> {
     const finished = FINISHED_TASK_STATES.map(() => '?').join(', ');
     const cutoff = Date.now() - policy.maxAgeMs;
-    return this.write((db): number => {
-      // The first task beyond the newest maxCount (all tasks count towards the limit, but
-      // only finished ones are ever removed: a running task may still be resumed).
-      const boundary = prepare(
-        db,
-        `SELECT status_last_updated, id, tenant, owner FROM tasks
-         ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
-         LIMIT 1 OFFSET ?`,
-      ).get(Math.max(0, Math.floor(policy.maxCount))) as
-        | { status_last_updated: number; id: string; tenant: string; owner: string }
-        | undefined;
-      const removed = boundary
-        ? prepare(
+    // The first task beyond the newest maxCount (all tasks count towards the limit, but
+    // only finished ones are ever removed: a running task may still be resumed).
+    const boundary = await this.read(
+      () =>
+        prepare(
+          this.db(),
+          `SELECT status_last_updated, id, tenant, owner FROM tasks
+           ORDER BY status_last_updated DESC, id DESC, tenant DESC, owner DESC
+           LIMIT 1 OFFSET ?`,
+        ).get(Math.max(0, Math.floor(policy.maxCount))) as { status_last_updated: number; id: string; tenant: string; owner: string } | undefined,
+    );
+    const [condition, params] = boundary
+      ? [
+          `status_state IN (${finished}) AND (status_last_updated < ? OR (status_last_updated, id, tenant, owner) <= (?, ?, ?, ?))`,
+          [...FINISHED_TASK_STATES, cutoff, boundary.status_last_updated, boundary.id, boundary.tenant, boundary.owner],
+        ]
+      : [`status_state IN (${finished}) AND status_last_updated < ?`, [...FINISHED_TASK_STATES, cutoff]];
+    // A bounded batch per transaction: each holds the write lock, and the event loop
+    // (better-sqlite3 is synchronous), for a moment, however many tasks have piled up. In no
+    // particular order: the condition fixes what goes, and sorting would read every task each time.
+    let removed = 0;
+    while (!options.signal?.aborted) {
+      const deleted = await this.write(
+        (db): number =>
+          prepare(
             db,
-            `DELETE FROM tasks WHERE status_state IN (${finished})
-               AND (status_last_updated < ?
-                    OR (status_last_updated, id, tenant, owner) <= (?, ?, ?, ?))`,
-          ).run(...FINISHED_TASK_STATES, cutoff, boundary.status_last_updated, boundary.id, boundary.tenant, boundary.owner).changes
-        : prepare(db, `DELETE FROM tasks WHERE status_state IN (${finished}) AND status_last_updated < ?`).run(
-            ...FINISHED_TASK_STATES,
-            cutoff,
-          ).changes;
-      if (removed > 0) {
-        // Push-notification configs of tasks that no longer exist are dead weight.
+            `DELETE FROM tasks WHERE rowid IN (
+               SELECT rowid FROM tasks WHERE ${condition} LIMIT ${SQLITE_DELETE_BATCH_ROWS})`,
+          ).run(...params).changes,
+        // Its own transaction, without a savepoint that would first copy every page it touches.
+        { alone: true },
+      );
+      removed += deleted;
+      if (deleted > 0) options.progress?.(removed);
+      if (deleted < SQLITE_DELETE_BATCH_ROWS) break;
+    }
+    if (removed > 0) {
+      // Push-notification configs of tasks that no longer exist are dead weight.
+      await this.write((db) =>
         prepare(
           db,
           `DELETE FROM push_notification_configs AS p WHERE NOT EXISTS (
              SELECT 1 FROM tasks t WHERE t.tenant = p.tenant AND t.owner = p.owner AND t.id = p.task_id)`,
-        ).run();
-      }
-      return removed;
-    });
+        ).run(),
+      );
+    }
+    return removed;
   }
 }

@@ -44,6 +44,16 @@
  *   such a job throws, its transaction is rolled back (the job rejects alone: no other job
  *   shares it).
  *
+ * - Another process's write lock (`a2a-registry import` beside a running registry): BEGIN fails
+ *   with SQLITE_BUSY at once (the connection's busy timeout is near zero: SQLite's busy handler
+ *   waits synchronously, and a registry waiting in it answered nothing, not even /healthz, for
+ *   as long as the import's transaction lasted). With `lockWaitMs` the batch goes back to the
+ *   head of the queue and BEGIN is tried again every few milliseconds from a timer, the event
+ *   loop free meanwhile, until it gets the lock or `lockWaitMs` has passed (then its jobs reject
+ *   with the SQLITE_BUSY error). With `yieldLockMs` (the import's side) the next transaction
+ *   waits that long after a job queued `alone` committed, so that the other process's retries
+ *   find the lock free between two long transactions instead of starving behind them.
+ *
  * Reads do not go through the queue: a batch runs synchronously from BEGIN to COMMIT, so no
  * other query on the connection can see it half done, and WAL readers see the last commit.
  */
@@ -75,7 +85,21 @@ export interface WriteQueueOptions {
   beforeAcknowledge?: (db: Database.Database) => void;
   /** Without it, COMMIT itself must be durable (synchronous=FULL). */
   sync?: DurableSync;
+  /** How long a batch waits, off the event loop, for another process's write lock (see above); without it BUSY fails the batch. */
+  lockWaitMs?: number;
+  /** A pause after each `alone` job's transaction, leaving the lock to other processes (see above). */
+  yieldLockMs?: number;
 }
+
+/** The first and the longest pause between two tries of BEGIN while another process holds the write lock. */
+const LOCK_RETRY_FIRST_MS = 2;
+const LOCK_RETRY_MAX_MS = 10;
+
+/** SQLITE_BUSY and its extended codes: another connection holds a lock this one needs. */
+const isBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+};
 
 /** A committed batch waiting for its sync: settles its jobs, or rejects them all. */
 interface Committed {
@@ -104,12 +128,23 @@ export class WriteQueue {
   #syncing: Committed[] | undefined;
   /** While a batch runs: who its jobs asked to tell what became of it (afterBatch). */
   #told: ((outcome: BatchOutcome) => void)[] | undefined;
+  readonly #lockWaitMs: number | undefined;
+  readonly #yieldLockMs: number;
+  /** The timer of the next try for the write lock, or of the end of a pause leaving it to others; nothing commits before it fires. */
+  #paused: NodeJS.Timeout | undefined;
+  /** Since when BEGIN has found the lock taken, and how many times in a row. */
+  #lockedSince: number | undefined;
+  #lockedTries = 0;
+  /** Closing: flush waits for the lock synchronously (the store raises the busy timeout). */
+  #flushing = false;
 
   constructor(connection: () => Database.Database, maxBatchSize = 128, options: WriteQueueOptions = {}) {
     this.#connection = connection;
     this.#maxBatchSize = Math.max(1, maxBatchSize);
     this.#beforeAcknowledge = options.beforeAcknowledge;
     this.#sync = options.sync;
+    this.#lockWaitMs = options.lockWaitMs;
+    this.#yieldLockMs = options.yieldLockMs ?? 0;
   }
 
   /**
@@ -119,8 +154,8 @@ export class WriteQueue {
   run<T>(job: WriteJob<T>, options: { alone?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#pending.push({ job, alone: options.alone === true, resolve: resolve as (value: unknown) => void, reject });
-      // While a sync runs, the job waits for its end (see above).
-      if (this.#syncing) return;
+      // While a sync runs, the job waits for its end (see above); while the queue is paused, for the timer.
+      if (this.#syncing || this.#paused) return;
       // setImmediate, not a microtask: it runs after the current I/O callbacks, so every
       // request that arrived in this turn of the event loop joins the same batch.
       this.#scheduled ??= setImmediate(() => this.#flushBatch());
@@ -140,6 +175,9 @@ export class WriteQueue {
   flush(): void {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
+    clearTimeout(this.#paused);
+    this.#paused = undefined;
+    this.#flushing = true;
     while (this.#pending.length > 0) this.#commit(this.#nextBatch());
     // Everything committed is made durable now, including what the running sync covers (its
     // late completion then settles nothing twice: a promise settles once).
@@ -159,7 +197,34 @@ export class WriteQueue {
     this.#commit(this.#nextBatch());
     // Beyond the cap, the rest waits for the next turn, so other requests get the loop in
     // between (and new arrivals join them).
-    if (this.#pending.length > 0) this.#scheduled = setImmediate(() => this.#flushBatch());
+    if (this.#pending.length > 0 && !this.#paused) this.#scheduled = setImmediate(() => this.#flushBatch());
+  }
+
+  /** Nothing commits for `ms`; then what is queued does (unless a sync runs: its end does that). */
+  #pause(ms: number): void {
+    this.#paused = setTimeout(() => {
+      this.#paused = undefined;
+      if (this.#pending.length > 0 && !this.#syncing && !this.#scheduled) this.#flushBatch();
+    }, ms);
+  }
+
+  /**
+   * BEGIN found another process's write lock: the batch goes back to the head of the queue and
+   * is tried again from a timer. False when it must fail instead (no waiting configured, waited
+   * long enough, or closing).
+   */
+  #waitForLock(batch: Queued[], error: unknown): boolean {
+    if (this.#lockWaitMs === undefined || this.#flushing || !isBusy(error)) return false;
+    const now = Date.now();
+    this.#lockedSince ??= now;
+    if (now - this.#lockedSince >= this.#lockWaitMs) {
+      this.#lockedSince = undefined;
+      this.#lockedTries = 0;
+      return false;
+    }
+    this.#pending.unshift(...batch);
+    this.#pause(Math.min(LOCK_RETRY_MAX_MS, LOCK_RETRY_FIRST_MS * 2 ** this.#lockedTries++));
+    return true;
   }
 
   /** The jobs of the next transaction, in arrival order: up to the cap, a job queued `alone` on its own. */
@@ -179,7 +244,15 @@ export class WriteQueue {
       db = this.#connection();
       // IMMEDIATE takes the write lock before the first read, so each job's read-check-write
       // (e.g. upsert's "does this identity exist?") cannot race another process.
-      control(db, 'BEGIN IMMEDIATE');
+      try {
+        control(db, 'BEGIN IMMEDIATE');
+      } catch (error) {
+        this.#told = undefined;
+        if (this.#waitForLock(batch, error)) return;
+        throw error;
+      }
+      this.#lockedSince = undefined;
+      this.#lockedTries = 0;
       if (batch.length === 1 && batch[0]!.alone) {
         const outcome = runAlone(db, batch[0]!.job);
         // A failed job alone: its transaction is rolled back (nothing else shares it) and it rejects.
@@ -191,6 +264,7 @@ export class WriteQueue {
           return;
         }
         outcomes.push(outcome);
+        if (this.#yieldLockMs > 0 && !this.#flushing) this.#pause(this.#yieldLockMs);
       } else {
         for (const { job } of batch) outcomes.push(runInSavepoint(db, job));
       }
@@ -248,7 +322,7 @@ export class WriteQueue {
     ).finally(() => {
       this.#syncing = undefined;
       // What was queued during the sync commits now, and its commit starts the next sync.
-      if (this.#pending.length > 0 && !this.#scheduled) this.#flushBatch();
+      if (this.#pending.length > 0 && !this.#scheduled && !this.#paused) this.#flushBatch();
       this.#startSync(sync);
     });
   }
