@@ -182,25 +182,45 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
 }
 
 /**
+ * The request's path, also inside a mount, where req.path is what follows the mount's path ("/"
+ * when nothing does: /a2a/jsonrpc is not to be named /a2a/jsonrpc/).
+ */
+const fullPath = (req: Request): string => {
+  if (req.baseUrl === '' || req.path !== '/') return req.baseUrl + req.path;
+  return /^[^?]*\/(\?|$)/.test(req.originalUrl) ? `${req.baseUrl}/` : req.baseUrl;
+};
+
+/**
+ * True when some route of the application takes the request's method at its path (GET implies
+ * HEAD; OPTIONS, which express answers itself with Allow, goes with any method).
+ */
+export function routeTakes(req: Request): boolean {
+  const allowed = allowedMethods(req.app, fullPath(req));
+  return allowed.includes(req.method) || (req.method === 'OPTIONS' && allowed.length > 0);
+}
+
+/**
  * No route answered: 405 with `Allow` when some route takes the path with another method (a GET
- * of POST /a2a/rest/message:send), else 404; each says where the registry's doors are.
+ * of POST /a2a/rest/message:send), else 404; each says where the registry's doors are. Also
+ * called inside a door's mount (version negotiation), hence the path as sent.
  */
 export const notFoundHandler: RequestHandler = (req, res) => {
-  const allowed = allowedMethods(req.app, req.path);
+  const path = fullPath(req);
+  const allowed = allowedMethods(req.app, path);
   if (allowed.length > 0 && !allowed.includes(req.method)) {
     res.setHeader('Allow', allowed.join(', '));
     return sendFailure(req, res, {
       httpStatus: 405,
       jsonRpcCode: JSONRPC_INVALID_REQUEST,
       reason: 'METHOD_NOT_ALLOWED',
-      message: `${req.method} is not allowed on ${req.path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
+      message: `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
     });
   }
   sendFailure(req, res, {
     httpStatus: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
     reason: 'NOT_FOUND',
-    message: `No route ${req.method} ${req.path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
+    message: `No route ${req.method} ${path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
   });
 };
 
