@@ -22,7 +22,7 @@ import { ConfigError, loadConfig } from '../src/config/config.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { v1Card } from './support/documents.js';
 import { dataPart, errorOf, op, resultOf, sdkClient, stateOf, stream, type WireJson } from './support/client.js';
-import { RawA2AClient, errorInfoOf, healthCheck, metadata, sendRequest } from './support/grpc.js';
+import { RawA2AClient, errorInfoOf, healthCheck, metadata, retryInfoOf, sendRequest } from './support/grpc.js';
 import { holdGets } from './support/hold-gets.js';
 import { metricValue, waitFor } from './support/metrics.js';
 import { connect } from './support/raw-connection.js';
@@ -382,6 +382,7 @@ describe('rate limits, shared with the HTTP doors', () => {
     assert.equal(info?.reason, 'RATE_LIMITED');
     assert.ok(Number(info?.metadata.retryAfterSeconds) >= 1);
     assert.equal(refused.metadata.get('retry-after')[0], info?.metadata.retryAfterSeconds);
+    assert.equal(retryInfoOf(refused), Number(info?.metadata.retryAfterSeconds), 'google.rpc.RetryInfo says the same delay');
     // The operator's token is not flood-limited; other addresses are unaffected.
     assert.equal((await client.unary('getTask', getTask, from(address, TOKENS.admin))).error?.code, grpc.status.NOT_FOUND);
     assert.equal((await client.unary('getTask', getTask, from('10.2.0.2'))).error?.code, grpc.status.NOT_FOUND);
@@ -540,6 +541,9 @@ test('storage that cannot be written: a write over gRPC is UNAVAILABLE with the 
   assert.match(refused.error!.details, /^Storage is unavailable: .*deleted/);
   assert.equal(errorInfoOf(refused.error!)?.reason, 'STORAGE_UNAVAILABLE');
   assert.deepEqual(refused.error!.metadata.get('retry-after'), ['5']);
+  // When to retry, also as gRPC client libraries read it (google.rpc.RetryInfo) and in the ErrorInfo.
+  assert.equal(retryInfoOf(refused.error!), 5);
+  assert.equal(errorInfoOf(refused.error!)?.metadata.retryAfterSeconds, '5');
   const streamed = await client.stream('sendStreamingMessage', sendRequest(register('Fault Three')), asAlice());
   assert.equal(streamed.error?.code, grpc.status.UNAVAILABLE);
   assert.equal(streamed.events.length, 0, 'refused before the stream starts');

@@ -26,7 +26,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { buildGrpcErrorMetadata, encodeGrpcStatusDetails, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
+import { A2A_ERROR_DOMAIN } from '@a2a-js/sdk/errors';
+import { buildGrpcErrorMetadata, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
 import { admitCaller, type AccessRefusal } from '../auth/access.js';
 import type { RegistryCore } from '../composition/build-registry.js';
 import type { Caller } from '../contract/caller.js';
@@ -41,6 +42,7 @@ import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 import { metadataText } from './caller.js';
 import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
+import { encodeStatusDetails } from './status-details.js';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 /** Why a stream's `closed` signal fires, made once (aborting without a reason builds a DOMException each time). */
@@ -89,22 +91,31 @@ function statusMetadata(requestId: string, entries: Record<string, string | Buff
   return base;
 }
 
-/** A status whose reason travels in google.rpc.ErrorInfo (grpc-status-details-bin), with trailers. */
+/**
+ * A status whose reason travels in google.rpc.ErrorInfo (grpc-status-details-bin), with trailers;
+ * with `retryAfterSeconds`, a google.rpc.RetryInfo beside it.
+ */
 function detailedStatus(
   code: grpc.status,
   details: string,
   reason: string,
   requestId: string,
   trailers: Record<string, string> = {},
-  info?: Record<string, string>,
+  metadata?: Record<string, string>,
+  retryAfterSeconds?: number,
 ): grpc.StatusObject {
-  return { code, details, metadata: statusMetadata(requestId, { ...trailers, [GRPC_STATUS_DETAILS_BIN]: encodeGrpcStatusDetails(code, details, reason, info) }) };
+  const blob = encodeStatusDetails(code, details, { reason, domain: A2A_ERROR_DOMAIN, metadata, retryAfterSeconds });
+  return { code, details, metadata: statusMetadata(requestId, { ...trailers, [GRPC_STATUS_DETAILS_BIN]: blob }) };
 }
 
-/** RESOURCE_EXHAUSTED, or UNAVAILABLE: the reason and when to retry, as HTTP's Retry-After. */
+/**
+ * RESOURCE_EXHAUSTED, or UNAVAILABLE: the reason and when to retry, as HTTP's Retry-After: in a
+ * google.rpc.RetryInfo (what gRPC client libraries read), the ErrorInfo's metadata (as the JSON
+ * bindings carry it) and a retry-after trailer.
+ */
 function retryLater(code: grpc.status, details: string, reason: string, retryAfterSeconds: number, requestId: string): grpc.StatusObject {
   const seconds = String(retryAfterSeconds);
-  return detailedStatus(code, details, reason, requestId, { 'retry-after': seconds }, { retryAfterSeconds: seconds });
+  return detailedStatus(code, details, reason, requestId, { 'retry-after': seconds }, { retryAfterSeconds: seconds }, retryAfterSeconds);
 }
 
 const limitRefusal = (refusal: Refusal, requestId: string): Refused => ({

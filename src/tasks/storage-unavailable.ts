@@ -1,6 +1,7 @@
 /**
  * "Storage is unavailable" as a protocol error rather than a task: HTTP 503 on the HTTP+JSON
- * binding, a JSON-RPC error (-32603, the message says so, data names the reason) on JSON-RPC.
+ * binding, a JSON-RPC error (-32603, the message says so, data names the reason and the retry
+ * time) on JSON-RPC.
  * The SDK's transports map any A2AError: `transport: 'rest'` with a statusCode is how its REST
  * mapping (restStatusFor) takes a status other than its table's, and JSON-RPC maps an A2AError
  * it has no code for to -32603 with our message and ErrorInfo.
@@ -26,7 +27,10 @@ export class StorageUnavailableA2AError extends A2AError {
 
   /** `reason`: STORAGE_UNAVAILABLE, or STARTING_UP while the search index loads (same answer, its own reason). */
   constructor(message: string, reason: string = STORAGE_UNAVAILABLE_REASON) {
-    super({ message });
+    // When to retry, in the ErrorInfo's metadata (string values, as a rate limit's): the HTTP
+    // door also sends it as Retry-After, but a JSON-RPC client reads the error, not the headers.
+    const retryAfterSeconds = RETRY_AFTER_BY_REASON.get(reason) ?? STORAGE_RETRY_AFTER_SECONDS;
+    super({ message, metadata: { retryAfterSeconds: String(retryAfterSeconds) } });
     this.reason = reason;
     this.name = 'StorageUnavailableError';
   }
