@@ -239,6 +239,7 @@ describe('requests', () => {
     const answer = await raw.send([]);
     assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT);
     assert.match(answer.error!.details, /The message has no parts: a message needs at least one part/);
+    assert.equal(errorInfoOf(answer.error!)?.reason, 'INVALID_PARAMS');
     const overHttp = await fetch(`${registry.url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
@@ -271,14 +272,34 @@ describe('requests', () => {
     const answer = await raw.send([dataPart({ register: { agentCard: deep } })], metadata({ authorization: `Bearer ${TOKENS.alice}` }));
     assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT);
     assert.match(answer.error!.details, /deeper than 100 levels \(REGISTRY_MAX_JSON_DEPTH\)/);
+    assert.equal(errorInfoOf(answer.error!)?.reason, 'TOO_DEEP');
     assert.ok((await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="TOO_DEEP"')) >= 1);
     // A sane request on the same connection still works.
     assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
   });
 
-  test('a message larger than the body limit is RESOURCE_EXHAUSTED', async () => {
+  test('a message larger than the body limit is RESOURCE_EXHAUSTED with the sizes, an ErrorInfo and the request id, as the other refusals (grpc-js answered it bare)', async () => {
+    const before = await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="REQUEST_TOO_LARGE"');
     const answer = await raw.send([{ text: 'x'.repeat(200_000) }]);
     assert.equal(answer.error?.code, grpc.status.RESOURCE_EXHAUSTED);
+    assert.match(answer.error!.details, /^The request message is \d+ bytes; the limit is \d+ bytes \(REGISTRY_MAX_BODY_BYTES\)\./);
+    const info = errorInfoOf(answer.error!);
+    assert.equal(info?.reason, 'REQUEST_TOO_LARGE');
+    assert.match(String(answer.error!.metadata.get('x-request-id')[0]), /^[\w-]{36}$/);
+    // Compressed under the limit, over it once decompressed: refused alike.
+    const gzip = new RawA2AClient(grpcAddress(registry), { 'grpc.default_compression_algorithm': 2 });
+    try {
+      const inflated = await gzip.send([{ text: 'x'.repeat(200_000) }]);
+      assert.equal(inflated.error?.code, grpc.status.RESOURCE_EXHAUSTED);
+      assert.match(inflated.error!.details, /^The request message is over the limit of \d+ bytes \(REGISTRY_MAX_BODY_BYTES\)/);
+      assert.equal(errorInfoOf(inflated.error!)?.reason, 'REQUEST_TOO_LARGE');
+    } finally {
+      gzip.close();
+    }
+    // Counted as refused, as the HTTP doors count a body over the limit (it was counted as cancelled by the client).
+    await waitFor(async () => (await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="REQUEST_TOO_LARGE"')) >= before + 2);
+    // The connection is still usable.
+    assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
   });
 
   test('an internal failure is INTERNAL with a generic message, never the exception\'s', async () => {

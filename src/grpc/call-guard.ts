@@ -11,7 +11,8 @@
  *   authorization metadata (UNAUTHENTICATED); the reason, and the retry delay or the challenge,
  *   travel in google.rpc.ErrorInfo (grpc-status-details-bin) and as trailers;
  * - on the decoded message: nesting depth (REGISTRY_MAX_JSON_DEPTH) and a message without parts
- *   (INVALID_ARGUMENT);
+ *   (INVALID_ARGUMENT); a message over REGISTRY_MAX_BODY_BYTES, which grpc-js refuses before it
+ *   is decoded, gets the same answer as the others (RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE);
  * - a server stream whose client does not read is cut past a bound (cutIfNotRead);
  * - internal errors answered with a generic message, never the exception's; storage that cannot
  *   be written answered UNAVAILABLE with retry-after, as HTTP answers 503;
@@ -130,7 +131,24 @@ const accessRefusal = (refusal: AccessRefusal, requestId: string): Refused => ({
 
 const invalidArgument = (reason: string, details: string, requestId: string): Refused => ({
   reason,
-  status: { code: grpc.status.INVALID_ARGUMENT, details, metadata: statusMetadata(requestId) },
+  status: detailedStatus(grpc.status.INVALID_ARGUMENT, details, reason, requestId),
+});
+
+/**
+ * grpc-js's own refusal of a request message over grpc.max_receive_message_length, as sent or
+ * once decompressed (server-interceptors.js, stream-decoder.js), with the size it was told.
+ */
+const GRPC_TOO_LARGE = /^Received message (?:larger than max \((\d+) vs \d+\)|that decompresses to a size larger than \d+)/;
+
+/** The registry's answer to a request message over the limit, as the HTTP doors answer a body over it (REQUEST_TOO_LARGE). */
+const tooLarge = (size: string | undefined, limit: number, requestId: string): Refused => ({
+  reason: 'REQUEST_TOO_LARGE',
+  status: detailedStatus(
+    grpc.status.RESOURCE_EXHAUSTED,
+    `${size === undefined ? 'The request message is over the limit of' : `The request message is ${size} bytes; the limit is`} ${limit} bytes (REGISTRY_MAX_BODY_BYTES). Documents themselves are limited to a few KB: check you are not sending something else.`,
+    'REQUEST_TOO_LARGE',
+    requestId,
+  ),
 });
 
 /**
@@ -149,10 +167,12 @@ function cutIfNotRead(call: grpc.ServerWritableStream<unknown, unknown>, admitte
       cut = true;
       admitted.scope.errorCode = SLOW_READER;
       admitted.stop();
-      const status: Partial<grpc.StatusObject> = {
-        code: grpc.status.RESOURCE_EXHAUSTED,
-        details: `The client did not read the stream: more than ${MAX_UNSENT_STREAM_MESSAGES} messages were waiting, so it was cut. Read as you go; a watch resumes with SubscribeToTask (the events missed, or a resync).`,
-      };
+      const status = detailedStatus(
+        grpc.status.RESOURCE_EXHAUSTED,
+        `The client did not read the stream: more than ${MAX_UNSENT_STREAM_MESSAGES} messages were waiting, so it was cut. Read as you go; a watch resumes with SubscribeToTask (the events missed, or a resync).`,
+        SLOW_READER,
+        admitted.scope.requestId,
+      );
       call.emit('error', status);
     }
     return taken;
@@ -248,6 +268,21 @@ export class CallGuard {
       })
       .build();
     const intercepting = new grpc.ServerInterceptingCall(call, responder);
+    // A request message over grpc.max_receive_message_length is refused by grpc-js itself, on its
+    // base call (the one this interceptor wraps), with a bare status no interceptor sees: no
+    // ErrorInfo, no request id, not counted as refused. That status is caught where the base call
+    // sends it and answered as the registry's own refusal.
+    const base = call as grpc.ServerInterceptingCallInterface;
+    const sendStatus = base.sendStatus.bind(base);
+    base.sendStatus = (status) => {
+      const size = status.code === grpc.status.RESOURCE_EXHAUSTED && !status.metadata ? GRPC_TOO_LARGE.exec(status.details) : null;
+      if (!size) return sendStatus(status);
+      const refusal = tooLarge(size[1], this.core.config.maxBodyBytes, scope?.requestId ?? randomUUID());
+      refused = refusal.reason;
+      if (scope) scope.errorCode = refusal.reason;
+      end({ status: refusal.status.code, refusal: refusal.reason });
+      sendStatus(refusal.status);
+    };
     return intercepting;
   };
 

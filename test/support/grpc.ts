@@ -49,8 +49,9 @@ export const sendRequest = (parts: WireJson[]) => ({
 export class RawA2AClient {
   private readonly client: grpc.Client & Record<string, unknown>;
 
-  constructor(address: string) {
-    this.client = new A2AClient(address, grpc.credentials.createInsecure()) as grpc.Client & Record<string, unknown>;
+  /** `options`: channel options, e.g. `grpc.default_compression_algorithm`. */
+  constructor(address: string, options?: grpc.ChannelOptions) {
+    this.client = new A2AClient(address, grpc.credentials.createInsecure(), options) as grpc.Client & Record<string, unknown>;
   }
 
   unary(method: string, request: unknown, md: grpc.Metadata = metadata()): Promise<UnaryAnswer> {
