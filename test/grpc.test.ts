@@ -302,6 +302,58 @@ describe('requests', () => {
     assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
   });
 
+  test('ErrorInfo domains: reasons the A2A spec defines are a2a-protocol.org, the registry\'s own a2a-registry, alike on JSON-RPC, HTTP+JSON and gRPC, whoever answers (INVALID_PARAMS came in both)', async () => {
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${registry.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const answer = (await res.json()) as WireJson;
+      return (answer.error.data ?? answer.error.details)[0] as WireJson;
+    };
+    const jsonRpc = (method: string, params: unknown) => post('/a2a/jsonrpc', { jsonrpc: '2.0', id: 1, method, params });
+    const onGrpc = async (answer: Promise<{ error?: grpc.ServiceError }>) => errorInfoOf((await answer).error!);
+    let deep: unknown = 'x';
+    for (let i = 0; i < 150; i++) deep = { a: deep };
+    const message = (parts: WireJson[]) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts });
+    const asAlice = metadata({ authorization: `Bearer ${TOKENS.alice}` });
+    const cases: Array<[what: string, reason: string, domain: string, answers: Array<Promise<{ reason?: string; domain?: string } | undefined>>]> = [
+      // The registry's own check of the parts, and the SDK's of the message.
+      ['no parts', 'INVALID_PARAMS', 'a2a-protocol.org', [jsonRpc('SendMessage', { message: message([]) }), post('/a2a/rest/message:send', { message: message([]) }), onGrpc(raw.send([]))]],
+      [
+        'no message',
+        'INVALID_PARAMS',
+        'a2a-protocol.org',
+        [jsonRpc('SendMessage', {}), post('/a2a/rest/message:send', {}), onGrpc(raw.unary('sendMessage', { tenant: '', message: undefined, configuration: undefined, metadata: undefined }))],
+      ],
+      ['unknown task', 'TASK_NOT_FOUND', 'a2a-protocol.org', [jsonRpc('GetTask', { id: 'no-such-task' }), onGrpc(raw.unary('getTask', { tenant: '', id: 'no-such-task', historyLength: undefined }))]],
+      [
+        'too deep',
+        'TOO_DEEP',
+        'a2a-registry',
+        [
+          jsonRpc('SendMessage', { message: message([dataPart({ register: { agentCard: deep } })]) }),
+          post('/a2a/rest/message:send', { message: message([dataPart({ register: { agentCard: deep } })]) }),
+          onGrpc(raw.send([dataPart({ register: { agentCard: deep } })], asAlice)),
+        ],
+      ],
+      [
+        'too large',
+        'REQUEST_TOO_LARGE',
+        'a2a-registry',
+        [jsonRpc('SendMessage', { message: message([{ text: 'x'.repeat(200_000) }]) }), post('/a2a/rest/message:send', { message: message([{ text: 'x'.repeat(200_000) }]) }), onGrpc(raw.send([{ text: 'x'.repeat(200_000) }]))],
+      ],
+    ];
+    for (const [what, reason, domain, answers] of cases) {
+      for (const [i, answer] of (await Promise.all(answers)).entries()) {
+        const binding = ['JSON-RPC', 'HTTP+JSON', 'gRPC'][answers.length === 2 && i === 1 ? 2 : i];
+        assert.equal(answer?.reason, reason, `${what} on ${binding}`);
+        assert.equal(answer?.domain, domain, `${what} on ${binding}`);
+      }
+    }
+  });
+
   test('an internal failure is INTERNAL with a generic message, never the exception\'s', async () => {
     const taskStore = registry.core.tasks;
     const save = taskStore.save.bind(taskStore);
@@ -565,6 +617,7 @@ test('storage that cannot be written: a write over gRPC is UNAVAILABLE with the 
   // When to retry, also as gRPC client libraries read it (google.rpc.RetryInfo) and in the ErrorInfo.
   assert.equal(retryInfoOf(refused.error!), 5);
   assert.equal(errorInfoOf(refused.error!)?.metadata.retryAfterSeconds, '5');
+  assert.equal(errorInfoOf(refused.error!)?.domain, 'a2a-registry', "the registry's own reason, in its domain");
   const streamed = await client.stream('sendStreamingMessage', sendRequest(register('Fault Three')), asAlice());
   assert.equal(streamed.error?.code, grpc.status.UNAVAILABLE);
   assert.equal(streamed.events.length, 0, 'refused before the stream starts');

@@ -60,6 +60,7 @@ function assertRefused(answers: Awaited<ReturnType<typeof registerBoth>>, why: R
     assert.match(error.message, why, version);
     assert.equal(error.data[0].reason, 'STORAGE_UNAVAILABLE', version);
     assert.equal(error.data[0].metadata?.retryAfterSeconds, '5', `${version}: the retry time is in the error's ErrorInfo`);
+    assert.equal(error.data[0].domain, 'a2a-registry', `${version}: the registry's own reason, in its domain`);
     assert.equal(answer.headers.get('retry-after'), '5', version);
   }
   assert.equal(answers.rest.status, 503);
@@ -67,6 +68,7 @@ function assertRefused(answers: Awaited<ReturnType<typeof registerBoth>>, why: R
   assert.match(answers.rest.json!.error.message, why);
   assert.equal(answers.rest.headers.get('retry-after'), '5');
   assert.equal(answers.rest.json!.error.details[0].metadata?.retryAfterSeconds, '5');
+  assert.equal(answers.rest.json!.error.details[0].domain, 'a2a-registry');
 }
 
 async function readiness(registry: TestRegistry): Promise<{ status: number; reason?: string }> {

@@ -27,11 +27,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { A2A_ERROR_DOMAIN } from '@a2a-js/sdk/errors';
 import { buildGrpcErrorMetadata, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
 import { admitCaller, type AccessRefusal } from '../auth/access.js';
 import type { RegistryCore } from '../composition/build-registry.js';
 import type { Caller } from '../contract/caller.js';
+import { errorDomain } from '../http/errors.js';
 import type { Refusal, StreamSlot } from '../http/rate-limit.js';
 import { INTERNAL_MESSAGE } from '../http/security.js';
 import { valueNestsDeeperThan } from '../lib/json-depth.js';
@@ -105,7 +105,7 @@ function detailedStatus(
   metadata?: Record<string, string>,
   retryAfterSeconds?: number,
 ): grpc.StatusObject {
-  const blob = encodeStatusDetails(code, details, { reason, domain: A2A_ERROR_DOMAIN, metadata, retryAfterSeconds });
+  const blob = encodeStatusDetails(code, details, { reason, domain: errorDomain(reason), metadata, retryAfterSeconds });
   return { code, details, metadata: statusMetadata(requestId, { ...trailers, [GRPC_STATUS_DETAILS_BIN]: blob }) };
 }
 

@@ -6,7 +6,8 @@
  * mapping (restStatusFor) takes a status other than its table's, and JSON-RPC maps an A2AError
  * it has no code for to -32603 with our message and ErrorInfo.
  */
-import { A2AError } from '@a2a-js/sdk/errors';
+import { A2AError, type A2AErrorInfo } from '@a2a-js/sdk/errors';
+import { errorInfo } from '../http/errors.js';
 import { STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS } from '../contract/errors.js';
 
 export const STORAGE_UNAVAILABLE_REASON = 'STORAGE_UNAVAILABLE';
@@ -33,5 +34,14 @@ export class StorageUnavailableA2AError extends A2AError {
     super({ message, metadata: { retryAfterSeconds: String(retryAfterSeconds) } });
     this.reason = reason;
     this.name = 'StorageUnavailableError';
+  }
+
+  /**
+   * The registry's reason in the registry's domain: the SDK's toErrorInfo puts every reason in
+   * a2a-protocol.org, which the spec reserves for its own errors (its type says so too, hence the
+   * cast; its converters only serialize what this returns).
+   */
+  override toErrorInfo(): A2AErrorInfo {
+    return errorInfo(this.reason, this.metadata) as unknown as A2AErrorInfo;
   }
 }
