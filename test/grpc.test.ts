@@ -215,6 +215,11 @@ describe('requests', () => {
     assert.deepEqual(given.headers?.get('x-request-id'), ['grpc-test-request-1']);
     const fresh = await raw.send(search('weather'), metadata({ 'x-request-id': 'not a sane id!' }));
     assert.match(String(fresh.headers?.get('x-request-id')[0]), /^[0-9a-f-]{36}$/);
+    // A failed unary call sends no headers, only a status: the id comes as a trailer, beside the SDK's ErrorInfo.
+    const missing = await raw.unary('getTask', { tenant: '', id: 'no-such-task', historyLength: undefined }, metadata({ 'x-request-id': 'grpc-test-request-2' }));
+    assert.equal(missing.error?.code, grpc.status.NOT_FOUND);
+    assert.deepEqual(missing.error!.metadata.get('x-request-id'), ['grpc-test-request-2']);
+    assert.equal(errorInfoOf(missing.error!)?.reason, 'TASK_NOT_FOUND');
   });
 
   test('A2A-Version is negotiated as on HTTP: absent is v0.3, the patch is ignored, an unsupported one is refused', async () => {
@@ -361,13 +366,20 @@ describe('requests', () => {
       throw new Error('secret detail: connection to db-internal-7 refused');
     };
     try {
-      const answer = await raw.send(search('weather'));
+      const answer = await raw.send(search('weather'), metadata({ 'x-request-id': 'grpc-internal-1' }));
       assert.equal(answer.error?.code, grpc.status.INTERNAL);
       assert.doesNotMatch(answer.error!.details, /secret|db-internal/);
-      assert.match(answer.error!.details, /Internal error/);
-      const streamed = await raw.stream('sendStreamingMessage', sendRequest(search('weather')));
+      assert.match(answer.error!.details, /Internal error.*report it with the X-Request-Id/);
+      // The id the message asks for comes with it (a trailer: the call ends before any header is
+      // sent), and the reason in an ErrorInfo, as on the other bindings.
+      assert.deepEqual(answer.error!.metadata.get('x-request-id'), ['grpc-internal-1']);
+      assert.equal(errorInfoOf(answer.error!)?.reason, 'INTERNAL');
+      assert.equal(errorInfoOf(answer.error!)?.domain, 'a2a-protocol.org');
+      const streamed = await raw.stream('sendStreamingMessage', sendRequest(search('weather')), metadata({ 'x-request-id': 'grpc-internal-2' }));
       assert.equal(streamed.error?.code, grpc.status.INTERNAL);
       assert.doesNotMatch(streamed.error!.details, /secret|db-internal/);
+      assert.deepEqual(streamed.error!.metadata.get('x-request-id'), ['grpc-internal-2']);
+      assert.equal(errorInfoOf(streamed.error!)?.reason, 'INTERNAL');
     } finally {
       taskStore.save = save;
     }

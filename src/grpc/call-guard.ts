@@ -119,6 +119,16 @@ function retryLater(code: grpc.status, details: string, reason: string, retryAft
   return detailedStatus(code, details, reason, requestId, { 'retry-after': seconds }, { retryAfterSeconds: seconds }, retryAfterSeconds);
 }
 
+/**
+ * A status the SDK answered, with the request id as a trailer: a unary call that fails sends no
+ * headers (trailers only), so without it a client had no id to report (the HTTP doors send
+ * X-Request-Id on every answer).
+ */
+function withRequestId(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
+  if (!scope || status.code === grpc.status.OK) return status;
+  return { ...status, metadata: statusMetadata(scope.requestId, {}, status.metadata?.clone() ?? new grpc.Metadata()) };
+}
+
 const limitRefusal = (refusal: Refusal, requestId: string): Refused => ({
   reason: refusal.reason,
   status: retryLater(grpc.status.RESOURCE_EXHAUSTED, refusal.message, refusal.reason, refusal.retryAfterSeconds, requestId),
@@ -370,10 +380,13 @@ export class CallGuard {
       const details = status.details ?? 'Storage is unavailable.';
       return retryLater(grpc.status.UNAVAILABLE, details, scope.errorCode, retryAfter, scope.requestId);
     }
-    if (status.code !== grpc.status.UNKNOWN && status.code !== grpc.status.INTERNAL) return status;
-    if (status.details === INTERNAL_MESSAGE) return status; // ours, already logged
+    if (status.code !== grpc.status.UNKNOWN && status.code !== grpc.status.INTERNAL) return withRequestId(status, scope);
+    // The message asks to report the request id: it comes as a trailer (an answer that is only
+    // a status sends no headers), with the reason in an ErrorInfo, as on the other bindings.
+    const internal = detailedStatus(grpc.status.INTERNAL, INTERNAL_MESSAGE, 'INTERNAL', scope?.requestId ?? randomUUID());
+    if (status.details === INTERNAL_MESSAGE) return internal; // ours, already logged
     this.core.log.error({ requestId: scope?.requestId, method: scope?.method, details: status.details }, 'gRPC call failed with an internal error');
-    return { code: grpc.status.INTERNAL, details: INTERNAL_MESSAGE, metadata: null };
+    return internal;
   }
 
   private account(path: string, scope: RequestScope | undefined, how: Ending, started: bigint): void {
