@@ -201,3 +201,22 @@ describe('bool parameters', () => {
     assert.equal((await rpc('SendMessage', configured(false))).result.task.status.state, 'TASK_STATE_COMPLETED');
   });
 });
+
+describe('repeated query parameters', () => {
+  test('a query parameter given twice is invalid params naming it (a repeated contextId reached the task store as an array: HTTP 500)', async () => {
+    for (const [query, field] of [
+      ['contextId=a&contextId=b', 'contextId'],
+      ['status=TASK_STATE_COMPLETED&status=TASK_STATE_FAILED', 'status'],
+      ['pageSize=1&pageSize=2', 'pageSize'],
+      ['pageToken=a&pageToken=b&pageToken=c', 'pageToken'],
+    ] as const) {
+      const times = query.split('&').length;
+      const answer = await rest(`/tasks?${query}`);
+      assertRestRefusal(answer, `${field} is given ${times} times; each query parameter takes one value: send it once`, query);
+      assert.deepEqual(answer.body.error.details[0].metadata, { field }, query);
+    }
+    assertRestRefusal(await rest(`/tasks/${taskId}?historyLength=1&historyLength=2`), 'historyLength is given 2 times; each query parameter takes one value: send it once', 'GetTask');
+    // Once each, they are answered.
+    assert.equal((await rest('/tasks?contextId=a')).status, 200);
+  });
+});

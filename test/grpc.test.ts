@@ -22,7 +22,7 @@ import { ConfigError, loadConfig } from '../src/config/config.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { v1Card } from './support/documents.js';
 import { dataPart, errorOf, op, resultOf, sdkClient, stateOf, stream, type WireJson } from './support/client.js';
-import { RawA2AClient, errorInfoOf, healthCheck, metadata, sendRequest } from './support/grpc.js';
+import { RawA2AClient, errorInfoOf, healthCheck, metadata, retryInfoOf, sendRequest } from './support/grpc.js';
 import { holdGets } from './support/hold-gets.js';
 import { metricValue, waitFor } from './support/metrics.js';
 import { connect } from './support/raw-connection.js';
@@ -215,6 +215,11 @@ describe('requests', () => {
     assert.deepEqual(given.headers?.get('x-request-id'), ['grpc-test-request-1']);
     const fresh = await raw.send(search('weather'), metadata({ 'x-request-id': 'not a sane id!' }));
     assert.match(String(fresh.headers?.get('x-request-id')[0]), /^[0-9a-f-]{36}$/);
+    // A failed unary call sends no headers, only a status: the id comes as a trailer, beside the SDK's ErrorInfo.
+    const missing = await raw.unary('getTask', { tenant: '', id: 'no-such-task', historyLength: undefined }, metadata({ 'x-request-id': 'grpc-test-request-2' }));
+    assert.equal(missing.error?.code, grpc.status.NOT_FOUND);
+    assert.deepEqual(missing.error!.metadata.get('x-request-id'), ['grpc-test-request-2']);
+    assert.equal(errorInfoOf(missing.error!)?.reason, 'TASK_NOT_FOUND');
   });
 
   test('A2A-Version is negotiated as on HTTP: absent is v0.3, the patch is ignored, an unsupported one is refused', async () => {
@@ -239,6 +244,7 @@ describe('requests', () => {
     const answer = await raw.send([]);
     assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT);
     assert.match(answer.error!.details, /The message has no parts: a message needs at least one part/);
+    assert.equal(errorInfoOf(answer.error!)?.reason, 'INVALID_PARAMS');
     const overHttp = await fetch(`${registry.url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
@@ -271,14 +277,86 @@ describe('requests', () => {
     const answer = await raw.send([dataPart({ register: { agentCard: deep } })], metadata({ authorization: `Bearer ${TOKENS.alice}` }));
     assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT);
     assert.match(answer.error!.details, /deeper than 100 levels \(REGISTRY_MAX_JSON_DEPTH\)/);
+    assert.equal(errorInfoOf(answer.error!)?.reason, 'TOO_DEEP');
     assert.ok((await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="TOO_DEEP"')) >= 1);
     // A sane request on the same connection still works.
     assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
   });
 
-  test('a message larger than the body limit is RESOURCE_EXHAUSTED', async () => {
+  test('a message larger than the body limit is RESOURCE_EXHAUSTED with the sizes, an ErrorInfo and the request id, as the other refusals (grpc-js answered it bare)', async () => {
+    const before = await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="REQUEST_TOO_LARGE"');
     const answer = await raw.send([{ text: 'x'.repeat(200_000) }]);
     assert.equal(answer.error?.code, grpc.status.RESOURCE_EXHAUSTED);
+    assert.match(answer.error!.details, /^The request message is \d+ bytes; the limit is \d+ bytes \(REGISTRY_MAX_BODY_BYTES\)\./);
+    const info = errorInfoOf(answer.error!);
+    assert.equal(info?.reason, 'REQUEST_TOO_LARGE');
+    assert.match(String(answer.error!.metadata.get('x-request-id')[0]), /^[\w-]{36}$/);
+    // Compressed under the limit, over it once decompressed: refused alike.
+    const gzip = new RawA2AClient(grpcAddress(registry), { 'grpc.default_compression_algorithm': 2 });
+    try {
+      const inflated = await gzip.send([{ text: 'x'.repeat(200_000) }]);
+      assert.equal(inflated.error?.code, grpc.status.RESOURCE_EXHAUSTED);
+      assert.match(inflated.error!.details, /^The request message is over the limit of \d+ bytes \(REGISTRY_MAX_BODY_BYTES\)/);
+      assert.equal(errorInfoOf(inflated.error!)?.reason, 'REQUEST_TOO_LARGE');
+    } finally {
+      gzip.close();
+    }
+    // Counted as refused, as the HTTP doors count a body over the limit (it was counted as cancelled by the client).
+    await waitFor(async () => (await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="REQUEST_TOO_LARGE"')) >= before + 2);
+    // The connection is still usable.
+    assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
+  });
+
+  test('ErrorInfo domains: reasons the A2A spec defines are a2a-protocol.org, the registry\'s own a2a-registry, alike on JSON-RPC, HTTP+JSON and gRPC, whoever answers (INVALID_PARAMS came in both)', async () => {
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${registry.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const answer = (await res.json()) as WireJson;
+      return (answer.error.data ?? answer.error.details)[0] as WireJson;
+    };
+    const jsonRpc = (method: string, params: unknown) => post('/a2a/jsonrpc', { jsonrpc: '2.0', id: 1, method, params });
+    const onGrpc = async (answer: Promise<{ error?: grpc.ServiceError }>) => errorInfoOf((await answer).error!);
+    let deep: unknown = 'x';
+    for (let i = 0; i < 150; i++) deep = { a: deep };
+    const message = (parts: WireJson[]) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts });
+    const asAlice = metadata({ authorization: `Bearer ${TOKENS.alice}` });
+    const cases: Array<[what: string, reason: string, domain: string, answers: Array<Promise<{ reason?: string; domain?: string } | undefined>>]> = [
+      // The registry's own check of the parts, and the SDK's of the message.
+      ['no parts', 'INVALID_PARAMS', 'a2a-protocol.org', [jsonRpc('SendMessage', { message: message([]) }), post('/a2a/rest/message:send', { message: message([]) }), onGrpc(raw.send([]))]],
+      [
+        'no message',
+        'INVALID_PARAMS',
+        'a2a-protocol.org',
+        [jsonRpc('SendMessage', {}), post('/a2a/rest/message:send', {}), onGrpc(raw.unary('sendMessage', { tenant: '', message: undefined, configuration: undefined, metadata: undefined }))],
+      ],
+      ['unknown task', 'TASK_NOT_FOUND', 'a2a-protocol.org', [jsonRpc('GetTask', { id: 'no-such-task' }), onGrpc(raw.unary('getTask', { tenant: '', id: 'no-such-task', historyLength: undefined }))]],
+      [
+        'too deep',
+        'TOO_DEEP',
+        'a2a-registry',
+        [
+          jsonRpc('SendMessage', { message: message([dataPart({ register: { agentCard: deep } })]) }),
+          post('/a2a/rest/message:send', { message: message([dataPart({ register: { agentCard: deep } })]) }),
+          onGrpc(raw.send([dataPart({ register: { agentCard: deep } })], asAlice)),
+        ],
+      ],
+      [
+        'too large',
+        'REQUEST_TOO_LARGE',
+        'a2a-registry',
+        [jsonRpc('SendMessage', { message: message([{ text: 'x'.repeat(200_000) }]) }), post('/a2a/rest/message:send', { message: message([{ text: 'x'.repeat(200_000) }]) }), onGrpc(raw.send([{ text: 'x'.repeat(200_000) }]))],
+      ],
+    ];
+    for (const [what, reason, domain, answers] of cases) {
+      for (const [i, answer] of (await Promise.all(answers)).entries()) {
+        const binding = ['JSON-RPC', 'HTTP+JSON', 'gRPC'][answers.length === 2 && i === 1 ? 2 : i];
+        assert.equal(answer?.reason, reason, `${what} on ${binding}`);
+        assert.equal(answer?.domain, domain, `${what} on ${binding}`);
+      }
+    }
   });
 
   test('an internal failure is INTERNAL with a generic message, never the exception\'s', async () => {
@@ -288,13 +366,20 @@ describe('requests', () => {
       throw new Error('secret detail: connection to db-internal-7 refused');
     };
     try {
-      const answer = await raw.send(search('weather'));
+      const answer = await raw.send(search('weather'), metadata({ 'x-request-id': 'grpc-internal-1' }));
       assert.equal(answer.error?.code, grpc.status.INTERNAL);
       assert.doesNotMatch(answer.error!.details, /secret|db-internal/);
-      assert.match(answer.error!.details, /Internal error/);
-      const streamed = await raw.stream('sendStreamingMessage', sendRequest(search('weather')));
+      assert.match(answer.error!.details, /Internal error.*report it with the X-Request-Id/);
+      // The id the message asks for comes with it (a trailer: the call ends before any header is
+      // sent), and the reason in an ErrorInfo, as on the other bindings.
+      assert.deepEqual(answer.error!.metadata.get('x-request-id'), ['grpc-internal-1']);
+      assert.equal(errorInfoOf(answer.error!)?.reason, 'INTERNAL');
+      assert.equal(errorInfoOf(answer.error!)?.domain, 'a2a-protocol.org');
+      const streamed = await raw.stream('sendStreamingMessage', sendRequest(search('weather')), metadata({ 'x-request-id': 'grpc-internal-2' }));
       assert.equal(streamed.error?.code, grpc.status.INTERNAL);
       assert.doesNotMatch(streamed.error!.details, /secret|db-internal/);
+      assert.deepEqual(streamed.error!.metadata.get('x-request-id'), ['grpc-internal-2']);
+      assert.equal(errorInfoOf(streamed.error!)?.reason, 'INTERNAL');
     } finally {
       taskStore.save = save;
     }
@@ -382,6 +467,7 @@ describe('rate limits, shared with the HTTP doors', () => {
     assert.equal(info?.reason, 'RATE_LIMITED');
     assert.ok(Number(info?.metadata.retryAfterSeconds) >= 1);
     assert.equal(refused.metadata.get('retry-after')[0], info?.metadata.retryAfterSeconds);
+    assert.equal(retryInfoOf(refused), Number(info?.metadata.retryAfterSeconds), 'google.rpc.RetryInfo says the same delay');
     // The operator's token is not flood-limited; other addresses are unaffected.
     assert.equal((await client.unary('getTask', getTask, from(address, TOKENS.admin))).error?.code, grpc.status.NOT_FOUND);
     assert.equal((await client.unary('getTask', getTask, from('10.2.0.2'))).error?.code, grpc.status.NOT_FOUND);
@@ -540,6 +626,10 @@ test('storage that cannot be written: a write over gRPC is UNAVAILABLE with the 
   assert.match(refused.error!.details, /^Storage is unavailable: .*deleted/);
   assert.equal(errorInfoOf(refused.error!)?.reason, 'STORAGE_UNAVAILABLE');
   assert.deepEqual(refused.error!.metadata.get('retry-after'), ['5']);
+  // When to retry, also as gRPC client libraries read it (google.rpc.RetryInfo) and in the ErrorInfo.
+  assert.equal(retryInfoOf(refused.error!), 5);
+  assert.equal(errorInfoOf(refused.error!)?.metadata.retryAfterSeconds, '5');
+  assert.equal(errorInfoOf(refused.error!)?.domain, 'a2a-registry', "the registry's own reason, in its domain");
   const streamed = await client.stream('sendStreamingMessage', sendRequest(register('Fault Three')), asAlice());
   assert.equal(streamed.error?.code, grpc.status.UNAVAILABLE);
   assert.equal(streamed.events.length, 0, 'refused before the stream starts');

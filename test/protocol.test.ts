@@ -330,4 +330,33 @@ describe('raw HTTP', () => {
     // A path no route has stays 404, whatever the method.
     assert.equal((await wrong('POST', '/nope')).status, 404);
   });
+
+  test('a wrong method or an unknown path without A2A-Version is 405 with Allow (or 404), not a version error: such a route has no version to negotiate', async () => {
+    const bare = async (method: string, path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${registry.url}${path}`, { method, headers });
+      return { status: res.status, allow: res.headers.get('allow'), body: method === 'HEAD' ? undefined : ((await res.json()) as WireJson) };
+    };
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const answer = await bare(method, '/a2a/rest/message:send');
+      assert.equal(answer.status, 405, method);
+      assert.equal(answer.allow, 'POST', method);
+      assert.equal(answer.body!.error.details[0].reason, 'METHOD_NOT_ALLOWED', method);
+    }
+    assert.equal((await bare('HEAD', '/a2a/rest/message:send')).status, 405);
+    // OPTIONS is answered by express on any route's path: not a method the route lacks.
+    assert.notEqual((await bare('OPTIONS', '/a2a/rest/message:send')).status, 405);
+    assert.equal((await bare('POST', '/a2a/rest/tenant-a/tasks')).allow, 'GET, HEAD');
+    // An unsupported version named outright, on either binding.
+    const rpcGet = await bare('GET', '/a2a/jsonrpc', { 'A2A-Version': '9.9' });
+    assert.equal(rpcGet.status, 405);
+    assert.match(rpcGet.body!.error.message, /^GET is not allowed on \/a2a\/jsonrpc: it takes POST\.$/);
+    const nowhere = await bare('GET', '/a2a/rest/no-such-route:here');
+    assert.equal(nowhere.status, 404);
+    assert.equal(nowhere.body!.error.details[0].reason, 'NOT_FOUND');
+    // A route that takes the method still needs a version it serves.
+    const versionless = await bare('GET', '/a2a/rest/tasks/some-task');
+    assert.equal(versionless.status, 400);
+    assert.equal(versionless.body!.error.details[0].reason, 'VERSION_NOT_SUPPORTED');
+    assert.equal((await bare('POST', '/a2a/rest/message:send')).body!.error.details[0].reason, 'VERSION_NOT_SUPPORTED');
+  });
 });

@@ -33,26 +33,42 @@ const sendMessage = (parts: unknown[]) =>
   JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts } } });
 const registerPart = (name: string) => ({ data: { register: { agentCard: v1Card(name, `https://${name.toLowerCase().replace(/\W+/g, '-')}.example.org/a2a`) } }, mediaType: 'application/json' });
 
-/** A registration over JSON-RPC and over HTTP+JSON, as raw answers. */
-async function registerBoth(registry: TestRegistry, name: string) {
+/** v0.3 message/send (no A2A-Version header) of a register. */
+const legacySendMessage = (name: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'message/send', params: { message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data: registerPart(name).data }] } } });
+
+/** A registration over JSON-RPC (v1.0, and v0.3 when `legacy`) and over HTTP+JSON, as raw answers. */
+async function registerBoth(registry: TestRegistry, name: string, legacy = false) {
   const headers = { authorization: `Bearer ${TOKENS.alice}` };
   const jsonRpc = await rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([registerPart(name)]), { headers });
   const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [registerPart(`${name} rest`)] } }), { headers });
-  return { jsonRpc, rest };
+  const legacyJsonRpc = legacy ? await rawPost(`${registry.url}/a2a/jsonrpc`, legacySendMessage(`${name} v0.3`), { headers: { ...headers, 'A2A-Version': '' } }) : undefined;
+  return { jsonRpc, rest, legacyJsonRpc };
 }
 
-/** Both bindings refuse the write as a protocol error that says storage is unavailable (and why). */
+/**
+ * Both bindings refuse the write as a protocol error that says storage is unavailable (and why),
+ * and when to retry: Retry-After, and in the error itself (a JSON-RPC client reads the error).
+ */
 function assertRefused(answers: Awaited<ReturnType<typeof registerBoth>>, why: RegExp): void {
-  const error = answers.jsonRpc.json!.error as WireJson;
-  assert.ok(error, `JSON-RPC answers an error, not a task: ${answers.jsonRpc.text.slice(0, 200)}`);
-  assert.equal(error.code, -32603);
-  assert.match(error.message, /^Storage is unavailable: /);
-  assert.match(error.message, why);
-  assert.equal(error.data[0].reason, 'STORAGE_UNAVAILABLE');
+  for (const [version, answer] of [['v1.0', answers.jsonRpc], ['v0.3', answers.legacyJsonRpc]] as const) {
+    if (!answer) continue;
+    const error = answer.json!.error as WireJson;
+    assert.ok(error, `JSON-RPC ${version} answers an error, not a task: ${answer.text.slice(0, 200)}`);
+    assert.equal(error.code, -32603, version);
+    assert.match(error.message, /^Storage is unavailable: /, version);
+    assert.match(error.message, why, version);
+    assert.equal(error.data[0].reason, 'STORAGE_UNAVAILABLE', version);
+    assert.equal(error.data[0].metadata?.retryAfterSeconds, '5', `${version}: the retry time is in the error's ErrorInfo`);
+    assert.equal(error.data[0].domain, 'a2a-registry', `${version}: the registry's own reason, in its domain`);
+    assert.equal(answer.headers.get('retry-after'), '5', version);
+  }
   assert.equal(answers.rest.status, 503);
   assert.equal(answers.rest.json!.error.status, 'UNAVAILABLE');
   assert.match(answers.rest.json!.error.message, why);
   assert.equal(answers.rest.headers.get('retry-after'), '5');
+  assert.equal(answers.rest.json!.error.details[0].metadata?.retryAfterSeconds, '5');
+  assert.equal(answers.rest.json!.error.details[0].domain, 'a2a-registry');
 }
 
 async function readiness(registry: TestRegistry): Promise<{ status: number; reason?: string }> {
@@ -190,7 +206,7 @@ describe('SQLite storage faults', () => {
     // Now it cannot be re-created (a file where the directory should be): writes are refused, named.
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.writeFileSync(dataDir, 'not a directory');
-    assertRefused(await registerBoth(registry, 'Deleted Three'), /the database file was deleted and cannot be re-created/);
+    assertRefused(await registerBoth(registry, 'Deleted Three', true), /the database file was deleted and cannot be re-created/);
     await assertSearchable(registry, 'Deleted', 2);
     assert.match((await readiness(registry)).reason!, /storage is unavailable: the database file was deleted/);
     fs.rmSync(dataDir);
@@ -199,12 +215,12 @@ describe('SQLite storage faults', () => {
     // re-created: the re-created file holds them, so search must find them as storage lists
     // them (it did not until a restart, and a retry answered "unchanged" without publishing).
     const listed = resultOf(await op(alice, { list: {} })).entries.map((e: WireJson) => e.name).sort();
-    assert.deepEqual(listed, ['Deleted One', 'Deleted Three', 'Deleted Three rest', 'Deleted Two']);
-    await eventually(5000, async () => (await resultOf(await op(alice, { search: { query: 'Deleted' } }))).total === 4, 'search finds what storage holds');
+    assert.deepEqual(listed, ['Deleted One', 'Deleted Three', 'Deleted Three rest', 'Deleted Three v0.3', 'Deleted Two']);
+    await eventually(5000, async () => (await resultOf(await op(alice, { search: { query: 'Deleted' } }))).total === 5, 'search finds what storage holds');
     const retried = resultOf(await register('Deleted Three'));
     assert.equal(retried.changed, false, 'a retry of the refused registration finds it stored');
     const found = resultOf(await op(alice, { search: { query: 'Deleted Three' } })).results.map((h: WireJson) => h.name).sort();
-    assert.deepEqual(found.filter((n: string) => n.startsWith('Deleted Three')), ['Deleted Three', 'Deleted Three rest']);
+    assert.deepEqual(found.filter((n: string) => n.startsWith('Deleted Three')), ['Deleted Three', 'Deleted Three rest', 'Deleted Three v0.3']);
     ids.push(resultOf(await register('Deleted Four')).id);
 
     await registry.close();
@@ -344,7 +360,7 @@ describe('PostgreSQL storage faults', () => {
     t.after(async () => {
       if (!resumed) await postgres!.server!.resume();
     });
-    assertRefused(await registerBoth(registry, 'Unreachable Two'), /the database server cannot be reached/);
+    assertRefused(await registerBoth(registry, 'Unreachable Two', true), /the database server cannot be reached/);
     // The catalog doors read storage too: their 503 says when to retry, as the A2A doors' does.
     for (const path of ['/.well-known/ai-catalog.json', '/agents']) {
       const answer = await fetch(`${registry.url}${path}`);

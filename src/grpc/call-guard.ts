@@ -11,7 +11,8 @@
  *   authorization metadata (UNAUTHENTICATED); the reason, and the retry delay or the challenge,
  *   travel in google.rpc.ErrorInfo (grpc-status-details-bin) and as trailers;
  * - on the decoded message: nesting depth (REGISTRY_MAX_JSON_DEPTH) and a message without parts
- *   (INVALID_ARGUMENT);
+ *   (INVALID_ARGUMENT); a message over REGISTRY_MAX_BODY_BYTES, which grpc-js refuses before it
+ *   is decoded, gets the same answer as the others (RESOURCE_EXHAUSTED, REQUEST_TOO_LARGE);
  * - a server stream whose client does not read is cut past a bound (cutIfNotRead);
  * - internal errors answered with a generic message, never the exception's; storage that cannot
  *   be written answered UNAVAILABLE with retry-after, as HTTP answers 503;
@@ -26,10 +27,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { buildGrpcErrorMetadata, encodeGrpcStatusDetails, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
+import { buildGrpcErrorMetadata, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
 import { admitCaller, type AccessRefusal } from '../auth/access.js';
 import type { RegistryCore } from '../composition/build-registry.js';
 import type { Caller } from '../contract/caller.js';
+import { errorDomain } from '../http/errors.js';
 import type { Refusal, StreamSlot } from '../http/rate-limit.js';
 import { INTERNAL_MESSAGE } from '../http/security.js';
 import { valueNestsDeeperThan } from '../lib/json-depth.js';
@@ -41,6 +43,7 @@ import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 import { metadataText } from './caller.js';
 import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
+import { encodeStatusDetails } from './status-details.js';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 /** Why a stream's `closed` signal fires, made once (aborting without a reason builds a DOMException each time). */
@@ -89,22 +92,41 @@ function statusMetadata(requestId: string, entries: Record<string, string | Buff
   return base;
 }
 
-/** A status whose reason travels in google.rpc.ErrorInfo (grpc-status-details-bin), with trailers. */
+/**
+ * A status whose reason travels in google.rpc.ErrorInfo (grpc-status-details-bin), with trailers;
+ * with `retryAfterSeconds`, a google.rpc.RetryInfo beside it.
+ */
 function detailedStatus(
   code: grpc.status,
   details: string,
   reason: string,
   requestId: string,
   trailers: Record<string, string> = {},
-  info?: Record<string, string>,
+  metadata?: Record<string, string>,
+  retryAfterSeconds?: number,
 ): grpc.StatusObject {
-  return { code, details, metadata: statusMetadata(requestId, { ...trailers, [GRPC_STATUS_DETAILS_BIN]: encodeGrpcStatusDetails(code, details, reason, info) }) };
+  const blob = encodeStatusDetails(code, details, { reason, domain: errorDomain(reason), metadata, retryAfterSeconds });
+  return { code, details, metadata: statusMetadata(requestId, { ...trailers, [GRPC_STATUS_DETAILS_BIN]: blob }) };
 }
 
-/** RESOURCE_EXHAUSTED, or UNAVAILABLE: the reason and when to retry, as HTTP's Retry-After. */
+/**
+ * RESOURCE_EXHAUSTED, or UNAVAILABLE: the reason and when to retry, as HTTP's Retry-After: in a
+ * google.rpc.RetryInfo (what gRPC client libraries read), the ErrorInfo's metadata (as the JSON
+ * bindings carry it) and a retry-after trailer.
+ */
 function retryLater(code: grpc.status, details: string, reason: string, retryAfterSeconds: number, requestId: string): grpc.StatusObject {
   const seconds = String(retryAfterSeconds);
-  return detailedStatus(code, details, reason, requestId, { 'retry-after': seconds }, { retryAfterSeconds: seconds });
+  return detailedStatus(code, details, reason, requestId, { 'retry-after': seconds }, { retryAfterSeconds: seconds }, retryAfterSeconds);
+}
+
+/**
+ * A status the SDK answered, with the request id as a trailer: a unary call that fails sends no
+ * headers (trailers only), so without it a client had no id to report (the HTTP doors send
+ * X-Request-Id on every answer).
+ */
+function withRequestId(status: StatusAnswer, scope: RequestScope | undefined): StatusAnswer {
+  if (!scope || status.code === grpc.status.OK) return status;
+  return { ...status, metadata: statusMetadata(scope.requestId, {}, status.metadata?.clone() ?? new grpc.Metadata()) };
 }
 
 const limitRefusal = (refusal: Refusal, requestId: string): Refused => ({
@@ -119,7 +141,24 @@ const accessRefusal = (refusal: AccessRefusal, requestId: string): Refused => ({
 
 const invalidArgument = (reason: string, details: string, requestId: string): Refused => ({
   reason,
-  status: { code: grpc.status.INVALID_ARGUMENT, details, metadata: statusMetadata(requestId) },
+  status: detailedStatus(grpc.status.INVALID_ARGUMENT, details, reason, requestId),
+});
+
+/**
+ * grpc-js's own refusal of a request message over grpc.max_receive_message_length, as sent or
+ * once decompressed (server-interceptors.js, stream-decoder.js), with the size it was told.
+ */
+const GRPC_TOO_LARGE = /^Received message (?:larger than max \((\d+) vs \d+\)|that decompresses to a size larger than \d+)/;
+
+/** The registry's answer to a request message over the limit, as the HTTP doors answer a body over it (REQUEST_TOO_LARGE). */
+const tooLarge = (size: string | undefined, limit: number, requestId: string): Refused => ({
+  reason: 'REQUEST_TOO_LARGE',
+  status: detailedStatus(
+    grpc.status.RESOURCE_EXHAUSTED,
+    `${size === undefined ? 'The request message is over the limit of' : `The request message is ${size} bytes; the limit is`} ${limit} bytes (REGISTRY_MAX_BODY_BYTES). Documents themselves are limited to a few KB: check you are not sending something else.`,
+    'REQUEST_TOO_LARGE',
+    requestId,
+  ),
 });
 
 /**
@@ -138,10 +177,12 @@ function cutIfNotRead(call: grpc.ServerWritableStream<unknown, unknown>, admitte
       cut = true;
       admitted.scope.errorCode = SLOW_READER;
       admitted.stop();
-      const status: Partial<grpc.StatusObject> = {
-        code: grpc.status.RESOURCE_EXHAUSTED,
-        details: `The client did not read the stream: more than ${MAX_UNSENT_STREAM_MESSAGES} messages were waiting, so it was cut. Read as you go; a watch resumes with SubscribeToTask (the events missed, or a resync).`,
-      };
+      const status = detailedStatus(
+        grpc.status.RESOURCE_EXHAUSTED,
+        `The client did not read the stream: more than ${MAX_UNSENT_STREAM_MESSAGES} messages were waiting, so it was cut. Read as you go; a watch resumes with SubscribeToTask (the events missed, or a resync).`,
+        SLOW_READER,
+        admitted.scope.requestId,
+      );
       call.emit('error', status);
     }
     return taken;
@@ -237,6 +278,21 @@ export class CallGuard {
       })
       .build();
     const intercepting = new grpc.ServerInterceptingCall(call, responder);
+    // A request message over grpc.max_receive_message_length is refused by grpc-js itself, on its
+    // base call (the one this interceptor wraps), with a bare status no interceptor sees: no
+    // ErrorInfo, no request id, not counted as refused. That status is caught where the base call
+    // sends it and answered as the registry's own refusal.
+    const base = call as grpc.ServerInterceptingCallInterface;
+    const sendStatus = base.sendStatus.bind(base);
+    base.sendStatus = (status) => {
+      const size = status.code === grpc.status.RESOURCE_EXHAUSTED && !status.metadata ? GRPC_TOO_LARGE.exec(status.details) : null;
+      if (!size) return sendStatus(status);
+      const refusal = tooLarge(size[1], this.core.config.maxBodyBytes, scope?.requestId ?? randomUUID());
+      refused = refusal.reason;
+      if (scope) scope.errorCode = refusal.reason;
+      end({ status: refusal.status.code, refusal: refusal.reason });
+      sendStatus(refusal.status);
+    };
     return intercepting;
   };
 
@@ -324,10 +380,13 @@ export class CallGuard {
       const details = status.details ?? 'Storage is unavailable.';
       return retryLater(grpc.status.UNAVAILABLE, details, scope.errorCode, retryAfter, scope.requestId);
     }
-    if (status.code !== grpc.status.UNKNOWN && status.code !== grpc.status.INTERNAL) return status;
-    if (status.details === INTERNAL_MESSAGE) return status; // ours, already logged
+    if (status.code !== grpc.status.UNKNOWN && status.code !== grpc.status.INTERNAL) return withRequestId(status, scope);
+    // The message asks to report the request id: it comes as a trailer (an answer that is only
+    // a status sends no headers), with the reason in an ErrorInfo, as on the other bindings.
+    const internal = detailedStatus(grpc.status.INTERNAL, INTERNAL_MESSAGE, 'INTERNAL', scope?.requestId ?? randomUUID());
+    if (status.details === INTERNAL_MESSAGE) return internal; // ours, already logged
     this.core.log.error({ requestId: scope?.requestId, method: scope?.method, details: status.details }, 'gRPC call failed with an internal error');
-    return { code: grpc.status.INTERNAL, details: INTERNAL_MESSAGE, metadata: null };
+    return internal;
   }
 
   private account(path: string, scope: RequestScope | undefined, how: Ending, started: bigint): void {

@@ -5,6 +5,7 @@
  * never a stack trace.
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { A2A_ERROR_DOMAIN } from '@a2a-js/sdk/errors';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from './allowed-methods.js';
 
@@ -51,9 +52,42 @@ export const failureFormat =
     next();
   };
 
-/** A google.rpc.ErrorInfo of the registry's own (ProtoJSON `Any`: typed by `@type`). */
+/** The ErrorInfo domain of the reasons the A2A specification defines (A2A 9.5, 10.6, 11.6). */
+export const PROTOCOL_DOMAIN = A2A_ERROR_DOMAIN;
+/** The ErrorInfo domain of the registry's own reasons (RATE_LIMITED, STORAGE_UNAVAILABLE, TOO_DEEP...). */
+export const REGISTRY_DOMAIN = 'a2a-registry';
+
+/**
+ * Reasons that name an error the A2A specification defines: its A2A errors (section 3.3.2, the
+ * reason being the error type in UPPER_SNAKE_CASE without "Error", whose domain MUST be
+ * a2a-protocol.org) and the standard JSON-RPC errors of its JSON-RPC binding (section 9.5), as
+ * the SDK names InvalidParamsError (INVALID_PARAMS, in a2a-protocol.org). The same reason must
+ * not come in two domains: INVALID_PARAMS was a2a-protocol.org from the SDK and a2a-registry
+ * from the registry's own checks.
+ */
+const PROTOCOL_REASONS: ReadonlySet<string> = new Set([
+  'TASK_NOT_FOUND',
+  'TASK_NOT_CANCELABLE',
+  'PUSH_NOTIFICATION_NOT_SUPPORTED',
+  'UNSUPPORTED_OPERATION',
+  'CONTENT_TYPE_NOT_SUPPORTED',
+  'INVALID_AGENT_RESPONSE',
+  'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
+  'EXTENSION_SUPPORT_REQUIRED',
+  'VERSION_NOT_SUPPORTED',
+  'PARSE_ERROR',
+  'INVALID_REQUEST',
+  'METHOD_NOT_FOUND',
+  'INVALID_PARAMS',
+  'INTERNAL',
+]);
+
+/** The domain an ErrorInfo with this reason carries, on every binding. */
+export const errorDomain = (reason: string): string => (PROTOCOL_REASONS.has(reason) ? PROTOCOL_DOMAIN : REGISTRY_DOMAIN);
+
+/** A google.rpc.ErrorInfo (ProtoJSON `Any`: typed by `@type`), in the domain of its reason. */
 export function errorInfo(reason: string, metadata?: Record<string, string>): Record<string, unknown> {
-  return { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-registry', ...(metadata ? { metadata } : {}) };
+  return { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: errorDomain(reason), ...(metadata ? { metadata } : {}) };
 }
 
 export function sendFailure(req: Request, res: Response, failure: HttpFailure): void {
@@ -182,25 +216,45 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
 }
 
 /**
+ * The request's path, also inside a mount, where req.path is what follows the mount's path ("/"
+ * when nothing does: /a2a/jsonrpc is not to be named /a2a/jsonrpc/).
+ */
+const fullPath = (req: Request): string => {
+  if (req.baseUrl === '' || req.path !== '/') return req.baseUrl + req.path;
+  return /^[^?]*\/(\?|$)/.test(req.originalUrl) ? `${req.baseUrl}/` : req.baseUrl;
+};
+
+/**
+ * True when some route of the application takes the request's method at its path (GET implies
+ * HEAD; OPTIONS, which express answers itself with Allow, goes with any method).
+ */
+export function routeTakes(req: Request): boolean {
+  const allowed = allowedMethods(req.app, fullPath(req));
+  return allowed.includes(req.method) || (req.method === 'OPTIONS' && allowed.length > 0);
+}
+
+/**
  * No route answered: 405 with `Allow` when some route takes the path with another method (a GET
- * of POST /a2a/rest/message:send), else 404; each says where the registry's doors are.
+ * of POST /a2a/rest/message:send), else 404; each says where the registry's doors are. Also
+ * called inside a door's mount (version negotiation), hence the path as sent.
  */
 export const notFoundHandler: RequestHandler = (req, res) => {
-  const allowed = allowedMethods(req.app, req.path);
+  const path = fullPath(req);
+  const allowed = allowedMethods(req.app, path);
   if (allowed.length > 0 && !allowed.includes(req.method)) {
     res.setHeader('Allow', allowed.join(', '));
     return sendFailure(req, res, {
       httpStatus: 405,
       jsonRpcCode: JSONRPC_INVALID_REQUEST,
       reason: 'METHOD_NOT_ALLOWED',
-      message: `${req.method} is not allowed on ${req.path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
+      message: `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')}.`,
     });
   }
   sendFailure(req, res, {
     httpStatus: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
     reason: 'NOT_FOUND',
-    message: `No route ${req.method} ${req.path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
+    message: `No route ${req.method} ${path}. The registry's card is at /.well-known/agent-card.json; A2A JSON-RPC at /a2a/jsonrpc, HTTP+JSON at /a2a/rest.`,
   });
 };
 

@@ -14,6 +14,8 @@
 import cors from 'cors';
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { currentScope } from '../observability/request-scope.js';
+import { LEGACY_VERSION, VERSION_PARAMETER } from '../protocol/versions.js';
 import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 import { errorInfo } from './errors.js';
 
@@ -148,13 +150,32 @@ function scrub(body: ErrorEnvelope, httpStatus: number): boolean {
   return false;
 }
 
+/**
+ * The SDK's v0.3 JSON-RPC converter answers an A2AError it has no code for with its message and
+ * no `data`, dropping the ErrorInfo: a storage fault (or the index still loading) reached a v0.3
+ * client as an internal error with no reason and no retry time. The refusal the request met is
+ * named in its scope (by the executor or the task store): its ErrorInfo goes back in.
+ */
+function restoreStatedReason(body: ErrorEnvelope, legacy: boolean): boolean {
+  const error = body.error!;
+  // Only there: elsewhere a -32603 without data is some other failure, whose message is scrubbed.
+  if (!legacy || body.jsonrpc !== '2.0' || error.code !== JSONRPC_INTERNAL_ERROR || error.data !== undefined) return false;
+  const reason = currentScope()?.errorCode;
+  const retryAfter = RETRY_AFTER_BY_REASON.get(reason ?? '');
+  if (reason === undefined || retryAfter === undefined) return false;
+  error.data = [errorInfo(reason, { retryAfterSeconds: String(retryAfter) })];
+  return true;
+}
+
 /** Rewrites `event: error` SSE frames the SDK writes when a stream breaks. */
-function scrubSseFrame(chunk: string): string {
+function scrubSseFrame(chunk: string, legacy: boolean): string {
   const m = /^event: error\ndata: (.*)\n\n$/s.exec(chunk);
   if (!m) return chunk;
   try {
     const body: unknown = JSON.parse(m[1]!);
-    if (isErrorEnvelope(body) && scrub(body, 500)) return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
+    if (!isErrorEnvelope(body)) return chunk;
+    const restored = restoreStatedReason(body, legacy);
+    if (scrub(body, 500) || restored) return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
   } catch {
     /* not JSON: leave it */
   }
@@ -166,11 +187,14 @@ function scrubSseFrame(chunk: string): string {
  * own refusals (sent earlier through sendFailure) are already safe and carry a reason.
  * Also records the JSON-RPC error code of an answer for metrics (res.locals.rpcErrorCode).
  */
-export const answerSanitizer: RequestHandler = (_req, res, next) => {
+export const answerSanitizer: RequestHandler = (req, res, next) => {
+  // A v0.3 request (the version the door negotiated, written back into the header).
+  const legacy = req.header(VERSION_PARAMETER) === LEGACY_VERSION;
   const json = res.json.bind(res);
   res.json = ((body: unknown) => {
     if (isErrorEnvelope(body) && (res.locals as { failureReason?: string }).failureReason === undefined) {
       if (typeof body.error!.code === 'number') (res.locals as { rpcErrorCode?: number }).rpcErrorCode = body.error!.code;
+      restoreStatedReason(body, legacy);
       const retryAfter = RETRY_AFTER_BY_REASON.get(reasonOf(body.error!) ?? '');
       if (retryAfter !== undefined && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
       scrub(body, res.statusCode);
@@ -179,6 +203,6 @@ export const answerSanitizer: RequestHandler = (_req, res, next) => {
   }) as Response['json'];
   const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
   res.write = ((chunk: unknown, ...rest: unknown[]) =>
-    write(typeof chunk === 'string' && chunk.startsWith('event: error') ? scrubSseFrame(chunk) : chunk, ...rest)) as Response['write'];
+    write(typeof chunk === 'string' && chunk.startsWith('event: error') ? scrubSseFrame(chunk, legacy) : chunk, ...rest)) as Response['write'];
   next();
 };

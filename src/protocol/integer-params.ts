@@ -13,6 +13,8 @@
  *   query reader parseInt, so `1.5` arrives as 1 and `5abc` as 5. After that, the handler can no
  *   longer tell what the client sent.
  *
+ * A query parameter given twice is refused there too (each holds one value).
+ *
  * The bool parameters (includeArtifacts, returnImmediately) are checked there too: the SDK's JSON
  * reader takes Boolean(value), so `"false"` (a string) asked for the artifacts, and its query
  * reader takes anything but "true" as false, so `includeArtifacts=1` or `TRUE` left them out.
@@ -126,6 +128,22 @@ function problemIn(root: unknown, params: readonly Param[], spellings: 'json' | 
   return undefined;
 }
 
+/**
+ * A query parameter given more than once (`?contextId=a&contextId=b`), which the query parser
+ * hands on as an array, or undefined. Every A2A query parameter holds one value (A2A 11.5: they
+ * are the request's scalar fields); the SDK passed such an array of context ids on to the task
+ * store, whose query failed: HTTP 500 for a client's mistake.
+ */
+function repeatedParam(query: unknown): { message: string; field: string } | undefined {
+  if (!isObject(query)) return undefined;
+  for (const [name, value] of Object.entries(query)) {
+    if (!Array.isArray(value)) continue;
+    const field = name.slice(0, 64);
+    return { message: `${field} is given ${value.length} times; each query parameter takes one value: send it once`, field };
+  }
+  return undefined;
+}
+
 const paramsOf = (table: ReadonlyArray<[RegExp, readonly Param[]]>, path: string): readonly Param[] => table.find(([route]) => route.test(path))?.[1] ?? [];
 
 /**
@@ -144,7 +162,7 @@ export function requestIntegerGuard(binding: A2ABinding): RequestHandler {
     } else if (req.method === 'POST') {
       found = problemIn(req.body, paramsOf(REST_BODY_PARAMS, req.path), 'json');
     } else if (req.method === 'GET') {
-      found = problemIn(req.query, paramsOf(REST_QUERY_PARAMS, req.path), 'query');
+      found = repeatedParam(req.query) ?? problemIn(req.query, paramsOf(REST_QUERY_PARAMS, req.path), 'query');
     }
     if (!found) return next();
     sendA2AError(req, res, binding, new RequestMalformedError({ message: found.message, metadata: { field: found.field } }));

@@ -8,12 +8,14 @@
  *   Major.Minor is written back into the header the SDK reads;
  * - a version the binding does not serve (per the card's supportedInterfaces, the same source
  *   the SDK checks) gets VersionNotSupportedError naming the versions it does serve, in the
- *   binding's error shape.
+ *   binding's error shape; unless the request's method is one no route takes at its path,
+ *   which is answered 405 with Allow (or 404) first.
  * The HTTP bindings negotiate through negotiateVersion, the gRPC binding (a2a-version metadata,
  * no query parameter) through negotiate.
  */
 import type { Request, RequestHandler } from 'express';
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
+import { notFoundHandler, routeTakes } from '../http/errors.js';
 import { sendA2AError, type A2ABinding } from './a2a-errors.js';
 
 export const VERSION_PARAMETER = 'A2A-Version';
@@ -67,6 +69,11 @@ export function negotiateVersion(binding: A2ABinding, supported: readonly string
       req.headers[VERSION_PARAMETER.toLowerCase()] = outcome.version;
       return next();
     }
+    // A method the path does not take (GET of POST /message:send), or a path no route has, has no
+    // version to negotiate: it gets the 405 with Allow (or 404) the same request with a version
+    // gets, not a version error that sends the client to add a header and then fail again.
+    // Looked up only here, on the refusal: the routes are walked for no accepted request.
+    if (!routeTakes(req)) return notFoundHandler(req, res, next);
     sendA2AError(req, res, binding, outcome.error);
   };
 }

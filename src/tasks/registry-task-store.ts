@@ -22,11 +22,12 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk';
 import { resolveUserScope, type OwnerResolver, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import type { Logger } from '../observability/logger.js';
+import { currentScope } from '../observability/request-scope.js';
 import type { TaskPlacement } from '../operations/task-placement.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { TaskListQuery, TaskRecords, TaskRow, TaskScope } from '../storage/types.js';
 import { approximateBytes, BoundedTaskMemory, rowBytes, type HeldTask, type MemoryLimits } from './bounded-memory.js';
-import { StorageUnavailableA2AError } from './storage-unavailable.js';
+import { STORAGE_UNAVAILABLE_REASON, StorageUnavailableA2AError } from './storage-unavailable.js';
 import { isAnonymousTaskOwner } from './task-owner.js';
 import { fromTaskRow, statusLastUpdated, toTaskRow } from './task-rows.js';
 
@@ -248,7 +249,13 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
     try {
       return await read();
     } catch (error) {
-      if (error instanceof StorageUnavailableError) throw new StorageUnavailableA2AError(`${error.message}. Retry later.`);
+      if (error instanceof StorageUnavailableError) {
+        // Named in the request's scope, as the executor names its refusals: the v0.3 JSON-RPC
+        // and gRPC answers read the reason from there (their converters drop it).
+        const scope = currentScope();
+        if (scope) scope.errorCode = STORAGE_UNAVAILABLE_REASON;
+        throw new StorageUnavailableA2AError(`${error.message}. Retry later.`);
+      }
       throw error;
     }
   }

@@ -4,6 +4,7 @@
  * google.rpc.ErrorInfo in grpc-status-details-bin. It uses the SDK's own service definition, so
  * requests are encoded exactly as the SDK's gRPC transport encodes them.
  */
+import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import { Message, StreamResponse, Task } from '@a2a-js/sdk';
 import { decodeErrorInfo, decodeStatus, GRPC_STATUS_DETAILS_BIN, type DecodedErrorInfo } from '@a2a-js/sdk/errors/grpc';
@@ -48,8 +49,9 @@ export const sendRequest = (parts: WireJson[]) => ({
 export class RawA2AClient {
   private readonly client: grpc.Client & Record<string, unknown>;
 
-  constructor(address: string) {
-    this.client = new A2AClient(address, grpc.credentials.createInsecure()) as grpc.Client & Record<string, unknown>;
+  /** `options`: channel options, e.g. `grpc.default_compression_algorithm`. */
+  constructor(address: string, options?: grpc.ChannelOptions) {
+    this.client = new A2AClient(address, grpc.credentials.createInsecure(), options) as grpc.Client & Record<string, unknown>;
   }
 
   unary(method: string, request: unknown, md: grpc.Metadata = metadata()): Promise<UnaryAnswer> {
@@ -95,6 +97,37 @@ export function errorInfoOf(error: grpc.ServiceError): DecodedErrorInfo | undefi
   if (!Buffer.isBuffer(blob)) return undefined;
   const detail = decodeStatus(blob).details.find((d) => d.typeUrl.endsWith('google.rpc.ErrorInfo'));
   return detail ? decodeErrorInfo(detail.value) : undefined;
+}
+
+/** A protobuf varint at `at`: its value and the offset after it. */
+function readVarint(bytes: Buffer, at: number): [value: number, next: number] {
+  let value = 0;
+  let scale = 1;
+  for (let i = at; i < bytes.length; i++) {
+    value += (bytes[i]! & 0x7f) * scale;
+    if (bytes[i]! < 0x80) return [value, i + 1];
+    scale *= 0x80;
+  }
+  throw new Error('truncated varint');
+}
+
+/**
+ * The delay in whole seconds of a failed call's google.rpc.RetryInfo (grpc-status-details-bin),
+ * or undefined without one. Read by hand (RetryInfo { Duration retry_delay = 1 }, Duration
+ * { int64 seconds = 1 }): the SDK decodes only ErrorInfo.
+ */
+export function retryInfoOf(error: grpc.ServiceError): number | undefined {
+  const [blob] = error.metadata.get(GRPC_STATUS_DETAILS_BIN);
+  if (!Buffer.isBuffer(blob)) return undefined;
+  const detail = decodeStatus(blob).details.find((d) => d.typeUrl === 'type.googleapis.com/google.rpc.RetryInfo');
+  if (!detail) return undefined;
+  const info = Buffer.from(detail.value);
+  assert.equal(info[0], 0x0a, 'RetryInfo.retry_delay (field 1, length-delimited)');
+  const [length, start] = readVarint(info, 1);
+  const duration = info.subarray(start, start + length);
+  if (duration.length === 0) return 0;
+  assert.equal(duration[0], 0x08, 'Duration.seconds (field 1, varint)');
+  return readVarint(duration, 1)[0];
 }
 
 /** grpc.health.v1.Health/Check for one service name: the status name, or the error. */
