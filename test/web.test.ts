@@ -166,6 +166,29 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(res.headers.get('content-security-policy'), "default-src 'none';frame-ancestors 'none'");
         assert.equal(((await res.json()) as WireJson).error.status, 'NOT_FOUND');
       }
+      // A path with no page: browsers get the page (which says so) with status 404; API clients, other methods and other routes' paths keep their JSON.
+      for (const path of ['/nonsense', '/entries/x/y', '/entries/']) {
+        const res = await fetch(`${registry.url}${path}`, { headers: { accept: BROWSER_ACCEPT } });
+        assert.equal(res.status, 404, path);
+        assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8', path);
+        assert.equal(res.headers.get('content-security-policy'), PAGE_CONTENT_SECURITY_POLICY);
+        assert.match(res.headers.get('vary') ?? '', /Accept/);
+        assert.equal(res.headers.get('etag'), null, 'a 404 carries no validator');
+        assert.match(await res.text(), new RegExp(`<script type="module" src="/assets/${build.manifest.script}"></script>`));
+        const api = await fetch(`${registry.url}${path}`, { headers: { accept: 'application/json' } });
+        assert.equal(api.status, 404);
+        assert.match(api.headers.get('vary') ?? '', /Accept/);
+        assert.equal(((await api.json()) as WireJson).error.status, 'NOT_FOUND');
+      }
+      for (const [method, path, status] of [
+        ['POST', '/nonsense', 404],
+        ['GET', '/search', 405],
+      ] as const) {
+        const res = await fetch(`${registry.url}${path}`, { method, headers: { accept: BROWSER_ACCEPT } });
+        assert.equal(res.status, status, `${method} ${path}`);
+        assert.match(res.headers.get('content-type') ?? '', /^application\/json/, `${method} ${path}`);
+        await res.arrayBuffer();
+      }
       const card = await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { accept: BROWSER_ACCEPT } });
       assert.equal(card.status, 200);
       assert.match(card.headers.get('content-type') ?? '', /^application\/json/);
@@ -478,6 +501,19 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/entries/00000000-0000-4000-8000-000000000000`);
       await page.locator('h1', { hasText: 'Entry not available' }).waitFor();
       assert.match((await page.locator('[role=alert]').textContent()) ?? '', /NOT_FOUND/);
+
+      // No page at all at that path: the page's own "not found", with the way back to search.
+      const missing = await page.goto(`${registry.url}/entries/${ids.invoice}/extra`);
+      assert.equal(missing?.status(), 404);
+      await page.locator('h1', { hasText: 'Page not found' }).waitFor();
+      assert.match(await page.title(), /^Page not found · /);
+      assert.match((await page.locator('main').textContent()) ?? '', new RegExp(`no page at /entries/${ids.invoice}/extra`));
+      page.problems.length = 0; // the browser logs the 404 itself
+      await screenshot(page, 'page-not-found');
+      await assertAccessible(page, 'the "not found" page');
+      await page.getByRole('link', { name: 'Search the registry' }).click();
+      await page.locator('.hit').first().waitFor();
+      assert.equal(new URL(page.url()).pathname, '/');
     });
   });
 
