@@ -514,6 +514,10 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('link', { name: 'Search the registry' }).click();
       await page.locator('.hit').first().waitFor();
       assert.equal(new URL(page.url()).pathname, '/');
+      // The server answers /validate/ with the page (its routes ignore a trailing slash): the page is there too.
+      assert.equal((await page.goto(`${registry.url}/validate/`))?.status(), 200);
+      await page.locator('#document').waitFor();
+      assert.equal(await page.locator('h1', { hasText: 'Page not found' }).count(), 0);
     });
   });
 

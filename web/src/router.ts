@@ -17,7 +17,8 @@ export function parseLocation(loc: Location = window.location): Route {
   let path = loc.pathname;
   if (config.base && path.startsWith(config.base)) path = path.slice(config.base.length) || '/';
   if (path === '/' || path === '') return { page: 'search', params };
-  if (path === '/validate') return { page: 'validate', params };
+  // The server answers the page for /validate/ too (its routes ignore a trailing slash).
+  if (path === '/validate' || path === '/validate/') return { page: 'validate', params };
   const entry = /^\/entries\/([^/]+)\/?$/.exec(path);
   if (entry) return { page: 'entry', id: decodeURIComponent(entry[1]!), params };
   return { page: 'not-found', params };
