@@ -775,6 +775,35 @@ describe('web page', { skip: unavailable }, () => {
         await page.keyboard.type(TOKENS.alice);
         await page.getByRole('button', { name: 'Validate', exact: true }).click();
         await page.locator('.validation-result .notice.ok', { hasText: 'Valid.' }).waitFor();
+
+        // Registered, its entry reads with that token, and so does its raw JSON: a plain link
+        // would be refused (the browser sends no token with it), the page downloads it with the token.
+        await page.getByRole('button', { name: 'Register' }).click();
+        await page.getByRole('link', { name: 'Open the entry' }).click();
+        await page.locator('h1', { hasText: 'Closed Door Agent' }).waitFor();
+        const raw = page.locator('.documents a');
+        const rawUrl = new URL((await raw.getAttribute('href'))!, closed.url);
+        assert.match(rawUrl.pathname, /^\/agents\/[^/]+\/card\.json$/);
+        assert.equal((await fetch(rawUrl)).status, 401, 'the URL itself needs a token');
+        const [download] = await Promise.all([page.waitForEvent('download'), raw.click()]);
+        assert.equal(download.suggestedFilename(), 'card.json');
+        const saved = JSON.parse(fs.readFileSync((await download.path())!, 'utf8')) as WireJson;
+        assert.equal(saved.name, 'Closed Door Agent');
+        assert.equal(await page.locator('[role=alert]').count(), 0);
+        await screenshot(page, 'entry-closed-registry');
+
+        // A token that stops working meanwhile: the refusal is said beside the link, with the token prompt.
+        await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'revoked-token-0123456789abcdef'));
+        await raw.click();
+        await page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request (401) itself
+        assert.match((await page.locator('[role=alert]').textContent()) ?? '', /could not be downloaded/);
+        await screenshot(page, 'entry-closed-download-refused');
+        await page.locator('#read-token').fill(TOKENS.alice);
+        await page.getByRole('button', { name: 'Use this token' }).click();
+        await page.locator('[role=alert]').waitFor({ state: 'detached' });
+        const [again] = await Promise.all([page.waitForEvent('download'), raw.click()]);
+        assert.equal(JSON.parse(fs.readFileSync((await again.path())!, 'utf8')).name, 'Closed Door Agent');
       });
     } finally {
       await closed.close();
