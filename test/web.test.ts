@@ -408,8 +408,27 @@ describe('web page', { skip: unavailable }, () => {
 
   test('health: each hit says whether its live card answered, the filter keeps one status, the entry shows source and last check', async () => {
     await withPage(async (page) => {
+      // A link with filter values that cannot apply: they leave the URL, a notice names each, and no filter is counted.
+      await page.goto(`${registry.url}/?q=%22harbour%22&kind=bogus&health=sunny&verified=yes&tags=,,`);
+      await page.waitForURL((url) => url.search === '?q=%22harbour%22');
+      await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      const leftOut = page.locator('.notice[role=status]');
+      assert.deepEqual(await leftOut.locator('li').allTextContents(), [
+        'kind=bogus: not a kind of entry (agent or mcp-server).',
+        'tags=,,: no tag in it.',
+        'verified=yes: only verified=true filters.',
+        'health=sunny: not a health status (ok, unreachable, invalid, any).',
+      ]);
+      assert.equal(await page.locator('details.filters summary').textContent(), 'Filters');
+      assert.deepEqual(await Promise.all(['#f-kind', '#f-health', '#f-tags'].map((s) => page.locator(s).inputValue())), ['', '', '']);
+      assert.equal(await page.locator('#f-kind').evaluate((el: HTMLSelectElement) => el.selectedOptions[0]?.textContent), 'All kinds', 'the select shows "All kinds", not a blank');
+      await screenshot(page, 'filters-left-out');
+      await assertAccessible(page, 'the search with filters left out');
+      await page.goBack(); // the link's own entry was replaced: Back leaves the search
+      assert.equal(new URL(page.url()).search, '', 'no history entry holds the ignored filters');
       await page.goto(`${registry.url}/?q=%22harbour%22`); // quoted: the word as written (unquoted, WordNet also relates it to "keeping" in other cards)
       await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      assert.equal(await leftOut.count(), 0, 'said once, for the link that had them');
       assert.equal(await page.locator('.hit', { hasText: 'Beacon' }).locator('.badge', { hasText: /^Reachable$/ }).count(), 1);
       assert.equal(await page.locator('.hit', { hasText: 'Lighthouse' }).locator('.badge', { hasText: 'Unreachable' }).count(), 1);
       await page.selectOption('#f-health', 'unreachable');

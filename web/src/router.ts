@@ -72,8 +72,9 @@ export function leftPlace(): Place | undefined {
  */
 export function useRoute(): { route: Route; moved: number } {
   const [state, setState] = useState({ route: parseLocation(), moved: 0 });
+  const [drawn] = useState(() => window.location.pathname + window.location.search);
   useEffect(() => {
-    let shown = window.location.pathname + window.location.search;
+    let shown = drawn;
     const onChange = (event: Event) => {
       const now = window.location.pathname + window.location.search;
       // A jump within the page (the skip link, #history) is no navigation.
@@ -84,6 +85,9 @@ export function useRoute(): { route: Route; moved: number } {
     };
     window.addEventListener('popstate', onChange);
     window.addEventListener(CHANGE, onChange);
+    // A page's effects run before this one on the first render: a URL one of them replaced
+    // meanwhile (the search page leaving out a link's filters that cannot apply) is drawn now.
+    if (window.location.pathname + window.location.search !== shown) onChange(new CustomEvent(CHANGE, { detail: { inPlace: true } }));
     return () => {
       window.removeEventListener('popstate', onChange);
       window.removeEventListener(CHANGE, onChange);
