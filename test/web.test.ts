@@ -167,7 +167,7 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(((await res.json()) as WireJson).error.status, 'NOT_FOUND');
       }
       // A path with no page: browsers get the page (which says so) with status 404; API clients, other methods and other routes' paths keep their JSON.
-      for (const path of ['/nonsense', '/entries/x/y', '/entries/']) {
+      for (const path of ['/nonsense', '/entries/x/y', '/entries/', '/entries/%ff']) {
         const res = await fetch(`${registry.url}${path}`, { headers: { accept: BROWSER_ACCEPT } });
         assert.equal(res.status, 404, path);
         assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8', path);
@@ -176,9 +176,11 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(res.headers.get('etag'), null, 'a 404 carries no validator');
         assert.match(await res.text(), new RegExp(`<script type="module" src="/assets/${build.manifest.script}"></script>`));
         const api = await fetch(`${registry.url}${path}`, { headers: { accept: 'application/json' } });
-        assert.equal(api.status, 404);
         assert.match(api.headers.get('vary') ?? '', /Accept/);
-        assert.equal(((await api.json()) as WireJson).error.status, 'NOT_FOUND');
+        // Not valid percent-encoding: for API clients a bad request, as on every other path.
+        const [status, code] = path === '/entries/%ff' ? [400, 'INVALID_ARGUMENT'] : [404, 'NOT_FOUND'];
+        assert.equal(api.status, status);
+        assert.equal(((await api.json()) as WireJson).error.status, code);
       }
       for (const [method, path, status] of [
         ['POST', '/nonsense', 404],
@@ -533,6 +535,10 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('link', { name: 'Search the registry' }).click();
       await page.locator('.hit').first().waitFor();
       assert.equal(new URL(page.url()).pathname, '/');
+      // An id that is not valid percent-encoding names no entry: the same page, not a blank one.
+      await page.goto(`${registry.url}/entries/%ff`);
+      await page.locator('h1', { hasText: 'Page not found' }).waitFor();
+      page.problems.length = 0; // the browser logs the 404 itself
       // The server answers /validate/ with the page (its routes ignore a trailing slash): the page is there too.
       assert.equal((await page.goto(`${registry.url}/validate/`))?.status(), 200);
       await page.locator('#document').waitFor();

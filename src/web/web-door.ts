@@ -11,7 +11,7 @@
  * gets the page too, with status 404: the page says there is no such page and leads back to
  * search (API clients keep the JSON 404 of http/errors.ts).
  */
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from '../http/allowed-methods.js';
@@ -97,6 +97,15 @@ export const webDoor: Door = {
         if (req.method !== 'GET' && req.method !== 'HEAD') return next();
         res.vary('Accept');
         if (!wantsHtml(req) || allowedMethods(req.app, req.path).length > 0) return next();
+        pageContentSecurityPolicy(req, res, () => fallback(req, res, next));
+      });
+      // An entry path that is not valid percent-encoding (/entries/%ff): express fails to decode
+      // the id (a URIError, http/errors.ts answers 400 INVALID_PATH); a browser gets the page's
+      // "not found" instead of that JSON.
+      app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+        if (!(err instanceof URIError) || (req.method !== 'GET' && req.method !== 'HEAD') || !req.path.startsWith('/entries/')) return next(err);
+        res.vary('Accept');
+        if (!wantsHtml(req)) return next(err);
         pageContentSecurityPolicy(req, res, () => fallback(req, res, next));
       });
     }

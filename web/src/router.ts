@@ -20,7 +20,14 @@ export function parseLocation(loc: Location = window.location): Route {
   // The server answers the page for /validate/ too (its routes ignore a trailing slash).
   if (path === '/validate' || path === '/validate/') return { page: 'validate', params };
   const entry = /^\/entries\/([^/]+)\/?$/.exec(path);
-  if (entry) return { page: 'entry', id: decodeURIComponent(entry[1]!), params };
+  if (entry) {
+    try {
+      return { page: 'entry', id: decodeURIComponent(entry[1]!), params };
+    } catch {
+      // Not valid percent-encoding (/entries/%ff): no entry can have that id.
+      return { page: 'not-found', params };
+    }
+  }
   return { page: 'not-found', params };
 }
 
