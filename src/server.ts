@@ -24,6 +24,7 @@ import { webDoor } from './web/web-door.js';
 import { signCard } from './trust/card-signing.js';
 
 /** Every way into the registry, in mount order. */
+// The web door stays last: browsers asking for a path no other door took get its "not found" page.
 const DOORS: readonly Door[] = [a2aDoor, grpcDoor, mcpDoor, catalogDoor, jwksDoor, webDoor];
 
 export interface RunningRegistry {

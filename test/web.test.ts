@@ -166,6 +166,31 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(res.headers.get('content-security-policy'), "default-src 'none';frame-ancestors 'none'");
         assert.equal(((await res.json()) as WireJson).error.status, 'NOT_FOUND');
       }
+      // A path with no page: browsers get the page (which says so) with status 404; API clients, other methods and other routes' paths keep their JSON.
+      for (const path of ['/nonsense', '/entries/x/y', '/entries/', '/entries/%ff']) {
+        const res = await fetch(`${registry.url}${path}`, { headers: { accept: BROWSER_ACCEPT } });
+        assert.equal(res.status, 404, path);
+        assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8', path);
+        assert.equal(res.headers.get('content-security-policy'), PAGE_CONTENT_SECURITY_POLICY);
+        assert.match(res.headers.get('vary') ?? '', /Accept/);
+        assert.equal(res.headers.get('etag'), null, 'a 404 carries no validator');
+        assert.match(await res.text(), new RegExp(`<script type="module" src="/assets/${build.manifest.script}"></script>`));
+        const api = await fetch(`${registry.url}${path}`, { headers: { accept: 'application/json' } });
+        assert.match(api.headers.get('vary') ?? '', /Accept/);
+        // Not valid percent-encoding: for API clients a bad request, as on every other path.
+        const [status, code] = path === '/entries/%ff' ? [400, 'INVALID_ARGUMENT'] : [404, 'NOT_FOUND'];
+        assert.equal(api.status, status);
+        assert.equal(((await api.json()) as WireJson).error.status, code);
+      }
+      for (const [method, path, status] of [
+        ['POST', '/nonsense', 404],
+        ['GET', '/search', 405],
+      ] as const) {
+        const res = await fetch(`${registry.url}${path}`, { method, headers: { accept: BROWSER_ACCEPT } });
+        assert.equal(res.status, status, `${method} ${path}`);
+        assert.match(res.headers.get('content-type') ?? '', /^application\/json/, `${method} ${path}`);
+        await res.arrayBuffer();
+      }
       const card = await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { accept: BROWSER_ACCEPT } });
       assert.equal(card.status, 200);
       assert.match(card.headers.get('content-type') ?? '', /^application\/json/);
@@ -385,8 +410,27 @@ describe('web page', { skip: unavailable }, () => {
 
   test('health: each hit says whether its live card answered, the filter keeps one status, the entry shows source and last check', async () => {
     await withPage(async (page) => {
+      // A link with filter values that cannot apply: they leave the URL, a notice names each, and no filter is counted.
+      await page.goto(`${registry.url}/?q=%22harbour%22&kind=bogus&health=sunny&verified=yes&tags=,,`);
+      await page.waitForURL((url) => url.search === '?q=%22harbour%22');
+      await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      const leftOut = page.locator('.notice[role=status]');
+      assert.deepEqual(await leftOut.locator('li').allTextContents(), [
+        'kind=bogus: not a kind of entry (agent or mcp-server).',
+        'tags=,,: no tag in it.',
+        'verified=yes: only verified=true filters.',
+        'health=sunny: not a health status (ok, unreachable, invalid, any).',
+      ]);
+      assert.equal(await page.locator('details.filters summary').textContent(), 'Filters');
+      assert.deepEqual(await Promise.all(['#f-kind', '#f-health', '#f-tags'].map((s) => page.locator(s).inputValue())), ['', '', '']);
+      assert.equal(await page.locator('#f-kind').evaluate((el: HTMLSelectElement) => el.selectedOptions[0]?.textContent), 'All kinds', 'the select shows "All kinds", not a blank');
+      await screenshot(page, 'filters-left-out');
+      await assertAccessible(page, 'the search with filters left out');
+      await page.goBack(); // the link's own entry was replaced: Back leaves the search
+      assert.equal(new URL(page.url()).search, '', 'no history entry holds the ignored filters');
       await page.goto(`${registry.url}/?q=%22harbour%22`); // quoted: the word as written (unquoted, WordNet also relates it to "keeping" in other cards)
       await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
+      assert.equal(await leftOut.count(), 0, 'said once, for the link that had them');
       assert.equal(await page.locator('.hit', { hasText: 'Beacon' }).locator('.badge', { hasText: /^Reachable$/ }).count(), 1);
       assert.equal(await page.locator('.hit', { hasText: 'Lighthouse' }).locator('.badge', { hasText: 'Unreachable' }).count(), 1);
       await page.selectOption('#f-health', 'unreachable');
@@ -478,6 +522,27 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/entries/00000000-0000-4000-8000-000000000000`);
       await page.locator('h1', { hasText: 'Entry not available' }).waitFor();
       assert.match((await page.locator('[role=alert]').textContent()) ?? '', /NOT_FOUND/);
+
+      // No page at all at that path: the page's own "not found", with the way back to search.
+      const missing = await page.goto(`${registry.url}/entries/${ids.invoice}/extra`);
+      assert.equal(missing?.status(), 404);
+      await page.locator('h1', { hasText: 'Page not found' }).waitFor();
+      assert.match(await page.title(), /^Page not found · /);
+      assert.match((await page.locator('main').textContent()) ?? '', new RegExp(`no page at /entries/${ids.invoice}/extra`));
+      page.problems.length = 0; // the browser logs the 404 itself
+      await screenshot(page, 'page-not-found');
+      await assertAccessible(page, 'the "not found" page');
+      await page.getByRole('link', { name: 'Search the registry' }).click();
+      await page.locator('.hit').first().waitFor();
+      assert.equal(new URL(page.url()).pathname, '/');
+      // An id that is not valid percent-encoding names no entry: the same page, not a blank one.
+      await page.goto(`${registry.url}/entries/%ff`);
+      await page.locator('h1', { hasText: 'Page not found' }).waitFor();
+      page.problems.length = 0; // the browser logs the 404 itself
+      // The server answers /validate/ with the page (its routes ignore a trailing slash): the page is there too.
+      assert.equal((await page.goto(`${registry.url}/validate/`))?.status(), 200);
+      await page.locator('#document').waitFor();
+      assert.equal(await page.locator('h1', { hasText: 'Page not found' }).count(), 0);
     });
   });
 
@@ -735,6 +800,35 @@ describe('web page', { skip: unavailable }, () => {
         await page.keyboard.type(TOKENS.alice);
         await page.getByRole('button', { name: 'Validate', exact: true }).click();
         await page.locator('.validation-result .notice.ok', { hasText: 'Valid.' }).waitFor();
+
+        // Registered, its entry reads with that token, and so does its raw JSON: a plain link
+        // would be refused (the browser sends no token with it), the page downloads it with the token.
+        await page.getByRole('button', { name: 'Register' }).click();
+        await page.getByRole('link', { name: 'Open the entry' }).click();
+        await page.locator('h1', { hasText: 'Closed Door Agent' }).waitFor();
+        const raw = page.locator('.documents a');
+        const rawUrl = new URL((await raw.getAttribute('href'))!, closed.url);
+        assert.match(rawUrl.pathname, /^\/agents\/[^/]+\/card\.json$/);
+        assert.equal((await fetch(rawUrl)).status, 401, 'the URL itself needs a token');
+        const [download] = await Promise.all([page.waitForEvent('download'), raw.click()]);
+        assert.equal(download.suggestedFilename(), 'card.json');
+        const saved = JSON.parse(fs.readFileSync((await download.path())!, 'utf8')) as WireJson;
+        assert.equal(saved.name, 'Closed Door Agent');
+        assert.equal(await page.locator('[role=alert]').count(), 0);
+        await screenshot(page, 'entry-closed-registry');
+
+        // A token that stops working meanwhile: the refusal is said beside the link, with the token prompt.
+        await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'revoked-token-0123456789abcdef'));
+        await raw.click();
+        await page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request (401) itself
+        assert.match((await page.locator('[role=alert]').textContent()) ?? '', /could not be downloaded/);
+        await screenshot(page, 'entry-closed-download-refused');
+        await page.locator('#read-token').fill(TOKENS.alice);
+        await page.getByRole('button', { name: 'Use this token' }).click();
+        await page.locator('[role=alert]').waitFor({ state: 'detached' });
+        const [again] = await Promise.all([page.waitForEvent('download'), raw.click()]);
+        assert.equal(JSON.parse(fs.readFileSync((await again.path())!, 'utf8')).name, 'Closed Door Agent');
       });
     } finally {
       await closed.close();

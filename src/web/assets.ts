@@ -62,17 +62,21 @@ export function cachedBody(body: Buffer, type: string): CachedBody {
 
 /**
  * Sends a cached body: 304 when the client has it (the same validator rules as every cacheable
- * answer, http/conditional.ts), otherwise in the best encoding the client accepts.
+ * answer, http/conditional.ts), otherwise in the best encoding the client accepts. Another
+ * status than 200 (the page's "not found") carries no validator: conditions apply to 2xx answers only.
  */
-export function sendCached(req: Request, res: Response, item: CachedBody, cacheControl: string): void {
+export function sendCached(req: Request, res: Response, item: CachedBody, cacheControl: string, status = 200): void {
   res.setHeader('Content-Type', item.type);
   res.setHeader('Cache-Control', cacheControl);
-  res.setHeader('ETag', item.etag);
   res.vary('Accept-Encoding');
-  if (notModified(req, item.etag)) {
-    res.status(304).end();
-    return;
+  if (status === 200) {
+    res.setHeader('ETag', item.etag);
+    if (notModified(req, item.etag)) {
+      res.status(304).end();
+      return;
+    }
   }
+  res.status(status);
   const encoding = req.acceptsEncodings(['br', 'gzip', 'identity']);
   const body = encoding === 'br' && item.br ? item.br : encoding === 'gzip' && item.gzip ? item.gzip : item.body;
   if (body !== item.body) res.setHeader('Content-Encoding', encoding as string);

@@ -7,11 +7,14 @@
  *
  * Routes: `/` (search), `/entries/{id}`, `/validate` — HTML for browsers only (content
  * negotiation: a client that does not prefer HTML, such as an API client asking for JSON, gets
- * the JSON answer it got before) — and `/assets/*`.
+ * the JSON answer it got before) — and `/assets/*`. A browser asking for a path no route takes
+ * gets the page too, with status 404: the page says there is no such page and leads back to
+ * search (API clients keep the JSON 404 of http/errors.ts).
  */
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
+import { allowedMethods } from '../http/allowed-methods.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { searchSchema } from '../operations/request-schemas.js';
 import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
@@ -53,6 +56,7 @@ export const webDoor: Door = {
     const assets = loadAssets(log);
 
     let page: RequestHandler;
+    let notFound: RequestHandler | undefined;
     if (assets) {
       const pageConfig: PageConfig = {
         name,
@@ -65,6 +69,8 @@ export const webDoor: Door = {
       app.use(ASSETS_PATH, assets.handler());
       // Revalidated on every visit, so a new build's asset names are picked up at once.
       page = (req, res) => sendCached(req, res, html, 'no-cache');
+      // The same HTML: the page's router finds no page at the path and says so.
+      notFound = (req, res) => sendCached(req, res, html, 'no-cache', 404);
     } else {
       const body = notBuiltPage(name);
       page = (_req, res) => {
@@ -81,5 +87,27 @@ export const webDoor: Door = {
     };
     // GET routes answer HEAD too.
     for (const path of PAGE_PATHS) app.get(path, negotiated);
+
+    // Mounted last of all doors (server.ts), so only paths no route answered reach it. A path some
+    // route takes with another method stays the 405 of http/errors.ts; so does a path whose GET
+    // route passed the request on.
+    const fallback = notFound;
+    if (fallback) {
+      app.use((req, res, next) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+        res.vary('Accept');
+        if (!wantsHtml(req) || allowedMethods(req.app, req.path).length > 0) return next();
+        pageContentSecurityPolicy(req, res, () => fallback(req, res, next));
+      });
+      // An entry path that is not valid percent-encoding (/entries/%ff): express fails to decode
+      // the id (a URIError, http/errors.ts answers 400 INVALID_PATH); a browser gets the page's
+      // "not found" instead of that JSON.
+      app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+        if (!(err instanceof URIError) || (req.method !== 'GET' && req.method !== 'HEAD') || !req.path.startsWith('/entries/')) return next(err);
+        res.vary('Accept');
+        if (!wantsHtml(req)) return next(err);
+        pageContentSecurityPolicy(req, res, () => fallback(req, res, next));
+      });
+    }
   },
 };

@@ -73,12 +73,16 @@ const inDocument = (finding: Finding): Finding => (/^\/parts\/1(\/raw)?$/.test(f
 const dataOf = (parts: unknown): Json | undefined =>
   Array.isArray(parts) ? (parts.find((p): p is { data: Json } => isObject(p) && isObject(p.data))?.data ?? undefined) : undefined;
 
-/** The error inside a google.rpc.Status body (HTTP+JSON binding errors: 401, 413, 429, ...). */
+/**
+ * The error inside a google.rpc.Status body (HTTP+JSON binding errors: 401, 413, 429, ...), or
+ * the catalog door's `{"errorCode", "message"}` (its document URLs).
+ */
 async function httpFailure(res: Response): Promise<RegistryError> {
   let message = `The registry answered HTTP ${res.status}.`;
   try {
     const body: unknown = await res.json();
     if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') message = body.error.message;
+    else if (isObject(body) && typeof body.message === 'string') message = body.message;
   } catch {
     /* not JSON: keep the generic message */
   }
@@ -141,6 +145,27 @@ export async function read<T = Json>(operation: Json, signal: AbortSignal): Prom
     throw new RegistryError('UNAUTHENTICATED', 'This registry needs a registry token to read: type yours below.');
   }
   return call<T>(operation, { signal, token: token || undefined });
+}
+
+/**
+ * A document at one of the registry's plain GET URLs (an entry's card at its stable URL), read
+ * with the person's token when they gave one: a registry closed to anonymous reads refuses a
+ * plain link to it, which carries no token.
+ */
+export async function fetchDocument(path: string): Promise<Blob> {
+  const token = savedToken();
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  let res: Response;
+  try {
+    // Revalidated: the current revision, and a token that no longer reads is refused, not
+    // answered from the browser's cache (a closed registry's answers are `private, max-age`).
+    res = await fetch(`${config.base}${path}`, { headers, credentials: 'omit', cache: 'no-cache' });
+  } catch {
+    throw new RegistryError('NETWORK', 'The registry cannot be reached. Check your connection and try again.');
+  }
+  if (!res.ok) throw await httpFailure(res);
+  return res.blob();
 }
 
 export const isAbort = (err: unknown): boolean => err instanceof DOMException && err.name === 'AbortError';

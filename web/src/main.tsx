@@ -3,7 +3,8 @@
  * when first visited). Rendered into <main> of the HTML the server writes (src/web).
  */
 import { render } from 'preact';
-import { useModule } from './components';
+import { useModule, usePageHeading } from './components';
+import { config, href } from './config';
 import { interceptLinks, useRoute } from './router';
 import { SearchPage } from './pages/search';
 
@@ -36,15 +37,24 @@ function App() {
     case 'validate':
       return <ValidateRoute moved={moved} />;
     default:
-      return (
-        <section>
-          <h1 tabIndex={-1}>Page not found</h1>
-          <p>
-            There is no page here. <a href="/">Search the registry</a>.
-          </p>
-        </section>
-      );
+      return <NotFound moved={moved} />;
   }
+}
+
+/** A path the page does not know (the server answered it with status 404). */
+function NotFound({ moved }: { moved: number }) {
+  const heading = usePageHeading(`Page not found · ${config.name}`, moved);
+  return (
+    <section>
+      <h1 ref={heading} tabIndex={-1}>
+        Page not found
+      </h1>
+      <p>
+        There is no page at <code class="url">{window.location.pathname}</code>. <a href={href('/')}>Search the registry</a>, or{' '}
+        <a href={href('/validate')}>validate and register a card</a>.
+      </p>
+    </section>
+  );
 }
 
 const main = document.getElementById('main');

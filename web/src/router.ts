@@ -17,9 +17,17 @@ export function parseLocation(loc: Location = window.location): Route {
   let path = loc.pathname;
   if (config.base && path.startsWith(config.base)) path = path.slice(config.base.length) || '/';
   if (path === '/' || path === '') return { page: 'search', params };
-  if (path === '/validate') return { page: 'validate', params };
+  // The server answers the page for /validate/ too (its routes ignore a trailing slash).
+  if (path === '/validate' || path === '/validate/') return { page: 'validate', params };
   const entry = /^\/entries\/([^/]+)\/?$/.exec(path);
-  if (entry) return { page: 'entry', id: decodeURIComponent(entry[1]!), params };
+  if (entry) {
+    try {
+      return { page: 'entry', id: decodeURIComponent(entry[1]!), params };
+    } catch {
+      // Not valid percent-encoding (/entries/%ff): no entry can have that id.
+      return { page: 'not-found', params };
+    }
+  }
   return { page: 'not-found', params };
 }
 
@@ -71,8 +79,9 @@ export function leftPlace(): Place | undefined {
  */
 export function useRoute(): { route: Route; moved: number } {
   const [state, setState] = useState({ route: parseLocation(), moved: 0 });
+  const [drawn] = useState(() => window.location.pathname + window.location.search);
   useEffect(() => {
-    let shown = window.location.pathname + window.location.search;
+    let shown = drawn;
     const onChange = (event: Event) => {
       const now = window.location.pathname + window.location.search;
       // A jump within the page (the skip link, #history) is no navigation.
@@ -83,6 +92,9 @@ export function useRoute(): { route: Route; moved: number } {
     };
     window.addEventListener('popstate', onChange);
     window.addEventListener(CHANGE, onChange);
+    // A page's effects run before this one on the first render: a URL one of them replaced
+    // meanwhile (the search page leaving out a link's filters that cannot apply) is drawn now.
+    if (window.location.pathname + window.location.search !== shown) onChange(new CustomEvent(CHANGE, { detail: { inPlace: true } }));
     return () => {
       window.removeEventListener('popstate', onChange);
       window.removeEventListener(CHANGE, onChange);

@@ -4,7 +4,7 @@
  * ?revision=N shows an older revision; ?from=&to= compares two.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { isAbort, read, RegistryError, type EntryView } from '../api';
+import { fetchDocument, isAbort, read, RegistryError, type EntryView } from '../api';
 import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { documentPaths } from '../../../src/catalog/vocabulary';
@@ -26,12 +26,58 @@ const stableDocuments = (entry: EntryView): [string, string][] =>
         ['Its MCP Server Card', documentPaths.mcpServerCard(entry.id)],
       ];
 
+/**
+ * A link to one of the entry's documents, downloaded when followed. A registry closed to
+ * anonymous reads refuses the plain link (a browser sends no token with it): there the click
+ * reads the document with the person's token and saves it from memory. The link stays, for its
+ * address (copy it, or open it in a program that sends a token).
+ */
+function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unknown) => void }) {
+  if (!config.readNeedsToken) {
+    return (
+      <a href={href(path)} download>
+        {path}
+      </a>
+    );
+  }
+  const save = async () => {
+    try {
+      const blob = await fetchDocument(path);
+      onFailed(undefined);
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = path.slice(path.lastIndexOf('/') + 1);
+      document.body.append(a);
+      a.click();
+      a.remove();
+      // The download has started from it by now; a minute leaves slow browsers room.
+      window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (error) {
+      onFailed(error);
+    }
+  };
+  return (
+    <a
+      href={href(path)}
+      download
+      onClick={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+    >
+      {path}
+    </a>
+  );
+}
+
 const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : undefined);
 
 export function EntryPage({ id, params, moved }: { id: string; params: URLSearchParams; moved: number }) {
   const revision = positive(params.get('revision'));
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const [attempt, setAttempt] = useState(0);
+  const [downloadFailed, setDownloadFailed] = useState<unknown>(undefined);
   // Documents by revision, for the diff (the entry's own revision is one of them).
   const documents = useRef(new Map<number, unknown>());
   const title = loaded.state === 'done' ? `${loaded.entry.name} · ${config.name}` : `Entry · ${config.name}`;
@@ -176,11 +222,13 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         <ul class="plain documents">
           {stableDocuments(entry).map(([label, path]) => (
             <li>
-              {label} (current revision) at a stable URL: <a href={href(path)} download>{path}</a>{' '}
+              {label} (current revision) at a stable URL: <DocumentLink path={path} onFailed={setDownloadFailed} />{' '}
               <CopyButton text={new URL(href(path), window.location.href).href} label={`Copy the URL of ${label.toLowerCase()}`} />
             </li>
           ))}
         </ul>
+        {downloadFailed !== undefined && <ErrorNotice error={downloadFailed} title="The document could not be downloaded" />}
+        {downloadFailed !== undefined && needsToken(downloadFailed) && <TokenPrompt onSaved={() => setDownloadFailed(undefined)} />}
         <details>
           <summary>
             The {entry.kind === 'agent' ? 'agent card' : 'server and toolspec'} as registered (revision {entry.revision})

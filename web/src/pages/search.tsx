@@ -67,27 +67,58 @@ const supports = (key: string) => config.filters.includes(key);
 /**
  * The select's options, plus the URL's value when the list does not offer it (a link with
  * version=0.3.0, or a binding URI): the search uses it, so the select shows it, not a blank.
- * An unknown kind is not searched for (searchRequest drops it), so it is not shown either.
+ * A value that cannot apply (an unknown kind or health) never gets here: it leaves the URL.
  */
 function withLinked(select: (typeof SELECTS)[number], value: string): readonly (readonly [string, string])[] {
-  if (!value || select.param === 'kind' || select.options.some(([v]) => v === value)) return select.options;
+  if (!value || select.options.some(([v]) => v === value)) return select.options;
   return [...select.options, [value, value]];
 }
 
-/** The contract's search request for the URL's parameters. */
+const KINDS = ['agent', 'mcp-server'];
+const HEALTH = ['ok', 'unreachable', 'invalid', 'any'];
+
+/**
+ * The URL's filter values that cannot apply (a hand-edited or old link: kind=bogus,
+ * verified=yes, a filter this registry does not offer), each with why, as the notice says it.
+ * The page leaves them out of the URL and says so, rather than count a filter that filters
+ * nothing or send the registry a value it refuses.
+ */
+function ignoredFilters(params: URLSearchParams): Map<string, string> {
+  const ignored = new Map<string, string>();
+  const kind = params.get('kind');
+  if (kind && !KINDS.includes(kind)) ignored.set('kind', `not a kind of entry (${KINDS.join(' or ')})`);
+  const tags = params.get('tags');
+  if (tags && splitTags(tags).length === 0) ignored.set('tags', 'no tag in it');
+  const verified = params.get('verified');
+  if (verified && !supports('verified')) ignored.set('verified', 'this registry does not check signatures');
+  else if (verified && verified !== 'true') ignored.set('verified', 'only verified=true filters');
+  const health = params.get('health');
+  if (health && !supports('health')) ignored.set('health', 'this registry does not check health');
+  else if (health && !HEALTH.includes(health)) ignored.set('health', `not a health status (${HEALTH.join(', ')})`);
+  return ignored;
+}
+
+/** The filters the URL sets that apply (the count beside "Filters"). */
+const activeFilters = (params: URLSearchParams) => {
+  const ignored = ignoredFilters(params);
+  return FILTER_PARAMS.filter((k) => params.get(k) && !ignored.has(k));
+};
+
+/** The contract's search request for the URL's parameters (without ignored filters). */
 function searchRequest(params: URLSearchParams): Record<string, unknown> {
   const filter: Record<string, unknown> = {};
+  const ignored = ignoredFilters(params);
   const kind = params.get('kind');
-  if (kind === 'agent' || kind === 'mcp-server') filter.kind = kind;
+  if (kind && !ignored.has('kind')) filter.kind = kind;
   const tags = splitTags(params.get('tags') ?? '');
   if (tags.length > 0) filter.tags = tags;
   const binding = params.get('binding');
   if (binding) filter.protocolBinding = binding;
   const version = params.get('version');
   if (version) filter.protocolVersion = version;
-  if (supports('verified') && params.get('verified') === 'true') filter.verified = true;
+  if (params.get('verified') && !ignored.has('verified')) filter.verified = true;
   const health = params.get('health');
-  if (supports('health') && health) filter.health = health;
+  if (health && !ignored.has('health')) filter.health = health;
   const request: Record<string, unknown> = { query: params.get('q') ?? '', limit: PAGE_SIZE };
   if (Object.keys(filter).length > 0) request.filter = filter;
   const page = params.get('p');
@@ -155,6 +186,16 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   const [attempt, setAttempt] = useState(0);
   const requestKey = params.toString();
   const terms = useMemo(() => queryTerms(query), [query]);
+  // Filters of the URL that cannot apply: left out of it (in place of this history entry), and
+  // said once, for the URL without them.
+  const ignored = useMemo(() => ignoredFilters(params), [requestKey]);
+  const [leftOut, setLeftOut] = useState<{ key: string; items: [string, string, string][] }>();
+  useEffect(() => {
+    if (ignored.size === 0) return;
+    const url = searchUrl(params, Object.fromEntries([...ignored.keys()].map((k) => [k, undefined])), true);
+    setLeftOut({ key: new URL(url, window.location.href).searchParams.toString(), items: [...ignored].map(([k, why]) => [k, params.get(k) ?? '', why]) });
+    navigate(url, { replace: true });
+  }, [requestKey]);
 
   // The URL changed elsewhere (Back, a shared link): the box shows its query.
   const typing = useRef(false);
@@ -188,6 +229,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
 
   // The URL decides the search; a newer one cancels the one in flight.
   useEffect(() => {
+    // About to be replaced by the URL without its ignored filters: that one is searched.
+    if (ignored.size > 0) return;
     const controller = new AbortController();
     setResult((r) => (r.state === 'done' ? r : { state: 'loading' }));
     read<Page>({ search: searchRequest(params) }, controller.signal)
@@ -263,6 +306,21 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         </div>
         <Filters params={params} setFilter={setFilter} />
       </form>
+      {leftOut?.key === requestKey && (
+        <div class="notice" role="status">
+          <p>{leftOut.items.length === 1 ? 'A filter in this link does not apply and was left out:' : 'Filters in this link do not apply and were left out:'}</p>
+          <ul>
+            {leftOut.items.map(([key, value, why]) => (
+              <li>
+                <code class="url">
+                  {key}={value.length > 60 ? `${value.slice(0, 60)}…` : value}
+                </code>
+                : {why}.
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
 
       <div class="results" aria-busy={result.state === 'loading'}>
         <p id="result-count" class="result-count" role="status" aria-live="polite">
@@ -343,7 +401,11 @@ function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (k
     const value = splitTags(tags).join(', ');
     if (value !== (params.get('tags') ?? '')) setFilter('tags', value || undefined);
   };
-  const active = FILTER_PARAMS.filter((k) => params.get(k)).length;
+  const active = activeFilters(params).length;
+  // A value about to leave the URL is not shown: a select given a value none of its options
+  // has draws blank, and stays blank when that value leaves (its value reads "" either way).
+  const ignored = ignoredFilters(params);
+  const shown = (param: string) => (ignored.has(param) ? '' : (params.get(param) ?? ''));
   // Open on a wide screen or with a filter set; then the person decides. Clearing the last
   // filter must not fold the panel away (and the focused control with it) on a phone.
   const [open, setOpen] = useState(() => active > 0 || window.matchMedia('(min-width: 48rem)').matches);
@@ -357,8 +419,8 @@ function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (k
         {SELECTS.filter((f) => supports(f.filterKey)).map((f) => (
           <div class="field">
             <label for={`f-${f.param}`}>{f.label}</label>
-            <select id={`f-${f.param}`} value={params.get(f.param) ?? ''} onChange={(e) => setFilter(f.param, e.currentTarget.value || undefined)}>
-              {withLinked(f, params.get(f.param) ?? '').map(([value, label]) => (
+            <select id={`f-${f.param}`} value={shown(f.param)} onChange={(e) => setFilter(f.param, e.currentTarget.value || undefined)}>
+              {withLinked(f, shown(f.param)).map(([value, label]) => (
                 <option value={value}>{label}</option>
               ))}
             </select>
