@@ -161,6 +161,10 @@ describe('migrate SQLite to PostgreSQL', () => {
       await hook.waitFor((b) => b.artifactUpdate && dataOf(b.artifactUpdate.artifact).hit?.id === watched.id, 'the new match pushed from PostgreSQL');
       assert.ok(hook.requests.every((r) => r.token === 'migrated-token'));
       assert.equal((await getTask(bobPg, pushed.id)).status.state, 'TASK_STATE_WORKING');
+      // Replacing the data under a running replica would leave the replaced entries in its index.
+      const underReplica = await migrate({ from: sqlite.dataDir, to: databaseUrl, force: true });
+      assert.equal(underReplica.code, 2, underReplica.err);
+      assert.match(underReplica.err, /is in use by a running registry \(\d+ of its connections are open\): stop every replica on it/);
       await onPostgres.close();
       onPostgres = undefined;
 

@@ -344,6 +344,19 @@ async function heldData(client: pg.Client): Promise<string> {
     .join(', ');
 }
 
+/**
+ * Connections of registry replicas to the current database (the store's pool and its change
+ * listener name themselves 'a2a-registry…'); this process's own is 'a2a-registry migrate'.
+ */
+async function runningReplicas(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ n: string }>(
+    `SELECT count(*) AS n FROM pg_stat_activity
+     WHERE datname = current_database() AND pid <> pg_backend_pid()
+       AND application_name IN ('a2a-registry', 'a2a-registry-listener')`,
+  );
+  return Number(rows[0]!.n);
+}
+
 /** Copies the SQLite registry at `options.from` into the PostgreSQL database at `options.to`. */
 export async function migrateSqliteToPostgres(options: MigrationOptions): Promise<MigrationSummary> {
   const started = Date.now();
@@ -377,6 +390,15 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
         if (!options.replace) {
           throw new MigrationError(
             `the PostgreSQL database at ${target} already holds registry data (${held}): migrate into an empty database, or pass --force to replace what it holds (stop every replica on it first)`,
+            true,
+          );
+        }
+        // Replicas running on it would keep the replaced entries in their search indexes (a
+        // TRUNCATE records no changes) and wait for change numbers past the copied log's.
+        const replicas = await runningReplicas(client);
+        if (replicas > 0) {
+          throw new MigrationError(
+            `the PostgreSQL database at ${target} is in use by a running registry (${replicas} of its connections are open): stop every replica on it, then run the migration again with --force`,
             true,
           );
         }
