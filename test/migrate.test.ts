@@ -245,6 +245,11 @@ describe('migrate SQLite to PostgreSQL', () => {
     await client.connect();
     try {
       assert.equal(Number((await client.query('SELECT count(*) AS n FROM entries')).rows[0].n), 0);
+      // A database a newer release has migrated is not written to.
+      await client.query("INSERT INTO registry_migrations (version, name) VALUES (99, 'future')");
+      const newerTarget = await migrate({ from: registry.dataDir, to: target });
+      assert.equal(newerTarget.code, 2, newerTarget.err);
+      assert.match(newerTarget.err, /has schema version 99, but this registry release only knows versions up to \d+\. It was written by a newer release/);
     } finally {
       await client.end();
       removeTempDir(broken.dataDir);
