@@ -221,6 +221,10 @@ describe('migrate SQLite to PostgreSQL', () => {
     assert.equal(notPostgres.code, 2);
     assert.match(notPostgres.err, /--to must be a postgres:\/\/ or postgresql:\/\/ URL/);
 
+    const unparsable = await migrate({ from: registry.dataDir, to: 'postgres://registry:hunter2@[::1/registry' });
+    assert.equal(unparsable.code, 2, unparsable.err);
+    assert.match(unparsable.err, /--to is not a valid URL: write it as postgres:\/\/user:password@host:5432\/database/);
+
     const port = await freePort();
     const unreachable = await migrate({ from: registry.dataDir, to: `postgres://registry:hunter2@127.0.0.1:${port}/registry` });
     assert.equal(unreachable.code, 1, unreachable.err);

@@ -363,7 +363,13 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
   const target = redactUrl(options.to);
   const file = sourceFile(options.from);
   const db = openSource(file);
-  const client = new pg.Client({ connectionString: options.to, application_name: 'a2a-registry migrate', connectionTimeoutMillis: 10_000 });
+  let client: pg.Client;
+  try {
+    client = new pg.Client({ connectionString: options.to, application_name: 'a2a-registry migrate', connectionTimeoutMillis: 10_000 });
+  } catch (err) {
+    db.close();
+    throw new MigrationError(`${target} is not a usable PostgreSQL URL: ${(err as Error).message}`, true, { cause: err });
+  }
   // A server that goes away mid-copy emits 'error' on the client: the failing query reports it.
   client.on('error', () => undefined);
   try {

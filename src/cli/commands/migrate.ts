@@ -58,6 +58,9 @@ export async function migrateCommand(options: MigrateOptions, o: Output): Promis
   const to = options.to ?? process.env.DATABASE_URL;
   if (to === undefined || to.trim() === '') return reportUsage(o, options.json, 'USAGE', 'say where to: --to postgres://user:password@host:5432/database (or set DATABASE_URL)');
   if (!isPostgresUrl(to)) return reportUsage(o, options.json, 'USAGE', `--to must be a postgres:// or postgresql:// URL, not ${redactUrl(to)}`);
+  if (!URL.canParse(to.trim())) {
+    return reportUsage(o, options.json, 'USAGE', '--to is not a valid URL: write it as postgres://user:password@host:5432/database, with reserved characters in the password percent-encoded');
+  }
   let summary: MigrationSummary;
   try {
     summary = await migrateSqliteToPostgres({ from, to: to.trim(), replace: options.force, batchSize: options.batchSize, onProgress: progressPrinter(o) });
