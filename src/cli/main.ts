@@ -21,6 +21,7 @@ import { DEFAULT_REGISTRY_URL, DEFAULT_TIMEOUT_SECONDS } from './client.js';
 import { register as registerGet } from './commands/get.js';
 import { register as registerBackup } from './commands/backup.js';
 import { register as registerRestore } from './commands/restore.js';
+import { register as registerMigrate } from './commands/migrate.js';
 import { register as registerImport } from './commands/import.js';
 import { register as registerKeygen } from './commands/keygen.js';
 import { register as registerLs } from './commands/ls.js';
@@ -53,6 +54,7 @@ const COMMANDS: CommandRegistrar[] = [
   registerImport,
   registerBackup,
   registerRestore,
+  registerMigrate,
   registerKeygen,
   registerSign,
   registerVerify,

@@ -1,0 +1,108 @@
+/**
+ * `a2a-registry migrate --from <data dir | registry.db> --to <postgres URL>`: moves a registry from
+ * its embedded SQLite database to PostgreSQL, keeping everything a client can observe (ids,
+ * owners, revisions, claims, freshness, verification, change log, durable tasks, watches), in one
+ * verified transaction (src/storage/sqlite-to-postgres.ts). Then point the registry (or its
+ * replicas) at the database with DATABASE_URL.
+ *
+ * Exit code: 0 copied and verified, 1 the copy failed (PostgreSQL unreachable, verification:
+ * nothing was committed), 2 usage (no registry at --from, an older or newer schema, a target that
+ * already holds registry data without --force, a --to that is not a PostgreSQL URL).
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { isPostgresUrl } from '../../storage/create-store.js';
+import { MigrationError, migrateSqliteToPostgres, redactUrl, type MigrationProgress, type MigrationSummary } from '../../storage/sqlite-to-postgres.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
+
+interface MigrateOptions {
+  from?: string;
+  to?: string;
+  force: boolean;
+  batchSize: number;
+  json: boolean;
+}
+
+export const DEFAULT_MIGRATE_BATCH_SIZE = 1000;
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+function formatSummary(m: MigrationSummary, o: Output): string {
+  const s = styles(o.color);
+  const r = m.rows;
+  return (
+    `${s.green('migrated')} ${count(r.entries)} entries (${count(r.entry_revisions)} revisions, ${count(r.entry_freshness)} freshness records, ` +
+    `${count(r.url_claims)} URL claims, change log at ${m.changeSeq}), ${count(r.tasks)} tasks (${count(r.push_notification_configs)} push configs) ` +
+    `and ${count(r.watches)} watches from ${m.source} to ${m.target} in ${m.seconds.toFixed(1)} s\n` +
+    `verified: every table's rows counted, entries and revisions checksum ${m.checksum.slice(0, 16)}… equal on both sides\n` +
+    (m.replaced ? 'The registry data the database held before was replaced.\n' : '') +
+    'Next: stop the SQLite registry (what it wrote after the copy began is not in it: migrate again with --force if it wrote since),\n' +
+    'then start the registry with DATABASE_URL set to the database, and the same REGISTRY_TOKENS (or admin token).\n'
+  );
+}
+
+/** Progress on stderr: at most one line a second per table, and each table's last. */
+function progressPrinter(o: Output): (p: MigrationProgress) => void {
+  let shown = 0;
+  return (p) => {
+    const now = Date.now();
+    const end = p.done === p.total;
+    if (!end && now - shown < 1000) return;
+    if (end && p.total === 0) return;
+    shown = now;
+    o.err(`  ${p.table}: ${count(p.done)} of ${count(p.total)}\n`);
+  };
+}
+
+export async function migrateCommand(options: MigrateOptions, o: Output): Promise<number> {
+  const from = options.from ?? process.env.REGISTRY_DATA_DIR ?? './data';
+  const to = options.to ?? process.env.DATABASE_URL;
+  if (to === undefined || to.trim() === '') return reportUsage(o, options.json, 'USAGE', 'say where to: --to postgres://user:password@host:5432/database (or set DATABASE_URL)');
+  if (!isPostgresUrl(to)) return reportUsage(o, options.json, 'USAGE', `--to must be a postgres:// or postgresql:// URL, not ${redactUrl(to)}`);
+  if (!URL.canParse(to.trim())) {
+    return reportUsage(o, options.json, 'USAGE', '--to is not a valid URL: write it as postgres://user:password@host:5432/database, with reserved characters in the password percent-encoded');
+  }
+  let summary: MigrationSummary;
+  try {
+    summary = await migrateSqliteToPostgres({ from, to: to.trim(), replace: options.force, batchSize: options.batchSize, onProgress: progressPrinter(o) });
+  } catch (err) {
+    const usage = err instanceof MigrationError && err.usage;
+    const message =
+      err instanceof MigrationError ? err.message : `the migration failed, nothing was committed: ${err instanceof Error ? err.message : String(err)}`;
+    if (options.json) printJson(o, { error: { code: usage ? 'USAGE' : 'MIGRATE_FAILED', message } });
+    o.err(`a2a-registry: ${message}\n`);
+    return usage ? EXIT_USAGE : EXIT_FAILED;
+  }
+  if (options.json) printJson(o, summary);
+  else o.out(formatSummary(summary, o));
+  return EXIT_OK;
+}
+
+function positiveInt(value: string): number {
+  if (!/^[1-9][0-9]*$/.test(value.trim()) || Number(value) > 10_000) throw new InvalidArgumentError('must be a whole number from 1 to 10000');
+  return Number(value);
+}
+
+export function register(program: Command): void {
+  program
+    .command('migrate')
+    .description('move a registry from its SQLite database to PostgreSQL, keeping ids, owners, revisions and tasks')
+    .option('--from <dir|file>', "the SQLite registry's data directory or its registry.db (REGISTRY_DATA_DIR, default ./data)")
+    .option('--to <url>', 'the PostgreSQL database to fill: postgres://... (DATABASE_URL)')
+    .option('--force', 'replace the registry data the PostgreSQL database holds (stop its replicas first)', false)
+    .addOption(new Option('--batch-size <n>', 'rows per insert').argParser(positiveInt).default(DEFAULT_MIGRATE_BATCH_SIZE))
+    .option('--json', 'print what was copied as one JSON document', false)
+    .addHelpText(
+      'after',
+      '\nCopies entries (same ids, owners, list order), every kept revision (authors, times, documents, signature\n' +
+        'verification), URL claims, sources and health, the change log, the durable tasks and their push configs, and\n' +
+        'the watches, in one PostgreSQL transaction, verified (row counts, a checksum of every entry and revision)\n' +
+        'before it commits: a failure leaves the database as it was. The SQLite file is read as one snapshot, so a\n' +
+        'running registry may stay up, but its writes after the snapshot are not carried: stop it for the final run.\n' +
+        'Exit status: 0 copied and verified, 1 failed (nothing committed), 2 usage (no registry at --from, another\n' +
+        'release\'s schema, a database holding registry data without --force).\n' +
+        'Example:\n  a2a-registry migrate --from /var/lib/a2a-registry --to postgres://registry:secret@db:5432/registry',
+    )
+    .action(async (options: MigrateOptions) => {
+      process.exitCode = await migrateCommand(options, defaultOutput());
+    });
+}
