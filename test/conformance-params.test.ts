@@ -220,3 +220,18 @@ describe('repeated query parameters', () => {
     assert.equal((await rest('/tasks?contextId=a')).status, 200);
   });
 });
+
+describe('string parameters sent as arrays or objects over JSON-RPC', () => {
+  test('are invalid params naming the field: the SDK read ["a", "b"] as the string "a,b" and a one-element array as its element', async () => {
+    const message = (field: string, what: string) => `${field} must be one string, not ${what}: a request takes one value (for several, send one request each)`;
+    assertRpcRefusal(await rpc('ListTasks', { contextId: ['a', 'b'] }), message('contextId', 'an array of 2'), 'ListTasks contextId');
+    assertRpcRefusal(await rpc('ListTasks', { statusTimestampAfter: ['2020-01-01T00:00:00Z'] }), message('statusTimestampAfter', 'an array of 1'), 'ListTasks statusTimestampAfter');
+    assertRpcRefusal(await rpc('ListTasks', { page_token: { next: 'x' } }), message('page_token', 'an object'), 'ListTasks page_token');
+    assertRpcRefusal(await rpc('GetTask', { id: [taskId] }), message('id', 'an array of 1'), 'GetTask id');
+    assertRpcRefusal(await rpc('tasks/get', { id: [taskId] }, '0.3'), message('id', 'an array of 1'), 'v0.3 tasks/get id');
+    // metadata is an object by definition, and one value each is answered.
+    assert.ok((await rpc('GetTask', { id: taskId })).result, 'GetTask with one id');
+    assert.ok((await rpc('ListTasks', { contextId: 'a' })).result, 'ListTasks with one contextId');
+    assert.notEqual((await rpc('CancelTask', { id: taskId, metadata: { why: 'test' } })).error?.code, -32602, 'CancelTask with metadata');
+  });
+});

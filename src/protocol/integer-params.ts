@@ -13,7 +13,10 @@
  *   query reader parseInt, so `1.5` arrives as 1 and `5abc` as 5. After that, the handler can no
  *   longer tell what the client sent.
  *
- * A query parameter given twice is refused there too (each holds one value).
+ * A query parameter given twice is refused there too (each holds one value), and so, over
+ * JSON-RPC, is a string parameter of the task methods sent as an array or object: the SDK's JSON
+ * reader takes String(value), so `"contextId": ["a", "b"]` filtered on the context "a,b" and
+ * `"statusTimestampAfter": ["2020-..."]` was read as the one timestamp, without a word.
  *
  * The bool parameters (includeArtifacts, returnImmediately) are checked there too: the SDK's JSON
  * reader takes Boolean(value), so `"false"` (a string) asked for the artifacts, and its query
@@ -144,6 +147,40 @@ function repeatedParam(query: unknown): { message: string; field: string } | und
   return undefined;
 }
 
+/** The string parameters of the task methods (A2A 9.4, and their v0.3 names' params), camelCase and as the SDK also reads them. */
+const STRING_PARAMS = ['tenant', 'id', 'taskId', 'contextId', 'status', 'pageToken', 'statusTimestampAfter', 'pushNotificationConfigId'].flatMap((name) =>
+  name === snakeCase(name) ? [name] : [name, snakeCase(name)],
+);
+/** The JSON-RPC methods whose params are all scalars but `metadata` (SendMessage's and a config's objects are checked elsewhere). */
+const SCALAR_METHODS = new Set([
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/resubscribe',
+  'tasks/pushNotificationConfig/get',
+  'tasks/pushNotificationConfig/list',
+  'tasks/pushNotificationConfig/delete',
+]);
+
+/** A string parameter of a task method sent as an array or object, or undefined. */
+function nonScalarParam(method: string, params: unknown): { message: string; field: string } | undefined {
+  if (!SCALAR_METHODS.has(method) || !isObject(params)) return undefined;
+  for (const field of STRING_PARAMS) {
+    const value = Object.hasOwn(params, field) ? params[field] : undefined;
+    if (typeof value !== 'object' || value === null) continue;
+    const what = Array.isArray(value) ? `an array of ${value.length}` : 'an object';
+    return { message: `${field} must be one string, not ${what}: a request takes one value (for several, send one request each)`, field };
+  }
+  return undefined;
+}
+
 const paramsOf = (table: ReadonlyArray<[RegExp, readonly Param[]]>, path: string): readonly Param[] => table.find(([route]) => route.test(path))?.[1] ?? [];
 
 /**
@@ -156,8 +193,9 @@ export function requestIntegerGuard(binding: A2ABinding): RequestHandler {
     if (binding === 'JSONRPC') {
       const body: unknown = req.body;
       // v0.3 requests: the handler checks what the compatibility layer hands it unconverted.
-      if (req.method === 'POST' && isObject(body) && typeof body.method === 'string' && req.header(VERSION_PARAMETER) !== LEGACY_VERSION) {
-        found = problemIn(body.params, JSONRPC_PARAMS.get(body.method) ?? [], 'json');
+      if (req.method === 'POST' && isObject(body) && typeof body.method === 'string') {
+        found = nonScalarParam(body.method, body.params);
+        if (!found && req.header(VERSION_PARAMETER) !== LEGACY_VERSION) found = problemIn(body.params, JSONRPC_PARAMS.get(body.method) ?? [], 'json');
       }
     } else if (req.method === 'POST') {
       found = problemIn(req.body, paramsOf(REST_BODY_PARAMS, req.path), 'json');
