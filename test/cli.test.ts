@@ -748,6 +748,14 @@ describe('a2a-registry serve', () => {
     const grpc = await cli(['serve', '--public-grpc-url', 'grpc.example.com:443']);
     assert.equal(grpc.code, 2);
     assert.match(grpc.stderr, /^a2a-registry: invalid configuration: --public-grpc-url \(PUBLIC_GRPC_URL\) is set but GRPC_PORT is not/);
+    // A database URL that is no URL (an unencoded "#" in the password) is a setting to fix, said
+    // before anything starts; it was "could not start: ... Invalid URL" (exit 1), import's too.
+    for (const args of [['serve'], ['import', '-']]) {
+      const bad = await cli(args, { env: { DATABASE_URL: 'postgres://registry:p#ss@127.0.0.1:1/registry' } });
+      assert.equal(bad.code, 2, `${args[0]}: ${bad.stderr}`);
+      assert.match(bad.stderr, /DATABASE_URL is not a valid URL: write it as postgres:\/\/user:password@host:5432\/database, with reserved characters .* percent-encoded/, args[0]);
+      assert.doesNotMatch(bad.stderr, /p#ss/, `${args[0]}: the password is not shown`);
+    }
   });
 });
 

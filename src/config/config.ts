@@ -8,7 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { AllowList } from '../net/address-policy.js';
 import { parseDnsServers } from '../net/dns.js';
-import { withoutPassword } from '../lib/url-password.js';
+import { POSTGRES_URL_FORM, withoutPassword } from '../lib/url-password.js';
 
 /** A principal named `admin` may act on every entry. */
 export const ADMIN_PRINCIPAL = 'admin';
@@ -256,6 +256,10 @@ const envSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
+    // Otherwise the first connection failed with a bare "Invalid URL", after start-up had begun.
+    .refine((url) => URL.canParse(url), {
+      message: `is not a valid URL: ${POSTGRES_URL_FORM}`,
+    })
     .optional(),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
   REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).optional(),
@@ -502,8 +506,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
     const value = String(cleaned[name] ?? '');
-    // A URL's password (DATABASE_URL) is never shown either.
-    const shown = SECRET_VARIABLES.has(name) ? '' : ` (got "${withoutPassword(value) ?? value}")`;
+    // A URL's password (DATABASE_URL) is never shown either; nor is a value that is no URL but
+    // may hold one (user:pass@...): where its password ends cannot be told.
+    const safe = withoutPassword(value) ?? (value.includes('@') ? undefined : value);
+    const shown = SECRET_VARIABLES.has(name) || safe === undefined ? '' : ` (got "${safe}")`;
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }
   const e = parsed.data;

@@ -15,3 +15,7 @@ export function withoutPassword(url: string): string | undefined {
   parsed.password = '***';
   return parsed.toString();
 }
+
+/** How to write a PostgreSQL URL, for the errors about one that does not parse. */
+export const POSTGRES_URL_FORM =
+  'write it as postgres://user:password@host:5432/database, with reserved characters in the user name or password (@ : / ? # [ ] %) percent-encoded';

@@ -13,6 +13,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { isPostgresUrl } from '../../storage/create-store.js';
 import { MigrationError, migrateSqliteToPostgres, redactUrl, type MigrationProgress, type MigrationSummary } from '../../storage/sqlite-to-postgres.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
+import { POSTGRES_URL_FORM } from '../../lib/url-password.js';
 
 interface MigrateOptions {
   from?: string;
@@ -59,7 +60,7 @@ export async function migrateCommand(options: MigrateOptions, o: Output): Promis
   if (to === undefined || to.trim() === '') return reportUsage(o, options.json, 'USAGE', 'say where to: --to postgres://user:password@host:5432/database (or set DATABASE_URL)');
   if (!isPostgresUrl(to)) return reportUsage(o, options.json, 'USAGE', `--to must be a postgres:// or postgresql:// URL, not ${redactUrl(to)}`);
   if (!URL.canParse(to.trim())) {
-    return reportUsage(o, options.json, 'USAGE', '--to is not a valid URL: write it as postgres://user:password@host:5432/database, with reserved characters in the password percent-encoded');
+    return reportUsage(o, options.json, 'USAGE', `--to is not a valid URL: ${POSTGRES_URL_FORM}`);
   }
   let summary: MigrationSummary;
   try {
