@@ -87,6 +87,26 @@ import { WriteQueue, type WriteJob } from './write-queue.js';
 import { lockForThisProcess } from './process-lock.js';
 import { removeStaleTemporaries } from './leftovers.js';
 
+/**
+ * The change log around a trim's cutoff: the first change at or after it (`young`), and the
+ * log's ends. Read by the primary key only: the old changes are walked up to the first young
+ * one, which regular trimming keeps few; `max(seq) WHERE at < cutoff` read every change in the
+ * log (no index on `at`) on the event loop at every housekeeping round. (PostgreSQL keeps that
+ * query: there a sequential scan off the event loop beats walking the key after a backlog.)
+ */
+interface TrimBounds {
+  young: number | null;
+  oldest: number | null;
+  newest: number | null;
+}
+
+/** The sequence to trim through (every change before the first young one), or undefined: nothing is old enough. */
+function trimPoint({ young, oldest, newest }: TrimBounds): number | undefined {
+  if (oldest === null || newest === null) return undefined;
+  if (young === null) return newest;
+  return young > oldest ? young - 1 : undefined;
+}
+
 /** The data directory and the database file, when the registry creates them: its user's alone. */
 const PRIVATE_DIR_MODE = 0o700;
 const PRIVATE_FILE_MODE = 0o600;
@@ -1079,10 +1099,15 @@ export class SqliteStore implements RegistryStore {
 
   async trimChanges(maxAgeMs: number, options: BatchedDeletion = {}): Promise<number> {
     const cutoff = new Date(Date.now() - maxAgeMs).toISOString();
-    const through = await this.#read(
-      () => (prepare(this.#requireDb(), 'SELECT max(seq) AS seq FROM changes WHERE at < ?').get(cutoff) as { seq: number | null }).seq,
+    const through = await this.#read(() =>
+      trimPoint(
+        prepare(
+          this.#requireDb(),
+          'SELECT (SELECT seq FROM changes WHERE at >= ? ORDER BY seq LIMIT 1) AS young, (SELECT min(seq) FROM changes) AS oldest, (SELECT max(seq) FROM changes) AS newest',
+        ).get(cutoff) as TrimBounds,
+      ),
     );
-    if (through === null) return 0;
+    if (through === undefined) return 0;
     // Oldest first, a bounded batch per transaction: each holds the write lock, and the event
     // loop, for a moment however long the log has grown. Each batch moves the watermark with it:
     // a reader never finds changes missing below it.
