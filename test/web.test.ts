@@ -800,6 +800,9 @@ describe('web page', { skip: unavailable }, () => {
         await page.keyboard.type(TOKENS.alice);
         await page.getByRole('button', { name: 'Validate', exact: true }).click();
         await page.locator('.validation-result .notice.ok', { hasText: 'Valid.' }).waitFor();
+        // The token the registry took is kept for the tab, as a registration's is: Search and the
+        // entries read with it instead of asking for it again.
+        assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.alice);
 
         // Registered, its entry reads with that token, and so does its raw JSON: a plain link
         // would be refused (the browser sends no token with it), the page downloads it with the token.

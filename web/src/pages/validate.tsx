@@ -154,6 +154,9 @@ export function ValidatePage({ moved }: { moved: number }) {
       const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined);
       if (what === 'validate') {
         const valid = await call<ValidationResult>({ validate: args }, { file, token: token || undefined });
+        // The registry took the token (a registry closed to anonymous reads asks for one to
+        // validate): kept, as a registration's is, so Search does not ask for it again.
+        if (token) saveToken(token);
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid, error: undefined, problems: placeProblems(sentText, sentKind, [], valid.warnings) });
       } else {
         saveToken(token);
@@ -162,6 +165,7 @@ export function ValidatePage({ moved }: { moved: number }) {
       }
     } catch (error) {
       if (error instanceof RegistryError && DOCUMENT_ERRORS.has(error.code)) {
+        if (token) saveToken(token); // refused for the document: the token was taken
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error, problems: placeProblems(sentText, sentKind, error.details, []) });
       } else {
         refusedRegistration = what === 'register';
