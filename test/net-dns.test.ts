@@ -52,7 +52,8 @@ describe('REGISTRY_DNS_SERVERS', () => {
     const error = errorOf(await op(alice, { register: { url: `http://silent.test:${origin.port}` } }));
     const ms = Date.now() - started;
     assert.equal(error.code, 'FETCH_FAILED');
-    assert.match(error.message, /looking up silent\.test took longer than 1 s, past the request's deadline of 1000 ms \(REGISTRY_FETCH_TIMEOUT_MS\)/);
+    // The lookup's own time (the deadline also covers what came before it: 0.9 s on a loaded machine).
+    assert.match(error.message, /looking up silent\.test took longer than (0\.\d|1) s, past the request's deadline of 1000 ms \(REGISTRY_FETCH_TIMEOUT_MS\)/);
     assert.equal(error.details[0].rule, 'timeout');
     assert.ok(ms < 4000, `answered after ${ms} ms`);
   });
