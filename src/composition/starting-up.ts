@@ -29,7 +29,7 @@ export function createStartingUpApp(security: SecurityOptions): Express {
   });
   // Read for its id only, so a JSON-RPC client can match the refusal to its request.
   app.use(JSON_RPC_PATH, express.json({ limit: '1mb' }));
-  app.use(answerSanitizer);
+  app.use(answerSanitizer());
   const refuse: RequestHandler = (req, res) => {
     const error = new StorageUnavailableA2AError(MESSAGE, STARTING_UP_REASON);
     if (req.originalUrl.startsWith(JSON_RPC_PATH)) res.status(200).json({ jsonrpc: '2.0', id: jsonRpcIdOf(req.body), error: toJsonRpcError(error) });

@@ -15,7 +15,6 @@ import cors from 'cors';
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 import { currentScope } from '../observability/request-scope.js';
-import { LEGACY_VERSION, VERSION_PARAMETER } from '../protocol/versions.js';
 import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 import { errorInfo } from './errors.js';
 
@@ -186,23 +185,25 @@ function scrubSseFrame(chunk: string, legacy: boolean): string {
  * Wraps res.json and res.write of A2A requests. Mount it right before the SDK's handlers: our
  * own refusals (sent earlier through sendFailure) are already safe and carry a reason.
  * Also records the JSON-RPC error code of an answer for metrics (res.locals.rpcErrorCode).
+ * `isLegacy` says whether a request is v0.3 (the A2A doors tell, from the version they negotiated).
  */
-export const answerSanitizer: RequestHandler = (req, res, next) => {
-  // A v0.3 request (the version the door negotiated, written back into the header).
-  const legacy = req.header(VERSION_PARAMETER) === LEGACY_VERSION;
-  const json = res.json.bind(res);
-  res.json = ((body: unknown) => {
-    if (isErrorEnvelope(body) && (res.locals as { failureReason?: string }).failureReason === undefined) {
-      if (typeof body.error!.code === 'number') (res.locals as { rpcErrorCode?: number }).rpcErrorCode = body.error!.code;
-      restoreStatedReason(body, legacy);
-      const retryAfter = RETRY_AFTER_BY_REASON.get(reasonOf(body.error!) ?? '');
-      if (retryAfter !== undefined && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
-      scrub(body, res.statusCode);
-    }
-    return json(body);
-  }) as Response['json'];
-  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  res.write = ((chunk: unknown, ...rest: unknown[]) =>
-    write(typeof chunk === 'string' && chunk.startsWith('event: error') ? scrubSseFrame(chunk, legacy) : chunk, ...rest)) as Response['write'];
-  next();
-};
+export function answerSanitizer(isLegacy: (req: Request) => boolean = () => false): RequestHandler {
+  return (req, res, next) => {
+    const legacy = isLegacy(req);
+    const json = res.json.bind(res);
+    res.json = ((body: unknown) => {
+      if (isErrorEnvelope(body) && (res.locals as { failureReason?: string }).failureReason === undefined) {
+        if (typeof body.error!.code === 'number') (res.locals as { rpcErrorCode?: number }).rpcErrorCode = body.error!.code;
+        restoreStatedReason(body, legacy);
+        const retryAfter = RETRY_AFTER_BY_REASON.get(reasonOf(body.error!) ?? '');
+        if (retryAfter !== undefined && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
+        scrub(body, res.statusCode);
+      }
+      return json(body);
+    }) as Response['json'];
+    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    res.write = ((chunk: unknown, ...rest: unknown[]) =>
+      write(typeof chunk === 'string' && chunk.startsWith('event: error') ? scrubSseFrame(chunk, legacy) : chunk, ...rest)) as Response['write'];
+    next();
+  };
+}

@@ -27,7 +27,7 @@ import { jsonRpcShapeGuard, restShapeGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
-import { negotiateVersion } from './versions.js';
+import { isLegacyRequest, negotiateVersion } from './versions.js';
 
 export const JSONRPC_PATH = '/a2a/jsonrpc';
 export const REST_PATH = '/a2a/rest';
@@ -81,7 +81,7 @@ export const a2aDoor: Door = {
         // Before answerSanitizer, which wraps whatever res.json is when it runs: placed after it,
         // this would replace the sanitizer's wrapper (no scrubbing, no Retry-After on JSON-RPC).
         directJsonAnswers,
-        answerSanitizer,
+        answerSanitizer(isLegacyRequest),
       ]),
       jsonRpcHandler({ requestHandler, userBuilder, legacyCompat: { enabled: true } }),
     );
@@ -95,7 +95,7 @@ export const a2aDoor: Door = {
         credentials,
         restShapeGuard,
         requestIntegerGuard('HTTP+JSON'),
-        answerSanitizer,
+        answerSanitizer(isLegacyRequest),
       ]),
       // Ahead of the SDK's route, which drops the page asked for.
       restPushConfigList({ requestHandler, userBuilder }),

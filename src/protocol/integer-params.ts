@@ -26,7 +26,7 @@ import type { RequestHandler } from 'express';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { isObject } from '../lib/json.js';
 import { sendA2AError, type A2ABinding } from './a2a-errors.js';
-import { LEGACY_VERSION, VERSION_PARAMETER } from './versions.js';
+import { isLegacyRequest } from './versions.js';
 
 export interface IntegerRule {
   min: number;
@@ -195,7 +195,7 @@ export function requestIntegerGuard(binding: A2ABinding): RequestHandler {
       // v0.3 requests: the handler checks what the compatibility layer hands it unconverted.
       if (req.method === 'POST' && isObject(body) && typeof body.method === 'string') {
         found = nonScalarParam(body.method, body.params);
-        if (!found && req.header(VERSION_PARAMETER) !== LEGACY_VERSION) found = problemIn(body.params, JSONRPC_PARAMS.get(body.method) ?? [], 'json');
+        if (!found && !isLegacyRequest(req)) found = problemIn(body.params, JSONRPC_PARAMS.get(body.method) ?? [], 'json');
       }
     } else if (req.method === 'POST') {
       found = problemIn(req.body, paramsOf(REST_BODY_PARAMS, req.path), 'json');

@@ -22,6 +22,9 @@ export const VERSION_PARAMETER = 'A2A-Version';
 /** What an absent or empty version means (spec 3.6.2). */
 export const LEGACY_VERSION = '0.3';
 
+/** A request the door negotiated as v0.3 (negotiateVersion writes the version into the header). */
+export const isLegacyRequest = (req: Request): boolean => req.header(VERSION_PARAMETER) === LEGACY_VERSION;
+
 /** The version a request asks for, raw: the header, else the query parameter; undefined when neither says. */
 export function requestedVersion(req: Request): string | undefined {
   const header = req.header(VERSION_PARAMETER);
