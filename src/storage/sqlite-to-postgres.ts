@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
 import Database from 'better-sqlite3';
+import { withoutPassword } from '../lib/url-password.js';
 import { SchemaTooNewError } from './common.js';
 import { sqliteFile } from './create-store.js';
 import { postgresFault } from './faults.js';
@@ -90,15 +91,7 @@ export interface MigrationOptions {
 }
 
 /** A URL with its password replaced by ***, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(an unparsable URL)';
-  }
-}
+export const redactUrl = (url: string): string => withoutPassword(url) ?? '(an unparsable URL)';
 
 /** The SQLite file `from` names: the file itself, or a data directory's registry.db. */
 function sourceFile(from: string): string {

@@ -201,7 +201,8 @@ function isStorageFault(error: unknown): boolean {
   return faulty(error) || (error instanceof Error && faulty(error.cause));
 }
 
-function positiveInt(value: string): number {
+/** A --batch-size (import, migrate): a whole number from 1 to 10,000. */
+export function positiveInt(value: string): number {
   if (!/^[1-9][0-9]*$/.test(value.trim()) || Number(value) > 10_000) throw new InvalidArgumentError('must be a whole number from 1 to 10000');
   return Number(value);
 }

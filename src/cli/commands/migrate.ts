@@ -9,9 +9,10 @@
  * nothing was committed), 2 usage (no registry at --from, an older or newer schema, a target that
  * already holds registry data without --force, a --to that is not a PostgreSQL URL).
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { isPostgresUrl } from '../../storage/create-store.js';
 import { MigrationError, migrateSqliteToPostgres, redactUrl, type MigrationProgress, type MigrationSummary } from '../../storage/sqlite-to-postgres.js';
+import { positiveInt } from './import.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { POSTGRES_URL_FORM } from '../../lib/url-password.js';
 
@@ -76,11 +77,6 @@ export async function migrateCommand(options: MigrateOptions, o: Output): Promis
   if (options.json) printJson(o, summary);
   else o.out(formatSummary(summary, o));
   return EXIT_OK;
-}
-
-function positiveInt(value: string): number {
-  if (!/^[1-9][0-9]*$/.test(value.trim()) || Number(value) > 10_000) throw new InvalidArgumentError('must be a whole number from 1 to 10000');
-  return Number(value);
 }
 
 export function register(program: Command): void {
