@@ -15,6 +15,13 @@ import { usePostgres } from './support/postgres.js';
 import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
 import { dataOf, EventLog, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 
+/** A v1.0 card whose skill carries `tag` (what a test's watch filters on), at `url` or one made from its name. */
+function taggedCard(name: string, tag: string, url = `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`): WireJson {
+  const card = v1Card(name, url) as WireJson;
+  card.skills[0].tags = [tag];
+  return card;
+}
+
 const replicas: TestRegistry[] = [];
 const postgres = usePostgres({
   async setUp(server) {
@@ -42,8 +49,7 @@ describe('watches across replicas (PostgreSQL)', () => {
     const log = watch(watcher, { filter: { tags: ['cross-replica'] } });
     try {
       await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
-      const card = v1Card('Cross Replica Agent', 'https://cross.example.org/a2a') as WireJson;
-      card.skills[0].tags = ['cross-replica'];
+      const card = taggedCard('Cross Replica Agent', 'cross-replica', 'https://cross.example.org/a2a');
       let started = performance.now();
       const registered = resultOf(await op(writer, { register: { agentCard: card } }));
       const added = await log.waitForEvent((e) => e.event === 'added' && e.hit.id === registered.id, 'added from the other replica');
@@ -74,11 +80,7 @@ describe('watches across replicas (PostgreSQL)', () => {
     const log = watch(watcher, { filter: { tags: ['own-replica'] } });
     try {
       await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
-      const tagged = (name: string, url: string) => {
-        const card = v1Card(name, url) as WireJson;
-        card.skills[0].tags = ['own-replica'];
-        return card;
-      };
+      const tagged = (name: string, url: string) => taggedCard(name, 'own-replica', url);
       const local = resultOf(await op(onA, { register: { agentCard: tagged('Own Replica Agent', 'https://own-replica.example.org/a2a') } }));
       await log.waitForEvent((e) => e.event === 'added' && e.hit.id === local.id, 'added on the same replica');
       // A later write on B, seen on A through the change log: by then A's follower has read its own write back too.
@@ -114,11 +116,7 @@ describe('watches across replicas (PostgreSQL)', () => {
     const log = watch(watcher, { filter: { tags: ['late-commit'] } });
     try {
       await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
-      const tagged = (name: string) => {
-        const card = v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) as WireJson;
-        card.skills[0].tags = ['late-commit'];
-        return card;
-      };
+      const tagged = (name: string) => taggedCard(name, 'late-commit');
       relay.holdMs = 400;
       const late = resultOf(await op(writer, { register: { agentCard: tagged('Late Commit Agent') } }));
       relay.holdMs = 0;
@@ -181,11 +179,7 @@ describe('watches across replicas (PostgreSQL)', () => {
     const onA = await sdkClient(a.url, { token: TOKENS.bob });
     const onB = await sdkClient(b.url, { token: TOKENS.bob });
     const writer = await sdkClient(a.url, { token: TOKENS.alice });
-    const tagged = (name: string) => {
-      const card = v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) as WireJson;
-      card.skills[0].tags = ['moving'];
-      return card;
-    };
+    const tagged = (name: string) => taggedCard(name, 'moving');
     const logs: EventLog[] = [];
     const first = watch(onA, { filter: { tags: ['moving'] } });
     logs.push(first);
@@ -232,11 +226,7 @@ describe('watches across replicas (PostgreSQL)', () => {
     const writer = await sdkClient(a.url, { token: TOKENS.alice });
     const first = await webhook(() => 200);
     const second = await webhook(() => 200);
-    const tagged = (name: string) => {
-      const card = v1Card(name, `https://${name.replace(/ /g, '-').toLowerCase()}.example.org/a2a`) as WireJson;
-      card.skills[0].tags = ['configs-moving'];
-      return card;
-    };
+    const tagged = (name: string) => taggedCard(name, 'configs-moving');
     const hitOf = (body: WireJson): string | undefined => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id;
     try {
       const task = await sendWithPush(onA, { filter: { tags: ['configs-moving'] }, initial: false }, { url: first.url, token: 'first' });
@@ -293,8 +283,7 @@ describe('watches across replicas (PostgreSQL)', () => {
       assert.equal((await onB.cancelTask({ tenant: '', id: task.id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
       const final = await hook.waitFor((body) => body.statusUpdate !== undefined, 'the final status');
       assert.equal(final.statusUpdate.status.state, 'TASK_STATE_CANCELED');
-      const card = v1Card('Cancel Elsewhere', 'https://cancel-elsewhere.example.org/a2a') as WireJson;
-      card.skills[0].tags = ['cancel-elsewhere'];
+      const card = taggedCard('Cancel Elsewhere', 'cancel-elsewhere', 'https://cancel-elsewhere.example.org/a2a');
       const added = resultOf(await op(writer, { register: { agentCard: card } }));
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.ok(!hook.requests.some((r) => hitOf(r.body) === added.id), 'nothing pushed after the cancel');
@@ -341,8 +330,7 @@ describe('watches across replicas (PostgreSQL)', () => {
       assert.ok(second.core.watches.get(task.id), 'taken over');
       assert.ok(second.core.watches.get(task03.id), 'the v0.3 one too');
       const writer = await sdkClient(second.url, { token: TOKENS.alice });
-      const card = v1Card('Takeover Agent', 'https://takeover.example.org/a2a') as WireJson;
-      card.skills[0].tags = ['takeover'];
+      const card = taggedCard('Takeover Agent', 'takeover', 'https://takeover.example.org/a2a');
       const added = resultOf(await op(writer, { register: { agentCard: card } }));
       const pushed = await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === added.id, 'pushed by the other replica');
       assert.equal(dataOf(pushed.artifactUpdate.artifact).event, 'added');
@@ -387,8 +375,7 @@ describe('watches across replicas (PostgreSQL)', () => {
       assert.equal(first.core.watches.get(task.id), undefined, 'the first replica stopped running it');
 
       const writer = await sdkClient(second.url, { token: TOKENS.alice });
-      const card = v1Card('Lease Lost Agent', 'https://lease-lost.example.org/a2a') as WireJson;
-      card.skills[0].tags = ['lease-lost'];
+      const card = taggedCard('Lease Lost Agent', 'lease-lost', 'https://lease-lost.example.org/a2a');
       const added = resultOf(await op(writer, { register: { agentCard: card } }));
       await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === added.id, 'pushed');
       // The first replica sees the change too (the change log), but no longer pushes it: each
