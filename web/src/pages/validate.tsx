@@ -4,7 +4,7 @@
  * problem marked in the document, then register it with a token the person types (kept in
  * sessionStorage only).
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, RegistryError, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
 import { ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
@@ -131,7 +131,9 @@ export function ValidatePage({ moved }: { moved: number }) {
   const [draft] = useState(savedDraft);
   const [text, setText] = useState(draft?.text ?? '');
   const [meta, setMeta] = useState<ServerMeta>(draft?.meta ?? { name: '', url: '', description: '', version: '' });
-  useEffect(() => saveDraft({ text, meta }), [text, meta]);
+  // Saved as the edit renders, not after the next paint (useEffect): a reload or a link followed
+  // within that frame found the draft as it was before the edit.
+  useLayoutEffect(() => saveDraft({ text, meta }), [text, meta]);
   const [token, setToken] = useState(savedToken());
   const [outcome, setOutcome] = useState<Outcome>({ state: 'idle' });
   const [dragging, setDragging] = useState(false);
