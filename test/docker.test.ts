@@ -214,6 +214,9 @@ describe('deployment configuration', () => {
       for (const value of ['0', '-1', 'abc', '9000']) configError({ [name]: value }, new RegExp(`^invalid configuration: ${name} must be a number of hours above 0 \\(fractions allowed\\), at most 8760`));
     }
     assert.equal(loadConfig({ ...base, REGISTRY_TASK_RETENTION_HOURS: '0.5' }).taskRetention.maxAgeMs, 1_800_000);
+    assert.equal(loadConfig(base).connections.sseHeartbeatMs, 15_000);
+    assert.equal(loadConfig({ ...base, REGISTRY_SSE_HEARTBEAT_SECONDS: '2.5' }).connections.sseHeartbeatMs, 2_500);
+    for (const value of ['0', '0.1', '301', 'often']) configError({ REGISTRY_SSE_HEARTBEAT_SECONDS: value }, /^invalid configuration: REGISTRY_SSE_HEARTBEAT_SECONDS must be seconds from 0\.5 to 300 /);
     for (const value of ['-1', '1.5', 'x']) configError({ REGISTRY_SEARCH_CACHE_ENTRIES: value }, /^invalid configuration: REGISTRY_SEARCH_CACHE_ENTRIES must be a whole number of answers from 0 \(off\) to 1000000/);
   });
 

@@ -115,6 +115,8 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** Connections beyond this are closed at once. */
   maxConnections: number;
+  /** A streaming answer (SSE) quiet this long gets a `: keep-alive` comment, so proxies keep it open. */
+  sseHeartbeatMs: number;
 }
 
 export interface TrustConfig {
@@ -297,6 +299,7 @@ const envSchema = z.object({
   REGISTRY_REQUEST_TIMEOUT_SECONDS: positiveInt(3600).default(30),
   REGISTRY_HEADERS_TIMEOUT_SECONDS: positiveInt(3600).optional(),
   REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: positiveInt(3600).default(5),
+  REGISTRY_SSE_HEARTBEAT_SECONDS: numberFrom(0.5, 300, 'must be seconds from 0.5 to 300 (e.g. 15; below the idle timeout of every proxy in front of the registry)').default(15),
   REGISTRY_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -560,6 +563,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       headersTimeoutMs: headersTimeoutSeconds * 1000,
       keepAliveTimeoutMs: e.REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
       maxConnections: e.REGISTRY_MAX_CONNECTIONS,
+      sseHeartbeatMs: Math.round(e.REGISTRY_SSE_HEARTBEAT_SECONDS * 1000),
     },
     warnInsecureHttp: publicUrl.startsWith('https:'),
     pageTokenSecret: e.REGISTRY_PAGE_TOKEN_SECRET,

@@ -1,19 +1,19 @@
 /**
  * Keeps quiet SSE streams open: a comment line (`: keep-alive`) once a stream has sent nothing
- * for SSE_HEARTBEAT_MS. A watch (SendStreamingMessage with {"watch"}, SubscribeToTask) can go
- * minutes without an event, and what sits between it and its client cuts a response that idle:
- * proxies at their read timeout (nginx: 60 s), Node's fetch (undici) at 300 s. The client's
- * stream then ended with an error although the watch ran on. SSE clients skip comment lines
- * (the SSE standard; the A2A SDKs of both generations do). Mounted after the request scope, which
- * says whether the request streams.
+ * for the heartbeat interval (REGISTRY_SSE_HEARTBEAT_SECONDS, 15 s by default). A watch
+ * (SendStreamingMessage with {"watch"}, SubscribeToTask) can go minutes without an event, and
+ * what sits between it and its client cuts a response that idle: proxies at their read timeout
+ * (nginx: 60 s, some load balancers 30 s), Node's fetch (undici) at 300 s. The client's stream
+ * then ended with an error although the watch ran on. SSE clients skip comment lines (the SSE
+ * standard; the A2A SDKs of both generations do). Mounted after the request scope, which says
+ * whether the request streams.
  */
 import type { RequestHandler, Response } from 'express';
 import { currentScope } from '../observability/request-scope.js';
 
-export const SSE_HEARTBEAT_MS = 15_000;
 const HEARTBEAT = ': keep-alive\n\n';
 
-export function sseHeartbeat(intervalMs = SSE_HEARTBEAT_MS): RequestHandler {
+export function sseHeartbeat(intervalMs: number): RequestHandler {
   return (_req, res, next) => {
     if (!currentScope()?.streaming) return next();
     let lastWrite = Date.now();

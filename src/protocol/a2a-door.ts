@@ -67,7 +67,7 @@ export const a2aDoor: Door = {
     // credentials, check shapes and integer params (as sent) before the SDK, and scrub internal
     // errors out of whatever the SDK answers. Each binding's chain is one router layer
     // (handler-chain.ts).
-    const common = [metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders(), sseHeartbeat()];
+    const common = [metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders(), sseHeartbeat(config.connections.sseHeartbeatMs)];
     const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
     app.use(
       JSONRPC_PATH,
