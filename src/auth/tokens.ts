@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ADMIN_PRINCIPAL, MIN_TOKEN_CHARS } from '../config/config.js';
 import type { Caller } from '../contract/caller.js';
-
-export const ADMIN_TOKEN_FILE = 'admin-token';
+import { ADMIN_TOKEN_FILE } from './admin-token-file.js';
 
 /**
  * Loads the admin token from the data directory, creating it on first start.

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Role, TaskState, type AgentCard, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
-import { ADMIN_TOKEN_FILE } from '../auth/tokens.js';
+import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
