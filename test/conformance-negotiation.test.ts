@@ -161,6 +161,13 @@ describe('HTTP+JSON media types (11.1)', () => {
     }
     const cancel = await rest(registry.url, `/tasks/${randomUUID()}:cancel`, { method: 'POST', headers: { 'A2A-Version': '1.0' } });
     assert.equal(cancel.status, 404, cancel.text.slice(0, 200));
+    // An empty body labelled with a type (fetch's body '' is text/plain, curl -d '' form-urlencoded)
+    // is still no body: the cancel reaches the task (404 here), it is not refused for its label.
+    for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded']) {
+      const labelled = await rest(registry.url, `/tasks/${randomUUID()}:cancel`, { method: 'POST', headers: { 'A2A-Version': '1.0', 'content-type': type }, body: '' });
+      assert.equal(labelled.status, 404, `${type}: ${labelled.text.slice(0, 200)}`);
+      assert.equal(labelled.json?.error?.details?.[0]?.reason, 'TASK_NOT_FOUND');
+    }
   });
 
   test('the SDK 1.x client still parses every answer over HTTP+JSON (it asks for a2a+json first)', async () => {
