@@ -161,6 +161,13 @@ describe('HTTP+JSON media types (11.1)', () => {
     }
     const cancel = await rest(registry.url, `/tasks/${randomUUID()}:cancel`, { method: 'POST', headers: { 'A2A-Version': '1.0' } });
     assert.equal(cancel.status, 404, cancel.text.slice(0, 200));
+    // An empty body labelled with a type (fetch's body '' is text/plain, curl -d '' form-urlencoded)
+    // is still no body: the cancel reaches the task (404 here), it is not refused for its label.
+    for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded']) {
+      const labelled = await rest(registry.url, `/tasks/${randomUUID()}:cancel`, { method: 'POST', headers: { 'A2A-Version': '1.0', 'content-type': type }, body: '' });
+      assert.equal(labelled.status, 404, `${type}: ${labelled.text.slice(0, 200)}`);
+      assert.equal(labelled.json?.error?.details?.[0]?.reason, 'TASK_NOT_FOUND');
+    }
   });
 
   test('the SDK 1.x client still parses every answer over HTTP+JSON (it asks for a2a+json first)', async () => {
@@ -168,6 +175,41 @@ describe('HTTP+JSON media types (11.1)', () => {
     const client = await sdkClient(registry.url, { binding: 'HTTP+JSON', token: TOKENS.alice });
     const task = await send(client, [textPart('weather')]);
     assert.equal((await client.getTask({ id: task.id, tenant: '', historyLength: undefined })).id, task.id);
+  });
+});
+
+describe('JSON-RPC media type (9.1)', () => {
+  /** A JSON-RPC request sent with the given headers (none sets no Content-Type: fetch sends a byte body untyped). */
+  const post = (id: string | number, method: string, params: unknown, headers: Record<string, string>) =>
+    fetch(`${registry.url}/a2a/jsonrpc`, { method: 'POST', headers, body: new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id, method, params })) }).then(readAnswer);
+
+  test('a request not sent as application/json gets 415 and -32005 with its own id, for v1.0 and v0.3', async () => {
+    const cases: Array<[string, Record<string, string>, string]> = [
+      ['text/plain', { 'content-type': 'text/plain;charset=UTF-8', 'A2A-Version': '1.0' }, 'SendMessage'],
+      ['form', { 'content-type': 'application/x-www-form-urlencoded', 'A2A-Version': '1.0' }, 'SendMessage'],
+      ['no type', { 'A2A-Version': '1.0' }, 'SendMessage'],
+      ['v0.3 text/plain', { 'content-type': 'text/plain' }, 'message/send'],
+      // The HTTP+JSON binding's type (A2A 14.1), which the SDK's JSON-RPC handler refused with id null.
+      ['a2a+json', { 'content-type': 'application/a2a+json', 'A2A-Version': '1.0' }, 'SendMessage'],
+    ];
+    for (const [label, headers, method] of cases) {
+      const id = `req-${label}`;
+      const answer = await post(id, method, { message: method === 'SendMessage' ? message() : legacyMessage() }, { authorization: `Bearer ${TOKENS.alice}`, ...headers });
+      assert.equal(answer.status, 415, `${label}: ${answer.text.slice(0, 200)}`);
+      assert.equal(answer.json?.id, id, `${label}: the request's id, not null`);
+      assert.equal(answer.json?.error?.code, -32005, label);
+      assert.equal(answer.json?.error?.data?.[0]?.reason, 'CONTENT_TYPE_NOT_SUPPORTED', label);
+      assert.match(answer.json?.error?.message, /Content-Type: application\/json/, label);
+    }
+    // A body that is not JSON either is refused for its type (no id to give).
+    const form = await readAnswer(await fetch(`${registry.url}/a2a/jsonrpc`, { method: 'POST', headers: { 'A2A-Version': '1.0', 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' }));
+    assert.equal(form.status, 415, form.text.slice(0, 200));
+    assert.equal(form.json?.id, null);
+    assert.match(form.json?.error?.message, /application\/x-www-form-urlencoded, and not JSON: send JSON with Content-Type: application\/json/);
+    // application/json, with or without parameters, still works.
+    const ok = await post(3, 'SendMessage', { message: message() }, { 'content-type': 'Application/JSON; charset=utf-8', 'A2A-Version': '1.0' });
+    assert.equal(ok.status, 200, ok.text.slice(0, 200));
+    assert.equal(ok.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED');
   });
 });
 
@@ -205,6 +247,13 @@ describe('@a2a-js/sdk 1.3 as it is (fails when an upgrade changes what the door 
     assert.equal(patch.json?.error?.code, -32009, patch.text.slice(0, 200));
     const query = await rpc(base, 'GetTask', { id: 'x' }, {}, '?A2A-Version=1.0');
     assert.equal(query.json?.error?.code, -32009, query.text.slice(0, 200));
+  });
+
+  test('answers a JSON-RPC request sent as text/plain with id null (jsonrpc-media-type.ts)', async () => {
+    const res = await fetch(`${base}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'text/plain', 'A2A-Version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'GetTask', params: { id: 'x' } }) });
+    const answer = await readAnswer(res);
+    assert.equal(answer.json?.error?.code, -32005, answer.text.slice(0, 200));
+    assert.equal(answer.json?.id, null);
   });
 
   test('labels HTTP+JSON answers application/a2a+json and answers a text/plain body with 400 (rest-media-types.ts)', async () => {

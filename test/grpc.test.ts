@@ -222,8 +222,18 @@ describe('requests', () => {
     assert.equal(errorInfoOf(missing.error!)?.reason, 'TASK_NOT_FOUND');
   });
 
-  test('A2A-Version is negotiated as on HTTP: absent is v0.3, the patch is ignored, an unsupported one is refused', async () => {
-    assert.equal(stateOf((await raw.send(search('weather'), metadata({}, undefined))).task!), 'TASK_STATE_COMPLETED');
+  test('A2A-Version is negotiated as on HTTP: the patch is ignored, an unsupported one is refused; absent (or empty) is the called service\'s version', async () => {
+    assert.equal(stateOf((await raw.send(search('weather'), metadata({}, null))).task!), 'TASK_STATE_COMPLETED');
+    // The v1.0 service (lf.a2a.v1) without a2a-version is v1.0, not v0.3 (A2A 3.6.2's rule is for
+    // v0.3 clients, which call the v0.3 service): a delete without a config id is refused as v1.0
+    // refuses it (id is REQUIRED), where v0.3 would read it as the task's own config.
+    const deleteWithoutId = (version: string | null) => raw.unary('deleteTaskPushNotificationConfig', { tenant: '', taskId: 'no-such-task', id: '' }, metadata({}, version));
+    for (const version of [null, '', '1.0']) {
+      const answer = await deleteWithoutId(version);
+      assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, `${JSON.stringify(version)}: ${answer.error?.details}`);
+      assert.match(answer.error!.details, /^id is required/);
+    }
+    assert.equal((await deleteWithoutId('0.3')).error?.code, grpc.status.NOT_FOUND, 'asked for, v0.3 is still served');
     assert.equal(stateOf((await raw.send(search('weather'), metadata({}, '1.0.3'))).task!), 'TASK_STATE_COMPLETED');
     const refused = await raw.send(search('weather'), metadata({}, '2.0'));
     assert.equal(refused.error?.code, grpc.status.FAILED_PRECONDITION);

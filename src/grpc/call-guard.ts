@@ -7,7 +7,8 @@
  *   address) that the executor reads for per-address limits and streaming;
  * - on the call's metadata, before its message is read: the per-address request limit and the
  *   cap on concurrent streams (RESOURCE_EXHAUSTED), version negotiation on a2a-version
- *   (FAILED_PRECONDITION, VersionNotSupportedError), the access rule of auth/access.ts on the
+ *   (FAILED_PRECONDITION, VersionNotSupportedError; a call to the v1.0 service without it is
+ *   v1.0, to the v0.3 service v0.3), the access rule of auth/access.ts on the
  *   authorization metadata (UNAUTHENTICATED); the reason, and the retry delay or the challenge,
  *   travel in google.rpc.ErrorInfo (grpc-status-details-bin) and as trailers;
  * - on the decoded message: nesting depth (REGISTRY_MAX_JSON_DEPTH) and a message without parts
@@ -193,10 +194,19 @@ export class CallGuard {
   private readonly calls = new WeakMap<grpc.Metadata, Admitted>();
   private readonly trust: ReturnType<typeof compileTrust>;
 
-  /** `versions`: the A2A versions (Major.Minor) the gRPC binding serves, as the card lists them. */
+  /**
+   * `versions`: the A2A versions (Major.Minor) the gRPC binding serves, as the card lists them.
+   * `versionWithout`: by service (full name), the version a call without a2a-version is. The
+   * spec's rule (an absent or empty version is 0.3, A2A 3.6.2) lets v0.3 clients, which send
+   * none, keep working; on gRPC they call a service of their own (package a2a.v1), and a call to
+   * the v1.0 service (lf.a2a.v1) carries v1.0 messages: its client is a v1.0 client, whatever
+   * metadata it forgot. Read as v0.3, its push configs got v0.3 payloads and its config ids v0.3
+   * defaults.
+   */
   constructor(
     private readonly core: RegistryCore,
     private readonly versions: readonly string[],
+    private readonly versionWithout: ReadonlyMap<string, string> = new Map(),
   ) {
     this.trust = compileTrust(core.config.hardening.trustProxy);
   }
@@ -240,7 +250,7 @@ export class CallGuard {
           closed: closed?.signal,
         };
         scope = opened;
-        this.admit(opened, metadata).then(
+        this.admit(opened, metadata, method.path).then(
           (verdict) => {
             if (ending) {
               verdict.slot?.release(); // the client went away meanwhile
@@ -322,9 +332,10 @@ export class CallGuard {
   /**
    * The checks on the metadata, in the HTTP door's order: request rate, stream cap, version,
    * access. The negotiated Major.Minor is written back into a2a-version, which the SDK matches
-   * exactly. A stream's place is returned even with a refusal, so the caller releases it.
+   * exactly (and reads as 0.3 when absent). A stream's place is returned even with a refusal, so
+   * the caller releases it. `path`: the method's, /package.Service/Method.
    */
-  private async admit(scope: RequestScope, metadata: grpc.Metadata): Promise<Verdict> {
+  private async admit(scope: RequestScope, metadata: grpc.Metadata, path: string): Promise<Verdict> {
     const address = scope.clientAddress ?? 'unknown';
     const authorization = metadataText(metadata, 'authorization');
     const limited = await this.core.abuse.admitRequest(address, authorization);
@@ -335,7 +346,8 @@ export class CallGuard {
       if ('reason' in opened) return { refused: limitRefusal(opened, scope.requestId) };
       slot = opened;
     }
-    const negotiated = negotiate('GRPC', metadataText(metadata, VERSION_KEY)?.trim() || undefined, this.versions);
+    const asked = metadataText(metadata, VERSION_KEY)?.trim() || this.versionWithout.get(path.slice(1, path.indexOf('/', 1)));
+    const negotiated = negotiate('GRPC', asked, this.versions);
     if ('error' in negotiated) {
       const { error } = negotiated;
       const status = { code: grpcStatusFor(error), details: error.message, metadata: statusMetadata(scope.requestId, {}, buildGrpcErrorMetadata(grpc.Metadata, error)) };

@@ -21,8 +21,9 @@ import { CallGuard } from './call-guard.js';
 import { grpcUserBuilder } from './caller.js';
 import { addHealthService } from './health.js';
 
-/** The A2A services served, by their full names (the health service answers for them). */
-const A2A_SERVICES = ['lf.a2a.v1.A2AService', 'a2a.v1.A2AService'];
+/** The A2A services served, by their full names (the health service answers for them): v1.0's, v0.3's. */
+const V1_SERVICE = 'lf.a2a.v1.A2AService';
+const A2A_SERVICES = [V1_SERVICE, 'a2a.v1.A2AService'];
 
 /** host:port for grpc-js, with IPv6 addresses in brackets. */
 const hostPort = (host: string, port: number): string => `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
@@ -44,7 +45,8 @@ const grpcInterfaces = (url: string): CardInterface[] => GRPC_VERSIONS.map((prot
 
 /** Binds the gRPC server; it answers once the door's serve() has added the services. */
 export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): Promise<OpenedDoor> {
-  const guard = new CallGuard(core, GRPC_VERSIONS);
+  // A call to the v1.0 service without a2a-version is v1.0 (see CallGuard); to v0.3's, v0.3.
+  const guard = new CallGuard(core, GRPC_VERSIONS, new Map([[V1_SERVICE, '1.0']]));
   const server = new grpc.Server({
     interceptors: [guard.interceptor],
     // The same bound on one request as the HTTP doors' body limit (protobuf is smaller than JSON).

@@ -12,6 +12,8 @@ import { allowedMethods } from './allowed-methods.js';
 const JSONRPC_PARSE_ERROR = -32700;
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_INTERNAL_ERROR = -32603;
+/** A2A's ContentTypeNotSupportedError, as the HTTP+JSON binding and the SDK use it for a request body's type. */
+const JSONRPC_CONTENT_TYPE_NOT_SUPPORTED = -32005;
 
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
@@ -109,14 +111,15 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
   }
   if (req.baseUrl.startsWith('/a2a/jsonrpc') || req.path.startsWith('/a2a/jsonrpc')) {
     // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does;
-    // a rate limit (429 + Retry-After), a refused credential (401 + WWW-Authenticate) and a wrong
-    // method (405 + Allow: no JSON-RPC request was made) are the exceptions, so proxies, HTTP
-    // clients and their auth handlers react to them too.
+    // a rate limit (429 + Retry-After), a refused credential (401 + WWW-Authenticate), a wrong
+    // method (405 + Allow) and a body not sent as JSON (415: the binding's media type is
+    // application/json) are the exceptions, so proxies, HTTP clients and their auth handlers
+    // react to them too.
     // Error details are an array of typed objects (A2A section 9.5), as the SDK's own errors
     // carry them: the reason in a google.rpc.ErrorInfo, the retry time in its metadata (string
     // values, as on gRPC).
     const data = [errorInfo(failure.reason, retryMetadata)];
-    const status = retry !== undefined ? 429 : failure.challenge !== undefined || failure.httpStatus === 405 ? failure.httpStatus : 200;
+    const status = retry !== undefined ? 429 : failure.challenge !== undefined || failure.httpStatus === 405 || failure.httpStatus === 415 ? failure.httpStatus : 200;
     res.status(status).json({ jsonrpc: '2.0', id: failure.id ?? null, error: { code: failure.jsonRpcCode, message: failure.message, data } });
     return;
   }
@@ -164,6 +167,17 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
           message: `${typeof err.length === 'number' ? `The request body is ${err.length} bytes; the limit is` : 'The request body is over the limit of'} ${err.limit} bytes. Documents themselves are limited to a few KB: check you are not sending something else.`,
         });
       case 'entity.parse.failed': {
+        // A door that reads bodies of any type (JSON-RPC, to answer with the request's id): a
+        // body neither declared JSON nor JSON is refused for its type, the first thing to fix.
+        if (req.is(['application/json', 'application/*+json']) === false) {
+          const sent = req.headers['content-type'];
+          return sendFailure(req, res, {
+            httpStatus: 415,
+            jsonRpcCode: JSONRPC_CONTENT_TYPE_NOT_SUPPORTED,
+            reason: 'CONTENT_TYPE_NOT_SUPPORTED',
+            message: `The request body is ${sent ? sent.slice(0, 100) : 'sent without a Content-Type'}, and not JSON: send JSON with Content-Type: application/json.`,
+          });
+        }
         // body-parser's strict mode refuses JSON that is not an object or array with a syntax
         // error's message ("Unexpected token 'n', "null" is not valid JSON"): say what it is.
         const kind = jsonKindOf(err.body);

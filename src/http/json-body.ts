@@ -36,6 +36,11 @@ export interface JsonBodyOptions {
   maxDepth: number;
   /** Media types parsed as JSON; others are left unparsed for the door to refuse in its own words. */
   types?: string[];
+  /**
+   * Read every body as JSON, whatever its declared type (or none), for a door that refuses a
+   * wrong type in an answer that needs the body: a JSON-RPC refusal carries the request's id.
+   */
+  anyType?: boolean;
 }
 
 /** The error body-parser's own check would give, for a body refused before it is read whole. */
@@ -53,9 +58,11 @@ class BodyTooLarge extends Error {
 
 export function jsonBody(options: JsonBodyOptions): RequestHandler {
   const types = options.types ?? ['application/json', 'application/*+json'];
-  const parse = express.json({ limit: options.limit, type: types, verify: verifyBody(options.maxDepth) });
+  const parse = express.json({ limit: options.limit, type: options.anyType ? () => true : types, verify: verifyBody(options.maxDepth) });
   return (req, res, next) => {
-    if (!req.is(types)) return parse(req, res, next);
+    // req.is answers null for a request without a body, false for a body of another type.
+    const parsed = options.anyType ? req.is('*/*') !== null : Boolean(req.is(types));
+    if (!parsed) return parse(req, res, next);
     // A body over the limit is refused at once. body-parser refuses it too, but only once the
     // client has sent all of it (it reads the rest off first), so a client declaring gigabytes,
     // or sending chunks without end, kept the connection draining until the request timeout.

@@ -9,6 +9,7 @@
 import { getSupportedVersions } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { AgentCard } from '@a2a-js/sdk';
+import type { RequestHandler } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate } from '../http/authentication.js';
 import { bodyErrorHandler } from '../http/errors.js';
@@ -23,6 +24,7 @@ import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
 import { a2aRequestHandler } from './request-handler.js';
 import { requestIntegerGuard } from './integer-params.js';
+import { requireJsonRpcBody } from './jsonrpc-media-type.js';
 import { jsonRpcShapeGuard, restShapeGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { restPushConfigList } from './rest-push-config-list.js';
@@ -60,20 +62,24 @@ export const a2aDoor: Door = {
 
     // Our own parser and limit in front of the SDK's (which would answer 413 with an HTML page);
     // once a body is parsed, the SDK's express.json() leaves it alone.
-    const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: ['application/json', 'application/a2a+json', 'application/*+json'] });
+    const bodyLimits = { limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth };
+    const json = jsonBody({ ...bodyLimits, types: ['application/json', 'application/a2a+json', 'application/*+json'] });
+    // JSON-RPC reads a body of any declared type, so refusing a wrong one can name its id.
+    const rpcJson = jsonBody({ ...bodyLimits, anyType: true });
     // Order matters: count everything, refuse floods before reading bodies, cap streams, cut
     // those whose client stopped reading and keep quiet ones open, label HTTP+JSON answers
-    // before anything answers, negotiate the version, refuse non-JSON bodies and unusable
-    // credentials, check shapes and integer params (as sent) before the SDK, and scrub internal
-    // errors out of whatever the SDK answers. Each binding's chain is one router layer
-    // (handler-chain.ts).
-    const common = [metrics.middleware(), abuse.floodGuard(), json, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders(), sseHeartbeat(config.connections.sseHeartbeatMs)];
+    // before anything answers, negotiate the version, refuse non-JSON bodies (on JSON-RPC with
+    // the request's id, read from the body whatever its type) and unusable credentials, check
+    // shapes and integer params (as sent) before the SDK, and scrub internal errors out of
+    // whatever the SDK answers. Each binding's chain is one router layer (handler-chain.ts).
+    const common = (parser: RequestHandler) => [metrics.middleware(), abuse.floodGuard(), parser, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders(), sseHeartbeat(config.connections.sseHeartbeatMs)];
     const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
     app.use(
       JSONRPC_PATH,
       handlerChain([
-        ...common,
+        ...common(rpcJson),
         negotiateVersion('JSONRPC', [...getSupportedVersions(sdkCard, 'JSONRPC')]),
+        requireJsonRpcBody,
         credentials,
         jsonRpcShapeGuard,
         requestIntegerGuard('JSONRPC'),
@@ -88,7 +94,7 @@ export const a2aDoor: Door = {
     app.use(
       REST_PATH,
       handlerChain([
-        ...common,
+        ...common(json),
         restAnswerMediaType,
         negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]),
         requireJsonBody,

@@ -188,8 +188,6 @@ function refuse(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandl
 export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST') return next();
   const body: unknown = req.body;
-  // Unparsed because of a non-JSON content type: the SDK answers that with ContentTypeNotSupported (-32005).
-  if (body === undefined && req.headers['content-type'] !== undefined) return next();
   if (body === undefined || (isObject(body) && Object.keys(body).length === 0 && req.headers['content-length'] === '0')) {
     return refuse(req, res, JSONRPC_INVALID_REQUEST, 'The request body is empty: send one JSON-RPC 2.0 request object with content-type application/json.');
   }

@@ -8,7 +8,7 @@
  *   and say Vary: Accept. Server-sent event streams keep `text/event-stream`.
  * - requests: a body that is not JSON gets 415 Unsupported Media Type with
  *   ContentTypeNotSupportedError (the SDK answers 400, and its JSON parser would otherwise skip
- *   the body silently).
+ *   the body silently); an empty body passes, whatever type it is labelled.
  */
 import type { RequestHandler, Response } from 'express';
 import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
@@ -30,10 +30,19 @@ export const restAnswerMediaType: RequestHandler = (req, res, next) => {
   next();
 };
 
-/** 415 for a request body that is not JSON (a POST without a body passes). */
+/** 415 for a request body that is not JSON (a POST without a body passes, whatever type it declares). */
 export const requireJsonBody: RequestHandler = (req, res, next) => {
-  // Content-Length: 0 is what fetch sends for a POST without a body (":cancel", ":subscribe").
-  if (req.headers['content-length'] === '0' || req.is(BODY_TYPES) !== false) return next();
+  // Content-Length: 0 is what fetch sends for a POST without a body (":cancel", ":subscribe");
+  // req.is answers null when there is no body at all.
+  const typed = req.is(BODY_TYPES);
+  if (req.headers['content-length'] === '0' || typed === null) {
+    // An empty body has no media type to refuse, but one may be declared: fetch labels a body of
+    // '' text/plain, `curl -d ''` application/x-www-form-urlencoded. The SDK refused those (400
+    // CONTENT_TYPE_NOT_SUPPORTED) on ":cancel", which reads no body; the label is dropped.
+    if (!typed) delete req.headers['content-type'];
+    return next();
+  }
+  if (typed !== false) return next();
   const sent = req.headers['content-type'];
   const error = new ContentTypeNotSupportedError({
     message: sent

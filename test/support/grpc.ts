@@ -30,10 +30,13 @@ export interface StreamAnswer {
   error?: grpc.ServiceError;
 }
 
-/** Metadata with A2A-Version 1.0 and the given extra entries (authorization, x-forwarded-for...). */
-export function metadata(entries: Record<string, string> = {}, version: string | undefined = '1.0'): grpc.Metadata {
+/**
+ * Metadata with A2A-Version 1.0 (or `version`; null: none) and the given extra entries
+ * (authorization, x-forwarded-for...). Not undefined for none: it would get the default.
+ */
+export function metadata(entries: Record<string, string> = {}, version: string | null = '1.0'): grpc.Metadata {
   const md = new grpc.Metadata();
-  if (version) md.set('a2a-version', version);
+  if (version !== null) md.set('a2a-version', version);
   for (const [key, value] of Object.entries(entries)) md.set(key, value);
   return md;
 }
