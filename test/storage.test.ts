@@ -915,8 +915,9 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       // A backlog (housekeeping held up for days, or a busy registry): on PostgreSQL one DELETE of
       // it outlasts the statement timeout, is cancelled and rolled back, every round, for ever.
       const { target } = await openFresh(t, engine);
-      // On PostgreSQL enough that one DELETE takes long, so the timeout below leaves a batch room.
-      const rows = engine.name === 'postgres' ? 600_000 : 100_000;
+      // On PostgreSQL enough that one DELETE takes long, so the timeout below (a third of it, some
+      // 13 batches' worth of rows) leaves a batch room; on both, many batches of either table.
+      const rows = engine.name === 'postgres' ? 200_000 : 30_000;
       const old = new Date(Date.now() - 2 * 86_400_000).toISOString();
       let statementTimeoutMs: number | undefined;
       if (engine.name === 'postgres') {
@@ -984,14 +985,14 @@ for (const engine of [sqliteEngine, postgresEngine]) {
     test("gives a large prune's space back to the file system a little at a time: the event loop is never held for all of it", async (t) => {
       if (engine.name !== 'sqlite') return; // PostgreSQL's autovacuum does this on the server
       const { target, store } = await openFresh(t, engine);
-      const rows = 40_000;
+      const rows = 20_000;
       await target.raw(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})
          INSERT INTO tasks (tenant, owner, id, context_id, status_last_updated, status_state, status, artifacts)
          SELECT '', 'alice', 'bulk-' || i, 'c', i, 'TASK_STATE_COMPLETED', '{}', hex(randomblob(1000)) FROM n`,
       );
       assert.equal(await store.tasks.prune({ maxAgeMs: 0, maxCount: 0 }), rows);
-      // How long the event loop was held at once while the space went back (about 80 MB).
+      // How long the event loop was held at once while the space went back (about 40 MB).
       let held = 0;
       let tick = performance.now();
       const ticker = setInterval(() => {
