@@ -12,7 +12,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
+import { request } from 'undici';
 import { buildWebAssets, FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../src/http/security.js';
 import { accessibilityViolations, browserUnavailable, launchBrowser, screenshot, type TestBrowser, type WatchedPage } from './support/browser.js';
@@ -199,16 +201,29 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(rest.headers.get('content-type') ?? '', /json/);
     });
 
-    test('assets: hashed, immutable, compressed, revalidated; the first page is under its budget', async (t) => {
+    test('assets: hashed, immutable, compressed (by the build, not at each start), revalidated; the first page is under its budget', async (t) => {
       for (const file of build.manifest.files) {
         const res = await fetch(`${registry.url}/assets/${file}`, { headers: { 'accept-encoding': 'identity' } });
         assert.equal(res.status, 200, file);
         assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
         assert.equal(res.headers.get('content-encoding'), null);
         const etag = res.headers.get('etag')!;
-        await res.arrayBuffer();
+        const body = Buffer.from(await res.arrayBuffer());
         const again = await fetch(`${registry.url}/assets/${file}`, { headers: { 'if-none-match': etag } });
         assert.equal(again.status, 304);
+        // Each compressed form is the one the build wrote beside the file, and unpacks to the file.
+        for (const [encoding, suffix, unpack] of [['br', '.br', brotliDecompressSync], ['gzip', '.gz', gunzipSync]] as const) {
+          // undici's request, not fetch: fetch unpacks what it is sent.
+          const sent = await request(`${registry.url}/assets/${file}`, { headers: { 'accept-encoding': encoding } });
+          const bytes = Buffer.from(await sent.body.arrayBuffer());
+          const written = path.join(build.outDir, 'assets', file + suffix);
+          if (sent.headers['content-encoding'] === undefined) {
+            assert.ok(file.endsWith('.svg') || body.length < 512, `${file} is sent uncompressed to ${encoding}`);
+            continue;
+          }
+          assert.deepEqual(bytes, fs.readFileSync(written), `${file} as ${encoding} is ${path.basename(written)}`);
+          assert.deepEqual(unpack(bytes), body, `${file} as ${encoding} unpacks to the file`);
+        }
       }
       const script = `${registry.url}/assets/${build.manifest.script}`;
       const br = await fetch(script, { headers: { 'accept-encoding': 'br' }, decompress: false } as RequestInit);

@@ -10,9 +10,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
-import type { WebManifest } from '../src/web/assets.js';
+import { assetType, compressed, ENCODED_FORMS, isCompressible, type WebManifest } from '../src/web/assets.js';
 
 const WEB_DIR = path.dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = path.resolve(WEB_DIR, '..');
@@ -106,9 +105,17 @@ async function buildInto(outDir: string): Promise<WebBuildResult> {
   const manifest: WebManifest = { script: name(scriptPath), style: name(stylePath), icon, preload: [...loaded].slice(1).map(name), files };
   fs.writeFileSync(path.join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 
+  // Each text asset's compressed forms, made once here rather than at every start of the
+  // registry, written beside it (when smaller) for the web door to serve.
   const sizes = files.map((file) => {
-    const data = fs.readFileSync(path.join(assetsDir, file));
-    return { file, bytes: data.length, gzipBytes: gzipSync(data, { level: 9 }).length };
+    const where = path.join(assetsDir, file);
+    const data = fs.readFileSync(where);
+    const forms = isCompressible(assetType(file)) ? compressed(data) : {};
+    for (const { encoding, suffix } of ENCODED_FORMS) {
+      const form = forms[encoding];
+      if (form) fs.writeFileSync(where + suffix, form);
+    }
+    return { file, bytes: data.length, gzipBytes: (forms.gzip ?? data).length };
   });
   const firstFiles = [...[...loaded].map(name), manifest.style, manifest.icon];
   const first = sizes.filter((s) => firstFiles.includes(s.file));
