@@ -345,6 +345,17 @@ describe('ARD API', () => {
     assertArdError(await search({ query: { text: 'x' }, pageToken: 'bm9wZQ' }), 400, 'INVALID_ARGUMENT', /pageToken/);
     assertArdError(await search({ query: { text: 'x'.repeat(1001) } }), 400, 'INVALID_ARGUMENT', /REGISTRY_MAX_QUERY_CHARS/);
     assertArdError(await search('{"query": '), 400, 'INVALID_ARGUMENT', /not valid JSON/);
+    // curl -d without -H 'content-type: application/json' sends a form: the body was never read,
+    // and the answer said "/query: expected object, received undefined".
+    const asForm = async (headers: Record<string, string>) => {
+      const res = await fetch(`${registry.url}/search`, { method: 'POST', headers, body: JSON.stringify({ query: { text: 'invoice' } }) });
+      return { res, body: (await res.json()) as WireJson };
+    };
+    const form = await asForm({ 'content-type': 'application/x-www-form-urlencoded' });
+    assertArdError(form, 415, 'INVALID_ARGUMENT', /application\/x-www-form-urlencoded; POST \/search reads JSON: send Content-Type: application\/json/);
+    assert.equal(form.body.registryCode, 'UNSUPPORTED_MEDIA_TYPE');
+    assertArdError(await asForm({ 'content-type': 'text/plain' }), 415, 'INVALID_ARGUMENT', /text\/plain/);
+    assert.equal((await asForm({ 'content-type': 'application/ard+json' })).res.status, 200, 'a +json type is JSON');
     const details = (await search({ query: {} })).body.details;
     assert.equal(details[0].path, '/query/text');
     const explore = await post(`${registry.url}/explore`, { resultType: { facets: [{ field: 'type' }] } });

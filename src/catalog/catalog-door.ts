@@ -26,7 +26,7 @@ import { RegistryError, notFound } from '../contract/errors.js';
 import type { EntryKind, EntryView, ListPage, SearchPage } from '../contract/types.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
-import { bodyErrorHandler, failureFormat } from '../http/errors.js';
+import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { requestScope } from '../http/request-log.js';
 import { currentScope } from '../observability/request-scope.js';
@@ -67,6 +67,29 @@ function sendError(res: Response, err: RegistryError): void {
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   res.status(status).json(body);
 }
+
+/** Request bodies POST /search reads (those jsonBody parses). */
+const SEARCH_BODY_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * POST /search reads JSON only. Another body (curl's default form encoding when -H
+ * 'content-type: application/json' is left out) was never parsed, and the search then said
+ * "/query: expected object, received undefined" of a request that had sent one: 415 naming the
+ * Content-Type instead. A POST with no body passes, to be told what it lacks.
+ */
+const requireJsonSearch: RequestHandler = (req, res, next) => {
+  if (req.is(SEARCH_BODY_TYPES) !== false) return next();
+  const sent = req.headers['content-type'];
+  req.resume();
+  sendFailure(req, res, {
+    httpStatus: 415,
+    jsonRpcCode: -32600,
+    reason: 'UNSUPPORTED_MEDIA_TYPE',
+    message: sent
+      ? `The request body is ${sent.slice(0, 100)}; POST /search reads JSON: send Content-Type: application/json.`
+      : 'The request has a body but no Content-Type; POST /search reads JSON: send Content-Type: application/json.',
+  });
+};
 
 /** An async handler that records its operation and outcome in the request scope; registry refusals answer in ARD's shape. */
 function handle(operation: Operation['op'] | undefined, fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
@@ -161,9 +184,10 @@ export const catalogDoor: Door = {
     app.get(ARD_MANIFEST_PATH, reads, servePage(ARD_MANIFEST_PATH, JSON_TYPE));
 
     // ---- ARD API ----
-    const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth });
+    const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: SEARCH_BODY_TYPES });
     app.post(
       '/search',
+      requireJsonSearch,
       json,
       bodyErrorHandler(log),
       handle('search', async (req, res) => {
