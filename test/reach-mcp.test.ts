@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, ListResourcesResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
@@ -366,6 +366,25 @@ describe('MCP endpoint', () => {
     assert.equal(line.taskState, 'COMPLETED');
     assert.equal(line.status, 200);
     assert.match(String(line.requestId), /^[\w.-]+$/);
+  });
+
+  test('what the SDK refuses itself (an unknown tool, arguments outside the schema, an unknown method) is logged and counted as refused, not answered', async () => {
+    const lastLine = (method: string) => [...logs].reverse().find((l) => l.msg === 'request' && l.method === method);
+    assert.match(errorText(await call('search_agents', { limit: 1000 })), /-32602/);
+    assert.equal(lastLine('tools/call search_agents')?.taskState, 'REJECTED');
+    assert.equal(lastLine('tools/call search_agents')?.errorCode, 'INVALID_PARAMS');
+    assert.match(errorText(await call('no_such_tool', {})), /not found/);
+    assert.equal(lastLine('tools/call no_such_tool')?.errorCode, 'INVALID_PARAMS');
+    await assert.rejects(anonymous.request({ method: 'resources/list', params: {} }, ListResourcesResultSchema), (err: unknown) => err instanceof McpError && err.code === ErrorCode.MethodNotFound);
+    assert.equal(lastLine('resources/list')?.taskState, 'REJECTED');
+    assert.equal(lastLine('resources/list')?.errorCode, 'METHOD_NOT_FOUND');
+
+    const text = await (await fetch(`${registry.url}/metrics`)).text();
+    const line = (labels: string) => text.split('\n').find((l) => l.startsWith('registry_requests_total{') && l.includes(labels));
+    assert.ok(line('method="tools/call search_agents",operation="none",outcome="REJECTED",code="INVALID_PARAMS",door="mcp"'), text);
+    assert.ok(line('method="tools/call other",operation="none",outcome="REJECTED",code="INVALID_PARAMS",door="mcp"'));
+    assert.ok(line('method="other",operation="none",outcome="REJECTED",code="METHOD_NOT_FOUND",door="mcp"'));
+    assert.equal(line('method="tools/call other",operation="none",outcome="OK"'), undefined, 'not counted as answered');
   });
 });
 
