@@ -96,6 +96,8 @@ after(async () => {
 
 describe('MCP tools', () => {
   test('tools with input and output schemas, annotations and descriptions for a model; only the register and refresh tools write', async () => {
+    // No notifications/tools/list_changed will come: the endpoint is stateless and its tools fixed.
+    assert.deepEqual(anonymous.getServerCapabilities()?.tools, { listChanged: false });
     const { tools } = await anonymous.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'get_agent', 'get_mcp_server', 'list_agents', 'refresh_entry', 'register_agent', 'register_mcp_server', 'search_agents', 'search_mcp_servers', 'validate_document',

@@ -187,6 +187,9 @@ export const mcpDoor: Door = {
       const scope: RequestScope | undefined = currentScope();
       const server = new McpServer(serverInfo, { instructions: INSTRUCTIONS });
       registerTools(server, { operations: core.operations, caller: requestCaller(req), scope, log, limits });
+      // McpServer declares tools.listChanged: true, a promise of notifications/tools/list_changed.
+      // A stateless endpoint has no stream to send them on (GET is 405), and the tools never change.
+      server.server.registerCapabilities({ tools: { listChanged: false } });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();
