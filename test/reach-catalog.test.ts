@@ -426,6 +426,9 @@ describe('ARD API', () => {
     assert.equal(own.body.type, 'application/ai-registry+json');
     assertArdError(await getJson(`${registry.url}/agents/urn:air:other.example:agent:${ids.weather}`), 404, 'NOT_FOUND', /not an identifier of this registry/);
     assertArdError(await getJson(`${registry.url}/agents/no-such-entry`), 404, 'NOT_FOUND');
+    // An identifier names the kind too: the agent's id under mcp-server is no identifier of this registry's.
+    assertArdError(await getJson(`${registry.url}/agents/${urn('mcp-server', ids.weather)}`), 404, 'NOT_FOUND', new RegExp(`is an agent, identified as ${urn('agent', ids.weather)}`));
+    assertArdError(await getJson(`${registry.url}/agents/${urn('agent', ids.files)}`), 404, 'NOT_FOUND', /is an MCP server/);
 
     const list = await getJson(`${registry.url}/agents?pageSize=2`);
     assertShape(ardListResponseSchema, list.body, 'GET /agents');

@@ -36,7 +36,7 @@ import { ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCod
 import { CATALOG_PAGE_SIZE, catalogDocument, catalogPageOf, hostInfo } from './catalog.js';
 import { catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
-import { MEDIA_TYPES, documentPaths, parseEntryRef, registryUrn, urnPublisher, type Site } from './vocabulary.js';
+import { MEDIA_TYPES, documentPaths, entryUrn, parseEntryRef, registryUrn, urnPublisher, type Site } from './vocabulary.js';
 
 export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
 export const ARD_MANIFEST_PATH = '/.well-known/ard.json';
@@ -226,6 +226,9 @@ export const catalogDoor: Door = {
           return;
         }
         const view = await answer<EntryView>({ op: 'get', id: ref.id }, requestCaller(req));
+        if (ref.kind !== undefined && ref.kind !== view.kind) {
+          throw notFound(`The registry has no entry "${String(req.params.ref).slice(0, 200)}": entry ${view.id} is ${view.kind === 'agent' ? 'an agent' : 'an MCP server'}, identified as ${entryUrn(site, view.kind, view.id)}.`);
+        }
         const body = Buffer.from(JSON.stringify(catalogEntryOf(site, view)));
         // The entry's metadata also moves when its health does (a check writes no revision).
         const lastModified = new Date(Math.max(Date.parse(view.updatedAt), view.health ? Date.parse(view.health.since) : 0));
