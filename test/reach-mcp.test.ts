@@ -360,6 +360,18 @@ describe('MCP endpoint', () => {
     assert.equal(structured(await call('search_agents', { query: 'invoice' })).results.length > 0, true, 'the next call is answered as ever');
   });
 
+  test('a task-augmented tools/call (params.task, MCP 2025-11-25) is answered normally: the server declares no tasks capability', async () => {
+    // "Receivers that do not declare the task capability ... MUST process requests of that type
+    // normally, ignoring any task-augmentation metadata": the SDK answered -32603.
+    assert.equal(anonymous.getServerCapabilities()?.tasks, undefined);
+    const answer = (await anonymous.request(
+      { method: 'tools/call', params: { name: 'search_agents', arguments: { query: 'invoice' }, task: { ttl: 60_000 } } },
+      CallToolResultSchema,
+    )) as CallToolResult;
+    const direct = structured(await call('search_agents', { query: 'invoice' }));
+    assert.deepEqual(structured(answer).results.map((hit: WireJson) => hit.id), direct.results.map((hit: WireJson) => hit.id));
+  });
+
   test('one log line per request, naming the tool and its operation', async () => {
     await call('search_agents', { query: 'weather' });
     const line = [...logs].reverse().find((l) => l.msg === 'request' && l.method === 'tools/call search_agents');
