@@ -251,13 +251,15 @@ describe('MCP endpoint', () => {
     const raw = await fetch(`${registry.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer wrong-token-xxxxxxxxxxxx' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'call-7', method: 'tools/list' }),
     });
     assert.equal(raw.status, 401);
     assert.match(raw.headers.get('www-authenticate') ?? '', /^Bearer .*error="invalid_token"/);
     const body = (await raw.json()) as WireJson;
     assert.equal(body.jsonrpc, '2.0');
     assert.equal(body.error.data.reason, 'INVALID_CREDENTIAL');
+    // The request's id, as the A2A JSON-RPC door answers it (JSON-RPC: null only when none could be read).
+    assert.equal(body.id, 'call-7');
   });
 
   test('DNS-rebinding protection: only PUBLIC_URL\'s host, and browser origins the operator allowed', async () => {

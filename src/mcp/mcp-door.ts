@@ -111,7 +111,8 @@ function mcpMethodLabel(req: Request): string {
 const jsonRpcFailure: FailureFormatter = (failure) => {
   const data: Record<string, unknown> = { reason: failure.reason };
   if (failure.retryAfterSeconds !== undefined) data.retryAfterSeconds = failure.retryAfterSeconds;
-  return { body: { jsonrpc: '2.0', id: null, error: { code: failure.jsonRpcCode, message: failure.message, data } } };
+  // The request's id when the refusal came after the body was read (a refused token), as on A2A.
+  return { body: { jsonrpc: '2.0', id: failure.id ?? null, error: { code: failure.jsonRpcCode, message: failure.message, data } } };
 };
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
