@@ -463,6 +463,14 @@ describe('access and limits, as on every door', () => {
     assert.equal(res.headers.get('cache-control'), 'private, max-age=60');
     assert.equal(res.headers.get('access-control-allow-origin'), null, 'not open to other origins when reads are closed');
     assert.equal((await get(`${closed.url}/.well-known/ai-catalog.json`, alice)).status, 200);
+    // The registry's own MCP Server Card stays open, as its A2A card does: it tells a client where to connect.
+    for (const path of ['/.well-known/agent-card.json', '/mcp/server-card']) {
+      const open = await get(`${closed.url}${path}`);
+      assert.equal(open.status, 200, path);
+      await open.arrayBuffer();
+    }
+    const card = await getJson(`${closed.url}/mcp/server-card`);
+    assert.equal(card.body.remotes[0].url, `${closed.url}/mcp`);
   });
 
   test('an unknown token is refused with 401 even where reads are public', async () => {

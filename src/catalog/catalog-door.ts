@@ -155,13 +155,13 @@ export const catalogDoor: Door = {
       return { view, revision };
     };
 
-    const common: RequestHandler[] = [
+    const counted: RequestHandler[] = [
       metrics.middleware({ door: 'catalog', method: routeLabel }),
       failureFormat(ardFailure),
       abuse.floodGuard(),
       requestScope(log, (req) => ({ method: `${req.method} ${req.baseUrl}${req.path}`, streaming: false })),
-      authenticate(core.authenticator, { publicRead: config.publicRead }),
     ];
+    const common: RequestHandler[] = [...counted, authenticate(core.authenticator, { publicRead: config.publicRead })];
     const reads: RequestHandler[] = config.publicRead ? [openToAllOrigins] : [];
     app.use([AI_CATALOG_PATH, ARD_MANIFEST_PATH, '/search', '/explore', '/agents', '/mcp-servers'], common);
 
@@ -248,11 +248,13 @@ export const catalogDoor: Door = {
     app.get('/mcp-servers/:id/server-card.json', reads, serveDocument('mcp-server', `${MEDIA_TYPES.mcpServerCard}; charset=utf-8`, serverCardOf));
 
     // The registry's own MCP endpoint (a route of its own: /mcp itself belongs to the MCP door).
+    // Open like the A2A card, on a closed registry too: it is how a client learns where to connect
+    // (and that it then needs a token), and it says nothing about what is registered.
     const ownCard = Buffer.from(JSON.stringify(registryServerCard(site, MCP_PROTOCOL_VERSIONS)));
     app.get(
       MCP_SERVER_CARD_PATH,
-      common,
-      reads,
+      counted,
+      openToAllOrigins,
       handle(undefined, async (req, res) => {
         sendCacheable(req, res, { body: ownCard, cacheControl: `public, max-age=${config.cardMaxAgeSeconds}`, contentType: `${MEDIA_TYPES.mcpServerCard}; charset=utf-8` });
       }),
