@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -23,6 +24,7 @@ import {
   serverCardSchema,
 } from './support/discovery-shapes.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { connect } from './support/raw-connection.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 const registries: TestRegistry[] = [];
@@ -356,6 +358,18 @@ describe('ARD API', () => {
     assert.equal(form.body.registryCode, 'UNSUPPORTED_MEDIA_TYPE');
     assertArdError(await asForm({ 'content-type': 'text/plain' }), 415, 'INVALID_ARGUMENT', /text\/plain/);
     assert.equal((await asForm({ 'content-type': 'application/ard+json' })).res.status, 200, 'a +json type is JSON');
+    // Refused unread: a body without end is not drained, the connection closes.
+    const endless = await connect(registry.url);
+    endless.socket.write(`POST /search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = 'x'.repeat(64 * 1024);
+    const sending = setInterval(() => {
+      if (!endless.socket.destroyed) endless.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    }, 5);
+    const closed = await Promise.race([endless.closed.then(() => true), delay(1_500).then(() => false)]);
+    clearInterval(sending);
+    endless.socket.destroy();
+    assert.ok(closed, `the registry closed the connection (got ${JSON.stringify(endless.received().slice(0, 100))})`);
+    assert.match(endless.received(), /^HTTP\/1\.1 415 [^]*\r\nconnection: close\r\n/i);
     const details = (await search({ query: {} })).body.details;
     assert.equal(details[0].path, '/query/text');
     const explore = await post(`${registry.url}/explore`, { resultType: { facets: [{ field: 'type' }] } });

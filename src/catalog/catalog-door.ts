@@ -80,7 +80,8 @@ const SEARCH_BODY_TYPES = ['application/json', 'application/*+json'];
 const requireJsonSearch: RequestHandler = (req, res, next) => {
   if (req.is(SEARCH_BODY_TYPES) !== false) return next();
   const sent = req.headers['content-type'];
-  req.resume();
+  // Unread, not drained (it could be endless, and no limit applies to it): the connection closes.
+  res.setHeader('Connection', 'close');
   sendFailure(req, res, {
     httpStatus: 415,
     jsonRpcCode: -32600,

@@ -131,7 +131,9 @@ export function allowedHostsFor(publicUrl: string, extra: string[]): Set<string>
 function rebindingGuard(hosts: Set<string>, corsOrigins: string[] | '*'): RequestHandler {
   return (req, res, next) => {
     const refuse = (message: string) => {
-      req.resume();
+      // The body is never read (nor drained: a refused client could stream one without end, past
+      // every limit, until the request timeout): the connection closes after the answer.
+      res.setHeader('Connection', 'close');
       sendFailure(req, res, { httpStatus: 403, jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'FORBIDDEN_HOST', message });
     };
     let hostname: string | undefined;
