@@ -53,6 +53,20 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   return { res, body: (await res.json()) as WireJson };
 }
+/** What the registry answers a POST whose body never ends, once it has closed the connection (within 1.5 s). */
+async function refusedUnread(path: string, contentType: string): Promise<string> {
+  const endless = await connect(registry.url);
+  endless.socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  const chunk = 'x'.repeat(64 * 1024);
+  const sending = setInterval(() => {
+    if (!endless.socket.destroyed) endless.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+  }, 5);
+  const closed = await Promise.race([endless.closed.then(() => true), delay(1_500).then(() => false)]);
+  clearInterval(sending);
+  endless.socket.destroy();
+  assert.ok(closed, `${path}: the registry closed the connection (got ${JSON.stringify(endless.received().slice(0, 100))})`);
+  return endless.received();
+}
 function assertArdError(answer: { res: Response; body: WireJson }, status: number, errorCode: string, message?: RegExp): void {
   assert.equal(answer.res.status, status, JSON.stringify(answer.body));
   assertShape(ardErrorSchema, answer.body, 'the error');
@@ -359,21 +373,13 @@ describe('ARD API', () => {
     assertArdError(await asForm({ 'content-type': 'text/plain' }), 415, 'INVALID_ARGUMENT', /text\/plain/);
     assert.equal((await asForm({ 'content-type': 'application/ard+json' })).res.status, 200, 'a +json type is JSON');
     // Refused unread: a body without end is not drained, the connection closes.
-    const endless = await connect(registry.url);
-    endless.socket.write(`POST /search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n`);
-    const chunk = 'x'.repeat(64 * 1024);
-    const sending = setInterval(() => {
-      if (!endless.socket.destroyed) endless.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
-    }, 5);
-    const closed = await Promise.race([endless.closed.then(() => true), delay(1_500).then(() => false)]);
-    clearInterval(sending);
-    endless.socket.destroy();
-    assert.ok(closed, `the registry closed the connection (got ${JSON.stringify(endless.received().slice(0, 100))})`);
-    assert.match(endless.received(), /^HTTP\/1\.1 415 [^]*\r\nconnection: close\r\n/i);
+    assert.match(await refusedUnread('/search', 'text/plain'), /^HTTP\/1\.1 415 [^]*\r\nconnection: close\r\n/i);
     const details = (await search({ query: {} })).body.details;
     assert.equal(details[0].path, '/query/text');
     const explore = await post(`${registry.url}/explore`, { resultType: { facets: [{ field: 'type' }] } });
     assertArdError(explore, 501, 'UNIMPLEMENTED');
+    // It reads no body, and drains none: a body without end was read until the request timeout.
+    assert.match(await refusedUnread('/explore', 'application/json'), /^HTTP\/1\.1 501 [^]*\r\nconnection: close\r\n/i);
   });
 
   const searchFiltered = (filter: unknown) => post(`${registry.url}/search`, { query: { text: 'x', filter } });

@@ -201,6 +201,8 @@ export const catalogDoor: Door = {
     app.post('/explore', (_req, res) => {
       const scope = currentScope();
       if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'UNIMPLEMENTED' });
+      // The body is never read: closing spares draining one that may not end (as the 415 above).
+      res.setHeader('Connection', 'close');
       res.status(501).json({ errorCode: ardCodeForStatus(501), message: 'POST /explore (facets) is not implemented by this registry; use POST /search.' });
     });
     app.get(
