@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -23,6 +24,7 @@ import {
   serverCardSchema,
 } from './support/discovery-shapes.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { connect } from './support/raw-connection.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 const registries: TestRegistry[] = [];
@@ -50,6 +52,20 @@ async function getJson(url: string, headers: Record<string, string> = {}): Promi
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ res: Response; body: WireJson }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   return { res, body: (await res.json()) as WireJson };
+}
+/** What the registry answers a POST whose body never ends, once it has closed the connection (within 1.5 s). */
+async function refusedUnread(path: string, contentType: string): Promise<string> {
+  const endless = await connect(registry.url);
+  endless.socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  const chunk = 'x'.repeat(64 * 1024);
+  const sending = setInterval(() => {
+    if (!endless.socket.destroyed) endless.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+  }, 5);
+  const closed = await Promise.race([endless.closed.then(() => true), delay(1_500).then(() => false)]);
+  clearInterval(sending);
+  endless.socket.destroy();
+  assert.ok(closed, `${path}: the registry closed the connection (got ${JSON.stringify(endless.received().slice(0, 100))})`);
+  return endless.received();
 }
 function assertArdError(answer: { res: Response; body: WireJson }, status: number, errorCode: string, message?: RegExp): void {
   assert.equal(answer.res.status, status, JSON.stringify(answer.body));
@@ -345,10 +361,25 @@ describe('ARD API', () => {
     assertArdError(await search({ query: { text: 'x' }, pageToken: 'bm9wZQ' }), 400, 'INVALID_ARGUMENT', /pageToken/);
     assertArdError(await search({ query: { text: 'x'.repeat(1001) } }), 400, 'INVALID_ARGUMENT', /REGISTRY_MAX_QUERY_CHARS/);
     assertArdError(await search('{"query": '), 400, 'INVALID_ARGUMENT', /not valid JSON/);
+    // curl -d without -H 'content-type: application/json' sends a form: the body was never read,
+    // and the answer said "/query: expected object, received undefined".
+    const asForm = async (headers: Record<string, string>) => {
+      const res = await fetch(`${registry.url}/search`, { method: 'POST', headers, body: JSON.stringify({ query: { text: 'invoice' } }) });
+      return { res, body: (await res.json()) as WireJson };
+    };
+    const form = await asForm({ 'content-type': 'application/x-www-form-urlencoded' });
+    assertArdError(form, 415, 'INVALID_ARGUMENT', /application\/x-www-form-urlencoded; POST \/search reads JSON: send Content-Type: application\/json/);
+    assert.equal(form.body.registryCode, 'UNSUPPORTED_MEDIA_TYPE');
+    assertArdError(await asForm({ 'content-type': 'text/plain' }), 415, 'INVALID_ARGUMENT', /text\/plain/);
+    assert.equal((await asForm({ 'content-type': 'application/ard+json' })).res.status, 200, 'a +json type is JSON');
+    // Refused unread: a body without end is not drained, the connection closes.
+    assert.match(await refusedUnread('/search', 'text/plain'), /^HTTP\/1\.1 415 [^]*\r\nconnection: close\r\n/i);
     const details = (await search({ query: {} })).body.details;
     assert.equal(details[0].path, '/query/text');
     const explore = await post(`${registry.url}/explore`, { resultType: { facets: [{ field: 'type' }] } });
     assertArdError(explore, 501, 'UNIMPLEMENTED');
+    // It reads no body, and drains none: a body without end was read until the request timeout.
+    assert.match(await refusedUnread('/explore', 'application/json'), /^HTTP\/1\.1 501 [^]*\r\nconnection: close\r\n/i);
   });
 
   const searchFiltered = (filter: unknown) => post(`${registry.url}/search`, { query: { text: 'x', filter } });
@@ -415,6 +446,9 @@ describe('ARD API', () => {
     assert.equal(own.body.type, 'application/ai-registry+json');
     assertArdError(await getJson(`${registry.url}/agents/urn:air:other.example:agent:${ids.weather}`), 404, 'NOT_FOUND', /not an identifier of this registry/);
     assertArdError(await getJson(`${registry.url}/agents/no-such-entry`), 404, 'NOT_FOUND');
+    // An identifier names the kind too: the agent's id under mcp-server is no identifier of this registry's.
+    assertArdError(await getJson(`${registry.url}/agents/${urn('mcp-server', ids.weather)}`), 404, 'NOT_FOUND', new RegExp(`is an agent, identified as ${urn('agent', ids.weather)}`));
+    assertArdError(await getJson(`${registry.url}/agents/${urn('agent', ids.files)}`), 404, 'NOT_FOUND', /is an MCP server/);
 
     const list = await getJson(`${registry.url}/agents?pageSize=2`);
     assertShape(ardListResponseSchema, list.body, 'GET /agents');
@@ -449,6 +483,14 @@ describe('access and limits, as on every door', () => {
     assert.equal(res.headers.get('cache-control'), 'private, max-age=60');
     assert.equal(res.headers.get('access-control-allow-origin'), null, 'not open to other origins when reads are closed');
     assert.equal((await get(`${closed.url}/.well-known/ai-catalog.json`, alice)).status, 200);
+    // The registry's own MCP Server Card stays open, as its A2A card does: it tells a client where to connect.
+    for (const path of ['/.well-known/agent-card.json', '/mcp/server-card']) {
+      const open = await get(`${closed.url}${path}`);
+      assert.equal(open.status, 200, path);
+      await open.arrayBuffer();
+    }
+    const card = await getJson(`${closed.url}/mcp/server-card`);
+    assert.equal(card.body.remotes[0].url, `${closed.url}/mcp`);
   });
 
   test('an unknown token is refused with 401 even where reads are public', async () => {

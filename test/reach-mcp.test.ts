@@ -8,15 +8,17 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, ListResourcesResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { connect } from './support/raw-connection.js';
 import { TOKENS, TOKENS_ENV, tempDir } from './support/registry.js';
 
 const logs: Record<string, unknown>[] = [];
@@ -96,6 +98,8 @@ after(async () => {
 
 describe('MCP tools', () => {
   test('tools with input and output schemas, annotations and descriptions for a model; only the register and refresh tools write', async () => {
+    // No notifications/tools/list_changed will come: the endpoint is stateless and its tools fixed.
+    assert.deepEqual(anonymous.getServerCapabilities()?.tools, { listChanged: false });
     const { tools } = await anonymous.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'get_agent', 'get_mcp_server', 'list_agents', 'refresh_entry', 'register_agent', 'register_mcp_server', 'search_agents', 'search_mcp_servers', 'validate_document',
@@ -249,13 +253,15 @@ describe('MCP endpoint', () => {
     const raw = await fetch(`${registry.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer wrong-token-xxxxxxxxxxxx' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'call-7', method: 'tools/list' }),
     });
     assert.equal(raw.status, 401);
     assert.match(raw.headers.get('www-authenticate') ?? '', /^Bearer .*error="invalid_token"/);
     const body = (await raw.json()) as WireJson;
     assert.equal(body.jsonrpc, '2.0');
     assert.equal(body.error.data.reason, 'INVALID_CREDENTIAL');
+    // The request's id, as the A2A JSON-RPC door answers it (JSON-RPC: null only when none could be read).
+    assert.equal(body.id, 'call-7');
   });
 
   test('DNS-rebinding protection: only PUBLIC_URL\'s host, and browser origins the operator allowed', async () => {
@@ -280,6 +286,20 @@ describe('MCP endpoint', () => {
     assert.equal(foreign.status, 403);
     assert.match(foreign.body.error.message, /REGISTRY_CORS_ORIGINS/);
     assert.equal((await post({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).status, 200, 'loopback names are one host');
+
+    // A refused request's body is not read: it was drained without limit (a client streaming one
+    // without end kept the connection, reading megabytes a second, until the request timeout).
+    const endless = await connect(registry.url);
+    endless.socket.write(`POST /mcp HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = 'x'.repeat(64 * 1024);
+    const sending = setInterval(() => {
+      if (!endless.socket.destroyed) endless.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    }, 5);
+    const closed = await Promise.race([endless.closed.then(() => true), delay(1_500).then(() => false)]);
+    clearInterval(sending);
+    endless.socket.destroy();
+    assert.ok(closed, `the registry closed the connection (got ${JSON.stringify(endless.received().slice(0, 100))})`);
+    assert.match(endless.received(), /^HTTP\/1\.1 403 [^]*\r\nconnection: close\r\n/i);
   });
 
   test('a browser MCP client on an origin in REGISTRY_CORS_ORIGINS passes the preflight and is answered', async () => {
@@ -358,6 +378,18 @@ describe('MCP endpoint', () => {
     assert.equal(structured(await call('search_agents', { query: 'invoice' })).results.length > 0, true, 'the next call is answered as ever');
   });
 
+  test('a task-augmented tools/call (params.task, MCP 2025-11-25) is answered normally: the server declares no tasks capability', async () => {
+    // "Receivers that do not declare the task capability ... MUST process requests of that type
+    // normally, ignoring any task-augmentation metadata": the SDK answered -32603.
+    assert.equal(anonymous.getServerCapabilities()?.tasks, undefined);
+    const answer = (await anonymous.request(
+      { method: 'tools/call', params: { name: 'search_agents', arguments: { query: 'invoice' }, task: { ttl: 60_000 } } },
+      CallToolResultSchema,
+    )) as CallToolResult;
+    const direct = structured(await call('search_agents', { query: 'invoice' }));
+    assert.deepEqual(structured(answer).results.map((hit: WireJson) => hit.id), direct.results.map((hit: WireJson) => hit.id));
+  });
+
   test('one log line per request, naming the tool and its operation', async () => {
     await call('search_agents', { query: 'weather' });
     const line = [...logs].reverse().find((l) => l.msg === 'request' && l.method === 'tools/call search_agents');
@@ -366,6 +398,25 @@ describe('MCP endpoint', () => {
     assert.equal(line.taskState, 'COMPLETED');
     assert.equal(line.status, 200);
     assert.match(String(line.requestId), /^[\w.-]+$/);
+  });
+
+  test('what the SDK refuses itself (an unknown tool, arguments outside the schema, an unknown method) is logged and counted as refused, not answered', async () => {
+    const lastLine = (method: string) => [...logs].reverse().find((l) => l.msg === 'request' && l.method === method);
+    assert.match(errorText(await call('search_agents', { limit: 1000 })), /-32602/);
+    assert.equal(lastLine('tools/call search_agents')?.taskState, 'REJECTED');
+    assert.equal(lastLine('tools/call search_agents')?.errorCode, 'INVALID_PARAMS');
+    assert.match(errorText(await call('no_such_tool', {})), /not found/);
+    assert.equal(lastLine('tools/call no_such_tool')?.errorCode, 'INVALID_PARAMS');
+    await assert.rejects(anonymous.request({ method: 'resources/list', params: {} }, ListResourcesResultSchema), (err: unknown) => err instanceof McpError && err.code === ErrorCode.MethodNotFound);
+    assert.equal(lastLine('resources/list')?.taskState, 'REJECTED');
+    assert.equal(lastLine('resources/list')?.errorCode, 'METHOD_NOT_FOUND');
+
+    const text = await (await fetch(`${registry.url}/metrics`)).text();
+    const line = (labels: string) => text.split('\n').find((l) => l.startsWith('registry_requests_total{') && l.includes(labels));
+    assert.ok(line('method="tools/call search_agents",operation="none",outcome="REJECTED",code="INVALID_PARAMS",door="mcp"'), text);
+    assert.ok(line('method="tools/call other",operation="none",outcome="REJECTED",code="INVALID_PARAMS",door="mcp"'));
+    assert.ok(line('method="other",operation="none",outcome="REJECTED",code="METHOD_NOT_FOUND",door="mcp"'));
+    assert.equal(line('method="tools/call other",operation="none",outcome="OK"'), undefined, 'not counted as answered');
   });
 });
 

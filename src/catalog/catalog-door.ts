@@ -26,7 +26,7 @@ import { RegistryError, notFound } from '../contract/errors.js';
 import type { EntryKind, EntryView, ListPage, SearchPage } from '../contract/types.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
-import { bodyErrorHandler, failureFormat } from '../http/errors.js';
+import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { requestScope } from '../http/request-log.js';
 import { currentScope } from '../observability/request-scope.js';
@@ -36,7 +36,7 @@ import { ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCod
 import { CATALOG_PAGE_SIZE, catalogDocument, catalogPageOf, hostInfo } from './catalog.js';
 import { catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
-import { MEDIA_TYPES, documentPaths, parseEntryRef, registryUrn, urnPublisher, type Site } from './vocabulary.js';
+import { MEDIA_TYPES, documentPaths, entryUrn, parseEntryRef, registryUrn, urnPublisher, type Site } from './vocabulary.js';
 
 export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
 export const ARD_MANIFEST_PATH = '/.well-known/ard.json';
@@ -67,6 +67,30 @@ function sendError(res: Response, err: RegistryError): void {
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   res.status(status).json(body);
 }
+
+/** Request bodies POST /search reads (those jsonBody parses). */
+const SEARCH_BODY_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * POST /search reads JSON only. Another body (curl's default form encoding when -H
+ * 'content-type: application/json' is left out) was never parsed, and the search then said
+ * "/query: expected object, received undefined" of a request that had sent one: 415 naming the
+ * Content-Type instead. A POST with no body passes, to be told what it lacks.
+ */
+const requireJsonSearch: RequestHandler = (req, res, next) => {
+  if (req.is(SEARCH_BODY_TYPES) !== false) return next();
+  const sent = req.headers['content-type'];
+  // Unread, not drained (it could be endless, and no limit applies to it): the connection closes.
+  res.setHeader('Connection', 'close');
+  sendFailure(req, res, {
+    httpStatus: 415,
+    jsonRpcCode: -32600,
+    reason: 'UNSUPPORTED_MEDIA_TYPE',
+    message: sent
+      ? `The request body is ${sent.slice(0, 100)}; POST /search reads JSON: send Content-Type: application/json.`
+      : 'The request has a body but no Content-Type; POST /search reads JSON: send Content-Type: application/json.',
+  });
+};
 
 /** An async handler that records its operation and outcome in the request scope; registry refusals answer in ARD's shape. */
 function handle(operation: Operation['op'] | undefined, fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
@@ -132,13 +156,13 @@ export const catalogDoor: Door = {
       return { view, revision };
     };
 
-    const common: RequestHandler[] = [
+    const counted: RequestHandler[] = [
       metrics.middleware({ door: 'catalog', method: routeLabel }),
       failureFormat(ardFailure),
       abuse.floodGuard(),
       requestScope(log, (req) => ({ method: `${req.method} ${req.baseUrl}${req.path}`, streaming: false })),
-      authenticate(core.authenticator, { publicRead: config.publicRead }),
     ];
+    const common: RequestHandler[] = [...counted, authenticate(core.authenticator, { publicRead: config.publicRead })];
     const reads: RequestHandler[] = config.publicRead ? [openToAllOrigins] : [];
     app.use([AI_CATALOG_PATH, ARD_MANIFEST_PATH, '/search', '/explore', '/agents', '/mcp-servers'], common);
 
@@ -161,9 +185,10 @@ export const catalogDoor: Door = {
     app.get(ARD_MANIFEST_PATH, reads, servePage(ARD_MANIFEST_PATH, JSON_TYPE));
 
     // ---- ARD API ----
-    const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth });
+    const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: SEARCH_BODY_TYPES });
     app.post(
       '/search',
+      requireJsonSearch,
       json,
       bodyErrorHandler(log),
       handle('search', async (req, res) => {
@@ -176,6 +201,8 @@ export const catalogDoor: Door = {
     app.post('/explore', (_req, res) => {
       const scope = currentScope();
       if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'UNIMPLEMENTED' });
+      // The body is never read: closing spares draining one that may not end (as the 415 above).
+      res.setHeader('Connection', 'close');
       res.status(501).json({ errorCode: ardCodeForStatus(501), message: 'POST /explore (facets) is not implemented by this registry; use POST /search.' });
     });
     app.get(
@@ -202,6 +229,9 @@ export const catalogDoor: Door = {
           return;
         }
         const view = await answer<EntryView>({ op: 'get', id: ref.id }, requestCaller(req));
+        if (ref.kind !== undefined && ref.kind !== view.kind) {
+          throw notFound(`The registry has no entry "${String(req.params.ref).slice(0, 200)}": entry ${view.id} is ${view.kind === 'agent' ? 'an agent' : 'an MCP server'}, identified as ${entryUrn(site, view.kind, view.id)}.`);
+        }
         const body = Buffer.from(JSON.stringify(catalogEntryOf(site, view)));
         // The entry's metadata also moves when its health does (a check writes no revision).
         const lastModified = new Date(Math.max(Date.parse(view.updatedAt), view.health ? Date.parse(view.health.since) : 0));
@@ -221,11 +251,13 @@ export const catalogDoor: Door = {
     app.get('/mcp-servers/:id/server-card.json', reads, serveDocument('mcp-server', `${MEDIA_TYPES.mcpServerCard}; charset=utf-8`, serverCardOf));
 
     // The registry's own MCP endpoint (a route of its own: /mcp itself belongs to the MCP door).
+    // Open like the A2A card, on a closed registry too: it is how a client learns where to connect
+    // (and that it then needs a token), and it says nothing about what is registered.
     const ownCard = Buffer.from(JSON.stringify(registryServerCard(site, MCP_PROTOCOL_VERSIONS)));
     app.get(
       MCP_SERVER_CARD_PATH,
-      common,
-      reads,
+      counted,
+      openToAllOrigins,
       handle(undefined, async (req, res) => {
         sendCacheable(req, res, { body: ownCard, cacheControl: `public, max-age=${config.cardMaxAgeSeconds}`, contentType: `${MEDIA_TYPES.mcpServerCard}; charset=utf-8` });
       }),

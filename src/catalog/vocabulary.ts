@@ -52,17 +52,21 @@ export const entryUrn = (site: Site, kind: EntryKind, id: string): string => `ur
 export const registryUrn = (site: Site, part: string): string => `urn:air:${site.publisher}:registry:${part}`;
 export const catalogPageUrn = (site: Site, page: number): string => `urn:air:${site.publisher}:catalog:page-${page}`;
 
-/** What a GET /agents/{ref} reference names: an entry by id, or one of the registry's own entries. */
-export type EntryRef = { id: string } | { self: string };
+/**
+ * What a GET /agents/{ref} reference names: an entry by id (and, from a URN, the kind it must
+ * be: `urn:air:<host>:mcp-server:<id of an agent>` is no identifier of ours), or one of the
+ * registry's own entries.
+ */
+export type EntryRef = { id: string; kind?: EntryKind } | { self: string };
 
-/** Accepts an entry id or one of our URNs (any kind segment); undefined for another publisher's URN. */
+/** Accepts an entry id or one of our URNs (agent, mcp-server, registry); undefined for another publisher's URN. */
 export function parseEntryRef(site: Site, ref: string): EntryRef | undefined {
   if (!ref.toLowerCase().startsWith('urn:')) return { id: ref };
   const m = /^urn:air:([^:]+):([^:]+):([^:]+)$/i.exec(ref);
   if (!m || m[1]!.toLowerCase() !== site.publisher) return undefined;
   if (m[2]!.toLowerCase() === 'registry') return { self: m[3]! };
   if (m[2] !== 'agent' && m[2] !== 'mcp-server') return undefined;
-  return { id: m[3]! };
+  return { id: m[3]!, kind: m[2] };
 }
 
 const seg = encodeURIComponent;

@@ -16,6 +16,8 @@
 import type { Request, RequestHandler } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { bodyErrorHandler, failureFormat, sendFailure, type FailureFormatter } from '../http/errors.js';
@@ -39,6 +41,48 @@ const INSTRUCTIONS =
   'To find an agent for a task call search_agents; to find tools call search_mcp_servers; then get_agent or get_mcp_server with an id for the full card or toolspec. ' +
   'validate_document checks an agent card or toolspec; register_agent and register_mcp_server store one, or have the registry fetch it by URL (they need a registry token); ' +
   'refresh_entry fetches an entry registered that way again. Results carry health when the registry checks the live agent: filter {"health": "ok"} for agents that answer.';
+
+/** The JSON-RPC errors the SDK answers with, named as the log line and metrics name refusals. */
+const RPC_ERROR_NAMES: Record<number, string> = {
+  [ErrorCode.ParseError]: 'PARSE_ERROR',
+  [ErrorCode.InvalidRequest]: 'INVALID_REQUEST',
+  [ErrorCode.MethodNotFound]: 'METHOD_NOT_FOUND',
+  [ErrorCode.InvalidParams]: 'INVALID_PARAMS',
+  [ErrorCode.InternalError]: 'INTERNAL',
+};
+
+/**
+ * The JSON-RPC error code of a refusal the SDK answered itself: an error response (a method this
+ * server does not handle), or a tools/call result with isError that no tool of ours produced
+ * (ours record their outcome first): an unknown tool or arguments outside the tool's input
+ * schema ("MCP error -32602: ..."), or a tool that threw (an internal error).
+ */
+function sdkRefusalCode(message: JSONRPCMessage): number | undefined {
+  if (isJSONRPCErrorResponse(message)) return message.error.code;
+  if (!isJSONRPCResultResponse(message) || message.result.isError !== true) return undefined;
+  const content = message.result.content;
+  const first: unknown = Array.isArray(content) ? content[0] : undefined;
+  const text = isObject(first) && typeof first.text === 'string' ? first.text : '';
+  const code = /^MCP error (-?\d+):/.exec(text)?.[1];
+  return code === undefined ? ErrorCode.InternalError : Number(code);
+}
+
+/**
+ * Records what the SDK refused in the request scope, so the log line and metrics say so: they
+ * counted an unknown tool, out-of-range arguments and unknown methods as answered (outcome OK).
+ * The first outcome of a request stands (a batch's, or one a tool recorded).
+ */
+function recordSdkRefusals(transport: Transport, scope: RequestScope | undefined): void {
+  if (!scope) return;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const code = scope.taskState ? undefined : sdkRefusalCode(message);
+    if (code !== undefined) {
+      Object.assign(scope, { taskState: code === ErrorCode.InternalError ? 'FAILED' : 'REJECTED', errorCode: RPC_ERROR_NAMES[code] ?? 'ERROR' });
+    }
+    return send(message, options);
+  };
+}
 
 /** The JSON-RPC method of a request body, with the tool's name for tools/call. */
 function describeCall(body: unknown): { method: string; tool?: string } {
@@ -67,7 +111,8 @@ function mcpMethodLabel(req: Request): string {
 const jsonRpcFailure: FailureFormatter = (failure) => {
   const data: Record<string, unknown> = { reason: failure.reason };
   if (failure.retryAfterSeconds !== undefined) data.retryAfterSeconds = failure.retryAfterSeconds;
-  return { body: { jsonrpc: '2.0', id: null, error: { code: failure.jsonRpcCode, message: failure.message, data } } };
+  // The request's id when the refusal came after the body was read (a refused token), as on A2A.
+  return { body: { jsonrpc: '2.0', id: failure.id ?? null, error: { code: failure.jsonRpcCode, message: failure.message, data } } };
 };
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
@@ -86,7 +131,9 @@ export function allowedHostsFor(publicUrl: string, extra: string[]): Set<string>
 function rebindingGuard(hosts: Set<string>, corsOrigins: string[] | '*'): RequestHandler {
   return (req, res, next) => {
     const refuse = (message: string) => {
-      req.resume();
+      // The body is never read (nor drained: a refused client could stream one without end, past
+      // every limit, until the request timeout): the connection closes after the answer.
+      res.setHeader('Connection', 'close');
       sendFailure(req, res, { httpStatus: 403, jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'FORBIDDEN_HOST', message });
     };
     let hostname: string | undefined;
@@ -143,6 +190,9 @@ export const mcpDoor: Door = {
       const scope: RequestScope | undefined = currentScope();
       const server = new McpServer(serverInfo, { instructions: INSTRUCTIONS });
       registerTools(server, { operations: core.operations, caller: requestCaller(req), scope, log, limits });
+      // McpServer declares tools.listChanged: true, a promise of notifications/tools/list_changed.
+      // A stateless endpoint has no stream to send them on (GET is 405), and the tools never change.
+      server.server.registerCapabilities({ tools: { listChanged: false } });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();
@@ -153,6 +203,7 @@ export const mcpDoor: Door = {
         guardParams(transport, () => {
           if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_PARAMS' });
         });
+        recordSdkRefusals(transport, scope);
         await transport.handleRequest(req, res, req.body);
       } catch (err) {
         next(err);

@@ -8,6 +8,11 @@
  * and what, and the SDK runs only requests it will accept. This sits after the transport's own
  * checks (Accept, content type, protocol version, JSON-RPC envelope), which keep their answers;
  * a method not listed here keeps the SDK's (-32601 for one this server does not handle).
+ *
+ * Task augmentation (`params.task`, MCP 2025-11-25) is dropped on the way in: a receiver that
+ * does not declare the tasks capability "MUST process requests of that type normally, ignoring
+ * any task-augmentation metadata", and this server declares none (its tools answer at once).
+ * The SDK refused such a tools/call with -32603, "Server does not support task creation".
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -20,7 +25,7 @@ import {
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { describeJsonType, pointer, resolvePointer } from '../lib/json.js';
+import { describeJsonType, isObject, pointer, resolvePointer } from '../lib/json.js';
 
 /** The SDK's schemas of the requests this server answers (those its handlers parse with). */
 const REQUEST_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
@@ -54,6 +59,13 @@ function paramsProblem(request: JSONRPCRequest): string | undefined {
   return `Invalid params for ${request.method}: ${issues.slice(0, MAX_ISSUES).map((i) => issueText(i, request)).join('; ')}${more}.`;
 }
 
+/** The request without its task augmentation (`params.task`), which this server ignores. */
+function withoutTask(request: JSONRPCRequest): JSONRPCRequest {
+  if (!isObject(request.params) || !('task' in request.params)) return request;
+  const { task: _ignored, ...params } = request.params;
+  return { ...request, params };
+}
+
 /**
  * Wraps the transport's delivery to the connected server (call after server.connect): a request
  * whose params the SDK would refuse is answered -32602 here, and `refused` is told.
@@ -61,8 +73,9 @@ function paramsProblem(request: JSONRPCRequest): string | undefined {
 export function guardParams(transport: Transport, refused: () => void): void {
   const deliver = transport.onmessage;
   if (!deliver) throw new Error('guardParams: connect the server to the transport first');
-  transport.onmessage = (message, extra) => {
-    if (!isJSONRPCRequest(message)) return deliver(message, extra);
+  transport.onmessage = (received, extra) => {
+    if (!isJSONRPCRequest(received)) return deliver(received, extra);
+    const message = withoutTask(received);
     const problem = paramsProblem(message);
     if (problem === undefined) return deliver(message, extra);
     refused();
