@@ -493,6 +493,10 @@ describe('web page', { skip: unavailable }, () => {
       const stable = page.getByRole('link', { name: `/agents/${ids.invoice}/card.json` });
       const card = await (await fetch(new URL((await stable.getAttribute('href'))!, registry.url))).json();
       assert.equal((card as WireJson).version, '1.3.0', 'the stable URL serves the current card');
+      // Followed, it saves the card under its own name (not "true", a bare download attribute's value).
+      const [download] = await Promise.all([page.waitForEvent('download'), stable.click()]);
+      assert.equal(download.suggestedFilename(), 'card.json');
+      assert.equal((JSON.parse(fs.readFileSync((await download.path())!, 'utf8')) as WireJson).version, '1.3.0');
       await page.locator('summary', { hasText: 'as registered' }).click();
       assert.equal(JSON.parse((await page.locator('pre.code').last().textContent()) ?? '').version, '1.3.0');
       await screenshot(page, 'entry-agent');

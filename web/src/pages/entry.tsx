@@ -33,9 +33,11 @@ const stableDocuments = (entry: EntryView): [string, string][] =>
  * address (copy it, or open it in a program that sends a token).
  */
 function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unknown) => void }) {
+  // Named: a bare `download` is rendered download="true", and the browser saves a file called "true".
+  const filename = path.slice(path.lastIndexOf('/') + 1);
   if (!config.readNeedsToken) {
     return (
-      <a href={href(path)} download>
+      <a href={href(path)} download={filename}>
         {path}
       </a>
     );
@@ -47,7 +49,7 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
       const url = URL.createObjectURL(blob);
       const a = document.createElement('a');
       a.href = url;
-      a.download = path.slice(path.lastIndexOf('/') + 1);
+      a.download = filename;
       document.body.append(a);
       a.click();
       a.remove();
@@ -60,7 +62,7 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
   return (
     <a
       href={href(path)}
-      download
+      download={filename}
       onClick={(e) => {
         e.preventDefault();
         void save();
