@@ -824,6 +824,19 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(await page.locator('[role=alert]').count(), 0);
         await screenshot(page, 'entry-closed-registry');
 
+        // Opened in a new tab, it shows the JSON. That tab has no token (Chromium does not copy
+        // session storage into a tab opened with a middle click) and the plain URL answers 401:
+        // the link points at the document the page read with the token. Clicked at once (still
+        // being read), then again once its href is that copy.
+        for (const open of [() => raw.click({ button: 'middle' }), () => raw.click({ modifiers: ['Control'] })]) {
+          const [tab] = await Promise.all([page.context().waitForEvent('page', { timeout: 5000 }), open()]);
+          await tab.waitForLoadState();
+          assert.equal((JSON.parse((await tab.locator('pre').first().textContent()) ?? '') as WireJson).name, 'Closed Door Agent');
+          await tab.close();
+          await page.waitForFunction(() => document.querySelector('.documents a')?.getAttribute('href')?.startsWith('blob:'));
+        }
+        assert.equal(await page.locator('[role=alert]').count(), 0);
+
         // A token that stops working meanwhile: the refusal is said beside the link, with the token prompt.
         await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'revoked-token-0123456789abcdef'));
         await raw.click();
