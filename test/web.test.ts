@@ -411,13 +411,17 @@ describe('web page', { skip: unavailable }, () => {
   test('health: each hit says whether its live card answered, the filter keeps one status, the entry shows source and last check', async () => {
     await withPage(async (page) => {
       // A link with filter values that cannot apply: they leave the URL, a notice names each, and no filter is counted.
-      await page.goto(`${registry.url}/?q=%22harbour%22&kind=bogus&health=sunny&verified=yes&tags=,,`);
+      // Values longer than the registry takes are left out the same way, the limit said (not the
+      // registry's refusal, which names its wire request: /parts/0/data/search/filter/...).
+      await page.goto(`${registry.url}/?q=%22harbour%22&kind=bogus&health=sunny&verified=yes&tags=,,&binding=${'b'.repeat(101)}&version=${'1'.repeat(21)}`);
       await page.waitForURL((url) => url.search === '?q=%22harbour%22');
       await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
       const leftOut = page.locator('.notice[role=status]');
       assert.deepEqual(await leftOut.locator('li').allTextContents(), [
         'kind=bogus: not a kind of entry (agent or mcp-server).',
         'tags=,,: no tag in it.',
+        `binding=${'b'.repeat(60)}…: longer than 100 characters, the most this registry takes.`,
+        `version=${'1'.repeat(21)}: longer than 20 characters, the most this registry takes.`,
         'verified=yes: only verified=true filters.',
         'health=sunny: not a health status (ok, unreachable, invalid, any).',
       ]);
@@ -428,6 +432,10 @@ describe('web page', { skip: unavailable }, () => {
       await assertAccessible(page, 'the search with filters left out');
       await page.goBack(); // the link's own entry was replaced: Back leaves the search
       assert.equal(new URL(page.url()).search, '', 'no history entry holds the ignored filters');
+      await page.goto(`${registry.url}/?q=%22harbour%22&tags=harbour,${'t'.repeat(201)}`);
+      await page.waitForURL((url) => url.search === '?q=%22harbour%22');
+      assert.deepEqual(await leftOut.locator('li').allTextContents(), [`tags=harbour,${'t'.repeat(52)}…: a tag longer than 200 characters, the most this registry takes.`]);
+      assert.equal(await page.locator('[role=alert]').count(), 0);
       await page.goto(`${registry.url}/?q=%22harbour%22`); // quoted: the word as written (unquoted, WordNet also relates it to "keeping" in other cards)
       await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
       assert.equal(await leftOut.count(), 0, 'said once, for the link that had them');

@@ -10,6 +10,8 @@ export interface PageConfig {
   base: string;
   /** Keys of the search filter the registry accepts (verified, health, ... appear when supported). */
   filters: string[];
+  /** Characters of one value of each text filter (a tag, a binding, a version) the registry takes at most. */
+  filterMaxChars: Record<string, number>;
   /** Reads need a token (REGISTRY_PUBLIC_READ=false). */
   readNeedsToken: boolean;
   maxDocumentBytes: number;

@@ -87,8 +87,16 @@ function ignoredFilters(params: URLSearchParams): Map<string, string> {
   const ignored = new Map<string, string>();
   const kind = params.get('kind');
   if (kind && !KINDS.includes(kind)) ignored.set('kind', `not a kind of entry (${KINDS.join(' or ')})`);
+  // Longer than the registry takes: it would refuse the whole search, naming its wire request.
+  const longest = (key: string) => config.filterMaxChars[key] ?? Infinity;
+  const tooLong = (key: string) => `longer than ${longest(key)} characters, the most this registry takes`;
   const tags = params.get('tags');
   if (tags && splitTags(tags).length === 0) ignored.set('tags', 'no tag in it');
+  else if (tags && splitTags(tags).some((t) => t.length > longest('tags'))) ignored.set('tags', `a tag ${tooLong('tags')}`);
+  const binding = params.get('binding');
+  if (binding && binding.length > longest('protocolBinding')) ignored.set('binding', tooLong('protocolBinding'));
+  const version = params.get('version');
+  if (version && version.length > longest('protocolVersion')) ignored.set('version', tooLong('protocolVersion'));
   const verified = params.get('verified');
   if (verified && !supports('verified')) ignored.set('verified', 'this registry does not check signatures');
   else if (verified && verified !== 'true') ignored.set('verified', 'only verified=true filters');
@@ -111,11 +119,11 @@ function searchRequest(params: URLSearchParams): Record<string, unknown> {
   const kind = params.get('kind');
   if (kind && !ignored.has('kind')) filter.kind = kind;
   const tags = splitTags(params.get('tags') ?? '');
-  if (tags.length > 0) filter.tags = tags;
+  if (tags.length > 0 && !ignored.has('tags')) filter.tags = tags;
   const binding = params.get('binding');
-  if (binding) filter.protocolBinding = binding;
+  if (binding && !ignored.has('binding')) filter.protocolBinding = binding;
   const version = params.get('version');
-  if (version) filter.protocolVersion = version;
+  if (version && !ignored.has('version')) filter.protocolVersion = version;
   if (params.get('verified') && !ignored.has('verified')) filter.verified = true;
   const health = params.get('health');
   if (health && !ignored.has('health')) filter.health = health;
