@@ -266,6 +266,17 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await page.locator('#q').inputValue(), 'weather');
       await assertAccessible(page, 'the search page');
+
+      // Words longer than the registry searches (REGISTRY_MAX_QUERY_CHARS, 1,000 by default): said
+      // in words, not as the registry's refusal naming its wire request.
+      await page.locator('#q').fill(`weather ${'w'.repeat(1000)}`);
+      const refusal = page.locator('[role=alert]', { hasText: 'The search words are 1,008 characters; this registry searches at most 1,000. Shorten them.' });
+      await refusal.waitFor();
+      assert.doesNotMatch((await refusal.textContent()) ?? '', /parts|data\/search/);
+      assert.equal(await page.locator('#q').inputValue(), `weather ${'w'.repeat(1000)}`, 'the words stay, to be shortened');
+      await page.locator('#q').fill('weather');
+      await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
+      assert.equal(await refusal.count(), 0);
     });
   });
 

@@ -14,5 +14,7 @@ export interface PageConfig {
   filterMaxChars: Record<string, number>;
   /** Reads need a token (REGISTRY_PUBLIC_READ=false). */
   readNeedsToken: boolean;
+  /** Characters of a search's words the registry takes at most (REGISTRY_MAX_QUERY_CHARS). */
+  maxQueryChars: number;
   maxDocumentBytes: number;
 }

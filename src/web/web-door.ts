@@ -79,6 +79,7 @@ export const webDoor: Door = {
         filters: searchFilters(),
         filterMaxChars: filterMaxChars(),
         readNeedsToken: !config.publicRead,
+        maxQueryChars: config.hardening.maxQueryChars,
         maxDocumentBytes: config.maxDocumentBytes,
       };
       const html = cachedBody(Buffer.from(pageShell(assets.manifest, pageConfig, description)), 'text/html; charset=utf-8');

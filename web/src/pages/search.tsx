@@ -239,6 +239,13 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   useEffect(() => {
     // About to be replaced by the URL without its ignored filters: that one is searched.
     if (ignored.size > 0) return;
+    // Words longer than the registry searches: it would refuse them naming its wire request
+    // (/parts/0/data/search/query). Said here, with the words kept in the box to shorten.
+    if (query.length > config.maxQueryChars) {
+      const message = `The search words are ${query.length.toLocaleString('en-US')} characters; this registry searches at most ${config.maxQueryChars.toLocaleString('en-US')}. Shorten them.`;
+      setResult({ state: 'failed', error: new RegistryError('TOO_LONG', message) });
+      return;
+    }
     const controller = new AbortController();
     setResult((r) => (r.state === 'done' ? r : { state: 'loading' }));
     read<Page>({ search: searchRequest(params) }, controller.signal)
