@@ -545,6 +545,15 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/entries/00000000-0000-4000-8000-000000000000`);
       await page.locator('h1', { hasText: 'Entry not available' }).waitFor();
       assert.match((await page.locator('[role=alert]').textContent()) ?? '', /NOT_FOUND/);
+      // A garbled link (an id longer than any, a revision past the largest integer): no entry, or
+      // the current revision, as for `revision=abc`; never the registry's refusal naming its wire request.
+      await page.goto(`${registry.url}/entries/${'a'.repeat(101)}`);
+      const noSuch = page.locator('[role=alert]', { hasText: 'No entry has an id of 101 characters: ids are at most 100.' });
+      await noSuch.waitFor();
+      assert.match((await noSuch.textContent()) ?? '', /^No such entry NOT_FOUND/);
+      await page.goto(`${registry.url}/entries/${ids.invoice}?revision=99999999999999999999`);
+      await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+      assert.equal(await page.locator('[role=alert]').count(), 0);
 
       // No page at all at that path: the page's own "not found", with the way back to search.
       const missing = await page.goto(`${registry.url}/entries/${ids.invoice}/extra`);

@@ -14,6 +14,8 @@ export interface PageConfig {
   filterMaxChars: Record<string, number>;
   /** Reads need a token (REGISTRY_PUBLIC_READ=false). */
   readNeedsToken: boolean;
+  /** Characters of an entry's id at most: a longer one in a link names no entry. */
+  maxIdChars: number;
   /** Characters of a search's words the registry takes at most (REGISTRY_MAX_QUERY_CHARS). */
   maxQueryChars: number;
   maxDocumentBytes: number;

@@ -129,7 +129,8 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
   );
 }
 
-const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : undefined);
+/** A revision number from the URL; past the largest integer the registry takes (a garbled link) it is none, as `abc` is. */
+const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 && Number.isSafeInteger(Number(v)) ? Number(v) : undefined);
 
 export function EntryPage({ id, params, moved }: { id: string; params: URLSearchParams; moved: number }) {
   const revision = positive(params.get('revision'));
@@ -143,6 +144,11 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
 
   useEffect(() => {
     const controller = new AbortController();
+    if (id.length > config.maxIdChars) {
+      // The registry would refuse it naming its wire request (/parts/0/data/get/id): no entry has such an id.
+      setLoaded({ state: 'failed', error: new RegistryError('NOT_FOUND', `No entry has an id of ${id.length} characters: ids are at most ${config.maxIdChars}. Check the link.`) });
+      return;
+    }
     setLoaded((l) => (l.state === 'done' ? l : { state: 'loading' }));
     read<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, controller.signal)
       .then((entry) => {
