@@ -446,6 +446,11 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/?q=%22harbour%22&tags=harbour,${'t'.repeat(201)}`);
       await page.waitForURL((url) => url.search === '?q=%22harbour%22');
       assert.deepEqual(await leftOut.locator('li').allTextContents(), [`tags=harbour,${'t'.repeat(52)}…: a tag longer than 200 characters, the most this registry takes.`]);
+      // More tags than the registry takes: not searched with the first 20 only (another search than the link's).
+      const tags = Array.from({ length: 21 }, (_, i) => `t${i}`).join(',');
+      await page.goto(`${registry.url}/?q=%22harbour%22&tags=${tags}`);
+      await page.waitForURL((url) => url.search === '?q=%22harbour%22');
+      assert.deepEqual(await leftOut.locator('li').allTextContents(), [`tags=${tags.slice(0, 60)}…: more than 20 tags, the most this registry takes.`]);
       assert.equal(await page.locator('[role=alert]').count(), 0);
       await page.goto(`${registry.url}/?q=%22harbour%22`); // quoted: the word as written (unquoted, WordNet also relates it to "keeping" in other cards)
       await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);

@@ -12,6 +12,8 @@ export interface PageConfig {
   filters: string[];
   /** Characters of one value of each text filter (a tag, a binding, a version) the registry takes at most. */
   filterMaxChars: Record<string, number>;
+  /** Values one list filter (tags) takes at most. */
+  maxFilterValues: number;
   /** Reads need a token (REGISTRY_PUBLIC_READ=false). */
   readNeedsToken: boolean;
   /** Characters of an entry's id at most: a longer one in a link names no entry. */

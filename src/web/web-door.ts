@@ -17,7 +17,7 @@ import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from '../http/allowed-methods.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
-import { getSchema, searchSchema } from '../operations/request-schemas.js';
+import { getSchema, MAX_FILTER_VALUES, searchSchema } from '../operations/request-schemas.js';
 import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
 import { notBuiltPage, pageShell, type PageConfig } from './page-shell.js';
 
@@ -78,6 +78,7 @@ export const webDoor: Door = {
         base: new URL(ctx.publicUrl).pathname.replace(/\/+$/, ''),
         filters: searchFilters(),
         filterMaxChars: filterMaxChars(),
+        maxFilterValues: MAX_FILTER_VALUES,
         readNeedsToken: !config.publicRead,
         maxIdChars: getSchema.shape.id.maxLength ?? 100,
         maxQueryChars: config.hardening.maxQueryChars,

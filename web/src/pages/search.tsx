@@ -93,6 +93,8 @@ function ignoredFilters(params: URLSearchParams): Map<string, string> {
   const tags = params.get('tags');
   if (tags && splitTags(tags).length === 0) ignored.set('tags', 'no tag in it');
   else if (tags && splitTags(tags).some((t) => t.length > longest('tags'))) ignored.set('tags', `a tag ${tooLong('tags')}`);
+  // Searching with the first ones only would answer another search than the link's.
+  else if (tags && splitTags(tags).length > config.maxFilterValues) ignored.set('tags', `more than ${config.maxFilterValues} tags, the most this registry takes`);
   const binding = params.get('binding');
   if (binding && binding.length > longest('protocolBinding')) ignored.set('binding', tooLong('protocolBinding'));
   const version = params.get('version');
@@ -138,8 +140,7 @@ const splitTags = (s: string) =>
   s
     .split(',')
     .map((t) => t.trim())
-    .filter(Boolean)
-    .slice(0, 20);
+    .filter(Boolean);
 
 /** The URL for the given search parameters (empty ones left out, paging reset unless kept). */
 function searchUrl(params: URLSearchParams, changes: Record<string, string | undefined>, keepPage = false): string {
