@@ -416,6 +416,14 @@ describe('web page', { skip: unavailable }, () => {
       await page.waitForURL((url) => url.search === '?q=filler');
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 20);
       assert.equal(await page.locator('#q').inputValue(), 'filler');
+
+      // Garbled past any page token's length: the same way out, and no wire path of the registry's request.
+      next.searchParams.set('p', 'x'.repeat(513));
+      await page.goto(next.href);
+      const refused = page.locator('[role=alert]', { hasText: "This link's page token is 513 characters; the registry's are at most 512." });
+      await refused.waitFor();
+      assert.doesNotMatch((await refused.textContent()) ?? '', /parts/);
+      await page.getByRole('link', { name: 'Go to the first page of this search' }).waitFor();
     });
   });
 

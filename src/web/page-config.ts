@@ -18,6 +18,8 @@ export interface PageConfig {
   readNeedsToken: boolean;
   /** Characters of an entry's id at most: a longer one in a link names no entry. */
   maxIdChars: number;
+  /** Characters of a page token at most: a longer one in a link (?p=) is garbled. */
+  maxPageTokenChars: number;
   /** Characters of a search's words the registry takes at most (REGISTRY_MAX_QUERY_CHARS). */
   maxQueryChars: number;
   maxDocumentBytes: number;

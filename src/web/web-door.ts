@@ -81,6 +81,7 @@ export const webDoor: Door = {
         maxFilterValues: MAX_FILTER_VALUES,
         readNeedsToken: !config.publicRead,
         maxIdChars: getSchema.shape.id.maxLength ?? 100,
+        maxPageTokenChars: searchSchema.shape.pageToken.unwrap().maxLength ?? 512,
         maxQueryChars: config.hardening.maxQueryChars,
         maxDocumentBytes: config.maxDocumentBytes,
       };

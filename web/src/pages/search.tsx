@@ -247,6 +247,14 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       setResult({ state: 'failed', error: new RegistryError('TOO_LONG', message) });
       return;
     }
+    // A page token longer than any the registry gives (a garbled link): refused as one cut short
+    // is, with the way to the first page, not as the registry's refusal naming its wire request.
+    const token = params.get('p') ?? '';
+    if (token.length > config.maxPageTokenChars) {
+      const message = `This link's page token is ${token.length.toLocaleString('en-US')} characters; the registry's are at most ${config.maxPageTokenChars}.`;
+      setResult({ state: 'failed', error: new RegistryError('BAD_REQUEST', message) });
+      return;
+    }
     const controller = new AbortController();
     setResult((r) => (r.state === 'done' ? r : { state: 'loading' }));
     read<Page>({ search: searchRequest(params) }, controller.signal)
