@@ -281,6 +281,17 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await page.locator('#q').inputValue(), 'weather');
       await assertAccessible(page, 'the search page');
+
+      // Words longer than the registry searches (REGISTRY_MAX_QUERY_CHARS, 1,000 by default): said
+      // in words, not as the registry's refusal naming its wire request.
+      await page.locator('#q').fill(`weather ${'w'.repeat(1000)}`);
+      const refusal = page.locator('[role=alert]', { hasText: 'The search words are 1,008 characters; this registry searches at most 1,000. Shorten them.' });
+      await refusal.waitFor();
+      assert.doesNotMatch((await refusal.textContent()) ?? '', /parts|data\/search/);
+      assert.equal(await page.locator('#q').inputValue(), `weather ${'w'.repeat(1000)}`, 'the words stay, to be shortened');
+      await page.locator('#q').fill('weather');
+      await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
+      assert.equal(await refusal.count(), 0);
     });
   });
 
@@ -420,19 +431,31 @@ describe('web page', { skip: unavailable }, () => {
       await page.waitForURL((url) => url.search === '?q=filler');
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 20);
       assert.equal(await page.locator('#q').inputValue(), 'filler');
+
+      // Garbled past any page token's length: the same way out, and no wire path of the registry's request.
+      next.searchParams.set('p', 'x'.repeat(513));
+      await page.goto(next.href);
+      const refused = page.locator('[role=alert]', { hasText: "This link's page token is 513 characters; the registry's are at most 512." });
+      await refused.waitFor();
+      assert.doesNotMatch((await refused.textContent()) ?? '', /parts/);
+      await page.getByRole('link', { name: 'Go to the first page of this search' }).waitFor();
     });
   });
 
   test('health: each hit says whether its live card answered, the filter keeps one status, the entry shows source and last check', async () => {
     await withPage(async (page) => {
       // A link with filter values that cannot apply: they leave the URL, a notice names each, and no filter is counted.
-      await page.goto(`${registry.url}/?q=%22harbour%22&kind=bogus&health=sunny&verified=yes&tags=,,`);
+      // Values longer than the registry takes are left out the same way, the limit said (not the
+      // registry's refusal, which names its wire request: /parts/0/data/search/filter/...).
+      await page.goto(`${registry.url}/?q=%22harbour%22&kind=bogus&health=sunny&verified=yes&tags=,,&binding=${'b'.repeat(101)}&version=${'1'.repeat(21)}`);
       await page.waitForURL((url) => url.search === '?q=%22harbour%22');
       await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
       const leftOut = page.locator('.notice[role=status]');
       assert.deepEqual(await leftOut.locator('li').allTextContents(), [
         'kind=bogus: not a kind of entry (agent or mcp-server).',
         'tags=,,: no tag in it.',
+        `binding=${'b'.repeat(60)}…: longer than 100 characters, the most this registry takes.`,
+        `version=${'1'.repeat(21)}: longer than 20 characters, the most this registry takes.`,
         'verified=yes: only verified=true filters.',
         'health=sunny: not a health status (ok, unreachable, invalid, any).',
       ]);
@@ -443,6 +466,15 @@ describe('web page', { skip: unavailable }, () => {
       await assertAccessible(page, 'the search with filters left out');
       await page.goBack(); // the link's own entry was replaced: Back leaves the search
       assert.equal(new URL(page.url()).search, '', 'no history entry holds the ignored filters');
+      await page.goto(`${registry.url}/?q=%22harbour%22&tags=harbour,${'t'.repeat(201)}`);
+      await page.waitForURL((url) => url.search === '?q=%22harbour%22');
+      assert.deepEqual(await leftOut.locator('li').allTextContents(), [`tags=harbour,${'t'.repeat(52)}…: a tag longer than 200 characters, the most this registry takes.`]);
+      // More tags than the registry takes: not searched with the first 20 only (another search than the link's).
+      const tags = Array.from({ length: 21 }, (_, i) => `t${i}`).join(',');
+      await page.goto(`${registry.url}/?q=%22harbour%22&tags=${tags}`);
+      await page.waitForURL((url) => url.search === '?q=%22harbour%22');
+      assert.deepEqual(await leftOut.locator('li').allTextContents(), [`tags=${tags.slice(0, 60)}…: more than 20 tags, the most this registry takes.`]);
+      assert.equal(await page.locator('[role=alert]').count(), 0);
       await page.goto(`${registry.url}/?q=%22harbour%22`); // quoted: the word as written (unquoted, WordNet also relates it to "keeping" in other cards)
       await expectHits(page, ['Harbour Beacon Agent', 'Harbour Lighthouse Agent']);
       assert.equal(await leftOut.count(), 0, 'said once, for the link that had them');
@@ -508,6 +540,10 @@ describe('web page', { skip: unavailable }, () => {
       const stable = page.getByRole('link', { name: `/agents/${ids.invoice}/card.json` });
       const card = await (await fetch(new URL((await stable.getAttribute('href'))!, registry.url))).json();
       assert.equal((card as WireJson).version, '1.3.0', 'the stable URL serves the current card');
+      // Followed, it saves the card under its own name (not "true", a bare download attribute's value).
+      const [download] = await Promise.all([page.waitForEvent('download'), stable.click()]);
+      assert.equal(download.suggestedFilename(), 'card.json');
+      assert.equal((JSON.parse(fs.readFileSync((await download.path())!, 'utf8')) as WireJson).version, '1.3.0');
       await page.locator('summary', { hasText: 'as registered' }).click();
       assert.equal(JSON.parse((await page.locator('pre.code').last().textContent()) ?? '').version, '1.3.0');
       await screenshot(page, 'entry-agent');
@@ -537,6 +573,15 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/entries/00000000-0000-4000-8000-000000000000`);
       await page.locator('h1', { hasText: 'Entry not available' }).waitFor();
       assert.match((await page.locator('[role=alert]').textContent()) ?? '', /NOT_FOUND/);
+      // A garbled link (an id longer than any, a revision past the largest integer): no entry, or
+      // the current revision, as for `revision=abc`; never the registry's refusal naming its wire request.
+      await page.goto(`${registry.url}/entries/${'a'.repeat(101)}`);
+      const noSuch = page.locator('[role=alert]', { hasText: 'No entry has an id of 101 characters: ids are at most 100.' });
+      await noSuch.waitFor();
+      assert.match((await noSuch.textContent()) ?? '', /^No such entry NOT_FOUND/);
+      await page.goto(`${registry.url}/entries/${ids.invoice}?revision=99999999999999999999`);
+      await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+      assert.equal(await page.locator('[role=alert]').count(), 0);
 
       // No page at all at that path: the page's own "not found", with the way back to search.
       const missing = await page.goto(`${registry.url}/entries/${ids.invoice}/extra`);
@@ -834,6 +879,19 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(saved.name, 'Closed Door Agent');
         assert.equal(await page.locator('[role=alert]').count(), 0);
         await screenshot(page, 'entry-closed-registry');
+
+        // Opened in a new tab, it shows the JSON. That tab has no token (Chromium does not copy
+        // session storage into a tab opened with a middle click) and the plain URL answers 401:
+        // the link points at the document the page read with the token. Clicked at once (still
+        // being read), then again once its href is that copy.
+        for (const open of [() => raw.click({ button: 'middle' }), () => raw.click({ modifiers: ['Control'] })]) {
+          const [tab] = await Promise.all([page.context().waitForEvent('page', { timeout: 5000 }), open()]);
+          await tab.waitForLoadState();
+          assert.equal((JSON.parse((await tab.locator('pre').first().textContent()) ?? '') as WireJson).name, 'Closed Door Agent');
+          await tab.close();
+          await page.waitForFunction(() => document.querySelector('.documents a')?.getAttribute('href')?.startsWith('blob:'));
+        }
+        assert.equal(await page.locator('[role=alert]').count(), 0);
 
         // A token that stops working meanwhile: the refusal is said beside the link, with the token prompt.
         await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'revoked-token-0123456789abcdef'));

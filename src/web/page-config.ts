@@ -10,7 +10,17 @@ export interface PageConfig {
   base: string;
   /** Keys of the search filter the registry accepts (verified, health, ... appear when supported). */
   filters: string[];
+  /** Characters of one value of each text filter (a tag, a binding, a version) the registry takes at most. */
+  filterMaxChars: Record<string, number>;
+  /** Values one list filter (tags) takes at most. */
+  maxFilterValues: number;
   /** Reads need a token (REGISTRY_PUBLIC_READ=false). */
   readNeedsToken: boolean;
+  /** Characters of an entry's id at most: a longer one in a link names no entry. */
+  maxIdChars: number;
+  /** Characters of a page token at most: a longer one in a link (?p=) is garbled. */
+  maxPageTokenChars: number;
+  /** Characters of a search's words the registry takes at most (REGISTRY_MAX_QUERY_CHARS). */
+  maxQueryChars: number;
   maxDocumentBytes: number;
 }

@@ -12,11 +12,12 @@
  * search (API clients keep the JSON 404 of http/errors.ts).
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from '../http/allowed-methods.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
-import { searchSchema } from '../operations/request-schemas.js';
+import { getSchema, MAX_FILTER_VALUES, searchSchema } from '../operations/request-schemas.js';
 import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
 import { notBuiltPage, pageShell, type PageConfig } from './page-shell.js';
 
@@ -30,6 +31,20 @@ const wantsHtml = (req: Request) => req.accepts(['application/json', 'text/html'
 function searchFilters(): string[] {
   const filter = searchSchema.shape.filter.unwrap();
   return Object.keys(filter.shape);
+}
+
+/**
+ * The longest value of each text filter (each item of a list), from the same schema: the page
+ * leaves a longer one out of a link and says why, instead of showing the registry's refusal.
+ */
+function filterMaxChars(): Record<string, number> {
+  const limits: Record<string, number> = {};
+  for (const [key, optional] of Object.entries(searchSchema.shape.filter.unwrap().shape)) {
+    const inner = optional.unwrap();
+    const text = inner instanceof z.ZodArray ? inner.element : inner;
+    if (text instanceof z.ZodString && text.maxLength !== null) limits[key] = text.maxLength;
+  }
+  return limits;
 }
 
 /** The built assets, or undefined (logged) when they are missing or unreadable: the registry still serves every API. */
@@ -62,7 +77,12 @@ export const webDoor: Door = {
         name,
         base: new URL(ctx.publicUrl).pathname.replace(/\/+$/, ''),
         filters: searchFilters(),
+        filterMaxChars: filterMaxChars(),
+        maxFilterValues: MAX_FILTER_VALUES,
         readNeedsToken: !config.publicRead,
+        maxIdChars: getSchema.shape.id.maxLength ?? 100,
+        maxPageTokenChars: searchSchema.shape.pageToken.unwrap().maxLength ?? 512,
+        maxQueryChars: config.hardening.maxQueryChars,
         maxDocumentBytes: config.maxDocumentBytes,
       };
       const html = cachedBody(Buffer.from(pageShell(assets.manifest, pageConfig, description)), 'text/html; charset=utf-8');

@@ -14,6 +14,7 @@ import { McpServerView } from '../entry/mcp-view';
 import { StatusFacts } from '../entry/status-facts';
 import { obj, pretty } from '../entry/untrusted';
 import { navigate } from '../router';
+import { savedToken } from '../token';
 
 type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView };
 
@@ -26,20 +27,62 @@ const stableDocuments = (entry: EntryView): [string, string][] =>
         ['Its MCP Server Card', documentPaths.mcpServerCard(entry.id)],
       ];
 
+/** How long a document read for a new tab stays its link's target before it is read again. */
+const PREPARED_FRESH_MS = 10_000;
+/** A link opened in a new tab (middle click, Ctrl/Cmd/Shift click), not followed here. */
+const opensElsewhere = (e: MouseEvent) => e.button === 1 || e.ctrlKey || e.metaKey || e.shiftKey;
+
 /**
  * A link to one of the entry's documents, downloaded when followed. A registry closed to
- * anonymous reads refuses the plain link (a browser sends no token with it): there the click
- * reads the document with the person's token and saves it from memory. The link stays, for its
- * address (copy it, or open it in a program that sends a token).
+ * anonymous reads refuses the plain link (a browser sends no token with it): there a click reads
+ * the document with the person's token and saves it from memory. A new tab would get the plain
+ * URL's 401 too, and has no token of its own (Chromium does not copy session storage into a tab
+ * opened with a middle click), so when the pointer or focus reaches the link it reads the
+ * document and the link points at that copy (a blob URL): a tab opened from it shows the JSON.
+ * The Copy button beside it gives the document's address.
  */
 function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unknown) => void }) {
+  // Named: a bare `download` is rendered download="true", and the browser saves a file called "true".
+  const filename = path.slice(path.lastIndexOf('/') + 1);
+  const [prepared, setPrepared] = useState<string>();
+  const madeAt = useRef(0);
+  const reading = useRef<Promise<string> | undefined>(undefined);
+  const current = useRef<string | undefined>(undefined);
+  // A tab opened from it has read it by then; a minute leaves slow browsers room.
+  const revokeLater = (url: string) => window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  useEffect(
+    () => () => {
+      if (current.current) revokeLater(current.current);
+    },
+    [],
+  );
   if (!config.readNeedsToken) {
     return (
-      <a href={href(path)} download>
+      <a href={href(path)} download={filename}>
         {path}
       </a>
     );
   }
+  /** The document read now with the person's token, as a blob URL the link then points at. */
+  const prepare = (): Promise<string> => {
+    reading.current ??= fetchDocument(path)
+      .then((blob) => {
+        const url = URL.createObjectURL(blob);
+        if (current.current) revokeLater(current.current);
+        current.current = url;
+        madeAt.current = Date.now();
+        setPrepared(url);
+        return url;
+      })
+      .finally(() => {
+        reading.current = undefined;
+      });
+    return reading.current;
+  };
+  // Ahead of a click that may open a new tab; a refusal is said when the link is followed.
+  const prepareAhead = () => {
+    if (savedToken() && Date.now() - madeAt.current > PREPARED_FRESH_MS) prepare().catch(() => undefined);
+  };
   const save = async () => {
     try {
       const blob = await fetchDocument(path);
@@ -47,31 +90,47 @@ function DocumentLink({ path, onFailed }: { path: string; onFailed: (error: unkn
       const url = URL.createObjectURL(blob);
       const a = document.createElement('a');
       a.href = url;
-      a.download = path.slice(path.lastIndexOf('/') + 1);
+      a.download = filename;
       document.body.append(a);
       a.click();
       a.remove();
-      // The download has started from it by now; a minute leaves slow browsers room.
-      window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      revokeLater(url);
     } catch (error) {
       onFailed(error);
     }
   };
+  /** Opened in a new tab before the copy was read: read it, then open it (the click still counts as the person's). */
+  const openElsewhere = async () => {
+    try {
+      const url = await prepare();
+      onFailed(undefined);
+      window.open(url, '_blank', 'noopener');
+    } catch (error) {
+      onFailed(error);
+    }
+  };
+  const follow = (e: MouseEvent) => {
+    if (opensElsewhere(e)) {
+      // The prepared copy opens by itself; without one the new tab would get the plain URL's 401.
+      if (prepared && Date.now() - madeAt.current <= PREPARED_FRESH_MS) return;
+      e.preventDefault();
+      void openElsewhere();
+      return;
+    }
+    if (e.button !== 0) return;
+    e.preventDefault();
+    void save();
+  };
+  // No download attribute: with one, a middle click downloads instead of opening a tab.
   return (
-    <a
-      href={href(path)}
-      download
-      onClick={(e) => {
-        e.preventDefault();
-        void save();
-      }}
-    >
+    <a href={prepared ?? href(path)} onPointerEnter={prepareAhead} onFocus={prepareAhead} onClick={follow} onAuxClick={follow}>
       {path}
     </a>
   );
 }
 
-const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 ? Number(v) : undefined);
+/** A revision number from the URL; past the largest integer the registry takes (a garbled link) it is none, as `abc` is. */
+const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 && Number.isSafeInteger(Number(v)) ? Number(v) : undefined);
 
 export function EntryPage({ id, params, moved }: { id: string; params: URLSearchParams; moved: number }) {
   const revision = positive(params.get('revision'));
@@ -85,6 +144,11 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
 
   useEffect(() => {
     const controller = new AbortController();
+    if (id.length > config.maxIdChars) {
+      // The registry would refuse it naming its wire request (/parts/0/data/get/id): no entry has such an id.
+      setLoaded({ state: 'failed', error: new RegistryError('NOT_FOUND', `No entry has an id of ${id.length} characters: ids are at most ${config.maxIdChars}. Check the link.`) });
+      return;
+    }
     setLoaded((l) => (l.state === 'done' ? l : { state: 'loading' }));
     read<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, controller.signal)
       .then((entry) => {

@@ -87,8 +87,18 @@ function ignoredFilters(params: URLSearchParams): Map<string, string> {
   const ignored = new Map<string, string>();
   const kind = params.get('kind');
   if (kind && !KINDS.includes(kind)) ignored.set('kind', `not a kind of entry (${KINDS.join(' or ')})`);
+  // Longer than the registry takes: it would refuse the whole search, naming its wire request.
+  const longest = (key: string) => config.filterMaxChars[key] ?? Infinity;
+  const tooLong = (key: string) => `longer than ${longest(key)} characters, the most this registry takes`;
   const tags = params.get('tags');
   if (tags && splitTags(tags).length === 0) ignored.set('tags', 'no tag in it');
+  else if (tags && splitTags(tags).some((t) => t.length > longest('tags'))) ignored.set('tags', `a tag ${tooLong('tags')}`);
+  // Searching with the first ones only would answer another search than the link's.
+  else if (tags && splitTags(tags).length > config.maxFilterValues) ignored.set('tags', `more than ${config.maxFilterValues} tags, the most this registry takes`);
+  const binding = params.get('binding');
+  if (binding && binding.length > longest('protocolBinding')) ignored.set('binding', tooLong('protocolBinding'));
+  const version = params.get('version');
+  if (version && version.length > longest('protocolVersion')) ignored.set('version', tooLong('protocolVersion'));
   const verified = params.get('verified');
   if (verified && !supports('verified')) ignored.set('verified', 'this registry does not check signatures');
   else if (verified && verified !== 'true') ignored.set('verified', 'only verified=true filters');
@@ -111,11 +121,11 @@ function searchRequest(params: URLSearchParams): Record<string, unknown> {
   const kind = params.get('kind');
   if (kind && !ignored.has('kind')) filter.kind = kind;
   const tags = splitTags(params.get('tags') ?? '');
-  if (tags.length > 0) filter.tags = tags;
+  if (tags.length > 0 && !ignored.has('tags')) filter.tags = tags;
   const binding = params.get('binding');
-  if (binding) filter.protocolBinding = binding;
+  if (binding && !ignored.has('binding')) filter.protocolBinding = binding;
   const version = params.get('version');
-  if (version) filter.protocolVersion = version;
+  if (version && !ignored.has('version')) filter.protocolVersion = version;
   if (params.get('verified') && !ignored.has('verified')) filter.verified = true;
   const health = params.get('health');
   if (health && !ignored.has('health')) filter.health = health;
@@ -130,8 +140,7 @@ const splitTags = (s: string) =>
   s
     .split(',')
     .map((t) => t.trim())
-    .filter(Boolean)
-    .slice(0, 20);
+    .filter(Boolean);
 
 /** The URL for the given search parameters (empty ones left out, paging reset unless kept). */
 function searchUrl(params: URLSearchParams, changes: Record<string, string | undefined>, keepPage = false): string {
@@ -231,6 +240,21 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   useEffect(() => {
     // About to be replaced by the URL without its ignored filters: that one is searched.
     if (ignored.size > 0) return;
+    // Words longer than the registry searches: it would refuse them naming its wire request
+    // (/parts/0/data/search/query). Said here, with the words kept in the box to shorten.
+    if (query.length > config.maxQueryChars) {
+      const message = `The search words are ${query.length.toLocaleString('en-US')} characters; this registry searches at most ${config.maxQueryChars.toLocaleString('en-US')}. Shorten them.`;
+      setResult({ state: 'failed', error: new RegistryError('TOO_LONG', message) });
+      return;
+    }
+    // A page token longer than any the registry gives (a garbled link): refused as one cut short
+    // is, with the way to the first page, not as the registry's refusal naming its wire request.
+    const token = params.get('p') ?? '';
+    if (token.length > config.maxPageTokenChars) {
+      const message = `This link's page token is ${token.length.toLocaleString('en-US')} characters; the registry's are at most ${config.maxPageTokenChars}.`;
+      setResult({ state: 'failed', error: new RegistryError('BAD_REQUEST', message) });
+      return;
+    }
     const controller = new AbortController();
     setResult((r) => (r.state === 'done' ? r : { state: 'loading' }));
     read<Page>({ search: searchRequest(params) }, controller.signal)
