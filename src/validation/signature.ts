@@ -18,7 +18,7 @@ import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify
 import type { Finding, SignatureStatus } from '../contract/types.js';
 import type { CardVerification } from '../contract/verification.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
-import { a2aPython03Payloads, asciiEscaped, canonicalCardPayload, sdkTypedPayload, uncoveredPaths } from './canonical-card.js';
+import { a2aPython03Payloads, asciiEscaped, canonicalCardPayload, requirementlessPayloads, sdkTypedPayload, uncoveredPaths } from './canonical-card.js';
 import type { Generation } from './types.js';
 
 /** Asymmetric JWS algorithms (RFC 7518, RFC 8037). */
@@ -90,6 +90,8 @@ interface Payloads {
   full: string[];
   /** base64url of what the SDK's signer signs from its TypeScript type, when that differs (only computed for a failure). */
   sdkTyped(): string | undefined;
+  /** base64url of the payloads without the empty parts of security requirements, when the card has some (only computed for a failure). */
+  requirementless(): string[];
 }
 
 /** Imported keys by trusted JWK object and algorithm: importing costs more than verifying. */
@@ -178,6 +180,19 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
   const again = usable((await trust.lookupAgain?.(kid, jku))?.keys ?? []).filter((k) => !tried.has(JSON.stringify(k.jwk)));
   if (await verifiedBy(again)) return { status: 'verified', kid, alg };
   candidates.push(...again);
+  for (const payload of payloads.requirementless()) {
+    for (const key of candidates) {
+      if ((await verifies(sig, payload, key.jwk, alg)) === undefined) {
+        return invalid(
+          'it signs the card without the security requirements that name a scheme without scopes, or no scheme (what @a2a-js/sdk 1.3\'s canonicalizeAgentCard and a2a-python sign), ' +
+            'so anyone could add or remove them without breaking it; sign the card with them (a2a-registry sign, or RFC 8785 of the card without "signatures", ' +
+            'keeping {"schemes": {"name": {}}} in v1.0 and {"name": []} in v0.3)',
+          kid,
+          alg,
+        );
+      }
+    }
+  }
   const sdkTyped = payloads.sdkTyped();
   if (sdkTyped !== undefined) {
     for (const key of candidates) {
@@ -228,8 +243,14 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
         return escaped === form ? [form] : [form, escaped];
       });
       let typed: string | undefined | null = null;
+      let requirementless: string[] | undefined;
       const payloads: Payloads = {
         full: forms.map((form) => base64url.encode(form)),
+        requirementless: () =>
+          (requirementless ??= requirementlessPayloads(card, generation).flatMap((form) => {
+            const escaped = asciiEscaped(form);
+            return (escaped === form ? [form] : [form, escaped]).map((f) => base64url.encode(f));
+          })),
         sdkTyped: () => {
           if (typed === null) {
             const payload = generation === '1.0' ? sdkTypedPayload(card) : full;
