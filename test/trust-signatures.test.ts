@@ -20,9 +20,13 @@ import { signCard } from '../src/trust/card-signing.js';
 import { generateSigningKey, parseSigningKey, type SigningKey } from '../src/trust/jwks.js';
 import { TrustRoots } from '../src/trust/trust-roots.js';
 import { canonicalCardPayload } from '../src/validation/canonical-card.js';
-import { ACCEPTED_ALGORITHMS } from '../src/validation/signature.js';
+import { CardTrust } from '../src/registry/card-trust.js';
+import { ChangeFeed } from '../src/registry/change-feed.js';
+import { SqliteStore } from '../src/storage/sqlite/index.js';
+import { ACCEPTED_ALGORITHMS, createSignatureVerifier, type TrustedKeys } from '../src/validation/signature.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { actor, entryWrite } from './support/store-fixtures.js';
 import { usePostgres } from './support/postgres.js';
 import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { eventually } from './support/eventually.js';
@@ -563,5 +567,41 @@ describe('REGISTRY_REQUIRE_VERIFIED=true', () => {
 
   test('it needs trust roots to be configured', () => {
     assert.throws(() => loadConfig({ REGISTRY_REQUIRE_VERIFIED: 'true' }), /REGISTRY_REQUIRE_VERIFIED=true needs trusted keys/);
+  });
+});
+
+describe('a stored verdict made by older verification rules', () => {
+  test('is checked again by the start-up scan: a card verified before security requirements without scopes were covered is verified no more', async () => {
+    const dataDir = tempDir('a2a-registry-rules-');
+    const store = new SqliteStore({ file: path.join(dataDir, 'registry.db') });
+    await store.open();
+    try {
+      const trust: TrustedKeys = { configured: true, fingerprint: 'roots', lookup: async (kid) => ({ keys: kid === 'trusted-es' ? [{ kid, jwk: trusted.publicJwk, source: 'jwks' }] : [] }) };
+      // Signed over the form without its requirement (@a2a-js/sdk 1.3, this registry before), and
+      // stored as earlier builds left it: verified, its keyset the trust roots' fingerprint alone.
+      const card = fresh('Old Rules Agent');
+      card.securitySchemes = { key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } };
+      card.securityRequirements = [{ schemes: { key: {} } }];
+      const privateKey = (await importJWK(trusted.signing.jwk, 'ES256')) as CryptoKey;
+      const signed = JSON.parse(JSON.stringify(await generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' })(card as never)));
+      const write = entryWrite('agent', card.supportedInterfaces[0].url);
+      write.documentText = JSON.stringify(signed);
+      write.verification = { verified: true, kid: 'trusted-es', alg: 'ES256', signatures: [{ status: 'verified', kid: 'trusted-es', alg: 'ES256' }], keyset: trust.fingerprint };
+      const outcome = await store.upsert(write, actor('alice'));
+      assert.equal(outcome.status, 'created');
+      const entry = (outcome as { entry: { id: string } }).entry;
+
+      const cardTrust = new CardTrust({ store, feed: new ChangeFeed(), verifier: createSignatureVerifier(trust), requireVerified: false });
+      const scan = await cardTrust.reevaluateAll();
+      assert.equal(scan.checked, 1, 'the same trust roots, other rules: checked again');
+      const after = (await store.get(entry.id))!.verification!;
+      assert.equal(after.verified, false);
+      assert.equal(after.signatures[0]!.status, 'invalid');
+      assert.match(after.signatures[0]!.reason!, /without the security requirements that name a scheme without scopes/);
+      assert.equal((await cardTrust.reevaluateAll()).checked, 0, 'once');
+    } finally {
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

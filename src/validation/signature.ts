@@ -67,12 +67,21 @@ export interface CardVerificationResult {
 export interface DocumentVerifier {
   /** `card` has passed validation as a card of `generation`. */
   verifyAgentCard(card: JsonObject, generation: Generation): Promise<CardVerificationResult>;
-  /** Fingerprint of the trust roots now in force (CardVerification.keyset). */
+  /** Fingerprint of the trust roots now in force and of the verification rules (CardVerification.keyset). */
   readonly keyset: string;
   readonly configured: boolean;
 }
 
 const ALGORITHM_LIST = ACCEPTED_ALGORITHMS.join(', ');
+
+/**
+ * The rules a signature is checked by (what it must cover, canonical-card.ts), as part of the
+ * keyset every verification records: stored verdicts made by other rules are then checked again
+ * (at start-up, as after a change of trust roots) instead of staying `verified` for a signature
+ * these rules refuse. Change it whenever the payloads change. "r2": security requirements keep
+ * their empty parts.
+ */
+const VERIFICATION_RULES = 'r2';
 
 function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
   const status: SignatureStatus = { status: 'invalid', reason };
@@ -216,13 +225,13 @@ function signatureList(statuses: SignatureStatus[]): string {
 export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
   return {
     get keyset() {
-      return trust.fingerprint;
+      return `${trust.fingerprint}/${VERIFICATION_RULES}`;
     },
     get configured() {
       return trust.configured;
     },
     async verifyAgentCard(card, generation) {
-      const keyset = trust.fingerprint;
+      const keyset = `${trust.fingerprint}/${VERIFICATION_RULES}`;
       const signatures = Array.isArray(card.signatures) ? card.signatures : [];
       const warnings: Finding[] = [];
       if (signatures.length === 0) {
