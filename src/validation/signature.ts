@@ -37,6 +37,8 @@ export interface KeyLookup {
   keys: TrustedKey[];
   /** Why a key may be missing (a jku that is not allow-listed, a JWKS that could not be fetched). */
   note?: string;
+  /** Why no key was chosen although trust roots hold the kid (several of them do). */
+  ambiguous?: string;
 }
 
 /** The operator's trust roots, as the verifier sees them. */
@@ -164,11 +166,11 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
   if (sig.header !== undefined && !isObject(sig.header)) return invalid('its unprotected "header" is not a JSON object', kid, alg);
 
   const jku = typeof header.jku === 'string' ? header.jku : undefined;
-  const { keys, note } = await trust.lookup(kid, jku);
+  const { keys, note, ambiguous } = await trust.lookup(kid, jku);
   const usable = (found: readonly TrustedKey[]) => found.filter((k) => k.jwk.alg === undefined || k.jwk.alg === alg);
   const candidates = usable(keys);
   if (candidates.length === 0) {
-    const why = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : `no trusted key has kid "${kid}"`;
+    const why = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : (ambiguous ?? `no trusted key has kid "${kid}"`);
     return { status: 'unknown-key', kid, alg, reason: note ? `${why}; ${note}` : why };
   }
   let firstError: unknown;
