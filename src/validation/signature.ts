@@ -80,8 +80,9 @@ const ALGORITHM_LIST = ACCEPTED_ALGORITHMS.join(', ');
  * The rules a signature is checked by (what it must cover, canonical-card.ts), as part of the
  * keyset every verification records: stored verdicts made by other rules are then checked again
  * (at start-up, as after a change of trust roots) instead of staying `verified` for a signature
- * these rules refuse. Change it whenever the payloads change. "r2": security requirements keep
- * their empty parts.
+ * these rules refuse. Change it whenever the payloads, or the choice of keys (TrustRoots), change.
+ * "r2": security requirements keep their empty parts; a kid several trust roots hold is decided
+ * by the keys file, else by the signature's jku.
  */
 const VERIFICATION_RULES = 'r2';
 
