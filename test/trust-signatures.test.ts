@@ -308,6 +308,9 @@ print(json.dumps(json.loads(canonical), separators=(',', ':')), end='')`,
       await refusedAsTampered({ ...variant, preferredTransport: 'HTTP+JSON', signatures }, `${variant.name}: another transport`, false);
       const otherKey = { ...variant.securitySchemes, key: { type: 'apiKey', name: 'X-Other-Key', in: 'header' } };
       await refusedAsTampered({ ...variant, securitySchemes: otherKey, signatures }, `${variant.name}: another API key header`, false);
+      // The payload has no "type", but the members name it: another type (a valid card) is refused.
+      const otherType = { ...variant.securitySchemes, bearer: { type: 'mutualTLS', scheme: 'bearer' } };
+      await refusedAsTampered({ ...variant, securitySchemes: otherType, signatures }, `${variant.name}: bearer turned into mutual TLS`, false);
     }
     // A scheme required without scopes ({"bearer": []}) is an empty value to a2a-python: its
     // signature does not cover the requirement, so it is refused, and says why.

@@ -143,14 +143,27 @@ export function requirementlessPayloads(card: JsonObject, generation: Generation
  * `preferredTransport` "JSONRPC", and each security scheme's `type`, which names its model.
  */
 const A2A_PYTHON_03_DEFAULTS: Readonly<Record<string, string>> = { protocolVersion: '0.3.0', preferredTransport: 'JSONRPC' };
-const SECURITY_SCHEME_TYPES = new Set(['apiKey', 'http', 'mutualTLS', 'openIdConnect', 'oauth2']);
+/**
+ * The members of each v0.3 security scheme type besides `type` (the v0.3 JSON Schema). Required
+ * members differ from type to type, so members that all belong to one type name that type; a
+ * scheme with members of another type does not (`{"type": "mutualTLS", "scheme": "bearer"}` is a
+ * valid card whose members read as an http scheme).
+ */
+const SECURITY_SCHEME_MEMBERS: Readonly<Record<string, ReadonlySet<string>>> = {
+  apiKey: new Set(['name', 'in', 'description']),
+  http: new Set(['scheme', 'bearerFormat', 'description']),
+  oauth2: new Set(['flows', 'oauth2MetadataUrl', 'description']),
+  openIdConnect: new Set(['openIdConnectUrl', 'description']),
+  mutualTLS: new Set(['description']),
+};
 
 /**
  * What a2a-python 0.3 signs for a v0.3 card, where that differs from `canonicalCardPayload`:
  * the card without the members it holds as defaults (above), empty values removed, keys sorted
  * (0.3.24 and later); 0.3.21 to 0.3.23 also removed `false` and `0`. A default or a `false` left
  * out means what it means written, so such a signature covers the same card; every other member
- * is covered as in our form.
+ * is covered as in our form. A scheme's `type` is left out only where its other members name it
+ * (SECURITY_SCHEME_MEMBERS).
  */
 export function a2aPython03Payloads(card: JsonObject, requirementless = false): string[] {
   const rest: JsonObject = { ...withoutSignatures(card) };
@@ -158,9 +171,12 @@ export function a2aPython03Payloads(card: JsonObject, requirementless = false): 
   if (isObject(rest.securitySchemes)) {
     rest.securitySchemes = Object.fromEntries(
       Object.entries(rest.securitySchemes).map(([name, scheme]) => {
-        if (!isObject(scheme) || typeof scheme.type !== 'string' || !SECURITY_SCHEME_TYPES.has(scheme.type)) return [name, scheme];
-        const { type: _type, ...fields } = scheme;
-        return [name, fields];
+        if (!isObject(scheme) || typeof scheme.type !== 'string' || !Object.hasOwn(SECURITY_SCHEME_MEMBERS, scheme.type)) return [name, scheme];
+        const { type, ...fields } = scheme;
+        // A payload without the type covers it only where the other members tell it: otherwise
+        // the type could be changed (http to mutualTLS) without breaking the signature.
+        const members = SECURITY_SCHEME_MEMBERS[type]!;
+        return [name, Object.keys(fields).every((member) => members.has(member)) ? fields : scheme];
       }),
     );
   }
