@@ -194,3 +194,44 @@ describe('the guard still applies to allow-listed JWKS URLs', () => {
     }
   });
 });
+
+describe('a kid several trust roots hold', () => {
+  test('another trusted publisher cannot sign as a kid the keys file holds, nor as one another JWKS holds without naming its jku', async () => {
+    const [operators, impostor, shared, sharedImpostor] = await Promise.all([key('acme'), key('acme'), key('shared'), key('shared')]);
+    const dir = fs.mkdtempSync('/tmp/a2a-registry-kids-');
+    const file = `${dir}/jwks.json`;
+    fs.writeFileSync(file, JSON.stringify({ keys: [operators.publicJwk] }));
+    sets['/publisher.json'] = { keys: [shared.publicJwk] };
+    sets['/impostor.json'] = { keys: [impostor.publicJwk, sharedImpostor.publicJwk] };
+    const lines: string[] = [];
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('127.0.0.1') });
+    const roots = await TrustRoots.open({
+      keysFile: file,
+      jkuUrls: [`${base}/publisher.json`, `${base}/impostor.json`],
+      fetchJwks: guardedJwksFetch(fetcher),
+      log: createLogger('warn', { write: (line: string) => lines.push(line) }),
+      watch: false,
+      sighup: false,
+    });
+    try {
+      assert.ok(lines.some((l) => /kid \\"acme\\" is held by several trust roots/.test(l)), 'the operator is told');
+      const verifier = createSignatureVerifier(roots);
+      const statusOf = async (signing: SigningKey, jku?: string) => (await verifier.verifyAgentCard(await signCard(card(), signing, jku ? { jku } : {}), '1.0')).verification.signatures[0]!;
+
+      assert.equal((await statusOf(operators.signing)).status, 'verified');
+      const borrowed = await statusOf(impostor.signing);
+      assert.equal(borrowed.status, 'invalid', 'the kid names the key of the keys file, which did not sign');
+      assert.equal((await statusOf(impostor.signing, `${base}/impostor.json`)).status, 'invalid', 'a jku does not override the keys file');
+
+      assert.equal((await statusOf(shared.signing, `${base}/publisher.json`)).status, 'verified', 'the jku names the set');
+      const unnamed = await statusOf(shared.signing);
+      assert.equal(unnamed.status, 'unknown-key');
+      assert.match(unnamed.reason!, /kid "shared" is held by several trusted JWKS .*sign with a "jku"/);
+      assert.equal((await statusOf(sharedImpostor.signing)).status, 'unknown-key', 'nor is the impostor\'s listed as "shared"');
+      assert.equal((await statusOf(sharedImpostor.signing, `${base}/publisher.json`)).status, 'invalid');
+    } finally {
+      roots.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,14 +1,14 @@
 /**
  * The registry's own card (issue 15, point 5): signed when REGISTRY_SIGNING_KEY is set, its public
- * key served at /.well-known/jwks.json (the signature's jku), verifiable with @a2a-js/sdk and with
- * the registry's own verifier; SDK clients still work against the signed card.
+ * key served at /.well-known/jwks.json (the signature's jku), verifiable as A2A §8.4.3 says and
+ * with the registry's own verifier; SDK clients still work against the signed card.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
-import { decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { base64url, decodeProtectedHeader, flattenedVerify, importJWK, type JWK } from 'jose';
 import { generateSigningKey } from '../src/trust/jwks.js';
 import { createSignatureVerifier } from '../src/validation/signature.js';
 import { op, resultOf, sdkClient } from './support/client.js';
@@ -32,7 +32,7 @@ describe('REGISTRY_SIGNING_KEY set', () => {
     fs.rmSync(registry.dataDir, { recursive: true, force: true });
   });
 
-  test('the card is signed, names the JWKS as its jku, and verifies with the SDK against the served keys', async () => {
+  test('the card is signed, names the JWKS as its jku, and verifies (A2A §8.4.3) against the served keys, its security requirements covered', async () => {
     const card = (await (await get(registry, '/.well-known/agent-card.json', { 'A2A-Version': '1.0' })).json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     assert.equal(card.signatures.length, 1);
     const header = decodeProtectedHeader(card.signatures[0]);
@@ -48,15 +48,33 @@ describe('REGISTRY_SIGNING_KEY set', () => {
     assert.equal(jwks.keys[0]!.d, undefined, 'never the private key');
     assert.equal((await get(registry, '/.well-known/jwks.json', { 'If-None-Match': etag })).status, 304);
 
-    // A client that follows the jku (here: this registry's own URL) verifies with the SDK. Given
-    // the card's JSON: through AgentCard.fromJSON, @a2a-js/sdk 1.3 drops the security schemes
-    // from what it verifies (and the registry's card has one), so it would fail on any card
-    // signed over all of it, as the spec asks and other SDKs sign.
-    await verifyAgentCardSignature(async (kid, jku) => {
-      const keys = ((await (await fetch(jku!)).json()) as { keys: JWK[] }).keys;
-      return importJWK(keys.find((k) => k.kid === kid)!, 'ES256') as Promise<CryptoKey>;
-    })(card as unknown as AgentCard);
+    // A client that follows the jku (here: this registry's own URL) verifies as A2A §8.4.3 says:
+    // RFC 8785 of the card without "signatures" and default values: here the fields holding an
+    // empty list or map (the bearer requirement's scope list, the public-read requirement's
+    // schemes); the bearer entry, no default, stays.
+    const empty = (v: unknown) => typeof v === 'object' && v !== null && Object.keys(v).length === 0;
+    const jcs = (v: unknown): string =>
+      v === null || typeof v !== 'object'
+        ? JSON.stringify(v)
+        : Array.isArray(v)
+          ? `[${v.map(jcs).join(',')}]`
+          : `{${Object.keys(v)
+              .filter((k) => !empty((v as Record<string, unknown>)[k]))
+              .sort()
+              .map((k) => `${JSON.stringify(k)}:${jcs((v as Record<string, unknown>)[k])}`)
+              .join(',')}}`;
+    const { signatures, ...unsigned } = card;
+    const served = ((await (await fetch(header.jku as string)).json()) as { keys: JWK[] }).keys.find((k) => k.kid === header.kid)!;
+    await flattenedVerify({ ...signatures[0], payload: base64url.encode(jcs(unsigned)) }, await importJWK(served, 'ES256'), { algorithms: ['ES256'] });
+    assert.deepEqual(card.securityRequirements, [{ schemes: { bearer: { list: [] } } }, { schemes: {} }], 'bearer, or no credentials (public reads)');
     assert.ok(card.securitySchemes, 'the security schemes are covered too');
+    // @a2a-js/sdk 1.3's verifier cannot: its canonicalizeAgentCard removes a requirement without
+    // scopes (and the empty one) as an empty value, so the signature it checks for covers
+    // neither, and anyone could remove "needs a bearer token" from a card it verifies.
+    await assert.rejects(
+      verifyAgentCardSignature(async () => importJWK(served, 'ES256') as Promise<CryptoKey>)(card as unknown as AgentCard),
+      /No valid signatures/,
+    );
     assert.ok(
       card.supportedInterfaces.some((i: { protocolBinding: string }) => i.protocolBinding === 'GRPC'),
       'the gRPC interface is covered too',

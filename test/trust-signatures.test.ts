@@ -20,9 +20,13 @@ import { signCard } from '../src/trust/card-signing.js';
 import { generateSigningKey, parseSigningKey, type SigningKey } from '../src/trust/jwks.js';
 import { TrustRoots } from '../src/trust/trust-roots.js';
 import { canonicalCardPayload } from '../src/validation/canonical-card.js';
-import { ACCEPTED_ALGORITHMS } from '../src/validation/signature.js';
+import { CardTrust } from '../src/registry/card-trust.js';
+import { ChangeFeed } from '../src/registry/change-feed.js';
+import { SqliteStore } from '../src/storage/sqlite/index.js';
+import { ACCEPTED_ALGORITHMS, createSignatureVerifier, type TrustedKeys } from '../src/validation/signature.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
+import { actor, entryWrite } from './support/store-fixtures.js';
 import { usePostgres } from './support/postgres.js';
 import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { eventually } from './support/eventually.js';
@@ -252,7 +256,7 @@ describe('signature statuses and tampering (SQLite)', () => {
     assert.equal(resultOf(await op(anonymous, { get: { id: stored.id } })).revision, 1, 'nothing changed');
   });
 
-  test('a v0.3 card signed by a2a-python 0.3 (its payload leaves default values out) verifies; changed, it does not', async (t) => {
+  test('a v0.3 card signed by a2a-python 0.3 (its payload leaves default values out) verifies; changed, it does not; without a scope-less requirement it signs, refused', async (t) => {
     // a2a.utils.helpers.canonicalize_agent_card of a2a-python 0.3: model_dump(exclude_defaults=True,
     // exclude_none=True, by_alias=True) drops protocolVersion "0.3.0", preferredTransport "JSONRPC"
     // and every security scheme's "type" (its model's default); then empty values go (0.3.21 to
@@ -286,7 +290,7 @@ print(json.dumps(json.loads(canonical), separators=(',', ':')), end='')`,
       ...v03Card(`Python Signed ${++n}`, `https://python-signed-${n}.example.org/a2a`),
       description: 'Wettervorhersage für jede Stadt.',
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, key: { type: 'apiKey', name: 'X-Key', in: 'header' } },
-      security: [{ bearer: [] }, { key: [] }],
+      security: [{ bearer: ['forecasts'] }, { key: ['read'] }],
     } as WireJson;
     for (const falsy of [false, true]) {
       const variant: WireJson = { ...card, name: `${card.name} (${falsy ? '0.3.21-0.3.23' : '0.3.24+'})`, url: `${card.url}/${falsy ? 'old' : 'new'}` };
@@ -304,7 +308,72 @@ print(json.dumps(json.loads(canonical), separators=(',', ':')), end='')`,
       await refusedAsTampered({ ...variant, preferredTransport: 'HTTP+JSON', signatures }, `${variant.name}: another transport`, false);
       const otherKey = { ...variant.securitySchemes, key: { type: 'apiKey', name: 'X-Other-Key', in: 'header' } };
       await refusedAsTampered({ ...variant, securitySchemes: otherKey, signatures }, `${variant.name}: another API key header`, false);
+      // The payload has no "type", but the members name it: another type (a valid card) is refused.
+      const otherType = { ...variant.securitySchemes, bearer: { type: 'mutualTLS', scheme: 'bearer' } };
+      await refusedAsTampered({ ...variant, securitySchemes: otherType, signatures }, `${variant.name}: bearer turned into mutual TLS`, false);
     }
+    // A scheme required without scopes ({"bearer": []}) is an empty value to a2a-python: its
+    // signature does not cover the requirement, so it is refused, and says why.
+    const scopeless: WireJson = { ...card, name: `${card.name} (no scopes)`, url: `${card.url}/scopeless`, security: [{ bearer: [] }] };
+    const payload = pythonPayload(scopeless, false);
+    assert.doesNotMatch(payload.stdout, /"security"/);
+    const jws = await new FlattenedSign(new TextEncoder().encode(payload.stdout)).setProtectedHeader({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }).sign(trusted.signing.jwk);
+    const error = await refusedAsTampered({ ...scopeless, signatures: [{ protected: jws.protected, signature: jws.signature }] }, 'a2a-python 0.3, a requirement without scopes');
+    assert.match(error.details[0].message, /without the security requirements that name a scheme without scopes/);
+  });
+
+  test('a security requirement without scopes is covered (v1.0 and v0.3): signed as A2A §8.4 says, it verifies; added or removed after signing, refused', async () => {
+    // A publisher following the spec with jose: RFC 8785 of the card without "signatures" (these
+    // cards hold no default values). A scheme required without scopes is a map entry, not a
+    // default: it is in what they sign.
+    const jcs = (v: unknown): string =>
+      v === null || typeof v !== 'object'
+        ? JSON.stringify(v)
+        : Array.isArray(v)
+          ? `[${v.map(jcs).join(',')}]`
+          : `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${jcs((v as WireJson)[k])}`).join(',')}}`;
+    const specSigned = async (card: WireJson): Promise<WireJson> => {
+      const jws = await new FlattenedSign(new TextEncoder().encode(jcs(card))).setProtectedHeader({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }).sign(trusted.signing.jwk);
+      return { ...card, signatures: [{ protected: jws.protected, signature: jws.signature }] };
+    };
+    const v1 = (requirements?: unknown[]) => {
+      const card = fresh('Key Agent');
+      card.securitySchemes = { key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } };
+      if (requirements) card.securityRequirements = requirements;
+      return card;
+    };
+    const v03 = (security?: unknown[]) => {
+      const card: WireJson = { ...v03Card(`Old Key Agent ${++n}`, `https://old-key-${n}.example.org/a2a`), securitySchemes: { key: { type: 'apiKey', name: 'X-Key', in: 'header' } } };
+      if (security) card.security = security;
+      return card;
+    };
+
+    const required = await specSigned(v1([{ schemes: { key: {} } }]));
+    assert.equal(resultOf(await register(required)).verified, true, 'v1.0: signed with the requirement, it verifies');
+    assert.equal(resultOf(await register({ ...required, securityRequirements: [{ schemes: { key: { list: [] } } }] })).verified, true, 'an empty "list" is its default value');
+    await refusedAsTampered({ ...required, securityRequirements: undefined }, 'v1.0: the requirement removed', false);
+    await refusedAsTampered({ ...required, securityRequirements: [{ schemes: { key: {} } }, { schemes: {} }] }, 'v1.0: "or no credentials" added', false);
+    const open = await specSigned(v1());
+    assert.equal(resultOf(await register(open)).verified, true);
+    await refusedAsTampered({ ...open, securityRequirements: [{ schemes: { key: {} } }] }, 'v1.0: a requirement added', false);
+    await refusedAsTampered({ ...open, securityRequirements: [{ schemes: { key: { list: [] } } }] }, 'v1.0: a requirement added (with an empty list)', false);
+    const skills = structuredClone(open.skills) as WireJson[];
+    skills[0]!.securityRequirements = [{ schemes: { key: {} } }];
+    await refusedAsTampered({ ...open, skills }, 'v1.0: a skill\'s requirement added', false);
+
+    const old = await specSigned(v03([{ key: [] }]));
+    assert.equal(resultOf(await register(old)).verified, true, 'v0.3: signed with the requirement, it verifies');
+    await refusedAsTampered({ ...old, security: undefined }, 'v0.3: the requirement removed', false);
+    await refusedAsTampered({ ...old, security: [{ key: [] }, {}] }, 'v0.3: "or no credentials" added', false);
+    const oldOpen = await specSigned(v03());
+    assert.equal(resultOf(await register(oldOpen)).verified, true);
+    await refusedAsTampered({ ...oldOpen, security: [{ key: [] }] }, 'v0.3: a requirement added', false);
+
+    // What @a2a-js/sdk 1.3 signs (given the wire JSON) leaves the requirement out: refused, and told why.
+    const privateKey = (await importJWK(trusted.signing.jwk, 'ES256')) as CryptoKey;
+    const sdkSigned = (await generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' })(v1([{ schemes: { key: {} } }]) as never)) as unknown as WireJson;
+    const error = await refusedAsTampered(JSON.parse(JSON.stringify(sdkSigned)), 'signed without the requirement');
+    assert.match(error.details[0].message, /without the security requirements that name a scheme without scopes/);
   });
 
   test('a field outside the v1.0 card is not covered: accepted, with a warning saying so', async () => {
@@ -501,5 +570,41 @@ describe('REGISTRY_REQUIRE_VERIFIED=true', () => {
 
   test('it needs trust roots to be configured', () => {
     assert.throws(() => loadConfig({ REGISTRY_REQUIRE_VERIFIED: 'true' }), /REGISTRY_REQUIRE_VERIFIED=true needs trusted keys/);
+  });
+});
+
+describe('a stored verdict made by older verification rules', () => {
+  test('is checked again by the start-up scan: a card verified before security requirements without scopes were covered is verified no more', async () => {
+    const dataDir = tempDir('a2a-registry-rules-');
+    const store = new SqliteStore({ file: path.join(dataDir, 'registry.db') });
+    await store.open();
+    try {
+      const trust: TrustedKeys = { configured: true, fingerprint: 'roots', lookup: async (kid) => ({ keys: kid === 'trusted-es' ? [{ kid, jwk: trusted.publicJwk, source: 'jwks' }] : [] }) };
+      // Signed over the form without its requirement (@a2a-js/sdk 1.3, this registry before), and
+      // stored as earlier builds left it: verified, its keyset the trust roots' fingerprint alone.
+      const card = fresh('Old Rules Agent');
+      card.securitySchemes = { key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } };
+      card.securityRequirements = [{ schemes: { key: {} } }];
+      const privateKey = (await importJWK(trusted.signing.jwk, 'ES256')) as CryptoKey;
+      const signed = JSON.parse(JSON.stringify(await generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' })(card as never)));
+      const write = entryWrite('agent', card.supportedInterfaces[0].url);
+      write.documentText = JSON.stringify(signed);
+      write.verification = { verified: true, kid: 'trusted-es', alg: 'ES256', signatures: [{ status: 'verified', kid: 'trusted-es', alg: 'ES256' }], keyset: trust.fingerprint };
+      const outcome = await store.upsert(write, actor('alice'));
+      assert.equal(outcome.status, 'created');
+      const entry = (outcome as { entry: { id: string } }).entry;
+
+      const cardTrust = new CardTrust({ store, feed: new ChangeFeed(), verifier: createSignatureVerifier(trust), requireVerified: false });
+      const scan = await cardTrust.reevaluateAll();
+      assert.equal(scan.checked, 1, 'the same trust roots, other rules: checked again');
+      const after = (await store.get(entry.id))!.verification!;
+      assert.equal(after.verified, false);
+      assert.equal(after.signatures[0]!.status, 'invalid');
+      assert.match(after.signatures[0]!.reason!, /without the security requirements that name a scheme without scopes/);
+      assert.equal((await cardTrust.reevaluateAll()).checked, 0, 'once');
+    } finally {
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -104,6 +104,7 @@ export class TrustRoots implements TrustedKeys {
     if (options.keysFile) roots.#fileKeys = roots.#readKeysFile(options.keysFile);
     await Promise.all([...roots.#jku.values()].map((set) => roots.#fetch(set)));
     roots.#fingerprint = await keysetFingerprint(roots.#allKeys());
+    roots.#warnSharedKids();
     if (options.watch !== false) roots.#watch();
     if (options.sighup !== false) process.on('SIGHUP', roots.#onSighup);
     if (roots.#jku.size > 0) {
@@ -132,7 +133,8 @@ export class TrustRoots implements TrustedKeys {
   }
 
   async lookup(kid: string, jku: string | undefined): Promise<KeyLookup> {
-    let keys = this.#matching(kid);
+    let found = this.#resolve(kid, jku);
+    let keys = found.keys;
     const notes: string[] = [];
     const named = jku === undefined ? undefined : this.#jku.get(jkuKey(jku));
     if (jku !== undefined && !named) {
@@ -142,10 +144,34 @@ export class TrustRoots implements TrustedKeys {
       // The publisher may have rotated keys since the last fetch: look again (rate-limited),
       // at the set the signature names if it is allow-listed, else at every allow-listed set.
       const sets = named ? [named] : [...this.#jku.values()];
-      if (await this.#fetchStale(sets)) keys = this.#matching(kid);
+      if (await this.#fetchStale(sets)) ({ keys } = found = this.#resolve(kid, jku));
       for (const s of sets) if (s.error) notes.push(`the JWKS at ${s.url} could not be fetched (${s.error})`);
     }
-    return notes.length > 0 ? { keys, note: notes.join('; ') } : { keys };
+    const out: KeyLookup = notes.length > 0 ? { keys, note: notes.join('; ') } : { keys };
+    if (found.ambiguous) out.ambiguous = found.ambiguous;
+    return out;
+  }
+
+  /**
+   * The trusted keys a signature naming `kid` (and `jku`) may be by. Each trust root chooses its
+   * own kids, so one allow-listed publisher could publish a key under the kid of a key trusted for
+   * someone else, and its signatures would be listed as by that kid. So the operator's file
+   * decides a kid it holds; a kid several allow-listed JWKS hold is decided by the signature's
+   * jku naming one of them, and without one, by none (`ambiguous` says why).
+   */
+  #resolve(kid: string, jku: string | undefined): KeyLookup {
+    const file = this.#fileKeys.filter((k) => k.kid === kid);
+    if (file.length > 0) return { keys: file };
+    const named = jku === undefined ? undefined : this.#jku.get(jkuKey(jku));
+    const holders = [...this.#jku.values()].filter((s) => s.keys.some((k) => k.kid === kid));
+    const chosen = named && holders.includes(named) ? [named] : holders;
+    if (chosen.length > 1) {
+      return {
+        keys: [],
+        ambiguous: `kid ${JSON.stringify(kid)} is held by several trusted JWKS (${chosen.map((s) => s.url).join(', ')}), so it does not say whose key made the signature; sign with a "jku" in the protected header naming the JWKS URL that holds your key`,
+      };
+    }
+    return { keys: chosen.flatMap((s) => s.keys.filter((k) => k.kid === kid)) };
   }
 
   /**
@@ -159,7 +185,7 @@ export class TrustRoots implements TrustedKeys {
     const named = jku === undefined ? undefined : this.#jku.get(jkuKey(jku));
     const sets = named ? [named] : [...this.#jku.values()].filter((s) => s.keys.some((k) => k.kid === kid));
     if (!(await this.#fetchStale(sets))) return undefined;
-    return { keys: this.#matching(kid) };
+    return this.#resolve(kid, jku);
   }
 
   /** Reads the keys file and fetches every allow-listed JWKS again (SIGHUP does this). */
@@ -182,8 +208,14 @@ export class TrustRoots implements TrustedKeys {
     return [...this.#fileKeys, ...[...this.#jku.values()].flatMap((s) => s.keys)];
   }
 
-  #matching(kid: string): TrustedKey[] {
-    return this.#allKeys().filter((k) => k.kid === kid);
+  /** Tells the operator about kids several trust roots hold (#resolve decides them). */
+  #warnSharedKids(): void {
+    const sources = new Map<string, Set<string>>();
+    for (const k of this.#allKeys()) sources.set(k.kid, (sources.get(k.kid) ?? new Set()).add(k.source));
+    for (const [kid, from] of sources) {
+      if (from.size < 2) continue;
+      this.#log.warn({ kid, sources: [...from] }, `kid ${JSON.stringify(kid)} is held by several trust roots (${[...from].join(', ')}): the keys file decides it, else a signature's jku must name one of the JWKS`);
+    }
   }
 
   #readKeysFile(file: string): TrustedKey[] {
@@ -255,6 +287,7 @@ export class TrustRoots implements TrustedKeys {
     if (fingerprint === this.#fingerprint) return;
     this.#fingerprint = fingerprint;
     this.#log.info({ keys: this.size, fingerprint }, 'the trusted keys changed');
+    this.#warnSharedKids();
     for (const listener of this.#listeners) {
       try {
         listener();

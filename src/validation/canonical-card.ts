@@ -2,12 +2,21 @@
  * What a card signature signs: the card canonicalised (A2A §8.4.1), the same bytes for the
  * signer (CLI `sign`, the registry's own card) and every verifier.
  *
- * - A2A v1.0 cards: the SDK's `canonicalizeAgentCard` applied to the card's wire JSON (the
- *   ProtoJSON round trip drops fields outside the v1.0 card and default values, then JCS,
- *   RFC 8785). Fields it drops are not covered by a signature: `uncoveredPaths` names them.
+ * - A2A v1.0 cards: what the SDK's `canonicalizeAgentCard` does to the card's wire JSON (the
+ *   ProtoJSON round trip drops fields outside the v1.0 card and default values, empty values go,
+ *   then JCS, RFC 8785), except for security requirements (below). Fields it drops are not
+ *   covered by a signature: `uncoveredPaths` names them.
  * - A2A v0.3 cards: v0.3 defines no canonical form, and the SDK's would drop its very endpoint
  *   (`url` is not a v1.0 field). They are canonicalised as they are: the card without
  *   `signatures`, empty values (`""`, `null`, `[]`, `{}`) removed, JCS. Every field is covered.
+ *
+ * Security requirements keep their empty parts (`requirementsKept`): a scheme required without
+ * scopes (v1.0 `{"schemes": {"apiKey": {}}}`, v0.3 `{"apiKey": []}`) is a map entry, not a
+ * default value (A2A §8.4.1 leaves out defaults only), and an empty requirement (`{}`, "or no
+ * credentials") is an item of the list. Removed as empty values, as the SDK and a2a-python do,
+ * they were covered by no signature: anyone could add or remove "this agent needs a bearer
+ * token" on a signed card. `requirementlessPayloads` is that older form, which the verifier uses
+ * only to say why such a signature fails.
  *
  * `sdkTypedPayload` is what @a2a-js/sdk 1.3's signer signs when given the SDK's TypeScript card
  * (`AgentCard.fromJSON(wire)`), its documented use: the round trip through the TypeScript type
@@ -57,10 +66,74 @@ function withoutSignatures(card: JsonObject): JsonObject {
   return rest;
 }
 
+/** Where a card of each generation lists security requirements (at the top and in each skill). */
+const REQUIREMENTS: Readonly<Record<Generation, string>> = { '1.0': 'securityRequirements', '0.3': 'security' };
+
+/**
+ * A list of security requirements with its empty parts kept: each requirement (an empty one is
+ * "or no credentials"), each scheme it names (without scopes: `{}` in v1.0, `[]` in v0.3).
+ * Undefined for an absent or empty list, which is a default value.
+ */
+function requirementsKept(requirements: unknown, generation: Generation, falsy: boolean): unknown {
+  if (!Array.isArray(requirements)) return withoutEmpty(requirements, falsy);
+  if (requirements.length === 0) return undefined;
+  return requirements.map((requirement) => {
+    const schemes = generation === '1.0' ? (isObject(requirement) ? requirement.schemes : undefined) : requirement;
+    if (!isObject(schemes)) return withoutEmpty(requirement, falsy) ?? {};
+    const kept = Object.fromEntries(Object.entries(schemes).map(([name, scopes]) => [name, withoutEmpty(scopes, falsy) ?? (generation === '1.0' ? {} : [])]));
+    if (generation === '0.3') return kept;
+    return Object.keys(kept).length > 0 ? { ...(withoutEmpty(requirement, falsy) as JsonObject | undefined), schemes: kept } : {};
+  });
+}
+
+/** `withoutEmpty` of a card (or a skill) whose security requirements keep their empty parts. */
+function cleaned(value: JsonObject, generation: Generation, falsy: boolean, depth = 0): JsonObject | undefined {
+  const field = REQUIREMENTS[generation];
+  const { [field]: requirements, ...rest } = value;
+  let skills: unknown[] | undefined;
+  if (depth === 0 && Array.isArray(rest.skills)) {
+    skills = rest.skills.map((skill) => (isObject(skill) ? cleaned(skill, generation, falsy, 1) : withoutEmpty(skill, falsy))).filter((s) => s !== undefined);
+    delete rest.skills;
+  }
+  const out = (withoutEmpty(rest, falsy) ?? {}) as JsonObject;
+  const kept = requirementsKept(requirements, generation, falsy);
+  if (kept !== undefined) out[field] = kept;
+  if (skills !== undefined && skills.length > 0) out.skills = skills;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The card through the SDK's ProtoJSON round trip (fields outside the v1.0 card and default values dropped), without `signatures`. */
+function protoNormalized(card: JsonObject): JsonObject {
+  return withoutSignatures(AgentCard.toJSON(AgentCard.fromJSON(card)) as JsonObject);
+}
+
 /** The signing payload of a card of the given generation. */
 export function canonicalCardPayload(card: JsonObject, generation: Generation): string {
-  if (generation === '1.0') return canonicalizeAgentCard(card as unknown as AgentCard);
-  return jcs(withoutEmpty(withoutSignatures(card)) ?? {});
+  if (generation === '1.0') return jcs(cleaned(protoNormalized(card), '1.0', false) ?? {});
+  return jcs(cleaned(withoutSignatures(card), '0.3', false) ?? {});
+}
+
+/** Whether a list of security requirements has an empty part (a requirement, or a scheme without scopes). */
+function hasEmptyPart(requirements: unknown, generation: Generation): boolean {
+  if (!Array.isArray(requirements)) return false;
+  return requirements.some((requirement) => {
+    const schemes = generation === '1.0' ? (isObject(requirement) ? requirement.schemes : undefined) : requirement;
+    return !isObject(schemes) || Object.keys(schemes).length === 0 || Object.values(schemes).some((scopes) => withoutEmpty(scopes) === undefined);
+  });
+}
+
+/**
+ * What this registry (before it kept them), @a2a-js/sdk's `canonicalizeAgentCard` and a2a-python
+ * sign for a card whose security requirements have empty parts: the payloads with those parts
+ * removed as empty values. Empty when the card has none (then the forms are the same). A
+ * signature over one of them does not cover the requirements; the verifier says so.
+ */
+export function requirementlessPayloads(card: JsonObject, generation: Generation): string[] {
+  const field = REQUIREMENTS[generation];
+  const skills = Array.isArray(card.skills) ? card.skills : [];
+  if (!hasEmptyPart(card[field], generation) && !skills.some((skill) => isObject(skill) && hasEmptyPart(skill[field], generation))) return [];
+  if (generation === '1.0') return [canonicalizeAgentCard(card as unknown as AgentCard)];
+  return [jcs(withoutEmpty(withoutSignatures(card)) ?? {}), ...a2aPython03Payloads(card, true)];
 }
 
 /**
@@ -70,29 +143,48 @@ export function canonicalCardPayload(card: JsonObject, generation: Generation): 
  * `preferredTransport` "JSONRPC", and each security scheme's `type`, which names its model.
  */
 const A2A_PYTHON_03_DEFAULTS: Readonly<Record<string, string>> = { protocolVersion: '0.3.0', preferredTransport: 'JSONRPC' };
-const SECURITY_SCHEME_TYPES = new Set(['apiKey', 'http', 'mutualTLS', 'openIdConnect', 'oauth2']);
+/**
+ * The members of each v0.3 security scheme type besides `type` (the v0.3 JSON Schema). Required
+ * members differ from type to type, so members that all belong to one type name that type; a
+ * scheme with members of another type does not (`{"type": "mutualTLS", "scheme": "bearer"}` is a
+ * valid card whose members read as an http scheme).
+ */
+const SECURITY_SCHEME_MEMBERS: Readonly<Record<string, ReadonlySet<string>>> = {
+  apiKey: new Set(['name', 'in', 'description']),
+  http: new Set(['scheme', 'bearerFormat', 'description']),
+  oauth2: new Set(['flows', 'oauth2MetadataUrl', 'description']),
+  openIdConnect: new Set(['openIdConnectUrl', 'description']),
+  mutualTLS: new Set(['description']),
+};
 
 /**
  * What a2a-python 0.3 signs for a v0.3 card, where that differs from `canonicalCardPayload`:
  * the card without the members it holds as defaults (above), empty values removed, keys sorted
  * (0.3.24 and later); 0.3.21 to 0.3.23 also removed `false` and `0`. A default or a `false` left
  * out means what it means written, so such a signature covers the same card; every other member
- * is covered as in our form.
+ * is covered as in our form. A scheme's `type` is left out only where its other members name it
+ * (SECURITY_SCHEME_MEMBERS).
  */
-export function a2aPython03Payloads(card: JsonObject): string[] {
+export function a2aPython03Payloads(card: JsonObject, requirementless = false): string[] {
   const rest: JsonObject = { ...withoutSignatures(card) };
   for (const [member, value] of Object.entries(A2A_PYTHON_03_DEFAULTS)) if (rest[member] === value) delete rest[member];
   if (isObject(rest.securitySchemes)) {
     rest.securitySchemes = Object.fromEntries(
       Object.entries(rest.securitySchemes).map(([name, scheme]) => {
-        if (!isObject(scheme) || typeof scheme.type !== 'string' || !SECURITY_SCHEME_TYPES.has(scheme.type)) return [name, scheme];
-        const { type: _type, ...fields } = scheme;
-        return [name, fields];
+        if (!isObject(scheme) || typeof scheme.type !== 'string' || !Object.hasOwn(SECURITY_SCHEME_MEMBERS, scheme.type)) return [name, scheme];
+        const { type, ...fields } = scheme;
+        // A payload without the type covers it only where the other members tell it: otherwise
+        // the type could be changed (http to mutualTLS) without breaking the signature.
+        const members = SECURITY_SCHEME_MEMBERS[type]!;
+        return [name, Object.keys(fields).every((member) => members.has(member)) ? fields : scheme];
       }),
     );
   }
   const ours = canonicalCardPayload(card, '0.3');
-  return [...new Set([jcs(withoutEmpty(rest) ?? {}), jcs(withoutEmpty(rest, true) ?? {})])].filter((form) => form !== ours);
+  // a2a-python removes the empty parts of security requirements too: only `requirementless`
+  // payloads (for the verifier's reason) are made that way; the accepted ones keep them.
+  const form = (falsy: boolean) => jcs((requirementless ? withoutEmpty(rest, falsy) : cleaned(rest, '0.3', falsy)) ?? {});
+  return [...new Set([form(false), form(true)])].filter((payload) => payload !== ours);
 }
 
 /**

@@ -18,7 +18,7 @@ import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify
 import type { Finding, SignatureStatus } from '../contract/types.js';
 import type { CardVerification } from '../contract/verification.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
-import { a2aPython03Payloads, asciiEscaped, canonicalCardPayload, sdkTypedPayload, uncoveredPaths } from './canonical-card.js';
+import { a2aPython03Payloads, asciiEscaped, canonicalCardPayload, requirementlessPayloads, sdkTypedPayload, uncoveredPaths } from './canonical-card.js';
 import type { Generation } from './types.js';
 
 /** Asymmetric JWS algorithms (RFC 7518, RFC 8037). */
@@ -37,6 +37,8 @@ export interface KeyLookup {
   keys: TrustedKey[];
   /** Why a key may be missing (a jku that is not allow-listed, a JWKS that could not be fetched). */
   note?: string;
+  /** Why no key was chosen although trust roots hold the kid (several of them do). */
+  ambiguous?: string;
 }
 
 /** The operator's trust roots, as the verifier sees them. */
@@ -67,12 +69,22 @@ export interface CardVerificationResult {
 export interface DocumentVerifier {
   /** `card` has passed validation as a card of `generation`. */
   verifyAgentCard(card: JsonObject, generation: Generation): Promise<CardVerificationResult>;
-  /** Fingerprint of the trust roots now in force (CardVerification.keyset). */
+  /** Fingerprint of the trust roots now in force and of the verification rules (CardVerification.keyset). */
   readonly keyset: string;
   readonly configured: boolean;
 }
 
 const ALGORITHM_LIST = ACCEPTED_ALGORITHMS.join(', ');
+
+/**
+ * The rules a signature is checked by (what it must cover, canonical-card.ts), as part of the
+ * keyset every verification records: stored verdicts made by other rules are then checked again
+ * (at start-up, as after a change of trust roots) instead of staying `verified` for a signature
+ * these rules refuse. Change it whenever the payloads, or the choice of keys (TrustRoots), change.
+ * "r2": security requirements keep their empty parts; a kid several trust roots hold is decided
+ * by the keys file, else by the signature's jku.
+ */
+const VERIFICATION_RULES = 'r2';
 
 function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
   const status: SignatureStatus = { status: 'invalid', reason };
@@ -90,6 +102,8 @@ interface Payloads {
   full: string[];
   /** base64url of what the SDK's signer signs from its TypeScript type, when that differs (only computed for a failure). */
   sdkTyped(): string | undefined;
+  /** base64url of the payloads without the empty parts of security requirements, when the card has some (only computed for a failure). */
+  requirementless(): string[];
 }
 
 /** Imported keys by trusted JWK object and algorithm: importing costs more than verifying. */
@@ -153,11 +167,11 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
   if (sig.header !== undefined && !isObject(sig.header)) return invalid('its unprotected "header" is not a JSON object', kid, alg);
 
   const jku = typeof header.jku === 'string' ? header.jku : undefined;
-  const { keys, note } = await trust.lookup(kid, jku);
+  const { keys, note, ambiguous } = await trust.lookup(kid, jku);
   const usable = (found: readonly TrustedKey[]) => found.filter((k) => k.jwk.alg === undefined || k.jwk.alg === alg);
   const candidates = usable(keys);
   if (candidates.length === 0) {
-    const why = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : `no trusted key has kid "${kid}"`;
+    const why = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : (ambiguous ?? `no trusted key has kid "${kid}"`);
     return { status: 'unknown-key', kid, alg, reason: note ? `${why}; ${note}` : why };
   }
   let firstError: unknown;
@@ -178,6 +192,19 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
   const again = usable((await trust.lookupAgain?.(kid, jku))?.keys ?? []).filter((k) => !tried.has(JSON.stringify(k.jwk)));
   if (await verifiedBy(again)) return { status: 'verified', kid, alg };
   candidates.push(...again);
+  for (const payload of payloads.requirementless()) {
+    for (const key of candidates) {
+      if ((await verifies(sig, payload, key.jwk, alg)) === undefined) {
+        return invalid(
+          'it signs the card without the security requirements that name a scheme without scopes, or no scheme (what @a2a-js/sdk 1.3\'s canonicalizeAgentCard and a2a-python sign), ' +
+            'so anyone could add or remove them without breaking it; sign the card with them (a2a-registry sign, or RFC 8785 of the card without "signatures", ' +
+            'keeping {"schemes": {"name": {}}} in v1.0 and {"name": []} in v0.3)',
+          kid,
+          alg,
+        );
+      }
+    }
+  }
   const sdkTyped = payloads.sdkTyped();
   if (sdkTyped !== undefined) {
     for (const key of candidates) {
@@ -201,13 +228,13 @@ function signatureList(statuses: SignatureStatus[]): string {
 export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
   return {
     get keyset() {
-      return trust.fingerprint;
+      return `${trust.fingerprint}/${VERIFICATION_RULES}`;
     },
     get configured() {
       return trust.configured;
     },
     async verifyAgentCard(card, generation) {
-      const keyset = trust.fingerprint;
+      const keyset = `${trust.fingerprint}/${VERIFICATION_RULES}`;
       const signatures = Array.isArray(card.signatures) ? card.signatures : [];
       const warnings: Finding[] = [];
       if (signatures.length === 0) {
@@ -228,8 +255,14 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
         return escaped === form ? [form] : [form, escaped];
       });
       let typed: string | undefined | null = null;
+      let requirementless: string[] | undefined;
       const payloads: Payloads = {
         full: forms.map((form) => base64url.encode(form)),
+        requirementless: () =>
+          (requirementless ??= requirementlessPayloads(card, generation).flatMap((form) => {
+            const escaped = asciiEscaped(form);
+            return (escaped === form ? [form] : [form, escaped]).map((f) => base64url.encode(f));
+          })),
         sdkTyped: () => {
           if (typed === null) {
             const payload = generation === '1.0' ? sdkTypedPayload(card) : full;
