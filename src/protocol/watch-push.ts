@@ -297,8 +297,9 @@ export class WatchPushes {
     // own (one chain for all of them held every other webhook behind it, attempt after attempt).
     // A slow webhook (each answer just inside the deadline) falls behind the events without
     // bound, each waiting notification held in memory: past maxPending the later events are not
-    // queued for it, and once those waiting are delivered a `resync` says what they would have
-    // (the watch emits it, so its event numbers stay one sequence; every webhook gets it).
+    // queued for it, and once those waiting are delivered a `resync` says what they would have.
+    // That webhook's alone (Watch.resyncFor): the watch's other webhooks and streams missed
+    // nothing (before, the watch emitted it, and every webhook and stream got it).
     const queues = new Map<string, WebhookQueue>();
     const queueOf = (configId: string): WebhookQueue => {
       let queue = queues.get(configId);
@@ -314,11 +315,19 @@ export class WatchPushes {
         queue.behind = true;
         watch.pushWaiting(1);
         this.log.warn({ watch: watch.id, pending: queue.pending }, 'a watch webhook does not keep up; its waiting events are replaced by a resync');
-        queue.chain = queue.chain.then(() => {
-          queue.behind = false;
-          watch.resyncNow();
-          watch.pushWaiting(-1);
-        });
+        queue.chain = queue.chain
+          .then(() => {
+            queue.behind = false;
+            if (!watch.isOpen) return;
+            // Built now, as its events would be queued again from now on: it stands for every event up to here.
+            const resync = new Notification({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, watch.resyncFor()) } });
+            return this.#deliverTo(watch, configId, resync, 'the resync replacing the events it fell behind on');
+          })
+          .catch((err: unknown) => this.log.error({ err, watch: watch.id }, 'a push notification could not be sent'))
+          .finally(() => {
+            watch.pushWaiting(-1);
+            if (queue.pending === 0 && !queue.behind && queues.get(configId) === queue) queues.delete(configId);
+          });
         return;
       }
       queue.pending++;

@@ -279,10 +279,20 @@ export class Watch {
 
   /**
    * The current matches, as a resync: restored after changes it did not see (the registry was
-   * down), or for a webhook that fell too far behind (protocol/watch-push.ts).
+   * down).
    */
   resyncNow(): void {
     if (this.isOpen) this.#emit({ event: 'resync', ...this.current() });
+  }
+
+  /**
+   * The current matches as a `resync` for one receiver that missed events (a webhook that fell
+   * behind, protocol/watch-push.ts), not emitted: numbered as the last event (the matches as of
+   * it), so that receiver's numbers keep rising, and the watch's other webhooks and streams,
+   * which missed nothing, neither get it nor see a gap in theirs.
+   */
+  resyncFor(): WatchEvent {
+    return { event: 'resync', ...this.current(), seq: this.#seq, at: new Date().toISOString() } as WatchEvent;
   }
 
   #load(): void {
