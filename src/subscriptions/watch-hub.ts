@@ -19,7 +19,8 @@
  * sent, the change-log position), written at most once a second per watch and at shutdown. The
  * process that runs a watch holds a lease on its row; at start-up (once the index is loaded) a
  * registry claims the rows nobody holds — those released by a clean shutdown at once, those of
- * a crashed process when its lease runs out, on this replica or another — and runs them again:
+ * a crashed process when its lease runs out, on this replica or another (at once where only one
+ * process runs watches: SQLite) — and runs them again:
  * event numbers continue (numbers are reserved ahead, so none is reused after a crash), and a
  * watch whose position is behind the change log sends a `resync` with its current matches.
  * Canceling, expiring and failing (push) remove the row; shutting down keeps it.
@@ -523,7 +524,11 @@ export class WatchHub implements WatchKeeper {
   restore(): Promise<void> {
     this.#handovers ??= this.#listenForHandovers();
     this.#restoreCalled();
-    return (this.#restoring ??= this.#claim().then(() => this.#armTimers()));
+    // Where only this process may run watches (SQLite), the leases it finds held are a crashed
+    // process's: taken over now. Before, they were after the lease ran out, a minute later and
+    // more, and meanwhile the watches pushed nothing and could not be resumed.
+    const asOf = this.storage.watches.exclusive ? Number.MAX_SAFE_INTEGER : Date.now();
+    return (this.#restoring ??= this.#claim(asOf).then(() => this.#armTimers()));
   }
 
   /**
