@@ -75,7 +75,7 @@ const HANDOVER_ASK_EVERY = 10;
 const SEQ_BLOCK = 1000;
 
 /** What the hub keeps watches in: their rows, and the change log's position. */
-export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq'>;
+export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq' | 'ownChanges'>;
 
 /** Where a watch starts: new (from a request) or restored (from its row after a restart). */
 interface WatchState {
@@ -387,6 +387,8 @@ export class WatchHub implements WatchKeeper {
     private readonly storage: WatchStorage,
     private readonly limits: WatchLimits = DEFAULT_WATCH_LIMITS,
     private readonly log?: Logger,
+    /** How far the change-log follower (PostgreSQL) has published other replicas' changes, once it runs. */
+    private readonly appliedThrough: () => number | undefined = () => undefined,
   ) {
     // Subscribed after the service, so the index already holds a change when a watch asks about it.
     this.#unsubscribe = feed.subscribe(
@@ -435,7 +437,7 @@ export class WatchHub implements WatchKeeper {
         expiresAt: state.expiresAt,
         seqFloor: SEQ_BLOCK,
         deliveredSeq: 0,
-        position: await this.storage.lastChangeSeq(),
+        position: await this.#followedPosition(),
       };
       created = await this.storage.watches.create(row, this.#holder, now + WATCH_LEASE_MS, max);
     } catch (error) {
@@ -763,7 +765,7 @@ export class WatchHub implements WatchKeeper {
     const watch = this.#watches.get(id);
     if (!watch || !this.#stored.has(id) || watch.hasClients || this.#closed) return;
     watch.settleFloor();
-    const seen = await this.storage.lastChangeSeq().catch(() => undefined);
+    const seen = await this.#followedPosition().catch(() => undefined);
     // Read before it ends: the notifications still waiting for its webhooks are dropped then.
     const position = seen === undefined ? undefined : watch.positionToStore(seen);
     watch.end('closed', 'The watch moved to the replica where a client resumed it.');
@@ -791,7 +793,7 @@ export class WatchHub implements WatchKeeper {
     if (this.#dirty.size === 0) return;
     const watches = [...this.#dirty];
     this.#dirty.clear();
-    const position = await this.storage.lastChangeSeq();
+    const position = await this.#followedPosition();
     try {
       await Promise.all(
         watches.filter((w) => w.isOpen || this.#closed).map((w) => this.storage.watches.update(w.id, { ...w.progress(), position: w.positionToStore(position) })),
@@ -800,6 +802,21 @@ export class WatchHub implements WatchKeeper {
       for (const w of watches) this.#dirty.add(w);
       throw err;
     }
+  }
+
+  /**
+   * The change-log position the watches have been told of, to store as theirs: the last change,
+   * but short of the first one readers already see and the watches were not told of yet — this
+   * process's write committed and still syncing (SQLite publishes it once synced), another
+   * replica's the follower has not picked up. Stored past such a change (the last change read
+   * as it was), a crash before its event reached the webhooks lost it for good: the restarted
+   * watch found its position current and sent no resync.
+   */
+  async #followedPosition(): Promise<number> {
+    const read = await this.storage.lastChangeSeq();
+    const pending = this.storage.ownChanges?.firstPending();
+    const applied = this.appliedThrough();
+    return Math.min(read, pending === undefined ? read : pending - 1, applied ?? read);
   }
 
   #guard(watch: Watch, step: () => void): void {
