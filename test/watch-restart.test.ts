@@ -144,6 +144,10 @@ describe('watches across a restart (SQLite)', () => {
       const alice = await sdkClient(crashed.url, { token: TOKENS.alice });
       const a = resultOf(await op(alice, { register: { agentCard: card('Killed Push A', ['killed-push']) } }));
       await hook.waitFor((b) => dataOf(b.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === a.id, 'a first attempt at added A');
+      // A second watch, killed right after it was acknowledged, its initial matches not yet
+      // accepted: before, its definition said it was current (its progress is written a second
+      // later), and after the restart its webhook never heard of them.
+      const second = await sendWithPush(bob, { filter: { tags: ['killed-push'] } }, { url: hook.url, token: 'killed-initial' });
       crashed.child.kill('SIGKILL');
       await crashed.exited;
       down = false;
@@ -151,10 +155,20 @@ describe('watches across a restart (SQLite)', () => {
       // then, though on SQLite no other process may hold it (the process lock).
       registry = await startTestRegistry(env);
       await registry.core.restoreWatches();
-      assert.equal(registry.core.watches.size, 1, 'the watch runs again at once');
-      const resync = await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event' && dataOf(b.artifactUpdate.artifact).event === 'resync', 'a resync pushed after the restart');
-      assert.deepEqual(dataOf(resync.artifactUpdate.artifact).results.map((h: WireJson) => h.id), [a.id]);
-      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      assert.equal(registry.core.watches.size, 2, 'the watches run again at once');
+      const resyncFor = async (id: string): Promise<WireJson> =>
+        dataOf(
+          (
+            await hook.waitFor(
+              (b) => b.artifactUpdate?.taskId === id && b.artifactUpdate.artifact?.name === 'watch-event' && dataOf(b.artifactUpdate.artifact).event === 'resync',
+              `a resync pushed for ${id} after the restart`,
+            )
+          ).artifactUpdate.artifact,
+        );
+      assert.deepEqual((await resyncFor(task.id)).results.map((h: WireJson) => h.id), [a.id]);
+      assert.deepEqual((await resyncFor(second.id)).results.map((h: WireJson) => h.id), [a.id], 'the initial matches lost with the process are replaced by a resync');
+      const restarted = await sdkClient(registry.url, { token: TOKENS.bob });
+      for (const id of [task.id, second.id]) await restarted.cancelTask({ tenant: '', id, metadata: undefined });
     } finally {
       await crashed.stop('SIGKILL');
       await registry?.close();

@@ -289,9 +289,7 @@ export class WatchPushes {
    * that takes it over (this one crashed) pushes to them too.
    */
   follow(watch: Watch, contextId: string, initial: boolean): Promise<void> {
-    const kept = watch.restored
-      ? Promise.resolve(this.configs.restore(watch.id, watch.pushConfigs))
-      : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
+    if (watch.restored) this.configs.restore(watch.id, watch.pushConfigs);
     // One queue per webhook (per config): notifications reach each webhook in the order of the
     // events, and a webhook that answers slowly, or is retried through an outage, delays only its
     // own (one chain for all of them held every other webhook behind it, attempt after attempt).
@@ -348,6 +346,13 @@ export class WatchPushes {
       const current = watch.current();
       push(new Notification({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(watch.id, contextId, current) } }), 'the initial matches');
     }
+    // Stored once the initial matches wait for the webhooks, and with them the position that
+    // says so (Watch.setPushConfigs): a crash before they are delivered gets a resync where the
+    // watch runs next. Before, the definition stored its position as current until the progress
+    // was next written (a second later), and a crash meanwhile lost the initial matches for good.
+    const kept = watch.restored
+      ? Promise.resolve()
+      : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
     const stop = watch.listen((event: WatchEvent) => {
       if (this.configs.forTask(watch.id).length === 0) return;
       push(new Notification({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq}`);

@@ -152,10 +152,13 @@ export class Watch {
     return this.#pushConfigs;
   }
 
-  /** Replaces the push configs kept with the definition (resolves once stored). */
+  /**
+   * Replaces the push configs kept with the definition (resolves once stored), with the position
+   * that says the watch is behind while notifications wait for a webhook (see pushWaiting).
+   */
   async setPushConfigs(configs: unknown[]): Promise<void> {
     this.#pushConfigs = configs;
-    if (this.isOpen) await this.hub.store(this, { pushConfigs: JSON.stringify(configs) });
+    if (this.isOpen) await this.hub.store(this, { pushConfigs: JSON.stringify(configs), ...(this.#pushesWaiting > 0 ? { position: 0 } : {}) });
   }
 
   /** How far the watch has got, as its row keeps it (see WatchKeeper.progress). */
