@@ -6,13 +6,15 @@
  * replica stopped is taken over by the other, and its pushes go on from there.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { TaskState } from '@a2a-js/sdk';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { holdCommits } from './support/pg-commit-hold.js';
 import { usePostgres } from './support/postgres.js';
-import { removeTempDir, startTestRegistry, TOKENS, type TestRegistry } from './support/registry.js';
+import { removeTempDir, spawnRegistry, startTestRegistry, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { dataOf, EventLog, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 
 /** A v1.0 card whose skill carries `tag` (what a test's watch filters on), at `url` or one made from its name. */
@@ -352,6 +354,75 @@ describe('watches across replicas (PostgreSQL)', () => {
         await second.close();
         removeTempDir(second.dataDir);
       }
+    }
+  });
+
+  test('a SIGKILL right after a change whose COMMIT was acknowledged late: the watch\'s stored position had not passed it, so the webhook gets a resync with it', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    // A registry process whose database connections pass a relay that holds back COMMIT's answer:
+    // the change is in the log (every other connection reads it) well before the write returns
+    // and publishes it to the watch. Before, the watch's progress, written meanwhile, stored the
+    // log's last position, past that change: killed before its event was accepted, the watch
+    // resumed with its position current, and the webhook never heard of the change.
+    const databaseUrl = await postgres.server.createDatabase('watch_killed_late_commit');
+    const relay = await holdCommits(databaseUrl);
+    const env = { REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789', REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV };
+    // A webhook answering each request 1.5 s after it came, 200 or (once `refusing`) 503, so an
+    // event is accepted (the watch's progress moves) while the next change's COMMIT is held.
+    let refusing = false;
+    let received = 0;
+    const accepted: WireJson[] = [];
+    const hook = http.createServer((req, res) => {
+      let text = '';
+      const status = refusing ? 503 : 200;
+      received++;
+      req.on('data', (chunk) => (text += chunk));
+      req.on('end', () => {
+        setTimeout(() => {
+          if (status === 200) accepted.push(JSON.parse(text));
+          res.writeHead(status).end();
+        }, 1500);
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+    const eventOf = (b: WireJson): WireJson | undefined => (b.artifactUpdate?.artifact?.name === 'watch-event' ? dataOf(b.artifactUpdate.artifact) : undefined);
+    const crashed = await spawnRegistry({ ...env, DATABASE_URL: relay.url });
+    let restarted: TestRegistry | undefined;
+    try {
+      const bob = await sdkClient(crashed.url, { token: TOKENS.bob });
+      const alice = await sdkClient(crashed.url, { token: TOKENS.alice });
+      const task = await sendWithPush(bob, { filter: { tags: ['killed-late'] }, initial: false }, { url: hookUrl, token: 'killed-late' });
+      resultOf(await op(alice, { register: { agentCard: taggedCard('Killed Late First', 'killed-late') } }));
+      while (received === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      // The first event is accepted 1.5 s after it came, while the second registration's COMMIT is held for 3 s.
+      refusing = true;
+      relay.holdMs = 3000;
+      const second = resultOf(await op(alice, { register: { agentCard: taggedCard('Killed Late Second', 'killed-late') } }));
+      crashed.child.kill('SIGKILL');
+      await crashed.exited;
+      relay.holdMs = 0;
+      refusing = false;
+      assert.ok(relay.held > 0, 'the second registration\'s COMMIT was held back');
+      restarted = await startTestRegistry({ ...env, DATABASE_URL: databaseUrl });
+      // The killed process's lease is taken over as if it had run out.
+      await restarted.core.watches.claimNow(Date.now() + 10 * 60_000);
+      assert.ok(restarted.core.watches.get(task.id), 'the watch runs again');
+      const deadline = Date.now() + 5000;
+      const told = () => accepted.some((b) => eventOf(b)?.event === 'resync' || eventOf(b)?.hit?.id === second.id);
+      while (!told() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(told(), `the webhook accepted the second registration or a resync: ${JSON.stringify(accepted.map(eventOf))}`);
+      const resync = accepted.map(eventOf).find((e) => e?.event === 'resync');
+      if (resync) assert.ok(resync.results.some((h: WireJson) => h.id === second.id), 'the resync holds the second registration');
+      await (await sdkClient(restarted.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      relay.holdMs = 0;
+      await crashed.stop('SIGKILL');
+      await restarted?.close();
+      if (restarted) removeTempDir(restarted.dataDir);
+      hook.closeAllConnections();
+      await new Promise((resolve) => hook.close(resolve));
+      await relay.close();
     }
   });
 

@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
-import { removeTempDir, startTestRegistry, tempDir, TOKENS, type TestRegistry } from './support/registry.js';
+import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
 
@@ -123,6 +123,54 @@ describe('watches across a restart (SQLite)', () => {
       assert.ok(hook.requests.slice(attempts).every((r) => r.token === 'waiting'));
       await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
     } finally {
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('a SIGKILL while a notification waits for its webhook: the restarted registry takes the watch over at once, and the webhook gets a resync with the change', async () => {
+    const dataDir = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV };
+    let down = false;
+    const hook = await webhook(() => (down ? 503 : 200));
+    const crashed = await spawnRegistry(env);
+    let registry: TestRegistry | undefined;
+    try {
+      const bob = await sdkClient(crashed.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['killed-push'] } }, { url: hook.url, token: 'killed' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      down = true;
+      const alice = await sdkClient(crashed.url, { token: TOKENS.alice });
+      const a = resultOf(await op(alice, { register: { agentCard: card('Killed Push A', ['killed-push']) } }));
+      await hook.waitFor((b) => dataOf(b.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === a.id, 'a first attempt at added A');
+      // A second watch, killed right after it was acknowledged, its initial matches not yet
+      // accepted: before, its definition said it was current (its progress is written a second
+      // later), and after the restart its webhook never heard of them.
+      const second = await sendWithPush(bob, { filter: { tags: ['killed-push'] } }, { url: hook.url, token: 'killed-initial' });
+      crashed.child.kill('SIGKILL');
+      await crashed.exited;
+      down = false;
+      // The lease of the killed process has a minute to run: before, the watch ran again only
+      // then, though on SQLite no other process may hold it (the process lock).
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      assert.equal(registry.core.watches.size, 2, 'the watches run again at once');
+      const resyncFor = async (id: string): Promise<WireJson> =>
+        dataOf(
+          (
+            await hook.waitFor(
+              (b) => b.artifactUpdate?.taskId === id && b.artifactUpdate.artifact?.name === 'watch-event' && dataOf(b.artifactUpdate.artifact).event === 'resync',
+              `a resync pushed for ${id} after the restart`,
+            )
+          ).artifactUpdate.artifact,
+        );
+      assert.deepEqual((await resyncFor(task.id)).results.map((h: WireJson) => h.id), [a.id]);
+      assert.deepEqual((await resyncFor(second.id)).results.map((h: WireJson) => h.id), [a.id], 'the initial matches lost with the process are replaced by a resync');
+      const restarted = await sdkClient(registry.url, { token: TOKENS.bob });
+      for (const id of [task.id, second.id]) await restarted.cancelTask({ tenant: '', id, metadata: undefined });
+    } finally {
+      await crashed.stop('SIGKILL');
       await registry?.close();
       await hook.close();
       removeTempDir(dataDir);

@@ -400,11 +400,13 @@ describe('standing searches', () => {
     }
   });
 
-  test('push: a webhook that falls more than REGISTRY_WATCH_BUFFER events behind gets a resync instead of an ever longer queue', async () => {
+  test('push: a webhook that falls more than REGISTRY_WATCH_BUFFER events behind gets a resync instead of an ever longer queue; the webhooks keeping up do not', async () => {
     // 300 ms an answer: ten quick registrations outrun it (the buffer here is 3).
     const hook = await webhook(() => 200, undefined, 300);
+    const keepingUp = await webhook(() => 200);
     try {
       const task = await sendWithPush(bob, { filter: { tags: ['push-slow'] }, initial: false }, { url: hook.url, token: 't' });
+      await bob.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'keeping-up', url: keepingUp.url, token: 'k', authentication: undefined });
       const ids: string[] = [];
       for (let i = 0; i < 10; i++) {
         ids.push(resultOf(await op(alice, { register: { agentCard: card(`Slow Hook Target ${i}`, `https://slow-hook-${i}.example.org/a2a`, ['push-slow']) } })).id);
@@ -415,10 +417,19 @@ describe('standing searches', () => {
       const pushed = hook.requests.map((r) => eventOf(r.body)).filter((e): e is WireJson => e !== undefined);
       assert.ok(pushed.filter((e) => e.event === 'added').length < ids.length, `not every event was queued: ${pushed.map((e) => e.event)}`);
       const seqs = pushed.map((e) => e.seq as number);
-      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in order');
+      assert.deepEqual(seqs, [...new Set(seqs)].sort((a, b) => a - b), 'in order, rising');
+      // The webhook that kept up missed nothing: every event, numbered without a gap, and no
+      // resync (before, the lagging webhook's resync was emitted to the whole watch).
+      await keepingUp.waitFor((b) => eventOf(b)?.hit?.id === ids[9], 'the last event at the webhook keeping up');
+      const kept = keepingUp.requests.map((r) => eventOf(r.body)).filter((e): e is WireJson => e !== undefined);
+      assert.deepEqual(kept.map((e) => e.event), ids.map(() => 'added'), `only the events: ${kept.map((e) => e.event)}`);
+      assert.deepEqual(kept.map((e) => e.hit.id), ids);
+      assert.deepEqual(kept.map((e) => e.seq - kept[0].seq), ids.map((_, i) => i), 'numbered without a gap');
+      assert.ok(resync.seq <= kept[kept.length - 1].seq, 'the resync is numbered as the last event it stands for');
       await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
     } finally {
       await hook.close();
+      await keepingUp.close();
     }
   });
 

@@ -289,16 +289,15 @@ export class WatchPushes {
    * that takes it over (this one crashed) pushes to them too.
    */
   follow(watch: Watch, contextId: string, initial: boolean): Promise<void> {
-    const kept = watch.restored
-      ? Promise.resolve(this.configs.restore(watch.id, watch.pushConfigs))
-      : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
+    if (watch.restored) this.configs.restore(watch.id, watch.pushConfigs);
     // One queue per webhook (per config): notifications reach each webhook in the order of the
     // events, and a webhook that answers slowly, or is retried through an outage, delays only its
     // own (one chain for all of them held every other webhook behind it, attempt after attempt).
     // A slow webhook (each answer just inside the deadline) falls behind the events without
     // bound, each waiting notification held in memory: past maxPending the later events are not
-    // queued for it, and once those waiting are delivered a `resync` says what they would have
-    // (the watch emits it, so its event numbers stay one sequence; every webhook gets it).
+    // queued for it, and once those waiting are delivered a `resync` says what they would have.
+    // That webhook's alone (Watch.resyncFor): the watch's other webhooks and streams missed
+    // nothing (before, the watch emitted it, and every webhook and stream got it).
     const queues = new Map<string, WebhookQueue>();
     const queueOf = (configId: string): WebhookQueue => {
       let queue = queues.get(configId);
@@ -314,11 +313,19 @@ export class WatchPushes {
         queue.behind = true;
         watch.pushWaiting(1);
         this.log.warn({ watch: watch.id, pending: queue.pending }, 'a watch webhook does not keep up; its waiting events are replaced by a resync');
-        queue.chain = queue.chain.then(() => {
-          queue.behind = false;
-          watch.resyncNow();
-          watch.pushWaiting(-1);
-        });
+        queue.chain = queue.chain
+          .then(() => {
+            queue.behind = false;
+            if (!watch.isOpen) return;
+            // Built now, as its events would be queued again from now on: it stands for every event up to here.
+            const resync = new Notification({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, watch.resyncFor()) } });
+            return this.#deliverTo(watch, configId, resync, 'the resync replacing the events it fell behind on');
+          })
+          .catch((err: unknown) => this.log.error({ err, watch: watch.id }, 'a push notification could not be sent'))
+          .finally(() => {
+            watch.pushWaiting(-1);
+            if (queue.pending === 0 && !queue.behind && queues.get(configId) === queue) queues.delete(configId);
+          });
         return;
       }
       queue.pending++;
@@ -339,6 +346,13 @@ export class WatchPushes {
       const current = watch.current();
       push(new Notification({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(watch.id, contextId, current) } }), 'the initial matches');
     }
+    // Stored once the initial matches wait for the webhooks, and with them the position that
+    // says so (Watch.setPushConfigs): a crash before they are delivered gets a resync where the
+    // watch runs next. Before, the definition stored its position as current until the progress
+    // was next written (a second later), and a crash meanwhile lost the initial matches for good.
+    const kept = watch.restored
+      ? Promise.resolve()
+      : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
     const stop = watch.listen((event: WatchEvent) => {
       if (this.configs.forTask(watch.id).length === 0) return;
       push(new Notification({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq}`);

@@ -16,9 +16,9 @@ export class OwnChanges {
 
   /** Called by the store as it records a change (inside its transaction); pending until `settled`. */
   add(seq: number): void {
-    if (!this.#tracking) return;
-    this.#seqs.add(seq);
+    // Pending ones are kept even when not tracking: standing searches stop before them too (firstPending).
     this.#pending.add(seq);
+    if (this.#tracking) this.#seqs.add(seq);
   }
 
   /**
@@ -29,6 +29,17 @@ export class OwnChanges {
   settled(seq: number, kept: boolean): void {
     this.#pending.delete(seq);
     if (!kept) this.#seqs.delete(seq);
+  }
+
+  /**
+   * The first change this process recorded and has not acknowledged (published) yet, if any:
+   * committed, so readers see it in the change log, but not yet told to those following the
+   * changes (a standing search's stored position must stop before it).
+   */
+  firstPending(): number | undefined {
+    let first: number | undefined;
+    for (const seq of this.#pending) if (first === undefined || seq < first) first = seq;
+    return first;
   }
 
   /** Recorded by this process and not acknowledged yet: a saved position must stop before it. */
@@ -54,6 +65,5 @@ export class OwnChanges {
   stop(): void {
     this.#tracking = false;
     this.#seqs.clear();
-    this.#pending.clear();
   }
 }

@@ -301,6 +301,11 @@ export interface WatchRecords {
   get(id: string): Promise<WatchRow | undefined>;
   update(id: string, change: WatchRowUpdate): Promise<void>;
   remove(id: string): Promise<void>;
+  /**
+   * Only this process runs watches on this storage (SQLite's process lock, ./sqlite/process-lock.ts):
+   * a lease another holder has when it starts is a crashed process's, taken over at once.
+   */
+  readonly exclusive?: boolean;
   /** Takes over every watch (or only `onlyId`) whose lease ended before `now` (or was released); returns their rows. */
   claim(holder: string, leaseUntil: number, now: number, onlyId?: string): Promise<WatchRow[]>;
   /** Extends the leases `holder` has to `leaseUntil`; returns the ids of the watches it still holds. */

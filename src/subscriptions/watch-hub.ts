@@ -19,7 +19,8 @@
  * sent, the change-log position), written at most once a second per watch and at shutdown. The
  * process that runs a watch holds a lease on its row; at start-up (once the index is loaded) a
  * registry claims the rows nobody holds — those released by a clean shutdown at once, those of
- * a crashed process when its lease runs out, on this replica or another — and runs them again:
+ * a crashed process when its lease runs out, on this replica or another (at once where only one
+ * process runs watches: SQLite) — and runs them again:
  * event numbers continue (numbers are reserved ahead, so none is reused after a crash), and a
  * watch whose position is behind the change log sends a `resync` with its current matches.
  * Canceling, expiring and failing (push) remove the row; shutting down keeps it.
@@ -74,7 +75,7 @@ const HANDOVER_ASK_EVERY = 10;
 const SEQ_BLOCK = 1000;
 
 /** What the hub keeps watches in: their rows, and the change log's position. */
-export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq'>;
+export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq' | 'ownChanges'>;
 
 /** Where a watch starts: new (from a request) or restored (from its row after a restart). */
 interface WatchState {
@@ -151,10 +152,13 @@ export class Watch {
     return this.#pushConfigs;
   }
 
-  /** Replaces the push configs kept with the definition (resolves once stored). */
+  /**
+   * Replaces the push configs kept with the definition (resolves once stored), with the position
+   * that says the watch is behind while notifications wait for a webhook (see pushWaiting).
+   */
   async setPushConfigs(configs: unknown[]): Promise<void> {
     this.#pushConfigs = configs;
-    if (this.isOpen) await this.hub.store(this, { pushConfigs: JSON.stringify(configs) });
+    if (this.isOpen) await this.hub.store(this, { pushConfigs: JSON.stringify(configs), ...(this.#pushesWaiting > 0 ? { position: 0 } : {}) });
   }
 
   /** How far the watch has got, as its row keeps it (see WatchKeeper.progress). */
@@ -279,10 +283,20 @@ export class Watch {
 
   /**
    * The current matches, as a resync: restored after changes it did not see (the registry was
-   * down), or for a webhook that fell too far behind (protocol/watch-push.ts).
+   * down).
    */
   resyncNow(): void {
     if (this.isOpen) this.#emit({ event: 'resync', ...this.current() });
+  }
+
+  /**
+   * The current matches as a `resync` for one receiver that missed events (a webhook that fell
+   * behind, protocol/watch-push.ts), not emitted: numbered as the last event (the matches as of
+   * it), so that receiver's numbers keep rising, and the watch's other webhooks and streams,
+   * which missed nothing, neither get it nor see a gap in theirs.
+   */
+  resyncFor(): WatchEvent {
+    return { event: 'resync', ...this.current(), seq: this.#seq, at: new Date().toISOString() } as WatchEvent;
   }
 
   #load(): void {
@@ -376,6 +390,8 @@ export class WatchHub implements WatchKeeper {
     private readonly storage: WatchStorage,
     private readonly limits: WatchLimits = DEFAULT_WATCH_LIMITS,
     private readonly log?: Logger,
+    /** How far the change-log follower (PostgreSQL) has published other replicas' changes, once it runs. */
+    private readonly appliedThrough: () => number | undefined = () => undefined,
   ) {
     // Subscribed after the service, so the index already holds a change when a watch asks about it.
     this.#unsubscribe = feed.subscribe(
@@ -424,7 +440,7 @@ export class WatchHub implements WatchKeeper {
         expiresAt: state.expiresAt,
         seqFloor: SEQ_BLOCK,
         deliveredSeq: 0,
-        position: await this.storage.lastChangeSeq(),
+        position: await this.#followedPosition(),
       };
       created = await this.storage.watches.create(row, this.#holder, now + WATCH_LEASE_MS, max);
     } catch (error) {
@@ -513,7 +529,11 @@ export class WatchHub implements WatchKeeper {
   restore(): Promise<void> {
     this.#handovers ??= this.#listenForHandovers();
     this.#restoreCalled();
-    return (this.#restoring ??= this.#claim().then(() => this.#armTimers()));
+    // Where only this process may run watches (SQLite), the leases it finds held are a crashed
+    // process's: taken over now. Before, they were after the lease ran out, a minute later and
+    // more, and meanwhile the watches pushed nothing and could not be resumed.
+    const asOf = this.storage.watches.exclusive ? Number.MAX_SAFE_INTEGER : Date.now();
+    return (this.#restoring ??= this.#claim(asOf).then(() => this.#armTimers()));
   }
 
   /**
@@ -748,7 +768,7 @@ export class WatchHub implements WatchKeeper {
     const watch = this.#watches.get(id);
     if (!watch || !this.#stored.has(id) || watch.hasClients || this.#closed) return;
     watch.settleFloor();
-    const seen = await this.storage.lastChangeSeq().catch(() => undefined);
+    const seen = await this.#followedPosition().catch(() => undefined);
     // Read before it ends: the notifications still waiting for its webhooks are dropped then.
     const position = seen === undefined ? undefined : watch.positionToStore(seen);
     watch.end('closed', 'The watch moved to the replica where a client resumed it.');
@@ -776,7 +796,7 @@ export class WatchHub implements WatchKeeper {
     if (this.#dirty.size === 0) return;
     const watches = [...this.#dirty];
     this.#dirty.clear();
-    const position = await this.storage.lastChangeSeq();
+    const position = await this.#followedPosition();
     try {
       await Promise.all(
         watches.filter((w) => w.isOpen || this.#closed).map((w) => this.storage.watches.update(w.id, { ...w.progress(), position: w.positionToStore(position) })),
@@ -785,6 +805,21 @@ export class WatchHub implements WatchKeeper {
       for (const w of watches) this.#dirty.add(w);
       throw err;
     }
+  }
+
+  /**
+   * The change-log position the watches have been told of, to store as theirs: the last change,
+   * but short of the first one readers already see and the watches were not told of yet — this
+   * process's write committed and still syncing (SQLite publishes it once synced), another
+   * replica's the follower has not picked up. Stored past such a change (the last change read
+   * as it was), a crash before its event reached the webhooks lost it for good: the restarted
+   * watch found its position current and sent no resync.
+   */
+  async #followedPosition(): Promise<number> {
+    const read = await this.storage.lastChangeSeq();
+    const pending = this.storage.ownChanges?.firstPending();
+    const applied = this.appliedThrough();
+    return Math.min(read, pending === undefined ? read : pending - 1, applied ?? read);
   }
 
   #guard(watch: Watch, step: () => void): void {

@@ -225,6 +225,7 @@ export class SqliteStore implements RegistryStore {
       () => this.#requireDb(),
       (job) => this.#write(job),
       (fn) => this.#read(fn),
+      this.#singleProcess,
     );
   }
 

@@ -14,6 +14,8 @@ export class SqliteWatchRecords implements WatchRecords {
     private readonly db: () => Database.Database,
     private readonly write: <T>(job: WriteJob<T>) => Promise<T>,
     private readonly read: <T>(fn: () => T) => Promise<T>,
+    /** A serving registry holding the process lock (see WatchRecords.exclusive). */
+    readonly exclusive = false,
   ) {}
 
   create(row: WatchRow, holder: string, leaseUntil: number, max?: number): Promise<'created' | 'quota'> {
