@@ -113,13 +113,18 @@ export async function runImport(
           if ('refusal' in p) refuse(first + i, p.refusal);
           else ready.push({ n: first + i, doc: docs[i]!, document: p.ready });
         });
-        if (ready.length === 0) return;
-        const results = await opened.importer.store(ready.map((r) => r.document));
-        results.forEach((result, i) => {
-          if (result.status === 'refused') return refuse(ready[i]!.n, refusalOf(ready[i]!.doc, result.error));
-          summary[result.status]++;
-          if (result.warnings.length > 0) summary.withWarnings++;
-        });
+        // A transaction may store the first documents only (SQLite bounds how long it holds the
+        // lock a running registry waits for): the rest go in the next, each counted once committed.
+        for (let rest = ready; rest.length > 0; ) {
+          const results = await opened.importer.store(rest.map((r) => r.document));
+          if (results.length === 0) throw new Error('the storage stored none of a batch of documents');
+          results.forEach((result, i) => {
+            if (result.status === 'refused') return refuse(rest[i]!.n, refusalOf(rest[i]!.doc, result.error));
+            summary[result.status]++;
+            if (result.warnings.length > 0) summary.withWarnings++;
+          });
+          rest = rest.slice(results.length);
+        }
       })
       .catch((error: unknown) => {
         failure ??= { error };
