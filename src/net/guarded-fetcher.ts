@@ -185,7 +185,7 @@ export class GuardedFetcher implements Fetcher {
     const system = !options.resolve && !servers;
     this.lookups = new LookupLimiter(Math.max(1, options.maxLookups ?? (system ? systemLookupSlots() : NETWORK_LOOKUP_SLOTS)));
     this.observer = options.observer;
-    this.agents = new PinnedAgents({ timeoutMs: this.timeoutMs, ca: options.ca });
+    this.agents = new PinnedAgents({ ca: options.ca });
   }
 
   /** Closes the kept connections (shutdown). */
@@ -333,7 +333,7 @@ export class GuardedFetcher implements Fetcher {
     for (let hop = 0; ; hop++) {
       state.url = url.href;
       const addresses = await this.admit(url, deadline, purpose);
-      const dispatcher = await this.agents.for(url, addresses);
+      const dispatcher = await this.agents.for(url, addresses, deadline.ms);
       const { fetch: undiciFetch } = await loadUndici();
       const response = await undiciFetch(url, {
         method: current.method,
