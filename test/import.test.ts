@@ -18,6 +18,7 @@ import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/clien
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
 import { BIN, REPO_ROOT, ensureBuilt } from './support/built.js';
 import pg from 'pg';
+import Database from 'better-sqlite3';
 import { freePort } from './support/ports.js';
 import { usePostgres } from './support/postgres.js';
 import { TOKENS, removeTempDir, startTestRegistry, tempDir } from './support/registry.js';
@@ -229,15 +230,24 @@ describe('import into SQLite', () => {
 });
 
 describe('import beside a running SQLite registry', () => {
-  test('the registry keeps answering promptly, and its own registrations succeed, while the import holds the write lock again and again', async () => {
+  test('the registry keeps answering promptly, and its own registrations succeed within its lock wait, while the import holds the write lock again and again', async () => {
     ensureBuilt();
     const work = tempDir();
     const dataDir = tempDir();
-    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
+    // A registration waits this long for the import's lock, then fails (STORAGE_UNAVAILABLE,
+    // locked). An import transaction of a whole 5,000-document batch held it for seconds (past
+    // the 5 s the wait was, on a loaded machine); one ends after half a second now.
+    const lockWaitMs = 2000;
+    const registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_SQLITE_LOCK_WAIT_MS: String(lockWaitMs) });
     try {
       const file = path.join(work, 'bulk.jsonl');
       const count = 20_000;
-      fs.writeFileSync(file, Array.from({ length: count }, (_, i) => JSON.stringify(v1Card(`Bulk Agent ${i}`, `https://bulk-${i}.example.org/a2a`))).join('\n') + '\n');
+      const lines = Array.from({ length: count }, (_, i) => JSON.stringify(v1Card(`Bulk Agent ${i}`, `https://bulk-${i}.example.org/a2a`)));
+      // One agent twice, at the end of the first batch and at the start of the second: the later line wins, as it is later in the input.
+      const twice = (description: string) => JSON.stringify({ ...v1Card('Twice Agent', 'https://twice.example.org/a2a'), description });
+      lines[4999] = twice('The earlier line.');
+      lines[5000] = twice('The later line.');
+      fs.writeFileSync(file, lines.join('\n') + '\n');
       const client = await sdkClient(registry.url, { token: TOKENS.bob });
       // Large transactions: each holds SQLite's write lock for seconds.
       const child = spawn(process.execPath, [BIN, 'import', '--json', '--batch-size', '5000', '--data-dir', dataDir, '--owner', 'alice', file], { cwd: REPO_ROOT, stdio: 'pipe' });
@@ -272,6 +282,30 @@ describe('import beside a running SQLite registry', () => {
       assert.equal(await exited, 0, stderr);
       assert.ok(registrations.length >= 3, `registrations were tried during the import (${registrations.length})`);
       for (const task of registrations) assert.equal(task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(task.status));
+      const db = new Database(path.join(dataDir, 'registry.db'), { readonly: true });
+      try {
+        const latest = db.prepare(`SELECT document_text FROM entry_revisions WHERE document_text LIKE '%Twice Agent%' ORDER BY revision DESC LIMIT 1`).get() as { document_text: string };
+        assert.equal((JSON.parse(latest.document_text) as { description: string }).description, 'The later line.');
+      } finally {
+        db.close();
+      }
+      // The wait is the setting's: a lock held longer than it fails a registration then, not after 5 s.
+      const holder = new Database(path.join(dataDir, 'registry.db'));
+      holder.exec('BEGIN IMMEDIATE');
+      const released = setTimeout(() => holder.exec('ROLLBACK'), lockWaitMs + 1000);
+      try {
+        const started = performance.now();
+        const refused = await op(client, { register: { agentCard: v1Card('Late Agent', 'https://late.example.org/a2a') } }).then(
+          () => assert.fail('registered while the lock was held'),
+          (error: unknown) => error as Error,
+        );
+        assert.match(refused.message, /locked by another process's write/);
+        assert.ok(performance.now() - started < lockWaitMs + 900, `failed after ${Math.round(performance.now() - started)} ms`);
+      } finally {
+        clearTimeout(released);
+        if (holder.inTransaction) holder.exec('ROLLBACK');
+        holder.close();
+      }
       assert.ok(slowest.health < 1000 && slowest.search < 1000, `answers stayed prompt during the import: slowest /healthz ${Math.round(slowest.health)} ms, search ${Math.round(slowest.search)} ms`);
     } finally {
       await registry.close();

@@ -101,4 +101,33 @@ describe('lookups in flight are capped', () => {
     assert.deepEqual(asked, ['a.test', 'b.test', 'agent.test']);
     await f.close();
   });
+
+  test('a name already being looked up is not looked up again: a name that never answers holds one slot, however many requests ask for it', async () => {
+    const hung: (() => void)[] = [];
+    const asked: string[] = [];
+    const resolve: Resolver = (host) => {
+      asked.push(host);
+      if (host === 'agent.test') return Promise.resolve(['127.0.0.1']);
+      return new Promise((done) => hung.push(() => done(['127.0.0.1'])));
+    };
+    const f = new GuardedFetcher({ maxBytes: 10_240, timeoutMs: 300, allow: AllowList.parse('127.0.0.1'), resolve, maxLookups: 2 });
+    const at = (host: string) => `http://${host}:${origin.port}/.well-known/agent-card.json`;
+    // A burst of registrations (or a refresh round) naming one host whose DNS hangs.
+    const failures = await Promise.all([1, 2, 3, 4].map(() => f.getJson(at('hung.test'), { purpose: 'agent-card' }).then(() => assert.fail('answered'), (e: unknown) => e)));
+    for (const failure of failures) {
+      assert.ok(failure instanceof FetchError);
+      assert.match(failure.message, /^looking up hung\.test took longer than 0\.\d s, past the request's deadline of 300 ms/);
+    }
+    assert.deepEqual(asked, ['hung.test'], 'one lookup, shared');
+    // It still runs, in one slot: another name is looked up at once, in the other.
+    const doc = await f.getJson(at('agent.test'), { purpose: 'agent-card' });
+    assert.equal(doc.notModified, false);
+    // Once it returns, the name is looked up anew next time.
+    for (const done of hung) done();
+    await new Promise((r) => setImmediate(r));
+    assert.equal((await f.getJson(at('hung.test'), { purpose: 'agent-card' }).catch((e: unknown) => e)) instanceof FetchError, true);
+    assert.deepEqual(asked, ['hung.test', 'agent.test', 'hung.test']);
+    for (const done of hung) done();
+    await f.close();
+  });
 });

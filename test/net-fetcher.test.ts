@@ -583,6 +583,38 @@ describe('fetchFunction (for SDKs)', () => {
     assert.match(short.message, /within 300 ms/);
   });
 
+  test('a request given a longer deadline than the fetcher\'s gets all of it to connect, too (a TLS handshake answered late)', async () => {
+    // A TLS front that passes each connection on to the server only 1.2 s after accepting it:
+    // the handshake (the connect phase, for undici) ends past the fetcher's 200 ms, within the
+    // request's 3 s. (undici's connect timer ticks every half second: it fired within 1 s.)
+    const { key, cert } = selfSignedCertificate('agent.test');
+    const secure = await startOrigin({ tls: { key, cert, host: 'agent.test' } });
+    const late = net.createServer((socket) => {
+      setTimeout(() => {
+        const server = net.connect(secure.port, '127.0.0.1');
+        socket.pipe(server).pipe(socket);
+        socket.on('error', () => server.destroy());
+        server.on('error', () => socket.destroy());
+      }, 1200);
+    });
+    await new Promise<void>((resolve) => late.listen(0, '127.0.0.1', resolve));
+    try {
+      secure.json('/late', { late: true });
+      const f = fetcher({ ca: cert, timeoutMs: 200 });
+      const url = `https://agent.test:${(late.address() as AddressInfo).port}/late`;
+      const response = await f.fetchFunction({ purpose: 'embeddings', timeoutMs: 3000 })(url);
+      assert.deepEqual(await response.json(), { late: true });
+      // The fetcher's own deadline still cuts it, as a timeout within 200 ms.
+      const short = await refusal(f.getJson(url, { purpose: 'agent-card' }));
+      assert.equal(short.reason, 'timeout');
+      assert.match(short.message, /within 200 ms/);
+      await f.close();
+    } finally {
+      late.close();
+      await secure.close();
+    }
+  });
+
   test('refusals reject the call; 204 answers have no body', async () => {
     const fetch = fetcher().fetchFunction({ purpose: 'mcp' });
     await assert.rejects(fetch('http://10.0.0.1/mcp', { method: 'POST', body: '{}' }), (error: Error) => error instanceof FetchError && error.reason === 'private');

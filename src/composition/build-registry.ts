@@ -108,6 +108,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
   const store = createStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    lockWaitMs: config.sqliteLockWaitMs,
     notice: (message, details) => log.error(details, message),
     // Its index and watches follow only its own writes on SQLite: one registry per database.
     singleProcess: true,

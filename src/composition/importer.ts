@@ -81,6 +81,7 @@ export async function openImporter(config: RegistryConfig, log: Logger, owner: s
   const store: RegistryStore = createStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    lockWaitMs: config.sqliteLockWaitMs,
     notice: (message, details) => log.error(details, message),
   });
   await store.open();

@@ -21,6 +21,8 @@ export interface RegistryConfig {
   dataDir: string;
   /** postgres://... selects PostgreSQL; absent means the embedded SQLite in dataDir. */
   databaseUrl?: string;
+  /** SQLite: how long a write waits for another process's write lock (an import's transaction) before failing (ms). */
+  sqliteLockWaitMs: number;
   /**
    * token -> principal: REGISTRY_TOKENS, plus REGISTRY_ADMIN_TOKEN(_FILE) as `admin`. Empty: a
    * generated admin token is written to dataDir/admin-token.
@@ -263,6 +265,8 @@ const envSchema = z.object({
       message: `is not a valid URL: ${POSTGRES_URL_FORM}`,
     })
     .optional(),
+  // An import's transactions hold the lock for about a second at most (src/storage/sqlite/store.ts).
+  REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
   REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).optional(),
   REGISTRY_ADMIN_TOKEN_FILE: z.string().min(1).optional(),
@@ -546,6 +550,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     publicUrl,
     dataDir: path.resolve(e.REGISTRY_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    sqliteLockWaitMs: e.REGISTRY_SQLITE_LOCK_WAIT_MS,
     tokens,
     publicRead: e.REGISTRY_PUBLIC_READ,
     maxDocumentBytes: e.REGISTRY_MAX_DOCUMENT_BYTES,

@@ -9,7 +9,11 @@
  * of the registry. So lookups go through a `LookupLimiter`:
  * - at most `max` run at once (half the thread pool for the system resolver); a lookup keeps its
  *   slot until it really returns, not merely until the request that asked gave up on it;
- * - a lookup, its wait for a slot included, is bounded by its request's deadline.
+ * - a lookup, its wait for a slot included, is bounded by its request's deadline;
+ * - a name already being looked up is not looked up again: its requests share that lookup (and
+ *   its slot), so a name whose DNS never answers holds one slot, not all of them. Two such names
+ *   still hold both until the system resolver gives up (resolv.conf's timeout and attempts):
+ *   REGISTRY_DNS_SERVERS, or a larger UV_THREADPOOL_SIZE, is the remedy (README).
  *
  * With REGISTRY_DNS_SERVERS names are asked of those servers instead (`serversResolver`, c-ares):
  * no thread is held, and a query is cancelled when its request gives up.
@@ -83,10 +87,24 @@ export function serversResolver(servers: readonly string[]): Resolver {
   };
 }
 
+/** A lookup shared by the requests for one name (LookupLimiter.runShared). */
+interface SharedLookup<T> {
+  promise: Promise<T>;
+  /** Requests waiting for it. */
+  users: number;
+  /** It has its slot (and, with the system resolver, a thread it keeps until it returns). */
+  started: boolean;
+  waited: { queued: boolean };
+  /** Drops it from the queue before it started. */
+  stop: AbortController;
+}
+
 /** Lookups in flight, at most `max`; the rest wait their turn. */
 export class LookupLimiter {
   #running = 0;
   readonly #waiting: (() => void)[] = [];
+  /** runShared's lookups in flight or waiting for a slot, by key. */
+  readonly #shared = new Map<string, SharedLookup<unknown>>();
 
   constructor(readonly max: number) {}
 
@@ -129,6 +147,44 @@ export class LookupLimiter {
       .then(() => lookup(signal))
       .finally(() => this.#release());
     return untilAborted(running, signal);
+  }
+
+  /**
+   * `run` for lookups that cannot be cancelled (the system resolver's): a lookup of `key` (a host
+   * name) already in flight, or waiting for a slot, is joined instead of run again, so a name that
+   * never answers holds one slot (one thread) however many requests ask for it, and leaves the
+   * others to other names. Each request's wait is bounded by its own signal; a lookup that has
+   * not started yet is dropped once every request for it has given up.
+   */
+  async runShared<T>(key: string, lookup: (signal: AbortSignal) => Promise<T>, signal: AbortSignal, waited: { queued: boolean } = { queued: false }): Promise<T> {
+    if (signal.aborted) throw signal.reason;
+    let shared = this.#shared.get(key) as SharedLookup<T> | undefined;
+    if (!shared) {
+      const entry: SharedLookup<T> = { users: 0, started: false, waited: { queued: false }, stop: new AbortController(), promise: undefined as unknown as Promise<T> };
+      entry.promise = this.run(
+        (slotSignal) => {
+          // Its slot came as its last request gave up: no thread taken for nobody.
+          if (entry.stop.signal.aborted) return Promise.reject(entry.stop.signal.reason);
+          entry.started = true;
+          return lookup(slotSignal);
+        },
+        entry.stop.signal,
+        entry.waited,
+      ).finally(() => {
+        if (this.#shared.get(key) === entry) this.#shared.delete(key);
+      });
+      entry.promise.catch(() => undefined);
+      this.#shared.set(key, entry);
+      shared = entry;
+    }
+    shared.users++;
+    try {
+      return await untilAborted(shared.promise, signal);
+    } finally {
+      waited.queued ||= shared.waited.queued;
+      // Nobody wants it any more and it has no thread yet: give up its place in the queue.
+      if (--shared.users === 0 && !shared.started) shared.stop.abort(signal.reason);
+    }
   }
 
   #release(): void {

@@ -166,6 +166,8 @@ export class GuardedFetcher implements Fetcher {
   private readonly userAgent: string;
   private readonly resolve: Resolver;
   private readonly lookups: LookupLimiter;
+  /** REGISTRY_DNS_SERVERS: each query is cancelled at its request's deadline, so none is shared. */
+  private readonly cancellableLookups: boolean;
   private readonly observer?: FetchObserver;
   private readonly agents: PinnedAgents;
 
@@ -183,9 +185,10 @@ export class GuardedFetcher implements Fetcher {
     const servers = options.dnsServers?.length ? options.dnsServers : undefined;
     this.resolve = options.resolve ?? (servers ? serversResolver(servers) : systemResolver);
     const system = !options.resolve && !servers;
+    this.cancellableLookups = !options.resolve && servers !== undefined;
     this.lookups = new LookupLimiter(Math.max(1, options.maxLookups ?? (system ? systemLookupSlots() : NETWORK_LOOKUP_SLOTS)));
     this.observer = options.observer;
-    this.agents = new PinnedAgents({ timeoutMs: this.timeoutMs, ca: options.ca });
+    this.agents = new PinnedAgents({ ca: options.ca });
   }
 
   /** Closes the kept connections (shutdown). */
@@ -333,7 +336,7 @@ export class GuardedFetcher implements Fetcher {
     for (let hop = 0; ; hop++) {
       state.url = url.href;
       const addresses = await this.admit(url, deadline, purpose);
-      const dispatcher = await this.agents.for(url, addresses);
+      const dispatcher = await this.agents.for(url, addresses, deadline.ms);
       const { fetch: undiciFetch } = await loadUndici();
       const response = await undiciFetch(url, {
         method: current.method,
@@ -397,7 +400,11 @@ export class GuardedFetcher implements Fetcher {
       const started = Date.now();
       const waited = { queued: false };
       try {
-        answers = await this.lookups.run((signal) => this.resolve(normaliseHost(host), signal), deadline.signal, waited);
+        const name = normaliseHost(host);
+        const lookup = (signal: AbortSignal): Promise<readonly string[]> => this.resolve(name, signal);
+        // A lookup that cannot be cancelled is shared by every request for its name (dns.ts); the
+        // servers' queries are each cancelled at their own request's deadline.
+        answers = this.cancellableLookups ? await this.lookups.run(lookup, deadline.signal, waited) : await this.lookups.runShared(name, lookup, deadline.signal, waited);
       } catch (error) {
         if (deadline.timedOut) {
           const seconds = Math.max(0.1, Math.floor((Date.now() - started) / 100) / 10);

@@ -22,8 +22,6 @@ export interface CheckedAddress {
 }
 
 export interface PinnedAgentsOptions {
-  /** Connect timeout of the Agent. Headers and body are bounded by each request's own deadline only. */
-  timeoutMs: number;
   ca?: string | Buffer | (string | Buffer)[];
   /** Agents kept at most (default 64). */
   max?: number;
@@ -38,17 +36,23 @@ export class PinnedAgents {
     this.max = Math.max(1, options.max ?? 64);
   }
 
-  /** The Agent for `url`'s origin pinned to `addresses`. */
-  async for(url: URL, addresses: readonly CheckedAddress[]): Promise<Agent> {
+  /**
+   * The Agent for `url`'s origin pinned to `addresses`, for requests whose deadline is
+   * `deadlineMs`: its connect timeout (connection and TLS handshake) is that deadline. The
+   * connect timeout is an Agent's, shared by every request on it, and an Agent made with the
+   * fetcher's default cut a request given a longer deadline (the embeddings service's 10 s) at
+   * the default while it connected; requests with another deadline get an Agent of their own.
+   */
+  async for(url: URL, addresses: readonly CheckedAddress[], deadlineMs: number): Promise<Agent> {
     // Loaded before the lookup below, which then runs without a pause: two concurrent calls for
     // one key cannot both miss and create two Agents.
     const { Agent: AgentClass } = await loadUndici();
-    const key = `${url.protocol}//${url.host}|${addresses.map((a) => a.address).sort().join(',')}`;
+    const key = `${url.protocol}//${url.host}|${addresses.map((a) => a.address).sort().join(',')}|${deadlineMs}`;
     let agent = this.agents.get(key);
     if (agent) {
       this.agents.delete(key);
     } else {
-      agent = this.create(url, addresses, AgentClass);
+      agent = this.create(url, addresses, deadlineMs, AgentClass);
       while (this.agents.size >= this.max) {
         const [oldest, old] = this.agents.entries().next().value as [string, Agent];
         this.agents.delete(oldest);
@@ -66,7 +70,7 @@ export class PinnedAgents {
     await Promise.all(all.map((agent) => agent.destroy().catch(() => undefined)));
   }
 
-  private create(url: URL, addresses: readonly CheckedAddress[], AgentClass: typeof Agent): Agent {
+  private create(url: URL, addresses: readonly CheckedAddress[], connectTimeoutMs: number, AgentClass: typeof Agent): Agent {
     const expected = normaliseHost(url.hostname.replace(/^\[|\]$/g, ''));
     const lookup = (
       hostname: string,
@@ -84,9 +88,10 @@ export class PinnedAgents {
       if (options.all) callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
       else callback(null, usable[0]!.address, usable[0]!.family);
     };
-    const { timeoutMs, ca } = this.options;
+    const { ca } = this.options;
     return new AgentClass({
-      connect: { lookup: lookup as never, timeout: timeoutMs, ...(ca ? { ca } : {}) },
+      // The request's deadline (an AbortSignal) ends it first; this ends the connection attempt too.
+      connect: { lookup: lookup as never, timeout: connectTimeoutMs, ...(ca ? { ca } : {}) },
       // Off: every request carries its own deadline (an AbortSignal), which may be longer than the
       // fetcher's default (the embeddings service's 10 s); an Agent's timeouts, shared by every
       // request on it, cut those at the default and reported the request's own deadline as missed.

@@ -4,7 +4,7 @@
  * the trust roots, the identity and endpoint-URL claims, ownership — so an imported entry is
  * indistinguishable from a registered one. A refused document is reported with the same error a
  * registration would get and skipped; the others in its batch are stored. A batch is one
- * transaction (`RegistryStore.importEntries`): one commit per batch instead of one per document.
+ * transaction (`RegistryStore.importEntries`; on SQLite, one per half second at most): one commit per batch instead of one per document.
  *
  * Two halves, so they can run on two threads: `ImportChecks` (everything up to the write; needs
  * no storage, so the import can run it in a worker thread while the main thread stores the
@@ -80,15 +80,19 @@ export class BulkImport {
     this.quota = deps.maxRevisions === undefined ? {} : { maxRevisions: deps.maxRevisions };
   }
 
-  /** Stores one batch (one transaction); one result per document, in order. */
+  /**
+   * Stores one batch (one transaction); one result per document, in order. The transaction may
+   * stop early (see RegistryStore.importEntries): then the results are those of the first
+   * documents, and the caller stores the rest with another call.
+   */
   async store(batch: readonly PreparedDocument[]): Promise<ImportResult[]> {
     const outcomes = await this.deps.store.importEntries(
       batch.map((p) => p.write),
       this.actor,
       this.quota,
     );
-    return batch.map((p, i): ImportResult => {
-      const outcome = outcomes[i]!;
+    return outcomes.map((outcome, i): ImportResult => {
+      const p = batch[i]!;
       switch (outcome.status) {
         case 'forbidden':
           return { status: 'refused', error: identityTaken(p.claims, outcome.id) };

@@ -12,6 +12,8 @@ export interface StoreConfig {
   databaseUrl?: string;
   /** REGISTRY_DATA_DIR; the SQLite file lives here as registry.db. */
   dataDir: string;
+  /** SQLite: how long a write waits for another process's write lock (REGISTRY_SQLITE_LOCK_WAIT_MS). */
+  lockWaitMs?: number;
   /** Told about what the store did by itself (e.g. re-created a deleted SQLite file). */
   notice?: (message: string, details: Record<string, unknown>) => void;
   /** A serving registry: SQLite refuses a second one on the same database (sqlite/process-lock.ts). */
@@ -30,5 +32,5 @@ export function sqliteFile(dataDir: string): string {
 /** Returns an unopened store; call `open()` before use. */
 export function createStore(config: StoreConfig): RegistryStore {
   if (isPostgresUrl(config.databaseUrl)) return new PostgresStore({ url: config.databaseUrl.trim() });
-  return new SqliteStore({ file: sqliteFile(config.dataDir), notice: config.notice, singleProcess: config.singleProcess });
+  return new SqliteStore({ file: sqliteFile(config.dataDir), busyTimeoutMs: config.lockWaitMs, notice: config.notice, singleProcess: config.singleProcess });
 }

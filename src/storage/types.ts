@@ -384,8 +384,10 @@ export interface RegistryStore {
   upsert(write: EntryWrite, actor: Actor, quota?: WriteQuota, acknowledgement?: AcknowledgementRow): Promise<UpsertOutcome>;
   /**
    * A bulk import: each write exactly as `upsert` would do it (identity, ownership, URL claims,
-   * quota), all in one transaction, one outcome per write in order. A refused write leaves
-   * nothing behind and does not stop the others; nothing is durable before it resolves.
+   * quota), in one transaction, one outcome per write in order. A refused write leaves nothing
+   * behind and does not stop the others; nothing is durable before it resolves. The transaction
+   * may stop early (SQLite bounds how long it holds the write lock): the outcomes are then those
+   * of the first writes (at least one), and the caller passes the rest again.
    */
   importEntries(writes: readonly EntryWrite[], actor: Actor, quota?: WriteQuota): Promise<ImportOutcome[]>;
   /** The lowest revision of the entry still kept (older ones were trimmed), or undefined if none. */

@@ -103,29 +103,46 @@ export async function runImport(
   const inFlight = new Set<Promise<void>>();
   /** The first batch that failed (storage, or the checks' thread): the import stops there. */
   let failure: { error: unknown } | undefined;
+  /**
+   * On SQLite the batches are stored one after another, in input order (one connection writes
+   * anyway): a batch may take several transactions (see below), and the rest of a batch stored
+   * after the next batch's first transaction would let an earlier document of the input replace
+   * a later one with the same identity. PostgreSQL stores a batch in one transaction: batches overlap.
+   */
+  let storedBefore: Promise<unknown> = Promise.resolve();
   /** A batch: checked (in the worker thread, while earlier batches are stored), then stored in one transaction. */
   const flush = (docs: SourceDocument[], first: number): void => {
+    const turn = storedBefore;
     const work = preparer
       .prepare(docs)
       .then(async (prepared) => {
+        if (opened.engine === 'sqlite') await turn;
+        // An earlier batch failed: the import stops there, leaving no gap before what follows.
+        if (failure) return;
         const ready: { n: number; doc: SourceDocument; document: PreparedDocument }[] = [];
         prepared.forEach((p, i) => {
           if ('refusal' in p) refuse(first + i, p.refusal);
           else ready.push({ n: first + i, doc: docs[i]!, document: p.ready });
         });
-        if (ready.length === 0) return;
-        const results = await opened.importer.store(ready.map((r) => r.document));
-        results.forEach((result, i) => {
-          if (result.status === 'refused') return refuse(ready[i]!.n, refusalOf(ready[i]!.doc, result.error));
-          summary[result.status]++;
-          if (result.warnings.length > 0) summary.withWarnings++;
-        });
+        // A transaction may store the first documents only (SQLite bounds how long it holds the
+        // lock a running registry waits for): the rest go in the next, each counted once committed.
+        for (let rest = ready; rest.length > 0; ) {
+          const results = await opened.importer.store(rest.map((r) => r.document));
+          if (results.length === 0) throw new Error('the storage stored none of a batch of documents');
+          results.forEach((result, i) => {
+            if (result.status === 'refused') return refuse(rest[i]!.n, refusalOf(rest[i]!.doc, result.error));
+            summary[result.status]++;
+            if (result.warnings.length > 0) summary.withWarnings++;
+          });
+          rest = rest.slice(results.length);
+        }
       })
       .catch((error: unknown) => {
         failure ??= { error };
       });
     const tracked = work.finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
+    storedBefore = tracked;
   };
   try {
     let batch: SourceDocument[] = [];

@@ -135,6 +135,12 @@ export interface SqliteStoreOptions {
 
 /** The serving connection's synchronous wait for a lock (ms): none; waits happen off the event loop (write-queue.ts). */
 const SERVING_BUSY_TIMEOUT_MS = 0;
+/**
+ * Longest an import's transaction runs (ms); the rest of its batch goes in the next one. Well
+ * below REGISTRY_SQLITE_LOCK_WAIT_MS's default (5 s), so a registry's write waiting meanwhile
+ * gets the lock in time, with room for the COMMIT and a loaded machine.
+ */
+const IMPORT_TRANSACTION_MS = 500;
 /** How long an import leaves the write lock free after each of its transactions (ms): several of a waiting registry's tries. */
 const IMPORT_LOCK_YIELD_MS = 30;
 /** Free pages given back to the file system per transaction (reclaimSpace): 1 MiB of 4 KiB pages. */
@@ -722,33 +728,48 @@ export class SqliteStore implements RegistryStore {
 
   async importEntries(writes: readonly EntryWrite[], actor: Actor, quota: WriteQuota = {}): Promise<ImportOutcome[]> {
     if (writes.length === 0) return [];
-    // One transaction and one fsync for the whole batch, queued alone (no savepoint around it:
-    // see write-queue.ts). A refused write leaves nothing behind without a savepoint of its own:
+    // One transaction and one fsync for the batch, queued alone (no savepoint around it: see
+    // write-queue.ts). A refused write leaves nothing behind without a savepoint of its own:
     // #upsertIn refuses (ownership, quota, a taken URL) before it writes anything, except after
     // a freshness record, which imports do not carry (a write that does gets a savepoint).
+    //
+    // A registry running on the same file waits for the lock this transaction holds
+    // (REGISTRY_SQLITE_LOCK_WAIT_MS) and its write fails past that: however large the batch, the
+    // transaction ends once it has run for IMPORT_TRANSACTION_MS, with the writes done so far
+    // (at least one); the caller passes the rest again.
     return this.#write(
-      (db): ImportOutcome[] =>
-        writes.map((write): ImportOutcome => {
-          const guarded = write.freshness !== undefined;
-          // Prepared once per connection.
-          if (guarded) prepare(db, 'SAVEPOINT import_one').run();
-          let outcome: ImportOutcome;
-          try {
-            const step = this.#upsertIn(db, write, actor, quota);
-            outcome = step.status === 'quota-exceeded' || step.status === 'url-taken' || step.status === 'forbidden' ? step : { status: step.status, id: step.id };
-          } catch (error) {
-            // Any other error fails the whole batch (its transaction is rolled back), as it is.
-            if (!(error instanceof UrlTaken)) throw error;
-            outcome = { status: 'url-taken', url: error.url };
-          }
-          if (guarded) {
-            if (outcome.status === 'quota-exceeded' || outcome.status === 'url-taken') prepare(db, 'ROLLBACK TO import_one').run();
-            prepare(db, 'RELEASE import_one').run();
-          }
-          return outcome;
-        }),
+      (db): ImportOutcome[] => {
+        const started = performance.now();
+        const outcomes: ImportOutcome[] = [];
+        for (const write of writes) {
+          outcomes.push(this.#importOneIn(db, write, actor, quota));
+          if (performance.now() - started >= IMPORT_TRANSACTION_MS) break;
+        }
+        return outcomes;
+      },
       { alone: true },
     );
+  }
+
+  /** One write of importEntries, inside its transaction. */
+  #importOneIn(db: Database.Database, write: EntryWrite, actor: Actor, quota: WriteQuota): ImportOutcome {
+    const guarded = write.freshness !== undefined;
+    // Prepared once per connection.
+    if (guarded) prepare(db, 'SAVEPOINT import_one').run();
+    let outcome: ImportOutcome;
+    try {
+      const step = this.#upsertIn(db, write, actor, quota);
+      outcome = step.status === 'quota-exceeded' || step.status === 'url-taken' || step.status === 'forbidden' ? step : { status: step.status, id: step.id };
+    } catch (error) {
+      // Any other error fails the whole batch (its transaction is rolled back), as it is.
+      if (!(error instanceof UrlTaken)) throw error;
+      outcome = { status: 'url-taken', url: error.url };
+    }
+    if (guarded) {
+      if (outcome.status === 'quota-exceeded' || outcome.status === 'url-taken') prepare(db, 'ROLLBACK TO import_one').run();
+      prepare(db, 'RELEASE import_one').run();
+    }
+    return outcome;
   }
 
   /** The document of one revision (read only when a write's hash differs from the stored one). */
