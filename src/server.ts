@@ -97,11 +97,12 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       }
     }
     let card = loadAgentCardJson(publicUrl, { publicRead: config.publicRead, extraInterfaces: opened.flatMap((door) => door.interfaces) });
-    // With REGISTRY_SIGNING_KEY the registry's own card is signed; its public key is at JWKS_PATH.
+    // With REGISTRY_SIGNING_KEY the registry's own card is signed (twice: as A2A §8.4.1 says, and as
+    // @a2a-js/sdk 1.3 verifies, card-signing.ts); its public key is at JWKS_PATH.
     // The A2A door derives the v0.3 (superset) variant from it, signature included: that signature
     // covers the v1.0 card inside the superset, which is what a v1.0 verifier checks. Signed after
     // the doors with listeners of their own added their interfaces, so the signature covers them.
-    if (core.signingKey) card = await signCard(card, core.signingKey, { jku: `${publicUrl}${JWKS_PATH}` });
+    if (core.signingKey) card = await signCard(card, core.signingKey, { jku: `${publicUrl}${JWKS_PATH}`, sdkCompatible: true });
     const ctx = { core, publicUrl, card };
     for (const door of DOORS) {
       const handle = await door.mount?.(app, ctx);

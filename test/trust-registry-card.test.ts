@@ -34,9 +34,12 @@ describe('REGISTRY_SIGNING_KEY set', () => {
 
   test('the card is signed, names the JWKS as its jku, and verifies (A2A §8.4.3) against the served keys, its security requirements covered', async () => {
     const card = (await (await get(registry, '/.well-known/agent-card.json', { 'A2A-Version': '1.0' })).json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    assert.equal(card.signatures.length, 1);
+    // Two signatures by the same key: over the card as A2A §8.4.1 says, and over the form
+    // @a2a-js/sdk 1.3 verifies (without the requirements that have no scopes).
+    assert.equal(card.signatures.length, 2);
     const header = decodeProtectedHeader(card.signatures[0]);
     assert.deepEqual(header, { alg: 'ES256', kid: 'registry-2026', typ: 'JOSE', jku: `${registry.url}/.well-known/jwks.json` });
+    assert.deepEqual(decodeProtectedHeader(card.signatures[1]), header);
 
     const res = await get(registry, '/.well-known/jwks.json');
     assert.equal(res.status, 200);
@@ -68,12 +71,13 @@ describe('REGISTRY_SIGNING_KEY set', () => {
     await flattenedVerify({ ...signatures[0], payload: base64url.encode(jcs(unsigned)) }, await importJWK(served, 'ES256'), { algorithms: ['ES256'] });
     assert.deepEqual(card.securityRequirements, [{ schemes: { bearer: { list: [] } } }, { schemes: {} }], 'bearer, or no credentials (public reads)');
     assert.ok(card.securitySchemes, 'the security schemes are covered too');
-    // @a2a-js/sdk 1.3's verifier cannot: its canonicalizeAgentCard removes a requirement without
-    // scopes (and the empty one) as an empty value, so the signature it checks for covers
-    // neither, and anyone could remove "needs a bearer token" from a card it verifies.
+    // @a2a-js/sdk 1.3's verifier, whose canonicalizeAgentCard removes a requirement without scopes
+    // (and the empty one) as an empty value, accepts the card by the second signature.
+    await verifyAgentCardSignature(async () => importJWK(served, 'ES256') as Promise<CryptoKey>)(card as unknown as AgentCard);
     await assert.rejects(
-      verifyAgentCardSignature(async () => importJWK(served, 'ES256') as Promise<CryptoKey>)(card as unknown as AgentCard),
+      verifyAgentCardSignature(async () => importJWK(served, 'ES256') as Promise<CryptoKey>)({ ...card, signatures: [card.signatures[0]] } as unknown as AgentCard),
       /No valid signatures/,
+      'the first signature is over what A2A §8.4.1 says, which the SDK does not compute',
     );
     assert.ok(
       card.supportedInterfaces.some((i: { protocolBinding: string }) => i.protocolBinding === 'GRPC'),
@@ -85,8 +89,10 @@ describe('REGISTRY_SIGNING_KEY set', () => {
       fingerprint: 'test',
       lookup: async (kid) => ({ keys: jwks.keys.filter((k) => k.kid === kid).map((jwk) => ({ kid, jwk, source: 'jwks' })) }),
     });
-    const { verification } = await verifier.verifyAgentCard(card, '1.0');
+    const { verification, warnings } = await verifier.verifyAgentCard(card, '1.0');
     assert.equal(verification.verified, true);
+    assert.deepEqual(verification.signatures.map((s) => s.status), ['verified', 'verified']);
+    assert.deepEqual(warnings, [], 'the first signature covers every requirement: no warning');
   });
 
   test('the v0.3 (superset) variant carries the same signature, which still covers its v1.0 card', async () => {

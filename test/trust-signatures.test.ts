@@ -86,6 +86,12 @@ describe('signature statuses and tampering (SQLite)', () => {
     }
     return error;
   };
+  /** Registered as verified, with a warning for each security requirement its signature leaves uncovered. */
+  const acceptedUncovered = async (card: WireJson, what: string, paths: string[]) => {
+    const result = resultOf(await register(card));
+    assert.equal(result.verified, true, what);
+    assert.deepEqual(result.warnings.filter((w: WireJson) => w.rule === 'unsigned-requirement').map((w: WireJson) => w.path), paths, what);
+  };
 
   test('verified: with kid and alg, on the result, the entry and the search hit', async () => {
     const card = await signCard(fresh('Verified Agent'), trusted.signing);
@@ -256,7 +262,7 @@ describe('signature statuses and tampering (SQLite)', () => {
     assert.equal(resultOf(await op(anonymous, { get: { id: stored.id } })).revision, 1, 'nothing changed');
   });
 
-  test('a v0.3 card signed by a2a-python 0.3 (its payload leaves default values out) verifies; changed, it does not; without a scope-less requirement it signs, refused', async (t) => {
+  test('a v0.3 card signed by a2a-python 0.3 (its payload leaves default values out) verifies; changed, it does not; without a scope-less requirement it signs, verified with a warning', async (t) => {
     // a2a.utils.helpers.canonicalize_agent_card of a2a-python 0.3: model_dump(exclude_defaults=True,
     // exclude_none=True, by_alias=True) drops protocolVersion "0.3.0", preferredTransport "JSONRPC"
     // and every security scheme's "type" (its model's default); then empty values go (0.3.21 to
@@ -313,16 +319,15 @@ print(json.dumps(json.loads(canonical), separators=(',', ':')), end='')`,
       await refusedAsTampered({ ...variant, securitySchemes: otherType, signatures }, `${variant.name}: bearer turned into mutual TLS`, false);
     }
     // A scheme required without scopes ({"bearer": []}) is an empty value to a2a-python: its
-    // signature does not cover the requirement, so it is refused, and says why.
+    // signature does not cover the requirement; verified, with a warning saying so.
     const scopeless: WireJson = { ...card, name: `${card.name} (no scopes)`, url: `${card.url}/scopeless`, security: [{ bearer: [] }] };
     const payload = pythonPayload(scopeless, false);
     assert.doesNotMatch(payload.stdout, /"security"/);
     const jws = await new FlattenedSign(new TextEncoder().encode(payload.stdout)).setProtectedHeader({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }).sign(trusted.signing.jwk);
-    const error = await refusedAsTampered({ ...scopeless, signatures: [{ protected: jws.protected, signature: jws.signature }] }, 'a2a-python 0.3, a requirement without scopes');
-    assert.match(error.details[0].message, /without the security requirements that name a scheme without scopes/);
+    await acceptedUncovered({ ...scopeless, signatures: [{ protected: jws.protected, signature: jws.signature }] }, 'a2a-python 0.3, a requirement without scopes', ['/security/0']);
   });
 
-  test('a security requirement without scopes is covered (v1.0 and v0.3): signed as A2A §8.4 says, it verifies; added or removed after signing, refused', async () => {
+  test('a security requirement without scopes is covered (v1.0 and v0.3): signed as A2A §8.4 says, it verifies; removed after signing, refused; added, not covered, as the SDKs sign', async () => {
     // A publisher following the spec with jose: RFC 8785 of the card without "signatures" (these
     // cards hold no default values). A scheme required without scopes is a map entry, not a
     // default: it is in what they sign.
@@ -355,11 +360,16 @@ print(json.dumps(json.loads(canonical), separators=(',', ':')), end='')`,
     await refusedAsTampered({ ...required, securityRequirements: [{ schemes: { key: {} } }, { schemes: {} }] }, 'v1.0: "or no credentials" added', false);
     const open = await specSigned(v1());
     assert.equal(resultOf(await register(open)).verified, true);
-    await refusedAsTampered({ ...open, securityRequirements: [{ schemes: { key: {} } }] }, 'v1.0: a requirement added', false);
-    await refusedAsTampered({ ...open, securityRequirements: [{ schemes: { key: { list: [] } } }] }, 'v1.0: a requirement added (with an empty list)', false);
+    // Added to a card signed without one, a requirement without scopes reads as what the SDKs sign
+    // (they leave it out), which verifies as it does in their verifiers: the warning says that
+    // signature does not cover it.
+    await acceptedUncovered({ ...open, securityRequirements: [{ schemes: { key: {} } }] }, 'v1.0: a requirement added', ['/securityRequirements/0']);
+    await acceptedUncovered({ ...open, securityRequirements: [{ schemes: { key: { list: [] } } }] }, 'v1.0: a requirement added (with an empty list)', ['/securityRequirements/0']);
     const skills = structuredClone(open.skills) as WireJson[];
     skills[0]!.securityRequirements = [{ schemes: { key: {} } }];
-    await refusedAsTampered({ ...open, skills }, 'v1.0: a skill\'s requirement added', false);
+    await acceptedUncovered({ ...open, skills }, 'v1.0: a skill\'s requirement added', ['/skills/0/securityRequirements/0']);
+    // A requirement with scopes is covered by every form: added, refused.
+    await refusedAsTampered({ ...open, securityRequirements: [{ schemes: { key: { list: ['admin'] } } }] }, 'v1.0: a requirement with a scope added', false);
 
     const old = await specSigned(v03([{ key: [] }]));
     assert.equal(resultOf(await register(old)).verified, true, 'v0.3: signed with the requirement, it verifies');
@@ -367,13 +377,24 @@ print(json.dumps(json.loads(canonical), separators=(',', ':')), end='')`,
     await refusedAsTampered({ ...old, security: [{ key: [] }, {}] }, 'v0.3: "or no credentials" added', false);
     const oldOpen = await specSigned(v03());
     assert.equal(resultOf(await register(oldOpen)).verified, true);
-    await refusedAsTampered({ ...oldOpen, security: [{ key: [] }] }, 'v0.3: a requirement added', false);
+    await acceptedUncovered({ ...oldOpen, security: [{ key: [] }] }, 'v0.3: a requirement added', ['/security/0']);
 
-    // What @a2a-js/sdk 1.3 signs (given the wire JSON) leaves the requirement out: refused, and told why.
+    // What @a2a-js/sdk 1.3 signs (given the wire JSON) leaves the requirement out: verified, as
+    // the SDK's verifier does, with a warning that the requirement is not covered.
     const privateKey = (await importJWK(trusted.signing.jwk, 'ES256')) as CryptoKey;
     const sdkSigned = (await generateAgentCardSignature(privateKey, { alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' })(v1([{ schemes: { key: {} } }]) as never)) as unknown as WireJson;
-    const error = await refusedAsTampered(JSON.parse(JSON.stringify(sdkSigned)), 'signed without the requirement');
-    assert.match(error.details[0].message, /without the security requirements that name a scheme without scopes/);
+    const sdkResult = resultOf(await register(JSON.parse(JSON.stringify(sdkSigned))));
+    assert.equal(sdkResult.verified, true);
+    const uncovered = sdkResult.warnings.filter((w: WireJson) => w.rule === 'unsigned-requirement');
+    assert.deepEqual(uncovered.map((w: WireJson) => w.path), ['/securityRequirements/0'], JSON.stringify(sdkResult.warnings));
+    assert.match(uncovered[0].message, /not covered by the card's signature/);
+    assert.ok(!resultOf(await register(required)).warnings.some((w: WireJson) => w.rule === 'unsigned-requirement'), 'none for a signature that covers it');
+    // Signed both ways (a2a-registry's own card does): the card counts as signed by the one covering all, no warning.
+    const both = await signCard(v1([{ schemes: { key: {} } }]), trusted.signing, { sdkCompatible: true });
+    assert.equal((both.signatures as unknown[]).length, 2);
+    const bothResult = resultOf(await register(both));
+    assert.deepEqual(bothResult.signatures.map((s: WireJson) => s.status), ['verified', 'verified']);
+    assert.ok(!bothResult.warnings.some((w: WireJson) => w.rule === 'unsigned-requirement'), JSON.stringify(bothResult.warnings));
   });
 
   test('a field outside the v1.0 card is not covered: accepted, with a warning saying so', async () => {
@@ -574,7 +595,7 @@ describe('REGISTRY_REQUIRE_VERIFIED=true', () => {
 });
 
 describe('a stored verdict made by older verification rules', () => {
-  test('is checked again by the start-up scan: a card verified before security requirements without scopes were covered is verified no more', async () => {
+  test('is checked again by the start-up scan: a card verified before security requirements without scopes were covered stays verified, its verdict recorded under the new rules', async () => {
     const dataDir = tempDir('a2a-registry-rules-');
     const store = new SqliteStore({ file: path.join(dataDir, 'registry.db') });
     await store.open();
@@ -598,9 +619,8 @@ describe('a stored verdict made by older verification rules', () => {
       const scan = await cardTrust.reevaluateAll();
       assert.equal(scan.checked, 1, 'the same trust roots, other rules: checked again');
       const after = (await store.get(entry.id))!.verification!;
-      assert.equal(after.verified, false);
-      assert.equal(after.signatures[0]!.status, 'invalid');
-      assert.match(after.signatures[0]!.reason!, /without the security requirements that name a scheme without scopes/);
+      assert.equal(after.verified, true, 'what the SDK signs still verifies (with a warning at registration)');
+      assert.match(after.keyset, /\/r2$/, 'recorded under the current rules');
       assert.equal((await cardTrust.reevaluateAll()).checked, 0, 'once');
     } finally {
       await store.close();

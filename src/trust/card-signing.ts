@@ -8,13 +8,19 @@
  */
 import { FlattenedSign, decodeProtectedHeader } from 'jose';
 import { isObject, type JsonObject } from '../lib/json.js';
-import { canonicalCardPayload } from '../validation/canonical-card.js';
+import { canonicalCardPayload, requirementlessPayloads } from '../validation/canonical-card.js';
 import type { Generation } from '../validation/types.js';
 import type { SigningKey } from './jwks.js';
 
 export interface SignOptions {
   /** Where verifiers can fetch the public key (a hint: registries trust only their own roots). */
   jku?: string;
+  /**
+   * Also sign, by the same key, the form @a2a-js/sdk 1.3 and a2a-python verify when the card has
+   * security requirements without scopes (they leave those out, A2A §8.4.1 keeps them): their
+   * verifiers accept a card when any signature verifies, so both kinds of client accept it.
+   */
+  sdkCompatible?: boolean;
 }
 
 /** The generation a card claims, as the registry decides it (v1.0 by `supportedInterfaces`). */
@@ -34,10 +40,16 @@ function kidOf(signature: unknown): string | undefined {
 
 /** The card with a new signature by `key` (wire JSON in, wire JSON out). */
 export async function signCard(card: JsonObject, key: SigningKey, options: SignOptions = {}): Promise<JsonObject> {
-  const payload = canonicalCardPayload(card, cardGeneration(card));
+  const generation = cardGeneration(card);
   const header: Record<string, string> = { alg: key.alg, kid: key.kid, typ: 'JOSE' };
   if (options.jku) header.jku = options.jku;
-  const jws = await new FlattenedSign(new TextEncoder().encode(payload)).setProtectedHeader(header).sign(key.jwk);
+  const payloads = [canonicalCardPayload(card, generation), ...(options.sdkCompatible ? requirementlessPayloads(card, generation).slice(0, 1) : [])];
+  const signed = await Promise.all(
+    payloads.map(async (payload) => {
+      const jws = await new FlattenedSign(new TextEncoder().encode(payload)).setProtectedHeader(header).sign(key.jwk);
+      return { protected: jws.protected, signature: jws.signature };
+    }),
+  );
   const others = (Array.isArray(card.signatures) ? card.signatures : []).filter((s) => kidOf(s) !== key.kid);
-  return { ...card, signatures: [...others, { protected: jws.protected, signature: jws.signature }] };
+  return { ...card, signatures: [...others, ...signed] };
 }

@@ -15,8 +15,9 @@
  * default value (A2A §8.4.1 leaves out defaults only), and an empty requirement (`{}`, "or no
  * credentials") is an item of the list. Removed as empty values, as the SDK and a2a-python do,
  * they were covered by no signature: anyone could add or remove "this agent needs a bearer
- * token" on a signed card. `requirementlessPayloads` is that older form, which the verifier uses
- * only to say why such a signature fails.
+ * token" on a signed card. `requirementlessPayloads` is that older form: what the SDKs sign and
+ * their verifiers accept, so the verifier accepts it too, with a warning naming each requirement
+ * it leaves uncovered (`uncoveredRequirementPaths`).
  *
  * `sdkTypedPayload` is what @a2a-js/sdk 1.3's signer signs when given the SDK's TypeScript card
  * (`AgentCard.fromJSON(wire)`), its documented use: the round trip through the TypeScript type
@@ -113,25 +114,39 @@ export function canonicalCardPayload(card: JsonObject, generation: Generation): 
   return jcs(cleaned(withoutSignatures(card), '0.3', false) ?? {});
 }
 
-/** Whether a list of security requirements has an empty part (a requirement, or a scheme without scopes). */
-function hasEmptyPart(requirements: unknown, generation: Generation): boolean {
-  if (!Array.isArray(requirements)) return false;
-  return requirements.some((requirement) => {
-    const schemes = generation === '1.0' ? (isObject(requirement) ? requirement.schemes : undefined) : requirement;
-    return !isObject(schemes) || Object.keys(schemes).length === 0 || Object.values(schemes).some((scopes) => withoutEmpty(scopes) === undefined);
-  });
+/** Whether a security requirement has an empty part (it is empty, or names a scheme without scopes). */
+function hasEmptyPart(requirement: unknown, generation: Generation): boolean {
+  const schemes = generation === '1.0' ? (isObject(requirement) ? requirement.schemes : undefined) : requirement;
+  return !isObject(schemes) || Object.keys(schemes).length === 0 || Object.values(schemes).some((scopes) => withoutEmpty(scopes) === undefined);
+}
+
+/**
+ * The JSON pointers of the security requirements (at the top and in each skill) with an empty
+ * part: what a signature over `requirementlessPayloads` does not cover.
+ */
+export function uncoveredRequirementPaths(card: JsonObject, generation: Generation): string[] {
+  const field = REQUIREMENTS[generation];
+  const paths: string[] = [];
+  const collect = (holder: unknown, at: string) => {
+    const requirements = isObject(holder) ? holder[field] : undefined;
+    if (!Array.isArray(requirements)) return;
+    requirements.forEach((requirement, i) => {
+      if (hasEmptyPart(requirement, generation)) paths.push(`${at}/${field}/${i}`);
+    });
+  };
+  collect(card, '');
+  if (Array.isArray(card.skills)) card.skills.forEach((skill, i) => collect(skill, `/skills/${i}`));
+  return paths;
 }
 
 /**
  * What this registry (before it kept them), @a2a-js/sdk's `canonicalizeAgentCard` and a2a-python
  * sign for a card whose security requirements have empty parts: the payloads with those parts
  * removed as empty values. Empty when the card has none (then the forms are the same). A
- * signature over one of them does not cover the requirements; the verifier says so.
+ * signature over one of them does not cover those requirements; the verifier warns so.
  */
 export function requirementlessPayloads(card: JsonObject, generation: Generation): string[] {
-  const field = REQUIREMENTS[generation];
-  const skills = Array.isArray(card.skills) ? card.skills : [];
-  if (!hasEmptyPart(card[field], generation) && !skills.some((skill) => isObject(skill) && hasEmptyPart(skill[field], generation))) return [];
+  if (uncoveredRequirementPaths(card, generation).length === 0) return [];
   if (generation === '1.0') return [canonicalizeAgentCard(card as unknown as AgentCard)];
   return [jcs(withoutEmpty(withoutSignatures(card)) ?? {}), ...a2aPython03Payloads(card, true)];
 }

@@ -18,7 +18,7 @@ import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify
 import type { Finding, SignatureStatus } from '../contract/types.js';
 import type { CardVerification } from '../contract/verification.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
-import { a2aPython03Payloads, asciiEscaped, canonicalCardPayload, requirementlessPayloads, sdkTypedPayload, uncoveredPaths } from './canonical-card.js';
+import { a2aPython03Payloads, asciiEscaped, canonicalCardPayload, requirementlessPayloads, sdkTypedPayload, uncoveredPaths, uncoveredRequirementPaths } from './canonical-card.js';
 import type { Generation } from './types.js';
 
 /** Asymmetric JWS algorithms (RFC 7518, RFC 8037). */
@@ -81,8 +81,9 @@ const ALGORITHM_LIST = ACCEPTED_ALGORITHMS.join(', ');
  * keyset every verification records: stored verdicts made by other rules are then checked again
  * (at start-up, as after a change of trust roots) instead of staying `verified` for a signature
  * these rules refuse. Change it whenever the payloads, or the choice of keys (TrustRoots), change.
- * "r2": security requirements keep their empty parts; a kid several trust roots hold is decided
- * by the keys file, else by the signature's jku.
+ * "r2": security requirements keep their empty parts (a signature over the form without them,
+ * the SDKs', verifies with a warning); a kid several trust roots hold is decided by the keys
+ * file, else by the signature's jku.
  */
 const VERIFICATION_RULES = 'r2';
 
@@ -146,7 +147,10 @@ function failureReason(error: unknown, kid: string): string {
   return `the trusted key "${kid}" cannot verify it: ${message}`;
 }
 
-async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKeys): Promise<SignatureStatus> {
+/** A signature's status, and whether it leaves the card's requirements without scopes uncovered. */
+type Checked = SignatureStatus & { requirementsUncovered?: true };
+
+async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKeys): Promise<Checked> {
   if (!isObject(sig) || typeof sig.protected !== 'string' || typeof sig.signature !== 'string') {
     return invalid('it is not a JWS signature object {"protected": "…", "signature": "…"}');
   }
@@ -192,17 +196,12 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
   const again = usable((await trust.lookupAgain?.(kid, jku))?.keys ?? []).filter((k) => !tried.has(JSON.stringify(k.jwk)));
   if (await verifiedBy(again)) return { status: 'verified', kid, alg };
   candidates.push(...again);
+  // What @a2a-js/sdk 1.3 and a2a-python sign: the card without a scheme required without scopes
+  // (and an empty requirement). Verified, as their own verifiers do, but not covering those
+  // requirements: the verifier warns about each (requirementsUncovered).
   for (const payload of payloads.requirementless()) {
     for (const key of candidates) {
-      if ((await verifies(sig, payload, key.jwk, alg)) === undefined) {
-        return invalid(
-          'it signs the card without the security requirements that name a scheme without scopes, or no scheme (what @a2a-js/sdk 1.3\'s canonicalizeAgentCard and a2a-python sign), ' +
-            'so anyone could add or remove them without breaking it; sign the card with them (a2a-registry sign, or RFC 8785 of the card without "signatures", ' +
-            'keeping {"schemes": {"name": {}}} in v1.0 and {"name": []} in v0.3)',
-          kid,
-          alg,
-        );
-      }
+      if ((await verifies(sig, payload, key.jwk, alg)) === undefined) return { status: 'verified', kid, alg, requirementsUncovered: true };
     }
   }
   const sdkTyped = payloads.sdkTyped();
@@ -271,13 +270,26 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
           return typed;
         },
       };
-      const statuses: SignatureStatus[] = [];
-      for (const sig of signatures) statuses.push(await checkSignature(sig, payloads, trust));
-      const first = statuses.find((s) => s.status === 'verified');
+      const checked: Checked[] = [];
+      for (const sig of signatures) checked.push(await checkSignature(sig, payloads, trust));
+      const statuses = checked.map(({ requirementsUncovered: _, ...status }): SignatureStatus => status);
+      // The card counts as signed by the first signature covering all of it, else by the first verified.
+      const first = checked.find((s) => s.status === 'verified' && !s.requirementsUncovered) ?? checked.find((s) => s.status === 'verified');
       const verification: CardVerification = { verified: first !== undefined, signatures: statuses, keyset };
       if (first) {
         verification.kid = first.kid;
         verification.alg = first.alg;
+        if (first.requirementsUncovered) {
+          for (const path of uncoveredRequirementPaths(card, generation)) {
+            warnings.push({
+              path,
+              rule: 'unsigned-requirement',
+              message:
+                'this security requirement is not covered by the card\'s signature: it is over the form @a2a-js/sdk 1.3 and a2a-python sign, which leaves out a scheme required without scopes and an empty requirement',
+              hint: 'Clients cannot rely on it (it could be added or removed without breaking the signature): sign the card as A2A §8.4.1 says (a2a-registry sign does), beside the SDK\'s signature if its clients verify too.',
+            });
+          }
+        }
         for (const path of uncoveredPaths(card, generation)) {
           warnings.push({
             path,
