@@ -14,9 +14,10 @@
  *   longer tell what the client sent.
  *
  * A query parameter given twice is refused there too (each holds one value), and so, over
- * JSON-RPC, is a string parameter of the task methods sent as an array or object: the SDK's JSON
- * reader takes String(value), so `"contextId": ["a", "b"]` filtered on the context "a,b" and
- * `"statusTimestampAfter": ["2020-..."]` was read as the one timestamp, without a word.
+ * JSON-RPC, is a string parameter of the task methods sent as an array, object, number or
+ * boolean: the SDK's JSON reader takes String(value), so `"contextId": ["a", "b"]` filtered on the
+ * context "a,b", `"statusTimestampAfter": ["2020-..."]` was read as the one timestamp and
+ * `"id": true` looked for the task "true", without a word.
  *
  * The bool parameters (includeArtifacts, returnImmediately) are checked there too: the SDK's JSON
  * reader takes Boolean(value), so `"false"` (a string) asked for the artifacts, and its query
@@ -151,12 +152,17 @@ function repeatedParam(query: unknown): { message: string; field: string } | und
 const STRING_PARAMS = ['tenant', 'id', 'taskId', 'contextId', 'status', 'pageToken', 'statusTimestampAfter', 'pushNotificationConfigId'].flatMap((name) =>
   name === snakeCase(name) ? [name] : [name, snakeCase(name)],
 );
-/** The JSON-RPC methods whose params are all scalars but `metadata` (SendMessage's and a config's objects are checked elsewhere). */
+/**
+ * The JSON-RPC methods whose string params are checked: all but SendMessage's (its message is
+ * checked elsewhere). Their other params are scalars or `metadata`; a push config's own object is
+ * checked by the config's reader.
+ */
 const SCALAR_METHODS = new Set([
   'GetTask',
   'ListTasks',
   'CancelTask',
   'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
   'GetTaskPushNotificationConfig',
   'ListTaskPushNotificationConfigs',
   'DeleteTaskPushNotificationConfig',
@@ -164,19 +170,31 @@ const SCALAR_METHODS = new Set([
   'tasks/get',
   'tasks/cancel',
   'tasks/resubscribe',
+  'tasks/pushNotificationConfig/set',
   'tasks/pushNotificationConfig/get',
   'tasks/pushNotificationConfig/list',
   'tasks/pushNotificationConfig/delete',
 ]);
+/** Enum params: ProtoJSON takes an enum's number as well as its name, so a number is no mistake there. */
+const ENUM_PARAMS = new Set(['status']);
 
-/** A string parameter of a task method sent as an array or object, or undefined. */
+/**
+ * A string parameter of a task method sent as an array, object, number or boolean, or undefined.
+ * ProtoJSON takes only a JSON string for a string field; the SDK's reader took String(value), so
+ * `"id": true` looked for the task "true" and answered "Task not found: true" instead of naming
+ * the client's mistake.
+ */
 function nonScalarParam(method: string, params: unknown): { message: string; field: string } | undefined {
   if (!SCALAR_METHODS.has(method) || !isObject(params)) return undefined;
   for (const field of STRING_PARAMS) {
     const value = Object.hasOwn(params, field) ? params[field] : undefined;
-    if (typeof value !== 'object' || value === null) continue;
-    const what = Array.isArray(value) ? `an array of ${value.length}` : 'an object';
-    return { message: `${field} must be one string, not ${what}: a request takes one value (for several, send one request each)`, field };
+    if (typeof value === 'object' && value !== null) {
+      const what = Array.isArray(value) ? `an array of ${value.length}` : 'an object';
+      return { message: `${field} must be one string, not ${what}: a request takes one value (for several, send one request each)`, field };
+    }
+    if (typeof value === 'boolean' || (typeof value === 'number' && !ENUM_PARAMS.has(field))) {
+      return { message: `${field} must be a string, not the ${typeof value} ${String(value)}: send it in quotes`, field };
+    }
   }
   return undefined;
 }
