@@ -235,3 +235,31 @@ describe('string parameters sent as arrays or objects over JSON-RPC', () => {
     assert.notEqual((await rpc('CancelTask', { id: taskId, metadata: { why: 'test' } })).error?.code, -32602, 'CancelTask with metadata');
   });
 });
+
+describe('string parameters sent as numbers or booleans over JSON-RPC', () => {
+  test('are invalid params naming the field, v1.0 and v0.3 alike: the SDK read `"id": true` as the task "true" (Task not found: true)', async () => {
+    const message = (field: string, value: unknown) => `${field} must be a string, not the ${typeof value} ${String(value)}: send it in quotes`;
+    const cases: Array<[string, unknown, string, unknown, string?]> = [
+      ['GetTask', { id: true }, 'id', true],
+      ['GetTask', { id: 5 }, 'id', 5],
+      ['CancelTask', { id: 5 }, 'id', 5],
+      ['SubscribeToTask', { id: false }, 'id', false],
+      ['ListTasks', { contextId: 12 }, 'contextId', 12],
+      ['ListTasks', { status: true }, 'status', true],
+      ['CreateTaskPushNotificationConfig', { taskId: 5, url: 'https://example.com/hook' }, 'taskId', 5],
+      ['GetTaskPushNotificationConfig', { taskId: taskId, id: 1 }, 'id', 1],
+      ['ListTaskPushNotificationConfigs', { task_id: 3 }, 'task_id', 3],
+      ['tasks/get', { id: true }, 'id', true, '0.3'],
+      ['tasks/cancel', { id: 5 }, 'id', 5, '0.3'],
+      ['tasks/pushNotificationConfig/set', { taskId: 5, pushNotificationConfig: { url: 'https://example.com/hook' } }, 'taskId', 5, '0.3'],
+    ];
+    for (const [method, params, field, value, version] of cases) {
+      const answer = await rpc(method, params, version);
+      assertRpcRefusal(answer, message(field, value), `${method} ${JSON.stringify(params)}`);
+      assert.ok(JSON.stringify(answer.error.data).includes(`"field":"${field}"`), `${method}: ${JSON.stringify(answer.error)}`);
+    }
+    // An enum takes its number in ProtoJSON, and a string id is answered.
+    assert.ok((await rpc('ListTasks', { status: 3 })).result, 'ListTasks with status 3');
+    assert.ok((await rpc('GetTask', { id: taskId })).result, 'GetTask with a string id');
+  });
+});

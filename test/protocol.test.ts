@@ -343,8 +343,21 @@ describe('raw HTTP', () => {
       assert.equal(answer.body!.error.details[0].reason, 'METHOD_NOT_ALLOWED', method);
     }
     assert.equal((await bare('HEAD', '/a2a/rest/message:send')).status, 405);
-    // OPTIONS is answered by express on any route's path: not a method the route lacks.
-    assert.notEqual((await bare('OPTIONS', '/a2a/rest/message:send')).status, 405);
+    // OPTIONS, a plain one (no CORS preflight) and without A2A-Version, is answered with the
+    // route's methods in Allow, any version named or none: it was the v0.3 version error on HTTP+JSON.
+    for (const [path, headers, allow] of [
+      ['/a2a/rest/message:send', {}, 'POST'],
+      ['/a2a/rest/tasks/x', {}, 'GET, HEAD'],
+      ['/a2a/rest/tenant-a/message:stream', {}, 'POST'],
+      ['/a2a/rest/tasks/x', { 'A2A-Version': '0.3' }, 'GET, HEAD'],
+      ['/a2a/jsonrpc', { 'A2A-Version': '9.9' }, 'POST'],
+    ] as const) {
+      const res = await fetch(`${registry.url}${path}`, { method: 'OPTIONS', headers });
+      await res.arrayBuffer();
+      assert.equal(res.status, 200, `OPTIONS ${path} ${JSON.stringify(headers)}`);
+      assert.equal(res.headers.get('allow'), allow, `OPTIONS ${path}`);
+    }
+    assert.equal((await bare('OPTIONS', '/a2a/rest/no-such-route:here')).status, 404);
     assert.equal((await bare('POST', '/a2a/rest/tenant-a/tasks')).allow, 'GET, HEAD');
     // An unsupported version named outright, on either binding.
     const rpcGet = await bare('GET', '/a2a/jsonrpc', { 'A2A-Version': '9.9' });

@@ -296,6 +296,47 @@ describe('a token or credentials that cannot travel as a header', () => {
   });
 });
 
+describe('a push config whose string fields are numbers or booleans', () => {
+  test('is invalid params naming the field on JSON-RPC (v1.0, v0.3) and HTTP+JSON: the SDK kept "token": 7 as "7" and "id": 5 as the config "5"', async () => {
+    const taskId = await taskWithConfigs([]);
+    const message = (field: string, value: unknown) => `${field} must be a string, not the ${typeof value} ${String(value)}: send it in quotes`;
+    for (const [fields, field, value] of [
+      [{ id: 5 }, 'id', 5],
+      [{ token: 7 }, 'token', 7],
+      [{ url: true }, 'url', true],
+      [{ authentication: { scheme: 5, credentials: 'x' } }, 'authentication.scheme', 5],
+    ] as const) {
+      const jsonRpc = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, ...fields });
+      assert.equal(jsonRpc.error?.code, INVALID_PARAMS, `${field}: ${JSON.stringify(jsonRpc)}`);
+      assert.equal(jsonRpc.error.message, message(field, value));
+      const res = await fetch(`${registry.url}/a2a/rest/tasks/${taskId}/pushNotificationConfigs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+        body: JSON.stringify({ url: HOOK, ...fields }),
+      });
+      const body = (await res.json()) as WireJson;
+      assert.equal(res.status, 400, `HTTP+JSON ${field}: ${JSON.stringify(body)}`);
+      assert.equal(body.error.message, message(field, value));
+    }
+    const legacy = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...alice },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/set', params: { taskId, pushNotificationConfig: { url: HOOK, token: 7 } } }),
+    });
+    const legacyAnswer = (await legacy.json()) as WireJson;
+    assert.equal(legacyAnswer.error?.code, INVALID_PARAMS, JSON.stringify(legacyAnswer));
+    assert.equal(legacyAnswer.error.message, message('pushNotificationConfig.token', 7));
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
+    // Given with a message, alike.
+    const withMessage = await rpc('SendMessage', {
+      message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [dataPart({ list: {} })] },
+      configuration: { taskPushNotificationConfig: { url: HOOK, token: 7 } },
+    });
+    assert.equal(withMessage.error?.code, INVALID_PARAMS, JSON.stringify(withMessage));
+    assert.equal(withMessage.error.message, message('configuration.taskPushNotificationConfig.token', 7));
+  });
+});
+
 describe('the push config of a refused watch', () => {
   test('is not POSTed to: the refusal is in the response (before, each refused watch sent one request, past REGISTRY_MAX_WATCHES)', async () => {
     // Records every request it gets: none may come.

@@ -14,9 +14,10 @@
  *   longer tell what the client sent.
  *
  * A query parameter given twice is refused there too (each holds one value), and so, over
- * JSON-RPC, is a string parameter of the task methods sent as an array or object: the SDK's JSON
- * reader takes String(value), so `"contextId": ["a", "b"]` filtered on the context "a,b" and
- * `"statusTimestampAfter": ["2020-..."]` was read as the one timestamp, without a word.
+ * JSON-RPC, is a string parameter of the task methods sent as an array, object, number or
+ * boolean: the SDK's JSON reader takes String(value), so `"contextId": ["a", "b"]` filtered on the
+ * context "a,b", `"statusTimestampAfter": ["2020-..."]` was read as the one timestamp and
+ * `"id": true` looked for the task "true", without a word.
  *
  * The bool parameters (includeArtifacts, returnImmediately) are checked there too: the SDK's JSON
  * reader takes Boolean(value), so `"false"` (a string) asked for the artifacts, and its query
@@ -151,12 +152,17 @@ function repeatedParam(query: unknown): { message: string; field: string } | und
 const STRING_PARAMS = ['tenant', 'id', 'taskId', 'contextId', 'status', 'pageToken', 'statusTimestampAfter', 'pushNotificationConfigId'].flatMap((name) =>
   name === snakeCase(name) ? [name] : [name, snakeCase(name)],
 );
-/** The JSON-RPC methods whose params are all scalars but `metadata` (SendMessage's and a config's objects are checked elsewhere). */
+/**
+ * The JSON-RPC methods whose string params are checked: all but SendMessage's (its message is
+ * checked elsewhere). Their other params are scalars or `metadata`; a push config's own object is
+ * checked by the config's reader.
+ */
 const SCALAR_METHODS = new Set([
   'GetTask',
   'ListTasks',
   'CancelTask',
   'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
   'GetTaskPushNotificationConfig',
   'ListTaskPushNotificationConfigs',
   'DeleteTaskPushNotificationConfig',
@@ -164,22 +170,71 @@ const SCALAR_METHODS = new Set([
   'tasks/get',
   'tasks/cancel',
   'tasks/resubscribe',
+  'tasks/pushNotificationConfig/set',
   'tasks/pushNotificationConfig/get',
   'tasks/pushNotificationConfig/list',
   'tasks/pushNotificationConfig/delete',
 ]);
+/** Enum params: ProtoJSON takes an enum's number as well as its name, so a number is no mistake there. */
+const ENUM_PARAMS = new Set(['status']);
 
-/** A string parameter of a task method sent as an array or object, or undefined. */
+/**
+ * A string parameter of a task method sent as an array, object, number or boolean, or undefined.
+ * ProtoJSON takes only a JSON string for a string field; the SDK's reader took String(value), so
+ * `"id": true` looked for the task "true" and answered "Task not found: true" instead of naming
+ * the client's mistake.
+ */
 function nonScalarParam(method: string, params: unknown): { message: string; field: string } | undefined {
   if (!SCALAR_METHODS.has(method) || !isObject(params)) return undefined;
   for (const field of STRING_PARAMS) {
     const value = Object.hasOwn(params, field) ? params[field] : undefined;
-    if (typeof value !== 'object' || value === null) continue;
-    const what = Array.isArray(value) ? `an array of ${value.length}` : 'an object';
-    return { message: `${field} must be one string, not ${what}: a request takes one value (for several, send one request each)`, field };
+    if (typeof value === 'object' && value !== null) {
+      const what = Array.isArray(value) ? `an array of ${value.length}` : 'an object';
+      return { message: `${field} must be one string, not ${what}: a request takes one value (for several, send one request each)`, field };
+    }
+    if (typeof value === 'boolean' || (typeof value === 'number' && !ENUM_PARAMS.has(field))) return notAString(field, value);
   }
   return undefined;
 }
+
+const notAString = (field: string, value: unknown): { message: string; field: string } => ({
+  message: `${field} must be a string, not the ${typeof value} ${String(value)}: send it in quotes`,
+  field,
+});
+
+/** The string fields of a push config (A2A 4.3.1, 4.3.2), as the SDK also reads them. */
+const CONFIG_STRINGS = ['id', 'taskId', 'task_id', 'tenant', 'url', 'token'];
+const AUTHENTICATION_STRINGS = ['scheme', 'credentials'];
+
+/**
+ * A string field of a push config sent as a number or boolean, or undefined: the SDK took
+ * String(value), so `"token": 7` was kept as "7" and `"id": 5` as the config "5", without a word.
+ * `config` is the HTTP+JSON body or v1.0 params, or v0.3's params.pushNotificationConfig.
+ */
+function pushConfigProblem(config: unknown, at: string): { message: string; field: string } | undefined {
+  if (!isObject(config)) return undefined;
+  const check = (node: Record<string, unknown>, names: readonly string[], prefix: string) => {
+    for (const name of names) {
+      const value = Object.hasOwn(node, name) ? node[name] : undefined;
+      if (typeof value === 'number' || typeof value === 'boolean') return notAString(`${prefix}${name}`, value);
+    }
+    return undefined;
+  };
+  const auth = config.authentication;
+  return check(config, CONFIG_STRINGS, at) ?? (isObject(auth) ? check(auth, AUTHENTICATION_STRINGS, `${at}authentication.`) : undefined);
+}
+/** The push config given with a message (v1.0 configuration.taskPushNotificationConfig, v0.3 configuration.pushNotificationConfig). */
+function messageConfigProblem(params: Record<string, unknown>): { message: string; field: string } | undefined {
+  const configuration = params.configuration;
+  if (!isObject(configuration)) return undefined;
+  for (const name of ['taskPushNotificationConfig', 'pushNotificationConfig']) {
+    const found = pushConfigProblem(configuration[name], `configuration.${name}.`);
+    if (found) return found;
+  }
+  return undefined;
+}
+const REST_MESSAGE_PATH = /^\/(?:[^/]+\/)?message:(?:send|stream)$/;
+const REST_CONFIG_PATH = /^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/;
 
 const paramsOf = (table: ReadonlyArray<[RegExp, readonly Param[]]>, path: string): readonly Param[] => table.find(([route]) => route.test(path))?.[1] ?? [];
 
@@ -195,10 +250,17 @@ export function requestIntegerGuard(binding: A2ABinding): RequestHandler {
       // v0.3 requests: the handler checks what the compatibility layer hands it unconverted.
       if (req.method === 'POST' && isObject(body) && typeof body.method === 'string') {
         found = nonScalarParam(body.method, body.params);
+        if (!found && body.method === 'CreateTaskPushNotificationConfig') found = pushConfigProblem(body.params, '');
+        if (!found && body.method === 'tasks/pushNotificationConfig/set' && isObject(body.params)) {
+          found = pushConfigProblem(body.params.pushNotificationConfig, 'pushNotificationConfig.');
+        }
+        if (!found && isObject(body.params)) found = messageConfigProblem(body.params);
         if (!found && !isLegacyRequest(req)) found = problemIn(body.params, JSONRPC_PARAMS.get(body.method) ?? [], 'json');
       }
     } else if (req.method === 'POST') {
       found = problemIn(req.body, paramsOf(REST_BODY_PARAMS, req.path), 'json');
+      if (!found && REST_CONFIG_PATH.test(req.path)) found = pushConfigProblem(req.body, '');
+      if (!found && REST_MESSAGE_PATH.test(req.path) && isObject(req.body)) found = messageConfigProblem(req.body);
     } else if (req.method === 'GET') {
       found = repeatedParam(req.query) ?? problemIn(req.query, paramsOf(REST_QUERY_PARAMS, req.path), 'query');
     }

@@ -67,6 +67,10 @@ export function negotiate(
 /** Negotiates the version of requests to one HTTP binding; `supported` are Major.Minor strings. */
 export function negotiateVersion(binding: A2ABinding, supported: readonly string[]): RequestHandler {
   return (req, res, next) => {
+    // OPTIONS asks which methods the path takes (RFC 9110 9.3.7), of any version: express's
+    // router answers it with Allow. Negotiating it refused a plain OPTIONS without A2A-Version
+    // on HTTP+JSON (no v0.3 there) with the version error, though the 405 path answers Allow.
+    if (req.method === 'OPTIONS') return next();
     const outcome = negotiate(binding, requestedVersion(req), supported);
     if ('version' in outcome) {
       req.headers[VERSION_PARAMETER.toLowerCase()] = outcome.version;
