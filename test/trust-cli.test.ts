@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { verifyAgentCardSignature } from '@a2a-js/sdk';
+import { importJWK } from 'jose';
 import { BIN, ensureBuilt } from './support/built.js';
 import { REPO_ROOT, TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { v1Card } from './support/documents.js';
@@ -141,6 +143,24 @@ describe('keygen, sign, verify', () => {
     fs.writeFileSync(file('both-jwks.json'), JSON.stringify({ keys: [...readJson('jwks.json').keys, ...readJson('rotation-jwks.json').keys] }));
     const both = await cli(['verify', file('twice.json'), '--jwks', file('both-jwks.json'), '--json']);
     assert.deepEqual(JSON.parse(both.stdout).signatures.map((s: { status: string }) => s.status), ['verified', 'verified']);
+  });
+
+  test('--sdk-form also signs what @a2a-js/sdk 1.3 verifies, for a card with a requirement without scopes: the SDK accepts it, and both signatures verify here', async () => {
+    const card = readJson('card.json');
+    card.securitySchemes = { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } };
+    card.securityRequirements = [{ schemes: { bearer: {} } }];
+    fs.writeFileSync(file('bearer.json'), JSON.stringify(card));
+    const signed = await cli(['sign', '--sdk-form', file('bearer.json'), '--key', file('key.jwk.json'), '-o', file('bearer-signed.json')]);
+    assert.equal(signed.code, 0, signed.stderr);
+    const result = readJson('bearer-signed.json');
+    assert.equal(result.signatures.length, 2);
+    const publicJwk = readJson('jwks.json').keys.find((k: { kid: string }) => k.kid === 'publisher-2026');
+    await verifyAgentCardSignature(async () => (await importJWK(publicJwk, 'ES256')) as CryptoKey)(result);
+    const here = await cli(['verify', file('bearer-signed.json'), '--jwks', file('jwks.json'), '--json']);
+    assert.deepEqual(JSON.parse(here.stdout).signatures.map((s: { status: string }) => s.status), ['verified', 'verified']);
+    // Without --sdk-form, one signature, which the SDK's verifier does not accept (it leaves the requirement out).
+    const plain = await cli(['sign', file('bearer.json'), '--key', file('key.jwk.json')]);
+    await assert.rejects(verifyAgentCardSignature(async () => (await importJWK(publicJwk, 'ES256')) as CryptoKey)(JSON.parse(plain.stdout)), /No valid signatures/);
   });
 
   test('the signed card registers as verified in a registry that trusts the key set', async () => {

@@ -1,8 +1,8 @@
 /**
  * `a2a-registry sign <card> --key <jwk>`: signs an agent card (A2A §8.4) with a private JWK and
  * writes the signed card (to stdout, or --out). The signature covers the card's canonical form,
- * exactly as the registry verifies it; signatures by other keys are kept (key rotation), one by
- * the same kid is replaced. The card is checked first: signing an invalid card helps nobody.
+ * exactly as the registry verifies it (with --sdk-form also the SDKs' form, for their verifiers);
+ * signatures by other keys are kept (key rotation), those by the same kid are replaced. The card is checked first: signing an invalid card helps nobody.
  *
  * Exit code: 0 signed, 1 the card is invalid, not JSON, or cannot be written (or the key cannot
  * sign), 2 usage or a file that cannot be read.
@@ -23,6 +23,7 @@ interface SignOptions {
   out?: string;
   force: boolean;
   json: boolean;
+  sdkForm: boolean;
 }
 
 export async function runSign(file: string, options: SignOptions): Promise<number> {
@@ -37,7 +38,7 @@ export async function runSign(file: string, options: SignOptions): Promise<numbe
       if (err instanceof LocalFileError) throw err;
       throw new LocalFileError((err as Error).message);
     }
-    const signed = await signCard(card, key, { jku: options.jku });
+    const signed = await signCard(card, key, { jku: options.jku, sdkCompatible: options.sdkForm });
     if (options.out) {
       await writeJsonFile(options.out, signed, { overwrite: options.force || options.out === file });
       const count = (signed.signatures as unknown[]).length;
@@ -60,6 +61,11 @@ export function register(program: Command): void {
     .requiredOption('--key <file>', 'the private JWK to sign with')
     .addOption(new Option('--kid <kid>', "key id for the signature (default: the key's kid, or its thumbprint)").argParser(keyId))
     .addOption(new Option('--jku <url>', 'URL of your public JWKS, put in the signature as a hint (registries trust only their own roots)').argParser(jwksUrl))
+    .option(
+      '--sdk-form',
+      'also sign the form @a2a-js/sdk 1.3 and a2a-python verify (they leave out security requirements without scopes), when it differs, so their verifiers accept the card too',
+      false,
+    )
     .option('-o, --out <file>', 'write the signed card here instead of stdout')
     .option('--force', 'replace an existing --out file', false)
     .option('--json', 'with --out, print {signed, kid, alg, signatures} (without it the signed card is the JSON printed); errors as {"error": {...}}', false)
