@@ -123,6 +123,13 @@ describe('text encoder', () => {
     assert.deepEqual(tokenize('𠮷野家'), ['𠮷', '野', '家']);
   });
 
+  it('finds the words of Thai, Lao, Khmer and Myanmar text, written without spaces', () => {
+    // A run of such text was one term: "อากาศ" (weather) did not find "บริการพยากรณ์อากาศ".
+    assert.deepEqual(tokenize('บริการพยากรณ์อากาศ'), ['บริการ', 'พยากรณ์', 'อากาศ'].map((w) => w.normalize('NFKD')));
+    assert.deepEqual(tokenize('ພະຍາກອນອາກາດ ការព្យាករណ៍អាកាសធាតុ'), ['ພະຍາກອນ', 'ອາກາດ', 'ការព្យាករណ៍', 'អាកាសធាតុ'].map((w) => w.normalize('NFKD')));
+    assert.deepEqual(tokenize('Weatherบริการ'), ['weather', 'บริการ']);
+  });
+
   it('makes words of emoji, not of symbols used as punctuation', () => {
     // Emoji were separators: "🌤 Weather agent" had no term for 🌤, so searching it found nothing.
     assert.deepEqual(tokenize('🌤 Weather agent'), ['🌤', 'weather', 'agent']);

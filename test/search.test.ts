@@ -127,6 +127,7 @@ describe('matching', () => {
     await op(writer, { register: { agentCard: card('Agen Cuaca', 'https://id.example.org/a2a', [skill('cuaca', 'Prakiraan cuaca', 'Memberikan prakiraan cuaca untuk kota di Indonesia.', ['cuaca', 'iklim'], ['Bagaimana cuaca di Jakarta besok?'])]) } });
     await op(writer, { register: { agentCard: card('🌤 Nimbus', 'https://nimbus.example.org/a2a', [skill('forecast', 'Forecast ☀️', 'Sunny or 🌧 days ahead.', ['weather'], ['Will it rain?'])]) } });
     await op(writer, { register: { agentCard: card('हिन्दी अनुवादक', 'https://hi.example.org/a2a', [skill('anuvad', 'किताब का अनुवाद', 'किताबों का हिन्दी में अनुवाद करता है।', ['अनुवाद'], ['यह किताब पढ़ो'])]) } });
+    await op(writer, { register: { agentCard: card('Fah Sai', 'https://th.example.org/a2a', [skill('forecast', 'บริการพยากรณ์อากาศ', 'พยากรณ์อากาศรายวัน', ['อากาศ'], ['พรุ่งนี้ฝนตกไหม'])]) } });
     await op(writer, { register: { agentCard: card('Kutta Walker', 'https://kutta.example.org/a2a', [skill('walk', 'कुत्ता बाबू', 'Walks dogs.', ['dogs'], ['walk my dog'])]) } });
     await op(writer, {
       register: {
@@ -173,6 +174,12 @@ describe('matching', () => {
     assert.deepEqual(await names('किताब'), ['हिन्दी अनुवादक']);
     assert.deepEqual(await names('हिन्दी'), ['हिन्दी अनुवादक']);
     assert.deepEqual(await names('कुत्ता'), ['Kutta Walker']);
+  });
+
+  test('Thai text, written without spaces, is found by its words', async () => {
+    // A run of Thai was one term: "พยากรณ์" (forecast) did not find "บริการพยากรณ์อากาศ".
+    const [hit] = (await search({ query: 'พยากรณ์', resultsPer: 'match' })).results;
+    assert.deepEqual([hit?.name, hit?.match.id, hit?.match.fields], ['Fah Sai', 'forecast', ['name', 'description']]);
   });
 
   test('identifiers are split: get_weather, getWeatherAlerts and get-weather-map all match "weather"', async () => {

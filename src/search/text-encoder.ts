@@ -10,7 +10,9 @@
  * - words are runs of letters and digits with the marks that belong to them (the vowel signs of
  *   Devanagari, Tamil, Thai...: "हिन्दी" is one word, not three pieces); Han, Hiragana and
  *   Katakana characters are words of their own (those scripts do not separate words with
- *   spaces), their voicing marks kept (ジ is not シ);
+ *   spaces), their voicing marks kept (ジ is not シ); Thai, Lao, Khmer and Myanmar text, also
+ *   written without spaces, is split into words by ICU's dictionaries (Intl.Segmenter):
+ *   "บริการพยากรณ์อากาศ" → `บริการ พยากรณ์ อากาศ`;
  * - emoji are words of their own ("🌤 Weather" → `🌤 weather`): a pictograph, its skin tone and
  *   presentation selector dropped (👍🏽 → 👍), a ZWJ sequence as its pictographs, a flag as its
  *   pair of regional indicators. The pictographs used as punctuation (©, ®, ™, arrows, bullets,
@@ -50,6 +52,17 @@ const ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
 const IDEOGRAPHS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]\p{M}*)/gu;
 /** Kana, CJK ideographs (unified, extension A, compatibility) and, by their high surrogates, extensions B and later. */
 const HAS_IDEOGRAPH = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ud840-\ud88f]/;
+/** Thai, Lao, Myanmar and Khmer: scripts without spaces between words, whose words ICU finds by dictionary. */
+const HAS_UNSPACED = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]/;
+const UNSPACED_RUN = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+/g;
+let segmenter: Intl.Segmenter | undefined;
+/** A run of unspaced text with a space between its words (and around it). */
+function spaceWords(run: string): string {
+  segmenter ??= new Intl.Segmenter('th', { granularity: 'word' });
+  let out = ' ';
+  for (const { segment } of segmenter.segment(run)) out += `${segment} `;
+  return out;
+}
 /** Symbols NFKD spells out in letters, which would join the word before them. */
 const SPELLED_SYMBOLS = /[\u2120-\u2122]/g;
 /**
@@ -113,6 +126,8 @@ function push(out: string[], raw: string): void {
 /** General path: regular expressions with Unicode classes. */
 function tokenizeUnicode(text: string, out: string[], maxTerms: number): void {
   let s = text.replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
+  // Before folding: the dictionaries know the words as written (NFKD splits Thai's sara am).
+  if (HAS_UNSPACED.test(s)) s = s.replace(UNSPACED_RUN, spaceWords);
   s = fold(s);
   if (HAS_IDEOGRAPH.test(s)) s = s.replace(IDEOGRAPHS, ' $1 ');
   for (const m of s.matchAll(WORDS)) {
