@@ -182,6 +182,13 @@ describe('matching', () => {
     assert.deepEqual([hit?.name, hit?.match.id, hit?.match.fields], ['Fah Sai', 'forecast', ['name', 'description']]);
   });
 
+  test('every word of a query up to REGISTRY_MAX_QUERY_CHARS counts, the last ones too', async () => {
+    // The parser read the first 512 characters of a query the registry accepted up to 1,000.
+    const query = `${'zqxw '.repeat(130)}cuaca`;
+    assert.ok(query.length > 600 && query.length < 1000);
+    assert.equal((await search({ query })).results[0]?.name, 'Agen Cuaca');
+  });
+
   test('identifiers are split: get_weather, getWeatherAlerts and get-weather-map all match "weather"', async () => {
     // Results per entry (the default): one hit for the server, its tools under match and matches.
     const hits = await allHits({ query: 'weather', filter: { kind: 'mcp-server' } });

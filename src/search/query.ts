@@ -21,7 +21,13 @@
 import { FIELD_DESCRIPTION, FIELD_EXAMPLES, FIELD_NAME, FIELD_PROVIDER, FIELD_TAGS, FIELD_TITLE } from './fields.js';
 import { tokenize } from './text-encoder.js';
 
-export const MAX_QUERY_CHARS = 512;
+/**
+ * The most REGISTRY_MAX_QUERY_CHARS allows: the doors refuse a query longer than the operator's
+ * limit, and the parser reads all of what they accept (it read 512 characters, so the words past
+ * them in a longer query, 1,000 by default, were dropped without a word). Work stays bounded by
+ * MAX_CLAUSES.
+ */
+export const MAX_QUERY_CHARS = 10_000;
 /** Clauses (positive and negated) per query: the ranking keeps one bit per positive clause. */
 export const MAX_CLAUSES = 32;
 /** Back-compatible name: distinct words kept from a query. */
