@@ -116,6 +116,34 @@ describe('text encoder', () => {
 
   it('makes words of ideographs', () => {
     assert.deepEqual(tokenize('東京の天気'), ['東', '京', 'の', '天', '気']);
+    // Voicing marks stay (ジ is not シ); half-width kana is split like full-width.
+    assert.deepEqual(tokenize('ジ'), ['ジ'.normalize('NFKD')]);
+    assert.notDeepEqual(tokenize('ジ'), tokenize('シ'));
+    assert.deepEqual(tokenize('ｴｰｼﾞｪﾝﾄ'), tokenize('エージェント'));
+    assert.deepEqual(tokenize('𠮷野家'), ['𠮷', '野', '家']);
+  });
+
+  it('finds the words of Thai, Lao, Khmer and Myanmar text, written without spaces', () => {
+    // A run of such text was one term: "อากาศ" (weather) did not find "บริการพยากรณ์อากาศ".
+    assert.deepEqual(tokenize('บริการพยากรณ์อากาศ'), ['บริการ', 'พยากรณ์', 'อากาศ'].map((w) => w.normalize('NFKD')));
+    assert.deepEqual(tokenize('ພະຍາກອນອາກາດ ការព្យាករណ៍អាកាសធាតុ'), ['ພະຍາກອນ', 'ອາກາດ', 'ការព្យាករណ៍', 'អាកាសធាតុ'].map((w) => w.normalize('NFKD')));
+    assert.deepEqual(tokenize('Weatherบริการ'), ['weather', 'บริการ']);
+  });
+
+  it('makes words of emoji, not of symbols used as punctuation', () => {
+    // Emoji were separators: "🌤 Weather agent" had no term for 🌤, so searching it found nothing.
+    assert.deepEqual(tokenize('🌤 Weather agent'), ['🌤', 'weather', 'agent']);
+    assert.deepEqual(tokenize('🌤️Weather'), ['🌤', 'weather'], 'presentation selector dropped, no space needed');
+    assert.deepEqual(tokenize('👍🏽 👨‍👩‍👧 🇫🇷🇩🇪'), ['👍', '👨', '👩', '👧', '🇫🇷', '🇩🇪']);
+    assert.deepEqual(tokenize('✅ Fast ▪ cheap → good ©2024 Acme® Weather™ ❗'), ['fast', 'cheap', 'good', '2024', 'acme', 'weather']);
+  });
+
+  it('keeps the marks of a word, folds the optional ones', () => {
+    // Devanagari vowel signs were separators: "किताब" (book) became क, त, ब and matched "कुत्ता" (dog).
+    assert.deepEqual(tokenize('हिन्दी किताब'), ['हिन्दी', 'किताब']);
+    assert.deepEqual(tokenize('தமிழ் สวัสดี'), ['தமிழ்', 'สวัสดี']);
+    assert.deepEqual(tokenize('مُحَمَّد مـرحبا שָׁלוֹם'), ['محمد', 'مرحبا', 'שלום']);
+    assert.deepEqual(tokenize('Ver\u00adsi\u00adche\u00adrung'), ['versicherung']);
   });
 
   it('bounds hostile queries', () => {
@@ -125,6 +153,16 @@ describe('text encoder', () => {
     const lastPrefix = (text: string) => parseQuery(text).clauses.at(-1)?.alternatives.at(-1);
     assert.deepEqual(lastPrefix('transl'), { kind: 'word', word: 'transl', prefix: true, exact: false });
     assert.deepEqual(lastPrefix('transl '), { kind: 'word', word: 'transl', prefix: false, exact: false });
+    // A word typed so far that ends in a vowel sign is a prefix too ("किता" → किताब).
+    assert.deepEqual(lastPrefix('किता'), { kind: 'word', word: 'किता'.normalize('NFKD'), prefix: true, exact: false });
+  });
+
+  it('reads operators before emoji as before words', () => {
+    // `-🌤` and `name:🌤` were the text "-🌤" and "name:🌤": a clause that wanted 🌤 (and the word "name").
+    assert.deepEqual(parseQuery('weather -🌤').excluded.map((c) => c.alternatives), [[{ kind: 'word', word: '🌤', prefix: false, exact: false }]]);
+    const named = parseQuery('name:🌤').clauses;
+    assert.equal(named.length, 1);
+    assert.equal(named[0]!.fields, parseQuery('name:weather').clauses[0]!.fields);
   });
 });
 

@@ -119,6 +119,24 @@ describe('word forms', () => {
   });
 });
 
+describe('a variant weighs no more than the word typed', () => {
+  // IDF alone weighed a rare variant above a common word: "Weatherly" (a longer word, 0.8) and
+  // "Invoicing" (another form, 0.85) ranked above the entries named with the word typed.
+  const index = build([
+    ['named', agent('Weather Desk', 'Answers questions.', [])],
+    ['longer', agent('Weatherly Desk', 'Answers questions.', [])],
+    ['form', agent('Invoicing Desk', 'Answers questions.', [])],
+    ['invoice', agent('Invoice Desk', 'Answers questions.', [])],
+    ...['a', 'b', 'c', 'd', 'e'].map((n): [string, EntryDescription] => [n, agent(`Desk ${n}`, 'Sends the weather with an invoice.', [{ id: 's', name: 'Weather', description: 'Invoice.' }])]),
+  ]);
+
+  it('a longer word and another form rank below the word itself in the same field', () => {
+    const rank = (text: string, id: string): number => ids(index, text).indexOf(id);
+    assert.ok(rank('weather', 'named') < rank('weather', 'longer'), ids(index, 'weather').join(', '));
+    assert.ok(rank('invoice ', 'invoice') < rank('invoice ', 'form'), ids(index, 'invoice ').join(', '));
+  });
+});
+
 describe('typos', () => {
   const index = build([
     ['weather', agent('Weather Desk', 'Gives forecasts.', [{ id: 's', name: 'Weather forecast' }])],

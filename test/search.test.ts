@@ -125,6 +125,10 @@ describe('matching', () => {
     await op(writer, { register: { agentCard: card('Agente de traducción', 'https://es.example.org/a2a', [skill('traduccion', 'Traducción de documentos', 'Traduce documentos legales al español.', ['traducción', 'idiomas'], ['Traduce este contrato'])]) } });
     await op(writer, { register: { agentCard: card('Guida della città', 'https://it.example.org/a2a', [skill('citta', 'Consigli sulla città', 'Suggerisce musei e ristoranti in città.', ['viaggi', 'turismo'], ['Cosa vedere a Firenze?'])]) } });
     await op(writer, { register: { agentCard: card('Agen Cuaca', 'https://id.example.org/a2a', [skill('cuaca', 'Prakiraan cuaca', 'Memberikan prakiraan cuaca untuk kota di Indonesia.', ['cuaca', 'iklim'], ['Bagaimana cuaca di Jakarta besok?'])]) } });
+    await op(writer, { register: { agentCard: card('🌤 Nimbus', 'https://nimbus.example.org/a2a', [skill('forecast', 'Forecast ☀️', 'Sunny or 🌧 days ahead.', ['weather'], ['Will it rain?'])]) } });
+    await op(writer, { register: { agentCard: card('हिन्दी अनुवादक', 'https://hi.example.org/a2a', [skill('anuvad', 'किताब का अनुवाद', 'किताबों का हिन्दी में अनुवाद करता है।', ['अनुवाद'], ['यह किताब पढ़ो'])]) } });
+    await op(writer, { register: { agentCard: card('Fah Sai', 'https://th.example.org/a2a', [skill('forecast', 'บริการพยากรณ์อากาศ', 'พยากรณ์อากาศรายวัน', ['อากาศ'], ['พรุ่งนี้ฝนตกไหม'])]) } });
+    await op(writer, { register: { agentCard: card('Kutta Walker', 'https://kutta.example.org/a2a', [skill('walk', 'कुत्ता बाबू', 'Walks dogs.', ['dogs'], ['walk my dog'])]) } });
     await op(writer, {
       register: {
         mcpServer: mcpServer('meteo', 'https://mcp.example.org/meteo'),
@@ -151,6 +155,38 @@ describe('matching', () => {
       const hits = (await search({ query })).results;
       assert.ok(hits.some((h: WireJson) => h.name === name), `"${query}" did not find ${name}`);
     }
+  });
+
+  test('an emoji is a word: "🌤" finds "🌤 Nimbus", whatever its presentation selector', async () => {
+    // Emoji were separators: searching 🌤 found nothing, and "-🌤" asked for it instead of leaving it out.
+    const names = async (query: string) => (await search({ query })).results.map((h: WireJson) => h.name);
+    assert.equal((await names('🌤'))[0], '🌤 Nimbus');
+    assert.equal((await names('🌤\ufe0f'))[0], '🌤 Nimbus');
+    const [rain] = (await search({ query: '🌧', resultsPer: 'match' })).results;
+    assert.deepEqual([rain?.name, rain?.match.id, rain?.match.fields], ['🌤 Nimbus', 'forecast', ['description']]);
+    assert.ok((await names('nimbus')).includes('🌤 Nimbus'));
+    assert.ok(!(await names('nimbus -🌤')).includes('🌤 Nimbus'));
+  });
+
+  test('a word keeps its vowel signs: "किताब" (book) does not find "कुत्ता" (dog)', async () => {
+    // Devanagari vowel signs were separators: किताब was searched as क, त, ब, which कुत्ता बाबू has too.
+    const names = async (query: string) => (await search({ query })).results.map((h: WireJson) => h.name);
+    assert.deepEqual(await names('किताब'), ['हिन्दी अनुवादक']);
+    assert.deepEqual(await names('हिन्दी'), ['हिन्दी अनुवादक']);
+    assert.deepEqual(await names('कुत्ता'), ['Kutta Walker']);
+  });
+
+  test('Thai text, written without spaces, is found by its words', async () => {
+    // A run of Thai was one term: "พยากรณ์" (forecast) did not find "บริการพยากรณ์อากาศ".
+    const [hit] = (await search({ query: 'พยากรณ์', resultsPer: 'match' })).results;
+    assert.deepEqual([hit?.name, hit?.match.id, hit?.match.fields], ['Fah Sai', 'forecast', ['name', 'description']]);
+  });
+
+  test('every word of a query up to REGISTRY_MAX_QUERY_CHARS counts, the last ones too', async () => {
+    // The parser read the first 512 characters of a query the registry accepted up to 1,000.
+    const query = `${'zqxw '.repeat(130)}cuaca`;
+    assert.ok(query.length > 600 && query.length < 1000);
+    assert.equal((await search({ query })).results[0]?.name, 'Agen Cuaca');
   });
 
   test('identifiers are split: get_weather, getWeatherAlerts and get-weather-map all match "weather"', async () => {

@@ -21,7 +21,13 @@
 import { FIELD_DESCRIPTION, FIELD_EXAMPLES, FIELD_NAME, FIELD_PROVIDER, FIELD_TAGS, FIELD_TITLE } from './fields.js';
 import { tokenize } from './text-encoder.js';
 
-export const MAX_QUERY_CHARS = 512;
+/**
+ * The most REGISTRY_MAX_QUERY_CHARS allows: the doors refuse a query longer than the operator's
+ * limit, and the parser reads all of what they accept (it read 512 characters, so the words past
+ * them in a longer query, 1,000 by default, were dropped without a word). Work stays bounded by
+ * MAX_CLAUSES.
+ */
+export const MAX_QUERY_CHARS = 10_000;
 /** Clauses (positive and negated) per query: the ranking keeps one bit per positive clause. */
 export const MAX_CLAUSES = 32;
 /** Back-compatible name: distinct words kept from a query. */
@@ -108,7 +114,14 @@ interface Piece {
   atEnd: boolean;
 }
 
-const WORD_CHAR = /[\p{L}\p{N}]/u;
+/** What a word may start with: a letter, a digit, an emoji (./text-encoder.ts). Sticky: read at an index (an emoji is two code units). */
+const WORD_START = /[\p{L}\p{N}\p{Extended_Pictographic}\p{RI}]/uy;
+const startsWord = (text: string, at: number): boolean => {
+  WORD_START.lastIndex = at;
+  return WORD_START.test(text);
+};
+/** What a word may end with, as typed so far: a letter, a digit, or one of their marks (हिंदी, किता). */
+const WORD_END = /[\p{L}\p{N}\p{M}]$/u;
 
 /** Splits text into pieces: whitespace separates; quotes group; `-`, `field:` and `*` attach. */
 function pieces(raw: string): Piece[] {
@@ -119,12 +132,12 @@ function pieces(raw: string): Piece[] {
     while (i < n && /\s/.test(raw[i]!)) i++;
     if (i >= n) break;
     let negated = false;
-    if (raw[i] === '-' && i + 1 < n && (raw[i + 1] === '"' || WORD_CHAR.test(raw[i + 1]!))) {
+    if (raw[i] === '-' && i + 1 < n && (raw[i + 1] === '"' || startsWord(raw, i + 1))) {
       negated = true;
       i++;
     }
     let field: Piece['field'];
-    const fieldMatch = /^([A-Za-z]+):(?=["\p{L}\p{N}])/u.exec(raw.slice(i, i + 20));
+    const fieldMatch = /^([A-Za-z]+):(?=["\p{L}\p{N}\p{Extended_Pictographic}\p{RI}])/u.exec(raw.slice(i, i + 20));
     if (fieldMatch) {
       const known = FIELD_PREFIXES[fieldMatch[1]!.toLowerCase()];
       if (known) {
@@ -219,7 +232,7 @@ function alternativesOf(piece: Piece): Alternative[] {
     const word = words[i]!;
     const last = i === words.length - 1;
     // `transl*`, or the last word of the text typed so far ("transl" → translate).
-    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || (piece.atEnd && WORD_CHAR.test(piece.text.slice(-1))));
+    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || (piece.atEnd && WORD_END.test(piece.text)));
     out.push({ kind: 'word', word, prefix, exact: false });
   }
   return out;

@@ -14,7 +14,8 @@
  * Text query (./query.ts): clauses (words, OR-groups, phrases, field- or scope-restricted),
  * each expanded to the terms that satisfy it (./expansion.ts). Every posting adds to its unit
  * the weight of the fields it matched (./fields.ts) × a mild IDF factor (a rare term weighs up
- * to twice a ubiquitous one) × the variant's weight (exact 1, other form 0.85, ...). The
+ * to twice a ubiquitous one; a variant's at most the word typed's) × the variant's weight (exact
+ * 1, other form 0.85, ...). The
  * relevance key of a unit is
  *     clauses matched strongly + WEAK_CLAUSE × clauses matched only weakly
  *       + weighted score / (largest possible weighted score)
@@ -896,6 +897,20 @@ export class PostingsIndex implements KeywordIndex {
       const scope = SCOPES[c.scope];
       let total = 0;
       let weak = 0;
+      // A variant (a longer word, another form, a typo, a related word) is rarer than the word
+      // typed, often much rarer, and IDF alone would weigh it above the word: "Weatherly" (a
+      // prefix match, 0.8) ranked above an agent named "Weather". It weighs at most as the word
+      // typed does, when the index has that word.
+      let typedIdf = 0;
+      for (const t of c.terms) {
+        if (t.weight < 1) continue;
+        const df = this.terms.count(t.term);
+        if (df > 0) typedIdf = Math.max(typedIdf, idfFactor(unitCount, df));
+      }
+      const idfOf = (df: number, weight: number): number => {
+        const idf = idfFactor(unitCount, df);
+        return weight < 1 && typedIdf > 0 && idf > typedIdf ? typedIdf : idf;
+      };
       for (const t of c.terms) {
         const df = this.terms.count(t.term);
         if (df === 0) continue;
@@ -906,7 +921,7 @@ export class PostingsIndex implements KeywordIndex {
           weak += df;
         }
         total += df;
-        const weight = idfFactor(unitCount, df) * t.weight * SCORE_SCALE;
+        const weight = idfOf(df, t.weight) * t.weight * SCORE_SCALE;
         source++;
         for (let slot = 0; slot < slots.length; slot++) {
           const ids = slots[slot];
@@ -922,7 +937,7 @@ export class PostingsIndex implements KeywordIndex {
         source++;
         for (const [slot, ids] of found.slots) {
           total += ids.length;
-          const weight = idfFactor(unitCount, found.df) * p.weight * SCORE_SCALE;
+          const weight = idfOf(found.df, p.weight) * p.weight * SCORE_SCALE;
           groups.push({ clause, bit, strong: p.strong, slot, ids, add: Math.round(fieldScore(slot) * weight), lang: ANY_LANGUAGE, scope, source });
         }
       }

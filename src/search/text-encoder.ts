@@ -7,8 +7,19 @@
  *   NFKD does not decompose: `ß` → `ss`, `æ` → `ae`, `ø` → `o`, `ł` → `l`, ... so "traduccion"
  *   finds "Traducción", "citta" finds "città", "uberweisung" finds "Überweisung", "strasse"
  *   finds "Straße";
- * - words are runs of letters and digits; Han, Hiragana and Katakana characters are words of
- *   their own (those scripts do not separate words with spaces);
+ * - words are runs of letters and digits with the marks that belong to them (the vowel signs of
+ *   Devanagari, Tamil, Thai...: "हिन्दी" is one word, not three pieces); Han, Hiragana and
+ *   Katakana characters are words of their own (those scripts do not separate words with
+ *   spaces), their voicing marks kept (ジ is not シ); Thai, Lao, Khmer and Myanmar text, also
+ *   written without spaces, is split into words by ICU's dictionaries (Intl.Segmenter):
+ *   "บริการพยากรณ์อากาศ" → `บริการ พยากรณ์ อากาศ`;
+ * - emoji are words of their own ("🌤 Weather" → `🌤 weather`): a pictograph, its skin tone and
+ *   presentation selector dropped (👍🏽 → 👍), a ZWJ sequence as its pictographs, a flag as its
+ *   pair of regional indicators. The pictographs used as punctuation (©, ®, ™, arrows, bullets,
+ *   check and question marks) are separators like other symbols;
+ * - marks that only guide pronunciation or rendering are folded away with the accents: Arabic
+ *   harakat and tatweel, Hebrew points, variation selectors, soft hyphens, zero-width joiners;
+ *   ™, ℠ and ℡ are separators (NFKD would spell them out: "Weather™" → `weathertm`);
  * - single ASCII letters and a short list of stop words (English, German, Spanish, Italian,
  *   Indonesian) are dropped; terms are cut at MAX_TERM_LENGTH characters.
  *
@@ -17,7 +28,14 @@
 
 export const MAX_TERM_LENGTH = 40;
 
-const COMBINING_MARKS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/g;
+/**
+ * Diacritics of the Latin, Greek and Cyrillic scripts; Hebrew points, Arabic harakat and tatweel
+ * (optional vowel and elongation marks: "محمد" finds "مُحَمَّد"); and what only selects a
+ * rendering or is invisible: variation selectors (emoji presentation, ideographic variants), soft
+ * hyphens, zero-width (non-)joiners, word joiners, byte order marks.
+ */
+const COMBINING_MARKS =
+  /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u00ad\u200c\u200d\u2060\ufeff]/gu;
 const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀ]/g;
 const FOLDS: Readonly<Record<string, string>> = {
   ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ĸ: 'k', ŀ: 'l',
@@ -26,10 +44,34 @@ const FOLDS: Readonly<Record<string, string>> = {
 const CAMEL = /([\p{Ll}\p{N}])(\p{Lu})/gu;
 /** Acronym followed by a word (`HTTPServer` → `HTTP Server`). */
 const ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
-/** Ideographic scripts: every character is a word. */
-const IDEOGRAPHS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])/gu;
-const SEPARATORS = /[^\p{L}\p{N}]+/u;
-const HAS_IDEOGRAPH = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
+/**
+ * Ideographic scripts: every character is a word, with its marks (a voicing mark, which NFKD
+ * separates from its kana). Applied after folding, so half-width katakana (ｼﾞ) is split like
+ * full-width (ジ).
+ */
+const IDEOGRAPHS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]\p{M}*)/gu;
+/** Kana, CJK ideographs (unified, extension A, compatibility) and, by their high surrogates, extensions B and later. */
+const HAS_IDEOGRAPH = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ud840-\ud88f]/;
+/** Thai, Lao, Myanmar and Khmer: scripts without spaces between words, whose words ICU finds by dictionary. */
+const HAS_UNSPACED = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]/;
+const UNSPACED_RUN = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+/g;
+let segmenter: Intl.Segmenter | undefined;
+/** A run of unspaced text with a space between its words (and around it). */
+function spaceWords(run: string): string {
+  segmenter ??= new Intl.Segmenter('th', { granularity: 'word' });
+  let out = ' ';
+  for (const { segment } of segmenter.segment(run)) out += `${segment} `;
+  return out;
+}
+/** Symbols NFKD spells out in letters, which would join the word before them. */
+const SPELLED_SYMBOLS = /[\u2120-\u2122]/g;
+/**
+ * A word: a flag (two regional indicators); a pictograph, unless it is one used as punctuation
+ * (legal marks, double punctuation, arrows, bullets and squares, check and cross marks, question
+ * and exclamation marks, plus and minus); or letters and digits with their marks.
+ */
+const WORDS =
+  /\p{RI}{2}|(?![\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21ff\u25a0-\u25ff\u2611\u2705\u2714\u2716\u2733\u2734\u2747\u274c\u274e\u2753-\u2757\u2795-\u2797\u27a1\u27b0\u27bf\u2934\u2935\u2b05-\u2b07\u2b1b\u2b1c\u3030\u303d])\p{Extended_Pictographic}|[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 const SIMPLE_TERM = /^[a-z0-9]+$/;
 
 const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -83,10 +125,13 @@ function push(out: string[], raw: string): void {
 
 /** General path: regular expressions with Unicode classes. */
 function tokenizeUnicode(text: string, out: string[], maxTerms: number): void {
-  let s = text.replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2');
+  let s = text.replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
+  // Before folding: the dictionaries know the words as written (NFKD splits Thai's sara am).
+  if (HAS_UNSPACED.test(s)) s = s.replace(UNSPACED_RUN, spaceWords);
+  s = fold(s);
   if (HAS_IDEOGRAPH.test(s)) s = s.replace(IDEOGRAPHS, ' $1 ');
-  for (const raw of fold(s).split(SEPARATORS)) {
-    push(out, raw);
+  for (const m of s.matchAll(WORDS)) {
+    push(out, m[0]);
     if (out.length >= maxTerms) return;
   }
 }
