@@ -4,7 +4,7 @@
  * exactly as `npm start` does.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { ConnectionLimits, RegistryConfig } from './config/config.js';
 import { buildRegistry, type RegistryCore } from './composition/build-registry.js';
 import { SHUTDOWN_GRACE_MS, type Door, type MountedDoor, type OpenedDoor } from './composition/door.js';
@@ -54,6 +54,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
   // until the doors are mounted the port answers as createStartingUpApp says. The port may be 0
   // (tests): the card's URLs need the real one, which listening gives.
   const server = createHttpServer(config.connections);
+  const unused = unusedConnections(server);
   const startingUp = createStartingUpApp({ corsOrigins: config.hardening.corsOrigins });
   server.on('request', startingUp);
   await new Promise<void>((resolve, reject) => {
@@ -154,13 +155,17 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
               const force = setTimeout(() => listening.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
               // Connections whose last response (a stream) finishes during the grace period are
               // idle keep-alive ones then: close them as they become so, not at their timeout.
-              const idle = setInterval(() => listening.closeIdleConnections(), 100).unref();
+              const closeIdle = () => {
+                listening.closeIdleConnections();
+                unused.closeAll();
+              };
+              const idle = setInterval(closeIdle, 100).unref();
               listening.close(() => {
                 clearTimeout(force);
                 clearInterval(idle);
                 resolve();
               });
-              listening.closeIdleConnections();
+              closeIdle();
             }),
           ]);
           await core.close();
@@ -174,6 +179,28 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     await core.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The connections no request has arrived on yet, which close() ends at once. Browsers open
+ * such connections ahead of need (Chromium's preconnect); node's closeIdleConnections leaves
+ * them, as waiting for their first request, so shutdown waited for them for the whole grace
+ * period (10 s). No request has begun on them: a client sends it again on a new connection.
+ */
+function unusedConnections(server: http.Server): { closeAll(): void } {
+  const unused = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
+  // Before every other 'request' listener: a request has begun once its headers are in.
+  server.prependListener('request', (req: http.IncomingMessage) => unused.delete(req.socket));
+  return {
+    closeAll() {
+      // Nothing received: a request that has begun (its headers on their way) is left to finish.
+      for (const socket of unused) if (socket.bytesRead === 0) socket.destroy();
+    },
+  };
 }
 
 /** A failure to listen, naming the setting to change (the system's words name neither). */

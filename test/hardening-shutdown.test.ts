@@ -142,3 +142,14 @@ test('a request in flight when shutdown starts is answered with Connection: clos
   assert.match(text, /^HTTP\/1\.1 200 /, text.slice(0, 200));
   assert.match(text, /\r\nconnection: close\r\n/i, text.slice(0, 400));
 });
+
+test('a connection no request was sent on (a browser\'s preconnection) does not hold shutdown for the grace period', async () => {
+  const registry = await startTestRegistry();
+  const idle = await connect(registry.url);
+  const started = performance.now();
+  await registry.close();
+  const took = performance.now() - started;
+  assert.ok(took < 3000, `close took ${Math.round(took)} ms`);
+  assert.ok((await idle.closed) < 5000, 'the connection was closed');
+  assert.equal(idle.received(), '', 'nothing was answered on it');
+});
