@@ -30,7 +30,7 @@ export class InvalidCard extends Error {
 export function checkCard(source: JsonSource): CheckedCard {
   const value = source.value;
   if (!isObject(value)) throw new LocalFileError(`${source.file} is not an agent card (a JSON object)`);
-  const validator = createDocumentValidator({ maxDocumentBytes: Number.MAX_SAFE_INTEGER });
+  const validator = createDocumentValidator({ maxDocumentBytes: Number.MAX_SAFE_INTEGER, compileEagerly: false });
   const verdict = validator.validateAgentCard(value, 0);
   if (!verdict.valid) throw new InvalidCard(verdict.message ?? `${source.file} is not a valid agent card`, verdict.errors, (p) => source.locate(p));
   return { card: value, generation: verdict.generation ?? '1.0', warnings: verdict.warnings };

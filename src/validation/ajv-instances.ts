@@ -10,7 +10,8 @@
  *   untrusted input defeats the early exits that keep validation cheap, so it only ever runs on
  *   documents that already failed and are already known to be within the size limit.
  * - Compiled validators are memoised at module level: ajv caches by object identity, so
- *   compiling per validator instance (or per request) would only burn time and memory.
+ *   compiling per validator instance (or per request) would only burn time and memory. A
+ *   serving registry compiles them all at start-up; the CLI each as it first needs it.
  */
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
@@ -71,33 +72,55 @@ export interface AjvSet {
   meta: Record<Dialect, { fast: AnyAjv; explain: AnyAjv }>;
 }
 
-let memo: AjvSet | undefined;
+/** A schema's validators, each compiled when first used. */
+function compiledPair(instances: { fast: AnyAjv; explain: AnyAjv }, schema: object): CompiledPair {
+  let fast: ValidateFunction | undefined;
+  let explain: ValidateFunction | undefined;
+  return {
+    get fast() {
+      return (fast ??= instances.fast.compile(schema));
+    },
+    get explain() {
+      return (explain ??= instances.explain.compile(schema));
+    },
+  };
+}
 
-/** Builds (first call) or returns the process-wide compiled validators. */
-export function getAjvSet(): AjvSet {
-  if (memo) return memo;
+let memo: AjvSet | undefined;
+let compiledAll = false;
+
+/**
+ * The process-wide validators. `eager` (the default; what a serving registry wants) compiles
+ * every schema now, about 0.25 s, so no request pays for it; without it each compiles when first
+ * used, so a CLI command checking one card compiles only that card's schema.
+ */
+export function getAjvSet(options: { eager?: boolean } = {}): AjvSet {
+  memo ??= build();
+  if (options.eager !== false && !compiledAll) {
+    compiledAll = true;
+    for (const pair of [memo.cardV03, memo.cardV10, memo.toolspec, memo.serverMeta]) void [pair.fast, pair.explain];
+    // Meta-schemas compile lazily on first use; do it now so no request pays for it (2019-09
+    // is not used by any of our own schemas, so nothing else would have compiled it).
+    for (const instances of Object.values(memo.meta)) {
+      instances.fast.validateSchema({});
+      instances.explain.validateSchema({});
+    }
+  }
+  return memo;
+}
+
+function build(): AjvSet {
   const schemas = loadSchemas();
   const meta = {
     'draft-07': { fast: makeInstance('draft-07', false), explain: makeInstance('draft-07', true) },
     '2019-09': { fast: makeInstance('2019-09', false), explain: makeInstance('2019-09', true) },
     '2020-12': { fast: makeInstance('2020-12', false), explain: makeInstance('2020-12', true) },
   };
-  const pair = (dialect: 'draft-07' | '2020-12', schema: object): CompiledPair => ({
-    fast: meta[dialect].fast.compile(schema),
-    explain: meta[dialect].explain.compile(schema),
-  });
-  // Meta-schemas compile lazily on first use; do it now so no request pays for it (2019-09
-  // is not used by any of our own schemas, so nothing else would have compiled it).
-  for (const pair of Object.values(meta)) {
-    pair.fast.validateSchema({});
-    pair.explain.validateSchema({});
-  }
-  memo = {
-    cardV03: pair('draft-07', schemas.cardV03),
-    cardV10: pair('2020-12', schemas.cardV10),
-    toolspec: pair('2020-12', schemas.toolspec),
-    serverMeta: pair('2020-12', schemas.serverMeta),
+  return {
+    cardV03: compiledPair(meta['draft-07'], schemas.cardV03),
+    cardV10: compiledPair(meta['2020-12'], schemas.cardV10),
+    toolspec: compiledPair(meta['2020-12'], schemas.toolspec),
+    serverMeta: compiledPair(meta['2020-12'], schemas.serverMeta),
     meta,
   };
-  return memo;
 }

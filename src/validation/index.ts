@@ -19,14 +19,15 @@ export { compactJsonBytes } from './size.js';
 
 /**
  * Builds a validator. All schemas are compiled here (once per process, shared by every
- * validator), so validating a document never compiles anything.
+ * validator), so validating a document never compiles anything; with `compileEagerly: false`
+ * (a command checking a document or two) each is compiled when first needed.
  */
 export function createDocumentValidator(options: ValidatorOptions): DocumentValidator {
   if (!Number.isInteger(options.maxDocumentBytes) || options.maxDocumentBytes < 1) {
     throw new RangeError(`maxDocumentBytes must be a positive integer, got ${String(options.maxDocumentBytes)}`);
   }
   const opts: ValidatorOptions = { maxDocumentBytes: options.maxDocumentBytes, warnInsecureHttp: options.warnInsecureHttp === true };
-  const ajv = getAjvSet();
+  const ajv = getAjvSet({ eager: options.compileEagerly !== false });
   return {
     validateAgentCard: (card, sizeBytes) => validateAgentCard(ajv, opts, card, sizeBytes),
     validateMcpServer: (server, toolspec, toolspecSizeBytes) => validateMcpServer(ajv, opts, server, toolspec, toolspecSizeBytes),

@@ -29,6 +29,8 @@ export interface ValidatorOptions {
   maxDocumentBytes: number;
   /** Warn about plain-http URLs (on when the registry itself is served over https). */
   warnInsecureHttp?: boolean;
+  /** Compile every schema when the validator is made (default); false: each when first needed. */
+  compileEagerly?: boolean;
 }
 
 export interface DocumentValidator {

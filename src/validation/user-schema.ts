@@ -227,7 +227,8 @@ export function checkUserSchema(schema: unknown, basePath: string): Finding[] {
   // member is left out because it is what picked the instance (ajv would otherwise try to
   // look it up by URI, and spellings like "…/schema" without "#" differ from its key).
   const { $schema: _declared, ...body } = schema;
-  const meta = getAjvSet().meta[dialect];
+  // Not eager: the registry's validators compiled everything at start-up; a CLI command compiles what it uses.
+  const meta = getAjvSet({ eager: false }).meta[dialect];
   if (meta.fast.validateSchema(body) === true) return [];
   meta.explain.validateSchema(body);
   const findings = translateAjvErrors(meta.explain.errors ?? [], basePath, (issue) => metaHint(issue, dialect));

@@ -161,7 +161,7 @@ function jsonResult({ result, locate }: Checked): FileResult {
 
 /** Exit status: 2 when a file cannot be read (a usage mistake), else 1 when any document is invalid, else 0. */
 export async function runValidate(files: string[], opts: ValidateOptions, io: Io): Promise<number> {
-  const validator = createDocumentValidator({ maxDocumentBytes: opts.maxBytes, warnInsecureHttp: opts.warnInsecureHttp });
+  const validator = createDocumentValidator({ maxDocumentBytes: opts.maxBytes, warnInsecureHttp: opts.warnInsecureHttp, compileEagerly: false });
   const checked: Checked[] = [];
   for (const file of files) checked.push(await validateFile(validator, file, opts, io));
   const results = checked.map((c) => c.result);
