@@ -119,6 +119,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     // not only those of requests that arrive after it.
     const answering = new Set<http.ServerResponse>();
     server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      boundUnreadBody(req, res, config.maxBodyBytes);
       if (draining) {
         res.setHeader('Connection', 'close');
       } else {
@@ -201,6 +202,31 @@ function unusedConnections(server: http.Server): { closeAll(): void } {
       for (const socket of unused) if (socket.bytesRead === 0) socket.destroy();
     },
   };
+}
+
+/**
+ * A request answered before its body was read (404 for an unknown path, 405, 429 from the flood
+ * guard, a refusal by a door) has the rest of its body discarded by node so the connection can
+ * be used again: read without limit, so a client streaming a body without end held the
+ * connection until the request timeout. Past the largest body the registry accepts, the
+ * connection is closed instead.
+ */
+function boundUnreadBody(req: http.IncomingMessage, res: http.ServerResponse, maxBytes: number): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    // What node discards never reaches the request stream: counted on the socket instead.
+    const socket = req.socket;
+    const readBefore = socket.bytesRead;
+    const check = setInterval(() => {
+      if (socket.bytesRead - readBefore > maxBytes) socket.destroy();
+    }, 100).unref();
+    const stop = () => clearInterval(check);
+    req.once('end', stop);
+    socket.once('close', stop);
+    // Flowing even where a parser that gave up on the body paused it (node then never read the
+    // rest, and the connection waited for the request timeout).
+    req.resume();
+  });
 }
 
 /** A failure to listen, naming the setting to change (the system's words name neither). */
