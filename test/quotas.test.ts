@@ -69,6 +69,10 @@ for (const engine of storageEngines()) {
       assert.match(gone.message, /REGISTRY_MAX_REVISIONS/);
       assert.match(gone.message, /oldest kept is 3/);
       assert.match(errorOf(await op(alice, { get: { id, revision: 9 } })).message, /has no revision 9/);
+      // An entry that does not exist is that, whichever revision is asked for.
+      const unknown = errorOf(await op(alice, { get: { id: '00000000-0000-4000-8000-000000000000', revision: 5 } }));
+      assert.equal(unknown.code, 'NOT_FOUND');
+      assert.equal(unknown.message, 'No entry has id "00000000-0000-4000-8000-000000000000".');
     });
   });
 }

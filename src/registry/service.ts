@@ -442,7 +442,8 @@ export class RegistryService {
     this.requireReader(caller, 'Reading an entry');
     const [entry, revisions] = await this.stored(Promise.all([this.store.get(id, revision), this.store.revisions(id, MAX_REVISIONS_LISTED)]));
     if (!entry) {
-      if (revision === undefined) throw notFound(`No entry has id "${id}".`);
+      // No revision at all: no such entry, whichever revision was asked for.
+      if (revision === undefined || revisions.length === 0) throw notFound(`No entry has id "${id}".`);
       const oldest = await this.stored(this.store.oldestRevision(id));
       if (oldest !== undefined && revision < oldest) {
         throw notFound(
