@@ -5,10 +5,9 @@
  * streams. Client addresses are simulated with X-Forwarded-For (REGISTRY_TRUST_PROXY=1).
  */
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { v1Card } from './support/documents.js';
-import { connect } from './support/raw-connection.js';
+import { sendEndlessBody } from './support/raw-connection.js';
 import type { WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { assertNoInternals, assertWellFormedJsonRpcAnswer, rawPost, sendMessageBody, type RawAnswer } from './support/raw-http.js';
@@ -125,17 +124,10 @@ describe('flood guard', () => {
     const getTask = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } });
     await Promise.all(Array.from({ length: 40 }, () => rpc(getTask, from('10.0.2.4')))); // the address's budget spent
     for (const [path, address, status] of [['/a2a/jsonrpc', '10.0.2.4', 429], ['/no-such-path', '10.0.2.3', 404]] as const) {
-      const endless = await connect(registry.url);
-      endless.socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: ${address}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nTransfer-Encoding: chunked\r\n\r\n`);
-      const chunk = 'x'.repeat(64 * 1024);
-      const sending = setInterval(() => {
-        if (!endless.socket.destroyed) endless.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
-      }, 5);
-      const closed = await Promise.race([endless.closed.then(() => true), sleep(3_000).then(() => false)]);
-      clearInterval(sending);
-      endless.socket.destroy();
-      assert.ok(closed, `${path}: the connection was closed`);
-      assert.match(endless.received(), new RegExp(`^HTTP/1\\.1 ${status} `), `${path}: ${endless.received().slice(0, 80)}`);
+      const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: ${address}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nTransfer-Encoding: chunked\r\n\r\n`;
+      const endless = await sendEndlessBody(registry.url, head, 3_000);
+      assert.ok(endless.closed, `${path}: the connection was closed`);
+      assert.match(endless.received, new RegExp(`^HTTP/1\\.1 ${status} `), `${path}: ${endless.received.slice(0, 80)}`);
     }
   });
 

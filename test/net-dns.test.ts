@@ -71,18 +71,27 @@ describe('REGISTRY_DNS_SERVERS', () => {
   });
 });
 
+/**
+ * A fetcher with two lookup slots whose resolver, like getaddrinfo, cannot be cancelled: every
+ * name but agent.test hangs until `hung`'s callbacks are called; `asked` lists the names looked up.
+ */
+function hangingLookups() {
+  const hung: (() => void)[] = [];
+  const asked: string[] = [];
+  const resolve: Resolver = (host) => {
+    asked.push(host);
+    if (host === 'agent.test') return Promise.resolve(['127.0.0.1']);
+    return new Promise((done) => hung.push(() => done(['127.0.0.1'])));
+  };
+  const f = new GuardedFetcher({ maxBytes: 10_240, timeoutMs: 300, allow: AllowList.parse('127.0.0.1'), resolve, maxLookups: 2 });
+  const at = (host: string) => `http://${host}:${origin.port}/.well-known/agent-card.json`;
+  return { hung, asked, f, at };
+}
+
 describe('lookups in flight are capped', () => {
   test('past the cap a lookup waits its turn; a hung lookup keeps its slot until it returns, not until its request gave up', async () => {
     // The system resolver's lookups cannot be cancelled: this one, like getaddrinfo, returns when it returns.
-    const hung: (() => void)[] = [];
-    const asked: string[] = [];
-    const resolve: Resolver = (host) => {
-      asked.push(host);
-      if (host === 'agent.test') return Promise.resolve(['127.0.0.1']);
-      return new Promise((done) => hung.push(() => done(['127.0.0.1'])));
-    };
-    const f = new GuardedFetcher({ maxBytes: 10_240, timeoutMs: 300, allow: AllowList.parse('127.0.0.1'), resolve, maxLookups: 2 });
-    const at = (host: string) => `http://${host}:${origin.port}/.well-known/agent-card.json`;
+    const { hung, asked, f, at } = hangingLookups();
     const failures = await Promise.all(['a.test', 'b.test', 'c.test', 'd.test'].map((h) => f.getJson(at(h), { purpose: 'agent-card' }).then(() => assert.fail('answered'), (e: unknown) => e)));
     assert.deepEqual(asked, ['a.test', 'b.test'], 'two lookups ran, the others waited');
     for (const failure of failures) {
@@ -103,15 +112,7 @@ describe('lookups in flight are capped', () => {
   });
 
   test('a name already being looked up is not looked up again: a name that never answers holds one slot, however many requests ask for it', async () => {
-    const hung: (() => void)[] = [];
-    const asked: string[] = [];
-    const resolve: Resolver = (host) => {
-      asked.push(host);
-      if (host === 'agent.test') return Promise.resolve(['127.0.0.1']);
-      return new Promise((done) => hung.push(() => done(['127.0.0.1'])));
-    };
-    const f = new GuardedFetcher({ maxBytes: 10_240, timeoutMs: 300, allow: AllowList.parse('127.0.0.1'), resolve, maxLookups: 2 });
-    const at = (host: string) => `http://${host}:${origin.port}/.well-known/agent-card.json`;
+    const { hung, asked, f, at } = hangingLookups();
     // A burst of registrations (or a refresh round) naming one host whose DNS hangs.
     const failures = await Promise.all([1, 2, 3, 4].map(() => f.getJson(at('hung.test'), { purpose: 'agent-card' }).then(() => assert.fail('answered'), (e: unknown) => e)));
     for (const failure of failures) {

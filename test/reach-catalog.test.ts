@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Client as A2AClient } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -24,7 +23,7 @@ import {
   serverCardSchema,
 } from './support/discovery-shapes.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
-import { connect } from './support/raw-connection.js';
+import { sendEndlessBody } from './support/raw-connection.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
 const registries: TestRegistry[] = [];
@@ -55,17 +54,9 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 }
 /** What the registry answers a POST whose body never ends, once it has closed the connection (within 1.5 s). */
 async function refusedUnread(path: string, contentType: string): Promise<string> {
-  const endless = await connect(registry.url);
-  endless.socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\nTransfer-Encoding: chunked\r\n\r\n`);
-  const chunk = 'x'.repeat(64 * 1024);
-  const sending = setInterval(() => {
-    if (!endless.socket.destroyed) endless.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
-  }, 5);
-  const closed = await Promise.race([endless.closed.then(() => true), delay(1_500).then(() => false)]);
-  clearInterval(sending);
-  endless.socket.destroy();
-  assert.ok(closed, `${path}: the registry closed the connection (got ${JSON.stringify(endless.received().slice(0, 100))})`);
-  return endless.received();
+  const endless = await sendEndlessBody(registry.url, `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\nTransfer-Encoding: chunked\r\n\r\n`, 1_500);
+  assert.ok(endless.closed, `${path}: the registry closed the connection (got ${JSON.stringify(endless.received.slice(0, 100))})`);
+  return endless.received;
 }
 function assertArdError(answer: { res: Response; body: WireJson }, status: number, errorCode: string, message?: RegExp): void {
   assert.equal(answer.res.status, status, JSON.stringify(answer.body));

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ErrorCode, ListResourcesResultSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -18,7 +17,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
-import { connect } from './support/raw-connection.js';
+import { sendEndlessBody } from './support/raw-connection.js';
 import { TOKENS, TOKENS_ENV, tempDir } from './support/registry.js';
 
 const logs: Record<string, unknown>[] = [];
@@ -289,17 +288,9 @@ describe('MCP endpoint', () => {
 
     // A refused request's body is not read: it was drained without limit (a client streaming one
     // without end kept the connection, reading megabytes a second, until the request timeout).
-    const endless = await connect(registry.url);
-    endless.socket.write(`POST /mcp HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
-    const chunk = 'x'.repeat(64 * 1024);
-    const sending = setInterval(() => {
-      if (!endless.socket.destroyed) endless.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
-    }, 5);
-    const closed = await Promise.race([endless.closed.then(() => true), delay(1_500).then(() => false)]);
-    clearInterval(sending);
-    endless.socket.destroy();
-    assert.ok(closed, `the registry closed the connection (got ${JSON.stringify(endless.received().slice(0, 100))})`);
-    assert.match(endless.received(), /^HTTP\/1\.1 403 [^]*\r\nconnection: close\r\n/i);
+    const endless = await sendEndlessBody(registry.url, `POST /mcp HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`, 1_500);
+    assert.ok(endless.closed, `the registry closed the connection (got ${JSON.stringify(endless.received.slice(0, 100))})`);
+    assert.match(endless.received, /^HTTP\/1\.1 403 [^]*\r\nconnection: close\r\n/i);
   });
 
   test('a browser MCP client on an origin in REGISTRY_CORS_ORIGINS passes the preflight and is answered', async () => {

@@ -25,3 +25,23 @@ export async function connect(url: string): Promise<Conversation> {
   const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - opened)));
   return { socket, received: () => text, closed, opened };
 }
+
+/**
+ * Sends `head` (a request line and headers announcing a chunked body) and then 64 KB chunks
+ * without end, until the server closes the connection or `withinMs` passes. Returns whether it
+ * closed, and what it answered: a refusal must not read such a body without limit.
+ */
+export async function sendEndlessBody(url: string, head: string, withinMs: number): Promise<{ closed: boolean; received: string }> {
+  const endless = await connect(url);
+  endless.socket.write(head);
+  const chunk = 'x'.repeat(64 * 1024);
+  const sending = setInterval(() => {
+    if (!endless.socket.destroyed) endless.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+  }, 5);
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([endless.closed.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), withinMs)))]);
+  clearTimeout(timer);
+  clearInterval(sending);
+  endless.socket.destroy();
+  return { closed, received: endless.received() };
+}
