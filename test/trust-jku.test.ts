@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { JWK } from 'jose';
+import { cacheLifetimeMs } from '../src/lib/cache-lifetime.js';
 import { AllowList, GuardedFetcher } from '../src/net/index.js';
 import { createLogger } from '../src/observability/logger.js';
 import { signCard } from '../src/trust/card-signing.js';
@@ -19,11 +20,12 @@ import { loadConfig } from '../src/config/config.js';
 import { ACCEPTED_ALGORITHMS, createSignatureVerifier } from '../src/validation/signature.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { v1Card } from './support/documents.js';
-import { selfSignedCertificate, startOrigin } from './support/origin-server.js';
+import { selfSignedCertificate, startOrigin, waitFor } from './support/origin-server.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
-/** A publisher's key server: serves `sets[path]`, counts requests per path. */
+/** A publisher's key server: serves `sets[path]` (with `caching[path]` headers), counts requests per path. */
 const sets: Record<string, { keys: JWK[] }> = {};
+const caching: Record<string, Record<string, string>> = {};
 const requests: Record<string, number> = {};
 let server: http.Server;
 let base: string;
@@ -36,9 +38,10 @@ async function key(kid: string): Promise<{ signing: SigningKey; publicJwk: JWK }
 let first: Awaited<ReturnType<typeof key>>;
 let rotated: Awaited<ReturnType<typeof key>>;
 let attacker: Awaited<ReturnType<typeof key>>;
+let revocable: Awaited<ReturnType<typeof key>>;
 
 before(async () => {
-  [first, rotated, attacker] = await Promise.all([key('pub-2026-a'), key('pub-2026-b'), key('attacker')]);
+  [first, rotated, attacker, revocable] = await Promise.all([key('pub-2026-a'), key('pub-2026-b'), key('attacker'), key('pub-revocable')]);
   sets['/jwks.json'] = { keys: [first.publicJwk] };
   sets['/attacker.json'] = { keys: [attacker.publicJwk] };
   server = http.createServer((req, res) => {
@@ -46,7 +49,7 @@ before(async () => {
     requests[path] = (requests[path] ?? 0) + 1;
     const set = sets[path];
     if (!set) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify(set));
+    res.writeHead(200, { 'content-type': 'application/jwk-set+json', ...caching[path] }).end(JSON.stringify(set));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -119,6 +122,52 @@ describe('a new key behind the same kid (rotation without a new kid)', () => {
   });
 });
 
+describe('a key the publisher removes from its JWKS (revocation)', () => {
+  test('the answer\'s Cache-Control or Expires says when the set is fetched again, within the bounds: the removed key stops being trusted then', async () => {
+    const revoked = await key('pub-revoked');
+    sets['/revoking.json'] = { keys: [revoked.publicJwk] };
+    caching['/revoking.json'] = { 'cache-control': 'public, max-age=0' };
+    sets['/silent.json'] = { keys: [first.publicJwk] };
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('127.0.0.1') });
+    // The longest lifetime stays an hour: only the answer's headers can make a fetch come sooner.
+    const roots = await TrustRoots.open({
+      jkuUrls: [`${base}/revoking.json`, `${base}/silent.json`],
+      fetchJwks: guardedJwksFetch(fetcher),
+      log: createLogger('silent'),
+      jkuMinRefreshMs: 100,
+      sighup: false,
+    });
+    let changes = 0;
+    roots.onChange(() => changes++);
+    try {
+      const verifier = createSignatureVerifier(roots);
+      assert.equal((await verifier.verifyAgentCard(await signCard(card(), revoked.signing), '1.0')).verification.verified, true);
+      const silent = requests['/silent.json']!;
+      sets['/revoking.json'] = { keys: [] };
+      await waitFor(() => changes > 0, 'the set fetched again after its max-age=0, bounded to the least interval', 2000);
+      assert.equal(roots.size, 1, 'the removed key is no longer trusted');
+      assert.equal((await roots.lookup('pub-revoked', undefined)).keys.length, 0);
+      assert.equal(requests['/silent.json'], silent, 'a set whose answer gives no lifetime waits the longest interval');
+    } finally {
+      roots.close();
+    }
+  });
+
+  test('the lifetime an answer gives: max-age (less Age) before Expires; no-store, no-cache or a bad date mean at once; nothing said, undefined', () => {
+    const now = Date.parse('2026-12-03T12:00:00Z');
+    assert.equal(cacheLifetimeMs({ cacheControl: 'public, max-age=300' }, now), 300_000);
+    assert.equal(cacheLifetimeMs({ cacheControl: 'max-age="300"', age: '100' }, now), 200_000);
+    assert.equal(cacheLifetimeMs({ cacheControl: 'max-age=60', expires: 'Thu, 03 Dec 2026 13:00:00 GMT' }, now), 60_000);
+    assert.equal(cacheLifetimeMs({ expires: 'Thu, 03 Dec 2026 12:10:00 GMT', date: 'Thu, 03 Dec 2026 12:05:00 GMT' }, now), 300_000, 'measured against the server\'s Date');
+    assert.equal(cacheLifetimeMs({ expires: 'Thu, 03 Dec 2026 12:10:00 GMT' }, now), 600_000);
+    assert.equal(cacheLifetimeMs({ expires: '0' }, now), 0);
+    assert.equal(cacheLifetimeMs({ cacheControl: 'no-cache, max-age=3600' }, now), 0);
+    assert.equal(cacheLifetimeMs({ cacheControl: 'No-Store' }, now), 0);
+    assert.equal(cacheLifetimeMs({ cacheControl: 'public' }, now), undefined);
+    assert.equal(cacheLifetimeMs({}, now), undefined);
+  });
+});
+
 describe('an https JWKS URL', () => {
   test('a redirect to plain http is not followed: the keys a network attacker could serve there are never trusted', async () => {
     const { key: tlsKey, cert } = selfSignedCertificate('keys.test');
@@ -158,7 +207,13 @@ describe('a plain http JWKS URL', () => {
 describe('a registry with REGISTRY_TRUSTED_JKU', () => {
   let registry: TestRegistry;
   before(async () => {
-    registry = await startTestRegistry({ REGISTRY_TRUSTED_JKU: `${base}/jwks.json`, REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+    sets['/revocable.json'] = { keys: [revocable.publicJwk] };
+    registry = await startTestRegistry({
+      REGISTRY_TRUSTED_JKU: `${base}/jwks.json,${base}/revocable.json`,
+      REGISTRY_FETCH_ALLOW: '127.0.0.1',
+      // The operator's bound on how long a fetched key set is used (the answers give no lifetime).
+      REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: '1',
+    });
   });
   after(async () => {
     await registry.close();
@@ -175,6 +230,18 @@ describe('a registry with REGISTRY_TRUSTED_JKU', () => {
     assert.equal(borrowed.verified, false);
     assert.equal(borrowed.signatures[0].status, 'unknown-key');
     assert.equal(requests['/attacker.json'] ?? 0, seen, 'a jku in a card is not a trust root');
+  });
+
+  test('a key removed from an allow-listed JWKS: the cards it verified become unverified at the next fetch (REGISTRY_TRUSTED_JKU_REFRESH_SECONDS)', async () => {
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const jku = `${base}/revocable.json`;
+    const registered = resultOf(await op(alice, { register: { agentCard: await signCard(card(), revocable.signing, { jku }) } }));
+    assert.equal(registered.verified, true);
+    sets['/revocable.json'] = { keys: [] };
+    const verifiedNow = async () => resultOf(await op(alice, { get: { id: registered.id } })).verified as boolean;
+    await waitFor(async () => !(await verifiedNow()), 'the entry re-evaluated after the key set was fetched again', 3000);
+    const listed = resultOf(await op(alice, { list: { filter: { verified: true } } }));
+    assert.ok(!listed.entries.some((e: { id: string }) => e.id === registered.id), 'list follows');
   });
 });
 

@@ -146,6 +146,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       keysFile: config.trust.keysFile,
       jkuUrls: config.trust.jkuUrls,
       fetchJwks: guardedJwksFetch(fetcher),
+      jkuRefreshMs: config.trust.jkuRefreshSeconds * 1000,
       log,
     });
     if (trustRoots.configured) log.info({ keys: trustRoots.size, file: config.trust.keysFile, jku: config.trust.jkuUrls }, 'trust roots loaded');

@@ -126,6 +126,12 @@ export interface TrustConfig {
   keysFile?: string;
   /** Allow-listed JWKS URLs (REGISTRY_TRUSTED_JKU), fetched through the outbound guard. */
   jkuUrls: string[];
+  /**
+   * The longest an allow-listed JWKS is used before it is fetched again, and how long when its
+   * answer gives no lifetime (REGISTRY_TRUSTED_JKU_REFRESH_SECONDS); a shorter Cache-Control
+   * max-age or Expires is honoured down to a minute.
+   */
+  jkuRefreshSeconds: number;
   /** Agent cards must carry a signature by a trusted key (REGISTRY_REQUIRE_VERIFIED). */
   requireVerified: boolean;
   /** A private JWK the registry signs its own card with (REGISTRY_SIGNING_KEY). */
@@ -393,6 +399,7 @@ const envSchema = z.object({
       return list;
     })
     .optional(),
+  REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: wholeNumber(1, 86400, 'must be a whole number of seconds from 1 to 86400 (one day)').default(3600),
   REGISTRY_REQUIRE_VERIFIED: booleanString.default(false),
   REGISTRY_SIGNING_KEY: z.string().min(1).optional(),
 });
@@ -605,6 +612,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     trust: {
       keysFile: e.REGISTRY_TRUSTED_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_TRUSTED_KEYS),
       jkuUrls: e.REGISTRY_TRUSTED_JKU ?? [],
+      jkuRefreshSeconds: e.REGISTRY_TRUSTED_JKU_REFRESH_SECONDS,
       requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },

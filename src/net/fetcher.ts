@@ -41,6 +41,7 @@
  * - `fetchFunction` also serves the embeddings client (search/embeddings.ts), purpose `embeddings`.
  * - `check` — refuse a URL early (e.g. when a webhook is configured) without sending anything.
  */
+import type { CachingHeaders } from '../lib/cache-lifetime.js';
 import type { AddressRule } from './address-policy.js';
 
 /** Why a request is made: a bounded metric label, and context in messages. */
@@ -126,6 +127,8 @@ export interface JsonDocument {
   contentType: string;
   etag?: string;
   lastModified?: string;
+  /** How long the server says the document may be used (see src/lib/cache-lifetime.ts). */
+  caching?: CachingHeaders;
 }
 
 export interface NotModified {

@@ -247,7 +247,13 @@ export class GuardedFetcher implements Fetcher {
           throw new FetchError('invalid-json', finalUrl.href, `${finalUrl.href} did not answer with valid JSON: ${(error as Error).message}`);
         }
         this.report(options.purpose, started, 'ok');
-        return { notModified: false, status: response.status, url: finalUrl.href, text, value, bytes: bytes.byteLength, contentType, etag, lastModified };
+        const caching = {
+          cacheControl: response.headers.get('cache-control') ?? undefined,
+          expires: response.headers.get('expires') ?? undefined,
+          date: response.headers.get('date') ?? undefined,
+          age: response.headers.get('age') ?? undefined,
+        };
+        return { notModified: false, status: response.status, url: finalUrl.href, text, value, bytes: bytes.byteLength, contentType, etag, lastModified, caching };
       } finally {
         await discard(response);
       }

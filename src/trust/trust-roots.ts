@@ -6,7 +6,10 @@
  *   that replace the file are seen too) and on SIGHUP. A broken edit is logged and the keys in
  *   force stay.
  * - REGISTRY_TRUSTED_JKU: JWKS URLs the operator allow-lists, fetched through the outbound guard
- *   (src/net), kept for an hour, fetched again sooner when a signature names a kid they lack
+ *   (src/net), kept as long as the answer's Cache-Control max-age or Expires says, within bounds
+ *   (at least a minute, at most REGISTRY_TRUSTED_JKU_REFRESH_SECONDS, an hour by default, which
+ *   also applies to an answer that says nothing): a publisher that removes a compromised key
+ *   decides how soon the registry stops trusting it. Fetched again sooner when a signature names a kid they lack
  *   or one whose key does not verify it (key rotation at the publisher, with or without a new
  *   kid; at most once per minute per URL) and on SIGHUP. A card's
  *   own `jku` is only ever a hint towards one of these: a URL that is not on the list is never
@@ -17,14 +20,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { cacheLifetimeMs } from '../lib/cache-lifetime.js';
 import { parseEndpointUrl } from '../lib/endpoint-url.js';
 import type { Fetcher } from '../net/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { KeyLookup, TrustedKey, TrustedKeys } from '../validation/signature.js';
 import { keysetFingerprint, parseJwks } from './jwks.js';
 
+/** A JWKS document as fetched: `lifetimeMs` is how long its server says it may be used, when it says. */
+export interface FetchedJwks {
+  value: unknown;
+  lifetimeMs?: number;
+}
+
 /** Fetches a JWKS document through the outbound guard; rejects with a message that says why not. */
-export type JwksFetch = (url: string) => Promise<unknown>;
+export type JwksFetch = (url: string) => Promise<FetchedJwks>;
 
 /** Key sets are small, but larger than a card may be: room for a few dozen RSA keys. */
 const MAX_JWKS_BYTES = 64 * 1024;
@@ -34,7 +44,7 @@ export function guardedJwksFetch(fetcher: Fetcher): JwksFetch {
   return async (url) => {
     const doc = await fetcher.getJson(url, { purpose: 'jwks', maxBytes: MAX_JWKS_BYTES, headers: { accept: 'application/jwk-set+json, application/json' } });
     if (doc.notModified) throw new Error(`${url} answered 304 to an unconditional request`);
-    return doc.value;
+    return { value: doc.value, lifetimeMs: doc.caching ? cacheLifetimeMs(doc.caching) : undefined };
   };
 }
 
@@ -46,8 +56,17 @@ export interface TrustRootsOptions {
   /** Needed when jkuUrls is not empty. */
   fetchJwks?: JwksFetch;
   log: Logger;
-  /** How long a fetched JWKS is used before it is fetched again (default one hour). */
+  /**
+   * The longest a fetched JWKS is used before it is fetched again, and how long when its answer
+   * gives no lifetime (REGISTRY_TRUSTED_JKU_REFRESH_SECONDS; default one hour).
+   */
   jkuRefreshMs?: number;
+  /**
+   * The least time between two scheduled fetches of one JWKS, however short its answer's
+   * lifetime (`no-cache`, `max-age=0`), so a publisher cannot make the registry poll it
+   * (default one minute, or jkuRefreshMs when that is shorter).
+   */
+  jkuMinRefreshMs?: number;
   /** Least time between two fetches of one JWKS prompted by an unknown kid (default one minute). */
   jkuRetryMs?: number;
   /** Reload on SIGHUP (default true). */
@@ -61,10 +80,15 @@ interface JkuSet {
   keys: TrustedKey[];
   fetchedAt: number;
   error?: string;
+  /** Fetches failed in a row: the next scheduled one waits longer each time. */
+  failures: number;
   inFlight?: Promise<void>;
+  /** The next scheduled fetch. */
+  timer?: NodeJS.Timeout;
 }
 
 const DEFAULT_JKU_REFRESH_MS = 60 * 60_000;
+const DEFAULT_JKU_MIN_REFRESH_MS = 60_000;
 const DEFAULT_JKU_RETRY_MS = 60_000;
 /** Editors write a file in several steps: wait for the burst to end. */
 const WATCH_SETTLE_MS = 50;
@@ -84,7 +108,6 @@ export class TrustRoots implements TrustedKeys {
   readonly #listeners = new Set<() => void>();
   #watcher: fs.FSWatcher | undefined;
   #settle: NodeJS.Timeout | undefined;
-  #refresh: NodeJS.Timeout | undefined;
   #closed = false;
   readonly #onSighup = (): void => {
     this.#log.info('SIGHUP: reloading the trust roots');
@@ -94,7 +117,7 @@ export class TrustRoots implements TrustedKeys {
   private constructor(options: TrustRootsOptions) {
     this.#options = options;
     this.#log = options.log;
-    for (const url of options.jkuUrls ?? []) this.#jku.set(jkuKey(url), { url, keys: [], fetchedAt: 0 });
+    for (const url of options.jkuUrls ?? []) this.#jku.set(jkuKey(url), { url, keys: [], fetchedAt: 0, failures: 0 });
   }
 
   /** Loads the trust roots; throws when the keys file cannot be used (the operator must fix it). */
@@ -107,9 +130,6 @@ export class TrustRoots implements TrustedKeys {
     roots.#warnSharedKids();
     if (options.watch !== false) roots.#watch();
     if (options.sighup !== false) process.on('SIGHUP', roots.#onSighup);
-    if (roots.#jku.size > 0) {
-      roots.#refresh = setInterval(() => void roots.#refreshJku(), options.jkuRefreshMs ?? DEFAULT_JKU_REFRESH_MS).unref();
-    }
     return roots;
   }
 
@@ -201,7 +221,7 @@ export class TrustRoots implements TrustedKeys {
     process.removeListener('SIGHUP', this.#onSighup);
     this.#watcher?.close();
     clearTimeout(this.#settle);
-    clearInterval(this.#refresh);
+    for (const set of this.#jku.values()) clearTimeout(set.timer);
   }
 
   #allKeys(): TrustedKey[] {
@@ -249,14 +269,19 @@ export class TrustRoots implements TrustedKeys {
   async #fetch(set: JkuSet): Promise<void> {
     set.inFlight ??= (async () => {
       try {
-        const parsed = parseJwks(await this.#options.fetchJwks!(set.url), set.url);
+        const fetched = await this.#options.fetchJwks!(set.url);
+        const parsed = parseJwks(fetched.value, set.url);
         for (const problem of parsed.problems) this.#log.warn({ url: set.url }, problem);
         set.keys = parsed.keys;
         set.error = undefined;
+        set.failures = 0;
+        this.#schedule(set, fetched.lifetimeMs);
       } catch (error) {
         // The keys fetched last stay in force: a JWKS endpoint that is down must not unverify
-        // every card it vouches for.
+        // every card it vouches for. It is asked again soon, then less often while it stays down.
         set.error = (error as Error).message;
+        set.failures++;
+        this.#schedule(set, this.#minRefreshMs * 2 ** Math.min(set.failures - 1, 20));
         this.#log.warn({ url: set.url, err: error }, `the trusted JWKS at ${set.url} could not be fetched`);
       } finally {
         set.fetchedAt = Date.now();
@@ -276,9 +301,24 @@ export class TrustRoots implements TrustedKeys {
     return true;
   }
 
-  async #refreshJku(): Promise<void> {
-    await Promise.all([...this.#jku.values()].map((set) => this.#fetch(set)));
-    await this.#recompute();
+  get #maxRefreshMs(): number {
+    return this.#options.jkuRefreshMs ?? DEFAULT_JKU_REFRESH_MS;
+  }
+
+  get #minRefreshMs(): number {
+    return Math.min(this.#options.jkuMinRefreshMs ?? DEFAULT_JKU_MIN_REFRESH_MS, this.#maxRefreshMs);
+  }
+
+  /**
+   * The next fetch of `set`, after the lifetime its answer gave (within the bounds), or the
+   * longest when it gave none. A key gone from the set then changes the fingerprint, and the
+   * listeners re-evaluate the cards it verified.
+   */
+  #schedule(set: JkuSet, lifetimeMs: number | undefined): void {
+    clearTimeout(set.timer);
+    if (this.#closed) return;
+    const delay = Math.min(this.#maxRefreshMs, Math.max(this.#minRefreshMs, lifetimeMs ?? this.#maxRefreshMs));
+    set.timer = setTimeout(() => void this.#fetch(set).then(() => this.#recompute()), delay).unref();
   }
 
   async #recompute(): Promise<void> {
