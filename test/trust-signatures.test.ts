@@ -45,6 +45,38 @@ function writeJwks(file: string, keys: JWK[]): void {
   fs.renameSync(`${file}.tmp`, file);
 }
 
+/**
+ * What a2a-python 0.3 signs (`a2a.utils.helpers.canonicalize_agent_card`): model_dump(exclude_defaults=True,
+ * exclude_none=True, by_alias=True) drops protocolVersion "0.3.0", preferredTransport "JSONRPC"
+ * and every security scheme's "type" (its model's default); then empty values go (0.3.21 to
+ * 0.3.23: every falsy value, false and 0 too), and json.dumps sorts the keys. PyJWT signs that
+ * JSON re-serialised with json.dumps's ASCII escapes.
+ */
+const pythonPayload = (card: WireJson, falsy: boolean) =>
+  spawnSync(
+    'python3',
+    [
+      '-c',
+      `import json, sys
+card = json.load(sys.stdin)
+card.pop('signatures', None)
+for member, default in (('protocolVersion', '0.3.0'), ('preferredTransport', 'JSONRPC')):
+    if card.get(member) == default: del card[member]
+for scheme in card.get('securitySchemes', {}).values(): scheme.pop('type', None)
+def clean(d):
+    if isinstance(d, dict):
+        d = {k: clean(v) for k, v in d.items()}
+        return {k: v for k, v in d.items() if (v if ${falsy ? 'True' : 'False'} else v is not None)} or None
+    if isinstance(d, list):
+        d = [clean(v) for v in d]
+        return [v for v in d if (v if ${falsy ? 'True' : 'False'} else v is not None)] or None
+    return None if d == '' else d
+canonical = json.dumps(clean(card), separators=(',', ':'), sort_keys=True)
+print(json.dumps(json.loads(canonical), separators=(',', ':')), end='')`,
+    ],
+    { input: JSON.stringify(card), encoding: 'utf8' },
+  );
+
 /** Polls until `check` holds (no fixed sleeps). */
 let n = 0;
 const fresh = (name = 'Signed Agent') => v1Card(`${name} ${++n}`, `https://signed-${n}.example.org/a2a`) as WireJson;
@@ -263,35 +295,6 @@ describe('signature statuses and tampering (SQLite)', () => {
   });
 
   test('a v0.3 card signed by a2a-python 0.3 (its payload leaves default values out) verifies; changed, it does not; without a scope-less requirement it signs, verified with a warning', async (t) => {
-    // a2a.utils.helpers.canonicalize_agent_card of a2a-python 0.3: model_dump(exclude_defaults=True,
-    // exclude_none=True, by_alias=True) drops protocolVersion "0.3.0", preferredTransport "JSONRPC"
-    // and every security scheme's "type" (its model's default); then empty values go (0.3.21 to
-    // 0.3.23: every falsy value, false and 0 too), and json.dumps sorts the keys. PyJWT signs that
-    // JSON re-serialised with json.dumps's ASCII escapes.
-    const pythonPayload = (card: WireJson, falsy: boolean) =>
-      spawnSync(
-        'python3',
-        [
-          '-c',
-          `import json, sys
-card = json.load(sys.stdin)
-card.pop('signatures', None)
-for member, default in (('protocolVersion', '0.3.0'), ('preferredTransport', 'JSONRPC')):
-    if card.get(member) == default: del card[member]
-for scheme in card.get('securitySchemes', {}).values(): scheme.pop('type', None)
-def clean(d):
-    if isinstance(d, dict):
-        d = {k: clean(v) for k, v in d.items()}
-        return {k: v for k, v in d.items() if (v if ${falsy ? 'True' : 'False'} else v is not None)} or None
-    if isinstance(d, list):
-        d = [clean(v) for v in d]
-        return [v for v in d if (v if ${falsy ? 'True' : 'False'} else v is not None)] or None
-    return None if d == '' else d
-canonical = json.dumps(clean(card), separators=(',', ':'), sort_keys=True)
-print(json.dumps(json.loads(canonical), separators=(',', ':')), end='')`,
-        ],
-        { input: JSON.stringify(card), encoding: 'utf8' },
-      );
     const card = {
       ...v03Card(`Python Signed ${++n}`, `https://python-signed-${n}.example.org/a2a`),
       description: 'Wettervorhersage für jede Stadt.',
@@ -325,6 +328,50 @@ print(json.dumps(json.loads(canonical), separators=(',', ':')), end='')`,
     assert.doesNotMatch(payload.stdout, /"security"/);
     const jws = await new FlattenedSign(new TextEncoder().encode(payload.stdout)).setProtectedHeader({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }).sign(trusted.signing.jwk);
     await acceptedUncovered({ ...scopeless, signatures: [{ protected: jws.protected, signature: jws.signature }] }, 'a2a-python 0.3, a requirement without scopes', ['/security/0']);
+  });
+
+  test('a2a-python 0.3.21-0.3.23 leave every false and 0 out: a false capability turned true is refused; a false or 0 where left out means otherwise (an extension\'s params) verifies with a warning naming it', async (t) => {
+    const card = {
+      ...v03Card(`Falsy Signed ${++n}`, `https://falsy-signed-${n}.example.org/a2a`),
+      capabilities: {
+        streaming: false,
+        pushNotifications: true,
+        extensions: [{ uri: 'https://ext.example.org/sandbox/v1', required: false, params: { sandbox: false, maxRetries: 0, ports: [0, 443] } }],
+      },
+      supportsAuthenticatedExtendedCard: false,
+    } as WireJson;
+    const payload = pythonPayload(card, true);
+    if (payload.status !== 0) return t.skip(`python3 is not available (${payload.stderr})`);
+    assert.doesNotMatch(payload.stdout, /false|:0\b|\[0/, 'no false and no 0 in what 0.3.21-0.3.23 sign');
+    const jws = await new FlattenedSign(new TextEncoder().encode(payload.stdout)).setProtectedHeader({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }).sign(trusted.signing.jwk);
+    const signatures = [{ protected: jws.protected, signature: jws.signature }];
+    const unsignedValues = (result: WireJson) => result.warnings.filter((w: WireJson) => w.rule === 'unsigned-value').map((w: WireJson) => w.path);
+
+    const stored = resultOf(await register({ ...card, signatures }));
+    assert.equal(stored.verified, true);
+    assert.deepEqual(stored.signatures, [{ status: 'verified', kid: 'trusted-es', alg: 'ES256' }]);
+    // The schema's booleans mean false left out (no warning); the extension's params may not.
+    const params = '/capabilities/extensions/0/params';
+    assert.deepEqual(unsignedValues(stored), [`${params}/sandbox`, `${params}/maxRetries`, `${params}/ports/0`]);
+    assert.match(stored.warnings.find((w: WireJson) => w.rule === 'unsigned-value').message, /a2a-python 0\.3\.21 to 0\.3\.23/);
+
+    // A false turned true, a 0 turned 5: in the payload now, so the signature breaks.
+    await refusedAsTampered({ ...card, capabilities: { ...card.capabilities, streaming: true }, signatures }, 'streaming false turned true', false);
+    await refusedAsTampered({ ...card, supportsAuthenticatedExtendedCard: true, signatures }, 'supportsAuthenticatedExtendedCard false turned true', false);
+    const withParams = (p: WireJson) => ({ ...card, capabilities: { ...card.capabilities, extensions: [{ ...card.capabilities.extensions[0], params: p }] }, signatures });
+    await refusedAsTampered(withParams({ sandbox: false, maxRetries: 5, ports: [0, 443] }), 'maxRetries 0 turned 5', false);
+    // A false added where the signer had none: the signature still verifies; the warning names it.
+    const added = resultOf(await register(withParams({ sandbox: false, maxRetries: 0, ports: [443, 0], dryRun: false })));
+    assert.equal(added.verified, true);
+    assert.deepEqual(unsignedValues(added), [`${params}/sandbox`, `${params}/maxRetries`, `${params}/ports/1`, `${params}/dryRun`]);
+
+    // Signed in the form that keeps them (0.3.24 and later), the same values are covered: no warning.
+    const covered = { ...card, name: `${card.name} (0.3.24+)`, url: `${card.url}/new` };
+    const kept = pythonPayload(covered, false);
+    const keptJws = await new FlattenedSign(new TextEncoder().encode(kept.stdout)).setProtectedHeader({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }).sign(trusted.signing.jwk);
+    const keptResult = resultOf(await register({ ...covered, signatures: [{ protected: keptJws.protected, signature: keptJws.signature }] }));
+    assert.equal(keptResult.verified, true);
+    assert.deepEqual(unsignedValues(keptResult), []);
   });
 
   test('a security requirement without scopes is covered (v1.0 and v0.3): signed as A2A §8.4 says, it verifies; removed after signing, refused; added, not covered, as the SDKs sign', async () => {

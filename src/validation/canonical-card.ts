@@ -175,12 +175,14 @@ const SECURITY_SCHEME_MEMBERS: Readonly<Record<string, ReadonlySet<string>>> = {
 /**
  * What a2a-python 0.3 signs for a v0.3 card, where that differs from `canonicalCardPayload`:
  * the card without the members it holds as defaults (above), empty values removed, keys sorted
- * (0.3.24 and later); 0.3.21 to 0.3.23 also removed `false` and `0`. A default or a `false` left
- * out means what it means written, so such a signature covers the same card; every other member
+ * (0.3.24 and later); 0.3.21 to 0.3.23 also removed `false` and `0`. A default left out means
+ * what it means written, and so does a `false` of the schema's booleans; every other member
  * is covered as in our form. A scheme's `type` is left out only where its other members name it
- * (SECURITY_SCHEME_MEMBERS).
+ * (SECURITY_SCHEME_MEMBERS). Where a `false` or a `0` left out does not mean the same
+ * (`uncoveredFalsyPaths`), the verifier warns. `only: 'falsy'`: just 0.3.21-0.3.23's form, when
+ * it is one of its own.
  */
-export function a2aPython03Payloads(card: JsonObject, requirementless = false): string[] {
+export function a2aPython03Payloads(card: JsonObject, requirementless = false, only?: 'falsy'): string[] {
   const rest: JsonObject = { ...withoutSignatures(card) };
   for (const [member, value] of Object.entries(A2A_PYTHON_03_DEFAULTS)) if (rest[member] === value) delete rest[member];
   if (isObject(rest.securitySchemes)) {
@@ -199,7 +201,36 @@ export function a2aPython03Payloads(card: JsonObject, requirementless = false): 
   // a2a-python removes the empty parts of security requirements too: only `requirementless`
   // payloads (for the verifier's reason) are made that way; the accepted ones keep them.
   const form = (falsy: boolean) => jcs((requirementless ? withoutEmpty(rest, falsy) : cleaned(rest, '0.3', falsy)) ?? {});
-  return [...new Set([form(false), form(true)])].filter((payload) => payload !== ours);
+  const [plain, falsy] = [form(false), form(true)];
+  // Which form is 0.3.21-0.3.23's only (it differs when the card holds a `false` or a `0`).
+  if (only === 'falsy') return falsy === plain || falsy === ours ? [] : [falsy];
+  return [...new Set([plain, falsy])].filter((payload) => payload !== ours);
+}
+
+/**
+ * The v0.3 members whose absence means `false` (the v0.3 JSON Schema's booleans): dropping a
+ * `false` there, as a2a-python 0.3.21 to 0.3.23 did, changes nothing.
+ */
+const ABSENT_MEANS_FALSE = [/^\/capabilities\/(streaming|pushNotifications|stateTransitionHistory)$/, /^\/supportsAuthenticatedExtendedCard$/, /^\/capabilities\/extensions\/\d+\/required$/];
+
+/**
+ * JSON Pointers of the `false` and `0` values of a v0.3 card that a signature in a2a-python
+ * 0.3.21 to 0.3.23's form (which leaves them all out) does not cover, where that matters: in an
+ * extension's `params`, a member outside the schema, a list (where leaving one out also moves
+ * the items after it). Such a value could be removed, added or moved without breaking the
+ * signature. The schema's own booleans (ABSENT_MEANS_FALSE) mean the same left out.
+ */
+export function uncoveredFalsyPaths(card: JsonObject): string[] {
+  const out: string[] = [];
+  const walk = (value: unknown, path: string): void => {
+    if (out.length >= MAX_UNCOVERED) return;
+    if (value === false || value === 0) {
+      if (!ABSENT_MEANS_FALSE.some((re) => re.test(path))) out.push(path);
+    } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, pointer(path, i)));
+    else if (isObject(value)) for (const [k, v] of Object.entries(value)) walk(v, pointer(path, k));
+  };
+  walk(withoutSignatures(card), '');
+  return out;
 }
 
 /**

@@ -18,7 +18,16 @@ import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify
 import type { Finding, SignatureStatus } from '../contract/types.js';
 import type { CardVerification } from '../contract/verification.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
-import { a2aPython03Payloads, asciiEscaped, canonicalCardPayload, requirementlessPayloads, sdkTypedPayload, uncoveredPaths, uncoveredRequirementPaths } from './canonical-card.js';
+import {
+  a2aPython03Payloads,
+  asciiEscaped,
+  canonicalCardPayload,
+  requirementlessPayloads,
+  sdkTypedPayload,
+  uncoveredFalsyPaths,
+  uncoveredPaths,
+  uncoveredRequirementPaths,
+} from './canonical-card.js';
 import type { Generation } from './types.js';
 
 /** Asymmetric JWS algorithms (RFC 7518, RFC 8037). */
@@ -105,6 +114,8 @@ interface Payloads {
   sdkTyped(): string | undefined;
   /** base64url of the payloads without the empty parts of security requirements, when the card has some (only computed for a failure). */
   requirementless(): string[];
+  /** Those of the payloads above in a2a-python 0.3.21-0.3.23's form only (without the card's `false` and `0` values). */
+  falsy: ReadonlySet<string>;
 }
 
 /** Imported keys by trusted JWK object and algorithm: importing costs more than verifying. */
@@ -147,8 +158,16 @@ function failureReason(error: unknown, kid: string): string {
   return `the trusted key "${kid}" cannot verify it: ${message}`;
 }
 
-/** A signature's status, and whether it leaves the card's requirements without scopes uncovered. */
-type Checked = SignatureStatus & { requirementsUncovered?: true };
+/**
+ * A signature's status, and whether it leaves the card's requirements without scopes, or its
+ * `false` and `0` values, uncovered.
+ */
+type Checked = SignatureStatus & { requirementsUncovered?: true; falsyUncovered?: true };
+
+/** A verified status, flagged when the payload that verified leaves the card's `false` and `0` values out. */
+function verifiedOver(payload: string, payloads: Payloads, kid: string, alg: string, flags: { requirementsUncovered?: true } = {}): Checked {
+  return { status: 'verified', kid, alg, ...flags, ...(payloads.falsy.has(payload) ? { falsyUncovered: true as const } : {}) };
+}
 
 async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKeys): Promise<Checked> {
   if (!isObject(sig) || typeof sig.protected !== 'string' || typeof sig.signature !== 'string') {
@@ -179,29 +198,32 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
     return { status: 'unknown-key', kid, alg, reason: note ? `${why}; ${note}` : why };
   }
   let firstError: unknown;
-  const verifiedBy = async (tried: readonly TrustedKey[]): Promise<boolean> => {
+  /** The payload one of the keys verifies the signature over, if any. */
+  const verifiedBy = async (tried: readonly TrustedKey[]): Promise<string | undefined> => {
     for (const key of tried) {
       for (const payload of payloads.full) {
         const error = await verifies(sig, payload, key.jwk, alg);
-        if (error === undefined) return true;
+        if (error === undefined) return payload;
         firstError ??= error;
       }
     }
-    return false;
+    return undefined;
   };
-  if (await verifiedBy(candidates)) return { status: 'verified', kid, alg };
+  const signed = await verifiedBy(candidates);
+  if (signed !== undefined) return verifiedOver(signed, payloads, kid, alg);
   // The publisher may have put a new key behind the same kid: its sources, fetched again, may
   // hold it. Only keys not tried yet are tried.
   const tried = new Set(candidates.map((k) => JSON.stringify(k.jwk)));
   const again = usable((await trust.lookupAgain?.(kid, jku))?.keys ?? []).filter((k) => !tried.has(JSON.stringify(k.jwk)));
-  if (await verifiedBy(again)) return { status: 'verified', kid, alg };
+  const signedAgain = await verifiedBy(again);
+  if (signedAgain !== undefined) return verifiedOver(signedAgain, payloads, kid, alg);
   candidates.push(...again);
   // What @a2a-js/sdk 1.3 and a2a-python sign: the card without a scheme required without scopes
   // (and an empty requirement). Verified, as their own verifiers do, but not covering those
   // requirements: the verifier warns about each (requirementsUncovered).
   for (const payload of payloads.requirementless()) {
     for (const key of candidates) {
-      if ((await verifies(sig, payload, key.jwk, alg)) === undefined) return { status: 'verified', kid, alg, requirementsUncovered: true };
+      if ((await verifies(sig, payload, key.jwk, alg)) === undefined) return verifiedOver(payload, payloads, kid, alg, { requirementsUncovered: true });
     }
   }
   const sdkTyped = payloads.sdkTyped();
@@ -255,7 +277,13 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
       });
       let typed: string | undefined | null = null;
       let requirementless: string[] | undefined;
+      const encoded = (form: string) => {
+        const escaped = asciiEscaped(form);
+        return (escaped === form ? [form] : [form, escaped]).map((f) => base64url.encode(f));
+      };
+      const falsy = new Set(generation === '0.3' ? [...a2aPython03Payloads(card, false, 'falsy'), ...a2aPython03Payloads(card, true, 'falsy')].flatMap(encoded) : []);
       const payloads: Payloads = {
+        falsy,
         full: forms.map((form) => base64url.encode(form)),
         requirementless: () =>
           (requirementless ??= requirementlessPayloads(card, generation).flatMap((form) => {
@@ -272,9 +300,10 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
       };
       const checked: Checked[] = [];
       for (const sig of signatures) checked.push(await checkSignature(sig, payloads, trust));
-      const statuses = checked.map(({ requirementsUncovered: _, ...status }): SignatureStatus => status);
+      const statuses = checked.map(({ requirementsUncovered: _, falsyUncovered: _falsy, ...status }): SignatureStatus => status);
       // The card counts as signed by the first signature covering all of it, else by the first verified.
-      const first = checked.find((s) => s.status === 'verified' && !s.requirementsUncovered) ?? checked.find((s) => s.status === 'verified');
+      const first =
+        checked.find((s) => s.status === 'verified' && !s.requirementsUncovered && !s.falsyUncovered) ?? checked.find((s) => s.status === 'verified');
       const verification: CardVerification = { verified: first !== undefined, signatures: statuses, keyset };
       if (first) {
         verification.kid = first.kid;
@@ -287,6 +316,17 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
               message:
                 'this security requirement is not covered by the card\'s signature: it is over the form @a2a-js/sdk 1.3 and a2a-python sign, which leaves out a scheme required without scopes and an empty requirement',
               hint: 'Clients cannot rely on it (it could be added or removed without breaking the signature): sign the card as A2A §8.4.1 says (a2a-registry sign does), beside the SDK\'s signature if its clients verify too.',
+            });
+          }
+        }
+        if (first.falsyUncovered) {
+          for (const path of uncoveredFalsyPaths(card)) {
+            warnings.push({
+              path,
+              rule: 'unsigned-value',
+              message:
+                'this false or 0 is not covered by the card\'s signature: it is over the form a2a-python 0.3.21 to 0.3.23 sign, which leaves out every false and 0, and here that does not mean the same',
+              hint: 'Clients cannot rely on it (it could be removed, added or moved in its list without breaking the signature): sign the card again with a2a-python 0.3.24 or later, or with a2a-registry sign.',
             });
           }
         }
