@@ -168,6 +168,42 @@ describe('a key the publisher removes from its JWKS (revocation)', () => {
   });
 });
 
+describe('REGISTRY_TRUSTED_JKU_SCOPE=site', () => {
+  test('a key from an allow-listed JWKS verifies only cards whose every endpoint is on the JWKS URL\'s host or under it; off-site, its signature is unknown-key, saying why', async () => {
+    const publisher = await key('site-key');
+    sets['/site.json'] = { keys: [publisher.publicJwk] };
+    const jku = `http://keys.test:${new URL(base).port}/site.json`;
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('keys.test,127.0.0.1'), resolve: async () => ['127.0.0.1'] });
+    const open = (jkuScope: 'any' | 'site') => TrustRoots.open({ jkuUrls: [jku], jkuScope, fetchJwks: guardedJwksFetch(fetcher), log: createLogger('silent'), sighup: false });
+    const [scoped, unscoped] = await Promise.all([open('site'), open('any')]);
+    try {
+      assert.notEqual(scoped.fingerprint, unscoped.fingerprint, 'switching the scope re-evaluates the stored cards');
+      const statusOf = async (roots: TrustRoots, ...urls: string[]) => {
+        const signed = await signCard({ ...card(), supportedInterfaces: urls.map((url) => ({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })) }, publisher.signing, { jku });
+        return (await createSignatureVerifier(roots).verifyAgentCard(signed, '1.0')).verification.signatures[0]!;
+      };
+      assert.equal((await statusOf(scoped, 'https://keys.test/a2a')).status, 'verified');
+      assert.equal((await statusOf(scoped, 'https://agent.keys.test/a2a', 'https://KEYS.test./rest')).status, 'verified', 'under it, any spelling');
+      for (const urls of [['https://victim.example.org/a2a'], ['https://agent.keys.test/a2a', 'https://victim.example.org/rest'], ['https://evilkeys.test/a2a'], ['https://keys.test.example.org/a2a']]) {
+        const status = await statusOf(scoped, ...urls);
+        assert.equal(status.status, 'unknown-key', urls.join(' '));
+        const at = urls.length - 1;
+        assert.ok(
+          status.reason!.startsWith(`the trusted key "site-key" (from ${jku}) vouches only for cards whose endpoints are on keys.test or under it (REGISTRY_TRUSTED_JKU_SCOPE=site), and /supportedInterfaces/${at}/url "${urls[at]}" is not`),
+          status.reason,
+        );
+      }
+      assert.equal((await statusOf(unscoped, 'https://victim.example.org/a2a')).status, 'verified', 'the default: any card');
+      assert.equal(loadConfig({ REGISTRY_TRUSTED_JKU_SCOPE: 'site' }).trust.jkuScope, 'site');
+      assert.equal(loadConfig({}).trust.jkuScope, 'any');
+      assert.throws(() => loadConfig({ REGISTRY_TRUSTED_JKU_SCOPE: 'host' }), /REGISTRY_TRUSTED_JKU_SCOPE.*must be "any".*or "site"/);
+    } finally {
+      scoped.close();
+      unscoped.close();
+    }
+  });
+});
+
 describe('an https JWKS URL', () => {
   test('a redirect to plain http is not followed: the keys a network attacker could serve there are never trusted', async () => {
     const { key: tlsKey, cert } = selfSignedCertificate('keys.test');

@@ -147,6 +147,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       jkuUrls: config.trust.jkuUrls,
       fetchJwks: guardedJwksFetch(fetcher),
       jkuRefreshMs: config.trust.jkuRefreshSeconds * 1000,
+      jkuScope: config.trust.jkuScope,
       log,
     });
     if (trustRoots.configured) log.info({ keys: trustRoots.size, file: config.trust.keysFile, jku: config.trust.jkuUrls }, 'trust roots loaded');

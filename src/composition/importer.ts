@@ -36,6 +36,7 @@ export interface ImportChecksSettings {
   warnInsecureHttp: boolean;
   keysFile?: string;
   jkuUrls: string[];
+  jkuScope: 'any' | 'site';
   requireVerified: boolean;
   /** REGISTRY_FETCH_ALLOW as given. */
   fetchAllow: string[];
@@ -50,6 +51,7 @@ export function importChecksSettings(config: RegistryConfig): ImportChecksSettin
     warnInsecureHttp: config.warnInsecureHttp,
     ...(config.trust.keysFile === undefined ? {} : { keysFile: config.trust.keysFile }),
     jkuUrls: [...config.trust.jkuUrls],
+    jkuScope: config.trust.jkuScope,
     requireVerified: config.trust.requireVerified,
     fetchAllow: [...config.fetch.allow.source],
     fetchTimeoutMs: config.fetch.timeoutMs,
@@ -67,7 +69,7 @@ export async function openImportChecks(settings: ImportChecksSettings, log: Logg
     dnsServers: settings.dnsServers,
     userAgent: `a2a-agent-registry/${readPackageVersion()} (import)`,
   });
-  const roots = await TrustRoots.open({ keysFile: settings.keysFile, jkuUrls: settings.jkuUrls, fetchJwks: guardedJwksFetch(fetcher), log });
+  const roots = await TrustRoots.open({ keysFile: settings.keysFile, jkuUrls: settings.jkuUrls, jkuScope: settings.jkuScope, fetchJwks: guardedJwksFetch(fetcher), log });
   const checks = new ImportChecks({
     validator: createDocumentValidator({ maxDocumentBytes: settings.maxDocumentBytes, warnInsecureHttp: settings.warnInsecureHttp }),
     verifier: createSignatureVerifier(roots),

@@ -70,7 +70,8 @@ export function parseJwks(value: unknown, source: string): ParsedJwks {
 
 /** Changes whenever any key, or where it comes from, changes. */
 export async function keysetFingerprint(keys: readonly TrustedKey[]): Promise<string> {
-  const lines = await Promise.all(keys.map(async (k) => `${k.source} ${k.kid} ${k.jwk.alg ?? ''} ${await calculateJwkThumbprint(k.jwk)}`));
+  // A scope is only written when there is one: unscoped keys keep the fingerprint they had.
+  const lines = await Promise.all(keys.map(async (k) => `${k.source} ${k.kid} ${k.jwk.alg ?? ''} ${await calculateJwkThumbprint(k.jwk)}${k.vouchesFor === undefined ? '' : ` ${k.vouchesFor}`}`));
   return createHash('sha256').update(lines.sort().join('\n')).digest('base64url').slice(0, 22);
 }
 

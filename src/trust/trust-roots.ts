@@ -69,6 +69,12 @@ export interface TrustRootsOptions {
   jkuMinRefreshMs?: number;
   /** Least time between two fetches of one JWKS prompted by an unknown kid (default one minute). */
   jkuRetryMs?: number;
+  /**
+   * `site`: a key from an allow-listed JWKS verifies only cards whose every endpoint is on the
+   * JWKS URL's host or under it (REGISTRY_TRUSTED_JKU_SCOPE); `any` (default): every card.
+   * Keys of the keys file, the operator's own, are never scoped.
+   */
+  jkuScope?: 'any' | 'site';
   /** Reload on SIGHUP (default true). */
   sighup?: boolean;
   /** Reload when the keys file changes (default true). */
@@ -97,6 +103,12 @@ const WATCH_SETTLE_MS = 50;
 function jkuKey(url: string): string {
   const parsed = parseEndpointUrl(url);
   return parsed.ok ? parsed.normalized : url;
+}
+
+/** The host a JWKS URL's keys vouch for under REGISTRY_TRUSTED_JKU_SCOPE=site (in the normal form card endpoints are compared in). */
+function siteOf(url: string): string | undefined {
+  const parsed = parseEndpointUrl(url);
+  return parsed.ok ? parsed.url.hostname.replace(/\.$/, '') : undefined;
 }
 
 export class TrustRoots implements TrustedKeys {
@@ -272,7 +284,8 @@ export class TrustRoots implements TrustedKeys {
         const fetched = await this.#options.fetchJwks!(set.url);
         const parsed = parseJwks(fetched.value, set.url);
         for (const problem of parsed.problems) this.#log.warn({ url: set.url }, problem);
-        set.keys = parsed.keys;
+        const scope = this.#options.jkuScope === 'site' ? siteOf(set.url) : undefined;
+        set.keys = scope === undefined ? parsed.keys : parsed.keys.map((k) => ({ ...k, vouchesFor: scope }));
         set.error = undefined;
         set.failures = 0;
         this.#schedule(set, fetched.lifetimeMs);

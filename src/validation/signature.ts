@@ -17,6 +17,7 @@
 import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify, importJWK, type JWK } from 'jose';
 import type { Finding, SignatureStatus } from '../contract/types.js';
 import type { CardVerification } from '../contract/verification.js';
+import { parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
 import {
   a2aPython03Payloads,
@@ -28,6 +29,7 @@ import {
   uncoveredPaths,
   uncoveredRequirementPaths,
 } from './canonical-card.js';
+import { cardEndpointUrls } from './endpoint-urls.js';
 import type { Generation } from './types.js';
 
 /** Asymmetric JWS algorithms (RFC 7518, RFC 8037). */
@@ -40,6 +42,12 @@ export interface TrustedKey {
   jwk: JWK;
   /** Where it came from: the JWKS file's path or the JWKS URL. */
   source: string;
+  /**
+   * The host this key vouches for, when it is scoped (REGISTRY_TRUSTED_JKU_SCOPE=site: the host
+   * of the JWKS URL that publishes it): it verifies only cards whose every endpoint is on that
+   * host or under it. Unset: any card.
+   */
+  vouchesFor?: string;
 }
 
 export interface KeyLookup {
@@ -169,7 +177,26 @@ function verifiedOver(payload: string, payloads: Payloads, kid: string, alg: str
   return { status: 'verified', kid, alg, ...flags, ...(payloads.falsy.has(payload) ? { falsyUncovered: true as const } : {}) };
 }
 
-async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKeys): Promise<Checked> {
+/**
+ * Why a scoped key (`vouchesFor`) does not vouch for this card: an endpoint off its host, or one
+ * that is no URL (which no host can vouch for). Undefined when it does.
+ */
+function outOfScope(key: TrustedKey, card: JsonObject, generation: Generation): string | undefined {
+  const scope = key.vouchesFor;
+  if (scope === undefined) return undefined;
+  for (const endpoint of cardEndpointUrls(card, generation)) {
+    const parsed = parseEndpoint(endpoint.url, endpoint.binding);
+    const host = parsed.ok ? parsed.url.hostname.replace(/\.$/, '') : undefined;
+    if (host !== undefined && (host === scope || host.endsWith(`.${scope}`))) continue;
+    return (
+      `the trusted key "${key.kid}" (from ${key.source}) vouches only for cards whose endpoints are on ${scope} or under it (REGISTRY_TRUSTED_JKU_SCOPE=site), ` +
+      `and ${endpoint.path} ${quote(endpoint.url)} is not: publish the key in a JWKS on that endpoint's site, or sign with a key the registry trusts for it`
+    );
+  }
+  return undefined;
+}
+
+async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKeys, card: JsonObject, generation: Generation): Promise<Checked> {
   if (!isObject(sig) || typeof sig.protected !== 'string' || typeof sig.signature !== 'string') {
     return invalid('it is not a JWS signature object {"protected": "…", "signature": "…"}');
   }
@@ -198,32 +225,37 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
     return { status: 'unknown-key', kid, alg, reason: note ? `${why}; ${note}` : why };
   }
   let firstError: unknown;
-  /** The payload one of the keys verifies the signature over, if any. */
-  const verifiedBy = async (tried: readonly TrustedKey[]): Promise<string | undefined> => {
+  /** The status once `key` verified the signature over `payload`: verified, unless the key is scoped to other hosts. */
+  const accepted = (payload: string, key: TrustedKey, flags: { requirementsUncovered?: true } = {}): Checked => {
+    const offScope = outOfScope(key, card, generation);
+    return offScope ? { status: 'unknown-key', kid, alg, reason: offScope } : verifiedOver(payload, payloads, kid, alg, flags);
+  };
+  /** The status by the first of the keys that verifies the signature over a payload, if any does. */
+  const verifiedBy = async (tried: readonly TrustedKey[]): Promise<Checked | undefined> => {
     for (const key of tried) {
       for (const payload of payloads.full) {
         const error = await verifies(sig, payload, key.jwk, alg);
-        if (error === undefined) return payload;
+        if (error === undefined) return accepted(payload, key);
         firstError ??= error;
       }
     }
     return undefined;
   };
   const signed = await verifiedBy(candidates);
-  if (signed !== undefined) return verifiedOver(signed, payloads, kid, alg);
+  if (signed !== undefined) return signed;
   // The publisher may have put a new key behind the same kid: its sources, fetched again, may
   // hold it. Only keys not tried yet are tried.
   const tried = new Set(candidates.map((k) => JSON.stringify(k.jwk)));
   const again = usable((await trust.lookupAgain?.(kid, jku))?.keys ?? []).filter((k) => !tried.has(JSON.stringify(k.jwk)));
   const signedAgain = await verifiedBy(again);
-  if (signedAgain !== undefined) return verifiedOver(signedAgain, payloads, kid, alg);
+  if (signedAgain !== undefined) return signedAgain;
   candidates.push(...again);
   // What @a2a-js/sdk 1.3 and a2a-python sign: the card without a scheme required without scopes
   // (and an empty requirement). Verified, as their own verifiers do, but not covering those
   // requirements: the verifier warns about each (requirementsUncovered).
   for (const payload of payloads.requirementless()) {
     for (const key of candidates) {
-      if ((await verifies(sig, payload, key.jwk, alg)) === undefined) return verifiedOver(payload, payloads, kid, alg, { requirementsUncovered: true });
+      if ((await verifies(sig, payload, key.jwk, alg)) === undefined) return accepted(payload, key, { requirementsUncovered: true });
     }
   }
   const sdkTyped = payloads.sdkTyped();
@@ -299,7 +331,7 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
         },
       };
       const checked: Checked[] = [];
-      for (const sig of signatures) checked.push(await checkSignature(sig, payloads, trust));
+      for (const sig of signatures) checked.push(await checkSignature(sig, payloads, trust, card, generation));
       const statuses = checked.map(({ requirementsUncovered: _, falsyUncovered: _falsy, ...status }): SignatureStatus => status);
       // The card counts as signed by the first signature covering all of it, else by the first verified.
       const first =
