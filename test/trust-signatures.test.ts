@@ -125,6 +125,27 @@ describe('signature statuses and tampering (SQLite)', () => {
     assert.deepEqual(result.warnings.filter((w: WireJson) => w.rule === 'unsigned-requirement').map((w: WireJson) => w.path), paths, what);
   };
 
+  test('a card carries at most 8 signatures: past them none is checked (each costs verifications anyone could ask for with validate), the card is refused saying why', async () => {
+    const signed = await signCard(fresh('Many Signatures'), trusted.signing);
+    // Signatures by kids this registry trusts, that verify nothing: what an attacker would send.
+    const bogus = (i: number) => ({
+      protected: base64url.encode(JSON.stringify({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' })),
+      signature: base64url.encode(new Uint8Array(64).fill(i)),
+    });
+    const withSignatures = (count: number) => ({ ...signed, signatures: [...(signed.signatures as unknown[]), ...Array.from({ length: count - 1 }, (_, i) => bogus(i))] });
+    const eight = errorOf(await op(anonymous, { validate: { agentCard: withSignatures(8) } }));
+    assert.equal(eight.code, 'SIGNATURE_INVALID');
+    assert.equal(eight.details.length, 7, 'the seven bogus ones are checked, and invalid');
+    assert.ok(eight.details.every((d: WireJson) => /does not match the card/.test(d.message)));
+    const nine = errorOf(await op(anonymous, { validate: { agentCard: withSignatures(9) } }));
+    assert.equal(nine.code, 'SIGNATURE_INVALID');
+    assert.equal(nine.details.at(-1).path, '/signatures/8');
+    assert.match(nine.details.at(-1).message, /not checked: a card may carry at most 8 signatures, and this one has 9/);
+    // One valid signature with seven more of unknown keys (rotation, other verifiers) is fine.
+    const others = Array.from({ length: 7 }, () => (signed.signatures as unknown[])[0] as WireJson).map((s, i) => ({ ...s, protected: base64url.encode(JSON.stringify({ alg: 'ES256', kid: `retired-${i}` })) }));
+    assert.equal(resultOf(await op(anonymous, { validate: { agentCard: { ...signed, signatures: [...(signed.signatures as unknown[]), ...others] } } })).valid, true);
+  });
+
   test('verified: with kid and alg, on the result, the entry and the search hit', async () => {
     const card = await signCard(fresh('Verified Agent'), trusted.signing);
     const result = resultOf(await register(card));

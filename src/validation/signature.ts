@@ -94,6 +94,14 @@ export interface DocumentVerifier {
 const ALGORITHM_LIST = ACCEPTED_ALGORITHMS.join(', ');
 
 /**
+ * The most signatures of one card that are checked. Each one by a trusted kid costs up to a dozen
+ * verifications (the canonical forms several signers use), so a card of nothing but bogus
+ * signatures made every validate (anyone may send one) cost a hundred milliseconds of CPU. A card
+ * needs one signature, two or three during a key rotation or for several verifiers' forms.
+ */
+export const MAX_SIGNATURES = 8;
+
+/**
  * The rules a signature is checked by (what it must cover, canonical-card.ts), as part of the
  * keyset every verification records: stored verdicts made by other rules are then checked again
  * (at start-up, as after a change of trust roots) instead of staying `verified` for a signature
@@ -331,7 +339,13 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
         },
       };
       const checked: Checked[] = [];
-      for (const sig of signatures) checked.push(await checkSignature(sig, payloads, trust, card, generation));
+      for (const [i, sig] of signatures.entries()) {
+        checked.push(
+          i < MAX_SIGNATURES
+            ? await checkSignature(sig, payloads, trust, card, generation)
+            : invalid(`not checked: a card may carry at most ${MAX_SIGNATURES} signatures, and this one has ${signatures.length}; remove those of keys no longer in use`),
+        );
+      }
       const statuses = checked.map(({ requirementsUncovered: _, falsyUncovered: _falsy, ...status }): SignatureStatus => status);
       // The card counts as signed by the first signature covering all of it, else by the first verified.
       const first =
