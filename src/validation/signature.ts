@@ -130,8 +130,8 @@ interface Payloads {
   sdkTyped(): string | undefined;
   /** base64url of the payloads without the empty parts of security requirements, when the card has some (only computed for a failure). */
   requirementless(): string[];
-  /** Those of the payloads above in a2a-python 0.3.21-0.3.23's form only (without the card's `false` and `0` values). */
-  falsy: ReadonlySet<string>;
+  /** Those of the payloads above in a2a-python 0.3.21-0.3.23's form only (without the card's `false` and `0` values; only computed for a success). */
+  falsy(): ReadonlySet<string>;
 }
 
 /** Imported keys by trusted JWK object and algorithm: importing costs more than verifying. */
@@ -182,7 +182,7 @@ type Checked = SignatureStatus & { requirementsUncovered?: true; falsyUncovered?
 
 /** A verified status, flagged when the payload that verified leaves the card's `false` and `0` values out. */
 function verifiedOver(payload: string, payloads: Payloads, kid: string, alg: string, flags: { requirementsUncovered?: true } = {}): Checked {
-  return { status: 'verified', kid, alg, ...flags, ...(payloads.falsy.has(payload) ? { falsyUncovered: true as const } : {}) };
+  return { status: 'verified', kid, alg, ...flags, ...(payloads.falsy().has(payload) ? { falsyUncovered: true as const } : {}) };
 }
 
 /**
@@ -321,15 +321,13 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
         const escaped = asciiEscaped(form);
         return (escaped === form ? [form] : [form, escaped]).map((f) => base64url.encode(f));
       };
-      const falsy = new Set(generation === '0.3' ? [...a2aPython03Payloads(card, false, 'falsy'), ...a2aPython03Payloads(card, true, 'falsy')].flatMap(encoded) : []);
+      let falsy: ReadonlySet<string> | undefined;
       const payloads: Payloads = {
-        falsy,
+        falsy: () =>
+          (falsy ??= new Set(generation === '0.3' ? [...a2aPython03Payloads(card, false, 'falsy'), ...a2aPython03Payloads(card, true, 'falsy')].flatMap(encoded) : [])),
         full: forms.map((form) => base64url.encode(form)),
         requirementless: () =>
-          (requirementless ??= requirementlessPayloads(card, generation).flatMap((form) => {
-            const escaped = asciiEscaped(form);
-            return (escaped === form ? [form] : [form, escaped]).map((f) => base64url.encode(f));
-          })),
+          (requirementless ??= requirementlessPayloads(card, generation).flatMap(encoded)),
         sdkTyped: () => {
           if (typed === null) {
             const payload = generation === '1.0' ? sdkTypedPayload(card) : full;
