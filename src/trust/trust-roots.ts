@@ -9,10 +9,10 @@
  *   (src/net), kept as long as the answer's Cache-Control max-age or Expires says, within bounds
  *   (at least a minute, at most REGISTRY_TRUSTED_JKU_REFRESH_SECONDS, an hour by default, which
  *   also applies to an answer that says nothing): a publisher that removes a compromised key
- *   decides how soon the registry stops trusting it. Fetched again sooner when a signature names a kid they lack
- *   or one whose key does not verify it (key rotation at the publisher, with or without a new
- *   kid; at most once per minute per URL) and on SIGHUP. A card's
- *   own `jku` is only ever a hint towards one of these: a URL that is not on the list is never
+ *   decides how soon the registry stops trusting it. Fetched again sooner when a signature
+ *   names a kid they lack or one whose key does not verify it (key rotation at the publisher,
+ *   with or without a new kid; at most once per minute per URL) and on SIGHUP. A card's own
+ *   `jku` is only ever a hint towards one of these: a URL that is not on the list is never
  *   fetched (A2A issue #2096).
  *
  * Listeners hear about every change of the set of keys (`fingerprint`): the registry then
