@@ -12,13 +12,12 @@ import { Role, TaskState, type AgentCard, type Message, type Part, type SendMess
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
+import { isObject, type JsonObject } from '../lib/json.js';
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 
-export type JsonObject = Record<string, unknown>;
-
-export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+export { isObject, type JsonObject };
 
 // --- failures ------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import type { Subject } from '../contract/subject.js';
 import type { RegistryError } from '../contract/errors.js';
 import type { ImportChecks, PreparedDocument } from '../registry/bulk-import.js';
 import { compactJsonBytes } from '../validation/index.js';
+import { isObject } from '../lib/json.js';
 import { detectKind } from './commands/validate.js';
 import type { SourceDocument } from './import-sources.js';
 import { JsonSource, JsonSyntaxError, type SourceLocation } from './json-source.js';
@@ -29,8 +30,6 @@ export type Prepared = { ready: PreparedDocument } | { refusal: Refusal };
 
 /** A document as a registration's subject, or why it cannot be one. */
 type Parsed = { subject: Subject } | { refusal: Refusal };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Places a JSON Pointer (or a parse position) of the document in its file; lazily, only for documents that are reported. */
 function locator(doc: SourceDocument): Locate {

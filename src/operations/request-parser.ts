@@ -7,6 +7,7 @@ import type { Message, Part } from '@a2a-js/sdk';
 import type { z } from 'zod';
 import type { Finding } from '../contract/types.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
+import { isObject } from '../lib/json.js';
 import { keysAt } from './schema-keys.js';
 import { formatBytes } from '../validation/size.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
@@ -45,8 +46,6 @@ interface UploadedFile {
 
 const JSON_MEDIA_TYPES = new Set(['', 'application/json', 'text/json', 'application/a2a+json']);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Zod issues as findings whose paths start at `base` (a JSON Pointer). With the schema, an unknown

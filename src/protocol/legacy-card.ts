@@ -16,6 +16,7 @@
  * A2A-Version header) still knows to send its token.
  */
 import { majorMinor } from './versions.js';
+import { isObject } from '../lib/json.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,8 +29,6 @@ interface WireInterface {
 interface WireRequirement {
   schemes?: Record<string, { list?: string[] }>;
 }
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A version in [0.3, 1.0): what v0.3 clients speak. */
 export function isLegacyVersion(version: string | undefined): boolean {

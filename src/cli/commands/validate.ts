@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EntryKind, Finding } from '../../contract/types.js';
+import { isObject } from '../../lib/json.js';
 import { compactJsonBytes, createDocumentValidator, type DocumentValidator, type Verdict } from '../../validation/index.js';
 import { JsonSource, JsonSyntaxError, type SourceLocation } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, styles, withLocation, type Locate } from '../output.js';
@@ -38,8 +39,6 @@ type DocumentKind = EntryKind | 'mcp-toolspec';
 export type FileResult =
   | ({ file: string; documentKind: DocumentKind } & Verdict)
   | { file: string; valid: false; error: { code: 'READ_ERROR' | 'NOT_JSON'; message: string; location?: SourceLocation } };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Members only an agent card has; some cards in the wild also carry a `tools` list of their own. */
 const CARD_MARKERS = ['name', 'supportedInterfaces', 'protocolVersion', 'skills', 'capabilities', 'url', 'defaultInputModes', 'defaultOutputModes'];
