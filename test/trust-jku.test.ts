@@ -22,11 +22,14 @@ import { op, resultOf, sdkClient } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { selfSignedCertificate, startOrigin, waitFor } from './support/origin-server.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { tempDir } from './support/temp.js';
 
 /** A publisher's key server: serves `sets[path]` (with `caching[path]` headers), counts requests per path. */
 const sets: Record<string, { keys: JWK[] }> = {};
 const caching: Record<string, Record<string, string>> = {};
 const requests: Record<string, number> = {};
+/** Paths whose server is down: answered 503. */
+const down = new Set<string>();
 let server: http.Server;
 let base: string;
 
@@ -47,6 +50,7 @@ before(async () => {
   server = http.createServer((req, res) => {
     const path = req.url ?? '';
     requests[path] = (requests[path] ?? 0) + 1;
+    if (down.has(path)) return res.writeHead(503).end();
     const set = sets[path];
     if (!set) return res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/jwk-set+json', ...caching[path] }).end(JSON.stringify(set));
@@ -168,6 +172,52 @@ describe('a key the publisher removes from its JWKS (revocation)', () => {
   });
 });
 
+describe('an allow-listed JWKS that cannot be fetched', () => {
+  test('its last good keys stay trusted, across a restart too (the saved copy), until REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS after that fetch', async () => {
+    const publisher = await key('pub-outage');
+    sets['/outage.json'] = { keys: [publisher.publicJwk] };
+    const savedJwksFile = `${tempDir()}/trusted-jwks.json`;
+    const fetcher = new GuardedFetcher({ maxBytes: 10_240, allow: AllowList.parse('127.0.0.1') });
+    const open = (jkuMaxStaleMs: number) =>
+      TrustRoots.open({ jkuUrls: [`${base}/outage.json`], fetchJwks: guardedJwksFetch(fetcher), log: createLogger('silent'), savedJwksFile, jkuMaxStaleMs, jkuMinRefreshMs: 100, sighup: false });
+    const signed = await signCard(card(), publisher.signing);
+    const up = await open(60_000);
+    up.close();
+    assert.equal(fs.statSync(savedJwksFile).mode & 0o777, 0o600, 'saved beside the data, for its user alone');
+    down.add('/outage.json');
+    try {
+      // A restart while the publisher's server is down: the saved copy's keys, not none.
+      const restarted = await open(60_000);
+      try {
+        assert.equal((await createSignatureVerifier(restarted).verifyAgentCard(signed, '1.0')).verification.verified, true);
+      } finally {
+        restarted.close();
+      }
+      // Down for longer than the longest the keys may be used: they stop being trusted while the
+      // registry runs, and the listeners hear it (the registry re-evaluates the cards they verified).
+      const expiring = await open(2_500);
+      let changes = 0;
+      expiring.onChange(() => changes++);
+      try {
+        assert.equal(expiring.size, 1, 'the saved copy, younger than the bound');
+        await waitFor(() => changes > 0, 'the keys dropped once the bound passed', 8000);
+        assert.equal(expiring.size, 0);
+        assert.equal((await createSignatureVerifier(expiring).verifyAgentCard(signed, '1.0')).verification.verified, false);
+      } finally {
+        expiring.close();
+      }
+      // At start-up, a saved copy older than the bound is not used; a longer bound uses it.
+      const late = await open(2_500);
+      const lenient = await open(60_000);
+      assert.deepEqual([late.size, lenient.size], [0, 1]);
+      late.close();
+      lenient.close();
+    } finally {
+      down.delete('/outage.json');
+    }
+  });
+});
+
 describe('REGISTRY_TRUSTED_JKU_SCOPE=site', () => {
   test('a key from an allow-listed JWKS verifies only cards whose every endpoint is on the JWKS URL\'s host or under it; off-site, its signature is unknown-key, saying why', async () => {
     const publisher = await key('site-key');
@@ -266,6 +316,9 @@ describe('a registry with REGISTRY_TRUSTED_JKU', () => {
     assert.equal(borrowed.verified, false);
     assert.equal(borrowed.signatures[0].status, 'unknown-key');
     assert.equal(requests['/attacker.json'] ?? 0, seen, 'a jku in a card is not a trust root');
+    // The last good copy of each set, kept in the data directory for a restart during an outage.
+    const saved = JSON.parse(fs.readFileSync(`${registry.dataDir}/trusted-jwks.json`, 'utf8'));
+    assert.deepEqual(Object.keys(saved).sort(), [`${base}/jwks.json`, `${base}/revocable.json`].sort());
   });
 
   test('a key removed from an allow-listed JWKS: the cards it verified become unverified at the next fetch (REGISTRY_TRUSTED_JKU_REFRESH_SECONDS)', async () => {

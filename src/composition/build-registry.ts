@@ -5,6 +5,7 @@
  * store every A2A binding shares, and the background work (the replica follower, storage
  * housekeeping, the storage probe). The doors are mounted on top of this by server.ts.
  */
+import path from 'node:path';
 import type { RegistryConfig } from '../config/config.js';
 import { ADMIN_PRINCIPAL } from '../config/config.js';
 import { TokenAuthenticator, ensureAdminToken } from '../auth/tokens.js';
@@ -28,7 +29,7 @@ import type { RegistryStore } from '../storage/types.js';
 import { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { CoalescedTask } from '../lib/coalesced-task.js';
 import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
-import { TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
+import { SAVED_JWKS_FILE, TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
 import { createDocumentValidator } from '../validation/index.js';
 import { readPackageVersion } from '../lib/package-info.js';
 import { GuardedFetcher, type Fetcher } from '../net/index.js';
@@ -147,6 +148,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       jkuUrls: config.trust.jkuUrls,
       fetchJwks: guardedJwksFetch(fetcher),
       jkuRefreshMs: config.trust.jkuRefreshSeconds * 1000,
+      jkuMaxStaleMs: config.trust.jkuMaxStaleSeconds * 1000,
+      savedJwksFile: path.join(config.dataDir, SAVED_JWKS_FILE),
       jkuScope: config.trust.jkuScope,
       log,
     });

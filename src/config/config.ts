@@ -132,6 +132,8 @@ export interface TrustConfig {
    * max-age or Expires is honoured down to a minute.
    */
   jkuRefreshSeconds: number;
+  /** How long the keys of an allow-listed JWKS that cannot be fetched stay trusted after its last good fetch (REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS). */
+  jkuMaxStaleSeconds: number;
   /** `site`: an allow-listed JWKS vouches only for cards on its own host (REGISTRY_TRUSTED_JKU_SCOPE). */
   jkuScope: 'any' | 'site';
   /** Agent cards must carry a signature by a trusted key (REGISTRY_REQUIRE_VERIFIED). */
@@ -402,6 +404,7 @@ const envSchema = z.object({
     })
     .optional(),
   REGISTRY_TRUSTED_JKU_REFRESH_SECONDS: wholeNumber(1, 86400, 'must be a whole number of seconds from 1 to 86400 (one day)').default(3600),
+  REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: wholeNumber(60, 30 * 86400, 'must be a whole number of seconds from 60 to 2592000 (30 days)').default(86400),
   REGISTRY_TRUSTED_JKU_SCOPE: z.enum(['any', 'site'], { message: 'must be "any" (a key from an allow-listed JWKS verifies any card) or "site" (only cards whose endpoints are on the JWKS URL\'s host or under it)' }).default('any'),
   REGISTRY_REQUIRE_VERIFIED: booleanString.default(false),
   REGISTRY_SIGNING_KEY: z.string().min(1).optional(),
@@ -616,6 +619,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       keysFile: e.REGISTRY_TRUSTED_KEYS === undefined ? undefined : path.resolve(e.REGISTRY_TRUSTED_KEYS),
       jkuUrls: e.REGISTRY_TRUSTED_JKU ?? [],
       jkuRefreshSeconds: e.REGISTRY_TRUSTED_JKU_REFRESH_SECONDS,
+      jkuMaxStaleSeconds: e.REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS,
       jkuScope: e.REGISTRY_TRUSTED_JKU_SCOPE,
       requireVerified: e.REGISTRY_REQUIRE_VERIFIED,
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),

@@ -15,12 +15,19 @@
  *   `jku` is only ever a hint towards one of these: a URL that is not on the list is never
  *   fetched (A2A issue #2096).
  *
+ * A JWKS that cannot be fetched keeps the keys it gave last, for at most
+ * REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS (a day by default) after that fetch: an outage at the
+ * publisher does not unverify every card it vouches for, yet a set deleted or unreachable for good
+ * stops being trusted. The last good copy of each set is saved beside the data
+ * (`trusted-jwks.json`), so a restart during such an outage starts with those keys too.
+ *
  * Listeners hear about every change of the set of keys (`fingerprint`): the registry then
  * re-evaluates the entries it stored.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { cacheLifetimeMs } from '../lib/cache-lifetime.js';
+import { isObject } from '../lib/json.js';
 import { parseEndpointUrl } from '../lib/endpoint-url.js';
 import type { Fetcher } from '../net/index.js';
 import type { Logger } from '../observability/logger.js';
@@ -35,6 +42,9 @@ export interface FetchedJwks {
 
 /** Fetches a JWKS document through the outbound guard; rejects with a message that says why not. */
 export type JwksFetch = (url: string) => Promise<FetchedJwks>;
+
+/** The file, in the data directory, that keeps the last good copy of each allow-listed JWKS. */
+export const SAVED_JWKS_FILE = 'trusted-jwks.json';
 
 /** Key sets are small, but larger than a card may be: room for a few dozen RSA keys. */
 const MAX_JWKS_BYTES = 64 * 1024;
@@ -75,6 +85,16 @@ export interface TrustRootsOptions {
    * Keys of the keys file, the operator's own, are never scoped.
    */
   jkuScope?: 'any' | 'site';
+  /**
+   * How long the keys of a JWKS that cannot be fetched stay trusted after its last successful
+   * fetch (REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS; default one day).
+   */
+  jkuMaxStaleMs?: number;
+  /**
+   * Where the last good copy of each allow-listed JWKS is saved, to start with while its server
+   * cannot be reached (within jkuMaxStaleMs of that copy's fetch). None: nothing is saved.
+   */
+  savedJwksFile?: string;
   /** Reload on SIGHUP (default true). */
   sighup?: boolean;
   /** Reload when the keys file changes (default true). */
@@ -84,6 +104,10 @@ export interface TrustRootsOptions {
 interface JkuSet {
   url: string;
   keys: TrustedKey[];
+  /** The document the keys come from, and when it was fetched (undefined: never, nor saved). */
+  document?: unknown;
+  goodAt?: number;
+  /** The last fetch, good or not (the rate limit of fetches prompted by signatures). */
   fetchedAt: number;
   error?: string;
   /** Fetches failed in a row: the next scheduled one waits longer each time. */
@@ -96,6 +120,7 @@ interface JkuSet {
 const DEFAULT_JKU_REFRESH_MS = 60 * 60_000;
 const DEFAULT_JKU_MIN_REFRESH_MS = 60_000;
 const DEFAULT_JKU_RETRY_MS = 60_000;
+const DEFAULT_JKU_MAX_STALE_MS = 24 * 60 * 60_000;
 /** Editors write a file in several steps: wait for the burst to end. */
 const WATCH_SETTLE_MS = 50;
 
@@ -137,6 +162,7 @@ export class TrustRoots implements TrustedKeys {
     if ((options.jkuUrls?.length ?? 0) > 0 && !options.fetchJwks) throw new Error('REGISTRY_TRUSTED_JKU needs the outbound fetcher.');
     const roots = new TrustRoots(options);
     if (options.keysFile) roots.#fileKeys = roots.#readKeysFile(options.keysFile);
+    roots.#adoptSavedCopies();
     await Promise.all([...roots.#jku.values()].map((set) => roots.#fetch(set)));
     roots.#fingerprint = await keysetFingerprint(roots.#allKeys());
     roots.#warnSharedKids();
@@ -282,26 +308,88 @@ export class TrustRoots implements TrustedKeys {
     set.inFlight ??= (async () => {
       try {
         const fetched = await this.#options.fetchJwks!(set.url);
-        const parsed = parseJwks(fetched.value, set.url);
-        for (const problem of parsed.problems) this.#log.warn({ url: set.url }, problem);
-        const scope = this.#options.jkuScope === 'site' ? siteOf(set.url) : undefined;
-        set.keys = scope === undefined ? parsed.keys : parsed.keys.map((k) => ({ ...k, vouchesFor: scope }));
+        this.#adopt(set, fetched.value, Date.now(), true);
         set.error = undefined;
         set.failures = 0;
+        this.#save();
         this.#schedule(set, fetched.lifetimeMs);
       } catch (error) {
-        // The keys fetched last stay in force: a JWKS endpoint that is down must not unverify
-        // every card it vouches for. It is asked again soon, then less often while it stays down.
+        // The keys fetched last stay in force for a while: a JWKS endpoint that is down must not
+        // unverify every card it vouches for. It is asked again soon, then less often while it
+        // stays down; past the longest it may be used, its keys are no longer trusted.
         set.error = (error as Error).message;
         set.failures++;
-        this.#schedule(set, this.#minRefreshMs * 2 ** Math.min(set.failures - 1, 20));
-        this.#log.warn({ url: set.url, err: error }, `the trusted JWKS at ${set.url} could not be fetched`);
+        const staleIn = set.keys.length > 0 && set.goodAt !== undefined ? set.goodAt + this.#maxStaleMs - Date.now() : Infinity;
+        const kept = Number.isFinite(staleIn) && staleIn > 0 ? `: the keys it gave at ${new Date(set.goodAt!).toISOString()} stay trusted until ${new Date(set.goodAt! + this.#maxStaleMs).toISOString()} (REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS)` : '';
+        this.#log.warn({ url: set.url, err: error }, `the trusted JWKS at ${set.url} could not be fetched${kept}`);
+        if (staleIn <= 0) {
+          set.keys = [];
+          this.#log.error(
+            { url: set.url, fetchedAt: new Date(set.goodAt!).toISOString() },
+            `the keys of the trusted JWKS at ${set.url} are no longer trusted: it has not been fetched since ${new Date(set.goodAt!).toISOString()}, longer ago than REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS allows`,
+          );
+        }
+        this.#schedule(set, Math.min(this.#minRefreshMs * 2 ** Math.min(set.failures - 1, 20), Math.max(staleIn, 0)));
       } finally {
         set.fetchedAt = Date.now();
         set.inFlight = undefined;
       }
     })();
     return set.inFlight;
+  }
+
+  /** The keys of `document` (a JWKS fetched or saved at `goodAt`) become the set's. */
+  #adopt(set: JkuSet, document: unknown, goodAt: number, warn: boolean): void {
+    const parsed = parseJwks(document, set.url);
+    if (warn) for (const problem of parsed.problems) this.#log.warn({ url: set.url }, problem);
+    const scope = this.#options.jkuScope === 'site' ? siteOf(set.url) : undefined;
+    set.keys = scope === undefined ? parsed.keys : parsed.keys.map((k) => ({ ...k, vouchesFor: scope }));
+    set.document = document;
+    set.goodAt = goodAt;
+  }
+
+  /**
+   * Start-up: each allow-listed set's saved copy, when it is recent enough, until the fetch that
+   * follows replaces it (or fails, and the copy stays in force). A copy that cannot be read is
+   * ignored, saying so: the sets are fetched anyway.
+   */
+  #adoptSavedCopies(): void {
+    const file = this.#options.savedJwksFile;
+    if (!file || this.#jku.size === 0) return;
+    let saved: unknown;
+    try {
+      saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#log.warn({ file, err: error }, `the saved copies of the trusted JWKS in ${file} cannot be read; the sets are fetched anew`);
+      return;
+    }
+    if (!isObject(saved)) return;
+    for (const set of this.#jku.values()) {
+      const copy = saved[set.url];
+      if (!isObject(copy) || typeof copy.fetchedAt !== 'number' || Date.now() - copy.fetchedAt >= this.#maxStaleMs) continue;
+      try {
+        this.#adopt(set, copy.document, copy.fetchedAt, false);
+      } catch {
+        // Not a key set (an edited file): the fetch decides.
+      }
+    }
+  }
+
+  /** Saves the last good copy of every set (written whole, then renamed: never half a file). */
+  #save(): void {
+    const file = this.#options.savedJwksFile;
+    if (!file || this.#closed) return;
+    const copies: Record<string, { fetchedAt: number; document: unknown }> = {};
+    for (const set of this.#jku.values()) if (set.goodAt !== undefined && set.keys.length > 0) copies[set.url] = { fetchedAt: set.goodAt, document: set.document };
+    const temporary = `${file}.${process.pid}.tmp`;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(temporary, JSON.stringify(copies), { mode: 0o600 });
+      fs.renameSync(temporary, file);
+    } catch (error) {
+      fs.rmSync(temporary, { force: true });
+      this.#log.warn({ file, err: error }, `the trusted JWKS could not be saved to ${file}; a restart while a set cannot be fetched starts without its keys`);
+    }
   }
 
   /** Fetches again the sets last fetched longer ago than the retry interval; true when any was. */
@@ -316,6 +404,10 @@ export class TrustRoots implements TrustedKeys {
 
   get #maxRefreshMs(): number {
     return this.#options.jkuRefreshMs ?? DEFAULT_JKU_REFRESH_MS;
+  }
+
+  get #maxStaleMs(): number {
+    return this.#options.jkuMaxStaleMs ?? DEFAULT_JKU_MAX_STALE_MS;
   }
 
   get #minRefreshMs(): number {
