@@ -114,6 +114,14 @@ describe('text encoder', () => {
     assert.equal(tokenize('x'.repeat(500))[0]!.length, 40);
   });
 
+  it('keeps C++, C#, F# as words; elsewhere + and # separate, in ASCII text and any other', () => {
+    const text = 'C++17 and C#10, F# (.NET), C/C++ or G++; a+b x+ y issue#12 #hashtag C#-based';
+    const terms = ['c++', '17', 'c#', '10', 'f#', 'net', 'c++', 'g++', 'issue', '12', 'hashtag', 'c#', 'based'];
+    assert.deepEqual(tokenize(text), terms);
+    // The same words when the text is not ASCII (the other path).
+    assert.deepEqual(tokenize(`${text} café C#é`), [...terms, 'cafe']);
+  });
+
   it('makes words of ideographs', () => {
     assert.deepEqual(tokenize('東京の天気'), ['東', '京', 'の', '天', '気']);
     // Voicing marks stay (ジ is not シ); half-width kana is split like full-width.

@@ -139,6 +139,9 @@ describe('matching', () => {
         ]),
       },
     });
+    await op(writer, { register: { agentCard: card('Kestrel C++ Mentor', 'https://cpp.example.org/a2a', [skill('templates', 'Explain templates', 'Explains C++17 templates.', ['c++'], ['Why does my C++ code not compile?'])]) } });
+    await op(writer, { register: { agentCard: card('Kestrel Reviewer', 'https://cs.example.org/a2a', [skill('review', 'Review code', 'Reviews C# and F# code (.NET).', ['c#', 'f#'], ['Review this C# class'])]) } });
+    await op(writer, { register: { agentCard: card('Kestrel C Toolsmith', 'https://c.example.org/a2a', [skill('compile', 'Compile code', 'Compiles C code, with a C+ grade.', ['c'], ['Compile main.c'])]) } });
     await op(writer, {
       register: {
         mcpServer: mcpServer('meteo', 'https://mcp.example.org/meteo'),
@@ -229,6 +232,21 @@ describe('matching', () => {
     // A malformed resultsPer is refused with a clear error.
     const task = await op(reader, { search: { query: 'weather', resultsPer: 'skill' } });
     assert.equal(stateOf(task), 'TASK_STATE_REJECTED');
+  });
+
+  test('C++, C# and F# are words: each finds what names it, not every "c"', async () => {
+    // The symbols were separators and a lone letter no word: "C++" found nothing, "C++ code" every "code".
+    const names = async (query: string) => (await search({ query })).results.map((h: WireJson) => h.name).sort();
+    assert.deepEqual(await names('C++'), ['Kestrel C++ Mentor']);
+    assert.deepEqual(await names('c#'), ['Kestrel Reviewer']);
+    assert.deepEqual(await names('F#'), ['Kestrel Reviewer']);
+    assert.deepEqual(await names('kestrel c++'), ['Kestrel C Toolsmith', 'Kestrel C++ Mentor', 'Kestrel Reviewer']);
+    assert.equal((await search({ query: 'kestrel c++' })).results[0]?.name, 'Kestrel C++ Mentor');
+    // The skill that says C# is left out; the entry's own name still matches "kestrel".
+    const reviewer = (await search({ query: 'kestrel -c#' })).results.find((h: WireJson) => h.name === 'Kestrel Reviewer');
+    assert.deepEqual([reviewer?.match.type, reviewer?.matches], ['agent', undefined]);
+    assert.deepEqual(await names('tags:c++'), ['Kestrel C++ Mentor']);
+    assert.deepEqual(await names('"c++ code"'), ['Kestrel C++ Mentor']);
   });
 
   test('a query that is exactly a name finds what has that name first', async () => {
