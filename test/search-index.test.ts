@@ -11,7 +11,7 @@ import type { EntryDescription } from '../src/contract/description.js';
 import { describeAgentCard, describeMcpServer } from '../src/registry/describe.js';
 import { createSearchIndex, GROUP_LIMIT, type IndexPage, type SearchIndex } from '../src/search/index.js';
 import { parseQuery } from '../src/search/query.js';
-import { tokenize } from '../src/search/text-encoder.js';
+import { tokenize, wordSpans } from '../src/search/text-encoder.js';
 
 const CORPUS = new URL('./fixtures/corpus/', import.meta.url);
 
@@ -112,6 +112,29 @@ describe('text encoder', () => {
   it('drops stop words and single letters, keeps digits, cuts very long terms', () => {
     assert.deepEqual(tokenize('the weather of a city in 3 days'), ['weather', 'city', '3', 'days']);
     assert.equal(tokenize('x'.repeat(500))[0]!.length, 40);
+  });
+
+  it('keeps C++, C#, F# as words; elsewhere + and # separate, in ASCII text and any other', () => {
+    const text = 'C++17 and C#10, F# (.NET), C/C++ or G++; a+b x+ y issue#12 #hashtag C#-based';
+    const terms = ['c++', '17', 'c#', '10', 'f#', 'net', 'c++', 'g++', 'issue', '12', 'hashtag', 'c#', 'based'];
+    assert.deepEqual(tokenize(text), terms);
+    // The same words when the text is not ASCII (the other path).
+    assert.deepEqual(tokenize(`${text} café C#é`), [...terms, 'cafe']);
+  });
+
+  it('finds the words in text as written where tokenize reads its terms (the web page marks them)', () => {
+    for (const text of [
+      '🌤️ Nimbus 👍🏽 👨‍👩‍👧 🇫🇷 © ™ → getWeather HTTPServer Café C++17, C# (.NET)',
+      'किताबों का हिन्दी में अनुवाद करता है। தமிழ் மொழிபெயர்ப்பு',
+      'บริการพยากรณ์อากาศ 東京の天気 ｴｰｼﾞｪﾝﾄ مُحَمَّد',
+    ]) {
+      const spans = wordSpans(text);
+      assert.deepEqual(spans.flatMap(([start, end]) => tokenize(text.slice(start, end))), tokenize(text), text);
+      assert.ok(spans.every(([start, end], i) => start < end && (i === 0 || spans[i - 1]![1] <= start)), 'spans in order, apart');
+    }
+    const words = (text: string) => wordSpans(text).map(([start, end]) => text.slice(start, end));
+    assert.deepEqual(words('🌤️ C++, किताबों!'), ['🌤️', 'C++', 'किताबों']);
+    assert.deepEqual(words('บริการพยากรณ์อากาศ'), ['บริการ', 'พยากรณ์', 'อากาศ']);
   });
 
   it('makes words of ideographs', () => {

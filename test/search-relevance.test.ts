@@ -85,8 +85,8 @@ describe('language detection and stemmers', () => {
 
 describe('word forms', () => {
   const index = build([
-    ['exact', agent('Invoices Desk', 'Keeps invoices.', [{ id: 's', name: 'Invoices' }])],
-    ['stemmed', agent('Invoice Desk', 'Keeps one invoice at a time.', [{ id: 's', name: 'Invoice' }])],
+    ['exact', agent('Invoices Desk', 'Keeps invoices.', [{ id: 's', name: 'Keep invoices' }])],
+    ['stemmed', agent('Invoice Desk', 'Keeps one invoice at a time.', [{ id: 's', name: 'Keep invoice' }])],
     ['german', agent('Rechnungsprüfer', 'Prüft die Rechnungen und bereitet die Zahlungen vor.', [{ id: 's', name: 'Rechnungen prüfen', description: 'Prüft jede Rechnung auf Beträge.' }])],
     ['indonesian', agent('Asisten Keuangan', 'Membantu mengelola pembayaran tagihan dan mencatat pengeluaran untuk keluarga yang sibuk.', [{ id: 's', name: 'Pembayaran tagihan' }])],
     ['english-data', agent('Data Agent', 'Loads the data and checks the data for errors.', [{ id: 's', name: 'Check data' }])],
@@ -114,7 +114,7 @@ describe('word forms', () => {
   });
 
   it('can be turned off', () => {
-    const off = build([['stemmed', agent('Invoice Desk', 'Keeps one invoice at a time.', [{ id: 's', name: 'Invoice' }])]], { wordForms: false, typos: false });
+    const off = build([['stemmed', agent('Invoice Desk', 'Keeps one invoice at a time.', [{ id: 's', name: 'Keep invoice' }])]], { wordForms: false, typos: false });
     assert.deepEqual(ids(off, 'invoicing '), []);
   });
 });

@@ -129,6 +129,19 @@ describe('matching', () => {
     await op(writer, { register: { agentCard: card('हिन्दी अनुवादक', 'https://hi.example.org/a2a', [skill('anuvad', 'किताब का अनुवाद', 'किताबों का हिन्दी में अनुवाद करता है।', ['अनुवाद'], ['यह किताब पढ़ो'])]) } });
     await op(writer, { register: { agentCard: card('Fah Sai', 'https://th.example.org/a2a', [skill('forecast', 'บริการพยากรณ์อากาศ', 'พยากรณ์อากาศรายวัน', ['อากาศ'], ['พรุ่งนี้ฝนตกไหม'])]) } });
     await op(writer, { register: { agentCard: card('Kutta Walker', 'https://kutta.example.org/a2a', [skill('walk', 'कुत्ता बाबू', 'Walks dogs.', ['dogs'], ['walk my dog'])]) } });
+    // Exact names, registered before entries that say their words more often (a tie goes to the newer entry).
+    await op(writer, { register: { agentCard: card('Numbat', 'https://numbat.example.org/a2a', [skill('count', 'Counting', 'Counts animals in the woodlands.', ['wildlife'], ['How many?'])]) } });
+    await op(writer, { register: { agentCard: card('Tally Ledger Agent', 'https://tally.example.org/a2a', [skill('book', 'Bookkeeping', 'Keeps the books.', ['accounting'], ['Close the month'])]) } });
+    await op(writer, {
+      register: {
+        agentCard: card('Numbat Tally Ledger Agent Hub', 'https://hub.example.org/a2a', [
+          skill('tally', 'Tally ledger agent routing', 'A tally ledger agent for every numbat: the tally ledger agent of numbat tours.', ['numbat', 'tally', 'ledger'], ['numbat tally ledger agent']),
+        ]),
+      },
+    });
+    await op(writer, { register: { agentCard: card('Kestrel C++ Mentor', 'https://cpp.example.org/a2a', [skill('templates', 'Explain templates', 'Explains C++17 templates.', ['c++'], ['Why does my C++ code not compile?'])]) } });
+    await op(writer, { register: { agentCard: card('Kestrel Reviewer', 'https://cs.example.org/a2a', [skill('review', 'Review code', 'Reviews C# and F# code (.NET).', ['c#', 'f#'], ['Review this C# class'])]) } });
+    await op(writer, { register: { agentCard: card('Kestrel C Toolsmith', 'https://c.example.org/a2a', [skill('compile', 'Compile code', 'Compiles C code, with a C+ grade.', ['c'], ['Compile main.c'])]) } });
     await op(writer, {
       register: {
         mcpServer: mcpServer('meteo', 'https://mcp.example.org/meteo'),
@@ -219,6 +232,39 @@ describe('matching', () => {
     // A malformed resultsPer is refused with a clear error.
     const task = await op(reader, { search: { query: 'weather', resultsPer: 'skill' } });
     assert.equal(stateOf(task), 'TASK_STATE_REJECTED');
+  });
+
+  test('C++, C# and F# are words: each finds what names it, not every "c"', async () => {
+    // The symbols were separators and a lone letter no word: "C++" found nothing, "C++ code" every "code".
+    const names = async (query: string) => (await search({ query })).results.map((h: WireJson) => h.name).sort();
+    assert.deepEqual(await names('C++'), ['Kestrel C++ Mentor']);
+    assert.deepEqual(await names('c#'), ['Kestrel Reviewer']);
+    assert.deepEqual(await names('F#'), ['Kestrel Reviewer']);
+    assert.deepEqual(await names('kestrel c++'), ['Kestrel C Toolsmith', 'Kestrel C++ Mentor', 'Kestrel Reviewer']);
+    assert.equal((await search({ query: 'kestrel c++' })).results[0]?.name, 'Kestrel C++ Mentor');
+    // The skill that says C# is left out; the entry's own name still matches "kestrel".
+    const reviewer = (await search({ query: 'kestrel -c#' })).results.find((h: WireJson) => h.name === 'Kestrel Reviewer');
+    assert.deepEqual([reviewer?.match.type, reviewer?.matches], ['agent', undefined]);
+    assert.deepEqual(await names('tags:c++'), ['Kestrel C++ Mentor']);
+    assert.deepEqual(await names('"c++ code"'), ['Kestrel C++ Mentor']);
+  });
+
+  test('a query that is exactly a name finds what has that name first', async () => {
+    // An entry that said the words more often (in its name and description, a skill's name,
+    // tags and examples) ranked above the entry of that very name.
+    const first = async (query: string, resultsPer = 'entry') => (await search({ query, resultsPer })).results[0];
+    for (const query of ['Tally Ledger Agent', 'tally ledger agent', 'TALLY-LEDGER agent', 'TallyLedgerAgent', '"tally ledger" agent']) {
+      assert.equal((await first(query))?.name, 'Tally Ledger Agent', query);
+      assert.equal((await first(query, 'match'))?.name, 'Tally Ledger Agent', `${query} (results per match)`);
+    }
+    assert.equal((await first('Numbat'))?.name, 'Numbat');
+    assert.equal((await first('numbat', 'match'))?.name, 'Numbat');
+    // A skill's exact name is its entry's best match.
+    const hub = await first('tally ledger agent routing');
+    assert.deepEqual([hub?.name, hub?.match.id], ['Numbat Tally Ledger Agent Hub', 'tally']);
+    // The words in another order, or fewer of them, are no name: the hub says them more often.
+    assert.equal((await first('ledger tally'))?.name, 'Numbat Tally Ledger Agent Hub');
+    assert.equal((await first('tally ledger'))?.name, 'Numbat Tally Ledger Agent Hub');
   });
 
   test('a hit names its entry, what matched, its score and interfaces', async () => {

@@ -99,6 +99,11 @@ describe('web page', { skip: unavailable }, () => {
 
     ids.weather = resultOf(await op(bob, { register: { agentCard: v03Card() } })).id;
     ids.files = resultOf(await op(bob, { register: { mcpServer: mcpServer(), toolspec: toolspec() } })).id;
+    // Words the search finds beyond letters: an emoji, vowel signs, Thai without spaces, C++.
+    const nimbus: WireJson = v1Card('🌤️ Nimbus', 'https://nimbus.example.org/a2a');
+    nimbus.description = 'किताबों का अनुवाद; พยากรณ์อากาศรายวัน; C++ notes.';
+    nimbus.skills = [{ id: 'sky', name: 'Sky notes', description: 'Notes on the sky.', tags: ['sky'] }];
+    ids.nimbus = resultOf(await op(bob, { register: { agentCard: nimbus } })).id;
     ids.ledger = resultOf(await op(bob, { register: { agentCard: await signCard(securedCard(), signer) } })).id;
     for (const [key, name] of [['beacon', 'Harbour Beacon Agent'], ['lighthouse', 'Harbour Lighthouse Agent']] as const) {
       const card: WireJson = v1Card(name, `https://${key}.example.org/a2a`);
@@ -292,6 +297,24 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#q').fill('weather');
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await refusal.count(), 0);
+    });
+  });
+
+  test('search: an emoji, words with vowel signs, Thai words and C++ are marked as the search matched them', async () => {
+    // The page marked runs of letters only: not 🌤, and अनुवाद or พยากรณ์ (vowel signs) not at all.
+    await withPage(async (page) => {
+      const marks = async (query: string, where: string) => {
+        await page.goto(`${registry.url}/?q=${encodeURIComponent(query)}`);
+        const hit = page.locator('.hit', { hasText: 'Nimbus' });
+        await hit.waitFor();
+        return hit.locator(`${where} mark`).allTextContents();
+      };
+      assert.deepEqual(await marks('🌤', 'h2'), ['🌤️']);
+      assert.deepEqual(await marks('अनुवाद', '.hit-description'), ['अनुवाद']);
+      assert.deepEqual(await marks('किताब', '.hit-description'), ['किताबों']);
+      assert.deepEqual(await marks('พยากรณ์', '.hit-description'), ['พยากรณ์']);
+      assert.deepEqual(await marks('c++', '.hit-description'), ['C++']);
+      assert.deepEqual(await marks('nimbus -sky', 'h2'), ['Nimbus']);
     });
   });
 

@@ -87,7 +87,7 @@ import { part, type IndexState, type SavedState } from './index-state.js';
 import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
 import { PairPool, pairHash, termHash } from './phrases.js';
-import { parseQuery } from './query.js';
+import { MAX_CLAUSES, MAX_PHRASE_WORDS, parseQuery, type ParsedClause } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
 import { bitmapOf, bitmapWords } from './entry-bits.js';
@@ -133,6 +133,19 @@ const idfFactor = (units: number, df: number): number =>
 const LINEAR_UNIT_TERMS = 24;
 
 /**
+ * A unit's whole name as one term (./text-encoder.ts's terms, space-separated after a space:
+ * no word has a space, so it meets no word, and it stays out of the vocabulary), filed under
+ * the name field. A query whose words are exactly a name's, in its order, looks it up as one
+ * more clause (nameClause): someone typing "Currency Agent" or "Weather" means the entry of
+ * that name, which ranked below entries that say the words more often. Names of more words
+ * than a phrase may have are not filed.
+ */
+const NAME_MARK = ' ';
+const nameTerm = (words: readonly string[]): string | undefined =>
+  words.length > 0 && words.length <= MAX_PHRASE_WORDS ? NAME_MARK + words.join(' ') : undefined;
+const isNameTerm = (term: string): boolean => term.startsWith(NAME_MARK);
+
+/**
  * Field texts of one unit → distinct terms, the mask of fields each occurs in, and word pairs.
  * Most units (a card, a skill) have a few dozen terms at most: they are found in the unit's own
  * list, and only a longer unit files them in a Map as well (a Map cleared for every unit grew
@@ -146,9 +159,20 @@ class UnitTerms {
   private pairs: number[] = [];
   addText(text: string | undefined, field: number): void {
     if (!text) return;
+    this.addTerms(tokenize(text, { maxChars: MAX_FIELD_CHARS }), field);
+  }
+  /** The unit's name: its words, and the whole name as one term (nameTerm). */
+  addName(text: string | undefined): void {
+    if (!text) return;
+    const words = tokenize(text, { maxChars: MAX_FIELD_CHARS });
+    this.addTerms(words, FIELD_NAME);
+    const whole = nameTerm(words);
+    if (whole !== undefined) this.note(whole, FIELD_NAME);
+  }
+  private addTerms(words: readonly string[], field: number): void {
     let prev = 0;
     let first = true;
-    for (const t of tokenize(text, { maxChars: MAX_FIELD_CHARS })) {
+    for (const t of words) {
       this.note(t, field);
       const h = termHash(t);
       if (!first) this.pairs.push(pairHash(prev, h));
@@ -592,7 +616,7 @@ export class PostingsIndex implements KeywordIndex {
     const defaultOut = d.defaultOutputModes.map(mimeKey);
     try {
       a.setEntry(no, d.kind === 'mcp-server', d.streaming, record.verified, entry.owner, d.interfaces, d.protocolVersion, lang, entry.health);
-      u.addText(d.name, FIELD_NAME);
+      u.addName(d.name);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);
       this.index(unitId(no, 0), base, lang);
@@ -600,7 +624,7 @@ export class PostingsIndex implements KeywordIndex {
       for (let ord = 1; ord < unitCount; ord++) {
         const k = d.skills[ord - 1];
         if (k) {
-          u.addText(k.name, FIELD_NAME);
+          u.addName(k.name);
           u.addTexts(k.tags, FIELD_TAGS);
           u.addText(k.description, FIELD_DESCRIPTION);
           u.addTexts(k.examples, FIELD_EXAMPLES);
@@ -613,7 +637,7 @@ export class PostingsIndex implements KeywordIndex {
           continue;
         }
         const t = d.tools[ord - 1 - d.skills.length]!;
-        u.addText(t.name, FIELD_NAME);
+        u.addName(t.name);
         u.addText(t.title, FIELD_TITLE);
         u.addText(t.annotationTitle, FIELD_TITLE);
         u.addText(t.description, FIELD_DESCRIPTION);
@@ -690,6 +714,8 @@ export class PostingsIndex implements KeywordIndex {
       },
     );
     const excluded = this.exclude(plan.excluded);
+    const named = this.nameClause(parsed.clauses);
+    if (named) plan.clauses.push(named);
     if (plan.clauses.length === 0) {
       // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
       return plan.excluded.length > 0 ? this.list(filter, offset, limit, perEntry, excluded, totalLimit) : { hits: [], total: 0 };
@@ -699,6 +725,26 @@ export class PostingsIndex implements KeywordIndex {
     // (settles) only past it. Other searches settle once their pages are decided.
     const exactTo = query.totalLimit !== undefined && query.totalLimit > 0 ? Math.floor(query.totalLimit) : 0;
     return this.match(plan.clauses, excluded, filter, offset, limit, perEntry, semantic, exactTo);
+  }
+
+  /**
+   * One more clause when the query's words are exactly the name of some skill, tool or entry,
+   * in order (case, accents, spacing and punctuation aside: the same terms): those units match
+   * it, so they rank above units that have the words but another name. Only for a query of
+   * plain words and quoted phrases, searched in any field or in names, in one scope.
+   */
+  private nameClause(clauses: readonly ParsedClause[]): PlanClause | undefined {
+    if (clauses.length === 0 || clauses.length >= MAX_CLAUSES) return undefined;
+    const words: string[] = [];
+    for (const c of clauses) {
+      if (c.alternatives.length !== 1 || (c.fields !== 0 && c.fields !== FIELD_NAME) || c.scope !== clauses[0]!.scope) return undefined;
+      const alt = c.alternatives[0]!;
+      if (alt.kind === 'word') words.push(alt.word);
+      else words.push(...alt.words);
+    }
+    const term = nameTerm(words);
+    if (term === undefined || this.terms.count(term) === 0) return undefined;
+    return { terms: [{ term, weight: 1, strong: true, lang: ANY_LANGUAGE }], phrases: [], fields: FIELD_NAME, scope: clauses[0]!.scope };
   }
 
   /**
@@ -767,7 +813,7 @@ export class PostingsIndex implements KeywordIndex {
 
   private index(id: number, slot: number, lang: number): void {
     const { terms, slots, pairs } = this.unitTerms.take();
-    for (const t of terms) this.vocabulary.add(t, lang);
+    for (const t of terms) if (!isNameTerm(t)) this.vocabulary.add(t, lang);
     this.terms.add(id, terms, slots);
     this.pairs.set(slot, pairs);
   }

@@ -21,7 +21,11 @@
  *   harakat and tatweel, Hebrew points, variation selectors, soft hyphens, zero-width joiners;
  *   ™, ℠ and ℡ are separators (NFKD would spell them out: "Weather™" → `weathertm`);
  * - single ASCII letters and a short list of stop words (English, German, Spanish, Italian,
- *   Indonesian) are dropped; terms are cut at MAX_TERM_LENGTH characters.
+ *   Indonesian) are dropped; terms are cut at MAX_TERM_LENGTH characters;
+ * - but a single letter followed by `++` or `#` and no letter (C++, C#, F#, G++; "C++17" too)
+ *   is a word with its symbols: `c++`, `c#`. Those names were no words at all, so "C++" found
+ *   nothing and "C# developer" every developer. Elsewhere `+` and `#` separate words, as any
+ *   punctuation does ("a+b", "issue#12", "#hashtag").
  *
  * The output never contains spaces: a term is one word, whatever the language.
  */
@@ -66,12 +70,29 @@ function spaceWords(run: string): string {
 /** Symbols NFKD spells out in letters, which would join the word before them. */
 const SPELLED_SYMBOLS = /[\u2120-\u2122]/g;
 /**
- * A word: a flag (two regional indicators); a pictograph, unless it is one used as punctuation
- * (legal marks, double punctuation, arrows, bullets and squares, check and cross marks, question
- * and exclamation marks, plus and minus); or letters and digits with their marks.
+ * Pictographs used as punctuation: legal marks, double punctuation, arrows, bullets and squares,
+ * check and cross marks, question and exclamation marks, plus and minus.
  */
-const WORDS =
-  /\p{RI}{2}|(?![\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21ff\u25a0-\u25ff\u2611\u2705\u2714\u2716\u2733\u2734\u2747\u274c\u274e\u2753-\u2757\u2795-\u2797\u27a1\u27b0\u27bf\u2934\u2935\u2b05-\u2b07\u2b1b\u2b1c\u3030\u303d])\p{Extended_Pictographic}|[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+const PUNCTUATION_PICTOGRAPHS =
+  '[\\u00a9\\u00ae\\u203c\\u2049\\u2122\\u2139\\u2194-\\u21ff\\u25a0-\\u25ff\\u2611\\u2705\\u2714\\u2716\\u2733\\u2734\\u2747\\u274c\\u274e\\u2753-\\u2757\\u2795-\\u2797\\u27a1\\u27b0\\u27bf\\u2934\\u2935\\u2b05-\\u2b07\\u2b1b\\u2b1c\\u3030\\u303d]';
+/**
+ * A word: a letter with `++` or `#` (C++, C#); a flag (two regional indicators); a pictograph,
+ * unless it is one used as punctuation; or letters and digits with their marks.
+ */
+const WORDS = new RegExp(
+  `[a-z](?:\\+\\+|#)(?!\\p{L})|\\p{RI}{2}|(?!${PUNCTUATION_PICTOGRAPHS})\\p{Extended_Pictographic}|[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*`,
+  'gu',
+);
+/**
+ * The same words in text as written (wordSpans): the letter of C++ in either case, a pictograph
+ * with its presentation selector, skin tone or ZWJ sequence, letters with the marks that fold away
+ * (accents as combining characters, zero-width joiners, soft hyphens).
+ */
+const WORD_SPANS = new RegExp(
+  `[A-Za-z](?:\\+\\+|#)(?!\\p{L})|\\p{RI}{2}|(?!${PUNCTUATION_PICTOGRAPHS})\\p{Extended_Pictographic}(?:[\\ufe0e\\ufe0f\\u{1f3fb}-\\u{1f3ff}]|\\u200d\\p{Extended_Pictographic})*|[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}\\u00ad\\u200c\\u200d\\u2060]*`,
+  'gu',
+);
+const IDEOGRAPH_SPAN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]\p{M}*|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 const SIMPLE_TERM = /^[a-z0-9]+$/;
 
 const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -140,6 +161,15 @@ const isUpper = (c: number): boolean => c >= 65 && c <= 90;
 const isLower = (c: number): boolean => c >= 97 && c <= 122;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
+/** After a lone letter at `i`: the length of `++` or `#` there when no letter follows them (C++, C#), else 0. */
+function languageSymbols(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  const n = c === 35 ? 1 : c === 43 && s.charCodeAt(i + 1) === 43 ? 2 : 0;
+  if (n === 0) return 0;
+  const next = i + n < s.length ? s.charCodeAt(i + n) : 32;
+  return isUpper(next) || isLower(next) ? 0 : n;
+}
+
 /** Fast path for ASCII text (most cards): one scan, same boundaries as tokenizeUnicode. */
 function tokenizeAscii(s: string, out: string[], maxTerms: number): void {
   const n = s.length;
@@ -160,11 +190,37 @@ function tokenizeAscii(s: string, out: string[], maxTerms: number): void {
         }
       }
     } else if (start >= 0) {
-      push(out, s.slice(start, i).toLowerCase());
+      // C++, C#: a letter with its symbols (see the rules above).
+      const symbols = i === start + 1 && !isDigit(s.charCodeAt(start)) ? languageSymbols(s, i) : 0;
+      push(out, s.slice(start, i + symbols).toLowerCase());
       if (out.length >= maxTerms) return;
+      if (symbols > 0) i += symbols - 1;
       start = -1;
     }
   }
+}
+
+/**
+ * Where the words of `text` are, as written (start, end offsets): the runs tokenize reads its
+ * terms from, by the same rules (a word with its marks, an emoji, C++; Thai, Lao, Khmer and
+ * Myanmar words by dictionary; each Han or kana character). `tokenize` of a span gives its terms
+ * (several for an identifier: getWeather). For marking matched words in a text (the web page).
+ */
+export function wordSpans(text: string): [start: number, end: number][] {
+  const out: [number, number][] = [];
+  for (const m of text.matchAll(WORD_SPANS)) {
+    const word = m[0];
+    const at = m.index;
+    if (HAS_UNSPACED.test(word)) {
+      segmenter ??= new Intl.Segmenter('th', { granularity: 'word' });
+      for (const s of segmenter.segment(word)) if (s.isWordLike) out.push([at + s.index, at + s.index + s.segment.length]);
+    } else if (HAS_IDEOGRAPH.test(word)) {
+      for (const p of word.matchAll(IDEOGRAPH_SPAN)) out.push([at + p.index, at + p.index + p[0].length]);
+    } else {
+      out.push([at, at + word.length]);
+    }
+  }
+  return out;
 }
 
 /** True when `term` is already in normalised form (fast path for re-encoding a term). */

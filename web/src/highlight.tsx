@@ -1,25 +1,21 @@
 /**
- * Marks the words of a search in the text of a result. The registry matches without regard to
- * case or accents and by word forms (prefixes, stems), so the page compares folded words and
- * accepts a shared stem, not only exact spellings.
+ * Marks the words of a search in the text of a result. The page reads the query and the text by
+ * the registry's own rules (src/search: its query parser and tokenizer), so what a search
+ * matched is what is marked: words with their vowel signs (हिन्दी, Thai by dictionary), emoji,
+ * C++ and C#, each Chinese or Japanese character, camelCase identifiers. The registry also
+ * matches word forms (prefixes, stems), so a word is marked when it starts with a query word or
+ * shares a stem with it, not only when spelt the same.
  */
 import type { ComponentChildren } from 'preact';
+import { parseQuery } from '../../src/search/query';
+import { tokenize, wordSpans } from '../../src/search/text-encoder';
 
-const WORD = /[\p{L}\p{N}]+/gu;
-/** Query syntax that is not a word to find: operators and field prefixes (relevance's query syntax). */
-const OPERATORS = new Set(['or', 'and', 'not']);
-
-export const fold = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-
-/** The words of a query worth marking: no operators, no excluded (-word) terms, no field names. */
+/** The words of a query worth marking (as the index folds them): no operators, no excluded (-word) terms, no field names. */
 export function queryTerms(query: string): string[] {
   const terms = new Set<string>();
-  for (const raw of query.split(/\s+/)) {
-    if (!raw || raw.startsWith('-')) continue;
-    const word = raw.includes(':') ? raw.slice(raw.indexOf(':') + 1) : raw;
-    for (const m of word.matchAll(WORD)) {
-      const t = fold(m[0]);
-      if (t.length >= 2 && !OPERATORS.has(t)) terms.add(t);
+  for (const clause of parseQuery(query).clauses) {
+    for (const alt of clause.alternatives) {
+      for (const word of alt.kind === 'word' ? [alt.word] : alt.words) terms.add(word);
     }
   }
   return [...terms];
@@ -31,9 +27,8 @@ function sharedPrefix(a: string, b: string): number {
   return i;
 }
 
-/** A word of the text matches a term when it starts with it, or both share a stem ("translating" ~ "translate"). */
-export function wordMatches(word: string, terms: readonly string[]): boolean {
-  const w = fold(word);
+/** A word of the text (its terms) matches a query term when it starts with it, or both share a stem ("translating" ~ "translate"). */
+function termMatches(w: string, terms: readonly string[]): boolean {
   return terms.some((t) => w.startsWith(t) || sharedPrefix(w, t) >= Math.min(t.length, Math.max(4, t.length - 3)));
 }
 
@@ -41,11 +36,12 @@ export function Highlight({ text, terms }: { text: string; terms: readonly strin
   if (terms.length === 0 || !text) return <>{text}</>;
   const out: ComponentChildren[] = [];
   let last = 0;
-  for (const m of text.matchAll(WORD)) {
-    if (!wordMatches(m[0], terms)) continue;
-    if (m.index > last) out.push(text.slice(last, m.index));
-    out.push(<mark>{m[0]}</mark>);
-    last = m.index + m[0].length;
+  for (const [start, end] of wordSpans(text)) {
+    const word = text.slice(start, end);
+    if (!tokenize(word).some((w) => termMatches(w, terms))) continue;
+    if (start > last) out.push(text.slice(last, start));
+    out.push(<mark>{word}</mark>);
+    last = end;
   }
   if (last === 0) return <>{text}</>;
   out.push(text.slice(last));
