@@ -133,12 +133,14 @@ const idfFactor = (units: number, df: number): number =>
 const LINEAR_UNIT_TERMS = 24;
 
 /**
- * A unit's whole name as one term (./text-encoder.ts's terms, space-separated after a space:
- * no word has a space, so it meets no word, and it stays out of the vocabulary), filed under
- * the name field. A query whose words are exactly a name's, in its order, looks it up as one
- * more clause (nameClause): someone typing "Currency Agent" or "Weather" means the entry of
- * that name, which ranked below entries that say the words more often. Names of more words
- * than a phrase may have are not filed.
+ * An entry's whole name (an agent's or MCP server's) as one term (./text-encoder.ts's terms,
+ * space-separated after a space: no word has a space, so it meets no word, and it stays out of
+ * the vocabulary), filed under the name field. A query whose words are exactly a name's, in its
+ * order, looks it up as one more clause (nameClause): someone typing "Currency Agent" or
+ * "Weather" means the entry of that name, which ranked below entries that say the words more
+ * often. Names of more words than a phrase may have are not filed. Skills' and tools' names are
+ * not filed: a term per unit cost ~130 bytes an entry (6 units on average in bench/lib's
+ * generated entries), which the heap at 1M entries (issue 22: at most 2 GiB) has no room for.
  */
 const NAME_MARK = ' ';
 const nameTerm = (words: readonly string[]): string | undefined =>
@@ -624,7 +626,7 @@ export class PostingsIndex implements KeywordIndex {
       for (let ord = 1; ord < unitCount; ord++) {
         const k = d.skills[ord - 1];
         if (k) {
-          u.addName(k.name);
+          u.addText(k.name, FIELD_NAME);
           u.addTexts(k.tags, FIELD_TAGS);
           u.addText(k.description, FIELD_DESCRIPTION);
           u.addTexts(k.examples, FIELD_EXAMPLES);
@@ -637,7 +639,7 @@ export class PostingsIndex implements KeywordIndex {
           continue;
         }
         const t = d.tools[ord - 1 - d.skills.length]!;
-        u.addName(t.name);
+        u.addText(t.name, FIELD_NAME);
         u.addText(t.title, FIELD_TITLE);
         u.addText(t.annotationTitle, FIELD_TITLE);
         u.addText(t.description, FIELD_DESCRIPTION);
@@ -728,9 +730,9 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   /**
-   * One more clause when the query's words are exactly the name of some skill, tool or entry,
-   * in order (case, accents, spacing and punctuation aside: the same terms): those units match
-   * it, so they rank above units that have the words but another name. Only for a query of
+   * One more clause when the query's words are exactly the name of an entry, in order (case,
+   * accents, spacing and punctuation aside: the same terms): those entries match it, so they
+   * rank above units that have the words but another name. Only for a query of
    * plain words and quoted phrases, searched in any field or in names, in one scope.
    */
   private nameClause(clauses: readonly ParsedClause[]): PlanClause | undefined {
