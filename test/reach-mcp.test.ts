@@ -332,6 +332,16 @@ describe('MCP endpoint', () => {
     assert.equal(res.status, 400);
     const body = (await res.json()) as WireJson;
     assert.equal(body.error.code, -32700, 'a body that is not JSON is a JSON-RPC parse error');
+    // MCP messages are UTF-8: another charset is refused as the SDK refuses another media type.
+    const latin1 = await fetch(`${registry.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=latin1', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+    });
+    assert.equal(latin1.status, 415);
+    const refused = (await latin1.json()) as WireJson;
+    assert.equal(refused.error.code, -32000);
+    assert.match(refused.error.message, /charset=latin1; JSON requests are read as UTF-8 only/);
   });
 
   test('params the SDK cannot read (tools/call "arguments" that is no object) are invalid params (-32602) in one line, not an internal error', async () => {

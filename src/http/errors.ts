@@ -141,6 +141,9 @@ interface BodyParserError extends Error {
   /** The declared length (null from body-parser for a chunked body). */
   length?: number | null;
   limit?: number;
+  /** charset.unsupported: the declared charset, and the request's JSON-RPC id when it was read (CharsetRefused). */
+  charset?: string;
+  id?: string | number | null;
 }
 
 /** 'null', 'a number', ... when `text` is JSON (and so no object, or it would have parsed); else undefined. */
@@ -210,8 +213,17 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
           reason: 'PARSE_ERROR',
           message: 'The request body is not valid UTF-8; send UTF-8 encoded JSON.',
         });
-      case 'encoding.unsupported':
       case 'charset.unsupported':
+        // JSON is UTF-8 on the wire (RFC 8259 8.1, A2A 14.1): a body declared otherwise is refused
+        // for its media type, as one declared text/plain is, with its id when it could be read.
+        return sendFailure(req, res, {
+          httpStatus: 415,
+          jsonRpcCode: JSONRPC_CONTENT_TYPE_NOT_SUPPORTED,
+          reason: 'CONTENT_TYPE_NOT_SUPPORTED',
+          message: `The request body is declared charset=${String(err.charset).slice(0, 40)}; JSON requests are read as UTF-8 only (RFC 8259): send UTF-8 with Content-Type: application/json (charset=utf-8 or no charset).`,
+          id: err.id ?? null,
+        });
+      case 'encoding.unsupported':
         return sendFailure(req, res, {
           httpStatus: 415,
           jsonRpcCode: JSONRPC_INVALID_REQUEST,
