@@ -148,7 +148,13 @@ describe('MCP tools', () => {
     const second = structured(await call('search_agents', { limit: 1, pageToken: first.nextPageToken }));
     assert.equal(second.results.length, 1);
     assert.notEqual(second.results[0].id, first.results[0].id);
-    assert.match(errorText(await call('search_agents', { filter: { tags: ['tax'] }, limit: 1, pageToken: first.nextPageToken })), /^BAD_REQUEST: /, 'a token is bound to its query');
+    // A token is bound to its arguments; the refusal names the tool's (it named A2A's resultsPer).
+    const other = errorText(await call('search_agents', { filter: { tags: ['tax'] }, limit: 1, pageToken: first.nextPageToken }));
+    assert.match(other, /^BAD_REQUEST: The pageToken belongs to another search_agents call: send the same query, filter and limit as the call whose answer gave it, or start again without pageToken\./);
+    assert.doesNotMatch(other, /resultsPer/);
+    assert.match(errorText(await call('search_mcp_servers', { limit: 1, pageToken: first.nextPageToken })), /another search_mcp_servers call/);
+    const listed = structured(await call('list_agents', { pageSize: 1 }));
+    assert.match(errorText(await call('list_agents', { pageSize: 1, health: 'ok', pageToken: listed.nextPageToken })), /^BAD_REQUEST: .*another list_agents call: send the same owner, mine, health and verified/);
   });
 
   test('search_mcp_servers finds tools, filtered by their annotation hints', async () => {
