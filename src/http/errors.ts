@@ -144,6 +144,8 @@ interface BodyParserError extends Error {
   /** charset.unsupported: the declared charset, and the request's JSON-RPC id when it was read (CharsetRefused). */
   charset?: string;
   id?: string | number | null;
+  /** encoding.unsupported: the Content-Encoding body-parser does not decode. */
+  encoding?: string;
 }
 
 /** 'null', 'a number', ... when `text` is JSON (and so no object, or it would have parsed); else undefined. */
@@ -224,19 +226,33 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
           id: err.id ?? null,
         });
       case 'encoding.unsupported':
+        // A Content-Encoding body-parser does not decode (compress, x-gzip...): about the
+        // compression, not the charset, as this answer used to say.
         return sendFailure(req, res, {
           httpStatus: 415,
           jsonRpcCode: JSONRPC_INVALID_REQUEST,
           reason: 'UNSUPPORTED_ENCODING',
-          message: 'The request body must be UTF-8 JSON.',
+          message: `The request body is sent with Content-Encoding: ${String(err.encoding ?? req.headers['content-encoding']).slice(0, 40)}, which the registry does not decode: send it uncompressed, or compressed with gzip, deflate or br.`,
         });
       case 'request.aborted':
         return;
-      default:
+      default: {
+        // A compressed body that does not decompress (zlib's Z_DATA_ERROR and the like): say so,
+        // rather than that the request "could not be read".
+        const encoding = req.headers['content-encoding'];
+        if (err.status === 400 && encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+          return sendFailure(req, res, {
+            httpStatus: 400,
+            jsonRpcCode: JSONRPC_INVALID_REQUEST,
+            reason: 'BAD_REQUEST',
+            message: `The request body is declared Content-Encoding: ${encoding.slice(0, 40)} but does not decompress (${err.message.slice(0, 100)}): send it compressed as declared, or uncompressed without Content-Encoding.`,
+          });
+        }
         if (err.status && err.status >= 400 && err.status < 500) {
           return sendFailure(req, res, { httpStatus: err.status, jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'BAD_REQUEST', message: 'The request could not be read.' });
         }
         return next(err);
+      }
     }
   };
 }
