@@ -332,6 +332,10 @@ describe('ARD API', () => {
       pageToken = page.body.pageToken;
     } while (pageToken);
     for (const r of results) assert.equal(paged.find((p) => p.identifier === r.identifier)?.score, r.score);
+    // A token sent with another query is refused in ARD's words (it named limit and resultsPer, A2A's fields).
+    const first = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1 });
+    const other = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 2, pageToken: first.body.pageToken });
+    assertArdError(other, 400, 'INVALID_ARGUMENT', /^The pageToken belongs to another search: send the same query \(text and filter\) and pageSize .* or start again without pageToken\.$/);
   });
 
   test('POST /search filters: type, tags, publisher; federation modes', async () => {

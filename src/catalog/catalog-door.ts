@@ -32,7 +32,7 @@ import { requestScope } from '../http/request-log.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
-import { ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus } from './ard.js';
+import { ardErrorOf, ardFailure, ardListOf, ardPageTokenRefusal, ardSearchAnswer, ardSearchOf, ardCodeForStatus } from './ard.js';
 import { CATALOG_PAGE_SIZE, catalogDocument, catalogPageEntry, catalogPageOf, hostInfo } from './catalog.js';
 import { catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
@@ -193,7 +193,8 @@ export const catalogDoor: Door = {
       bodyErrorHandler(log),
       handle('search', async (req, res) => {
         const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars);
-        const page = search.request ? await answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req)) : undefined;
+        const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));
+        const page = searching ? await searching.catch((err: unknown) => Promise.reject(ardPageTokenRefusal(err))) : undefined;
         res.setHeader('Cache-Control', 'no-store');
         res.json(ardSearchAnswer(site, search, page));
       }),
