@@ -351,6 +351,10 @@ describe('raw HTTP', () => {
       ['/a2a/rest/tenant-a/message:stream', {}, 'POST'],
       ['/a2a/rest/tasks/x', { 'A2A-Version': '0.3' }, 'GET, HEAD'],
       ['/a2a/jsonrpc', { 'A2A-Version': '9.9' }, 'POST'],
+      // The app's own routes (not the SDK's routers) were 405 "OPTIONS is not allowed".
+      ['/.well-known/agent-card.json', {}, 'GET, HEAD'],
+      ['/.well-known/ai-catalog.json', {}, 'GET, HEAD'],
+      ['/search', {}, 'POST'],
     ] as const) {
       const res = await fetch(`${registry.url}${path}`, { method: 'OPTIONS', headers });
       await res.arrayBuffer();

@@ -283,6 +283,14 @@ export function routeTakes(req: Request): boolean {
 export const notFoundHandler: RequestHandler = (req, res) => {
   const path = fullPath(req);
   const allowed = allowedMethods(req.app, path);
+  if (req.method === 'OPTIONS' && allowed.length > 0) {
+    // What express's router answers for OPTIONS (RFC 9110 9.3.7), as on the A2A endpoints, whose
+    // SDK routers get to it: the app's own routes (the well-known card, the catalog and ARD
+    // paths) reached this handler first and answered 405, saying OPTIONS "is not allowed".
+    res.setHeader('Allow', allowed.join(', '));
+    res.status(200).type('text/plain').send(allowed.join(', '));
+    return;
+  }
   if (allowed.length > 0 && !allowed.includes(req.method)) {
     res.setHeader('Allow', allowed.join(', '));
     return sendFailure(req, res, {
