@@ -252,6 +252,7 @@ describe('registered documents at stable URLs', () => {
     const head = await fetch(cardUrl, { method: 'HEAD' });
     assert.equal(head.status, 200);
     assert.equal(head.headers.get('etag'), etag);
+    assert.equal(head.headers.get('content-length'), res.headers.get('content-length'), 'HEAD gives the size GET does');
     const revision = await get(`${cardUrl}?revision=1`);
     assert.equal(revision.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.equal(revision.headers.get('etag'), etag);
