@@ -412,7 +412,14 @@ describe('MCP endpoint', () => {
     assert.match(errorText(await call('search_agents', { limit: 1000 })), /-32602/);
     assert.equal(lastLine('tools/call search_agents')?.taskState, 'REJECTED');
     assert.equal(lastLine('tools/call search_agents')?.errorCode, 'INVALID_PARAMS');
-    assert.match(errorText(await call('no_such_tool', {})), /not found/);
+    // An unknown tool is a JSON-RPC error (MCP: a protocol error, -32602), naming the tools there are;
+    // it was a tool result with isError, "Tool no_such_tool not found".
+    await assert.rejects(call('no_such_tool', {}), (err: unknown) => {
+      assert.ok(err instanceof McpError, String(err));
+      assert.equal(err.code, ErrorCode.InvalidParams);
+      assert.match(err.message, /Unknown tool: "no_such_tool"\. This server's tools are search_agents, .*get_agent.* \(tools\/list describes them\)\.$/);
+      return true;
+    });
     assert.equal(lastLine('tools/call no_such_tool')?.errorCode, 'INVALID_PARAMS');
     await assert.rejects(anonymous.request({ method: 'resources/list', params: {} }, ListResourcesResultSchema), (err: unknown) => err instanceof McpError && err.code === ErrorCode.MethodNotFound);
     assert.equal(lastLine('resources/list')?.taskState, 'REJECTED');

@@ -203,7 +203,7 @@ export const mcpDoor: Door = {
       });
       try {
         await server.connect(transport);
-        guardParams(transport, () => {
+        guardParams(transport, TOOLS, () => {
           if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_PARAMS' });
         });
         recordSdkRefusals(transport, scope);
