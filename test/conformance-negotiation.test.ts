@@ -211,6 +211,34 @@ describe('JSON-RPC media type (9.1)', () => {
     assert.equal(ok.status, 200, ok.text.slice(0, 200));
     assert.equal(ok.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED');
   });
+
+  test('a body declared in another charset than UTF-8 gets 415 and -32005 with its own id; on HTTP+JSON 415 too', async () => {
+    // JSON exchanged between systems is UTF-8 (RFC 8259 8.1, A2A 14.1). latin1 was refused with
+    // id null; UTF-16 was decoded, its bytes slipping past the depth check (which reads UTF-8).
+    const request = (id: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'SendMessage', params: { message: message() } });
+    const cases: Array<[string, Uint8Array<ArrayBuffer>]> = [
+      ['latin1', new Uint8Array(Buffer.from(request('req-latin1'), 'latin1'))],
+      ['ISO-8859-1', new Uint8Array(Buffer.from(request('req-ISO-8859-1'), 'latin1'))],
+      ['utf-16le', new Uint8Array(Buffer.from(request('req-utf-16le'), 'utf16le'))],
+      ['"utf-32"', new Uint8Array(Buffer.from(request('req-"utf-32"'), 'latin1'))],
+    ];
+    for (const [charset, body] of cases) {
+      const res = await fetch(`${registry.url}/a2a/jsonrpc`, { method: 'POST', headers: { 'A2A-Version': '1.0', 'content-type': `application/json; charset=${charset}` }, body });
+      const answer = await readAnswer(res);
+      assert.equal(answer.status, 415, `${charset}: ${answer.text.slice(0, 200)}`);
+      assert.equal(answer.json?.id, `req-${charset}`, `${charset}: the request's id, not null`);
+      assert.equal(answer.json?.error?.code, -32005, charset);
+      assert.equal(answer.json?.error?.data?.[0]?.reason, 'CONTENT_TYPE_NOT_SUPPORTED', charset);
+      assert.match(answer.json?.error?.message, /declared charset=.*read as UTF-8 only \(RFC 8259\): send UTF-8 with Content-Type: application\/json/, charset);
+    }
+    const restAnswer = await rest(registry.url, '/message:send', { method: 'POST', headers: { 'A2A-Version': '1.0', 'content-type': 'application/json; charset=utf-16' }, body: sendBody() });
+    assert.equal(restAnswer.status, 415, restAnswer.text.slice(0, 200));
+    assert.equal(restAnswer.json?.error?.details?.[0]?.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+    assert.match(restAnswer.json?.error?.message, /charset=utf-16/);
+    // UTF-8, named in any case or quoted, still works.
+    const quoted = await post(4, 'SendMessage', { message: message() }, { 'content-type': 'application/json; charset="UTF-8"', 'A2A-Version': '1.0' });
+    assert.equal(quoted.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED', quoted.text.slice(0, 200));
+  });
 });
 
 describe('@a2a-js/sdk 1.3 as it is (fails when an upgrade changes what the door works around)', () => {

@@ -378,7 +378,12 @@ describe('encodings and media types', () => {
 
   test('a non-JSON content type is -32005; a gzip body that is not gzip is a clean -32600', async () => {
     assert.equal(rpcError(await rpc(sendMessageBody([{ text: 'x' }]), { 'content-type': 'text/plain' })).code, -32005);
-    assert.equal(rpcError(await rpc(sendMessageBody([{ text: 'x' }]), { 'content-encoding': 'gzip' })).code, -32600);
+    const notGzip = rpcError(await rpc(sendMessageBody([{ text: 'x' }]), { 'content-encoding': 'gzip' }));
+    assert.equal(notGzip.code, -32600);
+    // It said "could not be read"; a compression the registry does not decode said "must be UTF-8 JSON".
+    assert.match(notGzip.message, /declared Content-Encoding: gzip but does not decompress .*: send it compressed as declared, or uncompressed/);
+    const compress = rpcError(await rpc(sendMessageBody([{ text: 'x' }]), { 'content-encoding': 'compress' }));
+    assert.match(compress.message, /Content-Encoding: compress, which the registry does not decode: send it uncompressed, or compressed with gzip, deflate or br/);
   });
 });
 

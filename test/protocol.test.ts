@@ -160,6 +160,10 @@ describe('executor routing', () => {
     assert.match(v1.body.error.message, /"search"/);
     const legacy = await rpc(sendMessageBody('message/send', { kind: 'message', messageId: 'm0', role: 'user', parts: [] }), {});
     assert.equal(legacy.body.error?.code, -32602);
+    // A v0.3 request is shown v0.3 parts (the v1.0 example, copied, was refused for having no "kind").
+    assert.match(legacy.body.error.message, /parts is empty: .*\{"kind": "text", "text": "weather"\}.*\{"kind": "data", "data": \{"search"/);
+    const notAnObject = await rpc(sendMessageBody('message/send', { kind: 'message', messageId: 'm1', role: 'user', parts: ['weather'] }), {});
+    assert.match(notAnObject.body.error.message, /parts\[0\] must be an object such as \{"kind": "text", "text": "\.\.\."\}/);
     const rest = await fetch(`${registry.url}/a2a/rest/message:send`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
@@ -351,6 +355,10 @@ describe('raw HTTP', () => {
       ['/a2a/rest/tenant-a/message:stream', {}, 'POST'],
       ['/a2a/rest/tasks/x', { 'A2A-Version': '0.3' }, 'GET, HEAD'],
       ['/a2a/jsonrpc', { 'A2A-Version': '9.9' }, 'POST'],
+      // The app's own routes (not the SDK's routers) were 405 "OPTIONS is not allowed".
+      ['/.well-known/agent-card.json', {}, 'GET, HEAD'],
+      ['/.well-known/ai-catalog.json', {}, 'GET, HEAD'],
+      ['/search', {}, 'POST'],
     ] as const) {
       const res = await fetch(`${registry.url}${path}`, { method: 'OPTIONS', headers });
       await res.arrayBuffer();

@@ -200,6 +200,7 @@ describe('large catalogs', () => {
       const r = await big.service.register({ type: 'agent-card', card, documentText: text, sizeBytes: Buffer.byteLength(text) }, caller);
       registered.add(urn('agent', r.id!));
     }
+    const pageIds: string[] = [];
     for (const document of ['/.well-known/ai-catalog.json', '/.well-known/ard.json']) {
       const seen: string[] = [];
       let url: string | undefined = `${big.url}${document}`;
@@ -213,6 +214,14 @@ describe('large catalogs', () => {
         const nested = body.entries.filter((e: WireJson) => e.mediaType === 'application/ai-catalog+json');
         assert.ok(nested.length <= 1);
         if (nested.length) assert.equal(body.entries.at(-1), nested[0], 'the next page comes last');
+        if (nested.length) {
+          // A page's identifier names that one page of that document (page-2 alone named either
+          // document's, wherever the list stood), and looking it up answers the same entry.
+          pageIds.push(nested[0].identifier);
+          const lookup = await getJson(`${big.url}/agents/${encodeURIComponent(nested[0].identifier)}`);
+          assert.equal(lookup.res.status, 200, JSON.stringify(lookup.body));
+          assert.deepEqual(lookup.body, nested[0]);
+        }
         assert.ok(!nested[0] || nested[0].url.startsWith(`${big.url}${document}?`), 'pages stay on the document they started from');
         seen.push(...body.entries.filter((e: WireJson) => e.identifier.includes(':agent:')).map((e: WireJson) => e.identifier));
         url = nested[0]?.url;
@@ -221,6 +230,9 @@ describe('large catalogs', () => {
       assert.equal(seen.length, registered.size);
       assert.deepEqual(new Set(seen), registered);
     }
+    assert.equal(new Set(pageIds).size, 4, `one identifier per page and document: ${pageIds.join(', ')}`);
+    const forged = pageIds[0]!.replace(/:[^:]+$/, ':forged');
+    assertArdError(await getJson(`${big.url}/agents/${encodeURIComponent(forged)}`), 404, 'NOT_FOUND', /no catalog page/);
     assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2`), 400, 'INVALID_ARGUMENT', /"page" .* and "after" together/);
     assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&after=forged`), 400, 'INVALID_ARGUMENT');
   });
@@ -240,6 +252,7 @@ describe('registered documents at stable URLs', () => {
     const head = await fetch(cardUrl, { method: 'HEAD' });
     assert.equal(head.status, 200);
     assert.equal(head.headers.get('etag'), etag);
+    assert.equal(head.headers.get('content-length'), res.headers.get('content-length'), 'HEAD gives the size GET does');
     const revision = await get(`${cardUrl}?revision=1`);
     assert.equal(revision.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.equal(revision.headers.get('etag'), etag);
@@ -320,6 +333,10 @@ describe('ARD API', () => {
       pageToken = page.body.pageToken;
     } while (pageToken);
     for (const r of results) assert.equal(paged.find((p) => p.identifier === r.identifier)?.score, r.score);
+    // A token sent with another query is refused in ARD's words (it named limit and resultsPer, A2A's fields).
+    const first = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 1 });
+    const other = await post(`${registry.url}/search`, { query: { text: 'invoice' }, pageSize: 2, pageToken: first.body.pageToken });
+    assertArdError(other, 400, 'INVALID_ARGUMENT', /^The pageToken belongs to another search: send the same query \(text and filter\) and pageSize .* or start again without pageToken\.$/);
   });
 
   test('POST /search filters: type, tags, publisher; federation modes', async () => {
@@ -435,7 +452,23 @@ describe('ARD API', () => {
     }
     const own = await getJson(`${registry.url}/agents/${urn('registry', 'search')}`);
     assert.equal(own.body.type, 'application/ai-registry+json');
-    assertArdError(await getJson(`${registry.url}/agents/urn:air:other.example:agent:${ids.weather}`), 404, 'NOT_FOUND', /not an identifier of this registry/);
+    assertArdError(await getJson(`${registry.url}/agents/urn:air:other.example:agent:${ids.weather}`), 404, 'NOT_FOUND', /its identifiers start urn:air:127\.0\.0\.1: \(an identifier another registry returned is resolved at that registry/);
+    // ARD ADR-0010: the lookup is exact and case-sensitive (a case slip is a valid identifier this
+    // registry does not have, and is told so); a malformed identifier is 400 saying what is wrong.
+    for (const slip of [`URN:AIR:127.0.0.1:agent:${ids.weather}`, urn('AGENT', ids.weather), urn('agent', ids.weather.toUpperCase()), urn('Registry', 'search')]) {
+      assertArdError(await getJson(`${registry.url}/agents/${slip}`), 404, 'NOT_FOUND', /compared exactly, case-sensitively/);
+    }
+    const malformed: Array<[string, RegExp]> = [
+      ['urn:isbn:0451450523', /not an ARD identifier: its namespace is "isbn", not "air"/],
+      ['urn:air:127.0.0.1', /it has a publisher but no name/],
+      [`urn:air::agent:${ids.weather}`, /its publisher is empty/],
+      [`${urn('agent', '')}`, /segment 3 after urn:air: is empty/],
+      [`urn:air:not_a_domain:agent:x`, /its publisher "not_a_domain" is not a domain name/],
+      [encodeURIComponent(urn('agent', 'a b')), /holds " ", which a URN cannot \(RFC 8141\)/],
+    ];
+    for (const [ref, message] of malformed) {
+      assertArdError(await getJson(`${registry.url}/agents/${ref}`), 400, 'INVALID_ARGUMENT', message);
+    }
     assertArdError(await getJson(`${registry.url}/agents/no-such-entry`), 404, 'NOT_FOUND');
     // An identifier names the kind too: the agent's id under mcp-server is no identifier of this registry's.
     assertArdError(await getJson(`${registry.url}/agents/${urn('mcp-server', ids.weather)}`), 404, 'NOT_FOUND', new RegExp(`is an agent, identified as ${urn('agent', ids.weather)}`));

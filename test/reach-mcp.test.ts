@@ -148,7 +148,13 @@ describe('MCP tools', () => {
     const second = structured(await call('search_agents', { limit: 1, pageToken: first.nextPageToken }));
     assert.equal(second.results.length, 1);
     assert.notEqual(second.results[0].id, first.results[0].id);
-    assert.match(errorText(await call('search_agents', { filter: { tags: ['tax'] }, limit: 1, pageToken: first.nextPageToken })), /^BAD_REQUEST: /, 'a token is bound to its query');
+    // A token is bound to its arguments; the refusal names the tool's (it named A2A's resultsPer).
+    const other = errorText(await call('search_agents', { filter: { tags: ['tax'] }, limit: 1, pageToken: first.nextPageToken }));
+    assert.match(other, /^BAD_REQUEST: The pageToken belongs to another search_agents call: send the same query, filter and limit as the call whose answer gave it, or start again without pageToken\./);
+    assert.doesNotMatch(other, /resultsPer/);
+    assert.match(errorText(await call('search_mcp_servers', { limit: 1, pageToken: first.nextPageToken })), /another search_mcp_servers call/);
+    const listed = structured(await call('list_agents', { pageSize: 1 }));
+    assert.match(errorText(await call('list_agents', { pageSize: 1, health: 'ok', pageToken: listed.nextPageToken })), /^BAD_REQUEST: .*another list_agents call: send the same owner, mine, health and verified/);
   });
 
   test('search_mcp_servers finds tools, filtered by their annotation hints', async () => {
@@ -332,6 +338,16 @@ describe('MCP endpoint', () => {
     assert.equal(res.status, 400);
     const body = (await res.json()) as WireJson;
     assert.equal(body.error.code, -32700, 'a body that is not JSON is a JSON-RPC parse error');
+    // MCP messages are UTF-8: another charset is refused as the SDK refuses another media type.
+    const latin1 = await fetch(`${registry.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=latin1', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+    });
+    assert.equal(latin1.status, 415);
+    const refused = (await latin1.json()) as WireJson;
+    assert.equal(refused.error.code, -32000);
+    assert.match(refused.error.message, /charset=latin1; JSON requests are read as UTF-8 only/);
   });
 
   test('params the SDK cannot read (tools/call "arguments" that is no object) are invalid params (-32602) in one line, not an internal error', async () => {
@@ -396,7 +412,14 @@ describe('MCP endpoint', () => {
     assert.match(errorText(await call('search_agents', { limit: 1000 })), /-32602/);
     assert.equal(lastLine('tools/call search_agents')?.taskState, 'REJECTED');
     assert.equal(lastLine('tools/call search_agents')?.errorCode, 'INVALID_PARAMS');
-    assert.match(errorText(await call('no_such_tool', {})), /not found/);
+    // An unknown tool is a JSON-RPC error (MCP: a protocol error, -32602), naming the tools there are;
+    // it was a tool result with isError, "Tool no_such_tool not found".
+    await assert.rejects(call('no_such_tool', {}), (err: unknown) => {
+      assert.ok(err instanceof McpError, String(err));
+      assert.equal(err.code, ErrorCode.InvalidParams);
+      assert.match(err.message, /Unknown tool: "no_such_tool"\. This server's tools are search_agents, .*get_agent.* \(tools\/list describes them\)\.$/);
+      return true;
+    });
     assert.equal(lastLine('tools/call no_such_tool')?.errorCode, 'INVALID_PARAMS');
     await assert.rejects(anonymous.request({ method: 'resources/list', params: {} }, ListResourcesResultSchema), (err: unknown) => err instanceof McpError && err.code === ErrorCode.MethodNotFound);
     assert.equal(lastLine('resources/list')?.taskState, 'REJECTED');

@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import type { EntryKind, Finding, ListRequest, SearchFilter, SearchHit, SearchPage, SearchRequest } from '../contract/types.js';
-import { RegistryError, badRequest } from '../contract/errors.js';
+import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
 import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, zodFindings } from '../operations/request-parser.js';
@@ -291,6 +291,17 @@ function ardResultOf(site: Site, hit: SearchHit, best: number): ArdResult {
  * hit; later hits of an entry already shown on the page are dropped), ARD scores, and the next
  * page's token carrying the first page's best score.
  */
+/**
+ * A pageToken sent with another query than the page it came from. The registry names the A2A
+ * request's fields (limit, resultsPer: ARD has neither); this names ARD's.
+ */
+export function ardPageTokenRefusal(err: unknown): unknown {
+  if (!(err instanceof RegistryError) || !err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY)) return err;
+  return badRequest('The pageToken belongs to another search: send the same query (text and filter) and pageSize as the request whose answer gave it, or start again without pageToken.', [
+    { path: '/pageToken', message: 'issued for another query', rule: PAGE_TOKEN_OTHER_QUERY },
+  ]);
+}
+
 export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage | undefined): ArdSearchAnswer {
   const answer: ArdSearchAnswer = { results: [] };
   if (search.federation === 'referrals') answer.referrals = []; // no upstream registries are configured

@@ -22,7 +22,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Caller } from '../contract/caller.js';
-import { RegistryError, notFound } from '../contract/errors.js';
+import { RegistryError, badRequest, notFound } from '../contract/errors.js';
 import type { EntryKind, EntryView, ListPage, SearchPage } from '../contract/types.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
@@ -32,14 +32,14 @@ import { requestScope } from '../http/request-log.js';
 import { currentScope } from '../observability/request-scope.js';
 import type { Operation } from '../operations/operation.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
-import { ardErrorOf, ardFailure, ardListOf, ardSearchAnswer, ardSearchOf, ardCodeForStatus } from './ard.js';
-import { CATALOG_PAGE_SIZE, catalogDocument, catalogPageOf, hostInfo } from './catalog.js';
+import { ardErrorOf, ardFailure, ardListOf, ardPageTokenRefusal, ardSearchAnswer, ardSearchOf, ardCodeForStatus } from './ard.js';
+import { CATALOG_PAGE_SIZE, catalogDocument, catalogPageEntry, catalogPageOf, hostInfo } from './catalog.js';
 import { catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
-import { MEDIA_TYPES, documentPaths, entryUrn, parseEntryRef, registryUrn, urnPublisher, type Site } from './vocabulary.js';
+import { CATALOG_DOCUMENTS, MEDIA_TYPES, documentPaths, entryUrn, parseEntryRef, registryUrn, urnPublisher, type CatalogDocumentName, type Site } from './vocabulary.js';
 
-export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
-export const ARD_MANIFEST_PATH = '/.well-known/ard.json';
+export const AI_CATALOG_PATH = CATALOG_DOCUMENTS['ai-catalog'];
+export const ARD_MANIFEST_PATH = CATALOG_DOCUMENTS.ard;
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** Catalog pages kept in memory at most (they are rebuilt on demand after a change anyway). */
 const CATALOG_CACHE_BYTES = 32 * 1024 * 1024;
@@ -167,22 +167,22 @@ export const catalogDoor: Door = {
     app.use([AI_CATALOG_PATH, ARD_MANIFEST_PATH, '/search', '/explore', '/agents', '/mcp-servers'], common);
 
     // ---- the catalog / ARD manifest ----
-    const servePage = (documentPath: string, contentType: string) =>
+    const servePage = (document: CatalogDocumentName, contentType: string) =>
       handle('list', async (req, res) => {
         const page = catalogPageOf(req.query);
         const caller = requestCaller(req);
         const build = async () => {
           const request = { pageSize: CATALOG_PAGE_SIZE, withDocuments: true, ...('after' in page ? { pageToken: page.after } : {}) };
           const list = await answer<ListPage>({ op: 'list', request }, caller);
-          const body = Buffer.from(JSON.stringify(catalogDocument(site, host, page, list.entries, list.nextPageToken, documentPath)));
+          const body = Buffer.from(JSON.stringify(catalogDocument(site, host, page, list.entries, list.nextPageToken, document)));
           return { body, etag: etagOf(body) };
         };
-        const key = `${documentPath}|${page.page}|${'after' in page ? page.after : ''}`;
+        const key = `${document}|${page.page}|${'after' in page ? page.after : ''}`;
         const built = config.publicRead ? await pages.getOrBuild(key, build) : await build();
         sendCacheable(req, res, { ...built, cacheControl, contentType });
       });
-    app.get(AI_CATALOG_PATH, reads, servePage(AI_CATALOG_PATH, `${MEDIA_TYPES.catalog}; charset=utf-8`));
-    app.get(ARD_MANIFEST_PATH, reads, servePage(ARD_MANIFEST_PATH, JSON_TYPE));
+    app.get(AI_CATALOG_PATH, reads, servePage('ai-catalog', `${MEDIA_TYPES.catalog}; charset=utf-8`));
+    app.get(ARD_MANIFEST_PATH, reads, servePage('ard', JSON_TYPE));
 
     // ---- ARD API ----
     const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: SEARCH_BODY_TYPES });
@@ -193,7 +193,8 @@ export const catalogDoor: Door = {
       bodyErrorHandler(log),
       handle('search', async (req, res) => {
         const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars);
-        const page = search.request ? await answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req)) : undefined;
+        const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));
+        const page = searching ? await searching.catch((err: unknown) => Promise.reject(ardPageTokenRefusal(err))) : undefined;
         res.setHeader('Cache-Control', 'no-store');
         res.json(ardSearchAnswer(site, search, page));
       }),
@@ -220,8 +221,23 @@ export const catalogDoor: Door = {
       '/agents/:ref',
       reads,
       handle('get', async (req, res) => {
+        // express decoded the path segment once, as ADR-0010 has it (%253A stays %3A).
         const ref = parseEntryRef(site, String(req.params.ref));
-        if (!ref) throw notFound(`"${String(req.params.ref).slice(0, 200)}" is not an identifier of this registry (urn:air:${site.publisher}:<kind>:<id>, or an entry id).`);
+        if ('malformed' in ref) throw badRequest(ref.malformed, [{ path: '/identifier', message: 'not an ARD identifier', hint: `This registry's identifiers are urn:air:${site.publisher}:<agent|mcp-server>:<id>.` }]);
+        if ('absent' in ref) throw notFound(ref.absent);
+        if ('page' in ref) {
+          // A page's identifier is good while its position is one the registry issued (a forged
+          // or outdated one is refused by the list, as the page itself would be).
+          const { document, page, after } = ref.page;
+          try {
+            await answer<ListPage>({ op: 'list', request: { pageSize: 1, pageToken: after } }, requestCaller(req));
+          } catch (err) {
+            if (err instanceof RegistryError && err.code === 'BAD_REQUEST') throw notFound(`The registry has no catalog page "${String(req.params.ref).slice(0, 200)}".`);
+            throw err;
+          }
+          sendCacheable(req, res, { body: Buffer.from(JSON.stringify(catalogPageEntry(site, document, page, after))), cacheControl, contentType: JSON_TYPE });
+          return;
+        }
         if ('self' in ref) {
           const own = registryEntries(site).find((e) => e.identifier === registryUrn(site, ref.self));
           if (!own) throw notFound(`The registry has no entry "${registryUrn(site, ref.self)}".`);
@@ -229,6 +245,10 @@ export const catalogDoor: Door = {
           return;
         }
         const view = await answer<EntryView>({ op: 'get', id: ref.id }, requestCaller(req));
+        // The store finds an id in any case; an identifier is matched exactly (ADR-0010).
+        if (ref.kind !== undefined && view.id !== ref.id) {
+          throw notFound(`The registry has no entry "${String(req.params.ref).slice(0, 200)}": identifiers are compared exactly, case-sensitively; did you mean ${entryUrn(site, view.kind, view.id)}?`);
+        }
         if (ref.kind !== undefined && ref.kind !== view.kind) {
           throw notFound(`The registry has no entry "${String(req.params.ref).slice(0, 200)}": entry ${view.id} is ${view.kind === 'agent' ? 'an agent' : 'an MCP server'}, identified as ${entryUrn(site, view.kind, view.id)}.`);
         }

@@ -12,7 +12,7 @@
 import type { EntryView } from '../contract/types.js';
 import { badRequest } from '../contract/errors.js';
 import { catalogEntryOf, registryEntries, type CatalogEntry } from './entries.js';
-import { MEDIA_TYPES, catalogPageUrn, type Site } from './vocabulary.js';
+import { CATALOG_DOCUMENTS, MEDIA_TYPES, catalogPageUrn, type CatalogDocumentName, type Site } from './vocabulary.js';
 
 export const CATALOG_SPEC_VERSION = '1.0';
 /** Entries per page: the most one `list` answers. */
@@ -55,29 +55,24 @@ export function hostInfo(site: Site, documentationUrl?: string): HostInfo {
 }
 
 /**
- * One page of the catalog. `documentPath` is where this document is served (ai-catalog.json or
- * ard.json): the next page link stays on the same document.
+ * The nested-catalog entry that links to page `page` of `document`, continuing after list
+ * position `after`. GET /agents/{its identifier} answers the same entry.
  */
-export function catalogDocument(
-  site: Site,
-  host: HostInfo,
-  page: CatalogPage,
-  entries: EntryView[],
-  nextAfter: string | undefined,
-  documentPath: string,
-): AiCatalog {
+export function catalogPageEntry(site: Site, document: CatalogDocumentName, page: number, after: string): CatalogEntry {
+  return {
+    identifier: catalogPageUrn(site, document, page, after),
+    displayName: `${site.name}: catalog page ${page}`,
+    type: MEDIA_TYPES.catalog,
+    mediaType: MEDIA_TYPES.catalog,
+    url: `${site.publicUrl}${CATALOG_DOCUMENTS[document]}?page=${page}&after=${encodeURIComponent(after)}`,
+    description: `More registered agents and MCP servers (entries ${(page - 1) * CATALOG_PAGE_SIZE + 1} onwards, newest first).`,
+  };
+}
+
+/** One page of the catalog, served as `document` (ai-catalog.json or ard.json): the next page link stays on the same document. */
+export function catalogDocument(site: Site, host: HostInfo, page: CatalogPage, entries: EntryView[], nextAfter: string | undefined, document: CatalogDocumentName): AiCatalog {
   const listed = entries.map((view) => catalogEntryOf(site, view));
   const out: CatalogEntry[] = page.page === 1 ? [...registryEntries(site), ...listed] : listed;
-  if (nextAfter) {
-    const next = page.page + 1;
-    out.push({
-      identifier: catalogPageUrn(site, next),
-      displayName: `${site.name}: catalog page ${next}`,
-      type: MEDIA_TYPES.catalog,
-      mediaType: MEDIA_TYPES.catalog,
-      url: `${site.publicUrl}${documentPath}?page=${next}&after=${encodeURIComponent(nextAfter)}`,
-      description: `More registered agents and MCP servers (entries ${(next - 1) * CATALOG_PAGE_SIZE + 1} onwards, newest first).`,
-    });
-  }
+  if (nextAfter) out.push(catalogPageEntry(site, document, page.page + 1, nextAfter));
   return { specVersion: CATALOG_SPEC_VERSION, host, entries: out };
 }

@@ -50,23 +50,89 @@ export function urnPublisher(publicUrl: string): string {
 /** Namespaces under the publisher: registered entries by kind, the registry itself, catalog pages. */
 export const entryUrn = (site: Site, kind: EntryKind, id: string): string => `urn:air:${site.publisher}:${kind}:${id}`;
 export const registryUrn = (site: Site, part: string): string => `urn:air:${site.publisher}:registry:${part}`;
-export const catalogPageUrn = (site: Site, page: number): string => `urn:air:${site.publisher}:catalog:page-${page}`;
+
+/** The catalog documents that are paged, by the name their pages' identifiers give them. */
+export const CATALOG_DOCUMENTS = { 'ai-catalog': '/.well-known/ai-catalog.json', ard: '/.well-known/ard.json' } as const;
+export type CatalogDocumentName = keyof typeof CATALOG_DOCUMENTS;
+
+/**
+ * A catalog page's nested-catalog entry: `urn:air:<publisher>:catalog:<document>:page-<n>:<after>`.
+ * It holds all its URL holds (which document, which page, continuing after which position), so
+ * one identifier names one page for good and GET /agents/{identifier} can answer it: `page-2`
+ * alone named page 2 of either document, continuing wherever the list stood when it was read.
+ */
+export const catalogPageUrn = (site: Site, document: CatalogDocumentName, page: number, after: string): string =>
+  `urn:air:${site.publisher}:catalog:${document}:page-${page}:${after}`;
 
 /**
  * What a GET /agents/{ref} reference names: an entry by id (and, from a URN, the kind it must
- * be: `urn:air:<host>:mcp-server:<id of an agent>` is no identifier of ours), or one of the
- * registry's own entries.
+ * be: `urn:air:<host>:mcp-server:<id of an agent>` is no identifier of ours), one of the
+ * registry's own entries, or a catalog page.
  */
-export type EntryRef = { id: string; kind?: EntryKind } | { self: string };
+export type EntryRef =
+  | { id: string; kind?: EntryKind }
+  | { self: string }
+  | { page: { document: CatalogDocumentName; page: number; after: string } }
+  /** A well-formed identifier this registry does not have: why, for the 404. */
+  | { absent: string }
+  /** Not an ARD identifier: what is wrong with it, for the 400. */
+  | { malformed: string };
 
-/** Accepts an entry id or one of our URNs (agent, mcp-server, registry); undefined for another publisher's URN. */
-export function parseEntryRef(site: Site, ref: string): EntryRef | undefined {
-  if (!ref.toLowerCase().startsWith('urn:')) return { id: ref };
-  const m = /^urn:air:([^:]+):([^:]+):([^:]+)$/i.exec(ref);
-  if (!m || m[1]!.toLowerCase() !== site.publisher) return undefined;
-  if (m[2]!.toLowerCase() === 'registry') return { self: m[3]! };
-  if (m[2] !== 'agent' && m[2] !== 'mcp-server') return undefined;
-  return { id: m[3]!, kind: m[2] };
+/** A publisher segment: a domain name (ARD 4.2.1: a fully qualified domain name). */
+const DOMAIN_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+/** What a URN's namespace-specific string may hold once decoded (RFC 8141 pchar, "/"; "%" of an encoded octet). */
+const NSS_CHARACTERS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
+
+/**
+ * Why `ref` (which starts with "urn:") is not an ARD identifier
+ * `urn:air:<publisher>[:<namespace>...]:<name>`; undefined when it is one. `ownPublisher` passes
+ * as it is (an IPv6 literal's is no domain name).
+ */
+function ardIdentifierProblem(ref: string, ownPublisher: string): string | undefined {
+  const expected = 'ARD identifiers are urn:air:<publisher>:<namespace>:<name>';
+  const nid = /^urn:([^:]*)(?::|$)/i.exec(ref)![1]!;
+  if (nid.toLowerCase() !== 'air') return `its namespace is "${nid.slice(0, 40)}", not "air": ${expected}`;
+  const segments = ref.split(':').slice(2);
+  const empty = segments.findIndex((s) => s === '');
+  if (segments.length < 2) return `it has ${segments[0] ? 'a publisher but no name' : 'no publisher'}: ${expected}`;
+  if (empty >= 0) return `its ${empty === 0 ? 'publisher' : `segment ${empty + 1} after urn:air:`} is empty: ${expected}`;
+  const bad = [...ref].find((c) => !NSS_CHARACTERS.test(c));
+  if (bad !== undefined) return `it holds ${JSON.stringify(bad)}, which a URN cannot (RFC 8141): percent-encode the whole identifier once, as one path segment`;
+  const publisher = segments[0]!;
+  if (publisher !== ownPublisher && !DOMAIN_NAME.test(publisher)) return `its publisher "${publisher.slice(0, 100)}" is not a domain name: ${expected}`;
+  return undefined;
+}
+
+/** This registry's namespaces, for telling a case slip from an identifier it never issued. */
+const OWN_NAMESPACES = new Set(['agent', 'mcp-server', 'registry', 'catalog']);
+
+/**
+ * Reads GET /agents/{ref} as ARD ADR-0010 (Proposed) has it: an identifier is validated (a
+ * malformed one is a 400 saying what is wrong), then looked up exactly, case-sensitively (a
+ * well-formed identifier this registry has not issued is a 404). A ref that is no URN at all is an
+ * entry id, which this registry also accepts.
+ */
+export function parseEntryRef(site: Site, ref: string): EntryRef {
+  if (!/^urn:/i.test(ref)) return { id: ref };
+  const problem = ardIdentifierProblem(ref, site.publisher);
+  if (problem) return { malformed: `"${ref.slice(0, 200)}" is not an ARD identifier: ${problem}.` };
+  const ours = `urn:air:${site.publisher}:`;
+  const [namespace = '', ...rest] = ref.slice(ours.length).split(':');
+  const name = rest.join(':');
+  if (ref.startsWith(ours)) {
+    if ((namespace === 'agent' || namespace === 'mcp-server') && rest.length === 1) return { id: name, kind: namespace };
+    if (namespace === 'registry' && rest.length === 1) return { self: name };
+    const page = /^(ai-catalog|ard):page-([1-9][0-9]{0,6}):([A-Za-z0-9_.-]{1,512})$/.exec(name);
+    if (namespace === 'catalog' && page) return { page: { document: page[1] as CatalogDocumentName, page: Number(page[2]), after: page[3]! } };
+  }
+  const shown = `"${ref.slice(0, 200)}"`;
+  if (ref.toLowerCase().startsWith(ours.toLowerCase()) && (!ref.startsWith(ours) || (namespace !== namespace.toLowerCase() && OWN_NAMESPACES.has(namespace.toLowerCase())))) {
+    return { absent: `The registry has no entry ${shown}: identifiers are compared exactly, case-sensitively; this registry's are ${ours}<agent|mcp-server>:<id> in lower case.` };
+  }
+  if (!ref.startsWith(ours)) {
+    return { absent: `The registry has no entry ${shown}: its identifiers start ${ours} (an identifier another registry returned is resolved at that registry, its "source").` };
+  }
+  return { absent: `The registry has no entry ${shown}: its identifiers are ${ours}agent:<id>, ${ours}mcp-server:<id> and ${ours}registry:<name>.` };
 }
 
 const seg = encodeURIComponent;

@@ -36,5 +36,8 @@ export const STARTING_UP_RETRY_SECONDS = 2;
 /** Seconds a client is told to wait (Retry-After) when refused with STORAGE_UNAVAILABLE, on every door. */
 export const STORAGE_UNAVAILABLE_RETRY_SECONDS = 5;
 
+/** The rule of the refusal of a pageToken sent with other arguments than the page it came from. */
+export const PAGE_TOKEN_OTHER_QUERY = 'page-token-other-query';
+
 export const badRequest = (message: string, details?: Finding[]) => new RegistryError('BAD_REQUEST', message, details);
 export const notFound = (message: string) => new RegistryError('NOT_FOUND', message);

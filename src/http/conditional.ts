@@ -41,5 +41,8 @@ export function sendCacheable(req: Request, res: Response, answer: CacheableBody
     return;
   }
   res.setHeader('Content-Type', answer.contentType);
+  // Set here for HEAD too, which sends no body for node to count: a HEAD said nothing of the size
+  // a GET would bring (RFC 9110 9.3.2: the same header fields as GET).
+  res.setHeader('Content-Length', answer.body.length);
   res.status(200).end(req.method === 'HEAD' ? undefined : answer.body);
 }

@@ -141,6 +141,11 @@ interface BodyParserError extends Error {
   /** The declared length (null from body-parser for a chunked body). */
   length?: number | null;
   limit?: number;
+  /** charset.unsupported: the declared charset, and the request's JSON-RPC id when it was read (CharsetRefused). */
+  charset?: string;
+  id?: string | number | null;
+  /** encoding.unsupported: the Content-Encoding body-parser does not decode. */
+  encoding?: string;
 }
 
 /** 'null', 'a number', ... when `text` is JSON (and so no object, or it would have parsed); else undefined. */
@@ -210,21 +215,44 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
           reason: 'PARSE_ERROR',
           message: 'The request body is not valid UTF-8; send UTF-8 encoded JSON.',
         });
-      case 'encoding.unsupported':
       case 'charset.unsupported':
+        // JSON is UTF-8 on the wire (RFC 8259 8.1, A2A 14.1): a body declared otherwise is refused
+        // for its media type, as one declared text/plain is, with its id when it could be read.
+        return sendFailure(req, res, {
+          httpStatus: 415,
+          jsonRpcCode: JSONRPC_CONTENT_TYPE_NOT_SUPPORTED,
+          reason: 'CONTENT_TYPE_NOT_SUPPORTED',
+          message: `The request body is declared charset=${String(err.charset).slice(0, 40)}; JSON requests are read as UTF-8 only (RFC 8259): send UTF-8 with Content-Type: application/json (charset=utf-8 or no charset).`,
+          id: err.id ?? null,
+        });
+      case 'encoding.unsupported':
+        // A Content-Encoding body-parser does not decode (compress, x-gzip...): about the
+        // compression, not the charset, as this answer used to say.
         return sendFailure(req, res, {
           httpStatus: 415,
           jsonRpcCode: JSONRPC_INVALID_REQUEST,
           reason: 'UNSUPPORTED_ENCODING',
-          message: 'The request body must be UTF-8 JSON.',
+          message: `The request body is sent with Content-Encoding: ${String(err.encoding ?? req.headers['content-encoding']).slice(0, 40)}, which the registry does not decode: send it uncompressed, or compressed with gzip, deflate or br.`,
         });
       case 'request.aborted':
         return;
-      default:
+      default: {
+        // A compressed body that does not decompress (zlib's Z_DATA_ERROR and the like): say so,
+        // rather than that the request "could not be read".
+        const encoding = req.headers['content-encoding'];
+        if (err.status === 400 && encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+          return sendFailure(req, res, {
+            httpStatus: 400,
+            jsonRpcCode: JSONRPC_INVALID_REQUEST,
+            reason: 'BAD_REQUEST',
+            message: `The request body is declared Content-Encoding: ${encoding.slice(0, 40)} but does not decompress (${err.message.slice(0, 100)}): send it compressed as declared, or uncompressed without Content-Encoding.`,
+          });
+        }
         if (err.status && err.status >= 400 && err.status < 500) {
           return sendFailure(req, res, { httpStatus: err.status, jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'BAD_REQUEST', message: 'The request could not be read.' });
         }
         return next(err);
+      }
     }
   };
 }
@@ -255,6 +283,14 @@ export function routeTakes(req: Request): boolean {
 export const notFoundHandler: RequestHandler = (req, res) => {
   const path = fullPath(req);
   const allowed = allowedMethods(req.app, path);
+  if (req.method === 'OPTIONS' && allowed.length > 0) {
+    // What express's router answers for OPTIONS (RFC 9110 9.3.7), as on the A2A endpoints, whose
+    // SDK routers get to it: the app's own routes (the well-known card, the catalog and ARD
+    // paths) reached this handler first and answered 405, saying OPTIONS "is not allowed".
+    res.setHeader('Allow', allowed.join(', '));
+    res.status(200).type('text/plain').send(allowed.join(', '));
+    return;
+  }
   if (allowed.length > 0 && !allowed.includes(req.method)) {
     res.setHeader('Allow', allowed.join(', '));
     return sendFailure(req, res, {

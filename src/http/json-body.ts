@@ -19,6 +19,47 @@ class BodyRejected extends Error {
   }
 }
 
+/**
+ * A body declared in a charset other than UTF-8 (`application/json; charset=latin1`,
+ * `charset=utf-16`), refused with 415: JSON exchanged between systems MUST be UTF-8 (RFC 8259
+ * section 8.1; A2A 14.1 and MCP say so too). body-parser would refuse latin1 with id null and decode
+ * UTF-16 or UTF-32, whose bytes the depth check (which reads UTF-8 bytes) can be fooled by.
+ */
+export class CharsetRefused extends Error {
+  readonly type = 'charset.unsupported';
+  readonly status = 415;
+  constructor(
+    readonly charset: string,
+    /** The JSON-RPC request's id, read from the body in the charset it declares (null when unreadable). */
+    readonly id: string | number | null,
+  ) {
+    super(`unsupported charset "${charset}"`);
+  }
+}
+
+/** The charset parameter of a Content-Type, lower-cased (quotes dropped); undefined when none is declared. */
+export function declaredCharset(contentType: string | undefined): string | undefined {
+  const match = contentType?.match(/;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i);
+  return match ? (match[1] ?? match[2] ?? '').toLowerCase() : undefined;
+}
+
+/** The id of a JSON-RPC request sent in `charset`, for a refusal to carry; null when it cannot be read. */
+function idInCharset(body: unknown, charset: string): string | number | null {
+  if (!Buffer.isBuffer(body)) return null;
+  // The declared charset first; then as ASCII, which most charsets agree with on JSON's syntax
+  // (a label TextDecoder does not know, such as utf-32; UTF-8 bytes labelled utf-16).
+  const decodings = [() => new TextDecoder(charset).decode(body), () => body.toString('latin1')];
+  for (const decode of decodings) {
+    try {
+      const id = jsonRpcIdOf(JSON.parse(decode()));
+      if (id !== null) return id;
+    } catch {
+      // Not readable this way: try the next.
+    }
+  }
+  return null;
+}
+
 /** express.json `verify`: runs on the raw body before JSON.parse. */
 function verifyBody(maxDepth: number) {
   return (_req: IncomingMessage, _res: unknown, buf: Buffer, encoding: string): void => {
@@ -59,6 +100,15 @@ class BodyTooLarge extends Error {
 export function jsonBody(options: JsonBodyOptions): RequestHandler {
   const types = options.types ?? ['application/json', 'application/*+json'];
   const parse = express.json({ limit: options.limit, type: options.anyType ? () => true : types, verify: verifyBody(options.maxDepth) });
+  const raw = express.raw({ limit: options.limit, type: () => true });
+  /** parse, or the refusal of a body declared in another charset than UTF-8. */
+  const read: RequestHandler = (req, res, next) => {
+    const charset = declaredCharset(req.headers['content-type']);
+    if (charset === undefined || charset === 'utf-8') return parse(req, res, next);
+    if (!options.anyType) return next(new CharsetRefused(charset, null));
+    // JSON-RPC: read the body anyway (within the same limits), so the refusal carries its id.
+    raw(req, res, (error?: unknown) => next(error ?? new CharsetRefused(charset, idInCharset(req.body, charset))));
+  };
   return (req, res, next) => {
     // req.is answers null for a request without a body, false for a body of another type.
     const parsed = options.anyType ? req.is('*/*') !== null : Boolean(req.is(types));
@@ -73,7 +123,7 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
     };
     const declared = Number(req.headers['content-length']);
     if (declared > options.limit) return refuse(declared);
-    if (req.headers['content-length'] !== undefined) return parse(req, res, next);
+    if (req.headers['content-length'] !== undefined) return read(req, res, next);
     // Chunked: counted as it arrives, beside body-parser's own reading (which then drains).
     let received = 0;
     let refused = false;
@@ -85,7 +135,7 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
       refuse(undefined);
     };
     req.on('data', count);
-    parse(req, res, (error?: unknown) => {
+    read(req, res, (error?: unknown) => {
       req.off('data', count);
       // After a refusal, body-parser's own (once the connection closed) is not answered again.
       if (!refused) next(error);

@@ -112,7 +112,10 @@ const jsonRpcFailure: FailureFormatter = (failure) => {
   const data: Record<string, unknown> = { reason: failure.reason };
   if (failure.retryAfterSeconds !== undefined) data.retryAfterSeconds = failure.retryAfterSeconds;
   // The request's id when the refusal came after the body was read (a refused token), as on A2A.
-  return { body: { jsonrpc: '2.0', id: failure.id ?? null, error: { code: failure.jsonRpcCode, message: failure.message, data } } };
+  // A body's media type refused (a charset other than UTF-8) takes the code the MCP SDK gives a
+  // wrong Content-Type, -32000, not A2A's -32005.
+  const code = failure.reason === 'CONTENT_TYPE_NOT_SUPPORTED' ? JSONRPC_SERVER_ERROR : failure.jsonRpcCode;
+  return { body: { jsonrpc: '2.0', id: failure.id ?? null, error: { code, message: failure.message, data } } };
 };
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
@@ -200,7 +203,7 @@ export const mcpDoor: Door = {
       });
       try {
         await server.connect(transport);
-        guardParams(transport, () => {
+        guardParams(transport, TOOLS, () => {
           if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_PARAMS' });
         });
         recordSdkRefusals(transport, scope);

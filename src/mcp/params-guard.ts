@@ -50,10 +50,17 @@ function issueText(issue: z.core.$ZodIssue, request: JSONRPCRequest): string {
 }
 
 /** What is wrong with a request's params, in one line; undefined when the SDK will accept them. */
-function paramsProblem(request: JSONRPCRequest): string | undefined {
+function paramsProblem(request: JSONRPCRequest, tools: ReadonlySet<string>): string | undefined {
   const schema = REQUEST_SCHEMAS.get(request.method);
   const parsed = schema?.safeParse(request);
-  if (!parsed || parsed.success) return undefined;
+  if (!parsed) return undefined;
+  if (parsed.success) {
+    // An unknown tool is a protocol error (MCP "Tools", Error Handling: -32602, "Unknown tool");
+    // the SDK answered it as a tool's own failed result, which a client does not read as "no such tool".
+    const name = request.method === 'tools/call' && isObject(request.params) ? request.params.name : undefined;
+    if (typeof name === 'string' && !tools.has(name)) return `Unknown tool: ${JSON.stringify(name.slice(0, 100))}. This server's tools are ${[...tools].join(', ')} (tools/list describes them).`;
+    return undefined;
+  }
   const issues = parsed.error.issues;
   const more = issues.length > MAX_ISSUES ? ` (and ${issues.length - MAX_ISSUES} more)` : '';
   return `Invalid params for ${request.method}: ${issues.slice(0, MAX_ISSUES).map((i) => issueText(i, request)).join('; ')}${more}.`;
@@ -68,15 +75,16 @@ function withoutTask(request: JSONRPCRequest): JSONRPCRequest {
 
 /**
  * Wraps the transport's delivery to the connected server (call after server.connect): a request
- * whose params the SDK would refuse is answered -32602 here, and `refused` is told.
+ * whose params the SDK would refuse, or that calls a tool not in `tools`, is answered -32602 here,
+ * and `refused` is told.
  */
-export function guardParams(transport: Transport, refused: () => void): void {
+export function guardParams(transport: Transport, tools: ReadonlySet<string>, refused: () => void): void {
   const deliver = transport.onmessage;
   if (!deliver) throw new Error('guardParams: connect the server to the transport first');
   transport.onmessage = (received, extra) => {
     if (!isJSONRPCRequest(received)) return deliver(received, extra);
     const message = withoutTask(received);
-    const problem = paramsProblem(message);
+    const problem = paramsProblem(message, tools);
     if (problem === undefined) return deliver(message, extra);
     refused();
     // A send that fails means the client has gone: there is nobody left to tell.

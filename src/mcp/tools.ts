@@ -11,7 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../contract/caller.js';
-import { RegistryError } from '../contract/errors.js';
+import { PAGE_TOKEN_OTHER_QUERY, RegistryError } from '../contract/errors.js';
 import type { EntryKind, EntryView, ErrorBody, Finding, SearchHit, SearchPage } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
 import { totalText } from '../lib/total-text.js';
@@ -251,9 +251,29 @@ async function attempt(env: ToolEnv, operation: () => Operation): Promise<Attemp
   }
 }
 
+/**
+ * A pageToken sent with other arguments than the page it came from. The registry names the A2A
+ * request's fields (resultsPer, which no tool has); the tool names its own arguments.
+ */
+function pageTokenRefusal(err: RegistryError, paging: Paging): RegistryError {
+  if (!err.details?.some((d) => d.rule === PAGE_TOKEN_OTHER_QUERY)) return err;
+  return new RegistryError(
+    'BAD_REQUEST',
+    `The pageToken belongs to another ${paging.tool} call: send the same ${paging.boundTo} as the call whose answer gave it, or start again without pageToken.`,
+    [{ path: '/arguments/pageToken', message: `issued for other ${paging.boundTo}`, rule: PAGE_TOKEN_OTHER_QUERY }],
+  );
+}
+
+/** The tool a paged call is made with, and the arguments its pageToken is bound to. */
+interface Paging {
+  tool: string;
+  boundTo: string;
+}
+
 /** attempt(), with registry refusals as tool errors the model can read and act on. */
-async function run(env: ToolEnv, operation: () => Operation, present: (answer: Answer) => CallToolResult): Promise<CallToolResult> {
+async function run(env: ToolEnv, operation: () => Operation, present: (answer: Answer) => CallToolResult, paging?: Paging): Promise<CallToolResult> {
   const outcome = await attempt(env, operation);
+  if ('refused' in outcome && paging) return errorResult(pageTokenRefusal(outcome.refused, paging).toBody());
   if ('answer' in outcome) {
     try {
       return present(outcome.answer);
@@ -318,6 +338,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
         return { op: 'search', request: { query: args.query, filter: { ...args.filter, kind }, limit: args.limit, pageToken: args.pageToken } };
       },
       (answer) => result(answer.data, searchText(dataOf<SearchPage>(answer), kind === 'agent' ? 'agents' : 'MCP servers')),
+      { tool: kind === 'agent' ? 'search_agents' : 'search_mcp_servers', boundTo: 'query, filter and limit' },
     );
 
   const get = (kind: EntryKind, args: { id: string; revision?: number }): Promise<CallToolResult> =>
@@ -409,6 +430,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
           request: { filter: { kind: 'agent', owner: args.owner, mine: args.mine, health: args.health, verified: args.verified }, pageSize: args.pageSize, pageToken: args.pageToken },
         }),
         (answer) => result(answer.data, answer.text),
+        { tool: 'list_agents', boundTo: 'owner, mine, health and verified' },
       ),
   );
 

@@ -74,19 +74,30 @@ const PART_CONTENTS = ['text', 'raw', 'url', 'data'] as const;
 export const NEEDS_A_PART =
   'a message needs at least one part, e.g. {"text": "weather"} (a search) or {"data": {"search": {"query": "weather"}}, "mediaType": "application/json"} (any operation: register, validate, search, get, list, unregister, refresh)';
 
-/** What is wrong with a message's parts, or undefined. `at` is the path prefix for messages. */
-function partsProblem(message: unknown, at: string): string | undefined {
+/**
+ * NEEDS_A_PART for a v0.3 request, whose parts say their `kind`: the v1.0 example, copied into
+ * a v0.3 request, was refused next for having no "kind".
+ */
+const NEEDS_A_PART_V03 =
+  'a message needs at least one part, e.g. {"kind": "text", "text": "weather"} (a search) or {"kind": "data", "data": {"search": {"query": "weather"}}} (any operation: register, validate, search, get, list, unregister, refresh)';
+
+/** What is wrong with a message's parts, or undefined. `at` is the path prefix for messages; `legacy`: a v0.3 request. */
+function partsProblem(message: unknown, at: string, legacy = false): string | undefined {
   if (!isObject(message)) return undefined; // the SDK reports a missing or non-object message itself
   const parts = message.parts;
   if (parts === undefined) return undefined;
   if (!Array.isArray(parts)) return `${at}.parts must be an array of parts`;
   // A2A 3.3.2 / 9.5: a message without parts is a validation error of the request (-32602,
   // HTTP 400), which is how the spec's own example answers it, not a task the agent declines.
-  if (parts.length === 0) return `${at}.parts is empty: ${NEEDS_A_PART}`;
+  if (parts.length === 0) return `${at}.parts is empty: ${legacy ? NEEDS_A_PART_V03 : NEEDS_A_PART}`;
   for (let i = 0; i < parts.length; i++) {
     const part: unknown = parts[i];
     const here = `${at}.parts[${i}]`;
-    if (!isObject(part)) return `${here} must be an object such as {"text": "..."} or {"data": {...}, "mediaType": "application/json"}`;
+    if (!isObject(part)) {
+      return legacy
+        ? `${here} must be an object such as {"kind": "text", "text": "..."} or {"kind": "data", "data": {...}}`
+        : `${here} must be an object such as {"text": "..."} or {"data": {...}, "mediaType": "application/json"}`;
+    }
     if ('raw' in part && typeof part.raw !== 'string') return `${here}.raw must be a base64 string`;
     if (typeof part.raw === 'string' && !isStrictBase64(part.raw)) return `${here}.raw is not valid base64`;
     const file = part.file;
@@ -217,7 +228,8 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
     return refuse(req, res, JSONRPC_INVALID_PARAMS, `"params" is required for ${method.slice(0, 64)}.`, usableId);
   }
   if (MESSAGE_METHODS.has(method) && params) {
-    const problem = partsProblem(params.message, 'params.message') ?? (V03_TO_V1.has(method) ? legacyKindProblem(params.message, 'params.message') : undefined);
+    const legacy = V03_TO_V1.has(method);
+    const problem = partsProblem(params.message, 'params.message', legacy) ?? (legacy ? legacyKindProblem(params.message, 'params.message') : undefined);
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`, usableId);
   }
   const trap = conversionTrap(params, 'params');

@@ -4,7 +4,7 @@
  * a clear BAD_REQUEST instead of silently paging somewhere else.
  */
 import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
-import { badRequest } from '../contract/errors.js';
+import { PAGE_TOKEN_OTHER_QUERY, badRequest } from '../contract/errors.js';
 
 export class PageTokens {
   private readonly key: Buffer;
@@ -47,7 +47,10 @@ export class PageTokens {
     }
     const { p, f } = (decoded ?? {}) as { p?: unknown; f?: unknown };
     if (typeof p !== 'string' || f !== fingerprint) {
-      throw badRequest(`The pageToken belongs to another query: send the same ${boundTo} as the page it came from, or leave it out for the first page.`);
+      throw badRequest(`The pageToken belongs to another query: send the same ${boundTo} as the page it came from, or leave it out for the first page.`, [
+        // The rule lets a door that names the arguments otherwise (MCP tools) say it in its own words.
+        { path: '/pageToken', message: 'issued for another query', rule: PAGE_TOKEN_OTHER_QUERY },
+      ]);
     }
     return p;
   }
