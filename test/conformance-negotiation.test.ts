@@ -238,6 +238,9 @@ describe('JSON-RPC media type (9.1)', () => {
     // UTF-8, named in any case or quoted, still works.
     const quoted = await post(4, 'SendMessage', { message: message() }, { 'content-type': 'application/json; charset="UTF-8"', 'A2A-Version': '1.0' });
     assert.equal(quoted.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED', quoted.text.slice(0, 200));
+    // "utf8", a common misspelling, is UTF-8 too (body-parser refused it).
+    const misspelt = await post(5, 'SendMessage', { message: message() }, { 'content-type': 'application/json; charset=UTF8', 'A2A-Version': '1.0' });
+    assert.equal(misspelt.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED', misspelt.text.slice(0, 200));
   });
 });
 

@@ -105,6 +105,11 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler {
   const read: RequestHandler = (req, res, next) => {
     const charset = declaredCharset(req.headers['content-type']);
     if (charset === undefined || charset === 'utf-8') return parse(req, res, next);
+    if (charset === 'utf8') {
+      // A common misspelling of UTF-8 (body-parser knows only "utf-8"): the same encoding, read as such.
+      req.headers['content-type'] = req.headers['content-type']!.replace(/charset\s*=\s*"?utf8"?/i, 'charset=utf-8');
+      return parse(req, res, next);
+    }
     if (!options.anyType) return next(new CharsetRefused(charset, null));
     // JSON-RPC: read the body anyway (within the same limits), so the refusal carries its id.
     raw(req, res, (error?: unknown) => next(error ?? new CharsetRefused(charset, idInCharset(req.body, charset))));
