@@ -7,6 +7,8 @@
  * first expiry; one that is not renewed ends COMPLETED, saying it expired.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
@@ -14,6 +16,8 @@ import { v1Card } from './support/documents.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
+import { importCommand } from '../src/cli/commands/import.js';
+import type { Output } from '../src/cli/output.js';
 
 function card(name: string, tags: string[]): WireJson {
   const c = v1Card(name, `https://${name.replace(/\W+/g, '-').toLowerCase()}.example.org/a2a`) as WireJson;
@@ -214,6 +218,43 @@ describe('watches across a restart (SQLite)', () => {
       for (const log of logs) log.disconnect();
       await registry?.close();
       removeTempDir(dataDir);
+    }
+  });
+  test('entries an a2a-registry import wrote beside the running registry reach its watches: a resync with them after the restart', async () => {
+    const dataDir = tempDir();
+    const work = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const hook = await webhook(() => 200);
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['imported-beside'] } }, { url: hook.url, token: 'imported' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      // The import writes the file the registry serves from (as the CLI does), not through it:
+      // the running registry publishes none of its entries.
+      const file = path.join(work, 'cards.jsonl');
+      fs.writeFileSync(file, JSON.stringify(card('Imported Beside A', ['imported-beside'])) + '\n');
+      const quiet: Output = { out: () => undefined, err: () => undefined, color: false };
+      assert.equal(await importCommand([file], { owner: 'alice', batchSize: 500, json: true, dataDir }, quiet), 0);
+      // A registration of its own after the import: the watch's progress is stored with the position then.
+      const b = resultOf(await op(alice, { register: { agentCard: card('Imported Beside B', ['imported-beside']) } }));
+      await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === b.id, 'added B');
+      await registry.close();
+      registry = undefined;
+
+      // Before, the stored position was past the import's change, and the restarted watch,
+      // finding itself current, never told the webhook of the imported entry.
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const resync = await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-event' && dataOf(body.artifactUpdate.artifact).event === 'resync', 'a resync after the restart');
+      assert.deepEqual(dataOf(resync.artifactUpdate.artifact).results.map((h: WireJson) => h.name).sort(), ['Imported Beside A', 'Imported Beside B']);
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+      removeTempDir(work);
     }
   });
 });

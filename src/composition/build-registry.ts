@@ -210,6 +210,9 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
         fromSeq = seqAtLoad;
       }
       if (loadAbort.signal.aborted) return;
+      // Where other processes' changes are not followed (SQLite), the positions saved for the
+      // index and the watches are walked from here, stopping at the first such change.
+      store.ownChanges?.startAt(fromSeq);
       if (store.subscribeToChanges) {
         follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, fromSeq);
         feed.expectEchoes();

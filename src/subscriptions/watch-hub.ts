@@ -75,7 +75,7 @@ const HANDOVER_ASK_EVERY = 10;
 const SEQ_BLOCK = 1000;
 
 /** What the hub keeps watches in: their rows, and the change log's position. */
-export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq' | 'ownChanges'>;
+export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq' | 'ownChanges' | 'changesSince' | 'changesTrimmedThrough'>;
 
 /** Where a watch starts: new (from a request) or restored (from its row after a restart). */
 interface WatchState {
@@ -813,13 +813,21 @@ export class WatchHub implements WatchKeeper {
    * process's write committed and still syncing (SQLite publishes it once synced), another
    * replica's the follower has not picked up. Stored past such a change (the last change read
    * as it was), a crash before its event reached the webhooks lost it for good: the restarted
-   * watch found its position current and sent no resync.
+   * watch found its position current and sent no resync. Where nothing follows other processes'
+   * changes (SQLite), it also stops before the first one another process wrote
+   * (`a2a-registry import` beside the running registry): the watches were never told of it, and
+   * stored past it, the restarted watch sent no resync either, so the imported entries it
+   * matches never reached it.
    */
   async #followedPosition(): Promise<number> {
     const read = await this.storage.lastChangeSeq();
     const pending = this.storage.ownChanges?.firstPending();
     const applied = this.appliedThrough();
-    return Math.min(read, pending === undefined ? read : pending - 1, applied ?? read);
+    const own = applied === undefined ? await this.storage.ownChanges?.publishedThrough(read, this.storage) : undefined;
+    if (own?.foreign !== undefined) {
+      this.log?.info({ at: own.at, foreign: own.foreign }, 'the change log holds changes another process wrote (e.g. an import): the watches are sent a resync with them at the next start');
+    }
+    return Math.min(read, pending === undefined ? read : pending - 1, applied ?? own?.at ?? read);
   }
 
   #guard(watch: Watch, step: () => void): void {
