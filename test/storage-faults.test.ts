@@ -259,6 +259,40 @@ describe('SQLite storage faults', () => {
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
   });
 
+  test('a write refused after its commit: its change stays pending (watch positions and the saved index stop before it) until it is published', async (t) => {
+    const parent = tempDir('registry-refused-');
+    const dir = path.join(parent, 'data');
+    const store = new SqliteStore({ file: path.join(dir, 'registry.db') });
+    t.after(async () => {
+      await store.close();
+      fs.rmSync(parent, { recursive: true, force: true });
+    });
+    await store.open();
+    let publish: (() => void) | undefined;
+    const announced: string[][] = [];
+    store.onUnacknowledgedChanges((ids) => {
+      announced.push(ids);
+      return new Promise<void>((resolve) => (publish = resolve));
+    });
+    await store.upsert(entryWrite('agent', 'https://refused-one.example.com/a'), actor('alice'));
+    assert.equal(store.ownChanges.firstPending(), undefined);
+    // The file cannot be re-created (a file where its directory was): the next commit is refused after it committed.
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.writeFileSync(dir, 'not a directory');
+    await assert.rejects(store.upsert(entryWrite('agent', 'https://refused-two.example.com/a'), actor('alice')), StorageUnavailableError);
+    const refused = await store.lastChangeSeq();
+    // Before, it stopped being pending as soon as it was refused: a watch stored its position past
+    // it while nothing had published it yet, and a crash before it was published lost its event.
+    assert.equal(store.ownChanges.firstPending(), refused, 'pending while not published');
+    fs.rmSync(dir);
+    assert.equal(await store.probeWrites(), true);
+    assert.equal(announced.length, 1, 'announced once storage takes writes again');
+    assert.equal(store.ownChanges.firstPending(), refused, 'pending while its publication runs');
+    publish!();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(store.ownChanges.firstPending(), undefined, 'published: no longer pending');
+  });
+
   test('read-only (simulated with PRAGMA query_only): writes refused and named, the probe clears it', async (t) => {
     const dir = tempDir('registry-readonly-');
     let connection: Database.Database | undefined;

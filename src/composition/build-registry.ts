@@ -184,9 +184,13 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     // fsync) is in storage all the same, and nothing published it: once storage takes writes
     // again, the entries it changed are read back and published as another writer's would be, or
     // search, watches and catalogs would miss it (a retry answers "unchanged": no publication) until a restart.
-    store.onUnacknowledgedChanges?.((ids) => {
-      void service.applyReplicaChanges(ids).catch((err: unknown) => log.error({ err, entries: ids }, 'publishing changes of writes refused after their commit failed'));
-    });
+    // Resolved once published: until then their changes stay pending (no watch position passes them).
+    store.onUnacknowledgedChanges?.((ids) =>
+      service.applyReplicaChanges(ids).catch((err: unknown) => {
+        log.error({ err, entries: ids }, 'publishing changes of writes refused after their commit failed; the next start applies them');
+        throw err;
+      }),
+    );
 
     // The index loads in the background: the doors listen at once (liveness answers from the
     // first second, readiness says "loading the search index (n of m)", searches are refused

@@ -141,7 +141,7 @@ export class IndexSnapshots {
     if (walked.foreign !== undefined) {
       this.log.info(
         { at: walked.at, foreign: walked.foreign },
-        'the change log holds changes the index has not applied (another process wrote them, e.g. an import, or a write refused after its commit): the next start replays them from the saved index',
+        'the change log holds changes the index has not applied (another process wrote them, e.g. an import): the next start replays them from the saved index',
       );
     }
     return walked.at;

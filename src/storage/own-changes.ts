@@ -39,9 +39,10 @@ export class OwnChanges {
   }
 
   /**
-   * The write that recorded `seq` was acknowledged (and published: the index has it) or rolled
-   * back (no such change), or, `kept` false, refused after its commit: in the database, but not
-   * in the index, like another process's change.
+   * The write that recorded `seq` was acknowledged (and published: the index has it), or rolled
+   * back (no such change), or refused after its commit and published since (the store announced
+   * it once storage took writes again); `kept` false: in the database, but never to be published
+   * by this process, like another process's change.
    */
   settled(seq: number, kept: boolean): void {
     this.#pending.delete(seq);
