@@ -17,6 +17,8 @@ import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKEN
 import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
 import { importCommand } from '../src/cli/commands/import.js';
+import { backupCommand } from '../src/cli/commands/backup.js';
+import { restoreCommand } from '../src/cli/commands/restore.js';
 import type { Output } from '../src/cli/output.js';
 
 function card(name: string, tags: string[]): WireJson {
@@ -249,6 +251,51 @@ describe('watches across a restart (SQLite)', () => {
       await registry.core.restoreWatches();
       const resync = await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-event' && dataOf(body.artifactUpdate.artifact).event === 'resync', 'a resync after the restart');
       assert.deepEqual(dataOf(resync.artifactUpdate.artifact).results.map((h: WireJson) => h.name).sort(), ['Imported Beside A', 'Imported Beside B']);
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+      removeTempDir(work);
+    }
+  });
+  test('a backup restored under the watches: each sends a resync (what it told its webhook since the backup is gone), numbered past the events it sent', async () => {
+    const dataDir = tempDir();
+    const work = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const hook = await webhook(() => 200);
+    const quiet: Output = { out: () => undefined, err: () => undefined, color: false };
+    const eventOf = (body: WireJson): WireJson => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] });
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['restored-under'] } }, { url: hook.url, token: 'restored' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      const a = resultOf(await op(alice, { register: { agentCard: card('Restored Under A', ['restored-under']) } }));
+      await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A');
+      // The watch's progress (position, event numbers) is stored within a second: the backup holds it current.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const backup = path.join(work, 'registry-backup.db');
+      assert.equal(await backupCommand(backup, { dataDir, force: false, json: true }, quiet), 0);
+      const b = resultOf(await op(alice, { register: { agentCard: card('Restored Under B', ['restored-under']) } }));
+      const addedB = eventOf(await hook.waitFor((body) => eventOf(body).hit?.id === b.id, 'added B'));
+      await registry.close();
+      registry = undefined;
+      // As if the watch had sent thousands of events since the backup: it reserved numbers past the backup's.
+      const live = new SqliteStore({ file: `${dataDir}/registry.db` });
+      await live.open();
+      await live.watches.update(task.id, { seqFloor: 5000 });
+      await live.close();
+      assert.equal(await restoreCommand(backup, { dataDir, force: true, json: true }, quiet), 0);
+
+      // Before, the restored watch found itself current: the webhook, told B was added, never
+      // heard that B is gone.
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const resync = eventOf(await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-event' && eventOf(body).event === 'resync', 'a resync after the restore'));
+      assert.deepEqual(resync.results.map((h: WireJson) => h.id), [a.id]);
+      assert.ok(resync.seq > 5000 && addedB.seq < 5000, `numbered past every number reserved before (${resync.seq})`);
       await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
     } finally {
       await registry?.close();
