@@ -39,10 +39,10 @@ export class OwnChanges {
   }
 
   /**
-   * The write that recorded `seq` was acknowledged (and published: the index has it), or rolled
-   * back (no such change), or refused after its commit and published since (the store announced
-   * it once storage took writes again); `kept` false: in the database, but never to be published
-   * by this process, like another process's change.
+   * The write that recorded `seq` was acknowledged (and published: the index has it), or refused
+   * after its commit and published since (the store announced it once storage took writes
+   * again); `kept` false: rolled back, the number is not this process's change (SQLite gives it
+   * to the next change written, another process's maybe: add() takes it back if it is ours).
    */
   settled(seq: number, kept: boolean): void {
     this.#pending.delete(seq);

@@ -627,7 +627,9 @@ export class SqliteStore implements RegistryStore {
         return;
       }
       // Acknowledged: published, so in the index (a saved index may pass it from now on).
-      this.ownChanges.settled(seq, true);
+      // Rolled back: no such change, and SQLite gives its number to the next change written,
+      // maybe by another process (an import): not this process's own any more.
+      this.ownChanges.settled(seq, outcome === 'acknowledged');
     });
     return seq;
   }
