@@ -304,6 +304,43 @@ describe('watches across a restart (SQLite)', () => {
       removeTempDir(work);
     }
   });
+  test('a watch idle for longer than the change log is kept (saved index off) is current at a restart: no resync', async () => {
+    const dataDir = tempDir();
+    // The log is trimmed to a third of a second; the index is never saved (no other walk along the log).
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_INDEX_SNAPSHOT_SECONDS: '0', REGISTRY_CHANGES_RETENTION_HOURS: '0.0001' };
+    const hook = await webhook(() => 200);
+    const eventOf = (body: WireJson): WireJson => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] });
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['idle-trimmed'] } }, { url: hook.url, token: 'idle' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      // Changes the watch does not match, trimmed while it is idle (its progress, pushed the initial matches, stored before them).
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      resultOf(await op(alice, { register: { agentCard: card('Idle Elsewhere', ['elsewhere']) } }));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.ok((await registry.core.housekeeping.run()).trimmedChanges > 0, 'the log was trimmed');
+      const a = resultOf(await op(alice, { register: { agentCard: card('Idle Trimmed A', ['idle-trimmed']) } }));
+      await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A');
+      await registry.close();
+      registry = undefined;
+
+      // Before, its position stayed behind the trimmed change (it could not tell whose it was) and
+      // every restart sent a resync the watch had no cause for.
+      const pushedBefore = hook.requests.length;
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const b = resultOf(await op(await sdkClient(registry.url, { token: TOKENS.alice }), { register: { agentCard: card('Idle Trimmed B', ['idle-trimmed']) } }));
+      await hook.waitFor((body) => eventOf(body).hit?.id === b.id, 'added B');
+      assert.deepEqual(hook.requests.slice(pushedBefore).map((r) => eventOf(r.body).event), ['added']);
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+    }
+  });
 });
 
 describe('the CLI across a restart', () => {

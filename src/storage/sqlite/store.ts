@@ -1146,6 +1146,11 @@ export class SqliteStore implements RegistryStore {
       ),
     );
     if (through === undefined) return 0;
+    // The positions walked along the log (OwnChanges: the saved index's, the watches') pass what
+    // is trimmed before it goes: past a trimmed change they cannot tell whose it was, and stayed
+    // behind for good (the watches of a registry idle longer than the log is kept, with its saved
+    // index off, sent a resync at every restart).
+    await this.ownChanges.publishedThrough(through, this);
     // Oldest first, a bounded batch per transaction: each holds the write lock, and the event
     // loop, for a moment however long the log has grown. Each batch moves the watermark with it:
     // a reader never finds changes missing below it.
