@@ -383,6 +383,8 @@ export class WatchHub implements WatchKeeper {
   /** Other replicas' requests to hand over a watch (PostgreSQL), from restore() until close(). */
   #handovers: Promise<ChangeSubscription | undefined> | undefined;
   #closed = false;
+  /** Why storing the watches' progress last failed (logged once while it goes on); undefined once it succeeds. */
+  #flushFailing: string | undefined;
 
   constructor(
     feed: ChangeFeed,
@@ -784,7 +786,19 @@ export class WatchHub implements WatchKeeper {
   #armTimers(): void {
     if (this.#closed) return;
     this.#progressTimer ??= setInterval(() => {
-      this.#flush().catch((err: unknown) => this.log?.warn({ err }, 'watch progress could not be stored; retrying'));
+      this.#flush().then(
+        () => {
+          if (this.#flushFailing !== undefined) this.log?.info('watch progress is stored again');
+          this.#flushFailing = undefined;
+        },
+        (err: unknown) => {
+          // Once per outage (and when the reason changes), not every second: storage down for an
+          // hour logged this, with its stack, 3,600 times, burying whatever else went wrong.
+          const reason = err instanceof Error ? err.message : String(err);
+          if (reason !== this.#flushFailing) this.log?.warn({ err }, 'watch progress could not be stored; retrying every second until it is');
+          this.#flushFailing = reason;
+        },
+      );
     }, PROGRESS_EVERY_MS).unref();
     this.#leaseTimer ??= setInterval(() => {
       this.maintain().catch((err: unknown) => this.log?.warn({ err }, 'watch leases could not be renewed or claimed; retrying'));
@@ -796,8 +810,9 @@ export class WatchHub implements WatchKeeper {
     if (this.#dirty.size === 0) return;
     const watches = [...this.#dirty];
     this.#dirty.clear();
-    const position = await this.#followedPosition();
     try {
+      // Inside: a position that cannot be read (storage down) keeps the watches to store, too.
+      const position = await this.#followedPosition();
       await Promise.all(
         watches.filter((w) => w.isOpen || this.#closed).map((w) => this.storage.watches.update(w.id, { ...w.progress(), position: w.positionToStore(position) })),
       );
