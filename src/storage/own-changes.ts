@@ -60,6 +60,11 @@ export class OwnChanges {
     return first;
   }
 
+  /** How many change numbers are kept (memory; tests). */
+  get size(): number {
+    return this.#seqs.size;
+  }
+
   /**
    * The search index was loaded with every change through `seq` (a rebuild, or a saved index
    * and the changes after it): positions are walked from there on.
