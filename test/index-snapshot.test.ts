@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { runImport } from '../src/cli/commands/import.js';
 import { loadConfig } from '../src/config/config.js';
 import type { Caller } from '../src/contract/caller.js';
@@ -235,6 +236,46 @@ test('SQLite: what `a2a-registry import` wrote while the registry ran is searcha
     assert.deepEqual(await names('otter'), ['Online Otter']);
     await stop(registry);
   } finally {
+    removeTempDir(dir);
+  }
+});
+
+test('SQLite: a registration that failed part way (its change rolled back, its number given to the next writer) does not pass off the change an import then wrote as the registry\'s own', async () => {
+  const dir = tempDir('a2a-registry-snapshot-rolled-back-');
+  const env = { REGISTRY_DATA_DIR: dir };
+  const register = (name: string, url: string) => {
+    const text = JSON.stringify(v1Card(name, url));
+    return registry.service.register({ type: 'agent-card', card: JSON.parse(text), documentText: text, sizeBytes: Buffer.byteLength(text) }, ADMIN);
+  };
+  const cards = path.join(dir, 'cards.jsonl');
+  const importCard = async (name: string): Promise<void> => {
+    fs.writeFileSync(cards, JSON.stringify(v1Card(name, 'https://imported.example.org/a2a')));
+    assert.equal((await runImport(loadConfig({ REGISTRY_DATA_DIR: dir, LOG_LEVEL: 'warn' }), [cards], { owner: 'admin', batchSize: 500, thread: 'main' })).refused, 0);
+  };
+  await importCard('Imported Quokka');
+  let { registry } = await start(env);
+  try {
+    // A write that fails after its change row, as a full disk fails the revision's insert: its
+    // transaction (or savepoint) is rolled back, and SQLite gives its change number to the next writer.
+    const db = new Database(path.join(dir, 'registry.db'));
+    db.exec("CREATE TRIGGER fail_part_way BEFORE INSERT ON entry_revisions WHEN NEW.name = 'Failing Ferret' BEGIN SELECT RAISE(ABORT, 'simulated: disk full'); END");
+    db.close();
+    await assert.rejects(register('Failing Ferret', 'https://ferret.example.org/a2a'), /simulated: disk full/);
+    // The import, another process, writes next (it renames its entry): its change takes the rolled-back number.
+    await importCard('Imported Ibex');
+    await register('Online Okapi', 'https://okapi.example.org/a2a');
+    // Before, the saved index claimed the import's change as applied (its number was one the
+    // registry had recorded), and the restart skipped it: the imported entry was never searchable.
+    await stop(registry);
+    ({ registry } = await start(env));
+    const names = async (query: string): Promise<string[]> => (await registry.service.search({ query, limit: 10 }, ADMIN)).results.map((r) => r.name);
+    assert.deepEqual(await names('ibex'), ['Imported Ibex']);
+    assert.deepEqual(await names('quokka'), [], 'the name it replaced is gone');
+    assert.deepEqual(await names('okapi'), ['Online Okapi']);
+    await stop(registry);
+  } finally {
+    await running?.close();
+    running = undefined;
     removeTempDir(dir);
   }
 });

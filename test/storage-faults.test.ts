@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import type Database from 'better-sqlite3';
 import pg from 'pg';
@@ -23,8 +24,12 @@ import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
 import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
-import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
+import { sendWithPush, webhook } from './support/watch-stream.js';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/observability/logger.js';
+import { startRegistry } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
 import { StorageUnavailableError } from '../src/storage/faults.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
@@ -231,6 +236,43 @@ describe('SQLite storage faults', () => {
     for (const id of ids) assert.equal(resultOf(await op(reader, { get: { id } })).id, id, `acknowledged ${id} survived`);
   });
 
+  test('storage down under a watch: that its progress cannot be stored is logged once, not every second, and that it is stored again', async (t) => {
+    const parent = tempDir('registry-watch-outage-');
+    const dataDir = path.join(parent, 'data');
+    const messages: string[] = [];
+    const capture = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) messages.push((JSON.parse(line) as { msg: string }).msg);
+        done();
+      },
+    });
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' });
+    const registry = await startRegistry(config, createLogger('info', capture));
+    // The webhook answers after half a second: the watch's progress moves (the push delivered) once storage is down.
+    const hook = await webhook(() => 200, undefined, 500);
+    t.after(async () => {
+      await registry.close();
+      await hook.close();
+      fs.rmSync(parent, { recursive: true, force: true });
+    });
+    await registry.ready;
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    await sendWithPush(bob, { filter: { tags: ['outage'] } }, { url: hook.url, token: 'outage' });
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const card = v1Card('Outage One', 'https://outage-one.example.org/a2a') as WireJson;
+    card.skills[0].tags = ['outage'];
+    resultOf(await op(alice, { register: { agentCard: card } }));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.writeFileSync(dataDir, 'not a directory');
+    const failed = (m: string) => m.startsWith('watch progress could not be stored');
+    await eventually(5000, async () => messages.some(failed), 'the failure logged');
+    // Stored every second: before, every attempt logged it again (with its stack), for as long as storage was down.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.equal(messages.filter(failed).length, 1, 'logged once');
+    fs.rmSync(dataDir);
+    await eventually(10_000, async () => messages.includes('watch progress is stored again'), 'the recovery logged');
+  });
+
   test('a corrupt database file: the registry does not start, names the file and what to do, and leaves the file untouched', async (t) => {
     const dataDir = tempDir('registry-corrupt-');
     const first = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir });
@@ -257,6 +299,40 @@ describe('SQLite storage faults', () => {
       return true;
     });
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
+  });
+
+  test('a write refused after its commit: its change stays pending (watch positions and the saved index stop before it) until it is published', async (t) => {
+    const parent = tempDir('registry-refused-');
+    const dir = path.join(parent, 'data');
+    const store = new SqliteStore({ file: path.join(dir, 'registry.db') });
+    t.after(async () => {
+      await store.close();
+      fs.rmSync(parent, { recursive: true, force: true });
+    });
+    await store.open();
+    let publish: (() => void) | undefined;
+    const announced: string[][] = [];
+    store.onUnacknowledgedChanges((ids) => {
+      announced.push(ids);
+      return new Promise<void>((resolve) => (publish = resolve));
+    });
+    await store.upsert(entryWrite('agent', 'https://refused-one.example.com/a'), actor('alice'));
+    assert.equal(store.ownChanges.firstPending(), undefined);
+    // The file cannot be re-created (a file where its directory was): the next commit is refused after it committed.
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.writeFileSync(dir, 'not a directory');
+    await assert.rejects(store.upsert(entryWrite('agent', 'https://refused-two.example.com/a'), actor('alice')), StorageUnavailableError);
+    const refused = await store.lastChangeSeq();
+    // Before, it stopped being pending as soon as it was refused: a watch stored its position past
+    // it while nothing had published it yet, and a crash before it was published lost its event.
+    assert.equal(store.ownChanges.firstPending(), refused, 'pending while not published');
+    fs.rmSync(dir);
+    assert.equal(await store.probeWrites(), true);
+    assert.equal(announced.length, 1, 'announced once storage takes writes again');
+    assert.equal(store.ownChanges.firstPending(), refused, 'pending while its publication runs');
+    publish!();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(store.ownChanges.firstPending(), undefined, 'published: no longer pending');
   });
 
   test('read-only (simulated with PRAGMA query_only): writes refused and named, the probe clears it', async (t) => {

@@ -1098,3 +1098,19 @@ describe('createStore', () => {
     reopened.close();
   });
 });
+
+describe('SQLite: the change numbers this process wrote', () => {
+  it('are forgotten as the log is trimmed, though nothing else walks it (no saved index, no watch): every one was kept until a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-own-changes-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const store = new SqliteStore({ file: join(dir, 'registry.db') });
+    await store.open();
+    cleanups.push(() => store.close());
+    store.ownChanges.startAt(0);
+    for (let i = 0; i < 20; i++) await store.upsert(entryWrite('agent', `https://own-changes-${i}.example.com/a`), actor('alice'));
+    assert.equal(store.ownChanges.size, 20);
+    // Housekeeping's round, with nothing old enough to trim yet.
+    assert.equal(await store.trimChanges(86_400_000), 0);
+    assert.equal(store.ownChanges.size, 0, 'forgotten once walked past');
+  });
+});

@@ -7,6 +7,8 @@
  * first expiry; one that is not renewed ends COMPLETED, saying it expired.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
@@ -14,6 +16,10 @@ import { v1Card } from './support/documents.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
+import { importCommand } from '../src/cli/commands/import.js';
+import { backupCommand } from '../src/cli/commands/backup.js';
+import { restoreCommand } from '../src/cli/commands/restore.js';
+import type { Output } from '../src/cli/output.js';
 
 function card(name: string, tags: string[]): WireJson {
   const c = v1Card(name, `https://${name.replace(/\W+/g, '-').toLowerCase()}.example.org/a2a`) as WireJson;
@@ -213,6 +219,125 @@ describe('watches across a restart (SQLite)', () => {
     } finally {
       for (const log of logs) log.disconnect();
       await registry?.close();
+      removeTempDir(dataDir);
+    }
+  });
+  test('entries an a2a-registry import wrote beside the running registry reach its watches: a resync with them after the restart', async () => {
+    const dataDir = tempDir();
+    const work = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const hook = await webhook(() => 200);
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['imported-beside'] } }, { url: hook.url, token: 'imported' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      // The import writes the file the registry serves from (as the CLI does), not through it:
+      // the running registry publishes none of its entries.
+      const file = path.join(work, 'cards.jsonl');
+      fs.writeFileSync(file, JSON.stringify(card('Imported Beside A', ['imported-beside'])) + '\n');
+      const quiet: Output = { out: () => undefined, err: () => undefined, color: false };
+      assert.equal(await importCommand([file], { owner: 'alice', batchSize: 500, json: true, dataDir }, quiet), 0);
+      // A registration of its own after the import: the watch's progress is stored with the position then.
+      const b = resultOf(await op(alice, { register: { agentCard: card('Imported Beside B', ['imported-beside']) } }));
+      await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === b.id, 'added B');
+      await registry.close();
+      registry = undefined;
+
+      // Before, the stored position was past the import's change, and the restarted watch,
+      // finding itself current, never told the webhook of the imported entry.
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const resync = await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-event' && dataOf(body.artifactUpdate.artifact).event === 'resync', 'a resync after the restart');
+      assert.deepEqual(dataOf(resync.artifactUpdate.artifact).results.map((h: WireJson) => h.name).sort(), ['Imported Beside A', 'Imported Beside B']);
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+      removeTempDir(work);
+    }
+  });
+  test('a backup restored under the watches: each sends a resync (what it told its webhook since the backup is gone), numbered past the events it sent', async () => {
+    const dataDir = tempDir();
+    const work = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const hook = await webhook(() => 200);
+    const quiet: Output = { out: () => undefined, err: () => undefined, color: false };
+    const eventOf = (body: WireJson): WireJson => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] });
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['restored-under'] } }, { url: hook.url, token: 'restored' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      const a = resultOf(await op(alice, { register: { agentCard: card('Restored Under A', ['restored-under']) } }));
+      await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A');
+      // The watch's progress (position, event numbers) is stored within a second: the backup holds it current.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const backup = path.join(work, 'registry-backup.db');
+      assert.equal(await backupCommand(backup, { dataDir, force: false, json: true }, quiet), 0);
+      const b = resultOf(await op(alice, { register: { agentCard: card('Restored Under B', ['restored-under']) } }));
+      const addedB = eventOf(await hook.waitFor((body) => eventOf(body).hit?.id === b.id, 'added B'));
+      await registry.close();
+      registry = undefined;
+      // As if the watch had sent thousands of events since the backup: it reserved numbers past the backup's.
+      const live = new SqliteStore({ file: `${dataDir}/registry.db` });
+      await live.open();
+      await live.watches.update(task.id, { seqFloor: 5000 });
+      await live.close();
+      assert.equal(await restoreCommand(backup, { dataDir, force: true, json: true }, quiet), 0);
+
+      // Before, the restored watch found itself current: the webhook, told B was added, never
+      // heard that B is gone.
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const resync = eventOf(await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-event' && eventOf(body).event === 'resync', 'a resync after the restore'));
+      assert.deepEqual(resync.results.map((h: WireJson) => h.id), [a.id]);
+      assert.ok(resync.seq > 5000 && addedB.seq < 5000, `numbered past every number reserved before (${resync.seq})`);
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+      removeTempDir(work);
+    }
+  });
+  test('a watch idle for longer than the change log is kept (saved index off) is current at a restart: no resync', async () => {
+    const dataDir = tempDir();
+    // The log is trimmed to a third of a second; the index is never saved (no other walk along the log).
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_INDEX_SNAPSHOT_SECONDS: '0', REGISTRY_CHANGES_RETENTION_HOURS: '0.0001' };
+    const hook = await webhook(() => 200);
+    const eventOf = (body: WireJson): WireJson => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] });
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['idle-trimmed'] } }, { url: hook.url, token: 'idle' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      // Changes the watch does not match, trimmed while it is idle (its progress, pushed the initial matches, stored before them).
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      resultOf(await op(alice, { register: { agentCard: card('Idle Elsewhere', ['elsewhere']) } }));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.ok((await registry.core.housekeeping.run()).trimmedChanges > 0, 'the log was trimmed');
+      const a = resultOf(await op(alice, { register: { agentCard: card('Idle Trimmed A', ['idle-trimmed']) } }));
+      await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A');
+      await registry.close();
+      registry = undefined;
+
+      // Before, its position stayed behind the trimmed change (it could not tell whose it was) and
+      // every restart sent a resync the watch had no cause for.
+      const pushedBefore = hook.requests.length;
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const b = resultOf(await op(await sdkClient(registry.url, { token: TOKENS.alice }), { register: { agentCard: card('Idle Trimmed B', ['idle-trimmed']) } }));
+      await hook.waitFor((body) => eventOf(body).hit?.id === b.id, 'added B');
+      assert.deepEqual(hook.requests.slice(pushedBefore).map((r) => eventOf(r.body).event), ['added']);
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await registry?.close();
+      await hook.close();
       removeTempDir(dataDir);
     }
   });

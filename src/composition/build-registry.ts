@@ -189,9 +189,13 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     // fsync) is in storage all the same, and nothing published it: once storage takes writes
     // again, the entries it changed are read back and published as another writer's would be, or
     // search, watches and catalogs would miss it (a retry answers "unchanged": no publication) until a restart.
-    store.onUnacknowledgedChanges?.((ids) => {
-      void service.applyReplicaChanges(ids).catch((err: unknown) => log.error({ err, entries: ids }, 'publishing changes of writes refused after their commit failed'));
-    });
+    // Resolved once published: until then their changes stay pending (no watch position passes them).
+    store.onUnacknowledgedChanges?.((ids) =>
+      service.applyReplicaChanges(ids).catch((err: unknown) => {
+        log.error({ err, entries: ids }, 'publishing changes of writes refused after their commit failed; the next start applies them');
+        throw err;
+      }),
+    );
 
     // The index loads in the background: the doors listen at once (liveness answers from the
     // first second, readiness says "loading the search index (n of m)", searches are refused
@@ -215,6 +219,9 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
         fromSeq = seqAtLoad;
       }
       if (loadAbort.signal.aborted) return;
+      // Where other processes' changes are not followed (SQLite), the positions saved for the
+      // index and the watches are walked from here, stopping at the first such change.
+      store.ownChanges?.startAt(fromSeq);
       if (store.subscribeToChanges) {
         follower = new IndexFollower(store, service, log, { pollMs: FOLLOWER_POLL_MS }, fromSeq);
         feed.expectEchoes();

@@ -25,8 +25,6 @@ import type { RegistryService } from './service.js';
 export const SNAPSHOT_FILE = 'search-index.snapshot';
 /** Wait between reading the change-log position and copying the index (see above). */
 const SETTLE_MS = 200;
-/** Changes read at a time when checking which are this process's own. */
-const OWN_CHANGES_BATCH = 1000;
 
 export interface IndexSnapshotOptions {
   dir: string;
@@ -43,8 +41,6 @@ export class IndexSnapshots {
   private savedAt = -1;
   /** How far the PostgreSQL follower has applied the change log, once it runs. */
   private appliedThrough: (() => number) | undefined;
-  /** Without a follower: the position through which every change is this process's own (in the index). */
-  private ownThrough = 0;
 
   constructor(
     private readonly store: RegistryStore,
@@ -104,7 +100,7 @@ export class IndexSnapshots {
    * `appliedThrough` bounds the position (PostgreSQL follower).
    */
   start(from: number, appliedThrough?: () => number): void {
-    this.ownThrough = from;
+    this.store.ownChanges?.startAt(from);
     this.appliedThrough = appliedThrough;
     if (this.options.intervalMs > 0) {
       this.timer = setInterval(() => {
@@ -136,36 +132,19 @@ export class IndexSnapshots {
 
   /**
    * Without a follower, how far (up to `read`) the change log holds only this process's own
-   * changes, which the index has applied; a change another process wrote stops it there.
+   * changes, which the index has applied (see OwnChanges.publishedThrough); a change another
+   * process wrote stops it there.
    */
   private async ownChangesThrough(read: number): Promise<number> {
-    const own = this.store.ownChanges;
-    if (!own) return read;
-    if (!own.tracking) return this.ownThrough;
-    let at = this.ownThrough;
-    while (at < read) {
-      const changes = await this.store.changesSince(at, OWN_CHANGES_BATCH);
-      // Trimmed changes cannot be told apart: stay, and the next start rebuilds the index.
-      if ((await this.store.changesTrimmedThrough()) > at) break;
-      // A change not yet acknowledged (its fsync is still running: a slow disk, a busy thread
-      // pool) is not in the index yet either: the position stops before it, and passes it at a
-      // later save. Waiting SETTLE_MS alone let a slow sync's update be skipped at the next start.
-      const stop = changes.find((c) => c.seq <= read && (!own.has(c.seq) || own.isPending(c.seq)));
-      const mine = changes.filter((c) => c.seq <= read && (stop === undefined || c.seq < stop.seq));
-      if (mine.length > 0) at = mine[mine.length - 1]!.seq;
-      if (stop && !own.has(stop.seq)) {
-        own.stop();
-        this.log.info(
-          { at, foreign: stop.seq },
-          'the change log holds changes the index has not applied (another process wrote them, e.g. an import, or a write refused after its commit): the next start replays them from the saved index',
-        );
-      }
-      if (stop) break;
-      if (changes.length < OWN_CHANGES_BATCH || changes[changes.length - 1]!.seq >= read) break;
+    const walked = await this.store.ownChanges?.publishedThrough(read, this.store);
+    if (!walked) return read;
+    if (walked.foreign !== undefined) {
+      this.log.info(
+        { at: walked.at, foreign: walked.foreign },
+        'the change log holds changes the index has not applied (another process wrote them, e.g. an import): the next start replays them from the saved index',
+      );
     }
-    this.ownThrough = at;
-    own.forgetThrough(at);
-    return at;
+    return walked.at;
   }
 
   private async write(): Promise<void> {

@@ -361,10 +361,11 @@ export interface RegistryStore {
    * unavailable and nothing published the change, yet the database holds it (the re-created
    * file, the next sync). `listener` gets the ids of the entries such commits changed, once a
    * write succeeds again, so that the search index and everything else derived from storage
-   * apply them. Absent where every commit is read back from the change log anyway (PostgreSQL's
-   * follower).
+   * apply them; it resolves once they are published (until then their changes count as pending:
+   * see OwnChanges; a rejection leaves them so, for the next start to replay). Absent where every
+   * commit is read back from the change log anyway (PostgreSQL's follower).
    */
-  onUnacknowledgedChanges?(listener: (ids: string[]) => void): void;
+  onUnacknowledgedChanges?(listener: (ids: string[]) => Promise<void>): void;
 
   /**
    * A small durable write that proves the database takes writes again (repairing what it can,

@@ -75,7 +75,7 @@ const HANDOVER_ASK_EVERY = 10;
 const SEQ_BLOCK = 1000;
 
 /** What the hub keeps watches in: their rows, and the change log's position. */
-export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq' | 'ownChanges'>;
+export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq' | 'ownChanges' | 'changesSince' | 'changesTrimmedThrough'>;
 
 /** Where a watch starts: new (from a request) or restored (from its row after a restart). */
 interface WatchState {
@@ -383,6 +383,8 @@ export class WatchHub implements WatchKeeper {
   /** Other replicas' requests to hand over a watch (PostgreSQL), from restore() until close(). */
   #handovers: Promise<ChangeSubscription | undefined> | undefined;
   #closed = false;
+  /** Why storing the watches' progress last failed (logged once while it goes on); undefined once it succeeds. */
+  #flushFailing: string | undefined;
 
   constructor(
     feed: ChangeFeed,
@@ -784,7 +786,19 @@ export class WatchHub implements WatchKeeper {
   #armTimers(): void {
     if (this.#closed) return;
     this.#progressTimer ??= setInterval(() => {
-      this.#flush().catch((err: unknown) => this.log?.warn({ err }, 'watch progress could not be stored; retrying'));
+      this.#flush().then(
+        () => {
+          if (this.#flushFailing !== undefined) this.log?.info('watch progress is stored again');
+          this.#flushFailing = undefined;
+        },
+        (err: unknown) => {
+          // Once per outage (and when the reason changes), not every second: storage down for an
+          // hour logged this, with its stack, 3,600 times, burying whatever else went wrong.
+          const reason = err instanceof Error ? err.message : String(err);
+          if (reason !== this.#flushFailing) this.log?.warn({ err }, 'watch progress could not be stored; retrying every second until it is');
+          this.#flushFailing = reason;
+        },
+      );
     }, PROGRESS_EVERY_MS).unref();
     this.#leaseTimer ??= setInterval(() => {
       this.maintain().catch((err: unknown) => this.log?.warn({ err }, 'watch leases could not be renewed or claimed; retrying'));
@@ -796,8 +810,9 @@ export class WatchHub implements WatchKeeper {
     if (this.#dirty.size === 0) return;
     const watches = [...this.#dirty];
     this.#dirty.clear();
-    const position = await this.#followedPosition();
     try {
+      // Inside: a position that cannot be read (storage down) keeps the watches to store, too.
+      const position = await this.#followedPosition();
       await Promise.all(
         watches.filter((w) => w.isOpen || this.#closed).map((w) => this.storage.watches.update(w.id, { ...w.progress(), position: w.positionToStore(position) })),
       );
@@ -813,13 +828,21 @@ export class WatchHub implements WatchKeeper {
    * process's write committed and still syncing (SQLite publishes it once synced), another
    * replica's the follower has not picked up. Stored past such a change (the last change read
    * as it was), a crash before its event reached the webhooks lost it for good: the restarted
-   * watch found its position current and sent no resync.
+   * watch found its position current and sent no resync. Where nothing follows other processes'
+   * changes (SQLite), it also stops before the first one another process wrote
+   * (`a2a-registry import` beside the running registry): the watches were never told of it, and
+   * stored past it, the restarted watch sent no resync either, so the imported entries it
+   * matches never reached it.
    */
   async #followedPosition(): Promise<number> {
     const read = await this.storage.lastChangeSeq();
     const pending = this.storage.ownChanges?.firstPending();
     const applied = this.appliedThrough();
-    return Math.min(read, pending === undefined ? read : pending - 1, applied ?? read);
+    const own = applied === undefined ? await this.storage.ownChanges?.publishedThrough(read, this.storage) : undefined;
+    if (own?.foreign !== undefined) {
+      this.log?.info({ at: own.at, foreign: own.foreign }, 'the change log holds changes another process wrote (e.g. an import): the watches are sent a resync with them at the next start');
+    }
+    return Math.min(read, pending === undefined ? read : pending - 1, applied ?? own?.at ?? read);
   }
 
   #guard(watch: Watch, step: () => void): void {

@@ -9,7 +9,8 @@
  *
  * It writes to storage, not through a running registry: on PostgreSQL, running replicas pick the
  * entries up live from the change log; on SQLite, (re)start the registry after the import (a
- * running one does not see another process's writes until it restarts).
+ * running one does not see another process's writes until it restarts; its watches then send a
+ * resync).
  *
  * Exit code: 0 every document stored (created, updated or unchanged), 1 any refused or not
  * JSON, or storage that cannot be opened or failed part way (said with the count stored before

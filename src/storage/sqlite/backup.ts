@@ -182,6 +182,47 @@ function checkedCopy(file: string): Omit<SqliteBackup, 'file' | 'bytes'> {
 }
 
 /**
+ * The watches (standing searches) a restored database holds were current with it when the backup
+ * was taken, and have told their clients of changes since, which the restore undoes: each is
+ * marked behind its change log (position 0), so the registry sends it a `resync` with its current
+ * matches when it starts. Before, a watch found itself current and its webhook, told of entries
+ * added since the backup, never heard they are gone. Its event numbers go on past those the
+ * replaced database had reserved (a watch that sent many events since the backup had reserved
+ * more): a client that orders events by number would drop the ones that repeat a number.
+ */
+function rewindWatches(copy: string, current: string | undefined): void {
+  const floors = current ? reservedEventNumbers(current) : new Map<string, number>();
+  const db = new Database(copy, { fileMustExist: true });
+  try {
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'watches'").get()) return;
+    db.transaction(() => {
+      db.prepare('UPDATE watches SET change_seq = 0').run();
+      const raise = db.prepare('UPDATE watches SET seq_floor = ? WHERE id = ? AND seq_floor < ?');
+      for (const [id, floor] of floors) raise.run(floor, id, floor);
+    })();
+  } finally {
+    db.close();
+  }
+  // Closed cleanly, a -wal it made is checkpointed and gone; none may go into place with it.
+  for (const suffix of ['-wal', '-shm']) fs.rmSync(`${copy}${suffix}`, { force: true });
+}
+
+/** The event numbers each watch of the database being replaced has reserved (none when it cannot be read: it may be why it is replaced). */
+function reservedEventNumbers(database: string): Map<string, number> {
+  try {
+    const db = new Database(database, { readonly: true, fileMustExist: true });
+    try {
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'watches'").get()) return new Map();
+      return new Map((db.prepare('SELECT id, seq_floor FROM watches').all() as { id: string; seq_floor: number }[]).map((r) => [r.id, r.seq_floor]));
+    } finally {
+      db.close();
+    }
+  } catch {
+    return new Map();
+  }
+}
+
+/**
  * Puts the backup at `backup` in place of the database at `database` (the registry stopped).
  * An existing database is replaced only with `overwrite`, and kept beside as
  * `registry.db.replaced-<time>`.
@@ -212,6 +253,7 @@ export function restoreSqlite(backup: string, database: string, options: { overw
     }
     fs.copyFileSync(backup, tmp);
     fs.chmodSync(tmp, 0o600);
+    rewindWatches(tmp, replaced ? database : undefined);
     syncPath(tmp, 'r');
     if (replaced) {
       // The database with its WAL (committed writes a checkpoint has not copied in yet) and its shared memory.

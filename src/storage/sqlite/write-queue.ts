@@ -23,7 +23,7 @@
  *   job, yet the connection holds what they wrote (and a re-created file, or the next sync, may
  *   keep it). A job that must know what became of its batch registers a callback with
  *   `afterBatch`: it is told once, when the batch is acknowledged (before its promises settle),
- *   refused after its commit, or rolled back.
+ *   refused after its commit, or rolled back (a job that failed in its savepoint: at once).
  * - With a `sync` (the connection runs with synchronous=NORMAL: COMMIT writes the WAL but does
  *   not fsync it), the fsync happens off the event loop: a committed batch settles only once a
  *   sync that started after its COMMIT has finished. One sync runs at a time, and every batch
@@ -266,7 +266,14 @@ export class WriteQueue {
         outcomes.push(outcome);
         if (this.#yieldLockMs > 0 && !this.#flushing) this.#pause(this.#yieldLockMs);
       } else {
-        for (const { job } of batch) outcomes.push(runInSavepoint(db, job));
+        for (const { job } of batch) {
+          const from = told.length;
+          const outcome = runInSavepoint(db, job);
+          // Its savepoint rolled back, a failed job's writes are not part of the batch: those it
+          // asked to tell hear so now (its change numbers may go to the next job, or to another process).
+          if (!outcome.ok) tell(told.splice(from), 'rolled-back');
+          outcomes.push(outcome);
+        }
       }
       this.#told = undefined;
       control(db, 'COMMIT');
