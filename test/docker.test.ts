@@ -261,6 +261,13 @@ describe('deployment configuration', () => {
     }
   });
 
+  test('a REGISTRY_INDEX_SNAPSHOT_DIR that cannot be a directory stops start-up naming it (every save failed with a bare EEXIST, every start re-indexed)', async () => {
+    await assert.rejects(
+      startTestRegistry({ REGISTRY_INDEX_SNAPSHOT_DIR: '/etc/passwd' }),
+      /REGISTRY_INDEX_SNAPSHOT_DIR \(by default REGISTRY_DATA_DIR\): \/etc\/passwd cannot hold the saved search index \(EEXIST.*set REGISTRY_INDEX_SNAPSHOT_SECONDS=0 to not save the index/,
+    );
+  });
+
   test('configuration errors never print a secret: a REGISTRY_TOKENS item without a colon, the password of a database URL', () => {
     const refused = (env: Record<string, string>): string => {
       try {

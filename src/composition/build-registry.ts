@@ -16,7 +16,7 @@ import { OperationRunner } from '../operations/runner.js';
 import { DEFAULT_WATCH_LIMITS, WatchHub } from '../subscriptions/watch-hub.js';
 import { ChangeFeed } from '../registry/change-feed.js';
 import { IndexFollower } from '../registry/index-follower.js';
-import { IndexSnapshots } from '../registry/index-snapshots.js';
+import { IndexSnapshots, prepareSnapshotDir } from '../registry/index-snapshots.js';
 import { SearchCache } from '../registry/search-cache.js';
 import { PageTokens } from '../registry/page-token.js';
 import { RegistryService } from '../registry/service.js';
@@ -207,10 +207,11 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     const loadAbort = new AbortController();
     stopLoading = loadAbort;
     const started = Date.now();
-    const saving =
-      config.search.snapshotSeconds > 0 && !config.search.embeddings
-        ? new IndexSnapshots(store, service, feed, log, { dir: config.search.snapshotDir, intervalMs: config.search.snapshotSeconds * 1000, version })
-        : undefined;
+    const saved = config.search.snapshotSeconds > 0 && !config.search.embeddings;
+    if (saved) prepareSnapshotDir(config.search.snapshotDir);
+    const saving = saved
+      ? new IndexSnapshots(store, service, feed, log, { dir: config.search.snapshotDir, intervalMs: config.search.snapshotSeconds * 1000, version })
+      : undefined;
     const indexLoad = (async () => {
       let fromSeq = saving ? await saving.restore(loadAbort.signal) : undefined;
       if (fromSeq === undefined) {

@@ -15,6 +15,7 @@
  *
  * Not used with hybrid ranking (the index cannot save its embeddings): the index is rebuilt.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../observability/logger.js';
 import { SNAPSHOT_FORMAT, readIndexSnapshot, removeAbandonedWrites, writeIndexSnapshot, type SnapshotMeta } from '../search/snapshot-file.js';
@@ -32,6 +33,22 @@ export interface IndexSnapshotOptions {
   intervalMs: number;
   /** The registry's version: a file written by another one is not loaded. */
   version: string;
+}
+
+/**
+ * Makes the directory the index is saved in (0700) and checks it can be written: a path that
+ * cannot be one (a file, a read-only place) stops start-up naming the setting, instead of every
+ * save failing with a bare EEXIST or EACCES and every start re-indexing every entry.
+ */
+export function prepareSnapshotDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (error) {
+    throw new Error(
+      `REGISTRY_INDEX_SNAPSHOT_DIR (by default REGISTRY_DATA_DIR): ${dir} cannot hold the saved search index (${(error as Error).message}); name a directory the registry can write, or set REGISTRY_INDEX_SNAPSHOT_SECONDS=0 to not save the index`,
+    );
+  }
 }
 
 export class IndexSnapshots {
