@@ -762,6 +762,24 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByText('10,240 bytes', { exact: false }).first().waitFor();
       const shown = await page.locator('main').innerText();
       assert.doesNotMatch(shown, /\/parts\//, shown.slice(0, 500));
+      // Said of what the person gave (pasted text, or a file by its own name), not of the file
+      // part the page sent under a name of its choosing; with the limit and what to do.
+      const refusal = page.locator('.validation-result .notice.error');
+      assert.match((await refusal.innerText()) ?? '', /The pasted document is 1\d,\d{3} bytes; this registry takes documents of at most 10,240 bytes\. Shorten/);
+      assert.doesNotMatch(await refusal.innerText(), /agent-card\.json|uploaded/);
+      const dropped = await page.evaluateHandle((text) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text], 'my large card.json', { type: 'application/json' }));
+        return transfer;
+      }, JSON.stringify({ ...v1Card('Large File Agent', 'https://large.example.org/a2a'), description: 'd'.repeat(12_000) }));
+      await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
+      await refusal.filter({ hasText: /The file “my large card.json” is 1\d,\d{3} bytes; this registry takes documents of at most 10,240 bytes/ }).waitFor();
+      // Indented past the limit, within it once minified: said so, as the registry says it of a data part.
+      const spacious = JSON.stringify({ ...v1Card('Spacious Agent', 'https://spacious.example.org/a2a'), skills: Array.from({ length: 40 }, (_, i) => ({ id: `s${i}`, name: 'Skill', description: 'A skill.', tags: ['a', 'b'] })) }, null, 8);
+      await page.locator('#document').fill(spacious);
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await refusal.filter({ hasText: /The pasted document is [\d,]+ bytes;.* Without its whitespace it is [\d,]+ bytes: remove the indentation/ }).waitFor();
+      await screenshot(page, 'validate-too-large');
 
       for (const p of [...card, ...toolspecPieces]) {
         // The text of the item is its pieces with a space between each: "…10,240 bytes Show in the document".

@@ -39,6 +39,11 @@ export class RegistryError extends Error {
 export interface UploadedDocument {
   text: string;
   filename: 'agent-card.json' | 'toolspec.json';
+  /**
+   * What the person gave, as a message names it: "The pasted document", "The file “card.json”".
+   * The registry can only name the file part the page sent, under a name the page chose.
+   */
+  given: string;
 }
 
 export interface CallOptions {
@@ -69,6 +74,33 @@ function base64Utf8(text: string): string {
  * the person who typed it.
  */
 const inDocument = (finding: Finding): Finding => (/^\/parts\/1(\/raw)?$/.test(finding.path) ? { ...finding, path: '' } : finding);
+
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
+const bytes = (n: number) => `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
+
+/**
+ * The registry's refusal of the uploaded document in the person's terms. It names the file part
+ * the page sent ("The uploaded document "agent-card.json"", "File part 1 ("agent-card.json")"),
+ * a name the person never gave: they pasted the text, or chose a file of another name. Past the
+ * size limit, an indented document that fits once minified is told so, as the registry tells a
+ * data part.
+ */
+function aboutUpload(code: string, message: string, file: UploadedDocument): string {
+  const size = utf8Bytes(file.text);
+  if (code === 'TOO_LARGE' && size > config.maxDocumentBytes) {
+    let compact: number | undefined;
+    try {
+      compact = utf8Bytes(JSON.stringify(JSON.parse(file.text)));
+    } catch {
+      /* not JSON: no smaller form to offer */
+    }
+    const said = `${file.given} is ${bytes(size)}; this registry takes documents of at most ${bytes(config.maxDocumentBytes)}.`;
+    return compact !== undefined && compact <= config.maxDocumentBytes
+      ? `${said} Without its whitespace it is ${bytes(compact)}: remove the indentation and line breaks (minify it), then try again.`
+      : `${said} Shorten descriptions and examples, drop fields the registry does not need, or split it, then try again.`;
+  }
+  return message.replace(`The uploaded document "${file.filename}"`, file.given).replace(`File part 1 ("${file.filename}")`, file.given);
+}
 
 const dataOf = (parts: unknown): Json | undefined =>
   Array.isArray(parts) ? (parts.find((p): p is { data: Json } => isObject(p) && isObject(p.data))?.data ?? undefined) : undefined;
@@ -129,7 +161,9 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
       const found = Array.isArray(error.details) ? (error.details.filter(isObject) as unknown as Finding[]) : [];
       const details = options.file ? found.map(inDocument) : found;
       const retry = typeof error.retryAfterSeconds === 'number' ? error.retryAfterSeconds : undefined;
-      throw new RegistryError(String(error.code ?? 'REJECTED'), String(error.message ?? 'The registry declined the request.'), details, retry);
+      const code = String(error.code ?? 'REJECTED');
+      const message = String(error.message ?? 'The registry declined the request.');
+      throw new RegistryError(code, options.file ? aboutUpload(code, message, options.file) : message, details, retry);
     }
   }
   throw new RegistryError('FAILED', 'The registry could not complete the request. Try again in a moment.');

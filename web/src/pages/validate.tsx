@@ -66,13 +66,13 @@ const EXAMPLE_CARD = {
 };
 
 /** The operation's arguments and file part for the text, as `validate` or `register`. */
-function request(kind: Kind, text: string, meta: ServerMeta | undefined): { args: Json; file?: UploadedDocument } {
+function request(kind: Kind, text: string, meta: ServerMeta | undefined, given: string): { args: Json; file?: UploadedDocument } {
   const server = meta && { name: meta.name, url: meta.url, ...(meta.description ? { description: meta.description } : {}), ...(meta.version ? { version: meta.version } : {}) };
   switch (kind) {
     case 'agent-card':
-      return { args: {}, file: { text, filename: 'agent-card.json' } };
+      return { args: {}, file: { text, filename: 'agent-card.json', given } };
     case 'toolspec':
-      return { args: server ? { mcpServer: server } : {}, file: { text, filename: 'toolspec.json' } };
+      return { args: server ? { mcpServer: server } : {}, file: { text, filename: 'toolspec.json', given } };
     case 'mcp-document': {
       const doc = obj(JSON.parse(text)) ?? {};
       return { args: { mcpServer: doc.mcpServer, toolspec: doc.toolspec } };
@@ -138,6 +138,8 @@ export function ValidatePage({ moved }: { moved: number }) {
   const [outcome, setOutcome] = useState<Outcome>({ state: 'idle' });
   const [dragging, setDragging] = useState(false);
   const [fileError, setFileError] = useState('');
+  // The file the text came from, while it is unchanged: messages name it, not the file part sent.
+  const [chosen, setChosen] = useState<{ name: string; text: string }>();
   const kind = useMemo(() => detectKind(text), [text]);
   const resultRef = useRef<HTMLDivElement>(null);
   const refusalRef = useRef<HTMLDivElement>(null);
@@ -147,13 +149,14 @@ export function ValidatePage({ moved }: { moved: number }) {
   const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
-  const run = async (what: 'validate' | 'register', sentText: string = text) => {
+  const run = async (what: 'validate' | 'register', sentText: string = text, fileName = chosen?.text === sentText ? chosen.name : undefined) => {
     if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
     setOutcome({ state: 'busy', what });
     const sentKind = detectKind(sentText);
     let refusedRegistration = false;
     try {
-      const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined);
+      const given = fileName ? `The file “${fileName}”` : 'The pasted document';
+      const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined, given);
       if (what === 'validate') {
         const valid = await call<ValidationResult>({ validate: args }, { file, token: token || undefined });
         // The registry took the token (a registry closed to anonymous reads asks for one to
@@ -188,7 +191,8 @@ export function ValidatePage({ moved }: { moved: number }) {
     // A file dropped or chosen is there to be checked: validate it at once.
     const content = await file.text();
     setText(content);
-    await run('validate', content);
+    setChosen({ name: file.name, text: content });
+    await run('validate', content, file.name);
   };
 
   return (
