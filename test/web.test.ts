@@ -917,6 +917,9 @@ describe('web page', { skip: unavailable }, () => {
         await page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
         page.problems.length = 0; // the browser logs the refused request (401) itself
         assert.match((await page.locator('[role=alert]').textContent()) ?? '', /could not be downloaded/);
+        // This registry reads only with a token: no offer to read without one.
+        assert.match(await page.locator('[role=alert]').innerText(), /does not accept the token kept in this tab/);
+        assert.equal(await page.getByRole('button', { name: 'Read without a token' }).count(), 0);
         await screenshot(page, 'entry-closed-download-refused');
         await page.locator('#read-token').fill(TOKENS.alice);
         await page.getByRole('button', { name: 'Use this token' }).click();
@@ -953,13 +956,33 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/validate`);
       await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'expired-token-0123456789abcdef'));
       await page.goto(`${registry.url}/?q=weather`);
-      await page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+      const refusal = page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' });
+      await refusal.waitFor();
+      // Said to the person who typed the token, not to a program (which header) or an operator
+      // (REGISTRY_TOKENS); and this registry reads without one, which the prompt offers.
+      assert.match(await refusal.innerText(), /does not accept the token kept in this tab.*or read without a token/s);
+      assert.doesNotMatch(await refusal.innerText(), /Authorization|REGISTRY_TOKENS/);
+      assert.match(await page.locator('#read-token-help').innerText(), /reads without a token too/);
+      // Another token refused: the prompt is drawn again, with the focus in its field to type a third.
+      await page.locator('#read-token').fill('mistyped-token-0123456789abcdef');
+      await page.getByRole('button', { name: 'Use this token' }).click();
+      await page.waitForFunction(() => document.activeElement?.id === 'read-token', undefined, { timeout: 5000 });
+      await refusal.waitFor();
       page.problems.length = 0; // the browser logs the refused request (401) itself
       await page.locator('#read-token').fill(TOKENS.bob);
       await page.getByRole('button', { name: 'Use this token' }).click();
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.bob);
       await screenshot(page, 'token-prompt-resolved');
+
+      // Or without a token, as anyone reads this registry: the refused one is forgotten.
+      await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'expired-token-0123456789abcdef'));
+      await page.goto(`${registry.url}/?q=weather`);
+      await refusal.waitFor();
+      page.problems.length = 0;
+      await page.getByRole('button', { name: 'Read without a token' }).click();
+      await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), null);
     });
   });
 

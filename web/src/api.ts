@@ -178,7 +178,24 @@ export async function read<T = Json>(operation: Json, signal: AbortSignal): Prom
   if (!token && config.readNeedsToken) {
     throw new RegistryError('UNAUTHENTICATED', 'This registry needs a registry token to read: type yours below.');
   }
-  return call<T>(operation, { signal, token: token || undefined });
+  try {
+    return await call<T>(operation, { signal, token: token || undefined });
+  } catch (err) {
+    throw token ? tokenRefused(err) : err;
+  }
+}
+
+/**
+ * The registry's refusal of the token this tab keeps, said to the person who typed it: the
+ * registry's own words tell a program which header to send and an operator where tokens are
+ * configured. A registry open to anonymous reads reads without it too (the prompt offers that).
+ */
+function tokenRefused(err: unknown): unknown {
+  if (!(err instanceof RegistryError) || err.code !== 'UNAUTHENTICATED') return err;
+  const message = config.readNeedsToken
+    ? 'The registry does not accept the token kept in this tab: it may be mistyped, or changed since. Type yours below.'
+    : 'The registry does not accept the token kept in this tab: it may be mistyped, or changed since. Type the right one below, or read without a token.';
+  return new RegistryError(err.code, message, err.details, err.retryAfterSeconds);
 }
 
 /**
@@ -198,7 +215,7 @@ export async function fetchDocument(path: string): Promise<Blob> {
   } catch {
     throw new RegistryError('NETWORK', 'The registry cannot be reached. Check your connection and try again.');
   }
-  if (!res.ok) throw await httpFailure(res);
+  if (!res.ok) throw token ? tokenRefused(await httpFailure(res)) : await httpFailure(res);
   return res.blob();
 }
 

@@ -136,6 +136,8 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   const revision = positive(params.get('revision'));
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const [attempt, setAttempt] = useState(0);
+  // The entry read again with a token typed in the prompt: refused too, the prompt takes the focus back.
+  const [retried, setRetried] = useState('');
   const [downloadFailed, setDownloadFailed] = useState<unknown>(undefined);
   // Documents by revision, for the diff (the entry's own revision is one of them).
   const documents = useRef(new Map<number, unknown>());
@@ -195,7 +197,15 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
             Revision {revision} is not in this entry's history (old revisions leave it). <a href={entryUrl({ revision: undefined, from: undefined, to: undefined })}>See the current revision</a>.
           </p>
         )}
-        {loaded.state === 'failed' && needsToken(loaded.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
+        {loaded.state === 'failed' && needsToken(loaded.error) && (
+          <TokenPrompt
+            focus={retried === `${revision}#${attempt}`}
+            onSaved={() => {
+              setRetried(`${revision}#${attempt + 1}`);
+              setAttempt((n) => n + 1);
+            }}
+          />
+        )}
       </article>
     );
   }

@@ -193,6 +193,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
   const [attempt, setAttempt] = useState(0);
+  // The search asked again with a token typed in the prompt: refused too, the prompt takes the focus back.
+  const [retried, setRetried] = useState('');
   const requestKey = params.toString();
   const terms = useMemo(() => queryTerms(query), [query]);
   // Filters of the URL that cannot apply: left out of it (in place of this history entry), and
@@ -358,7 +360,15 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
             This link to a later page of results is out of date or incomplete. <a href={searchUrl(params, {})}>Go to the first page of this search</a>.
           </p>
         )}
-        {result.state === 'failed' && needsToken(result.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
+        {result.state === 'failed' && needsToken(result.error) && (
+          <TokenPrompt
+            focus={retried === `${requestKey}#${attempt}`}
+            onSaved={() => {
+              setRetried(`${requestKey}#${attempt + 1}`);
+              setAttempt((n) => n + 1);
+            }}
+          />
+        )}
         {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
         {result.state === 'done' && result.page.results.length > 0 && (
           <ol class="hits" start={(pageNumber - 1) * PAGE_SIZE + 1}>
