@@ -164,8 +164,8 @@ export function ValidatePage({ moved }: { moved: number }) {
         if (token) saveToken(token);
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid, error: undefined, problems: placeProblems(sentText, sentKind, [], valid.warnings) });
       } else {
-        saveToken(token);
         const result = await call<RegistrationResult>({ register: args }, { file, token: token || undefined });
+        saveToken(token);
         setOutcome({ state: 'registered', text: sentText, kind: sentKind, result, problems: placeProblems(sentText, sentKind, [], result.warnings) });
       }
     } catch (error) {
@@ -174,6 +174,11 @@ export function ValidatePage({ moved }: { moved: number }) {
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error, problems: placeProblems(sentText, sentKind, error.details, []) });
       } else {
         refusedRegistration = what === 'register';
+        // Kept for the tab unless the registry refused the token itself: Search and the entries
+        // send the kept token with every read, and would be refused with it too.
+        if (needsToken(error)) {
+          if (savedToken() === token) saveToken('');
+        } else if (what === 'register') saveToken(token);
         setOutcome({ state: 'failed', what, error });
       }
     }
