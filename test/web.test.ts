@@ -292,6 +292,22 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#q').fill('weather');
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await refusal.count(), 0);
+
+      // A slow answer (the browser's own network emulation, a second of latency): the results
+      // still shown are the last search's, and the page says so instead of passing them off as
+      // the answer to the words now in the box.
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 1000, downloadThroughput: -1, uploadThroughput: -1 });
+      await page.locator('#q').fill('ledger');
+      await page.locator('#result-count', { hasText: 'Searching…' }).waitFor();
+      assert.equal(await page.locator('.results').getAttribute('aria-busy'), 'true');
+      assert.equal(await page.locator('.results.stale .hit', { hasText: 'Weather Agent' }).count(), 1, 'the last results, drawn as such');
+      await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
+      assert.match(await page.locator('#result-count').innerText(), /result|match/);
+      assert.equal(await page.locator('.results').getAttribute('aria-busy'), 'false');
+      assert.equal(await page.locator('.results.stale').count(), 0);
+      await cdp.detach();
     });
   });
 

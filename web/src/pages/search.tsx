@@ -12,6 +12,8 @@ import { leftPlace, navigate } from '../router';
 
 const PAGE_SIZE = 20;
 const TYPING_DEBOUNCE_MS = 250;
+/** A search answered within this keeps the last results on screen until then (no flicker); a slower one marks them as the last search's. */
+const SLOW_SEARCH_MS = 400;
 /** URL parameters that describe the search (p and n only place it in the pages). */
 const FILTER_PARAMS = ['kind', 'tags', 'binding', 'version', 'verified', 'health'] as const;
 
@@ -193,6 +195,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
   const [attempt, setAttempt] = useState(0);
+  const [slow, setSlow] = useState(false);
   // The search asked again with a token typed in the prompt: refused too, the prompt takes the focus back.
   const [retried, setRetried] = useState('');
   const requestKey = params.toString();
@@ -259,8 +262,11 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     }
     const controller = new AbortController();
     setResult((r) => (r.state === 'done' ? r : { state: 'loading' }));
+    setSlow(false);
+    const slowTimer = window.setTimeout(() => setSlow(true), SLOW_SEARCH_MS);
     read<Page>({ search: searchRequest(params) }, controller.signal)
       .then((page) => {
+        window.clearTimeout(slowTimer);
         const key = searchKey(params);
         const chain = pageChains.get(key) ?? [];
         chain[pageNumber - 1] = params.get('p') ?? '';
@@ -270,9 +276,13 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
       })
       .catch((error: unknown) => {
+        window.clearTimeout(slowTimer);
         if (!isAbort(error)) setResult({ state: 'failed', error });
       });
-    return () => controller.abort();
+    return () => {
+      window.clearTimeout(slowTimer);
+      controller.abort();
+    };
   }, [requestKey, attempt]);
 
   // Back from an entry (or from the next page): once these results are drawn, the person is
@@ -294,6 +304,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     typing.current = false;
     navigate(searchUrl(params, { ...words, [key]: value }), { inPlace: true });
   };
+  const stale = slow && result.state === 'done' && result.key !== requestKey;
   const previousToken = pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
 
   return (
@@ -348,9 +359,10 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         </div>
       )}
 
-      <div class="results" aria-busy={result.state === 'loading'}>
+      {/* A slow search for other words or filters: the results shown are the last search's, said and drawn so. */}
+      <div class={`results${stale ? ' stale' : ''}`} aria-busy={result.state === 'loading' || stale}>
         <p id="result-count" class="result-count" role="status" aria-live="polite">
-          {result.state === 'done' ? countText(result.page, pageNumber, query !== '' || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
+          {stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, query !== '' || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && <ErrorNotice error={result.error} title="The search failed" />}
         {result.state === 'failed' && params.get('p') && result.error instanceof RegistryError && result.error.code === 'BAD_REQUEST' && (
