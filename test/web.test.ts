@@ -798,6 +798,13 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('button', { name: 'Validate', exact: true }).click();
       await refusal.filter({ hasText: /The pasted document is [\d,]+ bytes;.* Without its whitespace it is [\d,]+ bytes: remove the indentation/ }).waitFor();
       await screenshot(page, 'validate-too-large');
+      // Large enough that the request carrying it is over the registry's body limit (64 KiB, a
+      // 413): the same words about the document, not the request body's encoded size.
+      await page.locator('#document').fill(JSON.stringify({ ...v1Card('Huge Page Agent', 'https://huge.example.org/a2a'), description: 'd'.repeat(70_000) }));
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await refusal.filter({ hasText: /TOO_LARGE\s*The pasted document is 70,\d{3} bytes; this registry takes documents of at most 10,240 bytes\. Shorten/ }).waitFor();
+      assert.doesNotMatch(await page.locator('.validation-result').innerText(), /request body|HTTP_413/);
+      page.problems.length = 0; // the browser logs the refused request (413) itself
 
       for (const p of [...card, ...toolspecPieces]) {
         // The text of the item is its pieces with a space between each: "…10,240 bytes Show in the document".

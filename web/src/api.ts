@@ -46,10 +46,18 @@ export interface UploadedDocument {
   given: string;
 }
 
+/** The document a request carries, as the person gave it; `given` names it in messages ("The pasted document"). */
+export interface GivenDocument {
+  text: string;
+  given: string;
+}
+
 export interface CallOptions {
   token?: string;
   signal?: AbortSignal;
   file?: UploadedDocument;
+  /** The document the request carries inline (not as a file part), for the messages that name it. */
+  document?: GivenDocument;
 }
 
 type Json = Record<string, unknown>;
@@ -78,6 +86,21 @@ const inDocument = (finding: Finding): Finding => (/^\/parts\/1(\/raw)?$/.test(f
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 const bytes = (n: number) => `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
 
+/** A document over the registry's size limit, as the person gave it, with the limit and what to do. */
+function tooLarge(document: GivenDocument): string {
+  const size = utf8Bytes(document.text);
+  let compact: number | undefined;
+  try {
+    compact = utf8Bytes(JSON.stringify(JSON.parse(document.text)));
+  } catch {
+    /* not JSON: no smaller form to offer */
+  }
+  const said = `${document.given} is ${bytes(size)}; this registry takes documents of at most ${bytes(config.maxDocumentBytes)}.`;
+  return compact !== undefined && compact <= config.maxDocumentBytes
+    ? `${said} Without its whitespace it is ${bytes(compact)}: remove the indentation and line breaks (minify it), then try again.`
+    : `${said} Shorten descriptions and examples, drop fields the registry does not need, or split it, then try again.`;
+}
+
 /**
  * The registry's refusal of the uploaded document in the person's terms. It names the file part
  * the page sent ("The uploaded document "agent-card.json"", "File part 1 ("agent-card.json")"),
@@ -86,19 +109,7 @@ const bytes = (n: number) => `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 
  * data part.
  */
 function aboutUpload(code: string, message: string, file: UploadedDocument): string {
-  const size = utf8Bytes(file.text);
-  if (code === 'TOO_LARGE' && size > config.maxDocumentBytes) {
-    let compact: number | undefined;
-    try {
-      compact = utf8Bytes(JSON.stringify(JSON.parse(file.text)));
-    } catch {
-      /* not JSON: no smaller form to offer */
-    }
-    const said = `${file.given} is ${bytes(size)}; this registry takes documents of at most ${bytes(config.maxDocumentBytes)}.`;
-    return compact !== undefined && compact <= config.maxDocumentBytes
-      ? `${said} Without its whitespace it is ${bytes(compact)}: remove the indentation and line breaks (minify it), then try again.`
-      : `${said} Shorten descriptions and examples, drop fields the registry does not need, or split it, then try again.`;
-  }
+  if (code === 'TOO_LARGE' && utf8Bytes(file.text) > config.maxDocumentBytes) return tooLarge(file);
   return message.replace(`The uploaded document "${file.filename}"`, file.given).replace(`File part 1 ("${file.filename}")`, file.given);
 }
 
@@ -146,7 +157,15 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new RegistryError('NETWORK', 'The registry cannot be reached. Check your connection and try again.');
   }
-  if (!res.ok) throw await httpFailure(res);
+  if (!res.ok) {
+    const failure = await httpFailure(res);
+    // A request body over the registry's limit (413, REGISTRY_MAX_BODY_BYTES, always above a
+    // document at the document limit, base64-encoded): what is too large is the document in it.
+    // The registry's words name the request body and its encoded size, which the person never saw.
+    const document = options.document ?? options.file;
+    if (res.status === 413 && document && utf8Bytes(document.text) > config.maxDocumentBytes) throw new RegistryError('TOO_LARGE', tooLarge(document));
+    throw failure;
+  }
   const body: unknown = await res.json();
   const task = isObject(body) && isObject(body.task) ? body.task : undefined;
   const status = task && isObject(task.status) ? task.status : undefined;

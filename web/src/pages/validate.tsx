@@ -158,13 +158,13 @@ export function ValidatePage({ moved }: { moved: number }) {
       const given = fileName ? `The file “${fileName}”` : 'The pasted document';
       const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined, given);
       if (what === 'validate') {
-        const valid = await call<ValidationResult>({ validate: args }, { file, token: token || undefined });
+        const valid = await call<ValidationResult>({ validate: args }, { file, document: { text: sentText, given }, token: token || undefined });
         // The registry took the token (a registry closed to anonymous reads asks for one to
         // validate): kept, as a registration's is, so Search does not ask for it again.
         if (token) saveToken(token);
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid, error: undefined, problems: placeProblems(sentText, sentKind, [], valid.warnings) });
       } else {
-        const result = await call<RegistrationResult>({ register: args }, { file, token: token || undefined });
+        const result = await call<RegistrationResult>({ register: args }, { file, document: { text: sentText, given }, token: token || undefined });
         saveToken(token);
         setOutcome({ state: 'registered', text: sentText, kind: sentKind, result, problems: placeProblems(sentText, sentKind, [], result.warnings) });
       }
