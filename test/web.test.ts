@@ -10,6 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -1039,6 +1041,37 @@ describe('web page', { skip: unavailable }, () => {
     } finally {
       await comeback.close().catch(() => undefined);
       removeTempDir(dataDir);
+    }
+  });
+
+  test('a proxy in front of the registry answers its own HTML page: said so, not as a JSON parse error', async () => {
+    // A real reverse proxy on 127.0.0.1 that passes the page through and answers the A2A calls
+    // with its sign-in page (200 text/html), as one does whose session cookie the page never sends.
+    const proxy = http.createServer((req, res) => {
+      if (req.url?.endsWith('/a2a/rest/message:send')) {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sign in</title><form>Sign in to continue</form>');
+        return;
+      }
+      const upstream = http.request(`${registry.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      await withPage(async (page) => {
+        await page.goto(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/?q=weather`);
+        const notice = page.locator('[role=alert]', { hasText: 'FAILED' });
+        await notice.waitFor();
+        const text = await notice.innerText();
+        assert.match(text, /answered HTTP 200 with text\/html, not the registry's JSON: something in front of the registry \(a proxy, a sign-in page\) answered instead/);
+        assert.doesNotMatch(text, /Unexpected token|not valid JSON/);
+        await screenshot(page, 'search-proxy-html');
+      });
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 

@@ -166,7 +166,19 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
     if (res.status === 413 && document && utf8Bytes(document.text) > config.maxDocumentBytes) throw new RegistryError('TOO_LARGE', tooLarge(document));
     throw failure;
   }
-  const body: unknown = await res.json();
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch (err) {
+    if (isAbort(err)) throw err;
+    // Not the registry's JSON (an HTML sign-in or error page of a proxy in front of it, whose
+    // cookies this page does not send): said so, not as the JSON parser's "Unexpected token '<'".
+    const type = res.headers.get('content-type')?.split(';')[0] || 'no content type';
+    throw new RegistryError(
+      'FAILED',
+      `The registry's address answered HTTP ${res.status} with ${type}, not the registry's JSON: something in front of the registry (a proxy, a sign-in page) answered instead. Reload the page; if it stays, tell the registry's operator.`,
+    );
+  }
   const task = isObject(body) && isObject(body.task) ? body.task : undefined;
   const status = task && isObject(task.status) ? task.status : undefined;
   const state = status?.state;
