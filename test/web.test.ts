@@ -642,6 +642,10 @@ describe('web page', { skip: unavailable }, () => {
       assert.ok(added.some((l) => l.includes('"receipts"')));
       assert.ok(removed.some((l) => l.includes('"version": "1.2.0"')));
       assert.match((await page.locator('.diff-summary').textContent()) ?? '', /\+\d+ −\d+ lines/);
+      // A screen reader hears what the comparison found, not every line of it read out at once:
+      // the summary is the live part, the table is outside any live region.
+      assert.match(await page.locator('.diff [role=status]').innerText(), /^\+\d+ −\d+ lines$/);
+      assert.equal(await page.locator('.diff-table').evaluate((t) => t.closest('[aria-live], [role=status], [role=alert], [role=log]') === null), true);
       await screenshot(page, 'history-diff');
 
       // A link to a revision the entry no longer has (they leave after REGISTRY_MAX_REVISIONS) leads on to the current one.
