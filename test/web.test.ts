@@ -1239,6 +1239,34 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('descriptions written in paragraphs keep their line breaks on the entry (not their indentation); the results show one run', async () => {
+    // As real MCP servers write their tools' descriptions (corpus/toolspecs: exa, git, firecrawl).
+    const paragraphs = 'Search the web for any topic.\n\n      Best for: finding current news.\n      Returns: clean text.';
+    const card: WireJson = v1Card('Paragraph Agent', 'https://paragraph.example.org/a2a');
+    card.description = `\n${paragraphs}`;
+    card.skills[0].description = paragraphs;
+    const spec = toolspec();
+    (spec.tools[0] as WireJson).description = paragraphs;
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    const agent = resultOf(await op(bob, { register: { agentCard: card } })).id;
+    const server = resultOf(await op(bob, { register: { mcpServer: mcpServer('paragraph-files', 'https://mcp.example.org/paragraph/mcp'), toolspec: spec } })).id;
+    const shown = 'Search the web for any topic.\n\nBest for: finding current news.\nReturns: clean text.';
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/entries/${agent}`);
+      await page.locator('.entry-head .description').waitFor();
+      assert.equal(await page.locator('.entry-head .description').innerText(), shown);
+      assert.equal(await page.locator('.cards .card p.prose').first().innerText(), shown);
+      await page.goto(`${registry.url}/entries/${server}`);
+      await page.locator('#tools-h').waitFor();
+      assert.equal(await page.locator('p.prose', { hasText: 'Search the web' }).innerText(), shown);
+      await screenshot(page, 'entry-paragraphs');
+      await page.goto(`${registry.url}/?q=paragraph`);
+      const summary = page.locator(`.hit:has(a[href$="${agent}"]) .hit-description`);
+      await summary.waitFor();
+      assert.doesNotMatch(await summary.innerText(), /\n/);
+    });
+  });
+
   test('long unbroken words in an entry wrap: no page scrolls sideways, at desktop or phone width', async () => {
     // Words no line can hold, in every field a person reads: the layout must break them, not widen.
     const word = (stem: string, length: number) => stem.repeat(Math.ceil(length / stem.length)).slice(0, length);

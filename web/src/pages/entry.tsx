@@ -235,8 +235,8 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           {entry.protocolVersion && <span class="badge subtle">A2A {entry.protocolVersion}</span>}
           <StatusBadges status={entry} />
         </p>
-        <p class="description" dir="auto">
-          {entry.description}
+        <p class="description prose" dir="auto">
+          {entry.description.trim()}
         </p>
         <dl class="facts inline">
           <dt>Owner</dt>
