@@ -136,17 +136,47 @@ export function usePageHeading(title: string, moved: number) {
 
 export const needsToken = (error: unknown) => error instanceof RegistryError && error.code === 'UNAUTHENTICATED';
 
-/** Loads a page's code when it is first shown (the search page stays small). */
-export function useModule<T>(load: () => Promise<T>): T | undefined {
-  const [mod, setMod] = useState<T>();
+/**
+ * Loads a page's code when it is first shown (the search page stays small): the module, `false`
+ * while it loads, or the failure. It fails when the registry cannot be reached, or was updated
+ * since this page was opened (the old build's file names are gone); the browser keeps a failed
+ * import failed, so only a reload of the page loads it.
+ */
+export function useModule<T>(load: () => Promise<T>): T | false | Error {
+  const [mod, setMod] = useState<T | false | Error>(false);
   useEffect(() => {
     let live = true;
-    void load().then((m) => live && setMod(() => m));
+    load().then(
+      (m) => live && setMod(() => m),
+      (err: unknown) => live && setMod(err instanceof Error ? err : new Error(String(err))),
+    );
     return () => {
       live = false;
     };
   }, []);
   return mod;
+}
+
+/** A page whose code could not be loaded (see useModule): said so, with the way out, instead of "Loading…" for ever. */
+export function ModuleFailed({ moved }: { moved: number }) {
+  const heading = usePageHeading(`Page not loaded · ${config.name}`, moved);
+  return (
+    <section>
+      <h1 ref={heading} tabIndex={-1}>
+        This page could not be loaded
+      </h1>
+      <div class="notice error" role="alert">
+        <p>
+          Its code did not arrive: the registry cannot be reached, or it was updated since this page was opened. Check your connection, then reload the page.
+        </p>
+      </div>
+      <p>
+        <button type="button" onClick={() => window.location.reload()}>
+          Reload the page
+        </button>
+      </p>
+    </section>
+  );
 }
 
 /**
