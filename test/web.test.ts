@@ -690,6 +690,13 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(target, /"tags": "finance"/);
       await screenshot(page, 'validate-errors');
       await assertAccessible(page, 'the validate page with errors');
+      // A screen reader hears the outcome (not valid, and why), not the whole list and document
+      // read out at once: those are outside any live region, read when the person reaches them.
+      const live = '[aria-live], [role=status], [role=alert], [role=log]';
+      assert.match(await page.locator('.validation-result [aria-live]').innerText(), /^Not valid VALIDATION_FAILED\s+The A2A v1\.0 agent card is not valid/);
+      for (const part of ['.problems', '.doc']) {
+        assert.equal(await page.locator(part).evaluate((el, live) => el.closest(live) === null, live), true, `${part} is in a live region`);
+      }
 
       // Broken JSON, dropped as a file: the registry says it is not JSON; the page shows where the parser stopped.
       const dropped = await page.evaluateHandle((text) => {

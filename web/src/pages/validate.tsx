@@ -282,19 +282,25 @@ export function ValidatePage({ moved }: { moved: number }) {
         </div>
       </form>
 
-      <div ref={resultRef} tabIndex={-1} class="validation-result" aria-live="polite">
-        {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
-        {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
-          // A registry closed to anonymous reads (or a token it no longer takes): the token field
-          // is down in Register, and the registry's own words speak to programs, not to people.
-          <p>
-            This registry checks documents only for a token it knows. Type yours under Register (
-            <button type="button" class="link" onClick={() => document.getElementById('token')?.focus()}>
-              go to the token field
-            </button>
-            ), then validate again.
-          </p>
-        )}
+      <div ref={resultRef} tabIndex={-1} class="validation-result">
+        {/* Announced: what the check found, in a sentence or two. The list of problems and the
+            document are read when the person reaches them: a live region around them read the
+            whole document aloud, line numbers and all. */}
+        <div aria-live="polite" class="validation-summary">
+          {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
+          {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
+            // A registry closed to anonymous reads (or a token it no longer takes): the token field
+            // is down in Register, and the registry's own words speak to programs, not to people.
+            <p>
+              This registry checks documents only for a token it knows. Type yours under Register (
+              <button type="button" class="link" onClick={() => document.getElementById('token')?.focus()}>
+                go to the token field
+              </button>
+              ), then validate again.
+            </p>
+          )}
+          {(outcome.state === 'checked' || outcome.state === 'registered') && <Summary outcome={outcome} />}
+        </div>
         {(outcome.state === 'checked' || outcome.state === 'registered') && <Report outcome={outcome} current={text === outcome.text} />}
       </div>
 
@@ -386,10 +392,9 @@ function ServerFields({ meta, setMeta, problems }: { meta: ServerMeta; setMeta: 
   );
 }
 
-function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'checked' | 'registered' }>; current: boolean }) {
-  const errors = outcome.problems.filter((p) => p.severity === 'error');
+/** The outcome in a sentence or two: registered, valid, or not valid and why. */
+function Summary({ outcome }: { outcome: Extract<Outcome, { state: 'checked' | 'registered' }> }) {
   const warnings = outcome.problems.filter((p) => p.severity === 'warning');
-  const placed: Placed[] = outcome.problems.flatMap((p, i) => (p.place ? [{ number: i + 1, severity: p.severity, range: p.place }] : []));
   let summary;
   if (outcome.state === 'registered') {
     const r = outcome.result;
@@ -422,9 +427,16 @@ function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'chec
       </div>
     );
   }
+  return summary;
+}
+
+/** Each problem with its path and hint, and the document with the problems marked. */
+function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'checked' | 'registered' }>; current: boolean }) {
+  const errors = outcome.problems.filter((p) => p.severity === 'error');
+  const warnings = outcome.problems.filter((p) => p.severity === 'warning');
+  const placed: Placed[] = outcome.problems.flatMap((p, i) => (p.place ? [{ number: i + 1, severity: p.severity, range: p.place }] : []));
   return (
     <>
-      {summary}
       {!current && <p class="small muted">You have edited the document since: validate again to check the changes.</p>}
       {outcome.problems.length > 0 && (
         <>
