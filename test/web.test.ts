@@ -837,6 +837,9 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#document').fill(text);
       await page.locator('#mcp-name').fill('draft-files');
       await page.locator('#mcp-url').fill('https://mcp.example.org/draft/mcp');
+      // The example is offered into an empty box only: one click would replace what was typed, for good.
+      const example = page.getByRole('button', { name: 'start from an example card' });
+      assert.equal(await example.count(), 0);
       await page.getByRole('button', { name: 'Validate', exact: true }).click();
       await page.locator('.validation-result .notice').waitFor();
 
@@ -859,6 +862,8 @@ describe('web page', { skip: unavailable }, () => {
       await page.reload();
       await page.locator('#document').waitFor();
       assert.equal(await page.locator('#document').inputValue(), '');
+      await example.click();
+      assert.match(await page.locator('#document').inputValue(), /"Invoice Agent"/);
     });
   });
 

@@ -252,10 +252,16 @@ export function ValidatePage({ moved }: { moved: number }) {
               choose a file
               <input type="file" accept="application/json,.json" class="visually-hidden" onChange={(e) => void readFile(e.currentTarget.files?.[0])} />
             </label>
-            , or{' '}
-            <button type="button" class="link" onClick={() => setText(JSON.stringify(EXAMPLE_CARD, null, 2))}>
-              start from an example card
-            </button>
+            {/* Only into an empty box: over a document typed there, one click lost it for good
+                (a value set by the page is no edit Ctrl+Z undoes, and the draft kept follows it). */}
+            {text.trim() === '' && (
+              <>
+                , or{' '}
+                <button type="button" class="link" onClick={() => setText(JSON.stringify(EXAMPLE_CARD, null, 2))}>
+                  start from an example card
+                </button>
+              </>
+            )}
             . Ctrl+Enter validates.
           </p>
           {fileError && (
