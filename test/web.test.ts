@@ -901,6 +901,10 @@ describe('web page', { skip: unavailable }, () => {
       await failed.filter({ hasText: 'UNAUTHENTICATED' }).waitFor();
       page.problems.length = 0;
       assert.match((await failed.locator('strong').textContent()) ?? '', /^The registry could not check the document$/);
+      // This registry checks documents without a token: the token typed is what it refused.
+      const why = await page.locator('.validation-result p', { hasText: 'go to the token field' }).innerText();
+      assert.match(why, /The token typed under Register is not one this registry knows; it checks documents without a token too\. Correct the token or clear it/);
+      assert.doesNotMatch(why, /only for a token/);
       assert.equal(await register.locator('[role=alert]').count(), 0);
     });
   });

@@ -297,8 +297,11 @@ export function ValidatePage({ moved }: { moved: number }) {
           {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
             // A registry closed to anonymous reads (or a token it no longer takes): the token field
             // is down in Register, and the registry's own words speak to programs, not to people.
+            // Open to anonymous reads, it refused the token typed under Register, not the want of one.
             <p>
-              This registry checks documents only for a token it knows. Type yours under Register (
+              {config.readNeedsToken
+                ? 'This registry checks documents only for a token it knows. Type yours under Register ('
+                : 'The token typed under Register is not one this registry knows; it checks documents without a token too. Correct the token or clear it ('}
               <button type="button" class="link" onClick={() => document.getElementById('token')?.focus()}>
                 go to the token field
               </button>
