@@ -1020,6 +1020,10 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('button', { name: 'Use this token' }).click();
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.bob);
+      // The prompt, and the focus in it, are gone: the focus is on what was found, and Tab goes on to the results.
+      await page.waitForFunction(() => document.activeElement?.id === 'result-count', undefined, { timeout: 5000 });
+      await page.keyboard.press('Tab');
+      assert.ok(await page.evaluate(() => document.activeElement?.closest('.hit') != null), 'Tab leads to the first result');
       await screenshot(page, 'token-prompt-resolved');
 
       // Or without a token, as anyone reads this registry: the refused one is forgotten.
@@ -1030,6 +1034,15 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('button', { name: 'Read without a token' }).click();
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), null);
+
+      // An entry read with a token typed in its prompt: the focus goes to its heading.
+      await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'expired-token-0123456789abcdef'));
+      await page.goto(`${registry.url}/entries/${ids.weather}`);
+      await page.locator('#read-token').fill(TOKENS.bob);
+      await page.getByRole('button', { name: 'Use this token' }).click();
+      await page.locator('h1', { hasText: 'Weather Agent' }).waitFor();
+      await page.waitForFunction(() => document.activeElement?.tagName === 'H1', undefined, { timeout: 5000 });
+      page.problems.length = 0;
     });
   });
 

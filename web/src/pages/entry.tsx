@@ -163,6 +163,12 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
     return () => controller.abort();
   }, [id, revision, attempt]);
 
+  // Read again with a token typed in the prompt, and loaded: the prompt, and the focus in it,
+  // are gone; the focus goes to the entry's heading, not back to the top of the page.
+  useEffect(() => {
+    if (loaded.state === 'done' && retried === `${revision}#${attempt}`) heading.current?.focus();
+  }, [loaded]);
+
   const entryUrl = (changes: Record<string, string | undefined>) => {
     const next = new URLSearchParams(params);
     for (const [k, v] of Object.entries(changes)) {

@@ -287,6 +287,13 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
 
   // Back from an entry (or from the next page): once these results are drawn, the person is
   // where they were, at the link they followed, not at the top of the page again.
+  // The search asked again with a token typed in the prompt is answered: the prompt, and the
+  // focus in it, are gone; the focus goes to what was found, not back to the top of the page.
+  const count = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (result.state === 'done' && result.key === requestKey && retried === `${requestKey}#${attempt}`) count.current?.focus();
+  }, [result]);
+
   const restoredFor = useRef(-1);
   useEffect(() => {
     if (result.state !== 'done' || result.key !== requestKey || restoredFor.current === moved) return;
@@ -361,7 +368,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
 
       {/* A slow search for other words or filters: the results shown are the last search's, said and drawn so. */}
       <div class={`results${stale ? ' stale' : ''}`} aria-busy={result.state === 'loading' || stale}>
-        <p id="result-count" class="result-count" role="status" aria-live="polite">
+        <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
           {stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, query !== '' || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && <ErrorNotice error={result.error} title="The search failed" />}
