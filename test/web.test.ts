@@ -10,6 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -297,6 +299,22 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#q').fill('weather');
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await refusal.count(), 0);
+
+      // A slow answer (the browser's own network emulation, a second of latency): the results
+      // still shown are the last search's, and the page says so instead of passing them off as
+      // the answer to the words now in the box.
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 1000, downloadThroughput: -1, uploadThroughput: -1 });
+      await page.locator('#q').fill('ledger');
+      await page.locator('#result-count', { hasText: 'Searching…' }).waitFor();
+      assert.equal(await page.locator('.results').getAttribute('aria-busy'), 'true');
+      assert.equal(await page.locator('.results.stale .hit', { hasText: 'Weather Agent' }).count(), 1, 'the last results, drawn as such');
+      await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
+      assert.match(await page.locator('#result-count').innerText(), /result|match/);
+      assert.equal(await page.locator('.results').getAttribute('aria-busy'), 'false');
+      assert.equal(await page.locator('.results.stale').count(), 0);
+      await cdp.detach();
     });
   });
 
@@ -647,6 +665,10 @@ describe('web page', { skip: unavailable }, () => {
       assert.ok(added.some((l) => l.includes('"receipts"')));
       assert.ok(removed.some((l) => l.includes('"version": "1.2.0"')));
       assert.match((await page.locator('.diff-summary').textContent()) ?? '', /\+\d+ −\d+ lines/);
+      // A screen reader hears what the comparison found, not every line of it read out at once:
+      // the summary is the live part, the table is outside any live region.
+      assert.match(await page.locator('.diff [role=status]').innerText(), /^\+\d+ −\d+ lines$/);
+      assert.equal(await page.locator('.diff-table').evaluate((t) => t.closest('[aria-live], [role=status], [role=alert], [role=log]') === null), true);
       await screenshot(page, 'history-diff');
 
       // A link to a revision the entry no longer has (they leave after REGISTRY_MAX_REVISIONS) leads on to the current one.
@@ -691,6 +713,13 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(target, /"tags": "finance"/);
       await screenshot(page, 'validate-errors');
       await assertAccessible(page, 'the validate page with errors');
+      // A screen reader hears the outcome (not valid, and why), not the whole list and document
+      // read out at once: those are outside any live region, read when the person reaches them.
+      const live = '[aria-live], [role=status], [role=alert], [role=log]';
+      assert.match(await page.locator('.validation-result [aria-live]').innerText(), /^Not valid VALIDATION_FAILED\s+The A2A v1\.0 agent card is not valid/);
+      for (const part of ['.problems', '.doc']) {
+        assert.equal(await page.locator(part).evaluate((el, live) => el.closest(live) === null, live), true, `${part} is in a live region`);
+      }
 
       // Broken JSON, dropped as a file: the registry says it is not JSON; the page shows where the parser stopped.
       const dropped = await page.evaluateHandle((text) => {
@@ -731,6 +760,8 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('button', { name: 'Register' }).click();
       await page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
       page.problems.length = 0; // the browser logs the refused request (401) itself
+      // Not kept: Search would send it with every read, and be refused with it.
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), null);
 
       await page.locator('#token').fill(TOKENS.alice);
       await page.getByRole('button', { name: 'Register' }).click();
@@ -785,6 +816,31 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByText('10,240 bytes', { exact: false }).first().waitFor();
       const shown = await page.locator('main').innerText();
       assert.doesNotMatch(shown, /\/parts\//, shown.slice(0, 500));
+      // Said of what the person gave (pasted text, or a file by its own name), not of the file
+      // part the page sent under a name of its choosing; with the limit and what to do.
+      const refusal = page.locator('.validation-result .notice.error');
+      assert.match((await refusal.innerText()) ?? '', /The pasted document is 1\d,\d{3} bytes; this registry takes documents of at most 10,240 bytes\. Shorten/);
+      assert.doesNotMatch(await refusal.innerText(), /agent-card\.json|uploaded/);
+      const dropped = await page.evaluateHandle((text) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text], 'my large card.json', { type: 'application/json' }));
+        return transfer;
+      }, JSON.stringify({ ...v1Card('Large File Agent', 'https://large.example.org/a2a'), description: 'd'.repeat(12_000) }));
+      await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
+      await refusal.filter({ hasText: /The file “my large card.json” is 1\d,\d{3} bytes; this registry takes documents of at most 10,240 bytes/ }).waitFor();
+      // Indented past the limit, within it once minified: said so, as the registry says it of a data part.
+      const spacious = JSON.stringify({ ...v1Card('Spacious Agent', 'https://spacious.example.org/a2a'), skills: Array.from({ length: 40 }, (_, i) => ({ id: `s${i}`, name: 'Skill', description: 'A skill.', tags: ['a', 'b'] })) }, null, 8);
+      await page.locator('#document').fill(spacious);
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await refusal.filter({ hasText: /The pasted document is [\d,]+ bytes;.* Without its whitespace it is [\d,]+ bytes: remove the indentation/ }).waitFor();
+      await screenshot(page, 'validate-too-large');
+      // Large enough that the request carrying it is over the registry's body limit (64 KiB, a
+      // 413): the same words about the document, not the request body's encoded size.
+      await page.locator('#document').fill(JSON.stringify({ ...v1Card('Huge Page Agent', 'https://huge.example.org/a2a'), description: 'd'.repeat(70_000) }));
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await refusal.filter({ hasText: /TOO_LARGE\s*The pasted document is 70,\d{3} bytes; this registry takes documents of at most 10,240 bytes\. Shorten/ }).waitFor();
+      assert.doesNotMatch(await page.locator('.validation-result').innerText(), /request body|HTTP_413/);
+      page.problems.length = 0; // the browser logs the refused request (413) itself
 
       for (const p of [...card, ...toolspecPieces]) {
         // The text of the item is its pieces with a space between each: "…10,240 bytes Show in the document".
@@ -804,6 +860,9 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#document').fill(text);
       await page.locator('#mcp-name').fill('draft-files');
       await page.locator('#mcp-url').fill('https://mcp.example.org/draft/mcp');
+      // The example is offered into an empty box only: one click would replace what was typed, for good.
+      const example = page.getByRole('button', { name: 'start from an example card' });
+      assert.equal(await example.count(), 0);
       await page.getByRole('button', { name: 'Validate', exact: true }).click();
       await page.locator('.validation-result .notice').waitFor();
 
@@ -826,6 +885,8 @@ describe('web page', { skip: unavailable }, () => {
       await page.reload();
       await page.locator('#document').waitFor();
       assert.equal(await page.locator('#document').inputValue(), '');
+      await example.click();
+      assert.match(await page.locator('#document').inputValue(), /"Invoice Agent"/);
     });
   });
 
@@ -863,6 +924,10 @@ describe('web page', { skip: unavailable }, () => {
       await failed.filter({ hasText: 'UNAUTHENTICATED' }).waitFor();
       page.problems.length = 0;
       assert.match((await failed.locator('strong').textContent()) ?? '', /^The registry could not check the document$/);
+      // This registry checks documents without a token: the token typed is what it refused.
+      const why = await page.locator('.validation-result p', { hasText: 'go to the token field' }).innerText();
+      assert.match(why, /The token typed under Register is not one this registry knows; it checks documents without a token too\. Correct the token or clear it/);
+      assert.doesNotMatch(why, /only for a token/);
       assert.equal(await register.locator('[role=alert]').count(), 0);
     });
   });
@@ -922,6 +987,9 @@ describe('web page', { skip: unavailable }, () => {
         await page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
         page.problems.length = 0; // the browser logs the refused request (401) itself
         assert.match((await page.locator('[role=alert]').textContent()) ?? '', /could not be downloaded/);
+        // This registry reads only with a token: no offer to read without one.
+        assert.match(await page.locator('[role=alert]').innerText(), /does not accept the token kept in this tab/);
+        assert.equal(await page.getByRole('button', { name: 'Read without a token' }).count(), 0);
         await screenshot(page, 'entry-closed-download-refused');
         await page.locator('#read-token').fill(TOKENS.alice);
         await page.getByRole('button', { name: 'Use this token' }).click();
@@ -958,13 +1026,46 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/validate`);
       await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'expired-token-0123456789abcdef'));
       await page.goto(`${registry.url}/?q=weather`);
-      await page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+      const refusal = page.locator('[role=alert]', { hasText: 'UNAUTHENTICATED' });
+      await refusal.waitFor();
+      // Said to the person who typed the token, not to a program (which header) or an operator
+      // (REGISTRY_TOKENS); and this registry reads without one, which the prompt offers.
+      assert.match(await refusal.innerText(), /does not accept the token kept in this tab.*or read without a token/s);
+      assert.doesNotMatch(await refusal.innerText(), /Authorization|REGISTRY_TOKENS/);
+      assert.match(await page.locator('#read-token-help').innerText(), /reads without a token too/);
+      // Another token refused: the prompt is drawn again, with the focus in its field to type a third.
+      await page.locator('#read-token').fill('mistyped-token-0123456789abcdef');
+      await page.getByRole('button', { name: 'Use this token' }).click();
+      await page.waitForFunction(() => document.activeElement?.id === 'read-token', undefined, { timeout: 5000 });
+      await refusal.waitFor();
       page.problems.length = 0; // the browser logs the refused request (401) itself
       await page.locator('#read-token').fill(TOKENS.bob);
       await page.getByRole('button', { name: 'Use this token' }).click();
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.bob);
+      // The prompt, and the focus in it, are gone: the focus is on what was found, and Tab goes on to the results.
+      await page.waitForFunction(() => document.activeElement?.id === 'result-count', undefined, { timeout: 5000 });
+      await page.keyboard.press('Tab');
+      assert.ok(await page.evaluate(() => document.activeElement?.closest('.hit') != null), 'Tab leads to the first result');
       await screenshot(page, 'token-prompt-resolved');
+
+      // Or without a token, as anyone reads this registry: the refused one is forgotten.
+      await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'expired-token-0123456789abcdef'));
+      await page.goto(`${registry.url}/?q=weather`);
+      await refusal.waitFor();
+      page.problems.length = 0;
+      await page.getByRole('button', { name: 'Read without a token' }).click();
+      await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), null);
+
+      // An entry read with a token typed in its prompt: the focus goes to its heading.
+      await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'expired-token-0123456789abcdef'));
+      await page.goto(`${registry.url}/entries/${ids.weather}`);
+      await page.locator('#read-token').fill(TOKENS.bob);
+      await page.getByRole('button', { name: 'Use this token' }).click();
+      await page.locator('h1', { hasText: 'Weather Agent' }).waitFor();
+      await page.waitForFunction(() => document.activeElement?.tagName === 'H1', undefined, { timeout: 5000 });
+      page.problems.length = 0;
     });
   });
 
@@ -992,10 +1093,54 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(await page.locator('[role=alert]').count(), 0, 'the failure is gone');
         assert.equal(await page.evaluate(() => history.length), entries, 'searching the same words again adds no history entry');
         await screenshot(page, 'search-again');
+
+        // Gone again when a result is followed: the entry page's code (loaded when first shown)
+        // cannot arrive. Said so, with a reload that works once the registry is back, not
+        // "Loading…" for ever.
+        await comeback.close();
+        await page.locator('.hit a', { hasText: 'Comeback Agent' }).click();
+        await page.locator('[role=alert]', { hasText: 'reload the page' }).waitFor();
+        page.problems.length = 0; // the browser logs the failed request itself
+        assert.equal(await page.locator('h1').innerText(), 'This page could not be loaded');
+        await screenshot(page, 'entry-code-not-loaded');
+        comeback = await startTestRegistry({ PORT: port, REGISTRY_DATA_DIR: dataDir });
+        await page.getByRole('button', { name: 'Reload the page' }).click();
+        await page.locator('h1', { hasText: 'Comeback Agent' }).waitFor();
       });
     } finally {
       await comeback.close().catch(() => undefined);
       removeTempDir(dataDir);
+    }
+  });
+
+  test('a proxy in front of the registry answers its own HTML page: said so, not as a JSON parse error', async () => {
+    // A real reverse proxy on 127.0.0.1 that passes the page through and answers the A2A calls
+    // with its sign-in page (200 text/html), as one does whose session cookie the page never sends.
+    const proxy = http.createServer((req, res) => {
+      if (req.url?.endsWith('/a2a/rest/message:send')) {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sign in</title><form>Sign in to continue</form>');
+        return;
+      }
+      const upstream = http.request(`${registry.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      await withPage(async (page) => {
+        await page.goto(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/?q=weather`);
+        const notice = page.locator('[role=alert]', { hasText: 'FAILED' });
+        await notice.waitFor();
+        const text = await notice.innerText();
+        assert.match(text, /answered HTTP 200 with text\/html, not the registry's JSON: something in front of the registry \(a proxy, a sign-in page\) answered instead/);
+        assert.doesNotMatch(text, /Unexpected token|not valid JSON/);
+        await screenshot(page, 'search-proxy-html');
+      });
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 
@@ -1156,6 +1301,34 @@ describe('web page', { skip: unavailable }, () => {
       await full.waitFor();
       const lines = await full.evaluate((el) => el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight));
       assert.ok(lines > 20, `the entry shows the whole description (${lines} lines)`);
+    });
+  });
+
+  test('descriptions written in paragraphs keep their line breaks on the entry (not their indentation); the results show one run', async () => {
+    // As real MCP servers write their tools' descriptions (corpus/toolspecs: exa, git, firecrawl).
+    const paragraphs = 'Search the web for any topic.\n\n      Best for: finding current news.\n      Returns: clean text.';
+    const card: WireJson = v1Card('Paragraph Agent', 'https://paragraph.example.org/a2a');
+    card.description = `\n${paragraphs}`;
+    card.skills[0].description = paragraphs;
+    const spec = toolspec();
+    (spec.tools[0] as WireJson).description = paragraphs;
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    const agent = resultOf(await op(bob, { register: { agentCard: card } })).id;
+    const server = resultOf(await op(bob, { register: { mcpServer: mcpServer('paragraph-files', 'https://mcp.example.org/paragraph/mcp'), toolspec: spec } })).id;
+    const shown = 'Search the web for any topic.\n\nBest for: finding current news.\nReturns: clean text.';
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/entries/${agent}`);
+      await page.locator('.entry-head .description').waitFor();
+      assert.equal(await page.locator('.entry-head .description').innerText(), shown);
+      assert.equal(await page.locator('.cards .card p.prose').first().innerText(), shown);
+      await page.goto(`${registry.url}/entries/${server}`);
+      await page.locator('#tools-h').waitFor();
+      assert.equal(await page.locator('p.prose', { hasText: 'Search the web' }).innerText(), shown);
+      await screenshot(page, 'entry-paragraphs');
+      await page.goto(`${registry.url}/?q=paragraph`);
+      const summary = page.locator(`.hit:has(a[href$="${agent}"]) .hit-description`);
+      await summary.waitFor();
+      assert.doesNotMatch(await summary.innerText(), /\n/);
     });
   });
 

@@ -39,12 +39,25 @@ export class RegistryError extends Error {
 export interface UploadedDocument {
   text: string;
   filename: 'agent-card.json' | 'toolspec.json';
+  /**
+   * What the person gave, as a message names it: "The pasted document", "The file “card.json”".
+   * The registry can only name the file part the page sent, under a name the page chose.
+   */
+  given: string;
+}
+
+/** The document a request carries, as the person gave it; `given` names it in messages ("The pasted document"). */
+export interface GivenDocument {
+  text: string;
+  given: string;
 }
 
 export interface CallOptions {
   token?: string;
   signal?: AbortSignal;
   file?: UploadedDocument;
+  /** The document the request carries inline (not as a file part), for the messages that name it. */
+  document?: GivenDocument;
 }
 
 type Json = Record<string, unknown>;
@@ -69,6 +82,36 @@ function base64Utf8(text: string): string {
  * the person who typed it.
  */
 const inDocument = (finding: Finding): Finding => (/^\/parts\/1(\/raw)?$/.test(finding.path) ? { ...finding, path: '' } : finding);
+
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
+const bytes = (n: number) => `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
+
+/** A document over the registry's size limit, as the person gave it, with the limit and what to do. */
+function tooLarge(document: GivenDocument): string {
+  const size = utf8Bytes(document.text);
+  let compact: number | undefined;
+  try {
+    compact = utf8Bytes(JSON.stringify(JSON.parse(document.text)));
+  } catch {
+    /* not JSON: no smaller form to offer */
+  }
+  const said = `${document.given} is ${bytes(size)}; this registry takes documents of at most ${bytes(config.maxDocumentBytes)}.`;
+  return compact !== undefined && compact <= config.maxDocumentBytes
+    ? `${said} Without its whitespace it is ${bytes(compact)}: remove the indentation and line breaks (minify it), then try again.`
+    : `${said} Shorten descriptions and examples, drop fields the registry does not need, or split it, then try again.`;
+}
+
+/**
+ * The registry's refusal of the uploaded document in the person's terms. It names the file part
+ * the page sent ("The uploaded document "agent-card.json"", "File part 1 ("agent-card.json")"),
+ * a name the person never gave: they pasted the text, or chose a file of another name. Past the
+ * size limit, an indented document that fits once minified is told so, as the registry tells a
+ * data part.
+ */
+function aboutUpload(code: string, message: string, file: UploadedDocument): string {
+  if (code === 'TOO_LARGE' && utf8Bytes(file.text) > config.maxDocumentBytes) return tooLarge(file);
+  return message.replace(`The uploaded document "${file.filename}"`, file.given).replace(`File part 1 ("${file.filename}")`, file.given);
+}
 
 const dataOf = (parts: unknown): Json | undefined =>
   Array.isArray(parts) ? (parts.find((p): p is { data: Json } => isObject(p) && isObject(p.data))?.data ?? undefined) : undefined;
@@ -114,8 +157,28 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new RegistryError('NETWORK', 'The registry cannot be reached. Check your connection and try again.');
   }
-  if (!res.ok) throw await httpFailure(res);
-  const body: unknown = await res.json();
+  if (!res.ok) {
+    const failure = await httpFailure(res);
+    // A request body over the registry's limit (413, REGISTRY_MAX_BODY_BYTES, always above a
+    // document at the document limit, base64-encoded): what is too large is the document in it.
+    // The registry's words name the request body and its encoded size, which the person never saw.
+    const document = options.document ?? options.file;
+    if (res.status === 413 && document && utf8Bytes(document.text) > config.maxDocumentBytes) throw new RegistryError('TOO_LARGE', tooLarge(document));
+    throw failure;
+  }
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch (err) {
+    if (isAbort(err)) throw err;
+    // Not the registry's JSON (an HTML sign-in or error page of a proxy in front of it, whose
+    // cookies this page does not send): said so, not as the JSON parser's "Unexpected token '<'".
+    const type = res.headers.get('content-type')?.split(';')[0] || 'no content type';
+    throw new RegistryError(
+      'FAILED',
+      `The registry's address answered HTTP ${res.status} with ${type}, not the registry's JSON: something in front of the registry (a proxy, a sign-in page) answered instead. Reload the page; if it stays, tell the registry's operator.`,
+    );
+  }
   const task = isObject(body) && isObject(body.task) ? body.task : undefined;
   const status = task && isObject(task.status) ? task.status : undefined;
   const state = status?.state;
@@ -129,7 +192,9 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
       const found = Array.isArray(error.details) ? (error.details.filter(isObject) as unknown as Finding[]) : [];
       const details = options.file ? found.map(inDocument) : found;
       const retry = typeof error.retryAfterSeconds === 'number' ? error.retryAfterSeconds : undefined;
-      throw new RegistryError(String(error.code ?? 'REJECTED'), String(error.message ?? 'The registry declined the request.'), details, retry);
+      const code = String(error.code ?? 'REJECTED');
+      const message = String(error.message ?? 'The registry declined the request.');
+      throw new RegistryError(code, options.file ? aboutUpload(code, message, options.file) : message, details, retry);
     }
   }
   throw new RegistryError('FAILED', 'The registry could not complete the request. Try again in a moment.');
@@ -144,7 +209,24 @@ export async function read<T = Json>(operation: Json, signal: AbortSignal): Prom
   if (!token && config.readNeedsToken) {
     throw new RegistryError('UNAUTHENTICATED', 'This registry needs a registry token to read: type yours below.');
   }
-  return call<T>(operation, { signal, token: token || undefined });
+  try {
+    return await call<T>(operation, { signal, token: token || undefined });
+  } catch (err) {
+    throw token ? tokenRefused(err) : err;
+  }
+}
+
+/**
+ * The registry's refusal of the token this tab keeps, said to the person who typed it: the
+ * registry's own words tell a program which header to send and an operator where tokens are
+ * configured. A registry open to anonymous reads reads without it too (the prompt offers that).
+ */
+function tokenRefused(err: unknown): unknown {
+  if (!(err instanceof RegistryError) || err.code !== 'UNAUTHENTICATED') return err;
+  const message = config.readNeedsToken
+    ? 'The registry does not accept the token kept in this tab: it may be mistyped, or changed since. Type yours below.'
+    : 'The registry does not accept the token kept in this tab: it may be mistyped, or changed since. Type the right one below, or read without a token.';
+  return new RegistryError(err.code, message, err.details, err.retryAfterSeconds);
 }
 
 /**
@@ -164,7 +246,7 @@ export async function fetchDocument(path: string): Promise<Blob> {
   } catch {
     throw new RegistryError('NETWORK', 'The registry cannot be reached. Check your connection and try again.');
   }
-  if (!res.ok) throw await httpFailure(res);
+  if (!res.ok) throw token ? tokenRefused(await httpFailure(res)) : await httpFailure(res);
   return res.blob();
 }
 

@@ -2,7 +2,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { RegistryError, type EntryStatus } from './api';
-import { saveToken } from './token';
+import { config } from './config';
+import { saveToken, savedToken } from './token';
 
 /** Only http(s) links from documents become links: a card may carry any string (javascript:, data:). */
 export function safeUrl(value: unknown): string | undefined {
@@ -135,12 +136,20 @@ export function usePageHeading(title: string, moved: number) {
 
 export const needsToken = (error: unknown) => error instanceof RegistryError && error.code === 'UNAUTHENTICATED';
 
-/** Loads a page's code when it is first shown (the search page stays small). */
-export function useModule<T>(load: () => Promise<T>): T | undefined {
-  const [mod, setMod] = useState<T>();
+/**
+ * Loads a page's code when it is first shown (the search page stays small): the module, `false`
+ * while it loads, or the failure. It fails when the registry cannot be reached, or was updated
+ * since this page was opened (the old build's file names are gone); the browser keeps a failed
+ * import failed, so only a reload of the page loads it.
+ */
+export function useModule<T>(load: () => Promise<T>): T | false | Error {
+  const [mod, setMod] = useState<T | false | Error>(false);
   useEffect(() => {
     let live = true;
-    void load().then((m) => live && setMod(() => m));
+    load().then(
+      (m) => live && setMod(() => m),
+      (err: unknown) => live && setMod(err instanceof Error ? err : new Error(String(err))),
+    );
     return () => {
       live = false;
     };
@@ -148,12 +157,43 @@ export function useModule<T>(load: () => Promise<T>): T | undefined {
   return mod;
 }
 
+/** A page whose code could not be loaded (see useModule): said so, with the way out, instead of "Loading…" for ever. */
+export function ModuleFailed({ moved }: { moved: number }) {
+  const heading = usePageHeading(`Page not loaded · ${config.name}`, moved);
+  return (
+    <section>
+      <h1 ref={heading} tabIndex={-1}>
+        This page could not be loaded
+      </h1>
+      <div class="notice error" role="alert">
+        <p>
+          Its code did not arrive: the registry cannot be reached, or it was updated since this page was opened. Check your connection, then reload the page.
+        </p>
+      </div>
+      <p>
+        <button type="button" onClick={() => window.location.reload()}>
+          Reload the page
+        </button>
+      </p>
+    </section>
+  );
+}
+
 /**
  * Shown when a read was refused for want of a token (a registry with REGISTRY_PUBLIC_READ=false,
  * or a token that is no longer valid): the person types one, kept for this tab only.
  */
-export function TokenPrompt({ onSaved }: { onSaved: () => void }) {
+export function TokenPrompt({ onSaved, focus = false }: { onSaved: () => void; focus?: boolean }) {
   const [token, setToken] = useState('');
+  const field = useRef<HTMLInputElement>(null);
+  // Shown again after a token typed here was refused: the button that had the focus is gone
+  // (the prompt was redrawn), so the focus goes back to the field to type another.
+  useEffect(() => {
+    if (focus) field.current?.focus();
+  }, []);
+  // A registry open to anonymous reads refused the token kept in this tab (mistyped on the
+  // validate page, or changed since): without it, the person reads as anyone does.
+  const canReadWithout = !config.readNeedsToken && savedToken() !== '';
   return (
     <form
       class="token-prompt"
@@ -166,11 +206,25 @@ export function TokenPrompt({ onSaved }: { onSaved: () => void }) {
     >
       <div class="field">
         <label for="read-token">Registry token</label>
-        <input id="read-token" type="password" autoComplete="off" value={token} aria-describedby="read-token-help" onInput={(e) => setToken(e.currentTarget.value)} />
-        <small id="read-token-help">This registry needs a token to read. It is kept in this tab's session storage only.</small>
+        <input ref={field} id="read-token" type="password" autoComplete="off" value={token} aria-describedby="read-token-help" onInput={(e) => setToken(e.currentTarget.value)} />
+        <small id="read-token-help">
+          {config.readNeedsToken ? 'This registry needs a token to read.' : 'This registry reads without a token too.'} A token typed here is kept in this tab's session storage only.
+        </small>
       </div>
       <div class="actions">
         <button type="submit">Use this token</button>
+        {canReadWithout && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              saveToken('');
+              onSaved();
+            }}
+          >
+            Read without a token
+          </button>
+        )}
       </div>
     </form>
   );

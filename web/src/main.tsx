@@ -3,7 +3,7 @@
  * when first visited). Rendered into <main> of the HTML the server writes (src/web).
  */
 import { render } from 'preact';
-import { useModule, usePageHeading } from './components';
+import { ModuleFailed, useModule, usePageHeading } from './components';
 import { config, href } from './config';
 import { interceptLinks, useRoute } from './router';
 import { SearchPage } from './pages/search';
@@ -14,11 +14,13 @@ function Loading() {
 
 function EntryRoute(props: { id: string; params: URLSearchParams; moved: number }) {
   const mod = useModule(() => import('./pages/entry'));
+  if (mod instanceof Error) return <ModuleFailed moved={props.moved} />;
   return mod ? <mod.EntryPage {...props} /> : <Loading />;
 }
 
 function ValidateRoute(props: { moved: number }) {
   const mod = useModule(() => import('./pages/validate'));
+  if (mod instanceof Error) return <ModuleFailed moved={props.moved} />;
   return mod ? <mod.ValidatePage {...props} /> : <Loading />;
 }
 

@@ -89,7 +89,7 @@ function Capabilities({ card }: { card: Json }) {
               <li>
                 <ExternalLink url={ext.uri} />
                 {ext.required === true && <span class="badge warn">required</span>}
-                {str(ext.description) && <p dir="auto">{str(ext.description)}</p>}
+                {str(ext.description) && <p class="prose" dir="auto">{str(ext.description)!.trim()}</p>}
               </li>
             ))}
           </ul>
@@ -184,7 +184,7 @@ function Security({ card }: { card: Json }) {
                   <code>{name}</code> <span class="badge subtle">{s.type}</span>
                 </dt>
                 <dd>
-                  {s.description && <p dir="auto">{s.description}</p>}
+                  {s.description && <p class="prose" dir="auto">{s.description.trim()}</p>}
                   {s.details.length > 0 && (
                     <ul class="plain">
                       {s.details.map(([k, v]) => (
@@ -219,7 +219,7 @@ function Skills({ skills }: { skills: unknown[] }) {
               <h3>
                 <bdi>{str(skill.name) ?? str(skill.id) ?? 'Unnamed skill'}</bdi> {str(skill.id) && <code class="muted">{str(skill.id)}</code>}
               </h3>
-              {str(skill.description) && <p dir="auto">{str(skill.description)}</p>}
+              {str(skill.description) && <p class="prose" dir="auto">{str(skill.description)!.trim()}</p>}
               {tags.length > 0 && (
                 <p class="tags" aria-label="Tags">
                   {tags.map((t) => (

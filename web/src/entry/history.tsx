@@ -104,18 +104,24 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
   }, [from, to]);
 
   return (
-    <div class="diff" ref={box} aria-live="polite" aria-busy={diff.state === 'loading'}>
+    <div class="diff" ref={box}>
       <h3>
         Changes from revision {from} to revision {to}
       </h3>
-      {diff.state === 'loading' && <p class="muted">Loading both revisions…</p>}
-      {diff.state === 'failed' && <ErrorNotice error={diff.error} title="A revision could not be loaded" />}
-      {diff.state === 'done' && diff.hunks.length === 0 && <p>The two revisions hold the same document.</p>}
-      {diff.state === 'done' && diff.hunks.length > 0 && (
-        <>
+      {/* Only what the comparison found is announced: a live region around the table read every
+          line of the diff aloud at once. The table is read when the person reaches it. */}
+      <div role="status">
+        {diff.state === 'loading' && <p class="muted">Loading both revisions…</p>}
+        {diff.state === 'done' && diff.hunks.length === 0 && <p>The two revisions hold the same document.</p>}
+        {diff.state === 'done' && diff.hunks.length > 0 && (
           <p class="diff-summary">
             <span class="added-count">+{diff.added}</span> <span class="removed-count">−{diff.removed}</span> lines
           </p>
+        )}
+      </div>
+      {diff.state === 'failed' && <ErrorNotice error={diff.error} title="A revision could not be loaded" />}
+      {diff.state === 'done' && diff.hunks.length > 0 && (
+        <>
           <div class="diff-scroll">
             <table class="diff-table">
               <caption class="visually-hidden">Line diff; removed lines are marked with a minus, added lines with a plus</caption>

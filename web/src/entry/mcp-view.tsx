@@ -63,7 +63,7 @@ function Tool({ tool }: { tool: Json }) {
           </span>
         )}
       </h3>
-      {str(tool.description) && <p dir="auto">{str(tool.description)}</p>}
+      {str(tool.description) && <p class="prose" dir="auto">{str(tool.description)!.trim()}</p>}
       <ul class="hints" aria-label="Hints">
         {HINTS.filter((h) => !(readOnly && h.key === 'destructiveHint')).map((h) => {
           const declared = typeof annotations[h.key] === 'boolean';
@@ -114,7 +114,7 @@ function Parameters({ schema }: { schema: Json | undefined }) {
               <td>
                 <code>{type}</code>
               </td>
-              <td dir="auto">{str(p.description) ?? ''}</td>
+              <td class="prose" dir="auto">{str(p.description)?.trim() ?? ''}</td>
             </tr>
           );
         })}

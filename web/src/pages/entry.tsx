@@ -136,6 +136,8 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   const revision = positive(params.get('revision'));
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const [attempt, setAttempt] = useState(0);
+  // The entry read again with a token typed in the prompt: refused too, the prompt takes the focus back.
+  const [retried, setRetried] = useState('');
   const [downloadFailed, setDownloadFailed] = useState<unknown>(undefined);
   // Documents by revision, for the diff (the entry's own revision is one of them).
   const documents = useRef(new Map<number, unknown>());
@@ -160,6 +162,12 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
       });
     return () => controller.abort();
   }, [id, revision, attempt]);
+
+  // Read again with a token typed in the prompt, and loaded: the prompt, and the focus in it,
+  // are gone; the focus goes to the entry's heading, not back to the top of the page.
+  useEffect(() => {
+    if (loaded.state === 'done' && retried === `${revision}#${attempt}`) heading.current?.focus();
+  }, [loaded]);
 
   const entryUrl = (changes: Record<string, string | undefined>) => {
     const next = new URLSearchParams(params);
@@ -195,7 +203,15 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
             Revision {revision} is not in this entry's history (old revisions leave it). <a href={entryUrl({ revision: undefined, from: undefined, to: undefined })}>See the current revision</a>.
           </p>
         )}
-        {loaded.state === 'failed' && needsToken(loaded.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
+        {loaded.state === 'failed' && needsToken(loaded.error) && (
+          <TokenPrompt
+            focus={retried === `${revision}#${attempt}`}
+            onSaved={() => {
+              setRetried(`${revision}#${attempt + 1}`);
+              setAttempt((n) => n + 1);
+            }}
+          />
+        )}
       </article>
     );
   }
@@ -225,8 +241,8 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           {entry.protocolVersion && <span class="badge subtle">A2A {entry.protocolVersion}</span>}
           <StatusBadges status={entry} />
         </p>
-        <p class="description" dir="auto">
-          {entry.description}
+        <p class="description prose" dir="auto">
+          {entry.description.trim()}
         </p>
         <dl class="facts inline">
           <dt>Owner</dt>

@@ -12,6 +12,8 @@ import { leftPlace, navigate } from '../router';
 
 const PAGE_SIZE = 20;
 const TYPING_DEBOUNCE_MS = 250;
+/** A search answered within this keeps the last results on screen until then (no flicker); a slower one marks them as the last search's. */
+const SLOW_SEARCH_MS = 400;
 /** URL parameters that describe the search (p and n only place it in the pages). */
 const FILTER_PARAMS = ['kind', 'tags', 'binding', 'version', 'verified', 'health'] as const;
 
@@ -193,6 +195,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
   const [attempt, setAttempt] = useState(0);
+  const [slow, setSlow] = useState(false);
+  // The search asked again with a token typed in the prompt: refused too, the prompt takes the focus back.
+  const [retried, setRetried] = useState('');
   const requestKey = params.toString();
   const terms = useMemo(() => queryTerms(query), [query]);
   // Filters of the URL that cannot apply: left out of it (in place of this history entry), and
@@ -257,8 +262,11 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     }
     const controller = new AbortController();
     setResult((r) => (r.state === 'done' ? r : { state: 'loading' }));
+    setSlow(false);
+    const slowTimer = window.setTimeout(() => setSlow(true), SLOW_SEARCH_MS);
     read<Page>({ search: searchRequest(params) }, controller.signal)
       .then((page) => {
+        window.clearTimeout(slowTimer);
         const key = searchKey(params);
         const chain = pageChains.get(key) ?? [];
         chain[pageNumber - 1] = params.get('p') ?? '';
@@ -268,13 +276,24 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
       })
       .catch((error: unknown) => {
+        window.clearTimeout(slowTimer);
         if (!isAbort(error)) setResult({ state: 'failed', error });
       });
-    return () => controller.abort();
+    return () => {
+      window.clearTimeout(slowTimer);
+      controller.abort();
+    };
   }, [requestKey, attempt]);
 
   // Back from an entry (or from the next page): once these results are drawn, the person is
   // where they were, at the link they followed, not at the top of the page again.
+  // The search asked again with a token typed in the prompt is answered: the prompt, and the
+  // focus in it, are gone; the focus goes to what was found, not back to the top of the page.
+  const count = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (result.state === 'done' && result.key === requestKey && retried === `${requestKey}#${attempt}`) count.current?.focus();
+  }, [result]);
+
   const restoredFor = useRef(-1);
   useEffect(() => {
     if (result.state !== 'done' || result.key !== requestKey || restoredFor.current === moved) return;
@@ -292,6 +311,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     typing.current = false;
     navigate(searchUrl(params, { ...words, [key]: value }), { inPlace: true });
   };
+  const stale = slow && result.state === 'done' && result.key !== requestKey;
   const previousToken = pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
 
   return (
@@ -346,9 +366,10 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         </div>
       )}
 
-      <div class="results" aria-busy={result.state === 'loading'}>
-        <p id="result-count" class="result-count" role="status" aria-live="polite">
-          {result.state === 'done' ? countText(result.page, pageNumber, query !== '' || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
+      {/* A slow search for other words or filters: the results shown are the last search's, said and drawn so. */}
+      <div class={`results${stale ? ' stale' : ''}`} aria-busy={result.state === 'loading' || stale}>
+        <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
+          {stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, query !== '' || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && <ErrorNotice error={result.error} title="The search failed" />}
         {result.state === 'failed' && params.get('p') && result.error instanceof RegistryError && result.error.code === 'BAD_REQUEST' && (
@@ -358,7 +379,15 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
             This link to a later page of results is out of date or incomplete. <a href={searchUrl(params, {})}>Go to the first page of this search</a>.
           </p>
         )}
-        {result.state === 'failed' && needsToken(result.error) && <TokenPrompt onSaved={() => setAttempt((n) => n + 1)} />}
+        {result.state === 'failed' && needsToken(result.error) && (
+          <TokenPrompt
+            focus={retried === `${requestKey}#${attempt}`}
+            onSaved={() => {
+              setRetried(`${requestKey}#${attempt + 1}`);
+              setAttempt((n) => n + 1);
+            }}
+          />
+        )}
         {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
         {result.state === 'done' && result.page.results.length > 0 && (
           <ol class="hits" start={(pageNumber - 1) * PAGE_SIZE + 1}>

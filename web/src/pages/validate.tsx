@@ -66,13 +66,13 @@ const EXAMPLE_CARD = {
 };
 
 /** The operation's arguments and file part for the text, as `validate` or `register`. */
-function request(kind: Kind, text: string, meta: ServerMeta | undefined): { args: Json; file?: UploadedDocument } {
+function request(kind: Kind, text: string, meta: ServerMeta | undefined, given: string): { args: Json; file?: UploadedDocument } {
   const server = meta && { name: meta.name, url: meta.url, ...(meta.description ? { description: meta.description } : {}), ...(meta.version ? { version: meta.version } : {}) };
   switch (kind) {
     case 'agent-card':
-      return { args: {}, file: { text, filename: 'agent-card.json' } };
+      return { args: {}, file: { text, filename: 'agent-card.json', given } };
     case 'toolspec':
-      return { args: server ? { mcpServer: server } : {}, file: { text, filename: 'toolspec.json' } };
+      return { args: server ? { mcpServer: server } : {}, file: { text, filename: 'toolspec.json', given } };
     case 'mcp-document': {
       const doc = obj(JSON.parse(text)) ?? {};
       return { args: { mcpServer: doc.mcpServer, toolspec: doc.toolspec } };
@@ -138,6 +138,8 @@ export function ValidatePage({ moved }: { moved: number }) {
   const [outcome, setOutcome] = useState<Outcome>({ state: 'idle' });
   const [dragging, setDragging] = useState(false);
   const [fileError, setFileError] = useState('');
+  // The file the text came from, while it is unchanged: messages name it, not the file part sent.
+  const [chosen, setChosen] = useState<{ name: string; text: string }>();
   const kind = useMemo(() => detectKind(text), [text]);
   const resultRef = useRef<HTMLDivElement>(null);
   const refusalRef = useRef<HTMLDivElement>(null);
@@ -147,22 +149,23 @@ export function ValidatePage({ moved }: { moved: number }) {
   const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
-  const run = async (what: 'validate' | 'register', sentText: string = text) => {
+  const run = async (what: 'validate' | 'register', sentText: string = text, fileName = chosen?.text === sentText ? chosen.name : undefined) => {
     if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
     setOutcome({ state: 'busy', what });
     const sentKind = detectKind(sentText);
     let refusedRegistration = false;
     try {
-      const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined);
+      const given = fileName ? `The file “${fileName}”` : 'The pasted document';
+      const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined, given);
       if (what === 'validate') {
-        const valid = await call<ValidationResult>({ validate: args }, { file, token: token || undefined });
+        const valid = await call<ValidationResult>({ validate: args }, { file, document: { text: sentText, given }, token: token || undefined });
         // The registry took the token (a registry closed to anonymous reads asks for one to
         // validate): kept, as a registration's is, so Search does not ask for it again.
         if (token) saveToken(token);
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid, error: undefined, problems: placeProblems(sentText, sentKind, [], valid.warnings) });
       } else {
+        const result = await call<RegistrationResult>({ register: args }, { file, document: { text: sentText, given }, token: token || undefined });
         saveToken(token);
-        const result = await call<RegistrationResult>({ register: args }, { file, token: token || undefined });
         setOutcome({ state: 'registered', text: sentText, kind: sentKind, result, problems: placeProblems(sentText, sentKind, [], result.warnings) });
       }
     } catch (error) {
@@ -171,6 +174,11 @@ export function ValidatePage({ moved }: { moved: number }) {
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error, problems: placeProblems(sentText, sentKind, error.details, []) });
       } else {
         refusedRegistration = what === 'register';
+        // Kept for the tab unless the registry refused the token itself: Search and the entries
+        // send the kept token with every read, and would be refused with it too.
+        if (needsToken(error)) {
+          if (savedToken() === token) saveToken('');
+        } else if (what === 'register') saveToken(token);
         setOutcome({ state: 'failed', what, error });
       }
     }
@@ -188,7 +196,8 @@ export function ValidatePage({ moved }: { moved: number }) {
     // A file dropped or chosen is there to be checked: validate it at once.
     const content = await file.text();
     setText(content);
-    await run('validate', content);
+    setChosen({ name: file.name, text: content });
+    await run('validate', content, file.name);
   };
 
   return (
@@ -243,10 +252,16 @@ export function ValidatePage({ moved }: { moved: number }) {
               choose a file
               <input type="file" accept="application/json,.json" class="visually-hidden" onChange={(e) => void readFile(e.currentTarget.files?.[0])} />
             </label>
-            , or{' '}
-            <button type="button" class="link" onClick={() => setText(JSON.stringify(EXAMPLE_CARD, null, 2))}>
-              start from an example card
-            </button>
+            {/* Only into an empty box: over a document typed there, one click lost it for good
+                (a value set by the page is no edit Ctrl+Z undoes, and the draft kept follows it). */}
+            {text.trim() === '' && (
+              <>
+                , or{' '}
+                <button type="button" class="link" onClick={() => setText(JSON.stringify(EXAMPLE_CARD, null, 2))}>
+                  start from an example card
+                </button>
+              </>
+            )}
             . Ctrl+Enter validates.
           </p>
           {fileError && (
@@ -273,19 +288,28 @@ export function ValidatePage({ moved }: { moved: number }) {
         </div>
       </form>
 
-      <div ref={resultRef} tabIndex={-1} class="validation-result" aria-live="polite">
-        {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
-        {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
-          // A registry closed to anonymous reads (or a token it no longer takes): the token field
-          // is down in Register, and the registry's own words speak to programs, not to people.
-          <p>
-            This registry checks documents only for a token it knows. Type yours under Register (
-            <button type="button" class="link" onClick={() => document.getElementById('token')?.focus()}>
-              go to the token field
-            </button>
-            ), then validate again.
-          </p>
-        )}
+      <div ref={resultRef} tabIndex={-1} class="validation-result">
+        {/* Announced: what the check found, in a sentence or two. The list of problems and the
+            document are read when the person reaches them: a live region around them read the
+            whole document aloud, line numbers and all. */}
+        <div aria-live="polite" class="validation-summary">
+          {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
+          {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
+            // A registry closed to anonymous reads (or a token it no longer takes): the token field
+            // is down in Register, and the registry's own words speak to programs, not to people.
+            // Open to anonymous reads, it refused the token typed under Register, not the want of one.
+            <p>
+              {config.readNeedsToken
+                ? 'This registry checks documents only for a token it knows. Type yours under Register ('
+                : 'The token typed under Register is not one this registry knows; it checks documents without a token too. Correct the token or clear it ('}
+              <button type="button" class="link" onClick={() => document.getElementById('token')?.focus()}>
+                go to the token field
+              </button>
+              ), then validate again.
+            </p>
+          )}
+          {(outcome.state === 'checked' || outcome.state === 'registered') && <Summary outcome={outcome} />}
+        </div>
         {(outcome.state === 'checked' || outcome.state === 'registered') && <Report outcome={outcome} current={text === outcome.text} />}
       </div>
 
@@ -377,10 +401,9 @@ function ServerFields({ meta, setMeta, problems }: { meta: ServerMeta; setMeta: 
   );
 }
 
-function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'checked' | 'registered' }>; current: boolean }) {
-  const errors = outcome.problems.filter((p) => p.severity === 'error');
+/** The outcome in a sentence or two: registered, valid, or not valid and why. */
+function Summary({ outcome }: { outcome: Extract<Outcome, { state: 'checked' | 'registered' }> }) {
   const warnings = outcome.problems.filter((p) => p.severity === 'warning');
-  const placed: Placed[] = outcome.problems.flatMap((p, i) => (p.place ? [{ number: i + 1, severity: p.severity, range: p.place }] : []));
   let summary;
   if (outcome.state === 'registered') {
     const r = outcome.result;
@@ -413,9 +436,16 @@ function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'chec
       </div>
     );
   }
+  return summary;
+}
+
+/** Each problem with its path and hint, and the document with the problems marked. */
+function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'checked' | 'registered' }>; current: boolean }) {
+  const errors = outcome.problems.filter((p) => p.severity === 'error');
+  const warnings = outcome.problems.filter((p) => p.severity === 'warning');
+  const placed: Placed[] = outcome.problems.flatMap((p, i) => (p.place ? [{ number: i + 1, severity: p.severity, range: p.place }] : []));
   return (
     <>
-      {summary}
       {!current && <p class="small muted">You have edited the document since: validate again to check the changes.</p>}
       {outcome.problems.length > 0 && (
         <>
