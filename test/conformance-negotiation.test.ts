@@ -45,6 +45,11 @@ describe('version negotiation (3.6)', () => {
       const answer = await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': version });
       assert.equal(answer.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED', `${version}: ${answer.text.slice(0, 200)}`);
     }
+    // The header sent twice (a client and a proxy each adding it) arrives joined: one version when both say the same.
+    const twice = await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': '1.0, 1.0.0' });
+    assert.equal(twice.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED', twice.text.slice(0, 200));
+    const conflicting = await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': '1.0, 0.3' });
+    assert.match(conflicting.json?.error?.message ?? '', /A2A-Version "1\.0, 0\.3" is not supported/);
     for (const version of ['0.3', '0.3.0', '']) {
       const answer = await rpc(registry.url, 'message/send', { message: legacyMessage() }, { 'A2A-Version': version });
       assert.equal(answer.json?.result?.status?.state, 'completed', `"${version}": ${answer.text.slice(0, 200)}`);

@@ -25,10 +25,20 @@ export const LEGACY_VERSION = '0.3';
 /** A request the door negotiated as v0.3 (negotiateVersion writes the version into the header). */
 export const isLegacyRequest = (req: Request): boolean => req.header(VERSION_PARAMETER) === LEGACY_VERSION;
 
+/**
+ * A header sent twice arrives joined ("1.0, 1.0": a client and a proxy that each add it): one
+ * version when every copy names the same Major.Minor; otherwise as it came, and refused naming it.
+ */
+function oneVersion(value: string): string {
+  if (!value.includes(',')) return value;
+  const copies = value.split(',').map((copy) => copy.trim()).filter((copy) => copy !== '');
+  return new Set(copies.map((copy) => majorMinor(copy) ?? copy)).size === 1 ? copies[0]! : value;
+}
+
 /** The version a request asks for, raw: the header, else the query parameter; undefined when neither says. */
 export function requestedVersion(req: Request): string | undefined {
   const header = req.header(VERSION_PARAMETER);
-  if (header !== undefined && header.trim() !== '') return header.trim();
+  if (header !== undefined && header.trim() !== '') return oneVersion(header.trim());
   const query: unknown = req.query?.[VERSION_PARAMETER];
   return typeof query === 'string' && query.trim() !== '' ? query.trim() : undefined;
 }
