@@ -971,6 +971,10 @@ describe('backup', () => {
       assert.equal(again.code, 2);
       assert.match(again.stderr, /already exists: choose another file, or pass --force to replace it/);
       assert.deepEqual(fs.readFileSync(file), before);
+      // A folder, even with --force, is named as one (it failed with a raw EISDIR after the copy).
+      const folder = await cli(['backup', out, '--force'], { env });
+      assert.equal(folder.code, 2, folder.stderr);
+      assert.match(folder.stderr, /is a folder: name the backup file, e\.g\. .*registry-backup\.db/);
       const pg = await cli(['backup', path.join(out, 'pg.db')], { env: { ...env, DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry' } });
       assert.equal(pg.code, 2);
       assert.match(pg.stderr, /PostgreSQL.*pg_dump/);

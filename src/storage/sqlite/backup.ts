@@ -85,6 +85,10 @@ export function backupSqlite(source: string, destination: string, options: { ove
   }
   const dest = path.resolve(destination);
   if (sameFile(source, dest)) throw new BackupError(`${destination} is the database itself: give the backup another file`, true);
+  if (fs.statSync(dest, { throwIfNoEntry: false })?.isDirectory()) {
+    // --force replaces a file, never a folder: it failed with a raw EISDIR after the whole copy.
+    throw new BackupError(`${destination} is a folder: name the backup file, e.g. ${path.join(destination, 'registry-backup.db')}`, true);
+  }
   if (fs.existsSync(dest) && !options.overwrite) {
     throw new BackupError(`${destination} already exists: choose another file, or pass --force to replace it`, true);
   }
