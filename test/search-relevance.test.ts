@@ -253,6 +253,11 @@ describe('query syntax', () => {
     assert.equal(q.clauses[4]!.scope, 'skill');
     // An unknown "field:" is plain text.
     assert.deepEqual(q.clauses.slice(5).map((c) => (c.alternatives[0]!.kind === 'word' ? c.alternatives[0]!.word : '')), ['https', 'example']);
+    // A known field with nothing after it yet (typed so far) names no word; it was the word "tags".
+    const typing = parseQuery('news tags: skill:');
+    assert.deepEqual(typing.clauses.map((c) => (c.alternatives[0]!.kind === 'word' ? c.alternatives[0]!.word : '')), ['news']);
+    assert.equal(parseQuery('tags:').clauses.length, 0);
+    assert.deepEqual(ids(index, 'tags: news'), ids(index, 'news'));
   });
 
   it('a quoted phrase needs its words next to each other, in order', () => {

@@ -136,6 +136,13 @@ function pieces(raw: string): Piece[] {
       negated = true;
       i++;
     }
+    // A known field with nothing after it yet (`tags:` as someone types) names no word: it was
+    // searched as the word "tags", filling the results with every entry that says it.
+    const bareField = /^([A-Za-z]+):(?=\s|$)/.exec(raw.slice(i, i + 20));
+    if (bareField && FIELD_PREFIXES[bareField[1]!.toLowerCase()]) {
+      i += bareField[0].length;
+      continue;
+    }
     let field: Piece['field'];
     const fieldMatch = /^([A-Za-z]+):(?=["\p{L}\p{N}\p{Extended_Pictographic}\p{RI}])/u.exec(raw.slice(i, i + 20));
     if (fieldMatch) {
