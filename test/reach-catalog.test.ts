@@ -184,6 +184,13 @@ describe('AI Catalog and ARD manifest', () => {
       assert.match(res.headers.get('access-control-expose-headers') ?? '', /ETag/);
       assert.equal(res.headers.get('cross-origin-resource-policy'), 'cross-origin');
     }
+    // A path that is not valid percent-encoding: its 400 is readable from another origin too (it had no CORS headers).
+    for (const path of ['/agents/%ff', '/mcp-servers/%ff/document.json']) {
+      const res = await get(`${registry.url}${path}`, { origin: 'https://somewhere.example' });
+      await res.arrayBuffer();
+      assert.equal(res.status, 400, path);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*', path);
+    }
     const search = await post(`${registry.url}/search`, { query: { text: 'x' } }, { origin: 'https://somewhere.example' });
     assert.equal(search.res.headers.get('access-control-allow-origin'), null, 'the API follows REGISTRY_CORS_ORIGINS');
   });

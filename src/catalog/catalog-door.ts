@@ -165,6 +165,10 @@ export const catalogDoor: Door = {
     const common: RequestHandler[] = [...counted, authenticate(core.authenticator, { publicRead: config.publicRead })];
     const reads: RequestHandler[] = config.publicRead ? [openToAllOrigins] : [];
     app.use([AI_CATALOG_PATH, ARD_MANIFEST_PATH, '/search', '/explore', '/agents', '/mcp-servers'], common);
+    // A path whose id does not decode (/agents/%ff) fails in the router's match, before a route's
+    // own handlers: its 400 needs the documents' open CORS headers here, or a page on another
+    // origin sees a CORS failure instead of the error.
+    if (config.publicRead) app.use(['/agents', '/mcp-servers'], (req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? openToAllOrigins(req, res, next) : next()));
 
     // ---- the catalog / ARD manifest ----
     const servePage = (document: CatalogDocumentName, contentType: string) =>
