@@ -27,6 +27,11 @@ function card(name: string, tags: string[]): WireJson {
   return c;
 }
 
+/** The data of a pushed body's artifact (an empty object for a status update). */
+const eventOf = (body: WireJson): WireJson => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] });
+/** The CLI commands' output, not printed. */
+const quiet: Output = { out: () => undefined, err: () => undefined, color: false };
+
 const taskIdOf = async (log: EventLog): Promise<string> => (await log.waitFor((e) => e.task !== undefined, 'task')).task.id;
 
 /** Sends `{"renew": {}}` on the watch's task; the answer is the task. */
@@ -54,7 +59,7 @@ describe('watches across a restart (SQLite)', () => {
 
       const a = resultOf(await op(alice, { register: { agentCard: card('Restart A', ['restart']) } }));
       await streamed.waitForEvent((e) => e.event === 'added' && e.hit.id === a.id, 'added A (streamed)');
-      await hook.waitFor((b) => dataOf(b.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === a.id, 'added A (pushed)');
+      await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A (pushed)');
 
       // The restart: the stream ends without a final state (the watch is not over).
       await registry.close();
@@ -68,7 +73,7 @@ describe('watches across a restart (SQLite)', () => {
 
       const pushesBefore = hook.requests.length;
       const b = resultOf(await op(alice, { register: { agentCard: card('Restart B', ['restart']) } }));
-      const pushedB = await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === b.id, 'added B pushed after the restart');
+      const pushedB = await hook.waitFor((body) => eventOf(body).hit?.id === b.id, 'added B pushed after the restart');
       const eventB = dataOf(pushedB.artifactUpdate.artifact);
       assert.equal(eventB.event, 'added');
       assert.equal(eventB.seq, 2, 'event numbers continue after a clean restart');
@@ -115,7 +120,7 @@ describe('watches across a restart (SQLite)', () => {
       const bob = await sdkClient(registry.url, { token: TOKENS.bob });
       const task = await sendWithPush(bob, { filter: { tags: ['waiting-push'] }, initial: false }, { url: hook.url, token: 'waiting' });
       const a = resultOf(await op(alice, { register: { agentCard: card('Waiting Push A', ['waiting-push']) } }));
-      await hook.waitFor((b) => dataOf(b.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === a.id, 'a first attempt at added A');
+      await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'a first attempt at added A');
       // Still being retried when the registry stops: before, the restored watch knew nothing of
       // it and the webhook never heard of A.
       await registry.close();
@@ -149,7 +154,7 @@ describe('watches across a restart (SQLite)', () => {
       down = true;
       const alice = await sdkClient(crashed.url, { token: TOKENS.alice });
       const a = resultOf(await op(alice, { register: { agentCard: card('Killed Push A', ['killed-push']) } }));
-      await hook.waitFor((b) => dataOf(b.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === a.id, 'a first attempt at added A');
+      await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'a first attempt at added A');
       // A second watch, killed right after it was acknowledged, its initial matches not yet
       // accepted: before, its definition said it was current (its progress is written a second
       // later), and after the restart its webhook never heard of them.
@@ -237,11 +242,10 @@ describe('watches across a restart (SQLite)', () => {
       // the running registry publishes none of its entries.
       const file = path.join(work, 'cards.jsonl');
       fs.writeFileSync(file, JSON.stringify(card('Imported Beside A', ['imported-beside'])) + '\n');
-      const quiet: Output = { out: () => undefined, err: () => undefined, color: false };
-      assert.equal(await importCommand([file], { owner: 'alice', batchSize: 500, json: true, dataDir }, quiet), 0);
+        assert.equal(await importCommand([file], { owner: 'alice', batchSize: 500, json: true, dataDir }, quiet), 0);
       // A registration of its own after the import: the watch's progress is stored with the position then.
       const b = resultOf(await op(alice, { register: { agentCard: card('Imported Beside B', ['imported-beside']) } }));
-      await hook.waitFor((body) => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id === b.id, 'added B');
+      await hook.waitFor((body) => eventOf(body).hit?.id === b.id, 'added B');
       await registry.close();
       registry = undefined;
 
@@ -264,8 +268,6 @@ describe('watches across a restart (SQLite)', () => {
     const work = tempDir();
     const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
     const hook = await webhook(() => 200);
-    const quiet: Output = { out: () => undefined, err: () => undefined, color: false };
-    const eventOf = (body: WireJson): WireJson => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] });
     let registry: TestRegistry | undefined = await startTestRegistry(env);
     try {
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
@@ -309,7 +311,6 @@ describe('watches across a restart (SQLite)', () => {
     // The log is trimmed to a third of a second; the index is never saved (no other walk along the log).
     const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_INDEX_SNAPSHOT_SECONDS: '0', REGISTRY_CHANGES_RETENTION_HOURS: '0.0001' };
     const hook = await webhook(() => 200);
-    const eventOf = (body: WireJson): WireJson => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] });
     let registry: TestRegistry | undefined = await startTestRegistry(env);
     try {
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
