@@ -165,9 +165,10 @@ export const catalogDoor: Door = {
     const common: RequestHandler[] = [...counted, authenticate(core.authenticator, { publicRead: config.publicRead })];
     const reads: RequestHandler[] = config.publicRead ? [openToAllOrigins] : [];
     app.use([AI_CATALOG_PATH, ARD_MANIFEST_PATH, '/search', '/explore', '/agents', '/mcp-servers'], common);
-    // A path whose id does not decode (/agents/%ff) fails in the router's match, before a route's
-    // own handlers: its 400 needs the documents' open CORS headers here, or a page on another
-    // origin sees a CORS failure instead of the error.
+    // The documents under /agents and /mcp-servers get their open CORS headers here, by prefix,
+    // not per route: a path whose id does not decode (/agents/%ff) fails in the router's match,
+    // before a route's own handlers, and its 400 needs them too, or a page on another origin sees
+    // a CORS failure instead of the error.
     if (config.publicRead) app.use(['/agents', '/mcp-servers'], (req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? openToAllOrigins(req, res, next) : next()));
 
     // ---- the catalog / ARD manifest ----
@@ -212,7 +213,6 @@ export const catalogDoor: Door = {
     });
     app.get(
       '/agents',
-      reads,
       handle('list', async (req, res) => {
         const request = ardListOf(req.query);
         const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)) : { entries: [] };
@@ -223,7 +223,6 @@ export const catalogDoor: Door = {
     );
     app.get(
       '/agents/:ref',
-      reads,
       handle('get', async (req, res) => {
         // express decoded the path segment once, as ADR-0010 has it (%253A stays %3A).
         const ref = parseEntryRef(site, String(req.params.ref));
@@ -270,9 +269,9 @@ export const catalogDoor: Door = {
         const body = Buffer.from(JSON.stringify(render(view)));
         sendCacheable(req, res, { body, contentType, lastModified: new Date(view.updatedAt), cacheControl: revision === undefined ? cacheControl : immutable });
       });
-    app.get('/agents/:id/card.json', reads, serveDocument('agent', `${MEDIA_TYPES.a2aAgentCard}; charset=utf-8`, (view) => view.document));
-    app.get('/mcp-servers/:id/document.json', reads, serveDocument('mcp-server', JSON_TYPE, (view) => view.document));
-    app.get('/mcp-servers/:id/server-card.json', reads, serveDocument('mcp-server', `${MEDIA_TYPES.mcpServerCard}; charset=utf-8`, serverCardOf));
+    app.get('/agents/:id/card.json', serveDocument('agent', `${MEDIA_TYPES.a2aAgentCard}; charset=utf-8`, (view) => view.document));
+    app.get('/mcp-servers/:id/document.json', serveDocument('mcp-server', JSON_TYPE, (view) => view.document));
+    app.get('/mcp-servers/:id/server-card.json', serveDocument('mcp-server', `${MEDIA_TYPES.mcpServerCard}; charset=utf-8`, serverCardOf));
 
     // The registry's own MCP endpoint (a route of its own: /mcp itself belongs to the MCP door).
     // Open like the A2A card, on a closed registry too: it is how a client learns where to connect
