@@ -42,9 +42,17 @@ before(async () => {
     REGISTRY_HIDE_UNHEALTHY_SECONDS: '1',
   });
   [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
-  // Warm up (first-use costs of the HTTP client and the SDK) so the timings below are the fetches'.
+  // Warm up (first-use costs of the HTTP client, the SDK and the first lookup of "localhost") so
+  // the timings below are the fetches'. Those first-use costs can pass the 1 s fetch timeout on a
+  // loaded machine (seen at load 13), so the warm-up is tried again, up to three times.
   serveCard(origin, v1Card('Warm-up Agent', 'https://agents.example.org/warm-up/a2a'), '/warm-up');
-  resultOf(await op(alice, { register: { url: `${local}/warm-up` } }));
+  for (let attempt = 1; ; attempt++) {
+    const answer = await op(alice, { register: { url: `${local}/warm-up` } });
+    if (attempt === 3 || !JSON.stringify(answer).includes('FETCH_FAILED')) {
+      resultOf(answer);
+      break;
+    }
+  }
 });
 after(async () => {
   await registry.close();
