@@ -172,7 +172,7 @@ describe('text encoder', () => {
   it('bounds hostile queries', () => {
     const q = parseQuery(`${'word '.repeat(10_000)}${Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ')}`);
     assert.ok(q.clauses.length <= 32);
-    assert.deepEqual(parseQuery('   '), { hasText: false, clauses: [], excluded: [] });
+    assert.deepEqual(parseQuery('   '), { hasText: false, clauses: [], excluded: [], words: [] });
     const lastPrefix = (text: string) => parseQuery(text).clauses.at(-1)?.alternatives.at(-1);
     assert.deepEqual(lastPrefix('transl'), { kind: 'word', word: 'transl', prefix: true, exact: false });
     assert.deepEqual(lastPrefix('transl '), { kind: 'word', word: 'transl', prefix: false, exact: false });
@@ -324,6 +324,18 @@ describe('ranking', () => {
     const hits = search(index, 'translate invoice spanish ').hits;
     assert.equal(hits[0]!.id, 'all');
     assert.ok(hits[0]!.score >= 3 && hits[1]!.score < 3, JSON.stringify(hits.map((h) => h.score)));
+  });
+
+  it('ranks the entry whose whole name the query is first, a name with a repeated word too ("Echo Echo Agent")', () => {
+    const index = createSearchIndex();
+    const at = '2025-01-01T00:00:00Z';
+    add(index, 'b-echo-echo', agent('Echo Echo Agent', [{ id: 's', name: 'Repeat' }], { description: 'Repeats what it hears.' }), 'o', at);
+    // Its name is the query's words once each: the query's repeated word was dropped before the
+    // whole name was looked up, so this one got the exact-name term instead.
+    add(index, 'a-echo', agent('Echo Agent', [{ id: 'echo', name: 'Echo', description: 'Echo the echo', tags: ['echo'] }], { description: 'Echo echo echo.' }), 'o', at);
+    const ids = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits.map((h) => h.id);
+    assert.deepEqual(ids('Echo Echo Agent'), ['b-echo-echo', 'a-echo']);
+    assert.deepEqual(ids('Echo Agent'), ['a-echo', 'b-echo-echo']);
   });
 
   it('breaks ties by recency, then by id', () => {

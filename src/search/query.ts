@@ -81,6 +81,12 @@ export interface ParsedQuery {
   readonly clauses: readonly ParsedClause[];
   /** Negated clauses. */
   readonly excluded: readonly ParsedClause[];
+  /**
+   * The words of the positive clauses in query order, a repeated word repeated ("Echo Echo"),
+   * which `clauses` keeps once: what an entry's whole name is compared with (the exact-name
+   * clause of ./search-index.ts).
+   */
+  readonly words: readonly string[];
 }
 
 const FIELD_PREFIXES: Readonly<Record<string, { fields: number; scope: Scope }>> = {
@@ -172,9 +178,10 @@ function pieces(raw: string): Piece[] {
 
 export function parseQuery(text: string | undefined): ParsedQuery {
   const raw = typeof text === 'string' ? text.slice(0, MAX_QUERY_CHARS) : '';
-  if (!raw.trim()) return { hasText: false, clauses: [], excluded: [] };
+  if (!raw.trim()) return { hasText: false, clauses: [], excluded: [], words: [] };
   const clauses: ParsedClause[] = [];
   const excluded: ParsedClause[] = [];
+  const words: string[] = [];
   const seen = new Set<string>();
   let pendingOr = false;
   const list = pieces(raw);
@@ -211,14 +218,18 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       if (pendingOr && prev && prev.fields === fields && prev.scope === scope) {
         const merged = [...prev.alternatives, ...group.filter((a) => !prev.alternatives.some((b) => altKey(a) === altKey(b)))];
         clauses[clauses.length - 1] = { ...prev, alternatives: merged.slice(0, MAX_ALTERNATIVES) };
-      } else if (!seen.has(key) && excluded.length + clauses.length < MAX_CLAUSES) {
-        clauses.push({ alternatives: group, negated: false, fields, scope });
+      } else {
+        if (!seen.has(key) && excluded.length + clauses.length < MAX_CLAUSES) clauses.push({ alternatives: group, negated: false, fields, scope });
+        for (const a of group) {
+          if (a.kind === 'word') words.push(a.word);
+          else words.push(...a.words);
+        }
       }
       seen.add(key);
       pendingOr = false;
     }
   }
-  return { hasText: true, clauses, excluded };
+  return { hasText: true, clauses, excluded, words };
 }
 
 function altKey(a: Alternative): string {

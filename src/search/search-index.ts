@@ -87,7 +87,7 @@ import { part, type IndexState, type SavedState } from './index-state.js';
 import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
 import { PairPool, pairHash, termHash } from './phrases.js';
-import { MAX_CLAUSES, MAX_PHRASE_WORDS, parseQuery, type ParsedClause } from './query.js';
+import { MAX_CLAUSES, MAX_PHRASE_WORDS, parseQuery, type ParsedClause, type ParsedQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
 import { bitmapOf, bitmapWords } from './entry-bits.js';
@@ -716,7 +716,7 @@ export class PostingsIndex implements KeywordIndex {
       },
     );
     const excluded = this.exclude(plan.excluded);
-    const named = this.nameClause(parsed.clauses);
+    const named = this.nameClause(parsed);
     if (named) plan.clauses.push(named);
     if (plan.clauses.length === 0) {
       // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
@@ -735,16 +735,14 @@ export class PostingsIndex implements KeywordIndex {
    * rank above units that have the words but another name. Only for a query of
    * plain words and quoted phrases, searched in any field or in names, in one scope.
    */
-  private nameClause(clauses: readonly ParsedClause[]): PlanClause | undefined {
+  private nameClause(parsed: ParsedQuery): PlanClause | undefined {
+    const clauses = parsed.clauses;
     if (clauses.length === 0 || clauses.length >= MAX_CLAUSES) return undefined;
-    const words: string[] = [];
     for (const c of clauses) {
       if (c.alternatives.length !== 1 || (c.fields !== 0 && c.fields !== FIELD_NAME) || c.scope !== clauses[0]!.scope) return undefined;
-      const alt = c.alternatives[0]!;
-      if (alt.kind === 'word') words.push(alt.word);
-      else words.push(...alt.words);
     }
-    const term = nameTerm(words);
+    // The query's words as typed, a repeated one too: the clauses keep "Echo Echo" as one "echo".
+    const term = nameTerm(parsed.words);
     if (term === undefined || this.terms.count(term) === 0) return undefined;
     return { terms: [{ term, weight: 1, strong: true, lang: ANY_LANGUAGE }], phrases: [], fields: FIELD_NAME, scope: clauses[0]!.scope };
   }
