@@ -288,6 +288,17 @@ describe('matching', () => {
     assert.equal(search(index, 'transl ').total, 0);
   });
 
+  it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
+    const index = createSearchIndex();
+    add(index, 'dotnet', agent('Builder', [{ id: 'build', name: 'Build .NET projects' }]));
+    add(index, 'network', agent('Scanner', [{ id: 'scan', name: 'Network scanner' }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    assert.deepEqual(ids('.NET'), ['dotnet']);
+    assert.deepEqual(ids('C# .NET'), ['dotnet']);
+    assert.deepEqual(ids('.NET*'), ['dotnet', 'network'], 'a star still asks for the prefix');
+    assert.deepEqual(ids('netw'), ['network'], 'a word typed halfway is still a prefix');
+  });
+
   it('never throws on special characters and bounds long queries', () => {
     for (const q of ['!!!', '*', '(', '[a-', '\\', '"', "'; DROP TABLE", '\u0000', '💥🔥', '%s%n', 'a'.repeat(100_000), '__proto__ constructor']) {
       const page = search(index, q);

@@ -128,6 +128,8 @@ const startsWord = (text: string, at: number): boolean => {
 };
 /** What a word may end with, as typed so far: a letter, a digit, or one of their marks (हिंदी, किता). */
 const WORD_END = /[\p{L}\p{N}\p{M}]$/u;
+/** A piece that is one word after a leading dot: a name such as ".NET" or ".io" (written out, not typed halfway). */
+const DOTTED_NAME = /^\.[\p{L}\p{N}]+$/u;
 
 /** Splits text into pieces: whitespace separates; quotes group; `-`, `field:` and `*` attach. */
 function pieces(raw: string): Piece[] {
@@ -246,11 +248,14 @@ function alternativesOf(piece: Piece): Alternative[] {
     return [{ kind: 'phrase', words: distinctRun }];
   }
   const out: WordAlternative[] = [];
+  // A word written after a dot of its own (".NET", ".py") is a name, not the start of a longer
+  // word: ".NET" as a prefix found every "network".
+  const dotted = DOTTED_NAME.test(piece.text);
   for (let i = 0; i < words.length && out.length < MAX_ALTERNATIVES; i++) {
     const word = words[i]!;
     const last = i === words.length - 1;
     // `transl*`, or the last word of the text typed so far ("transl" → translate).
-    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || (piece.atEnd && WORD_END.test(piece.text)));
+    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || (piece.atEnd && !dotted && WORD_END.test(piece.text)));
     out.push({ kind: 'word', word, prefix, exact: false });
   }
   return out;
