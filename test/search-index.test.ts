@@ -114,9 +114,17 @@ describe('text encoder', () => {
     assert.equal(tokenize('x'.repeat(500))[0]!.length, 40);
   });
 
+  it('keeps a capital letter written alone (R, C, not A or I) and "IT" in capitals as terms, in ASCII text and any other', () => {
+    const text = 'R language, Vitamin C. A get_X; Plan B! IT helpdesk ITSupport IT\'s I can; it is It; getX XCoordinate getIT ITS r E-Mail';
+    const terms = ['r', 'language', 'vitamin', 'c', 'get', 'x', 'plan', 'b', 'it', 'helpdesk', 'it', 'support', 'it', 'get', 'coordinate', 'get', 'mail'];
+    assert.deepEqual(tokenize(text), terms);
+    assert.deepEqual(tokenize(`${text} café`), [...terms, 'cafe']);
+  });
+
   it('keeps C++, C#, F# as words; elsewhere + and # separate, in ASCII text and any other', () => {
     const text = 'C++17 and C#10, F# (.NET), C/C++ or G++; a+b x+ y issue#12 #hashtag C#-based';
-    const terms = ['c++', '17', 'c#', '10', 'f#', 'net', 'c++', 'g++', 'issue', '12', 'hashtag', 'c#', 'based'];
+    // The C of "C/C++" is a capital letter written alone: the C language.
+    const terms = ['c++', '17', 'c#', '10', 'f#', 'net', 'c', 'c++', 'g++', 'issue', '12', 'hashtag', 'c#', 'based'];
     assert.deepEqual(tokenize(text), terms);
     // The same words when the text is not ASCII (the other path).
     assert.deepEqual(tokenize(`${text} café C#é`), [...terms, 'cafe']);
@@ -286,6 +294,20 @@ describe('matching', () => {
     assert.ok(matchIds(search(index, 'transl').hits).includes('wx/translate_text'));
     assert.ok(matchIds(search(index, 'Überw').hits).includes('de/pay'));
     assert.equal(search(index, 'transl ').total, 0);
+  });
+
+  it('finds the names that are a capital letter or "IT": "R language", "IT helpdesk"', () => {
+    const index = createSearchIndex();
+    // Newer, so they came first when "R" and "IT" were no words and only the rest was searched.
+    add(index, 'r', agent('Stats', [{ id: 'fit', name: 'Fit models', description: 'Fits models in the R language.' }]), 'o', '2025-01-01T00:00:00Z');
+    add(index, 'it', agent('Desk', [{ id: 'desk', name: 'IT helpdesk', description: 'Resets passwords.' }]), 'o', '2025-01-01T00:00:00Z');
+    add(index, 'lang', agent('Tutor', [{ id: 'learn', name: 'Language tutor', description: 'Teaches a language.' }]), 'o', '2025-06-01T00:00:00Z');
+    add(index, 'hr', agent('People', [{ id: 'hr', name: 'HR helpdesk', description: 'Answers it all.' }]), 'o', '2025-06-01T00:00:00Z');
+    const first = (text: string) => search(index, text).hits[0]?.id;
+    assert.equal(first('R language'), 'r');
+    assert.equal(first('IT helpdesk'), 'it');
+    assert.deepEqual(search(index, 'R').hits.map((h) => h.id), ['r']);
+    assert.deepEqual(search(index, 'IT').hits.map((h) => h.id), ['it'], '"it" as a word (HR\'s "Answers it all") is still a stop word');
   });
 
   it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
