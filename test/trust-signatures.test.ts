@@ -647,7 +647,7 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`REGISTRY_REQUIRE
     if (registry) fs.rmSync(registry.dataDir, { recursive: true, force: true });
   });
 
-  test('a card whose key is no longer trusted leaves search, list and the AI Catalog (it could not be registered now); get still answers it, unverified; trusted again, it is back', async (t) => {
+  test('a card whose key is no longer trusted leaves search, list and the AI Catalog (it could not be registered now); get, and its owner listing their own entries, still show it unverified; trusted again, it is back', async (t) => {
     if (skip()) return t.skip(skip());
     const revoked = resultOf(await op(alice, { register: { agentCard: await signCard(fresh('Revocable Weather'), trustedEd.signing) } }));
     const kept = resultOf(await op(alice, { register: { agentCard: await signCard(fresh('Kept Weather'), trusted.signing) } }));
@@ -668,6 +668,8 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`REGISTRY_REQUIRE
     assert.equal(unverified.total, 1);
     const ids = await listed();
     assert.ok(!ids.includes(revoked.id) && ids.includes(kept.id) && ids.includes(server.id), 'list leaves it out too');
+    const mine = resultOf(await op(alice, { list: { filter: { mine: true }, pageSize: 100 } })).entries;
+    assert.equal(mine.find((e: WireJson) => e.id === revoked.id)?.verified, false, "its owner's own list still shows it, unverified");
     const catalog = (await (await fetch(`${registry!.url}/.well-known/ai-catalog.json`)).json()) as { entries: WireJson[] };
     assert.ok(!catalog.entries.some((e) => String(e.url).includes(revoked.id)), 'and so does the AI Catalog');
     assert.ok(catalog.entries.some((e) => String(e.url).includes(kept.id)));

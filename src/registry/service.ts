@@ -105,8 +105,8 @@ export class RegistryService {
   /**
    * REGISTRY_REQUIRE_VERIFIED: discovery (search, list, standing searches, and the catalogs over
    * them) leaves out agents whose card stopped verifying (a key revoked, a trust root removed),
-   * as it could not be registered now; they return once they verify again. `get` by id still
-   * answers, marked unverified, so the owner sees why.
+   * as it could not be registered now; they return once they verify again. `get` by id and the
+   * owner's own `list` ("mine") still show them, marked unverified, so the owner sees why.
    */
   private readonly hideUnverifiedAgents: boolean;
   readonly searchCache: SearchCache;
@@ -478,7 +478,8 @@ export class RegistryService {
         owner: filter.owner,
         health,
         verified: filter.verified,
-        ...(this.hideUnverifiedAgents ? { hideUnverifiedAgents: true } : {}),
+        // An owner's own listing ("mine") shows them: it is where the owner finds what to fix.
+        ...(this.hideUnverifiedAgents && mine === undefined ? { hideUnverifiedAgents: true } : {}),
         limit: request.pageSize ?? DEFAULT_LIST_SIZE,
         after,
       }),
