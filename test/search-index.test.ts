@@ -371,6 +371,19 @@ describe('ranking', () => {
     assert.deepEqual(ids('Echo Agent'), ['a-echo', 'b-echo-echo']);
   });
 
+  it('ranks the entry whose whole name the query is first, case aside, when its name has a capital letter or "IT" of its own ("R Studio")', () => {
+    const index = createSearchIndex();
+    const at = '2025-01-01T00:00:00Z';
+    add(index, 'b-r-studio', agent('R Studio', [{ id: 's', name: 'Notebooks' }], { description: 'Notebooks for statistics.' }), 'o', at);
+    add(index, 'c-it-desk', agent('IT Desk', [{ id: 's', name: 'Tickets' }], { description: 'Opens tickets.' }), 'o', at);
+    add(index, 'a-studio', agent('Studio Suite', [{ id: 'studio', name: 'Studio', description: 'Studio desk for the studio', tags: ['studio', 'desk'] }], { description: 'Studio desk.' }), 'o', at);
+    const first = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits[0]?.id;
+    assert.equal(first('R Studio'), 'b-r-studio');
+    assert.equal(first('r studio'), 'b-r-studio', 'typed in lower case: "r" is no word, the rest is the name');
+    assert.equal(first('IT Desk'), 'c-it-desk');
+    assert.equal(first('it desk'), 'c-it-desk');
+  });
+
   it('breaks ties by recency, then by id', () => {
     const index = createSearchIndex();
     add(index, 'old', agent('Old', [{ id: 's', name: 'Forecast' }]), 'o', '2024-01-01T00:00:00Z');

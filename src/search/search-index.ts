@@ -95,7 +95,7 @@ import { FilterBitmaps, VERDICT_ORDS, unitPassesKept } from './filter-bitmaps.js
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
-import { tokenize } from './text-encoder.js';
+import { isCaseMadeTerm, tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
 
@@ -143,8 +143,11 @@ const LINEAR_UNIT_TERMS = 24;
  * generated entries), which the heap at 1M entries (issue 22: at most 2 GiB) has no room for.
  */
 const NAME_MARK = ' ';
-const nameTerm = (words: readonly string[]): string | undefined =>
-  words.length > 0 && words.length <= MAX_PHRASE_WORDS ? NAME_MARK + words.join(' ') : undefined;
+const nameTerm = (all: readonly string[]): string | undefined => {
+  // Case aside: a name's "R" or "IT" are terms only when typed in capitals (./text-encoder.ts).
+  const words = all.some(isCaseMadeTerm) ? all.filter((w) => !isCaseMadeTerm(w)) : all;
+  return words.length > 0 && words.length <= MAX_PHRASE_WORDS ? NAME_MARK + words.join(' ') : undefined;
+};
 const isNameTerm = (term: string): boolean => term.startsWith(NAME_MARK);
 
 /**

@@ -274,6 +274,15 @@ export function wordSpans(text: string): [start: number, end: number][] {
   return out;
 }
 
+/**
+ * Whether `term` is one only capitals make a term (WRITTEN_NAMES: "R", "IT"): the same words
+ * typed in lower case do not have it. What compares a whole name leaves such terms out, so
+ * "r studio" still names "R Studio".
+ */
+export function isCaseMadeTerm(term: string): boolean {
+  return term === 'it' || (term.length === 1 && term >= 'a' && term <= 'z');
+}
+
 /** True when `term` is already in normalised form (fast path for re-encoding a term). */
 export function isSimpleTerm(term: string): boolean {
   return SIMPLE_TERM.test(term);
