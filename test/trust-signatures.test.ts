@@ -658,7 +658,9 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`REGISTRY_REQUIRE
     assert.ok((await searched('revocable weather')).includes(revoked.id));
 
     writeJwks(jwksFile, [trusted.publicJwk]);
+    // The store's verdict first, then the index, which follows the change feed.
     await eventually(async () => resultOf(await op(anonymous, { get: { id: revoked.id } })).verified === false, 'the card is re-evaluated');
+    await eventually(async () => !(await searched('revocable weather')).includes(revoked.id), 'the index follows');
     assert.deepEqual(await searched('revocable weather'), [kept.id], 'its own name finds only the verified card sharing a word');
     assert.deepEqual((await searched('weather')).sort(), [kept.id], 'the verified card stays');
     const empty = resultOf(await op(anonymous, { search: { query: '' } })).results.map((h: WireJson) => h.id);
