@@ -103,9 +103,10 @@ const SIMPLE_TERM = /^[a-z0-9]+$/;
 /**
  * Written words that are names despite the rules that drop single letters and stop words: a
  * capital letter other than A and I with no letter, digit or mark next to it (not C++ or C#,
- * which are words already, nor the first letter of a compound such as E-Mail or T-Shirt), and "IT" in capitals before no lower-case letter or digit (before a
- * capital that starts a word: ITSupport). Marked in text before case folding (NAME_MARK), as the
- * folded text no longer tells "IT" from "it".
+ * which are words already, nor the first letter of a compound such as E-Mail or T-Shirt), and
+ * "IT" in capitals before no lower-case letter or digit (before a capital that starts a word:
+ * ITSupport). Marked in text before case folding (NAME_MARK), as the folded text no longer
+ * tells "IT" from "it".
  */
 const WRITTEN_NAMES = /(?<![\p{L}\p{N}\p{M}])(?:[B-HJ-Z](?![\p{L}\p{N}\p{M}]|\+\+|#|-\p{L})|IT(?![\p{Ll}\p{N}\p{M}]|\p{Lu}(?!\p{Ll})))/gu;
 /**
@@ -170,7 +171,7 @@ function push(out: string[], raw: string): void {
   out.push(raw.length > MAX_TERM_LENGTH ? raw.slice(0, MAX_TERM_LENGTH) : raw);
 }
 
-/** push, for a run of ASCII text `s[start, end)` that WRITTEN_NAMES would mark: kept as written. */
+/** push for the run of ASCII text `s[start, end)`; a name WRITTEN_NAMES would mark is kept. */
 function pushAscii(out: string[], s: string, start: number, end: number, atBoundary: boolean): void {
   const raw = s.slice(start, end).toLowerCase();
   if (atBoundary && isWrittenName(s, start, end)) out.push(raw);
@@ -182,8 +183,9 @@ function isWrittenName(s: string, start: number, end: number): boolean {
   const next = end < s.length ? s.charCodeAt(end) : 32;
   if (end - start === 1) {
     const c = s.charCodeAt(start);
-    // A capital letter alone, not A or I; not a letter of an identifier (XCoordinate).
+    // Not the first letter of a compound (E-Mail).
     if (next === 45 && end + 1 < s.length && (isUpper(s.charCodeAt(end + 1)) || isLower(s.charCodeAt(end + 1)))) return false;
+    // A capital letter alone, not A or I; not a letter of an identifier (XCoordinate).
     return isUpper(c) && c !== 65 && c !== 73 && !isUpper(next) && !isLower(next) && !isDigit(next);
   }
   // "IT" before no lower-case letter or digit: after it a boundary or a capital that starts a word.
