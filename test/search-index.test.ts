@@ -114,9 +114,17 @@ describe('text encoder', () => {
     assert.equal(tokenize('x'.repeat(500))[0]!.length, 40);
   });
 
+  it('keeps a capital letter written alone (R, C, not A or I) and "IT" in capitals as terms, in ASCII text and any other', () => {
+    const text = 'R language, Vitamin C. A get_X; Plan B! IT helpdesk ITSupport IT\'s I can; it is It; getX XCoordinate getIT ITS r E-Mail';
+    const terms = ['r', 'language', 'vitamin', 'c', 'get', 'x', 'plan', 'b', 'it', 'helpdesk', 'it', 'support', 'it', 'get', 'coordinate', 'get', 'mail'];
+    assert.deepEqual(tokenize(text), terms);
+    assert.deepEqual(tokenize(`${text} café`), [...terms, 'cafe']);
+  });
+
   it('keeps C++, C#, F# as words; elsewhere + and # separate, in ASCII text and any other', () => {
     const text = 'C++17 and C#10, F# (.NET), C/C++ or G++; a+b x+ y issue#12 #hashtag C#-based';
-    const terms = ['c++', '17', 'c#', '10', 'f#', 'net', 'c++', 'g++', 'issue', '12', 'hashtag', 'c#', 'based'];
+    // The C of "C/C++" is a capital letter written alone: the C language.
+    const terms = ['c++', '17', 'c#', '10', 'f#', 'net', 'c', 'c++', 'g++', 'issue', '12', 'hashtag', 'c#', 'based'];
     assert.deepEqual(tokenize(text), terms);
     // The same words when the text is not ASCII (the other path).
     assert.deepEqual(tokenize(`${text} café C#é`), [...terms, 'cafe']);
@@ -172,7 +180,7 @@ describe('text encoder', () => {
   it('bounds hostile queries', () => {
     const q = parseQuery(`${'word '.repeat(10_000)}${Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ')}`);
     assert.ok(q.clauses.length <= 32);
-    assert.deepEqual(parseQuery('   '), { hasText: false, clauses: [], excluded: [] });
+    assert.deepEqual(parseQuery('   '), { hasText: false, clauses: [], excluded: [], words: [] });
     const lastPrefix = (text: string) => parseQuery(text).clauses.at(-1)?.alternatives.at(-1);
     assert.deepEqual(lastPrefix('transl'), { kind: 'word', word: 'transl', prefix: true, exact: false });
     assert.deepEqual(lastPrefix('transl '), { kind: 'word', word: 'transl', prefix: false, exact: false });
@@ -288,6 +296,31 @@ describe('matching', () => {
     assert.equal(search(index, 'transl ').total, 0);
   });
 
+  it('finds the names that are a capital letter or "IT": "R language", "IT helpdesk"', () => {
+    const index = createSearchIndex();
+    // Newer, so they came first when "R" and "IT" were no words and only the rest was searched.
+    add(index, 'r', agent('Stats', [{ id: 'fit', name: 'Fit models', description: 'Fits models in the R language.' }]), 'o', '2025-01-01T00:00:00Z');
+    add(index, 'it', agent('Desk', [{ id: 'desk', name: 'IT helpdesk', description: 'Resets passwords.' }]), 'o', '2025-01-01T00:00:00Z');
+    add(index, 'lang', agent('Tutor', [{ id: 'learn', name: 'Language tutor', description: 'Teaches a language.' }]), 'o', '2025-06-01T00:00:00Z');
+    add(index, 'hr', agent('People', [{ id: 'hr', name: 'HR helpdesk', description: 'Answers it all.' }]), 'o', '2025-06-01T00:00:00Z');
+    const first = (text: string) => search(index, text).hits[0]?.id;
+    assert.equal(first('R language'), 'r');
+    assert.equal(first('IT helpdesk'), 'it');
+    assert.deepEqual(search(index, 'R').hits.map((h) => h.id), ['r']);
+    assert.deepEqual(search(index, 'IT').hits.map((h) => h.id), ['it'], '"it" as a word (HR\'s "Answers it all") is still a stop word');
+  });
+
+  it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
+    const index = createSearchIndex();
+    add(index, 'dotnet', agent('Builder', [{ id: 'build', name: 'Build .NET projects' }]));
+    add(index, 'network', agent('Scanner', [{ id: 'scan', name: 'Network scanner' }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    assert.deepEqual(ids('.NET'), ['dotnet']);
+    assert.deepEqual(ids('C# .NET'), ['dotnet']);
+    assert.deepEqual(ids('.NET*'), ['dotnet', 'network'], 'a star still asks for the prefix');
+    assert.deepEqual(ids('netw'), ['network'], 'a word typed halfway is still a prefix');
+  });
+
   it('never throws on special characters and bounds long queries', () => {
     for (const q of ['!!!', '*', '(', '[a-', '\\', '"', "'; DROP TABLE", '\u0000', '💥🔥', '%s%n', 'a'.repeat(100_000), '__proto__ constructor']) {
       const page = search(index, q);
@@ -324,6 +357,31 @@ describe('ranking', () => {
     const hits = search(index, 'translate invoice spanish ').hits;
     assert.equal(hits[0]!.id, 'all');
     assert.ok(hits[0]!.score >= 3 && hits[1]!.score < 3, JSON.stringify(hits.map((h) => h.score)));
+  });
+
+  it('ranks the entry whose whole name the query is first, a name with a repeated word too ("Echo Echo Agent")', () => {
+    const index = createSearchIndex();
+    const at = '2025-01-01T00:00:00Z';
+    add(index, 'b-echo-echo', agent('Echo Echo Agent', [{ id: 's', name: 'Repeat' }], { description: 'Repeats what it hears.' }), 'o', at);
+    // Its name is the query's words once each: the query's repeated word was dropped before the
+    // whole name was looked up, so this one got the exact-name term instead.
+    add(index, 'a-echo', agent('Echo Agent', [{ id: 'echo', name: 'Echo', description: 'Echo the echo', tags: ['echo'] }], { description: 'Echo echo echo.' }), 'o', at);
+    const ids = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits.map((h) => h.id);
+    assert.deepEqual(ids('Echo Echo Agent'), ['b-echo-echo', 'a-echo']);
+    assert.deepEqual(ids('Echo Agent'), ['a-echo', 'b-echo-echo']);
+  });
+
+  it('ranks the entry whose whole name the query is first, case aside, when its name has a capital letter or "IT" of its own ("R Studio")', () => {
+    const index = createSearchIndex();
+    const at = '2025-01-01T00:00:00Z';
+    add(index, 'b-r-studio', agent('R Studio', [{ id: 's', name: 'Notebooks' }], { description: 'Notebooks for statistics.' }), 'o', at);
+    add(index, 'c-it-desk', agent('IT Desk', [{ id: 's', name: 'Tickets' }], { description: 'Opens tickets.' }), 'o', at);
+    add(index, 'a-studio', agent('Studio Suite', [{ id: 'studio', name: 'Studio', description: 'Studio desk for the studio', tags: ['studio', 'desk'] }], { description: 'Studio desk.' }), 'o', at);
+    const first = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits[0]?.id;
+    assert.equal(first('R Studio'), 'b-r-studio');
+    assert.equal(first('r studio'), 'b-r-studio', 'typed in lower case: "r" is no word, the rest is the name');
+    assert.equal(first('IT Desk'), 'c-it-desk');
+    assert.equal(first('it desk'), 'c-it-desk');
   });
 
   it('breaks ties by recency, then by id', () => {

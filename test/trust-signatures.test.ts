@@ -627,22 +627,65 @@ describe('trust roots', () => {
   });
 });
 
-describe('REGISTRY_REQUIRE_VERIFIED=true', () => {
-  let registry: TestRegistry;
+for (const engine of ['sqlite', 'postgres'] as const) describe(`REGISTRY_REQUIRE_VERIFIED=true (${engine})`, () => {
+  let registry: TestRegistry | undefined;
   let alice: Client;
-  const jwksFile = path.join(dir, 'required-jwks.json');
+  let anonymous: Client;
+  const jwksFile = path.join(dir, `required-jwks-${engine}.json`);
+  const skip = () => (engine === 'postgres' ? postgres.skipReason : undefined);
 
   before(async () => {
-    writeJwks(jwksFile, [trusted.publicJwk]);
-    registry = await startTestRegistry({ REGISTRY_TRUSTED_KEYS: jwksFile, REGISTRY_REQUIRE_VERIFIED: 'true' });
-    alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    if (skip()) return;
+    writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk]);
+    const env: Record<string, string> = { REGISTRY_TRUSTED_KEYS: jwksFile, REGISTRY_REQUIRE_VERIFIED: 'true' };
+    if (engine === 'postgres') env.DATABASE_URL = await postgres.server.createDatabase('required');
+    registry = await startTestRegistry(env);
+    [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
   });
   after(async () => {
-    await registry.close();
-    fs.rmSync(registry.dataDir, { recursive: true, force: true });
+    await registry?.close();
+    if (registry) fs.rmSync(registry.dataDir, { recursive: true, force: true });
   });
 
-  test('an unsigned card and one signed by an unknown key are refused; a verified one is registered', async () => {
+  test('a card whose key is no longer trusted leaves search, list and the AI Catalog (it could not be registered now); get, and its owner listing their own entries, still show it unverified; trusted again, it is back', async (t) => {
+    if (skip()) return t.skip(skip());
+    const revoked = resultOf(await op(alice, { register: { agentCard: await signCard(fresh('Revocable Weather'), trustedEd.signing) } }));
+    const kept = resultOf(await op(alice, { register: { agentCard: await signCard(fresh('Kept Weather'), trusted.signing) } }));
+    const server = resultOf(await op(alice, { register: { mcpServer: mcpServer('sealed-files', `https://sealed-${engine}.example.org/mcp`), toolspec: toolspec() } }));
+    assert.equal(revoked.verified, true);
+    const searched = async (query: string): Promise<string[]> => resultOf(await op(anonymous, { search: { query } })).results.map((h: WireJson) => h.id);
+    const listed = async (): Promise<string[]> => resultOf(await op(anonymous, { list: { pageSize: 100 } })).entries.map((e: WireJson) => e.id);
+    assert.ok((await searched('revocable weather')).includes(revoked.id));
+
+    writeJwks(jwksFile, [trusted.publicJwk]);
+    // The store's verdict first, then the index, which follows the change feed.
+    await eventually(async () => resultOf(await op(anonymous, { get: { id: revoked.id } })).verified === false, 'the card is re-evaluated');
+    await eventually(async () => !(await searched('revocable weather')).includes(revoked.id), 'the index follows');
+    assert.deepEqual(await searched('revocable weather'), [kept.id], 'its own name finds only the verified card sharing a word');
+    assert.deepEqual((await searched('weather')).sort(), [kept.id], 'the verified card stays');
+    const empty = resultOf(await op(anonymous, { search: { query: '' } })).results.map((h: WireJson) => h.id);
+    assert.ok(!empty.includes(revoked.id) && empty.includes(kept.id) && empty.includes(server.id), 'nor listed by an empty query; an MCP server (never signed) stays');
+    const unverified = resultOf(await op(anonymous, { search: { query: '', filter: { verified: false } } }));
+    assert.deepEqual(unverified.results.map((h: WireJson) => h.id), [server.id], 'verified: false finds only MCP servers');
+    assert.equal(unverified.total, 1);
+    const ids = await listed();
+    assert.ok(!ids.includes(revoked.id) && ids.includes(kept.id) && ids.includes(server.id), 'list leaves it out too');
+    const mine = resultOf(await op(alice, { list: { filter: { mine: true }, pageSize: 100 } })).entries;
+    assert.equal(mine.find((e: WireJson) => e.id === revoked.id)?.verified, false, "its owner's own list still shows it, unverified");
+    const catalog = (await (await fetch(`${registry!.url}/.well-known/ai-catalog.json`)).json()) as { entries: WireJson[] };
+    assert.ok(!catalog.entries.some((e) => String(e.url).includes(revoked.id)), 'and so does the AI Catalog');
+    assert.ok(catalog.entries.some((e) => String(e.url).includes(kept.id)));
+    // Read by id, it is there, marked unverified with the reason.
+    const read = resultOf(await op(anonymous, { get: { id: revoked.id } }));
+    assert.equal(read.signatures[0].status, 'unknown-key');
+
+    writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk]);
+    await eventually(async () => (await searched('revocable weather')).includes(revoked.id), 'found again once it verifies');
+    assert.ok((await listed()).includes(revoked.id));
+  });
+
+  test('an unsigned card and one signed by an unknown key are refused; a verified one is registered', async (t) => {
+    if (skip()) return t.skip(skip());
     const unsigned = errorOf(await op(alice, { register: { agentCard: fresh() } }));
     assert.equal(unsigned.code, 'SIGNATURE_INVALID');
     assert.match(unsigned.message, /REGISTRY_REQUIRE_VERIFIED/);
@@ -653,11 +696,13 @@ describe('REGISTRY_REQUIRE_VERIFIED=true', () => {
     assert.equal(resultOf(await op(alice, { register: { agentCard: await signCard(fresh(), trusted.signing) } })).verified, true);
   });
 
-  test('MCP servers, which have no signatures, still register', async () => {
-    assert.equal(resultOf(await op(alice, { register: { mcpServer: mcpServer('required-files', 'https://required.example.org/mcp'), toolspec: toolspec() } })).created, true);
+  test('MCP servers, which have no signatures, still register', async (t) => {
+    if (skip()) return t.skip(skip());
+    assert.equal(resultOf(await op(alice, { register: { mcpServer: mcpServer('required-files', `https://required-${engine}.example.org/mcp`), toolspec: toolspec() } })).created, true);
   });
 
-  test('it needs trust roots to be configured', () => {
+  test('it needs trust roots to be configured', (t) => {
+    if (skip()) return t.skip(skip());
     assert.throws(() => loadConfig({ REGISTRY_REQUIRE_VERIFIED: 'true' }), /REGISTRY_REQUIRE_VERIFIED=true needs trusted keys/);
   });
 });

@@ -102,6 +102,13 @@ export class RegistryService {
   private readonly freshness?: FreshnessChecks;
   private readonly hideUnhealthyAfterMs?: number;
   private readonly quota: RegistryServiceDeps['quota'];
+  /**
+   * REGISTRY_REQUIRE_VERIFIED: discovery (search, list, standing searches, and the catalogs over
+   * them) leaves out agents whose card stopped verifying (a key revoked, a trust root removed),
+   * as it could not be registered now; they return once they verify again. `get` by id and the
+   * owner's own `list` ("mine") still show them, marked unverified, so the owner sees why.
+   */
+  private readonly hideUnverifiedAgents: boolean;
   readonly searchCache: SearchCache;
 
   constructor(deps: RegistryServiceDeps) {
@@ -122,6 +129,7 @@ export class RegistryService {
     }
     this.hideUnhealthyAfterMs = deps.freshness?.hideUnhealthyAfterMs;
     this.quota = deps.quota;
+    this.hideUnverifiedAgents = deps.requireVerified === true;
     this.searchCache = deps.searchCache ?? new SearchCache(0);
     // The index is one of the feed's followers: every committed change, local or from another
     // replica, reaches it the same way.
@@ -470,6 +478,8 @@ export class RegistryService {
         owner: filter.owner,
         health,
         verified: filter.verified,
+        // An owner's own listing ("mine") shows them: it is where the owner finds what to fix.
+        ...(this.hideUnverifiedAgents && mine === undefined ? { hideUnverifiedAgents: true } : {}),
         limit: request.pageSize ?? DEFAULT_LIST_SIZE,
         after,
       }),
@@ -556,6 +566,7 @@ export class RegistryService {
       offset,
       limit,
       ...(hideAfter !== undefined && filter?.health === undefined ? { hideUnhealthyBefore: Date.now() - hideAfter } : {}),
+      ...(this.hideUnverifiedAgents ? { hideUnverifiedAgents: true } : {}),
       ...more,
     };
   }

@@ -172,16 +172,21 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
 
   /** Entries unhealthy since before this (ms) are left out; undefined: none are. */
   private readonly hideUnhealthyBefore: number | undefined;
-  /** Only this entry number passes (a standing search asking whether one entry matches); -1: any. */
   /** The one entry number a standing search asks about (IndexQuery.onlyId), or -1. */
   readonly onlyEntry: number;
+  /**
+   * Agents whose card is not verified are left out (IndexQuery.hideUnverifiedAgents); MCP
+   * servers, which have no signatures, pass. An "or" of two E_ATTR bits, so not in entryMask.
+   */
+  private readonly hideUnverifiedAgents: boolean;
 
   constructor(
     filter: SearchFilter | undefined,
     private readonly attrs: Attributes,
-    options: { hideUnhealthyBefore?: number; onlyEntry?: number } = {},
+    options: { hideUnhealthyBefore?: number; onlyEntry?: number; hideUnverifiedAgents?: boolean } = {},
   ) {
     this.onlyEntry = options.onlyEntry ?? -1;
+    this.hideUnverifiedAgents = options.hideUnverifiedAgents === true;
     const f: Partial<Record<keyof SearchFilter, unknown>> = typeof filter === 'object' && filter !== null ? filter : {};
     let impossible = false;
     let kind = f.kind === 'agent' || f.kind === 'mcp-server' ? f.kind : undefined;
@@ -307,6 +312,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     this.entryFree =
       !impossible &&
       entryMask === 0 &&
+      !this.hideUnverifiedAgents &&
       ownerId < 0 &&
       this.binding === undefined &&
       this.version === undefined &&
@@ -314,13 +320,14 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       this.hideUnhealthyBefore === undefined &&
       this.onlyEntry < 0;
 
-    const lasting = !impossible && this.onlyEntry < 0 && (entryMask !== 0 || ownerId >= 0 || this.binding !== undefined || this.version !== undefined || this.unitLevel);
+    const lasting = !impossible && this.onlyEntry < 0 && (entryMask !== 0 || this.hideUnverifiedAgents || ownerId >= 0 || this.binding !== undefined || this.version !== undefined || this.unitLevel);
     // The unit-level tests read the tag ids and the asked modes themselves, not only the
     // signature bits they map to (shared by many tags once there are more than 64).
     this.bitmapKey = lasting
       ? JSON.stringify([
           entryMask,
           entryWant,
+          this.hideUnverifiedAgents,
           ownerId,
           this.binding ?? null,
           this.version ?? null,
@@ -349,7 +356,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
    * binding and version): false rules the entry out, true leaves the other tests to it.
    */
   attributesPass(attr: number): boolean {
-    if (this.impossible || (attr & this.entryMask) !== this.entryWant) return false;
+    if (this.impossible || !this.attrBitsPass(attr)) return false;
     return this.binding === undefined && this.version === undefined ? true : this.profileMatches(attr, -1);
   }
 
@@ -397,7 +404,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     if (this.impossible) return false;
     if (this.onlyEntry >= 0 && no !== this.onlyEntry) return false;
     const attr = this.entryAttr[no]!;
-    if ((attr & this.entryMask) !== this.entryWant) return false;
+    if (!this.attrBitsPass(attr)) return false;
     if (this.hideUnhealthyBefore !== undefined && (attr >>> A_HEALTH_SHIFT) & A_HEALTH_MASK) {
       const since = this.attrs.unhealthySince.get(no);
       if (since !== undefined && since < this.hideUnhealthyBefore) return false;
@@ -412,7 +419,13 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
   entryPassesLasting(no: number): boolean {
     if (this.impossible) return false;
     const attr = this.entryAttr[no]!;
-    return (attr & this.entryMask) === this.entryWant && this.restPasses(no, attr);
+    return this.attrBitsPass(attr) && this.restPasses(no, attr);
+  }
+
+  /** The E_ATTR bits asked for (kind, streaming, verified, health), and an agent's verification when unverified ones are hidden. */
+  private attrBitsPass(attr: number): boolean {
+    if ((attr & this.entryMask) !== this.entryWant) return false;
+    return !this.hideUnverifiedAgents || (attr & (A_MCP | A_VERIFIED)) !== 0;
   }
 
   /** Owner, binding and version, and the signatures, of entry number `no` with attributes `attr`. */

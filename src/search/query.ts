@@ -81,6 +81,12 @@ export interface ParsedQuery {
   readonly clauses: readonly ParsedClause[];
   /** Negated clauses. */
   readonly excluded: readonly ParsedClause[];
+  /**
+   * The words of the positive clauses in query order, a repeated word repeated ("Echo Echo"),
+   * which `clauses` keeps once: what an entry's whole name is compared with (the exact-name
+   * clause of ./search-index.ts).
+   */
+  readonly words: readonly string[];
 }
 
 const FIELD_PREFIXES: Readonly<Record<string, { fields: number; scope: Scope }>> = {
@@ -122,6 +128,8 @@ const startsWord = (text: string, at: number): boolean => {
 };
 /** What a word may end with, as typed so far: a letter, a digit, or one of their marks (हिंदी, किता). */
 const WORD_END = /[\p{L}\p{N}\p{M}]$/u;
+/** A piece that is one word after a leading dot: a name such as ".NET" or ".io" (written out, not typed halfway). */
+const DOTTED_NAME = /^\.[\p{L}\p{N}]+$/u;
 
 /** Splits text into pieces: whitespace separates; quotes group; `-`, `field:` and `*` attach. */
 function pieces(raw: string): Piece[] {
@@ -172,9 +180,10 @@ function pieces(raw: string): Piece[] {
 
 export function parseQuery(text: string | undefined): ParsedQuery {
   const raw = typeof text === 'string' ? text.slice(0, MAX_QUERY_CHARS) : '';
-  if (!raw.trim()) return { hasText: false, clauses: [], excluded: [] };
+  if (!raw.trim()) return { hasText: false, clauses: [], excluded: [], words: [] };
   const clauses: ParsedClause[] = [];
   const excluded: ParsedClause[] = [];
+  const words: string[] = [];
   const seen = new Set<string>();
   let pendingOr = false;
   const list = pieces(raw);
@@ -211,14 +220,18 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       if (pendingOr && prev && prev.fields === fields && prev.scope === scope) {
         const merged = [...prev.alternatives, ...group.filter((a) => !prev.alternatives.some((b) => altKey(a) === altKey(b)))];
         clauses[clauses.length - 1] = { ...prev, alternatives: merged.slice(0, MAX_ALTERNATIVES) };
-      } else if (!seen.has(key) && excluded.length + clauses.length < MAX_CLAUSES) {
-        clauses.push({ alternatives: group, negated: false, fields, scope });
+      } else {
+        if (!seen.has(key) && excluded.length + clauses.length < MAX_CLAUSES) clauses.push({ alternatives: group, negated: false, fields, scope });
+        for (const a of group) {
+          if (a.kind === 'word') words.push(a.word);
+          else words.push(...a.words);
+        }
       }
       seen.add(key);
       pendingOr = false;
     }
   }
-  return { hasText: true, clauses, excluded };
+  return { hasText: true, clauses, excluded, words };
 }
 
 function altKey(a: Alternative): string {
@@ -235,11 +248,14 @@ function alternativesOf(piece: Piece): Alternative[] {
     return [{ kind: 'phrase', words: distinctRun }];
   }
   const out: WordAlternative[] = [];
+  // A word written after a dot of its own (".NET", ".py") is a name, not the start of a longer
+  // word: ".NET" as a prefix found every "network".
+  const dotted = DOTTED_NAME.test(piece.text);
   for (let i = 0; i < words.length && out.length < MAX_ALTERNATIVES; i++) {
     const word = words[i]!;
     const last = i === words.length - 1;
     // `transl*`, or the last word of the text typed so far ("transl" → translate).
-    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || (piece.atEnd && WORD_END.test(piece.text)));
+    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || (piece.atEnd && !dotted && WORD_END.test(piece.text)));
     out.push({ kind: 'word', word, prefix, exact: false });
   }
   return out;

@@ -87,7 +87,7 @@ import { part, type IndexState, type SavedState } from './index-state.js';
 import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
 import { PairPool, pairHash, termHash } from './phrases.js';
-import { MAX_CLAUSES, MAX_PHRASE_WORDS, parseQuery, type ParsedClause } from './query.js';
+import { MAX_CLAUSES, MAX_PHRASE_WORDS, parseQuery, type ParsedClause, type ParsedQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
 import { bitmapOf, bitmapWords } from './entry-bits.js';
@@ -95,7 +95,7 @@ import { FilterBitmaps, VERDICT_ORDS, unitPassesKept } from './filter-bitmaps.js
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
-import { tokenize } from './text-encoder.js';
+import { isCaseMadeTerm, tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
 
@@ -143,8 +143,11 @@ const LINEAR_UNIT_TERMS = 24;
  * generated entries), which the heap at 1M entries (issue 22: at most 2 GiB) has no room for.
  */
 const NAME_MARK = ' ';
-const nameTerm = (words: readonly string[]): string | undefined =>
-  words.length > 0 && words.length <= MAX_PHRASE_WORDS ? NAME_MARK + words.join(' ') : undefined;
+const nameTerm = (all: readonly string[]): string | undefined => {
+  // Case aside: a name's "R" or "IT" are terms only when typed in capitals (./text-encoder.ts).
+  const words = all.some(isCaseMadeTerm) ? all.filter((w) => !isCaseMadeTerm(w)) : all;
+  return words.length > 0 && words.length <= MAX_PHRASE_WORDS ? NAME_MARK + words.join(' ') : undefined;
+};
 const isNameTerm = (term: string): boolean => term.startsWith(NAME_MARK);
 
 /**
@@ -687,7 +690,7 @@ export class PostingsIndex implements KeywordIndex {
       onlyEntry = this.store.numberOf(query.onlyId);
       if (onlyEntry === undefined) return { hits: [], total: 0 };
     }
-    const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore, onlyEntry });
+    const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore, hideUnverifiedAgents: query.hideUnverifiedAgents, onlyEntry });
     // One entry the filter rules out is no hit, whatever the text: skip planning the query.
     if (onlyEntry !== undefined && !this.mayPass(filter, onlyEntry)) return { hits: [], total: 0 };
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
@@ -716,7 +719,7 @@ export class PostingsIndex implements KeywordIndex {
       },
     );
     const excluded = this.exclude(plan.excluded);
-    const named = this.nameClause(parsed.clauses);
+    const named = this.nameClause(parsed);
     if (named) plan.clauses.push(named);
     if (plan.clauses.length === 0) {
       // Only exclusions ("-beta"): list what is left; no searchable words at all: nothing.
@@ -735,16 +738,14 @@ export class PostingsIndex implements KeywordIndex {
    * rank above units that have the words but another name. Only for a query of
    * plain words and quoted phrases, searched in any field or in names, in one scope.
    */
-  private nameClause(clauses: readonly ParsedClause[]): PlanClause | undefined {
+  private nameClause(parsed: ParsedQuery): PlanClause | undefined {
+    const clauses = parsed.clauses;
     if (clauses.length === 0 || clauses.length >= MAX_CLAUSES) return undefined;
-    const words: string[] = [];
     for (const c of clauses) {
       if (c.alternatives.length !== 1 || (c.fields !== 0 && c.fields !== FIELD_NAME) || c.scope !== clauses[0]!.scope) return undefined;
-      const alt = c.alternatives[0]!;
-      if (alt.kind === 'word') words.push(alt.word);
-      else words.push(...alt.words);
     }
-    const term = nameTerm(words);
+    // The query's words as typed, a repeated one too: the clauses keep "Echo Echo" as one "echo".
+    const term = nameTerm(parsed.words);
     if (term === undefined || this.terms.count(term) === 0) return undefined;
     return { terms: [{ term, weight: 1, strong: true, lang: ANY_LANGUAGE }], phrases: [], fields: FIELD_NAME, scope: clauses[0]!.scope };
   }

@@ -22,7 +22,7 @@ import { crc32 } from 'node:zlib';
 import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
-export const SNAPSHOT_FORMAT = 8;
+export const SNAPSHOT_FORMAT = 9;
 const MAGIC = 'a2a-registry search index\n';
 const END = '\u0000end';
 

@@ -26,6 +26,11 @@
  *   is a word with its symbols: `c++`, `c#`. Those names were no words at all, so "C++" found
  *   nothing and "C# developer" every developer. Elsewhere `+` and `#` separate words, as any
  *   punctuation does ("a+b", "issue#12", "#hashtag").
+ * - and a capital letter written as a word of its own, other than A and I (R, C, X, "Plan B"),
+ *   is a term, as is "IT" in capitals (IT support, ITSupport): those are names, and "R
+ *   language" searched only "language", "IT helpdesk" only "helpdesk". Lower case ("r", "it"),
+ *   a letter inside an identifier (getX, XCoordinate) or starting a compound (E-Mail) and "It"
+ *   at a sentence's start are dropped as before.
  *
  * The output never contains spaces: a term is one word, whatever the language.
  */
@@ -95,6 +100,23 @@ const WORD_SPANS = new RegExp(
 const IDEOGRAPH_SPAN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]\p{M}*|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 const SIMPLE_TERM = /^[a-z0-9]+$/;
 
+/**
+ * Written words that are names despite the rules that drop single letters and stop words: a
+ * capital letter other than A and I with no letter, digit or mark next to it (not C++ or C#,
+ * which are words already, nor the first letter of a compound such as E-Mail or T-Shirt), and
+ * "IT" in capitals before no lower-case letter or digit (before a capital that starts a word:
+ * ITSupport). Marked in text before case folding (NAME_MARK), as the folded text no longer
+ * tells "IT" from "it".
+ */
+const WRITTEN_NAMES = /(?<![\p{L}\p{N}\p{M}])(?:[B-HJ-Z](?![\p{L}\p{N}\p{M}]|\+\+|#|-\p{L})|IT(?![\p{Ll}\p{N}\p{M}]|\p{Lu}(?!\p{Ll})))/gu;
+/**
+ * Follows a written name through folding and word matching (a spacing mark, Devanagari visarga:
+ * kept by NFKD and lower-casing, matched as part of the word, never after a Latin letter in real
+ * text); `push` drops it and keeps the term. A space after it ends the word where ITSupport's
+ * capitals would have.
+ */
+const NAME_MARK = '\u0903';
+
 const STOP_WORDS: ReadonlySet<string> = new Set(
   [
     // English
@@ -139,14 +161,40 @@ const ASCII = /^[\x00-\x7f]*$/;
 
 function push(out: string[], raw: string): void {
   if (!raw) return;
+  if (raw.endsWith(NAME_MARK)) {
+    // A written name (WRITTEN_NAMES): a single letter or "it", kept.
+    out.push(raw.slice(0, -1));
+    return;
+  }
   if (raw.length === 1 && raw >= 'a' && raw <= 'z') return;
   if (STOP_WORDS.has(raw)) return;
   out.push(raw.length > MAX_TERM_LENGTH ? raw.slice(0, MAX_TERM_LENGTH) : raw);
 }
 
+/** push for the run of ASCII text `s[start, end)`; a name WRITTEN_NAMES would mark is kept. */
+function pushAscii(out: string[], s: string, start: number, end: number, atBoundary: boolean): void {
+  const raw = s.slice(start, end).toLowerCase();
+  if (atBoundary && isWrittenName(s, start, end)) out.push(raw);
+  else push(out, raw);
+}
+
+/** Whether `s[start, end)`, a run that starts at a word boundary, is a name WRITTEN_NAMES marks (ASCII text). */
+function isWrittenName(s: string, start: number, end: number): boolean {
+  const next = end < s.length ? s.charCodeAt(end) : 32;
+  if (end - start === 1) {
+    const c = s.charCodeAt(start);
+    // Not the first letter of a compound (E-Mail).
+    if (next === 45 && end + 1 < s.length && (isUpper(s.charCodeAt(end + 1)) || isLower(s.charCodeAt(end + 1)))) return false;
+    // A capital letter alone, not A or I; not a letter of an identifier (XCoordinate).
+    return isUpper(c) && c !== 65 && c !== 73 && !isUpper(next) && !isLower(next) && !isDigit(next);
+  }
+  // "IT" before no lower-case letter or digit: after it a boundary or a capital that starts a word.
+  return end - start === 2 && s.charCodeAt(start) === 73 && s.charCodeAt(start + 1) === 84 && !isLower(next) && !isDigit(next);
+}
+
 /** General path: regular expressions with Unicode classes. */
 function tokenizeUnicode(text: string, out: string[], maxTerms: number): void {
-  let s = text.replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
+  let s = text.replace(WRITTEN_NAMES, `$&${NAME_MARK} `).replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
   // Before folding: the dictionaries know the words as written (NFKD splits Thai's sara am).
   if (HAS_UNSPACED.test(s)) s = s.replace(UNSPACED_RUN, spaceWords);
   s = fold(s);
@@ -174,25 +222,30 @@ function languageSymbols(s: string, i: number): number {
 function tokenizeAscii(s: string, out: string[], maxTerms: number): void {
   const n = s.length;
   let start = -1;
+  // The word being read starts after a non-word character, not at a split of an identifier.
+  let atBoundary = false;
   for (let i = 0; i <= n; i++) {
     const c = i < n ? s.charCodeAt(i) : 32;
     const up = isUpper(c);
     if (up || isLower(c) || isDigit(c)) {
       if (start < 0) {
         start = i;
+        atBoundary = true;
       } else if (up) {
         const p = s.charCodeAt(i - 1);
         // getWeather, base64Encode | HTTPServer
         if (isLower(p) || isDigit(p) || (isUpper(p) && i + 1 < n && isLower(s.charCodeAt(i + 1)))) {
-          push(out, s.slice(start, i).toLowerCase());
+          pushAscii(out, s, start, i, atBoundary);
           if (out.length >= maxTerms) return;
           start = i;
+          atBoundary = false;
         }
       }
     } else if (start >= 0) {
       // C++, C#: a letter with its symbols (see the rules above).
       const symbols = i === start + 1 && !isDigit(s.charCodeAt(start)) ? languageSymbols(s, i) : 0;
-      push(out, s.slice(start, i + symbols).toLowerCase());
+      if (symbols > 0) push(out, s.slice(start, i + symbols).toLowerCase());
+      else pushAscii(out, s, start, i, atBoundary);
       if (out.length >= maxTerms) return;
       if (symbols > 0) i += symbols - 1;
       start = -1;
@@ -221,6 +274,15 @@ export function wordSpans(text: string): [start: number, end: number][] {
     }
   }
   return out;
+}
+
+/**
+ * Whether `term` is one only capitals make a term (WRITTEN_NAMES: "R", "IT"): the same words
+ * typed in lower case do not have it. What compares a whole name leaves such terms out, so
+ * "r studio" still names "R Studio".
+ */
+export function isCaseMadeTerm(term: string): boolean {
+  return term === 'it' || (term.length === 1 && term >= 'a' && term <= 'z');
 }
 
 /** True when `term` is already in normalised form (fast path for re-encoding a term). */

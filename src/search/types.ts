@@ -51,6 +51,11 @@ export interface IndexQuery {
    */
   hideUnhealthyBefore?: number;
   /**
+   * Leave out agents whose card is not verified by a trusted key (REGISTRY_REQUIRE_VERIFIED: a
+   * card that stopped verifying is not served); MCP servers, which have no signatures, stay.
+   */
+  hideUnverifiedAgents?: boolean;
+  /**
    * Only this entry may match: "does this entry match this query?", answered by the same rules
    * as any search (standing searches ask it on every change).
    */

@@ -163,6 +163,8 @@ export interface ListQuery {
   health?: HealthStatus;
   /** true: only entries whose current revision verified; false: only the others. */
   verified?: boolean;
+  /** Leave out agents whose current revision did not verify (MCP servers, never signed, stay). */
+  hideUnverifiedAgents?: boolean;
   limit: number;
   /** Opaque position returned as `next` by the previous page. */
   after?: string;

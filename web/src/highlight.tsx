@@ -7,7 +7,7 @@
  * shares a stem with it, not only when spelt the same.
  */
 import type { ComponentChildren } from 'preact';
-import { parseQuery } from '../../src/search/query';
+import { MIN_PREFIX_LENGTH, parseQuery } from '../../src/search/query';
 import { tokenize, wordSpans } from '../../src/search/text-encoder';
 
 /** The words of a query worth marking (as the index folds them): no operators, no excluded (-word) terms, no field names. */
@@ -27,9 +27,13 @@ function sharedPrefix(a: string, b: string): number {
   return i;
 }
 
-/** A word of the text (its terms) matches a query term when it starts with it, or both share a stem ("translating" ~ "translate"). */
+/**
+ * A word of the text (its terms) matches a query term when it starts with it, or both share a
+ * stem ("translating" ~ "translate"). A term shorter than the index's shortest prefix ("R",
+ * "IT") matches only itself, as in the index: else "R" marked every word starting with r.
+ */
 function termMatches(w: string, terms: readonly string[]): boolean {
-  return terms.some((t) => w.startsWith(t) || sharedPrefix(w, t) >= Math.min(t.length, Math.max(4, t.length - 3)));
+  return terms.some((t) => (t.length < MIN_PREFIX_LENGTH ? w === t : w.startsWith(t) || sharedPrefix(w, t) >= Math.min(t.length, Math.max(4, t.length - 3))));
 }
 
 export function Highlight({ text, terms }: { text: string; terms: readonly string[] }) {

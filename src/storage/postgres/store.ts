@@ -783,6 +783,7 @@ export class PostgresStore implements RegistryStore {
       where.push(`f.health_status = $${params.length}`);
     }
     if (query.verified !== undefined) where.push(query.verified ? 'r.verified_kid IS NOT NULL' : 'r.verified_kid IS NULL');
+    if (query.hideUnverifiedAgents) where.push("(e.kind <> 'agent' OR r.verified_kid IS NOT NULL)");
     if (query.after !== undefined) {
       params.push(decodeCursor(query.after));
       where.push(`e.list_seq < $${params.length}`);

@@ -943,6 +943,7 @@ export class SqliteStore implements RegistryStore {
       params.push(query.health);
     }
     if (query.verified !== undefined) where.push(query.verified ? 'r.verified_kid IS NOT NULL' : 'r.verified_kid IS NULL');
+    if (query.hideUnverifiedAgents) where.push("(e.kind <> 'agent' OR r.verified_kid IS NOT NULL)");
     if (query.after !== undefined) {
       where.push('e.list_seq < ?');
       params.push(decodeCursor(query.after));
