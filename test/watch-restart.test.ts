@@ -12,6 +12,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { eventually } from './support/eventually.js';
 import { v1Card } from './support/documents.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
@@ -102,6 +103,38 @@ describe('watches across a restart (SQLite)', () => {
       assert.equal(registry.core.watches.size, 0);
     } finally {
       for (const log of logs) log.disconnect();
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('a watch whose principal lost its token by the restart is not run again: its task ends FAILED saying why, and nothing more is pushed', async () => {
+    const dataDir = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_PUBLIC_READ: 'false' };
+    const hook = await webhook(() => 200);
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const pushed = await sendWithPush(bob, { filter: { tags: ['revoked'] } }, { url: hook.url, token: 'token-of-bob' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed');
+      await registry.close();
+
+      // The operator takes bob's token away: reads need a token here, so bob may see nothing more.
+      registry = await startTestRegistry({ ...env, REGISTRY_TOKENS: `admin:${TOKENS.admin},alice:${TOKENS.alice}` });
+      await registry.core.restoreWatches();
+      assert.equal(registry.core.watches.size, 0, 'the watch does not run again');
+      assert.equal(await registry.store.watches.get(pushed.id), undefined, 'its definition is removed');
+      const pushesBefore = hook.requests.length;
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      resultOf(await op(alice, { register: { agentCard: card('Revoked A', ['revoked']) } }));
+      // The end is written to the task by the registry itself (no stream consumes the executor's events).
+      const statusOf = async () => JSON.parse((await registry!.store.tasks.load({ tenant: '', owner: 'bob' }, pushed.id))!.status!) as WireJson;
+      await eventually(async () => (await statusOf()).state === 'TASK_STATE_FAILED', 'the task of the revoked watch ends FAILED');
+      const status = await statusOf();
+      assert.match(status.message.parts[0].text, /principal "bob" no longer has a token/);
+      assert.equal(hook.requests.length, pushesBefore, 'neither the new entry nor the end is pushed to the revoked principal');
+    } finally {
       await registry?.close();
       await hook.close();
       removeTempDir(dataDir);

@@ -273,7 +273,15 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     );
     // After the service: the feed delivers each change to the index before the watches ask it.
     // Restored (restoreWatches below) by server.ts once the doors are mounted and the index is loaded.
-    const watches = new WatchHub(feed, service, store, { ...DEFAULT_WATCH_LIMITS, ...config.watches }, log, () => follower?.position);
+    const watches = new WatchHub(
+      feed,
+      service,
+      store,
+      { ...DEFAULT_WATCH_LIMITS, ...config.watches },
+      log,
+      () => follower?.position,
+      (principal) => authenticator.hasPrincipal(principal),
+    );
     const operations = new OperationRunner(service, { searchChunkSize: SEARCH_CHUNK_SIZE }, abuse, watches);
 
     const tasks = new RegistryTaskStore(store.tasks, config.taskMemory, { log });

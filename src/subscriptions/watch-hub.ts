@@ -394,6 +394,12 @@ export class WatchHub implements WatchKeeper {
     private readonly log?: Logger,
     /** How far the change-log follower (PostgreSQL) has published other replicas' changes, once it runs. */
     private readonly appliedThrough: () => number | undefined = () => undefined,
+    /**
+     * Whether a principal still has a token (auth/tokens.ts). Tokens change with the
+     * configuration, at a restart: a watch whose principal lost its token since it started is
+     * not run again (see #run).
+     */
+    private readonly hasPrincipal: (principal: string) => boolean = () => true,
   ) {
     // Subscribed after the service, so the index already holds a change when a watch asks about it.
     this.#unsubscribe = feed.subscribe(
@@ -730,6 +736,15 @@ export class WatchHub implements WatchKeeper {
           restored: true,
         };
         const watch = new Watch(row.id, row.contextId, row.principal, JSON.parse(row.request) as WatchRequest, this.service, this.limits, state, this);
+        if (!this.hasPrincipal(row.principal)) {
+          // Its principal lost access (the operator removed its token): it ends here, its task
+          // FAILED saying why, with nothing pushed, not even that status (no follower runs it).
+          // Before, it ran on and pushed every change to its webhooks, also where reads need a token.
+          this.log?.warn({ watch: row.id, principal: row.principal }, 'a stored watch\'s principal has no token any more; the watch ends');
+          watch.end('failed', `The watch ended: its principal "${row.principal}" no longer has a token on this registry (REGISTRY_TOKENS). Start a new watch with a valid token.`);
+          await this.#removals.get(row.id); // gone from storage once restored: it is claimed nowhere again
+          continue;
+        }
         this.#watches.set(row.id, watch);
         this.#stored.add(row.id);
         for (const listener of this.#started) void listener(watch); // a restored watch's followers keep nothing new
