@@ -117,6 +117,11 @@ describe('standing searches', () => {
     const plain = errorOf(await send(bob, [dataPart({ watch: { query: 'translator' } })]));
     assert.equal(plain.code, 'BAD_REQUEST');
     assert.match(plain.message, /SendStreamingMessage/);
+
+    // Its query has a search's limit, and the refusal names the watch (it said "search").
+    const long = errorOf(await send(bob, [dataPart({ watch: { query: 'x'.repeat(1001) } })]));
+    assert.equal(long.code, 'BAD_REQUEST');
+    assert.match(long.message, /^The "watch" arguments are not valid: \/parts\/0\/data\/watch\/query: the query is 1001 characters; the limit is 1000/);
   });
 
   test('each principal may keep REGISTRY_MAX_WATCHES watches open', async () => {
