@@ -21,6 +21,7 @@ import { sampleTools, startMcpServer, type TestMcpServer } from './support/mcp-s
 import { mcpServer, v03Card, v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { watch } from './support/watch-stream.js';
 
 let registry: TestRegistry;
 let origin: OriginServer;
@@ -251,11 +252,26 @@ describe('refresh', () => {
     assert.ok(hits.some((h: WireJson) => h.id === id && h.match.id === 'audit'), 'the index follows the refresh');
   });
 
-  test('conditional requests: the ETag goes back, a 304 changes nothing but the check time', async () => {
-    const { id, path: cardPath } = await registered();
+  test('conditional requests: the ETag goes back, a 304 changes nothing but the check time (no watch event either)', async () => {
+    const tag = `conditional-${n + 1}`;
+    const card = v1Card(fresh().name, `https://agents.example.org/r${n}/a2a`);
+    card.skills[0]!.tags = [tag];
+    const { id, path: cardPath } = await registered(card);
     const first = await get(id);
-    makeDue(id);
-    await registry.refresher!.runOnce();
+    const watching = watch(alice, { filter: { tags: [tag] } });
+    try {
+      await watching.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      makeDue(id);
+      await registry.refresher!.runOnce();
+      // Then a real change: the first event the watch gets. The 304 was none (it was an `updated`).
+      const other = v1Card(fresh().name, `https://agents.example.org/c${n}/a2a`);
+      other.skills[0]!.tags = [tag];
+      const added = resultOf(await op(alice, { register: { agentCard: other } }));
+      await watching.waitForEvent((e) => e.event === 'added', 'the next registration');
+      assert.deepEqual(watching.watchEvents.map((e) => `${e.event} ${e.hit.id}`), [`added ${added.id}`]);
+    } finally {
+      watching.disconnect();
+    }
     const request = origin.requests.filter((r) => r.path === cardPath).at(-1)!;
     assert.equal(request.headers['if-none-match'], first.source.etag);
     const entry = await get(id);

@@ -262,7 +262,11 @@ export class Watch {
 
   /** A committed change: is the entry in the results now, and was it before? */
   onChange(change: CommittedChange): void {
-    if (!this.isOpen) return;
+    // A check that found the entry as it was (a 304, the same card) moved only its check times:
+    // nothing a watch tells of, and nothing its matching depends on (health status, since). Before,
+    // each such check was an `updated` event (a push per matching entry per refresh interval), on
+    // the replica that checked only (such checks are not in the change log).
+    if (!this.isOpen || change.cause === 'checked') return;
     const before = this.#matching.get(change.id);
     const hit = change.op === 'upsert' ? this.service.matchOne(this.request, change.id) : undefined;
     if (hit) {
