@@ -221,6 +221,22 @@ describe('register an MCP server with fetchTools', () => {
     assert.match(refused.message, /192\.168\.1\.20 is a private-network address/);
     const gone = errorOf(await op(alice, { register: { mcpServer: mcpServer('gone', `${origin.url}/no-mcp-here`), fetchTools: true } }));
     assert.equal(gone.code, 'FETCH_FAILED');
+    // The status and the fix in a line, the rule in details[0] as for a card (before: the SDK's
+    // "Error POSTing to endpoint: " and the server's whole answer body, no details).
+    origin.route('/mcp-login', (_req, res) => void res.writeHead(401, { 'content-type': 'text/html' }).end(`<html>${'Please sign in. '.repeat(200)}</html>`));
+    origin.route('/mcp-page', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not MCP</html>'));
+    const cases: [path: string, rule: string, message: RegExp][] = [
+      ['/no-mcp-here', 'http-status', /answered HTTP 404 to the MCP client: check that this is the server's Streamable HTTP endpoint/],
+      ['/mcp-login', 'http-status', /answered HTTP 401 to the MCP client: the registry lists tools without credentials/],
+      ['/mcp-page', 'content-type', /answered with Content-Type "text\/html"; an MCP server answers JSON-RPC as application\/json or text\/event-stream/],
+    ];
+    for (const [path, rule, message] of cases) {
+      const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('not-mcp', `${origin.url}${path}`), fetchTools: true } }));
+      assert.equal(error.code, 'FETCH_FAILED', path);
+      assert.match(error.message, message, path);
+      assert.ok(error.message.length < 400 && !error.message.includes('Please sign in'), `${path}: ${error.message.slice(0, 200)}`);
+      assert.equal(error.details?.[0]?.rule, rule, path);
+    }
   });
 });
 
