@@ -20,7 +20,7 @@ import { makeDue as makeDueIn, serveCard as serveCardAt } from './support/freshn
 import { sampleTools, startMcpServer, type TestMcpServer } from './support/mcp-server.js';
 import { mcpServer, v03Card, v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
-import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, removeTempDir, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { watch } from './support/watch-stream.js';
 
 let registry: TestRegistry;
@@ -470,8 +470,21 @@ describe('refresh', () => {
     assert.equal(errorOf(await op(anonymous, { search: { query: 'x', filter: { health: 'fine' } } })).code, 'BAD_REQUEST');
   });
 
-  test('the loop refreshes by itself every REGISTRY_REFRESH_SECONDS', async () => {
-    const quick = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_REFRESH_SECONDS: '1' });
+  test('the loop refreshes by itself every REGISTRY_REFRESH_SECONDS, entries registered while it was off (0) included', async () => {
+    // Registered while refreshing was off: before, such an entry had no next check, and was never
+    // refreshed once refreshing was turned on.
+    const dataDir = tempDir();
+    const off = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_REFRESH_SECONDS: '0' });
+    const offCard = v1Card('Registered While Off Agent', 'https://agents.example.org/while-off/a2a');
+    serveCard(offCard, '/while-off');
+    let offId: string;
+    try {
+      offId = resultOf(await op(await sdkClient(off.url, { token: TOKENS.alice }), { register: { url: `${origin.url}/while-off` } })).id;
+    } finally {
+      await off.close();
+    }
+    serveCard({ ...offCard, version: '9.9.9' }, '/while-off');
+    const quick = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_REFRESH_SECONDS: '1' });
     try {
       const client = await sdkClient(quick.url, { token: TOKENS.alice });
       const card = v1Card('Self Refreshing Agent', 'https://agents.example.org/self/a2a');
@@ -480,8 +493,10 @@ describe('refresh', () => {
       serveCard({ ...card, version: '9.9.9' }, '/self');
       await waitFor(async () => (await quick.store.get(id))?.revision === 2, 'the loop to write revision 2');
       assert.equal((await quick.store.get(id))?.revisionOrigin, 'refresh');
+      await waitFor(async () => (await quick.store.get(offId))?.revision === 2, 'the loop to refresh the entry registered while it was off');
     } finally {
       await quick.close();
+      removeTempDir(dataDir);
     }
   });
 });

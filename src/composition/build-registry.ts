@@ -303,6 +303,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       refresher = new RefreshLoop(store, service, log, {
         // Often enough that an entry is checked close to its due time, rarely enough to cost nothing.
         tickMs: Math.min(30_000, Math.max(250, intervalMs / 4)),
+        intervalMs,
         // A claim outlives any check (one fetch timeout, or one MCP exchange) with room to spare.
         leaseMs: Math.max(60_000, 4 * config.fetch.timeoutMs),
         probe: freshness.probe,
