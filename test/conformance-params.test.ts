@@ -126,7 +126,7 @@ describe('historyLength', () => {
     assertRpcRefusal(await rpc('message/send', { message: legacyMessage, configuration: { historyLength: -1 } }, '0.3'), `configuration.${NOT_NEGATIVE}`, 'message/send -1');
   });
 
-  test('gRPC refuses a negative history_length with INVALID_ARGUMENT', async () => {
+  test('gRPC refuses a negative history_length, and a page_size out of range (naming the field, as JSON-RPC does), with INVALID_ARGUMENT', async () => {
     const md = metadata(alice);
     const refused = async (method: string, request: unknown, message: string) => {
       const answer = await raw.unary(method, request, md);
@@ -136,6 +136,13 @@ describe('historyLength', () => {
     };
     await refused('getTask', { tenant: '', id: taskId, historyLength: -5 }, NOT_NEGATIVE);
     await refused('listTasks', ListTasksRequest.fromJSON({ pageSize: 10, historyLength: -1 }), NOT_NEGATIVE);
+    // page_size out of range: the same answer as JSON-RPC's and HTTP+JSON's, naming the field (the SDK's named none).
+    for (const pageSize of [0, -5, 101]) {
+      await refused('listTasks', ListTasksRequest.fromJSON({ pageSize }), 'pageSize must be between 1 and 100');
+      const answer = await raw.unary('listTasks', ListTasksRequest.fromJSON({ pageSize }), md);
+      assert.deepEqual(errorInfoOf(answer.error!)?.metadata, { field: 'pageSize' }, `page_size ${pageSize}`);
+      assert.deepEqual((await rpc('ListTasks', { pageSize })).error?.data?.[0]?.metadata, { field: 'pageSize' }, `JSON-RPC pageSize ${pageSize}`);
+    }
     await refused('sendMessage', { ...sendRequest([{ text: 'weather' }]), configuration: SendMessageConfiguration.fromJSON({ historyLength: -1 }) }, `configuration.${NOT_NEGATIVE}`);
     const honoured = await raw.unary('getTask', { tenant: '', id: taskId, historyLength: 0 }, md);
     assert.equal(honoured.error, undefined);

@@ -20,7 +20,8 @@ import { makeDue as makeDueIn, serveCard as serveCardAt } from './support/freshn
 import { sampleTools, startMcpServer, type TestMcpServer } from './support/mcp-server.js';
 import { mcpServer, v03Card, v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
-import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, removeTempDir, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { watch } from './support/watch-stream.js';
 
 let registry: TestRegistry;
 let origin: OriginServer;
@@ -220,6 +221,22 @@ describe('register an MCP server with fetchTools', () => {
     assert.match(refused.message, /192\.168\.1\.20 is a private-network address/);
     const gone = errorOf(await op(alice, { register: { mcpServer: mcpServer('gone', `${origin.url}/no-mcp-here`), fetchTools: true } }));
     assert.equal(gone.code, 'FETCH_FAILED');
+    // The status and the fix in a line, the rule in details[0] as for a card (before: the SDK's
+    // "Error POSTing to endpoint: " and the server's whole answer body, no details).
+    origin.route('/mcp-login', (_req, res) => void res.writeHead(401, { 'content-type': 'text/html' }).end(`<html>${'Please sign in. '.repeat(200)}</html>`));
+    origin.route('/mcp-page', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>not MCP</html>'));
+    const cases: [path: string, rule: string, message: RegExp][] = [
+      ['/no-mcp-here', 'http-status', /answered HTTP 404 to the MCP client: check that this is the server's Streamable HTTP endpoint/],
+      ['/mcp-login', 'http-status', /answered HTTP 401 to the MCP client: the registry lists tools without credentials/],
+      ['/mcp-page', 'content-type', /answered with Content-Type "text\/html"; an MCP server answers JSON-RPC as application\/json or text\/event-stream/],
+    ];
+    for (const [path, rule, message] of cases) {
+      const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('not-mcp', `${origin.url}${path}`), fetchTools: true } }));
+      assert.equal(error.code, 'FETCH_FAILED', path);
+      assert.match(error.message, message, path);
+      assert.ok(error.message.length < 400 && !error.message.includes('Please sign in'), `${path}: ${error.message.slice(0, 200)}`);
+      assert.equal(error.details?.[0]?.rule, rule, path);
+    }
   });
 });
 
@@ -251,11 +268,26 @@ describe('refresh', () => {
     assert.ok(hits.some((h: WireJson) => h.id === id && h.match.id === 'audit'), 'the index follows the refresh');
   });
 
-  test('conditional requests: the ETag goes back, a 304 changes nothing but the check time', async () => {
-    const { id, path: cardPath } = await registered();
+  test('conditional requests: the ETag goes back, a 304 changes nothing but the check time (no watch event either)', async () => {
+    const tag = `conditional-${n + 1}`;
+    const card = v1Card(fresh().name, `https://agents.example.org/r${n}/a2a`);
+    card.skills[0]!.tags = [tag];
+    const { id, path: cardPath } = await registered(card);
     const first = await get(id);
-    makeDue(id);
-    await registry.refresher!.runOnce();
+    const watching = watch(alice, { filter: { tags: [tag] } });
+    try {
+      await watching.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      makeDue(id);
+      await registry.refresher!.runOnce();
+      // Then a real change: the first event the watch gets. The 304 was none (it was an `updated`).
+      const other = v1Card(fresh().name, `https://agents.example.org/c${n}/a2a`);
+      other.skills[0]!.tags = [tag];
+      const added = resultOf(await op(alice, { register: { agentCard: other } }));
+      await watching.waitForEvent((e) => e.event === 'added', 'the next registration');
+      assert.deepEqual(watching.watchEvents.map((e) => `${e.event} ${e.hit.id}`), [`added ${added.id}`]);
+    } finally {
+      watching.disconnect();
+    }
     const request = origin.requests.filter((r) => r.path === cardPath).at(-1)!;
     assert.equal(request.headers['if-none-match'], first.source.etag);
     const entry = await get(id);
@@ -438,8 +470,21 @@ describe('refresh', () => {
     assert.equal(errorOf(await op(anonymous, { search: { query: 'x', filter: { health: 'fine' } } })).code, 'BAD_REQUEST');
   });
 
-  test('the loop refreshes by itself every REGISTRY_REFRESH_SECONDS', async () => {
-    const quick = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_REFRESH_SECONDS: '1' });
+  test('the loop refreshes by itself every REGISTRY_REFRESH_SECONDS, entries registered while it was off (0) included', async () => {
+    // Registered while refreshing was off: before, such an entry had no next check, and was never
+    // refreshed once refreshing was turned on.
+    const dataDir = tempDir();
+    const off = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_REFRESH_SECONDS: '0' });
+    const offCard = v1Card('Registered While Off Agent', 'https://agents.example.org/while-off/a2a');
+    serveCard(offCard, '/while-off');
+    let offId: string;
+    try {
+      offId = resultOf(await op(await sdkClient(off.url, { token: TOKENS.alice }), { register: { url: `${origin.url}/while-off` } })).id;
+    } finally {
+      await off.close();
+    }
+    serveCard({ ...offCard, version: '9.9.9' }, '/while-off');
+    const quick = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_REFRESH_SECONDS: '1' });
     try {
       const client = await sdkClient(quick.url, { token: TOKENS.alice });
       const card = v1Card('Self Refreshing Agent', 'https://agents.example.org/self/a2a');
@@ -448,8 +493,10 @@ describe('refresh', () => {
       serveCard({ ...card, version: '9.9.9' }, '/self');
       await waitFor(async () => (await quick.store.get(id))?.revision === 2, 'the loop to write revision 2');
       assert.equal((await quick.store.get(id))?.revisionOrigin, 'refresh');
+      await waitFor(async () => (await quick.store.get(offId))?.revision === 2, 'the loop to refresh the entry registered while it was off');
     } finally {
       await quick.close();
+      removeTempDir(dataDir);
     }
   });
 });

@@ -346,7 +346,7 @@ describe('no internals in any answer', () => {
   });
 });
 
-test('a failing webhook is logged by its origin only: its path and query (often its secret) stay out of the operator log', async () => {
+test('a failing webhook (one that redirects) is logged by its origin only: its path and query (often its secret), and where it redirects, stay out of the operator log; its owner is told where', async () => {
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -356,7 +356,8 @@ test('a failing webhook is logged by its origin only: its path and query (often 
   });
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: tempDir(), REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_WEBHOOK_RETRY_SECONDS: '0.75' });
   const own = await startRegistry(config, createLogger('info', sink));
-  const hook = await webhook(() => 500);
+  // A redirect is a failed delivery (a notification is not re-sent elsewhere); where it points is often the same secret path.
+  const hook = await webhook(() => 308, undefined, 0, { location: 'https://hooks.example.invalid/services/T000/B000/s3cr3tmoved' });
   try {
     await own.ready;
     const client = await sdkClient(own.url, { token: TOKENS.bob });
@@ -369,6 +370,8 @@ test('a failing webhook is logged by its origin only: its path and query (often 
     }, 'the watch ends FAILED');
     // The watch's owner is told the URL in full: it is theirs.
     assert.match(JSON.stringify(current.status?.message), /s3cr3tpath/);
+    // And where it redirected, which is the URL to configure (it said "answered HTTP 308" alone).
+    assert.match(JSON.stringify(current.status?.message), /answered HTTP 308 \(a redirect to https:\/\/hooks\.example\.invalid\/services\/T000\/B000\/s3cr3tmoved\); a notification is not re-sent/);
     await new Promise((r) => setTimeout(r, 300)); // the final status's one attempt, and its log line
     const failed = lines.find((l) => l.msg === 'push notifications failed; the watch ends');
     assert.ok(failed, lines.map((l) => l.msg).join('\n'));

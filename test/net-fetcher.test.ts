@@ -532,6 +532,8 @@ describe('postJson (webhooks)', () => {
     const moved = await refusal(f.postJson(at('agent.test', '/hook-moved'), {}, { purpose: 'webhook' }));
     assert.equal(moved.reason, 'http-status');
     assert.equal(moved.status, 302);
+    // Saying where it pointed, and what to do: the owner configures that URL (it said "answered HTTP 302" alone).
+    assert.match(moved.message, /answered HTTP 302 \(a redirect to http:\/\/agent\.test:\d+\/hook\); a notification is not re-sent where a webhook redirects: configure the URL/);
     assert.equal((await refusal(f.postJson(at('agent.test', '/hook-down'), {}, { purpose: 'webhook' }))).status, 503);
     assert.equal((await refusal(f.postJson('http://169.254.169.254/hook', {}, { purpose: 'webhook' }))).reason, 'link-local');
     assert.equal(received.length, 1);

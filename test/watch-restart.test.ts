@@ -12,10 +12,12 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { eventually } from './support/eventually.js';
 import { v1Card } from './support/documents.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
+import { DEFAULT_WATCH_LIMITS } from '../src/subscriptions/watch-hub.js';
 import { importCommand } from '../src/cli/commands/import.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
@@ -104,6 +106,53 @@ describe('watches across a restart (SQLite)', () => {
       for (const log of logs) log.disconnect();
       await registry?.close();
       await hook.close();
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('a watch that may not run again after a restart ends there, FAILED saying why: its principal lost its token (nothing more pushed), or it grew too broad (its webhook told)', async () => {
+    const dataDir = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_PUBLIC_READ: 'false' };
+    const [hook, broadHook] = await Promise.all([webhook(() => 200), webhook(() => 200)]);
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    const limit = DEFAULT_WATCH_LIMITS.maxTracked;
+    try {
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const pushed = await sendWithPush(bob, { filter: { tags: ['revoked'] } }, { url: hook.url, token: 'token-of-bob' });
+      let alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      for (const name of ['Broad A', 'Broad B']) resultOf(await op(alice, { register: { agentCard: card(name, ['broad']) } }));
+      const broad = await sendWithPush(alice, { filter: { tags: ['broad'] } }, { url: broadHook.url, token: 'token-of-alice' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed');
+      await broadHook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'initial matches pushed (broad)');
+      await registry.close();
+
+      // The operator takes bob's token away: reads need a token here, so bob may see nothing more.
+      // And alice's watch matches more entries than a watch may follow (the limit lowered here to
+      // 1 for this registry, as a catalog grown past 10,000 would): before, it was dropped
+      // without a word (its task WORKING for good), while a running one grew without bound.
+      DEFAULT_WATCH_LIMITS.maxTracked = 1;
+      registry = await startTestRegistry({ ...env, REGISTRY_TOKENS: `admin:${TOKENS.admin},alice:${TOKENS.alice}` });
+      await registry.core.restoreWatches();
+      assert.equal(registry.core.watches.size, 0, 'neither watch runs again');
+      const broadEnd = await broadHook.waitFor((b) => b.statusUpdate !== undefined, 'the final status of the broad watch');
+      assert.equal(broadEnd.statusUpdate.taskId, broad.id);
+      assert.equal(broadEnd.statusUpdate.status.state, 'TASK_STATE_FAILED');
+      assert.match(broadEnd.statusUpdate.status.message.parts[0].text, /^The watch ended: it matches 2 entries; a watch follows at most 1\. Start a narrower one/);
+      assert.equal(await registry.store.watches.get(broad.id), undefined, 'the broad watch\'s definition is removed');
+      assert.equal(await registry.store.watches.get(pushed.id), undefined, 'its definition is removed');
+      const pushesBefore = hook.requests.length;
+      alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      resultOf(await op(alice, { register: { agentCard: card('Revoked A', ['revoked']) } }));
+      // The end is written to the task by the registry itself (no stream consumes the executor's events).
+      const statusOf = async () => JSON.parse((await registry!.store.tasks.load({ tenant: '', owner: 'bob' }, pushed.id))!.status!) as WireJson;
+      await eventually(async () => (await statusOf()).state === 'TASK_STATE_FAILED', 'the task of the revoked watch ends FAILED');
+      const status = await statusOf();
+      assert.match(status.message.parts[0].text, /principal "bob" no longer has a token/);
+      assert.equal(hook.requests.length, pushesBefore, 'neither the new entry nor the end is pushed to the revoked principal');
+    } finally {
+      DEFAULT_WATCH_LIMITS.maxTracked = limit;
+      await registry?.close();
+      await Promise.all([hook.close(), broadHook.close()]);
       removeTempDir(dataDir);
     }
   });

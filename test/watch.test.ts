@@ -117,6 +117,11 @@ describe('standing searches', () => {
     const plain = errorOf(await send(bob, [dataPart({ watch: { query: 'translator' } })]));
     assert.equal(plain.code, 'BAD_REQUEST');
     assert.match(plain.message, /SendStreamingMessage/);
+
+    // Its query has a search's limit, and the refusal names the watch (it said "search").
+    const long = errorOf(await send(bob, [dataPart({ watch: { query: 'x'.repeat(1001) } })]));
+    assert.equal(long.code, 'BAD_REQUEST');
+    assert.match(long.message, /^The "watch" arguments are not valid: \/parts\/0\/data\/watch\/query: the query is 1001 characters; the limit is 1000/);
   });
 
   test('each principal may keep REGISTRY_MAX_WATCHES watches open', async () => {
@@ -137,6 +142,41 @@ describe('standing searches', () => {
     await cancel(alice, two);
     await cancel(alice, again);
     await cancel(bob, bobs);
+  });
+
+  test('a watch that grows past the entries a watch may follow ends FAILED saying so, as one that broad is refused at the start', async () => {
+    // The limit (10,000) lowered for this registry's watches, so a few entries reach it.
+    const limits = (registry.core.watches as unknown as { limits: { maxTracked: number } }).limits;
+    const kept = limits.maxTracked;
+    limits.maxTracked = 2;
+    try {
+      const tag = `broad-${randomUUID().slice(0, 8)}`;
+      const entry = (i: number) => card(`Broad Agent ${i} ${tag}`, `https://${tag}-${i}.example.org/a2a`, [tag]);
+      for (const i of [1, 2]) resultOf(await op(alice, { register: { agentCard: entry(i) } }));
+      // A change that takes it past the limit ends it (before, it went on, its matches unbounded).
+      const growing = track(watch(bob, { filter: { tags: [tag] } }));
+      await growing.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      resultOf(await op(alice, { register: { agentCard: entry(3) } }));
+      const ended = await growing.waitFor((e) => e.statusUpdate !== undefined, 'the end of the watch');
+      assert.equal(ended.statusUpdate.status.state, 'TASK_STATE_FAILED');
+      assert.match(ended.statusUpdate.status.message.parts[0].text, /^The watch ended: it matches more than 2 entries; a watch follows at most 2\. Start a narrower one/);
+      assert.deepEqual(growing.watchEvents, [], 'no event for the entry past the limit');
+      const refused = track(watch(bob, { filter: { tags: [tag] } }));
+      const refusal = await refused.waitFor((e) => e.statusUpdate !== undefined, 'the refusal');
+      assert.match(JSON.stringify(refusal.statusUpdate.status.message), /BAD_REQUEST.*The watch matches 3 entries; a watch follows at most 2\. Narrow its query or filter/);
+
+      // A resync that finds it too broad (the index reloaded) ends it too: before, it went on knowing no matches.
+      limits.maxTracked = 3;
+      const resynced = track(watch(bob, { filter: { tags: [tag] } }));
+      await resynced.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      limits.maxTracked = 2;
+      await registry.core.service.reloadIndex('test: the index reloaded');
+      const end = await resynced.waitFor((e) => e.statusUpdate !== undefined, 'the end of the resynced watch');
+      assert.equal(end.statusUpdate.status.state, 'TASK_STATE_FAILED');
+      assert.match(end.statusUpdate.status.message.parts[0].text, /it matches 3 entries; a watch follows at most 2/);
+    } finally {
+      limits.maxTracked = kept;
+    }
   });
 
   test('a client that disconnects resumes with SubscribeToTask and gets the events it missed', async () => {

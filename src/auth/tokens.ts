@@ -106,6 +106,14 @@ export class TokenAuthenticator {
     return found;
   }
 
+  /**
+   * Whether some token still names `principal`. Tokens change only with the configuration (a
+   * restart): what a principal started before (a watch) is checked against this when it runs again.
+   */
+  hasPrincipal(principal: string): boolean {
+    return this.digests.some((candidate) => candidate.principal === principal);
+  }
+
   /** The caller an Authorization header value makes (without an address: the door adds it). */
   callerFor(authorization: string | undefined): Caller {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');

@@ -273,7 +273,15 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     );
     // After the service: the feed delivers each change to the index before the watches ask it.
     // Restored (restoreWatches below) by server.ts once the doors are mounted and the index is loaded.
-    const watches = new WatchHub(feed, service, store, { ...DEFAULT_WATCH_LIMITS, ...config.watches }, log, () => follower?.position);
+    const watches = new WatchHub(
+      feed,
+      service,
+      store,
+      { ...DEFAULT_WATCH_LIMITS, ...config.watches },
+      log,
+      () => follower?.position,
+      (principal) => authenticator.hasPrincipal(principal),
+    );
     const operations = new OperationRunner(service, { searchChunkSize: SEARCH_CHUNK_SIZE }, abuse, watches);
 
     const tasks = new RegistryTaskStore(store.tasks, config.taskMemory, { log });
@@ -295,6 +303,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       refresher = new RefreshLoop(store, service, log, {
         // Often enough that an entry is checked close to its due time, rarely enough to cost nothing.
         tickMs: Math.min(30_000, Math.max(250, intervalMs / 4)),
+        intervalMs,
         // A claim outlives any check (one fetch timeout, or one MCP exchange) with room to spare.
         leaseMs: Math.max(60_000, 4 * config.fetch.timeoutMs),
         probe: freshness.probe,

@@ -184,7 +184,10 @@ export class FetchingDocumentSources implements DocumentSources {
       });
     } catch (error) {
       if (error instanceof ToolListError) {
-        throw new SourceFailure(error.reason === 'too-large' ? 'TOO_LARGE' : 'FETCH_FAILED', `Could not list the tools of ${url.href}: ${error.message}.`, 'invalid', error.reason);
+        // details[0].rule names the reason, as for every failed fetch.
+        throw new SourceFailure(error.reason === 'too-large' ? 'TOO_LARGE' : 'FETCH_FAILED', `Could not list the tools of ${url.href}: ${error.message}.`, 'invalid', error.reason, [
+          { path: '', message: error.message, rule: error.reason },
+        ]);
       }
       if (deadline.aborted && !findFetchError(error)) {
         throw new SourceFailure('FETCH_FAILED', `Could not list the tools of ${url.href}: no complete answer within ${this.options.timeoutMs} ms.`, 'unreachable', 'timeout');
@@ -204,8 +207,10 @@ export class FetchingDocumentSources implements DocumentSources {
     if (error instanceof SourceFailure) return error;
     const fetchError = findFetchError(error);
     if (!fetchError) {
-      const message = error instanceof Error ? error.message : String(error);
-      return new SourceFailure('FETCH_FAILED', `Could not get the ${what} at ${url}: ${message}.`, 'unreachable', 'protocol');
+      // What a server sent may be in it (an MCP error's message): bounded, as health messages are.
+      const said = error instanceof Error ? error.message : String(error);
+      const message = said.length > 300 ? `${said.slice(0, 297)}...` : said;
+      return new SourceFailure('FETCH_FAILED', `Could not get the ${what} at ${url}: ${message}.`, 'unreachable', 'protocol', [{ path: '', message, rule: 'protocol' }]);
     }
     const reason = fetchError.reason;
     const health = INVALID_REASONS.has(reason) ? 'invalid' : 'unreachable';

@@ -12,7 +12,7 @@
  * registry that never lists an MCP server's tools should not start slower for it.
  */
 import { z } from 'zod';
-import type { FetchFunction } from '../net/index.js';
+import { FetchError, type FetchFunction } from '../net/index.js';
 
 /** A page of tools/list, loosely: the tools exactly as sent, the cursor if any. */
 const ToolsPage = z.looseObject({
@@ -48,9 +48,49 @@ export interface ListToolsOptions {
   clientVersion: string;
 }
 
+/** The longest part of what a server sent that an error message repeats. */
+const MAX_QUOTED_CHARS = 200;
+
+/**
+ * The MCP SDK's Streamable HTTP failures as the guard's own: an HTTP error status, or an answer
+ * that is not JSON nor an event stream. The SDK's message holds the server's whole answer body
+ * (a 404 page's HTML, thousands of characters) and names no status; these name the status, the
+ * fix, and the rule (`http-status`, `content-type`) a card's fetch is refused with.
+ */
+function transportFailure(error: unknown, url: URL, StreamableHTTPError: new (...args: never[]) => Error & { code?: number }): FetchError | undefined {
+  if (!(error instanceof StreamableHTTPError)) return undefined;
+  const { code } = error;
+  if (code === -1) {
+    const type = /Unexpected content type: (.*)$/s.exec(error.message)?.[1]?.slice(0, MAX_QUOTED_CHARS) ?? '?';
+    return new FetchError('content-type', url.href, `${url.href} answered with Content-Type "${type}"; an MCP server answers JSON-RPC as application/json or text/event-stream`);
+  }
+  if (code === undefined || code < 300 || code > 599) return undefined;
+  const hint =
+    code === 401 || code === 403
+      ? ': the registry lists tools without credentials, so the server must answer tools/list without them (or register the toolspec inline)'
+      : code === 404 || code === 405
+        ? ': check that this is the server\'s Streamable HTTP endpoint (often ending in /mcp)'
+        : '';
+  return new FetchError('http-status', url.href, `${url.href} answered HTTP ${code} to the MCP client${hint}`, { status: code });
+}
+
+/**
+ * An answer that is not MCP (a JSON-RPC result without what initialize or tools/list return): the
+ * SDK's schema error, whose message is its issues as pretty-printed JSON, in a line.
+ */
+function protocolFailure(error: unknown, url: URL): ToolListError | undefined {
+  const issues = (error as { issues?: unknown } | null)?.issues;
+  if (!Array.isArray(issues) || issues.length === 0) return undefined;
+  const said = issues.slice(0, 3).map((issue: { path?: unknown[]; message?: unknown }) => {
+    const at = Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.join('.') : '(the result)';
+    return `${at}: ${String(issue.message).slice(0, MAX_QUOTED_CHARS)}`;
+  });
+  return new ToolListError(`${url.href} did not answer as an MCP server (${said.join('; ')})`, 'protocol', { cause: error });
+}
+
 /** Connects, lists every page of tools, disconnects. Throws ToolListError, or what the transport threw (a FetchError). */
 export async function listMcpTools(url: URL, options: ListToolsOptions): Promise<unknown[]> {
-  const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+  const [{ Client }, { StreamableHTTPClientTransport, StreamableHTTPError }] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
   ]);
@@ -78,6 +118,8 @@ export async function listMcpTools(url: URL, options: ListToolsOptions): Promise
         throw new ToolListError(`${url.href} kept answering tools/list with a next page after ${maxPages} pages`, 'too-many-pages');
       }
     }
+  } catch (error) {
+    throw transportFailure(error, url, StreamableHTTPError) ?? protocolFailure(error, url) ?? error;
   } finally {
     // Ending the session politely is best effort: a server that does not answer costs nothing more.
     if (transport.sessionId !== undefined && !options.signal.aborted) await transport.terminateSession().catch(() => undefined);

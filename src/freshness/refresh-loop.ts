@@ -22,6 +22,8 @@ export interface DueChecker {
 export interface RefreshLoopOptions {
   /** How often to look for due entries. */
   tickMs: number;
+  /** REGISTRY_REFRESH_SECONDS in ms: entries with a source are checked at least this often. */
+  intervalMs: number;
   /** How long a claim holds before another replica may take the entry again. */
   leaseMs: number;
   /** Probe agents registered inline (claims entries without a source too). */
@@ -50,8 +52,16 @@ export class RefreshLoop {
     this.batch = Math.max(1, options.batch ?? 32);
   }
 
-  /** Starts ticking (the first tick at once). With probing, agents never checked are scheduled first. */
+  /**
+   * Starts ticking (the first tick at once). Entries with a source are scheduled by the interval
+   * in force: before, one registered while refreshing was off (REGISTRY_REFRESH_SECONDS=0) had no
+   * next check and was never refreshed once it was turned on, and one scheduled under a longer
+   * interval waited that out. With probing, agents never checked are scheduled first.
+   */
   async start(): Promise<void> {
+    const now = Date.now();
+    const moved = await this.store.scheduleRefreshes(new Date(now).toISOString(), new Date(now + this.options.intervalMs).toISOString());
+    if (moved > 0) this.log.info({ entries: moved }, 'refreshes scheduled by REGISTRY_REFRESH_SECONDS');
     if (this.options.probe) {
       const scheduled = await this.store.scheduleProbes(new Date().toISOString());
       if (scheduled > 0) this.log.info({ agents: scheduled }, 'probes scheduled for agents registered inline');

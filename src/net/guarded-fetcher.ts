@@ -274,6 +274,7 @@ export class GuardedFetcher implements Fetcher {
       // A webhook that redirects is answered as it is: re-posting a notification elsewhere is not ours to decide.
       const { response, url: finalUrl } = await this.exchange(parseUrl(url), { method: 'POST', headers, body: JSON.stringify(body) }, deadline, state, 'manual', options.purpose);
       try {
+        expectNoRedirect(response, finalUrl);
         expectSuccess(response, finalUrl);
         // The status is the answer; the body is left unread (discarded below), whatever its size.
         this.report(options.purpose, started, 'ok');
@@ -503,6 +504,29 @@ function headerPairs(headers: UndiciResponse['headers']): [string, string][] {
 
 function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/**
+ * A POST answered with a redirect (postJson does not follow one) fails saying where it pointed:
+ * "answered HTTP 301" alone did not tell a webhook's owner that the fix is to configure the URL
+ * it redirects to (commonly its https:// or trailing-slash form).
+ */
+function expectNoRedirect(response: UndiciResponse, url: URL): void {
+  if (!REDIRECT_STATUSES.has(response.status)) return;
+  const location = response.headers.get('location');
+  let target: string | undefined;
+  try {
+    target = location ? new URL(location, url).href : undefined;
+  } catch {
+    target = undefined;
+  }
+  const where = target ? `a redirect to ${target.slice(0, 500)}` : 'a redirect';
+  throw new FetchError(
+    'http-status',
+    url.href,
+    `${url.href} answered HTTP ${response.status} (${where}); a notification is not re-sent where a webhook redirects: configure the URL it should be sent to`,
+    { status: response.status },
+  );
 }
 
 function expectSuccess(response: UndiciResponse, url: URL): void {

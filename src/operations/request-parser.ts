@@ -189,11 +189,14 @@ function inlineSubject(
   };
 }
 
-/** A search query longer than REGISTRY_MAX_QUERY_CHARS is BAD_REQUEST, on every door. `path` points at the query. */
-export function checkQueryLength(query: string | undefined, maxQueryChars: number | undefined, path: string): void {
+/**
+ * A search query longer than REGISTRY_MAX_QUERY_CHARS is BAD_REQUEST, on every door. `path`
+ * points at the query; `op` is the operation it came with (a watch's query is a search's).
+ */
+export function checkQueryLength(query: string | undefined, maxQueryChars: number | undefined, path: string, op: 'search' | 'watch' = 'search'): void {
   const max = maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
   if (query !== undefined && query.length > max) {
-    throw badRequest(`The "search" arguments are not valid: ${path}: the query is ${query.length} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS).`, [
+    throw badRequest(`The "${op}" arguments are not valid: ${path}: the query is ${query.length} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS).`, [
       { path, message: `Too big: expected string to have <=${max} characters` },
     ]);
   }
@@ -203,8 +206,8 @@ export function checkQueryLength(query: string | undefined, maxQueryChars: numbe
  * The configured limit checked before the schema's: past the schema's ceiling (10,000) a query
  * was told "expected string to have <=10000 characters" while the limit in force was lower.
  */
-function checkRawQueryLength(args: unknown, maxQueryChars: number | undefined, path: string): void {
-  if (isObject(args) && typeof args.query === 'string') checkQueryLength(args.query, maxQueryChars, path);
+function checkRawQueryLength(args: unknown, maxQueryChars: number | undefined, path: string, op: 'search' | 'watch'): void {
+  if (isObject(args) && typeof args.query === 'string') checkQueryLength(args.query, maxQueryChars, path, op);
 }
 
 /**
@@ -353,15 +356,15 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
       return { op: name, subject: inlineSubject(documentArgs, file, name, base, limits) };
     }
     case 'search': {
-      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
+      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(name, index)}/query`, name);
       const request = parseArgs(searchSchema, args, name, argumentsPath(name, index));
       checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
       return { op: 'search', request };
     }
     case 'watch': {
-      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
+      checkRawQueryLength(args, limits.maxQueryChars, `${argumentsPath(name, index)}/query`, name);
       const request = parseArgs(watchSchema, args, name, argumentsPath(name, index));
-      checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`);
+      checkQueryLength(request.query, limits.maxQueryChars, `${argumentsPath(name, index)}/query`, name);
       return { op: 'watch', request };
     }
     case 'get': {

@@ -58,7 +58,7 @@ import {
   type TaskStore,
 } from '@a2a-js/sdk/server';
 import { timeOrderedId } from '../lib/time-ordered-id.js';
-import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger } from './integer-params.js';
+import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger, TASKS_PAGE_SIZE } from './integer-params.js';
 import { configPage } from './push-config-pages.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
@@ -156,9 +156,14 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     return super.getTask(params, context);
   }
 
-  /** ListTasks: the SDK's, with historyLength checked as GetTask's, a status A2A does not have named as such, and statusTimestampAfter a real timestamp. */
+  /**
+   * ListTasks: the SDK's, with historyLength checked as GetTask's, pageSize as the HTTP doors check
+   * it (the SDK's own check, all gRPC had, named no field), a status A2A does not have named as
+   * such, and statusTimestampAfter a real timestamp.
+   */
   override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
+    requireInteger('pageSize', params.pageSize, TASKS_PAGE_SIZE);
     // The SDK reads an unknown state name as -1 and answered "Invalid status filter: -1".
     if (params.status !== undefined && taskStateToJSON(params.status) === 'UNRECOGNIZED') {
       throw new RequestMalformedError({ message: `status is not a task state: use one of ${TASK_STATE_NAMES.join(', ')}.`, metadata: { field: 'status' } });

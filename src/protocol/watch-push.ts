@@ -489,7 +489,13 @@ function webhookForLog(url: string): string {
   }
 }
 
-/** A failure's text with the webhook's URL (as given, and as the fetcher writes it) shown as in the log. */
+/** An http(s) URL within a failure's text (up to a space, quote, bracket or comma). */
+const URL_IN_TEXT = /https?:\/\/[^\s"'()<>,]+/gi;
+
+/**
+ * A failure's text with the webhook's URL (as given, and as the fetcher writes it), and any other
+ * URL in it (where the webhook redirected: often the same secret path), shown as in the log.
+ */
 function withoutWebhook(text: string, url: string): string {
   let href = url;
   try {
@@ -499,7 +505,7 @@ function withoutWebhook(text: string, url: string): string {
   }
   let out = text;
   for (const form of new Set([href, url])) out = out.split(form).join(webhookForLog(url));
-  return out;
+  return out.replace(URL_IN_TEXT, (found) => (found.endsWith('/…') ? found : webhookForLog(found)));
 }
 
 /** The task was opened by a message asking for a watch ({"watch": {...}} in a data part). */

@@ -59,10 +59,12 @@ export interface CommittedChange {
   origin: 'local' | 'replica';
   /**
    * Local changes: what wrote it — a registration, a refresh from the entry's source (a new
-   * revision), or a check that only moved the entry's health (no new revision). Replica
-   * changes do not know.
+   * revision), a check that only moved the entry's health (no new revision), or a check that
+   * found everything as it was and moved only its times and validators (`checked`: checkedAt,
+   * fetchedAt, ETag; not in the change log, so other replicas never see it). Replica changes
+   * do not know.
    */
-  cause?: 'register' | 'refresh' | 'health';
+  cause?: 'register' | 'refresh' | 'health' | 'checked';
 }
 
 export type ChangeListener = (change: CommittedChange) => void;

@@ -195,7 +195,7 @@ export class FreshnessChecks {
       const recorded = await this.store.recordCheck(entry.id, freshness);
       // Both kinds reach this replica's index (a fresh checkedAt on hits); only 'logged' ones were
       // written to the change log for other replicas.
-      if (recorded) publishUpsert(this.feed, recorded.entry, 'health');
+      if (recorded) publishUpsert(this.feed, recorded.entry, recorded.change === 'quiet' ? 'checked' : 'health');
       return recorded;
     });
     return outcome?.entry;

@@ -481,4 +481,10 @@ export interface RegistryStore {
   claimDue(limit: number, retryAt: string, includeUnsourced: boolean): Promise<string[]>;
   /** Schedules a first probe (at `at`) for every agent that has no freshness record yet; returns how many. */
   scheduleProbes(at: string): Promise<number>;
+  /**
+   * Brings the refreshes of entries with a source in line with the interval now configured:
+   * those with no next check (registered or refreshed while refreshing was off) are due at `now`,
+   * those due after `latest` (a longer interval before) at `latest`. Returns how many moved.
+   */
+  scheduleRefreshes(now: string, latest: string): Promise<number>;
 }

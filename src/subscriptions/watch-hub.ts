@@ -115,6 +115,11 @@ export class Watch {
   readonly scope: TaskScope;
   /** Restored after a restart (its initial matches were sent before). */
   readonly restored: boolean;
+  /**
+   * Restored, it matches more entries than a watch may follow (the catalog grew while it ran, or
+   * while the registry was down): why it ends as soon as it runs (see WatchHub.#run).
+   */
+  readonly tooBroad: string | undefined;
   #expiresAt: number;
   #pushConfigs: unknown[];
   /** Notifications waiting for a webhook (protocol/watch-push.ts), and webhooks waiting for a resync. */
@@ -139,7 +144,10 @@ export class Watch {
     this.#seqFloor = state.seqFloor;
     this.#delivered = state.delivered;
     this.#ended = new Promise((resolve) => (this.#resolveEnd = resolve));
-    this.#load();
+    const tooBroad = this.#load();
+    // A new watch that broad is refused; one that was accepted ends, saying why, once it runs.
+    if (tooBroad && !state.restored) throw badRequest(`The watch matches ${tooBroad}. Narrow its query or filter.`);
+    this.tooBroad = tooBroad && this.#endedTooBroad(tooBroad);
     this.#arm();
   }
 
@@ -262,10 +270,19 @@ export class Watch {
 
   /** A committed change: is the entry in the results now, and was it before? */
   onChange(change: CommittedChange): void {
-    if (!this.isOpen) return;
+    // A check that found the entry as it was (a 304, the same card) moved only its check times:
+    // nothing a watch tells of, and nothing its matching depends on (health status, since). Before,
+    // each such check was an `updated` event (a push per matching entry per refresh interval), on
+    // the replica that checked only (such checks are not in the change log).
+    if (!this.isOpen || change.cause === 'checked') return;
     const before = this.#matching.get(change.id);
     const hit = change.op === 'upsert' ? this.service.matchOne(this.request, change.id) : undefined;
     if (hit) {
+      if (!before && this.#matching.size >= this.limits.maxTracked) {
+        // As a new watch this broad is refused: the set of matches it keeps stays bounded.
+        this.end('failed', this.#endedTooBroad(`more than ${this.limits.maxTracked} entries; a watch follows at most ${this.limits.maxTracked}`));
+        return;
+      }
       this.#matching.set(change.id, { kind: hit.kind, name: hit.name });
       this.#emit({ event: before ? 'updated' : 'added', hit });
     } else if (before) {
@@ -277,7 +294,10 @@ export class Watch {
   /** Changes were missed: start again from the current matches. */
   onResync(): void {
     if (!this.isOpen) return;
-    this.#load();
+    // Too broad now: it ends, saying so (before, the error left it running with no matches
+    // known, so the entries it had told of came again as `added`, and their removal went untold).
+    const tooBroad = this.#load();
+    if (tooBroad) return this.end('failed', this.#endedTooBroad(tooBroad));
     this.#emit({ event: 'resync', ...this.current() });
   }
 
@@ -299,19 +319,28 @@ export class Watch {
     return { event: 'resync', ...this.current(), seq: this.#seq, at: new Date().toISOString() } as WatchEvent;
   }
 
-  #load(): void {
+  /**
+   * Collects the current matches; when there are more than a watch may follow, keeps none and
+   * returns how many ("10001 entries; a watch follows at most 10000").
+   */
+  #load(): string | undefined {
     this.#matching.clear();
     for (let offset = 0; ; offset += PAGE) {
       // Counted exactly past the most a watch may follow, so too many is told apart from enough.
       const page = this.service.matchPage(this.request, offset, PAGE, this.limits.maxTracked + 1);
       if (page.total > this.limits.maxTracked) {
-        throw badRequest(
-          `The watch matches ${page.total} entries; a watch follows at most ${this.limits.maxTracked}. Narrow its query or filter.`,
-        );
+        this.#matching.clear();
+        return `${page.total} entries; a watch follows at most ${this.limits.maxTracked}`;
       }
       for (const hit of page.results) this.#matching.set(hit.id, { kind: hit.kind, name: hit.name });
       if (page.results.length < PAGE || offset + PAGE >= page.total) break;
     }
+    return undefined;
+  }
+
+  /** Why a watch that grew too broad ended (`matches`: how many, and the limit). */
+  #endedTooBroad(matches: string): string {
+    return `The watch ended: it matches ${matches}. Start a narrower one (its query or filter).`;
   }
 
   #emit(body: EventBody): WatchEvent {
@@ -394,6 +423,12 @@ export class WatchHub implements WatchKeeper {
     private readonly log?: Logger,
     /** How far the change-log follower (PostgreSQL) has published other replicas' changes, once it runs. */
     private readonly appliedThrough: () => number | undefined = () => undefined,
+    /**
+     * Whether a principal still has a token (auth/tokens.ts). Tokens change with the
+     * configuration, at a restart: a watch whose principal lost its token since it started is
+     * not run again (see #run).
+     */
+    private readonly hasPrincipal: (principal: string) => boolean = () => true,
   ) {
     // Subscribed after the service, so the index already holds a change when a watch asks about it.
     this.#unsubscribe = feed.subscribe(
@@ -730,14 +765,28 @@ export class WatchHub implements WatchKeeper {
           restored: true,
         };
         const watch = new Watch(row.id, row.contextId, row.principal, JSON.parse(row.request) as WatchRequest, this.service, this.limits, state, this);
+        if (!this.hasPrincipal(row.principal)) {
+          // Its principal lost access (the operator removed its token): it ends here, its task
+          // FAILED saying why, with nothing pushed, not even that status (no follower runs it).
+          // Before, it ran on and pushed every change to its webhooks, also where reads need a token.
+          this.log?.warn({ watch: row.id, principal: row.principal }, 'a stored watch\'s principal has no token any more; the watch ends');
+          watch.end('failed', `The watch ended: its principal "${row.principal}" no longer has a token on this registry (REGISTRY_TOKENS). Start a new watch with a valid token.`);
+          await this.#removals.get(row.id); // gone from storage once restored: it is claimed nowhere again
+          continue;
+        }
         this.#watches.set(row.id, watch);
         this.#stored.add(row.id);
         for (const listener of this.#started) void listener(watch); // a restored watch's followers keep nothing new
+        // Grown too broad since it started: it ends here, its webhooks and task told why.
+        if (watch.tooBroad) {
+          watch.end('failed', watch.tooBroad);
+          continue;
+        }
         // Changes committed while nobody ran it (or after its last recorded position): start again from the current matches.
         if (changeSeq > row.position) watch.resyncNow();
       } catch (err) {
-        // Refused now (it matches too many entries): dropped. Anything else (the index not
-        // loaded yet, storage failing): its lease let go, for the next claim here or elsewhere.
+        // Refused now (its stored request is no longer valid): dropped. Anything else (the index
+        // not loaded yet, storage failing): its lease let go, for the next claim here or elsewhere.
         const refused = err instanceof RegistryError && err.code === 'BAD_REQUEST';
         this.log?.error({ err, watch: row.id }, refused ? 'a stored watch is refused now; it is dropped' : 'a stored watch could not be restored; retrying later');
         if (refused) await this.storage.watches.remove(row.id).catch(() => undefined);

@@ -80,15 +80,15 @@ export interface Hook {
   close(): Promise<void>;
 }
 
-/** A webhook on 127.0.0.1 that records what it is sent and answers with `status()` (and `body`, if given), after `delayMs`. */
-export async function webhook(status: () => number, body?: string, delayMs = 0): Promise<Hook> {
+/** A webhook on 127.0.0.1 that records what it is sent and answers with `status()` (and `body` and `headers`, if given), after `delayMs`. */
+export async function webhook(status: () => number, body?: string, delayMs = 0, headers: Record<string, string> = {}): Promise<Hook> {
   const requests: Hook['requests'] = [];
   const server = http.createServer((req, res) => {
     let text = '';
     req.on('data', (chunk) => (text += chunk));
     req.on('end', () => {
       requests.push({ token: req.headers['x-a2a-notification-token'] as string | undefined, contentType: req.headers['content-type'], body: JSON.parse(text) });
-      const answer = () => res.writeHead(status()).end(body);
+      const answer = () => res.writeHead(status(), headers).end(body);
       if (delayMs > 0) setTimeout(answer, delayMs);
       else answer();
     });

@@ -1061,6 +1061,15 @@ export class PostgresStore implements RegistryStore {
     return rows.map((r) => r.entry_id);
   }
 
+  async scheduleRefreshes(now: string, latest: string): Promise<number> {
+    const result = await this.#query(
+      `UPDATE entry_freshness SET next_check_at = CASE WHEN next_check_at IS NULL THEN $1::timestamptz ELSE $2::timestamptz END
+       WHERE source_url IS NOT NULL AND (next_check_at IS NULL OR next_check_at > $2::timestamptz)`,
+      [now, latest],
+    );
+    return result.rowCount ?? 0;
+  }
+
   async scheduleProbes(at: string): Promise<number> {
     const result = await this.#query(
       `INSERT INTO entry_freshness (entry_id, next_check_at)

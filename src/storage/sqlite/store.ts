@@ -1106,6 +1106,14 @@ export class SqliteStore implements RegistryStore {
     });
   }
 
+  async scheduleRefreshes(now: string, latest: string): Promise<number> {
+    return this.#write((db): number => {
+      const unscheduled = prepare(db, 'UPDATE entry_freshness SET next_check_at = ? WHERE source_url IS NOT NULL AND next_check_at IS NULL').run(now).changes;
+      const later = prepare(db, 'UPDATE entry_freshness SET next_check_at = ? WHERE source_url IS NOT NULL AND next_check_at > ?').run(latest, latest).changes;
+      return unscheduled + later;
+    });
+  }
+
   async scheduleProbes(at: string): Promise<number> {
     return this.#write(
       (db): number =>
