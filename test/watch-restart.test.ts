@@ -17,7 +17,6 @@ import { v1Card } from './support/documents.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
-import { DEFAULT_WATCH_LIMITS } from '../src/subscriptions/watch-hub.js';
 import { importCommand } from '../src/cli/commands/import.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
@@ -115,7 +114,6 @@ describe('watches across a restart (SQLite)', () => {
     const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_PUBLIC_READ: 'false' };
     const [hook, broadHook] = await Promise.all([webhook(() => 200), webhook(() => 200)]);
     let registry: TestRegistry | undefined = await startTestRegistry(env);
-    const limit = DEFAULT_WATCH_LIMITS.maxTracked;
     try {
       const bob = await sdkClient(registry.url, { token: TOKENS.bob });
       const pushed = await sendWithPush(bob, { filter: { tags: ['revoked'] } }, { url: hook.url, token: 'token-of-bob' });
@@ -128,10 +126,9 @@ describe('watches across a restart (SQLite)', () => {
 
       // The operator takes bob's token away: reads need a token here, so bob may see nothing more.
       // And alice's watch matches more entries than a watch may follow (the limit lowered here to
-      // 1 for this registry, as a catalog grown past 10,000 would): before, it was dropped
-      // without a word (its task WORKING for good), while a running one grew without bound.
-      DEFAULT_WATCH_LIMITS.maxTracked = 1;
-      registry = await startTestRegistry({ ...env, REGISTRY_TOKENS: `admin:${TOKENS.admin},alice:${TOKENS.alice}` });
+      // 1 by the operator, as a catalog grown past 10,000 would exceed the default): before, it
+      // was dropped without a word (its task WORKING for good), while a running one grew without bound.
+      registry = await startTestRegistry({ ...env, REGISTRY_TOKENS: `admin:${TOKENS.admin},alice:${TOKENS.alice}`, REGISTRY_WATCH_MAX_MATCHES: '1' });
       await registry.core.restoreWatches();
       assert.equal(registry.core.watches.size, 0, 'neither watch runs again');
       const broadEnd = await broadHook.waitFor((b) => b.statusUpdate !== undefined, 'the final status of the broad watch');
@@ -150,7 +147,6 @@ describe('watches across a restart (SQLite)', () => {
       assert.match(status.message.parts[0].text, /principal "bob" no longer has a token/);
       assert.equal(hook.requests.length, pushesBefore, 'neither the new entry nor the end is pushed to the revoked principal');
     } finally {
-      DEFAULT_WATCH_LIMITS.maxTracked = limit;
       await registry?.close();
       await Promise.all([hook.close(), broadHook.close()]);
       removeTempDir(dataDir);

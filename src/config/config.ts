@@ -57,8 +57,8 @@ export interface RegistryConfig {
   hardening: HardeningConfig;
   /** Outbound requests (cards by URL, refresh, probes, MCP, JWKS, webhooks): see src/net. */
   fetch: FetchConfig;
-  /** Standing searches: open watches per principal, time to live, events kept for resuming. */
-  watches: { maxPerPrincipal: number; ttlMs: number; bufferEvents: number; webhookRetryMs: number };
+  /** Standing searches: open watches per principal, time to live, events kept for resuming, matching entries a watch may follow. */
+  watches: { maxPerPrincipal: number; ttlMs: number; bufferEvents: number; maxTracked: number; webhookRetryMs: number };
   /** Keeping entries fresh: refresh from sources, probes, health in search. */
   freshness: FreshnessConfig;
   /** Signed cards (see README, "Signed cards"). */
@@ -309,6 +309,7 @@ const envSchema = z.object({
   REGISTRY_MAX_WATCHES: positiveInt(100_000).default(10),
   REGISTRY_WATCH_TTL_SECONDS: positiveInt(365 * 86400).default(86400),
   REGISTRY_WATCH_BUFFER: positiveInt(1_000_000).default(1000),
+  REGISTRY_WATCH_MAX_MATCHES: positiveInt(10_000_000).default(10_000),
   REGISTRY_WEBHOOK_RETRY_SECONDS: numberFrom(0, 3600, 'must be seconds from 0 to 3600 (e.g. 60; 0: one attempt)').default(60),
   REGISTRY_REQUEST_TIMEOUT_SECONDS: positiveInt(3600).default(30),
   REGISTRY_HEADERS_TIMEOUT_SECONDS: positiveInt(3600).optional(),
@@ -597,7 +598,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       trustProxy: e.REGISTRY_TRUST_PROXY,
       metricsToken: e.REGISTRY_METRICS_TOKEN,
     },
-    watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000) },
+    watches: { maxPerPrincipal: e.REGISTRY_MAX_WATCHES, ttlMs: e.REGISTRY_WATCH_TTL_SECONDS * 1000, bufferEvents: e.REGISTRY_WATCH_BUFFER, maxTracked: e.REGISTRY_WATCH_MAX_MATCHES, webhookRetryMs: Math.round(e.REGISTRY_WEBHOOK_RETRY_SECONDS * 1000) },
     fetch: { allow: e.REGISTRY_FETCH_ALLOW ?? AllowList.EMPTY, timeoutMs: e.REGISTRY_FETCH_TIMEOUT_MS, ...(e.REGISTRY_DNS_SERVERS ? { dnsServers: e.REGISTRY_DNS_SERVERS } : {}) },
     search: {
       synonymsFile: e.REGISTRY_SYNONYMS === undefined ? undefined : path.resolve(e.REGISTRY_SYNONYMS),

@@ -43,7 +43,7 @@ export interface WatchLimits {
   bufferEvents: number;
   /** Hits in the initial `watch-results` chunk and in a `resync` event. */
   resultsLimit: number;
-  /** A watch may follow at most this many matching entries (a broader one is refused: narrow it). */
+  /** A watch may follow at most this many matching entries (REGISTRY_WATCH_MAX_MATCHES; a broader one is refused: narrow it). */
   maxTracked: number;
 }
 
