@@ -18,6 +18,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { buildWebAssets, FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
+import { ANSWER_DEADLINE_MS } from '../web/src/deadline.js';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../src/http/security.js';
 import { accessibilityViolations, browserUnavailable, launchBrowser, screenshot, type TestBrowser, type WatchedPage } from './support/browser.js';
 import { dataPart, filePart, op, resultOf, sdkClient, send, type WireJson } from './support/client.js';
@@ -66,6 +67,39 @@ const brokenCard = () => {
   delete card.version;
   return JSON.stringify(card, null, 2);
 };
+
+/**
+ * The page's deadline timers (setTimeout of ANSWER_DEADLINE_MS) wait for passDeadlines instead
+ * of 20 s; every other timer runs as it does. For this page only: the clock Playwright offers is
+ * the whole browser's, which the other tests share.
+ */
+async function passDeadlinesOnDemand(page: Page) {
+  await page.addInitScript((deadlineMs: number) => {
+    const realSet = window.setTimeout.bind(window);
+    const realClear = window.clearTimeout.bind(window);
+    const due = new Map<number, () => void>();
+    let nextId = 1e9;
+    window.setTimeout = ((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+      if (ms !== deadlineMs) return realSet(fn, ms, ...args);
+      const id = nextId++;
+      due.set(id, () => fn(...args));
+      return id;
+    }) as typeof window.setTimeout;
+    window.clearTimeout = ((id?: number) => {
+      if (id === undefined || !due.delete(id)) realClear(id);
+    }) as typeof window.clearTimeout;
+    Object.assign(window, {
+      passDeadlines() {
+        const fns = [...due.values()];
+        due.clear();
+        for (const fn of fns) fn();
+      },
+    });
+  }, ANSWER_DEADLINE_MS);
+}
+
+/** The deadlines of the requests in flight pass now (see passDeadlinesOnDemand). */
+const passDeadlines = (page: Page) => page.evaluate(() => (window as unknown as { passDeadlines(): void }).passDeadlines());
 
 const unavailable = browserUnavailable();
 
@@ -1140,6 +1174,62 @@ describe('web page', { skip: unavailable }, () => {
         await screenshot(page, 'search-proxy-html');
       });
     } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
+  test('a proxy that never answers: after the deadline the page says so and asks again at a click (search, entry)', async () => {
+    // A real proxy on 127.0.0.1 that passes the page through and holds the A2A calls open,
+    // never answering, until told to pass them on.
+    let hold = true;
+    const held: http.ServerResponse[] = [];
+    let onHeld = () => {};
+    const requestHeld = () => new Promise<void>((resolve) => (onHeld = resolve));
+    const proxy = http.createServer((req, res) => {
+      if (hold && req.url?.endsWith('/a2a/rest/message:send')) {
+        req.resume();
+        held.push(res);
+        onHeld();
+        return;
+      }
+      const upstream = http.request(`${registry.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      await withPage(async (page) => {
+        await passDeadlinesOnDemand(page);
+        let arrived = requestHeld();
+        await page.goto(`${proxied}/?q=weather`);
+        await arrived;
+        await passDeadlines(page);
+        const notice = page.locator('[role=alert]', { hasText: 'TIMEOUT' });
+        await notice.waitFor({ timeout: 5000 });
+        assert.match(await notice.innerText(), /did not answer within 20 s.*Try again/s);
+        assert.equal(await page.locator('#result-count').innerText(), '', 'no "Searching…" any more');
+        await screenshot(page, 'search-no-answer');
+        hold = false;
+        await page.getByRole('button', { name: 'Try again' }).click();
+        await expectHits(page, ['Weather Agent']);
+        assert.equal(await page.locator('[role=alert]').count(), 0, 'the failure is gone');
+
+        hold = true;
+        arrived = requestHeld();
+        await page.goto(`${proxied}/entries/${ids.weather}`);
+        await arrived;
+        assert.equal(await page.locator('h1').innerText(), 'Loading entry…');
+        await passDeadlines(page);
+        await page.locator('[role=alert]', { hasText: 'TIMEOUT' }).waitFor({ timeout: 5000 });
+        hold = false;
+        await page.getByRole('button', { name: 'Try again' }).click();
+        await page.locator('h1', { hasText: 'Weather Agent' }).waitFor();
+      });
+    } finally {
+      for (const res of held) res.destroy();
       await new Promise((resolve) => proxy.close(resolve));
     }
   });

@@ -17,6 +17,7 @@ import type {
   ValidationResultBody,
 } from '../../src/contract/types';
 import { config } from './config';
+import { deadline, deadlineText } from './deadline';
 import { savedToken } from './token';
 
 export type { Finding };
@@ -139,6 +140,24 @@ async function httpFailure(res: Response): Promise<RegistryError> {
  * its artifact, or throws a RegistryError with the registry's code, message and details.
  */
 export async function call<T = Json>(operation: Json, options: CallOptions = {}): Promise<T> {
+  const limit = deadline(options.signal);
+  try {
+    return await exchange<T>(operation, { ...options, signal: limit.signal });
+  } catch (err) {
+    throw limit.passed() && isAbort(err) ? noAnswer() : err;
+  } finally {
+    limit.clear();
+  }
+}
+
+/** The deadline passed with no answer: what happened and what to do, not "Searching…" for ever. */
+const noAnswer = () =>
+  new RegistryError(
+    'TIMEOUT',
+    `The registry did not answer within ${deadlineText()}: it may be overloaded, or something between you and it (a proxy, a dead connection) is holding the request. Try again; if it keeps happening, tell the registry's operator.`,
+  );
+
+async function exchange<T>(operation: Json, options: CallOptions): Promise<T> {
   const parts: Json[] = [{ data: operation, mediaType: 'application/json' }];
   if (options.file) parts.push({ raw: base64Utf8(options.file.text), filename: options.file.filename, mediaType: 'application/json' });
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'A2A-Version': '1.0' };
@@ -238,16 +257,24 @@ export async function fetchDocument(path: string): Promise<Blob> {
   const token = savedToken();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
-  let res: Response;
+  const limit = deadline();
   try {
-    // Revalidated: the current revision, and a token that no longer reads is refused, not
-    // answered from the browser's cache (a closed registry's answers are `private, max-age`).
-    res = await fetch(`${config.base}${path}`, { headers, credentials: 'omit', cache: 'no-cache' });
-  } catch {
-    throw new RegistryError('NETWORK', 'The registry cannot be reached. Check your connection and try again.');
+    let res: Response;
+    try {
+      // Revalidated: the current revision, and a token that no longer reads is refused, not
+      // answered from the browser's cache (a closed registry's answers are `private, max-age`).
+      res = await fetch(`${config.base}${path}`, { headers, credentials: 'omit', cache: 'no-cache', signal: limit.signal });
+    } catch (err) {
+      if (isAbort(err)) throw err;
+      throw new RegistryError('NETWORK', 'The registry cannot be reached. Check your connection and try again.');
+    }
+    if (!res.ok) throw token ? tokenRefused(await httpFailure(res)) : await httpFailure(res);
+    return await res.blob();
+  } catch (err) {
+    throw limit.passed() && isAbort(err) ? noAnswer() : err;
+  } finally {
+    limit.clear();
   }
-  if (!res.ok) throw token ? tokenRefused(await httpFailure(res)) : await httpFailure(res);
-  return res.blob();
 }
 
 export const isAbort = (err: unknown): boolean => err instanceof DOMException && err.name === 'AbortError';

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { RegistryError, type EntryStatus } from './api';
 import { config } from './config';
+import { ANSWER_DEADLINE_MS } from './deadline';
 import { saveToken, savedToken } from './token';
 
 /** Only http(s) links from documents become links: a card may carry any string (javascript:, data:). */
@@ -97,8 +98,14 @@ export function formatDate(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-/** The registry's refusal, in its own words: message, then each detail with its path and hint. */
-export function ErrorNotice({ error, title, id }: { error: unknown; title?: string; id?: string }) {
+/** Failures that asking again may mend: no answer, a gateway's error, a rate limit. A refusal of the request itself would only be repeated. */
+const TRANSIENT = /^(NETWORK|TIMEOUT|FAILED|RATE_LIMITED|STORAGE_UNAVAILABLE|STARTING_UP|UNAVAILABLE|INTERNAL|HTTP_5\d\d)$/;
+
+/**
+ * The registry's refusal, in its own words: message, then each detail with its path and hint.
+ * With `onRetry`, a failure that asking again may mend offers a button that does.
+ */
+export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; title?: string; id?: string; onRetry?: () => void }) {
   const err = error instanceof RegistryError ? error : new RegistryError('ERROR', error instanceof Error ? error.message : String(error));
   return (
     <div class="notice error" role="alert" id={id}>
@@ -117,6 +124,13 @@ export function ErrorNotice({ error, title, id }: { error: unknown; title?: stri
             </li>
           ))}
         </ul>
+      )}
+      {onRetry && TRANSIENT.test(err.code) && (
+        <p>
+          <button type="button" onClick={onRetry}>
+            Try again
+          </button>
+        </p>
       )}
     </div>
   );
@@ -146,12 +160,16 @@ export function useModule<T>(load: () => Promise<T>): T | false | Error {
   const [mod, setMod] = useState<T | false | Error>(false);
   useEffect(() => {
     let live = true;
+    // An import cannot be cancelled; one that has not arrived by the deadline (a proxy holding
+    // it) is told as failed, rather than "Loading…" for ever.
+    const timer = window.setTimeout(() => live && setMod(new Error('The page code did not arrive in time.')), ANSWER_DEADLINE_MS);
     load().then(
       (m) => live && setMod(() => m),
       (err: unknown) => live && setMod(err instanceof Error ? err : new Error(String(err))),
-    );
+    ).finally(() => window.clearTimeout(timer));
     return () => {
       live = false;
+      window.clearTimeout(timer);
     };
   }, []);
   return mod;

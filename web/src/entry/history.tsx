@@ -80,6 +80,7 @@ type DiffState = { state: 'loading' } | { state: 'failed'; error: unknown } | { 
 
 function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps['load'] }) {
   const [diff, setDiff] = useState<DiffState>({ state: 'loading' });
+  const [attempt, setAttempt] = useState(0);
   const box = useRef<HTMLDivElement>(null);
   // Asked for (Compare, or a shared link): bring it into view.
   useEffect(() => box.current?.scrollIntoView({ block: 'start' }), [from, to]);
@@ -101,7 +102,7 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
         if (!isAbort(error)) setDiff({ state: 'failed', error });
       });
     return () => controller.abort();
-  }, [from, to]);
+  }, [from, to, attempt]);
 
   return (
     <div class="diff" ref={box}>
@@ -119,7 +120,7 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
           </p>
         )}
       </div>
-      {diff.state === 'failed' && <ErrorNotice error={diff.error} title="A revision could not be loaded" />}
+      {diff.state === 'failed' && <ErrorNotice error={diff.error} title="A revision could not be loaded" onRetry={() => setAttempt((n) => n + 1)} />}
       {diff.state === 'done' && diff.hunks.length > 0 && (
         <>
           <div class="diff-scroll">

@@ -371,7 +371,17 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
           {stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, query !== '' || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
-        {result.state === 'failed' && <ErrorNotice error={result.error} title="The search failed" />}
+        {result.state === 'failed' && (
+          <ErrorNotice
+            error={result.error}
+            title="The search failed"
+            onRetry={() => {
+              // The button goes with the notice: the focus waits on the line that says how the search goes.
+              count.current?.focus();
+              setAttempt((n) => n + 1);
+            }}
+          />
+        )}
         {result.state === 'failed' && params.get('p') && result.error instanceof RegistryError && result.error.code === 'BAD_REQUEST' && (
           // A page link the registry no longer honours (cut short when shared, or from before its
           // page-token secret changed): the search itself is still good.

@@ -356,7 +356,15 @@ export function ValidatePage({ moved }: { moved: number }) {
           </div>
         </form>
         <div ref={refusalRef} tabIndex={-1} class="register-result" aria-live="polite">
-          {refused && <ErrorNotice id="register-refusal" error={refused.error} title="The registry did not register the document" />}
+          {refused && <ErrorNotice
+              id="register-refusal"
+              error={refused.error}
+              title={refused.error instanceof RegistryError && refused.error.code === 'TIMEOUT' ? 'No answer to the registration' : 'The registry did not register the document'}
+            />}
+          {refused && refused.error instanceof RegistryError && refused.error.code === 'TIMEOUT' && (
+            // The request may have reached the registry before the answer was lost.
+            <p>It may have been registered all the same. Registering it again is safe: a document already registered unchanged changes nothing.</p>
+          )}
         </div>
       </section>
     </section>
