@@ -1149,11 +1149,14 @@ describe('web page', { skip: unavailable }, () => {
 
   test('a proxy in front of the registry answers its own HTML page: said so, not as a JSON parse error', async () => {
     // A real reverse proxy on 127.0.0.1 that passes the page through and answers the A2A calls
-    // with its sign-in page (200 text/html), as one does whose session cookie the page never sends.
+    // with its sign-in page (200 text/html), as one does whose session cookie the page never sends;
+    // then with its own error page (502 text/html), as one does that cannot reach the registry.
+    let status = 200;
     const proxy = http.createServer((req, res) => {
       if (req.url?.endsWith('/a2a/rest/message:send')) {
         req.resume();
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sign in</title><form>Sign in to continue</form>');
+        const body = status === 200 ? '<!doctype html><title>Sign in</title><form>Sign in to continue</form>' : '<html><body><h1>502 Bad Gateway</h1></body></html>';
+        res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);
         return;
       }
       const upstream = http.request(`${registry.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
@@ -1172,6 +1175,18 @@ describe('web page', { skip: unavailable }, () => {
         assert.match(text, /answered HTTP 200 with text\/html, not the registry's JSON: something in front of the registry \(a proxy, a sign-in page\) answered instead/);
         assert.doesNotMatch(text, /Unexpected token|not valid JSON/);
         await screenshot(page, 'search-proxy-html');
+
+        // A gateway's error page: its status, what it means and what to do, not a bare "HTTP 502".
+        status = 502;
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        const gateway = page.locator('[role=alert]', { hasText: 'HTTP_502' });
+        await gateway.waitFor();
+        page.problems.length = 0; // the browser logs the failed request (502) itself
+        assert.match(
+          await gateway.innerText(),
+          /answered HTTP 502 \(Bad Gateway\) with text\/html, not the registry's answer: something in front of the registry \(a proxy, a gateway\) could not get an answer from it\..*Try again in a moment; if it stays, tell the registry's operator\./s,
+        );
+        assert.equal(await gateway.getByRole('button', { name: 'Try again' }).count(), 1);
       });
     } finally {
       await new Promise((resolve) => proxy.close(resolve));

@@ -122,17 +122,34 @@ const dataOf = (parts: unknown): Json | undefined =>
  * the catalog door's `{"errorCode", "message"}` (its document URLs).
  */
 async function httpFailure(res: Response): Promise<RegistryError> {
-  let message = `The registry answered HTTP ${res.status}.`;
+  let message: string | undefined;
   try {
     const body: unknown = await res.json();
     if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') message = body.error.message;
     else if (isObject(body) && typeof body.message === 'string') message = body.message;
   } catch {
-    /* not JSON: keep the generic message */
+    /* not JSON: not the registry's words */
   }
+  message ??= notTheRegistrys(res);
   const retry = Number(res.headers.get('retry-after'));
   const code = res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`;
   return new RegistryError(code, message, [], Number.isFinite(retry) && retry > 0 ? retry : undefined);
+}
+
+/** Gateway statuses: what a proxy in front of the registry answers when it cannot get the registry's answer. */
+const GATEWAY: Record<number, string> = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+
+/**
+ * A failure without the registry's words (a proxy's or gateway's HTML error page): its status,
+ * what it most likely means, and what to do.
+ */
+function notTheRegistrys(res: Response): string {
+  const type = res.headers.get('content-type')?.split(';')[0] || 'no content type';
+  const gateway = GATEWAY[res.status];
+  if (gateway) {
+    return `The registry's address answered HTTP ${res.status} (${gateway}) with ${type}, not the registry's answer: something in front of the registry (a proxy, a gateway) could not get an answer from it. The registry may be restarting, overloaded or down. Try again in a moment; if it stays, tell the registry's operator.`;
+  }
+  return `The registry answered HTTP ${res.status} with ${type}, without saying why. Try again; if it stays, tell the registry's operator.`;
 }
 
 /**
