@@ -862,6 +862,10 @@ describe('web page', { skip: unavailable }, () => {
       }, JSON.stringify({ ...v1Card('Large File Agent', 'https://large.example.org/a2a'), description: 'd'.repeat(12_000) }));
       await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
       await refusal.filter({ hasText: /The file “my large card.json” is 1\d,\d{3} bytes; this registry takes documents of at most 10,240 bytes/ }).waitFor();
+      // After a reload the text is kept, and so is the name of the file it came from.
+      await page.reload();
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await refusal.filter({ hasText: /The file “my large card.json” is 1\d,\d{3} bytes/ }).waitFor({ timeout: 5000 });
       // Indented past the limit, within it once minified: said so, as the registry says it of a data part.
       const spacious = JSON.stringify({ ...v1Card('Spacious Agent', 'https://spacious.example.org/a2a'), skills: Array.from({ length: 40 }, (_, i) => ({ id: `s${i}`, name: 'Skill', description: 'A skill.', tags: ['a', 'b'] })) }, null, 8);
       await page.locator('#document').fill(spacious);

@@ -131,15 +131,16 @@ export function ValidatePage({ moved }: { moved: number }) {
   const [draft] = useState(savedDraft);
   const [text, setText] = useState(draft?.text ?? '');
   const [meta, setMeta] = useState<ServerMeta>(draft?.meta ?? { name: '', url: '', description: '', version: '' });
+  // The file the text came from, while it is unchanged: messages name it, not the file part sent.
+  const [chosen, setChosen] = useState<{ name: string; text: string } | undefined>(() => (draft?.fileName ? { name: draft.fileName, text: draft.text } : undefined));
+  const fileName = chosen?.text === text ? chosen.name : undefined;
   // Saved as the edit renders, not after the next paint (useEffect): a reload or a link followed
-  // within that frame found the draft as it was before the edit.
-  useLayoutEffect(() => saveDraft({ text, meta }), [text, meta]);
+  // within that frame found the draft as it was before the edit. The file's name goes with it.
+  useLayoutEffect(() => saveDraft(fileName === undefined ? { text, meta } : { text, meta, fileName }), [text, meta, fileName]);
   const [token, setToken] = useState(savedToken());
   const [outcome, setOutcome] = useState<Outcome>({ state: 'idle' });
   const [dragging, setDragging] = useState(false);
   const [fileError, setFileError] = useState('');
-  // The file the text came from, while it is unchanged: messages name it, not the file part sent.
-  const [chosen, setChosen] = useState<{ name: string; text: string }>();
   const kind = useMemo(() => detectKind(text), [text]);
   const resultRef = useRef<HTMLDivElement>(null);
   const refusalRef = useRef<HTMLDivElement>(null);
@@ -149,13 +150,13 @@ export function ValidatePage({ moved }: { moved: number }) {
   const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
-  const run = async (what: 'validate' | 'register', sentText: string = text, fileName = chosen?.text === sentText ? chosen.name : undefined) => {
+  const run = async (what: 'validate' | 'register', sentText: string = text, sentFile = chosen?.text === sentText ? chosen.name : undefined) => {
     if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
     setOutcome({ state: 'busy', what });
     const sentKind = detectKind(sentText);
     let refusedRegistration = false;
     try {
-      const given = fileName ? `The file “${fileName}”` : 'The pasted document';
+      const given = sentFile ? `The file “${sentFile}”` : 'The pasted document';
       const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined, given);
       if (what === 'validate') {
         const valid = await call<ValidationResult>({ validate: args }, { file, document: { text: sentText, given }, token: token || undefined });
