@@ -778,6 +778,14 @@ describe('web page', { skip: unavailable }, () => {
       assert.match((await page.locator('.problems').textContent()) ?? '', /\/toolspec\/tools\/1\/inputSchema/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"type": "array"')));
       await screenshot(page, 'validate-toolspec');
+
+      // A toolspec whose tools are not a list is still a toolspec: the toolspec's error, placed at its tools.
+      await page.locator('#document').fill('{"tools": "x"}');
+      assert.match(await page.locator('.validate-form').innerText(), /This looks like an MCP toolspec/);
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems li', { hasText: '/toolspec/tools' }).waitFor({ timeout: 5000 });
+      assert.doesNotMatch((await page.locator('.problems').textContent()) ?? '', /supportedInterfaces|skills/);
+      assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"x"')));
     });
   });
 

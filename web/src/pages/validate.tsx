@@ -31,7 +31,9 @@ const KIND_TEXT: Record<Kind, string> = {
 function detectKind(text: string): Kind {
   try {
     const value = obj(JSON.parse(text));
-    if (value && Array.isArray(value.tools) && !('name' in value)) return 'toolspec';
+    // Any `tools` (not only a list): a broken toolspec gets the toolspec's errors ("/tools must
+    // be an array"), not an agent card's dozen about fields it never meant to have.
+    if (value && 'tools' in value && !('name' in value)) return 'toolspec';
     if (value && 'mcpServer' in value && 'toolspec' in value) return 'mcp-document';
   } catch {
     /* not JSON */
