@@ -197,6 +197,42 @@ export function ModuleFailed({ moved }: { moved: number }) {
   );
 }
 
+/** A read that may be asked again: with a token typed in a TokenPrompt, or with "Try again". */
+export interface Retry {
+  /** Counts the askings: a dependency of the effect that reads, so each asking reads again. */
+  attempt: number;
+  /** Ask again as before ("Try again"). */
+  again(): void;
+  /** The read now shown was asked again with a token typed in the prompt: on success, the focus goes to what it read. */
+  withTypedToken: boolean;
+  /** For the TokenPrompt: a token saved reads again; refused too, the prompt takes the focus back. */
+  prompt: { focus: boolean; onSaved(): void };
+}
+
+/**
+ * The state of a read asked again (the search, an entry, a comparison), one for each page that
+ * reads. `key` names what is read (the search's URL, the revision): an asking belongs to it,
+ * so a token typed for one read does not move the focus when another is shown.
+ */
+export function useRetry(key: string): Retry {
+  const [attempt, setAttempt] = useState(0);
+  // The key and attempt of the read asked with a typed token.
+  const [typed, setTyped] = useState('');
+  const withTypedToken = typed === `${key}#${attempt}`;
+  return {
+    attempt,
+    again: () => setAttempt((n) => n + 1),
+    withTypedToken,
+    prompt: {
+      focus: withTypedToken,
+      onSaved: () => {
+        setTyped(`${key}#${attempt + 1}`);
+        setAttempt((n) => n + 1);
+      },
+    },
+  };
+}
+
 /**
  * Shown when a read was refused for want of a token (a registry with REGISTRY_PUBLIC_READ=false,
  * or a token that is no longer valid): the person types one, kept for this tab only.

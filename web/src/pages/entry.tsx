@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fetchDocument, isAbort, read, RegistryError, type EntryView } from '../api';
-import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
+import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
 import { documentPaths } from '../../../src/catalog/vocabulary';
 import { AgentCardView } from '../entry/card-view';
@@ -135,9 +135,7 @@ const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 &
 export function EntryPage({ id, params, moved }: { id: string; params: URLSearchParams; moved: number }) {
   const revision = positive(params.get('revision'));
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
-  const [attempt, setAttempt] = useState(0);
-  // The entry read again with a token typed in the prompt: refused too, the prompt takes the focus back.
-  const [retried, setRetried] = useState('');
+  const retry = useRetry(String(revision));
   const [downloadFailed, setDownloadFailed] = useState<unknown>(undefined);
   // Documents by revision, for the diff (the entry's own revision is one of them).
   const documents = useRef(new Map<number, unknown>());
@@ -161,12 +159,12 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         if (!isAbort(error)) setLoaded({ state: 'failed', error });
       });
     return () => controller.abort();
-  }, [id, revision, attempt]);
+  }, [id, revision, retry.attempt]);
 
   // Read again with a token typed in the prompt, and loaded: the prompt, and the focus in it,
   // are gone; the focus goes to the entry's heading, not back to the top of the page.
   useEffect(() => {
-    if (loaded.state === 'done' && retried === `${revision}#${attempt}`) heading.current?.focus();
+    if (loaded.state === 'done' && retry.withTypedToken) heading.current?.focus();
   }, [loaded]);
 
   const entryUrl = (changes: Record<string, string | undefined>) => {
@@ -198,7 +196,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
             onRetry={() => {
               // The button goes with the notice: the focus waits on the heading, which says how the reading goes.
               heading.current?.focus();
-              setAttempt((n) => n + 1);
+              retry.again();
             }}
           />
         )}
@@ -209,13 +207,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           </p>
         )}
         {loaded.state === 'failed' && needsToken(loaded.error) && (
-          <TokenPrompt
-            focus={retried === `${revision}#${attempt}`}
-            onSaved={() => {
-              setRetried(`${revision}#${attempt + 1}`);
-              setAttempt((n) => n + 1);
-            }}
-          />
+          <TokenPrompt {...retry.prompt} />
         )}
       </article>
     );

@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { isAbort, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
-import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
+import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
 import { leftPlace, navigate } from '../router';
@@ -194,11 +194,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   const heading = usePageHeading(query ? `“${query}” · ${config.name}` : config.name, moved);
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
-  const [attempt, setAttempt] = useState(0);
   const [slow, setSlow] = useState(false);
-  // The search asked again with a token typed in the prompt: refused too, the prompt takes the focus back.
-  const [retried, setRetried] = useState('');
   const requestKey = params.toString();
+  const retry = useRetry(requestKey);
   const terms = useMemo(() => queryTerms(query), [query]);
   // Filters of the URL that cannot apply: left out of it (in place of this history entry), and
   // said once, for the URL without them.
@@ -283,7 +281,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       window.clearTimeout(slowTimer);
       controller.abort();
     };
-  }, [requestKey, attempt]);
+  }, [requestKey, retry.attempt]);
 
   // Back from an entry (or from the next page): once these results are drawn, the person is
   // where they were, at the link they followed, not at the top of the page again.
@@ -291,7 +289,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   // focus in it, are gone; the focus goes to what was found, not back to the top of the page.
   const count = useRef<HTMLParagraphElement>(null);
   useEffect(() => {
-    if (result.state === 'done' && result.key === requestKey && retried === `${requestKey}#${attempt}`) count.current?.focus();
+    if (result.state === 'done' && result.key === requestKey && retry.withTypedToken) count.current?.focus();
   }, [result]);
 
   const restoredFor = useRef(-1);
@@ -328,7 +326,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           const url = searchUrl(params, { q: text.trim() ? text : undefined });
           // The search shown, asked again (after "cannot be reached", a rate limit, or to see
           // what changed): search again in place; a new history entry would only make Back stall.
-          if (url === searchUrl(params, {}, true)) setAttempt((n) => n + 1);
+          if (url === searchUrl(params, {}, true)) retry.again();
           else navigate(url, { replace: text !== query });
         }}
       >
@@ -378,7 +376,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
             onRetry={() => {
               // The button goes with the notice: the focus waits on the line that says how the search goes.
               count.current?.focus();
-              setAttempt((n) => n + 1);
+              retry.again();
             }}
           />
         )}
@@ -390,13 +388,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           </p>
         )}
         {result.state === 'failed' && needsToken(result.error) && (
-          <TokenPrompt
-            focus={retried === `${requestKey}#${attempt}`}
-            onSaved={() => {
-              setRetried(`${requestKey}#${attempt + 1}`);
-              setAttempt((n) => n + 1);
-            }}
-          />
+          <TokenPrompt {...retry.prompt} />
         )}
         {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
         {result.state === 'done' && result.page.results.length > 0 && (
