@@ -1112,6 +1112,19 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('h1', { hasText: 'Weather Agent' }).waitFor();
       await page.waitForFunction(() => document.activeElement?.tagName === 'H1', undefined, { timeout: 5000 });
       page.problems.length = 0;
+
+      // Revisions compared with a token refused meanwhile: the comparison asks for one too, and compares with it.
+      await page.goto(`${registry.url}/entries/${ids.invoice}`);
+      await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+      await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'expired-token-0123456789abcdef'));
+      await page.getByRole('button', { name: 'Compare' }).click();
+      await page.locator('.diff [role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+      page.problems.length = 0; // the browser logs the refused request (401) itself
+      await page.locator('.diff #read-token').fill(TOKENS.bob, { timeout: 5000 });
+      await page.locator('.diff').getByRole('button', { name: 'Use this token' }).click();
+      await page.locator('.diff-summary').waitFor();
+      await page.waitForFunction(() => document.activeElement?.tagName === 'H3', undefined, { timeout: 5000 });
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.bob);
     });
   });
 
