@@ -420,12 +420,28 @@ describe('web page', { skip: unavailable }, () => {
       await page.waitForURL((url) => !url.search.includes('n=2'));
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 20);
 
-      // A shared link whose page token was cut off keeps its page number: it is the first page, numbered so.
+      // A shared link whose page token was cut off, its page number left: it is the first page,
+      // numbered so, and the URL says so (a reload or the link shared on is that page too).
       await page.goto(`${registry.url}/?q=filler&n=5`);
       await page.locator('#result-count', { hasText: /of 22/ }).waitFor();
       assert.match((await page.locator('#result-count').textContent()) ?? '', /^1–20 of 22/);
       assert.equal(await page.locator('ol.hits').getAttribute('start'), '1');
       assert.equal(await page.getByRole('link', { name: /Previous page|First page/ }).count(), 0);
+      await page.waitForURL((url) => url.search === '?q=filler', { timeout: 5000 });
+
+      // The second page's token without its number (n=, n=1, n=2.5), or a number past the results
+      // (n=9): a later page of unknown number, said so, with the way to the first page; not "1–2 of 22".
+      const secondUrl = new URL((await page.getByRole('link', { name: 'Next page →' }).getAttribute('href'))!, registry.url);
+      for (const n of [null, '1', '2.5', '9']) {
+        if (n === null) secondUrl.searchParams.delete('n');
+        else secondUrl.searchParams.set('n', n);
+        await page.goto(secondUrl.href);
+        await page.locator('#result-count', { hasText: /22/ }).waitFor();
+        assert.equal(await page.locator('#result-count').textContent(), '22 results; 2 on this later page', `n=${n}`);
+        assert.equal(await page.locator('.pager span').textContent(), 'A later page');
+        assert.equal(await page.getByRole('link', { name: '← First page' }).getAttribute('href'), '/?q=filler');
+        assert.equal(await page.locator('ol.hits').getAttribute('start'), null);
+      }
     });
   });
 

@@ -188,9 +188,7 @@ function foldByEntry(hits: SearchHit[]): { hits: SearchHit[]; folded: boolean } 
 
 export function SearchPage({ params, moved }: { params: URLSearchParams; moved: number }) {
   const query = params.get('q') ?? '';
-  // n only numbers the page its token leads to: without one (a link whose long token was cut
-  // off) the registry answers the first page, and it is numbered so.
-  const pageNumber = params.get('p') ? Math.max(1, Number(params.get('n')) || 1) : 1;
+  const linkedNumber = pageNumberOf(params);
   const heading = usePageHeading(query ? `“${query}” · ${config.name}` : config.name, moved);
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
@@ -202,10 +200,17 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   // said once, for the URL without them.
   const ignored = useMemo(() => ignoredFilters(params), [requestKey]);
   const [leftOut, setLeftOut] = useState<{ key: string; items: [string, string, string][] }>();
+  // A page number without the page's token (a link whose long token was cut off): the first
+  // page is shown, and the URL says so, so a reload, Back or the link shared on shows it as that.
+  const strayNumber = !params.get('p') && params.has('n');
   useEffect(() => {
-    if (ignored.size === 0) return;
-    const url = searchUrl(params, Object.fromEntries([...ignored.keys()].map((k) => [k, undefined])), true);
-    setLeftOut({ key: new URL(url, window.location.href).searchParams.toString(), items: [...ignored].map(([k, why]) => [k, params.get(k) ?? '', why]) });
+    if (ignored.size === 0 && !strayNumber) return;
+    const changes: Record<string, undefined> = Object.fromEntries([...ignored.keys()].map((k) => [k, undefined]));
+    if (strayNumber) changes.n = undefined;
+    const url = searchUrl(params, changes, true);
+    if (ignored.size > 0) {
+      setLeftOut({ key: new URL(url, window.location.href).searchParams.toString(), items: [...ignored].map(([k, why]) => [k, params.get(k) ?? '', why]) });
+    }
     navigate(url, { replace: true });
   }, [requestKey]);
 
@@ -241,8 +246,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
 
   // The URL decides the search; a newer one cancels the one in flight.
   useEffect(() => {
-    // About to be replaced by the URL without its ignored filters: that one is searched.
-    if (ignored.size > 0) return;
+    // About to be replaced by the URL without its ignored filters (or stray page number): that one is searched.
+    if (ignored.size > 0 || strayNumber) return;
     // Words longer than the registry searches: it would refuse them naming its wire request
     // (/parts/0/data/search/query). Said here, with the words kept in the box to shorten.
     if (query.length > config.maxQueryChars) {
@@ -266,10 +271,12 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       .then((page) => {
         window.clearTimeout(slowTimer);
         const key = searchKey(params);
-        const chain = pageChains.get(key) ?? [];
-        chain[pageNumber - 1] = params.get('p') ?? '';
-        if (page.nextPageToken) chain[pageNumber] = page.nextPageToken;
-        pageChains.set(key, chain);
+        if (linkedNumber !== undefined) {
+          const chain = pageChains.get(key) ?? [];
+          chain[linkedNumber - 1] = params.get('p') ?? '';
+          if (page.nextPageToken) chain[linkedNumber] = page.nextPageToken;
+          pageChains.set(key, chain);
+        }
         const { hits, folded } = foldByEntry(page.results);
         setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
       })
@@ -310,7 +317,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     navigate(searchUrl(params, { ...words, [key]: value }), { inPlace: true });
   };
   const stale = slow && result.state === 'done' && result.key !== requestKey;
-  const previousToken = pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
+  // A number past the results (n=999 on the second page's link) numbers nothing: unknown, as a missing one.
+  const pageNumber = result.state === 'done' && linkedNumber !== undefined && beyondResults(result.page, linkedNumber) ? undefined : linkedNumber;
+  const previousToken = pageNumber !== undefined && pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
 
   return (
     <section class="search-page">
@@ -392,22 +401,23 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         )}
         {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
         {result.state === 'done' && result.page.results.length > 0 && (
-          <ol class="hits" start={(pageNumber - 1) * PAGE_SIZE + 1}>
+          <ol class="hits" start={pageNumber === undefined ? undefined : (pageNumber - 1) * PAGE_SIZE + 1}>
             {result.page.results.map((hit) => (
               <Hit hit={hit} terms={terms} showMatch={query.trim() !== ''} />
             ))}
           </ol>
         )}
-        {result.state === 'done' && (pageNumber > 1 || result.page.nextPageToken) && (
+        {result.state === 'done' && (pageNumber !== 1 || result.page.nextPageToken) && (
           <nav class="pager" aria-label="Result pages">
-            {pageNumber > 1 && (
-              <a href={searchUrl(params, previousToken ? { p: previousToken, n: String(pageNumber - 1) } : {}, false)} rel="prev">
+            {pageNumber !== 1 && (
+              <a href={searchUrl(params, previousToken && pageNumber !== undefined ? { p: previousToken, n: String(pageNumber - 1) } : {}, false)} rel="prev">
                 {previousToken !== undefined || pageNumber === 2 ? '← Previous page' : '← First page'}
               </a>
             )}
-            <span>Page {pageNumber}</span>
+            <span>{pageNumber === undefined ? 'A later page' : `Page ${pageNumber}`}</span>
             {result.page.nextPageToken && (
-              <a href={searchUrl(params, { p: result.page.nextPageToken, n: String(pageNumber + 1) }, true)} rel="next">
+              // The page after one of unknown number is of unknown number too: no n.
+              <a href={searchUrl(params, { p: result.page.nextPageToken, n: pageNumber === undefined ? undefined : String(pageNumber + 1) }, true)} rel="next">
                 Next page →
               </a>
             )}
@@ -418,13 +428,28 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   );
 }
 
+/**
+ * The page's number as the URL gives it: 1 without a page token (the first page has none); with
+ * one, n as the page writes it (a whole number from 2), or undefined when the link has none
+ * (edited by hand, or from elsewhere): the token is opaque, so the page does not guess.
+ */
+function pageNumberOf(params: URLSearchParams): number | undefined {
+  if (!params.get('p')) return 1;
+  const n = params.get('n') ?? '';
+  return /^[1-9][0-9]{0,5}$/.test(n) && Number(n) >= 2 ? Number(n) : undefined;
+}
+
+/** A page number whose results would start past the search's exact total: it numbers nothing. */
+const beyondResults = (page: Page, pageNumber: number) => page.totalExact !== false && (pageNumber - 1) * PAGE_SIZE >= page.total && page.total > 0;
+
 /** `narrowed`: words or filters were given, so nothing found is no result, not an empty registry. */
-function countText(page: Page, pageNumber: number, narrowed: boolean, folded: boolean): string {
+function countText(page: Page, pageNumber: number | undefined, narrowed: boolean, folded: boolean): string {
   if (page.total === 0) return narrowed ? 'No results.' : 'No entries.';
   const what = folded ? (page.total === 1 ? 'match' : 'matches') : page.total === 1 ? 'result' : 'results';
   // A lower bound (the registry stopped counting): "10,000+".
   const count = page.totalExact === false ? `${page.total.toLocaleString('en-US')}+` : String(page.total);
   if (folded || page.total <= page.results.length) return `${count} ${what}${folded ? ` in ${page.results.length} ${page.results.length === 1 ? 'entry' : 'entries'} on this page` : ''}`;
+  if (pageNumber === undefined) return `${count} ${what}; ${page.results.length} on this later page`;
   const from = (pageNumber - 1) * PAGE_SIZE + 1;
   const to = from + page.results.length - 1;
   return `${from}–${to} of ${count} ${what}`;
