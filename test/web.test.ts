@@ -177,6 +177,33 @@ describe('web page', { skip: unavailable }, () => {
     }
   }
 
+  /**
+   * A real reverse proxy on 127.0.0.1 in front of the registry: `answer` takes each A2A call
+   * (message:send) it wants to answer itself (returns true); everything else passes through.
+   */
+  async function startProxy(answer: (res: http.ServerResponse) => boolean): Promise<{ url: string; close(): Promise<void> }> {
+    const proxy = http.createServer((req, res) => {
+      if (req.url?.endsWith('/a2a/rest/message:send') && answer(res)) {
+        req.resume();
+        return;
+      }
+      const upstream = http.request(`${registry.url}${req.url}`, { method: req.method, headers: req.headers }, (passed) => {
+        res.writeHead(passed.statusCode ?? 502, passed.headers);
+        passed.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      close: () =>
+        new Promise<void>((resolve) => {
+          proxy.close(() => resolve());
+          proxy.closeAllConnections();
+        }),
+    };
+  }
+
   async function assertAccessible(page: Page, what: string) {
     const violations = await accessibilityViolations(page);
     assert.deepEqual(violations, [], `accessibility violations on ${what}: ${JSON.stringify(violations, null, 2)}`);
@@ -1193,23 +1220,14 @@ describe('web page', { skip: unavailable }, () => {
     // with its sign-in page (200 text/html), as one does whose session cookie the page never sends;
     // then with its own error page (502 text/html), as one does that cannot reach the registry.
     let status = 200;
-    const proxy = http.createServer((req, res) => {
-      if (req.url?.endsWith('/a2a/rest/message:send')) {
-        req.resume();
-        const body = status === 200 ? '<!doctype html><title>Sign in</title><form>Sign in to continue</form>' : '<html><body><h1>502 Bad Gateway</h1></body></html>';
-        res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);
-        return;
-      }
-      const upstream = http.request(`${registry.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      req.pipe(upstream);
+    const proxy = await startProxy((res) => {
+      const body = status === 200 ? '<!doctype html><title>Sign in</title><form>Sign in to continue</form>' : '<html><body><h1>502 Bad Gateway</h1></body></html>';
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+      return true;
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
       await withPage(async (page) => {
-        await page.goto(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/?q=weather`);
+        await page.goto(`${proxy.url}/?q=weather`);
         const notice = page.locator('[role=alert]', { hasText: 'FAILED' });
         await notice.waitFor();
         const text = await notice.innerText();
@@ -1230,7 +1248,7 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(await gateway.getByRole('button', { name: 'Try again' }).count(), 1);
       });
     } finally {
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
   });
 
@@ -1241,26 +1259,17 @@ describe('web page', { skip: unavailable }, () => {
     const held: http.ServerResponse[] = [];
     let onHeld = () => {};
     const requestHeld = () => new Promise<void>((resolve) => (onHeld = resolve));
-    const proxy = http.createServer((req, res) => {
-      if (hold && req.url?.endsWith('/a2a/rest/message:send')) {
-        req.resume();
-        held.push(res);
-        onHeld();
-        return;
-      }
-      const upstream = http.request(`${registry.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      req.pipe(upstream);
+    const proxy = await startProxy((res) => {
+      if (!hold) return false;
+      held.push(res);
+      onHeld();
+      return true;
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     try {
       await withPage(async (page) => {
         await passDeadlinesOnDemand(page);
         let arrived = requestHeld();
-        await page.goto(`${proxied}/?q=weather`);
+        await page.goto(`${proxy.url}/?q=weather`);
         await arrived;
         await passDeadlines(page);
         const notice = page.locator('[role=alert]', { hasText: 'TIMEOUT' });
@@ -1275,7 +1284,7 @@ describe('web page', { skip: unavailable }, () => {
 
         hold = true;
         arrived = requestHeld();
-        await page.goto(`${proxied}/entries/${ids.weather}`);
+        await page.goto(`${proxy.url}/entries/${ids.weather}`);
         await arrived;
         assert.equal(await page.locator('h1').innerText(), 'Loading entry…');
         await passDeadlines(page);
@@ -1286,7 +1295,7 @@ describe('web page', { skip: unavailable }, () => {
       });
     } finally {
       for (const res of held) res.destroy();
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
   });
 
