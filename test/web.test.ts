@@ -1163,7 +1163,7 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('button', { name: 'Compare' }).click();
       await page.locator('.diff [role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
       page.problems.length = 0; // the browser logs the refused request (401) itself
-      await page.locator('.diff #read-token').fill(TOKENS.bob, { timeout: 5000 });
+      await page.locator('#compare-token').fill(TOKENS.bob, { timeout: 5000 });
       await page.locator('.diff').getByRole('button', { name: 'Use this token' }).click();
       await page.locator('.diff-summary').waitFor();
       await page.waitForFunction(() => document.activeElement?.tagName === 'H3', undefined, { timeout: 5000 });

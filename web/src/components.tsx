@@ -237,7 +237,7 @@ export function useRetry(key: string): Retry {
  * Shown when a read was refused for want of a token (a registry with REGISTRY_PUBLIC_READ=false,
  * or a token that is no longer valid): the person types one, kept for this tab only.
  */
-export function TokenPrompt({ onSaved, focus = false }: { onSaved: () => void; focus?: boolean }) {
+export function TokenPrompt({ onSaved, focus = false, id = 'read-token' }: { onSaved: () => void; focus?: boolean; id?: string }) {
   const [token, setToken] = useState('');
   const field = useRef<HTMLInputElement>(null);
   // Shown again after a token typed here was refused: the button that had the focus is gone
@@ -259,9 +259,9 @@ export function TokenPrompt({ onSaved, focus = false }: { onSaved: () => void; f
       }}
     >
       <div class="field">
-        <label for="read-token">Registry token</label>
-        <input ref={field} id="read-token" type="password" autoComplete="off" value={token} aria-describedby="read-token-help" onInput={(e) => setToken(e.currentTarget.value)} />
-        <small id="read-token-help">
+        <label for={id}>Registry token</label>
+        <input ref={field} id={id} type="password" autoComplete="off" value={token} aria-describedby={`${id}-help`} onInput={(e) => setToken(e.currentTarget.value)} />
+        <small id={`${id}-help`}>
           {config.readNeedsToken ? 'This registry needs a token to read.' : 'This registry reads without a token too.'} A token typed here is kept in this tab's session storage only.
         </small>
       </div>

@@ -126,8 +126,9 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
         )}
       </div>
       {diff.state === 'failed' && <ErrorNotice error={diff.error} title="A revision could not be loaded" onRetry={retry.again} />}
-      {/* A token refused meanwhile (or a registry closed to anonymous reads): typed here, as on the other pages. */}
-      {diff.state === 'failed' && needsToken(diff.error) && <TokenPrompt {...retry.prompt} />}
+      {/* A token refused meanwhile (or a registry closed to anonymous reads): typed here, as on the
+          other pages. A field of its own: the download's prompt may be shown beside it. */}
+      {diff.state === 'failed' && needsToken(diff.error) && <TokenPrompt id="compare-token" {...retry.prompt} />}
       {diff.state === 'done' && diff.hunks.length > 0 && (
         <>
           <div class="diff-scroll">
