@@ -1252,7 +1252,7 @@ describe('web page', { skip: unavailable }, () => {
     }
   });
 
-  test('a proxy that never answers: after the deadline the page says so and asks again at a click (search, entry)', async () => {
+  test('a proxy that never answers: after the deadline the page says so and asks again at a click (search, entry, another revision)', async () => {
     // A real proxy on 127.0.0.1 that passes the page through and holds the A2A calls open,
     // never answering, until told to pass them on.
     let hold = true;
@@ -1284,14 +1284,28 @@ describe('web page', { skip: unavailable }, () => {
 
         hold = true;
         arrived = requestHeld();
-        await page.goto(`${proxy.url}/entries/${ids.weather}`);
+        await page.goto(`${proxy.url}/entries/${ids.invoice}`);
         await arrived;
         assert.equal(await page.locator('h1').innerText(), 'Loading entry…');
         await passDeadlines(page);
         await page.locator('[role=alert]', { hasText: 'TIMEOUT' }).waitFor({ timeout: 5000 });
         hold = false;
         await page.getByRole('button', { name: 'Try again' }).click();
-        await page.locator('h1', { hasText: 'Weather Agent' }).waitFor();
+        await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+
+        // Another revision asked for while the registry is slow: the page says it is coming.
+        hold = true;
+        arrived = requestHeld();
+        await page.locator('table.revisions a', { hasText: '2' }).click();
+        await arrived;
+        assert.equal(await page.locator('.entry-page > [role=status]').innerText({ timeout: 5000 }), 'Loading revision 2…');
+        assert.equal(await page.locator('.entry-page').getAttribute('aria-busy'), 'true');
+        await screenshot(page, 'entry-revision-coming');
+        hold = false;
+        await passDeadlines(page);
+        await page.getByRole('button', { name: 'Try again' }).click();
+        await page.locator('.entry-head', { hasText: 'not the current one' }).waitFor();
+        assert.equal(await page.locator('.entry-page > [role=status]').innerText(), '');
       });
     } finally {
       for (const res of held) res.destroy();

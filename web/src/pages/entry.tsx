@@ -16,7 +16,8 @@ import { obj, pretty } from '../entry/untrusted';
 import { navigate } from '../router';
 import { savedToken } from '../token';
 
-type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView };
+/** `asked`: the revision the URL asked for when the entry shown was read (undefined: the current one). */
+type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView; asked: number | undefined };
 
 /** Where the catalog door serves the entry's documents (src/catalog): [what, path]. */
 const stableDocuments = (entry: EntryView): [string, string][] =>
@@ -153,7 +154,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
     read<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, controller.signal)
       .then((entry) => {
         documents.current.set(entry.revision, entry.document);
-        setLoaded({ state: 'done', entry });
+        setLoaded({ state: 'done', entry, asked: revision });
       })
       .catch((error: unknown) => {
         if (!isAbort(error)) setLoaded({ state: 'failed', error });
@@ -214,6 +215,9 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   }
 
   const { entry } = loaded;
+  // Another revision asked for (a link in the history, Back): the one shown stays until it
+  // arrives, and the page says it is coming, not looking as if the link did nothing.
+  const switching = loaded.asked !== revision;
   const revisions = entry.revisions ?? [{ revision: entry.revision, updatedAt: entry.updatedAt }];
   const latest = revisions[0]?.revision ?? entry.revision;
   const document = obj(entry.document) ?? {};
@@ -225,9 +229,12 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   };
 
   return (
-    <article class="entry-page">
+    <article class="entry-page" aria-busy={switching}>
       <p class="breadcrumb">
         <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
+      </p>
+      <p class="muted entry-switching" role="status">
+        {switching ? `Loading ${revision === undefined ? 'the current revision' : `revision ${revision}`}…` : ''}
       </p>
       <header class="entry-head">
         <h1 ref={heading} tabIndex={-1} dir="auto">
