@@ -1252,7 +1252,7 @@ describe('web page', { skip: unavailable }, () => {
     }
   });
 
-  test('a proxy that never answers: after the deadline the page says so and asks again at a click (search, entry, another revision)', async () => {
+  test('a proxy that never answers: after the deadline the page says so and asks again at a click (search, entry, another revision, a comparison)', async () => {
     // A real proxy on 127.0.0.1 that passes the page through and holds the A2A calls open,
     // never answering, until told to pass them on.
     let hold = true;
@@ -1306,6 +1306,19 @@ describe('web page', { skip: unavailable }, () => {
         await page.getByRole('button', { name: 'Try again' }).click();
         await page.locator('.entry-head', { hasText: 'not the current one' }).waitFor();
         assert.equal(await page.locator('.entry-page > [role=status]').innerText(), '');
+
+        // A comparison that got no answer: asked again from its own notice, the focus kept on the comparison.
+        hold = true;
+        arrived = requestHeld();
+        await page.selectOption('#diff-from', '1');
+        await page.getByRole('button', { name: 'Compare' }).click();
+        await arrived;
+        await passDeadlines(page);
+        await page.locator('.diff [role=alert]', { hasText: 'TIMEOUT' }).waitFor({ timeout: 5000 });
+        hold = false;
+        await page.locator('.diff').getByRole('button', { name: 'Try again' }).press('Enter');
+        await page.locator('.diff-summary').waitFor();
+        assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H3', 'the focus is on the comparison');
       });
     } finally {
       for (const res of held) res.destroy();

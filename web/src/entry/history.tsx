@@ -125,7 +125,17 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
           </p>
         )}
       </div>
-      {diff.state === 'failed' && <ErrorNotice error={diff.error} title="A revision could not be loaded" onRetry={retry.again} />}
+      {diff.state === 'failed' && (
+        <ErrorNotice
+          error={diff.error}
+          title="A revision could not be loaded"
+          onRetry={() => {
+            // The button goes with the notice: the focus waits on the comparison's heading, not lost to the page's top.
+            heading.current?.focus();
+            retry.again();
+          }}
+        />
+      )}
       {/* A token refused meanwhile (or a registry closed to anonymous reads): typed here, as on the
           other pages. A field of its own: the download's prompt may be shown beside it. */}
       {diff.state === 'failed' && needsToken(diff.error) && <TokenPrompt id="compare-token" {...retry.prompt} />}
