@@ -201,8 +201,11 @@ export function ModuleFailed({ moved }: { moved: number }) {
 export interface Retry {
   /** Counts the askings: a dependency of the effect that reads, so each asking reads again. */
   attempt: number;
-  /** Ask again as before ("Try again"). */
-  again(): void;
+  /**
+   * Ask again as before ("Try again"). `focus`: where the focus waits meanwhile, when the
+   * control that asked goes away with the failure (a notice's button): not lost to the page's top.
+   */
+  again(focus?: HTMLElement | null): void;
   /** The read now shown was asked again with a token typed in the prompt: on success, the focus goes to what it read. */
   withTypedToken: boolean;
   /** For the TokenPrompt: a token saved reads again; refused too, the prompt takes the focus back. */
@@ -221,7 +224,10 @@ export function useRetry(key: string): Retry {
   const withTypedToken = typed === `${key}#${attempt}`;
   return {
     attempt,
-    again: () => setAttempt((n) => n + 1),
+    again: (focus) => {
+      focus?.focus();
+      setAttempt((n) => n + 1);
+    },
     withTypedToken,
     prompt: {
       focus: withTypedToken,

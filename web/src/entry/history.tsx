@@ -129,11 +129,7 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
         <ErrorNotice
           error={diff.error}
           title="A revision could not be loaded"
-          onRetry={() => {
-            // The button goes with the notice: the focus waits on the comparison's heading, not lost to the page's top.
-            heading.current?.focus();
-            retry.again();
-          }}
+          onRetry={() => retry.again(heading.current)}
         />
       )}
       {/* A token refused meanwhile (or a registry closed to anonymous reads): typed here, as on the

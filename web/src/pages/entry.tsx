@@ -194,11 +194,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           <ErrorNotice
             error={loaded.error}
             title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
-            onRetry={() => {
-              // The button goes with the notice: the focus waits on the heading, which says how the reading goes.
-              heading.current?.focus();
-              retry.again();
-            }}
+            onRetry={() => retry.again(heading.current)}
           />
         )}
         {loaded.state === 'failed' && revision !== undefined && loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' && (

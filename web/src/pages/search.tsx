@@ -382,11 +382,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           <ErrorNotice
             error={result.error}
             title="The search failed"
-            onRetry={() => {
-              // The button goes with the notice: the focus waits on the line that says how the search goes.
-              count.current?.focus();
-              retry.again();
-            }}
+            onRetry={() => retry.again(count.current)}
           />
         )}
         {result.state === 'failed' && params.get('p') && result.error instanceof RegistryError && result.error.code === 'BAD_REQUEST' && (
