@@ -1104,6 +1104,8 @@ describe('web page', { skip: unavailable }, () => {
         page.problems.length = 0; // the browser logs the refused request (429) itself
         const text = await notice.innerText();
         assert.equal(text.match(/(retry after|try again in) \d+ s/gi)?.length, 1, text);
+        // Asking again before then would only be refused again: the button waits as long.
+        assert.equal(await notice.getByRole('button', { name: 'Try again' }).isDisabled(), true);
       });
     } finally {
       await limited.close();

@@ -107,6 +107,14 @@ const TRANSIENT = /^(NETWORK|TIMEOUT|FAILED|RATE_LIMITED|STORAGE_UNAVAILABLE|STA
  */
 export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; title?: string; id?: string; onRetry?: () => void }) {
   const err = error instanceof RegistryError ? error : new RegistryError('ERROR', error instanceof Error ? error.message : String(error));
+  // Told to wait (a rate limit): asking sooner is only refused again, so the button waits too.
+  const [waiting, setWaiting] = useState(err.retryAfterSeconds !== undefined);
+  useEffect(() => {
+    setWaiting(err.retryAfterSeconds !== undefined);
+    if (err.retryAfterSeconds === undefined) return;
+    const timer = window.setTimeout(() => setWaiting(false), err.retryAfterSeconds * 1000);
+    return () => window.clearTimeout(timer);
+  }, [error]);
   return (
     <div class="notice error" role="alert" id={id}>
       <p>
@@ -127,7 +135,7 @@ export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; tit
       )}
       {onRetry && TRANSIENT.test(err.code) && (
         <p>
-          <button type="button" onClick={onRetry}>
+          <button type="button" onClick={onRetry} disabled={waiting}>
             Try again
           </button>
         </p>
