@@ -1444,6 +1444,16 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('#q').evaluate((el) => getComputedStyle(el).direction), 'rtl', 'an Arabic query is typed right to left');
       assert.equal(await arabic.locator('.hit-match strong').evaluate((el) => getComputedStyle(el).direction), 'rtl');
       await screenshot(page, 'rtl-search');
+      // Typed right to left where the person types names: a tag, an MCP server's name and description.
+      await page.locator('#f-tags').fill('مالية');
+      assert.equal(await page.locator('#f-tags').evaluate((el) => getComputedStyle(el).direction), 'rtl', 'an Arabic tag is typed right to left');
+      await page.goto(`${registry.url}/validate`);
+      await page.locator('#document').fill('{"tools": []}');
+      for (const field of ['#mcp-name', '#mcp-description']) {
+        await page.locator(field).fill('خادم الملفات');
+        assert.equal(await page.locator(field).evaluate((el) => getComputedStyle(el).direction), 'rtl', field);
+      }
+      await page.locator('#document').fill('');
 
       await page.goto(`${registry.url}/entries/${id}`);
       await page.locator('#skills-h').waitFor();

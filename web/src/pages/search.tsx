@@ -508,6 +508,7 @@ function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (k
             <input
               id="f-tags"
               type="text"
+              dir="auto"
               value={tags}
               placeholder="finance, translation"
               aria-describedby="f-tags-help"

@@ -386,6 +386,8 @@ function ServerFields({ meta, setMeta, problems }: { meta: ServerMeta; setMeta: 
         <input
           id={`mcp-${key}`}
           type="text"
+          // A name or description in Arabic or Hebrew is typed right to left (a URL stays left to right).
+          dir={inputMode === 'url' ? undefined : 'auto'}
           inputMode={inputMode}
           value={meta[key]}
           aria-invalid={problem ? 'true' : undefined}
