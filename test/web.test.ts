@@ -333,6 +333,7 @@ describe('web page', { skip: unavailable }, () => {
       await page.waitForURL(/\?q=invoice$/);
       await page.locator('.hit', { hasText: 'Invoice Agent' }).waitFor();
       assert.ok(searches.length - before <= 2, `typing 7 characters sent ${searches.length - before} searches`);
+      assert.equal(await page.locator('#q').inputValue(), 'invoice');
       // Every request went to the A2A door with the protocol version, as any A2A client's would.
       assert.ok(searches.every((body) => JSON.parse(body).message.parts[0].data.search));
 
@@ -343,6 +344,29 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('.hit').count(), 1, 'one result per entry');
       assert.match((await page.locator('#result-count').textContent()) ?? '', /match|result/);
       await screenshot(page, 'search');
+
+      // A key pressed just as the pause writes the words to the URL, before the page is drawn
+      // again (a busy machine): it stays in the box, and the URL follows it.
+      await page.locator('#q').fill('');
+      await page.waitForURL((url) => url.search === '');
+      await page.evaluate(() => {
+        const realSet = window.setTimeout.bind(window);
+        let once = true;
+        window.setTimeout = ((fn: () => void, ms?: number) =>
+          realSet(() => {
+            fn();
+            // The typing pause (250 ms) has just written the URL: the next key arrives at once.
+            if (ms === 250 && once) {
+              once = false;
+              const box = document.querySelector<HTMLInputElement>('#q')!;
+              box.value += 'n';
+              box.dispatchEvent(new Event('input', { bubbles: true }));
+            }
+          }, ms)) as typeof window.setTimeout;
+      });
+      await page.locator('#q').pressSequentially('i');
+      await page.waitForURL(/\?q=in$/, { timeout: 5000 });
+      assert.equal(await page.locator('#q').inputValue(), 'in');
 
       // The URL is the search: opening it again shows the same.
       await page.goto(`${registry.url}/?q=weather`);

@@ -214,10 +214,13 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     navigate(url, { replace: true });
   }, [requestKey]);
 
-  // The URL changed elsewhere (Back, a shared link): the box shows its query.
+  // The URL changed elsewhere (Back, a shared link): the box shows its query. Not when the URL
+  // got the words the pause wrote from the box: a key pressed since (between the pause's write
+  // and its drawing, on a busy machine) is in the box, and writing the URL's words over it lost it.
   const typing = useRef(false);
+  const written = useRef<string | undefined>(undefined);
   useEffect(() => {
-    if (!typing.current) setText(query);
+    if (!typing.current && query !== written.current) setText(query);
   }, [query]);
   // Back, Forward or a link while words typed wait for the pause: they go with the search the
   // person left, and the box shows the one they went to.
@@ -238,6 +241,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       // Moved elsewhere meanwhile (Back): writing this search over that history entry would undo it.
       if (window.location.href !== at) return;
       typing.current = false;
+      written.current = text.trim() ? text : '';
       // The URL as it is now, not as it was drawn: a filter set since (before this effect ran) stays.
       navigate(searchUrl(new URLSearchParams(window.location.search), { q: text.trim() ? text : undefined }), { replace: true });
     }, TYPING_DEBOUNCE_MS);
