@@ -18,6 +18,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { buildWebAssets, FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
+import { ANSWER_DEADLINE_MS } from '../web/src/deadline.js';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../src/http/security.js';
 import { accessibilityViolations, browserUnavailable, launchBrowser, screenshot, type TestBrowser, type WatchedPage } from './support/browser.js';
 import { dataPart, filePart, op, resultOf, sdkClient, send, type WireJson } from './support/client.js';
@@ -66,6 +67,39 @@ const brokenCard = () => {
   delete card.version;
   return JSON.stringify(card, null, 2);
 };
+
+/**
+ * The page's deadline timers (setTimeout of ANSWER_DEADLINE_MS) wait for passDeadlines instead
+ * of 20 s; every other timer runs as it does. For this page only: the clock Playwright offers is
+ * the whole browser's, which the other tests share.
+ */
+async function passDeadlinesOnDemand(page: Page) {
+  await page.addInitScript((deadlineMs: number) => {
+    const realSet = window.setTimeout.bind(window);
+    const realClear = window.clearTimeout.bind(window);
+    const due = new Map<number, () => void>();
+    let nextId = 1e9;
+    window.setTimeout = ((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+      if (ms !== deadlineMs) return realSet(fn, ms, ...args);
+      const id = nextId++;
+      due.set(id, () => fn(...args));
+      return id;
+    }) as typeof window.setTimeout;
+    window.clearTimeout = ((id?: number) => {
+      if (id === undefined || !due.delete(id)) realClear(id);
+    }) as typeof window.clearTimeout;
+    Object.assign(window, {
+      passDeadlines() {
+        const fns = [...due.values()];
+        due.clear();
+        for (const fn of fns) fn();
+      },
+    });
+  }, ANSWER_DEADLINE_MS);
+}
+
+/** The deadlines of the requests in flight pass now (see passDeadlinesOnDemand). */
+const passDeadlines = (page: Page) => page.evaluate(() => (window as unknown as { passDeadlines(): void }).passDeadlines());
 
 const unavailable = browserUnavailable();
 
@@ -141,6 +175,33 @@ describe('web page', { skip: unavailable }, () => {
     } finally {
       await page.close();
     }
+  }
+
+  /**
+   * A real reverse proxy on 127.0.0.1 in front of the registry: `answer` takes each A2A call
+   * (message:send) it wants to answer itself (returns true); everything else passes through.
+   */
+  async function startProxy(answer: (res: http.ServerResponse) => boolean): Promise<{ url: string; close(): Promise<void> }> {
+    const proxy = http.createServer((req, res) => {
+      if (req.url?.endsWith('/a2a/rest/message:send') && answer(res)) {
+        req.resume();
+        return;
+      }
+      const upstream = http.request(`${registry.url}${req.url}`, { method: req.method, headers: req.headers }, (passed) => {
+        res.writeHead(passed.statusCode ?? 502, passed.headers);
+        passed.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      close: () =>
+        new Promise<void>((resolve) => {
+          proxy.close(() => resolve());
+          proxy.closeAllConnections();
+        }),
+    };
   }
 
   async function assertAccessible(page: Page, what: string) {
@@ -272,6 +333,7 @@ describe('web page', { skip: unavailable }, () => {
       await page.waitForURL(/\?q=invoice$/);
       await page.locator('.hit', { hasText: 'Invoice Agent' }).waitFor();
       assert.ok(searches.length - before <= 2, `typing 7 characters sent ${searches.length - before} searches`);
+      assert.equal(await page.locator('#q').inputValue(), 'invoice');
       // Every request went to the A2A door with the protocol version, as any A2A client's would.
       assert.ok(searches.every((body) => JSON.parse(body).message.parts[0].data.search));
 
@@ -282,6 +344,29 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('.hit').count(), 1, 'one result per entry');
       assert.match((await page.locator('#result-count').textContent()) ?? '', /match|result/);
       await screenshot(page, 'search');
+
+      // A key pressed just as the pause writes the words to the URL, before the page is drawn
+      // again (a busy machine): it stays in the box, and the URL follows it.
+      await page.locator('#q').fill('');
+      await page.waitForURL((url) => url.search === '');
+      await page.evaluate(() => {
+        const realSet = window.setTimeout.bind(window);
+        let once = true;
+        window.setTimeout = ((fn: () => void, ms?: number) =>
+          realSet(() => {
+            fn();
+            // The typing pause (250 ms) has just written the URL: the next key arrives at once.
+            if (ms === 250 && once) {
+              once = false;
+              const box = document.querySelector<HTMLInputElement>('#q')!;
+              box.value += 'n';
+              box.dispatchEvent(new Event('input', { bubbles: true }));
+            }
+          }, ms)) as typeof window.setTimeout;
+      });
+      await page.locator('#q').pressSequentially('i');
+      await page.waitForURL(/\?q=in$/, { timeout: 5000 });
+      assert.equal(await page.locator('#q').inputValue(), 'in');
 
       // The URL is the search: opening it again shows the same.
       await page.goto(`${registry.url}/?q=weather`);
@@ -386,12 +471,28 @@ describe('web page', { skip: unavailable }, () => {
       await page.waitForURL((url) => !url.search.includes('n=2'));
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 20);
 
-      // A shared link whose page token was cut off keeps its page number: it is the first page, numbered so.
+      // A shared link whose page token was cut off, its page number left: it is the first page,
+      // numbered so, and the URL says so (a reload or the link shared on is that page too).
       await page.goto(`${registry.url}/?q=filler&n=5`);
       await page.locator('#result-count', { hasText: /of 22/ }).waitFor();
       assert.match((await page.locator('#result-count').textContent()) ?? '', /^1–20 of 22/);
       assert.equal(await page.locator('ol.hits').getAttribute('start'), '1');
       assert.equal(await page.getByRole('link', { name: /Previous page|First page/ }).count(), 0);
+      await page.waitForURL((url) => url.search === '?q=filler', { timeout: 5000 });
+
+      // The second page's token without its number (n=, n=1, n=2.5), or a number past the results
+      // (n=9): a later page of unknown number, said so, with the way to the first page; not "1–2 of 22".
+      const secondUrl = new URL((await page.getByRole('link', { name: 'Next page →' }).getAttribute('href'))!, registry.url);
+      for (const n of [null, '1', '2.5', '9']) {
+        if (n === null) secondUrl.searchParams.delete('n');
+        else secondUrl.searchParams.set('n', n);
+        await page.goto(secondUrl.href);
+        await page.locator('#result-count', { hasText: /22/ }).waitFor();
+        assert.equal(await page.locator('#result-count').textContent(), '22 results; 2 on this later page', `n=${n}`);
+        assert.equal(await page.locator('.pager span').textContent(), 'A later page');
+        assert.equal(await page.getByRole('link', { name: '← First page' }).getAttribute('href'), '/?q=filler');
+        assert.equal(await page.locator('ol.hits').getAttribute('start'), null);
+      }
     });
   });
 
@@ -744,6 +845,14 @@ describe('web page', { skip: unavailable }, () => {
       assert.match((await page.locator('.problems').textContent()) ?? '', /\/toolspec\/tools\/1\/inputSchema/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"type": "array"')));
       await screenshot(page, 'validate-toolspec');
+
+      // A toolspec whose tools are not a list is still a toolspec: the toolspec's error, placed at its tools.
+      await page.locator('#document').fill('{"tools": "x"}');
+      assert.match(await page.locator('.validate-form').innerText(), /This looks like an MCP toolspec/);
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems li', { hasText: '/toolspec/tools' }).waitFor({ timeout: 5000 });
+      assert.doesNotMatch((await page.locator('.problems').textContent()) ?? '', /supportedInterfaces|skills/);
+      assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"x"')));
     });
   });
 
@@ -828,6 +937,10 @@ describe('web page', { skip: unavailable }, () => {
       }, JSON.stringify({ ...v1Card('Large File Agent', 'https://large.example.org/a2a'), description: 'd'.repeat(12_000) }));
       await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
       await refusal.filter({ hasText: /The file “my large card.json” is 1\d,\d{3} bytes; this registry takes documents of at most 10,240 bytes/ }).waitFor();
+      // After a reload the text is kept, and so is the name of the file it came from.
+      await page.reload();
+      await page.getByRole('button', { name: 'Validate', exact: true }).click();
+      await refusal.filter({ hasText: /The file “my large card.json” is 1\d,\d{3} bytes/ }).waitFor({ timeout: 5000 });
       // Indented past the limit, within it once minified: said so, as the registry says it of a data part.
       const spacious = JSON.stringify({ ...v1Card('Spacious Agent', 'https://spacious.example.org/a2a'), skills: Array.from({ length: 40 }, (_, i) => ({ id: `s${i}`, name: 'Skill', description: 'A skill.', tags: ['a', 'b'] })) }, null, 8);
       await page.locator('#document').fill(spacious);
@@ -1015,6 +1128,8 @@ describe('web page', { skip: unavailable }, () => {
         page.problems.length = 0; // the browser logs the refused request (429) itself
         const text = await notice.innerText();
         assert.equal(text.match(/(retry after|try again in) \d+ s/gi)?.length, 1, text);
+        // Asking again before then would only be refused again: the button waits as long.
+        assert.equal(await notice.getByRole('button', { name: 'Try again' }).isDisabled(), true);
       });
     } finally {
       await limited.close();
@@ -1066,6 +1181,19 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('h1', { hasText: 'Weather Agent' }).waitFor();
       await page.waitForFunction(() => document.activeElement?.tagName === 'H1', undefined, { timeout: 5000 });
       page.problems.length = 0;
+
+      // Revisions compared with a token refused meanwhile: the comparison asks for one too, and compares with it.
+      await page.goto(`${registry.url}/entries/${ids.invoice}`);
+      await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+      await page.evaluate(() => sessionStorage.setItem('a2a-registry.token', 'expired-token-0123456789abcdef'));
+      await page.getByRole('button', { name: 'Compare' }).click();
+      await page.locator('.diff [role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+      page.problems.length = 0; // the browser logs the refused request (401) itself
+      await page.locator('#compare-token').fill(TOKENS.bob, { timeout: 5000 });
+      await page.locator('.diff').getByRole('button', { name: 'Use this token' }).click();
+      await page.locator('.diff-summary').waitFor();
+      await page.waitForFunction(() => document.activeElement?.tagName === 'H3', undefined, { timeout: 5000 });
+      assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), TOKENS.bob);
     });
   });
 
@@ -1115,32 +1243,112 @@ describe('web page', { skip: unavailable }, () => {
 
   test('a proxy in front of the registry answers its own HTML page: said so, not as a JSON parse error', async () => {
     // A real reverse proxy on 127.0.0.1 that passes the page through and answers the A2A calls
-    // with its sign-in page (200 text/html), as one does whose session cookie the page never sends.
-    const proxy = http.createServer((req, res) => {
-      if (req.url?.endsWith('/a2a/rest/message:send')) {
-        req.resume();
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sign in</title><form>Sign in to continue</form>');
-        return;
-      }
-      const upstream = http.request(`${registry.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      req.pipe(upstream);
+    // with its sign-in page (200 text/html), as one does whose session cookie the page never sends;
+    // then with its own error page (502 text/html), as one does that cannot reach the registry.
+    let status = 200;
+    const proxy = await startProxy((res) => {
+      const body = status === 200 ? '<!doctype html><title>Sign in</title><form>Sign in to continue</form>' : '<html><body><h1>502 Bad Gateway</h1></body></html>';
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+      return true;
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
       await withPage(async (page) => {
-        await page.goto(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/?q=weather`);
+        await page.goto(`${proxy.url}/?q=weather`);
         const notice = page.locator('[role=alert]', { hasText: 'FAILED' });
         await notice.waitFor();
         const text = await notice.innerText();
         assert.match(text, /answered HTTP 200 with text\/html, not the registry's JSON: something in front of the registry \(a proxy, a sign-in page\) answered instead/);
         assert.doesNotMatch(text, /Unexpected token|not valid JSON/);
         await screenshot(page, 'search-proxy-html');
+
+        // A gateway's error page: its status, what it means and what to do, not a bare "HTTP 502".
+        status = 502;
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        const gateway = page.locator('[role=alert]', { hasText: 'HTTP_502' });
+        await gateway.waitFor();
+        page.problems.length = 0; // the browser logs the failed request (502) itself
+        assert.match(
+          await gateway.innerText(),
+          /answered HTTP 502 \(Bad Gateway\) with text\/html, not the registry's answer: something in front of the registry \(a proxy, a gateway\) could not get an answer from it\..*Try again in a moment; if it stays, tell the registry's operator\./s,
+        );
+        assert.equal(await gateway.getByRole('button', { name: 'Try again' }).count(), 1);
       });
     } finally {
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
+    }
+  });
+
+  test('a proxy that never answers: after the deadline the page says so and asks again at a click (search, entry, another revision, a comparison)', async () => {
+    // A real proxy on 127.0.0.1 that passes the page through and holds the A2A calls open,
+    // never answering, until told to pass them on.
+    let hold = true;
+    const held: http.ServerResponse[] = [];
+    let onHeld = () => {};
+    const requestHeld = () => new Promise<void>((resolve) => (onHeld = resolve));
+    const proxy = await startProxy((res) => {
+      if (!hold) return false;
+      held.push(res);
+      onHeld();
+      return true;
+    });
+    try {
+      await withPage(async (page) => {
+        await passDeadlinesOnDemand(page);
+        let arrived = requestHeld();
+        await page.goto(`${proxy.url}/?q=weather`);
+        await arrived;
+        await passDeadlines(page);
+        const notice = page.locator('[role=alert]', { hasText: 'TIMEOUT' });
+        await notice.waitFor({ timeout: 5000 });
+        assert.match(await notice.innerText(), /did not answer within 20 s.*Try again/s);
+        assert.equal(await page.locator('#result-count').innerText(), '', 'no "Searching…" any more');
+        await screenshot(page, 'search-no-answer');
+        hold = false;
+        await page.getByRole('button', { name: 'Try again' }).click();
+        await expectHits(page, ['Weather Agent']);
+        assert.equal(await page.locator('[role=alert]').count(), 0, 'the failure is gone');
+
+        hold = true;
+        arrived = requestHeld();
+        await page.goto(`${proxy.url}/entries/${ids.invoice}`);
+        await arrived;
+        assert.equal(await page.locator('h1').innerText(), 'Loading entry…');
+        await passDeadlines(page);
+        await page.locator('[role=alert]', { hasText: 'TIMEOUT' }).waitFor({ timeout: 5000 });
+        hold = false;
+        await page.getByRole('button', { name: 'Try again' }).click();
+        await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+
+        // Another revision asked for while the registry is slow: the page says it is coming.
+        hold = true;
+        arrived = requestHeld();
+        await page.locator('table.revisions a', { hasText: '2' }).click();
+        await arrived;
+        assert.equal(await page.locator('.entry-page > [role=status]').innerText({ timeout: 5000 }), 'Loading revision 2…');
+        assert.equal(await page.locator('.entry-page').getAttribute('aria-busy'), 'true');
+        await screenshot(page, 'entry-revision-coming');
+        hold = false;
+        await passDeadlines(page);
+        await page.getByRole('button', { name: 'Try again' }).click();
+        await page.locator('.entry-head', { hasText: 'not the current one' }).waitFor();
+        assert.equal(await page.locator('.entry-page > [role=status]').innerText(), '');
+
+        // A comparison that got no answer: asked again from its own notice, the focus kept on the comparison.
+        hold = true;
+        arrived = requestHeld();
+        await page.selectOption('#diff-from', '1');
+        await page.getByRole('button', { name: 'Compare' }).click();
+        await arrived;
+        await passDeadlines(page);
+        await page.locator('.diff [role=alert]', { hasText: 'TIMEOUT' }).waitFor({ timeout: 5000 });
+        hold = false;
+        await page.locator('.diff').getByRole('button', { name: 'Try again' }).press('Enter');
+        await page.locator('.diff-summary').waitFor();
+        assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H3', 'the focus is on the comparison');
+      });
+    } finally {
+      for (const res of held) res.destroy();
+      await proxy.close();
     }
   });
 
@@ -1260,6 +1468,16 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('#q').evaluate((el) => getComputedStyle(el).direction), 'rtl', 'an Arabic query is typed right to left');
       assert.equal(await arabic.locator('.hit-match strong').evaluate((el) => getComputedStyle(el).direction), 'rtl');
       await screenshot(page, 'rtl-search');
+      // Typed right to left where the person types names: a tag, an MCP server's name and description.
+      await page.locator('#f-tags').fill('مالية');
+      assert.equal(await page.locator('#f-tags').evaluate((el) => getComputedStyle(el).direction), 'rtl', 'an Arabic tag is typed right to left');
+      await page.goto(`${registry.url}/validate`);
+      await page.locator('#document').fill('{"tools": []}');
+      for (const field of ['#mcp-name', '#mcp-description']) {
+        await page.locator(field).fill('خادم الملفات');
+        assert.equal(await page.locator(field).evaluate((el) => getComputedStyle(el).direction), 'rtl', field);
+      }
+      await page.locator('#document').fill('');
 
       await page.goto(`${registry.url}/entries/${id}`);
       await page.locator('#skills-h').waitFor();

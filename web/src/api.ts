@@ -17,6 +17,7 @@ import type {
   ValidationResultBody,
 } from '../../src/contract/types';
 import { config } from './config';
+import { deadline, deadlineText } from './deadline';
 import { savedToken } from './token';
 
 export type { Finding };
@@ -121,17 +122,34 @@ const dataOf = (parts: unknown): Json | undefined =>
  * the catalog door's `{"errorCode", "message"}` (its document URLs).
  */
 async function httpFailure(res: Response): Promise<RegistryError> {
-  let message = `The registry answered HTTP ${res.status}.`;
+  let message: string | undefined;
   try {
     const body: unknown = await res.json();
     if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') message = body.error.message;
     else if (isObject(body) && typeof body.message === 'string') message = body.message;
   } catch {
-    /* not JSON: keep the generic message */
+    /* not JSON: not the registry's words */
   }
+  message ??= notTheRegistrys(res);
   const retry = Number(res.headers.get('retry-after'));
   const code = res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`;
   return new RegistryError(code, message, [], Number.isFinite(retry) && retry > 0 ? retry : undefined);
+}
+
+/** Gateway statuses: what a proxy in front of the registry answers when it cannot get the registry's answer. */
+const GATEWAY: Record<number, string> = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+
+/**
+ * A failure without the registry's words (a proxy's or gateway's HTML error page): its status,
+ * what it most likely means, and what to do.
+ */
+function notTheRegistrys(res: Response): string {
+  const type = res.headers.get('content-type')?.split(';')[0] || 'no content type';
+  const gateway = GATEWAY[res.status];
+  if (gateway) {
+    return `The registry's address answered HTTP ${res.status} (${gateway}) with ${type}, not the registry's answer: something in front of the registry (a proxy, a gateway) could not get an answer from it. The registry may be restarting, overloaded or down. Try again in a moment; if it stays, tell the registry's operator.`;
+  }
+  return `The registry answered HTTP ${res.status} with ${type}, without saying why. Try again; if it stays, tell the registry's operator.`;
 }
 
 /**
@@ -139,6 +157,24 @@ async function httpFailure(res: Response): Promise<RegistryError> {
  * its artifact, or throws a RegistryError with the registry's code, message and details.
  */
 export async function call<T = Json>(operation: Json, options: CallOptions = {}): Promise<T> {
+  const limit = deadline(options.signal);
+  try {
+    return await exchange<T>(operation, { ...options, signal: limit.signal });
+  } catch (err) {
+    throw limit.passed() && isAbort(err) ? noAnswer() : err;
+  } finally {
+    limit.clear();
+  }
+}
+
+/** The deadline passed with no answer: what happened and what to do, not "Searching…" for ever. */
+const noAnswer = () =>
+  new RegistryError(
+    'TIMEOUT',
+    `The registry did not answer within ${deadlineText()}: it may be overloaded, or something between you and it (a proxy, a dead connection) is holding the request. Try again; if it keeps happening, tell the registry's operator.`,
+  );
+
+async function exchange<T>(operation: Json, options: CallOptions): Promise<T> {
   const parts: Json[] = [{ data: operation, mediaType: 'application/json' }];
   if (options.file) parts.push({ raw: base64Utf8(options.file.text), filename: options.file.filename, mediaType: 'application/json' });
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'A2A-Version': '1.0' };
@@ -238,16 +274,24 @@ export async function fetchDocument(path: string): Promise<Blob> {
   const token = savedToken();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
-  let res: Response;
+  const limit = deadline();
   try {
-    // Revalidated: the current revision, and a token that no longer reads is refused, not
-    // answered from the browser's cache (a closed registry's answers are `private, max-age`).
-    res = await fetch(`${config.base}${path}`, { headers, credentials: 'omit', cache: 'no-cache' });
-  } catch {
-    throw new RegistryError('NETWORK', 'The registry cannot be reached. Check your connection and try again.');
+    let res: Response;
+    try {
+      // Revalidated: the current revision, and a token that no longer reads is refused, not
+      // answered from the browser's cache (a closed registry's answers are `private, max-age`).
+      res = await fetch(`${config.base}${path}`, { headers, credentials: 'omit', cache: 'no-cache', signal: limit.signal });
+    } catch (err) {
+      if (isAbort(err)) throw err;
+      throw new RegistryError('NETWORK', 'The registry cannot be reached. Check your connection and try again.');
+    }
+    if (!res.ok) throw token ? tokenRefused(await httpFailure(res)) : await httpFailure(res);
+    return await res.blob();
+  } catch (err) {
+    throw limit.passed() && isAbort(err) ? noAnswer() : err;
+  } finally {
+    limit.clear();
   }
-  if (!res.ok) throw token ? tokenRefused(await httpFailure(res)) : await httpFailure(res);
-  return res.blob();
 }
 
 export const isAbort = (err: unknown): boolean => err instanceof DOMException && err.name === 'AbortError';

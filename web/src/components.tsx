@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { RegistryError, type EntryStatus } from './api';
 import { config } from './config';
+import { ANSWER_DEADLINE_MS } from './deadline';
 import { saveToken, savedToken } from './token';
 
 /** Only http(s) links from documents become links: a card may carry any string (javascript:, data:). */
@@ -97,9 +98,23 @@ export function formatDate(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-/** The registry's refusal, in its own words: message, then each detail with its path and hint. */
-export function ErrorNotice({ error, title, id }: { error: unknown; title?: string; id?: string }) {
+/** Failures that asking again may mend: no answer, a gateway's error, a rate limit. A refusal of the request itself would only be repeated. */
+const TRANSIENT = /^(NETWORK|TIMEOUT|FAILED|RATE_LIMITED|STORAGE_UNAVAILABLE|STARTING_UP|UNAVAILABLE|INTERNAL|HTTP_5\d\d)$/;
+
+/**
+ * The registry's refusal, in its own words: message, then each detail with its path and hint.
+ * With `onRetry`, a failure that asking again may mend offers a button that does.
+ */
+export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; title?: string; id?: string; onRetry?: () => void }) {
   const err = error instanceof RegistryError ? error : new RegistryError('ERROR', error instanceof Error ? error.message : String(error));
+  // Told to wait (a rate limit): asking sooner is only refused again, so the button waits too.
+  const [waiting, setWaiting] = useState(err.retryAfterSeconds !== undefined);
+  useEffect(() => {
+    setWaiting(err.retryAfterSeconds !== undefined);
+    if (err.retryAfterSeconds === undefined) return;
+    const timer = window.setTimeout(() => setWaiting(false), err.retryAfterSeconds * 1000);
+    return () => window.clearTimeout(timer);
+  }, [error]);
   return (
     <div class="notice error" role="alert" id={id}>
       <p>
@@ -117,6 +132,13 @@ export function ErrorNotice({ error, title, id }: { error: unknown; title?: stri
             </li>
           ))}
         </ul>
+      )}
+      {onRetry && TRANSIENT.test(err.code) && (
+        <p>
+          <button type="button" onClick={onRetry} disabled={waiting}>
+            Try again
+          </button>
+        </p>
       )}
     </div>
   );
@@ -146,12 +168,16 @@ export function useModule<T>(load: () => Promise<T>): T | false | Error {
   const [mod, setMod] = useState<T | false | Error>(false);
   useEffect(() => {
     let live = true;
+    // An import cannot be cancelled; one that has not arrived by the deadline (a proxy holding
+    // it) is told as failed, rather than "Loading…" for ever.
+    const timer = window.setTimeout(() => live && setMod(new Error('The page code did not arrive in time.')), ANSWER_DEADLINE_MS);
     load().then(
       (m) => live && setMod(() => m),
       (err: unknown) => live && setMod(err instanceof Error ? err : new Error(String(err))),
-    );
+    ).finally(() => window.clearTimeout(timer));
     return () => {
       live = false;
+      window.clearTimeout(timer);
     };
   }, []);
   return mod;
@@ -179,11 +205,53 @@ export function ModuleFailed({ moved }: { moved: number }) {
   );
 }
 
+/** A read that may be asked again: with a token typed in a TokenPrompt, or with "Try again". */
+export interface Retry {
+  /** Counts the askings: a dependency of the effect that reads, so each asking reads again. */
+  attempt: number;
+  /**
+   * Ask again as before ("Try again"). `focus`: where the focus waits meanwhile, when the
+   * control that asked goes away with the failure (a notice's button): not lost to the page's top.
+   */
+  again(focus?: HTMLElement | null): void;
+  /** The read now shown was asked again with a token typed in the prompt: on success, the focus goes to what it read. */
+  withTypedToken: boolean;
+  /** For the TokenPrompt: a token saved reads again; refused too, the prompt takes the focus back. */
+  prompt: { focus: boolean; onSaved(): void };
+}
+
+/**
+ * The state of a read asked again (the search, an entry, a comparison), one for each page that
+ * reads. `key` names what is read (the search's URL, the revision): an asking belongs to it,
+ * so a token typed for one read does not move the focus when another is shown.
+ */
+export function useRetry(key: string): Retry {
+  const [attempt, setAttempt] = useState(0);
+  // The key and attempt of the read asked with a typed token.
+  const [typed, setTyped] = useState('');
+  const withTypedToken = typed === `${key}#${attempt}`;
+  return {
+    attempt,
+    again: (focus) => {
+      focus?.focus();
+      setAttempt((n) => n + 1);
+    },
+    withTypedToken,
+    prompt: {
+      focus: withTypedToken,
+      onSaved: () => {
+        setTyped(`${key}#${attempt + 1}`);
+        setAttempt((n) => n + 1);
+      },
+    },
+  };
+}
+
 /**
  * Shown when a read was refused for want of a token (a registry with REGISTRY_PUBLIC_READ=false,
  * or a token that is no longer valid): the person types one, kept for this tab only.
  */
-export function TokenPrompt({ onSaved, focus = false }: { onSaved: () => void; focus?: boolean }) {
+export function TokenPrompt({ onSaved, focus = false, id = 'read-token' }: { onSaved: () => void; focus?: boolean; id?: string }) {
   const [token, setToken] = useState('');
   const field = useRef<HTMLInputElement>(null);
   // Shown again after a token typed here was refused: the button that had the focus is gone
@@ -205,9 +273,9 @@ export function TokenPrompt({ onSaved, focus = false }: { onSaved: () => void; f
       }}
     >
       <div class="field">
-        <label for="read-token">Registry token</label>
-        <input ref={field} id="read-token" type="password" autoComplete="off" value={token} aria-describedby="read-token-help" onInput={(e) => setToken(e.currentTarget.value)} />
-        <small id="read-token-help">
+        <label for={id}>Registry token</label>
+        <input ref={field} id={id} type="password" autoComplete="off" value={token} aria-describedby={`${id}-help`} onInput={(e) => setToken(e.currentTarget.value)} />
+        <small id={`${id}-help`}>
           {config.readNeedsToken ? 'This registry needs a token to read.' : 'This registry reads without a token too.'} A token typed here is kept in this tab's session storage only.
         </small>
       </div>

@@ -5,7 +5,7 @@
 import { structuredPatch, type StructuredPatchHunk } from 'diff';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { isAbort, type RevisionSummary } from '../api';
-import { ErrorNotice, formatDate } from '../components';
+import { ErrorNotice, formatDate, needsToken, TokenPrompt, useRetry } from '../components';
 import { pretty } from './untrusted';
 
 export interface HistoryProps {
@@ -80,7 +80,9 @@ type DiffState = { state: 'loading' } | { state: 'failed'; error: unknown } | { 
 
 function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps['load'] }) {
   const [diff, setDiff] = useState<DiffState>({ state: 'loading' });
+  const retry = useRetry(`${from}-${to}`);
   const box = useRef<HTMLDivElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
   // Asked for (Compare, or a shared link): bring it into view.
   useEffect(() => box.current?.scrollIntoView({ block: 'start' }), [from, to]);
   useEffect(() => {
@@ -101,11 +103,15 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
         if (!isAbort(error)) setDiff({ state: 'failed', error });
       });
     return () => controller.abort();
-  }, [from, to]);
+  }, [from, to, retry.attempt]);
+  // Compared with a token typed in its prompt: the prompt, and the focus in it, are gone; the focus goes to the comparison.
+  useEffect(() => {
+    if (diff.state === 'done' && retry.withTypedToken) heading.current?.focus();
+  }, [diff]);
 
   return (
     <div class="diff" ref={box}>
-      <h3>
+      <h3 ref={heading} tabIndex={-1}>
         Changes from revision {from} to revision {to}
       </h3>
       {/* Only what the comparison found is announced: a live region around the table read every
@@ -119,7 +125,16 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
           </p>
         )}
       </div>
-      {diff.state === 'failed' && <ErrorNotice error={diff.error} title="A revision could not be loaded" />}
+      {diff.state === 'failed' && (
+        <ErrorNotice
+          error={diff.error}
+          title="A revision could not be loaded"
+          onRetry={() => retry.again(heading.current)}
+        />
+      )}
+      {/* A token refused meanwhile (or a registry closed to anonymous reads): typed here, as on the
+          other pages. A field of its own: the download's prompt may be shown beside it. */}
+      {diff.state === 'failed' && needsToken(diff.error) && <TokenPrompt id="compare-token" {...retry.prompt} />}
       {diff.state === 'done' && diff.hunks.length > 0 && (
         <>
           <div class="diff-scroll">

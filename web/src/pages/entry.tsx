@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fetchDocument, isAbort, read, RegistryError, type EntryView } from '../api';
-import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
+import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
 import { documentPaths } from '../../../src/catalog/vocabulary';
 import { AgentCardView } from '../entry/card-view';
@@ -16,7 +16,8 @@ import { obj, pretty } from '../entry/untrusted';
 import { navigate } from '../router';
 import { savedToken } from '../token';
 
-type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView };
+/** `asked`: the revision the URL asked for when the entry shown was read (undefined: the current one). */
+type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView; asked: number | undefined };
 
 /** Where the catalog door serves the entry's documents (src/catalog): [what, path]. */
 const stableDocuments = (entry: EntryView): [string, string][] =>
@@ -135,9 +136,7 @@ const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 &
 export function EntryPage({ id, params, moved }: { id: string; params: URLSearchParams; moved: number }) {
   const revision = positive(params.get('revision'));
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
-  const [attempt, setAttempt] = useState(0);
-  // The entry read again with a token typed in the prompt: refused too, the prompt takes the focus back.
-  const [retried, setRetried] = useState('');
+  const retry = useRetry(String(revision));
   const [downloadFailed, setDownloadFailed] = useState<unknown>(undefined);
   // Documents by revision, for the diff (the entry's own revision is one of them).
   const documents = useRef(new Map<number, unknown>());
@@ -155,18 +154,18 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
     read<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, controller.signal)
       .then((entry) => {
         documents.current.set(entry.revision, entry.document);
-        setLoaded({ state: 'done', entry });
+        setLoaded({ state: 'done', entry, asked: revision });
       })
       .catch((error: unknown) => {
         if (!isAbort(error)) setLoaded({ state: 'failed', error });
       });
     return () => controller.abort();
-  }, [id, revision, attempt]);
+  }, [id, revision, retry.attempt]);
 
   // Read again with a token typed in the prompt, and loaded: the prompt, and the focus in it,
   // are gone; the focus goes to the entry's heading, not back to the top of the page.
   useEffect(() => {
-    if (loaded.state === 'done' && retried === `${revision}#${attempt}`) heading.current?.focus();
+    if (loaded.state === 'done' && retry.withTypedToken) heading.current?.focus();
   }, [loaded]);
 
   const entryUrl = (changes: Record<string, string | undefined>) => {
@@ -195,6 +194,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           <ErrorNotice
             error={loaded.error}
             title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
+            onRetry={() => retry.again(heading.current)}
           />
         )}
         {loaded.state === 'failed' && revision !== undefined && loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' && (
@@ -204,19 +204,16 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           </p>
         )}
         {loaded.state === 'failed' && needsToken(loaded.error) && (
-          <TokenPrompt
-            focus={retried === `${revision}#${attempt}`}
-            onSaved={() => {
-              setRetried(`${revision}#${attempt + 1}`);
-              setAttempt((n) => n + 1);
-            }}
-          />
+          <TokenPrompt {...retry.prompt} />
         )}
       </article>
     );
   }
 
   const { entry } = loaded;
+  // Another revision asked for (a link in the history, Back): the one shown stays until it
+  // arrives, and the page says it is coming, not looking as if the link did nothing.
+  const switching = loaded.asked !== revision;
   const revisions = entry.revisions ?? [{ revision: entry.revision, updatedAt: entry.updatedAt }];
   const latest = revisions[0]?.revision ?? entry.revision;
   const document = obj(entry.document) ?? {};
@@ -228,9 +225,12 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   };
 
   return (
-    <article class="entry-page">
+    <article class="entry-page" aria-busy={switching}>
       <p class="breadcrumb">
         <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
+      </p>
+      <p class="muted entry-switching" role="status">
+        {switching ? `Loading ${revision === undefined ? 'the current revision' : `revision ${revision}`}…` : ''}
       </p>
       <header class="entry-head">
         <h1 ref={heading} tabIndex={-1} dir="auto">

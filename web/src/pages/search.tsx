@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { isAbort, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
-import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading } from '../components';
+import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
 import { leftPlace, navigate } from '../router';
@@ -188,33 +188,39 @@ function foldByEntry(hits: SearchHit[]): { hits: SearchHit[]; folded: boolean } 
 
 export function SearchPage({ params, moved }: { params: URLSearchParams; moved: number }) {
   const query = params.get('q') ?? '';
-  // n only numbers the page its token leads to: without one (a link whose long token was cut
-  // off) the registry answers the first page, and it is numbered so.
-  const pageNumber = params.get('p') ? Math.max(1, Number(params.get('n')) || 1) : 1;
+  const linkedNumber = pageNumberOf(params);
   const heading = usePageHeading(query ? `“${query}” · ${config.name}` : config.name, moved);
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
-  const [attempt, setAttempt] = useState(0);
   const [slow, setSlow] = useState(false);
-  // The search asked again with a token typed in the prompt: refused too, the prompt takes the focus back.
-  const [retried, setRetried] = useState('');
   const requestKey = params.toString();
+  const retry = useRetry(requestKey);
   const terms = useMemo(() => queryTerms(query), [query]);
   // Filters of the URL that cannot apply: left out of it (in place of this history entry), and
   // said once, for the URL without them.
   const ignored = useMemo(() => ignoredFilters(params), [requestKey]);
   const [leftOut, setLeftOut] = useState<{ key: string; items: [string, string, string][] }>();
+  // A page number without the page's token (a link whose long token was cut off): the first
+  // page is shown, and the URL says so, so a reload, Back or the link shared on shows it as that.
+  const strayNumber = !params.get('p') && params.has('n');
   useEffect(() => {
-    if (ignored.size === 0) return;
-    const url = searchUrl(params, Object.fromEntries([...ignored.keys()].map((k) => [k, undefined])), true);
-    setLeftOut({ key: new URL(url, window.location.href).searchParams.toString(), items: [...ignored].map(([k, why]) => [k, params.get(k) ?? '', why]) });
+    if (ignored.size === 0 && !strayNumber) return;
+    const changes: Record<string, undefined> = Object.fromEntries([...ignored.keys()].map((k) => [k, undefined]));
+    if (strayNumber) changes.n = undefined;
+    const url = searchUrl(params, changes, true);
+    if (ignored.size > 0) {
+      setLeftOut({ key: new URL(url, window.location.href).searchParams.toString(), items: [...ignored].map(([k, why]) => [k, params.get(k) ?? '', why]) });
+    }
     navigate(url, { replace: true });
   }, [requestKey]);
 
-  // The URL changed elsewhere (Back, a shared link): the box shows its query.
+  // The URL changed elsewhere (Back, a shared link): the box shows its query. Not when the URL
+  // got the words the pause wrote from the box: a key pressed since (between the pause's write
+  // and its drawing, on a busy machine) is in the box, and writing the URL's words over it lost it.
   const typing = useRef(false);
+  const written = useRef<string | undefined>(undefined);
   useEffect(() => {
-    if (!typing.current) setText(query);
+    if (!typing.current && query !== written.current) setText(query);
   }, [query]);
   // Back, Forward or a link while words typed wait for the pause: they go with the search the
   // person left, and the box shows the one they went to.
@@ -235,6 +241,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       // Moved elsewhere meanwhile (Back): writing this search over that history entry would undo it.
       if (window.location.href !== at) return;
       typing.current = false;
+      written.current = text.trim() ? text : '';
       // The URL as it is now, not as it was drawn: a filter set since (before this effect ran) stays.
       navigate(searchUrl(new URLSearchParams(window.location.search), { q: text.trim() ? text : undefined }), { replace: true });
     }, TYPING_DEBOUNCE_MS);
@@ -243,8 +250,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
 
   // The URL decides the search; a newer one cancels the one in flight.
   useEffect(() => {
-    // About to be replaced by the URL without its ignored filters: that one is searched.
-    if (ignored.size > 0) return;
+    // About to be replaced by the URL without its ignored filters (or stray page number): that one is searched.
+    if (ignored.size > 0 || strayNumber) return;
     // Words longer than the registry searches: it would refuse them naming its wire request
     // (/parts/0/data/search/query). Said here, with the words kept in the box to shorten.
     if (query.length > config.maxQueryChars) {
@@ -268,10 +275,12 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       .then((page) => {
         window.clearTimeout(slowTimer);
         const key = searchKey(params);
-        const chain = pageChains.get(key) ?? [];
-        chain[pageNumber - 1] = params.get('p') ?? '';
-        if (page.nextPageToken) chain[pageNumber] = page.nextPageToken;
-        pageChains.set(key, chain);
+        if (linkedNumber !== undefined) {
+          const chain = pageChains.get(key) ?? [];
+          chain[linkedNumber - 1] = params.get('p') ?? '';
+          if (page.nextPageToken) chain[linkedNumber] = page.nextPageToken;
+          pageChains.set(key, chain);
+        }
         const { hits, folded } = foldByEntry(page.results);
         setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
       })
@@ -283,7 +292,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       window.clearTimeout(slowTimer);
       controller.abort();
     };
-  }, [requestKey, attempt]);
+  }, [requestKey, retry.attempt]);
 
   // Back from an entry (or from the next page): once these results are drawn, the person is
   // where they were, at the link they followed, not at the top of the page again.
@@ -291,7 +300,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   // focus in it, are gone; the focus goes to what was found, not back to the top of the page.
   const count = useRef<HTMLParagraphElement>(null);
   useEffect(() => {
-    if (result.state === 'done' && result.key === requestKey && retried === `${requestKey}#${attempt}`) count.current?.focus();
+    if (result.state === 'done' && result.key === requestKey && retry.withTypedToken) count.current?.focus();
   }, [result]);
 
   const restoredFor = useRef(-1);
@@ -312,7 +321,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     navigate(searchUrl(params, { ...words, [key]: value }), { inPlace: true });
   };
   const stale = slow && result.state === 'done' && result.key !== requestKey;
-  const previousToken = pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
+  // A number past the results (n=999 on the second page's link) numbers nothing: unknown, as a missing one.
+  const pageNumber = result.state === 'done' && linkedNumber !== undefined && beyondResults(result.page, linkedNumber) ? undefined : linkedNumber;
+  const previousToken = pageNumber !== undefined && pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
 
   return (
     <section class="search-page">
@@ -328,7 +339,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           const url = searchUrl(params, { q: text.trim() ? text : undefined });
           // The search shown, asked again (after "cannot be reached", a rate limit, or to see
           // what changed): search again in place; a new history entry would only make Back stall.
-          if (url === searchUrl(params, {}, true)) setAttempt((n) => n + 1);
+          if (url === searchUrl(params, {}, true)) retry.again();
           else navigate(url, { replace: text !== query });
         }}
       >
@@ -371,7 +382,13 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
           {stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, query !== '' || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
-        {result.state === 'failed' && <ErrorNotice error={result.error} title="The search failed" />}
+        {result.state === 'failed' && (
+          <ErrorNotice
+            error={result.error}
+            title="The search failed"
+            onRetry={() => retry.again(count.current)}
+          />
+        )}
         {result.state === 'failed' && params.get('p') && result.error instanceof RegistryError && result.error.code === 'BAD_REQUEST' && (
           // A page link the registry no longer honours (cut short when shared, or from before its
           // page-token secret changed): the search itself is still good.
@@ -380,32 +397,27 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           </p>
         )}
         {result.state === 'failed' && needsToken(result.error) && (
-          <TokenPrompt
-            focus={retried === `${requestKey}#${attempt}`}
-            onSaved={() => {
-              setRetried(`${requestKey}#${attempt + 1}`);
-              setAttempt((n) => n + 1);
-            }}
-          />
+          <TokenPrompt {...retry.prompt} />
         )}
         {result.state === 'done' && result.page.results.length === 0 && <EmptyResults params={params} />}
         {result.state === 'done' && result.page.results.length > 0 && (
-          <ol class="hits" start={(pageNumber - 1) * PAGE_SIZE + 1}>
+          <ol class="hits" start={pageNumber === undefined ? undefined : (pageNumber - 1) * PAGE_SIZE + 1}>
             {result.page.results.map((hit) => (
               <Hit hit={hit} terms={terms} showMatch={query.trim() !== ''} />
             ))}
           </ol>
         )}
-        {result.state === 'done' && (pageNumber > 1 || result.page.nextPageToken) && (
+        {result.state === 'done' && (pageNumber !== 1 || result.page.nextPageToken) && (
           <nav class="pager" aria-label="Result pages">
-            {pageNumber > 1 && (
-              <a href={searchUrl(params, previousToken ? { p: previousToken, n: String(pageNumber - 1) } : {}, false)} rel="prev">
+            {pageNumber !== 1 && (
+              <a href={searchUrl(params, previousToken && pageNumber !== undefined ? { p: previousToken, n: String(pageNumber - 1) } : {}, false)} rel="prev">
                 {previousToken !== undefined || pageNumber === 2 ? '← Previous page' : '← First page'}
               </a>
             )}
-            <span>Page {pageNumber}</span>
+            <span>{pageNumber === undefined ? 'A later page' : `Page ${pageNumber}`}</span>
             {result.page.nextPageToken && (
-              <a href={searchUrl(params, { p: result.page.nextPageToken, n: String(pageNumber + 1) }, true)} rel="next">
+              // The page after one of unknown number is of unknown number too: no n.
+              <a href={searchUrl(params, { p: result.page.nextPageToken, n: pageNumber === undefined ? undefined : String(pageNumber + 1) }, true)} rel="next">
                 Next page →
               </a>
             )}
@@ -416,13 +428,28 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   );
 }
 
+/**
+ * The page's number as the URL gives it: 1 without a page token (the first page has none); with
+ * one, n as the page writes it (a whole number from 2), or undefined when the link has none
+ * (edited by hand, or from elsewhere): the token is opaque, so the page does not guess.
+ */
+function pageNumberOf(params: URLSearchParams): number | undefined {
+  if (!params.get('p')) return 1;
+  const n = params.get('n') ?? '';
+  return /^[1-9][0-9]{0,5}$/.test(n) && Number(n) >= 2 ? Number(n) : undefined;
+}
+
+/** A page number whose results would start past the search's exact total: it numbers nothing. */
+const beyondResults = (page: Page, pageNumber: number) => page.totalExact !== false && (pageNumber - 1) * PAGE_SIZE >= page.total && page.total > 0;
+
 /** `narrowed`: words or filters were given, so nothing found is no result, not an empty registry. */
-function countText(page: Page, pageNumber: number, narrowed: boolean, folded: boolean): string {
+function countText(page: Page, pageNumber: number | undefined, narrowed: boolean, folded: boolean): string {
   if (page.total === 0) return narrowed ? 'No results.' : 'No entries.';
   const what = folded ? (page.total === 1 ? 'match' : 'matches') : page.total === 1 ? 'result' : 'results';
   // A lower bound (the registry stopped counting): "10,000+".
   const count = page.totalExact === false ? `${page.total.toLocaleString('en-US')}+` : String(page.total);
   if (folded || page.total <= page.results.length) return `${count} ${what}${folded ? ` in ${page.results.length} ${page.results.length === 1 ? 'entry' : 'entries'} on this page` : ''}`;
+  if (pageNumber === undefined) return `${count} ${what}; ${page.results.length} on this later page`;
   const from = (pageNumber - 1) * PAGE_SIZE + 1;
   const to = from + page.results.length - 1;
   return `${from}–${to} of ${count} ${what}`;
@@ -485,6 +512,7 @@ function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (k
             <input
               id="f-tags"
               type="text"
+              dir="auto"
               value={tags}
               placeholder="finance, translation"
               aria-describedby="f-tags-help"

@@ -31,7 +31,9 @@ const KIND_TEXT: Record<Kind, string> = {
 function detectKind(text: string): Kind {
   try {
     const value = obj(JSON.parse(text));
-    if (value && Array.isArray(value.tools) && !('name' in value)) return 'toolspec';
+    // Any `tools` (not only a list): a broken toolspec gets the toolspec's errors ("/tools must
+    // be an array"), not an agent card's dozen about fields it never meant to have.
+    if (value && 'tools' in value && !('name' in value)) return 'toolspec';
     if (value && 'mcpServer' in value && 'toolspec' in value) return 'mcp-document';
   } catch {
     /* not JSON */
@@ -131,15 +133,16 @@ export function ValidatePage({ moved }: { moved: number }) {
   const [draft] = useState(savedDraft);
   const [text, setText] = useState(draft?.text ?? '');
   const [meta, setMeta] = useState<ServerMeta>(draft?.meta ?? { name: '', url: '', description: '', version: '' });
+  // The file the text came from, while it is unchanged: messages name it, not the file part sent.
+  const [chosen, setChosen] = useState<{ name: string; text: string } | undefined>(() => (draft?.fileName ? { name: draft.fileName, text: draft.text } : undefined));
+  const fileName = chosen?.text === text ? chosen.name : undefined;
   // Saved as the edit renders, not after the next paint (useEffect): a reload or a link followed
-  // within that frame found the draft as it was before the edit.
-  useLayoutEffect(() => saveDraft({ text, meta }), [text, meta]);
+  // within that frame found the draft as it was before the edit. The file's name goes with it.
+  useLayoutEffect(() => saveDraft(fileName === undefined ? { text, meta } : { text, meta, fileName }), [text, meta, fileName]);
   const [token, setToken] = useState(savedToken());
   const [outcome, setOutcome] = useState<Outcome>({ state: 'idle' });
   const [dragging, setDragging] = useState(false);
   const [fileError, setFileError] = useState('');
-  // The file the text came from, while it is unchanged: messages name it, not the file part sent.
-  const [chosen, setChosen] = useState<{ name: string; text: string }>();
   const kind = useMemo(() => detectKind(text), [text]);
   const resultRef = useRef<HTMLDivElement>(null);
   const refusalRef = useRef<HTMLDivElement>(null);
@@ -149,13 +152,13 @@ export function ValidatePage({ moved }: { moved: number }) {
   const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
-  const run = async (what: 'validate' | 'register', sentText: string = text, fileName = chosen?.text === sentText ? chosen.name : undefined) => {
+  const run = async (what: 'validate' | 'register', sentText: string = text, sentFile = chosen?.text === sentText ? chosen.name : undefined) => {
     if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
     setOutcome({ state: 'busy', what });
     const sentKind = detectKind(sentText);
     let refusedRegistration = false;
     try {
-      const given = fileName ? `The file “${fileName}”` : 'The pasted document';
+      const given = sentFile ? `The file “${sentFile}”` : 'The pasted document';
       const { args, file } = request(sentKind, sentText, sentKind === 'toolspec' && (what === 'register' || metaGiven) ? meta : undefined, given);
       if (what === 'validate') {
         const valid = await call<ValidationResult>({ validate: args }, { file, document: { text: sentText, given }, token: token || undefined });
@@ -356,7 +359,15 @@ export function ValidatePage({ moved }: { moved: number }) {
           </div>
         </form>
         <div ref={refusalRef} tabIndex={-1} class="register-result" aria-live="polite">
-          {refused && <ErrorNotice id="register-refusal" error={refused.error} title="The registry did not register the document" />}
+          {refused && <ErrorNotice
+              id="register-refusal"
+              error={refused.error}
+              title={refused.error instanceof RegistryError && refused.error.code === 'TIMEOUT' ? 'No answer to the registration' : 'The registry did not register the document'}
+            />}
+          {refused && refused.error instanceof RegistryError && refused.error.code === 'TIMEOUT' && (
+            // The request may have reached the registry before the answer was lost.
+            <p>It may have been registered all the same. Registering it again is safe: a document already registered unchanged changes nothing.</p>
+          )}
         </div>
       </section>
     </section>
@@ -375,6 +386,8 @@ function ServerFields({ meta, setMeta, problems }: { meta: ServerMeta; setMeta: 
         <input
           id={`mcp-${key}`}
           type="text"
+          // A name or description in Arabic or Hebrew is typed right to left (a URL stays left to right).
+          dir={inputMode === 'url' ? undefined : 'auto'}
           inputMode={inputMode}
           value={meta[key]}
           aria-invalid={problem ? 'true' : undefined}

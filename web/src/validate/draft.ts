@@ -9,16 +9,20 @@ export interface Draft {
   text: string;
   /** The MCP server fields (name, url, description, version) for a bare toolspec. */
   meta: { name: string; url: string; description: string; version: string };
+  /** The name of the file the text came from, while it is unchanged: messages name it after a reload too. */
+  fileName?: string;
 }
 
 export function savedDraft(): Draft | undefined {
   try {
     const value: unknown = JSON.parse(sessionStorage.getItem(KEY) ?? 'null');
     if (typeof value !== 'object' || value === null) return undefined;
-    const { text, meta } = value as Partial<Draft>;
+    const { text, meta, fileName } = value as Partial<Draft>;
     if (typeof text !== 'string' || typeof meta !== 'object' || meta === null) return undefined;
     const field = (k: keyof Draft['meta']) => (typeof meta[k] === 'string' ? meta[k] : '');
-    return { text, meta: { name: field('name'), url: field('url'), description: field('description'), version: field('version') } };
+    const draft: Draft = { text, meta: { name: field('name'), url: field('url'), description: field('description'), version: field('version') } };
+    if (typeof fileName === 'string' && fileName !== '') draft.fileName = fileName;
+    return draft;
   } catch {
     return undefined;
   }
