@@ -200,6 +200,20 @@ describe('executor routing', () => {
     assert.equal(error.details[0].path, '/parts/0/data');
   });
 
+  test('a v0.3 request with an unknown key is shown v0.3 parts and methods, a v1.0 one v1.0 parts', async () => {
+    const legacyPart = (data: WireJson) => ({ kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data }] });
+    const legacy = await rpc(sendMessageBody('message/send', legacyPart({ lookup: {} })), {});
+    assert.equal(legacy.body.result?.status?.state, 'rejected');
+    const said = legacy.body.result.status.message.parts.find((p: WireJson) => p.kind === 'data').data.error.message as string;
+    assert.match(said, /unknown key\(s\) "lookup"\. Send one data part \{"kind": "data", "data": \{<operation>: \{\.\.\.\}\}\} whose/);
+    assert.match(said, /\(message\/stream, with a token\)/);
+    assert.match(said, /\{"kind": "file", "file": \{"name": "agent-card\.json"/);
+    assert.doesNotMatch(said, /"mediaType"|SendStreamingMessage/);
+    const v1 = await rpc(sendMessageBody('SendMessage', wireMessage([{ data: { lookup: {} }, mediaType: 'application/json' }])));
+    const v1Said = v1.body.result.task.status.message.parts.find((p: WireJson) => p.data).data.error.message as string;
+    assert.match(v1Said, /Send one data part \{"data": \{<operation>: \{\.\.\.\}\}, "mediaType": "application\/json"\}.*\(SendStreamingMessage, with a token\)/);
+  });
+
   test('a REJECTED answer carries a text part and the error data part in its status message', async () => {
     const client = await sdkClient(registry.url);
     const task = await op(client, { get: { id: 'no-such-entry' } });
