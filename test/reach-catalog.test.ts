@@ -480,6 +480,10 @@ describe('ARD API', () => {
     // An identifier names the kind too: the agent's id under mcp-server is no identifier of this registry's.
     assertArdError(await getJson(`${registry.url}/agents/${urn('mcp-server', ids.weather)}`), 404, 'NOT_FOUND', new RegExp(`is an agent, identified as ${urn('agent', ids.weather)}`));
     assertArdError(await getJson(`${registry.url}/agents/${urn('agent', ids.files)}`), 404, 'NOT_FOUND', /is an MCP server/);
+    // The identifier given to the A2A get (the documents above name entries by it) says which id to send instead.
+    const byIdentifier = errorOf(await op(writer, { get: { id: urn('mcp-server', ids.files) } }));
+    assert.equal(byIdentifier.code, 'NOT_FOUND');
+    assert.ok(byIdentifier.message.includes(`is a catalog (AI Catalog / ARD) identifier; the registry's operations take the entry id, its last segment: "${ids.files}"`), byIdentifier.message);
 
     const list = await getJson(`${registry.url}/agents?pageSize=2`);
     assertShape(ardListResponseSchema, list.body, 'GET /agents');

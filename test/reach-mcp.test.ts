@@ -177,6 +177,10 @@ describe('MCP tools', () => {
     assert.match(errorText(missing), /^NOT_FOUND: No entry has id "no-such-id"/);
     assert.deepEqual(errorJson(missing), { error: errorOf(await op(reader, { get: { id: 'no-such-id' } })) }, 'the error object A2A answers');
     assert.match(errorText(await call('get_agent', { id: ids.invoice, revision: 7 })), /has no revision 7/);
+    // The catalog documents name entries by urn:air identifier: sent as an id, it is answered with the id to use.
+    const byIdentifier = errorText(await call('get_agent', { id: `urn:air:127.0.0.1:agent:${ids.invoice}` }));
+    assert.match(byIdentifier, /^NOT_FOUND: .*is a catalog \(AI Catalog \/ ARD\) identifier; .*entry id, its last segment: "([^"]+)"/);
+    assert.equal(/last segment: "([^"]+)"/.exec(byIdentifier)![1], ids.invoice);
   });
 
   test('list_agents lists agents only, newest first, page by page', async () => {
