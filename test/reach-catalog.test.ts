@@ -384,8 +384,19 @@ describe('ARD API', () => {
     };
     const form = await asForm({ 'content-type': 'application/x-www-form-urlencoded' });
     assertArdError(form, 415, 'INVALID_ARGUMENT', /application\/x-www-form-urlencoded; POST \/search reads JSON: send Content-Type: application\/json/);
-    assert.equal(form.body.registryCode, 'UNSUPPORTED_MEDIA_TYPE');
-    assertArdError(await asForm({ 'content-type': 'text/plain' }), 415, 'INVALID_ARGUMENT', /text\/plain/);
+    // Every 415 of the door has one shape, and the registryCode the A2A HTTP+JSON door gives the
+    // same body (the media type's was UNSUPPORTED_MEDIA_TYPE, the charset's CONTENT_TYPE_NOT_SUPPORTED).
+    assert.equal(form.body.registryCode, 'CONTENT_TYPE_NOT_SUPPORTED');
+    const plain = await asForm({ 'content-type': 'text/plain' });
+    assertArdError(plain, 415, 'INVALID_ARGUMENT', /text\/plain/);
+    assert.equal(plain.body.registryCode, 'CONTENT_TYPE_NOT_SUPPORTED');
+    const latin1 = await asForm({ 'content-type': 'application/json; charset=latin1' });
+    assertArdError(latin1, 415, 'INVALID_ARGUMENT', /charset=latin1; JSON requests are read as UTF-8 only/);
+    assert.equal(latin1.body.registryCode, 'CONTENT_TYPE_NOT_SUPPORTED');
+    const compressed = await asForm({ 'content-type': 'application/json', 'content-encoding': 'compress' });
+    assertArdError(compressed, 415, 'INVALID_ARGUMENT', /Content-Encoding: compress, which the registry does not decode/);
+    assert.equal(compressed.body.registryCode, 'UNSUPPORTED_ENCODING');
+    for (const refused of [form, plain, latin1, compressed]) assert.deepEqual(Object.keys(refused.body).sort(), ['errorCode', 'message', 'registryCode']);
     assert.equal((await asForm({ 'content-type': 'application/ard+json' })).res.status, 200, 'a +json type is JSON');
     // Refused unread: a body without end is not drained, the connection closes.
     assert.match(await refusedUnread('/search', 'text/plain'), /^HTTP\/1\.1 415 [^]*\r\nconnection: close\r\n/i);
