@@ -354,6 +354,29 @@ describe('MCP endpoint', () => {
     assert.match(refused.error.message, /charset=latin1; JSON requests are read as UTF-8 only/);
   });
 
+  test('an MCP-Protocol-Version the endpoint does not speak is 400 with the request\'s own id (the SDK answered id null)', async () => {
+    const post = (body: unknown, version: string) =>
+      fetch(`${registry.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version },
+        body: JSON.stringify(body),
+      });
+    for (const id of [7, 'call-7']) {
+      const res = await post({ jsonrpc: '2.0', id, method: 'tools/list' }, '1999-01-01');
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as WireJson;
+      assert.equal(body.id, id);
+      assert.equal(body.error.code, -32000);
+      assert.match(body.error.message, /^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: 2025-11-25, /);
+      assert.equal(body.error.data.reason, 'UNSUPPORTED_PROTOCOL_VERSION');
+    }
+    // initialize negotiates the version (the header is not checked), and a supported one passes.
+    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }, '1999-01-01');
+    assert.equal(init.status, 200);
+    assert.equal(((await init.json()) as WireJson).id, 1);
+    assert.equal((await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, '2025-06-18')).status, 200);
+  });
+
   test('params the SDK cannot read (tools/call "arguments" that is no object) are invalid params (-32602) in one line, not an internal error', async () => {
     // The SDK's own client sends what it is given: "arguments" as a string.
     const notAnObject = 'x' as unknown as Record<string, unknown>;

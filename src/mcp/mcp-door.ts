@@ -26,7 +26,7 @@ import { requestScope, type RequestNamer } from '../http/request-log.js';
 import { isObject } from '../lib/json.js';
 import { currentScope, type RequestScope } from '../observability/request-scope.js';
 import { guardParams } from './params-guard.js';
-import { MCP_PATH } from './paths.js';
+import { MCP_PATH, MCP_PROTOCOL_VERSIONS } from './paths.js';
 import { TOOL_NAMES, registerTools } from './tools.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
@@ -118,6 +118,28 @@ const jsonRpcFailure: FailureFormatter = (failure) => {
   return { body: { jsonrpc: '2.0', id: failure.id ?? null, error: { code, message: failure.message, data } } };
 };
 
+/**
+ * The SDK's refusal of an MCP-Protocol-Version it does not speak (MCP 2025-11-25, transports:
+ * "MUST respond with 400 Bad Request"), answered here with the request's own id: the SDK
+ * answers every transport-level error with id null (JSON-RPC 2.0 keeps null for an id that could
+ * not be read), so a client could not tie the refusal to its request. The same check as the
+ * SDK's (its version list, the header as it reads it, initialize exempt: the version is not
+ * negotiated yet), with the same status, code and text; undefined when the SDK would let it pass,
+ * or when the body is a batch (no one id to give).
+ */
+function unsupportedProtocolVersion(req: Request): { id: string | number; message: string } | undefined {
+  const header = req.headers['mcp-protocol-version'];
+  if (header === undefined) return undefined;
+  const version = Array.isArray(header) ? header.join(', ') : header;
+  if (MCP_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  const body: unknown = req.body;
+  if (!isObject(body) || body.method === 'initialize' || (typeof body.id !== 'string' && typeof body.id !== 'number')) return undefined;
+  return {
+    id: body.id,
+    message: `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`,
+  };
+}
+
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Host names the endpoint answers: PUBLIC_URL's (all loopback names when it is one), and the configured extras. */
@@ -191,6 +213,12 @@ export const mcpDoor: Door = {
         return;
       }
       const scope: RequestScope | undefined = currentScope();
+      const badVersion = unsupportedProtocolVersion(req);
+      if (badVersion) {
+        if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'UNSUPPORTED_PROTOCOL_VERSION' });
+        sendFailure(req, res, { httpStatus: 400, jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', ...badVersion });
+        return;
+      }
       const server = new McpServer(serverInfo, { instructions: INSTRUCTIONS });
       registerTools(server, { operations: core.operations, caller: requestCaller(req), scope, log, limits });
       // McpServer declares tools.listChanged: true, a promise of notifications/tools/list_changed.
