@@ -141,6 +141,25 @@ describe('JSON-RPC envelope', () => {
     }
   });
 
+  test('a body meant for the other binding says so: HTTP+JSON on the JSON-RPC endpoint, JSON-RPC on HTTP+JSON', async () => {
+    const message = { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'weather' }] };
+    // It was told "id" is required; given one, it was then told "jsonrpc" must be "2.0".
+    const restBody = rpcError(await rpc(JSON.stringify({ message })));
+    assert.equal(restBody.code, -32600);
+    assert.match(restBody.message, /it is no JSON-RPC request, and this is the JSON-RPC endpoint\. Send it as the params of one, e\.g\. \{"jsonrpc": "2\.0", "id": 1, "method": "SendMessage", "params": \{"message": \{\.\.\.\}\}\}, or POST the body as it is to the HTTP\+JSON binding \(\/a2a\/rest\/message:send\)/);
+    // v0.3 has no HTTP+JSON binding here: its method, and no pointer there.
+    const legacy = rpcError(await rpc(JSON.stringify({ message: { ...message, kind: 'message', role: 'user' } }), { 'A2A-Version': '' }));
+    assert.match(legacy.message, /"method": "message\/send"/);
+    assert.doesNotMatch(legacy.message, /a2a\/rest/);
+    // It was told "message is required", though its params held one; nothing ran.
+    const wrapped = await rest('/message:send', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }));
+    assert.equal(wrapped.status, 400, wrapped.text);
+    assert.equal(wrapped.json!.error.status, 'INVALID_ARGUMENT');
+    assert.match(wrapped.json!.error.message, /^The body is a JSON-RPC request \("SendMessage"\), and this is the HTTP\+JSON binding, whose body is the request itself: POST it as it is to the JSON-RPC endpoint \(\/a2a\/jsonrpc\), or send its "params" here/);
+    // A JSON-RPC request with a member missing is still told which (not this).
+    assert.match(rpcError(await rpc(JSON.stringify({ id: 7, method: 'SendMessage', params: {} }))).message, /"jsonrpc" must be "2.0"/);
+  });
+
   test('unknown methods, including prototype names, are -32601', async () => {
     for (const method of ['Nope', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
       assert.equal(rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }))).code, -32601, method);

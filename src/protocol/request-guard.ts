@@ -13,7 +13,7 @@ import type { RequestHandler } from 'express';
 import { isObject } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { sendFailure } from '../http/errors.js';
-import { LEGACY_VERSION, VERSION_PARAMETER } from './versions.js';
+import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest } from './versions.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_METHOD_NOT_FOUND = -32601;
@@ -195,6 +195,31 @@ function refuse(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandl
   });
 }
 
+/**
+ * Why a body sent to the JSON-RPC endpoint is an HTTP+JSON request instead (no member of a
+ * JSON-RPC request), or undefined. Such a body ({"message": {...}}, what POST /message:send
+ * takes) was told that "id" is required, and adding one only led to the next refusal.
+ * `legacy`: a v0.3 request, which has no HTTP+JSON binding here.
+ */
+function restBodyOnJsonRpc(body: Record<string, unknown>, legacy: boolean): string | undefined {
+  if (['jsonrpc', 'method', 'id', 'params'].some((member) => member in body)) return undefined;
+  const send = legacy ? 'message/send' : 'SendMessage';
+  const wrap = `{"jsonrpc": "2.0", "id": 1, "method": "${send}", "params": ${'message' in body ? '{"message": {...}}' : '<the body>'}}`;
+  const elsewhere = legacy ? '' : ', or POST the body as it is to the HTTP+JSON binding (/a2a/rest/message:send)';
+  return `The body has none of "jsonrpc", "method", "id" and "params": it is no JSON-RPC request, and this is the JSON-RPC endpoint. Send it as the params of one, e.g. ${wrap}${elsewhere}.`;
+}
+
+/**
+ * Why a body sent to the HTTP+JSON binding is a JSON-RPC request instead, or undefined. Its
+ * envelope was read as the request, and a SendMessage wrapped in one was told "message is
+ * required" though it carried a message (in params).
+ */
+function jsonRpcBodyOnRest(body: Record<string, unknown>): string | undefined {
+  if (!('jsonrpc' in body) && !(typeof body.method === 'string' && 'params' in body)) return undefined;
+  const method = typeof body.method === 'string' ? ` (${JSON.stringify(body.method.slice(0, 64))})` : '';
+  return `The body is a JSON-RPC request${method}, and this is the HTTP+JSON binding, whose body is the request itself: POST it as it is to the JSON-RPC endpoint (/a2a/jsonrpc), or send its "params" here (POST /message:send takes {"message": {...}})`;
+}
+
 /** The JSON-RPC envelope and message parts, on POSTs to the JSON-RPC endpoint. */
 export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST') return next();
@@ -206,6 +231,8 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
     return refuse(req, res, JSONRPC_INVALID_REQUEST, 'Batch requests are not supported: send one JSON-RPC 2.0 request object per HTTP request.');
   }
   if (!isObject(body)) return refuse(req, res, JSONRPC_INVALID_REQUEST, 'The request body must be a JSON-RPC 2.0 request object.');
+  const restBody = restBodyOnJsonRpc(body, isLegacyRequest(req));
+  if (restBody) return refuse(req, res, JSONRPC_INVALID_REQUEST, restBody);
   const { id, method, params } = body;
   if (id === undefined) {
     // A JSON-RPC notification gets no answer, so its outcome would reach no one; every A2A method
@@ -241,6 +268,8 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
 export const restShapeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST' || req.body === undefined) return next();
   if (!isObject(req.body)) return refuse(req, res, JSONRPC_INVALID_PARAMS, 'The request body must be a JSON object.');
+  const envelope = jsonRpcBodyOnRest(req.body);
+  if (envelope) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${envelope}.`);
   if (/\/message:(send|stream)$/.test(req.path)) {
     const problem = partsProblem(req.body.message, 'message');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`);
