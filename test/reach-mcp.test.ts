@@ -354,6 +354,31 @@ describe('MCP endpoint', () => {
     assert.match(refused.error.message, /charset=latin1; JSON requests are read as UTF-8 only/);
   });
 
+  test('a body that is no JSON-RPC message is Invalid Request (-32600) naming the member, with its id when usable (the SDK said "Parse error", id null)', async () => {
+    const post = (body: string) =>
+      fetch(`${registry.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    const cases: Array<[string, string, unknown]> = [
+      [JSON.stringify({ id: 4, method: 'tools/list' }), '"jsonrpc" must be "2.0"', 4],
+      [JSON.stringify({ jsonrpc: '2.0', id: 'q', params: {} }), '"method" must be the name of an MCP method, e.g. "tools/list"', 'q'],
+      [JSON.stringify({ jsonrpc: '2.0', id: null, method: 'tools/list' }), '"id" must be a string or an integer (MCP does not allow null)', null],
+      [JSON.stringify({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }), '"id" must be a string or an integer', null],
+      [JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: [1] }), '"params" must be a JSON object', 5],
+      ['', 'the request body is empty', null],
+    ];
+    for (const [body, problem, id] of cases) {
+      const res = await post(body);
+      assert.equal(res.status, 400, body);
+      const answer = (await res.json()) as WireJson;
+      assert.equal(answer.id, id, body);
+      assert.equal(answer.error.code, -32600, body);
+      assert.ok(answer.error.message.startsWith(`Invalid Request: ${problem}`), `${body}: ${answer.error.message}`);
+      assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
+    }
+    // A notification (no id) and a batch are the SDK's, as before.
+    assert.equal((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status, 202);
+    assert.equal((await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]))).status, 200);
+  });
+
   test('an MCP-Protocol-Version the endpoint does not speak is 400 with the request\'s own id (the SDK answered id null)', async () => {
     const post = (body: unknown, version: string) =>
       fetch(`${registry.url}/mcp`, {

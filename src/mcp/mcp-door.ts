@@ -10,8 +10,9 @@
  * browser Origin must be PUBLIC_URL's host or one of REGISTRY_CORS_ORIGINS), the flood guard,
  * our body parser and limits, the request scope and log line, and the door-level access rule
  * (http/authentication.ts: a bearer token makes the Caller; an unusable one, or none on a closed
- * registry, is refused with 401 and WWW-Authenticate). Between the transport and the SDK's
- * handlers, requests whose params the SDK would refuse are answered -32602 (params-guard.ts).
+ * registry, is refused with 401 and WWW-Authenticate), and the JSON-RPC envelope
+ * (envelope-guard.ts). Between the transport and the SDK's handlers, requests whose params the
+ * SDK would refuse are answered -32602 (params-guard.ts).
  */
 import type { Request, RequestHandler } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -25,6 +26,7 @@ import { jsonBody } from '../http/json-body.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
 import { isObject } from '../lib/json.js';
 import { currentScope, type RequestScope } from '../observability/request-scope.js';
+import { mcpEnvelopeGuard } from './envelope-guard.js';
 import { guardParams } from './params-guard.js';
 import { MCP_PATH, MCP_PROTOCOL_VERSIONS } from './paths.js';
 import { TOOL_NAMES, registerTools } from './tools.js';
@@ -251,6 +253,7 @@ export const mcpDoor: Door = {
       bodyErrorHandler(log),
       requestScope(log, nameMcpRequest),
       authenticate(core.authenticator, { publicRead: config.publicRead }),
+      mcpEnvelopeGuard,
       answer,
     );
   },

@@ -1,0 +1,48 @@
+/**
+ * The JSON-RPC envelope of an MCP request, checked before the SDK's transport reads it. The SDK
+ * answers every JSON body that is no JSON-RPC message (no "jsonrpc", an id that is null or a
+ * fraction, a "method" that is no string, "params" that are no object, an empty body) with
+ * -32700 "Parse error: Invalid JSON-RPC message" and id null: a parse error of a body that
+ * parsed, saying nothing of what to fix. This answers -32600 (Invalid Request) naming the member,
+ * with the request's id when it has a usable one, as the A2A door does (protocol/request-guard.ts).
+ * Batches and anything that passes go on to the SDK, which keeps its own checks.
+ */
+import type { RequestHandler } from 'express';
+import { sendFailure } from '../http/errors.js';
+import { isObject } from '../lib/json.js';
+import { currentScope } from '../observability/request-scope.js';
+
+const JSONRPC_INVALID_REQUEST = -32600;
+
+/** An id MCP accepts: a string or an integer (MCP: "MUST be a string or integer", not null). */
+const isUsableId = (id: unknown): id is string | number => typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
+
+/** What is wrong with a single JSON-RPC message's envelope, or undefined. */
+function envelopeProblem(body: Record<string, unknown>): string | undefined {
+  if (body.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
+  // A response (to a request of the server's) has no method; the SDK reads those itself.
+  if ('result' in body || 'error' in body) return undefined;
+  if (typeof body.method !== 'string' || body.method === '') return '"method" must be the name of an MCP method, e.g. "tools/list"';
+  if ('id' in body && !isUsableId(body.id)) return '"id" must be a string or an integer (MCP does not allow null); leave it out only for a notification';
+  if ('params' in body && !isObject(body.params)) return '"params" must be a JSON object';
+  return undefined;
+}
+
+/** POSTs to the MCP endpoint whose body is one message with an unusable envelope, refused as Invalid Request. */
+export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
+  if (req.method !== 'POST') return next();
+  const body: unknown = req.body;
+  const empty = req.headers['content-length'] === '0' && (body === undefined || (isObject(body) && Object.keys(body).length === 0));
+  if (!empty && !isObject(body)) return next(); // batches (the SDK's), and bodies the parser did not read (the SDK's 415)
+  const problem = empty ? 'the request body is empty' : envelopeProblem(body as Record<string, unknown>);
+  if (!problem) return next();
+  const scope = currentScope();
+  if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_REQUEST' });
+  sendFailure(req, res, {
+    httpStatus: 400,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    reason: 'INVALID_REQUEST',
+    message: `Invalid Request: ${problem}. Send one JSON-RPC 2.0 request, e.g. {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.`,
+    id: isObject(body) && isUsableId(body.id) ? body.id : null,
+  });
+};
