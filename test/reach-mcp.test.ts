@@ -379,6 +379,30 @@ describe('MCP endpoint', () => {
     assert.equal((await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]))).status, 200);
   });
 
+  test('an unknown method says what this server answers; an A2A method is pointed to the A2A endpoint (the SDK said only "Method not found")', async () => {
+    const rpc = async (method: string): Promise<WireJson> => {
+      const res = await fetch(`${registry.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method, params: {} }),
+      });
+      const body = (await res.json()) as WireJson;
+      assert.equal(body.id, 3);
+      assert.equal(body.error.code, -32601, method);
+      return body.error;
+    };
+    for (const method of ['SendMessage', 'message/send']) {
+      assert.equal(
+        (await rpc(method)).message,
+        `Method not found: "${method}" is an A2A method, and this is the registry's MCP endpoint, which answers initialize, ping, tools/list and tools/call. Send A2A JSON-RPC requests to /a2a/jsonrpc, or call this server's tools (tools/list names them).`,
+      );
+    }
+    // MCP's own names are no A2A methods here, tasks/get included (A2A v0.3 has one too).
+    for (const method of ['resources/list', 'tasks/get']) {
+      assert.equal((await rpc(method)).message, `Method not found: "${method}". This MCP server offers tools only: it answers initialize, ping, tools/list and tools/call (and notifications).`);
+    }
+  });
+
   test('an MCP-Protocol-Version the endpoint does not speak is 400 with the request\'s own id (the SDK answered id null)', async () => {
     const post = (body: unknown, version: string) =>
       fetch(`${registry.url}/mcp`, {

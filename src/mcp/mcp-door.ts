@@ -25,6 +25,7 @@ import { bodyErrorHandler, failureFormat, sendFailure, type FailureFormatter } f
 import { jsonBody } from '../http/json-body.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
 import { isObject } from '../lib/json.js';
+import { isA2AMethod } from '../protocol/request-guard.js';
 import { currentScope, type RequestScope } from '../observability/request-scope.js';
 import { mcpEnvelopeGuard } from './envelope-guard.js';
 import { guardParams } from './params-guard.js';
@@ -83,6 +84,30 @@ function recordSdkRefusals(transport: Transport, scope: RequestScope | undefined
       Object.assign(scope, { taskState: code === ErrorCode.InternalError ? 'FAILED' : 'REJECTED', errorCode: RPC_ERROR_NAMES[code] ?? 'ERROR' });
     }
     return send(message, options);
+  };
+}
+
+/** The methods this MCP server answers (tools only: no resources, prompts, logging or tasks). */
+const ANSWERED_METHODS = 'initialize, ping, tools/list and tools/call';
+/** MCP 2025-11-25's task methods: A2A v0.3 has two of these names too, and an MCP client means its own. */
+const MCP_TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']);
+
+/**
+ * Gives the SDK's bare "Method not found" (-32601) what to do instead: an A2A method sent here
+ * (SendMessage, message/send: the registry is an A2A agent too) is pointed to the A2A endpoint,
+ * any other is told the methods this server answers. `method` is the request's (single
+ * requests only: a batch keeps the SDK's answers).
+ */
+function explainUnknownMethod(transport: Transport, method: string | undefined): void {
+  if (method === undefined) return;
+  const shown = JSON.stringify(method.slice(0, 64));
+  const explained = isA2AMethod(method) && !MCP_TASK_METHODS.has(method)
+    ? `Method not found: ${shown} is an A2A method, and this is the registry's MCP endpoint, which answers ${ANSWERED_METHODS}. Send A2A JSON-RPC requests to /a2a/jsonrpc, or call this server's tools (tools/list names them).`
+    : `Method not found: ${shown}. This MCP server offers tools only: it answers ${ANSWERED_METHODS} (and notifications).`;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const bare = isJSONRPCErrorResponse(message) && message.error.code === ErrorCode.MethodNotFound && message.error.message === 'Method not found';
+    return send(bare ? { ...message, error: { ...message.error, message: explained } } : message, options);
   };
 }
 
@@ -237,6 +262,7 @@ export const mcpDoor: Door = {
           if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_PARAMS' });
         });
         recordSdkRefusals(transport, scope);
+        explainUnknownMethod(transport, isObject(req.body) && typeof req.body.method === 'string' ? req.body.method : undefined);
         await transport.handleRequest(req, res, req.body);
       } catch (err) {
         next(err);

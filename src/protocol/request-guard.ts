@@ -41,6 +41,9 @@ const V1_TO_V03 = new Map<string, string | undefined>([
 ]);
 const V03_TO_V1 = new Map([...V1_TO_V03].filter((pair): pair is [string, string] => pair[1] !== undefined).map(([v1, v03]) => [v03, v1]));
 
+/** An A2A JSON-RPC method name, of v1.0 or v0.3 (for doors that tell a caller it reached the wrong endpoint). */
+export const isA2AMethod = (method: string): boolean => V1_TO_V03.has(method) || V03_TO_V1.has(method);
+
 /**
  * Why `method` is no method of the negotiated version (the header after negotiateVersion), or
  * undefined. The SDK answered a v0.3 name in a v1.0 request (message/send with A2A-Version: 1.0,
