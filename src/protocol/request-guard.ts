@@ -41,6 +41,9 @@ const V1_TO_V03 = new Map<string, string | undefined>([
 ]);
 const V03_TO_V1 = new Map([...V1_TO_V03].filter((pair): pair is [string, string] => pair[1] !== undefined).map(([v1, v03]) => [v03, v1]));
 
+/** MCP's method names (lifecycle, tools, resources, prompts, completion, logging, notifications), none of them A2A's. */
+const MCP_METHOD = /^(?:initialize|ping|(?:tools|resources|prompts|completion|logging|notifications|sampling|elicitation|roots)\/.+)$/;
+
 /** An A2A JSON-RPC method name, of v1.0 or v0.3 (for doors that tell a caller it reached the wrong endpoint). */
 export const isA2AMethod = (method: string): boolean => V1_TO_V03.has(method) || V03_TO_V1.has(method);
 
@@ -53,18 +56,20 @@ export const isA2AMethod = (method: string): boolean => V1_TO_V03.has(method) ||
  */
 function unknownMethod(method: string, version: string | undefined): string | undefined {
   const shown = JSON.stringify(method.slice(0, 64));
+  // An MCP client pointed at the A2A endpoint (the registry is an MCP server too) was only shown A2A's methods.
+  const mcp = MCP_METHOD.test(method) ? ` ${shown} is an MCP method: MCP clients connect to /mcp (Streamable HTTP).` : '';
   if (version === LEGACY_VERSION) {
     if (V03_TO_V1.has(method)) return undefined;
     if (V1_TO_V03.has(method)) {
       const legacyName = V1_TO_V03.get(method);
       return `Method not found: ${shown} is an A2A v1.0 method, and this request is v${LEGACY_VERSION} (a request without A2A-Version is). Send "A2A-Version: 1.0"${legacyName ? `, or call its v${LEGACY_VERSION} name ${legacyName}` : ''}.`;
     }
-    return `Method not found: ${shown}. The A2A v${LEGACY_VERSION} methods are ${[...V03_TO_V1.keys()].join(', ')}; with "A2A-Version: 1.0", ${[...V1_TO_V03.keys()].join(', ')}.`;
+    return `Method not found: ${shown}. The A2A v${LEGACY_VERSION} methods are ${[...V03_TO_V1.keys()].join(', ')}; with "A2A-Version: 1.0", ${[...V1_TO_V03.keys()].join(', ')}.${mcp}`;
   }
   if (V1_TO_V03.has(method)) return undefined;
   const current = V03_TO_V1.get(method);
   if (current) return `Method not found: ${shown} is the A2A v${LEGACY_VERSION} name of ${current}, and this request is v1.0 (A2A-Version: 1.0). Call ${current}, or send the request without A2A-Version (v${LEGACY_VERSION}).`;
-  return `Method not found: ${shown}. The A2A v1.0 methods are ${[...V1_TO_V03.keys()].join(', ')}.`;
+  return `Method not found: ${shown}. The A2A v1.0 methods are ${[...V1_TO_V03.keys()].join(', ')}.${mcp}`;
 }
 
 /** Padded standard base64, or unpadded base64url (a length of 4n+1 cannot encode anything). */
