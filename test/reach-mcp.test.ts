@@ -328,12 +328,16 @@ describe('MCP endpoint', () => {
     assert.equal(other.status, 403);
   });
 
-  test('stateless: GET and DELETE are 405, POST answers JSON', async () => {
+  test('stateless: GET and DELETE are 405, OPTIONS names POST, POST answers JSON', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${registry.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
       assert.equal(res.status, 405, method);
       assert.equal(res.headers.get('allow'), 'POST');
     }
+    // OPTIONS asks which methods the path takes, and is answered as on every other route (it was 405).
+    const options = await fetch(`${registry.url}/mcp`, { method: 'OPTIONS' });
+    assert.equal(options.status, 200);
+    assert.equal(options.headers.get('allow'), 'POST');
     const res = await fetch(`${registry.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

@@ -228,6 +228,14 @@ export const mcpDoor: Door = {
     const limits = { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: config.hardening.maxJsonDepth, maxQueryChars: config.hardening.maxQueryChars };
 
     const answer: RequestHandler = async (req, res, next) => {
+      if (req.method === 'OPTIONS') {
+        // Which methods the path takes (RFC 9110 9.3.7), as every other route answers it: this
+        // answered 405, saying OPTIONS is no "stream or session". (A browser's CORS preflight
+        // is answered before, by the CORS middleware.)
+        res.setHeader('Allow', 'POST');
+        res.status(200).type('text/plain').send('POST');
+        return;
+      }
       if (req.method !== 'POST') {
         const scope = currentScope();
         if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'METHOD_NOT_ALLOWED' });
