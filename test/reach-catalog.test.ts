@@ -376,6 +376,9 @@ describe('ARD API', () => {
     assertArdError(await search({ query: { text: 'x' }, pageToken: 'bm9wZQ' }), 400, 'INVALID_ARGUMENT', /pageToken/);
     assertArdError(await search({ query: { text: 'x'.repeat(1001) } }), 400, 'INVALID_ARGUMENT', /REGISTRY_MAX_QUERY_CHARS/);
     assertArdError(await search('{"query": '), 400, 'INVALID_ARGUMENT', /not valid JSON/);
+    // JSON that is no object is shown this door's request (it was shown an A2A JSON-RPC SendMessage).
+    const notAnObject = await search('"translate invoices"');
+    assertArdError(notAnObject, 400, 'INVALID_ARGUMENT', /^The request body is valid JSON but a string, not an object: send one JSON object \(POST \/search takes \{"query": \{"text": "translate invoices"\}, "pageSize": 10\}\)\.$/);
     // curl -d without -H 'content-type: application/json' sends a form: the body was never read,
     // and the answer said "/query: expected object, received undefined".
     const asForm = async (headers: Record<string, string>) => {

@@ -346,6 +346,10 @@ describe('MCP endpoint', () => {
     assert.equal(res.status, 400);
     const body = (await res.json()) as WireJson;
     assert.equal(body.error.code, -32700, 'a body that is not JSON is a JSON-RPC parse error');
+    // JSON that is no object is shown an MCP request (it was shown an A2A SendMessage).
+    const notAnObject = await fetch(`${registry.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '"tools/list"' });
+    assert.equal(notAnObject.status, 400);
+    assert.match(((await notAnObject.json()) as WireJson).error.message, /not an object: send one JSON object \(a JSON-RPC request such as \{"jsonrpc": "2\.0", "id": 1, "method": "tools\/list"\}\)\.$/);
     // MCP messages are UTF-8: another charset is refused as the SDK refuses another media type.
     const latin1 = await fetch(`${registry.url}/mcp`, {
       method: 'POST',

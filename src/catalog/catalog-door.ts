@@ -198,7 +198,7 @@ export const catalogDoor: Door = {
       '/search',
       requireJsonSearch,
       json,
-      bodyErrorHandler(log),
+      bodyErrorHandler(log, 'POST /search takes {"query": {"text": "translate invoices"}, "pageSize": 10}'),
       handle('search', async (req, res) => {
         const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars);
         const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));

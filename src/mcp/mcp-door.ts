@@ -284,7 +284,7 @@ export const mcpDoor: Door = {
       rebindingGuard(hosts, config.hardening.corsOrigins),
       abuse.floodGuard(),
       jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: ['application/json'] }),
-      bodyErrorHandler(log),
+      bodyErrorHandler(log, 'a JSON-RPC request such as {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'),
       requestScope(log, nameMcpRequest),
       authenticate(core.authenticator, { publicRead: config.publicRead }),
       mcpEnvelopeGuard,
