@@ -360,6 +360,21 @@ describe('MCP endpoint', () => {
     const refused = (await latin1.json()) as WireJson;
     assert.equal(refused.error.code, -32000);
     assert.match(refused.error.message, /charset=latin1; JSON requests are read as UTF-8 only/);
+    assert.equal(refused.error.data.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+    // Another media type is refused the same way, with the request's id (the SDK answered id null, no reason).
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const wrongType = await fetch(`${registry.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': type, accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc": "2.0", "id": 12, "method": "tools/list"}',
+      });
+      assert.equal(wrongType.status, 415, type);
+      const answer = (await wrongType.json()) as WireJson;
+      assert.equal(answer.id, 12, type);
+      assert.equal(answer.error.code, -32000);
+      assert.equal(answer.error.message, `The request body is ${type}; this JSON-RPC endpoint reads JSON: send Content-Type: application/json.`);
+      assert.equal(answer.error.data.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+    }
   });
 
   test('a body that is no JSON-RPC message is Invalid Request (-32600) naming the member, with its id when usable (the SDK said "Parse error", id null)', async () => {

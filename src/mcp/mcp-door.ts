@@ -25,6 +25,7 @@ import { bodyErrorHandler, failureFormat, sendFailure, type FailureFormatter } f
 import { jsonBody } from '../http/json-body.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
 import { isObject } from '../lib/json.js';
+import { requireJsonRpcBody } from '../protocol/jsonrpc-media-type.js';
 import { isA2AMethod } from '../protocol/request-guard.js';
 import { currentScope, type RequestScope } from '../observability/request-scope.js';
 import { mcpEnvelopeGuard } from './envelope-guard.js';
@@ -283,10 +284,14 @@ export const mcpDoor: Door = {
       failureFormat(jsonRpcFailure),
       rebindingGuard(hosts, config.hardening.corsOrigins),
       abuse.floodGuard(),
-      jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: ['application/json'] }),
+      // Bodies of any declared type are read, so a wrong Content-Type is refused with the request's
+      // id and reason (requireJsonRpcBody, as on the A2A JSON-RPC endpoint): the SDK refused it
+      // unread, with id null and no reason, unlike a wrong charset.
+      jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, anyType: true }),
       bodyErrorHandler(log, 'a JSON-RPC request such as {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'),
       requestScope(log, nameMcpRequest),
       authenticate(core.authenticator, { publicRead: config.publicRead }),
+      requireJsonRpcBody,
       mcpEnvelopeGuard,
       answer,
     );
