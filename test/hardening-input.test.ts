@@ -165,7 +165,7 @@ describe('JSON-RPC envelope', () => {
       assert.equal(rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }))).code, -32601, method);
     }
     // An MCP client at the A2A endpoint is sent to /mcp (it was only shown A2A's methods), in either version.
-    for (const headers of [{}, { 'A2A-Version': '' }]) {
+    for (const headers of [{}, { 'A2A-Version': '' }] as Record<string, string>[]) {
       const mcp = rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }), headers));
       assert.equal(mcp.code, -32601);
       assert.match(mcp.message, /^Method not found: "tools\/list"\. The A2A v(1\.0|0\.3) methods are .*\. "tools\/list" is an MCP method: MCP clients connect to \/mcp \(Streamable HTTP\)\.$/);
