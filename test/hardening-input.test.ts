@@ -181,6 +181,9 @@ describe('JSON-RPC envelope', () => {
       [[{ raw: 5 }], /parts\[0\]\.raw must be a base64 string/],
       [[{ text: 5 }], /parts\[0\]\.text must be a string/],
       [[{ url: {} }], /parts\[0\]\.url must be a string/],
+      // A v0.3 file part in a v1.0 request was run as an empty part ("Part 0 is empty").
+      [[{ kind: 'file', file: { bytes: 'e30=', name: 'agent-card.json', mimeType: 'application/json' } }], /parts\[0\] is a v0\.3 file part \("file"\), and this request is v1\.0: a v1\.0 part carries a file as \{"raw": "<base64>", "filename": "agent-card\.json", "mediaType": "application\/json"\}, or \{"url": "https:\/\/\.\.\."\}/],
+      [[{ file: { uri: 'https://example.org/agent-card.json' } }], /parts\[0\] is a v0\.3 file part/],
     ];
     for (const [parts, message] of cases) {
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts } } });

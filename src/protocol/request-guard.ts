@@ -127,6 +127,11 @@ function partsProblem(message: unknown, at: string, legacy = false): string | un
         return `${here} has ${contents.map((key) => `"${key}"`).join(' and ')}: a part holds exactly one of "text", "raw", "url" and "data"; send each in a part of its own`;
       }
     }
+    // A v0.3 file part ({"kind": "file", "file": {"bytes" | "uri", ...}}) in a v1.0 request has no
+    // v1.0 content: the SDK read it as an empty part, and the answer said "Part 0 is empty".
+    if (!legacy && part.file !== undefined && PART_CONTENTS.every((key) => part[key] === undefined || part[key] === null)) {
+      return `${here} is a v${LEGACY_VERSION} file part ("file"), and this request is v1.0: a v1.0 part carries a file as {"raw": "<base64>", "filename": "agent-card.json", "mediaType": "application/json"}, or {"url": "https://..."}`;
+    }
   }
   return undefined;
 }
