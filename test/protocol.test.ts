@@ -135,6 +135,16 @@ describe('SDK clients', () => {
     const client = await sdkClient(registry.url, { token: TOKENS.alice });
     const task = await op(client, { list: {} });
     await assert.rejects(client.cancelTask({ tenant: '', id: task.id, metadata: undefined }), /cancel/i);
+    // GET of CancelTask's path is 405 naming POST: it was read as GetTask of the id "<id>:cancel",
+    // "Task not found" of a task that exists.
+    const headers = { 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` };
+    const wrongMethod = await fetch(`${registry.url}/a2a/rest/tasks/${task.id}:cancel`, { headers });
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.headers.get('allow'), 'POST');
+    const refused = (await wrongMethod.json()) as WireJson;
+    assert.equal(refused.error.message, `GET is not allowed on /a2a/rest/tasks/${task.id}:cancel: CancelTask takes POST (GET /tasks/{id} reads a task).`);
+    assert.equal(refused.error.details[0].reason, 'METHOD_NOT_ALLOWED');
+    assert.equal((await fetch(`${registry.url}/a2a/rest/tasks/${task.id}`, { headers })).status, 200, 'GetTask of the same task');
   });
 
   test('the v0.3 legacy transport sends message/send and gets the same answer', async () => {

@@ -25,7 +25,7 @@ import { legacyCompatibleCard } from './legacy-card.js';
 import { a2aRequestHandler } from './request-handler.js';
 import { requestIntegerGuard } from './integer-params.js';
 import { requireJsonRpcBody } from './jsonrpc-media-type.js';
-import { jsonRpcShapeGuard, restShapeGuard } from './request-guard.js';
+import { jsonRpcShapeGuard, restCancelMethodGuard, restShapeGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
@@ -99,6 +99,7 @@ export const a2aDoor: Door = {
         negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]),
         requireJsonBody,
         credentials,
+        restCancelMethodGuard,
         restShapeGuard,
         requestIntegerGuard('HTTP+JSON'),
         answerSanitizer(isLegacyRequest),

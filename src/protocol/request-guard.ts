@@ -277,6 +277,27 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   next();
 };
 
+/** CancelTask's path (A2A 11.3: POST /tasks/{id}:cancel), with or without a tenant. */
+const CANCEL_PATH = /\/tasks\/[^/]+:cancel$/;
+
+/**
+ * GET (or HEAD) of CancelTask's path on the HTTP+JSON binding, answered 405 with Allow: POST. The
+ * SDK's GET /tasks/{id} route took it, with the id "<id>:cancel", and answered "Task not found:
+ * <id>:cancel" of a task that exists. (A task id holds no ':' here: the registry makes them.)
+ */
+export const restCancelMethodGuard: RequestHandler = (req, res, next) => {
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || !CANCEL_PATH.test(req.path)) return next();
+  const scope = currentScope();
+  if (scope) scope.errorCode = 'METHOD_NOT_ALLOWED';
+  res.setHeader('Allow', 'POST');
+  sendFailure(req, res, {
+    httpStatus: 405,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    reason: 'METHOD_NOT_ALLOWED',
+    message: `${req.method} is not allowed on ${req.baseUrl}${req.path.slice(0, 200)}: CancelTask takes POST (GET /tasks/{id} reads a task).`,
+  });
+};
+
 /** Bodies and message parts on the HTTP+JSON binding. */
 export const restShapeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST' || req.body === undefined) return next();
