@@ -1,9 +1,11 @@
 /**
- * The JSON-RPC envelope of an MCP request, checked before the SDK's transport reads it. The SDK
- * answers every JSON body that is no JSON-RPC message (no "jsonrpc", an id that is null or a
- * fraction, a "method" that is no string, "params" that are no object, an empty body) with
- * -32700 "Parse error: Invalid JSON-RPC message" and id null: a parse error of a body that
- * parsed, saying nothing of what to fix. This answers -32600 (Invalid Request) naming the member,
+ * The JSON-RPC envelope and the MCP-Protocol-Version of an MCP request, checked before the SDK's
+ * transport reads them, so that refusals carry the request's id.
+ *
+ * The envelope: the SDK answers every JSON body that is no JSON-RPC message (no "jsonrpc", an id
+ * that is null or a fraction, a "method" that is no string, "params" that are no object, an empty
+ * body) with -32700 "Parse error: Invalid JSON-RPC message" and id null: a parse error of a body
+ * that parsed, saying nothing of what to fix. This answers -32600 (Invalid Request) naming the member,
  * with the request's id when it has a usable one, as the A2A door does (protocol/request-guard.ts).
  * Batches and anything that passes go on to the SDK, which keeps its own checks.
  */
@@ -11,8 +13,10 @@ import type { RequestHandler } from 'express';
 import { sendFailure } from '../http/errors.js';
 import { isObject } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
+import { MCP_PROTOCOL_VERSIONS } from './paths.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_SERVER_ERROR = -32000;
 
 /** An id MCP accepts: a string or an integer (MCP: "MUST be a string or integer", not null). */
 const isUsableId = (id: unknown): id is string | number => typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
@@ -44,5 +48,31 @@ export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
     reason: 'INVALID_REQUEST',
     message: `Invalid Request: ${problem}. Send one JSON-RPC 2.0 request, e.g. {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.`,
     id: isObject(body) && isUsableId(body.id) ? body.id : null,
+  });
+};
+
+/**
+ * The SDK's refusal of an MCP-Protocol-Version it does not speak (MCP 2025-11-25, transports:
+ * "MUST respond with 400 Bad Request"), answered here with the request's own id: the SDK
+ * answers every transport-level error with id null (JSON-RPC 2.0 keeps null for an id that could
+ * not be read), so a client could not tie the refusal to its request. The same check as the
+ * SDK's (its version list, the header as it reads it, initialize exempt: the version is not
+ * negotiated yet), with the same status, code and text (plus what to send instead); a batch (no
+ * one id to give) and a message without a usable id are left to the SDK.
+ */
+export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
+  const header = req.headers['mcp-protocol-version'];
+  if (req.method !== 'POST' || header === undefined) return next();
+  const version = Array.isArray(header) ? header.join(', ') : header;
+  const body: unknown = req.body;
+  if (MCP_PROTOCOL_VERSIONS.includes(version) || !isObject(body) || body.method === 'initialize' || !isUsableId(body.id)) return next();
+  const scope = currentScope();
+  if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'UNSUPPORTED_PROTOCOL_VERSION' });
+  sendFailure(req, res, {
+    httpStatus: 400,
+    jsonRpcCode: JSONRPC_SERVER_ERROR,
+    reason: 'UNSUPPORTED_PROTOCOL_VERSION',
+    message: `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`,
+    id: body.id,
   });
 };

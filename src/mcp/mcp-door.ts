@@ -10,8 +10,8 @@
  * browser Origin must be PUBLIC_URL's host or one of REGISTRY_CORS_ORIGINS), the flood guard,
  * our body parser and limits, the request scope and log line, and the door-level access rule
  * (http/authentication.ts: a bearer token makes the Caller; an unusable one, or none on a closed
- * registry, is refused with 401 and WWW-Authenticate), and the JSON-RPC envelope
- * (envelope-guard.ts). Between the transport and the SDK's handlers, requests whose params the
+ * registry, is refused with 401 and WWW-Authenticate), and the JSON-RPC envelope and
+ * MCP-Protocol-Version (envelope-guard.ts). Between the transport and the SDK's handlers, requests whose params the
  * SDK would refuse are answered -32602 (params-guard.ts).
  */
 import type { Request, RequestHandler } from 'express';
@@ -28,9 +28,9 @@ import { isObject } from '../lib/json.js';
 import { requireJsonRpcBody } from '../protocol/jsonrpc-media-type.js';
 import { isA2AMethod } from '../protocol/request-guard.js';
 import { currentScope, type RequestScope } from '../observability/request-scope.js';
-import { mcpEnvelopeGuard } from './envelope-guard.js';
+import { mcpEnvelopeGuard, mcpProtocolVersionGuard } from './envelope-guard.js';
 import { guardParams } from './params-guard.js';
-import { MCP_PATH, MCP_PROTOCOL_VERSIONS } from './paths.js';
+import { MCP_PATH } from './paths.js';
 import { TOOL_NAMES, registerTools } from './tools.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
@@ -146,28 +146,6 @@ const jsonRpcFailure: FailureFormatter = (failure) => {
   return { body: { jsonrpc: '2.0', id: failure.id ?? null, error: { code, message: failure.message, data } } };
 };
 
-/**
- * The SDK's refusal of an MCP-Protocol-Version it does not speak (MCP 2025-11-25, transports:
- * "MUST respond with 400 Bad Request"), answered here with the request's own id: the SDK
- * answers every transport-level error with id null (JSON-RPC 2.0 keeps null for an id that could
- * not be read), so a client could not tie the refusal to its request. The same check as the
- * SDK's (its version list, the header as it reads it, initialize exempt: the version is not
- * negotiated yet), with the same status, code and text; undefined when the SDK would let it pass,
- * or when the body is a batch (no one id to give).
- */
-function unsupportedProtocolVersion(req: Request): { id: string | number; message: string } | undefined {
-  const header = req.headers['mcp-protocol-version'];
-  if (header === undefined) return undefined;
-  const version = Array.isArray(header) ? header.join(', ') : header;
-  if (MCP_PROTOCOL_VERSIONS.includes(version)) return undefined;
-  const body: unknown = req.body;
-  if (!isObject(body) || body.method === 'initialize' || (typeof body.id !== 'string' && typeof body.id !== 'number')) return undefined;
-  return {
-    id: body.id,
-    message: `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`,
-  };
-}
-
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Host names the endpoint answers: PUBLIC_URL's (all loopback names when it is one), and the configured extras. */
@@ -249,12 +227,6 @@ export const mcpDoor: Door = {
         return;
       }
       const scope: RequestScope | undefined = currentScope();
-      const badVersion = unsupportedProtocolVersion(req);
-      if (badVersion) {
-        if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'UNSUPPORTED_PROTOCOL_VERSION' });
-        sendFailure(req, res, { httpStatus: 400, jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', ...badVersion });
-        return;
-      }
       const server = new McpServer(serverInfo, { instructions: INSTRUCTIONS });
       registerTools(server, { operations: core.operations, caller: requestCaller(req), scope, log, limits });
       // McpServer declares tools.listChanged: true, a promise of notifications/tools/list_changed.
@@ -293,6 +265,7 @@ export const mcpDoor: Door = {
       authenticate(core.authenticator, { publicRead: config.publicRead }),
       requireJsonRpcBody,
       mcpEnvelopeGuard,
+      mcpProtocolVersionGuard,
       answer,
     );
   },
