@@ -144,6 +144,8 @@ describe('SDK clients', () => {
     const refused = (await wrongMethod.json()) as WireJson;
     assert.equal(refused.error.message, `GET is not allowed on /a2a/rest/tasks/${task.id}:cancel: CancelTask takes POST (GET /tasks/{id} reads a task).`);
     assert.equal(refused.error.details[0].reason, 'METHOD_NOT_ALLOWED');
+    // With no A2A-Version too, as for any method a path does not take (it has no version to negotiate).
+    assert.equal((await fetch(`${registry.url}/a2a/rest/tasks/${task.id}:cancel`, { method: 'HEAD' })).status, 405);
     assert.equal((await fetch(`${registry.url}/a2a/rest/tasks/${task.id}`, { headers })).status, 200, 'GetTask of the same task');
   });
 

@@ -96,10 +96,11 @@ export const a2aDoor: Door = {
       handlerChain([
         ...common(json),
         restAnswerMediaType,
+        // A wrong method has no version to negotiate (as on paths no route takes: versions.ts).
+        restCancelMethodGuard,
         negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]),
         requireJsonBody,
         credentials,
-        restCancelMethodGuard,
         restShapeGuard,
         requestIntegerGuard('HTTP+JSON'),
         answerSanitizer(isLegacyRequest),
