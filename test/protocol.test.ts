@@ -142,10 +142,15 @@ describe('SDK clients', () => {
     assert.equal(wrongMethod.status, 405);
     assert.equal(wrongMethod.headers.get('allow'), 'POST');
     const refused = (await wrongMethod.json()) as WireJson;
-    assert.equal(refused.error.message, `GET is not allowed on /a2a/rest/tasks/${task.id}:cancel: CancelTask takes POST (GET /tasks/{id} reads a task).`);
+    const verbs = 'POST /tasks/{id}:cancel (CancelTask) and GET or POST /tasks/{id}:subscribe (SubscribeToTask); GET /tasks/{id} reads a task';
+    assert.equal(refused.error.message, `GET is not allowed on /a2a/rest/tasks/${task.id}:cancel: it takes POST (a task's methods: ${verbs}).`);
     assert.equal(refused.error.details[0].reason, 'METHOD_NOT_ALLOWED');
     // With no A2A-Version too, as for any method a path does not take (it has no version to negotiate).
     assert.equal((await fetch(`${registry.url}/a2a/rest/tasks/${task.id}:cancel`, { method: 'HEAD' })).status, 405);
+    // A verb the binding does not have is 404 naming the verbs: POST was told "it takes GET".
+    const typo = await fetch(`${registry.url}/a2a/rest/tasks/${task.id}:cancle`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(typo.status, 404);
+    assert.equal(((await typo.json()) as WireJson).error.message, `No route POST /a2a/rest/tasks/${task.id}:cancle: ":cancle" is no method of a task. A task's methods are ${verbs}.`);
     assert.equal((await fetch(`${registry.url}/a2a/rest/tasks/${task.id}`, { headers })).status, 200, 'GetTask of the same task');
   });
 

@@ -25,7 +25,7 @@ import { legacyCompatibleCard } from './legacy-card.js';
 import { a2aRequestHandler } from './request-handler.js';
 import { requestIntegerGuard } from './integer-params.js';
 import { requireJsonRpcBody } from './jsonrpc-media-type.js';
-import { jsonRpcShapeGuard, restCancelMethodGuard, restShapeGuard } from './request-guard.js';
+import { jsonRpcShapeGuard, restTaskVerbGuard, restShapeGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
@@ -97,7 +97,7 @@ export const a2aDoor: Door = {
         ...common(json),
         restAnswerMediaType,
         // A wrong method has no version to negotiate (as on paths no route takes: versions.ts).
-        restCancelMethodGuard,
+        restTaskVerbGuard,
         negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]),
         requireJsonBody,
         credentials,

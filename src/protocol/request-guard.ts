@@ -277,24 +277,41 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   next();
 };
 
-/** CancelTask's path (A2A 11.3: POST /tasks/{id}:cancel), with or without a tenant. */
-const CANCEL_PATH = /\/tasks\/[^/]+:cancel$/;
+/** A task's method path (A2A 11.3: POST /tasks/{id}:cancel, /tasks/{id}:subscribe), with or without a tenant: the verb. */
+const TASK_VERB_PATH = /\/tasks\/[^/:]+:([^/]*)$/;
+/** The task verbs the binding has, and the methods each takes (the SDK's routes). */
+const TASK_VERBS: Record<string, readonly string[]> = { cancel: ['POST'], subscribe: ['GET', 'HEAD', 'POST'] };
 
 /**
- * GET (or HEAD) of CancelTask's path on the HTTP+JSON binding, answered 405 with Allow: POST. The
- * SDK's GET /tasks/{id} route took it, with the id "<id>:cancel", and answered "Task not found:
- * <id>:cancel" of a task that exists. (A task id holds no ':' here: the registry makes them.)
+ * A task's method path asked with a method it does not take, or with a verb the binding does not
+ * have: 405 with Allow, or 404 naming the verbs. The SDK's GET /tasks/{id} route took both, with
+ * the id "<id>:cancel" (or ":cancle"), and answered "Task not found" of a task that exists; and
+ * POST /tasks/{id}:cancle was told to use GET. (A task id holds no ':' here: the registry makes them.)
  */
-export const restCancelMethodGuard: RequestHandler = (req, res, next) => {
-  if ((req.method !== 'GET' && req.method !== 'HEAD') || !CANCEL_PATH.test(req.path)) return next();
+export const restTaskVerbGuard: RequestHandler = (req, res, next) => {
+  const verb = req.method === 'OPTIONS' ? undefined : TASK_VERB_PATH.exec(req.path)?.[1];
+  if (verb === undefined) return next();
+  const allowed = Object.hasOwn(TASK_VERBS, verb) ? TASK_VERBS[verb]! : undefined;
+  if (allowed?.includes(req.method)) return next();
+  const path = `${req.baseUrl}${req.path.slice(0, 200)}`;
+  const verbs = 'POST /tasks/{id}:cancel (CancelTask) and GET or POST /tasks/{id}:subscribe (SubscribeToTask); GET /tasks/{id} reads a task';
   const scope = currentScope();
-  if (scope) scope.errorCode = 'METHOD_NOT_ALLOWED';
-  res.setHeader('Allow', 'POST');
+  if (allowed) {
+    if (scope) scope.errorCode = 'METHOD_NOT_ALLOWED';
+    res.setHeader('Allow', allowed.join(', '));
+    return sendFailure(req, res, {
+      httpStatus: 405,
+      jsonRpcCode: JSONRPC_INVALID_REQUEST,
+      reason: 'METHOD_NOT_ALLOWED',
+      message: `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')} (a task's methods: ${verbs}).`,
+    });
+  }
+  if (scope) scope.errorCode = 'NOT_FOUND';
   sendFailure(req, res, {
-    httpStatus: 405,
+    httpStatus: 404,
     jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    reason: 'METHOD_NOT_ALLOWED',
-    message: `${req.method} is not allowed on ${req.baseUrl}${req.path.slice(0, 200)}: CancelTask takes POST (GET /tasks/{id} reads a task).`,
+    reason: 'NOT_FOUND',
+    message: `No route ${req.method} ${path}: ":${verb.slice(0, 40)}" is no method of a task. A task's methods are ${verbs}.`,
   });
 };
 
