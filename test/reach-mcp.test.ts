@@ -387,6 +387,8 @@ describe('MCP endpoint', () => {
       [JSON.stringify({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }), '"id" must be a string or an integer', null],
       [JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: [1] }), '"params" must be a JSON object', 5],
       ['', 'the request body is empty', null],
+      // JSON-RPC 2.0 section 6: an empty batch is Invalid Request (the SDK answered 202, no body).
+      ['[]', 'the batch is empty', null],
     ];
     for (const [body, problem, id] of cases) {
       const res = await post(body);

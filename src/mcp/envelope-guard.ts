@@ -7,7 +7,7 @@
  * body) with -32700 "Parse error: Invalid JSON-RPC message" and id null: a parse error of a body
  * that parsed, saying nothing of what to fix. This answers -32600 (Invalid Request) naming the member,
  * with the request's id when it has a usable one, as the A2A door does (protocol/request-guard.ts).
- * Batches and anything that passes go on to the SDK, which keeps its own checks.
+ * Batches (but an empty one) and anything that passes go on to the SDK, which keeps its own checks.
  */
 import type { RequestHandler } from 'express';
 import { sendFailure } from '../http/errors.js';
@@ -37,8 +37,11 @@ export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST') return next();
   const body: unknown = req.body;
   const empty = req.headers['content-length'] === '0' && (body === undefined || (isObject(body) && Object.keys(body).length === 0));
-  if (!empty && !isObject(body)) return next(); // batches (the SDK's), and bodies the parser did not read (the SDK's 415)
-  const problem = empty ? 'the request body is empty' : envelopeProblem(body as Record<string, unknown>);
+  // An empty batch is Invalid Request (JSON-RPC 2.0, section 6); the SDK answered 202 with no body,
+  // as for a batch of notifications, leaving the client waiting for an answer that never came.
+  const emptyBatch = Array.isArray(body) && body.length === 0;
+  if (!empty && !emptyBatch && !isObject(body)) return next(); // batches (the SDK's), and bodies the parser did not read
+  const problem = empty ? 'the request body is empty' : emptyBatch ? 'the batch is empty' : envelopeProblem(body as Record<string, unknown>);
   if (!problem) return next();
   const scope = currentScope();
   if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_REQUEST' });
