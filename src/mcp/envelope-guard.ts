@@ -9,8 +9,8 @@
  * with the request's id when it has a usable one, as the A2A door does (protocol/request-guard.ts).
  * Batches (but an empty one) and anything that passes go on to the SDK, which keeps its own checks.
  */
-import type { RequestHandler } from 'express';
-import { sendFailure } from '../http/errors.js';
+import type { Request, RequestHandler, Response } from 'express';
+import { sendFailure, type HttpFailure } from '../http/errors.js';
 import { isObject } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { MCP_PROTOCOL_VERSIONS } from './paths.js';
@@ -20,6 +20,13 @@ const JSONRPC_SERVER_ERROR = -32000;
 
 /** An id MCP accepts: a string or an integer (MCP: "MUST be a string or integer", not null). */
 const isUsableId = (id: unknown): id is string | number => typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
+
+/** A 400 refusal before the SDK, recorded in the request scope (log line, metrics) as REJECTED with its reason. */
+function refuse(req: Request, res: Response, failure: Pick<HttpFailure, 'jsonRpcCode' | 'reason' | 'message' | 'id'>): void {
+  const scope = currentScope();
+  if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: failure.reason });
+  sendFailure(req, res, { httpStatus: 400, ...failure });
+}
 
 /** What is wrong with a single JSON-RPC message's envelope, or undefined. */
 function envelopeProblem(body: Record<string, unknown>): string | undefined {
@@ -43,15 +50,8 @@ export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   if (!empty && !emptyBatch && !isObject(body)) return next(); // batches (the SDK's), and bodies the parser did not read
   const problem = empty ? 'the request body is empty' : emptyBatch ? 'the batch is empty' : envelopeProblem(body as Record<string, unknown>);
   if (!problem) return next();
-  const scope = currentScope();
-  if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_REQUEST' });
-  sendFailure(req, res, {
-    httpStatus: 400,
-    jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    reason: 'INVALID_REQUEST',
-    message: `Invalid Request: ${problem}. Send one JSON-RPC 2.0 request, e.g. {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.`,
-    id: isObject(body) && isUsableId(body.id) ? body.id : null,
-  });
+  const message = `Invalid Request: ${problem}. Send one JSON-RPC 2.0 request, e.g. {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.`;
+  refuse(req, res, { jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'INVALID_REQUEST', message, id: isObject(body) && isUsableId(body.id) ? body.id : null });
 };
 
 /**
@@ -69,13 +69,6 @@ export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
   const version = Array.isArray(header) ? header.join(', ') : header;
   const body: unknown = req.body;
   if (MCP_PROTOCOL_VERSIONS.includes(version) || !isObject(body) || body.method === 'initialize' || !isUsableId(body.id)) return next();
-  const scope = currentScope();
-  if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'UNSUPPORTED_PROTOCOL_VERSION' });
-  sendFailure(req, res, {
-    httpStatus: 400,
-    jsonRpcCode: JSONRPC_SERVER_ERROR,
-    reason: 'UNSUPPORTED_PROTOCOL_VERSION',
-    message: `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`,
-    id: body.id,
-  });
+  const message = `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`;
+  refuse(req, res, { jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', message, id: body.id });
 };
