@@ -491,6 +491,9 @@ describe('ARD API', () => {
       assertArdError(await getJson(`${registry.url}/agents/${ref}`), 400, 'INVALID_ARGUMENT', message);
     }
     assertArdError(await getJson(`${registry.url}/agents/no-such-entry`), 404, 'NOT_FOUND');
+    // A path segment far longer than any id is not echoed whole (ids are at most 100 characters).
+    const long = await getJson(`${registry.url}/agents/${'x'.repeat(5000)}`);
+    assertArdError(long, 404, 'NOT_FOUND', new RegExp(`^No entry has id "${'x'.repeat(100)}…"\\.$`));
     // An identifier names the kind too: the agent's id under mcp-server is no identifier of this registry's.
     assertArdError(await getJson(`${registry.url}/agents/${urn('mcp-server', ids.weather)}`), 404, 'NOT_FOUND', new RegExp(`is an agent, identified as ${urn('agent', ids.weather)}`));
     assertArdError(await getJson(`${registry.url}/agents/${urn('agent', ids.files)}`), 404, 'NOT_FOUND', /is an MCP server/);

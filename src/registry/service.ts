@@ -75,7 +75,7 @@ export type RegisterInput = Subject | DocumentReference;
 const isReference = (input: RegisterInput): input is DocumentReference => input.type === 'agent-card-url' || input.type === 'mcp-tools';
 
 /** A catalog identifier of a registered entry (AI Catalog and ARD): urn:air:<publisher>:<agent|mcp-server>:<entry id>. */
-const ENTRY_URN = /^urn:air:[^:]+:(?:agent|mcp-server):([^:]+)$/i;
+const ENTRY_URN = /^urn:air:[^:]{1,253}:(?:agent|mcp-server):([^:]{1,100})$/i;
 
 /**
  * NOT_FOUND for an id no entry has. The catalog documents and ARD answers name entries by their
@@ -84,7 +84,9 @@ const ENTRY_URN = /^urn:air:[^:]+:(?:agent|mcp-server):([^:]+)$/i;
  */
 function noEntry(id: string): RegistryError {
   const urn = ENTRY_URN.exec(id);
-  if (!urn) return notFound(`No entry has id "${id}".`);
+  // Ids are at most 100 characters (the operations' schemas); a path segment on the catalog door
+  // is not bounded by them, and a 10 KB one was echoed whole.
+  if (!urn) return notFound(`No entry has id "${id.length > 100 ? `${id.slice(0, 100)}…` : id}".`);
   return notFound(
     `No entry has id "${id}": that is a catalog (AI Catalog / ARD) identifier; the registry's operations take the entry id, its last segment: "${urn[1]}" (an ARD result's metadata.registryId).`,
   );
