@@ -156,6 +156,12 @@ describe('JSON-RPC envelope', () => {
     assert.equal(wrapped.status, 400, wrapped.text);
     assert.equal(wrapped.json!.error.status, 'INVALID_ARGUMENT');
     assert.match(wrapped.json!.error.message, /^The body is a JSON-RPC request \("SendMessage"\), and this is the HTTP\+JSON binding, whose body is the request itself: POST it as it is to the JSON-RPC endpoint \(\/a2a\/jsonrpc\), or send its "params" here/);
+    // A JSON-RPC method name used as an HTTP+JSON path is told so, and the route it has (it was a bare "No route").
+    for (const [path, route] of [['/message/send', ', or use its HTTP+JSON route, POST /message:send.'], ['/SendStreamingMessage', ', or use its HTTP+JSON route, POST /message:stream.'], ['/GetTask', '.']]) {
+      const answer = await rest(path, JSON.stringify({ message }));
+      assert.equal(answer.status, 404, path);
+      assert.equal(answer.json!.error.message, `No route POST /a2a/rest${path}: "${path.slice(1)}" is a JSON-RPC method name. Send it as a JSON-RPC request to /a2a/jsonrpc${route}`);
+    }
     // A JSON-RPC request with a member missing is still told which (not this).
     assert.match(rpcError(await rpc(JSON.stringify({ id: 7, method: 'SendMessage', params: {} }))).message, /"jsonrpc" must be "2.0"/);
   });

@@ -12,7 +12,7 @@
 import type { RequestHandler } from 'express';
 import { isObject } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
-import { sendFailure } from '../http/errors.js';
+import { routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest } from './versions.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
@@ -275,6 +275,34 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   const trap = conversionTrap(params, 'params');
   if (trap) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${trap}.`, usableId);
   next();
+};
+
+/** The HTTP+JSON routes of the JSON-RPC methods a client most often sends as a path. */
+const REST_ROUTE_OF: Record<string, string> = {
+  SendMessage: 'POST /message:send',
+  'message/send': 'POST /message:send',
+  SendStreamingMessage: 'POST /message:stream',
+  'message/stream': 'POST /message:stream',
+  ListTasks: 'GET /tasks',
+};
+
+/**
+ * A JSON-RPC method name sent as an HTTP+JSON path (POST /a2a/rest/message/send,
+ * /a2a/rest/SendMessage) that no route takes: 404 saying it is a JSON-RPC method and where it
+ * goes. It was the bare "No route", naming the doors but not that the name is a method's.
+ */
+export const restMethodNameGuard: RequestHandler = (req, res, next) => {
+  const name = req.path.replace(/^\/+|\/+$/g, '');
+  if (!isA2AMethod(name) || routeTakes(req)) return next();
+  const route = REST_ROUTE_OF[name];
+  const scope = currentScope();
+  if (scope) scope.errorCode = 'NOT_FOUND';
+  sendFailure(req, res, {
+    httpStatus: 404,
+    jsonRpcCode: JSONRPC_INVALID_REQUEST,
+    reason: 'NOT_FOUND',
+    message: `No route ${req.method} ${req.baseUrl}${req.path}: "${name}" is a JSON-RPC method name. Send it as a JSON-RPC request to /a2a/jsonrpc${route ? `, or use its HTTP+JSON route, ${route}` : ''}.`,
+  });
 };
 
 /** A task's method path (A2A 11.3: POST /tasks/{id}:cancel, /tasks/{id}:subscribe), with or without a tenant: the verb. */
