@@ -277,6 +277,14 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   next();
 };
 
+/** A path no route takes (404 NOT_FOUND), or a method its route does not take (405 METHOD_NOT_ALLOWED), as notFoundHandler answers them. */
+function refuseRoute(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], status: 404 | 405, message: string): void {
+  const reason = status === 404 ? 'NOT_FOUND' : 'METHOD_NOT_ALLOWED';
+  const scope = currentScope();
+  if (scope) scope.errorCode = reason;
+  sendFailure(req, res, { httpStatus: status, jsonRpcCode: JSONRPC_INVALID_REQUEST, reason, message });
+}
+
 /** The HTTP+JSON routes of the JSON-RPC methods a client most often sends as a path. */
 const REST_ROUTE_OF: Record<string, string> = {
   SendMessage: 'POST /message:send',
@@ -295,14 +303,7 @@ export const restMethodNameGuard: RequestHandler = (req, res, next) => {
   const name = req.path.replace(/^\/+|\/+$/g, '');
   if (!isA2AMethod(name) || routeTakes(req)) return next();
   const route = REST_ROUTE_OF[name];
-  const scope = currentScope();
-  if (scope) scope.errorCode = 'NOT_FOUND';
-  sendFailure(req, res, {
-    httpStatus: 404,
-    jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    reason: 'NOT_FOUND',
-    message: `No route ${req.method} ${req.baseUrl}${req.path}: "${name}" is a JSON-RPC method name. Send it as a JSON-RPC request to /a2a/jsonrpc${route ? `, or use its HTTP+JSON route, ${route}` : ''}.`,
-  });
+  refuseRoute(req, res, 404, `No route ${req.method} ${req.baseUrl}${req.path}: "${name}" is a JSON-RPC method name. Send it as a JSON-RPC request to /a2a/jsonrpc${route ? `, or use its HTTP+JSON route, ${route}` : ''}.`);
 };
 
 /** A task's method path (A2A 11.3: POST /tasks/{id}:cancel, /tasks/{id}:subscribe), with or without a tenant: the verb. */
@@ -323,24 +324,9 @@ export const restTaskVerbGuard: RequestHandler = (req, res, next) => {
   if (allowed?.includes(req.method)) return next();
   const path = `${req.baseUrl}${req.path.slice(0, 200)}`;
   const verbs = 'POST /tasks/{id}:cancel (CancelTask) and GET or POST /tasks/{id}:subscribe (SubscribeToTask); GET /tasks/{id} reads a task';
-  const scope = currentScope();
-  if (allowed) {
-    if (scope) scope.errorCode = 'METHOD_NOT_ALLOWED';
-    res.setHeader('Allow', allowed.join(', '));
-    return sendFailure(req, res, {
-      httpStatus: 405,
-      jsonRpcCode: JSONRPC_INVALID_REQUEST,
-      reason: 'METHOD_NOT_ALLOWED',
-      message: `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')} (a task's methods: ${verbs}).`,
-    });
-  }
-  if (scope) scope.errorCode = 'NOT_FOUND';
-  sendFailure(req, res, {
-    httpStatus: 404,
-    jsonRpcCode: JSONRPC_INVALID_REQUEST,
-    reason: 'NOT_FOUND',
-    message: `No route ${req.method} ${path}: ":${verb.slice(0, 40)}" is no method of a task. A task's methods are ${verbs}.`,
-  });
+  if (!allowed) return refuseRoute(req, res, 404, `No route ${req.method} ${path}: ":${verb.slice(0, 40)}" is no method of a task. A task's methods are ${verbs}.`);
+  res.setHeader('Allow', allowed.join(', '));
+  refuseRoute(req, res, 405, `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')} (a task's methods: ${verbs}).`);
 };
 
 /** Bodies and message parts on the HTTP+JSON binding. */
