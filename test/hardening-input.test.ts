@@ -141,10 +141,42 @@ describe('JSON-RPC envelope', () => {
     }
   });
 
+  test('a body meant for the other binding says so: HTTP+JSON on the JSON-RPC endpoint, JSON-RPC on HTTP+JSON', async () => {
+    const message = { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'weather' }] };
+    // It was told "id" is required; given one, it was then told "jsonrpc" must be "2.0".
+    const restBody = rpcError(await rpc(JSON.stringify({ message })));
+    assert.equal(restBody.code, -32600);
+    assert.match(restBody.message, /it is no JSON-RPC request, and this is the JSON-RPC endpoint\. Send it as the params of one, e\.g\. \{"jsonrpc": "2\.0", "id": 1, "method": "SendMessage", "params": \{"message": \{\.\.\.\}\}\}, or POST the body as it is to the HTTP\+JSON binding \(\/a2a\/rest\/message:send\)/);
+    // v0.3 has no HTTP+JSON binding here: its method, and no pointer there.
+    const legacy = rpcError(await rpc(JSON.stringify({ message: { ...message, kind: 'message', role: 'user' } }), { 'A2A-Version': '' }));
+    assert.match(legacy.message, /"method": "message\/send"/);
+    assert.doesNotMatch(legacy.message, /a2a\/rest/);
+    // It was told "message is required", though its params held one; nothing ran.
+    const wrapped = await rest('/message:send', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }));
+    assert.equal(wrapped.status, 400, wrapped.text);
+    assert.equal(wrapped.json!.error.status, 'INVALID_ARGUMENT');
+    assert.match(wrapped.json!.error.message, /^The body is a JSON-RPC request \("SendMessage"\), and this is the HTTP\+JSON binding, whose body is the request itself: POST it as it is to the JSON-RPC endpoint \(\/a2a\/jsonrpc\), or send its "params" here/);
+    // A JSON-RPC method name used as an HTTP+JSON path is told so, and the route it has (it was a bare "No route").
+    for (const [path, route] of [['/message/send', ', or use its HTTP+JSON route, POST /message:send.'], ['/SendStreamingMessage', ', or use its HTTP+JSON route, POST /message:stream.'], ['/GetTask', '.']]) {
+      const answer = await rest(path, JSON.stringify({ message }));
+      assert.equal(answer.status, 404, path);
+      assert.equal(answer.json!.error.message, `No route POST /a2a/rest${path}: "${path.slice(1)}" is a JSON-RPC method name. Send it as a JSON-RPC request to /a2a/jsonrpc${route}`);
+    }
+    // A JSON-RPC request with a member missing is still told which (not this).
+    assert.match(rpcError(await rpc(JSON.stringify({ id: 7, method: 'SendMessage', params: {} }))).message, /"jsonrpc" must be "2.0"/);
+  });
+
   test('unknown methods, including prototype names, are -32601', async () => {
     for (const method of ['Nope', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
       assert.equal(rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }))).code, -32601, method);
     }
+    // An MCP client at the A2A endpoint is sent to /mcp (it was only shown A2A's methods), in either version.
+    for (const headers of [{}, { 'A2A-Version': '' }] as Record<string, string>[]) {
+      const mcp = rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }), headers));
+      assert.equal(mcp.code, -32601);
+      assert.match(mcp.message, /^Method not found: "tools\/list"\. The A2A v(1\.0|0\.3) methods are .*\. "tools\/list" is an MCP method: MCP clients connect to \/mcp \(Streamable HTTP\)\.$/);
+    }
+    assert.doesNotMatch(rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'Nope', params: {} }))).message, /MCP/);
   });
 
   test('parts that are not objects, or whose fields have the wrong types, are -32602 naming the part', async () => {
@@ -155,6 +187,9 @@ describe('JSON-RPC envelope', () => {
       [[{ raw: 5 }], /parts\[0\]\.raw must be a base64 string/],
       [[{ text: 5 }], /parts\[0\]\.text must be a string/],
       [[{ url: {} }], /parts\[0\]\.url must be a string/],
+      // A v0.3 file part in a v1.0 request was run as an empty part ("Part 0 is empty").
+      [[{ kind: 'file', file: { bytes: 'e30=', name: 'agent-card.json', mimeType: 'application/json' } }], /parts\[0\] is a v0\.3 file part \("file"\), and this request is v1\.0: a v1\.0 part carries a file as \{"raw": "<base64>", "filename": "agent-card\.json", "mediaType": "application\/json"\}, or \{"url": "https:\/\/\.\.\."\}/],
+      [[{ file: { uri: 'https://example.org/agent-card.json' } }], /parts\[0\] is a v0\.3 file part/],
     ];
     for (const [parts, message] of cases) {
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts } } });

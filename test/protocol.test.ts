@@ -135,6 +135,23 @@ describe('SDK clients', () => {
     const client = await sdkClient(registry.url, { token: TOKENS.alice });
     const task = await op(client, { list: {} });
     await assert.rejects(client.cancelTask({ tenant: '', id: task.id, metadata: undefined }), /cancel/i);
+    // GET of CancelTask's path is 405 naming POST: it was read as GetTask of the id "<id>:cancel",
+    // "Task not found" of a task that exists.
+    const headers = { 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` };
+    const wrongMethod = await fetch(`${registry.url}/a2a/rest/tasks/${task.id}:cancel`, { headers });
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.headers.get('allow'), 'POST');
+    const refused = (await wrongMethod.json()) as WireJson;
+    const verbs = 'POST /tasks/{id}:cancel (CancelTask) and GET or POST /tasks/{id}:subscribe (SubscribeToTask); GET /tasks/{id} reads a task';
+    assert.equal(refused.error.message, `GET is not allowed on /a2a/rest/tasks/${task.id}:cancel: it takes POST (a task's methods: ${verbs}).`);
+    assert.equal(refused.error.details[0].reason, 'METHOD_NOT_ALLOWED');
+    // With no A2A-Version too, as for any method a path does not take (it has no version to negotiate).
+    assert.equal((await fetch(`${registry.url}/a2a/rest/tasks/${task.id}:cancel`, { method: 'HEAD' })).status, 405);
+    // A verb the binding does not have is 404 naming the verbs: POST was told "it takes GET".
+    const typo = await fetch(`${registry.url}/a2a/rest/tasks/${task.id}:cancle`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(typo.status, 404);
+    assert.equal(((await typo.json()) as WireJson).error.message, `No route POST /a2a/rest/tasks/${task.id}:cancle: ":cancle" is no method of a task. A task's methods are ${verbs}.`);
+    assert.equal((await fetch(`${registry.url}/a2a/rest/tasks/${task.id}`, { headers })).status, 200, 'GetTask of the same task');
   });
 
   test('the v0.3 legacy transport sends message/send and gets the same answer', async () => {
@@ -198,6 +215,20 @@ describe('executor routing', () => {
     error = await rejected([dataPart({})]);
     assert.match(error.message, /^Data part 0 is an empty object: it needs one operation key \(register, /);
     assert.equal(error.details[0].path, '/parts/0/data');
+  });
+
+  test('a v0.3 request with an unknown key is shown v0.3 parts and methods, a v1.0 one v1.0 parts', async () => {
+    const legacyPart = (data: WireJson) => ({ kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'data', data }] });
+    const legacy = await rpc(sendMessageBody('message/send', legacyPart({ lookup: {} })), {});
+    assert.equal(legacy.body.result?.status?.state, 'rejected');
+    const said = legacy.body.result.status.message.parts.find((p: WireJson) => p.kind === 'data').data.error.message as string;
+    assert.match(said, /unknown key\(s\) "lookup"\. Send one data part \{"kind": "data", "data": \{<operation>: \{\.\.\.\}\}\} whose/);
+    assert.match(said, /\(message\/stream, with a token\)/);
+    assert.match(said, /\{"kind": "file", "file": \{"name": "agent-card\.json"/);
+    assert.doesNotMatch(said, /"mediaType"|SendStreamingMessage/);
+    const v1 = await rpc(sendMessageBody('SendMessage', wireMessage([{ data: { lookup: {} }, mediaType: 'application/json' }])));
+    const v1Said = v1.body.result.task.status.message.parts.find((p: WireJson) => p.data).data.error.message as string;
+    assert.match(v1Said, /Send one data part \{"data": \{<operation>: \{\.\.\.\}\}, "mediaType": "application\/json"\}.*\(SendStreamingMessage, with a token\)/);
   });
 
   test('a REJECTED answer carries a text part and the error data part in its status message', async () => {

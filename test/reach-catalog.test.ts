@@ -376,6 +376,9 @@ describe('ARD API', () => {
     assertArdError(await search({ query: { text: 'x' }, pageToken: 'bm9wZQ' }), 400, 'INVALID_ARGUMENT', /pageToken/);
     assertArdError(await search({ query: { text: 'x'.repeat(1001) } }), 400, 'INVALID_ARGUMENT', /REGISTRY_MAX_QUERY_CHARS/);
     assertArdError(await search('{"query": '), 400, 'INVALID_ARGUMENT', /not valid JSON/);
+    // JSON that is no object is shown this door's request (it was shown an A2A JSON-RPC SendMessage).
+    const notAnObject = await search('"translate invoices"');
+    assertArdError(notAnObject, 400, 'INVALID_ARGUMENT', /^The request body is valid JSON but a string, not an object: send one JSON object \(POST \/search takes \{"query": \{"text": "translate invoices"\}, "pageSize": 10\}\)\.$/);
     // curl -d without -H 'content-type: application/json' sends a form: the body was never read,
     // and the answer said "/query: expected object, received undefined".
     const asForm = async (headers: Record<string, string>) => {
@@ -384,8 +387,19 @@ describe('ARD API', () => {
     };
     const form = await asForm({ 'content-type': 'application/x-www-form-urlencoded' });
     assertArdError(form, 415, 'INVALID_ARGUMENT', /application\/x-www-form-urlencoded; POST \/search reads JSON: send Content-Type: application\/json/);
-    assert.equal(form.body.registryCode, 'UNSUPPORTED_MEDIA_TYPE');
-    assertArdError(await asForm({ 'content-type': 'text/plain' }), 415, 'INVALID_ARGUMENT', /text\/plain/);
+    // Every 415 of the door has one shape, and the registryCode the A2A HTTP+JSON door gives the
+    // same body (the media type's was UNSUPPORTED_MEDIA_TYPE, the charset's CONTENT_TYPE_NOT_SUPPORTED).
+    assert.equal(form.body.registryCode, 'CONTENT_TYPE_NOT_SUPPORTED');
+    const plain = await asForm({ 'content-type': 'text/plain' });
+    assertArdError(plain, 415, 'INVALID_ARGUMENT', /text\/plain/);
+    assert.equal(plain.body.registryCode, 'CONTENT_TYPE_NOT_SUPPORTED');
+    const latin1 = await asForm({ 'content-type': 'application/json; charset=latin1' });
+    assertArdError(latin1, 415, 'INVALID_ARGUMENT', /charset=latin1; JSON requests are read as UTF-8 only/);
+    assert.equal(latin1.body.registryCode, 'CONTENT_TYPE_NOT_SUPPORTED');
+    const compressed = await asForm({ 'content-type': 'application/json', 'content-encoding': 'compress' });
+    assertArdError(compressed, 415, 'INVALID_ARGUMENT', /Content-Encoding: compress, which the registry does not decode/);
+    assert.equal(compressed.body.registryCode, 'UNSUPPORTED_ENCODING');
+    for (const refused of [form, plain, latin1, compressed]) assert.deepEqual(Object.keys(refused.body).sort(), ['errorCode', 'message', 'registryCode']);
     assert.equal((await asForm({ 'content-type': 'application/ard+json' })).res.status, 200, 'a +json type is JSON');
     // Refused unread: a body without end is not drained, the connection closes.
     assert.match(await refusedUnread('/search', 'text/plain'), /^HTTP\/1\.1 415 [^]*\r\nconnection: close\r\n/i);
@@ -477,9 +491,16 @@ describe('ARD API', () => {
       assertArdError(await getJson(`${registry.url}/agents/${ref}`), 400, 'INVALID_ARGUMENT', message);
     }
     assertArdError(await getJson(`${registry.url}/agents/no-such-entry`), 404, 'NOT_FOUND');
+    // A path segment far longer than any id is not echoed whole (ids are at most 100 characters).
+    const long = await getJson(`${registry.url}/agents/${'x'.repeat(5000)}`);
+    assertArdError(long, 404, 'NOT_FOUND', new RegExp(`^No entry has id "${'x'.repeat(100)}…"\\.$`));
     // An identifier names the kind too: the agent's id under mcp-server is no identifier of this registry's.
     assertArdError(await getJson(`${registry.url}/agents/${urn('mcp-server', ids.weather)}`), 404, 'NOT_FOUND', new RegExp(`is an agent, identified as ${urn('agent', ids.weather)}`));
     assertArdError(await getJson(`${registry.url}/agents/${urn('agent', ids.files)}`), 404, 'NOT_FOUND', /is an MCP server/);
+    // The identifier given to the A2A get (the documents above name entries by it) says which id to send instead.
+    const byIdentifier = errorOf(await op(writer, { get: { id: urn('mcp-server', ids.files) } }));
+    assert.equal(byIdentifier.code, 'NOT_FOUND');
+    assert.ok(byIdentifier.message.includes(`is a catalog (AI Catalog / ARD) identifier; the registry's operations take the entry id, its last segment: "${ids.files}"`), byIdentifier.message);
 
     const list = await getJson(`${registry.url}/agents?pageSize=2`);
     assertShape(ardListResponseSchema, list.body, 'GET /agents');

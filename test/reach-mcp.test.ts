@@ -177,6 +177,10 @@ describe('MCP tools', () => {
     assert.match(errorText(missing), /^NOT_FOUND: No entry has id "no-such-id"/);
     assert.deepEqual(errorJson(missing), { error: errorOf(await op(reader, { get: { id: 'no-such-id' } })) }, 'the error object A2A answers');
     assert.match(errorText(await call('get_agent', { id: ids.invoice, revision: 7 })), /has no revision 7/);
+    // The catalog documents name entries by urn:air identifier: sent as an id, it is answered with the id to use.
+    const byIdentifier = errorText(await call('get_agent', { id: `urn:air:127.0.0.1:agent:${ids.invoice}` }));
+    assert.match(byIdentifier, /^NOT_FOUND: .*is a catalog \(AI Catalog \/ ARD\) identifier; .*entry id, its last segment: "([^"]+)"/);
+    assert.equal(/last segment: "([^"]+)"/.exec(byIdentifier)![1], ids.invoice);
   });
 
   test('list_agents lists agents only, newest first, page by page', async () => {
@@ -324,12 +328,16 @@ describe('MCP endpoint', () => {
     assert.equal(other.status, 403);
   });
 
-  test('stateless: GET and DELETE are 405, POST answers JSON', async () => {
+  test('stateless: GET and DELETE are 405, OPTIONS names POST, POST answers JSON', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${registry.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
       assert.equal(res.status, 405, method);
       assert.equal(res.headers.get('allow'), 'POST');
     }
+    // OPTIONS asks which methods the path takes, and is answered as on every other route (it was 405).
+    const options = await fetch(`${registry.url}/mcp`, { method: 'OPTIONS' });
+    assert.equal(options.status, 200);
+    assert.equal(options.headers.get('allow'), 'POST');
     const res = await fetch(`${registry.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -338,6 +346,10 @@ describe('MCP endpoint', () => {
     assert.equal(res.status, 400);
     const body = (await res.json()) as WireJson;
     assert.equal(body.error.code, -32700, 'a body that is not JSON is a JSON-RPC parse error');
+    // JSON that is no object is shown an MCP request (it was shown an A2A SendMessage).
+    const notAnObject = await fetch(`${registry.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '"tools/list"' });
+    assert.equal(notAnObject.status, 400);
+    assert.match(((await notAnObject.json()) as WireJson).error.message, /not an object: send one JSON object \(a JSON-RPC request such as \{"jsonrpc": "2\.0", "id": 1, "method": "tools\/list"\}\)\.$/);
     // MCP messages are UTF-8: another charset is refused as the SDK refuses another media type.
     const latin1 = await fetch(`${registry.url}/mcp`, {
       method: 'POST',
@@ -348,6 +360,95 @@ describe('MCP endpoint', () => {
     const refused = (await latin1.json()) as WireJson;
     assert.equal(refused.error.code, -32000);
     assert.match(refused.error.message, /charset=latin1; JSON requests are read as UTF-8 only/);
+    assert.equal(refused.error.data.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+    // Another media type is refused the same way, with the request's id (the SDK answered id null, no reason).
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const wrongType = await fetch(`${registry.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': type, accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc": "2.0", "id": 12, "method": "tools/list"}',
+      });
+      assert.equal(wrongType.status, 415, type);
+      const answer = (await wrongType.json()) as WireJson;
+      assert.equal(answer.id, 12, type);
+      assert.equal(answer.error.code, -32000);
+      assert.equal(answer.error.message, `The request body is ${type}; this JSON-RPC endpoint reads JSON: send Content-Type: application/json.`);
+      assert.equal(answer.error.data.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+    }
+  });
+
+  test('a body that is no JSON-RPC message is Invalid Request (-32600) naming the member, with its id when usable (the SDK said "Parse error", id null)', async () => {
+    const post = (body: string) =>
+      fetch(`${registry.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    const cases: Array<[string, string, unknown]> = [
+      [JSON.stringify({ id: 4, method: 'tools/list' }), '"jsonrpc" must be "2.0"', 4],
+      [JSON.stringify({ jsonrpc: '2.0', id: 'q', params: {} }), '"method" must be the name of an MCP method, e.g. "tools/list"', 'q'],
+      [JSON.stringify({ jsonrpc: '2.0', id: null, method: 'tools/list' }), '"id" must be a string or an integer (MCP does not allow null)', null],
+      [JSON.stringify({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }), '"id" must be a string or an integer', null],
+      [JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: [1] }), '"params" must be a JSON object', 5],
+      ['', 'the request body is empty', null],
+      // JSON-RPC 2.0 section 6: an empty batch is Invalid Request (the SDK answered 202, no body).
+      ['[]', 'the batch is empty', null],
+    ];
+    for (const [body, problem, id] of cases) {
+      const res = await post(body);
+      assert.equal(res.status, 400, body);
+      const answer = (await res.json()) as WireJson;
+      assert.equal(answer.id, id, body);
+      assert.equal(answer.error.code, -32600, body);
+      assert.ok(answer.error.message.startsWith(`Invalid Request: ${problem}`), `${body}: ${answer.error.message}`);
+      assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
+    }
+    // A notification (no id) and a batch are the SDK's, as before.
+    assert.equal((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status, 202);
+    assert.equal((await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]))).status, 200);
+  });
+
+  test('an unknown method says what this server answers; an A2A method is pointed to the A2A endpoint (the SDK said only "Method not found")', async () => {
+    const rpc = async (method: string): Promise<WireJson> => {
+      const res = await fetch(`${registry.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method, params: {} }),
+      });
+      const body = (await res.json()) as WireJson;
+      assert.equal(body.id, 3);
+      assert.equal(body.error.code, -32601, method);
+      return body.error;
+    };
+    for (const method of ['SendMessage', 'message/send']) {
+      assert.equal(
+        (await rpc(method)).message,
+        `Method not found: "${method}" is an A2A method, and this is the registry's MCP endpoint, which answers initialize, ping, tools/list and tools/call. Send A2A JSON-RPC requests to /a2a/jsonrpc, or call this server's tools (tools/list names them).`,
+      );
+    }
+    // MCP's own names are no A2A methods here, tasks/get included (A2A v0.3 has one too).
+    for (const method of ['resources/list', 'tasks/get']) {
+      assert.equal((await rpc(method)).message, `Method not found: "${method}". This MCP server offers tools only: it answers initialize, ping, tools/list and tools/call (and notifications).`);
+    }
+  });
+
+  test('an MCP-Protocol-Version the endpoint does not speak is 400 with the request\'s own id (the SDK answered id null)', async () => {
+    const post = (body: unknown, version: string) =>
+      fetch(`${registry.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version },
+        body: JSON.stringify(body),
+      });
+    for (const id of [7, 'call-7']) {
+      const res = await post({ jsonrpc: '2.0', id, method: 'tools/list' }, '1999-01-01');
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as WireJson;
+      assert.equal(body.id, id);
+      assert.equal(body.error.code, -32000);
+      assert.match(body.error.message, /^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: 2025-11-25, /);
+      assert.equal(body.error.data.reason, 'UNSUPPORTED_PROTOCOL_VERSION');
+    }
+    // initialize negotiates the version (the header is not checked), and a supported one passes.
+    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }, '1999-01-01');
+    assert.equal(init.status, 200);
+    assert.equal(((await init.json()) as WireJson).id, 1);
+    assert.equal((await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, '2025-06-18')).status, 200);
   });
 
   test('params the SDK cannot read (tools/call "arguments" that is no object) are invalid params (-32602) in one line, not an internal error', async () => {

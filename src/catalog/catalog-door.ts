@@ -75,7 +75,10 @@ const SEARCH_BODY_TYPES = ['application/json', 'application/*+json'];
  * POST /search reads JSON only. Another body (curl's default form encoding when -H
  * 'content-type: application/json' is left out) was never parsed, and the search then said
  * "/query: expected object, received undefined" of a request that had sent one: 415 naming the
- * Content-Type instead. A POST with no body passes, to be told what it lacks.
+ * Content-Type instead. A POST with no body passes, to be told what it lacks. The reason is the
+ * one a charset other than UTF-8 gets here (http/errors.ts), and a wrong type on the A2A doors:
+ * one 415, one registryCode for "this body's media type is not read here" (it was
+ * UNSUPPORTED_MEDIA_TYPE, a code no other refusal used).
  */
 const requireJsonSearch: RequestHandler = (req, res, next) => {
   if (req.is(SEARCH_BODY_TYPES) !== false) return next();
@@ -84,8 +87,8 @@ const requireJsonSearch: RequestHandler = (req, res, next) => {
   res.setHeader('Connection', 'close');
   sendFailure(req, res, {
     httpStatus: 415,
-    jsonRpcCode: -32600,
-    reason: 'UNSUPPORTED_MEDIA_TYPE',
+    jsonRpcCode: -32005,
+    reason: 'CONTENT_TYPE_NOT_SUPPORTED',
     message: sent
       ? `The request body is ${sent.slice(0, 100)}; POST /search reads JSON: send Content-Type: application/json.`
       : 'The request has a body but no Content-Type; POST /search reads JSON: send Content-Type: application/json.',
@@ -195,7 +198,7 @@ export const catalogDoor: Door = {
       '/search',
       requireJsonSearch,
       json,
-      bodyErrorHandler(log),
+      bodyErrorHandler(log, 'POST /search takes {"query": {"text": "translate invoices"}, "pageSize": 10}'),
       handle('search', async (req, res) => {
         const search = ardSearchOf(site, req.body, config.hardening.maxQueryChars);
         const searching = search.request && answer<SearchPage>({ op: 'search', request: search.request }, requestCaller(req));

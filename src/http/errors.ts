@@ -160,8 +160,15 @@ function jsonKindOf(text: unknown): string | undefined {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
-/** Turns body-parser failures (too large, not JSON, bad charset) into binding-shaped errors. */
-export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
+/** What a request body looks like on the A2A doors: the example a body that is no object is shown there. */
+const A2A_BODY_EXAMPLE = 'on JSON-RPC a request such as {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {...}}';
+
+/**
+ * Turns body-parser failures (too large, not JSON, bad charset) into binding-shaped errors.
+ * `bodyExample` shows the door's own request body (a body that is JSON but no object is shown it):
+ * POST /search and the MCP endpoint were shown an A2A SendMessage.
+ */
+export function bodyErrorHandler(log: Logger, bodyExample: string = A2A_BODY_EXAMPLE): ErrorRequestHandler {
   return (err: BodyParserError, req, res, next) => {
     switch (err.type) {
       case 'entity.too.large':
@@ -191,7 +198,7 @@ export function bodyErrorHandler(log: Logger): ErrorRequestHandler {
             httpStatus: 400,
             jsonRpcCode: JSONRPC_INVALID_REQUEST,
             reason: 'INVALID_REQUEST',
-            message: `The request body is valid JSON but ${kind}, not an object: send one JSON object (on JSON-RPC a request such as {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {...}}).`,
+            message: `The request body is valid JSON but ${kind}, not an object: send one JSON object (${bodyExample}).`,
           });
         }
         return sendFailure(req, res, {

@@ -10,8 +10,9 @@
  * browser Origin must be PUBLIC_URL's host or one of REGISTRY_CORS_ORIGINS), the flood guard,
  * our body parser and limits, the request scope and log line, and the door-level access rule
  * (http/authentication.ts: a bearer token makes the Caller; an unusable one, or none on a closed
- * registry, is refused with 401 and WWW-Authenticate). Between the transport and the SDK's
- * handlers, requests whose params the SDK would refuse are answered -32602 (params-guard.ts).
+ * registry, is refused with 401 and WWW-Authenticate), and the JSON-RPC envelope and
+ * MCP-Protocol-Version (envelope-guard.ts). Between the transport and the SDK's handlers, requests whose params the
+ * SDK would refuse are answered -32602 (params-guard.ts).
  */
 import type { Request, RequestHandler } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -24,7 +25,10 @@ import { bodyErrorHandler, failureFormat, sendFailure, type FailureFormatter } f
 import { jsonBody } from '../http/json-body.js';
 import { requestScope, type RequestNamer } from '../http/request-log.js';
 import { isObject } from '../lib/json.js';
+import { requireJsonRpcBody } from '../protocol/jsonrpc-media-type.js';
+import { isA2AMethod } from '../protocol/request-guard.js';
 import { currentScope, type RequestScope } from '../observability/request-scope.js';
+import { mcpEnvelopeGuard, mcpProtocolVersionGuard } from './envelope-guard.js';
 import { guardParams } from './params-guard.js';
 import { MCP_PATH } from './paths.js';
 import { TOOL_NAMES, registerTools } from './tools.js';
@@ -81,6 +85,30 @@ function recordSdkRefusals(transport: Transport, scope: RequestScope | undefined
       Object.assign(scope, { taskState: code === ErrorCode.InternalError ? 'FAILED' : 'REJECTED', errorCode: RPC_ERROR_NAMES[code] ?? 'ERROR' });
     }
     return send(message, options);
+  };
+}
+
+/** The methods this MCP server answers (tools only: no resources, prompts, logging or tasks). */
+const ANSWERED_METHODS = 'initialize, ping, tools/list and tools/call';
+/** MCP 2025-11-25's task methods: A2A v0.3 has two of these names too, and an MCP client means its own. */
+const MCP_TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']);
+
+/**
+ * Gives the SDK's bare "Method not found" (-32601) what to do instead: an A2A method sent here
+ * (SendMessage, message/send: the registry is an A2A agent too) is pointed to the A2A endpoint,
+ * any other is told the methods this server answers. `method` is the request's (single
+ * requests only: a batch keeps the SDK's answers).
+ */
+function explainUnknownMethod(transport: Transport, method: string | undefined): void {
+  if (method === undefined) return;
+  const shown = JSON.stringify(method.slice(0, 64));
+  const explained = isA2AMethod(method) && !MCP_TASK_METHODS.has(method)
+    ? `Method not found: ${shown} is an A2A method, and this is the registry's MCP endpoint, which answers ${ANSWERED_METHODS}. Send A2A JSON-RPC requests to /a2a/jsonrpc, or call this server's tools (tools/list names them).`
+    : `Method not found: ${shown}. This MCP server offers tools only: it answers ${ANSWERED_METHODS} (and notifications).`;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const bare = isJSONRPCErrorResponse(message) && message.error.code === ErrorCode.MethodNotFound && message.error.message === 'Method not found';
+    return send(bare ? { ...message, error: { ...message.error, message: explained } } : message, options);
   };
 }
 
@@ -179,6 +207,14 @@ export const mcpDoor: Door = {
     const limits = { maxDocumentBytes: config.maxDocumentBytes, maxJsonDepth: config.hardening.maxJsonDepth, maxQueryChars: config.hardening.maxQueryChars };
 
     const answer: RequestHandler = async (req, res, next) => {
+      if (req.method === 'OPTIONS') {
+        // Which methods the path takes (RFC 9110 9.3.7), as every other route answers it: this
+        // answered 405, saying OPTIONS is no "stream or session". (A browser's CORS preflight
+        // is answered before, by the CORS middleware.)
+        res.setHeader('Allow', 'POST');
+        res.status(200).type('text/plain').send('POST');
+        return;
+      }
       if (req.method !== 'POST') {
         const scope = currentScope();
         if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'METHOD_NOT_ALLOWED' });
@@ -207,6 +243,7 @@ export const mcpDoor: Door = {
           if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_PARAMS' });
         });
         recordSdkRefusals(transport, scope);
+        explainUnknownMethod(transport, isObject(req.body) && typeof req.body.method === 'string' ? req.body.method : undefined);
         await transport.handleRequest(req, res, req.body);
       } catch (err) {
         next(err);
@@ -219,10 +256,16 @@ export const mcpDoor: Door = {
       failureFormat(jsonRpcFailure),
       rebindingGuard(hosts, config.hardening.corsOrigins),
       abuse.floodGuard(),
-      jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: ['application/json'] }),
-      bodyErrorHandler(log),
+      // Bodies of any declared type are read, so a wrong Content-Type is refused with the request's
+      // id and reason (requireJsonRpcBody, as on the A2A JSON-RPC endpoint): the SDK refused it
+      // unread, with id null and no reason, unlike a wrong charset.
+      jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, anyType: true }),
+      bodyErrorHandler(log, 'a JSON-RPC request such as {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'),
       requestScope(log, nameMcpRequest),
       authenticate(core.authenticator, { publicRead: config.publicRead }),
+      requireJsonRpcBody,
+      mcpEnvelopeGuard,
+      mcpProtocolVersionGuard,
       answer,
     );
   },

@@ -23,6 +23,7 @@ import { currentScope } from '../observability/request-scope.js';
 import { isStreamed, isWatch, type Answer, type StreamedAnswer, type WatchAnswer } from './answer.js';
 import type { OperationName } from './operation.js';
 import { parseRequest } from './request-parser.js';
+import type { MessageGeneration } from './request-schemas.js';
 import type { OperationRunner } from './runner.js';
 import { describeHits, describeWatchEvent } from './summaries.js';
 import type { TaskPlacement } from './task-placement.js';
@@ -108,6 +109,12 @@ export function watchEndStatus(taskId: string, contextId: string, end: WatchEnd)
     timestamp: new Date().toISOString(),
   };
 }
+
+/**
+ * The A2A generation of a request: the door writes the negotiated version into the header the
+ * SDK reads, and the SDK's context keeps it ("0.3" for a request without one, A2A 3.6.2).
+ */
+const generationOf = (ctx: OneTurn): MessageGeneration => (ctx.context.requestedVersion === '0.3' ? 'v0.3' : 'v1.0');
 
 /** Writes whose accepted answer is kept durably (the task carries the acknowledgement). */
 const DURABLE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister', 'refresh']);
@@ -204,6 +211,7 @@ export class RegistryExecutor implements AgentExecutor {
         maxDocumentBytes: this.options.maxDocumentBytes,
         maxJsonDepth: this.options.maxJsonDepth,
         maxQueryChars: this.options.maxQueryChars,
+        generation: generationOf(ctx),
       });
       if (scope) scope.operation = operation.op;
       const tasks = this.tasks;

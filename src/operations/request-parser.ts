@@ -15,7 +15,8 @@ import type { Subject } from '../contract/subject.js';
 import type { DocumentReference } from '../contract/freshness.js';
 import { OPERATION_NAMES, type Operation, type OperationName } from './operation.js';
 import {
-  REQUEST_SHAPES,
+  requestShapes,
+  type MessageGeneration,
   documentOperationSchema,
   getSchema,
   listSchema,
@@ -31,6 +32,11 @@ export interface ParserLimits {
   maxJsonDepth?: number;
   /** Longest search query: a longer `query` is BAD_REQUEST; a longer text-only message is cut (default 1,000). */
   maxQueryChars?: number;
+}
+
+/** The limits, and the generation of the request (default v1.0): its error messages show that generation's parts. */
+export interface ParseOptions extends ParserLimits {
+  generation?: MessageGeneration;
 }
 
 const DEFAULT_MAX_QUERY_CHARS = 1000;
@@ -84,10 +90,11 @@ function fileKindOf(part: Part, value: unknown, index: number): FileKind {
   throw badRequest(`File part ${index} ("${part.filename}") is neither an agent card nor a toolspec; name it agent-card.json or toolspec.json.`);
 }
 
-function readFile(part: Part, raw: Buffer, index: number, limits: ParserLimits): UploadedFile {
+function readFile(part: Part, raw: Buffer, index: number, limits: ParseOptions): UploadedFile {
   const mediaType = part.mediaType.toLowerCase().split(';')[0]!.trim();
   if (!JSON_MEDIA_TYPES.has(mediaType)) {
-    throw badRequest(`File part ${index} has mediaType "${part.mediaType}"; documents must be "application/json".`);
+    const field = limits.generation === 'v0.3' ? 'file.mimeType' : 'mediaType'; // the SDK maps v0.3's file.mimeType to mediaType
+    throw badRequest(`File part ${index} has ${field} "${part.mediaType}"; documents must be "application/json".`);
   }
   if (raw.length > limits.maxDocumentBytes) {
     throw new RegistryError(
@@ -147,7 +154,7 @@ function inlineSubject(
   file: UploadedFile | undefined,
   op: OperationName,
   base: string,
-  limits: ParserLimits,
+  limits: ParseOptions,
 ): Subject {
   const hasCard = args.agentCard !== undefined;
   const hasMcp = args.mcpServer !== undefined || args.toolspec !== undefined;
@@ -170,7 +177,7 @@ function inlineSubject(
   const toolspec = file ? file.value : args.toolspec;
   if (toolspec === undefined) {
     const needs = args.mcpServer !== undefined ? 'a "toolspec" ({"tools": [...]})' : 'a document';
-    throw badRequest(`"${op}" needs ${needs}. ${REQUEST_SHAPES}`, [{ path: base, message: `missing ${needs}` }]);
+    throw badRequest(`"${op}" needs ${needs}. ${requestShapes(limits.generation)}`, [{ path: base, message: `missing ${needs}` }]);
   }
   if (args.mcpServer === undefined && op === 'register') {
     throw badRequest(
@@ -274,9 +281,9 @@ function documentReference(
 }
 
 /** Parses the message into one operation, or throws a BAD_REQUEST (or TOO_LARGE) RegistryError. */
-export function parseRequest(message: Message | undefined, limits: ParserLimits): Operation {
+export function parseRequest(message: Message | undefined, limits: ParseOptions): Operation {
   const parts = message?.parts ?? [];
-  if (parts.length === 0) throw badRequest(`The message has no parts. ${REQUEST_SHAPES}`);
+  if (parts.length === 0) throw badRequest(`The message has no parts. ${requestShapes(limits.generation)}`);
 
   const texts: string[] = [];
   const operations: { name: OperationName; args: unknown; index: number }[] = [];
@@ -290,17 +297,17 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
         break;
       case 'data': {
         const data: unknown = content.value;
-        if (!isObject(data)) throw badRequest(`Data part ${index} is not a JSON object. ${REQUEST_SHAPES}`);
+        if (!isObject(data)) throw badRequest(`Data part ${index} is not a JSON object. ${requestShapes(limits.generation)}`);
         const keys = Object.keys(data);
         if (keys.length === 0) {
-          throw badRequest(`Data part ${index} is an empty object: it needs one operation key (${OPERATION_NAMES.join(', ')}). ${REQUEST_SHAPES}`, [
+          throw badRequest(`Data part ${index} is an empty object: it needs one operation key (${OPERATION_NAMES.join(', ')}). ${requestShapes(limits.generation)}`, [
             { path: `/parts/${index}/data`, message: 'no operation' },
           ]);
         }
         const known = keys.filter((k): k is OperationName => (OPERATION_NAMES as readonly string[]).includes(k));
         const unknown = keys.filter((k) => !known.includes(k as OperationName));
         if (unknown.length > 0) {
-          throw badRequest(`Data part ${index} has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}. ${REQUEST_SHAPES}`, [
+          throw badRequest(`Data part ${index} has unknown key(s) ${unknown.map((k) => `"${k}"`).join(', ')}. ${requestShapes(limits.generation)}`, [
             { path: `/parts/${index}/data/${unknown[0]}`, message: 'unknown operation' },
           ]);
         }
@@ -338,7 +345,7 @@ export function parseRequest(message: Message | undefined, limits: ParserLimits)
       return { op: 'register', subject: inlineSubject({}, file, 'register', argumentsPath('register', file.index), limits) };
     }
     const query = texts.join(' ').trim();
-    if (!query) throw badRequest(`The message's text is empty. ${REQUEST_SHAPES}`);
+    if (!query) throw badRequest(`The message's text is empty. ${requestShapes(limits.generation)}`);
     return { op: 'search', request: { query: query.slice(0, limits.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS) } };
   }
 

@@ -87,10 +87,41 @@ export const documentOperationSchema = z.strictObject({
   fetchTools: z.boolean().optional(),
 });
 
-/** What a valid request looks like, for BAD_REQUEST messages. */
-export const REQUEST_SHAPES =
-  'Send one data part {"data": {<operation>: {...}}, "mediaType": "application/json"} whose object has exactly one key: ' +
-  'register {"agentCard": {...}} or {"mcpServer": {...}, "toolspec": {"tools": [...]}}, or by reference {"url": "https://..."} or {"mcpServer": {...}, "fetchTools": true}; ' +
-  'validate (a document, as register); search {"query": "...", "filter": {...}, "limit": 20, "resultsPer": "entry" | "match"}; get {"id": "..."}; list {"pageSize": 50}; ' +
-  'unregister {"id": "..."}; refresh {"id": "..."}; watch {"query": "...", "filter": {...}} (SendStreamingMessage, with a token). ' +
-  'A message with only a text part is a search for that text; an agent-card.json or toolspec.json file part carries a document.';
+/** The A2A generation a request was sent in: its error messages show parts and methods of that generation. */
+export type MessageGeneration = 'v1.0' | 'v0.3';
+
+/** How a data part, a text part, a file part and the streaming method are written in each generation. */
+const SHAPE_WORDS: Record<MessageGeneration, { dataPart: string; textPart: string; filePart: string; streaming: string }> = {
+  'v1.0': {
+    dataPart: '{"data": {<operation>: {...}}, "mediaType": "application/json"}',
+    textPart: 'a text part',
+    filePart: 'an agent-card.json or toolspec.json file part',
+    streaming: 'SendStreamingMessage',
+  },
+  // A2A 0.3 6.5: parts say their kind; a file's bytes, name and media type sit in `file`.
+  'v0.3': {
+    dataPart: '{"kind": "data", "data": {<operation>: {...}}}',
+    textPart: 'a text part ({"kind": "text", "text": "..."})',
+    filePart: 'a file part {"kind": "file", "file": {"name": "agent-card.json" | "toolspec.json", "mimeType": "application/json", "bytes": "<base64>"}}',
+    streaming: 'message/stream',
+  },
+};
+
+/**
+ * What a valid request looks like, for BAD_REQUEST messages, in the caller's generation: a v0.3
+ * client was shown v1.0 parts, which its SDK refuses ("Invalid v0.3 part kind").
+ */
+export const requestShapes = (generation: MessageGeneration = 'v1.0'): string => REQUEST_SHAPES[generation];
+
+function shapesIn(generation: MessageGeneration): string {
+  const words = SHAPE_WORDS[generation];
+  return (
+    `Send one data part ${words.dataPart} whose object has exactly one key: ` +
+    'register {"agentCard": {...}} or {"mcpServer": {...}, "toolspec": {"tools": [...]}}, or by reference {"url": "https://..."} or {"mcpServer": {...}, "fetchTools": true}; ' +
+    'validate (a document, as register); search {"query": "...", "filter": {...}, "limit": 20, "resultsPer": "entry" | "match"}; get {"id": "..."}; list {"pageSize": 50}; ' +
+    `unregister {"id": "..."}; refresh {"id": "..."}; watch {"query": "...", "filter": {...}} (${words.streaming}, with a token). ` +
+    `A message with only ${words.textPart} is a search for that text; ${words.filePart} carries a document.`
+  );
+}
+
+const REQUEST_SHAPES: Record<MessageGeneration, string> = { 'v1.0': shapesIn('v1.0'), 'v0.3': shapesIn('v0.3') };

@@ -25,7 +25,7 @@ import { legacyCompatibleCard } from './legacy-card.js';
 import { a2aRequestHandler } from './request-handler.js';
 import { requestIntegerGuard } from './integer-params.js';
 import { requireJsonRpcBody } from './jsonrpc-media-type.js';
-import { jsonRpcShapeGuard, restShapeGuard } from './request-guard.js';
+import { jsonRpcShapeGuard, restMethodNameGuard, restShapeGuard, restTaskVerbGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
@@ -96,6 +96,9 @@ export const a2aDoor: Door = {
       handlerChain([
         ...common(json),
         restAnswerMediaType,
+        // A wrong method or path has no version to negotiate (as on paths no route takes: versions.ts).
+        restMethodNameGuard,
+        restTaskVerbGuard,
         negotiateVersion('HTTP+JSON', [...getSupportedVersions(sdkCard, 'HTTP+JSON')]),
         requireJsonBody,
         credentials,

@@ -5,7 +5,8 @@
  * no Content-Type at all) is refused with HTTP 415 and ContentTypeNotSupportedError (-32005, as
  * on HTTP+JSON), never run. The door reads the body anyway (json-body.ts `anyType`), so the refusal carries the request's
  * id: the SDK refused it unread, and its answer said `"id": null` for a request whose id was
- * plain to see, which a client matching answers to requests cannot place.
+ * plain to see, which a client matching answers to requests cannot place. The MCP endpoint
+ * (JSON-RPC too, application/json only) refuses a wrong type with it as well.
  */
 import type { RequestHandler } from 'express';
 import { jsonRpcIdOf } from '../http/json-body.js';
@@ -33,7 +34,7 @@ export const requireJsonRpcBody: RequestHandler = (req, res, next) => {
     jsonRpcCode: CONTENT_TYPE_NOT_SUPPORTED,
     reason: 'CONTENT_TYPE_NOT_SUPPORTED',
     message: sent
-      ? `The request body is ${sent.slice(0, 100)}; the JSON-RPC binding reads JSON: send Content-Type: application/json.`
+      ? `The request body is ${sent.slice(0, 100)}; this JSON-RPC endpoint reads JSON: send Content-Type: application/json.`
       : 'The request has a body but no Content-Type; send Content-Type: application/json.',
     id: jsonRpcIdOf(req.body),
   });

@@ -12,8 +12,8 @@
 import type { RequestHandler } from 'express';
 import { isObject } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
-import { sendFailure } from '../http/errors.js';
-import { LEGACY_VERSION, VERSION_PARAMETER } from './versions.js';
+import { routeTakes, sendFailure } from '../http/errors.js';
+import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest } from './versions.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_METHOD_NOT_FOUND = -32601;
@@ -41,6 +41,12 @@ const V1_TO_V03 = new Map<string, string | undefined>([
 ]);
 const V03_TO_V1 = new Map([...V1_TO_V03].filter((pair): pair is [string, string] => pair[1] !== undefined).map(([v1, v03]) => [v03, v1]));
 
+/** MCP's method names (lifecycle, tools, resources, prompts, completion, logging, notifications), none of them A2A's. */
+const MCP_METHOD = /^(?:initialize|ping|(?:tools|resources|prompts|completion|logging|notifications|sampling|elicitation|roots)\/.+)$/;
+
+/** An A2A JSON-RPC method name, of v1.0 or v0.3 (for doors that tell a caller it reached the wrong endpoint). */
+export const isA2AMethod = (method: string): boolean => V1_TO_V03.has(method) || V03_TO_V1.has(method);
+
 /**
  * Why `method` is no method of the negotiated version (the header after negotiateVersion), or
  * undefined. The SDK answered a v0.3 name in a v1.0 request (message/send with A2A-Version: 1.0,
@@ -50,18 +56,20 @@ const V03_TO_V1 = new Map([...V1_TO_V03].filter((pair): pair is [string, string]
  */
 function unknownMethod(method: string, version: string | undefined): string | undefined {
   const shown = JSON.stringify(method.slice(0, 64));
+  // An MCP client pointed at the A2A endpoint (the registry is an MCP server too) was only shown A2A's methods.
+  const mcp = MCP_METHOD.test(method) ? ` ${shown} is an MCP method: MCP clients connect to /mcp (Streamable HTTP).` : '';
   if (version === LEGACY_VERSION) {
     if (V03_TO_V1.has(method)) return undefined;
     if (V1_TO_V03.has(method)) {
       const legacyName = V1_TO_V03.get(method);
       return `Method not found: ${shown} is an A2A v1.0 method, and this request is v${LEGACY_VERSION} (a request without A2A-Version is). Send "A2A-Version: 1.0"${legacyName ? `, or call its v${LEGACY_VERSION} name ${legacyName}` : ''}.`;
     }
-    return `Method not found: ${shown}. The A2A v${LEGACY_VERSION} methods are ${[...V03_TO_V1.keys()].join(', ')}; with "A2A-Version: 1.0", ${[...V1_TO_V03.keys()].join(', ')}.`;
+    return `Method not found: ${shown}. The A2A v${LEGACY_VERSION} methods are ${[...V03_TO_V1.keys()].join(', ')}; with "A2A-Version: 1.0", ${[...V1_TO_V03.keys()].join(', ')}.${mcp}`;
   }
   if (V1_TO_V03.has(method)) return undefined;
   const current = V03_TO_V1.get(method);
   if (current) return `Method not found: ${shown} is the A2A v${LEGACY_VERSION} name of ${current}, and this request is v1.0 (A2A-Version: 1.0). Call ${current}, or send the request without A2A-Version (v${LEGACY_VERSION}).`;
-  return `Method not found: ${shown}. The A2A v1.0 methods are ${[...V1_TO_V03.keys()].join(', ')}.`;
+  return `Method not found: ${shown}. The A2A v1.0 methods are ${[...V1_TO_V03.keys()].join(', ')}.${mcp}`;
 }
 
 /** Padded standard base64, or unpadded base64url (a length of 4n+1 cannot encode anything). */
@@ -118,6 +126,11 @@ function partsProblem(message: unknown, at: string, legacy = false): string | un
       if (contents.length > 1) {
         return `${here} has ${contents.map((key) => `"${key}"`).join(' and ')}: a part holds exactly one of "text", "raw", "url" and "data"; send each in a part of its own`;
       }
+    }
+    // A v0.3 file part ({"kind": "file", "file": {"bytes" | "uri", ...}}) in a v1.0 request has no
+    // v1.0 content: the SDK read it as an empty part, and the answer said "Part 0 is empty".
+    if (!legacy && part.file !== undefined && PART_CONTENTS.every((key) => part[key] === undefined || part[key] === null)) {
+      return `${here} is a v${LEGACY_VERSION} file part ("file"), and this request is v1.0: a v1.0 part carries a file as {"raw": "<base64>", "filename": "agent-card.json", "mediaType": "application/json"}, or {"url": "https://..."}`;
     }
   }
   return undefined;
@@ -195,6 +208,31 @@ function refuse(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandl
   });
 }
 
+/**
+ * Why a body sent to the JSON-RPC endpoint is an HTTP+JSON request instead (no member of a
+ * JSON-RPC request), or undefined. Such a body ({"message": {...}}, what POST /message:send
+ * takes) was told that "id" is required, and adding one only led to the next refusal.
+ * `legacy`: a v0.3 request, which has no HTTP+JSON binding here.
+ */
+function restBodyOnJsonRpc(body: Record<string, unknown>, legacy: boolean): string | undefined {
+  if (['jsonrpc', 'method', 'id', 'params'].some((member) => member in body)) return undefined;
+  const send = legacy ? 'message/send' : 'SendMessage';
+  const wrap = `{"jsonrpc": "2.0", "id": 1, "method": "${send}", "params": ${'message' in body ? '{"message": {...}}' : '<the body>'}}`;
+  const elsewhere = legacy ? '' : ', or POST the body as it is to the HTTP+JSON binding (/a2a/rest/message:send)';
+  return `The body has none of "jsonrpc", "method", "id" and "params": it is no JSON-RPC request, and this is the JSON-RPC endpoint. Send it as the params of one, e.g. ${wrap}${elsewhere}.`;
+}
+
+/**
+ * Why a body sent to the HTTP+JSON binding is a JSON-RPC request instead, or undefined. Its
+ * envelope was read as the request, and a SendMessage wrapped in one was told "message is
+ * required" though it carried a message (in params).
+ */
+function jsonRpcBodyOnRest(body: Record<string, unknown>): string | undefined {
+  if (!('jsonrpc' in body) && !(typeof body.method === 'string' && 'params' in body)) return undefined;
+  const method = typeof body.method === 'string' ? ` (${JSON.stringify(body.method.slice(0, 64))})` : '';
+  return `The body is a JSON-RPC request${method}, and this is the HTTP+JSON binding, whose body is the request itself: POST it as it is to the JSON-RPC endpoint (/a2a/jsonrpc), or send its "params" here (POST /message:send takes {"message": {...}})`;
+}
+
 /** The JSON-RPC envelope and message parts, on POSTs to the JSON-RPC endpoint. */
 export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST') return next();
@@ -206,6 +244,8 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
     return refuse(req, res, JSONRPC_INVALID_REQUEST, 'Batch requests are not supported: send one JSON-RPC 2.0 request object per HTTP request.');
   }
   if (!isObject(body)) return refuse(req, res, JSONRPC_INVALID_REQUEST, 'The request body must be a JSON-RPC 2.0 request object.');
+  const restBody = restBodyOnJsonRpc(body, isLegacyRequest(req));
+  if (restBody) return refuse(req, res, JSONRPC_INVALID_REQUEST, restBody);
   const { id, method, params } = body;
   if (id === undefined) {
     // A JSON-RPC notification gets no answer, so its outcome would reach no one; every A2A method
@@ -237,10 +277,64 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   next();
 };
 
+/** A path no route takes (404 NOT_FOUND), or a method its route does not take (405 METHOD_NOT_ALLOWED), as notFoundHandler answers them. */
+function refuseRoute(req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], status: 404 | 405, message: string): void {
+  const reason = status === 404 ? 'NOT_FOUND' : 'METHOD_NOT_ALLOWED';
+  const scope = currentScope();
+  if (scope) scope.errorCode = reason;
+  sendFailure(req, res, { httpStatus: status, jsonRpcCode: JSONRPC_INVALID_REQUEST, reason, message });
+}
+
+/** The HTTP+JSON routes of the JSON-RPC methods a client most often sends as a path. */
+const REST_ROUTE_OF: Record<string, string> = {
+  SendMessage: 'POST /message:send',
+  'message/send': 'POST /message:send',
+  SendStreamingMessage: 'POST /message:stream',
+  'message/stream': 'POST /message:stream',
+  ListTasks: 'GET /tasks',
+};
+
+/**
+ * A JSON-RPC method name sent as an HTTP+JSON path (POST /a2a/rest/message/send,
+ * /a2a/rest/SendMessage) that no route takes: 404 saying it is a JSON-RPC method and where it
+ * goes. It was the bare "No route", naming the doors but not that the name is a method's.
+ */
+export const restMethodNameGuard: RequestHandler = (req, res, next) => {
+  const name = req.path.replace(/^\/+|\/+$/g, '');
+  if (!isA2AMethod(name) || routeTakes(req)) return next();
+  const route = REST_ROUTE_OF[name];
+  refuseRoute(req, res, 404, `No route ${req.method} ${req.baseUrl}${req.path}: "${name}" is a JSON-RPC method name. Send it as a JSON-RPC request to /a2a/jsonrpc${route ? `, or use its HTTP+JSON route, ${route}` : ''}.`);
+};
+
+/** A task's method path (A2A 11.3: POST /tasks/{id}:cancel, /tasks/{id}:subscribe), with or without a tenant: the verb. */
+const TASK_VERB_PATH = /\/tasks\/[^/:]+:([^/]*)$/;
+/** The task verbs the binding has, and the methods each takes (the SDK's routes). */
+const TASK_VERBS: Record<string, readonly string[]> = { cancel: ['POST'], subscribe: ['GET', 'HEAD', 'POST'] };
+
+/**
+ * A task's method path asked with a method it does not take, or with a verb the binding does not
+ * have: 405 with Allow, or 404 naming the verbs. The SDK's GET /tasks/{id} route took both, with
+ * the id "<id>:cancel" (or ":cancle"), and answered "Task not found" of a task that exists; and
+ * POST /tasks/{id}:cancle was told to use GET. (A task id holds no ':' here: the registry makes them.)
+ */
+export const restTaskVerbGuard: RequestHandler = (req, res, next) => {
+  const verb = req.method === 'OPTIONS' ? undefined : TASK_VERB_PATH.exec(req.path)?.[1];
+  if (verb === undefined) return next();
+  const allowed = Object.hasOwn(TASK_VERBS, verb) ? TASK_VERBS[verb]! : undefined;
+  if (allowed?.includes(req.method)) return next();
+  const path = `${req.baseUrl}${req.path.slice(0, 200)}`;
+  const verbs = 'POST /tasks/{id}:cancel (CancelTask) and GET or POST /tasks/{id}:subscribe (SubscribeToTask); GET /tasks/{id} reads a task';
+  if (!allowed) return refuseRoute(req, res, 404, `No route ${req.method} ${path}: ":${verb.slice(0, 40)}" is no method of a task. A task's methods are ${verbs}.`);
+  res.setHeader('Allow', allowed.join(', '));
+  refuseRoute(req, res, 405, `${req.method} is not allowed on ${path}: it takes ${allowed.filter((m) => m !== 'HEAD').join(' or ')} (a task's methods: ${verbs}).`);
+};
+
 /** Bodies and message parts on the HTTP+JSON binding. */
 export const restShapeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST' || req.body === undefined) return next();
   if (!isObject(req.body)) return refuse(req, res, JSONRPC_INVALID_PARAMS, 'The request body must be a JSON object.');
+  const envelope = jsonRpcBodyOnRest(req.body);
+  if (envelope) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${envelope}.`);
   if (/\/message:(send|stream)$/.test(req.path)) {
     const problem = partsProblem(req.body.message, 'message');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`);

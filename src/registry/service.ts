@@ -74,6 +74,24 @@ export type RegisterInput = Subject | DocumentReference;
 
 const isReference = (input: RegisterInput): input is DocumentReference => input.type === 'agent-card-url' || input.type === 'mcp-tools';
 
+/** A catalog identifier of a registered entry (AI Catalog and ARD): urn:air:<publisher>:<agent|mcp-server>:<entry id>. */
+const ENTRY_URN = /^urn:air:[^:]{1,253}:(?:agent|mcp-server):([^:]{1,100})$/i;
+
+/**
+ * NOT_FOUND for an id no entry has. The catalog documents and ARD answers name entries by their
+ * urn:air identifier; sent as an id, it was answered "No entry has id" with nothing to say that
+ * get, unregister and refresh take the entry id, which is the identifier's last segment.
+ */
+function noEntry(id: string): RegistryError {
+  const urn = ENTRY_URN.exec(id);
+  // Ids are at most 100 characters (the operations' schemas); a path segment on the catalog door
+  // is not bounded by them, and a 10 KB one was echoed whole.
+  if (!urn) return notFound(`No entry has id "${id.length > 100 ? `${id.slice(0, 100)}…` : id}".`);
+  return notFound(
+    `No entry has id "${id}": that is a catalog (AI Catalog / ARD) identifier; the registry's operations take the entry id, its last segment: "${urn[1]}" (an ARD result's metadata.registryId).`,
+  );
+}
+
 /** Changes read per batch when replaying the change log after a saved index. */
 const REPLAY_BATCH = 500;
 
@@ -424,7 +442,7 @@ export class RegistryService {
   async refresh(id: string, caller: Caller): Promise<RegistrationResult> {
     const actor = this.requireActor(caller, 'Refreshing');
     const entry = await this.stored(this.store.get(id));
-    if (!entry) throw notFound(`No entry has id "${id}".`);
+    if (!entry) throw noEntry(id);
     if (entry.owner !== actor.principal && !actor.isAdmin) {
       throw new RegistryError('FORBIDDEN', `Entry "${id}" belongs to another principal; only its owner or an admin may refresh it.`);
     }
@@ -451,7 +469,7 @@ export class RegistryService {
     const [entry, revisions] = await this.stored(Promise.all([this.store.get(id, revision), this.store.revisions(id, MAX_REVISIONS_LISTED)]));
     if (!entry) {
       // No revision at all: no such entry, whichever revision was asked for.
-      if (revision === undefined || revisions.length === 0) throw notFound(`No entry has id "${id}".`);
+      if (revision === undefined || revisions.length === 0) throw noEntry(id);
       const oldest = await this.stored(this.store.oldestRevision(id));
       if (oldest !== undefined && revision < oldest) {
         throw notFound(
@@ -507,7 +525,7 @@ export class RegistryService {
       if (removed.status === 'deleted') this.feed.publish({ id, op: 'delete', removed: removed.entry, origin: 'local' });
       return removed;
     });
-    if (outcome.status === 'not-found') throw notFound(`No entry has id "${id}".`);
+    if (outcome.status === 'not-found') throw noEntry(id);
     if (outcome.status === 'forbidden') {
       throw new RegistryError('FORBIDDEN', `Entry "${id}" belongs to another principal; only its owner or an admin may unregister it.`);
     }

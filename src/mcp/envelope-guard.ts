@@ -1,0 +1,74 @@
+/**
+ * The JSON-RPC envelope and the MCP-Protocol-Version of an MCP request, checked before the SDK's
+ * transport reads them, so that refusals carry the request's id.
+ *
+ * The envelope: the SDK answers every JSON body that is no JSON-RPC message (no "jsonrpc", an id
+ * that is null or a fraction, a "method" that is no string, "params" that are no object, an empty
+ * body) with -32700 "Parse error: Invalid JSON-RPC message" and id null: a parse error of a body
+ * that parsed, saying nothing of what to fix. This answers -32600 (Invalid Request) naming the member,
+ * with the request's id when it has a usable one, as the A2A door does (protocol/request-guard.ts).
+ * Batches (but an empty one) and anything that passes go on to the SDK, which keeps its own checks.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import { sendFailure, type HttpFailure } from '../http/errors.js';
+import { isObject } from '../lib/json.js';
+import { currentScope } from '../observability/request-scope.js';
+import { MCP_PROTOCOL_VERSIONS } from './paths.js';
+
+const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_SERVER_ERROR = -32000;
+
+/** An id MCP accepts: a string or an integer (MCP: "MUST be a string or integer", not null). */
+const isUsableId = (id: unknown): id is string | number => typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
+
+/** A 400 refusal before the SDK, recorded in the request scope (log line, metrics) as REJECTED with its reason. */
+function refuse(req: Request, res: Response, failure: Pick<HttpFailure, 'jsonRpcCode' | 'reason' | 'message' | 'id'>): void {
+  const scope = currentScope();
+  if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: failure.reason });
+  sendFailure(req, res, { httpStatus: 400, ...failure });
+}
+
+/** What is wrong with a single JSON-RPC message's envelope, or undefined. */
+function envelopeProblem(body: Record<string, unknown>): string | undefined {
+  if (body.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
+  // A response (to a request of the server's) has no method; the SDK reads those itself.
+  if ('result' in body || 'error' in body) return undefined;
+  if (typeof body.method !== 'string' || body.method === '') return '"method" must be the name of an MCP method, e.g. "tools/list"';
+  if ('id' in body && !isUsableId(body.id)) return '"id" must be a string or an integer (MCP does not allow null); leave it out only for a notification';
+  if ('params' in body && !isObject(body.params)) return '"params" must be a JSON object';
+  return undefined;
+}
+
+/** POSTs to the MCP endpoint whose body is one message with an unusable envelope, refused as Invalid Request. */
+export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
+  if (req.method !== 'POST') return next();
+  const body: unknown = req.body;
+  const empty = req.headers['content-length'] === '0' && (body === undefined || (isObject(body) && Object.keys(body).length === 0));
+  // An empty batch is Invalid Request (JSON-RPC 2.0, section 6); the SDK answered 202 with no body,
+  // as for a batch of notifications, leaving the client waiting for an answer that never came.
+  const emptyBatch = Array.isArray(body) && body.length === 0;
+  if (!empty && !emptyBatch && !isObject(body)) return next(); // batches (the SDK's), and bodies the parser did not read
+  const problem = empty ? 'the request body is empty' : emptyBatch ? 'the batch is empty' : envelopeProblem(body as Record<string, unknown>);
+  if (!problem) return next();
+  const message = `Invalid Request: ${problem}. Send one JSON-RPC 2.0 request, e.g. {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.`;
+  refuse(req, res, { jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'INVALID_REQUEST', message, id: isObject(body) && isUsableId(body.id) ? body.id : null });
+};
+
+/**
+ * The SDK's refusal of an MCP-Protocol-Version it does not speak (MCP 2025-11-25, transports:
+ * "MUST respond with 400 Bad Request"), answered here with the request's own id: the SDK
+ * answers every transport-level error with id null (JSON-RPC 2.0 keeps null for an id that could
+ * not be read), so a client could not tie the refusal to its request. The same check as the
+ * SDK's (its version list, the header as it reads it, initialize exempt: the version is not
+ * negotiated yet), with the same status, code and text (plus what to send instead); a batch (no
+ * one id to give) and a message without a usable id are left to the SDK.
+ */
+export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
+  const header = req.headers['mcp-protocol-version'];
+  if (req.method !== 'POST' || header === undefined) return next();
+  const version = Array.isArray(header) ? header.join(', ') : header;
+  const body: unknown = req.body;
+  if (MCP_PROTOCOL_VERSIONS.includes(version) || !isObject(body) || body.method === 'initialize' || !isUsableId(body.id)) return next();
+  const message = `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`;
+  refuse(req, res, { jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', message, id: body.id });
+};
