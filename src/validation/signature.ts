@@ -132,9 +132,10 @@ export const MAX_SIGNATURES = 8;
  * these rules refuse. Change it whenever the payloads, or the choice of keys (TrustRoots), change.
  * "r2": security requirements keep their empty parts (a signature over the form without them,
  * the SDKs', verifies with a warning); a kid several trust roots hold is decided by the keys
- * file, else by the signature's jku.
+ * file, else by the signature's jku. "r3": stored reasons no longer name the operator's JWKS URLs
+ * nor fetch errors (entries are public): verdicts stored with them are written again.
  */
-const VERIFICATION_RULES = 'r2';
+const VERIFICATION_RULES = 'r3';
 
 function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
   const status: SignatureStatus = { status: 'invalid', reason };
