@@ -788,6 +788,28 @@ describe('a2a-registry serve', () => {
   });
 });
 
+describe('a data directory that cannot be made', () => {
+  // Under /proc, mkdir fails with ENOENT although the parent exists: Node's recursive mkdir then
+  // looped for ever, and start-up hung without a word (cli() kills it after a minute).
+  test('REGISTRY_DATA_DIR under /proc stops start-up at once with what, where and how to fix it (exit 1)', { skip: !fs.existsSync('/proc/self') && 'no /proc here' }, async () => {
+    const dataDir = '/proc/a2a-registry-test/data';
+    const [adminToken, database] = await Promise.all([
+      cli(['serve', '--port', '0'], { env: { REGISTRY_DATA_DIR: dataDir } }),
+      cli(['serve', '--port', '0'], { env: { REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `alice:${TOKENS.alice}` } }),
+    ]);
+    assert.equal(adminToken.code, 1, adminToken.stderr);
+    assert.match(
+      adminToken.stderr,
+      /^a2a-registry: could not start: cannot keep the admin token in \/proc\/a2a-registry-test\/data\/admin-token \(ENOENT: .*mkdir '\/proc\/a2a-registry-test'\)\. Check that REGISTRY_DATA_DIR \(\/proc\/a2a-registry-test\/data\) is a directory/m,
+    );
+    assert.equal(database.code, 1, database.stderr);
+    assert.match(
+      database.stderr,
+      /^a2a-registry: could not start: cannot open the database file \/proc\/a2a-registry-test\/data\/registry\.db for writing \(ENOENT: .*\)\. Check that REGISTRY_DATA_DIR \(\/proc\/a2a-registry-test\/data\) is a directory/m,
+    );
+  });
+});
+
 describe('streaming search output', () => {
   /**
    * A proxy in front of the registry that forwards a search stream event by event and holds it

@@ -33,6 +33,7 @@ import type { Fetcher } from '../net/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { KeyLookup, TrustedKey, TrustedKeys } from '../validation/signature.js';
 import { keysetFingerprint, parseJwks } from './jwks.js';
+import { makeDirectories } from '../lib/make-directories.js';
 
 /** A JWKS document as fetched: `lifetimeMs` is how long its server says it may be used, when it says. */
 export interface FetchedJwks {
@@ -401,7 +402,7 @@ export class TrustRoots implements TrustedKeys {
     for (const set of this.#jku.values()) if (set.goodAt !== undefined && set.keys.length > 0) copies[set.url] = { fetchedAt: set.goodAt, document: set.document };
     const temporary = `${file}.${process.pid}.tmp`;
     try {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      makeDirectories(path.dirname(file), 0o700);
       fs.writeFileSync(temporary, JSON.stringify(copies), { mode: 0o600 });
       fs.renameSync(temporary, file);
     } catch (error) {
