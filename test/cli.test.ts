@@ -777,6 +777,13 @@ describe('a2a-registry serve', () => {
     const grpc = await cli(['serve', '--public-grpc-url', 'grpc.example.com:443']);
     assert.equal(grpc.code, 2);
     assert.match(grpc.stderr, /^a2a-registry: invalid configuration: --public-grpc-url \(PUBLIC_GRPC_URL\) is set but GRPC_PORT is not/);
+    // Two servers on one port: said before anything starts, not as gRPC's "No address added … EADDRINUSE" once HTTP holds it.
+    const samePort = await cli(['serve', '--port', '48123', '--grpc-port', '48123']);
+    assert.equal(samePort.code, 2, samePort.stderr);
+    assert.equal(
+      samePort.stderr,
+      'a2a-registry: invalid configuration: --grpc-port (GRPC_PORT) and --port (PORT) are both 48123: the gRPC binding needs a port of its own beside HTTP\'s: give it another (e.g. 50051), or leave it unset to serve no gRPC\n',
+    );
     // A database URL that is no URL (an unencoded "#" in the password) is a setting to fix, said
     // before anything starts; it was "could not start: ... Invalid URL" (exit 1), import's too.
     for (const args of [['serve'], ['import', '-']]) {

@@ -542,6 +542,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       `invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got ${headersTimeoutSeconds} > ${e.REGISTRY_REQUEST_TIMEOUT_SECONDS})`,
     );
   }
+  // Both servers bind HOST: the second one failed at start-up with gRPC's "No address added out
+  // of total 1 resolved … EADDRINUSE", which does not say the two settings collide.
+  if (e.GRPC_PORT !== undefined && e.GRPC_PORT !== 0 && e.GRPC_PORT === e.PORT) {
+    throw new ConfigError(
+      `invalid configuration: GRPC_PORT and PORT are both ${e.PORT}: the gRPC binding needs a port of its own beside HTTP's: give it another (e.g. 50051), or leave it unset to serve no gRPC`,
+    );
+  }
   if (e.PUBLIC_GRPC_URL !== undefined && e.GRPC_PORT === undefined) {
     throw new ConfigError('invalid configuration: PUBLIC_GRPC_URL is set but GRPC_PORT is not; set GRPC_PORT to serve gRPC, or unset PUBLIC_GRPC_URL');
   }
