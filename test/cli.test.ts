@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { SendMessageRequest, type AgentCard } from '@a2a-js/sdk';
 import { atRegistryUrl, resolveConnection } from '../src/cli/client.js';
 import { buildProgram } from '../src/cli/main.js';
+import { loadConfig } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
@@ -777,6 +778,8 @@ describe('a2a-registry serve', () => {
     const grpc = await cli(['serve', '--public-grpc-url', 'grpc.example.com:443']);
     assert.equal(grpc.code, 2);
     assert.match(grpc.stderr, /^a2a-registry: invalid configuration: --public-grpc-url \(PUBLIC_GRPC_URL\) is set but GRPC_PORT is not/);
+    // The environment's values are checked alike (in process: the same loadConfig serve runs).
+    assert.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), { message: 'invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace or silent (got "verbose")' });
     // Two servers on one port: said before anything starts, not as gRPC's "No address added … EADDRINUSE" once HTTP holds it.
     const samePort = await cli(['serve', '--port', '48123', '--grpc-port', '48123']);
     assert.equal(samePort.code, 2, samePort.stderr);

@@ -316,7 +316,7 @@ const envSchema = z.object({
   REGISTRY_SSE_HEARTBEAT_SECONDS: numberFrom(0.5, 300, 'must be seconds from 0.5 to 300 (e.g. 15; below the idle timeout of every proxy in front of the registry)').default(15),
   REGISTRY_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace or silent' }).default('info'),
   REGISTRY_MAX_JSON_DEPTH: positiveInt(1000, 16).default(100),
   REGISTRY_MAX_QUERY_CHARS: positiveInt(10_000).default(1000),
   REGISTRY_RATE_LIMITS: booleanString.default(true),
