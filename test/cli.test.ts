@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { SendMessageRequest, type AgentCard } from '@a2a-js/sdk';
 import { atRegistryUrl, resolveConnection } from '../src/cli/client.js';
 import { buildProgram } from '../src/cli/main.js';
+import { loadConfig } from '../src/config/config.js';
 import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
@@ -777,6 +778,15 @@ describe('a2a-registry serve', () => {
     const grpc = await cli(['serve', '--public-grpc-url', 'grpc.example.com:443']);
     assert.equal(grpc.code, 2);
     assert.match(grpc.stderr, /^a2a-registry: invalid configuration: --public-grpc-url \(PUBLIC_GRPC_URL\) is set but GRPC_PORT is not/);
+    // The environment's values are checked alike (in process: the same loadConfig serve runs).
+    assert.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), { message: 'invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace or silent (got "verbose")' });
+    // Two servers on one port: said before anything starts, not as gRPC's "No address added … EADDRINUSE" once HTTP holds it.
+    const samePort = await cli(['serve', '--port', '48123', '--grpc-port', '48123']);
+    assert.equal(samePort.code, 2, samePort.stderr);
+    assert.equal(
+      samePort.stderr,
+      'a2a-registry: invalid configuration: --grpc-port (GRPC_PORT) and --port (PORT) are both 48123: the gRPC binding needs a port of its own beside HTTP\'s: give it another (e.g. 50051), or leave it unset to serve no gRPC\n',
+    );
     // A database URL that is no URL (an unencoded "#" in the password) is a setting to fix, said
     // before anything starts; it was "could not start: ... Invalid URL" (exit 1), import's too.
     for (const args of [['serve'], ['import', '-']]) {
@@ -785,6 +795,28 @@ describe('a2a-registry serve', () => {
       assert.match(bad.stderr, /DATABASE_URL is not a valid URL: write it as postgres:\/\/user:password@host:5432\/database, with reserved characters .* percent-encoded/, args[0]);
       assert.doesNotMatch(bad.stderr, /p#ss/, `${args[0]}: the password is not shown`);
     }
+  });
+});
+
+describe('a data directory that cannot be made', () => {
+  // Under /proc, mkdir fails with ENOENT although the parent exists: Node's recursive mkdir then
+  // looped for ever, and start-up hung without a word (cli() kills it after a minute).
+  test('REGISTRY_DATA_DIR under /proc stops start-up at once with what, where and how to fix it (exit 1)', { skip: !fs.existsSync('/proc/self') && 'no /proc here' }, async () => {
+    const dataDir = '/proc/a2a-registry-test/data';
+    const [adminToken, database] = await Promise.all([
+      cli(['serve', '--port', '0'], { env: { REGISTRY_DATA_DIR: dataDir } }),
+      cli(['serve', '--port', '0'], { env: { REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `alice:${TOKENS.alice}` } }),
+    ]);
+    assert.equal(adminToken.code, 1, adminToken.stderr);
+    assert.match(
+      adminToken.stderr,
+      /^a2a-registry: could not start: cannot keep the admin token in \/proc\/a2a-registry-test\/data\/admin-token \(ENOENT: .*mkdir '\/proc\/a2a-registry-test'\)\. Check that REGISTRY_DATA_DIR \(\/proc\/a2a-registry-test\/data\) is a directory/m,
+    );
+    assert.equal(database.code, 1, database.stderr);
+    assert.match(
+      database.stderr,
+      /^a2a-registry: could not start: cannot open the database file \/proc\/a2a-registry-test\/data\/registry\.db for writing \(ENOENT: .*\)\. Check that REGISTRY_DATA_DIR \(\/proc\/a2a-registry-test\/data\) is a directory/m,
+    );
   });
 });
 

@@ -19,6 +19,7 @@ import { TrustRoots, guardedJwksFetch } from '../src/trust/trust-roots.js';
 import { loadConfig } from '../src/config/config.js';
 import { ACCEPTED_ALGORITHMS, createSignatureVerifier } from '../src/validation/signature.js';
 import { op, resultOf, sdkClient } from './support/client.js';
+import { callTool, connectMcp, structured } from './support/mcp-client.js';
 import { v1Card } from './support/documents.js';
 import { selfSignedCertificate, startOrigin, waitFor } from './support/origin-server.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
@@ -230,7 +231,10 @@ describe('REGISTRY_TRUSTED_JKU_SCOPE=site', () => {
       assert.notEqual(scoped.fingerprint, unscoped.fingerprint, 'switching the scope re-evaluates the stored cards');
       const statusOf = async (roots: TrustRoots, ...urls: string[]) => {
         const signed = await signCard({ ...card(), supportedInterfaces: urls.map((url) => ({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })) }, publisher.signing, { jku });
-        return (await createSignatureVerifier(roots).verifyAgentCard(signed, '1.0')).verification.signatures[0]!;
+        const result = await createSignatureVerifier(roots).verifyAgentCard(signed, '1.0');
+        // Anyone may read the public status; the detail (the JWKS URL and its host) is for the operator and authenticated callers.
+        assert.ok(!JSON.stringify(result.verification).includes('keys.test:'), 'no JWKS URL in the public status');
+        return (result.detailed ?? result.verification).signatures[0]!;
       };
       assert.equal((await statusOf(scoped, 'https://keys.test/a2a')).status, 'verified');
       assert.equal((await statusOf(scoped, 'https://agent.keys.test/a2a', 'https://KEYS.test./rest')).status, 'verified', 'under it, any spelling');
@@ -267,9 +271,10 @@ describe('an https JWKS URL', () => {
       const lookup = await roots.lookup('attacker', undefined);
       assert.equal(lookup.keys.length, 0);
       assert.ok(
-        lookup.note!.includes(`refused to follow the redirect from ${secure.url}/jwks.json to ${base}/attacker.json: it leaves https for plain http`),
-        lookup.note,
+        lookup.noteDetail!.includes(`refused to follow the redirect from ${secure.url}/jwks.json to ${base}/attacker.json: it leaves https for plain http`),
+        lookup.noteDetail,
       );
+      assert.ok(!lookup.note!.includes(secure.url), 'the public note names no allow-listed URL');
       assert.equal(requests['/attacker.json'] ?? 0, seen, 'the plain http URL was never requested');
       assert.equal(roots.size, 0);
     } finally {
@@ -340,10 +345,31 @@ describe('the guard still applies to allow-listed JWKS URLs', () => {
     const registry = await startTestRegistry({ REGISTRY_TRUSTED_JKU: `${base}/jwks.json` });
     try {
       const alice = await sdkClient(registry.url, { token: TOKENS.alice });
-      const result = resultOf(await op(alice, { register: { agentCard: await signCard(card(), first.signing) } }));
+      const signed = await signCard(card(), first.signing);
+      const result = resultOf(await op(alice, { register: { agentCard: signed } }));
       assert.equal(result.verified, false);
       assert.match(result.signatures[0].reason, /could not be fetched \(.*loopback/);
       assert.equal(requests['/jwks.json'] ?? 0, seen, 'nothing was sent');
+
+      // Only authenticated callers learn the operator's JWKS URLs and why a fetch failed: anonymous
+      // ones (validate is open to anyone, entries are public) get the status and a generic reason.
+      const operatorDetail = new RegExp(`${base.replace(/[.]/g, '\\.')}|loopback`);
+      const validated = resultOf(await op(alice, { validate: { agentCard: signed } }));
+      assert.match(validated.signatures[0].reason, /the JWKS at http:\/\/127\.0\.0\.1:\d+\/jwks\.json could not be fetched \(.*loopback/);
+      const anonymous = await sdkClient(registry.url);
+      const mcp = await connectMcp(registry.url, 'anonymous');
+      const anonymousAnswers = [
+        resultOf(await op(anonymous, { validate: { agentCard: signed } })),
+        resultOf(await op(anonymous, { get: { id: result.id } })),
+        structured(await callTool(mcp, 'validate_document', { agentCard: signed })),
+      ];
+      await mcp.close();
+      for (const answer of anonymousAnswers) {
+        assert.equal(answer.verified, false);
+        assert.equal(answer.signatures[0].status, 'unknown-key');
+        assert.match(answer.signatures[0].reason, /a trusted JWKS that may hold it could not be fetched just now; the registry's operator can see which, and why, in its log/);
+        assert.doesNotMatch(JSON.stringify(answer), operatorDetail, 'no allow-listed URL nor fetch error for anonymous callers');
+      }
     } finally {
       await registry.close();
       fs.rmSync(registry.dataDir, { recursive: true, force: true });
@@ -372,7 +398,10 @@ describe('a kid several trust roots hold', () => {
     try {
       assert.ok(lines.some((l) => /kid \\"acme\\" is held by several trust roots/.test(l)), 'the operator is told');
       const verifier = createSignatureVerifier(roots);
-      const statusOf = async (signing: SigningKey, jku?: string) => (await verifier.verifyAgentCard(await signCard(card(), signing, jku ? { jku } : {}), '1.0')).verification.signatures[0]!;
+      const statusOf = async (signing: SigningKey, jku?: string) => {
+        const result = await verifier.verifyAgentCard(await signCard(card(), signing, jku ? { jku } : {}), '1.0');
+        return (result.detailed ?? result.verification).signatures[0]!;
+      };
 
       assert.equal((await statusOf(operators.signing)).status, 'verified');
       const borrowed = await statusOf(impostor.signing);

@@ -727,13 +727,22 @@ describe('a stored verdict made by older verification rules', () => {
       const outcome = await store.upsert(write, actor('alice'));
       assert.equal(outcome.status, 'created');
       const entry = (outcome as { entry: { id: string } }).entry;
+      // Stored under "r2" with a reason that named the operator's JWKS URL and its fetch error,
+      // which anyone reading the entry saw: written again without them.
+      const leaky = entryWrite('agent', 'https://leaky.example.org/a2a');
+      leaky.documentText = JSON.stringify(await signCard(fresh('Leaky Agent'), stranger.signing));
+      const leakyReason = 'no trusted key has kid "stranger"; the JWKS at https://keys.internal.example/jwks.json could not be fetched (connect ECONNREFUSED 10.0.0.5:443)';
+      leaky.verification = { verified: false, signatures: [{ status: 'unknown-key', kid: 'stranger', alg: 'ES256', reason: leakyReason }], keyset: `${trust.fingerprint}/r2` };
+      const leakyEntry = (await store.upsert(leaky, actor('alice'))) as { entry: { id: string } };
 
       const cardTrust = new CardTrust({ store, feed: new ChangeFeed(), verifier: createSignatureVerifier(trust), requireVerified: false });
       const scan = await cardTrust.reevaluateAll();
-      assert.equal(scan.checked, 1, 'the same trust roots, other rules: checked again');
+      assert.equal(scan.checked, 2, 'the same trust roots, other rules: checked again');
       const after = (await store.get(entry.id))!.verification!;
       assert.equal(after.verified, true, 'what the SDK signs still verifies (with a warning at registration)');
-      assert.match(after.keyset, /\/r2$/, 'recorded under the current rules');
+      assert.match(after.keyset, /\/r3$/, 'recorded under the current rules');
+      const leakyAfter = (await store.get(leakyEntry.entry.id))!.verification!;
+      assert.equal(leakyAfter.signatures[0]!.reason, 'no trusted key has kid "stranger"', 'the stored reason no longer names the JWKS nor its error');
       assert.equal((await cardTrust.reevaluateAll()).checked, 0, 'once');
     } finally {
       await store.close();

@@ -6,14 +6,20 @@
  * replica stopped is taken over by the other, and its pushes go on from there.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { TaskState } from '@a2a-js/sdk';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
 import { holdCommits } from './support/pg-commit-hold.js';
-import { usePostgres } from './support/postgres.js';
+import { findPostgresBin, usePostgres } from './support/postgres.js';
+import { eventually } from './support/eventually.js';
+import { tempDir } from './support/temp.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { dataOf, EventLog, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
 
@@ -23,6 +29,8 @@ function taggedCard(name: string, tag: string, url = `https://${name.replace(/ /
   card.skills[0].tags = [tag];
   return card;
 }
+
+const execFileAsync = promisify(execFile);
 
 const replicas: TestRegistry[] = [];
 const postgres = usePostgres({
@@ -423,6 +431,56 @@ describe('watches across replicas (PostgreSQL)', () => {
       hook.closeAllConnections();
       await new Promise((resolve) => hook.close(resolve));
       await relay.close();
+    }
+  });
+
+  test('a database restored from a pg_dump under the watches: each sends a resync at the next start (what it told its webhook since the dump is gone), numbered past the events it sent', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const bin = findPostgresBin();
+    if (!bin) return t.skip('no pg_dump / pg_restore here');
+    const databaseUrl = await postgres.server.createDatabase('watch_pg_restore');
+    const env = { DATABASE_URL: databaseUrl, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789', REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const work = tempDir('a2a-registry-pg-restore-');
+    const dump = path.join(work, 'registry.dump');
+    const hook = await webhook(() => 200);
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const eventOf = (b: WireJson): WireJson => dataOf(b.artifactUpdate?.artifact ?? { parts: [{ data: {} }] });
+      const task = await sendWithPush(bob, { filter: { tags: ['pg-restored'] } }, { url: hook.url, token: 'pg-restored' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      const a = resultOf(await op(alice, { register: { agentCard: taggedCard('PG Restored A', 'pg-restored') } }));
+      await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A');
+      // The dump holds the watch current with its change log (its progress is stored within a second).
+      await eventually(async () => {
+        const { rows } = await db.query("SELECT change_seq >= (SELECT max(seq) FROM changes) AS current FROM watches WHERE id = $1", [task.id]);
+        return rows[0]?.current === true;
+      }, 'the watch\'s position stored past A');
+      await execFileAsync(path.join(bin, 'pg_dump'), ['--format=custom', `--file=${dump}`, databaseUrl]);
+      const b = resultOf(await op(alice, { register: { agentCard: taggedCard('PG Restored B', 'pg-restored') } }));
+      const addedB = eventOf(await hook.waitFor((body) => eventOf(body).hit?.id === b.id, 'added B'));
+      await registry.close();
+      removeTempDir(registry.dataDir);
+      registry = undefined;
+      await execFileAsync(path.join(bin, 'pg_restore'), ['--clean', `--dbname=${databaseUrl}`, dump]);
+
+      // Before, the restored watch found its position current: the webhook, told B was added,
+      // never heard that B is gone.
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const resync = eventOf(await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-event' && eventOf(body).event === 'resync', 'a resync after the restore'));
+      assert.deepEqual(resync.results.map((h: WireJson) => h.id), [a.id]);
+      assert.ok(resync.seq > addedB.seq, `numbered past the events sent since the dump (${resync.seq} > ${addedB.seq})`);
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await registry?.close();
+      if (registry) removeTempDir(registry.dataDir);
+      await db.end();
+      await hook.close();
+      removeTempDir(work);
     }
   });
 

@@ -351,6 +351,35 @@ describe('watches across a restart (SQLite)', () => {
       removeTempDir(work);
     }
   });
+  test('a watch whose stored position is ahead of the change log (a database restored under a running registry) sends a resync when restored', async () => {
+    const dataDir = tempDir();
+    const env = { REGISTRY_DATA_DIR: dataDir, REGISTRY_FETCH_ALLOW: '127.0.0.1' };
+    const hook = await webhook(() => 200);
+    let registry: TestRegistry | undefined = await startTestRegistry(env);
+    try {
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      const task = await sendWithPush(bob, { filter: { tags: ['ahead-of-log'] } }, { url: hook.url, token: 'ahead' });
+      await hook.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+      await registry.close();
+      registry = undefined;
+      // What a registry left running through a restore stores: the position it had reached in the replaced log.
+      const live = new SqliteStore({ file: `${dataDir}/registry.db` });
+      await live.open();
+      await live.watches.update(task.id, { position: 1_000_000 });
+      await live.close();
+
+      // Before, only a position behind the log counted: this one found itself current and sent nothing.
+      registry = await startTestRegistry(env);
+      await registry.core.restoreWatches();
+      const resync = eventOf(await hook.waitFor((body) => body.artifactUpdate?.artifact?.name === 'watch-event' && eventOf(body).event === 'resync', 'a resync'));
+      assert.deepEqual(resync.results, []);
+      await (await sdkClient(registry.url, { token: TOKENS.bob })).cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await registry?.close();
+      await hook.close();
+      removeTempDir(dataDir);
+    }
+  });
   test('a watch idle for longer than the change log is kept (saved index off) is current at a restart: no resync', async () => {
     const dataDir = tempDir();
     // The log is trimmed to a third of a second; the index is never saved (no other walk along the log).

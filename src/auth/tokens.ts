@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ADMIN_PRINCIPAL, MIN_TOKEN_CHARS } from '../config/config.js';
 import type { Caller } from '../contract/caller.js';
 import { ADMIN_TOKEN_FILE } from './admin-token-file.js';
+import { makeDirectories } from '../lib/make-directories.js';
 
 /**
  * Loads the admin token from the data directory, creating it on first start.
@@ -36,7 +37,7 @@ export function ensureAdminToken(dataDir: string): { token: string; file: string
 }
 
 function loadOrCreate(dataDir: string, file: string): { token: string; file: string; created: boolean } {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDirectories(dataDir, 0o700);
   // Two processes starting on one directory at once: the second adopts the first one's token.
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = readTokenFile(file);

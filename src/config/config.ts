@@ -317,7 +317,7 @@ const envSchema = z.object({
   REGISTRY_SSE_HEARTBEAT_SECONDS: numberFrom(0.5, 300, 'must be seconds from 0.5 to 300 (e.g. 15; below the idle timeout of every proxy in front of the registry)').default(15),
   REGISTRY_MAX_CONNECTIONS: positiveInt(1_000_000).default(1024),
   REGISTRY_PAGE_TOKEN_SECRET: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace or silent' }).default('info'),
   REGISTRY_MAX_JSON_DEPTH: positiveInt(1000, 16).default(100),
   REGISTRY_MAX_QUERY_CHARS: positiveInt(10_000).default(1000),
   REGISTRY_RATE_LIMITS: booleanString.default(true),
@@ -541,6 +541,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   if (headersTimeoutSeconds > e.REGISTRY_REQUEST_TIMEOUT_SECONDS) {
     throw new ConfigError(
       `invalid configuration: REGISTRY_HEADERS_TIMEOUT_SECONDS must not exceed REGISTRY_REQUEST_TIMEOUT_SECONDS (got ${headersTimeoutSeconds} > ${e.REGISTRY_REQUEST_TIMEOUT_SECONDS})`,
+    );
+  }
+  // Both servers bind HOST: the second one failed at start-up with gRPC's "No address added out
+  // of total 1 resolved … EADDRINUSE", which does not say the two settings collide.
+  if (e.GRPC_PORT !== undefined && e.GRPC_PORT !== 0 && e.GRPC_PORT === e.PORT) {
+    throw new ConfigError(
+      `invalid configuration: GRPC_PORT and PORT are both ${e.PORT}: the gRPC binding needs a port of its own beside HTTP's: give it another (e.g. 50051), or leave it unset to serve no gRPC`,
     );
   }
   if (e.PUBLIC_GRPC_URL !== undefined && e.GRPC_PORT === undefined) {

@@ -21,6 +21,7 @@ import type { EntryWrite, RegistryStore, WriteQuota } from '../storage/types.js'
 import type { DocumentValidator } from '../validation/index.js';
 import type { DocumentVerifier } from '../validation/signature.js';
 import { checkCardSignatures } from './card-trust.js';
+import { disclosedVerification } from '../validation/signature.js';
 import { checkDocument, entryWriteOf, identityTaken } from './documents.js';
 import { urlTaken, type EndpointClaims } from './endpoint-claims.js';
 
@@ -59,10 +60,11 @@ export class ImportChecks {
   async prepare(subject: Subject): Promise<PreparedDocument | { refused: RegistryError }> {
     try {
       const verdict = checkDocument(this.deps.validator, subject);
-      const verified = await checkCardSignatures(this.deps, subject, verdict);
+      // Disclosed: imports are the operator's (the CLI) or an administrator's.
+      const verified = await checkCardSignatures(this.deps, subject, verdict, true);
       const { write, claims } = entryWriteOf(subject, verdict);
       if (verified) write.verification = verified.verification;
-      return { write, claims, warnings: verified ? [...verdict.warnings, ...verified.warnings] : verdict.warnings };
+      return { write, claims, warnings: verified ? [...verdict.warnings, ...disclosedVerification(verified, true).warnings] : verdict.warnings };
     } catch (error) {
       if (error instanceof RegistryError) return { refused: error };
       throw error;

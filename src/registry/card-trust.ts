@@ -10,7 +10,7 @@ import { sameOutcome, type CardVerification } from '../contract/verification.js'
 import { isObject, quote } from '../lib/json.js';
 import type { RegistryStore, StoredEntry } from '../storage/types.js';
 import type { Verdict } from '../validation/index.js';
-import { signatureFindings, type CardVerificationResult, type DocumentVerifier } from '../validation/signature.js';
+import { disclosedVerification, signatureFindings, type CardVerificationResult, type DocumentVerifier } from '../validation/signature.js';
 import type { ChangeFeed } from './change-feed.js';
 
 /** Stored cards re-evaluated at once after the trust roots change. */
@@ -32,10 +32,11 @@ export class CardTrust {
   /**
    * The signatures of a valid agent card; undefined for MCP servers, which have none. Throws
    * SIGNATURE_INVALID for a card with an invalid signature, and for an unverified one when the
-   * operator requires verification.
+   * operator requires verification. `disclose`: the refusal's details may name the operator's
+   * JWKS URLs and fetch errors (authenticated callers), else they say only what anyone may read.
    */
-  check(subject: Subject, verdict: Verdict): Promise<CardVerificationResult | undefined> {
-    return checkCardSignatures(this.deps, subject, verdict);
+  check(subject: Subject, verdict: Verdict, disclose: boolean): Promise<CardVerificationResult | undefined> {
+    return checkCardSignatures(this.deps, subject, verdict, disclose);
   }
 
   /**
@@ -135,10 +136,11 @@ export async function checkCardSignatures(
   deps: Pick<CardTrustDeps, 'verifier' | 'requireVerified'>,
   subject: Subject,
   verdict: Verdict,
+  disclose: boolean,
 ): Promise<CardVerificationResult | undefined> {
   if (subject.type !== 'agent-card' || !isObject(subject.card)) return undefined;
   const result = await deps.verifier.verifyAgentCard(subject.card, verdict.generation ?? '1.0');
-  const statuses = result.verification.signatures;
+  const statuses = disclosedVerification(result, disclose).signatures;
   const invalid = statuses.filter((s) => s.status === 'invalid');
   if (invalid.length > 0) {
     const first = invalid[0]!;

@@ -97,7 +97,8 @@ export class FreshnessChecks {
       const verdict = checkDocument(this.validator, fetched.subject);
       // An invalid signature (or none, where verified cards are required) fails the refresh
       // like an invalid document: the last good revision stays.
-      const verified = await this.trust.check(fetched.subject, verdict);
+      // Not disclosed: a refusal is recorded in the entry's health, which anyone may read.
+      const verified = await this.trust.check(fetched.subject, verdict, false);
       const { write, description } = entryWriteOf(fetched.subject, verdict);
       if (verified) write.verification = verified.verification;
       if (sameJson(JSON.parse(write.documentText), JSON.parse(entry.documentText))) {

@@ -22,6 +22,7 @@ import { SNAPSHOT_FORMAT, readIndexSnapshot, removeAbandonedWrites, writeIndexSn
 import type { RegistryStore } from '../storage/types.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { RegistryService } from './service.js';
+import { makeDirectories } from '../lib/make-directories.js';
 
 export const SNAPSHOT_FILE = 'search-index.snapshot';
 /** Wait between reading the change-log position and copying the index (see above). */
@@ -42,7 +43,7 @@ export interface IndexSnapshotOptions {
  */
 export function prepareSnapshotDir(dir: string): void {
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirectories(dir, 0o700);
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (error) {
     throw new Error(

@@ -23,12 +23,13 @@ import { RegistryError, STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SEC
 import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
+import { sameOutcome } from '../contract/verification.js';
 import type { IndexState, SavedState } from '../search/index-state.js';
 import type { IndexQuery, SearchIndex } from '../search/types.js';
 import { StorageUnavailableError } from '../storage/faults.js';
 import type { AcceptedUpsert, AcknowledgementRow, RegistryStore, StoredEntry, TaskRow, WriteQuota } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
-import type { DocumentVerifier } from '../validation/signature.js';
+import { disclosedVerification, type DocumentVerifier } from '../validation/signature.js';
 import { CardTrust } from './card-trust.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { DocumentSources } from './document-sources.js';
@@ -369,16 +370,20 @@ export class RegistryService {
   // ---- operations ----
 
   /** A dry run of register: the same checks and the same answer when invalid; nothing stored. Open to anyone. */
-  async validate(subject: Subject, _caller: Caller): Promise<ValidationResultBody> {
+  async validate(subject: Subject, caller: Caller): Promise<ValidationResultBody> {
     const v = checkDocument(this.validator, subject);
-    const verified = await this.trust.check(subject, v);
+    // Anonymous callers learn each signature's status and a reason, not the operator's allow-listed
+    // JWKS URLs nor why one could not be fetched: that is for authenticated callers.
+    const disclose = caller.principal !== undefined;
+    const verified = await this.trust.check(subject, v, disclose);
     const body: ValidationResultBody = { valid: true, kind: v.kind, sizeBytes: v.sizeBytes, errors: [], warnings: v.warnings };
     if (v.generation) body.protocolVersion = v.generation;
     if (verified) {
-      const { verification, warnings } = verified;
+      const { verification } = verified;
+      const { signatures, warnings } = disclosedVerification(verified, disclose);
       body.verified = verification.verified;
       if (verification.kid !== undefined) body.kid = verification.kid;
-      body.signatures = verification.signatures;
+      body.signatures = signatures;
       body.warnings = [...v.warnings, ...warnings];
     }
     return body;
@@ -393,14 +398,21 @@ export class RegistryService {
     const actor = this.requireActor(caller, 'Registering');
     const { subject, source } = await this.resolve(input);
     const verdict = checkDocument(this.validator, subject);
-    const verified = await this.trust.check(subject, verdict);
+    const verified = await this.trust.check(subject, verdict, true);
     const verification = verified?.verification;
     const { write, description, claims } = entryWriteOf(subject, verdict);
+    // What is stored is shown with the entry to anyone: the statuses without the operator's detail.
     if (verification) write.verification = verification;
     if (this.freshness) write.freshness = this.freshness.forRegistration(source, subject.type);
-    const warnings = verified ? [...verdict.warnings, ...verified.warnings] : verdict.warnings;
-    const resultOf = (entry: StoredEntry, status: AcceptedUpsert['status']) =>
-      registrationResultOf(entry, description, { created: status === 'created', changed: status !== 'unchanged', warnings });
+    // The registrant is authenticated: its answer has the detail (which JWKS, why not fetched).
+    const disclosed = verified ? disclosedVerification(verified, true) : undefined;
+    const warnings = disclosed ? [...verdict.warnings, ...disclosed.warnings] : verdict.warnings;
+    const resultOf = (entry: StoredEntry, status: AcceptedUpsert['status']) => {
+      const result = registrationResultOf(entry, description, { created: status === 'created', changed: status !== 'unchanged', warnings });
+      // The stored verdict is this check's (not a later re-evaluation's): answer it with the detail.
+      if (disclosed && result.signatures && sameOutcome(entry.verification, verification)) result.signatures = disclosed.signatures;
+      return result;
+    };
     // The acknowledging task commits with the write (one commit, one sync), unless the answer
     // may still change after the commit (afterCommit records a newer evaluation of the signatures
     // of an unchanged card): then it is saved after, as any task.

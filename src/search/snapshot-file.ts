@@ -20,6 +20,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { Int32Pieces, type IndexState, type StatePart } from './index-state.js';
+import { makeDirectories } from '../lib/make-directories.js';
 
 /** Bumped whenever what an index saves, or how it indexes, changes. */
 export const SNAPSHOT_FORMAT = 9;
@@ -67,7 +68,7 @@ export async function writeIndexSnapshot(file: string, meta: SnapshotMeta, state
   const tmp = `${file}.${process.pid}.tmp`;
   // On PostgreSQL nothing else creates the directory (REGISTRY_DATA_DIR, or
   // REGISTRY_INDEX_SNAPSHOT_DIR): without this, every save failed and every start re-indexed.
-  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  makeDirectories(path.dirname(file), 0o700);
   // The registry's user's alone, like the database: a snapshot is loaded in place of the entries.
   const out = await fs.open(tmp, 'w', 0o600);
   let crc = 0;

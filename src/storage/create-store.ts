@@ -31,6 +31,6 @@ export function sqliteFile(dataDir: string): string {
 
 /** Returns an unopened store; call `open()` before use. */
 export function createStore(config: StoreConfig): RegistryStore {
-  if (isPostgresUrl(config.databaseUrl)) return new PostgresStore({ url: config.databaseUrl.trim() });
+  if (isPostgresUrl(config.databaseUrl)) return new PostgresStore({ url: config.databaseUrl.trim(), notice: config.notice });
   return new SqliteStore({ file: sqliteFile(config.dataDir), busyTimeoutMs: config.lockWaitMs, notice: config.notice, singleProcess: config.singleProcess });
 }

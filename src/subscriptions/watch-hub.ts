@@ -784,6 +784,15 @@ export class WatchHub implements WatchKeeper {
         }
         // Changes committed while nobody ran it (or after its last recorded position): start again from the current matches.
         if (changeSeq > row.position) watch.resyncNow();
+        else if (changeSeq < row.position) {
+          // The change log went back (a database restored under a running registry, which then
+          // stored its watches' positions in it): what the watch told its clients since is undone.
+          this.log?.warn(
+            { watch: row.id, position: row.position, changeLog: changeSeq },
+            `a watch's position (${row.position}) is ahead of the change log (${changeSeq}): the database was restored under it; it sends a resync with its current matches. Restore with every replica stopped (README, Backups)`,
+          );
+          watch.resyncNow();
+        }
       } catch (err) {
         // Refused now (its stored request is no longer valid): dropped. Anything else (the index
         // not loaded yet, storage failing): its lease let go, for the next claim here or elsewhere.

@@ -33,6 +33,7 @@ import type { Fetcher } from '../net/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { KeyLookup, TrustedKey, TrustedKeys } from '../validation/signature.js';
 import { keysetFingerprint, parseJwks } from './jwks.js';
+import { makeDirectories } from '../lib/make-directories.js';
 
 /** A JWKS document as fetched: `lifetimeMs` is how long its server says it may be used, when it says. */
 export interface FetchedJwks {
@@ -193,20 +194,36 @@ export class TrustRoots implements TrustedKeys {
   async lookup(kid: string, jku: string | undefined): Promise<KeyLookup> {
     let found = this.#resolve(kid, jku);
     let keys = found.keys;
+    // What anyone may read (validate is open to all, stored verdicts are shown with entries), and
+    // the same with the allow-listed URLs and fetch errors, for the operator and authenticated
+    // callers only: those would tell anyone the operator's key servers and its network.
     const notes: string[] = [];
+    const details: string[] = [];
     const named = jku === undefined ? undefined : this.#jku.get(jkuKey(jku));
     if (jku !== undefined && !named) {
-      notes.push(`its jku ${JSON.stringify(jku)} is not one of the registry's trusted JWKS URLs (REGISTRY_TRUSTED_JKU), so it was not fetched`);
+      // The caller's own jku: telling them it is not on the list reveals nothing of the list.
+      const note = `its jku ${JSON.stringify(jku)} is not one of the registry's trusted JWKS URLs (REGISTRY_TRUSTED_JKU), so it was not fetched`;
+      notes.push(note);
+      details.push(note);
     }
     if (keys.length === 0 && this.#jku.size > 0) {
       // The publisher may have rotated keys since the last fetch: look again (rate-limited),
       // at the set the signature names if it is allow-listed, else at every allow-listed set.
       const sets = named ? [named] : [...this.#jku.values()];
       if (await this.#fetchStale(sets)) ({ keys } = found = this.#resolve(kid, jku));
-      for (const s of sets) if (s.error) notes.push(`the JWKS at ${s.url} could not be fetched (${s.error})`);
+      const failed = sets.filter((s) => s.error);
+      if (failed.length > 0) {
+        notes.push(
+          `${failed.length === 1 ? 'a trusted JWKS' : `${failed.length} trusted JWKS`} that may hold it could not be fetched just now; the registry's operator can see which, and why, in its log`,
+        );
+        for (const s of failed) details.push(`the JWKS at ${s.url} could not be fetched (${s.error})`);
+      }
     }
-    const out: KeyLookup = notes.length > 0 ? { keys, note: notes.join('; ') } : { keys };
+    const out: KeyLookup = { keys };
+    if (notes.length > 0) out.note = notes.join('; ');
+    if (details.join('; ') !== (out.note ?? '')) out.noteDetail = details.join('; ');
     if (found.ambiguous) out.ambiguous = found.ambiguous;
+    if (found.ambiguousDetail) out.ambiguousDetail = found.ambiguousDetail;
     return out;
   }
 
@@ -224,9 +241,11 @@ export class TrustRoots implements TrustedKeys {
     const holders = [...this.#jku.values()].filter((s) => s.keys.some((k) => k.kid === kid));
     const chosen = named && holders.includes(named) ? [named] : holders;
     if (chosen.length > 1) {
+      const fix = 'so it does not say whose key made the signature; sign with a "jku" in the protected header naming the JWKS URL that holds your key';
       return {
         keys: [],
-        ambiguous: `kid ${JSON.stringify(kid)} is held by several trusted JWKS (${chosen.map((s) => s.url).join(', ')}), so it does not say whose key made the signature; sign with a "jku" in the protected header naming the JWKS URL that holds your key`,
+        ambiguous: `kid ${JSON.stringify(kid)} is held by several trusted JWKS, ${fix}`,
+        ambiguousDetail: `kid ${JSON.stringify(kid)} is held by several trusted JWKS (${chosen.map((s) => s.url).join(', ')}), ${fix}`,
       };
     }
     return { keys: chosen.flatMap((s) => s.keys.filter((k) => k.kid === kid)) };
@@ -383,7 +402,7 @@ export class TrustRoots implements TrustedKeys {
     for (const set of this.#jku.values()) if (set.goodAt !== undefined && set.keys.length > 0) copies[set.url] = { fetchedAt: set.goodAt, document: set.document };
     const temporary = `${file}.${process.pid}.tmp`;
     try {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      makeDirectories(path.dirname(file), 0o700);
       fs.writeFileSync(temporary, JSON.stringify(copies), { mode: 0o600 });
       fs.renameSync(temporary, file);
     } catch (error) {

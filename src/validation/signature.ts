@@ -52,10 +52,19 @@ export interface TrustedKey {
 
 export interface KeyLookup {
   keys: TrustedKey[];
-  /** Why a key may be missing (a jku that is not allow-listed, a JWKS that could not be fetched). */
+  /**
+   * Why a key may be missing (a jku that is not allow-listed, a JWKS that could not be fetched),
+   * in words anyone may read: no URL of the operator's trust roots, no fetch error.
+   */
   note?: string;
-  /** Why no key was chosen although trust roots hold the kid (several of them do). */
+  /** Why no key was chosen although trust roots hold the kid (several of them do), in words anyone may read. */
   ambiguous?: string;
+  /**
+   * `note` and `ambiguous` with what only the operator and authenticated callers may see (which
+   * allow-listed JWKS, why a fetch failed); absent when they say no more.
+   */
+  noteDetail?: string;
+  ambiguousDetail?: string;
 }
 
 /** The operator's trust roots, as the verifier sees them. */
@@ -78,9 +87,24 @@ export interface TrustedKeys {
 export const NO_TRUSTED_KEYS: TrustedKeys = { configured: false, fingerprint: 'none', lookup: async () => ({ keys: [] }) };
 
 export interface CardVerificationResult {
+  /** What is stored and shown to anyone: reasons without the operator's JWKS URLs or fetch errors. */
   verification: CardVerification;
   /** Unverified cards, fields a verified signature does not cover. */
   warnings: Finding[];
+  /**
+   * The signatures' statuses and the warnings with the detail only the operator and authenticated
+   * callers may see (the allow-listed JWKS URLs involved, why one could not be fetched); absent
+   * when they say no more than `verification` and `warnings`.
+   */
+  detailed?: { signatures: SignatureStatus[]; warnings: Finding[] };
+}
+
+/**
+ * The statuses and warnings of a verification for one caller: with the operator's detail when
+ * `disclose` (authenticated callers, the operator's own tools), without it otherwise.
+ */
+export function disclosedVerification(result: CardVerificationResult, disclose: boolean): { signatures: SignatureStatus[]; warnings: Finding[] } {
+  return disclose && result.detailed ? result.detailed : { signatures: result.verification.signatures, warnings: result.warnings };
 }
 
 export interface DocumentVerifier {
@@ -108,9 +132,10 @@ export const MAX_SIGNATURES = 8;
  * these rules refuse. Change it whenever the payloads, or the choice of keys (TrustRoots), change.
  * "r2": security requirements keep their empty parts (a signature over the form without them,
  * the SDKs', verifies with a warning); a kid several trust roots hold is decided by the keys
- * file, else by the signature's jku.
+ * file, else by the signature's jku. "r3": stored reasons no longer name the operator's JWKS URLs
+ * nor fetch errors (entries are public): verdicts stored with them are written again.
  */
-const VERIFICATION_RULES = 'r2';
+const VERIFICATION_RULES = 'r3';
 
 function invalid(reason: string, kid?: string, alg?: string): SignatureStatus {
   const status: SignatureStatus = { status: 'invalid', reason };
@@ -178,7 +203,7 @@ function failureReason(error: unknown, kid: string): string {
  * A signature's status, and whether it leaves the card's requirements without scopes, or its
  * `false` and `0` values, uncovered.
  */
-type Checked = SignatureStatus & { requirementsUncovered?: true; falsyUncovered?: true };
+type Checked = SignatureStatus & { requirementsUncovered?: true; falsyUncovered?: true; detail?: string };
 
 /** A verified status, flagged when the payload that verified leaves the card's `false` and `0` values out. */
 function verifiedOver(payload: string, payloads: Payloads, kid: string, alg: string, flags: { requirementsUncovered?: true } = {}): Checked {
@@ -189,17 +214,22 @@ function verifiedOver(payload: string, payloads: Payloads, kid: string, alg: str
  * Why a scoped key (`vouchesFor`) does not vouch for this card: an endpoint off its host, or one
  * that is no URL (which no host can vouch for). Undefined when it does.
  */
-function outOfScope(key: TrustedKey, card: JsonObject, generation: Generation): string | undefined {
+function outOfScope(key: TrustedKey, card: JsonObject, generation: Generation): { reason: string; detail: string } | undefined {
   const scope = key.vouchesFor;
   if (scope === undefined) return undefined;
   for (const endpoint of cardEndpointUrls(card, generation)) {
     const parsed = parseEndpoint(endpoint.url, endpoint.binding);
     const host = parsed.ok ? parsed.url.hostname.replace(/\.$/, '') : undefined;
     if (host !== undefined && (host === scope || host.endsWith(`.${scope}`))) continue;
-    return (
-      `the trusted key "${key.kid}" (from ${key.source}) vouches only for cards whose endpoints are on ${scope} or under it (REGISTRY_TRUSTED_JKU_SCOPE=site), ` +
-      `and ${endpoint.path} ${quote(endpoint.url)} is not: publish the key in a JWKS on that endpoint's site, or sign with a key the registry trusts for it`
-    );
+    const fix = `publish the key in a JWKS on that endpoint's site, or sign with a key the registry trusts for it`;
+    return {
+      reason:
+        `the trusted key "${key.kid}" vouches only for cards whose endpoints are on the site of the JWKS that publishes it (REGISTRY_TRUSTED_JKU_SCOPE=site), ` +
+        `and ${endpoint.path} ${quote(endpoint.url)} is not: ${fix}`,
+      detail:
+        `the trusted key "${key.kid}" (from ${key.source}) vouches only for cards whose endpoints are on ${scope} or under it (REGISTRY_TRUSTED_JKU_SCOPE=site), ` +
+        `and ${endpoint.path} ${quote(endpoint.url)} is not: ${fix}`,
+    };
   }
   return undefined;
 }
@@ -225,18 +255,22 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
   if (sig.header !== undefined && !isObject(sig.header)) return invalid('its unprotected "header" is not a JSON object', kid, alg);
 
   const jku = typeof header.jku === 'string' ? header.jku : undefined;
-  const { keys, note, ambiguous } = await trust.lookup(kid, jku);
+  const { keys, note, ambiguous, noteDetail, ambiguousDetail } = await trust.lookup(kid, jku);
   const usable = (found: readonly TrustedKey[]) => found.filter((k) => k.jwk.alg === undefined || k.jwk.alg === alg);
   const candidates = usable(keys);
   if (candidates.length === 0) {
-    const why = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : (ambiguous ?? `no trusted key has kid "${kid}"`);
-    return { status: 'unknown-key', kid, alg, reason: note ? `${why}; ${note}` : why };
+    const wrongAlg = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : undefined;
+    const noKey = `no trusted key has kid "${kid}"`;
+    const reasonOf = (why: string, also: string | undefined) => (also ? `${why}; ${also}` : why);
+    const reason = reasonOf(wrongAlg ?? ambiguous ?? noKey, note);
+    const detail = reasonOf(wrongAlg ?? ambiguousDetail ?? ambiguous ?? noKey, noteDetail ?? note);
+    return { status: 'unknown-key', kid, alg, reason, ...(detail !== reason ? { detail } : {}) };
   }
   let firstError: unknown;
   /** The status once `key` verified the signature over `payload`: verified, unless the key is scoped to other hosts. */
   const accepted = (payload: string, key: TrustedKey, flags: { requirementsUncovered?: true } = {}): Checked => {
     const offScope = outOfScope(key, card, generation);
-    return offScope ? { status: 'unknown-key', kid, alg, reason: offScope } : verifiedOver(payload, payloads, kid, alg, flags);
+    return offScope ? { status: 'unknown-key', kid, alg, ...offScope } : verifiedOver(payload, payloads, kid, alg, flags);
   };
   /** The status by the first of the keys that verifies the signature over a payload, if any does. */
   const verifiedBy = async (tried: readonly TrustedKey[]): Promise<Checked | undefined> => {
@@ -344,7 +378,11 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
             : invalid(`not checked: a card may carry at most ${MAX_SIGNATURES} signatures, and this one has ${signatures.length}; remove those of keys no longer in use`),
         );
       }
-      const statuses = checked.map(({ requirementsUncovered: _, falsyUncovered: _falsy, ...status }): SignatureStatus => status);
+      const statuses = checked.map(({ requirementsUncovered: _, falsyUncovered: _falsy, detail: _detail, ...status }): SignatureStatus => status);
+      // The same with the operator's detail (JWKS URLs, fetch errors), for those who may see it.
+      const detailedStatuses = checked.some((s) => s.detail !== undefined)
+        ? checked.map(({ requirementsUncovered: _, falsyUncovered: _falsy, detail, ...status }): SignatureStatus => (detail === undefined ? status : { ...status, reason: detail }))
+        : undefined;
       // The card counts as signed by the first signature covering all of it, else by the first verified.
       const first =
         checked.find((s) => s.status === 'verified' && !s.requirementsUncovered && !s.falsyUncovered) ?? checked.find((s) => s.status === 'verified');
@@ -382,15 +420,20 @@ export function createSignatureVerifier(trust: TrustedKeys): DocumentVerifier {
             hint: 'Clients cannot rely on it: remove it, or carry the data where the card defines it (e.g. an extension\'s "params").',
           });
         }
-      } else if (statuses.every((s) => s.status === 'unknown-key')) {
-        warnings.push({
-          path: '/signatures',
-          rule: 'unverified-signature',
-          message: `no signature is by a key this registry trusts, so the card is registered as unverified (${signatureList(statuses)})`,
-          hint: 'Ask the registry operator to trust your public key (REGISTRY_TRUSTED_KEYS or an allow-listed JWKS URL), or sign with a key it already trusts.',
-        });
       }
-      return { verification, warnings };
+      const unverifiedWarning = (listed: SignatureStatus[]): Finding => ({
+        path: '/signatures',
+        rule: 'unverified-signature',
+        message: `no signature is by a key this registry trusts, so the card is registered as unverified (${signatureList(listed)})`,
+        hint: 'Ask the registry operator to trust your public key (REGISTRY_TRUSTED_KEYS or an allow-listed JWKS URL), or sign with a key it already trusts.',
+      });
+      const unverified = !first && statuses.every((s) => s.status === 'unknown-key');
+      if (!detailedStatuses) return { verification, warnings: unverified ? [...warnings, unverifiedWarning(statuses)] : warnings };
+      return {
+        verification,
+        warnings: unverified ? [...warnings, unverifiedWarning(statuses)] : warnings,
+        detailed: { signatures: detailedStatuses, warnings: unverified ? [...warnings, unverifiedWarning(detailedStatuses)] : warnings },
+      };
     },
   };
 }

@@ -62,6 +62,7 @@ import { listenForChanges, listenOn, type ChangeListener } from './listen.js';
 import { PostgresTaskRecords, saveTaskRowIn } from './task-records.js';
 import { PostgresWatchRecords } from './watch-records.js';
 import { withoutPassword } from '../../lib/url-password.js';
+import { rewindWatchesIfRestored } from './restore-marker.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -76,6 +77,8 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** Told when a pooled connection breaks (it is replaced by itself); e.g. to log it. */
   onConnectionError?: (error: Error) => void;
+  /** Told about what the store did by itself (e.g. rewound the watches of a restored database). */
+  notice?: (message: string, details: Record<string, unknown>) => void;
 }
 
 interface EntryRow extends EntryRowFields {
@@ -116,6 +119,7 @@ export class PostgresStore implements RegistryStore {
   readonly watches: WatchRecords;
 
   readonly #url: string;
+  readonly #notice: NonNullable<PostgresStoreOptions['notice']>;
   readonly #pool: pg.Pool;
   readonly #scanBatchSize: number;
   readonly #poolMax: number;
@@ -130,6 +134,7 @@ export class PostgresStore implements RegistryStore {
 
   constructor(options: PostgresStoreOptions) {
     this.#url = options.url;
+    this.#notice = options.notice ?? (() => undefined);
     this.#scanBatchSize = Math.max(1, options.scanBatchSize ?? 500);
     this.#poolMax = options.poolMax ?? 10;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 5000;
@@ -252,6 +257,14 @@ export class PostgresStore implements RegistryStore {
         );
       }
       await migratePostgres(client, redact(this.#url));
+      const rewound = await rewindWatchesIfRestored(client);
+      if (rewound !== undefined) {
+        this.#notice(
+          `this database was restored from a dump (its tables were created anew since the registry last ran on it): its ${rewound} watches were marked behind the change log, ` +
+            'so each sends its clients a resync with its current matches (what they were told since the dump is undone). Restore with every replica stopped; see the README, Backups.',
+          { database: redact(this.#url), watches: rewound },
+        );
+      }
     } catch (error) {
       failure = error as Error;
       throw error;

@@ -11,9 +11,10 @@
  * import` does not take it: it may write beside a running registry (which replays its changes
  * at the next start).
  */
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { makeDirectories } from '../../lib/make-directories.js';
 
 const BUSY = /^SQLITE_(BUSY|LOCKED)/;
 
@@ -23,7 +24,7 @@ export class DatabaseInUseError extends Error {}
 /** Takes the lock of `file` (the database) for this process; close the handle to release it. */
 export function lockForThisProcess(file: string): Database.Database {
   const lockFile = `${file}.lock`;
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  makeDirectories(dirname(file), 0o700);
   closeSync(openSync(lockFile, 'a', 0o600));
   // No busy timeout: a lock held by a running registry is not going to be released.
   const db = new Database(lockFile, { timeout: 0 });

@@ -25,7 +25,7 @@
  * thread (checkpointer.ts) rather than inside COMMIT; `reclaimSpace` gives freed pages back to
  * the file system after pruning.
  */
-import { chmodSync, mkdirSync, openSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
+import { chmodSync, openSync, closeSync, fdatasync, fdatasyncSync, fsyncSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
@@ -86,6 +86,7 @@ import { SqliteWatchRecords } from './watch-records.js';
 import { WriteQueue, type WriteJob } from './write-queue.js';
 import { lockForThisProcess } from './process-lock.js';
 import { removeStaleTemporaries } from './leftovers.js';
+import { makeDirectories } from '../../lib/make-directories.js';
 
 /**
  * The change log around a trim's cutoff: the first change at or after it (`young`), and the
@@ -111,7 +112,7 @@ function trimPoint({ young, oldest, newest }: TrimBounds): number | undefined {
 const PRIVATE_DIR_MODE = 0o700;
 const PRIVATE_FILE_MODE = 0o600;
 /** Opening failures that mean the data directory or the file is not writable (or not a directory). */
-const CANNOT_WRITE_HERE = /EACCES|EPERM|EROFS|EEXIST|ENOTDIR|unable to open database file|readonly database/i;
+const CANNOT_WRITE_HERE = /EACCES|EPERM|EROFS|EEXIST|ENOTDIR|ENOENT|unable to open database file|readonly database/i;
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its directory is created if missing. */
@@ -272,7 +273,7 @@ export class SqliteStore implements RegistryStore {
   #connect(): Database.Database {
     // The database holds the push configs' webhook tokens: readable by the registry's user only
     // (SQLite gives its -wal and -shm files the database file's mode).
-    mkdirSync(dirname(this.#file), { recursive: true, mode: PRIVATE_DIR_MODE });
+    makeDirectories(dirname(this.#file), PRIVATE_DIR_MODE);
     closeSync(openSync(this.#file, 'a', PRIVATE_FILE_MODE));
     const db = new Database(this.#file);
     try {
@@ -539,7 +540,7 @@ export class SqliteStore implements RegistryStore {
         storageFault('missing', 'REPLACED', 'the database file was replaced by another file while the registry was running; restart the registry to use it'),
       );
     }
-    mkdirSync(dirname(this.#file), { recursive: true, mode: PRIVATE_DIR_MODE });
+    makeDirectories(dirname(this.#file), PRIVATE_DIR_MODE);
     const temporary = `${this.#file}.restoring-${process.pid}`;
     rmSync(temporary, { force: true });
     try {
