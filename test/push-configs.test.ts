@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import type { WireJson } from './support/client.js';
 import { dataPart } from './support/client.js';
-import { RawA2AClient, metadata, sendRequest } from './support/grpc.js';
+import { RawA2AClient, errorInfoOf, metadata, sendRequest } from './support/grpc.js';
 import { eventually } from './support/eventually.js';
 import { webhook } from './support/watch-stream.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
@@ -257,29 +257,34 @@ describe('DeleteTaskPushNotificationConfig', () => {
 });
 
 describe('a token or credentials that cannot travel as a header', () => {
-  const unsendable: Array<[string, WireJson, RegExp]> = [
-    ['a token with a line break', { token: 'abc\r\nX-Injected: 1' }, /token cannot be sent.*X-A2A-Notification-Token/],
-    ['a non-ASCII token', { token: 'tök€n' }, /token cannot be sent/],
-    ['a token with a trailing space', { token: 'abc ' }, /token cannot be sent/],
-    ['credentials with a line break', { authentication: { scheme: 'Bearer', credentials: 'x\ny' } }, /credentials cannot be sent.*Authorization/],
-    ['a scheme that is no HTTP scheme', { authentication: { scheme: 'Be arer', credentials: 'xy' } }, /not an HTTP authentication scheme/],
+  const unsendable: Array<[string, WireJson, RegExp, string]> = [
+    ['a token with a line break', { token: 'abc\r\nX-Injected: 1' }, /token cannot be sent.*X-A2A-Notification-Token/, 'token'],
+    ['a non-ASCII token', { token: 'tök€n' }, /token cannot be sent/, 'token'],
+    ['a token with a trailing space', { token: 'abc ' }, /token cannot be sent/, 'token'],
+    ['credentials with a line break', { authentication: { scheme: 'Bearer', credentials: 'x\ny' } }, /credentials cannot be sent.*Authorization/, 'authentication.credentials'],
+    ['a scheme that is no HTTP scheme', { authentication: { scheme: 'Be arer', credentials: 'xy' } }, /not an HTTP authentication scheme/, 'authentication.scheme'],
+    ['a URL the outbound guard refuses', { url: 'http://192.168.1.20/hook' }, /push notification URL is refused/, 'url'],
   ];
 
-  test('is refused when the config is given, on every binding, rather than failing every delivery later', async () => {
+  test('is refused when the config is given, on every binding, naming the field, rather than failing every delivery later', async () => {
     const taskId = await taskWithConfigs([]);
-    for (const [what, fields, message] of unsendable) {
+    for (const [what, fields, message, field] of unsendable) {
       const jsonRpc = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, ...fields });
       assert.equal(jsonRpc.error?.code, INVALID_PARAMS, `${what}: ${JSON.stringify(jsonRpc)}`);
       assert.match(jsonRpc.error.message, message, what);
+      assert.deepEqual(jsonRpc.error.data?.[0]?.metadata, { field }, `JSON-RPC ${what}`);
       const res = await fetch(`${registry.url}/a2a/rest/tasks/${taskId}/pushNotificationConfigs`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
         body: JSON.stringify({ taskId, url: HOOK, ...fields }),
       });
       assert.equal(res.status, 400, what);
+      const restBody = (await res.json()) as WireJson;
+      assert.deepEqual(restBody.error.details?.[0]?.metadata, { field }, `HTTP+JSON ${what}: ${JSON.stringify(restBody)}`);
       const grpcAnswer = await raw.unary('createTaskPushNotificationConfig', TaskPushNotificationConfig.fromJSON({ taskId, url: HOOK, ...fields }), metadata(alice));
       assert.equal(grpcAnswer.error?.code, grpc.status.INVALID_ARGUMENT, what);
       assert.match(grpcAnswer.error!.details, message, what);
+      assert.deepEqual(errorInfoOf(grpcAnswer.error!)?.metadata, { field }, `gRPC ${what}`);
     }
     assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
   });
@@ -291,6 +296,14 @@ describe('a token or credentials that cannot travel as a header', () => {
     });
     assert.equal(answer.error?.code, INVALID_PARAMS, JSON.stringify(answer));
     assert.match(answer.error.message, /token cannot be sent/);
+    assert.deepEqual(answer.error.data?.[0]?.metadata, { field: 'configuration.taskPushNotificationConfig.token' });
+    const streamed = await raw.stream(
+      'sendStreamingMessage',
+      { ...sendRequest([dataPart({ watch: { query: 'unsendable' } })]), configuration: SendMessageConfiguration.fromJSON({ taskPushNotificationConfig: { url: 'http://192.168.1.20/hook' } }) },
+      metadata(alice),
+    );
+    assert.equal(streamed.error?.code, grpc.status.INVALID_ARGUMENT, streamed.error?.message ?? 'no error');
+    assert.deepEqual(errorInfoOf(streamed.error!)?.metadata, { field: 'configuration.taskPushNotificationConfig.url' });
     const tasks = await rpc('ListTasks', {});
     assert.ok(!(tasks.result.tasks as WireJson[]).some((t) => t.status?.state === 'TASK_STATE_WORKING'), 'no watch is running');
   });
@@ -384,6 +397,7 @@ describe('the size of a config', () => {
       const answer = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, ...fields });
       assert.equal(answer.error?.code, INVALID_PARAMS, `${what}: ${JSON.stringify(answer).slice(0, 300)}`);
       assert.match(answer.error.message, message, what);
+      assert.deepEqual(answer.error.data?.[0]?.metadata, { field: what === 'credentials' ? 'authentication.credentials' : what }, what);
     }
     assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
     const atLimit = await rpc('CreateTaskPushNotificationConfig', {

@@ -63,7 +63,7 @@ import { configPage } from './push-config-pages.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
-import { TERMINAL } from './watch-push.js';
+import { refusedConfigField, TERMINAL } from './watch-push.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
@@ -112,7 +112,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     if (params.configuration?.taskPushNotificationConfig && startsWatch(params)) {
       params = { ...params, configuration: { ...params.configuration, returnImmediately: true } };
     }
-    const result = await super.sendMessage(params, context).catch(rethrowWithStateNames);
+    const result = await super.sendMessage(params, context).catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context))));
     refuseIfAsked(context);
     return result;
   }
@@ -128,7 +128,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const events = super.sendMessageStream(params, context);
     // The executor decides before its first event: refuse before the stream starts, so the
     // client gets a plain error rather than a stream.
-    const first = await events.next().catch(rethrowWithStateNames);
+    const first = await events.next().catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context))));
     try {
       refuseIfAsked(context);
     } catch (error) {
@@ -175,7 +175,12 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   /** CreateTaskPushNotificationConfig: the SDK's, on the replica that runs the task's watch (see #bringWatchHere). */
   override async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
     await this.#bringWatchHere(params.taskId, context);
-    return super.createTaskPushNotificationConfig(params, context);
+    // v1.0 sends the config as the params (its fields are named so already); v0.3 inside them
+    // (the SDK's v0.3 answers carry no ErrorInfo today; the name stays right for when they do).
+    const at = context.requestedVersion === LEGACY_VERSION ? 'pushNotificationConfig.' : '';
+    return super.createTaskPushNotificationConfig(params, context).catch((error: unknown) => {
+      throw withConfigField(error, at);
+    });
   }
 
   /** ListTaskPushNotificationConfigs: the SDK's checks and configs, a page at a time (push-config-pages.ts). */
@@ -507,6 +512,20 @@ function requireTimestamp(field: string, value: string | undefined): void {
  * Rethrows the SDK's refusal of a finished task ("Task … is in a terminal state (3) and cannot
  * be …") with the state's name, which a client can read: TASK_STATE_COMPLETED, not 3.
  */
+/** Where a message carries its push config: v1.0's configuration.taskPushNotificationConfig, v0.3's configuration.pushNotificationConfig. */
+const messageConfigAt = (context: ServerCallContext): string =>
+  context.requestedVersion === LEGACY_VERSION ? 'configuration.pushNotificationConfig.' : 'configuration.taskPushNotificationConfig.';
+
+/**
+ * A push config's refusal naming its field where the caller sent the config (`at` and the field
+ * within the config, e.g. configuration.taskPushNotificationConfig.token); any other error as it is.
+ */
+function withConfigField(error: unknown, at: string): unknown {
+  const field = refusedConfigField(error);
+  if (field === undefined || at === '') return error;
+  return new RequestMalformedError({ message: (error as Error).message, metadata: { field: `${at}${field}` } });
+}
+
 function rethrowWithStateNames(error: unknown): never {
   if (error instanceof UnsupportedOperationError) {
     error.message = error.message.replace(/terminal state \((\d+)\)/, (_, state: string) => `terminal state (${taskStateToJSON(Number(state))})`);
