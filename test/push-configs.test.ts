@@ -309,6 +309,40 @@ describe('a token or credentials that cannot travel as a header', () => {
   });
 });
 
+describe('a request without the task or webhook it needs', () => {
+  test('is invalid params naming the field (the SDK said "Task ID is required", naming none; a config without url was told "\\"\\" is not an absolute URL")', async () => {
+    const taskId = await taskWithConfigs(['a']);
+    for (const [method, params, field] of [
+      ['GetTask', {}, 'id'],
+      ['CancelTask', { id: ' ' }, 'id'],
+      ['SubscribeToTask', {}, 'id'],
+      ['CreateTaskPushNotificationConfig', { url: HOOK }, 'taskId'],
+      ['GetTaskPushNotificationConfig', { id: 'a' }, 'taskId'],
+      ['ListTaskPushNotificationConfigs', {}, 'taskId'],
+      ['DeleteTaskPushNotificationConfig', { id: 'a' }, 'taskId'],
+    ] as const) {
+      const answer = await rpc(method, params);
+      assert.equal(answer.error?.code, INVALID_PARAMS, `${method}: ${JSON.stringify(answer)}`);
+      assert.match(answer.error.message, new RegExp(`^${field} is required: the id of the task`), method);
+      assert.deepEqual(answer.error.data?.[0]?.metadata, { field }, method);
+    }
+    const noUrl = await rpc('CreateTaskPushNotificationConfig', { taskId });
+    assert.match(noUrl.error?.message ?? JSON.stringify(noUrl), /^url is required: the absolute http\(s\) URL of the webhook/);
+    assert.deepEqual(noUrl.error.data?.[0]?.metadata, { field: 'url' });
+    const grpcAnswer = await raw.unary('getTask', { tenant: '', id: '' }, metadata(alice));
+    assert.equal(grpcAnswer.error?.code, grpc.status.INVALID_ARGUMENT, grpcAnswer.error?.message ?? 'no error');
+    assert.deepEqual(errorInfoOf(grpcAnswer.error!)?.metadata, { field: 'id' });
+    // v0.3 names a push config's task "id".
+    const legacy = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...alice },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/list', params: {} }),
+    });
+    const legacyAnswer = (await legacy.json()) as WireJson;
+    assert.match(legacyAnswer.error?.message ?? JSON.stringify(legacyAnswer), /^id is required: the id of the task/);
+  });
+});
+
 describe('a push config whose string fields are numbers or booleans', () => {
   test('is invalid params naming the field on JSON-RPC (v1.0, v0.3) and HTTP+JSON: the SDK kept "token": 7 as "7" and "id": 5 as the config "5"', async () => {
     const taskId = await taskWithConfigs([]);

@@ -86,6 +86,8 @@ export class PushConfigs implements PushNotificationStore {
   ) {}
 
   async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
+    // url is REQUIRED (A2A 4.3.1): the guard's "\"\" is not an absolute URL" said less.
+    if (!config.url) throw configRefusal('url is required: the absolute http(s) URL of the webhook that receives the task\'s notifications.', 'url');
     const unsendable = sizeProblem(config) ?? headerProblem(config);
     if (unsendable) throw configRefusal(unsendable.message, unsendable.field);
     try {
