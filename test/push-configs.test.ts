@@ -343,6 +343,25 @@ describe('a request without the task or webhook it needs', () => {
   });
 });
 
+describe('an HTTP+JSON push config whose body names another task than its path', () => {
+  test('is refused naming taskId (the SDK configured the path\'s task and dropped the body\'s without a word); the same task is accepted', async () => {
+    const [pathTask, bodyTask] = [await taskWithConfigs([]), await taskWithConfigs([])];
+    const post = (body: WireJson) =>
+      fetch(`${registry.url}/a2a/rest/tasks/${pathTask}/pushNotificationConfigs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+        body: JSON.stringify(body),
+      });
+    const refused = await post({ taskId: bodyTask, url: HOOK });
+    const answer = (await refused.json()) as WireJson;
+    assert.equal(refused.status, 400, JSON.stringify(answer));
+    assert.match(answer.error.message, new RegExp(`^taskId "${bodyTask}" in the body is not the task of the path \\("${pathTask}"\\): POST the config to /tasks/${bodyTask}/pushNotificationConfigs`));
+    assert.deepEqual(answer.error.details?.[0]?.metadata, { field: 'taskId' });
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId: pathTask })).result), [], 'nothing was configured');
+    assert.equal((await post({ taskId: pathTask, id: 'same', url: HOOK })).status, 201);
+  });
+});
+
 describe('a push config whose string fields are numbers or booleans', () => {
   test('is invalid params naming the field on JSON-RPC (v1.0, v0.3) and HTTP+JSON: the SDK kept "token": 7 as "7" and "id": 5 as the config "5"', async () => {
     const taskId = await taskWithConfigs([]);
