@@ -516,10 +516,6 @@ function requireTimestamp(field: string, value: string | undefined): void {
 }
 
 /**
- * Rethrows the SDK's refusal of a finished task ("Task … is in a terminal state (3) and cannot
- * be …") with the state's name, which a client can read: TASK_STATE_COMPLETED, not 3.
- */
-/**
  * The task a request names, REQUIRED: the SDK refused a missing or blank one with "Task ID is
  * required", naming no field where every other invalid-params refusal names its own. `field` is
  * the request's name for it.
@@ -549,6 +545,10 @@ function withConfigField(error: unknown, at: string): unknown {
   return new RequestMalformedError({ message: (error as Error).message, metadata: { field: `${at}${field}` } });
 }
 
+/**
+ * Rethrows the SDK's refusal of a finished task ("Task … is in a terminal state (3) and cannot
+ * be …") with the state's name, which a client can read: TASK_STATE_COMPLETED, not 3.
+ */
 function rethrowWithStateNames(error: unknown): never {
   if (error instanceof UnsupportedOperationError) {
     error.message = error.message.replace(/terminal state \((\d+)\)/, (_, state: string) => `terminal state (${taskStateToJSON(Number(state))})`);
