@@ -90,3 +90,15 @@ describe('ListTasks statusTimestampAfter values', () => {
     }
   });
 });
+
+describe('ListTasks pageToken', () => {
+  test('one that is no page token of the task list is invalid params naming the field, on JSON-RPC and HTTP+JSON', async () => {
+    const viaRpc = await rpc('ListTasks', { pageToken: 'not-a-token' });
+    assert.equal(viaRpc.error?.code, -32602, JSON.stringify(viaRpc).slice(0, 200));
+    assert.match(viaRpc.error.message, /^pageToken is not a page token of this task list/);
+    assert.deepEqual(viaRpc.error.data?.[0]?.metadata, { field: 'pageToken' });
+    const viaRest = await restList({ pageToken: 'not-a-token' });
+    assert.equal(viaRest.status, 400);
+    assert.deepEqual(viaRest.body.error.details?.[0]?.metadata, { field: 'pageToken' });
+  });
+});

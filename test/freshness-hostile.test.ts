@@ -17,6 +17,7 @@ import { makeDue, serveCard } from './support/freshness.js';
 import { mcpServer, toolspec, v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { watch } from './support/watch-stream.js';
 
 const TIMEOUT_MS = 1000;
 /**
@@ -39,7 +40,9 @@ before(async () => {
     REGISTRY_FETCH_ALLOW: 'localhost',
     REGISTRY_FETCH_TIMEOUT_MS: String(TIMEOUT_MS),
     REGISTRY_PROBE: 'true',
-    REGISTRY_HIDE_UNHEALTHY_SECONDS: '1',
+    // Longer than a round of hanging sources (two fetch timeouts): an unhealthy entry is checked
+    // again as it passes this limit, and within that round it would be claimed a second time.
+    REGISTRY_HIDE_UNHEALTHY_SECONDS: '3',
   });
   [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
   // Warm up (first-use costs of the HTTP client, the SDK and the first lookup of "localhost") so
@@ -284,6 +287,9 @@ describe('REGISTRY_HIDE_UNHEALTHY_SECONDS', () => {
     serveCard(origin, v1Card('Wombat Tracker Down', 'https://agents.example.org/wombat-down/a2a'), '/wombat-down');
     const up = resultOf(await op(alice, { register: { url: `${local}/wombat-up` } })).id;
     const down = resultOf(await op(alice, { register: { url: `${local}/wombat-down` } })).id;
+    // A standing search over them is told when the failing one is hidden, not an interval later.
+    const watching = watch(alice, { query: 'wombat tracker' });
+    await watching.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
     origin.route('/wombat-down/.well-known/agent-card.json', (_req, res) => void res.writeHead(410).end());
     makeDue(registry.dataDir, down);
     await registry.refresher!.runOnce();
@@ -291,7 +297,13 @@ describe('REGISTRY_HIDE_UNHEALTHY_SECONDS', () => {
       new Set(resultOf(await op(anonymous, { search: { query: 'wombat tracker', ...(filter ? { filter } : {}) } })).results.map((h: WireJson) => h.id));
 
     assert.ok((await ids()).has(down), 'just failed: still shown');
-    await waitFor(async () => !(await ids()).has(down), 'the failing entry to be hidden after 1 s');
+    await waitFor(async () => !(await ids()).has(down), 'the failing entry to be hidden after 3 s');
+    // Its next check is due as it passes the limit (REGISTRY_REFRESH_SECONDS is an hour here):
+    // that check, failing again, tells the watch it left the results.
+    await registry.refresher!.runOnce();
+    const removed = await watching.waitForEvent((e) => e.event === 'removed' && e.hit?.id === down, 'the hidden entry\'s removal');
+    assert.equal(removed.hit.name, 'Wombat Tracker Down');
+    watching.disconnect();
     assert.ok((await ids()).has(up));
     assert.ok((await ids({ health: 'any' })).has(down));
     assert.ok((await ids({ health: 'unreachable' })).has(down));

@@ -439,6 +439,18 @@ describe('refresh', () => {
       assert.equal(result.revision, 2);
       assert.deepEqual(result.indexed, { tools: 4 });
       assert.deepEqual((await get(id)).document.toolspec.tools, server.tools);
+
+      // tools/list order means nothing: the same tools in another order are no new revision,
+      // and a changed list keeps the stored order (new tools after it).
+      const stored = server.tools;
+      server.tools = [...stored].reverse();
+      const reordered = resultOf(await op(alice, { refresh: { id } }));
+      assert.equal(reordered.revision, 2);
+      assert.equal(reordered.changed, false);
+      const added = sampleTools(1, 'gamma')[0];
+      server.tools = [added, ...[...stored].reverse()];
+      assert.equal(resultOf(await op(alice, { refresh: { id } })).revision, 3);
+      assert.deepEqual((await get(id)).document.toolspec.tools, [...stored, added]);
     } finally {
       await server.close();
     }

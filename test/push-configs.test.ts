@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import type { WireJson } from './support/client.js';
 import { dataPart } from './support/client.js';
-import { RawA2AClient, metadata, sendRequest } from './support/grpc.js';
+import { RawA2AClient, errorInfoOf, metadata, sendRequest } from './support/grpc.js';
 import { eventually } from './support/eventually.js';
 import { webhook } from './support/watch-stream.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
@@ -257,29 +257,34 @@ describe('DeleteTaskPushNotificationConfig', () => {
 });
 
 describe('a token or credentials that cannot travel as a header', () => {
-  const unsendable: Array<[string, WireJson, RegExp]> = [
-    ['a token with a line break', { token: 'abc\r\nX-Injected: 1' }, /token cannot be sent.*X-A2A-Notification-Token/],
-    ['a non-ASCII token', { token: 'tök€n' }, /token cannot be sent/],
-    ['a token with a trailing space', { token: 'abc ' }, /token cannot be sent/],
-    ['credentials with a line break', { authentication: { scheme: 'Bearer', credentials: 'x\ny' } }, /credentials cannot be sent.*Authorization/],
-    ['a scheme that is no HTTP scheme', { authentication: { scheme: 'Be arer', credentials: 'xy' } }, /not an HTTP authentication scheme/],
+  const unsendable: Array<[string, WireJson, RegExp, string]> = [
+    ['a token with a line break', { token: 'abc\r\nX-Injected: 1' }, /token cannot be sent.*X-A2A-Notification-Token/, 'token'],
+    ['a non-ASCII token', { token: 'tök€n' }, /token cannot be sent/, 'token'],
+    ['a token with a trailing space', { token: 'abc ' }, /token cannot be sent/, 'token'],
+    ['credentials with a line break', { authentication: { scheme: 'Bearer', credentials: 'x\ny' } }, /credentials cannot be sent.*Authorization/, 'authentication.credentials'],
+    ['a scheme that is no HTTP scheme', { authentication: { scheme: 'Be arer', credentials: 'xy' } }, /not an HTTP authentication scheme/, 'authentication.scheme'],
+    ['a URL the outbound guard refuses', { url: 'http://192.168.1.20/hook' }, /push notification URL is refused/, 'url'],
   ];
 
-  test('is refused when the config is given, on every binding, rather than failing every delivery later', async () => {
+  test('is refused when the config is given, on every binding, naming the field, rather than failing every delivery later', async () => {
     const taskId = await taskWithConfigs([]);
-    for (const [what, fields, message] of unsendable) {
+    for (const [what, fields, message, field] of unsendable) {
       const jsonRpc = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, ...fields });
       assert.equal(jsonRpc.error?.code, INVALID_PARAMS, `${what}: ${JSON.stringify(jsonRpc)}`);
       assert.match(jsonRpc.error.message, message, what);
+      assert.deepEqual(jsonRpc.error.data?.[0]?.metadata, { field }, `JSON-RPC ${what}`);
       const res = await fetch(`${registry.url}/a2a/rest/tasks/${taskId}/pushNotificationConfigs`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
         body: JSON.stringify({ taskId, url: HOOK, ...fields }),
       });
       assert.equal(res.status, 400, what);
+      const restBody = (await res.json()) as WireJson;
+      assert.deepEqual(restBody.error.details?.[0]?.metadata, { field }, `HTTP+JSON ${what}: ${JSON.stringify(restBody)}`);
       const grpcAnswer = await raw.unary('createTaskPushNotificationConfig', TaskPushNotificationConfig.fromJSON({ taskId, url: HOOK, ...fields }), metadata(alice));
       assert.equal(grpcAnswer.error?.code, grpc.status.INVALID_ARGUMENT, what);
       assert.match(grpcAnswer.error!.details, message, what);
+      assert.deepEqual(errorInfoOf(grpcAnswer.error!)?.metadata, { field }, `gRPC ${what}`);
     }
     assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
   });
@@ -291,8 +296,69 @@ describe('a token or credentials that cannot travel as a header', () => {
     });
     assert.equal(answer.error?.code, INVALID_PARAMS, JSON.stringify(answer));
     assert.match(answer.error.message, /token cannot be sent/);
+    assert.deepEqual(answer.error.data?.[0]?.metadata, { field: 'configuration.taskPushNotificationConfig.token' });
+    const streamed = await raw.stream(
+      'sendStreamingMessage',
+      { ...sendRequest([dataPart({ watch: { query: 'unsendable' } })]), configuration: SendMessageConfiguration.fromJSON({ taskPushNotificationConfig: { url: 'http://192.168.1.20/hook' } }) },
+      metadata(alice),
+    );
+    assert.equal(streamed.error?.code, grpc.status.INVALID_ARGUMENT, streamed.error?.message ?? 'no error');
+    assert.deepEqual(errorInfoOf(streamed.error!)?.metadata, { field: 'configuration.taskPushNotificationConfig.url' });
     const tasks = await rpc('ListTasks', {});
     assert.ok(!(tasks.result.tasks as WireJson[]).some((t) => t.status?.state === 'TASK_STATE_WORKING'), 'no watch is running');
+  });
+});
+
+describe('a request without the task or webhook it needs', () => {
+  test('is invalid params naming the field (the SDK said "Task ID is required", naming none; a config without url was told "\\"\\" is not an absolute URL")', async () => {
+    const taskId = await taskWithConfigs(['a']);
+    for (const [method, params, field] of [
+      ['GetTask', {}, 'id'],
+      ['CancelTask', { id: ' ' }, 'id'],
+      ['SubscribeToTask', {}, 'id'],
+      ['CreateTaskPushNotificationConfig', { url: HOOK }, 'taskId'],
+      ['GetTaskPushNotificationConfig', { id: 'a' }, 'taskId'],
+      ['ListTaskPushNotificationConfigs', {}, 'taskId'],
+      ['DeleteTaskPushNotificationConfig', { id: 'a' }, 'taskId'],
+    ] as const) {
+      const answer = await rpc(method, params);
+      assert.equal(answer.error?.code, INVALID_PARAMS, `${method}: ${JSON.stringify(answer)}`);
+      assert.match(answer.error.message, new RegExp(`^${field} is required: the id of the task`), method);
+      assert.deepEqual(answer.error.data?.[0]?.metadata, { field }, method);
+    }
+    const noUrl = await rpc('CreateTaskPushNotificationConfig', { taskId });
+    assert.match(noUrl.error?.message ?? JSON.stringify(noUrl), /^url is required: the absolute http\(s\) URL of the webhook/);
+    assert.deepEqual(noUrl.error.data?.[0]?.metadata, { field: 'url' });
+    const grpcAnswer = await raw.unary('getTask', { tenant: '', id: '' }, metadata(alice));
+    assert.equal(grpcAnswer.error?.code, grpc.status.INVALID_ARGUMENT, grpcAnswer.error?.message ?? 'no error');
+    assert.deepEqual(errorInfoOf(grpcAnswer.error!)?.metadata, { field: 'id' });
+    // v0.3 names a push config's task "id".
+    const legacy = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...alice },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/pushNotificationConfig/list', params: {} }),
+    });
+    const legacyAnswer = (await legacy.json()) as WireJson;
+    assert.match(legacyAnswer.error?.message ?? JSON.stringify(legacyAnswer), /^id is required: the id of the task/);
+  });
+});
+
+describe('an HTTP+JSON push config whose body names another task than its path', () => {
+  test('is refused naming taskId (the SDK configured the path\'s task and dropped the body\'s without a word); the same task is accepted', async () => {
+    const [pathTask, bodyTask] = [await taskWithConfigs([]), await taskWithConfigs([])];
+    const post = (body: WireJson) =>
+      fetch(`${registry.url}/a2a/rest/tasks/${pathTask}/pushNotificationConfigs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+        body: JSON.stringify(body),
+      });
+    const refused = await post({ taskId: bodyTask, url: HOOK });
+    const answer = (await refused.json()) as WireJson;
+    assert.equal(refused.status, 400, JSON.stringify(answer));
+    assert.match(answer.error.message, new RegExp(`^taskId "${bodyTask}" in the body is not the task of the path \\("${pathTask}"\\): POST the config to /tasks/${bodyTask}/pushNotificationConfigs`));
+    assert.deepEqual(answer.error.details?.[0]?.metadata, { field: 'taskId' });
+    assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId: pathTask })).result), [], 'nothing was configured');
+    assert.equal((await post({ taskId: pathTask, id: 'same', url: HOOK })).status, 201);
   });
 });
 
@@ -384,6 +450,7 @@ describe('the size of a config', () => {
       const answer = await rpc('CreateTaskPushNotificationConfig', { taskId, url: HOOK, ...fields });
       assert.equal(answer.error?.code, INVALID_PARAMS, `${what}: ${JSON.stringify(answer).slice(0, 300)}`);
       assert.match(answer.error.message, message, what);
+      assert.deepEqual(answer.error.data?.[0]?.metadata, { field: what === 'credentials' ? 'authentication.credentials' : what }, what);
     }
     assert.deepEqual(idsOf((await rpc('ListTaskPushNotificationConfigs', { taskId })).result), [], 'none was kept');
     const atLimit = await rpc('CreateTaskPushNotificationConfig', {

@@ -90,7 +90,8 @@ export class FetchingDocumentSources implements DocumentSources {
     if (entry.kind === 'mcp-server') {
       const stored = JSON.parse(entry.documentText) as unknown;
       const server = isObject(stored) ? stored.mcpServer : undefined;
-      const fetched = await this.fetchTools(server, 'refresh', signal);
+      const storedTools = isObject(stored) && isObject(stored.toolspec) ? stored.toolspec.tools : undefined;
+      const fetched = await this.fetchTools(server, 'refresh', signal, storedTools);
       return { notModified: false, ...fetched };
     }
     const doc = await this.fetchCard(
@@ -163,7 +164,8 @@ export class FetchingDocumentSources implements DocumentSources {
     }
   }
 
-  private async fetchTools(server: unknown, purpose: 'mcp' | 'refresh', signal?: AbortSignal): Promise<FetchedDocument> {
+  /** `storedTools`: a refresh's last good revision, whose order the tools keep (see inStoredOrder). */
+  private async fetchTools(server: unknown, purpose: 'mcp' | 'refresh', signal?: AbortSignal, storedTools?: unknown): Promise<FetchedDocument> {
     if (!isObject(server) || typeof server.url !== 'string') {
       throw new SourceFailure('BAD_REQUEST', '"fetchTools" needs the server\'s metadata with its URL: {"mcpServer": {"name": "...", "url": "https://..."}, "fetchTools": true}.', 'invalid', 'BAD_REQUEST', [
         { path: '/mcpServer/url', message: 'required' },
@@ -194,7 +196,7 @@ export class FetchingDocumentSources implements DocumentSources {
       }
       throw this.failure(error, url.href, 'MCP server');
     }
-    const toolspec = { tools };
+    const toolspec = { tools: inStoredOrder(tools, storedTools) };
     const toolspecText = JSON.stringify(toolspec);
     return {
       subject: { type: 'mcp-server', server, toolspec, toolspecText, sizeBytes: Buffer.byteLength(toolspecText) },
@@ -228,6 +230,35 @@ export class FetchingDocumentSources implements DocumentSources {
     const hint = fetchError.refused ? ' Give a public http(s) URL.' : '';
     return new SourceFailure('FETCH_FAILED', `Could not fetch the ${what}: ${fetchError.message}.${hint}`, health, reason, details);
   }
+}
+
+const toolName = (tool: unknown): unknown => (isObject(tool) ? tool.name : undefined);
+
+/**
+ * The fetched tools in the order of the stored revision, those it lacks after them in the
+ * server's order. The order of tools/list means nothing (MCP: a list of tools, looked up by
+ * name), and servers that build it from a map or in parallel send another order each time:
+ * compared as sent, every refresh of such a server made a new revision (and an 'updated' watch
+ * event) with nothing changed. Kept as the server sent them when names are missing or repeated
+ * (the validator says so; no order is safe to impose then).
+ */
+function inStoredOrder(fetched: unknown[], stored: unknown): unknown[] {
+  if (!Array.isArray(stored)) return fetched;
+  const byName = new Map<string, unknown>();
+  for (const tool of fetched) {
+    const name = toolName(tool);
+    if (typeof name !== 'string' || byName.has(name)) return fetched;
+    byName.set(name, tool);
+  }
+  const ordered: unknown[] = [];
+  for (const tool of stored) {
+    const name = toolName(tool);
+    const same = typeof name === 'string' ? byName.get(name) : undefined;
+    if (same === undefined) continue;
+    ordered.push(same);
+    byName.delete(name as string);
+  }
+  return [...ordered, ...byName.values()];
 }
 
 function parseHttpUrl(text: string, field: string, what: string): URL {

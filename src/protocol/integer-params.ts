@@ -234,7 +234,32 @@ function messageConfigProblem(params: Record<string, unknown>): { message: strin
   return undefined;
 }
 const REST_MESSAGE_PATH = /^\/(?:[^/]+\/)?message:(?:send|stream)$/;
-const REST_CONFIG_PATH = /^\/(?:[^/]+\/)?tasks\/[^/:]+\/pushNotificationConfigs$/;
+const REST_CONFIG_PATH = /^\/(?:[^/]+\/)?tasks\/([^/:]+)\/pushNotificationConfigs$/;
+
+/**
+ * An HTTP+JSON config whose body names another task than its path: the SDK took the path's and
+ * dropped the body's without a word, so a client that meant the body's task configured the path's.
+ */
+function otherTaskInBody(body: unknown, path: string): { message: string; field: string } | undefined {
+  const encoded = REST_CONFIG_PATH.exec(path)?.[1];
+  if (!isObject(body) || encoded === undefined) return undefined;
+  let pathTask: string;
+  try {
+    pathTask = decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
+  for (const field of ['taskId', 'task_id']) {
+    const named = body[field];
+    if (typeof named === 'string' && named !== '' && named !== pathTask) {
+      return {
+        message: `${field} "${named.slice(0, 100)}" in the body is not the task of the path ("${pathTask.slice(0, 100)}"): POST the config to /tasks/${named.slice(0, 100)}/pushNotificationConfigs, or leave ${field} out.`,
+        field,
+      };
+    }
+  }
+  return undefined;
+}
 
 const paramsOf = (table: ReadonlyArray<[RegExp, readonly Param[]]>, path: string): readonly Param[] => table.find(([route]) => route.test(path))?.[1] ?? [];
 
@@ -259,7 +284,7 @@ export function requestIntegerGuard(binding: A2ABinding): RequestHandler {
       }
     } else if (req.method === 'POST') {
       found = problemIn(req.body, paramsOf(REST_BODY_PARAMS, req.path), 'json');
-      if (!found && REST_CONFIG_PATH.test(req.path)) found = pushConfigProblem(req.body, '');
+      if (!found && REST_CONFIG_PATH.test(req.path)) found = pushConfigProblem(req.body, '') ?? otherTaskInBody(req.body, req.path);
       if (!found && REST_MESSAGE_PATH.test(req.path) && isObject(req.body)) found = messageConfigProblem(req.body);
     } else if (req.method === 'GET') {
       found = repeatedParam(req.query) ?? problemIn(req.query, paramsOf(REST_QUERY_PARAMS, req.path), 'query');

@@ -63,7 +63,7 @@ import { configPage } from './push-config-pages.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
-import { TERMINAL } from './watch-push.js';
+import { refusedConfigField, TERMINAL } from './watch-push.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
@@ -112,7 +112,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     if (params.configuration?.taskPushNotificationConfig && startsWatch(params)) {
       params = { ...params, configuration: { ...params.configuration, returnImmediately: true } };
     }
-    const result = await super.sendMessage(params, context).catch(rethrowWithStateNames);
+    const result = await super.sendMessage(params, context).catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context))));
     refuseIfAsked(context);
     return result;
   }
@@ -128,7 +128,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const events = super.sendMessageStream(params, context);
     // The executor decides before its first event: refuse before the stream starts, so the
     // client gets a plain error rather than a stream.
-    const first = await events.next().catch(rethrowWithStateNames);
+    const first = await events.next().catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context))));
     try {
       refuseIfAsked(context);
     } catch (error) {
@@ -152,6 +152,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 
   /** GetTask: the SDK's, with historyLength checked (the SDK takes a negative one as 0, a fraction or NaN as "all"). */
   override async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    requireTaskId(params.id, 'id');
     requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
     return super.getTask(params, context);
   }
@@ -174,8 +175,14 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 
   /** CreateTaskPushNotificationConfig: the SDK's, on the replica that runs the task's watch (see #bringWatchHere). */
   override async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    requireTaskId(params.taskId, 'taskId');
     await this.#bringWatchHere(params.taskId, context);
-    return super.createTaskPushNotificationConfig(params, context);
+    // v1.0 sends the config as the params (its fields are named so already); v0.3 inside them
+    // (the SDK's v0.3 answers carry no ErrorInfo today; the name stays right for when they do).
+    const at = context.requestedVersion === LEGACY_VERSION ? 'pushNotificationConfig.' : '';
+    return super.createTaskPushNotificationConfig(params, context).catch((error: unknown) => {
+      throw withConfigField(error, at);
+    });
   }
 
   /** ListTaskPushNotificationConfigs: the SDK's checks and configs, a page at a time (push-config-pages.ts). */
@@ -183,6 +190,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     params: ListTaskPushNotificationConfigsRequest,
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
+    requireTaskId(params.taskId, configTaskField(context));
     requireInteger('pageSize', params.pageSize, CONFIGS_PAGE_SIZE);
     await this.#bringWatchHere(params.taskId, context);
     const { configs } = await super.listTaskPushNotificationConfigs(params, context);
@@ -199,6 +207,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * REQUIRED), and one that does not is invalid params rather than "config '' not found".
    */
   override async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    requireTaskId(params.taskId, configTaskField(context));
     await this.#bringWatchHere(params.taskId, context);
     if (params.id) return super.getTaskPushNotificationConfig(params, context);
     if (context.requestedVersion !== LEGACY_VERSION) {
@@ -220,6 +229,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * (3.1.10): a second delete changes nothing either, and says the config is not there.
    */
   override async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+    requireTaskId(params.taskId, configTaskField(context));
     if (!params.id) {
       // v0.3's delete without pushNotificationConfigId means the config set without an id, which
       // has the task's id (the v0.3 SDK's servers deleted that one); v1.0's id is REQUIRED.
@@ -246,6 +256,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * Any other task: the SDK's live events.
    */
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    requireTaskId(params.id, 'id');
     const events = super.resubscribe(params, context);
     const first = await events.next().catch(rethrowWithStateNames);
     if (first.done) return;
@@ -267,6 +278,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * runs it, and the SDK only marks the task CANCELED).
    */
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    requireTaskId(params.id, 'id');
     // A watch another replica runs moves here first and ends here, its final status pushed: it
     // went on running there, pushing to its webhooks under a CANCELED task (and counted against
     // the principal's watches) until it expired. One that replica keeps (a client streams it
@@ -501,6 +513,36 @@ function requireTimestamp(field: string, value: string | undefined): void {
     message: `${field} must be a date and time in ISO 8601 (RFC 3339) with its time zone, e.g. "2026-01-31T09:30:00.000Z"; got ${JSON.stringify(value.slice(0, 64))}.`,
     metadata: { field },
   });
+}
+
+/**
+ * The task a request names, REQUIRED: the SDK refused a missing or blank one with "Task ID is
+ * required", naming no field where every other invalid-params refusal names its own. `field` is
+ * the request's name for it.
+ */
+function requireTaskId(value: string | undefined, field: string): void {
+  if (value && value.trim() !== '') return;
+  throw new RequestMalformedError({
+    message: `${field} is required: the id of the task (SendMessage answers with it; ListTasks lists them).`,
+    metadata: { field },
+  });
+}
+
+/** A push config method's name for the task: taskId (v1.0), id (v0.3's get, list and delete; its set is rewritten to v1.0's). */
+const configTaskField = (context: ServerCallContext): string => (context.requestedVersion === LEGACY_VERSION ? 'id' : 'taskId');
+
+/** Where a message carries its push config: v1.0's configuration.taskPushNotificationConfig, v0.3's configuration.pushNotificationConfig. */
+const messageConfigAt = (context: ServerCallContext): string =>
+  context.requestedVersion === LEGACY_VERSION ? 'configuration.pushNotificationConfig.' : 'configuration.taskPushNotificationConfig.';
+
+/**
+ * A push config's refusal naming its field where the caller sent the config (`at` and the field
+ * within the config, e.g. configuration.taskPushNotificationConfig.token); any other error as it is.
+ */
+function withConfigField(error: unknown, at: string): unknown {
+  const field = refusedConfigField(error);
+  if (field === undefined || at === '') return error;
+  return new RequestMalformedError({ message: (error as Error).message, metadata: { field: `${at}${field}` } });
 }
 
 /**

@@ -86,12 +86,14 @@ export class PushConfigs implements PushNotificationStore {
   ) {}
 
   async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
+    // url is REQUIRED (A2A 4.3.1): the guard's "\"\" is not an absolute URL" said less.
+    if (!config.url) throw configRefusal('url is required: the absolute http(s) URL of the webhook that receives the task\'s notifications.', 'url');
     const unsendable = sizeProblem(config) ?? headerProblem(config);
-    if (unsendable) throw new RequestMalformedError(unsendable);
+    if (unsendable) throw configRefusal(unsendable.message, unsendable.field);
     try {
       await this.fetcher.check(config.url, { purpose: 'webhook' });
     } catch (error) {
-      if (error instanceof FetchError) throw new RequestMalformedError(`The push notification URL is refused: ${error.message}`);
+      if (error instanceof FetchError) throw configRefusal(`The push notification URL is refused: ${error.message}`, 'url');
       throw error;
     }
     // A v0.3 config set without an id gets the task's id, as v0.3 servers give it (the v0.3 SDK's
@@ -175,8 +177,34 @@ const MAX_PUSH_TOKEN_CHARS = 1024;
 const MAX_PUSH_CREDENTIALS_CHARS = 4096;
 const MAX_PUSH_ID_CHARS = 256;
 
+/** A field of a config that is refused, named within the config ("url", "authentication.credentials"). */
+interface ConfigProblem {
+  message: string;
+  field: string;
+}
+
+/** Each refusal of a config's field, with that field's name within the config. */
+const refusedFields = new WeakMap<Error, string>();
+
+/**
+ * A config refused for one of its fields: invalid params naming the field within the config, as
+ * CreateTaskPushNotificationConfig (v1.0) sends it; refusedConfigField gives the request handler
+ * that name to place where the caller sent the config (pushNotificationConfig.url in v0.3's set,
+ * configuration.taskPushNotificationConfig.url with a message).
+ */
+function configRefusal(message: string, field: string): RequestMalformedError {
+  const error = new RequestMalformedError({ message, metadata: { field } });
+  refusedFields.set(error, field);
+  return error;
+}
+
+/** The field within the config that `error` refused, when it is a config's refusal. */
+export function refusedConfigField(error: unknown): string | undefined {
+  return error instanceof Error ? refusedFields.get(error) : undefined;
+}
+
 /** Why a config is too large to keep, if it is: which field, its length, the limit. */
-function sizeProblem(config: TaskPushNotificationConfig): string | undefined {
+function sizeProblem(config: TaskPushNotificationConfig): ConfigProblem | undefined {
   const fields: [string, string | undefined, number][] = [
     ['url', config.url, MAX_PUSH_URL_CHARS],
     ['token', config.token, MAX_PUSH_TOKEN_CHARS],
@@ -186,7 +214,10 @@ function sizeProblem(config: TaskPushNotificationConfig): string | undefined {
   ];
   for (const [field, value, max] of fields) {
     if (value && value.length > max) {
-      return `The push notification config's ${field} has ${value.length} characters; at most ${max} are accepted. Use a shorter webhook URL or token (e.g. an opaque id the receiver looks up).`;
+      return {
+        message: `The push notification config's ${field} has ${value.length} characters; at most ${max} are accepted. Use a shorter webhook URL or token (e.g. an opaque id the receiver looks up).`,
+        field,
+      };
     }
   }
   return undefined;
@@ -202,18 +233,27 @@ const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * they cannot. Checked when the config is given: otherwise every delivery failed (fetch refuses
  * such a header) and a watch ended FAILED a moment after it was acknowledged.
  */
-function headerProblem(config: TaskPushNotificationConfig): string | undefined {
+function headerProblem(config: TaskPushNotificationConfig): ConfigProblem | undefined {
   const printable = 'visible ASCII characters (spaces inside only; no line breaks, control or non-ASCII characters)';
   if (config.token && !HEADER_VALUE.test(config.token)) {
-    return `The push notification token cannot be sent: it travels as the X-A2A-Notification-Token header, whose value must be ${printable}. Encode it (e.g. base64url).`;
+    return {
+      message: `The push notification token cannot be sent: it travels as the X-A2A-Notification-Token header, whose value must be ${printable}. Encode it (e.g. base64url).`,
+      field: 'token',
+    };
   }
   const auth = config.authentication;
   if (auth?.credentials) {
     if (auth.scheme && !AUTH_SCHEME.test(auth.scheme)) {
-      return `The push notification authentication scheme "${auth.scheme.slice(0, 40)}" is not an HTTP authentication scheme (one word, e.g. Bearer or Basic).`;
+      return {
+        message: `The push notification authentication scheme "${auth.scheme.slice(0, 40)}" is not an HTTP authentication scheme (one word, e.g. Bearer or Basic).`,
+        field: 'authentication.scheme',
+      };
     }
     if (!HEADER_VALUE.test(auth.credentials)) {
-      return `The push notification credentials cannot be sent: they travel in the Authorization header, whose value must be ${printable}. Encode them (e.g. base64).`;
+      return {
+        message: `The push notification credentials cannot be sent: they travel in the Authorization header, whose value must be ${printable}. Encode them (e.g. base64).`,
+        field: 'authentication.credentials',
+      };
     }
   }
   return undefined;

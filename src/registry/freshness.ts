@@ -15,7 +15,7 @@
  */
 import { RegistryError, notFound } from '../contract/errors.js';
 import type { EntryDescription } from '../contract/description.js';
-import type { EntrySource } from '../contract/freshness.js';
+import type { EntryHealth, EntrySource } from '../contract/freshness.js';
 import type { RegistrationResult } from '../contract/types.js';
 import { sameJson } from '../lib/canonical-json.js';
 import type { FreshnessWrite, RegistryStore, StoredEntry } from '../storage/types.js';
@@ -182,12 +182,29 @@ export class FreshnessChecks {
 
   /** The freshness record after a check: health moved on from the entry's, the next check scheduled. */
   private after(entry: StoredEntry, source: EntrySource | undefined, finding: CheckFinding, drift: boolean | undefined): FreshnessWrite {
-    const write: FreshnessWrite = { health: nextHealth(entry.health, finding, new Date().toISOString()) };
+    const health = nextHealth(entry.health, finding, new Date().toISOString());
+    const write: FreshnessWrite = { health };
     if (source) write.source = source;
     if (drift !== undefined) write.drift = drift;
     const next = this.nextCheckAt();
-    if (next) write.nextCheckAt = next;
+    if (next) write.nextCheckAt = this.#checkWhenHidden(health, next);
     return write;
+  }
+
+  /**
+   * The next check of an unhealthy entry: at the moment it passes REGISTRY_HIDE_UNHEALTHY_SECONDS
+   * when that comes before `next`. Leaving default results changes no stored record, so the
+   * standing searches that match it were told nothing (no `removed`) until its next check, up to
+   * an interval later; a check then, failing again, is a recorded change (one failure more) that
+   * every replica's watches evaluate, and they find it hidden. A source that answers again is
+   * `ok`, and stays.
+   */
+  #checkWhenHidden(health: EntryHealth, next: string): string {
+    const hideAfter = this.settings.hideUnhealthyAfterMs;
+    if (hideAfter === undefined || health.status === 'ok') return next;
+    // Hidden once `since` is strictly before now - hideAfter (search's hideUnhealthyBefore): 1 ms after.
+    const hiddenAt = Date.parse(health.since) + hideAfter + 1;
+    return hiddenAt > Date.now() && hiddenAt < Date.parse(next) ? new Date(hiddenAt).toISOString() : next;
   }
 
   /** Stores a check's outcome and publishes it (to every replica when what readers see changed). */

@@ -305,6 +305,9 @@ function encodePageToken(updated: number, id: string): string {
 
 function decodePageToken(token: string): { updated: number; id: string } {
   const match = /^v1\.(\d{1,15})\.(.{1,64})$/s.exec(Buffer.from(token, 'base64url').toString('utf8'));
-  if (!match) throw new RequestMalformedError('pageToken is not a page token of this task list; pass the nextPageToken of the previous page.');
+  if (!match) {
+    // Named as every other invalid parameter of ListTasks is (and a push config list's pageToken).
+    throw new RequestMalformedError({ message: 'pageToken is not a page token of this task list; pass the nextPageToken of the previous page.', metadata: { field: 'pageToken' } });
+  }
   return { updated: Number(match[1]), id: match[2]! };
 }
