@@ -73,6 +73,11 @@ const HANDOVER_POLL_MS = 50;
 const HANDOVER_ASK_EVERY = 10;
 /** Event numbers reserved in storage at a time; a new block is reserved when fewer than half are left. */
 const SEQ_BLOCK = 1000;
+/**
+ * At a shutdown, how long notifications already on their way to a webhook are given to be
+ * answered before the watches' progress is stored (see WatchHub.close).
+ */
+const SHUTDOWN_PUSH_GRACE_MS = 1000;
 
 /** What the hub keeps watches in: their rows, and the change log's position. */
 export type WatchStorage = Pick<RegistryStore, 'watches' | 'lastChangeSeq' | 'ownChanges' | 'changesSince' | 'changesTrimmedThrough'>;
@@ -124,6 +129,8 @@ export class Watch {
   #pushConfigs: unknown[];
   /** Notifications waiting for a webhook (protocol/watch-push.ts), and webhooks waiting for a resync. */
   #pushesWaiting = 0;
+  /** Resolved when no notification waits any more (see pushesSettled). */
+  #pushesSettled: (() => void)[] = [];
 
   constructor(
     readonly id: string,
@@ -183,6 +190,13 @@ export class Watch {
   pushWaiting(delta: 1 | -1): void {
     this.#pushesWaiting += delta;
     if (this.#pushesWaiting === (delta === 1 ? 1 : 0)) this.hub.progressed(this);
+    if (this.#pushesWaiting === 0) for (const settled of this.#pushesSettled.splice(0)) settled();
+  }
+
+  /** Resolves once no notification waits for a webhook (at once if none does). */
+  pushesSettled(): Promise<void> {
+    if (this.#pushesWaiting === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#pushesSettled.push(resolve));
   }
 
   /** The change-log position to store for the watch: `position`, or 0 (behind every change) while notifications wait for a webhook. */
@@ -660,6 +674,17 @@ export class WatchHub implements WatchKeeper {
     clearInterval(this.#leaseTimer);
     await this.#restoring?.catch(() => undefined);
     const open = [...this.#watches.values()];
+    // Notifications already sent to a webhook get a moment to be answered. Stored while one
+    // waits, a watch's position says it is behind (positionToStore), and the next start sent
+    // every webhook a resync: a clean restart right after an event did so whenever the webhook's
+    // answer had not been read yet. A webhook that does not answer within the grace (or is
+    // being retried) still gets its resync.
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(open.map((watch) => watch.pushesSettled())),
+      new Promise<void>((resolve) => (grace = setTimeout(resolve, SHUTDOWN_PUSH_GRACE_MS))),
+    ]);
+    clearTimeout(grace);
     for (const watch of open) {
       watch.settleFloor();
       this.#dirty.add(watch);
