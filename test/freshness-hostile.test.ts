@@ -15,7 +15,7 @@ import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
 import { makeDue, serveCard } from './support/freshness.js';
 import { mcpServer, toolspec, v1Card } from './support/documents.js';
-import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { errorOf, op, registerByUrl, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { watch } from './support/watch-stream.js';
 
@@ -46,16 +46,9 @@ before(async () => {
   });
   [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
   // Warm up (first-use costs of the HTTP client, the SDK and the first lookup of "localhost") so
-  // the timings below are the fetches'. Those first-use costs can pass the 1 s fetch timeout on a
-  // loaded machine (seen at load 13), so the warm-up is tried again, up to three times.
+  // the timings below are the fetches'.
   serveCard(origin, v1Card('Warm-up Agent', 'https://agents.example.org/warm-up/a2a'), '/warm-up');
-  for (let attempt = 1; ; attempt++) {
-    const answer = await op(alice, { register: { url: `${local}/warm-up` } });
-    if (attempt === 3 || !JSON.stringify(answer).includes('FETCH_FAILED')) {
-      resultOf(answer);
-      break;
-    }
-  }
+  await registerByUrl(alice, `${local}/warm-up`);
 });
 after(async () => {
   await registry.close();

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { AllowList, FetchError, GuardedFetcher, type Resolver } from '../src/net/index.js';
 import { loadConfig } from '../src/config/config.js';
-import { errorOf, op, resultOf, sdkClient } from './support/client.js';
+import { errorOf, op, registerByUrl, resultOf, sdkClient } from './support/client.js';
 import { startDnsServer, type DnsServer } from './support/dns-server.js';
 import { v1Card } from './support/documents.js';
 import { startOrigin, type OriginServer } from './support/origin-server.js';
@@ -40,7 +40,7 @@ describe('REGISTRY_DNS_SERVERS', () => {
 
   test('names are resolved by the servers named: a registration by URL reaches the address they answer', async () => {
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
-    const result = resultOf(await op(alice, { register: { url: `http://agent.test:${origin.port}` } }));
+    const result = await registerByUrl(alice, `http://agent.test:${origin.port}`);
     assert.equal(result.created, true);
     assert.equal(result.source.url, `http://agent.test:${origin.port}/.well-known/agent-card.json`);
     assert.ok(dns.questions.some((q) => q.name === 'agent.test' && q.type === 'A'), 'asked the configured server');

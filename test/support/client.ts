@@ -98,6 +98,19 @@ export function resultOf(task: WireJson): WireJson {
   return task.artifacts[0].parts.find((p: WireJson) => p.data !== undefined).data;
 }
 
+/**
+ * A registration by URL that should succeed, tried again (up to three times) when its fetch only
+ * timed out: the first fetch of a test registry carries first-use costs (the HTTP client, the
+ * first host-name lookup) that can pass a test's short fetch timeout on a loaded machine.
+ */
+export async function registerByUrl(client: Client, url: string): Promise<WireJson> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await op(client, { register: { url } });
+    const timedOut = stateOf(answer) === 'TASK_STATE_REJECTED' && errorOf(answer).details?.[0]?.rule === 'timeout';
+    if (attempt === 3 || !timedOut) return resultOf(answer);
+  }
+}
+
 /** The error data part of a REJECTED task. */
 export function errorOf(task: WireJson): WireJson {
   if (stateOf(task) !== 'TASK_STATE_REJECTED') throw new Error(`expected REJECTED, got ${stateOf(task)}`);
