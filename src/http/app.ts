@@ -4,6 +4,7 @@
  * unknown routes and for bugs, in the caller's binding, never as HTML.
  */
 import express, { type Express } from 'express';
+import type { TrustProxy } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { RegistryMetrics } from '../observability/metrics.js';
 import { internalErrorHandler, notFoundHandler } from './errors.js';
@@ -17,7 +18,7 @@ export interface Readiness {
 export interface HttpAppDeps {
   security: SecurityOptions;
   /** Express "trust proxy": what req.ip (rate limits, logs) is taken from. */
-  trustProxy: boolean | number;
+  trustProxy: TrustProxy;
   readiness: Readiness;
   metrics: RegistryMetrics;
   /** When set, GET /metrics needs it as a bearer token. */
@@ -28,7 +29,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', deps.trustProxy);
+  app.set('trust proxy', typeof deps.trustProxy === 'object' ? [...deps.trustProxy] : deps.trustProxy);
   app.use(securityHeaders(deps.security));
 
   app.get('/healthz', (_req, res) => {
