@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { dataPart, errorOf, op, resultOf, sdkClient, send, textPart, type WireJson } from './support/client.js';
 import { readAnswer, type RawAnswer } from './support/raw-http.js';
@@ -119,6 +120,33 @@ describe('a registry with public reads', () => {
       for (const call of REST_CALLS) assertRestRefused(await restCall(registry.url, call, authorization), `${call[0]} ${call[1]}`, INVALID_TOKEN, 'INVALID_CREDENTIAL');
     });
   }
+
+  test('two Authorization headers are refused on every HTTP door, whichever comes first (they were: the first counted, the rest dropped)', async () => {
+    const url = new URL(registry.url);
+    const withTwo = (path: string, method: string, first: string, second: string, body?: string) =>
+      new Promise<{ status: number; challenge: string; text: string }>((resolve, reject) => {
+        const headers: Array<[string, string]> = [['host', url.host], ['authorization', first], ['authorization', second], ['a2a-version', '1.0'], ['content-type', 'application/json'], ['accept', 'application/json, text/event-stream']];
+        const req = http.request({ host: url.hostname, port: url.port, path, method, headers: headers.flat() }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, challenge: String(res.headers['www-authenticate'] ?? ''), text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const rpc = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} });
+    const mcp = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    for (const [path, method, body] of [['/a2a/jsonrpc', 'POST', rpc], ['/a2a/rest/tasks', 'GET', undefined], ['/mcp', 'POST', mcp], ['/agents', 'GET', undefined]] as const) {
+      for (const [first, second] of [[`Bearer ${TOKENS.alice}`, `Bearer ${TOKENS.bob}`], [mistyped, `Bearer ${TOKENS.alice}`]]) {
+        const answer = await withTwo(path, method, first!, second!, body);
+        const ctx = `${method} ${path}: ${answer.status} ${answer.text.slice(0, 200)}`;
+        assert.equal(answer.status, 401, ctx);
+        assert.match(answer.challenge, /error_description="more than one Authorization header"/, ctx);
+        assert.match(answer.text, /2 Authorization headers; send exactly one/, ctx);
+        assert.ok(!answer.text.includes(TOKENS.alice) && !answer.text.includes(TOKENS.bob), ctx);
+      }
+    }
+  });
 
   test('the SDK client with a mistyped token gets the refusal, over JSON-RPC and HTTP+JSON', async () => {
     for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {

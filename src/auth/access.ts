@@ -34,8 +34,26 @@ export const AUTH_REALM = 'a2a-registry';
 
 const TOKEN_HELP = 'see REGISTRY_TOKENS, or the admin-token file in the registry\'s data directory';
 
-/** Authenticates an Authorization header value and applies the access rule. */
-export function admitCaller(authenticator: TokenAuthenticator, authorization: string | undefined, policy: AccessPolicy): Admission {
+/**
+ * Authenticates the Authorization header's values (every one the request carried: a door passes
+ * them all) and applies the access rule.
+ */
+export function admitCaller(authenticator: TokenAuthenticator, authorizations: string | readonly string[] | undefined, policy: AccessPolicy): Admission {
+  const values = authorizations === undefined ? [] : typeof authorizations === 'string' ? [authorizations] : authorizations;
+  if (values.length > 1) {
+    // Node (and grpc-js's first-value reading) kept the first and dropped the rest, so which
+    // credential counted depended on header order: a gateway appending its own token after the
+    // client's was silently overruled by the client's.
+    return {
+      admitted: false,
+      refusal: {
+        reason: 'INVALID_CREDENTIAL',
+        message: `The request has ${values.length} Authorization headers; send exactly one, "Authorization: Bearer <token>" (${TOKEN_HELP}), or none to call anonymously where the registry allows it.`,
+        challenge: `Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="more than one Authorization header"`,
+      },
+    };
+  }
+  const authorization = values[0];
   const caller = authenticator.callerFor(authorization);
   if (caller.invalidCredential) {
     const bearer = /^Bearer(\s|$)/i.test(authorization ?? '');

@@ -46,7 +46,7 @@ function jsonRpcId(body: unknown): string | number | null | undefined {
 /** Refuses unusable credentials (always) and anonymous callers (when reads are not public). */
 export function authenticate(authenticator: TokenAuthenticator, policy: AccessPolicy): RequestHandler {
   return (req, res, next) => {
-    const admission = admitCaller(authenticator, req.header('authorization'), policy);
+    const admission = admitCaller(authenticator, req.headersDistinct.authorization, policy);
     if (admission.admitted) {
       admitted.set(req, admission.caller);
       return next();
