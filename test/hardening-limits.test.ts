@@ -115,6 +115,11 @@ describe('flood guard', () => {
     assert.equal(rest.json!.error.status, 'RESOURCE_EXHAUSTED');
     assert.ok(rest.headers.get('retry-after'), 'rest.headers.get(\'retry-after\')');
     assertNoInternals(refused.text + rest.text);
+    // The web page counts too (built or not; its assets share the guard).
+    const page = await fetch(`${registry.url}/`, { headers: { ...flood, accept: 'text/html' } });
+    assert.equal(page.status, 429, 'the web page is refused to a flooding address');
+    assert.ok(page.headers.get('retry-after'), 'page.headers.get(\'retry-after\')');
+    assert.notEqual((await fetch(`${registry.url}/`, { headers: { ...from('10.0.2.2'), accept: 'text/html' } })).status, 429);
     // Other addresses, the card and health checks are unaffected.
     assert.equal((await rpc(getTask, from('10.0.2.2'))).status, 200);
     assert.equal((await fetch(`${registry.url}/healthz`, { headers: flood })).status, 200);

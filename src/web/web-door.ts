@@ -65,7 +65,12 @@ function loadAssets(log: Logger): WebAssets | undefined {
 export const webDoor: Door = {
   name: 'web',
   mount(app, ctx: DoorContext) {
-    const { config, log } = ctx.core;
+    const { config, log, abuse } = ctx.core;
+    // The page and its assets count against the address's request budget like every other door:
+    // they were the one way to make the registry answer (and read files) without limit.
+    const floodGuard = abuse.floodGuard();
+    const guarded = (handler: RequestHandler): RequestHandler => (req, res, next) =>
+      floodGuard(req, res, (err?: unknown) => (err === undefined ? handler(req, res, next) : next(err)));
     const name = typeof ctx.card.name === 'string' ? ctx.card.name : 'A2A Agent Registry';
     const description = typeof ctx.card.description === 'string' ? ctx.card.description : '';
     const assets = loadAssets(log);
@@ -86,7 +91,7 @@ export const webDoor: Door = {
         maxDocumentBytes: config.maxDocumentBytes,
       };
       const html = cachedBody(Buffer.from(pageShell(assets.manifest, pageConfig, description)), 'text/html; charset=utf-8');
-      app.use(ASSETS_PATH, assets.handler());
+      app.use(ASSETS_PATH, guarded(assets.handler()));
       // Revalidated on every visit, so a new build's asset names are picked up at once.
       page = (req, res) => sendCached(req, res, html, 'no-cache');
       // The same HTML: the page's router finds no page at the path and says so.
@@ -100,10 +105,11 @@ export const webDoor: Door = {
       };
     }
 
+    const guardedPage = guarded(page);
     const negotiated: RequestHandler = (req, res, next) => {
       res.vary('Accept');
       if (!wantsHtml(req)) return next();
-      pageContentSecurityPolicy(req, res, () => page(req, res, next));
+      pageContentSecurityPolicy(req, res, () => guardedPage(req, res, next));
     };
     // GET routes answer HEAD too.
     for (const path of PAGE_PATHS) app.get(path, negotiated);
@@ -111,7 +117,7 @@ export const webDoor: Door = {
     // Mounted last of all doors (server.ts), so only paths no route answered reach it. A path some
     // route takes with another method stays the 405 of http/errors.ts; so does a path whose GET
     // route passed the request on.
-    const fallback = notFound;
+    const fallback = notFound && guarded(notFound);
     if (fallback) {
       app.use((req, res, next) => {
         if (req.method !== 'GET' && req.method !== 'HEAD') return next();
