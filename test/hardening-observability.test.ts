@@ -147,6 +147,25 @@ describe('request ids in the logs', () => {
     assert.match(weird.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 
+  test('a body refused before it is read as a request (not JSON, too large, wrong type) is answered with a request id and logged at info under it', async () => {
+    const refused = [
+      ['req-body-rpc', '/a2a/jsonrpc', '{"jsonrpc":', 'application/json', 'PARSE_ERROR'],
+      ['req-body-rest', '/a2a/rest/message:send', '<message/>', 'application/xml', 'CONTENT_TYPE_NOT_SUPPORTED'],
+      ['req-body-mcp', '/mcp', 'x'.repeat(2_000_000), 'application/json', 'REQUEST_TOO_LARGE'],
+    ] as const;
+    for (const [id, path, body, type, reason] of refused) {
+      const answer = await rawPost(`${registry.url}${path}`, body, { headers: { 'x-request-id': id, 'content-type': type, accept: 'application/json, text/event-stream' } });
+      assert.ok(answer.status >= 200 && answer.status < 500, `${path}: ${answer.status}`);
+      assert.equal(answer.headers.get('x-request-id'), id, `${path} answers with its request id`);
+      await eventually(async () => logs.some((l) => l.requestId === id && l.msg === 'request'), `the request line of ${path}`);
+      const line = logs.find((l) => l.requestId === id && l.msg === 'request')!;
+      assert.equal(line.level, 30, `${path}: a client's mistake is info`);
+      assert.equal(line.errorCode, reason, `${path}: the line says why`);
+      assert.equal(line.status, answer.status);
+      assert.ok(!logs.some((l) => l.requestId === id && (Number(l.level) >= 40 || JSON.stringify(l).includes('stack'))), `${path}: no warning, no stack`);
+    }
+  });
+
   test('the console bridge turns SDK console output into JSON lines with the request id', () => {
     const lines: Record<string, unknown>[] = [];
     const sink = new Writable({
