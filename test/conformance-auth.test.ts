@@ -121,6 +121,23 @@ describe('a registry with public reads', () => {
     });
   }
 
+  test('each unusable credential is refused saying what is wrong with it, never repeating it', async () => {
+    for (const [authorization, description, problem] of [
+      ['Bearer', 'no token after Bearer', /says Bearer but carries no token/],
+      [`Bearer ${TOKENS.alice} extra`, 'malformed bearer token', /2 words after Bearer; a token is one word/],
+      [`bearer ${TOKENS.alice.slice(0, -1)}X`, 'unknown token', /The bearer token is not recognised/],
+      [`Token ${TOKENS.alice}`, 'expected a Bearer token', /not a bearer token/],
+    ] as const) {
+      for (const answer of [await rpcCall(registry.url, RPC_CALLS[2]!, authorization), await restCall(registry.url, REST_CALLS[3]!, authorization)]) {
+        const ctx = `${authorization}: ${answer.status} ${answer.text.slice(0, 200)}`;
+        assert.equal(answer.status, 401, ctx);
+        assert.equal(answer.headers.get('www-authenticate'), `Bearer realm="a2a-registry", error="invalid_token", error_description="${description}"`, ctx);
+        assert.match(answer.json?.error?.message ?? '', problem, ctx);
+        assert.ok(!answer.text.includes(TOKENS.alice.slice(0, -1)), ctx);
+      }
+    }
+  });
+
   test('two Authorization headers are refused on every HTTP door, whichever comes first (they were: the first counted, the rest dropped)', async () => {
     const url = new URL(registry.url);
     const withTwo = (path: string, method: string, first: string, second: string, body?: string) =>

@@ -35,6 +35,18 @@ export const AUTH_REALM = 'a2a-registry';
 const TOKEN_HELP = 'see REGISTRY_TOKENS, or the admin-token file in the registry\'s data directory';
 
 /**
+ * What is wrong with an unusable Authorization value, in words and as a challenge description.
+ * The value itself is never repeated: it may be a real token with a typo around it.
+ */
+function credentialProblem(authorization: string): { problem: string; description: string } {
+  if (!/^\s*Bearer(\s|$)/i.test(authorization)) return { problem: 'The Authorization header is not a bearer token.', description: 'expected a Bearer token' };
+  const words = authorization.trim().split(/\s+/).length - 1;
+  if (words === 0) return { problem: 'The Authorization header says Bearer but carries no token.', description: 'no token after Bearer' };
+  if (words > 1) return { problem: `The Authorization header carries ${words} words after Bearer; a token is one word, with no spaces.`, description: 'malformed bearer token' };
+  return { problem: 'The bearer token is not recognised.', description: 'unknown token' };
+}
+
+/**
  * Authenticates the Authorization header's values (every one the request carried: a door passes
  * them all) and applies the access rule.
  */
@@ -56,15 +68,13 @@ export function admitCaller(authenticator: TokenAuthenticator, authorizations: s
   const authorization = values[0];
   const caller = authenticator.callerFor(authorization);
   if (caller.invalidCredential) {
-    const bearer = /^Bearer(\s|$)/i.test(authorization ?? '');
+    const { problem, description } = credentialProblem(authorization ?? '');
     return {
       admitted: false,
       refusal: {
         reason: 'INVALID_CREDENTIAL',
-        message: bearer
-          ? `The bearer token is not recognised. Send a valid registry token ("Authorization: Bearer <token>"; ${TOKEN_HELP}), or no Authorization header to call anonymously where the registry allows it.`
-          : `The Authorization header is not a bearer token. Send "Authorization: Bearer <token>" (${TOKEN_HELP}), or no Authorization header to call anonymously where the registry allows it.`,
-        challenge: `Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="${bearer ? 'unknown token' : 'expected a Bearer token'}"`,
+        message: `${problem} Send "Authorization: Bearer <token>" with a valid registry token (${TOKEN_HELP}), or no Authorization header to call anonymously where the registry allows it.`,
+        challenge: `Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="${description}"`,
       },
     };
   }
