@@ -138,6 +138,30 @@ describe('a registry with public reads', () => {
     }
   });
 
+  test('a token in the URL (access_token) is refused with 401 on every HTTP door, saying where it goes, never echoed', async () => {
+    const secret = `${TOKENS.alice}`;
+    const rpcBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} });
+    const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    for (const [path, method, body] of [
+      ['/a2a/jsonrpc', 'POST', rpcBody],
+      ['/a2a/rest/tasks', 'GET', undefined],
+      ['/mcp', 'POST', mcpBody],
+      ['/agents', 'GET', undefined],
+    ] as const) {
+      const res = await fetch(`${registry.url}${path}?pageSize=5&access_token=${secret}`, {
+        method,
+        body,
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', accept: 'application/json, text/event-stream' },
+      });
+      const text = await res.text();
+      const ctx = `${method} ${path}: ${res.status} ${text.slice(0, 200)}`;
+      assert.equal(res.status, 401, ctx);
+      assert.match(res.headers.get('www-authenticate') ?? '', /error_description="token in the URL; send it in the Authorization header"/, ctx);
+      assert.match(text, /token in its URL \(access_token\).*Authorization: Bearer <token>/, ctx);
+      assert.ok(!text.includes(secret), ctx);
+    }
+  });
+
   test('two Authorization headers are refused on every HTTP door, whichever comes first (they were: the first counted, the rest dropped)', async () => {
     const url = new URL(registry.url);
     const withTwo = (path: string, method: string, first: string, second: string, body?: string) =>

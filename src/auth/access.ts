@@ -35,6 +35,18 @@ export const AUTH_REALM = 'a2a-registry';
 const TOKEN_HELP = 'see REGISTRY_TOKENS, or the admin-token file in the registry\'s data directory';
 
 /**
+ * A token sent as the RFC 6750 `access_token` query parameter, which no door reads: served as
+ * anonymous, such a caller read a public registry and only learnt at its first write that its
+ * token was never seen, while the token sat in every proxy's access log. Refused like any other
+ * unusable credential, so the mistake shows on the first call.
+ */
+export const QUERY_TOKEN_REFUSAL: AccessRefusal = {
+  reason: 'INVALID_CREDENTIAL',
+  message: `The request carries a token in its URL (access_token), which the registry does not read: URLs end up in logs and browser history. Send it as "Authorization: Bearer <token>" (${TOKEN_HELP}), and replace the token if the URL may have been logged.`,
+  challenge: `Bearer realm="${AUTH_REALM}", error="invalid_request", error_description="token in the URL; send it in the Authorization header"`,
+};
+
+/**
  * What is wrong with an unusable Authorization value, in words and as a challenge description.
  * The value itself is never repeated: it may be a real token with a typo around it.
  */
