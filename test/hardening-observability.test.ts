@@ -91,6 +91,24 @@ describe('metrics', () => {
     }
   });
 
+  test('a flood of scrapes is not a flood of storage reads: one count of the entries serves them', async () => {
+    const count = registry.store.count.bind(registry.store);
+    let reads = 0;
+    registry.store.count = () => {
+      reads++;
+      return count();
+    };
+    try {
+      const scrapes = [...(await Promise.all(Array.from({ length: 10 }, () => metrics())))];
+      for (let i = 0; i < 10; i++) scrapes.push(await metrics());
+      const counts = await count();
+      for (const text of scrapes) assert.equal(sample(text, 'registry_entries', 'kind="agent"'), counts.agent);
+      assert.ok(reads <= 1, `${reads} storage reads for 20 scrapes`);
+    } finally {
+      registry.store.count = count;
+    }
+  });
+
   test('what callers send never becomes a label: ids, tenants and unknown methods are folded', async () => {
     for (let i = 0; i < 20; i++) {
       await fetch(`${registry.url}/a2a/rest/tasks/${crypto.randomUUID()}`, { headers: { 'A2A-Version': '1.0' } });
