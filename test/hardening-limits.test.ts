@@ -115,6 +115,10 @@ describe('flood guard', () => {
     assert.equal(rest.json!.error.status, 'RESOURCE_EXHAUSTED');
     assert.ok(rest.headers.get('retry-after'), 'rest.headers.get(\'retry-after\')');
     assertNoInternals(refused.text + rest.text);
+    // So do paths no door takes (a scanner's): they were answered 404 without limit.
+    const scan = await fetch(`${registry.url}/.env`, { headers: flood });
+    assert.equal(scan.status, 429, 'a path scan is refused to a flooding address');
+    assert.ok(scan.headers.get('retry-after'), 'scan.headers.get(\'retry-after\')');
     // The web page counts too (built or not; its assets share the guard).
     const page = await fetch(`${registry.url}/`, { headers: { ...flood, accept: 'text/html' } });
     assert.equal(page.status, 429, 'the web page is refused to a flooding address');

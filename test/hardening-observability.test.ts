@@ -165,7 +165,7 @@ describe('request ids in the logs', () => {
     assert.match(weird.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 
-  test('a body refused before it is read as a request (not JSON, too large, wrong type) is answered with a request id and logged at info under it', async () => {
+  test('a body refused before it is read as a request (not JSON, too large, wrong type), or a path no door takes, is answered with a request id and logged at info under it', async () => {
     const refused = [
       ['req-body-rpc', '/a2a/jsonrpc', '{"jsonrpc":', 'application/json', 'PARSE_ERROR'],
       ['req-body-rest', '/a2a/rest/message:send', '<message/>', 'application/xml', 'CONTENT_TYPE_NOT_SUPPORTED'],
@@ -182,6 +182,15 @@ describe('request ids in the logs', () => {
       assert.equal(line.status, answer.status);
       assert.ok(!logs.some((l) => l.requestId === id && (Number(l.level) >= 40 || JSON.stringify(l).includes('stack'))), `${path}: no warning, no stack`);
     }
+    // A path no door takes (a scan) too: answered with its id, one info line naming it.
+    const scan = await fetch(`${registry.url}/wp-login.php`, { headers: { 'x-request-id': 'req-scan' } });
+    assert.equal(scan.status, 404);
+    assert.equal(scan.headers.get('x-request-id'), 'req-scan');
+    await eventually(async () => logs.some((l) => l.requestId === 'req-scan' && l.msg === 'request'), 'the request line of the scan');
+    const line = logs.find((l) => l.requestId === 'req-scan' && l.msg === 'request')!;
+    assert.equal(line.level, 30);
+    assert.equal(line.http, 'GET /wp-login.php');
+    assert.equal(line.errorCode, 'NOT_FOUND');
   });
 
   test('the console bridge turns SDK console output into JSON lines with the request id', () => {
