@@ -165,7 +165,7 @@ describe('request ids in the logs', () => {
     assert.match(weird.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 
-  test('a body refused before it is read as a request (not JSON, too large, wrong type), or a path no door takes, is answered with a request id and logged at info under it', async () => {
+  test('a body refused before it is read as a request (not JSON, too large, wrong type), a path no door takes or the web page, is answered with a request id and logged at info under it', async () => {
     const refused = [
       ['req-body-rpc', '/a2a/jsonrpc', '{"jsonrpc":', 'application/json', 'PARSE_ERROR'],
       ['req-body-rest', '/a2a/rest/message:send', '<message/>', 'application/xml', 'CONTENT_TYPE_NOT_SUPPORTED'],
@@ -191,6 +191,11 @@ describe('request ids in the logs', () => {
     assert.equal(line.level, 30);
     assert.equal(line.http, 'GET /wp-login.php');
     assert.equal(line.errorCode, 'NOT_FOUND');
+    // And the web page (built or not), which was answered without either.
+    const page = await fetch(`${registry.url}/entries/some-id`, { headers: { 'x-request-id': 'req-page', accept: 'text/html' } });
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.equal(page.headers.get('x-request-id'), 'req-page');
+    await eventually(async () => logs.some((l) => l.requestId === 'req-page' && l.msg === 'request' && l.http === 'GET /entries/some-id'), 'the request line of the page');
   });
 
   test('the console bridge turns SDK console output into JSON lines with the request id', () => {

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from '../http/allowed-methods.js';
+import { requestScope } from '../http/request-log.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { getSchema, MAX_FILTER_VALUES, searchSchema } from '../operations/request-schemas.js';
 import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
@@ -67,10 +68,12 @@ export const webDoor: Door = {
   mount(app, ctx: DoorContext) {
     const { config, log, abuse } = ctx.core;
     // The page and its assets count against the address's request budget like every other door:
-    // they were the one way to make the registry answer (and read files) without limit.
+    // they were the one way to make the registry answer (and read files) without limit. Each is
+    // answered with a request id and logged in one line, as every other door's requests are.
     const floodGuard = abuse.floodGuard();
+    const scope = requestScope(log);
     const guarded = (handler: RequestHandler): RequestHandler => (req, res, next) =>
-      floodGuard(req, res, (err?: unknown) => (err === undefined ? handler(req, res, next) : next(err)));
+      floodGuard(req, res, (err?: unknown) => (err === undefined ? scope(req, res, () => handler(req, res, next)) : next(err)));
     const name = typeof ctx.card.name === 'string' ? ctx.card.name : 'A2A Agent Registry';
     const description = typeof ctx.card.description === 'string' ? ctx.card.description : '';
     const assets = loadAssets(log);
