@@ -65,9 +65,9 @@ function credentialProblem(authorization: string): { problem: string; descriptio
 export function admitCaller(authenticator: TokenAuthenticator, authorizations: string | readonly string[] | undefined, policy: AccessPolicy): Admission {
   const values = authorizations === undefined ? [] : typeof authorizations === 'string' ? [authorizations] : authorizations;
   if (values.length > 1) {
-    // Node (and grpc-js's first-value reading) kept the first and dropped the rest, so which
-    // credential counted depended on header order: a gateway appending its own token after the
-    // client's was silently overruled by the client's.
+    // Node's HTTP/1 parser keeps the first and drops the rest, so which credential counted
+    // depended on header order: a gateway appending its own token after the client's was
+    // silently overruled by the client's. (HTTP/2, hence gRPC, keeps one value before we see it.)
     return {
       admitted: false,
       refusal: {
