@@ -109,7 +109,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       const handle = await door.mount?.(app, ctx);
       if (handle) mounted.push(handle);
     }
-    finishHttpApp(app, log);
+    finishHttpApp(app, log, core.abuse.floodGuard());
     for (const door of opened) await door.serve(ctx);
     // Watches kept from before a restart run again once the index can answer them, and after the
     // doors are mounted (their push senders follow every watch that starts or is restored).

@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { dataPart, errorOf, op, resultOf, sdkClient, send, textPart, type WireJson } from './support/client.js';
 import { readAnswer, type RawAnswer } from './support/raw-http.js';
@@ -119,6 +120,74 @@ describe('a registry with public reads', () => {
       for (const call of REST_CALLS) assertRestRefused(await restCall(registry.url, call, authorization), `${call[0]} ${call[1]}`, INVALID_TOKEN, 'INVALID_CREDENTIAL');
     });
   }
+
+  test('each unusable credential is refused saying what is wrong with it, never repeating it', async () => {
+    for (const [authorization, description, problem] of [
+      ['Bearer', 'no token after Bearer', /says Bearer but carries no token/],
+      [`Bearer ${TOKENS.alice} extra`, 'malformed bearer token', /2 words after Bearer; a token is one word/],
+      [`bearer ${TOKENS.alice.slice(0, -1)}X`, 'unknown token', /The bearer token is not recognised/],
+      [`Token ${TOKENS.alice}`, 'expected a Bearer token', /not a bearer token/],
+    ] as const) {
+      for (const answer of [await rpcCall(registry.url, RPC_CALLS[2]!, authorization), await restCall(registry.url, REST_CALLS[3]!, authorization)]) {
+        const ctx = `${authorization}: ${answer.status} ${answer.text.slice(0, 200)}`;
+        assert.equal(answer.status, 401, ctx);
+        assert.equal(answer.headers.get('www-authenticate'), `Bearer realm="a2a-registry", error="invalid_token", error_description="${description}"`, ctx);
+        assert.match(answer.json?.error?.message ?? '', problem, ctx);
+        assert.ok(!answer.text.includes(TOKENS.alice.slice(0, -1)), ctx);
+      }
+    }
+  });
+
+  test('a token in the URL (access_token) is refused with 401 on every HTTP door, saying where it goes, never echoed', async () => {
+    const secret = `${TOKENS.alice}`;
+    const rpcBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} });
+    const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    for (const [path, method, body] of [
+      ['/a2a/jsonrpc', 'POST', rpcBody],
+      ['/a2a/rest/tasks', 'GET', undefined],
+      ['/mcp', 'POST', mcpBody],
+      ['/agents', 'GET', undefined],
+    ] as const) {
+      const res = await fetch(`${registry.url}${path}?pageSize=5&access_token=${secret}`, {
+        method,
+        body,
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', accept: 'application/json, text/event-stream' },
+      });
+      const text = await res.text();
+      const ctx = `${method} ${path}: ${res.status} ${text.slice(0, 200)}`;
+      assert.equal(res.status, 401, ctx);
+      assert.match(res.headers.get('www-authenticate') ?? '', /error_description="token in the URL; send it in the Authorization header"/, ctx);
+      assert.match(text, /token in its URL \(access_token\).*Authorization: Bearer <token>/, ctx);
+      assert.ok(!text.includes(secret), ctx);
+    }
+  });
+
+  test('two Authorization headers are refused on every HTTP door, whichever comes first (they were: the first counted, the rest dropped)', async () => {
+    const url = new URL(registry.url);
+    const withTwo = (path: string, method: string, first: string, second: string, body?: string) =>
+      new Promise<{ status: number; challenge: string; text: string }>((resolve, reject) => {
+        const headers: Array<[string, string]> = [['host', url.host], ['authorization', first], ['authorization', second], ['a2a-version', '1.0'], ['content-type', 'application/json'], ['accept', 'application/json, text/event-stream']];
+        const req = http.request({ host: url.hostname, port: url.port, path, method, headers: headers.flat() }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, challenge: String(res.headers['www-authenticate'] ?? ''), text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const rpc = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} });
+    const mcp = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    for (const [path, method, body] of [['/a2a/jsonrpc', 'POST', rpc], ['/a2a/rest/tasks', 'GET', undefined], ['/mcp', 'POST', mcp], ['/agents', 'GET', undefined]] as const) {
+      for (const [first, second] of [[`Bearer ${TOKENS.alice}`, `Bearer ${TOKENS.bob}`], [mistyped, `Bearer ${TOKENS.alice}`]]) {
+        const answer = await withTwo(path, method, first!, second!, body);
+        const ctx = `${method} ${path}: ${answer.status} ${answer.text.slice(0, 200)}`;
+        assert.equal(answer.status, 401, ctx);
+        assert.match(answer.challenge, /error_description="more than one Authorization header"/, ctx);
+        assert.match(answer.text, /2 Authorization headers; send exactly one/, ctx);
+        assert.ok(!answer.text.includes(TOKENS.alice) && !answer.text.includes(TOKENS.bob), ctx);
+      }
+    }
+  });
 
   test('the SDK client with a mistyped token gets the refusal, over JSON-RPC and HTTP+JSON', async () => {
     for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {

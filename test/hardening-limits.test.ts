@@ -2,10 +2,12 @@
  * Abuse control over the real server: write and read budgets per principal and per address
  * (REJECTED tasks with RATE_LIMITED and retryAfterSeconds, nothing stored), the flood guard in
  * front of everything (HTTP 429 + Retry-After in both bindings), and the cap on concurrent
- * streams. Client addresses are simulated with X-Forwarded-For (REGISTRY_TRUST_PROXY=1).
+ * streams. Client addresses are simulated with X-Forwarded-For (REGISTRY_TRUST_PROXY=loopback).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config/config.js';
+import { clientAddress, compileTrust } from '../src/grpc/client-address.js';
 import { v1Card } from './support/documents.js';
 import { sendEndlessBody } from './support/raw-connection.js';
 import type { WireJson } from './support/client.js';
@@ -42,7 +44,8 @@ function rateLimited(answer: RawAnswer): WireJson {
 
 before(async () => {
   registry = await startTestRegistry({
-    REGISTRY_TRUST_PROXY: '1',
+    // The proxies by address (the test's peer is 127.0.0.1): see the REGISTRY_TRUST_PROXY test.
+    REGISTRY_TRUST_PROXY: 'loopback',
     REGISTRY_RATE_WRITES_PER_MINUTE: '3',
     REGISTRY_RATE_READS_PER_MINUTE: '5',
     REGISTRY_RATE_REQUESTS_PER_MINUTE: '40',
@@ -112,6 +115,15 @@ describe('flood guard', () => {
     assert.equal(rest.json!.error.status, 'RESOURCE_EXHAUSTED');
     assert.ok(rest.headers.get('retry-after'), 'rest.headers.get(\'retry-after\')');
     assertNoInternals(refused.text + rest.text);
+    // So do paths no door takes (a scanner's): they were answered 404 without limit.
+    const scan = await fetch(`${registry.url}/.env`, { headers: flood });
+    assert.equal(scan.status, 429, 'a path scan is refused to a flooding address');
+    assert.ok(scan.headers.get('retry-after'), 'scan.headers.get(\'retry-after\')');
+    // The web page counts too (built or not; its assets share the guard).
+    const page = await fetch(`${registry.url}/`, { headers: { ...flood, accept: 'text/html' } });
+    assert.equal(page.status, 429, 'the web page is refused to a flooding address');
+    assert.ok(page.headers.get('retry-after'), 'page.headers.get(\'retry-after\')');
+    assert.notEqual((await fetch(`${registry.url}/`, { headers: { ...from('10.0.2.2'), accept: 'text/html' } })).status, 429);
     // Other addresses, the card and health checks are unaffected.
     assert.equal((await rpc(getTask, from('10.0.2.2'))).status, 200);
     assert.equal((await fetch(`${registry.url}/healthz`, { headers: flood })).status, 200);
@@ -199,6 +211,21 @@ test('REGISTRY_RATE_LIMITS=false turns every limit off', async () => {
   } finally {
     await open.close();
   }
+});
+
+test('REGISTRY_TRUST_PROXY naming the proxies (loopback here): what a client wrote into X-Forwarded-For before a trusted proxy is ignored (HTTP and gRPC); a bad entry is a clear config error', async () => {
+  // A hop count trusts whichever peer connects: a client reaching the registry directly got a
+  // fresh budget per made-up address. Named proxies are believed, nobody else: the proxy
+  // (127.0.0.1) reports 10.0.4.1 as its peer, whose own "203.0.113.x" is not believed.
+  const statuses: number[] = [];
+  for (let i = 0; i < 6; i++) statuses.push((await fetch(`${registry.url}/agents`, { headers: { 'x-forwarded-for': `203.0.113.${i}, 10.0.4.1` } })).status);
+  assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429], 'six made-up addresses are one client with a budget of 5 reads');
+  // The gRPC door reads x-forwarded-for by the same rule: a peer that is not a named proxy is the client.
+  assert.equal(clientAddress('127.0.0.1', ['203.0.113.9'], compileTrust(['192.0.2.0/24'])), '127.0.0.1');
+  assert.equal(clientAddress('192.0.2.4', ['203.0.113.9'], compileTrust(['192.0.2.0/24'])), '203.0.113.9');
+  assert.equal(clientAddress('127.0.0.1', ['203.0.113.9, 10.0.4.1'], compileTrust(['loopback'])), '10.0.4.1');
+  assert.throws(() => loadConfig({ REGISTRY_TRUST_PROXY: '10.0.0.0/8,proxy.example.org' }), (err: unknown) =>
+    err instanceof ConfigError && /REGISTRY_TRUST_PROXY/.test(err.message) && /proxy\.example\.org/.test(err.message) && /CIDR/.test(err.message));
 });
 
 /** Sum of a metric's samples whose labels contain `labels`. */

@@ -91,6 +91,24 @@ describe('metrics', () => {
     }
   });
 
+  test('a flood of scrapes is not a flood of storage reads: one count of the entries serves them', async () => {
+    const count = registry.store.count.bind(registry.store);
+    let reads = 0;
+    registry.store.count = () => {
+      reads++;
+      return count();
+    };
+    try {
+      const scrapes = [...(await Promise.all(Array.from({ length: 10 }, () => metrics())))];
+      for (let i = 0; i < 10; i++) scrapes.push(await metrics());
+      const counts = await count();
+      for (const text of scrapes) assert.equal(sample(text, 'registry_entries', 'kind="agent"'), counts.agent);
+      assert.ok(reads <= 1, `${reads} storage reads for 20 scrapes`);
+    } finally {
+      registry.store.count = count;
+    }
+  });
+
   test('what callers send never becomes a label: ids, tenants and unknown methods are folded', async () => {
     for (let i = 0; i < 20; i++) {
       await fetch(`${registry.url}/a2a/rest/tasks/${crypto.randomUUID()}`, { headers: { 'A2A-Version': '1.0' } });
@@ -145,6 +163,39 @@ describe('request ids in the logs', () => {
     // An invented id is replaced by a generated one (ids are echoed into logs: keep them tame).
     const weird = await send({ search: {} }, { 'x-request-id': 'bad id\twith spaces' });
     assert.match(weird.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  });
+
+  test('a body refused before it is read as a request (not JSON, too large, wrong type), a path no door takes or the web page, is answered with a request id and logged at info under it', async () => {
+    const refused = [
+      ['req-body-rpc', '/a2a/jsonrpc', '{"jsonrpc":', 'application/json', 'PARSE_ERROR'],
+      ['req-body-rest', '/a2a/rest/message:send', '<message/>', 'application/xml', 'CONTENT_TYPE_NOT_SUPPORTED'],
+      ['req-body-mcp', '/mcp', 'x'.repeat(2_000_000), 'application/json', 'REQUEST_TOO_LARGE'],
+    ] as const;
+    for (const [id, path, body, type, reason] of refused) {
+      const answer = await rawPost(`${registry.url}${path}`, body, { headers: { 'x-request-id': id, 'content-type': type, accept: 'application/json, text/event-stream' } });
+      assert.ok(answer.status >= 200 && answer.status < 500, `${path}: ${answer.status}`);
+      assert.equal(answer.headers.get('x-request-id'), id, `${path} answers with its request id`);
+      await eventually(async () => logs.some((l) => l.requestId === id && l.msg === 'request'), `the request line of ${path}`);
+      const line = logs.find((l) => l.requestId === id && l.msg === 'request')!;
+      assert.equal(line.level, 30, `${path}: a client's mistake is info`);
+      assert.equal(line.errorCode, reason, `${path}: the line says why`);
+      assert.equal(line.status, answer.status);
+      assert.ok(!logs.some((l) => l.requestId === id && (Number(l.level) >= 40 || JSON.stringify(l).includes('stack'))), `${path}: no warning, no stack`);
+    }
+    // A path no door takes (a scan) too: answered with its id, one info line naming it.
+    const scan = await fetch(`${registry.url}/wp-login.php`, { headers: { 'x-request-id': 'req-scan' } });
+    assert.equal(scan.status, 404);
+    assert.equal(scan.headers.get('x-request-id'), 'req-scan');
+    await eventually(async () => logs.some((l) => l.requestId === 'req-scan' && l.msg === 'request'), 'the request line of the scan');
+    const line = logs.find((l) => l.requestId === 'req-scan' && l.msg === 'request')!;
+    assert.equal(line.level, 30);
+    assert.equal(line.http, 'GET /wp-login.php');
+    assert.equal(line.errorCode, 'NOT_FOUND');
+    // And the web page (built or not), which was answered without either.
+    const page = await fetch(`${registry.url}/entries/some-id`, { headers: { 'x-request-id': 'req-page', accept: 'text/html' } });
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.equal(page.headers.get('x-request-id'), 'req-page');
+    await eventually(async () => logs.some((l) => l.requestId === 'req-page' && l.msg === 'request' && l.http === 'GET /entries/some-id'), 'the request line of the page');
   });
 
   test('the console bridge turns SDK console output into JSON lines with the request id', () => {

@@ -34,19 +34,59 @@ export const AUTH_REALM = 'a2a-registry';
 
 const TOKEN_HELP = 'see REGISTRY_TOKENS, or the admin-token file in the registry\'s data directory';
 
-/** Authenticates an Authorization header value and applies the access rule. */
-export function admitCaller(authenticator: TokenAuthenticator, authorization: string | undefined, policy: AccessPolicy): Admission {
-  const caller = authenticator.callerFor(authorization);
-  if (caller.invalidCredential) {
-    const bearer = /^Bearer(\s|$)/i.test(authorization ?? '');
+/**
+ * A token sent as the RFC 6750 `access_token` query parameter, which no door reads: served as
+ * anonymous, such a caller read a public registry and only learnt at its first write that its
+ * token was never seen, while the token sat in every proxy's access log. Refused like any other
+ * unusable credential, so the mistake shows on the first call.
+ */
+export const QUERY_TOKEN_REFUSAL: AccessRefusal = {
+  reason: 'INVALID_CREDENTIAL',
+  message: `The request carries a token in its URL (access_token), which the registry does not read: URLs end up in logs and browser history. Send it as "Authorization: Bearer <token>" (${TOKEN_HELP}), and replace the token if the URL may have been logged.`,
+  challenge: `Bearer realm="${AUTH_REALM}", error="invalid_request", error_description="token in the URL; send it in the Authorization header"`,
+};
+
+/**
+ * What is wrong with an unusable Authorization value, in words and as a challenge description.
+ * The value itself is never repeated: it may be a real token with a typo around it.
+ */
+function credentialProblem(authorization: string): { problem: string; description: string } {
+  if (!/^\s*Bearer(\s|$)/i.test(authorization)) return { problem: 'The Authorization header is not a bearer token.', description: 'expected a Bearer token' };
+  const words = authorization.trim().split(/\s+/).length - 1;
+  if (words === 0) return { problem: 'The Authorization header says Bearer but carries no token.', description: 'no token after Bearer' };
+  if (words > 1) return { problem: `The Authorization header carries ${words} words after Bearer; a token is one word, with no spaces.`, description: 'malformed bearer token' };
+  return { problem: 'The bearer token is not recognised.', description: 'unknown token' };
+}
+
+/**
+ * Authenticates the Authorization header's values (every one the request carried: a door passes
+ * them all) and applies the access rule.
+ */
+export function admitCaller(authenticator: TokenAuthenticator, authorizations: string | readonly string[] | undefined, policy: AccessPolicy): Admission {
+  const values = authorizations === undefined ? [] : typeof authorizations === 'string' ? [authorizations] : authorizations;
+  if (values.length > 1) {
+    // Node's HTTP/1 parser keeps the first and drops the rest, so which credential counted
+    // depended on header order: a gateway appending its own token after the client's was
+    // silently overruled by the client's. (HTTP/2, hence gRPC, keeps one value before we see it.)
     return {
       admitted: false,
       refusal: {
         reason: 'INVALID_CREDENTIAL',
-        message: bearer
-          ? `The bearer token is not recognised. Send a valid registry token ("Authorization: Bearer <token>"; ${TOKEN_HELP}), or no Authorization header to call anonymously where the registry allows it.`
-          : `The Authorization header is not a bearer token. Send "Authorization: Bearer <token>" (${TOKEN_HELP}), or no Authorization header to call anonymously where the registry allows it.`,
-        challenge: `Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="${bearer ? 'unknown token' : 'expected a Bearer token'}"`,
+        message: `The request has ${values.length} Authorization headers; send exactly one, "Authorization: Bearer <token>" (${TOKEN_HELP}), or none to call anonymously where the registry allows it.`,
+        challenge: `Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="more than one Authorization header"`,
+      },
+    };
+  }
+  const authorization = values[0];
+  const caller = authenticator.callerFor(authorization);
+  if (caller.invalidCredential) {
+    const { problem, description } = credentialProblem(authorization ?? '');
+    return {
+      admitted: false,
+      refusal: {
+        reason: 'INVALID_CREDENTIAL',
+        message: `${problem} Send "Authorization: Bearer <token>" with a valid registry token (${TOKEN_HELP}), or no Authorization header to call anonymously where the registry allows it.`,
+        challenge: `Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="${description}"`,
       },
     };
   }

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { AllowList } from '../net/address-policy.js';
 import { parseDnsServers } from '../net/dns.js';
@@ -169,13 +170,19 @@ export interface HardeningConfig {
   maxStreamsPerClient: number;
   /** Browser origins allowed by CORS: none (off), '*' or a list. */
   corsOrigins: string[] | '*';
-  /** Express "trust proxy": false, true, or the number of proxy hops in front. */
-  trustProxy: boolean | number;
+  /** Express "trust proxy": false, true, the number of proxy hops in front, or the proxies' addresses. */
+  trustProxy: TrustProxy;
   /** When set, GET /metrics needs "Authorization: Bearer <this>". */
   metricsToken?: string;
 }
 
 export class ConfigError extends Error {}
+
+/** Whose X-Forwarded-For is believed: nobody, everybody, the n nearest hops, or these proxies (addresses, CIDR subnets, loopback/linklocal/uniquelocal). */
+export type TrustProxy = boolean | number | readonly string[];
+
+const TRUST_PROXY_FORMS =
+  'must be true, false, a number of proxy hops, or the proxies\' addresses (comma-separated IP addresses or CIDR subnets, or loopback, linklocal, uniquelocal; e.g. "10.0.0.0/8,loopback")';
 
 /**
  * A number written the plain way (digits, a sign, a decimal point), as `schema` checks it.
@@ -341,8 +348,24 @@ const envSchema = z.object({
     .optional(),
   REGISTRY_TRUST_PROXY: z
     .string()
-    .regex(/^(true|false|\d{1,2})$/, { message: 'must be true, false or a number of proxy hops' })
-    .transform((v) => (v === 'true' ? true : v === 'false' ? false : Number(v)))
+    .transform((raw, ctx): TrustProxy => {
+      const v = raw.trim();
+      if (v === 'true' || v === 'false') return v === 'true';
+      if (/^\d{1,2}$/.test(v)) return Number(v);
+      // A hop count trusts whatever peer connects, so a client reaching the registry directly
+      // (not through the proxy) names any address in X-Forwarded-For. Naming the proxies by
+      // address trusts the header only from them.
+      const proxies = v.split(',').map((s) => s.trim()).filter(Boolean);
+      try {
+        proxyAddr.compile(proxies);
+        if (proxies.length > 0) return proxies;
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `${(err as Error).message}: ${TRUST_PROXY_FORMS}` });
+        return z.NEVER;
+      }
+      ctx.addIssue({ code: 'custom', message: TRUST_PROXY_FORMS });
+      return z.NEVER;
+    })
     .default(false),
   REGISTRY_METRICS_TOKEN: z.string().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).optional(),
   // Outbound requests (issue 16).

@@ -6,12 +6,14 @@
  */
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from 'proxy-addr';
+import type { TrustProxy } from '../config/config.js';
 
 type Trust = (address: string, hop: number) => boolean;
 
-/** REGISTRY_TRUST_PROXY as express compiles it: false trusts nothing, true everything, n the n nearest hops. */
-export function compileTrust(trustProxy: boolean | number): Trust {
+/** REGISTRY_TRUST_PROXY as express compiles it: false trusts nothing, true everything, n the n nearest hops, a list those proxies. */
+export function compileTrust(trustProxy: TrustProxy): Trust {
   if (typeof trustProxy === 'number') return (_address, hop) => hop < trustProxy;
+  if (typeof trustProxy !== 'boolean') return proxyAddr.compile([...trustProxy]);
   return () => trustProxy;
 }
 

@@ -3,10 +3,12 @@
  * metrics first; the doors' routes in between (see composition/doors.ts); then the answers for
  * unknown routes and for bugs, in the caller's binding, never as HTML.
  */
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
+import type { TrustProxy } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { RegistryMetrics } from '../observability/metrics.js';
 import { internalErrorHandler, notFoundHandler } from './errors.js';
+import { requestScope } from './request-log.js';
 import { securityHeaders, type SecurityOptions } from './security.js';
 
 export interface Readiness {
@@ -17,7 +19,7 @@ export interface Readiness {
 export interface HttpAppDeps {
   security: SecurityOptions;
   /** Express "trust proxy": what req.ip (rate limits, logs) is taken from. */
-  trustProxy: boolean | number;
+  trustProxy: TrustProxy;
   readiness: Readiness;
   metrics: RegistryMetrics;
   /** When set, GET /metrics needs it as a bearer token. */
@@ -28,7 +30,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', deps.trustProxy);
+  app.set('trust proxy', typeof deps.trustProxy === 'object' ? [...deps.trustProxy] : deps.trustProxy);
   app.use(securityHeaders(deps.security));
 
   app.get('/healthz', (_req, res) => {
@@ -43,8 +45,18 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   return app;
 }
 
-/** Mounted after every door: unknown routes and unhandled errors. */
-export function finishHttpApp(app: Express, log: Logger): void {
+/**
+ * Mounted after every door: unknown routes and unhandled errors. A request no door took (a
+ * scanner's /.env, /wp-login.php, a mistyped path) is counted against its address's request
+ * budget and logged with a request id like any other; it was neither, so path scans were free
+ * and invisible. One a door took on and passed along (it has its scope) was counted there.
+ */
+export function finishHttpApp(app: Express, log: Logger, floodGuard: RequestHandler): void {
+  const scope = requestScope(log);
+  app.use((req, res, next) => {
+    if ((res.locals as { scope?: unknown }).scope) return next();
+    floodGuard(req, res, (err?: unknown) => (err === undefined ? scope(req, res, next) : next(err)));
+  });
   app.use(notFoundHandler);
   app.use(internalErrorHandler(log));
 }

@@ -16,7 +16,7 @@
  *   "implementation-defined server error" range that A2A leaves to implementations.
  */
 import type { Request, RequestHandler } from 'express';
-import { admitCaller, type AccessPolicy } from '../auth/access.js';
+import { admitCaller, QUERY_TOKEN_REFUSAL, type AccessPolicy, type Admission } from '../auth/access.js';
 import type { TokenAuthenticator } from '../auth/tokens.js';
 import type { Caller } from '../contract/caller.js';
 import { currentScope } from '../observability/request-scope.js';
@@ -43,10 +43,16 @@ function jsonRpcId(body: unknown): string | number | null | undefined {
   return typeof id === 'string' || typeof id === 'number' || id === null ? id : undefined;
 }
 
+/** Whether the URL's query names access_token (RFC 6750 section 2.3); the substring test keeps the usual request cheap. */
+function hasQueryToken(url: string): boolean {
+  const q = url.indexOf('?');
+  return q >= 0 && url.includes('access_token', q) && new URLSearchParams(url.slice(q + 1)).has('access_token');
+}
+
 /** Refuses unusable credentials (always) and anonymous callers (when reads are not public). */
 export function authenticate(authenticator: TokenAuthenticator, policy: AccessPolicy): RequestHandler {
   return (req, res, next) => {
-    const admission = admitCaller(authenticator, req.header('authorization'), policy);
+    const admission: Admission = hasQueryToken(req.url) ? { admitted: false, refusal: QUERY_TOKEN_REFUSAL } : admitCaller(authenticator, req.headersDistinct.authorization, policy);
     if (admission.admitted) {
       admitted.set(req, admission.caller);
       return next();

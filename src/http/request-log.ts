@@ -4,7 +4,7 @@
  * client address; the executor or door fills in the operation, task state and error code.
  */
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { Logger } from '../observability/logger.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 
@@ -73,12 +73,28 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
         method: scope.method,
         operation: scope.operation,
         taskState: scope.taskState,
-        errorCode: scope.errorCode,
+        // A refusal answered before any executor or guard named one (a body that did not parse) still says why.
+        errorCode: scope.errorCode ?? (res.locals as { failureReason?: string }).failureReason,
         durationMs: Math.round(durationMs * 100) / 100,
       };
       if (req.path === '/healthz' || req.path === '/readyz') log.debug(line, 'request');
       else log.info(line, 'request');
     });
     runInScope(scope, next);
+  };
+}
+
+/**
+ * `handler` (a door's body error handler) run inside a request scope of its own. A door whose
+ * scope opens after its body parser (it names requests by their JSON-RPC method) otherwise
+ * answered a body that did not parse, was too large or had the wrong type with no X-Request-Id
+ * and no log line at all: the one kind of request an operator could not see.
+ */
+export function scopedErrorHandler(log: Logger, name: RequestNamer, handler: ErrorRequestHandler): ErrorRequestHandler {
+  const scope = requestScope(log, name);
+  return (err, req, res, next) => {
+    // A client that went away mid-body gets no answer: a line would show it as a 200.
+    if ((err as { type?: unknown } | undefined)?.type === 'request.aborted') return handler(err, req, res, next);
+    scope(req, res, () => handler(err, req, res, next));
   };
 }

@@ -23,7 +23,7 @@ import type { Door, DoorContext } from '../composition/door.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { bodyErrorHandler, failureFormat, sendFailure, type FailureFormatter } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
-import { requestScope, type RequestNamer } from '../http/request-log.js';
+import { requestScope, scopedErrorHandler, type RequestNamer } from '../http/request-log.js';
 import { isObject } from '../lib/json.js';
 import { requireJsonRpcBody } from '../protocol/jsonrpc-media-type.js';
 import { isA2AMethod } from '../protocol/request-guard.js';
@@ -260,7 +260,7 @@ export const mcpDoor: Door = {
       // id and reason (requireJsonRpcBody, as on the A2A JSON-RPC endpoint): the SDK refused it
       // unread, with id null and no reason, unlike a wrong charset.
       jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, anyType: true }),
-      bodyErrorHandler(log, 'a JSON-RPC request such as {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'),
+      scopedErrorHandler(log, nameMcpRequest, bodyErrorHandler(log, 'a JSON-RPC request such as {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}')),
       requestScope(log, nameMcpRequest),
       authenticate(core.authenticator, { publicRead: config.publicRead }),
       requireJsonRpcBody,

@@ -42,6 +42,8 @@ const JSONRPC_METHODS = new Set([
 ]);
 /** Every operation the executor routes (watch too: its streaming request was labelled `none`). */
 const OPERATIONS: ReadonlySet<string> = new Set(OPERATION_NAMES);
+/** How long one read of the entry counts serves scrapes (see entryCounts). */
+const ENTRY_COUNT_MAX_AGE_MS = 5_000;
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** The HTTP+JSON route a path belongs to, with ids and tenants taken out. */
@@ -99,6 +101,7 @@ export class RegistryMetrics {
   private readonly fetchLatency: Histogram<'purpose'>;
   private readonly embeddingFailures: Counter<'stage'>;
   private sources: MetricsSources | undefined;
+  private lastEntryCount: { at: number; counts: Promise<Record<string, number>> } | undefined;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -155,12 +158,12 @@ export class RegistryMetrics {
     const self = this;
     new Gauge({
       name: 'registry_entries',
-      help: 'Current entries by kind, read from storage when scraped.',
+      help: `Current entries by kind, read from storage when scraped (at most once per ${ENTRY_COUNT_MAX_AGE_MS / 1000} s).`,
       labelNames: ['kind'],
       registers: [this.registry],
       async collect() {
         if (!self.sources) return;
-        const counts = await self.sources.countEntries();
+        const counts = await self.entryCounts(self.sources);
         for (const [kind, n] of Object.entries(counts)) this.set({ kind: codeLabelKind(kind) }, n);
       },
     });
@@ -229,6 +232,25 @@ export class RegistryMetrics {
         if (self.sources) this.set(self.sources.indexSize());
       },
     });
+  }
+
+  /**
+   * The entry counts for a scrape: one storage read serves every scrape for ENTRY_COUNT_MAX_AGE_MS
+   * (and scrapes arriving while it runs). Counting scans the entries table, and /metrics is open
+   * unless REGISTRY_METRICS_TOKEN is set and outside the request budget: every scrape reading
+   * storage let anyone turn a flood of GET /metrics into a flood of table scans.
+   */
+  private entryCounts(sources: MetricsSources): Promise<Record<string, number>> {
+    const now = Date.now();
+    if (this.lastEntryCount && now - this.lastEntryCount.at < ENTRY_COUNT_MAX_AGE_MS) return this.lastEntryCount.counts;
+    const counts = sources.countEntries();
+    const read = { at: now, counts };
+    this.lastEntryCount = read;
+    // A failed read is not kept: the next scrape tries again.
+    counts.catch(() => {
+      if (this.lastEntryCount === read) this.lastEntryCount = undefined;
+    });
+    return counts;
   }
 
   /** Where entry counts and index size come from (set once the store and index exist). */

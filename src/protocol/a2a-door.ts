@@ -16,7 +16,7 @@ import { bodyErrorHandler } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { handlerChain } from '../http/handler-chain.js';
 import { directJsonAnswers } from '../http/json-answer.js';
-import { requestScope, type RequestNamer } from '../http/request-log.js';
+import { requestScope, scopedErrorHandler, type RequestNamer } from '../http/request-log.js';
 import { cutSlowReaders } from '../http/slow-readers.js';
 import { sseHeartbeat } from '../http/sse-heartbeat.js';
 import { answerSanitizer } from '../http/security.js';
@@ -72,7 +72,7 @@ export const a2aDoor: Door = {
     // the request's id, read from the body whatever its type) and unusable credentials, check
     // shapes and integer params (as sent) before the SDK, and scrub internal errors out of
     // whatever the SDK answers. Each binding's chain is one router layer (handler-chain.ts).
-    const common = (parser: RequestHandler) => [metrics.middleware(), abuse.floodGuard(), parser, bodyErrorHandler(log), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders(), sseHeartbeat(config.connections.sseHeartbeatMs)];
+    const common = (parser: RequestHandler) => [metrics.middleware(), abuse.floodGuard(), parser, scopedErrorHandler(log, nameA2ARequest, bodyErrorHandler(log)), requestScope(log, nameA2ARequest), abuse.streamCap(), cutSlowReaders(), sseHeartbeat(config.connections.sseHeartbeatMs)];
     const credentials = authenticate(core.authenticator, { publicRead: config.publicRead });
     app.use(
       JSONRPC_PATH,

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from '../http/allowed-methods.js';
+import { requestScope } from '../http/request-log.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { getSchema, MAX_FILTER_VALUES, searchSchema } from '../operations/request-schemas.js';
 import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
@@ -65,7 +66,14 @@ function loadAssets(log: Logger): WebAssets | undefined {
 export const webDoor: Door = {
   name: 'web',
   mount(app, ctx: DoorContext) {
-    const { config, log } = ctx.core;
+    const { config, log, abuse } = ctx.core;
+    // The page and its assets count against the address's request budget like every other door:
+    // they were the one way to make the registry answer (and read files) without limit. Each is
+    // answered with a request id and logged in one line, as every other door's requests are.
+    const floodGuard = abuse.floodGuard();
+    const scope = requestScope(log);
+    const guarded = (handler: RequestHandler): RequestHandler => (req, res, next) =>
+      floodGuard(req, res, (err?: unknown) => (err === undefined ? scope(req, res, () => handler(req, res, next)) : next(err)));
     const name = typeof ctx.card.name === 'string' ? ctx.card.name : 'A2A Agent Registry';
     const description = typeof ctx.card.description === 'string' ? ctx.card.description : '';
     const assets = loadAssets(log);
@@ -86,7 +94,7 @@ export const webDoor: Door = {
         maxDocumentBytes: config.maxDocumentBytes,
       };
       const html = cachedBody(Buffer.from(pageShell(assets.manifest, pageConfig, description)), 'text/html; charset=utf-8');
-      app.use(ASSETS_PATH, assets.handler());
+      app.use(ASSETS_PATH, guarded(assets.handler()));
       // Revalidated on every visit, so a new build's asset names are picked up at once.
       page = (req, res) => sendCached(req, res, html, 'no-cache');
       // The same HTML: the page's router finds no page at the path and says so.
@@ -100,10 +108,11 @@ export const webDoor: Door = {
       };
     }
 
+    const guardedPage = guarded(page);
     const negotiated: RequestHandler = (req, res, next) => {
       res.vary('Accept');
       if (!wantsHtml(req)) return next();
-      pageContentSecurityPolicy(req, res, () => page(req, res, next));
+      pageContentSecurityPolicy(req, res, () => guardedPage(req, res, next));
     };
     // GET routes answer HEAD too.
     for (const path of PAGE_PATHS) app.get(path, negotiated);
@@ -111,7 +120,7 @@ export const webDoor: Door = {
     // Mounted last of all doors (server.ts), so only paths no route answered reach it. A path some
     // route takes with another method stays the 405 of http/errors.ts; so does a path whose GET
     // route passed the request on.
-    const fallback = notFound;
+    const fallback = notFound && guarded(notFound);
     if (fallback) {
       app.use((req, res, next) => {
         if (req.method !== 'GET' && req.method !== 'HEAD') return next();
