@@ -354,6 +354,31 @@ test('v0.3 security schemes report the errors of their own type only', () => {
   assert.match(mustFind(v.errors, '/securitySchemes/v1/type', 'required').hint!, /v1\.0 form/);
 });
 
+test('security requirements must name declared schemes (card and skill level, both generations)', () => {
+  const card = v10();
+  card.securityRequirements = [{ schemes: { bearer: { list: [] } } }, { schemes: { oauth2: { list: ['read'] } } }];
+  (card.skills as Json[])[0]!.securityRequirements = [{ schemes: { apiKey: { list: [] } } }];
+  let v = check(card);
+  assert.equal(v.valid, false);
+  assert.equal(v.errors.length, 2, JSON.stringify(v.errors));
+  const card0 = mustFind(v.errors, '/securityRequirements/1/schemes/oauth2', 'undeclared-security-scheme');
+  assert.match(card0.message, /"oauth2" is not declared in "securitySchemes"/);
+  assert.match(card0.hint!, /declared scheme \("bearer", "oauth"\)/);
+  mustFind(v.errors, '/skills/0/securityRequirements/0/schemes/apiKey', 'undeclared-security-scheme');
+
+  const old = v03();
+  old.security = [{ key: [] }, { oauth: ['read'] }];
+  delete old.securitySchemes;
+  v = check(old);
+  assert.equal(v.valid, false);
+  const f = mustFind(v.errors, '/security/0/key', 'undeclared-security-scheme');
+  assert.match(f.hint!, /declares no security schemes.*"type": "http"/);
+  mustFind(v.errors, '/security/1/oauth', 'undeclared-security-scheme');
+  // Declared names, and an empty requirement (no authentication needed), pass.
+  assert.equal(check({ ...v10(), securityRequirements: [{}, { schemes: { bearer: { list: [] } } }] }).valid, true);
+  assert.equal(check({ ...v03(), security: [{}, { key: [] }] }).valid, true);
+});
+
 test('errors are bounded to the first 50', () => {
   const big = createDocumentValidator({ maxDocumentBytes: 1_000_000 });
   const card = v10();
