@@ -379,6 +379,23 @@ test('security requirements must name declared schemes (card and skill level, bo
   assert.equal(check({ ...v03(), security: [{}, { key: [] }] }).valid, true);
 });
 
+test('a requirement in the other generation\'s form is an error that shows the right form (v1.0 would read {"bearer": []} as no credentials)', () => {
+  let v = check({ ...v10(), securityRequirements: [{ bearer: ['invoices:read'] }] });
+  assert.equal(v.valid, false);
+  let f = mustFind(v.errors, '/securityRequirements/0', 'v03-security-requirement');
+  assert.match(f.message, /"bearer" without "schemes"/);
+  assert.equal(f.hint, 'Write it as {"schemes": {"bearer": {"list": ["invoices:read"]}}}.');
+  const card = v10();
+  (card.skills as Json[])[0]!.securityRequirements = [{ schemes: { bearer: ['invoices:read'] } }];
+  v = check(card);
+  f = mustFind(v.errors, '/skills/0/securityRequirements/0/schemes/bearer', 'type');
+  assert.match(f.hint!, /\{"list": \["invoices:read"\]\}/);
+  v = check({ ...v03(), security: [{ schemes: { key: { list: [] } } }] });
+  f = mustFind(v.errors, '/security/0/schemes', 'type');
+  assert.equal(v.errors.length, 1, JSON.stringify(v.errors));
+  assert.match(f.hint!, /v1\.0 form.*\{"key": \[\]\}/);
+});
+
 test('errors are bounded to the first 50', () => {
   const big = createDocumentValidator({ maxDocumentBytes: 1_000_000 });
   const card = v10();

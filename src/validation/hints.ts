@@ -131,6 +131,17 @@ function cardHint(issue: Issue, card: JsonObject, generation: Generation): Retur
   if (definition === 'AgentCard' && keyword === 'minItems' && /^\/(skills|supportedInterfaces|defaultInputModes|defaultOutputModes)$/.test(path)) {
     return { hint: 'A2A v1.0 marks this list REQUIRED, so it needs at least one element.' };
   }
+  // Requirement entries in the other generation's form (a whole v0.3 entry in a v1.0 card is
+  // reported by ./security-requirements.ts: the schema cannot see it).
+  if (generation === '1.0' && keyword === 'type' && Array.isArray(data) && /^(\/skills\/\d+)?\/securityRequirements\/\d+\/schemes\/[^/]+$/.test(path)) {
+    return { hint: `v1.0 wraps the scopes in an object: {"list": ${JSON.stringify(data).length > 80 ? '[…]' : JSON.stringify(data)}} (a bare array is the v0.3 form).` };
+  }
+  if (generation === '0.3' && keyword === 'type' && isObject(data) && /^(\/skills\/\d+)?\/security\/\d+\/schemes$/.test(path)) {
+    const names = Object.keys(data);
+    return {
+      hint: `{"schemes": {…}} is the v1.0 form; a v0.3 requirement maps each scheme name to its scopes: {${(names.length > 0 ? names : ['<scheme name>']).map((n) => `${quote(n)}: []`).join(', ')}}.`,
+    };
+  }
   if (definition === 'AgentProvider' && missing === 'organization' && holder && typeof holder.name === 'string') {
     return { hint: 'Rename "name" to "organization".' };
   }

@@ -7,6 +7,7 @@
  *
  * v1.0: card and skill `securityRequirements`, each entry {"schemes": {"<name>": {"list": [...]}}}.
  * v0.3: card and skill `security`, each entry {"<name>": ["<scope>", ...]}.
+ * A v1.0 entry in the v0.3 form is an error too: it would silently mean "no credentials".
  */
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
@@ -40,6 +41,28 @@ function undeclaredHint(name: string, declared: string[], generation: Generation
   return `Use a declared scheme (${declared.map((d) => quote(d)).join(', ')}) or ${declare}.`;
 }
 
+/**
+ * A v1.0 entry written the v0.3 way, {"bearer": []}: it has no "schemes", so v1.0 readers (the
+ * proto's JSON mapping drops unknown members) see an empty requirement, which means "no
+ * credentials needed". The schema allows unknown members, so it would pass unnoticed.
+ */
+function v03FormEntry(entry: unknown, entryPath: string): Finding | undefined {
+  if (!isObject(entry) || 'schemes' in entry) return undefined;
+  const names = Object.keys(entry);
+  if (names.length === 0) return undefined;
+  const scopes = (v: unknown): string => {
+    const text = Array.isArray(v) ? JSON.stringify(v) : '[]';
+    return text.length > 80 ? '[…]' : text;
+  };
+  const rewritten = names.map((n) => `${quote(n)}: {"list": ${scopes(entry[n])}}`).join(', ');
+  return {
+    path: entryPath,
+    rule: 'v03-security-requirement',
+    message: `the requirement names ${names.map((n) => quote(n)).join(', ')} without "schemes" (the v0.3 form); v1.0 clients read it as "no credentials needed"`,
+    hint: `Write it as {"schemes": {${rewritten}}}.`,
+  };
+}
+
 /** Errors for every reference to a scheme that `securitySchemes` does not declare. */
 export function securityReferenceErrors(card: JsonObject, generation: Generation): Finding[] {
   const declared = isObject(card.securitySchemes) ? Object.keys(card.securitySchemes) : [];
@@ -47,6 +70,8 @@ export function securityReferenceErrors(card: JsonObject, generation: Generation
   const out: Finding[] = [];
   for (const { path, list } of requirementLists(card, generation)) {
     list.forEach((entry, i) => {
+      const misshapen = generation === '1.0' ? v03FormEntry(entry, pointer(path, i)) : undefined;
+      if (misshapen) out.push(misshapen);
       for (const ref of referencedNames(entry, pointer(path, i), generation)) {
         if (known.has(ref.name)) continue;
         out.push({
