@@ -466,6 +466,14 @@ test('warning: legacy authentication object, removed v0.3 capability, lower-case
   mustFind(v3.warnings, '/authentication', 'legacy-authentication');
 });
 
+test('warning: a v0.3 transport that is no core name (v0.3 clients match "JSONRPC" exactly)', () => {
+  const v = check({ ...v03(), preferredTransport: 'jsonrpc', additionalInterfaces: [{ url: 'https://weather.acme-corp.io/rest', transport: 'REST' }, { url: 'https://weather.acme-corp.io/ws', transport: 'https://example.org/bindings/websocket/v1' }] });
+  assert.equal(v.valid, true);
+  assert.match(mustFind(v.warnings, '/preferredTransport', 'unknown-protocol-binding').hint!, /Did you mean "JSONRPC"\?/);
+  assert.match(mustFind(v.warnings, '/additionalInterfaces/0/transport', 'unknown-protocol-binding').hint!, /"HTTP\+JSON"/);
+  assert.equal(find(v.warnings, '/additionalInterfaces/1/transport'), undefined, 'a URI names a custom binding');
+});
+
 test('custom bindings given as URIs are not warned about', () => {
   const card = v10();
   card.supportedInterfaces = [{ url: 'wss://a.acme-corp.io/ws', protocolBinding: 'https://acme-corp.io/bindings/ws/v1', protocolVersion: '1.0' }];

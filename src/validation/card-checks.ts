@@ -90,19 +90,31 @@ export function cardWarnings(card: JsonObject, generation: Generation, warnInsec
     }
     const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
     interfaces.forEach((iface, i) => {
-      if (!isObject(iface) || typeof iface.protocolBinding !== 'string' || iface.protocolBinding === '') return;
-      const binding = iface.protocolBinding;
-      if (CORE_BINDINGS.has(binding) || /^[a-z][a-z0-9+.-]*:/i.test(binding)) return;
-      const suggestion = suggestBinding(binding);
-      out.push({
-        path: pointer('/supportedInterfaces', i, 'protocolBinding'),
-        rule: 'unknown-protocol-binding',
-        message: `${quote(binding)} is neither a core binding (JSONRPC, GRPC, HTTP+JSON) nor a URI`,
-        hint: suggestion
-          ? `Did you mean ${quote(suggestion)}? Core binding names are exact and upper case.`
-          : 'Custom bindings SHOULD be identified by a URI, e.g. "https://example.org/bindings/websocket/v1".',
-      });
+      if (isObject(iface)) pushBindingWarning(out, iface.protocolBinding, pointer('/supportedInterfaces', i, 'protocolBinding'));
+    });
+  } else {
+    // v0.3 names the same bindings "transport"; its clients match them exactly as v1.0 ones do
+    // (@a2a-js/sdk 0.3: "No compatible transport found" for "jsonrpc").
+    pushBindingWarning(out, card.preferredTransport, '/preferredTransport');
+    const interfaces = Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces : [];
+    interfaces.forEach((iface, i) => {
+      if (isObject(iface)) pushBindingWarning(out, iface.transport, pointer('/additionalInterfaces', i, 'transport'));
     });
   }
   return out;
+}
+
+/** A binding (v1.0 protocolBinding, v0.3 transport) that is no core name and no URI. */
+function pushBindingWarning(out: Finding[], binding: unknown, path: string): void {
+  if (typeof binding !== 'string' || binding === '') return;
+  if (CORE_BINDINGS.has(binding) || /^[a-z][a-z0-9+.-]*:/i.test(binding)) return;
+  const suggestion = suggestBinding(binding);
+  out.push({
+    path,
+    rule: 'unknown-protocol-binding',
+    message: `${quote(binding)} is neither a core binding (JSONRPC, GRPC, HTTP+JSON) nor a URI`,
+    hint: suggestion
+      ? `Did you mean ${quote(suggestion)}? Core binding names are exact and upper case.`
+      : 'Custom bindings SHOULD be identified by a URI, e.g. "https://example.org/bindings/websocket/v1".',
+  });
 }
