@@ -474,6 +474,26 @@ test('warning: a v0.3 transport that is no core name (v0.3 clients match "JSONRP
   assert.equal(find(v.warnings, '/additionalInterfaces/1/transport'), undefined, 'a URI names a custom binding');
 });
 
+test('warning: modes that are not media types ("text" for "text/plain"), in every card and skill list; media types with wildcards and parameters pass', () => {
+  const card = v10();
+  card.defaultInputModes = ['text', 'application/json', 'image/*', 'text/plain; charset=utf-8', '*/*'];
+  card.defaultOutputModes = ['json'];
+  (card.skills as Json[])[0]!.inputModes = ['PDF file'];
+  (card.skills as Json[])[0]!.outputModes = ['text/markdown'];
+  const v = check(card);
+  assert.equal(v.valid, true);
+  const modes = v.warnings.filter((w) => w.rule === 'invalid-media-type');
+  assert.deepEqual(modes.map((w) => w.path), ['/defaultInputModes/0', '/defaultOutputModes/0', '/skills/0/inputModes/0']);
+  assert.match(modes[0]!.message, /"text" is not a media type/);
+  assert.match(modes[0]!.hint!, /Did you mean "text\/plain"\?.*filters/);
+  assert.match(modes[1]!.hint!, /"application\/json"/);
+  assert.match(modes[2]!.hint!, /Use a media type such as/);
+  // Said also when the card is refused for its version: it holds whichever version comes next.
+  const unversioned = check({ ...v03(), protocolVersion: undefined, defaultInputModes: ['text'] });
+  assert.equal(unversioned.errorCode, 'UNSUPPORTED_VERSION');
+  mustFind(unversioned.warnings, '/defaultInputModes/0', 'invalid-media-type');
+});
+
 test('custom bindings given as URIs are not warned about', () => {
   const card = v10();
   card.supportedInterfaces = [{ url: 'wss://a.acme-corp.io/ws', protocolBinding: 'https://acme-corp.io/bindings/ws/v1', protocolVersion: '1.0' }];

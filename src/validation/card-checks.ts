@@ -4,6 +4,7 @@
  */
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
+import { mediaTypeWarnings } from './media-types.js';
 import type { Generation } from './types.js';
 import { urlWarnings } from './urls.js';
 
@@ -66,6 +67,8 @@ export function cardWarnings(card: JsonObject, generation: Generation, warnInsec
       });
     }
   });
+
+  out.push(...mediaTypeWarnings(card));
 
   const legacy = legacyAuthenticationWarning(card, generation);
   if (legacy) out.push(legacy);

@@ -12,6 +12,7 @@ import { detectGeneration } from './detect.js';
 import { cardEndpointUrls, endpointUrlErrors } from './endpoint-urls.js';
 import { cardHints, MIXED_GENERATION_FIELDS } from './hints.js';
 import { isObject, quote, type JsonObject } from '../lib/json.js';
+import { mediaTypeWarnings } from './media-types.js';
 import { securityReferenceErrors } from './security-requirements.js';
 import { compactJsonBytes } from './size.js';
 import { translateAjvErrors } from './translate.js';
@@ -66,8 +67,10 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
 
   const detection = detectGeneration(card);
   if (!detection.ok) {
+    // Warnings that hold whichever version the author moves to.
     const legacy = legacyAuthenticationWarning(card);
-    return rejected('agent', 'UNSUPPORTED_VERSION', detection.message, sizeBytes, [...detection.errors, ...commonErrors(v, card)], legacy ? [legacy] : []);
+    const warnings = [...(legacy ? [legacy] : []), ...mediaTypeWarnings(card)];
+    return rejected('agent', 'UNSUPPORTED_VERSION', detection.message, sizeBytes, [...detection.errors, ...commonErrors(v, card)], warnings);
   }
   const { generation } = detection;
 
