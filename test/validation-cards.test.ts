@@ -396,6 +396,25 @@ test('a requirement in the other generation\'s form is an error that shows the r
   assert.match(f.hint!, /v1\.0 form.*\{"key": \[\]\}/);
 });
 
+test('hints say what to write: enum values in the wrong case, quoted booleans, numbers for strings, missing fields described', () => {
+  const cases: Array<[string, (c: Json) => void, string, RegExp, () => Json]> = [
+    ['apiKey location in capitals', (c) => (c.securitySchemes = { bearer: { apiKeySecurityScheme: { location: 'HEADER', name: 'X-Key' } } }), '/securitySchemes/bearer/apiKeySecurityScheme/location', /Did you mean "header"\? The values are case-sensitive/, v10],
+    ['v0.3 scheme type in lower case', (c) => ((c.securitySchemes as Json).key = { type: 'apikey', in: 'header', name: 'X' }), '/securitySchemes/key/type', /Did you mean "apiKey"\?/, v03],
+    ['quoted boolean', (c) => ((c.capabilities as Json).streaming = 'true'), '/capabilities/streaming', /^Write true without quotes\.$/, v10],
+    ['a number for a string', (c) => (c.version = 2), '/version', /Put the value in quotes: "2"/, v10],
+    ['an object for a list', (c) => (c.skills = { id: 'a' }), '/skills', /array/, v10],
+    ['missing provider url', (c) => (c.provider = { organization: 'ACME' }), '/provider/url', /^Add "url" \(.+\)\.$/, v10],
+  ];
+  for (const [what, change, path, hint, base] of cases) {
+    const card = base();
+    change(card);
+    const v = check(card);
+    assert.equal(v.valid, false, what);
+    assert.match(mustFind(v.errors, path).hint ?? '(none)', hint, what);
+    assert.ok(v.message!.includes(mustFind(v.errors, path).hint!), `${what}: the one-line message carries the first hint`);
+  }
+});
+
 test('errors are bounded to the first 50', () => {
   const big = createDocumentValidator({ maxDocumentBytes: 1_000_000 });
   const card = v10();
