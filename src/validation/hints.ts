@@ -192,7 +192,7 @@ export function toolspecHints(toolspec: unknown): HintFn {
       return { hint: 'Send the "result" of the tools/list response, i.e. {"tools": [ … ]}, not the whole JSON-RPC envelope.' };
     }
     if (path === '/tools' && keyword === 'minItems') return { hint: 'List at least one tool.' };
-    if (/^\/tools\/\d+\/inputSchema(\/type)?$/.test(path) && (keyword === 'const' || missing === 'type')) return { hint: INPUT_SCHEMA_HINT };
+    if (/^\/tools\/\d+\/inputSchema(\/type)?$/.test(path) && (keyword === 'const' || keyword === 'type' || missing === 'type')) return { hint: INPUT_SCHEMA_HINT };
     if (/^\/tools\/\d+\/inputSchema$/.test(path) && missing === 'inputSchema' && isObject(data)) {
       const alt = ['input_schema', 'parameters', 'schema', 'inputschema'].find((k) => k in data);
       return { hint: alt ? `Rename ${quote(alt)} to "inputSchema".` : 'Add "inputSchema": {"type": "object", "properties": {…}}.' };
