@@ -513,6 +513,27 @@ test('warning: modes that are not media types ("text" for "text/plain"), in ever
   mustFind(unversioned.warnings, '/defaultInputModes/0', 'invalid-media-type');
 });
 
+test('warning: an interface protocolVersion that is no A2A version ("v1.0", "1", the agent\'s own "2.1.0"); custom bindings may version themselves', () => {
+  const card = v10();
+  const url = 'https://invoices.acme-corp.io/a2a';
+  card.supportedInterfaces = [
+    { url, protocolBinding: 'JSONRPC', protocolVersion: 'v1.0' },
+    { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1' },
+    { url, protocolBinding: 'GRPC', protocolVersion: '2.1.0' },
+    { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0.1' },
+    { url: 'https://invoices.acme-corp.io/mcp', protocolBinding: 'https://modelcontextprotocol.io/transports#streamable-http', protocolVersion: '2025-11-25' },
+  ];
+  const v = check(card);
+  assert.equal(v.valid, true);
+  const found = v.warnings.filter((w) => w.rule === 'unknown-protocol-version');
+  assert.deepEqual(found.map((w) => w.path), [0, 1, 2].map((i) => `/supportedInterfaces/${i}/protocolVersion`));
+  assert.match(found[0]!.hint!, /^Did you mean "1\.0"\?/);
+  assert.match(found[1]!.hint!, /^Did you mean "1\.0"\?/);
+  assert.match(found[2]!.message, /"2\.1\.0" is not an A2A protocol version/);
+  assert.match(found[2]!.hint!, /agent's own version goes in "version"/);
+});
+
 test('custom bindings given as URIs are not warned about', () => {
   const card = v10();
   card.supportedInterfaces = [{ url: 'wss://a.acme-corp.io/ws', protocolBinding: 'https://acme-corp.io/bindings/ws/v1', protocolVersion: '1.0' }];

@@ -93,7 +93,13 @@ export function cardWarnings(card: JsonObject, generation: Generation, warnInsec
     }
     const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
     interfaces.forEach((iface, i) => {
-      if (isObject(iface)) pushBindingWarning(out, iface.protocolBinding, pointer('/supportedInterfaces', i, 'protocolBinding'));
+      if (!isObject(iface)) return;
+      pushBindingWarning(out, iface.protocolBinding, pointer('/supportedInterfaces', i, 'protocolBinding'));
+      // A custom binding (a URI) may version itself (an MCP endpoint's "2025-11-25"): only the
+      // core bindings, whose version is A2A's, are checked.
+      const core = typeof iface.protocolBinding === 'string' && suggestBinding(iface.protocolBinding) !== undefined;
+      const version = core ? interfaceVersionWarning(iface.protocolVersion, pointer('/supportedInterfaces', i, 'protocolVersion')) : undefined;
+      if (version) out.push(version);
     });
   } else {
     // v0.3 names the same bindings "transport"; its clients match them exactly as v1.0 ones do
@@ -105,6 +111,28 @@ export function cardWarnings(card: JsonObject, generation: Generation, warnInsec
     });
   }
   return out;
+}
+
+/** An A2A version an interface can speak: "1.0", "0.3", or a patch of either. */
+const KNOWN_INTERFACE_VERSION = /^(1\.0|0\.3)(\.(0|[1-9][0-9]*))?$/;
+
+/**
+ * An interface's protocolVersion that names no A2A version: clients choose how to talk to the
+ * URL by it (@a2a-js/sdk prefers "1.0" and falls back to v0.3 for 0.3.x), and the registry's
+ * protocolVersion filter matches on it, so "v1.0" or the agent's own "2.1.0" mislead both.
+ */
+function interfaceVersionWarning(version: unknown, path: string): Finding | undefined {
+  if (typeof version !== 'string' || version === '' || KNOWN_INTERFACE_VERSION.test(version)) return undefined;
+  const bare = version.trim().replace(/^v/i, '');
+  const meant = KNOWN_INTERFACE_VERSION.test(bare) ? bare : bare === '1' ? '1.0' : undefined;
+  return {
+    path,
+    rule: 'unknown-protocol-version',
+    message: `${quote(version)} is not an A2A protocol version (1.0 or 0.3)`,
+    hint:
+      (meant ? `Did you mean ${quote(meant)}? ` : '') +
+      'Give the A2A version spoken at this URL: "1.0", or "0.3" for a v0.3 endpoint; the agent\'s own version goes in "version".',
+  };
 }
 
 /** A binding (v1.0 protocolBinding, v0.3 transport) that is no core name and no URI. */
