@@ -415,6 +415,19 @@ test('hints say what to write: enum values in the wrong case, quoted booleans, n
   }
 });
 
+test('a required description of only white space is refused like an empty one (card and skill)', () => {
+  const card = v10();
+  card.description = ' \n\t ';
+  (card.skills as Json[])[0]!.description = '   ';
+  const v = check(card);
+  assert.equal(v.valid, false);
+  assert.equal(mustFind(v.errors, '/description', 'blank-text').message, 'is only white space');
+  mustFind(v.errors, '/skills/0/description', 'blank-text');
+  assert.equal(v.errors.length, 2, JSON.stringify(v.errors));
+  // Optional running text (an example) may be anything.
+  assert.equal(check({ ...v10(), skills: [{ ...(v10().skills as Json[])[0]!, examples: [' '] }] }).valid, true);
+});
+
 test('errors are bounded to the first 50', () => {
   const big = createDocumentValidator({ maxDocumentBytes: 1_000_000 });
   const card = v10();
