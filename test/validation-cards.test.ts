@@ -428,6 +428,18 @@ test('a required description of only white space is refused like an empty one (c
   assert.equal(check({ ...v10(), skills: [{ ...(v10().skills as Json[])[0]!, examples: [' '] }] }).valid, true);
 });
 
+test('names of Object.prototype members ("constructor", "toString") in the document are not taken for known values in hints', () => {
+  const card = v10();
+  card.defaultInputModes = ['constructor'];
+  card.securitySchemes = { x: { type: 'constructor' } };
+  const v = check(card);
+  assert.match(mustFind(v.warnings, '/defaultInputModes/0', 'invalid-media-type').hint!, /^Use a media type such as/);
+  assert.match(mustFind(v.errors, '/securitySchemes/x', 'one-of').hint!, /^Use one of "apiKeySecurityScheme"/);
+  const old = check({ ...v03(), securitySchemes: { x: { toString: 'http' } }, security: [] });
+  assert.match(mustFind(old.errors, '/securitySchemes/x/type', 'required').hint!, /^v0\.3 security schemes have "type"/);
+  for (const f of [...v.errors, ...v.warnings, ...old.errors]) assert.doesNotMatch(f.hint ?? '', /function|native code|undefined/, f.path);
+});
+
 test('errors are bounded to the first 50', () => {
   const big = createDocumentValidator({ maxDocumentBytes: 1_000_000 });
   const card = v10();

@@ -170,7 +170,7 @@ test('inputSchema must be an object schema with type "object"', () => {
 });
 
 test('type names from programming languages ("str", "String", "int", "float") are errors whose hint gives the JSON Schema name', () => {
-  const properties = { a: { type: 'str' }, b: { type: 'String' }, c: { type: ['int', 'null'] }, d: { type: 'float' }, e: { type: 'date' } };
+  const properties = { a: { type: 'str' }, b: { type: 'String' }, c: { type: ['int', 'null'] }, d: { type: 'float' }, e: { type: 'date' }, f: { type: ['constructor', 'null'] } };
   for (const $schema of [undefined, 'http://json-schema.org/draft-07/schema#']) {
     const v = checkSchema({ ...($schema ? { $schema } : {}), type: 'object', properties });
     const hint = (p: string): string => mustFind(v.errors, `/toolspec/tools/0/inputSchema/properties/${p}/type`, 'invalid-schema').hint ?? '(none)';
@@ -179,6 +179,7 @@ test('type names from programming languages ("str", "String", "int", "float") ar
     assert.match(hint('c'), /Did you mean "type": \["integer","null"\]\?/);
     assert.match(hint('d'), /Did you mean "type": "number"\?/);
     assert.match(hint('e'), /"format": "date"/);
+    assert.match(hint('f'), /^Use one of the seven JSON Schema type names/, 'a prototype member name is no alias');
   }
 });
 

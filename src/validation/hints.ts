@@ -149,7 +149,7 @@ function cardHint(issue: Issue, card: JsonObject, generation: Generation): Retur
   // Security schemes.
   if (keyword === 'oneOf' && definition === 'SecurityScheme' && holder) {
     const type = typeof holder.type === 'string' ? holder.type : undefined;
-    const member = type ? V10_SCHEME_MEMBER[type] : undefined;
+    const member = type && Object.hasOwn(V10_SCHEME_MEMBER, type) ? V10_SCHEME_MEMBER[type] : undefined;
     if (member) {
       return {
         hint: `v1.0 wraps each scheme in a member named after its kind and has no "type": write {${quote(member)}: {…the other fields…}} instead of {"type": ${quote(type)}, …}.`,
@@ -164,7 +164,7 @@ function cardHint(issue: Issue, card: JsonObject, generation: Generation): Retur
     return { hint: 'v1.0 renamed "in" to "location".' };
   }
   if (definition === 'SecurityScheme' && generation === '0.3' && holder && (missing === 'type' || keyword === 'enum')) {
-    const v10 = Object.keys(holder).find((k) => k in V03_SCHEME_TYPE);
+    const v10 = Object.keys(holder).find((k) => Object.hasOwn(V03_SCHEME_TYPE, k));
     if (v10) {
       return { hint: `${quote(v10)} is the v1.0 form; in a v0.3 card write {"type": ${quote(V03_SCHEME_TYPE[v10])}, …the fields…}.` };
     }

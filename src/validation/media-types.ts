@@ -37,7 +37,8 @@ const MEANT: Record<string, string> = {
 };
 
 function modeFinding(mode: string, path: string): Finding {
-  const meant = MEANT[mode.trim().toLowerCase()];
+  const key = mode.trim().toLowerCase();
+  const meant = Object.hasOwn(MEANT, key) ? MEANT[key] : undefined; // not "constructor" from the prototype
   return {
     path,
     rule: 'invalid-media-type',

@@ -179,7 +179,8 @@ const TYPE_ALIASES: Record<string, string> = {
 function jsonSchemaType(name: unknown): string | undefined {
   if (typeof name !== 'string') return undefined;
   const key = name.trim().toLowerCase();
-  return JSON_SCHEMA_TYPES.includes(key) ? key : TYPE_ALIASES[key];
+  if (JSON_SCHEMA_TYPES.includes(key)) return key;
+  return Object.hasOwn(TYPE_ALIASES, key) ? TYPE_ALIASES[key] : undefined; // not "constructor" from the prototype
 }
 
 /** The corrected `type` value, when every name in it has a clear JSON Schema meaning. */
