@@ -79,6 +79,23 @@ for (const kind of ['cards', 'toolspecs'] as const) {
   }
 }
 
+test('an uploaded file over the limit that fits minified is told to minify, as the CLI tells it (not to shorten descriptions)', async () => {
+  const card = v1Card('Pretty Agent', 'https://pretty.example.org/a2a');
+  card.skills = Array.from({ length: 60 }, (_, i) => ({ id: `s${i}`, name: `Skill ${i}`, description: 'Does one thing.', tags: ['a', 'b'], examples: ['Do it'] }));
+  const pretty = JSON.stringify(card, null, 2);
+  const compact = Buffer.byteLength(JSON.stringify(card));
+  assert.ok(Buffer.byteLength(pretty) > 10_240 && compact <= 10_240, `${Buffer.byteLength(pretty)} / ${compact}`);
+  const error = errorOf(await send(client, [filePart(pretty, 'agent-card.json'), dataPart({ validate: {} })]));
+  assert.equal(error.code, 'TOO_LARGE');
+  assert.match(error.message, new RegExp(`Without whitespace it is ${compact.toLocaleString('en-US')} bytes: send it minified`));
+  assert.equal(error.details[0].path, '/parts/0/raw');
+  assert.match(error.details[0].hint, /remove the indentation, or send the document as a data part/);
+  // A file that does not fit even minified keeps the advice to shorten it.
+  card.description = 'x'.repeat(10_300);
+  const over = errorOf(await send(client, [filePart(JSON.stringify(card), 'agent-card.json'), dataPart({ validate: {} })]));
+  assert.match(over.message, /Shorten descriptions/);
+});
+
 test('validate stores nothing', async () => {
   const card = v1Card('Validate Only', 'https://validate-only.example.org/a2a');
   const answer = await send(client, [dataPart({ validate: { agentCard: card } })]);

@@ -354,6 +354,92 @@ test('v0.3 security schemes report the errors of their own type only', () => {
   assert.match(mustFind(v.errors, '/securitySchemes/v1/type', 'required').hint!, /v1\.0 form/);
 });
 
+test('security requirements must name declared schemes (card and skill level, both generations)', () => {
+  const card = v10();
+  card.securityRequirements = [{ schemes: { bearer: { list: [] } } }, { schemes: { oauth2: { list: ['read'] } } }];
+  (card.skills as Json[])[0]!.securityRequirements = [{ schemes: { apiKey: { list: [] } } }];
+  let v = check(card);
+  assert.equal(v.valid, false);
+  assert.equal(v.errors.length, 2, JSON.stringify(v.errors));
+  const card0 = mustFind(v.errors, '/securityRequirements/1/schemes/oauth2', 'undeclared-security-scheme');
+  assert.match(card0.message, /"oauth2" is not declared in "securitySchemes"/);
+  assert.match(card0.hint!, /declared scheme \("bearer", "oauth"\)/);
+  mustFind(v.errors, '/skills/0/securityRequirements/0/schemes/apiKey', 'undeclared-security-scheme');
+
+  const old = v03();
+  old.security = [{ key: [] }, { oauth: ['read'] }];
+  delete old.securitySchemes;
+  v = check(old);
+  assert.equal(v.valid, false);
+  const f = mustFind(v.errors, '/security/0/key', 'undeclared-security-scheme');
+  assert.match(f.hint!, /declares no security schemes.*"type": "http"/);
+  mustFind(v.errors, '/security/1/oauth', 'undeclared-security-scheme');
+  // Declared names, and an empty requirement (no authentication needed), pass.
+  assert.equal(check({ ...v10(), securityRequirements: [{}, { schemes: { bearer: { list: [] } } }] }).valid, true);
+  assert.equal(check({ ...v03(), security: [{}, { key: [] }] }).valid, true);
+});
+
+test('a requirement in the other generation\'s form is an error that shows the right form (v1.0 would read {"bearer": []} as no credentials)', () => {
+  let v = check({ ...v10(), securityRequirements: [{ bearer: ['invoices:read'] }] });
+  assert.equal(v.valid, false);
+  let f = mustFind(v.errors, '/securityRequirements/0', 'v03-security-requirement');
+  assert.match(f.message, /"bearer" without "schemes"/);
+  assert.equal(f.hint, 'Write it as {"schemes": {"bearer": {"list": ["invoices:read"]}}}.');
+  const card = v10();
+  (card.skills as Json[])[0]!.securityRequirements = [{ schemes: { bearer: ['invoices:read'] } }];
+  v = check(card);
+  f = mustFind(v.errors, '/skills/0/securityRequirements/0/schemes/bearer', 'type');
+  assert.match(f.hint!, /\{"list": \["invoices:read"\]\}/);
+  v = check({ ...v03(), security: [{ schemes: { key: { list: [] } } }] });
+  f = mustFind(v.errors, '/security/0/schemes', 'type');
+  assert.equal(v.errors.length, 1, JSON.stringify(v.errors));
+  assert.match(f.hint!, /v1\.0 form.*\{"key": \[\]\}/);
+});
+
+test('hints say what to write: enum values in the wrong case, quoted booleans, numbers for strings, missing fields described', () => {
+  const cases: Array<[string, (c: Json) => void, string, RegExp, () => Json]> = [
+    ['apiKey location in capitals', (c) => (c.securitySchemes = { bearer: { apiKeySecurityScheme: { location: 'HEADER', name: 'X-Key' } } }), '/securitySchemes/bearer/apiKeySecurityScheme/location', /Did you mean "header"\? The values are case-sensitive/, v10],
+    ['v0.3 scheme type in lower case', (c) => ((c.securitySchemes as Json).key = { type: 'apikey', in: 'header', name: 'X' }), '/securitySchemes/key/type', /Did you mean "apiKey"\?/, v03],
+    ['quoted boolean', (c) => ((c.capabilities as Json).streaming = 'true'), '/capabilities/streaming', /^Write true without quotes\.$/, v10],
+    ['a number for a string', (c) => (c.version = 2), '/version', /Put the value in quotes: "2"/, v10],
+    ['an object for a list', (c) => (c.skills = { id: 'a' }), '/skills', /array/, v10],
+    ['missing provider url', (c) => (c.provider = { organization: 'ACME' }), '/provider/url', /^Add "url" \(.+\)\.$/, v10],
+  ];
+  for (const [what, change, path, hint, base] of cases) {
+    const card = base();
+    change(card);
+    const v = check(card);
+    assert.equal(v.valid, false, what);
+    assert.match(mustFind(v.errors, path).hint ?? '(none)', hint, what);
+    assert.ok(v.message!.includes(mustFind(v.errors, path).hint!), `${what}: the one-line message carries the first hint`);
+  }
+});
+
+test('a required description of only white space is refused like an empty one (card and skill)', () => {
+  const card = v10();
+  card.description = ' \n\t ';
+  (card.skills as Json[])[0]!.description = '   ';
+  const v = check(card);
+  assert.equal(v.valid, false);
+  assert.equal(mustFind(v.errors, '/description', 'blank-text').message, 'is only white space');
+  mustFind(v.errors, '/skills/0/description', 'blank-text');
+  assert.equal(v.errors.length, 2, JSON.stringify(v.errors));
+  // Optional running text (an example) may be anything.
+  assert.equal(check({ ...v10(), skills: [{ ...(v10().skills as Json[])[0]!, examples: [' '] }] }).valid, true);
+});
+
+test('names of Object.prototype members ("constructor", "toString") in the document are not taken for known values in hints', () => {
+  const card = v10();
+  card.defaultInputModes = ['constructor'];
+  card.securitySchemes = { x: { type: 'constructor' } };
+  const v = check(card);
+  assert.match(mustFind(v.warnings, '/defaultInputModes/0', 'invalid-media-type').hint!, /^Use a media type such as/);
+  assert.match(mustFind(v.errors, '/securitySchemes/x', 'one-of').hint!, /^Use one of "apiKeySecurityScheme"/);
+  const old = check({ ...v03(), securitySchemes: { x: { toString: 'http' } }, security: [] });
+  assert.match(mustFind(old.errors, '/securitySchemes/x/type', 'required').hint!, /^v0\.3 security schemes have "type"/);
+  for (const f of [...v.errors, ...v.warnings, ...old.errors]) assert.doesNotMatch(f.hint ?? '', /function|native code|undefined/, f.path);
+});
+
 test('errors are bounded to the first 50', () => {
   const big = createDocumentValidator({ maxDocumentBytes: 1_000_000 });
   const card = v10();
@@ -422,6 +508,55 @@ test('warning: legacy authentication object, removed v0.3 capability, lower-case
   const v3 = check({ ...v03(), authentication: { schemes: [] } });
   assert.equal(v3.valid, true);
   mustFind(v3.warnings, '/authentication', 'legacy-authentication');
+});
+
+test('warning: a v0.3 transport that is no core name (v0.3 clients match "JSONRPC" exactly)', () => {
+  const v = check({ ...v03(), preferredTransport: 'jsonrpc', additionalInterfaces: [{ url: 'https://weather.acme-corp.io/rest', transport: 'REST' }, { url: 'https://weather.acme-corp.io/ws', transport: 'https://example.org/bindings/websocket/v1' }] });
+  assert.equal(v.valid, true);
+  assert.match(mustFind(v.warnings, '/preferredTransport', 'unknown-protocol-binding').hint!, /Did you mean "JSONRPC"\?/);
+  assert.match(mustFind(v.warnings, '/additionalInterfaces/0/transport', 'unknown-protocol-binding').hint!, /"HTTP\+JSON"/);
+  assert.equal(find(v.warnings, '/additionalInterfaces/1/transport'), undefined, 'a URI names a custom binding');
+});
+
+test('warning: modes that are not media types ("text" for "text/plain"), in every card and skill list; media types with wildcards and parameters pass', () => {
+  const card = v10();
+  card.defaultInputModes = ['text', 'application/json', 'image/*', 'text/plain; charset=utf-8', '*/*'];
+  card.defaultOutputModes = ['json'];
+  (card.skills as Json[])[0]!.inputModes = ['PDF file'];
+  (card.skills as Json[])[0]!.outputModes = ['text/markdown'];
+  const v = check(card);
+  assert.equal(v.valid, true);
+  const modes = v.warnings.filter((w) => w.rule === 'invalid-media-type');
+  assert.deepEqual(modes.map((w) => w.path), ['/defaultInputModes/0', '/defaultOutputModes/0', '/skills/0/inputModes/0']);
+  assert.match(modes[0]!.message, /"text" is not a media type/);
+  assert.match(modes[0]!.hint!, /Did you mean "text\/plain"\?.*filters/);
+  assert.match(modes[1]!.hint!, /"application\/json"/);
+  assert.match(modes[2]!.hint!, /Use a media type such as/);
+  // Said also when the card is refused for its version: it holds whichever version comes next.
+  const unversioned = check({ ...v03(), protocolVersion: undefined, defaultInputModes: ['text'] });
+  assert.equal(unversioned.errorCode, 'UNSUPPORTED_VERSION');
+  mustFind(unversioned.warnings, '/defaultInputModes/0', 'invalid-media-type');
+});
+
+test('warning: an interface protocolVersion that is no A2A version ("v1.0", "1", the agent\'s own "2.1.0"); custom bindings may version themselves', () => {
+  const card = v10();
+  const url = 'https://invoices.acme-corp.io/a2a';
+  card.supportedInterfaces = [
+    { url, protocolBinding: 'JSONRPC', protocolVersion: 'v1.0' },
+    { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1' },
+    { url, protocolBinding: 'GRPC', protocolVersion: '2.1.0' },
+    { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0.1' },
+    { url: 'https://invoices.acme-corp.io/mcp', protocolBinding: 'https://modelcontextprotocol.io/transports#streamable-http', protocolVersion: '2025-11-25' },
+  ];
+  const v = check(card);
+  assert.equal(v.valid, true);
+  const found = v.warnings.filter((w) => w.rule === 'unknown-protocol-version');
+  assert.deepEqual(found.map((w) => w.path), [0, 1, 2].map((i) => `/supportedInterfaces/${i}/protocolVersion`));
+  assert.match(found[0]!.hint!, /^Did you mean "1\.0"\?/);
+  assert.match(found[1]!.hint!, /^Did you mean "1\.0"\?/);
+  assert.match(found[2]!.message, /"2\.1\.0" is not an A2A protocol version/);
+  assert.match(found[2]!.hint!, /agent's own version goes in "version"/);
 });
 
 test('custom bindings given as URIs are not warned about', () => {

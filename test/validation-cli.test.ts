@@ -113,6 +113,16 @@ test('bare toolspec paths point into the file; --server-url/--server-name valida
   assert.equal(json(withServer).results[0]!.errors![0]!.path, '/mcpServer/url');
 });
 
+test('a saved tools/list response (JSON-RPC envelope) is checked as a toolspec, with the advice an uploaded toolspec.json gets', () => {
+  const dir = tempDir('a2a-registry-cli-');
+  const file = join(dir, 'tools-list.json');
+  writeFileSync(file, JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'ping', description: 'Pings.', inputSchema: { type: 'object' } }] } }));
+  const res = json(cli(['validate', '--json', file])).results[0]!;
+  assert.equal(res.documentKind, 'mcp-toolspec');
+  assert.deepEqual(res.errors!.map((e) => [e.path, e.rule]), [['/tools', 'required']]);
+  assert.match(res.errors![0]!.hint!, /Send the "result" of the tools\/list response/);
+});
+
 test('stdin with "-"', () => {
   const r = cli(['validate', '--json', '-'], readFileSync(card('Shiv33ndu__songgenerationa2a__agent-card.json'), 'utf8'));
   assert.equal(r.code, 0, r.stdout + r.stderr);

@@ -66,6 +66,11 @@ function expectedSummary(e: Expected): ReturnType<typeof summary> {
   return rest;
 }
 
+/** Real documents' findings each say how to fix them, not only what is wrong. */
+function assertEveryFindingHinted(v: Verdict, file: string): void {
+  for (const f of [...v.errors, ...v.warnings]) assert.ok(f.hint, `${file}: ${f.path} (${f.rule}) "${f.message}" has no hint`);
+}
+
 function read(kind: 'cards' | 'toolspecs', file: string): { doc: unknown; bytes: number } {
   const buf = readFileSync(new URL(`${kind}/${file}`, corpus));
   return { doc: JSON.parse(buf.toString('utf8')), bytes: buf.length };
@@ -92,6 +97,7 @@ for (const file of files('cards')) {
       assert.ok(verdict.message && !verdict.message.includes('\n'), 'one-line message');
       for (const e of verdict.errors) assert.ok(e.path === '' || e.path.startsWith('/'), `JSON Pointer: ${e.path}`);
     }
+    assertEveryFindingHinted(verdict, file);
 
     // Independent check with the official v0.3 schema.
     const official = officialAgentCard(doc) ? 'accept' : 'reject';
@@ -116,8 +122,11 @@ for (const file of files('toolspecs')) {
     const { doc, bytes } = read('toolspecs', file);
     const verdict = validator.validateMcpServer(table.toolspecServerMeta, doc, bytes);
     assert.deepEqual(summary(verdict), expectedSummary(expected));
+    assertEveryFindingHinted(verdict, file);
     if (expected.withoutSizeLimit) {
-      assert.deepEqual(summary(unlimited.validateMcpServer(table.toolspecServerMeta, doc, bytes)), expected.withoutSizeLimit);
+      const whole = unlimited.validateMcpServer(table.toolspecServerMeta, doc, bytes);
+      assert.deepEqual(summary(whole), expected.withoutSizeLimit);
+      assertEveryFindingHinted(whole, file);
     }
   });
 }

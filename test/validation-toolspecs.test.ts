@@ -164,6 +164,23 @@ test('inputSchema must be an object schema with type "object"', () => {
   }
   const missing = check({ tools: [{ name: 'a', description: 'd', input_schema: { type: 'object' } }] });
   assert.match(mustFind(missing.errors, '/toolspec/tools/0/inputSchema', 'required').hint!, /Rename "input_schema"/);
+  // Not an object at all, or a type list: the same advice.
+  assert.match(mustFind(checkSchema('object').errors, '/toolspec/tools/0/inputSchema', 'type').hint!, /"type": "object"/);
+  for (const f of checkSchema({ type: ['object', 'null'] }).errors) assert.match(f.hint!, /"type": "object"/);
+});
+
+test('type names from programming languages ("str", "String", "int", "float") are errors whose hint gives the JSON Schema name', () => {
+  const properties = { a: { type: 'str' }, b: { type: 'String' }, c: { type: ['int', 'null'] }, d: { type: 'float' }, e: { type: 'date' }, f: { type: ['constructor', 'null'] } };
+  for (const $schema of [undefined, 'http://json-schema.org/draft-07/schema#']) {
+    const v = checkSchema({ ...($schema ? { $schema } : {}), type: 'object', properties });
+    const hint = (p: string): string => mustFind(v.errors, `/toolspec/tools/0/inputSchema/properties/${p}/type`, 'invalid-schema').hint ?? '(none)';
+    assert.match(hint('a'), /Did you mean "type": "string"\?/);
+    assert.match(hint('b'), /Did you mean "type": "string"\?/);
+    assert.match(hint('c'), /Did you mean "type": \["integer","null"\]\?/);
+    assert.match(hint('d'), /Did you mean "type": "number"\?/);
+    assert.match(hint('e'), /"format": "date"/);
+    assert.match(hint('f'), /^Use one of the seven JSON Schema type names/, 'a prototype member name is no alias');
+  }
 });
 
 test('toolspec shape: {"tools": [...]} with at least one tool; hints for a bare list and a JSON-RPC envelope', () => {

@@ -9,7 +9,8 @@ import type { Finding } from '../contract/types.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
 import { isObject } from '../lib/json.js';
 import { keysAt } from './schema-keys.js';
-import { formatBytes } from '../validation/size.js';
+import { compactJsonBytes, formatBytes } from '../validation/size.js';
+import { sizeAdvice } from '../validation/verdict.js';
 import { RegistryError, badRequest } from '../contract/errors.js';
 import type { Subject } from '../contract/subject.js';
 import type { DocumentReference } from '../contract/freshness.js';
@@ -90,6 +91,21 @@ function fileKindOf(part: Part, value: unknown, index: number): FileKind {
   throw badRequest(`File part ${index} ("${part.filename}") is neither an agent card nor a toolspec; name it agent-card.json or toolspec.json.`);
 }
 
+/**
+ * The compact JSON size of an oversized upload, or undefined when it is not JSON: a
+ * pretty-printed file that fits minified is told so, as the CLI tells it for the same file.
+ * The request body limit bounds this work; the depth check keeps parsing safe.
+ */
+function compactBytesOf(raw: Buffer, maxJsonDepth: number | undefined): number | undefined {
+  if (maxJsonDepth !== undefined && nestsDeeperThan(raw, maxJsonDepth)) return undefined;
+  try {
+    const text = utf8.decode(raw);
+    return compactJsonBytes(JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text));
+  } catch {
+    return undefined;
+  }
+}
+
 function readFile(part: Part, raw: Buffer, index: number, limits: ParseOptions): UploadedFile {
   const mediaType = part.mediaType.toLowerCase().split(';')[0]!.trim();
   if (!JSON_MEDIA_TYPES.has(mediaType)) {
@@ -97,11 +113,11 @@ function readFile(part: Part, raw: Buffer, index: number, limits: ParseOptions):
     throw badRequest(`File part ${index} has ${field} "${part.mediaType}"; documents must be "application/json".`);
   }
   if (raw.length > limits.maxDocumentBytes) {
-    throw new RegistryError(
-      'TOO_LARGE',
-      `The uploaded document "${part.filename || `part ${index}`}" is ${formatBytes(raw.length)}; the limit is ${formatBytes(limits.maxDocumentBytes)}. Shorten descriptions, drop unused fields or split it, then send it again.`,
-      [{ path: `/parts/${index}/raw`, message: `${formatBytes(raw.length)} > ${formatBytes(limits.maxDocumentBytes)}` }],
-    );
+    const label = `uploaded document "${part.filename || `part ${index}`}"`;
+    const { message, hint } = sizeAdvice(label, raw.length, limits.maxDocumentBytes, compactBytesOf(raw, limits.maxJsonDepth));
+    throw new RegistryError('TOO_LARGE', message, [
+      { path: `/parts/${index}/raw`, message: `${formatBytes(raw.length)} > ${formatBytes(limits.maxDocumentBytes)}`, hint },
+    ]);
   }
   let text: string;
   try {

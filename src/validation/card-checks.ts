@@ -4,6 +4,7 @@
  */
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
+import { mediaTypeWarnings } from './media-types.js';
 import type { Generation } from './types.js';
 import { urlWarnings } from './urls.js';
 
@@ -67,6 +68,8 @@ export function cardWarnings(card: JsonObject, generation: Generation, warnInsec
     }
   });
 
+  out.push(...mediaTypeWarnings(card));
+
   const legacy = legacyAuthenticationWarning(card, generation);
   if (legacy) out.push(legacy);
 
@@ -90,19 +93,59 @@ export function cardWarnings(card: JsonObject, generation: Generation, warnInsec
     }
     const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
     interfaces.forEach((iface, i) => {
-      if (!isObject(iface) || typeof iface.protocolBinding !== 'string' || iface.protocolBinding === '') return;
-      const binding = iface.protocolBinding;
-      if (CORE_BINDINGS.has(binding) || /^[a-z][a-z0-9+.-]*:/i.test(binding)) return;
-      const suggestion = suggestBinding(binding);
-      out.push({
-        path: pointer('/supportedInterfaces', i, 'protocolBinding'),
-        rule: 'unknown-protocol-binding',
-        message: `${quote(binding)} is neither a core binding (JSONRPC, GRPC, HTTP+JSON) nor a URI`,
-        hint: suggestion
-          ? `Did you mean ${quote(suggestion)}? Core binding names are exact and upper case.`
-          : 'Custom bindings SHOULD be identified by a URI, e.g. "https://example.org/bindings/websocket/v1".',
-      });
+      if (!isObject(iface)) return;
+      pushBindingWarning(out, iface.protocolBinding, pointer('/supportedInterfaces', i, 'protocolBinding'));
+      // A custom binding (a URI) may version itself (an MCP endpoint's "2025-11-25"): only the
+      // core bindings, whose version is A2A's, are checked.
+      const core = typeof iface.protocolBinding === 'string' && suggestBinding(iface.protocolBinding) !== undefined;
+      const version = core ? interfaceVersionWarning(iface.protocolVersion, pointer('/supportedInterfaces', i, 'protocolVersion')) : undefined;
+      if (version) out.push(version);
+    });
+  } else {
+    // v0.3 names the same bindings "transport"; its clients match them exactly as v1.0 ones do
+    // (@a2a-js/sdk 0.3: "No compatible transport found" for "jsonrpc").
+    pushBindingWarning(out, card.preferredTransport, '/preferredTransport');
+    const interfaces = Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces : [];
+    interfaces.forEach((iface, i) => {
+      if (isObject(iface)) pushBindingWarning(out, iface.transport, pointer('/additionalInterfaces', i, 'transport'));
     });
   }
   return out;
+}
+
+/** An A2A version an interface can speak: "1.0", "0.3", or a patch of either. */
+const KNOWN_INTERFACE_VERSION = /^(1\.0|0\.3)(\.(0|[1-9][0-9]*))?$/;
+
+/**
+ * An interface's protocolVersion that names no A2A version: clients choose how to talk to the
+ * URL by it (@a2a-js/sdk prefers "1.0" and falls back to v0.3 for 0.3.x), and the registry's
+ * protocolVersion filter matches on it, so "v1.0" or the agent's own "2.1.0" mislead both.
+ */
+function interfaceVersionWarning(version: unknown, path: string): Finding | undefined {
+  if (typeof version !== 'string' || version === '' || KNOWN_INTERFACE_VERSION.test(version)) return undefined;
+  const bare = version.trim().replace(/^v/i, '');
+  const meant = KNOWN_INTERFACE_VERSION.test(bare) ? bare : bare === '1' ? '1.0' : undefined;
+  return {
+    path,
+    rule: 'unknown-protocol-version',
+    message: `${quote(version)} is not an A2A protocol version (1.0 or 0.3)`,
+    hint:
+      (meant ? `Did you mean ${quote(meant)}? ` : '') +
+      'Give the A2A version spoken at this URL: "1.0", or "0.3" for a v0.3 endpoint; the agent\'s own version goes in "version".',
+  };
+}
+
+/** A binding (v1.0 protocolBinding, v0.3 transport) that is no core name and no URI. */
+function pushBindingWarning(out: Finding[], binding: unknown, path: string): void {
+  if (typeof binding !== 'string' || binding === '') return;
+  if (CORE_BINDINGS.has(binding) || /^[a-z][a-z0-9+.-]*:/i.test(binding)) return;
+  const suggestion = suggestBinding(binding);
+  out.push({
+    path,
+    rule: 'unknown-protocol-binding',
+    message: `${quote(binding)} is neither a core binding (JSONRPC, GRPC, HTTP+JSON) nor a URI`,
+    hint: suggestion
+      ? `Did you mean ${quote(suggestion)}? Core binding names are exact and upper case.`
+      : 'Custom bindings SHOULD be identified by a URI, e.g. "https://example.org/bindings/websocket/v1".',
+  });
 }

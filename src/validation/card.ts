@@ -12,6 +12,8 @@ import { detectGeneration } from './detect.js';
 import { cardEndpointUrls, endpointUrlErrors } from './endpoint-urls.js';
 import { cardHints, MIXED_GENERATION_FIELDS } from './hints.js';
 import { isObject, quote, type JsonObject } from '../lib/json.js';
+import { mediaTypeWarnings } from './media-types.js';
+import { securityReferenceErrors } from './security-requirements.js';
 import { compactJsonBytes } from './size.js';
 import { translateAjvErrors } from './translate.js';
 import type { Generation, ValidatorOptions, Verdict } from './types.js';
@@ -65,8 +67,10 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
 
   const detection = detectGeneration(card);
   if (!detection.ok) {
+    // Warnings that hold whichever version the author moves to.
     const legacy = legacyAuthenticationWarning(card);
-    return rejected('agent', 'UNSUPPORTED_VERSION', detection.message, sizeBytes, [...detection.errors, ...commonErrors(v, card)], legacy ? [legacy] : []);
+    const warnings = [...(legacy ? [legacy] : []), ...mediaTypeWarnings(card)];
+    return rejected('agent', 'UNSUPPORTED_VERSION', detection.message, sizeBytes, [...detection.errors, ...commonErrors(v, card)], warnings);
   }
   const { generation } = detection;
 
@@ -80,6 +84,9 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
     const faulted = new Set(urlErrors.map((e) => e.path));
     warnings = warnings.filter((w) => !faulted.has(w.path));
   }
+  // Requirements naming undeclared schemes (a reference the schema already faulted, such as
+  // scopes given as a string, is not reported twice).
+  errors.push(...securityReferenceErrors(card, generation).filter((f) => !errors.some((e) => e.path === f.path)));
   // A text the schema already faulted (an empty name) is not reported twice.
   const text = displayTextFindings(card, AGENT_CARD_TEXT);
   errors.push(...text.errors.filter((f) => !errors.some((e) => e.path === f.path)));

@@ -19,11 +19,14 @@ import { isObject, pointer } from '../lib/json.js';
 export interface TextFields {
   names: readonly string[];
   texts: readonly string[];
+  /** Texts the specification requires: one of only white space is as empty as "", which the schema refuses. */
+  requiredTexts?: readonly string[];
 }
 
 export const AGENT_CARD_TEXT: TextFields = {
   names: ['/name', '/provider/organization', '/skills/*/name'],
   texts: ['/description', '/skills/*/description', '/skills/*/tags/*', '/skills/*/examples/*'],
+  requiredTexts: ['/description', '/skills/*/description'],
 };
 
 /** An MCP server registration: its metadata under /mcpServer, its toolspec under /toolspec. */
@@ -71,6 +74,12 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
           });
         }
       }
+    }
+  }
+  for (const pattern of fields.requiredTexts ?? []) {
+    for (const { path, value } of stringsAt(doc, pattern)) {
+      if (value === '' || value.trim() !== '' || errors.some((e) => e.path === path)) continue;
+      errors.push({ path, rule: 'blank-text', message: 'is only white space', hint: 'Write what it describes: people and search read it.' });
     }
   }
   return { errors, warnings };

@@ -131,6 +131,17 @@ function cardHint(issue: Issue, card: JsonObject, generation: Generation): Retur
   if (definition === 'AgentCard' && keyword === 'minItems' && /^\/(skills|supportedInterfaces|defaultInputModes|defaultOutputModes)$/.test(path)) {
     return { hint: 'A2A v1.0 marks this list REQUIRED, so it needs at least one element.' };
   }
+  // Requirement entries in the other generation's form (a whole v0.3 entry in a v1.0 card is
+  // reported by ./security-requirements.ts: the schema cannot see it).
+  if (generation === '1.0' && keyword === 'type' && Array.isArray(data) && /^(\/skills\/\d+)?\/securityRequirements\/\d+\/schemes\/[^/]+$/.test(path)) {
+    return { hint: `v1.0 wraps the scopes in an object: {"list": ${JSON.stringify(data).length > 80 ? '[…]' : JSON.stringify(data)}} (a bare array is the v0.3 form).` };
+  }
+  if (generation === '0.3' && keyword === 'type' && isObject(data) && /^(\/skills\/\d+)?\/security\/\d+\/schemes$/.test(path)) {
+    const names = Object.keys(data);
+    return {
+      hint: `{"schemes": {…}} is the v1.0 form; a v0.3 requirement maps each scheme name to its scopes: {${(names.length > 0 ? names : ['<scheme name>']).map((n) => `${quote(n)}: []`).join(', ')}}.`,
+    };
+  }
   if (definition === 'AgentProvider' && missing === 'organization' && holder && typeof holder.name === 'string') {
     return { hint: 'Rename "name" to "organization".' };
   }
@@ -138,7 +149,7 @@ function cardHint(issue: Issue, card: JsonObject, generation: Generation): Retur
   // Security schemes.
   if (keyword === 'oneOf' && definition === 'SecurityScheme' && holder) {
     const type = typeof holder.type === 'string' ? holder.type : undefined;
-    const member = type ? V10_SCHEME_MEMBER[type] : undefined;
+    const member = type && Object.hasOwn(V10_SCHEME_MEMBER, type) ? V10_SCHEME_MEMBER[type] : undefined;
     if (member) {
       return {
         hint: `v1.0 wraps each scheme in a member named after its kind and has no "type": write {${quote(member)}: {…the other fields…}} instead of {"type": ${quote(type)}, …}.`,
@@ -153,7 +164,7 @@ function cardHint(issue: Issue, card: JsonObject, generation: Generation): Retur
     return { hint: 'v1.0 renamed "in" to "location".' };
   }
   if (definition === 'SecurityScheme' && generation === '0.3' && holder && (missing === 'type' || keyword === 'enum')) {
-    const v10 = Object.keys(holder).find((k) => k in V03_SCHEME_TYPE);
+    const v10 = Object.keys(holder).find((k) => Object.hasOwn(V03_SCHEME_TYPE, k));
     if (v10) {
       return { hint: `${quote(v10)} is the v1.0 form; in a v0.3 card write {"type": ${quote(V03_SCHEME_TYPE[v10])}, …the fields…}.` };
     }
@@ -181,7 +192,7 @@ export function toolspecHints(toolspec: unknown): HintFn {
       return { hint: 'Send the "result" of the tools/list response, i.e. {"tools": [ … ]}, not the whole JSON-RPC envelope.' };
     }
     if (path === '/tools' && keyword === 'minItems') return { hint: 'List at least one tool.' };
-    if (/^\/tools\/\d+\/inputSchema(\/type)?$/.test(path) && (keyword === 'const' || missing === 'type')) return { hint: INPUT_SCHEMA_HINT };
+    if (/^\/tools\/\d+\/inputSchema(\/type)?$/.test(path) && (keyword === 'const' || keyword === 'type' || missing === 'type')) return { hint: INPUT_SCHEMA_HINT };
     if (/^\/tools\/\d+\/inputSchema$/.test(path) && missing === 'inputSchema' && isObject(data)) {
       const alt = ['input_schema', 'parameters', 'schema', 'inputschema'].find((k) => k in data);
       return { hint: alt ? `Rename ${quote(alt)} to "inputSchema".` : 'Add "inputSchema": {"type": "object", "properties": {…}}.' };

@@ -12,6 +12,7 @@
 import type { ErrorObject } from 'ajv';
 import type { Finding } from '../contract/types.js';
 import { describeJsonType, escapePointerToken, isObject, quote } from '../lib/json.js';
+import { genericHint } from './generic-hints.js';
 import { definitionOwner } from './schema-files.js';
 
 /** One ajv error in plain terms, given to hint functions. */
@@ -169,7 +170,7 @@ export function translateAjvErrors(errors: readonly ErrorObject[], basePath: str
     };
     const extra = hint?.(issue);
     const finding: Finding = { path: basePath + path, message: extra?.message ?? message };
-    const hintText = extra?.hint;
+    const hintText = extra?.hint ?? genericHint(e);
     if (hintText) finding.hint = hintText;
     finding.rule = extra?.rule ?? RULES[e.keyword] ?? e.keyword;
     const key = `${finding.path}\u0000${finding.message}`;

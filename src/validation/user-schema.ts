@@ -163,12 +163,44 @@ function checkRefs(root: JsonObject, basePath: string, state: WalkState): void {
   }
 }
 
+const JSON_SCHEMA_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'];
+/** Type names tool authors bring from their language (Python, TypeScript, Go...) and what JSON Schema calls them. */
+const TYPE_ALIASES: Record<string, string> = {
+  str: 'string', text: 'string', char: 'string',
+  int: 'integer', long: 'integer', int32: 'integer', int64: 'integer',
+  float: 'number', double: 'number', decimal: 'number',
+  bool: 'boolean',
+  list: 'array', tuple: 'array', set: 'array',
+  dict: 'object', map: 'object', record: 'object', obj: 'object',
+  none: 'null', nil: 'null',
+};
+
+/** "String" -> "string", "str" -> "string"; undefined for names with no clear meaning. */
+function jsonSchemaType(name: unknown): string | undefined {
+  if (typeof name !== 'string') return undefined;
+  const key = name.trim().toLowerCase();
+  if (JSON_SCHEMA_TYPES.includes(key)) return key;
+  return Object.hasOwn(TYPE_ALIASES, key) ? TYPE_ALIASES[key] : undefined; // not "constructor" from the prototype
+}
+
+/** The corrected `type` value, when every name in it has a clear JSON Schema meaning. */
+function typeSuggestion(value: unknown): string | undefined {
+  const names = Array.isArray(value) ? value : [value];
+  const fixed = names.map(jsonSchemaType);
+  if (fixed.some((t) => t === undefined)) return undefined;
+  return JSON.stringify(Array.isArray(value) ? fixed : fixed[0]);
+}
+
 /** Plainer words for meta-schema failures, and the draft-03 habit of `"required": true`. */
 function metaHint(issue: Issue, dialect: Dialect): ReturnType<HintFn> {
   if (issue.path.endsWith('/type') && (issue.keyword === 'anyOf' || issue.keyword === 'enum')) {
+    const suggestion = typeSuggestion(issue.data);
     return {
       rule: 'invalid-schema',
       message: `must be a JSON Schema type ("array", "boolean", "integer", "null", "number", "object", "string") or an array of them; found ${quote(issue.data)}`,
+      hint: suggestion
+        ? `Did you mean "type": ${suggestion}? JSON Schema has its own type names, all lower case.`
+        : 'Use one of the seven JSON Schema type names, in lower case; describe formats such as dates with "format" (e.g. "type": "string", "format": "date").',
     };
   }
   const draft03 = /\/properties\/([^/]+)\/required$/.exec(issue.path);

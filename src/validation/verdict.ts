@@ -27,13 +27,26 @@ export function rejected(
   return v;
 }
 
-export function tooLarge(kind: EntryKind, label: string, sizeBytes: number, limit: number, compactBytes?: number): Verdict {
-  let message = `The ${label} is ${formatBytes(sizeBytes)}; the limit is ${formatBytes(limit)}. Shorten descriptions, drop unused fields or split it, then send it again.`;
-  let hint = 'Shorten descriptions and examples, or remove fields the registry does not need.';
+/**
+ * What people are told about a document over the size limit, on every door (a validated
+ * document here, an A2A file part refused before it is handed on): when the compact form fits,
+ * minifying is all it takes, and saying "shorten descriptions" would send them the wrong way.
+ */
+export function sizeAdvice(label: string, sizeBytes: number, limit: number, compactBytes?: number): { message: string; hint: string } {
   if (compactBytes !== undefined && compactBytes <= limit) {
-    message = `The ${label} is ${formatBytes(sizeBytes)}; the limit is ${formatBytes(limit)}. Without whitespace it is ${formatBytes(compactBytes)}: send it minified (or as a data part, which is measured compactly).`;
-    hint = `Minified it is ${formatBytes(compactBytes)}, within the limit: remove the indentation, or send the document as a data part.`;
+    return {
+      message: `The ${label} is ${formatBytes(sizeBytes)}; the limit is ${formatBytes(limit)}. Without whitespace it is ${formatBytes(compactBytes)}: send it minified (or as a data part, which is measured compactly).`,
+      hint: `Minified it is ${formatBytes(compactBytes)}, within the limit: remove the indentation, or send the document as a data part.`,
+    };
   }
+  return {
+    message: `The ${label} is ${formatBytes(sizeBytes)}; the limit is ${formatBytes(limit)}. Shorten descriptions, drop unused fields or split it, then send it again.`,
+    hint: 'Shorten descriptions and examples, or remove fields the registry does not need.',
+  };
+}
+
+export function tooLarge(kind: EntryKind, label: string, sizeBytes: number, limit: number, compactBytes?: number): Verdict {
+  const { message, hint } = sizeAdvice(label, sizeBytes, limit, compactBytes);
   return rejected(kind, 'TOO_LARGE', message, sizeBytes, [{ path: '', rule: 'too-large', message: `${formatBytes(sizeBytes)} exceeds the limit of ${formatBytes(limit)}`, hint }], []);
 }
 

@@ -45,11 +45,15 @@ const CARD_MARKERS = ['name', 'supportedInterfaces', 'protocolVersion', 'skills'
 
 /**
  * A stored MCP document has both `mcpServer` and `toolspec`; a toolspec (a tools/list result)
- * has `tools` and none of the agent card members; anything else is treated as an agent card.
+ * has `tools` and none of the agent card members, or is a whole tools/list JSON-RPC response;
+ * anything else is treated as an agent card.
  */
 export function detectKind(doc: unknown): DocumentKind {
   if (isObject(doc) && 'mcpServer' in doc && 'toolspec' in doc) return 'mcp-server';
   if (isObject(doc) && 'tools' in doc && !CARD_MARKERS.some((k) => k in doc)) return 'mcp-toolspec';
+  // A saved tools/list response, envelope and all: a toolspec in the wrong wrapping, whose
+  // findings say to send its "result" (as an uploaded toolspec.json gets), not a card's errors.
+  if (isObject(doc) && 'jsonrpc' in doc && isObject(doc.result) && 'tools' in doc.result) return 'mcp-toolspec';
   if (Array.isArray(doc) && doc.length > 0 && doc.every((t) => isObject(t) && 'inputSchema' in t)) return 'mcp-toolspec';
   return 'agent';
 }
