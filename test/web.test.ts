@@ -1203,9 +1203,15 @@ describe('web page', { skip: unavailable }, () => {
     const dataDir = tempDir('a2a-registry-web-retry-');
     let comeback = await startTestRegistry({ PORT: port, REGISTRY_DATA_DIR: dataDir });
     try {
-      const alice = await sdkClient(comeback.url, { token: TOKENS.alice });
-      await op(alice, { register: { agentCard: v1Card('Comeback Agent', 'https://comeback.example.org/a2a') } });
       await withPage(async (page) => {
+        // Empty still: a link whose words are blank (q=%20) says nothing is registered, as the
+        // page without words does, not "Nothing matches" (there is nothing to match).
+        await page.goto(`${comeback.url}/?q=%20`);
+        await page.locator('.notice', { hasText: 'Nothing is registered yet.' }).waitFor();
+        assert.equal(await page.locator('#result-count').innerText(), 'No entries.');
+
+        const alice = await sdkClient(comeback.url, { token: TOKENS.alice });
+        await op(alice, { register: { agentCard: v1Card('Comeback Agent', 'https://comeback.example.org/a2a') } });
         await page.goto(`${comeback.url}/?q=comeback`);
         await expectHits(page, ['Comeback Agent']);
         const entries = await page.evaluate(() => history.length);
