@@ -1335,6 +1335,13 @@ describe('web page', { skip: unavailable }, () => {
         await screenshot(page, 'entry-revision-coming');
         hold = false;
         await passDeadlines(page);
+        // It did not come: the revision on screen stays, beside the failure, no longer "Loading".
+        const notCome = page.locator('[role=alert]', { hasText: 'TIMEOUT' });
+        await notCome.waitFor({ timeout: 5000 });
+        assert.match(await notCome.innerText(), /Revision 2 could not be loaded; revision 3 is still shown/);
+        assert.equal(await page.locator('h1').innerText(), 'Invoice Agent');
+        assert.equal(await page.locator('.entry-page > [role=status]').innerText(), '');
+        assert.equal(await page.locator('.entry-page').getAttribute('aria-busy'), 'false');
         await page.getByRole('button', { name: 'Try again' }).click();
         await page.locator('.entry-head', { hasText: 'not the current one' }).waitFor();
         assert.equal(await page.locator('.entry-page > [role=status]').innerText(), '');

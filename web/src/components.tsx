@@ -101,6 +101,9 @@ export function formatDate(iso: string): string {
 /** Failures that asking again may mend: no answer, a gateway's error, a rate limit. A refusal of the request itself would only be repeated. */
 const TRANSIENT = /^(NETWORK|TIMEOUT|FAILED|RATE_LIMITED|STORAGE_UNAVAILABLE|STARTING_UP|UNAVAILABLE|INTERNAL|HTTP_5\d\d)$/;
 
+/** A failure that asking again may mend (see TRANSIENT): what was shown before it may stay on screen beside it. */
+export const mayMendByAsking = (error: unknown) => error instanceof RegistryError && TRANSIENT.test(error.code);
+
 /**
  * The registry's refusal, in its own words: message, then each detail with its path and hint.
  * With `onRetry`, a failure that asking again may mend offers a button that does.
@@ -133,7 +136,7 @@ export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; tit
           ))}
         </ul>
       )}
-      {onRetry && TRANSIENT.test(err.code) && (
+      {onRetry && mayMendByAsking(err) && (
         <p>
           <button type="button" onClick={onRetry} disabled={waiting}>
             Try again
