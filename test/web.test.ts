@@ -780,6 +780,18 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(new URL(page.url()).search, '');
       assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision3/);
 
+      // A comparison link naming a revision no longer kept: said so, the kept ones offered in the
+      // selects (not a blank select), and nothing asked of the registry for it.
+      await page.goto(`${registry.url}/entries/${ids.invoice}?from=99&to=3`);
+      const notKept = page.locator('#history [role=status]', { hasText: 'not in this entry' });
+      await notKept.waitFor();
+      assert.equal(await notKept.innerText(), "This link compares revision 99, which is not in this entry's history (old revisions leave it; it keeps revisions 1–3). Choose two of them above and Compare.");
+      assert.deepEqual([await page.locator('#diff-from').inputValue(), await page.locator('#diff-to').inputValue()], ['2', '3']);
+      assert.equal(await page.locator('.diff, [role=alert]').count(), 0);
+      await page.getByRole('button', { name: 'Compare' }).click();
+      await page.waitForURL(/from=2&to=3/);
+      await page.locator('.diff-summary').waitFor();
+
       // A shared link opens on the same diff; an older revision says it is not the current one.
       await page.goto(`${registry.url}/entries/${ids.invoice}?revision=2&from=2&to=3`);
       await page.locator('.diff-table').waitFor();
