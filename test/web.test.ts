@@ -1264,7 +1264,16 @@ describe('web page', { skip: unavailable }, () => {
     // with its sign-in page (200 text/html), as one does whose session cookie the page never sends;
     // then with its own error page (502 text/html), as one does that cannot reach the registry.
     let status = 200;
+    // When each A2A call reached the proxy (status 0: passed through to the registry).
+    const calls: number[] = [];
     const proxy = await startProxy((res) => {
+      calls.push(Date.now());
+      if (status === 0) return false;
+      if (status === 429) {
+        // A rate limit in front of the registry, as the registry's own: google.rpc.Status and Retry-After.
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' }).end(JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Too many requests.' } }));
+        return true;
+      }
       const body = status === 200 ? '<!doctype html><title>Sign in</title><form>Sign in to continue</form>' : '<html><body><h1>502 Bad Gateway</h1></body></html>';
       res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);
       return true;
@@ -1290,6 +1299,19 @@ describe('web page', { skip: unavailable }, () => {
           /answered HTTP 502 \(Bad Gateway\) with text\/html, not the registry's answer: something in front of the registry \(a proxy, a gateway\) could not get an answer from it\..*Try again in a moment; if it stays, tell the registry's operator\./s,
         );
         assert.equal(await gateway.getByRole('button', { name: 'Try again' }).count(), 1);
+
+        // Rate limited, and Search pressed again at once: asked once the 2 s the limit names are
+        // over (asked sooner, it is only refused again), and the page says so meanwhile.
+        status = 429;
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        await page.locator('[role=alert]', { hasText: 'RATE_LIMITED' }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        const refusedAt = calls[calls.length - 1]!;
+        status = 0;
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        assert.match(await page.locator('#result-count').innerText(), /^Searching again in [12] s, when the registry allows it\.$/);
+        await expectHits(page, ['Weather Agent']);
+        assert.ok(calls[calls.length - 1]! - refusedAt >= 1900, `asked again ${calls[calls.length - 1]! - refusedAt} ms after the refusal`);
       });
     } finally {
       await proxy.close();

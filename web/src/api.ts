@@ -33,7 +33,11 @@ export class RegistryError extends Error {
   ) {
     super(message);
     this.name = 'RegistryError';
+    this.notBefore = retryAfterSeconds === undefined ? undefined : Date.now() + retryAfterSeconds * 1000;
   }
+
+  /** When asking again may be answered (Date.now() time), for a refusal that names a wait (a rate limit's Retry-After). */
+  readonly notBefore: number | undefined;
 }
 
 /** A document uploaded as a file part, exactly as the person typed or dropped it. */

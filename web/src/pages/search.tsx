@@ -341,7 +341,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           const url = searchUrl(params, { q: text.trim() ? text : undefined });
           // The search shown, asked again (after "cannot be reached", a rate limit, or to see
           // what changed): search again in place; a new history entry would only make Back stall.
-          if (url === searchUrl(params, {}, true)) retry.again();
+          // Under a rate limit, once its wait is over: asked sooner, it is only refused again.
+          if (url === searchUrl(params, {}, true)) retry.again(undefined, result.state === 'failed' ? result.error : undefined);
           else navigate(url, { replace: text !== query });
         }}
       >
@@ -382,7 +383,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       {/* A slow search for other words or filters: the results shown are the last search's, said and drawn so. */}
       <div class={`results${stale ? ' stale' : ''}`} aria-busy={result.state === 'loading' || stale}>
         <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
-          {stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, hasWords || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
+          {retry.waitingSeconds !== undefined
+            ? `Searching again in ${retry.waitingSeconds} s, when the registry allows it.`
+            : stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, hasWords || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && (
           <ErrorNotice
