@@ -865,6 +865,13 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.problems li', { hasText: '/toolspec/tools' }).waitFor({ timeout: 5000 });
       assert.doesNotMatch((await page.locator('.problems').textContent()) ?? '', /supportedInterfaces|skills/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"x"')));
+
+      // Nested thousands deep: the registry's refusal is shown (listed, unmarked), not a page
+      // stuck at "Validating…" (marking it overflowed the stack of the page's JSON parser).
+      await page.locator('#document').fill(`${'['.repeat(5000)}${']'.repeat(5000)}`);
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems li', { hasText: 'nested deeper than' }).waitFor({ timeout: 5000 });
+      assert.equal(await page.getByRole('button', { name: 'Validate', exact: true }).isEnabled(), true);
     });
   });
 

@@ -29,7 +29,16 @@ export interface ParsedDocument {
 
 export function parseDocument(text: string): ParsedDocument {
   const errors: ParseError[] = [];
-  const root = parseTree(text, errors, STRICT);
+  let root: Node | undefined;
+  try {
+    root = parseTree(text, errors, STRICT);
+  } catch (err) {
+    // jsonc-parser recurses once per level: nesting a few thousand deep ([[[[…]]]]) overflows the
+    // stack. Such a document is listed with its problems, unmarked, rather than leaving the page
+    // stuck at "Validating…" with the registry's answer in hand.
+    if (err instanceof RangeError) return { root: undefined };
+    throw err;
+  }
   const first = errors[0];
   if (!first) return { root };
   const name = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
