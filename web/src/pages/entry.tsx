@@ -185,13 +185,15 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   };
 
   if (loaded.state !== 'done') {
-    // The same heading element as the loaded page's, so the focus given to it on arrival stays.
+    // The same heading element as the loaded page's, so the focus given to it on arrival stays:
+    // the header is keyed, as the lines drawn above it differ (the loaded page's status line, a
+    // failed switch's notice) and an unkeyed header was drawn anew, the focus lost to the body.
     return (
       <article class="entry-page">
         <p class="breadcrumb">
           <a href={href('/')}>Search</a>
         </p>
-        <header class="entry-head">
+        <header class="entry-head" key="entry-head">
           <h1 ref={heading} tabIndex={-1}>
             {loaded.state === 'loading' ? 'Loading entry…' : 'Entry not available'}
           </h1>
@@ -246,7 +248,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           onRetry={() => retry.again(heading.current)}
         />
       )}
-      <header class="entry-head">
+      <header class="entry-head" key="entry-head">
         <h1 ref={heading} tabIndex={-1} dir="auto">
           {entry.name}
         </h1>
