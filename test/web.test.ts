@@ -1640,7 +1640,8 @@ describe('web page', { skip: unavailable }, () => {
     const server = resultOf(await op(alice, { register: { mcpServer: mcpServer(`wraparound-${word('server', 120)}`, 'https://wraparound.example.org/mcp'), toolspec: spec } })).id;
 
     await withPage(async (page) => {
-      for (const width of [1200, 360]) {
+      // 320 px: a phone's narrowest, and 400 % zoom of a 1280 px window (WCAG's reflow width).
+      for (const width of [1200, 360, 320]) {
         await page.setViewportSize({ width, height: 900 });
         for (const [path, ready] of [
           ['/', `.hit a[href$="${agent}"]`],
@@ -1667,7 +1668,9 @@ describe('web page', { skip: unavailable }, () => {
           assert.ok(scrollWidth <= windowWidth, `${path} at ${width} px: the page is ${scrollWidth} px wide in a ${windowWidth} px window; too wide: ${wide.join(', ')}`);
         }
         // The last page, the MCP server: its ordinary table keeps short words whole (a column
-        // title, a name, a type), however long the words in the table above it.
+        // title, a name, a type), however long the words in the table above it. (At 320 px its
+        // three columns share 250 px: a column title may break there rather than overflow.)
+        if (width === 320) continue;
         const brokenWords = await page.evaluate(() => {
           const broken: string[] = [];
           const range = document.createRange();
