@@ -1044,6 +1044,11 @@ describe('web page', { skip: unavailable }, () => {
         assert.ok(notice!.y > field!.y && notice!.y - (field!.y + field!.height) < 120, `the refusal is ${notice!.y - field!.y} px below the token field`);
         assert.equal(await page.locator('#token').getAttribute('aria-describedby'), await refusal.getAttribute('id'));
         assert.equal(await page.locator('#token').getAttribute('aria-invalid'), code === 'UNAUTHENTICATED' ? 'true' : null);
+        if (code === 'UNAUTHENTICATED') {
+          // Said to the person who typed the token, not to a program (which header) or an operator (REGISTRY_TOKENS).
+          assert.match(await refusal.innerText(), /does not accept the token typed under Register: it may be mistyped/);
+          assert.doesNotMatch(await refusal.innerText(), /Authorization|REGISTRY_TOKENS/);
+        }
         assert.ok(await page.evaluate(() => document.activeElement?.closest('section.register') != null), 'focus moves to the refusal');
         await screenshot(page, `register-refused-${code.toLowerCase()}`);
       }
