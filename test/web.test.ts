@@ -908,6 +908,8 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('#token').inputValue(), TOKENS.alice);
       await page.getByRole('button', { name: 'Forget token' }).click();
       assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), null);
+      // The button is gone with the token: the focus is in the emptied field, not on the page's top.
+      await page.waitForFunction(() => document.activeElement?.id === 'token', undefined, { timeout: 5000 });
 
       // A toolspec registers with the server fields.
       await page.locator('#document').fill(JSON.stringify(toolspec()));

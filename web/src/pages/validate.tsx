@@ -353,6 +353,9 @@ export function ValidatePage({ moved }: { moved: number }) {
                 onClick={() => {
                   setToken('');
                   saveToken('');
+                  // This button goes with the token: the focus waits in the emptied field (where
+                  // another is typed), not lost to the top of the page.
+                  document.getElementById('token')?.focus();
                 }}
               >
                 Forget token
