@@ -1021,6 +1021,8 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('#document').inputValue(), '');
       await example.click();
       assert.match(await page.locator('#document').inputValue(), /"Invoice Agent"/);
+      // The offer goes with the empty box: the focus is on the example, to edit it, not on the page's top.
+      await page.waitForFunction(() => document.activeElement?.id === 'document', undefined, { timeout: 5000 });
     });
   });
 

@@ -262,7 +262,15 @@ export function ValidatePage({ moved }: { moved: number }) {
             {text.trim() === '' && (
               <>
                 , or{' '}
-                <button type="button" class="link" onClick={() => setText(JSON.stringify(EXAMPLE_CARD, null, 2))}>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => {
+                    setText(JSON.stringify(EXAMPLE_CARD, null, 2));
+                    // This button goes once the box has text: the focus goes to the example, to edit it.
+                    document.getElementById('document')?.focus();
+                  }}
+                >
                   start from an example card
                 </button>
               </>
