@@ -1135,6 +1135,8 @@ describe('web page', { skip: unavailable }, () => {
         await page.locator('#read-token').fill(TOKENS.alice);
         await page.getByRole('button', { name: 'Use this token' }).click();
         await page.locator('[role=alert]').waitFor({ state: 'detached' });
+        // The prompt is gone, and the focus in it: it waits on the document's link, to download again.
+        await page.waitForFunction(() => document.activeElement?.closest('.documents') != null, undefined, { timeout: 5000 });
         const [again] = await Promise.all([page.waitForEvent('download'), raw.click()]);
         assert.equal(JSON.parse(fs.readFileSync((await again.path())!, 'utf8')).name, 'Closed Door Agent');
       });

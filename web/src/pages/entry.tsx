@@ -324,7 +324,16 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           ))}
         </ul>
         {downloadFailed !== undefined && <ErrorNotice error={downloadFailed} title="The document could not be downloaded" />}
-        {downloadFailed !== undefined && needsToken(downloadFailed) && <TokenPrompt onSaved={() => setDownloadFailed(undefined)} />}
+        {downloadFailed !== undefined && needsToken(downloadFailed) && (
+          <TokenPrompt
+            onSaved={() => {
+              setDownloadFailed(undefined);
+              // The prompt goes with the refusal, and the focus in it: it waits on the document's
+              // link, to download it with the token typed (not lost to the top of the page).
+              window.document.querySelector<HTMLAnchorElement>('.documents a')?.focus();
+            }}
+          />
+        )}
         <details>
           <summary>
             The {entry.kind === 'agent' ? 'agent card' : 'server and toolspec'} as registered (revision {entry.revision})
