@@ -847,6 +847,13 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('.doc tr.has-error .ln').textContent(), '3');
       await screenshot(page, 'validate-syntax');
 
+      // A tab pasted into a string: the page says the tab's place, as the registry's message does (not the string's opening quote).
+      await page.locator('#document').fill('{\n  "name": "Tab\tAgent"\n}');
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems .note', { hasText: 'invalid character' }).waitFor({ timeout: 5000 });
+      assert.match(await page.locator('.validation-summary').innerText(), /line 2 column 15/);
+      assert.match(await page.locator('.problems .note').innerText(), /invalid character at line 2, column 15/);
+
       // A toolspec: detected, its paths (reported under /toolspec) placed in the pasted text.
       const spec = toolspec();
       (spec.tools[1] as WireJson).inputSchema = { type: 'array' };
