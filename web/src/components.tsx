@@ -243,6 +243,9 @@ export function useRetry(key: string): Retry {
   const [queued, setQueued] = useState<{ key: string; ms: number }>();
   const waiting = queued?.key === key ? queued.ms : undefined;
   useEffect(() => {
+    // Another read shown meanwhile (other words, Back): the asking queued for this one is dropped,
+    // not left to fire if the person comes back to it.
+    if (queued !== undefined && queued.key !== key) setQueued(undefined);
     if (waiting === undefined) return;
     const timer = window.setTimeout(() => {
       setQueued(undefined);
