@@ -780,6 +780,18 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(new URL(page.url()).search, '');
       assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision3/);
 
+      // A comparison link naming a revision no longer kept: said so, the kept ones offered in the
+      // selects (not a blank select), and nothing asked of the registry for it.
+      await page.goto(`${registry.url}/entries/${ids.invoice}?from=99&to=3`);
+      const notKept = page.locator('#history [role=status]', { hasText: 'not in this entry' });
+      await notKept.waitFor();
+      assert.equal(await notKept.innerText(), "This link compares revision 99, which is not in this entry's history (old revisions leave it; it keeps revisions 1–3). Choose two of them above and Compare.");
+      assert.deepEqual([await page.locator('#diff-from').inputValue(), await page.locator('#diff-to').inputValue()], ['2', '3']);
+      assert.equal(await page.locator('.diff, [role=alert]').count(), 0);
+      await page.getByRole('button', { name: 'Compare' }).click();
+      await page.waitForURL(/from=2&to=3/);
+      await page.locator('.diff-summary').waitFor();
+
       // A shared link opens on the same diff; an older revision says it is not the current one.
       await page.goto(`${registry.url}/entries/${ids.invoice}?revision=2&from=2&to=3`);
       await page.locator('.diff-table').waitFor();
@@ -835,6 +847,13 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('.doc tr.has-error .ln').textContent(), '3');
       await screenshot(page, 'validate-syntax');
 
+      // A tab pasted into a string: the page says the tab's place, as the registry's message does (not the string's opening quote).
+      await page.locator('#document').fill('{\n  "name": "Tab\tAgent"\n}');
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems .note', { hasText: 'invalid character' }).waitFor({ timeout: 5000 });
+      assert.match(await page.locator('.validation-summary').innerText(), /line 2 column 15/);
+      assert.match(await page.locator('.problems .note').innerText(), /invalid character at line 2, column 15/);
+
       // A toolspec: detected, its paths (reported under /toolspec) placed in the pasted text.
       const spec = toolspec();
       (spec.tools[1] as WireJson).inputSchema = { type: 'array' };
@@ -853,6 +872,13 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.problems li', { hasText: '/toolspec/tools' }).waitFor({ timeout: 5000 });
       assert.doesNotMatch((await page.locator('.problems').textContent()) ?? '', /supportedInterfaces|skills/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"x"')));
+
+      // Nested thousands deep: the registry's refusal is shown (listed, unmarked), not a page
+      // stuck at "Validating…" (marking it overflowed the stack of the page's JSON parser).
+      await page.locator('#document').fill(`${'['.repeat(5000)}${']'.repeat(5000)}`);
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems li', { hasText: 'nested deeper than' }).waitFor({ timeout: 5000 });
+      assert.equal(await page.getByRole('button', { name: 'Validate', exact: true }).isEnabled(), true);
     });
   });
 
@@ -889,6 +915,8 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('#token').inputValue(), TOKENS.alice);
       await page.getByRole('button', { name: 'Forget token' }).click();
       assert.equal(await page.evaluate(() => sessionStorage.getItem('a2a-registry.token')), null);
+      // The button is gone with the token: the focus is in the emptied field, not on the page's top.
+      await page.waitForFunction(() => document.activeElement?.id === 'token', undefined, { timeout: 5000 });
 
       // A toolspec registers with the server fields.
       await page.locator('#document').fill(JSON.stringify(toolspec()));
@@ -1000,6 +1028,8 @@ describe('web page', { skip: unavailable }, () => {
       assert.equal(await page.locator('#document').inputValue(), '');
       await example.click();
       assert.match(await page.locator('#document').inputValue(), /"Invoice Agent"/);
+      // The offer goes with the empty box: the focus is on the example, to edit it, not on the page's top.
+      await page.waitForFunction(() => document.activeElement?.id === 'document', undefined, { timeout: 5000 });
     });
   });
 
@@ -1025,6 +1055,11 @@ describe('web page', { skip: unavailable }, () => {
         assert.ok(notice!.y > field!.y && notice!.y - (field!.y + field!.height) < 120, `the refusal is ${notice!.y - field!.y} px below the token field`);
         assert.equal(await page.locator('#token').getAttribute('aria-describedby'), await refusal.getAttribute('id'));
         assert.equal(await page.locator('#token').getAttribute('aria-invalid'), code === 'UNAUTHENTICATED' ? 'true' : null);
+        if (code === 'UNAUTHENTICATED') {
+          // Said to the person who typed the token, not to a program (which header) or an operator (REGISTRY_TOKENS).
+          assert.match(await refusal.innerText(), /does not accept the token typed under Register: it may be mistyped/);
+          assert.doesNotMatch(await refusal.innerText(), /Authorization|REGISTRY_TOKENS/);
+        }
         assert.ok(await page.evaluate(() => document.activeElement?.closest('section.register') != null), 'focus moves to the refusal');
         await screenshot(page, `register-refused-${code.toLowerCase()}`);
       }
@@ -1107,6 +1142,8 @@ describe('web page', { skip: unavailable }, () => {
         await page.locator('#read-token').fill(TOKENS.alice);
         await page.getByRole('button', { name: 'Use this token' }).click();
         await page.locator('[role=alert]').waitFor({ state: 'detached' });
+        // The prompt is gone, and the focus in it: it waits on the document's link, to download again.
+        await page.waitForFunction(() => document.activeElement?.closest('.documents') != null, undefined, { timeout: 5000 });
         const [again] = await Promise.all([page.waitForEvent('download'), raw.click()]);
         assert.equal(JSON.parse(fs.readFileSync((await again.path())!, 'utf8')).name, 'Closed Door Agent');
       });
@@ -1203,9 +1240,15 @@ describe('web page', { skip: unavailable }, () => {
     const dataDir = tempDir('a2a-registry-web-retry-');
     let comeback = await startTestRegistry({ PORT: port, REGISTRY_DATA_DIR: dataDir });
     try {
-      const alice = await sdkClient(comeback.url, { token: TOKENS.alice });
-      await op(alice, { register: { agentCard: v1Card('Comeback Agent', 'https://comeback.example.org/a2a') } });
       await withPage(async (page) => {
+        // Empty still: a link whose words are blank (q=%20) says nothing is registered, as the
+        // page without words does, not "Nothing matches" (there is nothing to match).
+        await page.goto(`${comeback.url}/?q=%20`);
+        await page.locator('.notice', { hasText: 'Nothing is registered yet.' }).waitFor();
+        assert.equal(await page.locator('#result-count').innerText(), 'No entries.');
+
+        const alice = await sdkClient(comeback.url, { token: TOKENS.alice });
+        await op(alice, { register: { agentCard: v1Card('Comeback Agent', 'https://comeback.example.org/a2a') } });
         await page.goto(`${comeback.url}/?q=comeback`);
         await expectHits(page, ['Comeback Agent']);
         const entries = await page.evaluate(() => history.length);
@@ -1246,7 +1289,16 @@ describe('web page', { skip: unavailable }, () => {
     // with its sign-in page (200 text/html), as one does whose session cookie the page never sends;
     // then with its own error page (502 text/html), as one does that cannot reach the registry.
     let status = 200;
+    // When each A2A call reached the proxy (status 0: passed through to the registry).
+    const calls: number[] = [];
     const proxy = await startProxy((res) => {
+      calls.push(Date.now());
+      if (status === 0) return false;
+      if (status === 429) {
+        // A rate limit in front of the registry, as the registry's own: google.rpc.Status and Retry-After.
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' }).end(JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Too many requests.' } }));
+        return true;
+      }
       const body = status === 200 ? '<!doctype html><title>Sign in</title><form>Sign in to continue</form>' : '<html><body><h1>502 Bad Gateway</h1></body></html>';
       res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);
       return true;
@@ -1272,6 +1324,19 @@ describe('web page', { skip: unavailable }, () => {
           /answered HTTP 502 \(Bad Gateway\) with text\/html, not the registry's answer: something in front of the registry \(a proxy, a gateway\) could not get an answer from it\..*Try again in a moment; if it stays, tell the registry's operator\./s,
         );
         assert.equal(await gateway.getByRole('button', { name: 'Try again' }).count(), 1);
+
+        // Rate limited, and Search pressed again at once: asked once the 2 s the limit names are
+        // over (asked sooner, it is only refused again), and the page says so meanwhile.
+        status = 429;
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        await page.locator('[role=alert]', { hasText: 'RATE_LIMITED' }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        const refusedAt = calls[calls.length - 1]!;
+        status = 0;
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        assert.match(await page.locator('#result-count').innerText(), /^Searching again in [12] s, when the registry allows it\.$/);
+        await expectHits(page, ['Weather Agent']);
+        assert.ok(calls[calls.length - 1]! - refusedAt >= 1900, `asked again ${calls[calls.length - 1]! - refusedAt} ms after the refusal`);
       });
     } finally {
       await proxy.close();
@@ -1329,6 +1394,13 @@ describe('web page', { skip: unavailable }, () => {
         await screenshot(page, 'entry-revision-coming');
         hold = false;
         await passDeadlines(page);
+        // It did not come: the revision on screen stays, beside the failure, no longer "Loading".
+        const notCome = page.locator('[role=alert]', { hasText: 'TIMEOUT' });
+        await notCome.waitFor({ timeout: 5000 });
+        assert.match(await notCome.innerText(), /Revision 2 could not be loaded; revision 3 is still shown/);
+        assert.equal(await page.locator('h1').innerText(), 'Invoice Agent');
+        assert.equal(await page.locator('.entry-page > [role=status]').innerText(), '');
+        assert.equal(await page.locator('.entry-page').getAttribute('aria-busy'), 'false');
         await page.getByRole('button', { name: 'Try again' }).click();
         await page.locator('.entry-head', { hasText: 'not the current one' }).waitFor();
         assert.equal(await page.locator('.entry-page > [role=status]').innerText(), '');
@@ -1586,7 +1658,8 @@ describe('web page', { skip: unavailable }, () => {
     const server = resultOf(await op(alice, { register: { mcpServer: mcpServer(`wraparound-${word('server', 120)}`, 'https://wraparound.example.org/mcp'), toolspec: spec } })).id;
 
     await withPage(async (page) => {
-      for (const width of [1200, 360]) {
+      // 320 px: a phone's narrowest, and 400 % zoom of a 1280 px window (WCAG's reflow width).
+      for (const width of [1200, 360, 320]) {
         await page.setViewportSize({ width, height: 900 });
         for (const [path, ready] of [
           ['/', `.hit a[href$="${agent}"]`],
@@ -1613,7 +1686,9 @@ describe('web page', { skip: unavailable }, () => {
           assert.ok(scrollWidth <= windowWidth, `${path} at ${width} px: the page is ${scrollWidth} px wide in a ${windowWidth} px window; too wide: ${wide.join(', ')}`);
         }
         // The last page, the MCP server: its ordinary table keeps short words whole (a column
-        // title, a name, a type), however long the words in the table above it.
+        // title, a name, a type), however long the words in the table above it. (At 320 px its
+        // three columns share 250 px: a column title may break there rather than overflow.)
+        if (width === 320) continue;
         const brokenWords = await page.evaluate(() => {
           const broken: string[] = [];
           const range = document.createRange();

@@ -33,7 +33,11 @@ export class RegistryError extends Error {
   ) {
     super(message);
     this.name = 'RegistryError';
+    this.notBefore = retryAfterSeconds === undefined ? undefined : Date.now() + retryAfterSeconds * 1000;
   }
+
+  /** When asking again may be answered (Date.now() time), for a refusal that names a wait (a rate limit's Retry-After). */
+  readonly notBefore: number | undefined;
 }
 
 /** A document uploaded as a file part, exactly as the person typed or dropped it. */
@@ -258,12 +262,21 @@ export async function read<T = Json>(operation: Json, signal: AbortSignal): Prom
  * configured. A registry open to anonymous reads reads without it too (the prompt offers that).
  */
 function tokenRefused(err: unknown): unknown {
-  if (!(err instanceof RegistryError) || err.code !== 'UNAUTHENTICATED') return err;
-  const message = config.readNeedsToken
-    ? 'The registry does not accept the token kept in this tab: it may be mistyped, or changed since. Type yours below.'
-    : 'The registry does not accept the token kept in this tab: it may be mistyped, or changed since. Type the right one below, or read without a token.';
-  return new RegistryError(err.code, message, err.details, err.retryAfterSeconds);
+  return refusalSaid(
+    err,
+    config.readNeedsToken
+      ? 'The registry does not accept the token kept in this tab: it may be mistyped, or changed since. Type yours below.'
+      : 'The registry does not accept the token kept in this tab: it may be mistyped, or changed since. Type the right one below, or read without a token.',
+  );
 }
+
+/** The registry's refusal of the token typed under Register (validate, register), said to the person who typed it, as tokenRefused does. */
+export const typedTokenRefused = (err: unknown): unknown =>
+  refusalSaid(err, "The registry does not accept the token typed under Register: it may be mistyped, or no longer valid. Correct it, or ask the registry's operator for yours.");
+
+/** A refusal of a token (UNAUTHENTICATED) in the given words; any other failure as it is. */
+const refusalSaid = (err: unknown, message: string): unknown =>
+  err instanceof RegistryError && err.code === 'UNAUTHENTICATED' ? new RegistryError(err.code, message, err.details, err.retryAfterSeconds) : err;
 
 /**
  * A document at one of the registry's plain GET URLs (an entry's card at its stable URL), read

@@ -101,6 +101,9 @@ export function formatDate(iso: string): string {
 /** Failures that asking again may mend: no answer, a gateway's error, a rate limit. A refusal of the request itself would only be repeated. */
 const TRANSIENT = /^(NETWORK|TIMEOUT|FAILED|RATE_LIMITED|STORAGE_UNAVAILABLE|STARTING_UP|UNAVAILABLE|INTERNAL|HTTP_5\d\d)$/;
 
+/** A failure that asking again may mend (see TRANSIENT): what was shown before it may stay on screen beside it. */
+export const mayMendByAsking = (error: unknown) => error instanceof RegistryError && TRANSIENT.test(error.code);
+
 /**
  * The registry's refusal, in its own words: message, then each detail with its path and hint.
  * With `onRetry`, a failure that asking again may mend offers a button that does.
@@ -108,11 +111,11 @@ const TRANSIENT = /^(NETWORK|TIMEOUT|FAILED|RATE_LIMITED|STORAGE_UNAVAILABLE|STA
 export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; title?: string; id?: string; onRetry?: () => void }) {
   const err = error instanceof RegistryError ? error : new RegistryError('ERROR', error instanceof Error ? error.message : String(error));
   // Told to wait (a rate limit): asking sooner is only refused again, so the button waits too.
-  const [waiting, setWaiting] = useState(err.retryAfterSeconds !== undefined);
+  const [waiting, setWaiting] = useState(waitLeft(err) > 0);
   useEffect(() => {
-    setWaiting(err.retryAfterSeconds !== undefined);
-    if (err.retryAfterSeconds === undefined) return;
-    const timer = window.setTimeout(() => setWaiting(false), err.retryAfterSeconds * 1000);
+    setWaiting(waitLeft(err) > 0);
+    if (waitLeft(err) <= 0) return;
+    const timer = window.setTimeout(() => setWaiting(false), waitLeft(err));
     return () => window.clearTimeout(timer);
   }, [error]);
   return (
@@ -133,7 +136,7 @@ export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; tit
           ))}
         </ul>
       )}
-      {onRetry && TRANSIENT.test(err.code) && (
+      {onRetry && mayMendByAsking(err) && (
         <p>
           <button type="button" onClick={onRetry} disabled={waiting}>
             Try again
@@ -143,6 +146,9 @@ export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; tit
     </div>
   );
 }
+
+/** Milliseconds before asking again may be answered (a rate limit's Retry-After, counted from the refusal); 0 when it may be now. */
+export const waitLeft = (error: unknown) => (error instanceof RegistryError && error.notBefore !== undefined ? Math.max(0, error.notBefore - Date.now()) : 0);
 
 /** Sets the tab title and moves focus to the page's heading when the page changes (keyboard and screen reader users land on it). */
 export function usePageHeading(title: string, moved: number) {
@@ -212,8 +218,11 @@ export interface Retry {
   /**
    * Ask again as before ("Try again"). `focus`: where the focus waits meanwhile, when the
    * control that asked goes away with the failure (a notice's button): not lost to the page's top.
+   * `failure`: the failure shown; one that names a wait (a rate limit) is asked again once it is over.
    */
-  again(focus?: HTMLElement | null): void;
+  again(focus?: HTMLElement | null, failure?: unknown): void;
+  /** Asked again, waiting for the registry's Retry-After: the seconds left when asked, else undefined. */
+  waitingSeconds: number | undefined;
   /** The read now shown was asked again with a token typed in the prompt: on success, the focus goes to what it read. */
   withTypedToken: boolean;
   /** For the TokenPrompt: a token saved reads again; refused too, the prompt takes the focus back. */
@@ -230,12 +239,30 @@ export function useRetry(key: string): Retry {
   // The key and attempt of the read asked with a typed token.
   const [typed, setTyped] = useState('');
   const withTypedToken = typed === `${key}#${attempt}`;
+  // An asking that waits for the registry's Retry-After: for this key, the milliseconds it waits.
+  const [queued, setQueued] = useState<{ key: string; ms: number }>();
+  const waiting = queued?.key === key ? queued.ms : undefined;
+  useEffect(() => {
+    // Another read shown meanwhile (other words, Back): the asking queued for this one is dropped,
+    // not left to fire if the person comes back to it.
+    if (queued !== undefined && queued.key !== key) setQueued(undefined);
+    if (waiting === undefined) return;
+    const timer = window.setTimeout(() => {
+      setQueued(undefined);
+      setAttempt((n) => n + 1);
+    }, waiting);
+    return () => window.clearTimeout(timer);
+  }, [queued, key]);
   return {
     attempt,
-    again: (focus) => {
+    again: (focus, failure) => {
       focus?.focus();
-      setAttempt((n) => n + 1);
+      // Asked sooner, the registry only refuses again (and may count it against the wait).
+      const ms = waitLeft(failure);
+      if (ms > 0) setQueued({ key, ms });
+      else setAttempt((n) => n + 1);
     },
+    waitingSeconds: waiting === undefined ? undefined : Math.ceil(waiting / 1000),
     withTypedToken,
     prompt: {
       focus: withTypedToken,

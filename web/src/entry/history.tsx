@@ -23,12 +23,19 @@ export function History(props: HistoryProps) {
   const { revisions, shown } = props;
   const latest = revisions[0]?.revision;
   const numbers = revisions.map((r) => r.revision);
-  const [from, setFrom] = useState(props.from ?? revisions[1]?.revision ?? latest ?? 1);
-  const [to, setTo] = useState(props.to ?? latest ?? 1);
+  // A comparison link outlives its revisions (they leave after REGISTRY_MAX_REVISIONS), or was
+  // edited: a revision not listed is no select's option (it would draw blank) and is not compared.
+  const listed = (n: number | undefined): n is number => n !== undefined && numbers.includes(n);
+  const unlisted = [props.from, props.to].filter((n): n is number => n !== undefined && !listed(n));
+  const [from, setFrom] = useState(listed(props.from) ? props.from : (revisions[1]?.revision ?? latest ?? 1));
+  const [to, setTo] = useState(listed(props.to) ? props.to : (latest ?? 1));
   useEffect(() => {
-    if (props.from !== undefined) setFrom(props.from);
-    if (props.to !== undefined) setTo(props.to);
+    if (listed(props.from)) setFrom(props.from);
+    if (listed(props.to)) setTo(props.to);
   }, [props.from, props.to]);
+  const notCompared = useRef<HTMLDivElement>(null);
+  // Asked for by a link: brought into view, as a comparison is.
+  useEffect(() => notCompared.current?.scrollIntoView({ block: 'start' }), [props.from, props.to]);
 
   return (
     <section aria-labelledby="history-h" id="history">
@@ -71,7 +78,17 @@ export function History(props: HistoryProps) {
       ) : (
         <p class="muted">This is the only revision.</p>
       )}
-      {props.from !== undefined && props.to !== undefined && <Diff from={props.from} to={props.to} load={props.load} />}
+      {unlisted.length > 0 ? (
+        <div class="notice" role="status" ref={notCompared}>
+          <p>
+            This link compares {unlisted.length === 1 ? `revision ${unlisted[0]}, which is` : `revisions ${unlisted.join(' and ')}, which are`} not in this entry's history (old revisions leave it
+            {numbers.length > 0 ? `; it keeps ${numbers.length === 1 ? `revision ${numbers[0]}` : `revisions ${numbers[numbers.length - 1]}–${numbers[0]}`}` : ''}).
+            {revisions.length > 1 ? ' Choose two of them above and Compare.' : ''}
+          </p>
+        </div>
+      ) : (
+        props.from !== undefined && props.to !== undefined && <Diff from={props.from} to={props.to} load={props.load} />
+      )}
     </section>
   );
 }

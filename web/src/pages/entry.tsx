@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fetchDocument, isAbort, read, RegistryError, type EntryView } from '../api';
-import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
+import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, mayMendByAsking, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
 import { documentPaths } from '../../../src/catalog/vocabulary';
 import { AgentCardView } from '../entry/card-view';
@@ -16,8 +16,11 @@ import { obj, pretty } from '../entry/untrusted';
 import { navigate } from '../router';
 import { savedToken } from '../token';
 
-/** `asked`: the revision the URL asked for when the entry shown was read (undefined: the current one). */
-type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView; asked: number | undefined };
+/**
+ * `asked`: the revision the URL asked for when the entry shown was read (undefined: the current one).
+ * `switchFailed`: the revision the URL asks for now did not come, for a reason asking again may mend.
+ */
+type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView; asked: number | undefined; switchFailed?: unknown };
 
 /** Where the catalog door serves the entry's documents (src/catalog): [what, path]. */
 const stableDocuments = (entry: EntryView): [string, string][] =>
@@ -150,14 +153,17 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
       setLoaded({ state: 'failed', error: new RegistryError('NOT_FOUND', `No entry has an id of ${id.length} characters: ids are at most ${config.maxIdChars}. Check the link.`) });
       return;
     }
-    setLoaded((l) => (l.state === 'done' ? l : { state: 'loading' }));
+    setLoaded((l) => (l.state === 'done' ? { ...l, switchFailed: undefined } : { state: 'loading' }));
     read<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, controller.signal)
       .then((entry) => {
         documents.current.set(entry.revision, entry.document);
         setLoaded({ state: 'done', entry, asked: revision });
       })
       .catch((error: unknown) => {
-        if (!isAbort(error)) setLoaded({ state: 'failed', error });
+        if (isAbort(error)) return;
+        // Another revision that did not come (no answer in time, a gateway's error): the one on
+        // screen stays, with the failure and "Try again", rather than "Entry not available".
+        setLoaded((l) => (l.state === 'done' && mayMendByAsking(error) ? { ...l, switchFailed: error } : { state: 'failed', error }));
       });
     return () => controller.abort();
   }, [id, revision, retry.attempt]);
@@ -179,13 +185,15 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   };
 
   if (loaded.state !== 'done') {
-    // The same heading element as the loaded page's, so the focus given to it on arrival stays.
+    // The same heading element as the loaded page's, so the focus given to it on arrival stays:
+    // the header is keyed, as the lines drawn above it differ (the loaded page's status line, a
+    // failed switch's notice) and an unkeyed header was drawn anew, the focus lost to the body.
     return (
       <article class="entry-page">
         <p class="breadcrumb">
           <a href={href('/')}>Search</a>
         </p>
-        <header class="entry-head">
+        <header class="entry-head" key="entry-head">
           <h1 ref={heading} tabIndex={-1}>
             {loaded.state === 'loading' ? 'Loading entry…' : 'Entry not available'}
           </h1>
@@ -213,7 +221,8 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   const { entry } = loaded;
   // Another revision asked for (a link in the history, Back): the one shown stays until it
   // arrives, and the page says it is coming, not looking as if the link did nothing.
-  const switching = loaded.asked !== revision;
+  const switching = loaded.asked !== revision && loaded.switchFailed === undefined;
+  const asked = revision === undefined ? 'the current revision' : `revision ${revision}`;
   const revisions = entry.revisions ?? [{ revision: entry.revision, updatedAt: entry.updatedAt }];
   const latest = revisions[0]?.revision ?? entry.revision;
   const document = obj(entry.document) ?? {};
@@ -230,9 +239,16 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
       </p>
       <p class="muted entry-switching" role="status">
-        {switching ? `Loading ${revision === undefined ? 'the current revision' : `revision ${revision}`}…` : ''}
+        {switching ? `Loading ${asked}…` : ''}
       </p>
-      <header class="entry-head">
+      {loaded.switchFailed !== undefined && (
+        <ErrorNotice
+          error={loaded.switchFailed}
+          title={`${asked[0]!.toUpperCase()}${asked.slice(1)} could not be loaded; revision ${entry.revision} is still shown`}
+          onRetry={() => retry.again(heading.current)}
+        />
+      )}
+      <header class="entry-head" key="entry-head">
         <h1 ref={heading} tabIndex={-1} dir="auto">
           {entry.name}
         </h1>
@@ -308,7 +324,16 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           ))}
         </ul>
         {downloadFailed !== undefined && <ErrorNotice error={downloadFailed} title="The document could not be downloaded" />}
-        {downloadFailed !== undefined && needsToken(downloadFailed) && <TokenPrompt onSaved={() => setDownloadFailed(undefined)} />}
+        {downloadFailed !== undefined && needsToken(downloadFailed) && (
+          <TokenPrompt
+            onSaved={() => {
+              setDownloadFailed(undefined);
+              // The prompt goes with the refusal, and the focus in it: it waits on the document's
+              // link, to download it with the token typed (not lost to the top of the page).
+              window.document.querySelector<HTMLAnchorElement>('.documents a')?.focus();
+            }}
+          />
+        )}
         <details>
           <summary>
             The {entry.kind === 'agent' ? 'agent card' : 'server and toolspec'} as registered (revision {entry.revision})

@@ -188,8 +188,10 @@ function foldByEntry(hits: SearchHit[]): { hits: SearchHit[]; folded: boolean } 
 
 export function SearchPage({ params, moved }: { params: URLSearchParams; moved: number }) {
   const query = params.get('q') ?? '';
+  // Words to search for: a blank query (a link with q=%20) searches everything, as none does.
+  const hasWords = query.trim() !== '';
   const linkedNumber = pageNumberOf(params);
-  const heading = usePageHeading(query ? `“${query}” · ${config.name}` : config.name, moved);
+  const heading = usePageHeading(hasWords ? `“${query.trim()}” · ${config.name}` : config.name, moved);
   const [text, setText] = useState(query);
   const [result, setResult] = useState<Result>({ state: 'loading' });
   const [slow, setSlow] = useState(false);
@@ -339,7 +341,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           const url = searchUrl(params, { q: text.trim() ? text : undefined });
           // The search shown, asked again (after "cannot be reached", a rate limit, or to see
           // what changed): search again in place; a new history entry would only make Back stall.
-          if (url === searchUrl(params, {}, true)) retry.again();
+          // Under a rate limit, once its wait is over: asked sooner, it is only refused again.
+          if (url === searchUrl(params, {}, true)) retry.again(undefined, result.state === 'failed' ? result.error : undefined);
           else navigate(url, { replace: text !== query });
         }}
       >
@@ -380,7 +383,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       {/* A slow search for other words or filters: the results shown are the last search's, said and drawn so. */}
       <div class={`results${stale ? ' stale' : ''}`} aria-busy={result.state === 'loading' || stale}>
         <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
-          {stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, query !== '' || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
+          {retry.waitingSeconds !== undefined
+            ? `Searching again in ${retry.waitingSeconds} s, when the registry allows it.`
+            : stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, hasWords || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && (
           <ErrorNotice
@@ -403,7 +408,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         {result.state === 'done' && result.page.results.length > 0 && (
           <ol class="hits" start={pageNumber === undefined ? undefined : (pageNumber - 1) * PAGE_SIZE + 1}>
             {result.page.results.map((hit) => (
-              <Hit hit={hit} terms={terms} showMatch={query.trim() !== ''} />
+              <Hit hit={hit} terms={terms} showMatch={hasWords} />
             ))}
           </ol>
         )}
@@ -463,7 +468,7 @@ function EmptyResults({ params }: { params: URLSearchParams }) {
         <p>
           Nothing matches with these filters. <a href={searchUrl(params, Object.fromEntries(FILTER_PARAMS.map((k) => [k, undefined])))}>Clear the filters</a>.
         </p>
-      ) : params.get('q') ? (
+      ) : params.get('q')?.trim() ? (
         <p>Nothing matches. Try fewer or other words.</p>
       ) : (
         <p>

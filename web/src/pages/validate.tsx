@@ -5,7 +5,7 @@
  * sessionStorage only).
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { call, RegistryError, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
+import { call, RegistryError, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
 import { ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
@@ -182,7 +182,9 @@ export function ValidatePage({ moved }: { moved: number }) {
         if (needsToken(error)) {
           if (savedToken() === token) saveToken('');
         } else if (what === 'register') saveToken(token);
-        setOutcome({ state: 'failed', what, error });
+        // A token refused is told to the person who typed it: the registry's words name the
+        // header a program sends and where an operator configures tokens.
+        setOutcome({ state: 'failed', what, error: token ? typedTokenRefused(error) : error });
       }
     }
     // Focus goes where the answer is: a refused registration is told beside the token field.
@@ -260,7 +262,15 @@ export function ValidatePage({ moved }: { moved: number }) {
             {text.trim() === '' && (
               <>
                 , or{' '}
-                <button type="button" class="link" onClick={() => setText(JSON.stringify(EXAMPLE_CARD, null, 2))}>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => {
+                    setText(JSON.stringify(EXAMPLE_CARD, null, 2));
+                    // This button goes once the box has text: the focus goes to the example, to edit it.
+                    document.getElementById('document')?.focus();
+                  }}
+                >
                   start from an example card
                 </button>
               </>
@@ -351,6 +361,9 @@ export function ValidatePage({ moved }: { moved: number }) {
                 onClick={() => {
                   setToken('');
                   saveToken('');
+                  // This button goes with the token: the focus waits in the emptied field (where
+                  // another is typed), not lost to the top of the page.
+                  document.getElementById('token')?.focus();
                 }}
               >
                 Forget token

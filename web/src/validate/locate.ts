@@ -29,11 +29,28 @@ export interface ParsedDocument {
 
 export function parseDocument(text: string): ParsedDocument {
   const errors: ParseError[] = [];
-  const root = parseTree(text, errors, STRICT);
+  let root: Node | undefined;
+  try {
+    root = parseTree(text, errors, STRICT);
+  } catch (err) {
+    // jsonc-parser recurses once per level: nesting a few thousand deep ([[[[…]]]]) overflows the
+    // stack. Such a document is listed with its problems, unmarked, rather than leaving the page
+    // stuck at "Validating…" with the registry's answer in hand.
+    if (err instanceof RangeError) return { root: undefined };
+    throw err;
+  }
   const first = errors[0];
   if (!first) return { root };
-  const name = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-  return { root, syntaxError: { range: { start: first.offset, end: first.offset + Math.max(1, first.length) }, message: name } };
+  const code = printParseErrorCode(first.error);
+  const name = code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  let start = first.offset;
+  // A control character in a string (a tab pasted from an editor) is reported at the string's
+  // opening quote: the position said is the character's, as the registry's message says it.
+  if (code === 'InvalidCharacter') {
+    const at = text.slice(first.offset, first.offset + first.length).search(/[\u0000-\u001f]/);
+    if (at > 0) start = first.offset + at;
+  }
+  return { root, syntaxError: { range: { start, end: Math.max(start + 1, first.offset + first.length) }, message: name } };
 }
 
 /** The node a pointer names, or its deepest existing ancestor (a missing property is reported at its parent). */
