@@ -483,6 +483,21 @@ test('warning: localhost and loopback URLs; plain http only when warnInsecureHtt
   mustFind(strict.warnings, '/supportedInterfaces/2/url', 'insecure-url');
 });
 
+test('warning: URLs that run script or read local files (javascript:, data:, file:) are no links', () => {
+  const card = v10();
+  card.documentationUrl = 'javascript:alert(document.cookie)';
+  card.iconUrl = 'data:image/svg+xml,<svg onload=alert(1)>';
+  card.provider = { organization: 'Acme', url: 'file:///etc/passwd' };
+  const v = check(card);
+  assert.equal(v.valid, true);
+  assert.match(mustFind(v.warnings, '/documentationUrl', 'unsafe-url').message, /"javascript:alert\(document\.cookie\)" is a javascript: URL/);
+  mustFind(v.warnings, '/provider/url', 'unsafe-url');
+  // Braces and angle brackets make it a placeholder first: one warning per URL, the first problem.
+  assert.ok(find(v.warnings, '/iconUrl'), 'the data: icon is flagged');
+  card.iconUrl = 'data:image/png;base64,iVBORw0KGgo=';
+  mustFind(check(card).warnings, '/iconUrl', 'unsafe-url');
+});
+
 test('warning: skills without examples, duplicate skill ids', () => {
   const card = v10();
   card.skills = [

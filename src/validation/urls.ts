@@ -6,7 +6,14 @@
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer, quote } from '../lib/json.js';
 
-export type UrlIssue = 'placeholder' | 'loopback' | 'insecure' | 'invalid';
+export type UrlIssue = 'placeholder' | 'loopback' | 'insecure' | 'invalid' | 'unsafe';
+
+/**
+ * Schemes that are no link to a page: a client, catalog or web page that follows one runs script
+ * (javascript:, vbscript:), reads the local machine (file:) or shows inline content (data:). A
+ * documentationUrl, iconUrl or provider url of `javascript:alert(1)` passed without a word.
+ */
+const UNSAFE_SCHEMES: ReadonlySet<string> = new Set(['javascript:', 'vbscript:', 'data:', 'file:']);
 
 /**
  * Template markers and fill-me-in words seen in real cards: {BASE_URL}, ${HOST}, <your-host>,
@@ -58,6 +65,7 @@ export function classifyUrl(raw: string, warnInsecureHttp: boolean): UrlIssue | 
   } catch {
     return 'invalid';
   }
+  if (UNSAFE_SCHEMES.has(url.protocol)) return 'unsafe';
   const host = url.hostname.toLowerCase();
   if (url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:') {
     if (host === '') return 'invalid';
@@ -90,6 +98,13 @@ export function urlFinding(path: string, raw: string, issue: UrlIssue): Finding 
         rule: 'insecure-url',
         message: `${quote(raw)} uses plain http`,
         hint: 'Serve the endpoint over https; A2A requires TLS in production.',
+      };
+    case 'unsafe':
+      return {
+        path,
+        rule: 'unsafe-url',
+        message: `${quote(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw)} is a ${new URL(raw).protocol} URL: a client or page that follows it runs script, reads local files or shows inline content, and reaches no page`,
+        hint: 'Use the https URL of the page or image it stands for.',
       };
     case 'invalid':
       return {
