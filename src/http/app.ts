@@ -8,6 +8,7 @@ import type { TrustProxy } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import type { RegistryMetrics } from '../observability/metrics.js';
 import { internalErrorHandler, notFoundHandler } from './errors.js';
+import { handlerChain } from './handler-chain.js';
 import { requestScope } from './request-log.js';
 import { securityHeaders, type SecurityOptions } from './security.js';
 
@@ -52,10 +53,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
  * and invisible. One a door took on and passed along (it has its scope) was counted there.
  */
 export function finishHttpApp(app: Express, log: Logger, floodGuard: RequestHandler): void {
-  const scope = requestScope(log);
+  const countedAndScoped = handlerChain([floodGuard, requestScope(log)]);
   app.use((req, res, next) => {
     if ((res.locals as { scope?: unknown }).scope) return next();
-    floodGuard(req, res, (err?: unknown) => (err === undefined ? scope(req, res, next) : next(err)));
+    countedAndScoped(req, res, next);
   });
   app.use(notFoundHandler);
   app.use(internalErrorHandler(log));

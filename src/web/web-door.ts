@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from '../http/allowed-methods.js';
+import { handlerChain } from '../http/handler-chain.js';
 import { requestScope } from '../http/request-log.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { getSchema, MAX_FILTER_VALUES, searchSchema } from '../operations/request-schemas.js';
@@ -72,8 +73,7 @@ export const webDoor: Door = {
     // answered with a request id and logged in one line, as every other door's requests are.
     const floodGuard = abuse.floodGuard();
     const scope = requestScope(log);
-    const guarded = (handler: RequestHandler): RequestHandler => (req, res, next) =>
-      floodGuard(req, res, (err?: unknown) => (err === undefined ? scope(req, res, () => handler(req, res, next)) : next(err)));
+    const guarded = (handler: RequestHandler): RequestHandler => handlerChain([floodGuard, scope, handler]);
     const name = typeof ctx.card.name === 'string' ? ctx.card.name : 'A2A Agent Registry';
     const description = typeof ctx.card.description === 'string' ? ctx.card.description : '';
     const assets = loadAssets(log);
