@@ -7,7 +7,11 @@
  * per second, medians and ranges over the pairs.
  *
  * Phases: `register` (durable registrations of unique agent cards: each answer waits for the
- * commit) and `declined` (a message the registry declines at once: its fixed cost per request).
+ * commit), `declined` (a message the registry declines at once: its fixed cost per request) and
+ * `search` (JSON-RPC searches, 1,000 distinct queries in turn as bench/round-trip.ts asks them:
+ * after the warm-up, answered from the search cache). With `register` among the phases, the
+ * searches after it start over on an emptied cache (every write changes the scores): put
+ * `search` first, or measure it on its own.
  *
  *   npx tsx bench/side-by-side.ts ../main .                          (before, after)
  *   npx tsx bench/side-by-side.ts --phases register --pairs 6 --seconds 8 ../main .
@@ -21,6 +25,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT, ensureBuilt } from '../test/support/built.js';
 import { benchCard } from './lib/bench-card.js';
+import { generateQueries } from './lib/generate-entries.js';
 import { measurePhase, median, registerGenerated, startRegistryChild, type ChildServer, type JsonRpcPhase } from './lib/registry-process.js';
 
 const { values, positionals } = parseArgs({
@@ -65,6 +70,11 @@ console.log(
 let sequence = 0;
 const rpc = (parts: unknown[]) =>
   JSON.stringify({ jsonrpc: '2.0', id: ++sequence, method: 'SendMessage', params: { message: { messageId: `m-${sequence}`, role: 'ROLE_USER', parts } } });
+// The queries of bench/round-trip.ts's search phases, in the same order.
+const queries = [...generateQueries(500, 3, false), ...generateQueries(500, 4, true)].map((q) => ({
+  data: { search: { query: q.text, ...(q.filter ? { filter: q.filter } : {}), limit: 20 } },
+  mediaType: 'application/json',
+}));
 const PHASES: Record<string, Omit<JsonRpcPhase, 'url' | 'pid'>> = {
   register: {
     token: TOKEN,
@@ -72,8 +82,9 @@ const PHASES: Record<string, Omit<JsonRpcPhase, 'url' | 'pid'>> = {
     expect: 'TASK_STATE_COMPLETED',
   },
   declined: { token: TOKEN, body: () => rpc([{ data: { noSuchOperation: {} }, mediaType: 'application/json' }]), expect: 'TASK_STATE_REJECTED' },
+  search: { body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
 };
-for (const name of phaseNames) if (!PHASES[name]) throw new Error(`unknown phase "${name}" (register, declined)`);
+for (const name of phaseNames) if (!PHASES[name]) throw new Error(`unknown phase "${name}" (${Object.keys(PHASES).join(', ')})`);
 const phaseOf = (name: string, server: (typeof servers)[number]): JsonRpcPhase => ({ ...PHASES[name]!, url: server.child.url, pid: server.child.pid });
 
 // Warm-up (JIT, prepared statements), not counted.

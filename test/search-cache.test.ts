@@ -72,8 +72,8 @@ test('a kept answer is written from its JSON made once, byte for byte what seria
   const task = (data: unknown) => ({ id: 't', artifacts: [{ artifactId: 'a', parts: [part(data), { text: 'Ünïcode — text' }] }, { artifactId: 'b', parts: [part(data)] }], history: [{ parts: [{ text: '"\\u0000shared-json-' }] }] });
   for (const body of [{ jsonrpc: '2.0', id: 7, result: { task: task(kept) } }, { jsonrpc: '2.0', id: 'x', result: task(kept) }]) {
     const written = jsonAnswerBody(body);
-    assert.ok(Buffer.isBuffer(written), 'spliced');
-    assert.equal(written.toString('utf8'), JSON.stringify(body));
+    assert.ok(Array.isArray(written) && written.every((chunk) => Buffer.isBuffer(chunk)), 'spliced');
+    assert.equal(Buffer.concat(written).toString('utf8'), JSON.stringify(body));
   }
   // An answer without a kept value is serialised as a whole.
   const plain = { jsonrpc: '2.0', id: 1, result: { task: task({ results: [] }) } };

@@ -49,10 +49,25 @@ function hasQueryToken(url: string): boolean {
   return q >= 0 && url.includes('access_token', q) && new URLSearchParams(url.slice(q + 1)).has('access_token');
 }
 
+/**
+ * Every Authorization header the request carried, in order (Node's req.headers keeps only the
+ * first). Read from rawHeaders: req.headersDistinct would build an array of values for every
+ * header of every request to answer this one question.
+ */
+function authorizationHeaders(req: Request): string[] | undefined {
+  let values: string[] | undefined;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') (values ??= []).push(raw[i + 1]!);
+  }
+  return values;
+}
+
 /** Refuses unusable credentials (always) and anonymous callers (when reads are not public). */
 export function authenticate(authenticator: TokenAuthenticator, policy: AccessPolicy): RequestHandler {
   return (req, res, next) => {
-    const admission: Admission = hasQueryToken(req.url) ? { admitted: false, refusal: QUERY_TOKEN_REFUSAL } : admitCaller(authenticator, req.headersDistinct.authorization, policy);
+    const admission: Admission = hasQueryToken(req.url) ? { admitted: false, refusal: QUERY_TOKEN_REFUSAL } : admitCaller(authenticator, authorizationHeaders(req), policy);
     if (admission.admitted) {
       admitted.set(req, admission.caller);
       return next();

@@ -26,15 +26,24 @@ export const directJsonAnswers: RequestHandler = (req, res, next) => {
   res.json = ((body: unknown) => {
     const answer = jsonAnswerBody(body);
     if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', JSON_TYPE);
-    res.setHeader('Content-Length', typeof answer === 'string' ? Buffer.byteLength(answer) : answer.length);
-    res.end(answer);
+    if (typeof answer === 'string') {
+      res.setHeader('Content-Length', Buffer.byteLength(answer));
+      res.end(answer);
+      return res;
+    }
+    res.setHeader('Content-Length', answer.reduce((length, chunk) => length + chunk.length, 0));
+    // Corked until end(): the headers and every chunk leave in one writev, without first being
+    // copied into one buffer (a search answer's chunks are most of its 15-20 KB).
+    res.cork();
+    for (let i = 0; i < answer.length - 1; i++) res.write(answer[i]);
+    res.end(answer[answer.length - 1]);
     return res;
   }) as Response['json'];
   next();
 };
 
-/** The answer's JSON: text, or bytes when shared values are spliced in (the same JSON either way). */
-export function jsonAnswerBody(body: unknown): string | Buffer {
+/** The answer's JSON: text, or chunks of bytes when shared values are spliced in (the same JSON either way). */
+export function jsonAnswerBody(body: unknown): string | Buffer[] {
   return withSharedValues(body) ?? JSON.stringify(body) ?? '';
 }
 
@@ -42,10 +51,10 @@ type Json = Record<string, unknown>;
 const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The JSON-RPC answer as bytes when its task (`result.task`, or `result` itself in v0.3) has a
+ * The JSON-RPC answer as chunks of bytes, in order, when its task (`result.task`, or `result` itself in v0.3) has a
  * data part whose value is shared; undefined otherwise (then it is serialised as a whole).
  */
-function withSharedValues(body: unknown): Buffer | undefined {
+function withSharedValues(body: unknown): Buffer[] | undefined {
   const result = isJson(body) ? body.result : undefined;
   const task = isJson(result) ? (isJson(result.task) ? result.task : result) : undefined;
   if (!task || !Array.isArray(task.artifacts)) return undefined;
@@ -74,5 +83,5 @@ function withSharedValues(body: unknown): Buffer | undefined {
   const pieces = JSON.stringify(shell).split(PLACEHOLDER_JSON);
   const chunks: Buffer[] = [Buffer.from(pieces[0]!)];
   for (let i = 1; i < pieces.length; i++) chunks.push(values[i - 1]!, Buffer.from(pieces[i]!));
-  return Buffer.concat(chunks);
+  return chunks;
 }
