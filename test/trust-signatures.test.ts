@@ -84,10 +84,14 @@ const fresh = (name = 'Signed Agent') => v1Card(`${name} ${++n}`, `https://signe
 let trusted: { signing: SigningKey; publicJwk: JWK };
 let trustedEd: { signing: SigningKey; publicJwk: JWK };
 let stranger: { signing: SigningKey; publicJwk: JWK };
+/** Trusted as many published key sets write keys: without "alg" (or "use"), the algorithm told by its type and curve. */
+let trustedBare: { signing: SigningKey; publicJwk: JWK };
 const postgres = usePostgres();
 
 before(async () => {
-  [trusted, trustedEd, stranger] = await Promise.all([key('ES256', 'trusted-es'), key('EdDSA', 'trusted-ed'), key('ES256', 'stranger')]);
+  [trusted, trustedEd, stranger, trustedBare] = await Promise.all([key('ES256', 'trusted-es'), key('EdDSA', 'trusted-ed'), key('ES256', 'stranger'), key('ES256', 'trusted-bare')]);
+  const { alg: _alg, use: _use, ...bare } = trustedBare.publicJwk;
+  trustedBare.publicJwk = bare;
 });
 
 describe('signature statuses and tampering (SQLite)', () => {
@@ -97,7 +101,7 @@ describe('signature statuses and tampering (SQLite)', () => {
   const jwksFile = path.join(dir, 'statuses-jwks.json');
 
   before(async () => {
-    writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk]);
+    writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk, trustedBare.publicJwk]);
     registry = await startTestRegistry({ REGISTRY_TRUSTED_KEYS: jwksFile });
     [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
   });
@@ -182,6 +186,20 @@ describe('signature statuses and tampering (SQLite)', () => {
     const warning = result.warnings.find((w: WireJson) => w.rule === 'unverified-signature');
     assert.match(warning.message, /"stranger"/);
     assert.equal(resultOf(await op(anonymous, { get: { id: result.id } })).verified, false);
+  });
+
+  test('a signature whose algorithm the trusted key of its kid cannot make (another publisher\'s key under the same kid) is by an unknown key, whether the JWK names its "alg" or not', async () => {
+    assert.equal(resultOf(await register(await signCard(fresh(), trustedBare.signing))).verified, true, 'a key without "alg" verifies the signatures its curve makes');
+    // An Ed25519 key of someone else's, under the kids of the operator's P-256 keys (one JWK with
+    // "alg", one without). Refused as tampered before, for the key without "alg", with jose's
+    // 'Invalid or unsupported JWK "alg" (Algorithm) Parameter value'.
+    for (const kid of ['trusted-es', 'trusted-bare']) {
+      const other: SigningKey = { ...stranger.signing, jwk: { ...trustedEd.signing.jwk, kid }, kid, alg: 'EdDSA' };
+      const result = resultOf(await register(await signCard(fresh(), other)));
+      assert.equal(result.verified, false, kid);
+      assert.deepEqual(result.signatures, [{ status: 'unknown-key', kid, alg: 'EdDSA', reason: `the trusted key "${kid}" is for ES256, not EdDSA` }], kid);
+      assert.ok(result.warnings.some((w: WireJson) => w.rule === 'unverified-signature'), kid);
+    }
   });
 
   test('a jku in the card is not a trust root: the stranger\'s own JWKS URL is never fetched', async () => {

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { isObject, quote } from '../lib/json.js';
-import type { TrustedKey } from '../validation/signature.js';
+import { keyAlgorithms, type TrustedKey } from '../validation/signature.js';
 
 /** Members of a private JWK that its public half does not have (RFC 7518 §6). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -88,14 +88,8 @@ export interface SigningKey {
   alg: string;
 }
 
-/** The algorithm a private key signs with: its `alg`, or the usual one for its curve. */
-function algorithmFor(jwk: Record<string, unknown>): string | undefined {
-  if (typeof jwk.alg === 'string') return jwk.alg;
-  if (jwk.kty === 'EC') return ({ 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' } as Record<string, string>)[String(jwk.crv)];
-  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') return 'EdDSA';
-  if (jwk.kty === 'RSA') return 'RS256';
-  return undefined;
-}
+/** The algorithm a private key signs with: its `alg`, or the usual one for its type and curve. */
+const algorithmFor = (jwk: Record<string, unknown>): string | undefined => keyAlgorithms(jwk)[0];
 
 /**
  * A private JWK to sign with; its kid defaults to its RFC 7638 thumbprint. Throws with a message

@@ -36,6 +36,21 @@ import type { Generation } from './types.js';
 export const ACCEPTED_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'ES512', 'EdDSA', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
 const ACCEPTED = new Set(ACCEPTED_ALGORITHMS);
 
+const CURVE_ALGORITHMS: Readonly<Record<string, string>> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512', Ed25519: 'EdDSA' };
+const RSA_ALGORITHMS = ACCEPTED_ALGORITHMS.filter((a) => /^(RS|PS)/.test(a));
+
+/**
+ * The accepted algorithms a public or private JWK can make signatures with: the one its `alg`
+ * names, else those of its key type and curve (RFC 7518 §3.1, RFC 8037: `alg` is optional in a
+ * JWK, and many published key sets leave it out). The usual one first.
+ */
+export function keyAlgorithms(jwk: { alg?: unknown; kty?: unknown; crv?: unknown }): string[] {
+  if (typeof jwk.alg === 'string') return [jwk.alg];
+  if (jwk.kty === 'RSA') return RSA_ALGORITHMS;
+  const byCurve = (jwk.kty === 'EC' || jwk.kty === 'OKP') && typeof jwk.crv === 'string' ? CURVE_ALGORITHMS[jwk.crv] : undefined;
+  return byCurve ? [byCurve] : [];
+}
+
 /** A public key from a trust root. */
 export interface TrustedKey {
   kid: string;
@@ -256,10 +271,13 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
 
   const jku = typeof header.jku === 'string' ? header.jku : undefined;
   const { keys, note, ambiguous, noteDetail, ambiguousDetail } = await trust.lookup(kid, jku);
-  const usable = (found: readonly TrustedKey[]) => found.filter((k) => k.jwk.alg === undefined || k.jwk.alg === alg);
+  // A key of another type or curve than the signature's algorithm did not make it, whether its
+  // JWK names an `alg` or not: another publisher's key under the same kid, not a tampered card.
+  const usable = (found: readonly TrustedKey[]) => found.filter((k) => keyAlgorithms(k.jwk).includes(alg));
   const candidates = usable(keys);
   if (candidates.length === 0) {
-    const wrongAlg = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : undefined;
+    const algorithms = [...new Set(keys.flatMap((k) => keyAlgorithms(k.jwk)))];
+    const wrongAlg = keys.length > 0 ? `the trusted key "${kid}" is for ${algorithms.length > 0 ? algorithms.join(', ') : 'no accepted algorithm'}, not ${alg}` : undefined;
     const noKey = `no trusted key has kid "${kid}"`;
     const reasonOf = (why: string, also: string | undefined) => (also ? `${why}; ${also}` : why);
     const reason = reasonOf(wrongAlg ?? ambiguous ?? noKey, note);
