@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createPrivateKey, sign } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -277,6 +278,34 @@ describe('signature statuses and tampering (SQLite)', () => {
     assert.match(noneError.details[0].message, /algorithm "none" is refused/);
     const garbage = await refusedAsTampered({ ...fresh(), signatures: [{ protected: 'not-json', signature: 'AAAA' }] }, 'garbage');
     assert.match(garbage.details[0].message, /not base64url-encoded JSON/);
+  });
+
+  test('a JWS A2A §8.4.2 does not sign is invalid with a reason that says what to change, not blaming the key: alg or kid outside the protected header or no string, "b64": false, an unknown "crit"', async () => {
+    /** An ES256 signature by the trusted key, with this protected header (and unprotected one), over the card's payload or `signed`. */
+    const signedWith = (header: WireJson, unprotected?: WireJson, signed?: (payload: string) => string) => {
+      const card = fresh('Header Agent');
+      const payload = canonicalCardPayload(card, '1.0');
+      const protectedHeader = base64url.encode(JSON.stringify(header));
+      const input = `${protectedHeader}.${signed ? signed(payload) : base64url.encode(payload)}`;
+      const key = createPrivateKey({ key: trusted.signing.jwk as never, format: 'jwk' });
+      const signature = base64url.encode(sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }));
+      return { ...card, signatures: [{ protected: protectedHeader, signature, ...(unprotected ? { header: unprotected } : {}) }] };
+    };
+    const reason = async (card: WireJson) => {
+      const error = errorOf(await op(anonymous, { validate: { agentCard: card } }));
+      assert.equal(error.code, 'SIGNATURE_INVALID');
+      return error.details[0].message as string;
+    };
+    assert.match(await reason(signedWith({ alg: 'ES256', typ: 'JOSE' }, { kid: 'trusted-es' })), /its "kid" is in the unprotected "header", which the signature does not cover; A2A §8.4.2 puts "alg" and "kid" in the protected header/);
+    assert.match(await reason(signedWith({ kid: 'trusted-es', typ: 'JOSE' }, { alg: 'ES256' })), /its "alg" is in the unprotected "header"/);
+    assert.match(await reason(signedWith({ alg: 'ES256', kid: 7, typ: 'JOSE' })), /its protected header's "kid" is 7, not a non-empty string/);
+    assert.equal(resultOf(await op(anonymous, { validate: { agentCard: signedWith({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }) } })).verified, true, 'signed so, with the header A2A asks for, it verifies');
+    // RFC 7797's unencoded payload, signed as it says: not the base64url encoding A2A signs.
+    const unencoded = await reason(signedWith({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE', b64: false, crit: ['b64'] }, undefined, (payload) => payload));
+    assert.match(unencoded, /it signs the card's JSON unencoded \("b64": false, RFC 7797\), and A2A §8\.4\.2 signs its base64url encoding; sign without "b64"/);
+    const critical = await reason(signedWith({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE', crit: ['exp'], exp: 1 }));
+    assert.match(critical, /its protected header marks \["exp"\] critical \("crit"\), an extension the registry does not implement/);
+    for (const message of [unencoded, critical]) assert.doesNotMatch(message, /card was changed|cannot verify it/, 'the key is not at fault');
   });
 
   test('@a2a-js/sdk signatures verify here, and this registry\'s verify in the SDK', async () => {

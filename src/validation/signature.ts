@@ -206,7 +206,14 @@ async function verifies(sig: JsonObject, payload: string, jwk: JWK, alg: string)
 }
 
 /** The reason a trusted key did not verify, for people. */
-function failureReason(error: unknown, kid: string): string {
+function failureReason(error: unknown, kid: string, header: Record<string, unknown>): string {
+  // Shapes of RFC 7515 and its extensions that A2A §8.4.2 does not sign: the key is not at fault.
+  if (header.b64 === false) {
+    return 'it signs the card\'s JSON unencoded ("b64": false, RFC 7797), and A2A §8.4.2 signs its base64url encoding; sign without "b64" (a2a-registry sign does)';
+  }
+  if (error instanceof joseErrors.JOSENotSupported && header.crit !== undefined) {
+    return `its protected header marks ${quote(header.crit)} critical ("crit"), an extension the registry does not implement, and RFC 7515 §4.1.11 makes such a signature invalid where it is not understood; sign without "crit"`;
+  }
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
     return `the signature does not match the card: the card was changed after it was signed, or it was signed by another key than the trusted key "${kid}"`;
   }
@@ -249,6 +256,18 @@ function outOfScope(key: TrustedKey, card: JsonObject, generation: Generation): 
   return undefined;
 }
 
+/**
+ * Why the protected header lacks `alg` or `kid` (A2A §8.4.2 requires both there): absent, not a
+ * non-empty string, or only in the unprotected `header`, which the signature does not cover.
+ */
+function missingFromProtected(member: 'alg' | 'kid', header: Record<string, unknown>, sig: JsonObject): string {
+  if (header[member] !== undefined) return `its protected header's "${member}" is ${quote(header[member])}, not a non-empty string`;
+  if (isObject(sig.header) && sig.header[member] !== undefined) {
+    return `its "${member}" is in the unprotected "header", which the signature does not cover; A2A §8.4.2 puts "alg" and "kid" in the protected header`;
+  }
+  return `its protected header has no "${member}"`;
+}
+
 async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKeys, card: JsonObject, generation: Generation): Promise<Checked> {
   if (!isObject(sig) || typeof sig.protected !== 'string' || typeof sig.signature !== 'string') {
     return invalid('it is not a JWS signature object {"protected": "…", "signature": "…"}');
@@ -261,12 +280,12 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
   }
   const alg = typeof header.alg === 'string' ? header.alg : undefined;
   const kid = typeof header.kid === 'string' && header.kid !== '' ? header.kid : undefined;
-  if (alg === undefined) return invalid('its protected header has no "alg"', kid);
+  if (alg === undefined) return invalid(missingFromProtected('alg', header, sig), kid);
   if (!ACCEPTED.has(alg)) {
     const why = alg === 'none' || /^HS/i.test(alg) ? 'only asymmetric algorithms are accepted' : 'it is not an accepted algorithm';
     return invalid(`algorithm "${alg}" is refused: ${why} (${ALGORITHM_LIST})`, kid, alg);
   }
-  if (kid === undefined) return invalid('its protected header has no "kid", so no trusted key can be chosen', undefined, alg);
+  if (kid === undefined) return invalid(`${missingFromProtected('kid', header, sig)}, so no trusted key can be chosen`, undefined, alg);
   if (sig.header !== undefined && !isObject(sig.header)) return invalid('its unprotected "header" is not a JSON object', kid, alg);
 
   const jku = typeof header.jku === 'string' ? header.jku : undefined;
@@ -331,7 +350,7 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
       }
     }
   }
-  return invalid(failureReason(firstError, kid), kid, alg);
+  return invalid(failureReason(firstError, kid, header), kid, alg);
 }
 
 function signatureList(statuses: SignatureStatus[]): string {
