@@ -87,12 +87,17 @@ let trustedEd: { signing: SigningKey; publicJwk: JWK };
 let stranger: { signing: SigningKey; publicJwk: JWK };
 /** Trusted as many published key sets write keys: without "alg" (or "use"), the algorithm told by its type and curve. */
 let trustedBare: { signing: SigningKey; publicJwk: JWK };
+/** Trusted as a key pair's export may publish it: the pair's key_ops (sign and verify) and ext. */
+let trustedPairOps: { signing: SigningKey; publicJwk: JWK };
 const postgres = usePostgres();
 
 before(async () => {
-  [trusted, trustedEd, stranger, trustedBare] = await Promise.all([key('ES256', 'trusted-es'), key('EdDSA', 'trusted-ed'), key('ES256', 'stranger'), key('ES256', 'trusted-bare')]);
+  [trusted, trustedEd, stranger, trustedBare, trustedPairOps] = await Promise.all([
+    key('ES256', 'trusted-es'), key('EdDSA', 'trusted-ed'), key('ES256', 'stranger'), key('ES256', 'trusted-bare'), key('ES256', 'trusted-pair-ops'),
+  ]);
   const { alg: _alg, use: _use, ...bare } = trustedBare.publicJwk;
   trustedBare.publicJwk = bare;
+  trustedPairOps.publicJwk = { ...trustedPairOps.publicJwk, key_ops: ['sign', 'verify'], ext: true };
 });
 
 describe('signature statuses and tampering (SQLite)', () => {
@@ -102,7 +107,7 @@ describe('signature statuses and tampering (SQLite)', () => {
   const jwksFile = path.join(dir, 'statuses-jwks.json');
 
   before(async () => {
-    writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk, trustedBare.publicJwk]);
+    writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk, trustedBare.publicJwk, trustedPairOps.publicJwk]);
     registry = await startTestRegistry({ REGISTRY_TRUSTED_KEYS: jwksFile });
     [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
   });
@@ -201,6 +206,11 @@ describe('signature statuses and tampering (SQLite)', () => {
       assert.deepEqual(result.signatures, [{ status: 'unknown-key', kid, alg: 'EdDSA', reason: `the trusted key "${kid}" is for ES256, not EdDSA` }], kid);
       assert.ok(result.warnings.some((w: WireJson) => w.rule === 'unverified-signature'), kid);
     }
+  });
+
+  test('a trusted key published with its pair\'s key_ops (sign and verify) verifies: it is only ever used to verify', async () => {
+    const result = resultOf(await register(await signCard(fresh(), trustedPairOps.signing)));
+    assert.deepEqual([result.verified, result.kid], [true, 'trusted-pair-ops'], JSON.stringify(result.signatures));
   });
 
   test('a jku in the card is not a trust root: the stranger\'s own JWKS URL is never fetched', async () => {

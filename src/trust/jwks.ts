@@ -71,7 +71,10 @@ export function parseJwks(value: unknown, source: string): ParsedJwks {
       return;
     }
     if (PRIVATE_MEMBERS.some((m) => m in key)) out.problems.push(`${source}: keys[${i}] (kid ${quote(key.kid)}) holds private key material; only its public half is used`);
-    const jwk = publicJwk(key as JWK);
+    // Only verified with: which operations the key pair allows and whether it may be exported say
+    // nothing more once "verify" is among them, and jose imports a key for the operations its
+    // key_ops list, which WebCrypto refuses for a public key when they include "sign".
+    const { key_ops: _operations, ext: _extractable, ...jwk } = publicJwk(key as JWK);
     out.keys.push({ kid: jwk.kid!, jwk, source });
   });
   return out;
