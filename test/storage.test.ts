@@ -20,6 +20,7 @@ import { createStore } from '../src/storage/create-store.js';
 import { InvalidCursorError, SchemaTooNewError } from '../src/storage/common.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
+import { otherSpellings } from '../src/lib/endpoint-url.js';
 
 interface Target {
   /** A new store instance on this test's database (not yet opened). */
@@ -552,6 +553,26 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(await store.changesSince(0, 2), changes.slice(0, 2));
       assert.deepEqual(await store.changesSince(changes.at(-1)!.seq, 100), []);
       for (const c of changes) assert.equal(typeof c.seq, 'number');
+    });
+
+    test('another spelling of an identity (http for https, a web port) is the same entry: upsert and importEntries update it, under the new spelling', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const spelled = (url: string, version: string) => ({ ...entryWrite('agent', url, version), identityAliases: otherSpellings(url) });
+      const first = await store.upsert(spelled('https://respell.example.com/a2a', '1'), actor('alice'));
+      assert.equal(first.status, 'created');
+      const id = first.status === 'created' ? first.entry.id : '';
+      const moved = await store.upsert(spelled('http://respell.example.com/a2a', '2'), actor('alice'));
+      assert.deepEqual(moved.status === 'updated' && [moved.entry.id, moved.entry.revision, moved.entry.identityUrl], [id, 2, 'http://respell.example.com/a2a']);
+      assert.equal((await store.upsert(spelled('https://respell.example.com:80/a2a', '3'), actor('bob'))).status, 'forbidden', 'nor is it anyone else\'s by a spelling');
+      // The bulk path too: a stored entry by another spelling, and two spellings of a new one in one batch.
+      const imported = await store.importEntries(
+        [spelled('https://respell.example.com/a2a', '3'), spelled('https://fresh.example.com/a2a', '1'), spelled('http://fresh.example.com:443/a2a', '2')],
+        actor('alice'),
+      );
+      assert.deepEqual(imported.map((o) => o.status), ['updated', 'created', 'updated']);
+      assert.equal(imported[0]!.status === 'updated' && imported[0]!.id, id);
+      assert.equal(imported[2]!.status === 'updated' && imported[2]!.id, imported[1]!.status === 'created' && imported[1]!.id);
+      assert.equal((await store.list({ limit: 10 })).entries.length, 2, 'one entry per agent');
     });
 
     test('importEntries: one transaction, the rules of upsert per write, a refused write leaves nothing; getMany reads a batch', async (t) => {

@@ -229,6 +229,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(mcp.created, true);
       const entry = resultOf(await op(alice, { get: { id: aliceId } }));
       assert.equal(entry.interfaces[0].url, 'HTTPS://Alice.example.com:443/a2a/', 'shown as registered');
+      // The http spelling (and http naming port 443) is the same endpoint: her entry again, not a
+      // second one beside it (an agent moved to https, or back). Each was registered anew before.
+      const plain = resultOf(await op(alice, { register: { agentCard: v1Card('Alice Agent', 'http://alice.example.com/a2a') } }));
+      assert.deepEqual([plain.id, plain.created, plain.revision], [aliceId, false, 3]);
+      const back = resultOf(await op(alice, { register: { agentCard: v1Card('Alice Agent', ALICE) } }));
+      assert.deepEqual([back.id, back.created, back.revision], [aliceId, false, 4]);
+      const server = resultOf(await op(alice, { register: { mcpServer: mcpServer('alice-mcp', 'http://alice.example.com:443/a2a'), toolspec: toolspec() } }));
+      assert.deepEqual([server.id, server.created], [mcp.id, false]);
+      const mine = resultOf(await op(alice, { list: { filter: { mine: true } } })).entries;
+      assert.deepEqual(mine.map((e: WireJson) => e.id).sort(), [aliceId, mcp.id].sort(), 'one agent and one MCP server');
     });
 
     test('once every entry of alice that used the URL is gone, bob may use it', async (t) => {

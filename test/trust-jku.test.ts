@@ -326,6 +326,28 @@ describe('a registry with REGISTRY_TRUSTED_JKU', () => {
     assert.deepEqual(Object.keys(saved).sort(), [`${base}/jwks.json`, `${base}/revocable.json`].sort());
   });
 
+  test('a published key that is no public key (its members missing) is left out: the set\'s other keys stay trusted, and the registry goes on', async () => {
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const jku = `${base}/jwks.json`;
+    const good = sets['/jwks.json']!;
+    // A publisher's broken deploy: an EC key without its coordinates, an RSA key without "e".
+    sets['/jwks.json'] = { keys: [...good.keys, { kty: 'EC', kid: 'broken-ec', crv: 'P-256' }, { kty: 'RSA', kid: 'broken-rsa', n: 'A'.repeat(400) }] };
+    try {
+      // Two fetches later (REGISTRY_TRUSTED_JKU_REFRESH_SECONDS=1), one surely read the broken set.
+      // Before, the trust roots' fingerprint threw on such a key: an unhandled rejection after the
+      // scheduled fetch (the registry process crashed), every later lookup failed.
+      const seen = requests['/jwks.json'] ?? 0;
+      await waitFor(() => (requests['/jwks.json'] ?? 0) >= seen + 2, 'the set fetched again, twice', 10_000);
+      const verified = resultOf(await op(alice, { register: { agentCard: await signCard(card(), first.signing, { jku }) } }));
+      assert.equal(verified.verified, true, 'the good key of the set is still trusted');
+      const borrowed = { ...attacker.signing, kid: 'broken-ec', jwk: { ...attacker.signing.jwk, kid: 'broken-ec' } };
+      const unknown = resultOf(await op(alice, { register: { agentCard: await signCard(card(), borrowed, { jku }) } }));
+      assert.deepEqual([unknown.verified, unknown.signatures[0].status], [false, 'unknown-key'], 'a key left out verifies nothing, and refuses nothing');
+    } finally {
+      sets['/jwks.json'] = good;
+    }
+  });
+
   test('a key removed from an allow-listed JWKS: the cards it verified become unverified at the next fetch (REGISTRY_TRUSTED_JKU_REFRESH_SECONDS)', async () => {
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
     const jku = `${base}/revocable.json`;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { base64url, decodeProtectedHeader, flattenedVerify, importJWK, type JWK } from 'jose';
-import { generateSigningKey } from '../src/trust/jwks.js';
+import { generateSigningKey, parseJwks } from '../src/trust/jwks.js';
 import { createSignatureVerifier } from '../src/validation/signature.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
@@ -22,7 +22,11 @@ const get = (registry: TestRegistry, p: string, headers: Record<string, string> 
 describe('REGISTRY_SIGNING_KEY set', () => {
   let registry: TestRegistry;
   before(async () => {
-    const { privateJwk } = await generateSigningKey('ES256', 'registry-2026');
+    // As WebCrypto exports a key (crypto.subtle.exportKey): key_ops ["sign"] and ext, no alg; the
+    // operator adds its kid.
+    const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+    const privateJwk = { ...(await crypto.subtle.exportKey('jwk', pair.privateKey)), kid: 'registry-2026' };
+    assert.deepEqual([privateJwk.key_ops, privateJwk.ext, privateJwk.alg], [['sign'], true, undefined]);
     fs.writeFileSync(path.join(dir, 'registry-key.json'), JSON.stringify(privateJwk), { mode: 0o600 });
     // With gRPC on: its interface is added to the card before the card is signed.
     registry = await startTestRegistry({ REGISTRY_SIGNING_KEY: path.join(dir, 'registry-key.json'), GRPC_PORT: '0' });
@@ -49,6 +53,9 @@ describe('REGISTRY_SIGNING_KEY set', () => {
     assert.equal(jwks.keys.length, 1);
     assert.equal(jwks.keys[0]!.kid, 'registry-2026');
     assert.equal(jwks.keys[0]!.d, undefined, 'never the private key');
+    // Not the private key's key_ops ["sign"]: published so, no verifier could import the key.
+    assert.deepEqual([jwks.keys[0]!.key_ops, jwks.keys[0]!.ext, jwks.keys[0]!.use, jwks.keys[0]!.alg], [undefined, undefined, 'sig', 'ES256']);
+    assert.deepEqual(parseJwks(jwks, 'served').problems, [], 'a registry that allow-lists this JWKS trusts the key');
     assert.equal((await get(registry, '/.well-known/jwks.json', { 'If-None-Match': etag })).status, 304);
 
     // A client that follows the jku (here: this registry's own URL) verifies as A2A §8.4.3 says:

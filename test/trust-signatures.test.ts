@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createPrivateKey, sign } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -84,10 +85,19 @@ const fresh = (name = 'Signed Agent') => v1Card(`${name} ${++n}`, `https://signe
 let trusted: { signing: SigningKey; publicJwk: JWK };
 let trustedEd: { signing: SigningKey; publicJwk: JWK };
 let stranger: { signing: SigningKey; publicJwk: JWK };
+/** Trusted as many published key sets write keys: without "alg" (or "use"), the algorithm told by its type and curve. */
+let trustedBare: { signing: SigningKey; publicJwk: JWK };
+/** Trusted as a key pair's export may publish it: the pair's key_ops (sign and verify) and ext. */
+let trustedPairOps: { signing: SigningKey; publicJwk: JWK };
 const postgres = usePostgres();
 
 before(async () => {
-  [trusted, trustedEd, stranger] = await Promise.all([key('ES256', 'trusted-es'), key('EdDSA', 'trusted-ed'), key('ES256', 'stranger')]);
+  [trusted, trustedEd, stranger, trustedBare, trustedPairOps] = await Promise.all([
+    key('ES256', 'trusted-es'), key('EdDSA', 'trusted-ed'), key('ES256', 'stranger'), key('ES256', 'trusted-bare'), key('ES256', 'trusted-pair-ops'),
+  ]);
+  const { alg: _alg, use: _use, ...bare } = trustedBare.publicJwk;
+  trustedBare.publicJwk = bare;
+  trustedPairOps.publicJwk = { ...trustedPairOps.publicJwk, key_ops: ['sign', 'verify'], ext: true };
 });
 
 describe('signature statuses and tampering (SQLite)', () => {
@@ -97,7 +107,7 @@ describe('signature statuses and tampering (SQLite)', () => {
   const jwksFile = path.join(dir, 'statuses-jwks.json');
 
   before(async () => {
-    writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk]);
+    writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk, trustedBare.publicJwk, trustedPairOps.publicJwk]);
     registry = await startTestRegistry({ REGISTRY_TRUSTED_KEYS: jwksFile });
     [alice, anonymous] = await Promise.all([sdkClient(registry.url, { token: TOKENS.alice }), sdkClient(registry.url)]);
   });
@@ -184,6 +194,25 @@ describe('signature statuses and tampering (SQLite)', () => {
     assert.equal(resultOf(await op(anonymous, { get: { id: result.id } })).verified, false);
   });
 
+  test('a signature whose algorithm the trusted key of its kid cannot make (another publisher\'s key under the same kid) is by an unknown key, whether the JWK names its "alg" or not', async () => {
+    assert.equal(resultOf(await register(await signCard(fresh(), trustedBare.signing))).verified, true, 'a key without "alg" verifies the signatures its curve makes');
+    // An Ed25519 key of someone else's, under the kids of the operator's P-256 keys (one JWK with
+    // "alg", one without). Refused as tampered before, for the key without "alg", with jose's
+    // 'Invalid or unsupported JWK "alg" (Algorithm) Parameter value'.
+    for (const kid of ['trusted-es', 'trusted-bare']) {
+      const other: SigningKey = { ...stranger.signing, jwk: { ...trustedEd.signing.jwk, kid }, kid, alg: 'EdDSA' };
+      const result = resultOf(await register(await signCard(fresh(), other)));
+      assert.equal(result.verified, false, kid);
+      assert.deepEqual(result.signatures, [{ status: 'unknown-key', kid, alg: 'EdDSA', reason: `the trusted key "${kid}" is for ES256, not EdDSA` }], kid);
+      assert.ok(result.warnings.some((w: WireJson) => w.rule === 'unverified-signature'), kid);
+    }
+  });
+
+  test('a trusted key published with its pair\'s key_ops (sign and verify) verifies: it is only ever used to verify', async () => {
+    const result = resultOf(await register(await signCard(fresh(), trustedPairOps.signing)));
+    assert.deepEqual([result.verified, result.kid], [true, 'trusted-pair-ops'], JSON.stringify(result.signatures));
+  });
+
   test('a jku in the card is not a trust root: the stranger\'s own JWKS URL is never fetched', async () => {
     const card = await signCard(fresh(), stranger.signing, { jku: 'https://keys.attacker.example/jwks.json' });
     const result = resultOf(await register(card));
@@ -259,6 +288,34 @@ describe('signature statuses and tampering (SQLite)', () => {
     assert.match(noneError.details[0].message, /algorithm "none" is refused/);
     const garbage = await refusedAsTampered({ ...fresh(), signatures: [{ protected: 'not-json', signature: 'AAAA' }] }, 'garbage');
     assert.match(garbage.details[0].message, /not base64url-encoded JSON/);
+  });
+
+  test('a JWS A2A §8.4.2 does not sign is invalid with a reason that says what to change, not blaming the key: alg or kid outside the protected header or no string, "b64": false, an unknown "crit"', async () => {
+    /** An ES256 signature by the trusted key, with this protected header (and unprotected one), over the card's payload or `signed`. */
+    const signedWith = (header: WireJson, unprotected?: WireJson, signed?: (payload: string) => string) => {
+      const card = fresh('Header Agent');
+      const payload = canonicalCardPayload(card, '1.0');
+      const protectedHeader = base64url.encode(JSON.stringify(header));
+      const input = `${protectedHeader}.${signed ? signed(payload) : base64url.encode(payload)}`;
+      const key = createPrivateKey({ key: trusted.signing.jwk as never, format: 'jwk' });
+      const signature = base64url.encode(sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }));
+      return { ...card, signatures: [{ protected: protectedHeader, signature, ...(unprotected ? { header: unprotected } : {}) }] };
+    };
+    const reason = async (card: WireJson) => {
+      const error = errorOf(await op(anonymous, { validate: { agentCard: card } }));
+      assert.equal(error.code, 'SIGNATURE_INVALID');
+      return error.details[0].message as string;
+    };
+    assert.match(await reason(signedWith({ alg: 'ES256', typ: 'JOSE' }, { kid: 'trusted-es' })), /its "kid" is in the unprotected "header", which the signature does not cover; A2A §8.4.2 puts "alg" and "kid" in the protected header/);
+    assert.match(await reason(signedWith({ kid: 'trusted-es', typ: 'JOSE' }, { alg: 'ES256' })), /its "alg" is in the unprotected "header"/);
+    assert.match(await reason(signedWith({ alg: 'ES256', kid: 7, typ: 'JOSE' })), /its protected header's "kid" is 7, not a non-empty string/);
+    assert.equal(resultOf(await op(anonymous, { validate: { agentCard: signedWith({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE' }) } })).verified, true, 'signed so, with the header A2A asks for, it verifies');
+    // RFC 7797's unencoded payload, signed as it says: not the base64url encoding A2A signs.
+    const unencoded = await reason(signedWith({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE', b64: false, crit: ['b64'] }, undefined, (payload) => payload));
+    assert.match(unencoded, /it signs the card's JSON unencoded \("b64": false, RFC 7797\), and A2A §8\.4\.2 signs its base64url encoding; sign without "b64"/);
+    const critical = await reason(signedWith({ alg: 'ES256', kid: 'trusted-es', typ: 'JOSE', crit: ['exp'], exp: 1 }));
+    assert.match(critical, /its protected header marks \["exp"\] critical \("crit"\), an extension the registry does not implement/);
+    for (const message of [unencoded, critical]) assert.doesNotMatch(message, /card was changed|cannot verify it/, 'the key is not at fault');
   });
 
   test('@a2a-js/sdk signatures verify here, and this registry\'s verify in the SDK', async () => {

@@ -133,6 +133,27 @@ export function claimKey(normalized: string): string {
   return key.replace(WEB_PORT, '$1');
 }
 
+/**
+ * The other normal forms of the same endpoint as `normalized` (those with its claim key): its
+ * `http`/`https` (and `ws`/`wss`) spellings, on the default port or naming the other scheme's
+ * (`http://h:443/a2a`). An entry stored under one of them is the same agent or server: an owner
+ * moving it from http to https updates it instead of registering it twice. Empty for what is no
+ * URL (a placeholder identity).
+ */
+export function otherSpellings(normalized: string): string[] {
+  // A placeholder kept as written ("https://{HOST}/a2a") identifies nothing but itself.
+  const parsed = parseEndpointUrl(normalized);
+  if (!parsed.ok || parsed.normalized !== normalized) return [];
+  const key = claimKey(normalized);
+  const m = /^http:\/\/(\[[^\]]*\]|[^/:?]*)(:\d+)?(.*)$/.exec(key);
+  if (!m) return [];
+  const [, host, port, rest] = m;
+  const prefixes = port
+    ? ['http', 'https', 'ws', 'wss'].map((scheme) => `${scheme}://${host}${port}`)
+    : ['http', 'https', 'ws', 'wss'].flatMap((scheme) => [`${scheme}://${host}`, `${scheme}://${host}:${scheme === 'http' || scheme === 'ws' ? 443 : 80}`]);
+  return prefixes.map((prefix) => `${prefix}${rest}`).filter((spelling) => spelling !== normalized && claimKey(spelling) === key);
+}
+
 /** What identifies an entry by its endpoints: its normalised primary URL and every URL it claims. */
 export interface EndpointIdentity {
   /** The normal form of the first endpoint (undefined when it is no URL, e.g. a placeholder). */

@@ -66,6 +66,12 @@ export interface FreshnessWrite {
 export interface EntryWrite {
   kind: EntryKind;
   identityUrl: string;
+  /**
+   * Other spellings of identityUrl that name the same endpoint (lib/endpoint-url.ts
+   * otherSpellings): when no entry has identityUrl, one stored under any of these is the entry
+   * this write updates, and its identity becomes identityUrl.
+   */
+  identityAliases?: string[];
   name: string;
   description: string;
   protocolVersion?: string;

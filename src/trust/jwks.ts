@@ -11,11 +11,16 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { isObject, quote } from '../lib/json.js';
-import type { TrustedKey } from '../validation/signature.js';
+import { keyAlgorithms, type TrustedKey } from '../validation/signature.js';
 
 /** Members of a private JWK that its public half does not have (RFC 7518 §6). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const ASYMMETRIC = new Set(['EC', 'OKP', 'RSA']);
+/**
+ * The members a public key of each type is made of (RFC 7518 §6.2.1, §6.3.1; RFC 8037 §2), which
+ * its thumbprint and its import read: a key without them verifies nothing.
+ */
+const PUBLIC_MEMBERS: Readonly<Record<string, readonly string[]>> = { EC: ['crv', 'x', 'y'], OKP: ['crv', 'x'], RSA: ['n', 'e'] };
 const MIN_RSA_BITS = 2048;
 
 export interface ParsedJwks {
@@ -41,6 +46,10 @@ function unusable(jwk: Record<string, unknown>): string | undefined {
   if (jwk.kty === 'oct') return 'it is a symmetric (oct) key: with HMAC whoever can verify can also sign, so it is never trusted';
   if (!ASYMMETRIC.has(jwk.kty)) return `key type ${quote(jwk.kty)} is not supported (EC, OKP or RSA)`;
   if (typeof jwk.kid !== 'string' || jwk.kid === '') return 'it has no "kid" (signatures name their key by it)';
+  // Such a key made the fingerprint of the trust roots throw: start-up failed, and a published
+  // JWKS that gained one failed every lookup and crashed the registry at its next fetch.
+  const missing = PUBLIC_MEMBERS[jwk.kty]!.filter((m) => typeof jwk[m] !== 'string' || jwk[m] === '');
+  if (missing.length > 0) return `it is no ${jwk.kty} public key: ${missing.map((m) => quote(m)).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing or not a string`;
   if (jwk.use !== undefined && jwk.use !== 'sig') return `its "use" is ${quote(jwk.use)}, not "sig"`;
   if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) return 'its "key_ops" do not include "verify"';
   if (jwk.kty === 'RSA' && rsaBits(jwk) < MIN_RSA_BITS) return `the RSA key is shorter than ${MIN_RSA_BITS} bits`;
@@ -62,7 +71,10 @@ export function parseJwks(value: unknown, source: string): ParsedJwks {
       return;
     }
     if (PRIVATE_MEMBERS.some((m) => m in key)) out.problems.push(`${source}: keys[${i}] (kid ${quote(key.kid)}) holds private key material; only its public half is used`);
-    const jwk = publicJwk(key as JWK);
+    // Only verified with: which operations the key pair allows and whether it may be exported say
+    // nothing more once "verify" is among them, and jose imports a key for the operations its
+    // key_ops list, which WebCrypto refuses for a public key when they include "sign".
+    const { key_ops: _operations, ext: _extractable, ...jwk } = publicJwk(key as JWK);
     out.keys.push({ kid: jwk.kid!, jwk, source });
   });
   return out;
@@ -88,14 +100,8 @@ export interface SigningKey {
   alg: string;
 }
 
-/** The algorithm a private key signs with: its `alg`, or the usual one for its curve. */
-function algorithmFor(jwk: Record<string, unknown>): string | undefined {
-  if (typeof jwk.alg === 'string') return jwk.alg;
-  if (jwk.kty === 'EC') return ({ 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' } as Record<string, string>)[String(jwk.crv)];
-  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') return 'EdDSA';
-  if (jwk.kty === 'RSA') return 'RS256';
-  return undefined;
-}
+/** The algorithm a private key signs with: its `alg`, or the usual one for its type and curve. */
+const algorithmFor = (jwk: Record<string, unknown>): string | undefined => keyAlgorithms(jwk)[0];
 
 /**
  * A private JWK to sign with; its kid defaults to its RFC 7638 thumbprint. Throws with a message

@@ -36,6 +36,21 @@ import type { Generation } from './types.js';
 export const ACCEPTED_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'ES512', 'EdDSA', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'];
 const ACCEPTED = new Set(ACCEPTED_ALGORITHMS);
 
+const CURVE_ALGORITHMS: Readonly<Record<string, string>> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512', Ed25519: 'EdDSA' };
+const RSA_ALGORITHMS = ACCEPTED_ALGORITHMS.filter((a) => /^(RS|PS)/.test(a));
+
+/**
+ * The accepted algorithms a public or private JWK can make signatures with: the one its `alg`
+ * names, else those of its key type and curve (RFC 7518 §3.1, RFC 8037: `alg` is optional in a
+ * JWK, and many published key sets leave it out). The usual one first.
+ */
+export function keyAlgorithms(jwk: { alg?: unknown; kty?: unknown; crv?: unknown }): string[] {
+  if (typeof jwk.alg === 'string') return [jwk.alg];
+  if (jwk.kty === 'RSA') return RSA_ALGORITHMS;
+  const byCurve = (jwk.kty === 'EC' || jwk.kty === 'OKP') && typeof jwk.crv === 'string' ? CURVE_ALGORITHMS[jwk.crv] : undefined;
+  return byCurve ? [byCurve] : [];
+}
+
 /** A public key from a trust root. */
 export interface TrustedKey {
   kid: string;
@@ -191,7 +206,14 @@ async function verifies(sig: JsonObject, payload: string, jwk: JWK, alg: string)
 }
 
 /** The reason a trusted key did not verify, for people. */
-function failureReason(error: unknown, kid: string): string {
+function failureReason(error: unknown, kid: string, header: Record<string, unknown>): string {
+  // Shapes of RFC 7515 and its extensions that A2A §8.4.2 does not sign: the key is not at fault.
+  if (header.b64 === false) {
+    return 'it signs the card\'s JSON unencoded ("b64": false, RFC 7797), and A2A §8.4.2 signs its base64url encoding; sign without "b64" (a2a-registry sign does)';
+  }
+  if (error instanceof joseErrors.JOSENotSupported && header.crit !== undefined) {
+    return `its protected header marks ${quote(header.crit)} critical ("crit"), an extension the registry does not implement, and RFC 7515 §4.1.11 makes such a signature invalid where it is not understood; sign without "crit"`;
+  }
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
     return `the signature does not match the card: the card was changed after it was signed, or it was signed by another key than the trusted key "${kid}"`;
   }
@@ -234,6 +256,18 @@ function outOfScope(key: TrustedKey, card: JsonObject, generation: Generation): 
   return undefined;
 }
 
+/**
+ * Why the protected header lacks `alg` or `kid` (A2A §8.4.2 requires both there): absent, not a
+ * non-empty string, or only in the unprotected `header`, which the signature does not cover.
+ */
+function missingFromProtected(member: 'alg' | 'kid', header: Record<string, unknown>, sig: JsonObject): string {
+  if (header[member] !== undefined) return `its protected header's "${member}" is ${quote(header[member])}, not a non-empty string`;
+  if (isObject(sig.header) && sig.header[member] !== undefined) {
+    return `its "${member}" is in the unprotected "header", which the signature does not cover; A2A §8.4.2 puts "alg" and "kid" in the protected header`;
+  }
+  return `its protected header has no "${member}"`;
+}
+
 async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKeys, card: JsonObject, generation: Generation): Promise<Checked> {
   if (!isObject(sig) || typeof sig.protected !== 'string' || typeof sig.signature !== 'string') {
     return invalid('it is not a JWS signature object {"protected": "…", "signature": "…"}');
@@ -246,20 +280,23 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
   }
   const alg = typeof header.alg === 'string' ? header.alg : undefined;
   const kid = typeof header.kid === 'string' && header.kid !== '' ? header.kid : undefined;
-  if (alg === undefined) return invalid('its protected header has no "alg"', kid);
+  if (alg === undefined) return invalid(missingFromProtected('alg', header, sig), kid);
   if (!ACCEPTED.has(alg)) {
     const why = alg === 'none' || /^HS/i.test(alg) ? 'only asymmetric algorithms are accepted' : 'it is not an accepted algorithm';
     return invalid(`algorithm "${alg}" is refused: ${why} (${ALGORITHM_LIST})`, kid, alg);
   }
-  if (kid === undefined) return invalid('its protected header has no "kid", so no trusted key can be chosen', undefined, alg);
+  if (kid === undefined) return invalid(`${missingFromProtected('kid', header, sig)}, so no trusted key can be chosen`, undefined, alg);
   if (sig.header !== undefined && !isObject(sig.header)) return invalid('its unprotected "header" is not a JSON object', kid, alg);
 
   const jku = typeof header.jku === 'string' ? header.jku : undefined;
   const { keys, note, ambiguous, noteDetail, ambiguousDetail } = await trust.lookup(kid, jku);
-  const usable = (found: readonly TrustedKey[]) => found.filter((k) => k.jwk.alg === undefined || k.jwk.alg === alg);
+  // A key of another type or curve than the signature's algorithm did not make it, whether its
+  // JWK names an `alg` or not: another publisher's key under the same kid, not a tampered card.
+  const usable = (found: readonly TrustedKey[]) => found.filter((k) => keyAlgorithms(k.jwk).includes(alg));
   const candidates = usable(keys);
   if (candidates.length === 0) {
-    const wrongAlg = keys.length > 0 ? `the trusted key "${kid}" is for ${keys.map((k) => k.jwk.alg).join(', ')}, not ${alg}` : undefined;
+    const algorithms = [...new Set(keys.flatMap((k) => keyAlgorithms(k.jwk)))];
+    const wrongAlg = keys.length > 0 ? `the trusted key "${kid}" is for ${algorithms.length > 0 ? algorithms.join(', ') : 'no accepted algorithm'}, not ${alg}` : undefined;
     const noKey = `no trusted key has kid "${kid}"`;
     const reasonOf = (why: string, also: string | undefined) => (also ? `${why}; ${also}` : why);
     const reason = reasonOf(wrongAlg ?? ambiguous ?? noKey, note);
@@ -313,7 +350,7 @@ async function checkSignature(sig: unknown, payloads: Payloads, trust: TrustedKe
       }
     }
   }
-  return invalid(failureReason(firstError, kid), kid, alg);
+  return invalid(failureReason(firstError, kid, header), kid, alg);
 }
 
 function signatureList(statuses: SignatureStatus[]): string {

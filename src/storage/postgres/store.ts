@@ -547,13 +547,24 @@ export class PostgresStore implements RegistryStore {
       [writes.map((w) => w.kind), writes.map((w) => w.identityUrl)],
     );
     const existing = new Map(found.rows.map((r) => [key(r.kind, r.identity_url), r]));
+    // A write whose identity is stored under another spelling updates that entry: one by one.
+    const aliased = writes.flatMap((w, i) => (existing.has(key(w.kind, w.identityUrl)) ? [] : (w.identityAliases ?? []).map((alias) => [i, w.kind, alias] as const)));
+    const respelled = new Set<number>();
+    if (aliased.length > 0) {
+      const stored = await db.query<{ i: number }>(
+        `SELECT DISTINCT t.i FROM unnest($1::int[], $2::text[], $3::text[]) AS t(i, kind, url) JOIN entries e ON e.kind = t.kind AND e.identity_url = t.url`,
+        [aliased.map((a) => a[0]), aliased.map((a) => a[1]), aliased.map((a) => a[2])],
+      );
+      for (const row of stored.rows) respelled.add(row.i);
+    }
     const seen = new Set<string>();
     const creates: number[] = [];
     writes.forEach((write, i) => {
       const k = key(write.kind, write.identityUrl);
       const first = !seen.has(k);
-      seen.add(k);
-      if (!first || write.freshness !== undefined) return;
+      // Another spelling later in the batch is the same entry: it goes one by one, after this one.
+      for (const spelling of [write.identityUrl, ...(write.identityAliases ?? [])]) seen.add(key(write.kind, spelling));
+      if (!first || write.freshness !== undefined || respelled.has(i)) return;
       const entry = existing.get(k);
       if (!entry) creates.push(i);
       else if (entry.content_hash === write.contentHash && (entry.owner === actor.principal || actor.isAdmin)) outcomes[i] = { status: 'unchanged', id: entry.id };
@@ -668,11 +679,14 @@ export class PostgresStore implements RegistryStore {
     // entry): a new entry's row would otherwise already be inserted, and other registrations
     // of its identity waiting on it, when a claim fails. Whoever may not update the entry is
     // told so before any claim.
-    const found = await db.query<{ id: string; owner: string }>('SELECT id, owner FROM entries WHERE kind = $1 AND identity_url = $2', [
-      write.kind,
-      write.identityUrl,
-    ]);
+    // The identity as written, else another spelling of the same endpoint (http for https, ...).
+    const found = await db.query<{ id: string; owner: string; identity_url: string }>(
+      'SELECT id, owner, identity_url FROM entries WHERE kind = $1 AND identity_url = ANY($2::text[]) ORDER BY identity_url = $3 DESC LIMIT 1',
+      [write.kind, [write.identityUrl, ...(write.identityAliases ?? [])], write.identityUrl],
+    );
     const seen = found.rows[0];
+    /** The spelling the entry is stored under: another one than the write's is updated, not created again. */
+    const identity = seen?.identity_url ?? write.identityUrl;
     if (seen && seen.owner !== actor.principal && !actor.isAdmin) {
       const existing = await this.#current(db, seen.id);
       if (existing) return { status: 'forbidden', existing };
@@ -684,13 +698,16 @@ export class PostgresStore implements RegistryStore {
       if (Number(owned.rows[0]?.n ?? 0) >= max) return { status: 'quota-exceeded', quota: 'entries', limit: max };
     }
     await this.#claimForUpsert(db, write, seen?.owner ?? actor.principal, seen);
-    const inserted = await db.query<{ id: string }>(
-      `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at, trust_keyset)
-       VALUES ($1, $2, $3, $4, 1, $5, $5, $6)
-       ON CONFLICT (kind, identity_url) DO NOTHING
-       RETURNING id`,
-      [id, write.kind, write.identityUrl, actor.principal, now, trustKeyset(write)],
-    );
+    const inserted =
+      identity !== write.identityUrl
+        ? { rowCount: 0 }
+        : await db.query<{ id: string }>(
+            `INSERT INTO entries (id, kind, identity_url, owner, current_revision, created_at, updated_at, trust_keyset)
+             VALUES ($1, $2, $3, $4, 1, $5, $5, $6)
+             ON CONFLICT (kind, identity_url) DO NOTHING
+             RETURNING id`,
+            [id, write.kind, write.identityUrl, actor.principal, now, trustKeyset(write)],
+          );
     if (inserted.rowCount === 1) {
       // Claimed above in the name of whoever held the identity then: if that was someone
       // else who unregistered meanwhile, start over.
@@ -708,7 +725,7 @@ export class PostgresStore implements RegistryStore {
     // concurrent revision bump look like a vanished row (EvalPlanQual re-checks the join).
     const locked = await db.query<{ id: string }>(
       'SELECT id FROM entries WHERE kind = $1 AND identity_url = $2 FOR UPDATE',
-      [write.kind, write.identityUrl],
+      [write.kind, identity],
     );
     const existingId = locked.rows[0]?.id;
     if (existingId === undefined) return undefined; // deleted meanwhile: retry
@@ -730,12 +747,14 @@ export class PostgresStore implements RegistryStore {
     const revision = existing.revision + 1;
     await this.#insertRevision(db, existing.id, revision, write, actor.principal, now);
     await this.#setEntryUrls(db, existing.id, write.urls);
-    // The owner is left alone: an admin fixing an entry does not take it over.
-    await db.query('UPDATE entries SET current_revision = $2, updated_at = $3, trust_keyset = $4 WHERE id = $1', [
+    // The owner is left alone: an admin fixing an entry does not take it over. Found under
+    // another spelling, the entry takes the one its owner now registers.
+    await db.query('UPDATE entries SET current_revision = $2, updated_at = $3, trust_keyset = $4, identity_url = $5 WHERE id = $1', [
       existing.id,
       revision,
       now,
       trustKeyset(write),
+      write.identityUrl,
     ]);
     if (quota.maxRevisions !== undefined) {
       // Older revisions leave the history; the numbering goes on from the current one.

@@ -800,12 +800,23 @@ export class SqliteStore implements RegistryStore {
    * rolls back), the new entry or revision and its change. Reads back only what it must.
    */
   #upsertIn(db: Database.Database, write: EntryWrite, actor: Actor, quota: WriteQuota): UpsertStep {
-    const found = prepare(
+    type Found = { id: string; owner: string; revision: number; content_hash: string };
+    let found = prepare(
       db,
       `SELECT e.id, e.owner, e.current_revision AS revision, r.content_hash FROM entries e
          JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
        WHERE e.kind = ? AND e.identity_url = ?`,
-    ).get(write.kind, write.identityUrl) as { id: string; owner: string; revision: number; content_hash: string } | undefined;
+    ).get(write.kind, write.identityUrl) as Found | undefined;
+    // Else another spelling of the same endpoint (http for https, ...), in one statement: a new
+    // entry (most of a bulk import) looks them all up.
+    if (!found && write.identityAliases?.length) {
+      found = prepare(
+        db,
+        `SELECT e.id, e.owner, e.current_revision AS revision, r.content_hash FROM entries e
+           JOIN entry_revisions r ON r.entry_id = e.id AND r.revision = e.current_revision
+         WHERE e.kind = ? AND e.identity_url IN (SELECT value FROM json_each(?)) LIMIT 1`,
+      ).get(write.kind, JSON.stringify(write.identityAliases)) as Found | undefined;
+    }
     const now = new Date().toISOString();
 
     if (!found) {
@@ -855,7 +866,14 @@ export class SqliteStore implements RegistryStore {
     const revision = found.revision + 1;
     this.#insertRevision(db, found.id, revision, write, actor.principal, now);
     this.#setEntryUrls(db, found.id, write.urls);
-    prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ?, trust_keyset = ? WHERE id = ?').run(revision, now, trustKeyset(write), found.id);
+    // Found under another spelling: the entry takes the one its owner now registers.
+    prepare(db, 'UPDATE entries SET current_revision = ?, updated_at = ?, trust_keyset = ?, identity_url = ? WHERE id = ?').run(
+      revision,
+      now,
+      trustKeyset(write),
+      write.identityUrl,
+      found.id,
+    );
     if (quota.maxRevisions !== undefined) {
       // Older revisions leave the history; the numbering goes on from the current one.
       prepare(db, 'DELETE FROM entry_revisions WHERE entry_id = ? AND revision <= ?').run(found.id, revision - quota.maxRevisions);
