@@ -164,7 +164,8 @@ class UnitTerms {
   private pairs: number[] = [];
   addText(text: string | undefined, field: number): void {
     if (!text) return;
-    this.addTerms(tokenize(text, { maxChars: MAX_FIELD_CHARS }), field);
+    // A tag's single letters and stop words are kept: "r" or "x" is a whole tag (tokenize's keepShort).
+    this.addTerms(tokenize(text, { maxChars: MAX_FIELD_CHARS, keepShort: field === FIELD_TAGS }), field);
   }
   /** The unit's name: its words, and the whole name as one term (nameTerm). */
   addName(text: string | undefined): void {
