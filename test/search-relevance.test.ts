@@ -273,6 +273,12 @@ describe('query syntax', () => {
     assert.ok(ids(index, 'finance').includes('news'));
     assert.ok(!ids(index, 'finance -news').includes('news'), 'the entry\'s own name says news');
     assert.ok(!ids(index, 'finance NOT news').includes('news'));
+    // A NOT with no word after it yet (as someone types) is ignored: it was the word "not", a prefix too.
+    for (const typing of ['finance NOT', 'finance NOT ', 'finance NOT tags:']) {
+      assert.deepEqual(parseQuery(typing).words, ['finance'], typing);
+      assert.equal(parseQuery(typing).excluded.length, 0, typing);
+      assert.deepEqual(ids(index, typing), ids(index, 'finance'), typing);
+    }
     const noBeta = search(index, 'forecasts OR answers -beta ').find((h) => h.id === 'finance')!;
     assert.equal(noBeta.match.id, 'tax');
     assert.ok(!(noBeta.matches ?? []).some((m) => m.id === 'beta'), 'the beta skill is excluded');

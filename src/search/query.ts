@@ -195,8 +195,11 @@ export function parseQuery(text: string | undefined): ParsedQuery {
         pendingOr = true;
         continue;
       }
-      if (piece.text === 'NOT' && p + 1 < list.length) {
-        list[p + 1] = { ...list[p + 1]!, negated: true };
+      // A NOT with no word after it yet ("weather NOT", as someone types) leaves nothing out: it
+      // was searched as the word "not", and as a prefix ("notes", "notify"). (A last OR is "or",
+      // a stop word.)
+      if (piece.text === 'NOT') {
+        if (p + 1 < list.length) list[p + 1] = { ...list[p + 1]!, negated: true };
         continue;
       }
     }
