@@ -255,6 +255,25 @@ test('v0.3 security and supportsAuthenticatedExtendedCard in a v1.0 card name th
   assert.match(mustFind(v.errors, '/supportsAuthenticatedExtendedCard', 'mixed-generation').hint!, /extendedAgentCard/);
 });
 
+test("the A2A v1.0.1 specification's sample card (8.5), whose \"security\" is the v0.3 form, is told the securityRequirements to write, which then pass", () => {
+  // a2a.proto v1.0 has no AgentCard "security" (field 9 is security_requirements, each a
+  // SecurityRequirement {schemes: map<string, StringList>}): the sample mixes generations.
+  const sample = {
+    ...v10(),
+    securitySchemes: { google: { openIdConnectSecurityScheme: { openIdConnectUrl: 'https://accounts.google.com/.well-known/openid-configuration' } } },
+    security: [{ google: ['openid', 'profile', 'email'] }],
+  };
+  const v = check(sample);
+  assert.equal(v.valid, false);
+  const written = '"securityRequirements": [{"schemes":{"google":{"list":["openid","profile","email"]}}}]';
+  assert.ok(mustFind(v.errors, '/security', 'mixed-generation').hint!.includes(written), 'the hint writes the replacement out');
+  assert.ok(v.message!.includes(written), 'so does the message');
+  const { security: _security, ...rest } = sample;
+  assert.equal(check({ ...rest, ...(JSON.parse(`{${written}}`) as Json) }).valid, true, 'and what it says to write is valid');
+  // A shape it cannot rewrite keeps the general advice.
+  assert.doesNotMatch(mustFind(check({ ...sample, security: ['google'] }).errors, '/security', 'mixed-generation').hint!, /here:/);
+});
+
 // --- v1.0 model: required, non-empty, unions -------------------------------------------------
 
 test('v1.0: every REQUIRED field of the proto is required, and REQUIRED lists must not be empty', () => {
