@@ -11,6 +11,13 @@
  *   which identifies the entry to people; a warning in running text, where right-to-left
  *   languages may have a use for them.
  * - A name of nothing but spaces names nothing.
+ *
+ * Ids, versions, URLs, bindings and media types (`tokens`) are one token each, which programs
+ * read and logs, terminals and pages show: any control character (tab and line breaks too) or
+ * bidirectional control in one is an error. "1.0\n2", a skill id "x\u001b[31m" or a
+ * documentationUrl ending in "\r\n" passed: they split a log line or recolour a terminal, and
+ * a URL parser drops tabs and line breaks, so the link followed is not the one shown. (Endpoint
+ * URLs have their own rule in ./endpoint-urls.ts.)
  */
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer } from '../lib/json.js';
@@ -21,18 +28,40 @@ export interface TextFields {
   texts: readonly string[];
   /** Texts the specification requires: one of only white space is as empty as "", which the schema refuses. */
   requiredTexts?: readonly string[];
+  /** Ids, versions, URLs and other one-token values (see the module comment). */
+  tokens?: readonly string[];
 }
 
 export const AGENT_CARD_TEXT: TextFields = {
   names: ['/name', '/provider/organization', '/skills/*/name'],
   texts: ['/description', '/skills/*/description', '/skills/*/tags/*', '/skills/*/examples/*'],
   requiredTexts: ['/description', '/skills/*/description'],
+  // Both generations' fields: a path the card does not have finds nothing.
+  tokens: [
+    '/version',
+    '/skills/*/id',
+    '/documentationUrl',
+    '/iconUrl',
+    '/provider/url',
+    '/protocolVersion',
+    '/preferredTransport',
+    '/supportedInterfaces/*/protocolBinding',
+    '/supportedInterfaces/*/protocolVersion',
+    '/supportedInterfaces/*/tenant',
+    '/additionalInterfaces/*/transport',
+    '/capabilities/extensions/*/uri',
+    '/defaultInputModes/*',
+    '/defaultOutputModes/*',
+    '/skills/*/inputModes/*',
+    '/skills/*/outputModes/*',
+  ],
 };
 
 /** An MCP server registration: its metadata under /mcpServer, its toolspec under /toolspec. */
 export const MCP_SERVER_TEXT: TextFields = {
   names: ['/mcpServer/name', '/mcpServer/title', '/toolspec/tools/*/name', '/toolspec/tools/*/title'],
   texts: ['/mcpServer/description', '/toolspec/tools/*/description'],
+  tokens: ['/mcpServer/version'],
 };
 
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
@@ -74,6 +103,19 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
           });
         }
       }
+    }
+  }
+  for (const pattern of fields.tokens ?? []) {
+    for (const { path, value } of stringsAt(doc, pattern)) {
+      const control = CONTROL_IN_NAME.exec(value) ?? BIDI_CONTROL.exec(value);
+      if (!control) continue;
+      const what = BIDI_CONTROL.test(control[0]) ? 'bidirectional control' : 'control character';
+      errors.push({
+        path,
+        rule: 'control-character',
+        message: `contains the ${what} ${codePoint(control[0])} at position ${control.index}`,
+        hint: 'An id, version or URL is one token that programs read and logs and terminals show, where a control character acts instead of showing: remove it (a URL percent-encodes a character it must carry, e.g. %0A).',
+      });
     }
   }
   for (const pattern of fields.requiredTexts ?? []) {
