@@ -63,6 +63,9 @@ describe('register', () => {
     await refused((c) => (c.name = 'Escapy \u001b[31mRED\u001b]0;pwned\u0007'), '/name', /control character U\+001B at position 7/);
     await refused((c) => (c.name = 'Evil\u202Eexe.txt'), '/name', /bidirectional control U\+202E/);
     await refused((c) => (c.name = '   '), '/name', /only white space/);
+    await refused((c) => (c.name = '\u200b\u200d '), '/name', /shows nothing: it is only invisible characters and white space \(U\+200B at position 0\)/);
+    await refused((c) => (c.skills[0].id = '  '), '/skills/0/id', /only white space/);
+    await refused((c) => (c.version = ' '), '/version', /only white space/);
     await refused((c) => (c.name = 'A\u0000B'), '/name', /control character U\+0000/);
     await refused((c) => (c.skills[0].description = 'Clears \u001b[2J the screen'), '/skills/0/description', /control character U\+001B/);
     await refused((c) => (c.skills[0].tags[0] = 'bad\ud800tag'), '/skills/0/tags/0', /unpaired surrogate/);

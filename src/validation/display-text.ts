@@ -10,7 +10,8 @@
  *   they reorder what follows, so "Evil\u202Eexe.txt" shows as "Eviltxt.exe". Errors in a name,
  *   which identifies the entry to people; a warning in running text, where right-to-left
  *   languages may have a use for them.
- * - A name of nothing but spaces names nothing.
+ * - A name of nothing but spaces names nothing, nor does one of only invisible characters (zero-
+ *   width spaces, joiners, direction marks: Unicode's format characters), which shows as blank.
  *
  * Ids, versions, URLs, bindings and media types (`tokens`) are one token each, which programs
  * read and logs, terminals and pages show: any control character (tab and line breaks too) or
@@ -88,8 +89,8 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
           });
         } else if (LONE_SURROGATE.test(value)) {
           errors.push({ path, rule: 'invalid-unicode', message: 'contains an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character', hint: 'Fix the escape: a character beyond U+FFFF is a pair of them.' });
-        } else if (isName && value !== '' && value.trim() === '') {
-          errors.push({ path, rule: 'blank-name', message: 'is only white space', hint: 'Give it a name people can read.' });
+        } else if (isName && value !== '' && isBlank(value)) {
+          errors.push({ path, rule: 'blank-name', message: blankMessage(value), hint: 'Give it a name people can read.' });
         }
         const bidi = BIDI_CONTROL.exec(value);
         if (bidi) {
@@ -108,7 +109,13 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
   for (const pattern of fields.tokens ?? []) {
     for (const { path, value } of stringsAt(doc, pattern)) {
       const control = CONTROL_IN_NAME.exec(value) ?? BIDI_CONTROL.exec(value);
-      if (!control) continue;
+      if (!control) {
+        // " " for a skill id or a version is as empty as "", which the schemas refuse.
+        if (value !== '' && isBlank(value)) {
+          errors.push({ path, rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value, or leave the field out where it is optional.' });
+        }
+        continue;
+      }
       const what = BIDI_CONTROL.test(control[0]) ? 'bidirectional control' : 'control character';
       errors.push({
         path,
@@ -120,11 +127,19 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
   }
   for (const pattern of fields.requiredTexts ?? []) {
     for (const { path, value } of stringsAt(doc, pattern)) {
-      if (value === '' || value.trim() !== '' || errors.some((e) => e.path === path)) continue;
-      errors.push({ path, rule: 'blank-text', message: 'is only white space', hint: 'Write what it describes: people and search read it.' });
+      if (value === '' || !isBlank(value) || errors.some((e) => e.path === path)) continue;
+      errors.push({ path, rule: 'blank-text', message: blankMessage(value), hint: 'Write what it describes: people and search read it.' });
     }
   }
   return { errors, warnings };
+}
+
+/** White space and format characters (zero-width space and joiners, direction marks, BOM, soft hyphen): nothing that shows. */
+const BLANK = /^[\s\p{Cf}]*$/u;
+const isBlank = (value: string): boolean => BLANK.test(value);
+function blankMessage(value: string): string {
+  const invisible = /\S/u.exec(value);
+  return invisible ? `shows nothing: it is only invisible characters and white space (${codePoint(invisible[0])} at position ${invisible.index})` : 'is only white space';
 }
 
 const codePoint = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
