@@ -274,6 +274,12 @@ test("the A2A v1.0.1 specification's sample card (8.5), whose \"security\" is th
   assert.doesNotMatch(mustFind(check({ ...sample, security: ['google'] }).errors, '/security', 'mixed-generation').hint!, /here:/);
 });
 
+test('a bidirectional control in an interface URL is refused: "https://a.acme-corp.io/\\u202Egnp.a2a" shows another URL than it is', () => {
+  const card = v10();
+  (card.supportedInterfaces as Json[])[0]!.url = 'https://a.acme-corp.io/\u202Egnp.a2a';
+  assert.match(mustFind(check(card).errors, '/supportedInterfaces/0/url', 'control-character').message, /bidirectional control U\+202E at position 23/);
+});
+
 // --- v1.0 model: required, non-empty, unions -------------------------------------------------
 
 test('v1.0: every REQUIRED field of the proto is required, and REQUIRED lists must not be empty', () => {

@@ -200,6 +200,12 @@ test('server metadata: name required and non-empty, url an absolute http(s) URL'
     assert.match(mustFind(v.errors, '/mcpServer/url').message, /absolute http\(s\) URL/, url);
   }
   mustFind(check(ok, { name: 'n', url: 'http://@@@:x' }).errors, '/mcpServer/url', 'invalid-url');
+  // A control character in a URL that reads as one: said, with its position (it was "must be an absolute http(s) URL").
+  for (const [url, at] of [['https://m.acme-corp.io/mcp\n', 'U\\+000A at position 26'], ['https://m.acme-\tcorp.io/mcp', 'U\\+0009 at position 15']] as const) {
+    const v = check(ok, { name: 'n', url });
+    assert.equal(v.errors.length, 1, JSON.stringify(v.errors));
+    assert.match(mustFind(v.errors, '/mcpServer/url', 'url-control-character').message, new RegExp(`control character ${at}`), url);
+  }
   mustFind(check(ok, 'files').errors, '/mcpServer', 'type');
   mustFind(validator.validateMcpServer(undefined, ok, 100).errors, '/mcpServer', 'required');
   assert.equal(check(ok, { name: 'n', url: 'HTTPS://M.ACME-CORP.IO/mcp', extra: true }).valid, true);

@@ -31,6 +31,11 @@ export interface TextFields {
   requiredTexts?: readonly string[];
   /** Ids, versions, URLs and other one-token values (see the module comment). */
   tokens?: readonly string[];
+  /**
+   * Endpoint URLs: their control characters are ./endpoint-urls.ts's (url-control-character);
+   * a bidirectional control, which a URL parser percent-encodes without a word, is refused here.
+   */
+  endpointUrls?: readonly string[];
 }
 
 export const AGENT_CARD_TEXT: TextFields = {
@@ -56,6 +61,7 @@ export const AGENT_CARD_TEXT: TextFields = {
     '/skills/*/inputModes/*',
     '/skills/*/outputModes/*',
   ],
+  endpointUrls: ['/supportedInterfaces/*/url', '/url', '/additionalInterfaces/*/url'],
 };
 
 /** An MCP server registration: its metadata under /mcpServer, its toolspec under /toolspec. */
@@ -63,6 +69,7 @@ export const MCP_SERVER_TEXT: TextFields = {
   names: ['/mcpServer/name', '/mcpServer/title', '/toolspec/tools/*/name', '/toolspec/tools/*/title'],
   texts: ['/mcpServer/description', '/toolspec/tools/*/description'],
   tokens: ['/mcpServer/version'],
+  endpointUrls: ['/mcpServer/url'],
 };
 
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
@@ -106,12 +113,13 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
       }
     }
   }
-  for (const pattern of fields.tokens ?? []) {
+  const tokens = [...(fields.tokens ?? []).map((p) => [p, true] as const), ...(fields.endpointUrls ?? []).map((p) => [p, false] as const)];
+  for (const [pattern, controls] of tokens) {
     for (const { path, value } of stringsAt(doc, pattern)) {
-      const control = CONTROL_IN_NAME.exec(value) ?? BIDI_CONTROL.exec(value);
+      const control = (controls ? CONTROL_IN_NAME.exec(value) : null) ?? BIDI_CONTROL.exec(value);
       if (!control) {
         // " " for a skill id or a version is as empty as "", which the schemas refuse.
-        if (value !== '' && isBlank(value)) {
+        if (controls && value !== '' && isBlank(value)) {
           errors.push({ path, rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value, or leave the field out where it is optional.' });
         }
         continue;
