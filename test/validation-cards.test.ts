@@ -280,6 +280,17 @@ test('a bidirectional control in an interface URL is refused: "https://a.acme-co
   assert.match(mustFind(check(card).errors, '/supportedInterfaces/0/url', 'control-character').message, /bidirectional control U\+202E at position 23/);
 });
 
+test('a message quoting a value escapes what would act in it: a bidirectional control reordered the rest of the refusal', () => {
+  const card = v10();
+  (card.supportedInterfaces as Json[])[0]!.url = 'https://a.acme\u202E-corp.io/a2a';
+  const v = check(card);
+  const error = mustFind(v.errors, '/supportedInterfaces/0/url', 'invalid-url');
+  assert.ok(error.message.includes('"https://a.acme\\u202e-corp.io/a2a"'), error.message);
+  assert.ok(!/[\u202a-\u202e]/.test(error.message + v.message), 'no bidirectional control in the message');
+  (card.supportedInterfaces as Json[])[0]!.protocolBinding = 'JSONRPC\u0085';
+  assert.ok(!/[\u0080-\u009f]/.test(check(card).message!), 'nor a C1 control');
+});
+
 // --- v1.0 model: required, non-empty, unions -------------------------------------------------
 
 test('v1.0: every REQUIRED field of the proto is required, and REQUIRED lists must not be empty', () => {
