@@ -279,6 +279,9 @@ describe('query syntax', () => {
       assert.equal(parseQuery(typing).excluded.length, 0, typing);
       assert.deepEqual(ids(index, typing), ids(index, 'finance'), typing);
     }
+    // Operators and bare fields alone are ignored the same way: what no text lists (it was nothing).
+    assert.equal(ids(index, '').length, 6);
+    for (const typing of ['tags:', 'NOT', 'OR ', 'skill: NOT']) assert.deepEqual(ids(index, typing), ids(index, ''), typing);
     const noBeta = search(index, 'forecasts OR answers -beta ').find((h) => h.id === 'finance')!;
     assert.equal(noBeta.match.id, 'tax');
     assert.ok(!(noBeta.matches ?? []).some((m) => m.id === 'beta'), 'the beta skill is excluded');

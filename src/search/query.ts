@@ -187,6 +187,11 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   const seen = new Set<string>();
   let pendingOr = false;
   const list = pieces(raw);
+  // Text of operators and bare fields alone ("tags:", "NOT", "OR" as someone starts typing) is
+  // ignored, as each is after a word: the search lists what the filter matches, as for no text,
+  // where it answered nothing.
+  const isOperator = (piece: Piece): boolean => !piece.quoted && !piece.field && !piece.negated && !piece.star && (piece.text === 'OR' || piece.text === 'NOT');
+  if (list.every(isOperator)) return { hasText: false, clauses: [], excluded: [], words: [] };
   for (let p = 0; p < list.length; p++) {
     const piece = list[p]!;
     // OR / NOT as operators (upper case, as in search engines; lower-case "or" stays a word).
