@@ -280,6 +280,23 @@ test('a bidirectional control in an interface URL is refused: "https://a.acme-co
   assert.match(mustFind(check(card).errors, '/supportedInterfaces/0/url', 'control-character').message, /bidirectional control U\+202E at position 23/);
 });
 
+test('a control character in what a client reads to authenticate (an OIDC or token URL, an API key header name) is refused, in both generations', () => {
+  const v1 = {
+    ...v10(),
+    securitySchemes: {
+      oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: 'https://id.acme-corp.io/.well-known/openid-configuration\r\n' } },
+      key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key\r\nX-Forwarded-For: 10.0.0.1' } },
+      oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://id.acme-corp.io/to\u0000ken', scopes: { read: 'Read' } } } } },
+    },
+  };
+  const errors = check(v1).errors;
+  mustFind(errors, '/securitySchemes/oidc/openIdConnectSecurityScheme/openIdConnectUrl', 'control-character');
+  mustFind(errors, '/securitySchemes/key/apiKeySecurityScheme/name', 'control-character');
+  mustFind(errors, '/securitySchemes/oauth/oauth2SecurityScheme/flows/clientCredentials/tokenUrl', 'control-character');
+  const v03Card = { ...v03(), securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key\n' } } };
+  mustFind(check(v03Card).errors, '/securitySchemes/key/name', 'control-character');
+});
+
 test('a message quoting a value escapes what would act in it: a bidirectional control reordered the rest of the refusal', () => {
   const card = v10();
   (card.supportedInterfaces as Json[])[0]!.url = 'https://a.acme\u202E-corp.io/a2a';

@@ -23,7 +23,7 @@
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer } from '../lib/json.js';
 
-/** Where the texts of a document are, as JSON Pointer patterns ("*": any array index). */
+/** Where the texts of a document are, as JSON Pointer patterns ("*": any array index, "{}": any member of an object). */
 export interface TextFields {
   names: readonly string[];
   texts: readonly string[];
@@ -60,6 +60,18 @@ export const AGENT_CARD_TEXT: TextFields = {
     '/defaultOutputModes/*',
     '/skills/*/inputModes/*',
     '/skills/*/outputModes/*',
+    // What a client reads to authenticate: URLs it fetches, the header or parameter it sends
+    // ("{}": any scheme name; v1.0 nests each scheme in its kind's member, v0.3 does not).
+    '/securitySchemes/{}/{}/openIdConnectUrl',
+    '/securitySchemes/{}/openIdConnectUrl',
+    '/securitySchemes/{}/{}/oauth2MetadataUrl',
+    '/securitySchemes/{}/oauth2MetadataUrl',
+    '/securitySchemes/{}/{}/flows/{}/{}',
+    '/securitySchemes/{}/flows/{}/{}',
+    '/securitySchemes/{}/{}/name',
+    '/securitySchemes/{}/name',
+    '/securitySchemes/{}/{}/scheme',
+    '/securitySchemes/{}/scheme',
   ],
   endpointUrls: ['/supportedInterfaces/*/url', '/url', '/additionalInterfaces/*/url'],
 };
@@ -158,6 +170,7 @@ function stringsAt(doc: unknown, pattern: string): { path: string; value: string
   for (const step of pattern.split('/').slice(1)) {
     at = at.flatMap(({ path, value }) => {
       if (step === '*') return Array.isArray(value) ? value.map((v, i) => ({ path: pointer(path, i), value: v as unknown })) : [];
+      if (step === '{}') return isObject(value) ? Object.keys(value).map((k) => ({ path: pointer(path, k), value: value[k] })) : [];
       return isObject(value) && Object.hasOwn(value, step) ? [{ path: pointer(path, step), value: value[step] }] : [];
     });
   }
