@@ -324,6 +324,9 @@ describe('matching', () => {
     assert.deepEqual(ids('tags:it'), ['it']);
     assert.deepEqual(ids('stats -tag:r'), [], 'an excluded one-letter tag excludes');
     assert.deepEqual(ids('r'), [], 'a bare lower-case letter is still no word');
+    // Among other words they are dropped as before, in the tags and in a field's phrase alike.
+    add(index, 'tts', agent('Voice', [{ id: 'tts', name: 'Speak', description: 'Turns text to speech.', tags: ['text-to-speech'] }]));
+    for (const q of ['description:"text to speech"', 'tags:"text to speech"', 'skill:"text to speech"', 'name:"the voice"']) assert.deepEqual(ids(q), ['tts'], q);
   });
 
   it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {

@@ -248,9 +248,9 @@ function altKey(a: Alternative): string {
 
 /** The alternatives a piece stands for: its words, or one phrase when quoted. */
 function alternativesOf(piece: Piece): Alternative[] {
-  // A field's value keeps its single letters and stop words (`tags:x`, `skill:r`): dropped as
-  // prose, they left the clause empty and the search found nothing, though tags keep them.
-  const words = tokenize(piece.text, { maxTerms: MAX_PHRASE_WORDS * 4, keepShort: piece.field !== undefined });
+  // A field's value of only a letter or a stop word is kept (`tags:x`, `skill:r`): dropped as
+  // prose, it left the clause empty and the search found nothing, though such tags are indexed.
+  const words = tokenize(piece.text, { maxTerms: MAX_PHRASE_WORDS * 4, keepShortAlone: piece.field !== undefined });
   if (words.length === 0) return [];
   if (piece.quoted) {
     const distinctRun = words.slice(0, MAX_PHRASE_WORDS);

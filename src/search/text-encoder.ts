@@ -21,7 +21,8 @@
  *   harakat and tatweel, Hebrew points, variation selectors, soft hyphens, zero-width joiners;
  *   ™, ℠ and ℡ are separators (NFKD would spell them out: "Weather™" → `weathertm`);
  * - single ASCII letters and a short list of stop words (English, German, Spanish, Italian,
- *   Indonesian) are dropped, except from tags and a query's field-scoped words (keepShort);
+ *   Indonesian) are dropped, except from a tag or a query's field-scoped word made only of
+ *   them (keepShortAlone);
  *   terms are cut at MAX_TERM_LENGTH characters;
  * - but a single letter followed by `++` or `#` and no letter (C++, C#, F#, G++; "C++17" too)
  *   is a word with its symbols: `c++`, `c#`. Those names were no words at all, so "C++" found
@@ -147,11 +148,13 @@ export interface TokenizeOptions {
   /** Only the first maxChars characters are read. */
   maxChars?: number;
   /**
-   * Keep single letters and stop words: a tag is a label, not prose ("r", "x", "it" are whole
-   * tags), and a query's `tags:x` names one. Read where tags are indexed and where a query names
-   * a field (./query.ts).
+   * When the text has no other word, its single letters and stop words are its terms: a tag is a
+   * label, not prose ("r", "x", "it" are whole tags), and a query's `tags:x` names one. Text
+   * with other words drops them as usual ("text-to-speech" is `text speech`), so phrases and
+   * what is indexed elsewhere are unchanged. Read where tags are indexed and where a query
+   * names a field (./query.ts).
    */
-  keepShort?: boolean;
+  keepShortAlone?: boolean;
 }
 
 /** The terms of `text`, in order, duplicates kept. */
@@ -159,9 +162,12 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   const maxTerms = options.maxTerms ?? Infinity;
   const s = options.maxChars !== undefined && text.length > options.maxChars ? text.slice(0, options.maxChars) : text;
   const out: string[] = [];
-  const keepShort = options.keepShort === true;
-  if (ASCII.test(s)) tokenizeAscii(s, out, maxTerms, keepShort);
-  else tokenizeUnicode(s, out, maxTerms, keepShort);
+  const ascii = ASCII.test(s);
+  if (ascii) tokenizeAscii(s, out, maxTerms, false);
+  else tokenizeUnicode(s, out, maxTerms, false);
+  if (out.length > 0 || options.keepShortAlone !== true) return out;
+  if (ascii) tokenizeAscii(s, out, maxTerms, true);
+  else tokenizeUnicode(s, out, maxTerms, true);
   return out;
 }
 
