@@ -225,6 +225,12 @@ test('size limit applies to the toolspec: 10,240 bytes pass, 10,241 are TOO_LARG
 
 // --- warnings ------------------------------------------------------------------------------
 
+test("a tool's annotations.title is a display name: control and bidirectional characters are refused there as in its title", () => {
+  const v = check({ tools: [tool(objectSchema, { annotations: { title: 'Read \u001b[31mfiles' } }), tool(objectSchema, { name: 'write', annotations: { title: 'Evil\u202Eexe.txt' } })] });
+  assert.match(mustFind(v.errors, '/toolspec/tools/0/annotations/title', 'control-character').message, /U\+001B at position 5/);
+  mustFind(v.errors, '/toolspec/tools/1/annotations/title', 'bidi-control');
+});
+
 test('warnings: tool names outside [A-Za-z0-9_.-]{1,128}, duplicate names, no description', () => {
   const v = check({
     tools: [

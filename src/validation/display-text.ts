@@ -78,7 +78,8 @@ export const AGENT_CARD_TEXT: TextFields = {
 
 /** An MCP server registration: its metadata under /mcpServer, its toolspec under /toolspec. */
 export const MCP_SERVER_TEXT: TextFields = {
-  names: ['/mcpServer/name', '/mcpServer/title', '/toolspec/tools/*/name', '/toolspec/tools/*/title'],
+  // A tool's annotations.title is a display title too (searched, as its title is).
+  names: ['/mcpServer/name', '/mcpServer/title', '/toolspec/tools/*/name', '/toolspec/tools/*/title', '/toolspec/tools/*/annotations/title'],
   texts: ['/mcpServer/description', '/toolspec/tools/*/description'],
   tokens: ['/mcpServer/version'],
   endpointUrls: ['/mcpServer/url'],
