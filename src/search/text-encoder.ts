@@ -22,8 +22,7 @@
  *   ™, ℠ and ℡ are separators (NFKD would spell them out: "Weather™" → `weathertm`);
  * - single ASCII letters and a short list of stop words (English, German, Spanish, Italian,
  *   Indonesian) are dropped, except from a tag or a query's field-scoped word made only of
- *   them (keepShortAlone);
- *   terms are cut at MAX_TERM_LENGTH characters;
+ *   them (keepShortAlone); terms are cut at MAX_TERM_LENGTH characters;
  * - but a single letter followed by `++` or `#` and no letter (C++, C#, F#, G++; "C++17" too)
  *   is a word with its symbols: `c++`, `c#`. Those names were no words at all, so "C++" found
  *   nothing and "C# developer" every developer. Elsewhere `+` and `#` separate words, as any
