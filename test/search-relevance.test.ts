@@ -286,6 +286,13 @@ describe('query syntax', () => {
     assert.equal(noBeta.match.id, 'tax');
     assert.ok(!(noBeta.matches ?? []).some((m) => m.id === 'beta'), 'the beta skill is excluded');
     assert.ok(search(index, 'forecasts ').some((h) => h.match.id === 'beta'));
+    // A left-out word with parts (text-to-speech, get_weather) is a phrase: what says the words apart stays.
+    assert.ok(ids(index, 'queues').includes('scattered'));
+    for (const typing of ['queues -pull-request', 'queues NOT pull_request', 'queues -"pull request"']) {
+      assert.deepEqual(ids(index, typing), ids(index, 'queues'), `${typing}: "Routes each request; can pull data from queues" says no "pull request"`);
+    }
+    assert.deepEqual(parseQuery('queues -pull-request').excluded, parseQuery('queues -"pull request"').excluded);
+    assert.ok(!search(index, 'repository -pull-request', 'match').some((h) => h.match.id === 'create_pull_request'), 'what says it is left out');
     // Only exclusions: everything else, listed.
     assert.ok(!ids(index, '-news').includes('news') && ids(index, '-news').length === 5);
   });

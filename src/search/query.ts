@@ -216,7 +216,13 @@ export function parseQuery(text: string | undefined): ParsedQuery {
     const fields = piece.field?.fields ?? 0;
     const scope = piece.field?.scope ?? 'any';
     // One bare piece can hold several words (`get_weather`, `deep-learning`): each is a clause.
-    const groups: Alternative[][] = piece.quoted ? [alternatives] : alternatives.map((a) => [a]);
+    // Left out, they are one phrase: `-text-to-speech` leaves out what says "text to speech", as
+    // `-"text to speech"` does; it left out everything saying "text" or "speech".
+    const groups: Alternative[][] = piece.quoted
+      ? [alternatives]
+      : piece.negated && alternatives.length > 1
+        ? [[{ kind: 'phrase', words: alternatives.map((a) => (a.kind === 'word' ? a.word : a.words.join(' '))) }]]
+        : alternatives.map((a) => [a]);
     for (const group of groups) {
       const key = `${piece.negated}|${fields}|${scope}|${group.map(altKey).join('|')}`;
       if (piece.negated) {
