@@ -297,6 +297,19 @@ test('a control character in what a client reads to authenticate (an OIDC or tok
   mustFind(check(v03Card).errors, '/securitySchemes/key/name', 'control-character');
 });
 
+test('an empty or blank tag or example is a warning: it shows as nothing and no tags filter can ask for it', () => {
+  const card = v10();
+  const skill = (card.skills as Json[])[0]!;
+  skill.tags = ['finance', '', '  '];
+  skill.examples = ['\u200b'];
+  const v = check(card);
+  assert.equal(v.valid, true);
+  assert.equal(mustFind(v.warnings, '/skills/0/tags/1', 'blank-text').message, 'the tag is empty');
+  assert.match(mustFind(v.warnings, '/skills/0/tags/2', 'blank-text').hint!, /Remove it, or write the tag/);
+  assert.match(mustFind(v.warnings, '/skills/0/examples/0', 'blank-text').message, /invisible characters .*U\+200B/);
+  assert.equal(find(v.warnings, '/skills/0/tags/0'), undefined);
+});
+
 test('a message quoting a value escapes what would act in it: a bidirectional control reordered the rest of the refusal', () => {
   const card = v10();
   (card.supportedInterfaces as Json[])[0]!.url = 'https://a.acme\u202E-corp.io/a2a';

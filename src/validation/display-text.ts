@@ -29,6 +29,8 @@ export interface TextFields {
   texts: readonly string[];
   /** Texts the specification requires: one of only white space is as empty as "", which the schema refuses. */
   requiredTexts?: readonly string[];
+  /** Entries of a list that say nothing when empty or blank (a tag, an example): a warning. */
+  listedTexts?: readonly string[];
   /** Ids, versions, URLs and other one-token values (see the module comment). */
   tokens?: readonly string[];
   /**
@@ -42,6 +44,7 @@ export const AGENT_CARD_TEXT: TextFields = {
   names: ['/name', '/provider/organization', '/skills/*/name'],
   texts: ['/description', '/skills/*/description', '/skills/*/tags/*', '/skills/*/examples/*'],
   requiredTexts: ['/description', '/skills/*/description'],
+  listedTexts: ['/skills/*/tags/*', '/skills/*/examples/*'],
   // Both generations' fields: a path the card does not have finds nothing.
   tokens: [
     '/version',
@@ -150,6 +153,14 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
     for (const { path, value } of stringsAt(doc, pattern)) {
       if (value === '' || !isBlank(value) || errors.some((e) => e.path === path)) continue;
       errors.push({ path, rule: 'blank-text', message: blankMessage(value), hint: 'Write what it describes: people and search read it.' });
+    }
+  }
+  for (const pattern of fields.listedTexts ?? []) {
+    for (const { path, value } of stringsAt(doc, pattern)) {
+      if (!isBlank(value) || errors.some((e) => e.path === path)) continue;
+      // A tag "" shows as an empty chip and no filter can ask for it (a filter value must have a character).
+      const what = path.includes('/tags/') ? 'tag' : 'example';
+      warnings.push({ path, rule: 'blank-text', message: value === '' ? `the ${what} is empty` : blankMessage(value), hint: `Remove it, or write the ${what}: an empty one says nothing to people or search.` });
     }
   }
   return { errors, warnings };
