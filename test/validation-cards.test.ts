@@ -297,6 +297,20 @@ test('a control character in what a client reads to authenticate (an OIDC or tok
   mustFind(check(v03Card).errors, '/securitySchemes/key/name', 'control-character');
 });
 
+test('a blank value is refused where the schema refuses an empty one (version, skill id), and treated as empty where it is optional (tenant, a mode, documentationUrl)', () => {
+  for (const [path, set] of [['/version', (c: Json) => (c.version = ' ')], ['/skills/0/id', (c: Json) => ((c.skills as Json[])[0]!.id = '  ')]] as const) {
+    const card = v10();
+    set(card);
+    mustFind(check(card).errors, path, 'blank-value');
+  }
+  for (const value of ['', ' ']) {
+    const card = { ...v10(), documentationUrl: value, defaultInputModes: [value] };
+    (card.supportedInterfaces as Json[])[0]!.tenant = value;
+    const v = check(card);
+    assert.equal(v.valid, true, `${JSON.stringify(value)}: ${JSON.stringify(v.errors)}`);
+  }
+});
+
 test('an empty or blank tag or example is a warning: it shows as nothing and no tags filter can ask for it', () => {
   const card = v10();
   const skill = (card.skills as Json[])[0]!;

@@ -33,6 +33,8 @@ export interface TextFields {
   listedTexts?: readonly string[];
   /** Ids, versions, URLs and other one-token values (see the module comment). */
   tokens?: readonly string[];
+  /** Tokens the schemas require to be non-empty: one of only white space is as empty as "". */
+  requiredTokens?: readonly string[];
   /**
    * Endpoint URLs: their control characters are ./endpoint-urls.ts's (url-control-character);
    * a bidirectional control, which a URL parser percent-encodes without a word, is refused here.
@@ -77,6 +79,7 @@ export const AGENT_CARD_TEXT: TextFields = {
     '/securitySchemes/{}/scheme',
   ],
   endpointUrls: ['/supportedInterfaces/*/url', '/url', '/additionalInterfaces/*/url'],
+  requiredTokens: ['/version', '/skills/*/id', '/supportedInterfaces/*/protocolBinding', '/supportedInterfaces/*/protocolVersion', '/provider/url'],
 };
 
 /** An MCP server registration: its metadata under /mcpServer, its toolspec under /toolspec. */
@@ -130,13 +133,15 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
     }
   }
   const tokens = [...(fields.tokens ?? []).map((p) => [p, true] as const), ...(fields.endpointUrls ?? []).map((p) => [p, false] as const)];
+  const required = new Set(fields.requiredTokens);
   for (const [pattern, controls] of tokens) {
     for (const { path, value } of stringsAt(doc, pattern)) {
       const control = (controls ? CONTROL_IN_NAME.exec(value) : null) ?? BIDI_CONTROL.exec(value);
       if (!control) {
-        // " " for a skill id or a version is as empty as "", which the schemas refuse.
-        if (controls && value !== '' && isBlank(value)) {
-          errors.push({ path, rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value, or leave the field out where it is optional.' });
+        // " " for a skill id or a version is as empty as "", which the schemas refuse (an
+        // optional token's "" and " " get the same warnings, if any).
+        if (required.has(pattern) && value !== '' && isBlank(value)) {
+          errors.push({ path, rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value: the field is required, and white space is none.' });
         }
         continue;
       }
