@@ -304,7 +304,7 @@ test('a blank value is refused where the schema refuses an empty one (version, s
     mustFind(check(card).errors, path, 'blank-value');
   }
   for (const value of ['', ' ']) {
-    const card = { ...v10(), documentationUrl: value, defaultInputModes: [value] };
+    const card: Json = { ...v10(), documentationUrl: value, defaultInputModes: [value] };
     (card.supportedInterfaces as Json[])[0]!.tenant = value;
     const v = check(card);
     assert.equal(v.valid, true, `${JSON.stringify(value)}: ${JSON.stringify(v.errors)}`);
