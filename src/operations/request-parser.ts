@@ -92,7 +92,9 @@ function valueHint(issue: z.core.$ZodIssue, value: unknown): string | undefined 
     const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
     if (issue.expected === 'array' && scalar) return `Give a list: ${quote([value])}.`;
     if (issue.expected === 'string' && typeof value === 'number') {
-      return `Give it as a string, in quotes: ${quote(String(value))}${Number.isInteger(value) ? ` (or "${value}.0": JSON reads ${value}.0 as the number ${value})` : ''}.`;
+      // A version written 1.0 reached us as 1: name the string meant.
+      const version = Number.isInteger(value) && /version$/i.test(String(issue.path[issue.path.length - 1] ?? ''));
+      return `Give it as a string, in quotes: ${quote(String(value))}${version ? ` (or "${value}.0": JSON reads ${value}.0 as the number ${value})` : ''}.`;
     }
     if (issue.expected === 'boolean' && (value === 'true' || value === 'false')) return `Write ${value} without quotes.`;
     if (issue.expected === 'number' && typeof value === 'string' && /^\d{1,9}$/.test(value.trim())) return `Write ${value.trim()} without quotes.`;
