@@ -301,6 +301,10 @@ describe('query syntax', () => {
     assert.deepEqual(new Set(ids(index, 'github OR polyglot')), new Set(['github', 'translate']));
     const both = search(index, 'github OR polyglot');
     assert.ok(both.every((h) => Math.floor(h.score) === 1), 'one clause each');
+    // A word with parts beside OR is one phrase: "pull-request OR polyglot" was pull AND (request OR polyglot).
+    assert.deepEqual(new Set(ids(index, 'pull-request OR polyglot')), new Set(['github', 'translate']), 'the router says "request" and "pull" apart');
+    assert.deepEqual(new Set(ids(index, 'polyglot OR pull_request')), new Set(['github', 'translate']));
+    assert.equal(parseQuery('speech-to-text OR transcription').clauses.length, 1);
   });
 
   it('field:word and skill:/tool:/agent: restrict where the word may match', () => {

@@ -196,7 +196,7 @@ export function parseQuery(text: string | undefined): ParsedQuery {
     const piece = list[p]!;
     // OR / NOT as operators (upper case, as in search engines; lower-case "or" stays a word).
     if (!piece.quoted && !piece.field && !piece.negated && !piece.star) {
-      if (piece.text === 'OR' && clauses.length > 0 && p + 1 < list.length) {
+      if (isOr(list, p) && clauses.length > 0) {
         pendingOr = true;
         continue;
       }
@@ -216,11 +216,14 @@ export function parseQuery(text: string | undefined): ParsedQuery {
     const fields = piece.field?.fields ?? 0;
     const scope = piece.field?.scope ?? 'any';
     // One bare piece can hold several words (`get_weather`, `deep-learning`): each is a clause.
-    // Left out, they are one phrase: `-text-to-speech` leaves out what says "text to speech", as
-    // `-"text to speech"` does; it left out everything saying "text" or "speech".
+    // Left out, or on either side of OR, they are one phrase: `-text-to-speech` leaves out what
+    // says "text to speech", as `-"text to speech"` does (it left out everything saying "text" or
+    // "speech"), and `speech-to-text OR transcription` is either (it was speech AND (text OR
+    // transcription)).
+    const operand = piece.negated || pendingOr || isOr(list, p + 1);
     const groups: Alternative[][] = piece.quoted
       ? [alternatives]
-      : piece.negated && alternatives.length > 1
+      : operand && alternatives.length > 1
         ? [[{ kind: 'phrase', words: alternatives.map((a) => (a.kind === 'word' ? a.word : a.words.join(' '))) }]]
         : alternatives.map((a) => [a]);
     for (const group of groups) {
@@ -246,6 +249,12 @@ export function parseQuery(text: string | undefined): ParsedQuery {
     }
   }
   return { hasText: true, clauses, excluded, words };
+}
+
+/** Whether piece `p` is an OR with a piece after it (the operator; a last OR is the word "or"). */
+function isOr(list: readonly Piece[], p: number): boolean {
+  const piece = list[p];
+  return piece !== undefined && !piece.quoted && !piece.field && !piece.negated && !piece.star && piece.text === 'OR' && p + 1 < list.length;
 }
 
 function altKey(a: Alternative): string {
