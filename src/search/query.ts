@@ -190,12 +190,11 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   // Text of operators and bare fields alone ("tags:", "NOT", "OR" as someone starts typing) is
   // ignored, as each is after a word: the search lists what the filter matches, as for no text,
   // where it answered nothing.
-  const isOperator = (piece: Piece): boolean => !piece.quoted && !piece.field && !piece.negated && !piece.star && (piece.text === 'OR' || piece.text === 'NOT');
-  if (list.every(isOperator)) return { hasText: false, clauses: [], excluded: [], words: [] };
+  if (list.every((piece) => isBare(piece) && (piece.text === 'OR' || piece.text === 'NOT'))) return { hasText: false, clauses: [], excluded: [], words: [] };
   for (let p = 0; p < list.length; p++) {
     const piece = list[p]!;
     // OR / NOT as operators (upper case, as in search engines; lower-case "or" stays a word).
-    if (!piece.quoted && !piece.field && !piece.negated && !piece.star) {
+    if (isBare(piece)) {
       if (isOr(list, p) && clauses.length > 0) {
         pendingOr = true;
         continue;
@@ -251,10 +250,13 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   return { hasText: true, clauses, excluded, words };
 }
 
+/** A piece written alone, without quotes, field, `-` or `*`: what can be an operator. */
+const isBare = (piece: Piece): boolean => !piece.quoted && !piece.field && !piece.negated && !piece.star;
+
 /** Whether piece `p` is an OR with a piece after it (the operator; a last OR is the word "or"). */
 function isOr(list: readonly Piece[], p: number): boolean {
   const piece = list[p];
-  return piece !== undefined && !piece.quoted && !piece.field && !piece.negated && !piece.star && piece.text === 'OR' && p + 1 < list.length;
+  return piece !== undefined && isBare(piece) && piece.text === 'OR' && p + 1 < list.length;
 }
 
 function altKey(a: Alternative): string {
