@@ -209,6 +209,18 @@ describe('executor routing', () => {
     assert.match(error.message, /onwer.*Accepted keys here: kind, tags/);
     error = await rejected([dataPart({ search: { qurey: 'x' } })]);
     assert.equal(error.details[0].hint, 'Accepted keys here: query, filter, limit, pageToken, resultsPer.');
+    // A value JSON makes easy to write in the wrong type is told how to write it.
+    error = await rejected([dataPart({ search: { query: 'x', filter: { tags: 'finance', streaming: 'true', protocolVersion: 1.0 }, limit: '20' } })]);
+    const hints = Object.fromEntries(error.details.map((d: { path: string; hint?: string }) => [d.path.replace('/parts/0/data/search/', ''), d.hint]));
+    assert.deepEqual(hints, {
+      'filter/tags': 'Give a list: ["finance"].',
+      'filter/streaming': 'Write true without quotes.',
+      'filter/protocolVersion': 'Give it as a string, in quotes: "1" (or "1.0": JSON reads 1.0 as the number 1).',
+      limit: 'Write 20 without quotes.',
+    });
+    assert.match(error.message, /filter\/tags: .*\(Give a list: \["finance"\]\)/);
+    error = await rejected([dataPart({ search: { query: 'x', filter: { inputModes: [] } } })]);
+    assert.equal(error.details[0].hint, 'Give at least one value, or leave the key out where it is optional.');
     error = await rejected([dataPart([1, 2])]);
     assert.match(error.message, /not a JSON object/);
     // An empty object names what it lacks (it read "The message's text is empty").

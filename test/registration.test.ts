@@ -63,9 +63,19 @@ describe('register', () => {
     await refused((c) => (c.name = 'Escapy \u001b[31mRED\u001b]0;pwned\u0007'), '/name', /control character U\+001B at position 7/);
     await refused((c) => (c.name = 'Evil\u202Eexe.txt'), '/name', /bidirectional control U\+202E/);
     await refused((c) => (c.name = '   '), '/name', /only white space/);
+    await refused((c) => (c.name = '\u200b\u200d '), '/name', /shows nothing: it is only invisible characters and white space \(U\+200B at position 0\)/);
+    await refused((c) => (c.skills[0].id = '  '), '/skills/0/id', /only white space/);
+    await refused((c) => (c.version = ' '), '/version', /only white space/);
     await refused((c) => (c.name = 'A\u0000B'), '/name', /control character U\+0000/);
     await refused((c) => (c.skills[0].description = 'Clears \u001b[2J the screen'), '/skills/0/description', /control character U\+001B/);
     await refused((c) => (c.skills[0].tags[0] = 'bad\ud800tag'), '/skills/0/tags/0', /unpaired surrogate/);
+    // Ids, versions and URLs are one token: any control character is refused, a line break and a tab too.
+    await refused((c) => (c.skills[0].id = 'translate\u001b[31m'), '/skills/0/id', /control character U\+001B at position 9/);
+    await refused((c) => (c.version = '1.0\n2.0'), '/version', /control character U\+000A/);
+    await refused((c) => (c.documentationUrl = 'https://docs.acme-corp.io/\r\nX-Injected: 1'), '/documentationUrl', /control character U\+000D/);
+    await refused((c) => (c.provider = { organization: 'Acme', url: 'https://acme-corp.io/\u007f' }), '/provider/url', /control character U\+007F/);
+    await refused((c) => (c.supportedInterfaces[0].protocolVersion = '1.0\t'), '/supportedInterfaces/0/protocolVersion', /control character U\+0009/);
+    await refused((c) => (c.iconUrl = 'https://acme-corp.io/\u202Egnp.exe'), '/iconUrl', /bidirectional control U\+202E/);
     // Tabs and line breaks are running text; a bidirectional control there is a warning.
     const card = v1Card('Display Agent', uniqueUrl()) as WireJson;
     card.description = 'Line one.\nLine two,\ttabbed. \u2067\u05e9\u05dc\u05d5\u05dd\u2069';
@@ -75,6 +85,8 @@ describe('register', () => {
     const server = { ...mcpServer('display-files', uniqueUrl()), name: 'files\u001b[0m' };
     const mcp = errorOf(await op(alice, { register: { mcpServer: server, toolspec: toolspec() } }));
     assert.ok(mcp.details.some((d: WireJson) => d.path === '/mcpServer/name' && /control character/.test(d.message)), JSON.stringify(mcp.details));
+    const versioned = errorOf(await op(alice, { register: { mcpServer: { ...mcpServer('display-files', uniqueUrl()), version: '2.1\u0000' }, toolspec: toolspec() } }));
+    assert.ok(versioned.details.some((d: WireJson) => d.path === '/mcpServer/version' && /control character U\+0000/.test(d.message) && d.hint), JSON.stringify(versioned.details));
   });
 
   test('a v0.3 card from an agent-card.json file part keeps its exact bytes', async () => {

@@ -161,6 +161,15 @@ describe('hybrid ranking', () => {
     assert.equal((await names('canine '))[0], 'Paws');
   });
 
+  test('a query of only a bare field or operator ("tags:", "NOT") lists entries without asking the service', async () => {
+    const before = embeddings.requests.length;
+    const listed = await names('');
+    for (const typing of ['tags:', 'NOT', 'skill: OR']) assert.deepEqual(await names(typing), listed, typing);
+    // (Entries may still be embedded meanwhile: only queries count here.)
+    const queries = embeddings.requests.slice(before).flatMap((r) => r.input).filter((t) => ['', 'tags:', 'NOT', 'skill: OR'].includes(t));
+    assert.deepEqual(queries, [], 'the service was not asked');
+  });
+
   test('when the service fails, searches fall back to keywords and the failure is counted', async () => {
     embeddings.mode = 'fail';
     const before = embeddings.requests.length;

@@ -310,6 +310,25 @@ describe('matching', () => {
     assert.deepEqual(search(index, 'IT').hits.map((h) => h.id), ['it'], '"it" as a word (HR\'s "Answers it all") is still a stop word');
   });
 
+  it('finds a tag that is one letter or a stop word by `tags:` and `skill:`, in either case ("tag:x", "skill:r")', () => {
+    const index = createSearchIndex();
+    add(index, 'lower', agent('Alpha', [{ id: 'stats', name: 'Statistics', tags: ['r', 'stats'] }]));
+    add(index, 'upper', agent('Beta', [{ id: 'models', name: 'Models', tags: ['R'] }]));
+    add(index, 'x', agent('Gamma', [{ id: 'scan', name: 'Scans', tags: ['x'] }]));
+    add(index, 'it', agent('Delta', [{ id: 'desk', name: 'Helpdesk', tags: ['it'] }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    assert.deepEqual(ids('tag:x'), ['x']);
+    assert.deepEqual(ids('tags:X'), ['x']);
+    assert.deepEqual(ids('tag:r'), ['lower', 'upper']);
+    assert.deepEqual(ids('skill:r'), ['lower', 'upper']);
+    assert.deepEqual(ids('tags:it'), ['it']);
+    assert.deepEqual(ids('stats -tag:r'), [], 'an excluded one-letter tag excludes');
+    assert.deepEqual(ids('r'), [], 'a bare lower-case letter is still no word');
+    // Among other words they are dropped as before, in the tags and in a field's phrase alike.
+    add(index, 'tts', agent('Voice', [{ id: 'tts', name: 'Speak', description: 'Turns text to speech.', tags: ['text-to-speech'] }]));
+    for (const q of ['description:"text to speech"', 'tags:"text to speech"', 'skill:"text to speech"', 'name:"the voice"']) assert.deepEqual(ids(q), ['tts'], q);
+  });
+
   it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
     const index = createSearchIndex();
     add(index, 'dotnet', agent('Builder', [{ id: 'build', name: 'Build .NET projects' }]));

@@ -273,10 +273,26 @@ describe('query syntax', () => {
     assert.ok(ids(index, 'finance').includes('news'));
     assert.ok(!ids(index, 'finance -news').includes('news'), 'the entry\'s own name says news');
     assert.ok(!ids(index, 'finance NOT news').includes('news'));
+    // A NOT with no word after it yet (as someone types) is ignored: it was the word "not", a prefix too.
+    for (const typing of ['finance NOT', 'finance NOT ', 'finance NOT tags:']) {
+      assert.deepEqual(parseQuery(typing).words, ['finance'], typing);
+      assert.equal(parseQuery(typing).excluded.length, 0, typing);
+      assert.deepEqual(ids(index, typing), ids(index, 'finance'), typing);
+    }
+    // Operators and bare fields alone are ignored the same way: what no text lists (it was nothing).
+    assert.equal(ids(index, '').length, 6);
+    for (const typing of ['tags:', 'NOT', 'OR ', 'skill: NOT']) assert.deepEqual(ids(index, typing), ids(index, ''), typing);
     const noBeta = search(index, 'forecasts OR answers -beta ').find((h) => h.id === 'finance')!;
     assert.equal(noBeta.match.id, 'tax');
     assert.ok(!(noBeta.matches ?? []).some((m) => m.id === 'beta'), 'the beta skill is excluded');
     assert.ok(search(index, 'forecasts ').some((h) => h.match.id === 'beta'));
+    // A left-out word with parts (text-to-speech, get_weather) is a phrase: what says the words apart stays.
+    assert.ok(ids(index, 'queues').includes('scattered'));
+    for (const typing of ['queues -pull-request', 'queues NOT pull_request', 'queues -"pull request"']) {
+      assert.deepEqual(ids(index, typing), ids(index, 'queues'), `${typing}: "Routes each request; can pull data from queues" says no "pull request"`);
+    }
+    assert.deepEqual(parseQuery('queues -pull-request').excluded, parseQuery('queues -"pull request"').excluded);
+    assert.ok(!search(index, 'repository -pull-request', 'match').some((h) => h.match.id === 'create_pull_request'), 'what says it is left out');
     // Only exclusions: everything else, listed.
     assert.ok(!ids(index, '-news').includes('news') && ids(index, '-news').length === 5);
   });
@@ -285,6 +301,10 @@ describe('query syntax', () => {
     assert.deepEqual(new Set(ids(index, 'github OR polyglot')), new Set(['github', 'translate']));
     const both = search(index, 'github OR polyglot');
     assert.ok(both.every((h) => Math.floor(h.score) === 1), 'one clause each');
+    // A word with parts beside OR is one phrase: "pull-request OR polyglot" was pull AND (request OR polyglot).
+    assert.deepEqual(new Set(ids(index, 'pull-request OR polyglot')), new Set(['github', 'translate']), 'the router says "request" and "pull" apart');
+    assert.deepEqual(new Set(ids(index, 'polyglot OR pull_request')), new Set(['github', 'translate']));
+    assert.equal(parseQuery('speech-to-text OR transcription').clauses.length, 1);
   });
 
   it('field:word and skill:/tool:/agent: restrict where the word may match', () => {

@@ -433,6 +433,23 @@ describe('paging and streaming', () => {
     }
   });
 
+  test('a page ending on two skills of one id (a duplicate-skill-id warning) does not show the last one again', async () => {
+    const card = (n: number, skills: WireJson[]) => ({ ...v1Card(`Okapi ${n}`, `https://okapi-${n}.example.org/a2a`), skills });
+    const skill = (id: string, name: string) => ({ id, name, description: 'Browses.', tags: ['okapiline'] });
+    resultOf(await op(writer, { register: { agentCard: card(1, [skill('a', 'Older one'), skill('b', 'Older two')]) } }));
+    // Newest, so its skills come first: the first page of three ends on the second "dup".
+    resultOf(await op(writer, { register: { agentCard: card(2, [skill('solo', 'Solo'), skill('dup', 'Dup one'), skill('dup', 'Dup two')]) } }));
+    const ask = { query: '', filter: { tags: ['okapiline'] }, limit: 3, resultsPer: 'match' };
+    const seen: string[] = [];
+    let page = await search(ask);
+    seen.push(...page.results.map((h: WireJson) => h.match.name));
+    while (page.nextPageToken) {
+      page = await search({ ...ask, pageToken: page.nextPageToken });
+      seen.push(...page.results.map((h: WireJson) => h.match.name));
+    }
+    assert.deepEqual(seen, ['Solo', 'Dup one', 'Dup two', 'Older one', 'Older two']);
+  });
+
   test('paging returns every hit exactly once', async () => {
     const all = await search({ query: 'data', limit: 100 });
     const seen: string[] = [];

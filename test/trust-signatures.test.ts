@@ -735,10 +735,20 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`REGISTRY_REQUIRE
     // Read by id, it is there, marked unverified with the reason.
     const read = resultOf(await op(anonymous, { get: { id: revoked.id } }));
     assert.equal(read.signatures[0].status, 'unknown-key');
+    // Its published card is not served as one the registry stands behind; the ARD entry by id is, marked unverified.
+    for (const url of [`/agents/${revoked.id}/card.json`, `/agents/${revoked.id}/card.json?revision=1`]) {
+      const card = await fetch(`${registry!.url}${url}`);
+      assert.equal(card.status, 404, url);
+      assert.match(((await card.json()) as { message: string }).message, /not verified by a key this registry trusts.*REGISTRY_REQUIRE_VERIFIED/, url);
+    }
+    assert.equal((await fetch(`${registry!.url}/agents/${kept.id}/card.json`)).status, 200, 'a verified card is served');
+    const ardEntry = (await (await fetch(`${registry!.url}/agents/${revoked.id}`)).json()) as { metadata: WireJson };
+    assert.equal(ardEntry.metadata.verified, false);
 
     writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk]);
     await eventually(async () => (await searched('revocable weather')).includes(revoked.id), 'found again once it verifies');
     assert.ok((await listed()).includes(revoked.id));
+    assert.equal((await fetch(`${registry!.url}/agents/${revoked.id}/card.json`)).status, 200, 'and its card is served again');
   });
 
   test('an unsigned card and one signed by an unknown key are refused; a verified one is registered', async (t) => {

@@ -255,6 +255,86 @@ test('v0.3 security and supportsAuthenticatedExtendedCard in a v1.0 card name th
   assert.match(mustFind(v.errors, '/supportsAuthenticatedExtendedCard', 'mixed-generation').hint!, /extendedAgentCard/);
 });
 
+test("the A2A v1.0.1 specification's sample card (8.5), whose \"security\" is the v0.3 form, is told the securityRequirements to write, which then pass", () => {
+  // a2a.proto v1.0 has no AgentCard "security" (field 9 is security_requirements, each a
+  // SecurityRequirement {schemes: map<string, StringList>}): the sample mixes generations.
+  const sample = {
+    ...v10(),
+    securitySchemes: { google: { openIdConnectSecurityScheme: { openIdConnectUrl: 'https://accounts.google.com/.well-known/openid-configuration' } } },
+    security: [{ google: ['openid', 'profile', 'email'] }],
+  };
+  const v = check(sample);
+  assert.equal(v.valid, false);
+  const written = '"securityRequirements": [{"schemes":{"google":{"list":["openid","profile","email"]}}}]';
+  assert.ok(mustFind(v.errors, '/security', 'mixed-generation').hint!.includes(written), 'the hint writes the replacement out');
+  assert.ok(v.message!.includes(written), 'so does the message');
+  const { security: _security, ...rest } = sample;
+  assert.equal(check({ ...rest, ...(JSON.parse(`{${written}}`) as Json) }).valid, true, 'and what it says to write is valid');
+  // A shape it cannot rewrite keeps the general advice.
+  assert.doesNotMatch(mustFind(check({ ...sample, security: ['google'] }).errors, '/security', 'mixed-generation').hint!, /here:/);
+});
+
+test('a bidirectional control in an interface URL is refused: "https://a.acme-corp.io/\\u202Egnp.a2a" shows another URL than it is', () => {
+  const card = v10();
+  (card.supportedInterfaces as Json[])[0]!.url = 'https://a.acme-corp.io/\u202Egnp.a2a';
+  assert.match(mustFind(check(card).errors, '/supportedInterfaces/0/url', 'control-character').message, /bidirectional control U\+202E at position 23/);
+});
+
+test('a control character in what a client reads to authenticate (an OIDC or token URL, an API key header name) is refused, in both generations', () => {
+  const v1 = {
+    ...v10(),
+    securitySchemes: {
+      oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: 'https://id.acme-corp.io/.well-known/openid-configuration\r\n' } },
+      key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key\r\nX-Forwarded-For: 10.0.0.1' } },
+      oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://id.acme-corp.io/to\u0000ken', scopes: { read: 'Read' } } } } },
+    },
+  };
+  const errors = check(v1).errors;
+  mustFind(errors, '/securitySchemes/oidc/openIdConnectSecurityScheme/openIdConnectUrl', 'control-character');
+  mustFind(errors, '/securitySchemes/key/apiKeySecurityScheme/name', 'control-character');
+  mustFind(errors, '/securitySchemes/oauth/oauth2SecurityScheme/flows/clientCredentials/tokenUrl', 'control-character');
+  const v03Card = { ...v03(), securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key\n' } } };
+  mustFind(check(v03Card).errors, '/securitySchemes/key/name', 'control-character');
+});
+
+test('a blank value is refused where the schema refuses an empty one (version, skill id), and treated as empty where it is optional (tenant, a mode, documentationUrl)', () => {
+  for (const [path, set] of [['/version', (c: Json) => (c.version = ' ')], ['/skills/0/id', (c: Json) => ((c.skills as Json[])[0]!.id = '  ')]] as const) {
+    const card = v10();
+    set(card);
+    mustFind(check(card).errors, path, 'blank-value');
+  }
+  for (const value of ['', ' ']) {
+    const card: Json = { ...v10(), documentationUrl: value, defaultInputModes: [value] };
+    (card.supportedInterfaces as Json[])[0]!.tenant = value;
+    const v = check(card);
+    assert.equal(v.valid, true, `${JSON.stringify(value)}: ${JSON.stringify(v.errors)}`);
+  }
+});
+
+test('an empty or blank tag or example is a warning: it shows as nothing and no tags filter can ask for it', () => {
+  const card = v10();
+  const skill = (card.skills as Json[])[0]!;
+  skill.tags = ['finance', '', '  '];
+  skill.examples = ['\u200b'];
+  const v = check(card);
+  assert.equal(v.valid, true);
+  assert.equal(mustFind(v.warnings, '/skills/0/tags/1', 'blank-text').message, 'the tag is empty');
+  assert.match(mustFind(v.warnings, '/skills/0/tags/2', 'blank-text').hint!, /Remove it, or write the tag/);
+  assert.match(mustFind(v.warnings, '/skills/0/examples/0', 'blank-text').message, /invisible characters .*U\+200B/);
+  assert.equal(find(v.warnings, '/skills/0/tags/0'), undefined);
+});
+
+test('a message quoting a value escapes what would act in it: a bidirectional control reordered the rest of the refusal', () => {
+  const card = v10();
+  (card.supportedInterfaces as Json[])[0]!.url = 'https://a.acme\u202E-corp.io/a2a';
+  const v = check(card);
+  const error = mustFind(v.errors, '/supportedInterfaces/0/url', 'invalid-url');
+  assert.ok(error.message.includes('"https://a.acme\\u202e-corp.io/a2a"'), error.message);
+  assert.ok(!/[\u202a-\u202e]/.test(error.message + v.message), 'no bidirectional control in the message');
+  (card.supportedInterfaces as Json[])[0]!.protocolBinding = 'JSONRPC\u0085';
+  assert.ok(!/[\u0080-\u009f]/.test(check(card).message!), 'nor a C1 control');
+});
+
 // --- v1.0 model: required, non-empty, unions -------------------------------------------------
 
 test('v1.0: every REQUIRED field of the proto is required, and REQUIRED lists must not be empty', () => {

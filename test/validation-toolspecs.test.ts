@@ -200,6 +200,12 @@ test('server metadata: name required and non-empty, url an absolute http(s) URL'
     assert.match(mustFind(v.errors, '/mcpServer/url').message, /absolute http\(s\) URL/, url);
   }
   mustFind(check(ok, { name: 'n', url: 'http://@@@:x' }).errors, '/mcpServer/url', 'invalid-url');
+  // A control character in a URL that reads as one: said, with its position (it was "must be an absolute http(s) URL").
+  for (const [url, at] of [['https://m.acme-corp.io/mcp\n', 'U\\+000A at position 26'], ['https://m.acme-\tcorp.io/mcp', 'U\\+0009 at position 15']] as const) {
+    const v = check(ok, { name: 'n', url });
+    assert.equal(v.errors.length, 1, JSON.stringify(v.errors));
+    assert.match(mustFind(v.errors, '/mcpServer/url', 'url-control-character').message, new RegExp(`control character ${at}`), url);
+  }
   mustFind(check(ok, 'files').errors, '/mcpServer', 'type');
   mustFind(validator.validateMcpServer(undefined, ok, 100).errors, '/mcpServer', 'required');
   assert.equal(check(ok, { name: 'n', url: 'HTTPS://M.ACME-CORP.IO/mcp', extra: true }).valid, true);
@@ -218,6 +224,12 @@ test('size limit applies to the toolspec: 10,240 bytes pass, 10,241 are TOO_LARG
 });
 
 // --- warnings ------------------------------------------------------------------------------
+
+test("a tool's annotations.title is a display name: control and bidirectional characters are refused there as in its title", () => {
+  const v = check({ tools: [tool(objectSchema, { annotations: { title: 'Read \u001b[31mfiles' } }), tool(objectSchema, { name: 'write', annotations: { title: 'Evil\u202Eexe.txt' } })] });
+  assert.match(mustFind(v.errors, '/toolspec/tools/0/annotations/title', 'control-character').message, /U\+001B at position 5/);
+  mustFind(v.errors, '/toolspec/tools/1/annotations/title', 'bidi-control');
+});
 
 test('warnings: tool names outside [A-Za-z0-9_.-]{1,128}, duplicate names, no description', () => {
   const v = check({

@@ -269,6 +269,14 @@ export const catalogDoor: Door = {
     const serveDocument = (kind: EntryKind, contentType: string, render: (view: EntryView) => unknown) =>
       handle('get', async (req, res) => {
         const { view, revision } = await entryOfKind(req, kind);
+        // REGISTRY_REQUIRE_VERIFIED hides an agent whose card stopped verifying from discovery;
+        // its card published here, bare, would still read as one this registry stands behind.
+        // `get` (and GET /agents/{id}) show the entry marked unverified, with why.
+        if (config.trust.requireVerified && view.kind === 'agent' && !view.verified) {
+          throw notFound(
+            `The card of agent "${view.id}" is not served: it is not verified by a key this registry trusts, and the registry publishes only verified cards (REGISTRY_REQUIRE_VERIFIED). Its entry, with each signature's status, is at ${publicUrl}/agents/${encodeURIComponent(entryUrn(site, 'agent', view.id))}.`,
+          );
+        }
         const body = Buffer.from(JSON.stringify(render(view)));
         sendCacheable(req, res, { body, contentType, lastModified: new Date(view.updatedAt), cacheControl: revision === undefined ? cacheControl : immutable });
       });

@@ -52,6 +52,14 @@ export function describeJsonType(v: unknown): string {
   }
 }
 
+/**
+ * What JSON.stringify leaves as it is but a message must not carry: DEL and C1 controls (a
+ * terminal acts on them), bidirectional controls (they reorder the rest of the message on a page
+ * or in a terminal: a refusal quoting "https://a.example/\u202Egnp.a2a" read backwards from
+ * there), and line and paragraph separators (a message is one line).
+ */
+const UNPRINTED = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
 /** Quotes a value for a message, shortened so that messages stay one line. */
 export function quote(v: unknown, max = 60): string {
   let s: string;
@@ -61,5 +69,6 @@ export function quote(v: unknown, max = 60): string {
     // Too deep to serialise (JSON.parse accepts nesting that JSON.stringify cannot print back).
     s = `(${describeJsonType(v)})`;
   }
+  s = s.replace(UNPRINTED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }

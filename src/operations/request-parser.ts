@@ -7,7 +7,7 @@ import type { Message, Part } from '@a2a-js/sdk';
 import type { z } from 'zod';
 import type { Finding } from '../contract/types.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
-import { isObject } from '../lib/json.js';
+import { isObject, quote } from '../lib/json.js';
 import { keysAt } from './schema-keys.js';
 import { compactJsonBytes, formatBytes } from '../validation/size.js';
 import { sizeAdvice } from '../validation/verdict.js';
@@ -58,14 +58,49 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Zod issues as findings whose paths start at `base` (a JSON Pointer). With the schema, an unknown
  * key's finding also names the keys accepted there (`hint`).
  */
-export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType): Finding[] {
+export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType, input?: unknown): Finding[] {
   return error.issues.slice(0, 20).map((issue) => {
     const path = [base, ...issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1'))].join('/');
-    if (issue.code !== 'unrecognized_keys') return { path, message: issue.message };
+    if (issue.code !== 'unrecognized_keys') {
+      const hint = input === undefined ? undefined : valueHint(issue, valueAt(input, issue.path));
+      return hint ? { path, message: issue.message, hint } : { path, message: issue.message };
+    }
     const message = `${issue.message} (${issue.keys.join(', ')})`;
     const accepted = schema && keysAt(schema, issue.path);
     return accepted ? { path, message, hint: `Accepted keys here: ${accepted.join(', ')}.` } : { path, message };
   });
+}
+
+/** The value at a Zod issue's path in what was parsed (undefined where it leads nowhere). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let at = input;
+  for (const key of path) {
+    if (Array.isArray(at) && typeof key === 'number') at = at[key];
+    else if (isObject(at) && typeof key === 'string' && Object.hasOwn(at, key)) at = at[key];
+    else return undefined;
+  }
+  return at;
+}
+
+/**
+ * How to write the value the way the schema takes it, for the mistakes JSON makes easy: one
+ * value where a list is taken ("tags": "finance"), a number where a string is ("protocolVersion":
+ * 1.0 is the number 1), a boolean in quotes ("streaming": "true"), an empty list.
+ */
+function valueHint(issue: z.core.$ZodIssue, value: unknown): string | undefined {
+  if (issue.code === 'invalid_type') {
+    const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+    if (issue.expected === 'array' && scalar) return `Give a list: ${quote([value])}.`;
+    if (issue.expected === 'string' && typeof value === 'number') {
+      // A version written 1.0 reached us as 1: name the string meant.
+      const version = Number.isInteger(value) && /version$/i.test(String(issue.path[issue.path.length - 1] ?? ''));
+      return `Give it as a string, in quotes: ${quote(String(value))}${version ? ` (or "${value}.0": JSON reads ${value}.0 as the number ${value})` : ''}.`;
+    }
+    if (issue.expected === 'boolean' && (value === 'true' || value === 'false')) return `Write ${value} without quotes.`;
+    if (issue.expected === 'number' && typeof value === 'string' && /^\d{1,9}$/.test(value.trim())) return `Write ${value.trim()} without quotes.`;
+  }
+  if (issue.code === 'too_small' && issue.origin === 'array' && Array.isArray(value) && value.length === 0) return 'Give at least one value, or leave the key out where it is optional.';
+  return undefined;
 }
 
 /** Where an operation's arguments sit in a message: error paths start here. */
@@ -74,7 +109,7 @@ const argumentsPath = (op: OperationName, partIndex: number) => `/parts/${partIn
 function parseArgs<T>(schema: z.ZodType<T>, value: unknown, op: OperationName, base: string): T {
   const parsed = schema.safeParse(value ?? {});
   if (!parsed.success) {
-    const details = zodFindings(parsed.error, base, schema);
+    const details = zodFindings(parsed.error, base, schema, value ?? {});
     const said = details.map((d) => `${d.path}: ${d.message}${d.hint ? ` (${d.hint.replace(/\.$/, '')})` : ''}`);
     throw badRequest(`The "${op}" arguments are not valid: ${said.join('; ')}.`, details);
   }

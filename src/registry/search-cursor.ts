@@ -65,7 +65,14 @@ export function pageAfter(
   if (cursor.marks.length > 0) {
     const marks = window.map((h) => markOf(h, resultsPer));
     for (let m = cursor.marks.length - 1; m >= 0; m--) {
-      const at = marks.indexOf(cursor.marks[m]!);
+      // Where the marked hit was when the page was shown; of hits with the same mark (two skills
+      // of one id, a duplicate-skill-id warning), the one nearest that place: the first of them
+      // showed the second again.
+      const was = cursor.offset - start - (cursor.marks.length - m);
+      let at = -1;
+      for (let i = 0; i < marks.length; i++) {
+        if (marks[i] === cursor.marks[m] && (at < 0 || Math.abs(i - was) < Math.abs(at - was))) at = i;
+      }
       if (at >= 0) {
         from = at + 1;
         break;

@@ -17,6 +17,7 @@
  */
 import type { EntryDescription } from '../contract/description.js';
 import type { Embedder } from './embeddings.js';
+import { parseQuery } from './query.js';
 import { WordMemo } from './related-words.js';
 import type { IndexPage, IndexQuery, IndexedEntry, KeywordIndex, SearchIndex } from './types.js';
 
@@ -95,7 +96,10 @@ export class HybridSearchIndex implements SearchIndex {
 
   async search(query: IndexQuery): Promise<IndexPage> {
     const text = query.text?.trim() ?? '';
-    if (!text || query.resultsPer === 'match' || this.keyword.embeddings.count === 0 || Date.now() < this.queriesResumeAt) {
+    // Text of operators and bare fields alone ("tags:", "NOT") is a listing: no ranking to fuse,
+    // so the service is not asked (nor waited on).
+    const listing = !text || !parseQuery(text).hasText;
+    if (listing || query.resultsPer === 'match' || this.keyword.embeddings.count === 0 || Date.now() < this.queriesResumeAt) {
       return this.keyword.search(query);
     }
     let embedding: Float32Array;

@@ -187,16 +187,23 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   const seen = new Set<string>();
   let pendingOr = false;
   const list = pieces(raw);
+  // Text of operators and bare fields alone ("tags:", "NOT", "OR" as someone starts typing) is
+  // ignored, as each is after a word: the search lists what the filter matches, as for no text,
+  // where it answered nothing.
+  if (list.every((piece) => isBare(piece) && (piece.text === 'OR' || piece.text === 'NOT'))) return { hasText: false, clauses: [], excluded: [], words: [] };
   for (let p = 0; p < list.length; p++) {
     const piece = list[p]!;
     // OR / NOT as operators (upper case, as in search engines; lower-case "or" stays a word).
-    if (!piece.quoted && !piece.field && !piece.negated && !piece.star) {
-      if (piece.text === 'OR' && clauses.length > 0 && p + 1 < list.length) {
+    if (isBare(piece)) {
+      if (isOr(list, p) && clauses.length > 0) {
         pendingOr = true;
         continue;
       }
-      if (piece.text === 'NOT' && p + 1 < list.length) {
-        list[p + 1] = { ...list[p + 1]!, negated: true };
+      // A NOT with no word after it yet ("weather NOT", as someone types) leaves nothing out: it
+      // was searched as the word "not", and as a prefix ("notes", "notify"). (A last OR is "or",
+      // a stop word.)
+      if (piece.text === 'NOT') {
+        if (p + 1 < list.length) list[p + 1] = { ...list[p + 1]!, negated: true };
         continue;
       }
     }
@@ -208,7 +215,16 @@ export function parseQuery(text: string | undefined): ParsedQuery {
     const fields = piece.field?.fields ?? 0;
     const scope = piece.field?.scope ?? 'any';
     // One bare piece can hold several words (`get_weather`, `deep-learning`): each is a clause.
-    const groups: Alternative[][] = piece.quoted ? [alternatives] : alternatives.map((a) => [a]);
+    // Left out, or on either side of OR, they are one phrase: `-text-to-speech` leaves out what
+    // says "text to speech", as `-"text to speech"` does (it left out everything saying "text" or
+    // "speech"), and `speech-to-text OR transcription` is either (it was speech AND (text OR
+    // transcription)).
+    const operand = piece.negated || pendingOr || isOr(list, p + 1);
+    const groups: Alternative[][] = piece.quoted
+      ? [alternatives]
+      : operand && alternatives.length > 1
+        ? [[{ kind: 'phrase', words: alternatives.map((a) => (a.kind === 'word' ? a.word : a.words.join(' '))) }]]
+        : alternatives.map((a) => [a]);
     for (const group of groups) {
       const key = `${piece.negated}|${fields}|${scope}|${group.map(altKey).join('|')}`;
       if (piece.negated) {
@@ -234,13 +250,24 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   return { hasText: true, clauses, excluded, words };
 }
 
+/** A piece written alone, without quotes, field, `-` or `*`: what can be an operator. */
+const isBare = (piece: Piece): boolean => !piece.quoted && !piece.field && !piece.negated && !piece.star;
+
+/** Whether piece `p` is an OR with a piece after it (the operator; a last OR is the word "or"). */
+function isOr(list: readonly Piece[], p: number): boolean {
+  const piece = list[p];
+  return piece !== undefined && isBare(piece) && piece.text === 'OR' && p + 1 < list.length;
+}
+
 function altKey(a: Alternative): string {
   return a.kind === 'word' ? `${a.word}${a.prefix ? '*' : ''}${a.exact ? '!' : ''}` : `"${a.words.join(' ')}"`;
 }
 
 /** The alternatives a piece stands for: its words, or one phrase when quoted. */
 function alternativesOf(piece: Piece): Alternative[] {
-  const words = tokenize(piece.text, { maxTerms: MAX_PHRASE_WORDS * 4 });
+  // A field's value of only a letter or a stop word is kept (`tags:x`, `skill:r`): dropped as
+  // prose, it left the clause empty and the search found nothing, though such tags are indexed.
+  const words = tokenize(piece.text, { maxTerms: MAX_PHRASE_WORDS * 4, keepShortAlone: piece.field !== undefined });
   if (words.length === 0) return [];
   if (piece.quoted) {
     const distinctRun = words.slice(0, MAX_PHRASE_WORDS);

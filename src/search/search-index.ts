@@ -164,7 +164,9 @@ class UnitTerms {
   private pairs: number[] = [];
   addText(text: string | undefined, field: number): void {
     if (!text) return;
-    this.addTerms(tokenize(text, { maxChars: MAX_FIELD_CHARS }), field);
+    // A tag of only a letter or a stop word is kept: "r", "x" or "it" is a whole tag (tokenize's
+    // keepShortAlone; such tags are rare, so the postings they add are few).
+    this.addTerms(tokenize(text, { maxChars: MAX_FIELD_CHARS, keepShortAlone: field === FIELD_TAGS }), field);
   }
   /** The unit's name: its words, and the whole name as one term (nameTerm). */
   addName(text: string | undefined): void {

@@ -21,7 +21,8 @@
  *   harakat and tatweel, Hebrew points, variation selectors, soft hyphens, zero-width joiners;
  *   ™, ℠ and ℡ are separators (NFKD would spell them out: "Weather™" → `weathertm`);
  * - single ASCII letters and a short list of stop words (English, German, Spanish, Italian,
- *   Indonesian) are dropped; terms are cut at MAX_TERM_LENGTH characters;
+ *   Indonesian) are dropped, except from a tag or a query's field-scoped word made only of
+ *   them (keepShortAlone); terms are cut at MAX_TERM_LENGTH characters;
  * - but a single letter followed by `++` or `#` and no letter (C++, C#, F#, G++; "C++17" too)
  *   is a word with its symbols: `c++`, `c#`. Those names were no words at all, so "C++" found
  *   nothing and "C# developer" every developer. Elsewhere `+` and `#` separate words, as any
@@ -145,6 +146,14 @@ export interface TokenizeOptions {
   maxTerms?: number;
   /** Only the first maxChars characters are read. */
   maxChars?: number;
+  /**
+   * When the text has no other word, its single letters and stop words are its terms: a tag is a
+   * label, not prose ("r", "x", "it" are whole tags), and a query's `tags:x` names one. Text
+   * with other words drops them as usual ("text-to-speech" is `text speech`), so phrases and
+   * what is indexed elsewhere are unchanged. Read where tags are indexed and where a query
+   * names a field (./query.ts).
+   */
+  keepShortAlone?: boolean;
 }
 
 /** The terms of `text`, in order, duplicates kept. */
@@ -152,30 +161,33 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   const maxTerms = options.maxTerms ?? Infinity;
   const s = options.maxChars !== undefined && text.length > options.maxChars ? text.slice(0, options.maxChars) : text;
   const out: string[] = [];
-  if (ASCII.test(s)) tokenizeAscii(s, out, maxTerms);
-  else tokenizeUnicode(s, out, maxTerms);
+  const ascii = ASCII.test(s);
+  if (ascii) tokenizeAscii(s, out, maxTerms, false);
+  else tokenizeUnicode(s, out, maxTerms, false);
+  if (out.length > 0 || options.keepShortAlone !== true) return out;
+  if (ascii) tokenizeAscii(s, out, maxTerms, true);
+  else tokenizeUnicode(s, out, maxTerms, true);
   return out;
 }
 
 const ASCII = /^[\x00-\x7f]*$/;
 
-function push(out: string[], raw: string): void {
+function push(out: string[], raw: string, keepShort: boolean): void {
   if (!raw) return;
   if (raw.endsWith(NAME_MARK)) {
     // A written name (WRITTEN_NAMES): a single letter or "it", kept.
     out.push(raw.slice(0, -1));
     return;
   }
-  if (raw.length === 1 && raw >= 'a' && raw <= 'z') return;
-  if (STOP_WORDS.has(raw)) return;
+  if (!keepShort && ((raw.length === 1 && raw >= 'a' && raw <= 'z') || STOP_WORDS.has(raw))) return;
   out.push(raw.length > MAX_TERM_LENGTH ? raw.slice(0, MAX_TERM_LENGTH) : raw);
 }
 
 /** push for the run of ASCII text `s[start, end)`; a name WRITTEN_NAMES would mark is kept. */
-function pushAscii(out: string[], s: string, start: number, end: number, atBoundary: boolean): void {
+function pushAscii(out: string[], s: string, start: number, end: number, atBoundary: boolean, keepShort: boolean): void {
   const raw = s.slice(start, end).toLowerCase();
   if (atBoundary && isWrittenName(s, start, end)) out.push(raw);
-  else push(out, raw);
+  else push(out, raw, keepShort);
 }
 
 /** Whether `s[start, end)`, a run that starts at a word boundary, is a name WRITTEN_NAMES marks (ASCII text). */
@@ -193,14 +205,14 @@ function isWrittenName(s: string, start: number, end: number): boolean {
 }
 
 /** General path: regular expressions with Unicode classes. */
-function tokenizeUnicode(text: string, out: string[], maxTerms: number): void {
+function tokenizeUnicode(text: string, out: string[], maxTerms: number, keepShort: boolean): void {
   let s = text.replace(WRITTEN_NAMES, `$&${NAME_MARK} `).replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
   // Before folding: the dictionaries know the words as written (NFKD splits Thai's sara am).
   if (HAS_UNSPACED.test(s)) s = s.replace(UNSPACED_RUN, spaceWords);
   s = fold(s);
   if (HAS_IDEOGRAPH.test(s)) s = s.replace(IDEOGRAPHS, ' $1 ');
   for (const m of s.matchAll(WORDS)) {
-    push(out, m[0]);
+    push(out, m[0], keepShort);
     if (out.length >= maxTerms) return;
   }
 }
@@ -219,7 +231,7 @@ function languageSymbols(s: string, i: number): number {
 }
 
 /** Fast path for ASCII text (most cards): one scan, same boundaries as tokenizeUnicode. */
-function tokenizeAscii(s: string, out: string[], maxTerms: number): void {
+function tokenizeAscii(s: string, out: string[], maxTerms: number, keepShort: boolean): void {
   const n = s.length;
   let start = -1;
   // The word being read starts after a non-word character, not at a split of an identifier.
@@ -235,7 +247,7 @@ function tokenizeAscii(s: string, out: string[], maxTerms: number): void {
         const p = s.charCodeAt(i - 1);
         // getWeather, base64Encode | HTTPServer
         if (isLower(p) || isDigit(p) || (isUpper(p) && i + 1 < n && isLower(s.charCodeAt(i + 1)))) {
-          pushAscii(out, s, start, i, atBoundary);
+          pushAscii(out, s, start, i, atBoundary, keepShort);
           if (out.length >= maxTerms) return;
           start = i;
           atBoundary = false;
@@ -244,8 +256,8 @@ function tokenizeAscii(s: string, out: string[], maxTerms: number): void {
     } else if (start >= 0) {
       // C++, C#: a letter with its symbols (see the rules above).
       const symbols = i === start + 1 && !isDigit(s.charCodeAt(start)) ? languageSymbols(s, i) : 0;
-      if (symbols > 0) push(out, s.slice(start, i + symbols).toLowerCase());
-      else pushAscii(out, s, start, i, atBoundary);
+      if (symbols > 0) push(out, s.slice(start, i + symbols).toLowerCase(), keepShort);
+      else pushAscii(out, s, start, i, atBoundary, keepShort);
       if (out.length >= maxTerms) return;
       if (symbols > 0) i += symbols - 1;
       start = -1;

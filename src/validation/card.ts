@@ -45,9 +45,12 @@ function commonErrors(v: CardValidators, card: JsonObject): Finding[] {
 }
 
 function mixedGenerationMessage(errors: Finding[]): string {
-  const fields = errors.filter((e) => e.rule === 'mixed-generation').map((e) => e.path.slice(1));
+  const mixed = errors.filter((e) => e.rule === 'mixed-generation');
+  const fields = mixed.map((e) => e.path.slice(1));
   const others = errors.length - fields.length;
-  const what = fields.map((f) => `${quote(f)}: ${MIXED_GENERATION_FIELDS[f] ?? 'remove it'}`).join('; ');
+  // Each field's own hint (it may quote the replacement written out), as a clause.
+  const adviceOf = (e: Finding): string => (e.hint ? e.hint[0]!.toLowerCase() + e.hint.slice(1).replace(/\.$/, '') : (MIXED_GENERATION_FIELDS[e.path.slice(1)] ?? 'remove it'));
+  const what = mixed.map((e) => `${quote(e.path.slice(1))}: ${adviceOf(e)}`).join('; ');
   return (
     `This card mixes A2A generations: it has "supportedInterfaces" (v1.0) and also the v0.3 field${fields.length === 1 ? '' : 's'} ${fields.map((f) => quote(f)).join(', ')}. ` +
     `Fix: ${what}.` +

@@ -10,29 +10,85 @@
  *   they reorder what follows, so "Evil\u202Eexe.txt" shows as "Eviltxt.exe". Errors in a name,
  *   which identifies the entry to people; a warning in running text, where right-to-left
  *   languages may have a use for them.
- * - A name of nothing but spaces names nothing.
+ * - A name of nothing but spaces names nothing, nor does one of only invisible characters (zero-
+ *   width spaces, joiners, direction marks: Unicode's format characters), which shows as blank.
+ *
+ * Ids, versions, URLs, bindings and media types (`tokens`) are one token each, which programs
+ * read and logs, terminals and pages show: any control character (tab and line breaks too) or
+ * bidirectional control in one is an error. "1.0\n2", a skill id "x\u001b[31m" or a
+ * documentationUrl ending in "\r\n" passed: they split a log line or recolour a terminal, and
+ * a URL parser drops tabs and line breaks, so the link followed is not the one shown. (Endpoint
+ * URLs have their own rule in ./endpoint-urls.ts.)
  */
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer } from '../lib/json.js';
 
-/** Where the texts of a document are, as JSON Pointer patterns ("*": any array index). */
+/** Where the texts of a document are, as JSON Pointer patterns ("*": any array index, "{}": any member of an object). */
 export interface TextFields {
   names: readonly string[];
   texts: readonly string[];
   /** Texts the specification requires: one of only white space is as empty as "", which the schema refuses. */
   requiredTexts?: readonly string[];
+  /** Entries of a list that say nothing when empty or blank (a tag, an example): a warning. */
+  listedTexts?: readonly string[];
+  /** Ids, versions, URLs and other one-token values (see the module comment). */
+  tokens?: readonly string[];
+  /** Tokens the schemas require to be non-empty: one of only white space is as empty as "". */
+  requiredTokens?: readonly string[];
+  /**
+   * Endpoint URLs: their control characters are ./endpoint-urls.ts's (url-control-character);
+   * a bidirectional control, which a URL parser percent-encodes without a word, is refused here.
+   */
+  endpointUrls?: readonly string[];
 }
 
 export const AGENT_CARD_TEXT: TextFields = {
   names: ['/name', '/provider/organization', '/skills/*/name'],
   texts: ['/description', '/skills/*/description', '/skills/*/tags/*', '/skills/*/examples/*'],
   requiredTexts: ['/description', '/skills/*/description'],
+  listedTexts: ['/skills/*/tags/*', '/skills/*/examples/*'],
+  // Both generations' fields: a path the card does not have finds nothing.
+  tokens: [
+    '/version',
+    '/skills/*/id',
+    '/documentationUrl',
+    '/iconUrl',
+    '/provider/url',
+    '/protocolVersion',
+    '/preferredTransport',
+    '/supportedInterfaces/*/protocolBinding',
+    '/supportedInterfaces/*/protocolVersion',
+    '/supportedInterfaces/*/tenant',
+    '/additionalInterfaces/*/transport',
+    '/capabilities/extensions/*/uri',
+    '/defaultInputModes/*',
+    '/defaultOutputModes/*',
+    '/skills/*/inputModes/*',
+    '/skills/*/outputModes/*',
+    // What a client reads to authenticate: URLs it fetches, the header or parameter it sends
+    // ("{}": any scheme name; v1.0 nests each scheme in its kind's member, v0.3 does not).
+    '/securitySchemes/{}/{}/openIdConnectUrl',
+    '/securitySchemes/{}/openIdConnectUrl',
+    '/securitySchemes/{}/{}/oauth2MetadataUrl',
+    '/securitySchemes/{}/oauth2MetadataUrl',
+    '/securitySchemes/{}/{}/flows/{}/{}',
+    '/securitySchemes/{}/flows/{}/{}',
+    '/securitySchemes/{}/{}/name',
+    '/securitySchemes/{}/name',
+    '/securitySchemes/{}/{}/scheme',
+    '/securitySchemes/{}/scheme',
+  ],
+  endpointUrls: ['/supportedInterfaces/*/url', '/url', '/additionalInterfaces/*/url'],
+  requiredTokens: ['/version', '/skills/*/id', '/supportedInterfaces/*/protocolBinding', '/supportedInterfaces/*/protocolVersion', '/provider/url'],
 };
 
 /** An MCP server registration: its metadata under /mcpServer, its toolspec under /toolspec. */
 export const MCP_SERVER_TEXT: TextFields = {
-  names: ['/mcpServer/name', '/mcpServer/title', '/toolspec/tools/*/name', '/toolspec/tools/*/title'],
+  // A tool's annotations.title is a display title too (searched, as its title is).
+  names: ['/mcpServer/name', '/mcpServer/title', '/toolspec/tools/*/name', '/toolspec/tools/*/title', '/toolspec/tools/*/annotations/title'],
   texts: ['/mcpServer/description', '/toolspec/tools/*/description'],
+  tokens: ['/mcpServer/version'],
+  endpointUrls: ['/mcpServer/url'],
 };
 
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
@@ -59,8 +115,8 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
           });
         } else if (LONE_SURROGATE.test(value)) {
           errors.push({ path, rule: 'invalid-unicode', message: 'contains an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character', hint: 'Fix the escape: a character beyond U+FFFF is a pair of them.' });
-        } else if (isName && value !== '' && value.trim() === '') {
-          errors.push({ path, rule: 'blank-name', message: 'is only white space', hint: 'Give it a name people can read.' });
+        } else if (isName && value !== '' && isBlank(value)) {
+          errors.push({ path, rule: 'blank-name', message: blankMessage(value), hint: 'Give it a name people can read.' });
         }
         const bidi = BIDI_CONTROL.exec(value);
         if (bidi) {
@@ -76,13 +132,51 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
       }
     }
   }
+  const tokens = [...(fields.tokens ?? []).map((p) => [p, true] as const), ...(fields.endpointUrls ?? []).map((p) => [p, false] as const)];
+  const required = new Set(fields.requiredTokens);
+  for (const [pattern, controls] of tokens) {
+    for (const { path, value } of stringsAt(doc, pattern)) {
+      const control = (controls ? CONTROL_IN_NAME.exec(value) : null) ?? BIDI_CONTROL.exec(value);
+      if (!control) {
+        // " " for a skill id or a version is as empty as "", which the schemas refuse (an
+        // optional token's "" and " " get the same warnings, if any).
+        if (required.has(pattern) && value !== '' && isBlank(value)) {
+          errors.push({ path, rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value: the field is required, and white space is none.' });
+        }
+        continue;
+      }
+      const what = BIDI_CONTROL.test(control[0]) ? 'bidirectional control' : 'control character';
+      errors.push({
+        path,
+        rule: 'control-character',
+        message: `contains the ${what} ${codePoint(control[0])} at position ${control.index}`,
+        hint: 'An id, version or URL is one token that programs read and logs and terminals show, where a control character acts instead of showing: remove it (a URL percent-encodes a character it must carry, e.g. %0A).',
+      });
+    }
+  }
   for (const pattern of fields.requiredTexts ?? []) {
     for (const { path, value } of stringsAt(doc, pattern)) {
-      if (value === '' || value.trim() !== '' || errors.some((e) => e.path === path)) continue;
-      errors.push({ path, rule: 'blank-text', message: 'is only white space', hint: 'Write what it describes: people and search read it.' });
+      if (value === '' || !isBlank(value) || errors.some((e) => e.path === path)) continue;
+      errors.push({ path, rule: 'blank-text', message: blankMessage(value), hint: 'Write what it describes: people and search read it.' });
+    }
+  }
+  for (const pattern of fields.listedTexts ?? []) {
+    for (const { path, value } of stringsAt(doc, pattern)) {
+      if (!isBlank(value) || errors.some((e) => e.path === path)) continue;
+      // A tag "" shows as an empty chip and no filter can ask for it (a filter value must have a character).
+      const what = path.includes('/tags/') ? 'tag' : 'example';
+      warnings.push({ path, rule: 'blank-text', message: value === '' ? `the ${what} is empty` : blankMessage(value), hint: `Remove it, or write the ${what}: an empty one says nothing to people or search.` });
     }
   }
   return { errors, warnings };
+}
+
+/** White space and format characters (zero-width space and joiners, direction marks, BOM, soft hyphen): nothing that shows. */
+const BLANK = /^[\s\p{Cf}]*$/u;
+const isBlank = (value: string): boolean => BLANK.test(value);
+function blankMessage(value: string): string {
+  const invisible = /\S/u.exec(value);
+  return invisible ? `shows nothing: it is only invisible characters and white space (${codePoint(invisible[0])} at position ${invisible.index})` : 'is only white space';
 }
 
 const codePoint = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -93,6 +187,7 @@ function stringsAt(doc: unknown, pattern: string): { path: string; value: string
   for (const step of pattern.split('/').slice(1)) {
     at = at.flatMap(({ path, value }) => {
       if (step === '*') return Array.isArray(value) ? value.map((v, i) => ({ path: pointer(path, i), value: v as unknown })) : [];
+      if (step === '{}') return isObject(value) ? Object.keys(value).map((k) => ({ path: pointer(path, k), value: value[k] })) : [];
       return isObject(value) && Object.hasOwn(value, step) ? [{ path: pointer(path, step), value: value[step] }] : [];
     });
   }

@@ -31,6 +31,27 @@ export const MIXED_GENERATION_FIELDS: Record<string, string> = {
   supportsAuthenticatedExtendedCard: 'remove it and set "capabilities": {"extendedAgentCard": true} instead',
 };
 
+/**
+ * A v0.3 `security` value (`[{"google": ["openid", "email"]}]`, as the A2A v1.0.1 specification's
+ * own sample card still writes it) as the v1.0 `securityRequirements` that replaces it, when it
+ * has that shape and is short enough to quote in a hint.
+ */
+function securityRequirementsOf(security: unknown): string | undefined {
+  if (!Array.isArray(security) || security.length === 0 || security.length > 8) return undefined;
+  const requirements: { schemes: Record<string, { list: string[] }> }[] = [];
+  for (const requirement of security) {
+    if (!isObject(requirement)) return undefined;
+    const schemes = Object.entries(requirement).map(([name, scopes]) =>
+      Array.isArray(scopes) && scopes.every((s) => typeof s === 'string') ? ([name, { list: scopes as string[] }] as const) : undefined,
+    );
+    if (schemes.some((e) => e === undefined)) return undefined;
+    // fromEntries defines each name as an own property ("__proto__" included), never a prototype.
+    requirements.push({ schemes: Object.fromEntries(schemes as (readonly [string, { list: string[] }])[]) });
+  }
+  const text = JSON.stringify(requirements);
+  return text.length <= 300 ? text : undefined;
+}
+
 const lastToken = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 const slug = (s: string): string =>
   s
@@ -49,10 +70,11 @@ function cardHint(issue: Issue, card: JsonObject, generation: Generation): Retur
     const field = lastToken(path);
     const advice = MIXED_GENERATION_FIELDS[field];
     if (advice) {
+      const rewritten = field === 'security' ? securityRequirementsOf(data) : undefined;
       return {
         rule: 'mixed-generation',
         message: `${quote(field)} is an A2A v0.3 field; a v1.0 card (one with "supportedInterfaces") must not have it`,
-        hint: advice[0]!.toUpperCase() + advice.slice(1) + '.',
+        hint: advice[0]!.toUpperCase() + advice.slice(1) + (rewritten ? `; here: "securityRequirements": ${rewritten}` : '') + '.',
       };
     }
   }

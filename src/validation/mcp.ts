@@ -88,14 +88,17 @@ export function validateMcpServer(
     if (serverRequired) errors.push({ path: '/mcpServer', rule: 'required', message: 'the MCP server metadata is missing', hint: 'Send "mcpServer": {"name": "…", "url": "https://…/mcp"} beside the toolspec.' });
   } else {
     const metaErrors = check(v.serverMeta, server, '/mcpServer', serverMetaHints);
-    errors.push(...metaErrors);
     const [endpoint] = mcpEndpointUrls(server);
-    if (endpoint) {
-      // The URL is the server's identity: it must parse (the schema's uri format accepts a few
-      // strings no URL parser does, such as http://@@:x), be http(s), carry no credentials.
-      const check = checkEndpointUrl(endpoint);
-      if (check.ok === false) {
-        if (!metaErrors.some((e) => e.path === endpoint.path)) errors.push(check.finding);
+    // The URL is the server's identity: it must parse (the schema's uri format accepts a few
+    // strings no URL parser does, such as http://@@:x), be http(s), carry no credentials.
+    const urlCheck = endpoint && checkEndpointUrl(endpoint);
+    // A control character is what is wrong, not the schema's "must be an absolute http(s) URL"
+    // of a URL that reads like one: that is said instead, with its position.
+    const exact = urlCheck !== undefined && urlCheck.ok === false && urlCheck.finding.rule === 'url-control-character';
+    errors.push(...(exact ? metaErrors.filter((e) => e.path !== endpoint!.path) : metaErrors));
+    if (endpoint && urlCheck) {
+      if (urlCheck.ok === false) {
+        if (exact || !metaErrors.some((e) => e.path === endpoint.path)) errors.push(urlCheck.finding);
       } else {
         const issue = classifyUrl(endpoint.url, options.warnInsecureHttp === true);
         if (issue) warnings.push(urlFinding(endpoint.path, endpoint.url, issue));
