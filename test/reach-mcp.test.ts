@@ -57,6 +57,20 @@ async function mcpClient(url: string, token?: string): Promise<Client> {
   return client;
 }
 
+/** POSTs `body` to /mcp over node:http, which sends only the headers given (fetch adds Accept, and sets Host itself). */
+function rawMcpPost(headers: Record<string, string>, body: string): Promise<{ status: number; body: WireJson }> {
+  const { port } = new URL(registry.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as WireJson }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 let anonymous: Client;
 const call = async (name: string, args: Record<string, unknown>, client: Client = anonymous): Promise<CallToolResult> =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -276,18 +290,7 @@ describe('MCP endpoint', () => {
   test('DNS-rebinding protection: only PUBLIC_URL\'s host, and browser origins the operator allowed', async () => {
     const port = new URL(registry.url).port;
     const post = (headers: Record<string, string>) =>
-      new Promise<{ status: number; body: WireJson }>((resolve, reject) => {
-        const req = http.request(
-          { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
-          (res) => {
-            let text = '';
-            res.on('data', (d: Buffer) => (text += d.toString()));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as WireJson }));
-          },
-        );
-        req.on('error', reject);
-        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
-      });
+      rawMcpPost({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
     const rebound = await post({ host: `attacker.example:${port}` });
     assert.equal(rebound.status, 403);
     assert.match(rebound.body.error.message, /attacker\.example.*REGISTRY_MCP_ALLOWED_HOSTS/);
@@ -374,6 +377,18 @@ describe('MCP endpoint', () => {
       assert.equal(answer.error.code, -32000);
       assert.equal(answer.error.message, `The request body is ${type}; this JSON-RPC endpoint reads JSON: send Content-Type: application/json.`);
       assert.equal(answer.error.data.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+    }
+    // Streamable HTTP needs Accept to name JSON and SSE: without it (or with fetch's */*) the SDK
+    // answered 406 with id null and no header to send; now the request's id and the header.
+    for (const [accept, id, came] of [[undefined, 13, 'no Accept header came'], ['*/*', 'q-14', 'it came with Accept: */*'], ['application/json', null, 'it came with Accept: application/json']] as const) {
+      // A batch (id null) has no one id to answer with.
+      const body = id === null ? '[{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]' : JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' });
+      const res = await rawMcpPost({ 'content-type': 'application/json', ...(accept ? { accept } : {}) }, body);
+      assert.equal(res.status, 406, String(accept));
+      assert.equal(res.body.id, id, String(accept));
+      assert.equal(res.body.error.code, -32000);
+      assert.equal(res.body.error.message, `Not Acceptable: MCP Streamable HTTP requests must accept both JSON and an event stream (${came}). Send the header Accept: application/json, text/event-stream.`);
+      assert.equal(res.body.error.data.reason, 'NOT_ACCEPTABLE');
     }
   });
 

@@ -1,6 +1,6 @@
 /**
- * The JSON-RPC envelope and the MCP-Protocol-Version of an MCP request, checked before the SDK's
- * transport reads them, so that refusals carry the request's id.
+ * The JSON-RPC envelope, the Accept header and the MCP-Protocol-Version of an MCP request, checked
+ * before the SDK's transport reads them, so that refusals carry the request's id.
  *
  * The envelope: the SDK answers every JSON body that is no JSON-RPC message (no "jsonrpc", an id
  * that is null or a fraction, a "method" that is no string, "params" that are no object, an empty
@@ -21,8 +21,8 @@ const JSONRPC_SERVER_ERROR = -32000;
 /** An id MCP accepts: a string or an integer (MCP: "MUST be a string or integer", not null). */
 const isUsableId = (id: unknown): id is string | number => typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
 
-/** A 400 refusal before the SDK, recorded in the request scope (log line, metrics) as REJECTED with its reason. */
-function refuse(req: Request, res: Response, failure: Pick<HttpFailure, 'jsonRpcCode' | 'reason' | 'message' | 'id'>): void {
+/** A refusal before the SDK (400 unless said), recorded in the request scope (log line, metrics) as REJECTED with its reason. */
+function refuse(req: Request, res: Response, failure: Pick<HttpFailure, 'jsonRpcCode' | 'reason' | 'message' | 'id'> & { httpStatus?: number }): void {
   const scope = currentScope();
   if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: failure.reason });
   sendFailure(req, res, { httpStatus: 400, ...failure });
@@ -71,4 +71,21 @@ export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
   if (MCP_PROTOCOL_VERSIONS.includes(version) || !isObject(body) || body.method === 'initialize' || !isUsableId(body.id)) return next();
   const message = `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`;
   refuse(req, res, { jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', message, id: body.id });
+};
+
+/**
+ * MCP Streamable HTTP: a POST "MUST include an Accept header, listing both application/json and
+ * text/event-stream". The SDK refuses one that does not with 406 and id null, and its message
+ * does not say which header to send (a client without Accept, or with fetch's and curl's default
+ * of any type, read "Client must accept both ..."). The same check as the SDK's (a substring test of
+ * each type, as it makes it: Accept is a list), answered with the request's id when it has a
+ * usable one (a batch has none), naming the header to send and what came.
+ */
+export const mcpAcceptGuard: RequestHandler = (req, res, next) => {
+  const accept = req.headers.accept;
+  if (req.method !== 'POST' || (accept?.includes('application/json') && accept.includes('text/event-stream'))) return next();
+  const body: unknown = req.body;
+  const sent = accept === undefined ? 'no Accept header came' : `it came with Accept: ${accept.slice(0, 100)}`;
+  const message = `Not Acceptable: MCP Streamable HTTP requests must accept both JSON and an event stream (${sent}). Send the header Accept: application/json, text/event-stream.`;
+  refuse(req, res, { httpStatus: 406, jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'NOT_ACCEPTABLE', message, id: isObject(body) && isUsableId(body.id) ? body.id : null });
 };
