@@ -379,6 +379,9 @@ describe('ARD API', () => {
     // JSON that is no object is shown this door's request (it was shown an A2A JSON-RPC SendMessage).
     const notAnObject = await search('"translate invoices"');
     assertArdError(notAnObject, 400, 'INVALID_ARGUMENT', /^The request body is valid JSON but a string, not an object: send one JSON object \(POST \/search takes \{"query": \{"text": "translate invoices"\}, "pageSize": 10\}\)\.$/);
+    // The registry's code for a request of the wrong shape, as an array body gets (it was JSON-RPC's INVALID_REQUEST).
+    assert.equal(notAnObject.body.registryCode, 'BAD_REQUEST');
+    assert.equal((await search('[]')).body.registryCode, 'BAD_REQUEST');
     // curl -d without -H 'content-type: application/json' sends a form: the body was never read,
     // and the answer said "/query: expected object, received undefined".
     const asForm = async (headers: Record<string, string>) => {

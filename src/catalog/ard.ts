@@ -71,9 +71,17 @@ export function ardErrorOf(err: RegistryError): { status: number; body: ArdError
   return { status, body };
 }
 
+/**
+ * JSON-RPC's name for "this JSON is no request object", which the shared body checks give a body
+ * that is JSON but no object: on this door the registry's own code for a request of the wrong
+ * shape, which an array body, or an object without query.text, gets from the search's checks.
+ */
+const ARD_REASONS: Record<string, string> = { INVALID_REQUEST: 'BAD_REQUEST' };
+
 /** Refusals shared by every door (flood guard, body errors, 404, bugs) in ARD's shape. */
 export const ardFailure: FailureFormatter = (failure) => {
-  const body: ArdError = { errorCode: ardCodeForStatus(failure.httpStatus), message: failure.message, registryCode: failure.reason };
+  const registryCode = ARD_REASONS[failure.reason] ?? failure.reason;
+  const body: ArdError = { errorCode: ardCodeForStatus(failure.httpStatus), message: failure.message, registryCode };
   if (failure.retryAfterSeconds !== undefined) body.retryAfterSeconds = failure.retryAfterSeconds;
   return { body };
 };
