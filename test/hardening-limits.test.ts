@@ -228,6 +228,22 @@ test('REGISTRY_TRUST_PROXY naming the proxies (loopback here): what a client wro
     err instanceof ConfigError && /REGISTRY_TRUST_PROXY/.test(err.message) && /proxy\.example\.org/.test(err.message) && /CIDR/.test(err.message));
 });
 
+test('a loopback PUBLIC_URL while HOST listens beyond this machine is a start-up warning naming both (cards would send peers to themselves)', () => {
+  const warningsOf = (env: Record<string, string>) => (loadConfig(env).warnings ?? []).filter((w) => w.startsWith('PUBLIC_URL is '));
+  assert.deepEqual(warningsOf({ HOST: '0.0.0.0', PUBLIC_URL: 'http://127.0.0.1:8080' }), [
+    'PUBLIC_URL is http://127.0.0.1:8080, a loopback address, while HOST=0.0.0.0 listens beyond this machine: the agent card, catalog and every URL the registry publishes point clients on other machines at their own; ' +
+      "fine for a try-out on this machine (a container's published port included), otherwise set PUBLIC_URL to the URL clients reach the registry at (e.g. https://registry.example.com)",
+  ]);
+  for (const [HOST, PUBLIC_URL] of [['10.0.0.5', 'http://localhost:8080'], ['::', 'http://[::1]:8080/'], ['registry-1', 'https://api.localhost'], ['0.0.0.0', 'http://127.1.2.3']]) {
+    assert.equal(warningsOf({ HOST, PUBLIC_URL }).length, 1, `${HOST} ${PUBLIC_URL}`);
+  }
+  // Loopback on both sides is a local try-out; a reachable PUBLIC_URL is what the warning asks for.
+  for (const [HOST, PUBLIC_URL] of [['127.0.0.1', 'http://localhost:8080'], ['localhost', 'http://127.0.0.1:8080'], ['::1', 'http://[::1]:8080'], ['0.0.0.0', 'https://registry.example.com'], ['0.0.0.0', 'http://10.0.0.5:8080']]) {
+    assert.deepEqual(warningsOf({ HOST, PUBLIC_URL }), [], `${HOST} ${PUBLIC_URL}`);
+  }
+  assert.deepEqual(warningsOf({ HOST: '127.0.0.1' }), [], 'no PUBLIC_URL: derived from HOST');
+});
+
 /** Sum of a metric's samples whose labels contain `labels`. */
 async function metricValue(name: string, labels: string): Promise<number> {
   const text = await (await fetch(`${registry.url}/metrics`)).text();
