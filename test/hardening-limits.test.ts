@@ -108,10 +108,13 @@ describe('flood guard', () => {
       { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMITED', domain: 'a2a-registry', metadata: { retryAfterSeconds: String(retry) } },
     ]);
     assert.match(refused.json!.error.message, /Too many requests/);
+    // With a request id, as every other answer (it had none: a client reporting it named nothing the log knows).
+    assert.match(refused.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     // Garbage is refused too, without being parsed.
     assert.equal((await rpc('{"not json', flood)).status, 429);
-    const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, '{}', { headers: flood });
+    const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, '{}', { headers: { ...flood, 'x-request-id': 'flooded-rest-1' } });
     assert.equal(rest.status, 429);
+    assert.equal(rest.headers.get('x-request-id'), 'flooded-rest-1', "the client's own id is echoed");
     assert.equal(rest.json!.error.status, 'RESOURCE_EXHAUSTED');
     assert.ok(rest.headers.get('retry-after'), 'rest.headers.get(\'retry-after\')');
     assertNoInternals(refused.text + rest.text);
@@ -119,10 +122,12 @@ describe('flood guard', () => {
     const scan = await fetch(`${registry.url}/.env`, { headers: flood });
     assert.equal(scan.status, 429, 'a path scan is refused to a flooding address');
     assert.ok(scan.headers.get('retry-after'), 'scan.headers.get(\'retry-after\')');
+    assert.ok(scan.headers.get('x-request-id'), 'a refused path scan has a request id');
     // The web page counts too (built or not; its assets share the guard).
     const page = await fetch(`${registry.url}/`, { headers: { ...flood, accept: 'text/html' } });
     assert.equal(page.status, 429, 'the web page is refused to a flooding address');
     assert.ok(page.headers.get('retry-after'), 'page.headers.get(\'retry-after\')');
+    assert.ok(page.headers.get('x-request-id'), 'a refused page has a request id');
     assert.notEqual((await fetch(`${registry.url}/`, { headers: { ...from('10.0.2.2'), accept: 'text/html' } })).status, 429);
     // Other addresses, the card and health checks are unaffected.
     assert.equal((await rpc(getTask, from('10.0.2.2'))).status, 200);

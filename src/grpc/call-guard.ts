@@ -338,7 +338,7 @@ export class CallGuard {
   private async admit(scope: RequestScope, metadata: grpc.Metadata, path: string): Promise<Verdict> {
     const address = scope.clientAddress ?? 'unknown';
     const authorization = metadataText(metadata, 'authorization');
-    const limited = await this.core.abuse.admitRequest(address, authorization);
+    const limited = await this.core.abuse.admitRequest(address, authorization, scope.requestId);
     if (limited) return { refused: limitRefusal(limited, scope.requestId) };
     let slot: StreamSlot | undefined;
     if (scope.streaming) {
