@@ -93,6 +93,40 @@ describe('operation budgets', () => {
 });
 
 describe('flood guard', () => {
+  test('/readyz, open to anyone and outside the budget, asks storage once at a time however many probe it (each asked it: on PostgreSQL a pool query apiece)', async () => {
+    const store = registry.store;
+    const ping = store.ping.bind(store);
+    let pings = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let secondPing!: () => void;
+    const second = new Promise<void>((resolve) => (secondPing = resolve));
+    let firstPing!: () => void;
+    const first = new Promise<void>((resolve) => (firstPing = resolve));
+    store.ping = async () => {
+      pings++;
+      if (pings === 1) firstPing();
+      if (pings === 2) secondPing();
+      await held;
+      return ping();
+    };
+    try {
+      const probes = Array.from({ length: 20 }, () => fetch(`${registry.url}/readyz`));
+      await first;
+      // A second check would start at once (the old code ran one per request); none may while the first runs.
+      await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 300))]);
+      const whileHeld = pings;
+      release();
+      const answers = await Promise.all(probes);
+      assert.deepEqual(answers.map((a) => a.status), Array(20).fill(200));
+      assert.equal(whileHeld, 1, 'one readiness check at a time');
+    } finally {
+      release();
+      store.ping = ping;
+    }
+  });
+
+
   test('over REGISTRY_RATE_REQUESTS_PER_MINUTE an address gets HTTP 429 + Retry-After before any parsing', async () => {
     const flood = from('10.0.2.1');
     const getTask = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } });
