@@ -515,6 +515,11 @@ describe('ARD API', () => {
     assertArdError(await getJson(`${registry.url}/agents?filter=${encodeURIComponent('displayName = x')}`), 400, 'INVALID_ARGUMENT', /type = /);
     assertArdError(await getJson(`${registry.url}/agents?pageSize=0`), 400, 'INVALID_ARGUMENT');
     assertArdError(await getJson(`${registry.url}/agents?orderBy=name`), 400, 'INVALID_ARGUMENT');
+    // A filter field beside filter, as ARD's Appendix A table may be read, is refused saying where it goes (every entry was answered).
+    const beside = await getJson(`${registry.url}/agents?type=${encodeURIComponent('application/mcp-server-card+json')}`);
+    assertArdError(beside, 400, 'INVALID_ARGUMENT', /^type is a filter field, not a query parameter of GET \/agents: put it in filter .*\?filter=type = 'application\/a2a-agent-card\+json'\.$/);
+    assert.equal(beside.body.details[0].path, '/query/type');
+    assertArdError(await getJson(`${registry.url}/agents?pageSize=2&updatedAfter=2026-01-01T00:00:00Z`), 400, 'INVALID_ARGUMENT', /^updatedAfter is a filter field/);
   });
 
   test('metrics count the door by route', async () => {

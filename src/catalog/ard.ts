@@ -327,6 +327,9 @@ export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage 
 
 // ---- GET /agents ----
 
+/** The fields ARD's filter expression names (Appendix A), and this registry's verified. */
+const ARD_FILTER_FIELDS: ReadonlySet<string> = new Set(['type', 'displayName', 'publisherId', 'createdAfter', 'updatedAfter', 'verified']);
+
 /**
  * Reads GET /agents' query (pageSize, pageToken, a filter of `type = '...'` and `verified = true`
  * clauses, newest-first order); undefined when it can match nothing.
@@ -338,6 +341,15 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
     if (typeof v !== 'string') throw badRequest(`"${key}" is given more than once.`, [{ path: `/query/${key}`, message: 'repeated' }]);
     return v;
   };
+  // ARD's filter fields (Appendix A) belong inside `filter`; given beside it they were ignored,
+  // and a client asking ?type=application/mcp-server-card+json was answered every entry.
+  const misplaced = Object.keys(query).find((key) => ARD_FILTER_FIELDS.has(key));
+  if (misplaced !== undefined) {
+    throw badRequest(
+      `${misplaced} is a filter field, not a query parameter of GET /agents: put it in filter (this registry filters by type = '<media types, comma-separated>' and verified = true|false, joined by AND), e.g. ?filter=type = 'application/a2a-agent-card+json'.`,
+      [{ path: `/query/${misplaced}`, message: 'a filter field given as a query parameter', hint: "filter=type = 'application/a2a-agent-card+json' AND verified = true" }],
+    );
+  }
   const request: ListRequest = { pageSize: ARD_LIST_DEFAULT_PAGE_SIZE, withDocuments: true };
   const size = one('pageSize');
   if (size !== undefined) {
