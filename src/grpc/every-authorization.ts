@@ -34,7 +34,8 @@ export function keepEveryAuthorization(server: grpc.Server, log: Logger): void {
     return;
   }
   for (const http2Server of http2Servers) {
-    http2Server.prependListener('stream', (_stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+    http2Server.prependListener('stream', (_stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[] | undefined) => {
+      if (!Array.isArray(rawHeaders)) return; // a Node without them: as before
       let values: string[] | undefined;
       for (let i = 0; i < rawHeaders.length; i += 2) {
         if (rawHeaders[i] === AUTHORIZATION) (values ??= []).push(rawHeaders[i + 1]!);

@@ -1,9 +1,9 @@
 /**
  * The ErrorInfo of an A2A error, kept for v0.3 JSON-RPC clients. The SDK's v0.3 JSON-RPC layer
  * (legacyCompat) answers an A2AError with its code and message only: the google.rpc.ErrorInfo
- * the v1.0 converter puts in `data`, with its reason and metadata (the field a push config got
- * wrong, `{"field": "pushNotificationConfig.token"}`), never reached a v0.3 client, which saw
- * "id is required" without the field the other bindings name. That layer keeps the `data` of the
+ * the v1.0 converter puts in `data`, with its reason and metadata (the field a request lacks,
+ * `{"field": "id"}`), never reached a v0.3 client, which saw "id is required" (a push config's
+ * task) without the field the other bindings name, and TaskNotFound without its reason. That layer keeps the `data` of the
  * SDK's JSON-RPC error classes (JsonRpcRequestMalformedError, ...), which the v1.0 converter
  * answers exactly as it answers their plain counterparts. So the JSON-RPC door hands the SDK a
  * request handler whose A2A errors are those classes, carrying their ErrorInfo as `data`.
