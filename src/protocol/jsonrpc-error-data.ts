@@ -44,7 +44,10 @@ function withErrorData(error: unknown): unknown {
   if (!(error instanceof A2AError) || isJsonRpcError(error)) return error;
   const JsonRpcClass = JSON_RPC_CLASSES[error.name];
   if (!JsonRpcClass) return error; // the registry's own (storage): the answer sanitizer restores theirs
-  return new JsonRpcClass({ message: error.message, metadata: error.metadata, data: [error.toErrorInfo()], cause: error });
+  const converted = new JsonRpcClass({ message: error.message, metadata: error.metadata, data: [error.toErrorInfo()] });
+  // Where it was thrown, for the SDK's console line about a stream that failed (not here).
+  if (error.stack !== undefined) converted.stack = error.stack;
+  return converted;
 }
 
 async function* rethrowingWithData<T>(events: AsyncIterable<T>): AsyncGenerator<T> {
