@@ -400,6 +400,8 @@ describe('MCP endpoint', () => {
       [JSON.stringify({ jsonrpc: '2.0', id: 'q', params: {} }), '"method" must be the name of an MCP method, e.g. "tools/list"', 'q'],
       [JSON.stringify({ jsonrpc: '2.0', id: null, method: 'tools/list' }), '"id" must be a string or an integer (MCP does not allow null)', null],
       [JSON.stringify({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }), '"id" must be a string or an integer', null],
+      // An int64 id is an integer, but read rounded: it was told it must be "an integer".
+      ['{"jsonrpc": "2.0", "id": 12345678901234567890, "method": "tools/list"}', '"id" must be a string or an integer: 12345678901234567000 is an integer past 2^53 - 1, which is read rounded and could not be answered as sent: send a larger id as a string.', null],
       [JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: [1] }), '"params" must be a JSON object', 5],
       ['', 'the request body is empty', null],
       // JSON-RPC 2.0 section 6: an empty batch is Invalid Request (the SDK answered 202, no body).

@@ -11,7 +11,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { sendFailure, type HttpFailure } from '../http/errors.js';
-import { isObject } from '../lib/json.js';
+import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { MCP_PROTOCOL_VERSIONS } from './paths.js';
 
@@ -34,7 +34,10 @@ function envelopeProblem(body: Record<string, unknown>): string | undefined {
   // A response (to a request of the server's) has no method; the SDK reads those itself.
   if ('result' in body || 'error' in body) return undefined;
   if (typeof body.method !== 'string' || body.method === '') return '"method" must be the name of an MCP method, e.g. "tools/list"';
-  if ('id' in body && !isUsableId(body.id)) return '"id" must be a string or an integer (MCP does not allow null); leave it out only for a notification';
+  if ('id' in body && !isUsableId(body.id)) {
+    const unsafe = unsafeIntegerIdNote(body.id);
+    return unsafe ? `"id" must be a string or an integer: ${unsafe}` : '"id" must be a string or an integer (MCP does not allow null); leave it out only for a notification';
+  }
   if ('params' in body && !isObject(body.params)) return '"params" must be a JSON object';
   return undefined;
 }
