@@ -514,6 +514,8 @@ describe('ARD API', () => {
     assert.deepEqual(servers.body.items.map((e: WireJson) => e.identifier), [urn('mcp-server', ids.files)]);
     assertArdError(await getJson(`${registry.url}/agents?filter=${encodeURIComponent('displayName = x')}`), 400, 'INVALID_ARGUMENT', /type = /);
     assertArdError(await getJson(`${registry.url}/agents?pageSize=0`), 400, 'INVALID_ARGUMENT');
+    // A size in the range but not in plain digits says what came (it was told only "1 to 100").
+    assertArdError(await getJson(`${registry.url}/agents?pageSize=1e1`), 400, 'INVALID_ARGUMENT', /^pageSize must be a whole number from 1 to 100, in digits \(got "1e1"\)\.$/);
     assertArdError(await getJson(`${registry.url}/agents?orderBy=name`), 400, 'INVALID_ARGUMENT');
     // A filter field beside filter, as ARD's Appendix A table may be read, is refused saying where it goes (every entry was answered).
     const beside = await getJson(`${registry.url}/agents?type=${encodeURIComponent('application/mcp-server-card+json')}`);

@@ -354,7 +354,12 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
   const size = one('pageSize');
   if (size !== undefined) {
     const n = /^[0-9]{1,4}$/.test(size) ? Number(size) : NaN;
-    if (!(n >= 1 && n <= ARD_MAX_PAGE_SIZE)) throw badRequest(`pageSize must be 1 to ${ARD_MAX_PAGE_SIZE}.`, [{ path: '/query/pageSize', message: `not 1..${ARD_MAX_PAGE_SIZE}` }]);
+    if (!(n >= 1 && n <= ARD_MAX_PAGE_SIZE)) {
+      // Say what came: "1e1", "10.0" or "ten" were told only the range, which 10 is in.
+      throw badRequest(`pageSize must be a whole number from 1 to ${ARD_MAX_PAGE_SIZE}, in digits (got ${JSON.stringify(size.slice(0, 20))}).`, [
+        { path: '/query/pageSize', message: `not 1..${ARD_MAX_PAGE_SIZE}` },
+      ]);
+    }
     request.pageSize = n;
   }
   const token = one('pageToken');
