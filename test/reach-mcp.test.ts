@@ -419,6 +419,20 @@ describe('MCP endpoint', () => {
     // A notification (no id) and a batch are the SDK's, as before.
     assert.equal((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status, 202);
     assert.equal((await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]))).status, 200);
+    // A batch with an unusable member names it (the SDK: -32700 "Parse error: Invalid JSON-RPC message" for JSON that parsed).
+    for (const [batch, problem] of [
+      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }], 'message 1 of the batch: "id" must be a string or an integer'],
+      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, 5], 'message 1 of the batch: it is an integer, not a JSON-RPC message object'],
+      [Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })), 'the batch has 101 messages; send at most 100 per request'],
+    ] as const) {
+      const res = await post(JSON.stringify(batch));
+      assert.equal(res.status, 400);
+      const answer = (await res.json()) as WireJson;
+      assert.equal(answer.id, null);
+      assert.equal(answer.error.code, -32600);
+      assert.ok(answer.error.message.startsWith(`Invalid Request: ${problem}`), answer.error.message);
+      assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
+    }
   });
 
   test('an unknown method says what this server answers; an A2A method is pointed to the A2A endpoint (the SDK said only "Method not found")', async () => {

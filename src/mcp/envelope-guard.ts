@@ -11,7 +11,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { sendFailure, type HttpFailure } from '../http/errors.js';
-import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
+import { describeJsonType, isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { MCP_PROTOCOL_VERSIONS } from './paths.js';
 
@@ -42,7 +42,27 @@ function envelopeProblem(body: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** POSTs to the MCP endpoint whose body is one message with an unusable envelope, refused as Invalid Request. */
+/** The SDK's bound on a batch's messages. */
+const MAX_BATCH_MESSAGES = 100;
+
+/**
+ * What is wrong with a batch (MCP 2025-03-26; later versions send none), or undefined. The SDK
+ * refused a batch with one unusable member as a whole with -32700 "Parse error: Invalid JSON-RPC
+ * message", id null: a parse error of JSON that parsed, naming neither the member nor the problem.
+ */
+function batchProblem(batch: unknown[]): string | undefined {
+  if (batch.length > MAX_BATCH_MESSAGES) return `the batch has ${batch.length} messages; send at most ${MAX_BATCH_MESSAGES} per request`;
+  for (const [index, message] of batch.entries()) {
+    const problem = isObject(message) ? envelopeProblem(message) : `it is ${describeJsonType(message)}, not a JSON-RPC message object`;
+    if (problem) return `message ${index} of the batch: ${problem}`;
+  }
+  return undefined;
+}
+
+const refuseBatch = (req: Request, res: Response, problem: string): void =>
+  refuse(req, res, { jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'INVALID_REQUEST', message: `Invalid Request: ${problem}.`, id: null });
+
+/** POSTs to the MCP endpoint whose body is one message, or a batch, with an unusable envelope, refused as Invalid Request. */
 export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST') return next();
   const body: unknown = req.body;
@@ -50,7 +70,11 @@ export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   // An empty batch is Invalid Request (JSON-RPC 2.0, section 6); the SDK answered 202 with no body,
   // as for a batch of notifications, leaving the client waiting for an answer that never came.
   const emptyBatch = Array.isArray(body) && body.length === 0;
-  if (!empty && !emptyBatch && !isObject(body)) return next(); // batches (the SDK's), and bodies the parser did not read
+  if (Array.isArray(body) && !emptyBatch) {
+    const problem = batchProblem(body);
+    return problem === undefined ? next() : refuseBatch(req, res, problem);
+  }
+  if (!empty && !emptyBatch && !isObject(body)) return next(); // bodies the parser did not read
   const problem = empty ? 'the request body is empty' : emptyBatch ? 'the batch is empty' : envelopeProblem(body as Record<string, unknown>);
   if (!problem) return next();
   const message = `Invalid Request: ${problem}. Send one JSON-RPC 2.0 request, e.g. {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.`;
