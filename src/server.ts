@@ -80,7 +80,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       security: { corsOrigins: config.hardening.corsOrigins },
       trustProxy: config.hardening.trustProxy,
       metrics: core.metrics,
-      metricsToken: config.hardening.metricsToken,
+      metricsAccess: { metricsToken: config.hardening.metricsToken, publicRead: config.publicRead, authenticator: core.authenticator },
       readiness: {
         check: async () => {
           if (draining) return 'shutting down';

@@ -255,4 +255,17 @@ describe('REGISTRY_PUBLIC_READ=false', () => {
     const card = (await (await fetch(`${registry.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as WireJson;
     assert.deepEqual(card.securityRequirements, [{ schemes: { bearer: { list: [] } } }]);
   });
+
+  test('/metrics is closed too (it answered anyone): the admin token reads it, anonymous and another principal get 401', async () => {
+    const scrape = (headers: Record<string, string> = {}) => fetch(`${registry.url}/metrics`, { headers });
+    for (const headers of [{}, { authorization: `Bearer ${TOKENS.bob}` }, { authorization: `Bearer ${TOKENS.admin}x` }] as Record<string, string>[]) {
+      const refused = await scrape(headers);
+      assert.equal(refused.status, 401, JSON.stringify(headers));
+      assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="a2a-registry"');
+      assert.match(((await refused.json()) as WireJson).error, /needs "Authorization: Bearer <the admin token>" on this registry \(REGISTRY_PUBLIC_READ=false\); give a scraper a token of its own with REGISTRY_METRICS_TOKEN/);
+    }
+    const admin = await scrape({ authorization: `Bearer ${TOKENS.admin}` });
+    assert.equal(admin.status, 200);
+    assert.match(await admin.text(), /# HELP/);
+  });
 });

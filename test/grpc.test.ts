@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http2 from 'node:http2';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
@@ -18,6 +19,7 @@ import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactory
 import { GrpcTransportFactory as GrpcTransportFactory03 } from 'a2a-sdk-03/client/grpc';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { decodeErrorInfo, decodeStatus } from '@a2a-js/sdk/errors/grpc';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { v1Card } from './support/documents.js';
@@ -409,6 +411,35 @@ describe('authentication, as on the HTTP doors', () => {
     const streamed = await raw.stream('sendStreamingMessage', sendRequest(search('weather')), metadata({ authorization: 'Bearer nope-nope-nope-nope-nope' }));
     assert.equal(streamed.error?.code, grpc.status.UNAUTHENTICATED);
     assert.ok((await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="INVALID_CREDENTIAL"')) >= 3);
+  });
+
+  test('two authorization values are UNAUTHENTICATED, whichever comes first, as two Authorization headers on HTTP (the first counted)', async () => {
+    // grpc-js clients refuse to send two; other clients and proxies can. Raw HTTP/2, which Node
+    // lets send a repeated single-value header only with strictSingleValueFields off.
+    const session = http2.connect(`http://${grpcAddress(registry)}`, { strictSingleValueFields: false } as http2.ClientSessionOptions);
+    const call = (first: string, second: string) =>
+      new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
+        const headers = [':method', 'POST', ':path', '/lf.a2a.v1.A2AService/ListTasks', 'content-type', 'application/grpc', 'te', 'trailers', 'a2a-version', '1.0', 'authorization', first, 'authorization', second];
+        const req = session.request(headers as unknown as http2.OutgoingHttpHeaders);
+        let answer: http2.IncomingHttpHeaders = {};
+        req.on('response', (h) => (answer = { ...answer, ...h })).on('trailers', (t) => (answer = { ...answer, ...t }));
+        req.on('close', () => resolve(answer)).on('error', reject);
+        req.resume();
+        req.end(Buffer.alloc(5)); // one empty message
+      });
+    try {
+      for (const [first, second] of [[`Bearer ${TOKENS.alice}`, `Bearer ${TOKENS.bob}`], ['Bearer mistyped-mistyped-mistyped', `Bearer ${TOKENS.alice}`]] as const) {
+        const answer = await call(first, second);
+        assert.equal(answer['grpc-status'], String(grpc.status.UNAUTHENTICATED), JSON.stringify(answer));
+        assert.match(String(answer['www-authenticate']), /error_description="more than one Authorization header"/);
+        const details = decodeStatus(Buffer.from(String(answer['grpc-status-details-bin']), 'base64')).details.find((d) => d.typeUrl.endsWith('google.rpc.ErrorInfo'));
+        assert.equal(decodeErrorInfo(details!.value).reason, 'INVALID_CREDENTIAL');
+        assert.match(decodeURIComponent(String(answer['grpc-message'])), /has 2 Authorization headers; send exactly one/);
+        assert.ok(!JSON.stringify(answer).includes(TOKENS.alice), 'no token echoed');
+      }
+    } finally {
+      session.close();
+    }
   });
 
   test('with REGISTRY_PUBLIC_READ=false an anonymous call is UNAUTHENTICATED, a valid token is served', async () => {

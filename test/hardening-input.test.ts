@@ -130,6 +130,10 @@ describe('JSON-RPC envelope', () => {
       assert.match(error.message, /"id" must be/);
       assert.equal(answer.json!.id, null);
     }
+    // An int64 id is an integer, but read rounded: it was told it must be "an integer".
+    const int64 = rpcError(await rpc('{"jsonrpc": "2.0", "id": 12345678901234567890, "method": "SendMessage", "params": {"message": {}}}'));
+    assert.equal(int64.code, -32600);
+    assert.equal(int64.message, '"id" must be a string (at most 256 characters), an integer or null: 12345678901234567000 is an integer past 2^53 - 1, which is read rounded and could not be answered as sent: send a larger id as a string.');
     // A notification (no id) would run with no one told the outcome: refused, nothing done.
     const notification = rpcError(await rpc(JSON.stringify({ jsonrpc: '2.0', method: 'SendMessage', params: { message: { messageId: 'n', role: 'ROLE_USER', parts: [{ text: 'x' }] } } })));
     assert.equal(notification.code, -32600);

@@ -93,6 +93,40 @@ describe('operation budgets', () => {
 });
 
 describe('flood guard', () => {
+  test('/readyz, open to anyone and outside the budget, asks storage once at a time however many probe it (each asked it: on PostgreSQL a pool query apiece)', async () => {
+    const store = registry.store;
+    const ping = store.ping.bind(store);
+    let pings = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let secondPing!: () => void;
+    const second = new Promise<void>((resolve) => (secondPing = resolve));
+    let firstPing!: () => void;
+    const first = new Promise<void>((resolve) => (firstPing = resolve));
+    store.ping = async () => {
+      pings++;
+      if (pings === 1) firstPing();
+      if (pings === 2) secondPing();
+      await held;
+      return ping();
+    };
+    try {
+      const probes = Array.from({ length: 20 }, () => fetch(`${registry.url}/readyz`));
+      await first;
+      // A second check would start at once (the old code ran one per request); none may while the first runs.
+      await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 300))]);
+      const whileHeld = pings;
+      release();
+      const answers = await Promise.all(probes);
+      assert.deepEqual(answers.map((a) => a.status), Array(20).fill(200));
+      assert.equal(whileHeld, 1, 'one readiness check at a time');
+    } finally {
+      release();
+      store.ping = ping;
+    }
+  });
+
+
   test('over REGISTRY_RATE_REQUESTS_PER_MINUTE an address gets HTTP 429 + Retry-After before any parsing', async () => {
     const flood = from('10.0.2.1');
     const getTask = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } });
@@ -108,10 +142,13 @@ describe('flood guard', () => {
       { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMITED', domain: 'a2a-registry', metadata: { retryAfterSeconds: String(retry) } },
     ]);
     assert.match(refused.json!.error.message, /Too many requests/);
+    // With a request id, as every other answer (it had none: a client reporting it named nothing the log knows).
+    assert.match(refused.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
     // Garbage is refused too, without being parsed.
     assert.equal((await rpc('{"not json', flood)).status, 429);
-    const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, '{}', { headers: flood });
+    const rest = await rawPost(`${registry.url}/a2a/rest/message:send`, '{}', { headers: { ...flood, 'x-request-id': 'flooded-rest-1' } });
     assert.equal(rest.status, 429);
+    assert.equal(rest.headers.get('x-request-id'), 'flooded-rest-1', "the client's own id is echoed");
     assert.equal(rest.json!.error.status, 'RESOURCE_EXHAUSTED');
     assert.ok(rest.headers.get('retry-after'), 'rest.headers.get(\'retry-after\')');
     assertNoInternals(refused.text + rest.text);
@@ -119,10 +156,12 @@ describe('flood guard', () => {
     const scan = await fetch(`${registry.url}/.env`, { headers: flood });
     assert.equal(scan.status, 429, 'a path scan is refused to a flooding address');
     assert.ok(scan.headers.get('retry-after'), 'scan.headers.get(\'retry-after\')');
+    assert.ok(scan.headers.get('x-request-id'), 'a refused path scan has a request id');
     // The web page counts too (built or not; its assets share the guard).
     const page = await fetch(`${registry.url}/`, { headers: { ...flood, accept: 'text/html' } });
     assert.equal(page.status, 429, 'the web page is refused to a flooding address');
     assert.ok(page.headers.get('retry-after'), 'page.headers.get(\'retry-after\')');
+    assert.ok(page.headers.get('x-request-id'), 'a refused page has a request id');
     assert.notEqual((await fetch(`${registry.url}/`, { headers: { ...from('10.0.2.2'), accept: 'text/html' } })).status, 429);
     // Other addresses, the card and health checks are unaffected.
     assert.equal((await rpc(getTask, from('10.0.2.2'))).status, 200);
@@ -226,6 +265,22 @@ test('REGISTRY_TRUST_PROXY naming the proxies (loopback here): what a client wro
   assert.equal(clientAddress('127.0.0.1', ['203.0.113.9, 10.0.4.1'], compileTrust(['loopback'])), '10.0.4.1');
   assert.throws(() => loadConfig({ REGISTRY_TRUST_PROXY: '10.0.0.0/8,proxy.example.org' }), (err: unknown) =>
     err instanceof ConfigError && /REGISTRY_TRUST_PROXY/.test(err.message) && /proxy\.example\.org/.test(err.message) && /CIDR/.test(err.message));
+});
+
+test('a loopback PUBLIC_URL while HOST listens beyond this machine is a start-up warning naming both (cards would send peers to themselves)', () => {
+  const warningsOf = (env: Record<string, string>) => (loadConfig(env).warnings ?? []).filter((w) => w.startsWith('PUBLIC_URL is '));
+  assert.deepEqual(warningsOf({ HOST: '0.0.0.0', PUBLIC_URL: 'http://127.0.0.1:8080' }), [
+    'PUBLIC_URL is http://127.0.0.1:8080, a loopback address, while HOST=0.0.0.0 listens beyond this machine: the agent card, catalog and every URL the registry publishes point clients on other machines at their own; ' +
+      "fine for a try-out on this machine (a container's published port included), otherwise set PUBLIC_URL to the URL clients reach the registry at (e.g. https://registry.example.com)",
+  ]);
+  for (const [HOST, PUBLIC_URL] of [['10.0.0.5', 'http://localhost:8080'], ['::', 'http://[::1]:8080/'], ['registry-1', 'https://api.localhost'], ['0.0.0.0', 'http://127.1.2.3']]) {
+    assert.equal(warningsOf({ HOST, PUBLIC_URL }).length, 1, `${HOST} ${PUBLIC_URL}`);
+  }
+  // Loopback on both sides is a local try-out; a reachable PUBLIC_URL is what the warning asks for.
+  for (const [HOST, PUBLIC_URL] of [['127.0.0.1', 'http://localhost:8080'], ['localhost', 'http://127.0.0.1:8080'], ['::1', 'http://[::1]:8080'], ['0.0.0.0', 'https://registry.example.com'], ['0.0.0.0', 'http://10.0.0.5:8080']]) {
+    assert.deepEqual(warningsOf({ HOST, PUBLIC_URL }), [], `${HOST} ${PUBLIC_URL}`);
+  }
+  assert.deepEqual(warningsOf({ HOST: '127.0.0.1' }), [], 'no PUBLIC_URL: derived from HOST');
 });
 
 /** Sum of a metric's samples whose labels contain `labels`. */

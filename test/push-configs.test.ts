@@ -340,6 +340,16 @@ describe('a request without the task or webhook it needs', () => {
     });
     const legacyAnswer = (await legacy.json()) as WireJson;
     assert.match(legacyAnswer.error?.message ?? JSON.stringify(legacyAnswer), /^id is required: the id of the task/);
+    // With the field, as on v1.0 (the SDK's v0.3 layer dropped the ErrorInfo: code and message only).
+    assert.deepEqual(legacyAnswer.error.data?.[0]?.metadata, { field: 'id' }, JSON.stringify(legacyAnswer));
+    const unknownTask = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...alice },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/pushNotificationConfig/get', params: { id: crypto.randomUUID() } }),
+    });
+    const notFound = ((await unknownTask.json()) as WireJson).error;
+    assert.equal(notFound?.code, -32001, JSON.stringify(notFound));
+    assert.equal(notFound.data?.[0]?.reason, 'TASK_NOT_FOUND');
   });
 });
 

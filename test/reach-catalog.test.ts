@@ -379,6 +379,9 @@ describe('ARD API', () => {
     // JSON that is no object is shown this door's request (it was shown an A2A JSON-RPC SendMessage).
     const notAnObject = await search('"translate invoices"');
     assertArdError(notAnObject, 400, 'INVALID_ARGUMENT', /^The request body is valid JSON but a string, not an object: send one JSON object \(POST \/search takes \{"query": \{"text": "translate invoices"\}, "pageSize": 10\}\)\.$/);
+    // The registry's code for a request of the wrong shape, as an array body gets (it was JSON-RPC's INVALID_REQUEST).
+    assert.equal(notAnObject.body.registryCode, 'BAD_REQUEST');
+    assert.equal((await search('[]')).body.registryCode, 'BAD_REQUEST');
     // curl -d without -H 'content-type: application/json' sends a form: the body was never read,
     // and the answer said "/query: expected object, received undefined".
     const asForm = async (headers: Record<string, string>) => {
@@ -511,7 +514,14 @@ describe('ARD API', () => {
     assert.deepEqual(servers.body.items.map((e: WireJson) => e.identifier), [urn('mcp-server', ids.files)]);
     assertArdError(await getJson(`${registry.url}/agents?filter=${encodeURIComponent('displayName = x')}`), 400, 'INVALID_ARGUMENT', /type = /);
     assertArdError(await getJson(`${registry.url}/agents?pageSize=0`), 400, 'INVALID_ARGUMENT');
+    // A size in the range but not in plain digits says what came (it was told only "1 to 100").
+    assertArdError(await getJson(`${registry.url}/agents?pageSize=1e1`), 400, 'INVALID_ARGUMENT', /^pageSize must be a whole number from 1 to 100, in digits \(got "1e1"\)\.$/);
     assertArdError(await getJson(`${registry.url}/agents?orderBy=name`), 400, 'INVALID_ARGUMENT');
+    // A filter field beside filter, as ARD's Appendix A table may be read, is refused saying where it goes (every entry was answered).
+    const beside = await getJson(`${registry.url}/agents?type=${encodeURIComponent('application/mcp-server-card+json')}`);
+    assertArdError(beside, 400, 'INVALID_ARGUMENT', /^type is a filter field, not a query parameter of GET \/agents: put it in filter .*\?filter=type = 'application\/a2a-agent-card\+json'\.$/);
+    assert.equal(beside.body.details[0].path, '/query/type');
+    assertArdError(await getJson(`${registry.url}/agents?pageSize=2&updatedAfter=2026-01-01T00:00:00Z`), 400, 'INVALID_ARGUMENT', /^updatedAfter is a filter field/);
   });
 
   test('metrics count the door by route', async () => {

@@ -57,6 +57,20 @@ async function mcpClient(url: string, token?: string): Promise<Client> {
   return client;
 }
 
+/** POSTs `body` to /mcp over node:http, which sends only the headers given (fetch adds Accept, and sets Host itself). */
+function rawMcpPost(headers: Record<string, string>, body: string): Promise<{ status: number; body: WireJson }> {
+  const { port } = new URL(registry.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as WireJson }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 let anonymous: Client;
 const call = async (name: string, args: Record<string, unknown>, client: Client = anonymous): Promise<CallToolResult> =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -276,18 +290,7 @@ describe('MCP endpoint', () => {
   test('DNS-rebinding protection: only PUBLIC_URL\'s host, and browser origins the operator allowed', async () => {
     const port = new URL(registry.url).port;
     const post = (headers: Record<string, string>) =>
-      new Promise<{ status: number; body: WireJson }>((resolve, reject) => {
-        const req = http.request(
-          { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
-          (res) => {
-            let text = '';
-            res.on('data', (d: Buffer) => (text += d.toString()));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as WireJson }));
-          },
-        );
-        req.on('error', reject);
-        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
-      });
+      rawMcpPost({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
     const rebound = await post({ host: `attacker.example:${port}` });
     assert.equal(rebound.status, 403);
     assert.match(rebound.body.error.message, /attacker\.example.*REGISTRY_MCP_ALLOWED_HOSTS/);
@@ -375,6 +378,18 @@ describe('MCP endpoint', () => {
       assert.equal(answer.error.message, `The request body is ${type}; this JSON-RPC endpoint reads JSON: send Content-Type: application/json.`);
       assert.equal(answer.error.data.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
     }
+    // Streamable HTTP needs Accept to name JSON and SSE: without it (or with fetch's */*) the SDK
+    // answered 406 with id null and no header to send; now the request's id and the header.
+    for (const [accept, id, came] of [[undefined, 13, 'no Accept header came'], ['*/*', 'q-14', 'it came with Accept: */*'], ['application/json', null, 'it came with Accept: application/json']] as const) {
+      // A batch (id null) has no one id to answer with.
+      const body = id === null ? '[{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]' : JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' });
+      const res = await rawMcpPost({ 'content-type': 'application/json', ...(accept ? { accept } : {}) }, body);
+      assert.equal(res.status, 406, String(accept));
+      assert.equal(res.body.id, id, String(accept));
+      assert.equal(res.body.error.code, -32000);
+      assert.equal(res.body.error.message, `Not Acceptable: MCP Streamable HTTP requests must accept both JSON and an event stream (${came}). Send the header Accept: application/json, text/event-stream.`);
+      assert.equal(res.body.error.data.reason, 'NOT_ACCEPTABLE');
+    }
   });
 
   test('a body that is no JSON-RPC message is Invalid Request (-32600) naming the member, with its id when usable (the SDK said "Parse error", id null)', async () => {
@@ -385,6 +400,8 @@ describe('MCP endpoint', () => {
       [JSON.stringify({ jsonrpc: '2.0', id: 'q', params: {} }), '"method" must be the name of an MCP method, e.g. "tools/list"', 'q'],
       [JSON.stringify({ jsonrpc: '2.0', id: null, method: 'tools/list' }), '"id" must be a string or an integer (MCP does not allow null)', null],
       [JSON.stringify({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }), '"id" must be a string or an integer', null],
+      // An int64 id is an integer, but read rounded: it was told it must be "an integer".
+      ['{"jsonrpc": "2.0", "id": 12345678901234567890, "method": "tools/list"}', '"id" must be a string or an integer: 12345678901234567000 is an integer past 2^53 - 1, which is read rounded and could not be answered as sent: send a larger id as a string.', null],
       [JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: [1] }), '"params" must be a JSON object', 5],
       ['', 'the request body is empty', null],
       // JSON-RPC 2.0 section 6: an empty batch is Invalid Request (the SDK answered 202, no body).
@@ -402,6 +419,20 @@ describe('MCP endpoint', () => {
     // A notification (no id) and a batch are the SDK's, as before.
     assert.equal((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status, 202);
     assert.equal((await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]))).status, 200);
+    // A batch with an unusable member names it (the SDK: -32700 "Parse error: Invalid JSON-RPC message" for JSON that parsed).
+    for (const [batch, problem] of [
+      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }], 'message 1 of the batch: "id" must be a string or an integer'],
+      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, 5], 'message 1 of the batch: it is an integer, not a JSON-RPC message object'],
+      [Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })), 'the batch has 101 messages; send at most 100 per request'],
+    ] as const) {
+      const res = await post(JSON.stringify(batch));
+      assert.equal(res.status, 400);
+      const answer = (await res.json()) as WireJson;
+      assert.equal(answer.id, null);
+      assert.equal(answer.error.code, -32600);
+      assert.ok(answer.error.message.startsWith(`Invalid Request: ${problem}`), answer.error.message);
+      assert.equal(answer.error.data.reason, 'INVALID_REQUEST');
+    }
   });
 
   test('an unknown method says what this server answers; an A2A method is pointed to the A2A endpoint (the SDK said only "Method not found")', async () => {

@@ -71,9 +71,17 @@ export function ardErrorOf(err: RegistryError): { status: number; body: ArdError
   return { status, body };
 }
 
+/**
+ * JSON-RPC's name for "this JSON is no request object", which the shared body checks give a body
+ * that is JSON but no object: on this door the registry's own code for a request of the wrong
+ * shape, which an array body, or an object without query.text, gets from the search's checks.
+ */
+const ARD_REASONS: Record<string, string> = { INVALID_REQUEST: 'BAD_REQUEST' };
+
 /** Refusals shared by every door (flood guard, body errors, 404, bugs) in ARD's shape. */
 export const ardFailure: FailureFormatter = (failure) => {
-  const body: ArdError = { errorCode: ardCodeForStatus(failure.httpStatus), message: failure.message, registryCode: failure.reason };
+  const registryCode = ARD_REASONS[failure.reason] ?? failure.reason;
+  const body: ArdError = { errorCode: ardCodeForStatus(failure.httpStatus), message: failure.message, registryCode };
   if (failure.retryAfterSeconds !== undefined) body.retryAfterSeconds = failure.retryAfterSeconds;
   return { body };
 };
@@ -319,6 +327,9 @@ export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage 
 
 // ---- GET /agents ----
 
+/** The fields ARD's filter expression names (Appendix A), and this registry's verified. */
+const ARD_FILTER_FIELDS: ReadonlySet<string> = new Set(['type', 'displayName', 'publisherId', 'createdAfter', 'updatedAfter', 'verified']);
+
 /**
  * Reads GET /agents' query (pageSize, pageToken, a filter of `type = '...'` and `verified = true`
  * clauses, newest-first order); undefined when it can match nothing.
@@ -330,11 +341,25 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
     if (typeof v !== 'string') throw badRequest(`"${key}" is given more than once.`, [{ path: `/query/${key}`, message: 'repeated' }]);
     return v;
   };
+  // ARD's filter fields (Appendix A) belong inside `filter`; given beside it they were ignored,
+  // and a client asking ?type=application/mcp-server-card+json was answered every entry.
+  const misplaced = Object.keys(query).find((key) => ARD_FILTER_FIELDS.has(key));
+  if (misplaced !== undefined) {
+    throw badRequest(
+      `${misplaced} is a filter field, not a query parameter of GET /agents: put it in filter (this registry filters by type = '<media types, comma-separated>' and verified = true|false, joined by AND), e.g. ?filter=type = 'application/a2a-agent-card+json'.`,
+      [{ path: `/query/${misplaced}`, message: 'a filter field given as a query parameter', hint: "filter=type = 'application/a2a-agent-card+json' AND verified = true" }],
+    );
+  }
   const request: ListRequest = { pageSize: ARD_LIST_DEFAULT_PAGE_SIZE, withDocuments: true };
   const size = one('pageSize');
   if (size !== undefined) {
     const n = /^[0-9]{1,4}$/.test(size) ? Number(size) : NaN;
-    if (!(n >= 1 && n <= ARD_MAX_PAGE_SIZE)) throw badRequest(`pageSize must be 1 to ${ARD_MAX_PAGE_SIZE}.`, [{ path: '/query/pageSize', message: `not 1..${ARD_MAX_PAGE_SIZE}` }]);
+    if (!(n >= 1 && n <= ARD_MAX_PAGE_SIZE)) {
+      // Say what came: "1e1", "10.0" or "ten" were told only the range, which 10 is in.
+      throw badRequest(`pageSize must be a whole number from 1 to ${ARD_MAX_PAGE_SIZE}, in digits (got ${JSON.stringify(size.slice(0, 20))}).`, [
+        { path: '/query/pageSize', message: `not 1..${ARD_MAX_PAGE_SIZE}` },
+      ]);
+    }
     request.pageSize = n;
   }
   const token = one('pageToken');

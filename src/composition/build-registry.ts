@@ -28,6 +28,7 @@ import { createStore } from '../storage/create-store.js';
 import type { RegistryStore } from '../storage/types.js';
 import { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { CoalescedTask } from '../lib/coalesced-task.js';
+import { sharedWhileRunning } from '../lib/shared-while-running.js';
 import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
 import { SAVED_JWKS_FILE, TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
 import { createDocumentValidator } from '../validation/index.js';
@@ -335,7 +336,11 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
         await indexLoad;
         if (indexFailure === undefined && !loadAbort.signal.aborted) await watches.restore();
       },
-      notReady: async () => {
+      // Asked by /readyz and the gRPC health service, both open to anyone and outside the request
+      // budget (probes must get through a flood), and each check asks the database (PostgreSQL: a
+      // SELECT 1 through the pool): a flood of probes was a flood of queries queueing with the real
+      // ones for the pool's connections. Checks asked while one runs share its answer.
+      notReady: sharedWhileRunning(async () => {
         if (indexFailure) return indexFailure;
         const loading = service.indexLoading;
         if (loading) return loading;
@@ -343,7 +348,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
         if (fault) return fault;
         if (!(await store.ping())) return `${store.engine} storage is unreachable`;
         return follower?.notInStep;
-      },
+      }),
       close: () =>
         (closing ??= (async () => {
           await watches.close();

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
-import { AllowList } from '../net/address-policy.js';
+import { AllowList, parseAddress, restrictedRange } from '../net/address-policy.js';
 import { parseDnsServers } from '../net/dns.js';
 import { POSTGRES_URL_FORM, withoutPassword } from '../lib/url-password.js';
 
@@ -541,6 +541,28 @@ function plainHttpJku(urls: readonly string[]): string[] {
     .map((url) => `REGISTRY_TRUSTED_JKU lists ${url}, a plain http URL: anyone on the network path to it can answer with their own keys, and every card those sign then verifies; publish the key set at an https URL`);
 }
 
+/** localhost names (RFC 6761) and loopback addresses: each machine that dials one reaches itself. */
+function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase();
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  const address = parseAddress(name);
+  return address !== undefined && restrictedRange(address) === 'loopback';
+}
+
+/**
+ * A PUBLIC_URL on loopback while HOST listens beyond it: peers on other machines reach the
+ * registry, but every card, catalog entry and link it publishes names PUBLIC_URL, so each of
+ * them is sent to its own machine. (A loopback HOST is a local try-out, where it is right.)
+ */
+function loopbackPublicUrl(publicUrl: string | undefined, host: string): string[] {
+  if (publicUrl === undefined || isLoopbackHost(host) || !isLoopbackHost(new URL(publicUrl).hostname)) return [];
+  return [
+    `PUBLIC_URL is ${publicUrl}, a loopback address, while HOST=${host} listens beyond this machine: ` +
+      'the agent card, catalog and every URL the registry publishes point clients on other machines at their own; ' +
+      'fine for a try-out on this machine (a container\'s published port included), otherwise set PUBLIC_URL to the URL clients reach the registry at (e.g. https://registry.example.com)',
+  ];
+}
+
 /** Parses the environment; throws ConfigError with one line naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
   // Empty strings mean "unset": `FOO= npm start` should not be an error.
@@ -656,6 +678,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       signingKeyFile: e.REGISTRY_SIGNING_KEY === undefined ? undefined : path.resolve(e.REGISTRY_SIGNING_KEY),
     },
     grpc: e.GRPC_PORT === undefined ? undefined : { port: e.GRPC_PORT, publicUrl: e.PUBLIC_GRPC_URL },
-    warnings: [...unknownSettings(env), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? [])],
+    warnings: [...unknownSettings(env), ...plainHttpJku(e.REGISTRY_TRUSTED_JKU ?? []), ...loopbackPublicUrl(e.PUBLIC_URL, e.HOST)],
   };
 }

@@ -338,7 +338,7 @@ export class CallGuard {
   private async admit(scope: RequestScope, metadata: grpc.Metadata, path: string): Promise<Verdict> {
     const address = scope.clientAddress ?? 'unknown';
     const authorization = metadataText(metadata, 'authorization');
-    const limited = await this.core.abuse.admitRequest(address, authorization);
+    const limited = await this.core.abuse.admitRequest(address, authorization, scope.requestId);
     if (limited) return { refused: limitRefusal(limited, scope.requestId) };
     let slot: StreamSlot | undefined;
     if (scope.streaming) {
@@ -354,7 +354,9 @@ export class CallGuard {
       return { refused: { reason: error.reason, status }, slot };
     }
     metadata.set(VERSION_KEY, negotiated.version);
-    const access = admitCaller(this.core.authenticator, authorization, { publicRead: this.core.config.publicRead });
+    // Every value, as the HTTP doors pass them (every-authorization.ts): more than one is refused.
+    const authorizations = metadata.get('authorization').filter((value): value is string => typeof value === 'string');
+    const access = admitCaller(this.core.authenticator, authorizations, { publicRead: this.core.config.publicRead });
     if (!access.admitted) return { refused: accessRefusal(access.refusal, scope.requestId), slot };
     return { caller: access.caller, slot };
   }

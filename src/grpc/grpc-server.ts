@@ -19,6 +19,7 @@ import type { GrpcConfig } from '../config/config.js';
 import { a2aRequestHandler } from '../protocol/request-handler.js';
 import { CallGuard } from './call-guard.js';
 import { grpcUserBuilder } from './caller.js';
+import { keepEveryAuthorization } from './every-authorization.js';
 import { addHealthService } from './health.js';
 
 /** The A2A services served, by their full names (the health service answers for them): v1.0's, v0.3's. */
@@ -57,6 +58,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     server.forceShutdown();
     throw err;
   });
+  keepEveryAuthorization(server, core.log);
   const url = settings.publicUrl ?? `${new URL(core.config.publicUrl).hostname}:${port}`;
   core.log.info({ address: hostPort(core.config.host, port), url }, 'gRPC listening');
 

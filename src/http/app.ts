@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import type { RegistryMetrics } from '../observability/metrics.js';
 import { internalErrorHandler, notFoundHandler } from './errors.js';
 import { handlerChain } from './handler-chain.js';
+import { metricsGuard, type MetricsAccess } from './metrics-access.js';
 import { requestScope } from './request-log.js';
 import { securityHeaders, type SecurityOptions } from './security.js';
 
@@ -23,8 +24,8 @@ export interface HttpAppDeps {
   trustProxy: TrustProxy;
   readiness: Readiness;
   metrics: RegistryMetrics;
-  /** When set, GET /metrics needs it as a bearer token. */
-  metricsToken?: string;
+  /** Who may GET /metrics. */
+  metricsAccess: MetricsAccess;
 }
 
 export function createHttpApp(deps: HttpAppDeps): Express {
@@ -42,7 +43,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     if (reason) res.status(503).json({ status: 'not ready', reason });
     else res.json({ status: 'ready' });
   });
-  app.get('/metrics', deps.metrics.handler(deps.metricsToken));
+  const guard = metricsGuard(deps.metricsAccess);
+  app.get('/metrics', ...(guard ? [guard] : []), deps.metrics.handler());
   return app;
 }
 

@@ -23,6 +23,7 @@ import { RegistryError } from '../contract/errors.js';
 import type { OperationName } from '../operations/operation.js';
 import { sendFailure } from './errors.js';
 import { jsonRpcIdOf } from './json-body.js';
+import { requestIdOf } from './request-log.js';
 
 export interface RateLimitOptions {
   enabled: boolean;
@@ -109,7 +110,7 @@ export class AbuseControl implements Admission {
    * Requests per client address, before the request is read: undefined to go ahead, or the
    * refusal the door answers (HTTP 429 + Retry-After, gRPC RESOURCE_EXHAUSTED).
    */
-  async admitRequest(address: string, authorization: string | undefined): Promise<Refusal | undefined> {
+  async admitRequest(address: string, authorization: string | undefined, requestId?: string): Promise<Refusal | undefined> {
     if (!this.options.enabled || this.deps.isExempt?.(authorization)) return undefined;
     try {
       await this.requests.consume(address);
@@ -119,7 +120,9 @@ export class AbuseControl implements Admission {
       this.deps.onLimited?.('requests', 'address');
       // One warning per address and window, not one per refused request: a flood must not become a log flood.
       if (err.consumedPoints === this.options.requestsPerMinute + 1) {
-        this.deps.log.warn({ address, limit: this.options.requestsPerMinute }, 'request rate limit reached; refusing this address for the rest of the minute');
+        this.deps.log.warn({ address, limit: this.options.requestsPerMinute, requestId }, 'request rate limit reached; refusing this address for the rest of the minute');
+      } else {
+        this.deps.log.debug({ address, requestId }, 'request refused: over the request rate limit');
       }
       const seconds = retryAfter(err);
       return {
@@ -163,9 +166,14 @@ export class AbuseControl implements Admission {
   floodGuard(): RequestHandler {
     if (!this.options.enabled) return (_req, _res, next) => next();
     return (req, res, next) => {
-      this.admitRequest(req.ip ?? 'unknown', req.header('authorization')).then((refusal) => {
+      // A request refused here is refused before its scope opens: it gets its id here, so a client
+      // reporting the 429 names a request the log knows (no request line: a flood must not become a
+      // log flood; the address's first refusal is the warning, the others debug lines).
+      const requestId = requestIdOf(req, res);
+      this.admitRequest(req.ip ?? 'unknown', req.header('authorization'), requestId).then((refusal) => {
         if (!refusal) return next();
         req.resume(); // discard the unread body so the connection stays usable
+        res.setHeader('X-Request-Id', requestId);
         sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...refusal });
       }, next);
     };

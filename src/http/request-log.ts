@@ -4,7 +4,7 @@
  * client address; the executor or door fills in the operation, task state and error code.
  */
 import { randomUUID } from 'node:crypto';
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../observability/logger.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 
@@ -35,12 +35,24 @@ export function loggableUrl(originalUrl: string): string {
  */
 const CLIENT_GONE = new DOMException('The response ended or the client went away.', 'AbortError');
 
+/**
+ * The request's id: the client's X-Request-Id when it is sane (its logs and ours then share it),
+ * else a new one; made once per request (the flood guard, before the scope, may ask first).
+ */
+export function requestIdOf(req: Request, res: Response): string {
+  const locals = res.locals as { requestId?: string };
+  if (locals.requestId === undefined) {
+    const incoming = req.header('x-request-id');
+    locals.requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+  }
+  return locals.requestId;
+}
+
 /** Opens a request scope and writes one log line when the response ends. */
 export function requestScope(log: Logger, name: RequestNamer = byRoute): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    const incoming = req.header('x-request-id');
-    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdOf(req, res);
     res.setHeader('X-Request-Id', requestId);
     const { method, streaming } = name(req);
     // The `closed` signal is made when first asked for: only streams ask for it, so the other

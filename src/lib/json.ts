@@ -72,3 +72,14 @@ export function quote(v: unknown, max = 60): string {
   s = s.replace(UNPRINTED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
+
+/**
+ * Why a JSON-RPC id that parsed as a whole number is no usable one, or undefined: an integer past
+ * 2^53 - 1 (an int64 or snowflake id) is read rounded, here as in most JSON parsers, so the answer
+ * could not carry the request's id back. Refusals of such an id said it must be "an integer",
+ * which it is.
+ */
+export function unsafeIntegerIdNote(id: unknown): string | undefined {
+  if (typeof id !== 'number' || !Number.isInteger(id) || Number.isSafeInteger(id)) return undefined;
+  return `${String(id)} is an integer past 2^53 - 1, which is read rounded and could not be answered as sent: send a larger id as a string`;
+}

@@ -1,6 +1,6 @@
 /**
- * The JSON-RPC envelope and the MCP-Protocol-Version of an MCP request, checked before the SDK's
- * transport reads them, so that refusals carry the request's id.
+ * The JSON-RPC envelope, the Accept header and the MCP-Protocol-Version of an MCP request, checked
+ * before the SDK's transport reads them, so that refusals carry the request's id.
  *
  * The envelope: the SDK answers every JSON body that is no JSON-RPC message (no "jsonrpc", an id
  * that is null or a fraction, a "method" that is no string, "params" that are no object, an empty
@@ -11,7 +11,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { sendFailure, type HttpFailure } from '../http/errors.js';
-import { isObject } from '../lib/json.js';
+import { describeJsonType, isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { MCP_PROTOCOL_VERSIONS } from './paths.js';
 
@@ -21,8 +21,8 @@ const JSONRPC_SERVER_ERROR = -32000;
 /** An id MCP accepts: a string or an integer (MCP: "MUST be a string or integer", not null). */
 const isUsableId = (id: unknown): id is string | number => typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
 
-/** A 400 refusal before the SDK, recorded in the request scope (log line, metrics) as REJECTED with its reason. */
-function refuse(req: Request, res: Response, failure: Pick<HttpFailure, 'jsonRpcCode' | 'reason' | 'message' | 'id'>): void {
+/** A refusal before the SDK (400 unless said), recorded in the request scope (log line, metrics) as REJECTED with its reason. */
+function refuse(req: Request, res: Response, failure: Pick<HttpFailure, 'jsonRpcCode' | 'reason' | 'message' | 'id'> & { httpStatus?: number }): void {
   const scope = currentScope();
   if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: failure.reason });
   sendFailure(req, res, { httpStatus: 400, ...failure });
@@ -34,12 +34,35 @@ function envelopeProblem(body: Record<string, unknown>): string | undefined {
   // A response (to a request of the server's) has no method; the SDK reads those itself.
   if ('result' in body || 'error' in body) return undefined;
   if (typeof body.method !== 'string' || body.method === '') return '"method" must be the name of an MCP method, e.g. "tools/list"';
-  if ('id' in body && !isUsableId(body.id)) return '"id" must be a string or an integer (MCP does not allow null); leave it out only for a notification';
+  if ('id' in body && !isUsableId(body.id)) {
+    const unsafe = unsafeIntegerIdNote(body.id);
+    return unsafe ? `"id" must be a string or an integer: ${unsafe}` : '"id" must be a string or an integer (MCP does not allow null); leave it out only for a notification';
+  }
   if ('params' in body && !isObject(body.params)) return '"params" must be a JSON object';
   return undefined;
 }
 
-/** POSTs to the MCP endpoint whose body is one message with an unusable envelope, refused as Invalid Request. */
+/** The SDK's bound on a batch's messages. */
+const MAX_BATCH_MESSAGES = 100;
+
+/**
+ * What is wrong with a batch (MCP 2025-03-26; later versions send none), or undefined. The SDK
+ * refused a batch with one unusable member as a whole with -32700 "Parse error: Invalid JSON-RPC
+ * message", id null: a parse error of JSON that parsed, naming neither the member nor the problem.
+ */
+function batchProblem(batch: unknown[]): string | undefined {
+  if (batch.length > MAX_BATCH_MESSAGES) return `the batch has ${batch.length} messages; send at most ${MAX_BATCH_MESSAGES} per request`;
+  for (const [index, message] of batch.entries()) {
+    const problem = isObject(message) ? envelopeProblem(message) : `it is ${describeJsonType(message)}, not a JSON-RPC message object`;
+    if (problem) return `message ${index} of the batch: ${problem}`;
+  }
+  return undefined;
+}
+
+const refuseBatch = (req: Request, res: Response, problem: string): void =>
+  refuse(req, res, { jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'INVALID_REQUEST', message: `Invalid Request: ${problem}.`, id: null });
+
+/** POSTs to the MCP endpoint whose body is one message, or a batch, with an unusable envelope, refused as Invalid Request. */
 export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   if (req.method !== 'POST') return next();
   const body: unknown = req.body;
@@ -47,7 +70,11 @@ export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   // An empty batch is Invalid Request (JSON-RPC 2.0, section 6); the SDK answered 202 with no body,
   // as for a batch of notifications, leaving the client waiting for an answer that never came.
   const emptyBatch = Array.isArray(body) && body.length === 0;
-  if (!empty && !emptyBatch && !isObject(body)) return next(); // batches (the SDK's), and bodies the parser did not read
+  if (Array.isArray(body) && !emptyBatch) {
+    const problem = batchProblem(body);
+    return problem === undefined ? next() : refuseBatch(req, res, problem);
+  }
+  if (!empty && !emptyBatch && !isObject(body)) return next(); // bodies the parser did not read
   const problem = empty ? 'the request body is empty' : emptyBatch ? 'the batch is empty' : envelopeProblem(body as Record<string, unknown>);
   if (!problem) return next();
   const message = `Invalid Request: ${problem}. Send one JSON-RPC 2.0 request, e.g. {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}.`;
@@ -71,4 +98,21 @@ export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
   if (MCP_PROTOCOL_VERSIONS.includes(version) || !isObject(body) || body.method === 'initialize' || !isUsableId(body.id)) return next();
   const message = `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`;
   refuse(req, res, { jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', message, id: body.id });
+};
+
+/**
+ * MCP Streamable HTTP: a POST "MUST include an Accept header, listing both application/json and
+ * text/event-stream". The SDK refuses one that does not with 406 and id null, and its message
+ * does not say which header to send (a client without Accept, or with fetch's and curl's default
+ * of any type, read "Client must accept both ..."). The same check as the SDK's (a substring test of
+ * each type, as it makes it: Accept is a list), answered with the request's id when it has a
+ * usable one (a batch has none), naming the header to send and what came.
+ */
+export const mcpAcceptGuard: RequestHandler = (req, res, next) => {
+  const accept = req.headers.accept;
+  if (req.method !== 'POST' || (accept?.includes('application/json') && accept.includes('text/event-stream'))) return next();
+  const body: unknown = req.body;
+  const sent = accept === undefined ? 'no Accept header came' : `it came with Accept: ${accept.slice(0, 100)}`;
+  const message = `Not Acceptable: MCP Streamable HTTP requests must accept both JSON and an event stream (${sent}). Send the header Accept: application/json, text/event-stream.`;
+  refuse(req, res, { httpStatus: 406, jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'NOT_ACCEPTABLE', message, id: isObject(body) && isUsableId(body.id) ? body.id : null });
 };

@@ -28,7 +28,7 @@ import { isObject } from '../lib/json.js';
 import { requireJsonRpcBody } from '../protocol/jsonrpc-media-type.js';
 import { isA2AMethod } from '../protocol/request-guard.js';
 import { currentScope, type RequestScope } from '../observability/request-scope.js';
-import { mcpEnvelopeGuard, mcpProtocolVersionGuard } from './envelope-guard.js';
+import { mcpAcceptGuard, mcpEnvelopeGuard, mcpProtocolVersionGuard } from './envelope-guard.js';
 import { guardParams } from './params-guard.js';
 import { MCP_PATH } from './paths.js';
 import { TOOL_NAMES, registerTools } from './tools.js';
@@ -265,6 +265,7 @@ export const mcpDoor: Door = {
       authenticate(core.authenticator, { publicRead: config.publicRead }),
       requireJsonRpcBody,
       mcpEnvelopeGuard,
+      mcpAcceptGuard,
       mcpProtocolVersionGuard,
       answer,
     );

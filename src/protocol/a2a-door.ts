@@ -24,6 +24,7 @@ import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
 import { a2aRequestHandler } from './request-handler.js';
 import { requestIntegerGuard } from './integer-params.js';
+import { withJsonRpcErrorData } from './jsonrpc-error-data.js';
 import { requireJsonRpcBody } from './jsonrpc-media-type.js';
 import { jsonRpcShapeGuard, restMethodNameGuard, restShapeGuard, restTaskVerbGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
@@ -89,7 +90,8 @@ export const a2aDoor: Door = {
         directJsonAnswers,
         answerSanitizer(isLegacyRequest),
       ]),
-      jsonRpcHandler({ requestHandler, userBuilder, legacyCompat: { enabled: true } }),
+      // Its errors carry their ErrorInfo as data, which the SDK's v0.3 layer would drop (jsonrpc-error-data.ts).
+      jsonRpcHandler({ requestHandler: withJsonRpcErrorData(requestHandler), userBuilder, legacyCompat: { enabled: true } }),
     );
     app.use(
       REST_PATH,

@@ -10,7 +10,7 @@
  * to garbage (Buffer.from ignores what it cannot read).
  */
 import type { RequestHandler } from 'express';
-import { isObject } from '../lib/json.js';
+import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest } from './versions.js';
@@ -254,7 +254,8 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   }
   const idOk = id === null || (typeof id === 'string' && id.length <= MAX_ID_CHARS) || (typeof id === 'number' && Number.isSafeInteger(id));
   if (!idOk) {
-    return refuse(req, res, JSONRPC_INVALID_REQUEST, `"id" must be a string (at most ${MAX_ID_CHARS} characters), an integer or null.`);
+    const unsafe = unsafeIntegerIdNote(id);
+    return refuse(req, res, JSONRPC_INVALID_REQUEST, `"id" must be a string (at most ${MAX_ID_CHARS} characters), an integer or null${unsafe ? `: ${unsafe}` : ''}.`);
   }
   const usableId = id as string | number | null;
   if (body.jsonrpc !== '2.0') return refuse(req, res, JSONRPC_INVALID_REQUEST, '"jsonrpc" must be "2.0".', usableId);
