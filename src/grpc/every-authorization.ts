@@ -2,7 +2,7 @@
  * Every `authorization` value a gRPC call carried, for the access rule (auth/access.ts), which
  * refuses more than one: which of two counted would depend on their order (a client's own
  * token before the one a gateway appends overruled the gateway's). The HTTP doors see every
- * value (req.headersDistinct); on gRPC, Node's HTTP/2 layer treats authorization as a
+ * value (from req.rawHeaders); on gRPC, Node's HTTP/2 layer treats authorization as a
  * single-value header and keeps only the first in the headers object grpc-js builds the call's
  * metadata from, so a call with a valid token followed by another was served as the first.
  *
