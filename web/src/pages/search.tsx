@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { isAbort, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
-import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
+import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry, waitLeft } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
 import { leftPlace, navigate } from '../router';
@@ -197,6 +197,11 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   const [slow, setSlow] = useState(false);
   const requestKey = params.toString();
   const retry = useRetry(requestKey);
+  // The last refusal that named a wait (a rate limit's Retry-After), whatever search it refused:
+  // the limit is on the address, so other words or filters asked sooner are only refused again.
+  const lastWait = useRef<unknown>(undefined);
+  // The search of this URL waits for that wait to end: the seconds left when it was asked.
+  const [deferred, setDeferred] = useState<{ key: string; seconds: number }>();
   const terms = useMemo(() => queryTerms(query), [query]);
   // Filters of the URL that cannot apply: left out of it (in place of this history entry), and
   // said once, for the URL without them.
@@ -272,25 +277,37 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     const controller = new AbortController();
     setResult((r) => (r.state === 'done' ? r : { state: 'loading' }));
     setSlow(false);
-    const slowTimer = window.setTimeout(() => setSlow(true), SLOW_SEARCH_MS);
-    read<Page>({ search: searchRequest(params) }, controller.signal)
-      .then((page) => {
-        window.clearTimeout(slowTimer);
-        const key = searchKey(params);
-        if (linkedNumber !== undefined) {
-          const chain = pageChains.get(key) ?? [];
-          chain[linkedNumber - 1] = params.get('p') ?? '';
-          if (page.nextPageToken) chain[linkedNumber] = page.nextPageToken;
-          pageChains.set(key, chain);
-        }
-        const { hits, folded } = foldByEntry(page.results);
-        setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
-      })
-      .catch((error: unknown) => {
-        window.clearTimeout(slowTimer);
-        if (!isAbort(error)) setResult({ state: 'failed', error });
-      });
+    let slowTimer: number | undefined;
+    const ask = () => {
+      setDeferred(undefined);
+      slowTimer = window.setTimeout(() => setSlow(true), SLOW_SEARCH_MS);
+      read<Page>({ search: searchRequest(params) }, controller.signal)
+        .then((page) => {
+          window.clearTimeout(slowTimer);
+          const key = searchKey(params);
+          if (linkedNumber !== undefined) {
+            const chain = pageChains.get(key) ?? [];
+            chain[linkedNumber - 1] = params.get('p') ?? '';
+            if (page.nextPageToken) chain[linkedNumber] = page.nextPageToken;
+            pageChains.set(key, chain);
+          }
+          const { hits, folded } = foldByEntry(page.results);
+          setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
+        })
+        .catch((error: unknown) => {
+          window.clearTimeout(slowTimer);
+          if (isAbort(error)) return;
+          if (waitLeft(error) > 0) lastWait.current = error;
+          setResult({ state: 'failed', error });
+        });
+    };
+    // Refused with a wait not yet over: asked when it is (typing waits too, not only Search).
+    const wait = waitLeft(lastWait.current);
+    const waitTimer = wait > 0 ? window.setTimeout(ask, wait) : undefined;
+    if (wait > 0) setDeferred({ key: requestKey, seconds: Math.ceil(wait / 1000) });
+    else ask();
     return () => {
+      window.clearTimeout(waitTimer);
       window.clearTimeout(slowTimer);
       controller.abort();
     };
@@ -385,6 +402,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
           {retry.waitingSeconds !== undefined
             ? `Searching again in ${retry.waitingSeconds} s, when the registry allows it.`
+            : deferred?.key === requestKey ? `Searching in ${deferred.seconds} s, when the registry allows it.`
             : stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, hasWords || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && (
