@@ -854,22 +854,33 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(await page.locator('.validation-summary').innerText(), /line 2 column 15/);
       assert.match(await page.locator('.problems .note').innerText(), /invalid character at line 2, column 15/);
 
-      // A toolspec: detected, its paths (reported under /toolspec) placed in the pasted text.
+      // A toolspec: detected, its problems (the registry's paths under /toolspec) said and placed
+      // in the pasted text: paths into it, in the list and in the summary's words alike.
       const spec = toolspec();
       (spec.tools[1] as WireJson).inputSchema = { type: 'array' };
       await page.locator('#document').fill(JSON.stringify(spec, null, 2));
       await page.locator('#mcp-name').waitFor();
       await page.locator('#document').press('Control+Enter');
       await page.locator('.problems').waitFor();
-      assert.match((await page.locator('.problems').textContent()) ?? '', /\/toolspec\/tools\/1\/inputSchema/);
+      const shownFindings = () => page.locator('.problems li').evaluateAll((items) => items.map((li) => `${li.querySelector('.path')?.textContent} ${li.querySelector('.message')?.textContent}`));
+      assert.deepEqual(await shownFindings(), ['/tools/1/inputSchema/type must be "object"; found "array"']);
+      assert.match(await page.locator('.validation-summary').innerText(), /not valid \(1 error\)\. \/tools\/1\/inputSchema\/type: must be "object"/);
+      assert.doesNotMatch(await page.locator('.validation-result').innerText(), /\/toolspec/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"type": "array"')));
+      // Its warnings too, a path in their words among them.
+      spec.tools[1] = { ...toolspec().tools[1], name: spec.tools[0].name };
+      await page.locator('#document').fill(JSON.stringify(spec, null, 2));
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems li.warning').waitFor({ timeout: 5000 });
+      assert.deepEqual(await shownFindings(), ['/tools/1/name tool name "read_file" is already used by /tools/0']);
+      assert.doesNotMatch(await page.locator('.validation-result').innerText(), /\/toolspec/);
       await screenshot(page, 'validate-toolspec');
 
       // A toolspec whose tools are not a list is still a toolspec: the toolspec's error, placed at its tools.
       await page.locator('#document').fill('{"tools": "x"}');
       assert.match(await page.locator('.validate-form').innerText(), /This looks like an MCP toolspec/);
       await page.locator('#document').press('Control+Enter');
-      await page.locator('.problems li', { hasText: '/toolspec/tools' }).waitFor({ timeout: 5000 });
+      await page.locator('.problems li', { hasText: /^error \/tools / }).waitFor({ timeout: 5000 });
       assert.doesNotMatch((await page.locator('.problems').textContent()) ?? '', /supportedInterfaces|skills/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"x"')));
 

@@ -105,23 +105,29 @@ function lineAndColumn(text: string, offset: number): string {
   return `line ${line}, column ${column}`;
 }
 
-/** The registry's findings placed in the text (paths of a bare toolspec are reported under /toolspec). */
+/**
+ * A bare toolspec is checked as an MCP server's (`{"mcpServer", "toolspec"}`, the server from
+ * the fields): the registry's paths into it start with /toolspec, which the pasted document does
+ * not have. Said as paths into that document ("/tools/1/inputSchema"); the server's stay /mcpServer.
+ */
+const inToolspec = (path: string) => (path === '/toolspec' ? '' : path.startsWith('/toolspec/') ? path.slice('/toolspec'.length) : path);
+
+/** The registry's words about a bare toolspec, with its paths into the document as the list shows them ("… is already used by /tools/0"). */
+const toolspecWords = (message: string) => message.replace(/(^|[\s("'“])\/toolspec(?=[/\s:.,;)"'”]|$)\/?/g, '$1/');
+
+/** The registry's findings placed in the text (a bare toolspec's as paths into it, see inToolspec). */
 function placeProblems(text: string, kind: Kind, errors: Finding[], warnings: Finding[]): Problem[] {
   const parsed = parseDocument(text);
-  const toDocument = (path: string): string | undefined => {
-    if (kind !== 'toolspec') return path;
-    if (path === '/toolspec' || path.startsWith('/toolspec/')) return path.slice('/toolspec'.length);
-    return path.startsWith('/mcpServer') ? undefined : path;
-  };
+  const toDocument = (path: string): string | undefined => (kind === 'toolspec' && path.startsWith('/mcpServer') ? undefined : path);
   const place = (f: Finding, severity: Problem['severity']): Problem => {
-    const problem: Problem = { ...f, severity };
+    const problem: Problem = kind === 'toolspec' ? { ...f, path: inToolspec(f.path), message: toolspecWords(f.message), severity } : { ...f, severity };
     // A syntax error: the registry's path is the whole document; mark where the parser stopped.
-    if (parsed.syntaxError && (f.path === '' || f.path === '/')) {
+    if (parsed.syntaxError && (problem.path === '' || problem.path === '/')) {
       problem.place = parsed.syntaxError.range;
       problem.note = `${parsed.syntaxError.message} at ${lineAndColumn(text, parsed.syntaxError.range.start)}`;
       return problem;
     }
-    const path = toDocument(f.path);
+    const path = toDocument(problem.path);
     if (path !== undefined) problem.place = locate(parsed, path);
     return problem;
   };
@@ -174,7 +180,8 @@ export function ValidatePage({ moved }: { moved: number }) {
     } catch (error) {
       if (error instanceof RegistryError && DOCUMENT_ERRORS.has(error.code)) {
         if (token) saveToken(token); // refused for the document: the token was taken
-        setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error, problems: placeProblems(sentText, sentKind, error.details, []) });
+        const said = sentKind === 'toolspec' ? new RegistryError(error.code, toolspecWords(error.message), error.details, error.retryAfterSeconds) : error;
+        setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error: said, problems: placeProblems(sentText, sentKind, error.details, []) });
       } else {
         refusedRegistration = what === 'register';
         // Kept for the tab unless the registry refused the token itself: Search and the entries
