@@ -1686,7 +1686,7 @@ describe('web page', { skip: unavailable }, () => {
         ] as const) {
           await page.goto(`${registry.url}${path}`);
           await page.locator(ready).first().waitFor();
-          const { scrollWidth, windowWidth, wide } = await page.evaluate(() => {
+          const { scrollWidth, windowWidth, wide, spilling } = await page.evaluate(() => {
             const windowWidth = window.innerWidth;
             // The elements whose text reaches past the window: what to fix when this fails.
             // (No named function in here: the test's compiler would wrap it in a helper the page lacks.)
@@ -1698,9 +1698,20 @@ describe('web page', { skip: unavailable }, () => {
               const holder = node.parentElement!;
               if (range.getBoundingClientRect().right > windowWidth) wide.add(`${holder.tagName.toLowerCase()}.${holder.className} in ${holder.parentElement?.tagName.toLowerCase()}.${holder.parentElement?.className}`);
             }
-            return { scrollWidth: document.documentElement.scrollWidth, windowWidth, wide: [...wide] };
+            // What runs past the card (a skill's, a tool's) it is in, though the page may not.
+            const spilling: string[] = [];
+            for (const card of document.querySelectorAll('.card')) {
+              const style = getComputedStyle(card);
+              const inner = card.getBoundingClientRect().right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+              // (Not the column titles kept for screen readers only, in a 1 px clip at phone width.)
+              for (const el of card.querySelectorAll(':not(thead, thead *)')) {
+                if (el.getBoundingClientRect().right > inner + 0.5) spilling.push(`${el.tagName.toLowerCase()}.${el.className}: ${(el.textContent ?? '').slice(0, 40)}`);
+              }
+            }
+            return { scrollWidth: document.documentElement.scrollWidth, windowWidth, wide: [...wide], spilling };
           });
           assert.ok(scrollWidth <= windowWidth, `${path} at ${width} px: the page is ${scrollWidth} px wide in a ${windowWidth} px window; too wide: ${wide.join(', ')}`);
+          assert.deepEqual(spilling, [], `${path} at ${width} px: past the card`);
         }
         // The last page, the MCP server: its ordinary table keeps short words whole (a column
         // title, a name, a type), however long the words in the table above it; at 320 px too,
