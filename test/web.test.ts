@@ -1489,6 +1489,18 @@ describe('web page', { skip: unavailable }, () => {
         await assertAccessible(page, `${path} in the dark scheme`);
         await screenshot(page, name);
       }
+
+      // Larger text chosen in the browser's settings (not zoom): all of the page's text follows
+      // it, the descriptions and labels as the headings do.
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Page.setFontSizes', { fontSizes: { standard: 24, fixed: 20 } });
+      await page.goto(`${registry.url}/?q=invoice`);
+      await page.locator('.hit').first().waitFor();
+      const sizes = await page.evaluate(() =>
+        Object.fromEntries(['html', 'body', '.hit-description', 'label[for=q]'].map((selector) => [selector, getComputedStyle(document.querySelector(selector)!).fontSize])),
+      );
+      assert.deepEqual(sizes, { html: '24px', body: '24px', '.hit-description': '24px', 'label[for=q]': '24px' });
+      await cdp.detach();
     });
   });
 
