@@ -1375,6 +1375,27 @@ describe('web page', { skip: unavailable }, () => {
     });
     try {
       await withPage(async (page) => {
+        // The page's own script held (a slow connection): meanwhile <main> says the page is
+        // loading (it was blank), and once 15 s have passed, what to do if it never comes.
+        let scriptComes = () => {};
+        const scriptHeld = new Promise<void>((resolve) => (scriptComes = resolve));
+        const mainScript = /\/assets\/main-[\w-]+\.js$/;
+        await page.route(mainScript, async (route) => {
+          await scriptHeld;
+          await route.continue();
+        });
+        await page.goto(`${registry.url}/`, { waitUntil: 'commit' });
+        const loading = page.locator('main .page-loading');
+        await loading.waitFor({ timeout: 5000 });
+        assert.equal(await loading.innerText(), 'Loading…');
+        await page.evaluate(() => document.getAnimations().forEach((a) => a.finish())); // the 15 s pass
+        assert.equal(await loading.innerText(), 'Loading… Still loading: check your connection, then reload the page.');
+        await screenshot(page, 'page-script-held');
+        scriptComes();
+        await page.locator('.hit').first().waitFor();
+        assert.equal(await loading.count(), 0, 'the page replaces the loading note');
+        await page.unroute(mainScript);
+
         await passDeadlinesOnDemand(page);
         let arrived = requestHeld();
         await page.goto(`${proxy.url}/?q=weather`);
