@@ -824,6 +824,11 @@ describe('web page', { skip: unavailable }, () => {
       await tags.getByRole('link', { name: 'Show in the document' }).click();
       const target = await page.evaluate(() => document.querySelector(':target')?.closest('tr')?.textContent ?? '');
       assert.match(target, /"tags": "finance"/);
+      // And back, by the keyboard: Enter on the mark (focused on arrival) puts the focus on its problem.
+      assert.equal(await page.evaluate(() => document.activeElement === document.querySelector(':target')), true, 'the mark has the focus');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.activeElement?.matches('.problems li:target') === true, undefined, { timeout: 5000 });
+      assert.match(await page.evaluate(() => document.activeElement?.textContent ?? ''), /\/skills\/0\/tags/);
       await screenshot(page, 'validate-errors');
       await assertAccessible(page, 'the validate page with errors');
       // A screen reader hears the outcome (not valid, and why), not the whole list and document

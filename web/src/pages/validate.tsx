@@ -497,7 +497,10 @@ function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'chec
               // Each piece on its own line after the message, and a space between pieces in the
               // text too (a screen reader's reading, a copy): the message never runs into the next.
               return (
-                <li class={p.severity} id={`item-${anchorOf(i + 1)}`}>
+                // Focusable from script only: a mark's link back to its problem (Enter on a mark in
+                // the document) moves the focus here, where the next Tab goes on and a screen reader
+                // reads the problem, not to the page's body.
+                <li class={p.severity} id={`item-${anchorOf(i + 1)}`} tabIndex={-1}>
                   <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span> <code class="path">{p.path || '/'}</code>{' '}
                   <span class="message">{p.message}</span>
                   {p.note && <span class="note"> ({p.note})</span>}
