@@ -460,12 +460,20 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.hit').first().waitFor();
       assert.equal(await page.locator('.hit').count(), 20);
       const firstPage = await page.locator('.hit h2').allTextContents();
-      await page.getByRole('link', { name: 'Next page →' }).click();
+      const historyBefore = await page.evaluate(() => history.length);
+      await page.getByRole('link', { name: 'Next page →' }).press('Enter');
       await page.waitForURL(/n=2/);
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 2);
       const secondPage = await page.locator('.hit h2').allTextContents();
       assert.equal(new Set([...firstPage, ...secondPage]).size, FILLERS, 'the pages do not overlap');
       assert.match((await page.locator('#result-count').textContent()) ?? '', /21–22 of 22/);
+      // The focus is on the new page's count, in view, the next Tab on its first result (not at
+      // the page's heading, the form and filters between it and the results); Back goes back.
+      await page.waitForFunction(() => document.activeElement?.id === 'result-count', undefined, { timeout: 5000 });
+      assert.ok(await page.locator('#result-count').evaluate((el) => el.getBoundingClientRect().top >= 0 && el.getBoundingClientRect().bottom <= innerHeight), 'the count is in view');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.closest('.hit')?.querySelector('h2')?.textContent), secondPage[0]);
+      assert.equal(await page.evaluate(() => history.length), historyBefore + 1, 'the page is a history entry of its own');
       await screenshot(page, 'paging');
       await page.getByRole('link', { name: '← Previous page' }).click();
       await page.waitForURL((url) => !url.search.includes('n=2'));

@@ -322,6 +322,24 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     if (result.state === 'done' && result.key === requestKey && retry.withTypedToken) count.current?.focus();
   }, [result]);
 
+  // Another page of these results asked for (Next, Previous): once it is drawn, the focus goes to
+  // its count ("21–22 of 22 results"), read out, the next Tab on its first result; not to the
+  // page's heading, ten Tab stops of form and filters above the results.
+  const pagedTo = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (result.state !== 'done' || result.key !== pagedTo.current) return;
+    pagedTo.current = undefined;
+    count.current?.focus();
+  }, [result]);
+  const turnPage = (e: MouseEvent) => {
+    const link = e.currentTarget as HTMLAnchorElement;
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // a new tab or window
+    e.preventDefault();
+    const url = new URL(link.href);
+    pagedTo.current = url.searchParams.toString();
+    navigate(url.pathname + url.search, { inPlace: true });
+  };
+
   const restoredFor = useRef(-1);
   useEffect(() => {
     if (result.state !== 'done' || result.key !== requestKey || restoredFor.current === moved) return;
@@ -433,14 +451,14 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         {result.state === 'done' && (pageNumber !== 1 || result.page.nextPageToken) && (
           <nav class="pager" aria-label="Result pages">
             {pageNumber !== 1 && (
-              <a href={searchUrl(params, previousToken && pageNumber !== undefined ? { p: previousToken, n: String(pageNumber - 1) } : {}, false)} rel="prev">
+              <a href={searchUrl(params, previousToken && pageNumber !== undefined ? { p: previousToken, n: String(pageNumber - 1) } : {}, false)} rel="prev" onClick={turnPage}>
                 {previousToken !== undefined || pageNumber === 2 ? '← Previous page' : '← First page'}
               </a>
             )}
             <span>{pageNumber === undefined ? 'A later page' : `Page ${pageNumber}`}</span>
             {result.page.nextPageToken && (
               // The page after one of unknown number is of unknown number too: no n.
-              <a href={searchUrl(params, { p: result.page.nextPageToken, n: pageNumber === undefined ? undefined : String(pageNumber + 1) }, true)} rel="next">
+              <a href={searchUrl(params, { p: result.page.nextPageToken, n: pageNumber === undefined ? undefined : String(pageNumber + 1) }, true)} rel="next" onClick={turnPage}>
                 Next page →
               </a>
             )}
