@@ -887,6 +887,14 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.problems li.warning').waitFor({ timeout: 5000 });
       assert.deepEqual(await shownFindings(), ['/tools/1/name tool name "read_file" is already used by /tools/0']);
       assert.doesNotMatch(await page.locator('.validation-result').innerText(), /\/toolspec/);
+      // A server with its toolspec ({"mcpServer", "toolspec"}) is said as such, the size the
+      // registry gives being its toolspec's (its limit is per document), not the text pasted.
+      await page.locator('#document').fill(JSON.stringify({ mcpServer: mcpServer(), toolspec: toolspec() }, null, 2));
+      await page.locator('#document').press('Control+Enter');
+      const valid = page.locator('.validation-summary .notice.ok');
+      await valid.waitFor({ timeout: 5000 });
+      const said = /^Valid\. An MCP server and its ([\d,]+)-byte toolspec(, with \d+ warnings?)?\.$/.exec(await valid.innerText());
+      assert.equal(said?.[1]?.replace(/,/g, ''), String(JSON.stringify(toolspec()).length), await valid.innerText());
       await screenshot(page, 'validate-toolspec');
 
       // A toolspec whose tools are not a list is still a toolspec: the toolspec's error, placed at its tools.

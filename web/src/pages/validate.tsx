@@ -450,10 +450,18 @@ function Summary({ outcome }: { outcome: Extract<Outcome, { state: 'checked' | '
     );
   } else if (outcome.valid) {
     const v = outcome.valid;
+    // The size the registry gives is the document its limit applies to: of a server and its
+    // toolspec, the toolspec's (not what was pasted).
+    const what =
+      v.kind === 'agent'
+        ? `An A2A v${v.protocolVersion ?? '1.0'} agent card, ${v.sizeBytes.toLocaleString()} bytes`
+        : outcome.kind === 'mcp-document'
+          ? `An MCP server and its ${v.sizeBytes.toLocaleString()}-byte toolspec`
+          : `An MCP toolspec, ${v.sizeBytes.toLocaleString()} bytes`;
     summary = (
       <div class="notice ok" role="status">
         <p>
-          <strong>Valid.</strong> {v.kind === 'agent' ? `An A2A v${v.protocolVersion ?? '1.0'} agent card` : 'An MCP toolspec'}, {v.sizeBytes.toLocaleString()} bytes
+          <strong>Valid.</strong> {what}
           {warnings.length ? `, with ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : ''}.
         </p>
       </div>
