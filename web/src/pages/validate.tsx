@@ -6,7 +6,7 @@
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, RegistryError, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
-import { ErrorNotice, needsToken, usePageHeading } from '../components';
+import { ErrorNotice, needsToken, usePageHeading, waitLeft } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
 import { saveToken, savedToken } from '../token';
@@ -92,7 +92,8 @@ interface Problem extends Finding {
 
 type Outcome =
   | { state: 'idle' }
-  | { state: 'busy'; what: 'validate' | 'register' }
+  /** `waitSeconds`: held until a rate limit's wait is over, the seconds it had left. */
+  | { state: 'busy'; what: 'validate' | 'register'; waitSeconds?: number }
   | { state: 'checked'; text: string; kind: Kind; valid: ValidationResult | undefined; error: RegistryError | undefined; problems: Problem[] }
   | { state: 'registered'; text: string; kind: Kind; result: RegistrationResult; problems: Problem[] }
   /** Refused for another reason than the document: its checking (network, limits), or its registration (token, ownership). */
@@ -156,11 +157,16 @@ export function ValidatePage({ moved }: { moved: number }) {
   const metaGiven = meta.name.trim() !== '' || meta.url.trim() !== '';
   const tooLarge = new TextEncoder().encode(text).length > MAX_PASTE_BYTES;
   const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
+  // The last refusal that named a wait (a rate limit's Retry-After): validating or registering
+  // sooner is only refused again, so the next asking waits for it.
+  const lastWait = useRef<unknown>(undefined);
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
   const run = async (what: 'validate' | 'register', sentText: string = text, sentFile = chosen?.text === sentText ? chosen.name : undefined) => {
     if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
-    setOutcome({ state: 'busy', what });
+    const wait = waitLeft(lastWait.current);
+    setOutcome(wait > 0 ? { state: 'busy', what, waitSeconds: Math.ceil(wait / 1000) } : { state: 'busy', what });
+    if (wait > 0) await new Promise((resolve) => window.setTimeout(resolve, wait));
     const sentKind = detectKind(sentText);
     let refusedRegistration = false;
     try {
@@ -178,6 +184,7 @@ export function ValidatePage({ moved }: { moved: number }) {
         setOutcome({ state: 'registered', text: sentText, kind: sentKind, result, problems: placeProblems(sentText, sentKind, [], result.warnings) });
       }
     } catch (error) {
+      if (waitLeft(error) > 0) lastWait.current = error;
       if (error instanceof RegistryError && DOCUMENT_ERRORS.has(error.code)) {
         if (token) saveToken(token); // refused for the document: the token was taken
         const said = sentKind === 'toolspec' ? new RegistryError(error.code, toolspecWords(error.message), error.details, error.retryAfterSeconds) : error;
@@ -313,6 +320,7 @@ export function ValidatePage({ moved }: { moved: number }) {
             document are read when the person reaches them: a live region around them read the
             whole document aloud, line numbers and all. */}
         <div aria-live="polite" class="validation-summary">
+          {outcome.state === 'busy' && outcome.what === 'validate' && outcome.waitSeconds !== undefined && <WaitSaid what="Validating" seconds={outcome.waitSeconds} />}
           {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
           {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
             // A registry closed to anonymous reads (or a token it no longer takes): the token field
@@ -379,6 +387,7 @@ export function ValidatePage({ moved }: { moved: number }) {
           </div>
         </form>
         <div ref={refusalRef} tabIndex={-1} class="register-result" aria-live="polite">
+          {outcome.state === 'busy' && outcome.what === 'register' && outcome.waitSeconds !== undefined && <WaitSaid what="Registering" seconds={outcome.waitSeconds} />}
           {refused && <ErrorNotice
               id="register-refusal"
               error={refused.error}
@@ -393,6 +402,13 @@ export function ValidatePage({ moved }: { moved: number }) {
     </section>
   );
 }
+
+/** An asking held for a rate limit's wait, as the search says it. */
+const WaitSaid = ({ what, seconds }: { what: string; seconds: number }) => (
+  <p class="muted">
+    {what} in {seconds} s, when the registry allows it.
+  </p>
+);
 
 function ServerFields({ meta, setMeta, problems }: { meta: ServerMeta; setMeta: (m: ServerMeta) => void; problems: Problem[] }) {
   const field = (key: keyof ServerMeta, label: string, required: boolean, inputMode: 'text' | 'url' = 'text') => {
