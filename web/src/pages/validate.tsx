@@ -261,7 +261,8 @@ export function ValidatePage({ moved }: { moved: number }) {
             onKeyDown={(e) => {
               if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
                 e.preventDefault();
-                void run('validate');
+                // As the disabled Validate button: one asking at a time (one waiting for a rate limit too).
+                if (!busy) void run('validate');
               }
             }}
           />
