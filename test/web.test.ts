@@ -787,6 +787,14 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
       assert.equal(new URL(page.url()).search, '');
       assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision3/);
+      // One that is no revision number (edited by hand): the current one, said so.
+      await page.goto(`${registry.url}/entries/${ids.invoice}?revision=abc`);
+      await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+      assert.equal(
+        await page.locator('.entry-page > .notice[role=status]').innerText({ timeout: 5000 }),
+        'This link asks for revision abc, which is not a revision number (1, 2, 3…): the current revision is shown.',
+      );
+      assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision3/);
 
       // A comparison link naming a revision no longer kept: said so, the kept ones offered in the
       // selects (not a blank select), and nothing asked of the registry for it.
