@@ -460,12 +460,20 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.hit').first().waitFor();
       assert.equal(await page.locator('.hit').count(), 20);
       const firstPage = await page.locator('.hit h2').allTextContents();
-      await page.getByRole('link', { name: 'Next page →' }).click();
+      const historyBefore = await page.evaluate(() => history.length);
+      await page.getByRole('link', { name: 'Next page →' }).press('Enter');
       await page.waitForURL(/n=2/);
       await page.waitForFunction(() => document.querySelectorAll('.hit').length === 2);
       const secondPage = await page.locator('.hit h2').allTextContents();
       assert.equal(new Set([...firstPage, ...secondPage]).size, FILLERS, 'the pages do not overlap');
       assert.match((await page.locator('#result-count').textContent()) ?? '', /21–22 of 22/);
+      // The focus is on the new page's count, in view, the next Tab on its first result (not at
+      // the page's heading, the form and filters between it and the results); Back goes back.
+      await page.waitForFunction(() => document.activeElement?.id === 'result-count', undefined, { timeout: 5000 });
+      assert.ok(await page.locator('#result-count').evaluate((el) => el.getBoundingClientRect().top >= 0 && el.getBoundingClientRect().bottom <= innerHeight), 'the count is in view');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.closest('.hit')?.querySelector('h2')?.textContent), secondPage[0]);
+      assert.equal(await page.evaluate(() => history.length), historyBefore + 1, 'the page is a history entry of its own');
       await screenshot(page, 'paging');
       await page.getByRole('link', { name: '← Previous page' }).click();
       await page.waitForURL((url) => !url.search.includes('n=2'));
@@ -779,6 +787,14 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
       assert.equal(new URL(page.url()).search, '');
       assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision3/);
+      // One that is no revision number (edited by hand): the current one, said so.
+      await page.goto(`${registry.url}/entries/${ids.invoice}?revision=abc`);
+      await page.locator('h1', { hasText: 'Invoice Agent' }).waitFor();
+      assert.equal(
+        await page.locator('.entry-page > .notice[role=status]').innerText({ timeout: 5000 }),
+        'This link asks for revision abc, which is not a revision number (1, 2, 3…): the current revision is shown.',
+      );
+      assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision3/);
 
       // A comparison link naming a revision no longer kept: said so, the kept ones offered in the
       // selects (not a blank select), and nothing asked of the registry for it.
@@ -824,6 +840,11 @@ describe('web page', { skip: unavailable }, () => {
       await tags.getByRole('link', { name: 'Show in the document' }).click();
       const target = await page.evaluate(() => document.querySelector(':target')?.closest('tr')?.textContent ?? '');
       assert.match(target, /"tags": "finance"/);
+      // And back, by the keyboard: Enter on the mark (focused on arrival) puts the focus on its problem.
+      assert.equal(await page.evaluate(() => document.activeElement === document.querySelector(':target')), true, 'the mark has the focus');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.activeElement?.matches('.problems li:target') === true, undefined, { timeout: 5000 });
+      assert.match(await page.evaluate(() => document.activeElement?.textContent ?? ''), /\/skills\/0\/tags/);
       await screenshot(page, 'validate-errors');
       await assertAccessible(page, 'the validate page with errors');
       // A screen reader hears the outcome (not valid, and why), not the whole list and document
@@ -854,22 +875,41 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(await page.locator('.validation-summary').innerText(), /line 2 column 15/);
       assert.match(await page.locator('.problems .note').innerText(), /invalid character at line 2, column 15/);
 
-      // A toolspec: detected, its paths (reported under /toolspec) placed in the pasted text.
+      // A toolspec: detected, its problems (the registry's paths under /toolspec) said and placed
+      // in the pasted text: paths into it, in the list and in the summary's words alike.
       const spec = toolspec();
       (spec.tools[1] as WireJson).inputSchema = { type: 'array' };
       await page.locator('#document').fill(JSON.stringify(spec, null, 2));
       await page.locator('#mcp-name').waitFor();
       await page.locator('#document').press('Control+Enter');
       await page.locator('.problems').waitFor();
-      assert.match((await page.locator('.problems').textContent()) ?? '', /\/toolspec\/tools\/1\/inputSchema/);
+      const shownFindings = () => page.locator('.problems li').evaluateAll((items) => items.map((li) => `${li.querySelector('.path')?.textContent} ${li.querySelector('.message')?.textContent}`));
+      assert.deepEqual(await shownFindings(), ['/tools/1/inputSchema/type must be "object"; found "array"']);
+      assert.match(await page.locator('.validation-summary').innerText(), /not valid \(1 error\)\. \/tools\/1\/inputSchema\/type: must be "object"/);
+      assert.doesNotMatch(await page.locator('.validation-result').innerText(), /\/toolspec/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"type": "array"')));
+      // Its warnings too, a path in their words among them.
+      spec.tools[1] = { ...toolspec().tools[1], name: spec.tools[0].name };
+      await page.locator('#document').fill(JSON.stringify(spec, null, 2));
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems li.warning').waitFor({ timeout: 5000 });
+      assert.deepEqual(await shownFindings(), ['/tools/1/name tool name "read_file" is already used by /tools/0']);
+      assert.doesNotMatch(await page.locator('.validation-result').innerText(), /\/toolspec/);
+      // A server with its toolspec ({"mcpServer", "toolspec"}) is said as such, the size the
+      // registry gives being its toolspec's (its limit is per document), not the text pasted.
+      await page.locator('#document').fill(JSON.stringify({ mcpServer: mcpServer(), toolspec: toolspec() }, null, 2));
+      await page.locator('#document').press('Control+Enter');
+      const valid = page.locator('.validation-summary .notice.ok');
+      await valid.waitFor({ timeout: 5000 });
+      const said = /^Valid\. An MCP server and its ([\d,]+)-byte toolspec(, with \d+ warnings?)?\.$/.exec(await valid.innerText());
+      assert.equal(said?.[1]?.replace(/,/g, ''), String(JSON.stringify(toolspec()).length), await valid.innerText());
       await screenshot(page, 'validate-toolspec');
 
       // A toolspec whose tools are not a list is still a toolspec: the toolspec's error, placed at its tools.
       await page.locator('#document').fill('{"tools": "x"}');
       assert.match(await page.locator('.validate-form').innerText(), /This looks like an MCP toolspec/);
       await page.locator('#document').press('Control+Enter');
-      await page.locator('.problems li', { hasText: '/toolspec/tools' }).waitFor({ timeout: 5000 });
+      await page.locator('.problems li', { hasText: /^error \/tools / }).waitFor({ timeout: 5000 });
       assert.doesNotMatch((await page.locator('.problems').textContent()) ?? '', /supportedInterfaces|skills/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"x"')));
 
@@ -1167,6 +1207,20 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(text.match(/(retry after|try again in) \d+ s/gi)?.length, 1, text);
         // Asking again before then would only be refused again: the button waits as long.
         assert.equal(await notice.getByRole('button', { name: 'Try again' }).isDisabled(), true);
+
+        // Validating too (a read): refused with the wait named, Validate pressed again waits for
+        // it, says so, and asks nothing meanwhile.
+        await page.goto(`${limited.url}/validate`);
+        await page.locator('#document').fill(JSON.stringify(v1Card('Patient Agent', 'https://patient.example.org/a2a')));
+        await page.getByRole('button', { name: 'Validate', exact: true }).click();
+        await page.locator('.validation-summary [role=alert]', { hasText: 'RATE_LIMITED' }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        let asked = 0;
+        page.on('request', (r) => void (r.url().endsWith('/message:send') && asked++));
+        await page.getByRole('button', { name: 'Validate', exact: true }).click();
+        await page.locator('.validation-summary', { hasText: /^Validating in \d+ s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
+        assert.equal(await page.getByRole('button', { name: 'Validating…' }).isDisabled(), true);
+        assert.equal(asked, 0, 'asked the registry during the wait');
       });
     } finally {
       await limited.close();
@@ -1335,8 +1389,14 @@ describe('web page', { skip: unavailable }, () => {
         status = 0;
         await page.getByRole('button', { name: 'Search', exact: true }).click();
         assert.match(await page.locator('#result-count').innerText(), /^Searching again in [12] s, when the registry allows it\.$/);
-        await expectHits(page, ['Weather Agent']);
-        assert.ok(calls[calls.length - 1]! - refusedAt >= 1900, `asked again ${calls[calls.length - 1]! - refusedAt} ms after the refusal`);
+        // Other words typed meanwhile wait as long (the limit is on the address, not the words):
+        // one search, theirs, once the wait is over.
+        await page.locator('#q').fill('ledger');
+        await page.locator('#result-count', { hasText: /^Searching in [12] s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
+        await expectHits(page, ['Ledger Agent']);
+        const askedAfter = calls.filter((at) => at > refusedAt).map((at) => at - refusedAt);
+        assert.equal(askedAfter.length, 1, `asked ${askedAfter.length} times after the refusal`);
+        assert.ok(askedAfter[0]! >= 1900, `asked again ${askedAfter[0]} ms after the refusal`);
       });
     } finally {
       await proxy.close();
@@ -1358,6 +1418,27 @@ describe('web page', { skip: unavailable }, () => {
     });
     try {
       await withPage(async (page) => {
+        // The page's own script held (a slow connection): meanwhile <main> says the page is
+        // loading (it was blank), and once 15 s have passed, what to do if it never comes.
+        let scriptComes = () => {};
+        const scriptHeld = new Promise<void>((resolve) => (scriptComes = resolve));
+        const mainScript = /\/assets\/main-[\w-]+\.js$/;
+        await page.route(mainScript, async (route) => {
+          await scriptHeld;
+          await route.continue();
+        });
+        await page.goto(`${registry.url}/`, { waitUntil: 'commit' });
+        const loading = page.locator('main .page-loading');
+        await loading.waitFor({ timeout: 5000 });
+        assert.equal(await loading.innerText(), 'Loading…');
+        await page.evaluate(() => document.getAnimations().forEach((a) => a.finish())); // the 15 s pass
+        assert.equal(await loading.innerText(), 'Loading… Still loading: check your connection, then reload the page.');
+        await screenshot(page, 'page-script-held');
+        scriptComes();
+        await page.locator('.hit').first().waitFor();
+        assert.equal(await loading.count(), 0, 'the page replaces the loading note');
+        await page.unroute(mainScript);
+
         await passDeadlinesOnDemand(page);
         let arrived = requestHeld();
         await page.goto(`${proxy.url}/?q=weather`);
@@ -1472,6 +1553,18 @@ describe('web page', { skip: unavailable }, () => {
         await assertAccessible(page, `${path} in the dark scheme`);
         await screenshot(page, name);
       }
+
+      // Larger text chosen in the browser's settings (not zoom): all of the page's text follows
+      // it, the descriptions and labels as the headings do.
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Page.setFontSizes', { fontSizes: { standard: 24, fixed: 20 } });
+      await page.goto(`${registry.url}/?q=invoice`);
+      await page.locator('.hit').first().waitFor();
+      const sizes = await page.evaluate(() =>
+        Object.fromEntries(['html', 'body', '.hit-description', 'label[for=q]'].map((selector) => [selector, getComputedStyle(document.querySelector(selector)!).fontSize])),
+      );
+      assert.deepEqual(sizes, { html: '24px', body: '24px', '.hit-description': '24px', 'label[for=q]': '24px' });
+      await cdp.detach();
     });
   });
 
@@ -1669,7 +1762,7 @@ describe('web page', { skip: unavailable }, () => {
         ] as const) {
           await page.goto(`${registry.url}${path}`);
           await page.locator(ready).first().waitFor();
-          const { scrollWidth, windowWidth, wide } = await page.evaluate(() => {
+          const { scrollWidth, windowWidth, wide, spilling } = await page.evaluate(() => {
             const windowWidth = window.innerWidth;
             // The elements whose text reaches past the window: what to fix when this fails.
             // (No named function in here: the test's compiler would wrap it in a helper the page lacks.)
@@ -1681,14 +1774,24 @@ describe('web page', { skip: unavailable }, () => {
               const holder = node.parentElement!;
               if (range.getBoundingClientRect().right > windowWidth) wide.add(`${holder.tagName.toLowerCase()}.${holder.className} in ${holder.parentElement?.tagName.toLowerCase()}.${holder.parentElement?.className}`);
             }
-            return { scrollWidth: document.documentElement.scrollWidth, windowWidth, wide: [...wide] };
+            // What runs past the card (a skill's, a tool's) it is in, though the page may not.
+            const spilling: string[] = [];
+            for (const card of document.querySelectorAll('.card')) {
+              const style = getComputedStyle(card);
+              const inner = card.getBoundingClientRect().right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+              // (Not the column titles kept for screen readers only, in a 1 px clip at phone width.)
+              for (const el of card.querySelectorAll(':not(thead, thead *)')) {
+                if (el.getBoundingClientRect().right > inner + 0.5) spilling.push(`${el.tagName.toLowerCase()}.${el.className}: ${(el.textContent ?? '').slice(0, 40)}`);
+              }
+            }
+            return { scrollWidth: document.documentElement.scrollWidth, windowWidth, wide: [...wide], spilling };
           });
           assert.ok(scrollWidth <= windowWidth, `${path} at ${width} px: the page is ${scrollWidth} px wide in a ${windowWidth} px window; too wide: ${wide.join(', ')}`);
+          assert.deepEqual(spilling, [], `${path} at ${width} px: past the card`);
         }
         // The last page, the MCP server: its ordinary table keeps short words whole (a column
-        // title, a name, a type), however long the words in the table above it. (At 320 px its
-        // three columns share 250 px: a column title may break there rather than overflow.)
-        if (width === 320) continue;
+        // title, a name, a type), however long the words in the table above it; at 320 px too,
+        // where its three columns do not fit a card and each parameter is drawn as a block.
         const brokenWords = await page.evaluate(() => {
           const broken: string[] = [];
           const range = document.createRange();

@@ -2,6 +2,8 @@
  * The HTML every page of the web interface starts from: the header and footer (plain links,
  * usable without scripts), <main> where the client renders, and the page's configuration in a
  * <meta> tag, so that no inline script is needed under the page's content security policy.
+ * Until the page's script runs (seconds on a slow connection), <main> says it is loading, and
+ * after a while what to do if it never comes (the stylesheet shows that note late).
  */
 import type { WebManifest } from './assets.js';
 import type { PageConfig } from './page-config.js';
@@ -42,6 +44,7 @@ ${manifest.preload.map((file) => `<link rel="modulepreload" href="${asset(file)}
 </div>
 </header>
 <main id="main" tabindex="-1">
+<p class="page-loading" role="status">Loading…<span class="page-slow"> Still loading: check your connection, then reload the page.</span></p>
 <noscript><p>This page needs JavaScript. Programs talk to the registry over A2A: its card is at <a href="${link('/.well-known/agent-card.json')}">/.well-known/agent-card.json</a>.</p></noscript>
 </main>
 <footer class="site-footer">

@@ -138,6 +138,9 @@ const positive = (v: string | null) => (v && /^\d+$/.test(v) && Number(v) >= 1 &
 
 export function EntryPage({ id, params, moved }: { id: string; params: URLSearchParams; moved: number }) {
   const revision = positive(params.get('revision'));
+  // A link's revision that is no revision number (revision=abc, 0, 2.5: edited by hand): the
+  // current revision is read, and the page says so rather than show it as the one asked for.
+  const strayRevision = params.get('revision') && revision === undefined ? params.get('revision')! : undefined;
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const retry = useRetry(String(revision));
   const [downloadFailed, setDownloadFailed] = useState<unknown>(undefined);
@@ -247,6 +250,13 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           title={`${asked[0]!.toUpperCase()}${asked.slice(1)} could not be loaded; revision ${entry.revision} is still shown`}
           onRetry={() => retry.again(heading.current)}
         />
+      )}
+      {strayRevision !== undefined && (
+        <div class="notice" role="status">
+          <p>
+            This link asks for revision <code class="url">{strayRevision.length > 40 ? `${strayRevision.slice(0, 40)}…` : strayRevision}</code>, which is not a revision number (1, 2, 3…): the current revision is shown.
+          </p>
+        </div>
       )}
       <header class="entry-head" key="entry-head">
         <h1 ref={heading} tabIndex={-1} dir="auto">

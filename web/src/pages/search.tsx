@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { isAbort, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
-import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
+import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry, waitLeft } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
 import { leftPlace, navigate } from '../router';
@@ -197,6 +197,11 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   const [slow, setSlow] = useState(false);
   const requestKey = params.toString();
   const retry = useRetry(requestKey);
+  // The last refusal that named a wait (a rate limit's Retry-After), whatever search it refused:
+  // the limit is on the address, so other words or filters asked sooner are only refused again.
+  const lastWait = useRef<unknown>(undefined);
+  // The search of this URL waits for that wait to end: the seconds left when it was asked.
+  const [deferred, setDeferred] = useState<{ key: string; seconds: number }>();
   const terms = useMemo(() => queryTerms(query), [query]);
   // Filters of the URL that cannot apply: left out of it (in place of this history entry), and
   // said once, for the URL without them.
@@ -272,25 +277,37 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     const controller = new AbortController();
     setResult((r) => (r.state === 'done' ? r : { state: 'loading' }));
     setSlow(false);
-    const slowTimer = window.setTimeout(() => setSlow(true), SLOW_SEARCH_MS);
-    read<Page>({ search: searchRequest(params) }, controller.signal)
-      .then((page) => {
-        window.clearTimeout(slowTimer);
-        const key = searchKey(params);
-        if (linkedNumber !== undefined) {
-          const chain = pageChains.get(key) ?? [];
-          chain[linkedNumber - 1] = params.get('p') ?? '';
-          if (page.nextPageToken) chain[linkedNumber] = page.nextPageToken;
-          pageChains.set(key, chain);
-        }
-        const { hits, folded } = foldByEntry(page.results);
-        setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
-      })
-      .catch((error: unknown) => {
-        window.clearTimeout(slowTimer);
-        if (!isAbort(error)) setResult({ state: 'failed', error });
-      });
+    let slowTimer: number | undefined;
+    const ask = () => {
+      setDeferred(undefined);
+      slowTimer = window.setTimeout(() => setSlow(true), SLOW_SEARCH_MS);
+      read<Page>({ search: searchRequest(params) }, controller.signal)
+        .then((page) => {
+          window.clearTimeout(slowTimer);
+          const key = searchKey(params);
+          if (linkedNumber !== undefined) {
+            const chain = pageChains.get(key) ?? [];
+            chain[linkedNumber - 1] = params.get('p') ?? '';
+            if (page.nextPageToken) chain[linkedNumber] = page.nextPageToken;
+            pageChains.set(key, chain);
+          }
+          const { hits, folded } = foldByEntry(page.results);
+          setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
+        })
+        .catch((error: unknown) => {
+          window.clearTimeout(slowTimer);
+          if (isAbort(error)) return;
+          if (waitLeft(error) > 0) lastWait.current = error;
+          setResult({ state: 'failed', error });
+        });
+    };
+    // Refused with a wait not yet over: asked when it is (typing waits too, not only Search).
+    const wait = waitLeft(lastWait.current);
+    const waitTimer = wait > 0 ? window.setTimeout(ask, wait) : undefined;
+    if (wait > 0) setDeferred({ key: requestKey, seconds: Math.ceil(wait / 1000) });
+    else ask();
     return () => {
+      window.clearTimeout(waitTimer);
       window.clearTimeout(slowTimer);
       controller.abort();
     };
@@ -304,6 +321,24 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   useEffect(() => {
     if (result.state === 'done' && result.key === requestKey && retry.withTypedToken) count.current?.focus();
   }, [result]);
+
+  // Another page of these results asked for (Next, Previous): once it is drawn, the focus goes to
+  // its count ("21–22 of 22 results"), read out, the next Tab on its first result; not to the
+  // page's heading, ten Tab stops of form and filters above the results.
+  const pagedTo = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (result.state !== 'done' || result.key !== pagedTo.current) return;
+    pagedTo.current = undefined;
+    count.current?.focus();
+  }, [result]);
+  const turnPage = (e: MouseEvent) => {
+    const link = e.currentTarget as HTMLAnchorElement;
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return; // a new tab or window
+    e.preventDefault();
+    const url = new URL(link.href);
+    pagedTo.current = url.searchParams.toString();
+    navigate(url.pathname + url.search, { inPlace: true });
+  };
 
   const restoredFor = useRef(-1);
   useEffect(() => {
@@ -385,6 +420,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
           {retry.waitingSeconds !== undefined
             ? `Searching again in ${retry.waitingSeconds} s, when the registry allows it.`
+            : deferred?.key === requestKey ? `Searching in ${deferred.seconds} s, when the registry allows it.`
             : stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, hasWords || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && (
@@ -415,14 +451,14 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         {result.state === 'done' && (pageNumber !== 1 || result.page.nextPageToken) && (
           <nav class="pager" aria-label="Result pages">
             {pageNumber !== 1 && (
-              <a href={searchUrl(params, previousToken && pageNumber !== undefined ? { p: previousToken, n: String(pageNumber - 1) } : {}, false)} rel="prev">
+              <a href={searchUrl(params, previousToken && pageNumber !== undefined ? { p: previousToken, n: String(pageNumber - 1) } : {}, false)} rel="prev" onClick={turnPage}>
                 {previousToken !== undefined || pageNumber === 2 ? '← Previous page' : '← First page'}
               </a>
             )}
             <span>{pageNumber === undefined ? 'A later page' : `Page ${pageNumber}`}</span>
             {result.page.nextPageToken && (
               // The page after one of unknown number is of unknown number too: no n.
-              <a href={searchUrl(params, { p: result.page.nextPageToken, n: pageNumber === undefined ? undefined : String(pageNumber + 1) }, true)} rel="next">
+              <a href={searchUrl(params, { p: result.page.nextPageToken, n: pageNumber === undefined ? undefined : String(pageNumber + 1) }, true)} rel="next" onClick={turnPage}>
                 Next page →
               </a>
             )}

@@ -6,7 +6,7 @@
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, RegistryError, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
-import { ErrorNotice, needsToken, usePageHeading } from '../components';
+import { ErrorNotice, needsToken, usePageHeading, waitLeft } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
 import { saveToken, savedToken } from '../token';
@@ -92,7 +92,8 @@ interface Problem extends Finding {
 
 type Outcome =
   | { state: 'idle' }
-  | { state: 'busy'; what: 'validate' | 'register' }
+  /** `waitSeconds`: held until a rate limit's wait is over, the seconds it had left. */
+  | { state: 'busy'; what: 'validate' | 'register'; waitSeconds?: number }
   | { state: 'checked'; text: string; kind: Kind; valid: ValidationResult | undefined; error: RegistryError | undefined; problems: Problem[] }
   | { state: 'registered'; text: string; kind: Kind; result: RegistrationResult; problems: Problem[] }
   /** Refused for another reason than the document: its checking (network, limits), or its registration (token, ownership). */
@@ -105,23 +106,29 @@ function lineAndColumn(text: string, offset: number): string {
   return `line ${line}, column ${column}`;
 }
 
-/** The registry's findings placed in the text (paths of a bare toolspec are reported under /toolspec). */
+/**
+ * A bare toolspec is checked as an MCP server's (`{"mcpServer", "toolspec"}`, the server from
+ * the fields): the registry's paths into it start with /toolspec, which the pasted document does
+ * not have. Said as paths into that document ("/tools/1/inputSchema"); the server's stay /mcpServer.
+ */
+const inToolspec = (path: string) => (path === '/toolspec' ? '' : path.startsWith('/toolspec/') ? path.slice('/toolspec'.length) : path);
+
+/** The registry's words about a bare toolspec, with its paths into the document as the list shows them ("… is already used by /tools/0"). */
+const toolspecWords = (message: string) => message.replace(/(^|[\s("'“])\/toolspec(?=[/\s:.,;)"'”]|$)\/?/g, '$1/');
+
+/** The registry's findings placed in the text (a bare toolspec's as paths into it, see inToolspec). */
 function placeProblems(text: string, kind: Kind, errors: Finding[], warnings: Finding[]): Problem[] {
   const parsed = parseDocument(text);
-  const toDocument = (path: string): string | undefined => {
-    if (kind !== 'toolspec') return path;
-    if (path === '/toolspec' || path.startsWith('/toolspec/')) return path.slice('/toolspec'.length);
-    return path.startsWith('/mcpServer') ? undefined : path;
-  };
+  const toDocument = (path: string): string | undefined => (kind === 'toolspec' && path.startsWith('/mcpServer') ? undefined : path);
   const place = (f: Finding, severity: Problem['severity']): Problem => {
-    const problem: Problem = { ...f, severity };
+    const problem: Problem = kind === 'toolspec' ? { ...f, path: inToolspec(f.path), message: toolspecWords(f.message), severity } : { ...f, severity };
     // A syntax error: the registry's path is the whole document; mark where the parser stopped.
-    if (parsed.syntaxError && (f.path === '' || f.path === '/')) {
+    if (parsed.syntaxError && (problem.path === '' || problem.path === '/')) {
       problem.place = parsed.syntaxError.range;
       problem.note = `${parsed.syntaxError.message} at ${lineAndColumn(text, parsed.syntaxError.range.start)}`;
       return problem;
     }
-    const path = toDocument(f.path);
+    const path = toDocument(problem.path);
     if (path !== undefined) problem.place = locate(parsed, path);
     return problem;
   };
@@ -150,11 +157,16 @@ export function ValidatePage({ moved }: { moved: number }) {
   const metaGiven = meta.name.trim() !== '' || meta.url.trim() !== '';
   const tooLarge = new TextEncoder().encode(text).length > MAX_PASTE_BYTES;
   const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
+  // The last refusal that named a wait (a rate limit's Retry-After): validating or registering
+  // sooner is only refused again, so the next asking waits for it.
+  const lastWait = useRef<unknown>(undefined);
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
   const run = async (what: 'validate' | 'register', sentText: string = text, sentFile = chosen?.text === sentText ? chosen.name : undefined) => {
     if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
-    setOutcome({ state: 'busy', what });
+    const wait = waitLeft(lastWait.current);
+    setOutcome(wait > 0 ? { state: 'busy', what, waitSeconds: Math.ceil(wait / 1000) } : { state: 'busy', what });
+    if (wait > 0) await new Promise((resolve) => window.setTimeout(resolve, wait));
     const sentKind = detectKind(sentText);
     let refusedRegistration = false;
     try {
@@ -172,9 +184,11 @@ export function ValidatePage({ moved }: { moved: number }) {
         setOutcome({ state: 'registered', text: sentText, kind: sentKind, result, problems: placeProblems(sentText, sentKind, [], result.warnings) });
       }
     } catch (error) {
+      if (waitLeft(error) > 0) lastWait.current = error;
       if (error instanceof RegistryError && DOCUMENT_ERRORS.has(error.code)) {
         if (token) saveToken(token); // refused for the document: the token was taken
-        setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error, problems: placeProblems(sentText, sentKind, error.details, []) });
+        const said = sentKind === 'toolspec' ? new RegistryError(error.code, toolspecWords(error.message), error.details, error.retryAfterSeconds) : error;
+        setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error: said, problems: placeProblems(sentText, sentKind, error.details, []) });
       } else {
         refusedRegistration = what === 'register';
         // Kept for the tab unless the registry refused the token itself: Search and the entries
@@ -247,7 +261,8 @@ export function ValidatePage({ moved }: { moved: number }) {
             onKeyDown={(e) => {
               if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
                 e.preventDefault();
-                void run('validate');
+                // As the disabled Validate button: one asking at a time (one waiting for a rate limit too).
+                if (!busy) void run('validate');
               }
             }}
           />
@@ -306,6 +321,7 @@ export function ValidatePage({ moved }: { moved: number }) {
             document are read when the person reaches them: a live region around them read the
             whole document aloud, line numbers and all. */}
         <div aria-live="polite" class="validation-summary">
+          {outcome.state === 'busy' && outcome.what === 'validate' && outcome.waitSeconds !== undefined && <WaitSaid what="Validating" seconds={outcome.waitSeconds} />}
           {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
           {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
             // A registry closed to anonymous reads (or a token it no longer takes): the token field
@@ -372,6 +388,7 @@ export function ValidatePage({ moved }: { moved: number }) {
           </div>
         </form>
         <div ref={refusalRef} tabIndex={-1} class="register-result" aria-live="polite">
+          {outcome.state === 'busy' && outcome.what === 'register' && outcome.waitSeconds !== undefined && <WaitSaid what="Registering" seconds={outcome.waitSeconds} />}
           {refused && <ErrorNotice
               id="register-refusal"
               error={refused.error}
@@ -386,6 +403,13 @@ export function ValidatePage({ moved }: { moved: number }) {
     </section>
   );
 }
+
+/** An asking held for a rate limit's wait, as the search says it. */
+const WaitSaid = ({ what, seconds }: { what: string; seconds: number }) => (
+  <p class="muted">
+    {what} in {seconds} s, when the registry allows it.
+  </p>
+);
 
 function ServerFields({ meta, setMeta, problems }: { meta: ServerMeta; setMeta: (m: ServerMeta) => void; problems: Problem[] }) {
   const field = (key: keyof ServerMeta, label: string, required: boolean, inputMode: 'text' | 'url' = 'text') => {
@@ -443,10 +467,18 @@ function Summary({ outcome }: { outcome: Extract<Outcome, { state: 'checked' | '
     );
   } else if (outcome.valid) {
     const v = outcome.valid;
+    // The size the registry gives is the document its limit applies to: of a server and its
+    // toolspec, the toolspec's (not what was pasted).
+    const what =
+      v.kind === 'agent'
+        ? `An A2A v${v.protocolVersion ?? '1.0'} agent card, ${v.sizeBytes.toLocaleString()} bytes`
+        : outcome.kind === 'mcp-document'
+          ? `An MCP server and its ${v.sizeBytes.toLocaleString()}-byte toolspec`
+          : `An MCP toolspec, ${v.sizeBytes.toLocaleString()} bytes`;
     summary = (
       <div class="notice ok" role="status">
         <p>
-          <strong>Valid.</strong> {v.kind === 'agent' ? `An A2A v${v.protocolVersion ?? '1.0'} agent card` : 'An MCP toolspec'}, {v.sizeBytes.toLocaleString()} bytes
+          <strong>Valid.</strong> {what}
           {warnings.length ? `, with ${warnings.length} warning${warnings.length > 1 ? 's' : ''}` : ''}.
         </p>
       </div>
@@ -490,7 +522,10 @@ function Report({ outcome, current }: { outcome: Extract<Outcome, { state: 'chec
               // Each piece on its own line after the message, and a space between pieces in the
               // text too (a screen reader's reading, a copy): the message never runs into the next.
               return (
-                <li class={p.severity} id={`item-${anchorOf(i + 1)}`}>
+                // Focusable from script only: a mark's link back to its problem (Enter on a mark in
+                // the document) moves the focus here, where the next Tab goes on and a screen reader
+                // reads the problem, not to the page's body.
+                <li class={p.severity} id={`item-${anchorOf(i + 1)}`} tabIndex={-1}>
                   <span class={`badge ${p.severity === 'error' ? 'bad' : 'warn'}`}>{p.severity}</span> <code class="path">{p.path || '/'}</code>{' '}
                   <span class="message">{p.message}</span>
                   {p.note && <span class="note"> ({p.note})</span>}
