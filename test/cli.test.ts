@@ -357,13 +357,19 @@ describe('a2a-registry against a registry', () => {
     fs.writeFileSync(malformed, '{\n  "name": "Broken",\n  "skills": [\n    {"id": "a",}\n  ]\n}\n');
     const missing = path.join(dir, 'no-such-card.json');
     const large = path.join(REPO_ROOT, 'test/fixtures/corpus/toolspecs/tavily.json');
-    const [notJson, notJsonAsJson, unreadable, unreadableAsJson, directory, tooLarge] = await Promise.all([
+    // Over the registry's request limit (64 KiB): refused at its door, which closes the
+    // connection unread, so the CLI may see either that answer or the connection cut mid-send.
+    const huge = path.join(dir, 'huge-card.json');
+    fs.writeFileSync(huge, JSON.stringify({ ...(exampleJson('agent-card.json') as object), description: 'x'.repeat(300_000) }));
+    const [notJson, notJsonAsJson, unreadable, unreadableAsJson, directory, tooLarge, overLimit, overLimitAsJson] = await Promise.all([
       cli(['register', malformed], { env: as('alice') }),
       cli(['register', '--json', malformed], { env: as('alice') }),
       cli(['register', missing], { env: as('alice') }),
       cli(['register', '--json', missing], { env: as('alice') }),
       cli(['register', dir], { env: as('alice') }),
       cli(['register', large, '--mcp-name', 'tavily', '--mcp-url', 'https://mcp.tavily.example.com/mcp'], { env: as('alice') }),
+      cli(['register', huge], { env: as('alice') }),
+      cli(['register', '--json', huge], { env: as('alice') }),
     ]);
     assert.equal(notJson.code, 1);
     assert.equal(notJson.stderr, `a2a-registry: ${malformed}:4:16: not valid JSON: trailing comma (JSON allows none before } or ])\n`);
@@ -377,6 +383,14 @@ describe('a2a-registry against a registry', () => {
     assert.ok(tooLarge.stderr.includes(`declined TOO_LARGE: The uploaded document "${large}" is `), tooLarge.stderr);
     assert.ok(tooLarge.stderr.includes(`error   ${large}  (document): `), tooLarge.stderr);
     assert.doesNotMatch(tooLarge.stderr, /toolspec\.json"|\/parts\//);
+    // Not "the registry answered with an error" (exit 1) nor "cannot reach the registry: write EPIPE" (exit 3).
+    assert.equal(overLimit.code, 1, overLimit.stderr);
+    assert.ok(overLimit.stderr.startsWith(`declined TOO_LARGE: The document "${huge}" is ${fs.statSync(huge).size.toLocaleString('en-US')} bytes`), overLimit.stderr);
+    assert.ok(overLimit.stderr.includes(`error   ${huge}  (document): `), overLimit.stderr);
+    assert.match(overLimit.stderr, /REGISTRY_MAX_DOCUMENT_BYTES/);
+    assert.equal(overLimitAsJson.code, 1, overLimitAsJson.stderr);
+    assert.equal(parse(overLimitAsJson).error.code, 'TOO_LARGE');
+    assert.deepEqual(parse(overLimitAsJson).error.details[0].location, { file: huge });
   });
 
   test('--registry takes the base URL, an endpoint URL or the card URL', async () => {
