@@ -300,6 +300,19 @@ describe('standing searches', () => {
     } finally {
       child.kill();
     }
+    // So does SIGTERM (`timeout 60 a2a-registry watch ...`, a service manager stopping it): the
+    // watch was left open, counting against REGISTRY_MAX_WATCHES for a day.
+    const terminated = cliWatch(registry.url, 'cli-watch');
+    try {
+      await terminated.waitLine((l) => l.event === 'initial', 'initial line', 20_000);
+      assert.equal(registry.core.watches.countFor('bob'), 1);
+      const exit = new Promise<number | null>((resolve) => terminated.child.once('exit', (code) => resolve(code)));
+      terminated.child.kill('SIGTERM');
+      assert.equal(await exit, 143, terminated.stderr());
+      assert.equal(registry.core.watches.countFor('bob'), 0);
+    } finally {
+      terminated.child.kill('SIGKILL');
+    }
   });
 
   test('push: a plain SendMessage with a push config starts a watch whose events are POSTed to the webhook with the token', async () => {
