@@ -21,7 +21,7 @@ import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
 import { v1Card } from './support/documents.js';
-import { startOrigin } from './support/origin-server.js';
+import { selfSignedCertificate, startOrigin } from './support/origin-server.js';
 import { freePort } from './support/ports.js';
 import { eventually } from './support/eventually.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
@@ -560,12 +560,27 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
   test('a server that is not a registry', async () => {
     const other = http.createServer((_req, res) => res.writeHead(404).end('not here'));
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const secure = await startOrigin({ tls: { ...selfSignedCertificate('127.0.0.1'), host: '127.0.0.1' } });
     try {
-      const r = await cli(['search', 'x', '--registry', `http://127.0.0.1:${(other.address() as AddressInfo).port}`]);
+      const port = (other.address() as AddressInfo).port;
+      const [r, tlsToPlain, selfSigned, blockedPort] = await Promise.all([
+        cli(['search', 'x', '--registry', `http://127.0.0.1:${port}`]),
+        cli(['search', 'x', '--registry', `https://127.0.0.1:${port}`]),
+        cli(['search', 'x', '--registry', secure.url]),
+        cli(['search', 'x', '--registry', 'http://127.0.0.1:6000']),
+      ]);
       assert.equal(r.code, 3, r.stderr);
       assert.match(r.stderr, /no A2A registry at http:\/\/127\.0\.0\.1:\d+ .*check --registry/);
+      // What to do, not OpenSSL's "0A00010B:SSL routines:tls_validate_record_header:wrong version number" or undici's "bad port".
+      assert.equal(tlsToPlain.code, 3, tlsToPlain.stderr);
+      assert.equal(tlsToPlain.stderr, `a2a-registry: cannot reach the registry at https://127.0.0.1:${port}: the server there does not speak TLS; if the registry serves plain HTTP, give an http:// URL\n`);
+      assert.equal(selfSigned.code, 3, selfSigned.stderr);
+      assert.match(selfSigned.stderr, /: its TLS certificate is self-signed; to trust it, set NODE_EXTRA_CA_CERTS to that certificate/);
+      assert.equal(blockedPort.code, 3, blockedPort.stderr);
+      assert.match(blockedPort.stderr, /127\.0\.0\.1:6000: fetch never connects to that port .*give the port the registry listens on\n$/);
     } finally {
       other.close();
+      await secure.close();
     }
   });
 });

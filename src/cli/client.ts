@@ -98,7 +98,13 @@ const NETWORK_REASONS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
   UND_ERR_SOCKET: 'connection closed',
   CERT_HAS_EXPIRED: 'TLS certificate has expired',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
+  // An https:// URL for a registry that serves plain HTTP (npm start does): OpenSSL's own words name neither.
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server there does not speak TLS; if the registry serves plain HTTP, give an http:// URL',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed; to trust it, set NODE_EXTRA_CA_CERTS to that certificate (a PEM file)',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate comes from a CA this machine does not trust; set NODE_EXTRA_CA_CERTS to the CA certificate (a PEM file)',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its TLS certificate comes from a CA this machine does not trust; set NODE_EXTRA_CA_CERTS to the CA certificate (a PEM file)',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate cannot be checked (an intermediate certificate missing on the server, or a private CA: set NODE_EXTRA_CA_CERTS)',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate is for another host name',
 };
 
 /** The system or undici code of a network failure (ECONNREFUSED, EPIPE, UND_ERR_SOCKET), found through its causes. */
@@ -116,6 +122,8 @@ function networkReason(err: unknown): string {
   const code = networkCode(err);
   if (code) return NETWORK_REASONS[code]!;
   const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+  // undici refuses the ports browsers block (1, 25, 6000, ...) before connecting, saying only "bad port".
+  if (message === 'bad port') return 'fetch never connects to that port (one browsers block, such as 1, 25 or 6000); give the port the registry listens on';
   return oneLine(message, 120);
 }
 
