@@ -343,12 +343,20 @@ describe('a2a-registry against a registry', () => {
       cli(['serve', '--port', 'eighty']),
       cli(['serve', '--grpc-port', '70000']),
       cli(['nonsense']),
+      // Empty values (`--owner "$OWNER"` with the variable unset): ls listed every owner's
+      // entries, search dropped the filter, get and rm sent the registry an empty id.
+      cli(['ls', '--owner', '', '--json'], { env }),
+      cli(['search', '--binding', '', 'x'], { env }),
+      cli(['get', ''], { env }),
+      cli(['rm', ' '], { env: as('alice') }),
     ]);
     for (const r of runs) {
       assert.equal(r.code, 2, r.stderr);
       assertNoStack(r);
     }
     assert.match(runs[5]!.stderr, /--mcp-name <name> and --mcp-url <url>/);
+    for (const r of runs.slice(-4)) assert.match(r.stderr, /must not be empty/);
+    assert.match(parse(runs.at(-4)!).error.message, /--owner <principal>.*must not be empty/);
   });
 
   test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {
