@@ -17,7 +17,7 @@ import os from 'node:os';
 import type { Command } from 'commander';
 import type { WatchRequest } from '../../contract/types.js';
 import { dataPart, isObject, RegistryDeclined } from '../client.js';
-import { EXIT_OK, styles } from '../output.js';
+import { EXIT_OK, onClosedPipe, styles } from '../output.js';
 import { runRemote } from '../remote.js';
 import { filterOptions, searchRequest } from './search.js';
 
@@ -68,19 +68,20 @@ export function register(program: Command): void {
         // Ctrl-C, and what `timeout`, `kill`, service managers (SIGTERM) and a closed terminal
         // (SIGHUP) send, cancel the watch on the registry (left open, it would count against the
         // principal's REGISTRY_MAX_WATCHES for REGISTRY_WATCH_TTL_SECONDS, a day by default),
-        // then exit 128 + the signal's number, as the shell reports a process the signal ended.
-        // A second signal while the cancel is pending exits at once.
+        // then exit 128 + the signal's number, as the shell reports a process the signal ended;
+        // so does a reader that went away (`| grep -m1 added`), with status 0 as for every
+        // command. A second signal while the cancel is pending exits at once.
         let taskId: string | undefined;
         let stopping = false;
-        const stop = (signal: NodeJS.Signals): void => {
-          const code = 128 + os.constants.signals[signal];
+        const end = (code: number): void => {
           if (stopping) process.exit(code);
           stopping = true;
           const done = () => process.exit(code);
           if (taskId) client.cancel(taskId).then(done, done);
           else done();
         };
-        for (const signal of STOP_SIGNALS) process.on(signal, stop);
+        for (const signal of STOP_SIGNALS) process.on(signal, () => end(128 + os.constants.signals[signal]));
+        onClosedPipe(() => end(EXIT_OK));
         // The registry restarting (or the connection dropping) cuts the stream, not the watch:
         // subscribe to it again, for up to RESUME_FOR_MS, and go on from the events missed.
         let chunks = client.stream([dataPart({ watch: request })], (id) => (taskId = id));
