@@ -824,6 +824,17 @@ describe('a2a-registry serve', () => {
       samePort.stderr,
       'a2a-registry: invalid configuration: --grpc-port (GRPC_PORT) and --port (PORT) are both 48123: the gRPC binding needs a port of its own beside HTTP\'s: give it another (e.g. 50051), or leave it unset to serve no gRPC\n',
     );
+    // A port in use: the message named PORT, which the flag overrides (exit 1: it could not start).
+    const holder = http.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const taken = (holder.address() as AddressInfo).port;
+      const inUse = await cli(['serve', '--port', String(taken), '--data-dir', tempDir()]);
+      assert.equal(inUse.code, 1, inUse.stderr);
+      assert.match(inUse.stderr, new RegExp(`^a2a-registry: could not start: port ${taken} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set --port \\(PORT\\) to another port`, 'm'));
+    } finally {
+      holder.close();
+    }
     // A database URL that is no URL (an unencoded "#" in the password) is a setting to fix, said
     // before anything starts; it was "could not start: ... Invalid URL" (exit 1), import's too.
     for (const args of [['serve'], ['import', '-']]) {
