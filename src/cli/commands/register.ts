@@ -18,6 +18,7 @@ import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, ne
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
+import { nonEmpty } from './search.js';
 import { DEFAULT_MAX_BYTES, detectKind, readProblem } from './validate.js';
 
 interface RegisterOptions {
@@ -186,7 +187,7 @@ export function register(program: Command): void {
     .command('register')
     .description('register or update an A2A agent card, or an MCP server from its toolspec; or have the registry fetch them')
     .argument('[file]', 'an agent card (v1.0 or v0.3), or a toolspec ({"tools": [...]}) with --mcp-name and --mcp-url; "-" reads stdin')
-    .option('--url <url>', 'have the registry fetch the agent card: a base URL (→ /.well-known/agent-card.json) or the card\'s URL')
+    .option('--url <url>', 'have the registry fetch the agent card: a base URL (→ /.well-known/agent-card.json) or the card\'s URL', nonEmpty)
     .option('--fetch-tools', 'have the registry list the MCP server\'s tools (tools/list) at --mcp-url', false)
     .option('--mcp-name <name>', 'MCP server name (with a toolspec)')
     .option('--mcp-url <url>', 'MCP server URL, its identity in the registry (with a toolspec)')
