@@ -221,6 +221,12 @@ describe('keygen, sign, verify', () => {
     assert.equal(publicOnly.code, 1);
     assert.match(publicOnly.stderr, /not a JSON Web Key|no private part/);
     assert.equal((await cli(['sign', file('card.json')])).code, 2);
+    // Standard input twice: the card took it all and the key was "the file is empty" (exit 1).
+    const [bothSign, bothVerify] = await Promise.all([cli(['sign', '-', '--key', '-']), cli(['verify', '-', '--jwks', '-', '--json'])]);
+    assert.equal(bothSign.code, 2, bothSign.stderr);
+    assert.equal(bothSign.stderr, 'a2a-registry sign: the card and --key are both "-", standard input, which can be read only once: give one of them as a file\n');
+    assert.equal(bothVerify.code, 2, bothVerify.stderr);
+    assert.match(JSON.parse(bothVerify.stdout).error.message, /^the card and --jwks are both "-"/);
   });
 
   test('an empty --kid (keygen, sign) and a --jku that is no http(s) URL are usage errors, not keys or signatures registries refuse', async () => {

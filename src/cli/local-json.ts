@@ -27,6 +27,18 @@ async function readStdin(): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * Standard input can be read once: a command given two of its files as "-" (`sign - --key -`)
+ * read the first from it and took the empty rest for the second, then complained about that
+ * one. Said as a usage error before either is read.
+ */
+export function oneFromStdin(files: Record<string, string>): void {
+  const fromStdin = Object.keys(files).filter((what) => files[what] === '-');
+  if (fromStdin.length > 1) {
+    throw new LocalFileError(`${fromStdin.join(' and ')} are both "-", standard input, which can be read only once: give one of them as a file`, EXIT_USAGE);
+  }
+}
+
 /** Parses a JSON file ("-": stdin); a UTF-8 byte order mark is tolerated. */
 export async function readJsonFile(file: string): Promise<JsonSource> {
   let bytes: Buffer;
