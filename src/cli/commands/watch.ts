@@ -6,10 +6,10 @@
  * as the registry sends it.
  *
  * Needs a token (--token, A2A_REGISTRY_TOKEN, or the local admin token).
- * Ctrl-C cancels the watch on the registry before exiting (status 130), and so do SIGTERM (143)
- * and SIGHUP (129). When the stream is cut
- * (the registry restarted) the command subscribes to the watch again (SubscribeToTask) for up to
- * a minute, and prints what it missed (or a resync).
+ * Ctrl-C cancels the watch on the registry before exiting (status 130), and so do SIGTERM (143),
+ * SIGHUP (129) and a reader that went away (a closed pipe, 0). When the stream is cut (the
+ * registry restarted) the command subscribes to the watch again (SubscribeToTask) for up to a
+ * minute, and prints what it missed (or a resync).
  * Exit code: 1 declined (no token, too many watches) or the watch ended (canceled, expired,
  * failed), 2 usage, 3 unreachable or the registry closed the stream.
  */
