@@ -844,6 +844,10 @@ describe('a2a-registry serve', () => {
       assert.match(bad.stderr, /DATABASE_URL is not a valid URL: write it as postgres:\/\/user:password@host:5432\/database, with reserved characters .* percent-encoded/, args[0]);
       assert.doesNotMatch(bad.stderr, /p#ss/, `${args[0]}: the password is not shown`);
     }
+    // Given as import's flag, the message names the flag: it said "DATABASE_URL must be ...", which the user never set.
+    const flag = await cli(['import', '-', '--database-url', 'mysql://registry@127.0.0.1/registry']);
+    assert.equal(flag.code, 2, flag.stderr);
+    assert.match(flag.stderr, /^a2a-registry: invalid configuration: --database-url \(DATABASE_URL\) must be a postgres:\/\/ or postgresql:\/\/ URL/);
   });
 });
 

@@ -12,7 +12,7 @@ import { ConfigError, loadConfig } from '../../config/config.js';
 import { isPostgresUrl, sqliteFile } from '../../storage/create-store.js';
 import { BackupError, backupSqlite, type SqliteBackup } from '../../storage/sqlite/backup.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
-import { serveEnvironment } from './serve.js';
+import { nameFlags, serveEnvironment } from './serve.js';
 
 interface BackupOptions {
   dataDir?: string;
@@ -48,7 +48,7 @@ export function sqliteDatabase(dataDirOption: string | undefined, postgresTool: 
     return { database: sqliteFile(config.dataDir) };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    return { usage: err.message };
+    return { usage: nameFlags(err.message, { dataDir: dataDirOption }) };
   }
 }
 

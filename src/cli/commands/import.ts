@@ -25,7 +25,7 @@ import { listSources, readDocuments, SourceError, type SourceDocument } from '..
 import { refusalOf, type Refusal } from '../import-preparation.js';
 import type { Preparer } from '../import-preparers.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
-import { serveEnvironment } from './serve.js';
+import { nameFlags, serveEnvironment } from './serve.js';
 
 interface ImportOptions {
   owner: string;
@@ -254,7 +254,7 @@ export async function importCommand(sources: string[], options: ImportOptions, o
     config = loadConfig(serveEnvironment({ dataDir: options.dataDir, databaseUrl: options.databaseUrl }, process.env));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    return reportUsage(o, options.json, 'USAGE', err.message);
+    return reportUsage(o, options.json, 'USAGE', nameFlags(err.message, { dataDir: options.dataDir, databaseUrl: options.databaseUrl }));
   }
   if (options.owner.trim() === '') return reportUsage(o, options.json, 'USAGE', '--owner must name a principal');
   let summary: ImportSummary;

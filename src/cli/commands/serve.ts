@@ -49,7 +49,7 @@ export function serveEnvironment(options: ServeOptions, env: NodeJS.ProcessEnv):
 }
 
 /** "PORT must be..." becomes "--port (PORT) must be..." when the value came from the flag: a configuration or start-up message. */
-function nameFlags(message: string, options: ServeOptions): string {
+export function nameFlags(message: string, options: ServeOptions): string {
   let text = message;
   for (const [key, variable, flag] of FLAG_VARIABLES) {
     if (options[key] !== undefined) text = text.replace(new RegExp(`\\b${variable}\\b`), `${flag} (${variable})`);
