@@ -350,14 +350,16 @@ describe('a2a-registry against a registry', () => {
       cli(['get', ''], { env }),
       cli(['rm', ' '], { env: as('alice') }),
       cli(['register', '--url', ''], { env: as('alice') }),
+      // And a storage command's --data-dir: it fell back to ./data, another registry's database.
+      cli(['backup', path.join(tempDir(), 'copy.db'), '--data-dir', '']),
     ]);
     for (const r of runs) {
       assert.equal(r.code, 2, r.stderr);
       assertNoStack(r);
     }
     assert.match(runs[5]!.stderr, /--mcp-name <name> and --mcp-url <url>/);
-    for (const r of runs.slice(-5)) assert.match(r.stderr, /must not be empty/);
-    assert.match(parse(runs.at(-5)!).error.message, /--owner <principal>.*must not be empty/);
+    for (const r of runs.slice(-6)) assert.match(r.stderr, /must not be empty/);
+    assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
   });
 
   test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {

@@ -13,6 +13,7 @@ import { isPostgresUrl, sqliteFile } from '../../storage/create-store.js';
 import { BackupError, backupSqlite, type SqliteBackup } from '../../storage/sqlite/backup.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { nameFlags, serveEnvironment } from './serve.js';
+import { nonEmpty } from '../option-values.js';
 
 interface BackupOptions {
   dataDir?: string;
@@ -84,7 +85,7 @@ export function register(program: Command): void {
     .command('backup')
     .description("copy the registry's SQLite database to a file, consistently, while the registry runs")
     .argument('<file>', 'where to write the copy (a new file, mode 0600: it holds webhook tokens)')
-    .option('--data-dir <dir>', "the registry's data directory (REGISTRY_DATA_DIR, default ./data)")
+    .option('--data-dir <dir>', "the registry's data directory (REGISTRY_DATA_DIR, default ./data)", nonEmpty)
     .option('--force', 'replace <file> if it exists', false)
     .option('--json', 'print what was copied as one JSON document', false)
     .addHelpText(

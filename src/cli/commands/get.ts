@@ -10,7 +10,8 @@ import type { EntryView } from '../../contract/types.js';
 import { dataPart, isObject, type JsonObject } from '../client.js';
 import { EXIT_OK, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
-import { intInRange, nonEmpty } from './search.js';
+import { nonEmpty } from '../option-values.js';
+import { intInRange } from './search.js';
 
 interface GetOptions {
   revision?: number;

@@ -26,6 +26,7 @@ import { refusalOf, type Refusal } from '../import-preparation.js';
 import type { Preparer } from '../import-preparers.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { nameFlags, serveEnvironment } from './serve.js';
+import { nonEmpty } from '../option-values.js';
 
 interface ImportOptions {
   owner: string;
@@ -231,8 +232,8 @@ export function register(program: Command): void {
     .description("bulk-load agent cards and MCP servers into the registry's storage, with the checks of a registration")
     .argument('<source...>', 'a directory (*.json, *.jsonl, *.ndjson files), a JSON file, a JSON-lines file, or "-" (JSON lines on stdin)')
     .option('--owner <principal>', 'the principal the entries belong to (as if it had registered them)', ADMIN_PRINCIPAL)
-    .option('--data-dir <dir>', "the registry's data directory: its SQLite database (REGISTRY_DATA_DIR, default ./data)")
-    .option('--database-url <url>', 'postgres://... to import into PostgreSQL instead (DATABASE_URL)')
+    .option('--data-dir <dir>', "the registry's data directory: its SQLite database (REGISTRY_DATA_DIR, default ./data)", nonEmpty)
+    .option('--database-url <url>', 'postgres://... to import into PostgreSQL instead (DATABASE_URL)', nonEmpty)
     .addOption(new Option('--batch-size <n>', 'documents per transaction').argParser(positiveInt).default(DEFAULT_BATCH_SIZE))
     .option('--json', 'print the summary and every refusal as one JSON document', false)
     .addHelpText(

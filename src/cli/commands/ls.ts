@@ -10,7 +10,8 @@ import type { EntryView, ListPage, ListRequest } from '../../contract/types.js';
 import { dataPart, isObject } from '../client.js';
 import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
-import { intInRange, nonEmpty } from './search.js';
+import { nonEmpty } from '../option-values.js';
+import { intInRange } from './search.js';
 
 interface LsOptions {
   kind?: 'agent' | 'mcp-server';

@@ -18,7 +18,7 @@ import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, ne
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
-import { nonEmpty } from './search.js';
+import { nonEmpty } from '../option-values.js';
 import { DEFAULT_MAX_BYTES, detectKind, readProblem } from './validate.js';
 
 interface RegisterOptions {

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { dataPart } from '../client.js';
 import { EXIT_OK, printJson, styles } from '../output.js';
 import { runRemote } from '../remote.js';
-import { nonEmpty } from './search.js';
+import { nonEmpty } from '../option-values.js';
 
 export function register(program: Command): void {
   program

@@ -12,6 +12,7 @@ type HealthFilter = NonNullable<SearchFilter['health']>;
 import { dataPart, isObject } from '../client.js';
 import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
+import { nonEmpty } from '../option-values.js';
 import { totalText } from '../../lib/total-text.js';
 
 interface SearchOptions {
@@ -31,16 +32,6 @@ interface SearchOptions {
 }
 
 export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
-
-/**
- * A value that must say something: an empty one (`--owner "$OWNER"`, `get "$ID"` with the variable
- * unset) would otherwise drop its filter and widen the answer to every entry (ls --owner, search
- * --binding, --page-token back to the first page) or reach the registry as a wire-level error.
- */
-export function nonEmpty(value: string): string {
-  if (value.trim() === '') throw new InvalidArgumentError('must not be empty (an unset shell variable?)');
-  return value;
-}
 
 /** A repeatable option whose every value must say something. */
 export const collectNonEmpty = (value: string, previous: string[] | undefined): string[] => collect(nonEmpty(value), previous);
