@@ -21,7 +21,7 @@ import { BIN, ensureBuilt } from './support/built.js';
 import { TOKENS, REPO_ROOT, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { op, resultOf, sdkClient, stateOf, errorOf } from './support/client.js';
 import { v1Card } from './support/documents.js';
-import { startOrigin } from './support/origin-server.js';
+import { selfSignedCertificate, startOrigin } from './support/origin-server.js';
 import { freePort } from './support/ports.js';
 import { eventually } from './support/eventually.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
@@ -343,12 +343,23 @@ describe('a2a-registry against a registry', () => {
       cli(['serve', '--port', 'eighty']),
       cli(['serve', '--grpc-port', '70000']),
       cli(['nonsense']),
+      // Empty values (`--owner "$OWNER"` with the variable unset): ls listed every owner's
+      // entries, search dropped the filter, get and rm sent the registry an empty id.
+      cli(['ls', '--owner', '', '--json'], { env }),
+      cli(['search', '--binding', '', 'x'], { env }),
+      cli(['get', ''], { env }),
+      cli(['rm', ' '], { env: as('alice') }),
+      cli(['register', '--url', ''], { env: as('alice') }),
+      // And a storage command's --data-dir: it fell back to ./data, another registry's database.
+      cli(['backup', path.join(tempDir(), 'copy.db'), '--data-dir', '']),
     ]);
     for (const r of runs) {
       assert.equal(r.code, 2, r.stderr);
       assertNoStack(r);
     }
     assert.match(runs[5]!.stderr, /--mcp-name <name> and --mcp-url <url>/);
+    for (const r of runs.slice(-6)) assert.match(r.stderr, /must not be empty/);
+    assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
   });
 
   test('register names the user\'s file: not JSON (exit 1, line and column, nothing sent), unreadable (exit 2), too large', async () => {
@@ -357,13 +368,19 @@ describe('a2a-registry against a registry', () => {
     fs.writeFileSync(malformed, '{\n  "name": "Broken",\n  "skills": [\n    {"id": "a",}\n  ]\n}\n');
     const missing = path.join(dir, 'no-such-card.json');
     const large = path.join(REPO_ROOT, 'test/fixtures/corpus/toolspecs/tavily.json');
-    const [notJson, notJsonAsJson, unreadable, unreadableAsJson, directory, tooLarge] = await Promise.all([
+    // Over the registry's request limit (64 KiB): refused at its door, which closes the
+    // connection unread, so the CLI may see either that answer or the connection cut mid-send.
+    const huge = path.join(dir, 'huge-card.json');
+    fs.writeFileSync(huge, JSON.stringify({ ...(exampleJson('agent-card.json') as object), description: 'x'.repeat(300_000) }));
+    const [notJson, notJsonAsJson, unreadable, unreadableAsJson, directory, tooLarge, overLimit, overLimitAsJson] = await Promise.all([
       cli(['register', malformed], { env: as('alice') }),
       cli(['register', '--json', malformed], { env: as('alice') }),
       cli(['register', missing], { env: as('alice') }),
       cli(['register', '--json', missing], { env: as('alice') }),
       cli(['register', dir], { env: as('alice') }),
       cli(['register', large, '--mcp-name', 'tavily', '--mcp-url', 'https://mcp.tavily.example.com/mcp'], { env: as('alice') }),
+      cli(['register', huge], { env: as('alice') }),
+      cli(['register', '--json', huge], { env: as('alice') }),
     ]);
     assert.equal(notJson.code, 1);
     assert.equal(notJson.stderr, `a2a-registry: ${malformed}:4:16: not valid JSON: trailing comma (JSON allows none before } or ])\n`);
@@ -377,6 +394,14 @@ describe('a2a-registry against a registry', () => {
     assert.ok(tooLarge.stderr.includes(`declined TOO_LARGE: The uploaded document "${large}" is `), tooLarge.stderr);
     assert.ok(tooLarge.stderr.includes(`error   ${large}  (document): `), tooLarge.stderr);
     assert.doesNotMatch(tooLarge.stderr, /toolspec\.json"|\/parts\//);
+    // Not "the registry answered with an error" (exit 1) nor "cannot reach the registry: write EPIPE" (exit 3).
+    assert.equal(overLimit.code, 1, overLimit.stderr);
+    assert.ok(overLimit.stderr.startsWith(`declined TOO_LARGE: The document "${huge}" is ${fs.statSync(huge).size.toLocaleString('en-US')} bytes`), overLimit.stderr);
+    assert.ok(overLimit.stderr.includes(`error   ${huge}  (document): `), overLimit.stderr);
+    assert.match(overLimit.stderr, /REGISTRY_MAX_DOCUMENT_BYTES/);
+    assert.equal(overLimitAsJson.code, 1, overLimitAsJson.stderr);
+    assert.equal(parse(overLimitAsJson).error.code, 'TOO_LARGE');
+    assert.deepEqual(parse(overLimitAsJson).error.details[0].location, { file: huge });
   });
 
   test('--registry takes the base URL, an endpoint URL or the card URL', async () => {
@@ -546,12 +571,27 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
   test('a server that is not a registry', async () => {
     const other = http.createServer((_req, res) => res.writeHead(404).end('not here'));
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const secure = await startOrigin({ tls: { ...selfSignedCertificate('127.0.0.1'), host: '127.0.0.1' } });
     try {
-      const r = await cli(['search', 'x', '--registry', `http://127.0.0.1:${(other.address() as AddressInfo).port}`]);
+      const port = (other.address() as AddressInfo).port;
+      const [r, tlsToPlain, selfSigned, blockedPort] = await Promise.all([
+        cli(['search', 'x', '--registry', `http://127.0.0.1:${port}`]),
+        cli(['search', 'x', '--registry', `https://127.0.0.1:${port}`]),
+        cli(['search', 'x', '--registry', secure.url]),
+        cli(['search', 'x', '--registry', 'http://127.0.0.1:6000']),
+      ]);
       assert.equal(r.code, 3, r.stderr);
       assert.match(r.stderr, /no A2A registry at http:\/\/127\.0\.0\.1:\d+ .*check --registry/);
+      // What to do, not OpenSSL's "0A00010B:SSL routines:tls_validate_record_header:wrong version number" or undici's "bad port".
+      assert.equal(tlsToPlain.code, 3, tlsToPlain.stderr);
+      assert.equal(tlsToPlain.stderr, `a2a-registry: cannot reach the registry at https://127.0.0.1:${port}: the server there does not speak TLS; if the registry serves plain HTTP, give an http:// URL\n`);
+      assert.equal(selfSigned.code, 3, selfSigned.stderr);
+      assert.match(selfSigned.stderr, /: its TLS certificate is self-signed; to trust it, set NODE_EXTRA_CA_CERTS to that certificate/);
+      assert.equal(blockedPort.code, 3, blockedPort.stderr);
+      assert.match(blockedPort.stderr, /127\.0\.0\.1:6000: fetch never connects to that port .*give the port the registry listens on\n$/);
     } finally {
       other.close();
+      await secure.close();
     }
   });
 });
@@ -787,6 +827,17 @@ describe('a2a-registry serve', () => {
       samePort.stderr,
       'a2a-registry: invalid configuration: --grpc-port (GRPC_PORT) and --port (PORT) are both 48123: the gRPC binding needs a port of its own beside HTTP\'s: give it another (e.g. 50051), or leave it unset to serve no gRPC\n',
     );
+    // A port in use: the message named PORT, which the flag overrides (exit 1: it could not start).
+    const holder = http.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const taken = (holder.address() as AddressInfo).port;
+      const inUse = await cli(['serve', '--port', String(taken), '--data-dir', tempDir()]);
+      assert.equal(inUse.code, 1, inUse.stderr);
+      assert.match(inUse.stderr, new RegExp(`^a2a-registry: could not start: port ${taken} on 127\\.0\\.0\\.1 is already in use: stop what uses it, or set --port \\(PORT\\) to another port`, 'm'));
+    } finally {
+      holder.close();
+    }
     // A database URL that is no URL (an unencoded "#" in the password) is a setting to fix, said
     // before anything starts; it was "could not start: ... Invalid URL" (exit 1), import's too.
     for (const args of [['serve'], ['import', '-']]) {
@@ -795,6 +846,10 @@ describe('a2a-registry serve', () => {
       assert.match(bad.stderr, /DATABASE_URL is not a valid URL: write it as postgres:\/\/user:password@host:5432\/database, with reserved characters .* percent-encoded/, args[0]);
       assert.doesNotMatch(bad.stderr, /p#ss/, `${args[0]}: the password is not shown`);
     }
+    // Given as import's flag, the message names the flag: it said "DATABASE_URL must be ...", which the user never set.
+    const flag = await cli(['import', '-', '--database-url', 'mysql://registry@127.0.0.1/registry']);
+    assert.equal(flag.code, 2, flag.stderr);
+    assert.match(flag.stderr, /^a2a-registry: invalid configuration: --database-url \(DATABASE_URL\) must be a postgres:\/\/ or postgresql:\/\/ URL/);
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -24,10 +25,14 @@ const work = tempDir('a2a-registry-trust-cli-');
 after(() => fs.rmSync(work, { recursive: true, force: true }));
 const file = (name: string) => path.join(work, name);
 
-/** The built command (bin/a2a-registry.js), as a user runs it. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+/**
+ * The built command (bin/a2a-registry.js), as a user runs it. `maxFileBytes`: the files it writes
+ * may not grow past this (ulimit -f, in 512-byte blocks): a write fails part way, as on a full disk.
+ */
+function cli(args: string[], env: Record<string, string> = {}, maxFileBytes?: number): Promise<Run> {
   ensureBuilt();
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const command = maxFileBytes === undefined ? [process.execPath, BIN, ...args] : ['/bin/sh', '-c', `ulimit -f ${maxFileBytes / 512} && exec "$0" "$@"`, process.execPath, BIN, ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: REPO_ROOT,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -107,6 +112,25 @@ describe('keygen, sign, verify', () => {
     assert.equal(fs.existsSync(file('half.jwk.json')), false, 'the private key without its public half was removed');
     const retried = await cli(['keygen', '--kid', 'half', '--private', file('half.jwk.json'), '--jwks', file('half-jwks.json')]);
     assert.equal(retried.code, 0, retried.stderr);
+  });
+
+  test('a write that fails part way (sign over its own card, keygen adding to a key set) leaves the file as it was', async () => {
+    fs.writeFileSync(file('only-card.json'), fs.readFileSync(file('card.json')));
+    const cardBefore = fs.readFileSync(file('only-card.json'), 'utf8');
+    const inPlace = await cli(['sign', file('only-card.json'), '--key', file('key.jwk.json'), '-o', file('only-card.json')], {}, 512);
+    assert.equal(inPlace.code, 1, inPlace.stderr);
+    assert.match(inPlace.stderr, /cannot write .*only-card\.json: /);
+    assert.equal(fs.readFileSync(file('only-card.json'), 'utf8'), cardBefore, 'the card was cut to 512 bytes');
+    // A key set with a published key (an RSA key, larger than the limit with the new one added).
+    const published = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+    fs.writeFileSync(file('published-jwks.json'), JSON.stringify({ keys: [{ ...published, kid: 'published', alg: 'RS256', use: 'sig' }] }));
+    const jwksBefore = fs.readFileSync(file('published-jwks.json'), 'utf8');
+    const added = await cli(['keygen', '--private', file('added.jwk.json'), '--jwks', file('published-jwks.json')], {}, 512);
+    assert.equal(added.code, 1, added.stderr);
+    assert.match(added.stderr, /cannot write .*published-jwks\.json: /);
+    assert.equal(fs.readFileSync(file('published-jwks.json'), 'utf8'), jwksBefore, 'the published key was lost');
+    assert.equal(fs.existsSync(file('added.jwk.json')), false);
+    assert.deepEqual(fs.readdirSync(work).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
   });
 
   test('sign, then verify: which signature verified; a tampered copy says why not', async () => {
@@ -197,6 +221,12 @@ describe('keygen, sign, verify', () => {
     assert.equal(publicOnly.code, 1);
     assert.match(publicOnly.stderr, /not a JSON Web Key|no private part/);
     assert.equal((await cli(['sign', file('card.json')])).code, 2);
+    // Standard input twice: the card took it all and the key was "the file is empty" (exit 1).
+    const [bothSign, bothVerify] = await Promise.all([cli(['sign', '-', '--key', '-']), cli(['verify', '-', '--jwks', '-', '--json'])]);
+    assert.equal(bothSign.code, 2, bothSign.stderr);
+    assert.equal(bothSign.stderr, 'a2a-registry sign: the card and --key are both "-", standard input, which can be read only once: give one of them as a file\n');
+    assert.equal(bothVerify.code, 2, bothVerify.stderr);
+    assert.match(JSON.parse(bothVerify.stdout).error.message, /^the card and --jwks are both "-"/);
   });
 
   test('an empty --kid (keygen, sign) and a --jku that is no http(s) URL are usage errors, not keys or signatures registries refuse', async () => {

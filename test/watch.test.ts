@@ -300,6 +300,28 @@ describe('standing searches', () => {
     } finally {
       child.kill();
     }
+    // So do SIGTERM (`timeout 60 a2a-registry watch ...`, a service manager stopping it) and a
+    // reader that went away (`| grep -m1 added`): the watch was left open, counting against
+    // REGISTRY_MAX_WATCHES for a day.
+    const terminated = cliWatch(registry.url, 'cli-watch');
+    const piped = cliWatch(registry.url, 'cli-watch');
+    const exitCode = (w: typeof piped) => new Promise<number | null>((resolve) => w.child.once('exit', (code) => resolve(code)));
+    try {
+      await Promise.all([terminated, piped].map((w) => w.waitLine((l) => l.event === 'initial', 'initial line', 20_000)));
+      assert.equal(registry.core.watches.countFor('bob'), 2);
+      const [terminatedExit, pipedExit] = [exitCode(terminated), exitCode(piped)];
+      terminated.child.kill('SIGTERM');
+      assert.equal(await terminatedExit, 143, terminated.stderr());
+      assert.equal(registry.core.watches.countFor('bob'), 1);
+      piped.child.stdout!.destroy();
+      // The next event the watch prints finds its pipe closed.
+      await op(alice, { register: { agentCard: card('Cli Watched Three', 'https://cli3.example.org/a2a', ['cli-watch']) } });
+      assert.equal(await pipedExit, 0, piped.stderr());
+      assert.equal(registry.core.watches.countFor('bob'), 0);
+    } finally {
+      terminated.child.kill('SIGKILL');
+      piped.child.kill('SIGKILL');
+    }
   });
 
   test('push: a plain SendMessage with a push config starts a watch whose events are POSTed to the webhook with the token', async () => {

@@ -49,8 +49,18 @@ export function classify(err: unknown): RegistryDeclined | RegistryUnreachable |
   return new RegistryProtocolError(oneLine(message));
 }
 
-/** Refusals the registry answers as a JSON-RPC error rather than a task, naming them in a google.rpc.ErrorInfo. */
-const NAMED_REFUSALS = new Set<ErrorCode>(['STORAGE_UNAVAILABLE', 'STARTING_UP', 'RATE_LIMITED']);
+/**
+ * Refusals the registry answers as a JSON-RPC error rather than a task, naming them in a
+ * google.rpc.ErrorInfo: its reason, and the contract's code a script reads. A request body over
+ * REGISTRY_MAX_BODY_BYTES (REQUEST_TOO_LARGE, refused at the door) always carries a document over
+ * the document limit (the configuration makes sure of it), so it is the contract's TOO_LARGE.
+ */
+const NAMED_REFUSALS = new Map<string, ErrorCode>([
+  ['STORAGE_UNAVAILABLE', 'STORAGE_UNAVAILABLE'],
+  ['STARTING_UP', 'STARTING_UP'],
+  ['RATE_LIMITED', 'RATE_LIMITED'],
+  ['REQUEST_TOO_LARGE', 'TOO_LARGE'],
+]);
 
 /**
  * A JSON-RPC error whose `data[0]` is the registry's ErrorInfo (storage unavailable, starting up,
@@ -61,8 +71,9 @@ function namedRefusal(err: unknown): RegistryDeclined | undefined {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
     const data = (e as { data?: unknown }).data;
     const info = Array.isArray(data) ? data[0] : undefined;
-    if (!isObject(info) || typeof info.reason !== 'string' || !NAMED_REFUSALS.has(info.reason as ErrorCode)) continue;
-    const error: ErrorBody = { code: info.reason as ErrorCode, message: oneLine(e.message) };
+    const code = isObject(info) && typeof info.reason === 'string' ? NAMED_REFUSALS.get(info.reason) : undefined;
+    if (!code || !isObject(info)) continue;
+    const error: ErrorBody = { code, message: oneLine(e.message) };
     const retry = isObject(info.metadata) ? Number(info.metadata.retryAfterSeconds) : Number.NaN;
     if (Number.isInteger(retry) && retry >= 0) error.retryAfterSeconds = retry;
     return new RegistryDeclined('REFUSED', error);
@@ -80,24 +91,39 @@ const NETWORK_REASONS: Record<string, string> = {
   ENOTFOUND: 'host not found',
   EAI_AGAIN: 'host name lookup failed',
   ECONNRESET: 'connection reset',
+  EPIPE: 'the connection was closed while the request was being sent',
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   ETIMEDOUT: 'connection timed out',
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
   UND_ERR_SOCKET: 'connection closed',
   CERT_HAS_EXPIRED: 'TLS certificate has expired',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
+  // An https:// URL for a registry that serves plain HTTP (npm start does): OpenSSL's own words name neither.
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server there does not speak TLS; if the registry serves plain HTTP, give an http:// URL',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed; to trust it, set NODE_EXTRA_CA_CERTS to that certificate (a PEM file)',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate comes from a CA this machine does not trust; set NODE_EXTRA_CA_CERTS to the CA certificate (a PEM file)',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its TLS certificate comes from a CA this machine does not trust; set NODE_EXTRA_CA_CERTS to the CA certificate (a PEM file)',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate cannot be checked (an intermediate certificate missing on the server, or a private CA: set NODE_EXTRA_CA_CERTS)',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate is for another host name',
 };
+
+/** The system or undici code of a network failure (ECONNREFUSED, EPIPE, UND_ERR_SOCKET), found through its causes. */
+export function networkCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; (isObject(e) || e instanceof Error) && depth < 8; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_REASONS[code]) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
 
 /** "connection refused" rather than undici's "fetch failed". */
 function networkReason(err: unknown): string {
-  for (let e: unknown = err, depth = 0; isObject(e) || e instanceof Error; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_REASONS[code]) return NETWORK_REASONS[code];
-    if (depth > 6) break;
-    e = (e as { cause?: unknown }).cause;
-  }
+  const code = networkCode(err);
+  if (code) return NETWORK_REASONS[code]!;
   const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+  // undici refuses the ports browsers block (1, 25, 6000, ...) before connecting, saying only "bad port".
+  if (message === 'bad port') return 'fetch never connects to that port (one browsers block, such as 1, 25 or 6000); give the port the registry listens on';
   return oneLine(message, 120);
 }
 

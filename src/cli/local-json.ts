@@ -4,7 +4,10 @@
  * mistakes, as `validate` and `register` print them). A failure is a `LocalFileError` with the
  * exit code the commands return: 2 for a file that cannot be read (as every command), 1 otherwise.
  */
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { JsonSource, JsonSyntaxError } from './json-source.js';
 import { readProblem } from './commands/validate.js';
 import { EXIT_FAILED, EXIT_USAGE } from './output.js';
@@ -24,6 +27,18 @@ async function readStdin(): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * Standard input can be read once: a command given two of its files as "-" (`sign - --key -`)
+ * read the first from it and took the empty rest for the second, then complained about that
+ * one. Said as a usage error before either is read.
+ */
+export function oneFromStdin(files: Record<string, string>): void {
+  const fromStdin = Object.keys(files).filter((what) => files[what] === '-');
+  if (fromStdin.length > 1) {
+    throw new LocalFileError(`${fromStdin.join(' and ')} are both "-", standard input, which can be read only once: give one of them as a file`, EXIT_USAGE);
+  }
+}
+
 /** Parses a JSON file ("-": stdin); a UTF-8 byte order mark is tolerated. */
 export async function readJsonFile(file: string): Promise<JsonSource> {
   let bytes: Buffer;
@@ -40,18 +55,57 @@ export async function readJsonFile(file: string): Promise<JsonSource> {
   }
 }
 
+/** Why a file could not be written, in words (the temporary file's name means nothing to the user). */
+function writeProblem(file: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why: Record<string, string> = {
+    ENOENT: `the folder ${path.dirname(file)} does not exist: create it first`,
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EISDIR: 'it is a folder: name a file',
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'disk quota exceeded',
+    EFBIG: 'the file would be larger than this process may write (ulimit -f)',
+    EROFS: 'read-only file system',
+  };
+  return `cannot write ${file}: ${(code && why[code]) ?? (err as Error).message}`;
+}
+
 /**
- * Writes `value` as indented JSON. `secret`: readable by the owner only (0600), and never over an
- * existing file unless `overwrite`.
+ * Writes `value` as indented JSON, whole or not at all: into a temporary file beside it, synced,
+ * then renamed over the file (`overwrite`) or linked to its name, which fails when a file is
+ * there. A failure part way (a full disk, a quota) leaves the file as it was: it may be the
+ * user's only card (`sign card.json -o card.json`) or the key set with their other public keys.
+ * `secret`: readable by the owner only (0600) from the start; otherwise a replaced file keeps
+ * its mode. A symbolic link keeps pointing where it did: its target is replaced.
  */
 export async function writeJsonFile(file: string, value: unknown, options: { secret?: boolean; overwrite?: boolean } = {}): Promise<void> {
   const text = `${JSON.stringify(value, null, 2)}\n`;
+  const target = options.overwrite ? await fs.realpath(file).catch(() => file) : file;
+  const existing = await fs.stat(target).catch(() => undefined);
+  if (existing?.isDirectory()) throw new LocalFileError(`cannot write ${file}: it is a folder: name a file`);
+  if (existing && !options.overwrite) throw new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`);
+  const mode = options.secret ? 0o600 : existing ? existing.mode & 0o777 : 0o644;
+  const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await fs.writeFile(file, text, { mode: options.secret ? 0o600 : 0o644, flag: options.overwrite ? 'w' : 'wx' });
-    if (options.secret) await fs.chmod(file, 0o600);
+    const handle = await fs.open(temporary, 'wx', mode);
+    try {
+      await handle.writeFile(text);
+      await handle.chmod(mode); // the mode asked for, whatever the umask
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (options.overwrite) await fs.rename(temporary, target);
+    else await fs.link(temporary, target).catch((err: NodeJS.ErrnoException) => {
+      // A file system without hard links (some network and FUSE mounts): a copy that refuses an existing name.
+      if (err.code !== 'EPERM' && err.code !== 'ENOTSUP' && err.code !== 'EOPNOTSUPP') throw err;
+      return fs.copyFile(temporary, target, fsConstants.COPYFILE_EXCL);
+    });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`);
-    throw new LocalFileError(`cannot write ${file}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`);
+    throw new LocalFileError(writeProblem(file, err));
+  } finally {
+    await fs.rm(temporary, { force: true });
   }
 }

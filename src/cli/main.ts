@@ -18,7 +18,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_REGISTRY_URL, DEFAULT_TIMEOUT_SECONDS } from './client.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson } from './output.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, closedPipe, defaultOutput, printJson } from './output.js';
 import { forTerminal } from './terminal-text.js';
 import { readPackageVersion } from '../lib/package-info.js';
 
@@ -108,11 +108,14 @@ export async function buildProgram(args: readonly string[] = []): Promise<Comman
  * instead of dying on an unhandled EPIPE with a stack trace.
  */
 function endQuietlyOnClosedPipe(): void {
+  let closed = false;
   for (const stream of [process.stdout, process.stderr]) {
     if (stream.listenerCount('error') > 0) continue;
     stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(EXIT_OK);
-      throw err;
+      if (err.code !== 'EPIPE') throw err;
+      if (closed) return; // every later write fails too while the command ends
+      closed = true;
+      closedPipe();
     });
   }
 }

@@ -17,6 +17,22 @@ export const EXIT_USAGE = 2;
 /** The registry could not be reached: connection refused, DNS, timeout, no registry at the URL. */
 export const EXIT_UNREACHABLE = 3;
 
+/**
+ * How the command ends when its reader goes away (`a2a-registry search x | head -1`,
+ * `a2a-registry watch ... | grep -m1 added`): by default at once with status 0, as Unix tools stop
+ * quietly. A command with something to undo first (a watch open on the registry) sets its own
+ * ending, which exits once that is done.
+ */
+let endOnClosedPipe: () => void = () => process.exit(EXIT_OK);
+
+export function onClosedPipe(end: () => void): void {
+  endOnClosedPipe = end;
+}
+
+export function closedPipe(): void {
+  endOnClosedPipe();
+}
+
 export interface Output {
   out: (text: string) => void;
   err: (text: string) => void;

@@ -12,7 +12,8 @@ import { ConfigError, loadConfig } from '../../config/config.js';
 import { isPostgresUrl, sqliteFile } from '../../storage/create-store.js';
 import { BackupError, backupSqlite, type SqliteBackup } from '../../storage/sqlite/backup.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
-import { serveEnvironment } from './serve.js';
+import { nameFlags, serveEnvironment } from './serve.js';
+import { nonEmpty } from '../option-values.js';
 
 interface BackupOptions {
   dataDir?: string;
@@ -48,7 +49,7 @@ export function sqliteDatabase(dataDirOption: string | undefined, postgresTool: 
     return { database: sqliteFile(config.dataDir) };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    return { usage: err.message };
+    return { usage: nameFlags(err.message, { dataDir: dataDirOption }) };
   }
 }
 
@@ -84,7 +85,7 @@ export function register(program: Command): void {
     .command('backup')
     .description("copy the registry's SQLite database to a file, consistently, while the registry runs")
     .argument('<file>', 'where to write the copy (a new file, mode 0600: it holds webhook tokens)')
-    .option('--data-dir <dir>', "the registry's data directory (REGISTRY_DATA_DIR, default ./data)")
+    .option('--data-dir <dir>', "the registry's data directory (REGISTRY_DATA_DIR, default ./data)", nonEmpty)
     .option('--force', 'replace <file> if it exists', false)
     .option('--json', 'print what was copied as one JSON document', false)
     .addHelpText(

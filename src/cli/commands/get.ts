@@ -10,6 +10,7 @@ import type { EntryView } from '../../contract/types.js';
 import { dataPart, isObject, type JsonObject } from '../client.js';
 import { EXIT_OK, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
+import { nonEmpty } from '../option-values.js';
 import { intInRange } from './search.js';
 
 interface GetOptions {
@@ -76,7 +77,7 @@ export function register(program: Command): void {
   program
     .command('get')
     .description('show one entry: its interfaces, skills or tools; --json for the whole entry with its document')
-    .argument('<id>', 'the entry id, as register, search and ls print it')
+    .argument('<id>', 'the entry id, as register, search and ls print it', nonEmpty)
     .addOption(new Option('--revision <n>', 'an older revision of the entry').argParser(intInRange(1, Number.MAX_SAFE_INTEGER)))
     .addOption(new Option('--document', 'print only the stored document (the card, or {mcpServer, toolspec}) as JSON').conflicts('json'))
     .option('--json', 'print the whole entry, with its document, as JSON', false)

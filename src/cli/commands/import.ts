@@ -25,7 +25,8 @@ import { listSources, readDocuments, SourceError, type SourceDocument } from '..
 import { refusalOf, type Refusal } from '../import-preparation.js';
 import type { Preparer } from '../import-preparers.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
-import { serveEnvironment } from './serve.js';
+import { nameFlags, serveEnvironment } from './serve.js';
+import { nonEmpty } from '../option-values.js';
 
 interface ImportOptions {
   owner: string;
@@ -231,8 +232,8 @@ export function register(program: Command): void {
     .description("bulk-load agent cards and MCP servers into the registry's storage, with the checks of a registration")
     .argument('<source...>', 'a directory (*.json, *.jsonl, *.ndjson files), a JSON file, a JSON-lines file, or "-" (JSON lines on stdin)')
     .option('--owner <principal>', 'the principal the entries belong to (as if it had registered them)', ADMIN_PRINCIPAL)
-    .option('--data-dir <dir>', "the registry's data directory: its SQLite database (REGISTRY_DATA_DIR, default ./data)")
-    .option('--database-url <url>', 'postgres://... to import into PostgreSQL instead (DATABASE_URL)')
+    .option('--data-dir <dir>', "the registry's data directory: its SQLite database (REGISTRY_DATA_DIR, default ./data)", nonEmpty)
+    .option('--database-url <url>', 'postgres://... to import into PostgreSQL instead (DATABASE_URL)', nonEmpty)
     .addOption(new Option('--batch-size <n>', 'documents per transaction').argParser(positiveInt).default(DEFAULT_BATCH_SIZE))
     .option('--json', 'print the summary and every refusal as one JSON document', false)
     .addHelpText(
@@ -254,7 +255,7 @@ export async function importCommand(sources: string[], options: ImportOptions, o
     config = loadConfig(serveEnvironment({ dataDir: options.dataDir, databaseUrl: options.databaseUrl }, process.env));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    return reportUsage(o, options.json, 'USAGE', err.message);
+    return reportUsage(o, options.json, 'USAGE', nameFlags(err.message, { dataDir: options.dataDir, databaseUrl: options.databaseUrl }));
   }
   if (options.owner.trim() === '') return reportUsage(o, options.json, 'USAGE', '--owner must name a principal');
   let summary: ImportSummary;

@@ -15,6 +15,7 @@ import { MigrationError, migrateSqliteToPostgres, redactUrl, type MigrationProgr
 import { positiveInt } from './import.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { POSTGRES_URL_FORM } from '../../lib/url-password.js';
+import { nonEmpty } from '../option-values.js';
 
 interface MigrateOptions {
   from?: string;
@@ -83,8 +84,8 @@ export function register(program: Command): void {
   program
     .command('migrate')
     .description('move a registry from its SQLite database to PostgreSQL, keeping ids, owners, revisions and tasks')
-    .option('--from <dir|file>', "the SQLite registry's data directory or its registry.db (REGISTRY_DATA_DIR, default ./data)")
-    .option('--to <url>', 'the PostgreSQL database to fill: postgres://... (DATABASE_URL)')
+    .option('--from <dir|file>', "the SQLite registry's data directory or its registry.db (REGISTRY_DATA_DIR, default ./data)", nonEmpty)
+    .option('--to <url>', 'the PostgreSQL database to fill: postgres://... (DATABASE_URL)', nonEmpty)
     .option('--force', 'replace the registry data the PostgreSQL database holds (stop its replicas first)', false)
     .addOption(new Option('--batch-size <n>', 'rows per insert').argParser(positiveInt).default(DEFAULT_MIGRATE_BATCH_SIZE))
     .option('--json', 'print what was copied as one JSON document', false)

@@ -10,12 +10,13 @@ import type { RegistrationResult } from '../../contract/types.js';
 import { dataPart } from '../client.js';
 import { EXIT_OK, printJson, styles } from '../output.js';
 import { runRemote } from '../remote.js';
+import { nonEmpty } from '../option-values.js';
 
 export function register(program: Command): void {
   program
     .command('refresh')
     .description('fetch an entry again from its source now (entries registered with --url or --fetch-tools)')
-    .argument('<id>', 'the entry id')
+    .argument('<id>', 'the entry id', nonEmpty)
     .option('--json', 'print the result as JSON', false)
     .addHelpText('after', '\nExit status: 0 refreshed (changed or not), 1 declined (fetch failed, invalid, NOT_FOUND, FORBIDDEN), 2 usage, 3 registry unreachable.')
     .action(async (id: string, _options: { json: boolean }, command: Command) => {

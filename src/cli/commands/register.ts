@@ -14,11 +14,12 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Finding, RegistrationResult, ValidationResultBody } from '../../contract/types.js';
-import { RegistryDeclined, dataPart, filePart, isObject, type JsonObject } from '../client.js';
+import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../client.js';
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
-import { detectKind, readProblem } from './validate.js';
+import { nonEmpty } from '../option-values.js';
+import { DEFAULT_MAX_BYTES, detectKind, readProblem } from './validate.js';
 
 interface RegisterOptions {
   url?: string;
@@ -95,6 +96,38 @@ function inUsersTerms(err: RegistryDeclined, upload: Upload, file: string): Regi
   return new RegistryDeclined(err.state, { ...err.error, message, ...(details ? { details } : {}) });
 }
 
+/** How a connection the registry closed while the request was still being sent fails. */
+const CUT_WHILE_SENDING = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET']);
+
+/**
+ * A document too large for the registry's request limit never reaches its checks: the registry
+ * refuses the request at its door (REQUEST_TOO_LARGE, which the client reads as TOO_LARGE) and
+ * closes the connection without reading the rest, so the CLI, still sending, may see the
+ * connection cut before it reads that answer. Either way the user hears that their file is too
+ * large (TOO_LARGE, exit 1), not "the registry answered with an error" or "cannot reach the
+ * registry". A cut connection counts only for a file over the default document limit: a smaller
+ * one cannot be over any request limit the registry allows.
+ */
+function tooLargeToSend(err: unknown, upload: Upload, file: string): RegistryDeclined | undefined {
+  const atDoor = err instanceof RegistryDeclined && err.state === 'REFUSED' && err.error.code === 'TOO_LARGE' ? err.error.message : undefined;
+  const cut = err instanceof RegistryUnreachable && CUT_WHILE_SENDING.has(networkCode(err) ?? '') && upload.bytes.length > DEFAULT_MAX_BYTES;
+  if (atDoor === undefined && !cut) return undefined;
+  const size = upload.bytes.length.toLocaleString('en-US');
+  const why = atDoor !== undefined ? `the registry refused the request carrying it (${atDoor.replace(/\.$/, '')})` : 'the registry closed the connection while it was being sent, as it does with a request over its size limit';
+  return new RegistryDeclined('REFUSED', {
+    code: 'TOO_LARGE',
+    message: `The document "${file === '-' ? 'standard input' : file}" is ${size} bytes, too large for this registry: ${why}.`,
+    details: [
+      {
+        path: '',
+        rule: 'too-large',
+        message: `${size} bytes is more than the registry accepts`,
+        hint: `Documents are limited to REGISTRY_MAX_DOCUMENT_BYTES (${DEFAULT_MAX_BYTES.toLocaleString('en-US')} bytes by default): shorten descriptions and examples, or drop fields the registry does not need. \`a2a-registry validate ${file}\` measures it offline.`,
+      },
+    ],
+  });
+}
+
 async function readDocument(file: string): Promise<Buffer> {
   if (file !== '-') return readFile(file);
   const chunks: Buffer[] = [];
@@ -154,7 +187,7 @@ export function register(program: Command): void {
     .command('register')
     .description('register or update an A2A agent card, or an MCP server from its toolspec; or have the registry fetch them')
     .argument('[file]', 'an agent card (v1.0 or v0.3), or a toolspec ({"tools": [...]}) with --mcp-name and --mcp-url; "-" reads stdin')
-    .option('--url <url>', 'have the registry fetch the agent card: a base URL (→ /.well-known/agent-card.json) or the card\'s URL')
+    .option('--url <url>', 'have the registry fetch the agent card: a base URL (→ /.well-known/agent-card.json) or the card\'s URL', nonEmpty)
     .option('--fetch-tools', 'have the registry list the MCP server\'s tools (tools/list) at --mcp-url', false)
     .option('--mcp-name <name>', 'MCP server name (with a toolspec)')
     .option('--mcp-url <url>', 'MCP server URL, its identity in the registry (with a toolspec)')
@@ -233,7 +266,7 @@ export function register(program: Command): void {
           try {
             ({ data } = await client.send(parts));
           } catch (err) {
-            throw err instanceof RegistryDeclined ? inUsersTerms(err, upload, file) : err;
+            throw tooLargeToSend(err, upload, file) ?? (err instanceof RegistryDeclined ? inUsersTerms(err, upload, file) : err);
           }
           if (options.dryRun) {
             const v = { ...data, errors: findings(data.errors), warnings: findings(data.warnings) } as unknown as ValidationResultBody;

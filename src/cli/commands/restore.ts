@@ -10,6 +10,7 @@ import { Command } from 'commander';
 import { restoreSqlite, type SqliteRestore } from '../../storage/sqlite/backup.js';
 import { EXIT_OK, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { reportBackupError, sqliteDatabase } from './backup.js';
+import { nonEmpty } from '../option-values.js';
 
 interface RestoreOptions {
   dataDir?: string;
@@ -46,7 +47,7 @@ export function register(program: Command): void {
     .command('restore')
     .description("put a backup in place of the registry's SQLite database (the registry stopped)")
     .argument('<file>', 'a backup written by `a2a-registry backup`')
-    .option('--data-dir <dir>', "the registry's data directory (REGISTRY_DATA_DIR, default ./data)")
+    .option('--data-dir <dir>', "the registry's data directory (REGISTRY_DATA_DIR, default ./data)", nonEmpty)
     .option('--force', 'replace the database there (it is kept beside, as registry.db.replaced-<time>)', false)
     .option('--json', 'print what was restored as one JSON document', false)
     .addHelpText(

@@ -7,13 +7,14 @@ import type { Command } from 'commander';
 import { dataPart } from '../client.js';
 import { EXIT_OK, printJson, styles } from '../output.js';
 import { runRemote } from '../remote.js';
+import { nonEmpty } from '../option-values.js';
 
 export function register(program: Command): void {
   program
     .command('rm')
     .alias('unregister')
     .description('unregister an entry (its owner or an admin)')
-    .argument('<id>', 'the entry id')
+    .argument('<id>', 'the entry id', nonEmpty)
     .option('--json', 'print the result as JSON', false)
     .addHelpText('after', '\nExit status: 0 removed, 1 declined (NOT_FOUND, FORBIDDEN, UNAUTHENTICATED), 2 usage, 3 registry unreachable.')
     .action(async (id: string, _options: { json: boolean }, command: Command) => {

@@ -12,6 +12,7 @@ type HealthFilter = NonNullable<SearchFilter['health']>;
 import { dataPart, isObject } from '../client.js';
 import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
+import { nonEmpty } from '../option-values.js';
 import { totalText } from '../../lib/total-text.js';
 
 interface SearchOptions {
@@ -31,6 +32,9 @@ interface SearchOptions {
 }
 
 export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** A repeatable option whose every value must say something. */
+export const collectNonEmpty = (value: string, previous: string[] | undefined): string[] => collect(nonEmpty(value), previous);
 
 export function intInRange(min: number, max: number) {
   return (value: string): number => {
@@ -137,12 +141,12 @@ function footer(page: Pick<SearchPage, 'total' | 'totalExact' | 'nextPageToken'>
 /** The filter options of a search (also a watch's). */
 export function filterOptions(command: Command): Command {
   return command
-    .option('--tag <tag>', 'only skills tagged so (repeatable: any of them)', collect)
+    .option('--tag <tag>', 'only skills tagged so (repeatable: any of them)', collectNonEmpty)
     .addOption(new Option('--kind <kind>', 'only agents or only MCP servers').choices(['agent', 'mcp-server']))
-    .option('--binding <binding>', 'only entries with an interface of this binding: JSONRPC, HTTP+JSON, GRPC, MCP')
-    .option('--protocol-version <version>', 'only entries with an interface of this A2A version, e.g. 1.0 or 0.3')
-    .option('--input-mode <mime>', 'only skills accepting this media type (repeatable: any of them)', collect)
-    .option('--output-mode <mime>', 'only skills producing this media type (repeatable: any of them)', collect)
+    .option('--binding <binding>', 'only entries with an interface of this binding: JSONRPC, HTTP+JSON, GRPC, MCP', nonEmpty)
+    .option('--protocol-version <version>', 'only entries with an interface of this A2A version, e.g. 1.0 or 0.3', nonEmpty)
+    .option('--input-mode <mime>', 'only skills accepting this media type (repeatable: any of them)', collectNonEmpty)
+    .option('--output-mode <mime>', 'only skills producing this media type (repeatable: any of them)', collectNonEmpty)
     .option('--streaming', 'only agents that stream')
     .option('--no-streaming', 'only agents that do not stream')
     .option('--read-only', 'only MCP tools that are read-only')
@@ -165,7 +169,7 @@ export function register(program: Command): void {
       .argument('[words...]', 'keywords, matched against names, descriptions, skills (tags, examples) and tools'),
   )
     .addOption(new Option('--limit <n>', 'results per page, 1 to 100 (registry default 20)').argParser(intInRange(1, 100)))
-    .option('--page-token <token>', 'the next page, as printed after the previous one')
+    .option('--page-token <token>', 'the next page, as printed after the previous one', nonEmpty)
     .option('--json', 'print the page as JSON ({results, total, nextPageToken?}) once complete', false)
     .addHelpText(
       'after',

@@ -48,8 +48,8 @@ export function serveEnvironment(options: ServeOptions, env: NodeJS.ProcessEnv):
   return merged;
 }
 
-/** "PORT must be..." becomes "--port (PORT) must be..." when the value came from the flag. */
-function nameFlags(message: string, options: ServeOptions): string {
+/** "PORT must be..." becomes "--port (PORT) must be..." when the value came from the flag: a configuration or start-up message. */
+export function nameFlags(message: string, options: ServeOptions): string {
   let text = message;
   for (const [key, variable, flag] of FLAG_VARIABLES) {
     if (options[key] !== undefined) text = text.replace(new RegExp(`\\b${variable}\\b`), `${flag} (${variable})`);
@@ -95,7 +95,8 @@ export function register(program: Command): void {
         await runServer(config);
         process.exitCode = EXIT_OK; // it keeps running; signals end it through runServer's handlers
       } catch (err) {
-        const message = `could not start: ${err instanceof Error ? err.message : String(err)}`;
+        // "set PORT to another port" would not help: the flag overrides it. Name the flag the user gave.
+        const message = nameFlags(`could not start: ${err instanceof Error ? err.message : String(err)}`, options);
         if (options.json) printJson(defaultOutput(), { error: { code: 'START_FAILED', message } });
         process.stderr.write(`a2a-registry: ${message}\n`);
         process.exitCode = EXIT_FAILED;

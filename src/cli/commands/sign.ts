@@ -13,7 +13,7 @@ import { parseSigningKey } from '../../trust/jwks.js';
 import { ACCEPTED_ALGORITHMS } from '../../validation/signature.js';
 import { checkCard, reportOfflineFailure } from '../card-checks.js';
 import { keyId, jwksUrl } from '../key-options.js';
-import { LocalFileError, readJsonFile, writeJsonFile } from '../local-json.js';
+import { LocalFileError, oneFromStdin, readJsonFile, writeJsonFile } from '../local-json.js';
 import { EXIT_OK, defaultOutput, printJson, styles } from '../output.js';
 
 interface SignOptions {
@@ -30,6 +30,7 @@ export async function runSign(file: string, options: SignOptions): Promise<numbe
   const out = defaultOutput();
   const s = styles(out.color);
   try {
+    oneFromStdin({ 'the card': file, '--key': options.key });
     const { card } = checkCard(await readJsonFile(file));
     let key;
     try {

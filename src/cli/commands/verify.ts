@@ -12,7 +12,7 @@ import type { SignatureStatus } from '../../contract/types.js';
 import { parseJwks } from '../../trust/jwks.js';
 import { createSignatureVerifier, type TrustedKeys } from '../../validation/signature.js';
 import { checkCard, reportOfflineFailure } from '../card-checks.js';
-import { LocalFileError, readJsonFile } from '../local-json.js';
+import { LocalFileError, oneFromStdin, readJsonFile } from '../local-json.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, styles, type Styles } from '../output.js';
 
 interface VerifyOptions {
@@ -31,6 +31,7 @@ export async function runVerify(file: string, options: VerifyOptions): Promise<n
   const out = defaultOutput();
   const s = styles(out.color);
   try {
+    oneFromStdin({ 'the card': file, '--jwks': options.jwks });
     const { card, generation } = checkCard(await readJsonFile(file));
     let parsed;
     try {

@@ -6,22 +6,26 @@
  * as the registry sends it.
  *
  * Needs a token (--token, A2A_REGISTRY_TOKEN, or the local admin token).
- * Ctrl-C cancels the watch on the registry before exiting (status 130). When the stream is cut
- * (the registry restarted) the command subscribes to the watch again (SubscribeToTask) for up to
- * a minute, and prints what it missed (or a resync).
+ * Ctrl-C cancels the watch on the registry before exiting (status 130), and so do SIGTERM (143),
+ * SIGHUP (129) and a reader that went away (a closed pipe, 0). When the stream is cut (the
+ * registry restarted) the command subscribes to the watch again (SubscribeToTask) for up to a
+ * minute, and prints what it missed (or a resync).
  * Exit code: 1 declined (no token, too many watches) or the watch ended (canceled, expired,
  * failed), 2 usage, 3 unreachable or the registry closed the stream.
  */
+import os from 'node:os';
 import type { Command } from 'commander';
 import type { WatchRequest } from '../../contract/types.js';
 import { dataPart, isObject, RegistryDeclined } from '../client.js';
-import { EXIT_OK, styles } from '../output.js';
+import { EXIT_OK, onClosedPipe, styles } from '../output.js';
 import { runRemote } from '../remote.js';
 import { filterOptions, searchRequest } from './search.js';
 
 /** How long the command keeps trying to resume a watch whose stream was cut (a registry restart). */
 const RESUME_FOR_MS = 60_000;
 const RESUME_EVERY_MS = 1000;
+/** The signals that end a watch: each cancels it on the registry first. */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 interface WatchOptions {
   initial: boolean;
@@ -61,16 +65,23 @@ export function register(program: Command): void {
       const request: WatchRequest = { ...(query ? { query } : {}), ...(filter ? { filter } : {}), ...(options.initial ? {} : { initial: false }) };
       process.exitCode = await runRemote(command, async ({ client, out, json }) => {
         const s = styles(out.color);
-        // Ctrl-C cancels the watch on the registry (it would otherwise count against the
-        // principal's REGISTRY_MAX_WATCHES until it expires), then exits.
+        // Ctrl-C, and what `timeout`, `kill`, service managers (SIGTERM) and a closed terminal
+        // (SIGHUP) send, cancel the watch on the registry (left open, it would count against the
+        // principal's REGISTRY_MAX_WATCHES for REGISTRY_WATCH_TTL_SECONDS, a day by default),
+        // then exit 128 + the signal's number, as the shell reports a process the signal ended;
+        // so does a reader that went away (`| grep -m1 added`), with status 0 as for every
+        // command. A second signal while the cancel is pending exits at once.
         let taskId: string | undefined;
         let stopping = false;
-        process.once('SIGINT', () => {
+        const end = (code: number): void => {
+          if (stopping) process.exit(code);
           stopping = true;
-          const done = () => process.exit(130);
+          const done = () => process.exit(code);
           if (taskId) client.cancel(taskId).then(done, done);
           else done();
-        });
+        };
+        for (const signal of STOP_SIGNALS) process.on(signal, () => end(128 + os.constants.signals[signal]));
+        onClosedPipe(() => end(EXIT_OK));
         // The registry restarting (or the connection dropping) cuts the stream, not the watch:
         // subscribe to it again, for up to RESUME_FOR_MS, and go on from the events missed.
         let chunks = client.stream([dataPart({ watch: request })], (id) => (taskId = id));

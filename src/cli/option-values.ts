@@ -1,0 +1,18 @@
+/**
+ * Option and argument values every command checks when the command line is read, as usage
+ * errors. A module of its own, loading nothing but commander: the storage commands (import,
+ * backup, restore, migrate) use it without loading the A2A client.
+ */
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * A value that must say something: an empty one (`--owner "$OWNER"`, `get "$ID"`, `--data-dir
+ * "$DIR"` with the variable unset) would otherwise drop its filter and widen the answer to every
+ * entry (ls --owner, search --binding, --page-token back to the first page), fall back to the
+ * default (./data, SQLite instead of --database-url's PostgreSQL) or reach the registry as a
+ * wire-level error.
+ */
+export function nonEmpty(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must not be empty (an unset shell variable?)');
+  return value;
+}
