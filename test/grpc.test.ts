@@ -413,14 +413,23 @@ describe('authentication, as on the HTTP doors', () => {
     assert.ok((await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="INVALID_CREDENTIAL"')) >= 3);
   });
 
-  test('two authorization values are UNAUTHENTICATED, whichever comes first, as two Authorization headers on HTTP (the first counted)', async () => {
+  test('two authorization values are UNAUTHENTICATED, whichever comes first, as two Authorization headers on HTTP (the first counted)', async (t) => {
     // grpc-js clients refuse to send two; other clients and proxies can. Raw HTTP/2, which Node
-    // lets send a repeated single-value header only with strictSingleValueFields off.
+    // lets send a repeated single-value header only with strictSingleValueFields off (Node 24;
+    // Node 22's client refuses to send it at all: there is nothing to test with it).
     const session = http2.connect(`http://${grpcAddress(registry)}`, { strictSingleValueFields: false } as http2.ClientSessionOptions);
+    const headersOf = (first: string, second: string) => [':method', 'POST', ':path', '/lf.a2a.v1.A2AService/ListTasks', 'content-type', 'application/grpc', 'te', 'trailers', 'a2a-version', '1.0', 'authorization', first, 'authorization', second];
+    try {
+      session.request(headersOf('Bearer a', 'Bearer b') as unknown as http2.OutgoingHttpHeaders).close();
+    } catch (err) {
+      session.close();
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_HTTP2_HEADER_SINGLE_VALUE') throw err;
+      t.skip(`this Node.js (${process.version}) cannot send two authorization values over HTTP/2`);
+      return;
+    }
     const call = (first: string, second: string) =>
       new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
-        const headers = [':method', 'POST', ':path', '/lf.a2a.v1.A2AService/ListTasks', 'content-type', 'application/grpc', 'te', 'trailers', 'a2a-version', '1.0', 'authorization', first, 'authorization', second];
-        const req = session.request(headers as unknown as http2.OutgoingHttpHeaders);
+        const req = session.request(headersOf(first, second) as unknown as http2.OutgoingHttpHeaders);
         let answer: http2.IncomingHttpHeaders = {};
         req.on('response', (h) => (answer = { ...answer, ...h })).on('trailers', (t) => (answer = { ...answer, ...t }));
         req.on('close', () => resolve(answer)).on('error', reject);
