@@ -329,6 +329,17 @@ describe('matching', () => {
     for (const q of ['description:"text to speech"', 'tags:"text to speech"', 'skill:"text to speech"', 'name:"the voice"']) assert.deepEqual(ids(q), ['tts'], q);
   });
 
+  it('reads a doubled NOT or dash, and a field with a dash after it, as one exclusion ("NOT NOT x", "--beta", "tags:-beta")', () => {
+    const index = createSearchIndex();
+    add(index, 'beta', agent('Forecast', [{ id: 'f', name: 'Weather forecast', tags: ['beta'] }]));
+    add(index, 'stable', agent('Outlook', [{ id: 'o', name: 'Weather outlook', tags: ['stable'] }]));
+    add(index, 'notes', agent('Notes', [{ id: 'n', name: 'Weather notes: not for sailing', tags: ['stable'] }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    assert.deepEqual(ids('weather NOT NOT'), ['beta', 'notes', 'stable'], 'a NOT with no word after it leaves nothing out, doubled too');
+    for (const q of ['weather NOT NOT beta', 'weather --beta', 'weather tags:-beta', 'weather -tags:-beta']) assert.deepEqual(ids(q), ['notes', 'stable'], q);
+    assert.deepEqual(ids('weather NOT NOT notes'), ['beta', 'stable']);
+  });
+
   it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
     const index = createSearchIndex();
     add(index, 'dotnet', agent('Builder', [{ id: 'build', name: 'Build .NET projects' }]));

@@ -140,9 +140,11 @@ function pieces(raw: string): Piece[] {
     while (i < n && /\s/.test(raw[i]!)) i++;
     if (i >= n) break;
     let negated = false;
-    if (raw[i] === '-' && i + 1 < n && (raw[i + 1] === '"' || startsWord(raw, i + 1))) {
+    // `-beta`, and `--beta` alike (a doubled dash, as in a command-line flag, searched "beta").
+    const dashes = leadingDashes(raw, i);
+    if (dashes > 0 && i + dashes < n && (raw[i + dashes] === '"' || startsWord(raw, i + dashes))) {
       negated = true;
-      i++;
+      i += dashes;
     }
     // A known field with nothing after it yet (`tags:` as someone types) names no word: it was
     // searched as the word "tags", filling the results with every entry that says it.
@@ -152,11 +154,13 @@ function pieces(raw: string): Piece[] {
       continue;
     }
     let field: Piece['field'];
-    const fieldMatch = /^([A-Za-z]+):(?=["\p{L}\p{N}\p{Extended_Pictographic}\p{RI}])/u.exec(raw.slice(i, i + 20));
+    // `tags:-beta` leaves out the tag, as `-tags:beta` does (it searched "tags" and "beta").
+    const fieldMatch = /^([A-Za-z]+):(-*)(?=["\p{L}\p{N}\p{Extended_Pictographic}\p{RI}])/u.exec(raw.slice(i, i + 40));
     if (fieldMatch) {
       const known = FIELD_PREFIXES[fieldMatch[1]!.toLowerCase()];
       if (known) {
         field = known;
+        if (fieldMatch[2]) negated = true;
         i += fieldMatch[0].length;
       }
     }
@@ -202,8 +206,11 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       // A NOT with no word after it yet ("weather NOT", as someone types) leaves nothing out: it
       // was searched as the word "not", and as a prefix ("notes", "notify"). (A last OR is "or",
       // a stop word.)
+      // A NOT before another ("NOT NOT x", "weather NOT NOT") adds nothing: the last of the run
+      // is the operator. Marking the next NOT negated made it the word "not", left out.
       if (piece.text === 'NOT') {
-        if (p + 1 < list.length) list[p + 1] = { ...list[p + 1]!, negated: true };
+        const next = list[p + 1];
+        if (next && !(isBare(next) && next.text === 'NOT')) list[p + 1] = { ...next, negated: true };
         continue;
       }
     }
@@ -248,6 +255,13 @@ export function parseQuery(text: string | undefined): ParsedQuery {
     }
   }
   return { hasText: true, clauses, excluded, words };
+}
+
+/** How many `-` start the text at `at`. */
+function leadingDashes(raw: string, at: number): number {
+  let k = at;
+  while (raw[k] === '-') k++;
+  return k - at;
 }
 
 /** A piece written alone, without quotes, field, `-` or `*`: what can be an operator. */
