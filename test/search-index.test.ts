@@ -493,6 +493,19 @@ describe('filters', () => {
     assert.deepEqual(ids({ tags: [] }).length, ids({}).length);
   });
 
+  it('tags: white space, dashes and underscores between a tag\'s words are alike, as for `tags:`', () => {
+    const index = createSearchIndex();
+    add(index, 'dash', agent('Dash', [{ id: 'd', name: 'Classify', tags: ['machine-learning'] }]));
+    add(index, 'under', agent('Under', [{ id: 'u', name: 'Cluster', tags: ['Machine_Learning'] }]));
+    add(index, 'space', agent('Space', [{ id: 's', name: 'Regress', tags: ['machine  learning'] }]));
+    add(index, 'one', agent('One', [{ id: 'o', name: 'Predict', tags: ['machinelearning', '-'] }]));
+    const filtered = (tags: string[]) => search(index, '', { tags }).hits.map((h) => h.id).sort();
+    for (const tag of ['machine learning', 'Machine-Learning', 'machine_learning', ' machine \u2013 learning ']) assert.deepEqual(filtered([tag]), ['dash', 'space', 'under'], tag);
+    assert.deepEqual(search(index, 'tags:"machine learning"').hits.map((h) => h.id).sort(), ['dash', 'space', 'under'], 'as the query finds them');
+    assert.deepEqual(filtered(['machinelearning']), ['one'], 'a tag written as one word stays another tag');
+    assert.deepEqual(filtered(['-']), ['one'], 'a tag of only a separator is still asked for as written');
+  });
+
   it('input and output modes: own modes, else card defaults, MIME wildcards', () => {
     assert.deepEqual(ids({ inputModes: ['application/pdf'] }), ['docs/pdf']);
     // `any` has no modes: the card default text/* accepts text/plain; legacy declares text/plain.
