@@ -340,6 +340,15 @@ describe('matching', () => {
     assert.deepEqual(ids('weather NOT NOT notes'), ['beta', 'stable']);
   });
 
+  it('leaves out the last word as written, not as a prefix, unless starred ("weather -beta" keeps "Betaville")', () => {
+    const index = createSearchIndex();
+    add(index, 'beta', agent('Forecast', [{ id: 'f', name: 'Weather forecast', tags: ['beta'] }]));
+    add(index, 'town', agent('Betaville', [{ id: 't', name: 'Weather for Betaville' }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    for (const q of ['weather -beta', 'weather NOT beta', 'weather -beta ']) assert.deepEqual(ids(q), ['town'], q);
+    assert.deepEqual(ids('weather -beta*'), [], 'a star still leaves out every word starting with it');
+  });
+
   it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
     const index = createSearchIndex();
     add(index, 'dotnet', agent('Builder', [{ id: 'build', name: 'Build .NET projects' }]));

@@ -295,8 +295,10 @@ function alternativesOf(piece: Piece): Alternative[] {
   for (let i = 0; i < words.length && out.length < MAX_ALTERNATIVES; i++) {
     const word = words[i]!;
     const last = i === words.length - 1;
-    // `transl*`, or the last word of the text typed so far ("transl" → translate).
-    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || (piece.atEnd && !dotted && WORD_END.test(piece.text)));
+    // `transl*`, or the last word of the text typed so far ("transl" → translate). A word left
+    // out is left out as written unless starred: "weather -beta" also dropped "Betaville".
+    const typing = piece.atEnd && !piece.negated && !dotted && WORD_END.test(piece.text);
+    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || typing);
     out.push({ kind: 'word', word, prefix, exact: false });
   }
   return out;
