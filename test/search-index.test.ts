@@ -349,6 +349,18 @@ describe('matching', () => {
     assert.deepEqual(ids('weather -beta*'), [], 'a star still leaves out every word starting with it');
   });
 
+  it('joins nothing with an OR whose next word is left out ("weather OR -rain forecast" is not weather OR forecast)', () => {
+    const index = createSearchIndex();
+    add(index, 'both', agent('Both', [{ id: 'b', name: 'Weather forecast' }]));
+    add(index, 'weather', agent('Station', [{ id: 'w', name: 'Weather station' }]));
+    add(index, 'forecast', agent('Sales', [{ id: 's', name: 'Sales forecast' }]));
+    add(index, 'rain', agent('Rain', [{ id: 'r', name: 'Rain weather forecast' }]));
+    // Matching both words ranks first: as alternatives, each word alone was as good (newest first).
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id);
+    for (const q of ['weather OR -rain forecast', 'weather OR NOT rain forecast']) assert.equal(ids(q)[0], 'both', q);
+    assert.deepEqual(ids('weather OR forecast -rain').sort(), ['both', 'forecast', 'weather'], 'an OR between two words still joins them');
+  });
+
   it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
     const index = createSearchIndex();
     add(index, 'dotnet', agent('Builder', [{ id: 'build', name: 'Build .NET projects' }]));

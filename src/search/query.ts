@@ -237,6 +237,9 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       if (piece.negated) {
         if (excluded.length + clauses.length < MAX_CLAUSES && !seen.has(key)) excluded.push({ alternatives: group, negated: true, fields, scope });
         seen.add(key);
+        // An OR whose word after it is left out ("weather OR -rain forecast") joins nothing: it
+        // stayed pending and made the next word an alternative (weather OR forecast).
+        pendingOr = false;
         continue;
       }
       const prev = clauses[clauses.length - 1];
