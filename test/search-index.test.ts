@@ -361,6 +361,20 @@ describe('matching', () => {
     assert.deepEqual(ids('weather OR forecast -rain').sort(), ['both', 'forecast', 'weather'], 'an OR between two words still joins them');
   });
 
+  it('reads what follows a known field as its value, punctuation first too ("tags:.NET", "name:(beta)"), never the field\'s name as a word', () => {
+    const index = createSearchIndex();
+    add(index, 'dotnet', agent('Builder', [{ id: 'b', name: 'Build', tags: ['.NET'] }]));
+    add(index, 'beta', agent('Beta', [{ id: 'r', name: 'Run' }]));
+    add(index, 'says', agent('Labeler', [{ id: 'l', name: 'Label', description: 'Adds tags and a name to beta .NET builds' }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    assert.deepEqual(ids('tags:.NET'), ['dotnet']);
+    assert.deepEqual(ids('tags:#net'), ['dotnet']);
+    assert.deepEqual(ids("tags:'.net'"), ['dotnet']);
+    assert.deepEqual(ids('name:(beta)'), ['beta']);
+    assert.deepEqual(ids('build tags:-.NET'), ['says'], 'a dash after the field still leaves the value out');
+    for (const q of ['tags:*', 'tags:-', 'name:(']) assert.equal(search(index, q).total, 3, `${q}: a field with no word yet is ignored, listing every entry`);
+  });
+
   it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
     const index = createSearchIndex();
     add(index, 'dotnet', agent('Builder', [{ id: 'build', name: 'Build .NET projects' }]));

@@ -155,7 +155,11 @@ function pieces(raw: string): Piece[] {
     }
     let field: Piece['field'];
     // `tags:-beta` leaves out the tag, as `-tags:beta` does (it searched "tags" and "beta").
-    const fieldMatch = /^([A-Za-z]+):(-*)(?=["\p{L}\p{N}\p{Extended_Pictographic}\p{RI}])/u.exec(raw.slice(i, i + 40));
+    // Whatever follows a known field is its value, punctuation first too (`tags:.NET`,
+    // `name:(beta)`, `tags:'finance'`): the field's name was searched as a word, and the value
+    // anywhere. A value of no word (`tags:*`) is ignored, as `tags:` is. A `/` or `:` next reads
+    // as a URL or a time, text as before.
+    const fieldMatch = /^([A-Za-z]+):(-*)(?=[^\s/:])/u.exec(raw.slice(i, i + 40));
     if (fieldMatch) {
       const known = FIELD_PREFIXES[fieldMatch[1]!.toLowerCase()];
       if (known) {
@@ -194,7 +198,10 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   // Text of operators and bare fields alone ("tags:", "NOT", "OR" as someone starts typing) is
   // ignored, as each is after a word: the search lists what the filter matches, as for no text,
   // where it answered nothing.
-  if (list.every((piece) => isBare(piece) && (piece.text === 'OR' || piece.text === 'NOT'))) return { hasText: false, clauses: [], excluded: [], words: [] };
+  // A field whose value has no word yet (`tags:-` on the way to `tags:-beta`, `tags:*`) likewise.
+  if (list.every((piece) => (isBare(piece) && (piece.text === 'OR' || piece.text === 'NOT')) || (piece.field !== undefined && alternativesOf(piece).length === 0))) {
+    return { hasText: false, clauses: [], excluded: [], words: [] };
+  }
   for (let p = 0; p < list.length; p++) {
     const piece = list[p]!;
     // OR / NOT as operators (upper case, as in search engines; lower-case "or" stays a word).
