@@ -375,6 +375,15 @@ describe('matching', () => {
     for (const q of ['tags:*', 'tags:-', 'name:(']) assert.equal(search(index, q).total, 3, `${q}: a field with no word yet is ignored, listing every entry`);
   });
 
+  it('takes typographic quotation marks (“ ”, „ “, « ») as quotes: a phrase, as phones write "', () => {
+    const index = createSearchIndex();
+    add(index, 'pr', agent('Reviewer', [{ id: 'r', name: 'Pull request review' }]));
+    add(index, 'apart', agent('Fetcher', [{ id: 'f', name: 'Request a pull of data' }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    for (const q of ['"pull request"', '\u201Cpull request\u201D', '\u201Epull request\u201C', '\u00ABpull request\u00BB', '\uFF02pull request\uFF02']) assert.deepEqual(ids(q), ['pr'], q);
+    assert.deepEqual(ids('pull -\u201Crequest review\u201D'), ['apart'], 'left out as a phrase too');
+  });
+
   it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
     const index = createSearchIndex();
     add(index, 'dotnet', agent('Builder', [{ id: 'build', name: 'Build .NET projects' }]));

@@ -186,8 +186,15 @@ function pieces(raw: string): Piece[] {
   return out;
 }
 
+/**
+ * Double quotation marks other than `"`: typographic ones, which phones and word processors put
+ * in place of `"` as it is typed ("smart quotes"), guillemets, low-9 marks, the full-width form.
+ */
+const QUOTATION_MARKS = /[\u201C\u201D\u201E\u201F\u00AB\u00BB\uFF02]/g;
+
 export function parseQuery(text: string | undefined): ParsedQuery {
-  const raw = typeof text === 'string' ? text.slice(0, MAX_QUERY_CHARS) : '';
+  // “pull request” is a phrase as "pull request" is: it was two words, found apart and anywhere.
+  const raw = typeof text === 'string' ? text.slice(0, MAX_QUERY_CHARS).replace(QUOTATION_MARKS, '"') : '';
   if (!raw.trim()) return { hasText: false, clauses: [], excluded: [], words: [] };
   const clauses: ParsedClause[] = [];
   const excluded: ParsedClause[] = [];
