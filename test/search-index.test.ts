@@ -338,6 +338,8 @@ describe('matching', () => {
     assert.deepEqual(ids('weather NOT NOT'), ['beta', 'notes', 'stable'], 'a NOT with no word after it leaves nothing out, doubled too');
     for (const q of ['weather NOT NOT beta', 'weather --beta', 'weather tags:-beta', 'weather -tags:-beta']) assert.deepEqual(ids(q), ['notes', 'stable'], q);
     assert.deepEqual(ids('weather NOT NOT notes'), ['beta', 'stable']);
+    // As phones and word processors write a dash typed before a word: em dash (from "--"), en dash, minus.
+    for (const q of ['weather \u2014beta', 'weather \u2013beta', 'weather \u2212beta', 'weather tags:\u2014beta']) assert.deepEqual(ids(q), ['notes', 'stable'], q);
   });
 
   it('leaves out the last word as written, not as a prefix, unless starred ("weather -beta" keeps "Betaville")', () => {

@@ -159,7 +159,7 @@ function pieces(raw: string): Piece[] {
     // `name:(beta)`, `tags:'finance'`): the field's name was searched as a word, and the value
     // anywhere. A value of no word (`tags:*`) is ignored, as `tags:` is. A `/` or `:` next reads
     // as a URL or a time, text as before.
-    const fieldMatch = /^([A-Za-z]+):(-*)(?=[^\s/:])/u.exec(raw.slice(i, i + 40));
+    const fieldMatch = /^([A-Za-z]+):([-\u2013\u2014\u2212]*)(?=[^\s/:])/u.exec(raw.slice(i, i + 40));
     if (fieldMatch) {
       const known = FIELD_PREFIXES[fieldMatch[1]!.toLowerCase()];
       if (known) {
@@ -274,10 +274,17 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   return { hasText: true, clauses, excluded, words };
 }
 
-/** How many `-` start the text at `at`. */
+/**
+ * Dashes that leave out the word they start: `-`, and what phones and word processors make of it
+ * as it is typed (`--` becomes an em dash, a dash before a word can become an en dash), and the
+ * minus sign.
+ */
+const EXCLUDING_DASHES = new Set(['-', '\u2013', '\u2014', '\u2212']);
+
+/** How many dashes that exclude start the text at `at`. */
 function leadingDashes(raw: string, at: number): number {
   let k = at;
-  while (raw[k] === '-') k++;
+  while (k < raw.length && EXCLUDING_DASHES.has(raw[k]!)) k++;
   return k - at;
 }
 
