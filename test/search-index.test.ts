@@ -386,6 +386,16 @@ describe('matching', () => {
     assert.deepEqual(ids('pull -\u201Crequest review\u201D'), ['apart'], 'left out as a phrase too');
   });
 
+  it('reads full-width operators and fields as a Chinese or Japanese input method types them ("tags：finance", "ＮＯＴ beta")', () => {
+    const index = createSearchIndex();
+    add(index, 'fin', agent('Ledger', [{ id: 'l', name: 'Weather of the markets', tags: ['finance'] }]));
+    add(index, 'beta', agent('Forecast', [{ id: 'f', name: 'Weather forecast beta', tags: ['tags'] }]));
+    add(index, 'plain', agent('Outlook', [{ id: 'o', name: 'Weather outlook', description: 'No finance here' }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    for (const q of ['tags\uFF1Afinance', '\uFF54\uFF41\uFF47\uFF53:finance', 'tags:finance']) assert.deepEqual(ids(q), ['fin'], q);
+    for (const q of ['weather \uFF2E\uFF2F\uFF34 beta', 'weather \uFF0Dbeta']) assert.deepEqual(ids(q), ['fin', 'plain'], q);
+  });
+
   it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
     const index = createSearchIndex();
     add(index, 'dotnet', agent('Builder', [{ id: 'build', name: 'Build .NET projects' }]));

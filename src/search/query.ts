@@ -188,13 +188,18 @@ function pieces(raw: string): Piece[] {
 
 /**
  * Double quotation marks other than `"`: typographic ones, which phones and word processors put
- * in place of `"` as it is typed ("smart quotes"), guillemets, low-9 marks, the full-width form.
+ * in place of `"` as it is typed ("smart quotes"), guillemets, low-9 marks.
  */
-const QUOTATION_MARKS = /[\u201C\u201D\u201E\u201F\u00AB\u00BB\uFF02]/g;
+const QUOTATION_MARKS = /[\u201C\u201D\u201E\u201F\u00AB\u00BB]/g;
+/** Full-width ASCII (U+FF01–U+FF5E), as a Chinese or Japanese input method types it: `ｔａｇｓ：`, `ＮＯＴ`, `＂`. */
+const FULL_WIDTH_ASCII = /[\uFF01-\uFF5E]/g;
+const halfWidth = (c: string): string => String.fromCharCode(c.charCodeAt(0) - 0xfee0);
 
 export function parseQuery(text: string | undefined): ParsedQuery {
   // “pull request” is a phrase as "pull request" is: it was two words, found apart and anywhere.
-  const raw = typeof text === 'string' ? text.slice(0, MAX_QUERY_CHARS).replace(QUOTATION_MARKS, '"') : '';
+  // Full-width letters and signs are the ASCII ones (the words fold so anyway, ./text-encoder.ts):
+  // `tags：finance` searched "tags" and "finance", `ＮＯＴ beta` the word "not".
+  const raw = typeof text === 'string' ? text.slice(0, MAX_QUERY_CHARS).replace(FULL_WIDTH_ASCII, halfWidth).replace(QUOTATION_MARKS, '"') : '';
   if (!raw.trim()) return { hasText: false, clauses: [], excluded: [], words: [] };
   const clauses: ParsedClause[] = [];
   const excluded: ParsedClause[] = [];
