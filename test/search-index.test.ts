@@ -558,6 +558,9 @@ describe('filters', () => {
     const filtered = (tags: string[]) => search(index, '', { tags }).hits.map((h) => h.id).sort();
     for (const tag of ['machine learning', 'Machine-Learning', 'machine_learning', ' machine \u2013 learning ']) assert.deepEqual(filtered([tag]), ['dash', 'space', 'under'], tag);
     assert.deepEqual(search(index, 'tags:"machine learning"').hits.map((h) => h.id).sort(), ['dash', 'space', 'under'], 'as the query finds them');
+    // A word with parts after a field is one tag, as the filter reads it: not a skill tagged "machine" and "deep-learning".
+    add(index, 'apart', agent('Apart', [{ id: 'a', name: 'Tune', tags: ['machine', 'deep-learning'] }]));
+    for (const q of ['tags:machine-learning', 'tags:Machine_Learning ']) assert.deepEqual(search(index, q).hits.map((h) => h.id).sort(), ['dash', 'space', 'under'], q);
     assert.deepEqual(filtered(['machinelearning']), ['one'], 'a tag written as one word stays another tag');
     assert.deepEqual(filtered(['-']), ['one'], 'a tag of only a separator is still asked for as written');
   });

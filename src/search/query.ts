@@ -244,8 +244,10 @@ export function parseQuery(text: string | undefined): ParsedQuery {
     // Left out, or on either side of OR, they are one phrase: `-text-to-speech` leaves out what
     // says "text to speech", as `-"text to speech"` does (it left out everything saying "text" or
     // "speech"), and `speech-to-text OR transcription` is either (it was speech AND (text OR
-    // transcription)).
-    const operand = piece.negated || pendingOr || isOr(list, p + 1);
+    // transcription)). After a field too: `tags:machine-learning` is the tag, as
+    // `tags:"machine learning"` and the filter {"tags": ["machine-learning"]} are (it found a
+    // skill tagged "machine" and "deep-learning").
+    const operand = piece.negated || pendingOr || isOr(list, p + 1) || piece.field !== undefined;
     const groups: Alternative[][] = piece.quoted
       ? [alternatives]
       : operand && alternatives.length > 1
