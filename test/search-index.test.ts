@@ -329,6 +329,73 @@ describe('matching', () => {
     for (const q of ['description:"text to speech"', 'tags:"text to speech"', 'skill:"text to speech"', 'name:"the voice"']) assert.deepEqual(ids(q), ['tts'], q);
   });
 
+  it('reads a doubled NOT or dash, and a field with a dash after it, as one exclusion ("NOT NOT x", "--beta", "tags:-beta")', () => {
+    const index = createSearchIndex();
+    add(index, 'beta', agent('Forecast', [{ id: 'f', name: 'Weather forecast', tags: ['beta'] }]));
+    add(index, 'stable', agent('Outlook', [{ id: 'o', name: 'Weather outlook', tags: ['stable'] }]));
+    add(index, 'notes', agent('Notes', [{ id: 'n', name: 'Weather notes: not for sailing', tags: ['stable'] }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    assert.deepEqual(ids('weather NOT NOT'), ['beta', 'notes', 'stable'], 'a NOT with no word after it leaves nothing out, doubled too');
+    for (const q of ['weather NOT NOT beta', 'weather --beta', 'weather tags:-beta', 'weather -tags:-beta']) assert.deepEqual(ids(q), ['notes', 'stable'], q);
+    assert.deepEqual(ids('weather NOT NOT notes'), ['beta', 'stable']);
+    // As phones and word processors write a dash typed before a word: em dash (from "--"), en dash, minus.
+    for (const q of ['weather \u2014beta', 'weather \u2013beta', 'weather \u2212beta', 'weather tags:\u2014beta']) assert.deepEqual(ids(q), ['notes', 'stable'], q);
+  });
+
+  it('leaves out the last word as written, not as a prefix, unless starred ("weather -beta" keeps "Betaville")', () => {
+    const index = createSearchIndex();
+    add(index, 'beta', agent('Forecast', [{ id: 'f', name: 'Weather forecast', tags: ['beta'] }]));
+    add(index, 'town', agent('Betaville', [{ id: 't', name: 'Weather for Betaville' }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    for (const q of ['weather -beta', 'weather NOT beta', 'weather -beta ']) assert.deepEqual(ids(q), ['town'], q);
+    assert.deepEqual(ids('weather -beta*'), [], 'a star still leaves out every word starting with it');
+  });
+
+  it('joins nothing with an OR whose next word is left out ("weather OR -rain forecast" is not weather OR forecast)', () => {
+    const index = createSearchIndex();
+    add(index, 'both', agent('Both', [{ id: 'b', name: 'Weather forecast' }]));
+    add(index, 'weather', agent('Station', [{ id: 'w', name: 'Weather station' }]));
+    add(index, 'forecast', agent('Sales', [{ id: 's', name: 'Sales forecast' }]));
+    add(index, 'rain', agent('Rain', [{ id: 'r', name: 'Rain weather forecast' }]));
+    // Matching both words ranks first: as alternatives, each word alone was as good (newest first).
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id);
+    for (const q of ['weather OR -rain forecast', 'weather OR NOT rain forecast']) assert.equal(ids(q)[0], 'both', q);
+    assert.deepEqual(ids('weather OR forecast -rain').sort(), ['both', 'forecast', 'weather'], 'an OR between two words still joins them');
+  });
+
+  it('reads what follows a known field as its value, punctuation first too ("tags:.NET", "name:(beta)"), never the field\'s name as a word', () => {
+    const index = createSearchIndex();
+    add(index, 'dotnet', agent('Builder', [{ id: 'b', name: 'Build', tags: ['.NET'] }]));
+    add(index, 'beta', agent('Beta', [{ id: 'r', name: 'Run' }]));
+    add(index, 'says', agent('Labeler', [{ id: 'l', name: 'Label', description: 'Adds tags and a name to beta .NET builds' }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    assert.deepEqual(ids('tags:.NET'), ['dotnet']);
+    assert.deepEqual(ids('tags:#net'), ['dotnet']);
+    assert.deepEqual(ids("tags:'.net'"), ['dotnet']);
+    assert.deepEqual(ids('name:(beta)'), ['beta']);
+    assert.deepEqual(ids('build tags:-.NET'), ['says'], 'a dash after the field still leaves the value out');
+    for (const q of ['tags:*', 'tags:-', 'name:(']) assert.equal(search(index, q).total, 3, `${q}: a field with no word yet is ignored, listing every entry`);
+  });
+
+  it('takes typographic quotation marks (“ ”, „ “, « ») as quotes: a phrase, as phones write "', () => {
+    const index = createSearchIndex();
+    add(index, 'pr', agent('Reviewer', [{ id: 'r', name: 'Pull request review' }]));
+    add(index, 'apart', agent('Fetcher', [{ id: 'f', name: 'Request a pull of data' }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    for (const q of ['"pull request"', '\u201Cpull request\u201D', '\u201Epull request\u201C', '\u00ABpull request\u00BB', '\uFF02pull request\uFF02']) assert.deepEqual(ids(q), ['pr'], q);
+    assert.deepEqual(ids('pull -\u201Crequest review\u201D'), ['apart'], 'left out as a phrase too');
+  });
+
+  it('reads full-width operators and fields as a Chinese or Japanese input method types them ("tags：finance", "ＮＯＴ beta")', () => {
+    const index = createSearchIndex();
+    add(index, 'fin', agent('Ledger', [{ id: 'l', name: 'Weather of the markets', tags: ['finance'] }]));
+    add(index, 'beta', agent('Forecast', [{ id: 'f', name: 'Weather forecast beta', tags: ['tags'] }]));
+    add(index, 'plain', agent('Outlook', [{ id: 'o', name: 'Weather outlook', description: 'No finance here' }]));
+    const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
+    for (const q of ['tags\uFF1Afinance', '\uFF54\uFF41\uFF47\uFF53:finance', 'tags:finance']) assert.deepEqual(ids(q), ['fin'], q);
+    for (const q of ['weather \uFF2E\uFF2F\uFF34 beta', 'weather \uFF0Dbeta']) assert.deepEqual(ids(q), ['fin', 'plain'], q);
+  });
+
   it('takes a word written after a dot (".NET") as a name, not as a prefix', () => {
     const index = createSearchIndex();
     add(index, 'dotnet', agent('Builder', [{ id: 'build', name: 'Build .NET projects' }]));
@@ -480,6 +547,22 @@ describe('filters', () => {
     assert.deepEqual(ids({ tags: ['VISION', 'nope'] }), ['docs/img']);
     assert.deepEqual(ids({ tags: ['nope'] }), []);
     assert.deepEqual(ids({ tags: [] }).length, ids({}).length);
+  });
+
+  it('tags: white space, dashes and underscores between a tag\'s words are alike, as for `tags:`', () => {
+    const index = createSearchIndex();
+    add(index, 'dash', agent('Dash', [{ id: 'd', name: 'Classify', tags: ['machine-learning'] }]));
+    add(index, 'under', agent('Under', [{ id: 'u', name: 'Cluster', tags: ['Machine_Learning'] }]));
+    add(index, 'space', agent('Space', [{ id: 's', name: 'Regress', tags: ['machine  learning'] }]));
+    add(index, 'one', agent('One', [{ id: 'o', name: 'Predict', tags: ['machinelearning', '-'] }]));
+    const filtered = (tags: string[]) => search(index, '', { tags }).hits.map((h) => h.id).sort();
+    for (const tag of ['machine learning', 'Machine-Learning', 'machine_learning', ' machine \u2013 learning ']) assert.deepEqual(filtered([tag]), ['dash', 'space', 'under'], tag);
+    assert.deepEqual(search(index, 'tags:"machine learning"').hits.map((h) => h.id).sort(), ['dash', 'space', 'under'], 'as the query finds them');
+    // A word with parts after a field is one tag, as the filter reads it: not a skill tagged "machine" and "deep-learning".
+    add(index, 'apart', agent('Apart', [{ id: 'a', name: 'Tune', tags: ['machine', 'deep-learning'] }]));
+    for (const q of ['tags:machine-learning', 'tags:Machine_Learning ']) assert.deepEqual(search(index, q).hits.map((h) => h.id).sort(), ['dash', 'space', 'under'], q);
+    assert.deepEqual(filtered(['machinelearning']), ['one'], 'a tag written as one word stays another tag');
+    assert.deepEqual(filtered(['-']), ['one'], 'a tag of only a separator is still asked for as written');
   });
 
   it('input and output modes: own modes, else card defaults, MIME wildcards', () => {

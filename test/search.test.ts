@@ -306,6 +306,21 @@ describe('filters', () => {
     }
   });
 
+  test('a filter value of only white space is refused, naming it (it was dropped, and the search matched every entry)', async () => {
+    for (const [filter, path] of [
+      [{ tags: [' '] }, '/filter/tags/0'],
+      [{ tags: ['finance', '\t'] }, '/filter/tags/1'],
+      [{ inputModes: ['  '] }, '/filter/inputModes/0'],
+      [{ owner: '  ' }, '/filter/owner'],
+      [{ protocolVersion: ' ' }, '/filter/protocolVersion'],
+    ] as const) {
+      const refused = errorOf(await op(reader, { search: { query: '', filter } }));
+      assert.equal(refused.code, 'BAD_REQUEST', JSON.stringify(filter));
+      assert.match(refused.message, /must not be blank/, JSON.stringify(filter));
+      assert.ok(refused.details.some((d: WireJson) => String(d.path).endsWith(path)), `${JSON.stringify(refused.details)} names ${path}`);
+    }
+  });
+
   test('streaming, protocolBinding and protocolVersion narrow by the card', async () => {
     const streaming = await allHits({ query: '', filter: { streaming: true, kind: 'agent' } });
     assert.ok(streaming.length > 0);

@@ -742,13 +742,20 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`REGISTRY_REQUIRE
       assert.match(((await card.json()) as { message: string }).message, /not verified by a key this registry trusts.*REGISTRY_REQUIRE_VERIFIED/, url);
     }
     assert.equal((await fetch(`${registry!.url}/agents/${kept.id}/card.json`)).status, 200, 'a verified card is served');
-    const ardEntry = (await (await fetch(`${registry!.url}/agents/${revoked.id}`)).json()) as { metadata: WireJson };
+    const ardEntry = (await (await fetch(`${registry!.url}/agents/${revoked.id}`)).json()) as { url?: string; metadata: WireJson };
     assert.equal(ardEntry.metadata.verified, false);
+    // It links no card that answers 404, and says why.
+    assert.equal(ardEntry.url, undefined, 'no link to the card that is not served');
+    assert.match(String(ardEntry.metadata.withheld), /not served: it is not verified by a key this registry trusts.*REGISTRY_REQUIRE_VERIFIED/);
+    const keptEntry = (await (await fetch(`${registry!.url}/agents/${kept.id}`)).json()) as { url?: string; metadata: WireJson };
+    assert.equal(keptEntry.url, `${registry!.url}/agents/${kept.id}/card.json`);
+    assert.equal(keptEntry.metadata.withheld, undefined);
 
     writeJwks(jwksFile, [trusted.publicJwk, trustedEd.publicJwk]);
     await eventually(async () => (await searched('revocable weather')).includes(revoked.id), 'found again once it verifies');
     assert.ok((await listed()).includes(revoked.id));
     assert.equal((await fetch(`${registry!.url}/agents/${revoked.id}/card.json`)).status, 200, 'and its card is served again');
+    assert.equal(((await (await fetch(`${registry!.url}/agents/${revoked.id}`)).json()) as { url?: string }).url, `${registry!.url}/agents/${revoked.id}/card.json`, 'and linked again');
   });
 
   test('an unsigned card and one signed by an unknown key are refused; a verified one is registered', async (t) => {

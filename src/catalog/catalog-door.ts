@@ -34,7 +34,7 @@ import type { Operation } from '../operations/operation.js';
 import { MCP_PROTOCOL_VERSIONS, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
 import { ardErrorOf, ardFailure, ardListOf, ardPageTokenRefusal, ardSearchAnswer, ardSearchOf, ardCodeForStatus } from './ard.js';
 import { CATALOG_PAGE_SIZE, catalogDocument, catalogPageEntry, catalogPageOf, hostInfo } from './catalog.js';
-import { catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
+import { cardWithheld, catalogEntryOf, registryEntries, registryServerCard, serverCardOf } from './entries.js';
 import { FeedCache } from './feed-cache.js';
 import { CATALOG_DOCUMENTS, MEDIA_TYPES, documentPaths, entryUrn, parseEntryRef, registryUrn, urnPublisher, type CatalogDocumentName, type Site } from './vocabulary.js';
 
@@ -136,6 +136,7 @@ export const catalogDoor: Door = {
       name: str(card.name) || 'A2A Agent Registry',
       description: str(card.description),
       version: str(card.version) || '0.0.0',
+      publishesOnlyVerified: config.trust.requireVerified,
     };
     const host = hostInfo(site, str(card.documentationUrl) || undefined);
     const maxAge = config.catalogMaxAgeSeconds;
@@ -269,12 +270,11 @@ export const catalogDoor: Door = {
     const serveDocument = (kind: EntryKind, contentType: string, render: (view: EntryView) => unknown) =>
       handle('get', async (req, res) => {
         const { view, revision } = await entryOfKind(req, kind);
-        // REGISTRY_REQUIRE_VERIFIED hides an agent whose card stopped verifying from discovery;
-        // its card published here, bare, would still read as one this registry stands behind.
-        // `get` (and GET /agents/{id}) show the entry marked unverified, with why.
-        if (config.trust.requireVerified && view.kind === 'agent' && !view.verified) {
+        // `get` (and GET /agents/{id}) show such an entry marked unverified, with why.
+        const withheld = cardWithheld(site, view);
+        if (withheld) {
           throw notFound(
-            `The card of agent "${view.id}" is not served: it is not verified by a key this registry trusts, and the registry publishes only verified cards (REGISTRY_REQUIRE_VERIFIED). Its entry, with each signature's status, is at ${publicUrl}/agents/${encodeURIComponent(entryUrn(site, 'agent', view.id))}.`,
+            `The card of agent "${view.id}" is not served: ${withheld}. Its entry, with each signature's status, is at ${publicUrl}/agents/${encodeURIComponent(entryUrn(site, 'agent', view.id))}.`,
           );
         }
         const body = Buffer.from(JSON.stringify(render(view)));

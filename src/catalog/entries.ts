@@ -22,7 +22,8 @@ export interface CatalogEntry {
   type: string;
   /** The AI Catalog's name for it. */
   mediaType: string;
-  url: string;
+  /** Where the document is; absent when the registry does not publish it (cardWithheld). */
+  url?: string;
   description?: string;
   tags?: string[];
   /** ARD: skill ids or tool names, for filtering without fetching the document. */
@@ -79,7 +80,21 @@ export function trustMetadata(e: { kind: EntryKind; verified: boolean; kid?: str
   return e.verified && e.kid !== undefined ? { verified: true, verifiedKid: e.kid } : { verified: e.verified };
 }
 
-/** The catalog entry of a registered agent or MCP server; `view.document` must be present. */
+/**
+ * Why the registry does not publish an entry's document, or undefined when it does: with
+ * REGISTRY_REQUIRE_VERIFIED, an agent card that is not verified (its key no longer trusted) is
+ * hidden from discovery, and its card, served bare, would read as one the registry stands behind.
+ */
+export function cardWithheld(site: Site, e: { kind: EntryKind; verified: boolean }): string | undefined {
+  if (!site.publishesOnlyVerified || e.kind !== 'agent' || e.verified) return undefined;
+  return 'it is not verified by a key this registry trusts, and the registry publishes only verified cards (REGISTRY_REQUIRE_VERIFIED)';
+}
+
+/**
+ * The catalog entry of a registered agent or MCP server; `view.document` must be present. An
+ * entry whose card is withheld (read by id: discovery leaves it out) has no `url`, which would
+ * answer 404, and says why in `metadata.withheld`.
+ */
 export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
   const entry: CatalogEntry = entryHead(site, view);
   const metadata: Record<string, string | number | boolean> = { registryId: view.id, kind: view.kind, revision: view.revision, ...trustMetadata(view) };
@@ -105,6 +120,11 @@ export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
     metadata.documentUrl = site.publicUrl + documentPaths.mcpDocument(view.id);
   }
   entry.updatedAt = view.updatedAt;
+  const withheld = cardWithheld(site, view);
+  if (withheld) {
+    delete entry.url;
+    metadata.withheld = `The card is not served: ${withheld}.`;
+  }
   entry.metadata = { ...metadata, ...freshnessMetadata(view) };
   return entry;
 }

@@ -35,6 +35,8 @@ export interface Site {
   name: string;
   description: string;
   version: string;
+  /** REGISTRY_REQUIRE_VERIFIED: the registry publishes only agent cards it verified (./entries.ts cardWithheld). */
+  publishesOnlyVerified: boolean;
 }
 
 /**

@@ -14,7 +14,13 @@ export const MAX_FILTER_VALUE_CHARS = 200;
 const MAX_PAGE_TOKEN_CHARS = 512;
 
 const shortString = (max: number) => z.string().min(1).max(max);
-const stringList = z.array(shortString(MAX_FILTER_VALUE_CHARS)).min(1).max(MAX_FILTER_VALUES);
+/**
+ * A filter value: the search trims it, so one of only white space asked for nothing and the key
+ * was dropped: {"tags": [" "]} matched every entry (a tag has a character: validation warns of a
+ * blank one).
+ */
+const filterValue = (max: number) => shortString(max).refine((s) => s.trim() !== '', 'must not be blank (only white space): give the value, or leave the key out');
+const stringList = z.array(filterValue(MAX_FILTER_VALUE_CHARS)).min(1).max(MAX_FILTER_VALUES);
 const kind = z.enum(['agent', 'mcp-server']);
 const pageToken = z.string().min(1).max(MAX_PAGE_TOKEN_CHARS);
 
@@ -26,14 +32,14 @@ export const searchSchema = z.strictObject({
       tags: stringList.optional(),
       inputModes: stringList.optional(),
       outputModes: stringList.optional(),
-      protocolBinding: shortString(100).optional(),
-      protocolVersion: shortString(20).optional(),
+      protocolBinding: filterValue(100).optional(),
+      protocolVersion: filterValue(20).optional(),
       streaming: z.boolean().optional(),
       readOnly: z.boolean().optional(),
       destructive: z.boolean().optional(),
       idempotent: z.boolean().optional(),
       openWorld: z.boolean().optional(),
-      owner: shortString(MAX_FILTER_VALUE_CHARS).optional(),
+      owner: filterValue(MAX_FILTER_VALUE_CHARS).optional(),
       health: z.enum(['ok', 'unreachable', 'invalid', 'any']).optional(),
       verified: z.boolean().optional(),
     })

@@ -100,8 +100,18 @@ export function mimeKey(mode: string): string {
   return fold(semi >= 0 ? mode.slice(0, semi) : mode).trim();
 }
 
-/** Folded tag: case and accents ignored. */
-export const tagKey = (tag: string): string => fold(tag).trim();
+/** What separates a tag's words: white space, dashes (any dash punctuation), underscores. */
+const TAG_SEPARATORS = /[\s\p{Pd}_]+/gu;
+
+/**
+ * Folded tag: case and accents ignored, and the separators of its words alike, so that "Machine
+ * Learning", "machine-learning" and "machine_learning" are one tag to the tags filter, as they are
+ * to `tags:` (which reads words). A tag of separators only ("-") keeps them: it would be empty.
+ */
+export const tagKey = (tag: string): string => {
+  const folded = fold(tag).trim();
+  return folded.replace(TAG_SEPARATORS, ' ').trim() || folded;
+};
 
 export class Attributes {
   /** Skill segments: [nTags, tag ids..., nIn, mode ids..., nOut, mode ids...]. */

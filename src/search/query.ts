@@ -140,9 +140,11 @@ function pieces(raw: string): Piece[] {
     while (i < n && /\s/.test(raw[i]!)) i++;
     if (i >= n) break;
     let negated = false;
-    if (raw[i] === '-' && i + 1 < n && (raw[i + 1] === '"' || startsWord(raw, i + 1))) {
+    // `-beta`, and `--beta` alike (a doubled dash, as in a command-line flag, searched "beta").
+    const dashes = leadingDashes(raw, i);
+    if (dashes > 0 && i + dashes < n && (raw[i + dashes] === '"' || startsWord(raw, i + dashes))) {
       negated = true;
-      i++;
+      i += dashes;
     }
     // A known field with nothing after it yet (`tags:` as someone types) names no word: it was
     // searched as the word "tags", filling the results with every entry that says it.
@@ -152,11 +154,17 @@ function pieces(raw: string): Piece[] {
       continue;
     }
     let field: Piece['field'];
-    const fieldMatch = /^([A-Za-z]+):(?=["\p{L}\p{N}\p{Extended_Pictographic}\p{RI}])/u.exec(raw.slice(i, i + 20));
+    // `tags:-beta` leaves out the tag, as `-tags:beta` does (it searched "tags" and "beta").
+    // Whatever follows a known field is its value, punctuation first too (`tags:.NET`,
+    // `name:(beta)`, `tags:'finance'`): the field's name was searched as a word, and the value
+    // anywhere. A value of no word (`tags:*`) is ignored, as `tags:` is. A `/` or `:` next reads
+    // as a URL or a time, text as before.
+    const fieldMatch = /^([A-Za-z]+):([-\u2013\u2014\u2212]*)(?=[^\s/:])/u.exec(raw.slice(i, i + 40));
     if (fieldMatch) {
       const known = FIELD_PREFIXES[fieldMatch[1]!.toLowerCase()];
       if (known) {
         field = known;
+        if (fieldMatch[2]) negated = true;
         i += fieldMatch[0].length;
       }
     }
@@ -178,8 +186,20 @@ function pieces(raw: string): Piece[] {
   return out;
 }
 
+/**
+ * Double quotation marks other than `"`: typographic ones, which phones and word processors put
+ * in place of `"` as it is typed ("smart quotes"), guillemets, low-9 marks.
+ */
+const QUOTATION_MARKS = /[\u201C\u201D\u201E\u201F\u00AB\u00BB]/g;
+/** Full-width ASCII (U+FF01–U+FF5E), as a Chinese or Japanese input method types it: `ｔａｇｓ：`, `ＮＯＴ`, `＂`. */
+const FULL_WIDTH_ASCII = /[\uFF01-\uFF5E]/g;
+const halfWidth = (c: string): string => String.fromCharCode(c.charCodeAt(0) - 0xfee0);
+
 export function parseQuery(text: string | undefined): ParsedQuery {
-  const raw = typeof text === 'string' ? text.slice(0, MAX_QUERY_CHARS) : '';
+  // “pull request” is a phrase as "pull request" is: it was two words, found apart and anywhere.
+  // Full-width letters and signs are the ASCII ones (the words fold so anyway, ./text-encoder.ts):
+  // `tags：finance` searched "tags" and "finance", `ＮＯＴ beta` the word "not".
+  const raw = typeof text === 'string' ? text.slice(0, MAX_QUERY_CHARS).replace(FULL_WIDTH_ASCII, halfWidth).replace(QUOTATION_MARKS, '"') : '';
   if (!raw.trim()) return { hasText: false, clauses: [], excluded: [], words: [] };
   const clauses: ParsedClause[] = [];
   const excluded: ParsedClause[] = [];
@@ -190,7 +210,10 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   // Text of operators and bare fields alone ("tags:", "NOT", "OR" as someone starts typing) is
   // ignored, as each is after a word: the search lists what the filter matches, as for no text,
   // where it answered nothing.
-  if (list.every((piece) => isBare(piece) && (piece.text === 'OR' || piece.text === 'NOT'))) return { hasText: false, clauses: [], excluded: [], words: [] };
+  // A field whose value has no word yet (`tags:-` on the way to `tags:-beta`, `tags:*`) likewise.
+  if (list.every((piece) => (isBare(piece) && (piece.text === 'OR' || piece.text === 'NOT')) || (piece.field !== undefined && alternativesOf(piece).length === 0))) {
+    return { hasText: false, clauses: [], excluded: [], words: [] };
+  }
   for (let p = 0; p < list.length; p++) {
     const piece = list[p]!;
     // OR / NOT as operators (upper case, as in search engines; lower-case "or" stays a word).
@@ -202,8 +225,11 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       // A NOT with no word after it yet ("weather NOT", as someone types) leaves nothing out: it
       // was searched as the word "not", and as a prefix ("notes", "notify"). (A last OR is "or",
       // a stop word.)
+      // A NOT before another ("NOT NOT x", "weather NOT NOT") adds nothing: the last of the run
+      // is the operator. Marking the next NOT negated made it the word "not", left out.
       if (piece.text === 'NOT') {
-        if (p + 1 < list.length) list[p + 1] = { ...list[p + 1]!, negated: true };
+        const next = list[p + 1];
+        if (next && !(isBare(next) && next.text === 'NOT')) list[p + 1] = { ...next, negated: true };
         continue;
       }
     }
@@ -218,8 +244,10 @@ export function parseQuery(text: string | undefined): ParsedQuery {
     // Left out, or on either side of OR, they are one phrase: `-text-to-speech` leaves out what
     // says "text to speech", as `-"text to speech"` does (it left out everything saying "text" or
     // "speech"), and `speech-to-text OR transcription` is either (it was speech AND (text OR
-    // transcription)).
-    const operand = piece.negated || pendingOr || isOr(list, p + 1);
+    // transcription)). After a field too: `tags:machine-learning` is the tag, as
+    // `tags:"machine learning"` and the filter {"tags": ["machine-learning"]} are (it found a
+    // skill tagged "machine" and "deep-learning").
+    const operand = piece.negated || pendingOr || isOr(list, p + 1) || piece.field !== undefined;
     const groups: Alternative[][] = piece.quoted
       ? [alternatives]
       : operand && alternatives.length > 1
@@ -230,6 +258,9 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       if (piece.negated) {
         if (excluded.length + clauses.length < MAX_CLAUSES && !seen.has(key)) excluded.push({ alternatives: group, negated: true, fields, scope });
         seen.add(key);
+        // An OR whose word after it is left out ("weather OR -rain forecast") joins nothing: it
+        // stayed pending and made the next word an alternative (weather OR forecast).
+        pendingOr = false;
         continue;
       }
       const prev = clauses[clauses.length - 1];
@@ -248,6 +279,20 @@ export function parseQuery(text: string | undefined): ParsedQuery {
     }
   }
   return { hasText: true, clauses, excluded, words };
+}
+
+/**
+ * Dashes that leave out the word they start: `-`, and what phones and word processors make of it
+ * as it is typed (`--` becomes an em dash, a dash before a word can become an en dash), and the
+ * minus sign.
+ */
+const EXCLUDING_DASHES = new Set(['-', '\u2013', '\u2014', '\u2212']);
+
+/** How many dashes that exclude start the text at `at`. */
+function leadingDashes(raw: string, at: number): number {
+  let k = at;
+  while (k < raw.length && EXCLUDING_DASHES.has(raw[k]!)) k++;
+  return k - at;
 }
 
 /** A piece written alone, without quotes, field, `-` or `*`: what can be an operator. */
@@ -281,8 +326,10 @@ function alternativesOf(piece: Piece): Alternative[] {
   for (let i = 0; i < words.length && out.length < MAX_ALTERNATIVES; i++) {
     const word = words[i]!;
     const last = i === words.length - 1;
-    // `transl*`, or the last word of the text typed so far ("transl" → translate).
-    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || (piece.atEnd && !dotted && WORD_END.test(piece.text)));
+    // `transl*`, or the last word of the text typed so far ("transl" → translate). A word left
+    // out is left out as written unless starred: "weather -beta" also dropped "Betaville".
+    const typing = piece.atEnd && !piece.negated && !dotted && WORD_END.test(piece.text);
+    const prefix = last && word.length >= MIN_PREFIX_LENGTH && (piece.star || typing);
     out.push({ kind: 'word', word, prefix, exact: false });
   }
   return out;
