@@ -744,8 +744,8 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`REGISTRY_REQUIRE
     assert.equal((await fetch(`${registry!.url}/agents/${kept.id}/card.json`)).status, 200, 'a verified card is served');
     const ardEntry = (await (await fetch(`${registry!.url}/agents/${revoked.id}`)).json()) as { url?: string; metadata: WireJson };
     assert.equal(ardEntry.metadata.verified, false);
-    // It links no card that answers 404, and says why.
-    assert.equal(ardEntry.url, undefined, 'no link to the card that is not served');
+    // It says why its card is not served (its url stays: ARD asks every entry for a url or data).
+    assert.equal(ardEntry.url, `${registry!.url}/agents/${revoked.id}/card.json`);
     assert.match(String(ardEntry.metadata.withheld), /not served: it is not verified by a key this registry trusts.*REGISTRY_REQUIRE_VERIFIED/);
     const keptEntry = (await (await fetch(`${registry!.url}/agents/${kept.id}`)).json()) as { url?: string; metadata: WireJson };
     assert.equal(keptEntry.url, `${registry!.url}/agents/${kept.id}/card.json`);
@@ -755,7 +755,7 @@ for (const engine of ['sqlite', 'postgres'] as const) describe(`REGISTRY_REQUIRE
     await eventually(async () => (await searched('revocable weather')).includes(revoked.id), 'found again once it verifies');
     assert.ok((await listed()).includes(revoked.id));
     assert.equal((await fetch(`${registry!.url}/agents/${revoked.id}/card.json`)).status, 200, 'and its card is served again');
-    assert.equal(((await (await fetch(`${registry!.url}/agents/${revoked.id}`)).json()) as { url?: string }).url, `${registry!.url}/agents/${revoked.id}/card.json`, 'and linked again');
+    assert.equal(((await (await fetch(`${registry!.url}/agents/${revoked.id}`)).json()) as { metadata: WireJson }).metadata.withheld, undefined, 'and no longer said to be withheld');
   });
 
   test('an unsigned card and one signed by an unknown key are refused; a verified one is registered', async (t) => {

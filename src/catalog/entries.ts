@@ -22,8 +22,7 @@ export interface CatalogEntry {
   type: string;
   /** The AI Catalog's name for it. */
   mediaType: string;
-  /** Where the document is; absent when the registry does not publish it (cardWithheld). */
-  url?: string;
+  url: string;
   description?: string;
   tags?: string[];
   /** ARD: skill ids or tool names, for filtering without fetching the document. */
@@ -92,8 +91,10 @@ export function cardWithheld(site: Site, e: { kind: EntryKind; verified: boolean
 
 /**
  * The catalog entry of a registered agent or MCP server; `view.document` must be present. An
- * entry whose card is withheld (read by id: discovery leaves it out) has no `url`, which would
- * answer 404, and says why in `metadata.withheld`.
+ * entry whose card is withheld (read by id: discovery leaves it out) says why in
+ * `metadata.withheld`, and keeps its `url`: ARD asks every entry for exactly one of `url` and
+ * `data`, so a strict client would refuse the entry without it, and the url answers a 404 that
+ * says the same.
  */
 export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
   const entry: CatalogEntry = entryHead(site, view);
@@ -121,10 +122,7 @@ export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
   }
   entry.updatedAt = view.updatedAt;
   const withheld = cardWithheld(site, view);
-  if (withheld) {
-    delete entry.url;
-    metadata.withheld = `The card is not served: ${withheld}.`;
-  }
+  if (withheld) metadata.withheld = `The card is not served: ${withheld}.`;
   entry.metadata = { ...metadata, ...freshnessMetadata(view) };
   return entry;
 }
