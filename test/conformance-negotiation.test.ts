@@ -49,7 +49,11 @@ describe('version negotiation (3.6)', () => {
     const twice = await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': '1.0, 1.0.0' });
     assert.equal(twice.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED', twice.text.slice(0, 200));
     const conflicting = await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': '1.0, 0.3' });
-    assert.match(conflicting.json?.error?.message ?? '', /A2A-Version "1\.0, 0\.3" is not supported/);
+    // Two that disagree: exactly one is asked for (it said '"1.0, 0.3" is not supported', as if a version were wrong).
+    assert.equal(conflicting.json?.error?.code, -32009);
+    assert.match(conflicting.json?.error?.message ?? '', /^A2A-Version was sent more than once, with different versions \("1\.0, 0\.3"\): send exactly one, such as "A2A-Version: 1\.0"/);
+    const restConflicting = await rest(registry.url, '/tasks', { headers: { 'A2A-Version': '0.3, 1.0' } });
+    assert.match(restConflicting.json?.error?.message ?? '', /^A2A-Version was sent more than once/);
     for (const version of ['0.3', '0.3.0', '']) {
       const answer = await rpc(registry.url, 'message/send', { message: legacyMessage() }, { 'A2A-Version': version });
       assert.equal(answer.json?.result?.status?.state, 'completed', `"${version}": ${answer.text.slice(0, 200)}`);
