@@ -298,6 +298,13 @@ describe('MCP endpoint', () => {
     assert.equal(foreign.status, 403);
     assert.match(foreign.body.error.message, /REGISTRY_CORS_ORIGINS/);
     assert.equal((await post({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).status, 200, 'loopback names are one host');
+    assert.equal((await post({ host: 'LOCALHOST' })).status, 200, 'a host name is case-insensitive, the port optional');
+    // The Host is compared as sent, not read as a URL (which took the host after a userinfo, or before a path).
+    for (const host of [`attacker.example@127.0.0.1:${port}`, `127.0.0.1:${port}/x`, `127.0.0.1:${port}@attacker.example`, '0x7f.1', '127.0.0.1:port']) {
+      const answer = await post({ host });
+      assert.equal(answer.status, 403, host);
+      assert.equal(answer.body.error.data.reason, 'FORBIDDEN_HOST', host);
+    }
 
     // A refused request's body is not read: it was drained without limit (a client streaming one
     // without end kept the connection, reading megabytes a second, until the request timeout).
