@@ -81,6 +81,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       trustProxy: config.hardening.trustProxy,
       metrics: core.metrics,
       metricsAccess: { metricsToken: config.hardening.metricsToken, publicRead: config.publicRead, authenticator: core.authenticator },
+      floodGuard: core.abuse.floodGuard(),
       readiness: {
         check: async () => {
           if (draining) return 'shutting down';
