@@ -487,6 +487,16 @@ describe('MCP endpoint', () => {
     assert.equal(init.status, 200);
     assert.equal(((await init.json()) as WireJson).id, 1);
     assert.equal((await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, '2025-06-18')).status, 200);
+    // Sent twice (a client's and a proxy's, joined): the same version is that version; two are
+    // refused asking for one (they were "Unsupported protocol version: 2025-06-18, 2025-06-18").
+    const same = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, '2025-06-18, 2025-06-18');
+    assert.equal(same.status, 200, await same.clone().text());
+    const two = await post({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, '2025-06-18, 2025-03-26');
+    assert.equal(two.status, 400);
+    const twoBody = (await two.json()) as WireJson;
+    assert.equal(twoBody.id, 4);
+    assert.match(twoBody.error.message, /^Bad Request: MCP-Protocol-Version was sent more than once, with different versions \(2025-06-18, 2025-03-26\): send exactly one/);
+    assert.equal(twoBody.error.data.reason, 'UNSUPPORTED_PROTOCOL_VERSION');
   });
 
   test('params the SDK cannot read (tools/call "arguments" that is no object) are invalid params (-32602) in one line, not an internal error', async () => {
