@@ -40,8 +40,12 @@ export function oneVersion(value: string): string {
 export function requestedVersion(req: Request): string | undefined {
   const header = req.header(VERSION_PARAMETER);
   if (header !== undefined && header.trim() !== '') return oneVersion(header.trim());
+  // Given twice (?A2A-Version=1.0&A2A-Version=1.0) the parameter is an array: read as a header
+  // sent twice is. It was ignored, and the request taken for a version-less (v0.3) one.
   const query: unknown = req.query?.[VERSION_PARAMETER];
-  return typeof query === 'string' && query.trim() !== '' ? query.trim() : undefined;
+  const values = (Array.isArray(query) ? query : [query]).filter((value): value is string => typeof value === 'string');
+  const joined = values.map((value) => value.trim()).filter((value) => value !== '').join(', ');
+  return joined === '' ? undefined : oneVersion(joined);
 }
 
 /** "1.0", "1.0.0", " 1.0.7 " → "1.0"; "1", "v1.0", "abc" → undefined. */
