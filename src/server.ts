@@ -11,6 +11,7 @@ import { SHUTDOWN_GRACE_MS, type Door, type MountedDoor, type OpenedDoor } from 
 import { createStartingUpApp } from './composition/starting-up.js';
 import { grpcDoor } from './grpc/grpc-door.js';
 import { createHttpApp, finishHttpApp } from './http/app.js';
+import { answerUnparsedRequests } from './http/unparsed-requests.js';
 import type { Logger } from './observability/logger.js';
 import { catalogDoor } from './catalog/catalog-door.js';
 import { mcpDoor } from './mcp/mcp-door.js';
@@ -81,6 +82,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
       trustProxy: config.hardening.trustProxy,
       metrics: core.metrics,
       metricsAccess: { metricsToken: config.hardening.metricsToken, publicRead: config.publicRead, authenticator: core.authenticator },
+      floodGuard: core.abuse.floodGuard(),
       readiness: {
         check: async () => {
           if (draining) return 'shutting down';
@@ -263,5 +265,6 @@ function createHttpServer(limits: ConnectionLimits): http.Server {
     connectionsCheckingInterval: tick,
   });
   server.maxConnections = limits.maxConnections;
+  answerUnparsedRequests(server);
   return server;
 }

@@ -49,7 +49,11 @@ describe('version negotiation (3.6)', () => {
     const twice = await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': '1.0, 1.0.0' });
     assert.equal(twice.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED', twice.text.slice(0, 200));
     const conflicting = await rpc(registry.url, 'SendMessage', { message: message() }, { 'A2A-Version': '1.0, 0.3' });
-    assert.match(conflicting.json?.error?.message ?? '', /A2A-Version "1\.0, 0\.3" is not supported/);
+    // Two that disagree: exactly one is asked for (it said '"1.0, 0.3" is not supported', as if a version were wrong).
+    assert.equal(conflicting.json?.error?.code, -32009);
+    assert.match(conflicting.json?.error?.message ?? '', /^A2A-Version was sent more than once, with different versions \("1\.0, 0\.3"\): send exactly one, such as "A2A-Version: 1\.0"/);
+    const restConflicting = await rest(registry.url, '/tasks', { headers: { 'A2A-Version': '0.3, 1.0' } });
+    assert.match(restConflicting.json?.error?.message ?? '', /^A2A-Version was sent more than once/);
     for (const version of ['0.3', '0.3.0', '']) {
       const answer = await rpc(registry.url, 'message/send', { message: legacyMessage() }, { 'A2A-Version': version });
       assert.equal(answer.json?.result?.status?.state, 'completed', `"${version}": ${answer.text.slice(0, 200)}`);
@@ -64,6 +68,12 @@ describe('version negotiation (3.6)', () => {
     const restByQuery = await rest(registry.url, '/message:send?A2A-Version=1.0.0', { method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody() });
     assert.equal(restByQuery.status, 200, restByQuery.text.slice(0, 200));
     assert.equal(restByQuery.json?.task?.status?.state, 'TASK_STATE_COMPLETED');
+    // Given twice, as a header sent twice: once when the same, else exactly one is asked for (it was
+    // ignored: the request was v0.3, and SendMessage "an A2A v1.0 method").
+    const twice = await rpc(registry.url, 'SendMessage', { message: message() }, {}, '?A2A-Version=1.0&A2A-Version=1.0.0');
+    assert.equal(twice.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED', twice.text.slice(0, 200));
+    const conflicting = await rest(registry.url, '/tasks?A2A-Version=1.0&A2A-Version=0.3');
+    assert.match(conflicting.json?.error?.message ?? '', /^A2A-Version was sent more than once, with different versions \("1\.0, 0\.3"\)/);
   });
 
   test('an unsupported version gets VersionNotSupportedError naming the supported versions', async () => {

@@ -105,6 +105,11 @@ describe('historyLength', () => {
     assertRpcRefusal(await rpc('ListTasks', { historyLength: true }), NOT_INTEGER, 'ListTasks true');
     assertRestRefusal(await rest('/tasks?historyLength=-1'), NOT_NEGATIVE, 'REST ListTasks -1');
     assertRestRefusal(await rest('/tasks?historyLength=1.5'), NOT_INTEGER, 'REST ListTasks 1.5');
+    // An integer past int32 is told so (it was "must be a valid integer", of a value that is one).
+    const pastInt32 = `${NOT_INTEGER}: 10000000000 is past the int32 range (here 0 to 2147483647)`;
+    assertRpcRefusal(await rpc('ListTasks', { historyLength: 1e10 }), pastInt32, 'ListTasks 1e10');
+    assertRestRefusal(await rest('/tasks?historyLength=10000000000'), pastInt32, 'REST ListTasks 10000000000');
+    assertRpcRefusal(await rpc('ListTasks', { pageSize: '99999999999' }), 'pageSize must be a valid integer: 99999999999 is past the int32 range (here 1 to 100)', 'ListTasks pageSize');
 
     const configured = (historyLength: unknown) => ({ message: userMessage('weather'), configuration: { historyLength } });
     assertRpcRefusal(await rpc('SendMessage', configured(-1)), `configuration.${NOT_NEGATIVE}`, 'SendMessage -1');

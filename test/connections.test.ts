@@ -53,6 +53,21 @@ describe('connection limits', () => {
     assert.ok(ms >= 600 && ms < 3000, `cut off after ${Math.round(ms)} ms`);
   });
 
+  test('a URL and headers over the parser\'s limit get a 431 saying what to shorten, not a bare status line', async () => {
+    // Node's own answer had no body: an A2A client read "Unexpected end of JSON input".
+    const res = await fetch(`${registry.url}/a2a/rest/tasks?contextId=${'c'.repeat(20_000)}`, { headers: { 'A2A-Version': '1.0' } });
+    assert.equal(res.status, 431);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const body = (await res.json()) as { error: { code: number; status: string; message: string } };
+    assert.deepEqual([body.error.code, body.error.status], [431, 'INVALID_ARGUMENT']);
+    assert.match(body.error.message, /^The request line \(URL\) and headers together exceed 16384 bytes.*Shorten the URL's query/);
+    // Malformed HTTP is still Node's bare 400.
+    const c = await connect(registry.url);
+    c.socket.write('GET /healthz HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n');
+    await c.closed;
+    assert.match(c.received(), /^HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/);
+  });
+
   test('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
     const c = await connect(registry.url);
     c.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');

@@ -243,6 +243,18 @@ describe('requests', () => {
     const info = errorInfoOf(refused.error!);
     assert.equal(info?.reason, 'VERSION_NOT_SUPPORTED');
     assert.equal(info?.metadata.supportedVersions, '1.0, 0.3');
+    // Two values (a client's and a proxy's): one version when they agree; else exactly one is asked
+    // for. The first counted: a v1.0 call tagged "1.0" then "0.3" was served as v1.0 without a word.
+    const twice = (first: string, second: string) => {
+      const md = metadata({}, first);
+      md.add('a2a-version', second);
+      return raw.send(search('weather'), md);
+    };
+    assert.equal(stateOf((await twice('1.0', '1.0.0')).task!), 'TASK_STATE_COMPLETED');
+    const conflicting = await twice('1.0', '0.3');
+    assert.equal(conflicting.error?.code, grpc.status.FAILED_PRECONDITION);
+    assert.match(conflicting.error!.details, /^A2A-Version was sent more than once, with different versions \("1\.0, 0\.3"\): send exactly one, such as "A2A-Version: 1\.0"/);
+    assert.equal(errorInfoOf(conflicting.error!)?.reason, 'VERSION_NOT_SUPPORTED');
     const overHttp = await fetch(`${registry.url}/a2a/jsonrpc`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'A2A-Version': '2.0' },

@@ -397,6 +397,9 @@ describe('raw HTTP', () => {
       ['/a2a/rest/tasks/x', {}, 'GET, HEAD'],
       ['/a2a/rest/tenant-a/message:stream', {}, 'POST'],
       ['/a2a/rest/tasks/x', { 'A2A-Version': '0.3' }, 'GET, HEAD'],
+      // A task's verb: its own methods, as its 405 has them (:cancel listed GET, then refused it).
+      ['/a2a/rest/tasks/x:cancel', {}, 'POST'],
+      ['/a2a/rest/tenant-a/tasks/x:subscribe', {}, 'GET, HEAD, POST'],
       ['/a2a/jsonrpc', { 'A2A-Version': '9.9' }, 'POST'],
       // The app's own routes (not the SDK's routers) were 405 "OPTIONS is not allowed".
       ['/.well-known/agent-card.json', {}, 'GET, HEAD'],
@@ -409,6 +412,7 @@ describe('raw HTTP', () => {
       assert.equal(res.headers.get('allow'), allow, `OPTIONS ${path}`);
     }
     assert.equal((await bare('OPTIONS', '/a2a/rest/no-such-route:here')).status, 404);
+    assert.equal((await bare('OPTIONS', '/a2a/rest/tasks/x:cancle')).status, 404, 'a verb a task does not have, as with any method');
     assert.equal((await bare('POST', '/a2a/rest/tenant-a/tasks')).allow, 'GET, HEAD');
     // An unsupported version named outright, on either binding.
     const rpcGet = await bare('GET', '/a2a/jsonrpc', { 'A2A-Version': '9.9' });

@@ -298,6 +298,13 @@ describe('MCP endpoint', () => {
     assert.equal(foreign.status, 403);
     assert.match(foreign.body.error.message, /REGISTRY_CORS_ORIGINS/);
     assert.equal((await post({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).status, 200, 'loopback names are one host');
+    assert.equal((await post({ host: 'LOCALHOST' })).status, 200, 'a host name is case-insensitive, the port optional');
+    // The Host is compared as sent, not read as a URL (which took the host after a userinfo, or before a path).
+    for (const host of [`attacker.example@127.0.0.1:${port}`, `127.0.0.1:${port}/x`, `127.0.0.1:${port}@attacker.example`, '0x7f.1', '127.0.0.1:port']) {
+      const answer = await post({ host });
+      assert.equal(answer.status, 403, host);
+      assert.equal(answer.body.error.data.reason, 'FORBIDDEN_HOST', host);
+    }
 
     // A refused request's body is not read: it was drained without limit (a client streaming one
     // without end kept the connection, reading megabytes a second, until the request timeout).
@@ -480,6 +487,16 @@ describe('MCP endpoint', () => {
     assert.equal(init.status, 200);
     assert.equal(((await init.json()) as WireJson).id, 1);
     assert.equal((await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, '2025-06-18')).status, 200);
+    // Sent twice (a client's and a proxy's, joined): the same version is that version; two are
+    // refused asking for one (they were "Unsupported protocol version: 2025-06-18, 2025-06-18").
+    const same = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, '2025-06-18, 2025-06-18');
+    assert.equal(same.status, 200, await same.clone().text());
+    const two = await post({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, '2025-06-18, 2025-03-26');
+    assert.equal(two.status, 400);
+    const twoBody = (await two.json()) as WireJson;
+    assert.equal(twoBody.id, 4);
+    assert.match(twoBody.error.message, /^Bad Request: MCP-Protocol-Version was sent more than once, with different versions \(2025-06-18, 2025-03-26\): send exactly one/);
+    assert.equal(twoBody.error.data.reason, 'UNSUPPORTED_PROTOCOL_VERSION');
   });
 
   test('params the SDK cannot read (tools/call "arguments" that is no object) are invalid params (-32602) in one line, not an internal error', async () => {

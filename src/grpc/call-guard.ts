@@ -39,7 +39,7 @@ import { valueNestsDeeperThan } from '../lib/json-depth.js';
 import { MAX_UNSENT_STREAM_MESSAGES, SLOW_READER } from '../lib/stream-backlog.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
 import { NEEDS_A_PART } from '../protocol/request-guard.js';
-import { negotiate, VERSION_PARAMETER } from '../protocol/versions.js';
+import { negotiate, oneVersion, VERSION_PARAMETER } from '../protocol/versions.js';
 import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 import { metadataText } from './caller.js';
 import { clientAddress, compileTrust } from './client-address.js';
@@ -346,7 +346,9 @@ export class CallGuard {
       if ('reason' in opened) return { refused: limitRefusal(opened, scope.requestId) };
       slot = opened;
     }
-    const asked = metadataText(metadata, VERSION_KEY)?.trim() || this.versionWithout.get(path.slice(1, path.indexOf('/', 1)));
+    // Every value, joined as HTTP joins a repeated header: two that disagree are refused (versions.ts).
+    const sent = metadata.get(VERSION_KEY).filter((value): value is string => typeof value === 'string').map((value) => value.trim()).filter((value) => value !== '');
+    const asked = (sent.length > 0 ? oneVersion(sent.join(', ')) : undefined) ?? this.versionWithout.get(path.slice(1, path.indexOf('/', 1)));
     const negotiated = negotiate('GRPC', asked, this.versions);
     if ('error' in negotiated) {
       const { error } = negotiated;

@@ -1,6 +1,6 @@
 /**
  * The HTTP application every door mounts onto: security headers, health and readiness, and
- * metrics first; the doors' routes in between (see composition/doors.ts); then the answers for
+ * metrics (rate-limited like the doors) first; the doors' routes in between (see composition/doors.ts); then the answers for
  * unknown routes and for bugs, in the caller's binding, never as HTML.
  */
 import express, { type Express, type RequestHandler } from 'express';
@@ -26,6 +26,8 @@ export interface HttpAppDeps {
   metrics: RegistryMetrics;
   /** Who may GET /metrics. */
   metricsAccess: MetricsAccess;
+  /** The per-address request budget (rate-limit.ts), which /metrics is counted against. */
+  floodGuard: RequestHandler;
 }
 
 export function createHttpApp(deps: HttpAppDeps): Express {
@@ -44,7 +46,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     else res.json({ status: 'ready' });
   });
   const guard = metricsGuard(deps.metricsAccess);
-  app.get('/metrics', ...(guard ? [guard] : []), deps.metrics.handler());
+  // Counted against the address's budget like any door's request, before the token is checked: a
+  // closed registry's /metrics takes the admin token, which could be guessed here without limit.
+  // A scraper is counted as any other caller (with the admin token, exempt as everywhere).
+  app.get('/metrics', deps.floodGuard, ...(guard ? [guard] : []), deps.metrics.handler());
   return app;
 }
 

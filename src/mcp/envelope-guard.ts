@@ -81,6 +81,14 @@ export const mcpEnvelopeGuard: RequestHandler = (req, res, next) => {
   refuse(req, res, { jsonRpcCode: JSONRPC_INVALID_REQUEST, reason: 'INVALID_REQUEST', message, id: isObject(body) && isUsableId(body.id) ? body.id : null });
 };
 
+/** Leaves `name` (lower case) with the one value `value`, where the SDK reads it: its transport rebuilds the headers from rawHeaders. */
+function setOneHeaderValue(req: Request, name: string, value: string): void {
+  req.headers[name] = value;
+  const raw = req.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i]!.toLowerCase() === name) raw.splice(i, 2);
+  raw.push(name, value);
+}
+
 /**
  * The SDK's refusal of an MCP-Protocol-Version it does not speak (MCP 2025-11-25, transports:
  * "MUST respond with 400 Bad Request"), answered here with the request's own id: the SDK
@@ -94,9 +102,20 @@ export const mcpProtocolVersionGuard: RequestHandler = (req, res, next) => {
   const header = req.headers['mcp-protocol-version'];
   if (req.method !== 'POST' || header === undefined) return next();
   const version = Array.isArray(header) ? header.join(', ') : header;
+  // The header sent twice arrives joined ("2025-06-18, 2025-06-18": a client and a proxy that each
+  // add it). The same version twice is that version, handed to the SDK as one (it compares the
+  // whole value); two versions are refused as more than one, not as one version unsupported.
+  const copies = new Set(version.split(',').map((copy) => copy.trim()).filter((copy) => copy !== ''));
+  if (copies.size === 1 && version.includes(',') && MCP_PROTOCOL_VERSIONS.includes([...copies][0]!)) {
+    setOneHeaderValue(req, 'mcp-protocol-version', [...copies][0]!);
+    return next();
+  }
   const body: unknown = req.body;
   if (MCP_PROTOCOL_VERSIONS.includes(version) || !isObject(body) || body.method === 'initialize' || !isUsableId(body.id)) return next();
-  const message = `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`;
+  const message =
+    copies.size > 1
+      ? `Bad Request: MCP-Protocol-Version was sent more than once, with different versions (${version.slice(0, 64)}): send exactly one, the version initialize negotiated (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}).`
+      : `Bad Request: Unsupported protocol version: ${version.slice(0, 64)} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}). Send the version initialize negotiated, or leave MCP-Protocol-Version out.`;
   refuse(req, res, { jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'UNSUPPORTED_PROTOCOL_VERSION', message, id: body.id });
 };
 

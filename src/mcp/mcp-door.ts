@@ -155,6 +155,18 @@ export function allowedHostsFor(publicUrl: string, extra: string[]): Set<string>
 }
 
 /**
+ * The host a Host header names, lower-cased, when it is exactly `host[:port]` (RFC 9110 7.2: a
+ * reg-name, an IPv4 address or a bracketed IPv6 literal, then an optional decimal port); else
+ * undefined. Read as a URL it was normalised first: "evil@127.0.0.1:3000" (userinfo),
+ * "127.0.0.1:3000/x", "0x7f.1" all came out as 127.0.0.1 and passed. The port is not compared:
+ * a rebinding page is told apart by its name, and a port-forward or proxy may change the port.
+ */
+export function hostOfHostHeader(header: string | undefined): string | undefined {
+  const m = header === undefined ? null : /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(?::\d{1,5})?$/.exec(header);
+  return m ? m[1]!.toLowerCase() : undefined;
+}
+
+/**
  * DNS-rebinding protection. A page on attacker.example whose name is made to resolve to this
  * server sends Host: attacker.example (refused); a page on another origin calling the real
  * host sends its Origin (refused unless the operator allowed it).
@@ -167,12 +179,7 @@ function rebindingGuard(hosts: Set<string>, corsOrigins: string[] | '*'): Reques
       res.setHeader('Connection', 'close');
       sendFailure(req, res, { httpStatus: 403, jsonRpcCode: JSONRPC_SERVER_ERROR, reason: 'FORBIDDEN_HOST', message });
     };
-    let hostname: string | undefined;
-    try {
-      hostname = req.headers.host ? new URL(`http://${req.headers.host}`).hostname.toLowerCase() : undefined;
-    } catch {
-      hostname = undefined;
-    }
+    const hostname = hostOfHostHeader(req.headers.host);
     if (!hostname || !hosts.has(hostname)) {
       return refuse(
         `Host "${String(req.headers.host ?? '').slice(0, 100)}" is not this registry's (${[...hosts].join(', ')}). Connect to PUBLIC_URL's host; operators add other names with REGISTRY_MCP_ALLOWED_HOSTS.`,

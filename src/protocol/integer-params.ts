@@ -49,7 +49,7 @@ export const BOOLEAN = 'boolean';
 
 const INT32_MAX = 2 ** 31 - 1;
 /** The string form of an int32 (ProtoJSON accepts one in JSON; a query parameter is one, A2A 11.5). */
-const DECIMAL_INTEGER = /^-?\d{1,10}$/;
+const DECIMAL_INTEGER = /^-?\d{1,20}$/;
 
 /**
  * What is wrong with `value` as the integer parameter `field`, or undefined. `value` is a number,
@@ -59,7 +59,10 @@ const DECIMAL_INTEGER = /^-?\d{1,10}$/;
 export function integerProblem(field: string, value: unknown, rule: IntegerRule): string | undefined {
   if (value === undefined || value === null) return undefined;
   const n = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL_INTEGER.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || Math.abs(n) > INT32_MAX) return `${field} must be a valid integer`;
+  // An integer past int32 (historyLength: 10000000000 meant as "all of it") is told so: "must be a
+  // valid integer" alone left the client looking at a value that is one.
+  if (Number.isInteger(n) && Math.abs(n) > INT32_MAX) return `${field} must be a valid integer: ${String(value).slice(0, 24)} is past the int32 range (here ${rule.min} to ${rule.max ?? INT32_MAX})`;
+  if (!Number.isInteger(n)) return `${field} must be a valid integer`;
   if (rule.max !== undefined && (n < rule.min || n > rule.max)) return `${field} must be between ${rule.min} and ${rule.max}`;
   if (n < rule.min) return rule.min === 0 ? `${field} must be non-negative` : `${field} must be at least ${rule.min}`;
   return undefined;

@@ -319,10 +319,17 @@ const TASK_VERBS: Record<string, readonly string[]> = { cancel: ['POST'], subscr
  * POST /tasks/{id}:cancle was told to use GET. (A task id holds no ':' here: the registry makes them.)
  */
 export const restTaskVerbGuard: RequestHandler = (req, res, next) => {
-  const verb = req.method === 'OPTIONS' ? undefined : TASK_VERB_PATH.exec(req.path)?.[1];
+  const verb = TASK_VERB_PATH.exec(req.path)?.[1];
   if (verb === undefined) return next();
   const allowed = Object.hasOwn(TASK_VERBS, verb) ? TASK_VERBS[verb]! : undefined;
   if (allowed?.includes(req.method)) return next();
+  if (req.method === 'OPTIONS' && allowed) {
+    // The verb's own methods, as its 405 names them: express's router answered those of every
+    // route the path matched, GET /tasks/{id} included, so :cancel listed GET, which is 405 there.
+    res.setHeader('Allow', allowed.join(', '));
+    res.status(200).type('text/plain').send(allowed.join(', '));
+    return;
+  }
   const path = `${req.baseUrl}${req.path.slice(0, 200)}`;
   const verbs = 'POST /tasks/{id}:cancel (CancelTask) and GET or POST /tasks/{id}:subscribe (SubscribeToTask); GET /tasks/{id} reads a task';
   if (!allowed) return refuseRoute(req, res, 404, `No route ${req.method} ${path}: ":${verb.slice(0, 40)}" is no method of a task. A task's methods are ${verbs}.`);

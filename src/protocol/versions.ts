@@ -26,10 +26,11 @@ export const LEGACY_VERSION = '0.3';
 export const isLegacyRequest = (req: Request): boolean => req.header(VERSION_PARAMETER) === LEGACY_VERSION;
 
 /**
- * A header sent twice arrives joined ("1.0, 1.0": a client and a proxy that each add it): one
- * version when every copy names the same Major.Minor; otherwise as it came, and refused naming it.
+ * A header sent twice arrives joined ("1.0, 1.0": a client and a proxy that each add it); gRPC
+ * metadata values are joined the same way by the caller. One version when every copy names the
+ * same Major.Minor; otherwise as it came, with its comma, which negotiate refuses as more than one.
  */
-function oneVersion(value: string): string {
+export function oneVersion(value: string): string {
   if (!value.includes(',')) return value;
   const copies = value.split(',').map((copy) => copy.trim()).filter((copy) => copy !== '');
   return new Set(copies.map((copy) => majorMinor(copy) ?? copy)).size === 1 ? copies[0]! : value;
@@ -39,8 +40,12 @@ function oneVersion(value: string): string {
 export function requestedVersion(req: Request): string | undefined {
   const header = req.header(VERSION_PARAMETER);
   if (header !== undefined && header.trim() !== '') return oneVersion(header.trim());
+  // Given twice (?A2A-Version=1.0&A2A-Version=1.0) the parameter is an array: read as a header
+  // sent twice is. It was ignored, and the request taken for a version-less (v0.3) one.
   const query: unknown = req.query?.[VERSION_PARAMETER];
-  return typeof query === 'string' && query.trim() !== '' ? query.trim() : undefined;
+  const values = (Array.isArray(query) ? query : [query]).filter((value): value is string => typeof value === 'string');
+  const joined = values.map((value) => value.trim()).filter((value) => value !== '').join(', ');
+  return joined === '' ? undefined : oneVersion(joined);
 }
 
 /** "1.0", "1.0.0", " 1.0.7 " → "1.0"; "1", "v1.0", "abc" → undefined. */
@@ -65,6 +70,16 @@ export function negotiate(
   if (version !== undefined && supported.includes(version)) return { version };
   const list = supported.join(', ');
   const asked = raw?.slice(0, 32);
+  if (raw?.includes(',')) {
+    // Copies that disagree (oneVersion): which counted would depend on their order, and "is not
+    // supported" sent the client looking for a version to change rather than a header to drop.
+    return {
+      error: new VersionNotSupportedError({
+        message: `A2A-Version was sent more than once, with different versions ("${asked}"): send exactly one, such as "A2A-Version: ${supported[0]}" (supported versions on the ${binding} binding: ${list}).`,
+        metadata: { requestedVersion: asked ?? '', supportedVersions: list },
+      }),
+    };
+  }
   const what = asked === undefined ? `A request without A2A-Version is a v${LEGACY_VERSION} request, and v${LEGACY_VERSION}` : `A2A-Version "${asked}"`;
   return {
     error: new VersionNotSupportedError({
