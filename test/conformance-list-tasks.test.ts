@@ -13,10 +13,10 @@ import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry
 let registry: TestRegistry;
 const alice = { authorization: `Bearer ${TOKENS.alice}` };
 
-async function rpc(method: string, params: unknown): Promise<WireJson> {
+async function rpc(method: string, params: unknown, caller: Record<string, string> = alice): Promise<WireJson> {
   const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...caller },
     body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
   });
   assert.equal(res.status, 200);
@@ -100,5 +100,8 @@ describe('ListTasks pageToken', () => {
     const viaRest = await restList({ pageToken: 'not-a-token' });
     assert.equal(viaRest.status, 400);
     assert.deepEqual(viaRest.body.error.details?.[0]?.metadata, { field: 'pageToken' });
+    // Anonymous too (whose list is always empty): it was answered an empty page, as if the token were fine.
+    const anonymous = await rpc('ListTasks', { pageToken: 'not-a-token' }, {});
+    assert.equal(anonymous.error?.code, -32602, JSON.stringify(anonymous).slice(0, 200));
   });
 });

@@ -175,8 +175,9 @@ export class RegistryTaskStore implements TaskStore, TaskPlacement {
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
     const scope = this.scopeOf(context);
-    if (isAnonymousTaskOwner(scope.owner)) return { tasks: [], nextPageToken: '', pageSize, totalSize: 0 };
+    // Read first: a malformed token is refused whoever sends it (an anonymous caller was answered an empty page).
     const before = params.pageToken ? decodePageToken(params.pageToken) : undefined;
+    if (isAnonymousTaskOwner(scope.owner)) return { tasks: [], nextPageToken: '', pageSize, totalSize: 0 };
     const query: TaskListQuery = {
       contextId: params.contextId || undefined,
       state: params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED ? taskStateToJSON(params.status) : undefined,
