@@ -1221,6 +1221,23 @@ describe('web page', { skip: unavailable }, () => {
         await page.locator('.validation-summary', { hasText: /^Validating in \d+ s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
         assert.equal(await page.getByRole('button', { name: 'Validating…' }).isDisabled(), true);
         assert.equal(asked, 0, 'asked the registry during the wait');
+
+        // The wait is the page's, not one view's: the search (the header's link), an entry opened
+        // meanwhile and Back to the search wait for it too, say so, and ask nothing (each asked
+        // at once, and was refused again).
+        await page.locator('[data-nav=search]').click();
+        const searchWaits = page.locator('#result-count', { hasText: /^Searching in \d+ s, when the registry allows it\.$/ });
+        await searchWaits.waitFor({ timeout: 5000 });
+        await page.evaluate(() => {
+          const link = Object.assign(document.createElement('a'), { href: '/entries/waiting-entry' });
+          document.body.append(link);
+          link.click();
+          link.remove();
+        });
+        await page.locator('.entry-page [role=status]', { hasText: /^Loading in \d+ s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
+        await page.goBack();
+        await searchWaits.waitFor({ timeout: 5000 });
+        assert.equal(asked, 0, 'asked the registry during the wait, on another view');
       });
     } finally {
       await limited.close();

@@ -5,8 +5,8 @@
  * sessionStorage only).
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { call, RegistryError, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
-import { ErrorNotice, needsToken, usePageHeading, waitLeft } from '../components';
+import { call, rateWaitLeft, RegistryError, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
+import { ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
 import { saveToken, savedToken } from '../token';
@@ -157,14 +157,13 @@ export function ValidatePage({ moved }: { moved: number }) {
   const metaGiven = meta.name.trim() !== '' || meta.url.trim() !== '';
   const tooLarge = new TextEncoder().encode(text).length > MAX_PASTE_BYTES;
   const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
-  // The last refusal that named a wait (a rate limit's Retry-After): validating or registering
-  // sooner is only refused again, so the next asking waits for it.
-  const lastWait = useRef<unknown>(undefined);
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
   const run = async (what: 'validate' | 'register', sentText: string = text, sentFile = chosen?.text === sentText ? chosen.name : undefined) => {
     if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
-    const wait = waitLeft(lastWait.current);
+    // Under the wait a refusal named (a rate limit's Retry-After, here or on another view: a
+    // validate is a read, a register a write): asked sooner, it is only refused again.
+    const wait = rateWaitLeft(what === 'register' ? 'write' : 'read');
     setOutcome(wait > 0 ? { state: 'busy', what, waitSeconds: Math.ceil(wait / 1000) } : { state: 'busy', what });
     if (wait > 0) await new Promise((resolve) => window.setTimeout(resolve, wait));
     const sentKind = detectKind(sentText);
@@ -184,7 +183,6 @@ export function ValidatePage({ moved }: { moved: number }) {
         setOutcome({ state: 'registered', text: sentText, kind: sentKind, result, problems: placeProblems(sentText, sentKind, [], result.warnings) });
       }
     } catch (error) {
-      if (waitLeft(error) > 0) lastWait.current = error;
       if (error instanceof RegistryError && DOCUMENT_ERRORS.has(error.code)) {
         if (token) saveToken(token); // refused for the document: the token was taken
         const said = sentKind === 'toolspec' ? new RegistryError(error.code, toolspecWords(error.message), error.details, error.retryAfterSeconds) : error;
