@@ -855,6 +855,19 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(await page.locator(part).evaluate((el, live) => el.closest(live) === null, live), true, `${part} is in a live region`);
       }
 
+      // Listed in the order of the document, not the registry's (its schema's: /capabilities first).
+      const { supportedInterfaces, skills, ...rest } = v1Card('Shuffled Agent', 'https://shuffled.example.org/a2a');
+      (skills[0] as WireJson).tags = 'finance';
+      const shuffled = JSON.stringify({ supportedInterfaces, skills, ...rest, capabilities: 'streaming' }, null, 2);
+      await page.locator('#document').fill(shuffled);
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems li', { hasText: '/capabilities' }).waitFor({ timeout: 5000 });
+      const paths = () => page.locator('.problems .path').allTextContents();
+      assert.deepEqual(await paths(), ['/skills/0/tags', '/capabilities']);
+      const registryOrder = await send(await sdkClient(registry.url), [dataPart({ validate: {} }), filePart(shuffled, 'agent-card.json')]);
+      const registryPaths = (registryOrder.status.message.parts.find((p: WireJson) => p.data).data.error.details as WireJson[]).map((d) => d.path);
+      assert.deepEqual(registryPaths, ['/capabilities', '/skills/0/tags'], 'the registry lists them otherwise: this check checks nothing');
+
       // Broken JSON, dropped as a file: the registry says it is not JSON; the page shows where the parser stopped.
       const dropped = await page.evaluateHandle((text) => {
         const transfer = new DataTransfer();

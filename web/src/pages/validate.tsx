@@ -132,8 +132,18 @@ function placeProblems(text: string, kind: Kind, errors: Finding[], warnings: Fi
     if (path !== undefined) problem.place = locate(parsed, path);
     return problem;
   };
-  return [...errors.map((f) => place(f, 'error')), ...warnings.map((f) => place(f, 'warning'))];
+  return [...errors.map((f) => place(f, 'error')).sort(byPlace), ...warnings.map((f) => place(f, 'warning')).sort(byPlace)];
 }
+
+/**
+ * The order a reader meets problems in: the registry lists them in its schema's order, not the
+ * document's (a card with `skills` before `capabilities` had the capabilities' error first, the
+ * list jumping up and down the document). Errors stay before warnings (placeProblems), should the
+ * registry ever give both (a refusal gives its errors only): they stop a registration, so they are
+ * the ones to mend first, and the list's heading counts them first.
+ * Problems outside the document (the server fields, below it) come after, in the registry's order.
+ */
+const byPlace = (a: Problem, b: Problem): number => (a.place && b.place ? a.place.start - b.place.start : a.place ? -1 : b.place ? 1 : 0);
 
 export function ValidatePage({ moved }: { moved: number }) {
   const heading = usePageHeading(`Validate and register · ${config.name}`, moved);
