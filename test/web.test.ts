@@ -898,7 +898,8 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.problems').waitFor();
       const shownFindings = () => page.locator('.problems li').evaluateAll((items) => items.map((li) => `${li.querySelector('.path')?.textContent} ${li.querySelector('.message')?.textContent}`));
       assert.deepEqual(await shownFindings(), ['/tools/1/inputSchema/type must be "object"; found "array"']);
-      assert.match(await page.locator('.validation-summary').innerText(), /not valid \(1 error\)\. \/tools\/1\/inputSchema\/type: must be "object"/);
+      // Of the toolspec pasted, as the CLI's validate says it, not of an "MCP server registration".
+      assert.match(await page.locator('.validation-summary').innerText(), /The toolspec is not valid \(1 error\)\. \/tools\/1\/inputSchema\/type: must be "object"/);
       assert.doesNotMatch(await page.locator('.validation-result').innerText(), /\/toolspec/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"type": "array"')));
       // Its warnings too, a path in their words among them.

@@ -116,6 +116,16 @@ const inToolspec = (path: string) => (path === '/toolspec' ? '' : path.startsWit
 /** The registry's words about a bare toolspec, with its paths into the document as the list shows them ("… is already used by /tools/0"). */
 const toolspecWords = (message: string) => message.replace(/(^|[\s("'“])\/toolspec(?=[/\s:.,;)"'”]|$)\/?/g, '$1/');
 
+/**
+ * The registry's refusal of a bare toolspec, in its words (toolspecWords): of the toolspec ("The
+ * toolspec is not valid (1 error)…", as the CLI's validate says it), not of "The MCP server
+ * registration" the person never wrote, unless a server field is at fault too.
+ */
+const toolspecRefusal = (error: RegistryError): string => {
+  const words = toolspecWords(error.message);
+  return error.details.some((d) => d.path.startsWith('/mcpServer')) ? words : words.replace(/^The MCP server registration is /, 'The toolspec is ');
+};
+
 /** The registry's findings placed in the text (a bare toolspec's as paths into it, see inToolspec). */
 function placeProblems(text: string, kind: Kind, errors: Finding[], warnings: Finding[]): Problem[] {
   const parsed = parseDocument(text);
@@ -195,7 +205,7 @@ export function ValidatePage({ moved }: { moved: number }) {
     } catch (error) {
       if (error instanceof RegistryError && DOCUMENT_ERRORS.has(error.code)) {
         if (token) saveToken(token); // refused for the document: the token was taken
-        const said = sentKind === 'toolspec' ? new RegistryError(error.code, toolspecWords(error.message), error.details, error.retryAfterSeconds) : error;
+        const said = sentKind === 'toolspec' ? new RegistryError(error.code, toolspecRefusal(error), error.details, error.retryAfterSeconds) : error;
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error: said, problems: placeProblems(sentText, sentKind, error.details, []) });
       } else {
         refusedRegistration = what === 'register';
