@@ -796,6 +796,15 @@ describe('web page', { skip: unavailable }, () => {
       );
       assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision3/);
 
+      // So is a comparison link whose revision is no revision number: said so, nothing compared.
+      await page.goto(`${registry.url}/entries/${ids.invoice}?from=abc&to=3`);
+      const notNumber = page.locator('#history [role=status]', { hasText: 'not a revision number' });
+      assert.equal(
+        await notNumber.innerText({ timeout: 5000 }),
+        'This link compares revision abc, which is not a revision number (1, 2, 3…): nothing is compared. Choose two revisions above and Compare.',
+      );
+      assert.equal(await page.locator('.diff, [role=alert]').count(), 0);
+
       // A comparison link naming a revision no longer kept: said so, the kept ones offered in the
       // selects (not a blank select), and nothing asked of the registry for it.
       await page.goto(`${registry.url}/entries/${ids.invoice}?from=99&to=3`);

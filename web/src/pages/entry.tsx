@@ -9,7 +9,7 @@ import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, mayMendByAsking, needs
 import { config, href } from '../config';
 import { documentPaths } from '../../../src/catalog/vocabulary';
 import { AgentCardView } from '../entry/card-view';
-import { History } from '../entry/history';
+import { History, linkValue } from '../entry/history';
 import { McpServerView } from '../entry/mcp-view';
 import { StatusFacts } from '../entry/status-facts';
 import { obj, pretty } from '../entry/untrusted';
@@ -264,7 +264,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
       {strayRevision !== undefined && (
         <div class="notice" role="status">
           <p>
-            This link asks for revision <code class="url">{strayRevision.length > 40 ? `${strayRevision.slice(0, 40)}…` : strayRevision}</code>, which is not a revision number (1, 2, 3…): the current revision is shown.
+            This link asks for revision <code class="url">{linkValue(strayRevision)}</code>, which is not a revision number (1, 2, 3…): the current revision is shown.
           </p>
         </div>
       )}
@@ -328,6 +328,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         shown={entry.revision}
         from={positive(params.get('from'))}
         to={positive(params.get('to'))}
+        notNumbers={[params.get('from'), params.get('to')].filter((v): v is string => !!v && positive(v) === undefined)}
         revisionUrl={(rev) => entryUrl({ revision: rev === latest ? undefined : String(rev), from: undefined, to: undefined })}
         compare={(from, to) => navigate(entryUrl({ from: String(from), to: String(to) }), { inPlace: true })}
         load={load}
