@@ -126,6 +126,7 @@ describe('web page', { skip: unavailable }, () => {
 
     // Invoice Agent: three revisions, for the history.
     const card: WireJson = v1Card('Invoice Agent', 'https://invoices.example.org/a2a');
+    card.provider = { organization: 'Invoice Works International Ltd', url: 'https://invoice-works.example.org/about' };
     ids.invoice = resultOf(await op(alice, { register: { agentCard: card } })).id;
     card.description = 'Translates, checks and files invoices.';
     await op(alice, { register: { agentCard: card } });
@@ -1581,6 +1582,24 @@ describe('web page', { skip: unavailable }, () => {
         if (name === 'phone-search') assert.equal(await page.locator('details.filters').getAttribute('open'), null, 'filters fold away on a phone');
         await screenshot(page, name);
       }
+
+      // At 320 px (WCAG's reflow width): the provider's line breaks before its "·", not after it
+      // (a dot left alone at a line's end).
+      await page.setViewportSize({ width: 320, height: 780 });
+      await page.goto(`${registry.url}/entries/${ids.invoice}`);
+      const provider = page.locator('.facts dt:text-is("Provider") + dd');
+      await provider.waitFor();
+      const lines = await provider.evaluate((dd) => {
+        const text = [...dd.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes('·'))!;
+        const dot = document.createRange();
+        dot.setStart(text, text.textContent!.indexOf('·'));
+        dot.setEnd(text, text.textContent!.indexOf('·') + 1);
+        return { dot: dot.getBoundingClientRect().top, link: dd.querySelector('a')!.getClientRects()[0]!.top, organization: dd.querySelector('bdi')!.getBoundingClientRect().top };
+      });
+      assert.notEqual(lines.organization, lines.link, 'the provider fits one line: this check checks nothing');
+      assert.equal(lines.dot, lines.link, 'the "·" is on the line of the link it introduces');
+      await screenshot(page, 'phone-320-entry');
+      await page.setViewportSize({ width: 360, height: 780 });
 
       // The dark scheme keeps its contrast too (axe computes the colours as drawn).
       await page.emulateMedia({ colorScheme: 'dark' });
