@@ -1584,7 +1584,8 @@ describe('web page', { skip: unavailable }, () => {
       }
 
       // At 320 px (WCAG's reflow width): the provider's line breaks before its "·", not after it
-      // (a dot left alone at a line's end).
+      // (a dot left alone at a line's end), and the history's revision links ("1", "2") are touch
+      // targets of at least 24 × 24 px (WCAG 2.5.8), not the digit's 9 × 17.
       await page.setViewportSize({ width: 320, height: 780 });
       await page.goto(`${registry.url}/entries/${ids.invoice}`);
       const provider = page.locator('.facts dt:text-is("Provider") + dd');
@@ -1598,6 +1599,9 @@ describe('web page', { skip: unavailable }, () => {
       });
       assert.notEqual(lines.organization, lines.link, 'the provider fits one line: this check checks nothing');
       assert.equal(lines.dot, lines.link, 'the "·" is on the line of the link it introduces');
+      for (const box of await page.locator('.revisions a').evaluateAll((links) => links.map((a) => a.getBoundingClientRect()))) {
+        assert.ok(box.width >= 24 && box.height >= 24, `a revision link of ${box.width} × ${box.height} px`);
+      }
       await screenshot(page, 'phone-320-entry');
       await page.setViewportSize({ width: 360, height: 780 });
 
