@@ -1603,6 +1603,18 @@ describe('web page', { skip: unavailable }, () => {
         assert.ok(box.width >= 24 && box.height >= 24, `a revision link of ${box.width} × ${box.height} px`);
       }
       await screenshot(page, 'phone-320-entry');
+      // There a comparison's lines and a tool's schema are wider than the window and scroll inside
+      // it: a keyboard reaches them to scroll them (axe's scrollable-region-focusable).
+      await page.goto(`${registry.url}/entries/${ids.invoice}?from=1&to=3`);
+      await page.locator('.diff-table').waitFor();
+      await assertAccessible(page, 'a comparison at 320 px');
+      await page.goto(`${registry.url}/entries/${ids.files}`);
+      await page.locator('#tools-h').waitFor();
+      // This server's schemas are short; a real one's (half the corpus's toolspecs are over 10 KB)
+      // scroll inside their 16rem box: each is a Tab stop, as the raw JSON is.
+      const schemas = page.locator('section[aria-labelledby=tools-h] pre');
+      assert.ok((await schemas.count()) > 0);
+      assert.deepEqual(new Set(await schemas.evaluateAll((all) => all.map((pre) => (pre as HTMLElement).tabIndex))), new Set([0]));
       await page.setViewportSize({ width: 360, height: 780 });
 
       // The dark scheme keeps its contrast too (axe computes the colours as drawn).

@@ -176,7 +176,9 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
       {diff.state === 'failed' && needsToken(diff.error) && <TokenPrompt id="compare-token" {...retry.prompt} />}
       {diff.state === 'done' && diff.hunks.length > 0 && (
         <>
-          <div class="diff-scroll">
+          {/* A region the keyboard can scroll (focusable, named, as the validate page's document):
+              at 320 px the diff's lines are wider than the window and scroll inside it. */}
+          <div class="diff-scroll" tabIndex={0} role="region" aria-label="Line diff">
             <table class="diff-table">
               <caption class="visually-hidden">Line diff; removed lines are marked with a minus, added lines with a plus</caption>
               {diff.hunks.map((hunk) => (
