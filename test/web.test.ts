@@ -805,6 +805,13 @@ describe('web page', { skip: unavailable }, () => {
         'This link compares revision abc, which is not a revision number (1, 2, 3…): nothing is compared. Choose two revisions above and Compare.',
       );
       assert.equal(await page.locator('.diff, [role=alert]').count(), 0);
+      // And one that names only one revision (its &to=3 lost when shared).
+      await page.goto(`${registry.url}/entries/${ids.invoice}?from=1`);
+      assert.equal(
+        await page.locator('#history [role=status]', { hasText: 'only one revision' }).innerText({ timeout: 5000 }),
+        'This link names only one revision to compare (from=1): nothing is compared. Choose the other above and Compare.',
+      );
+      assert.equal(await page.locator('#diff-from').inputValue(), '1');
 
       // A comparison link naming a revision no longer kept: said so, the kept ones offered in the
       // selects (not a blank select), and nothing asked of the registry for it.

@@ -97,6 +97,15 @@ export function History(props: HistoryProps) {
           </p>
         </div>
       )}
+      {notNumbers.length === 0 && (props.from === undefined) !== (props.to === undefined) && (
+        // A link cut short (?from=2, its &to=3 lost when shared): not left to look as if it compared nothing by itself.
+        <div class="notice" role="status" ref={notCompared}>
+          <p>
+            This link names only one revision to compare (<code class="url">{props.from === undefined ? `to=${props.to}` : `from=${props.from}`}</code>): nothing is compared.
+            {revisions.length > 1 ? ' Choose the other above and Compare.' : ''}
+          </p>
+        </div>
+      )}
       {notNumbers.length > 0 ? null : unlisted.length > 0 ? (
         <div class="notice" role="status" ref={notCompared}>
           <p>
