@@ -126,6 +126,7 @@ describe('web page', { skip: unavailable }, () => {
 
     // Invoice Agent: three revisions, for the history.
     const card: WireJson = v1Card('Invoice Agent', 'https://invoices.example.org/a2a');
+    card.provider = { organization: 'Invoice Works International Ltd', url: 'https://invoice-works.example.org/about' };
     ids.invoice = resultOf(await op(alice, { register: { agentCard: card } })).id;
     card.description = 'Translates, checks and files invoices.';
     await op(alice, { register: { agentCard: card } });
@@ -796,6 +797,22 @@ describe('web page', { skip: unavailable }, () => {
       );
       assert.match((await page.locator('.entry-head').textContent()) ?? '', /Revision3/);
 
+      // So is a comparison link whose revision is no revision number: said so, nothing compared.
+      await page.goto(`${registry.url}/entries/${ids.invoice}?from=abc&to=3`);
+      const notNumber = page.locator('#history [role=status]', { hasText: 'not a revision number' });
+      assert.equal(
+        await notNumber.innerText({ timeout: 5000 }),
+        'This link compares revision abc, which is not a revision number (1, 2, 3…): nothing is compared. Choose two revisions above and Compare.',
+      );
+      assert.equal(await page.locator('.diff, [role=alert]').count(), 0);
+      // And one that names only one revision (its &to=3 lost when shared).
+      await page.goto(`${registry.url}/entries/${ids.invoice}?from=1`);
+      assert.equal(
+        await page.locator('#history [role=status]', { hasText: 'only one revision' }).innerText({ timeout: 5000 }),
+        'This link names only one revision to compare (from=1): nothing is compared. Choose the other above and Compare.',
+      );
+      assert.equal(await page.locator('#diff-from').inputValue(), '1');
+
       // A comparison link naming a revision no longer kept: said so, the kept ones offered in the
       // selects (not a blank select), and nothing asked of the registry for it.
       await page.goto(`${registry.url}/entries/${ids.invoice}?from=99&to=3`);
@@ -855,6 +872,19 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(await page.locator(part).evaluate((el, live) => el.closest(live) === null, live), true, `${part} is in a live region`);
       }
 
+      // Listed in the order of the document, not the registry's (its schema's: /capabilities first).
+      const { supportedInterfaces, skills, ...rest } = v1Card('Shuffled Agent', 'https://shuffled.example.org/a2a');
+      (skills[0] as WireJson).tags = 'finance';
+      const shuffled = JSON.stringify({ supportedInterfaces, skills, ...rest, capabilities: 'streaming' }, null, 2);
+      await page.locator('#document').fill(shuffled);
+      await page.locator('#document').press('Control+Enter');
+      await page.locator('.problems li', { hasText: '/capabilities' }).waitFor({ timeout: 5000 });
+      const paths = () => page.locator('.problems .path').allTextContents();
+      assert.deepEqual(await paths(), ['/skills/0/tags', '/capabilities']);
+      const registryOrder = await send(await sdkClient(registry.url), [dataPart({ validate: {} }), filePart(shuffled, 'agent-card.json')]);
+      const registryPaths = (registryOrder.status.message.parts.find((p: WireJson) => p.data).data.error.details as WireJson[]).map((d) => d.path);
+      assert.deepEqual(registryPaths, ['/capabilities', '/skills/0/tags'], 'the registry lists them otherwise: this check checks nothing');
+
       // Broken JSON, dropped as a file: the registry says it is not JSON; the page shows where the parser stopped.
       const dropped = await page.evaluateHandle((text) => {
         const transfer = new DataTransfer();
@@ -885,7 +915,8 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.problems').waitFor();
       const shownFindings = () => page.locator('.problems li').evaluateAll((items) => items.map((li) => `${li.querySelector('.path')?.textContent} ${li.querySelector('.message')?.textContent}`));
       assert.deepEqual(await shownFindings(), ['/tools/1/inputSchema/type must be "object"; found "array"']);
-      assert.match(await page.locator('.validation-summary').innerText(), /not valid \(1 error\)\. \/tools\/1\/inputSchema\/type: must be "object"/);
+      // Of the toolspec pasted, as the CLI's validate says it, not of an "MCP server registration".
+      assert.match(await page.locator('.validation-summary').innerText(), /The toolspec is not valid \(1 error\)\. \/tools\/1\/inputSchema\/type: must be "object"/);
       assert.doesNotMatch(await page.locator('.validation-result').innerText(), /\/toolspec/);
       assert.ok((await page.locator('.doc mark').allTextContents()).some((m) => m.includes('"type": "array"')));
       // Its warnings too, a path in their words among them.
@@ -1221,6 +1252,23 @@ describe('web page', { skip: unavailable }, () => {
         await page.locator('.validation-summary', { hasText: /^Validating in \d+ s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
         assert.equal(await page.getByRole('button', { name: 'Validating…' }).isDisabled(), true);
         assert.equal(asked, 0, 'asked the registry during the wait');
+
+        // The wait is the page's, not one view's: the search (the header's link), an entry opened
+        // meanwhile and Back to the search wait for it too, say so, and ask nothing (each asked
+        // at once, and was refused again).
+        await page.locator('[data-nav=search]').click();
+        const searchWaits = page.locator('#result-count', { hasText: /^Searching in \d+ s, when the registry allows it\.$/ });
+        await searchWaits.waitFor({ timeout: 5000 });
+        await page.evaluate(() => {
+          const link = Object.assign(document.createElement('a'), { href: '/entries/waiting-entry' });
+          document.body.append(link);
+          link.click();
+          link.remove();
+        });
+        await page.locator('.entry-page [role=status]', { hasText: /^Loading in \d+ s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
+        await page.goBack();
+        await searchWaits.waitFor({ timeout: 5000 });
+        assert.equal(asked, 0, 'asked the registry during the wait, on another view');
       });
     } finally {
       await limited.close();
@@ -1541,6 +1589,40 @@ describe('web page', { skip: unavailable }, () => {
         if (name === 'phone-search') assert.equal(await page.locator('details.filters').getAttribute('open'), null, 'filters fold away on a phone');
         await screenshot(page, name);
       }
+
+      // At 320 px (WCAG's reflow width): the provider's line breaks before its "·", not after it
+      // (a dot left alone at a line's end), and the history's revision links ("1", "2") are touch
+      // targets of at least 24 × 24 px (WCAG 2.5.8), not the digit's 9 × 17.
+      await page.setViewportSize({ width: 320, height: 780 });
+      await page.goto(`${registry.url}/entries/${ids.invoice}`);
+      const provider = page.locator('.facts dt:text-is("Provider") + dd');
+      await provider.waitFor();
+      const lines = await provider.evaluate((dd) => {
+        const text = [...dd.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes('·'))!;
+        const dot = document.createRange();
+        dot.setStart(text, text.textContent!.indexOf('·'));
+        dot.setEnd(text, text.textContent!.indexOf('·') + 1);
+        return { dot: dot.getBoundingClientRect().top, link: dd.querySelector('a')!.getClientRects()[0]!.top, organization: dd.querySelector('bdi')!.getBoundingClientRect().top };
+      });
+      assert.notEqual(lines.organization, lines.link, 'the provider fits one line: this check checks nothing');
+      assert.equal(lines.dot, lines.link, 'the "·" is on the line of the link it introduces');
+      for (const box of await page.locator('.revisions a').evaluateAll((links) => links.map((a) => a.getBoundingClientRect()))) {
+        assert.ok(box.width >= 24 && box.height >= 24, `a revision link of ${box.width} × ${box.height} px`);
+      }
+      await screenshot(page, 'phone-320-entry');
+      // There a comparison's lines and a tool's schema are wider than the window and scroll inside
+      // it: a keyboard reaches them to scroll them (axe's scrollable-region-focusable).
+      await page.goto(`${registry.url}/entries/${ids.invoice}?from=1&to=3`);
+      await page.locator('.diff-table').waitFor();
+      await assertAccessible(page, 'a comparison at 320 px');
+      await page.goto(`${registry.url}/entries/${ids.files}`);
+      await page.locator('#tools-h').waitFor();
+      // This server's schemas are short; a real one's (half the corpus's toolspecs are over 10 KB)
+      // scroll inside their 16rem box: each is a Tab stop, as the raw JSON is.
+      const schemas = page.locator('section[aria-labelledby=tools-h] pre');
+      assert.ok((await schemas.count()) > 0);
+      assert.deepEqual(new Set(await schemas.evaluateAll((all) => all.map((pre) => (pre as HTMLElement).tabIndex))), new Set([0]));
+      await page.setViewportSize({ width: 360, height: 780 });
 
       // The dark scheme keeps its contrast too (axe computes the colours as drawn).
       await page.emulateMedia({ colorScheme: 'dark' });

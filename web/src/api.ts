@@ -165,10 +165,42 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
   try {
     return await exchange<T>(operation, { ...options, signal: limit.signal });
   } catch (err) {
+    if (err instanceof RegistryError && err.notBefore !== undefined) notBefore[limitOf(operation)] = Math.max(notBefore[limitOf(operation)], err.notBefore);
     throw limit.passed() && isAbort(err) ? noAnswer() : err;
   } finally {
     limit.clear();
   }
+}
+
+/**
+ * The registry's rate limits count this address's reads and writes apart (REGISTRY_RATE_READS_PER_MINUTE,
+ * _WRITES_): a register is a write; a search, a get and a validate are reads.
+ */
+export type RateLimit = 'read' | 'write';
+const limitOf = (operation: Json): RateLimit => ('register' in operation ? 'write' : 'read');
+
+/**
+ * When each limit allows asking again (Date.now() time), from the last refusal that named a wait:
+ * kept for as long as the page is open, across its views (a search refused, then an entry
+ * opened, or Back to the search), since asking sooner is only refused again.
+ */
+const notBefore: Record<RateLimit, number> = { read: 0, write: 0 };
+
+/** Milliseconds before the registry allows this page's reads (or writes) again: 0 when it does now. */
+export const rateWaitLeft = (limit: RateLimit): number => Math.max(0, notBefore[limit] - Date.now());
+
+/** Resolves once the limit allows asking (at once when it does), or rejects as an abort when `signal` aborts first. */
+function untilAllowed(limit: RateLimit, signal: AbortSignal): Promise<void> {
+  const wait = rateWaitLeft(limit);
+  if (wait === 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = window.setTimeout(resolve, wait);
+    const cancelled = () => {
+      window.clearTimeout(timer);
+      reject(new DOMException('The read was cancelled.', 'AbortError'));
+    };
+    signal.addEventListener('abort', cancelled, { once: true });
+  });
 }
 
 /** The deadline passed with no answer: what happened and what to do, not "Searching…" for ever. */
@@ -249,6 +281,8 @@ export async function read<T = Json>(operation: Json, signal: AbortSignal): Prom
   if (!token && config.readNeedsToken) {
     throw new RegistryError('UNAUTHENTICATED', 'This registry needs a registry token to read: type yours below.');
   }
+  // Under a rate limit's wait (whatever read it refused, on whichever view): asked when it is over.
+  await untilAllowed('read', signal);
   try {
     return await call<T>(operation, { signal, token: token || undefined });
   } catch (err) {

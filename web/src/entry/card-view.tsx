@@ -2,6 +2,13 @@
 import { ExternalLink } from '../components';
 import { arr, bool, obj, show, str, strings, type Json } from './untrusted';
 
+/**
+ * Between two facts on a line ("Example Ltd · https://…"): the dot goes with what follows it. With
+ * a plain space after it, a narrow window (320 px) broke the line there and left the dot alone at
+ * the end of the first line, pointing at nothing.
+ */
+const SEPARATOR = ' ·\u00a0';
+
 export function AgentCardView({ card }: { card: Json }) {
   const provider = obj(card.provider);
   return (
@@ -22,7 +29,7 @@ export function AgentCardView({ card }: { card: Json }) {
                 <bdi>{str(provider.organization) ?? 'unnamed'}</bdi>
                 {str(provider.url) && (
                   <>
-                    {' · '}
+                    {SEPARATOR}
                     <ExternalLink url={provider.url} />
                   </>
                 )}
@@ -109,7 +116,7 @@ function describeScheme(value: unknown): { type: string; details: [string, unkno
       const f = obj(flow) ?? {};
       const scopes = Object.keys(obj(f.scopes) ?? {});
       const urls = ['authorizationUrl', 'tokenUrl', 'refreshUrl', 'deviceAuthorizationUrl'].filter((k) => str(f[k])).map((k) => `${k}: ${String(f[k])}`);
-      return [`flow ${name}`, [...urls, scopes.length ? `scopes: ${scopes.join(', ')}` : ''].filter(Boolean).join(' · ')];
+      return [`flow ${name}`, [...urls, scopes.length ? `scopes: ${scopes.join(', ')}` : ''].filter(Boolean).join(SEPARATOR)];
     });
   let s: Json | undefined;
   if ((s = v1('apiKeySecurityScheme'))) return { type: 'API key', details: of(s, 'location', 'name'), description: str(s.description) };

@@ -14,6 +14,8 @@ export interface HistoryProps {
   shown: number;
   from?: number;
   to?: number;
+  /** The link's from and to that are no revision number (from=abc, 0, 2.5: edited by hand): nothing is compared, and the page says why. */
+  notNumbers: string[];
   revisionUrl(revision: number): string;
   compare(from: number, to: number): void;
   load(revision: number, signal: AbortSignal): Promise<unknown>;
@@ -35,7 +37,8 @@ export function History(props: HistoryProps) {
   }, [props.from, props.to]);
   const notCompared = useRef<HTMLDivElement>(null);
   // Asked for by a link: brought into view, as a comparison is.
-  useEffect(() => notCompared.current?.scrollIntoView({ block: 'start' }), [props.from, props.to]);
+  useEffect(() => notCompared.current?.scrollIntoView({ block: 'start' }), [props.from, props.to, props.notNumbers.join()]);
+  const { notNumbers } = props;
 
   return (
     <section aria-labelledby="history-h" id="history">
@@ -78,7 +81,32 @@ export function History(props: HistoryProps) {
       ) : (
         <p class="muted">This is the only revision.</p>
       )}
-      {unlisted.length > 0 ? (
+      {notNumbers.length > 0 && (
+        // As a revision=abc link is told (the entry page): not left to look as if the link compared nothing by itself.
+        <div class="notice" role="status" ref={notCompared}>
+          <p>
+            This link compares {notNumbers.length === 1 ? 'revision ' : 'revisions '}
+            {notNumbers.map((v, i) => (
+              <>
+                {i > 0 && ' and '}
+                <code class="url">{linkValue(v)}</code>
+              </>
+            ))}
+            , which {notNumbers.length === 1 ? 'is not a revision number' : 'are not revision numbers'} (1, 2, 3…): nothing is compared.
+            {revisions.length > 1 ? ' Choose two revisions above and Compare.' : ''}
+          </p>
+        </div>
+      )}
+      {notNumbers.length === 0 && (props.from === undefined) !== (props.to === undefined) && (
+        // A link cut short (?from=2, its &to=3 lost when shared): not left to look as if it compared nothing by itself.
+        <div class="notice" role="status" ref={notCompared}>
+          <p>
+            This link names only one revision to compare (<code class="url">{props.from === undefined ? `to=${props.to}` : `from=${props.from}`}</code>): nothing is compared.
+            {revisions.length > 1 ? ' Choose the other above and Compare.' : ''}
+          </p>
+        </div>
+      )}
+      {notNumbers.length > 0 ? null : unlisted.length > 0 ? (
         <div class="notice" role="status" ref={notCompared}>
           <p>
             This link compares {unlisted.length === 1 ? `revision ${unlisted[0]}, which is` : `revisions ${unlisted.join(' and ')}, which are`} not in this entry's history (old revisions leave it
@@ -92,6 +120,9 @@ export function History(props: HistoryProps) {
     </section>
   );
 }
+
+/** A value from a link, as a notice quotes it: a long one (a garbled link) cut at 40 characters. */
+export const linkValue = (value: string): string => (value.length > 40 ? `${value.slice(0, 40)}…` : value);
 
 type DiffState = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; hunks: StructuredPatchHunk[]; added: number; removed: number };
 
@@ -154,7 +185,9 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
       {diff.state === 'failed' && needsToken(diff.error) && <TokenPrompt id="compare-token" {...retry.prompt} />}
       {diff.state === 'done' && diff.hunks.length > 0 && (
         <>
-          <div class="diff-scroll">
+          {/* A region the keyboard can scroll (focusable, named, as the validate page's document):
+              at 320 px the diff's lines are wider than the window and scroll inside it. */}
+          <div class="diff-scroll" tabIndex={0} role="region" aria-label="Line diff">
             <table class="diff-table">
               <caption class="visually-hidden">Line diff; removed lines are marked with a minus, added lines with a plus</caption>
               {diff.hunks.map((hunk) => (

@@ -80,8 +80,16 @@ function Tool({ tool }: { tool: Json }) {
       <Parameters schema={obj(tool.inputSchema)} />
       <details>
         <summary>Input schema{obj(tool.outputSchema) ? ' and output schema' : ''}</summary>
-        <pre class="code small">{pretty(tool.inputSchema)}</pre>
-        {obj(tool.outputSchema) && <pre class="code small">{pretty(tool.outputSchema)}</pre>}
+        {/* Focusable: a schema wider than the card scrolls sideways inside it, which only a focused
+            element does by the keyboard (as the raw JSON's). */}
+        <pre class="code small" tabIndex={0}>
+          {pretty(tool.inputSchema)}
+        </pre>
+        {obj(tool.outputSchema) && (
+          <pre class="code small" tabIndex={0}>
+            {pretty(tool.outputSchema)}
+          </pre>
+        )}
       </details>
     </li>
   );

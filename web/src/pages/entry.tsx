@@ -4,12 +4,12 @@
  * ?revision=N shows an older revision; ?from=&to= compares two.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { fetchDocument, isAbort, read, RegistryError, type EntryView } from '../api';
+import { fetchDocument, isAbort, rateWaitLeft, read, RegistryError, type EntryView } from '../api';
 import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, mayMendByAsking, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
 import { documentPaths } from '../../../src/catalog/vocabulary';
 import { AgentCardView } from '../entry/card-view';
-import { History } from '../entry/history';
+import { History, linkValue } from '../entry/history';
 import { McpServerView } from '../entry/mcp-view';
 import { StatusFacts } from '../entry/status-facts';
 import { obj, pretty } from '../entry/untrusted';
@@ -143,6 +143,8 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   const strayRevision = params.get('revision') && revision === undefined ? params.get('revision')! : undefined;
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const retry = useRetry(String(revision));
+  // A read held for a rate limit's wait (named by a refusal here or on another view): the seconds it had left, said meanwhile.
+  const [held, setHeld] = useState<number>();
   const [downloadFailed, setDownloadFailed] = useState<unknown>(undefined);
   // Documents by revision, for the diff (the entry's own revision is one of them).
   const documents = useRef(new Map<number, unknown>());
@@ -157,7 +159,10 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
       return;
     }
     setLoaded((l) => (l.state === 'done' ? { ...l, switchFailed: undefined } : { state: 'loading' }));
+    const wait = rateWaitLeft('read');
+    setHeld(wait > 0 ? Math.ceil(wait / 1000) : undefined);
     read<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, controller.signal)
+      .finally(() => !controller.signal.aborted && setHeld(undefined))
       .then((entry) => {
         documents.current.set(entry.revision, entry.document);
         setLoaded({ state: 'done', entry, asked: revision });
@@ -201,6 +206,11 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
             {loaded.state === 'loading' ? 'Loading entry…' : 'Entry not available'}
           </h1>
         </header>
+        {loaded.state === 'loading' && held !== undefined && (
+          <p class="muted" role="status">
+            Loading in {held} s, when the registry allows it.
+          </p>
+        )}
         {loaded.state === 'failed' && (
           <ErrorNotice
             error={loaded.error}
@@ -242,7 +252,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
       </p>
       <p class="muted entry-switching" role="status">
-        {switching ? `Loading ${asked}…` : ''}
+        {switching ? (held === undefined ? `Loading ${asked}…` : `Loading ${asked} in ${held} s, when the registry allows it.`) : ''}
       </p>
       {loaded.switchFailed !== undefined && (
         <ErrorNotice
@@ -254,7 +264,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
       {strayRevision !== undefined && (
         <div class="notice" role="status">
           <p>
-            This link asks for revision <code class="url">{strayRevision.length > 40 ? `${strayRevision.slice(0, 40)}…` : strayRevision}</code>, which is not a revision number (1, 2, 3…): the current revision is shown.
+            This link asks for revision <code class="url">{linkValue(strayRevision)}</code>, which is not a revision number (1, 2, 3…): the current revision is shown.
           </p>
         </div>
       )}
@@ -318,6 +328,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         shown={entry.revision}
         from={positive(params.get('from'))}
         to={positive(params.get('to'))}
+        notNumbers={[params.get('from'), params.get('to')].filter((v): v is string => !!v && positive(v) === undefined)}
         revisionUrl={(rev) => entryUrl({ revision: rev === latest ? undefined : String(rev), from: undefined, to: undefined })}
         compare={(from, to) => navigate(entryUrl({ from: String(from), to: String(to) }), { inPlace: true })}
         load={load}

@@ -4,8 +4,8 @@
  * version, verified, health, p), so a search can be shared and Back returns to it.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { isAbort, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
-import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry, waitLeft } from '../components';
+import { isAbort, rateWaitLeft, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
+import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
 import { leftPlace, navigate } from '../router';
@@ -197,10 +197,8 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   const [slow, setSlow] = useState(false);
   const requestKey = params.toString();
   const retry = useRetry(requestKey);
-  // The last refusal that named a wait (a rate limit's Retry-After), whatever search it refused:
-  // the limit is on the address, so other words or filters asked sooner are only refused again.
-  const lastWait = useRef<unknown>(undefined);
-  // The search of this URL waits for that wait to end: the seconds left when it was asked.
+  // The search of this URL waits for the wait the last refusal of a read named (a rate limit's
+  // Retry-After, whatever read it refused, on whichever view): the seconds left when it was asked.
   const [deferred, setDeferred] = useState<{ key: string; seconds: number }>();
   const terms = useMemo(() => queryTerms(query), [query]);
   // Filters of the URL that cannot apply: left out of it (in place of this history entry), and
@@ -297,12 +295,11 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         .catch((error: unknown) => {
           window.clearTimeout(slowTimer);
           if (isAbort(error)) return;
-          if (waitLeft(error) > 0) lastWait.current = error;
           setResult({ state: 'failed', error });
         });
     };
-    // Refused with a wait not yet over: asked when it is (typing waits too, not only Search).
-    const wait = waitLeft(lastWait.current);
+    // Refused with a wait not yet over: asked when it is (typing waits too, not only Search), said meanwhile.
+    const wait = rateWaitLeft('read');
     const waitTimer = wait > 0 ? window.setTimeout(ask, wait) : undefined;
     if (wait > 0) setDeferred({ key: requestKey, seconds: Math.ceil(wait / 1000) });
     else ask();

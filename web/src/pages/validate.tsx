@@ -5,8 +5,8 @@
  * sessionStorage only).
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { call, RegistryError, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
-import { ErrorNotice, needsToken, usePageHeading, waitLeft } from '../components';
+import { call, rateWaitLeft, RegistryError, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
+import { ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
 import { saveToken, savedToken } from '../token';
@@ -116,6 +116,16 @@ const inToolspec = (path: string) => (path === '/toolspec' ? '' : path.startsWit
 /** The registry's words about a bare toolspec, with its paths into the document as the list shows them ("… is already used by /tools/0"). */
 const toolspecWords = (message: string) => message.replace(/(^|[\s("'“])\/toolspec(?=[/\s:.,;)"'”]|$)\/?/g, '$1/');
 
+/**
+ * The registry's refusal of a bare toolspec, in its words (toolspecWords): of the toolspec ("The
+ * toolspec is not valid (1 error)…", as the CLI's validate says it), not of "The MCP server
+ * registration" the person never wrote, unless a server field is at fault too.
+ */
+const toolspecRefusal = (error: RegistryError): string => {
+  const words = toolspecWords(error.message);
+  return error.details.some((d) => d.path.startsWith('/mcpServer')) ? words : words.replace(/^The MCP server registration is /, 'The toolspec is ');
+};
+
 /** The registry's findings placed in the text (a bare toolspec's as paths into it, see inToolspec). */
 function placeProblems(text: string, kind: Kind, errors: Finding[], warnings: Finding[]): Problem[] {
   const parsed = parseDocument(text);
@@ -132,8 +142,18 @@ function placeProblems(text: string, kind: Kind, errors: Finding[], warnings: Fi
     if (path !== undefined) problem.place = locate(parsed, path);
     return problem;
   };
-  return [...errors.map((f) => place(f, 'error')), ...warnings.map((f) => place(f, 'warning'))];
+  return [...errors.map((f) => place(f, 'error')).sort(byPlace), ...warnings.map((f) => place(f, 'warning')).sort(byPlace)];
 }
+
+/**
+ * The order a reader meets problems in: the registry lists them in its schema's order, not the
+ * document's (a card with `skills` before `capabilities` had the capabilities' error first, the
+ * list jumping up and down the document). Errors stay before warnings (placeProblems), should the
+ * registry ever give both (a refusal gives its errors only): they stop a registration, so they are
+ * the ones to mend first, and the list's heading counts them first.
+ * Problems outside the document (the server fields, below it) come after, in the registry's order.
+ */
+const byPlace = (a: Problem, b: Problem): number => (a.place && b.place ? a.place.start - b.place.start : a.place ? -1 : b.place ? 1 : 0);
 
 export function ValidatePage({ moved }: { moved: number }) {
   const heading = usePageHeading(`Validate and register · ${config.name}`, moved);
@@ -157,14 +177,13 @@ export function ValidatePage({ moved }: { moved: number }) {
   const metaGiven = meta.name.trim() !== '' || meta.url.trim() !== '';
   const tooLarge = new TextEncoder().encode(text).length > MAX_PASTE_BYTES;
   const refused = outcome.state === 'failed' && outcome.what === 'register' ? outcome : undefined;
-  // The last refusal that named a wait (a rate limit's Retry-After): validating or registering
-  // sooner is only refused again, so the next asking waits for it.
-  const lastWait = useRef<unknown>(undefined);
 
   /** Sends the document (the text shown, or a file just dropped) to the registry. */
   const run = async (what: 'validate' | 'register', sentText: string = text, sentFile = chosen?.text === sentText ? chosen.name : undefined) => {
     if (!sentText.trim() || new TextEncoder().encode(sentText).length > MAX_PASTE_BYTES) return;
-    const wait = waitLeft(lastWait.current);
+    // Under the wait a refusal named (a rate limit's Retry-After, here or on another view: a
+    // validate is a read, a register a write): asked sooner, it is only refused again.
+    const wait = rateWaitLeft(what === 'register' ? 'write' : 'read');
     setOutcome(wait > 0 ? { state: 'busy', what, waitSeconds: Math.ceil(wait / 1000) } : { state: 'busy', what });
     if (wait > 0) await new Promise((resolve) => window.setTimeout(resolve, wait));
     const sentKind = detectKind(sentText);
@@ -184,10 +203,9 @@ export function ValidatePage({ moved }: { moved: number }) {
         setOutcome({ state: 'registered', text: sentText, kind: sentKind, result, problems: placeProblems(sentText, sentKind, [], result.warnings) });
       }
     } catch (error) {
-      if (waitLeft(error) > 0) lastWait.current = error;
       if (error instanceof RegistryError && DOCUMENT_ERRORS.has(error.code)) {
         if (token) saveToken(token); // refused for the document: the token was taken
-        const said = sentKind === 'toolspec' ? new RegistryError(error.code, toolspecWords(error.message), error.details, error.retryAfterSeconds) : error;
+        const said = sentKind === 'toolspec' ? new RegistryError(error.code, toolspecRefusal(error), error.details, error.retryAfterSeconds) : error;
         setOutcome({ state: 'checked', text: sentText, kind: sentKind, valid: undefined, error: said, problems: placeProblems(sentText, sentKind, error.details, []) });
       } else {
         refusedRegistration = what === 'register';
