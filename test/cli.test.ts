@@ -423,6 +423,40 @@ describe('a2a-registry against a registry', () => {
     }
   });
 
+  test('--timeout bounds the whole answer: a registry that stalls half way through a body (a streamed search, the card) is given up on', async () => {
+    // The registry's own card, served whole or cut off half way; the JSON-RPC endpoint (where
+    // the CLI sends its message, at the --registry URL) answers a stream's headers, then only
+    // keep-alive comments, as a registry stuck behind its heartbeat does.
+    const card = await (await fetch(`${registry.url}/.well-known/agent-card.json`)).text();
+    const stalling = http.createServer((req, res) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(req.url?.startsWith('/card-stalls/') ? card.slice(0, card.length / 2) : card);
+        if (!req.url?.startsWith('/card-stalls/')) res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 100);
+      res.on('close', () => clearInterval(heartbeat));
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+    try {
+      const [search, get] = await Promise.all([
+        cli(['search', 'x', '--registry', url, '--timeout', '0.5'], { env: {} }),
+        cli(['get', 'x', '--json', '--registry', `${url}/card-stalls`, '--timeout', '0.5'], { env: {} }),
+      ]);
+      assert.equal(search.code, 3, search.stderr);
+      assert.equal(search.stderr, `a2a-registry: cannot reach the registry at ${url}: the answer was not complete within 0.5 s\n`);
+      assert.equal(get.code, 3, get.stderr);
+      assert.equal(parse(get).error.code, 'UNREACHABLE');
+      assert.match(get.stderr, /the answer was not complete within 0\.5 s/);
+    } finally {
+      stalling.closeAllConnections();
+      stalling.close();
+    }
+  });
+
   test('search: one row per entry, with every part of it that matched', async () => {
     // The invoice agent matches "invoice" by its own name and by two of its skills.
     const [table, json] = await Promise.all([cli(['search', 'invoice'], { env }), cli(['search', '--json', 'invoice'], { env })]);
