@@ -372,7 +372,9 @@ describe('a2a-registry against a registry', () => {
     // connection unread, so the CLI may see either that answer or the connection cut mid-send.
     const huge = path.join(dir, 'huge-card.json');
     fs.writeFileSync(huge, JSON.stringify({ ...(exampleJson('agent-card.json') as object), description: 'x'.repeat(300_000) }));
-    const [notJson, notJsonAsJson, unreadable, unreadableAsJson, directory, tooLarge, overLimit, overLimitAsJson] = await Promise.all([
+    // Over 1 MiB, more than any registry takes: not read further (`register /dev/zero` ran out of memory), nothing sent.
+    const overAnyLimit = ' '.repeat(1024 * 1024) + fs.readFileSync(example('agent-card.json'), 'utf8');
+    const [notJson, notJsonAsJson, unreadable, unreadableAsJson, directory, tooLarge, overLimit, overLimitAsJson, overAny, overAnyAsJson] = await Promise.all([
       cli(['register', malformed], { env: as('alice') }),
       cli(['register', '--json', malformed], { env: as('alice') }),
       cli(['register', missing], { env: as('alice') }),
@@ -381,7 +383,14 @@ describe('a2a-registry against a registry', () => {
       cli(['register', large, '--mcp-name', 'tavily', '--mcp-url', 'https://mcp.tavily.example.com/mcp'], { env: as('alice') }),
       cli(['register', huge], { env: as('alice') }),
       cli(['register', '--json', huge], { env: as('alice') }),
+      cli(['register', '/dev/zero'], { env: as('alice') }),
+      cli(['register', '--json', '-'], { env: as('alice'), input: overAnyLimit }),
     ]);
+    assert.equal(overAny.code, 1, overAny.stderr);
+    assert.equal(overAny.stderr, 'a2a-registry: /dev/zero is over 1,048,576 bytes (1 MiB), more than any registry accepts for a document (REGISTRY_MAX_DOCUMENT_BYTES at its highest); it was not read further: is it the right file?\n');
+    assert.equal(overAnyAsJson.code, 1, overAnyAsJson.stderr);
+    assert.equal(parse(overAnyAsJson).error.code, 'TOO_LARGE');
+    assert.match(parse(overAnyAsJson).error.message, /^standard input is over 1,048,576 bytes \(1 MiB\)/);
     assert.equal(notJson.code, 1);
     assert.equal(notJson.stderr, `a2a-registry: ${malformed}:4:16: not valid JSON: trailing comma (JSON allows none before } or ])\n`);
     assert.deepEqual(parse(notJsonAsJson).error.location, { file: malformed, line: 4, column: 16 });

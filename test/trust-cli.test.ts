@@ -221,6 +221,11 @@ describe('keygen, sign, verify', () => {
     assert.equal(publicOnly.code, 1);
     assert.match(publicOnly.stderr, /not a JSON Web Key|no private part/);
     assert.equal((await cli(['sign', file('card.json')])).code, 2);
+    // Over 1 MiB, more than any registry takes: refused by name, not read further (`sign /dev/zero` ran out of memory).
+    fs.writeFileSync(file('big.json'), ' '.repeat(1024 * 1024) + fs.readFileSync(file('card.json'), 'utf8'));
+    const big = await cli(['sign', file('big.json'), '--key', file('key.jwk.json'), '-o', file('big-signed.json')]);
+    assert.equal(big.code, 1, big.stderr);
+    assert.match(big.stderr, /^a2a-registry sign: .*big\.json is over 1,048,576 bytes \(1 MiB\), more than any registry accepts/);
     // Standard input twice: the card took it all and the key was "the file is empty" (exit 1).
     const [bothSign, bothVerify] = await Promise.all([cli(['sign', '-', '--key', '-']), cli(['verify', '-', '--jwks', '-', '--json'])]);
     assert.equal(bothSign.code, 2, bothSign.stderr);

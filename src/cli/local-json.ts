@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { FileTooLarge, readBounded } from './bounded-read.js';
 import { JsonSource, JsonSyntaxError } from './json-source.js';
 import { readProblem } from './commands/validate.js';
 import { EXIT_FAILED, EXIT_USAGE } from './output.js';
@@ -19,12 +20,6 @@ export class LocalFileError extends Error {
   ) {
     super(message);
   }
-}
-
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks);
 }
 
 /**
@@ -39,12 +34,13 @@ export function oneFromStdin(files: Record<string, string>): void {
   }
 }
 
-/** Parses a JSON file ("-": stdin); a UTF-8 byte order mark is tolerated. */
+/** Parses a JSON file ("-": stdin) of at most a document's largest size; a UTF-8 byte order mark is tolerated. */
 export async function readJsonFile(file: string): Promise<JsonSource> {
   let bytes: Buffer;
   try {
-    bytes = file === '-' ? await readStdin() : await fs.readFile(file);
+    bytes = await readBounded(file);
   } catch (err) {
+    if (err instanceof FileTooLarge) throw new LocalFileError(err.message);
     throw new LocalFileError(readProblem(file, err), EXIT_USAGE);
   }
   try {

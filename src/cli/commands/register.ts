@@ -11,10 +11,10 @@
  * valid; or the file is not JSON, reported with its line and column before anything is sent),
  * 2 usage (bad options, a file that cannot be read), 3 unreachable.
  */
-import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Finding, RegistrationResult, ValidationResultBody } from '../../contract/types.js';
 import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../client.js';
+import { FileTooLarge, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
@@ -128,13 +128,6 @@ function tooLargeToSend(err: unknown, upload: Upload, file: string): RegistryDec
   });
 }
 
-async function readDocument(file: string): Promise<Buffer> {
-  if (file !== '-') return readFile(file);
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks);
-}
-
 // --- output --------------------------------------------------------------------------------
 
 function describeRegistration(r: RegistrationResult, upload: Pick<Upload, 'name' | 'locate'>, o: Output): string {
@@ -234,8 +227,15 @@ export function register(program: Command): void {
       }
       let bytes: Buffer;
       try {
-        bytes = await readDocument(file);
+        bytes = await readBounded(file);
       } catch (err) {
+        if (err instanceof FileTooLarge) {
+          // Too large for any registry, as the registry's own TOO_LARGE is (exit 1); nothing is sent.
+          if (options.json) printJson(o, { error: { code: 'TOO_LARGE', message: err.message } });
+          o.err(`a2a-registry: ${err.message}\n`);
+          process.exitCode = EXIT_FAILED;
+          return;
+        }
         process.exitCode = reportUsage(o, options.json, 'READ_ERROR', readProblem(file, err));
         return;
       }
