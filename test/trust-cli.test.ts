@@ -130,6 +130,12 @@ describe('keygen, sign, verify', () => {
     assert.match(added.stderr, /cannot write .*published-jwks\.json: /);
     assert.equal(fs.readFileSync(file('published-jwks.json'), 'utf8'), jwksBefore, 'the published key was lost');
     assert.equal(fs.existsSync(file('added.jwk.json')), false);
+    // keygen --force over a private key: the old key is kept, its public half still in the key set.
+    fs.copyFileSync(file('key.jwk.json'), file('kept.jwk.json'));
+    const replacing = await cli(['keygen', '--force', '--private', file('kept.jwk.json'), '--jwks', file('published-jwks.json')], {}, 512);
+    assert.equal(replacing.code, 1, replacing.stderr);
+    assert.match(replacing.stderr, /cannot write .*published-jwks\.json: /);
+    assert.deepEqual(fs.readFileSync(file('kept.jwk.json')), fs.readFileSync(file('key.jwk.json')), 'the old private key was replaced by one whose public key was never written');
     assert.deepEqual(fs.readdirSync(work).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
   });
 
