@@ -127,6 +127,11 @@ test('stdin with "-"', () => {
   const r = cli(['validate', '--json', '-'], readFileSync(card('Shiv33ndu__songgenerationa2a__agent-card.json'), 'utf8'));
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.equal(json(r).results[0]!.generation, '0.3');
+  // Named as register and sign name it, not "-".
+  assert.equal(json(r).results[0]!.file, 'standard input');
+  const notJson = cli(['validate', '-'], '{\n  "name": "x",\n}\n');
+  assert.equal(notJson.code, 1);
+  assert.equal(notJson.stdout, '✗ invalid standard input:3:1: not valid JSON: trailing comma (JSON allows none before } or ])\n');
 });
 
 test('a file that is not JSON: exit 1, the line and column of the mistake', () => {

@@ -9,6 +9,9 @@ import fs from 'node:fs/promises';
 /** The most any registry accepts for a document: REGISTRY_MAX_DOCUMENT_BYTES at its highest. */
 export const MAX_DOCUMENT_FILE_BYTES = 1024 * 1024;
 
+/** How messages name a file the user gave: "-" is standard input. */
+export const inputName = (file: string): string => (file === '-' ? 'standard input' : file);
+
 /** A file longer than the limit: only its first limit + 1 bytes were read. */
 export class FileTooLarge extends Error {
   constructor(
@@ -16,7 +19,7 @@ export class FileTooLarge extends Error {
     readonly limit: number,
   ) {
     super(
-      `${file === '-' ? 'standard input' : file} is over ${limit.toLocaleString('en-US')} bytes${limit === MAX_DOCUMENT_FILE_BYTES ? ' (1 MiB), more than any registry accepts for a document (REGISTRY_MAX_DOCUMENT_BYTES at its highest)' : ''}; it was not read further: is it the right file?`,
+      `${inputName(file)} is over ${limit.toLocaleString('en-US')} bytes${limit === MAX_DOCUMENT_FILE_BYTES ? ' (1 MiB), more than any registry accepts for a document (REGISTRY_MAX_DOCUMENT_BYTES at its highest)' : ''}; it was not read further: is it the right file?`,
     );
   }
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { FileTooLarge, readBounded } from './bounded-read.js';
+import { FileTooLarge, inputName, readBounded } from './bounded-read.js';
 import { JsonSource, JsonSyntaxError } from './json-source.js';
 import { readProblem } from './commands/validate.js';
 import { EXIT_FAILED, EXIT_USAGE } from './output.js';
@@ -44,7 +44,7 @@ export async function readJsonFile(file: string): Promise<JsonSource> {
     throw new LocalFileError(readProblem(file, err), EXIT_USAGE);
   }
   try {
-    return JsonSource.parse(file === '-' ? 'standard input' : file, bytes);
+    return JsonSource.parse(inputName(file), bytes);
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw new LocalFileError(err.message);
     throw err;

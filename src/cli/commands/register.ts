@@ -14,7 +14,7 @@
 import { Command } from 'commander';
 import type { Finding, RegistrationResult, ValidationResultBody } from '../../contract/types.js';
 import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../client.js';
-import { FileTooLarge, readBounded } from '../bounded-read.js';
+import { FileTooLarge, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
@@ -87,7 +87,7 @@ function withServer(bytes: Buffer, mcpServer: JsonObject, locate: Locate): Uploa
  * knows the file they gave. Say theirs.
  */
 function inUsersTerms(err: RegistryDeclined, upload: Upload, file: string): RegistryDeclined {
-  const name = file === '-' ? 'standard input' : file;
+  const name = inputName(file);
   const message = err.error.message
     .replace(/File part \d+ \("(?:agent-card|toolspec)\.json"\)/g, name)
     .replace(new RegExp(`"${upload.filename.replace('.', '\\.')}"`, 'g'), `"${name}"`);
@@ -116,7 +116,7 @@ function tooLargeToSend(err: unknown, upload: Upload, file: string): RegistryDec
   const why = atDoor !== undefined ? `the registry refused the request carrying it (${atDoor.replace(/\.$/, '')})` : 'the registry closed the connection while it was being sent, as it does with a request over its size limit';
   return new RegistryDeclined('REFUSED', {
     code: 'TOO_LARGE',
-    message: `The document "${file === '-' ? 'standard input' : file}" is ${size} bytes, too large for this registry: ${why}.`,
+    message: `The document "${inputName(file)}" is ${size} bytes, too large for this registry: ${why}.`,
     details: [
       {
         path: '',
@@ -241,7 +241,7 @@ export function register(program: Command): void {
       }
       let upload: Upload;
       try {
-        upload = planUpload(JsonSource.parse(file === '-' ? 'standard input' : file, bytes), bytes, options);
+        upload = planUpload(JsonSource.parse(inputName(file), bytes), bytes, options);
       } catch (err) {
         if (err instanceof UsageError) {
           process.exitCode = reportUsage(o, options.json, 'USAGE', err.message);

@@ -12,7 +12,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EntryKind, Finding } from '../../contract/types.js';
 import { isObject } from '../../lib/json.js';
 import { compactJsonBytes, createDocumentValidator, type DocumentValidator, type Verdict } from '../../validation/index.js';
-import { FileTooLarge, MAX_DOCUMENT_FILE_BYTES, readBounded } from '../bounded-read.js';
+import { FileTooLarge, MAX_DOCUMENT_FILE_BYTES, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError, type SourceLocation } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, styles, withLocation, type Locate } from '../output.js';
 
@@ -83,11 +83,13 @@ interface Checked {
   locate?: Locate;
 }
 
-async function validateFile(validator: DocumentValidator, file: string, opts: ValidateOptions): Promise<Checked> {
+async function validateFile(validator: DocumentValidator, given: string, opts: ValidateOptions): Promise<Checked> {
+  // Named as register and sign name it ("standard input", not "-"), in messages and --json alike.
+  const file = inputName(given);
   let buf: Buffer;
   try {
     // Past the limit it is too large whatever it holds: read no more of it (`validate /dev/zero`).
-    buf = await readBounded(file, Math.max(MAX_DOCUMENT_FILE_BYTES, opts.maxBytes));
+    buf = await readBounded(given, Math.max(MAX_DOCUMENT_FILE_BYTES, opts.maxBytes));
   } catch (err) {
     if (err instanceof FileTooLarge) return { result: { file, valid: false, error: { code: 'TOO_LARGE', message: err.message } } };
     return { result: { file, valid: false, error: { code: 'READ_ERROR', message: readProblem(file, err) } } };
@@ -108,7 +110,7 @@ async function validateFile(validator: DocumentValidator, file: string, opts: Va
 export function readProblem(file: string, err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-  return `cannot read ${file === '-' ? 'standard input' : file}: ${why}`;
+  return `cannot read ${inputName(file)}: ${why}`;
 }
 
 /**
