@@ -1040,6 +1040,13 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       assert.deepEqual(listed.entries.map((e: { id: string }) => e.id), [id]);
       assert.equal((await cli(['ls', '--health', 'fine'], { env })).code, 2);
 
+      // An entry registered inline: the advice is the command that registers by URL, not the A2A request.
+      const inline = resultOf(await op(await sdkClient(registry.url, { token: TOKENS.alice }), { register: { agentCard: v1Card('Inline For CLI', 'https://cli-inline.example.org/a2a') } }));
+      const noSource = await cli(['refresh', inline.id], { env });
+      assert.equal(noSource.code, 1, noSource.stderr);
+      assert.match(noSource.stderr, /Register it by URL \(a2a-registry register --url https:\/\/\.\.\.\) or, for an MCP server, with a2a-registry register --fetch-tools --mcp-name <name> --mcp-url <url>, and/);
+      assert.doesNotMatch(noSource.stderr, /\{"register"|"fetchTools"/);
+
       const refused = await cli(['register', '--url', 'http://10.1.2.3/agent'], { env });
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /FETCH_FAILED.*10\.1\.2\.3 is a private-network address/);
