@@ -901,10 +901,14 @@ describe('a data directory that cannot be made', () => {
   // looped for ever, and start-up hung without a word (cli() kills it after a minute).
   test('REGISTRY_DATA_DIR under /proc stops start-up at once with what, where and how to fix it (exit 1)', { skip: !fs.existsSync('/proc/self') && 'no /proc here' }, async () => {
     const dataDir = '/proc/a2a-registry-test/data';
-    const [adminToken, database] = await Promise.all([
+    const [adminToken, database, imported] = await Promise.all([
       cli(['serve', '--port', '0'], { env: { REGISTRY_DATA_DIR: dataDir } }),
       cli(['serve', '--port', '0'], { env: { REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `alice:${TOKENS.alice}` } }),
+      cli(['import', '-', '--data-dir', dataDir], { input: '{}\n' }),
     ]);
+    // Given as import's flag, it is named so: "Check that REGISTRY_DATA_DIR ..." sent the user to a variable they never set.
+    assert.equal(imported.code, 1, imported.stderr);
+    assert.match(imported.stderr, /^a2a-registry: nothing was imported: cannot open the database file \/proc\/a2a-registry-test\/data\/registry\.db for writing \(ENOENT: .*\)\. Check that --data-dir \(REGISTRY_DATA_DIR\) \(\/proc\/a2a-registry-test\/data\) is a directory/);
     assert.equal(adminToken.code, 1, adminToken.stderr);
     assert.match(
       adminToken.stderr,
