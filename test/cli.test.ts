@@ -372,7 +372,9 @@ describe('a2a-registry against a registry', () => {
     // connection unread, so the CLI may see either that answer or the connection cut mid-send.
     const huge = path.join(dir, 'huge-card.json');
     fs.writeFileSync(huge, JSON.stringify({ ...(exampleJson('agent-card.json') as object), description: 'x'.repeat(300_000) }));
-    const [notJson, notJsonAsJson, unreadable, unreadableAsJson, directory, tooLarge, overLimit, overLimitAsJson] = await Promise.all([
+    // Over 1 MiB, more than any registry takes: not read further (`register /dev/zero` ran out of memory), nothing sent.
+    const overAnyLimit = ' '.repeat(1024 * 1024) + fs.readFileSync(example('agent-card.json'), 'utf8');
+    const [notJson, notJsonAsJson, unreadable, unreadableAsJson, directory, tooLarge, overLimit, overLimitAsJson, overAny, overAnyAsJson] = await Promise.all([
       cli(['register', malformed], { env: as('alice') }),
       cli(['register', '--json', malformed], { env: as('alice') }),
       cli(['register', missing], { env: as('alice') }),
@@ -381,7 +383,14 @@ describe('a2a-registry against a registry', () => {
       cli(['register', large, '--mcp-name', 'tavily', '--mcp-url', 'https://mcp.tavily.example.com/mcp'], { env: as('alice') }),
       cli(['register', huge], { env: as('alice') }),
       cli(['register', '--json', huge], { env: as('alice') }),
+      cli(['register', '/dev/zero'], { env: as('alice') }),
+      cli(['register', '--json', '-'], { env: as('alice'), input: overAnyLimit }),
     ]);
+    assert.equal(overAny.code, 1, overAny.stderr);
+    assert.equal(overAny.stderr, 'a2a-registry: /dev/zero is over 1,048,576 bytes (1 MiB), more than any registry accepts for a document (REGISTRY_MAX_DOCUMENT_BYTES at its highest); it was not read further: is it the right file?\n');
+    assert.equal(overAnyAsJson.code, 1, overAnyAsJson.stderr);
+    assert.equal(parse(overAnyAsJson).error.code, 'TOO_LARGE');
+    assert.match(parse(overAnyAsJson).error.message, /^standard input is over 1,048,576 bytes \(1 MiB\)/);
     assert.equal(notJson.code, 1);
     assert.equal(notJson.stderr, `a2a-registry: ${malformed}:4:16: not valid JSON: trailing comma (JSON allows none before } or ])\n`);
     assert.deepEqual(parse(notJsonAsJson).error.location, { file: malformed, line: 4, column: 16 });
@@ -420,6 +429,40 @@ describe('a2a-registry against a registry', () => {
       ['https://r.example.com/mcp', 'https://r.example.com'],
     ]) {
       assert.equal(resolveConnection({ registry: given }, {}).url, base, given);
+    }
+  });
+
+  test('--timeout bounds the whole answer: a registry that stalls half way through a body (a streamed search, the card) is given up on', async () => {
+    // The registry's own card, served whole or cut off half way; the JSON-RPC endpoint (where
+    // the CLI sends its message, at the --registry URL) answers a stream's headers, then only
+    // keep-alive comments, as a registry stuck behind its heartbeat does.
+    const card = await (await fetch(`${registry.url}/.well-known/agent-card.json`)).text();
+    const stalling = http.createServer((req, res) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(req.url?.startsWith('/card-stalls/') ? card.slice(0, card.length / 2) : card);
+        if (!req.url?.startsWith('/card-stalls/')) res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 100);
+      res.on('close', () => clearInterval(heartbeat));
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+    try {
+      const [search, get] = await Promise.all([
+        cli(['search', 'x', '--registry', url, '--timeout', '0.5'], { env: {} }),
+        cli(['get', 'x', '--json', '--registry', `${url}/card-stalls`, '--timeout', '0.5'], { env: {} }),
+      ]);
+      assert.equal(search.code, 3, search.stderr);
+      assert.equal(search.stderr, `a2a-registry: cannot reach the registry at ${url}: the answer was not complete within 0.5 s\n`);
+      assert.equal(get.code, 3, get.stderr);
+      assert.equal(parse(get).error.code, 'UNREACHABLE');
+      assert.match(get.stderr, /the answer was not complete within 0\.5 s/);
+    } finally {
+      stalling.closeAllConnections();
+      stalling.close();
     }
   });
 
@@ -858,10 +901,14 @@ describe('a data directory that cannot be made', () => {
   // looped for ever, and start-up hung without a word (cli() kills it after a minute).
   test('REGISTRY_DATA_DIR under /proc stops start-up at once with what, where and how to fix it (exit 1)', { skip: !fs.existsSync('/proc/self') && 'no /proc here' }, async () => {
     const dataDir = '/proc/a2a-registry-test/data';
-    const [adminToken, database] = await Promise.all([
+    const [adminToken, database, imported] = await Promise.all([
       cli(['serve', '--port', '0'], { env: { REGISTRY_DATA_DIR: dataDir } }),
       cli(['serve', '--port', '0'], { env: { REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: `alice:${TOKENS.alice}` } }),
+      cli(['import', '-', '--data-dir', dataDir], { input: '{}\n' }),
     ]);
+    // Given as import's flag, it is named so: "Check that REGISTRY_DATA_DIR ..." sent the user to a variable they never set.
+    assert.equal(imported.code, 1, imported.stderr);
+    assert.match(imported.stderr, /^a2a-registry: nothing was imported: cannot open the database file \/proc\/a2a-registry-test\/data\/registry\.db for writing \(ENOENT: .*\)\. Check that --data-dir \(REGISTRY_DATA_DIR\) \(\/proc\/a2a-registry-test\/data\) is a directory/);
     assert.equal(adminToken.code, 1, adminToken.stderr);
     assert.match(
       adminToken.stderr,
@@ -996,6 +1043,13 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       const listed = parse(await cli(['ls', '--health', 'unreachable', '--json'], { env }));
       assert.deepEqual(listed.entries.map((e: { id: string }) => e.id), [id]);
       assert.equal((await cli(['ls', '--health', 'fine'], { env })).code, 2);
+
+      // An entry registered inline: the advice is the command that registers by URL, not the A2A request.
+      const inline = resultOf(await op(await sdkClient(registry.url, { token: TOKENS.alice }), { register: { agentCard: v1Card('Inline For CLI', 'https://cli-inline.example.org/a2a') } }));
+      const noSource = await cli(['refresh', inline.id], { env });
+      assert.equal(noSource.code, 1, noSource.stderr);
+      assert.match(noSource.stderr, /Register it by URL \(a2a-registry register --url https:\/\/\.\.\.\) or, for an MCP server, with a2a-registry register --fetch-tools --mcp-name <name> --mcp-url <url>, and/);
+      assert.doesNotMatch(noSource.stderr, /\{"register"|"fetchTools"/);
 
       const refused = await cli(['register', '--url', 'http://10.1.2.3/agent'], { env });
       assert.equal(refused.code, 1);

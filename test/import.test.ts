@@ -223,6 +223,10 @@ describe('import into SQLite', () => {
       const run = await runImport([path.join(dataDir, 'missing.jsonl')], { dataDir });
       assert.equal(run.code, 2);
       assert.match(run.err, /cannot read .*missing\.jsonl: no such file/);
+      // A device has no size to check first: it was read for ever (`import /dev/zero`); now only past the longest request.
+      const device = await runImport(['/dev/zero'], { dataDir });
+      assert.equal(device.code, 2, device.err);
+      assert.match(device.err, /^a2a-registry: \/dev\/zero is over [\d,]+ bytes; it was not read further: is it the right file\?\n$/);
     } finally {
       removeTempDir(dataDir);
     }

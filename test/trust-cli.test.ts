@@ -130,6 +130,12 @@ describe('keygen, sign, verify', () => {
     assert.match(added.stderr, /cannot write .*published-jwks\.json: /);
     assert.equal(fs.readFileSync(file('published-jwks.json'), 'utf8'), jwksBefore, 'the published key was lost');
     assert.equal(fs.existsSync(file('added.jwk.json')), false);
+    // keygen --force over a private key: the old key is kept, its public half still in the key set.
+    fs.copyFileSync(file('key.jwk.json'), file('kept.jwk.json'));
+    const replacing = await cli(['keygen', '--force', '--private', file('kept.jwk.json'), '--jwks', file('published-jwks.json')], {}, 512);
+    assert.equal(replacing.code, 1, replacing.stderr);
+    assert.match(replacing.stderr, /cannot write .*published-jwks\.json: /);
+    assert.deepEqual(fs.readFileSync(file('kept.jwk.json')), fs.readFileSync(file('key.jwk.json')), 'the old private key was replaced by one whose public key was never written');
     assert.deepEqual(fs.readdirSync(work).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
   });
 
@@ -221,6 +227,11 @@ describe('keygen, sign, verify', () => {
     assert.equal(publicOnly.code, 1);
     assert.match(publicOnly.stderr, /not a JSON Web Key|no private part/);
     assert.equal((await cli(['sign', file('card.json')])).code, 2);
+    // Over 1 MiB, more than any registry takes: refused by name, not read further (`sign /dev/zero` ran out of memory).
+    fs.writeFileSync(file('big.json'), ' '.repeat(1024 * 1024) + fs.readFileSync(file('card.json'), 'utf8'));
+    const big = await cli(['sign', file('big.json'), '--key', file('key.jwk.json'), '-o', file('big-signed.json')]);
+    assert.equal(big.code, 1, big.stderr);
+    assert.match(big.stderr, /^a2a-registry sign: .*big\.json is over 1,048,576 bytes \(1 MiB\), more than any registry accepts/);
     // Standard input twice: the card took it all and the key was "the file is empty" (exit 1).
     const [bothSign, bothVerify] = await Promise.all([cli(['sign', '-', '--key', '-']), cli(['verify', '-', '--jwks', '-', '--json'])]);
     assert.equal(bothSign.code, 2, bothSign.stderr);

@@ -127,6 +127,11 @@ test('stdin with "-"', () => {
   const r = cli(['validate', '--json', '-'], readFileSync(card('Shiv33ndu__songgenerationa2a__agent-card.json'), 'utf8'));
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.equal(json(r).results[0]!.generation, '0.3');
+  // Named as register and sign name it, not "-".
+  assert.equal(json(r).results[0]!.file, 'standard input');
+  const notJson = cli(['validate', '-'], '{\n  "name": "x",\n}\n');
+  assert.equal(notJson.code, 1);
+  assert.equal(notJson.stdout, '✗ invalid standard input:3:1: not valid JSON: trailing comma (JSON allows none before } or ])\n');
 });
 
 test('a file that is not JSON: exit 1, the line and column of the mistake', () => {
@@ -157,6 +162,24 @@ test('a file that cannot be read is a usage error: exit 2, even beside invalid f
   const j = json(cli(['validate', '--json', join(dir, 'missing.json')]));
   assert.equal(j.results[0]!.error!.code, 'READ_ERROR');
   assert.equal(cli(['validate', dir]).code, 2, 'a directory');
+});
+
+test('a file over 1 MiB, more than any registry accepts, is refused by name after its first MiB: `validate /dev/zero` ends', () => {
+  const dir = tempDir('a2a-registry-cli-');
+  const big = join(dir, 'big.json');
+  const padded = ' '.repeat(1024 * 1024) + readFileSync(card('Shiv33ndu__songgenerationa2a__agent-card.json'), 'utf8');
+  writeFileSync(big, padded);
+  const r = cli(['validate', '--json', big, '-'], padded);
+  assert.equal(r.code, 1, r.stderr);
+  const expected = (name: string) => `${name} is over 1,048,576 bytes (1 MiB), more than any registry accepts for a document (REGISTRY_MAX_DOCUMENT_BYTES at its highest); it was not read further: is it the right file?`;
+  assert.deepEqual(json(r).results.map((x) => x.error), [
+    { code: 'TOO_LARGE', message: expected(big) },
+    { code: 'TOO_LARGE', message: expected('standard input') },
+  ]);
+  assert.match(cli(['validate', '/dev/zero']).stdout, /^✗ too large \/dev\/zero is over 1,048,576 bytes/);
+  // A larger --max-bytes reads that much.
+  const allowed = cli(['validate', '--json', '--max-bytes', '2000000', big]);
+  assert.equal(allowed.code, 0, allowed.stdout);
 });
 
 test('usage errors exit 2; --help exits 0', () => {

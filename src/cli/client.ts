@@ -142,6 +142,8 @@ export interface Connection {
   /** Where the token came from, for messages such as "the admin token in ./data/admin-token". */
   tokenSource: 'option' | 'admin-token-file' | 'none';
   timeoutMs: number;
+  /** A watch: its event stream stays open past the timeout (which still bounds the wait for its headers). */
+  openStreams?: boolean;
 }
 
 /**
@@ -199,28 +201,41 @@ export function resolveConnection(options: ConnectionOptions, env: NodeJS.Proces
 
 /**
  * The fetch every request goes through: adds the bearer token, and turns a network failure or a
- * registry that does not answer within the timeout into RegistryUnreachable. The timeout covers
- * the wait for response headers only, so a long streamed answer is never cut off.
+ * registry that does not answer within the timeout into RegistryUnreachable. The timeout bounds
+ * the whole answer, headers and body: a registry that stalls half way through a body (a streamed
+ * search, heartbeats and all) would otherwise be waited on for ever. Only a watch's event
+ * stream, open for as long as the watch (`openStreams`), is free of it once its headers came.
  */
 export function registryFetch(connection: Connection): typeof fetch {
+  const seconds = connection.timeoutMs / 1000;
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     if (connection.token) headers.set('authorization', `Bearer ${connection.token}`);
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), connection.timeoutMs);
+    let answering = false;
+    // Once the headers are in, the body being read fails with this reason (undici rejects the read with it).
+    const timer = setTimeout(
+      () => controller.abort(answering ? new RegistryUnreachable(`cannot reach the registry at ${connection.url}: the answer was not complete within ${seconds} s`) : undefined),
+      connection.timeoutMs,
+    );
     const outer = init?.signal;
     if (outer) outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
+    let response: Response;
     try {
-      const response = await fetch(input, { ...init, headers, signal: controller.signal });
+      response = await fetch(input, { ...init, headers, signal: controller.signal });
       if (response.status === 401 || response.status === 429) throw await refusedAtDoor(response);
-      return response;
     } catch (err) {
-      if (err instanceof RegistryDeclined || outer?.aborted) throw err;
-      const reason = controller.signal.aborted ? `no answer within ${connection.timeoutMs / 1000} s` : networkReason(err);
-      throw new RegistryUnreachable(`cannot reach the registry at ${connection.url}: ${reason}`, { cause: err });
-    } finally {
       clearTimeout(timer);
+      if (err instanceof RegistryDeclined || outer?.aborted) throw err;
+      const reason = controller.signal.aborted ? `no answer within ${seconds} s` : networkReason(err);
+      throw new RegistryUnreachable(`cannot reach the registry at ${connection.url}: ${reason}`, { cause: err });
     }
+    answering = true;
+    if (connection.openStreams && response.headers.get('content-type')?.startsWith('text/event-stream')) clearTimeout(timer);
+    // Left to fire on a body read in full long before: aborting a finished answer does nothing,
+    // and an unreferenced timer never keeps the command from exiting.
+    else timer.unref();
+    return response;
   };
 }
 

@@ -9,7 +9,8 @@
  * be refused with its place like any other document, and the import goes on with the next one.
  */
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { FileTooLarge, readBounded } from './bounded-read.js';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { readProblem } from './commands/validate.js';
@@ -102,9 +103,10 @@ export async function* readDocuments(files: readonly string[], maxBytes: number,
           yield { file, text: '', bytes: size, tooLong: maxBytes };
           continue;
         }
-        bytes = await readFile(file);
+        // Bounded too: a device or a pipe has no size to check first (`import /dev/zero` read for ever).
+        bytes = await readBounded(file, maxBytes);
       } catch (err) {
-        throw new SourceError(readProblem(file, err));
+        throw new SourceError(err instanceof FileTooLarge ? err.message : readProblem(file, err));
       }
       let text = bytes.toString('utf8');
       // A UTF-8 byte order mark is tolerated; it still counts towards the size, as for an upload.

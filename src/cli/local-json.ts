@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { FileTooLarge, inputName, readBounded } from './bounded-read.js';
 import { JsonSource, JsonSyntaxError } from './json-source.js';
 import { readProblem } from './commands/validate.js';
 import { EXIT_FAILED, EXIT_USAGE } from './output.js';
@@ -19,12 +20,6 @@ export class LocalFileError extends Error {
   ) {
     super(message);
   }
-}
-
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks);
 }
 
 /**
@@ -39,16 +34,17 @@ export function oneFromStdin(files: Record<string, string>): void {
   }
 }
 
-/** Parses a JSON file ("-": stdin); a UTF-8 byte order mark is tolerated. */
+/** Parses a JSON file ("-": stdin) of at most a document's largest size; a UTF-8 byte order mark is tolerated. */
 export async function readJsonFile(file: string): Promise<JsonSource> {
   let bytes: Buffer;
   try {
-    bytes = file === '-' ? await readStdin() : await fs.readFile(file);
+    bytes = await readBounded(file);
   } catch (err) {
+    if (err instanceof FileTooLarge) throw new LocalFileError(err.message);
     throw new LocalFileError(readProblem(file, err), EXIT_USAGE);
   }
   try {
-    return JsonSource.parse(file === '-' ? 'standard input' : file, bytes);
+    return JsonSource.parse(inputName(file), bytes);
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw new LocalFileError(err.message);
     throw err;
@@ -71,6 +67,12 @@ function writeProblem(file: string, err: unknown): string {
   return `cannot write ${file}: ${(code && why[code]) ?? (err as Error).message}`;
 }
 
+/** A file written beside its target and synced, not yet in place: `commit` puts it there; `discard` removes what is left. */
+export interface StagedFile {
+  commit(): Promise<void>;
+  discard(): Promise<void>;
+}
+
 /**
  * Writes `value` as indented JSON, whole or not at all: into a temporary file beside it, synced,
  * then renamed over the file (`overwrite`) or linked to its name, which fails when a file is
@@ -80,6 +82,20 @@ function writeProblem(file: string, err: unknown): string {
  * its mode. A symbolic link keeps pointing where it did: its target is replaced.
  */
 export async function writeJsonFile(file: string, value: unknown, options: { secret?: boolean; overwrite?: boolean } = {}): Promise<void> {
+  const staged = await stageJsonFile(file, value, options);
+  try {
+    await staged.commit();
+  } finally {
+    await staged.discard();
+  }
+}
+
+/**
+ * The first half of writeJsonFile: the temporary file written and synced, where a full disk or a
+ * quota fails. Files that belong together (keygen's private key and key set) are all staged
+ * before any is put in place, so that one that cannot be written changes none.
+ */
+export async function stageJsonFile(file: string, value: unknown, options: { secret?: boolean; overwrite?: boolean } = {}): Promise<StagedFile> {
   const text = `${JSON.stringify(value, null, 2)}\n`;
   const target = options.overwrite ? await fs.realpath(file).catch(() => file) : file;
   const existing = await fs.stat(target).catch(() => undefined);
@@ -87,6 +103,11 @@ export async function writeJsonFile(file: string, value: unknown, options: { sec
   if (existing && !options.overwrite) throw new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`);
   const mode = options.secret ? 0o600 : existing ? existing.mode & 0o777 : 0o644;
   const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const discard = () => fs.rm(temporary, { force: true });
+  const named = (err: unknown): LocalFileError => {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`);
+    return new LocalFileError(writeProblem(file, err));
+  };
   try {
     const handle = await fs.open(temporary, 'wx', mode);
     try {
@@ -96,16 +117,22 @@ export async function writeJsonFile(file: string, value: unknown, options: { sec
     } finally {
       await handle.close();
     }
-    if (options.overwrite) await fs.rename(temporary, target);
-    else await fs.link(temporary, target).catch((err: NodeJS.ErrnoException) => {
-      // A file system without hard links (some network and FUSE mounts): a copy that refuses an existing name.
-      if (err.code !== 'EPERM' && err.code !== 'ENOTSUP' && err.code !== 'EOPNOTSUPP') throw err;
-      return fs.copyFile(temporary, target, fsConstants.COPYFILE_EXCL);
-    });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`);
-    throw new LocalFileError(writeProblem(file, err));
-  } finally {
-    await fs.rm(temporary, { force: true });
+    await discard();
+    throw named(err);
   }
+  const commit = async (): Promise<void> => {
+    try {
+      if (options.overwrite) await fs.rename(temporary, target);
+      else
+        await fs.link(temporary, target).catch((err: NodeJS.ErrnoException) => {
+          // A file system without hard links (some network and FUSE mounts): a copy that refuses an existing name.
+          if (err.code !== 'EPERM' && err.code !== 'ENOTSUP' && err.code !== 'EOPNOTSUPP') throw err;
+          return fs.copyFile(temporary, target, fsConstants.COPYFILE_EXCL);
+        });
+    } catch (err) {
+      throw named(err);
+    }
+  };
+  return { commit, discard };
 }

@@ -93,7 +93,7 @@ export async function buildProgram(args: readonly string[] = []): Promise<Comman
         'A2A_REGISTRY_TOKEN',
       ),
     )
-    .addOption(new Option('--timeout <seconds>', 'give up when the registry does not answer within this').argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS))
+    .addOption(new Option('--timeout <seconds>', 'give up when the registry\'s answer is not complete within this (a watch\'s stream: when it has not started)').argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS))
     .showHelpAfterError('(run with --help for usage)')
     // Throw instead of calling process.exit, so main() owns the exit code (2 for usage errors).
     .exitOverride();

@@ -24,6 +24,8 @@ export interface RemoteContext {
 export interface RemoteSettings {
   /** Places the registry's findings in the user's file (register). */
   locate?: Locate;
+  /** A watch: its event stream outlives --timeout, which bounds every other answer whole. */
+  openStreams?: boolean;
 }
 
 export async function runRemote(command: Command, body: (ctx: RemoteContext) => Promise<number>, settings: RemoteSettings = {}): Promise<number> {
@@ -32,7 +34,7 @@ export async function runRemote(command: Command, body: (ctx: RemoteContext) => 
   const json = options.json === true;
   let connection: Connection;
   try {
-    connection = resolveConnection(options);
+    connection = { ...resolveConnection(options), openStreams: settings.openStreams };
   } catch (err) {
     if (err instanceof BadRegistryUrl) return reportUsage(out, json, 'USAGE', err.message);
     throw err;

@@ -153,8 +153,8 @@ export interface CliWatch {
   waitLine(test: (line: WireJson) => boolean, what: string, ms: number): Promise<WireJson>;
 }
 
-export function cliWatch(registryUrl: string, tag: string): CliWatch {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'watch', '--registry', registryUrl, '--token', TOKENS.bob, '--tag', tag, '--json'], {
+export function cliWatch(registryUrl: string, tag: string, extraArgs: readonly string[] = []): CliWatch {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'watch', '--registry', registryUrl, '--token', TOKENS.bob, '--tag', tag, '--json', ...extraArgs], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

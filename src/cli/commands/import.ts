@@ -203,12 +203,16 @@ function formatSummary(summary: ImportSummary, where: string): string {
  * Storage that cannot be opened or failed part way: what happened, what was stored, what to do;
  * with --json as an {"error"} document on stdout too, as every command's failures are.
  */
-function reportStopped(o: Output, json: boolean, err: Error): number {
+function reportStopped(o: Output, options: Pick<ImportOptions, 'json' | 'dataDir' | 'databaseUrl'>, err: Error): number {
+  const { json } = options;
   const code = isStorageFault(err instanceof ImportStopped ? err.cause : err) ? 'STORAGE_UNAVAILABLE' : 'IMPORT_FAILED';
-  const message =
+  // Storage names its setting ("Check that REGISTRY_DATA_DIR (...) is a directory ..."): the flag, when the user gave that.
+  const message = nameFlags(
     err instanceof ImportStopped
       ? `the import stopped: ${err.message}. The ${err.stored.toLocaleString('en-US')} documents stored before it stay stored; run the same import again to finish (what is stored already comes out unchanged).`
-      : `nothing was imported: ${err.message}`;
+      : `nothing was imported: ${err.message}`,
+    { dataDir: options.dataDir, databaseUrl: options.databaseUrl },
+  );
   if (json) printJson(o, { error: { code, message, ...(err instanceof ImportStopped ? { stored: err.stored } : {}) } });
   o.err(`a2a-registry: ${message}\n`);
   return EXIT_FAILED;
@@ -263,7 +267,7 @@ export async function importCommand(sources: string[], options: ImportOptions, o
     summary = await runImport(config, sources, options, options.json ? undefined : (r) => o.err(formatRefusal(r, o)));
   } catch (err) {
     if (err instanceof SourceError) return reportUsage(o, options.json, 'READ_ERROR', err.message);
-    if (err instanceof Error) return reportStopped(o, options.json, err);
+    if (err instanceof Error) return reportStopped(o, options, err);
     throw err;
   }
   if (options.json) printJson(o, summary);

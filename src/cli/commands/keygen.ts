@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import type { JWK } from 'jose';
 import { KEYGEN_ALGORITHMS, generateSigningKey, type KeygenAlgorithm } from '../../trust/jwks.js';
-import { LocalFileError, readJsonFile, writeJsonFile } from '../local-json.js';
+import { LocalFileError, readJsonFile, stageJsonFile } from '../local-json.js';
 import { reportOfflineFailure } from '../card-checks.js';
 import { keyId } from '../key-options.js';
 import { EXIT_OK, EXIT_USAGE, defaultOutput, printJson, styles } from '../output.js';
@@ -65,15 +65,26 @@ export async function runKeygen(options: KeygenOptions): Promise<number> {
     const { privateJwk, publicJwk } = await generateSigningKey(options.alg, options.kid);
     const kid = publicJwk.kid!;
     const keys = [...(await existingKeys(options.jwks, kid, options.force)), publicJwk];
+    // Both files are written in full before either is put in place: a key set that cannot be
+    // written (a full disk, a quota) then leaves the private key as it was, the one --force
+    // would have replaced too, whose cards still verify against the key set as it still is.
     const replacing = fs.existsSync(options.private);
-    await writeJsonFile(options.private, privateJwk, { secret: true, overwrite: options.force });
+    const privateKey = await stageJsonFile(options.private, privateJwk, { secret: true, overwrite: options.force });
     try {
-      await writeJsonFile(options.jwks, { keys }, { overwrite: true });
-    } catch (err) {
-      // A private key whose public half was not written is of no use, and its file would stop
-      // the next attempt ("already exists"): remove the one just made (a replaced one is gone).
-      if (!replacing) fs.rmSync(options.private, { force: true });
-      throw err;
+      const keySet = await stageJsonFile(options.jwks, { keys }, { overwrite: true });
+      try {
+        await privateKey.commit();
+        await keySet.commit().catch((err: unknown) => {
+          // A private key whose public half was not put in place is of no use, and its file would
+          // stop the next attempt ("already exists"): remove the one just made.
+          if (!replacing) fs.rmSync(options.private, { force: true });
+          throw err;
+        });
+      } finally {
+        await keySet.discard();
+      }
+    } finally {
+      await privateKey.discard();
     }
     if (options.json) {
       printJson(out, { kid, alg: options.alg, privateKey: options.private, jwks: options.jwks, keys: keys.length });

@@ -7,10 +7,21 @@
  */
 import type { Command } from 'commander';
 import type { RegistrationResult } from '../../contract/types.js';
-import { dataPart } from '../client.js';
+import { RegistryDeclined, dataPart, type JsonObject } from '../client.js';
 import { EXIT_OK, printJson, styles } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
+
+/**
+ * The registry's advice for an entry registered inline names the A2A request that registers by
+ * URL ({"register": {"url": ...}}, "fetchTools": true); the user types commands: say those.
+ */
+function inCommandTerms(err: RegistryDeclined): RegistryDeclined {
+  const message = err.error.message
+    .replace(/\(\{"register": \{"url": "([^"]*)"\}\}\)/, '(a2a-registry register --url $1)')
+    .replace(/with "fetchTools": true/, 'with a2a-registry register --fetch-tools --mcp-name <name> --mcp-url <url>');
+  return message === err.error.message ? err : new RegistryDeclined(err.state, { ...err.error, message });
+}
 
 export function register(program: Command): void {
   program
@@ -21,7 +32,12 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExit status: 0 refreshed (changed or not), 1 declined (fetch failed, invalid, NOT_FOUND, FORBIDDEN), 2 usage, 3 registry unreachable.')
     .action(async (id: string, _options: { json: boolean }, command: Command) => {
       process.exitCode = await runRemote(command, async ({ client, out, json }) => {
-        const { data } = await client.send([dataPart({ refresh: { id } })]);
+        let data: JsonObject;
+        try {
+          ({ data } = await client.send([dataPart({ refresh: { id } })]));
+        } catch (err) {
+          throw err instanceof RegistryDeclined ? inCommandTerms(err) : err;
+        }
         if (json) {
           printJson(out, data);
           return EXIT_OK;

@@ -11,10 +11,10 @@
  * valid; or the file is not JSON, reported with its line and column before anything is sent),
  * 2 usage (bad options, a file that cannot be read), 3 unreachable.
  */
-import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Finding, RegistrationResult, ValidationResultBody } from '../../contract/types.js';
 import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../client.js';
+import { FileTooLarge, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
@@ -87,7 +87,7 @@ function withServer(bytes: Buffer, mcpServer: JsonObject, locate: Locate): Uploa
  * knows the file they gave. Say theirs.
  */
 function inUsersTerms(err: RegistryDeclined, upload: Upload, file: string): RegistryDeclined {
-  const name = file === '-' ? 'standard input' : file;
+  const name = inputName(file);
   const message = err.error.message
     .replace(/File part \d+ \("(?:agent-card|toolspec)\.json"\)/g, name)
     .replace(new RegExp(`"${upload.filename.replace('.', '\\.')}"`, 'g'), `"${name}"`);
@@ -116,7 +116,7 @@ function tooLargeToSend(err: unknown, upload: Upload, file: string): RegistryDec
   const why = atDoor !== undefined ? `the registry refused the request carrying it (${atDoor.replace(/\.$/, '')})` : 'the registry closed the connection while it was being sent, as it does with a request over its size limit';
   return new RegistryDeclined('REFUSED', {
     code: 'TOO_LARGE',
-    message: `The document "${file === '-' ? 'standard input' : file}" is ${size} bytes, too large for this registry: ${why}.`,
+    message: `The document "${inputName(file)}" is ${size} bytes, too large for this registry: ${why}.`,
     details: [
       {
         path: '',
@@ -126,13 +126,6 @@ function tooLargeToSend(err: unknown, upload: Upload, file: string): RegistryDec
       },
     ],
   });
-}
-
-async function readDocument(file: string): Promise<Buffer> {
-  if (file !== '-') return readFile(file);
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks);
 }
 
 // --- output --------------------------------------------------------------------------------
@@ -234,14 +227,21 @@ export function register(program: Command): void {
       }
       let bytes: Buffer;
       try {
-        bytes = await readDocument(file);
+        bytes = await readBounded(file);
       } catch (err) {
+        if (err instanceof FileTooLarge) {
+          // Too large for any registry, as the registry's own TOO_LARGE is (exit 1); nothing is sent.
+          if (options.json) printJson(o, { error: { code: 'TOO_LARGE', message: err.message } });
+          o.err(`a2a-registry: ${err.message}\n`);
+          process.exitCode = EXIT_FAILED;
+          return;
+        }
         process.exitCode = reportUsage(o, options.json, 'READ_ERROR', readProblem(file, err));
         return;
       }
       let upload: Upload;
       try {
-        upload = planUpload(JsonSource.parse(file === '-' ? 'standard input' : file, bytes), bytes, options);
+        upload = planUpload(JsonSource.parse(inputName(file), bytes), bytes, options);
       } catch (err) {
         if (err instanceof UsageError) {
           process.exitCode = reportUsage(o, options.json, 'USAGE', err.message);

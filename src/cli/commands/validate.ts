@@ -8,11 +8,11 @@
  * Exit code: 0 when every file is valid, 1 when any is invalid or not JSON (its line and column
  * are printed), 2 when a file cannot be read.
  */
-import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { EntryKind, Finding } from '../../contract/types.js';
 import { isObject } from '../../lib/json.js';
 import { compactJsonBytes, createDocumentValidator, type DocumentValidator, type Verdict } from '../../validation/index.js';
+import { FileTooLarge, MAX_DOCUMENT_FILE_BYTES, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError, type SourceLocation } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, styles, withLocation, type Locate } from '../output.js';
 
@@ -31,14 +31,13 @@ export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
   color: boolean;
-  readStdin: () => Promise<Buffer>;
 }
 
 type DocumentKind = EntryKind | 'mcp-toolspec';
 
 export type FileResult =
   | ({ file: string; documentKind: DocumentKind } & Verdict)
-  | { file: string; valid: false; error: { code: 'READ_ERROR' | 'NOT_JSON'; message: string; location?: SourceLocation } };
+  | { file: string; valid: false; error: { code: 'READ_ERROR' | 'TOO_LARGE' | 'NOT_JSON'; message: string; location?: SourceLocation } };
 
 /** Members only an agent card has; some cards in the wild also carry a `tools` list of their own. */
 const CARD_MARKERS = ['name', 'supportedInterfaces', 'protocolVersion', 'skills', 'capabilities', 'url', 'defaultInputModes', 'defaultOutputModes'];
@@ -84,11 +83,15 @@ interface Checked {
   locate?: Locate;
 }
 
-async function validateFile(validator: DocumentValidator, file: string, opts: ValidateOptions, io: Io): Promise<Checked> {
+async function validateFile(validator: DocumentValidator, given: string, opts: ValidateOptions): Promise<Checked> {
+  // Named as register and sign name it ("standard input", not "-"), in messages and --json alike.
+  const file = inputName(given);
   let buf: Buffer;
   try {
-    buf = file === '-' ? await io.readStdin() : await readFile(file);
+    // Past the limit it is too large whatever it holds: read no more of it (`validate /dev/zero`).
+    buf = await readBounded(given, Math.max(MAX_DOCUMENT_FILE_BYTES, opts.maxBytes));
   } catch (err) {
+    if (err instanceof FileTooLarge) return { result: { file, valid: false, error: { code: 'TOO_LARGE', message: err.message } } };
     return { result: { file, valid: false, error: { code: 'READ_ERROR', message: readProblem(file, err) } } };
   }
   let source: JsonSource;
@@ -107,7 +110,7 @@ async function validateFile(validator: DocumentValidator, file: string, opts: Va
 export function readProblem(file: string, err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-  return `cannot read ${file === '-' ? 'standard input' : file}: ${why}`;
+  return `cannot read ${inputName(file)}: ${why}`;
 }
 
 /**
@@ -143,7 +146,7 @@ export function formatHuman(checked: readonly Checked[], color: boolean): string
   for (const { result: r, locate } of checked) {
     if ('error' in r) {
       // "card.json:3:9: not valid JSON: ..." or "cannot read card.json: no such file".
-      out += `${s.red(r.error.code === 'NOT_JSON' ? '✗ invalid' : '✗ unreadable')} ${r.error.message}\n`;
+      out += `${s.red(r.error.code === 'NOT_JSON' ? '✗ invalid' : r.error.code === 'TOO_LARGE' ? '✗ too large' : '✗ unreadable')} ${r.error.message}\n`;
       continue;
     }
     out += r.valid ? `${s.green('✓ valid')}   ${s.bold(r.file)} (${describe(r)})\n` : `${s.red('✗ invalid')} ${s.bold(r.file)} (${describe(r)}): ${r.errorCode}\n  ${r.message}\n`;
@@ -166,7 +169,7 @@ function jsonResult({ result, locate }: Checked): FileResult {
 export async function runValidate(files: string[], opts: ValidateOptions, io: Io): Promise<number> {
   const validator = createDocumentValidator({ maxDocumentBytes: opts.maxBytes, warnInsecureHttp: opts.warnInsecureHttp, compileEagerly: false });
   const checked: Checked[] = [];
-  for (const file of files) checked.push(await validateFile(validator, file, opts, io));
+  for (const file of files) checked.push(await validateFile(validator, file, opts));
   const results = checked.map((c) => c.result);
   if (opts.json) {
     io.out(JSON.stringify({ valid: results.every((r) => r.valid), maxBytes: opts.maxBytes, results: checked.map(jsonResult) }, null, 2) + '\n');
@@ -184,16 +187,10 @@ function positiveInt(value: string): number {
   return n;
 }
 
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks);
-}
-
 export function defaultIo(): Io {
   // The same writers as every command: colour on a TTY only, and text made safe for the terminal.
   const { out, err, color } = defaultOutput();
-  return { out, err, color, readStdin };
+  return { out, err, color };
 }
 
 export function register(program: Command): void {

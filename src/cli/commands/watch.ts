@@ -114,6 +114,6 @@ export function register(program: Command): void {
             chunks = client.resume(taskId);
           }
         }
-      });
+      }, { openStreams: true });
     });
 }
