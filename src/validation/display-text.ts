@@ -102,11 +102,12 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
   const warnings: Finding[] = [];
   for (const [patterns, isName] of [[fields.names, true], [fields.texts, false]] as const) {
     for (const pattern of patterns) {
-      for (const { path, value } of stringsAt(doc, pattern)) {
+      for (const found of stringsAt(doc, pattern)) {
+        const { value } = found;
         const control = (isName ? CONTROL_IN_NAME : CONTROL_IN_TEXT).exec(value);
         if (control) {
           errors.push({
-            path,
+            path: found.path,
             rule: 'control-character',
             message: `contains the control character ${codePoint(control[0])} at position ${control.index}`,
             hint: isName
@@ -114,14 +115,14 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
               : 'Texts are shown in terminals and on web pages, where control characters act instead of showing: remove it.',
           });
         } else if (LONE_SURROGATE.test(value)) {
-          errors.push({ path, rule: 'invalid-unicode', message: 'contains an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character', hint: 'Fix the escape: a character beyond U+FFFF is a pair of them.' });
+          errors.push({ path: found.path, rule: 'invalid-unicode', message: 'contains an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character', hint: 'Fix the escape: a character beyond U+FFFF is a pair of them.' });
         } else if (isName && value !== '' && isBlank(value)) {
-          errors.push({ path, rule: 'blank-name', message: blankMessage(value), hint: 'Give it a name people can read.' });
+          errors.push({ path: found.path, rule: 'blank-name', message: blankMessage(value), hint: 'Give it a name people can read.' });
         }
         const bidi = BIDI_CONTROL.exec(value);
         if (bidi) {
           (isName ? errors : warnings).push({
-            path,
+            path: found.path,
             rule: 'bidi-control',
             message: `contains the bidirectional control ${codePoint(bidi[0])} at position ${bidi.index}, which reorders how the text after it is displayed`,
             hint: isName
@@ -135,19 +136,20 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
   const tokens = [...(fields.tokens ?? []).map((p) => [p, true] as const), ...(fields.endpointUrls ?? []).map((p) => [p, false] as const)];
   const required = new Set(fields.requiredTokens);
   for (const [pattern, controls] of tokens) {
-    for (const { path, value } of stringsAt(doc, pattern)) {
+    for (const found of stringsAt(doc, pattern)) {
+      const { value } = found;
       const control = (controls ? CONTROL_IN_NAME.exec(value) : null) ?? BIDI_CONTROL.exec(value);
       if (!control) {
         // " " for a skill id or a version is as empty as "", which the schemas refuse (an
         // optional token's "" and " " get the same warnings, if any).
         if (required.has(pattern) && value !== '' && isBlank(value)) {
-          errors.push({ path, rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value: the field is required, and white space is none.' });
+          errors.push({ path: found.path, rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value: the field is required, and white space is none.' });
         }
         continue;
       }
       const what = BIDI_CONTROL.test(control[0]) ? 'bidirectional control' : 'control character';
       errors.push({
-        path,
+        path: found.path,
         rule: 'control-character',
         message: `contains the ${what} ${codePoint(control[0])} at position ${control.index}`,
         hint: 'An id, version or URL is one token that programs read and logs and terminals show, where a control character acts instead of showing: remove it (a URL percent-encodes a character it must carry, e.g. %0A).',
@@ -155,17 +157,19 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
     }
   }
   for (const pattern of fields.requiredTexts ?? []) {
-    for (const { path, value } of stringsAt(doc, pattern)) {
-      if (value === '' || !isBlank(value) || errors.some((e) => e.path === path)) continue;
-      errors.push({ path, rule: 'blank-text', message: blankMessage(value), hint: 'Write what it describes: people and search read it.' });
+    for (const found of stringsAt(doc, pattern)) {
+      const { value } = found;
+      if (value === '' || !isBlank(value) || errors.some((e) => e.path === found.path)) continue;
+      errors.push({ path: found.path, rule: 'blank-text', message: blankMessage(value), hint: 'Write what it describes: people and search read it.' });
     }
   }
   for (const pattern of fields.listedTexts ?? []) {
-    for (const { path, value } of stringsAt(doc, pattern)) {
-      if (!isBlank(value) || errors.some((e) => e.path === path)) continue;
+    for (const found of stringsAt(doc, pattern)) {
+      const { value } = found;
+      if (!isBlank(value) || errors.some((e) => e.path === found.path)) continue;
       // A tag "" shows as an empty chip and no filter can ask for it (a filter value must have a character).
-      const what = path.includes('/tags/') ? 'tag' : 'example';
-      warnings.push({ path, rule: 'blank-text', message: value === '' ? `the ${what} is empty` : blankMessage(value), hint: `Remove it, or write the ${what}: an empty one says nothing to people or search.` });
+      const what = found.path.includes('/tags/') ? 'tag' : 'example';
+      warnings.push({ path: found.path, rule: 'blank-text', message: value === '' ? `the ${what} is empty` : blankMessage(value), hint: `Remove it, or write the ${what}: an empty one says nothing to people or search.` });
     }
   }
   return { errors, warnings };
@@ -181,15 +185,39 @@ function blankMessage(value: string): string {
 
 const codePoint = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
+/** A string found at a pointer pattern; its JSON Pointer is built when asked (for a finding: most strings pass). */
+interface StringAt {
+  value: string;
+  readonly path: string;
+}
+
+/** The steps of a pointer pattern, split once (a registration reads some fifty patterns). */
+const patternSteps = new Map<string, readonly string[]>();
+function stepsOf(pattern: string): readonly string[] {
+  let steps = patternSteps.get(pattern);
+  if (!steps) patternSteps.set(pattern, (steps = pattern.split('/').slice(1)));
+  return steps;
+}
+
 /** The strings at a pointer pattern in `doc` (nothing where the pattern leads nowhere or to no string). */
-function stringsAt(doc: unknown, pattern: string): { path: string; value: string }[] {
-  let at: { path: string; value: unknown }[] = [{ path: '', value: doc }];
-  for (const step of pattern.split('/').slice(1)) {
-    at = at.flatMap(({ path, value }) => {
-      if (step === '*') return Array.isArray(value) ? value.map((v, i) => ({ path: pointer(path, i), value: v as unknown })) : [];
-      if (step === '{}') return isObject(value) ? Object.keys(value).map((k) => ({ path: pointer(path, k), value: value[k] })) : [];
-      return isObject(value) && Object.hasOwn(value, step) ? [{ path: pointer(path, step), value: value[step] }] : [];
+function stringsAt(doc: unknown, pattern: string): StringAt[] {
+  let at: { keys: readonly (string | number)[]; value: unknown }[] = [{ keys: [], value: doc }];
+  for (const step of stepsOf(pattern)) {
+    at = at.flatMap(({ keys, value }) => {
+      if (step === '*') return Array.isArray(value) ? value.map((v, i) => ({ keys: [...keys, i], value: v as unknown })) : [];
+      if (step === '{}') return isObject(value) ? Object.keys(value).map((k) => ({ keys: [...keys, k], value: value[k] })) : [];
+      return isObject(value) && Object.hasOwn(value, step) ? [{ keys: [...keys, step], value: value[step] }] : [];
     });
   }
-  return at.filter((s): s is { path: string; value: string } => typeof s.value === 'string');
+  const found: StringAt[] = [];
+  for (const { keys, value } of at) {
+    if (typeof value !== 'string') continue;
+    found.push({
+      value,
+      get path() {
+        return pointer('', ...keys);
+      },
+    });
+  }
+  return found;
 }
