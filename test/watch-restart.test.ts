@@ -17,6 +17,7 @@ import { v1Card } from './support/documents.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
 import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
+import type { WatchRowUpdate } from '../src/storage/types.js';
 import { importCommand } from '../src/cli/commands/import.js';
 import { backupCommand } from '../src/cli/commands/backup.js';
 import { restoreCommand } from '../src/cli/commands/restore.js';
@@ -32,6 +33,17 @@ function card(name: string, tags: string[]): WireJson {
 const eventOf = (body: WireJson): WireJson => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] });
 /** The CLI commands' output, not printed. */
 const quiet: Output = { out: () => undefined, err: () => undefined, color: false };
+
+/** Edits a stopped registry's stored watch in its SQLite file, as a crash, a restore or another replica would have left it. */
+async function updateStoredWatch(dataDir: string, id: string, change: WatchRowUpdate): Promise<void> {
+  const store = new SqliteStore({ file: `${dataDir}/registry.db` });
+  await store.open();
+  try {
+    await store.watches.update(id, change);
+  } finally {
+    await store.close();
+  }
+}
 
 const taskIdOf = async (log: EventLog): Promise<string> => (await log.waitFor((e) => e.task !== undefined, 'task')).task.id;
 
@@ -255,10 +267,7 @@ describe('watches across a restart (SQLite)', () => {
 
       // As if the watch's last recorded position were older than the change log (a crash
       // before its progress was written, or writes by another replica while none ran it).
-      const store = new SqliteStore({ file: `${dataDir}/registry.db` });
-      await store.open();
-      await store.watches.update(id, { position: 0 });
-      await store.close();
+      await updateStoredWatch(dataDir, id, { position: 0 });
 
       registry = await startTestRegistry(env);
       await registry.core.restoreWatches();
@@ -333,10 +342,7 @@ describe('watches across a restart (SQLite)', () => {
       await registry.close();
       registry = undefined;
       // As if the watch had sent thousands of events since the backup: it reserved numbers past the backup's.
-      const live = new SqliteStore({ file: `${dataDir}/registry.db` });
-      await live.open();
-      await live.watches.update(task.id, { seqFloor: 5000 });
-      await live.close();
+      await updateStoredWatch(dataDir, task.id, { seqFloor: 5000 });
       assert.equal(await restoreCommand(backup, { dataDir, force: true, json: true }, quiet), 0);
 
       // Before, the restored watch found itself current: the webhook, told B was added, never
@@ -366,10 +372,7 @@ describe('watches across a restart (SQLite)', () => {
       await registry.close();
       registry = undefined;
       // What a registry left running through a restore stores: the position it had reached in the replaced log.
-      const live = new SqliteStore({ file: `${dataDir}/registry.db` });
-      await live.open();
-      await live.watches.update(task.id, { position: 1_000_000 });
-      await live.close();
+      await updateStoredWatch(dataDir, task.id, { position: 1_000_000 });
 
       // Before, only a position behind the log counted: this one found itself current and sent nothing.
       registry = await startTestRegistry(env);
