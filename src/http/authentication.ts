@@ -51,10 +51,10 @@ function hasQueryToken(url: string): boolean {
 
 /**
  * Every Authorization header the request carried, in order (Node's req.headers keeps only the
- * first). Read from rawHeaders: req.headersDistinct would build an array of values for every
- * header of every request to answer this one question.
+ * first), or undefined when none came. Read from rawHeaders: req.headersDistinct would build an
+ * array of values for every header of every request to answer this one question.
  */
-function authorizationHeaders(req: Request): string[] | undefined {
+export function authorizationHeaders(req: Request): string[] | undefined {
   let values: string[] | undefined;
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {

@@ -10,6 +10,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AUTH_REALM } from '../auth/access.js';
 import type { TokenAuthenticator } from '../auth/tokens.js';
+import { authorizationHeaders } from './authentication.js';
 
 export interface MetricsAccess {
   /** REGISTRY_METRICS_TOKEN: when set, the one bearer token that reads the metrics. */
@@ -31,7 +32,7 @@ export function metricsGuard(access: MetricsAccess): RequestHandler | undefined 
   const admits = (token: string): boolean => (expected ? timingSafeEqual(sha256(token), expected) : authenticator.callerFor(`Bearer ${token}`).isAdmin);
   return (req, res, next) => {
     // Exactly one Authorization header, as on every door: which of two counted would depend on their order.
-    const sent = req.headersDistinct.authorization ?? [];
+    const sent = authorizationHeaders(req) ?? [];
     const token = sent.length === 1 ? /^Bearer\s+(\S+)\s*$/i.exec(sent[0]!)?.[1] : undefined;
     if (token !== undefined && admits(token)) return next();
     res.status(401).setHeader('WWW-Authenticate', `Bearer realm="${AUTH_REALM}"`).json({ error: `GET /metrics needs ${needs}.` });
