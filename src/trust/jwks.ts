@@ -29,10 +29,19 @@ export interface ParsedJwks {
   problems: string[];
 }
 
-/** The public half of a JWK (no private members). */
+/**
+ * Members of a key pair's JWK that say what the pair may do, not what its public half is: which
+ * operations it allows (`key_ops`) and whether it may be exported (`ext`, WebCrypto's). A public
+ * key is used to verify only, and jose imports a key for the operations its key_ops list, which
+ * WebCrypto refuses for a public key when they include "sign" (a key exported by
+ * crypto.subtle.exportKey says key_ops ["sign"]): kept, the key verifies nothing.
+ */
+const KEY_PAIR_MEMBERS = ['key_ops', 'ext'];
+
+/** The public half of a JWK, as a verifier uses it: no private members, no key pair's key_ops or ext. */
 export function publicJwk(jwk: JWK): JWK {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(jwk)) if (!PRIVATE_MEMBERS.includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(jwk)) if (!PRIVATE_MEMBERS.includes(k) && !KEY_PAIR_MEMBERS.includes(k)) out[k] = v;
   return out as JWK;
 }
 
@@ -71,10 +80,8 @@ export function parseJwks(value: unknown, source: string): ParsedJwks {
       return;
     }
     if (PRIVATE_MEMBERS.some((m) => m in key)) out.problems.push(`${source}: keys[${i}] (kid ${quote(key.kid)}) holds private key material; only its public half is used`);
-    // Only verified with: which operations the key pair allows and whether it may be exported say
-    // nothing more once "verify" is among them, and jose imports a key for the operations its
-    // key_ops list, which WebCrypto refuses for a public key when they include "sign".
-    const { key_ops: _operations, ext: _extractable, ...jwk } = publicJwk(key as JWK);
+    // Only verified with: once "verify" is among its key_ops (unusable), publicJwk drops them.
+    const jwk = publicJwk(key as JWK);
     out.keys.push({ kid: jwk.kid!, jwk, source });
   });
   return out;

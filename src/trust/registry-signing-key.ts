@@ -26,10 +26,6 @@ export async function loadRegistrySigningKey(file: string): Promise<RegistrySign
   } catch (error) {
     throw new Error(`REGISTRY_SIGNING_KEY: ${(error as Error).message}`);
   }
-  // The private key's operations are not the public key's: a key exported by WebCrypto
-  // (crypto.subtle.exportKey) says key_ops ["sign"] and ext, and published so, the key is one no
-  // verifier can use (WebCrypto and jose refuse to import it for verifying; trust roots refuse a
-  // key whose key_ops lack "verify").
-  const { key_ops: _operations, ext: _extractable, ...published } = publicJwk(key.jwk);
-  return { ...key, publicJwk: { ...published, use: 'sig' } };
+  // Published without the private key's key_ops ["sign"] and ext (publicJwk): so, no verifier could use it.
+  return { ...key, publicJwk: { ...publicJwk(key.jwk), use: 'sig' } };
 }
