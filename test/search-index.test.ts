@@ -386,6 +386,24 @@ describe('matching', () => {
     assert.deepEqual(ids('pull -\u201Crequest review\u201D'), ['apart'], 'left out as a phrase too');
   });
 
+  it('reads a quote not closed yet to the end of the text, its last word typed so far ("weath, weather "fore, "pull req)', () => {
+    const index = createSearchIndex();
+    add(index, 'wx', agent('Weather', [{ id: 'f', name: 'Weather forecast' }]));
+    add(index, 'sales', agent('Sales', [{ id: 's', name: 'Sales forecasts', description: 'Figures before the weather turns' }]));
+    add(index, 'pr', agent('Reviewer', [{ id: 'r', name: 'Pull request review' }]));
+    add(index, 'apart', agent('Fetcher', [{ id: 'f', name: 'Request a pull of data' }]));
+    const ranked = (text: string) => index.search({ text, offset: 0, limit: 50 }).hits.map((h) => h.id);
+    const ids = (text: string) => ranked(text).sort();
+    assert.deepEqual(ids('"weath'), ['sales', 'wx'], 'a word typed halfway: completed, as unquoted');
+    assert.deepEqual(ids('"pull req'), ['pr'], 'still a phrase: the words apart are not it');
+    assert.deepEqual(ids('"weather forec'), ['wx']);
+    assert.deepEqual(ranked('weather "fore'), ['wx', 'sales'], 'both words: the weather forecast first');
+    // As written once closed, or once a space ends the word; a left-out phrase is as written.
+    assert.deepEqual(ids('"pull req"'), []);
+    assert.deepEqual(ids('"weath '), []);
+    assert.deepEqual(ids('pull -"request rev'), ['apart', 'pr']);
+  });
+
   it('reads full-width operators and fields as a Chinese or Japanese input method types them ("tags：finance", "ＮＯＴ beta")', () => {
     const index = createSearchIndex();
     add(index, 'fin', agent('Ledger', [{ id: 'l', name: 'Weather of the markets', tags: ['finance'] }]));

@@ -14,7 +14,7 @@
  *   transl*                  every word that starts with "transl"
  *
  * The last word is also matched as a prefix when the text ends right after it (search as you
- * type), as before. A `field:` prefix the parser does not know (`https:`, `10:30`) is ordinary
+ * type), as before; in a quote not closed yet too (`"pull req`). A `field:` prefix the parser does not know (`https:`, `10:30`) is ordinary
  * text. Bounds on hostile input: only the first MAX_QUERY_CHARS characters are read and at most
  * MAX_CLAUSES clauses kept (each needs a bit in the ranking's word sets).
  */
@@ -57,6 +57,8 @@ export interface PhraseAlternative {
   readonly kind: 'phrase';
   /** At least two normalised terms, adjacent in one field in this order. */
   readonly words: readonly string[];
+  /** The last word may also be a longer term starting with it (a quote still open as it is typed). */
+  readonly prefix?: true;
 }
 
 export type Alternative = WordAlternative | PhraseAlternative;
@@ -116,7 +118,7 @@ interface Piece {
   field?: { fields: number; scope: Scope };
   /** Ends in `*`. */
   star: boolean;
-  /** The text ends right after this piece (the last word may be a prefix). */
+  /** The text ends right after this piece (the last word may be a prefix): a quote still open does. */
   atEnd: boolean;
 }
 
@@ -169,9 +171,11 @@ function pieces(raw: string): Piece[] {
       }
     }
     if (raw[i] === '"') {
+      // A quote not closed yet (`"weath`, `weather "fore` as someone types) runs to the end of
+      // the text, its last word typed so far: it was that word exactly, which no entry has.
       const close = raw.indexOf('"', i + 1);
       const end = close < 0 ? n : close;
-      out.push({ text: raw.slice(i + 1, end), quoted: true, negated, field, star: false, atEnd: false });
+      out.push({ text: raw.slice(i + 1, end), quoted: true, negated, field, star: false, atEnd: close < 0 });
       i = close < 0 ? n : close + 1;
       continue;
     }
@@ -305,8 +309,11 @@ function isOr(list: readonly Piece[], p: number): boolean {
 }
 
 function altKey(a: Alternative): string {
-  return a.kind === 'word' ? `${a.word}${a.prefix ? '*' : ''}${a.exact ? '!' : ''}` : `"${a.words.join(' ')}"`;
+  return a.kind === 'word' ? `${a.word}${a.prefix ? '*' : ''}${a.exact ? '!' : ''}` : `"${a.words.join(' ')}${a.prefix ? '*' : ''}"`;
 }
+
+/** The text after its last white space: the word being typed (a stop word, when it was dropped). */
+const lastChunk = (text: string): string => text.slice(text.search(/\S+$/));
 
 /** The alternatives a piece stands for: its words, or one phrase when quoted. */
 function alternativesOf(piece: Piece): Alternative[] {
@@ -316,8 +323,13 @@ function alternativesOf(piece: Piece): Alternative[] {
   if (words.length === 0) return [];
   if (piece.quoted) {
     const distinctRun = words.slice(0, MAX_PHRASE_WORDS);
-    if (distinctRun.length === 1) return [{ kind: 'word', word: distinctRun[0]!, prefix: false, exact: true }];
-    return [{ kind: 'phrase', words: distinctRun }];
+    const last = distinctRun[distinctRun.length - 1]!;
+    // In a quote still open, the last word as typed so far is a prefix, as it is unquoted: still
+    // a phrase of the words as written, the last one completed (`"pull req` finds "pull request").
+    const typing =
+      piece.atEnd && !piece.negated && words.length <= MAX_PHRASE_WORDS && last.length >= MIN_PREFIX_LENGTH && WORD_END.test(piece.text) && tokenize(lastChunk(piece.text)).at(-1) === last;
+    if (distinctRun.length === 1) return [{ kind: 'word', word: last, prefix: typing, exact: true }];
+    return [typing ? { kind: 'phrase', words: distinctRun, prefix: true } : { kind: 'phrase', words: distinctRun }];
   }
   const out: WordAlternative[] = [];
   // A word written after a dot of its own (".NET", ".py") is a name, not the start of a longer
