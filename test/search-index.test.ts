@@ -375,6 +375,9 @@ describe('matching', () => {
     assert.deepEqual(ids('name:(beta)'), ['beta']);
     assert.deepEqual(ids('build tags:-.NET'), ['says'], 'a dash after the field still leaves the value out');
     for (const q of ['tags:*', 'tags:-', 'name:(']) assert.equal(search(index, q).total, 3, `${q}: a field with no word yet is ignored, listing every entry`);
+    // So is a quote, dash or star with no word yet, as the first keys of "pull request" or -beta are typed (they found nothing).
+    for (const q of ['"', '-', '-"', '--', '—', '*', '" ', '-*']) assert.equal(search(index, q).total, 3, `${q}: no word yet, listing every entry`);
+    for (const q of ['!!!', '"!!!"', 'the']) assert.equal(search(index, q).total, 0, `${q}: text of no word still finds nothing`);
   });
 
   it('takes typographic quotation marks (“ ”, „ “, « ») as quotes: a phrase, as phones write "', () => {

@@ -214,8 +214,10 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   // Text of operators and bare fields alone ("tags:", "NOT", "OR" as someone starts typing) is
   // ignored, as each is after a word: the search lists what the filter matches, as for no text,
   // where it answered nothing.
-  // A field whose value has no word yet (`tags:-` on the way to `tags:-beta`, `tags:*`) likewise.
-  if (list.every((piece) => (isBare(piece) && (piece.text === 'OR' || piece.text === 'NOT')) || (piece.field !== undefined && alternativesOf(piece).length === 0))) {
+  // A field whose value has no word yet (`tags:-` on the way to `tags:-beta`, `tags:*`) likewise,
+  // and a quote, dash or star with no word yet (`"` on the way to `"pull request"`, `-` to
+  // `-beta`): those answered nothing, emptying the results at the first key typed.
+  if (list.every((piece) => (isBare(piece) && (piece.text === 'OR' || piece.text === 'NOT')) || (namesNoWordYet(piece) && alternativesOf(piece).length === 0))) {
     return { hasText: false, clauses: [], excluded: [], words: [] };
   }
   for (let p = 0; p < list.length; p++) {
@@ -298,6 +300,9 @@ function leadingDashes(raw: string, at: number): number {
   while (k < raw.length && EXCLUDING_DASHES.has(raw[k]!)) k++;
   return k - at;
 }
+
+/** A piece of a field, or of only quotes, dashes and stars, so far: words are still to come. */
+const namesNoWordYet = (piece: Piece): boolean => piece.field !== undefined || [...piece.text.trim()].every((c) => c === '*' || EXCLUDING_DASHES.has(c));
 
 /** A piece written alone, without quotes, field, `-` or `*`: what can be an operator. */
 const isBare = (piece: Piece): boolean => !piece.quoted && !piece.field && !piece.negated && !piece.star;
