@@ -457,6 +457,19 @@ describe('ranking', () => {
     for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1]!.score > hits[i]!.score);
   });
 
+  it('ranks a request written as a sentence by its subject: its question words and "please" outrank nothing', () => {
+    const index = createSearchIndex();
+    add(index, 'wx', agent('Skyline', [{ id: 'f', name: 'Weather forecast', description: 'Gives the weather forecast for a city' }]));
+    add(index, 'faq', agent('Helpdesk', [{ id: 'q', name: 'FAQ', description: 'Explains what to do and how to get help, who to ask, when and where' }]));
+    const ids = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits.map((h) => h.id);
+    for (const q of ['how do I get the weather forecast?', 'what is the weather forecast', 'where do I find a weather forecast please', 'weather forecast please']) {
+      assert.equal(ids(q)[0], 'wx', q);
+    }
+    // Alone, or quoted, such a word is searched.
+    assert.deepEqual(ids('how'), ['faq']);
+    assert.deepEqual(ids('weather "how"').sort(), ['faq', 'wx']);
+  });
+
   it('puts units matching all query words above units matching some', () => {
     const index = createSearchIndex();
     add(index, 'some', agent('Translator', [{ id: 's', name: 'Translate invoice', tags: ['translate', 'invoice'] }]));

@@ -284,7 +284,30 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       pendingOr = false;
     }
   }
-  return { hasText: true, clauses, excluded, words };
+  return { hasText: true, clauses: withoutFillers(clauses), excluded, words };
+}
+
+/**
+ * Words that carry no subject in a request written as a sentence: question words, "do", "me",
+ * "please", "need". Ranking counts matched clauses first, so in "how do I get the weather
+ * forecast?" an FAQ entry saying "how", "do" and "get" ranked above the weather forecast. A query
+ * of only such words still searches them ("how"); quoted or after a field, such a word is kept
+ * as written. The last word too is left out ("jokes please" searched every "please…"), though
+ * it may be the start of a longer one: "what" on the way to "whatsapp" finds it a key later.
+ */
+const FILLERS: ReadonlySet<string> = new Set([
+  'how', 'what', 'which', 'who', 'whom', 'where', 'when', 'why', 'do', 'does', 'did', 'me', 'us',
+  'please', 'need', 'want', 'some', 'something', 'anything',
+]);
+
+const isFiller = (c: ParsedClause): boolean => {
+  const only = c.alternatives.length === 1 ? c.alternatives[0]! : undefined;
+  return only?.kind === 'word' && !only.exact && c.fields === 0 && c.scope === 'any' && FILLERS.has(only.word);
+};
+
+function withoutFillers(clauses: ParsedClause[]): ParsedClause[] {
+  const kept = clauses.filter((c) => !isFiller(c));
+  return kept.length > 0 ? kept : clauses;
 }
 
 /**
