@@ -400,6 +400,9 @@ describe('matching', () => {
     assert.deepEqual(ids('"weath'), ['sales', 'wx'], 'a word typed halfway: completed, as unquoted');
     assert.deepEqual(ids('"pull req'), ['pr'], 'still a phrase: the words apart are not it');
     assert.deepEqual(ids('"weather forec'), ['wx']);
+    // A last word too short to complete yet is left out, as a letter is: the phrase so far.
+    assert.deepEqual(ids('"pull re'), ids('"pull r'));
+    assert.deepEqual(ids('"pull re'), ['apart', 'pr']);
     assert.deepEqual(ranked('weather "fore'), ['wx', 'sales'], 'both words: the weather forecast first');
     // As written once closed, or once a space ends the word; a left-out phrase is as written.
     assert.deepEqual(ids('"pull req"'), []);

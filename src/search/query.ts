@@ -350,12 +350,16 @@ function alternativesOf(piece: Piece): Alternative[] {
   const words = tokenize(piece.text, { maxTerms: MAX_PHRASE_WORDS * 4, keepShortAlone: piece.field !== undefined });
   if (words.length === 0) return [];
   if (piece.quoted) {
-    const distinctRun = words.slice(0, MAX_PHRASE_WORDS);
-    const last = distinctRun[distinctRun.length - 1]!;
+    let distinctRun = words.slice(0, MAX_PHRASE_WORDS);
     // In a quote still open, the last word as typed so far is a prefix, as it is unquoted: still
     // a phrase of the words as written, the last one completed (`"pull req` finds "pull request").
-    const typing =
-      piece.atEnd && !piece.negated && words.length <= MAX_PHRASE_WORDS && last.length >= MIN_PREFIX_LENGTH && WORD_END.test(piece.text) && tokenize(lastChunk(piece.text)).at(-1) === last;
+    const typed = piece.atEnd && !piece.negated && words.length <= MAX_PHRASE_WORDS && WORD_END.test(piece.text) && tokenize(lastChunk(piece.text)).at(-1) === words.at(-1);
+    // One too short to complete yet (`"pull re`) is left out, as a letter is (`"pull r`): the
+    // phrase of those two words found nothing, between `"pull` and `"pull req` which find it.
+    const tooShort = typed && words.at(-1)!.length < MIN_PREFIX_LENGTH;
+    if (tooShort && distinctRun.length > 1) distinctRun = distinctRun.slice(0, -1);
+    const typing = typed && !tooShort;
+    const last = distinctRun[distinctRun.length - 1]!;
     if (distinctRun.length === 1) return [{ kind: 'word', word: last, prefix: typing, exact: true }];
     return [typing ? { kind: 'phrase', words: distinctRun, prefix: true } : { kind: 'phrase', words: distinctRun }];
   }
