@@ -620,6 +620,11 @@ describe('filters', () => {
     assert.deepEqual(ids({ protocolVersion: '1.0.10' }), []);
     assert.deepEqual(ids({ protocolBinding: 'GRPC', protocolVersion: '1.0' }), []);
     assert.deepEqual(ids({ protocolBinding: 'MCP' }), ['files/delete_report', 'files/read_report', 'files/write_report']);
+    // The binding as people write it: "JSON-RPC" (the protocol's own name), "json_rpc" found nothing.
+    const jsonRpc = ids({ protocolBinding: 'JSONRPC' });
+    assert.ok(jsonRpc.includes('docs/pdf') && jsonRpc.includes('legacy/r'));
+    for (const spelt of ['JSON-RPC', 'json_rpc', ' json rpc ', 'Json\u2010Rpc']) assert.deepEqual(ids({ protocolBinding: spelt }), jsonRpc, spelt);
+    assert.deepEqual(ids({ protocolBinding: 'JSON-RPC2' }), []);
   });
 
   it('streaming', () => {
