@@ -9,8 +9,8 @@
  * - streaming: the card's `capabilities.streaming` (MCP servers count as not streaming).
  * - verified: a signature of the card verified with a trusted key (MCP servers never are).
  * - protocolBinding / protocolVersion: some interface of the entry has that binding (case
- *   and separators insensitive: ./attributes.ts bindingKey) and that version, where "1.0" also accepts "1.0.0" and "1.0.1" (prefix on a dot
- *   boundary), and "1.0.0" accepts "1.0" (the same version). When both are given, one interface must satisfy both. An interface without a
+ *   and separators insensitive: ./attributes.ts bindingKey) and that version, where "1.0" also
+ *   accepts "1.0.0" and "1.0.1" (prefix on a dot boundary), and "1.0.0" accepts "1.0" (the same version). When both are given, one interface must satisfy both. An interface without a
  *   version of its own has its card's generation ("0.3" / "1.0").
  * - tags: the hit is a skill carrying ANY of the given tags (case and accent insensitive; white
  *   space, dashes and underscores between a tag's words alike: ./attributes.ts tagKey).

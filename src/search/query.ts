@@ -14,9 +14,10 @@
  *   transl*                  every word that starts with "transl"
  *
  * The last word is also matched as a prefix when the text ends right after it (search as you
- * type), as before; in a quote not closed yet too (`"pull req`). A `field:` prefix the parser does not know (`https:`, `10:30`) is ordinary
- * text. Bounds on hostile input: only the first MAX_QUERY_CHARS characters are read and at most
- * MAX_CLAUSES clauses kept (each needs a bit in the ranking's word sets).
+ * type), as before; in a quote not closed yet too (`"pull req`). A `field:` prefix the parser
+ * does not know (`https:`, `10:30`) is ordinary text. Bounds on hostile input: only the first
+ * MAX_QUERY_CHARS characters are read and at most MAX_CLAUSES clauses kept (each needs a bit in
+ * the ranking's word sets).
  */
 import { FIELD_DESCRIPTION, FIELD_EXAMPLES, FIELD_NAME, FIELD_PROVIDER, FIELD_TAGS, FIELD_TITLE } from './fields.js';
 import { tokenize } from './text-encoder.js';
