@@ -474,6 +474,14 @@ describe('ranking', () => {
     add(index, 'invoice', agent('Invoice Agent', [{ id: 'c', name: 'Check invoices', description: 'Checks the totals of invoices' }], { description: 'An agent for invoices' }));
     for (const q of ['an agent that translates invoices', 'a tool translating invoices']) assert.equal(ids(q)[0], 'polyglot', q);
     assert.equal(ids('invoice agent')[0], 'invoice', 'a name is still a name');
+    // In the other languages the index stems too.
+    add(index, 'es', agent('Traductor', [{ id: 't', name: 'Traducción', description: 'Traduce facturas al inglés' }], { description: 'Traduce documentos' }));
+    add(index, 'es-faq', agent('Ayuda', [{ id: 'q', name: 'Preguntas', description: 'Explica qué hacer, cómo y dónde, y quién ayuda con facturas' }], { description: 'Responde preguntas' }));
+    add(index, 'de', agent('Übersetzer', [{ id: 't', name: 'Übersetzung', description: 'Übersetzt Rechnungen ins Englische' }], { description: 'Übersetzt' }));
+    add(index, 'de-faq', agent('Hilfe', [{ id: 'q', name: 'Fragen', description: 'Erklärt wie, was und wo, welche Rechnungen' }], { description: 'Hilft' }));
+    assert.equal(ids('¿qué agente traduce facturas?')[0], 'es');
+    assert.equal(ids('welche agent übersetzt rechnungen')[0], 'de');
+    assert.equal(ids('wie übersetze ich Rechnungen?')[0], 'de');
     // Alone, or quoted, such a word is searched.
     assert.deepEqual(ids('how'), ['faq']);
     assert.deepEqual(ids('weather "how"').sort(), ['faq', 'wx']);

@@ -301,6 +301,20 @@ export function parseQuery(text: string | undefined): ParsedQuery {
 const FILLERS: ReadonlySet<string> = new Set([
   'how', 'what', 'which', 'who', 'whom', 'where', 'when', 'why', 'do', 'does', 'did', 'me', 'us',
   'please', 'need', 'want', 'some', 'something', 'anything', 'agent', 'agents', 'tool', 'tools',
+  // The same in the other languages the index stems, folded ("qué" is "que"); not those that are
+  // also names or subjects ("eu", "io", "apa", "chi", "suche").
+  // Spanish
+  'que', 'como', 'donde', 'cual', 'cuales', 'quien', 'necesito', 'quiero', 'busco', 'yo', 'agente', 'agentes',
+  // German
+  'wie', 'was', 'wo', 'welche', 'welcher', 'welches', 'wer', 'brauche', 'ich',
+  // French
+  'comment', 'quoi', 'quel', 'quelle', 'quels', 'quelles', 'ou', 'qui', 'besoin', 'je',
+  // Italian
+  'cosa', 'quale', 'quali',
+  // Portuguese
+  'onde', 'qual', 'quais', 'quem', 'preciso',
+  // Indonesian
+  'bagaimana', 'dimana', 'siapa',
 ]);
 
 const isFiller = (c: ParsedClause): boolean => {
