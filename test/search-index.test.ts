@@ -403,6 +403,10 @@ describe('matching', () => {
     // A last word too short to complete yet is left out, as a letter is: the phrase so far.
     assert.deepEqual(ids('"pull re'), ids('"pull r'));
     assert.deepEqual(ids('"pull re'), ['apart', 'pr']);
+    // A Chinese character is a whole word as typed: `"天气预` is that phrase, not `"天气`.
+    add(index, 'zh', agent('天气助手', [{ id: 'f', name: '天气预报' }]));
+    add(index, 'zh-map', agent('地图', [{ id: 'm', name: '天气图' }]));
+    assert.deepEqual(ids('"天气预'), ['zh']);
     assert.deepEqual(ranked('weather "fore'), ['wx', 'sales'], 'both words: the weather forecast first');
     // As written once closed, or once a space ends the word; a left-out phrase is as written.
     assert.deepEqual(ids('"pull req"'), []);

@@ -131,6 +131,8 @@ const startsWord = (text: string, at: number): boolean => {
 };
 /** What a word may end with, as typed so far: a letter, a digit, or one of their marks (हिंदी, किता). */
 const WORD_END = /[\p{L}\p{N}\p{M}]$/u;
+/** A word of a script written without spaces (Chinese, Japanese, Thai, Lao, Khmer, Myanmar): each is whole. */
+const UNSPACED_WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 /** A piece that is one word after a leading dot: a name such as ".NET" or ".io" (written out, not typed halfway). */
 const DOTTED_NAME = /^\.[\p{L}\p{N}]+$/u;
 
@@ -372,8 +374,9 @@ function alternativesOf(piece: Piece): Alternative[] {
     // a phrase of the words as written, the last one completed (`"pull req` finds "pull request").
     const typed = piece.atEnd && !piece.negated && words.length <= MAX_PHRASE_WORDS && WORD_END.test(piece.text) && tokenize(lastChunk(piece.text)).at(-1) === words.at(-1);
     // One too short to complete yet (`"pull re`) is left out, as a letter is (`"pull r`): the
-    // phrase of those two words found nothing, between `"pull` and `"pull req` which find it.
-    const tooShort = typed && words.at(-1)!.length < MIN_PREFIX_LENGTH;
+    // phrase of those two words found nothing, between `"pull` and `"pull req` which find it. A
+    // word of a script written without spaces (天, a Thai word) is whole as typed.
+    const tooShort = typed && words.at(-1)!.length < MIN_PREFIX_LENGTH && !UNSPACED_WORD.test(words.at(-1)!);
     if (tooShort && distinctRun.length > 1) distinctRun = distinctRun.slice(0, -1);
     const typing = typed && !tooShort;
     const last = distinctRun[distinctRun.length - 1]!;
