@@ -478,6 +478,9 @@ describe('ranking', () => {
     add(index, 'invoice', agent('Invoice Agent', [{ id: 'c', name: 'Check invoices', description: 'Checks the totals of invoices' }], { description: 'An agent for invoices' }));
     for (const q of ['an agent that translates invoices', 'a tool translating invoices']) assert.equal(ids(q)[0], 'polyglot', q);
     assert.equal(ids('invoice agent')[0], 'invoice', 'a name is still a name');
+    add(index, 'us', agent('Filer', [{ id: 'f', name: 'US tax forms' }], { description: 'Files forms' }));
+    add(index, 'uk', agent('Clerk', [{ id: 'f', name: 'UK tax forms' }], { description: 'Files forms' }));
+    assert.equal(ids('US tax forms')[0], 'us', '"US" is a name, not "us"');
     // In the other languages the index stems too.
     add(index, 'es', agent('Traductor', [{ id: 't', name: 'Traducción', description: 'Traduce facturas al inglés' }], { description: 'Traduce documentos' }));
     add(index, 'es-faq', agent('Ayuda', [{ id: 'q', name: 'Preguntas', description: 'Explica qué hacer, cómo y dónde, y quién ayuda con facturas' }], { description: 'Responde preguntas' }));

@@ -301,10 +301,10 @@ export function parseQuery(text: string | undefined): ParsedQuery {
  * it may be the start of a longer one: "what" on the way to "whatsapp" finds it a key later.
  */
 const FILLERS: ReadonlySet<string> = new Set([
-  'how', 'what', 'which', 'who', 'whom', 'where', 'when', 'why', 'do', 'does', 'did', 'me', 'us',
+  'how', 'what', 'which', 'who', 'whom', 'where', 'when', 'why', 'do', 'does', 'did', 'me',
   'please', 'need', 'want', 'some', 'something', 'anything', 'agent', 'agents', 'tool', 'tools',
   // The same in the other languages the index stems, folded ("qué" is "que"); not those that are
-  // also names or subjects ("eu", "io", "apa", "chi", "suche").
+  // also names or subjects ("eu", "io", "apa", "chi", "suche"; in English "us": "US tax forms").
   // Spanish
   'que', 'como', 'donde', 'cual', 'cuales', 'quien', 'necesito', 'quiero', 'busco', 'yo', 'agente', 'agentes',
   // German
