@@ -355,6 +355,20 @@ describe('ARD API', () => {
 
     const tagged = await post(`${registry.url}/search`, { query: { text: 'forecast invoice', filter: { tags: 'weather' } } });
     assert.deepEqual(tagged.body.results.map((r: WireJson) => r.identifier), [urn('agent', ids.weather)], 'a bare scalar is a one-element list');
+    // Spellings of one tag (case, spaces, dashes, underscores aside) are one tag of the entry, in
+    // the spelling most of its skills use, as the tags filter finds any of them by any other.
+    const card = v1Card('Model Agent', 'https://models.example.org/a2a');
+    const spelt = ['Machine Learning', 'machine-learning', 'machine_learning', 'machine-learning'];
+    card.skills = spelt.map((tag, i) => ({ ...card.skills[0]!, id: `train-${i}`, tags: [tag, i === 3 ? 'Vision' : 'vision'] }));
+    const model = resultOf(await op(writer, { register: { agentCard: card } })).id;
+    try {
+      const entry = await getJson(`${registry.url}/agents/${model}`);
+      assert.deepEqual(entry.body.tags, ['machine-learning', 'vision']);
+      const found = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { tags: ['MACHINE LEARNING'] } } });
+      assert.deepEqual(found.body.results.map((r: WireJson) => r.identifier), [urn('agent', model)]);
+    } finally {
+      await op(writer, { unregister: { id: model } });
+    }
     const readOnly = await post(`${registry.url}/search`, { query: { text: 'file', filter: { readOnly: ['true'] } } });
     assert.deepEqual(readOnly.body.results.map((r: WireJson) => r.metadata.matchedName), ['read_file']);
     const elsewhere = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { publisher: ['other.example'] } } });

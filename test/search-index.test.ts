@@ -375,6 +375,9 @@ describe('matching', () => {
     assert.deepEqual(ids('name:(beta)'), ['beta']);
     assert.deepEqual(ids('build tags:-.NET'), ['says'], 'a dash after the field still leaves the value out');
     for (const q of ['tags:*', 'tags:-', 'name:(']) assert.equal(search(index, q).total, 3, `${q}: a field with no word yet is ignored, listing every entry`);
+    // So is a quote, dash or star with no word yet, as the first keys of "pull request" or -beta are typed (they found nothing).
+    for (const q of ['"', '-', '-"', '--', '—', '*', '" ', '-*']) assert.equal(search(index, q).total, 3, `${q}: no word yet, listing every entry`);
+    for (const q of ['!!!', '"!!!"', 'the']) assert.equal(search(index, q).total, 0, `${q}: text of no word still finds nothing`);
   });
 
   it('takes typographic quotation marks (“ ”, „ “, « ») as quotes: a phrase, as phones write "', () => {
@@ -384,6 +387,31 @@ describe('matching', () => {
     const ids = (text: string) => search(index, text).hits.map((h) => h.id).sort();
     for (const q of ['"pull request"', '\u201Cpull request\u201D', '\u201Epull request\u201C', '\u00ABpull request\u00BB', '\uFF02pull request\uFF02']) assert.deepEqual(ids(q), ['pr'], q);
     assert.deepEqual(ids('pull -\u201Crequest review\u201D'), ['apart'], 'left out as a phrase too');
+  });
+
+  it('reads a quote not closed yet to the end of the text, its last word typed so far ("weath, weather "fore, "pull req)', () => {
+    const index = createSearchIndex();
+    add(index, 'wx', agent('Weather', [{ id: 'f', name: 'Weather forecast' }]));
+    add(index, 'sales', agent('Sales', [{ id: 's', name: 'Sales forecasts', description: 'Figures before the weather turns' }]));
+    add(index, 'pr', agent('Reviewer', [{ id: 'r', name: 'Pull request review' }]));
+    add(index, 'apart', agent('Fetcher', [{ id: 'f', name: 'Request a pull of data' }]));
+    const ranked = (text: string) => index.search({ text, offset: 0, limit: 50 }).hits.map((h) => h.id);
+    const ids = (text: string) => ranked(text).sort();
+    assert.deepEqual(ids('"weath'), ['sales', 'wx'], 'a word typed halfway: completed, as unquoted');
+    assert.deepEqual(ids('"pull req'), ['pr'], 'still a phrase: the words apart are not it');
+    assert.deepEqual(ids('"weather forec'), ['wx']);
+    // A last word too short to complete yet is left out, as a letter is: the phrase so far.
+    assert.deepEqual(ids('"pull re'), ids('"pull r'));
+    assert.deepEqual(ids('"pull re'), ['apart', 'pr']);
+    // A Chinese character is a whole word as typed: `"天气预` is that phrase, not `"天气`.
+    add(index, 'zh', agent('天气助手', [{ id: 'f', name: '天气预报' }]));
+    add(index, 'zh-map', agent('地图', [{ id: 'm', name: '天气图' }]));
+    assert.deepEqual(ids('"天气预'), ['zh']);
+    assert.deepEqual(ranked('weather "fore'), ['wx', 'sales'], 'both words: the weather forecast first');
+    // As written once closed, or once a space ends the word; a left-out phrase is as written.
+    assert.deepEqual(ids('"pull req"'), []);
+    assert.deepEqual(ids('"weath '), []);
+    assert.deepEqual(ids('pull -"request rev'), ['apart', 'pr']);
   });
 
   it('reads full-width operators and fields as a Chinese or Japanese input method types them ("tags：finance", "ＮＯＴ beta")', () => {
@@ -434,6 +462,36 @@ describe('ranking', () => {
     assert.deepEqual(hits.map((h) => h.id), ['a-name', 'b-tags', 'c-description', 'd-examples']);
     assert.deepEqual(hits.map((h) => h.match.fields), [['name'], ['tags'], ['description'], ['examples']]);
     for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1]!.score > hits[i]!.score);
+  });
+
+  it('ranks a request written as a sentence by its subject: its question words and "please" outrank nothing', () => {
+    const index = createSearchIndex();
+    add(index, 'wx', agent('Skyline', [{ id: 'f', name: 'Weather forecast', description: 'Gives the weather forecast for a city' }]));
+    add(index, 'faq', agent('Helpdesk', [{ id: 'q', name: 'FAQ', description: 'Explains what to do and how to get help, who to ask, when and where' }]));
+    const ids = (text: string) => index.search({ text, offset: 0, limit: 10 }).hits.map((h) => h.id);
+    for (const q of ['how do I get the weather forecast?', 'what is the weather forecast', 'where do I find a weather forecast please', 'weather forecast please']) {
+      assert.equal(ids(q)[0], 'wx', q);
+    }
+    // In a registry of agents and tools, "agent" and "tool" say no more: "Invoice Agent" (which
+    // checks invoices) ranked above the agent that translates them.
+    add(index, 'polyglot', agent('Polyglot', [{ id: 't', name: 'Translation', description: 'Translates invoices and contracts' }], { description: 'Works with languages' }));
+    add(index, 'invoice', agent('Invoice Agent', [{ id: 'c', name: 'Check invoices', description: 'Checks the totals of invoices' }], { description: 'An agent for invoices' }));
+    for (const q of ['an agent that translates invoices', 'a tool translating invoices']) assert.equal(ids(q)[0], 'polyglot', q);
+    assert.equal(ids('invoice agent')[0], 'invoice', 'a name is still a name');
+    add(index, 'us', agent('Filer', [{ id: 'f', name: 'US tax forms' }], { description: 'Files forms' }));
+    add(index, 'uk', agent('Clerk', [{ id: 'f', name: 'UK tax forms' }], { description: 'Files forms' }));
+    assert.equal(ids('US tax forms')[0], 'us', '"US" is a name, not "us"');
+    // In the other languages the index stems too.
+    add(index, 'es', agent('Traductor', [{ id: 't', name: 'Traducción', description: 'Traduce facturas al inglés' }], { description: 'Traduce documentos' }));
+    add(index, 'es-faq', agent('Ayuda', [{ id: 'q', name: 'Preguntas', description: 'Explica qué hacer, cómo y dónde, y quién ayuda con facturas' }], { description: 'Responde preguntas' }));
+    add(index, 'de', agent('Übersetzer', [{ id: 't', name: 'Übersetzung', description: 'Übersetzt Rechnungen ins Englische' }], { description: 'Übersetzt' }));
+    add(index, 'de-faq', agent('Hilfe', [{ id: 'q', name: 'Fragen', description: 'Erklärt wie, was und wo, welche Rechnungen' }], { description: 'Hilft' }));
+    assert.equal(ids('¿qué agente traduce facturas?')[0], 'es');
+    assert.equal(ids('welche agent übersetzt rechnungen')[0], 'de');
+    assert.equal(ids('wie übersetze ich Rechnungen?')[0], 'de');
+    // Alone, or quoted, such a word is searched.
+    assert.deepEqual(ids('how'), ['faq']);
+    assert.deepEqual(ids('weather "how"').sort(), ['faq', 'wx']);
   });
 
   it('puts units matching all query words above units matching some', () => {
@@ -583,6 +641,11 @@ describe('filters', () => {
     assert.deepEqual(ids({ protocolVersion: '1.0.10' }), []);
     assert.deepEqual(ids({ protocolBinding: 'GRPC', protocolVersion: '1.0' }), []);
     assert.deepEqual(ids({ protocolBinding: 'MCP' }), ['files/delete_report', 'files/read_report', 'files/write_report']);
+    // The binding as people write it: "JSON-RPC" (the protocol's own name), "json_rpc" found nothing.
+    const jsonRpc = ids({ protocolBinding: 'JSONRPC' });
+    assert.ok(jsonRpc.includes('docs/pdf') && jsonRpc.includes('legacy/r'));
+    for (const spelt of ['JSON-RPC', 'json_rpc', ' json rpc ', 'Json\u2010Rpc']) assert.deepEqual(ids({ protocolBinding: spelt }), jsonRpc, spelt);
+    assert.deepEqual(ids({ protocolBinding: 'JSON-RPC2' }), []);
   });
 
   it('streaming', () => {

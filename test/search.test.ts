@@ -247,6 +247,11 @@ describe('matching', () => {
     assert.deepEqual([reviewer?.match.type, reviewer?.matches], ['agent', undefined]);
     assert.deepEqual(await names('tags:c++'), ['Kestrel C++ Mentor']);
     assert.deepEqual(await names('"c++ code"'), ['Kestrel C++ Mentor']);
+    // The last word typed is a prefix only while the text ends right after it: a space after it
+    // ends the word ("kestr " found every Kestrel, the search trimmed the space away).
+    assert.deepEqual(await names('kestr'), ['Kestrel C Toolsmith', 'Kestrel C++ Mentor', 'Kestrel Reviewer']);
+    assert.deepEqual(await names('kestr '), []);
+    assert.deepEqual(await names('  kestr'), await names('kestr'), 'white space before the text means nothing');
   });
 
   test('a query that is exactly a name finds what has that name first', async () => {

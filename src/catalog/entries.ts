@@ -12,6 +12,7 @@
 import type { EntryKind, EntryView, McpServerDocument } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
 import { describeAgentCard, describeMcpServer } from '../registry/describe.js';
+import { tagKey } from '../search/attributes.js';
 import { MEDIA_TYPES, documentPaths, documentUrl, entryUrn, mediaTypeOf, registryUrn, type Site } from './vocabulary.js';
 import { MCP_PATH, MCP_SERVER_CARD_PATH } from '../mcp/paths.js';
 
@@ -51,6 +52,28 @@ function distinct(values: string[], max: number): string[] {
     if (out.length >= max) break;
   }
   return out;
+}
+
+/**
+ * An entry's tags, one per tag the tags filter tells apart (case, accents and the separators
+ * between a tag's words aside: ../search/attributes.ts tagKey), each in the spelling most of its
+ * skills use (the first of equals), in the order they first appear. "Machine Learning" and
+ * "machine-learning" were two tags of one entry, though asking for either finds both.
+ */
+function distinctTags(values: string[], max: number): string[] {
+  const spellings = new Map<string, Map<string, number>>();
+  for (const v of values) {
+    const t = v.trim();
+    if (!t) continue;
+    const key = tagKey(t);
+    let counts = spellings.get(key);
+    if (!counts) {
+      if (spellings.size >= max) continue;
+      spellings.set(key, (counts = new Map()));
+    }
+    counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+  return [...spellings.values()].map((counts) => [...counts].reduce((best, c) => (c[1] > best[1] ? c : best))[0]);
 }
 
 const versionOf = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v : undefined);
@@ -101,7 +124,7 @@ export function catalogEntryOf(site: Site, view: EntryView): CatalogEntry {
   const metadata: Record<string, string | number | boolean> = { registryId: view.id, kind: view.kind, revision: view.revision, ...trustMetadata(view) };
   if (view.kind === 'agent') {
     const card = describeAgentCard(view.document, view.protocolVersion === '0.3' ? '0.3' : '1.0');
-    const tags = distinct(card.skills.flatMap((s) => s.tags), MAX_TAGS);
+    const tags = distinctTags(card.skills.flatMap((s) => s.tags), MAX_TAGS);
     const capabilities = distinct(card.skills.map((s) => s.id || s.name), MAX_CAPABILITIES);
     const queries = distinct(card.skills.flatMap((s) => s.examples).filter((q) => q.length <= MAX_QUERY_CHARS), MAX_QUERIES);
     if (tags.length) entry.tags = tags;

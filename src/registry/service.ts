@@ -106,6 +106,14 @@ interface IndexLoading {
   touched: Set<string>;
 }
 
+/**
+ * A search's text as the index reads it: white space before it means nothing, but white space
+ * after it ends the last word, which is then no prefix ("kestr " is the word as typed, "kestr"
+ * also finds "kestrel": README's query syntax). Trimming both ends made every last word a prefix,
+ * whatever was typed after it.
+ */
+const queryTextOf = (query: string | undefined): string => (query ?? '').trimStart();
+
 export class RegistryService {
   private readonly store: RegistryStore;
   private index: SearchIndex;
@@ -549,7 +557,7 @@ export class RegistryService {
     this.requireReader(caller, 'Searching');
     this.requireIndex();
     const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
-    const text = (request.query ?? '').trim();
+    const text = queryTextOf(request.query);
     const resultsPer = request.resultsPer ?? 'entry';
     const asked = ['search', text, request.filter ?? {}, limit, resultsPer];
     // The index this search runs on, and its version: an answer kept with them is still right.
@@ -613,7 +621,7 @@ export class RegistryService {
   /** The hit entry `id` is in the results of `request` now, or undefined when it is not. */
   matchOne(request: WatchRequest, id: string): SearchHit | undefined {
     this.requireIndex();
-    return this.index.searchNow(this.indexQuery((request.query ?? '').trim(), request.filter, 0, 1, { onlyId: id })).hits[0];
+    return this.index.searchNow(this.indexQuery(queryTextOf(request.query), request.filter, 0, 1, { onlyId: id })).hits[0];
   }
 
   /**
@@ -622,7 +630,7 @@ export class RegistryService {
    */
   matchPage(request: WatchRequest, offset: number, limit: number, totalLimit?: number): { results: SearchHit[]; total: number } {
     this.requireIndex();
-    const page = this.index.searchNow(this.indexQuery((request.query ?? '').trim(), request.filter, offset, limit, totalLimit === undefined ? {} : { totalLimit }));
+    const page = this.index.searchNow(this.indexQuery(queryTextOf(request.query), request.filter, offset, limit, totalLimit === undefined ? {} : { totalLimit }));
     return { results: page.hits, total: page.total };
   }
 

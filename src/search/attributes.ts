@@ -113,6 +113,17 @@ export const tagKey = (tag: string): string => {
   return folded.replace(TAG_SEPARATORS, ' ').trim() || folded;
 };
 
+/**
+ * A protocol binding as the protocolBinding filter compares it: case and the separators people
+ * write in its name aside ("JSON-RPC", the protocol's own spelling, and "json_rpc" are JSONRPC;
+ * "http json" is HTTP+JSON), where only the exact spelling matched. Compared, not stored: the
+ * saved profiles keep their lower-cased bindings.
+ */
+export const bindingKey = (binding: string): string => {
+  const lower = binding.trim().toLowerCase();
+  return lower.replace(/[\s\p{Pd}_+]+/gu, '') || lower;
+};
+
 export class Attributes {
   /** Skill segments: [nTags, tag ids..., nIn, mode ids..., nOut, mode ids...]. */
   pool: Int32Array = new Int32Array(1024);

@@ -57,6 +57,12 @@ export interface PlanPhrase {
   readonly words: readonly string[];
   readonly weight: number;
   readonly strong: boolean;
+  /**
+   * The phrase with its last word completed (a quote still open as it is typed): the
+   * completions of a clause share one budget of postings, so a prefix's many terms cost what one
+   * phrase does.
+   */
+  readonly completion?: true;
 }
 
 export interface PlanClause {
@@ -122,14 +128,21 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
   for (const alt of c.alternatives) {
     if (alt.kind === 'phrase') {
       out.phrases.push({ words: alt.words, weight: 1, strong: true });
+      if (alt.prefix) {
+        const typed = alt.words.slice(0, -1);
+        for (const t of ctx.vocabulary.expand(alt.words[alt.words.length - 1]!, MAX_PREFIX_EXPANSIONS)) {
+          out.phrases.push({ words: [...typed, t], weight: PREFIX_WEIGHT, strong: true, completion: true });
+        }
+      }
       if (!excluding) addRelated(alt.words.join(' '), 1, out, addTerm, ctx, o, true);
       continue;
     }
     addTerm({ term: alt.word, weight: 1, strong: true, lang: ANY_LANGUAGE });
-    if (alt.exact) continue;
+    // A quoted word typed so far (`"weath`) is completed, but takes no other forms.
     if (alt.prefix) {
       for (const t of ctx.vocabulary.expand(alt.word, MAX_PREFIX_EXPANSIONS)) addTerm({ term: t, weight: PREFIX_WEIGHT, strong: true, lang: ANY_LANGUAGE });
     }
+    if (alt.exact) continue;
     let languages = o.languages;
     if (o.dictionary && ctx.postings(alt.word) === 0 && !o.dictionary.knows(alt.word)) languages &= ~(1 << ENGLISH);
     const forms = o.wordForms ? formsOf(alt.word, ctx.vocabulary, languages) : [];

@@ -9,8 +9,8 @@
  * - streaming: the card's `capabilities.streaming` (MCP servers count as not streaming).
  * - verified: a signature of the card verified with a trusted key (MCP servers never are).
  * - protocolBinding / protocolVersion: some interface of the entry has that binding (case
- *   insensitive) and that version, where "1.0" also accepts "1.0.0" and "1.0.1" (prefix on a dot
- *   boundary), and "1.0.0" accepts "1.0" (the same version). When both are given, one interface must satisfy both. An interface without a
+ *   and separators insensitive: ./attributes.ts bindingKey) and that version, where "1.0" also
+ *   accepts "1.0.0" and "1.0.1" (prefix on a dot boundary), and "1.0.0" accepts "1.0" (the same version). When both are given, one interface must satisfy both. An interface without a
  *   version of its own has its card's generation ("0.3" / "1.0").
  * - tags: the hit is a skill carrying ANY of the given tags (case and accent insensitive; white
  *   space, dashes and underscores between a tag's words alike: ./attributes.ts tagKey).
@@ -48,6 +48,7 @@ import {
   A_TOOL,
   HEALTH_CODES,
   A_VERIFIED,
+  bindingKey,
   mimeKey,
   modeBit,
   tagKey,
@@ -218,7 +219,8 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       else ownerId = id;
     }
     this.ownerId = ownerId;
-    this.binding = cleanString(f.protocolBinding)?.toLowerCase();
+    const binding = cleanString(f.protocolBinding);
+    this.binding = binding === undefined ? undefined : bindingKey(binding);
     this.version = cleanString(f.protocolVersion);
     this.profileMemo = new Uint8Array(attrs.profiles.length);
 
@@ -509,7 +511,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     const p = this.attrs.profiles[profile];
     if (!p) return false;
     for (let i = 0; i < p.bindings.length; i++) {
-      if (this.binding !== undefined && p.bindings[i] !== this.binding) continue;
+      if (this.binding !== undefined && bindingKey(p.bindings[i]!) !== this.binding) continue;
       if (this.version !== undefined && !versionMatches(p.versions[i], this.version)) continue;
       return true;
     }

@@ -14,9 +14,10 @@
  *   transl*                  every word that starts with "transl"
  *
  * The last word is also matched as a prefix when the text ends right after it (search as you
- * type), as before. A `field:` prefix the parser does not know (`https:`, `10:30`) is ordinary
- * text. Bounds on hostile input: only the first MAX_QUERY_CHARS characters are read and at most
- * MAX_CLAUSES clauses kept (each needs a bit in the ranking's word sets).
+ * type), as before; in a quote not closed yet too (`"pull req`). A `field:` prefix the parser
+ * does not know (`https:`, `10:30`) is ordinary text. Bounds on hostile input: only the first
+ * MAX_QUERY_CHARS characters are read and at most MAX_CLAUSES clauses kept (each needs a bit in
+ * the ranking's word sets).
  */
 import { FIELD_DESCRIPTION, FIELD_EXAMPLES, FIELD_NAME, FIELD_PROVIDER, FIELD_TAGS, FIELD_TITLE } from './fields.js';
 import { tokenize } from './text-encoder.js';
@@ -57,6 +58,8 @@ export interface PhraseAlternative {
   readonly kind: 'phrase';
   /** At least two normalised terms, adjacent in one field in this order. */
   readonly words: readonly string[];
+  /** The last word may also be a longer term starting with it (a quote still open as it is typed). */
+  readonly prefix?: true;
 }
 
 export type Alternative = WordAlternative | PhraseAlternative;
@@ -116,7 +119,7 @@ interface Piece {
   field?: { fields: number; scope: Scope };
   /** Ends in `*`. */
   star: boolean;
-  /** The text ends right after this piece (the last word may be a prefix). */
+  /** The text ends right after this piece (the last word may be a prefix): a quote still open does. */
   atEnd: boolean;
 }
 
@@ -128,6 +131,8 @@ const startsWord = (text: string, at: number): boolean => {
 };
 /** What a word may end with, as typed so far: a letter, a digit, or one of their marks (हिंदी, किता). */
 const WORD_END = /[\p{L}\p{N}\p{M}]$/u;
+/** A word of a script written without spaces (Chinese, Japanese, Thai, Lao, Khmer, Myanmar): each is whole. */
+const UNSPACED_WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 /** A piece that is one word after a leading dot: a name such as ".NET" or ".io" (written out, not typed halfway). */
 const DOTTED_NAME = /^\.[\p{L}\p{N}]+$/u;
 
@@ -169,9 +174,11 @@ function pieces(raw: string): Piece[] {
       }
     }
     if (raw[i] === '"') {
+      // A quote not closed yet (`"weath`, `weather "fore` as someone types) runs to the end of
+      // the text, its last word typed so far: it was that word exactly, which no entry has.
       const close = raw.indexOf('"', i + 1);
       const end = close < 0 ? n : close;
-      out.push({ text: raw.slice(i + 1, end), quoted: true, negated, field, star: false, atEnd: false });
+      out.push({ text: raw.slice(i + 1, end), quoted: true, negated, field, star: false, atEnd: close < 0 });
       i = close < 0 ? n : close + 1;
       continue;
     }
@@ -210,8 +217,10 @@ export function parseQuery(text: string | undefined): ParsedQuery {
   // Text of operators and bare fields alone ("tags:", "NOT", "OR" as someone starts typing) is
   // ignored, as each is after a word: the search lists what the filter matches, as for no text,
   // where it answered nothing.
-  // A field whose value has no word yet (`tags:-` on the way to `tags:-beta`, `tags:*`) likewise.
-  if (list.every((piece) => (isBare(piece) && (piece.text === 'OR' || piece.text === 'NOT')) || (piece.field !== undefined && alternativesOf(piece).length === 0))) {
+  // A field whose value has no word yet (`tags:-` on the way to `tags:-beta`, `tags:*`) likewise,
+  // and a quote, dash or star with no word yet (`"` on the way to `"pull request"`, `-` to
+  // `-beta`): those answered nothing, emptying the results at the first key typed.
+  if (list.every((piece) => (isBare(piece) && (piece.text === 'OR' || piece.text === 'NOT')) || (namesNoWordYet(piece) && alternativesOf(piece).length === 0))) {
     return { hasText: false, clauses: [], excluded: [], words: [] };
   }
   for (let p = 0; p < list.length; p++) {
@@ -278,7 +287,46 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       pendingOr = false;
     }
   }
-  return { hasText: true, clauses, excluded, words };
+  return { hasText: true, clauses: withoutFillers(clauses), excluded, words };
+}
+
+/**
+ * Words that carry no subject in a request written as a sentence: question words, "do", "me",
+ * "please", "need", and in a registry of agents and tools, "agent" and "tool" (nearly every entry
+ * is one). Ranking counts matched clauses first, so in "how do I get the weather forecast?" an
+ * FAQ entry saying "how", "do" and "get" ranked above the weather forecast, and for "an agent
+ * that translates invoices" an "Invoice Agent" above the agent that translates them. A query
+ * of only such words still searches them ("how"); quoted or after a field, such a word is kept
+ * as written. The last word too is left out ("jokes please" searched every "please…"), though
+ * it may be the start of a longer one: "what" on the way to "whatsapp" finds it a key later.
+ */
+const FILLERS: ReadonlySet<string> = new Set([
+  'how', 'what', 'which', 'who', 'whom', 'where', 'when', 'why', 'do', 'does', 'did', 'me',
+  'please', 'need', 'want', 'some', 'something', 'anything', 'agent', 'agents', 'tool', 'tools',
+  // The same in the other languages the index stems, folded ("qué" is "que"); not those that are
+  // also names or subjects ("eu", "io", "apa", "chi", "suche"; in English "us": "US tax forms").
+  // Spanish
+  'que', 'como', 'donde', 'cual', 'cuales', 'quien', 'necesito', 'quiero', 'busco', 'yo', 'agente', 'agentes',
+  // German
+  'wie', 'was', 'wo', 'welche', 'welcher', 'welches', 'wer', 'brauche', 'ich',
+  // French
+  'comment', 'quoi', 'quel', 'quelle', 'quels', 'quelles', 'ou', 'qui', 'besoin', 'je',
+  // Italian
+  'cosa', 'quale', 'quali',
+  // Portuguese
+  'onde', 'qual', 'quais', 'quem', 'preciso',
+  // Indonesian
+  'bagaimana', 'dimana', 'siapa',
+]);
+
+const isFiller = (c: ParsedClause): boolean => {
+  const only = c.alternatives.length === 1 ? c.alternatives[0]! : undefined;
+  return only?.kind === 'word' && !only.exact && c.fields === 0 && c.scope === 'any' && FILLERS.has(only.word);
+};
+
+function withoutFillers(clauses: ParsedClause[]): ParsedClause[] {
+  const kept = clauses.filter((c) => !isFiller(c));
+  return kept.length > 0 ? kept : clauses;
 }
 
 /**
@@ -295,6 +343,9 @@ function leadingDashes(raw: string, at: number): number {
   return k - at;
 }
 
+/** A piece of a field, or of only quotes, dashes and stars, so far: words are still to come. */
+const namesNoWordYet = (piece: Piece): boolean => piece.field !== undefined || [...piece.text.trim()].every((c) => c === '*' || EXCLUDING_DASHES.has(c));
+
 /** A piece written alone, without quotes, field, `-` or `*`: what can be an operator. */
 const isBare = (piece: Piece): boolean => !piece.quoted && !piece.field && !piece.negated && !piece.star;
 
@@ -305,8 +356,11 @@ function isOr(list: readonly Piece[], p: number): boolean {
 }
 
 function altKey(a: Alternative): string {
-  return a.kind === 'word' ? `${a.word}${a.prefix ? '*' : ''}${a.exact ? '!' : ''}` : `"${a.words.join(' ')}"`;
+  return a.kind === 'word' ? `${a.word}${a.prefix ? '*' : ''}${a.exact ? '!' : ''}` : `"${a.words.join(' ')}${a.prefix ? '*' : ''}"`;
 }
+
+/** The text after its last white space: the word being typed (a stop word, when it was dropped). */
+const lastChunk = (text: string): string => text.slice(text.search(/\S+$/));
 
 /** The alternatives a piece stands for: its words, or one phrase when quoted. */
 function alternativesOf(piece: Piece): Alternative[] {
@@ -315,9 +369,19 @@ function alternativesOf(piece: Piece): Alternative[] {
   const words = tokenize(piece.text, { maxTerms: MAX_PHRASE_WORDS * 4, keepShortAlone: piece.field !== undefined });
   if (words.length === 0) return [];
   if (piece.quoted) {
-    const distinctRun = words.slice(0, MAX_PHRASE_WORDS);
-    if (distinctRun.length === 1) return [{ kind: 'word', word: distinctRun[0]!, prefix: false, exact: true }];
-    return [{ kind: 'phrase', words: distinctRun }];
+    let distinctRun = words.slice(0, MAX_PHRASE_WORDS);
+    // In a quote still open, the last word as typed so far is a prefix, as it is unquoted: still
+    // a phrase of the words as written, the last one completed (`"pull req` finds "pull request").
+    const typed = piece.atEnd && !piece.negated && words.length <= MAX_PHRASE_WORDS && WORD_END.test(piece.text) && tokenize(lastChunk(piece.text)).at(-1) === words.at(-1);
+    // One too short to complete yet (`"pull re`) is left out, as a letter is (`"pull r`): the
+    // phrase of those two words found nothing, between `"pull` and `"pull req` which find it. A
+    // word of a script written without spaces (天, a Thai word) is whole as typed.
+    const tooShort = typed && words.at(-1)!.length < MIN_PREFIX_LENGTH && !UNSPACED_WORD.test(words.at(-1)!);
+    if (tooShort && distinctRun.length > 1) distinctRun = distinctRun.slice(0, -1);
+    const typing = typed && !tooShort;
+    const last = distinctRun[distinctRun.length - 1]!;
+    if (distinctRun.length === 1) return [{ kind: 'word', word: last, prefix: typing, exact: true }];
+    return [typing ? { kind: 'phrase', words: distinctRun, prefix: true } : { kind: 'phrase', words: distinctRun }];
   }
   const out: WordAlternative[] = [];
   // A word written after a dot of its own (".NET", ".py") is a name, not the start of a longer

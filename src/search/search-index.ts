@@ -980,10 +980,14 @@ export class PostingsIndex implements KeywordIndex {
           groups.push({ clause, bit, strong: t.strong, slot, ids, add: Math.round(fieldScore(slot) * weight), lang: t.lang, scope, source });
         }
       }
+      let completions = this.maxPostings;
       for (const p of c.phrases) {
-        const found = p.strong
-          ? this.phraseGroups(p.words, c.fields, this.maxPostings, true)
-          : this.phraseGroups(p.words, c.fields, MAX_WEAK_POSTINGS - weak, false);
+        const found = p.completion
+          ? this.phraseGroups(p.words, c.fields, completions, true)
+          : p.strong
+            ? this.phraseGroups(p.words, c.fields, this.maxPostings, true)
+            : this.phraseGroups(p.words, c.fields, MAX_WEAK_POSTINGS - weak, false);
+        if (p.completion) completions -= found.read;
         if (!p.strong) weak += found.read;
         source++;
         for (const [slot, ids] of found.slots) {
