@@ -472,12 +472,6 @@ describe('ranking', () => {
     for (const q of ['how do I get the weather forecast?', 'what is the weather forecast', 'where do I find a weather forecast please', 'weather forecast please']) {
       assert.equal(ids(q)[0], 'wx', q);
     }
-    // In a registry of agents and tools, "agent" and "tool" say no more: "Invoice Agent" (which
-    // checks invoices) ranked above the agent that translates them.
-    add(index, 'polyglot', agent('Polyglot', [{ id: 't', name: 'Translation', description: 'Translates invoices and contracts' }], { description: 'Works with languages' }));
-    add(index, 'invoice', agent('Invoice Agent', [{ id: 'c', name: 'Check invoices', description: 'Checks the totals of invoices' }], { description: 'An agent for invoices' }));
-    for (const q of ['an agent that translates invoices', 'a tool translating invoices']) assert.equal(ids(q)[0], 'polyglot', q);
-    assert.equal(ids('invoice agent')[0], 'invoice', 'a name is still a name');
     add(index, 'us', agent('Filer', [{ id: 'f', name: 'US tax forms' }], { description: 'Files forms' }));
     add(index, 'uk', agent('Clerk', [{ id: 'f', name: 'UK tax forms' }], { description: 'Files forms' }));
     assert.equal(ids('US tax forms')[0], 'us', '"US" is a name, not "us"');

@@ -292,21 +292,21 @@ export function parseQuery(text: string | undefined): ParsedQuery {
 
 /**
  * Words that carry no subject in a request written as a sentence: question words, "do", "me",
- * "please", "need", and in a registry of agents and tools, "agent" and "tool" (nearly every entry
- * is one). Ranking counts matched clauses first, so in "how do I get the weather forecast?" an
- * FAQ entry saying "how", "do" and "get" ranked above the weather forecast, and for "an agent
- * that translates invoices" an "Invoice Agent" above the agent that translates them. A query
+ * "please", "need". Ranking counts matched clauses first, so in "how do I get the weather
+ * forecast?" an FAQ entry saying "how", "do" and "get" ranked above the weather forecast. Not
+ * "agent" or "tool", though nearly every entry is one: in "reputation score for agents" or "user
+ * agent parser" the word is the subject (bench/relevance.ts lost a judged hit without it). A query
  * of only such words still searches them ("how"); quoted or after a field, such a word is kept
  * as written. The last word too is left out ("jokes please" searched every "please…"), though
  * it may be the start of a longer one: "what" on the way to "whatsapp" finds it a key later.
  */
 const FILLERS: ReadonlySet<string> = new Set([
   'how', 'what', 'which', 'who', 'whom', 'where', 'when', 'why', 'do', 'does', 'did', 'me',
-  'please', 'need', 'want', 'some', 'something', 'anything', 'agent', 'agents', 'tool', 'tools',
+  'please', 'need', 'want', 'some', 'something', 'anything',
   // The same in the other languages the index stems, folded ("qué" is "que"); not those that are
   // also names or subjects ("eu", "io", "apa", "chi", "suche"; in English "us": "US tax forms").
   // Spanish
-  'que', 'como', 'donde', 'cual', 'cuales', 'quien', 'necesito', 'quiero', 'busco', 'yo', 'agente', 'agentes',
+  'que', 'como', 'donde', 'cual', 'cuales', 'quien', 'necesito', 'quiero', 'busco', 'yo',
   // German
   'wie', 'was', 'wo', 'welche', 'welcher', 'welches', 'wer', 'brauche', 'ich',
   // French
