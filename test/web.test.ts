@@ -1239,15 +1239,13 @@ describe('web page', { skip: unavailable }, () => {
         // Asking again before then would only be refused again: the button waits as long.
         assert.equal(await notice.getByRole('button', { name: 'Try again' }).isDisabled(), true);
 
-        // Validating too (a read): refused with the wait named, Validate pressed again waits for
-        // it, says so, and asks nothing meanwhile.
-        await page.goto(`${limited.url}/validate`);
-        await page.locator('#document').fill(JSON.stringify(v1Card('Patient Agent', 'https://patient.example.org/a2a')));
-        await page.getByRole('button', { name: 'Validate', exact: true }).click();
-        await page.locator('.validation-summary [role=alert]', { hasText: 'RATE_LIMITED' }).waitFor();
-        page.problems.length = 0; // the browser logs the refused request (429) itself
+        // Validating too (a read), on a page loaded anew (the wait is kept in the tab's session
+        // storage; a new page forgot it, and asked at once, to be refused again): Validate waits
+        // for it, says so, and asks nothing meanwhile.
         let asked = 0;
         page.on('request', (r) => void (r.url().endsWith('/message:send') && asked++));
+        await page.goto(`${limited.url}/validate`);
+        await page.locator('#document').fill(JSON.stringify(v1Card('Patient Agent', 'https://patient.example.org/a2a')));
         await page.getByRole('button', { name: 'Validate', exact: true }).click();
         await page.locator('.validation-summary', { hasText: /^Validating in \d+ s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
         assert.equal(await page.getByRole('button', { name: 'Validating…' }).isDisabled(), true);
@@ -1269,6 +1267,10 @@ describe('web page', { skip: unavailable }, () => {
         await page.goBack();
         await searchWaits.waitFor({ timeout: 5000 });
         assert.equal(asked, 0, 'asked the registry during the wait, on another view');
+        // And the search reloaded waits as well.
+        await page.reload();
+        await searchWaits.waitFor({ timeout: 5000 });
+        assert.equal(asked, 0, 'asked the registry during the wait, after a reload');
       });
     } finally {
       await limited.close();

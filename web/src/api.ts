@@ -18,7 +18,10 @@ import type {
 } from '../../src/contract/types';
 import { config } from './config';
 import { deadline, deadlineText } from './deadline';
+import { holdUntil, rateWaitLeft, type RateLimit } from './rate-wait';
 import { savedToken } from './token';
+
+export { rateWaitLeft, type RateLimit };
 
 export type { Finding };
 
@@ -165,29 +168,15 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
   try {
     return await exchange<T>(operation, { ...options, signal: limit.signal });
   } catch (err) {
-    if (err instanceof RegistryError && err.notBefore !== undefined) notBefore[limitOf(operation)] = Math.max(notBefore[limitOf(operation)], err.notBefore);
+    if (err instanceof RegistryError && err.notBefore !== undefined) holdUntil([limitOf(operation)], err.notBefore);
     throw limit.passed() && isAbort(err) ? noAnswer() : err;
   } finally {
     limit.clear();
   }
 }
 
-/**
- * The registry's rate limits count this address's reads and writes apart (REGISTRY_RATE_READS_PER_MINUTE,
- * _WRITES_): a register is a write; a search, a get and a validate are reads.
- */
-export type RateLimit = 'read' | 'write';
+/** The limit the registry counts an operation against: a register is a write; a search, a get and a validate are reads. */
 const limitOf = (operation: Json): RateLimit => ('register' in operation ? 'write' : 'read');
-
-/**
- * When each limit allows asking again (Date.now() time), from the last refusal that named a wait:
- * kept for as long as the page is open, across its views (a search refused, then an entry
- * opened, or Back to the search), since asking sooner is only refused again.
- */
-const notBefore: Record<RateLimit, number> = { read: 0, write: 0 };
-
-/** Milliseconds before the registry allows this page's reads (or writes) again: 0 when it does now. */
-export const rateWaitLeft = (limit: RateLimit): number => Math.max(0, notBefore[limit] - Date.now());
 
 /** Resolves once the limit allows asking (at once when it does), or rejects as an abort when `signal` aborts first. */
 function untilAllowed(limit: RateLimit, signal: AbortSignal): Promise<void> {
