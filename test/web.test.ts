@@ -1238,6 +1238,14 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(text.match(/(retry after|try again in) \d+ s/gi)?.length, 1, text);
         // Asking again before then would only be refused again: the button waits as long.
         assert.equal(await notice.getByRole('button', { name: 'Try again' }).isDisabled(), true);
+        // The wait counts down on screen; a screen reader is told it once (in the notice, and
+        // politely the wait's end), not each second: the counting number is hidden from it.
+        const wait = notice.getByRole('status');
+        const told = await wait.ariaSnapshot();
+        assert.match(told, /Try again in \d+ s \./, told);
+        const shown = Number(/in (\d+) s/.exec(await wait.innerText())?.[1]);
+        await page.waitForFunction((n) => Number(/in (\d+) s/.exec(document.querySelector('[role=alert] [role=status]')?.textContent ?? '')?.[1]) < n, shown, { timeout: 3000 });
+        assert.equal(await wait.ariaSnapshot(), told);
 
         // Validating too (a read), on a page loaded anew (the wait is kept in the tab's session
         // storage; a new page forgot it, and asked at once, to be refused again): Validate waits
@@ -1247,7 +1255,7 @@ describe('web page', { skip: unavailable }, () => {
         await page.goto(`${limited.url}/validate`);
         await page.locator('#document').fill(JSON.stringify(v1Card('Patient Agent', 'https://patient.example.org/a2a')));
         await page.getByRole('button', { name: 'Validate', exact: true }).click();
-        await page.locator('.validation-summary', { hasText: /^Validating in \d+ s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
+        await page.locator('.validation-summary', { hasText: /^Validating in \d+ s\s*\d+ s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
         assert.equal(await page.getByRole('button', { name: 'Validating…' }).isDisabled(), true);
         assert.equal(asked, 0, 'asked the registry during the wait');
 
@@ -1255,7 +1263,7 @@ describe('web page', { skip: unavailable }, () => {
         // meanwhile and Back to the search wait for it too, say so, and ask nothing (each asked
         // at once, and was refused again).
         await page.locator('[data-nav=search]').click();
-        const searchWaits = page.locator('#result-count', { hasText: /^Searching in \d+ s, when the registry allows it\.$/ });
+        const searchWaits = page.locator('#result-count', { hasText: /^Searching in \d+ s\s*\d+ s\s*, when the registry allows it\.$/ });
         await searchWaits.waitFor({ timeout: 5000 });
         await page.evaluate(() => {
           const link = Object.assign(document.createElement('a'), { href: '/entries/waiting-entry' });
@@ -1263,7 +1271,7 @@ describe('web page', { skip: unavailable }, () => {
           link.click();
           link.remove();
         });
-        await page.locator('.entry-page [role=status]', { hasText: /^Loading in \d+ s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
+        await page.locator('.entry-page [role=status]', { hasText: /^Loading in \d+ s\s*\d+ s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
         await page.goBack();
         await searchWaits.waitFor({ timeout: 5000 });
         assert.equal(asked, 0, 'asked the registry during the wait, on another view');
@@ -1438,15 +1446,26 @@ describe('web page', { skip: unavailable }, () => {
         const refusedAt = calls[calls.length - 1]!;
         status = 0;
         await page.getByRole('button', { name: 'Search', exact: true }).click();
-        assert.match(await page.locator('#result-count').innerText(), /^Searching again in [12] s, when the registry allows it\.$/);
+        assert.match(await page.locator('#result-count').innerText(), /^Searching again in [12] s\s*[12] s\s*, when the registry allows it\.$/);
         // Other words typed meanwhile wait as long (the limit is on the address, not the words):
         // one search, theirs, once the wait is over.
         await page.locator('#q').fill('ledger');
-        await page.locator('#result-count', { hasText: /^Searching in [12] s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
+        await page.locator('#result-count', { hasText: /^Searching in [12] s\s*[12] s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
         await expectHits(page, ['Ledger Agent']);
         const askedAfter = calls.filter((at) => at > refusedAt).map((at) => at - refusedAt);
         assert.equal(askedAfter.length, 1, `asked ${askedAfter.length} times after the refusal`);
         assert.ok(askedAfter[0]! >= 1900, `asked again ${askedAfter[0]} ms after the refusal`);
+
+        // Refused again and left alone: the notice counts the wait down, then says politely that
+        // it is over, "Try again" enabled.
+        status = 429;
+        await page.locator('#q').fill('weather');
+        const refused = page.locator('[role=alert]', { hasText: 'RATE_LIMITED' });
+        await refused.waitFor();
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        status = 0;
+        await refused.getByRole('status').filter({ hasText: /^The wait is over: the registry takes requests again\.$/ }).waitFor({ timeout: 4000 });
+        assert.equal(await refused.getByRole('button', { name: 'Try again' }).isEnabled(), true);
       });
     } finally {
       await proxy.close();
