@@ -1466,6 +1466,24 @@ describe('web page', { skip: unavailable }, () => {
         status = 0;
         await refused.getByRole('status').filter({ hasText: /^The wait is over: the registry takes requests again\.$/ }).waitFor({ timeout: 4000 });
         assert.equal(await refused.getByRole('button', { name: 'Try again' }).isEnabled(), true);
+
+        // A request refused whole (HTTP 429, before the registry reads it) limits every request
+        // from the address, not the kind of operation refused: said so, and a registration
+        // asked next waits as well (it was asked at once, as if only reads were limited, and
+        // refused again).
+        status = 429;
+        await page.locator('[data-nav=validate]').click();
+        await page.locator('#document').fill(JSON.stringify(v1Card('Proxied Agent', 'https://proxied.example.org/a2a')));
+        await page.getByRole('button', { name: 'Validate', exact: true }).click();
+        const limited = page.locator('.validation-summary [role=alert]', { hasText: 'RATE_LIMITED' });
+        await limited.waitFor();
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        assert.match(await limited.innerText(), /Too many requests from this address: searches, entries, checks and registrations count together \(and so does loading this page\), so each waits until the limit allows it again\.\s+Try again in [12] s/);
+        const validatedAt = calls.length;
+        await page.locator('#token').fill(TOKENS.alice);
+        await page.getByRole('button', { name: 'Register', exact: true }).click();
+        await page.locator('.register-result', { hasText: /^Registering in [12] s\s*[12] s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 3000 });
+        assert.equal(calls.length, validatedAt, 'registered during the wait');
       });
     } finally {
       await proxy.close();

@@ -33,6 +33,12 @@ export class RegistryError extends Error {
     message: string,
     readonly details: Finding[] = [],
     readonly retryAfterSeconds?: number,
+    /**
+     * Refused before the registry read the request (HTTP 429 of its flood guard, which counts
+     * every request from the address, or a proxy's): its wait holds every asking, not only the
+     * kind of operation refused.
+     */
+    readonly wholeRequest = false,
   ) {
     super(message);
     this.name = 'RegistryError';
@@ -140,7 +146,21 @@ async function httpFailure(res: Response): Promise<RegistryError> {
   message ??= notTheRegistrys(res);
   const retry = Number(res.headers.get('retry-after'));
   const code = res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`;
-  return new RegistryError(code, message, [], Number.isFinite(retry) && retry > 0 ? retry : undefined);
+  const wait = Number.isFinite(retry) && retry > 0 ? retry : undefined;
+  return res.status === 429 ? new RegistryError(code, everyRequestLimited(message), [], wait, true) : new RegistryError(code, message, [], wait);
+}
+
+/**
+ * A request refused whole (HTTP 429) in the page's words: the limit is on every request from
+ * this address, whatever it asks, not on the kind of operation refused (a search, a
+ * registration): a registration asked next is refused as well. The registry's words ("Too many
+ * requests from this address: the limit is 120 per minute. Retry after 30 s.") name the limit,
+ * kept; the wait is counted down beside the message (ErrorNotice).
+ */
+function everyRequestLimited(registrys: string): string {
+  const perMinute = /\blimit is (\d+) per minute\b/.exec(registrys)?.[1];
+  const limit = perMinute ? ` The registry takes at most ${Number(perMinute).toLocaleString('en-US')} requests a minute from one address.` : '';
+  return `Too many requests from this address: searches, entries, checks and registrations count together (and so does loading this page), so each waits until the limit allows it again.${limit}`;
 }
 
 /** Gateway statuses: what a proxy in front of the registry answers when it cannot get the registry's answer. */
@@ -168,7 +188,7 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
   try {
     return await exchange<T>(operation, { ...options, signal: limit.signal });
   } catch (err) {
-    if (err instanceof RegistryError && err.notBefore !== undefined) holdUntil([limitOf(operation)], err.notBefore);
+    if (err instanceof RegistryError && err.notBefore !== undefined) holdUntil(err.wholeRequest ? ['read', 'write'] : [limitOf(operation)], err.notBefore);
     throw limit.passed() && isAbort(err) ? noAnswer() : err;
   } finally {
     limit.clear();
