@@ -1224,7 +1224,7 @@ describe('web page', { skip: unavailable }, () => {
   });
 
   test('rate limited: the notice says how long to wait once', async () => {
-    const limited = await startTestRegistry({ REGISTRY_RATE_READS_PER_MINUTE: '2' });
+    const limited = await startTestRegistry({ REGISTRY_RATE_READS_PER_MINUTE: '2', REGISTRY_RATE_REQUESTS_PER_MINUTE: '150' });
     try {
       await withPage(async (page) => {
         const notice = page.locator('[role=alert]', { hasText: 'RATE_LIMITED' });
@@ -1279,6 +1279,24 @@ describe('web page', { skip: unavailable }, () => {
         await page.reload();
         await searchWaits.waitFor({ timeout: 5000 });
         assert.equal(asked, 0, 'asked the registry during the wait, after a reload');
+
+        // The page itself refused by the address's budget of requests (every request counts,
+        // the page's files too): a page saying what was limited and when to reload, not the
+        // flood guard's JSON shown as text.
+        for (let i = 0; i <= 150; i++) {
+          const res = await request(`${limited.url}/validate`, { headers: { accept: BROWSER_ACCEPT } });
+          await res.body.dump();
+          if (res.statusCode === 429) break;
+        }
+        const refused = await page.goto(`${limited.url}/validate`);
+        assert.equal(refused?.status(), 429);
+        assert.match(refused?.headers()['content-type'] ?? '', /^text\/html/);
+        assert.match(refused?.headers()['retry-after'] ?? '', /^\d+$/);
+        assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Too many requests');
+        assert.match(await page.locator('body').innerText(), /takes at most 150 requests a minute from one address, and this address has sent more: pages and their files, searches, entries, checks and registrations count together\.\s+Reload this page in \d+ s\./);
+        page.problems.length = 0; // the browser logs the refused page (429) itself
+        await assertAccessible(page, 'the page refused by the request limit');
+        await screenshot(page, 'page-rate-limited');
       });
     } finally {
       await limited.close();

@@ -58,6 +58,25 @@ ${manifest.preload.map((file) => `<link rel="modulepreload" href="${asset(file)}
 }
 
 /** What a browser gets when the page's assets were not built (running from source without `npm run build`). */
+/**
+ * The page a browser gets when the address's request budget (REGISTRY_RATE_REQUESTS_PER_MINUTE)
+ * refuses the page itself: what was limited and when to reload, not the JSON an API client
+ * reads. Plain HTML: the page's code is refused as well, and nothing here needs it.
+ */
+export function rateLimitedPage(name: string, perMinute: number, retryAfterSeconds: number): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Too many requests · ${escapeHtml(name)}</title></head>
+<body>
+<h1>Too many requests</h1>
+<p>${escapeHtml(name)} takes at most ${perMinute.toLocaleString('en-US')} requests a minute from one address, and this address has sent more: pages and their files, searches, entries, checks and registrations count together.</p>
+<p>Reload this page in ${retryAfterSeconds} s.</p>
+<p>Everyone behind the same address (an office, a proxy) shares the limit. If it keeps happening, tell the registry's operator.</p>
+</body>
+</html>
+`;
+}
+
 export function notBuiltPage(name: string): string {
   return `<!doctype html>
 <html lang="en">
