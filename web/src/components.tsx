@@ -118,14 +118,17 @@ export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; tit
     const timer = window.setTimeout(() => setWaiting(false), waitLeft(err));
     return () => window.clearTimeout(timer);
   }, [error]);
+  // A wait is counted down beside the message unless the message says it in words of its own
+  // ("…; retry in 2 seconds (GET /readyz …)", "retry shortly"), so that it is said once.
+  const counted = err.notBefore !== undefined && (withoutWait(err.message) !== err.message || !/\b(retry|try again)\b/i.test(err.message));
   return (
     <div class="notice error" role="alert" id={id}>
       <p>
         <strong>{title ?? 'The registry declined the request'}</strong> <span class="code">{err.code}</span>
       </p>
-      <p>{err.notBefore === undefined ? err.message : withoutWait(err.message)}</p>
-      {/* The wait counted down (the registry's message says it once, as it was when refused), and its end told politely. */}
-      {err.notBefore !== undefined && (
+      <p>{counted ? withoutWait(err.message) : err.message}</p>
+      {/* The wait counted down (the registry's message said it once, as it was when refused), and its end told politely. */}
+      {counted && (
         <p role="status">{waiting ? <>Try again in <Countdown until={err.notBefore} />.</> : 'The wait is over: the registry takes requests again.'}</p>
       )}
       {err.details.length > 0 && (
