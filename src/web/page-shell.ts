@@ -77,6 +77,24 @@ export function rateLimitedPage(name: string, perMinute: number, retryAfterSecon
 `;
 }
 
+/**
+ * The page a browser gets while the registry starts (its storage opening: a migration, a
+ * PostgreSQL replica waiting for another's): said so, and when to reload, not the JSON refusal
+ * an API client reads. The registry's name is not known yet (the card waits for the doors).
+ */
+export function startingUpPage(retryAfterSeconds: number): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Starting up · A2A Agent Registry</title></head>
+<body>
+<h1>The registry is starting up</h1>
+<p>It is opening its storage (after an upgrade this can take a while). Nothing registered is lost.</p>
+<p>Reload this page in ${retryAfterSeconds} s.</p>
+</body>
+</html>
+`;
+}
+
 export function notBuiltPage(name: string): string {
   return `<!doctype html>
 <html lang="en">

@@ -27,7 +27,7 @@ export const PAGE_PATHS = ['/', '/validate', '/entries/:id'];
 export const ASSETS_PATH = '/assets';
 
 /** True when the request prefers HTML to JSON (browsers navigating; not `*\/*` or JSON clients). */
-const wantsHtml = (req: Request) => req.accepts(['application/json', 'text/html']) === 'text/html';
+export const wantsHtml = (req: Request) => req.accepts(['application/json', 'text/html']) === 'text/html';
 
 /** The search filter keys this registry accepts, read from the operation's own schema. */
 function searchFilters(): string[] {
