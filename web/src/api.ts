@@ -146,21 +146,23 @@ async function httpFailure(res: Response): Promise<RegistryError> {
   message ??= notTheRegistrys(res);
   const retry = Number(res.headers.get('retry-after'));
   const code = res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`;
-  const wait = Number.isFinite(retry) && retry > 0 ? retry : undefined;
-  return res.status === 429 ? new RegistryError(code, everyRequestLimited(message), [], wait, true) : new RegistryError(code, message, [], wait);
+  return new RegistryError(code, message, [], Number.isFinite(retry) && retry > 0 ? retry : undefined);
 }
 
 /**
- * A request refused whole (HTTP 429) in the page's words: the limit is on every request from
- * this address, whatever it asks, not on the kind of operation refused (a search, a
- * registration): a registration asked next is refused as well. The registry's words ("Too many
- * requests from this address: the limit is 120 per minute. Retry after 30 s.") name the limit,
- * kept; the wait is counted down beside the message (ErrorNotice).
+ * An A2A request refused whole (HTTP 429: an operation's own budget refuses with a REJECTED
+ * task instead), in the page's words: the limit is on every request from this address, whatever
+ * it asks, not on the kind of operation refused (a search, a registration): a registration
+ * asked next is refused as well. The registry's words ("Too many requests from this address:
+ * the limit is 120 per minute. Retry after 30 s.") name the limit, kept; the wait is counted
+ * down beside the message (ErrorNotice). A document's URL (fetchDocument) answers its read
+ * budget with a 429 too: that one keeps the registry's words.
  */
-function everyRequestLimited(registrys: string): string {
-  const perMinute = /\blimit is (\d+) per minute\b/.exec(registrys)?.[1];
+function everyRequestLimited(refusal: RegistryError): RegistryError {
+  const perMinute = /\blimit is (\d+) per minute\b/.exec(refusal.message)?.[1];
   const limit = perMinute ? ` The registry takes at most ${Number(perMinute).toLocaleString('en-US')} requests a minute from one address.` : '';
-  return `Too many requests from this address: searches, entries, checks and registrations count together (and so does loading this page), so each waits until the limit allows it again.${limit}`;
+  const message = `Too many requests from this address: searches, entries, checks and registrations count together (and so does loading this page), so each waits until the limit allows it again.${limit}`;
+  return new RegistryError(refusal.code, message, [], refusal.retryAfterSeconds, true);
 }
 
 /** Gateway statuses: what a proxy in front of the registry answers when it cannot get the registry's answer. */
@@ -245,7 +247,7 @@ async function exchange<T>(operation: Json, options: CallOptions): Promise<T> {
     // The registry's words name the request body and its encoded size, which the person never saw.
     const document = options.document ?? options.file;
     if (res.status === 413 && document && utf8Bytes(document.text) > config.maxDocumentBytes) throw new RegistryError('TOO_LARGE', tooLarge(document));
-    throw failure;
+    throw res.status === 429 ? everyRequestLimited(failure) : failure;
   }
   let body: unknown;
   try {
