@@ -1228,8 +1228,11 @@ describe('web page', { skip: unavailable }, () => {
     try {
       await withPage(async (page) => {
         const notice = page.locator('[role=alert]', { hasText: 'RATE_LIMITED' });
+        // Each search answered (or refused) before the next page loads: a page loaded during the
+        // wait would wait for it, not be refused.
         for (const q of ['alpha', 'beta', 'gamma', 'delta']) {
           await page.goto(`${limited.url}/?q=${q}`);
+          await page.locator('#result-count', { hasText: 'No results.' }).or(notice).waitFor();
           if (await notice.count()) break;
         }
         await notice.waitFor();
