@@ -57,7 +57,6 @@ ${manifest.preload.map((file) => `<link rel="modulepreload" href="${asset(file)}
 `;
 }
 
-/** What a browser gets when the page's assets were not built (running from source without `npm run build`). */
 /**
  * The page a browser gets when the address's request budget (REGISTRY_RATE_REQUESTS_PER_MINUTE)
  * refuses the page itself: what was limited and when to reload, not the JSON an API client
@@ -95,6 +94,7 @@ export function startingUpPage(retryAfterSeconds: number): string {
 `;
 }
 
+/** What a browser gets when the page's assets were not built (running from source without `npm run build`). */
 export function notBuiltPage(name: string): string {
   return `<!doctype html>
 <html lang="en">
