@@ -71,6 +71,15 @@ test('liveness answers and requests are refused as retryable while storage waits
     assert.equal(rest.headers.get('retry-after'), '2');
     const card = await fetch(`${base}/.well-known/agent-card.json`);
     assert.equal(card.status, 503, 'the card names URLs and keys the doors give: it waits for them');
+    // A browser (re)loading the web page meanwhile: a page saying so, not the JSON refusal shown as text.
+    const page = await fetch(`${base}/entries/some-id`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    assert.equal(page.status, 503);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.equal(page.headers.get('retry-after'), '2');
+    assert.match(await page.text(), /<h1>The registry is starting up<\/h1>[\s\S]*Reload this page in 2 s\./);
+    const json = await fetch(`${base}/entries/some-id`, { headers: { accept: 'application/json' } });
+    assert.equal(json.status, 503);
+    assert.equal(((await json.json()) as { error: { details: { reason: string }[] } }).error.details[0]!.reason, 'STARTING_UP', 'API clients keep the JSON refusal');
 
     await delay(300);
     assert.equal(started, undefined, 'still waiting for the migration lock');

@@ -1224,12 +1224,15 @@ describe('web page', { skip: unavailable }, () => {
   });
 
   test('rate limited: the notice says how long to wait once', async () => {
-    const limited = await startTestRegistry({ REGISTRY_RATE_READS_PER_MINUTE: '2' });
+    const limited = await startTestRegistry({ REGISTRY_RATE_READS_PER_MINUTE: '2', REGISTRY_RATE_REQUESTS_PER_MINUTE: '150' });
     try {
       await withPage(async (page) => {
         const notice = page.locator('[role=alert]', { hasText: 'RATE_LIMITED' });
+        // Each search answered (or refused) before the next page loads: a page loaded during the
+        // wait would wait for it, not be refused.
         for (const q of ['alpha', 'beta', 'gamma', 'delta']) {
           await page.goto(`${limited.url}/?q=${q}`);
+          await page.locator('#result-count', { hasText: 'No results.' }).or(notice).waitFor();
           if (await notice.count()) break;
         }
         await notice.waitFor();
@@ -1238,18 +1241,24 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(text.match(/(retry after|try again in) \d+ s/gi)?.length, 1, text);
         // Asking again before then would only be refused again: the button waits as long.
         assert.equal(await notice.getByRole('button', { name: 'Try again' }).isDisabled(), true);
+        // The wait counts down on screen; a screen reader is told it once (in the notice, and
+        // politely the wait's end), not each second: the counting number is hidden from it.
+        const wait = notice.getByRole('status');
+        const told = await wait.ariaSnapshot();
+        assert.match(told, /Try again in \d+ s \./, told);
+        const shown = Number(/in (\d+) s/.exec(await wait.innerText())?.[1]);
+        await page.waitForFunction((n) => Number(/in (\d+) s/.exec(document.querySelector('[role=alert] [role=status]')?.textContent ?? '')?.[1]) < n, shown, { timeout: 3000 });
+        assert.equal(await wait.ariaSnapshot(), told);
 
-        // Validating too (a read): refused with the wait named, Validate pressed again waits for
-        // it, says so, and asks nothing meanwhile.
+        // Validating too (a read), on a page loaded anew (the wait is kept in the tab's session
+        // storage; a new page forgot it, and asked at once, to be refused again): Validate waits
+        // for it, says so, and asks nothing meanwhile.
+        let asked = 0;
+        page.on('request', (r) => void (r.url().endsWith('/message:send') && asked++));
         await page.goto(`${limited.url}/validate`);
         await page.locator('#document').fill(JSON.stringify(v1Card('Patient Agent', 'https://patient.example.org/a2a')));
         await page.getByRole('button', { name: 'Validate', exact: true }).click();
-        await page.locator('.validation-summary [role=alert]', { hasText: 'RATE_LIMITED' }).waitFor();
-        page.problems.length = 0; // the browser logs the refused request (429) itself
-        let asked = 0;
-        page.on('request', (r) => void (r.url().endsWith('/message:send') && asked++));
-        await page.getByRole('button', { name: 'Validate', exact: true }).click();
-        await page.locator('.validation-summary', { hasText: /^Validating in \d+ s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
+        await page.locator('.validation-summary', { hasText: /^Validating in \d+ s\s*\d+ s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
         assert.equal(await page.getByRole('button', { name: 'Validating…' }).isDisabled(), true);
         assert.equal(asked, 0, 'asked the registry during the wait');
 
@@ -1257,7 +1266,7 @@ describe('web page', { skip: unavailable }, () => {
         // meanwhile and Back to the search wait for it too, say so, and ask nothing (each asked
         // at once, and was refused again).
         await page.locator('[data-nav=search]').click();
-        const searchWaits = page.locator('#result-count', { hasText: /^Searching in \d+ s, when the registry allows it\.$/ });
+        const searchWaits = page.locator('#result-count', { hasText: /^Searching in \d+ s\s*\d+ s\s*, when the registry allows it\.$/ });
         await searchWaits.waitFor({ timeout: 5000 });
         await page.evaluate(() => {
           const link = Object.assign(document.createElement('a'), { href: '/entries/waiting-entry' });
@@ -1265,10 +1274,32 @@ describe('web page', { skip: unavailable }, () => {
           link.click();
           link.remove();
         });
-        await page.locator('.entry-page [role=status]', { hasText: /^Loading in \d+ s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
+        await page.locator('.entry-page [role=status]', { hasText: /^Loading in \d+ s\s*\d+ s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
         await page.goBack();
         await searchWaits.waitFor({ timeout: 5000 });
         assert.equal(asked, 0, 'asked the registry during the wait, on another view');
+        // And the search reloaded waits as well.
+        await page.reload();
+        await searchWaits.waitFor({ timeout: 5000 });
+        assert.equal(asked, 0, 'asked the registry during the wait, after a reload');
+
+        // The page itself refused by the address's budget of requests (every request counts,
+        // the page's files too): a page saying what was limited and when to reload, not the
+        // flood guard's JSON shown as text.
+        for (let i = 0; i <= 150; i++) {
+          const res = await request(`${limited.url}/validate`, { headers: { accept: BROWSER_ACCEPT } });
+          await res.body.dump();
+          if (res.statusCode === 429) break;
+        }
+        const refused = await page.goto(`${limited.url}/validate`);
+        assert.equal(refused?.status(), 429);
+        assert.match(refused?.headers()['content-type'] ?? '', /^text\/html/);
+        assert.match(refused?.headers()['retry-after'] ?? '', /^\d+$/);
+        assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Too many requests');
+        assert.match(await page.locator('body').innerText(), /takes at most 150 requests a minute from one address, and this address has sent more: pages and their files, searches, entries, checks and registrations count together\.\s+Reload this page in \d+ s\./);
+        page.problems.length = 0; // the browser logs the refused page (429) itself
+        await assertAccessible(page, 'the page refused by the request limit');
+        await screenshot(page, 'page-rate-limited');
       });
     } finally {
       await limited.close();
@@ -1436,15 +1467,44 @@ describe('web page', { skip: unavailable }, () => {
         const refusedAt = calls[calls.length - 1]!;
         status = 0;
         await page.getByRole('button', { name: 'Search', exact: true }).click();
-        assert.match(await page.locator('#result-count').innerText(), /^Searching again in [12] s, when the registry allows it\.$/);
+        assert.match(await page.locator('#result-count').innerText(), /^Searching again in [12] s\s*[12] s\s*, when the registry allows it\.$/);
         // Other words typed meanwhile wait as long (the limit is on the address, not the words):
         // one search, theirs, once the wait is over.
         await page.locator('#q').fill('ledger');
-        await page.locator('#result-count', { hasText: /^Searching in [12] s, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
+        await page.locator('#result-count', { hasText: /^Searching in [12] s\s*[12] s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 5000 });
         await expectHits(page, ['Ledger Agent']);
         const askedAfter = calls.filter((at) => at > refusedAt).map((at) => at - refusedAt);
         assert.equal(askedAfter.length, 1, `asked ${askedAfter.length} times after the refusal`);
         assert.ok(askedAfter[0]! >= 1900, `asked again ${askedAfter[0]} ms after the refusal`);
+
+        // Refused again and left alone: the notice counts the wait down, then says politely that
+        // it is over, "Try again" enabled.
+        status = 429;
+        await page.locator('#q').fill('weather');
+        const refused = page.locator('[role=alert]', { hasText: 'RATE_LIMITED' });
+        await refused.waitFor();
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        status = 0;
+        await refused.getByRole('status').filter({ hasText: /^The wait is over: the registry takes requests again\.$/ }).waitFor({ timeout: 4000 });
+        assert.equal(await refused.getByRole('button', { name: 'Try again' }).isEnabled(), true);
+
+        // A request refused whole (HTTP 429, before the registry reads it) limits every request
+        // from the address, not the kind of operation refused: said so, and a registration
+        // asked next waits as well (it was asked at once, as if only reads were limited, and
+        // refused again).
+        status = 429;
+        await page.locator('[data-nav=validate]').click();
+        await page.locator('#document').fill(JSON.stringify(v1Card('Proxied Agent', 'https://proxied.example.org/a2a')));
+        await page.getByRole('button', { name: 'Validate', exact: true }).click();
+        const limited = page.locator('.validation-summary [role=alert]', { hasText: 'RATE_LIMITED' });
+        await limited.waitFor();
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        assert.match(await limited.innerText(), /Too many requests from this address: searches, entries, checks and registrations count together \(and so does loading this page\), so each waits until the limit allows it again\.\s+Try again in [12] s/);
+        const validatedAt = calls.length;
+        await page.locator('#token').fill(TOKENS.alice);
+        await page.getByRole('button', { name: 'Register', exact: true }).click();
+        await page.locator('.register-result', { hasText: /^Registering in [12] s\s*[12] s\s*, when the registry allows it\.$/ }).waitFor({ timeout: 3000 });
+        assert.equal(calls.length, validatedAt, 'registered during the wait');
       });
     } finally {
       await proxy.close();

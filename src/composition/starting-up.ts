@@ -11,7 +11,10 @@ import { toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { jsonRpcIdOf } from '../http/json-body.js';
 import { answerSanitizer, securityHeaders, type SecurityOptions } from '../http/security.js';
+import { STARTING_UP_RETRY_SECONDS } from '../contract/errors.js';
 import { STARTING_UP_REASON, StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
+import { startingUpPage } from '../web/page-shell.js';
+import { wantsHtml } from '../web/web-door.js';
 
 const MESSAGE = 'The registry is starting up: its storage is opening (the first start after an upgrade migrates the database); retry shortly.';
 const JSON_RPC_PATH = '/a2a/jsonrpc';
@@ -32,6 +35,11 @@ export function createStartingUpApp(security: SecurityOptions): Express {
   app.use(answerSanitizer());
   const refuse: RequestHandler = (req, res) => {
     const error = new StorageUnavailableA2AError(MESSAGE, STARTING_UP_REASON);
+    // A browser (re)loading the web page meanwhile is shown a page saying so, not the JSON as text.
+    if ((req.method === 'GET' || req.method === 'HEAD') && wantsHtml(req)) {
+      res.status(503).setHeader('Retry-After', String(STARTING_UP_RETRY_SECONDS)).setHeader('Cache-Control', 'no-store').type('html').send(startingUpPage(STARTING_UP_RETRY_SECONDS));
+      return;
+    }
     if (req.originalUrl.startsWith(JSON_RPC_PATH)) res.status(200).json({ jsonrpc: '2.0', id: jsonRpcIdOf(req.body), error: toJsonRpcError(error) });
     else res.status(503).json(toRestErrorBody(error, 503));
   };

@@ -57,6 +57,43 @@ ${manifest.preload.map((file) => `<link rel="modulepreload" href="${asset(file)}
 `;
 }
 
+/**
+ * The page a browser gets when the address's request budget (REGISTRY_RATE_REQUESTS_PER_MINUTE)
+ * refuses the page itself: what was limited and when to reload, not the JSON an API client
+ * reads. Plain HTML: the page's code is refused as well, and nothing here needs it.
+ */
+export function rateLimitedPage(name: string, perMinute: number, retryAfterSeconds: number): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Too many requests · ${escapeHtml(name)}</title></head>
+<body>
+<h1>Too many requests</h1>
+<p>${escapeHtml(name)} takes at most ${perMinute.toLocaleString('en-US')} requests a minute from one address, and this address has sent more: pages and their files, searches, entries, checks and registrations count together.</p>
+<p>Reload this page in ${retryAfterSeconds} s.</p>
+<p>Everyone behind the same address (an office, a proxy) shares the limit. If it keeps happening, tell the registry's operator.</p>
+</body>
+</html>
+`;
+}
+
+/**
+ * The page a browser gets while the registry starts (its storage opening: a migration, a
+ * PostgreSQL replica waiting for another's): said so, and when to reload, not the JSON refusal
+ * an API client reads. The registry's name is not known yet (the card waits for the doors).
+ */
+export function startingUpPage(retryAfterSeconds: number): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Starting up · A2A Agent Registry</title></head>
+<body>
+<h1>The registry is starting up</h1>
+<p>It is opening its storage (after an upgrade this can take a while). Nothing registered is lost.</p>
+<p>Reload this page in ${retryAfterSeconds} s.</p>
+</body>
+</html>
+`;
+}
+
 /** What a browser gets when the page's assets were not built (running from source without `npm run build`). */
 export function notBuiltPage(name: string): string {
   return `<!doctype html>

@@ -17,17 +17,17 @@ import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from '../http/allowed-methods.js';
 import { handlerChain } from '../http/handler-chain.js';
-import { requestScope } from '../http/request-log.js';
+import { requestIdOf, requestScope } from '../http/request-log.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { getSchema, MAX_FILTER_VALUES, searchSchema } from '../operations/request-schemas.js';
 import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
-import { notBuiltPage, pageShell, type PageConfig } from './page-shell.js';
+import { notBuiltPage, pageShell, rateLimitedPage, type PageConfig } from './page-shell.js';
 
 export const PAGE_PATHS = ['/', '/validate', '/entries/:id'];
 export const ASSETS_PATH = '/assets';
 
 /** True when the request prefers HTML to JSON (browsers navigating; not `*\/*` or JSON clients). */
-const wantsHtml = (req: Request) => req.accepts(['application/json', 'text/html']) === 'text/html';
+export const wantsHtml = (req: Request) => req.accepts(['application/json', 'text/html']) === 'text/html';
 
 /** The search filter keys this registry accepts, read from the operation's own schema. */
 function searchFilters(): string[] {
@@ -75,6 +75,19 @@ export const webDoor: Door = {
     const scope = requestScope(log);
     const guarded = (handler: RequestHandler): RequestHandler => handlerChain([floodGuard, scope, handler]);
     const name = typeof ctx.card.name === 'string' ? ctx.card.name : 'A2A Agent Registry';
+    // The page itself, refused by the same budget, is answered as a page (429 + Retry-After): a
+    // browser shows what it is given, and the flood guard's JSON is for programs.
+    const pageFloodGuard: RequestHandler = (req, res, next) => {
+      const requestId = requestIdOf(req, res);
+      abuse.admitRequest(req.ip ?? 'unknown', req.header('authorization'), requestId).then((refusal) => {
+        if (!refusal) return next();
+        res.setHeader('X-Request-Id', requestId);
+        res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
+        res.setHeader('Cache-Control', 'no-store');
+        res.status(429).type('html').send(rateLimitedPage(name, config.hardening.requestsPerMinute, refusal.retryAfterSeconds));
+      }, next);
+    };
+    const guardedPage = (handler: RequestHandler): RequestHandler => handlerChain([pageFloodGuard, scope, handler]);
     const description = typeof ctx.card.description === 'string' ? ctx.card.description : '';
     const assets = loadAssets(log);
 
@@ -108,11 +121,11 @@ export const webDoor: Door = {
       };
     }
 
-    const guardedPage = guarded(page);
+    const pageHandler = guardedPage(page);
     const negotiated: RequestHandler = (req, res, next) => {
       res.vary('Accept');
       if (!wantsHtml(req)) return next();
-      pageContentSecurityPolicy(req, res, () => guardedPage(req, res, next));
+      pageContentSecurityPolicy(req, res, () => pageHandler(req, res, next));
     };
     // GET routes answer HEAD too.
     for (const path of PAGE_PATHS) app.get(path, negotiated);
@@ -120,7 +133,7 @@ export const webDoor: Door = {
     // Mounted last of all doors (server.ts), so only paths no route answered reach it. A path some
     // route takes with another method stays the 405 of http/errors.ts; so does a path whose GET
     // route passed the request on.
-    const fallback = notFound && guarded(notFound);
+    const fallback = notFound && guardedPage(notFound);
     if (fallback) {
       app.use((req, res, next) => {
         if (req.method !== 'GET' && req.method !== 'HEAD') return next();

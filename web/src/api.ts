@@ -18,7 +18,10 @@ import type {
 } from '../../src/contract/types';
 import { config } from './config';
 import { deadline, deadlineText } from './deadline';
+import { holdUntil, rateWaitLeft, type RateLimit } from './rate-wait';
 import { savedToken } from './token';
+
+export { rateWaitLeft, type RateLimit };
 
 export type { Finding };
 
@@ -30,6 +33,12 @@ export class RegistryError extends Error {
     message: string,
     readonly details: Finding[] = [],
     readonly retryAfterSeconds?: number,
+    /**
+     * Refused before the registry read the request (HTTP 429 of its flood guard, which counts
+     * every request from the address, or a proxy's): its wait holds every asking, not only the
+     * kind of operation refused.
+     */
+    readonly wholeRequest = false,
   ) {
     super(message);
     this.name = 'RegistryError';
@@ -140,6 +149,22 @@ async function httpFailure(res: Response): Promise<RegistryError> {
   return new RegistryError(code, message, [], Number.isFinite(retry) && retry > 0 ? retry : undefined);
 }
 
+/**
+ * An A2A request refused whole (HTTP 429: an operation's own budget refuses with a REJECTED
+ * task instead), in the page's words: the limit is on every request from this address, whatever
+ * it asks, not on the kind of operation refused (a search, a registration): a registration
+ * asked next is refused as well. The registry's words ("Too many requests from this address:
+ * the limit is 120 per minute. Retry after 30 s.") name the limit, kept; the wait is counted
+ * down beside the message (ErrorNotice). A document's URL (fetchDocument) answers its read
+ * budget with a 429 too: that one keeps the registry's words.
+ */
+function everyRequestLimited(refusal: RegistryError): RegistryError {
+  const perMinute = /\blimit is (\d+) per minute\b/.exec(refusal.message)?.[1];
+  const limit = perMinute ? ` The registry takes at most ${Number(perMinute).toLocaleString('en-US')} requests a minute from one address.` : '';
+  const message = `Too many requests from this address: searches, entries, checks and registrations count together (and so does loading this page), so each waits until the limit allows it again.${limit}`;
+  return new RegistryError(refusal.code, message, [], refusal.retryAfterSeconds, true);
+}
+
 /** Gateway statuses: what a proxy in front of the registry answers when it cannot get the registry's answer. */
 const GATEWAY: Record<number, string> = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
 
@@ -165,29 +190,15 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
   try {
     return await exchange<T>(operation, { ...options, signal: limit.signal });
   } catch (err) {
-    if (err instanceof RegistryError && err.notBefore !== undefined) notBefore[limitOf(operation)] = Math.max(notBefore[limitOf(operation)], err.notBefore);
+    if (err instanceof RegistryError && err.notBefore !== undefined) holdUntil(err.wholeRequest ? ['read', 'write'] : [limitOf(operation)], err.notBefore);
     throw limit.passed() && isAbort(err) ? noAnswer() : err;
   } finally {
     limit.clear();
   }
 }
 
-/**
- * The registry's rate limits count this address's reads and writes apart (REGISTRY_RATE_READS_PER_MINUTE,
- * _WRITES_): a register is a write; a search, a get and a validate are reads.
- */
-export type RateLimit = 'read' | 'write';
+/** The limit the registry counts an operation against: a register is a write; a search, a get and a validate are reads. */
 const limitOf = (operation: Json): RateLimit => ('register' in operation ? 'write' : 'read');
-
-/**
- * When each limit allows asking again (Date.now() time), from the last refusal that named a wait:
- * kept for as long as the page is open, across its views (a search refused, then an entry
- * opened, or Back to the search), since asking sooner is only refused again.
- */
-const notBefore: Record<RateLimit, number> = { read: 0, write: 0 };
-
-/** Milliseconds before the registry allows this page's reads (or writes) again: 0 when it does now. */
-export const rateWaitLeft = (limit: RateLimit): number => Math.max(0, notBefore[limit] - Date.now());
 
 /** Resolves once the limit allows asking (at once when it does), or rejects as an abort when `signal` aborts first. */
 function untilAllowed(limit: RateLimit, signal: AbortSignal): Promise<void> {
@@ -236,7 +247,7 @@ async function exchange<T>(operation: Json, options: CallOptions): Promise<T> {
     // The registry's words name the request body and its encoded size, which the person never saw.
     const document = options.document ?? options.file;
     if (res.status === 413 && document && utf8Bytes(document.text) > config.maxDocumentBytes) throw new RegistryError('TOO_LARGE', tooLarge(document));
-    throw failure;
+    throw res.status === 429 ? everyRequestLimited(failure) : failure;
   }
   let body: unknown;
   try {

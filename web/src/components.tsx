@@ -1,6 +1,6 @@
 /** Small pieces every page uses. */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { RegistryError, type EntryStatus } from './api';
 import { config } from './config';
 import { ANSWER_DEADLINE_MS } from './deadline';
@@ -118,14 +118,19 @@ export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; tit
     const timer = window.setTimeout(() => setWaiting(false), waitLeft(err));
     return () => window.clearTimeout(timer);
   }, [error]);
+  // A wait is counted down beside the message unless the message says it in words of its own
+  // ("…; retry in 2 seconds (GET /readyz …)", "retry shortly"), so that it is said once.
+  const counted = err.notBefore !== undefined && (withoutWait(err.message) !== err.message || !/\b(retry|try again)\b/i.test(err.message));
   return (
     <div class="notice error" role="alert" id={id}>
       <p>
         <strong>{title ?? 'The registry declined the request'}</strong> <span class="code">{err.code}</span>
       </p>
-      <p>{err.message}</p>
-      {/* The registry's rate-limit message says the wait itself: said once. */}
-      {err.retryAfterSeconds !== undefined && !/\b(retry|try again)\b/i.test(err.message) && <p>Try again in {err.retryAfterSeconds} s.</p>}
+      <p>{counted ? withoutWait(err.message) : err.message}</p>
+      {/* The wait counted down (the registry's message said it once, as it was when refused), and its end told politely. */}
+      {counted && (
+        <p role="status">{waiting ? <>Try again in <Countdown until={err.notBefore} />.</> : 'The wait is over: the registry takes requests again.'}</p>
+      )}
       {err.details.length > 0 && (
         <ul>
           {err.details.map((d) => (
@@ -144,6 +149,40 @@ export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; tit
         </p>
       )}
     </div>
+  );
+}
+
+/** A message without the sentence of the wait it ends with ("… per minute. Retry after 30 s."): the page counts that wait down beside it. */
+const withoutWait = (message: string) => message.replace(/([.!?])\s+(?:Retry after|Try again in) \d+ s\.\s*$/, '$1');
+
+/** Seconds left until `until` (a Date.now() time), drawn again as each second passes; 0 once it has. */
+function useSecondsLeft(until: number): number {
+  const left = Math.max(0, until - Date.now());
+  const [, tick] = useState(0);
+  useEffect(() => {
+    if (left <= 0) return;
+    // At the next whole second of the wait, so the number steps as a clock does.
+    const timer = window.setTimeout(() => tick((n) => n + 1), left % 1000 || 1000);
+    return () => window.clearTimeout(timer);
+  });
+  return Math.ceil(left / 1000);
+}
+
+/**
+ * The seconds left of a wait ("28 s"), counting down on screen. A screen reader is told the
+ * seconds once, as they were when the wait was first said, not every second (the counting
+ * number is hidden from it); the end of the wait is said by what follows it (the search asked,
+ * "The wait is over").
+ */
+export function Countdown({ until }: { until: number }) {
+  const left = useSecondsLeft(until);
+  // Recounted for another wait only (a later refusal's): ticks do not change it.
+  const said = useMemo(() => left, [until]);
+  return (
+    <>
+      <span aria-hidden="true">{left} s</span>
+      <span class="visually-hidden">{said} s</span>
+    </>
   );
 }
 
@@ -221,8 +260,8 @@ export interface Retry {
    * `failure`: the failure shown; one that names a wait (a rate limit) is asked again once it is over.
    */
   again(focus?: HTMLElement | null, failure?: unknown): void;
-  /** Asked again, waiting for the registry's Retry-After: the seconds left when asked, else undefined. */
-  waitingSeconds: number | undefined;
+  /** Asked again, waiting for the registry's Retry-After: when it is asked (Date.now() time), else undefined. */
+  waitingUntil: number | undefined;
   /** The read now shown was asked again with a token typed in the prompt: on success, the focus goes to what it read. */
   withTypedToken: boolean;
   /** For the TokenPrompt: a token saved reads again; refused too, the prompt takes the focus back. */
@@ -239,9 +278,9 @@ export function useRetry(key: string): Retry {
   // The key and attempt of the read asked with a typed token.
   const [typed, setTyped] = useState('');
   const withTypedToken = typed === `${key}#${attempt}`;
-  // An asking that waits for the registry's Retry-After: for this key, the milliseconds it waits.
-  const [queued, setQueued] = useState<{ key: string; ms: number }>();
-  const waiting = queued?.key === key ? queued.ms : undefined;
+  // An asking that waits for the registry's Retry-After: for this key, when it is asked (Date.now() time).
+  const [queued, setQueued] = useState<{ key: string; until: number }>();
+  const waiting = queued?.key === key ? queued.until : undefined;
   useEffect(() => {
     // Another read shown meanwhile (other words, Back): the asking queued for this one is dropped,
     // not left to fire if the person comes back to it.
@@ -250,7 +289,7 @@ export function useRetry(key: string): Retry {
     const timer = window.setTimeout(() => {
       setQueued(undefined);
       setAttempt((n) => n + 1);
-    }, waiting);
+    }, waiting - Date.now());
     return () => window.clearTimeout(timer);
   }, [queued, key]);
   return {
@@ -259,10 +298,10 @@ export function useRetry(key: string): Retry {
       focus?.focus();
       // Asked sooner, the registry only refuses again (and may count it against the wait).
       const ms = waitLeft(failure);
-      if (ms > 0) setQueued({ key, ms });
+      if (ms > 0) setQueued({ key, until: Date.now() + ms });
       else setAttempt((n) => n + 1);
     },
-    waitingSeconds: waiting === undefined ? undefined : Math.ceil(waiting / 1000),
+    waitingUntil: waiting,
     withTypedToken,
     prompt: {
       focus: withTypedToken,

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fetchDocument, isAbort, rateWaitLeft, read, RegistryError, type EntryView } from '../api';
-import { CopyButton, ErrorNotice, formatDate, KIND_LABEL, mayMendByAsking, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
+import { CopyButton, Countdown, ErrorNotice, formatDate, KIND_LABEL, mayMendByAsking, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
 import { documentPaths } from '../../../src/catalog/vocabulary';
 import { AgentCardView } from '../entry/card-view';
@@ -143,7 +143,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   const strayRevision = params.get('revision') && revision === undefined ? params.get('revision')! : undefined;
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const retry = useRetry(String(revision));
-  // A read held for a rate limit's wait (named by a refusal here or on another view): the seconds it had left, said meanwhile.
+  // A read held for a rate limit's wait (named by a refusal here or on another view): when it is asked (Date.now() time), said meanwhile.
   const [held, setHeld] = useState<number>();
   const [downloadFailed, setDownloadFailed] = useState<unknown>(undefined);
   // Documents by revision, for the diff (the entry's own revision is one of them).
@@ -160,7 +160,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
     }
     setLoaded((l) => (l.state === 'done' ? { ...l, switchFailed: undefined } : { state: 'loading' }));
     const wait = rateWaitLeft('read');
-    setHeld(wait > 0 ? Math.ceil(wait / 1000) : undefined);
+    setHeld(wait > 0 ? Date.now() + wait : undefined);
     read<EntryView>({ get: revision === undefined ? { id } : { id, revision } }, controller.signal)
       .finally(() => !controller.signal.aborted && setHeld(undefined))
       .then((entry) => {
@@ -208,7 +208,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         </header>
         {loaded.state === 'loading' && held !== undefined && (
           <p class="muted" role="status">
-            Loading in {held} s, when the registry allows it.
+            Loading in <Countdown until={held} />, when the registry allows it.
           </p>
         )}
         {loaded.state === 'failed' && (
@@ -252,7 +252,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
       </p>
       <p class="muted entry-switching" role="status">
-        {switching ? (held === undefined ? `Loading ${asked}…` : `Loading ${asked} in ${held} s, when the registry allows it.`) : ''}
+        {switching ? held === undefined ? `Loading ${asked}…` : <>Loading {asked} in <Countdown until={held} />, when the registry allows it.</> : ''}
       </p>
       {loaded.switchFailed !== undefined && (
         <ErrorNotice

@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { isAbort, rateWaitLeft, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
-import { ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
+import { Countdown, ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
 import { Highlight, queryTerms } from '../highlight';
 import { leftPlace, navigate } from '../router';
@@ -199,7 +199,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
   const retry = useRetry(requestKey);
   // The search of this URL waits for the wait the last refusal of a read named (a rate limit's
   // Retry-After, whatever read it refused, on whichever view): the seconds left when it was asked.
-  const [deferred, setDeferred] = useState<{ key: string; seconds: number }>();
+  const [deferred, setDeferred] = useState<{ key: string; until: number }>();
   const terms = useMemo(() => queryTerms(query), [query]);
   // Filters of the URL that cannot apply: left out of it (in place of this history entry), and
   // said once, for the URL without them.
@@ -301,7 +301,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     // Refused with a wait not yet over: asked when it is (typing waits too, not only Search), said meanwhile.
     const wait = rateWaitLeft('read');
     const waitTimer = wait > 0 ? window.setTimeout(ask, wait) : undefined;
-    if (wait > 0) setDeferred({ key: requestKey, seconds: Math.ceil(wait / 1000) });
+    if (wait > 0) setDeferred({ key: requestKey, until: Date.now() + wait });
     else ask();
     return () => {
       window.clearTimeout(waitTimer);
@@ -415,9 +415,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       {/* A slow search for other words or filters: the results shown are the last search's, said and drawn so. */}
       <div class={`results${stale ? ' stale' : ''}`} aria-busy={result.state === 'loading' || stale}>
         <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
-          {retry.waitingSeconds !== undefined
-            ? `Searching again in ${retry.waitingSeconds} s, when the registry allows it.`
-            : deferred?.key === requestKey ? `Searching in ${deferred.seconds} s, when the registry allows it.`
+          {retry.waitingUntil !== undefined
+            ? <>Searching again in <Countdown until={retry.waitingUntil} />, when the registry allows it.</>
+            : deferred?.key === requestKey ? <>Searching in <Countdown until={deferred.until} />, when the registry allows it.</>
             : stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, hasWords || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
         </p>
         {result.state === 'failed' && (

@@ -6,7 +6,7 @@
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, rateWaitLeft, RegistryError, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
-import { ErrorNotice, needsToken, usePageHeading } from '../components';
+import { Countdown, ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
 import { saveToken, savedToken } from '../token';
@@ -92,8 +92,8 @@ interface Problem extends Finding {
 
 type Outcome =
   | { state: 'idle' }
-  /** `waitSeconds`: held until a rate limit's wait is over, the seconds it had left. */
-  | { state: 'busy'; what: 'validate' | 'register'; waitSeconds?: number }
+  /** `waitUntil`: held until a rate limit's wait is over, then (Date.now() time). */
+  | { state: 'busy'; what: 'validate' | 'register'; waitUntil?: number }
   | { state: 'checked'; text: string; kind: Kind; valid: ValidationResult | undefined; error: RegistryError | undefined; problems: Problem[] }
   | { state: 'registered'; text: string; kind: Kind; result: RegistrationResult; problems: Problem[] }
   /** Refused for another reason than the document: its checking (network, limits), or its registration (token, ownership). */
@@ -184,7 +184,7 @@ export function ValidatePage({ moved }: { moved: number }) {
     // Under the wait a refusal named (a rate limit's Retry-After, here or on another view: a
     // validate is a read, a register a write): asked sooner, it is only refused again.
     const wait = rateWaitLeft(what === 'register' ? 'write' : 'read');
-    setOutcome(wait > 0 ? { state: 'busy', what, waitSeconds: Math.ceil(wait / 1000) } : { state: 'busy', what });
+    setOutcome(wait > 0 ? { state: 'busy', what, waitUntil: Date.now() + wait } : { state: 'busy', what });
     if (wait > 0) await new Promise((resolve) => window.setTimeout(resolve, wait));
     const sentKind = detectKind(sentText);
     let refusedRegistration = false;
@@ -339,7 +339,7 @@ export function ValidatePage({ moved }: { moved: number }) {
             document are read when the person reaches them: a live region around them read the
             whole document aloud, line numbers and all. */}
         <div aria-live="polite" class="validation-summary">
-          {outcome.state === 'busy' && outcome.what === 'validate' && outcome.waitSeconds !== undefined && <WaitSaid what="Validating" seconds={outcome.waitSeconds} />}
+          {outcome.state === 'busy' && outcome.what === 'validate' && outcome.waitUntil !== undefined && <WaitSaid what="Validating" until={outcome.waitUntil} />}
           {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
           {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
             // A registry closed to anonymous reads (or a token it no longer takes): the token field
@@ -406,7 +406,7 @@ export function ValidatePage({ moved }: { moved: number }) {
           </div>
         </form>
         <div ref={refusalRef} tabIndex={-1} class="register-result" aria-live="polite">
-          {outcome.state === 'busy' && outcome.what === 'register' && outcome.waitSeconds !== undefined && <WaitSaid what="Registering" seconds={outcome.waitSeconds} />}
+          {outcome.state === 'busy' && outcome.what === 'register' && outcome.waitUntil !== undefined && <WaitSaid what="Registering" until={outcome.waitUntil} />}
           {refused && <ErrorNotice
               id="register-refusal"
               error={refused.error}
@@ -423,9 +423,9 @@ export function ValidatePage({ moved }: { moved: number }) {
 }
 
 /** An asking held for a rate limit's wait, as the search says it. */
-const WaitSaid = ({ what, seconds }: { what: string; seconds: number }) => (
+const WaitSaid = ({ what, until }: { what: string; until: number }) => (
   <p class="muted">
-    {what} in {seconds} s, when the registry allows it.
+    {what} in <Countdown until={until} />, when the registry allows it.
   </p>
 );
 
