@@ -13,7 +13,7 @@
  * The admin principal (the operator) is exempt. Limits are per process: behind a load balancer
  * each replica counts its own share.
  */
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../observability/logger.js';
 import { currentScope } from '../observability/request-scope.js';
@@ -59,6 +59,10 @@ export interface AbuseControlDeps {
 
 const WRITE_OPERATIONS: ReadonlySet<OperationName> = new Set(['register', 'unregister', 'refresh']);
 const JSONRPC_RATE_LIMITED = -32603; // A2A v1.0 section on system errors: "rate limit exceeded" is -32603
+
+/** How a door answers a request its flood guard refused (the request id is set already). */
+export type FloodRefusalAnswer = (req: Request, res: Response, refusal: Refusal) => void;
+const answerInBinding: FloodRefusalAnswer = (req, res, refusal) => sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...refusal });
 const STREAM_RETRY_SECONDS = 5;
 
 const retryAfter = (res: RateLimiterRes): number => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
@@ -162,8 +166,11 @@ export class AbuseControl implements Admission {
     };
   }
 
-  /** admitRequest on the A2A HTTP endpoints: HTTP 429 + Retry-After before the body is read. */
-  floodGuard(): RequestHandler {
+  /**
+   * admitRequest on the HTTP doors: HTTP 429 + Retry-After before the body is read, answered in
+   * the door's binding unless the door answers a refusal its own way (the web page's HTML).
+   */
+  floodGuard(answer: FloodRefusalAnswer = answerInBinding): RequestHandler {
     if (!this.options.enabled) return (_req, _res, next) => next();
     return (req, res, next) => {
       // A request refused here is refused before its scope opens: it gets its id here, so a client
@@ -174,7 +181,7 @@ export class AbuseControl implements Admission {
         if (!refusal) return next();
         req.resume(); // discard the unread body so the connection stays usable
         res.setHeader('X-Request-Id', requestId);
-        sendFailure(req, res, { httpStatus: 429, jsonRpcCode: JSONRPC_RATE_LIMITED, ...refusal });
+        answer(req, res, refusal);
       }, next);
     };
   }

@@ -17,7 +17,7 @@ import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
 import { allowedMethods } from '../http/allowed-methods.js';
 import { handlerChain } from '../http/handler-chain.js';
-import { requestIdOf, requestScope } from '../http/request-log.js';
+import { requestScope } from '../http/request-log.js';
 import { pageContentSecurityPolicy } from '../http/security.js';
 import { getSchema, MAX_FILTER_VALUES, searchSchema } from '../operations/request-schemas.js';
 import { cachedBody, findAssetsDir, sendCached, WebAssets } from './assets.js';
@@ -77,16 +77,11 @@ export const webDoor: Door = {
     const name = typeof ctx.card.name === 'string' ? ctx.card.name : 'A2A Agent Registry';
     // The page itself, refused by the same budget, is answered as a page (429 + Retry-After): a
     // browser shows what it is given, and the flood guard's JSON is for programs.
-    const pageFloodGuard: RequestHandler = (req, res, next) => {
-      const requestId = requestIdOf(req, res);
-      abuse.admitRequest(req.ip ?? 'unknown', req.header('authorization'), requestId).then((refusal) => {
-        if (!refusal) return next();
-        res.setHeader('X-Request-Id', requestId);
-        res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
-        res.setHeader('Cache-Control', 'no-store');
-        res.status(429).type('html').send(rateLimitedPage(name, config.hardening.requestsPerMinute, refusal.retryAfterSeconds));
-      }, next);
-    };
+    const pageFloodGuard = abuse.floodGuard((_req, res, refusal) => {
+      res.setHeader('Retry-After', String(refusal.retryAfterSeconds));
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(429).type('html').send(rateLimitedPage(name, config.hardening.requestsPerMinute, refusal.retryAfterSeconds));
+    });
     const guardedPage = (handler: RequestHandler): RequestHandler => handlerChain([pageFloodGuard, scope, handler]);
     const description = typeof ctx.card.description === 'string' ? ctx.card.description : '';
     const assets = loadAssets(log);
