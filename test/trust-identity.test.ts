@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
-import { claimKey, normalizeEndpoint } from '../src/lib/endpoint-url.js';
+import { claimKey, endpointIdentity, normalizeEndpoint, otherSpellings, withTenant } from '../src/lib/endpoint-url.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
@@ -77,6 +77,20 @@ describe('normal form of endpoint URLs', () => {
     assert.equal(normalizeEndpoint('GRPC.example.com:443', 'GRPC'), 'https://grpc.example.com');
     assert.equal(normalizeEndpoint('grpc.example.com:50051', 'GRPC'), 'https://grpc.example.com:50051');
     assert.equal(normalizeEndpoint('grpc.example.com:50051', 'JSONRPC'), undefined);
+  });
+
+  test('a tenant is part of the endpoint: kept by claim keys and other spellings, exactly as written', () => {
+    const acme = withTenant('https://alice.example.com:80/a2a', 'Acme #1');
+    assert.equal(acme, 'https://alice.example.com:80/a2a#tenant=Acme%20%231');
+    assert.equal(claimKey(acme), 'http://alice.example.com/a2a#tenant=Acme%20%231');
+    assert.ok(otherSpellings(acme).includes('http://alice.example.com/a2a#tenant=Acme%20%231'));
+    assert.ok(otherSpellings(acme).every((spelling) => spelling.endsWith('#tenant=Acme%20%231')));
+    assert.equal(withTenant('https://alice.example.com/a2a', ''), 'https://alice.example.com/a2a', 'an empty tenant is none');
+    const tenants = endpointIdentity([
+      { url: 'https://alice.example.com/a2a', protocolBinding: 'JSONRPC', tenant: 'acme' },
+      { url: 'https://alice.example.com/a2a', protocolBinding: 'HTTP+JSON' },
+    ]);
+    assert.deepEqual(tenants, { primary: 'https://alice.example.com/a2a#tenant=acme', claims: ['http://alice.example.com/a2a', 'http://alice.example.com/a2a#tenant=acme'] });
   });
 });
 
@@ -250,6 +264,32 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const bobs = resultOf(await op(bob, { register: { agentCard: card } }));
       assert.equal(bobs.created, true);
       refused(await op(alice, { register: { agentCard: v1Card('Alice Agent', ALICE) } }), ALICE, 'bob');
+    });
+
+    test('one multi-tenant host: an interface is its URL and its tenant (A2A v1.0 AgentInterface.tenant)', async (t) => {
+      if (skip()) return t.skip(skip());
+      const host = 'https://tenants.example.com/a2a';
+      const tenantCard = (name: string, tenant: string, url = host): WireJson => {
+        const card: WireJson = v1Card(name, url);
+        card.supportedInterfaces[0].tenant = tenant;
+        return card;
+      };
+      const acme = resultOf(await op(alice, { register: { agentCard: tenantCard('Acme Agent', 'acme') } }));
+      // Another agent of the same owner on the same host, another tenant: a second entry, not an update of the first.
+      const globex = resultOf(await op(alice, { register: { agentCard: tenantCard('Globex Agent', 'globex') } }));
+      assert.deepEqual([globex.created, globex.id === acme.id], [true, false]);
+      // Another owner's agent under a third tenant is his; the tenant of alice's agent is not.
+      assert.equal(resultOf(await op(bob, { register: { agentCard: tenantCard('Initech Agent', 'initech') } })).created, true);
+      refused(await op(bob, { register: { agentCard: tenantCard('Fake Acme', 'acme', 'HTTP://Tenants.example.com:443/a2a/') } }), 'HTTP://Tenants.example.com:443/a2a/');
+      const secondary: WireJson = v1Card('Bob Multi', 'https://bob.example.com/tenants');
+      secondary.supportedInterfaces.push({ url: host, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'globex' });
+      refused(await op(bob, { register: { agentCard: secondary } }), host);
+      // Tenant ids are opaque: another case is another tenant.
+      assert.equal(resultOf(await op(bob, { register: { agentCard: tenantCard('Bob ACME', 'ACME') } })).created, true);
+      // Alice's other spelling of one of her interfaces updates that entry, and only it.
+      const respelled = resultOf(await op(alice, { register: { agentCard: tenantCard('Acme Agent v2', 'acme', 'http://tenants.example.com/a2a') } }));
+      assert.deepEqual([respelled.id, respelled.revision], [acme.id, 2]);
+      assert.equal(resultOf(await op(alice, { get: { id: globex.id } })).revision, 1);
     });
 
     test('an update that drops a URL releases it', async (t) => {

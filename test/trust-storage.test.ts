@@ -12,6 +12,7 @@ import { describe, it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { CardVerification } from '../src/contract/verification.js';
+import { endpointIdentity } from '../src/lib/endpoint-url.js';
 import { PostgresStore } from '../src/storage/postgres/index.js';
 import { POSTGRES_MIGRATIONS } from '../src/storage/postgres/migrations.js';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
@@ -234,6 +235,38 @@ for (const name of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await store.upsert(again, actor('bob')), { status: 'url-taken', url: 'http://alice.example.com/a2a' });
       const hers = await store.upsert(entryWrite('agent', 'https://alice.example.com/a2a', '2'), actor('alice'));
       assert.equal(hers.status, 'updated');
+    });
+
+    test('the migration to identities per tenant: a stored interface\'s tenant becomes part of its identity and claim', async (t, target) => {
+      // A database as the previous release left it: an agent under tenant "acme" of a multi-tenant
+      // host, stored (identity and claim) as if it had none, beside an agent without a tenant.
+      const first = await open(t, target);
+      const acmeWrite = entryWrite('agent', 'https://mt.example.com/a2a');
+      acmeWrite.interfaces[0]!.tenant = 'acme';
+      const acme = await first.upsert(acmeWrite, actor('alice'));
+      const plain = await first.upsert(entryWrite('agent', 'https://plain.example.com/a2a'), actor('alice'));
+      assert.ok(acme.status === 'created' && plain.status === 'created');
+      await first.close();
+      await target.raw(`DELETE FROM registry_migrations WHERE version > ${name === 'sqlite' ? 8 : 7}`);
+      const store = await open(t, target);
+      const identities = Object.fromEntries((await target.raw('SELECT id, identity_url FROM entries')).map((r) => [String(r.id), r.identity_url]));
+      assert.deepEqual(identities, { [acme.entry.id]: 'https://mt.example.com/a2a#tenant=acme', [plain.entry.id]: 'https://plain.example.com/a2a' });
+      const claims = Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
+      assert.deepEqual(claims, { 'http://mt.example.com/a2a#tenant=acme': 'alice', 'http://plain.example.com/a2a': 'alice' });
+      await assertClaimsConsistent(target);
+      // Re-registering the card (as the registry now keys it) finds its entry, not a second one
+      // beside it; another tenant is another agent, and may be bob's.
+      const tenantWrite = (tenant: string, version: string): EntryWrite => {
+        const write = entryWrite('agent', 'https://mt.example.com/a2a', version);
+        write.interfaces[0]!.tenant = tenant;
+        write.identityUrl = `https://mt.example.com/a2a#tenant=${tenant}`;
+        write.urls = endpointIdentity(write.interfaces).claims;
+        return write;
+      };
+      const updated = await store.upsert(tenantWrite('acme', '2'), actor('alice'));
+      assert.deepEqual(updated.status === 'updated' && [updated.entry.id, updated.entry.revision], [acme.entry.id, 2]);
+      assert.equal((await store.upsert(tenantWrite('globex', '1'), actor('bob'))).status, 'created');
+      assert.equal((await store.upsert(tenantWrite('acme', '3'), actor('bob'))).status, 'forbidden');
     });
 
     test('a verification per revision: updated in place for the current one, filtered on by list', async (t, target) => {

@@ -26,6 +26,8 @@ export interface EndpointUrl {
   url: string;
   /** The protocol binding ("JSONRPC", "GRPC", "HTTP+JSON", a URI) or "MCP". */
   binding: string;
+  /** The tenant requests to it carry (a v1.0 interface's `tenant`): part of what the endpoint is (lib/endpoint-url.ts withTenant). */
+  tenant?: string;
 }
 
 export type EndpointCheck =
@@ -40,7 +42,10 @@ export function cardEndpointUrls(card: JsonObject, generation: Generation): Endp
   if (generation === '1.0') {
     const list = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
     list.forEach((i, n) => {
-      if (isObject(i) && typeof i.url === 'string') out.push({ path: pointer('/supportedInterfaces', n, 'url'), url: i.url, binding: typeof i.protocolBinding === 'string' ? i.protocolBinding : '' });
+      if (!isObject(i) || typeof i.url !== 'string') return;
+      const endpoint: EndpointUrl = { path: pointer('/supportedInterfaces', n, 'url'), url: i.url, binding: typeof i.protocolBinding === 'string' ? i.protocolBinding : '' };
+      if (typeof i.tenant === 'string' && i.tenant !== '') endpoint.tenant = i.tenant;
+      out.push(endpoint);
     });
     return out;
   }
