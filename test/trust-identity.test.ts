@@ -158,10 +158,14 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     assert.equal(v.errors.find((f) => f.path === '/mcpServer/url')?.rule, 'url-credentials');
   });
 
-  test('a placeholder stays a warning, as before', () => {
+  test('an unfilled template is refused (it would be the identity of every agent made from one sample); an example host stays a warning', () => {
     const v = validator.validateAgentCard(cardWith('{BASE_URL}/a2a'), 500);
-    assert.equal(v.valid, true);
-    assert.equal(v.warnings.find((w) => w.path === '/supportedInterfaces/1/url')?.rule, 'placeholder-url');
+    assert.equal(v.valid, false);
+    assert.equal(errorAt(cardWith('{BASE_URL}/a2a'), '/supportedInterfaces/1/url').rule, 'url-placeholder');
+    assert.equal(errorAt(cardWith('https://{HOST}/a2a'), '/supportedInterfaces/1/url').rule, 'url-placeholder');
+    const example = validator.validateAgentCard(cardWith('https://example.com/a2a'), 500);
+    assert.equal(example.valid, true);
+    assert.equal(example.warnings.find((w) => w.path === '/supportedInterfaces/1/url')?.rule, 'placeholder-url');
   });
 });
 
@@ -290,6 +294,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const respelled = resultOf(await op(alice, { register: { agentCard: tenantCard('Acme Agent v2', 'acme', 'http://tenants.example.com/a2a') } }));
       assert.deepEqual([respelled.id, respelled.revision], [acme.id, 2]);
       assert.equal(resultOf(await op(alice, { get: { id: globex.id } })).revision, 1);
+    });
+
+    test('two owners of agents made from one sample card: each is told to fill in its template, neither that the other owns it', async (t) => {
+      if (skip()) return t.skip(skip());
+      for (const [client, url] of [[alice, '{BASE_URL}/a2a'], [bob, '{BASE_URL}/a2a'], [bob, 'https://{AGENT_HOST}/a2a']] as const) {
+        const error = errorOf(await op(client, { register: { agentCard: v1Card('Sample Agent', url) } }));
+        assert.equal(error.code, 'VALIDATION_FAILED', url);
+        assert.deepEqual(error.details.map((d: WireJson) => [d.path, d.rule]), [['/supportedInterfaces/0/url', 'url-placeholder']]);
+      }
     });
 
     test('an update that drops a URL releases it', async (t) => {

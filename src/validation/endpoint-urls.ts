@@ -3,8 +3,14 @@
  * and the rules they must meet, as errors with a JSON path and a hint:
  * - no control characters (WHATWG parsing would silently drop some of them, so that
  *   "https://alice.exa\nmple.com" would be read as another host than it shows);
- * - an absolute URL (strings with a template marker, such as "{BASE_URL}/a2a", stay a
- *   placeholder *warning*, as before: they cannot pose as anyone's endpoint);
+ * - an absolute URL, and no template left unfilled ("{BASE_URL}/a2a", "https://<host>/a2a",
+ *   "YOUR_AGENT_URL"): an entry is found and called by its URLs, and a sample's template would
+ *   be the same identity for every agent made from that sample (the first to register it would
+ *   own it). Braces and angle brackets never appear unencoded in a real URL (RFC 3986), so they
+ *   are refused wherever they are; fill-me-in words are refused where the string is no URL at
+ *   all. A URL that is one but points nowhere useful (a loopback or RFC 2606 example host, a
+ *   host named "your-domain") stays a warning (./urls.ts): local and documentation setups use
+ *   them, and the words are a guess;
  * - no credentials (`user:pass@`): they would be published to everyone, and they make one
  *   endpoint look like many;
  * - the scheme (lib/endpoint-url.ts `parseEndpoint`): http or https; a gRPC interface may also
@@ -30,11 +36,7 @@ export interface EndpointUrl {
   tenant?: string;
 }
 
-export type EndpointCheck =
-  | { ok: true; normalized: string }
-  /** Not a URL, but an obvious placeholder: warned about elsewhere, never claimed. */
-  | { ok: 'placeholder' }
-  | { ok: false; finding: Finding };
+export type EndpointCheck = { ok: true; normalized: string } | { ok: false; finding: Finding };
 
 /** The endpoint URLs of a card of the given generation (strings only; the schema reports the rest). */
 export function cardEndpointUrls(card: JsonObject, generation: Generation): EndpointUrl[] {
@@ -69,12 +71,27 @@ function schemeHint(raw: string, binding: string): string {
   return 'Give the http(s) URL clients send A2A requests to, e.g. "https://agent.example.org/a2a".';
 }
 
+/** A template marker ("{BASE_URL}", "${HOST}", "{{url}}", "<your-host>"), or the first brace or angle bracket. */
+const TEMPLATE_MARKER = /\$?\{\{?[^{}<>]*\}?\}|<[^<>{}]*>|[{}<>]/;
+
+/** How to fix a placeholder left in an endpoint URL. */
+function placeholderHint(binding: string, placeholder: string): string {
+  const example = binding === 'MCP' ? '"https://mcp.example.org/mcp"' : '"https://agent.example.org/a2a"';
+  const what = binding === 'MCP' ? 'the MCP server' : 'the agent';
+  return `Replace ${placeholder} with the public address clients reach ${what} at (e.g. ${example}) before registering: an entry is found and called by its URL, and an unfilled template would be the same for every ${binding === 'MCP' ? 'server' : 'agent'} made from one sample.`;
+}
+
 /** Checks one endpoint URL; on success returns its normal form. */
 export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   const parsed = parseEndpoint(e.url, e.binding);
+  const fail = (rule: string, message: string, hint: string): EndpointCheck => ({ ok: false, finding: { path: e.path, rule, message, hint } });
+  // Control characters first: what they hide is not what the text shows.
+  const marker = parsed.ok || parsed.problem.kind !== 'control' ? TEMPLATE_MARKER.exec(e.url)?.[0] : undefined;
+  if (marker !== undefined) {
+    return fail('url-placeholder', `${quote(e.url)} is a template, not a URL: ${quote(marker)} was never filled in`, placeholderHint(e.binding, quote(marker)));
+  }
   if (parsed.ok) return { ok: true, normalized: parsed.normalized };
   const what = e.binding === 'MCP' ? 'the MCP server URL' : 'the interface URL';
-  const fail = (rule: string, message: string, hint: string): EndpointCheck => ({ ok: false, finding: { path: e.path, rule, message, hint } });
   const problem = parsed.problem;
   switch (problem.kind) {
     case 'control': {
@@ -86,7 +103,7 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
       return fail('url-credentials', `${quote(e.url)} contains a user name or password`, `Remove the credentials from the URL (they would be published to everyone)${how}.`);
     }
     case 'unparseable':
-      if (classifyUrl(e.url, false) === 'placeholder') return { ok: 'placeholder' };
+      if (classifyUrl(e.url, false) === 'placeholder') return fail('url-placeholder', `${quote(e.url)} is a placeholder, not a URL`, placeholderHint(e.binding, 'it'));
       return fail('invalid-url', `${quote(e.url)} is not an absolute URL`, schemeHint(e.url, e.binding));
     case 'scheme': {
       const allowed = isUriBinding(e.binding) ? 'http, https, ws or wss' : e.binding === 'GRPC' ? 'http or https (or be a host:port address)' : 'http or https';

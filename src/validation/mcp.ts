@@ -92,9 +92,10 @@ export function validateMcpServer(
     // The URL is the server's identity: it must parse (the schema's uri format accepts a few
     // strings no URL parser does, such as http://@@:x), be http(s), carry no credentials.
     const urlCheck = endpoint && checkEndpointUrl(endpoint);
-    // A control character is what is wrong, not the schema's "must be an absolute http(s) URL"
-    // of a URL that reads like one: that is said instead, with its position.
-    const exact = urlCheck !== undefined && urlCheck.ok === false && urlCheck.finding.rule === 'url-control-character';
+    // A control character or an unfilled template is what is wrong, not the schema's "must be an
+    // absolute http(s) URL" of a URL that reads like one: that is said instead, with its position
+    // or the placeholder to fill in.
+    const exact = urlCheck !== undefined && urlCheck.ok === false && (urlCheck.finding.rule === 'url-control-character' || urlCheck.finding.rule === 'url-placeholder');
     errors.push(...(exact ? metaErrors.filter((e) => e.path !== endpoint!.path) : metaErrors));
     if (endpoint && urlCheck) {
       if (urlCheck.ok === false) {
