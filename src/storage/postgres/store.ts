@@ -1004,6 +1004,16 @@ export class PostgresStore implements RegistryStore {
     return subscription;
   }
 
+  /** Another entry (not `id`) whose identity is the write's under any of its spellings (identityAliases), as a registration looks it up. */
+  async #otherIdentityHolder(db: pg.PoolClient, write: EntryWrite, id: string): Promise<string | undefined> {
+    const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = ANY($2::text[]) AND id <> $3 LIMIT 1', [
+      write.kind,
+      [write.identityUrl, ...(write.identityAliases ?? [])],
+      id,
+    ]);
+    return other.rows[0]?.id;
+  }
+
   async revise(id: string, write: EntryWrite, expectRevision: number, quota: Pick<WriteQuota, 'maxRevisions'> = {}): Promise<ReviseOutcome> {
     if (!isUuid(id)) return { status: 'not-found' };
     const key = id.toLowerCase();
@@ -1015,9 +1025,8 @@ export class PostgresStore implements RegistryStore {
       if (!row) return { status: 'not-found' };
       if (write.identityUrl !== row.identity_url) {
         // Another entry's identity is a conflict before it is a URL claim (checked again below, locked).
-        const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
-        const otherId = other.rows[0]?.id;
-        if (otherId !== undefined && otherId !== key) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
+        const otherId = await this.#otherIdentityHolder(db, write, key);
+        if (otherId !== undefined) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
       }
       await this.#claimUrls(db, write.urls, row.owner, await this.#entryUrls(db, key));
       const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
@@ -1027,9 +1036,8 @@ export class PostgresStore implements RegistryStore {
       if (write.identityUrl !== existing.identityUrl) {
         // Serialised with registrations of that identity by the unique key: the UPDATE below
         // fails on a concurrent insert, and this check catches a committed one.
-        const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
-        const otherId = other.rows[0]?.id;
-        if (otherId !== undefined && otherId !== key) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
+        const otherId = await this.#otherIdentityHolder(db, write, key);
+        if (otherId !== undefined) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
       }
       if (write.freshness !== undefined) await this.#writeFreshness(db, key, write.freshness);
       if (sameDocument(write, existing.contentHash, () => existing.documentText)) {

@@ -1058,10 +1058,13 @@ export class SqliteStore implements RegistryStore {
       if (!existing) return { status: 'not-found' };
       if (existing.revision !== expectRevision) return { status: 'stale', entry: existing };
       if (write.identityUrl !== existing.identityUrl) {
-        const other = prepare(db, 'SELECT id FROM entries WHERE kind = ? AND identity_url = ?').get(write.kind, write.identityUrl) as
-          | { id: string }
-          | undefined;
-        if (other && other.id !== id) return { status: 'conflict', existing: this.#currentById(db, other.id)! };
+        // Under any spelling of the new identity (identityAliases), as a registration looks it up.
+        const other = prepare(db, 'SELECT id FROM entries WHERE kind = ? AND identity_url IN (SELECT value FROM json_each(?)) AND id <> ? LIMIT 1').get(
+          write.kind,
+          JSON.stringify([write.identityUrl, ...(write.identityAliases ?? [])]),
+          id,
+        ) as { id: string } | undefined;
+        if (other) return { status: 'conflict', existing: this.#currentById(db, other.id)! };
       }
       const now = new Date().toISOString();
       if (write.freshness !== undefined) this.#writeFreshness(db, id, write.freshness);
