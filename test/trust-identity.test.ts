@@ -158,6 +158,19 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     assert.equal(v.errors.find((f) => f.path === '/mcpServer/url')?.rule, 'url-credentials');
   });
 
+  test('a host whose letters pass for another name (Cyrillic or Greek among Latin) is refused, naming its real name; IDN hosts in one script are not', () => {
+    const e = errorAt(cardWith('https://\u0430lice.example.com/a2a'), '/supportedInterfaces/1/url');
+    assert.equal(e.rule, 'url-mixed-script');
+    assert.match(e.message, /mixes Latin and Cyrillic letters in "\u0430lice", so it reads as another name than it is \(xn--lice-43d\.example\.com\)/);
+    assert.match(e.hint!, /"https:\/\/xn--lice-43d\.example\.com\/a2a"/);
+    assert.equal(errorAt(cardWith('https://g\u03bf\u03bfgle.example.com/a2a'), '/supportedInterfaces/1/url').rule, 'url-mixed-script');
+    for (const url of ['https://xn--lice-43d.example.com/a2a', 'https://bücher.example/a2a', 'https://пример.рф/a2a', 'https://例え.jp/a2a', 'https://alice.example.com/caf\u00e9']) {
+      assert.equal(validator.validateAgentCard(cardWith(url), 500).valid, true, url);
+    }
+    const server = validator.validateMcpServer(mcpServer('files', 'https://\u0430lice.example.com/mcp'), toolspec(), 100);
+    assert.deepEqual(server.errors.map((f) => [f.path, f.rule]), [['/mcpServer/url', 'url-mixed-script']]);
+  });
+
   test('an unfilled template is refused (it would be the identity of every agent made from one sample); an example host stays a warning', () => {
     const v = validator.validateAgentCard(cardWith('{BASE_URL}/a2a'), 500);
     assert.equal(v.valid, false);

@@ -13,12 +13,15 @@
  *   them, and the words are a guess;
  * - no credentials (`user:pass@`): they would be published to everyone, and they make one
  *   endpoint look like many;
+ * - no host label written in Unicode that mixes look-alike scripts ("аlice.example.com" with a
+ *   Cyrillic "а"): it would pose as another principal's host to everyone reading it;
  * - the scheme (lib/endpoint-url.ts `parseEndpoint`): http or https; a gRPC interface may also
  *   be a `host:port` address, a custom binding's interface ws/wss. Everything else (javascript:,
  *   file:, data:, ftp:, …) is refused.
  *
  * Each accepted URL has a normal form (lib/endpoint-url.ts), which is what storage compares.
  */
+import { domainToUnicode } from 'node:url';
 import type { Finding } from '../contract/types.js';
 import { isUriBinding, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
@@ -81,6 +84,31 @@ function placeholderHint(binding: string, placeholder: string): string {
   return `Replace ${placeholder} with the public address clients reach ${what} at (e.g. ${example}) before registering: an entry is found and called by its URL, and an unfilled template would be the same for every ${binding === 'MCP' ? 'server' : 'agent'} made from one sample.`;
 }
 
+/**
+ * Scripts whose letters pass for one another ("а" Cyrillic, "a" Latin; "ο" Greek, "o" Latin): a
+ * host label mixing two of them reads as another name than it is, as browsers know (they show
+ * such a name in its ASCII xn-- form). Scripts that are written together (Latin with Han, kana or
+ * Hangul) are not among them.
+ */
+const LOOKALIKE_SCRIPTS: readonly [string, RegExp][] = [
+  ['Latin', /\p{Script=Latin}/u],
+  ['Cyrillic', /\p{Script=Cyrillic}/u],
+  ['Greek', /\p{Script=Greek}/u],
+  ['Armenian', /\p{Script=Armenian}/u],
+  ['Cherokee', /\p{Script=Cherokee}/u],
+];
+
+/** The first label of a host written in Unicode that mixes look-alike scripts, with them. */
+function mixedScriptLabel(raw: string, url: URL): { label: string; scripts: string[] } | undefined {
+  // Most URLs are ASCII, and a host written in its xn-- form shows what it is.
+  if (!/[^\u0000-\u007f]/.test(raw)) return undefined;
+  for (const label of domainToUnicode(url.hostname).split('.')) {
+    const scripts = LOOKALIKE_SCRIPTS.filter(([, letters]) => letters.test(label)).map(([name]) => name);
+    if (scripts.length > 1) return { label, scripts };
+  }
+  return undefined;
+}
+
 /** Checks one endpoint URL; on success returns its normal form. */
 export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   const parsed = parseEndpoint(e.url, e.binding);
@@ -90,7 +118,16 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   if (marker !== undefined) {
     return fail('url-placeholder', `${quote(e.url)} is a template, not a URL: ${quote(marker)} was never filled in`, placeholderHint(e.binding, quote(marker)));
   }
-  if (parsed.ok) return { ok: true, normalized: parsed.normalized };
+  if (parsed.ok) {
+    const mixed = mixedScriptLabel(e.url, parsed.url);
+    if (mixed === undefined) return { ok: true, normalized: parsed.normalized };
+    const ascii = `${parsed.url.protocol}//${parsed.url.host}${parsed.url.pathname === '/' ? '' : parsed.url.pathname}${parsed.url.search}`;
+    return fail(
+      'url-mixed-script',
+      `the host of ${quote(e.url)} mixes ${mixed.scripts.join(' and ')} letters in ${quote(mixed.label)}, so it reads as another name than it is (${parsed.url.hostname})`,
+      `Correct the look-alike letters; if this really is the host's name, write it in its ASCII form, as browsers show it: ${quote(ascii)}.`,
+    );
+  }
   const what = e.binding === 'MCP' ? 'the MCP server URL' : 'the interface URL';
   const problem = parsed.problem;
   switch (problem.kind) {
