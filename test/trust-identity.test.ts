@@ -307,6 +307,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const respelled = resultOf(await op(alice, { register: { agentCard: tenantCard('Acme Agent v2', 'acme', 'http://tenants.example.com/a2a') } }));
       assert.deepEqual([respelled.id, respelled.revision], [acme.id, 2]);
       assert.equal(resultOf(await op(alice, { get: { id: globex.id } })).revision, 1);
+      // A URL held without a tenant is its holder's under any tenant: an agent that is not
+      // multi-tenant ignores the tenant, so bob's entry would be alice's agent.
+      const solo = 'https://solo.example.com/a2a';
+      resultOf(await op(alice, { register: { agentCard: v1Card('Solo Agent', solo) } }));
+      refused(await op(bob, { register: { agentCard: tenantCard('Solo Lookalike', 'anything', 'HTTPS://SOLO.example.com/a2a') } }), 'HTTPS://SOLO.example.com/a2a');
+      const listing: WireJson = v1Card('Bob Lister', 'https://bob.example.com/solo');
+      listing.supportedInterfaces.push({ url: solo, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'x' });
+      refused(await op(bob, { register: { agentCard: listing } }), solo);
+      assert.equal(resultOf(await op(alice, { register: { agentCard: tenantCard('Solo Tenant', 'eu', solo) } })).created, true, 'alice may');
     });
 
     test('two owners of agents made from one sample card: each is told to fill in its template, neither that the other owns it', async (t) => {

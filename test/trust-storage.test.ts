@@ -237,7 +237,7 @@ for (const name of ['sqlite', 'postgres'] as const) {
       assert.equal(hers.status, 'updated');
     });
 
-    test('the migration to identities per tenant: a stored interface\'s tenant becomes part of its identity and claim', async (t, target) => {
+    test('the migration to identities per tenant: a stored interface\'s tenant becomes part of its identity and claim; a URL\'s holder holds its tenants', async (t, target) => {
       // A database as the previous release left it: an agent under tenant "acme" of a multi-tenant
       // host, stored (identity and claim) as if it had none, beside an agent without a tenant.
       const first = await open(t, target);
@@ -267,6 +267,16 @@ for (const name of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(updated.status === 'updated' && [updated.entry.id, updated.entry.revision], [acme.entry.id, 2]);
       assert.equal((await store.upsert(tenantWrite('globex', '1'), actor('bob'))).status, 'created');
       assert.equal((await store.upsert(tenantWrite('acme', '3'), actor('bob'))).status, 'forbidden');
+      // Under a tenant, a URL another principal holds without one is still that principal's
+      // (an agent that is not multi-tenant ignores the tenant): by upsert and by import alike.
+      const squat = entryWrite('agent', 'https://plain.example.com/a2a#tenant=x');
+      squat.interfaces[0]!.url = 'https://plain.example.com/a2a';
+      squat.interfaces[0]!.tenant = 'x';
+      squat.urls = endpointIdentity(squat.interfaces).claims;
+      const taken = { status: 'url-taken', url: 'http://plain.example.com/a2a#tenant=x' };
+      assert.deepEqual(await store.upsert(squat, actor('bob')), taken);
+      assert.deepEqual(await store.importEntries([squat], actor('bob'), {}), [taken]);
+      assert.equal((await store.upsert(squat, actor('alice'))).status, 'created', 'its holder may list it under a tenant');
     });
 
     test('a verification per revision: updated in place for the current one, filtered on by list', async (t, target) => {

@@ -211,6 +211,25 @@ export function splitTenant(key: string): { url: string; tenant: string | undefi
   }
 }
 
+/**
+ * The claim a tenant's claim key answers to: the same URL without a tenant, or undefined for a key
+ * without one. Whoever holds a URL holds its tenants against other principals: an agent that is
+ * not multi-tenant ignores the tenant of a request, so another principal listing its URL under
+ * any tenant would list that agent (see the stores' claims).
+ */
+export function hostClaimOfTenant(key: string): string | undefined {
+  const { url, tenant } = splitTenant(key);
+  return tenant === undefined ? undefined : url;
+}
+
+/** The claims that must not be another principal's for `keys` to be claimed: each, and the URL of each under a tenant. */
+export function claimsToCheck(keys: readonly string[]): string[] {
+  return keys.flatMap((key) => {
+    const host = hostClaimOfTenant(key);
+    return host === undefined ? [key] : [key, host];
+  });
+}
+
 /** An endpoint as people read it in a message: its URL, and its tenant when it has one. */
 export function shownEndpoint(url: string, tenant: string | undefined): string {
   return tenant ? `${url} (tenant ${JSON.stringify(tenant)})` : url;
