@@ -64,6 +64,11 @@ describe('normal form of endpoint URLs', () => {
   test('hosts: IDNA and IPv4 forms canonical, other ports significant', () => {
     assert.equal(normalizeEndpoint('https://bücher.example/', 'JSONRPC'), 'https://xn--bcher-kva.example');
     assert.equal(normalizeEndpoint('http://0x7f.1/', 'JSONRPC'), 'http://127.0.0.1');
+    // An IPv4-mapped IPv6 address connects to that IPv4 address: the same endpoint, in any spelling.
+    for (const mapped of ['https://[::ffff:203.0.113.7]/a2a', 'https://[0:0:0:0:0:FFFF:CB00:7107]:443/a2a/', 'http://[::ffff:cb00:7107]:443/a2a']) {
+      assert.equal(claimKey(normalizeEndpoint(mapped, 'JSONRPC')!), 'http://203.0.113.7/a2a', mapped);
+    }
+    assert.equal(normalizeEndpoint('https://[64:ff9b::203.0.113.7]/a2a', 'JSONRPC'), 'https://[64:ff9b::cb00:7107]/a2a', 'a NAT64 address is another host');
     assert.equal(normalizeEndpoint('https://h.example.com:8443/a2a', 'JSONRPC'), 'https://h.example.com:8443/a2a');
   });
 

@@ -9,7 +9,9 @@
  * - percent-encoding is normalised (RFC 3986 §6.2.2.2): escapes of unreserved characters are
  *   decoded (`%61%32a` → `a2a`), the others upper-cased (`%2f` → `%2F`);
  * - trailing slashes of the path are insignificant (`/a2a/` ≡ `/a2a`, `https://h/` ≡ `https://h`);
- * - a trailing dot of the host name is dropped (`alice.example.com.` is the same DNS name).
+ * - a trailing dot of the host name is dropped (`alice.example.com.` is the same DNS name);
+ * - an IPv4-mapped IPv6 address is its IPv4 address (`[::ffff:203.0.113.7]` connects to
+ *   `203.0.113.7`), which WHATWG parsing leaves as it is.
  * An endpoint is its URL and the tenant its requests carry (`withTenant`): keys of identities and
  * claims carry both.
  *
@@ -50,10 +52,18 @@ function normalizePercentEncoding(s: string): string {
   });
 }
 
+/** An IPv4-mapped IPv6 address as WHATWG serialises it ("[::ffff:7f00:1]"). */
+const IPV4_MAPPED = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/;
+
 /** The normal form of a parsed URL (see the module comment). */
 export function normalizeParsedUrl(url: URL): string {
   let host = url.hostname;
   if (host.length > 1 && host.endsWith('.') && !host.startsWith('[')) host = host.slice(0, -1);
+  const mapped = IPV4_MAPPED.exec(host);
+  if (mapped) {
+    const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+    host = [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+  }
   const port = url.port ? `:${url.port}` : '';
   const path = normalizePercentEncoding(url.pathname).replace(/\/+$/, '');
   const query = url.search.length > 1 ? normalizePercentEncoding(url.search) : '';
