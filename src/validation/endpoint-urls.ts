@@ -113,8 +113,9 @@ function mixedScriptLabel(raw: string, url: URL): { label: string; scripts: stri
 export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   const parsed = parseEndpoint(e.url, e.binding);
   const fail = (rule: string, message: string, hint: string): EndpointCheck => ({ ok: false, finding: { path: e.path, rule, message, hint } });
-  // Control characters first: what they hide is not what the text shows.
-  const marker = parsed.ok || parsed.problem.kind !== 'control' ? TEMPLATE_MARKER.exec(e.url)?.[0] : undefined;
+  // A URL that reads as one but breaks a rule (control characters, credentials, a scheme such as
+  // data:, whose text may hold angle brackets) is told that first.
+  const marker = parsed.ok || parsed.problem.kind === 'unparseable' ? TEMPLATE_MARKER.exec(e.url)?.[0] : undefined;
   if (marker !== undefined) {
     return fail('url-placeholder', `${quote(e.url)} is a template, not a URL: ${quote(marker)} was never filled in`, placeholderHint(e.binding, quote(marker)));
   }
