@@ -99,6 +99,11 @@ const verification = (verified: boolean, keyset = 'k1'): CardVerification =>
     ? { verified: true, kid: 'key-1', alg: 'ES256', signatures: [{ status: 'verified', kid: 'key-1', alg: 'ES256' }], keyset }
     : { verified: false, signatures: [{ status: 'unknown-key', kid: 'key-1', alg: 'ES256', reason: 'no trusted key' }], keyset };
 
+/** Every claim: URL (claim key) → owner. */
+async function claimsOf(target: Target): Promise<Record<string, unknown>> {
+  return Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
+}
+
 /** The invariants every write must keep, whatever ran concurrently. */
 async function assertClaimsConsistent(target: Target): Promise<void> {
   const orphans = await target.raw(`SELECT c.url FROM url_claims c WHERE NOT EXISTS (SELECT 1 FROM entry_urls u WHERE u.url = c.url)`);
@@ -121,6 +126,12 @@ for (const name of ['sqlite', 'postgres'] as const) {
       await store.open();
       t.after(() => store.close());
       return store;
+    };
+    /** Closes `store`, takes the recorded schema back to `version` (as a previous release left it) and opens it again: the later migrations run. */
+    const reopenAfter = async (t: TestContext, target: Target, store: RegistryStore, version: number): Promise<RegistryStore> => {
+      await store.close();
+      await target.raw(`DELETE FROM registry_migrations WHERE version > ${version}`);
+      return open(t, target);
     };
 
     test('a URL contested by many principals through several store instances ends with one of them', async (t, target) => {
@@ -195,7 +206,7 @@ for (const name of ['sqlite', 'postgres'] as const) {
       assert.equal(identities['00000000-0000-4000-8000-000000000001'], 'https://alice.example.com/a2a', 'normalised');
       assert.equal(identities['00000000-0000-4000-8000-000000000002'], 'https://alice.example.com/%61%32a', 'a later conflicting identity is left as it was');
       assert.equal(identities['00000000-0000-4000-8000-000000000004'], '{BASE_URL}/a2a', 'a placeholder is no URL');
-      const claims = Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
+      const claims = await claimsOf(target);
       assert.deepEqual(claims, {
         'http://alice.example.com/a2a': 'alice',
         'http://alice.example.com/rest': 'alice',
@@ -220,11 +231,8 @@ for (const name of ['sqlite', 'postgres'] as const) {
       const bob = await first.upsert(bobsWrite, actor('bob'));
       const alice = await first.upsert(withSecondary('https://alice.example.com/a2a', 'https://alice.example.com/rest'), actor('alice'));
       assert.ok(bob.status === 'created' && alice.status === 'created');
-      await first.close();
-      await target.raw(`DELETE FROM registry_migrations WHERE version > ${name === 'sqlite' ? 7 : 6}`);
-      const store = await open(t, target);
-      const claims = Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
-      assert.deepEqual(claims, {
+      const store = await reopenAfter(t, target, first, name === 'sqlite' ? 7 : 6);
+      assert.deepEqual(await claimsOf(target), {
         'http://alice.example.com/a2a': 'alice',
         'http://alice.example.com/rest': 'bob',
         'http://bob.example.com/a2a': 'bob',
@@ -246,13 +254,10 @@ for (const name of ['sqlite', 'postgres'] as const) {
       const acme = await first.upsert(acmeWrite, actor('alice'));
       const plain = await first.upsert(entryWrite('agent', 'https://plain.example.com/a2a'), actor('alice'));
       assert.ok(acme.status === 'created' && plain.status === 'created');
-      await first.close();
-      await target.raw(`DELETE FROM registry_migrations WHERE version > ${name === 'sqlite' ? 8 : 7}`);
-      const store = await open(t, target);
+      const store = await reopenAfter(t, target, first, name === 'sqlite' ? 8 : 7);
       const identities = Object.fromEntries((await target.raw('SELECT id, identity_url FROM entries')).map((r) => [String(r.id), r.identity_url]));
       assert.deepEqual(identities, { [acme.entry.id]: 'https://mt.example.com/a2a#tenant=acme', [plain.entry.id]: 'https://plain.example.com/a2a' });
-      const claims = Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
-      assert.deepEqual(claims, { 'http://mt.example.com/a2a#tenant=acme': 'alice', 'http://plain.example.com/a2a': 'alice' });
+      assert.deepEqual(await claimsOf(target), { 'http://mt.example.com/a2a#tenant=acme': 'alice', 'http://plain.example.com/a2a': 'alice' });
       await assertClaimsConsistent(target);
       // Re-registering the card (as the registry now keys it) finds its entry, not a second one
       // beside it; another tenant is another agent, and may be bob's.
