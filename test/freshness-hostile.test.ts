@@ -13,7 +13,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { takeOutboundViolations } from './support/outbound-tripwire.js';
 import { startOrigin, waitFor, type OriginServer } from './support/origin-server.js';
-import { makeDue, serveCard } from './support/freshness.js';
+import { makeDue, serveCard, setStoredIdentity } from './support/freshness.js';
 import { mcpServer, toolspec, v1Card } from './support/documents.js';
 import { errorOf, op, registerByUrl, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
@@ -243,9 +243,11 @@ describe('REGISTRY_PROBE: agents registered inline', () => {
   test('a placeholder primary URL is unreachable, saying why; a WebSocket one is probed at its HTTP origin', async () => {
     const own = await startOrigin();
     try {
-      // A placeholder is registered (a warning), but has no origin to probe: the check must
-      // record that, not fail with "Invalid URL" every round and leave the entry unchecked.
-      const placeholder = resultOf(await op(alice, { register: { agentCard: v1Card('Template Agent', '{BASE_URL}/a2a') } })).id;
+      // A placeholder, which earlier releases registered (with a warning) and stored as written,
+      // has no origin to probe: the check must record that, not fail with "Invalid URL" every
+      // round and leave the entry unchecked.
+      const placeholder = resultOf(await op(alice, { register: { agentCard: v1Card('Template Agent', 'https://template.example.org/a2a') } })).id;
+      setStoredIdentity(registry.dataDir, placeholder, '{BASE_URL}/a2a');
       const card = v1Card('Socket Agent', `ws://localhost:${own.port}/socket`);
       card.supportedInterfaces[0]!.protocolBinding = 'https://bindings.example.org/websocket';
       own.json('/.well-known/agent-card.json', card);

@@ -15,6 +15,7 @@ import type { Client } from '@a2a-js/sdk/client';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { migrateCommand } from '../src/cli/commands/migrate.js';
+import { SQLITE_SCHEMA_VERSION } from '../src/storage/sqlite/migrations.js';
 import type { Output } from '../src/cli/output.js';
 import { signCard } from '../src/trust/card-signing.js';
 import { generateSigningKey, parseSigningKey } from '../src/trust/jwks.js';
@@ -213,9 +214,9 @@ describe('migrate SQLite to PostgreSQL', () => {
     assert.equal(newer.code, 2);
     assert.match(newer.err, /written by a newer release \(schema 99/);
     assert.equal(JSON.parse(newer.out).error.code, 'USAGE');
-    new Database(file).prepare('DELETE FROM registry_migrations WHERE version >= 8').run();
+    new Database(file).prepare('DELETE FROM registry_migrations WHERE version >= ?').run(SQLITE_SCHEMA_VERSION);
     assert.match((await migrate({ from: registry.dataDir, to: 'postgres://127.0.0.1:1/x' })).err, /written by an older release .*start this release's registry on it once/);
-    new Database(file).prepare("INSERT INTO registry_migrations (version, name, applied_at) VALUES (8, 'url claims per host, port and path', '2030-01-01')").run();
+    new Database(file).prepare("INSERT INTO registry_migrations (version, name, applied_at) VALUES (?, 'the newest', '2030-01-01')").run(SQLITE_SCHEMA_VERSION);
 
     const notPostgres = await migrate({ from: registry.dataDir, to: 'mysql://127.0.0.1/x' });
     assert.equal(notPostgres.code, 2);

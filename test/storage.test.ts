@@ -277,6 +277,14 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       const conflict = await store.revise(id, entryWrite('agent', 'https://taken.example.com/a2a', '4'), 3);
       assert.ok(conflict.status === 'conflict' && conflict.existing.id === other.entry.id);
       assert.equal((await store.get(id))?.revision, 3, 'nothing stored on conflict');
+      // Another spelling of an entry's identity is that entry, as a registration finds it: the
+      // http spelling of alice's own other agent is a conflict, not a second entry of that agent.
+      const mine = await store.upsert(entryWrite('agent', 'https://mine.example.com/a2a'), actor('alice'));
+      assert.ok(mine.status === 'created');
+      const respelled = { ...entryWrite('agent', 'http://mine.example.com/a2a', '4'), identityAliases: otherSpellings('http://mine.example.com/a2a') };
+      const spelling = await store.revise(id, respelled, 3);
+      assert.deepEqual(spelling.status === 'conflict' && spelling.existing.id, mine.entry.id);
+      assert.equal((await store.get(id))?.identityUrl, 'https://moved.example.com/a2a', 'nothing stored on conflict');
       const unchanged = await store.revise(id, { ...entryWrite('agent', 'https://moved.example.com/a2a', '3'), freshness }, 3);
       assert.ok(unchanged.status === 'unchanged' && unchanged.entry.revision === 3 && unchanged.entry.health?.status === 'ok');
       assert.equal((await store.revise('00000000-0000-4000-8000-000000000000', entryWrite('agent', 'https://x.example.com'), 1)).status, 'not-found');

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
-import { claimKey, normalizeEndpoint } from '../src/lib/endpoint-url.js';
+import { claimKey, endpointIdentity, normalizeEndpoint, otherSpellings, withTenant } from '../src/lib/endpoint-url.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
@@ -64,6 +64,11 @@ describe('normal form of endpoint URLs', () => {
   test('hosts: IDNA and IPv4 forms canonical, other ports significant', () => {
     assert.equal(normalizeEndpoint('https://bücher.example/', 'JSONRPC'), 'https://xn--bcher-kva.example');
     assert.equal(normalizeEndpoint('http://0x7f.1/', 'JSONRPC'), 'http://127.0.0.1');
+    // An IPv4-mapped IPv6 address connects to that IPv4 address: the same endpoint, in any spelling.
+    for (const mapped of ['https://[::ffff:203.0.113.7]/a2a', 'https://[0:0:0:0:0:FFFF:CB00:7107]:443/a2a/', 'http://[::ffff:cb00:7107]:443/a2a']) {
+      assert.equal(claimKey(normalizeEndpoint(mapped, 'JSONRPC')!), 'http://203.0.113.7/a2a', mapped);
+    }
+    assert.equal(normalizeEndpoint('https://[64:ff9b::203.0.113.7]/a2a', 'JSONRPC'), 'https://[64:ff9b::cb00:7107]/a2a', 'a NAT64 address is another host');
     assert.equal(normalizeEndpoint('https://h.example.com:8443/a2a', 'JSONRPC'), 'https://h.example.com:8443/a2a');
   });
 
@@ -77,6 +82,20 @@ describe('normal form of endpoint URLs', () => {
     assert.equal(normalizeEndpoint('GRPC.example.com:443', 'GRPC'), 'https://grpc.example.com');
     assert.equal(normalizeEndpoint('grpc.example.com:50051', 'GRPC'), 'https://grpc.example.com:50051');
     assert.equal(normalizeEndpoint('grpc.example.com:50051', 'JSONRPC'), undefined);
+  });
+
+  test('a tenant is part of the endpoint: kept by claim keys and other spellings, exactly as written', () => {
+    const acme = withTenant('https://alice.example.com:80/a2a', 'Acme #1');
+    assert.equal(acme, 'https://alice.example.com:80/a2a#tenant=Acme%20%231');
+    assert.equal(claimKey(acme), 'http://alice.example.com/a2a#tenant=Acme%20%231');
+    assert.ok(otherSpellings(acme).includes('http://alice.example.com/a2a#tenant=Acme%20%231'));
+    assert.ok(otherSpellings(acme).every((spelling) => spelling.endsWith('#tenant=Acme%20%231')));
+    assert.equal(withTenant('https://alice.example.com/a2a', ''), 'https://alice.example.com/a2a', 'an empty tenant is none');
+    const tenants = endpointIdentity([
+      { url: 'https://alice.example.com/a2a', protocolBinding: 'JSONRPC', tenant: 'acme' },
+      { url: 'https://alice.example.com/a2a', protocolBinding: 'HTTP+JSON' },
+    ]);
+    assert.deepEqual(tenants, { primary: 'https://alice.example.com/a2a#tenant=acme', claims: ['http://alice.example.com/a2a', 'http://alice.example.com/a2a#tenant=acme'] });
   });
 });
 
@@ -144,10 +163,27 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     assert.equal(v.errors.find((f) => f.path === '/mcpServer/url')?.rule, 'url-credentials');
   });
 
-  test('a placeholder stays a warning, as before', () => {
+  test('a host whose letters pass for another name (Cyrillic or Greek among Latin) is refused, naming its real name; IDN hosts in one script are not', () => {
+    const e = errorAt(cardWith('https://\u0430lice.example.com/a2a'), '/supportedInterfaces/1/url');
+    assert.equal(e.rule, 'url-mixed-script');
+    assert.match(e.message, /mixes Latin and Cyrillic letters in "\u0430lice", so it reads as another name than it is \(xn--lice-43d\.example\.com\)/);
+    assert.match(e.hint!, /"https:\/\/xn--lice-43d\.example\.com\/a2a"/);
+    assert.equal(errorAt(cardWith('https://g\u03bf\u03bfgle.example.com/a2a'), '/supportedInterfaces/1/url').rule, 'url-mixed-script');
+    for (const url of ['https://xn--lice-43d.example.com/a2a', 'https://bücher.example/a2a', 'https://пример.рф/a2a', 'https://例え.jp/a2a', 'https://alice.example.com/caf\u00e9']) {
+      assert.equal(validator.validateAgentCard(cardWith(url), 500).valid, true, url);
+    }
+    const server = validator.validateMcpServer(mcpServer('files', 'https://\u0430lice.example.com/mcp'), toolspec(), 100);
+    assert.deepEqual(server.errors.map((f) => [f.path, f.rule]), [['/mcpServer/url', 'url-mixed-script']]);
+  });
+
+  test('an unfilled template is refused (it would be the identity of every agent made from one sample); an example host stays a warning', () => {
     const v = validator.validateAgentCard(cardWith('{BASE_URL}/a2a'), 500);
-    assert.equal(v.valid, true);
-    assert.equal(v.warnings.find((w) => w.path === '/supportedInterfaces/1/url')?.rule, 'placeholder-url');
+    assert.equal(v.valid, false);
+    assert.equal(errorAt(cardWith('{BASE_URL}/a2a'), '/supportedInterfaces/1/url').rule, 'url-placeholder');
+    assert.equal(errorAt(cardWith('https://{HOST}/a2a'), '/supportedInterfaces/1/url').rule, 'url-placeholder');
+    const example = validator.validateAgentCard(cardWith('https://example.com/a2a'), 500);
+    assert.equal(example.valid, true);
+    assert.equal(example.warnings.find((w) => w.path === '/supportedInterfaces/1/url')?.rule, 'placeholder-url');
   });
 });
 
@@ -250,6 +286,50 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const bobs = resultOf(await op(bob, { register: { agentCard: card } }));
       assert.equal(bobs.created, true);
       refused(await op(alice, { register: { agentCard: v1Card('Alice Agent', ALICE) } }), ALICE, 'bob');
+    });
+
+    test('one multi-tenant host: an interface is its URL and its tenant (A2A v1.0 AgentInterface.tenant)', async (t) => {
+      if (skip()) return t.skip(skip());
+      const host = 'https://tenants.example.com/a2a';
+      const tenantCard = (name: string, tenant: string, url = host): WireJson => {
+        const card: WireJson = v1Card(name, url);
+        card.supportedInterfaces[0].tenant = tenant;
+        return card;
+      };
+      const acme = resultOf(await op(alice, { register: { agentCard: tenantCard('Acme Agent', 'acme') } }));
+      // Another agent of the same owner on the same host, another tenant: a second entry, not an update of the first.
+      const globex = resultOf(await op(alice, { register: { agentCard: tenantCard('Globex Agent', 'globex') } }));
+      assert.deepEqual([globex.created, globex.id === acme.id], [true, false]);
+      // Another owner's agent under a third tenant is his; the tenant of alice's agent is not.
+      assert.equal(resultOf(await op(bob, { register: { agentCard: tenantCard('Initech Agent', 'initech') } })).created, true);
+      refused(await op(bob, { register: { agentCard: tenantCard('Fake Acme', 'acme', 'HTTP://Tenants.example.com:443/a2a/') } }), 'HTTP://Tenants.example.com:443/a2a/');
+      const secondary: WireJson = v1Card('Bob Multi', 'https://bob.example.com/tenants');
+      secondary.supportedInterfaces.push({ url: host, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'globex' });
+      refused(await op(bob, { register: { agentCard: secondary } }), host);
+      // Tenant ids are opaque: another case is another tenant.
+      assert.equal(resultOf(await op(bob, { register: { agentCard: tenantCard('Bob ACME', 'ACME') } })).created, true);
+      // Alice's other spelling of one of her interfaces updates that entry, and only it.
+      const respelled = resultOf(await op(alice, { register: { agentCard: tenantCard('Acme Agent v2', 'acme', 'http://tenants.example.com/a2a') } }));
+      assert.deepEqual([respelled.id, respelled.revision], [acme.id, 2]);
+      assert.equal(resultOf(await op(alice, { get: { id: globex.id } })).revision, 1);
+      // A URL held without a tenant is its holder's under any tenant: an agent that is not
+      // multi-tenant ignores the tenant, so bob's entry would be alice's agent.
+      const solo = 'https://solo.example.com/a2a';
+      resultOf(await op(alice, { register: { agentCard: v1Card('Solo Agent', solo) } }));
+      refused(await op(bob, { register: { agentCard: tenantCard('Solo Lookalike', 'anything', 'HTTPS://SOLO.example.com/a2a') } }), 'HTTPS://SOLO.example.com/a2a');
+      const listing: WireJson = v1Card('Bob Lister', 'https://bob.example.com/solo');
+      listing.supportedInterfaces.push({ url: solo, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'x' });
+      refused(await op(bob, { register: { agentCard: listing } }), solo);
+      assert.equal(resultOf(await op(alice, { register: { agentCard: tenantCard('Solo Tenant', 'eu', solo) } })).created, true, 'alice may');
+    });
+
+    test('two owners of agents made from one sample card: each is told to fill in its template, neither that the other owns it', async (t) => {
+      if (skip()) return t.skip(skip());
+      for (const [client, url] of [[alice, '{BASE_URL}/a2a'], [bob, '{BASE_URL}/a2a'], [bob, 'https://{AGENT_HOST}/a2a']] as const) {
+        const error = errorOf(await op(client, { register: { agentCard: v1Card('Sample Agent', url) } }));
+        assert.equal(error.code, 'VALIDATION_FAILED', url);
+        assert.deepEqual(error.details.map((d: WireJson) => [d.path, d.rule]), [['/supportedInterfaces/0/url', 'url-placeholder']]);
+      }
     });
 
     test('an update that drops a URL releases it', async (t) => {

@@ -12,6 +12,7 @@ import { describe, it, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { CardVerification } from '../src/contract/verification.js';
+import { endpointIdentity } from '../src/lib/endpoint-url.js';
 import { PostgresStore } from '../src/storage/postgres/index.js';
 import { POSTGRES_MIGRATIONS } from '../src/storage/postgres/migrations.js';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
@@ -98,6 +99,11 @@ const verification = (verified: boolean, keyset = 'k1'): CardVerification =>
     ? { verified: true, kid: 'key-1', alg: 'ES256', signatures: [{ status: 'verified', kid: 'key-1', alg: 'ES256' }], keyset }
     : { verified: false, signatures: [{ status: 'unknown-key', kid: 'key-1', alg: 'ES256', reason: 'no trusted key' }], keyset };
 
+/** Every claim: URL (claim key) → owner. */
+async function claimsOf(target: Target): Promise<Record<string, unknown>> {
+  return Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
+}
+
 /** The invariants every write must keep, whatever ran concurrently. */
 async function assertClaimsConsistent(target: Target): Promise<void> {
   const orphans = await target.raw(`SELECT c.url FROM url_claims c WHERE NOT EXISTS (SELECT 1 FROM entry_urls u WHERE u.url = c.url)`);
@@ -120,6 +126,12 @@ for (const name of ['sqlite', 'postgres'] as const) {
       await store.open();
       t.after(() => store.close());
       return store;
+    };
+    /** Closes `store`, takes the recorded schema back to `version` (as a previous release left it) and opens it again: the later migrations run. */
+    const reopenAfter = async (t: TestContext, target: Target, store: RegistryStore, version: number): Promise<RegistryStore> => {
+      await store.close();
+      await target.raw(`DELETE FROM registry_migrations WHERE version > ${version}`);
+      return open(t, target);
     };
 
     test('a URL contested by many principals through several store instances ends with one of them', async (t, target) => {
@@ -194,7 +206,7 @@ for (const name of ['sqlite', 'postgres'] as const) {
       assert.equal(identities['00000000-0000-4000-8000-000000000001'], 'https://alice.example.com/a2a', 'normalised');
       assert.equal(identities['00000000-0000-4000-8000-000000000002'], 'https://alice.example.com/%61%32a', 'a later conflicting identity is left as it was');
       assert.equal(identities['00000000-0000-4000-8000-000000000004'], '{BASE_URL}/a2a', 'a placeholder is no URL');
-      const claims = Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
+      const claims = await claimsOf(target);
       assert.deepEqual(claims, {
         'http://alice.example.com/a2a': 'alice',
         'http://alice.example.com/rest': 'alice',
@@ -219,11 +231,8 @@ for (const name of ['sqlite', 'postgres'] as const) {
       const bob = await first.upsert(bobsWrite, actor('bob'));
       const alice = await first.upsert(withSecondary('https://alice.example.com/a2a', 'https://alice.example.com/rest'), actor('alice'));
       assert.ok(bob.status === 'created' && alice.status === 'created');
-      await first.close();
-      await target.raw(`DELETE FROM registry_migrations WHERE version > ${name === 'sqlite' ? 7 : 6}`);
-      const store = await open(t, target);
-      const claims = Object.fromEntries((await target.raw('SELECT url, owner FROM url_claims')).map((r) => [r.url, r.owner]));
-      assert.deepEqual(claims, {
+      const store = await reopenAfter(t, target, first, name === 'sqlite' ? 7 : 6);
+      assert.deepEqual(await claimsOf(target), {
         'http://alice.example.com/a2a': 'alice',
         'http://alice.example.com/rest': 'bob',
         'http://bob.example.com/a2a': 'bob',
@@ -234,6 +243,45 @@ for (const name of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await store.upsert(again, actor('bob')), { status: 'url-taken', url: 'http://alice.example.com/a2a' });
       const hers = await store.upsert(entryWrite('agent', 'https://alice.example.com/a2a', '2'), actor('alice'));
       assert.equal(hers.status, 'updated');
+    });
+
+    test('the migration to identities per tenant: a stored interface\'s tenant becomes part of its identity and claim; a URL\'s holder holds its tenants', async (t, target) => {
+      // A database as the previous release left it: an agent under tenant "acme" of a multi-tenant
+      // host, stored (identity and claim) as if it had none, beside an agent without a tenant.
+      const first = await open(t, target);
+      const acmeWrite = entryWrite('agent', 'https://mt.example.com/a2a');
+      acmeWrite.interfaces[0]!.tenant = 'acme';
+      const acme = await first.upsert(acmeWrite, actor('alice'));
+      const plain = await first.upsert(entryWrite('agent', 'https://plain.example.com/a2a'), actor('alice'));
+      assert.ok(acme.status === 'created' && plain.status === 'created');
+      const store = await reopenAfter(t, target, first, name === 'sqlite' ? 8 : 7);
+      const identities = Object.fromEntries((await target.raw('SELECT id, identity_url FROM entries')).map((r) => [String(r.id), r.identity_url]));
+      assert.deepEqual(identities, { [acme.entry.id]: 'https://mt.example.com/a2a#tenant=acme', [plain.entry.id]: 'https://plain.example.com/a2a' });
+      assert.deepEqual(await claimsOf(target), { 'http://mt.example.com/a2a#tenant=acme': 'alice', 'http://plain.example.com/a2a': 'alice' });
+      await assertClaimsConsistent(target);
+      // Re-registering the card (as the registry now keys it) finds its entry, not a second one
+      // beside it; another tenant is another agent, and may be bob's.
+      const tenantWrite = (tenant: string, version: string): EntryWrite => {
+        const write = entryWrite('agent', 'https://mt.example.com/a2a', version);
+        write.interfaces[0]!.tenant = tenant;
+        write.identityUrl = `https://mt.example.com/a2a#tenant=${tenant}`;
+        write.urls = endpointIdentity(write.interfaces).claims;
+        return write;
+      };
+      const updated = await store.upsert(tenantWrite('acme', '2'), actor('alice'));
+      assert.deepEqual(updated.status === 'updated' && [updated.entry.id, updated.entry.revision], [acme.entry.id, 2]);
+      assert.equal((await store.upsert(tenantWrite('globex', '1'), actor('bob'))).status, 'created');
+      assert.equal((await store.upsert(tenantWrite('acme', '3'), actor('bob'))).status, 'forbidden');
+      // Under a tenant, a URL another principal holds without one is still that principal's
+      // (an agent that is not multi-tenant ignores the tenant): by upsert and by import alike.
+      const squat = entryWrite('agent', 'https://plain.example.com/a2a#tenant=x');
+      squat.interfaces[0]!.url = 'https://plain.example.com/a2a';
+      squat.interfaces[0]!.tenant = 'x';
+      squat.urls = endpointIdentity(squat.interfaces).claims;
+      const taken = { status: 'url-taken', url: 'http://plain.example.com/a2a#tenant=x' };
+      assert.deepEqual(await store.upsert(squat, actor('bob')), taken);
+      assert.deepEqual(await store.importEntries([squat], actor('bob'), {}), [taken]);
+      assert.equal((await store.upsert(squat, actor('alice'))).status, 'created', 'its holder may list it under a tenant');
     });
 
     test('a verification per revision: updated in place for the current one, filtered on by list', async (t, target) => {

@@ -531,10 +531,9 @@ test('errors are bounded to the first 50', () => {
 
 // --- warnings ------------------------------------------------------------------------------
 
-test('warning: placeholder URLs ({BASE_URL}, YOUR-..., example.com) do not block registration', () => {
+test('warning: placeholder-looking URLs (YOUR-..., example.com) and templates outside the endpoints do not block registration', () => {
   const card = v10();
   card.supportedInterfaces = [
-    { url: '{BASE_URL}/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
     { url: 'https://YOUR-DOMAIN.com/a2a', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     { url: 'https://agent.example.com/a2a', protocolBinding: 'GRPC', protocolVersion: '1.0' },
     { url: 'https://your-agent.acme.dev/a2a', protocolBinding: 'GRPC', protocolVersion: '0.3' },
@@ -542,9 +541,31 @@ test('warning: placeholder URLs ({BASE_URL}, YOUR-..., example.com) do not block
   card.documentationUrl = 'https://<your-host>/docs';
   const v = check(card);
   assert.equal(v.valid, true);
-  for (let i = 0; i < 4; i++) mustFind(v.warnings, `/supportedInterfaces/${i}/url`, 'placeholder-url');
+  for (let i = 0; i < 3; i++) mustFind(v.warnings, `/supportedInterfaces/${i}/url`, 'placeholder-url');
   mustFind(v.warnings, '/documentationUrl', 'placeholder-url');
   assert.equal(find(v.warnings, '/provider/url'), undefined, 'a real URL is not flagged');
+});
+
+test('error: an endpoint URL that is an unfilled template ({BASE_URL}, <host>, ${HOST}) or a placeholder that is no URL', () => {
+  const templates = ['{BASE_URL}/a2a', 'https://{HOST}/a2a', 'https://<your-host>/a2a', '${AGENT_URL}', 'https://agent.acme-corp.io/{{tenant}}/a2a', 'YOUR_AGENT_URL'];
+  const card = v10();
+  card.supportedInterfaces = [
+    { url: 'https://agent.acme-corp.io/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ...templates.map((url) => ({ url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' })),
+  ];
+  const v = check(card);
+  assert.equal(v.valid, false);
+  const markers = ['{BASE_URL}', '{HOST}', '<your-host>', '${AGENT_URL}', '{{tenant}}'];
+  markers.forEach((marker, i) => {
+    const e = mustFind(v.errors, `/supportedInterfaces/${i + 1}/url`, 'url-placeholder');
+    assert.equal(e.message, `${JSON.stringify(templates[i])} is a template, not a URL: ${JSON.stringify(marker)} was never filled in`);
+    assert.match(e.hint!, new RegExp(`^Replace ${JSON.stringify(marker).replace(/[${}]/g, '\\$&')} with the public address clients reach the agent at`));
+  });
+  assert.match(mustFind(v.errors, '/supportedInterfaces/6/url', 'url-placeholder').message, /"YOUR_AGENT_URL" is a placeholder, not a URL/);
+  assert.equal(find(v.warnings, '/supportedInterfaces/1/url'), undefined, 'an error, not a warning as well');
+  const old = v03();
+  old.url = '{BASE_URL}';
+  mustFind(check(old).errors, '/url', 'url-placeholder');
 });
 
 test('warning: localhost and loopback URLs; plain http only when warnInsecureHttp', () => {

@@ -195,10 +195,14 @@ test('server metadata: name required and non-empty, url an absolute http(s) URL'
   mustFind(check(ok, { url: 'https://m.acme-corp.io/mcp' }).errors, '/mcpServer/name', 'required');
   mustFind(check(ok, { name: '', url: 'https://m.acme-corp.io/mcp' }).errors, '/mcpServer/name', 'min-length');
   mustFind(check(ok, { name: 'n' }).errors, '/mcpServer/url', 'required');
-  for (const url of ['/mcp', 'ftp://m.acme-corp.io', 'm.acme-corp.io/mcp', '{BASE_URL}/mcp']) {
+  for (const url of ['/mcp', 'ftp://m.acme-corp.io', 'm.acme-corp.io/mcp']) {
     const v = check(ok, { name: 'n', url });
     assert.match(mustFind(v.errors, '/mcpServer/url').message, /absolute http\(s\) URL/, url);
   }
+  // An unfilled template: said, with the placeholder to fill in (it was "must be an absolute http(s) URL").
+  const template = check(ok, { name: 'n', url: '{BASE_URL}/mcp' });
+  assert.equal(template.errors.length, 1, JSON.stringify(template.errors));
+  assert.match(mustFind(template.errors, '/mcpServer/url', 'url-placeholder').hint!, /^Replace "\{BASE_URL\}" with the public address clients reach the MCP server at/);
   mustFind(check(ok, { name: 'n', url: 'http://@@@:x' }).errors, '/mcpServer/url', 'invalid-url');
   // A control character in a URL that reads as one: said, with its position (it was "must be an absolute http(s) URL").
   for (const [url, at] of [['https://m.acme-corp.io/mcp\n', 'U\\+000A at position 26'], ['https://m.acme-\tcorp.io/mcp', 'U\\+0009 at position 15']] as const) {

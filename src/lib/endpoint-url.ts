@@ -9,7 +9,11 @@
  * - percent-encoding is normalised (RFC 3986 §6.2.2.2): escapes of unreserved characters are
  *   decoded (`%61%32a` → `a2a`), the others upper-cased (`%2f` → `%2F`);
  * - trailing slashes of the path are insignificant (`/a2a/` ≡ `/a2a`, `https://h/` ≡ `https://h`);
- * - a trailing dot of the host name is dropped (`alice.example.com.` is the same DNS name).
+ * - a trailing dot of the host name is dropped (`alice.example.com.` is the same DNS name);
+ * - an IPv4-mapped IPv6 address is its IPv4 address (`[::ffff:203.0.113.7]` connects to
+ *   `203.0.113.7`), which WHATWG parsing leaves as it is.
+ * An endpoint is its URL and the tenant its requests carry (`withTenant`): keys of identities and
+ * claims carry both.
  *
  * Pure and dependency-free: validation reports problems with it, storage keys on it (and its
  * migration backfills with it).
@@ -48,10 +52,18 @@ function normalizePercentEncoding(s: string): string {
   });
 }
 
+/** An IPv4-mapped IPv6 address as WHATWG serialises it ("[::ffff:7f00:1]"). */
+const IPV4_MAPPED = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/;
+
 /** The normal form of a parsed URL (see the module comment). */
 export function normalizeParsedUrl(url: URL): string {
   let host = url.hostname;
   if (host.length > 1 && host.endsWith('.') && !host.startsWith('[')) host = host.slice(0, -1);
+  const mapped = IPV4_MAPPED.exec(host);
+  if (mapped) {
+    const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+    host = [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+  }
   const port = url.port ? `:${url.port}` : '';
   const path = normalizePercentEncoding(url.pathname).replace(/\/+$/, '');
   const query = url.search.length > 1 ? normalizePercentEncoding(url.search) : '';
@@ -127,20 +139,23 @@ const WEB_PORT = /^([a-z]+:\/\/(?:\[[^\]]*\]|[^/:?]*)):(?:80|443)(?=[/?]|$)/;
  * spellings already share a key across ports 443 and 80, a URL that names the other scheme's
  * port (`http://h:443/a2a`, the `host:443` of a gRPC address written as `http://`) is that claim
  * too: otherwise it would point at another principal's host, port and path under a key of its own.
+ * An endpoint key with a tenant (`withTenant`) gives the claim key of its URL with that tenant.
  */
 export function claimKey(normalized: string): string {
-  const key = normalized.replace(/^(?:https|wss?):/, 'http:');
-  return key.replace(WEB_PORT, '$1');
+  const { url, tenant } = splitTenant(normalized);
+  const key = url.replace(/^(?:https|wss?):/, 'http:');
+  return withTenant(key.replace(WEB_PORT, '$1'), tenant);
 }
 
 /**
  * The other normal forms of the same endpoint as `normalized` (those with its claim key): its
  * `http`/`https` (and `ws`/`wss`) spellings, on the default port or naming the other scheme's
  * (`http://h:443/a2a`). An entry stored under one of them is the same agent or server: an owner
- * moving it from http to https updates it instead of registering it twice. Empty for what is no
- * URL (a placeholder identity).
+ * moving it from http to https updates it instead of registering it twice. Of an endpoint key with
+ * a tenant, the spellings with that tenant. Empty for what is no URL (a placeholder identity).
  */
-export function otherSpellings(normalized: string): string[] {
+export function otherSpellings(identity: string): string[] {
+  const { url: normalized, tenant } = splitTenant(identity);
   // A placeholder kept as written ("https://{HOST}/a2a") identifies nothing but itself.
   const parsed = parseEndpointUrl(normalized);
   if (!parsed.ok || parsed.normalized !== normalized) return [];
@@ -151,25 +166,87 @@ export function otherSpellings(normalized: string): string[] {
   const prefixes = port
     ? ['http', 'https', 'ws', 'wss'].map((scheme) => `${scheme}://${host}${port}`)
     : ['http', 'https', 'ws', 'wss'].flatMap((scheme) => [`${scheme}://${host}`, `${scheme}://${host}:${scheme === 'http' || scheme === 'ws' ? 443 : 80}`]);
-  return prefixes.map((prefix) => `${prefix}${rest}`).filter((spelling) => spelling !== normalized && claimKey(spelling) === key);
+  return prefixes
+    .map((prefix) => `${prefix}${rest}`)
+    .filter((spelling) => spelling !== normalized && claimKey(spelling) === key)
+    .map((spelling) => withTenant(spelling, tenant));
 }
 
-/** What identifies an entry by its endpoints: its normalised primary URL and every URL it claims. */
+/** What identifies an entry by its endpoints: its primary endpoint's key and every endpoint it claims. */
 export interface EndpointIdentity {
-  /** The normal form of the first endpoint (undefined when it is no URL, e.g. a placeholder). */
+  /** The endpoint key of the first endpoint (undefined when it is no URL, e.g. a placeholder). */
   primary: string | undefined;
   /** Claim keys of every endpoint that is a URL, without duplicates, sorted. */
   claims: string[];
 }
 
 /** The identity of an entry from its endpoints, in order (interfaces, or the MCP server URL). */
-export function endpointIdentity(endpoints: readonly { url: string; protocolBinding: string }[]): EndpointIdentity {
+export function endpointIdentity(endpoints: readonly { url: string; protocolBinding: string; tenant?: unknown }[]): EndpointIdentity {
   const claims = new Set<string>();
   let primary: string | undefined;
   endpoints.forEach((e, i) => {
     const normalized = normalizeEndpoint(e.url, e.protocolBinding);
-    if (i === 0) primary = normalized;
-    if (normalized !== undefined) claims.add(claimKey(normalized));
+    const key = normalized === undefined ? undefined : withTenant(normalized, typeof e.tenant === 'string' ? e.tenant : undefined);
+    if (i === 0) primary = key;
+    if (key !== undefined) claims.add(claimKey(key));
   });
   return { primary, claims: [...claims].sort() };
+}
+
+/**
+ * A2A v1.0 `AgentInterface.tenant` ("Tenant ID to be used in the request when calling the
+ * agent"): one multi-tenant host serves different agents at one URL, told apart by the tenant its
+ * requests carry. So an endpoint is its URL and its tenant: its key (an identity, a claim) is the
+ * URL's normal form or claim key, followed for a tenant by `#tenant=` and the tenant
+ * percent-encoded. A normal form never has a fragment, so nothing else reads as a tenant; an
+ * endpoint without a tenant (every v0.3 interface, every MCP server) keeps the key it had. Tenant
+ * ids are opaque: compared exactly, as the agent receives them.
+ */
+const TENANT_MARK = '#tenant=';
+
+/** The key of the endpoint at `key` (a normal form or claim key) under `tenant`; none or "" is no tenant. */
+export function withTenant(key: string, tenant: string | undefined): string {
+  return tenant ? `${key}${TENANT_MARK}${encodeURIComponent(tenant)}` : key;
+}
+
+/** An endpoint key's URL part and tenant (see `withTenant`). */
+export function splitTenant(key: string): { url: string; tenant: string | undefined } {
+  const at = key.lastIndexOf(TENANT_MARK);
+  if (at < 0) return { url: key, tenant: undefined };
+  try {
+    return { url: key.slice(0, at), tenant: decodeURIComponent(key.slice(at + TENANT_MARK.length)) };
+  } catch {
+    // Not one withTenant wrote (a placeholder kept as written): no tenant.
+    return { url: key, tenant: undefined };
+  }
+}
+
+/**
+ * The claim a tenant's claim key answers to: the same URL without a tenant, or undefined for a key
+ * without one. Whoever holds a URL holds its tenants against other principals: an agent that is
+ * not multi-tenant ignores the tenant of a request, so another principal listing its URL under
+ * any tenant would list that agent (see the stores' claims).
+ */
+export function hostClaimOfTenant(key: string): string | undefined {
+  const { url, tenant } = splitTenant(key);
+  return tenant === undefined ? undefined : url;
+}
+
+/** The claims that must not be another principal's for `keys` to be claimed: each, and the URL of each under a tenant. */
+export function claimsToCheck(keys: readonly string[]): string[] {
+  return keys.flatMap((key) => {
+    const host = hostClaimOfTenant(key);
+    return host === undefined ? [key] : [key, host];
+  });
+}
+
+/** An endpoint as people read it in a message: its URL, and its tenant when it has one. */
+export function shownEndpoint(url: string, tenant: string | undefined): string {
+  return tenant ? `${url} (tenant ${JSON.stringify(tenant)})` : url;
+}
+
+/** An endpoint key (an identity or claim) as people read it in a message. */
+export function shownEndpointKey(key: string): string {
+  const { url, tenant } = splitTenant(key);
+  return shownEndpoint(url, tenant);
 }

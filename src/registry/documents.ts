@@ -15,7 +15,7 @@ import { describeAgentCard, describeMcpServer } from './describe.js';
 import { endpointClaims, identityUses, type EndpointClaims } from './endpoint-claims.js';
 import { mcpDocumentText } from './entries.js';
 import { quote } from '../lib/json.js';
-import { otherSpellings } from '../lib/endpoint-url.js';
+import { otherSpellings, shownEndpoint, shownEndpointKey } from '../lib/endpoint-url.js';
 
 /** The verdict on a valid document; an invalid one is declined with its errors, as register would. */
 export function checkDocument(validator: DocumentValidator, subject: Subject): Verdict {
@@ -65,14 +65,14 @@ export function entryWriteOf(subject: Subject, verdict: Verdict): { write: Entry
 export function identityTaken(claims: EndpointClaims, existingId: string): RegistryError {
   const uses = identityUses(claims);
   // As the document wrote it (the normal form may read differently).
-  const shown = uses[0]?.url ?? claims.identityUrl;
+  const shown = uses[0] ? shownEndpoint(uses[0].url, uses[0].tenant) : shownEndpointKey(claims.identityUrl);
   return new RegistryError(
     'FORBIDDEN',
     `${shown} is already registered as entry ${existingId} by another principal; only its owner or an admin may update it.`,
     uses.map((e) => ({
       path: e.path,
       rule: 'identity-taken',
-      message: `${quote(e.url)} identifies entry ${existingId}, which belongs to another principal`,
+      message: `${shownEndpoint(quote(e.url), e.tenant)} identifies entry ${existingId}, which belongs to another principal`,
       hint: 'Register your own endpoint, or ask the owner (or an admin) to update that entry.',
     })),
   );

@@ -1,11 +1,11 @@
 /**
- * The URLs a registration claims for its owner: every endpoint URL of the document that is a URL,
- * as a claim key (lib/endpoint-url.ts), with where it sits in the document; and the refusal when
- * another principal holds one.
+ * The endpoints a registration claims for its owner: every endpoint URL of the document that is a
+ * URL, with its tenant, as a claim key (lib/endpoint-url.ts), with where it sits in the document;
+ * and the refusal when another principal holds one.
  */
 import { RegistryError } from '../contract/errors.js';
 import type { Subject } from '../contract/subject.js';
-import { claimKey } from '../lib/endpoint-url.js';
+import { claimKey, shownEndpoint, shownEndpointKey, withTenant } from '../lib/endpoint-url.js';
 import { isObject, quote } from '../lib/json.js';
 import { cardEndpointUrls, checkEndpointUrl, mcpEndpointUrls, type EndpointUrl } from '../validation/endpoint-urls.js';
 import type { Verdict } from '../validation/index.js';
@@ -16,7 +16,7 @@ export interface ClaimedEndpoint extends EndpointUrl {
 }
 
 export interface EndpointClaims {
-  /** The normalised primary URL; for a placeholder that is no URL, `fallbackIdentity`. */
+  /** The key of the primary endpoint (its normal form and tenant); for a placeholder that is no URL, `fallbackIdentity`. */
   identityUrl: string;
   claimed: ClaimedEndpoint[];
   /** The claim keys, once each, sorted (EntryWrite.urls). */
@@ -36,8 +36,9 @@ export function endpointClaims(subject: Subject, verdict: Verdict, fallbackIdent
   all.forEach((e, i) => {
     const check = checkEndpointUrl(e);
     if (check.ok !== true) return;
-    if (i === 0) identityUrl = check.normalized;
-    claimed.push({ ...e, claim: claimKey(check.normalized) });
+    const key = withTenant(check.normalized, e.tenant);
+    if (i === 0) identityUrl = key;
+    claimed.push({ ...e, claim: claimKey(key) });
   });
   return { identityUrl, claimed, urls: [...new Set(claimed.map((e) => e.claim))].sort() };
 }
@@ -51,14 +52,14 @@ export function identityUses(claims: EndpointClaims): ClaimedEndpoint[] {
 /** FORBIDDEN for a claim another principal holds: names the URL as this document wrote it, never that principal. */
 export function urlTaken(claims: EndpointClaims, url: string): RegistryError {
   const uses = claims.claimed.filter((e) => e.claim === url);
-  const shown = uses[0]?.url ?? url;
+  const shown = uses[0] ? shownEndpoint(uses[0].url, uses[0].tenant) : shownEndpointKey(url);
   return new RegistryError(
     'FORBIDDEN',
     `${shown} is already used by an entry of another principal: a URL can belong to the entries of one principal only. List only endpoints that are yours.`,
     uses.map((e) => ({
       path: e.path,
       rule: 'url-taken',
-      message: `${quote(e.url)} belongs to an entry of another principal`,
+      message: `${shownEndpoint(quote(e.url), e.tenant)} belongs to an entry of another principal`,
       hint: 'Remove it, or register from the principal that owns that endpoint.',
     })),
   );

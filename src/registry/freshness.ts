@@ -18,6 +18,7 @@ import type { EntryDescription } from '../contract/description.js';
 import type { EntryHealth, EntrySource } from '../contract/freshness.js';
 import type { RegistrationResult } from '../contract/types.js';
 import { sameJson } from '../lib/canonical-json.js';
+import { shownEndpointKey } from '../lib/endpoint-url.js';
 import type { FreshnessWrite, RegistryStore, StoredEntry } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
 import type { CardTrust } from './card-trust.js';
@@ -122,14 +123,14 @@ export class FreshnessChecks {
         case 'url-taken':
           throw new SourceFailure(
             'FORBIDDEN',
-            `The card at ${fetched.source.url} now lists ${outcome.url}, which an entry of another principal uses; the last good revision is kept.`,
+            `The card at ${fetched.source.url} now lists ${shownEndpointKey(outcome.url)}, which an entry of another principal uses; the last good revision is kept.`,
             'invalid',
             'url-taken',
           );
         case 'conflict':
           throw new SourceFailure(
             'FORBIDDEN',
-            `The card at ${fetched.source.url} now names ${write.identityUrl} as its primary interface, which is registered as entry ${outcome.existing.id}; the last good revision is kept.`,
+            `The card at ${fetched.source.url} now names ${shownEndpointKey(write.identityUrl)} as its primary interface, which is registered as entry ${outcome.existing.id}; the last good revision is kept.`,
             'invalid',
             'identity-conflict',
           );

@@ -26,12 +26,14 @@ export interface BackfillPlan {
   entryUrls: { entryId: string; url: string }[];
 }
 
-/** The endpoints of a stored revision's `interfaces` column; a hand-edited row has none. */
-function storedInterfaces(json: string): { url: string; protocolBinding: string }[] {
+type StoredInterface = { url: string; protocolBinding: string; tenant?: unknown };
+
+/** The endpoints of a stored revision's `interfaces` column (with their tenants); a hand-edited row has none. */
+function storedInterfaces(json: string): StoredInterface[] {
   try {
     const parsed: unknown = JSON.parse(json);
     if (Array.isArray(parsed)) {
-      return parsed.filter((i): i is { url: string; protocolBinding: string } => typeof i?.url === 'string' && typeof i?.protocolBinding === 'string');
+      return parsed.filter((i): i is StoredInterface => typeof i?.url === 'string' && typeof i?.protocolBinding === 'string');
     }
   } catch {
     // A hand-edited row: it claims nothing.

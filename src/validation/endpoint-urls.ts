@@ -3,16 +3,25 @@
  * and the rules they must meet, as errors with a JSON path and a hint:
  * - no control characters (WHATWG parsing would silently drop some of them, so that
  *   "https://alice.exa\nmple.com" would be read as another host than it shows);
- * - an absolute URL (strings with a template marker, such as "{BASE_URL}/a2a", stay a
- *   placeholder *warning*, as before: they cannot pose as anyone's endpoint);
+ * - an absolute URL, and no template left unfilled ("{BASE_URL}/a2a", "https://<host>/a2a",
+ *   "YOUR_AGENT_URL"): an entry is found and called by its URLs, and a sample's template would
+ *   be the same identity for every agent made from that sample (the first to register it would
+ *   own it). Braces and angle brackets never appear unencoded in a real URL (RFC 3986), so they
+ *   are refused wherever they are; fill-me-in words are refused where the string is no URL at
+ *   all. A URL that is one but points nowhere useful (a loopback or RFC 2606 example host, a
+ *   host named "your-domain") stays a warning (./urls.ts): local and documentation setups use
+ *   them, and the words are a guess;
  * - no credentials (`user:pass@`): they would be published to everyone, and they make one
  *   endpoint look like many;
+ * - no host label written in Unicode that mixes look-alike scripts ("аlice.example.com" with a
+ *   Cyrillic "а"): it would pose as another principal's host to everyone reading it;
  * - the scheme (lib/endpoint-url.ts `parseEndpoint`): http or https; a gRPC interface may also
  *   be a `host:port` address, a custom binding's interface ws/wss. Everything else (javascript:,
  *   file:, data:, ftp:, …) is refused.
  *
  * Each accepted URL has a normal form (lib/endpoint-url.ts), which is what storage compares.
  */
+import { domainToUnicode } from 'node:url';
 import type { Finding } from '../contract/types.js';
 import { isUriBinding, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
@@ -26,13 +35,11 @@ export interface EndpointUrl {
   url: string;
   /** The protocol binding ("JSONRPC", "GRPC", "HTTP+JSON", a URI) or "MCP". */
   binding: string;
+  /** The tenant requests to it carry (a v1.0 interface's `tenant`): part of what the endpoint is (lib/endpoint-url.ts withTenant). */
+  tenant?: string;
 }
 
-export type EndpointCheck =
-  | { ok: true; normalized: string }
-  /** Not a URL, but an obvious placeholder: warned about elsewhere, never claimed. */
-  | { ok: 'placeholder' }
-  | { ok: false; finding: Finding };
+export type EndpointCheck = { ok: true; normalized: string } | { ok: false; finding: Finding };
 
 /** The endpoint URLs of a card of the given generation (strings only; the schema reports the rest). */
 export function cardEndpointUrls(card: JsonObject, generation: Generation): EndpointUrl[] {
@@ -40,7 +47,10 @@ export function cardEndpointUrls(card: JsonObject, generation: Generation): Endp
   if (generation === '1.0') {
     const list = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
     list.forEach((i, n) => {
-      if (isObject(i) && typeof i.url === 'string') out.push({ path: pointer('/supportedInterfaces', n, 'url'), url: i.url, binding: typeof i.protocolBinding === 'string' ? i.protocolBinding : '' });
+      if (!isObject(i) || typeof i.url !== 'string') return;
+      const endpoint: EndpointUrl = { path: pointer('/supportedInterfaces', n, 'url'), url: i.url, binding: typeof i.protocolBinding === 'string' ? i.protocolBinding : '' };
+      if (typeof i.tenant === 'string' && i.tenant !== '') endpoint.tenant = i.tenant;
+      out.push(endpoint);
     });
     return out;
   }
@@ -64,12 +74,62 @@ function schemeHint(raw: string, binding: string): string {
   return 'Give the http(s) URL clients send A2A requests to, e.g. "https://agent.example.org/a2a".';
 }
 
+/** A template marker ("{BASE_URL}", "${HOST}", "{{url}}", "<your-host>"), or the first brace or angle bracket. */
+const TEMPLATE_MARKER = /\$?\{\{?[^{}<>]*\}?\}|<[^<>{}]*>|[{}<>]/;
+
+/** How to fix a placeholder left in an endpoint URL. */
+function placeholderHint(binding: string, placeholder: string): string {
+  const example = binding === 'MCP' ? '"https://mcp.example.org/mcp"' : '"https://agent.example.org/a2a"';
+  const what = binding === 'MCP' ? 'the MCP server' : 'the agent';
+  return `Replace ${placeholder} with the public address clients reach ${what} at (e.g. ${example}) before registering: an entry is found and called by its URL, and an unfilled template would be the same for every ${binding === 'MCP' ? 'server' : 'agent'} made from one sample.`;
+}
+
+/**
+ * Scripts whose letters pass for one another ("а" Cyrillic, "a" Latin; "ο" Greek, "o" Latin): a
+ * host label mixing two of them reads as another name than it is, as browsers know (they show
+ * such a name in its ASCII xn-- form). Scripts that are written together (Latin with Han, kana or
+ * Hangul) are not among them.
+ */
+const LOOKALIKE_SCRIPTS: readonly [string, RegExp][] = [
+  ['Latin', /\p{Script=Latin}/u],
+  ['Cyrillic', /\p{Script=Cyrillic}/u],
+  ['Greek', /\p{Script=Greek}/u],
+  ['Armenian', /\p{Script=Armenian}/u],
+  ['Cherokee', /\p{Script=Cherokee}/u],
+];
+
+/** The first label of a host written in Unicode that mixes look-alike scripts, with them. */
+function mixedScriptLabel(raw: string, url: URL): { label: string; scripts: string[] } | undefined {
+  // Most URLs are ASCII, and a host written in its xn-- form shows what it is.
+  if (!/[^\u0000-\u007f]/.test(raw)) return undefined;
+  for (const label of domainToUnicode(url.hostname).split('.')) {
+    const scripts = LOOKALIKE_SCRIPTS.filter(([, letters]) => letters.test(label)).map(([name]) => name);
+    if (scripts.length > 1) return { label, scripts };
+  }
+  return undefined;
+}
+
 /** Checks one endpoint URL; on success returns its normal form. */
 export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   const parsed = parseEndpoint(e.url, e.binding);
-  if (parsed.ok) return { ok: true, normalized: parsed.normalized };
-  const what = e.binding === 'MCP' ? 'the MCP server URL' : 'the interface URL';
   const fail = (rule: string, message: string, hint: string): EndpointCheck => ({ ok: false, finding: { path: e.path, rule, message, hint } });
+  // A URL that reads as one but breaks a rule (control characters, credentials, a scheme such as
+  // data:, whose text may hold angle brackets) is told that first.
+  const marker = parsed.ok || parsed.problem.kind === 'unparseable' ? TEMPLATE_MARKER.exec(e.url)?.[0] : undefined;
+  if (marker !== undefined) {
+    return fail('url-placeholder', `${quote(e.url)} is a template, not a URL: ${quote(marker)} was never filled in`, placeholderHint(e.binding, quote(marker)));
+  }
+  if (parsed.ok) {
+    const mixed = mixedScriptLabel(e.url, parsed.url);
+    if (mixed === undefined) return { ok: true, normalized: parsed.normalized };
+    const ascii = `${parsed.url.protocol}//${parsed.url.host}${parsed.url.pathname === '/' ? '' : parsed.url.pathname}${parsed.url.search}`;
+    return fail(
+      'url-mixed-script',
+      `the host of ${quote(e.url)} mixes ${mixed.scripts.join(' and ')} letters in ${quote(mixed.label)}, so it reads as another name than it is (${parsed.url.hostname})`,
+      `Correct the look-alike letters; if this really is the host's name, write it in its ASCII form, as browsers show it: ${quote(ascii)}.`,
+    );
+  }
+  const what = e.binding === 'MCP' ? 'the MCP server URL' : 'the interface URL';
   const problem = parsed.problem;
   switch (problem.kind) {
     case 'control': {
@@ -81,7 +141,7 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
       return fail('url-credentials', `${quote(e.url)} contains a user name or password`, `Remove the credentials from the URL (they would be published to everyone)${how}.`);
     }
     case 'unparseable':
-      if (classifyUrl(e.url, false) === 'placeholder') return { ok: 'placeholder' };
+      if (classifyUrl(e.url, false) === 'placeholder') return fail('url-placeholder', `${quote(e.url)} is a placeholder, not a URL`, placeholderHint(e.binding, 'it'));
       return fail('invalid-url', `${quote(e.url)} is not an absolute URL`, schemeHint(e.url, e.binding));
     case 'scheme': {
       const allowed = isUriBinding(e.binding) ? 'http, https, ws or wss' : e.binding === 'GRPC' ? 'http or https (or be a host:port address)' : 'http or https';

@@ -21,6 +21,9 @@ export interface McpValidators {
   serverMeta: CompiledPair;
 }
 
+/** Endpoint URL findings that say more than the schema's "must be an absolute http(s) URL". */
+const PRECISE_URL_RULES: ReadonlySet<string> = new Set(['url-control-character', 'url-placeholder', 'url-mixed-script']);
+
 /** MCP 2025-11-25 naming guidance: 1-128 characters of [A-Za-z0-9_.-] (a SHOULD, so a warning). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -92,9 +95,10 @@ export function validateMcpServer(
     // The URL is the server's identity: it must parse (the schema's uri format accepts a few
     // strings no URL parser does, such as http://@@:x), be http(s), carry no credentials.
     const urlCheck = endpoint && checkEndpointUrl(endpoint);
-    // A control character is what is wrong, not the schema's "must be an absolute http(s) URL"
-    // of a URL that reads like one: that is said instead, with its position.
-    const exact = urlCheck !== undefined && urlCheck.ok === false && urlCheck.finding.rule === 'url-control-character';
+    // A control character, an unfilled template or look-alike letters are what is wrong, not the
+    // schema's "must be an absolute http(s) URL" of a URL that reads like one: that is said
+    // instead, with its position, the placeholder to fill in or the host's real name.
+    const exact = urlCheck !== undefined && urlCheck.ok === false && PRECISE_URL_RULES.has(urlCheck.finding.rule ?? '');
     errors.push(...(exact ? metaErrors.filter((e) => e.path !== endpoint!.path) : metaErrors));
     if (endpoint && urlCheck) {
       if (urlCheck.ok === false) {

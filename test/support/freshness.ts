@@ -25,3 +25,16 @@ export function makeDue(dataDir: string, ...ids: string[]): void {
     db.close();
   }
 }
+
+/**
+ * Gives a stopped or running SQLite registry's entry another stored identity URL, as an earlier
+ * release may have stored one it no longer accepts (an unfilled template, "{BASE_URL}/a2a").
+ */
+export function setStoredIdentity(dataDir: string, id: string, identityUrl: string): void {
+  const db = new Database(path.join(dataDir, 'registry.db'));
+  try {
+    db.prepare('UPDATE entries SET identity_url = ? WHERE id = ?').run(identityUrl, id);
+  } finally {
+    db.close();
+  }
+}

@@ -264,6 +264,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
     run: (client) => backfillUrls(client),
   },
+
+  // ---- an interface is its URL and its tenant (A2A v1.0 AgentInterface.tenant) ----
+  {
+    version: 8,
+    name: 'identities and url claims per tenant',
+    // As SQLite's version 9: identities and claims re-derived from the current revisions.
+    sql: `
+      DELETE FROM entry_urls;
+      DELETE FROM url_claims;
+    `,
+    run: (client) => backfillUrls(client),
+  },
 ];
 
 /**

@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
+import { claimsToCheck, hostClaimOfTenant } from '../../lib/endpoint-url.js';
 import type {
   AcknowledgementRow,
   Actor,
@@ -412,6 +413,17 @@ export class PostgresStore implements RegistryStore {
     if (rows.length < urls.length) throw new Rollback(undefined);
     const taken = rows.find((r) => r.owner !== owner);
     if (taken) throw new Rollback({ status: 'url-taken', url: taken.url } satisfies UpsertOutcome);
+    // A URL under a tenant is also taken when another principal holds the URL itself. Read, not
+    // locked: a claim of the URL committed meanwhile is as if it had come after this one.
+    const hosts = urls.flatMap((url) => {
+      const host = hostClaimOfTenant(url);
+      return host === undefined ? [] : [[url, host] as const];
+    });
+    if (hosts.length === 0) return;
+    const held = await db.query<{ url: string }>('SELECT url FROM url_claims WHERE url = ANY($1::text[]) AND owner <> $2', [hosts.map(([, host]) => host), owner]);
+    const hostTaken = new Set(held.rows.map((r) => r.url));
+    const under = hosts.filter(([, host]) => hostTaken.has(host)).map(([url]) => url).sort()[0];
+    if (under !== undefined) throw new Rollback({ status: 'url-taken', url: under } satisfies UpsertOutcome);
   }
 
   /** The URLs entry `id` uses now (read without locks: the claims are locked from it). */
@@ -570,10 +582,10 @@ export class PostgresStore implements RegistryStore {
       else if (entry.content_hash === write.contentHash && (entry.owner === actor.principal || actor.isAdmin)) outcomes[i] = { status: 'unchanged', id: entry.id };
     });
     if (creates.length === 0) return;
-    const wanted = [...new Set(creates.flatMap((i) => writes[i]!.urls))].sort();
+    const wanted = [...new Set(creates.flatMap((i) => claimsToCheck(writes[i]!.urls)))].sort();
     const held = await db.query<{ url: string }>('SELECT url FROM url_claims WHERE url = ANY($1::text[]) AND owner <> $2', [wanted, actor.principal]);
     const others = new Set(held.rows.map((r) => r.url));
-    const bulk = creates.filter((i) => !writes[i]!.urls.some((u) => others.has(u)));
+    const bulk = creates.filter((i) => !claimsToCheck(writes[i]!.urls).some((u) => others.has(u)));
     if (bulk.length === 0) return;
     const urls = [...new Set(bulk.flatMap((i) => writes[i]!.urls))].sort();
     const ids = bulk.map(() => timeOrderedId());
@@ -1004,6 +1016,16 @@ export class PostgresStore implements RegistryStore {
     return subscription;
   }
 
+  /** Another entry (not `id`) whose identity is the write's under any of its spellings (identityAliases), as a registration looks it up. */
+  async #otherIdentityHolder(db: pg.PoolClient, write: EntryWrite, id: string): Promise<string | undefined> {
+    const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = ANY($2::text[]) AND id <> $3 LIMIT 1', [
+      write.kind,
+      [write.identityUrl, ...(write.identityAliases ?? [])],
+      id,
+    ]);
+    return other.rows[0]?.id;
+  }
+
   async revise(id: string, write: EntryWrite, expectRevision: number, quota: Pick<WriteQuota, 'maxRevisions'> = {}): Promise<ReviseOutcome> {
     if (!isUuid(id)) return { status: 'not-found' };
     const key = id.toLowerCase();
@@ -1015,9 +1037,8 @@ export class PostgresStore implements RegistryStore {
       if (!row) return { status: 'not-found' };
       if (write.identityUrl !== row.identity_url) {
         // Another entry's identity is a conflict before it is a URL claim (checked again below, locked).
-        const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
-        const otherId = other.rows[0]?.id;
-        if (otherId !== undefined && otherId !== key) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
+        const otherId = await this.#otherIdentityHolder(db, write, key);
+        if (otherId !== undefined) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
       }
       await this.#claimUrls(db, write.urls, row.owner, await this.#entryUrls(db, key));
       const locked = await db.query('SELECT id FROM entries WHERE id = $1 FOR UPDATE', [key]);
@@ -1027,9 +1048,8 @@ export class PostgresStore implements RegistryStore {
       if (write.identityUrl !== existing.identityUrl) {
         // Serialised with registrations of that identity by the unique key: the UPDATE below
         // fails on a concurrent insert, and this check catches a committed one.
-        const other = await db.query<{ id: string }>('SELECT id FROM entries WHERE kind = $1 AND identity_url = $2', [write.kind, write.identityUrl]);
-        const otherId = other.rows[0]?.id;
-        if (otherId !== undefined && otherId !== key) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
+        const otherId = await this.#otherIdentityHolder(db, write, key);
+        if (otherId !== undefined) return { status: 'conflict', existing: (await this.#current(db, otherId))! };
       }
       if (write.freshness !== undefined) await this.#writeFreshness(db, key, write.freshness);
       if (sameDocument(write, existing.contentHash, () => existing.documentText)) {

@@ -250,6 +250,21 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
     run: (db) => backfillUrls(db),
   },
+
+  // ---- an interface is its URL and its tenant (A2A v1.0 AgentInterface.tenant) ----
+  {
+    version: 9,
+    name: 'identities and url claims per tenant',
+    // Identities and claims re-derived from the current revisions (whose interfaces keep their
+    // tenant) by today's rule, as in version 8: an entry whose interface has no tenant keeps its
+    // keys; one whose primary interface has a tenant gets the identity re-registering it would
+    // look up, and its tenant-scoped claims.
+    sql: `
+      DELETE FROM entry_urls;
+      DELETE FROM url_claims;
+    `,
+    run: (db) => backfillUrls(db),
+  },
 ];
 
 /**

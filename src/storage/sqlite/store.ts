@@ -31,6 +31,7 @@ import Database from 'better-sqlite3';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
+import { hostClaimOfTenant } from '../../lib/endpoint-url.js';
 import type {
   AcceptedUpsert,
   AcknowledgementRow,
@@ -689,10 +690,12 @@ export class SqliteStore implements RegistryStore {
     // One lookup and one insert per URL (a document names a handful): half the cost of the
     // same through json_each, which every registration paid.
     const holder = prepare(db, 'SELECT owner FROM url_claims WHERE url = ?');
-    const taken = urls.filter((url) => {
-      const row = holder.get(url) as { owner: string } | undefined;
+    const heldByOther = (url: string | undefined) => {
+      const row = url === undefined ? undefined : (holder.get(url) as { owner: string } | undefined);
       return row !== undefined && row.owner !== owner;
-    });
+    };
+    // A URL under a tenant is also taken when another principal holds the URL itself.
+    const taken = urls.filter((url) => heldByOther(url) || heldByOther(hostClaimOfTenant(url)));
     // The first in SQLite's order (bytes of the UTF-8), as one query ordered by url would name.
     if (taken.length > 0) throw new UrlTaken(taken.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))[0]!);
     const claim = prepare(db, 'INSERT INTO url_claims (url, owner) VALUES (?, ?) ON CONFLICT (url) DO NOTHING');
@@ -1058,10 +1061,13 @@ export class SqliteStore implements RegistryStore {
       if (!existing) return { status: 'not-found' };
       if (existing.revision !== expectRevision) return { status: 'stale', entry: existing };
       if (write.identityUrl !== existing.identityUrl) {
-        const other = prepare(db, 'SELECT id FROM entries WHERE kind = ? AND identity_url = ?').get(write.kind, write.identityUrl) as
-          | { id: string }
-          | undefined;
-        if (other && other.id !== id) return { status: 'conflict', existing: this.#currentById(db, other.id)! };
+        // Under any spelling of the new identity (identityAliases), as a registration looks it up.
+        const other = prepare(db, 'SELECT id FROM entries WHERE kind = ? AND identity_url IN (SELECT value FROM json_each(?)) AND id <> ? LIMIT 1').get(
+          write.kind,
+          JSON.stringify([write.identityUrl, ...(write.identityAliases ?? [])]),
+          id,
+        ) as { id: string } | undefined;
+        if (other) return { status: 'conflict', existing: this.#currentById(db, other.id)! };
       }
       const now = new Date().toISOString();
       if (write.freshness !== undefined) this.#writeFreshness(db, id, write.freshness);
