@@ -48,6 +48,24 @@ describe('normal form of endpoint URLs', () => {
     assert.equal(claimKey(normalizeEndpoint('https://alice.example.com:4430/a2a', 'JSONRPC')!), 'http://alice.example.com:4430/a2a', 'other ports stay');
   });
 
+  test('the other spellings an entry is looked up by are the normal forms sharing its claim key, itself left out', () => {
+    const wss = 'https://example.org/bindings/websocket/v1';
+    const forms = [ALICE, 'http://alice.example.com:443/a2a', 'https://alice.example.com:4430/a2a?x=1', 'https://[2001:db8::1]/a2a', 'http://grpc.example.com:443', 'wss://alice.example.com', 'ws://alice.example.com:8080/a2a'];
+    for (const form of forms) {
+      const normalized = normalizeEndpoint(form, form.startsWith('ws') ? wss : 'JSONRPC')!;
+      const spellings = otherSpellings(normalized);
+      // On a port of its own, one per scheme; else each scheme on its default port and on the other's.
+      const { port } = new URL(normalized);
+      assert.equal(spellings.length, port !== '' && port !== '80' && port !== '443' ? 3 : 7, normalized);
+      assert.ok(!spellings.includes(normalized), normalized);
+      for (const spelling of spellings) {
+        assert.equal(claimKey(spelling), claimKey(normalized), `${spelling} of ${normalized}`);
+        assert.equal(normalizeEndpoint(spelling, spelling.startsWith('ws') ? wss : 'JSONRPC'), spelling, `${spelling} is a normal form`);
+      }
+    }
+    assert.deepEqual(otherSpellings('https://{HOST}/a2a'), [], 'a placeholder has no other spelling');
+  });
+
   test('a WebSocket URL claims the host, port and path its handshake requests', () => {
     const ws = 'https://example.org/bindings/websocket/v1';
     const key = claimKey(normalizeEndpoint(ALICE, 'JSONRPC')!);

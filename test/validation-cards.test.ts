@@ -324,6 +324,23 @@ test('an empty or blank tag or example is a warning: it shows as nothing and no 
   assert.equal(find(v.warnings, '/skills/0/tags/0'), undefined);
 });
 
+test('display-text findings name the pointer of each string found, in document order, across skills and escaped scheme names', () => {
+  const card = v10();
+  const skill = (card.skills as Json[])[0]!;
+  card.skills = [{ ...skill, name: 'Bad\u001bname' }, { ...skill, id: 'second', tags: ['ok', 'right\u202Eleft'], examples: ['fine', ''] }];
+  card.securitySchemes = { 'a/b~c': { apiKeySecurityScheme: { location: 'header', name: 'X-Key\n' } } };
+  card.securityRequirements = [{ schemes: { 'a/b~c': { list: [] } } }];
+  const v = check(card);
+  assert.deepEqual(
+    v.errors.map((e) => `${e.path} ${e.rule}`),
+    ['/skills/0/name control-character', '/securitySchemes/a~1b~0c/apiKeySecurityScheme/name control-character'],
+  );
+  assert.deepEqual(
+    v.warnings.filter((w) => w.rule === 'bidi-control' || w.rule === 'blank-text').map((w) => `${w.path} ${w.rule}`),
+    ['/skills/1/tags/1 bidi-control', '/skills/1/examples/1 blank-text'],
+  );
+});
+
 test('a message quoting a value escapes what would act in it: a bidirectional control reordered the rest of the refusal', () => {
   const card = v10();
   (card.supportedInterfaces as Json[])[0]!.url = 'https://a.acme\u202E-corp.io/a2a';

@@ -166,9 +166,13 @@ export function otherSpellings(identity: string): string[] {
   const prefixes = port
     ? ['http', 'https', 'ws', 'wss'].map((scheme) => `${scheme}://${host}${port}`)
     : ['http', 'https', 'ws', 'wss'].flatMap((scheme) => [`${scheme}://${host}`, `${scheme}://${host}:${scheme === 'http' || scheme === 'ws' ? 443 : 80}`]);
+  // Each has the claim key by construction (its scheme is one claimKey maps to http, and a port
+  // it adds is the other scheme's web port, before the normal form's path, query or end), so none
+  // is keyed again: every registration looks these up, and eight claimKey calls cost more than the
+  // rest of this function.
   return prefixes
     .map((prefix) => `${prefix}${rest}`)
-    .filter((spelling) => spelling !== normalized && claimKey(spelling) === key)
+    .filter((spelling) => spelling !== normalized)
     .map((spelling) => withTenant(spelling, tenant));
 }
 

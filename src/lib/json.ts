@@ -6,12 +6,17 @@ export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' &
 
 /** Escapes one reference token: "~" becomes "~0" and "/" becomes "~1". */
 export function escapePointerToken(token: string | number): string {
-  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+  // Most tokens are indexes and plain member names: no regex, no copy (every registration builds dozens).
+  if (typeof token !== 'string') return String(token);
+  if (!token.includes('~') && !token.includes('/')) return token;
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /** Appends tokens to a pointer: pointer('/skills', 0, 'tags') is "/skills/0/tags". */
 export function pointer(base: string, ...tokens: Array<string | number>): string {
-  return base + tokens.map((t) => '/' + escapePointerToken(t)).join('');
+  let path = base;
+  for (const token of tokens) path += '/' + escapePointerToken(token);
+  return path;
 }
 
 /** Resolves a JSON Pointer inside `root`; `undefined` when it leads nowhere. */

@@ -102,12 +102,11 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
   const warnings: Finding[] = [];
   for (const [patterns, isName] of [[fields.names, true], [fields.texts, false]] as const) {
     for (const pattern of patterns) {
-      for (const found of stringsAt(doc, pattern)) {
-        const { value } = found;
+      forEachStringAt(doc, pattern, (value, keys) => {
         const control = (isName ? CONTROL_IN_NAME : CONTROL_IN_TEXT).exec(value);
         if (control) {
           errors.push({
-            path: found.path,
+            path: pathOf(keys),
             rule: 'control-character',
             message: `contains the control character ${codePoint(control[0])} at position ${control.index}`,
             hint: isName
@@ -115,14 +114,14 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
               : 'Texts are shown in terminals and on web pages, where control characters act instead of showing: remove it.',
           });
         } else if (LONE_SURROGATE.test(value)) {
-          errors.push({ path: found.path, rule: 'invalid-unicode', message: 'contains an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character', hint: 'Fix the escape: a character beyond U+FFFF is a pair of them.' });
+          errors.push({ path: pathOf(keys), rule: 'invalid-unicode', message: 'contains an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character', hint: 'Fix the escape: a character beyond U+FFFF is a pair of them.' });
         } else if (isName && value !== '' && isBlank(value)) {
-          errors.push({ path: found.path, rule: 'blank-name', message: blankMessage(value), hint: 'Give it a name people can read.' });
+          errors.push({ path: pathOf(keys), rule: 'blank-name', message: blankMessage(value), hint: 'Give it a name people can read.' });
         }
         const bidi = BIDI_CONTROL.exec(value);
         if (bidi) {
           (isName ? errors : warnings).push({
-            path: found.path,
+            path: pathOf(keys),
             rule: 'bidi-control',
             message: `contains the bidirectional control ${codePoint(bidi[0])} at position ${bidi.index}, which reorders how the text after it is displayed`,
             hint: isName
@@ -130,47 +129,48 @@ export function displayTextFindings(doc: unknown, fields: TextFields): { errors:
               : 'Unless the text needs it for right-to-left script, remove it: it can make the text read differently from what it says.',
           });
         }
-      }
+      });
     }
   }
   const tokens = [...(fields.tokens ?? []).map((p) => [p, true] as const), ...(fields.endpointUrls ?? []).map((p) => [p, false] as const)];
   const required = new Set(fields.requiredTokens);
   for (const [pattern, controls] of tokens) {
-    for (const found of stringsAt(doc, pattern)) {
-      const { value } = found;
+    forEachStringAt(doc, pattern, (value, keys) => {
       const control = (controls ? CONTROL_IN_NAME.exec(value) : null) ?? BIDI_CONTROL.exec(value);
       if (!control) {
         // " " for a skill id or a version is as empty as "", which the schemas refuse (an
         // optional token's "" and " " get the same warnings, if any).
         if (required.has(pattern) && value !== '' && isBlank(value)) {
-          errors.push({ path: found.path, rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value: the field is required, and white space is none.' });
+          errors.push({ path: pathOf(keys), rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value: the field is required, and white space is none.' });
         }
-        continue;
+        return;
       }
       const what = BIDI_CONTROL.test(control[0]) ? 'bidirectional control' : 'control character';
       errors.push({
-        path: found.path,
+        path: pathOf(keys),
         rule: 'control-character',
         message: `contains the ${what} ${codePoint(control[0])} at position ${control.index}`,
         hint: 'An id, version or URL is one token that programs read and logs and terminals show, where a control character acts instead of showing: remove it (a URL percent-encodes a character it must carry, e.g. %0A).',
       });
-    }
+    });
   }
   for (const pattern of fields.requiredTexts ?? []) {
-    for (const found of stringsAt(doc, pattern)) {
-      const { value } = found;
-      if (value === '' || !isBlank(value) || errors.some((e) => e.path === found.path)) continue;
-      errors.push({ path: found.path, rule: 'blank-text', message: blankMessage(value), hint: 'Write what it describes: people and search read it.' });
-    }
+    forEachStringAt(doc, pattern, (value, keys) => {
+      if (value === '' || !isBlank(value)) return;
+      const path = pathOf(keys);
+      if (errors.some((e) => e.path === path)) return;
+      errors.push({ path, rule: 'blank-text', message: blankMessage(value), hint: 'Write what it describes: people and search read it.' });
+    });
   }
   for (const pattern of fields.listedTexts ?? []) {
-    for (const found of stringsAt(doc, pattern)) {
-      const { value } = found;
-      if (!isBlank(value) || errors.some((e) => e.path === found.path)) continue;
+    forEachStringAt(doc, pattern, (value, keys) => {
+      if (!isBlank(value)) return;
+      const path = pathOf(keys);
+      if (errors.some((e) => e.path === path)) return;
       // A tag "" shows as an empty chip and no filter can ask for it (a filter value must have a character).
-      const what = found.path.includes('/tags/') ? 'tag' : 'example';
-      warnings.push({ path: found.path, rule: 'blank-text', message: value === '' ? `the ${what} is empty` : blankMessage(value), hint: `Remove it, or write the ${what}: an empty one says nothing to people or search.` });
-    }
+      const what = path.includes('/tags/') ? 'tag' : 'example';
+      warnings.push({ path, rule: 'blank-text', message: value === '' ? `the ${what} is empty` : blankMessage(value), hint: `Remove it, or write the ${what}: an empty one says nothing to people or search.` });
+    });
   }
   return { errors, warnings };
 }
@@ -185,11 +185,11 @@ function blankMessage(value: string): string {
 
 const codePoint = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
-/** A string found at a pointer pattern; its JSON Pointer is built when asked (for a finding: most strings pass). */
-interface StringAt {
-  value: string;
-  readonly path: string;
-}
+/** The keys from the document to a string (see forEachStringAt). */
+type Keys = readonly (string | number)[];
+
+/** The JSON Pointer of a string found: built only for a finding (most strings pass). */
+const pathOf = (keys: Keys): string => pointer('', ...keys);
 
 /** The steps of a pointer pattern, split once (a registration reads some fifty patterns). */
 const patternSteps = new Map<string, readonly string[]>();
@@ -199,25 +199,41 @@ function stepsOf(pattern: string): readonly string[] {
   return steps;
 }
 
-/** The strings at a pointer pattern in `doc` (nothing where the pattern leads nowhere or to no string). */
-function stringsAt(doc: unknown, pattern: string): StringAt[] {
-  let at: { keys: readonly (string | number)[]; value: unknown }[] = [{ keys: [], value: doc }];
-  for (const step of stepsOf(pattern)) {
-    at = at.flatMap(({ keys, value }) => {
-      if (step === '*') return Array.isArray(value) ? value.map((v, i) => ({ keys: [...keys, i], value: v as unknown })) : [];
-      if (step === '{}') return isObject(value) ? Object.keys(value).map((k) => ({ keys: [...keys, k], value: value[k] })) : [];
-      return isObject(value) && Object.hasOwn(value, step) ? [{ keys: [...keys, step], value: value[step] }] : [];
-    });
+/**
+ * Calls `visit` with each string at a pointer pattern in `doc`, in document order, and the keys
+ * leading to it (nothing where the pattern leads nowhere or to no string). The keys are one
+ * stack, valid during the call only. Every registration walks some fifty patterns, most of them
+ * to nothing: the walk allocates nothing per step (a list of candidates per step, a key list
+ * copied per candidate and a getter object per string cost more than the rest of a card's
+ * validation).
+ */
+function forEachStringAt(doc: unknown, pattern: string, visit: (value: string, keys: Keys) => void): void {
+  visitStringsAt(doc, stepsOf(pattern), 0, [], visit);
+}
+
+function visitStringsAt(value: unknown, steps: readonly string[], depth: number, keys: (string | number)[], visit: (value: string, keys: Keys) => void): void {
+  if (depth === steps.length) {
+    if (typeof value === 'string') visit(value, keys);
+    return;
   }
-  const found: StringAt[] = [];
-  for (const { keys, value } of at) {
-    if (typeof value !== 'string') continue;
-    found.push({
-      value,
-      get path() {
-        return pointer('', ...keys);
-      },
-    });
+  const step = steps[depth]!;
+  if (step === '*') {
+    if (!Array.isArray(value)) return;
+    for (let i = 0; i < value.length; i++) {
+      keys.push(i);
+      visitStringsAt(value[i], steps, depth + 1, keys, visit);
+      keys.pop();
+    }
+  } else if (step === '{}') {
+    if (!isObject(value)) return;
+    for (const key of Object.keys(value)) {
+      keys.push(key);
+      visitStringsAt(value[key], steps, depth + 1, keys, visit);
+      keys.pop();
+    }
+  } else if (isObject(value) && Object.hasOwn(value, step)) {
+    keys.push(step);
+    visitStringsAt(value[step], steps, depth + 1, keys, visit);
+    keys.pop();
   }
-  return found;
 }
