@@ -476,6 +476,16 @@ describe('ARD API', () => {
     assertArdError(await search({ tags: ['weather', 7] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags\/1: expected a string, got an integer/);
     assertArdError(await search({ owner: null }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/owner: expected a string, got null/);
     assert.equal((await search({ protocolVersion: '1.0', streaming: 'false', readOnly: false })).res.status, 200, 'strings and booleans as before');
+    // A string is a one-value list (ARD 7.1): "weather,forecast" asked for that one tag, which
+    // nothing carries, and answered no results; it is refused, showing the array to send.
+    const listed = await post(`${registry.url}/search`, { query: { text: 'forecast', filter: { tags: 'weather, forecast' } } });
+    assertArdError(listed, 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags: "weather, forecast" would be one value with commas in it .*send several values as an array, \["weather","forecast"\]/);
+    assert.match(listed.body.details[0].hint, /\{"tags":\["weather, forecast"\]\}/);
+    const types = await search({ type: 'application/a2a-agent-card+json,application/mcp-server-card+json' });
+    assertArdError(types, 400, 'INVALID_ARGUMENT', /\/query\/filter\/type: .*as an array, \["application\/a2a-agent-card\+json","application\/mcp-server-card\+json"\]/);
+    assertArdError(await search({ protocolBinding: 'JSONRPC,GRPC' }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/protocolBinding: "JSONRPC,GRPC" is a comma-separated list, and "protocolBinding" takes one value/);
+    const asArrays = await post(`${registry.url}/search`, { query: { text: 'forecast', filter: { tags: ['weather', 'forecast'], type: ['application/a2a-agent-card+json', 'application/mcp-server-card+json'] } } });
+    assert.deepEqual(asArrays.body.results.map((r: WireJson) => r.identifier), [urn('agent', ids.weather)], 'the arrays it shows find the entry');
   });
 
   test('GET /agents/{id}: the full ARD entry by id or identifier, with ETag; GET /agents lists', async () => {

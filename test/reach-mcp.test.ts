@@ -262,6 +262,13 @@ describe('MCP tools', () => {
     assert.match(errorText(await call('search_agents', { filter: { tagz: ['x'] } })), /tagz/);
     assert.match(errorText(await call('search_agents', { limit: 500 })), /limit/);
     assert.match(errorText(await call('search_agents', { query: 'x'.repeat(1001) })), /^BAD_REQUEST: .*limit is 1000 \(REGISTRY_MAX_QUERY_CHARS\)/);
+    // An argument a tool does not take was dropped: {"text": ...} (ARD's name for the query)
+    // listed every agent, {"rev": 1} answered the current revision, each as if asked.
+    assert.match(errorText(await call('search_agents', { text: 'no such words' })), /"text" is not an argument of search_agents, which takes query, filter, limit, pageToken/);
+    assert.match(errorText(await call('get_agent', { id: ids.weather, rev: 1 })), /"rev" is not an argument of get_agent, which takes id, revision/);
+    assert.match(errorText(await call('list_agents', { limit: 1, kind: 'agent' })), /"limit", "kind" are not arguments of list_agents, which takes pageSize, pageToken, owner, mine, health, verified/);
+    const { tools } = await anonymous.listTools();
+    for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name} says it takes no other argument`);
   });
 });
 

@@ -453,6 +453,35 @@ describe('paging and streaming', () => {
     }
   });
 
+  test('a page token continues where it was when the page shown is removed, or its last hit updated, before the next page', async () => {
+    // Tokens marked the page's last two hits, and fell back to the offset without them: removing
+    // what a page showed (reviewing and deleting) skipped as many hits on the next page, and an
+    // update moving the last hit shown to the top (newest first) started the next page after it
+    // there, showing the page again.
+    const card = (n: number, description = 'Digs about.') => ({
+      ...v1Card(`Aardvark ${n}`, `https://aardvark-${n}.example.org/a2a`),
+      skills: [{ id: 'q', name: 'Dig', description, tags: ['aardvarkline'] }],
+    });
+    const register = async (n: number, description?: string): Promise<string> => resultOf(await op(writer, { register: { agentCard: card(n, description) } })).id;
+    for (let n = 1; n <= 30; n++) await register(n);
+    const names = (page: WireJson): string[] => page.results.map((h: WireJson) => h.name);
+    for (const resultsPer of ['entry', 'match'] as const) {
+      const ask = { query: '', filter: { tags: ['aardvarkline'] }, limit: 12, resultsPer };
+      const first = await search(ask);
+      const following = names(await search({ ...ask, limit: 14 })).slice(12);
+      for (const hit of first.results) resultOf(await op(writer, { unregister: { id: hit.id } }));
+      const next = await search({ ...ask, pageToken: first.nextPageToken });
+      assert.deepEqual(names(next).slice(0, 2), following, `${resultsPer}: the whole page removed`);
+    }
+    const ask = { query: '', filter: { tags: ['aardvarkline'] }, limit: 2 };
+    const first = await search(ask);
+    const shown = names(first);
+    const rest = names(await search({ ...ask, limit: 100 })).slice(2);
+    await register(Number(shown[1]!.split(' ')[1]), 'Digs about, faster.');
+    const next = await search({ ...ask, pageToken: first.nextPageToken });
+    assert.deepEqual(names(next), rest.slice(0, 2), 'the last hit shown updated (now first)');
+  });
+
   test('a page ending on two skills of one id (a duplicate-skill-id warning) does not show the last one again', async () => {
     const card = (n: number, skills: WireJson[]) => ({ ...v1Card(`Okapi ${n}`, `https://okapi-${n}.example.org/a2a`), skills });
     const skill = (id: string, name: string) => ({ id, name, description: 'Browses.', tags: ['okapiline'] });

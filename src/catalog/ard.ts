@@ -163,6 +163,28 @@ function filterValuesOf(key: string, raw: unknown, path: string): FilterValue[] 
 
 const searchFilterSchema = searchSchema.shape.filter.unwrap();
 
+/** Keys whose values hold no comma, so a string with one is a list written as text. */
+const COMMA_FREE_KEYS = ['type', ...LIST_KEYS, 'protocolBinding', 'protocolVersion'];
+
+/**
+ * ARD reads a bare string as a one-value list, so `"tags": "weather,forecast"` asks for the one
+ * tag "weather,forecast": nothing carries it, and the search answered no results, silently, to a
+ * client that meant two tags. Such a string is refused, saying how to send what was meant.
+ */
+function refuseCommaList(key: string, raw: unknown, path: string): void {
+  if (typeof raw !== 'string' || !raw.includes(',') || !COMMA_FREE_KEYS.includes(key)) return;
+  const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const shown = JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
+  if (key === 'protocolBinding' || key === 'protocolVersion') {
+    throw invalidFilter(path, `${shown} is a comma-separated list, and "${key}" takes one value`, `Send one of them, e.g. ${JSON.stringify({ [key]: parts[0] ?? '' })}.`);
+  }
+  throw invalidFilter(
+    path,
+    `${shown} would be one value with commas in it (ARD reads a string as a one-value list): send several values as an array, ${JSON.stringify(parts).slice(0, 120)}`,
+    `Any of an array's values matches; a value that itself holds a comma goes in an array too: ${JSON.stringify({ [key]: [raw.slice(0, 80)] })}.`,
+  );
+}
+
 const stringsOf = (v: FilterValue[]): string[] => v.map(String).map((s) => s.trim()).filter(Boolean);
 
 /** ARD's filter (keys are entry terms, values OR'ed within a key, keys AND'ed) as the registry's filter; undefined when it can match nothing here. */
@@ -180,6 +202,7 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
   }
   let matchable = true;
   for (const [key, raw] of Object.entries(filter)) {
+    refuseCommaList(key, raw, at(key));
     const values = filterValuesOf(key, raw, at(key));
     if (values.length === 0) continue;
     if (key === 'type') {

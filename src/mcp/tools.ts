@@ -108,6 +108,22 @@ const documentUrl = z.string().min(1).max(2048).optional();
 
 const documentArg = (what: string) => z.record(z.string(), z.unknown()).optional().describe(what);
 
+/**
+ * A tool's arguments, closed: an argument the tool does not take is refused naming the ones it
+ * does. The SDK's default object dropped it silently, so search_agents {"text": "weather"} (ARD's
+ * name) or {"pageSize": 5} (list_agents') listed every agent, and get_agent {"rev": 2} gave the
+ * current revision, each as if asked.
+ */
+function toolArguments<S extends z.ZodRawShape>(tool: string, shape: S) {
+  const names = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `${issue.keys.map((k) => JSON.stringify(k.slice(0, 60))).join(', ')} ${issue.keys.length === 1 ? 'is not an argument' : 'are not arguments'} of ${tool}, which takes ${names.join(', ')}`
+        : undefined,
+  });
+}
+
 // ---- output schemas (loose: fields other registry work adds pass through) ----
 
 const interfaceOut = z.looseObject({
@@ -358,7 +374,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       description:
         'Find A2A agents registered in this registry by what they can do. Returns the best-matching agents (and the skill that matched) with their ids, endpoints and relevance scores, best first. ' +
         'Use it when you need an agent for a task ("translate invoices", "book flights"); then call get_agent with an id for its full agent card. For MCP servers and their tools use search_mcp_servers.',
-      inputSchema: { query, filter: agentFilter, limit, pageToken },
+      inputSchema: toolArguments('search_agents', { query, filter: agentFilter, limit, pageToken }),
       outputSchema: searchOut,
       annotations: { title: 'Search A2A agents', ...READ_ONLY },
     },
@@ -372,7 +388,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       description:
         'Find MCP servers registered in this registry by the tools they offer. Returns the best-matching servers (and the tool that matched) with their ids, URLs and relevance scores, best first. ' +
         'Filter on tool hints, e.g. {"readOnly": true} for tools that change nothing. Then call get_mcp_server with an id for the server\'s full toolspec. For A2A agents use search_agents.',
-      inputSchema: { query, filter: mcpFilter, limit, pageToken },
+      inputSchema: toolArguments('search_mcp_servers', { query, filter: mcpFilter, limit, pageToken }),
       outputSchema: searchOut,
       annotations: { title: 'Search MCP servers', ...READ_ONLY },
     },
@@ -385,7 +401,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       title: 'Get an A2A agent',
       description:
         'The full registry entry of one A2A agent by id: its agent card exactly as registered (skills, endpoints, security schemes), owner, revision and timestamps. Use it after search_agents or list_agents to learn how to call the agent.',
-      inputSchema: { id: entryId, revision },
+      inputSchema: toolArguments('get_agent', { id: entryId, revision }),
       outputSchema: entryOut,
       annotations: { title: 'Get an A2A agent', ...READ_ONLY },
     },
@@ -398,7 +414,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       title: 'Get an MCP server',
       description:
         'The full registry entry of one MCP server by id: its URL and metadata and its toolspec (every tool with its input schema and annotations) exactly as registered. Use it after search_mcp_servers to learn how to connect and which tools it has.',
-      inputSchema: { id: entryId, revision },
+      inputSchema: toolArguments('get_mcp_server', { id: entryId, revision }),
       outputSchema: entryOut,
       annotations: { title: 'Get an MCP server', ...READ_ONLY },
     },
@@ -411,14 +427,14 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       title: 'List A2A agents',
       description:
         'Browse registered A2A agents page by page, newest first, without a query (names, ids, endpoints; no cards). Use search_agents to find agents for a task, and search_mcp_servers without a query to browse MCP servers.',
-      inputSchema: {
+      inputSchema: toolArguments('list_agents', {
         pageSize: listArgs.pageSize.describe('Entries per page, 1 to 100 (default 50).'),
         pageToken: listArgs.pageToken.describe('nextPageToken of the previous answer.'),
         owner: listFilter.owner.describe('Only agents registered by this principal.'),
         mine: listFilter.mine.describe('true: only the agents registered with the bearer token this client sends.'),
         health: listFilter.health.describe('Only agents whose latest check had this outcome: "ok", "unreachable" or "invalid".'),
         verified: listFilter.verified.describe('true: only agents whose card signature the registry verified with a trusted key; false: only the others.'),
-      },
+      }),
       outputSchema: listOut,
       annotations: { title: 'List A2A agents', ...READ_ONLY },
     },
@@ -441,11 +457,11 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       description:
         'Check an A2A agent card (v1.0 or v0.3) or an MCP toolspec ({"tools": [...]} as tools/list returns it) with the same rules the registry applies when registering; nothing is stored. ' +
         'Returns valid: true with warnings, or valid: false with every error as a JSON Pointer path, a message and a hint on how to fix it. Give exactly one of agentCard or toolspec.',
-      inputSchema: {
+      inputSchema: toolArguments('validate_document', {
         agentCard: documentArg('The A2A agent card to check, as a JSON object.'),
         toolspec: documentArg('The MCP toolspec to check: {"tools": [...]}.'),
         mcpServer: documentArg('Optional with toolspec: the server\'s metadata {"name", "url", "description"?, "version"?}, checked as registration would.'),
-      },
+      }),
       outputSchema: validationOut,
       annotations: { title: 'Validate a document', ...READ_ONLY },
     },
@@ -479,12 +495,12 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
         'Register an A2A agent card (v1.0 or v0.3), or update the one you registered before for the same endpoint (same id, next revision). Needs a registry token (Authorization: Bearer). ' +
         'Give the card itself (agentCard), or its URL (url): the registry fetches the card, checks it the same way, and keeps it fresh from there (health, refresh). ' +
         'The card is validated first; if it is invalid nothing is stored and the errors say where and how to fix it (validate_document checks without storing). Returns the entry id, revision and warnings.',
-      inputSchema: {
+      inputSchema: toolArguments('register_agent', {
         agentCard: z.record(z.string(), z.unknown()).optional().describe('The agent card, as a JSON object.'),
         url: documentUrl.describe(
           'Instead of agentCard: where the registry fetches the card — the agent\'s base URL (it reads /.well-known/agent-card.json there) or the card\'s own URL.',
         ),
-      },
+      }),
       outputSchema: registrationOut,
       annotations: { title: 'Register an A2A agent', ...REGISTERS },
     },
@@ -506,11 +522,11 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
         'Register an MCP server with its toolspec (the tools/list result), or update the one you registered before for the same server URL. Needs a registry token (Authorization: Bearer). ' +
         'Instead of a toolspec, fetchTools: true has the registry connect to the server (Streamable HTTP) and list its tools itself, then keep them fresh from there. ' +
         'Validated like validate_document; nothing is stored when it is invalid. Returns the entry id, revision and warnings.',
-      inputSchema: {
+      inputSchema: toolArguments('register_mcp_server', {
         mcpServer: z.record(z.string(), z.unknown()).describe('The server: {"name", "url" (its MCP endpoint), "description"?, "version"?}.'),
         toolspec: z.record(z.string(), z.unknown()).optional().describe('{"tools": [...]} exactly as the server\'s tools/list returns them.'),
         fetchTools: z.boolean().optional().describe('true instead of toolspec: the registry lists the tools at mcpServer.url with MCP tools/list (every page).'),
-      },
+      }),
       outputSchema: registrationOut,
       annotations: { title: 'Register an MCP server', ...REGISTERS },
     },
@@ -532,7 +548,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       description:
         'Fetch the document of an entry you registered by URL (or with fetchTools) again now, instead of waiting for the registry\'s periodic refresh. Needs the token of the entry\'s owner (or an admin). ' +
         'A changed, valid document becomes the next revision; an invalid or unreachable one keeps the current revision and is recorded in the entry\'s health. Returns the entry id, revision, source and health.',
-      inputSchema: { id: entryId },
+      inputSchema: toolArguments('refresh_entry', { id: entryId }),
       outputSchema: registrationOut,
       annotations: { title: 'Refresh a registry entry', ...REGISTERS },
     },

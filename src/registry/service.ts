@@ -568,17 +568,17 @@ export class RegistryService {
     const kept = key === undefined ? undefined : this.searchCache.get(key, index, version!);
     if (kept) return kept;
     const fingerprint = PageTokens.fingerprint(asked);
-    const cursor = request.pageToken ? this.searchCursor(this.pageTokens.read(request.pageToken, fingerprint, 'query, filter, limit and resultsPer')) : { offset: 0, marks: [] };
-    // A page after the first is read with a little around it, to start after the last hit shown
-    // wherever writes since have moved it (./search-cursor.ts).
+    const cursor = request.pageToken ? this.searchCursor(this.pageTokens.read(request.pageToken, fingerprint, 'query, filter, limit and resultsPer')) : { offset: 0, marks: [], next: [] };
+    // A page is read with a little around it: after the first, to start after the last hit shown
+    // wherever writes since have moved it; every page, to mark the hits after it (./search-cursor.ts).
     const window = windowOf(cursor, limit);
     const page = await index.search(this.indexQuery(text, request.filter, window.start, window.size, { resultsPer }));
-    const { hits, offset } = pageAfter(cursor, page.hits, window.start, limit, resultsPer);
+    const { hits, offset, next } = pageAfter(cursor, page.hits, window.start, limit, resultsPer);
     const result: SearchPage = { results: hits, total: page.total };
     if (page.totalExact === false) result.totalExact = false;
     // More results: counted, or (a lower bound reached with a full page) maybe.
     const more = offset + hits.length < page.total || (page.totalExact === false && hits.length > 0 && hits.length === limit);
-    if (more) result.nextPageToken = this.pageTokens.issue(encodeCursor(offset + hits.length, hits, resultsPer), fingerprint);
+    if (more) result.nextPageToken = this.pageTokens.issue(encodeCursor(offset + hits.length, hits, next, resultsPer), fingerprint);
     return key === undefined ? result : this.searchCache.set(key, index, version!, result);
   }
 
