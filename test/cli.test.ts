@@ -343,6 +343,8 @@ describe('a2a-registry against a registry', () => {
       cli(['serve', '--port', 'eighty']),
       cli(['serve', '--grpc-port', '70000']),
       cli(['nonsense']),
+      // Below the documented minimum of 0.1 s: 0.05 was accepted (the check was `> 0`).
+      cli(['search', 'x', '--timeout', '0.05'], { env }),
       // Empty values (`--owner "$OWNER"` with the variable unset): ls listed every owner's
       // entries, search dropped the filter, get and rm sent the registry an empty id.
       cli(['ls', '--owner', '', '--json'], { env }),
@@ -358,6 +360,7 @@ describe('a2a-registry against a registry', () => {
       assertNoStack(r);
     }
     assert.match(runs[5]!.stderr, /--mcp-name <name> and --mcp-url <url>/);
+    assert.match(runs[11]!.stderr, /option '--timeout <seconds>' argument '0\.05' is invalid\. must be a number of seconds from 0\.1 to 3600/);
     for (const r of runs.slice(-6)) assert.match(r.stderr, /must not be empty/);
     assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
   });
