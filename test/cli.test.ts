@@ -43,6 +43,8 @@ interface RunOptions {
   input?: string;
   /** Called with each piece of stdout as it arrives. */
   onStdout?: (chunk: string) => void;
+  /** Run as this user (and its group): another user than the test's, as an operator may be. */
+  uid?: number;
 }
 
 /** An empty data directory: the CLI finds no admin-token file in it. */
@@ -61,7 +63,8 @@ function baseEnv(): Record<string, string> {
 /** Runs the CLI asynchronously: the registry under test runs in this process and must keep serving. */
 function cli(args: string[], options: RunOptions = {}): Promise<Run> {
   ensureBuilt();
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...baseEnv(), ...options.env }, stdio: 'pipe' });
+  const asUser = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...baseEnv(), ...options.env }, stdio: 'pipe', ...asUser });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -915,13 +918,40 @@ describe('a data directory that cannot be made', () => {
     assert.equal(adminToken.code, 1, adminToken.stderr);
     assert.match(
       adminToken.stderr,
-      /^a2a-registry: could not start: cannot keep the admin token in \/proc\/a2a-registry-test\/data\/admin-token \(ENOENT: .*mkdir '\/proc\/a2a-registry-test'\)\. Check that REGISTRY_DATA_DIR \(\/proc\/a2a-registry-test\/data\) is a directory/m,
+      /^a2a-registry: could not start: cannot keep the admin token in \/proc\/a2a-registry-test\/data\/admin-token \(ENOENT: .*mkdir '\/proc\/a2a-registry-test'\)(: [^\n]*)?\. Check that REGISTRY_DATA_DIR \(\/proc\/a2a-registry-test\/data\) is a directory/m,
     );
     assert.equal(database.code, 1, database.stderr);
     assert.match(
       database.stderr,
       /^a2a-registry: could not start: cannot open the database file \/proc\/a2a-registry-test\/data\/registry\.db for writing \(ENOENT: .*\)\. Check that REGISTRY_DATA_DIR \(\/proc\/a2a-registry-test\/data\) is a directory/m,
     );
+  });
+});
+
+describe('a data directory the CLI\'s user may not write', () => {
+  // `import` is run by an operator, often not as the user the registry runs as: the message
+  // blamed "the user the registry runs as" and named no missing access. As root (who may write
+  // anywhere) the CLI runs as nobody; as anyone else the directory is made read-only.
+  test('import names this process\'s user, the directory and the access it lacks (exit 1)', async () => {
+    const root = tempDir();
+    const dataDir = path.join(root, 'data');
+    fs.mkdirSync(dataDir);
+    const asRoot = process.getuid?.() === 0;
+    const uid = asRoot ? 65534 : process.getuid!();
+    if (asRoot) fs.chmodSync(root, 0o755);
+    else fs.chmodSync(dataDir, 0o555);
+    const imported = await cli(['import', '-', '--data-dir', dataDir], { input: '{}\n', ...(asRoot ? { uid } : {}) });
+    assert.equal(imported.code, 1, imported.stderr);
+    const mode = asRoot ? '0755' : '0555';
+    assert.match(
+      imported.stderr,
+      new RegExp(
+        `^a2a-registry: nothing was imported: cannot open the database file ${dataDir}/registry\\.db for writing \\(EACCES: [^)]*\\): ` +
+          `user \\S+ \\(uid ${uid}\\) may not create files in ${dataDir} \\(owned by uid \\d+, mode ${mode}\\)\\. ` +
+          `Check that --data-dir \\(REGISTRY_DATA_DIR\\) \\(${dataDir}\\) is a directory that user \\S+ \\(uid ${uid}\\) can write to`,
+      ),
+    );
+    assert.doesNotMatch(imported.stderr, /the user the registry runs as/);
   });
 });
 
