@@ -656,9 +656,23 @@ describe('the admin-token fallback', () => {
       const mine = await cli(['ls', '--json', '--mine'], { env });
       assert.deepEqual(parse(mine).entries.map((e: { owner: string }) => e.owner), ['admin']);
       // Without the data directory there is no token, and writes are declined.
-      const none = await cli(['register', example('agent-card-v0.3.json')], { env: { A2A_REGISTRY_URL: registry.url } });
+      // So are they for a user who may not read the token file (root: nobody; others: the file
+      // made unreadable), which is named: the hint said only "is used when readable".
+      const asRoot = process.getuid?.() === 0;
+      const tokenFile = path.join(registry.dataDir, 'admin-token');
+      if (!asRoot) fs.chmodSync(tokenFile, 0o000);
+      const [none, unreadable] = await Promise.all([
+        cli(['register', example('agent-card-v0.3.json')], { env: { A2A_REGISTRY_URL: registry.url } }),
+        cli(['register', example('agent-card-v0.3.json')], { env, ...(asRoot ? { uid: 65534 } : {}) }),
+      ]).finally(() => fs.chmodSync(tokenFile, 0o600));
       assert.equal(none.code, 1);
       assert.match(none.stderr, /UNAUTHENTICATED/);
+      assert.doesNotMatch(none.stderr, /may not read/);
+      assert.equal(unreadable.code, 1, unreadable.stderr);
+      assert.match(
+        unreadable.stderr,
+        new RegExp(`UNAUTHENTICATED[\\s\\S]*\\nNo token was sent: user \\S+ \\(uid \\d+\\) may not read the registry's admin token in ${tokenFile} \\(permission denied\\)\\. Run the command as the registry's user, or give a token`),
+      );
     } finally {
       await registry.close();
     }
