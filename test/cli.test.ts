@@ -14,6 +14,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { SendMessageRequest, type AgentCard } from '@a2a-js/sdk';
+import Database from 'better-sqlite3';
 import { atRegistryUrl, resolveConnection } from '../src/cli/client.js';
 import { buildProgram } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/config.js';
@@ -1204,6 +1205,36 @@ describe('backup', () => {
       await restored?.close();
       await registry.close();
     }
+  });
+
+  test('restore from a crashed registry\'s database keeps the commits still in its -wal', async () => {
+    // A registry that crashed (a recovered disk) leaves its last commits in registry.db-wal: the
+    // restore copied registry.db alone, so an unregistration there came back, while its summary,
+    // read through SQLite, counted the entries without it.
+    const crashed = tempDir();
+    const store = createStore({ dataDir: crashed });
+    await store.open();
+    for (const n of [1, 2]) await store.upsert(entryWrite('agent', `https://crashed-${n}.example.org/a2a`), actor('alice'));
+    await store.close();
+    const database = path.join(crashed, 'registry.db');
+    const live = new Database(database);
+    live.pragma('wal_autocheckpoint = 0');
+    live.prepare("DELETE FROM entries WHERE identity_url = 'https://crashed-1.example.org/a2a'").run();
+    // The files as the crash left them: copied while the connection holds the commit in its WAL.
+    const recovered = tempDir();
+    for (const suffix of ['', '-wal', '-shm']) fs.copyFileSync(`${database}${suffix}`, path.join(recovered, `registry.db${suffix}`));
+    live.close();
+    const target = tempDir();
+    const restore = await cli(['restore', path.join(recovered, 'registry.db'), '--data-dir', target, '--json']);
+    assert.equal(restore.code, 0, restore.stderr);
+    assert.equal(parse(restore).entries, 1);
+    const restored = new Database(path.join(target, 'registry.db'), { readonly: true });
+    try {
+      assert.deepEqual(restored.prepare('SELECT identity_url AS url FROM entries').all(), [{ url: 'https://crashed-2.example.org/a2a' }], 'the unregistered entry came back');
+    } finally {
+      restored.close();
+    }
+    assert.equal(fs.statSync(path.join(target, 'registry.db')).mode & 0o777, 0o600);
   });
 
   test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {

@@ -186,6 +186,23 @@ function checkedCopy(file: string): Omit<SqliteBackup, 'file' | 'bytes'> {
 }
 
 /**
+ * Copies the database at `file` as SQLite reads it, its -wal included: a database file copied
+ * from a registry that crashed (a recovered disk) holds its last commits in the -wal beside it,
+ * which a copy of the file alone dropped, though the summary, read through SQLite, counted them.
+ * The copy is its user's alone (it holds webhook tokens) from the moment it exists.
+ */
+function copyThroughSqlite(file: string, copy: string): void {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const umask = process.umask(0o077);
+  try {
+    db.prepare('VACUUM INTO ?').run(copy);
+  } finally {
+    process.umask(umask);
+    db.close();
+  }
+}
+
+/**
  * The watches (standing searches) a restored database holds were current with it when the backup
  * was taken, and have told their clients of changes since, which the restore undoes: each is
  * marked behind its change log (position 0), so the registry sends it a `resync` with its current
@@ -255,8 +272,7 @@ export function restoreSqlite(backup: string, database: string, options: { overw
       }
       replaced = `${database}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     }
-    fs.copyFileSync(backup, tmp);
-    fs.chmodSync(tmp, 0o600);
+    copyThroughSqlite(backup, tmp);
     rewindWatches(tmp, replaced ? database : undefined);
     syncPath(tmp, 'r');
     if (replaced) {
