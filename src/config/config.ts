@@ -233,6 +233,14 @@ const retentionHours = () => {
 /** Tokens shorter than this are refused, wherever they come from (a generated admin token is longer). */
 export const MIN_TOKEN_CHARS = 16;
 
+/**
+ * A token is one word: "Authorization: Bearer <token>" carries no whitespace in it (RFC 6750's
+ * b64token; src/auth/tokens.ts reads `Bearer\s+(\S+)`), so a token with a space inside was
+ * accepted at start-up and could never be presented: /metrics, or that principal, shut out.
+ */
+const ONE_WORD = /^\S+$/;
+const NOT_ONE_WORD = 'contains whitespace, which no "Authorization: Bearer <token>" header can carry: a token is one word; remove the spaces';
+
 const tokensSchema = z
   .string()
   .transform((raw, ctx) => {
@@ -249,6 +257,10 @@ const tokensSchema = z
       }
       if (token.length < MIN_TOKEN_CHARS) {
         ctx.addIssue({ code: 'custom', message: `the token of "${principal}" is shorter than ${MIN_TOKEN_CHARS} characters` });
+        return z.NEVER;
+      }
+      if (!ONE_WORD.test(token)) {
+        ctx.addIssue({ code: 'custom', message: `the token of "${principal}" ${NOT_ONE_WORD}` });
         return z.NEVER;
       }
       if (tokens.has(token)) {
@@ -285,7 +297,7 @@ const envSchema = z.object({
   // An import's transactions hold the lock for about a second at most (src/storage/sqlite/store.ts).
   REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
-  REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).optional(),
+  REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).regex(ONE_WORD, { message: NOT_ONE_WORD }).optional(),
   REGISTRY_ADMIN_TOKEN_FILE: z.string().min(1).optional(),
   REGISTRY_PUBLIC_READ: booleanString.default(true),
   REGISTRY_MAX_DOCUMENT_BYTES: positiveInt(1024 * 1024).default(10240),
@@ -367,7 +379,7 @@ const envSchema = z.object({
       return z.NEVER;
     })
     .default(false),
-  REGISTRY_METRICS_TOKEN: z.string().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).optional(),
+  REGISTRY_METRICS_TOKEN: z.string().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).regex(ONE_WORD, { message: NOT_ONE_WORD }).optional(),
   // Outbound requests (issue 16).
   REGISTRY_FETCH_ALLOW: z
     .string()
@@ -486,6 +498,7 @@ function adminToken(value: string | undefined, file: string | undefined): string
   }
   const token = text.split('\n')[0]!.trim();
   if (token.length < MIN_TOKEN_CHARS) throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE must hold a token of at least ${MIN_TOKEN_CHARS} characters on its first line (got "${file}")`);
+  if (!ONE_WORD.test(token)) throw new ConfigError(`invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE (${file}) ${NOT_ONE_WORD}`);
   return token;
 }
 
