@@ -202,6 +202,15 @@ describe('deployment configuration', () => {
     configError({ REGISTRY_ADMIN_TOKEN: admin, REGISTRY_TOKENS: `alice:${admin}` }, /also the token of "alice"/);
   });
 
+  test('a path setting that begins or ends with whitespace is refused: it named another place, relative to the working directory', () => {
+    for (const name of ['REGISTRY_DATA_DIR', 'REGISTRY_ADMIN_TOKEN_FILE', 'REGISTRY_SYNONYMS', 'REGISTRY_INDEX_SNAPSHOT_DIR', 'REGISTRY_TRUSTED_KEYS', 'REGISTRY_SIGNING_KEY']) {
+      for (const value of [' /data', '/data ', ' ']) {
+        configError({ [name]: value }, new RegExp(`^invalid configuration: ${name} begins or ends with whitespace, which would name another file or directory \\(a quoting mistake\\?\\): remove it \\(got "${value}"\\)$`));
+      }
+    }
+    assert.equal(loadConfig({ ...base, REGISTRY_DATA_DIR: '/var/lib/a2a registry' }).dataDir, '/var/lib/a2a registry');
+  });
+
   test('numbers are written the plain way: PORT=0x50 or 1e3 is refused, not read as 80 or 1000', () => {
     for (const port of ['0x50', '1e3', '80abc', 'eighty']) configError({ PORT: port }, /^invalid configuration: PORT must be a port number/);
     configError({ REGISTRY_MAX_BODY_BYTES: '0x10000' }, /REGISTRY_MAX_BODY_BYTES must be a whole number/);
