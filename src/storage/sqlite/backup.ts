@@ -192,6 +192,8 @@ function checkedCopy(file: string): Omit<SqliteBackup, 'file' | 'bytes'> {
  * The copy is its user's alone (it holds webhook tokens) from the moment it exists.
  */
 function copyThroughSqlite(file: string, copy: string): void {
+  // VACUUM INTO writes only a new file: one of this name is left by an earlier run whose pid was this one's.
+  fs.rmSync(copy, { force: true });
   const db = new Database(file, { readonly: true, fileMustExist: true });
   const umask = process.umask(0o077);
   try {
