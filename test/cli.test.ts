@@ -943,7 +943,7 @@ describe('a data directory that cannot be made', () => {
   });
 });
 
-describe('a data directory the CLI\'s user may not write', () => {
+describe('a data directory the CLI\'s user may not write or enter', () => {
   // `import` is run by an operator, often not as the user the registry runs as: the message
   // blamed "the user the registry runs as" and named no missing access. As root (who may write
   // anywhere) the CLI runs as nobody; as anyone else the directory is made read-only.
@@ -967,6 +967,31 @@ describe('a data directory the CLI\'s user may not write', () => {
       ),
     );
     assert.doesNotMatch(imported.stderr, /the user the registry runs as/);
+  });
+
+  test('backup of a data directory its user may not enter names it (it said there was no database there)', async () => {
+    const root = tempDir();
+    const dataDir = path.join(root, 'data');
+    const store = createStore({ dataDir });
+    await store.open();
+    await store.close();
+    const asRoot = process.getuid?.() === 0;
+    const uid = asRoot ? 65534 : process.getuid!();
+    fs.chmodSync(root, 0o777);
+    if (!asRoot) fs.chmodSync(dataDir, 0o000);
+    try {
+      const backup = await cli(['backup', path.join(root, 'copy.db'), '--data-dir', dataDir], asRoot ? { uid } : {});
+      assert.equal(backup.code, 1, backup.stderr);
+      assert.match(
+        backup.stderr,
+        new RegExp(
+          `^a2a-registry: cannot read the registry database ${dataDir}/registry\\.db: user \\S+ \\(uid ${uid}\\) may not enter the directory ${dataDir} \\(owned by uid \\d+, mode 0(700|000)\\); ` +
+            `run the backup as the registry's user, or as one who may read its data directory\\n$`,
+        ),
+      );
+    } finally {
+      fs.chmodSync(dataDir, 0o700);
+    }
   });
 });
 

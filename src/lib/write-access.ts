@@ -1,6 +1,7 @@
 /**
- * Why a file cannot be written where it is to be kept (the SQLite database, the admin token), in
- * the terms an operator fixes: the path, the user, and the access that user lacks. The process
+ * Why a file cannot be written where it is to be kept (the SQLite database, the admin token), or
+ * read (a database to back up), in the terms an operator fixes: the path, the user, and the
+ * access that user lacks. The process
  * may be the registry or `a2a-registry import`/`backup`/... run by someone else than the user the
  * registry runs as, so the user named is this process's own. Only called once opening failed:
  * the few system calls it makes cost nothing on the paths that work.
@@ -54,6 +55,20 @@ export function whyCannotWrite(file: string, besides: readonly string[] = []): s
     if (missing) return missing;
   }
   return undefined;
+}
+
+/**
+ * What stops this process reading `file`: a directory on the way it may not enter, or the file
+ * itself. Undefined when neither (a missing file included: `fs.existsSync` says false for a file
+ * behind a directory this user may not enter, which is not the same mistake).
+ */
+export function whyCannotRead(file: string): string | undefined {
+  const resolved = path.resolve(file);
+  for (const ancestor of ancestorsOf(path.dirname(resolved))) {
+    const missing = lacking(ancestor, fs.constants.X_OK, 'enter the directory');
+    if (missing) return missing;
+  }
+  return lacking(resolved, fs.constants.R_OK, 'read');
 }
 
 /** `/a/b/c` → `/`, `/a`, `/a/b`, `/a/b/c`. */

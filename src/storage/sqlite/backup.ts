@@ -21,6 +21,7 @@ import Database from 'better-sqlite3';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { removeStaleBackupCopies, removeStaleTemporaries } from './leftovers.js';
 import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
+import { whyCannotRead } from '../../lib/write-access.js';
 import { readLastChangeSeq } from './store.js';
 
 export interface SqliteBackup {
@@ -80,6 +81,12 @@ function describe(db: Database.Database, where: string): Omit<SqliteBackup, 'fil
 
 /** Copies the database at `source` to `destination`; never over an existing file unless `overwrite`. */
 export function backupSqlite(source: string, destination: string, options: { overwrite: boolean }): SqliteBackup {
+  // Run as another user than the registry's (its data directory is 0700), the database was
+  // said not to exist: "point --data-dir at the registry's data directory", which it was.
+  const unreadable = whyCannotRead(source);
+  if (unreadable) {
+    throw new BackupError(`cannot read the registry database ${source}: ${unreadable}; run the backup as the registry's user, or as one who may read its data directory`);
+  }
   if (!fs.existsSync(source)) {
     throw new BackupError(`there is no registry database at ${source}: point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory`, true);
   }
@@ -251,6 +258,8 @@ function reservedEventNumbers(database: string): Map<string, number> {
  * `registry.db.replaced-<time>`.
  */
 export function restoreSqlite(backup: string, database: string, options: { overwrite: boolean }): SqliteRestore {
+  const unreadable = whyCannotRead(backup);
+  if (unreadable) throw new BackupError(`cannot read the backup ${backup}: ${unreadable}`);
   if (!fs.existsSync(backup)) throw new BackupError(`there is no backup at ${backup}`, true);
   if (sameFile(backup, database)) throw new BackupError(`${backup} is the database itself`, true);
   const facts = checkedCopy(backup);
