@@ -969,7 +969,7 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
     assert.doesNotMatch(imported.stderr, /the user the registry runs as/);
   });
 
-  test('backup of a data directory its user may not enter names it (it said there was no database there)', async () => {
+  test('backup and migrate of a data directory their user may not enter name it (they said there was no database there)', async () => {
     const root = tempDir();
     const dataDir = path.join(root, 'data');
     const store = createStore({ dataDir });
@@ -980,15 +980,21 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
     fs.chmodSync(root, 0o777);
     if (!asRoot) fs.chmodSync(dataDir, 0o000);
     try {
-      const backup = await cli(['backup', path.join(root, 'copy.db'), '--data-dir', dataDir], asRoot ? { uid } : {});
-      assert.equal(backup.code, 1, backup.stderr);
-      assert.match(
-        backup.stderr,
-        new RegExp(
-          `^a2a-registry: cannot read the registry database ${dataDir}/registry\\.db: user \\S+ \\(uid ${uid}\\) may not enter the directory ${dataDir} \\(owned by uid \\d+, mode 0(700|000)\\); ` +
-            `run the backup as the registry's user, or as one who may read its data directory\\n$`,
-        ),
-      );
+      const asUser = asRoot ? { uid } : {};
+      const [backup, migrate] = await Promise.all([
+        cli(['backup', path.join(root, 'copy.db'), '--data-dir', dataDir], asUser),
+        cli(['migrate', '--from', dataDir, '--to', 'postgres://registry@127.0.0.1:1/registry'], asUser),
+      ]);
+      for (const [run, what] of [[backup, 'backup'], [migrate, 'migration']] as const) {
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(
+          run.stderr,
+          new RegExp(
+            `^a2a-registry: cannot read the registry database ${dataDir}/registry\\.db: user \\S+ \\(uid ${uid}\\) may not enter the directory ${dataDir} \\(owned by uid \\d+, mode 0(700|000)\\); ` +
+              `run the ${what} as the registry's user, or as one who may read its data directory\\n$`,
+          ),
+        );
+      }
     } finally {
       fs.chmodSync(dataDir, 0o700);
     }
