@@ -969,7 +969,7 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
     assert.doesNotMatch(imported.stderr, /the user the registry runs as/);
   });
 
-  test('backup and migrate of a data directory their user may not enter name it (they said there was no database there)', async () => {
+  test('backup, migrate and restore of a data directory their user may not enter name it (there was "no database there", or a bare EACCES)', async () => {
     const root = tempDir();
     const dataDir = path.join(root, 'data');
     const store = createStore({ dataDir });
@@ -978,13 +978,23 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
     const asRoot = process.getuid?.() === 0;
     const uid = asRoot ? 65534 : process.getuid!();
     fs.chmodSync(root, 0o777);
+    const backupFile = path.join(root, 'backup.db');
+    fs.copyFileSync(path.join(dataDir, 'registry.db'), backupFile);
+    fs.chmodSync(backupFile, 0o644);
     if (!asRoot) fs.chmodSync(dataDir, 0o000);
     try {
       const asUser = asRoot ? { uid } : {};
-      const [backup, migrate] = await Promise.all([
+      const [backup, migrate, restore] = await Promise.all([
         cli(['backup', path.join(root, 'copy.db'), '--data-dir', dataDir], asUser),
         cli(['migrate', '--from', dataDir, '--to', 'postgres://registry@127.0.0.1:1/registry'], asUser),
+        cli(['restore', backupFile, '--force', '--data-dir', dataDir], asUser),
       ]);
+      // And restore into it: "the restore failed: EACCES: permission denied, open '...lock'".
+      assert.equal(restore.code, 1, restore.stderr);
+      assert.match(
+        restore.stderr,
+        new RegExp(`^a2a-registry: cannot restore into ${dataDir}/registry\\.db: user \\S+ \\(uid ${uid}\\) may not enter the directory ${dataDir} \\(owned by uid \\d+, mode 0(700|000)\\); run the restore as the registry's user\\n$`),
+      );
       for (const [run, what] of [[backup, 'backup'], [migrate, 'migration']] as const) {
         assert.equal(run.code, 1, run.stderr);
         assert.match(

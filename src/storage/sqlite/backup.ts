@@ -21,7 +21,7 @@ import Database from 'better-sqlite3';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { removeStaleBackupCopies, removeStaleTemporaries } from './leftovers.js';
 import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
-import { whyCannotRead } from '../../lib/write-access.js';
+import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { readLastChangeSeq } from './store.js';
 
 export interface SqliteBackup {
@@ -270,6 +270,10 @@ export function restoreSqlite(backup: string, database: string, options: { overw
     if (err instanceof DatabaseInUseError) {
       throw new BackupError(`a registry is running on ${database} (it holds ${database}.lock): stop it, then restore`);
     }
+    // Run as another user than the registry's: "EACCES: permission denied, open '....lock'" named
+    // neither the user nor what it lacks.
+    const why = /^(EACCES|EPERM|EROFS)$/.test((err as NodeJS.ErrnoException).code ?? '') ? whyCannotWrite(database, [`${database}.lock`, `${database}-wal`, `${database}-shm`]) : undefined;
+    if (why) throw new BackupError(`cannot restore into ${database}: ${why}; run the restore as the registry's user`);
     throw err;
   }
   const tmp = `${database}.restore-${process.pid}.tmp`;
