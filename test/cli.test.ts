@@ -14,6 +14,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { SendMessageRequest, type AgentCard } from '@a2a-js/sdk';
+import Database from 'better-sqlite3';
 import { atRegistryUrl, resolveConnection } from '../src/cli/client.js';
 import { buildProgram } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/config.js';
@@ -43,6 +44,8 @@ interface RunOptions {
   input?: string;
   /** Called with each piece of stdout as it arrives. */
   onStdout?: (chunk: string) => void;
+  /** Run as this user (and its group): another user than the test's, as an operator may be. */
+  uid?: number;
 }
 
 /** An empty data directory: the CLI finds no admin-token file in it. */
@@ -61,7 +64,8 @@ function baseEnv(): Record<string, string> {
 /** Runs the CLI asynchronously: the registry under test runs in this process and must keep serving. */
 function cli(args: string[], options: RunOptions = {}): Promise<Run> {
   ensureBuilt();
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...baseEnv(), ...options.env }, stdio: 'pipe' });
+  const asUser = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...baseEnv(), ...options.env }, stdio: 'pipe', ...asUser });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -343,6 +347,8 @@ describe('a2a-registry against a registry', () => {
       cli(['serve', '--port', 'eighty']),
       cli(['serve', '--grpc-port', '70000']),
       cli(['nonsense']),
+      // Below the documented minimum of 0.1 s: 0.05 was accepted (the check was `> 0`).
+      cli(['search', 'x', '--timeout', '0.05'], { env }),
       // Empty values (`--owner "$OWNER"` with the variable unset): ls listed every owner's
       // entries, search dropped the filter, get and rm sent the registry an empty id.
       cli(['ls', '--owner', '', '--json'], { env }),
@@ -358,6 +364,7 @@ describe('a2a-registry against a registry', () => {
       assertNoStack(r);
     }
     assert.match(runs[5]!.stderr, /--mcp-name <name> and --mcp-url <url>/);
+    assert.match(runs[11]!.stderr, /option '--timeout <seconds>' argument '0\.05' is invalid\. must be a number of seconds from 0\.1 to 3600/);
     for (const r of runs.slice(-6)) assert.match(r.stderr, /must not be empty/);
     assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
   });
@@ -650,9 +657,23 @@ describe('the admin-token fallback', () => {
       const mine = await cli(['ls', '--json', '--mine'], { env });
       assert.deepEqual(parse(mine).entries.map((e: { owner: string }) => e.owner), ['admin']);
       // Without the data directory there is no token, and writes are declined.
-      const none = await cli(['register', example('agent-card-v0.3.json')], { env: { A2A_REGISTRY_URL: registry.url } });
+      // So are they for a user who may not read the token file (root: nobody; others: the file
+      // made unreadable), which is named: the hint said only "is used when readable".
+      const asRoot = process.getuid?.() === 0;
+      const tokenFile = path.join(registry.dataDir, 'admin-token');
+      if (!asRoot) fs.chmodSync(tokenFile, 0o000);
+      const [none, unreadable] = await Promise.all([
+        cli(['register', example('agent-card-v0.3.json')], { env: { A2A_REGISTRY_URL: registry.url } }),
+        cli(['register', example('agent-card-v0.3.json')], { env, ...(asRoot ? { uid: 65534 } : {}) }),
+      ]).finally(() => fs.chmodSync(tokenFile, 0o600));
       assert.equal(none.code, 1);
       assert.match(none.stderr, /UNAUTHENTICATED/);
+      assert.doesNotMatch(none.stderr, /may not read/);
+      assert.equal(unreadable.code, 1, unreadable.stderr);
+      assert.match(
+        unreadable.stderr,
+        new RegExp(`UNAUTHENTICATED[\\s\\S]*\\nNo token was sent: user \\S+ \\(uid \\d+\\) may not read the registry's admin token in ${tokenFile} \\(permission denied\\)\\. Run the command as the registry's user, or give a token`),
+      );
     } finally {
       await registry.close();
     }
@@ -912,13 +933,81 @@ describe('a data directory that cannot be made', () => {
     assert.equal(adminToken.code, 1, adminToken.stderr);
     assert.match(
       adminToken.stderr,
-      /^a2a-registry: could not start: cannot keep the admin token in \/proc\/a2a-registry-test\/data\/admin-token \(ENOENT: .*mkdir '\/proc\/a2a-registry-test'\)\. Check that REGISTRY_DATA_DIR \(\/proc\/a2a-registry-test\/data\) is a directory/m,
+      /^a2a-registry: could not start: cannot keep the admin token in \/proc\/a2a-registry-test\/data\/admin-token \(ENOENT: .*mkdir '\/proc\/a2a-registry-test'\)(: [^\n]*)?\. Check that REGISTRY_DATA_DIR \(\/proc\/a2a-registry-test\/data\) is a directory/m,
     );
     assert.equal(database.code, 1, database.stderr);
     assert.match(
       database.stderr,
       /^a2a-registry: could not start: cannot open the database file \/proc\/a2a-registry-test\/data\/registry\.db for writing \(ENOENT: .*\)\. Check that REGISTRY_DATA_DIR \(\/proc\/a2a-registry-test\/data\) is a directory/m,
     );
+  });
+});
+
+describe('a data directory the CLI\'s user may not write or enter', () => {
+  // `import` is run by an operator, often not as the user the registry runs as: the message
+  // blamed "the user the registry runs as" and named no missing access. As root (who may write
+  // anywhere) the CLI runs as nobody; as anyone else the directory is made read-only.
+  test('import names this process\'s user, the directory and the access it lacks (exit 1)', async () => {
+    const root = tempDir();
+    const dataDir = path.join(root, 'data');
+    fs.mkdirSync(dataDir);
+    const asRoot = process.getuid?.() === 0;
+    const uid = asRoot ? 65534 : process.getuid!();
+    if (asRoot) fs.chmodSync(root, 0o755);
+    else fs.chmodSync(dataDir, 0o555);
+    const imported = await cli(['import', '-', '--data-dir', dataDir], { input: '{}\n', ...(asRoot ? { uid } : {}) });
+    assert.equal(imported.code, 1, imported.stderr);
+    const mode = asRoot ? '0755' : '0555';
+    assert.match(
+      imported.stderr,
+      new RegExp(
+        `^a2a-registry: nothing was imported: cannot open the database file ${dataDir}/registry\\.db for writing \\(EACCES: [^)]*\\): ` +
+          `user \\S+ \\(uid ${uid}\\) may not create files in ${dataDir} \\(owned by uid \\d+, mode ${mode}\\)\\. ` +
+          `Check that --data-dir \\(REGISTRY_DATA_DIR\\) \\(${dataDir}\\) is a directory that user \\S+ \\(uid ${uid}\\) can write to`,
+      ),
+    );
+    assert.doesNotMatch(imported.stderr, /the user the registry runs as/);
+  });
+
+  test('backup, migrate and restore of a data directory their user may not enter name it (there was "no database there", or a bare EACCES)', async () => {
+    const root = tempDir();
+    const dataDir = path.join(root, 'data');
+    const store = createStore({ dataDir });
+    await store.open();
+    await store.close();
+    const asRoot = process.getuid?.() === 0;
+    const uid = asRoot ? 65534 : process.getuid!();
+    fs.chmodSync(root, 0o777);
+    const backupFile = path.join(root, 'backup.db');
+    fs.copyFileSync(path.join(dataDir, 'registry.db'), backupFile);
+    fs.chmodSync(backupFile, 0o644);
+    if (!asRoot) fs.chmodSync(dataDir, 0o000);
+    try {
+      const asUser = asRoot ? { uid } : {};
+      const [backup, migrate, restore] = await Promise.all([
+        cli(['backup', path.join(root, 'copy.db'), '--data-dir', dataDir], asUser),
+        cli(['migrate', '--from', dataDir, '--to', 'postgres://registry@127.0.0.1:1/registry'], asUser),
+        cli(['restore', backupFile, '--force', '--data-dir', dataDir], asUser),
+      ]);
+      // And restore into it: "the restore failed: EACCES: permission denied, open '...lock'".
+      assert.equal(restore.code, 1, restore.stderr);
+      assert.match(
+        restore.stderr,
+        new RegExp(`^a2a-registry: cannot restore into ${dataDir}/registry\\.db: user \\S+ \\(uid ${uid}\\) may not enter the directory ${dataDir} \\(owned by uid \\d+, mode 0(700|000)\\); run the restore as the registry's user\\n$`),
+      );
+      for (const [run, what] of [[backup, 'backup'], [migrate, 'migration']] as const) {
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(
+          run.stderr,
+          new RegExp(
+            `^a2a-registry: cannot read the registry database ${dataDir}/registry\\.db: user \\S+ \\(uid ${uid}\\) may not enter the directory ${dataDir} \\(owned by uid \\d+, mode 0(700|000)\\); ` +
+              `run the ${what} as the registry's user, or as one who may read its data directory\\n$`,
+          ),
+        );
+      }
+    } finally {
+      fs.chmodSync(dataDir, 0o700);
+    }
   });
 });
 
@@ -1157,6 +1246,36 @@ describe('backup', () => {
       await restored?.close();
       await registry.close();
     }
+  });
+
+  test('restore from a crashed registry\'s database keeps the commits still in its -wal', async () => {
+    // A registry that crashed (a recovered disk) leaves its last commits in registry.db-wal: the
+    // restore copied registry.db alone, so an unregistration there came back, while its summary,
+    // read through SQLite, counted the entries without it.
+    const crashed = tempDir();
+    const store = createStore({ dataDir: crashed });
+    await store.open();
+    for (const n of [1, 2]) await store.upsert(entryWrite('agent', `https://crashed-${n}.example.org/a2a`), actor('alice'));
+    await store.close();
+    const database = path.join(crashed, 'registry.db');
+    const live = new Database(database);
+    live.pragma('wal_autocheckpoint = 0');
+    live.prepare("DELETE FROM entries WHERE identity_url = 'https://crashed-1.example.org/a2a'").run();
+    // The files as the crash left them: copied while the connection holds the commit in its WAL.
+    const recovered = tempDir();
+    for (const suffix of ['', '-wal', '-shm']) fs.copyFileSync(`${database}${suffix}`, path.join(recovered, `registry.db${suffix}`));
+    live.close();
+    const target = tempDir();
+    const restore = await cli(['restore', path.join(recovered, 'registry.db'), '--data-dir', target, '--json']);
+    assert.equal(restore.code, 0, restore.stderr);
+    assert.equal(parse(restore).entries, 1);
+    const restored = new Database(path.join(target, 'registry.db'), { readonly: true });
+    try {
+      assert.deepEqual(restored.prepare('SELECT identity_url AS url FROM entries').all(), [{ url: 'https://crashed-2.example.org/a2a' }], 'the unregistered entry came back');
+    } finally {
+      restored.close();
+    }
+    assert.equal(fs.statSync(path.join(target, 'registry.db')).mode & 0o777, 0o600);
   });
 
   test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {

@@ -192,7 +192,23 @@ describe('deployment configuration', () => {
     configError({ REGISTRY_ADMIN_TOKEN: admin, REGISTRY_ADMIN_TOKEN_FILE: file }, /REGISTRY_ADMIN_TOKEN or REGISTRY_ADMIN_TOKEN_FILE, not both/);
     configError({ REGISTRY_ADMIN_TOKEN_FILE: `${file}.missing` }, /REGISTRY_ADMIN_TOKEN_FILE cannot be read \(got ".*\.missing": no such file\)/);
     configError({ REGISTRY_ADMIN_TOKEN: 'short-secret' }, /^invalid configuration: REGISTRY_ADMIN_TOKEN must be at least 16 characters$/);
+    // A space inside a token: no Authorization header can carry it, so it could never be presented.
+    const spaced = /contains whitespace, which no "Authorization: Bearer <token>" header can carry: a token is one word; remove the spaces$/;
+    configError({ REGISTRY_ADMIN_TOKEN: 'admin token given by the operator' }, new RegExp(`^invalid configuration: REGISTRY_ADMIN_TOKEN ${spaced.source}`));
+    configError({ REGISTRY_METRICS_TOKEN: 'metrics token for the scraper' }, new RegExp(`^invalid configuration: REGISTRY_METRICS_TOKEN ${spaced.source}`));
+    configError({ REGISTRY_TOKENS: 'alice:alice token 0123456789' }, new RegExp(`^invalid configuration: REGISTRY_TOKENS the token of "alice" ${spaced.source}`));
+    writeFileSync(file, 'admin token given by the operator\n');
+    configError({ REGISTRY_ADMIN_TOKEN_FILE: file }, new RegExp(`^invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE \\(.*\\) ${spaced.source}`));
     configError({ REGISTRY_ADMIN_TOKEN: admin, REGISTRY_TOKENS: `alice:${admin}` }, /also the token of "alice"/);
+  });
+
+  test('a path setting that begins or ends with whitespace is refused: it named another place, relative to the working directory', () => {
+    for (const name of ['REGISTRY_DATA_DIR', 'REGISTRY_ADMIN_TOKEN_FILE', 'REGISTRY_SYNONYMS', 'REGISTRY_INDEX_SNAPSHOT_DIR', 'REGISTRY_TRUSTED_KEYS', 'REGISTRY_SIGNING_KEY']) {
+      for (const value of [' /data', '/data ', ' ']) {
+        configError({ [name]: value }, new RegExp(`^invalid configuration: ${name} begins or ends with whitespace, which would name another file or directory \\(a quoting mistake\\?\\): remove it \\(got "${value}"\\)$`));
+      }
+    }
+    assert.equal(loadConfig({ ...base, REGISTRY_DATA_DIR: '/var/lib/a2a registry' }).dataDir, '/var/lib/a2a registry');
   });
 
   test('numbers are written the plain way: PORT=0x50 or 1e3 is refused, not read as 80 or 1000', () => {

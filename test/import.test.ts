@@ -233,6 +233,52 @@ describe('import into SQLite', () => {
   });
 });
 
+describe('import by a user who may not read every source', () => {
+  // An operator's import reads files others wrote. A directory below the source it may not list
+  // was "nothing was imported: EACCES: permission denied, scandir" (exit 1, as if storage had
+  // failed); a file it may not read stopped the import at its turn, after the documents before
+  // it were stored, reported as a usage error. Both are now found before anything is stored.
+  // As root (who reads everything) the CLI runs as nobody; as anyone else the files are made unreadable.
+  test('an unreadable directory or file below the source is exit 2, named, and nothing is imported', async () => {
+    ensureBuilt();
+    const asRoot = process.getuid?.() === 0;
+    const work = tempDir();
+    fs.chmodSync(work, 0o755);
+    const dataDir = path.join(work, 'data');
+    fs.mkdirSync(dataDir, { mode: 0o777 });
+    fs.chmodSync(dataDir, 0o777);
+    const source = (name: string, unreadable: 'directory' | 'file'): { dir: string; hidden: string } => {
+      const dir = path.join(work, name);
+      fs.mkdirSync(dir, { mode: 0o755 });
+      fs.writeFileSync(path.join(dir, 'a-readable.json'), JSON.stringify(v1Card('Readable Ray', `https://${name}-ray.example.org/a2a`)));
+      const hidden = path.join(dir, unreadable === 'directory' ? 'secret' : 'z-secret.json');
+      if (unreadable === 'directory') fs.mkdirSync(hidden, { mode: 0o700 });
+      else fs.writeFileSync(hidden, JSON.stringify(v1Card('Secret Seal', `https://${name}-seal.example.org/a2a`)), { mode: 0o600 });
+      if (!asRoot) fs.chmodSync(hidden, 0o000);
+      return { dir, hidden };
+    };
+    const run = (dir: string): Promise<{ code: number | null; stderr: string }> => {
+      const child = spawn(process.execPath, [BIN, 'import', '--data-dir', dataDir, dir], { cwd: REPO_ROOT, stdio: 'pipe', ...(asRoot ? { uid: 65534, gid: 65534 } : {}) });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stdout.resume();
+      return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+    };
+    try {
+      const sources = [source('with-directory', 'directory'), source('with-file', 'file')];
+      const runs = await Promise.all(sources.map((s) => run(s.dir)));
+      runs.forEach((r, i) => {
+        assert.equal(r.code, 2, r.stderr);
+        assert.equal(r.stderr, `a2a-registry: cannot read ${sources[i]!.hidden}: permission denied\n`);
+      });
+      assert.ok(!fs.existsSync(path.join(dataDir, 'registry.db')), 'nothing was stored');
+    } finally {
+      if (!asRoot) for (const s of ['with-directory/secret', 'with-file/z-secret.json']) fs.chmodSync(path.join(work, s), 0o700);
+      removeTempDir(work);
+    }
+  });
+});
+
 describe('import beside a running SQLite registry', () => {
   test('the registry keeps answering promptly, and its own registrations succeed within its lock wait, while the import holds the write lock again and again', async () => {
     ensureBuilt();

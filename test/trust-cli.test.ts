@@ -4,7 +4,7 @@
  * keygen wrote, through the CLI's own `register`.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -45,6 +45,22 @@ function cli(args: string[], env: Record<string, string> = {}, maxFileBytes?: nu
 }
 
 const readJson = (name: string) => JSON.parse(fs.readFileSync(file(name), 'utf8'));
+
+/** Whether this process can make a file in `work` immutable (chattr +i: root, on a file system that has the attribute). */
+function canMakeImmutable(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = file('immutable-probe');
+  fs.writeFileSync(probe, '');
+  try {
+    execFileSync('chattr', ['+i', probe], { stdio: 'ignore' });
+    execFileSync('chattr', ['-i', probe], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(probe, { force: true });
+  }
+}
 
 describe('keygen, sign, verify', () => {
   let registry: TestRegistry;
@@ -137,6 +153,30 @@ describe('keygen, sign, verify', () => {
     assert.match(replacing.stderr, /cannot write .*published-jwks\.json: /);
     assert.deepEqual(fs.readFileSync(file('kept.jwk.json')), fs.readFileSync(file('key.jwk.json')), 'the old private key was replaced by one whose public key was never written');
     assert.deepEqual(fs.readdirSync(work).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
+  });
+
+  // The key set's rename failing after the new private key was put in place (its commit): only
+  // an immutable file (chattr +i, root only) makes a rename fail there, after both were written.
+  test('keygen --force whose key set cannot be put in place restores the old private key', { skip: !canMakeImmutable() && 'needs chattr +i (root, ext4)' }, async () => {
+    fs.copyFileSync(file('key.jwk.json'), file('restored.jwk.json'));
+    fs.copyFileSync(file('jwks.json'), file('immutable-jwks.json'));
+    execFileSync('chattr', ['+i', file('immutable-jwks.json')]);
+    try {
+      const [replacing, adding] = await Promise.all([
+        cli(['keygen', '--force', '--private', file('restored.jwk.json'), '--jwks', file('immutable-jwks.json')]),
+        cli(['keygen', '--private', file('fresh.jwk.json'), '--jwks', file('immutable-jwks.json')]),
+      ]);
+      for (const run of [replacing, adding]) {
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(run.stderr, /cannot write .*immutable-jwks\.json: permission denied/);
+      }
+      assert.deepEqual(fs.readFileSync(file('restored.jwk.json')), fs.readFileSync(file('key.jwk.json')), 'the old private key was replaced by one whose public key was never written');
+      assert.equal(fs.statSync(file('restored.jwk.json')).mode & 0o777, 0o600);
+      assert.equal(fs.existsSync(file('fresh.jwk.json')), false, 'a new private key without its public half stays');
+      assert.deepEqual(fs.readdirSync(work).filter((f) => /\.tmp(\.previous)?$/.test(f)), [], 'no temporary file left');
+    } finally {
+      execFileSync('chattr', ['-i', file('immutable-jwks.json')]);
+    }
   });
 
   test('sign, then verify: which signature verified; a tampered copy says why not', async () => {

@@ -11,6 +11,7 @@ import { ADMIN_PRINCIPAL, MIN_TOKEN_CHARS } from '../config/config.js';
 import type { Caller } from '../contract/caller.js';
 import { ADMIN_TOKEN_FILE } from './admin-token-file.js';
 import { makeDirectories } from '../lib/make-directories.js';
+import { thisProcessUser, whyCannotWrite } from '../lib/write-access.js';
 
 /**
  * Loads the admin token from the data directory, creating it on first start.
@@ -28,9 +29,10 @@ export function ensureAdminToken(dataDir: string): { token: string; file: string
     const code = (err as NodeJS.ErrnoException).code;
     if (code === undefined) throw err;
     // The file system's words (EACCES, EEXIST on mkdir) name neither the setting nor the way out.
+    const why = whyCannotWrite(file);
     throw new Error(
-      `cannot keep the admin token in ${file} (${(err as Error).message}). Check that REGISTRY_DATA_DIR (${dataDir}) is a directory the user the registry runs as ` +
-        `(uid ${process.getuid?.() ?? '?'}) can write to, or give the token with REGISTRY_ADMIN_TOKEN or REGISTRY_ADMIN_TOKEN_FILE.`,
+      `cannot keep the admin token in ${file} (${(err as Error).message})${why ? `: ${why}` : ''}. Check that REGISTRY_DATA_DIR (${dataDir}) is a directory ` +
+        `that ${thisProcessUser()} can write to, or give the token with REGISTRY_ADMIN_TOKEN or REGISTRY_ADMIN_TOKEN_FILE.`,
       { cause: err },
     );
   }

@@ -12,6 +12,7 @@ import { Role, TaskState, type AgentCard, type Message, type Part, type SendMess
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
+import { thisProcessUser } from '../lib/write-access.js';
 import { isObject, type JsonObject } from '../lib/json.js';
 
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
@@ -141,6 +142,11 @@ export interface Connection {
   token?: string;
   /** Where the token came from, for messages such as "the admin token in ./data/admin-token". */
   tokenSource: 'option' | 'admin-token-file' | 'none';
+  /**
+   * Without a token: why the registry's admin-token file, there to be used, was not (this user may
+   * not read it: the CLI run as another user than the registry's), for the hint after a refusal.
+   */
+  unreadableTokenFile?: string;
   timeoutMs: number;
   /** A watch: its event stream stays open past the timeout (which still bounds the wait for its headers). */
   openStreams?: boolean;
@@ -192,8 +198,14 @@ export function resolveConnection(options: ConnectionOptions, env: NodeJS.Proces
     try {
       const token = readFileSync(file, 'utf8').trim();
       if (token) return { url: base, token, tokenSource: 'admin-token-file', timeoutMs };
-    } catch {
-      // No readable token file: go on without a token (reads are public by default).
+    } catch (err) {
+      // No token file: go on without a token (reads are public by default). One this user may
+      // not read is said if the registry then asks for a token: "when readable" did not say it was there.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
+        return { url: base, tokenSource: 'none', unreadableTokenFile: `${thisProcessUser()} may not read the registry's admin token in ${file} (${why})`, timeoutMs };
+      }
     }
   }
   return { url: base, tokenSource: 'none', timeoutMs };

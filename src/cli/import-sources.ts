@@ -8,8 +8,8 @@
  * A document longer than `maxBytes` is never read into memory: it is handed on as `tooLong`, to
  * be refused with its place like any other document, and the import goes on with the next one.
  */
-import { createReadStream } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { FileTooLarge, readBounded } from './bounded-read.js';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -54,6 +54,17 @@ export async function listSources(sources: readonly string[]): Promise<string[]>
       files.push(...found);
     } else files.push(source);
   }
+  // Readable, every one, before anything is stored: one this user may not read (another user's
+  // file, 0600) stopped the import when its turn came, after the batches before it were stored,
+  // and was reported as a usage error, as if nothing had been imported.
+  for (const file of files) {
+    if (file === '-') continue;
+    try {
+      await access(file, constants.R_OK);
+    } catch (err) {
+      throw new SourceError(readProblem(file, err));
+    }
+  }
   return files;
 }
 
@@ -63,7 +74,14 @@ export async function listSources(sources: readonly string[]): Promise<string[]>
  * than one path is read once, under its first path.
  */
 async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  let entries;
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch (err) {
+    // A directory below it this user may not list: named as a source that cannot be read (it was
+    // "nothing was imported: EACCES: permission denied, scandir ...", as if storage had failed).
+    throw new SourceError(readProblem((err as NodeJS.ErrnoException).path ?? dir, err));
+  }
   const candidates = entries
     .filter((e) => (e.isFile() || e.isSymbolicLink()) && isImportable(e.name))
     .map((e) => join(e.parentPath, e.name))

@@ -67,9 +67,14 @@ function writeProblem(file: string, err: unknown): string {
   return `cannot write ${file}: ${(code && why[code]) ?? (err as Error).message}`;
 }
 
-/** A file written beside its target and synced, not yet in place: `commit` puts it there; `discard` removes what is left. */
+/**
+ * A file written beside its target and synced, not yet in place: `commit` puts it there;
+ * `revert`, after a commit, puts back what was there before (staged `revertible`) or removes the
+ * file it made; `discard` removes what is left (the temporary file, the kept previous file).
+ */
 export interface StagedFile {
   commit(): Promise<void>;
+  revert(): Promise<void>;
   discard(): Promise<void>;
 }
 
@@ -93,9 +98,11 @@ export async function writeJsonFile(file: string, value: unknown, options: { sec
 /**
  * The first half of writeJsonFile: the temporary file written and synced, where a full disk or a
  * quota fails. Files that belong together (keygen's private key and key set) are all staged
- * before any is put in place, so that one that cannot be written changes none.
+ * before any is put in place, so that one that cannot be written changes none; one put in place
+ * before another fails to be is reverted. `revertible`: a file the commit replaces is kept
+ * (a second hard link) until discarded, so that `revert` can put it back.
  */
-export async function stageJsonFile(file: string, value: unknown, options: { secret?: boolean; overwrite?: boolean } = {}): Promise<StagedFile> {
+export async function stageJsonFile(file: string, value: unknown, options: { secret?: boolean; overwrite?: boolean; revertible?: boolean } = {}): Promise<StagedFile> {
   const text = `${JSON.stringify(value, null, 2)}\n`;
   const target = options.overwrite ? await fs.realpath(file).catch(() => file) : file;
   const existing = await fs.stat(target).catch(() => undefined);
@@ -103,7 +110,16 @@ export async function stageJsonFile(file: string, value: unknown, options: { sec
   if (existing && !options.overwrite) throw new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`);
   const mode = options.secret ? 0o600 : existing ? existing.mode & 0o777 : 0o644;
   const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const discard = () => fs.rm(temporary, { force: true });
+  /** The file a commit replaced, kept under a second name until discarded: `revert` renames it back. */
+  const previous = `${temporary}.previous`;
+  /** After a commit, what `revert` does: rename the previous file back, or remove the one made ('none'). */
+  let kept: 'previous' | 'none' | undefined;
+  /** A revert that could not rename the previous file back: it stays where it is, the only copy. */
+  let stranded = false;
+  const discard = async (): Promise<void> => {
+    await fs.rm(temporary, { force: true });
+    if (!stranded) await fs.rm(previous, { force: true });
+  };
   const named = (err: unknown): LocalFileError => {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`);
     return new LocalFileError(writeProblem(file, err));
@@ -123,16 +139,48 @@ export async function stageJsonFile(file: string, value: unknown, options: { sec
   }
   const commit = async (): Promise<void> => {
     try {
-      if (options.overwrite) await fs.rename(temporary, target);
-      else
+      if (options.overwrite) {
+        if (options.revertible) kept = (await keepCopy(target, previous)) ? 'previous' : 'none';
+        await fs.rename(temporary, target);
+      } else {
         await fs.link(temporary, target).catch((err: NodeJS.ErrnoException) => {
           // A file system without hard links (some network and FUSE mounts): a copy that refuses an existing name.
           if (err.code !== 'EPERM' && err.code !== 'ENOTSUP' && err.code !== 'EOPNOTSUPP') throw err;
           return fs.copyFile(temporary, target, fsConstants.COPYFILE_EXCL);
         });
+        kept = 'none';
+      }
     } catch (err) {
+      kept = undefined;
       throw named(err);
     }
   };
-  return { commit, discard };
+  const revert = async (): Promise<void> => {
+    const was = kept;
+    kept = undefined;
+    if (was === 'none') await fs.rm(target, { force: true });
+    if (was !== 'previous') return;
+    await fs.rename(previous, target).catch((err: unknown) => {
+      stranded = true;
+      throw new LocalFileError(`${writeProblem(file, err)}; what it held before is in ${previous}: move it back`);
+    });
+  };
+  return { commit, revert, discard };
+}
+
+/**
+ * A second name for `file` (a hard link; a copy where the file system has none), so a commit
+ * that replaces it can be undone. False when there is no file to keep.
+ */
+async function keepCopy(file: string, copy: string): Promise<boolean> {
+  try {
+    await fs.link(file, copy);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
+    await fs.copyFile(file, copy, fsConstants.COPYFILE_EXCL);
+    return true;
+  }
 }

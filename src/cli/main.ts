@@ -73,9 +73,15 @@ function namedCommand(args: readonly string[]): (typeof COMMANDS)[number] | unde
 
 export { EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE } from './output.js';
 
+const MIN_TIMEOUT_SECONDS = 0.1;
+const MAX_TIMEOUT_SECONDS = 3600;
+
 function seconds(value: string): number {
   const n = Number(value);
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(value.trim()) || n <= 0 || n > 3600) throw new InvalidArgumentError('must be a number of seconds from 0.1 to 3600');
+  // The range the message states is the range checked: 0.05 passed `n <= 0` though it is below 0.1.
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(value.trim()) || n < MIN_TIMEOUT_SECONDS || n > MAX_TIMEOUT_SECONDS) {
+    throw new InvalidArgumentError(`must be a number of seconds from ${MIN_TIMEOUT_SECONDS} to ${MAX_TIMEOUT_SECONDS}`);
+  }
   return n;
 }
 

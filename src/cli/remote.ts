@@ -55,5 +55,8 @@ function tokenHint(connection: Connection): string {
     return 'The admin token from the data directory was sent and not accepted: the registry uses other tokens (REGISTRY_TOKENS); give yours with --token or A2A_REGISTRY_TOKEN.\n';
   }
   if (connection.tokenSource === 'option') return ''; // the registry's message already says the token is not recognised
+  if (connection.unreadableTokenFile) {
+    return `No token was sent: ${connection.unreadableTokenFile}. Run the command as the registry's user, or give a token with --token or A2A_REGISTRY_TOKEN.\n`;
+  }
   return 'Give a token with --token or A2A_REGISTRY_TOKEN (on the registry\'s own machine, its generated ${REGISTRY_DATA_DIR:-./data}/admin-token is used when readable).\n';
 }

@@ -233,6 +233,25 @@ const retentionHours = () => {
 /** Tokens shorter than this are refused, wherever they come from (a generated admin token is longer). */
 export const MIN_TOKEN_CHARS = 16;
 
+/**
+ * A token is one word: "Authorization: Bearer <token>" carries no whitespace in it (RFC 6750's
+ * b64token; src/auth/tokens.ts reads `Bearer\s+(\S+)`), so a token with a space inside was
+ * accepted at start-up and could never be presented: /metrics, or that principal, shut out.
+ */
+const ONE_WORD = /^\S+$/;
+const NOT_ONE_WORD = 'contains whitespace, which no "Authorization: Bearer <token>" header can carry: a token is one word; remove the spaces';
+
+/**
+ * A file or directory path. One beginning or ending with whitespace (`REGISTRY_DATA_DIR: " /data"`
+ * in a compose file) named another place, relative to the working directory: the database was
+ * written there, beside the volume meant for it, and lost with the container.
+ */
+const pathSetting = () =>
+  z
+    .string()
+    .min(1)
+    .refine((v) => v.trim() === v, { message: 'begins or ends with whitespace, which would name another file or directory (a quoting mistake?): remove it' });
+
 const tokensSchema = z
   .string()
   .transform((raw, ctx) => {
@@ -249,6 +268,10 @@ const tokensSchema = z
       }
       if (token.length < MIN_TOKEN_CHARS) {
         ctx.addIssue({ code: 'custom', message: `the token of "${principal}" is shorter than ${MIN_TOKEN_CHARS} characters` });
+        return z.NEVER;
+      }
+      if (!ONE_WORD.test(token)) {
+        ctx.addIssue({ code: 'custom', message: `the token of "${principal}" ${NOT_ONE_WORD}` });
         return z.NEVER;
       }
       if (tokens.has(token)) {
@@ -273,7 +296,7 @@ const envSchema = z.object({
       message: 'must be the gRPC address clients dial: host:port, [ipv6]:port or dns:///host:port (e.g. registry.example.com:443)',
     })
     .optional(),
-  REGISTRY_DATA_DIR: z.string().min(1).default('./data'),
+  REGISTRY_DATA_DIR: pathSetting().default('./data'),
   DATABASE_URL: z
     .string()
     .regex(/^(postgres|postgresql):\/\//, { message: 'must be a postgres:// or postgresql:// URL (leave it unset for SQLite)' })
@@ -285,8 +308,8 @@ const envSchema = z.object({
   // An import's transactions hold the lock for about a second at most (src/storage/sqlite/store.ts).
   REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
-  REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).optional(),
-  REGISTRY_ADMIN_TOKEN_FILE: z.string().min(1).optional(),
+  REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).regex(ONE_WORD, { message: NOT_ONE_WORD }).optional(),
+  REGISTRY_ADMIN_TOKEN_FILE: pathSetting().optional(),
   REGISTRY_PUBLIC_READ: booleanString.default(true),
   REGISTRY_MAX_DOCUMENT_BYTES: positiveInt(1024 * 1024).default(10240),
   REGISTRY_MAX_BODY_BYTES: positiveInt(16 * 1024 * 1024).optional(),
@@ -367,7 +390,7 @@ const envSchema = z.object({
       return z.NEVER;
     })
     .default(false),
-  REGISTRY_METRICS_TOKEN: z.string().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).optional(),
+  REGISTRY_METRICS_TOKEN: z.string().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).regex(ONE_WORD, { message: NOT_ONE_WORD }).optional(),
   // Outbound requests (issue 16).
   REGISTRY_FETCH_ALLOW: z
     .string()
@@ -393,13 +416,13 @@ const envSchema = z.object({
     })
     .optional(),
   // Search relevance (issue 18).
-  REGISTRY_SYNONYMS: z.string().min(1).optional(),
+  REGISTRY_SYNONYMS: pathSetting().optional(),
   REGISTRY_EMBEDDINGS_URL: z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL of an OpenAI-compatible embeddings service' }).optional(),
   REGISTRY_EMBEDDINGS_MODEL: z.string().min(1).max(200).default('text-embedding-3-small'),
   REGISTRY_EMBEDDINGS_KEY: z.string().min(1).optional(),
   REGISTRY_EMBEDDINGS_DIMENSIONS: positiveInt(16_384).optional(),
   // Search index snapshots (issue 22).
-  REGISTRY_INDEX_SNAPSHOT_DIR: z.string().min(1).optional(),
+  REGISTRY_INDEX_SNAPSHOT_DIR: pathSetting().optional(),
   REGISTRY_INDEX_SNAPSHOT_SECONDS: secondsOrOff('index snapshots', 7).default(600),
   REGISTRY_SEARCH_CACHE_ENTRIES: wholeNumber(0, 1_000_000, 'must be a whole number of answers from 0 (off) to 1000000').default(1000),
   // src/search DEFAULT_TOTAL_LIMIT.
@@ -407,7 +430,7 @@ const envSchema = z.object({
   REGISTRY_REFRESH_SECONDS: secondsOrOff('refreshing', 30).default(3600),
   REGISTRY_PROBE: booleanString.default(false),
   REGISTRY_HIDE_UNHEALTHY_SECONDS: positiveInt(365 * 86400).optional(),
-  REGISTRY_TRUSTED_KEYS: z.string().min(1).optional(),
+  REGISTRY_TRUSTED_KEYS: pathSetting().optional(),
   REGISTRY_TRUSTED_JKU: z
     .string()
     .transform((raw, ctx) => {
@@ -431,7 +454,7 @@ const envSchema = z.object({
   REGISTRY_TRUSTED_JKU_MAX_STALE_SECONDS: wholeNumber(60, 30 * 86400, 'must be a whole number of seconds from 60 to 2592000 (30 days)').default(86400),
   REGISTRY_TRUSTED_JKU_SCOPE: z.enum(['any', 'site'], { message: 'must be "any" (a key from an allow-listed JWKS verifies any card) or "site" (only cards whose endpoints are on the JWKS URL\'s host or under it)' }).default('any'),
   REGISTRY_REQUIRE_VERIFIED: booleanString.default(false),
-  REGISTRY_SIGNING_KEY: z.string().min(1).optional(),
+  REGISTRY_SIGNING_KEY: pathSetting().optional(),
 });
 
 /** Variables whose values are never echoed in an error message. */
@@ -486,6 +509,7 @@ function adminToken(value: string | undefined, file: string | undefined): string
   }
   const token = text.split('\n')[0]!.trim();
   if (token.length < MIN_TOKEN_CHARS) throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE must hold a token of at least ${MIN_TOKEN_CHARS} characters on its first line (got "${file}")`);
+  if (!ONE_WORD.test(token)) throw new ConfigError(`invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE (${file}) ${NOT_ONE_WORD}`);
   return token;
 }
 

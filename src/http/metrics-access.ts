@@ -6,10 +6,9 @@
  * answered 401. There, the administrator's token reads them (or the metrics token, when set,
  * which is the scraper's own credential: then it alone does, as on an open registry).
  */
-import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AUTH_REALM } from '../auth/access.js';
-import type { TokenAuthenticator } from '../auth/tokens.js';
+import { TokenAuthenticator } from '../auth/tokens.js';
 import { authorizationHeaders } from './authentication.js';
 
 export interface MetricsAccess {
@@ -19,22 +18,24 @@ export interface MetricsAccess {
   authenticator: TokenAuthenticator;
 }
 
-const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
+/** The principal the metrics token names: it is checked by an authenticator of its own, never the registry's. */
+const METRICS_SCRAPER = 'metrics scraper';
 
 /** Refuses a scrape without the token the registry's settings ask for; undefined when the metrics are open. */
 export function metricsGuard(access: MetricsAccess): RequestHandler | undefined {
   const { metricsToken, publicRead, authenticator } = access;
   if (metricsToken === undefined && publicRead) return undefined;
-  const expected = metricsToken === undefined ? undefined : sha256(metricsToken);
-  const needs = expected
+  // The header is read, and the token compared, by the one TokenAuthenticator every door uses
+  // (same Bearer syntax, constant-time digests): the metrics token alone when set, else the admin's.
+  const scraper = metricsToken === undefined ? undefined : new TokenAuthenticator(new Map([[metricsToken, METRICS_SCRAPER]]));
+  const needs = scraper
     ? '"Authorization: Bearer <REGISTRY_METRICS_TOKEN>"'
     : '"Authorization: Bearer <the admin token>" on this registry (REGISTRY_PUBLIC_READ=false); give a scraper a token of its own with REGISTRY_METRICS_TOKEN';
-  const admits = (token: string): boolean => (expected ? timingSafeEqual(sha256(token), expected) : authenticator.callerFor(`Bearer ${token}`).isAdmin);
+  const admits = (authorization: string): boolean => (scraper ? scraper.callerFor(authorization).principal !== undefined : authenticator.callerFor(authorization).isAdmin);
   return (req, res, next) => {
     // Exactly one Authorization header, as on every door: which of two counted would depend on their order.
     const sent = authorizationHeaders(req) ?? [];
-    const token = sent.length === 1 ? /^Bearer\s+(\S+)\s*$/i.exec(sent[0]!)?.[1] : undefined;
-    if (token !== undefined && admits(token)) return next();
+    if (sent.length === 1 && admits(sent[0]!)) return next();
     res.status(401).setHeader('WWW-Authenticate', `Bearer realm="${AUTH_REALM}"`).json({ error: `GET /metrics needs ${needs}.` });
   };
 }

@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import pg from 'pg';
 import Database from 'better-sqlite3';
 import { withoutPassword } from '../lib/url-password.js';
+import { whyCannotRead } from '../lib/write-access.js';
 import { SchemaTooNewError } from './common.js';
 import { sqliteFile } from './create-store.js';
 import { postgresFault } from './faults.js';
@@ -95,14 +96,23 @@ export const redactUrl = (url: string): string => withoutPassword(url) ?? '(an u
 
 /** The SQLite file `from` names: the file itself, or a data directory's registry.db. */
 function sourceFile(from: string): string {
+  // A registry's data directory is 0700: run as another user, its database was "not there".
+  const unreadable = (file: string): MigrationError | undefined => {
+    const why = whyCannotRead(file);
+    return why ? new MigrationError(`cannot read the registry database ${file}: ${why}; run the migration as the registry's user, or as one who may read its data directory`) : undefined;
+  };
   let stat: fs.Stats;
   try {
     stat = fs.statSync(from);
   } catch {
+    const refused = unreadable(from);
+    if (refused) throw refused;
     throw new MigrationError(`there is no registry data directory or database at ${from}: give --from the SQLite registry's data directory (REGISTRY_DATA_DIR) or its registry.db`, true);
   }
-  if (!stat.isDirectory()) return from;
-  const file = sqliteFile(from);
+  const file = stat.isDirectory() ? sqliteFile(from) : from;
+  const refused = unreadable(file);
+  if (refused) throw refused;
+  if (file === from) return from;
   if (!fs.existsSync(file)) throw new MigrationError(`${from} holds no registry database (no ${file}): give --from the SQLite registry's data directory (REGISTRY_DATA_DIR)`, true);
   return file;
 }

@@ -68,16 +68,16 @@ export async function runKeygen(options: KeygenOptions): Promise<number> {
     // Both files are written in full before either is put in place: a key set that cannot be
     // written (a full disk, a quota) then leaves the private key as it was, the one --force
     // would have replaced too, whose cards still verify against the key set as it still is.
-    const replacing = fs.existsSync(options.private);
-    const privateKey = await stageJsonFile(options.private, privateJwk, { secret: true, overwrite: options.force });
+    const privateKey = await stageJsonFile(options.private, privateJwk, { secret: true, overwrite: options.force, revertible: true });
     try {
       const keySet = await stageJsonFile(options.jwks, { keys }, { overwrite: true });
       try {
         await privateKey.commit();
-        await keySet.commit().catch((err: unknown) => {
-          // A private key whose public half was not put in place is of no use, and its file would
-          // stop the next attempt ("already exists"): remove the one just made.
-          if (!replacing) fs.rmSync(options.private, { force: true });
+        await keySet.commit().catch(async (err: unknown) => {
+          // A private key whose public half was not put in place is of no use, and it replaced
+          // the old one (--force), whose cards verify against the key set as it still is: put
+          // the old one back (or remove the new file, which would stop the next attempt).
+          await privateKey.revert();
           throw err;
         });
       } finally {

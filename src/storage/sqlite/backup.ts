@@ -21,6 +21,7 @@ import Database from 'better-sqlite3';
 import { SQLITE_SCHEMA_VERSION } from './migrations.js';
 import { removeStaleBackupCopies, removeStaleTemporaries } from './leftovers.js';
 import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
+import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { readLastChangeSeq } from './store.js';
 
 export interface SqliteBackup {
@@ -80,6 +81,12 @@ function describe(db: Database.Database, where: string): Omit<SqliteBackup, 'fil
 
 /** Copies the database at `source` to `destination`; never over an existing file unless `overwrite`. */
 export function backupSqlite(source: string, destination: string, options: { overwrite: boolean }): SqliteBackup {
+  // Run as another user than the registry's (its data directory is 0700), the database was
+  // said not to exist: "point --data-dir at the registry's data directory", which it was.
+  const unreadable = whyCannotRead(source);
+  if (unreadable) {
+    throw new BackupError(`cannot read the registry database ${source}: ${unreadable}; run the backup as the registry's user, or as one who may read its data directory`);
+  }
   if (!fs.existsSync(source)) {
     throw new BackupError(`there is no registry database at ${source}: point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory`, true);
   }
@@ -186,6 +193,25 @@ function checkedCopy(file: string): Omit<SqliteBackup, 'file' | 'bytes'> {
 }
 
 /**
+ * Copies the database at `file` as SQLite reads it, its -wal included: a database file copied
+ * from a registry that crashed (a recovered disk) holds its last commits in the -wal beside it,
+ * which a copy of the file alone dropped, though the summary, read through SQLite, counted them.
+ * The copy is its user's alone (it holds webhook tokens) from the moment it exists.
+ */
+function copyThroughSqlite(file: string, copy: string): void {
+  // VACUUM INTO writes only a new file: one of this name is left by an earlier run whose pid was this one's.
+  fs.rmSync(copy, { force: true });
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const umask = process.umask(0o077);
+  try {
+    db.prepare('VACUUM INTO ?').run(copy);
+  } finally {
+    process.umask(umask);
+    db.close();
+  }
+}
+
+/**
  * The watches (standing searches) a restored database holds were current with it when the backup
  * was taken, and have told their clients of changes since, which the restore undoes: each is
  * marked behind its change log (position 0), so the registry sends it a `resync` with its current
@@ -232,6 +258,8 @@ function reservedEventNumbers(database: string): Map<string, number> {
  * `registry.db.replaced-<time>`.
  */
 export function restoreSqlite(backup: string, database: string, options: { overwrite: boolean }): SqliteRestore {
+  const unreadable = whyCannotRead(backup);
+  if (unreadable) throw new BackupError(`cannot read the backup ${backup}: ${unreadable}`);
   if (!fs.existsSync(backup)) throw new BackupError(`there is no backup at ${backup}`, true);
   if (sameFile(backup, database)) throw new BackupError(`${backup} is the database itself`, true);
   const facts = checkedCopy(backup);
@@ -242,6 +270,10 @@ export function restoreSqlite(backup: string, database: string, options: { overw
     if (err instanceof DatabaseInUseError) {
       throw new BackupError(`a registry is running on ${database} (it holds ${database}.lock): stop it, then restore`);
     }
+    // Run as another user than the registry's: "EACCES: permission denied, open '....lock'" named
+    // neither the user nor what it lacks.
+    const why = /^(EACCES|EPERM|EROFS)$/.test((err as NodeJS.ErrnoException).code ?? '') ? whyCannotWrite(database, [`${database}.lock`, `${database}-wal`, `${database}-shm`]) : undefined;
+    if (why) throw new BackupError(`cannot restore into ${database}: ${why}; run the restore as the registry's user`);
     throw err;
   }
   const tmp = `${database}.restore-${process.pid}.tmp`;
@@ -255,8 +287,7 @@ export function restoreSqlite(backup: string, database: string, options: { overw
       }
       replaced = `${database}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     }
-    fs.copyFileSync(backup, tmp);
-    fs.chmodSync(tmp, 0o600);
+    copyThroughSqlite(backup, tmp);
     rewindWatches(tmp, replaced ? database : undefined);
     syncPath(tmp, 'r');
     if (replaced) {

@@ -88,6 +88,7 @@ import { WriteQueue, type WriteJob } from './write-queue.js';
 import { lockForThisProcess } from './process-lock.js';
 import { removeStaleTemporaries } from './leftovers.js';
 import { makeDirectories } from '../../lib/make-directories.js';
+import { thisProcessUser, whyCannotWrite } from '../../lib/write-access.js';
 
 /**
  * The change log around a trim's cutoff: the first change at or after it (`young`), and the
@@ -371,10 +372,14 @@ export class SqliteStore implements RegistryStore {
     const fault = sqliteFault(error);
     const message = error instanceof Error ? error.message : String(error);
     if (fault?.reason !== 'corrupt' && CANNOT_WRITE_HERE.test(`${(error as NodeJS.ErrnoException).code ?? ''} ${message}`)) {
-      // The driver's words ("unable to open database file") name neither the file nor the setting.
+      // The driver's words ("unable to open database file") name neither the file nor the setting,
+      // and this process may be `a2a-registry import` run by another user than the registry's:
+      // name this process's user, and the path and access it lacks where that can be found.
+      const file = this.#file;
+      const why = whyCannotWrite(file, [`${file}-wal`, `${file}-shm`, `${file}.lock`]);
       return new Error(
-        `cannot open the database file ${this.#file} for writing (${message}). Check that REGISTRY_DATA_DIR (${dirname(this.#file)}) is a directory ` +
-          `that the user the registry runs as (uid ${process.getuid?.() ?? '?'}) can write to, and that the files in it are writable too.`,
+        `cannot open the database file ${file} for writing (${message})${why ? `: ${why}` : ''}. Check that REGISTRY_DATA_DIR (${dirname(file)}) is a directory ` +
+          `that ${thisProcessUser()} can write to, and that the files in it are writable too.`,
         { cause: error },
       );
     }
