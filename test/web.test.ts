@@ -1427,6 +1427,14 @@ describe('web page', { skip: unavailable }, () => {
     const proxy = await startProxy((res) => {
       calls.push(Date.now());
       if (status === 0) return false;
+      if (status === 503) {
+        // The registry's own answer while its search index loads (RegistryService.requireIndex, over HTTP+JSON).
+        const message =
+          'The registry is starting up: loading the search index (1200 of 20000 entries). Searches are answered once it is loaded; retry in 2 seconds (GET /readyz says when it is ready).';
+        const info = { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'STARTING_UP', domain: 'a2a-registry', metadata: { retryAfterSeconds: '2' } };
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' }).end(JSON.stringify({ error: { code: 503, status: 'UNAVAILABLE', message, details: [info] } }));
+        return true;
+      }
       if (status === 429) {
         // A rate limit in front of the registry, as the registry's own: google.rpc.Status and Retry-After.
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' }).end(JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Too many requests.' } }));
@@ -1445,6 +1453,26 @@ describe('web page', { skip: unavailable }, () => {
         assert.match(text, /answered HTTP 200 with text\/html, not the registry's JSON: something in front of the registry \(a proxy, a sign-in page\) answered instead/);
         assert.doesNotMatch(text, /Unexpected token|not valid JSON/);
         await screenshot(page, 'search-proxy-html');
+
+        // The registry starting up (its search index loading): its reason, in words for a person
+        // with the wait counted down, not "HTTP_503" and the advice to programs (GET /readyz);
+        // Search pressed meanwhile asks once the wait is over, and says so.
+        status = 503;
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        const starting = page.locator('[role=alert]', { hasText: 'STARTING_UP' });
+        await starting.waitFor();
+        page.problems.length = 0; // the browser logs the refused request (503) itself
+        const startingSaid = await starting.innerText();
+        assert.match(
+          startingSaid,
+          /The registry is starting up: loading the search index \(1200 of 20000 entries\)\. Nothing registered is lost; it answers once it is ready\.\s+Try again in [12] s\s*[12] s\s*\./,
+        );
+        assert.doesNotMatch(startingSaid, /readyz|HTTP_503|retry in 2 seconds/);
+        status = 0;
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        assert.match(await page.locator('#result-count').innerText(), /^Searching again in [12] s\s*[12] s\s*, when the registry allows it\.$/);
+        await page.locator('.hit').first().waitFor({ timeout: 5000 });
+        status = 200;
 
         // A gateway's error page: its status, what it means and what to do, not a bare "HTTP 502".
         status = 502;

@@ -136,17 +136,45 @@ const dataOf = (parts: unknown): Json | undefined =>
  */
 async function httpFailure(res: Response): Promise<RegistryError> {
   let message: string | undefined;
+  let reason: string | undefined;
   try {
     const body: unknown = await res.json();
-    if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') message = body.error.message;
-    else if (isObject(body) && typeof body.message === 'string') message = body.message;
+    if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') {
+      message = body.error.message;
+      reason = namedReason(body.error.details);
+    } else if (isObject(body) && typeof body.message === 'string') message = body.message;
   } catch {
     /* not JSON: not the registry's words */
   }
   message ??= notTheRegistrys(res);
   const retry = Number(res.headers.get('retry-after'));
-  const code = res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`;
-  return new RegistryError(code, message, [], Number.isFinite(retry) && retry > 0 ? retry : undefined);
+  const retryAfterSeconds = Number.isFinite(retry) && retry > 0 ? retry : undefined;
+  if (reason === 'STARTING_UP') return new RegistryError(reason, startingUp(message), [], retryAfterSeconds);
+  const code = reason ?? (res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`);
+  return new RegistryError(code, message, [], retryAfterSeconds);
+}
+
+/**
+ * Refusals the registry answers as an HTTP error (503) rather than a task, named by the reason
+ * of the google.rpc.ErrorInfo in its details: that reason is the contract's code, as the CLI
+ * reads it, not the status ("HTTP_503" says nothing of why).
+ */
+const NAMED_REASONS = new Set(['STARTING_UP', 'STORAGE_UNAVAILABLE']);
+
+function namedReason(details: unknown): string | undefined {
+  if (!Array.isArray(details)) return undefined;
+  const reason = details.find((d): d is Json => isObject(d) && typeof d.reason === 'string' && NAMED_REASONS.has(d.reason))?.reason;
+  return typeof reason === 'string' ? reason : undefined;
+}
+
+/**
+ * The registry starting up, in words for a person: what it is doing ("loading the search index
+ * (1,200 of 20,000 entries)", "its storage is opening …") is kept; its advice to programs (retry in
+ * 2 seconds, GET /readyz) is not: the page counts the wait down beside the message (ErrorNotice).
+ */
+function startingUp(message: string): string {
+  const doing = /starting up: (.+?)(?:\.\s|;|\.?$)/.exec(message)?.[1];
+  return `The registry is starting up${doing ? `: ${doing}` : ''}. Nothing registered is lost; it answers once it is ready.`;
 }
 
 /**
