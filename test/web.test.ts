@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { request } from 'undici';
 import { buildWebAssets, FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
 import { ANSWER_DEADLINE_MS } from '../web/src/deadline.js';
@@ -1217,6 +1217,30 @@ describe('web page', { skip: unavailable }, () => {
         await page.waitForFunction(() => document.activeElement?.closest('.documents') != null, undefined, { timeout: 5000 });
         const [again] = await Promise.all([page.waitForEvent('download'), raw.click()]);
         assert.equal(JSON.parse(fs.readFileSync((await again.path())!, 'utf8')).name, 'Closed Door Agent');
+
+        // The download refused by the registry's read budget (the catalog door's HTTP 429, as the
+        // registry words it): held like any other read refused, and the next download (or search)
+        // asked once the wait is over, not at once to be refused again.
+        const refuseOnce = async (route: Route) => {
+          await route.fulfill({
+            status: 429,
+            headers: { 'retry-after': '2', 'content-type': 'application/json' },
+            body: JSON.stringify({ errorCode: 'RESOURCE_EXHAUSTED', registryCode: 'RATE_LIMITED', message: 'Too many reads (search, get, list, validate) from this address: the limit is 2 per minute. Retry after 2 s.' }),
+          });
+        };
+        await page.route(rawUrl.href, refuseOnce, { times: 1 });
+        const asked: number[] = [];
+        page.on('request', (r) => void (r.url() === rawUrl.href && asked.push(Date.now())));
+        await raw.click();
+        await page.locator('[role=alert]', { hasText: 'RATE_LIMITED' }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        const refusedAt = asked[asked.length - 1]!;
+        const held = await page.evaluate(() => JSON.parse(sessionStorage.getItem('a2a-registry.rate-wait') ?? '{}') as { read?: number });
+        assert.ok((held.read ?? 0) > Date.now(), 'the refusal holds the page\'s reads');
+        const [waited] = await Promise.all([page.waitForEvent('download'), raw.click()]);
+        assert.equal(JSON.parse(fs.readFileSync((await waited.path())!, 'utf8')).name, 'Closed Door Agent');
+        const after = asked.filter((at) => at > refusedAt).map((at) => at - refusedAt);
+        assert.ok(after.length >= 1 && after[0]! >= 1900, `asked again ${after[0]} ms after the refusal`);
       });
     } finally {
       await closed.close();

@@ -218,11 +218,20 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
   try {
     return await exchange<T>(operation, { ...options, signal: limit.signal });
   } catch (err) {
-    if (err instanceof RegistryError && err.notBefore !== undefined) holdUntil(err.wholeRequest ? ['read', 'write'] : [limitOf(operation)], err.notBefore);
+    holdFor(err, limitOf(operation));
     throw limit.passed() && isAbort(err) ? noAnswer() : err;
   } finally {
     limit.clear();
   }
+}
+
+/**
+ * A refusal that names a wait (a rate limit's Retry-After) holds the page's askings of its limit
+ * until it is over, or all of them when the request was refused whole: asked sooner, each would
+ * only be refused again.
+ */
+function holdFor(err: unknown, limit: RateLimit): void {
+  if (err instanceof RegistryError && err.notBefore !== undefined) holdUntil(err.wholeRequest ? ['read', 'write'] : [limit], err.notBefore);
 }
 
 /** The limit the registry counts an operation against: a register is a write; a search, a get and a validate are reads. */
@@ -360,6 +369,9 @@ export async function fetchDocument(path: string): Promise<Blob> {
   const token = savedToken();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
+  // A read like any other (the registry counts it against this address's reads): under a rate
+  // limit's wait, asked when it is over, before the deadline starts counting.
+  await untilAllowed('read', new AbortController().signal);
   const limit = deadline();
   try {
     let res: Response;
@@ -374,6 +386,7 @@ export async function fetchDocument(path: string): Promise<Blob> {
     if (!res.ok) throw token ? tokenRefused(await httpFailure(res)) : await httpFailure(res);
     return await res.blob();
   } catch (err) {
+    holdFor(err, 'read');
     throw limit.passed() && isAbort(err) ? noAnswer() : err;
   } finally {
     limit.clear();
