@@ -1315,6 +1315,19 @@ describe('web page', { skip: unavailable }, () => {
           await res.body.dump();
           if (res.statusCode === 429) break;
         }
+        // A view's code (loaded when first shown) refused by that limit too: said so, and when to
+        // reload, not blamed on the connection or an update.
+        // (Its file not in the browser's cache, where an earlier visit in this test put it.)
+        const cdp = await page.context().newCDPSession(page);
+        await cdp.send('Network.enable');
+        await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+        await page.locator('[data-nav=validate]').click();
+        const codeRefused = page.locator('[role=alert]', { hasText: 'too many requests from this address' });
+        await codeRefused.waitFor({ timeout: 5000 });
+        assert.equal(await page.locator('h1').innerText(), 'This page could not be loaded');
+        assert.match(await codeRefused.innerText(), /Its code was refused: too many requests from this address\..*Reload the page in \d+ s\s*\d+ s\s*\./s);
+        assert.doesNotMatch(await codeRefused.innerText(), /connection|updated/);
+        page.problems.length = 0; // the browser logs the refused files (429) itself
         const refused = await page.goto(`${limited.url}/validate`);
         assert.equal(refused?.status(), 429);
         assert.match(refused?.headers()['content-type'] ?? '', /^text\/html/);
