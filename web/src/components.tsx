@@ -228,6 +228,9 @@ export function useModule<T>(load: () => Promise<T>): T | false | Error {
   return mod;
 }
 
+/** How long the page waits to learn why its code was refused (refusedUntil). */
+const REFUSAL_CHECK_MS = 3000;
+
 /**
  * When the registry allows the page's code again (Date.now() time), if the file named in the
  * import's failure ("Failed to fetch dynamically imported module: https://…/assets/x.js") was
@@ -239,7 +242,8 @@ async function refusedUntil(failure: Error): Promise<number | undefined> {
   const file = /\bhttps?:\/\/\S+\.js\b/.exec(failure.message)?.[0];
   if (!file || new URL(file).origin !== window.location.origin) return undefined;
   try {
-    const res = await fetch(file, { cache: 'no-store', credentials: 'omit' });
+    // Not for long: the notice says nothing until this answers (a proxy holding it would leave it blank).
+    const res = await fetch(file, { cache: 'no-store', credentials: 'omit', signal: AbortSignal.timeout(REFUSAL_CHECK_MS) });
     if (res.status !== 429) return undefined;
     const retry = Number(res.headers.get('retry-after'));
     return Date.now() + (Number.isFinite(retry) && retry > 0 ? retry : 60) * 1000;
