@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { request } from 'undici';
 import { buildWebAssets, FIRST_PAGE_BUDGET_BYTES, type WebBuildResult } from '../web/build.js';
 import { ANSWER_DEADLINE_MS } from '../web/src/deadline.js';
@@ -1217,6 +1217,30 @@ describe('web page', { skip: unavailable }, () => {
         await page.waitForFunction(() => document.activeElement?.closest('.documents') != null, undefined, { timeout: 5000 });
         const [again] = await Promise.all([page.waitForEvent('download'), raw.click()]);
         assert.equal(JSON.parse(fs.readFileSync((await again.path())!, 'utf8')).name, 'Closed Door Agent');
+
+        // The download refused by the registry's read budget (the catalog door's HTTP 429, as the
+        // registry words it): held like any other read refused, and the next download (or search)
+        // asked once the wait is over, not at once to be refused again.
+        const refuseOnce = async (route: Route) => {
+          await route.fulfill({
+            status: 429,
+            headers: { 'retry-after': '2', 'content-type': 'application/json' },
+            body: JSON.stringify({ errorCode: 'RESOURCE_EXHAUSTED', registryCode: 'RATE_LIMITED', message: 'Too many reads (search, get, list, validate) from this address: the limit is 2 per minute. Retry after 2 s.' }),
+          });
+        };
+        await page.route(rawUrl.href, refuseOnce, { times: 1 });
+        const asked: number[] = [];
+        page.on('request', (r) => void (r.url() === rawUrl.href && asked.push(Date.now())));
+        await raw.click();
+        await page.locator('[role=alert]', { hasText: 'RATE_LIMITED' }).waitFor();
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        const refusedAt = asked[asked.length - 1]!;
+        const held = await page.evaluate(() => JSON.parse(sessionStorage.getItem('a2a-registry.rate-wait') ?? '{}') as { read?: number });
+        assert.ok((held.read ?? 0) > Date.now(), 'the refusal holds the page\'s reads');
+        const [waited] = await Promise.all([page.waitForEvent('download'), raw.click()]);
+        assert.equal(JSON.parse(fs.readFileSync((await waited.path())!, 'utf8')).name, 'Closed Door Agent');
+        const after = asked.filter((at) => at > refusedAt).map((at) => at - refusedAt);
+        assert.ok(after.length >= 1 && after[0]! >= 1900, `asked again ${after[0]} ms after the refusal`);
       });
     } finally {
       await closed.close();
@@ -1291,6 +1315,19 @@ describe('web page', { skip: unavailable }, () => {
           await res.body.dump();
           if (res.statusCode === 429) break;
         }
+        // A view's code (loaded when first shown) refused by that limit too: said so, and when to
+        // reload, not blamed on the connection or an update.
+        // (Its file not in the browser's cache, where an earlier visit in this test put it.)
+        const cdp = await page.context().newCDPSession(page);
+        await cdp.send('Network.enable');
+        await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+        await page.locator('[data-nav=validate]').click();
+        const codeRefused = page.locator('[role=alert]', { hasText: 'too many requests from this address' });
+        await codeRefused.waitFor({ timeout: 5000 });
+        assert.equal(await page.locator('h1').innerText(), 'This page could not be loaded');
+        assert.match(await codeRefused.innerText(), /Its code was refused: too many requests from this address\..*Reload the page in \d+ s\s*\d+ s\s*\./s);
+        assert.doesNotMatch(await codeRefused.innerText(), /connection|updated/);
+        page.problems.length = 0; // the browser logs the refused files (429) itself
         const refused = await page.goto(`${limited.url}/validate`);
         assert.equal(refused?.status(), 429);
         assert.match(refused?.headers()['content-type'] ?? '', /^text\/html/);
@@ -1427,6 +1464,14 @@ describe('web page', { skip: unavailable }, () => {
     const proxy = await startProxy((res) => {
       calls.push(Date.now());
       if (status === 0) return false;
+      if (status === 503) {
+        // The registry's own answer while its search index loads (RegistryService.requireIndex, over HTTP+JSON).
+        const message =
+          'The registry is starting up: loading the search index (1200 of 20000 entries). Searches are answered once it is loaded; retry in 2 seconds (GET /readyz says when it is ready).';
+        const info = { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'STARTING_UP', domain: 'a2a-registry', metadata: { retryAfterSeconds: '2' } };
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '2' }).end(JSON.stringify({ error: { code: 503, status: 'UNAVAILABLE', message, details: [info] } }));
+        return true;
+      }
       if (status === 429) {
         // A rate limit in front of the registry, as the registry's own: google.rpc.Status and Retry-After.
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' }).end(JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Too many requests.' } }));
@@ -1445,6 +1490,26 @@ describe('web page', { skip: unavailable }, () => {
         assert.match(text, /answered HTTP 200 with text\/html, not the registry's JSON: something in front of the registry \(a proxy, a sign-in page\) answered instead/);
         assert.doesNotMatch(text, /Unexpected token|not valid JSON/);
         await screenshot(page, 'search-proxy-html');
+
+        // The registry starting up (its search index loading): its reason, in words for a person
+        // with the wait counted down, not "HTTP_503" and the advice to programs (GET /readyz);
+        // Search pressed meanwhile asks once the wait is over, and says so.
+        status = 503;
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        const starting = page.locator('[role=alert]', { hasText: 'STARTING_UP' });
+        await starting.waitFor();
+        page.problems.length = 0; // the browser logs the refused request (503) itself
+        const startingSaid = await starting.innerText();
+        assert.match(
+          startingSaid,
+          /The registry is starting up: loading the search index \(1200 of 20000 entries\)\. Nothing registered is lost; it answers once it is ready\.\s+Try again in [12] s\s*[12] s\s*\./,
+        );
+        assert.doesNotMatch(startingSaid, /readyz|HTTP_503|retry in 2 seconds/);
+        status = 0;
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        assert.match(await page.locator('#result-count').innerText(), /^Searching again in [12] s\s*[12] s\s*, when the registry allows it\.$/);
+        await page.locator('.hit').first().waitFor({ timeout: 5000 });
+        status = 200;
 
         // A gateway's error page: its status, what it means and what to do, not a bare "HTTP 502".
         status = 502;

@@ -136,17 +136,45 @@ const dataOf = (parts: unknown): Json | undefined =>
  */
 async function httpFailure(res: Response): Promise<RegistryError> {
   let message: string | undefined;
+  let reason: string | undefined;
   try {
     const body: unknown = await res.json();
-    if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') message = body.error.message;
-    else if (isObject(body) && typeof body.message === 'string') message = body.message;
+    if (isObject(body) && isObject(body.error) && typeof body.error.message === 'string') {
+      message = body.error.message;
+      reason = namedReason(body.error.details);
+    } else if (isObject(body) && typeof body.message === 'string') message = body.message;
   } catch {
     /* not JSON: not the registry's words */
   }
   message ??= notTheRegistrys(res);
   const retry = Number(res.headers.get('retry-after'));
-  const code = res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`;
-  return new RegistryError(code, message, [], Number.isFinite(retry) && retry > 0 ? retry : undefined);
+  const retryAfterSeconds = Number.isFinite(retry) && retry > 0 ? retry : undefined;
+  if (reason === 'STARTING_UP') return new RegistryError(reason, startingUp(message), [], retryAfterSeconds);
+  const code = reason ?? (res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`);
+  return new RegistryError(code, message, [], retryAfterSeconds);
+}
+
+/**
+ * Refusals the registry answers as an HTTP error (503) rather than a task, named by the reason
+ * of the google.rpc.ErrorInfo in its details: that reason is the contract's code, as the CLI
+ * reads it, not the status ("HTTP_503" says nothing of why).
+ */
+const NAMED_REASONS = new Set(['STARTING_UP', 'STORAGE_UNAVAILABLE']);
+
+function namedReason(details: unknown): string | undefined {
+  if (!Array.isArray(details)) return undefined;
+  const reason = details.find((d): d is Json => isObject(d) && typeof d.reason === 'string' && NAMED_REASONS.has(d.reason))?.reason;
+  return typeof reason === 'string' ? reason : undefined;
+}
+
+/**
+ * The registry starting up, in words for a person: what it is doing ("loading the search index
+ * (1,200 of 20,000 entries)", "its storage is opening …") is kept; its advice to programs (retry in
+ * 2 seconds, GET /readyz) is not: the page counts the wait down beside the message (ErrorNotice).
+ */
+function startingUp(message: string): string {
+  const doing = /starting up: (.+?)(?:\.\s|;|\.?$)/.exec(message)?.[1];
+  return `The registry is starting up${doing ? `: ${doing}` : ''}. Nothing registered is lost; it answers once it is ready.`;
 }
 
 /**
@@ -190,11 +218,20 @@ export async function call<T = Json>(operation: Json, options: CallOptions = {})
   try {
     return await exchange<T>(operation, { ...options, signal: limit.signal });
   } catch (err) {
-    if (err instanceof RegistryError && err.notBefore !== undefined) holdUntil(err.wholeRequest ? ['read', 'write'] : [limitOf(operation)], err.notBefore);
+    holdFor(err, limitOf(operation));
     throw limit.passed() && isAbort(err) ? noAnswer() : err;
   } finally {
     limit.clear();
   }
+}
+
+/**
+ * A refusal that names a wait (a rate limit's Retry-After) holds the page's askings of its limit
+ * until it is over, or all of them when the request was refused whole: asked sooner, each would
+ * only be refused again.
+ */
+function holdFor(err: unknown, limit: RateLimit): void {
+  if (err instanceof RegistryError && err.notBefore !== undefined) holdUntil(err.wholeRequest ? ['read', 'write'] : [limit], err.notBefore);
 }
 
 /** The limit the registry counts an operation against: a register is a write; a search, a get and a validate are reads. */
@@ -332,6 +369,9 @@ export async function fetchDocument(path: string): Promise<Blob> {
   const token = savedToken();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
+  // A read like any other (the registry counts it against this address's reads): under a rate
+  // limit's wait, asked when it is over, before the deadline starts counting.
+  await untilAllowed('read', new AbortController().signal);
   const limit = deadline();
   try {
     let res: Response;
@@ -346,6 +386,7 @@ export async function fetchDocument(path: string): Promise<Blob> {
     if (!res.ok) throw token ? tokenRefused(await httpFailure(res)) : await httpFailure(res);
     return await res.blob();
   } catch (err) {
+    holdFor(err, 'read');
     throw limit.passed() && isAbort(err) ? noAnswer() : err;
   } finally {
     limit.clear();

@@ -228,18 +228,58 @@ export function useModule<T>(load: () => Promise<T>): T | false | Error {
   return mod;
 }
 
+/** How long the page waits to learn why its code was refused (refusedUntil). */
+const REFUSAL_CHECK_MS = 3000;
+
+/**
+ * When the registry allows the page's code again (Date.now() time), if the file named in the
+ * import's failure ("Failed to fetch dynamically imported module: https://…/assets/x.js") was
+ * refused by the address's request limit (HTTP 429, which counts the page's files too): asked
+ * once more, for its status and Retry-After, which the failed import does not tell. Otherwise
+ * (no file named, not refused, not reached) undefined.
+ */
+async function refusedUntil(failure: Error): Promise<number | undefined> {
+  const file = /\bhttps?:\/\/\S+\.js\b/.exec(failure.message)?.[0];
+  if (!file || new URL(file).origin !== window.location.origin) return undefined;
+  try {
+    // Not for long: the notice says nothing until this answers (a proxy holding it would leave it blank).
+    const res = await fetch(file, { cache: 'no-store', credentials: 'omit', signal: AbortSignal.timeout(REFUSAL_CHECK_MS) });
+    if (res.status !== 429) return undefined;
+    const retry = Number(res.headers.get('retry-after'));
+    return Date.now() + (Number.isFinite(retry) && retry > 0 ? retry : 60) * 1000;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A page whose code could not be loaded (see useModule): said so, with the way out, instead of "Loading…" for ever. */
-export function ModuleFailed({ moved }: { moved: number }) {
+export function ModuleFailed({ moved, failure }: { moved: number; failure: Error }) {
   const heading = usePageHeading(`Page not loaded · ${config.name}`, moved);
+  // null while the file is asked about: the alert says why once, not the connection's first and the limit's then.
+  const [limitedUntil, setLimitedUntil] = useState<number | undefined | null>(null);
+  useEffect(() => {
+    let live = true;
+    void refusedUntil(failure).then((until) => live && setLimitedUntil(until));
+    return () => {
+      live = false;
+    };
+  }, [failure]);
   return (
     <section>
       <h1 ref={heading} tabIndex={-1}>
         This page could not be loaded
       </h1>
       <div class="notice error" role="alert">
-        <p>
-          Its code did not arrive: the registry cannot be reached, or it was updated since this page was opened. Check your connection, then reload the page.
-        </p>
+        {limitedUntil === null ? null : limitedUntil === undefined ? (
+          <p>
+            Its code did not arrive: the registry cannot be reached, or it was updated since this page was opened. Check your connection, then reload the page.
+          </p>
+        ) : (
+          <p>
+            Its code was refused: too many requests from this address. The registry limits how many requests one address sends a minute, and pages and their files,
+            searches, entries, checks and registrations count together. Reload the page in <Countdown until={limitedUntil} />.
+          </p>
+        )}
       </div>
       <p>
         <button type="button" onClick={() => window.location.reload()}>

@@ -14,13 +14,13 @@ function Loading() {
 
 function EntryRoute(props: { id: string; params: URLSearchParams; moved: number }) {
   const mod = useModule(() => import('./pages/entry'));
-  if (mod instanceof Error) return <ModuleFailed moved={props.moved} />;
+  if (mod instanceof Error) return <ModuleFailed moved={props.moved} failure={mod} />;
   return mod ? <mod.EntryPage {...props} /> : <Loading />;
 }
 
 function ValidateRoute(props: { moved: number }) {
   const mod = useModule(() => import('./pages/validate'));
-  if (mod instanceof Error) return <ModuleFailed moved={props.moved} />;
+  if (mod instanceof Error) return <ModuleFailed moved={props.moved} failure={mod} />;
   return mod ? <mod.ValidatePage {...props} /> : <Loading />;
 }
 
