@@ -54,7 +54,7 @@ export function register(program: Command): void {
       'after',
       '\nThe backup is checked (SQLite integrity, a registry database this release can open) before anything changes.\n' +
         'A running registry holds the database: stop it first. Its -wal and -shm move aside with the database they belong to.\n' +
-        'Exit status: 0 restored, 1 not restored (a running registry, a damaged backup), 2 usage.\n' +
+        'Exit status: 0 restored, 1 not restored (a running registry, a damaged backup), 2 usage (no such file, not a registry backup, a database in place without --force).\n' +
         'Example:\n  a2a-registry restore --force --data-dir /var/lib/a2a-registry /backups/registry-2026-12-01.db',
     )
     .action(async (file: string, options: RestoreOptions) => {
