@@ -1296,6 +1296,14 @@ describe('backup', () => {
       restored.close();
     }
     assert.equal(fs.statSync(path.join(target, 'registry.db')).mode & 0o777, 0o600);
+    // The text summaries count in the singular where there is one ("1 entries (1 revisions, ...").
+    const again = tempDir();
+    const [restoredText, backedUp] = await Promise.all([
+      cli(['restore', path.join(recovered, 'registry.db'), '--data-dir', again]),
+      cli(['backup', path.join(again, 'copy.db'), '--data-dir', target]),
+    ]);
+    assert.match(restoredText.stdout, /^restored 1 entry \(1 revision, change log at \d+\) from /, restoredText.stderr);
+    assert.match(backedUp.stdout, /^backed up 1 entry \(1 revision, change log at \d+\) from /, backedUp.stderr);
   });
 
   test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {

@@ -24,7 +24,7 @@ import { StorageUnavailableError, postgresFault, sqliteFault } from '../../stora
 import { listSources, readDocuments, SourceError, type SourceDocument } from '../import-sources.js';
 import { refusalOf, type Refusal } from '../import-preparation.js';
 import type { Preparer } from '../import-preparers.js';
-import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { nameFlags, serveEnvironment } from './serve.js';
 import { nonEmpty } from '../option-values.js';
 
@@ -196,7 +196,7 @@ function formatRefusal(r: Refusal, o: Output): string {
 
 function formatSummary(summary: ImportSummary, where: string): string {
   const n = (x: number): string => x.toLocaleString('en-US');
-  const documents = (x: number): string => `${n(x)} document${x === 1 ? '' : 's'}`;
+  const documents = (x: number): string => countOf(x, 'document');
   // The refused ones were read but not imported: "imported 0 of 1 document", never "imported 1 documents".
   const imported = summary.imported === summary.documents ? documents(summary.imported) : `${n(summary.imported)} of ${documents(summary.documents)}`;
   let text =
