@@ -186,7 +186,7 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
  */
 function whyNotABackup(file: string): string | undefined {
   const stat = fs.statSync(file);
-  const give = "give the file a2a-registry backup wrote";
+  const give = 'give the file a2a-registry backup wrote';
   if (!stat.isFile()) return `${file} is ${kindOf(stat)}, not a backup: ${give}`;
   if (stat.size === 0) return `${file} is empty (0 bytes), not a backup: ${give}`;
   const head = Buffer.alloc(SQLITE_HEADER.length);
