@@ -1222,6 +1222,26 @@ describe('backup', () => {
       fs.writeFileSync(damaged, fs.readFileSync(file).subarray(0, 4096));
       const refusedDamaged = await cli(['restore', damaged, '--force'], { env });
       assert.notEqual(refusedDamaged.code, 0, refusedDamaged.stderr);
+      // Not a backup at all: said what it is (SQLite read a device or an empty file as an empty
+      // database, "an SQLite database but not a registry's", exit 1; a folder was "disk I/O error").
+      const empty = path.join(out, 'empty.db');
+      fs.writeFileSync(empty, '');
+      const text = path.join(out, 'notes.txt');
+      fs.writeFileSync(text, 'not a database\n');
+      const foreign = path.join(out, 'foreign.db');
+      new Database(foreign).exec('CREATE TABLE t (x)').close();
+      const notBackups = await Promise.all([ '/dev/zero', empty, text, out, foreign ].map((f) => cli(['restore', f, '--force'], { env })));
+      assert.deepEqual(notBackups.map((r) => r.code), [2, 2, 2, 2, 2], notBackups.map((r) => r.stderr).join(''));
+      assert.deepEqual(
+        notBackups.map((r) => r.stderr),
+        [
+          "a2a-registry: /dev/zero is a character device, not a backup: give the file a2a-registry backup wrote\n",
+          `a2a-registry: ${empty} is empty (0 bytes), not a backup: give the file a2a-registry backup wrote\n`,
+          `a2a-registry: ${text} is not an SQLite database (it does not begin with "SQLite format 3"), so not a backup: give the file a2a-registry backup wrote\n`,
+          `a2a-registry: ${out} is a folder, not a backup: give the file a2a-registry backup wrote\n`,
+          `a2a-registry: ${foreign} is an SQLite database but not a registry's (it has no registry_migrations table)\n`,
+        ],
+      );
       const exists = await cli(['restore', file], { env });
       assert.equal(exists.code, 2);
       assert.match(exists.stderr, /registry\.db exists: pass --force to replace it/);
@@ -1276,6 +1296,14 @@ describe('backup', () => {
       restored.close();
     }
     assert.equal(fs.statSync(path.join(target, 'registry.db')).mode & 0o777, 0o600);
+    // The text summaries count in the singular where there is one ("1 entries (1 revisions, ...").
+    const again = tempDir();
+    const [restoredText, backedUp] = await Promise.all([
+      cli(['restore', path.join(recovered, 'registry.db'), '--data-dir', again]),
+      cli(['backup', path.join(again, 'copy.db'), '--data-dir', target]),
+    ]);
+    assert.match(restoredText.stdout, /^restored 1 entry \(1 revision, change log at \d+\) from /, restoredText.stderr);
+    assert.match(backedUp.stdout, /^backed up 1 entry \(1 revision, change log at \d+\) from /, backedUp.stderr);
   });
 
   test('temporary files a backup, a restore (or a re-creation of the database) killed half way left are removed by the next backup to that file, the next restore and the registry at start; a live process\'s are kept', async () => {

@@ -77,10 +77,10 @@ describe('import into SQLite', () => {
       assert.match(first.err, /hint: Give the http\(s\) URL/);
       // Not JSON: line and column.
       assert.match(first.err, /more\.jsonl:3: NOT_JSON\n {2}.*more\.jsonl:3:\d+: not valid JSON/);
-      assert.match(first.out, /imported 6 documents .*: 4 created, 0 updated, 0 unchanged, 2 refused/);
+      assert.match(first.out, /imported 4 of 6 documents .*: 4 created, 0 updated, 0 unchanged, 2 refused/);
 
       const again = summaryOf(await runImport([cards, lines], { dataDir, json: true }));
-      assert.deepEqual([again.created, again.updated, again.unchanged, again.refused], [0, 0, 4, 2]);
+      assert.deepEqual([again.documents, again.imported, again.created, again.updated, again.unchanged, again.refused], [6, 4, 0, 0, 4, 2]);
       assert.deepEqual(
         again.refusals.map((r) => [path.basename(r.file), r.line, r.code]),
         [
@@ -124,6 +124,12 @@ describe('import into SQLite', () => {
       const refused = summaryOf(taken);
       assert.equal(refused.refusals[0]!.code, 'FORBIDDEN');
       assert.match(refused.refusals[0]!.message, /already registered as entry .* by another principal/);
+      // Everything refused: nothing was imported, and the summary says so (it said "imported 1 documents").
+      assert.deepEqual([refused.documents, refused.imported, refused.refused], [1, 0, 1]);
+      const told = await runImport([fennec], { dataDir });
+      assert.equal(told.code, 1);
+      assert.match(told.err, /✗ refused .*fennec\.json: FORBIDDEN/);
+      assert.match(told.out, /^\nimported 0 of 1 document into .* \(SQLite\) in [\d.]+ s \([\d,]+\/s\): 0 created, 0 updated, 0 unchanged, 1 refused\n$/);
     } finally {
       removeTempDir(work);
       removeTempDir(dataDir);
@@ -455,7 +461,7 @@ describe('import into PostgreSQL', () => {
       assert.equal(resultOf(await op(client, { search: { query: 'hyrax' } })).results.length, 0);
 
       const again = summaryOf(await runImport([cards, lines], { databaseUrl, dataDir: work, json: true }));
-      assert.deepEqual([again.created, again.updated, again.unchanged, again.refused], [0, 0, 4, 2]);
+      assert.deepEqual([again.documents, again.imported, again.created, again.updated, again.unchanged, again.refused], [6, 4, 0, 0, 4, 2]);
       // Bob's entry is untouched.
       const gecko = resultOf(await op(client, { search: { query: 'gecko' } })).results;
       assert.equal(gecko.length, 1);

@@ -175,7 +175,7 @@ describe('migrate SQLite to PostgreSQL', () => {
       assert.match(again.err, /already holds registry data \(6 entries, .*\): .*pass --force/);
       const forced = await migrate({ from: sqlite.dataDir, to: databaseUrl, force: true });
       assert.equal(forced.code, 0, forced.err);
-      assert.match(forced.out, /migrated 4 entries \(6 revisions, 1 freshness records/);
+      assert.match(forced.out, /migrated 4 entries \(6 revisions, 1 freshness record, /);
       assert.match(forced.out, /replaced/);
       assert.match(forced.out, /and 1 watches/);
     } finally {

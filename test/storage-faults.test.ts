@@ -31,6 +31,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
 import { SqliteStore } from '../src/storage/sqlite/index.js';
+import { RefreshLoop } from '../src/freshness/refresh-loop.js';
 import { StorageUnavailableError } from '../src/storage/faults.js';
 import { actor, entryWrite } from './support/store-fixtures.js';
 
@@ -360,6 +361,43 @@ describe('SQLite storage faults', () => {
     connection!.pragma('query_only = OFF');
     assert.equal(await store.probeWrites(), true);
     assert.equal(store.fault, undefined);
+  });
+
+  test('storage down under the refresh loop: logged once when its rounds start failing and once when they succeed again (with how long), debug lines between', { timeout: 10_000 }, async (t) => {
+    const dir = tempDir('registry-refresh-outage-');
+    let connection: Database.Database | undefined;
+    const store = new SqliteStore({ file: path.join(dir, 'registry.db'), onConnection: (db) => (connection = db) });
+    const lines: { level: number; msg: string; failedRounds?: number; failedForSeconds?: number }[] = [];
+    let seen: (() => void) | undefined;
+    const capture = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as (typeof lines)[number]);
+        seen?.();
+        done();
+      },
+    });
+    const logged = (what: (l: (typeof lines)[number]) => boolean) =>
+      new Promise<void>((resolve) => {
+        seen = () => lines.some(what) && resolve();
+        seen();
+      });
+    const loop = new RefreshLoop(store, { checkDue: async () => 'skipped' }, createLogger('debug', capture), { tickMs: 10, intervalMs: 60_000, leaseMs: 60_000, probe: false });
+    t.after(async () => {
+      await loop.stop();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await store.open();
+    await loop.start();
+    connection!.pragma('query_only = ON');
+    // Before, every tick (up to every 30 s) logged "refresh round failed" at error, with its stack, for as long as storage was down.
+    await logged((l) => l.msg === 'refresh round failed again' && lines.filter((m) => m.msg === 'refresh round failed again').length >= 3);
+    connection!.pragma('query_only = OFF');
+    await logged((l) => l.msg === 'refresh rounds succeed again');
+    const said = lines.filter((l) => l.level >= 30).map((l) => l.msg);
+    assert.deepEqual(said, ['refresh rounds fail; retried every tick, logged again when one succeeds', 'refresh rounds succeed again']);
+    const end = lines.find((l) => l.msg === 'refresh rounds succeed again')!;
+    assert.ok(end.failedRounds! >= 4 && end.failedForSeconds! >= 0, JSON.stringify(end));
   });
 });
 

@@ -192,6 +192,11 @@ export function withLocation<F extends Finding>(f: F, locate: Locate): F & { loc
   return location ? { ...f, location } : f;
 }
 
+/** "1 entry", "2 entries", "1,000 documents": a count with its noun, singular or plural as it is. */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? singular : plural}`;
+}
+
 /**
  * A usage problem found by a command itself (a file that cannot be read, a missing option):
  * one line on stderr, an {"error"} document on stdout with --json, exit code 2.

@@ -41,6 +41,8 @@ export class RefreshLoop {
   private readonly abort = new AbortController();
   private readonly concurrency: number;
   private readonly batch: number;
+  /** The failing rounds since the last good one (storage down): when they began, how many, the last reason. */
+  private outage: { since: number; rounds: number; reason: string } | undefined;
 
   constructor(
     private readonly store: RegistryStore,
@@ -88,10 +90,34 @@ export class RefreshLoop {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.runOnce()
-        .catch((err: unknown) => this.log.error({ err }, 'refresh round failed'))
+        .then(() => this.roundSucceeded(), (err: unknown) => this.roundFailed(err))
         .finally(() => this.schedule(this.options.tickMs));
     }, delayMs);
     this.timer.unref();
+  }
+
+  /**
+   * Once per outage, as the index follower does: storage down for ten minutes made every tick (up
+   * to every 30 s) log "refresh round failed" with its stack, burying whatever else went wrong.
+   * The rounds between are debug lines; the end says how long it lasted.
+   */
+  private roundFailed(err: unknown): void {
+    const reason = err instanceof Error ? err.message : String(err);
+    if (this.outage === undefined) {
+      this.outage = { since: Date.now(), rounds: 1, reason };
+      this.log.error({ err }, 'refresh rounds fail; retried every tick, logged again when one succeeds');
+      return;
+    }
+    this.outage.rounds++;
+    this.outage.reason = reason;
+    this.log.debug({ err: reason, rounds: this.outage.rounds }, 'refresh round failed again');
+  }
+
+  private roundSucceeded(): void {
+    if (this.outage === undefined) return;
+    const { since, rounds, reason } = this.outage;
+    this.outage = undefined;
+    this.log.info({ failedRounds: rounds, failedForSeconds: Math.round((Date.now() - since) / 100) / 10, lastError: reason }, 'refresh rounds succeed again');
   }
 
   private async drain(): Promise<number> {

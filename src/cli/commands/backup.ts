@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../config/config.js';
 import { isPostgresUrl, sqliteFile } from '../../storage/create-store.js';
 import { BackupError, backupSqlite, type SqliteBackup } from '../../storage/sqlite/backup.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { nameFlags, serveEnvironment } from './serve.js';
 import { nonEmpty } from '../option-values.js';
 
@@ -28,7 +28,7 @@ function mib(bytes: number): string {
 function formatBackup(b: SqliteBackup, source: string, seconds: number, o: Output): string {
   const s = styles(o.color);
   return (
-    `${s.green('backed up')} ${b.entries.toLocaleString('en-US')} entries (${b.revisions.toLocaleString('en-US')} revisions, change log at ${b.changeSeq}) ` +
+    `${s.green('backed up')} ${countOf(b.entries, 'entry', 'entries')} (${countOf(b.revisions, 'revision')}, change log at ${b.changeSeq}) ` +
     `from ${source} to ${b.file} (${mib(b.bytes)}, ${seconds.toFixed(1)} s)\n` +
     `To restore it: stop the registry, then a2a-registry restore --force --data-dir ${path.dirname(source)} ${b.file}\n` +
     (b.removedLeftovers ? `Removed what an earlier backup to this file, stopped half way, had left: ${b.removedLeftovers.join(', ')}\n` : '')

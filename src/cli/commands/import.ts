@@ -24,7 +24,7 @@ import { StorageUnavailableError, postgresFault, sqliteFault } from '../../stora
 import { listSources, readDocuments, SourceError, type SourceDocument } from '../import-sources.js';
 import { refusalOf, type Refusal } from '../import-preparation.js';
 import type { Preparer } from '../import-preparers.js';
-import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { nameFlags, serveEnvironment } from './serve.js';
 import { nonEmpty } from '../option-values.js';
 
@@ -45,6 +45,10 @@ const IN_FLIGHT = 4;
 
 export interface ImportSummary {
   engine: string;
+  /** Documents read from the sources: imported + refused. */
+  documents: number;
+  /** Documents stored: created + updated + unchanged. */
+  imported: number;
   created: number;
   updated: number;
   unchanged: number;
@@ -93,7 +97,7 @@ export async function runImport(
     await opened.close();
     throw error;
   }
-  const summary: ImportSummary = { engine: opened.engine, created: 0, updated: 0, unchanged: 0, refused: 0, withWarnings: 0, seconds: 0, perSecond: 0, refusals: [] };
+  const summary: ImportSummary = { engine: opened.engine, documents: 0, imported: 0, created: 0, updated: 0, unchanged: 0, refused: 0, withWarnings: 0, seconds: 0, perSecond: 0, refusals: [] };
   /** Refusals with the position of their document in the input: reported as they come, listed in input order. */
   const refusals: { n: number; refusal: Refusal }[] = [];
   const refuse = (n: number, r: Refusal): void => {
@@ -175,8 +179,9 @@ export async function runImport(
   }
   summary.refusals = refusals.sort((a, b) => a.n - b.n).map((r) => r.refusal);
   summary.seconds = (performance.now() - started) / 1000;
-  const stored = summary.created + summary.updated + summary.unchanged;
-  summary.perSecond = Math.round((stored + summary.refused) / Math.max(summary.seconds, 0.001));
+  summary.imported = summary.created + summary.updated + summary.unchanged;
+  summary.documents = summary.imported + summary.refused;
+  summary.perSecond = Math.round(summary.documents / Math.max(summary.seconds, 0.001));
   return summary;
 }
 
@@ -191,9 +196,11 @@ function formatRefusal(r: Refusal, o: Output): string {
 
 function formatSummary(summary: ImportSummary, where: string): string {
   const n = (x: number): string => x.toLocaleString('en-US');
-  const total = summary.created + summary.updated + summary.unchanged + summary.refused;
+  const documents = (x: number): string => countOf(x, 'document');
+  // The refused ones were read but not imported: "imported 0 of 1 document", never "imported 1 documents".
+  const imported = summary.imported === summary.documents ? documents(summary.imported) : `${n(summary.imported)} of ${documents(summary.documents)}`;
   let text =
-    `\nimported ${n(total)} documents into ${where} in ${summary.seconds.toFixed(1)} s (${n(summary.perSecond)}/s): ` +
+    `\nimported ${imported} into ${where} in ${summary.seconds.toFixed(1)} s (${n(summary.perSecond)}/s): ` +
     `${n(summary.created)} created, ${n(summary.updated)} updated, ${n(summary.unchanged)} unchanged, ${n(summary.refused)} refused\n`;
   if (summary.withWarnings > 0) text += `${n(summary.withWarnings)} stored with warnings (a2a-registry validate shows them)\n`;
   return text;

@@ -13,7 +13,7 @@ import { Command, Option } from 'commander';
 import { isPostgresUrl } from '../../storage/create-store.js';
 import { MigrationError, migrateSqliteToPostgres, redactUrl, type MigrationProgress, type MigrationSummary } from '../../storage/sqlite-to-postgres.js';
 import { positiveInt } from './import.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { POSTGRES_URL_FORM } from '../../lib/url-password.js';
 import { nonEmpty } from '../option-values.js';
 
@@ -33,9 +33,9 @@ function formatSummary(m: MigrationSummary, o: Output): string {
   const s = styles(o.color);
   const r = m.rows;
   return (
-    `${s.green('migrated')} ${count(r.entries)} entries (${count(r.entry_revisions)} revisions, ${count(r.entry_freshness)} freshness records, ` +
-    `${count(r.url_claims)} URL claims, change log at ${m.changeSeq}), ${count(r.tasks)} tasks (${count(r.push_notification_configs)} push configs) ` +
-    `and ${count(r.watches)} watches from ${m.source} to ${m.target} in ${m.seconds.toFixed(1)} s\n` +
+    `${s.green('migrated')} ${countOf(r.entries, 'entry', 'entries')} (${countOf(r.entry_revisions, 'revision')}, ${countOf(r.entry_freshness, 'freshness record')}, ` +
+    `${countOf(r.url_claims, 'URL claim')}, change log at ${m.changeSeq}), ${countOf(r.tasks, 'task')} (${countOf(r.push_notification_configs, 'push config')}) ` +
+    `and ${countOf(r.watches, 'watch', 'watches')} from ${m.source} to ${m.target} in ${m.seconds.toFixed(1)} s\n` +
     `verified: every table's rows counted, entries and revisions checksum ${m.checksum.slice(0, 16)}… equal on both sides\n` +
     (m.replaced ? 'The registry data the database held before was replaced.\n' : '') +
     'Next: stop the SQLite registry (what it wrote after the copy began is not in it: migrate again with --force if it wrote since),\n' +

@@ -8,7 +8,7 @@
  */
 import { Command } from 'commander';
 import { restoreSqlite, type SqliteRestore } from '../../storage/sqlite/backup.js';
-import { EXIT_OK, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
+import { EXIT_OK, countOf, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { reportBackupError, sqliteDatabase } from './backup.js';
 import { nonEmpty } from '../option-values.js';
 
@@ -21,7 +21,7 @@ interface RestoreOptions {
 function formatRestore(r: SqliteRestore, backup: string, o: Output): string {
   const s = styles(o.color);
   return (
-    `${s.green('restored')} ${r.entries.toLocaleString('en-US')} entries (${r.revisions.toLocaleString('en-US')} revisions, change log at ${r.changeSeq}) from ${backup} to ${r.file}\n` +
+    `${s.green('restored')} ${countOf(r.entries, 'entry', 'entries')} (${countOf(r.revisions, 'revision')}, change log at ${r.changeSeq}) from ${backup} to ${r.file}\n` +
     (r.replaced ? `The database it replaced is kept as ${r.replaced} (with its -wal and -shm, if any).\n` : '') +
     (r.removedLeftovers ? `Removed what an earlier restore, stopped half way, had left: ${r.removedLeftovers.join(', ')}\n` : '') +
     'Start the registry: it checks its saved search index against the restored change log and rebuilds it if it belongs to another.\n'
@@ -54,7 +54,7 @@ export function register(program: Command): void {
       'after',
       '\nThe backup is checked (SQLite integrity, a registry database this release can open) before anything changes.\n' +
         'A running registry holds the database: stop it first. Its -wal and -shm move aside with the database they belong to.\n' +
-        'Exit status: 0 restored, 1 not restored (a running registry, a damaged backup), 2 usage.\n' +
+        'Exit status: 0 restored, 1 not restored (a running registry, a damaged backup), 2 usage (no such file, not a registry backup, a database in place without --force).\n' +
         'Example:\n  a2a-registry restore --force --data-dir /var/lib/a2a-registry /backups/registry-2026-12-01.db',
     )
     .action(async (file: string, options: RestoreOptions) => {

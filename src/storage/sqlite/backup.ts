@@ -67,9 +67,9 @@ function syncPath(file: string, flags: string): void {
 }
 
 /** Facts about a registry database (the source, or the copy to check it). */
-function describe(db: Database.Database, where: string): Omit<SqliteBackup, 'file' | 'bytes'> {
+function describe(db: Database.Database, where: string, usage = false): Omit<SqliteBackup, 'file' | 'bytes'> {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'registry_migrations'").get();
-  if (!table) throw new BackupError(`${where} is an SQLite database but not a registry's (it has no registry_migrations table)`);
+  if (!table) throw new BackupError(`${where} is an SQLite database but not a registry's (it has no registry_migrations table)`, usage);
   const count = (sql: string): number => Number((db.prepare(sql).get() as { n: number | null }).n ?? 0);
   return {
     schemaVersion: count('SELECT max(version) AS n FROM registry_migrations'),
@@ -166,8 +166,44 @@ export interface SqliteRestore extends Omit<SqliteBackup, 'file' | 'bytes'> {
   removedLeftovers?: string[];
 }
 
+/** The kind of a file system object that is not a regular file, for a message. */
+function kindOf(stat: fs.Stats): string {
+  if (stat.isDirectory()) return 'a folder';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isFIFO()) return 'a pipe';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/** The first bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * Why `file` cannot be a backup, seen before SQLite opens it: SQLite reads a device (/dev/zero,
+ * /dev/null) or an empty file as an empty database, which was then called "an SQLite database but
+ * not a registry's", and a folder as "disk I/O error".
+ */
+function whyNotABackup(file: string): string | undefined {
+  const stat = fs.statSync(file);
+  const give = 'give the file a2a-registry backup wrote';
+  if (!stat.isFile()) return `${file} is ${kindOf(stat)}, not a backup: ${give}`;
+  if (stat.size === 0) return `${file} is empty (0 bytes), not a backup: ${give}`;
+  const head = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, head, 0, head.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (!head.equals(SQLITE_HEADER)) return `${file} is not an SQLite database (it does not begin with "SQLite format 3"), so not a backup: ${give}`;
+  return undefined;
+}
+
 /** Checks that `file` is a whole registry database this release can open; returns what it holds. */
 function checkedCopy(file: string): Omit<SqliteBackup, 'file' | 'bytes'> {
+  const notABackup = whyNotABackup(file);
+  if (notABackup) throw new BackupError(notABackup, true);
   let copy: Database.Database;
   try {
     copy = new Database(file, { readonly: true, fileMustExist: true });
@@ -182,7 +218,7 @@ function checkedCopy(file: string): Omit<SqliteBackup, 'file' | 'bytes'> {
       throw new BackupError(`${file} is not an SQLite database (${(err as Error).message})`, true);
     }
     if (check !== 'ok') throw new BackupError(`${file} fails SQLite's integrity check (${String(check)}): restore another backup`);
-    const facts = describe(copy, file);
+    const facts = describe(copy, file, true);
     if (facts.schemaVersion > SQLITE_SCHEMA_VERSION) {
       throw new BackupError(`${file} was written by a newer release (schema ${facts.schemaVersion}; this one reads up to ${SQLITE_SCHEMA_VERSION}): restore it with that release or a later one`, true);
     }
