@@ -177,7 +177,7 @@ describe('migrate SQLite to PostgreSQL', () => {
       assert.equal(forced.code, 0, forced.err);
       assert.match(forced.out, /migrated 4 entries \(6 revisions, 1 freshness record, /);
       assert.match(forced.out, /replaced/);
-      assert.match(forced.out, /and 1 watches/);
+      assert.match(forced.out, /and 1 watch from /);
     } finally {
       await onPostgres?.close();
       await sqlite.close().catch(() => undefined);
