@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
-import { claimKey, endpointIdentity, normalizeEndpoint, otherSpellings, withTenant } from '../src/lib/endpoint-url.js';
+import { claimKey, coveringClaims, endpointIdentity, normalizeEndpoint, otherSpellings, withTenant } from '../src/lib/endpoint-url.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
@@ -114,6 +114,15 @@ describe('normal form of endpoint URLs', () => {
       { url: 'https://alice.example.com/a2a', protocolBinding: 'HTTP+JSON' },
     ]);
     assert.deepEqual(tenants, { primary: 'https://alice.example.com/a2a#tenant=acme', claims: ['http://alice.example.com/a2a', 'http://alice.example.com/a2a#tenant=acme'] });
+  });
+
+  test('a URL is held under every query string and tenant: the claims covering a key', () => {
+    assert.deepEqual(coveringClaims('http://h.example.com/a2a'), []);
+    assert.deepEqual(coveringClaims('http://h.example.com/a2a?x=1'), ['http://h.example.com/a2a']);
+    assert.deepEqual(coveringClaims('http://h.example.com/a2a#tenant=t'), ['http://h.example.com/a2a']);
+    assert.deepEqual(coveringClaims('http://h.example.com/a2a?x=1#tenant=t'), ['http://h.example.com/a2a?x=1', 'http://h.example.com/a2a#tenant=t', 'http://h.example.com/a2a']);
+    assert.deepEqual(coveringClaims(claimKey(normalizeEndpoint('https://h.example.com/a%3Fb', 'JSONRPC')!)), [], 'an escaped ? is part of the path');
+    assert.equal(normalizeEndpoint('https://h.example.com/a2a?x=1#frag', 'JSONRPC'), 'https://h.example.com/a2a?x=1', 'a fragment never reaches the server');
   });
 });
 
@@ -339,6 +348,37 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       listing.supportedInterfaces.push({ url: solo, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'x' });
       refused(await op(bob, { register: { agentCard: listing } }), solo);
       assert.equal(resultOf(await op(alice, { register: { agentCard: tenantCard('Solo Tenant', 'eu', solo) } })).created, true, 'alice may');
+    });
+
+    test('a query string routes agents of one host, but never around a URL held without one', async (t) => {
+      if (skip()) return t.skip(skip());
+      const held = 'https://q.example.com/a2a';
+      resultOf(await op(alice, { register: { agentCard: v1Card('Query Host Agent', held) } }));
+      // A server that routes nothing by query ignores it: bob's entry would be alice's agent.
+      for (const url of ['https://q.example.com/a2a?x=1', 'HTTP://Q.example.com:443/a2a/?agent=bob#frag']) {
+        const error = refused(await op(bob, { register: { agentCard: v1Card('Query Lookalike', url) } }), url);
+        const base = url.replace(/[?#].*$/, '');
+        assert.ok(error.message.includes(`is ${base} under a query string, and ${base} is already used by an entry of another principal`), error.message);
+        assert.equal(error.details[0].hint, `Remove it, or register from the principal that owns ${base}.`);
+      }
+      const secondary: WireJson = v1Card('Bob Query Lister', 'https://bob.example.com/query');
+      secondary.supportedInterfaces.push({ url: `${held}?agent=b`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 't' });
+      const both = refused(await op(bob, { register: { agentCard: secondary } }), `${held}?agent=b`);
+      assert.deepEqual(both.details.map((d: WireJson) => [d.path, d.rule]), [['/supportedInterfaces/1/url', 'url-taken']]);
+      assert.match(both.message, /under a query string and a tenant/);
+      refused(await op(bob, { register: { mcpServer: mcpServer('bob-query', `${held}?mcp=1`), toolspec: toolspec() } }), `${held}?mcp=1`);
+      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Query Host Agent X', `${held}?x=1`) } })).created, true, 'alice may');
+      // One shared host, one agent per query, of two principals; each query is its first claimant's.
+      const shared = 'https://shared-q.example.com/a2a';
+      const bobs = resultOf(await op(bob, { register: { agentCard: v1Card('Routed Bob', `${shared}?agent=bob`) } }));
+      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Routed Alice', `${shared}?agent=alice`) } })).created, true);
+      refused(await op(bob, { register: { agentCard: v1Card('Routed Fake', `${shared}?agent=alice`) } }), `${shared}?agent=alice`);
+      // The URL itself, claimed after: alice's (refusing it would let a first query keep its owner
+      // out); bob's earlier claim stays his and he may update it, new queries under it are alice's.
+      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Routed Front', shared) } })).created, true);
+      const again = resultOf(await op(bob, { register: { agentCard: v1Card('Routed Bob v2', `${shared}?agent=bob`) } }));
+      assert.deepEqual([again.id, again.revision], [bobs.id, 2]);
+      refused(await op(bob, { register: { agentCard: v1Card('Routed Bob 2', `${shared}?agent=bob2`) } }), `${shared}?agent=bob2`);
     });
 
     test('two owners of agents made from one sample card: each is told to fill in its template, neither that the other owns it', async (t) => {

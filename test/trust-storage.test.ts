@@ -278,9 +278,14 @@ for (const name of ['sqlite', 'postgres'] as const) {
       squat.interfaces[0]!.url = 'https://plain.example.com/a2a';
       squat.interfaces[0]!.tenant = 'x';
       squat.urls = endpointIdentity(squat.interfaces).claims;
-      const taken = { status: 'url-taken', url: 'http://plain.example.com/a2a#tenant=x' };
+      const taken = { status: 'url-taken', url: 'http://plain.example.com/a2a#tenant=x', heldAs: 'http://plain.example.com/a2a' };
       assert.deepEqual(await store.upsert(squat, actor('bob')), taken);
       assert.deepEqual(await store.importEntries([squat], actor('bob'), {}), [taken]);
+      // So is it under a query string (a server that routes nothing by query ignores it).
+      const query = entryWrite('agent', 'https://plain.example.com/a2a?x=1');
+      const queried = { status: 'url-taken', url: 'http://plain.example.com/a2a?x=1', heldAs: 'http://plain.example.com/a2a' };
+      assert.deepEqual(await store.importEntries([query], actor('bob'), {}), [queried]);
+      assert.deepEqual(await store.upsert(query, actor('bob')), queried);
       assert.equal((await store.upsert(squat, actor('alice'))).status, 'created', 'its holder may list it under a tenant');
     });
 

@@ -226,22 +226,31 @@ export function splitTenant(key: string): { url: string; tenant: string | undefi
 }
 
 /**
- * The claim a tenant's claim key answers to: the same URL without a tenant, or undefined for a key
- * without one. Whoever holds a URL holds its tenants against other principals: an agent that is
- * not multi-tenant ignores the tenant of a request, so another principal listing its URL under
- * any tenant would list that agent (see the stores' claims).
+ * The claims that hold `key` too: a claim key's URL without its query string, and without its
+ * tenant, and without both (none for a key with neither). Whoever holds a URL holds it under every
+ * query and every tenant against other principals: an agent that is not multi-tenant ignores the
+ * tenant of a request, and a server that routes nothing by query string ignores the query, so
+ * another principal listing `https://h/a2a?x=1` or `https://h/a2a` under tenant `x` would list the
+ * holder's agent. A query or tenant still tells agents apart for whoever claims first (one shared
+ * host, one agent per query or tenant, of several principals), and the URL itself may be claimed
+ * after such claims of others: those stay their holders' (the stores check covering claims only
+ * for a key the claimant does not hold yet), new ones under it are its holder's alone. Refusing
+ * the URL instead would let anyone who listed one query of it first keep its owner out. Most
+ * specific first.
  */
-export function hostClaimOfTenant(key: string): string | undefined {
+export function coveringClaims(key: string): string[] {
   const { url, tenant } = splitTenant(key);
-  return tenant === undefined ? undefined : url;
+  // A normal form has a '?' only where its query starts: WHATWG encodes one in a path as %3F.
+  const query = url.indexOf('?');
+  const covering = tenant === undefined ? [] : [url];
+  if (query >= 0) covering.push(withTenant(url.slice(0, query), tenant));
+  if (query >= 0 && tenant !== undefined) covering.push(url.slice(0, query));
+  return covering;
 }
 
-/** The claims that must not be another principal's for `keys` to be claimed: each, and the URL of each under a tenant. */
+/** The claims that must not be another principal's for `keys` to be claimed: each, and those covering it. */
 export function claimsToCheck(keys: readonly string[]): string[] {
-  return keys.flatMap((key) => {
-    const host = hostClaimOfTenant(key);
-    return host === undefined ? [key] : [key, host];
-  });
+  return keys.flatMap((key) => [key, ...coveringClaims(key)]);
 }
 
 /** An endpoint as people read it in a message: its URL, and its tenant when it has one. */
