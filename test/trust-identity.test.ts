@@ -203,6 +203,24 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     assert.deepEqual(server.errors.map((f) => [f.path, f.rule]), [['/mcpServer/url', 'url-mixed-script']]);
   });
 
+  test('a host whose every letter outside ASCII looks like an ASCII one (all Cyrillic "ѕсоре.com") is refused too, naming what it reads as and its real name', () => {
+    const e = errorAt(cardWith('https://\u0455\u0441\u043e\u0440\u0435.com/a2a'), '/supportedInterfaces/1/url');
+    assert.equal(e.rule, 'url-lookalike-host');
+    assert.match(e.message, /is written in letters that look like the ASCII name "scope\.com", so it reads as that name but is another \(xn--e1argc3h\.com\)/);
+    assert.match(e.hint!, /"https:\/\/xn--e1argc3h\.com\/a2a"/);
+    // "раураӏ" (with a palochka), "аррӏе": every letter Cyrillic. ("раураl" with a Latin l mixes scripts.)
+    for (const host of ['\u0440\u0430\u0443\u0440\u0430\u04cf.com', '\u0430\u0440\u0440\u04cf\u0435.example.com']) {
+      assert.equal(errorAt(cardWith(`https://${host}/a2a`), '/supportedInterfaces/1/url').rule, 'url-lookalike-host', host);
+    }
+    assert.equal(errorAt(cardWith('https://\u0440\u0430\u0443\u0440\u0430l.com/a2a'), '/supportedInterfaces/1/url').rule, 'url-mixed-script');
+    // A name that does not read as an ASCII one stays: Cyrillic on a Cyrillic TLD, German, Greek words.
+    for (const url of ['https://\u0441\u0430\u0445\u0430\u0440.\u0440\u0444/a2a', 'https://münchen.de/a2a', 'https://\u03b1\u03ba.gr/a2a', 'https://xn--e1argc3h.com/a2a']) {
+      assert.equal(validator.validateAgentCard(cardWith(url), 500).valid, true, url);
+    }
+    const server = validator.validateMcpServer(mcpServer('files', 'https://\u0455\u0441\u043e\u0440\u0435.com/mcp'), toolspec(), 100);
+    assert.deepEqual(server.errors.map((f) => [f.path, f.rule]), [['/mcpServer/url', 'url-lookalike-host']]);
+  });
+
   test('an unfilled template is refused (it would be the identity of every agent made from one sample); an example host stays a warning', () => {
     const v = validator.validateAgentCard(cardWith('{BASE_URL}/a2a'), 500);
     assert.equal(v.valid, false);

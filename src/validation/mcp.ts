@@ -22,7 +22,7 @@ export interface McpValidators {
 }
 
 /** Endpoint URL findings that say more than the schema's "must be an absolute http(s) URL". */
-const PRECISE_URL_RULES: ReadonlySet<string> = new Set(['url-control-character', 'url-placeholder', 'url-mixed-script']);
+const PRECISE_URL_RULES: ReadonlySet<string> = new Set(['url-control-character', 'url-placeholder', 'url-mixed-script', 'url-lookalike-host']);
 
 /** MCP 2025-11-25 naming guidance: 1-128 characters of [A-Za-z0-9_.-] (a SHOULD, so a warning). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
