@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
 import { claimKey, coveringClaims, endpointIdentity, normalizeEndpoint, otherSpellings, withTenant } from '../src/lib/endpoint-url.js';
 import { createDocumentValidator } from '../src/validation/index.js';
+import { checkDocument, entryWriteOf } from '../src/registry/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
 import { usePostgres } from './support/postgres.js';
@@ -114,6 +115,32 @@ describe('normal form of endpoint URLs', () => {
       { url: 'https://alice.example.com/a2a', protocolBinding: 'HTTP+JSON' },
     ]);
     assert.deepEqual(tenants, { primary: 'https://alice.example.com/a2a#tenant=acme', claims: ['http://alice.example.com/a2a', 'http://alice.example.com/a2a#tenant=acme'] });
+  });
+
+  test('a registration parses each endpoint URL once for its identity (and once for the warnings walk over every URL)', () => {
+    const card: WireJson = v1Card('Parse Agent', 'https://parse.example.com/a2a');
+    card.supportedInterfaces.push({ url: 'https://parse.example.com/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 't' });
+    const text = JSON.stringify(card);
+    const subject = { type: 'agent-card' as const, card, documentText: text, sizeBytes: text.length };
+    const validator = createDocumentValidator({ maxDocumentBytes: 10_240 });
+    const Original = globalThis.URL;
+    let parses = 0;
+    globalThis.URL = class extends Original {
+      constructor(url: string | URL, base?: string | URL) {
+        super(url, base);
+        parses++;
+      }
+    } as typeof URL;
+    let write;
+    try {
+      write = entryWriteOf(subject, checkDocument(validator, subject)).write;
+    } finally {
+      globalThis.URL = Original;
+    }
+    assert.equal(parses, 4, 'two URLs, each checked once and walked once');
+    assert.equal(write.identityUrl, 'https://parse.example.com/a2a');
+    assert.deepEqual(write.urls, ['http://parse.example.com/a2a', 'http://parse.example.com/rest#tenant=t']);
+    assert.ok(write.identityAliases?.includes('http://parse.example.com/a2a'));
   });
 
   test('a URL is held under every query string and tenant: the claims covering a key', () => {

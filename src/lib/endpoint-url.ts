@@ -155,10 +155,18 @@ export function claimKey(normalized: string): string {
  * a tenant, the spellings with that tenant. Empty for what is no URL (a placeholder identity).
  */
 export function otherSpellings(identity: string): string[] {
-  const { url: normalized, tenant } = splitTenant(identity);
   // A placeholder kept as written ("https://{HOST}/a2a") identifies nothing but itself.
-  const parsed = parseEndpointUrl(normalized);
-  if (!parsed.ok || parsed.normalized !== normalized) return [];
+  const { url } = splitTenant(identity);
+  const parsed = parseEndpointUrl(url);
+  return parsed.ok && parsed.normalized === url ? otherSpellingsOfNormalForm(identity) : [];
+}
+
+/**
+ * `otherSpellings` of an endpoint key known to be a normal form (with its tenant), such as one
+ * made from a checked endpoint: a registration has parsed its URL already, so it is not parsed again.
+ */
+export function otherSpellingsOfNormalForm(identity: string): string[] {
+  const { url: normalized, tenant } = splitTenant(identity);
   const key = claimKey(normalized);
   const m = /^http:\/\/(\[[^\]]*\]|[^/:?]*)(:\d+)?(.*)$/.exec(key);
   if (!m) return [];

@@ -7,40 +7,53 @@ import { RegistryError } from '../contract/errors.js';
 import type { Subject } from '../contract/subject.js';
 import { claimKey, shownEndpoint, shownEndpointKey, splitTenant, withTenant } from '../lib/endpoint-url.js';
 import { isObject, quote } from '../lib/json.js';
-import { cardEndpointUrls, checkEndpointUrl, mcpEndpointUrls, type EndpointUrl } from '../validation/endpoint-urls.js';
+import { cardEndpointUrls, checkEndpointUrl, checkedEndpoints, mcpEndpointUrls, type CheckedEndpoint } from '../validation/endpoint-urls.js';
 import type { Verdict } from '../validation/index.js';
 
-/** An endpoint URL of a document with its claim key. */
-export interface ClaimedEndpoint extends EndpointUrl {
+/** An endpoint URL of a document with its normal form and claim key. */
+export interface ClaimedEndpoint extends CheckedEndpoint {
   claim: string;
 }
 
 export interface EndpointClaims {
   /** The key of the primary endpoint (its normal form and tenant); for a placeholder that is no URL, `fallbackIdentity`. */
   identityUrl: string;
+  /** Whether `identityUrl` is the key of a checked URL (a normal form), not the fallback. */
+  identityIsUrl: boolean;
   claimed: ClaimedEndpoint[];
   /** The claim keys, once each, sorted (EntryWrite.urls). */
   urls: string[];
 }
 
-/** The claims of a valid document. */
-export function endpointClaims(subject: Subject, verdict: Verdict, fallbackIdentity: string): EndpointClaims {
+/** The endpoints of a valid document, each checked (undefined: not a URL), in document order. */
+function checkedEndpointsOf(subject: Subject, verdict: Verdict): readonly (CheckedEndpoint | undefined)[] {
+  // Validation records them for what it accepts: each is a URL, checked once.
+  const recorded = checkedEndpoints(verdict);
+  if (recorded) return recorded;
   const all =
     subject.type === 'agent-card'
       ? isObject(subject.card)
         ? cardEndpointUrls(subject.card, verdict.generation ?? '1.0')
         : []
       : mcpEndpointUrls(subject.server);
+  return all.map((e) => {
+    const check = checkEndpointUrl(e);
+    return check.ok === true ? { ...e, normalized: check.normalized } : undefined;
+  });
+}
+
+/** The claims of a valid document. */
+export function endpointClaims(subject: Subject, verdict: Verdict, fallbackIdentity: string): EndpointClaims {
   const claimed: ClaimedEndpoint[] = [];
   let identityUrl = fallbackIdentity;
-  all.forEach((e, i) => {
-    const check = checkEndpointUrl(e);
-    if (check.ok !== true) return;
-    const key = withTenant(check.normalized, e.tenant);
-    if (i === 0) identityUrl = key;
+  let identityIsUrl = false;
+  checkedEndpointsOf(subject, verdict).forEach((e, i) => {
+    if (e === undefined) return;
+    const key = withTenant(e.normalized, e.tenant);
+    if (i === 0) [identityUrl, identityIsUrl] = [key, true];
     claimed.push({ ...e, claim: claimKey(key) });
   });
-  return { identityUrl, claimed, urls: [...new Set(claimed.map((e) => e.claim))].sort() };
+  return { identityUrl, identityIsUrl, claimed, urls: [...new Set(claimed.map((e) => e.claim))].sort() };
 }
 
 /** Where the document uses its identity URL (the primary interface or server URL, and any repeat of it). */

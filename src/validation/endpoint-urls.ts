@@ -28,7 +28,7 @@ import { domainToUnicode } from 'node:url';
 import type { Finding } from '../contract/types.js';
 import { isUriBinding, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
-import type { Generation } from './types.js';
+import type { Generation, Verdict } from './types.js';
 import { classifyUrl } from './urls.js';
 
 /** One endpoint URL of a document, where it sits and which binding it speaks. */
@@ -179,12 +179,38 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   }
 }
 
-/** Errors for every endpoint URL that breaks a rule, in document order. */
-export function endpointUrlErrors(endpoints: readonly EndpointUrl[]): Finding[] {
-  const out: Finding[] = [];
+/** An endpoint URL of a document that passed its checks, with its normal form. */
+export interface CheckedEndpoint extends EndpointUrl {
+  normalized: string;
+}
+
+/** Every endpoint URL checked once: the errors of those that break a rule (in document order), and the others. */
+export function checkEndpointUrls(endpoints: readonly EndpointUrl[]): { errors: Finding[]; checked: CheckedEndpoint[] } {
+  const errors: Finding[] = [];
+  const checked: CheckedEndpoint[] = [];
   for (const e of endpoints) {
     const check = checkEndpointUrl(e);
-    if (check.ok === false) out.push(check.finding);
+    if (check.ok === false) errors.push(check.finding);
+    else checked.push({ ...e, normalized: check.normalized });
   }
-  return out;
+  return { errors, checked };
+}
+
+/**
+ * The endpoints of each accepted document, as its validation checked them, so that a
+ * registration's claims (registry/endpoint-claims.ts) are read from them instead of parsing and
+ * checking every URL again. Beside the verdict, not in it: verdicts are shown as they are (the
+ * CLI's validate --json), and a verdict is dropped with its registration.
+ */
+const checkedEndpointsOf = new WeakMap<Verdict, readonly CheckedEndpoint[]>();
+
+/** Records the endpoints of an accepted verdict (all of its endpoint URLs, each checked). */
+export function withCheckedEndpoints(verdict: Verdict, checked: readonly CheckedEndpoint[]): Verdict {
+  checkedEndpointsOf.set(verdict, checked);
+  return verdict;
+}
+
+/** The endpoints validation checked for `verdict`, when it recorded them. */
+export function checkedEndpoints(verdict: Verdict): readonly CheckedEndpoint[] | undefined {
+  return checkedEndpointsOf.get(verdict);
 }
