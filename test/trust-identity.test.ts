@@ -27,6 +27,7 @@ const VARIANTS = [
   'https://alice.example.com./a2a',
   'https://alice.example.com/x/../a2a',
   'https://alice.example.com/a2a//',
+  'https://alice.example.com//a2a',
   'http://alice.example.com/a2a',
   'http://alice.example.com:80/a2a',
 ];

@@ -8,7 +8,9 @@
  * - the fragment is dropped (it never reaches the server), and an empty query (`…/a2a?`) too;
  * - percent-encoding is normalised (RFC 3986 §6.2.2.2): escapes of unreserved characters are
  *   decoded (`%61%32a` → `a2a`), the others upper-cased (`%2f` → `%2F`);
- * - trailing slashes of the path are insignificant (`/a2a/` ≡ `/a2a`, `https://h/` ≡ `https://h`);
+ * - trailing slashes of the path are insignificant (`/a2a/` ≡ `/a2a`, `https://h/` ≡ `https://h`),
+ *   and so are repeated ones (`//a2a` ≡ `/a2a`: nginx, in front of many agents, merges them by
+ *   default, so `https://h//a2a` reaches the agent at `https://h/a2a`);
  * - a trailing dot of the host name is dropped (`alice.example.com.` is the same DNS name);
  * - an IPv4-mapped IPv6 address is its IPv4 address (`[::ffff:203.0.113.7]` connects to
  *   `203.0.113.7`), which WHATWG parsing leaves as it is.
@@ -65,7 +67,7 @@ export function normalizeParsedUrl(url: URL): string {
     host = [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
   }
   const port = url.port ? `:${url.port}` : '';
-  const path = normalizePercentEncoding(url.pathname).replace(/\/+$/, '');
+  const path = normalizePercentEncoding(url.pathname).replace(/\/{2,}/g, '/').replace(/\/$/, '');
   const query = url.search.length > 1 ? normalizePercentEncoding(url.search) : '';
   return `${url.protocol}//${host}${port}${path}${query}`;
 }
