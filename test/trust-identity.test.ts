@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
-import { claimKey, endpointIdentity, normalizeEndpoint, otherSpellings, withTenant } from '../src/lib/endpoint-url.js';
+import { claimKey, coveringClaims, endpointIdentity, normalizeEndpoint, otherSpellings, withTenant } from '../src/lib/endpoint-url.js';
 import { createDocumentValidator } from '../src/validation/index.js';
+import { checkDocument, entryWriteOf } from '../src/registry/documents.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { mcpServer, toolspec, v03Card, v1Card } from './support/documents.js';
 import { usePostgres } from './support/postgres.js';
@@ -26,6 +27,7 @@ const VARIANTS = [
   'https://alice.example.com./a2a',
   'https://alice.example.com/x/../a2a',
   'https://alice.example.com/a2a//',
+  'https://alice.example.com//a2a',
   'http://alice.example.com/a2a',
   'http://alice.example.com:80/a2a',
 ];
@@ -115,6 +117,41 @@ describe('normal form of endpoint URLs', () => {
     ]);
     assert.deepEqual(tenants, { primary: 'https://alice.example.com/a2a#tenant=acme', claims: ['http://alice.example.com/a2a', 'http://alice.example.com/a2a#tenant=acme'] });
   });
+
+  test('a registration parses each endpoint URL once for its identity (and once for the warnings walk over every URL)', () => {
+    const card: WireJson = v1Card('Parse Agent', 'https://parse.example.com/a2a');
+    card.supportedInterfaces.push({ url: 'https://parse.example.com/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 't' });
+    const text = JSON.stringify(card);
+    const subject = { type: 'agent-card' as const, card, documentText: text, sizeBytes: text.length };
+    const validator = createDocumentValidator({ maxDocumentBytes: 10_240 });
+    const Original = globalThis.URL;
+    let parses = 0;
+    globalThis.URL = class extends Original {
+      constructor(url: string | URL, base?: string | URL) {
+        super(url, base);
+        parses++;
+      }
+    } as typeof URL;
+    let write;
+    try {
+      write = entryWriteOf(subject, checkDocument(validator, subject)).write;
+    } finally {
+      globalThis.URL = Original;
+    }
+    assert.equal(parses, 4, 'two URLs, each checked once and walked once');
+    assert.equal(write.identityUrl, 'https://parse.example.com/a2a');
+    assert.deepEqual(write.urls, ['http://parse.example.com/a2a', 'http://parse.example.com/rest#tenant=t']);
+    assert.ok(write.identityAliases?.includes('http://parse.example.com/a2a'));
+  });
+
+  test('a URL is held under every query string and tenant: the claims covering a key', () => {
+    assert.deepEqual(coveringClaims('http://h.example.com/a2a'), []);
+    assert.deepEqual(coveringClaims('http://h.example.com/a2a?x=1'), ['http://h.example.com/a2a']);
+    assert.deepEqual(coveringClaims('http://h.example.com/a2a#tenant=t'), ['http://h.example.com/a2a']);
+    assert.deepEqual(coveringClaims('http://h.example.com/a2a?x=1#tenant=t'), ['http://h.example.com/a2a?x=1', 'http://h.example.com/a2a#tenant=t', 'http://h.example.com/a2a']);
+    assert.deepEqual(coveringClaims(claimKey(normalizeEndpoint('https://h.example.com/a%3Fb', 'JSONRPC')!)), [], 'an escaped ? is part of the path');
+    assert.equal(normalizeEndpoint('https://h.example.com/a2a?x=1#frag', 'JSONRPC'), 'https://h.example.com/a2a?x=1', 'a fragment never reaches the server');
+  });
 });
 
 describe('interface and server URLs: schemes, credentials, control characters', () => {
@@ -192,6 +229,24 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     }
     const server = validator.validateMcpServer(mcpServer('files', 'https://\u0430lice.example.com/mcp'), toolspec(), 100);
     assert.deepEqual(server.errors.map((f) => [f.path, f.rule]), [['/mcpServer/url', 'url-mixed-script']]);
+  });
+
+  test('a host whose every letter outside ASCII looks like an ASCII one (all Cyrillic "ѕсоре.com") is refused too, naming what it reads as and its real name', () => {
+    const e = errorAt(cardWith('https://\u0455\u0441\u043e\u0440\u0435.com/a2a'), '/supportedInterfaces/1/url');
+    assert.equal(e.rule, 'url-lookalike-host');
+    assert.match(e.message, /is written in letters that look like the ASCII name "scope\.com", so it reads as that name but is another \(xn--e1argc3h\.com\)/);
+    assert.match(e.hint!, /"https:\/\/xn--e1argc3h\.com\/a2a"/);
+    // "раураӏ" (with a palochka), "аррӏе": every letter Cyrillic. ("раураl" with a Latin l mixes scripts.)
+    for (const host of ['\u0440\u0430\u0443\u0440\u0430\u04cf.com', '\u0430\u0440\u0440\u04cf\u0435.example.com']) {
+      assert.equal(errorAt(cardWith(`https://${host}/a2a`), '/supportedInterfaces/1/url').rule, 'url-lookalike-host', host);
+    }
+    assert.equal(errorAt(cardWith('https://\u0440\u0430\u0443\u0440\u0430l.com/a2a'), '/supportedInterfaces/1/url').rule, 'url-mixed-script');
+    // A name that does not read as an ASCII one stays: Cyrillic on a Cyrillic TLD, German, Greek words.
+    for (const url of ['https://\u0441\u0430\u0445\u0430\u0440.\u0440\u0444/a2a', 'https://münchen.de/a2a', 'https://\u03b1\u03ba.gr/a2a', 'https://xn--e1argc3h.com/a2a']) {
+      assert.equal(validator.validateAgentCard(cardWith(url), 500).valid, true, url);
+    }
+    const server = validator.validateMcpServer(mcpServer('files', 'https://\u0455\u0441\u043e\u0440\u0435.com/mcp'), toolspec(), 100);
+    assert.deepEqual(server.errors.map((f) => [f.path, f.rule]), [['/mcpServer/url', 'url-lookalike-host']]);
   });
 
   test('an unfilled template is refused (it would be the identity of every agent made from one sample); an example host stays a warning', () => {
@@ -339,6 +394,37 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       listing.supportedInterfaces.push({ url: solo, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'x' });
       refused(await op(bob, { register: { agentCard: listing } }), solo);
       assert.equal(resultOf(await op(alice, { register: { agentCard: tenantCard('Solo Tenant', 'eu', solo) } })).created, true, 'alice may');
+    });
+
+    test('a query string routes agents of one host, but never around a URL held without one', async (t) => {
+      if (skip()) return t.skip(skip());
+      const held = 'https://q.example.com/a2a';
+      resultOf(await op(alice, { register: { agentCard: v1Card('Query Host Agent', held) } }));
+      // A server that routes nothing by query ignores it: bob's entry would be alice's agent.
+      for (const url of ['https://q.example.com/a2a?x=1', 'HTTP://Q.example.com:443/a2a/?agent=bob#frag']) {
+        const error = refused(await op(bob, { register: { agentCard: v1Card('Query Lookalike', url) } }), url);
+        const base = url.replace(/[?#].*$/, '');
+        assert.ok(error.message.includes(`is ${base} under a query string, and ${base} is already used by an entry of another principal`), error.message);
+        assert.equal(error.details[0].hint, `Remove it, or register from the principal that owns ${base}.`);
+      }
+      const secondary: WireJson = v1Card('Bob Query Lister', 'https://bob.example.com/query');
+      secondary.supportedInterfaces.push({ url: `${held}?agent=b`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 't' });
+      const both = refused(await op(bob, { register: { agentCard: secondary } }), `${held}?agent=b`);
+      assert.deepEqual(both.details.map((d: WireJson) => [d.path, d.rule]), [['/supportedInterfaces/1/url', 'url-taken']]);
+      assert.match(both.message, /under a query string and a tenant/);
+      refused(await op(bob, { register: { mcpServer: mcpServer('bob-query', `${held}?mcp=1`), toolspec: toolspec() } }), `${held}?mcp=1`);
+      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Query Host Agent X', `${held}?x=1`) } })).created, true, 'alice may');
+      // One shared host, one agent per query, of two principals; each query is its first claimant's.
+      const shared = 'https://shared-q.example.com/a2a';
+      const bobs = resultOf(await op(bob, { register: { agentCard: v1Card('Routed Bob', `${shared}?agent=bob`) } }));
+      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Routed Alice', `${shared}?agent=alice`) } })).created, true);
+      refused(await op(bob, { register: { agentCard: v1Card('Routed Fake', `${shared}?agent=alice`) } }), `${shared}?agent=alice`);
+      // The URL itself, claimed after: alice's (refusing it would let a first query keep its owner
+      // out); bob's earlier claim stays his and he may update it, new queries under it are alice's.
+      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Routed Front', shared) } })).created, true);
+      const again = resultOf(await op(bob, { register: { agentCard: v1Card('Routed Bob v2', `${shared}?agent=bob`) } }));
+      assert.deepEqual([again.id, again.revision], [bobs.id, 2]);
+      refused(await op(bob, { register: { agentCard: v1Card('Routed Bob 2', `${shared}?agent=bob2`) } }), `${shared}?agent=bob2`);
     });
 
     test('two owners of agents made from one sample card: each is told to fill in its template, neither that the other owns it', async (t) => {

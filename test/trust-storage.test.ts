@@ -278,10 +278,41 @@ for (const name of ['sqlite', 'postgres'] as const) {
       squat.interfaces[0]!.url = 'https://plain.example.com/a2a';
       squat.interfaces[0]!.tenant = 'x';
       squat.urls = endpointIdentity(squat.interfaces).claims;
-      const taken = { status: 'url-taken', url: 'http://plain.example.com/a2a#tenant=x' };
+      const taken = { status: 'url-taken', url: 'http://plain.example.com/a2a#tenant=x', heldAs: 'http://plain.example.com/a2a' };
       assert.deepEqual(await store.upsert(squat, actor('bob')), taken);
       assert.deepEqual(await store.importEntries([squat], actor('bob'), {}), [taken]);
+      // So is it under a query string (a server that routes nothing by query ignores it).
+      const query = entryWrite('agent', 'https://plain.example.com/a2a?x=1');
+      const queried = { status: 'url-taken', url: 'http://plain.example.com/a2a?x=1', heldAs: 'http://plain.example.com/a2a' };
+      assert.deepEqual(await store.importEntries([query], actor('bob'), {}), [queried]);
+      assert.deepEqual(await store.upsert(query, actor('bob')), queried);
       assert.equal((await store.upsert(squat, actor('alice'))).status, 'created', 'its holder may list it under a tenant');
+    });
+
+    test('the migration to merged slashes: an entry stored under https://h//a2a gets https://h/a2a\'s keys; an older entry\'s claim of https://h/a2a stands', async (t, target) => {
+      // A database as the previous release left it: bob's https://slash.example.com//a2a keyed apart
+      // from alice's older https://slash.example.com/a2a, and carol's alone. (As in every such
+      // migration, the entry registered first keeps a URL two principals now share.)
+      const first = await open(t, target);
+      const asBefore = (url: string): EntryWrite => Object.assign(entryWrite('agent', url), { urls: [url.replace(/^https:/, 'http:')] });
+      const alice = await first.upsert(entryWrite('agent', 'https://slash.example.com/a2a'), actor('alice'));
+      const bob = await first.upsert(asBefore('https://slash.example.com//a2a'), actor('bob'));
+      const carol = await first.upsert(asBefore('https://solo.example.com//a2a'), actor('carol'));
+      assert.ok(bob.status === 'created' && carol.status === 'created' && alice.status === 'created');
+      const store = await reopenAfter(t, target, first, name === 'sqlite' ? 9 : 8);
+      const identities = Object.fromEntries((await target.raw('SELECT id, identity_url FROM entries')).map((r) => [String(r.id), r.identity_url]));
+      assert.deepEqual(identities, {
+        [bob.entry.id]: 'https://slash.example.com//a2a',
+        [carol.entry.id]: 'https://solo.example.com/a2a',
+        [alice.entry.id]: 'https://slash.example.com/a2a',
+      });
+      assert.deepEqual(await claimsOf(target), { 'http://slash.example.com/a2a': 'alice', 'http://solo.example.com/a2a': 'carol' });
+      await assertClaimsConsistent(target);
+      // Bob's entry, re-registered as the registry now keys it, is refused alice's URL.
+      const bobs = Object.assign(entryWrite('agent', 'https://slash.example.com//a2a', '2'), { urls: ['http://slash.example.com/a2a'] });
+      assert.deepEqual(await store.upsert(bobs, actor('bob')), { status: 'url-taken', url: 'http://slash.example.com/a2a' });
+      const hers = await store.upsert(entryWrite('agent', 'https://solo.example.com/a2a', '2'), actor('carol'));
+      assert.deepEqual(hers.status === 'updated' && [hers.entry.id, hers.entry.revision], [carol.entry.id, 2]);
     });
 
     test('a verification per revision: updated in place for the current one, filtered on by list', async (t, target) => {

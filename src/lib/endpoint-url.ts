@@ -8,7 +8,9 @@
  * - the fragment is dropped (it never reaches the server), and an empty query (`…/a2a?`) too;
  * - percent-encoding is normalised (RFC 3986 §6.2.2.2): escapes of unreserved characters are
  *   decoded (`%61%32a` → `a2a`), the others upper-cased (`%2f` → `%2F`);
- * - trailing slashes of the path are insignificant (`/a2a/` ≡ `/a2a`, `https://h/` ≡ `https://h`);
+ * - trailing slashes of the path are insignificant (`/a2a/` ≡ `/a2a`, `https://h/` ≡ `https://h`),
+ *   and so are repeated ones (`//a2a` ≡ `/a2a`: nginx, in front of many agents, merges them by
+ *   default, so `https://h//a2a` reaches the agent at `https://h/a2a`);
  * - a trailing dot of the host name is dropped (`alice.example.com.` is the same DNS name);
  * - an IPv4-mapped IPv6 address is its IPv4 address (`[::ffff:203.0.113.7]` connects to
  *   `203.0.113.7`), which WHATWG parsing leaves as it is.
@@ -65,7 +67,7 @@ export function normalizeParsedUrl(url: URL): string {
     host = [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
   }
   const port = url.port ? `:${url.port}` : '';
-  const path = normalizePercentEncoding(url.pathname).replace(/\/+$/, '');
+  const path = normalizePercentEncoding(url.pathname).replace(/\/{2,}/g, '/').replace(/\/$/, '');
   const query = url.search.length > 1 ? normalizePercentEncoding(url.search) : '';
   return `${url.protocol}//${host}${port}${path}${query}`;
 }
@@ -155,10 +157,18 @@ export function claimKey(normalized: string): string {
  * a tenant, the spellings with that tenant. Empty for what is no URL (a placeholder identity).
  */
 export function otherSpellings(identity: string): string[] {
-  const { url: normalized, tenant } = splitTenant(identity);
   // A placeholder kept as written ("https://{HOST}/a2a") identifies nothing but itself.
-  const parsed = parseEndpointUrl(normalized);
-  if (!parsed.ok || parsed.normalized !== normalized) return [];
+  const { url } = splitTenant(identity);
+  const parsed = parseEndpointUrl(url);
+  return parsed.ok && parsed.normalized === url ? otherSpellingsOfNormalForm(identity) : [];
+}
+
+/**
+ * `otherSpellings` of an endpoint key known to be a normal form (with its tenant), such as one
+ * made from a checked endpoint: a registration has parsed its URL already, so it is not parsed again.
+ */
+export function otherSpellingsOfNormalForm(identity: string): string[] {
+  const { url: normalized, tenant } = splitTenant(identity);
   const key = claimKey(normalized);
   const m = /^http:\/\/(\[[^\]]*\]|[^/:?]*)(:\d+)?(.*)$/.exec(key);
   if (!m) return [];
@@ -226,22 +236,31 @@ export function splitTenant(key: string): { url: string; tenant: string | undefi
 }
 
 /**
- * The claim a tenant's claim key answers to: the same URL without a tenant, or undefined for a key
- * without one. Whoever holds a URL holds its tenants against other principals: an agent that is
- * not multi-tenant ignores the tenant of a request, so another principal listing its URL under
- * any tenant would list that agent (see the stores' claims).
+ * The claims that hold `key` too: a claim key's URL without its query string, and without its
+ * tenant, and without both (none for a key with neither). Whoever holds a URL holds it under every
+ * query and every tenant against other principals: an agent that is not multi-tenant ignores the
+ * tenant of a request, and a server that routes nothing by query string ignores the query, so
+ * another principal listing `https://h/a2a?x=1` or `https://h/a2a` under tenant `x` would list the
+ * holder's agent. A query or tenant still tells agents apart for whoever claims first (one shared
+ * host, one agent per query or tenant, of several principals), and the URL itself may be claimed
+ * after such claims of others: those stay their holders' (the stores check covering claims only
+ * for a key the claimant does not hold yet), new ones under it are its holder's alone. Refusing
+ * the URL instead would let anyone who listed one query of it first keep its owner out. Most
+ * specific first.
  */
-export function hostClaimOfTenant(key: string): string | undefined {
+export function coveringClaims(key: string): string[] {
   const { url, tenant } = splitTenant(key);
-  return tenant === undefined ? undefined : url;
+  // A normal form has a '?' only where its query starts: WHATWG encodes one in a path as %3F.
+  const query = url.indexOf('?');
+  const covering = tenant === undefined ? [] : [url];
+  if (query >= 0) covering.push(withTenant(url.slice(0, query), tenant));
+  if (query >= 0 && tenant !== undefined) covering.push(url.slice(0, query));
+  return covering;
 }
 
-/** The claims that must not be another principal's for `keys` to be claimed: each, and the URL of each under a tenant. */
+/** The claims that must not be another principal's for `keys` to be claimed: each, and those covering it. */
 export function claimsToCheck(keys: readonly string[]): string[] {
-  return keys.flatMap((key) => {
-    const host = hostClaimOfTenant(key);
-    return host === undefined ? [key] : [key, host];
-  });
+  return keys.flatMap((key) => [key, ...coveringClaims(key)]);
 }
 
 /** An endpoint as people read it in a message: its URL, and its tenant when it has one. */

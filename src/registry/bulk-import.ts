@@ -99,7 +99,7 @@ export class BulkImport {
         case 'forbidden':
           return { status: 'refused', error: identityTaken(p.claims, outcome.id) };
         case 'url-taken':
-          return { status: 'refused', error: urlTaken(p.claims, outcome.url) };
+          return { status: 'refused', error: urlTaken(p.claims, outcome.url, outcome.heldAs) };
         case 'quota-exceeded':
           return { status: 'refused', error: new RegistryError('QUOTA_EXCEEDED', `The import would take "${this.actor.principal}" over ${outcome.limit} entries.`) };
         default:

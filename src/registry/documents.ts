@@ -15,7 +15,7 @@ import { describeAgentCard, describeMcpServer } from './describe.js';
 import { endpointClaims, identityUses, type EndpointClaims } from './endpoint-claims.js';
 import { mcpDocumentText } from './entries.js';
 import { quote } from '../lib/json.js';
-import { otherSpellings, shownEndpoint, shownEndpointKey } from '../lib/endpoint-url.js';
+import { otherSpellings, otherSpellingsOfNormalForm, shownEndpoint, shownEndpointKey } from '../lib/endpoint-url.js';
 
 /** The verdict on a valid document; an invalid one is declined with its errors, as register would. */
 export function checkDocument(validator: DocumentValidator, subject: Subject): Verdict {
@@ -45,7 +45,7 @@ export function entryWriteOf(subject: Subject, verdict: Verdict): { write: Entry
   const write: EntryWrite = {
     kind: description.kind,
     identityUrl: claims.identityUrl,
-    identityAliases: otherSpellings(claims.identityUrl),
+    identityAliases: claims.identityIsUrl ? otherSpellingsOfNormalForm(claims.identityUrl) : otherSpellings(claims.identityUrl),
     name: description.name,
     description: description.description,
     protocolVersion: description.protocolVersion,

@@ -27,6 +27,7 @@ import { SourceFailure, type DocumentSources } from './document-sources.js';
 import { checkDocument, entryWriteOf, publishUpsert, registrationResultOf } from './documents.js';
 import { describeStored } from './entries.js';
 import { nextHealth, type CheckFinding } from './health.js';
+import { shownTakenKey } from './endpoint-claims.js';
 
 export interface FreshnessSettings {
   /** Entries with a source (and probed agents) are checked this often; 0: never by themselves. */
@@ -123,7 +124,7 @@ export class FreshnessChecks {
         case 'url-taken':
           throw new SourceFailure(
             'FORBIDDEN',
-            `The card at ${fetched.source.url} now lists ${shownEndpointKey(outcome.url)}, which an entry of another principal uses; the last good revision is kept.`,
+            `The card at ${fetched.source.url} now lists ${shownTakenKey(outcome.url, outcome.heldAs)}, which an entry of another principal uses; the last good revision is kept.`,
             'invalid',
             'url-taken',
           );

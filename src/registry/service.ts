@@ -442,7 +442,7 @@ export class RegistryService {
           `Unregister entries it no longer needs, or ask the registry's operator to raise REGISTRY_MAX_ENTRIES_PER_OWNER.`,
       );
     }
-    if (outcome.status === 'url-taken') throw urlTaken(claims, outcome.url);
+    if (outcome.status === 'url-taken') throw urlTaken(claims, outcome.url, outcome.heldAs);
     const changed = outcome.status !== 'unchanged';
     const entry = await this.stored(this.trust.afterCommit(outcome.entry, verification, !changed));
     return resultOf(entry, outcome.status);

@@ -4,7 +4,7 @@
  */
 import type { EntryInterface, EntryKind } from '../contract/types.js';
 import type { EntryHealth, HealthStatus } from '../contract/freshness.js';
-import type { EntryWrite, FreshnessWrite, StoredEntry, WatchRowUpdate } from './types.js';
+import type { EntryWrite, FreshnessWrite, StoredEntry, UrlTakenOutcome, WatchRowUpdate } from './types.js';
 import type { CardVerification } from '../contract/verification.js';
 import { sameJson } from '../lib/canonical-json.js';
 
@@ -21,9 +21,18 @@ export class InvalidCursorError extends Error {
  * transaction is rolled back and `upsert` answers 'url-taken'.
  */
 export class UrlTaken extends Error {
-  constructor(readonly url: string) {
-    super(`${url} is claimed by another principal.`);
+  /** `heldAs`: the claim covering `url` that another principal holds, when not `url` itself. */
+  constructor(
+    readonly url: string,
+    readonly heldAs?: string,
+  ) {
+    super(`${heldAs ?? url} is claimed by another principal.`);
     this.name = 'UrlTaken';
+  }
+
+  /** The stores' answer for it. */
+  get outcome(): UrlTakenOutcome {
+    return this.heldAs === undefined ? { status: 'url-taken', url: this.url } : { status: 'url-taken', url: this.url, heldAs: this.heldAs };
   }
 }
 

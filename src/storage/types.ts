@@ -113,8 +113,18 @@ export type UpsertOutcome =
   | { status: 'forbidden'; existing: StoredEntry }
   /** Creating the entry would take its owner over `limit` entries; nothing was written. */
   | { status: 'quota-exceeded'; quota: 'entries'; limit: number }
-  /** `url` (a claim key of `EntryWrite.urls`) belongs to another principal's entry; nothing was written. */
-  | { status: 'url-taken'; url: string };
+  | UrlTakenOutcome;
+
+/**
+ * `url` (a claim key of `EntryWrite.urls`) belongs to another principal's entry, or, with
+ * `heldAs`, a claim that covers it does (the URL without its query or tenant: lib/endpoint-url.ts
+ * coveringClaims); nothing was written.
+ */
+export interface UrlTakenOutcome {
+  status: 'url-taken';
+  url: string;
+  heldAs?: string;
+}
 
 /**
  * Per-principal limits a write is held to (the service leaves them out for admins). Enforced
@@ -135,7 +145,7 @@ export type ImportOutcome =
   | { status: 'created' | 'updated' | 'unchanged'; id: string }
   | { status: 'forbidden'; id: string }
   | { status: 'quota-exceeded'; quota: 'entries'; limit: number }
-  | { status: 'url-taken'; url: string };
+  | UrlTakenOutcome;
 
 /** A refresh writing a new revision of a known entry; see RegistryStore.revise. */
 export type ReviseOutcome =
@@ -145,8 +155,8 @@ export type ReviseOutcome =
   | { status: 'stale'; entry: StoredEntry }
   /** The new document's identity belongs to another entry: nothing stored. */
   | { status: 'conflict'; existing: StoredEntry }
-  /** The new document lists `url`, which belongs to another principal's entry: nothing stored. */
-  | { status: 'url-taken'; url: string };
+  /** The new document lists `url`, which (or `heldAs`, covering it) belongs to another principal's entry: nothing stored. */
+  | UrlTakenOutcome;
 
 /** What recording a check did; see RegistryStore.recordCheck. */
 export interface CheckOutcome {

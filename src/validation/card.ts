@@ -9,7 +9,7 @@ import type { Finding } from '../contract/types.js';
 import type { CompiledPair } from './ajv-instances.js';
 import { cardWarnings, legacyAuthenticationWarning } from './card-checks.js';
 import { detectGeneration } from './detect.js';
-import { cardEndpointUrls, endpointUrlErrors } from './endpoint-urls.js';
+import { cardEndpointUrls, checkEndpointUrls, withCheckedEndpoints } from './endpoint-urls.js';
 import { cardHints, MIXED_GENERATION_FIELDS } from './hints.js';
 import { isObject, quote, type JsonObject } from '../lib/json.js';
 import { mediaTypeWarnings } from './media-types.js';
@@ -81,7 +81,8 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
   let warnings = cardWarnings(card, generation, options.warnInsecureHttp === true);
   // Interface URLs identify the agent: schemes, credentials and control characters are errors
   // (a URL the schema already faulted is not reported twice, nor warned about as well).
-  const urlErrors = endpointUrlErrors(cardEndpointUrls(card, generation)).filter((u) => !errors.some((e) => e.path === u.path));
+  const endpoints = checkEndpointUrls(cardEndpointUrls(card, generation));
+  const urlErrors = endpoints.errors.filter((u) => !errors.some((e) => e.path === u.path));
   if (urlErrors.length > 0) {
     errors.push(...urlErrors);
     const faulted = new Set(urlErrors.map((e) => e.path));
@@ -94,7 +95,7 @@ export function validateAgentCard(v: CardValidators, options: ValidatorOptions, 
   const text = displayTextFindings(card, AGENT_CARD_TEXT);
   errors.push(...text.errors.filter((f) => !errors.some((e) => e.path === f.path)));
   warnings.push(...text.warnings);
-  if (errors.length === 0) return accepted('agent', sizeBytes, warnings, generation);
+  if (errors.length === 0) return withCheckedEndpoints(accepted('agent', sizeBytes, warnings, generation), endpoints.checked);
 
   const label = `A2A v${generation} agent card`;
   const message = errors.some((e) => e.rule === 'mixed-generation') ? mixedGenerationMessage(errors) : failureMessage(label, errors);

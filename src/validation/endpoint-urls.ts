@@ -14,18 +14,21 @@
  * - no credentials (`user:pass@`): they would be published to everyone, and they make one
  *   endpoint look like many;
  * - no host label written in Unicode that mixes look-alike scripts ("аlice.example.com" with a
- *   Cyrillic "а"): it would pose as another principal's host to everyone reading it;
+ *   Cyrillic "а"): it would pose as another principal's host to everyone reading it; nor one
+ *   whose every letter that is not ASCII looks like an ASCII one ("раураl.com", all Cyrillic,
+ *   reads as "paypal.com"), by Unicode's confusables (UTS #39, through `unhomoglyph`);
  * - the scheme (lib/endpoint-url.ts `parseEndpoint`): http or https; a gRPC interface may also
  *   be a `host:port` address, a custom binding's interface ws/wss. Everything else (javascript:,
  *   file:, data:, ftp:, …) is refused.
  *
  * Each accepted URL has a normal form (lib/endpoint-url.ts), which is what storage compares.
  */
+import { createRequire } from 'node:module';
 import { domainToUnicode } from 'node:url';
 import type { Finding } from '../contract/types.js';
 import { isUriBinding, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
-import type { Generation } from './types.js';
+import type { Generation, Verdict } from './types.js';
 import { classifyUrl } from './urls.js';
 
 /** One endpoint URL of a document, where it sits and which binding it speaks. */
@@ -109,6 +112,22 @@ function mixedScriptLabel(raw: string, url: URL): { label: string; scripts: stri
   return undefined;
 }
 
+/**
+ * The ASCII character `c` looks like, or `c` (Unicode's confusables, UTS #39: `unhomoglyph`).
+ * Loaded on the first host written in Unicode: most registries never see one, and building its
+ * table of 6,000 characters costs tens of milliseconds at start-up.
+ */
+let lookalikeOf: ((c: string) => string) | undefined;
+
+/** The ASCII name `host` (in Unicode) passes for when each of its letters that is not ASCII looks like an ASCII one, or undefined. */
+function asciiLookalike(host: string): string | undefined {
+  if (!/[^\u0000-\u007f]/.test(host)) return undefined;
+  lookalikeOf ??= createRequire(import.meta.url)('unhomoglyph') as (c: string) => string;
+  // Character by character: the ASCII letters stay as written ("rn" is not read as "m").
+  const read = host.replace(/[^\u0000-\u007f]/gu, lookalikeOf);
+  return /^[\u0000-\u007f]*$/.test(read) ? read.toLowerCase() : undefined;
+}
+
 /** Checks one endpoint URL; on success returns its normal form. */
 export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   const parsed = parseEndpoint(e.url, e.binding);
@@ -121,12 +140,22 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   }
   if (parsed.ok) {
     const mixed = mixedScriptLabel(e.url, parsed.url);
-    if (mixed === undefined) return { ok: true, normalized: parsed.normalized };
+    // Only what is written in Unicode: a host written in its xn-- form shows what it is.
+    const lookalike = mixed === undefined && /[^\u0000-\u007f]/.test(e.url) ? asciiLookalike(domainToUnicode(parsed.url.hostname)) : undefined;
+    if (mixed === undefined && lookalike === undefined) return { ok: true, normalized: parsed.normalized };
     const ascii = `${parsed.url.protocol}//${parsed.url.host}${parsed.url.pathname === '/' ? '' : parsed.url.pathname}${parsed.url.search}`;
+    const asAscii = `if this really is the host's name, write it in its ASCII form, as browsers show it: ${quote(ascii)}.`;
+    if (mixed === undefined) {
+      return fail(
+        'url-lookalike-host',
+        `the host of ${quote(e.url)} is written in letters that look like the ASCII name ${quote(lookalike)}, so it reads as that name but is another (${parsed.url.hostname})`,
+        `Write the host's real name; ${asAscii}`,
+      );
+    }
     return fail(
       'url-mixed-script',
       `the host of ${quote(e.url)} mixes ${mixed.scripts.join(' and ')} letters in ${quote(mixed.label)}, so it reads as another name than it is (${parsed.url.hostname})`,
-      `Correct the look-alike letters; if this really is the host's name, write it in its ASCII form, as browsers show it: ${quote(ascii)}.`,
+      `Correct the look-alike letters; ${asAscii}`,
     );
   }
   const what = e.binding === 'MCP' ? 'the MCP server URL' : 'the interface URL';
@@ -150,12 +179,38 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
   }
 }
 
-/** Errors for every endpoint URL that breaks a rule, in document order. */
-export function endpointUrlErrors(endpoints: readonly EndpointUrl[]): Finding[] {
-  const out: Finding[] = [];
+/** An endpoint URL of a document that passed its checks, with its normal form. */
+export interface CheckedEndpoint extends EndpointUrl {
+  normalized: string;
+}
+
+/** Every endpoint URL checked once: the errors of those that break a rule (in document order), and the others. */
+export function checkEndpointUrls(endpoints: readonly EndpointUrl[]): { errors: Finding[]; checked: CheckedEndpoint[] } {
+  const errors: Finding[] = [];
+  const checked: CheckedEndpoint[] = [];
   for (const e of endpoints) {
     const check = checkEndpointUrl(e);
-    if (check.ok === false) out.push(check.finding);
+    if (check.ok === false) errors.push(check.finding);
+    else checked.push({ ...e, normalized: check.normalized });
   }
-  return out;
+  return { errors, checked };
+}
+
+/**
+ * The endpoints of each accepted document, as its validation checked them, so that a
+ * registration's claims (registry/endpoint-claims.ts) are read from them instead of parsing and
+ * checking every URL again. Beside the verdict, not in it: verdicts are shown as they are (the
+ * CLI's validate --json), and a verdict is dropped with its registration.
+ */
+const checkedEndpointsOf = new WeakMap<Verdict, readonly CheckedEndpoint[]>();
+
+/** Records the endpoints of an accepted verdict (all of its endpoint URLs, each checked). */
+export function withCheckedEndpoints(verdict: Verdict, checked: readonly CheckedEndpoint[]): Verdict {
+  checkedEndpointsOf.set(verdict, checked);
+  return verdict;
+}
+
+/** The endpoints validation checked for `verdict`, when it recorded them. */
+export function checkedEndpoints(verdict: Verdict): readonly CheckedEndpoint[] | undefined {
+  return checkedEndpointsOf.get(verdict);
 }

@@ -11,7 +11,7 @@ import { compactJsonBytes } from './size.js';
 import { translateAjvErrors } from './translate.js';
 import type { ValidatorOptions, Verdict } from './types.js';
 import { checkUserSchema } from './user-schema.js';
-import { checkEndpointUrl, mcpEndpointUrls } from './endpoint-urls.js';
+import { checkEndpointUrl, mcpEndpointUrls, withCheckedEndpoints, type CheckedEndpoint } from './endpoint-urls.js';
 import { classifyUrl, urlFinding } from './urls.js';
 import { accepted, failureMessage, rejected, tooLarge } from './verdict.js';
 import { MCP_SERVER_TEXT, displayTextFindings } from './display-text.js';
@@ -22,7 +22,7 @@ export interface McpValidators {
 }
 
 /** Endpoint URL findings that say more than the schema's "must be an absolute http(s) URL". */
-const PRECISE_URL_RULES: ReadonlySet<string> = new Set(['url-control-character', 'url-placeholder', 'url-mixed-script']);
+const PRECISE_URL_RULES: ReadonlySet<string> = new Set(['url-control-character', 'url-placeholder', 'url-mixed-script', 'url-lookalike-host']);
 
 /** MCP 2025-11-25 naming guidance: 1-128 characters of [A-Za-z0-9_.-] (a SHOULD, so a warning). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -86,6 +86,7 @@ export function validateMcpServer(
   }
   const errors: Finding[] = [];
   const warnings: Finding[] = [];
+  const checked: CheckedEndpoint[] = [];
 
   if (server === undefined) {
     if (serverRequired) errors.push({ path: '/mcpServer', rule: 'required', message: 'the MCP server metadata is missing', hint: 'Send "mcpServer": {"name": "…", "url": "https://…/mcp"} beside the toolspec.' });
@@ -104,6 +105,7 @@ export function validateMcpServer(
       if (urlCheck.ok === false) {
         if (exact || !metaErrors.some((e) => e.path === endpoint.path)) errors.push(urlCheck.finding);
       } else {
+        checked.push({ ...endpoint, normalized: urlCheck.normalized });
         const issue = classifyUrl(endpoint.url, options.warnInsecureHttp === true);
         if (issue) warnings.push(urlFinding(endpoint.path, endpoint.url, issue));
       }
@@ -124,6 +126,6 @@ export function validateMcpServer(
   errors.push(...text.errors.filter((f) => !errors.some((e) => e.path === f.path)));
   warnings.push(...text.warnings);
 
-  if (errors.length === 0) return accepted('mcp-server', toolspecSizeBytes, warnings);
+  if (errors.length === 0) return withCheckedEndpoints(accepted('mcp-server', toolspecSizeBytes, warnings), checked);
   return rejected('mcp-server', 'VALIDATION_FAILED', failureMessage('MCP server registration', errors), toolspecSizeBytes, errors, warnings);
 }

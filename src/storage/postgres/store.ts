@@ -11,7 +11,7 @@ import pg from 'pg';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
-import { claimsToCheck, hostClaimOfTenant } from '../../lib/endpoint-url.js';
+import { claimsToCheck, coveringClaims } from '../../lib/endpoint-url.js';
 import type {
   AcknowledgementRow,
   Actor,
@@ -400,8 +400,9 @@ export class PostgresStore implements RegistryStore {
    */
   async #claimUrls(db: Queryable, urls: readonly string[], owner: string, releasable: readonly string[]): Promise<void> {
     const touched = [...new Set([...urls, ...releasable])];
-    if (touched.length > 0) await db.query('SELECT url FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [touched]);
+    const before = touched.length === 0 ? [] : (await db.query<{ url: string; owner: string }>('SELECT url, owner FROM url_claims WHERE url = ANY($1::text[]) ORDER BY url FOR UPDATE', [touched])).rows;
     if (urls.length === 0) return;
+    const heldFirst = new Set(before.filter((r) => r.owner === owner).map((r) => r.url));
     await db.query(
       `INSERT INTO url_claims (url, owner) SELECT u, $2 FROM unnest($1::text[]) AS u ORDER BY u ON CONFLICT (url) DO NOTHING`,
       [urls, owner],
@@ -413,17 +414,19 @@ export class PostgresStore implements RegistryStore {
     if (rows.length < urls.length) throw new Rollback(undefined);
     const taken = rows.find((r) => r.owner !== owner);
     if (taken) throw new Rollback({ status: 'url-taken', url: taken.url } satisfies UpsertOutcome);
-    // A URL under a tenant is also taken when another principal holds the URL itself. Read, not
-    // locked: a claim of the URL committed meanwhile is as if it had come after this one.
-    const hosts = urls.flatMap((url) => {
-      const host = hostClaimOfTenant(url);
-      return host === undefined ? [] : [[url, host] as const];
-    });
-    if (hosts.length === 0) return;
-    const held = await db.query<{ url: string }>('SELECT url FROM url_claims WHERE url = ANY($1::text[]) AND owner <> $2', [hosts.map(([, host]) => host), owner]);
-    const hostTaken = new Set(held.rows.map((r) => r.url));
-    const under = hosts.filter(([, host]) => hostTaken.has(host)).map(([url]) => url).sort()[0];
-    if (under !== undefined) throw new Rollback({ status: 'url-taken', url: under } satisfies UpsertOutcome);
+    // A URL under a query or tenant is also taken when another principal holds the URL without
+    // it, unless the claimant held it first (see coveringClaims). Read, not locked: a claim of that
+    // URL committed meanwhile is as if it had come after this one.
+    const fresh = urls.filter((url) => !heldFirst.has(url));
+    const covering = [...new Set(fresh.flatMap(coveringClaims))];
+    if (covering.length === 0) return;
+    const held = await db.query<{ url: string }>('SELECT url FROM url_claims WHERE url = ANY($1::text[]) AND owner <> $2', [covering, owner]);
+    const heldByOther = new Set(held.rows.map((r) => r.url));
+    const under = fresh.filter((url) => coveringClaims(url).some((c) => heldByOther.has(c))).sort()[0];
+    if (under !== undefined) {
+      const heldAs = coveringClaims(under).find((c) => heldByOther.has(c))!;
+      throw new Rollback({ status: 'url-taken', url: under, heldAs } satisfies UpsertOutcome);
+    }
   }
 
   /** The URLs entry `id` uses now (read without locks: the claims are locked from it). */

@@ -265,6 +265,20 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
     run: (db) => backfillUrls(db),
   },
+
+  // ---- repeated slashes of a path are one (https://h//a2a is https://h/a2a) ----
+  {
+    version: 10,
+    name: 'identities and url claims with repeated slashes merged',
+    // Identities and claims re-derived from the current revisions by today's normal form, as in
+    // version 9: an entry stored under https://h//a2a gets https://h/a2a's keys, unless another
+    // entry's primary URL it is (that entry keeps it; this one keeps its stored identity).
+    sql: `
+      DELETE FROM entry_urls;
+      DELETE FROM url_claims;
+    `,
+    run: (db) => backfillUrls(db),
+  },
 ];
 
 /**

@@ -31,7 +31,7 @@ import Database from 'better-sqlite3';
 import type { EntryKind, RevisionSummary } from '../../contract/types.js';
 import type { CardVerification } from '../../contract/verification.js';
 import { timeOrderedId } from '../../lib/time-ordered-id.js';
-import { hostClaimOfTenant } from '../../lib/endpoint-url.js';
+import { coveringClaims } from '../../lib/endpoint-url.js';
 import type {
   AcceptedUpsert,
   AcknowledgementRow,
@@ -53,6 +53,7 @@ import type {
   WatchRecords,
   UpsertOutcome,
   WriteQuota,
+  UrlTakenOutcome,
 } from '../types.js';
 import {
   CURRENT_JOIN,
@@ -167,7 +168,7 @@ type UpsertStep =
   | { status: 'created' | 'updated' | 'unchanged'; id: string; freshened?: boolean; entry?: StoredEntry }
   | { status: 'forbidden'; id: string }
   | { status: 'quota-exceeded'; quota: 'entries'; limit: number }
-  | { status: 'url-taken'; url: string };
+  | UrlTakenOutcome;
 
 /** Highest committed change sequence (0 when none), trimmed ones included (also read from a backup's copy). */
 export function readLastChangeSeq(db: Database.Database): number {
@@ -695,14 +696,22 @@ export class SqliteStore implements RegistryStore {
     // One lookup and one insert per URL (a document names a handful): half the cost of the
     // same through json_each, which every registration paid.
     const holder = prepare(db, 'SELECT owner FROM url_claims WHERE url = ?');
-    const heldByOther = (url: string | undefined) => {
-      const row = url === undefined ? undefined : (holder.get(url) as { owner: string } | undefined);
-      return row !== undefined && row.owner !== owner;
+    const holderOf = (url: string) => (holder.get(url) as { owner: string } | undefined)?.owner;
+    const heldByOther = (url: string) => {
+      const held = holderOf(url);
+      return held !== undefined && held !== owner;
     };
-    // A URL under a tenant is also taken when another principal holds the URL itself.
-    const taken = urls.filter((url) => heldByOther(url) || heldByOther(hostClaimOfTenant(url)));
-    // The first in SQLite's order (bytes of the UTF-8), as one query ordered by url would name.
-    if (taken.length > 0) throw new UrlTaken(taken.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))[0]!);
+    // A URL under a query or tenant is also taken when another principal holds the URL without
+    // it, unless the claimant held it first (before that URL was claimed; see coveringClaims).
+    const taken = urls.filter((url) => {
+      const held = holderOf(url);
+      return held === undefined ? coveringClaims(url).some(heldByOther) : held !== owner;
+    });
+    if (taken.length > 0) {
+      // The first in SQLite's order (bytes of the UTF-8), as one query ordered by url would name.
+      const url = taken.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))[0]!;
+      throw new UrlTaken(url, heldByOther(url) ? undefined : coveringClaims(url).find(heldByOther));
+    }
     const claim = prepare(db, 'INSERT INTO url_claims (url, owner) VALUES (?, ?) ON CONFLICT (url) DO NOTHING');
     for (const url of urls) claim.run(url, owner);
   }
@@ -746,7 +755,7 @@ export class SqliteStore implements RegistryStore {
       return accepted;
     });
     return outcome.catch((error: unknown) => {
-      if (error instanceof UrlTaken) return { status: 'url-taken', url: error.url };
+      if (error instanceof UrlTaken) return error.outcome;
       throw error;
     });
   }
@@ -788,7 +797,7 @@ export class SqliteStore implements RegistryStore {
     } catch (error) {
       // Any other error fails the whole batch (its transaction is rolled back), as it is.
       if (!(error instanceof UrlTaken)) throw error;
-      outcome = { status: 'url-taken', url: error.url };
+      outcome = error.outcome;
     }
     if (guarded) {
       if (outcome.status === 'quota-exceeded' || outcome.status === 'url-taken') prepare(db, 'ROLLBACK TO import_one').run();
@@ -1100,7 +1109,7 @@ export class SqliteStore implements RegistryStore {
       return { status: 'updated', entry: this.#currentById(db, id)! };
     });
     return outcome.catch((error: unknown) => {
-      if (error instanceof UrlTaken) return { status: 'url-taken', url: error.url };
+      if (error instanceof UrlTaken) return error.outcome;
       throw error;
     });
   }
