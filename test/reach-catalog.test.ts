@@ -369,6 +369,17 @@ describe('ARD API', () => {
     } finally {
       await op(writer, { unregister: { id: model } });
     }
+    // capabilities (ARD 4.2: skill ids, tool names, as the catalog entries list them): any of the
+    // values, exactly; the same filter on A2A search, with text or without. It was refused as unsupported.
+    const capable = (text: string, capabilities: unknown) => post(`${registry.url}/search`, { query: { text, filter: { capabilities } } });
+    const found = async (text: string, capabilities: unknown) => (await capable(text, capabilities)).body.results.map((r: WireJson) => r.identifier).sort();
+    assert.deepEqual(await found('invoice file forecast', ['write_file', 'check-vat']), [urn('agent', ids.invoice), urn('mcp-server', ids.files)].sort());
+    assert.deepEqual(await found('invoice', 'check-vat'), [urn('agent', ids.invoice)], 'a bare scalar is a one-element list');
+    for (const none of ['Check VAT', 'check', 'write', 'Write_File', 'invoice']) assert.deepEqual(await found('invoice file', [none]), [], `"${none}" is no capability`);
+    const a2aFound = async (search: Record<string, unknown>) => resultOf(await op(writer, { search })).results.map((h: WireJson) => h.id).sort();
+    assert.deepEqual(await a2aFound({ query: 'invoice file', filter: { capabilities: ['write_file'] } }), [ids.files]);
+    assert.deepEqual(await a2aFound({ filter: { capabilities: ['forecast', 'read_file'] } }), [ids.weather, ids.files].sort(), 'listed by filter alone');
+    assertArdError(await capable('x', 'check-vat,write_file'), 400, 'INVALID_ARGUMENT', /\/query\/filter\/capabilities: .*as an array, \["check-vat","write_file"\]/);
     const readOnly = await post(`${registry.url}/search`, { query: { text: 'file', filter: { readOnly: ['true'] } } });
     assert.deepEqual(readOnly.body.results.map((r: WireJson) => r.metadata.matchedName), ['read_file']);
     const elsewhere = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { publisher: ['other.example'] } } });

@@ -177,6 +177,11 @@ describe('MCP tools', () => {
     assert.ok(all.results.some((h: WireJson) => [h.match, ...(h.matches ?? [])].some((m: WireJson) => m?.name === 'write_file')), 'the other matching tools of a server are listed with it');
     const readOnly = structured(await call('search_mcp_servers', { query: 'file', filter: { readOnly: true } }));
     assert.deepEqual(readOnly.results.map((h: WireJson) => [h.id, h.match.type, h.match.id]), [[ids.files, 'tool', 'read_file']]);
+    // capabilities, as A2A search and ARD take them: tool names (skill ids for search_agents), exactly.
+    const byTool = structured(await call('search_mcp_servers', { filter: { capabilities: ['write_file'] } }));
+    assert.deepEqual(byTool, await a2a({ search: { filter: { kind: 'mcp-server', capabilities: ['write_file'] } } }));
+    assert.deepEqual(byTool.results.map((h: WireJson) => h.id), [ids.files]);
+    assert.deepEqual(structured(await call('search_agents', { filter: { capabilities: ['check-vat', 'write_file'] } })).results.map((h: WireJson) => h.id), [ids.invoice]);
   });
 
   test('get_agent and get_mcp_server answer the entry with its document as registered; the other kind is not found there', async () => {

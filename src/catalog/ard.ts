@@ -111,6 +111,7 @@ export const ARD_FILTER_KEYS: Record<string, string> = {
   protocolBinding: 'one A2A binding (JSONRPC, GRPC, HTTP+JSON)',
   protocolVersion: 'one A2A protocol version',
   owner: 'one registering principal',
+  capabilities: "the entries' capabilities, as their catalog entries list them: skill ids or tool names, exactly (any of them)",
   streaming: 'true or false',
   readOnly: 'true or false (MCP tool hint)',
   destructive: 'true or false (MCP tool hint)',
@@ -120,7 +121,7 @@ export const ARD_FILTER_KEYS: Record<string, string> = {
   verified: "true or false (the agent card's signature verified with a key the operator trusts)",
 };
 const HEALTH_VALUES = ['ok', 'unreachable', 'invalid', 'any'] as const;
-const LIST_KEYS = ['tags', 'inputModes', 'outputModes'] as const;
+const LIST_KEYS = ['tags', 'inputModes', 'outputModes', 'capabilities'] as const;
 const ONE_VALUE_KEYS = ['protocolBinding', 'protocolVersion', 'owner'] as const;
 const BOOLEAN_KEYS = ['streaming', 'readOnly', 'destructive', 'idempotent', 'openWorld', 'verified'] as const;
 

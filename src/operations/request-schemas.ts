@@ -40,6 +40,7 @@ export const searchSchema = z.strictObject({
       idempotent: z.boolean().optional(),
       openWorld: z.boolean().optional(),
       owner: filterValue(MAX_FILTER_VALUE_CHARS).optional(),
+      capabilities: stringList.optional(),
       health: z.enum(['ok', 'unreachable', 'invalid', 'any']).optional(),
       verified: z.boolean().optional(),
     })

@@ -200,6 +200,22 @@ export class EntryStore {
     return (this.decoded = unpack(no, this.entryIds[no]!, text));
   }
 
+  /**
+   * Whether live entry number `no` offers one of `asked` as a capability, as its catalog entry
+   * lists them (../catalog/entries.ts): a skill's id (its name when it has none) or a tool's name,
+   * compared exactly. Read from the packed record, no table of its own: the record's text is
+   * searched for the quoted value first, so only entries that hold it are decoded.
+   */
+  hasCapability(no: number, asked: ReadonlySet<string>): boolean {
+    const text = this.packed[no];
+    if (text === undefined) return false;
+    let mayHold = false;
+    for (const value of asked) if ((mayHold = text.includes(JSON.stringify(value)))) break;
+    if (!mayHold) return false;
+    const record = this.record(no);
+    return record.skills.some((s) => asked.has(s.id || s.name)) || record.tools.some((t) => asked.has(t.name));
+  }
+
   /** Reserves an entry number and a block of `unitCount` unit slots; returns both. */
   allocate(unitCount: number): { no: number; base: number } {
     let no = this.freeNumbers.pop();
