@@ -487,6 +487,17 @@ describe('ARD API', () => {
     assertArdError(await search({ tags: ['weather', 7] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags\/1: expected a string, got an integer/);
     assertArdError(await search({ owner: null }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/owner: expected a string, got null/);
     assert.equal((await search({ protocolVersion: '1.0', streaming: 'false', readOnly: false })).res.status, 200, 'strings and booleans as before');
+    // A blank value, or none, is refused where it is, as A2A search refuses it: a blank tag was
+    // dropped ({"tags": ["finance", " "]} asked for finance), an empty array ignored, a blank
+    // type matched nothing, and a blank owner was told it gave "0 values".
+    for (const [filter, path] of [[{ tags: ['finance', ' '] }, '/query/filter/tags/1'], [{ owner: ' ' }, '/query/filter/owner'], [{ type: '  ' }, '/query/filter/type'], [{ publisher: [''] }, '/query/filter/publisher/0']] as const) {
+      const blank = await search(filter);
+      assertArdError(blank, 400, 'INVALID_ARGUMENT', new RegExp(`${path}: must not be blank \\(only white space\\): give the value, or leave the key out`));
+      assert.deepEqual(blank.body.details.map((d: WireJson) => d.path), [path]);
+    }
+    assert.match(errorOf(await op(writer, { search: { query: 'x', filter: { owner: ' ' } } })).message, /owner: must not be blank \(only white space\)/, 'as A2A says it');
+    assertArdError(await search({ tags: [] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags: expected at least one value, got an empty array/);
+    assertArdError(await search({ type: [] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/type: expected at least one value/);
     // A string is a one-value list (ARD 7.1): "weather,forecast" asked for that one tag, which
     // nothing carries, and answered no results; it is refused, showing the array to send.
     const listed = await post(`${registry.url}/search`, { query: { text: 'forecast', filter: { tags: 'weather, forecast' } } });

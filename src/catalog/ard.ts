@@ -16,7 +16,7 @@ import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/e
 import type { FailureFormatter } from '../http/errors.js';
 import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, zodFindings } from '../operations/request-parser.js';
-import { MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, searchSchema } from '../operations/request-schemas.js';
+import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { kindsOf, type Site } from './vocabulary.js';
 
@@ -140,9 +140,11 @@ const invalidFilter = (path: string, message: string, hint: string) =>
   badRequest(`The search request is not valid: ${path}: ${message}.`, [{ path, message, hint }]);
 
 /**
- * One supported key's values: a string or a boolean, or an array of them, at most
- * MAX_FILTER_VALUES of MAX_FILTER_VALUE_CHARS: the limits the registry's search has on its other
- * doors (A2A, MCP).
+ * One supported key's values: a string or a boolean, or an array of them, at least one and at
+ * most MAX_FILTER_VALUES of MAX_FILTER_VALUE_CHARS, none blank: the rules the registry's search
+ * has on its other doors (A2A, MCP). A blank value was dropped here, and an empty array ignored,
+ * so {"tags": []} or {"type": " "} filtered nothing or matched nothing, without a word, and
+ * {"owner": " "} was told it gave "0 values".
  */
 function filterValuesOf(key: string, raw: unknown, path: string): FilterValue[] {
   const takes = isBooleanKey(key) ? 'true or false' : 'a string';
@@ -153,11 +155,13 @@ function filterValuesOf(key: string, raw: unknown, path: string): FilterValue[] 
   if (values.length > MAX_FILTER_VALUES) {
     throw invalidFilter(path, `at most ${MAX_FILTER_VALUES} values`, `${values.length} were given: any of a key's values matches, so split a longer list over several searches.`);
   }
+  if (values.length === 0) throw invalidFilter(path, 'expected at least one value, got an empty array', 'Give at least one value, or leave the key out.');
   return values.map((value, i) => {
     const at = Array.isArray(raw) ? `${path}/${i}` : path;
     if (typeof value === 'boolean') return value;
     if (typeof value !== 'string') throw invalidFilter(at, `expected ${takes}, got ${describeJsonType(value)}`, hint);
     if (value.length > MAX_FILTER_VALUE_CHARS) throw invalidFilter(at, `at most ${MAX_FILTER_VALUE_CHARS} characters`, hint);
+    if (value.trim() === '') throw invalidFilter(at, BLANK_FILTER_VALUE, hint);
     return value;
   });
 }
@@ -205,7 +209,6 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
   for (const [key, raw] of Object.entries(filter)) {
     refuseCommaList(key, raw, at(key));
     const values = filterValuesOf(key, raw, at(key));
-    if (values.length === 0) continue;
     if (key === 'type') {
       const kinds = kindsOf(stringsOf(values));
       if (kinds.size === 0) matchable = false;

@@ -19,7 +19,8 @@ const shortString = (max: number) => z.string().min(1).max(max);
  * was dropped: {"tags": [" "]} matched every entry (a tag has a character: validation warns of a
  * blank one).
  */
-const filterValue = (max: number) => shortString(max).refine((s) => s.trim() !== '', 'must not be blank (only white space): give the value, or leave the key out');
+export const BLANK_FILTER_VALUE = 'must not be blank (only white space): give the value, or leave the key out';
+const filterValue = (max: number) => shortString(max).refine((s) => s.trim() !== '', BLANK_FILTER_VALUE);
 const stringList = z.array(filterValue(MAX_FILTER_VALUE_CHARS)).min(1).max(MAX_FILTER_VALUES);
 const kind = z.enum(['agent', 'mcp-server']);
 const pageToken = z.string().min(1).max(MAX_PAGE_TOKEN_CHARS);
