@@ -568,6 +568,11 @@ describe('ARD API', () => {
     assertArdError(beside, 400, 'INVALID_ARGUMENT', /^type is a filter field, not a query parameter of GET \/agents: put it in filter .*\?filter=type = 'application\/a2a-agent-card\+json'\.$/);
     assert.equal(beside.body.details[0].path, '/query/type');
     assertArdError(await getJson(`${registry.url}/agents?pageSize=2&updatedAfter=2026-01-01T00:00:00Z`), 400, 'INVALID_ARGUMENT', /^updatedAfter is a filter field/);
+    // Another parameter is refused naming the ones GET /agents takes (?limit=1 listed 20 entries, ?q= every entry).
+    const limited = await getJson(`${registry.url}/agents?limit=1`);
+    assertArdError(limited, 400, 'INVALID_ARGUMENT', /^"limit" is not a query parameter of GET \/agents, which takes filter, orderBy, pageSize, pageToken \(did you mean pageSize\?\); to search by text, POST \/search\.$/);
+    assert.deepEqual(limited.body.details.map((d: WireJson) => d.path), ['/query/limit']);
+    assertArdError(await getJson(`${registry.url}/agents?pageSize=2&q=weather`), 400, 'INVALID_ARGUMENT', /^"q" is not a query parameter of GET \/agents, which takes filter, orderBy, pageSize, pageToken; to search by text, POST \/search\.$/);
   });
 
   test('metrics count the door by route', async () => {

@@ -354,6 +354,11 @@ export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage 
 
 // ---- GET /agents ----
 
+/** GET /agents' query parameters (ARD 7.4). */
+const ARD_LIST_PARAMETERS = ['filter', 'orderBy', 'pageSize', 'pageToken'] as const;
+/** What a client may have meant by a parameter GET /agents does not take. */
+const LIST_PARAMETER_ALIASES: Record<string, string> = { limit: 'pageSize', page_size: 'pageSize', pagesize: 'pageSize', size: 'pageSize', page_token: 'pageToken', cursor: 'pageToken', order_by: 'orderBy', sort: 'orderBy' };
+
 /** The fields ARD's filter expression names (Appendix A), and this registry's verified. */
 const ARD_FILTER_FIELDS: ReadonlySet<string> = new Set(['type', 'displayName', 'publisherId', 'createdAfter', 'updatedAfter', 'verified']);
 
@@ -375,6 +380,17 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
     throw badRequest(
       `${misplaced} is a filter field, not a query parameter of GET /agents: put it in filter (this registry filters by type = '<media types, comma-separated>' and verified = true|false, joined by AND), e.g. ?filter=type = 'application/a2a-agent-card+json'.`,
       [{ path: `/query/${misplaced}`, message: 'a filter field given as a query parameter', hint: "filter=type = 'application/a2a-agent-card+json' AND verified = true" }],
+    );
+  }
+  // Any other parameter was ignored: ?limit=5 or ?page_size=5 listed 20 entries, ?q=weather
+  // every entry, as if asked; POST /search and A2A list refuse a key they do not take.
+  const unknown = Object.keys(query).find((key) => !(ARD_LIST_PARAMETERS as readonly string[]).includes(key));
+  if (unknown !== undefined) {
+    const shown = JSON.stringify(unknown.slice(0, 60));
+    const meant = LIST_PARAMETER_ALIASES[unknown.toLowerCase()];
+    throw badRequest(
+      `${shown} is not a query parameter of GET /agents, which takes ${ARD_LIST_PARAMETERS.join(', ')}${meant ? ` (did you mean ${meant}?)` : ''}; to search by text, POST /search.`,
+      [{ path: `/query/${unknown.slice(0, 60)}`, message: 'unknown query parameter', hint: meant ? `Send ?${meant}=... instead.` : `Use ${ARD_LIST_PARAMETERS.join(', ')}.` }],
     );
   }
   const request: ListRequest = { pageSize: ARD_LIST_DEFAULT_PAGE_SIZE, withDocuments: true };
