@@ -60,7 +60,7 @@ import {
 } from './attributes.js';
 import type { LastingFilter } from './filter-bitmaps.js';
 import type { WalkFilter } from './recency-lists.js';
-import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY } from './entry-store.js';
+import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY, askedCapabilities, type AskedCapabilities } from './entry-store.js';
 import { E_OWNER, E_PROFILE, E_SHIFT, M_MCP, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
 
 /** Bounds on hostile filters. */
@@ -186,8 +186,8 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
    */
   private readonly hideUnverifiedAgents: boolean;
   /** The capabilities asked (any of them), and the test of an entry's (the index's entry store). */
-  private readonly capabilities: ReadonlySet<string> | undefined;
-  private readonly hasCapability: (no: number, asked: ReadonlySet<string>) => boolean;
+  private readonly capabilities: AskedCapabilities | undefined;
+  private readonly hasCapability: (no: number, asked: AskedCapabilities) => boolean;
 
   constructor(
     filter: SearchFilter | undefined,
@@ -196,7 +196,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       hideUnhealthyBefore?: number;
       onlyEntry?: number;
       hideUnverifiedAgents?: boolean;
-      hasCapability?: (no: number, asked: ReadonlySet<string>) => boolean;
+      hasCapability?: (no: number, asked: AskedCapabilities) => boolean;
     } = {},
   ) {
     this.onlyEntry = options.onlyEntry ?? -1;
@@ -237,7 +237,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     this.profileMemo = new Uint8Array(attrs.profiles.length);
 
     const capabilities = cleanList(f.capabilities, (c) => c.trim());
-    this.capabilities = capabilities && new Set(capabilities);
+    this.capabilities = capabilities && askedCapabilities(capabilities);
     // Without the entry store to ask, no entry is known to offer one.
     this.hasCapability = options.hasCapability ?? (() => false);
 
