@@ -373,10 +373,15 @@ describe('ARD API', () => {
     // values, exactly; the same filter on A2A search, with text or without. It was refused as unsupported.
     const capable = (text: string, capabilities: unknown) => post(`${registry.url}/search`, { query: { text, filter: { capabilities } } });
     const found = async (text: string, capabilities: unknown) => (await capable(text, capabilities)).body.results.map((r: WireJson) => r.identifier).sort();
-    assert.deepEqual(await found('invoice file forecast', ['write_file', 'check-vat']), [urn('agent', ids.invoice), urn('mcp-server', ids.files)].sort());
-    assert.deepEqual(await found('invoice', 'check-vat'), [urn('agent', ids.invoice)], 'a bare scalar is a one-element list');
-    for (const none of ['Check VAT', 'check', 'write', 'Write_File', 'invoice']) assert.deepEqual(await found('invoice file', [none]), [], `"${none}" is no capability`);
     const a2aFound = async (search: Record<string, unknown>) => resultOf(await op(writer, { search })).results.map((h: WireJson) => h.id).sort();
+    // Other tests of the file register more agents with the invoice agent's skills: compared with A2A, and by inclusion.
+    const both = await found('invoice file forecast', ['write_file', 'check-vat']);
+    assert.ok(both.includes(urn('agent', ids.invoice)) && both.includes(urn('mcp-server', ids.files)) && !both.includes(urn('agent', ids.weather)), JSON.stringify(both));
+    const sameOnA2A = await a2aFound({ query: 'invoice file forecast', filter: { capabilities: ['write_file', 'check-vat'] } });
+    assert.deepEqual(both, sameOnA2A.map((id: string) => `urn:air:127.0.0.1:${id === ids.files ? 'mcp-server' : 'agent'}:${id}`).sort(), 'as A2A search finds them');
+    const scalar = await found('invoice', 'check-vat');
+    assert.ok(scalar.includes(urn('agent', ids.invoice)) && !scalar.includes(urn('mcp-server', ids.files)), 'a bare scalar is a one-element list');
+    for (const none of ['Check VAT', 'check', 'write', 'Write_File', 'invoice']) assert.deepEqual(await found('invoice file', [none]), [], `"${none}" is no capability`);
     assert.deepEqual(await a2aFound({ query: 'invoice file', filter: { capabilities: ['write_file'] } }), [ids.files]);
     assert.deepEqual(await a2aFound({ filter: { capabilities: ['forecast', 'read_file'] } }), [ids.weather, ids.files].sort(), 'listed by filter alone');
     assertArdError(await capable('x', 'check-vat,write_file'), 400, 'INVALID_ARGUMENT', /\/query\/filter\/capabilities: .*as an array, \["check-vat","write_file"\]/);
