@@ -68,7 +68,8 @@ export const listSchema = z.strictObject({
   filter: z
     .strictObject({
       kind: kind.optional(),
-      owner: shortString(200).optional(),
+      // As search's: a blank owner listed nothing, without a word (search refuses it).
+      owner: filterValue(MAX_FILTER_VALUE_CHARS).optional(),
       mine: z.boolean().optional(),
       health: z.enum(['ok', 'unreachable', 'invalid']).optional(),
       verified: z.boolean().optional(),
