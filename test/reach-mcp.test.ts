@@ -544,6 +544,16 @@ describe('MCP endpoint', () => {
       assert.equal(body.error.message, `Invalid params for tools/call: ${where}.`);
     }
     assert.equal(structured(await call('search_agents', { query: 'invoice' })).results.length > 0, true, 'the next call is answered as ever');
+    // A tools/list cursor: this server gives none, so every one is invalid (MCP pagination:
+    // "Invalid cursors SHOULD result in an error with code -32602"); the whole list came again.
+    const listed = await anonymous.listTools();
+    assert.equal(listed.nextCursor, undefined);
+    await assert.rejects(anonymous.listTools({ cursor: 'page-2' }), (err: unknown) => {
+      assert.ok(err instanceof McpError, String(err));
+      assert.equal(err.code, ErrorCode.InvalidParams);
+      assert.match(err.message, /Invalid params for tools\/list: \/params\/cursor: this server issues no cursors .*leave cursor out\.$/);
+      return true;
+    });
   });
 
   test('a task-augmented tools/call (params.task, MCP 2025-11-25) is answered normally: the server declares no tasks capability', async () => {
