@@ -484,6 +484,14 @@ describe('ARD API', () => {
       assertArdError(answer, 400, 'INVALID_ARGUMENT', /Filter key\(s\) "bogus" are not supported here\. Supported: type .*verified/);
       assert.deepEqual(answer.body.details.map((d: WireJson) => d.path), ['/query/filter/bogus'], JSON.stringify(filter));
     }
+    // Names an object has by inheritance are keys like any other (they passed as supported, then
+    // "constructor" got "Unrecognized key" at /query/filter and "toString" "takes true or false").
+    for (const key of ['constructor', 'toString', 'hasOwnProperty']) {
+      const answer = await search({ [key]: true });
+      assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`Filter key\\(s\\) "${key}" are not supported here\\. Supported: type `));
+      assert.deepEqual(answer.body.details.map((d: WireJson) => d.path), [`/query/filter/${key}`]);
+    }
+    assertArdError(await getJson(`${registry.url}/agents?constructor=1`), 400, 'INVALID_ARGUMENT', /^"constructor" is not a query parameter of GET \/agents, which takes filter, orderBy, pageSize, pageToken; to search/);
     // A supported key with a value of the wrong type: what it takes, where.
     const version = await search({ protocolVersion: 1.0 });
     assertArdError(version, 400, 'INVALID_ARGUMENT', /\/query\/filter\/protocolVersion: expected a string, got an integer/);

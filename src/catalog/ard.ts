@@ -196,7 +196,9 @@ const stringsOf = (v: FilterValue[]): string[] => v.map(String).map((s) => s.tri
 function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilter | undefined {
   const out: SearchFilter = {};
   const at = (key: string) => `/query/filter/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-  const unsupported = Object.keys(filter).filter((k) => !(k in ARD_FILTER_KEYS));
+  // Own keys only: `in` also found the prototype's, so "constructor" or "toString" passed as
+  // supported and were then told they take true or false, or refused without the supported list.
+  const unsupported = Object.keys(filter).filter((k) => !Object.hasOwn(ARD_FILTER_KEYS, k));
   if (unsupported.length > 0) {
     throw badRequest(
       `Filter key(s) ${unsupported.map((k) => `"${k}"`).join(', ')} are not supported here. Supported: ${Object.entries(ARD_FILTER_KEYS)
@@ -387,7 +389,7 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
   const unknown = Object.keys(query).find((key) => !(ARD_LIST_PARAMETERS as readonly string[]).includes(key));
   if (unknown !== undefined) {
     const shown = JSON.stringify(unknown.slice(0, 60));
-    const meant = LIST_PARAMETER_ALIASES[unknown.toLowerCase()];
+    const meant = Object.hasOwn(LIST_PARAMETER_ALIASES, unknown.toLowerCase()) ? LIST_PARAMETER_ALIASES[unknown.toLowerCase()] : undefined;
     throw badRequest(
       `${shown} is not a query parameter of GET /agents, which takes ${ARD_LIST_PARAMETERS.join(', ')}${meant ? ` (did you mean ${meant}?)` : ''}; to search by text, POST /search.`,
       [{ path: `/query/${unknown.slice(0, 60)}`, message: 'unknown query parameter', hint: meant ? `Send ?${meant}=... instead.` : `Use ${ARD_LIST_PARAMETERS.join(', ')}.` }],
