@@ -129,10 +129,16 @@ type FilterValue = string | boolean;
 
 const isBooleanKey = (key: string): boolean => (BOOLEAN_KEYS as readonly string[]).includes(key);
 
-/** A search request its schema refuses, with a finding per issue (paths under `base`). */
-function invalidSearch(error: z.ZodError, base: string): RegistryError {
-  const details = zodFindings(error, base);
-  return badRequest(`The search request is not valid: ${details.map((d) => `${d.path || '/'}: ${d.message}`).join('; ')}.`, details);
+/**
+ * A search request its schema refuses, with a finding per issue (paths under `base`) and, as the
+ * A2A door gives them, hints from the schema and the value sent: the keys accepted where one is
+ * unknown ({"limit": 5}: ARD's is pageSize), "Write 5 without quotes" for {"pageSize": "5"}.
+ * Without them, this door said only "Unrecognized key" or "expected number, received string".
+ */
+function invalidSearch(error: z.ZodError, base: string, schema: z.ZodType, input: unknown): RegistryError {
+  const details = zodFindings(error, base, schema, input);
+  const said = details.map((d) => `${d.path || '/'}: ${d.message}${d.hint ? ` (${d.hint.replace(/\.$/, '')})` : ''}`);
+  return badRequest(`The search request is not valid: ${said.join('; ')}.`, details);
 }
 
 /** A value of the search request refused at `path`, in the words the request's other errors use. */
@@ -245,7 +251,7 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
   // The search's own rules for what the keys became (e.g. a protocolVersion of at most 20
   // characters), as on the other doors: a value too long was cut short here before.
   const checked = searchFilterSchema.safeParse(out);
-  if (!checked.success) throw invalidSearch(checked.error, '/query/filter');
+  if (!checked.success) throw invalidSearch(checked.error, '/query/filter', searchFilterSchema, out);
   return matchable ? out : undefined;
 }
 
@@ -281,7 +287,7 @@ export interface ArdSearch {
 /** Reads a POST /search body; BAD_REQUEST (ARD: INVALID_ARGUMENT) with paths when it is not one. */
 export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number): ArdSearch {
   const parsed = ardSearchSchema.safeParse(body ?? {});
-  if (!parsed.success) throw invalidSearch(parsed.error, '');
+  if (!parsed.success) throw invalidSearch(parsed.error, '', ardSearchSchema, body ?? {});
   const { query, federation = 'auto', pageSize = ARD_DEFAULT_PAGE_SIZE, pageToken } = parsed.data;
   const text = query.text.trim();
   if (!text) throw badRequest('query.text is required for a search: describe what you need, e.g. "translate invoices".', [{ path: '/query/text', message: 'empty' }]);
