@@ -15,7 +15,7 @@ import type { EntryKind, Finding, ListRequest, SearchFilter, SearchHit, SearchPa
 import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
 import { describeJsonType, isObject } from '../lib/json.js';
-import { checkQueryLength, zodFindings } from '../operations/request-parser.js';
+import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
 import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { kindsOf, type Site } from './vocabulary.js';
@@ -137,8 +137,7 @@ const isBooleanKey = (key: string): boolean => (BOOLEAN_KEYS as readonly string[
  */
 function invalidSearch(error: z.ZodError, base: string, schema: z.ZodType, input: unknown): RegistryError {
   const details = zodFindings(error, base, schema, input);
-  const said = details.map((d) => `${d.path || '/'}: ${d.message}${d.hint ? ` (${d.hint.replace(/\.$/, '')})` : ''}`);
-  return badRequest(`The search request is not valid: ${said.join('; ')}.`, details);
+  return badRequest(`The search request is not valid: ${findingsSaid(details)}.`, details);
 }
 
 /** A value of the search request refused at `path`, in the words the request's other errors use. */
