@@ -369,6 +369,22 @@ describe('ARD API', () => {
     } finally {
       await op(writer, { unregister: { id: model } });
     }
+    // capabilities (ARD 4.2: skill ids, tool names, as the catalog entries list them): any of the
+    // values, exactly; the same filter on A2A search, with text or without. It was refused as unsupported.
+    const capable = (text: string, capabilities: unknown) => post(`${registry.url}/search`, { query: { text, filter: { capabilities } } });
+    const found = async (text: string, capabilities: unknown) => (await capable(text, capabilities)).body.results.map((r: WireJson) => r.identifier).sort();
+    const a2aFound = async (search: Record<string, unknown>) => resultOf(await op(writer, { search })).results.map((h: WireJson) => h.id).sort();
+    // Other tests of the file register more agents with the invoice agent's skills: compared with A2A, and by inclusion.
+    const both = await found('invoice file forecast', ['write_file', 'check-vat']);
+    assert.ok(both.includes(urn('agent', ids.invoice)) && both.includes(urn('mcp-server', ids.files)) && !both.includes(urn('agent', ids.weather)), JSON.stringify(both));
+    const sameOnA2A = await a2aFound({ query: 'invoice file forecast', filter: { capabilities: ['write_file', 'check-vat'] } });
+    assert.deepEqual(both, sameOnA2A.map((id: string) => `urn:air:127.0.0.1:${id === ids.files ? 'mcp-server' : 'agent'}:${id}`).sort(), 'as A2A search finds them');
+    const scalar = await found('invoice', 'check-vat');
+    assert.ok(scalar.includes(urn('agent', ids.invoice)) && !scalar.includes(urn('mcp-server', ids.files)), 'a bare scalar is a one-element list');
+    for (const none of ['Check VAT', 'check', 'write', 'Write_File', 'invoice']) assert.deepEqual(await found('invoice file', [none]), [], `"${none}" is no capability`);
+    assert.deepEqual(await a2aFound({ query: 'invoice file', filter: { capabilities: ['write_file'] } }), [ids.files]);
+    assert.deepEqual(await a2aFound({ filter: { capabilities: ['forecast', 'read_file'] } }), [ids.weather, ids.files].sort(), 'listed by filter alone');
+    assertArdError(await capable('x', 'check-vat,write_file'), 400, 'INVALID_ARGUMENT', /\/query\/filter\/capabilities: .*as an array, \["check-vat","write_file"\]/);
     const readOnly = await post(`${registry.url}/search`, { query: { text: 'file', filter: { readOnly: ['true'] } } });
     assert.deepEqual(readOnly.body.results.map((r: WireJson) => r.metadata.matchedName), ['read_file']);
     const elsewhere = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { publisher: ['other.example'] } } });
@@ -385,6 +401,14 @@ describe('ARD API', () => {
     assertArdError(await search({ query: { text: '  ' } }), 400, 'INVALID_ARGUMENT', /query\.text is required/);
     assertArdError(await search({ query: { text: 'x' }, pageSize: 101 }), 400, 'INVALID_ARGUMENT', /pageSize/);
     assertArdError(await search({ query: { text: 'x' }, limit: 5 }), 400, 'INVALID_ARGUMENT', /limit/);
+    // With the hints the A2A door gives for the same mistakes (this door said only what was wrong).
+    const limited = await search({ query: { text: 'x' }, limit: 5 });
+    assert.match(limited.body.message, /^The search request is not valid: \/: Unrecognized key: "limit" \(limit\) \(Accepted keys here: query, federation, pageSize, pageToken\)\.$/);
+    assert.equal(limited.body.details[0].hint, 'Accepted keys here: query, federation, pageSize, pageToken.');
+    assertArdError(await search({ query: { text: 'x', txt: 1 } }), 400, 'INVALID_ARGUMENT', /\/query: Unrecognized key: "txt" \(txt\) \(Accepted keys here: @context, text, filter\)/);
+    const quoted = await search({ query: { text: 'x' }, pageSize: '5' });
+    assertArdError(quoted, 400, 'INVALID_ARGUMENT', /\/pageSize: .* \(Write 5 without quotes\)\.$/);
+    assert.equal(quoted.body.details[0].hint, 'Write 5 without quotes.');
     assertArdError(await search({ query: { text: 'x', filter: { 'trustManifest.attestations.type': ['SOC2'] } } }), 400, 'INVALID_ARGUMENT', /not supported here\. Supported: type/);
     assertArdError(await search({ query: { text: 'x', filter: { protocolBinding: ['JSONRPC', 'GRPC'] } } }), 400, 'INVALID_ARGUMENT', /one value/);
     assertArdError(await search({ query: { text: 'x' }, pageToken: 'bm9wZQ' }), 400, 'INVALID_ARGUMENT', /pageToken/);
@@ -468,6 +492,14 @@ describe('ARD API', () => {
       assertArdError(answer, 400, 'INVALID_ARGUMENT', /Filter key\(s\) "bogus" are not supported here\. Supported: type .*verified/);
       assert.deepEqual(answer.body.details.map((d: WireJson) => d.path), ['/query/filter/bogus'], JSON.stringify(filter));
     }
+    // Names an object has by inheritance are keys like any other (they passed as supported, then
+    // "constructor" got "Unrecognized key" at /query/filter and "toString" "takes true or false").
+    for (const key of ['constructor', 'toString', 'hasOwnProperty']) {
+      const answer = await search({ [key]: true });
+      assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`Filter key\\(s\\) "${key}" are not supported here\\. Supported: type `));
+      assert.deepEqual(answer.body.details.map((d: WireJson) => d.path), [`/query/filter/${key}`]);
+    }
+    assertArdError(await getJson(`${registry.url}/agents?constructor=1`), 400, 'INVALID_ARGUMENT', /^"constructor" is not a query parameter of GET \/agents, which takes filter, orderBy, pageSize, pageToken; to search/);
     // A supported key with a value of the wrong type: what it takes, where.
     const version = await search({ protocolVersion: 1.0 });
     assertArdError(version, 400, 'INVALID_ARGUMENT', /\/query\/filter\/protocolVersion: expected a string, got an integer/);
@@ -476,6 +508,17 @@ describe('ARD API', () => {
     assertArdError(await search({ tags: ['weather', 7] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags\/1: expected a string, got an integer/);
     assertArdError(await search({ owner: null }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/owner: expected a string, got null/);
     assert.equal((await search({ protocolVersion: '1.0', streaming: 'false', readOnly: false })).res.status, 200, 'strings and booleans as before');
+    // A blank value, or none, is refused where it is, as A2A search refuses it: a blank tag was
+    // dropped ({"tags": ["finance", " "]} asked for finance), an empty array ignored, a blank
+    // type matched nothing, and a blank owner was told it gave "0 values".
+    for (const [filter, path] of [[{ tags: ['finance', ' '] }, '/query/filter/tags/1'], [{ owner: ' ' }, '/query/filter/owner'], [{ type: '  ' }, '/query/filter/type'], [{ publisher: [''] }, '/query/filter/publisher/0']] as const) {
+      const blank = await search(filter);
+      assertArdError(blank, 400, 'INVALID_ARGUMENT', new RegExp(`${path}: must not be blank \\(only white space\\): give the value, or leave the key out`));
+      assert.deepEqual(blank.body.details.map((d: WireJson) => d.path), [path]);
+    }
+    assert.match(errorOf(await op(writer, { search: { query: 'x', filter: { owner: ' ' } } })).message, /owner: must not be blank \(only white space\)/, 'as A2A says it');
+    assertArdError(await search({ tags: [] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags: expected at least one value, got an empty array/);
+    assertArdError(await search({ type: [] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/type: expected at least one value/);
     // A string is a one-value list (ARD 7.1): "weather,forecast" asked for that one tag, which
     // nothing carries, and answered no results; it is refused, showing the array to send.
     const listed = await post(`${registry.url}/search`, { query: { text: 'forecast', filter: { tags: 'weather, forecast' } } });
@@ -546,6 +589,11 @@ describe('ARD API', () => {
     assertArdError(beside, 400, 'INVALID_ARGUMENT', /^type is a filter field, not a query parameter of GET \/agents: put it in filter .*\?filter=type = 'application\/a2a-agent-card\+json'\.$/);
     assert.equal(beside.body.details[0].path, '/query/type');
     assertArdError(await getJson(`${registry.url}/agents?pageSize=2&updatedAfter=2026-01-01T00:00:00Z`), 400, 'INVALID_ARGUMENT', /^updatedAfter is a filter field/);
+    // Another parameter is refused naming the ones GET /agents takes (?limit=1 listed 20 entries, ?q= every entry).
+    const limited = await getJson(`${registry.url}/agents?limit=1`);
+    assertArdError(limited, 400, 'INVALID_ARGUMENT', /^"limit" is not a query parameter of GET \/agents, which takes filter, orderBy, pageSize, pageToken \(did you mean pageSize\?\); to search by text, POST \/search\.$/);
+    assert.deepEqual(limited.body.details.map((d: WireJson) => d.path), ['/query/limit']);
+    assertArdError(await getJson(`${registry.url}/agents?pageSize=2&q=weather`), 400, 'INVALID_ARGUMENT', /^"q" is not a query parameter of GET \/agents, which takes filter, orderBy, pageSize, pageToken; to search by text, POST \/search\.$/);
   });
 
   test('metrics count the door by route', async () => {

@@ -177,6 +177,11 @@ describe('MCP tools', () => {
     assert.ok(all.results.some((h: WireJson) => [h.match, ...(h.matches ?? [])].some((m: WireJson) => m?.name === 'write_file')), 'the other matching tools of a server are listed with it');
     const readOnly = structured(await call('search_mcp_servers', { query: 'file', filter: { readOnly: true } }));
     assert.deepEqual(readOnly.results.map((h: WireJson) => [h.id, h.match.type, h.match.id]), [[ids.files, 'tool', 'read_file']]);
+    // capabilities, as A2A search and ARD take them: tool names (skill ids for search_agents), exactly.
+    const byTool = structured(await call('search_mcp_servers', { filter: { capabilities: ['write_file'] } }));
+    assert.deepEqual(byTool, await a2a({ search: { filter: { kind: 'mcp-server', capabilities: ['write_file'] } } }));
+    assert.deepEqual(byTool.results.map((h: WireJson) => h.id), [ids.files]);
+    assert.deepEqual(structured(await call('search_agents', { filter: { capabilities: ['check-vat', 'write_file'] } })).results.map((h: WireJson) => h.id), [ids.invoice]);
   });
 
   test('get_agent and get_mcp_server answer the entry with its document as registered; the other kind is not found there', async () => {
@@ -539,6 +544,16 @@ describe('MCP endpoint', () => {
       assert.equal(body.error.message, `Invalid params for tools/call: ${where}.`);
     }
     assert.equal(structured(await call('search_agents', { query: 'invoice' })).results.length > 0, true, 'the next call is answered as ever');
+    // A tools/list cursor: this server gives none, so every one is invalid (MCP pagination:
+    // "Invalid cursors SHOULD result in an error with code -32602"); the whole list came again.
+    const listed = await anonymous.listTools();
+    assert.equal(listed.nextCursor, undefined);
+    await assert.rejects(anonymous.listTools({ cursor: 'page-2' }), (err: unknown) => {
+      assert.ok(err instanceof McpError, String(err));
+      assert.equal(err.code, ErrorCode.InvalidParams);
+      assert.match(err.message, /Invalid params for tools\/list: \/params\/cursor: this server issues no cursors .*leave cursor out\.$/);
+      return true;
+    });
   });
 
   test('a task-augmented tools/call (params.task, MCP 2025-11-25) is answered normally: the server declares no tasks capability', async () => {

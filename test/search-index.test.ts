@@ -588,6 +588,22 @@ describe('filters', () => {
   );
   const ids = (f: SearchFilter, text = 'report '): string[] => matchIds(search(index, text, f).hits).sort();
 
+  it('capabilities: entries offering any of them (skill ids, tool names), exactly; beside other keys, asked again, with text or none', () => {
+    const entries = (f: SearchFilter, text = 'report '): string[] => [...new Set(search(index, text, f).hits.map((h) => h.id))].sort();
+    assert.deepEqual(entries({ capabilities: ['r', 'write_report'] }), ['files', 'legacy']);
+    for (const none of ['Report', 'READ_REPORT', 'read', 'nope']) assert.deepEqual(entries({ capabilities: [none] }), [], none);
+    // Asked again, a filter's other keys are kept as a bitmap, and walks go over the owner's or
+    // the tag's list: neither decides the capabilities.
+    for (let i = 0; i < 3; i++) {
+      for (const text of ['report ', '']) {
+        assert.deepEqual(entries({ owner: 'bob', capabilities: ['r'] }, text), ['legacy'], `owner, ${i}: "${text}"`);
+        assert.deepEqual(entries({ tags: ['documents'], capabilities: ['r'] }, text), ['legacy'], `tags, ${i}: "${text}"`);
+        assert.deepEqual(entries({ kind: 'mcp-server', capabilities: ['r'] }, text), [], `kind, ${i}: "${text}"`);
+      }
+    }
+    assert.equal(search(index, '', { capabilities: ['read_report', 'img'] }).total, 2, 'counted as listed');
+  });
+
   it('kind and owner', () => {
     assert.deepEqual(ids({ kind: 'mcp-server' }), ['files/delete_report', 'files/read_report', 'files/write_report']);
     assert.deepEqual(ids({ owner: 'bob', kind: 'agent' }), ['legacy/agent', 'legacy/r']);

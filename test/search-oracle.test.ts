@@ -118,6 +118,9 @@ function passes(u: OracleUnit, f: SearchFilter): boolean {
   const skillLevel = tags !== undefined || inModes !== undefined || outModes !== undefined;
   if (f.kind !== undefined && d.kind !== f.kind) return false;
   if (f.owner !== undefined && u.entry.owner !== f.owner) return false;
+  // The entry's capabilities, as its catalog entry lists them: skill ids (names without one), tool names.
+  const capabilities = list(f.capabilities);
+  if (capabilities && ![...d.skills.map((s) => s.id || s.name), ...d.tools.map((t) => t.name)].some((c) => capabilities.includes(c))) return false;
   if (f.streaming !== undefined && d.streaming !== f.streaming) return false;
   if (f.protocolBinding !== undefined || f.protocolVersion !== undefined) {
     const ok = d.interfaces.some(
@@ -302,10 +305,16 @@ const tags = [...new Set(DOMAINS.flatMap((d) => d.tags))];
 const wordArb = fc.constantFrom(...words, 'zzzunknown');
 const queryArb = fc.array(wordArb, { minLength: 1, maxLength: 3 });
 
+/** Skill ids and tool names of generated entries (shared by many), and others' spellings of them. */
+const capabilityValues = [
+  ...new Set(entries(60, SEED).flatMap((e) => [...e.description.skills.map((s) => s.id), ...e.description.tools.map((t) => t.name)])),
+].slice(0, 40);
+
 const filterArb: fc.Arbitrary<SearchFilter> = fc.record(
   {
     kind: fc.constantFrom<EntryKind>('agent', 'mcp-server'),
     owner: fc.constantFrom('owner-0', 'owner-1', 'owner-3', 'owner-42', 'owner-nobody'),
+    capabilities: fc.array(fc.constantFrom(...capabilityValues, capabilityValues[0]!.toUpperCase(), 'no-such-capability'), { minLength: 1, maxLength: 3 }),
     streaming: fc.boolean(),
     protocolBinding: fc.constantFrom('JSONRPC', 'jsonrpc', 'GRPC', 'HTTP+JSON', 'MCP', 'SOAP'),
     protocolVersion: fc.constantFrom('1', '1.0', '1.0.1', '0.3', '0.3.0', '2.0'),

@@ -324,6 +324,10 @@ describe('filters', () => {
       assert.match(refused.message, /must not be blank/, JSON.stringify(filter));
       assert.ok(refused.details.some((d: WireJson) => String(d.path).endsWith(path)), `${JSON.stringify(refused.details)} names ${path}`);
     }
+    // list's owner too (it answered no entries, as if no one had registered any).
+    const listed = errorOf(await op(reader, { list: { filter: { owner: ' ' } } }));
+    assert.equal(listed.code, 'BAD_REQUEST');
+    assert.match(listed.message, /\/list\/filter\/owner: must not be blank \(only white space\)/);
   });
 
   test('streaming, protocolBinding and protocolVersion narrow by the card', async () => {

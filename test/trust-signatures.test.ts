@@ -584,10 +584,23 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(both.kid, `old-${engine}`);
       assert.equal(onlyOld.verified, true);
 
+      // The ARD entry, as a client caches it.
+      const ardEntry = (headers: Record<string, string> = {}) => fetch(`${registry!.url}/agents/${onlyOld.id}`, { headers });
+      const cached = await ardEntry();
+      assert.equal(((await cached.json()) as WireJson).metadata.verified, true);
+
       writeJwks(jwksFile, [newKey.publicJwk]);
       const entry = (id: string) => op(anonymous, { get: { id } }).then(resultOf);
       // Entries are re-evaluated one after another, in no promised order: wait for both.
       await eventually(async () => (await entry(onlyOld.id)).verified === false && (await entry(both.id)).kid === `new-${engine}`, 'both entries are re-evaluated');
+      // Revalidated, by ETag or by date, it is no longer the cached one: it was 304 by date (Last-Modified had not moved).
+      const since = new Date(Date.now() + 1000).toUTCString();
+      const revalidations: Record<string, string>[] = [{ 'if-none-match': cached.headers.get('etag')! }, { 'if-modified-since': cached.headers.get('last-modified') ?? since }];
+      for (const validators of revalidations) {
+        const again = await ardEntry(validators);
+        assert.equal(again.status, 200, JSON.stringify(validators));
+        assert.equal(((await again.json()) as WireJson).metadata.verified, false);
+      }
       const old = await entry(onlyOld.id);
       assert.equal(old.signatures[0].status, 'unknown-key');
       assert.equal(old.revision, 1, 'a re-evaluation is no new revision');

@@ -15,8 +15,8 @@ import type { EntryKind, Finding, ListRequest, SearchFilter, SearchHit, SearchPa
 import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
 import { describeJsonType, isObject } from '../lib/json.js';
-import { checkQueryLength, zodFindings } from '../operations/request-parser.js';
-import { MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, searchSchema } from '../operations/request-schemas.js';
+import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
+import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
 import { kindsOf, type Site } from './vocabulary.js';
 
@@ -111,6 +111,7 @@ export const ARD_FILTER_KEYS: Record<string, string> = {
   protocolBinding: 'one A2A binding (JSONRPC, GRPC, HTTP+JSON)',
   protocolVersion: 'one A2A protocol version',
   owner: 'one registering principal',
+  capabilities: "the entries' capabilities, as their catalog entries list them: skill ids or tool names, exactly (any of them)",
   streaming: 'true or false',
   readOnly: 'true or false (MCP tool hint)',
   destructive: 'true or false (MCP tool hint)',
@@ -120,7 +121,7 @@ export const ARD_FILTER_KEYS: Record<string, string> = {
   verified: "true or false (the agent card's signature verified with a key the operator trusts)",
 };
 const HEALTH_VALUES = ['ok', 'unreachable', 'invalid', 'any'] as const;
-const LIST_KEYS = ['tags', 'inputModes', 'outputModes'] as const;
+const LIST_KEYS = ['tags', 'inputModes', 'outputModes', 'capabilities'] as const;
 const ONE_VALUE_KEYS = ['protocolBinding', 'protocolVersion', 'owner'] as const;
 const BOOLEAN_KEYS = ['streaming', 'readOnly', 'destructive', 'idempotent', 'openWorld', 'verified'] as const;
 
@@ -128,10 +129,15 @@ type FilterValue = string | boolean;
 
 const isBooleanKey = (key: string): boolean => (BOOLEAN_KEYS as readonly string[]).includes(key);
 
-/** A search request its schema refuses, with a finding per issue (paths under `base`). */
-function invalidSearch(error: z.ZodError, base: string): RegistryError {
-  const details = zodFindings(error, base);
-  return badRequest(`The search request is not valid: ${details.map((d) => `${d.path || '/'}: ${d.message}`).join('; ')}.`, details);
+/**
+ * A search request its schema refuses, with a finding per issue (paths under `base`) and, as the
+ * A2A door gives them, hints from the schema and the value sent: the keys accepted where one is
+ * unknown ({"limit": 5}: ARD's is pageSize), "Write 5 without quotes" for {"pageSize": "5"}.
+ * Without them, this door said only "Unrecognized key" or "expected number, received string".
+ */
+function invalidSearch(error: z.ZodError, base: string, schema: z.ZodType, input: unknown): RegistryError {
+  const details = zodFindings(error, base, schema, input);
+  return badRequest(`The search request is not valid: ${findingsSaid(details)}.`, details);
 }
 
 /** A value of the search request refused at `path`, in the words the request's other errors use. */
@@ -139,9 +145,11 @@ const invalidFilter = (path: string, message: string, hint: string) =>
   badRequest(`The search request is not valid: ${path}: ${message}.`, [{ path, message, hint }]);
 
 /**
- * One supported key's values: a string or a boolean, or an array of them, at most
- * MAX_FILTER_VALUES of MAX_FILTER_VALUE_CHARS: the limits the registry's search has on its other
- * doors (A2A, MCP).
+ * One supported key's values: a string or a boolean, or an array of them, at least one and at
+ * most MAX_FILTER_VALUES of MAX_FILTER_VALUE_CHARS, none blank: the rules the registry's search
+ * has on its other doors (A2A, MCP). A blank value was dropped here, and an empty array ignored,
+ * so {"tags": []} or {"type": " "} filtered nothing or matched nothing, without a word, and
+ * {"owner": " "} was told it gave "0 values".
  */
 function filterValuesOf(key: string, raw: unknown, path: string): FilterValue[] {
   const takes = isBooleanKey(key) ? 'true or false' : 'a string';
@@ -152,11 +160,13 @@ function filterValuesOf(key: string, raw: unknown, path: string): FilterValue[] 
   if (values.length > MAX_FILTER_VALUES) {
     throw invalidFilter(path, `at most ${MAX_FILTER_VALUES} values`, `${values.length} were given: any of a key's values matches, so split a longer list over several searches.`);
   }
+  if (values.length === 0) throw invalidFilter(path, 'expected at least one value, got an empty array', 'Give at least one value, or leave the key out.');
   return values.map((value, i) => {
     const at = Array.isArray(raw) ? `${path}/${i}` : path;
     if (typeof value === 'boolean') return value;
     if (typeof value !== 'string') throw invalidFilter(at, `expected ${takes}, got ${describeJsonType(value)}`, hint);
     if (value.length > MAX_FILTER_VALUE_CHARS) throw invalidFilter(at, `at most ${MAX_FILTER_VALUE_CHARS} characters`, hint);
+    if (value.trim() === '') throw invalidFilter(at, BLANK_FILTER_VALUE, hint);
     return value;
   });
 }
@@ -191,7 +201,9 @@ const stringsOf = (v: FilterValue[]): string[] => v.map(String).map((s) => s.tri
 function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilter | undefined {
   const out: SearchFilter = {};
   const at = (key: string) => `/query/filter/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-  const unsupported = Object.keys(filter).filter((k) => !(k in ARD_FILTER_KEYS));
+  // Own keys only: `in` also found the prototype's, so "constructor" or "toString" passed as
+  // supported and were then told they take true or false, or refused without the supported list.
+  const unsupported = Object.keys(filter).filter((k) => !Object.hasOwn(ARD_FILTER_KEYS, k));
   if (unsupported.length > 0) {
     throw badRequest(
       `Filter key(s) ${unsupported.map((k) => `"${k}"`).join(', ')} are not supported here. Supported: ${Object.entries(ARD_FILTER_KEYS)
@@ -204,7 +216,6 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
   for (const [key, raw] of Object.entries(filter)) {
     refuseCommaList(key, raw, at(key));
     const values = filterValuesOf(key, raw, at(key));
-    if (values.length === 0) continue;
     if (key === 'type') {
       const kinds = kindsOf(stringsOf(values));
       if (kinds.size === 0) matchable = false;
@@ -239,7 +250,7 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
   // The search's own rules for what the keys became (e.g. a protocolVersion of at most 20
   // characters), as on the other doors: a value too long was cut short here before.
   const checked = searchFilterSchema.safeParse(out);
-  if (!checked.success) throw invalidSearch(checked.error, '/query/filter');
+  if (!checked.success) throw invalidSearch(checked.error, '/query/filter', searchFilterSchema, out);
   return matchable ? out : undefined;
 }
 
@@ -275,7 +286,7 @@ export interface ArdSearch {
 /** Reads a POST /search body; BAD_REQUEST (ARD: INVALID_ARGUMENT) with paths when it is not one. */
 export function ardSearchOf(site: Site, body: unknown, maxQueryChars: number): ArdSearch {
   const parsed = ardSearchSchema.safeParse(body ?? {});
-  if (!parsed.success) throw invalidSearch(parsed.error, '');
+  if (!parsed.success) throw invalidSearch(parsed.error, '', ardSearchSchema, body ?? {});
   const { query, federation = 'auto', pageSize = ARD_DEFAULT_PAGE_SIZE, pageToken } = parsed.data;
   const text = query.text.trim();
   if (!text) throw badRequest('query.text is required for a search: describe what you need, e.g. "translate invoices".', [{ path: '/query/text', message: 'empty' }]);
@@ -350,6 +361,11 @@ export function ardSearchAnswer(site: Site, search: ArdSearch, page: SearchPage 
 
 // ---- GET /agents ----
 
+/** GET /agents' query parameters (ARD 7.4). */
+const ARD_LIST_PARAMETERS = ['filter', 'orderBy', 'pageSize', 'pageToken'] as const;
+/** What a client may have meant by a parameter GET /agents does not take. */
+const LIST_PARAMETER_ALIASES: Record<string, string> = { limit: 'pageSize', page_size: 'pageSize', pagesize: 'pageSize', size: 'pageSize', page_token: 'pageToken', cursor: 'pageToken', order_by: 'orderBy', sort: 'orderBy' };
+
 /** The fields ARD's filter expression names (Appendix A), and this registry's verified. */
 const ARD_FILTER_FIELDS: ReadonlySet<string> = new Set(['type', 'displayName', 'publisherId', 'createdAfter', 'updatedAfter', 'verified']);
 
@@ -371,6 +387,17 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
     throw badRequest(
       `${misplaced} is a filter field, not a query parameter of GET /agents: put it in filter (this registry filters by type = '<media types, comma-separated>' and verified = true|false, joined by AND), e.g. ?filter=type = 'application/a2a-agent-card+json'.`,
       [{ path: `/query/${misplaced}`, message: 'a filter field given as a query parameter', hint: "filter=type = 'application/a2a-agent-card+json' AND verified = true" }],
+    );
+  }
+  // Any other parameter was ignored: ?limit=5 or ?page_size=5 listed 20 entries, ?q=weather
+  // every entry, as if asked; POST /search and A2A list refuse a key they do not take.
+  const unknown = Object.keys(query).find((key) => !(ARD_LIST_PARAMETERS as readonly string[]).includes(key));
+  if (unknown !== undefined) {
+    const shown = JSON.stringify(unknown.slice(0, 60));
+    const meant = Object.hasOwn(LIST_PARAMETER_ALIASES, unknown.toLowerCase()) ? LIST_PARAMETER_ALIASES[unknown.toLowerCase()] : undefined;
+    throw badRequest(
+      `${shown} is not a query parameter of GET /agents, which takes ${ARD_LIST_PARAMETERS.join(', ')}${meant ? ` (did you mean ${meant}?)` : ''}; to search by text, POST /search.`,
+      [{ path: `/query/${unknown.slice(0, 60)}`, message: 'unknown query parameter', hint: meant ? `Send ?${meant}=... instead.` : `Use ${ARD_LIST_PARAMETERS.join(', ')}.` }],
     );
   }
   const request: ListRequest = { pageSize: ARD_LIST_DEFAULT_PAGE_SIZE, withDocuments: true };

@@ -260,9 +260,11 @@ export const catalogDoor: Door = {
           throw notFound(`The registry has no entry "${String(req.params.ref).slice(0, 200)}": entry ${view.id} is ${view.kind === 'agent' ? 'an agent' : 'an MCP server'}, identified as ${entryUrn(site, view.kind, view.id)}.`);
         }
         const body = Buffer.from(JSON.stringify(catalogEntryOf(site, view)));
-        // The entry's metadata also moves when its health does (a check writes no revision).
-        const lastModified = new Date(Math.max(Date.parse(view.updatedAt), view.health ? Date.parse(view.health.since) : 0));
-        sendCacheable(req, res, { body, cacheControl, contentType: JSON_TYPE, lastModified });
+        // ETag only, no Last-Modified: the entry's metadata moves without a revision or a time of
+        // its own (a health check; the card's verification when the trust roots change, which
+        // records no time), so a Last-Modified from updatedAt and health.since answered
+        // If-Modified-Since with 304 after "verified" had turned false.
+        sendCacheable(req, res, { body, cacheControl, contentType: JSON_TYPE });
       }),
     );
 

@@ -205,6 +205,11 @@ export interface SearchFilter {
   openWorld?: boolean;
   owner?: string;
   /**
+   * Entries offering any of these capabilities, as their catalog entries list them (ARD's
+   * `capabilities`): a skill's id (its name when it has none) or a tool's name, exactly.
+   */
+  capabilities?: string[];
+  /**
    * Health of the live agent or server: "ok" keeps only entries whose latest check succeeded;
    * "any" also shows entries the operator hides by default (unhealthy for too long).
    */

@@ -13,6 +13,11 @@
  * does not declare the tasks capability "MUST process requests of that type normally, ignoring
  * any task-augmentation metadata", and this server declares none (its tools answer at once).
  * The SDK refused such a tools/call with -32603, "Server does not support task creation".
+ *
+ * A tools/list cursor is refused: MCP's pagination says "Invalid cursors SHOULD result in an
+ * error with code -32602", and every cursor is invalid here, where tools/list answers all the
+ * tools at once and gives no nextCursor. The SDK ignored it and answered the whole list again,
+ * which a client paging by hand reads as a second page.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -55,6 +60,9 @@ function paramsProblem(request: JSONRPCRequest, tools: ReadonlySet<string>): str
   const parsed = schema?.safeParse(request);
   if (!parsed) return undefined;
   if (parsed.success) {
+    if (request.method === 'tools/list' && isObject(request.params) && request.params.cursor !== undefined) {
+      return `Invalid params for tools/list: /params/cursor: this server issues no cursors (tools/list answers every tool at once, without nextCursor); leave cursor out.`;
+    }
     // An unknown tool is a protocol error (MCP "Tools", Error Handling: -32602, "Unknown tool");
     // the SDK answered it as a tool's own failed result, which a client does not read as "no such tool".
     const name = request.method === 'tools/call' && isObject(request.params) ? request.params.name : undefined;

@@ -75,6 +75,7 @@ const health = searchFilter.health.describe(
 const agentFilter = z
   .strictObject({
     tags: searchFilter.tags.describe('Skill tags; a skill carrying any of them matches.'),
+    capabilities: searchFilter.capabilities.describe('Skill ids (a skill\'s name when it has no id), exactly; an agent offering any of them matches.'),
     inputModes: searchFilter.inputModes.describe('MIME types a skill must accept (any of them), e.g. ["application/pdf"].'),
     outputModes: searchFilter.outputModes.describe('MIME types a skill must produce (any of them), e.g. ["text/plain"].'),
     protocolBinding: searchFilter.protocolBinding.describe('An A2A binding the agent must offer: JSONRPC, GRPC or HTTP+JSON.'),
@@ -91,6 +92,7 @@ const agentFilter = z
 
 const mcpFilter = z
   .strictObject({
+    capabilities: searchFilter.capabilities.describe('Tool names, exactly; a server offering any of them matches.'),
     readOnly: searchFilter.readOnly.describe('true: only tools that declare they do not modify anything (readOnlyHint).'),
     destructive: searchFilter.destructive.describe('false: only tools that do not delete or overwrite (destructiveHint, true when undeclared; read-only tools never are).'),
     idempotent: searchFilter.idempotent.describe('true: only tools safe to call repeatedly (idempotentHint; read-only tools always are).'),

@@ -103,6 +103,10 @@ function valueHint(issue: z.core.$ZodIssue, value: unknown): string | undefined 
   return undefined;
 }
 
+/** Findings as one sentence's clauses: "path: message (hint)", joined by "; " ("/" for the root). */
+export const findingsSaid = (details: readonly Finding[]): string =>
+  details.map((d) => `${d.path || '/'}: ${d.message}${d.hint ? ` (${d.hint.replace(/\.$/, '')})` : ''}`).join('; ');
+
 /** Where an operation's arguments sit in a message: error paths start here. */
 const argumentsPath = (op: OperationName, partIndex: number) => `/parts/${partIndex}/data/${op}`;
 
@@ -110,8 +114,7 @@ function parseArgs<T>(schema: z.ZodType<T>, value: unknown, op: OperationName, b
   const parsed = schema.safeParse(value ?? {});
   if (!parsed.success) {
     const details = zodFindings(parsed.error, base, schema, value ?? {});
-    const said = details.map((d) => `${d.path}: ${d.message}${d.hint ? ` (${d.hint.replace(/\.$/, '')})` : ''}`);
-    throw badRequest(`The "${op}" arguments are not valid: ${said.join('; ')}.`, details);
+    throw badRequest(`The "${op}" arguments are not valid: ${findingsSaid(details)}.`, details);
   }
   return parsed.data;
 }

@@ -19,7 +19,8 @@ const shortString = (max: number) => z.string().min(1).max(max);
  * was dropped: {"tags": [" "]} matched every entry (a tag has a character: validation warns of a
  * blank one).
  */
-const filterValue = (max: number) => shortString(max).refine((s) => s.trim() !== '', 'must not be blank (only white space): give the value, or leave the key out');
+export const BLANK_FILTER_VALUE = 'must not be blank (only white space): give the value, or leave the key out';
+const filterValue = (max: number) => shortString(max).refine((s) => s.trim() !== '', BLANK_FILTER_VALUE);
 const stringList = z.array(filterValue(MAX_FILTER_VALUE_CHARS)).min(1).max(MAX_FILTER_VALUES);
 const kind = z.enum(['agent', 'mcp-server']);
 const pageToken = z.string().min(1).max(MAX_PAGE_TOKEN_CHARS);
@@ -40,6 +41,7 @@ export const searchSchema = z.strictObject({
       idempotent: z.boolean().optional(),
       openWorld: z.boolean().optional(),
       owner: filterValue(MAX_FILTER_VALUE_CHARS).optional(),
+      capabilities: stringList.optional(),
       health: z.enum(['ok', 'unreachable', 'invalid', 'any']).optional(),
       verified: z.boolean().optional(),
     })
@@ -66,7 +68,8 @@ export const listSchema = z.strictObject({
   filter: z
     .strictObject({
       kind: kind.optional(),
-      owner: shortString(200).optional(),
+      // As search's: a blank owner listed nothing, without a word (search refuses it).
+      owner: filterValue(MAX_FILTER_VALUE_CHARS).optional(),
       mine: z.boolean().optional(),
       health: z.enum(['ok', 'unreachable', 'invalid']).optional(),
       verified: z.boolean().optional(),

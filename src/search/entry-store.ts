@@ -16,6 +16,14 @@ import type { EntryHealth, EntrySource } from '../contract/freshness.js';
 import { part, type IndexState } from './index-state.js';
 import { E_BASE, E_COUNT, E_SHIFT, MAX_ENTRIES, type Tables } from './tables.js';
 
+/** Capabilities a search asks for: the values, and each as JSON text (as a packed record holds it). */
+export interface AskedCapabilities {
+  readonly values: ReadonlySet<string>;
+  readonly quoted: readonly string[];
+}
+
+export const askedCapabilities = (values: readonly string[]): AskedCapabilities => ({ values: new Set(values), quoted: values.map((v) => JSON.stringify(v)) });
+
 /** What a hit shows of a skill. */
 export interface SkillRecord {
   readonly id: string;
@@ -198,6 +206,22 @@ export class EntryStore {
     const text = this.packed[no];
     if (text === undefined) throw new RangeError(`EntryStore: entry number ${no} is not in use`);
     return (this.decoded = unpack(no, this.entryIds[no]!, text));
+  }
+
+  /**
+   * Whether live entry number `no` offers one of `asked` as a capability, as its catalog entry
+   * lists them (../catalog/entries.ts): a skill's id (its name when it has none) or a tool's name,
+   * compared exactly. Read from the packed record, no table of its own: the record's text is
+   * searched for the quoted value first, so only entries that hold it are decoded.
+   */
+  hasCapability(no: number, asked: AskedCapabilities): boolean {
+    const text = this.packed[no];
+    if (text === undefined) return false;
+    let mayHold = false;
+    for (const quoted of asked.quoted) if ((mayHold = text.includes(quoted))) break;
+    if (!mayHold) return false;
+    const record = this.record(no);
+    return record.skills.some((s) => asked.values.has(s.id || s.name)) || record.tools.some((t) => asked.values.has(t.name));
   }
 
   /** Reserves an entry number and a block of `unitCount` unit slots; returns both. */

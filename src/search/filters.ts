@@ -26,6 +26,10 @@
  * skills have them). Either makes only skills or tools hits: an entry's own name/description
  * match cannot satisfy them and is left out. Contradictions (hints with kind "agent", hints with
  * skill keys) match nothing.
+ * - capabilities: the entry offers ANY of the given capabilities, as its catalog entry lists them
+ *   (ARD's `capabilities`): a skill's id (its name when it has none) or a tool's name, compared
+ *   exactly. An entry-level key, read from the entry's record (./entry-store.ts hasCapability)
+ *   rather than kept in the tables, so it is tested last, and never by a kept bitmap or a walk.
  * - health: the entry's latest check had that status ("ok", "unreachable", "invalid"); entries
  *   never checked have none and do not match. "any" matches every entry, and, like any health
  *   value, turns off the operator's default of hiding entries unhealthy for too long
@@ -56,7 +60,7 @@ import {
 } from './attributes.js';
 import type { LastingFilter } from './filter-bitmaps.js';
 import type { WalkFilter } from './recency-lists.js';
-import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY } from './entry-store.js';
+import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY, askedCapabilities, type AskedCapabilities } from './entry-store.js';
 import { E_OWNER, E_PROFILE, E_SHIFT, M_MCP, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
 
 /** Bounds on hostile filters. */
@@ -181,11 +185,19 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
    * servers, which have no signatures, pass. An "or" of two E_ATTR bits, so not in entryMask.
    */
   private readonly hideUnverifiedAgents: boolean;
+  /** The capabilities asked (any of them), and the test of an entry's (the index's entry store). */
+  private readonly capabilities: AskedCapabilities | undefined;
+  private readonly hasCapability: (no: number, asked: AskedCapabilities) => boolean;
 
   constructor(
     filter: SearchFilter | undefined,
     private readonly attrs: Attributes,
-    options: { hideUnhealthyBefore?: number; onlyEntry?: number; hideUnverifiedAgents?: boolean } = {},
+    options: {
+      hideUnhealthyBefore?: number;
+      onlyEntry?: number;
+      hideUnverifiedAgents?: boolean;
+      hasCapability?: (no: number, asked: AskedCapabilities) => boolean;
+    } = {},
   ) {
     this.onlyEntry = options.onlyEntry ?? -1;
     this.hideUnverifiedAgents = options.hideUnverifiedAgents === true;
@@ -223,6 +235,11 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     this.binding = binding === undefined ? undefined : bindingKey(binding);
     this.version = cleanString(f.protocolVersion);
     this.profileMemo = new Uint8Array(attrs.profiles.length);
+
+    const capabilities = cleanList(f.capabilities, (c) => c.trim());
+    this.capabilities = capabilities && askedCapabilities(capabilities);
+    // Without the entry store to ask, no entry is known to offer one.
+    this.hasCapability = options.hasCapability ?? (() => false);
 
     const tags = cleanList(f.tags, tagKey);
     if (tags) {
@@ -321,6 +338,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       this.version === undefined &&
       !this.unitLevel &&
       this.hideUnhealthyBefore === undefined &&
+      this.capabilities === undefined &&
       this.onlyEntry < 0;
 
     const lasting = !impossible && this.onlyEntry < 0 && (entryMask !== 0 || this.hideUnverifiedAgents || ownerId >= 0 || this.binding !== undefined || this.version !== undefined || this.unitLevel);
@@ -344,7 +362,8 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
         ])
       : undefined;
 
-    this.lastingDecides = this.hideUnhealthyBefore === undefined && this.onlyEntry < 0;
+    // The capabilities are not in the tables a kept bitmap is updated from: entryPasses tests them.
+    this.lastingDecides = this.hideUnhealthyBefore === undefined && this.capabilities === undefined && this.onlyEntry < 0;
 
     this.entries = attrs.tables.entries;
     this.entryAttr = attrs.tables.entryAttr;
@@ -386,7 +405,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
    * unhealthy entries are hidden.
    */
   walkDecides(walk: { signatures: boolean; owned: boolean; tagged: boolean }): boolean {
-    if (this.impossible || this.onlyEntry >= 0 || this.hideUnhealthyBefore !== undefined) return false;
+    if (this.impossible || this.onlyEntry >= 0 || this.hideUnhealthyBefore !== undefined || this.capabilities !== undefined) return false;
     if (this.ownerId >= 0 && !walk.owned) return false;
     // attributesPass lets the rare entries with a very large interface-profile id through.
     if ((this.binding !== undefined || this.version !== undefined) && this.attrs.profiles.length >= A_PROFILE_MAX) return false;
@@ -402,7 +421,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     return this.hintSig === 0 || (hints & this.hintSig) !== 0;
   }
 
-  /** Kind, streaming, owner, binding and version of entry number `no`. */
+  /** Kind, streaming, owner, binding and version, and capabilities, of entry number `no`. */
   entryPasses(no: number): boolean {
     if (this.impossible) return false;
     if (this.onlyEntry >= 0 && no !== this.onlyEntry) return false;
@@ -412,7 +431,9 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       const since = this.attrs.unhealthySince.get(no);
       if (since !== undefined && since < this.hideUnhealthyBefore) return false;
     }
-    return this.restPasses(no, attr);
+    if (!this.restPasses(no, attr)) return false;
+    // Last: the entry's record is read, not a table.
+    return this.capabilities === undefined || this.hasCapability(no, this.capabilities);
   }
 
   /**

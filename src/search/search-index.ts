@@ -692,7 +692,12 @@ export class PostingsIndex implements KeywordIndex {
       onlyEntry = this.store.numberOf(query.onlyId);
       if (onlyEntry === undefined) return { hits: [], total: 0 };
     }
-    const filter = new CompiledFilter(query.filter, this.attrs, { hideUnhealthyBefore: query.hideUnhealthyBefore, hideUnverifiedAgents: query.hideUnverifiedAgents, onlyEntry });
+    const filter = new CompiledFilter(query.filter, this.attrs, {
+      hideUnhealthyBefore: query.hideUnhealthyBefore,
+      hideUnverifiedAgents: query.hideUnverifiedAgents,
+      onlyEntry,
+      hasCapability: (no, asked) => this.store.hasCapability(no, asked),
+    });
     // One entry the filter rules out is no hit, whatever the text: skip planning the query.
     if (onlyEntry !== undefined && !this.mayPass(filter, onlyEntry)) return { hits: [], total: 0 };
     const offset = Number.isFinite(query.offset) ? Math.max(0, Math.floor(query.offset)) : 0;
