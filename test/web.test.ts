@@ -1241,6 +1241,25 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(JSON.parse(fs.readFileSync((await waited.path())!, 'utf8')).name, 'Closed Door Agent');
         const after = asked.filter((at) => at > refusedAt).map((at) => at - refusedAt);
         assert.ok(after.length >= 1 && after[0]! >= 1900, `asked again ${after[0]} ms after the refusal`);
+
+        // Refused by the address's request limit instead (the catalog door's flood guard, in its
+        // words): that limit counts every request, so the refusal holds the page's writes as well
+        // as its reads, and is said as the page says it for a search or a check refused so.
+        await page.route(
+          rawUrl.href,
+          (route) =>
+            route.fulfill({
+              status: 429,
+              headers: { 'retry-after': '2', 'content-type': 'application/json' },
+              body: JSON.stringify({ errorCode: 'RATE_LIMIT_EXCEEDED', registryCode: 'RATE_LIMITED', retryAfterSeconds: 2, message: 'Too many requests from this address: the limit is 150 per minute. Retry after 2 s.' }),
+            }),
+          { times: 1 },
+        );
+        await raw.click();
+        await page.locator('[role=alert]', { hasText: 'searches, entries, checks and registrations count together' }).waitFor({ timeout: 5000 });
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        const heldWhole = await page.evaluate(() => JSON.parse(sessionStorage.getItem('a2a-registry.rate-wait') ?? '{}') as { write?: number });
+        assert.ok((heldWhole.write ?? 0) > Date.now(), "the address's limit holds the page's writes too");
       });
     } finally {
       await closed.close();

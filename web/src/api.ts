@@ -151,8 +151,19 @@ async function httpFailure(res: Response): Promise<RegistryError> {
   const retryAfterSeconds = Number.isFinite(retry) && retry > 0 ? retry : undefined;
   if (reason === 'STARTING_UP') return new RegistryError(reason, startingUp(message), [], retryAfterSeconds);
   const code = reason ?? (res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`);
-  return new RegistryError(code, message, [], retryAfterSeconds);
+  const failure = new RegistryError(code, message, [], retryAfterSeconds);
+  return res.status === 429 && !OPERATION_BUDGET.test(message) ? everyRequestLimited(failure) : failure;
 }
+
+/**
+ * The registry's words for a refusal by an operation's own budget (REGISTRY_RATE_READS_PER_MINUTE,
+ * _WRITES_), which holds only its kind of operation: "Too many reads (search, get, list, validate)
+ * from this address: …". The A2A endpoint answers it as a REJECTED task, never a 429; a
+ * document's URL (the catalog door) answers it with a 429, as it answers the address's request
+ * limit ("Too many requests from this address: …", which holds every asking): only the words
+ * tell the two apart there. Any other 429 (the flood guard's, a proxy's) refuses the request whole.
+ */
+const OPERATION_BUDGET = /^Too many (reads|registrations)\b/;
 
 /**
  * Refusals the registry answers as an HTTP error (503) rather than a task, named by the reason
@@ -178,13 +189,12 @@ function startingUp(message: string): string {
 }
 
 /**
- * An A2A request refused whole (HTTP 429: an operation's own budget refuses with a REJECTED
- * task instead), in the page's words: the limit is on every request from this address, whatever
- * it asks, not on the kind of operation refused (a search, a registration): a registration
- * asked next is refused as well. The registry's words ("Too many requests from this address:
- * the limit is 120 per minute. Retry after 30 s.") name the limit, kept; the wait is counted
- * down beside the message (ErrorNotice). A document's URL (fetchDocument) answers its read
- * budget with a 429 too: that one keeps the registry's words.
+ * A request refused whole (HTTP 429, not an operation's own budget: see OPERATION_BUDGET), in
+ * the page's words: the limit is on every request from this address, whatever it asks, not on
+ * the kind of operation refused (a search, a download, a registration): a registration asked
+ * next is refused as well. The registry's words ("Too many requests from this address: the
+ * limit is 120 per minute. Retry after 30 s.") name the limit, kept; the wait is counted down
+ * beside the message (ErrorNotice).
  */
 function everyRequestLimited(refusal: RegistryError): RegistryError {
   const perMinute = /\blimit is (\d+) per minute\b/.exec(refusal.message)?.[1];
@@ -284,7 +294,7 @@ async function exchange<T>(operation: Json, options: CallOptions): Promise<T> {
     // The registry's words name the request body and its encoded size, which the person never saw.
     const document = options.document ?? options.file;
     if (res.status === 413 && document && utf8Bytes(document.text) > config.maxDocumentBytes) throw new RegistryError('TOO_LARGE', tooLarge(document));
-    throw res.status === 429 ? everyRequestLimited(failure) : failure;
+    throw failure;
   }
   let body: unknown;
   try {
