@@ -1346,6 +1346,21 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(await page.locator('h1').innerText(), 'This page could not be loaded');
         assert.match(await codeRefused.innerText(), /Its code was refused: too many requests from this address\..*Reload the page in \d+ s\s*\d+ s\s*\./s);
         assert.doesNotMatch(await codeRefused.innerText(), /connection|updated/);
+        // Failed as Safari tells it (no file named, no cause: "Importing a module script failed."),
+        // the page asks for its own script instead, refused as well: the same notice.
+        await page.route(`${limited.url}/assets/chunk-*.js`, (route) =>
+          route.fulfill({ contentType: 'text/javascript', body: "throw new TypeError('Importing a module script failed.');" }),
+        );
+        await page.locator('[data-nav=search]').click();
+        await page.locator('.hit a, #result-count').first().waitFor();
+        await page.evaluate(() => {
+          const link = Object.assign(document.createElement('a'), { href: '/entries/waiting-entry' });
+          document.body.append(link);
+          link.click();
+          link.remove();
+        });
+        await codeRefused.waitFor({ timeout: 5000 });
+        assert.match(await codeRefused.innerText(), /Its code was refused: too many requests from this address\..*Reload the page in \d+ s/s);
         page.problems.length = 0; // the browser logs the refused files (429) itself
         const refused = await page.goto(`${limited.url}/validate`);
         assert.equal(refused?.status(), 429);
@@ -1466,6 +1481,19 @@ describe('web page', { skip: unavailable }, () => {
         comeback = await startTestRegistry({ PORT: port, REGISTRY_DATA_DIR: dataDir });
         await page.getByRole('button', { name: 'Reload the page' }).click();
         await page.locator('h1', { hasText: 'Comeback Agent' }).waitFor();
+
+        // A view's code that fails as Safari tells it: "Importing a module script failed.", no
+        // file named, no cause. The registry answers, so the way out is said: reload, and if it
+        // fails still, the registry's files are amiss (its operator's to mend), not the connection.
+        await page.route(`${comeback.url}/assets/chunk-*.js`, (route) =>
+          route.fulfill({ contentType: 'text/javascript', body: "throw new TypeError('Importing a module script failed.');" }),
+        );
+        await page.locator('[data-nav=validate]').click();
+        const unnamed = page.locator('[role=alert]', { hasText: 'does not say which file failed' });
+        await unnamed.waitFor({ timeout: 5000 });
+        page.problems.length = 0; // the module's throw is logged as an uncaught error
+        assert.match(await unnamed.innerText(), /^Its code did not load, .* Reload the page; if it still fails, tell the registry's operator: .*web bundle, made by npm run build/);
+        assert.doesNotMatch(await unnamed.innerText(), /connection/);
       });
     } finally {
       await comeback.close().catch(() => undefined);

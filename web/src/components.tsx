@@ -203,6 +203,9 @@ export function usePageHeading(title: string, moved: number) {
 
 export const needsToken = (error: unknown) => error instanceof RegistryError && error.code === 'UNAUTHENTICATED';
 
+/** A view's code that has not arrived by the deadline (a proxy holding it): an import cannot be cancelled. */
+class CodeLate extends Error {}
+
 /**
  * Loads a page's code when it is first shown (the search page stays small): the module, `false`
  * while it loads, or the failure. It fails when the registry cannot be reached, or was updated
@@ -213,9 +216,8 @@ export function useModule<T>(load: () => Promise<T>): T | false | Error {
   const [mod, setMod] = useState<T | false | Error>(false);
   useEffect(() => {
     let live = true;
-    // An import cannot be cancelled; one that has not arrived by the deadline (a proxy holding
-    // it) is told as failed, rather than "Loading…" for ever.
-    const timer = window.setTimeout(() => live && setMod(new Error('The page code did not arrive in time.')), ANSWER_DEADLINE_MS);
+    // One that has not arrived by the deadline is told as failed, rather than "Loading…" for ever.
+    const timer = window.setTimeout(() => live && setMod(new CodeLate('The page code did not arrive in time.')), ANSWER_DEADLINE_MS);
     load().then(
       (m) => live && setMod(() => m),
       (err: unknown) => live && setMod(err instanceof Error ? err : new Error(String(err))),
@@ -228,38 +230,57 @@ export function useModule<T>(load: () => Promise<T>): T | false | Error {
   return mod;
 }
 
-/** How long the page waits to learn why its code was refused (refusedUntil). */
+/** How long the page waits to learn why its code was refused (whyCodeFailed). */
 const REFUSAL_CHECK_MS = 3000;
 
 /**
- * When the registry allows the page's code again (Date.now() time), if the file named in the
- * import's failure ("Failed to fetch dynamically imported module: https://…/assets/x.js") was
- * refused by the address's request limit (HTTP 429, which counts the page's files too): asked
- * once more, for its status and Retry-After, which the failed import does not tell. Otherwise
- * (no file named, not refused, not reached) undefined.
+ * Why a view's code did not load, as far as the page can learn it: refused by the address's
+ * request limit (until when), the registry not reached, or not known. `named`: the browser's
+ * failure named the file (Chromium, Firefox); Safari's ("Importing a module script failed.")
+ * names none, nor why.
  */
-async function refusedUntil(failure: Error): Promise<number | undefined> {
-  const file = /\bhttps?:\/\/\S+\.js\b/.exec(failure.message)?.[0];
-  if (!file || new URL(file).origin !== window.location.origin) return undefined;
+type CodeFailure = { refusedUntil: number } | { unreachable: true } | { named: boolean };
+
+/**
+ * Asks once more for the file named in the import's failure ("Failed to fetch dynamically
+ * imported module: https://…/assets/x.js"), or, when the failure names none (Safari), for the
+ * page's own script, for its status and Retry-After, which the failed import does not tell: the
+ * address's request limit (HTTP 429) counts the page's files too, so a refusal of either is the
+ * limit; no answer at all is the registry not reached.
+ */
+async function whyCodeFailed(failure: Error): Promise<CodeFailure> {
+  const named = /\bhttps?:\/\/\S+\.js\b/.exec(failure.message)?.[0];
+  const file = named ?? document.querySelector<HTMLScriptElement>('script[type=module][src]')?.src;
+  // Not arrived in time: a proxy holding it, which asking again would only wait for.
+  if (failure instanceof CodeLate || !file || new URL(file).origin !== window.location.origin) return { named: named !== undefined };
   try {
     // Not for long: the notice says nothing until this answers (a proxy holding it would leave it blank).
     const res = await fetch(file, { cache: 'no-store', credentials: 'omit', signal: AbortSignal.timeout(REFUSAL_CHECK_MS) });
-    if (res.status !== 429) return undefined;
+    if (res.status !== 429) return { named: named !== undefined };
     const retry = Number(res.headers.get('retry-after'));
-    return Date.now() + (Number.isFinite(retry) && retry > 0 ? retry : 60) * 1000;
+    return { refusedUntil: Date.now() + (Number.isFinite(retry) && retry > 0 ? retry : 60) * 1000 };
   } catch {
-    return undefined;
+    return { unreachable: true };
   }
+}
+
+/** What the alert says of a view's code that did not load, but for the request limit's refusal (said with its countdown). */
+function codeFailureSaid(why: { unreachable: true } | { named: boolean }): string {
+  if ('unreachable' in why) return 'Its code did not arrive: the registry cannot be reached. Check your connection, then reload the page.';
+  if (why.named) return 'Its code did not arrive: the registry cannot be reached, or it was updated since this page was opened. Check your connection, then reload the page.';
+  // The browser said neither which file nor why (Safari): the registry answers, so a reload is
+  // the way out (it was updated since this page was opened); failing again, its files are amiss.
+  return "Its code did not load, and this browser does not say which file failed or why. Reload the page; if it still fails, tell the registry's operator: the page's files on the registry (its web bundle, made by npm run build) may be missing, incomplete or broken.";
 }
 
 /** A page whose code could not be loaded (see useModule): said so, with the way out, instead of "Loading…" for ever. */
 export function ModuleFailed({ moved, failure }: { moved: number; failure: Error }) {
   const heading = usePageHeading(`Page not loaded · ${config.name}`, moved);
   // null while the file is asked about: the alert says why once, not the connection's first and the limit's then.
-  const [limitedUntil, setLimitedUntil] = useState<number | undefined | null>(null);
+  const [why, setWhy] = useState<CodeFailure | null>(null);
   useEffect(() => {
     let live = true;
-    void refusedUntil(failure).then((until) => live && setLimitedUntil(until));
+    void whyCodeFailed(failure).then((found) => live && setWhy(found));
     return () => {
       live = false;
     };
@@ -270,15 +291,13 @@ export function ModuleFailed({ moved, failure }: { moved: number; failure: Error
         This page could not be loaded
       </h1>
       <div class="notice error" role="alert">
-        {limitedUntil === null ? null : limitedUntil === undefined ? (
-          <p>
-            Its code did not arrive: the registry cannot be reached, or it was updated since this page was opened. Check your connection, then reload the page.
-          </p>
-        ) : (
+        {why === null ? null : 'refusedUntil' in why ? (
           <p>
             Its code was refused: too many requests from this address. The registry limits how many requests one address sends a minute, and pages and their files,
-            searches, entries, checks and registrations count together. Reload the page in <Countdown until={limitedUntil} />.
+            searches, entries, checks and registrations count together. Reload the page in <Countdown until={why.refusedUntil} />.
           </p>
+        ) : (
+          <p>{codeFailureSaid(why)}</p>
         )}
       </div>
       <p>
