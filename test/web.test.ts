@@ -1394,6 +1394,9 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('button', { name: 'Use this token' }).click();
       await page.waitForFunction(() => document.activeElement?.id === 'read-token', undefined, { timeout: 5000 });
       await refusal.waitFor();
+      // Said as the token just typed, not as one kept from before ("kept in this tab … Type yours below").
+      assert.match(await refusal.innerText(), /does not accept the token just typed: it may be mistyped, or no longer valid\. Type it again below, or read without a token\./);
+      assert.doesNotMatch(await refusal.innerText(), /kept in this tab/);
       page.problems.length = 0; // the browser logs the refused request (401) itself
       await page.locator('#read-token').fill(TOKENS.bob);
       await page.getByRole('button', { name: 'Use this token' }).click();

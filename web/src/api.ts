@@ -362,6 +362,19 @@ function tokenRefused(err: unknown): unknown {
   );
 }
 
+/**
+ * The registry's refusal of a token the person has just typed in a TokenPrompt, said to them as
+ * that: tokenRefused's words ("the token kept in this tab … changed since. Type yours below.")
+ * are for a token saved earlier, and would ask for the token they have just typed.
+ */
+export const promptTokenRefused = (err: unknown): unknown =>
+  refusalSaid(
+    err,
+    config.readNeedsToken
+      ? "The registry does not accept the token just typed: it may be mistyped, or no longer valid. Type it again below, or ask the registry's operator for yours."
+      : 'The registry does not accept the token just typed: it may be mistyped, or no longer valid. Type it again below, or read without a token.',
+  );
+
 /** The registry's refusal of the token typed under Register (validate, register), said to the person who typed it, as tokenRefused does. */
 export const typedTokenRefused = (err: unknown): unknown =>
   refusalSaid(err, "The registry does not accept the token typed under Register: it may be mistyped, or no longer valid. Correct it, or ask the registry's operator for yours.");

@@ -1,7 +1,7 @@
 /** Small pieces every page uses. */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { RegistryError, type EntryStatus } from './api';
+import { promptTokenRefused, RegistryError, type EntryStatus } from './api';
 import { config } from './config';
 import { ANSWER_DEADLINE_MS } from './deadline';
 import { saveToken, savedToken } from './token';
@@ -325,6 +325,8 @@ export interface Retry {
   withTypedToken: boolean;
   /** For the TokenPrompt: a token saved reads again; refused too, the prompt takes the focus back. */
   prompt: { focus: boolean; onSaved(): void };
+  /** The read's failure as the person is told it: a refusal of the token just typed in the prompt is said as that. */
+  said(error: unknown): unknown;
 }
 
 /**
@@ -362,6 +364,7 @@ export function useRetry(key: string): Retry {
     },
     waitingUntil: waiting,
     withTypedToken,
+    said: (error) => (withTypedToken ? promptTokenRefused(error) : error),
     prompt: {
       focus: withTypedToken,
       onSaved: () => {

@@ -213,7 +213,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         )}
         {loaded.state === 'failed' && (
           <ErrorNotice
-            error={loaded.error}
+            error={retry.said(loaded.error)}
             title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
             onRetry={() => retry.again(heading.current)}
           />

@@ -422,7 +422,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
         </p>
         {result.state === 'failed' && (
           <ErrorNotice
-            error={result.error}
+            error={retry.said(result.error)}
             title="The search failed"
             onRetry={() => retry.again(count.current)}
           />
