@@ -205,6 +205,18 @@ describe('web page', { skip: unavailable }, () => {
     };
   }
 
+  /**
+   * Live regions inside another (a screen reader says what is put in them twice: once for each),
+   * but a notice's countdown, in its alert from the start and said with it.
+   */
+  async function assertNoNestedLiveRegions(page: Page, what: string) {
+    const nested = await page.evaluate((live) => {
+      const inner = [...document.querySelectorAll(live)].filter((el) => el.parentElement?.closest(live) && !el.matches('.notice.error > [role=status]'));
+      return inner.map((el) => `${el.outerHTML.slice(0, 60)} in ${el.parentElement!.closest(live)!.outerHTML.slice(0, 60)}`);
+    }, '[aria-live], [role=status], [role=alert], [role=log]');
+    assert.deepEqual(nested, [], `live regions inside live regions on ${what}`);
+  }
+
   async function assertAccessible(page: Page, what: string) {
     const violations = await accessibilityViolations(page);
     assert.deepEqual(violations, [], `accessibility violations on ${what}: ${JSON.stringify(violations, null, 2)}`);
@@ -867,7 +879,9 @@ describe('web page', { skip: unavailable }, () => {
       // A screen reader hears the outcome (not valid, and why), not the whole list and document
       // read out at once: those are outside any live region, read when the person reaches them.
       const live = '[aria-live], [role=status], [role=alert], [role=log]';
-      assert.match(await page.locator('.validation-result [aria-live]').innerText(), /^Not valid VALIDATION_FAILED\s+The A2A v1\.0 agent card is not valid/);
+      assert.match(await page.locator('.validation-summary').innerText(), /^Not valid VALIDATION_FAILED\s+The A2A v1\.0 agent card is not valid/);
+      assert.equal(await page.locator('.validation-summary > [role=alert]').count(), 1, 'the outcome is a live region');
+      await assertNoNestedLiveRegions(page, 'the validate page with errors');
       for (const part of ['.problems', '.doc']) {
         assert.equal(await page.locator(part).evaluate((el, live) => el.closest(live) === null, live), true, `${part} is in a live region`);
       }
@@ -1135,6 +1149,7 @@ describe('web page', { skip: unavailable }, () => {
         await screenshot(page, `register-refused-${code.toLowerCase()}`);
       }
       await assertAccessible(page, 'the validate page with a refused registration');
+      await assertNoNestedLiveRegions(page, 'the validate page with a refused registration');
 
       // A check the registry could not make (here: the token sent with it is refused) stays above, as before.
       await page.locator('#token').fill('not-a-real-token-0123456789');
@@ -1148,6 +1163,7 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(why, /The token typed under Register is not one this registry knows; it checks documents without a token too\. Correct the token or clear it/);
       assert.doesNotMatch(why, /only for a token/);
       assert.equal(await register.locator('[role=alert]').count(), 0);
+      await assertNoNestedLiveRegions(page, 'the validate page with a check refused');
     });
   });
 

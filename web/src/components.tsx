@@ -106,9 +106,12 @@ export const mayMendByAsking = (error: unknown) => error instanceof RegistryErro
 
 /**
  * The registry's refusal, in its own words: message, then each detail with its path and hint.
- * With `onRetry`, a failure that asking again may mend offers a button that does.
+ * With `onRetry`, a failure that asking again may mend offers a button that does. `children`:
+ * what the page adds (where to type a token, what a lost answer means), said with the refusal:
+ * the notice is a live region of its own, so no live region need be put around it (nested, a
+ * screen reader says the refusal twice).
  */
-export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; title?: string; id?: string; onRetry?: () => void }) {
+export function ErrorNotice({ error, title, id, onRetry, children }: { error: unknown; title?: string; id?: string; onRetry?: () => void; children?: ComponentChildren }) {
   const err = error instanceof RegistryError ? error : new RegistryError('ERROR', error instanceof Error ? error.message : String(error));
   // Told to wait (a rate limit): asking sooner is only refused again, so the button waits too.
   const [waiting, setWaiting] = useState(waitLeft(err) > 0);
@@ -141,6 +144,7 @@ export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; tit
           ))}
         </ul>
       )}
+      {children}
       {onRetry && mayMendByAsking(err) && (
         <p>
           <button type="button" onClick={onRetry} disabled={waiting}>
