@@ -1174,8 +1174,12 @@ describe('web page', { skip: unavailable }, () => {
         await page.goto(`${closed.url}/validate`);
         await page.locator('#document').fill(JSON.stringify(v1Card('Closed Door Agent', 'https://closed.example.org/a2a'), null, 2));
         await page.getByRole('button', { name: 'Validate', exact: true }).click();
-        await page.locator('.validation-result [role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+        const wanted = page.locator('.validation-result [role=alert]', { hasText: 'UNAUTHENTICATED' });
+        await wanted.waitFor();
         page.problems.length = 0; // the browser logs the refused request (401) itself
+        // Said to the person (no token typed, and where to type it), not in the registry's words for a program.
+        assert.match(await wanted.innerText(), /This registry checks documents only for a registry token it knows, and none was typed\.\s+Type yours under Register \(go to the token field\), then validate again\./);
+        assert.doesNotMatch(await wanted.innerText(), /Authorization|REGISTRY_TOKENS|REGISTRY_PUBLIC_READ/);
         await screenshot(page, 'validate-closed-registry');
         await assertAccessible(page, 'the validate page refused for want of a token');
         await page.getByRole('button', { name: 'go to the token field' }).click();

@@ -379,6 +379,13 @@ export const promptTokenRefused = (err: unknown): unknown =>
 export const typedTokenRefused = (err: unknown): unknown =>
   refusalSaid(err, "The registry does not accept the token typed under Register: it may be mistyped, or no longer valid. Correct it, or ask the registry's operator for yours.");
 
+/**
+ * A check refused for want of a token (a registry closed to anonymous reads, none typed under
+ * Register), said to a person: the registry's own words speak to a program ("send
+ * \"Authorization: Bearer <token>\" (see REGISTRY_TOKENS, or the admin-token file …)").
+ */
+export const tokenWanted = (err: unknown): unknown => refusalSaid(err, 'This registry checks documents only for a registry token it knows, and none was typed.');
+
 /** A refusal of a token (UNAUTHENTICATED) in the given words; any other failure as it is. */
 const refusalSaid = (err: unknown, message: string): unknown =>
   err instanceof RegistryError && err.code === 'UNAUTHENTICATED' ? new RegistryError(err.code, message, err.details, err.retryAfterSeconds) : err;

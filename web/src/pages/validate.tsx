@@ -5,7 +5,7 @@
  * sessionStorage only).
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { call, rateWaitLeft, RegistryError, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
+import { call, rateWaitLeft, RegistryError, tokenWanted, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
 import { Countdown, ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
@@ -214,9 +214,9 @@ export function ValidatePage({ moved }: { moved: number }) {
         if (needsToken(error)) {
           if (savedToken() === token) saveToken('');
         } else if (what === 'register') saveToken(token);
-        // A token refused is told to the person who typed it: the registry's words name the
+        // A token refused, or none typed, is told to the person: the registry's words name the
         // header a program sends and where an operator configures tokens.
-        setOutcome({ state: 'failed', what, error: token ? typedTokenRefused(error) : error });
+        setOutcome({ state: 'failed', what, error: token ? typedTokenRefused(error) : tokenWanted(error) });
       }
     }
     // Focus goes where the answer is: a refused registration is told beside the token field.
@@ -349,7 +349,7 @@ export function ValidatePage({ moved }: { moved: number }) {
                 // Open to anonymous reads, it refused the token typed under Register, not the want of one.
                 <p>
                   {config.readNeedsToken
-                    ? 'This registry checks documents only for a token it knows. Type yours under Register ('
+                    ? 'Type yours under Register ('
                     : 'The token typed under Register is not one this registry knows; it checks documents without a token too. Correct the token or clear it ('}
                   <button type="button" class="link" onClick={() => document.getElementById('token')?.focus()}>
                     go to the token field
