@@ -514,6 +514,22 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(await page.getByRole('link', { name: '← First page' }).getAttribute('href'), '/?q=filler');
         assert.equal(await page.locator('ol.hits').getAttribute('start'), null);
       }
+
+      // A registry of thousands (the search's total changed on its way): the count is written
+      // with its thousands separated, as the lower bound "10,000+" is, not "1–20 of 12345".
+      await page.route(
+        `${registry.url}/a2a/rest/message:send`,
+        async (route) => {
+          const res = await route.fetch();
+          const body = (await res.json()) as WireJson;
+          (body.task.artifacts[0].parts as WireJson[]).find((part) => part.data)!.data.total = 12345;
+          await route.fulfill({ response: res, json: body });
+        },
+        { times: 1 },
+      );
+      await page.goto(`${registry.url}/?q=filler`);
+      await page.locator('#result-count', { hasText: '12' }).waitFor({ timeout: 5000 });
+      assert.equal(await page.locator('#result-count').textContent(), '1–20 of 12,345 results');
     });
   });
 

@@ -484,13 +484,14 @@ const beyondResults = (page: Page, pageNumber: number) => page.totalExact !== fa
 function countText(page: Page, pageNumber: number | undefined, narrowed: boolean, folded: boolean): string {
   if (page.total === 0) return narrowed ? 'No results.' : 'No entries.';
   const what = folded ? (page.total === 1 ? 'match' : 'matches') : page.total === 1 ? 'result' : 'results';
-  // A lower bound (the registry stopped counting): "10,000+".
-  const count = page.totalExact === false ? `${page.total.toLocaleString('en-US')}+` : String(page.total);
+  // Thousands separated, exact or not ("12,345", and a lower bound where the registry stopped counting: "10,000+").
+  const number = (n: number) => n.toLocaleString('en-US');
+  const count = page.totalExact === false ? `${number(page.total)}+` : number(page.total);
   if (folded || page.total <= page.results.length) return `${count} ${what}${folded ? ` in ${page.results.length} ${page.results.length === 1 ? 'entry' : 'entries'} on this page` : ''}`;
   if (pageNumber === undefined) return `${count} ${what}; ${page.results.length} on this later page`;
   const from = (pageNumber - 1) * PAGE_SIZE + 1;
   const to = from + page.results.length - 1;
-  return `${from}–${to} of ${count} ${what}`;
+  return `${number(from)}–${number(to)} of ${count} ${what}`;
 }
 
 function EmptyResults({ params }: { params: URLSearchParams }) {
