@@ -747,6 +747,10 @@ describe('web page', { skip: unavailable }, () => {
         'Open world (default)',
       ]);
       assert.match((await read.locator('table.params').textContent()) ?? '', /path.*required.*string/);
+      // The documents' copy buttons name them as the page writes them ("MCP", not "mcp", read out letter by letter or not).
+      for (const name of ['Copy the URL of the server and toolspec', 'Copy the URL of its MCP Server Card']) {
+        assert.equal(await page.getByRole('button', { name, exact: true }).count(), 1, name);
+      }
       await screenshot(page, 'entry-mcp');
 
       await page.goto(`${registry.url}/entries/00000000-0000-4000-8000-000000000000`);

@@ -22,7 +22,7 @@ import { savedToken } from '../token';
  */
 type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView; asked: number | undefined; switchFailed?: unknown };
 
-/** Where the catalog door serves the entry's documents (src/catalog): [what, path]. */
+/** Where the catalog door serves the entry's documents (src/catalog): [what, path]. What begins a sentence; the rest keeps its capitals (MCP). */
 const stableDocuments = (entry: EntryView): [string, string][] =>
   entry.kind === 'agent'
     ? [['The agent card', documentPaths.agentCard(entry.id)]]
@@ -340,7 +340,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           {stableDocuments(entry).map(([label, path]) => (
             <li>
               {label} (current revision) at a stable URL: <DocumentLink path={path} onFailed={setDownloadFailed} />{' '}
-              <CopyButton text={new URL(href(path), window.location.href).href} label={`Copy the URL of ${label.toLowerCase()}`} />
+              <CopyButton text={new URL(href(path), window.location.href).href} label={`Copy the URL of ${label.charAt(0).toLowerCase()}${label.slice(1)}`} />
             </li>
           ))}
         </ul>
