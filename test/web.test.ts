@@ -1761,6 +1761,16 @@ describe('web page', { skip: unavailable }, () => {
         await page.locator('.diff').getByRole('button', { name: 'Try again' }).press('Enter');
         await page.locator('.diff-summary').waitFor();
         assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H3', 'the focus is on the comparison');
+
+        // A view's code held past the deadline (its file never answered): said as not arrived
+        // (the connection, or an update), not as a failure the browser did not explain.
+        await page.route(`${proxy.url}/assets/chunk-*.js`, () => undefined);
+        await page.locator('[data-nav=validate]').click();
+        await page.locator('main [role=status]', { hasText: 'Loading…' }).waitFor();
+        await passDeadlines(page);
+        const late = page.locator('[role=alert]', { hasText: 'Its code did not arrive' });
+        await late.waitFor({ timeout: 5000 });
+        assert.match(await late.innerText(), /the registry cannot be reached, or it was updated since this page was opened\. Check your connection, then reload the page\./);
       });
     } finally {
       for (const res of held) res.destroy();

@@ -239,11 +239,12 @@ const REFUSAL_CHECK_MS = 3000;
 
 /**
  * Why a view's code did not load, as far as the page can learn it: refused by the address's
- * request limit (until when), the registry not reached, or not known. `named`: the browser's
- * failure named the file (Chromium, Firefox); Safari's ("Importing a module script failed.")
- * names none, nor why.
+ * request limit (until when); or `said`, the cause to tell: the registry not reached; not
+ * arrived (a file the browser named, or a code late past the deadline: not reached, or the
+ * registry updated since this page was opened); or unexplained (Safari's failure, "Importing a
+ * module script failed.", names no file nor why, and the registry answers).
  */
-type CodeFailure = { refusedUntil: number } | { unreachable: true } | { named: boolean };
+type CodeFailure = { refusedUntil: number } | { said: 'unreachable' | 'not-arrived' | 'unexplained' };
 
 /**
  * Asks once more for the file named in the import's failure ("Failed to fetch dynamically
@@ -253,29 +254,32 @@ type CodeFailure = { refusedUntil: number } | { unreachable: true } | { named: b
  * limit; no answer at all is the registry not reached.
  */
 async function whyCodeFailed(failure: Error): Promise<CodeFailure> {
+  // Not arrived in time: a proxy holding it, which asking again would only wait for.
+  if (failure instanceof CodeLate) return { said: 'not-arrived' };
   const named = /\bhttps?:\/\/\S+\.js\b/.exec(failure.message)?.[0];
   const file = named ?? document.querySelector<HTMLScriptElement>('script[type=module][src]')?.src;
-  // Not arrived in time: a proxy holding it, which asking again would only wait for.
-  if (failure instanceof CodeLate || !file || new URL(file).origin !== window.location.origin) return { named: named !== undefined };
+  const otherwise = { said: named === undefined ? 'unexplained' : 'not-arrived' } as const;
+  if (!file || new URL(file).origin !== window.location.origin) return otherwise;
   try {
     // Not for long: the notice says nothing until this answers (a proxy holding it would leave it blank).
     const res = await fetch(file, { cache: 'no-store', credentials: 'omit', signal: AbortSignal.timeout(REFUSAL_CHECK_MS) });
-    if (res.status !== 429) return { named: named !== undefined };
+    if (res.status !== 429) return otherwise;
     const retry = Number(res.headers.get('retry-after'));
     return { refusedUntil: Date.now() + (Number.isFinite(retry) && retry > 0 ? retry : 60) * 1000 };
   } catch {
-    return { unreachable: true };
+    return { said: 'unreachable' };
   }
 }
 
 /** What the alert says of a view's code that did not load, but for the request limit's refusal (said with its countdown). */
-function codeFailureSaid(why: { unreachable: true } | { named: boolean }): string {
-  if ('unreachable' in why) return 'Its code did not arrive: the registry cannot be reached. Check your connection, then reload the page.';
-  if (why.named) return 'Its code did not arrive: the registry cannot be reached, or it was updated since this page was opened. Check your connection, then reload the page.';
-  // The browser said neither which file nor why (Safari): the registry answers, so a reload is
+const CODE_FAILURE_SAID: Record<Extract<CodeFailure, { said: string }>['said'], string> = {
+  unreachable: 'Its code did not arrive: the registry cannot be reached. Check your connection, then reload the page.',
+  'not-arrived': 'Its code did not arrive: the registry cannot be reached, or it was updated since this page was opened. Check your connection, then reload the page.',
+  // The browser said neither which file nor why (Safari), and the registry answers: a reload is
   // the way out (it was updated since this page was opened); failing again, its files are amiss.
-  return "Its code did not load, and this browser does not say which file failed or why. Reload the page; if it still fails, tell the registry's operator: the page's files on the registry (its web bundle, made by npm run build) may be missing, incomplete or broken.";
-}
+  unexplained:
+    "Its code did not load, and this browser does not say which file failed or why. Reload the page; if it still fails, tell the registry's operator: the page's files on the registry (its web bundle, made by npm run build) may be missing, incomplete or broken.",
+};
 
 /** A page whose code could not be loaded (see useModule): said so, with the way out, instead of "Loading…" for ever. */
 export function ModuleFailed({ moved, failure }: { moved: number; failure: Error }) {
@@ -301,7 +305,7 @@ export function ModuleFailed({ moved, failure }: { moved: number; failure: Error
             searches, entries, checks and registrations count together. Reload the page in <Countdown until={why.refusedUntil} />.
           </p>
         ) : (
-          <p>{codeFailureSaid(why)}</p>
+          <p>{CODE_FAILURE_SAID[why.said]}</p>
         )}
       </div>
       <p>
