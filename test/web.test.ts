@@ -398,6 +398,22 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await refusal.count(), 0);
 
+      // Other words answered with a count that reads as the last one did: the count is added to
+      // its live region anew (a live region says what is added), so a screen reader says this
+      // answer too; an unchanged text would have been kept silent.
+      const lastCount = await page.locator('#result-count').textContent();
+      await page.evaluate(() => {
+        const added: string[] = [];
+        Object.assign(window, { countsAdded: added });
+        new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => added.push(n.textContent ?? '')))).observe(document.querySelector('#result-count')!, { childList: true, subtree: true });
+      });
+      await page.locator('#q').fill('ledger');
+      await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
+      assert.equal(await page.locator('#result-count').textContent(), lastCount, 'the same count, or this checks nothing');
+      assert.deepEqual(await page.evaluate(() => (window as unknown as { countsAdded: string[] }).countsAdded), [lastCount]);
+      await page.locator('#q').fill('weather');
+      await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
+
       // A slow answer (the browser's own network emulation, a second of latency): the results
       // still shown are the last search's, and the page says so instead of passing them off as
       // the answer to the words now in the box.
