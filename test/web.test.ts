@@ -1207,6 +1207,14 @@ describe('web page', { skip: unavailable }, () => {
     const closed = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
     try {
       await withPage(async (page) => {
+        // First visited, the search asks for a token: its way in, said plainly above the field,
+        // not as an alert that the search failed (nothing was asked).
+        await page.goto(`${closed.url}/`);
+        await page.locator('.notice', { hasText: 'This registry needs a registry token to read: type yours below.' }).waitFor();
+        assert.equal(await page.locator('#read-token').isVisible(), true);
+        assert.equal(await page.locator('[role=alert]').count(), 0, 'no alert on arrival');
+        assert.doesNotMatch(await page.locator('main').innerText(), /The search failed|UNAUTHENTICATED/);
+        await screenshot(page, 'search-closed-registry');
         await page.goto(`${closed.url}/validate`);
         await page.locator('#document').fill(JSON.stringify(v1Card('Closed Door Agent', 'https://closed.example.org/a2a'), null, 2));
         await page.getByRole('button', { name: 'Validate', exact: true }).click();

@@ -49,6 +49,17 @@ export class RegistryError extends Error {
   readonly notBefore: number | undefined;
 }
 
+/**
+ * A read not asked: the registry needs a token to read (REGISTRY_PUBLIC_READ=false) and this tab
+ * has none. The way in to such a registry, not a failure: said as a prompt beside the token
+ * field (ErrorNotice), not as an alert that the search or the entry failed.
+ */
+export class TokenNeeded extends RegistryError {
+  constructor() {
+    super('UNAUTHENTICATED', 'This registry needs a registry token to read: type yours below.');
+  }
+}
+
 /** A document uploaded as a file part, exactly as the person typed or dropped it. */
 export interface UploadedDocument {
   text: string;
@@ -337,7 +348,7 @@ async function exchange<T>(operation: Json, options: CallOptions): Promise<T> {
 export async function read<T = Json>(operation: Json, signal: AbortSignal): Promise<T> {
   const token = savedToken();
   if (!token && config.readNeedsToken) {
-    throw new RegistryError('UNAUTHENTICATED', 'This registry needs a registry token to read: type yours below.');
+    throw new TokenNeeded();
   }
   // Under a rate limit's wait (whatever read it refused, on whichever view): asked when it is over.
   await untilAllowed('read', signal);

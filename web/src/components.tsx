@@ -1,7 +1,7 @@
 /** Small pieces every page uses. */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { promptTokenRefused, RegistryError, type EntryStatus } from './api';
+import { promptTokenRefused, RegistryError, TokenNeeded, type EntryStatus } from './api';
 import { config } from './config';
 import { ANSWER_DEADLINE_MS } from './deadline';
 import { saveToken, savedToken } from './token';
@@ -124,6 +124,15 @@ export function ErrorNotice({ error, title, id, onRetry, children }: { error: un
   // A wait is counted down beside the message unless the message says it in words of its own
   // ("…; retry in 2 seconds (GET /readyz …)", "retry shortly"), so that it is said once.
   const counted = err.notBefore !== undefined && (withoutWait(err.message) !== err.message || !/\b(retry|try again)\b/i.test(err.message));
+  // A registry closed to anonymous reads, first visited: its way in, said plainly above the token
+  // field, not as an alert that the search or the entry failed (nothing was asked).
+  if (error instanceof TokenNeeded) {
+    return (
+      <div class="notice" id={id}>
+        <p>{error.message}</p>
+      </div>
+    );
+  }
   return (
     <div class="notice error" role="alert" id={id}>
       <p>
