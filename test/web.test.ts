@@ -608,6 +608,16 @@ describe('web page', { skip: unavailable }, () => {
       await page.goBack();
       await page.waitForFunction(() => document.activeElement?.textContent === 'Next page →');
       assert.equal(await page.locator('.hit').count(), 20);
+
+      // Or by the entry's own way back ("Search" above it): to the results it was opened from,
+      // the words and page kept, not to an empty search.
+      await page.getByRole('link', { name: 'Next page →' }).click();
+      await page.waitForURL(/n=2/);
+      const secondPage = page.url();
+      await page.locator('.hit h2 a').first().click();
+      await page.locator('.breadcrumb a', { hasText: 'Search' }).click();
+      await page.waitForURL(secondPage);
+      await page.waitForFunction(() => document.querySelectorAll('.hit').length === 2);
     });
   });
 

@@ -13,6 +13,7 @@ import { History, linkValue } from '../entry/history';
 import { McpServerView } from '../entry/mcp-view';
 import { StatusFacts } from '../entry/status-facts';
 import { obj, pretty } from '../entry/untrusted';
+import { searchToReturnTo } from '../last-search';
 import { navigate } from '../router';
 import { savedToken } from '../token';
 
@@ -199,7 +200,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
     return (
       <article class="entry-page">
         <p class="breadcrumb">
-          <a href={href('/')}>Search</a>
+          <a href={searchToReturnTo(href('/'))}>Search</a>
         </p>
         <header class="entry-head" key="entry-head">
           <h1 ref={heading} tabIndex={-1}>
@@ -249,7 +250,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   return (
     <article class="entry-page" aria-busy={switching}>
       <p class="breadcrumb">
-        <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
+        <a href={searchToReturnTo(href('/'))}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
       </p>
       <p class="muted entry-switching" role="status">
         {switching ? held === undefined ? `Loading ${asked}…` : <>Loading {asked} in <Countdown until={held} />, when the registry allows it.</> : ''}

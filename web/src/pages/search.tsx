@@ -4,6 +4,7 @@
  * version, verified, health, p), so a search can be shared and Back returns to it.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { rememberSearch } from '../last-search';
 import { isAbort, rateWaitLeft, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
 import { Countdown, ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
@@ -253,6 +254,9 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     }, TYPING_DEBOUNCE_MS);
     return () => window.clearTimeout(timer);
   }, [text]);
+
+  // The entry page's way back returns here, to these words, filters and page.
+  useEffect(() => rememberSearch(searchUrl(params, {}, true)), [requestKey]);
 
   const answers = useRef(0);
   // The URL decides the search; a newer one cancels the one in flight.
