@@ -1330,7 +1330,7 @@ describe('web page', { skip: unavailable }, () => {
           { times: 1 },
         );
         await raw.click();
-        await page.locator('[role=alert]', { hasText: 'searches, entries, checks and registrations count together' }).waitFor({ timeout: 5000 });
+        await page.locator('[role=alert]', { hasText: 'searches, entries, downloads, checks and registrations count together' }).waitFor({ timeout: 5000 });
         page.problems.length = 0; // the browser logs the refused request (429) itself
         const heldWhole = await page.evaluate(() => JSON.parse(sessionStorage.getItem('a2a-registry.rate-wait') ?? '{}') as { write?: number });
         assert.ok((heldWhole.write ?? 0) > Date.now(), "the address's limit holds the page's writes too");
@@ -1688,7 +1688,7 @@ describe('web page', { skip: unavailable }, () => {
         const limited = page.locator('.validation-summary [role=alert]', { hasText: 'RATE_LIMITED' });
         await limited.waitFor();
         page.problems.length = 0; // the browser logs the refused request (429) itself
-        assert.match(await limited.innerText(), /Too many requests from this address: searches, entries, checks and registrations count together \(and so does loading this page\), so each waits until the limit allows it again\.\s+Try again in [12] s/);
+        assert.match(await limited.innerText(), /Too many requests from this address: searches, entries, downloads, checks and registrations count together \(and so does loading this page\), so each waits until the limit allows it again\.\s+Try again in [12] s/);
         const validatedAt = calls.length;
         await page.locator('#token').fill(TOKENS.alice);
         await page.getByRole('button', { name: 'Register', exact: true }).click();

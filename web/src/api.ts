@@ -210,7 +210,7 @@ function startingUp(message: string): string {
 function everyRequestLimited(refusal: RegistryError): RegistryError {
   const perMinute = /\blimit is (\d+) per minute\b/.exec(refusal.message)?.[1];
   const limit = perMinute ? ` The registry takes at most ${Number(perMinute).toLocaleString('en-US')} requests a minute from one address.` : '';
-  const message = `Too many requests from this address: searches, entries, checks and registrations count together (and so does loading this page), so each waits until the limit allows it again.${limit}`;
+  const message = `Too many requests from this address: searches, entries, downloads, checks and registrations count together (and so does loading this page), so each waits until the limit allows it again.${limit}`;
   return new RegistryError(refusal.code, message, [], refusal.retryAfterSeconds, true);
 }
 
