@@ -205,6 +205,18 @@ describe('web page', { skip: unavailable }, () => {
     };
   }
 
+  /**
+   * Live regions inside another (a screen reader says what is put in them twice: once for each),
+   * but a notice's countdown, in its alert from the start and said with it.
+   */
+  async function assertNoNestedLiveRegions(page: Page, what: string) {
+    const nested = await page.evaluate((live) => {
+      const inner = [...document.querySelectorAll(live)].filter((el) => el.parentElement?.closest(live) && !el.matches('.notice.error > [role=status]'));
+      return inner.map((el) => `${el.outerHTML.slice(0, 60)} in ${el.parentElement!.closest(live)!.outerHTML.slice(0, 60)}`);
+    }, '[aria-live], [role=status], [role=alert], [role=log]');
+    assert.deepEqual(nested, [], `live regions inside live regions on ${what}`);
+  }
+
   async function assertAccessible(page: Page, what: string) {
     const violations = await accessibilityViolations(page);
     assert.deepEqual(violations, [], `accessibility violations on ${what}: ${JSON.stringify(violations, null, 2)}`);
@@ -386,6 +398,22 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
       assert.equal(await refusal.count(), 0);
 
+      // Other words answered with a count that reads as the last one did: the count is added to
+      // its live region anew (a live region says what is added), so a screen reader says this
+      // answer too; an unchanged text would have been kept silent.
+      const lastCount = await page.locator('#result-count').textContent();
+      await page.evaluate(() => {
+        const added: string[] = [];
+        Object.assign(window, { countsAdded: added });
+        new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach((n) => added.push(n.textContent ?? '')))).observe(document.querySelector('#result-count')!, { childList: true, subtree: true });
+      });
+      await page.locator('#q').fill('ledger');
+      await page.locator('.hit', { hasText: 'Ledger Agent' }).waitFor();
+      assert.equal(await page.locator('#result-count').textContent(), lastCount, 'the same count, or this checks nothing');
+      assert.deepEqual(await page.evaluate(() => (window as unknown as { countsAdded: string[] }).countsAdded), [lastCount]);
+      await page.locator('#q').fill('weather');
+      await page.locator('.hit', { hasText: 'Weather Agent' }).waitFor();
+
       // A slow answer (the browser's own network emulation, a second of latency): the results
       // still shown are the last search's, and the page says so instead of passing them off as
       // the answer to the words now in the box.
@@ -502,6 +530,22 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(await page.getByRole('link', { name: '← First page' }).getAttribute('href'), '/?q=filler');
         assert.equal(await page.locator('ol.hits').getAttribute('start'), null);
       }
+
+      // A registry of thousands (the search's total changed on its way): the count is written
+      // with its thousands separated, as the lower bound "10,000+" is, not "1–20 of 12345".
+      await page.route(
+        `${registry.url}/a2a/rest/message:send`,
+        async (route) => {
+          const res = await route.fetch();
+          const body = (await res.json()) as WireJson;
+          (body.task.artifacts[0].parts as WireJson[]).find((part) => part.data)!.data.total = 12345;
+          await route.fulfill({ response: res, json: body });
+        },
+        { times: 1 },
+      );
+      await page.goto(`${registry.url}/?q=filler`);
+      await page.locator('#result-count', { hasText: '12' }).waitFor({ timeout: 5000 });
+      assert.equal(await page.locator('#result-count').textContent(), '1–20 of 12,345 results');
     });
   });
 
@@ -564,6 +608,16 @@ describe('web page', { skip: unavailable }, () => {
       await page.goBack();
       await page.waitForFunction(() => document.activeElement?.textContent === 'Next page →');
       assert.equal(await page.locator('.hit').count(), 20);
+
+      // Or by the entry's own way back ("Search" above it): to the results it was opened from,
+      // the words and page kept, not to an empty search.
+      await page.getByRole('link', { name: 'Next page →' }).click();
+      await page.waitForURL(/n=2/);
+      const secondPage = page.url();
+      await page.locator('.hit h2 a').first().click();
+      await page.locator('.breadcrumb a', { hasText: 'Search' }).click();
+      await page.waitForURL(secondPage);
+      await page.waitForFunction(() => document.querySelectorAll('.hit').length === 2);
     });
   });
 
@@ -719,6 +773,10 @@ describe('web page', { skip: unavailable }, () => {
         'Open world (default)',
       ]);
       assert.match((await read.locator('table.params').textContent()) ?? '', /path.*required.*string/);
+      // The documents' copy buttons name them as the page writes them ("MCP", not "mcp", read out letter by letter or not).
+      for (const name of ['Copy the URL of the server and toolspec', 'Copy the URL of its MCP Server Card']) {
+        assert.equal(await page.getByRole('button', { name, exact: true }).count(), 1, name);
+      }
       await screenshot(page, 'entry-mcp');
 
       await page.goto(`${registry.url}/entries/00000000-0000-4000-8000-000000000000`);
@@ -867,7 +925,9 @@ describe('web page', { skip: unavailable }, () => {
       // A screen reader hears the outcome (not valid, and why), not the whole list and document
       // read out at once: those are outside any live region, read when the person reaches them.
       const live = '[aria-live], [role=status], [role=alert], [role=log]';
-      assert.match(await page.locator('.validation-result [aria-live]').innerText(), /^Not valid VALIDATION_FAILED\s+The A2A v1\.0 agent card is not valid/);
+      assert.match(await page.locator('.validation-summary').innerText(), /^Not valid VALIDATION_FAILED\s+The A2A v1\.0 agent card is not valid/);
+      assert.equal(await page.locator('.validation-summary > [role=alert]').count(), 1, 'the outcome is a live region');
+      await assertNoNestedLiveRegions(page, 'the validate page with errors');
       for (const part of ['.problems', '.doc']) {
         assert.equal(await page.locator(part).evaluate((el, live) => el.closest(live) === null, live), true, `${part} is in a live region`);
       }
@@ -1135,6 +1195,7 @@ describe('web page', { skip: unavailable }, () => {
         await screenshot(page, `register-refused-${code.toLowerCase()}`);
       }
       await assertAccessible(page, 'the validate page with a refused registration');
+      await assertNoNestedLiveRegions(page, 'the validate page with a refused registration');
 
       // A check the registry could not make (here: the token sent with it is refused) stays above, as before.
       await page.locator('#token').fill('not-a-real-token-0123456789');
@@ -1148,6 +1209,7 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(why, /The token typed under Register is not one this registry knows; it checks documents without a token too\. Correct the token or clear it/);
       assert.doesNotMatch(why, /only for a token/);
       assert.equal(await register.locator('[role=alert]').count(), 0);
+      await assertNoNestedLiveRegions(page, 'the validate page with a check refused');
     });
   });
 
@@ -1155,11 +1217,23 @@ describe('web page', { skip: unavailable }, () => {
     const closed = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
     try {
       await withPage(async (page) => {
+        // First visited, the search asks for a token: its way in, said plainly above the field,
+        // not as an alert that the search failed (nothing was asked).
+        await page.goto(`${closed.url}/`);
+        await page.locator('.notice', { hasText: 'This registry needs a registry token to read: type yours below.' }).waitFor();
+        assert.equal(await page.locator('#read-token').isVisible(), true);
+        assert.equal(await page.locator('[role=alert]').count(), 0, 'no alert on arrival');
+        assert.doesNotMatch(await page.locator('main').innerText(), /The search failed|UNAUTHENTICATED/);
+        await screenshot(page, 'search-closed-registry');
         await page.goto(`${closed.url}/validate`);
         await page.locator('#document').fill(JSON.stringify(v1Card('Closed Door Agent', 'https://closed.example.org/a2a'), null, 2));
         await page.getByRole('button', { name: 'Validate', exact: true }).click();
-        await page.locator('.validation-result [role=alert]', { hasText: 'UNAUTHENTICATED' }).waitFor();
+        const wanted = page.locator('.validation-result [role=alert]', { hasText: 'UNAUTHENTICATED' });
+        await wanted.waitFor();
         page.problems.length = 0; // the browser logs the refused request (401) itself
+        // Said to the person (no token typed, and where to type it), not in the registry's words for a program.
+        assert.match(await wanted.innerText(), /This registry checks documents only for a registry token it knows, and none was typed\.\s+Type yours under Register \(go to the token field\), then validate again\./);
+        assert.doesNotMatch(await wanted.innerText(), /Authorization|REGISTRY_TOKENS|REGISTRY_PUBLIC_READ/);
         await screenshot(page, 'validate-closed-registry');
         await assertAccessible(page, 'the validate page refused for want of a token');
         await page.getByRole('button', { name: 'go to the token field' }).click();
@@ -1241,6 +1315,25 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(JSON.parse(fs.readFileSync((await waited.path())!, 'utf8')).name, 'Closed Door Agent');
         const after = asked.filter((at) => at > refusedAt).map((at) => at - refusedAt);
         assert.ok(after.length >= 1 && after[0]! >= 1900, `asked again ${after[0]} ms after the refusal`);
+
+        // Refused by the address's request limit instead (the catalog door's flood guard, in its
+        // words): that limit counts every request, so the refusal holds the page's writes as well
+        // as its reads, and is said as the page says it for a search or a check refused so.
+        await page.route(
+          rawUrl.href,
+          (route) =>
+            route.fulfill({
+              status: 429,
+              headers: { 'retry-after': '2', 'content-type': 'application/json' },
+              body: JSON.stringify({ errorCode: 'RATE_LIMIT_EXCEEDED', registryCode: 'RATE_LIMITED', retryAfterSeconds: 2, message: 'Too many requests from this address: the limit is 150 per minute. Retry after 2 s.' }),
+            }),
+          { times: 1 },
+        );
+        await raw.click();
+        await page.locator('[role=alert]', { hasText: 'searches, entries, downloads, checks and registrations count together' }).waitFor({ timeout: 5000 });
+        page.problems.length = 0; // the browser logs the refused request (429) itself
+        const heldWhole = await page.evaluate(() => JSON.parse(sessionStorage.getItem('a2a-registry.rate-wait') ?? '{}') as { write?: number });
+        assert.ok((heldWhole.write ?? 0) > Date.now(), "the address's limit holds the page's writes too");
       });
     } finally {
       await closed.close();
@@ -1327,6 +1420,21 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(await page.locator('h1').innerText(), 'This page could not be loaded');
         assert.match(await codeRefused.innerText(), /Its code was refused: too many requests from this address\..*Reload the page in \d+ s\s*\d+ s\s*\./s);
         assert.doesNotMatch(await codeRefused.innerText(), /connection|updated/);
+        // Failed as Safari tells it (no file named, no cause: "Importing a module script failed."),
+        // the page asks for its own script instead, refused as well: the same notice.
+        await page.route(`${limited.url}/assets/chunk-*.js`, (route) =>
+          route.fulfill({ contentType: 'text/javascript', body: "throw new TypeError('Importing a module script failed.');" }),
+        );
+        await page.locator('[data-nav=search]').click();
+        await page.locator('.hit a, #result-count').first().waitFor();
+        await page.evaluate(() => {
+          const link = Object.assign(document.createElement('a'), { href: '/entries/waiting-entry' });
+          document.body.append(link);
+          link.click();
+          link.remove();
+        });
+        await codeRefused.waitFor({ timeout: 5000 });
+        assert.match(await codeRefused.innerText(), /Its code was refused: too many requests from this address\..*Reload the page in \d+ s/s);
         page.problems.length = 0; // the browser logs the refused files (429) itself
         const refused = await page.goto(`${limited.url}/validate`);
         assert.equal(refused?.status(), 429);
@@ -1360,6 +1468,9 @@ describe('web page', { skip: unavailable }, () => {
       await page.getByRole('button', { name: 'Use this token' }).click();
       await page.waitForFunction(() => document.activeElement?.id === 'read-token', undefined, { timeout: 5000 });
       await refusal.waitFor();
+      // Said as the token just typed, not as one kept from before ("kept in this tab … Type yours below").
+      assert.match(await refusal.innerText(), /does not accept the token just typed: it may be mistyped, or no longer valid\. Type it again below, or read without a token\./);
+      assert.doesNotMatch(await refusal.innerText(), /kept in this tab/);
       page.problems.length = 0; // the browser logs the refused request (401) itself
       await page.locator('#read-token').fill(TOKENS.bob);
       await page.getByRole('button', { name: 'Use this token' }).click();
@@ -1447,6 +1558,19 @@ describe('web page', { skip: unavailable }, () => {
         comeback = await startTestRegistry({ PORT: port, REGISTRY_DATA_DIR: dataDir });
         await page.getByRole('button', { name: 'Reload the page' }).click();
         await page.locator('h1', { hasText: 'Comeback Agent' }).waitFor();
+
+        // A view's code that fails as Safari tells it: "Importing a module script failed.", no
+        // file named, no cause. The registry answers, so the way out is said: reload, and if it
+        // fails still, the registry's files are amiss (its operator's to mend), not the connection.
+        await page.route(`${comeback.url}/assets/chunk-*.js`, (route) =>
+          route.fulfill({ contentType: 'text/javascript', body: "throw new TypeError('Importing a module script failed.');" }),
+        );
+        await page.locator('[data-nav=validate]').click();
+        const unnamed = page.locator('[role=alert]', { hasText: 'does not say which file failed' });
+        await unnamed.waitFor({ timeout: 5000 });
+        page.problems.length = 0; // the module's throw is logged as an uncaught error
+        assert.match(await unnamed.innerText(), /^Its code did not load, .* Reload the page; if it still fails, tell the registry's operator: .*web bundle, made by npm run build/);
+        assert.doesNotMatch(await unnamed.innerText(), /connection/);
       });
     } finally {
       await comeback.close().catch(() => undefined);
@@ -1564,7 +1688,7 @@ describe('web page', { skip: unavailable }, () => {
         const limited = page.locator('.validation-summary [role=alert]', { hasText: 'RATE_LIMITED' });
         await limited.waitFor();
         page.problems.length = 0; // the browser logs the refused request (429) itself
-        assert.match(await limited.innerText(), /Too many requests from this address: searches, entries, checks and registrations count together \(and so does loading this page\), so each waits until the limit allows it again\.\s+Try again in [12] s/);
+        assert.match(await limited.innerText(), /Too many requests from this address: searches, entries, downloads, checks and registrations count together \(and so does loading this page\), so each waits until the limit allows it again\.\s+Try again in [12] s/);
         const validatedAt = calls.length;
         await page.locator('#token').fill(TOKENS.alice);
         await page.getByRole('button', { name: 'Register', exact: true }).click();
@@ -1671,6 +1795,16 @@ describe('web page', { skip: unavailable }, () => {
         await page.locator('.diff').getByRole('button', { name: 'Try again' }).press('Enter');
         await page.locator('.diff-summary').waitFor();
         assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H3', 'the focus is on the comparison');
+
+        // A view's code held past the deadline (its file never answered): said as not arrived
+        // (the connection, or an update), not as a failure the browser did not explain.
+        await page.route(`${proxy.url}/assets/chunk-*.js`, () => undefined);
+        await page.locator('[data-nav=validate]').click();
+        await page.locator('main [role=status]', { hasText: 'Loading…' }).waitFor();
+        await passDeadlines(page);
+        const late = page.locator('[role=alert]', { hasText: 'Its code did not arrive' });
+        await late.waitFor({ timeout: 5000 });
+        assert.match(await late.innerText(), /the registry cannot be reached, or it was updated since this page was opened\. Check your connection, then reload the page\./);
       });
     } finally {
       for (const res of held) res.destroy();

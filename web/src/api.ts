@@ -49,6 +49,17 @@ export class RegistryError extends Error {
   readonly notBefore: number | undefined;
 }
 
+/**
+ * A read not asked: the registry needs a token to read (REGISTRY_PUBLIC_READ=false) and this tab
+ * has none. The way in to such a registry, not a failure: said as a prompt beside the token
+ * field (ErrorNotice), not as an alert that the search or the entry failed.
+ */
+export class TokenNeeded extends RegistryError {
+  constructor() {
+    super('UNAUTHENTICATED', 'This registry needs a registry token to read: type yours below.');
+  }
+}
+
 /** A document uploaded as a file part, exactly as the person typed or dropped it. */
 export interface UploadedDocument {
   text: string;
@@ -151,8 +162,19 @@ async function httpFailure(res: Response): Promise<RegistryError> {
   const retryAfterSeconds = Number.isFinite(retry) && retry > 0 ? retry : undefined;
   if (reason === 'STARTING_UP') return new RegistryError(reason, startingUp(message), [], retryAfterSeconds);
   const code = reason ?? (res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`);
-  return new RegistryError(code, message, [], retryAfterSeconds);
+  const failure = new RegistryError(code, message, [], retryAfterSeconds);
+  return res.status === 429 && !OPERATION_BUDGET.test(message) ? everyRequestLimited(failure) : failure;
 }
+
+/**
+ * The registry's words for a refusal by an operation's own budget (REGISTRY_RATE_READS_PER_MINUTE,
+ * _WRITES_), which holds only its kind of operation: "Too many reads (search, get, list, validate)
+ * from this address: …". The A2A endpoint answers it as a REJECTED task, never a 429; a
+ * document's URL (the catalog door) answers it with a 429, as it answers the address's request
+ * limit ("Too many requests from this address: …", which holds every asking): only the words
+ * tell the two apart there. Any other 429 (the flood guard's, a proxy's) refuses the request whole.
+ */
+const OPERATION_BUDGET = /^Too many (reads|registrations)\b/;
 
 /**
  * Refusals the registry answers as an HTTP error (503) rather than a task, named by the reason
@@ -178,18 +200,17 @@ function startingUp(message: string): string {
 }
 
 /**
- * An A2A request refused whole (HTTP 429: an operation's own budget refuses with a REJECTED
- * task instead), in the page's words: the limit is on every request from this address, whatever
- * it asks, not on the kind of operation refused (a search, a registration): a registration
- * asked next is refused as well. The registry's words ("Too many requests from this address:
- * the limit is 120 per minute. Retry after 30 s.") name the limit, kept; the wait is counted
- * down beside the message (ErrorNotice). A document's URL (fetchDocument) answers its read
- * budget with a 429 too: that one keeps the registry's words.
+ * A request refused whole (HTTP 429, not an operation's own budget: see OPERATION_BUDGET), in
+ * the page's words: the limit is on every request from this address, whatever it asks, not on
+ * the kind of operation refused (a search, a download, a registration): a registration asked
+ * next is refused as well. The registry's words ("Too many requests from this address: the
+ * limit is 120 per minute. Retry after 30 s.") name the limit, kept; the wait is counted down
+ * beside the message (ErrorNotice).
  */
 function everyRequestLimited(refusal: RegistryError): RegistryError {
   const perMinute = /\blimit is (\d+) per minute\b/.exec(refusal.message)?.[1];
   const limit = perMinute ? ` The registry takes at most ${Number(perMinute).toLocaleString('en-US')} requests a minute from one address.` : '';
-  const message = `Too many requests from this address: searches, entries, checks and registrations count together (and so does loading this page), so each waits until the limit allows it again.${limit}`;
+  const message = `Too many requests from this address: searches, entries, downloads, checks and registrations count together (and so does loading this page), so each waits until the limit allows it again.${limit}`;
   return new RegistryError(refusal.code, message, [], refusal.retryAfterSeconds, true);
 }
 
@@ -284,7 +305,7 @@ async function exchange<T>(operation: Json, options: CallOptions): Promise<T> {
     // The registry's words name the request body and its encoded size, which the person never saw.
     const document = options.document ?? options.file;
     if (res.status === 413 && document && utf8Bytes(document.text) > config.maxDocumentBytes) throw new RegistryError('TOO_LARGE', tooLarge(document));
-    throw res.status === 429 ? everyRequestLimited(failure) : failure;
+    throw failure;
   }
   let body: unknown;
   try {
@@ -327,7 +348,7 @@ async function exchange<T>(operation: Json, options: CallOptions): Promise<T> {
 export async function read<T = Json>(operation: Json, signal: AbortSignal): Promise<T> {
   const token = savedToken();
   if (!token && config.readNeedsToken) {
-    throw new RegistryError('UNAUTHENTICATED', 'This registry needs a registry token to read: type yours below.');
+    throw new TokenNeeded();
   }
   // Under a rate limit's wait (whatever read it refused, on whichever view): asked when it is over.
   await untilAllowed('read', signal);
@@ -352,9 +373,29 @@ function tokenRefused(err: unknown): unknown {
   );
 }
 
+/**
+ * The registry's refusal of a token the person has just typed in a TokenPrompt, said to them as
+ * that: tokenRefused's words ("the token kept in this tab … changed since. Type yours below.")
+ * are for a token saved earlier, and would ask for the token they have just typed.
+ */
+export const promptTokenRefused = (err: unknown): unknown =>
+  refusalSaid(
+    err,
+    config.readNeedsToken
+      ? "The registry does not accept the token just typed: it may be mistyped, or no longer valid. Type it again below, or ask the registry's operator for yours."
+      : 'The registry does not accept the token just typed: it may be mistyped, or no longer valid. Type it again below, or read without a token.',
+  );
+
 /** The registry's refusal of the token typed under Register (validate, register), said to the person who typed it, as tokenRefused does. */
 export const typedTokenRefused = (err: unknown): unknown =>
   refusalSaid(err, "The registry does not accept the token typed under Register: it may be mistyped, or no longer valid. Correct it, or ask the registry's operator for yours.");
+
+/**
+ * A check refused for want of a token (a registry closed to anonymous reads, none typed under
+ * Register), said to a person: the registry's own words speak to a program ("send
+ * \"Authorization: Bearer <token>\" (see REGISTRY_TOKENS, or the admin-token file …)").
+ */
+export const tokenWanted = (err: unknown): unknown => refusalSaid(err, 'This registry checks documents only for a registry token it knows, and none was typed.');
 
 /** A refusal of a token (UNAUTHENTICATED) in the given words; any other failure as it is. */
 const refusalSaid = (err: unknown, message: string): unknown =>

@@ -1,7 +1,7 @@
 /** Small pieces every page uses. */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { RegistryError, type EntryStatus } from './api';
+import { promptTokenRefused, RegistryError, TokenNeeded, type EntryStatus } from './api';
 import { config } from './config';
 import { ANSWER_DEADLINE_MS } from './deadline';
 import { saveToken, savedToken } from './token';
@@ -106,9 +106,12 @@ export const mayMendByAsking = (error: unknown) => error instanceof RegistryErro
 
 /**
  * The registry's refusal, in its own words: message, then each detail with its path and hint.
- * With `onRetry`, a failure that asking again may mend offers a button that does.
+ * With `onRetry`, a failure that asking again may mend offers a button that does. `children`:
+ * what the page adds (where to type a token, what a lost answer means), said with the refusal:
+ * the notice is a live region of its own, so no live region need be put around it (nested, a
+ * screen reader says the refusal twice).
  */
-export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; title?: string; id?: string; onRetry?: () => void }) {
+export function ErrorNotice({ error, title, id, onRetry, children }: { error: unknown; title?: string; id?: string; onRetry?: () => void; children?: ComponentChildren }) {
   const err = error instanceof RegistryError ? error : new RegistryError('ERROR', error instanceof Error ? error.message : String(error));
   // Told to wait (a rate limit): asking sooner is only refused again, so the button waits too.
   const [waiting, setWaiting] = useState(waitLeft(err) > 0);
@@ -121,6 +124,15 @@ export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; tit
   // A wait is counted down beside the message unless the message says it in words of its own
   // ("…; retry in 2 seconds (GET /readyz …)", "retry shortly"), so that it is said once.
   const counted = err.notBefore !== undefined && (withoutWait(err.message) !== err.message || !/\b(retry|try again)\b/i.test(err.message));
+  // A registry closed to anonymous reads, first visited: its way in, said plainly above the token
+  // field, not as an alert that the search or the entry failed (nothing was asked).
+  if (error instanceof TokenNeeded) {
+    return (
+      <div class="notice" id={id}>
+        <p>{error.message}</p>
+      </div>
+    );
+  }
   return (
     <div class="notice error" role="alert" id={id}>
       <p>
@@ -141,6 +153,7 @@ export function ErrorNotice({ error, title, id, onRetry }: { error: unknown; tit
           ))}
         </ul>
       )}
+      {children}
       {onRetry && mayMendByAsking(err) && (
         <p>
           <button type="button" onClick={onRetry} disabled={waiting}>
@@ -203,6 +216,9 @@ export function usePageHeading(title: string, moved: number) {
 
 export const needsToken = (error: unknown) => error instanceof RegistryError && error.code === 'UNAUTHENTICATED';
 
+/** A view's code that has not arrived by the deadline (a proxy holding it): an import cannot be cancelled. */
+class CodeLate extends Error {}
+
 /**
  * Loads a page's code when it is first shown (the search page stays small): the module, `false`
  * while it loads, or the failure. It fails when the registry cannot be reached, or was updated
@@ -213,9 +229,8 @@ export function useModule<T>(load: () => Promise<T>): T | false | Error {
   const [mod, setMod] = useState<T | false | Error>(false);
   useEffect(() => {
     let live = true;
-    // An import cannot be cancelled; one that has not arrived by the deadline (a proxy holding
-    // it) is told as failed, rather than "Loading…" for ever.
-    const timer = window.setTimeout(() => live && setMod(new Error('The page code did not arrive in time.')), ANSWER_DEADLINE_MS);
+    // One that has not arrived by the deadline is told as failed, rather than "Loading…" for ever.
+    const timer = window.setTimeout(() => live && setMod(new CodeLate('The page code did not arrive in time.')), ANSWER_DEADLINE_MS);
     load().then(
       (m) => live && setMod(() => m),
       (err: unknown) => live && setMod(err instanceof Error ? err : new Error(String(err))),
@@ -228,38 +243,61 @@ export function useModule<T>(load: () => Promise<T>): T | false | Error {
   return mod;
 }
 
-/** How long the page waits to learn why its code was refused (refusedUntil). */
+/** How long the page waits to learn why its code was refused (whyCodeFailed). */
 const REFUSAL_CHECK_MS = 3000;
 
 /**
- * When the registry allows the page's code again (Date.now() time), if the file named in the
- * import's failure ("Failed to fetch dynamically imported module: https://…/assets/x.js") was
- * refused by the address's request limit (HTTP 429, which counts the page's files too): asked
- * once more, for its status and Retry-After, which the failed import does not tell. Otherwise
- * (no file named, not refused, not reached) undefined.
+ * Why a view's code did not load, as far as the page can learn it: refused by the address's
+ * request limit (until when); or `said`, the cause to tell: the registry not reached; not
+ * arrived (a file the browser named, or a code late past the deadline: not reached, or the
+ * registry updated since this page was opened); or unexplained (Safari's failure, "Importing a
+ * module script failed.", names no file nor why, and the registry answers).
  */
-async function refusedUntil(failure: Error): Promise<number | undefined> {
-  const file = /\bhttps?:\/\/\S+\.js\b/.exec(failure.message)?.[0];
-  if (!file || new URL(file).origin !== window.location.origin) return undefined;
+type CodeFailure = { refusedUntil: number } | { said: 'unreachable' | 'not-arrived' | 'unexplained' };
+
+/**
+ * Asks once more for the file named in the import's failure ("Failed to fetch dynamically
+ * imported module: https://…/assets/x.js"), or, when the failure names none (Safari), for the
+ * page's own script, for its status and Retry-After, which the failed import does not tell: the
+ * address's request limit (HTTP 429) counts the page's files too, so a refusal of either is the
+ * limit; no answer at all is the registry not reached.
+ */
+async function whyCodeFailed(failure: Error): Promise<CodeFailure> {
+  // Not arrived in time: a proxy holding it, which asking again would only wait for.
+  if (failure instanceof CodeLate) return { said: 'not-arrived' };
+  const named = /\bhttps?:\/\/\S+\.js\b/.exec(failure.message)?.[0];
+  const file = named ?? document.querySelector<HTMLScriptElement>('script[type=module][src]')?.src;
+  const otherwise = { said: named === undefined ? 'unexplained' : 'not-arrived' } as const;
+  if (!file || new URL(file).origin !== window.location.origin) return otherwise;
   try {
     // Not for long: the notice says nothing until this answers (a proxy holding it would leave it blank).
     const res = await fetch(file, { cache: 'no-store', credentials: 'omit', signal: AbortSignal.timeout(REFUSAL_CHECK_MS) });
-    if (res.status !== 429) return undefined;
+    if (res.status !== 429) return otherwise;
     const retry = Number(res.headers.get('retry-after'));
-    return Date.now() + (Number.isFinite(retry) && retry > 0 ? retry : 60) * 1000;
+    return { refusedUntil: Date.now() + (Number.isFinite(retry) && retry > 0 ? retry : 60) * 1000 };
   } catch {
-    return undefined;
+    return { said: 'unreachable' };
   }
 }
+
+/** What the alert says of a view's code that did not load, but for the request limit's refusal (said with its countdown). */
+const CODE_FAILURE_SAID: Record<Extract<CodeFailure, { said: string }>['said'], string> = {
+  unreachable: 'Its code did not arrive: the registry cannot be reached. Check your connection, then reload the page.',
+  'not-arrived': 'Its code did not arrive: the registry cannot be reached, or it was updated since this page was opened. Check your connection, then reload the page.',
+  // The browser said neither which file nor why (Safari), and the registry answers: a reload is
+  // the way out (it was updated since this page was opened); failing again, its files are amiss.
+  unexplained:
+    "Its code did not load, and this browser does not say which file failed or why. Reload the page; if it still fails, tell the registry's operator: the page's files on the registry (its web bundle, made by npm run build) may be missing, incomplete or broken.",
+};
 
 /** A page whose code could not be loaded (see useModule): said so, with the way out, instead of "Loading…" for ever. */
 export function ModuleFailed({ moved, failure }: { moved: number; failure: Error }) {
   const heading = usePageHeading(`Page not loaded · ${config.name}`, moved);
   // null while the file is asked about: the alert says why once, not the connection's first and the limit's then.
-  const [limitedUntil, setLimitedUntil] = useState<number | undefined | null>(null);
+  const [why, setWhy] = useState<CodeFailure | null>(null);
   useEffect(() => {
     let live = true;
-    void refusedUntil(failure).then((until) => live && setLimitedUntil(until));
+    void whyCodeFailed(failure).then((found) => live && setWhy(found));
     return () => {
       live = false;
     };
@@ -270,15 +308,13 @@ export function ModuleFailed({ moved, failure }: { moved: number; failure: Error
         This page could not be loaded
       </h1>
       <div class="notice error" role="alert">
-        {limitedUntil === null ? null : limitedUntil === undefined ? (
-          <p>
-            Its code did not arrive: the registry cannot be reached, or it was updated since this page was opened. Check your connection, then reload the page.
-          </p>
-        ) : (
+        {why === null ? null : 'refusedUntil' in why ? (
           <p>
             Its code was refused: too many requests from this address. The registry limits how many requests one address sends a minute, and pages and their files,
-            searches, entries, checks and registrations count together. Reload the page in <Countdown until={limitedUntil} />.
+            searches, entries, checks and registrations count together. Reload the page in <Countdown until={why.refusedUntil} />.
           </p>
+        ) : (
+          <p>{CODE_FAILURE_SAID[why.said]}</p>
         )}
       </div>
       <p>
@@ -306,6 +342,8 @@ export interface Retry {
   withTypedToken: boolean;
   /** For the TokenPrompt: a token saved reads again; refused too, the prompt takes the focus back. */
   prompt: { focus: boolean; onSaved(): void };
+  /** The read's failure as the person is told it: a refusal of the token just typed in the prompt is said as that. */
+  said(error: unknown): unknown;
 }
 
 /**
@@ -343,6 +381,7 @@ export function useRetry(key: string): Retry {
     },
     waitingUntil: waiting,
     withTypedToken,
+    said: (error) => (withTypedToken ? promptTokenRefused(error) : error),
     prompt: {
       focus: withTypedToken,
       onSaved: () => {

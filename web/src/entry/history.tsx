@@ -175,7 +175,7 @@ function Diff({ from, to, load }: { from: number; to: number; load: HistoryProps
       </div>
       {diff.state === 'failed' && (
         <ErrorNotice
-          error={diff.error}
+          error={retry.said(diff.error)}
           title="A revision could not be loaded"
           onRetry={() => retry.again(heading.current)}
         />

@@ -13,6 +13,7 @@ import { History, linkValue } from '../entry/history';
 import { McpServerView } from '../entry/mcp-view';
 import { StatusFacts } from '../entry/status-facts';
 import { obj, pretty } from '../entry/untrusted';
+import { searchToReturnTo } from '../last-search';
 import { navigate } from '../router';
 import { savedToken } from '../token';
 
@@ -22,7 +23,7 @@ import { savedToken } from '../token';
  */
 type Loaded = { state: 'loading' } | { state: 'failed'; error: unknown } | { state: 'done'; entry: EntryView; asked: number | undefined; switchFailed?: unknown };
 
-/** Where the catalog door serves the entry's documents (src/catalog): [what, path]. */
+/** Where the catalog door serves the entry's documents (src/catalog): [what, path]. What begins a sentence; the rest keeps its capitals (MCP). */
 const stableDocuments = (entry: EntryView): [string, string][] =>
   entry.kind === 'agent'
     ? [['The agent card', documentPaths.agentCard(entry.id)]]
@@ -199,7 +200,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
     return (
       <article class="entry-page">
         <p class="breadcrumb">
-          <a href={href('/')}>Search</a>
+          <a href={searchToReturnTo(href('/'))}>Search</a>
         </p>
         <header class="entry-head" key="entry-head">
           <h1 ref={heading} tabIndex={-1}>
@@ -213,7 +214,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
         )}
         {loaded.state === 'failed' && (
           <ErrorNotice
-            error={loaded.error}
+            error={retry.said(loaded.error)}
             title={loaded.error instanceof RegistryError && loaded.error.code === 'NOT_FOUND' ? 'No such entry' : 'The entry could not be loaded'}
             onRetry={() => retry.again(heading.current)}
           />
@@ -249,7 +250,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
   return (
     <article class="entry-page" aria-busy={switching}>
       <p class="breadcrumb">
-        <a href={href('/')}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
+        <a href={searchToReturnTo(href('/'))}>Search</a> <span aria-hidden="true">›</span> {KIND_LABEL[entry.kind]}
       </p>
       <p class="muted entry-switching" role="status">
         {switching ? held === undefined ? `Loading ${asked}…` : <>Loading {asked} in <Countdown until={held} />, when the registry allows it.</> : ''}
@@ -340,7 +341,7 @@ export function EntryPage({ id, params, moved }: { id: string; params: URLSearch
           {stableDocuments(entry).map(([label, path]) => (
             <li>
               {label} (current revision) at a stable URL: <DocumentLink path={path} onFailed={setDownloadFailed} />{' '}
-              <CopyButton text={new URL(href(path), window.location.href).href} label={`Copy the URL of ${label.toLowerCase()}`} />
+              <CopyButton text={new URL(href(path), window.location.href).href} label={`Copy the URL of ${label.charAt(0).toLowerCase()}${label.slice(1)}`} />
             </li>
           ))}
         </ul>

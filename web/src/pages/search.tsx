@@ -4,6 +4,7 @@
  * version, verified, health, p), so a search can be shared and Back returns to it.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { rememberSearch } from '../last-search';
 import { isAbort, rateWaitLeft, read, RegistryError, type SearchHit, type SearchMatch, type SearchPage as Page } from '../api';
 import { Countdown, ErrorNotice, KIND_LABEL, needsToken, StatusBadges, TokenPrompt, usePageHeading, useRetry } from '../components';
 import { config, href } from '../config';
@@ -163,7 +164,8 @@ function searchUrl(params: URLSearchParams, changes: Record<string, string | und
 const pageChains = new Map<string, string[]>();
 const searchKey = (params: URLSearchParams) => JSON.stringify([params.get('q') ?? '', ...FILTER_PARAMS.map((k) => params.get(k) ?? '')]);
 
-type Result = { state: 'loading' } | { state: 'done'; page: Page; folded: boolean; key: string } | { state: 'failed'; error: unknown };
+/** `answer`: which answer of this page's life it is (counted), so each is drawn as a new count (see answerShown). */
+type Result = { state: 'loading' } | { state: 'done'; page: Page; folded: boolean; key: string; answer: number } | { state: 'failed'; error: unknown };
 
 /**
  * One result per entry. A registry that answers one hit per matching skill or tool (before
@@ -253,6 +255,10 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     return () => window.clearTimeout(timer);
   }, [text]);
 
+  // The entry page's way back returns here, to these words, filters and page.
+  useEffect(() => rememberSearch(searchUrl(params, {}, true)), [requestKey]);
+
+  const answers = useRef(0);
   // The URL decides the search; a newer one cancels the one in flight.
   useEffect(() => {
     // About to be replaced by the URL without its ignored filters (or stray page number): that one is searched.
@@ -290,7 +296,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
             pageChains.set(key, chain);
           }
           const { hits, folded } = foldByEntry(page.results);
-          setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey });
+          setResult({ state: 'done', page: { ...page, results: hits }, folded, key: requestKey, answer: ++answers.current });
         })
         .catch((error: unknown) => {
           window.clearTimeout(slowTimer);
@@ -355,6 +361,10 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
     navigate(searchUrl(params, { ...words, [key]: value }), { inPlace: true });
   };
   const stale = slow && result.state === 'done' && result.key !== requestKey;
+  // The answer the count says, if it says one. Each answer's count is a node of its own in the
+  // live region, which says what is added: an answer that reads as the last one did ("1 result"
+  // for other words, or the same search asked again) is said too, not kept silent as unchanged.
+  const answerShown = retry.waitingUntil === undefined && deferred?.key !== requestKey && !stale && result.state === 'done' ? result.answer : undefined;
   // A number past the results (n=999 on the second page's link) numbers nothing: unknown, as a missing one.
   const pageNumber = result.state === 'done' && linkedNumber !== undefined && beyondResults(result.page, linkedNumber) ? undefined : linkedNumber;
   const previousToken = pageNumber !== undefined && pageNumber > 1 ? pageChains.get(searchKey(params))?.[pageNumber - 2] : undefined;
@@ -415,14 +425,16 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
       {/* A slow search for other words or filters: the results shown are the last search's, said and drawn so. */}
       <div class={`results${stale ? ' stale' : ''}`} aria-busy={result.state === 'loading' || stale}>
         <p id="result-count" ref={count} tabIndex={-1} class="result-count" role="status" aria-live="polite">
-          {retry.waitingUntil !== undefined
-            ? <>Searching again in <Countdown until={retry.waitingUntil} />, when the registry allows it.</>
-            : deferred?.key === requestKey ? <>Searching in <Countdown until={deferred.until} />, when the registry allows it.</>
-            : stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, hasWords || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
+          <span key={answerShown ?? 'no-answer'}>
+            {retry.waitingUntil !== undefined
+              ? <>Searching again in <Countdown until={retry.waitingUntil} />, when the registry allows it.</>
+              : deferred?.key === requestKey ? <>Searching in <Countdown until={deferred.until} />, when the registry allows it.</>
+              : stale ? 'Searching…' : result.state === 'done' ? countText(result.page, pageNumber, hasWords || FILTER_PARAMS.some((k) => params.get(k)), result.folded) : result.state === 'loading' ? 'Searching…' : ''}
+          </span>
         </p>
         {result.state === 'failed' && (
           <ErrorNotice
-            error={result.error}
+            error={retry.said(result.error)}
             title="The search failed"
             onRetry={() => retry.again(count.current)}
           />
@@ -484,13 +496,14 @@ const beyondResults = (page: Page, pageNumber: number) => page.totalExact !== fa
 function countText(page: Page, pageNumber: number | undefined, narrowed: boolean, folded: boolean): string {
   if (page.total === 0) return narrowed ? 'No results.' : 'No entries.';
   const what = folded ? (page.total === 1 ? 'match' : 'matches') : page.total === 1 ? 'result' : 'results';
-  // A lower bound (the registry stopped counting): "10,000+".
-  const count = page.totalExact === false ? `${page.total.toLocaleString('en-US')}+` : String(page.total);
+  // Thousands separated, exact or not ("12,345", and a lower bound where the registry stopped counting: "10,000+").
+  const number = (n: number) => n.toLocaleString('en-US');
+  const count = page.totalExact === false ? `${number(page.total)}+` : number(page.total);
   if (folded || page.total <= page.results.length) return `${count} ${what}${folded ? ` in ${page.results.length} ${page.results.length === 1 ? 'entry' : 'entries'} on this page` : ''}`;
   if (pageNumber === undefined) return `${count} ${what}; ${page.results.length} on this later page`;
   const from = (pageNumber - 1) * PAGE_SIZE + 1;
   const to = from + page.results.length - 1;
-  return `${from}–${to} of ${count} ${what}`;
+  return `${number(from)}–${number(to)} of ${count} ${what}`;
 }
 
 function EmptyResults({ params }: { params: URLSearchParams }) {

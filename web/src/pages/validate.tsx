@@ -5,7 +5,7 @@
  * sessionStorage only).
  */
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { call, rateWaitLeft, RegistryError, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
+import { call, rateWaitLeft, RegistryError, tokenWanted, typedTokenRefused, type Finding, type RegistrationResult, type UploadedDocument, type ValidationResult } from '../api';
 import { Countdown, ErrorNotice, needsToken, usePageHeading } from '../components';
 import { config, href } from '../config';
 import { obj, type Json } from '../entry/untrusted';
@@ -214,9 +214,9 @@ export function ValidatePage({ moved }: { moved: number }) {
         if (needsToken(error)) {
           if (savedToken() === token) saveToken('');
         } else if (what === 'register') saveToken(token);
-        // A token refused is told to the person who typed it: the registry's words name the
+        // A token refused, or none typed, is told to the person: the registry's words name the
         // header a program sends and where an operator configures tokens.
-        setOutcome({ state: 'failed', what, error: token ? typedTokenRefused(error) : error });
+        setOutcome({ state: 'failed', what, error: token ? typedTokenRefused(error) : tokenWanted(error) });
       }
     }
     // Focus goes where the answer is: a refused registration is told beside the token field.
@@ -335,25 +335,29 @@ export function ValidatePage({ moved }: { moved: number }) {
       </form>
 
       <div ref={resultRef} tabIndex={-1} class="validation-result">
-        {/* Announced: what the check found, in a sentence or two. The list of problems and the
-            document are read when the person reaches them: a live region around them read the
-            whole document aloud, line numbers and all. */}
-        <div aria-live="polite" class="validation-summary">
+        {/* Announced: what the check found, in a sentence or two (each part a live region of its
+            own: the wait, the refusal, the summary; one around them would say them twice). The
+            list of problems and the document are read when the person reaches them: a live
+            region around them read the whole document aloud, line numbers and all. */}
+        <div class="validation-summary">
           {outcome.state === 'busy' && outcome.what === 'validate' && outcome.waitUntil !== undefined && <WaitSaid what="Validating" until={outcome.waitUntil} />}
-          {outcome.state === 'failed' && outcome.what === 'validate' && <ErrorNotice error={outcome.error} title="The registry could not check the document" />}
-          {outcome.state === 'failed' && outcome.what === 'validate' && needsToken(outcome.error) && (
-            // A registry closed to anonymous reads (or a token it no longer takes): the token field
-            // is down in Register, and the registry's own words speak to programs, not to people.
-            // Open to anonymous reads, it refused the token typed under Register, not the want of one.
-            <p>
-              {config.readNeedsToken
-                ? 'This registry checks documents only for a token it knows. Type yours under Register ('
-                : 'The token typed under Register is not one this registry knows; it checks documents without a token too. Correct the token or clear it ('}
-              <button type="button" class="link" onClick={() => document.getElementById('token')?.focus()}>
-                go to the token field
-              </button>
-              ), then validate again.
-            </p>
+          {outcome.state === 'failed' && outcome.what === 'validate' && (
+            <ErrorNotice error={outcome.error} title="The registry could not check the document">
+              {needsToken(outcome.error) && (
+                // A registry closed to anonymous reads (or a token it no longer takes): the token field
+                // is down in Register, and the registry's own words speak to programs, not to people.
+                // Open to anonymous reads, it refused the token typed under Register, not the want of one.
+                <p>
+                  {config.readNeedsToken
+                    ? 'Type yours under Register ('
+                    : 'The token typed under Register is not one this registry knows; it checks documents without a token too. Correct the token or clear it ('}
+                  <button type="button" class="link" onClick={() => document.getElementById('token')?.focus()}>
+                    go to the token field
+                  </button>
+                  ), then validate again.
+                </p>
+              )}
+            </ErrorNotice>
           )}
           {(outcome.state === 'checked' || outcome.state === 'registered') && <Summary outcome={outcome} />}
         </div>
@@ -405,16 +409,20 @@ export function ValidatePage({ moved }: { moved: number }) {
             )}
           </div>
         </form>
-        <div ref={refusalRef} tabIndex={-1} class="register-result" aria-live="polite">
+        {/* The wait and the refusal are each a live region of their own: not one around them (nested, said twice). */}
+        <div ref={refusalRef} tabIndex={-1} class="register-result">
           {outcome.state === 'busy' && outcome.what === 'register' && outcome.waitUntil !== undefined && <WaitSaid what="Registering" until={outcome.waitUntil} />}
-          {refused && <ErrorNotice
+          {refused && (
+            <ErrorNotice
               id="register-refusal"
               error={refused.error}
               title={refused.error instanceof RegistryError && refused.error.code === 'TIMEOUT' ? 'No answer to the registration' : 'The registry did not register the document'}
-            />}
-          {refused && refused.error instanceof RegistryError && refused.error.code === 'TIMEOUT' && (
-            // The request may have reached the registry before the answer was lost.
-            <p>It may have been registered all the same. Registering it again is safe: a document already registered unchanged changes nothing.</p>
+            >
+              {refused.error instanceof RegistryError && refused.error.code === 'TIMEOUT' && (
+                // The request may have reached the registry before the answer was lost.
+                <p>It may have been registered all the same. Registering it again is safe: a document already registered unchanged changes nothing.</p>
+              )}
+            </ErrorNotice>
           )}
         </div>
       </section>
@@ -424,7 +432,7 @@ export function ValidatePage({ moved }: { moved: number }) {
 
 /** An asking held for a rate limit's wait, as the search says it. */
 const WaitSaid = ({ what, until }: { what: string; until: number }) => (
-  <p class="muted">
+  <p class="muted" role="status">
     {what} in <Countdown until={until} />, when the registry allows it.
   </p>
 );
