@@ -180,7 +180,7 @@ describe('a2a-registry against a registry', () => {
     assert.ok(id, first.stdout);
     ids.invoice = id;
     assert.match(first.stdout, /revision +1\n/);
-    assert.match(first.stdout, /indexed +3 skill\(s\)/);
+    assert.match(first.stdout, /indexed +3 skills\n/);
     assert.ok(first.stdout.includes(`warning ${example('agent-card.json')}:5:7  /supportedInterfaces/0/url: `), first.stdout);
     assert.match(first.stdout, /\/supportedInterfaces\/0\/url: .*placeholder/);
     assert.ok(!first.stdout.includes('\u001b['), 'no colour when stdout is not a TTY');
@@ -231,7 +231,7 @@ describe('a2a-registry against a registry', () => {
     assert.match(lines[0]!, /^NAME +KIND +MATCHED +ID +ENDPOINT$/);
     assert.match(lines[1]!, /^Invoice Assistant +agent +\S.* +[0-9a-f-]{36} +https:\/\/invoices\.example\.com\/a2a\/jsonrpc$/);
     assert.match(table.stdout, /skill "(Translate|Extract) invoice"/);
-    assert.match(lines.at(-1)!, /^1 entry shown; \d+ match\(es\) in all\.$/);
+    assert.match(lines.at(-1)!, /^1 entry shown; 1 match in all\.$/);
 
     const [json, mcp, tagged, none] = await Promise.all([
       cli(['search', '--json', 'weather', 'forecast'], { env }),
@@ -1090,7 +1090,7 @@ describe('streaming search output', () => {
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(events, ['proxy sent the first chunk', 'CLI printed the first result', 'proxy released the rest of the stream']);
       assert.equal(printed, 12, r.stdout);
-      assert.match(r.stdout, /12 entries shown; 12 match\(es\) in all\./);
+      assert.match(r.stdout, /12 entries shown; 12 matches in all\./);
     } finally {
       await registry.close();
       proxy.closeAllConnections();
@@ -1125,7 +1125,7 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       assert.equal((await cli(['refresh', id], { env })).code, 1);
       const shown = await cli(['get', id], { env });
       assert.match(shown.stdout, new RegExp(`source +${origin.url}/cli/\\.well-known/agent-card\\.json \\(fetched `));
-      assert.match(shown.stdout, /health +unreachable since \S+ \(checked \S+\), 1 failed check\(s\) in a row: .*HTTP 503/);
+      assert.match(shown.stdout, /health +unreachable since \S+ \(checked \S+\), 1 failed check in a row: .*HTTP 503/);
       const down = parse(await cli(['search', 'Fetched', 'By', 'CLI', '--health', 'unreachable', '--json'], { env }));
       assert.deepEqual(down.results.map((h: { id: string }) => h.id), [id]);
       assert.equal(parse(await cli(['search', 'Fetched', 'By', 'CLI', '--health', 'ok', '--json'], { env })).total, 0);

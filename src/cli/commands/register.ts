@@ -16,7 +16,7 @@ import type { Finding, RegistrationResult, ValidationResultBody } from '../../co
 import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../client.js';
 import { FileTooLarge, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
-import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
 import { DEFAULT_MAX_BYTES, detectKind, readProblem } from './validate.js';
@@ -139,7 +139,7 @@ function describeRegistration(r: RegistrationResult, upload: Pick<Upload, 'name'
     : r.changed
       ? `${s.green('✓ updated')} ${what}`
       : `${s.green('✓ unchanged')} ${what} ${s.dim('(identical to the stored revision)')}`;
-  const indexed = r.indexed ? ('skills' in r.indexed ? `${r.indexed.skills} skill(s)` : `${r.indexed.tools} tool(s)`) : '';
+  const indexed = r.indexed ? ('skills' in r.indexed ? countOf(r.indexed.skills, 'skill') : countOf(r.indexed.tools, 'tool')) : '';
   let text = `${head}\n  id        ${r.id ?? '?'}\n  revision  ${r.revision ?? '?'}\n`;
   if (indexed) text += `  indexed   ${indexed}\n`;
   if (r.source) text += `  source    ${r.source.url} ${s.dim('(the registry refreshes it from there)')}\n`;
