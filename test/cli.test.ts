@@ -995,8 +995,9 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
         restore.stderr,
         new RegExp(`^a2a-registry: cannot restore into ${dataDir}/registry\\.db: user \\S+ \\(uid ${uid}\\) may not enter the directory ${dataDir} \\(owned by uid \\d+, mode 0(700|000)\\); run the restore as the registry's user\\n$`),
       );
+      // A file this user may not read is a usage error (2), as for register, validate and import.
       for (const [run, what] of [[backup, 'backup'], [migrate, 'migration']] as const) {
-        assert.equal(run.code, 1, run.stderr);
+        assert.equal(run.code, 2, run.stderr);
         assert.match(
           run.stderr,
           new RegExp(
@@ -1223,7 +1224,9 @@ describe('backup', () => {
       const refusedDamaged = await cli(['restore', damaged, '--force'], { env });
       assert.notEqual(refusedDamaged.code, 0, refusedDamaged.stderr);
       // Not a backup at all: said what it is (SQLite read a device or an empty file as an empty
-      // database, "an SQLite database but not a registry's", exit 1; a folder was "disk I/O error").
+      // database, "an SQLite database but not a registry's"; a folder was "disk I/O error"). A
+      // file read and found wrong is the restore failing (1), as validate of a file that is not
+      // JSON; a folder cannot be read as a file at all (2, as validate's "is a directory").
       const empty = path.join(out, 'empty.db');
       fs.writeFileSync(empty, '');
       const text = path.join(out, 'notes.txt');
@@ -1231,7 +1234,7 @@ describe('backup', () => {
       const foreign = path.join(out, 'foreign.db');
       new Database(foreign).exec('CREATE TABLE t (x)').close();
       const notBackups = await Promise.all([ '/dev/zero', empty, text, out, foreign ].map((f) => cli(['restore', f, '--force'], { env })));
-      assert.deepEqual(notBackups.map((r) => r.code), [2, 2, 2, 2, 2], notBackups.map((r) => r.stderr).join(''));
+      assert.deepEqual(notBackups.map((r) => r.code), [1, 1, 1, 2, 1], notBackups.map((r) => r.stderr).join(''));
       assert.deepEqual(
         notBackups.map((r) => r.stderr),
         [

@@ -2,11 +2,12 @@
  * The `a2a-registry` command line. Each command lives in ./commands/<name>.ts and exports a
  * `register(program)` function; add new commands to COMMANDS below.
  *
- * Exit codes (all commands): 0 success; 1 refused: the registry declined the request, or the
- * document is invalid (`validate` checks offline) or not JSON (reported with line and column);
- * 2 usage: unknown option, missing argument, a value out of range, a file that cannot be read,
- * an unusable --registry; 3 the registry could not be reached (connection refused, DNS,
- * timeout, no registry at the URL).
+ * Exit codes (all commands): 0 success; 1 refused or failed: the registry declined the request,
+ * or a file read is the wrong one (a document invalid or not JSON, reported with line and column;
+ * a backup that is not a registry's database), or something is in the way (a running registry);
+ * 2 usage: unknown option, missing argument, a value out of range, a file that cannot be read
+ * (not there, a folder, permission), a file in the way without --force, an unusable --registry;
+ * 3 the registry could not be reached (connection refused, DNS, timeout, no registry at the URL).
  *
  * The commands that talk to a registry are A2A clients of it (src/cli/client.ts) and share the
  * global options --registry, --token and --timeout.

@@ -36,7 +36,13 @@ export interface SqliteBackup {
   removedLeftovers?: string[];
 }
 
-/** A backup that cannot be made, and why; `usage` when the fix is in the command line. */
+/**
+ * A backup that cannot be made, and why; `usage` when the fix is in the command line (a file
+ * that is not there or may not be read, a folder named as a file, a file in the way without
+ * --force), not when a file that was read is the wrong one (not a registry's database, damaged,
+ * another release's): that is the command failing on it, as `validate` fails on a card that is
+ * not JSON (README's exit status table).
+ */
 export class BackupError extends Error {
   constructor(
     message: string,
@@ -67,9 +73,9 @@ function syncPath(file: string, flags: string): void {
 }
 
 /** Facts about a registry database (the source, or the copy to check it). */
-function describe(db: Database.Database, where: string, usage = false): Omit<SqliteBackup, 'file' | 'bytes'> {
+function describe(db: Database.Database, where: string): Omit<SqliteBackup, 'file' | 'bytes'> {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'registry_migrations'").get();
-  if (!table) throw new BackupError(`${where} is an SQLite database but not a registry's (it has no registry_migrations table)`, usage);
+  if (!table) throw new BackupError(`${where} is an SQLite database but not a registry's (it has no registry_migrations table)`);
   const count = (sql: string): number => Number((db.prepare(sql).get() as { n: number | null }).n ?? 0);
   return {
     schemaVersion: count('SELECT max(version) AS n FROM registry_migrations'),
@@ -85,7 +91,7 @@ export function backupSqlite(source: string, destination: string, options: { ove
   // said not to exist: "point --data-dir at the registry's data directory", which it was.
   const unreadable = whyCannotRead(source);
   if (unreadable) {
-    throw new BackupError(`cannot read the registry database ${source}: ${unreadable}; run the backup as the registry's user, or as one who may read its data directory`);
+    throw new BackupError(`cannot read the registry database ${source}: ${unreadable}; run the backup as the registry's user, or as one who may read its data directory`, true);
   }
   if (!fs.existsSync(source)) {
     throw new BackupError(`there is no registry database at ${source}: point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory`, true);
@@ -184,11 +190,12 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
  * /dev/null) or an empty file as an empty database, which was then called "an SQLite database but
  * not a registry's", and a folder as "disk I/O error".
  */
-function whyNotABackup(file: string): string | undefined {
+function whyNotABackup(file: string): BackupError | undefined {
   const stat = fs.statSync(file);
   const give = 'give the file a2a-registry backup wrote';
-  if (!stat.isFile()) return `${file} is ${kindOf(stat)}, not a backup: ${give}`;
-  if (stat.size === 0) return `${file} is empty (0 bytes), not a backup: ${give}`;
+  // A folder cannot be read as a file at all (validate's "cannot read <dir>: is a directory"): usage.
+  if (!stat.isFile()) return new BackupError(`${file} is ${kindOf(stat)}, not a backup: ${give}`, stat.isDirectory());
+  if (stat.size === 0) return new BackupError(`${file} is empty (0 bytes), not a backup: ${give}`);
   const head = Buffer.alloc(SQLITE_HEADER.length);
   const fd = fs.openSync(file, 'r');
   try {
@@ -196,31 +203,31 @@ function whyNotABackup(file: string): string | undefined {
   } finally {
     fs.closeSync(fd);
   }
-  if (!head.equals(SQLITE_HEADER)) return `${file} is not an SQLite database (it does not begin with "SQLite format 3"), so not a backup: ${give}`;
+  if (!head.equals(SQLITE_HEADER)) return new BackupError(`${file} is not an SQLite database (it does not begin with "SQLite format 3"), so not a backup: ${give}`);
   return undefined;
 }
 
 /** Checks that `file` is a whole registry database this release can open; returns what it holds. */
 function checkedCopy(file: string): Omit<SqliteBackup, 'file' | 'bytes'> {
   const notABackup = whyNotABackup(file);
-  if (notABackup) throw new BackupError(notABackup, true);
+  if (notABackup) throw notABackup;
   let copy: Database.Database;
   try {
     copy = new Database(file, { readonly: true, fileMustExist: true });
   } catch (err) {
-    throw new BackupError(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`, true);
+    throw new BackupError(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`);
   }
   try {
     let check: unknown;
     try {
       check = copy.pragma('quick_check', { simple: true });
     } catch (err) {
-      throw new BackupError(`${file} is not an SQLite database (${(err as Error).message})`, true);
+      throw new BackupError(`${file} is not an SQLite database (${(err as Error).message})`);
     }
     if (check !== 'ok') throw new BackupError(`${file} fails SQLite's integrity check (${String(check)}): restore another backup`);
-    const facts = describe(copy, file, true);
+    const facts = describe(copy, file);
     if (facts.schemaVersion > SQLITE_SCHEMA_VERSION) {
-      throw new BackupError(`${file} was written by a newer release (schema ${facts.schemaVersion}; this one reads up to ${SQLITE_SCHEMA_VERSION}): restore it with that release or a later one`, true);
+      throw new BackupError(`${file} was written by a newer release (schema ${facts.schemaVersion}; this one reads up to ${SQLITE_SCHEMA_VERSION}): restore it with that release or a later one`);
     }
     return facts;
   } finally {
@@ -295,7 +302,7 @@ function reservedEventNumbers(database: string): Map<string, number> {
  */
 export function restoreSqlite(backup: string, database: string, options: { overwrite: boolean }): SqliteRestore {
   const unreadable = whyCannotRead(backup);
-  if (unreadable) throw new BackupError(`cannot read the backup ${backup}: ${unreadable}`);
+  if (unreadable) throw new BackupError(`cannot read the backup ${backup}: ${unreadable}`, true);
   if (!fs.existsSync(backup)) throw new BackupError(`there is no backup at ${backup}`, true);
   if (sameFile(backup, database)) throw new BackupError(`${backup} is the database itself`, true);
   const facts = checkedCopy(backup);
