@@ -1212,6 +1212,19 @@ describe('backup', () => {
       const none = await cli(['backup', path.join(out, 'none.db'), '--data-dir', out], {});
       assert.equal(none.code, 2);
       assert.match(none.stderr, /there is no registry database at .*registry\.db: point --data-dir/);
+      // A registry.db that is empty, or a folder, is named as restore names a wrong backup (it was
+      // "an SQLite database but not a registry's", and "cannot be opened: disk I/O error").
+      const wrong = tempDir();
+      fs.mkdirSync(path.join(wrong, 'empty'));
+      fs.writeFileSync(path.join(wrong, 'empty', 'registry.db'), '');
+      fs.mkdirSync(path.join(wrong, 'folder', 'registry.db'), { recursive: true });
+      const wrongSources = await Promise.all(['empty', 'folder'].map((d) => cli(['backup', path.join(wrong, 'copy.db'), '--data-dir', path.join(wrong, d)])));
+      assert.deepEqual(wrongSources.map((r) => r.code), [1, 2], wrongSources.map((r) => r.stderr).join(''));
+      const pointDataDir = "point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory\n";
+      assert.deepEqual(wrongSources.map((r) => r.stderr), [
+        `a2a-registry: ${wrong}/empty/registry.db is empty (0 bytes), not a registry database: ${pointDataDir}`,
+        `a2a-registry: ${wrong}/folder/registry.db is a folder, not a registry database: ${pointDataDir}`,
+      ]);
 
       // Restore: refused while the registry runs, and over a database without --force; then it
       // puts the copy in place, keeps the database it replaced, and the registry holds what the copy held.

@@ -201,6 +201,21 @@ describe('migrate SQLite to PostgreSQL', () => {
     assert.equal(notDb.code, 1);
     assert.match(notDb.err, /is not an SQLite database/);
 
+    // An empty file, a device or a folder named registry.db, said as restore says a wrong backup
+    // (they were "an SQLite database but not a registry's" and "disk I/O error").
+    const empty = path.join(work, 'empty.db');
+    fs.writeFileSync(empty, '');
+    const folderDir = path.join(work, 'folder');
+    fs.mkdirSync(path.join(folderDir, 'registry.db'), { recursive: true });
+    const wrong = await Promise.all([empty, '/dev/null', folderDir].map((from) => migrate({ from, to: 'postgres://127.0.0.1:1/x' })));
+    assert.deepEqual(wrong.map((r) => r.code), [1, 1, 2], wrong.map((r) => r.err).join(''));
+    const giveFrom = "give --from the SQLite registry's data directory (REGISTRY_DATA_DIR) or its registry.db\n";
+    assert.deepEqual(wrong.map((r) => r.err), [
+      `a2a-registry: ${empty} is empty (0 bytes), not a registry database: ${giveFrom}`,
+      `a2a-registry: /dev/null is a character device, not a registry database: ${giveFrom}`,
+      `a2a-registry: ${folderDir}/registry.db is a folder, not a registry database: ${giveFrom}`,
+    ]);
+
     const other = path.join(work, 'other.db');
     new Database(other).exec('CREATE TABLE t (x)').close();
     assert.match((await migrate({ from: other, to: 'postgres://127.0.0.1:1/x' })).err, /an SQLite database but not a registry's/);

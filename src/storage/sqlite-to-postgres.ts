@@ -28,6 +28,7 @@ import { SchemaTooNewError } from './common.js';
 import { sqliteFile } from './create-store.js';
 import { postgresFault } from './faults.js';
 import { migratePostgres } from './postgres/migrations.js';
+import { whyNotAnSqliteDatabase } from './sqlite/database-file.js';
 import { SQLITE_SCHEMA_VERSION } from './sqlite/migrations.js';
 import { readLastChangeSeq } from './sqlite/store.js';
 
@@ -118,8 +119,10 @@ function sourceFile(from: string): string {
   const file = stat.isDirectory() ? sqliteFile(from) : from;
   const refused = unreadable(file);
   if (refused) throw refused;
-  if (file === from) return from;
   if (!fs.existsSync(file)) throw new MigrationError(`${from} holds no registry database (no ${file}): give --from the SQLite registry's data directory (REGISTRY_DATA_DIR)`, true);
+  // An empty file or a device was "an SQLite database but not a registry's", a folder "disk I/O error".
+  const notADatabase = whyNotAnSqliteDatabase(file, 'a registry database', "give --from the SQLite registry's data directory (REGISTRY_DATA_DIR) or its registry.db");
+  if (notADatabase) throw new MigrationError(notADatabase.message, notADatabase.folder);
   return file;
 }
 

@@ -23,6 +23,7 @@ import { removeStaleBackupCopies, removeStaleTemporaries } from './leftovers.js'
 import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
 import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { readLastChangeSeq } from './store.js';
+import { whyNotAnSqliteDatabase } from './database-file.js';
 
 export interface SqliteBackup {
   file: string;
@@ -96,6 +97,9 @@ export function backupSqlite(source: string, destination: string, options: { ove
   if (!fs.existsSync(source)) {
     throw new BackupError(`there is no registry database at ${source}: point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory`, true);
   }
+  // An empty registry.db or a device there was "an SQLite database but not a registry's".
+  const notADatabase = whyNotAnSqliteDatabase(source, 'a registry database', "point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory");
+  if (notADatabase) throw new BackupError(notADatabase.message, notADatabase.folder);
   const dest = path.resolve(destination);
   if (sameFile(source, dest)) throw new BackupError(`${destination} is the database itself: give the backup another file`, true);
   if (fs.statSync(dest, { throwIfNoEntry: false })?.isDirectory()) {
@@ -172,39 +176,10 @@ export interface SqliteRestore extends Omit<SqliteBackup, 'file' | 'bytes'> {
   removedLeftovers?: string[];
 }
 
-/** The kind of a file system object that is not a regular file, for a message. */
-function kindOf(stat: fs.Stats): string {
-  if (stat.isDirectory()) return 'a folder';
-  if (stat.isCharacterDevice()) return 'a character device';
-  if (stat.isBlockDevice()) return 'a block device';
-  if (stat.isFIFO()) return 'a pipe';
-  if (stat.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
-
-/** The first bytes of every SQLite database file. */
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
-
-/**
- * Why `file` cannot be a backup, seen before SQLite opens it: SQLite reads a device (/dev/zero,
- * /dev/null) or an empty file as an empty database, which was then called "an SQLite database but
- * not a registry's", and a folder as "disk I/O error".
- */
+/** Why `file` cannot be a backup, or undefined; as ./database-file.ts says it for every command. */
 function whyNotABackup(file: string): BackupError | undefined {
-  const stat = fs.statSync(file);
-  const give = 'give the file a2a-registry backup wrote';
-  // A folder cannot be read as a file at all (validate's "cannot read <dir>: is a directory"): usage.
-  if (!stat.isFile()) return new BackupError(`${file} is ${kindOf(stat)}, not a backup: ${give}`, stat.isDirectory());
-  if (stat.size === 0) return new BackupError(`${file} is empty (0 bytes), not a backup: ${give}`);
-  const head = Buffer.alloc(SQLITE_HEADER.length);
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.readSync(fd, head, 0, head.length, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-  if (!head.equals(SQLITE_HEADER)) return new BackupError(`${file} is not an SQLite database (it does not begin with "SQLite format 3"), so not a backup: ${give}`);
-  return undefined;
+  const why = whyNotAnSqliteDatabase(file, 'a backup', 'give the file a2a-registry backup wrote');
+  return why && new BackupError(why.message, why.folder);
 }
 
 /** Checks that `file` is a whole registry database this release can open; returns what it holds. */
