@@ -662,10 +662,15 @@ describe('the admin-token fallback', () => {
       const asRoot = process.getuid?.() === 0;
       const tokenFile = path.join(registry.dataDir, 'admin-token');
       if (!asRoot) fs.chmodSync(tokenFile, 0o000);
-      const [none, unreadable] = await Promise.all([
+      const [none, unreadable, emptyToken] = await Promise.all([
         cli(['register', example('agent-card-v0.3.json')], { env: { A2A_REGISTRY_URL: registry.url } }),
         cli(['register', example('agent-card-v0.3.json')], { env, ...(asRoot ? { uid: 65534 } : {}) }),
+        // `A2A_REGISTRY_TOKEN=$ALICE_TOKEN` unset: it registered as admin, with the token file's token.
+        cli(['register', '--json', example('agent-card-v0.3.json')], { env: { ...env, A2A_REGISTRY_TOKEN: '' } }),
       ]).finally(() => fs.chmodSync(tokenFile, 0o600));
+      assert.equal(emptyToken.code, 2, emptyToken.stdout);
+      assert.equal(parse(emptyToken).error.code, 'USAGE');
+      assert.match(emptyToken.stderr, /^a2a-registry: --token \(or A2A_REGISTRY_TOKEN\) is empty: an unset shell variable\? Give the token, or leave both out/);
       assert.equal(none.code, 1);
       assert.match(none.stderr, /UNAUTHENTICATED/);
       assert.doesNotMatch(none.stderr, /may not read/);
@@ -816,6 +821,8 @@ describe('the admin-token fallback', () => {
     assert.equal(resolveConnection({ registry: 'http://localhost:9000/' }, env).tokenSource, 'admin-token-file');
     assert.equal(resolveConnection({ registry: 'https://registry.example.org' }, env).token, undefined);
     assert.equal(resolveConnection({ registry: 'http://127.0.0.1:8080', token: 'given' }, env).token, 'given');
+    // An empty --token (an unset variable) is no reason to send the admin token instead.
+    for (const token of ['', ' ']) assert.throws(() => resolveConnection({ registry: 'http://127.0.0.1:8080', token }, env), /--token \(or A2A_REGISTRY_TOKEN\) is empty: an unset shell variable\?/);
   });
 });
 

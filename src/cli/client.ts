@@ -170,8 +170,8 @@ export function registryBase(url: URL): string {
   return `${url.origin}${path.replace(/\/+$/, '')}`;
 }
 
-/** Thrown for a registry URL that is not an absolute http(s) URL: a usage error. */
-export class BadRegistryUrl extends Error {}
+/** Thrown for a registry URL that is not an absolute http(s) URL, or an empty token: a usage error. */
+export class BadConnectionOption extends Error {}
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
@@ -187,11 +187,18 @@ export function resolveConnection(options: ConnectionOptions, env: NodeJS.Proces
   try {
     url = new URL(raw);
   } catch {
-    throw new BadRegistryUrl(`--registry "${raw}" is not a URL (expected e.g. ${DEFAULT_REGISTRY_URL})`);
+    throw new BadConnectionOption(`--registry "${raw}" is not a URL (expected e.g. ${DEFAULT_REGISTRY_URL})`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadRegistryUrl(`--registry "${raw}" must be an http:// or https:// URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadConnectionOption(`--registry "${raw}" must be an http:// or https:// URL`);
   const base = registryBase(url);
   const timeoutMs = (options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  if (options.token !== undefined && options.token.trim() === '') {
+    // `--token "$ALICE_TOKEN"` with the variable unset was no token, so on the registry's machine
+    // the command ran with its admin token instead: registered as admin, removed what alice may not.
+    throw new BadConnectionOption(
+      '--token (or A2A_REGISTRY_TOKEN) is empty: an unset shell variable? Give the token, or leave both out (on the registry\'s machine its generated admin token is then used)',
+    );
+  }
   if (options.token) return { url: base, token: options.token, tokenSource: 'option', timeoutMs };
   if (LOOPBACK_HOSTS.has(url.hostname)) {
     const file = path.join(env.REGISTRY_DATA_DIR || './data', ADMIN_TOKEN_FILE);
