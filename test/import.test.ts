@@ -155,6 +155,34 @@ describe('import into SQLite', () => {
     }
   });
 
+  test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters)', async () => {
+    const work = tempDir();
+    const dataDir = tempDir();
+    try {
+      const card = JSON.stringify(v1Card('Zurich Assistant', 'https://zurich.example.org/a2a'));
+      const lines = path.join(work, 'latin1.jsonl');
+      const utf8Line = JSON.stringify(v1Card('Utrecht Assistant', 'https://utrecht.example.org/a2a'));
+      fs.writeFileSync(lines, Buffer.concat([Buffer.from(card.replace('Zurich', 'Z\u00fcrich'), 'latin1'), Buffer.from(`\n${utf8Line}\n`)]));
+      const utf16 = path.join(work, 'utf16.json');
+      fs.writeFileSync(utf16, Buffer.from(`\ufeff${card}`, 'utf16le'));
+      const run = await runImport([lines, utf16], { dataDir, json: true });
+      assert.equal(run.code, 1, run.err);
+      const summary = summaryOf(run);
+      assert.deepEqual([summary.imported, summary.refused], [1, 2]);
+      const saveAsUtf8 = 'JSON is UTF-8: save it as UTF-8';
+      assert.deepEqual(
+        summary.refusals.map((r) => [r.line, r.code, r.message]),
+        [
+          [1, 'NOT_JSON', `${lines}:1:${card.indexOf('Zurich') + 2}: not valid JSON: byte 0xFC is not UTF-8 (saved as Latin-1 or Windows-1252?); ${saveAsUtf8}`],
+          [undefined, 'NOT_JSON', `${utf16}:1:1: not valid JSON: it is UTF-16 (it begins with a UTF-16 byte-order mark); ${saveAsUtf8}`],
+        ],
+      );
+    } finally {
+      removeTempDir(work);
+      removeTempDir(dataDir);
+    }
+  });
+
   test('a line far longer than any registration (80 MB on stdin) is refused unread, in bounded memory; the next line is imported', async () => {
     ensureBuilt();
     const dataDir = tempDir();
