@@ -170,6 +170,12 @@ describe('a2a-registry against a registry', () => {
     assert.match(helps.get('get')!, /--revision <n>/);
     assert.match(helps.get('ls')!, /--mine/);
     assert.match(helps.get('rm')!, /Usage: a2a-registry rm\|unregister \[options\] <id>/);
+    // A command that talks to a registry says how to name it and its token (search --help did not);
+    // an offline one does not list options it ignores.
+    for (const name of ['register', 'search', 'watch', 'get', 'ls', 'rm', 'refresh']) {
+      assert.match(helps.get(name)!, /Global Options:[\s\S]*--registry <url>[\s\S]*env: A2A_REGISTRY_URL[\s\S]*--token <token>[\s\S]*--timeout <seconds>[\s\S]*\(default: 30\)/, name);
+    }
+    for (const name of ['serve', 'validate', 'import', 'backup', 'restore', 'migrate', 'keygen', 'sign', 'verify']) assert.doesNotMatch(helps.get(name)!, /--registry/, name);
   });
 
   test('register: an example v1.0 card, then the same again (unchanged), human and --json', async () => {

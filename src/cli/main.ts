@@ -50,6 +50,12 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<{ 
   { names: ['verify'], load: () => import('./commands/verify.js') },
 ];
 
+/**
+ * The commands that talk to a registry: their own --help lists the global options too (`search
+ * --help` said nothing of --registry, --token or --timeout, so not how to point it at a registry).
+ */
+const REMOTE_COMMANDS: ReadonlySet<string> = new Set(['register', 'search', 'watch', 'get', 'ls', 'rm', 'refresh']);
+
 /** The global options that take a value (`--registry <url>`): the word after them is not the command. */
 const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--registry', '--token', '--timeout']);
 
@@ -107,6 +113,7 @@ export async function buildProgram(args: readonly string[] = []): Promise<Comman
   const named = namedCommand(args);
   const modules = await Promise.all((named ? [named] : COMMANDS).map((c) => c.load()));
   for (const { register } of modules) register(program);
+  for (const command of program.commands) if (REMOTE_COMMANDS.has(command.name())) command.configureHelp({ showGlobalOptions: true });
   return program;
 }
 
