@@ -350,6 +350,8 @@ describe('a2a-registry against a registry', () => {
       cli(['register', example('toolspec.json')], { env: as('alice') }),
       cli(['register', example('toolspec.json'), '--mcp-name', 'files'], { env: as('alice') }),
       cli(['search', 'x', '--registry', 'not a url'], { env }),
+      // `A2A_REGISTRY_URL=$STAGING_URL` unset: it went to the registry on this machine instead.
+      cli(['ls'], { env: { ...env, A2A_REGISTRY_URL: '' } }),
       cli(['serve', '--port', 'eighty']),
       cli(['serve', '--grpc-port', '70000']),
       cli(['nonsense']),
@@ -370,7 +372,8 @@ describe('a2a-registry against a registry', () => {
       assertNoStack(r);
     }
     assert.match(runs[5]!.stderr, /--mcp-name <name> and --mcp-url <url>/);
-    assert.match(runs[11]!.stderr, /option '--timeout <seconds>' argument '0\.05' is invalid\. must be a number of seconds from 0\.1 to 3600/);
+    assert.match(runs[8]!.stderr, /^a2a-registry: --registry \(or A2A_REGISTRY_URL\) is empty: an unset shell variable\?/);
+    assert.match(runs[12]!.stderr, /option '--timeout <seconds>' argument '0\.05' is invalid\. must be a number of seconds from 0\.1 to 3600/);
     for (const r of runs.slice(-6)) assert.match(r.stderr, /must not be empty/);
     assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
   });
@@ -829,6 +832,8 @@ describe('the admin-token fallback', () => {
     assert.equal(resolveConnection({ registry: 'http://127.0.0.1:8080', token: 'given' }, env).token, 'given');
     // An empty --token (an unset variable) is no reason to send the admin token instead.
     for (const token of ['', ' ']) assert.throws(() => resolveConnection({ registry: 'http://127.0.0.1:8080', token }, env), /--token \(or A2A_REGISTRY_TOKEN\) is empty: an unset shell variable\?/);
+    // Nor is an empty --registry a reason to talk to the registry on this machine, with its admin token.
+    assert.throws(() => resolveConnection({ registry: '' }, env), /^Error: --registry \(or A2A_REGISTRY_URL\) is empty: an unset shell variable\? Give the registry's URL, or leave both out for http:\/\/127\.0\.0\.1:8080$/);
   });
 });
 

@@ -182,7 +182,12 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
  * another host just because a file of that name happens to be in the working directory.
  */
 export function resolveConnection(options: ConnectionOptions, env: NodeJS.ProcessEnv = process.env): Connection {
-  const raw = options.registry || DEFAULT_REGISTRY_URL;
+  if (options.registry !== undefined && options.registry.trim() === '') {
+    // `--registry "$STAGING_URL"` with the variable unset went to http://127.0.0.1:8080, the
+    // registry on this machine, with its admin token: `rm` removed the entry there instead.
+    throw new BadConnectionOption(`--registry (or A2A_REGISTRY_URL) is empty: an unset shell variable? Give the registry's URL, or leave both out for ${DEFAULT_REGISTRY_URL}`);
+  }
+  const raw = options.registry ?? DEFAULT_REGISTRY_URL;
   let url: URL;
   try {
     url = new URL(raw);
