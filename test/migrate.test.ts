@@ -189,6 +189,16 @@ describe('migrate SQLite to PostgreSQL', () => {
     const missing = await migrate({ from: path.join(work, 'nowhere'), to: 'postgres://127.0.0.1:1/x' });
     assert.equal(missing.code, 2);
     assert.match(missing.err, /there is no registry data directory or database at .*nowhere/);
+    // REGISTRY_DATA_DIR= (empty) is unset, as for the registry and backup: ./data, not the path "".
+    const dataDir = process.env.REGISTRY_DATA_DIR;
+    process.env.REGISTRY_DATA_DIR = '';
+    try {
+      const unset = await migrate({ to: 'postgres://127.0.0.1:1/x' });
+      assert.match(unset.err, /^a2a-registry: (there is no registry data directory or database at \.\/data:|PostgreSQL at postgres:\/\/127\.0\.0\.1:1\/x cannot be reached)/);
+    } finally {
+      if (dataDir === undefined) delete process.env.REGISTRY_DATA_DIR;
+      else process.env.REGISTRY_DATA_DIR = dataDir;
+    }
 
     const emptyDir = path.join(work, 'empty');
     fs.mkdirSync(emptyDir);

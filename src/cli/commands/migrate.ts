@@ -58,7 +58,9 @@ function progressPrinter(o: Output): (p: MigrationProgress) => void {
 }
 
 export async function migrateCommand(options: MigrateOptions, o: Output): Promise<number> {
-  const from = options.from ?? process.env.REGISTRY_DATA_DIR ?? './data';
+  // An empty REGISTRY_DATA_DIR is unset, as for the registry, backup and import (loadConfig):
+  // migrate read it as the path "", "no registry data directory or database at : ...".
+  const from = options.from ?? (process.env.REGISTRY_DATA_DIR || './data');
   const to = options.to ?? process.env.DATABASE_URL;
   if (to === undefined || to.trim() === '') return reportUsage(o, options.json, 'USAGE', 'say where to: --to postgres://user:password@host:5432/database (or set DATABASE_URL)');
   if (!isPostgresUrl(to)) return reportUsage(o, options.json, 'USAGE', `--to must be a postgres:// or postgresql:// URL, not ${redactUrl(to)}`);
