@@ -215,6 +215,24 @@ describe('import into SQLite', () => {
     }
   });
 
+  test('a reader that goes away (`import ... 2>&1 | head`) stops the import, not as a success', async () => {
+    ensureBuilt();
+    const dataDir = tempDir();
+    try {
+      // Refusals go to stderr as they are found: their reader leaves after the first.
+      const child = spawn(process.execPath, [BIN, 'import', '--data-dir', dataDir, '-'], { cwd: REPO_ROOT, stdio: 'pipe' });
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      child.stdout.resume();
+      child.stderr.once('data', () => child.stderr.destroy());
+      child.stdin.on('error', () => undefined); // it may stop before reading every line
+      child.stdin.end('{"not": "a card"}\n'.repeat(5000));
+      // It exited 0, as `search | head` does: a script with pipefail took the import as done.
+      assert.equal(await exited, 1);
+    } finally {
+      removeTempDir(dataDir);
+    }
+  });
+
   test('symbolic links to files in a directory are imported (they were skipped without a word), each file once; a ConfigMap volume too', async () => {
     const work = tempDir();
     const dataDir = tempDir();

@@ -33,6 +33,15 @@ export function closedPipe(): void {
   endOnClosedPipe();
 }
 
+/**
+ * For a command that changes something as it prints (import, migrate's progress): a reader that
+ * goes away (`a2a-registry import cards/ 2>&1 | head`) stops it as Unix tools stop, but not as a
+ * success (exit 0 said every document was stored): its outcome if it had one, otherwise 1.
+ */
+export function failOnClosedPipe(): void {
+  onClosedPipe(() => process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT_FAILED));
+}
+
 export interface Output {
   out: (text: string) => void;
   err: (text: string) => void;

@@ -14,7 +14,7 @@ import { Command, Option } from 'commander';
 import { isPostgresUrl } from '../../storage/create-store.js';
 import { MigrationError, migrateSqliteToPostgres, redactUrl, type MigrationProgress, type MigrationSummary } from '../../storage/sqlite-to-postgres.js';
 import { positiveInt } from './import.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, printJson, reportUsage, styles, type Output } from '../output.js';
 import { POSTGRES_URL_FORM } from '../../lib/url-password.js';
 import { nonEmpty } from '../option-values.js';
 
@@ -105,6 +105,7 @@ export function register(program: Command): void {
         'Example:\n  a2a-registry migrate --from /var/lib/a2a-registry --to postgres://registry:secret@db:5432/registry',
     )
     .action(async (options: MigrateOptions) => {
+      failOnClosedPipe();
       process.exitCode = await migrateCommand(options, defaultOutput());
     });
 }
