@@ -108,6 +108,9 @@ export async function buildProgram(args: readonly string[] = []): Promise<Comman
     )
     .addOption(new Option('--timeout <seconds>', 'give up when the registry\'s answer is not complete within this (a watch\'s stream: when it has not started)').argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS))
     .showHelpAfterError('(run with --help for usage)')
+    // Commander's messages quote what was typed ("unknown option '...'", "argument '...' is
+    // invalid"), which may come from a file or the registry ($(...)): safe for the terminal too.
+    .configureOutput({ writeOut: (s) => process.stdout.write(forTerminal(s)), writeErr: (s) => process.stderr.write(forTerminal(s)) })
     // Throw instead of calling process.exit, so main() owns the exit code (2 for usage errors).
     .exitOverride();
   const named = namedCommand(args);
