@@ -359,6 +359,8 @@ describe('a2a-registry against a registry', () => {
       cli(['search', 'x', '--timeout', '0.05'], { env }),
       // What commander quotes back reached the terminal raw: this one cleared the screen.
       cli(['search', '--limit', '\u001b[2J\u001b]0;title\u0007', 'x'], { env }),
+      // An agent card with a toolspec's --mcp-* options was sent as a toolspec: declined, "/toolspec/tools ... missing".
+      cli(['register', example('agent-card.json'), '--mcp-name', 'files', '--mcp-url', 'https://files.example.org/mcp'], { env: as('alice') }),
       // Empty values (`--owner "$OWNER"` with the variable unset): ls listed every owner's
       // entries, search dropped the filter, get and rm sent the registry an empty id.
       cli(['ls', '--owner', '', '--json'], { env }),
@@ -377,6 +379,7 @@ describe('a2a-registry against a registry', () => {
     assert.match(runs[8]!.stderr, /^a2a-registry: --registry \(or A2A_REGISTRY_URL\) is empty: an unset shell variable\?/);
     assert.equal(runs[13]!.stderr.split('\n')[0], "error: option '--limit <n>' argument '\\u001b[2J\\u001b]0;title\\u0007' is invalid. must be a whole number from 1 to 100");
     for (const r of runs) assert.doesNotMatch(r.stderr, TERMINAL_CONTROL);
+    assert.equal(runs[14]!.stderr, `a2a-registry: ${example('agent-card.json')} is an A2A agent card: the --mcp-* options give an MCP toolspec its server; leave them out to register the card\n`);
     assert.match(runs[12]!.stderr, /option '--timeout <seconds>' argument '0\.05' is invalid\. must be a number of seconds from 0\.1 to 3600/);
     for (const r of runs.slice(-6)) assert.match(r.stderr, /must not be empty/);
     assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
