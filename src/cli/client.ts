@@ -170,7 +170,7 @@ export function registryBase(url: URL): string {
   return `${url.origin}${path.replace(/\/+$/, '')}`;
 }
 
-/** Thrown for a registry URL that is not an absolute http(s) URL, or an empty token: a usage error. */
+/** Thrown for a --registry that is empty or not an absolute http(s) URL, or an empty --token: a usage error. */
 export class BadConnectionOption extends Error {}
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
