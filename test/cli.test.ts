@@ -170,6 +170,12 @@ describe('a2a-registry against a registry', () => {
     assert.match(helps.get('get')!, /--revision <n>/);
     assert.match(helps.get('ls')!, /--mine/);
     assert.match(helps.get('rm')!, /Usage: a2a-registry rm\|unregister \[options\] <id>/);
+    // A command that talks to a registry says how to name it and its token (search --help did not);
+    // an offline one does not list options it ignores.
+    for (const name of ['register', 'search', 'watch', 'get', 'ls', 'rm', 'refresh']) {
+      assert.match(helps.get(name)!, /Global Options:[\s\S]*--registry <url>[\s\S]*env: A2A_REGISTRY_URL[\s\S]*--token <token>[\s\S]*--timeout <seconds>[\s\S]*\(default: 30\)/, name);
+    }
+    for (const name of ['serve', 'validate', 'import', 'backup', 'restore', 'migrate', 'keygen', 'sign', 'verify']) assert.doesNotMatch(helps.get(name)!, /--registry/, name);
   });
 
   test('register: an example v1.0 card, then the same again (unchanged), human and --json', async () => {
@@ -180,7 +186,7 @@ describe('a2a-registry against a registry', () => {
     assert.ok(id, first.stdout);
     ids.invoice = id;
     assert.match(first.stdout, /revision +1\n/);
-    assert.match(first.stdout, /indexed +3 skill\(s\)/);
+    assert.match(first.stdout, /indexed +3 skills\n/);
     assert.ok(first.stdout.includes(`warning ${example('agent-card.json')}:5:7  /supportedInterfaces/0/url: `), first.stdout);
     assert.match(first.stdout, /\/supportedInterfaces\/0\/url: .*placeholder/);
     assert.ok(!first.stdout.includes('\u001b['), 'no colour when stdout is not a TTY');
@@ -231,7 +237,7 @@ describe('a2a-registry against a registry', () => {
     assert.match(lines[0]!, /^NAME +KIND +MATCHED +ID +ENDPOINT$/);
     assert.match(lines[1]!, /^Invoice Assistant +agent +\S.* +[0-9a-f-]{36} +https:\/\/invoices\.example\.com\/a2a\/jsonrpc$/);
     assert.match(table.stdout, /skill "(Translate|Extract) invoice"/);
-    assert.match(lines.at(-1)!, /^1 entry shown; \d+ match\(es\) in all\.$/);
+    assert.match(lines.at(-1)!, /^1 entry shown; 1 match in all\.$/);
 
     const [json, mcp, tagged, none] = await Promise.all([
       cli(['search', '--json', 'weather', 'forecast'], { env }),
@@ -344,11 +350,17 @@ describe('a2a-registry against a registry', () => {
       cli(['register', example('toolspec.json')], { env: as('alice') }),
       cli(['register', example('toolspec.json'), '--mcp-name', 'files'], { env: as('alice') }),
       cli(['search', 'x', '--registry', 'not a url'], { env }),
+      // `A2A_REGISTRY_URL=$STAGING_URL` unset: it went to the registry on this machine instead.
+      cli(['ls'], { env: { ...env, A2A_REGISTRY_URL: '' } }),
       cli(['serve', '--port', 'eighty']),
       cli(['serve', '--grpc-port', '70000']),
       cli(['nonsense']),
       // Below the documented minimum of 0.1 s: 0.05 was accepted (the check was `> 0`).
       cli(['search', 'x', '--timeout', '0.05'], { env }),
+      // What commander quotes back reached the terminal raw: this one cleared the screen.
+      cli(['search', '--limit', '\u001b[2J\u001b]0;title\u0007', 'x'], { env }),
+      // An agent card with a toolspec's --mcp-* options was sent as a toolspec: declined, "/toolspec/tools ... missing".
+      cli(['register', example('agent-card.json'), '--mcp-name', 'files', '--mcp-url', 'https://files.example.org/mcp'], { env: as('alice') }),
       // Empty values (`--owner "$OWNER"` with the variable unset): ls listed every owner's
       // entries, search dropped the filter, get and rm sent the registry an empty id.
       cli(['ls', '--owner', '', '--json'], { env }),
@@ -364,7 +376,11 @@ describe('a2a-registry against a registry', () => {
       assertNoStack(r);
     }
     assert.match(runs[5]!.stderr, /--mcp-name <name> and --mcp-url <url>/);
-    assert.match(runs[11]!.stderr, /option '--timeout <seconds>' argument '0\.05' is invalid\. must be a number of seconds from 0\.1 to 3600/);
+    assert.match(runs[8]!.stderr, /^a2a-registry: --registry \(or A2A_REGISTRY_URL\) is empty: an unset shell variable\?/);
+    assert.equal(runs[13]!.stderr.split('\n')[0], "error: option '--limit <n>' argument '\\u001b[2J\\u001b]0;title\\u0007' is invalid. must be a whole number from 1 to 100");
+    for (const r of runs) assert.doesNotMatch(r.stderr, TERMINAL_CONTROL);
+    assert.equal(runs[14]!.stderr, `a2a-registry: ${example('agent-card.json')} is an A2A agent card: the --mcp-* options give an MCP toolspec its server; leave them out to register the card\n`);
+    assert.match(runs[12]!.stderr, /option '--timeout <seconds>' argument '0\.05' is invalid\. must be a number of seconds from 0\.1 to 3600/);
     for (const r of runs.slice(-6)) assert.match(r.stderr, /must not be empty/);
     assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
   });
@@ -662,10 +678,15 @@ describe('the admin-token fallback', () => {
       const asRoot = process.getuid?.() === 0;
       const tokenFile = path.join(registry.dataDir, 'admin-token');
       if (!asRoot) fs.chmodSync(tokenFile, 0o000);
-      const [none, unreadable] = await Promise.all([
+      const [none, unreadable, emptyToken] = await Promise.all([
         cli(['register', example('agent-card-v0.3.json')], { env: { A2A_REGISTRY_URL: registry.url } }),
         cli(['register', example('agent-card-v0.3.json')], { env, ...(asRoot ? { uid: 65534 } : {}) }),
+        // `A2A_REGISTRY_TOKEN=$ALICE_TOKEN` unset: it registered as admin, with the token file's token.
+        cli(['register', '--json', example('agent-card-v0.3.json')], { env: { ...env, A2A_REGISTRY_TOKEN: '' } }),
       ]).finally(() => fs.chmodSync(tokenFile, 0o600));
+      assert.equal(emptyToken.code, 2, emptyToken.stdout);
+      assert.equal(parse(emptyToken).error.code, 'USAGE');
+      assert.match(emptyToken.stderr, /^a2a-registry: --token \(or A2A_REGISTRY_TOKEN\) is empty: an unset shell variable\? Give the token, or leave both out/);
       assert.equal(none.code, 1);
       assert.match(none.stderr, /UNAUTHENTICATED/);
       assert.doesNotMatch(none.stderr, /may not read/);
@@ -816,6 +837,10 @@ describe('the admin-token fallback', () => {
     assert.equal(resolveConnection({ registry: 'http://localhost:9000/' }, env).tokenSource, 'admin-token-file');
     assert.equal(resolveConnection({ registry: 'https://registry.example.org' }, env).token, undefined);
     assert.equal(resolveConnection({ registry: 'http://127.0.0.1:8080', token: 'given' }, env).token, 'given');
+    // An empty --token (an unset variable) is no reason to send the admin token instead.
+    for (const token of ['', ' ']) assert.throws(() => resolveConnection({ registry: 'http://127.0.0.1:8080', token }, env), /--token \(or A2A_REGISTRY_TOKEN\) is empty: an unset shell variable\?/);
+    // Nor is an empty --registry a reason to talk to the registry on this machine, with its admin token.
+    assert.throws(() => resolveConnection({ registry: '' }, env), /^Error: --registry \(or A2A_REGISTRY_URL\) is empty: an unset shell variable\? Give the registry's URL, or leave both out for http:\/\/127\.0\.0\.1:8080$/);
   });
 });
 
@@ -995,8 +1020,9 @@ describe('a data directory the CLI\'s user may not write or enter', () => {
         restore.stderr,
         new RegExp(`^a2a-registry: cannot restore into ${dataDir}/registry\\.db: user \\S+ \\(uid ${uid}\\) may not enter the directory ${dataDir} \\(owned by uid \\d+, mode 0(700|000)\\); run the restore as the registry's user\\n$`),
       );
+      // A file this user may not read is a usage error (2), as for register, validate and import.
       for (const [run, what] of [[backup, 'backup'], [migrate, 'migration']] as const) {
-        assert.equal(run.code, 1, run.stderr);
+        assert.equal(run.code, 2, run.stderr);
         assert.match(
           run.stderr,
           new RegExp(
@@ -1090,7 +1116,7 @@ describe('streaming search output', () => {
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(events, ['proxy sent the first chunk', 'CLI printed the first result', 'proxy released the rest of the stream']);
       assert.equal(printed, 12, r.stdout);
-      assert.match(r.stdout, /12 entries shown; 12 match\(es\) in all\./);
+      assert.match(r.stdout, /12 entries shown; 12 matches in all\./);
     } finally {
       await registry.close();
       proxy.closeAllConnections();
@@ -1125,7 +1151,7 @@ describe('register --url, --fetch-tools and refresh (issue 16)', () => {
       assert.equal((await cli(['refresh', id], { env })).code, 1);
       const shown = await cli(['get', id], { env });
       assert.match(shown.stdout, new RegExp(`source +${origin.url}/cli/\\.well-known/agent-card\\.json \\(fetched `));
-      assert.match(shown.stdout, /health +unreachable since \S+ \(checked \S+\), 1 failed check\(s\) in a row: .*HTTP 503/);
+      assert.match(shown.stdout, /health +unreachable since \S+ \(checked \S+\), 1 failed check in a row: .*HTTP 503/);
       const down = parse(await cli(['search', 'Fetched', 'By', 'CLI', '--health', 'unreachable', '--json'], { env }));
       assert.deepEqual(down.results.map((h: { id: string }) => h.id), [id]);
       assert.equal(parse(await cli(['search', 'Fetched', 'By', 'CLI', '--health', 'ok', '--json'], { env })).total, 0);
@@ -1211,6 +1237,19 @@ describe('backup', () => {
       const none = await cli(['backup', path.join(out, 'none.db'), '--data-dir', out], {});
       assert.equal(none.code, 2);
       assert.match(none.stderr, /there is no registry database at .*registry\.db: point --data-dir/);
+      // A registry.db that is empty, or a folder, is named as restore names a wrong backup (it was
+      // "an SQLite database but not a registry's", and "cannot be opened: disk I/O error").
+      const wrong = tempDir();
+      fs.mkdirSync(path.join(wrong, 'empty'));
+      fs.writeFileSync(path.join(wrong, 'empty', 'registry.db'), '');
+      fs.mkdirSync(path.join(wrong, 'folder', 'registry.db'), { recursive: true });
+      const wrongSources = await Promise.all(['empty', 'folder'].map((d) => cli(['backup', path.join(wrong, 'copy.db'), '--data-dir', path.join(wrong, d)])));
+      assert.deepEqual(wrongSources.map((r) => r.code), [1, 2], wrongSources.map((r) => r.stderr).join(''));
+      const pointDataDir = "point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory\n";
+      assert.deepEqual(wrongSources.map((r) => r.stderr), [
+        `a2a-registry: ${wrong}/empty/registry.db is empty (0 bytes), not a registry database: ${pointDataDir}`,
+        `a2a-registry: ${wrong}/folder/registry.db is a folder, not a registry database: ${pointDataDir}`,
+      ]);
 
       // Restore: refused while the registry runs, and over a database without --force; then it
       // puts the copy in place, keeps the database it replaced, and the registry holds what the copy held.
@@ -1223,7 +1262,9 @@ describe('backup', () => {
       const refusedDamaged = await cli(['restore', damaged, '--force'], { env });
       assert.notEqual(refusedDamaged.code, 0, refusedDamaged.stderr);
       // Not a backup at all: said what it is (SQLite read a device or an empty file as an empty
-      // database, "an SQLite database but not a registry's", exit 1; a folder was "disk I/O error").
+      // database, "an SQLite database but not a registry's"; a folder was "disk I/O error"). A
+      // file read and found wrong is the restore failing (1), as validate of a file that is not
+      // JSON; a folder cannot be read as a file at all (2, as validate's "is a directory").
       const empty = path.join(out, 'empty.db');
       fs.writeFileSync(empty, '');
       const text = path.join(out, 'notes.txt');
@@ -1231,7 +1272,7 @@ describe('backup', () => {
       const foreign = path.join(out, 'foreign.db');
       new Database(foreign).exec('CREATE TABLE t (x)').close();
       const notBackups = await Promise.all([ '/dev/zero', empty, text, out, foreign ].map((f) => cli(['restore', f, '--force'], { env })));
-      assert.deepEqual(notBackups.map((r) => r.code), [2, 2, 2, 2, 2], notBackups.map((r) => r.stderr).join(''));
+      assert.deepEqual(notBackups.map((r) => r.code), [1, 1, 1, 2, 1], notBackups.map((r) => r.stderr).join(''));
       assert.deepEqual(
         notBackups.map((r) => r.stderr),
         [

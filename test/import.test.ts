@@ -155,6 +155,34 @@ describe('import into SQLite', () => {
     }
   });
 
+  test('a document that is not UTF-8 (a card saved as Latin-1, a UTF-16 file) is refused at its first such byte, as the registry refuses its upload (it was stored with U+FFFD for its letters)', async () => {
+    const work = tempDir();
+    const dataDir = tempDir();
+    try {
+      const card = JSON.stringify(v1Card('Zurich Assistant', 'https://zurich.example.org/a2a'));
+      const lines = path.join(work, 'latin1.jsonl');
+      const utf8Line = JSON.stringify(v1Card('Utrecht Assistant', 'https://utrecht.example.org/a2a'));
+      fs.writeFileSync(lines, Buffer.concat([Buffer.from(card.replace('Zurich', 'Z\u00fcrich'), 'latin1'), Buffer.from(`\n${utf8Line}\n`)]));
+      const utf16 = path.join(work, 'utf16.json');
+      fs.writeFileSync(utf16, Buffer.from(`\ufeff${card}`, 'utf16le'));
+      const run = await runImport([lines, utf16], { dataDir, json: true });
+      assert.equal(run.code, 1, run.err);
+      const summary = summaryOf(run);
+      assert.deepEqual([summary.imported, summary.refused], [1, 2]);
+      const saveAsUtf8 = 'JSON is UTF-8: save it as UTF-8';
+      assert.deepEqual(
+        summary.refusals.map((r) => [r.line, r.code, r.message]),
+        [
+          [1, 'NOT_JSON', `${lines}:1:${card.indexOf('Zurich') + 2}: not valid JSON: byte 0xFC is not UTF-8 (saved as Latin-1 or Windows-1252?); ${saveAsUtf8}`],
+          [undefined, 'NOT_JSON', `${utf16}:1:1: not valid JSON: it is UTF-16 (it begins with a UTF-16 byte-order mark); ${saveAsUtf8}`],
+        ],
+      );
+    } finally {
+      removeTempDir(work);
+      removeTempDir(dataDir);
+    }
+  });
+
   test('a line far longer than any registration (80 MB on stdin) is refused unread, in bounded memory; the next line is imported', async () => {
     ensureBuilt();
     const dataDir = tempDir();
@@ -182,6 +210,24 @@ describe('import into SQLite', () => {
       const [refusal] = summary.refusals;
       assert.deepEqual([refusal!.file, refusal!.line, refusal!.code], ['standard input', 1, 'TOO_LARGE']);
       assert.match(refusal!.message, /^Line 1 is 8\d,\d{3},\d{3} bytes, more than one registration may carry \(65,536 bytes, REGISTRY_MAX_BODY_BYTES\)/);
+    } finally {
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('a reader that goes away (`import ... 2>&1 | head`) stops the import, not as a success', async () => {
+    ensureBuilt();
+    const dataDir = tempDir();
+    try {
+      // Refusals go to stderr as they are found: their reader leaves after the first.
+      const child = spawn(process.execPath, [BIN, 'import', '--data-dir', dataDir, '-'], { cwd: REPO_ROOT, stdio: 'pipe' });
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      child.stdout.resume();
+      child.stderr.once('data', () => child.stderr.destroy());
+      child.stdin.on('error', () => undefined); // it may stop before reading every line
+      child.stdin.end('{"not": "a card"}\n'.repeat(5000));
+      // It exited 0, as `search | head` does: a script with pipefail took the import as done.
+      assert.equal(await exited, 1);
     } finally {
       removeTempDir(dataDir);
     }

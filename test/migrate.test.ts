@@ -164,7 +164,7 @@ describe('migrate SQLite to PostgreSQL', () => {
       assert.equal((await getTask(bobPg, pushed.id)).status.state, 'TASK_STATE_WORKING');
       // Replacing the data under a running replica would leave the replaced entries in its index.
       const underReplica = await migrate({ from: sqlite.dataDir, to: databaseUrl, force: true });
-      assert.equal(underReplica.code, 2, underReplica.err);
+      assert.equal(underReplica.code, 1, underReplica.err);
       assert.match(underReplica.err, /is in use by a running registry \(\d+ of its connections are open\): stop every replica on it/);
       await onPostgres.close();
       onPostgres = undefined;
@@ -189,6 +189,16 @@ describe('migrate SQLite to PostgreSQL', () => {
     const missing = await migrate({ from: path.join(work, 'nowhere'), to: 'postgres://127.0.0.1:1/x' });
     assert.equal(missing.code, 2);
     assert.match(missing.err, /there is no registry data directory or database at .*nowhere/);
+    // REGISTRY_DATA_DIR= (empty) is unset, as for the registry and backup: ./data, not the path "".
+    const dataDir = process.env.REGISTRY_DATA_DIR;
+    process.env.REGISTRY_DATA_DIR = '';
+    try {
+      const unset = await migrate({ to: 'postgres://127.0.0.1:1/x' });
+      assert.match(unset.err, /^a2a-registry: (there is no registry data directory or database at \.\/data:|PostgreSQL at postgres:\/\/127\.0\.0\.1:1\/x cannot be reached)/);
+    } finally {
+      if (dataDir === undefined) delete process.env.REGISTRY_DATA_DIR;
+      else process.env.REGISTRY_DATA_DIR = dataDir;
+    }
 
     const emptyDir = path.join(work, 'empty');
     fs.mkdirSync(emptyDir);
@@ -196,9 +206,25 @@ describe('migrate SQLite to PostgreSQL', () => {
 
     const text = path.join(work, 'notes.txt');
     fs.writeFileSync(text, 'not a database, just some words that are long enough to be a header.\n'.repeat(20));
+    // A --from that is there but the wrong file fails the command (1); one that is not there is usage (2).
     const notDb = await migrate({ from: text, to: 'postgres://127.0.0.1:1/x' });
-    assert.equal(notDb.code, 2);
+    assert.equal(notDb.code, 1);
     assert.match(notDb.err, /is not an SQLite database/);
+
+    // An empty file, a device or a folder named registry.db, said as restore says a wrong backup
+    // (they were "an SQLite database but not a registry's" and "disk I/O error").
+    const empty = path.join(work, 'empty.db');
+    fs.writeFileSync(empty, '');
+    const folderDir = path.join(work, 'folder');
+    fs.mkdirSync(path.join(folderDir, 'registry.db'), { recursive: true });
+    const wrong = await Promise.all([empty, '/dev/null', folderDir].map((from) => migrate({ from, to: 'postgres://127.0.0.1:1/x' })));
+    assert.deepEqual(wrong.map((r) => r.code), [1, 1, 2], wrong.map((r) => r.err).join(''));
+    const giveFrom = "give --from the SQLite registry's data directory (REGISTRY_DATA_DIR) or its registry.db\n";
+    assert.deepEqual(wrong.map((r) => r.err), [
+      `a2a-registry: ${empty} is empty (0 bytes), not a registry database: ${giveFrom}`,
+      `a2a-registry: /dev/null is a character device, not a registry database: ${giveFrom}`,
+      `a2a-registry: ${folderDir}/registry.db is a folder, not a registry database: ${giveFrom}`,
+    ]);
 
     const other = path.join(work, 'other.db');
     new Database(other).exec('CREATE TABLE t (x)').close();
@@ -211,9 +237,9 @@ describe('migrate SQLite to PostgreSQL', () => {
     db.prepare("INSERT INTO registry_migrations (version, name, applied_at) VALUES (99, 'future', '2030-01-01')").run();
     db.close();
     const newer = await migrate({ from: registry.dataDir, to: 'postgres://127.0.0.1:1/x', json: true });
-    assert.equal(newer.code, 2);
+    assert.equal(newer.code, 1);
     assert.match(newer.err, /written by a newer release \(schema 99/);
-    assert.equal(JSON.parse(newer.out).error.code, 'USAGE');
+    assert.equal(JSON.parse(newer.out).error.code, 'MIGRATE_FAILED');
     new Database(file).prepare('DELETE FROM registry_migrations WHERE version >= ?').run(SQLITE_SCHEMA_VERSION);
     assert.match((await migrate({ from: registry.dataDir, to: 'postgres://127.0.0.1:1/x' })).err, /written by an older release .*start this release's registry on it once/);
     new Database(file).prepare("INSERT INTO registry_migrations (version, name, applied_at) VALUES (?, 'the newest', '2030-01-01')").run(SQLITE_SCHEMA_VERSION);
@@ -253,7 +279,7 @@ describe('migrate SQLite to PostgreSQL', () => {
       // A database a newer release has migrated is not written to.
       await client.query("INSERT INTO registry_migrations (version, name) VALUES (99, 'future')");
       const newerTarget = await migrate({ from: registry.dataDir, to: target });
-      assert.equal(newerTarget.code, 2, newerTarget.err);
+      assert.equal(newerTarget.code, 1, newerTarget.err);
       assert.match(newerTarget.err, /has schema version 99, but this registry release only knows versions up to \d+\. It was written by a newer release/);
     } finally {
       await client.end();

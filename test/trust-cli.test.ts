@@ -182,7 +182,7 @@ describe('keygen, sign, verify', () => {
   test('sign, then verify: which signature verified; a tampered copy says why not', async () => {
     const signed = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '-o', file('signed.json')]);
     assert.equal(signed.code, 0, signed.stderr);
-    assert.match(signed.stderr, /signed .* with kid publisher-2026 \(ES256\)/);
+    assert.match(signed.stderr, /signed .* with kid publisher-2026 \(ES256\); 1 signature\n/);
     const ok = await cli(['verify', file('signed.json'), '--jwks', file('jwks.json')]);
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, /verified .*by kid publisher-2026 \(ES256\)/);

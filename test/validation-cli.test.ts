@@ -149,6 +149,12 @@ test('a file that is not JSON: exit 1, the line and column of the mistake', () =
     message: `${quotes}:2:3: not valid JSON: strings and names need double quotes, not single quotes`,
     location: { file: quotes, line: 2, column: 3 },
   });
+  // Saved as Latin-1: the registry refuses it as not UTF-8; validate said "✓ valid" (its letter read as U+FFFD).
+  const latin1 = join(dir, 'latin1.json');
+  writeFileSync(latin1, Buffer.from(readFileSync(join(repo, 'examples', 'agent-card.json'), 'utf8').replace(/"name": "/, '"name": "\u00c4'), 'latin1'));
+  const l = cli(['validate', latin1]);
+  assert.equal(l.code, 1, l.stdout);
+  assert.match(l.stdout, new RegExp(`^✗ invalid ${latin1}:\\d+:\\d+: not valid JSON: byte 0xC4 is not UTF-8 \\(saved as Latin-1 or Windows-1252\\?\\); JSON is UTF-8: save it as UTF-8\n`));
 });
 
 test('a file that cannot be read is a usage error: exit 2, even beside invalid files', () => {

@@ -170,8 +170,8 @@ export function registryBase(url: URL): string {
   return `${url.origin}${path.replace(/\/+$/, '')}`;
 }
 
-/** Thrown for a registry URL that is not an absolute http(s) URL: a usage error. */
-export class BadRegistryUrl extends Error {}
+/** Thrown for a --registry that is empty or not an absolute http(s) URL, or an empty --token: a usage error. */
+export class BadConnectionOption extends Error {}
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
@@ -182,16 +182,28 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
  * another host just because a file of that name happens to be in the working directory.
  */
 export function resolveConnection(options: ConnectionOptions, env: NodeJS.ProcessEnv = process.env): Connection {
-  const raw = options.registry || DEFAULT_REGISTRY_URL;
+  if (options.registry !== undefined && options.registry.trim() === '') {
+    // `--registry "$STAGING_URL"` with the variable unset went to http://127.0.0.1:8080, the
+    // registry on this machine, with its admin token: `rm` removed the entry there instead.
+    throw new BadConnectionOption(`--registry (or A2A_REGISTRY_URL) is empty: an unset shell variable? Give the registry's URL, or leave both out for ${DEFAULT_REGISTRY_URL}`);
+  }
+  const raw = options.registry ?? DEFAULT_REGISTRY_URL;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new BadRegistryUrl(`--registry "${raw}" is not a URL (expected e.g. ${DEFAULT_REGISTRY_URL})`);
+    throw new BadConnectionOption(`--registry "${raw}" is not a URL (expected e.g. ${DEFAULT_REGISTRY_URL})`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadRegistryUrl(`--registry "${raw}" must be an http:// or https:// URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadConnectionOption(`--registry "${raw}" must be an http:// or https:// URL`);
   const base = registryBase(url);
   const timeoutMs = (options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  if (options.token !== undefined && options.token.trim() === '') {
+    // `--token "$ALICE_TOKEN"` with the variable unset was no token, so on the registry's machine
+    // the command ran with its admin token instead: registered as admin, removed what alice may not.
+    throw new BadConnectionOption(
+      '--token (or A2A_REGISTRY_TOKEN) is empty: an unset shell variable? Give the token, or leave both out (on the registry\'s machine its generated admin token is then used)',
+    );
+  }
   if (options.token) return { url: base, token: options.token, tokenSource: 'option', timeoutMs };
   if (LOOPBACK_HOSTS.has(url.hostname)) {
     const file = path.join(env.REGISTRY_DATA_DIR || './data', ADMIN_TOKEN_FILE);

@@ -13,7 +13,7 @@ import { compactJsonBytes } from '../validation/index.js';
 import { isObject } from '../lib/json.js';
 import { detectKind } from './commands/validate.js';
 import type { SourceDocument } from './import-sources.js';
-import { JsonSource, JsonSyntaxError, type SourceLocation } from './json-source.js';
+import { JsonSource, JsonSyntaxError, type SourceLocation, type SourcePosition } from './json-source.js';
 import { withLocation, type Locate } from './output.js';
 
 /** One refused document, as reported. */
@@ -75,9 +75,19 @@ export function refusalOf(doc: SourceDocument, error: RegistryError): Refusal {
   return refusal(doc, error.code, error.message, error.details ?? []);
 }
 
+/** A document that is not JSON: "file:line:column: not valid JSON: why" (the line of a JSON-lines document is its own). */
+function notJsonRefusal(doc: SourceDocument, reason: string, position: SourcePosition | undefined): Refusal {
+  const column = position?.column;
+  const line = doc.line ?? position?.line;
+  const where = line === undefined ? doc.file : `${doc.file}:${line}${column === undefined ? '' : `:${column}`}`;
+  return { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code: 'NOT_JSON', message: `${where}: not valid JSON: ${reason}`, details: [] };
+}
+
 /** The document as a registration's subject; the kind detected from its content as `validate` does. */
 export function parseDocument(doc: SourceDocument): Parsed {
   if (doc.tooLong !== undefined) return { refusal: tooLongRefusal(doc, doc.tooLong) };
+  // Its text has U+FFFD for the bytes that are not UTF-8: parsed, it would be stored mangled.
+  if (doc.notUtf8) return { refusal: notJsonRefusal(doc, doc.notUtf8.reason, doc.notUtf8) };
   let value: unknown;
   try {
     value = JSON.parse(doc.text);
@@ -87,10 +97,7 @@ export function parseDocument(doc: SourceDocument): Parsed {
       JsonSource.parse(doc.file, Buffer.from(doc.text));
     } catch (err) {
       if (!(err instanceof JsonSyntaxError)) throw err;
-      const column = err.position?.column;
-      const line = doc.line ?? err.position?.line;
-      const where = line === undefined ? doc.file : `${doc.file}:${line}${column === undefined ? '' : `:${column}`}`;
-      return { refusal: { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code: 'NOT_JSON', message: `${where}: not valid JSON: ${err.reason}`, details: [] } };
+      return { refusal: notJsonRefusal(doc, err.reason, err.position) };
     }
   }
   const kind = detectKind(value);

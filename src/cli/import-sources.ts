@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { readProblem } from './commands/validate.js';
 import { boundedLines } from './json-lines.js';
+import { whereNotUtf8, type NotUtf8 } from './utf8-text.js';
 
 /** One document as read: its text, and where it is (a JSON-lines document has its line). */
 export interface SourceDocument {
@@ -26,6 +27,8 @@ export interface SourceDocument {
   bytes: number;
   /** Set when the document is longer than this many bytes: its text (empty) was not read. */
   tooLong?: number;
+  /** Set when its bytes are not UTF-8: refused as not JSON, as the registry refuses such an upload. */
+  notUtf8?: NotUtf8;
 }
 
 const isJsonLines = (file: string): boolean => /\.(jsonl|ndjson)$/i.test(file);
@@ -129,7 +132,8 @@ export async function* readDocuments(files: readonly string[], maxBytes: number,
       let text = bytes.toString('utf8');
       // A UTF-8 byte order mark is tolerated; it still counts towards the size, as for an upload.
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      yield { file, text, bytes: bytes.length };
+      const notUtf8 = whereNotUtf8(bytes);
+      yield { file, text, bytes: bytes.length, ...(notUtf8 ? { notUtf8 } : {}) };
     }
   }
 }
@@ -144,7 +148,7 @@ async function* jsonLines(file: string, input: Readable, maxBytes: number): Asyn
       }
       if (read.text.trim() === '') continue;
       const clean = line === 1 && read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
-      yield { file, line, text: clean, bytes: Buffer.byteLength(clean) };
+      yield { file, line, text: clean, bytes: Buffer.byteLength(clean), ...(read.notUtf8 ? { notUtf8: read.notUtf8 } : {}) };
     }
   } catch (err) {
     throw new SourceError(readProblem(file, err));

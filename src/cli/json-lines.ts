@@ -9,10 +9,11 @@
  * is decoded as UTF-8 only once it is whole, so a character cut across two chunks stays intact.
  */
 import type { Readable } from 'node:stream';
+import { whereNotUtf8, type NotUtf8 } from './utf8-text.js';
 
 export type JsonLine =
-  /** 1-based line number and its text (without the line ending). */
-  | { line: number; text: string }
+  /** 1-based line number and its text (without the line ending); `notUtf8` where its bytes are not UTF-8 (its text then holds U+FFFD for them). */
+  | { line: number; text: string; notUtf8?: NotUtf8 }
   /** A line longer than the limit: how many bytes it had. Its text was not kept. */
   | { line: number; tooLong: number };
 
@@ -24,8 +25,7 @@ export async function* boundedLines(input: Readable, maxLineBytes: number): Asyn
   let pieces: Buffer[] = [];
   let length = 0;
   const finish = (): JsonLine => {
-    const done: JsonLine =
-      length > maxLineBytes ? { line, tooLong: length } : { line, text: withoutCarriageReturn(Buffer.concat(pieces, length)).toString('utf8') };
+    const done: JsonLine = length > maxLineBytes ? { line, tooLong: length } : decoded(line, withoutCarriageReturn(Buffer.concat(pieces, length)));
     pieces = [];
     length = 0;
     line++;
@@ -47,6 +47,11 @@ export async function* boundedLines(input: Readable, maxLineBytes: number): Asyn
     }
   }
   if (length > 0) yield finish();
+}
+
+function decoded(line: number, bytes: Buffer): JsonLine {
+  const notUtf8 = whereNotUtf8(bytes);
+  return notUtf8 ? { line, text: bytes.toString('utf8'), notUtf8 } : { line, text: bytes.toString('utf8') };
 }
 
 function withoutCarriageReturn(line: Buffer): Buffer {

@@ -7,6 +7,7 @@
  * position for many mistakes), and where a JSON Pointer from a validator finding points.
  */
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { whereNotUtf8 } from './utf8-text.js';
 
 /** 1-based, as editors and compilers count; columns in UTF-16 code units, as editors do. */
 export interface SourcePosition {
@@ -66,9 +67,11 @@ export class JsonSource {
 
   /**
    * Parses `bytes` (UTF-8; a leading byte-order mark is ignored) or throws JsonSyntaxError with
-   * the line and column of the first mistake.
+   * the line and column of the first mistake, a byte that is not UTF-8 included.
    */
   static parse(file: string, bytes: Buffer): JsonSource {
+    const notUtf8 = whereNotUtf8(bytes);
+    if (notUtf8) throw new JsonSyntaxError(file, notUtf8.reason, { line: notUtf8.line, column: notUtf8.column });
     let text = bytes.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     const errors: ParseError[] = [];

@@ -2,11 +2,12 @@
  * The `a2a-registry` command line. Each command lives in ./commands/<name>.ts and exports a
  * `register(program)` function; add new commands to COMMANDS below.
  *
- * Exit codes (all commands): 0 success; 1 refused: the registry declined the request, or the
- * document is invalid (`validate` checks offline) or not JSON (reported with line and column);
- * 2 usage: unknown option, missing argument, a value out of range, a file that cannot be read,
- * an unusable --registry; 3 the registry could not be reached (connection refused, DNS,
- * timeout, no registry at the URL).
+ * Exit codes (all commands): 0 success; 1 refused or failed: the registry declined the request,
+ * or a file read is the wrong one (a document invalid or not JSON, reported with line and column;
+ * a backup that is not a registry's database), or something is in the way (a running registry);
+ * 2 usage: unknown option, missing argument, a value out of range, a file that cannot be read
+ * (not there, a folder, permission), a file in the way without --force, an unusable --registry;
+ * 3 the registry could not be reached (connection refused, DNS, timeout, no registry at the URL).
  *
  * The commands that talk to a registry are A2A clients of it (src/cli/client.ts) and share the
  * global options --registry, --token and --timeout.
@@ -48,6 +49,12 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<{ 
   { names: ['sign'], load: () => import('./commands/sign.js') },
   { names: ['verify'], load: () => import('./commands/verify.js') },
 ];
+
+/**
+ * The commands that talk to a registry: their own --help lists the global options too (`search
+ * --help` said nothing of --registry, --token or --timeout, so not how to point it at a registry).
+ */
+const REMOTE_COMMANDS: ReadonlySet<string> = new Set(['register', 'search', 'watch', 'get', 'ls', 'rm', 'refresh']);
 
 /** The global options that take a value (`--registry <url>`): the word after them is not the command. */
 const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--registry', '--token', '--timeout']);
@@ -101,11 +108,15 @@ export async function buildProgram(args: readonly string[] = []): Promise<Comman
     )
     .addOption(new Option('--timeout <seconds>', 'give up when the registry\'s answer is not complete within this (a watch\'s stream: when it has not started)').argParser(seconds).default(DEFAULT_TIMEOUT_SECONDS))
     .showHelpAfterError('(run with --help for usage)')
+    // Commander's messages quote what was typed ("unknown option '...'", "argument '...' is
+    // invalid"), which may come from a file or the registry ($(...)): safe for the terminal too.
+    .configureOutput({ writeOut: (s) => process.stdout.write(forTerminal(s)), writeErr: (s) => process.stderr.write(forTerminal(s)) })
     // Throw instead of calling process.exit, so main() owns the exit code (2 for usage errors).
     .exitOverride();
   const named = namedCommand(args);
   const modules = await Promise.all((named ? [named] : COMMANDS).map((c) => c.load()));
   for (const { register } of modules) register(program);
+  for (const command of program.commands) if (REMOTE_COMMANDS.has(command.name())) command.configureHelp({ showGlobalOptions: true });
   return program;
 }
 

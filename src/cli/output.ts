@@ -10,9 +10,9 @@ import type { SourceLocation } from './json-source.js';
 import { forTerminal, sgrMarker, terminalSafe } from './terminal-text.js';
 
 export const EXIT_OK = 0;
-/** The command ran and something was wrong: the registry declined, or a local document was invalid. */
+/** The command ran and something was wrong: the registry declined, or a file it read is the wrong one (invalid, not a registry's database). */
 export const EXIT_FAILED = 1;
-/** Unknown option, missing argument, a value out of range, a file that cannot be read. */
+/** Unknown option, missing argument, a value out of range, a file that cannot be read (not there, a folder, permission). */
 export const EXIT_USAGE = 2;
 /** The registry could not be reached: connection refused, DNS, timeout, no registry at the URL. */
 export const EXIT_UNREACHABLE = 3;
@@ -31,6 +31,15 @@ export function onClosedPipe(end: () => void): void {
 
 export function closedPipe(): void {
   endOnClosedPipe();
+}
+
+/**
+ * For a command that changes something as it prints (import, migrate's progress): a reader that
+ * goes away (`a2a-registry import cards/ 2>&1 | head`) stops it as Unix tools stop, but not as a
+ * success (exit 0 said every document was stored): its outcome if it had one, otherwise 1.
+ */
+export function failOnClosedPipe(): void {
+  onClosedPipe(() => process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT_FAILED));
 }
 
 export interface Output {

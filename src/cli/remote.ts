@@ -4,7 +4,7 @@
  * failure into its message and exit code. Commands only describe the request and the output.
  */
 import type { Command } from 'commander';
-import { BadRegistryUrl, RegistryClient, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, resolveConnection, type Connection } from './client.js';
+import { BadConnectionOption, RegistryClient, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, resolveConnection, type Connection } from './client.js';
 import { defaultOutput, reportFailure, reportUsage, type Locate, type Output } from './output.js';
 
 /** Options every remote command sees: the program's (--registry, --token, --timeout) and its own --json. */
@@ -36,7 +36,7 @@ export async function runRemote(command: Command, body: (ctx: RemoteContext) => 
   try {
     connection = { ...resolveConnection(options), openStreams: settings.openStreams };
   } catch (err) {
-    if (err instanceof BadRegistryUrl) return reportUsage(out, json, 'USAGE', err.message);
+    if (err instanceof BadConnectionOption) return reportUsage(out, json, 'USAGE', err.message);
     throw err;
   }
   try {

@@ -28,10 +28,17 @@ import { SchemaTooNewError } from './common.js';
 import { sqliteFile } from './create-store.js';
 import { postgresFault } from './faults.js';
 import { migratePostgres } from './postgres/migrations.js';
+import { whyNotAnSqliteDatabase } from './sqlite/database-file.js';
 import { SQLITE_SCHEMA_VERSION } from './sqlite/migrations.js';
 import { readLastChangeSeq } from './sqlite/store.js';
 
-/** A migration that cannot be made, and why; `usage` when the fix is in the command line. */
+/**
+ * A migration that cannot be made, and why; `usage` when the fix is in the command line (a --from
+ * that is not there or may not be read, a --to that is no PostgreSQL URL, a database holding
+ * registry data without --force), not when what it names is the wrong thing (not a registry's
+ * database, another release's schema) or in use: that is the command failing on it, as backup
+ * and restore fail (README's exit status table).
+ */
 export class MigrationError extends Error {
   constructor(
     message: string,
@@ -99,7 +106,7 @@ function sourceFile(from: string): string {
   // A registry's data directory is 0700: run as another user, its database was "not there".
   const unreadable = (file: string): MigrationError | undefined => {
     const why = whyCannotRead(file);
-    return why ? new MigrationError(`cannot read the registry database ${file}: ${why}; run the migration as the registry's user, or as one who may read its data directory`) : undefined;
+    return why ? new MigrationError(`cannot read the registry database ${file}: ${why}; run the migration as the registry's user, or as one who may read its data directory`, true) : undefined;
   };
   let stat: fs.Stats;
   try {
@@ -112,8 +119,10 @@ function sourceFile(from: string): string {
   const file = stat.isDirectory() ? sqliteFile(from) : from;
   const refused = unreadable(file);
   if (refused) throw refused;
-  if (file === from) return from;
   if (!fs.existsSync(file)) throw new MigrationError(`${from} holds no registry database (no ${file}): give --from the SQLite registry's data directory (REGISTRY_DATA_DIR)`, true);
+  // An empty file or a device was "an SQLite database but not a registry's", a folder "disk I/O error".
+  const notADatabase = whyNotAnSqliteDatabase(file, 'a registry database', "give --from the SQLite registry's data directory (REGISTRY_DATA_DIR) or its registry.db");
+  if (notADatabase) throw new MigrationError(notADatabase.message, notADatabase.folder);
   return file;
 }
 
@@ -123,7 +132,7 @@ function openSource(file: string): Database.Database {
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
   } catch (err) {
-    throw new MigrationError(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`, true);
+    throw new MigrationError(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`);
   }
   try {
     // A running registry's checkpoint may hold the lock for a moment.
@@ -132,17 +141,16 @@ function openSource(file: string): Database.Database {
     try {
       table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'registry_migrations'").get();
     } catch (err) {
-      throw new MigrationError(`${file} is not an SQLite database (${(err as Error).message})`, true);
+      throw new MigrationError(`${file} is not an SQLite database (${(err as Error).message})`);
     }
-    if (!table) throw new MigrationError(`${file} is an SQLite database but not a registry's (it has no registry_migrations table)`, true);
+    if (!table) throw new MigrationError(`${file} is an SQLite database but not a registry's (it has no registry_migrations table)`);
     const version = Number((db.prepare('SELECT max(version) AS v FROM registry_migrations').get() as { v: number | null }).v ?? 0);
     if (version > SQLITE_SCHEMA_VERSION) {
-      throw new MigrationError(`${file} was written by a newer release (schema ${version}; this one reads up to ${SQLITE_SCHEMA_VERSION}): migrate it with that release or a later one`, true);
+      throw new MigrationError(`${file} was written by a newer release (schema ${version}; this one reads up to ${SQLITE_SCHEMA_VERSION}): migrate it with that release or a later one`);
     }
     if (version < SQLITE_SCHEMA_VERSION) {
       throw new MigrationError(
         `${file} was written by an older release (schema ${version}; this one copies schema ${SQLITE_SCHEMA_VERSION}): start this release's registry on it once (it upgrades the database at start-up), stop it, then migrate`,
-        true,
       );
     }
     return db;
@@ -385,7 +393,7 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
     try {
       await migratePostgres(client, target);
     } catch (err) {
-      if (err instanceof SchemaTooNewError) throw new MigrationError(`${err.message.replace(/ Refusing to start.*$/, '')} Migrate with that release.`, true, { cause: err });
+      if (err instanceof SchemaTooNewError) throw new MigrationError(`${err.message.replace(/ Refusing to start.*$/, '')} Migrate with that release.`, false, { cause: err });
       throw err;
     }
     // The copy is one transaction: the SQLite snapshot is taken by its first read, below.
@@ -408,7 +416,6 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
         if (replicas > 0) {
           throw new MigrationError(
             `the PostgreSQL database at ${target} is in use by a running registry (${replicas} of its connections are open): stop every replica on it, then run the migration again with --force`,
-            true,
           );
         }
         await client.query('TRUNCATE entries, entry_revisions, entry_freshness, entry_urls, url_claims, changes, tasks, push_notification_configs, watches');

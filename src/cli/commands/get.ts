@@ -8,7 +8,7 @@
 import { Command, Option } from 'commander';
 import type { EntryView } from '../../contract/types.js';
 import { dataPart, isObject, type JsonObject } from '../client.js';
-import { EXIT_OK, printJson, styles, type Output } from '../output.js';
+import { EXIT_OK, countOf, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
 import { intInRange } from './search.js';
@@ -66,7 +66,7 @@ export function describeEntry(e: EntryView, o: Output): string {
   });
   if (e.source) text += `  source      ${e.source.url} ${s.dim(`(fetched ${e.source.fetchedAt})`)}\n`;
   if (e.health) {
-    const failing = e.health.status === 'ok' ? '' : `, ${e.health.failures} failed check(s) in a row${e.health.message ? `: ${e.health.message}` : ''}`;
+    const failing = e.health.status === 'ok' ? '' : `, ${countOf(e.health.failures, 'failed check')} in a row${e.health.message ? `: ${e.health.message}` : ''}`;
     text += `  health      ${e.health.status} since ${e.health.since} ${s.dim(`(checked ${e.health.checkedAt})`)}${failing}\n`;
   }
   if (e.drift) text += `  drift       the live document differs from this revision\n`;

@@ -24,7 +24,7 @@ import { StorageUnavailableError, postgresFault, sqliteFault } from '../../stora
 import { listSources, readDocuments, SourceError, type SourceDocument } from '../import-sources.js';
 import { refusalOf, type Refusal } from '../import-preparation.js';
 import type { Preparer } from '../import-preparers.js';
-import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, failOnClosedPipe, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { nameFlags, serveEnvironment } from './serve.js';
 import { nonEmpty } from '../option-values.js';
 
@@ -256,6 +256,7 @@ export function register(program: Command): void {
         'Examples:\n  a2a-registry import --data-dir /var/lib/a2a-registry cards/\n  a2a-registry import --owner acme --database-url postgres://registry@db/registry entries.jsonl',
     )
     .action(async (sources: string[], options: ImportOptions) => {
+      failOnClosedPipe();
       process.exitCode = await importCommand(sources, options, defaultOutput());
     });
 }

@@ -5,15 +5,16 @@
  * verified transaction (src/storage/sqlite-to-postgres.ts). Then point the registry (or its
  * replicas) at the database with DATABASE_URL.
  *
- * Exit code: 0 copied and verified, 1 the copy failed (PostgreSQL unreachable, verification:
- * nothing was committed), 2 usage (no registry at --from, an older or newer schema, a target that
- * already holds registry data without --force, a --to that is not a PostgreSQL URL).
+ * Exit code: 0 copied and verified, 1 the copy failed (--from not a registry's database, an older
+ * or newer schema, a target in use, PostgreSQL unreachable, verification: nothing was committed),
+ * 2 usage (nothing at --from, or nothing this user may read, a target that already holds registry
+ * data without --force, a --to that is not a PostgreSQL URL).
  */
 import { Command, Option } from 'commander';
 import { isPostgresUrl } from '../../storage/create-store.js';
 import { MigrationError, migrateSqliteToPostgres, redactUrl, type MigrationProgress, type MigrationSummary } from '../../storage/sqlite-to-postgres.js';
 import { positiveInt } from './import.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, printJson, reportUsage, styles, type Output } from '../output.js';
 import { POSTGRES_URL_FORM } from '../../lib/url-password.js';
 import { nonEmpty } from '../option-values.js';
 
@@ -57,7 +58,9 @@ function progressPrinter(o: Output): (p: MigrationProgress) => void {
 }
 
 export async function migrateCommand(options: MigrateOptions, o: Output): Promise<number> {
-  const from = options.from ?? process.env.REGISTRY_DATA_DIR ?? './data';
+  // An empty REGISTRY_DATA_DIR is unset, as for the registry, backup and import (loadConfig):
+  // migrate read it as the path "", "no registry data directory or database at : ...".
+  const from = options.from ?? (process.env.REGISTRY_DATA_DIR || './data');
   const to = options.to ?? process.env.DATABASE_URL;
   if (to === undefined || to.trim() === '') return reportUsage(o, options.json, 'USAGE', 'say where to: --to postgres://user:password@host:5432/database (or set DATABASE_URL)');
   if (!isPostgresUrl(to)) return reportUsage(o, options.json, 'USAGE', `--to must be a postgres:// or postgresql:// URL, not ${redactUrl(to)}`);
@@ -96,11 +99,13 @@ export function register(program: Command): void {
         'the watches, in one PostgreSQL transaction, verified (row counts, a checksum of every entry and revision)\n' +
         'before it commits: a failure leaves the database as it was. The SQLite file is read as one snapshot, so a\n' +
         'running registry may stay up, but its writes after the snapshot are not carried: stop it for the final run.\n' +
-        'Exit status: 0 copied and verified, 1 failed (nothing committed), 2 usage (no registry at --from, another\n' +
-        'release\'s schema, a database holding registry data without --force).\n' +
+        'Exit status: 0 copied and verified, 1 failed, nothing committed (--from not a registry database, another\n' +
+        'release\'s schema, a target in use), 2 usage (nothing at --from this user may read, a --to that is no\n' +
+        'PostgreSQL URL, a database holding registry data without --force).\n' +
         'Example:\n  a2a-registry migrate --from /var/lib/a2a-registry --to postgres://registry:secret@db:5432/registry',
     )
     .action(async (options: MigrateOptions) => {
+      failOnClosedPipe();
       process.exitCode = await migrateCommand(options, defaultOutput());
     });
 }

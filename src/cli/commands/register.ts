@@ -16,10 +16,10 @@ import type { Finding, RegistrationResult, ValidationResultBody } from '../../co
 import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../client.js';
 import { FileTooLarge, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
-import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
-import { DEFAULT_MAX_BYTES, detectKind, readProblem } from './validate.js';
+import { DEFAULT_MAX_BYTES, detectKind, isAgentCardShaped, readProblem } from './validate.js';
 
 interface RegisterOptions {
   url?: string;
@@ -63,6 +63,10 @@ export function planUpload(source: JsonSource, bytes: Buffer, options: Omit<Regi
     const mcpServer = { ...(isObject(doc.mcpServer) ? doc.mcpServer : {}), ...flags };
     // The registry's paths (/toolspec/..., /mcpServer/...) are already paths into this file.
     return withServer(Buffer.from(JSON.stringify(doc.toolspec)), mcpServer, (p) => source.locate(p));
+  }
+  if (Object.keys(flags).length > 0 && isAgentCardShaped(doc)) {
+    // It was sent as a toolspec: "/toolspec/tools: required field "tools" is missing" at card.json:1:1.
+    throw new UsageError(`${source.file} is an A2A agent card: the --mcp-* options give an MCP toolspec its server; leave them out to register the card`);
   }
   if (Object.keys(flags).length > 0 || kind === 'mcp-toolspec') {
     if (options.mcpName === undefined || options.mcpUrl === undefined) {
@@ -139,7 +143,7 @@ function describeRegistration(r: RegistrationResult, upload: Pick<Upload, 'name'
     : r.changed
       ? `${s.green('✓ updated')} ${what}`
       : `${s.green('✓ unchanged')} ${what} ${s.dim('(identical to the stored revision)')}`;
-  const indexed = r.indexed ? ('skills' in r.indexed ? `${r.indexed.skills} skill(s)` : `${r.indexed.tools} tool(s)`) : '';
+  const indexed = r.indexed ? ('skills' in r.indexed ? countOf(r.indexed.skills, 'skill') : countOf(r.indexed.tools, 'tool')) : '';
   let text = `${head}\n  id        ${r.id ?? '?'}\n  revision  ${r.revision ?? '?'}\n`;
   if (indexed) text += `  indexed   ${indexed}\n`;
   if (r.source) text += `  source    ${r.source.url} ${s.dim('(the registry refreshes it from there)')}\n`;

@@ -3,8 +3,9 @@
  * registry's SQLite database, with the registry stopped (src/storage/sqlite/backup.ts). The
  * database it replaces (only with --force) is kept beside it. On PostgreSQL: pg_restore.
  *
- * Exit code: 0 restored, 1 it could not be (a running registry, a damaged backup: nothing was
- * changed), 2 usage (configuration, no such file, a database in place without --force).
+ * Exit code: 0 restored, 1 it could not be (a running registry, a file that is not a registry's
+ * backup, a damaged one: nothing was changed), 2 usage (configuration, no such file, a folder, a
+ * file this user may not read, a database in place without --force).
  */
 import { Command } from 'commander';
 import { restoreSqlite, type SqliteRestore } from '../../storage/sqlite/backup.js';
@@ -54,7 +55,8 @@ export function register(program: Command): void {
       'after',
       '\nThe backup is checked (SQLite integrity, a registry database this release can open) before anything changes.\n' +
         'A running registry holds the database: stop it first. Its -wal and -shm move aside with the database they belong to.\n' +
-        'Exit status: 0 restored, 1 not restored (a running registry, a damaged backup), 2 usage (no such file, not a registry backup, a database in place without --force).\n' +
+        'Exit status: 0 restored, 1 not restored (a running registry, not a registry backup, a damaged one), 2 usage (no such file, a folder,\n' +
+        'a file this user may not read, a database in place without --force).\n' +
         'Example:\n  a2a-registry restore --force --data-dir /var/lib/a2a-registry /backups/registry-2026-12-01.db',
     )
     .action(async (file: string, options: RestoreOptions) => {

@@ -10,7 +10,7 @@ import type { SearchFilter, SearchHit, SearchMatch, SearchPage, SearchRequest } 
 
 type HealthFilter = NonNullable<SearchFilter['health']>;
 import { dataPart, isObject } from '../client.js';
-import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
+import { EXIT_OK, Table, countOf, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
 import { totalText } from '../../lib/total-text.js';
@@ -133,7 +133,10 @@ const TABLE = [
 function footer(page: Pick<SearchPage, 'total' | 'totalExact' | 'nextPageToken'>, shown: number, o: Output): string {
   const s = styles(o.color);
   if (page.total === 0) return 'No matches.\n';
-  let text = s.dim(`${shown} ${shown === 1 ? 'entry' : 'entries'} shown; ${totalText(page.total, page.totalExact !== false)} match(es) in all.`) + '\n';
+  const exact = page.totalExact !== false;
+  // "at least 1 match" would be wrong: the registry stopped counting past a limit, so it is many.
+  const matches = `${totalText(page.total, exact)} ${page.total === 1 && exact ? 'match' : 'matches'}`;
+  let text = s.dim(`${countOf(shown, 'entry', 'entries')} shown; ${matches} in all.`) + '\n';
   if (page.nextPageToken) text += s.dim(`More: run the same search with --page-token ${page.nextPageToken}`) + '\n';
   return text;
 }

@@ -85,7 +85,7 @@ export function register(program: Command): void {
         if (!(err instanceof ConfigError)) throw err;
         const message = nameFlags(err.message, options);
         if (options.json) printJson(defaultOutput(), { error: { code: 'INVALID_CONFIGURATION', message } });
-        process.stderr.write(`a2a-registry: ${message}\n`);
+        defaultOutput().err(`a2a-registry: ${message}\n`);
         process.exitCode = EXIT_USAGE;
         return;
       }
@@ -98,7 +98,7 @@ export function register(program: Command): void {
         // "set PORT to another port" would not help: the flag overrides it. Name the flag the user gave.
         const message = nameFlags(`could not start: ${err instanceof Error ? err.message : String(err)}`, options);
         if (options.json) printJson(defaultOutput(), { error: { code: 'START_FAILED', message } });
-        process.stderr.write(`a2a-registry: ${message}\n`);
+        defaultOutput().err(`a2a-registry: ${message}\n`);
         process.exitCode = EXIT_FAILED;
       }
     });

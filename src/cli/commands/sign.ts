@@ -14,7 +14,7 @@ import { ACCEPTED_ALGORITHMS } from '../../validation/signature.js';
 import { checkCard, reportOfflineFailure } from '../card-checks.js';
 import { keyId, jwksUrl } from '../key-options.js';
 import { LocalFileError, oneFromStdin, readJsonFile, writeJsonFile } from '../local-json.js';
-import { EXIT_OK, defaultOutput, printJson, styles } from '../output.js';
+import { EXIT_OK, countOf, defaultOutput, printJson, styles } from '../output.js';
 
 interface SignOptions {
   key: string;
@@ -44,7 +44,7 @@ export async function runSign(file: string, options: SignOptions): Promise<numbe
       await writeJsonFile(options.out, signed, { overwrite: options.force || options.out === file });
       const count = (signed.signatures as unknown[]).length;
       if (options.json) printJson(out, { signed: options.out, kid: key.kid, alg: key.alg, signatures: count });
-      out.err(`${s.green('✓ signed')} ${options.out} with kid ${s.bold(key.kid)} (${key.alg}); ${count} signature(s)\n`);
+      out.err(`${s.green('✓ signed')} ${options.out} with kid ${s.bold(key.kid)} (${key.alg}); ${countOf(count, 'signature')}\n`);
     } else {
       printJson(out, signed);
     }

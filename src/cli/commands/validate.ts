@@ -42,6 +42,9 @@ export type FileResult =
 /** Members only an agent card has; some cards in the wild also carry a `tools` list of their own. */
 const CARD_MARKERS = ['name', 'supportedInterfaces', 'protocolVersion', 'skills', 'capabilities', 'url', 'defaultInputModes', 'defaultOutputModes'];
 
+/** An agent card beyond doubt: a member only cards have, and no `tools` (a toolspec's). */
+export const isAgentCardShaped = (doc: unknown): boolean => isObject(doc) && !('tools' in doc) && CARD_MARKERS.some((k) => k in doc);
+
 /**
  * A stored MCP document has both `mcpServer` and `toolspec`; a toolspec (a tools/list result)
  * has `tools` and none of the agent card members, or is a whole tools/list JSON-RPC response;

@@ -17,7 +17,7 @@ import os from 'node:os';
 import type { Command } from 'commander';
 import type { WatchRequest } from '../../contract/types.js';
 import { dataPart, isObject, RegistryDeclined } from '../client.js';
-import { EXIT_OK, onClosedPipe, styles } from '../output.js';
+import { EXIT_OK, countOf, onClosedPipe, styles } from '../output.js';
 import { runRemote } from '../remote.js';
 import { filterOptions, searchRequest } from './search.js';
 
@@ -32,6 +32,9 @@ interface WatchOptions {
   json: boolean;
 }
 
+/** "1 match now", "3 matches now" (the total as the registry sent it, which a stream does not type). */
+const matchesNow = (total: unknown): string => (typeof total === 'number' ? `${countOf(total, 'match', 'matches')} now` : `${String(total)} matches now`);
+
 /** One line per hit or event, for people. */
 function line(data: Record<string, unknown>): string {
   const hit = isObject(data.hit) ? data.hit : {};
@@ -44,7 +47,7 @@ function line(data: Record<string, unknown>): string {
     case 'removed':
       return `- ${who}`;
     case 'resync':
-      return `= resync: ${String(data.total)} match(es) now`;
+      return `= resync: ${matchesNow(data.total)}`;
     default:
       return `? ${JSON.stringify(data)}`;
   }
@@ -94,7 +97,7 @@ export function register(program: Command): void {
                 const results = Array.isArray(chunk.data.results) ? chunk.data.results.filter(isObject) : [];
                 if (json) out.out(JSON.stringify({ event: 'initial', ...chunk.data }) + '\n');
                 else {
-                  out.out(s.dim(`${String(chunk.data.total)} match(es) now; watching for changes (Ctrl-C to stop).`) + '\n');
+                  out.out(s.dim(`${matchesNow(chunk.data.total)}; watching for changes (Ctrl-C to stop).`) + '\n');
                   for (const hit of results) out.out(`  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`);
                 }
               } else if (chunk.artifact === 'watch-event') {

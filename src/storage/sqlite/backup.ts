@@ -23,6 +23,7 @@ import { removeStaleBackupCopies, removeStaleTemporaries } from './leftovers.js'
 import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
 import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { readLastChangeSeq } from './store.js';
+import { whyNotAnSqliteDatabase } from './database-file.js';
 
 export interface SqliteBackup {
   file: string;
@@ -36,7 +37,13 @@ export interface SqliteBackup {
   removedLeftovers?: string[];
 }
 
-/** A backup that cannot be made, and why; `usage` when the fix is in the command line. */
+/**
+ * A backup that cannot be made, and why; `usage` when the fix is in the command line (a file
+ * that is not there or may not be read, a folder named as a file, a file in the way without
+ * --force), not when a file that was read is the wrong one (not a registry's database, damaged,
+ * another release's): that is the command failing on it, as `validate` fails on a card that is
+ * not JSON (README's exit status table).
+ */
 export class BackupError extends Error {
   constructor(
     message: string,
@@ -67,9 +74,9 @@ function syncPath(file: string, flags: string): void {
 }
 
 /** Facts about a registry database (the source, or the copy to check it). */
-function describe(db: Database.Database, where: string, usage = false): Omit<SqliteBackup, 'file' | 'bytes'> {
+function describe(db: Database.Database, where: string): Omit<SqliteBackup, 'file' | 'bytes'> {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'registry_migrations'").get();
-  if (!table) throw new BackupError(`${where} is an SQLite database but not a registry's (it has no registry_migrations table)`, usage);
+  if (!table) throw new BackupError(`${where} is an SQLite database but not a registry's (it has no registry_migrations table)`);
   const count = (sql: string): number => Number((db.prepare(sql).get() as { n: number | null }).n ?? 0);
   return {
     schemaVersion: count('SELECT max(version) AS n FROM registry_migrations'),
@@ -85,11 +92,14 @@ export function backupSqlite(source: string, destination: string, options: { ove
   // said not to exist: "point --data-dir at the registry's data directory", which it was.
   const unreadable = whyCannotRead(source);
   if (unreadable) {
-    throw new BackupError(`cannot read the registry database ${source}: ${unreadable}; run the backup as the registry's user, or as one who may read its data directory`);
+    throw new BackupError(`cannot read the registry database ${source}: ${unreadable}; run the backup as the registry's user, or as one who may read its data directory`, true);
   }
   if (!fs.existsSync(source)) {
     throw new BackupError(`there is no registry database at ${source}: point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory`, true);
   }
+  // An empty registry.db or a device there was "an SQLite database but not a registry's".
+  const notADatabase = whyNotAnSqliteDatabase(source, 'a registry database', "point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory");
+  if (notADatabase) throw new BackupError(notADatabase.message, notADatabase.folder);
   const dest = path.resolve(destination);
   if (sameFile(source, dest)) throw new BackupError(`${destination} is the database itself: give the backup another file`, true);
   if (fs.statSync(dest, { throwIfNoEntry: false })?.isDirectory()) {
@@ -166,61 +176,33 @@ export interface SqliteRestore extends Omit<SqliteBackup, 'file' | 'bytes'> {
   removedLeftovers?: string[];
 }
 
-/** The kind of a file system object that is not a regular file, for a message. */
-function kindOf(stat: fs.Stats): string {
-  if (stat.isDirectory()) return 'a folder';
-  if (stat.isCharacterDevice()) return 'a character device';
-  if (stat.isBlockDevice()) return 'a block device';
-  if (stat.isFIFO()) return 'a pipe';
-  if (stat.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
-
-/** The first bytes of every SQLite database file. */
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
-
-/**
- * Why `file` cannot be a backup, seen before SQLite opens it: SQLite reads a device (/dev/zero,
- * /dev/null) or an empty file as an empty database, which was then called "an SQLite database but
- * not a registry's", and a folder as "disk I/O error".
- */
-function whyNotABackup(file: string): string | undefined {
-  const stat = fs.statSync(file);
-  const give = 'give the file a2a-registry backup wrote';
-  if (!stat.isFile()) return `${file} is ${kindOf(stat)}, not a backup: ${give}`;
-  if (stat.size === 0) return `${file} is empty (0 bytes), not a backup: ${give}`;
-  const head = Buffer.alloc(SQLITE_HEADER.length);
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.readSync(fd, head, 0, head.length, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-  if (!head.equals(SQLITE_HEADER)) return `${file} is not an SQLite database (it does not begin with "SQLite format 3"), so not a backup: ${give}`;
-  return undefined;
+/** Why `file` cannot be a backup, or undefined; as ./database-file.ts says it for every command. */
+function whyNotABackup(file: string): BackupError | undefined {
+  const why = whyNotAnSqliteDatabase(file, 'a backup', 'give the file a2a-registry backup wrote');
+  return why && new BackupError(why.message, why.folder);
 }
 
 /** Checks that `file` is a whole registry database this release can open; returns what it holds. */
 function checkedCopy(file: string): Omit<SqliteBackup, 'file' | 'bytes'> {
   const notABackup = whyNotABackup(file);
-  if (notABackup) throw new BackupError(notABackup, true);
+  if (notABackup) throw notABackup;
   let copy: Database.Database;
   try {
     copy = new Database(file, { readonly: true, fileMustExist: true });
   } catch (err) {
-    throw new BackupError(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`, true);
+    throw new BackupError(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`);
   }
   try {
     let check: unknown;
     try {
       check = copy.pragma('quick_check', { simple: true });
     } catch (err) {
-      throw new BackupError(`${file} is not an SQLite database (${(err as Error).message})`, true);
+      throw new BackupError(`${file} is not an SQLite database (${(err as Error).message})`);
     }
     if (check !== 'ok') throw new BackupError(`${file} fails SQLite's integrity check (${String(check)}): restore another backup`);
-    const facts = describe(copy, file, true);
+    const facts = describe(copy, file);
     if (facts.schemaVersion > SQLITE_SCHEMA_VERSION) {
-      throw new BackupError(`${file} was written by a newer release (schema ${facts.schemaVersion}; this one reads up to ${SQLITE_SCHEMA_VERSION}): restore it with that release or a later one`, true);
+      throw new BackupError(`${file} was written by a newer release (schema ${facts.schemaVersion}; this one reads up to ${SQLITE_SCHEMA_VERSION}): restore it with that release or a later one`);
     }
     return facts;
   } finally {
@@ -295,7 +277,7 @@ function reservedEventNumbers(database: string): Map<string, number> {
  */
 export function restoreSqlite(backup: string, database: string, options: { overwrite: boolean }): SqliteRestore {
   const unreadable = whyCannotRead(backup);
-  if (unreadable) throw new BackupError(`cannot read the backup ${backup}: ${unreadable}`);
+  if (unreadable) throw new BackupError(`cannot read the backup ${backup}: ${unreadable}`, true);
   if (!fs.existsSync(backup)) throw new BackupError(`there is no backup at ${backup}`, true);
   if (sameFile(backup, database)) throw new BackupError(`${backup} is the database itself`, true);
   const facts = checkedCopy(backup);
