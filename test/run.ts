@@ -17,7 +17,12 @@ import { resolve, relative } from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 
-const CONCURRENCY = 2;
+/** Files run at once: two (CI's two cores); TEST_CONCURRENCY=n to try another number. */
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? 2);
+if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
+  console.error(`TEST_CONCURRENCY must be a whole number of files from 1 up, not ${JSON.stringify(process.env.TEST_CONCURRENCY)}`);
+  process.exit(2);
+}
 const SLOWEST_SHOWN = 15;
 
 const files = [...new Set(process.argv.slice(2).map((file) => resolve(file)))];
