@@ -25,9 +25,13 @@ if (!Number.isInteger(CONCURRENCY) || CONCURRENCY < 1) {
 }
 const SLOWEST_SHOWN = 15;
 
-const files = [...new Set(process.argv.slice(2).map((file) => resolve(file)))];
-if (files.length === 0) {
-  console.error('usage: node --import tsx test/run.ts <test file>... (the slowest first)');
+const args = process.argv.slice(2);
+const files = [...new Set(args.map((file) => resolve(file)))];
+if (files.length === 0 || args.some((arg) => arg.startsWith('-'))) {
+  console.error(
+    'usage: node --import tsx test/run.ts <test file>... (the slowest first); it takes no options: ' +
+      'for a pattern or another reporter run `node --import tsx --test [options] <test file>...`',
+  );
   process.exit(2);
 }
 
