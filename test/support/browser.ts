@@ -78,8 +78,16 @@ export async function launchBrowser(options: { viewport?: { width: number; heigh
   };
 }
 
-/** Saves a full-page screenshot under test-output/screenshots for a person to look at. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Whether screenshot() saves anything: with TEST_SCREENSHOTS=1 only. They are for a person to
+ * look at, no test reads them, and the web page's 44 full-page screenshots took about a tenth of
+ * its file's time in every run.
+ */
+const SAVE_SCREENSHOTS = process.env.TEST_SCREENSHOTS === '1';
+
+/** With TEST_SCREENSHOTS=1, saves a full-page screenshot under test-output/screenshots for a person to look at, and returns its file. */
+export async function screenshot(page: Page, name: string): Promise<string | undefined> {
+  if (!SAVE_SCREENSHOTS) return undefined;
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });

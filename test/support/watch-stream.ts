@@ -9,6 +9,7 @@ import type { Client } from '@a2a-js/sdk/client';
 import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, JsonRpcTransportFactory as JsonRpcTransportFactory03 } from 'a2a-sdk-03/client';
 import type { Task as Task03 } from 'a2a-sdk-03';
 import { authFetch, dataPart, message, streamEventJson, type WireJson } from './client.js';
+import { BIN, ensureBuilt } from './built.js';
 import { REPO_ROOT, TOKENS } from './registry.js';
 
 /** The events of one stream as they arrive, with a way to wait for one. */
@@ -142,7 +143,11 @@ export async function sendWithPush03(registryUrl: string, token: string, request
   return result;
 }
 
-/** `a2a-registry watch --json` for bob on `tag`, run as a user runs it, with its JSON lines as they come. */
+/**
+ * `a2a-registry watch --json` for bob on `tag`, run as a user runs it (the built command, as
+ * cli.test runs it: compiling src/ through tsx in every child cost more than a second each),
+ * with its JSON lines as they come.
+ */
 export interface CliWatch {
   child: ChildProcess;
   lines: WireJson[];
@@ -154,7 +159,8 @@ export interface CliWatch {
 }
 
 export function cliWatch(registryUrl: string, tag: string, extraArgs: readonly string[] = []): CliWatch {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'watch', '--registry', registryUrl, '--token', TOKENS.bob, '--tag', tag, '--json', ...extraArgs], {
+  ensureBuilt();
+  const child = spawn(process.execPath, [BIN, 'watch', '--registry', registryUrl, '--token', TOKENS.bob, '--tag', tag, '--json', ...extraArgs], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
