@@ -355,17 +355,27 @@ describe('ARD API', () => {
 
     const tagged = await post(`${registry.url}/search`, { query: { text: 'forecast invoice', filter: { tags: 'weather' } } });
     assert.deepEqual(tagged.body.results.map((r: WireJson) => r.identifier), [urn('agent', ids.weather)], 'a bare scalar is a one-element list');
-    // Spellings of one tag (case, spaces, dashes, underscores aside) are one tag of the entry, in
-    // the spelling most of its skills use, as the tags filter finds any of them by any other.
+    // Spellings of one tag (case, spaces, dashes, underscores, words joined in camelCase aside) are
+    // one tag of the entry, in the spelling most of its skills use, as the tags filter finds any of
+    // them by any other; the words written as one word are another tag.
     const card = v1Card('Model Agent', 'https://models.example.org/a2a');
-    const spelt = ['Machine Learning', 'machine-learning', 'machine_learning', 'machine-learning'];
+    const spelt = ['Machine Learning', 'machine-learning', 'machine_learning', 'machine-learning', 'MachineLearning', 'machinelearning'];
     card.skills = spelt.map((tag, i) => ({ ...card.skills[0]!, id: `train-${i}`, tags: [tag, i === 3 ? 'Vision' : 'vision'] }));
     const model = resultOf(await op(writer, { register: { agentCard: card } })).id;
     try {
       const entry = await getJson(`${registry.url}/agents/${model}`);
-      assert.deepEqual(entry.body.tags, ['machine-learning', 'vision']);
+      assert.deepEqual(entry.body.tags, ['machine-learning', 'vision', 'machinelearning']);
       const found = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { tags: ['MACHINE LEARNING'] } } });
       assert.deepEqual(found.body.results.map((r: WireJson) => r.identifier), [urn('agent', model)]);
+      // The skills A2A search finds: the camelCase one with the others, not the one-word one.
+      const skills = async (filter: Record<string, unknown>) => {
+        const [hit] = resultOf(await op(writer, { search: { query: 'invoice', filter } })).results;
+        return [hit.match, ...(hit.matches ?? [])].map((m: WireJson) => m.id).sort();
+      };
+      const learning = ['train-0', 'train-1', 'train-2', 'train-3', 'train-4'];
+      assert.deepEqual(await skills({ tags: ['MachineLearning'] }), learning);
+      assert.deepEqual(await skills({ tags: ['machine_learning'] }), learning);
+      assert.deepEqual(await skills({ tags: ['machinelearning'] }), ['train-5']);
     } finally {
       await op(writer, { unregister: { id: model } });
     }

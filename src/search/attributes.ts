@@ -18,7 +18,7 @@ import type { EntryInterface } from '../contract/types.js';
 import type { EntryHealth } from '../contract/freshness.js';
 import { E_ATTR, E_COUNT, E_OWNER, E_PROFILE, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
 import { part, type IndexState } from './index-state.js';
-import { fold } from './text-encoder.js';
+import { fold, splitCaseWords } from './text-encoder.js';
 
 // E_ATTR bits of an entry row.
 export const A_MCP = 1;
@@ -104,13 +104,15 @@ export function mimeKey(mode: string): string {
 const TAG_SEPARATORS = /[\s\p{Pd}_]+/gu;
 
 /**
- * Folded tag: case and accents ignored, and the separators of its words alike, so that "Machine
- * Learning", "machine-learning" and "machine_learning" are one tag to the tags filter, as they are
- * to `tags:` (which reads words). A tag of separators only ("-") keeps them: it would be empty.
+ * Folded tag: case and accents ignored, and its words apart however they are written, separated
+ * or by case alone as the tokenizer reads them (./text-encoder.ts splitCaseWords), so that
+ * "Machine Learning", "machine-learning", "machine_learning" and "MachineLearning" are one tag to
+ * the tags filter and the catalog, as they are to `tags:` (which reads words); "machinelearning",
+ * one word, is another to all three. A tag of separators only ("-") keeps them: it would be empty.
  */
 export const tagKey = (tag: string): string => {
-  const folded = fold(tag).trim();
-  return folded.replace(TAG_SEPARATORS, ' ').trim() || folded;
+  const words = fold(splitCaseWords(tag));
+  return words.replace(TAG_SEPARATORS, ' ').trim() || words.trim();
 };
 
 /**

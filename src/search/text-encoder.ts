@@ -55,6 +55,13 @@ const CAMEL = /([\p{Ll}\p{N}])(\p{Lu})/gu;
 /** Acronym followed by a word (`HTTPServer` → `HTTP Server`). */
 const ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
 /**
+ * `text` with a space where an identifier's words meet by case alone (`getWeather`,
+ * `base64Encode`, `HTTPServer` → `get Weather`, `base64 Encode`, `HTTP Server`): the boundaries
+ * the tokenizer splits at, for what compares words without tokenizing (a tag's key:
+ * ./attributes.ts tagKey). Before folding, which loses the case.
+ */
+export const splitCaseWords = (text: string): string => text.replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2');
+/**
  * Ideographic scripts: every character is a word, with its marks (a voicing mark, which NFKD
  * separates from its kana). Applied after folding, so half-width katakana (ｼﾞ) is split like
  * full-width (ジ).
@@ -206,7 +213,7 @@ function isWrittenName(s: string, start: number, end: number): boolean {
 
 /** General path: regular expressions with Unicode classes. */
 function tokenizeUnicode(text: string, out: string[], maxTerms: number, keepShort: boolean): void {
-  let s = text.replace(WRITTEN_NAMES, `$&${NAME_MARK} `).replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
+  let s = splitCaseWords(text.replace(WRITTEN_NAMES, `$&${NAME_MARK} `)).replace(SPELLED_SYMBOLS, ' ');
   // Before folding: the dictionaries know the words as written (NFKD splits Thai's sara am).
   if (HAS_UNSPACED.test(s)) s = s.replace(UNSPACED_RUN, spaceWords);
   s = fold(s);
