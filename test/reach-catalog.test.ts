@@ -518,6 +518,20 @@ describe('ARD API', () => {
     assertArdError(await search({ tags: ['weather', 7] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags\/1: expected a string, got an integer/);
     assertArdError(await search({ owner: null }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/owner: expected a string, got null/);
     assert.equal((await search({ protocolVersion: '1.0', streaming: 'false', readOnly: false })).res.status, 200, 'strings and booleans as before');
+    // health and the yes/no keys as the other doors spell them: "OK", " ok", "TRUE" passed here
+    // (lower-cased, trimmed), where A2A and MCP search refuse them; refused, saying how to write them.
+    for (const health of ['OK', ' ok', 'Any']) {
+      const shouted = await search({ health });
+      assertArdError(shouted, 400, 'INVALID_ARGUMENT', /^Filter "health" takes one of ok, unreachable, invalid, any\.$/);
+      assert.equal(shouted.body.details[0].hint, `Write it in lower case, without spaces: {"health": "${health.trim().toLowerCase()}"}.`);
+    }
+    assert.equal(errorOf(await op(writer, { search: { query: 'x', filter: { health: 'OK' } } })).code, 'BAD_REQUEST', 'as A2A search refuses it');
+    for (const yes of ['TRUE', ' true', 'False']) {
+      const shouted = await search({ streaming: yes });
+      assertArdError(shouted, 400, 'INVALID_ARGUMENT', /^Filter "streaming" takes true or false\.$/);
+      assert.match(shouted.body.details[0].hint, /^Write (true|false) \(a JSON boolean, or the string "(true|false)" in lower case\)\.$/);
+    }
+    assert.equal((await search({ health: ['ok'], verified: 'true' })).res.status, 200, 'as they write them');
     // A blank value, or none, is refused where it is, as A2A search refuses it: a blank tag was
     // dropped ({"tags": ["finance", " "]} asked for finance), an empty array ignored, a blank
     // type matched nothing, and a blank owner was told it gave "0 values".
