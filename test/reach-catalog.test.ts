@@ -360,11 +360,12 @@ describe('ARD API', () => {
     // them by any other; the words written as one word are another tag.
     const card = v1Card('Model Agent', 'https://models.example.org/a2a');
     const spelt = ['Machine Learning', 'machine-learning', 'machine_learning', 'machine-learning', 'MachineLearning', 'machinelearning'];
-    card.skills = spelt.map((tag, i) => ({ ...card.skills[0]!, id: `train-${i}`, tags: [tag, i === 3 ? 'Vision' : 'vision'] }));
+    const runtime = ['Node.js', 'node-js'];
+    card.skills = spelt.map((tag, i) => ({ ...card.skills[0]!, id: `train-${i}`, tags: [tag, i === 3 ? 'Vision' : 'vision', ...(runtime[i] ? [runtime[i]] : [])] }));
     const model = resultOf(await op(writer, { register: { agentCard: card } })).id;
     try {
       const entry = await getJson(`${registry.url}/agents/${model}`);
-      assert.deepEqual(entry.body.tags, ['machine-learning', 'vision', 'machinelearning']);
+      assert.deepEqual(entry.body.tags, ['machine-learning', 'vision', 'Node.js', 'machinelearning'], 'Node.js and node-js: one tag, as tags:node-js reads both');
       const found = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { tags: ['MACHINE LEARNING'] } } });
       assert.deepEqual(found.body.results.map((r: WireJson) => r.identifier), [urn('agent', model)]);
       // The skills A2A search finds: the camelCase one with the others, not the one-word one.

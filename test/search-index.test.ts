@@ -617,7 +617,7 @@ describe('filters', () => {
     assert.deepEqual(ids({ tags: [] }).length, ids({}).length);
   });
 
-  it('tags: white space, dashes, underscores and a change of case between a tag\'s words are alike, as for `tags:`', () => {
+  it('tags: white space, dashes, underscores, other punctuation and a change of case between a tag\'s words are alike, as for `tags:`', () => {
     const index = createSearchIndex();
     add(index, 'dash', agent('Dash', [{ id: 'd', name: 'Classify', tags: ['machine-learning'] }]));
     add(index, 'under', agent('Under', [{ id: 'u', name: 'Cluster', tags: ['Machine_Learning'] }]));
@@ -637,6 +637,15 @@ describe('filters', () => {
     // An acronym before a word is a word of its own, as the tokenizer reads it (HTTPServer).
     for (const tag of ['XMLParser', 'xml parser']) assert.deepEqual(filtered([tag]), ['camel', 'one'], tag);
     assert.deepEqual(filtered(['-']), ['one'], 'a tag of only a separator is still asked for as written');
+    // Any punctuation between words, as the query reads it: Node.js is node-js, CI/CD ci-cd.
+    add(index, 'dotted', agent('Dotted', [{ id: 'n', name: 'Run', tags: ['Node.js', 'CI/CD', 'Text-to-Speech'] }]));
+    add(index, 'dashed', agent('Dashed', [{ id: 'n', name: 'Run', tags: ['node-js', 'ci-cd', 'nodejs'] }]));
+    for (const tag of ['Node.js', 'node-js', 'NodeJS', 'CI/CD', 'ci_cd']) {
+      assert.deepEqual(filtered([tag]), ['dashed', 'dotted'], tag);
+      assert.deepEqual(search(index, `tags:${tag} `).hits.map((h) => h.id).sort(), ['dashed', 'dotted'], `tags:${tag}`);
+    }
+    assert.deepEqual(filtered(['text to speech']), ['dotted']);
+    assert.deepEqual(filtered(['text speech']), [], 'a stop word between words is a word of the tag');
   });
 
   it('input and output modes: own modes, else card defaults, MIME wildcards', () => {

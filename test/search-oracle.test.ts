@@ -47,19 +47,20 @@ interface OracleUnit {
 const plainFold = (s: string): string => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
 /**
  * A tag as the tags filter compares it: its words folded, however they are separated (white space,
- * dashes, underscores) or joined by a change of case (MachineLearning, XMLParser; the generated
- * tags are ASCII); written as one word, they are one word.
+ * any punctuation) or joined by a change of case (MachineLearning, XMLParser; the generated tags
+ * are ASCII); written as one word, they are one word.
  */
 const tagWords = (s: string): string =>
   plainFold(s.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2'))
-    .split(/[\s\p{Pd}_]+/u)
+    .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
     .join(' ');
 
 const capitalized = (w: string): string => w.charAt(0).toUpperCase() + w.slice(1);
-/** A two-word tag as cards spell it: dashed, camelCase, snake_case, title case; and one word (another tag). */
+/** A two-word tag as cards spell it: dashed, camelCase, snake_case, title case, dotted; and one word (another tag). */
 const SPELLINGS: readonly ((a: string, b: string) => string)[] = [
   (a, b) => `${a}-${b}`,
+  (a, b) => `${a}.${b}`,
   (a, b) => capitalized(a) + capitalized(b),
   (a, b) => `${a}_${b}`,
   (a, b) => `${capitalized(a)} ${capitalized(b)}`,

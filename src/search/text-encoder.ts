@@ -55,13 +55,6 @@ const CAMEL = /([\p{Ll}\p{N}])(\p{Lu})/gu;
 /** Acronym followed by a word (`HTTPServer` → `HTTP Server`). */
 const ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
 /**
- * `text` with a space where an identifier's words meet by case alone (`getWeather`,
- * `base64Encode`, `HTTPServer` → `get Weather`, `base64 Encode`, `HTTP Server`): the boundaries
- * the tokenizer splits at, for what compares words without tokenizing (a tag's key:
- * ./attributes.ts tagKey). Before folding, which loses the case.
- */
-export const splitCaseWords = (text: string): string => text.replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2');
-/**
  * Ideographic scripts: every character is a word, with its marks (a voicing mark, which NFKD
  * separates from its kana). Applied after folding, so half-width katakana (ｼﾞ) is split like
  * full-width (ジ).
@@ -161,6 +154,11 @@ export interface TokenizeOptions {
    * names a field (./query.ts).
    */
   keepShortAlone?: boolean;
+  /**
+   * Every word, single letters and stop words too, whatever else the text has: a tag's words as
+   * its key compares them (./attributes.ts tagKey), so "text-to-speech" is `text to speech`.
+   */
+  keepShort?: boolean;
 }
 
 /** The terms of `text`, in order, duplicates kept. */
@@ -169,9 +167,10 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   const s = options.maxChars !== undefined && text.length > options.maxChars ? text.slice(0, options.maxChars) : text;
   const out: string[] = [];
   const ascii = ASCII.test(s);
-  if (ascii) tokenizeAscii(s, out, maxTerms, false);
-  else tokenizeUnicode(s, out, maxTerms, false);
-  if (out.length > 0 || options.keepShortAlone !== true) return out;
+  const keepShort = options.keepShort === true;
+  if (ascii) tokenizeAscii(s, out, maxTerms, keepShort);
+  else tokenizeUnicode(s, out, maxTerms, keepShort);
+  if (out.length > 0 || keepShort || options.keepShortAlone !== true) return out;
   if (ascii) tokenizeAscii(s, out, maxTerms, true);
   else tokenizeUnicode(s, out, maxTerms, true);
   return out;
@@ -213,7 +212,7 @@ function isWrittenName(s: string, start: number, end: number): boolean {
 
 /** General path: regular expressions with Unicode classes. */
 function tokenizeUnicode(text: string, out: string[], maxTerms: number, keepShort: boolean): void {
-  let s = splitCaseWords(text.replace(WRITTEN_NAMES, `$&${NAME_MARK} `)).replace(SPELLED_SYMBOLS, ' ');
+  let s = text.replace(WRITTEN_NAMES, `$&${NAME_MARK} `).replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
   // Before folding: the dictionaries know the words as written (NFKD splits Thai's sara am).
   if (HAS_UNSPACED.test(s)) s = s.replace(UNSPACED_RUN, spaceWords);
   s = fold(s);
