@@ -122,6 +122,17 @@ test('a restart loads the saved index, replays the changes committed after it, a
   assert.ok(!messages.includes('search index loaded from its snapshot and the change log'));
   assert.deepEqual(await answers(registry), rebuilt);
   await stop(registry);
+
+  // An index saved in format 11, whose tag keys joined a camelCase tag's words ("MachineLearning"
+  // filed as "machinelearning"), is not loaded as this format: it is rebuilt, with the same answers.
+  const { readIndexSnapshot, writeIndexSnapshot } = await import('../src/search/snapshot-file.js');
+  const saved = await readIndexSnapshot(snapshotFile, () => undefined);
+  assert.ok(saved.ok, 'the shutdown saved the index');
+  await writeIndexSnapshot(snapshotFile, { ...saved.meta, format: 11 }, saved.state);
+  ({ registry, messages } = await start());
+  assert.ok(messages.some((m) => m.startsWith('no saved search index used (it was written by another version (') && m.includes(', format 11)')), messages.join('\n'));
+  assert.deepEqual(await answers(registry), rebuilt);
+  await stop(registry);
 });
 
 test('a snapshot file with a changed byte is refused by its checksum, and its state comes back intact otherwise', async () => {

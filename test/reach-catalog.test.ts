@@ -355,17 +355,28 @@ describe('ARD API', () => {
 
     const tagged = await post(`${registry.url}/search`, { query: { text: 'forecast invoice', filter: { tags: 'weather' } } });
     assert.deepEqual(tagged.body.results.map((r: WireJson) => r.identifier), [urn('agent', ids.weather)], 'a bare scalar is a one-element list');
-    // Spellings of one tag (case, spaces, dashes, underscores aside) are one tag of the entry, in
-    // the spelling most of its skills use, as the tags filter finds any of them by any other.
+    // Spellings of one tag (case, spaces, dashes, underscores, words joined in camelCase aside) are
+    // one tag of the entry, in the spelling most of its skills use, as the tags filter finds any of
+    // them by any other; the words written as one word are another tag.
     const card = v1Card('Model Agent', 'https://models.example.org/a2a');
-    const spelt = ['Machine Learning', 'machine-learning', 'machine_learning', 'machine-learning'];
-    card.skills = spelt.map((tag, i) => ({ ...card.skills[0]!, id: `train-${i}`, tags: [tag, i === 3 ? 'Vision' : 'vision'] }));
+    const spelt = ['Machine Learning', 'machine-learning', 'machine_learning', 'machine-learning', 'MachineLearning', 'machinelearning'];
+    const runtime = ['Node.js', 'node-js'];
+    card.skills = spelt.map((tag, i) => ({ ...card.skills[0]!, id: `train-${i}`, tags: [tag, i === 3 ? 'Vision' : 'vision', ...(runtime[i] ? [runtime[i]] : [])] }));
     const model = resultOf(await op(writer, { register: { agentCard: card } })).id;
     try {
       const entry = await getJson(`${registry.url}/agents/${model}`);
-      assert.deepEqual(entry.body.tags, ['machine-learning', 'vision']);
+      assert.deepEqual(entry.body.tags, ['machine-learning', 'vision', 'Node.js', 'machinelearning'], 'Node.js and node-js: one tag, as tags:node-js reads both');
       const found = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { tags: ['MACHINE LEARNING'] } } });
       assert.deepEqual(found.body.results.map((r: WireJson) => r.identifier), [urn('agent', model)]);
+      // The skills A2A search finds: the camelCase one with the others, not the one-word one.
+      const skills = async (filter: Record<string, unknown>) => {
+        const [hit] = resultOf(await op(writer, { search: { query: 'invoice', filter } })).results;
+        return [hit.match, ...(hit.matches ?? [])].map((m: WireJson) => m.id).sort();
+      };
+      const learning = ['train-0', 'train-1', 'train-2', 'train-3', 'train-4'];
+      assert.deepEqual(await skills({ tags: ['MachineLearning'] }), learning);
+      assert.deepEqual(await skills({ tags: ['machine_learning'] }), learning);
+      assert.deepEqual(await skills({ tags: ['machinelearning'] }), ['train-5']);
     } finally {
       await op(writer, { unregister: { id: model } });
     }
@@ -508,6 +519,20 @@ describe('ARD API', () => {
     assertArdError(await search({ tags: ['weather', 7] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags\/1: expected a string, got an integer/);
     assertArdError(await search({ owner: null }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/owner: expected a string, got null/);
     assert.equal((await search({ protocolVersion: '1.0', streaming: 'false', readOnly: false })).res.status, 200, 'strings and booleans as before');
+    // health and the yes/no keys as the other doors spell them: "OK", " ok", "TRUE" passed here
+    // (lower-cased, trimmed), where A2A and MCP search refuse them; refused, saying how to write them.
+    for (const health of ['OK', ' ok', 'Any']) {
+      const shouted = await search({ health });
+      assertArdError(shouted, 400, 'INVALID_ARGUMENT', /^Filter "health" takes one of ok, unreachable, invalid, any\.$/);
+      assert.equal(shouted.body.details[0].hint, `Write it in lower case, without spaces: {"health": "${health.trim().toLowerCase()}"}.`);
+    }
+    assert.equal(errorOf(await op(writer, { search: { query: 'x', filter: { health: 'OK' } } })).code, 'BAD_REQUEST', 'as A2A search refuses it');
+    for (const yes of ['TRUE', ' true', 'False']) {
+      const shouted = await search({ streaming: yes });
+      assertArdError(shouted, 400, 'INVALID_ARGUMENT', /^Filter "streaming" takes true or false\.$/);
+      assert.match(shouted.body.details[0].hint, /^Write (true|false) \(a JSON boolean, or the string "(true|false)" in lower case\)\.$/);
+    }
+    assert.equal((await search({ health: ['ok'], verified: 'true' })).res.status, 200, 'as they write them');
     // A blank value, or none, is refused where it is, as A2A search refuses it: a blank tag was
     // dropped ({"tags": ["finance", " "]} asked for finance), an empty array ignored, a blank
     // type matched nothing, and a blank owner was told it gave "0 values".

@@ -617,20 +617,35 @@ describe('filters', () => {
     assert.deepEqual(ids({ tags: [] }).length, ids({}).length);
   });
 
-  it('tags: white space, dashes and underscores between a tag\'s words are alike, as for `tags:`', () => {
+  it('tags: white space, dashes, underscores, other punctuation and a change of case between a tag\'s words are alike, as for `tags:`', () => {
     const index = createSearchIndex();
     add(index, 'dash', agent('Dash', [{ id: 'd', name: 'Classify', tags: ['machine-learning'] }]));
     add(index, 'under', agent('Under', [{ id: 'u', name: 'Cluster', tags: ['Machine_Learning'] }]));
     add(index, 'space', agent('Space', [{ id: 's', name: 'Regress', tags: ['machine  learning'] }]));
-    add(index, 'one', agent('One', [{ id: 'o', name: 'Predict', tags: ['machinelearning', '-'] }]));
+    add(index, 'camel', agent('Camel', [{ id: 'c', name: 'Embed', tags: ['MachineLearning', 'XMLParser'] }]));
+    add(index, 'one', agent('One', [{ id: 'o', name: 'Predict', tags: ['machinelearning', '-', 'xml-parser'] }]));
     const filtered = (tags: string[]) => search(index, '', { tags }).hits.map((h) => h.id).sort();
-    for (const tag of ['machine learning', 'Machine-Learning', 'machine_learning', ' machine \u2013 learning ']) assert.deepEqual(filtered([tag]), ['dash', 'space', 'under'], tag);
-    assert.deepEqual(search(index, 'tags:"machine learning"').hits.map((h) => h.id).sort(), ['dash', 'space', 'under'], 'as the query finds them');
+    const all = ['camel', 'dash', 'space', 'under'];
+    for (const tag of ['machine learning', 'Machine-Learning', 'machine_learning', ' machine \u2013 learning ', 'MachineLearning']) assert.deepEqual(filtered([tag]), all, tag);
+    for (const q of ['tags:"machine learning"', 'tags:MachineLearning ']) assert.deepEqual(search(index, q).hits.map((h) => h.id).sort(), all, `as the query ${q} finds them`);
     // A word with parts after a field is one tag, as the filter reads it: not a skill tagged "machine" and "deep-learning".
     add(index, 'apart', agent('Apart', [{ id: 'a', name: 'Tune', tags: ['machine', 'deep-learning'] }]));
-    for (const q of ['tags:machine-learning', 'tags:Machine_Learning ']) assert.deepEqual(search(index, q).hits.map((h) => h.id).sort(), ['dash', 'space', 'under'], q);
+    for (const q of ['tags:machine-learning', 'tags:Machine_Learning ']) assert.deepEqual(search(index, q).hits.map((h) => h.id).sort(), all, q);
+    // One word is another tag, to the filter as to the query (the camelCase tag was filed as this one).
     assert.deepEqual(filtered(['machinelearning']), ['one'], 'a tag written as one word stays another tag');
+    assert.deepEqual(search(index, 'tags:machinelearning ').hits.map((h) => h.id), ['one']);
+    // An acronym before a word is a word of its own, as the tokenizer reads it (HTTPServer).
+    for (const tag of ['XMLParser', 'xml parser']) assert.deepEqual(filtered([tag]), ['camel', 'one'], tag);
     assert.deepEqual(filtered(['-']), ['one'], 'a tag of only a separator is still asked for as written');
+    // Any punctuation between words, as the query reads it: Node.js is node-js, CI/CD ci-cd.
+    add(index, 'dotted', agent('Dotted', [{ id: 'n', name: 'Run', tags: ['Node.js', 'CI/CD', 'Text-to-Speech'] }]));
+    add(index, 'dashed', agent('Dashed', [{ id: 'n', name: 'Run', tags: ['node-js', 'ci-cd', 'nodejs'] }]));
+    for (const tag of ['Node.js', 'node-js', 'NodeJS', 'CI/CD', 'ci_cd']) {
+      assert.deepEqual(filtered([tag]), ['dashed', 'dotted'], tag);
+      assert.deepEqual(search(index, `tags:${tag} `).hits.map((h) => h.id).sort(), ['dashed', 'dotted'], `tags:${tag}`);
+    }
+    assert.deepEqual(filtered(['text to speech']), ['dotted']);
+    assert.deepEqual(filtered(['text speech']), [], 'a stop word between words is a word of the tag');
   });
 
   it('input and output modes: own modes, else card defaults, MIME wildcards', () => {

@@ -45,6 +45,35 @@ interface OracleUnit {
 }
 
 const plainFold = (s: string): string => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
+/**
+ * A tag as the tags filter compares it: its words folded, however they are separated (white space,
+ * any punctuation) or joined by a change of case (MachineLearning, XMLParser; the generated tags
+ * are ASCII); written as one word, they are one word.
+ */
+const tagWords = (s: string): string =>
+  plainFold(s.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2'))
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .join(' ');
+
+const capitalized = (w: string): string => w.charAt(0).toUpperCase() + w.slice(1);
+/** A two-word tag as cards spell it: dashed, camelCase, snake_case, title case, dotted; and one word (another tag). */
+const SPELLINGS: readonly ((a: string, b: string) => string)[] = [
+  (a, b) => `${a}-${b}`,
+  (a, b) => `${a}.${b}`,
+  (a, b) => capitalized(a) + capitalized(b),
+  (a, b) => `${a}_${b}`,
+  (a, b) => `${capitalized(a)} ${capitalized(b)}`,
+  (a, b) => a + b,
+];
+/** The generated tags are one word each: a skill with two or more gets its first two as a tag of two words too, spelt by turns. */
+function withTwoWordTags(d: EntryDescription, entryNo: number): EntryDescription {
+  return {
+    ...d,
+    skills: d.skills.map((k, i) => (k.tags.length < 2 ? k : { ...k, tags: [...k.tags, SPELLINGS[(entryNo + i) % SPELLINGS.length]!(k.tags[0]!, k.tags[1]!)] })),
+  };
+}
+
 const mime = (s: string): string => plainFold(s.split(';')[0]!);
 
 function termsOf(fields: [Field, (string | undefined)[]][]): Map<Field, Set<string>> {
@@ -136,7 +165,7 @@ function passes(u: OracleUnit, f: SearchFilter): boolean {
   }
   if (skillLevel) {
     if (u.type !== 'skill') return false;
-    if (tags && !u.tags!.some((t) => tags.some((x) => plainFold(x) === plainFold(t)))) return false;
+    if (tags && !u.tags!.some((t) => tags.some((x) => tagWords(x) === tagWords(t)))) return false;
     if (inModes && !u.inputModes!.some((m) => inModes.some((a) => modeOk(m, a)))) return false;
     if (outModes && !u.outputModes!.some((m) => outModes.some((a) => modeOk(m, a)))) return false;
   }
@@ -302,6 +331,12 @@ function checkListing(index: SearchIndex, oracle: Oracle, filter: SearchFilter, 
 
 const words = [...new Set(vocabularyWords().flatMap((w) => tokenize(w)))].sort();
 const tags = [...new Set(DOMAINS.flatMap((d) => d.tags))];
+/** Two-word tags the generated skills carry, each asked for in every spelling. */
+const twoWordTags = [
+  ...new Set(entries(60, SEED).flatMap((e) => e.description.skills.flatMap((k) => (k.tags.length > 2 ? [`${k.tags[0]} ${k.tags[1]}`] : [])))),
+]
+  .slice(0, 4)
+  .flatMap((pair) => SPELLINGS.map((spell) => spell(...(pair.split(' ') as [string, string]))));
 const wordArb = fc.constantFrom(...words, 'zzzunknown');
 const queryArb = fc.array(wordArb, { minLength: 1, maxLength: 3 });
 
@@ -318,7 +353,7 @@ const filterArb: fc.Arbitrary<SearchFilter> = fc.record(
     streaming: fc.boolean(),
     protocolBinding: fc.constantFrom('JSONRPC', 'jsonrpc', 'GRPC', 'HTTP+JSON', 'MCP', 'SOAP'),
     protocolVersion: fc.constantFrom('1', '1.0', '1.0.1', '0.3', '0.3.0', '2.0'),
-    tags: fc.array(fc.constantFrom(...tags, 'WEATHER', 'Finance', 'no-such-tag'), { maxLength: 3 }),
+    tags: fc.array(fc.constantFrom(...tags, ...twoWordTags, 'WEATHER', 'Finance', 'no-such-tag'), { maxLength: 3 }),
     inputModes: fc.array(fc.constantFrom(...MODES, 'TEXT/PLAIN', 'image/gif', '*/*'), { maxLength: 2 }),
     outputModes: fc.array(fc.constantFrom(...MODES, 'audio/*'), { maxLength: 2 }),
     readOnly: fc.boolean(),
@@ -338,7 +373,7 @@ const sparseFilterArb: fc.Arbitrary<SearchFilter> = fc.oneof(
 );
 
 function entries(count: number, seed: number): IndexedEntry[] {
-  return generateEntries(count, seed).map((g) => ({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: describeGenerated(g) }));
+  return generateEntries(count, seed).map((g, i) => ({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: withTwoWordTags(describeGenerated(g), i) }));
 }
 
 /**
@@ -392,6 +427,8 @@ describe('search index vs a plain scan', () => {
   });
 
   it('empty text with filters: the exact listing, newest first', () => {
+    // Each two-word tag in each spelling (most filters above ask for none of them).
+    for (const tag of twoWordTags) checkListing(index, oracle, { tags: [tag] }, 200);
     fc.assert(
       fc.property(sparseFilterArb, fc.integer({ min: 5, max: 200 }), (f, pageSize) => {
         checkListing(index, oracle, f, pageSize);

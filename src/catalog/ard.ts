@@ -120,7 +120,8 @@ export const ARD_FILTER_KEYS: Record<string, string> = {
   health: 'ok, unreachable or invalid (the latest check of the live agent or server), or any (also entries hidden for failing long)',
   verified: "true or false (the agent card's signature verified with a key the operator trusts)",
 };
-const HEALTH_VALUES = ['ok', 'unreachable', 'invalid', 'any'] as const;
+/** The search's own health values, spelt as its other doors (A2A, MCP) take them: lower case. */
+const HEALTH_VALUES = searchSchema.shape.filter.unwrap().shape.health.unwrap().options;
 const LIST_KEYS = ['tags', 'inputModes', 'outputModes', 'capabilities'] as const;
 const ONE_VALUE_KEYS = ['protocolBinding', 'protocolVersion', 'owner'] as const;
 const BOOLEAN_KEYS = ['streaming', 'readOnly', 'destructive', 'idempotent', 'openWorld', 'verified'] as const;
@@ -223,11 +224,18 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
     } else if (key === 'publisher') {
       if (!stringsOf(values).some((p) => p.toLowerCase() === site.publisher)) matchable = false;
     } else if (key === 'health') {
-      const distinct = [...new Set(stringsOf(values).map((v) => v.toLowerCase()))];
+      // As written, as the other doors compare it: "OK" or " ok" passed here, lower-cased and
+      // trimmed, where A2A and MCP search refuse them.
+      const distinct = [...new Set(values.map(String))];
       const health = distinct.length === 1 ? HEALTH_VALUES.find((h) => h === distinct[0]) : undefined;
       if (!health) {
+        const lower = distinct.length === 1 ? HEALTH_VALUES.find((h) => h === distinct[0]!.trim().toLowerCase()) : undefined;
         throw badRequest(`Filter "health" takes one of ${HEALTH_VALUES.join(', ')}.`, [
-          { path: at(key), message: `got ${JSON.stringify(raw).slice(0, 60)}`, hint: 'e.g. {"health": "ok"} for agents that answered their latest check.' },
+          {
+            path: at(key),
+            message: `got ${JSON.stringify(raw).slice(0, 60)}`,
+            hint: lower ? `Write it in lower case, without spaces: {"health": "${lower}"}.` : 'e.g. {"health": "ok"} for agents that answered their latest check.',
+          },
         ]);
       }
       out.health = health;
@@ -240,8 +248,19 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
     } else {
       const bools = new Set<boolean>();
       for (const v of values) {
-        const b = typeof v === 'boolean' ? v : v.trim().toLowerCase() === 'true' ? true : v.trim().toLowerCase() === 'false' ? false : undefined;
-        if (b === undefined) throw badRequest(`Filter "${key}" takes true or false.`, [{ path: at(key), message: `not a boolean: ${JSON.stringify(v).slice(0, 40)}` }]);
+        // The JSON literal's spelling in a string, "true" or "false": "TRUE" and " True" passed here
+        // (the health filter's "OK" likewise), where the other doors take JSON booleans only.
+        const b = typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined;
+        if (b === undefined) {
+          const meant = ['true', 'false'].includes(String(v).trim().toLowerCase()) ? String(v).trim().toLowerCase() : undefined;
+          throw badRequest(`Filter "${key}" takes true or false.`, [
+            {
+              path: at(key),
+              message: `not a boolean: ${JSON.stringify(v).slice(0, 40)}`,
+              hint: meant ? `Write ${meant} (a JSON boolean, or the string "${meant}" in lower case).` : `A JSON boolean, or the string "true" or "false".`,
+            },
+          ]);
+        }
         bools.add(b);
       }
       if (bools.size === 1) out[key as (typeof BOOLEAN_KEYS)[number]] = [...bools][0]!;

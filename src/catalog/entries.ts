@@ -55,10 +55,11 @@ function distinct(values: string[], max: number): string[] {
 }
 
 /**
- * An entry's tags, one per tag the tags filter tells apart (case, accents and the separators
- * between a tag's words aside: ../search/attributes.ts tagKey), each in the spelling most of its
- * skills use (the first of equals), in the order they first appear. "Machine Learning" and
- * "machine-learning" were two tags of one entry, though asking for either finds both.
+ * An entry's tags, one per tag the tags filter tells apart (case, accents and what separates a
+ * tag's words, punctuation or a change of case included, aside: ../search/attributes.ts
+ * tagKey), each in the spelling most of its skills use (the first of equals), in the order they
+ * first appear. "Machine Learning", "machine-learning" and "MachineLearning" (or "Node.js" and
+ * "node-js") were several tags of one entry, though asking for any finds them all.
  */
 function distinctTags(values: string[], max: number): string[] {
   const spellings = new Map<string, Map<string, number>>();

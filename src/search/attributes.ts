@@ -18,7 +18,7 @@ import type { EntryInterface } from '../contract/types.js';
 import type { EntryHealth } from '../contract/freshness.js';
 import { E_ATTR, E_COUNT, E_OWNER, E_PROFILE, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
 import { part, type IndexState } from './index-state.js';
-import { fold } from './text-encoder.js';
+import { fold, tokenize } from './text-encoder.js';
 
 // E_ATTR bits of an entry row.
 export const A_MCP = 1;
@@ -100,18 +100,15 @@ export function mimeKey(mode: string): string {
   return fold(semi >= 0 ? mode.slice(0, semi) : mode).trim();
 }
 
-/** What separates a tag's words: white space, dashes (any dash punctuation), underscores. */
-const TAG_SEPARATORS = /[\s\p{Pd}_]+/gu;
-
 /**
- * Folded tag: case and accents ignored, and the separators of its words alike, so that "Machine
- * Learning", "machine-learning" and "machine_learning" are one tag to the tags filter, as they are
- * to `tags:` (which reads words). A tag of separators only ("-") keeps them: it would be empty.
+ * A tag's key: its words as the tokenizer reads them (case and accents folded; split at white
+ * space, dashes, any punctuation and a change of case, as in camelCase and XMLParser; single
+ * letters and stop words kept), so that "Machine Learning", "machine-learning", "MachineLearning",
+ * "Node.js" and "node-js", "CI/CD" and "ci-cd" are one tag each to the tags filter and the catalog,
+ * as they are to `tags:` (which reads words); "machinelearning", one word, is another to all
+ * three. A tag of no word ("-", "$") keeps its folded text: it would be empty.
  */
-export const tagKey = (tag: string): string => {
-  const folded = fold(tag).trim();
-  return folded.replace(TAG_SEPARATORS, ' ').trim() || folded;
-};
+export const tagKey = (tag: string): string => tokenize(tag, { keepShort: true }).join(' ') || fold(tag).trim();
 
 /**
  * A protocol binding as the protocolBinding filter compares it: case and the separators people

@@ -13,7 +13,8 @@
  *   accepts "1.0.0" and "1.0.1" (prefix on a dot boundary), and "1.0.0" accepts "1.0" (the same version). When both are given, one interface must satisfy both. An interface without a
  *   version of its own has its card's generation ("0.3" / "1.0").
  * - tags: the hit is a skill carrying ANY of the given tags (case and accent insensitive; white
- *   space, dashes and underscores between a tag's words alike: ./attributes.ts tagKey).
+ *   space, punctuation and a change of case between a tag's words alike, MachineLearning is
+ *   machine-learning and Node.js node-js, as for `tags:`: ./attributes.ts tagKey).
  * - inputModes / outputModes: the hit is a skill accepting (producing) ANY of the given MIME
  *   types, by its own modes or, when it lists none, the card's defaults. Wildcards work both
  *   ways: the card's `text/*` (or `*` / `*\/*`) accepts an asked `text/plain`, an asked `text/*`

@@ -154,6 +154,11 @@ export interface TokenizeOptions {
    * names a field (./query.ts).
    */
   keepShortAlone?: boolean;
+  /**
+   * Every word, single letters and stop words too, whatever else the text has: a tag's words as
+   * its key compares them (./attributes.ts tagKey), so "text-to-speech" is `text to speech`.
+   */
+  keepShort?: boolean;
 }
 
 /** The terms of `text`, in order, duplicates kept. */
@@ -162,9 +167,10 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   const s = options.maxChars !== undefined && text.length > options.maxChars ? text.slice(0, options.maxChars) : text;
   const out: string[] = [];
   const ascii = ASCII.test(s);
-  if (ascii) tokenizeAscii(s, out, maxTerms, false);
-  else tokenizeUnicode(s, out, maxTerms, false);
-  if (out.length > 0 || options.keepShortAlone !== true) return out;
+  const keepShort = options.keepShort === true;
+  if (ascii) tokenizeAscii(s, out, maxTerms, keepShort);
+  else tokenizeUnicode(s, out, maxTerms, keepShort);
+  if (out.length > 0 || keepShort || options.keepShortAlone !== true) return out;
   if (ascii) tokenizeAscii(s, out, maxTerms, true);
   else tokenizeUnicode(s, out, maxTerms, true);
   return out;
