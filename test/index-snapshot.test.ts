@@ -123,8 +123,8 @@ test('a restart loads the saved index, replays the changes committed after it, a
   assert.deepEqual(await answers(registry), rebuilt);
   await stop(registry);
 
-  // An index saved in format 11, whose tag keys joined a camelCase tag's words ("MachineLearning"
-  // filed as "machinelearning"), is not loaded as this format: it is rebuilt, with the same answers.
+  // An index saved in format 11, whose tag keys kept a dashed tag's words apart ("machine-learning"
+  // filed as "machine learning"), is not loaded as this format: it is rebuilt, with the same answers.
   const { readIndexSnapshot, writeIndexSnapshot } = await import('../src/search/snapshot-file.js');
   const saved = await readIndexSnapshot(snapshotFile, () => undefined);
   assert.ok(saved.ok, 'the shutdown saved the index');

@@ -47,17 +47,17 @@ interface OracleUnit {
 const plainFold = (s: string): string => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().trim();
 /**
  * A tag as the tags filter compares it: its words folded, however they are separated (white space,
- * any punctuation) or joined by a change of case (MachineLearning, XMLParser; the generated tags
- * are ASCII); written as one word, they are one word.
+ * any punctuation) or joined (by a change of case, as MachineLearning and XMLParser, or written as
+ * one word; the generated tags are ASCII): all are the words written as one.
  */
 const tagWords = (s: string): string =>
   plainFold(s.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2'))
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
-    .join(' ');
+    .join('');
 
 const capitalized = (w: string): string => w.charAt(0).toUpperCase() + w.slice(1);
-/** A two-word tag as cards spell it: dashed, camelCase, snake_case, title case, dotted; and one word (another tag). */
+/** A two-word tag as cards spell it: dashed, camelCase, snake_case, title case, dotted, one word. */
 const SPELLINGS: readonly ((a: string, b: string) => string)[] = [
   (a, b) => `${a}-${b}`,
   (a, b) => `${a}.${b}`,

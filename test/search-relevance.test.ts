@@ -322,6 +322,27 @@ describe('query syntax', () => {
   });
 });
 
+describe('words written together or apart', () => {
+  // The tokenizer files a camelCase name as its words (getWeather finds "weather"), so "GitHub" was
+  // `git hub` and "JavaScript" `java script`: typed in lower case, as people type, they found nothing.
+  const index = build([
+    ['gh', agent('GitHub Helper', 'Opens issues.', [{ id: 'i', name: 'Open issue', tags: ['DevTools'] }])],
+    ['js', agent('JavaScript Linter', 'Lints code.', [{ id: 'l', name: 'Lint', tags: ['machinelearning'] }])],
+    ['hub', agent('Hub Finder', 'Finds a git repository by name.', [{ id: 'f', name: 'Find' }])],
+  ]);
+  it('a word is also read as the two words an entry holds side by side', () => {
+    for (const q of ['github', 'github ']) assert.deepEqual(ids(index, q), ['gh'], q);
+    // Typed apart, they are two words, which another entry may hold apart: the one holding them side by side first.
+    for (const q of ['GitHub', 'git hub']) assert.deepEqual(ids(index, q), ['gh', 'hub'], q);
+    assert.deepEqual(ids(index, 'javascript'), ['js']);
+    assert.deepEqual(ids(index, 'tags:devtools'), ['gh']);
+    assert.deepEqual(ids(index, '"github"'), [], 'a quoted word is matched as written');
+  });
+  it('a phrase is also read as its words written as one', () => {
+    for (const q of ['tags:MachineLearning', 'tags:machine-learning', '"machine learning"']) assert.deepEqual(ids(index, q), ['js'], q);
+  });
+});
+
 describe('results per entry', () => {
   const skills = Array.from({ length: 14 }, (_, i) => ({ id: `s${i}`, name: `Weather report ${i}` }));
   const index = build([

@@ -103,12 +103,13 @@ export function mimeKey(mode: string): string {
 /**
  * A tag's key: its words as the tokenizer reads them (case and accents folded; split at white
  * space, dashes, any punctuation and a change of case, as in camelCase and XMLParser; single
- * letters and stop words kept), so that "Machine Learning", "machine-learning", "MachineLearning",
- * "Node.js" and "node-js", "CI/CD" and "ci-cd" are one tag each to the tags filter and the catalog,
- * as they are to `tags:` (which reads words); "machinelearning", one word, is another to all
- * three. A tag of no word ("-", "$") keeps its folded text: it would be empty.
+ * letters and stop words kept), written as one word, so that "Machine Learning",
+ * "machine-learning", "MachineLearning" and "machinelearning", "GitHub" and "github", "Node.js",
+ * "node-js" and "nodejs", "CI/CD" and "ci-cd" are one tag each to the tags filter and the catalog,
+ * as they are to `tags:` (which reads words, and a word as two or two as one:
+ * ./expansion.ts addSplits). A tag of no word ("-", "$") keeps its folded text: it would be empty.
  */
-export const tagKey = (tag: string): string => tokenize(tag, { keepShort: true }).join(' ') || fold(tag).trim();
+export const tagKey = (tag: string): string => tokenize(tag, { keepShort: true }).join('') || fold(tag).trim();
 
 /**
  * A protocol binding as the protocolBinding filter compares it: case and the separators people

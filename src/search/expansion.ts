@@ -42,6 +42,13 @@ const MAX_FORMS_PER_RELATED = 4;
 /** Lookups per clause, all variants together. */
 const MAX_TERMS_PER_CLAUSE = 64;
 
+/** The shortest part of a word read as two (addSplits): "js" of "nodejs". */
+const MIN_SPLIT_PART = 2;
+/** Readings of one word as two, at most. */
+const MAX_SPLITS = 2;
+/** A phrase of up to this many words is also looked up written as one word. */
+const MAX_JOINED_WORDS = 3;
+
 /** No language restriction. */
 export const ANY_LANGUAGE = -1;
 
@@ -134,6 +141,8 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
           out.phrases.push({ words: [...typed, t], weight: PREFIX_WEIGHT, strong: true, completion: true });
         }
       }
+      // Its words written as one ("machine learning" also finds "machinelearning", `tags:MachineLearning` a tag "machinelearning").
+      if (alt.words.length <= MAX_JOINED_WORDS) addTerm({ term: alt.words.join(''), weight: 1, strong: true, lang: ANY_LANGUAGE });
       if (!excluding) addRelated(alt.words.join(' '), 1, out, addTerm, ctx, o, true);
       continue;
     }
@@ -143,6 +152,7 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
       for (const t of ctx.vocabulary.expand(alt.word, MAX_PREFIX_EXPANSIONS)) addTerm({ term: t, weight: PREFIX_WEIGHT, strong: true, lang: ANY_LANGUAGE });
     }
     if (alt.exact) continue;
+    addSplits(alt.word, out, ctx);
     let languages = o.languages;
     if (o.dictionary && ctx.postings(alt.word) === 0 && !o.dictionary.knows(alt.word)) languages &= ~(1 << ENGLISH);
     const forms = o.wordForms ? formsOf(alt.word, ctx.vocabulary, languages) : [];
@@ -155,6 +165,26 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
     }
   }
   return out;
+}
+
+/**
+ * A word read as two words that entries hold side by side: "github" is "GitHub" and "javascript"
+ * "JavaScript", which the tokenizer files as `git hub` and `java script` (it splits camelCase, so
+ * that getWeather finds "weather"), and which people type in lower case. Each split whose two parts
+ * are both terms of the index becomes a phrase, worth the word itself; a split whose parts are
+ * never adjacent in one text matches nothing, so spurious ones cost a lookup, not a wrong hit.
+ * Looked up in the vocabulary only: nothing is added to the index per entry.
+ */
+function addSplits(word: string, out: PlanClause, ctx: ExpansionContext): void {
+  if (word.length < 2 * MIN_SPLIT_PART) return;
+  let found = 0;
+  for (let i = MIN_SPLIT_PART; i <= word.length - MIN_SPLIT_PART && found < MAX_SPLITS; i++) {
+    const head = word.slice(0, i);
+    const tail = word.slice(i);
+    if (!ctx.vocabulary.has(head) || !ctx.vocabulary.has(tail)) continue;
+    out.phrases.push({ words: [head, tail], weight: 1, strong: true });
+    found++;
+  }
 }
 
 /** Terms sharing the word's stem, per language that has entries (the word itself left out). */
