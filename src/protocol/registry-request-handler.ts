@@ -152,7 +152,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 
   /** GetTask: the SDK's, with historyLength checked (the SDK takes a negative one as 0, a fraction or NaN as "all"). */
   override async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
-    requireTaskId(params.id, 'id');
+    requireTaskId(params.id, 'id', context);
     requireInteger('historyLength', params.historyLength, HISTORY_LENGTH);
     return super.getTask(params, context);
   }
@@ -175,7 +175,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
 
   /** CreateTaskPushNotificationConfig: the SDK's, on the replica that runs the task's watch (see #bringWatchHere). */
   override async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    requireTaskId(params.taskId, 'taskId');
+    requireTaskId(params.taskId, 'taskId', context);
     await this.#bringWatchHere(params.taskId, context);
     // v1.0 sends the config as the params (its fields are named so already); v0.3 inside them
     // (the SDK's v0.3 answers carry no ErrorInfo today; the name stays right for when they do).
@@ -190,7 +190,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     params: ListTaskPushNotificationConfigsRequest,
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    requireTaskId(params.taskId, configTaskField(context));
+    requireTaskId(params.taskId, configTaskField(context), context);
     requireInteger('pageSize', params.pageSize, CONFIGS_PAGE_SIZE);
     await this.#bringWatchHere(params.taskId, context);
     const { configs } = await super.listTaskPushNotificationConfigs(params, context);
@@ -207,7 +207,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * REQUIRED), and one that does not is invalid params rather than "config '' not found".
    */
   override async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    requireTaskId(params.taskId, configTaskField(context));
+    requireTaskId(params.taskId, configTaskField(context), context);
     await this.#bringWatchHere(params.taskId, context);
     if (params.id) return super.getTaskPushNotificationConfig(params, context);
     if (context.requestedVersion !== LEGACY_VERSION) {
@@ -229,7 +229,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * (3.1.10): a second delete changes nothing either, and says the config is not there.
    */
   override async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
-    requireTaskId(params.taskId, configTaskField(context));
+    requireTaskId(params.taskId, configTaskField(context), context);
     if (!params.id) {
       // v0.3's delete without pushNotificationConfigId means the config set without an id, which
       // has the task's id (the v0.3 SDK's servers deleted that one); v1.0's id is REQUIRED.
@@ -256,7 +256,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * Any other task: the SDK's live events.
    */
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    requireTaskId(params.id, 'id');
+    requireTaskId(params.id, 'id', context);
     const events = super.resubscribe(params, context);
     const first = await events.next().catch(rethrowWithStateNames);
     if (first.done) return;
@@ -278,7 +278,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    * runs it, and the SDK only marks the task CANCELED).
    */
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
-    requireTaskId(params.id, 'id');
+    requireTaskId(params.id, 'id', context);
     // A watch another replica runs moves here first and ends here, its final status pushed: it
     // went on running there, pushing to its webhooks under a CANCELED task (and counted against
     // the principal's watches) until it expired. One that replica keeps (a client streams it
@@ -518,14 +518,13 @@ function requireTimestamp(field: string, value: string | undefined): void {
 /**
  * The task a request names, REQUIRED: the SDK refused a missing or blank one with "Task ID is
  * required", naming no field where every other invalid-params refusal names its own. `field` is
- * the request's name for it.
+ * the request's name for it. A v0.3 request is pointed at its own method (message/send) and not
+ * at ListTasks, which v0.3 does not have.
  */
-function requireTaskId(value: string | undefined, field: string): void {
+function requireTaskId(value: string | undefined, field: string, context: ServerCallContext): void {
   if (value && value.trim() !== '') return;
-  throw new RequestMalformedError({
-    message: `${field} is required: the id of the task (SendMessage answers with it; ListTasks lists them).`,
-    metadata: { field },
-  });
+  const where = context.requestedVersion === LEGACY_VERSION ? 'message/send answers with it' : 'SendMessage answers with it; ListTasks lists them';
+  throw new RequestMalformedError({ message: `${field} is required: the id of the task (${where}).`, metadata: { field } });
 }
 
 /** A push config method's name for the task: taskId (v1.0), id (v0.3's get, list and delete; its set is rewritten to v1.0's). */
