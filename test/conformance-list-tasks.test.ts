@@ -91,6 +91,21 @@ describe('ListTasks statusTimestampAfter values', () => {
   });
 });
 
+describe('ListTasks without params', () => {
+  test('over JSON-RPC lists every task of the caller, as params {} does (ListTasksRequest has no required field; JSON-RPC params may be omitted)', async () => {
+    const res = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...alice },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'ListTasks' }),
+    });
+    const answer = (await res.json()) as WireJson;
+    assert.equal(answer.id, 8);
+    assert.ok(answer.result, JSON.stringify(answer).slice(0, 300));
+    assert.deepEqual(idsOf(answer.result.tasks), idsOf((await rpc('ListTasks', {})).result.tasks));
+    assert.ok(idsOf(answer.result.tasks).includes(searched.id), 'the search task is listed');
+  });
+});
+
 describe('ListTasks pageToken', () => {
   test('one that is no page token of the task list is invalid params naming the field, on JSON-RPC and HTTP+JSON', async () => {
     const viaRpc = await rpc('ListTasks', { pageToken: 'not-a-token' });

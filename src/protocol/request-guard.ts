@@ -41,6 +41,14 @@ const V1_TO_V03 = new Map<string, string | undefined>([
 ]);
 const V03_TO_V1 = new Map([...V1_TO_V03].filter((pair): pair is [string, string] => pair[1] !== undefined).map(([v1, v03]) => [v03, v1]));
 
+/**
+ * The methods whose request has no REQUIRED field, so a JSON-RPC request may omit its params
+ * (JSON-RPC 2.0 4: "This member MAY be omitted"): GetExtendedAgentCard, and ListTasks, whose
+ * fields are all optional filters (A2A ListTasksRequest). `{"method": "ListTasks"}` lists every
+ * task of the caller, as `"params": {}` does; it was refused saying params are required.
+ */
+const PARAMS_OPTIONAL = new Set(['GetExtendedAgentCard', 'agent/getAuthenticatedExtendedCard', 'ListTasks']);
+
 /** MCP's method names (lifecycle, tools, resources, prompts, completion, logging, notifications), none of them A2A's. */
 const MCP_METHOD = /^(?:initialize|ping|(?:tools|resources|prompts|completion|logging|notifications|sampling|elicitation|roots)\/.+)$/;
 
@@ -265,9 +273,11 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   const notFound = unknownMethod(method, req.header(VERSION_PARAMETER));
   if (notFound) return refuse(req, res, JSONRPC_METHOD_NOT_FOUND, notFound, usableId);
   if (params !== undefined && !isObject(params)) return refuse(req, res, JSONRPC_INVALID_PARAMS, '"params" must be a JSON object.', usableId);
-  if (params === undefined && method !== 'GetExtendedAgentCard' && method !== 'agent/getAuthenticatedExtendedCard') {
+  if (params === undefined && !PARAMS_OPTIONAL.has(method)) {
     return refuse(req, res, JSONRPC_INVALID_PARAMS, `"params" is required for ${method.slice(0, 64)}.`, usableId);
   }
+  // The SDK reads ListTasks' params as given; without them it would have nothing to read.
+  if (params === undefined && method === 'ListTasks') body.params = {};
   if (MESSAGE_METHODS.has(method) && params) {
     const legacy = V03_TO_V1.has(method);
     const problem = partsProblem(params.message, 'params.message', legacy) ?? (legacy ? legacyKindProblem(params.message, 'params.message') : undefined);
