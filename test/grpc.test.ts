@@ -12,6 +12,7 @@ import http2 from 'node:http2';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
+import { Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import type { Task as Task03 } from 'a2a-sdk-03';
@@ -277,22 +278,38 @@ describe('requests', () => {
     assert.equal(((await overHttp.json()) as WireJson).error.code, -32602);
   });
 
-  test('a request without a message is INVALID_ARGUMENT "message is required", as JSON-RPC (-32602) and HTTP+JSON say', async () => {
-    const request = { tenant: '', message: undefined, configuration: undefined, metadata: undefined };
-    for (const method of ['sendMessage', 'sendStreamingMessage']) {
-      const answer = method === 'sendMessage' ? await raw.unary(method, request) : await raw.stream(method, request);
-      assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, method);
-      assert.match(answer.error!.details, /^message is required/, method);
+  test('a request without a message, or a message without messageId, is INVALID_ARGUMENT saying so and naming the field, as JSON-RPC (-32602) and HTTP+JSON (400) say', async () => {
+    const noId = Message.fromJSON({ role: 'ROLE_USER', parts: [{ text: 'weather' }] });
+    for (const [message, field, said] of [
+      [undefined, 'message', /^message is required: send one message/],
+      [noId, 'message.messageId', /^message\.messageId is required: an id the client gives each message/],
+    ] as const) {
+      const request = { tenant: '', message, configuration: undefined, metadata: undefined };
+      for (const method of ['sendMessage', 'sendStreamingMessage']) {
+        const answer = method === 'sendMessage' ? await raw.unary(method, request) : await raw.stream(method, request);
+        assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, method);
+        assert.match(answer.error!.details, said, method);
+        assert.deepEqual(errorInfoOf(answer.error!)?.metadata, { field }, method);
+      }
+      const wire = message === undefined ? {} : { message: Message.toJSON(message) };
+      const jsonRpc = (await (
+        await fetch(`${registry.url}/a2a/jsonrpc`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: wire }),
+        })
+      ).json()) as WireJson;
+      assert.equal(jsonRpc.error.code, -32602);
+      assert.match(jsonRpc.error.message, said);
+      assert.deepEqual(jsonRpc.error.data?.[0]?.metadata, { field }, JSON.stringify(jsonRpc));
+      for (const path of ['message:send', 'message:stream']) {
+        const rest = await fetch(`${registry.url}/a2a/rest/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: JSON.stringify(wire) });
+        const body = (await rest.json()) as WireJson;
+        assert.equal(rest.status, 400, path);
+        assert.match(body.error.message, said, path);
+        assert.deepEqual(body.error.details?.[0]?.metadata, { field }, `${path}: ${JSON.stringify(body)}`);
+      }
     }
-    const jsonRpc = (await (
-      await fetch(`${registry.url}/a2a/jsonrpc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }),
-      })
-    ).json()) as WireJson;
-    assert.equal(jsonRpc.error.code, -32602);
-    assert.match(jsonRpc.error.message, /^message is required/);
   });
 
   test('data nested deeper than REGISTRY_MAX_JSON_DEPTH is INVALID_ARGUMENT before the SDK sees it', async () => {

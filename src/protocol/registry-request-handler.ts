@@ -63,6 +63,7 @@ import { configPage } from './push-config-pages.js';
 import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
+import { requireMessage } from './message-required.js';
 import { refusedConfigField, TERMINAL } from './watch-push.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
@@ -558,8 +559,7 @@ function rethrowWithStateNames(error: unknown): never {
 /**
  * A message's parameters the SDK takes as they come, checked before anything runs (A2A 3.3.2),
  * alike on every binding:
- * - the message itself: the SDK's handler said "message.messageId is required" (JSON-RPC,
- *   gRPC) where HTTP+JSON says "message is required";
+ * - the message itself and its messageId (message-required.ts);
  * - configuration.historyLength;
  * - the role, which is REQUIRED (A2A 4.1.4): the SDK read a v1.0 message without a role, or with
  *   an unknown one ("ROLE_BOGUS", 5), as it came; its v0.3 reader already refuses one that is
@@ -567,9 +567,7 @@ function rethrowWithStateNames(error: unknown): never {
  * - a push config, only with a watch.
  */
 function requireMessageParams(params: SendMessageRequest): void {
-  if (!params.message) {
-    throw new RequestMalformedError('message is required: send one message, e.g. {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "weather"}]}}.');
-  }
+  requireMessage(params.message);
   requireInteger('configuration.historyLength', params.configuration?.historyLength, HISTORY_LENGTH);
   const role = params.message.role;
   if (role !== Role.ROLE_USER && role !== Role.ROLE_AGENT) {

@@ -14,6 +14,8 @@ import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest } from './versions.js';
+import { sendA2AError } from './a2a-errors.js';
+import { missingMessageIn } from './message-required.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_METHOD_NOT_FOUND = -32601;
@@ -354,6 +356,9 @@ export const restShapeGuard: RequestHandler = (req, res, next) => {
   const envelope = jsonRpcBodyOnRest(req.body);
   if (envelope) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${envelope}.`);
   if (/\/message:(send|stream)$/.test(req.path)) {
+    // Before the SDK's HTTP+JSON reader, which refuses these naming no field.
+    const missing = missingMessageIn(req.body);
+    if (missing) return sendA2AError(req, res, 'HTTP+JSON', missing);
     const problem = partsProblem(req.body.message, 'message');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`);
   }
