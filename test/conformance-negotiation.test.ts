@@ -115,9 +115,12 @@ describe('method names per version', () => {
     // A v1.0 name without the header (a v0.3 request).
     const v1Name = await rpc(registry.url, 'GetTask', { id: 'x' }, {});
     assert.equal(v1Name.json?.error?.code, -32601);
-    assert.match(v1Name.json.error.message, /"GetTask" is an A2A v1\.0 method, and this request is v0\.3 .*Send "A2A-Version: 1\.0", or call its v0\.3 name tasks\/get\./);
+    assert.match(v1Name.json.error.message, /"GetTask" is an A2A v1\.0 method, and this request is v0\.3 \(a request without A2A-Version is\)\. Send "A2A-Version: 1\.0", or call its v0\.3 name tasks\/get\./);
+    // One that said A2A-Version: 0.3 is not told it sent none (header or query parameter).
     const listTasks = await rpc(registry.url, 'ListTasks', {}, { 'A2A-Version': '0.3' });
-    assert.match(listTasks.json?.error?.message, /"ListTasks" is an A2A v1\.0 method.*Send "A2A-Version: 1\.0"\.$/);
+    assert.equal(listTasks.json?.error?.message, 'Method not found: "ListTasks" is an A2A v1.0 method, and this request is v0.3 (A2A-Version: 0.3). Send "A2A-Version: 1.0".');
+    const byQuery = await rpc(registry.url, 'GetTask', { id: 'x' }, {}, '?A2A-Version=0.3');
+    assert.match(byQuery.json?.error?.message, /and this request is v0\.3 \(A2A-Version: 0\.3\)\. Send/);
     // Neither version's.
     const unknown = await rpc(registry.url, 'SendMesage', {}, { 'A2A-Version': '1.0' });
     assert.equal(unknown.json?.error?.code, -32601);

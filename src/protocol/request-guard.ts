@@ -13,7 +13,7 @@ import type { RequestHandler } from 'express';
 import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
 import { routeTakes, sendFailure } from '../http/errors.js';
-import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest } from './versions.js';
+import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest, namesVersion } from './versions.js';
 import { sendA2AError } from './a2a-errors.js';
 import { missingMessageIn } from './message-required.js';
 
@@ -64,7 +64,7 @@ export const isA2AMethod = (method: string): boolean => V1_TO_V03.has(method) ||
  * v1.0 name without the header with "Method not found: SendMessage": neither said that the
  * method exists in the other version, nor how to reach it.
  */
-function unknownMethod(method: string, version: string | undefined): string | undefined {
+function unknownMethod(method: string, version: string | undefined, namedVersion: boolean): string | undefined {
   const shown = JSON.stringify(method.slice(0, 64));
   // An MCP client pointed at the A2A endpoint (the registry is an MCP server too) was only shown A2A's methods.
   const mcp = MCP_METHOD.test(method) ? ` ${shown} is an MCP method: MCP clients connect to /mcp (Streamable HTTP).` : '';
@@ -72,7 +72,9 @@ function unknownMethod(method: string, version: string | undefined): string | un
     if (V03_TO_V1.has(method)) return undefined;
     if (V1_TO_V03.has(method)) {
       const legacyName = V1_TO_V03.get(method);
-      return `Method not found: ${shown} is an A2A v1.0 method, and this request is v${LEGACY_VERSION} (a request without A2A-Version is). Send "A2A-Version: 1.0"${legacyName ? `, or call its v${LEGACY_VERSION} name ${legacyName}` : ''}.`;
+      // A client that sent "A2A-Version: 0.3" was told its request had none.
+      const why = namedVersion ? `A2A-Version: ${LEGACY_VERSION}` : 'a request without A2A-Version is';
+      return `Method not found: ${shown} is an A2A v1.0 method, and this request is v${LEGACY_VERSION} (${why}). Send "A2A-Version: 1.0"${legacyName ? `, or call its v${LEGACY_VERSION} name ${legacyName}` : ''}.`;
     }
     return `Method not found: ${shown}. The A2A v${LEGACY_VERSION} methods are ${[...V03_TO_V1.keys()].join(', ')}; with "A2A-Version: 1.0", ${[...V1_TO_V03.keys()].join(', ')}.${mcp}`;
   }
@@ -272,7 +274,7 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   if (typeof method !== 'string' || method === '') {
     return refuse(req, res, JSONRPC_INVALID_REQUEST, '"method" must be the name of an A2A method, e.g. "SendMessage".', usableId);
   }
-  const notFound = unknownMethod(method, req.header(VERSION_PARAMETER));
+  const notFound = unknownMethod(method, req.header(VERSION_PARAMETER), namesVersion(req));
   if (notFound) return refuse(req, res, JSONRPC_METHOD_NOT_FOUND, notFound, usableId);
   if (params !== undefined && !isObject(params)) return refuse(req, res, JSONRPC_INVALID_PARAMS, '"params" must be a JSON object.', usableId);
   if (params === undefined && !PARAMS_OPTIONAL.has(method)) {

@@ -48,6 +48,19 @@ export function requestedVersion(req: Request): string | undefined {
   return joined === '' ? undefined : oneVersion(joined);
 }
 
+/**
+ * Whether the request named a version (the header or the query parameter), also after
+ * negotiateVersion wrote the negotiated one into the header: read from the headers as sent.
+ */
+export function namesVersion(req: Request): boolean {
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === VERSION_PARAMETER.toLowerCase() && raw[i + 1]!.trim() !== '') return true;
+  }
+  const query: unknown = req.query?.[VERSION_PARAMETER];
+  return query !== undefined && query !== '';
+}
+
 /** "1.0", "1.0.0", " 1.0.7 " → "1.0"; "1", "v1.0", "abc" → undefined. */
 export function majorMinor(version: string): string | undefined {
   const m = /^(\d{1,4})\.(\d{1,4})(?:\.\d{1,6})?$/.exec(version.trim());
