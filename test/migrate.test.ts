@@ -194,7 +194,8 @@ describe('migrate SQLite to PostgreSQL', () => {
     process.env.REGISTRY_DATA_DIR = '';
     try {
       const unset = await migrate({ to: 'postgres://127.0.0.1:1/x' });
-      assert.match(unset.err, /^a2a-registry: (there is no registry data directory or database at \.\/data:|PostgreSQL at postgres:\/\/127\.0\.0\.1:1\/x cannot be reached)/);
+      // Whatever ./data is where the tests run (absent, or a folder another run left), it is ./data that is read.
+      assert.match(unset.err, /^a2a-registry: (there is no registry data directory or database at \.\/data:|\.\/data holds no registry database|PostgreSQL at postgres:\/\/127\.0\.0\.1:1\/x cannot be reached)/);
     } finally {
       if (dataDir === undefined) delete process.env.REGISTRY_DATA_DIR;
       else process.env.REGISTRY_DATA_DIR = dataDir;
