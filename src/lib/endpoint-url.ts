@@ -58,15 +58,23 @@ function normalizePercentEncoding(s: string): string {
 /** An IPv4-mapped IPv6 address as WHATWG serialises it ("[::ffff:7f00:1]"). */
 const IPV4_MAPPED = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/;
 
-/** The normal form of a parsed URL (see the module comment). */
-export function normalizeParsedUrl(url: URL): string {
+/**
+ * The host of a parsed URL as the normal form writes it: without a trailing dot, an IPv4-mapped
+ * IPv6 address as its IPv4 address. Whatever compares hosts of endpoints (the site a trusted key
+ * vouches for) compares these, so that one host is one host everywhere.
+ */
+export function normalHost(url: URL): string {
   let host = url.hostname;
   if (host.length > 1 && host.endsWith('.') && !host.startsWith('[')) host = host.slice(0, -1);
   const mapped = IPV4_MAPPED.exec(host);
-  if (mapped) {
-    const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
-    host = [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-  }
+  if (!mapped) return host;
+  const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
+/** The normal form of a parsed URL (see the module comment). */
+export function normalizeParsedUrl(url: URL): string {
+  const host = normalHost(url);
   const port = url.port ? `:${url.port}` : '';
   const path = normalizePercentEncoding(url.pathname).replace(/\/{2,}/g, '/').replace(/\/$/, '');
   const query = url.search.length > 1 ? normalizePercentEncoding(url.search) : '';
