@@ -81,13 +81,14 @@ describe('cards registered by URL', () => {
   });
 
   test("a card at the source that lists another principal's URL is not taken either", async () => {
-    resultOf(await op(bob, { register: { agentCard: v1Card('Bob Agent', 'https://bob.trust.example.org/a2a') } }));
+    // Under another query string too: a query is no ownership boundary (a server may ignore it).
+    resultOf(await op(bob, { register: { agentCard: v1Card('Bob Agent', 'https://bob.trust.example.org/a2a?agent=bob') } }));
     const card = v1Card('Fetched Signed Agent', interfaceUrl) as WireJson;
-    card.supportedInterfaces.push({ url: 'https://bob.trust.example.org/a2a/', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
+    card.supportedInterfaces.push({ url: 'https://bob.trust.example.org/a2a/?agent=alice', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
     serveCard(await signCard(card, key), base);
     const error = errorOf(await op(alice, { refresh: { id } }));
     assert.equal(error.code, 'FORBIDDEN');
-    assert.match(error.message, /bob\.trust\.example\.org/);
+    assert.match(error.message, /now lists https:\/\/bob\.trust\.example\.org\/a2a\/\?agent=alice \(https:\/\/bob\.trust\.example\.org\/a2a\/ under a query string\), which an entry of another principal uses/);
     assert.doesNotMatch(error.message, /\bbob\b(?!\.)/, 'never names the other owner');
     const entry = resultOf(await op(anonymous, { get: { id } }));
     assert.equal(entry.revision, 1);

@@ -144,12 +144,17 @@ describe('normal form of endpoint URLs', () => {
     assert.ok(write.identityAliases?.includes('http://parse.example.com/a2a'));
   });
 
-  test('a URL is held under every query string and tenant: the claims covering a key', () => {
+  test('a query string is no ownership boundary: claim keys leave it out, identities keep it; a URL is held under every tenant', () => {
+    const key = (url: string, tenant?: string) => claimKey(withTenant(normalizeEndpoint(url, 'JSONRPC')!, tenant));
+    for (const url of ['https://h.example.com/a2a?agent=a', 'https://h.example.com/a2a?x=1&agent=a', 'https://h.example.com/a2a?agent=a&x=1', 'HTTP://H.example.com:443/a2a/?x#frag']) {
+      assert.equal(key(url), 'http://h.example.com/a2a', url);
+    }
+    assert.equal(key('https://h.example.com/a2a?agent=a', 't'), 'http://h.example.com/a2a#tenant=t', 'a tenant is kept');
+    assert.equal(key('https://h.example.com/a%3Fb?x'), 'http://h.example.com/a%3Fb', 'an escaped ? is part of the path');
+    assert.notEqual(normalizeEndpoint('https://h.example.com/a2a?agent=a', 'JSONRPC'), normalizeEndpoint('https://h.example.com/a2a?agent=b', 'JSONRPC'), 'one principal\'s agents by query are two entries');
+    assert.ok(otherSpellings('https://h.example.com/a2a?agent=a').includes('http://h.example.com/a2a?agent=a'), 'looked up by its other spellings with its query');
     assert.deepEqual(coveringClaims('http://h.example.com/a2a'), []);
-    assert.deepEqual(coveringClaims('http://h.example.com/a2a?x=1'), ['http://h.example.com/a2a']);
     assert.deepEqual(coveringClaims('http://h.example.com/a2a#tenant=t'), ['http://h.example.com/a2a']);
-    assert.deepEqual(coveringClaims('http://h.example.com/a2a?x=1#tenant=t'), ['http://h.example.com/a2a?x=1', 'http://h.example.com/a2a#tenant=t', 'http://h.example.com/a2a']);
-    assert.deepEqual(coveringClaims(claimKey(normalizeEndpoint('https://h.example.com/a%3Fb', 'JSONRPC')!)), [], 'an escaped ? is part of the path');
     assert.equal(normalizeEndpoint('https://h.example.com/a2a?x=1#frag', 'JSONRPC'), 'https://h.example.com/a2a?x=1', 'a fragment never reaches the server');
   });
 });
@@ -396,35 +401,40 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(resultOf(await op(alice, { register: { agentCard: tenantCard('Solo Tenant', 'eu', solo) } })).created, true, 'alice may');
     });
 
-    test('a query string routes agents of one host, but never around a URL held without one', async (t) => {
+    test('a query string is no ownership boundary: a URL is one principal\'s under every query string, in either order', async (t) => {
       if (skip()) return t.skip(skip());
       const held = 'https://q.example.com/a2a';
-      resultOf(await op(alice, { register: { agentCard: v1Card('Query Host Agent', held) } }));
-      // A server that routes nothing by query ignores it: bob's entry would be alice's agent.
-      for (const url of ['https://q.example.com/a2a?x=1', 'HTTP://Q.example.com:443/a2a/?agent=bob#frag']) {
+      const first = resultOf(await op(alice, { register: { agentCard: v1Card('Query Host Agent', `${held}?agent=a`) } }));
+      // A server may ignore the query, or a parameter added to it: bob's entry would be alice's agent.
+      const tenantHint = "Agents of several principals behind one URL are told apart by each interface's `tenant` (A2A v1.0), not by a query string.";
+      for (const url of [`${held}?x=1&agent=a`, `${held}?agent=a&x=1`, `${held}?agent=b`, 'HTTP://Q.example.com:443/a2a/?agent=bob#frag']) {
         const error = refused(await op(bob, { register: { agentCard: v1Card('Query Lookalike', url) } }), url);
         const base = url.replace(/[?#].*$/, '');
         assert.ok(error.message.includes(`is ${base} under a query string, and ${base} is already used by an entry of another principal`), error.message);
-        assert.equal(error.details[0].hint, `Remove it, or register from the principal that owns ${base}.`);
+        assert.equal(error.details[0].hint, `Remove it, or register from the principal that owns ${base}. ${tenantHint}`);
       }
+      const bare = refused(await op(bob, { register: { agentCard: v1Card('Query Front', held) } }), held);
+      assert.equal(bare.details[0].hint, `Remove it, or register from the principal that owns that endpoint. ${tenantHint}`);
       const secondary: WireJson = v1Card('Bob Query Lister', 'https://bob.example.com/query');
       secondary.supportedInterfaces.push({ url: `${held}?agent=b`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 't' });
       const both = refused(await op(bob, { register: { agentCard: secondary } }), `${held}?agent=b`);
       assert.deepEqual(both.details.map((d: WireJson) => [d.path, d.rule]), [['/supportedInterfaces/1/url', 'url-taken']]);
       assert.match(both.message, /under a query string and a tenant/);
       refused(await op(bob, { register: { mcpServer: mcpServer('bob-query', `${held}?mcp=1`), toolspec: toolspec() } }), `${held}?mcp=1`);
-      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Query Host Agent X', `${held}?x=1`) } })).created, true, 'alice may');
-      // One shared host, one agent per query, of two principals; each query is its first claimant's.
+      // Alice's agents told apart by query are entries of their own; each updates by its own URL.
+      const other = resultOf(await op(alice, { register: { agentCard: v1Card('Query Host Agent X', `${held}?x=1`) } }));
+      assert.deepEqual([other.created, other.id === first.id], [true, false]);
+      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Query Host Front', held) } })).created, true);
+      const again = resultOf(await op(alice, { register: { agentCard: v1Card('Query Host Agent v2', `${held}?agent=a`) } }));
+      assert.deepEqual([again.id, again.revision], [first.id, 2]);
+      // Whoever lists one query of a URL first holds the URL: its owner coming later is refused
+      // too (as for the URL itself), and the first claimant keeps updating his entry.
       const shared = 'https://shared-q.example.com/a2a';
       const bobs = resultOf(await op(bob, { register: { agentCard: v1Card('Routed Bob', `${shared}?agent=bob`) } }));
-      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Routed Alice', `${shared}?agent=alice`) } })).created, true);
-      refused(await op(bob, { register: { agentCard: v1Card('Routed Fake', `${shared}?agent=alice`) } }), `${shared}?agent=alice`);
-      // The URL itself, claimed after: alice's (refusing it would let a first query keep its owner
-      // out); bob's earlier claim stays his and he may update it, new queries under it are alice's.
-      assert.equal(resultOf(await op(alice, { register: { agentCard: v1Card('Routed Front', shared) } })).created, true);
-      const again = resultOf(await op(bob, { register: { agentCard: v1Card('Routed Bob v2', `${shared}?agent=bob`) } }));
-      assert.deepEqual([again.id, again.revision], [bobs.id, 2]);
-      refused(await op(bob, { register: { agentCard: v1Card('Routed Bob 2', `${shared}?agent=bob2`) } }), `${shared}?agent=bob2`);
+      refused(await op(alice, { register: { agentCard: v1Card('Routed Front', shared) } }), shared, 'bob');
+      refused(await op(alice, { register: { agentCard: v1Card('Routed Alice', `${shared}?agent=alice`) } }), `${shared}?agent=alice`, 'bob');
+      const bobAgain = resultOf(await op(bob, { register: { agentCard: v1Card('Routed Bob v2', `${shared}?agent=bob`) } }));
+      assert.deepEqual([bobAgain.id, bobAgain.revision], [bobs.id, 2]);
     });
 
     test('two owners of agents made from one sample card: each is told to fill in its template, neither that the other owns it', async (t) => {

@@ -229,17 +229,17 @@ describe('REGISTRY_TRUSTED_JKU_SCOPE=site', () => {
     const [scoped, unscoped] = await Promise.all([open('site'), open('any')]);
     try {
       assert.notEqual(scoped.fingerprint, unscoped.fingerprint, 'switching the scope re-evaluates the stored cards');
-      const statusOf = async (roots: TrustRoots, ...urls: string[]) => {
-        const signed = await signCard({ ...card(), supportedInterfaces: urls.map((url) => ({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })) }, publisher.signing, { jku });
+      const statusOf = async (roots: TrustRoots, urls: string[], signedFor = jku) => {
+        const signed = await signCard({ ...card(), supportedInterfaces: urls.map((url) => ({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })) }, publisher.signing, { jku: signedFor });
         const result = await createSignatureVerifier(roots).verifyAgentCard(signed, '1.0');
         // Anyone may read the public status; the detail (the JWKS URL and its host) is for the operator and authenticated callers.
         assert.ok(!JSON.stringify(result.verification).includes('keys.test:'), 'no JWKS URL in the public status');
         return (result.detailed ?? result.verification).signatures[0]!;
       };
-      assert.equal((await statusOf(scoped, 'https://keys.test/a2a')).status, 'verified');
-      assert.equal((await statusOf(scoped, 'https://agent.keys.test/a2a', 'https://KEYS.test./rest')).status, 'verified', 'under it, any spelling');
+      assert.equal((await statusOf(scoped, ['https://keys.test/a2a'])).status, 'verified');
+      assert.equal((await statusOf(scoped, ['https://agent.keys.test/a2a', 'https://KEYS.test./rest'])).status, 'verified', 'under it, any spelling');
       for (const urls of [['https://victim.example.org/a2a'], ['https://agent.keys.test/a2a', 'https://victim.example.org/rest'], ['https://evilkeys.test/a2a'], ['https://keys.test.example.org/a2a']]) {
-        const status = await statusOf(scoped, ...urls);
+        const status = await statusOf(scoped, urls);
         assert.equal(status.status, 'unknown-key', urls.join(' '));
         const at = urls.length - 1;
         assert.ok(
@@ -247,7 +247,17 @@ describe('REGISTRY_TRUSTED_JKU_SCOPE=site', () => {
           status.reason,
         );
       }
-      assert.equal((await statusOf(unscoped, 'https://victim.example.org/a2a')).status, 'verified', 'the default: any card');
+      assert.equal((await statusOf(unscoped, ['https://victim.example.org/a2a'])).status, 'verified', 'the default: any card');
+      // A host is compared as endpoints are (lib/endpoint-url.ts normalHost): a JWKS at an IP
+      // address vouches for that address written as an IPv4-mapped IPv6 address too.
+      const ipJku = `${base}/site.json`;
+      const atIp = await TrustRoots.open({ jkuUrls: [ipJku], jkuScope: 'site', fetchJwks: guardedJwksFetch(fetcher), log: createLogger('silent'), sighup: false });
+      try {
+        assert.equal((await statusOf(atIp, ['https://[::ffff:127.0.0.1]/a2a', 'http://127.0.0.1./rest'], ipJku)).status, 'verified');
+        assert.equal((await statusOf(atIp, ['https://[::ffff:127.0.0.2]/a2a'], ipJku)).status, 'unknown-key');
+      } finally {
+        atIp.close();
+      }
       assert.equal(loadConfig({ REGISTRY_TRUSTED_JKU_SCOPE: 'site' }).trust.jkuScope, 'site');
       assert.equal(loadConfig({}).trust.jkuScope, 'any');
       assert.throws(() => loadConfig({ REGISTRY_TRUSTED_JKU_SCOPE: 'host' }), /REGISTRY_TRUSTED_JKU_SCOPE.*must be "any".*or "site"/);

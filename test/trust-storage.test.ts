@@ -281,38 +281,62 @@ for (const name of ['sqlite', 'postgres'] as const) {
       const taken = { status: 'url-taken', url: 'http://plain.example.com/a2a#tenant=x', heldAs: 'http://plain.example.com/a2a' };
       assert.deepEqual(await store.upsert(squat, actor('bob')), taken);
       assert.deepEqual(await store.importEntries([squat], actor('bob'), {}), [taken]);
-      // So is it under a query string (a server that routes nothing by query ignores it).
+      // So is it under a query string, which no claim key has (a server may ignore it).
       const query = entryWrite('agent', 'https://plain.example.com/a2a?x=1');
-      const queried = { status: 'url-taken', url: 'http://plain.example.com/a2a?x=1', heldAs: 'http://plain.example.com/a2a' };
+      const queried = { status: 'url-taken', url: 'http://plain.example.com/a2a' };
       assert.deepEqual(await store.importEntries([query], actor('bob'), {}), [queried]);
       assert.deepEqual(await store.upsert(query, actor('bob')), queried);
       assert.equal((await store.upsert(squat, actor('alice'))).status, 'created', 'its holder may list it under a tenant');
     });
 
-    test('the migration to merged slashes: an entry stored under https://h//a2a gets https://h/a2a\'s keys; an older entry\'s claim of https://h/a2a stands', async (t, target) => {
-      // A database as the previous release left it: bob's https://slash.example.com//a2a keyed apart
-      // from alice's older https://slash.example.com/a2a, and carol's alone. (As in every such
-      // migration, the entry registered first keeps a URL two principals now share.)
+    test('the migrations to merged slashes and to claims without query strings: https://h//a2a gets https://h/a2a\'s keys, queries share their URL\'s claim; an older entry\'s claim stands', async (t, target) => {
+      // A database as the previous releases left it: bob's https://slash.example.com//a2a keyed apart
+      // from alice's older https://slash.example.com/a2a, and carol's alone; each query a claim of its
+      // own: alice's ?agent=a, bob's later ?agent=b of one URL, carol's two agents of one host by
+      // query. (As in every such migration, the entry registered first keeps a URL two principals
+      // now share.)
       const first = await open(t, target);
       const asBefore = (url: string): EntryWrite => Object.assign(entryWrite('agent', url), { urls: [url.replace(/^https:/, 'http:')] });
-      const alice = await first.upsert(entryWrite('agent', 'https://slash.example.com/a2a'), actor('alice'));
-      const bob = await first.upsert(asBefore('https://slash.example.com//a2a'), actor('bob'));
-      const carol = await first.upsert(asBefore('https://solo.example.com//a2a'), actor('carol'));
-      assert.ok(bob.status === 'created' && carol.status === 'created' && alice.status === 'created');
+      const stored: Record<string, string> = {};
+      for (const [url, owner] of [
+        ['https://slash.example.com/a2a', 'alice'],
+        ['https://slash.example.com//a2a', 'bob'],
+        ['https://solo.example.com//a2a', 'carol'],
+        ['https://qm.example.com/a2a?agent=a', 'alice'],
+        ['https://qm.example.com/a2a?agent=b', 'bob'],
+        ['https://qs.example.com/a2a?v=2', 'carol'],
+        ['https://qs.example.com/a2a?v=3', 'carol'],
+      ] as const) {
+        const outcome = await first.upsert(asBefore(url), actor(owner));
+        assert.ok(outcome.status === 'created', url);
+        stored[url] = outcome.entry.id;
+      }
       const store = await reopenAfter(t, target, first, name === 'sqlite' ? 9 : 8);
-      const identities = Object.fromEntries((await target.raw('SELECT id, identity_url FROM entries')).map((r) => [String(r.id), r.identity_url]));
-      assert.deepEqual(identities, {
-        [bob.entry.id]: 'https://slash.example.com//a2a',
-        [carol.entry.id]: 'https://solo.example.com/a2a',
-        [alice.entry.id]: 'https://slash.example.com/a2a',
+      const identities = Object.fromEntries((await target.raw('SELECT id, identity_url FROM entries')).map((r) => [r.identity_url, String(r.id)]));
+      const { 'https://solo.example.com//a2a': solo, ...unchanged } = stored;
+      assert.deepEqual(identities, { ...unchanged, 'https://solo.example.com/a2a': solo }, 'only carol\'s https://solo.example.com//a2a is re-keyed: identities keep their query; nothing is deleted');
+      assert.deepEqual(await claimsOf(target), {
+        'http://slash.example.com/a2a': 'alice',
+        'http://solo.example.com/a2a': 'carol',
+        'http://qm.example.com/a2a': 'alice',
+        'http://qs.example.com/a2a': 'carol',
       });
-      assert.deepEqual(await claimsOf(target), { 'http://slash.example.com/a2a': 'alice', 'http://solo.example.com/a2a': 'carol' });
       await assertClaimsConsistent(target);
-      // Bob's entry, re-registered as the registry now keys it, is refused alice's URL.
+      // Bob's entries, re-registered as the registry now keys them, are refused alice's URLs.
       const bobs = Object.assign(entryWrite('agent', 'https://slash.example.com//a2a', '2'), { urls: ['http://slash.example.com/a2a'] });
       assert.deepEqual(await store.upsert(bobs, actor('bob')), { status: 'url-taken', url: 'http://slash.example.com/a2a' });
-      const hers = await store.upsert(entryWrite('agent', 'https://solo.example.com/a2a', '2'), actor('carol'));
-      assert.deepEqual(hers.status === 'updated' && [hers.entry.id, hers.entry.revision], [carol.entry.id, 2]);
+      assert.deepEqual(await store.upsert(entryWrite('agent', 'https://qm.example.com/a2a?agent=b', '2'), actor('bob')), { status: 'url-taken', url: 'http://qm.example.com/a2a' });
+      // The others update their entries, each by its own query; carol's one claim holds for both of hers.
+      for (const [url, owner, id] of [
+        ['https://solo.example.com/a2a', 'carol', stored['https://solo.example.com//a2a']],
+        ['https://qm.example.com/a2a?agent=a', 'alice', stored['https://qm.example.com/a2a?agent=a']],
+        ['https://qs.example.com/a2a?v=2', 'carol', stored['https://qs.example.com/a2a?v=2']],
+        ['https://qs.example.com/a2a?v=3', 'carol', stored['https://qs.example.com/a2a?v=3']],
+      ] as const) {
+        const updated = await store.upsert(entryWrite('agent', url, '2'), actor(owner));
+        assert.deepEqual(updated.status === 'updated' && [updated.entry.id, updated.entry.revision], [id, 2], url);
+      }
+      await assertClaimsConsistent(target);
     });
 
     test('a verification per revision: updated in place for the current one, filtered on by list', async (t, target) => {

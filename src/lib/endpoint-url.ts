@@ -15,7 +15,8 @@
  * - an IPv4-mapped IPv6 address is its IPv4 address (`[::ffff:203.0.113.7]` connects to
  *   `203.0.113.7`), which WHATWG parsing leaves as it is.
  * An endpoint is its URL and the tenant its requests carry (`withTenant`): keys of identities and
- * claims carry both.
+ * claims carry both; a claim leaves the URL's query string out (`claimKey`: a query is no ownership
+ * boundary between principals).
  *
  * Pure and dependency-free: validation reports problems with it, storage keys on it (and its
  * migration backfills with it).
@@ -57,15 +58,23 @@ function normalizePercentEncoding(s: string): string {
 /** An IPv4-mapped IPv6 address as WHATWG serialises it ("[::ffff:7f00:1]"). */
 const IPV4_MAPPED = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/;
 
-/** The normal form of a parsed URL (see the module comment). */
-export function normalizeParsedUrl(url: URL): string {
+/**
+ * The host of a parsed URL as the normal form writes it: without a trailing dot, an IPv4-mapped
+ * IPv6 address as its IPv4 address. Whatever compares hosts of endpoints (the site a trusted key
+ * vouches for) compares these, so that one host is one host everywhere.
+ */
+export function normalHost(url: URL): string {
   let host = url.hostname;
   if (host.length > 1 && host.endsWith('.') && !host.startsWith('[')) host = host.slice(0, -1);
   const mapped = IPV4_MAPPED.exec(host);
-  if (mapped) {
-    const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
-    host = [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-  }
+  if (!mapped) return host;
+  const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
+/** The normal form of a parsed URL (see the module comment). */
+export function normalizeParsedUrl(url: URL): string {
+  const host = normalHost(url);
   const port = url.port ? `:${url.port}` : '';
   const path = normalizePercentEncoding(url.pathname).replace(/\/{2,}/g, '/').replace(/\/$/, '');
   const query = url.search.length > 1 ? normalizePercentEncoding(url.search) : '';
@@ -134,19 +143,32 @@ export function normalizeEndpoint(raw: string, binding: string): string | undefi
 const WEB_PORT = /^([a-z]+:\/\/(?:\[[^\]]*\]|[^/:?]*)):(?:80|443)(?=[/?]|$)/;
 
 /**
- * The key a principal claims with a normalised URL: the secure and plain variants of one endpoint
- * (`https://h/a2a` and `http://h/a2a`) are one claim, so nobody can list the plain-http spelling
- * of someone else's endpoint either; a WebSocket URL (`wss://h/a2a`) is the same claim too, since
- * its handshake is an HTTP request to that host, port and path. Since the secure and plain
- * spellings already share a key across ports 443 and 80, a URL that names the other scheme's
- * port (`http://h:443/a2a`, the `host:443` of a gRPC address written as `http://`) is that claim
- * too: otherwise it would point at another principal's host, port and path under a key of its own.
+ * The `http` spelling of a normal form (without tenant) on its own port: `https`, `ws` and `wss`
+ * become `http`, and a port naming the other scheme's default (`http://h:443`, `https://h:80`) is
+ * dropped. The secure and plain spellings of one endpoint are one claim (nobody may list the
+ * plain-http spelling of someone else's endpoint), a WebSocket URL too (its handshake is an HTTP
+ * request to that host, port and path), and so is a URL naming the other scheme's port (the
+ * `host:443` of a gRPC address written as `http://`): otherwise it would point at another
+ * principal's host, port and path under a key of its own.
+ */
+function httpSpelling(url: string): string {
+  return url.replace(/^(?:https|wss?):/, 'http:').replace(WEB_PORT, '$1');
+}
+
+/**
+ * The key a principal claims with a normalised URL: its `http` spelling (see httpSpelling)
+ * without its query string. A query is no ownership boundary between principals: a server may
+ * ignore it (or any parameter added to it, in any order), so `https://h/a2a?x=1` (or `?agent=a&x=1`)
+ * would list the agent of whoever holds `https://h/a2a` (or `?agent=a`); agents of several
+ * principals at one URL are told apart by A2A v1.0's `AgentInterface.tenant`, which the claim
+ * keeps. The query still tells one principal's entries apart: identities keep it.
  * An endpoint key with a tenant (`withTenant`) gives the claim key of its URL with that tenant.
  */
 export function claimKey(normalized: string): string {
   const { url, tenant } = splitTenant(normalized);
-  const key = url.replace(/^(?:https|wss?):/, 'http:');
-  return withTenant(key.replace(WEB_PORT, '$1'), tenant);
+  // A normal form has a '?' only where its query starts: WHATWG encodes one in a path as %3F.
+  const query = url.indexOf('?');
+  return withTenant(httpSpelling(query < 0 ? url : url.slice(0, query)), tenant);
 }
 
 /**
@@ -169,17 +191,16 @@ export function otherSpellings(identity: string): string[] {
  */
 export function otherSpellingsOfNormalForm(identity: string): string[] {
   const { url: normalized, tenant } = splitTenant(identity);
-  const key = claimKey(normalized);
-  const m = /^http:\/\/(\[[^\]]*\]|[^/:?]*)(:\d+)?(.*)$/.exec(key);
+  const m = /^http:\/\/(\[[^\]]*\]|[^/:?]*)(:\d+)?(.*)$/.exec(httpSpelling(normalized));
   if (!m) return [];
   const [, host, port, rest] = m;
   const prefixes = port
     ? ['http', 'https', 'ws', 'wss'].map((scheme) => `${scheme}://${host}${port}`)
     : ['http', 'https', 'ws', 'wss'].flatMap((scheme) => [`${scheme}://${host}`, `${scheme}://${host}:${scheme === 'http' || scheme === 'ws' ? 443 : 80}`]);
-  // Each has the claim key by construction (its scheme is one claimKey maps to http, and a port
-  // it adds is the other scheme's web port, before the normal form's path, query or end), so none
-  // is keyed again: every registration looks these up, and eight claimKey calls cost more than the
-  // rest of this function.
+  // Each has the claim key by construction (its scheme is one httpSpelling maps to http, and a
+  // port it adds is the other scheme's web port, before the normal form's path, query or end), so
+  // none is keyed again: every registration looks these up, and eight claimKey calls cost more
+  // than the rest of this function.
   return prefixes
     .map((prefix) => `${prefix}${rest}`)
     .filter((spelling) => spelling !== normalized)
@@ -236,26 +257,20 @@ export function splitTenant(key: string): { url: string; tenant: string | undefi
 }
 
 /**
- * The claims that hold `key` too: a claim key's URL without its query string, and without its
- * tenant, and without both (none for a key with neither). Whoever holds a URL holds it under every
- * query and every tenant against other principals: an agent that is not multi-tenant ignores the
- * tenant of a request, and a server that routes nothing by query string ignores the query, so
- * another principal listing `https://h/a2a?x=1` or `https://h/a2a` under tenant `x` would list the
- * holder's agent. A query or tenant still tells agents apart for whoever claims first (one shared
- * host, one agent per query or tenant, of several principals), and the URL itself may be claimed
- * after such claims of others: those stay their holders' (the stores check covering claims only
- * for a key the claimant does not hold yet), new ones under it are its holder's alone. Refusing
- * the URL instead would let anyone who listed one query of it first keep its owner out. Most
- * specific first.
+ * The claims that hold `key` too: for a claim key with a tenant, its URL without the tenant (none
+ * for a key without one). Whoever holds a URL holds it under every tenant against other
+ * principals: an agent that is not multi-tenant ignores the tenant of a request, so another
+ * principal listing `https://h/a2a` under tenant `x` would list the holder's agent. A tenant still
+ * tells agents apart for whoever claims first (one multi-tenant host, one agent per tenant, of
+ * several principals), and the URL itself may be claimed after such claims of others: those stay
+ * their holders' (the stores check covering claims only for a key the claimant does not hold yet),
+ * new ones under it are its holder's alone. Refusing the URL instead would let anyone who listed
+ * one tenant of it first keep its owner out. (A query string needs no covering claim: claim keys
+ * have none, see claimKey.)
  */
 export function coveringClaims(key: string): string[] {
   const { url, tenant } = splitTenant(key);
-  // A normal form has a '?' only where its query starts: WHATWG encodes one in a path as %3F.
-  const query = url.indexOf('?');
-  const covering = tenant === undefined ? [] : [url];
-  if (query >= 0) covering.push(withTenant(url.slice(0, query), tenant));
-  if (query >= 0 && tenant !== undefined) covering.push(url.slice(0, query));
-  return covering;
+  return tenant === undefined ? [] : [url];
 }
 
 /** The claims that must not be another principal's for `keys` to be claimed: each, and those covering it. */

@@ -5,7 +5,7 @@
  */
 import { RegistryError } from '../contract/errors.js';
 import type { Subject } from '../contract/subject.js';
-import { claimKey, shownEndpoint, shownEndpointKey, splitTenant, withTenant } from '../lib/endpoint-url.js';
+import { claimKey, shownEndpoint, shownEndpointKey, withTenant } from '../lib/endpoint-url.js';
 import { isObject, quote } from '../lib/json.js';
 import { cardEndpointUrls, checkEndpointUrl, checkedEndpoints, mcpEndpointUrls, type CheckedEndpoint } from '../validation/endpoint-urls.js';
 import type { Verdict } from '../validation/index.js';
@@ -62,54 +62,69 @@ export function identityUses(claims: EndpointClaims): ClaimedEndpoint[] {
   return claims.claimed.filter((e) => e.claim === claim);
 }
 
-/** What `key` adds to `heldAs`, a claim covering it (lib/endpoint-url.ts coveringClaims). */
-function addedTo(key: string, heldAs: string): { query: boolean; tenant: boolean } {
-  const [k, h] = [splitTenant(key), splitTenant(heldAs)];
-  return { query: k.url.includes('?') && !h.url.includes('?'), tenant: k.tenant !== undefined && h.tenant === undefined };
+/**
+ * How a refusal shows a claim another principal holds: the endpoint as this document wrote it
+ * (`shown`), what of it is held (`held`: the URL without its query string, which is no ownership
+ * boundary, and without its tenant when the holder holds the URL under every tenant) and what
+ * `held` was written under ("a query string", "a tenant", both, or "" when it is the URL itself).
+ */
+interface TakenEndpoint {
+  shown: string;
+  held: string;
+  under: string;
 }
 
-/** "a query string", "a tenant" or both. */
-function addedText(added: { query: boolean; tenant: boolean }): string {
-  return [added.query ? 'a query string' : '', added.tenant ? 'a tenant' : ''].filter(Boolean).join(' and ');
+/** The taken claim `url` (covered by `heldAs`, when given) as written at `use`, or as a key when the document has no use of it. */
+function takenEndpoint(use: ClaimedEndpoint | undefined, url: string, heldAs: string | undefined): TakenEndpoint {
+  const tenantAdded = heldAs !== undefined;
+  if (use === undefined) {
+    const shown = shownEndpointKey(url);
+    return heldAs === undefined ? { shown, held: shown, under: '' } : { shown, held: shownEndpointKey(heldAs), under: 'a tenant' };
+  }
+  // A normal form has a '?' only where its query starts (a path's is %3F).
+  const queryAdded = use.normalized.includes('?');
+  const under = [queryAdded ? 'a query string' : '', tenantAdded ? 'a tenant' : ''].filter(Boolean).join(' and ');
+  // Its query (and fragment, which never reaches the server) left out as written.
+  const held = shownEndpoint(queryAdded ? use.url.replace(/[?#].*$/s, '') : use.url, tenantAdded ? undefined : use.tenant);
+  return { shown: shownEndpoint(use.url, use.tenant), held, under };
 }
 
-/** An endpoint key another principal holds, or holds without its query or tenant (`heldAs`), as people read it in a message. */
-export function shownTakenKey(key: string, heldAs: string | undefined): string {
-  return heldAs === undefined ? shownEndpointKey(key) : `${shownEndpointKey(key)} (${shownEndpointKey(heldAs)} under ${addedText(addedTo(key, heldAs))})`;
+/** An endpoint another principal holds, as the document wrote it, with what is held when that differs (a refresh's health says it). */
+export function shownTakenEndpoint(claims: EndpointClaims, url: string, heldAs: string | undefined): string {
+  const taken = takenEndpoint(claims.claimed.find((e) => e.claim === url), url, heldAs);
+  return taken.under === '' ? taken.shown : `${taken.shown} (${taken.held} under ${taken.under})`;
 }
+
+/** Told to whoever tries to share a URL with another principal by a query string. */
+const TENANTS_NOT_QUERIES = "Agents of several principals behind one URL are told apart by each interface's `tenant` (A2A v1.0), not by a query string.";
 
 /**
  * FORBIDDEN for a claim another principal holds (`heldAs`: the claim covering `url` it holds, the
- * URL without its query or tenant): names the URLs as this document wrote them, never that principal.
+ * URL without its tenant): names the URLs as this document wrote them, never that principal.
  */
 export function urlTaken(claims: EndpointClaims, url: string, heldAs?: string): RegistryError {
   const uses = claims.claimed.filter((e) => e.claim === url);
-  const shown = uses[0] ? shownEndpoint(uses[0].url, uses[0].tenant) : shownEndpointKey(url);
-  if (heldAs !== undefined) {
-    const added = addedTo(url, heldAs);
-    // The held URL as this document wrote it: its query (and fragment) or tenant left out.
-    const heldOf = (e: ClaimedEndpoint) => shownEndpoint(added.query ? e.url.replace(/[?#].*$/s, '') : e.url, added.tenant ? undefined : e.tenant);
-    const held = uses[0] ? heldOf(uses[0]) : shownEndpointKey(heldAs);
-    const under = addedText(added);
-    return new RegistryError(
-      'FORBIDDEN',
-      `${shown} is ${held} under ${under}, and ${held} is already used by an entry of another principal: whoever lists a URL holds it under every query string and tenant, since an agent that does not route by them ignores them. List only endpoints that are yours.`,
-      uses.map((e) => ({
-        path: e.path,
-        rule: 'url-taken',
-        message: `${shownEndpoint(quote(e.url), e.tenant)} is ${heldOf(e)} under ${under}, which belongs to an entry of another principal`,
-        hint: `Remove it, or register from the principal that owns ${heldOf(e)}.`,
-      })),
-    );
-  }
+  const first = takenEndpoint(uses[0], url, heldAs);
+  // Under a tenant, the URL is held under every tenant: another tenant would not help.
+  const hint = (held: string) => `Remove it, or register from the principal that owns ${held}.${heldAs === undefined ? ` ${TENANTS_NOT_QUERIES}` : ''}`;
+  const message =
+    first.under === ''
+      ? `${first.shown} is already used by an entry of another principal: a URL can belong to the entries of one principal only, whatever query string it carries. List only endpoints that are yours.`
+      : `${first.shown} is ${first.held} under ${first.under}, and ${first.held} is already used by an entry of another principal: a URL belongs to one principal under every query string (a server may ignore it), and a URL held without a tenant under every tenant too. List only endpoints that are yours.`;
   return new RegistryError(
     'FORBIDDEN',
-    `${shown} is already used by an entry of another principal: a URL can belong to the entries of one principal only. List only endpoints that are yours.`,
-    uses.map((e) => ({
-      path: e.path,
-      rule: 'url-taken',
-      message: `${shownEndpoint(quote(e.url), e.tenant)} belongs to an entry of another principal`,
-      hint: 'Remove it, or register from the principal that owns that endpoint.',
-    })),
+    message,
+    uses.map((e) => {
+      const taken = takenEndpoint(e, url, heldAs);
+      return {
+        path: e.path,
+        rule: 'url-taken',
+        message:
+          taken.under === ''
+            ? `${shownEndpoint(quote(e.url), e.tenant)} belongs to an entry of another principal`
+            : `${shownEndpoint(quote(e.url), e.tenant)} is ${taken.held} under ${taken.under}, which belongs to an entry of another principal`,
+        hint: hint(taken.under === '' ? 'that endpoint' : taken.held),
+      };
+    }),
   );
 }

@@ -27,7 +27,7 @@ import { SourceFailure, type DocumentSources } from './document-sources.js';
 import { checkDocument, entryWriteOf, publishUpsert, registrationResultOf } from './documents.js';
 import { describeStored } from './entries.js';
 import { nextHealth, type CheckFinding } from './health.js';
-import { shownTakenKey } from './endpoint-claims.js';
+import { shownTakenEndpoint } from './endpoint-claims.js';
 
 export interface FreshnessSettings {
   /** Entries with a source (and probed agents) are checked this often; 0: never by themselves. */
@@ -101,7 +101,7 @@ export class FreshnessChecks {
       // like an invalid document: the last good revision stays.
       // Not disclosed: a refusal is recorded in the entry's health, which anyone may read.
       const verified = await this.trust.check(fetched.subject, verdict, false);
-      const { write, description } = entryWriteOf(fetched.subject, verdict);
+      const { write, description, claims } = entryWriteOf(fetched.subject, verdict);
       if (verified) write.verification = verified.verification;
       if (sameJson(JSON.parse(write.documentText), JSON.parse(entry.documentText))) {
         // The same document, however it is formatted or ordered: no new revision.
@@ -124,7 +124,7 @@ export class FreshnessChecks {
         case 'url-taken':
           throw new SourceFailure(
             'FORBIDDEN',
-            `The card at ${fetched.source.url} now lists ${shownTakenKey(outcome.url, outcome.heldAs)}, which an entry of another principal uses; the last good revision is kept.`,
+            `The card at ${fetched.source.url} now lists ${shownTakenEndpoint(claims, outcome.url, outcome.heldAs)}, which an entry of another principal uses; the last good revision is kept.`,
             'invalid',
             'url-taken',
           );

@@ -117,7 +117,7 @@ export type UpsertOutcome =
 
 /**
  * `url` (a claim key of `EntryWrite.urls`) belongs to another principal's entry, or, with
- * `heldAs`, a claim that covers it does (the URL without its query or tenant: lib/endpoint-url.ts
+ * `heldAs`, a claim that covers it does (the URL without its tenant: lib/endpoint-url.ts
  * coveringClaims); nothing was written.
  */
 export interface UrlTakenOutcome {

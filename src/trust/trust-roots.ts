@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { cacheLifetimeMs } from '../lib/cache-lifetime.js';
 import { isObject } from '../lib/json.js';
-import { parseEndpointUrl } from '../lib/endpoint-url.js';
+import { normalHost, parseEndpointUrl } from '../lib/endpoint-url.js';
 import type { Fetcher } from '../net/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { KeyLookup, TrustedKey, TrustedKeys } from '../validation/signature.js';
@@ -134,7 +134,7 @@ function jkuKey(url: string): string {
 /** The host a JWKS URL's keys vouch for under REGISTRY_TRUSTED_JKU_SCOPE=site (in the normal form card endpoints are compared in). */
 function siteOf(url: string): string | undefined {
   const parsed = parseEndpointUrl(url);
-  return parsed.ok ? parsed.url.hostname.replace(/\.$/, '') : undefined;
+  return parsed.ok ? normalHost(parsed.url) : undefined;
 }
 
 export class TrustRoots implements TrustedKeys {

@@ -17,7 +17,7 @@
 import { base64url, decodeProtectedHeader, errors as joseErrors, flattenedVerify, importJWK, type JWK } from 'jose';
 import type { Finding, SignatureStatus } from '../contract/types.js';
 import type { CardVerification } from '../contract/verification.js';
-import { parseEndpoint } from '../lib/endpoint-url.js';
+import { normalHost, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
 import {
   a2aPython03Payloads,
@@ -241,7 +241,7 @@ function outOfScope(key: TrustedKey, card: JsonObject, generation: Generation): 
   if (scope === undefined) return undefined;
   for (const endpoint of cardEndpointUrls(card, generation)) {
     const parsed = parseEndpoint(endpoint.url, endpoint.binding);
-    const host = parsed.ok ? parsed.url.hostname.replace(/\.$/, '') : undefined;
+    const host = parsed.ok ? normalHost(parsed.url) : undefined;
     if (host !== undefined && (host === scope || host.endsWith(`.${scope}`))) continue;
     const fix = `publish the key in a JWKS on that endpoint's site, or sign with a key the registry trusts for it`;
     return {

@@ -414,8 +414,8 @@ export class PostgresStore implements RegistryStore {
     if (rows.length < urls.length) throw new Rollback(undefined);
     const taken = rows.find((r) => r.owner !== owner);
     if (taken) throw new Rollback({ status: 'url-taken', url: taken.url } satisfies UpsertOutcome);
-    // A URL under a query or tenant is also taken when another principal holds the URL without
-    // it, unless the claimant held it first (see coveringClaims). Read, not locked: a claim of that
+    // A URL under a tenant is also taken when another principal holds the URL without one,
+    // unless the claimant held it first (see coveringClaims). Read, not locked: a claim of that
     // URL committed meanwhile is as if it had come after this one.
     const fresh = urls.filter((url) => !heldFirst.has(url));
     const covering = [...new Set(fresh.flatMap(coveringClaims))];

@@ -279,6 +279,22 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
     run: (db) => backfillUrls(db),
   },
+
+  // ---- a query string is no ownership boundary: claims per URL without its query ----
+  {
+    version: 11,
+    name: 'url claims without query strings',
+    // Claims re-derived from the current revisions by today's claimKey, as in version 10 (identities
+    // keep their query and do not change): where entries of two principals now share a claim
+    // (https://h/a2a?agent=a and ?agent=b, or https://h/a2a and ?x), the entry whose primary URL
+    // it is keeps it, else the one registered first; the other keeps its stored identity and
+    // claims nothing it would take. Nothing is deleted: its owner learns on the next update.
+    sql: `
+      DELETE FROM entry_urls;
+      DELETE FROM url_claims;
+    `,
+    run: (db) => backfillUrls(db),
+  },
 ];
 
 /**

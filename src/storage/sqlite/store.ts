@@ -701,8 +701,8 @@ export class SqliteStore implements RegistryStore {
       const held = holderOf(url);
       return held !== undefined && held !== owner;
     };
-    // A URL under a query or tenant is also taken when another principal holds the URL without
-    // it, unless the claimant held it first (before that URL was claimed; see coveringClaims).
+    // A URL under a tenant is also taken when another principal holds the URL without one,
+    // unless the claimant held it first (before that URL was claimed; see coveringClaims).
     const taken = urls.filter((url) => {
       const held = holderOf(url);
       return held === undefined ? coveringClaims(url).some(heldByOther) : held !== owner;
