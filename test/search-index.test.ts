@@ -102,6 +102,10 @@ describe('text encoder', () => {
       assert.deepEqual(tokenize(id), ['get', 'weather'], id);
     }
     assert.deepEqual(tokenize('HTTPServer base64Encode getURL'), ['http', 'server', 'base64', 'encode', 'get', 'url']);
+    // A name whose capitals follow one lower-case letter, or digits alone, is one word ("iOS" was `os`, "3D" `3`).
+    for (const text of ['iOS iPhone eBay jQuery 3D 2FA macOS get3D', 'iOS iPhone eBay jQuery 3D 2FA macOS get3D é']) {
+      assert.deepEqual(tokenize(text), ['ios', 'iphone', 'ebay', 'jquery', '3d', '2fa', 'mac', 'os', 'get3'], text);
+    }
   });
 
   it('folds case and accents, including letters NFKD leaves alone', () => {

@@ -80,8 +80,8 @@ function termsOf(fields: [Field, (string | undefined)[]][]): Map<Field, Set<stri
   const out = new Map<Field, Set<string>>();
   for (const [field, texts] of fields) {
     const set = new Set<string>();
-    // A tag of only a letter or stop word keeps it, as the index files it.
-    for (const t of texts) if (t) for (const term of tokenize(t, { keepShortAlone: field === 'tags' })) set.add(term);
+    // A tag keeps its every word, letters and stop words too, as the index files it.
+    for (const t of texts) if (t) for (const term of tokenize(t, { keepShort: field === 'tags' })) set.add(term);
     if (set.size) out.set(field, set);
   }
   return out;

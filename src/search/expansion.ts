@@ -22,7 +22,7 @@
  */
 import { ENGLISH, LANGUAGE_COUNT, stem } from './languages.js';
 import type { ParsedClause, ParsedQuery, Scope, WordAlternative } from './query.js';
-import { MAX_PREFIX_EXPANSIONS } from './query.js';
+import { MAX_JOINED_WORDS, MAX_PREFIX_EXPANSIONS } from './query.js';
 import type { RelatedWords } from './related-words.js';
 import type { Vocabulary } from './vocabulary.js';
 
@@ -46,8 +46,6 @@ const MAX_TERMS_PER_CLAUSE = 64;
 const MIN_SPLIT_PART = 2;
 /** Readings of one word as two, at most. */
 const MAX_SPLITS = 2;
-/** A phrase of up to this many words is also looked up written as one word. */
-const MAX_JOINED_WORDS = 3;
 
 /** No language restriction. */
 export const ANY_LANGUAGE = -1;
@@ -168,17 +166,21 @@ function planClause(c: ParsedClause, ctx: ExpansionContext, o: ExpansionOptions,
 }
 
 /**
- * A word read as two words that entries hold side by side: "github" is "GitHub" and "javascript"
- * "JavaScript", which the tokenizer files as `git hub` and `java script` (it splits camelCase, so
- * that getWeather finds "weather"), and which people type in lower case. Each split whose two parts
+ * A word read as two words that entries hold side by side: "github" is "GitHub", "javascript"
+ * "JavaScript" and "gpt4" "GPT-4", which the tokenizer files as `git hub`, `java script` and
+ * `gpt 4` (it splits camelCase, so that getWeather finds "weather"), and which people type in
+ * lower case, or without the dash. Each split whose two parts
  * are both terms of the index becomes a phrase, worth the word itself; a split whose parts are
  * never adjacent in one text matches nothing, so spurious ones cost a lookup, not a wrong hit.
  * Looked up in the vocabulary only: nothing is added to the index per entry.
  */
 function addSplits(word: string, out: PlanClause, ctx: ExpansionContext): void {
-  if (word.length < 2 * MIN_SPLIT_PART) return;
+  if (word.length < 2) return;
   let found = 0;
-  for (let i = MIN_SPLIT_PART; i <= word.length - MIN_SPLIT_PART && found < MAX_SPLITS; i++) {
+  for (let i = 1; i < word.length && found < MAX_SPLITS; i++) {
+    // Between letters and digits a part may be one character: "gpt4" is "GPT-4", "web3" "Web 3".
+    const least = isDigit(word.charCodeAt(i - 1)) !== isDigit(word.charCodeAt(i)) ? 1 : MIN_SPLIT_PART;
+    if (i < least || word.length - i < least) continue;
     const head = word.slice(0, i);
     const tail = word.slice(i);
     if (!ctx.vocabulary.has(head) || !ctx.vocabulary.has(tail)) continue;
@@ -186,6 +188,8 @@ function addSplits(word: string, out: PlanClause, ctx: ExpansionContext): void {
     found++;
   }
 }
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
 /** Terms sharing the word's stem, per language that has entries (the word itself left out). */
 function formsOf(word: string, vocabulary: Vocabulary, languages: number): { term: string; lang: number }[] {

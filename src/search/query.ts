@@ -20,7 +20,7 @@
  * the ranking's word sets).
  */
 import { FIELD_DESCRIPTION, FIELD_EXAMPLES, FIELD_NAME, FIELD_PROVIDER, FIELD_TAGS, FIELD_TITLE } from './fields.js';
-import { tokenize } from './text-encoder.js';
+import { MAX_TERM_LENGTH, tokenize } from './text-encoder.js';
 
 /**
  * The most REGISTRY_MAX_QUERY_CHARS allows: the doors refuse a query longer than the operator's
@@ -36,6 +36,8 @@ export const MAX_QUERY_WORDS = MAX_CLAUSES;
 /** Alternatives (OR) per clause, and words per phrase. */
 export const MAX_ALTERNATIVES = 8;
 export const MAX_PHRASE_WORDS = 8;
+/** A phrase, or a piece of words written together, of up to this many words is also looked up written as one word. */
+export const MAX_JOINED_WORDS = 3;
 /** A word is matched as a prefix only with at least this many characters... */
 export const MIN_PREFIX_LENGTH = 3;
 /** ...and is expanded to at most this many longer terms. */
@@ -52,6 +54,11 @@ export interface WordAlternative {
   readonly prefix: boolean;
   /** Quoted: the exact form only (no word forms, typos or related words). */
   readonly exact: boolean;
+  /**
+   * The words of one written piece as one word (joinedAlternative): an alternative to each of
+   * them, not a word typed (an entry's name is not compared with it).
+   */
+  readonly joined?: true;
 }
 
 export interface PhraseAlternative {
@@ -257,11 +264,12 @@ export function parseQuery(text: string | undefined): ParsedQuery {
     // `tags:"machine learning"` and the filter {"tags": ["machine-learning"]} are (it found a
     // skill tagged "machine" and "deep-learning").
     const operand = piece.negated || pendingOr || isOr(list, p + 1) || piece.field !== undefined;
+    const joined = piece.quoted || operand ? undefined : joinedAlternative(piece, alternatives);
     const groups: Alternative[][] = piece.quoted
       ? [alternatives]
       : operand && alternatives.length > 1
         ? [[{ kind: 'phrase', words: alternatives.map((a) => (a.kind === 'word' ? a.word : a.words.join(' '))) }]]
-        : alternatives.map((a) => [a]);
+        : alternatives.map((a) => (joined ? [a, joined] : [a]));
     for (const group of groups) {
       const key = `${piece.negated}|${fields}|${scope}|${group.map(altKey).join('|')}`;
       if (piece.negated) {
@@ -279,8 +287,9 @@ export function parseQuery(text: string | undefined): ParsedQuery {
       } else {
         if (!seen.has(key) && excluded.length + clauses.length < MAX_CLAUSES) clauses.push({ alternatives: group, negated: false, fields, scope });
         for (const a of group) {
-          if (a.kind === 'word') words.push(a.word);
-          else words.push(...a.words);
+          if (a.kind === 'word') {
+            if (!a.joined) words.push(a.word);
+          } else words.push(...a.words);
         }
       }
       seen.add(key);
@@ -362,11 +371,35 @@ function altKey(a: Alternative): string {
 /** The text after its last white space: the word being typed (a stop word, when it was dropped). */
 const lastChunk = (text: string): string => text.slice(text.search(/\S+$/));
 
+/**
+ * A piece of several words written together, as one word: "GitHub", "OpenAPI", "gpt-4",
+ * "text-to-speech", "e-mail" are also "github", "openapi", "gpt4", "texttospeech", "email", which
+ * entries write too. An alternative of each of its words' clauses, so a unit that has the word
+ * matches them all, as one that has the words does (GitHub's "git" and "hub" alone found no
+ * "github"). Its single letters and stop words are in it ("e-mail", "texttospeech"), as the
+ * written word has them. At most MAX_JOINED_WORDS words: a longer run is rarely one word.
+ */
+function joinedAlternative(piece: Piece, alternatives: readonly Alternative[]): WordAlternative | undefined {
+  const all = tokenize(piece.text, { maxTerms: MAX_JOINED_WORDS + 1, keepShort: true });
+  if (all.length < 2 || all.length > MAX_JOINED_WORDS) return undefined;
+  const word = all.join('');
+  if (word.length > MAX_TERM_LENGTH || alternatives.some((a) => a.kind === 'word' && a.word === word)) return undefined;
+  const typing = piece.atEnd && !piece.negated && WORD_END.test(piece.text);
+  return { kind: 'word', word, prefix: piece.star || typing, exact: true, joined: true };
+}
+
 /** The alternatives a piece stands for: its words, or one phrase when quoted. */
 function alternativesOf(piece: Piece): Alternative[] {
   // A field's value of only a letter or a stop word is kept (`tags:x`, `skill:r`): dropped as
   // prose, it left the clause empty and the search found nothing, though such tags are indexed.
-  const words = tokenize(piece.text, { maxTerms: MAX_PHRASE_WORDS * 4, keepShortAlone: piece.field !== undefined });
+  // A tag's every word is (`tags:text-to-speech`, `tags:it-support`), as the index files tags
+  // (./search-index.ts addTag): without them, the first found "text-speech" and the second
+  // every "support" tag.
+  const words = tokenize(piece.text, {
+    maxTerms: MAX_PHRASE_WORDS * 4,
+    keepShortAlone: piece.field !== undefined,
+    keepShort: piece.field?.fields === FIELD_TAGS,
+  });
   if (words.length === 0) return [];
   if (piece.quoted) {
     let distinctRun = words.slice(0, MAX_PHRASE_WORDS);

@@ -95,7 +95,7 @@ import { FilterBitmaps, VERDICT_ORDS, unitPassesKept } from './filter-bitmaps.js
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
-import { isCaseMadeTerm, tokenize } from './text-encoder.js';
+import { isCaseMadeTerm, isDroppedTerm, tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
 
@@ -164,9 +164,21 @@ class UnitTerms {
   private pairs: number[] = [];
   addText(text: string | undefined, field: number): void {
     if (!text) return;
-    // A tag of only a letter or a stop word is kept: "r", "x" or "it" is a whole tag (tokenize's
-    // keepShortAlone; such tags are rare, so the postings they add are few).
-    this.addTerms(tokenize(text, { maxChars: MAX_FIELD_CHARS, keepShortAlone: field === FIELD_TAGS }), field);
+    if (field === FIELD_TAGS) this.addTag(text);
+    else this.addTerms(tokenize(text, { maxChars: MAX_FIELD_CHARS }), field);
+  }
+  /**
+   * A tag is a label, every word of it meant: its single letters and stop words are terms too
+   * ("text-to-speech" is `text to speech`, "IT-Support" `it support`, "x-ray" `x ray`), so that
+   * `tags:text-to-speech` is that tag and not "text-speech", and `tags:it-support` not every
+   * "support" tag, as for the tags filter (./attributes.ts tagKey). Its pairs without them are
+   * kept as well: the words of prose drop them ("text to speech" is `text speech`), and
+   * `"text to speech"` still finds the tag. Such tags are rare, so the postings they add are few.
+   */
+  private addTag(text: string): void {
+    const words = tokenize(text, { maxChars: MAX_FIELD_CHARS, keepShort: true });
+    this.addTerms(words, FIELD_TAGS);
+    if (words.length > 1 && words.some(isDroppedTerm)) this.addPairs(tokenize(text, { maxChars: MAX_FIELD_CHARS }));
   }
   /** The unit's name: its words, and the whole name as one term (nameTerm). */
   addName(text: string | undefined): void {
@@ -177,10 +189,13 @@ class UnitTerms {
     if (whole !== undefined) this.note(whole, FIELD_NAME);
   }
   private addTerms(words: readonly string[], field: number): void {
+    for (const t of words) this.note(t, field);
+    this.addPairs(words);
+  }
+  private addPairs(words: readonly string[]): void {
     let prev = 0;
     let first = true;
     for (const t of words) {
-      this.note(t, field);
       const h = termHash(t);
       if (!first) this.pairs.push(pairHash(prev, h));
       prev = h;
@@ -749,7 +764,8 @@ export class PostingsIndex implements KeywordIndex {
     const clauses = parsed.clauses;
     if (clauses.length === 0 || clauses.length >= MAX_CLAUSES) return undefined;
     for (const c of clauses) {
-      if (c.alternatives.length !== 1 || (c.fields !== 0 && c.fields !== FIELD_NAME) || c.scope !== clauses[0]!.scope) return undefined;
+      // A word's joined alternative ("github" of "GitHub") is no word of the name.
+      if (c.alternatives.filter((a) => a.kind !== 'word' || !a.joined).length !== 1 || (c.fields !== 0 && c.fields !== FIELD_NAME) || c.scope !== clauses[0]!.scope) return undefined;
     }
     // The query's words as typed, a repeated one too: the clauses keep "Echo Echo" as one "echo".
     const term = nameTerm(parsed.words);

@@ -2,7 +2,10 @@
  * Turns text into search terms, the same way for indexed fields and for queries:
  *
  * - identifiers are split: `get_weather`, `getWeather`, `get-weather`, `GetWeather`,
- *   `HTTPServer` → `get weather`, `http server`;
+ *   `HTTPServer` → `get weather`, `http server`; but a name whose capitals follow a single
+ *   lower-case letter or only digits is one word, as people type it: `iPhone`, `iOS`, `eBay`,
+ *   `jQuery`, `3D`, `2FA` → `iphone`, `ios`, `ebay`, `jquery`, `3d`, `2fa` (they were `phone`,
+ *   `os`, `bay`, `query`, `3`, `fa`: "ios" found no "iOS", "3d" no "3D", and "query" every jQuery);
  * - case and accents are folded (NFKD, combining marks dropped, lower case), plus the letters
  *   NFKD does not decompose: `ß` → `ss`, `æ` → `ae`, `ø` → `o`, `ł` → `l`, ... so "traduccion"
  *   finds "Traducción", "citta" finds "città", "uberweisung" finds "Überweisung", "strasse"
@@ -50,8 +53,11 @@ const NOT_DECOMPOSED = /[ßæœøłđðþıĸŀ]/g;
 const FOLDS: Readonly<Record<string, string>> = {
   ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ĸ: 'k', ŀ: 'l',
 };
-/** lower→Upper and digit→Upper boundaries (`getWeather`, `base64Encode`). */
-const CAMEL = /([\p{Ll}\p{N}])(\p{Lu})/gu;
+/**
+ * lower→Upper and digit→Upper boundaries (`getWeather`, `base64Encode`), not after a single
+ * lower-case letter or digits alone that start the word (IS_WHOLE_WORD).
+ */
+const CAMEL = /(?<=[\p{L}\p{N}\p{M}]\p{Ll}|\p{L}\p{M}*\p{N}+)(?=\p{Lu})/gu;
 /** Acronym followed by a word (`HTTPServer` → `HTTP Server`). */
 const ACRONYM = /(\p{Lu})(\p{Lu}\p{Ll})/gu;
 /**
@@ -185,7 +191,7 @@ function push(out: string[], raw: string, keepShort: boolean): void {
     out.push(raw.slice(0, -1));
     return;
   }
-  if (!keepShort && ((raw.length === 1 && raw >= 'a' && raw <= 'z') || STOP_WORDS.has(raw))) return;
+  if (!keepShort && isDroppedTerm(raw)) return;
   out.push(raw.length > MAX_TERM_LENGTH ? raw.slice(0, MAX_TERM_LENGTH) : raw);
 }
 
@@ -212,7 +218,7 @@ function isWrittenName(s: string, start: number, end: number): boolean {
 
 /** General path: regular expressions with Unicode classes. */
 function tokenizeUnicode(text: string, out: string[], maxTerms: number, keepShort: boolean): void {
-  let s = text.replace(WRITTEN_NAMES, `$&${NAME_MARK} `).replace(CAMEL, '$1 $2').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
+  let s = text.replace(WRITTEN_NAMES, `$&${NAME_MARK} `).replace(CAMEL, ' ').replace(ACRONYM, '$1 $2').replace(SPELLED_SYMBOLS, ' ');
   // Before folding: the dictionaries know the words as written (NFKD splits Thai's sara am).
   if (HAS_UNSPACED.test(s)) s = s.replace(UNSPACED_RUN, spaceWords);
   s = fold(s);
@@ -221,6 +227,13 @@ function tokenizeUnicode(text: string, out: string[], maxTerms: number, keepShor
     push(out, m[0], keepShort);
     if (out.length >= maxTerms) return;
   }
+}
+
+/** Whether `s[start, end)` is a word's start (`atBoundary`) of only digits: "3" of 3D, "2" of 2FA. */
+function digitsFrom(s: string, start: number, end: number, atBoundary: boolean): boolean {
+  if (!atBoundary) return false;
+  for (let k = start; k < end; k++) if (!isDigit(s.charCodeAt(k))) return false;
+  return true;
 }
 
 const isUpper = (c: number): boolean => c >= 65 && c <= 90;
@@ -251,8 +264,8 @@ function tokenizeAscii(s: string, out: string[], maxTerms: number, keepShort: bo
         atBoundary = true;
       } else if (up) {
         const p = s.charCodeAt(i - 1);
-        // getWeather, base64Encode | HTTPServer
-        if (isLower(p) || isDigit(p) || (isUpper(p) && i + 1 < n && isLower(s.charCodeAt(i + 1)))) {
+        // getWeather, base64Encode | HTTPServer; not iPhone, 3D (CAMEL)
+        if ((isLower(p) && (i - 1 > start || !atBoundary)) || (isDigit(p) && !digitsFrom(s, start, i, atBoundary)) || (isUpper(p) && i + 1 < n && isLower(s.charCodeAt(i + 1)))) {
           pushAscii(out, s, start, i, atBoundary, keepShort);
           if (out.length >= maxTerms) return;
           start = i;
@@ -301,6 +314,14 @@ export function wordSpans(text: string): [start: number, end: number][] {
  */
 export function isCaseMadeTerm(term: string): boolean {
   return term === 'it' || (term.length === 1 && term >= 'a' && term <= 'z');
+}
+
+/**
+ * Whether tokenize drops `term` from prose (a single ASCII letter or a stop word), unless the
+ * options keep it: what a tag's words lose in the text search's phrase pairs (./search-index.ts).
+ */
+export function isDroppedTerm(term: string): boolean {
+  return (term.length === 1 && term >= 'a' && term <= 'z') || STOP_WORDS.has(term);
 }
 
 /** True when `term` is already in normalised form (fast path for re-encoding a term). */
