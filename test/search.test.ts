@@ -142,12 +142,12 @@ describe('matching', () => {
     await op(writer, { register: { agentCard: card('Kestrel C++ Mentor', 'https://cpp.example.org/a2a', [skill('templates', 'Explain templates', 'Explains C++17 templates.', ['c++'], ['Why does my C++ code not compile?'])]) } });
     await op(writer, { register: { agentCard: card('Kestrel Reviewer', 'https://cs.example.org/a2a', [skill('review', 'Review code', 'Reviews C# and F# code (.NET).', ['c#', 'f#'], ['Review this C# class'])]) } });
     // Tags with a stop word or a letter in them, and beside them the tags they were taken for; words written together.
-    await op(writer, { register: { agentCard: card('Quokka Voice', 'https://qv.example.org/a2a', [skill('speak', 'Speak', 'Reads aloud.', ['text-to-speech'], ['Read this'])]) } });
-    await op(writer, { register: { agentCard: card('Quokka Transcoder', 'https://qt.example.org/a2a', [skill('convert', 'Convert', 'Converts.', ['text-speech'], ['Convert this'])]) } });
-    await op(writer, { register: { agentCard: card('Quokka Helpdesk', 'https://qh.example.org/a2a', [skill('desk', 'Desk', 'Helps staff.', ['IT-Support'], ['My laptop'])]) } });
-    await op(writer, { register: { agentCard: card('Quokka Forum', 'https://qf.example.org/a2a', [skill('forum', 'Forum', 'Answers.', ['support'], ['A question'])]) } });
-    await op(writer, { register: { agentCard: card('Wallaby Mobile', 'https://wm.example.org/a2a', [skill('apps', 'Apps', 'Builds iOS apps with QuokkaKit and the QK-9 engine.', ['mobile'], ['An app'])]) } });
-    await op(writer, { register: { agentCard: card('Wallaby Tablet', 'https://wt.example.org/a2a', [skill('apps', 'Apps', 'Builds ios apps with quokkakit and the qk9 engine.', ['tablet'], ['An app'])]) } });
+    await op(writer, { register: { agentCard: card('Bilby Voice', 'https://qv.example.org/a2a', [skill('speak', 'Speak', 'Reads aloud.', ['text-to-speech'], ['Read this'])]) } });
+    await op(writer, { register: { agentCard: card('Bilby Transcoder', 'https://qt.example.org/a2a', [skill('convert', 'Convert', 'Converts.', ['text-speech'], ['Convert this'])]) } });
+    await op(writer, { register: { agentCard: card('Bilby Helpdesk', 'https://qh.example.org/a2a', [skill('desk', 'Desk', 'Helps staff.', ['IT-Support'], ['My laptop'])]) } });
+    await op(writer, { register: { agentCard: card('Bilby Forum', 'https://qf.example.org/a2a', [skill('forum', 'Forum', 'Answers.', ['support'], ['A question'])]) } });
+    await op(writer, { register: { agentCard: card('Wallaby Mobile', 'https://wm.example.org/a2a', [skill('apps', 'Apps', 'Builds iOS apps with BilbyKit and the QK-9 engine.', ['mobile'], ['An app'])]) } });
+    await op(writer, { register: { agentCard: card('Wallaby Tablet', 'https://wt.example.org/a2a', [skill('apps', 'Apps', 'Builds ios apps with bilbykit and the qk9 engine.', ['tablet'], ['An app'])]) } });
     await op(writer, { register: { agentCard: card('Kestrel C Toolsmith', 'https://c.example.org/a2a', [skill('compile', 'Compile code', 'Compiles C code, with a C+ grade.', ['c'], ['Compile main.c'])]) } });
     await op(writer, {
       register: {
@@ -264,24 +264,24 @@ describe('matching', () => {
   test('a tag is matched with every word of it: tags:text-to-speech is not "text-speech", tags:it-support not "support"', async () => {
     // `tags:` dropped the tag's stop words and letters where the tags filter kept them:
     // tags:text-to-speech found the "text-speech" tag, tags:it-support every "support" tag.
-    const quokkas = async (query: string, filter?: WireJson) => (await allHits({ query, ...(filter ? { filter } : {}) })).map((h) => h.name as string).filter((n) => n.startsWith('Quokka')).sort();
-    for (const query of ['tags:text-to-speech', 'tags:"text to speech"', 'tag:Text_To_Speech']) assert.deepEqual(await quokkas(query), ['Quokka Voice'], query);
-    assert.deepEqual(await quokkas('', { tags: ['text-to-speech'] }), ['Quokka Voice'], 'as the tags filter finds it');
+    const bilbies = async (query: string, filter?: WireJson) => (await allHits({ query, ...(filter ? { filter } : {}) })).map((h) => h.name as string).filter((n) => n.startsWith('Bilby')).sort();
+    for (const query of ['tags:text-to-speech', 'tags:"text to speech"', 'tag:Text_To_Speech']) assert.deepEqual(await bilbies(query), ['Bilby Voice'], query);
+    assert.deepEqual(await bilbies('', { tags: ['text-to-speech'] }), ['Bilby Voice'], 'as the tags filter finds it');
     // The words of a tag are a phrase, whose stop words are left aside as in prose ("translate invoice" finds "translate this invoice").
-    assert.deepEqual(await quokkas('tags:text-speech'), ['Quokka Transcoder', 'Quokka Voice']);
-    for (const query of ['tags:it-support', 'tags:IT-Support', 'tags:"IT support"']) assert.deepEqual(await quokkas(query), ['Quokka Helpdesk'], query);
-    assert.deepEqual(await quokkas('', { tags: ['it-support'] }), ['Quokka Helpdesk'], 'as the tags filter finds it');
-    assert.deepEqual(await quokkas('tags:support'), ['Quokka Forum', 'Quokka Helpdesk'], 'a word of a tag still finds it');
+    assert.deepEqual(await bilbies('tags:text-speech'), ['Bilby Transcoder', 'Bilby Voice']);
+    for (const query of ['tags:it-support', 'tags:IT-Support', 'tags:"IT support"']) assert.deepEqual(await bilbies(query), ['Bilby Helpdesk'], query);
+    assert.deepEqual(await bilbies('', { tags: ['it-support'] }), ['Bilby Helpdesk'], 'as the tags filter finds it');
+    assert.deepEqual(await bilbies('tags:support'), ['Bilby Forum', 'Bilby Helpdesk'], 'a word of a tag still finds it');
     // In prose the stop word is dropped, as before: the phrase finds both spellings.
-    assert.deepEqual(await quokkas('"text to speech"'), ['Quokka Transcoder', 'Quokka Voice']);
+    assert.deepEqual(await bilbies('"text to speech"'), ['Bilby Transcoder', 'Bilby Voice']);
   });
 
-  test('a name written in one word or in camelCase is found either way: "QuokkaKit" and "quokkakit", "iOS" and "ios", "QK-9" and "qk9"', async () => {
-    // "QuokkaKit" was searched as "quokka" and "kit", which "quokkakit" has neither of; "iOS" was
+  test('a name written in one word or in camelCase is found either way: "BilbyKit" and "bilbykit", "iOS" and "ios", "QK-9" and "qk9"', async () => {
+    // "BilbyKit" was searched as "bilby" and "kit", which "bilbykit" has neither of; "iOS" was
     // filed and searched as "os"; "qk9" was one word, which "QK-9" (`qk 9`) has not.
-    // The first two: "QuokkaKit" is also "quokka" and "kit", which other names have.
+    // The first two: "BilbyKit" is also "bilby" and "kit", which other names have.
     const firstTwo = async (query: string) => (await search({ query })).results.slice(0, 2).map((h: WireJson) => h.name as string).sort();
-    for (const query of ['QuokkaKit', 'quokkakit', 'Quokkakit', 'iOS', 'ios', 'qk9', 'QK-9', 'qk-9']) assert.deepEqual(await firstTwo(query), ['Wallaby Mobile', 'Wallaby Tablet'], query);
+    for (const query of ['BilbyKit', 'bilbykit', 'Bilbykit', 'iOS', 'ios', 'qk9', 'QK-9', 'qk-9']) assert.deepEqual(await firstTwo(query), ['Wallaby Mobile', 'Wallaby Tablet'], query);
     const names = async (query: string) => (await allHits({ query })).map((h) => h.name as string);
     assert.ok(!(await names('os')).some((n) => n.startsWith('Wallaby')), '"os" is not "iOS"');
   });
