@@ -170,10 +170,32 @@ describe('message.role', () => {
     }
     assert.equal((await rpc('SendMessage', withRole('ROLE_USER'))).result.task.status.state, 'TASK_STATE_COMPLETED');
     assert.equal((await rest('/message:send', withRole('ROLE_USER'))).status, 200);
-    // v0.3 refused it already, in its own words.
-    const legacy = await rpc('message/send', { message: { kind: 'message', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text: 'weather' }] } }, '0.3');
-    assert.equal(legacy.error?.code, -32602);
-    assert.match(legacy.error.message, /message\.role must be "user" or "agent"/);
+  });
+
+  test('a v0.3 message/send (message/stream) without its message, messageId or role is refused naming the field, as v1.0 is (the SDK\'s v0.3 reader named none)', async () => {
+    const legacyMessage = { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'weather' }] };
+    const { messageId: _, ...withoutId } = legacyMessage;
+    const { role: __, ...withoutRole } = legacyMessage;
+    for (const [params, field, said] of [
+      [{}, 'message', /^message is required: send one message, e\.g\. \{"message": \{"kind": "message", "messageId": "m1", "role": "user"/],
+      [{ message: 'weather' }, 'message', /^message must be an object: send one message, e\.g\. \{"message": \{"kind": "message"/],
+      [{ message: withoutId }, 'message.messageId', /^message\.messageId is required: an id the client gives each message it sends/],
+      [{ message: { ...legacyMessage, messageId: '' } }, 'message.messageId', /^message\.messageId is required: /],
+      [{ message: { ...legacyMessage, messageId: 7 } }, 'message.messageId', /^message\.messageId must be a string: an id the client gives/],
+      [{ message: withoutRole }, 'message.role', /^message\.role must be "user" or "agent": a message from a client is "user"\.$/],
+      [{ message: { ...legacyMessage, role: 'ROLE_USER' } }, 'message.role', /^message\.role must be "user" or "agent"/],
+    ] as const) {
+      for (const method of ['message/send', 'message/stream']) {
+        const answer = await rpc(method, params, '0.3');
+        const what = `${method} ${JSON.stringify(params).slice(0, 80)}`;
+        assert.equal(answer.error?.code, -32602, `${what}: ${JSON.stringify(answer).slice(0, 300)}`);
+        assert.match(answer.error.message, said, what);
+        assert.equal(answer.error.data?.[0]?.reason, 'INVALID_PARAMS', what);
+        assert.deepEqual(answer.error.data?.[0]?.metadata, { field }, what);
+        assert.equal(answer.id, 7, what);
+      }
+    }
+    assert.equal((await rpc('message/send', { message: legacyMessage }, '0.3')).result?.status?.state, 'completed');
   });
 
   test('gRPC refuses a message whose role is unspecified with INVALID_ARGUMENT', async () => {

@@ -15,7 +15,7 @@ import { currentScope } from '../observability/request-scope.js';
 import { routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest, namesVersion } from './versions.js';
 import { sendA2AError } from './a2a-errors.js';
-import { missingMessageIn } from './message-required.js';
+import { missingLegacyMessageIn, missingMessageIn } from './message-required.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_METHOD_NOT_FOUND = -32601;
@@ -305,6 +305,10 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   }
   const trap = conversionTrap(params, 'params');
   if (trap) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${trap}.`, usableId);
+  // Before the SDK's v0.3 reader, which refuses these naming no field (v1.0's are the request
+  // handler's, after the checks above, as these are).
+  const missing = params && (method === 'message/send' || method === 'message/stream') ? missingLegacyMessageIn(params) : undefined;
+  if (missing) return sendA2AError(req, res, 'JSONRPC', missing);
   next();
 };
 
