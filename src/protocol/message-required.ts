@@ -62,3 +62,19 @@ export function missingLegacyMessageIn(params: Record<string, unknown>): Request
   }
   return undefined;
 }
+
+/**
+ * On a decoded v0.3 gRPC SendMessageRequest (a2a.v1.A2AService: the message is `request`, its
+ * role the proto enum): the same refusals, which the SDK's v0.3 gRPC layer gave as bare
+ * "SendMessageRequest missing message", "message.messageId is required", "Invalid role: 0".
+ */
+export function missingLegacyGrpcMessageIn(decoded: unknown): RequestMalformedError | undefined {
+  const message = isObject(decoded) ? decoded.request : undefined;
+  if (!isObject(message)) return missing(undefined, undefined);
+  const refusal = missing(message, message.messageId);
+  if (refusal) return refusal;
+  if (message.role !== 1 && message.role !== 2) {
+    return new RequestMalformedError({ message: 'message.role must be ROLE_USER or ROLE_AGENT: a message from a client is ROLE_USER.', metadata: { field: 'message.role' } });
+  }
+  return undefined;
+}
