@@ -11,11 +11,14 @@ import { after, before, describe, test } from 'node:test';
 import {
   ClientFactory as ClientFactory03,
   ClientFactoryOptions as ClientFactoryOptions03,
+  ContentTypeNotSupportedError as ContentTypeNotSupportedError03,
   JsonRpcTransportFactory as JsonRpcTransportFactory03,
   type Client as Client03,
 } from 'a2a-sdk-03/client';
 import type { Task as Task03, TaskArtifactUpdateEvent as ArtifactUpdate03, Message as Message03 } from 'a2a-sdk-03';
-import { authFetch, dataPart, errorOf, op, resultOf, sdkClient, send, stream, textPart, type WireJson } from './support/client.js';
+import { SendMessageConfiguration, Task } from '@a2a-js/sdk';
+import { ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
+import { authFetch, dataPart, errorOf, message, op, resultOf, sdkClient, send, stream, streamEventJson, textPart, type WireJson } from './support/client.js';
 import { v03Card, v1Card } from './support/documents.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
@@ -89,6 +92,24 @@ describe('@a2a-js/sdk 0.3 (v0.3 JSON-RPC, no A2A-Version header)', () => {
     assert.ok(last.kind === 'status-update' && last.status.state === 'completed' && last.final, JSON.stringify(last).slice(0, 200));
   });
 
+  test('acceptedOutputModes: text/plain gets the text parts, application/json the data parts (streamed too); image/png is ContentTypeNotSupportedError', async () => {
+    const client = await client03();
+    const text = await client.sendMessage({ message: message03([{ kind: 'text', text: 'weather' }]), configuration: { acceptedOutputModes: ['text/plain'] } });
+    assert.equal(text.kind, 'task');
+    assert.deepEqual((text as Task03).artifacts!.flatMap((a) => a.parts.map((p) => p.kind)), ['text']);
+    const kinds = [];
+    for await (const event of client.sendMessageStream({ message: message03([data03({ search: { query: 'weather' } })]), configuration: { acceptedOutputModes: ['application/json'] } })) {
+      if (event.kind === 'artifact-update') kinds.push(...event.artifact.parts.map((p) => p.kind));
+    }
+    assert.ok(kinds.length > 0 && kinds.every((kind) => kind === 'data'), JSON.stringify(kinds));
+    await assert.rejects(
+      client.sendMessage({ message: message03([{ kind: 'text', text: 'weather' }]), configuration: { acceptedOutputModes: ['image/png'] } }),
+      // Its message is the class's own; the registry's is in the JSON-RPC error it keeps.
+      (error: Error & { errorResponse?: WireJson }) =>
+        error instanceof ContentTypeNotSupportedError03 && /accepts none of the media types the registry answers in/.test(error.errorResponse?.error?.message),
+    );
+  });
+
   test('an anonymous write is declined in the task, not by the transport', async () => {
     const task = await send03(await client03(), [data03({ register: { agentCard: v1Card('Anon', 'https://anon.example.org/a2a') } })]);
     assert.equal(task.status.state, 'rejected');
@@ -121,6 +142,23 @@ for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.equal(events.at(-1)!.statusUpdate?.status?.state, 'TASK_STATE_COMPLETED');
 
       assert.equal(errorOf(await op(anonymous, { unregister: { id: registered.id } })).code, 'UNAUTHENTICATED');
+    });
+
+    test('acceptedOutputModes: text/plain gets the text parts, application/json the data parts (streamed too); image/png is ContentTypeNotSupportedError', async () => {
+      const client = await sdkClient(registry.url, { binding });
+      const request = (modes: string[]) => ({ tenant: '', message: message([textPart('weather')]), configuration: SendMessageConfiguration.fromJSON({ acceptedOutputModes: modes }), metadata: undefined });
+      const text = Task.toJSON((await client.sendMessage(request(['text/plain']))) as Task) as WireJson;
+      assert.deepEqual(text.artifacts.flatMap((a: WireJson) => a.parts.map((p: WireJson) => p.mediaType)), ['text/plain']);
+      const types = [];
+      for await (const event of client.sendMessageStream(request(['application/json']))) {
+        const update = streamEventJson(event).artifactUpdate;
+        if (update) types.push(...update.artifact.parts.map((p: WireJson) => p.mediaType));
+      }
+      assert.ok(types.length > 0 && types.every((type) => type === 'application/json'), JSON.stringify(types));
+      await assert.rejects(
+        client.sendMessage(request(['image/png'])),
+        (error: Error) => error instanceof ContentTypeNotSupportedError && /accepts none of the media types the registry answers in/.test(error.message),
+      );
     });
   });
 }

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { ListTasksRequest, SendMessageConfiguration } from '@a2a-js/sdk';
+import { ListTasksRequest, SendMessageConfiguration, type Task } from '@a2a-js/sdk';
 import { dataPart, type WireJson } from './support/client.js';
 import { RawA2AClient, errorInfoOf, metadata, sendRequest } from './support/grpc.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
@@ -170,10 +170,32 @@ describe('message.role', () => {
     }
     assert.equal((await rpc('SendMessage', withRole('ROLE_USER'))).result.task.status.state, 'TASK_STATE_COMPLETED');
     assert.equal((await rest('/message:send', withRole('ROLE_USER'))).status, 200);
-    // v0.3 refused it already, in its own words.
-    const legacy = await rpc('message/send', { message: { kind: 'message', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text: 'weather' }] } }, '0.3');
-    assert.equal(legacy.error?.code, -32602);
-    assert.match(legacy.error.message, /message\.role must be "user" or "agent"/);
+  });
+
+  test('a v0.3 message/send (message/stream) without its message, messageId or role is refused naming the field, as v1.0 is (the SDK\'s v0.3 reader named none)', async () => {
+    const legacyMessage = { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'weather' }] };
+    const { messageId: _, ...withoutId } = legacyMessage;
+    const { role: __, ...withoutRole } = legacyMessage;
+    for (const [params, field, said] of [
+      [{}, 'message', /^message is required: send one message, e\.g\. \{"message": \{"kind": "message", "messageId": "m1", "role": "user"/],
+      [{ message: 'weather' }, 'message', /^message must be an object: send one message, e\.g\. \{"message": \{"kind": "message"/],
+      [{ message: withoutId }, 'message.messageId', /^message\.messageId is required: an id the client gives each message it sends/],
+      [{ message: { ...legacyMessage, messageId: '' } }, 'message.messageId', /^message\.messageId is required: /],
+      [{ message: { ...legacyMessage, messageId: 7 } }, 'message.messageId', /^message\.messageId must be a string: an id the client gives/],
+      [{ message: withoutRole }, 'message.role', /^message\.role must be "user" or "agent": a message from a client is "user"\.$/],
+      [{ message: { ...legacyMessage, role: 'ROLE_USER' } }, 'message.role', /^message\.role must be "user" or "agent"/],
+    ] as const) {
+      for (const method of ['message/send', 'message/stream']) {
+        const answer = await rpc(method, params, '0.3');
+        const what = `${method} ${JSON.stringify(params).slice(0, 80)}`;
+        assert.equal(answer.error?.code, -32602, `${what}: ${JSON.stringify(answer).slice(0, 300)}`);
+        assert.match(answer.error.message, said, what);
+        assert.equal(answer.error.data?.[0]?.reason, 'INVALID_PARAMS', what);
+        assert.deepEqual(answer.error.data?.[0]?.metadata, { field }, what);
+        assert.equal(answer.id, 7, what);
+      }
+    }
+    assert.equal((await rpc('message/send', { message: legacyMessage }, '0.3')).result?.status?.state, 'completed');
   });
 
   test('gRPC refuses a message whose role is unspecified with INVALID_ARGUMENT', async () => {
@@ -184,6 +206,99 @@ describe('message.role', () => {
     assert.equal(answer.error.details, ROLE_REQUIRED);
     assert.equal(errorInfoOf(answer.error)?.reason, 'INVALID_PARAMS');
     assert.equal((await raw.unary('sendMessage', request, md)).error, undefined, 'with ROLE_USER it is served');
+  });
+});
+
+describe('acceptedOutputModes', () => {
+  /** The media types of every part an answer's artifacts and status message carry. */
+  const partTypes = (task: WireJson): string[] => [
+    ...(task.artifacts ?? []).flatMap((artifact: WireJson) => artifact.parts.map((part: WireJson) => part.mediaType ?? part.kind)),
+    ...(task.status?.message?.parts ?? []).map((part: WireJson) => part.mediaType ?? part.kind),
+  ];
+  const sending = (modes: unknown, parts: WireJson[] = [{ text: 'weather' }]) => ({ message: { ...userMessage('x'), parts }, configuration: { acceptedOutputModes: modes } });
+  const legacySending = (modes: unknown) => ({
+    message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'weather' }] },
+    configuration: { acceptedOutputModes: modes },
+  });
+  const NONE = /^configuration\.acceptedOutputModes \["image\/png"\] accepts none of the media types the registry answers in: application\/json \(a data part, for programs\) and text\/plain \(a text part, a summary for people\)\./;
+  const FIELD = { field: 'configuration.acceptedOutputModes', supportedMediaTypes: 'application/json, text/plain' };
+
+  test('the answer keeps the parts of the media types accepted, on JSON-RPC (v1.0 and v0.3) and HTTP+JSON; the task as stored keeps both', async () => {
+    for (const [modes, kept] of [
+      [['text/plain'], ['text/plain']],
+      [['application/json; charset=utf-8'], ['application/json']],
+      [['TEXT/*', 'image/png'], ['text/plain']],
+      [['text'], ['text/plain']], // a bare name that clearly means one (as A2A samples send it)
+      [['*/*'], ['application/json', 'text/plain']],
+      [[], ['application/json', 'text/plain']],
+    ] as const) {
+      const what = JSON.stringify(modes);
+      const task = (await rpc('SendMessage', sending(modes))).result.task;
+      assert.deepEqual([...new Set(partTypes(task))].sort(), kept, `JSON-RPC ${what}`);
+      const overRest = await rest('/message:send', sending(modes));
+      assert.deepEqual([...new Set(partTypes(overRest.body.task))].sort(), kept, `HTTP+JSON ${what}`);
+      const legacy = (await rpc('message/send', legacySending(modes), '0.3')).result;
+      assert.deepEqual([...new Set(partTypes(legacy))].sort(), kept.map((type) => (type === 'text/plain' ? 'text' : 'data')), `v0.3 ${what}`);
+      // Only the answer is tailored: GetTask carries no list, and reads the task whole.
+      assert.deepEqual(partTypes((await rpc('GetTask', { id: task.id })).result).sort(), ['application/json', 'text/plain'], `GetTask after ${what}`);
+    }
+    // A declined request's status message too: its data part (the error) for a program, its text for a person.
+    const declined = (await rpc('SendMessage', sending(['application/json'], [dataPart({ get: {} })]))).result.task;
+    assert.equal(declined.status.state, 'TASK_STATE_REJECTED');
+    assert.deepEqual(partTypes(declined), ['application/json']);
+    assert.equal(declined.status.message.parts[0].data.error.code, 'BAD_REQUEST');
+  });
+
+  test('a list naming nothing the registry answers in is ContentTypeNotSupportedError before anything runs (-32005, HTTP 400, gRPC INVALID_ARGUMENT); one that is no list is invalid params', async () => {
+    for (const method of ['SendMessage', 'SendStreamingMessage']) {
+      const answer = await rpc(method, sending(['image/png']));
+      assert.equal(answer.error?.code, -32005, `${method}: ${JSON.stringify(answer).slice(0, 300)}`);
+      assert.match(answer.error.message, NONE, method);
+      assert.deepEqual(answer.error.data?.[0]?.metadata, FIELD, method);
+      assert.equal(answer.error.data?.[0]?.reason, 'CONTENT_TYPE_NOT_SUPPORTED', method);
+    }
+    const legacy = await rpc('message/send', legacySending(['image/png']), '0.3');
+    assert.equal(legacy.error?.code, -32005, JSON.stringify(legacy));
+    assert.match(legacy.error.message, NONE);
+    for (const path of ['/message:send', '/message:stream']) {
+      const overRest = await rest(path, sending(['image/png']));
+      assert.equal(overRest.status, 400, path);
+      assert.equal(overRest.body.error.status, 'INVALID_ARGUMENT', path);
+      assert.match(overRest.body.error.message, NONE, path);
+      assert.deepEqual(overRest.body.error.details?.[0], { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'CONTENT_TYPE_NOT_SUPPORTED', domain: 'a2a-protocol.org', metadata: FIELD }, path);
+    }
+    // Refused before it runs: no task was made (a write would not have been done either).
+    const listed = (await rpc('ListTasks', { pageSize: 100 })).result.tasks.length;
+    await rpc('SendMessage', sending(['image/png']));
+    assert.equal((await rpc('ListTasks', { pageSize: 100 })).result.tasks.length, listed);
+
+    const notAList = 'configuration.acceptedOutputModes must be a list of the media types the client accepts in the answer, e.g. ["application/json", "text/plain"] (or ["text/plain"] for the summaries alone).';
+    for (const modes of ['text/plain', [5], { text: true }]) {
+      assertRpcRefusal(await rpc('SendMessage', sending(modes)), `params.${notAList}`, `JSON-RPC ${JSON.stringify(modes)}`);
+      assertRpcRefusal(await rpc('message/send', legacySending(modes), '0.3'), `params.${notAList}`, `v0.3 ${JSON.stringify(modes)}`);
+      const overRest = await rest('/message:send', sending(modes));
+      assert.equal(overRest.status, 400);
+      assert.equal(overRest.body.error.message, notAList);
+    }
+  });
+
+  test('gRPC: unary and streamed answers keep the accepted parts; none accepted is INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED', async () => {
+    const md = metadata(alice);
+    const request = (modes: string[]) => ({ ...sendRequest([{ text: 'weather' }]), configuration: SendMessageConfiguration.fromJSON({ acceptedOutputModes: modes }) });
+    const unary = await raw.unary('sendMessage', request(['text/plain']), md);
+    const task = (unary.value as { payload: { value: Task } }).payload.value;
+    assert.deepEqual(task.artifacts.flatMap((artifact) => artifact.parts.map((part) => part.mediaType)), ['text/plain']);
+    const streamed = await raw.stream('sendStreamingMessage', request(['application/json']), md);
+    assert.equal(streamed.error, undefined);
+    const chunks = streamed.events.filter((event) => event.artifactUpdate);
+    assert.ok(chunks.length >= 1);
+    assert.deepEqual([...new Set(chunks.flatMap((event) => event.artifactUpdate.artifact.parts.map((part: WireJson) => part.mediaType)))], ['application/json']);
+    for (const answer of [await raw.unary('sendMessage', request(['image/png']), md), await raw.stream('sendStreamingMessage', request(['image/png']), md)]) {
+      assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, answer.error?.message ?? 'no error');
+      assert.match(answer.error.details, NONE);
+      assert.equal(errorInfoOf(answer.error)?.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+      assert.deepEqual(errorInfoOf(answer.error)?.metadata, FIELD);
+    }
   });
 });
 

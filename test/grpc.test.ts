@@ -15,6 +15,7 @@ import * as grpc from '@grpc/grpc-js';
 import { Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import { LegacyA2AService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 import type { Task as Task03 } from 'a2a-sdk-03';
 import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, type Client as Client03 } from 'a2a-sdk-03/client';
 import { GrpcTransportFactory as GrpcTransportFactory03 } from 'a2a-sdk-03/client/grpc';
@@ -309,6 +310,29 @@ describe('requests', () => {
         assert.match(body.error.message, said, path);
         assert.deepEqual(body.error.details?.[0]?.metadata, { field }, `${path}: ${JSON.stringify(body)}`);
       }
+    }
+    // The v0.3 service (a2a.v1), whose message is `request`: said alike (the SDK's v0.3 layer said
+    // "SendMessageRequest missing message", "message.messageId is required", "Invalid role: 0").
+    const legacy = new RawA2AClient(grpcAddress(registry), undefined, LegacyA2AService);
+    try {
+      const legacyMessage = { messageId: crypto.randomUUID(), contextId: '', taskId: '', role: 1, content: [{ part: { $case: 'text', value: 'weather' }, metadata: undefined }], metadata: undefined, extensions: [] };
+      for (const [request, field, said] of [
+        [undefined, 'message', /^message is required: send one message/],
+        [{ ...legacyMessage, messageId: '' }, 'message.messageId', /^message\.messageId is required: an id the client gives each message/],
+        [{ ...legacyMessage, role: 0 }, 'message.role', /^message\.role must be ROLE_USER or ROLE_AGENT/],
+      ] as const) {
+        const sent = { request, configuration: undefined, metadata: undefined };
+        for (const method of ['sendMessage', 'sendStreamingMessage']) {
+          const answer = method === 'sendMessage' ? await legacy.unary(method, sent, metadata({}, null)) : await legacy.stream(method, sent, metadata({}, null));
+          assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, `v0.3 ${method} ${field}: ${answer.error?.details ?? 'no error'}`);
+          assert.match(answer.error!.details, said, `v0.3 ${method}`);
+          assert.equal(errorInfoOf(answer.error!)?.reason, 'INVALID_PARAMS', `v0.3 ${method}`);
+          assert.deepEqual(errorInfoOf(answer.error!)?.metadata, { field }, `v0.3 ${method}`);
+        }
+      }
+      assert.equal((await legacy.unary('sendMessage', { request: legacyMessage, configuration: undefined, metadata: undefined }, metadata({}, null))).error, undefined);
+    } finally {
+      legacy.close();
     }
   });
 

@@ -38,6 +38,7 @@ import { INTERNAL_MESSAGE } from '../http/security.js';
 import { valueNestsDeeperThan } from '../lib/json-depth.js';
 import { MAX_UNSENT_STREAM_MESSAGES, SLOW_READER } from '../lib/stream-backlog.js';
 import { runInScope, type RequestScope } from '../observability/request-scope.js';
+import { missingLegacyGrpcMessageIn } from '../protocol/message-required.js';
 import { NEEDS_A_PART } from '../protocol/request-guard.js';
 import { negotiate, oneVersion, VERSION_PARAMETER } from '../protocol/versions.js';
 import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
@@ -86,6 +87,8 @@ function messageParts(request: unknown): unknown[] | undefined {
 }
 
 const SEND_METHODS = /\/(SendMessage|SendStreamingMessage)$/;
+/** The v0.3 service's methods (a2a.v1; v1.0's is lf.a2a.v1). */
+const LEGACY_SERVICE_PATH = '/a2a.v1.A2AService/';
 
 function statusMetadata(requestId: string, entries: Record<string, string | Buffer> = {}, base = new grpc.Metadata()): grpc.Metadata {
   base.set('x-request-id', requestId);
@@ -374,6 +377,11 @@ export class CallGuard {
         `The request nests data deeper than ${limit} levels (REGISTRY_MAX_JSON_DEPTH). Documents and requests are a few levels deep; flatten the data.`,
         requestId,
       );
+    }
+    if (SEND_METHODS.test(path) && path.startsWith(LEGACY_SERVICE_PATH)) {
+      // Before the SDK's v0.3 reader, which refuses these naming no field (v1.0's are the request handler's).
+      const missing = missingLegacyGrpcMessageIn(message);
+      if (missing) return { reason: missing.reason, status: { code: grpcStatusFor(missing), details: missing.message, metadata: statusMetadata(requestId, {}, buildGrpcErrorMetadata(grpc.Metadata, missing)) } };
     }
     if (SEND_METHODS.test(path) && messageParts(message)?.length === 0) {
       return invalidArgument('INVALID_PARAMS', `The message has no parts: ${NEEDS_A_PART}.`, requestId);

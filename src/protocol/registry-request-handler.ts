@@ -27,6 +27,10 @@
  *   id alone answers the task's config (the SDK looked for a config with an empty id); on a
  *   watch another replica runs, the watch moves here first (its configs live with it).
  *
+ * - A message's configuration.acceptedOutputModes shapes its answer (output-modes.ts): the
+ *   response, or each event of its stream, keeps the parts of the media types the client
+ *   accepts; a list naming none the registry answers in is ContentTypeNotSupportedError.
+ *
  * Every binding (JSON-RPC, HTTP+JSON, gRPC) should use this one handler over the shared task
  * store (core.tasks).
  */
@@ -64,6 +68,7 @@ import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, w
 import { currentScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
 import { requireMessage } from './message-required.js';
+import { acceptedParts, tailoredEvent, tailoredResult, tailoredTask, type AcceptedParts } from './output-modes.js';
 import { refusedConfigField, TERMINAL } from './watch-push.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
@@ -99,14 +104,14 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<SendResult> {
-    requireMessageParams(params);
+    const accepted = requireMessageParams(params);
     params = withoutAnonymousPush(params, context);
-    if (renewsWatch(params)) return this.#renew(params, context);
+    if (renewsWatch(params)) return tailoredTask(await this.#renew(params, context), accepted);
     await this.#refuseOnOpenWatch(params, context);
     if (isOneTurn(params)) {
       const task = await this.#answerOneTurn(params, context);
       refuseIfAsked(context);
-      return task;
+      return tailoredTask(task, accepted);
     }
     // A watch started by a plain SendMessage (events go to its push config) never finishes:
     // answer with the WORKING task rather than block until it ends.
@@ -115,14 +120,14 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     const result = await super.sendMessage(params, context).catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context))));
     refuseIfAsked(context);
-    return result;
+    return tailoredResult(result, accepted);
   }
 
   override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    requireMessageParams(params);
+    const accepted = requireMessageParams(params);
     params = withoutAnonymousPush(params, context);
     if (renewsWatch(params)) {
-      yield { payload: { $case: 'task', value: await this.#renew(params, context) } };
+      yield { payload: { $case: 'task', value: tailoredTask(await this.#renew(params, context), accepted) } };
       return;
     }
     await this.#refuseOnOpenWatch(params, context);
@@ -141,10 +146,13 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const started = first.value.payload?.$case === 'task' ? this.watches?.get(first.value.payload.value.id) : undefined;
     const detach = started?.attachClient();
     try {
-      yield first.value;
+      // Tailored after the watch's bookkeeping, which reads an event's data part.
+      const firstEvent = tailoredEvent(first.value, accepted);
+      if (firstEvent) yield firstEvent;
       for await (const response of untilClosed(events, currentScope()?.closed)) {
         this.#noteDelivered(response);
-        yield response;
+        const event = tailoredEvent(response, accepted);
+        if (event) yield event;
       }
     } finally {
       detach?.();
@@ -564,9 +572,11 @@ function rethrowWithStateNames(error: unknown): never {
  * - the role, which is REQUIRED (A2A 4.1.4): the SDK read a v1.0 message without a role, or with
  *   an unknown one ("ROLE_BOGUS", 5), as it came; its v0.3 reader already refuses one that is
  *   not "user" or "agent", and this says it alike;
- * - a push config, only with a watch.
+ * - a push config, only with a watch;
+ * - configuration.acceptedOutputModes, which must accept a part the registry answers with: the
+ *   parts the answer keeps (undefined: all), see output-modes.ts.
  */
-function requireMessageParams(params: SendMessageRequest): void {
+function requireMessageParams(params: SendMessageRequest): AcceptedParts | undefined {
   requireMessage(params.message);
   requireInteger('configuration.historyLength', params.configuration?.historyLength, HISTORY_LENGTH);
   const role = params.message.role;
@@ -586,6 +596,7 @@ function requireMessageParams(params: SendMessageRequest): void {
       metadata: { field: 'configuration.taskPushNotificationConfig' },
     });
   }
+  return acceptedParts(params.configuration?.acceptedOutputModes);
 }
 
 /**

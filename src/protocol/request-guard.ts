@@ -15,7 +15,7 @@ import { currentScope } from '../observability/request-scope.js';
 import { routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest, namesVersion } from './versions.js';
 import { sendA2AError } from './a2a-errors.js';
-import { missingMessageIn } from './message-required.js';
+import { missingLegacyMessageIn, missingMessageIn } from './message-required.js';
 
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_METHOD_NOT_FOUND = -32601;
@@ -146,6 +146,19 @@ function partsProblem(message: unknown, at: string, legacy = false): string | un
     }
   }
   return undefined;
+}
+
+/**
+ * What is wrong with a message's configuration.acceptedOutputModes, or undefined. The SDK read a
+ * list that is no array ("text/plain") as no list, and answered with every part, as if the
+ * client had said nothing.
+ */
+function outputModesProblem(configuration: unknown, at: string): string | undefined {
+  if (!isObject(configuration)) return undefined;
+  const modes = configuration.acceptedOutputModes;
+  if (modes === undefined || modes === null) return undefined;
+  if (Array.isArray(modes) && modes.every((mode) => typeof mode === 'string')) return undefined;
+  return `${at}.acceptedOutputModes must be a list of the media types the client accepts in the answer, e.g. ["application/json", "text/plain"] (or ["text/plain"] for the summaries alone)`;
 }
 
 /** The kinds of a v0.3 part (A2A 0.3 6.5). */
@@ -284,11 +297,18 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   if (params === undefined && method === 'ListTasks') body.params = {};
   if (MESSAGE_METHODS.has(method) && params) {
     const legacy = V03_TO_V1.has(method);
-    const problem = partsProblem(params.message, 'params.message', legacy) ?? (legacy ? legacyKindProblem(params.message, 'params.message') : undefined);
+    const problem =
+      partsProblem(params.message, 'params.message', legacy) ??
+      (legacy ? legacyKindProblem(params.message, 'params.message') : undefined) ??
+      outputModesProblem(params.configuration, 'params.configuration');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`, usableId);
   }
   const trap = conversionTrap(params, 'params');
   if (trap) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${trap}.`, usableId);
+  // Before the SDK's v0.3 reader, which refuses these naming no field (v1.0's are the request
+  // handler's, after the checks above, as these are).
+  const missing = params && (method === 'message/send' || method === 'message/stream') ? missingLegacyMessageIn(params) : undefined;
+  if (missing) return sendA2AError(req, res, 'JSONRPC', missing);
   next();
 };
 
@@ -361,7 +381,7 @@ export const restShapeGuard: RequestHandler = (req, res, next) => {
     // Before the SDK's HTTP+JSON reader, which refuses these naming no field.
     const missing = missingMessageIn(req.body);
     if (missing) return sendA2AError(req, res, 'HTTP+JSON', missing);
-    const problem = partsProblem(req.body.message, 'message');
+    const problem = partsProblem(req.body.message, 'message') ?? outputModesProblem(req.body.configuration, 'configuration');
     if (problem) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${problem}.`);
   }
   const trap = conversionTrap(req.body, 'body');

@@ -36,9 +36,14 @@ const MEANT: Record<string, string> = {
   video: 'video/*',
 };
 
+/** The media type a short name ("text", "json") clearly means, or undefined. */
+export function meantMediaType(name: string): string | undefined {
+  const key = name.trim().toLowerCase();
+  return Object.hasOwn(MEANT, key) ? MEANT[key] : undefined; // not "constructor" from the prototype
+}
+
 function modeFinding(mode: string, path: string): Finding {
-  const key = mode.trim().toLowerCase();
-  const meant = Object.hasOwn(MEANT, key) ? MEANT[key] : undefined; // not "constructor" from the prototype
+  const meant = meantMediaType(mode);
   return {
     path,
     rule: 'invalid-media-type',

@@ -52,9 +52,13 @@ export const sendRequest = (parts: WireJson[]) => ({
 export class RawA2AClient {
   private readonly client: grpc.Client & Record<string, unknown>;
 
-  /** `options`: channel options, e.g. `grpc.default_compression_algorithm`. */
-  constructor(address: string, options?: grpc.ChannelOptions) {
-    this.client = new A2AClient(address, grpc.credentials.createInsecure(), options) as grpc.Client & Record<string, unknown>;
+  /**
+   * `options`: channel options, e.g. `grpc.default_compression_algorithm`; `service`: another
+   * service definition than v1.0's (the SDK's LegacyA2AService, v0.3's a2a.v1.A2AService).
+   */
+  constructor(address: string, options?: grpc.ChannelOptions, service?: unknown) {
+    const Client = service ? grpc.makeGenericClientConstructor(service as grpc.ServiceDefinition, 'A2AService') : A2AClient;
+    this.client = new Client(address, grpc.credentials.createInsecure(), options) as grpc.Client & Record<string, unknown>;
   }
 
   unary(method: string, request: unknown, md: grpc.Metadata = metadata()): Promise<UnaryAnswer> {
