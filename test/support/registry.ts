@@ -85,7 +85,9 @@ export async function spawnRegistry(
   ensureBuilt();
   const child = spawn(process.execPath, [path.join(REPO_ROOT, BUILT_MAIN)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // A data directory of its own unless the test names one: the child runs in the checkout, where
+    // the default ./data would collect what it saves (a PostgreSQL replica's search index snapshot).
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRY_DATA_DIR: tempDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
