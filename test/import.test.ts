@@ -279,6 +279,26 @@ describe('import into SQLite', () => {
       const device = await runImport(['/dev/zero'], { dataDir });
       assert.equal(device.code, 2, device.err);
       assert.match(device.err, /^a2a-registry: \/dev\/zero is over [\d,]+ bytes; it was not read further: is it the right file\?\n$/);
+      // --data-dir beside a PostgreSQL URL: as for serve, the URL decides, so the directory named
+      // would be ignored (it was, silently: the entries went to PostgreSQL). Refused before
+      // anything is read or connected to (the source is missing, the server is not there).
+      const both = await runImport([path.join(dataDir, 'missing.jsonl')], { dataDir, databaseUrl: 'postgres://registry:secret@127.0.0.1:1/registry' });
+      assert.equal(both.code, 2);
+      assert.equal(
+        both.err,
+        `a2a-registry: --data-dir names the SQLite database to import into, but --database-url (postgres://registry:***@127.0.0.1:1/registry) selects PostgreSQL, as it does for serve, ` +
+          `and the data directory would be ignored: drop --data-dir to import into PostgreSQL, or drop --database-url to import into the SQLite database in ${dataDir}\n`,
+      );
+      const exported = process.env.DATABASE_URL;
+      process.env.DATABASE_URL = 'postgres://registry@127.0.0.1:1/registry';
+      try {
+        const fromEnvironment = await runImport([path.join(dataDir, 'missing.jsonl')], { dataDir, json: true });
+        assert.equal(fromEnvironment.code, 2);
+        assert.match(JSON.parse(fromEnvironment.out).error.message, /but DATABASE_URL \(postgres:\/\/registry@127\.0\.0\.1:1\/registry\) selects PostgreSQL.*or unset DATABASE_URL to import into the SQLite database in /);
+      } finally {
+        if (exported === undefined) delete process.env.DATABASE_URL;
+        else process.env.DATABASE_URL = exported;
+      }
     } finally {
       removeTempDir(dataDir);
     }
@@ -449,7 +469,7 @@ describe('import into PostgreSQL', () => {
       const total = 20_000;
       const lines = path.join(work, 'many.jsonl');
       fs.writeFileSync(lines, Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Marmot ${i}`, `https://marmot-${i}.example.org/a2a`))).join('\n'));
-      const running = runImport([lines], { databaseUrl, dataDir: work, batchSize: 50, json: true });
+      const running = runImport([lines], { databaseUrl, batchSize: 50, json: true });
       let stored = 0;
       for (const deadline = Date.now() + 30_000; stored === 0 && Date.now() < deadline; ) stored = await count().catch(() => 0);
       assert.ok(stored > 0 && stored < total, `stopped part way (${stored} stored)`);
@@ -467,7 +487,7 @@ describe('import into PostgreSQL', () => {
       assert.match(error.message, /^the import stopped: Storage is unavailable: .*\. The [\d,]+ documents stored before it stay stored; run the same import again to finish/);
       assert.match(run.err, /a2a-registry: the import stopped: /);
 
-      const again = summaryOf(await runImport([lines], { databaseUrl, dataDir: work, json: true }));
+      const again = summaryOf(await runImport([lines], { databaseUrl, json: true }));
       assert.deepEqual([again.created + again.unchanged, again.refused, again.unchanged], [total, 0, error.stored]);
     } finally {
       removeTempDir(work);
@@ -488,7 +508,7 @@ describe('import into PostgreSQL', () => {
       const grabbyFile = path.join(work, 'hyrax.json');
       fs.writeFileSync(grabbyFile, JSON.stringify(grabby));
 
-      const run = await runImport([cards, lines, grabbyFile], { databaseUrl, dataDir: work, batchSize: 2, json: true });
+      const run = await runImport([cards, lines, grabbyFile], { databaseUrl, batchSize: 2, json: true });
       assert.equal(run.code, 1);
       const summary = summaryOf(run);
       assert.deepEqual([summary.engine, summary.created, summary.refused], ['postgres', 4, 3]);
@@ -506,7 +526,7 @@ describe('import into PostgreSQL', () => {
       assert.equal(resultOf(await op(client, { get: { id: hits[0].id } })).owner, 'alice');
       assert.equal(resultOf(await op(client, { search: { query: 'hyrax' } })).results.length, 0);
 
-      const again = summaryOf(await runImport([cards, lines], { databaseUrl, dataDir: work, json: true }));
+      const again = summaryOf(await runImport([cards, lines], { databaseUrl, json: true }));
       assert.deepEqual([again.documents, again.imported, again.created, again.updated, again.unchanged, again.refused], [6, 4, 0, 0, 4, 2]);
       // Bob's entry is untouched.
       const gecko = resultOf(await op(client, { search: { query: 'gecko' } })).results;
