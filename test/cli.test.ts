@@ -83,6 +83,29 @@ function cli(args: string[], options: RunOptions = {}): Promise<Run> {
   );
 }
 
+/**
+ * Runs a `backup` or `restore` and sends it `signal` once its temporary copy appears in `dir`
+ * (created before the copy starts); resolves with how it ended.
+ */
+function interruptWhenCopying(args: string[], dir: string, signal: NodeJS.Signals, env: Record<string, string>): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  ensureBuilt();
+  const watcher = fs.watch(dir);
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  watcher.on('change', (_event, name) => {
+    if (String(name).endsWith('.tmp')) child.kill(signal);
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) =>
+    child.on('close', (code, ended) => {
+      clearTimeout(timer);
+      watcher.close();
+      resolve({ code, signal: ended, stderr });
+    }),
+  );
+}
+
 const parse = <T = Record<string, any>>(run: Run): T => {
   try {
     return JSON.parse(run.stdout) as T;
@@ -1368,6 +1391,29 @@ describe('backup', () => {
       assert.deepEqual(fs.readdirSync(out), [path.basename(backup)]);
       assert.ok(!fs.existsSync(halfBackup));
       await registry.close();
+
+      // Ctrl-C or SIGTERM while the copy is made: the copy goes, the command ends as the signal
+      // ends a process (the shell says 130, 143), nothing is put in place. Before, Node's default
+      // action ended it where it stood, its copy left beside the file or in the data directory.
+      // The copy is held up by a lock on the database (a reader in exclusive mode), so the signal
+      // always comes while it is in progress, and the command must end without waiting for it.
+      const holder = new Database(database);
+      try {
+        holder.pragma('locking_mode = EXCLUSIVE');
+        holder.prepare('SELECT count(*) FROM entries').get();
+        const before = fs.readFileSync(database);
+        const stoppedBackup = await interruptWhenCopying(['backup', path.join(out, 'stopped.db')], out, 'SIGINT', env);
+        assert.equal(stoppedBackup.signal, 'SIGINT', stoppedBackup.stderr);
+        assert.equal(stoppedBackup.stderr, `a2a-registry: the backup was interrupted (SIGINT): its temporary copy is removed, nothing was written to ${path.join(out, 'stopped.db')}\n`);
+        assert.deepEqual(fs.readdirSync(out), [path.basename(backup)], 'no copy, no journal, no backup');
+        const stoppedRestore = await interruptWhenCopying(['restore', backup, '--force'], registry.dataDir, 'SIGTERM', env);
+        assert.equal(stoppedRestore.signal, 'SIGTERM', stoppedRestore.stderr);
+        assert.equal(stoppedRestore.stderr, `a2a-registry: the restore was interrupted (SIGTERM): its temporary copy is removed, ${database} is as it was\n`);
+        assert.deepEqual(fs.readdirSync(registry.dataDir).filter((f) => f.includes('.restore') || f.includes('.replaced')), [], 'no copy, nothing moved aside');
+        assert.deepEqual(fs.readFileSync(database), before);
+      } finally {
+        holder.close();
+      }
       const copy = leave(`${database}.restore-${gone}.tmp`);
       const recreation = leave(`${database}.restoring-${gone}`);
       const live = leave(`${database}.restoring-${process.pid}`);

@@ -201,6 +201,11 @@ test('on PostgreSQL, a data directory that does not exist yet (the README\'s REG
   const replicaDir = path.join(parent, 'replica-1');
   const env = { DATABASE_URL: databaseUrl, REGISTRY_DATA_DIR: replicaDir };
   try {
+    // An empty database: nothing indexed, so nothing saved (a replica's first start wrote the
+    // snapshot of an empty index; a test's left one in the checkout's ./data).
+    let { registry, messages } = await start(env);
+    await stop(registry);
+    assert.ok(!fs.existsSync(path.join(replicaDir, SNAPSHOT_FILE)), 'an empty index is not saved');
     const store = createStore({ dataDir: replicaDir, databaseUrl });
     await store.open();
     try {
@@ -208,7 +213,7 @@ test('on PostgreSQL, a data directory that does not exist yet (the README\'s REG
     } finally {
       await store.close();
     }
-    let { registry, messages } = await start(env);
+    ({ registry, messages } = await start(env));
     await stop(registry);
     assert.ok(fs.existsSync(path.join(replicaDir, SNAPSHOT_FILE)), 'saved at shutdown');
     assert.equal(fs.statSync(replicaDir).mode & 0o777, 0o700, 'the directory is private, as the data directory is');

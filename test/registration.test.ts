@@ -311,6 +311,9 @@ describe('first start without tokens', () => {
     const umask = process.umask(0);
     try {
       const started = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: '' });
+      // One entry, so there is an index to save at shutdown (an empty one is not saved).
+      const admin = await sdkClient(started.url, { token: fs.readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim() });
+      resultOf(await op(admin, { register: { agentCard: v1Card('Private Agent', 'https://private.example.org/a2a') } }));
       await started.close();
     } finally {
       process.umask(umask);

@@ -299,7 +299,10 @@ describe('SqliteStore group commit', () => {
     const exited = new Promise((resolve) => child.on('exit', resolve));
     const lines = createInterface({ input: child.stdout });
     const drained = new Promise((resolve) => lines.once('close', resolve));
-    const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    // Only a writer that never gets to 200 acknowledgements is killed by this guard; the kill the
+    // test is about comes at the 200th. It was 20 s, which a loaded CI machine (tsx compiling the
+    // writer, 8 workers) can spend before the 200th: then "only N writes acknowledged".
+    const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
     lines.on('line', (line) => {
       const [word, id, revision, contentHash] = line.split(' ');
       if (word !== 'ack' || !id || !revision || !contentHash) return;
@@ -402,13 +405,21 @@ describe('another process holding the write lock', () => {
     // Another writer on the file (as `a2a-registry import` is), in the middle of a transaction.
     const other = new Database(file);
     let ticks = 0;
-    const ticker = setInterval(() => ticks++, 10);
+    let onTick = (): void => undefined;
+    const ticker = setInterval(() => {
+      ticks++;
+      onTick();
+    }, 10);
     try {
       other.exec('BEGIN IMMEDIATE');
-      const waiting = store.upsert(entryWrite('agent', 'https://locked.example.com/1'), actor('alice'));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      // SQLite's busy handler waited synchronously: no timer ran, nothing was answered, meanwhile.
-      assert.ok(ticks >= 10, `the event loop kept running while the write waited (${ticks} ticks of 10 ms in 300 ms)`);
+      let settled = false;
+      const waiting = store.upsert(entryWrite('agent', 'https://locked.example.com/1'), actor('alice')).finally(() => (settled = true));
+      // SQLite's busy handler waited synchronously: no timer ran, nothing was answered, until the
+      // write failed a second later. Counted in timer turns, not milliseconds (a loaded machine
+      // runs fewer turns in 300 ms, and failed "ticks >= 10"): five turns go by while it waits.
+      ticks = 0;
+      await new Promise<void>((resolve) => (onTick = () => ticks >= 5 && resolve()));
+      assert.equal(settled, false, `the event loop kept running while the write waited (${ticks} timer turns, the write still waiting)`);
       other.exec('COMMIT');
       assert.equal((await waiting).status, 'created', 'the write lands once the lock is free');
 

@@ -69,37 +69,49 @@ const brokenCard = () => {
 };
 
 /**
- * The page's deadline timers (setTimeout of ANSWER_DEADLINE_MS) wait for passDeadlines instead
- * of 20 s; every other timer runs as it does. For this page only: the clock Playwright offers is
- * the whole browser's, which the other tests share.
+ * The page's timers of `ms` (setTimeout) wait until the test releases them (releaseTimers with the
+ * same `name`) instead of running out on their own; every other timer runs as it does. For this
+ * page only: the clock Playwright offers is the whole browser's, which the other tests share.
  */
-async function passDeadlinesOnDemand(page: Page) {
-  await page.addInitScript((deadlineMs: number) => {
-    const realSet = window.setTimeout.bind(window);
-    const realClear = window.clearTimeout.bind(window);
-    const due = new Map<number, () => void>();
-    let nextId = 1e9;
-    window.setTimeout = ((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
-      if (ms !== deadlineMs) return realSet(fn, ms, ...args);
-      const id = nextId++;
-      due.set(id, () => fn(...args));
-      return id;
-    }) as typeof window.setTimeout;
-    window.clearTimeout = ((id?: number) => {
-      if (id === undefined || !due.delete(id)) realClear(id);
-    }) as typeof window.clearTimeout;
-    Object.assign(window, {
-      passDeadlines() {
-        const fns = [...due.values()];
-        due.clear();
-        for (const fn of fns) fn();
-      },
-    });
-  }, ANSWER_DEADLINE_MS);
+async function holdTimers(page: Page, ms: number, name: string) {
+  await page.addInitScript(
+    ([heldMs, releaseName]) => {
+      const realSet = window.setTimeout.bind(window);
+      const realClear = window.clearTimeout.bind(window);
+      const due = new Map<number, () => void>();
+      let nextId = 1e9 + heldMs * 1e3;
+      window.setTimeout = ((fn: (...args: unknown[]) => void, timeout?: number, ...args: unknown[]) => {
+        if (timeout !== heldMs) return realSet(fn, timeout, ...args);
+        const id = nextId++;
+        due.set(id, () => fn(...args));
+        return id;
+      }) as typeof window.setTimeout;
+      window.clearTimeout = ((id?: number) => {
+        if (id === undefined || !due.delete(id)) realClear(id);
+      }) as typeof window.clearTimeout;
+      Object.assign(window, {
+        [releaseName]() {
+          const fns = [...due.values()];
+          due.clear();
+          for (const fn of fns) fn();
+        },
+      });
+    },
+    [ms, name] as const,
+  );
 }
 
+/** The timers held by holdTimers(page, ms, name) run now; resolves once they have. */
+const releaseTimers = (page: Page, name: string) => page.evaluate((n) => (window as unknown as Record<string, () => void>)[n]!(), name);
+
+/** The page's deadline timers (ANSWER_DEADLINE_MS) wait for passDeadlines instead of 20 s. */
+const passDeadlinesOnDemand = (page: Page) => holdTimers(page, ANSWER_DEADLINE_MS, 'passDeadlines');
+
 /** The deadlines of the requests in flight pass now (see passDeadlinesOnDemand). */
-const passDeadlines = (page: Page) => page.evaluate(() => (window as unknown as { passDeadlines(): void }).passDeadlines());
+const passDeadlines = (page: Page) => releaseTimers(page, 'passDeadlines');
+
+/** The search box's typing pause (web/src/pages/search.tsx), after which the URL follows the words. */
+const TYPING_PAUSE_MS = 250;
 
 const unavailable = browserUnavailable();
 
@@ -551,17 +563,20 @@ describe('web page', { skip: unavailable }, () => {
 
   test('within the typing pause: Back goes back (the words do not overwrite its history entry), a filter keeps the words and itself', async () => {
     await withPage(async (page) => {
+      // The pause ends when the test says, not 250 ms later: on a busy machine the keys and the
+      // Back took longer than the pause, which then wrote the URL first, and the test timed out.
+      await holdTimers(page, TYPING_PAUSE_MS, 'endTypingPause');
       await page.goto(`${registry.url}/`);
       await page.locator('.hit').first().waitFor();
       await page.selectOption('#f-kind', 'agent');
       await page.waitForURL(/kind=agent/);
       await page.locator('.hit').first().waitFor();
-      // Back within the typing pause (250 ms).
+      // Back within the typing pause.
       await page.locator('#q').pressSequentially('ledg', { delay: 10 });
       await page.goBack();
       await page.waitForURL((url) => url.search === '');
-      await page.waitForTimeout(600); // past the pause: nothing rewrites the URL
-      assert.equal(new URL(page.url()).search, '', 'Back stays back');
+      await releaseTimers(page, 'endTypingPause'); // the pause ends after Back: nothing rewrites the URL
+      assert.equal(await page.evaluate(() => window.location.search), '', 'Back stays back');
       assert.equal(await page.locator('#q').inputValue(), '');
       assert.equal(await page.locator('#f-kind').inputValue(), '');
       await page.goForward();
@@ -573,8 +588,8 @@ describe('web page', { skip: unavailable }, () => {
       await page.locator('#q').pressSequentially('ledger', { delay: 10 });
       await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
       await page.waitForURL(/verified=true/);
-      await page.waitForTimeout(600);
-      const params = new URL(page.url()).searchParams;
+      await releaseTimers(page, 'endTypingPause');
+      const params = new URLSearchParams(await page.evaluate(() => window.location.search));
       assert.deepEqual([params.get('q'), params.get('kind'), params.get('verified')], ['ledger', 'agent', 'true']);
       await expectHits(page, ['Ledger Agent']);
     });

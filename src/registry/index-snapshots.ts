@@ -166,6 +166,13 @@ export class IndexSnapshots {
   }
 
   private async write(): Promise<void> {
+    // An empty index is rebuilt in no time: a registry that has indexed nothing and saved nothing
+    // yet (a fresh data directory, a replica's first start on an empty database) writes no file.
+    // One saved earlier is replaced, so it never outlives the entries it held.
+    if (this.service.indexSize === 0 && !fs.existsSync(this.file)) {
+      this.savedAt = this.feed.version;
+      return;
+    }
     const started = Date.now();
     const read = await this.store.lastChangeSeq();
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));

@@ -39,6 +39,13 @@ export async function startTestRegistry(env: Record<string, string | undefined> 
     HOST: '127.0.0.1',
     REGISTRY_TOKENS: TOKENS_ENV,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // The tests' HTTP clients run in this process, beside the server: on a loaded machine the
+    // loop can take more than the default 5 s between a client reusing an idle keep-alive
+    // connection (its own limit is the server's less a margin) and the server reading the
+    // request, by which time the server has closed the connection as idle: ECONNRESET (cli.test's
+    // backup test, its registrations going on beside the CLI). Not what any test is about; a
+    // test of the keep-alive timeout sets its own (connections.test).
+    REGISTRY_KEEP_ALIVE_TIMEOUT_SECONDS: '120',
     ...env,
     REGISTRY_DATA_DIR: dataDir,
   });
@@ -85,7 +92,9 @@ export async function spawnRegistry(
   ensureBuilt();
   const child = spawn(process.execPath, [path.join(REPO_ROOT, BUILT_MAIN)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // A data directory of its own unless the test names one: the child runs in the checkout, where
+    // the default ./data would collect what it saves (a PostgreSQL replica's search index snapshot).
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRY_DATA_DIR: tempDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

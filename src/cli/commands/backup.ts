@@ -5,13 +5,15 @@
  *
  * Exit code: 0 written, 1 the copy could not be made (not a registry's database, a failed copy:
  * nothing is left at <file>), 2 usage (configuration, an existing file without --force, no
- * database in the data directory, or one this user may not read).
+ * database in the data directory, or one this user may not read). Ctrl-C or SIGTERM removes the
+ * copy in progress and ends the command as the signal does (130, 143).
  */
 import { Command } from 'commander';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../config/config.js';
 import { isPostgresUrl, sqliteFile } from '../../storage/create-store.js';
-import { BackupError, backupSqlite, type SqliteBackup } from '../../storage/sqlite/backup.js';
+import { BackupError, BackupInterrupted, backupSqlite, type SqliteBackup } from '../../storage/sqlite/backup.js';
+import { interruption, signalOf, type Interruption } from '../interruption.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { nameFlags, serveEnvironment } from './serve.js';
 import { nonEmpty } from '../option-values.js';
@@ -54,8 +56,18 @@ export function sqliteDatabase(dataDirOption: string | undefined, postgresTool: 
   }
 }
 
-/** A failed backup or restore, said in one line (and as JSON with --json); its exit status. */
-export function reportBackupError(o: Output, json: boolean, err: unknown, what: string): number {
+/**
+ * A failed backup or restore, said in one line (and as JSON with --json); its exit status. One
+ * interrupted by a signal says that nothing was put in place, then ends as the signal does.
+ */
+export function reportBackupError(o: Output, json: boolean, err: unknown, what: string, stop: Interruption, untouched: string): number {
+  if (err instanceof BackupInterrupted) {
+    const signal = signalOf(err.reason);
+    const message = `the ${what} was interrupted (${signal}): its temporary copy is removed, ${untouched}`;
+    if (json) printJson(o, { error: { code: 'INTERRUPTED', message } });
+    o.err(`a2a-registry: ${message}\n`);
+    return stop.end(signal);
+  }
   // Anything but the checks' own errors (a full disk while syncing or renaming) is a failure too, said in one line.
   const usage = err instanceof BackupError && err.usage;
   const message = err instanceof BackupError ? err.message : `the ${what} failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -70,10 +82,13 @@ export async function backupCommand(file: string, options: BackupOptions, o: Out
   const source = target.database;
   const started = Date.now();
   let backup: SqliteBackup;
+  const stop = interruption();
   try {
-    backup = backupSqlite(source, file, { overwrite: options.force });
+    backup = await backupSqlite(source, file, { overwrite: options.force, signal: stop.signal });
   } catch (err) {
-    return reportBackupError(o, options.json, err, 'backup');
+    return reportBackupError(o, options.json, err, 'backup', stop, `nothing was written to ${file}`);
+  } finally {
+    stop.release();
   }
   const seconds = (Date.now() - started) / 1000;
   if (options.json) printJson(o, { ...backup, source, seconds });
@@ -95,7 +110,8 @@ export function register(program: Command): void {
         'and synced before it takes its name. To restore: stop the registry, then `a2a-registry restore <file>`.\n' +
         'On PostgreSQL use pg_dump.\n' +
         'Exit status: 0 written, 1 the copy failed (not a registry database, a failed copy: nothing is left at <file>), 2 usage (no\n' +
-        'database in the data directory or one this user may not read, <file> exists without --force).\n' +
+        'database in the data directory or one this user may not read, <file> exists without --force); Ctrl-C (130) or\n' +
+        'SIGTERM (143) removes the copy in progress.\n' +
         'Example:\n  a2a-registry backup --data-dir /var/lib/a2a-registry /backups/registry-$(date +%F).db',
     )
     .action(async (file: string, options: BackupOptions) => {

@@ -27,6 +27,7 @@ import type { Preparer } from '../import-preparers.js';
 import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, failOnClosedPipe, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { nameFlags, serveEnvironment } from './serve.js';
 import { nonEmpty } from '../option-values.js';
+import { withoutPassword } from '../../lib/url-password.js';
 
 interface ImportOptions {
   owner: string;
@@ -270,6 +271,8 @@ export async function importCommand(sources: string[], options: ImportOptions, o
     return reportUsage(o, options.json, 'USAGE', nameFlags(err.message, { dataDir: options.dataDir, databaseUrl: options.databaseUrl }));
   }
   if (options.owner.trim() === '') return reportUsage(o, options.json, 'USAGE', '--owner must name a principal');
+  const contradiction = dataDirIgnored(options, config);
+  if (contradiction) return reportUsage(o, options.json, 'USAGE', contradiction);
   let summary: ImportSummary;
   try {
     summary = await runImport(config, sources, options, options.json ? undefined : (r) => o.err(formatRefusal(r, o)));
@@ -279,7 +282,25 @@ export async function importCommand(sources: string[], options: ImportOptions, o
     throw err;
   }
   if (options.json) printJson(o, summary);
-  else o.out(formatSummary(summary, summary.engine === 'sqlite' ? `${config.dataDir} (SQLite)` : 'PostgreSQL'));
+  else o.out(formatSummary(summary, summary.engine === 'sqlite' ? `${config.dataDir} (SQLite)` : `PostgreSQL (${withoutPassword(config.databaseUrl ?? '') ?? 'DATABASE_URL'})`));
   return summary.refused > 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+/**
+ * --data-dir with a PostgreSQL URL (--database-url, or DATABASE_URL from the environment): as for
+ * `serve`, the URL selects where the entries are, and an import has no other use for a data
+ * directory, so the one named would be ignored. It was, silently: `import --data-dir ./data`
+ * in a shell where DATABASE_URL was exported filled PostgreSQL. REGISTRY_DATA_DIR from the
+ * environment beside DATABASE_URL is a deployment's configuration (the replicas' snapshot and
+ * token directory), not a contradiction: the import goes to PostgreSQL, as the summary says.
+ */
+function dataDirIgnored(options: Pick<ImportOptions, 'dataDir' | 'databaseUrl'>, config: RegistryConfig): string | undefined {
+  if (options.dataDir === undefined || config.databaseUrl === undefined) return undefined;
+  const url = options.databaseUrl === undefined ? 'DATABASE_URL' : '--database-url';
+  const unset = options.databaseUrl === undefined ? 'unset DATABASE_URL' : 'drop --database-url';
+  return (
+    `--data-dir names the SQLite database to import into, but ${url} (${withoutPassword(config.databaseUrl) ?? 'a PostgreSQL URL'}) selects PostgreSQL, as it does for serve, ` +
+    `and the data directory would be ignored: drop --data-dir to import into PostgreSQL, or ${unset} to import into the SQLite database in ${config.dataDir}`
+  );
 }
 

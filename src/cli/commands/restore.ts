@@ -5,13 +5,16 @@
  *
  * Exit code: 0 restored, 1 it could not be (a running registry, a file that is not a registry's
  * backup, a damaged one: nothing was changed), 2 usage (configuration, no such file, a folder, a
- * file this user may not read, a database in place without --force).
+ * file this user may not read, a database in place without --force). Ctrl-C or SIGTERM while the
+ * backup is checked or copied removes the copy and ends the command as the signal does (130, 143),
+ * the database untouched; once the copy is made, putting it in place is not interrupted.
  */
 import { Command } from 'commander';
 import { restoreSqlite, type SqliteRestore } from '../../storage/sqlite/backup.js';
 import { EXIT_OK, countOf, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';
 import { reportBackupError, sqliteDatabase } from './backup.js';
 import { nonEmpty } from '../option-values.js';
+import { interruption } from '../interruption.js';
 
 interface RestoreOptions {
   dataDir?: string;
@@ -33,10 +36,13 @@ export async function restoreCommand(file: string, options: RestoreOptions, o: O
   const target = sqliteDatabase(options.dataDir, 'pg_restore (pg_restore --clean --dbname="$DATABASE_URL" registry.dump, every replica stopped)');
   if ('usage' in target) return reportUsage(o, options.json, 'USAGE', target.usage);
   let restored: SqliteRestore;
+  const stop = interruption();
   try {
-    restored = restoreSqlite(file, target.database, { overwrite: options.force });
+    restored = await restoreSqlite(file, target.database, { overwrite: options.force, signal: stop.signal });
   } catch (err) {
-    return reportBackupError(o, options.json, err, 'restore');
+    return reportBackupError(o, options.json, err, 'restore', stop, `${target.database} is as it was`);
+  } finally {
+    stop.release();
   }
   if (options.json) printJson(o, { ...restored, backup: file });
   else o.out(formatRestore(restored, file, o));
@@ -56,7 +62,8 @@ export function register(program: Command): void {
       '\nThe backup is checked (SQLite integrity, a registry database this release can open) before anything changes.\n' +
         'A running registry holds the database: stop it first. Its -wal and -shm move aside with the database they belong to.\n' +
         'Exit status: 0 restored, 1 not restored (a running registry, not a registry backup, a damaged one), 2 usage (no such file, a folder,\n' +
-        'a file this user may not read, a database in place without --force).\n' +
+        'a file this user may not read, a database in place without --force); Ctrl-C (130) or SIGTERM (143) while it copies\n' +
+        'leaves the database as it was.\n' +
         'Example:\n  a2a-registry restore --force --data-dir /var/lib/a2a-registry /backups/registry-2026-12-01.db',
     )
     .action(async (file: string, options: RestoreOptions) => {

@@ -14,43 +14,43 @@
  * registry stopped (it takes the registry's own lock, so a running one refuses it); the database
  * it replaces is kept beside it with its -wal and -shm, moved together: a -wal left beside
  * another database would be replayed into it.
+ *
+ * Reading and writing whole databases (the copy, its checks, its fsync) happens in a worker
+ * thread (./backup-steps.ts): given an AbortSignal (the command's Ctrl-C or SIGTERM), a backup or
+ * a restore stops at once, removes its temporary copy and rejects with BackupInterrupted. It
+ * never stops half way through putting the copy in place: those renames are a few system calls
+ * on this thread, done before a signal is even looked at.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { SQLITE_SCHEMA_VERSION } from './migrations.js';
+import { Worker } from 'node:worker_threads';
 import { removeStaleBackupCopies, removeStaleTemporaries } from './leftovers.js';
 import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
 import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
-import { readLastChangeSeq } from './store.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
+import { BackupError, syncPath, whyNotABackup, type CopyFacts } from './backup-steps.js';
+import type { BackupJob, BackupJobReply } from './backup-worker.js';
 
-export interface SqliteBackup {
+export { BackupError } from './backup-steps.js';
+
+export interface SqliteBackup extends CopyFacts {
   file: string;
   bytes: number;
-  entries: number;
-  revisions: number;
-  /** The change-log position the copy holds (what a restored registry goes on from). */
-  changeSeq: number;
-  schemaVersion: number;
   /** Copies earlier backups to the same file left when killed half way, removed. */
   removedLeftovers?: string[];
 }
 
-/**
- * A backup that cannot be made, and why; `usage` when the fix is in the command line (a file
- * that is not there or may not be read, a folder named as a file, a file in the way without
- * --force), not when a file that was read is the wrong one (not a registry's database, damaged,
- * another release's): that is the command failing on it, as `validate` fails on a card that is
- * not JSON (README's exit status table).
- */
-export class BackupError extends Error {
-  constructor(
-    message: string,
-    readonly usage = false,
-  ) {
-    super(message);
+/** A backup or restore stopped by its signal (the command's Ctrl-C, SIGTERM): its temporary copy is removed, nothing was put in place. */
+export class BackupInterrupted extends Error {
+  constructor(readonly reason: unknown) {
+    super('interrupted');
   }
+}
+
+interface CopyOptions {
+  overwrite: boolean;
+  /** Aborted: stop the copy, remove it, reject with BackupInterrupted. */
+  signal?: AbortSignal;
 }
 
 /** The same file (through links), where both exist. */
@@ -64,30 +64,52 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
-function syncPath(file: string, flags: string): void {
-  const fd = fs.openSync(file, flags);
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+/** The temporary copy and the journal SQLite writes beside it while it fills it. */
+function removeCopy(tmp: string): void {
+  for (const suffix of ['', '-journal']) fs.rmSync(`${tmp}${suffix}`, { force: true });
 }
 
-/** Facts about a registry database (the source, or the copy to check it). */
-function describe(db: Database.Database, where: string): Omit<SqliteBackup, 'file' | 'bytes'> {
-  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'registry_migrations'").get();
-  if (!table) throw new BackupError(`${where} is an SQLite database but not a registry's (it has no registry_migrations table)`);
-  const count = (sql: string): number => Number((db.prepare(sql).get() as { n: number | null }).n ?? 0);
-  return {
-    schemaVersion: count('SELECT max(version) AS n FROM registry_migrations'),
-    entries: count('SELECT count(*) AS n FROM entries'),
-    revisions: count('SELECT count(*) AS n FROM entry_revisions'),
-    changeSeq: readLastChangeSeq(db),
-  };
+/**
+ * An empty file for the copy, its user's alone (it holds webhook tokens) from the moment it
+ * exists; VACUUM INTO fills it as it would a new file. One of this name is left by an earlier
+ * run whose pid was this one's.
+ */
+function createCopy(tmp: string): void {
+  removeCopy(tmp);
+  fs.closeSync(fs.openSync(tmp, 'wx', 0o600));
+}
+
+/**
+ * Runs `job` in a worker thread. When `signal` aborts first, `tmp` (if any) is removed at once and
+ * the promise rejects with BackupInterrupted, without waiting for the thread: it may be inside
+ * one long SQLite call, which nothing interrupts, and the caller ends the process.
+ */
+function inWorker(job: BackupJob, signal: AbortSignal | undefined, tmp?: string): Promise<CopyFacts | undefined> {
+  if (signal?.aborted) return Promise.reject(new BackupInterrupted(signal.reason));
+  const worker = new Worker(new URL('./backup-worker.js', import.meta.url), { workerData: job });
+  return new Promise<CopyFacts | undefined>((resolve, reject) => {
+    const onAbort = (): void => {
+      if (tmp) removeCopy(tmp);
+      worker.unref();
+      reject(new BackupInterrupted(signal!.reason));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = (): void => signal?.removeEventListener('abort', onAbort);
+    worker.once('message', (reply: BackupJobReply) => {
+      settle();
+      if (reply.ok) return resolve(reply.facts);
+      if (reply.code === undefined) return reject(new BackupError(reply.message, reply.usage));
+      reject(Object.assign(new Error(reply.message), { code: reply.code }));
+    });
+    worker.once('error', (err) => {
+      settle();
+      reject(err);
+    });
+  });
 }
 
 /** Copies the database at `source` to `destination`; never over an existing file unless `overwrite`. */
-export function backupSqlite(source: string, destination: string, options: { overwrite: boolean }): SqliteBackup {
+export async function backupSqlite(source: string, destination: string, options: CopyOptions): Promise<SqliteBackup> {
   // Run as another user than the registry's (its data directory is 0700), the database was
   // said not to exist: "point --data-dir at the registry's data directory", which it was.
   const unreadable = whyCannotRead(source);
@@ -112,44 +134,12 @@ export function backupSqlite(source: string, destination: string, options: { ove
   if (!fs.existsSync(path.dirname(dest))) throw new BackupError(`the folder ${path.dirname(dest)} does not exist: create it first`, true);
 
   const tmp = `${dest}.${process.pid}.tmp`;
-  fs.rmSync(tmp, { force: true });
   // As large as the database each: what earlier backups to this file, killed half way, left.
   const leftovers = removeStaleBackupCopies(dest);
+  createCopy(tmp);
   try {
-    let db: Database.Database;
-    try {
-      db = new Database(source, { readonly: true, fileMustExist: true });
-    } catch (err) {
-      throw new BackupError(`${source} cannot be opened: ${(err as Error).message}`);
-    }
-    try {
-      // A running registry's checkpoint may hold the lock for a moment.
-      db.pragma('busy_timeout = 10000');
-      describe(db, source);
-      // The copy holds webhook tokens: its user's alone from the moment it exists.
-      const umask = process.umask(0o077);
-      try {
-        db.prepare('VACUUM INTO ?').run(tmp);
-      } finally {
-        process.umask(umask);
-      }
-    } catch (err) {
-      if (err instanceof BackupError) throw err;
-      throw new BackupError(`copying ${source} failed: ${(err as Error).message}`);
-    } finally {
-      db.close();
-    }
-
-    let facts: Omit<SqliteBackup, 'file' | 'bytes'>;
-    const copy = new Database(tmp, { readonly: true, fileMustExist: true });
-    try {
-      const check = copy.pragma('quick_check', { simple: true });
-      if (check !== 'ok') throw new BackupError(`the copy failed SQLite's integrity check (${String(check)}); nothing was written to ${destination}`);
-      facts = describe(copy, 'the copy');
-    } finally {
-      copy.close();
-    }
-    syncPath(tmp, 'r');
+    const facts = (await inWorker({ kind: 'backup', source, tmp, destination }, options.signal, tmp))!;
+    // From here to the return, nothing waits: a signal is looked at once the copy has its name.
     if (options.overwrite) fs.renameSync(tmp, dest);
     else {
       // link() fails on an existing name: a file made there since the check is never replaced.
@@ -164,11 +154,11 @@ export function backupSqlite(source: string, destination: string, options: { ove
     syncPath(path.dirname(dest), 'r');
     return { file: dest, bytes: fs.statSync(dest).size, ...facts, ...(leftovers.length > 0 ? { removedLeftovers: leftovers } : {}) };
   } finally {
-    fs.rmSync(tmp, { force: true });
+    removeCopy(tmp);
   }
 }
 
-export interface SqliteRestore extends Omit<SqliteBackup, 'file' | 'bytes'> {
+export interface SqliteRestore extends CopyFacts {
   file: string;
   /** Where the database it replaced was moved (with its -wal and -shm), if there was one. */
   replaced?: string;
@@ -176,112 +166,21 @@ export interface SqliteRestore extends Omit<SqliteBackup, 'file' | 'bytes'> {
   removedLeftovers?: string[];
 }
 
-/** Why `file` cannot be a backup, or undefined; as ./database-file.ts says it for every command. */
-function whyNotABackup(file: string): BackupError | undefined {
-  const why = whyNotAnSqliteDatabase(file, 'a backup', 'give the file a2a-registry backup wrote');
-  return why && new BackupError(why.message, why.folder);
-}
-
-/** Checks that `file` is a whole registry database this release can open; returns what it holds. */
-function checkedCopy(file: string): Omit<SqliteBackup, 'file' | 'bytes'> {
-  const notABackup = whyNotABackup(file);
-  if (notABackup) throw notABackup;
-  let copy: Database.Database;
-  try {
-    copy = new Database(file, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw new BackupError(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`);
-  }
-  try {
-    let check: unknown;
-    try {
-      check = copy.pragma('quick_check', { simple: true });
-    } catch (err) {
-      throw new BackupError(`${file} is not an SQLite database (${(err as Error).message})`);
-    }
-    if (check !== 'ok') throw new BackupError(`${file} fails SQLite's integrity check (${String(check)}): restore another backup`);
-    const facts = describe(copy, file);
-    if (facts.schemaVersion > SQLITE_SCHEMA_VERSION) {
-      throw new BackupError(`${file} was written by a newer release (schema ${facts.schemaVersion}; this one reads up to ${SQLITE_SCHEMA_VERSION}): restore it with that release or a later one`);
-    }
-    return facts;
-  } finally {
-    copy.close();
-  }
-}
-
-/**
- * Copies the database at `file` as SQLite reads it, its -wal included: a database file copied
- * from a registry that crashed (a recovered disk) holds its last commits in the -wal beside it,
- * which a copy of the file alone dropped, though the summary, read through SQLite, counted them.
- * The copy is its user's alone (it holds webhook tokens) from the moment it exists.
- */
-function copyThroughSqlite(file: string, copy: string): void {
-  // VACUUM INTO writes only a new file: one of this name is left by an earlier run whose pid was this one's.
-  fs.rmSync(copy, { force: true });
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  const umask = process.umask(0o077);
-  try {
-    db.prepare('VACUUM INTO ?').run(copy);
-  } finally {
-    process.umask(umask);
-    db.close();
-  }
-}
-
-/**
- * The watches (standing searches) a restored database holds were current with it when the backup
- * was taken, and have told their clients of changes since, which the restore undoes: each is
- * marked behind its change log (position 0), so the registry sends it a `resync` with its current
- * matches when it starts. Before, a watch found itself current and its webhook, told of entries
- * added since the backup, never heard they are gone. Its event numbers go on past those the
- * replaced database had reserved (a watch that sent many events since the backup had reserved
- * more): a client that orders events by number would drop the ones that repeat a number.
- */
-function rewindWatches(copy: string, current: string | undefined): void {
-  const floors = current ? reservedEventNumbers(current) : new Map<string, number>();
-  const db = new Database(copy, { fileMustExist: true });
-  try {
-    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'watches'").get()) return;
-    db.transaction(() => {
-      db.prepare('UPDATE watches SET change_seq = 0').run();
-      const raise = db.prepare('UPDATE watches SET seq_floor = ? WHERE id = ? AND seq_floor < ?');
-      for (const [id, floor] of floors) raise.run(floor, id, floor);
-    })();
-  } finally {
-    db.close();
-  }
-  // Closed cleanly, a -wal it made is checkpointed and gone; none may go into place with it.
-  for (const suffix of ['-wal', '-shm']) fs.rmSync(`${copy}${suffix}`, { force: true });
-}
-
-/** The event numbers each watch of the database being replaced has reserved (none when it cannot be read: it may be why it is replaced). */
-function reservedEventNumbers(database: string): Map<string, number> {
-  try {
-    const db = new Database(database, { readonly: true, fileMustExist: true });
-    try {
-      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'watches'").get()) return new Map();
-      return new Map((db.prepare('SELECT id, seq_floor FROM watches').all() as { id: string; seq_floor: number }[]).map((r) => [r.id, r.seq_floor]));
-    } finally {
-      db.close();
-    }
-  } catch {
-    return new Map();
-  }
-}
-
 /**
  * Puts the backup at `backup` in place of the database at `database` (the registry stopped).
  * An existing database is replaced only with `overwrite`, and kept beside as
  * `registry.db.replaced-<time>`.
  */
-export function restoreSqlite(backup: string, database: string, options: { overwrite: boolean }): SqliteRestore {
+export async function restoreSqlite(backup: string, database: string, options: CopyOptions): Promise<SqliteRestore> {
   const unreadable = whyCannotRead(backup);
   if (unreadable) throw new BackupError(`cannot read the backup ${backup}: ${unreadable}`, true);
   if (!fs.existsSync(backup)) throw new BackupError(`there is no backup at ${backup}`, true);
   if (sameFile(backup, database)) throw new BackupError(`${backup} is the database itself`, true);
-  const facts = checkedCopy(backup);
-  let lock: Database.Database;
+  // Said before the whole file is read (a folder, an empty file, another kind of file).
+  const notABackup = whyNotABackup(backup);
+  if (notABackup) throw notABackup;
+  const facts = (await inWorker({ kind: 'check', backup }, options.signal))!;
+  let lock: ReturnType<typeof lockForThisProcess>;
   try {
     lock = lockForThisProcess(database);
   } catch (err) {
@@ -305,9 +204,9 @@ export function restoreSqlite(backup: string, database: string, options: { overw
       }
       replaced = `${database}.replaced-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     }
-    copyThroughSqlite(backup, tmp);
-    rewindWatches(tmp, replaced ? database : undefined);
-    syncPath(tmp, 'r');
+    createCopy(tmp);
+    await inWorker({ kind: 'restore', backup, tmp, ...(replaced ? { current: database } : {}) }, options.signal, tmp);
+    // From here to the return, nothing waits: the database is never left moved aside without its replacement.
     if (replaced) {
       // The database with its WAL (committed writes a checkpoint has not copied in yet) and its shared memory.
       for (const suffix of ['', '-wal', '-shm']) {
@@ -320,7 +219,7 @@ export function restoreSqlite(backup: string, database: string, options: { overw
     syncPath(path.dirname(database), 'r');
     return { file: database, ...facts, ...(replaced ? { replaced } : {}), ...(leftovers.length > 0 ? { removedLeftovers: leftovers } : {}) };
   } finally {
-    fs.rmSync(tmp, { force: true });
+    removeCopy(tmp);
     lock.close();
   }
 }

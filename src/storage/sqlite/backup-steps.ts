@@ -1,0 +1,195 @@
+/**
+ * The steps of a backup and a restore (./backup.ts) that read or write a whole database: the
+ * copy, its checks and its fsync. They run in a worker thread (./backup-worker.ts), so the
+ * command's own thread stays free to answer Ctrl-C or SIGTERM at once while a large database is
+ * copied, and to remove the half-written copy before it exits.
+ */
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
+import { SQLITE_SCHEMA_VERSION } from './migrations.js';
+import { readLastChangeSeq } from './store.js';
+import { whyNotAnSqliteDatabase } from './database-file.js';
+
+/** What a copy holds: the facts a backup and a restore report. */
+export interface CopyFacts {
+  entries: number;
+  revisions: number;
+  /** The change-log position the copy holds (what a restored registry goes on from). */
+  changeSeq: number;
+  schemaVersion: number;
+}
+
+/**
+ * A backup that cannot be made, and why; `usage` when the fix is in the command line (a file
+ * that is not there or may not be read, a folder named as a file, a file in the way without
+ * --force), not when a file that was read is the wrong one (not a registry's database, damaged,
+ * another release's): that is the command failing on it, as `validate` fails on a card that is
+ * not JSON (README's exit status table).
+ */
+export class BackupError extends Error {
+  constructor(
+    message: string,
+    readonly usage = false,
+  ) {
+    super(message);
+  }
+}
+
+/** How long a copy waits for a lock another connection holds (a running registry's checkpoint holds it for a moment). */
+const BUSY_TIMEOUT_MS = 10_000;
+
+export function syncPath(file: string, flags: string): void {
+  const fd = fs.openSync(file, flags);
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Facts about a registry database (the source, or the copy to check it). */
+export function describe(db: Database.Database, where: string): CopyFacts {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'registry_migrations'").get();
+  if (!table) throw new BackupError(`${where} is an SQLite database but not a registry's (it has no registry_migrations table)`);
+  const count = (sql: string): number => Number((db.prepare(sql).get() as { n: number | null }).n ?? 0);
+  return {
+    schemaVersion: count('SELECT max(version) AS n FROM registry_migrations'),
+    entries: count('SELECT count(*) AS n FROM entries'),
+    revisions: count('SELECT count(*) AS n FROM entry_revisions'),
+    changeSeq: readLastChangeSeq(db),
+  };
+}
+
+/**
+ * Copies the live database at `source` into `tmp` (an empty file, created 0600 by the caller: the
+ * copy holds webhook tokens), in one read transaction beside the registry's writes, then checks
+ * the copy and syncs it. Returns what the copy holds. `destination`: the name it is for, in messages.
+ */
+export function copyLiveDatabase(source: string, tmp: string, destination: string): CopyFacts {
+  let db: Database.Database;
+  try {
+    db = new Database(source, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw new BackupError(`${source} cannot be opened: ${(err as Error).message}`);
+  }
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    describe(db, source);
+    // VACUUM INTO writes into an empty file as into a new one, keeping the file's mode.
+    db.prepare('VACUUM INTO ?').run(tmp);
+  } catch (err) {
+    if (err instanceof BackupError) throw err;
+    throw new BackupError(`copying ${source} failed: ${(err as Error).message}`);
+  } finally {
+    db.close();
+  }
+  let facts: CopyFacts;
+  const copy = new Database(tmp, { readonly: true, fileMustExist: true });
+  try {
+    const check = copy.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new BackupError(`the copy failed SQLite's integrity check (${String(check)}); nothing was written to ${destination}`);
+    facts = describe(copy, 'the copy');
+  } finally {
+    copy.close();
+  }
+  syncPath(tmp, 'r');
+  return facts;
+}
+
+/** Why `file` cannot be a backup, or undefined; as ./database-file.ts says it for every command. */
+export function whyNotABackup(file: string): BackupError | undefined {
+  const why = whyNotAnSqliteDatabase(file, 'a backup', 'give the file a2a-registry backup wrote');
+  return why && new BackupError(why.message, why.folder);
+}
+
+/** Checks that `file` is a whole registry database this release can open; returns what it holds. */
+export function checkedCopy(file: string): CopyFacts {
+  const notABackup = whyNotABackup(file);
+  if (notABackup) throw notABackup;
+  let copy: Database.Database;
+  try {
+    copy = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw new BackupError(`${file} cannot be opened as an SQLite database: ${(err as Error).message}`);
+  }
+  try {
+    let check: unknown;
+    try {
+      check = copy.pragma('quick_check', { simple: true });
+    } catch (err) {
+      throw new BackupError(`${file} is not an SQLite database (${(err as Error).message})`);
+    }
+    if (check !== 'ok') throw new BackupError(`${file} fails SQLite's integrity check (${String(check)}): restore another backup`);
+    const facts = describe(copy, file);
+    if (facts.schemaVersion > SQLITE_SCHEMA_VERSION) {
+      throw new BackupError(`${file} was written by a newer release (schema ${facts.schemaVersion}; this one reads up to ${SQLITE_SCHEMA_VERSION}): restore it with that release or a later one`);
+    }
+    return facts;
+  } finally {
+    copy.close();
+  }
+}
+
+/**
+ * Copies the backup at `backup` into `tmp` (an empty file, created 0600 by the caller) as SQLite
+ * reads it, its -wal included: a database file copied from a registry that crashed (a recovered
+ * disk) holds its last commits in the -wal beside it, which a copy of the file alone dropped,
+ * though the summary, read through SQLite, counted them. Then rewinds its watches against the
+ * database it replaces (`current`, if any) and syncs it.
+ */
+export function copyBackup(backup: string, tmp: string, current: string | undefined): void {
+  const db = new Database(backup, { readonly: true, fileMustExist: true });
+  try {
+    db.prepare('VACUUM INTO ?').run(tmp);
+  } finally {
+    db.close();
+  }
+  rewindWatches(tmp, current);
+  syncPath(tmp, 'r');
+}
+
+/**
+ * The watches (standing searches) a restored database holds were current with it when the backup
+ * was taken, and have told their clients of changes since, which the restore undoes: each is
+ * marked behind its change log (position 0), so the registry sends it a `resync` with its current
+ * matches when it starts. Before, a watch found itself current and its webhook, told of entries
+ * added since the backup, never heard they are gone. Its event numbers go on past those the
+ * replaced database had reserved (a watch that sent many events since the backup had reserved
+ * more): a client that orders events by number would drop the ones that repeat a number.
+ */
+function rewindWatches(copy: string, current: string | undefined): void {
+  const floors = current ? reservedEventNumbers(current) : new Map<string, number>();
+  const db = new Database(copy, { fileMustExist: true });
+  try {
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'watches'").get()) return;
+    db.transaction(() => {
+      db.prepare('UPDATE watches SET change_seq = 0').run();
+      const raise = db.prepare('UPDATE watches SET seq_floor = ? WHERE id = ? AND seq_floor < ?');
+      for (const [id, floor] of floors) raise.run(floor, id, floor);
+    })();
+  } finally {
+    db.close();
+  }
+  // Closed cleanly, a -wal it made is checkpointed and gone; none may go into place with it.
+  for (const suffix of ['-wal', '-shm']) fs.rmSync(`${copy}${suffix}`, { force: true });
+}
+
+/**
+ * The event numbers each watch of the database being replaced has reserved (none when it cannot
+ * be read: it may be why it is replaced). Another process reading it (a sqlite3 shell) is waited
+ * for, as a backup waits: a lock held for a moment is no reason to lose them.
+ */
+function reservedEventNumbers(database: string): Map<string, number> {
+  try {
+    const db = new Database(database, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'watches'").get()) return new Map();
+      return new Map((db.prepare('SELECT id, seq_floor FROM watches').all() as { id: string; seq_floor: number }[]).map((r) => [r.id, r.seq_floor]));
+    } finally {
+      db.close();
+    }
+  } catch {
+    return new Map();
+  }
+}
