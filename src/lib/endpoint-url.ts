@@ -185,6 +185,9 @@ export function otherSpellings(identity: string): string[] {
   return parsed.ok && parsed.normalized === url ? otherSpellingsOfNormalForm(identity) : [];
 }
 
+/** The schemes of an endpoint's spellings, in the order they are listed. */
+const SPELLING_SCHEMES = ['http', 'https', 'ws', 'wss'] as const;
+
 /**
  * `otherSpellings` of an endpoint key known to be a normal form (with its tenant), such as one
  * made from a checked endpoint: a registration has parsed its URL already, so it is not parsed again.
@@ -194,17 +197,23 @@ export function otherSpellingsOfNormalForm(identity: string): string[] {
   const m = /^http:\/\/(\[[^\]]*\]|[^/:?]*)(:\d+)?(.*)$/.exec(httpSpelling(normalized));
   if (!m) return [];
   const [, host, port, rest] = m;
-  const prefixes = port
-    ? ['http', 'https', 'ws', 'wss'].map((scheme) => `${scheme}://${host}${port}`)
-    : ['http', 'https', 'ws', 'wss'].flatMap((scheme) => [`${scheme}://${host}`, `${scheme}://${host}:${scheme === 'http' || scheme === 'ws' ? 443 : 80}`]);
   // Each has the claim key by construction (its scheme is one httpSpelling maps to http, and a
   // port it adds is the other scheme's web port, before the normal form's path, query or end), so
   // none is keyed again: every registration looks these up, and eight claimKey calls cost more
-  // than the rest of this function.
-  return prefixes
-    .map((prefix) => `${prefix}${rest}`)
-    .filter((spelling) => spelling !== normalized)
-    .map((spelling) => withTenant(spelling, tenant));
+  // than the rest of this function. Built in one loop: the chain of map, flatMap and filter
+  // it replaces made as many arrays as spellings.
+  const spellings: string[] = [];
+  const add = (spelling: string) => {
+    if (spelling !== normalized) spellings.push(withTenant(spelling, tenant));
+  };
+  for (const scheme of SPELLING_SCHEMES) {
+    if (port) add(`${scheme}://${host}${port}${rest}`);
+    else {
+      add(`${scheme}://${host}${rest}`);
+      add(`${scheme}://${host}:${scheme === 'http' || scheme === 'ws' ? 443 : 80}${rest}`);
+    }
+  }
+  return spellings;
 }
 
 /** What identifies an entry by its endpoints: its primary endpoint's key and every endpoint it claims. */

@@ -100,78 +100,80 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export function displayTextFindings(doc: unknown, fields: TextFields): { errors: Finding[]; warnings: Finding[] } {
   const errors: Finding[] = [];
   const warnings: Finding[] = [];
-  for (const [patterns, isName] of [[fields.names, true], [fields.texts, false]] as const) {
-    for (const pattern of patterns) {
-      forEachStringAt(doc, pattern, (value, keys) => {
-        const control = (isName ? CONTROL_IN_NAME : CONTROL_IN_TEXT).exec(value);
-        if (control) {
-          errors.push({
-            path: pathOf(keys),
-            rule: 'control-character',
-            message: `contains the control character ${codePoint(control[0])} at position ${control.index}`,
-            hint: isName
-              ? 'Names are shown in terminals and on web pages, where control characters act instead of showing: remove it (a name is one line).'
-              : 'Texts are shown in terminals and on web pages, where control characters act instead of showing: remove it.',
-          });
-        } else if (LONE_SURROGATE.test(value)) {
-          errors.push({ path: pathOf(keys), rule: 'invalid-unicode', message: 'contains an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character', hint: 'Fix the escape: a character beyond U+FFFF is a pair of them.' });
-        } else if (isName && value !== '' && isBlank(value)) {
-          errors.push({ path: pathOf(keys), rule: 'blank-name', message: blankMessage(value), hint: 'Give it a name people can read.' });
-        }
-        const bidi = BIDI_CONTROL.exec(value);
-        if (bidi) {
-          (isName ? errors : warnings).push({
-            path: pathOf(keys),
-            rule: 'bidi-control',
-            message: `contains the bidirectional control ${codePoint(bidi[0])} at position ${bidi.index}, which reorders how the text after it is displayed`,
-            hint: isName
-              ? 'A name identifies the entry to people, and a reordered one can pass for another: remove it.'
-              : 'Unless the text needs it for right-to-left script, remove it: it can make the text read differently from what it says.',
-          });
-        }
-      });
-    }
-  }
-  const tokens = [...(fields.tokens ?? []).map((p) => [p, true] as const), ...(fields.endpointUrls ?? []).map((p) => [p, false] as const)];
-  const required = new Set(fields.requiredTokens);
-  for (const [pattern, controls] of tokens) {
-    forEachStringAt(doc, pattern, (value, keys) => {
-      const control = (controls ? CONTROL_IN_NAME.exec(value) : null) ?? BIDI_CONTROL.exec(value);
-      if (!control) {
-        // " " for a skill id or a version is as empty as "", which the schemas refuse (an
-        // optional token's "" and " " get the same warnings, if any).
-        if (required.has(pattern) && value !== '' && isBlank(value)) {
-          errors.push({ path: pathOf(keys), rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value: the field is required, and white space is none.' });
-        }
-        return;
-      }
-      const what = BIDI_CONTROL.test(control[0]) ? 'bidirectional control' : 'control character';
+  const walk = walkOf(fields);
+  // One key stack and one visitor per kind of check for the whole document, the pattern at hand
+  // in `isName` / `token`: a closure per pattern (some fifty per card), a key list per pattern
+  // and the token list and its Set rebuilt per call were most of what this check allocated.
+  const keys: (string | number)[] = [];
+  let isName = false;
+  const visitText = (value: string, keys: Keys): void => {
+    const control = (isName ? CONTROL_IN_NAME : CONTROL_IN_TEXT).exec(value);
+    if (control) {
       errors.push({
         path: pathOf(keys),
         rule: 'control-character',
-        message: `contains the ${what} ${codePoint(control[0])} at position ${control.index}`,
-        hint: 'An id, version or URL is one token that programs read and logs and terminals show, where a control character acts instead of showing: remove it (a URL percent-encodes a character it must carry, e.g. %0A).',
+        message: `contains the control character ${codePoint(control[0])} at position ${control.index}`,
+        hint: isName
+          ? 'Names are shown in terminals and on web pages, where control characters act instead of showing: remove it (a name is one line).'
+          : 'Texts are shown in terminals and on web pages, where control characters act instead of showing: remove it.',
       });
-    });
+    } else if (LONE_SURROGATE.test(value)) {
+      errors.push({ path: pathOf(keys), rule: 'invalid-unicode', message: 'contains an unpaired surrogate (\\ud800-\\udfff alone), which is no Unicode character', hint: 'Fix the escape: a character beyond U+FFFF is a pair of them.' });
+    } else if (isName && value !== '' && isBlank(value)) {
+      errors.push({ path: pathOf(keys), rule: 'blank-name', message: blankMessage(value), hint: 'Give it a name people can read.' });
+    }
+    const bidi = BIDI_CONTROL.exec(value);
+    if (bidi) {
+      (isName ? errors : warnings).push({
+        path: pathOf(keys),
+        rule: 'bidi-control',
+        message: `contains the bidirectional control ${codePoint(bidi[0])} at position ${bidi.index}, which reorders how the text after it is displayed`,
+        hint: isName
+          ? 'A name identifies the entry to people, and a reordered one can pass for another: remove it.'
+          : 'Unless the text needs it for right-to-left script, remove it: it can make the text read differently from what it says.',
+      });
+    }
+  };
+  for (const text of walk.texts) {
+    isName = text.isName;
+    visitStringsAt(doc, text.steps, 0, keys, visitText);
   }
-  for (const pattern of fields.requiredTexts ?? []) {
-    forEachStringAt(doc, pattern, (value, keys) => {
-      if (value === '' || !isBlank(value)) return;
-      const path = pathOf(keys);
-      if (errors.some((e) => e.path === path)) return;
-      errors.push({ path, rule: 'blank-text', message: blankMessage(value), hint: 'Write what it describes: people and search read it.' });
+  let token: TokenWalk | undefined;
+  const visitToken = (value: string, keys: Keys): void => {
+    const control = (token!.controls ? CONTROL_IN_NAME.exec(value) : null) ?? BIDI_CONTROL.exec(value);
+    if (!control) {
+      // " " for a skill id or a version is as empty as "", which the schemas refuse (an
+      // optional token's "" and " " get the same warnings, if any).
+      if (token!.required && value !== '' && isBlank(value)) {
+        errors.push({ path: pathOf(keys), rule: 'blank-value', message: blankMessage(value), hint: 'Give it a value: the field is required, and white space is none.' });
+      }
+      return;
+    }
+    const what = BIDI_CONTROL.test(control[0]) ? 'bidirectional control' : 'control character';
+    errors.push({
+      path: pathOf(keys),
+      rule: 'control-character',
+      message: `contains the ${what} ${codePoint(control[0])} at position ${control.index}`,
+      hint: 'An id, version or URL is one token that programs read and logs and terminals show, where a control character acts instead of showing: remove it (a URL percent-encodes a character it must carry, e.g. %0A).',
     });
-  }
-  for (const pattern of fields.listedTexts ?? []) {
-    forEachStringAt(doc, pattern, (value, keys) => {
-      if (!isBlank(value)) return;
-      const path = pathOf(keys);
-      if (errors.some((e) => e.path === path)) return;
-      // A tag "" shows as an empty chip and no filter can ask for it (a filter value must have a character).
-      const what = path.includes('/tags/') ? 'tag' : 'example';
-      warnings.push({ path, rule: 'blank-text', message: value === '' ? `the ${what} is empty` : blankMessage(value), hint: `Remove it, or write the ${what}: an empty one says nothing to people or search.` });
-    });
-  }
+  };
+  for (token of walk.tokens) visitStringsAt(doc, token.steps, 0, keys, visitToken);
+  const visitRequiredText = (value: string, keys: Keys): void => {
+    if (value === '' || !isBlank(value)) return;
+    const path = pathOf(keys);
+    if (errors.some((e) => e.path === path)) return;
+    errors.push({ path, rule: 'blank-text', message: blankMessage(value), hint: 'Write what it describes: people and search read it.' });
+  };
+  for (const steps of walk.requiredTexts) visitStringsAt(doc, steps, 0, keys, visitRequiredText);
+  const visitListedText = (value: string, keys: Keys): void => {
+    if (!isBlank(value)) return;
+    const path = pathOf(keys);
+    if (errors.some((e) => e.path === path)) return;
+    // A tag "" shows as an empty chip and no filter can ask for it (a filter value must have a character).
+    const what = path.includes('/tags/') ? 'tag' : 'example';
+    warnings.push({ path, rule: 'blank-text', message: value === '' ? `the ${what} is empty` : blankMessage(value), hint: `Remove it, or write the ${what}: an empty one says nothing to people or search.` });
+  };
+  for (const steps of walk.listedTexts) visitStringsAt(doc, steps, 0, keys, visitListedText);
   return { errors, warnings };
 }
 
@@ -185,32 +187,56 @@ function blankMessage(value: string): string {
 
 const codePoint = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
-/** The keys from the document to a string (see forEachStringAt). */
+/** The keys from the document to a string (see visitStringsAt). */
 type Keys = readonly (string | number)[];
 
 /** The JSON Pointer of a string found: built only for a finding (most strings pass). */
 const pathOf = (keys: Keys): string => pointer('', ...keys);
 
-/** The steps of a pointer pattern, split once (a registration reads some fifty patterns). */
-const patternSteps = new Map<string, readonly string[]>();
-function stepsOf(pattern: string): readonly string[] {
-  let steps = patternSteps.get(pattern);
-  if (!steps) patternSteps.set(pattern, (steps = pattern.split('/').slice(1)));
-  return steps;
+/** A token pattern as the walk reads it: its steps, whether control characters count, whether it is required. */
+interface TokenWalk {
+  steps: readonly string[];
+  controls: boolean;
+  required: boolean;
+}
+
+/** A TextFields' patterns split into steps, in the order the checks read them. */
+interface FieldWalk {
+  texts: readonly { steps: readonly string[]; isName: boolean }[];
+  tokens: readonly TokenWalk[];
+  requiredTexts: readonly (readonly string[])[];
+  listedTexts: readonly (readonly string[])[];
+}
+
+/** Made once per TextFields (there are two, and every registration reads one). */
+const fieldWalks = new WeakMap<TextFields, FieldWalk>();
+
+function walkOf(fields: TextFields): FieldWalk {
+  let walk = fieldWalks.get(fields);
+  if (walk) return walk;
+  const stepsOf = (pattern: string): readonly string[] => pattern.split('/').slice(1);
+  const required = new Set(fields.requiredTokens);
+  walk = {
+    texts: [...fields.names.map((p) => ({ steps: stepsOf(p), isName: true })), ...fields.texts.map((p) => ({ steps: stepsOf(p), isName: false }))],
+    tokens: [
+      ...(fields.tokens ?? []).map((p) => ({ steps: stepsOf(p), controls: true, required: required.has(p) })),
+      ...(fields.endpointUrls ?? []).map((p) => ({ steps: stepsOf(p), controls: false, required: required.has(p) })),
+    ],
+    requiredTexts: (fields.requiredTexts ?? []).map(stepsOf),
+    listedTexts: (fields.listedTexts ?? []).map(stepsOf),
+  };
+  fieldWalks.set(fields, walk);
+  return walk;
 }
 
 /**
- * Calls `visit` with each string at a pointer pattern in `doc`, in document order, and the keys
- * leading to it (nothing where the pattern leads nowhere or to no string). The keys are one
- * stack, valid during the call only. Every registration walks some fifty patterns, most of them
- * to nothing: the walk allocates nothing per step (a list of candidates per step, a key list
- * copied per candidate and a getter object per string cost more than the rest of a card's
- * validation).
+ * Calls `visit` with each string at the steps of a pointer pattern in `value`, in document order,
+ * and the keys leading to it (nothing where the pattern leads nowhere or to no string). The keys
+ * are one stack, valid during the call only (pushed and popped, so empty again after it). Every
+ * registration walks some fifty patterns, most of them to nothing: the walk allocates nothing
+ * per step (a list of candidates per step, a key list copied per candidate and a getter object
+ * per string cost more than the rest of a card's validation).
  */
-function forEachStringAt(doc: unknown, pattern: string, visit: (value: string, keys: Keys) => void): void {
-  visitStringsAt(doc, stepsOf(pattern), 0, [], visit);
-}
-
 function visitStringsAt(value: unknown, steps: readonly string[], depth: number, keys: (string | number)[], visit: (value: string, keys: Keys) => void): void {
   if (depth === steps.length) {
     if (typeof value === 'string') visit(value, keys);
