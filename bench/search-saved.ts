@@ -35,6 +35,7 @@ import type { PostingsIndex } from '../src/search/search-index.js';
 import { SNAPSHOT_FORMAT, readIndexSnapshot, writeIndexSnapshot } from '../src/search/snapshot-file.js';
 import { atLeastOne } from './lib/args.js';
 import { generateQueries, indexedGenerated, streamEntries, type GeneratedQuery } from './lib/generate-entries.js';
+import { DOMAINS } from './lib/vocabulary.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,6 +51,10 @@ const { values } = parseArgs({
     compare: { type: 'string', default: '' },
     /** Rounds of the filtered queries asked in turn, each once a round (0: none). */
     rounds: { type: 'string', default: '3' },
+    /** Queries per filter key in the section "each filter key alone" (0: skip it). */
+    'per-key': { type: 'string', default: '40' },
+    /** Only that section (skip the query kinds and the rounds). */
+    'keys-only': { type: 'boolean', default: false },
   },
 });
 const args = {
@@ -60,6 +65,8 @@ const args = {
   repeat: atLeastOne(values.repeat),
   compare: values.compare.replace(/\/$/, ''),
   rounds: Number(values.rounds),
+  perKey: Number(values['per-key']),
+  keysOnly: values['keys-only'],
 };
 const file = args.file || path.join(os.tmpdir(), `a2a-bench-search-${args.size}-${args.seed}.snapshot`);
 const load = (): string => os.loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -116,7 +123,7 @@ const figures = (times: number[]): string => {
   return `p50 ${fmt(pct(t, 0.5)).padStart(7)} ms   p90 ${fmt(pct(t, 0.9)).padStart(7)} ms   p99 ${fmt(pct(t, 0.99)).padStart(7)} ms   mean ${fmt(mean).padStart(7)} ms`;
 };
 const versions: [string, Searchable][] = other ? [['this', index], [path.basename(args.compare), other]] : [['', index]];
-for (const [label, queries] of kinds) {
+for (const [label, queries] of args.keysOnly ? [] : kinds) {
   const run = (ix: Searchable, q: GeneratedQuery): number => ix.search({ text: q.text, filter: q.filter, offset: 0, limit: 20 }).total;
   for (const [, ix] of versions) for (let i = 0; i < Math.min(200, queries.length); i++) run(ix, queries[i]!);
   const times = versions.map((): number[] => []);
@@ -144,7 +151,7 @@ const inTurn: [string, GeneratedQuery[]][] = [
   ['1-3 words, with filters', filtered],
   ['empty text, filters only', filtered.map((q) => ({ text: '', filter: q.filter }))],
 ];
-for (const [label, queries] of args.rounds > 0 ? inTurn : []) {
+for (const [label, queries] of args.rounds > 0 && !args.keysOnly ? inTurn : []) {
   console.log(`  in turn, ${label}: ${new Set(queries.map((q) => JSON.stringify(q.filter))).size} distinct filters in ${queries.length} queries`);
   for (let round = 1; round <= args.rounds; round++) {
     const times = versions.map((): number[] => []);
@@ -159,6 +166,72 @@ for (const [label, queries] of args.rounds > 0 ? inTurn : []) {
       const title = `round ${round}${name ? `, ${name}` : ''}`;
       console.log(`    ${title.padEnd(24)} ${figures(times[v]!)}`);
     });
+  }
+}
+
+// Each filter key alone (issue 22 point 4: no key may make a listing or a text search visit every
+// entry), as a listing and beside 1-3 words: p50, p99 and the slowest of `--per-key` queries, each
+// the fastest of `--repeat`. Capability values are drawn from the first entries of the same stream
+// (so the index has them: mostly values many entries share, some only one has), and made up (none).
+if (args.perKey > 0) {
+  const p = { state: args.seed + 3, next(): number { this.state = (Math.imul(this.state, 1_103_515_245) + 12_345) >>> 0; return this.state / 2 ** 32; } };
+  const one = <T>(xs: readonly T[]): T => xs[Math.floor(p.next() * xs.length)]!;
+  const offered: string[] = [];
+  for (const g of streamEntries(Math.min(args.size, 20_000), args.seed)) {
+    if (g.kind === 'agent') for (const k of g.document.skills) offered.push(k.id || k.name);
+    else for (const t of g.document.toolspec.tools) offered.push(t.name);
+  }
+  const tags = [...new Set(DOMAINS.flatMap((d) => d.tags))];
+  const keys: [string, () => GeneratedQuery['filter']][] = [
+    ['capabilities (offered)', () => ({ capabilities: [one(offered)] })],
+    ['capabilities (3 offered)', () => ({ capabilities: [one(offered), one(offered), one(offered)] })],
+    ['capabilities (none has)', () => ({ capabilities: [`no-such-capability-${Math.floor(p.next() * 1e6)}`] })],
+    ['capabilities + kind agent', () => ({ capabilities: [one(offered)], kind: 'agent' })],
+    ['kind', () => ({ kind: one(['agent', 'mcp-server'] as const) })],
+    ['owner', () => ({ owner: `owner-${Math.floor(p.next() * 500)}` })],
+    ['tags', () => ({ tags: [one(tags)] })],
+    ['inputModes', () => ({ inputModes: [one(['text/plain', 'application/json', 'image/png', 'application/pdf'])] })],
+    ['outputModes', () => ({ outputModes: [one(['text/plain', 'application/json', 'image/png', 'application/pdf'])] })],
+    ['protocolBinding', () => ({ protocolBinding: one(['JSONRPC', 'HTTP+JSON', 'GRPC']) })],
+    ['protocolVersion', () => ({ protocolVersion: one(['1.0', '0.3', '1.0.1']) })],
+    ['binding + version', () => ({ protocolBinding: 'GRPC', protocolVersion: '0.3' })],
+    ['streaming', () => ({ streaming: p.next() < 0.5 })],
+    ['verified true', () => ({ verified: true })],
+    ['verified false', () => ({ verified: false })],
+    ['health ok', () => ({ health: 'ok' })],
+    ['health any', () => ({ health: 'any' })],
+    ['readOnly', () => ({ readOnly: p.next() < 0.5 })],
+    ['destructive', () => ({ destructive: p.next() < 0.5 })],
+    ['idempotent', () => ({ idempotent: p.next() < 0.5 })],
+    ['openWorld', () => ({ openWorld: p.next() < 0.5 })],
+    ['readOnly + owner', () => ({ readOnly: true, owner: `owner-${Math.floor(p.next() * 500)}` })],
+    ['tags + outputModes', () => ({ tags: [one(tags)], outputModes: ['application/json'] })],
+  ];
+  const texts = generateQueries(args.perKey, args.seed + 4, false).map((q) => q.text);
+  console.log(`  each filter key alone, ${args.perKey} queries a key, fastest of ${args.repeat}: p50 / p99 / slowest (ms), avg total`);
+  for (const [name, make] of keys) {
+    const filters = Array.from({ length: args.perKey }, make);
+    for (const [mode, text] of [['listing', () => ''], ['1-3 words', (i: number) => texts[i]!]] as const) {
+      const times = versions.map((): number[] => []);
+      const totals = versions.map(() => 0);
+      filters.forEach((filter, i) => {
+        versions.forEach(([, ix], v) => {
+          let best = Infinity;
+          for (let r = 0; r < args.repeat; r++) {
+            const t = performance.now();
+            const total = ix.search({ text: text(i), filter, offset: 0, limit: 20 }).total;
+            best = Math.min(best, performance.now() - t);
+            if (r === 0) totals[v]! += total;
+          }
+          times[v]!.push(best);
+        });
+      });
+      versions.forEach(([vname], v) => {
+        const t = times[v]!.sort((a, b) => a - b);
+        const title = `${name}, ${mode}${vname ? `, ${vname}` : ''}`;
+        console.log(`    ${title.padEnd(44)} ${fmt(pct(t, 0.5)).padStart(7)} / ${fmt(pct(t, 0.99)).padStart(7)} / ${fmt(t[t.length - 1]!).padStart(7)}   ${(totals[v]! / filters.length).toFixed(0)}`);
+      });
+    }
   }
 }
 console.log(`load average at end: ${load()}`);

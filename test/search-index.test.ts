@@ -608,6 +608,22 @@ describe('filters', () => {
     assert.equal(search(index, '', { capabilities: ['read_report', 'img'] }).total, 2, 'counted as listed');
   });
 
+  it('capabilities: compared exactly where an entry offers so many that its capability signature has every bit', () => {
+    const many = createSearchIndex();
+    const skills = Array.from({ length: 300 }, (_, i) => ({ id: `cap-${i}`, name: `Name ${i}` }));
+    add(many, 'many', agent('Many', [...skills, { id: '', name: 'Solo "quoted" \\ é' }], { description: 'Says "Name 7" and "tool-3"' }));
+    add(many, 'tools', server('tools', Array.from({ length: 300 }, (_, i) => ({ name: `tool-${i}`, description: `Like "Name ${i}"` }))));
+    const entries = (f: SearchFilter, text: string): string[] => [...new Set(search(many, text, f).hits.map((h) => h.id))].sort();
+    for (const text of ['', 'name ']) {
+      // Names of skills that have ids, and values quoted in descriptions, are none.
+      for (const none of ['Name 7', 'Name 299', 'Solo', 'cap-300', 'tool-300', 'Tool-3']) assert.deepEqual(entries({ capabilities: [none] }, text), [], `${none}: "${text}"`);
+      assert.deepEqual(entries({ capabilities: ['cap-299'] }, text), ['many'], text);
+      assert.deepEqual(entries({ capabilities: ['Solo "quoted" \\ é'] }, text), ['many'], text);
+      assert.deepEqual(entries({ capabilities: ['tool-299', 'Name 1'] }, text), ['tools'], text);
+      assert.deepEqual(entries({ capabilities: ['tool-0', 'cap-0'], kind: 'agent' }, text), ['many'], text);
+    }
+  });
+
   it('kind and owner', () => {
     assert.deepEqual(ids({ kind: 'mcp-server' }), ['files/delete_report', 'files/read_report', 'files/write_report']);
     assert.deepEqual(ids({ owner: 'bob', kind: 'agent' }), ['legacy/agent', 'legacy/r']);

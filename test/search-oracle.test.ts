@@ -74,6 +74,25 @@ function withTwoWordTags(d: EntryDescription, entryNo: number): EntryDescription
   };
 }
 
+/**
+ * Capabilities the generated entries lack: a skill without an id (its name counts: ODD_NAMES),
+ * ids and tool names JSON writes escaped or past ASCII (ODD_IDS), and descriptions quoting a
+ * capability of other entries (`"forecast-weather"`), which the filter must not take for one.
+ */
+const ODD_NAMES = ['Report "weekly"', 'Ünïcode résumé'];
+const ODD_IDS = ['say "hi"', 'back\\slash', 'tab\tand\u2028line', 'emoji-\u{1F600}'];
+function withOddCapabilities(d: EntryDescription, entryNo: number): EntryDescription {
+  const odd = ODD_IDS[entryNo % ODD_IDS.length]!;
+  return {
+    ...d,
+    description: entryNo % 3 === 0 ? `${d.description} "forecast-weather" "get_forecast" ${JSON.stringify(odd)}` : d.description,
+    skills: d.skills.map((k, i) =>
+      i === 0 && entryNo % 5 === 0 ? { ...k, id: '', name: ODD_NAMES[entryNo % 2]! } : i === 1 && entryNo % 7 === 0 ? { ...k, id: odd } : k,
+    ),
+    tools: d.tools.map((t, i) => (i === 0 && entryNo % 4 === 1 ? { ...t, name: odd } : t)),
+  };
+}
+
 const mime = (s: string): string => plainFold(s.split(';')[0]!);
 
 function termsOf(fields: [Field, (string | undefined)[]][]): Map<Field, Set<string>> {
@@ -340,10 +359,23 @@ const twoWordTags = [
 const wordArb = fc.constantFrom(...words, 'zzzunknown');
 const queryArb = fc.array(wordArb, { minLength: 1, maxLength: 3 });
 
-/** Skill ids and tool names of generated entries (shared by many), and others' spellings of them. */
+/**
+ * Skill ids and tool names of generated entries (shared by many), and others' spellings of them;
+ * the odd ones, and the name of skills that have an id (which does not count).
+ */
 const capabilityValues = [
   ...new Set(entries(60, SEED).flatMap((e) => [...e.description.skills.map((s) => s.id), ...e.description.tools.map((t) => t.name)])),
-].slice(0, 40);
+]
+  .filter((c) => c !== '' && !ODD_IDS.includes(c))
+  .slice(0, 40)
+  .concat(ODD_NAMES, ODD_IDS, ODD_IDS.map((c) => c.toUpperCase()), [mostCommonNameOfSkillsWithIds()]);
+
+/** The name most skills that have an id carry (a capability of none of them). */
+function mostCommonNameOfSkillsWithIds(): string {
+  const counts = new Map<string, number>();
+  for (const e of entries(200, SEED)) for (const k of e.description.skills) if (k.id) counts.set(k.name, (counts.get(k.name) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+}
 
 const filterArb: fc.Arbitrary<SearchFilter> = fc.record(
   {
@@ -373,7 +405,7 @@ const sparseFilterArb: fc.Arbitrary<SearchFilter> = fc.oneof(
 );
 
 function entries(count: number, seed: number): IndexedEntry[] {
-  return generateEntries(count, seed).map((g, i) => ({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: withTwoWordTags(describeGenerated(g), i) }));
+  return generateEntries(count, seed).map((g, i) => ({ id: g.id, owner: g.owner, updatedAt: g.updatedAt, description: withOddCapabilities(withTwoWordTags(describeGenerated(g), i), i) }));
 }
 
 /**
@@ -429,6 +461,12 @@ describe('search index vs a plain scan', () => {
   it('empty text with filters: the exact listing, newest first', () => {
     // Each two-word tag in each spelling (most filters above ask for none of them).
     for (const tag of twoWordTags) checkListing(index, oracle, { tags: [tag] }, 200);
+    // Each capability value alone (the odd ones too), and by entry kind.
+    for (const c of capabilityValues) {
+      if (ODD_NAMES.includes(c) || ODD_IDS.includes(c)) assert.ok(oracle.listing({ capabilities: [c] }).length > 0, `some entry offers ${JSON.stringify(c)}`);
+      checkListing(index, oracle, { capabilities: [c] }, 200);
+      checkListing(index, oracle, { capabilities: [c], kind: 'mcp-server' }, 50);
+    }
     fc.assert(
       fc.property(sparseFilterArb, fc.integer({ min: 5, max: 200 }), (f, pageSize) => {
         checkListing(index, oracle, f, pageSize);

@@ -16,7 +16,8 @@
  */
 import type { EntryInterface } from '../contract/types.js';
 import type { EntryHealth } from '../contract/freshness.js';
-import { E_ATTR, E_COUNT, E_OWNER, E_PROFILE, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
+import { E_ATTR, E_COUNT, E_OWNER, E_PROFILE, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, S_CAPS_HI, S_CAPS_LO, S_CAPS_MORE, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO, type Tables } from './tables.js';
+import { capabilitySignature } from './capability-bits.js';
 import { part, type IndexState } from './index-state.js';
 import { fold, tokenize } from './text-encoder.js';
 
@@ -221,6 +222,16 @@ export class Attributes {
     e[row + E_OWNER] = this.owners.id(owner);
     e[row + E_PROFILE] = id;
     this.tables.signatures.fill(0, no << S_SHIFT, (no + 1) << S_SHIFT);
+  }
+
+  /** The capabilities entry `no` offers (./capability-bits.ts), after `setEntry`. */
+  setCapabilities(no: number, values: Iterable<string>): void {
+    const sig = capabilitySignature(values);
+    const row = no << S_SHIFT;
+    const e = this.tables.signatures;
+    e[row + S_CAPS_LO] = sig.lo;
+    e[row + S_CAPS_HI] = sig.hi;
+    e[row + S_CAPS_MORE] = sig.more;
   }
 
   /** The entry itself, at unit slot `slot`. */

@@ -29,8 +29,10 @@
  * skill keys) match nothing.
  * - capabilities: the entry offers ANY of the given capabilities, as its catalog entry lists them
  *   (ARD's `capabilities`): a skill's id (its name when it has none) or a tool's name, compared
- *   exactly. An entry-level key, read from the entry's record (./entry-store.ts hasCapability)
- *   rather than kept in the tables, so it is tested last, and never by a kept bitmap or a walk.
+ *   exactly. An entry-level key: the entry's capability signature (./capability-bits.ts, in its
+ *   signature row, and the first two words in the members of the list of all entries, which a
+ *   listing walks) rules out most entries that offer none; the record of the rest is read
+ *   (./entry-store.ts hasCapability), last, and never by a kept bitmap.
  * - health: the entry's latest check had that status ("ok", "unreachable", "invalid"); entries
  *   never checked have none and do not match. "any" matches every entry, and, like any health
  *   value, turns off the operator's default of hiding entries unhealthy for too long
@@ -62,7 +64,8 @@ import {
 import type { LastingFilter } from './filter-bitmaps.js';
 import type { WalkFilter } from './recency-lists.js';
 import { HINT_DESTRUCTIVE, HINT_IDEMPOTENT, HINT_OPEN_WORLD, HINT_READ_ONLY, askedCapabilities, type AskedCapabilities } from './entry-store.js';
-import { E_OWNER, E_PROFILE, E_SHIFT, M_MCP, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
+import { E_OWNER, E_PROFILE, E_SHIFT, M_MCP, S_CAPS_HI, S_CAPS_LO, S_CAPS_MORE, S_HINTS, S_IN, S_OUT, S_SHIFT, S_TAGS_HI, S_TAGS_LO } from './tables.js';
+import { mayOffer, wordsMayOffer } from './capability-bits.js';
 
 /** Bounds on hostile filters. */
 const MAX_LIST = 32;
@@ -188,6 +191,8 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
   private readonly hideUnverifiedAgents: boolean;
   /** The capabilities asked (any of them), and the test of an entry's (the index's entry store). */
   private readonly capabilities: AskedCapabilities | undefined;
+  /** Their signature bits (./capability-bits.ts askedBits), or undefined (none asked). */
+  private readonly capabilityBits: Int32Array | undefined;
   private readonly hasCapability: (no: number, asked: AskedCapabilities) => boolean;
 
   constructor(
@@ -239,6 +244,7 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
 
     const capabilities = cleanList(f.capabilities, (c) => c.trim());
     this.capabilities = capabilities && askedCapabilities(capabilities);
+    this.capabilityBits = this.capabilities?.bits;
     // Without the entry store to ask, no entry is known to offer one.
     this.hasCapability = options.hasCapability ?? (() => false);
 
@@ -422,6 +428,11 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     return this.hintSig === 0 || (hints & this.hintSig) !== 0;
   }
 
+  /** What `entryPasses` tests of the first two words of an entry's capability signature alone. */
+  capabilityWordsPass(lo: number, hi: number): boolean {
+    return this.capabilityBits === undefined || wordsMayOffer(this.capabilityBits, lo, hi);
+  }
+
   /** Kind, streaming, owner, binding and version, and capabilities, of entry number `no`. */
   entryPasses(no: number): boolean {
     if (this.impossible) return false;
@@ -433,8 +444,11 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       if (since !== undefined && since < this.hideUnhealthyBefore) return false;
     }
     if (!this.restPasses(no, attr)) return false;
-    // Last: the entry's record is read, not a table.
-    return this.capabilities === undefined || this.hasCapability(no, this.capabilities);
+    if (this.capabilities === undefined) return true;
+    // The signature first; then, last, the skills' and tools' strings in the entry's record.
+    const row = no << S_SHIFT;
+    const e = this.signatures;
+    return mayOffer(this.capabilityBits!, e[row + S_CAPS_LO]!, e[row + S_CAPS_HI]!, e[row + S_CAPS_MORE]!) && this.hasCapability(no, this.capabilities);
   }
 
   /**

@@ -21,7 +21,7 @@
  * a saved index loads without sorting its entries again (3-4 s of start-up at 1,000,000).
  */
 import { Int32Pieces, concatenated, int32Part, part, type IndexState } from './index-state.js';
-import { S_HINTS, S_IN, S_OUT, S_SHIFT } from './tables.js';
+import { S_CAPS_HI, S_CAPS_LO, S_HINTS, S_IN, S_OUT, S_SHIFT } from './tables.js';
 
 /** Ids by entry number (undefined: free), and updatedAt, attributes and signatures by entry number. */
 export interface RecencySource {
@@ -38,6 +38,8 @@ export interface WalkFilter {
   attributesPass(attr: number): boolean;
   /** The entry's skill-mode and tool-hint signatures (./tables.ts S_IN, S_OUT, S_HINTS) may pass. */
   signatureWordsPass(inputs: number, outputs: number, hints: number): boolean;
+  /** The first two words of the entry's capability signature (./tables.ts S_CAPS_LO, S_CAPS_HI) may pass. */
+  capabilityWordsPass(lo: number, hi: number): boolean;
 }
 
 /**
@@ -48,14 +50,22 @@ export interface WalkFilter {
 const MIN_SIDE = 256;
 const MAX_SIDE = 4096;
 
-/** Fields of a member: entry number, generation, E_ATTR, then (with signatures) S_IN, S_OUT, S_HINTS. */
+/**
+ * Fields of a member: entry number, generation, E_ATTR, then (with signatures) S_IN, S_OUT,
+ * S_HINTS, then (with capabilities: the list of all entries only, 8 bytes a member more: the tag
+ * lists, five members an entry, would cost 40) S_CAPS_LO, S_CAPS_HI.
+ */
 const F_NO = 0;
 const F_GEN = 1;
 const F_ATTR = 2;
 const F_IN = 3;
 const F_OUT = 4;
 const F_HINTS = 5;
-const FIELDS = 6;
+const F_CAPS_LO = 6;
+const F_CAPS_HI = 7;
+const PLAIN_FIELDS = 3;
+const SIGNATURE_FIELDS = 6;
+const CAPABILITY_FIELDS = 8;
 
 /** Before in listing order (newer, or as new with the smaller id). */
 const newer = (atA: number, idA: string, atB: number, idB: string): boolean => atA > atB || (atA === atB && idA < idB);
@@ -90,14 +100,20 @@ export class RecencyList {
     private readonly src: RecencySource,
     private readonly gen: () => Int32Array,
     private readonly withSignatures: boolean,
+    private readonly withCapabilities = false,
   ) {
-    this.width = withSignatures ? FIELDS : 3;
+    this.width = withCapabilities ? CAPABILITY_FIELDS : withSignatures ? SIGNATURE_FIELDS : PLAIN_FIELDS;
     this.main = new Int32Array(4 * this.width);
   }
 
   /** Whether members carry their signatures (a walk tests them: WalkFilter). */
   get hasSignatures(): boolean {
     return this.withSignatures;
+  }
+
+  /** Whether members carry their capability signature's first two words (a walk tests them: WalkFilter). */
+  get hasCapabilities(): boolean {
+    return this.withCapabilities;
   }
 
   /** Members, stale ones included (a walk's cost is at most this). */
@@ -224,11 +240,13 @@ export class RecencyList {
     const gen = this.gen();
     const w = this.width;
     const sig = this.withSignatures;
+    const caps = this.withCapabilities;
     // Live and maybe passing: the member at `i` of `a`.
     // (The filter first: it reads the member's own fields; the generation is a read by number.)
     const candidate = (a: Int32Array, i: number): boolean => {
       const o = i * w;
       if (filter && !(filter.attributesPass(a[o + F_ATTR]!) && (!sig || filter.signatureWordsPass(a[o + F_IN]!, a[o + F_OUT]!, a[o + F_HINTS]!)))) return false;
+      if (filter && caps && !filter.capabilityWordsPass(a[o + F_CAPS_LO]!, a[o + F_CAPS_HI]!)) return false;
       return gen[a[o + F_NO]!] === a[o + F_GEN];
     };
     const main = this.main;
@@ -246,7 +264,7 @@ export class RecencyList {
 
   /** Writes member `no` (generation `g`) at position `i` of `a`. */
   private fill(a: Int32Array, i: number, no: number, g: number): void {
-    writeMember(a, i * this.width, no, g, this.src.attributes(), this.withSignatures ? this.src.signatures() : undefined);
+    writeMember(a, i * this.width, no, g, this.src.attributes(), this.withSignatures ? this.src.signatures() : undefined, this.withCapabilities);
   }
 
   /** The newest member of the main part is `no` (undefined: none), whose time and id an `add` compares with. */
@@ -310,9 +328,10 @@ export class RecencyList {
 
 /**
  * Writes member `no` (generation `g`) at offset `o` of `a`: its number, generation and filter
- * attributes, and with `signatures` its skill-mode and tool-hint signatures.
+ * attributes, with `signatures` its skill-mode and tool-hint signatures, and with `capabilities`
+ * its capability signature's first two words.
  */
-function writeMember(a: Int32Array, o: number, no: number, g: number, attributes: Int32Array, signatures: Int32Array | undefined): void {
+function writeMember(a: Int32Array, o: number, no: number, g: number, attributes: Int32Array, signatures: Int32Array | undefined, capabilities: boolean): void {
   a[o + F_NO] = no;
   a[o + F_GEN] = g;
   a[o + F_ATTR] = attributes[no]!;
@@ -321,6 +340,10 @@ function writeMember(a: Int32Array, o: number, no: number, g: number, attributes
     a[o + F_IN] = signatures[row + S_IN]!;
     a[o + F_OUT] = signatures[row + S_OUT]!;
     a[o + F_HINTS] = signatures[row + S_HINTS]!;
+    if (capabilities) {
+      a[o + F_CAPS_LO] = signatures[row + S_CAPS_LO]!;
+      a[o + F_CAPS_HI] = signatures[row + S_CAPS_HI]!;
+    }
   }
 }
 
@@ -346,7 +369,7 @@ export class RecencyLists {
   private readonly attributeCounts = new Map<number, number>();
 
   constructor(private readonly src: RecencySource) {
-    this.all = new RecencyList(src, this.generations, true);
+    this.all = new RecencyList(src, this.generations, true, true);
   }
 
   /** The owner's list (undefined: the owner has no entries). */

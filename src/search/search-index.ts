@@ -69,6 +69,7 @@ import {
   HINT_IDEMPOTENT,
   HINT_OPEN_WORLD,
   HINT_READ_ONLY,
+  offeredCapabilities,
   type EntryRecord,
 } from './entry-store.js';
 import { ANY_LANGUAGE, planQuery, type PlanClause } from './expansion.js';
@@ -638,6 +639,7 @@ export class PostingsIndex implements KeywordIndex {
     const defaultOut = d.defaultOutputModes.map(mimeKey);
     try {
       a.setEntry(no, d.kind === 'mcp-server', d.streaming, record.verified, entry.owner, d.interfaces, d.protocolVersion, lang, entry.health);
+      a.setCapabilities(no, offeredCapabilities(record.skills, record.tools));
       u.addName(d.name);
       u.addText(d.description, FIELD_DESCRIPTION);
       u.addText(d.provider, FIELD_PROVIDER);

@@ -22,6 +22,10 @@
  *   S_TAGS_LO, S_TAGS_HI, S_IN, S_OUT, S_HINTS  bits of its skills' tags and modes and its
  *             tools' hints: an entry whose signature misses the filter's has no matching skill
  *             or tool, and is rejected once instead of unit by unit
+ *   S_CAPS_LO, S_CAPS_HI, S_CAPS_MORE  a Bloom signature of the capabilities it offers (every
+ *             skill's id, its name when it has none, every tool's name: ./capability-bits.ts),
+ *             so the `capabilities` filter reads an entry's record only when these bits allow
+ *             it; the list of all entries carries the first two words (./recency-lists.ts)
  * Entry attributes (`entryAttr`, by entry number): a dense copy of E_ATTR (derived, not saved).
  * Unit bases (`unitBase`, by entry number): a dense copy of E_BASE (derived, not saved), which a
  *   unit-level filter reads for each posting it tests: 4 MB at 1,000,000 entries instead of the
@@ -81,6 +85,9 @@ export const S_TAGS_HI = 1;
 export const S_IN = 2;
 export const S_OUT = 3;
 export const S_HINTS = 4;
+export const S_CAPS_LO = 5;
+export const S_CAPS_HI = 6;
+export const S_CAPS_MORE = 7;
 export const S_SHIFT = 3;
 
 export class Tables {
