@@ -61,7 +61,7 @@ export function capabilitySignature(values: Iterable<string>): CapabilityBits {
   return { lo, hi, more };
 }
 
-/** Whether a signature's first two words hold every bit of some asked value's (`asked`: lo, hi pairs). */
+/** Whether a signature's first two words hold every bit of some asked value's in theirs (`asked`: askedBits' lo, hi, more triples; more is not looked at). */
 export function wordsMayOffer(asked: Int32Array, lo: number, hi: number): boolean {
   for (let i = 0; i < asked.length; i += 3) if ((lo & asked[i]!) === asked[i] && (hi & asked[i + 1]!) === asked[i + 1]) return true;
   return false;
