@@ -20,7 +20,10 @@ import { createSearchIndex, type IndexPage, type SearchIndex, type SearchIndexOp
 import { MAX_MATCHES_PER_HIT, type PostingsIndex } from '../src/search/search-index.js';
 import { ATTR_LOG_SIZE } from '../src/search/tables.js';
 import type { IndexedEntry } from '../src/search/types.js';
-import { tokenize } from '../src/search/text-encoder.js';
+import { MAX_JOINED_WORDS } from '../src/search/query.js';
+import { isDroppedTerm, joinedTerms, tokenize } from '../src/search/text-encoder.js';
+import { FIELD_DESCRIPTION, FIELD_EXAMPLES, FIELD_NAME, FIELD_PROVIDER, FIELD_TAGS, FIELD_TITLE } from '../src/search/fields.js';
+import { TAG_PROSE, fieldPair, pairHash, termHash } from '../src/search/phrases.js';
 import { describeGenerated, generateEntries, vocabularyWords } from '../bench/lib/generate-entries.js';
 import { DOMAINS, MODES } from '../bench/lib/vocabulary.js';
 
@@ -38,6 +41,8 @@ interface OracleUnit {
   ordinal: number;
   type: 'agent' | 'mcp-server' | 'skill' | 'tool';
   terms: Map<Field, Set<string>>;
+  /** The field texts, for phrases. */
+  texts: [Field, (string | undefined)[]][];
   tags?: string[];
   inputModes?: string[];
   outputModes?: string[];
@@ -99,11 +104,77 @@ function termsOf(fields: [Field, (string | undefined)[]][]): Map<Field, Set<stri
   const out = new Map<Field, Set<string>>();
   for (const [field, texts] of fields) {
     const set = new Set<string>();
-    // A tag keeps its every word, letters and stop words too, as the index files it.
-    for (const t of texts) if (t) for (const term of tokenize(t, { keepShort: field === 'tags' })) set.add(term);
+    // A tag keeps its every word, letters and stop words too, as the index files it; words
+    // written together that prose reads without a part ("E-Mail" is `mail`) are one word too
+    // (`email`). The parts and the joined word are the index's own tokenizer's: what is tested
+    // here is that the index files and finds them.
+    for (const t of texts) if (t) for (const term of [...tokenize(t, { keepShort: field === 'tags' }), ...joinedTerms(t, MAX_JOINED_WORDS)]) set.add(term);
     if (set.size) out.set(field, set);
   }
   return out;
+}
+
+const textsOf = (texts: [Field, (string | undefined)[]][]) => ({ texts, terms: termsOf(texts) });
+
+/** Whether `words` occur one after the other in `terms`. */
+function runs(terms: readonly string[], words: readonly string[]): boolean {
+  for (let i = 0; i + words.length <= terms.length; i++) if (words.every((w, k) => terms[i + k] === w)) return true;
+  return false;
+}
+
+/**
+ * The fields of unit `u` that say the phrase `words` (one text's words, next to each other): its
+ * prose words (stop words and single letters left out); a tag's every word, and for a phrase not
+ * scoped to tags its prose words too. Or that hold the words written as one (`ab`), which a
+ * phrase of up to MAX_JOINED_WORDS words also matches.
+ */
+function phraseFields(u: OracleUnit, words: readonly string[], tagsOnly: boolean): Field[] {
+  const joined = words.length <= MAX_JOINED_WORDS ? words.join('') : undefined;
+  return FIELD_ORDER.filter((field) => {
+    if (tagsOnly && field !== 'tags') return false;
+    if (joined !== undefined && u.terms.get(field)?.has(joined)) return true;
+    const texts = u.texts.filter(([f]) => f === field).flatMap(([, t]) => t.filter((x): x is string => !!x));
+    return texts.some((t) => runs(tokenize(t, { keepShort: field === 'tags' }), words) || (field === 'tags' && !tagsOnly && runs(tokenize(t), words)));
+  });
+}
+
+const FIELD_BITS: Record<Field, number> = { name: FIELD_NAME, title: FIELD_TITLE, tags: FIELD_TAGS, provider: FIELD_PROVIDER, description: FIELD_DESCRIPTION, examples: FIELD_EXAMPLES };
+const hashedPairs = new WeakMap<OracleUnit, Set<number>>();
+/** The unit's adjacent word pairs as the index keeps them: 16-bit hashes per field (./phrases.ts), a tag's prose pairs apart. */
+function pairsOf(u: OracleUnit): Set<number> {
+  let out = hashedPairs.get(u);
+  if (out) return out;
+  out = new Set<number>();
+  const add = (words: readonly string[], kind: number): void => {
+    for (let i = 1; i < words.length; i++) out!.add(fieldPair(pairHash(termHash(words[i - 1]!), termHash(words[i]!)), kind));
+  };
+  for (const [field, texts] of u.texts) {
+    for (const t of texts) {
+      if (!t) continue;
+      const words = tokenize(t, { keepShort: field === 'tags' });
+      add(words, FIELD_BITS[field]);
+      if (field === 'tags' && words.some(isDroppedTerm)) add(tokenize(t), TAG_PROSE);
+    }
+  }
+  hashedPairs.set(u, out);
+  return out;
+}
+
+/**
+ * phraseFields as the index answers it: the fields of the phrase's rarest word (fewest units,
+ * the first of equals) whose pair hashes, salted by the field, the unit has. A pair of 16-bit
+ * hashes a unit lacks matches one it has with a probability of about its pairs / 65,536: such
+ * collisions are hits, which the test counts.
+ */
+function hashedPhraseFields(u: OracleUnit, words: readonly string[], tagsOnly: boolean, rarest: string): Field[] {
+  const joined = words.length <= MAX_JOINED_WORDS ? words.join('') : undefined;
+  const pairs = pairsOf(u);
+  const has = (kind: number): boolean => words.slice(1).every((w, i) => pairs.has(fieldPair(pairHash(termHash(words[i]!), termHash(w)), kind)));
+  return FIELD_ORDER.filter((field) => {
+    if (tagsOnly && field !== 'tags') return false;
+    if (joined !== undefined && u.terms.get(field)?.has(joined)) return true;
+    return u.terms.get(field)?.has(rarest) === true && (has(FIELD_BITS[field]) || (field === 'tags' && !tagsOnly && has(TAG_PROSE)));
+  });
 }
 
 function unitsOf(entry: IndexedEntry): OracleUnit[] {
@@ -114,7 +185,7 @@ function unitsOf(entry: IndexedEntry): OracleUnit[] {
       entry,
       ordinal: 0,
       type: d.kind,
-      terms: termsOf([['name', [d.name]], ['description', [d.description]], ['provider', [d.provider]]]),
+      ...textsOf([['name', [d.name]], ['description', [d.description]], ['provider', [d.provider]]]),
     },
   ];
   d.skills.forEach((s, i) =>
@@ -123,7 +194,7 @@ function unitsOf(entry: IndexedEntry): OracleUnit[] {
       entry,
       ordinal: 1 + i,
       type: 'skill',
-      terms: termsOf([['name', [s.name]], ['tags', s.tags], ['description', [s.description]], ['examples', s.examples]]),
+      ...textsOf([['name', [s.name]], ['tags', s.tags], ['description', [s.description]], ['examples', s.examples]]),
       tags: s.tags,
       inputModes: s.inputModes?.length ? s.inputModes : d.defaultInputModes,
       outputModes: s.outputModes?.length ? s.outputModes : d.defaultOutputModes,
@@ -135,7 +206,7 @@ function unitsOf(entry: IndexedEntry): OracleUnit[] {
       entry,
       ordinal: 1 + d.skills.length + i,
       type: 'tool',
-      terms: termsOf([['name', [t.name]], ['title', [t.title, t.annotationTitle]], ['description', [t.description]]]),
+      ...textsOf([['name', [t.name]], ['title', [t.title, t.annotationTitle]], ['description', [t.description]]]),
       hints: { readOnly: t.hints.readOnlyHint, destructive: t.hints.destructiveHint, idempotent: t.hints.idempotentHint, openWorld: t.hints.openWorldHint },
     }),
   );
@@ -334,6 +405,41 @@ function checkPerEntry(index: SearchIndex, oracle: Oracle, words: string[], filt
   }
 }
 
+/**
+ * A quoted phrase of two words (in `tags:` when `tagsOnly`): the units saying it in a field
+ * (phraseFields), at most GROUP per entry, and as `match.fields` the fields that say it, not the
+ * fields of its rarer word (a phrase in a description, its rarer word in the name too, was
+ * weighed and reported as in the name).
+ */
+function checkPhrase(index: SearchIndex, oracle: Oracle, phrase: string, tagsOnly: boolean, pageSize: number, counts: { exact: number; collisions: number }): void {
+  const text = `${tagsOnly ? 'tags:' : ''}"${phrase}" `;
+  const words = tokenize(phrase, { keepShort: tagsOnly });
+  const units = [...oracle.entries.values()].flatMap((e) => e.units);
+  const df = (w: string): number => units.filter((u) => [...u.terms.values()].some((set) => set.has(w))).length;
+  const rarest = words.reduce((best, w) => (df(w) < df(best) ? w : best));
+  const expected = new Map<string, { unit: OracleUnit; fields: Field[] }>();
+  for (const u of units) {
+    const fields = hashedPhraseFields(u, words, tagsOnly, rarest);
+    if (fields.length === 0) continue;
+    expected.set(u.key, { unit: u, fields });
+    if (phraseFields(u, words, tagsOnly).join() === fields.join()) counts.exact++;
+    else counts.collisions++;
+  }
+  const perEntry = new Map<string, number>();
+  for (const m of expected.values()) perEntry.set(m.unit.entry.id, (perEntry.get(m.unit.entry.id) ?? 0) + 1);
+  const { hits, total } = allPages(index, text, {}, pageSize);
+  const ctx = `query ${JSON.stringify(text)}`;
+  assert.ok(expected.size > 0, `some unit says ${ctx}`);
+  assert.equal(total, [...perEntry.values()].reduce((sum, n) => sum + Math.min(GROUP, n), 0), `total, ${ctx}`);
+  assert.equal(hits.length, total, `hits over all pages, ${ctx}`);
+  for (const h of hits) {
+    const m = expected.get(keyOf(h));
+    assert.ok(m, `unexpected hit ${keyOf(h)}, ${ctx}`);
+    assert.deepEqual(h.match.fields, m.fields, `fields of ${keyOf(h)}, ${ctx}`);
+    assert.ok(h.score >= 1, `score of ${keyOf(h)}, ${ctx}`);
+  }
+}
+
 function checkListing(index: SearchIndex, oracle: Oracle, filter: SearchFilter, pageSize: number): void {
   const { hits, total } = allPages(index, '', filter, pageSize);
   const expected = oracle.listing(filter);
@@ -348,7 +454,7 @@ function checkListing(index: SearchIndex, oracle: Oracle, filter: SearchFilter, 
 
 // ---------------------------------------------------------------- arbitraries
 
-const words = [...new Set(vocabularyWords().flatMap((w) => tokenize(w)))].sort();
+const words = [...new Set(vocabularyWords().flatMap((w) => [...tokenize(w), ...joinedTerms(w, MAX_JOINED_WORDS)]))].sort();
 const tags = [...new Set(DOMAINS.flatMap((d) => d.tags))];
 /** Two-word tags the generated skills carry, each asked for in every spelling. */
 const twoWordTags = [
@@ -357,6 +463,22 @@ const twoWordTags = [
   .slice(0, 4)
   .flatMap((pair) => SPELLINGS.map((spell) => spell(...(pair.split(' ') as [string, string]))));
 const wordArb = fc.constantFrom(...words, 'zzzunknown');
+/** Two words next to each other in a generated entry's text (as prose reads it), and the two-word tags' words. */
+const phrases = [
+  ...new Set(
+    entries(120, SEED).flatMap((e) =>
+      unitsOf(e).flatMap((u) =>
+        u.texts.flatMap(([, texts]) =>
+          texts.flatMap((t) => {
+            const w = t ? tokenize(t) : [];
+            return w.slice(1).map((b, i) => `${w[i]} ${b}`);
+          }),
+        ),
+      ),
+    ),
+  ),
+].sort();
+const tagPhrases = [...new Set(twoWordTags.map((t) => tokenize(t, { keepShort: true })).filter((w) => w.length === 2).map((w) => w.join(' ')))];
 const queryArb = fc.array(wordArb, { minLength: 1, maxLength: 3 });
 
 /**
@@ -456,6 +578,17 @@ describe('search index vs a plain scan', () => {
       }),
       { seed: SEED, numRuns: 300 },
     );
+  });
+
+  it('quoted phrases: the units saying them, and where', () => {
+    const counts = { exact: 0, collisions: 0 };
+    fc.assert(
+      fc.property(fc.constantFrom(...phrases), fc.integer({ min: 5, max: 60 }), (phrase, pageSize) => checkPhrase(index, oracle, phrase, false, pageSize, counts)),
+      { seed: SEED + 5, numRuns: 150 },
+    );
+    for (const phrase of tagPhrases) checkPhrase(index, oracle, phrase, true, 50, counts);
+    // Hash collisions are rare: under 1% of the units matched.
+    assert.ok(counts.exact > 1000 && counts.collisions * 100 < counts.exact, `${counts.collisions} collisions in ${counts.exact} units matched`);
   });
 
   it('empty text with filters: the exact listing, newest first', () => {

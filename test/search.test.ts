@@ -148,6 +148,18 @@ describe('matching', () => {
     await op(writer, { register: { agentCard: card('Bilby Forum', 'https://qf.example.org/a2a', [skill('forum', 'Forum', 'Answers.', ['support'], ['A question'])]) } });
     await op(writer, { register: { agentCard: card('Wallaby Mobile', 'https://wm.example.org/a2a', [skill('apps', 'Apps', 'Builds iOS apps with BilbyKit and the QK-9 engine.', ['mobile'], ['An app'])]) } });
     await op(writer, { register: { agentCard: card('Wallaby Tablet', 'https://wt.example.org/a2a', [skill('apps', 'Apps', 'Builds ios apps with bilbykit and the qk9 engine.', ['tablet'], ['An app'])]) } });
+    // Words written in parts, and as one; a phrase in a name, and in a description whose skill's name has its rarer word.
+    await op(writer, { register: { agentCard: card('Quoll Mailer', 'https://qm.example.org/a2a', [skill('send', 'Send e-mail', 'Sends an e-mail to anyone.', ['e-mail'], ['Write to Anna'])]) } });
+    await op(writer, { register: { agentCard: card('Quoll Post', 'https://qp.example.org/a2a', [skill('send', 'Send email', 'Sends email to anyone.', ['email'], ['Write to Anna'])]) } });
+    await op(writer, { register: { agentCard: card('Quoll Radiology', 'https://qr.example.org/a2a', [skill('read', 'Read X-ray images', 'Reads scans aloud with TextToSpeech.', ['medical'], ['This scan'])]) } });
+    await op(writer, { register: { agentCard: card('Quoll Solver', 'https://qs.example.org/a2a', [skill('solve', 'Merge conflict solver', 'Edits code.', ['git'], ['Fix this'])]) } });
+    await op(writer, {
+      register: {
+        agentCard: card('Quoll Mediator', 'https://qd.example.org/a2a', [
+          skill('mediate', 'Conflict mediator', 'Mediates disputes between teams; a merge conflict in code it leaves to the developers.', ['teams'], ['Help us agree']),
+        ]),
+      },
+    });
     await op(writer, { register: { agentCard: card('Kestrel C Toolsmith', 'https://c.example.org/a2a', [skill('compile', 'Compile code', 'Compiles C code, with a C+ grade.', ['c'], ['Compile main.c'])]) } });
     await op(writer, {
       register: {
@@ -267,13 +279,47 @@ describe('matching', () => {
     const bilbies = async (query: string, filter?: WireJson) => (await allHits({ query, ...(filter ? { filter } : {}) })).map((h) => h.name as string).filter((n) => n.startsWith('Bilby')).sort();
     for (const query of ['tags:text-to-speech', 'tags:"text to speech"', 'tag:Text_To_Speech']) assert.deepEqual(await bilbies(query), ['Bilby Voice'], query);
     assert.deepEqual(await bilbies('', { tags: ['text-to-speech'] }), ['Bilby Voice'], 'as the tags filter finds it');
-    // The words of a tag are a phrase, whose stop words are left aside as in prose ("translate invoice" finds "translate this invoice").
-    assert.deepEqual(await bilbies('tags:text-speech'), ['Bilby Transcoder', 'Bilby Voice']);
+    // A tag written as a tag is that tag: tags:text-speech found "text-to-speech" too (its phrase
+    // left the stop word aside, as prose does), where the tags filter finds "text-speech" alone.
+    for (const query of ['tags:text-speech', 'tags:"text speech"', 'tags:TextSpeech']) assert.deepEqual(await bilbies(query), ['Bilby Transcoder'], query);
+    assert.deepEqual(await bilbies('', { tags: ['text-speech'] }), ['Bilby Transcoder'], 'as the tags filter finds it');
     for (const query of ['tags:it-support', 'tags:IT-Support', 'tags:"IT support"']) assert.deepEqual(await bilbies(query), ['Bilby Helpdesk'], query);
     assert.deepEqual(await bilbies('', { tags: ['it-support'] }), ['Bilby Helpdesk'], 'as the tags filter finds it');
     assert.deepEqual(await bilbies('tags:support'), ['Bilby Forum', 'Bilby Helpdesk'], 'a word of a tag still finds it');
     // In prose the stop word is dropped, as before: the phrase finds both spellings.
     assert.deepEqual(await bilbies('"text to speech"'), ['Bilby Transcoder', 'Bilby Voice']);
+  });
+
+  test('a word written in parts is found written as one: "email" finds "e-mail", "xray" "X-ray", "texttospeech" "TextToSpeech"', async () => {
+    // Prose files "e-mail" as `mail` alone (single letters and stop words are dropped), so
+    // "email" found it only as a typo of "mail" when "email" was rare, "emai" as typed not at
+    // all, and "xray", "texttospeech" nothing.
+    // Their skills (an entry's own text says "Quoll Mailer", "mailer" a longer word of "mail").
+    const quolls = async (query: string) =>
+      (await allHits({ query, resultsPer: 'match' }))
+        .filter((h) => (h.name as string).startsWith('Quoll') && h.match.type === 'skill')
+        .map((h) => `${h.name}: ${h.match.fields.join(',')}`)
+        .sort();
+    for (const query of ['email', 'Email', 'e-mail', 'E-Mail', 'emai']) {
+      assert.deepEqual(await quolls(query), ['Quoll Mailer: name,tags,description', 'Quoll Post: name,tags,description'], query);
+    }
+    assert.deepEqual((await quolls('tags:email')).map((h) => h.split(':')[0]), ['Quoll Mailer', 'Quoll Post']);
+    for (const query of ['xray', 'x-ray', 'X-Ray']) assert.deepEqual(await quolls(query), ['Quoll Radiology: name'], query);
+    for (const query of ['texttospeech', 'TextToSpeech', 'text-to-speech']) assert.deepEqual(await quolls(query), ['Quoll Radiology: description'], query);
+    // Both words as one weigh as one exact word: the hits score alike.
+    const [mailer, post] = (await allHits({ query: 'email', resultsPer: 'match' })).filter((h) => (h.name as string).startsWith('Quoll') && h.match.type === 'skill');
+    assert.equal(mailer!.score, post!.score);
+  });
+
+  test('a quoted phrase weighs as the field that says it, not as the field of its rarer word', async () => {
+    // "conflict" is rarer than "merge": the mediator, saying "merge conflict" in its description
+    // and "conflict" in its name, was weighed as saying the phrase in its name too (and above the
+    // solver, which does: name and description count more than a name alone).
+    const hits = (await allHits({ query: '"merge conflict"', resultsPer: 'match' })).filter((h) => (h.name as string).startsWith('Quoll'));
+    assert.deepEqual(hits.map((h) => [h.name, h.match.fields]), [['Quoll Solver', ['name']], ['Quoll Mediator', ['description']]]);
+    // Unquoted, each word weighs as its own field, as before.
+    const words = (await allHits({ query: 'merge conflict', resultsPer: 'match' })).filter((h) => (h.name as string).startsWith('Quoll'));
+    assert.deepEqual(words.map((h) => h.name), ['Quoll Solver', 'Quoll Mediator']);
   });
 
   test('a name written in one word or in camelCase is found either way: "BilbyKit" and "bilbykit", "iOS" and "ios", "QK-9" and "qk9"', async () => {

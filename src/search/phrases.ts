@@ -4,10 +4,18 @@
  * [count, hash...] per unit, found through the tables' `unitPairs` offsets).
  *
  * A phrase matches a unit that has its rarest word (from the postings) and every adjacent pair
- * of its words. Hashes are 16 bits, so a unit with p pairs answers a pair it lacks with
- * probability about p / 65,536 (well under 1% for ordinary units); postings do not grow, and the
- * cost is two bytes per distinct pair. Stop words are dropped before pairing, on both sides, so
- * "translate this invoice" and "translate invoice" are the same phrase.
+ * of its words, in one field. Hashes are 16 bits, so a unit with p pairs answers a pair it lacks
+ * with probability about p / 65,536 (well under 1% for ordinary units); postings do not grow, and
+ * the cost is two bytes per distinct pair and field. Stop words are dropped before pairing, on
+ * both sides, so "translate this invoice" and "translate invoice" are the same phrase.
+ *
+ * A pair is kept per field it occurs in (fieldPair: its hash salted by the field), so a phrase is
+ * matched, and weighed, in the field that says it: "pull request" in a skill's description and
+ * "request" in its name weighed as a name (its rarest word's field), above a skill named "Pull
+ * request review". A tag keeps the pairs of its every word (`text to speech`), and under
+ * TAG_PROSE the pairs its stop words and letters left out make (`text speech`): prose phrases
+ * read both ("text to speech" finds the tag, as it finds the words in a description), `tags:`
+ * only the first (`tags:text-speech` is not the tag "text-to-speech").
  *
  * Segments are appended; removing a unit leaves garbage, compacted when more than half of the
  * pool is garbage (as ./attributes.ts does for its pool).
@@ -32,6 +40,17 @@ export function termHash(term: string): number {
 export function pairHash(a: number, b: number): number {
   const h = Math.imul(a ^ Math.imul(b, 0x9e3779b1), 0x85ebca6b);
   return (h ^ (h >>> 16)) & 0xffff;
+}
+
+/** Not a field: the kind of a tag's pairs without its stop words and letters (see above). */
+export const TAG_PROSE = 64;
+
+/** Per field bit (./fields.ts) and TAG_PROSE, by bit index: a 16-bit salt, distinct for each. */
+const SALTS: readonly number[] = Array.from({ length: 7 }, (_, i) => (Math.imul(i + 1, 0x9e3779b1) >>> 16) & 0xffff);
+
+/** The hash of pair hash `pair` (pairHash) kept in field `field` (one FIELD_* bit, or TAG_PROSE). */
+export function fieldPair(pair: number, field: number): number {
+  return pair ^ SALTS[31 - Math.clz32(field)]!;
 }
 
 export class PairPool {

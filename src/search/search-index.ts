@@ -87,8 +87,8 @@ import { CompiledFilter } from './filters.js';
 import { part, type IndexState, type SavedState } from './index-state.js';
 import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
-import { PairPool, pairHash, termHash } from './phrases.js';
-import { MAX_CLAUSES, MAX_PHRASE_WORDS, parseQuery, type ParsedClause, type ParsedQuery } from './query.js';
+import { PairPool, TAG_PROSE, fieldPair, pairHash, termHash } from './phrases.js';
+import { MAX_CLAUSES, MAX_JOINED_WORDS, MAX_PHRASE_WORDS, parseQuery, type ParsedClause, type ParsedQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
 import { bitmapOf, bitmapWords } from './entry-bits.js';
@@ -96,7 +96,7 @@ import { FilterBitmaps, VERDICT_ORDS, unitPassesKept } from './filter-bitmaps.js
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
-import { isCaseMadeTerm, isDroppedTerm, tokenize } from './text-encoder.js';
+import { isCaseMadeTerm, isDroppedTerm, joinedTerms, tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
 
@@ -152,7 +152,9 @@ const nameTerm = (all: readonly string[]): string | undefined => {
 const isNameTerm = (term: string): boolean => term.startsWith(NAME_MARK);
 
 /**
- * Field texts of one unit → distinct terms, the mask of fields each occurs in, and word pairs.
+ * Field texts of one unit → distinct terms, the mask of fields each occurs in, and word pairs
+ * per field (./phrases.ts). Words written together that prose reads without a part ("e-mail" is
+ * `mail`) are also filed as one word (`email`: ./text-encoder.ts joinedTerms).
  * Most units (a card, a skill) have a few dozen terms at most: they are found in the unit's own
  * list, and only a longer unit files them in a Map as well (a Map cleared for every unit grew
  * its table anew each time: most of what indexing an entry allocated).
@@ -167,38 +169,45 @@ class UnitTerms {
     if (!text) return;
     if (field === FIELD_TAGS) this.addTag(text);
     else this.addTerms(tokenize(text, { maxChars: MAX_FIELD_CHARS }), field);
+    this.addJoined(text, field);
+  }
+  private addJoined(text: string, field: number): void {
+    for (const t of joinedTerms(text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text, MAX_JOINED_WORDS)) this.note(t, field);
   }
   /**
    * A tag is a label, every word of it meant: its single letters and stop words are terms too
    * ("text-to-speech" is `text to speech`, "IT-Support" `it support`, "x-ray" `x ray`), so that
    * `tags:text-to-speech` is that tag and not "text-speech", and `tags:it-support` not every
    * "support" tag, as for the tags filter (./attributes.ts tagKey). Its pairs without them are
-   * kept as well: the words of prose drop them ("text to speech" is `text speech`), and
-   * `"text to speech"` still finds the tag. Such tags are rare, so the postings they add are few.
+   * kept as well, apart (TAG_PROSE): the words of prose drop them ("text to speech" is `text
+   * speech`), and `"text to speech"` still finds the tag, but `tags:text-speech` does not.
+   * Such tags are rare, so the postings they add are few.
    */
   private addTag(text: string): void {
     const words = tokenize(text, { maxChars: MAX_FIELD_CHARS, keepShort: true });
     this.addTerms(words, FIELD_TAGS);
-    if (words.length > 1 && words.some(isDroppedTerm)) this.addPairs(tokenize(text, { maxChars: MAX_FIELD_CHARS }));
+    if (words.length > 1 && words.some(isDroppedTerm)) this.addPairs(tokenize(text, { maxChars: MAX_FIELD_CHARS }), TAG_PROSE);
   }
   /** The unit's name: its words, and the whole name as one term (nameTerm). */
   addName(text: string | undefined): void {
     if (!text) return;
     const words = tokenize(text, { maxChars: MAX_FIELD_CHARS });
     this.addTerms(words, FIELD_NAME);
+    this.addJoined(text, FIELD_NAME);
     const whole = nameTerm(words);
     if (whole !== undefined) this.note(whole, FIELD_NAME);
   }
   private addTerms(words: readonly string[], field: number): void {
     for (const t of words) this.note(t, field);
-    this.addPairs(words);
+    this.addPairs(words, field);
   }
-  private addPairs(words: readonly string[]): void {
+  /** The adjacent pairs of `words`, kept as pairs of `field` (a FIELD_* bit or TAG_PROSE). */
+  private addPairs(words: readonly string[], field: number): void {
     let prev = 0;
     let first = true;
     for (const t of words) {
       const h = termHash(t);
-      if (!first) this.pairs.push(pairHash(prev, h));
+      if (!first) this.pairs.push(fieldPair(pairHash(prev, h), field));
       prev = h;
       first = false;
     }
@@ -1026,10 +1035,13 @@ export class PostingsIndex implements KeywordIndex {
 
   /**
    * Units having the phrase: the postings of its rarest word whose unit has every adjacent pair
-   * of the phrase, by slot of that word (a field mask), and how many units that makes.
+   * of the phrase in a field of that word's (./phrases.ts), by the mask of the fields that say
+   * the phrase, and how many units that makes. A prose phrase also reads a tag's pairs without
+   * its stop words (TAG_PROSE); a phrase in `tags:` does not, as a tag is matched with its
+   * every word (`tags:text-speech` is not the tag "text-to-speech").
    */
-  private phraseGroups(words: readonly string[], fields: number, budget: number, partial: boolean): { slots: Map<number, number[]>; df: number; read: number } {
-    const slots = new Map<number, number[]>();
+  private phraseGroups(words: readonly string[], fields: number, budget: number, partial: boolean): { slots: [mask: number, ids: number[]][]; df: number; read: number } {
+    const slots: [number, number[]][] = [];
     let rarest: ReturnType<TermIndex['lookup']> | undefined;
     let rarestDf = Infinity;
     for (const w of words) {
@@ -1047,24 +1059,42 @@ export class PostingsIndex implements KeywordIndex {
     const hashes = words.map(termHash);
     const pairs: number[] = [];
     for (let i = 1; i < hashes.length; i++) pairs.push(pairHash(hashes[i - 1]!, hashes[i]!));
+    // The pairs as each field keeps them, made on first use.
+    const salted = new Map<number, number[]>();
+    const inField = (unitSlot: number, field: number): boolean => {
+      let hs = salted.get(field);
+      if (!hs) salted.set(field, (hs = pairs.map((h) => fieldPair(h, field))));
+      for (const h of hs) if (!this.pairs.has(unitSlot, h)) return false;
+      return true;
+    };
+    const proseTags = (fields & FIELD_TAGS) === 0;
     const unitBase = this.tables.unitBase;
     const marks = this.tables.marks;
     let df = 0;
     rarest!.forEach((ids, slot) => {
-      if (!ids || (fields !== 0 && (slot & fields) === 0)) return;
-      const kept: number[] = [];
+      const asked = fields !== 0 ? slot & fields : slot;
+      if (!ids || asked === 0) return;
+      // Kept units by the mask of the fields saying the phrase (mostly one).
+      const kept = new Map<number, number[]>();
       for (let i = ids.length - 1; i >= 0 && left > 0; i--, left--) {
         const id = ids[i] as number;
         // A removed entry's posting (./term-index.ts).
         if ((marks[id >>> ORD_BITS]! & M_LIVE) === 0) continue;
         const unitSlot = unitBase[id >>> ORD_BITS]! + (id & ORD_MASK);
-        if (pairs.every((h) => this.pairs.has(unitSlot, h))) kept.push(id);
+        let mask = 0;
+        for (let rest = asked; rest !== 0; rest &= rest - 1) {
+          const field = rest & -rest;
+          if (inField(unitSlot, field) || (field === FIELD_TAGS && proseTags && inField(unitSlot, TAG_PROSE))) mask |= field;
+        }
+        if (mask === 0) continue;
+        const list = kept.get(mask);
+        if (list) list.push(id);
+        else kept.set(mask, [id]);
       }
-      // Oldest first, as the postings file them (the accumulation reads from the end).
-      kept.reverse();
-      if (kept.length) {
-        slots.set(slot, kept);
-        df += kept.length;
+      for (const [mask, list] of kept) {
+        // Oldest first, as the postings file them (the accumulation reads from the end).
+        slots.push([mask, list.reverse()]);
+        df += list.length;
       }
     });
     return { slots, df, read: Math.min(rarestDf, budget) };

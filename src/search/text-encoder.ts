@@ -308,6 +308,90 @@ export function wordSpans(text: string): [start: number, end: number][] {
 }
 
 /**
+ * Words written together by a dash, an underscore or a change of case: "e-mail", "x_ray",
+ * "TextToSpeech" (text past ASCII; joinedTerms scans ASCII itself). Global: read with matchAll.
+ * JOINED_HINT tells whether a text, or a piece, may have one at all.
+ */
+const WRITTEN_TOGETHER = /[\p{L}\p{N}\p{M}]+(?:[-_\u2010\u2011]+[\p{L}\p{N}\p{M}]+)*/gu;
+const JOINED_HINT = /[\p{L}\p{N}][-_\u2010\u2011]+[\p{L}\p{N}]|\p{Ll}\p{Lu}/u;
+
+/**
+ * The words of `text` written together that lose a part as prose (a single letter or a stop word:
+ * "e-mail", "x-ray", "T-Shirt", "text-to-speech", "SpeechToText", "step-by-step"), as one word
+ * each: `email`, `xray`, `tshirt`, `texttospeech`, `speechtotext`, `stepbystep`. Prose files
+ * "e-mail" as `mail` alone, so "email" found it only as a typo of "mail" (half a word, and not
+ * at all as "emai" typed); the index files the joined word beside the parts, as a query does
+ * (./query.ts joinedAlternative: "e-mail" also searches "email"). Words written together that
+ * lose nothing ("GitHub", "gpt-4") need no joined word: a query's "github" is read as "git hub"
+ * (./expansion.ts addSplits). At most `maxWords` words a piece (a longer run is rarely one word),
+ * at most `maxTerms` joined words a text.
+ */
+export function joinedTerms(text: string, maxWords: number, maxTerms = 16): string[] {
+  const out: string[] = [];
+  ascii: {
+    // Most texts are ASCII: one scan finds the pieces of letters and digits joined by a dash, an
+    // underscore or a capital after a lower-case letter, and tokenises one only when a part of it
+    // (between those) may be a dropped word; most are names such as get_weather. (Scanning with
+    // WRITTEN_TOGETHER and tokenising every such piece cost a fifth of tokenising the texts.)
+    // Past ASCII, the regular expressions below.
+    const n = text.length;
+    let start = -1;
+    let part = -1;
+    let joined = false;
+    let short = false;
+    for (let i = 0; i <= n; i++) {
+      const c = i < n ? text.charCodeAt(i) : 32;
+      if (c > 127) {
+        out.length = 0;
+        break ascii;
+      }
+      if (isUpper(c) || isLower(c) || isDigit(c)) {
+        if (start < 0) {
+          start = part = i;
+          joined = short = false;
+        } else if (part < 0) {
+          part = i;
+        } else if (isUpper(c) && isLower(text.charCodeAt(i - 1))) {
+          joined = true;
+          short ||= isDroppedPart(text, part, i);
+          part = i;
+        }
+      } else if ((c === 45 || c === 95) && start >= 0 && i + 1 < n && isWordChar(text.charCodeAt(i + 1))) {
+        joined = true;
+        short ||= isDroppedPart(text, part, i);
+        part = -1;
+      } else if (start >= 0) {
+        if (joined && (short || isDroppedPart(text, part, i)) && addJoined(text.slice(start, i), maxWords, out) && out.length >= maxTerms) break;
+        start = part = -1;
+      }
+    }
+    return out;
+  }
+  if (!JOINED_HINT.test(text)) return out;
+  for (const m of text.matchAll(WRITTEN_TOGETHER)) {
+    const piece = m[0];
+    if (JOINED_HINT.test(piece) && addJoined(piece, maxWords, out) && out.length >= maxTerms) break;
+  }
+  return out;
+}
+
+const isWordChar = (c: number): boolean => isUpper(c) || isLower(c) || isDigit(c);
+/** Whether `text[start, end)` (letters and digits) may be a word prose drops: a single letter, a stop word. */
+const isDroppedPart = (text: string, start: number, end: number): boolean => end - start <= 6 && isDroppedTerm(text.slice(start, end).toLowerCase());
+
+/** joinedTerms of one piece written together, added to `out`; whether one was. */
+function addJoined(piece: string, maxWords: number, out: string[]): boolean {
+  const all = tokenize(piece, { keepShort: true, maxTerms: maxWords + 1 });
+  if (all.length < 2 || all.length > maxWords || !all.some(isDroppedTerm)) return false;
+  const joined = all.join('');
+  if (joined.length > MAX_TERM_LENGTH || isDroppedTerm(joined) || out.includes(joined)) return false;
+  // Only when prose loses a part: "IT-Support" is `it support` as prose too (a written name).
+  if (tokenize(piece).length === all.length) return false;
+  out.push(joined);
+  return true;
+}
+
+/**
  * Whether `term` is one only capitals make a term (WRITTEN_NAMES: "R", "IT"): the same words
  * typed in lower case do not have it. What compares a whole name leaves such terms out, so
  * "r studio" still names "R Studio".
