@@ -6,8 +6,9 @@
  * named in, so the longest file (the web page's, alphabetically last) started last and ran alone
  * for a minute while the other worker idled. Given `files`, run() keeps their order, so naming the
  * slowest files first lets the short ones fill in around them and both workers end together.
- * (package.json leaves the web page's file to the glob, which names it last: its checks are timed
- * in a real browser, and beside the CLI's processes one of them timed out.)
+ * (package.json leaves the web page's two files to the glob, which names them last, to run side by
+ * side at the end: their checks are timed in a real browser, and beside the CLI's processes one of
+ * them timed out.)
  *
  *   node --import tsx test/run.ts test/cli.test.ts test/import.test.ts test/*.test.ts
  *
@@ -37,7 +38,7 @@ if (named.length === 0 || args.some((arg) => arg.startsWith('-'))) {
   process.exit(2);
 }
 /**
- * TEST_SKIP_FILES="test/web.test.ts ...": files left out of this run. CI's second Node.js version
+ * TEST_SKIP_FILES="test/web.test.ts test/web-forms.test.ts": files left out of this run. CI's second Node.js version
  * leaves out the web page's browser tests: the page is the same bundle on both, every server path
  * it uses is tested on both by the other files, and alone at the end of the run they cost the
  * two-version run about 100 s of its 20 minutes. A name that is not among the files is an error,

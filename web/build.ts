@@ -39,11 +39,14 @@ const hashOf = (data: Buffer | string) => createHash('sha256').update(data).dige
 /**
  * Builds into `outDir`, replaced whole (no stale hashed file survives) and at once: the build
  * goes to a sibling folder first, so a registry starting meanwhile never reads half a build.
+ * A build that gives the files already there leaves them in place: the web page's two browser
+ * test files build as they start, side by side, and each starts its registry meanwhile.
  */
 export async function buildWebAssets(outDir: string = DEFAULT_OUT_DIR): Promise<WebBuildResult> {
   const staging = `${outDir}.building-${process.pid}`;
   try {
     const result = await buildInto(staging);
+    if (sameFiles(staging, outDir)) return { ...result, outDir };
     const old = `${outDir}.old-${process.pid}`;
     if (fs.existsSync(outDir)) fs.renameSync(outDir, old);
     fs.renameSync(staging, outDir);
@@ -52,6 +55,15 @@ export async function buildWebAssets(outDir: string = DEFAULT_OUT_DIR): Promise<
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** Whether two folders hold the same files with the same bytes. */
+function sameFiles(a: string, b: string): boolean {
+  if (!fs.existsSync(b)) return false;
+  const list = (dir: string) => (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort();
+  const files = list(a);
+  const there = list(b);
+  return files.length === there.length && files.every((file, i) => file === there[i] && fs.readFileSync(path.join(a, file)).equals(fs.readFileSync(path.join(b, file))));
 }
 
 async function buildInto(outDir: string): Promise<WebBuildResult> {

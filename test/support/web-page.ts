@@ -1,0 +1,287 @@
+/**
+ * What the web page's browser tests share (test/web.test.ts and test/web-forms.test.ts, two files
+ * so that CI runs them side by side, each with its own registry and browser): the registry they
+ * run against, filled with the entries the tests look for, the browser, and the page helpers.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { buildWebAssets, type WebBuildResult } from '../../web/build.js';
+import { ANSWER_DEADLINE_MS } from '../../web/src/deadline.js';
+import { signCard } from '../../src/trust/card-signing.js';
+import { generateSigningKey, parseSigningKey } from '../../src/trust/jwks.js';
+import { ACCEPTED_ALGORITHMS } from '../../src/validation/signature.js';
+import { accessibilityViolations, launchBrowser, type TestBrowser, type WatchedPage } from './browser.js';
+import { op, resultOf, sdkClient, type WireJson } from './client.js';
+import { mcpServer, toolspec, v03Card, v1Card } from './documents.js';
+import { serveCard } from './freshness.js';
+import { startOrigin, type OriginServer } from './origin-server.js';
+import { removeTempDir, startTestRegistry, tempDir, TOKENS, type TestRegistry } from './registry.js';
+
+
+export const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+export const FILLERS = 22;
+
+export function securedCard() {
+  const card: WireJson = v1Card('Ledger Agent', 'https://ledger.example.org/a2a');
+  card.description = 'Keeps a ledger of payments.';
+  card.skills = [
+    { id: 'record-payment', name: 'Record payment', description: 'Records a payment in the ledger.', tags: ['payments', 'bookkeeping'], examples: ['Record 40 EUR paid to ACME'] },
+  ];
+  card.securitySchemes = {
+    bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT', description: 'A token from the ledger service.' } },
+    oauth: {
+      oauth2SecurityScheme: {
+        flows: { clientCredentials: { tokenUrl: 'https://auth.example.org/token', scopes: { 'ledger:read': 'read', 'ledger:write': 'write' } } },
+      },
+    },
+  };
+  card.securityRequirements = [{ schemes: { bearer: { list: [] } } }, { schemes: { oauth: { list: ['ledger:read'] } } }];
+  return card;
+}
+
+/** Agents enough for two pages of results, matching nothing the other tests search for. */
+export function fillerCard(i: number) {
+  const card: WireJson = v1Card(`Filler Agent ${String(i).padStart(2, '0')}`, `https://filler-${i}.example.org/a2a`);
+  // "filler" only in the name: one hit per entry, with or without results per entry.
+  card.description = `Agent number ${i}, for paging.`;
+  card.skills = [{ id: 'fill', name: 'Fill a page', description: 'Fills a page of results.', tags: ['paging'] }];
+  return card;
+}
+
+export const brokenCard = () => {
+  const card: WireJson = v1Card('Broken Agent', 'https://broken.example.org/a2a');
+  card.skills[0].tags = 'finance';
+  delete card.version;
+  return JSON.stringify(card, null, 2);
+};
+
+/**
+ * The page's timers of `ms` (setTimeout) wait until the test releases them (releaseTimers with the
+ * same `name`) instead of running out on their own; every other timer runs as it does. For this
+ * page only: the clock Playwright offers is the whole browser's, which the other tests share.
+ */
+export async function holdTimers(page: Page, ms: number, name: string) {
+  await page.addInitScript(
+    ([heldMs, releaseName]) => {
+      const realSet = window.setTimeout.bind(window);
+      const realClear = window.clearTimeout.bind(window);
+      const due = new Map<number, () => void>();
+      let nextId = 1e9 + heldMs * 1e3;
+      window.setTimeout = ((fn: (...args: unknown[]) => void, timeout?: number, ...args: unknown[]) => {
+        if (timeout !== heldMs) return realSet(fn, timeout, ...args);
+        const id = nextId++;
+        due.set(id, () => fn(...args));
+        return id;
+      }) as typeof window.setTimeout;
+      window.clearTimeout = ((id?: number) => {
+        if (id === undefined || !due.delete(id)) realClear(id);
+      }) as typeof window.clearTimeout;
+      Object.assign(window, {
+        [releaseName]() {
+          const fns = [...due.values()];
+          due.clear();
+          for (const fn of fns) fn();
+        },
+      });
+    },
+    [ms, name] as const,
+  );
+}
+
+/** The timers held by holdTimers(page, ms, name) run now; resolves once they have. */
+export const releaseTimers = (page: Page, name: string) => page.evaluate((n) => (window as unknown as Record<string, () => void>)[n]!(), name);
+
+/** The page's deadline timers (ANSWER_DEADLINE_MS) wait for passDeadlines instead of 20 s. */
+export const passDeadlinesOnDemand = (page: Page) => holdTimers(page, ANSWER_DEADLINE_MS, 'passDeadlines');
+
+/** The deadlines of the requests in flight pass now (see passDeadlinesOnDemand). */
+export const passDeadlines = (page: Page) => releaseTimers(page, 'passDeadlines');
+
+/** The search box's typing pause (web/src/pages/search.tsx), after which the URL follows the words. */
+export const TYPING_PAUSE_MS = 250;
+
+/** The registry, origin and browser the tests of one file share, and the ids of the entries it holds. */
+export interface WebFixture {
+  registry: TestRegistry;
+  browser: TestBrowser;
+  build: WebBuildResult;
+  origin: OriginServer;
+  ids: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the page's assets (so the tests run against the current sources), starts a registry
+ * holding the entries the tests look for and a browser.
+ */
+export async function startWebFixture(): Promise<WebFixture> {
+  const ids: Record<string, string> = {};
+  const trustDir = tempDir('a2a-registry-web-trust-');
+  let registry: TestRegistry | undefined;
+  let origin: OriginServer | undefined;
+  let browser: TestBrowser | undefined;
+  const close = async () => {
+    await browser?.close();
+    await registry?.close();
+    await origin?.close();
+    removeTempDir(trustDir);
+  };
+  try {
+    const build = await buildWebAssets();
+    // Agents registered by URL from a server on 127.0.0.1, for health (the health filter and facts).
+    origin = await startOrigin();
+    // A trust root, so a signed card can be verified (the verified filter and the signature facts).
+    const trustKey = await generateSigningKey('ES256', 'web-trusted');
+    fs.writeFileSync(path.join(trustDir, 'jwks.json'), JSON.stringify({ keys: [trustKey.publicJwk] }));
+    registry = await startTestRegistry({ REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_TRUSTED_KEYS: path.join(trustDir, 'jwks.json') });
+    const signer = await parseSigningKey(trustKey.privateJwk, 'web-trusted', ACCEPTED_ALGORITHMS);
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+    const admin = await sdkClient(registry.url, { token: TOKENS.admin });
+
+    // Invoice Agent: three revisions, for the history.
+    const card: WireJson = v1Card('Invoice Agent', 'https://invoices.example.org/a2a');
+    card.provider = { organization: 'Invoice Works International Ltd', url: 'https://invoice-works.example.org/about' };
+    ids.invoice = resultOf(await op(alice, { register: { agentCard: card } })).id;
+    card.description = 'Translates, checks and files invoices.';
+    await op(alice, { register: { agentCard: card } });
+    card.skills[0].tags.push('receipts');
+    card.version = '1.3.0';
+    await op(alice, { register: { agentCard: card } });
+
+    ids.weather = resultOf(await op(bob, { register: { agentCard: v03Card() } })).id;
+    ids.files = resultOf(await op(bob, { register: { mcpServer: mcpServer(), toolspec: toolspec() } })).id;
+    // Words the search finds beyond letters: an emoji, vowel signs, Thai without spaces, C++.
+    const nimbus: WireJson = v1Card('🌤️ Nimbus', 'https://nimbus.example.org/a2a');
+    nimbus.description = 'किताबों का अनुवाद; พยากรณ์อากาศรายวัน; C++ notes.';
+    nimbus.skills = [{ id: 'sky', name: 'Sky notes', description: 'Notes on the sky.', tags: ['sky'] }];
+    ids.nimbus = resultOf(await op(bob, { register: { agentCard: nimbus } })).id;
+    ids.ledger = resultOf(await op(bob, { register: { agentCard: await signCard(securedCard(), signer) } })).id;
+    for (const [key, name] of [['beacon', 'Harbour Beacon Agent'], ['lighthouse', 'Harbour Lighthouse Agent']] as const) {
+      const card: WireJson = v1Card(name, `https://${key}.example.org/a2a`);
+      // Words of their own: other tests' searches do not find them.
+      card.description = `The ${key} of the harbour.`;
+      card.skills = [{ id: 'guide', name: 'Guide ships', description: 'Guides ships into the harbour.', tags: ['harbour'] }];
+      serveCard(origin, card, `/${key}`);
+      ids[key] = resultOf(await op(alice, { register: { url: `${origin.url}/${key}` } })).id;
+    }
+    // The lighthouse goes dark: its next check finds nothing.
+    origin.route('/lighthouse/.well-known/agent-card.json', (_req, res) => void res.writeHead(503).end());
+    await op(alice, { refresh: { id: ids.lighthouse } });
+    for (let i = 0; i < FILLERS; i++) {
+      await op(admin, { register: { agentCard: fillerCard(i) } });
+    }
+    browser = await launchBrowser();
+    return { registry, browser, build, origin, ids, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** A fresh page; at the end of the test nothing went wrong in it (console errors, exceptions, CSP refusals). */
+export async function withPage<T>(browser: TestBrowser, fn: (page: WatchedPage) => Promise<T>): Promise<T> {
+  const page = await browser.newPage();
+  try {
+    const result = await fn(page);
+    assert.deepEqual(page.problems, [], 'the page logged errors');
+    return result;
+  } finally {
+    await page.close();
+  }
+}
+
+/**
+ * A real reverse proxy on 127.0.0.1 in front of the registry: `answer` takes each A2A call
+ * (message:send) it wants to answer itself (returns true); everything else passes through.
+ */
+export async function startProxy(registryUrl: string, answer: (res: http.ServerResponse) => boolean): Promise<{ url: string; close(): Promise<void> }> {
+  const proxy = http.createServer((req, res) => {
+    if (req.url?.endsWith('/a2a/rest/message:send') && answer(res)) {
+      req.resume();
+      return;
+    }
+    const upstream = http.request(`${registryUrl}${req.url}`, { method: req.method, headers: req.headers }, (passed) => {
+      res.writeHead(passed.statusCode ?? 502, passed.headers);
+      passed.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.close(() => resolve());
+        proxy.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * Live regions inside another (a screen reader says what is put in them twice: once for each),
+ * but a notice's countdown, in its alert from the start and said with it.
+ */
+export async function assertNoNestedLiveRegions(page: Page, what: string) {
+  const nested = await page.evaluate((live) => {
+    const inner = [...document.querySelectorAll(live)].filter((el) => el.parentElement?.closest(live) && !el.matches('.notice.error > [role=status]'));
+    return inner.map((el) => `${el.outerHTML.slice(0, 60)} in ${el.parentElement!.closest(live)!.outerHTML.slice(0, 60)}`);
+  }, '[aria-live], [role=status], [role=alert], [role=log]');
+  assert.deepEqual(nested, [], `live regions inside live regions on ${what}`);
+}
+
+export async function assertAccessible(page: Page, what: string) {
+  const violations = await accessibilityViolations(page);
+  assert.deepEqual(violations, [], `accessibility violations on ${what}: ${JSON.stringify(violations, null, 2)}`);
+}
+
+export interface ProblemPieces {
+  text: string;
+  severity: string;
+  path: string;
+  message: string;
+  note: string;
+  hint: string;
+  where: string;
+  messageBottom: number;
+  hintTop: number | null;
+  whereTop: number | null;
+}
+
+/** Each finding of the validate page: its text as a whole, its pieces, and where the pieces after the message are drawn. */
+export function problemPieces(page: Page): Promise<ProblemPieces[]> {
+  // (No named function in here: the test's compiler would wrap it in a helper the page lacks.)
+  return page.locator('.problems li').evaluateAll((items) =>
+    items.map((li) => {
+      // Where to look: the link or note that ends the item (whatever element holds it).
+      const pieces = ['.badge', '.path', '.message', '.note', '.hint', ':scope > :last-child:not(.badge, .path, .message, .note, .hint)'].map((selector) => li.querySelector(selector));
+      const [severity, path, message, note, hint, where] = pieces.map((e) => e?.textContent?.trim() ?? '');
+      return {
+        text: (li.textContent ?? '').replace(/\s+/g, ' ').trim(),
+        severity: severity!,
+        path: path!,
+        message: message!,
+        note: note!,
+        hint: hint!,
+        where: where!,
+        messageBottom: pieces[2]!.getBoundingClientRect().bottom,
+        hintTop: pieces[4]?.getBoundingClientRect().top ?? null,
+        whereTop: pieces[5]?.getBoundingClientRect().top ?? null,
+      };
+    }),
+  );
+}
+
+export async function expectHits(page: Page, names: string[]) {
+  // Wait for these very hits: a count alone is also met by the previous answer, still shown.
+  const want = JSON.stringify([...names].sort());
+  await page
+    .waitForFunction((w) => JSON.stringify([...document.querySelectorAll('.hit h2')].map((h) => h.textContent ?? '').sort()) === w, want)
+    .catch(() => undefined);
+  assert.deepEqual((await page.locator('.hit h2').allTextContents()).sort(), [...names].sort());
+}
+
