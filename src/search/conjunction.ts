@@ -84,6 +84,10 @@ export class Conjunction {
     this.usedWords = words;
     const own = this.clause;
     for (let b = 0; b < clauses; b++) {
+      // An entry with two clauses or more has one of those before the last (the commonest,
+      // whose postings are most of the pass): when fewer than `rank` entries (that `allowed`
+      // allows) have any of them, the answer is 0 without reading the last clause.
+      if (b === clauses - 1 && !atLeastCount(this.atLeast[1]!, words, rank, allowed)) return 0;
       // The first clause's bits go straight to atLeast[1]; the others' to `own`, then counted.
       const bits = b === 0 ? this.atLeast[1]! : own;
       if (b > 0) own.fill(0, 0, words);
@@ -165,6 +169,20 @@ export class Conjunction {
     this.usedMaps = 0;
     this.chosen = 0;
   }
+}
+
+/** Whether `bits` (ANDed with `allowed` when given) has at least `count` bits set in its first `words` words; stops counting there. */
+function atLeastCount(bits: Int32Array, words: number, count: number, allowed: Int32Array | undefined): boolean {
+  let n = 0;
+  if (allowed) {
+    for (let w = 0; w < words; w++) {
+      const x = bits[w]! & allowed[w]!;
+      if (x !== 0 && (n += popcount(x)) >= count) return true;
+    }
+  } else {
+    for (let w = 0; w < words; w++) if (bits[w] !== 0 && (n += popcount(bits[w]!)) >= count) return true;
+  }
+  return n >= count;
 }
 
 /**

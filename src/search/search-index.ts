@@ -1267,13 +1267,18 @@ export class PostingsIndex implements KeywordIndex {
       for (; i >= 0 && i >= stop; i--) {
         const id = ids[i] as number;
         const e = id >>> ORD_BITS;
-        if (allowed !== undefined && (allowed[e >>> 5]! & (1 << (e & 31))) === 0) continue;
-        // Another kind than the filter's: skipped on the entry's 1-byte mark (1 MB at 1M entries,
-        // in cache) instead of its search state and attributes (4 MB each), as entryPasses would.
-        if (kindMark >= 0 && (marks[e]! & M_MCP) !== kindMark) continue;
-        if (members !== undefined && (members[e >>> 5]! & (1 << (e & 31))) === 0) {
-          skipped++;
-          continue;
+        if (members !== undefined) {
+          // Settled: a member passed the tests below when first met; of the others, only
+          // whether one that passes them was skipped matters (`total` is then a lower bound).
+          if ((members[e >>> 5]! & (1 << (e & 31))) === 0) {
+            if (skipped === 0 && (allowed === undefined || (allowed[e >>> 5]! & (1 << (e & 31))) !== 0) && (kindMark < 0 || (marks[e]! & M_MCP) === kindMark)) skipped++;
+            continue;
+          }
+        } else {
+          if (allowed !== undefined && (allowed[e >>> 5]! & (1 << (e & 31))) === 0) continue;
+          // Another kind than the filter's: skipped on the entry's 1-byte mark (1 MB at 1M entries,
+          // in cache) instead of its search state and attributes (4 MB each), as entryPasses would.
+          if (kindMark >= 0 && (marks[e]! & M_MCP) !== kindMark) continue;
         }
         // An entry not met yet in this search has no state to read.
         const known = (met[e >>> 5]! & (1 << (e & 31))) !== 0;
