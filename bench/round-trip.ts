@@ -30,6 +30,14 @@
  *   DATABASE_URL=postgres://... npx tsx bench/round-trip.ts      (registrations in PostgreSQL)
  *   PROFILE_DIR=/tmp/prof npx tsx bench/round-trip.ts            (the registry writes a --cpu-prof there)
  *   npx tsx bench/round-trip.ts --repo ../main                    (another checkout's built registry: before/after)
+ *   npx tsx bench/round-trip.ts --base ../main                    (this checkout and ../main side by side, alternated)
+ *   npx tsx bench/round-trip.ts --base . --base-env LOG_LEVEL=warn (one build, two settings, alternated)
+ *
+ * With --base (or --base-env), every registry phase runs on a second set of registry processes
+ * too (the base: another checkout's build, and/or other environment variables), the two
+ * alternated within each round and their order swapped from round to round, so that a load
+ * that moves during the run hurts both alike: the A/B a change needs on a shared machine.
+ * --env KEY=VALUE sets a variable for the measured registry (not the base).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,7 +46,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT, ensureBuilt } from '../test/support/built.js';
 import { benchCard } from './lib/bench-card.js';
 import { generateQueries } from './lib/generate-entries.js';
-import { measurePhase, median, registerGenerated, startChild, startRegistryChild, type JsonRpcPhase } from './lib/registry-process.js';
+import { measurePhase, median, registerGenerated, startChild, startRegistryChild, type ChildServer, type JsonRpcPhase } from './lib/registry-process.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,8 +58,21 @@ const { values } = parseArgs({
     phases: { type: 'string', default: 'noop,declined,search,uncached,register' },
     /** Another checkout whose built dist/ serves as the registry (e.g. an earlier version, for before/after figures). */
     repo: { type: 'string', default: REPO_ROOT },
+    /** A second registry build to alternate with (its phases are named "base: ..."). */
+    base: { type: 'string' },
+    /** KEY=VALUE: environment for the measured registry, or for the base. */
+    env: { type: 'string', multiple: true, default: [] },
+    'base-env': { type: 'string', multiple: true, default: [] },
   },
 });
+const envOf = (pairs: string[]): Record<string, string> =>
+  Object.fromEntries(
+    pairs.map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new Error(`--env and --base-env take KEY=VALUE, not "${pair}"`);
+      return [pair.slice(0, eq), pair.slice(eq + 1)];
+    }),
+  );
 const repo = path.resolve(values.repo);
 const thisCheckout = repo === path.resolve(REPO_ROOT);
 const entries = Number(values.entries);
@@ -62,36 +83,66 @@ const TOKEN = 'bench-admin-token-0123456789';
 
 // --- the servers ----------------------------------------------------------------------------
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-round-trip-'));
 const registryEnv: Record<string, string> = {
   PORT: '0',
   HOST: '127.0.0.1',
-  REGISTRY_DATA_DIR: dataDir,
   REGISTRY_TOKENS: `admin:${TOKEN}`,
   // One client address sends everything: this measures throughput, not the limiter.
   REGISTRY_RATE_LIMITS: 'false',
   LOG_LEVEL: 'info',
 };
-// Load the entries in-process (fast, through the service; with the served checkout's own code, so
-// its schema), then serve them from a separate process.
-if (thisCheckout) ensureBuilt();
-await registerGenerated(repo, registryEnv, entries);
-
 const wanted = new Set(values.phases.split(','));
-// The uncached and the registering registries serve copies of the same data (one SQLite file per process).
-const uncachedDir = `${dataDir}-uncached`;
-const registeringDir = `${dataDir}-registering`;
-if (wanted.has('uncached')) fs.cpSync(dataDir, uncachedDir, { recursive: true });
-if (wanted.has('register')) fs.cpSync(dataDir, registeringDir, { recursive: true });
+const dataDirs: string[] = [];
 
+/** One registry build's processes (each phase's own, see above) over `entries` generated entries. */
+interface Registries {
+  label: string;
+  searching: ChildServer;
+  uncached?: ChildServer;
+  registering?: ChildServer;
+}
+/** A data folder holding the generated entries, registered in-process with `checkout`'s own code (so its schema). */
+async function loadData(checkout: string, env: Record<string, string>): Promise<string> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-round-trip-'));
+  dataDirs.push(dataDir);
+  await registerGenerated(checkout, { ...registryEnv, ...env, REGISTRY_DATA_DIR: dataDir }, entries);
+  return dataDir;
+}
+/** A copy of a data folder no process has open (one SQLite file per process). */
+function copyData(dataDir: string, suffix: string): string {
+  const dir = `${dataDir}-${suffix}`;
+  dataDirs.push(dir);
+  fs.cpSync(dataDir, dir, { recursive: true });
+  return dir;
+}
+/** The processes of one registry build over `dataDir` (loaded, fast, in-process first) and copies of it. */
+async function startRegistries(label: string, checkout: string, env: Record<string, string>, dataDir: string): Promise<Registries> {
+  const served = { ...registryEnv, ...env, REGISTRY_DATA_DIR: dataDir };
+  // The uncached and the registering registries serve copies of the same data, made before any process opens it.
+  const uncachedDir = wanted.has('uncached') ? copyData(dataDir, 'uncached') : undefined;
+  const registeringDir = wanted.has('register') ? copyData(dataDir, 'registering') : undefined;
+  // The registry as `npm start` runs it: the compiled dist/ (rebuilt first when src/ is newer).
+  const searching = await startRegistryChild(checkout, served);
+  // A checkout from before the search cache ignores the variable: its "cache off" figure is its search figure.
+  const uncached = uncachedDir ? await startRegistryChild(checkout, { ...served, REGISTRY_DATA_DIR: uncachedDir, REGISTRY_SEARCH_CACHE_ENTRIES: '0' }) : undefined;
+  const registering = registeringDir ? await startRegistryChild(checkout, { ...served, REGISTRY_DATA_DIR: registeringDir }) : undefined;
+  return { label, searching, uncached, registering };
+}
+
+if (thisCheckout) ensureBuilt();
+const measuredEnv = envOf(values.env);
+const baseEnv = envOf(values['base-env']);
+const base = values.base !== undefined || values['base-env'].length > 0 ? path.resolve(values.base ?? repo) : undefined;
+const measuredData = await loadData(repo, measuredEnv);
+// The same build reads the same data: a copy, made before either registry opens it.
+const baseData = base === undefined ? undefined : base === repo ? copyData(measuredData, 'base') : await loadData(base, baseEnv);
 const sdk = await startChild('bench/lib/sdk-noop-server.ts', repo, {}, (line) => /^listening (\S+)/.exec(line)?.[1]);
-// The registry as `npm start` runs it: the compiled dist/ (rebuilt first when src/ is newer).
-const registry = await startRegistryChild(repo, registryEnv);
-// A checkout from before the search cache ignores the variable: its "cache off" figure is its search figure.
-const uncached = wanted.has('uncached') ? await startRegistryChild(repo, { ...registryEnv, REGISTRY_DATA_DIR: uncachedDir, REGISTRY_SEARCH_CACHE_ENTRIES: '0' }) : undefined;
-const registering = wanted.has('register') ? await startRegistryChild(repo, { ...registryEnv, REGISTRY_DATA_DIR: registeringDir }) : undefined;
+const measuredRegistries = await startRegistries('', repo, measuredEnv, measuredData);
+const baseRegistries = base && baseData ? await startRegistries('base: ', base, baseEnv, baseData) : undefined;
+const describe = (checkout: string, env: Record<string, string>) =>
+  `${path.resolve(checkout) === path.resolve(REPO_ROOT) ? 'this checkout' : checkout}${Object.keys(env).length ? ` (${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')})` : ''}`;
 console.log(
-  `${thisCheckout ? 'this checkout' : repo}; ${entries} entries (${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}); ${connections} connections; ${rounds} rounds of ${seconds} s per phase; ` +
+  `${describe(repo, measuredEnv)}${base ? `, base ${describe(base, baseEnv)}` : ''}; ${entries} entries (${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}); ${connections} connections; ${rounds} rounds of ${seconds} s per phase; ` +
     `${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
 );
 
@@ -106,17 +157,19 @@ const queries = [...generateQueries(500, 3, false), ...generateQueries(500, 4, t
 }));
 
 interface Phase extends JsonRpcPhase {
+  key: string;
   name: string;
 }
-const allPhases: Array<Phase & { key: string }> = [
-  { key: 'noop', name: 'SDK no-op (InMemoryTaskStore)', url: sdk.url, pid: sdk.pid, body: () => rpc([{ text: 'hello' }]), expect: 'TASK_STATE_COMPLETED' },
+const noopPhase: Phase = { key: 'noop', name: 'SDK no-op (InMemoryTaskStore)', url: sdk.url, pid: sdk.pid, body: () => rpc([{ text: 'hello' }]), expect: 'TASK_STATE_COMPLETED' };
+/** The registry phases of one build, in the order they run. */
+const registryPhases = ({ label, searching, uncached, registering }: Registries): Phase[] => [
   // The registry's fixed cost: a message it declines at once (no operation runs; the task is REJECTED).
-  { key: 'declined', name: 'registry declined (no work)', url: registry.url, pid: registry.pid, body: () => rpc([{ data: { noSuchOperation: {} }, mediaType: 'application/json' }]), expect: 'TASK_STATE_REJECTED' },
-  { key: 'search', name: 'registry search', url: registry.url, pid: registry.pid, body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
-  { key: 'uncached', name: 'registry search, cache off', url: uncached?.url ?? '', pid: uncached?.pid, body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
+  { key: 'declined', name: `${label}registry declined (no work)`, url: searching.url, pid: searching.pid, body: () => rpc([{ data: { noSuchOperation: {} }, mediaType: 'application/json' }]), expect: 'TASK_STATE_REJECTED' },
+  { key: 'search', name: `${label}registry search`, url: searching.url, pid: searching.pid, body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
+  { key: 'uncached', name: `${label}registry search, cache off`, url: uncached?.url ?? '', pid: uncached?.pid, body: () => rpc([queries[sequence % queries.length]]), expect: 'TASK_STATE_COMPLETED' },
   {
     key: 'register',
-    name: 'registry registration (durable)',
+    name: `${label}registry registration (durable)`,
     url: registering?.url ?? '',
     pid: registering?.pid,
     token: TOKEN,
@@ -124,14 +177,21 @@ const allPhases: Array<Phase & { key: string }> = [
     expect: 'TASK_STATE_COMPLETED',
   },
 ];
-const phases = allPhases.filter((p) => wanted.has(p.key));
+const measuredPhases = registryPhases(measuredRegistries).filter((p) => wanted.has(p.key));
+const basePhases = baseRegistries ? registryPhases(baseRegistries).filter((p) => wanted.has(p.key)) : [];
+const phases = [...(wanted.has('noop') ? [noopPhase] : []), ...measuredPhases, ...basePhases];
+/** Round r's order: the no-op, then each registry phase with its base twin right after it (or, every other round, before it). */
+const roundOrder = (r: number): Phase[] => [
+  ...(wanted.has('noop') ? [noopPhase] : []),
+  ...measuredPhases.flatMap((p, i) => (basePhases[i] ? (r % 2 === 0 ? [p, basePhases[i]] : [basePhases[i], p]) : [p])),
+];
 
 const run = (phase: Phase, duration: number) => measurePhase(phase, connections, duration);
 
 // Warm-up (JIT, prepared statements, connection pools), not counted.
 for (const phase of phases) await run(phase, 1);
 const measured = new Map<string, Awaited<ReturnType<typeof run>>[]>(phases.map((p) => [p.name, []]));
-for (let r = 0; r < rounds; r++) for (const phase of phases) measured.get(phase.name)!.push(await run(phase, seconds));
+for (let r = 0; r < rounds; r++) for (const phase of roundOrder(r)) measured.get(phase.name)!.push(await run(phase, seconds));
 
 const rate = new Map<string, number>();
 const cpu = new Map<string, number>();
@@ -144,25 +204,31 @@ for (const phase of phases) {
   const wrong = runs.reduce((s, r) => s + r.wrong, 0);
   const cpuText = cpu.has(phase.name) ? `  CPU ${(cpu.get(phase.name)! * 1000).toFixed(0)} µs/request` : '';
   console.log(
-    `${phase.name.padEnd(34)} ${perSecond.toFixed(0).padStart(6)} req/s (rounds: ${runs.map((r) => r.perSecond.toFixed(0)).join(', ')})  p50 ${median(runs.map((r) => r.p50))} ms  p99 ${median(runs.map((r) => r.p99))} ms${cpuText}${wrong ? `  WRONG ANSWERS ${wrong}: ${runs.find((r) => r.sample)?.sample}` : ''}`,
+    `${phase.name.padEnd(40)} ${perSecond.toFixed(0).padStart(6)} req/s (rounds: ${runs.map((r) => r.perSecond.toFixed(0)).join(', ')})  p50 ${median(runs.map((r) => r.p50))} ms  p99 ${median(runs.map((r) => r.p99))} ms${cpuText}${wrong ? `  WRONG ANSWERS ${wrong}: ${runs.find((r) => r.sample)?.sample}` : ''}`,
   );
 }
-const [noop, declined, search, uncachedSearch, register] = allPhases.map((p) => rate.get(p.name));
-if (noop && declined) console.log(`declined / no-op:     ${((declined / noop) * 100).toFixed(0)} % (the registry's fixed cost per request)`);
-if (noop && search) console.log(`search / no-op:       ${((search / noop) * 100).toFixed(0)} % (target >= 80 %)${await cacheSummary(registry.url)}`);
-if (noop && uncachedSearch) console.log(`search, cache off / no-op: ${((uncachedSearch / noop) * 100).toFixed(0)} %`);
-if (noop && register) console.log(`registration / no-op: ${((register / noop) * 100).toFixed(0)} % (target >= 50 %)`);
-// The same ratios by the server's CPU time per request (no-op's / the phase's): what the phase
-// would reach against the no-op with a core each to itself.
-const [noopCpu, ...cpuOf] = allPhases.map((p) => cpu.get(p.name));
-if (noopCpu) {
-  const shares = allPhases.slice(1).flatMap((p, i) => (cpuOf[i] ? [`${p.key} ${((noopCpu / cpuOf[i]!) * 100).toFixed(0)} %`] : []));
-  if (shares.length > 0) console.log(`by CPU per request (no-op's / the phase's): ${shares.join(', ')}`);
+const noop = rate.get(noopPhase.name);
+const noopCpu = cpu.get(noopPhase.name);
+for (const [label, own, registries] of [['', measuredPhases, measuredRegistries], ['base: ', basePhases, baseRegistries]] as const) {
+  if (!registries) continue;
+  const rateOf = (key: string) => rate.get(own.find((p) => p.key === key)?.name ?? '');
+  const [declined, search, uncachedSearch, register] = ['declined', 'search', 'uncached', 'register'].map(rateOf);
+  if (noop && declined) console.log(`${label}declined / no-op:     ${((declined / noop) * 100).toFixed(0)} % (the registry's fixed cost per request)`);
+  if (noop && search) console.log(`${label}search / no-op:       ${((search / noop) * 100).toFixed(0)} % (target >= 80 %)${await cacheSummary(registries.searching.url)}`);
+  if (noop && uncachedSearch) console.log(`${label}search, cache off / no-op: ${((uncachedSearch / noop) * 100).toFixed(0)} %`);
+  if (noop && register) console.log(`${label}registration / no-op: ${((register / noop) * 100).toFixed(0)} % (target >= 50 %)`);
+  // The same ratios by the server's CPU time per request (no-op's / the phase's): what the phase
+  // would reach against the no-op with a core each to itself.
+  if (noopCpu) {
+    const shares = own.flatMap((p) => (cpu.get(p.name) ? [`${p.key} ${((noopCpu / cpu.get(p.name)!) * 100).toFixed(0)} %`] : []));
+    if (shares.length > 0) console.log(`${label}by CPU per request (no-op's / the phase's): ${shares.join(', ')}`);
+  }
 }
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
-await Promise.all([sdk.stop(), registry.stop(), uncached?.stop(), registering?.stop()]);
-for (const dir of [dataDir, uncachedDir, registeringDir]) fs.rmSync(dir, { recursive: true, force: true });
+const children = [sdk, ...[measuredRegistries, baseRegistries].flatMap((r) => (r ? [r.searching, r.uncached, r.registering] : []))];
+await Promise.all(children.map((child) => child?.stop()));
+for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
 
 /** How many searches the registry answered from its search cache (its /metrics), as a sentence tail. */
 async function cacheSummary(url: string): Promise<string> {

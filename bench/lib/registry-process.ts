@@ -4,6 +4,7 @@
  * server's CPU time per request (Linux /proc).
  */
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -49,6 +50,12 @@ export async function startChild(script: string, cwd: string, env: Record<string
   ];
   const child = spawn(process.execPath, args, { cwd: script.endsWith('.ts') ? REPO_ROOT : cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
+    // A URL known before any line (a registry given its port): the caller waits for it to answer.
+    const known = urlOf('');
+    if (known) {
+      child.stdout!.resume();
+      return resolve(known);
+    }
     const lines = readline.createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       const url = urlOf(line);
@@ -72,9 +79,18 @@ export async function startChild(script: string, cwd: string, env: Record<string
   };
 }
 
-/** The registry of a built checkout, as `npm start` runs it, once it is ready (its index loaded). */
+/**
+ * The registry of a built checkout, as `npm start` runs it, once it is ready (its index loaded).
+ * With PORT=0 its URL is read from its "registry listening" line; a registry logging above info
+ * (LOG_LEVEL=warn) writes none, so it is given a free port instead.
+ */
 export async function startRegistryChild(checkout: string, env: Record<string, string>): Promise<ChildServer> {
-  const child = await startChild(path.join(checkout, BUILT_MAIN), checkout, env, (line) => {
+  const quiet = env.LOG_LEVEL !== undefined && !['trace', 'debug', 'info'].includes(env.LOG_LEVEL);
+  const port = quiet && (env.PORT ?? '0') === '0' ? String(await freePort(env.HOST ?? '127.0.0.1')) : undefined;
+  const known = port ? `http://${env.HOST ?? '127.0.0.1'}:${port}` : undefined;
+  const child = await startChild(path.join(checkout, BUILT_MAIN), checkout, port ? { ...env, PORT: port } : env, (line) => {
+    if (known) return known;
+    if (!line) return undefined;
     try {
       const entry = JSON.parse(line) as { msg?: string; url?: string };
       return entry.msg === 'registry listening' ? entry.url : undefined;
@@ -141,6 +157,18 @@ export async function measurePhase(phase: JsonRpcPhase, connections: number, dur
   const cpuAfter = cpuMsOf(phase.pid);
   const cpuPerRequestMs = cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? (cpuAfter - cpuBefore) / result.requests.total : undefined;
   return { perSecond: result.requests.total / result.duration, cpuPerRequestMs, p50: result.latency.p50, p99: result.latency.p99, wrong: wrong + result.errors, sample };
+}
+
+/** A port nothing listens on now, for a child to listen on (a bench's, so the race is harmless). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** The middle value (for an even count, the upper of the two middle ones). */
