@@ -115,42 +115,6 @@ describe('watches across replicas (PostgreSQL)', () => {
     }
   });
 
-  test('a write whose COMMIT is acknowledged late is still one event: the follower, reading it first, waits for the write to publish it', async (t) => {
-    if (postgres.skipReason) return t.skip(postgres.skipReason);
-    // One replica whose database connections pass a relay that holds back COMMIT's answer: its
-    // follower (woken by the NOTIFY) reads the committed change before the write has returned.
-    const relay = await holdCommits(await postgres.server.createDatabase('late_commit'));
-    const replica = await startTestRegistry({ DATABASE_URL: relay.url, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789' });
-    const watcher = await sdkClient(replica.url, { token: TOKENS.bob });
-    const writer = await sdkClient(replica.url, { token: TOKENS.alice });
-    const log = watch(watcher, { filter: { tags: ['late-commit'] } });
-    try {
-      await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
-      const tagged = (name: string) => taggedCard(name, 'late-commit');
-      relay.holdMs = 400;
-      const late = resultOf(await op(writer, { register: { agentCard: tagged('Late Commit Agent') } }));
-      relay.holdMs = 0;
-      assert.ok(relay.held > 0, 'the registration\'s COMMIT was held back');
-      // A later registration: once its event is in, the follower has been through the first.
-      const next = resultOf(await op(writer, { register: { agentCard: tagged('Prompt Commit Agent') } }));
-      await log.waitForEvent((e) => e.event === 'added' && e.hit.id === next.id, 'the second registration');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.deepEqual(
-        log.watchEvents.filter((e) => e.hit?.id === late.id).map((e) => e.event),
-        ['added'],
-        'one event for one registration',
-      );
-    } finally {
-      relay.holdMs = 0;
-      const id = log.events.find((e) => e.task)?.task.id;
-      if (id) await watcher.cancelTask({ tenant: '', id, metadata: undefined }).catch(() => undefined);
-      log.disconnect();
-      await replica.close();
-      removeTempDir(replica.dataDir);
-      await relay.close();
-    }
-  });
-
   test('REGISTRY_MAX_WATCHES counts the watches a principal has open on every replica', async (t) => {
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     const [a, b] = replicas as [TestRegistry, TestRegistry];
@@ -286,18 +250,25 @@ describe('watches across replicas (PostgreSQL)', () => {
     const onB = await sdkClient(b.url, { token: TOKENS.bob });
     const writer = await sdkClient(a.url, { token: TOKENS.alice });
     const hook = await webhook(() => 200);
+    const sibling = await webhook(() => 200);
     const hitOf = (body: WireJson): string | undefined => dataOf(body.artifactUpdate?.artifact ?? { parts: [{ data: {} }] }).hit?.id;
     try {
       const task = await sendWithPush(onA, { filter: { tags: ['cancel-elsewhere'] }, initial: false }, { url: hook.url, token: 'c' });
       assert.ok(a.core.watches.get(task.id), 'A runs it');
+      // The same search, opened on A after it (the admin's: REGISTRY_MAX_WATCHES leaves it out),
+      // and not canceled: once it has been pushed a change, the canceled one, had it gone on
+      // running on A, would have been pushed it too (A hands each change to its watches in the
+      // order they were opened). Waiting for that, not for a fixed time, is what "nothing" means.
+      const control = await sendWithPush(await sdkClient(a.url, { token: TOKENS.admin }), { filter: { tags: ['cancel-elsewhere'] }, initial: false }, { url: sibling.url, token: 's' });
       assert.equal((await onB.cancelTask({ tenant: '', id: task.id, metadata: undefined })).status?.state, TaskState.TASK_STATE_CANCELED);
       const final = await hook.waitFor((body) => body.statusUpdate !== undefined, 'the final status');
       assert.equal(final.statusUpdate.status.state, 'TASK_STATE_CANCELED');
       const card = taggedCard('Cancel Elsewhere', 'cancel-elsewhere', 'https://cancel-elsewhere.example.org/a2a');
       const added = resultOf(await op(writer, { register: { agentCard: card } }));
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await sibling.waitFor((body) => hitOf(body) === added.id, 'the change pushed to the watch not canceled');
       assert.ok(!hook.requests.some((r) => hitOf(r.body) === added.id), 'nothing pushed after the cancel');
       assert.equal(a.core.watches.get(task.id), undefined, 'A stopped running it');
+      await (await sdkClient(a.url, { token: TOKENS.admin })).cancelTask({ tenant: '', id: control.id, metadata: undefined });
 
       // One a client streams from A stays there: canceled on B, its definition goes, and A stops it when it renews its leases.
       const streamed = watch(onA, { filter: { tags: ['cancel-elsewhere'] } });
@@ -312,6 +283,48 @@ describe('watches across replicas (PostgreSQL)', () => {
       }
     } finally {
       await hook.close();
+      await sibling.close();
+    }
+  });
+
+});
+
+// Each of these runs on a database and registries of its own, and spends most of its time
+// waiting (for a held COMMIT, a webhook's slow answer, a child process, pg_dump): side by side.
+describe('watches across replicas, each test on a database of its own (PostgreSQL)', { concurrency: true }, () => {
+  test('a write whose COMMIT is acknowledged late is still one event: the follower, reading it first, waits for the write to publish it', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    // One replica whose database connections pass a relay that holds back COMMIT's answer: its
+    // follower (woken by the NOTIFY) reads the committed change before the write has returned.
+    const relay = await holdCommits(await postgres.server.createDatabase('late_commit'));
+    const replica = await startTestRegistry({ DATABASE_URL: relay.url, REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789' });
+    const watcher = await sdkClient(replica.url, { token: TOKENS.bob });
+    const writer = await sdkClient(replica.url, { token: TOKENS.alice });
+    const log = watch(watcher, { filter: { tags: ['late-commit'] } });
+    try {
+      await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'initial results');
+      const tagged = (name: string) => taggedCard(name, 'late-commit');
+      relay.holdMs = 400;
+      const late = resultOf(await op(writer, { register: { agentCard: tagged('Late Commit Agent') } }));
+      relay.holdMs = 0;
+      assert.ok(relay.held > 0, 'the registration\'s COMMIT was held back');
+      // A later registration: once its event is in, the follower has been through the first.
+      const next = resultOf(await op(writer, { register: { agentCard: tagged('Prompt Commit Agent') } }));
+      await log.waitForEvent((e) => e.event === 'added' && e.hit.id === next.id, 'the second registration');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(
+        log.watchEvents.filter((e) => e.hit?.id === late.id).map((e) => e.event),
+        ['added'],
+        'one event for one registration',
+      );
+    } finally {
+      relay.holdMs = 0;
+      const id = log.events.find((e) => e.task)?.task.id;
+      if (id) await watcher.cancelTask({ tenant: '', id, metadata: undefined }).catch(() => undefined);
+      log.disconnect();
+      await replica.close();
+      removeTempDir(replica.dataDir);
+      await relay.close();
     }
   });
 
@@ -375,8 +388,10 @@ describe('watches across replicas (PostgreSQL)', () => {
     const databaseUrl = await postgres.server.createDatabase('watch_killed_late_commit');
     const relay = await holdCommits(databaseUrl);
     const env = { REGISTRY_PAGE_TOKEN_SECRET: 'watch-replicas-secret-0123456789', REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV };
-    // A webhook answering each request 1.5 s after it came, 200 or (once `refusing`) 503, so an
-    // event is accepted (the watch's progress moves) while the next change's COMMIT is held.
+    // A webhook answering each request half a second after it came, 200 or (once `refusing`) 503,
+    // so an event is accepted (the watch's progress moves) while the next change's COMMIT is held:
+    // held long enough after that for a write of the progress (one a second) to fall in between.
+    const answerAfterMs = 500;
     let refusing = false;
     let received = 0;
     const accepted: WireJson[] = [];
@@ -389,7 +404,7 @@ describe('watches across replicas (PostgreSQL)', () => {
         setTimeout(() => {
           if (status === 200) accepted.push(JSON.parse(text));
           res.writeHead(status).end();
-        }, 1500);
+        }, answerAfterMs);
       });
     });
     await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
@@ -403,9 +418,9 @@ describe('watches across replicas (PostgreSQL)', () => {
       const task = await sendWithPush(bob, { filter: { tags: ['killed-late'] }, initial: false }, { url: hookUrl, token: 'killed-late' });
       resultOf(await op(alice, { register: { agentCard: taggedCard('Killed Late First', 'killed-late') } }));
       while (received === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      // The first event is accepted 1.5 s after it came, while the second registration's COMMIT is held for 3 s.
+      // The first event is accepted half a second after it came, while the second registration's COMMIT is held for 1.8 s.
       refusing = true;
-      relay.holdMs = 3000;
+      relay.holdMs = answerAfterMs + 1300;
       const second = resultOf(await op(alice, { register: { agentCard: taggedCard('Killed Late Second', 'killed-late') } }));
       crashed.child.kill('SIGKILL');
       await crashed.exited;

@@ -334,7 +334,8 @@ describe('watches across a restart (SQLite)', () => {
       const a = resultOf(await op(alice, { register: { agentCard: card('Restored Under A', ['restored-under']) } }));
       await hook.waitFor((b) => eventOf(b).hit?.id === a.id, 'added A');
       // The watch's progress (position, event numbers) is stored within a second: the backup holds it current.
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const store = registry.store;
+      await eventually(async () => ((await store.watches.get(task.id))?.position ?? -1) >= (await store.lastChangeSeq()), "the watch's position stored past A");
       const backup = path.join(work, 'registry-backup.db');
       assert.equal(await backupCommand(backup, { dataDir, force: false, json: true }, quiet), 0);
       const b = resultOf(await op(alice, { register: { agentCard: card('Restored Under B', ['restored-under']) } }));
@@ -453,7 +454,9 @@ describe('the CLI across a restart', () => {
   });
 });
 
-describe('renewal and expiry', () => {
+// Concurrently: each test starts its own registry and spends most of its time waiting for a
+// one-second time to live to run out (the shortest REGISTRY_WATCH_TTL_SECONDS takes).
+describe('renewal and expiry', { concurrency: true }, () => {
   test('a watch renewed on its task outlives its first expiry; one not renewed ends COMPLETED, saying it expired', async () => {
     const registry = await startTestRegistry({ REGISTRY_WATCH_TTL_SECONDS: '1' });
     const logs: EventLog[] = [];

@@ -354,6 +354,104 @@ describe('standing searches', () => {
     }
   });
 
+  test('push: a webhook that falls more than REGISTRY_WATCH_BUFFER events behind gets a resync instead of an ever longer queue; the webhooks keeping up do not', async () => {
+    // 300 ms an answer: ten quick registrations outrun it (the buffer here is 3).
+    const hook = await webhook(() => 200, undefined, 300);
+    const keepingUp = await webhook(() => 200);
+    try {
+      const task = await sendWithPush(bob, { filter: { tags: ['push-slow'] }, initial: false }, { url: hook.url, token: 't' });
+      await bob.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'keeping-up', url: keepingUp.url, token: 'k', authentication: undefined });
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        ids.push(resultOf(await op(alice, { register: { agentCard: card(`Slow Hook Target ${i}`, `https://slow-hook-${i}.example.org/a2a`, ['push-slow']) } })).id);
+      }
+      const eventOf = (b: WireJson): WireJson | undefined => (b.artifactUpdate?.artifact?.name === 'watch-event' ? dataOf(b.artifactUpdate.artifact) : undefined);
+      const resync = eventOf(await hook.waitFor((b) => eventOf(b)?.event === 'resync', 'resync pushed'))!;
+      assert.deepEqual(resync.results.map((h: WireJson) => h.id).sort(), [...ids].sort(), 'the resync holds every current match');
+      const pushed = hook.requests.map((r) => eventOf(r.body)).filter((e): e is WireJson => e !== undefined);
+      assert.ok(pushed.filter((e) => e.event === 'added').length < ids.length, `not every event was queued: ${pushed.map((e) => e.event)}`);
+      const seqs = pushed.map((e) => e.seq as number);
+      assert.deepEqual(seqs, [...new Set(seqs)].sort((a, b) => a - b), 'in order, rising');
+      // The webhook that kept up missed nothing: every event, numbered without a gap, and no
+      // resync (before, the lagging webhook's resync was emitted to the whole watch).
+      await keepingUp.waitFor((b) => eventOf(b)?.hit?.id === ids[9], 'the last event at the webhook keeping up');
+      const kept = keepingUp.requests.map((r) => eventOf(r.body)).filter((e): e is WireJson => e !== undefined);
+      assert.deepEqual(kept.map((e) => e.event), ids.map(() => 'added'), `only the events: ${kept.map((e) => e.event)}`);
+      assert.deepEqual(kept.map((e) => e.hit.id), ids);
+      assert.deepEqual(kept.map((e) => e.seq - kept[0].seq), ids.map((_, i) => i), 'numbered without a gap');
+      assert.ok(resync.seq <= kept[kept.length - 1].seq, 'the resync is numbered as the last event it stands for');
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    } finally {
+      await hook.close();
+      await keepingUp.close();
+    }
+  });
+
+  test('push: a watch started by a v0.3 client pushes v0.3 objects to its webhook; a config added over v1.0 gets v1.0 ones', async () => {
+    const hook03 = await webhook(() => 200);
+    const hook10 = await webhook(() => 200);
+    try {
+      const target = resultOf(await op(alice, { register: { agentCard: card('Pushed Legacy First', 'https://legacy1.example.org/a2a', ['pushed-v03']) } }));
+      const task = await sendWithPush03(registry.url, TOKENS.bob, { filter: { tags: ['pushed-v03'] } }, { url: hook03.url, token: 'v03-token' });
+      assert.equal(task.status.state, 'working');
+      // Before, the webhook got v1.0's StreamResponse ({"artifactUpdate": ...}), which a v0.3 receiver does not read.
+      const initial = await hook03.waitFor((b) => b.kind === 'artifact-update' && b.artifact?.name === 'watch-results', 'initial matches pushed as v0.3');
+      assert.equal(initial.taskId, task.id);
+      const results = initial.artifact.parts.find((p: WireJson) => p.kind === 'data');
+      assert.deepEqual(results.data.results.map((h: WireJson) => h.id), [target.id]);
+      // A second webhook, configured over v1.0 on the same watch, gets v1.0 payloads.
+      const created = await bob.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'v1-hook', url: hook10.url, token: 'v10-token', authentication: undefined });
+      assert.equal(created.id, 'v1-hook');
+      const second = resultOf(await op(alice, { register: { agentCard: card('Pushed Legacy Second', 'https://legacy2.example.org/a2a', ['pushed-v03']) } }));
+      const added03 = await hook03.waitFor((b) => b.kind === 'artifact-update' && b.artifact?.name === 'watch-event', 'added pushed as v0.3');
+      const event03 = added03.artifact.parts.find((p: WireJson) => p.kind === 'data').data;
+      assert.equal(event03.event, 'added');
+      assert.equal(event03.hit.id, second.id);
+      const added10 = await hook10.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'added pushed as v1.0');
+      assert.equal(dataOf(added10.artifactUpdate.artifact).hit.id, second.id);
+      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+      // The end too: v0.3's TaskStatusUpdateEvent, lowercase state, final.
+      const final03 = await hook03.waitFor((b) => b.kind === 'status-update', 'final status pushed as v0.3');
+      assert.equal(final03.taskId, task.id);
+      assert.equal(final03.status.state, 'canceled');
+      assert.equal(final03.final, true);
+      assert.equal((await hook10.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed as v1.0')).statusUpdate.status.state, 'TASK_STATE_CANCELED');
+      assert.ok(hook03.requests.every((r) => r.body.kind !== undefined && r.token === 'v03-token'), JSON.stringify(hook03.requests).slice(0, 300));
+      assert.ok(hook10.requests.every((r) => r.body.kind === undefined && r.token === 'v10-token'));
+      // Each in its generation's media type: v0.3's application/json, v1.0's application/a2a+json.
+      assert.ok(hook03.requests.every((r) => r.contentType === 'application/json'));
+      assert.ok(hook10.requests.every((r) => r.contentType === 'application/a2a+json'));
+    } finally {
+      await hook03.close();
+      await hook10.close();
+    }
+  });
+
+  test('push: a webhook on an address the guard refuses is an error when it is configured', async () => {
+    await assert.rejects(sendWithPush(bob, { query: 'x' }, { url: 'http://10.0.0.1/hook', token: 't' }), /refused/i);
+  });
+});
+
+// Pushes that wait for a webhook's retries (REGISTRY_WEBHOOK_RETRY_SECONDS) or slow answers: each
+// test mostly waits, on a watch and webhooks of its own, so they run side by side, on a registry
+// of their own (the one above caps bob at two watches).
+describe('standing searches: webhooks retried, slow or chatty', { concurrency: true }, () => {
+  let registry: TestRegistry;
+  let alice: Client;
+  let bob: Client;
+
+  before(async () => {
+    // Webhook retries for 1.75 s: waits of 0.25, 0.5 and 1 s, so 4 attempts (the tests wait out
+    // the window, so it is as short as shows doubling waits and a last attempt).
+    registry = await startTestRegistry({ REGISTRY_WATCH_BUFFER: '3', REGISTRY_FETCH_ALLOW: '127.0.0.1', REGISTRY_WEBHOOK_RETRY_SECONDS: '1.75' });
+    alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    bob = await sdkClient(registry.url, { token: TOKENS.bob });
+  });
+  after(async () => {
+    await registry.close();
+    removeTempDir(registry.dataDir);
+  });
+
   test('push: a webhook that keeps failing is retried, then the watch ends FAILED with the reason', async () => {
     const hook = await webhook(() => 500);
     try {
@@ -469,79 +567,6 @@ describe('standing searches', () => {
     }
   });
 
-  test('push: a webhook that falls more than REGISTRY_WATCH_BUFFER events behind gets a resync instead of an ever longer queue; the webhooks keeping up do not', async () => {
-    // 300 ms an answer: ten quick registrations outrun it (the buffer here is 3).
-    const hook = await webhook(() => 200, undefined, 300);
-    const keepingUp = await webhook(() => 200);
-    try {
-      const task = await sendWithPush(bob, { filter: { tags: ['push-slow'] }, initial: false }, { url: hook.url, token: 't' });
-      await bob.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'keeping-up', url: keepingUp.url, token: 'k', authentication: undefined });
-      const ids: string[] = [];
-      for (let i = 0; i < 10; i++) {
-        ids.push(resultOf(await op(alice, { register: { agentCard: card(`Slow Hook Target ${i}`, `https://slow-hook-${i}.example.org/a2a`, ['push-slow']) } })).id);
-      }
-      const eventOf = (b: WireJson): WireJson | undefined => (b.artifactUpdate?.artifact?.name === 'watch-event' ? dataOf(b.artifactUpdate.artifact) : undefined);
-      const resync = eventOf(await hook.waitFor((b) => eventOf(b)?.event === 'resync', 'resync pushed'))!;
-      assert.deepEqual(resync.results.map((h: WireJson) => h.id).sort(), [...ids].sort(), 'the resync holds every current match');
-      const pushed = hook.requests.map((r) => eventOf(r.body)).filter((e): e is WireJson => e !== undefined);
-      assert.ok(pushed.filter((e) => e.event === 'added').length < ids.length, `not every event was queued: ${pushed.map((e) => e.event)}`);
-      const seqs = pushed.map((e) => e.seq as number);
-      assert.deepEqual(seqs, [...new Set(seqs)].sort((a, b) => a - b), 'in order, rising');
-      // The webhook that kept up missed nothing: every event, numbered without a gap, and no
-      // resync (before, the lagging webhook's resync was emitted to the whole watch).
-      await keepingUp.waitFor((b) => eventOf(b)?.hit?.id === ids[9], 'the last event at the webhook keeping up');
-      const kept = keepingUp.requests.map((r) => eventOf(r.body)).filter((e): e is WireJson => e !== undefined);
-      assert.deepEqual(kept.map((e) => e.event), ids.map(() => 'added'), `only the events: ${kept.map((e) => e.event)}`);
-      assert.deepEqual(kept.map((e) => e.hit.id), ids);
-      assert.deepEqual(kept.map((e) => e.seq - kept[0].seq), ids.map((_, i) => i), 'numbered without a gap');
-      assert.ok(resync.seq <= kept[kept.length - 1].seq, 'the resync is numbered as the last event it stands for');
-      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
-    } finally {
-      await hook.close();
-      await keepingUp.close();
-    }
-  });
-
-  test('push: a watch started by a v0.3 client pushes v0.3 objects to its webhook; a config added over v1.0 gets v1.0 ones', async () => {
-    const hook03 = await webhook(() => 200);
-    const hook10 = await webhook(() => 200);
-    try {
-      const target = resultOf(await op(alice, { register: { agentCard: card('Pushed Legacy First', 'https://legacy1.example.org/a2a', ['pushed-v03']) } }));
-      const task = await sendWithPush03(registry.url, TOKENS.bob, { filter: { tags: ['pushed-v03'] } }, { url: hook03.url, token: 'v03-token' });
-      assert.equal(task.status.state, 'working');
-      // Before, the webhook got v1.0's StreamResponse ({"artifactUpdate": ...}), which a v0.3 receiver does not read.
-      const initial = await hook03.waitFor((b) => b.kind === 'artifact-update' && b.artifact?.name === 'watch-results', 'initial matches pushed as v0.3');
-      assert.equal(initial.taskId, task.id);
-      const results = initial.artifact.parts.find((p: WireJson) => p.kind === 'data');
-      assert.deepEqual(results.data.results.map((h: WireJson) => h.id), [target.id]);
-      // A second webhook, configured over v1.0 on the same watch, gets v1.0 payloads.
-      const created = await bob.createTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'v1-hook', url: hook10.url, token: 'v10-token', authentication: undefined });
-      assert.equal(created.id, 'v1-hook');
-      const second = resultOf(await op(alice, { register: { agentCard: card('Pushed Legacy Second', 'https://legacy2.example.org/a2a', ['pushed-v03']) } }));
-      const added03 = await hook03.waitFor((b) => b.kind === 'artifact-update' && b.artifact?.name === 'watch-event', 'added pushed as v0.3');
-      const event03 = added03.artifact.parts.find((p: WireJson) => p.kind === 'data').data;
-      assert.equal(event03.event, 'added');
-      assert.equal(event03.hit.id, second.id);
-      const added10 = await hook10.waitFor((b) => b.artifactUpdate?.artifact?.name === 'watch-event', 'added pushed as v1.0');
-      assert.equal(dataOf(added10.artifactUpdate.artifact).hit.id, second.id);
-      await bob.cancelTask({ tenant: '', id: task.id, metadata: undefined });
-      // The end too: v0.3's TaskStatusUpdateEvent, lowercase state, final.
-      const final03 = await hook03.waitFor((b) => b.kind === 'status-update', 'final status pushed as v0.3');
-      assert.equal(final03.taskId, task.id);
-      assert.equal(final03.status.state, 'canceled');
-      assert.equal(final03.final, true);
-      assert.equal((await hook10.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed as v1.0')).statusUpdate.status.state, 'TASK_STATE_CANCELED');
-      assert.ok(hook03.requests.every((r) => r.body.kind !== undefined && r.token === 'v03-token'), JSON.stringify(hook03.requests).slice(0, 300));
-      assert.ok(hook10.requests.every((r) => r.body.kind === undefined && r.token === 'v10-token'));
-      // Each in its generation's media type: v0.3's application/json, v1.0's application/a2a+json.
-      assert.ok(hook03.requests.every((r) => r.contentType === 'application/json'));
-      assert.ok(hook10.requests.every((r) => r.contentType === 'application/a2a+json'));
-    } finally {
-      await hook03.close();
-      await hook10.close();
-    }
-  });
-
   test('push: a slow webhook delays only itself: the other webhooks of the watch get each event at once, each in order', async () => {
     // 1 s an answer: before, every webhook of the watch waited for it, event after event.
     const slow = await webhook(() => 200, undefined, 1000);
@@ -564,9 +589,5 @@ describe('standing searches', () => {
       await slow.close();
       await fast.close();
     }
-  });
-
-  test('push: a webhook on an address the guard refuses is an error when it is configured', async () => {
-    await assert.rejects(sendWithPush(bob, { query: 'x' }, { url: 'http://10.0.0.1/hook', token: 't' }), /refused/i);
   });
 });
