@@ -11,7 +11,7 @@ import type { RegistryError } from '../contract/errors.js';
 import type { ImportChecks, PreparedDocument } from '../registry/bulk-import.js';
 import { compactJsonBytes } from '../validation/index.js';
 import { isObject } from '../lib/json.js';
-import { detectKind } from './commands/validate.js';
+import { detectKind } from './document-kind.js';
 import type { SourceDocument } from './import-sources.js';
 import { JsonSource, JsonSyntaxError, type SourceLocation, type SourcePosition } from './json-source.js';
 import { withLocation, type Locate } from './output.js';

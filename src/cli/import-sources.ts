@@ -13,7 +13,7 @@ import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { FileTooLarge, readBounded } from './bounded-read.js';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { readProblem } from './commands/validate.js';
+import { readProblem } from './document-kind.js';
 import { boundedLines } from './json-lines.js';
 import { whereNotUtf8, type NotUtf8 } from './utf8-text.js';
 

@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FileTooLarge, inputName, readBounded } from './bounded-read.js';
 import { JsonSource, JsonSyntaxError } from './json-source.js';
-import { readProblem } from './commands/validate.js';
+import { readProblem } from './document-kind.js';
 import { EXIT_FAILED, EXIT_USAGE } from './output.js';
 
 export class LocalFileError extends Error {

@@ -18,7 +18,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_REGISTRY_URL, DEFAULT_TIMEOUT_SECONDS } from './client.js';
+import { DEFAULT_REGISTRY_URL, DEFAULT_TIMEOUT_SECONDS } from './connection.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, closedPipe, defaultOutput, printJson } from './output.js';
 import { forTerminal } from './terminal-text.js';
 import { readPackageVersion } from '../lib/package-info.js';

@@ -5,7 +5,7 @@
  * the registry or a document never writes a control character to the terminal.
  */
 import type { Finding } from '../contract/types.js';
-import { RegistryDeclined, RegistryUnreachable, type RegistryProtocolError } from './client.js';
+import { RegistryDeclined, RegistryUnreachable, type RegistryProtocolError } from './connection.js';
 import type { SourceLocation } from './json-source.js';
 import { forTerminal, sgrMarker, terminalSafe } from './terminal-text.js';
 

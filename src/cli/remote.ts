@@ -4,7 +4,8 @@
  * failure into its message and exit code. Commands only describe the request and the output.
  */
 import type { Command } from 'commander';
-import { BadConnectionOption, RegistryClient, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, resolveConnection, type Connection } from './client.js';
+import type { RegistryClient } from './client.js';
+import { BadConnectionOption, RegistryDeclined, RegistryProtocolError, RegistryUnreachable, resolveConnection, type Connection } from './connection.js';
 import { defaultOutput, reportFailure, reportUsage, type Locate, type Output } from './output.js';
 
 /** Options every remote command sees: the program's (--registry, --token, --timeout) and its own --json. */
@@ -40,6 +41,9 @@ export async function runRemote(command: Command, body: (ctx: RemoteContext) => 
     throw err;
   }
   try {
+    // The A2A client (the SDK, and jose with it) is loaded only now: a usage error above, or a
+    // command's --help, never needs it.
+    const { RegistryClient } = await import('./client.js');
     const client = await RegistryClient.connect(connection);
     return await body({ client, out, json });
   } catch (err) {

@@ -2,10 +2,12 @@
  * Picks the storage engine from configuration: a PostgreSQL URL means the scaled-out
  * deployment (several replicas share the database); anything else the embedded SQLite file.
  */
-import { join } from 'node:path';
 import type { RegistryStore } from './types.js';
 import { SqliteStore } from './sqlite/index.js';
 import { PostgresStore } from './postgres/index.js';
+import { isPostgresUrl, sqliteFile } from './locations.js';
+
+export { isPostgresUrl, sqliteFile } from './locations.js';
 
 export interface StoreConfig {
   /** DATABASE_URL; a postgres:// or postgresql:// URL selects PostgreSQL. */
@@ -18,15 +20,6 @@ export interface StoreConfig {
   notice?: (message: string, details: Record<string, unknown>) => void;
   /** A serving registry: SQLite refuses a second one on the same database (sqlite/process-lock.ts). */
   singleProcess?: boolean;
-}
-
-export function isPostgresUrl(url: string | undefined): url is string {
-  return url !== undefined && /^postgres(ql)?:\/\//i.test(url.trim());
-}
-
-/** The embedded database's file in a data directory (REGISTRY_DATA_DIR). */
-export function sqliteFile(dataDir: string): string {
-  return join(dataDir, 'registry.db');
 }
 
 /** Returns an unopened store; call `open()` before use. */

@@ -25,7 +25,7 @@ import Database from 'better-sqlite3';
 import { withoutPassword } from '../lib/url-password.js';
 import { whyCannotRead } from '../lib/write-access.js';
 import { SchemaTooNewError } from './common.js';
-import { sqliteFile } from './create-store.js';
+import { sqliteFile } from './locations.js';
 import { postgresFault } from './faults.js';
 import { migratePostgres } from './postgres/migrations.js';
 import { whyNotAnSqliteDatabase } from './sqlite/database-file.js';

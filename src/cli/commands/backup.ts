@@ -11,7 +11,7 @@
 import { Command } from 'commander';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../config/config.js';
-import { isPostgresUrl, sqliteFile } from '../../storage/create-store.js';
+import { isPostgresUrl, sqliteFile } from '../../storage/locations.js';
 import { BackupError, BackupInterrupted, backupSqlite, type SqliteBackup } from '../../storage/sqlite/backup.js';
 import { interruption, signalOf, type Interruption } from '../interruption.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, printJson, reportUsage, styles, type Output } from '../output.js';

@@ -7,7 +7,7 @@
  */
 import { Command, Option } from 'commander';
 import type { EntryView } from '../../contract/types.js';
-import { dataPart, isObject, type JsonObject } from '../client.js';
+import { dataPart, isObject, type JsonObject } from '../connection.js';
 import { EXIT_OK, countOf, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';

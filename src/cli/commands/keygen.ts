@@ -13,7 +13,7 @@ import { Command, Option } from 'commander';
 import type { JWK } from 'jose';
 import { KEYGEN_ALGORITHMS, generateSigningKey, type KeygenAlgorithm } from '../../trust/jwks.js';
 import { LocalFileError, readJsonFile, stageJsonFile } from '../local-json.js';
-import { reportOfflineFailure } from '../card-checks.js';
+import { reportOfflineFailure } from '../offline-failure.js';
 import { keyId } from '../key-options.js';
 import { EXIT_OK, EXIT_USAGE, defaultOutput, printJson, styles } from '../output.js';
 

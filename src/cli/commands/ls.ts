@@ -7,7 +7,7 @@
  */
 import { Command, Option } from 'commander';
 import type { EntryView, ListPage, ListRequest } from '../../contract/types.js';
-import { dataPart, isObject } from '../client.js';
+import { dataPart, isObject } from '../connection.js';
 import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';

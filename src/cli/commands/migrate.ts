@@ -11,7 +11,7 @@
  * data without --force, a --to that is not a PostgreSQL URL).
  */
 import { Command, Option } from 'commander';
-import { isPostgresUrl } from '../../storage/create-store.js';
+import { isPostgresUrl } from '../../storage/locations.js';
 import { MigrationError, migrateSqliteToPostgres, redactUrl, type MigrationProgress, type MigrationSummary } from '../../storage/sqlite-to-postgres.js';
 import { positiveInt } from './import.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, printJson, reportUsage, styles, type Output } from '../output.js';

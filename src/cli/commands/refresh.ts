@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { RegistrationResult } from '../../contract/types.js';
-import { RegistryDeclined, dataPart, type JsonObject } from '../client.js';
+import { RegistryDeclined, dataPart, type JsonObject } from '../connection.js';
 import { EXIT_OK, printJson, styles } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';

@@ -13,13 +13,13 @@
  */
 import { Command } from 'commander';
 import type { Finding, RegistrationResult, ValidationResultBody } from '../../contract/types.js';
-import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../client.js';
+import { RegistryDeclined, RegistryUnreachable, dataPart, filePart, isObject, networkCode, type JsonObject } from '../connection.js';
 import { FileTooLarge, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, formatFindings, printJson, reportUsage, styles, withLocation, type Locate, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';
-import { DEFAULT_MAX_BYTES, detectKind, isAgentCardShaped, readProblem } from './validate.js';
+import { DEFAULT_MAX_BYTES, detectKind, isAgentCardShaped, readProblem } from '../document-kind.js';
 
 interface RegisterOptions {
   url?: string;

@@ -4,7 +4,7 @@
  * Exit code: 0 removed, 1 declined (NOT_FOUND, FORBIDDEN, UNAUTHENTICATED), 2 usage, 3 unreachable.
  */
 import type { Command } from 'commander';
-import { dataPart } from '../client.js';
+import { dataPart } from '../connection.js';
 import { EXIT_OK, printJson, styles } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';

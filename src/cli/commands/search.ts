@@ -9,7 +9,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { SearchFilter, SearchHit, SearchMatch, SearchPage, SearchRequest } from '../../contract/types.js';
 
 type HealthFilter = NonNullable<SearchFilter['health']>;
-import { dataPart, isObject } from '../client.js';
+import { dataPart, isObject } from '../connection.js';
 import { EXIT_OK, Table, countOf, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
 import { nonEmpty } from '../option-values.js';

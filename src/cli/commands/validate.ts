@@ -9,14 +9,13 @@
  * are printed), 2 when a file cannot be read.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { EntryKind, Finding } from '../../contract/types.js';
+import type { Finding } from '../../contract/types.js';
 import { isObject } from '../../lib/json.js';
 import { compactJsonBytes, createDocumentValidator, type DocumentValidator, type Verdict } from '../../validation/index.js';
 import { FileTooLarge, MAX_DOCUMENT_FILE_BYTES, inputName, readBounded } from '../bounded-read.js';
 import { JsonSource, JsonSyntaxError, type SourceLocation } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, styles, withLocation, type Locate } from '../output.js';
-
-export const DEFAULT_MAX_BYTES = 10_240;
+import { DEFAULT_MAX_BYTES, detectKind, readProblem, type DocumentKind } from '../document-kind.js';
 
 export interface ValidateOptions {
   json: boolean;
@@ -33,32 +32,9 @@ export interface Io {
   color: boolean;
 }
 
-type DocumentKind = EntryKind | 'mcp-toolspec';
-
 export type FileResult =
   | ({ file: string; documentKind: DocumentKind } & Verdict)
   | { file: string; valid: false; error: { code: 'READ_ERROR' | 'TOO_LARGE' | 'NOT_JSON'; message: string; location?: SourceLocation } };
-
-/** Members only an agent card has; some cards in the wild also carry a `tools` list of their own. */
-const CARD_MARKERS = ['name', 'supportedInterfaces', 'protocolVersion', 'skills', 'capabilities', 'url', 'defaultInputModes', 'defaultOutputModes'];
-
-/** An agent card beyond doubt: a member only cards have, and no `tools` (a toolspec's). */
-export const isAgentCardShaped = (doc: unknown): boolean => isObject(doc) && !('tools' in doc) && CARD_MARKERS.some((k) => k in doc);
-
-/**
- * A stored MCP document has both `mcpServer` and `toolspec`; a toolspec (a tools/list result)
- * has `tools` and none of the agent card members, or is a whole tools/list JSON-RPC response;
- * anything else is treated as an agent card.
- */
-export function detectKind(doc: unknown): DocumentKind {
-  if (isObject(doc) && 'mcpServer' in doc && 'toolspec' in doc) return 'mcp-server';
-  if (isObject(doc) && 'tools' in doc && !CARD_MARKERS.some((k) => k in doc)) return 'mcp-toolspec';
-  // A saved tools/list response, envelope and all: a toolspec in the wrong wrapping, whose
-  // findings say to send its "result" (as an uploaded toolspec.json gets), not a card's errors.
-  if (isObject(doc) && 'jsonrpc' in doc && isObject(doc.result) && 'tools' in doc.result) return 'mcp-toolspec';
-  if (Array.isArray(doc) && doc.length > 0 && doc.every((t) => isObject(t) && 'inputSchema' in t)) return 'mcp-toolspec';
-  return 'agent';
-}
 
 /** A toolspec validated on its own still needs server metadata; this one is never reported on. */
 const STANDALONE_SERVER = { name: 'toolspec', url: 'https://mcp.server.invalid/mcp' };
@@ -107,13 +83,6 @@ async function validateFile(validator: DocumentValidator, given: string, opts: V
   }
   const { kind, verdict } = validateDocument(validator, source.value, buf.length, opts);
   return { result: { file, documentKind: kind, ...(kind === 'mcp-toolspec' ? relativeToToolspec(verdict) : verdict) }, locate: (p) => source.locate(p) };
-}
-
-/** "cannot read card.json: no such file", for every command that reads a file. */
-export function readProblem(file: string, err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-  return `cannot read ${inputName(file)}: ${why}`;
 }
 
 /**

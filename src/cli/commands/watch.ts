@@ -16,7 +16,7 @@
 import os from 'node:os';
 import type { Command } from 'commander';
 import type { WatchRequest } from '../../contract/types.js';
-import { dataPart, isObject, RegistryDeclined } from '../client.js';
+import { dataPart, isObject, RegistryDeclined } from '../connection.js';
 import { EXIT_OK, countOf, onClosedPipe, styles } from '../output.js';
 import { runRemote } from '../remote.js';
 import { filterOptions, searchRequest } from './search.js';

@@ -1,0 +1,306 @@
+/**
+ * How the CLI reaches a registry, without the A2A client itself: the connection settings from
+ * the global options (--registry, --token, --timeout, the admin-token fallback), the fetch every
+ * request goes through, the three failures the commands map to exit codes, and the message parts
+ * the commands build. Apart from ./client.ts (the @a2a-js/sdk client, which brings in jose: about
+ * 60 ms of CPU to load) so that what does not talk to a registry (validate, backup, --help, a
+ * usage error) does not load the SDK; ./remote.ts loads the client when a command connects.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Part } from '@a2a-js/sdk';
+import type { ErrorBody, ErrorCode } from '../contract/types.js';
+import { ADMIN_TOKEN_FILE } from '../auth/admin-token-file.js';
+import { thisProcessUser } from '../lib/write-access.js';
+import { isObject, type JsonObject } from '../lib/json.js';
+
+export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8080';
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+export { isObject, type JsonObject };
+
+// --- failures ------------------------------------------------------------------------------
+
+/** The registry answered the request and declined it: a REJECTED (or FAILED) task. */
+export class RegistryDeclined extends Error {
+  constructor(
+    readonly state: string,
+    readonly error: ErrorBody,
+  ) {
+    super(`${error.code}: ${error.message}`);
+  }
+}
+
+/** Nothing usable answered at the registry URL: connection refused, DNS, timeout, no agent card. */
+export class RegistryUnreachable extends Error {}
+
+/** The registry answered, but not as the contract says (an HTTP or JSON-RPC error, an odd task). */
+export class RegistryProtocolError extends Error {}
+
+/** The failure class of anything a registry call threw; the SDK may wrap our errors in its own. */
+export function classify(err: unknown): RegistryDeclined | RegistryUnreachable | RegistryProtocolError {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof RegistryDeclined || e instanceof RegistryUnreachable || e instanceof RegistryProtocolError) return e;
+  }
+  const named = namedRefusal(err);
+  if (named) return named;
+  const message = err instanceof Error ? err.message : String(err);
+  // SDK errors can embed a whole response body; one line is enough to act on.
+  return new RegistryProtocolError(oneLine(message));
+}
+
+/**
+ * Refusals the registry answers as a JSON-RPC error rather than a task, naming them in a
+ * google.rpc.ErrorInfo: its reason, and the contract's code a script reads. A request body over
+ * REGISTRY_MAX_BODY_BYTES (REQUEST_TOO_LARGE, refused at the door) always carries a document over
+ * the document limit (the configuration makes sure of it), so it is the contract's TOO_LARGE.
+ */
+const NAMED_REFUSALS = new Map<string, ErrorCode>([
+  ['STORAGE_UNAVAILABLE', 'STORAGE_UNAVAILABLE'],
+  ['STARTING_UP', 'STARTING_UP'],
+  ['RATE_LIMITED', 'RATE_LIMITED'],
+  ['REQUEST_TOO_LARGE', 'TOO_LARGE'],
+]);
+
+/**
+ * A JSON-RPC error whose `data[0]` is the registry's ErrorInfo (storage unavailable, starting up,
+ * rate limited): that reason as the code (with the retry time when the ErrorInfo carries it), as a
+ * declined task's error, so scripts can tell "retry later" from a broken answer.
+ */
+function namedRefusal(err: unknown): RegistryDeclined | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const data = (e as { data?: unknown }).data;
+    const info = Array.isArray(data) ? data[0] : undefined;
+    const code = isObject(info) && typeof info.reason === 'string' ? NAMED_REFUSALS.get(info.reason) : undefined;
+    if (!code || !isObject(info)) continue;
+    const error: ErrorBody = { code, message: oneLine(e.message) };
+    const retry = isObject(info.metadata) ? Number(info.metadata.retryAfterSeconds) : Number.NaN;
+    if (Number.isInteger(retry) && retry >= 0) error.retryAfterSeconds = retry;
+    return new RegistryDeclined('REFUSED', error);
+  }
+  return undefined;
+}
+
+export const oneLine = (s: string, max = 300): string => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'the connection was closed while the request was being sent',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+  CERT_HAS_EXPIRED: 'TLS certificate has expired',
+  // An https:// URL for a registry that serves plain HTTP (npm start does): OpenSSL's own words name neither.
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server there does not speak TLS; if the registry serves plain HTTP, give an http:// URL',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed; to trust it, set NODE_EXTRA_CA_CERTS to that certificate (a PEM file)',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate comes from a CA this machine does not trust; set NODE_EXTRA_CA_CERTS to the CA certificate (a PEM file)',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its TLS certificate comes from a CA this machine does not trust; set NODE_EXTRA_CA_CERTS to the CA certificate (a PEM file)',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate cannot be checked (an intermediate certificate missing on the server, or a private CA: set NODE_EXTRA_CA_CERTS)',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate is for another host name',
+};
+
+/** The system or undici code of a network failure (ECONNREFUSED, EPIPE, UND_ERR_SOCKET), found through its causes. */
+export function networkCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; (isObject(e) || e instanceof Error) && depth < 8; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_REASONS[code]) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** "connection refused" rather than undici's "fetch failed". */
+function networkReason(err: unknown): string {
+  const code = networkCode(err);
+  if (code) return NETWORK_REASONS[code]!;
+  const message = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+  // undici refuses the ports browsers block (1, 25, 6000, ...) before connecting, saying only "bad port".
+  if (message === 'bad port') return 'fetch never connects to that port (one browsers block, such as 1, 25 or 6000); give the port the registry listens on';
+  return oneLine(message, 120);
+}
+
+// --- connection settings -------------------------------------------------------------------
+
+export interface ConnectionOptions {
+  registry?: string;
+  token?: string;
+  timeout?: number;
+}
+
+export interface Connection {
+  /** Base URL; the agent card is read from <url>/.well-known/agent-card.json. */
+  url: string;
+  token?: string;
+  /** Where the token came from, for messages such as "the admin token in ./data/admin-token". */
+  tokenSource: 'option' | 'admin-token-file' | 'none';
+  /**
+   * Without a token: why the registry's admin-token file, there to be used, was not (this user may
+   * not read it: the CLI run as another user than the registry's), for the hint after a refusal.
+   */
+  unreadableTokenFile?: string;
+  timeoutMs: number;
+  /** A watch: its event stream stays open past the timeout (which still bounds the wait for its headers). */
+  openStreams?: boolean;
+}
+
+/**
+ * The registry's base URL from whatever URL of it the user has at hand: the base itself, its
+ * agent card (…/.well-known/agent-card.json, or any other well-known document), an A2A endpoint
+ * (…/a2a/jsonrpc, …/a2a/rest, or a route below them such as …/a2a/rest/message:send) or its MCP
+ * endpoint (…/mcp). A registry mounted under a path prefix keeps it. Query and fragment are dropped.
+ */
+export function registryBase(url: URL): string {
+  let path = url.pathname;
+  const wellKnown = path.indexOf('/.well-known/');
+  if (wellKnown !== -1) path = path.slice(0, wellKnown);
+  else {
+    const a2a = path.search(/\/a2a(\/|$)/);
+    if (a2a !== -1) path = path.slice(0, a2a);
+    else path = path.replace(/\/mcp\/*$/, '');
+  }
+  return `${url.origin}${path.replace(/\/+$/, '')}`;
+}
+
+/** Thrown for a --registry that is empty or not an absolute http(s) URL, or an empty --token: a usage error. */
+export class BadConnectionOption extends Error {}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/**
+ * `--token` (or A2A_REGISTRY_TOKEN, which commander maps onto it) wins. Otherwise, on the
+ * registry's own machine, the admin token the registry generated in its data directory is used
+ * if this user can read it. Only for a loopback registry URL: that token must never be sent to
+ * another host just because a file of that name happens to be in the working directory.
+ */
+export function resolveConnection(options: ConnectionOptions, env: NodeJS.ProcessEnv = process.env): Connection {
+  if (options.registry !== undefined && options.registry.trim() === '') {
+    // `--registry "$STAGING_URL"` with the variable unset went to http://127.0.0.1:8080, the
+    // registry on this machine, with its admin token: `rm` removed the entry there instead.
+    throw new BadConnectionOption(`--registry (or A2A_REGISTRY_URL) is empty: an unset shell variable? Give the registry's URL, or leave both out for ${DEFAULT_REGISTRY_URL}`);
+  }
+  const raw = options.registry ?? DEFAULT_REGISTRY_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new BadConnectionOption(`--registry "${raw}" is not a URL (expected e.g. ${DEFAULT_REGISTRY_URL})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadConnectionOption(`--registry "${raw}" must be an http:// or https:// URL`);
+  const base = registryBase(url);
+  const timeoutMs = (options.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  if (options.token !== undefined && options.token.trim() === '') {
+    // `--token "$ALICE_TOKEN"` with the variable unset was no token, so on the registry's machine
+    // the command ran with its admin token instead: registered as admin, removed what alice may not.
+    throw new BadConnectionOption(
+      '--token (or A2A_REGISTRY_TOKEN) is empty: an unset shell variable? Give the token, or leave both out (on the registry\'s machine its generated admin token is then used)',
+    );
+  }
+  if (options.token) return { url: base, token: options.token, tokenSource: 'option', timeoutMs };
+  if (LOOPBACK_HOSTS.has(url.hostname)) {
+    const file = path.join(env.REGISTRY_DATA_DIR || './data', ADMIN_TOKEN_FILE);
+    try {
+      const token = readFileSync(file, 'utf8').trim();
+      if (token) return { url: base, token, tokenSource: 'admin-token-file', timeoutMs };
+    } catch (err) {
+      // No token file: go on without a token (reads are public by default). One this user may
+      // not read is said if the registry then asks for a token: "when readable" did not say it was there.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message;
+        return { url: base, tokenSource: 'none', unreadableTokenFile: `${thisProcessUser()} may not read the registry's admin token in ${file} (${why})`, timeoutMs };
+      }
+    }
+  }
+  return { url: base, tokenSource: 'none', timeoutMs };
+}
+
+/**
+ * The fetch every request goes through: adds the bearer token, and turns a network failure or a
+ * registry that does not answer within the timeout into RegistryUnreachable. The timeout bounds
+ * the whole answer, headers and body: a registry that stalls half way through a body (a streamed
+ * search, heartbeats and all) would otherwise be waited on for ever. Only a watch's event
+ * stream, open for as long as the watch (`openStreams`), is free of it once its headers came.
+ */
+export function registryFetch(connection: Connection): typeof fetch {
+  const seconds = connection.timeoutMs / 1000;
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (connection.token) headers.set('authorization', `Bearer ${connection.token}`);
+    const controller = new AbortController();
+    let answering = false;
+    // Once the headers are in, the body being read fails with this reason (undici rejects the read with it).
+    const timer = setTimeout(
+      () => controller.abort(answering ? new RegistryUnreachable(`cannot reach the registry at ${connection.url}: the answer was not complete within ${seconds} s`) : undefined),
+      connection.timeoutMs,
+    );
+    const outer = init?.signal;
+    if (outer) outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
+    let response: Response;
+    try {
+      response = await fetch(input, { ...init, headers, signal: controller.signal });
+      if (response.status === 401 || response.status === 429) throw await refusedAtDoor(response);
+    } catch (err) {
+      clearTimeout(timer);
+      if (err instanceof RegistryDeclined || outer?.aborted) throw err;
+      const reason = controller.signal.aborted ? `no answer within ${seconds} s` : networkReason(err);
+      throw new RegistryUnreachable(`cannot reach the registry at ${connection.url}: ${reason}`, { cause: err });
+    }
+    answering = true;
+    if (connection.openStreams && response.headers.get('content-type')?.startsWith('text/event-stream')) clearTimeout(timer);
+    // Left to fire on a body read in full long before: aborting a finished answer does nothing,
+    // and an unreferenced timer never keeps the command from exiting.
+    else timer.unref();
+    return response;
+  };
+}
+
+/**
+ * HTTP 401 or 429: the registry refused the request at its door, before any task: the token
+ * (unknown or malformed; or none, on a closed registry), or too many requests or streams from this
+ * address. Each is reported as the contract's code, as a declined task's would be, so scripts see
+ * UNAUTHENTICATED or RATE_LIMITED (with retryAfterSeconds) and people see which token was sent
+ * (the admin-token file's, which they never typed) or when to retry.
+ */
+async function refusedAtDoor(response: Response): Promise<RegistryDeclined> {
+  const limited = response.status === 429;
+  let message = limited ? 'The registry refused the request: too many requests (HTTP 429).' : 'The registry refused the request: it needs a valid bearer token (HTTP 401).';
+  let reason: unknown;
+  try {
+    const body: unknown = await response.json();
+    // JSON-RPC {"error": {"message", "data": [ErrorInfo]}} and HTTP+JSON {"error": {"message", "details": [ErrorInfo]}} alike.
+    if (isObject(body) && isObject(body.error)) {
+      if (typeof body.error.message === 'string') message = body.error.message;
+      const info = [body.error.data, body.error.details].find(Array.isArray)?.[0];
+      if (isObject(info)) reason = info.reason;
+    }
+  } catch {
+    // Not JSON: the generic message stands.
+  }
+  if (!limited) return new RegistryDeclined('REFUSED', { code: 'UNAUTHENTICATED', message });
+  // RATE_LIMITED, or TOO_MANY_STREAMS for the stream cap.
+  const code = (typeof reason === 'string' && /^[A-Z_]{1,40}$/.test(reason) ? reason : 'RATE_LIMITED') as ErrorCode;
+  const error: ErrorBody = { code, message };
+  const retryAfter = Number(response.headers.get('retry-after'));
+  if (Number.isInteger(retryAfter) && retryAfter >= 0) error.retryAfterSeconds = retryAfter;
+  return new RegistryDeclined('REFUSED', error);
+}
+
+// --- parts ---------------------------------------------------------------------------------
+
+export const dataPart = (value: JsonObject): Part => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' });
+
+/** A document as a file part: the registry measures and stores exactly these bytes. */
+export const filePart = (bytes: Buffer, filename: 'agent-card.json' | 'toolspec.json'): Part => ({
+  content: { $case: 'raw', value: bytes },
+  metadata: undefined,
+  filename,
+  mediaType: 'application/json',
+});

@@ -1,0 +1,42 @@
+/**
+ * What a document file is (an agent card, a toolspec, a stored MCP server document), read from
+ * its members, and the words for a file that cannot be read: shared by validate, register and
+ * import. Kept apart from the validator (ajv and the schemas) so that `register`, which leaves
+ * the checks to the registry, does not load it.
+ */
+import type { EntryKind } from '../contract/types.js';
+import { isObject } from '../lib/json.js';
+import { inputName } from './bounded-read.js';
+
+/** The registry's default REGISTRY_MAX_DOCUMENT_BYTES. */
+export const DEFAULT_MAX_BYTES = 10_240;
+
+export type DocumentKind = EntryKind | 'mcp-toolspec';
+
+/** Members only an agent card has; some cards in the wild also carry a `tools` list of their own. */
+const CARD_MARKERS = ['name', 'supportedInterfaces', 'protocolVersion', 'skills', 'capabilities', 'url', 'defaultInputModes', 'defaultOutputModes'];
+
+/** An agent card beyond doubt: a member only cards have, and no `tools` (a toolspec's). */
+export const isAgentCardShaped = (doc: unknown): boolean => isObject(doc) && !('tools' in doc) && CARD_MARKERS.some((k) => k in doc);
+
+/**
+ * A stored MCP document has both `mcpServer` and `toolspec`; a toolspec (a tools/list result)
+ * has `tools` and none of the agent card members, or is a whole tools/list JSON-RPC response;
+ * anything else is treated as an agent card.
+ */
+export function detectKind(doc: unknown): DocumentKind {
+  if (isObject(doc) && 'mcpServer' in doc && 'toolspec' in doc) return 'mcp-server';
+  if (isObject(doc) && 'tools' in doc && !CARD_MARKERS.some((k) => k in doc)) return 'mcp-toolspec';
+  // A saved tools/list response, envelope and all: a toolspec in the wrong wrapping, whose
+  // findings say to send its "result" (as an uploaded toolspec.json gets), not a card's errors.
+  if (isObject(doc) && 'jsonrpc' in doc && isObject(doc.result) && 'tools' in doc.result) return 'mcp-toolspec';
+  if (Array.isArray(doc) && doc.length > 0 && doc.every((t) => isObject(t) && 'inputSchema' in t)) return 'mcp-toolspec';
+  return 'agent';
+}
+
+/** "cannot read card.json: no such file", for every command that reads a file. */
+export function readProblem(file: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+  return `cannot read ${inputName(file)}: ${why}`;
+}
