@@ -286,7 +286,6 @@ describe('watches across replicas (PostgreSQL)', () => {
       await sibling.close();
     }
   });
-
 });
 
 // Each of these runs on a database and registries of its own, and spends most of its time
