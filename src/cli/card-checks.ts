@@ -9,8 +9,6 @@ import type { JsonSource } from './json-source.js';
 import { LocalFileError } from './local-json.js';
 import { InvalidCard } from './offline-failure.js';
 
-export { InvalidCard, reportOfflineFailure } from './offline-failure.js';
-
 export interface CheckedCard {
   card: JsonObject;
   generation: Generation;

@@ -13,8 +13,6 @@ import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { isObject, type JsonObject } from '../lib/json.js';
 import { RegistryDeclined, RegistryProtocolError, RegistryUnreachable, classify, registryFetch, type Connection } from './connection.js';
 
-export * from './connection.js';
-
 function request(parts: Part[]): SendMessageRequest {
   const message: Message = {
     messageId: randomUUID(),

@@ -7,8 +7,6 @@ import { SqliteStore } from './sqlite/index.js';
 import { PostgresStore } from './postgres/index.js';
 import { isPostgresUrl, sqliteFile } from './locations.js';
 
-export { isPostgresUrl, sqliteFile } from './locations.js';
-
 export interface StoreConfig {
   /** DATABASE_URL; a postgres:// or postgresql:// URL selects PostgreSQL. */
   databaseUrl?: string;

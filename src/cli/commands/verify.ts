@@ -11,7 +11,8 @@ import { Command } from 'commander';
 import type { SignatureStatus } from '../../contract/types.js';
 import { parseJwks } from '../../trust/jwks.js';
 import { createSignatureVerifier, type TrustedKeys } from '../../validation/signature.js';
-import { checkCard, reportOfflineFailure } from '../card-checks.js';
+import { checkCard } from '../card-checks.js';
+import { reportOfflineFailure } from '../offline-failure.js';
 import { LocalFileError, oneFromStdin, readJsonFile } from '../local-json.js';
 import { EXIT_FAILED, EXIT_OK, defaultOutput, formatFindings, printJson, styles, type Styles } from '../output.js';
 
