@@ -10,12 +10,12 @@
  * both sides, so "translate this invoice" and "translate invoice" are the same phrase.
  *
  * A pair is kept per field it occurs in (fieldPair: its hash salted by the field), so a phrase is
- * matched, and weighed, in the field that says it: "pull request" in a skill's description and
- * "request" in its name weighed as a name (its rarest word's field), above a skill named "Pull
- * request review". A tag keeps the pairs of its every word (`text to speech`), and under
- * TAG_PROSE the pairs its stop words and letters left out make (`text speech`): prose phrases
- * read both ("text to speech" finds the tag, as it finds the words in a description), `tags:`
- * only the first (`tags:text-speech` is not the tag "text-to-speech").
+ * matched, and weighed, in the field that says it. (When pairs were kept per unit, "pull request"
+ * in a skill's description, with "request", its rarer word, in its name, was weighed as a name,
+ * above a skill named "Pull request review".) A tag keeps the pairs of its every word (`text to
+ * speech`), and under TAG_PROSE the pairs its stop words and letters left out make (`text
+ * speech`): prose phrases read both ("text to speech" finds the tag, as it finds the words in a
+ * description), `tags:` only the first (`tags:text-speech` is not the tag "text-to-speech").
  *
  * Segments are appended; removing a unit leaves garbage, compacted when more than half of the
  * pool is garbage (as ./attributes.ts does for its pool).

@@ -1224,7 +1224,8 @@ export class PostingsIndex implements KeywordIndex {
     const allowed = conjClauses > 0 ? undefined : named;
     let members: Int32Array | undefined;
     let memberCount = 0;
-    let skipped = 0;
+    /** Whether a posting of an entry that passes the filter but could not reach the page was skipped. */
+    let skippedOne = false;
     let nextCheck = this.settleAfter;
     let unread = postings;
     const lastClause = groups.length > 0 ? groups[groups.length - 1]!.clause : -1;
@@ -1271,7 +1272,7 @@ export class PostingsIndex implements KeywordIndex {
           // Settled: a member passed the tests below when first met; of the others, only
           // whether one that passes them was skipped matters (`total` is then a lower bound).
           if ((members[e >>> 5]! & (1 << (e & 31))) === 0) {
-            if (skipped === 0 && (allowed === undefined || (allowed[e >>> 5]! & (1 << (e & 31))) !== 0) && (kindMark < 0 || (marks[e]! & M_MCP) === kindMark)) skipped++;
+            if (!skippedOne && (allowed === undefined || (allowed[e >>> 5]! & (1 << (e & 31))) !== 0) && (kindMark < 0 || (marks[e]! & M_MCP) === kindMark)) skippedOne = true;
             continue;
           }
         } else {
@@ -1374,7 +1375,7 @@ export class PostingsIndex implements KeywordIndex {
     const boundsCut = cut;
     if (members !== undefined) {
       // Postings of entries that could not reach the page were skipped: `total` is a lower bound.
-      if (skipped > 0) cut = true;
+      if (skippedOne) cut = true;
       const entries = this.memberEntries;
       for (let i = 0; i < memberCount; i++) members[entries[i]! >>> 5] = 0;
     }
