@@ -311,6 +311,20 @@ describe('matching', () => {
     assert.equal(mailer!.score, post!.score);
   });
 
+  test('a quoted phrase with a word written in parts finds it written either way: "send email" and "send e-mail"', async () => {
+    // Prose reads "Send e-mail" as `send mail`: the phrase "send email" found only "Send email",
+    // and "send e-mail" only "Send e-mail".
+    const quolls = async (query: string) =>
+      (await allHits({ query, resultsPer: 'match' }))
+        .filter((h) => (h.name as string).startsWith('Quoll') && h.match.type === 'skill')
+        .map((h) => `${h.name}: ${h.match.fields.join(',')}`)
+        .sort();
+    for (const query of ['"send email"', '"send e-mail"', '"Send E-Mail"']) assert.deepEqual(await quolls(query), ['Quoll Mailer: name', 'Quoll Post: name'], query);
+    for (const query of ['"sends an email"', '"sends an e-mail to anyone"']) {
+      assert.deepEqual(await quolls(query), ['Quoll Mailer: description', 'Quoll Post: description'], query);
+    }
+  });
+
   test('a quoted phrase weighs as the field that says it, not as the field of its rarer word', async () => {
     // "conflict" is rarer than "merge": the mediator, saying "merge conflict" in its description
     // and "conflict" in its name, was weighed as saying the phrase in its name too (and above the

@@ -20,7 +20,7 @@
  * the ranking's word sets).
  */
 import { FIELD_DESCRIPTION, FIELD_EXAMPLES, FIELD_NAME, FIELD_PROVIDER, FIELD_TAGS, FIELD_TITLE } from './fields.js';
-import { MAX_TERM_LENGTH, tokenize } from './text-encoder.js';
+import { MAX_TERM_LENGTH, joinedReading, tokenize } from './text-encoder.js';
 
 /**
  * The most REGISTRY_MAX_QUERY_CHARS allows: the doors refuse a query longer than the operator's
@@ -388,7 +388,13 @@ function joinedAlternative(piece: Piece, alternatives: readonly Alternative[]): 
   return { kind: 'word', word, prefix: piece.star || typing, exact: true, joined: true };
 }
 
-/** The alternatives a piece stands for: its words, or one phrase when quoted. */
+/** A quoted text's words: a phrase, or one exact word; `typing`: its last word is a prefix. */
+function quotedAlternative(words: string[], typing: boolean): Alternative {
+  if (words.length === 1) return { kind: 'word', word: words[0]!, prefix: typing, exact: true };
+  return typing ? { kind: 'phrase', words, prefix: true } : { kind: 'phrase', words };
+}
+
+/** The alternatives a piece stands for: its words, or one phrase when quoted (two when it has a word written in parts). */
 function alternativesOf(piece: Piece): Alternative[] {
   // A field's value of only a letter or a stop word is kept (`tags:x`, `skill:r`): dropped as
   // prose, it left the clause empty and the search found nothing, though such tags are indexed.
@@ -412,9 +418,14 @@ function alternativesOf(piece: Piece): Alternative[] {
     const tooShort = typed && words.at(-1)!.length < MIN_PREFIX_LENGTH && !UNSPACED_WORD.test(words.at(-1)!);
     if (tooShort && distinctRun.length > 1) distinctRun = distinctRun.slice(0, -1);
     const typing = typed && !tooShort;
-    const last = distinctRun[distinctRun.length - 1]!;
-    if (distinctRun.length === 1) return [{ kind: 'word', word: last, prefix: typing, exact: true }];
-    return [typing ? { kind: 'phrase', words: distinctRun, prefix: true } : { kind: 'phrase', words: distinctRun }];
+    const quoted = [quotedAlternative(distinctRun, typing)];
+    // A prose phrase with a word written in parts is also read with it as one word: `"send
+    // e-mail"` (prose: `send mail`) finds "send email" too, as the index files "send e-mail"'s
+    // pairs both ways (./search-index.ts UnitTerms).
+    const reading = piece.field === undefined && !tooShort ? joinedReading(piece.text, MAX_JOINED_WORDS) : undefined;
+    const readWords = reading === undefined ? [] : tokenize(reading, { maxTerms: MAX_PHRASE_WORDS * 4 }).slice(0, MAX_PHRASE_WORDS);
+    if (readWords.length > 0 && readWords.join(' ') !== distinctRun.join(' ')) quoted.push(quotedAlternative(readWords, typing));
+    return quoted;
   }
   const out: WordAlternative[] = [];
   // A word written after a dot of its own (".NET", ".py") is a name, not the start of a longer

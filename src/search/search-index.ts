@@ -96,7 +96,7 @@ import { FilterBitmaps, VERDICT_ORDS, unitPassesKept } from './filter-bitmaps.js
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
 import { E_BASE, E_COUNT, E_OWNER, E_SHIFT, M_LANG_MASK, M_LIVE, M_MCP, MAX_UNITS_PER_ENTRY, ORD_BITS, ORD_MASK, Tables, unitId } from './tables.js';
-import { isCaseMadeTerm, isDroppedTerm, joinedTerms, tokenize } from './text-encoder.js';
+import { isCaseMadeTerm, isDroppedTerm, joinedReading, joinedTerms, tokenize } from './text-encoder.js';
 import { Vocabulary } from './vocabulary.js';
 import { WordNet } from './wordnet.js';
 
@@ -172,7 +172,14 @@ class UnitTerms {
     this.addJoined(text, field);
   }
   private addJoined(text: string, field: number): void {
-    for (const t of joinedTerms(text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text, MAX_JOINED_WORDS)) this.note(t, field);
+    const clipped = text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text;
+    const joined = joinedTerms(clipped, MAX_JOINED_WORDS);
+    if (joined.length === 0) return;
+    for (const t of joined) this.note(t, field);
+    // The pairs of the text read with those words ("send e-mail" as `send email`), so a phrase
+    // written either way finds it. A tag's go with the pairs prose reads of it (TAG_PROSE).
+    const reading = joinedReading(clipped, MAX_JOINED_WORDS);
+    if (reading !== undefined) this.addPairs(tokenize(reading, { maxChars: MAX_FIELD_CHARS }), field === FIELD_TAGS ? TAG_PROSE : field);
   }
   /**
    * A tag is a label, every word of it meant: its single letters and stop words are terms too

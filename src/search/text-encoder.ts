@@ -381,14 +381,37 @@ const isDroppedPart = (text: string, start: number, end: number): boolean => end
 
 /** joinedTerms of one piece written together, added to `out`; whether one was. */
 function addJoined(piece: string, maxWords: number, out: string[]): boolean {
-  const all = tokenize(piece, { keepShort: true, maxTerms: maxWords + 1 });
-  if (all.length < 2 || all.length > maxWords || !all.some(isDroppedTerm)) return false;
-  const joined = all.join('');
-  if (joined.length > MAX_TERM_LENGTH || isDroppedTerm(joined) || out.includes(joined)) return false;
-  // Only when prose loses a part: "IT-Support" is `it support` as prose too (a written name).
-  if (tokenize(piece).length === all.length) return false;
+  const joined = joinedWord(piece, maxWords);
+  if (joined === undefined || out.includes(joined)) return false;
   out.push(joined);
   return true;
+}
+
+/** The one word a piece written together stands for, when prose loses a part of it ("e-mail": `email`). */
+function joinedWord(piece: string, maxWords: number): string | undefined {
+  const all = tokenize(piece, { keepShort: true, maxTerms: maxWords + 1 });
+  if (all.length < 2 || all.length > maxWords || !all.some(isDroppedTerm)) return undefined;
+  const joined = all.join('');
+  if (joined.length > MAX_TERM_LENGTH || isDroppedTerm(joined)) return undefined;
+  // Only when prose loses a part: "IT-Support" is `it support` as prose too (a written name).
+  return tokenize(piece).length === all.length ? undefined : joined;
+}
+
+/**
+ * `text` with each piece written together that prose loses a part of written as its one word
+ * (joinedTerms): "send e-mail now" is "send email now". Undefined when it has none. Its words
+ * make the phrases such a text says read the other way (`"send email"` finds "send e-mail",
+ * whose prose words are `send mail`); only texts joinedTerms finds a word in need it.
+ */
+export function joinedReading(text: string, maxWords: number): string | undefined {
+  let changed = false;
+  const reading = text.replace(WRITTEN_TOGETHER, (piece) => {
+    const joined = JOINED_HINT.test(piece) ? joinedWord(piece, maxWords) : undefined;
+    if (joined === undefined) return piece;
+    changed = true;
+    return joined;
+  });
+  return changed ? reading : undefined;
 }
 
 /**
