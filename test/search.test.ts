@@ -78,6 +78,14 @@ before(async () => {
 });
 after(() => registry.close());
 
+/** The Quoll agents' skills a query finds, each as "name: fields" (search.test's words written in parts), sorted. */
+async function quollSkills(query: string): Promise<string[]> {
+  return (await allHits({ query, resultsPer: 'match' }))
+    .filter((h) => (h.name as string).startsWith('Quoll') && h.match.type === 'skill')
+    .map((h) => `${h.name}: ${h.match.fields.join(',')}`)
+    .sort();
+}
+
 describe('corpus', () => {
   test('the corpus loads: some cards and toolspecs are valid', () => {
     assert.ok(corpusAgents.size >= 3, `only ${corpusAgents.size} corpus cards were accepted`);
@@ -293,19 +301,14 @@ describe('matching', () => {
   test('a word written in parts is found written as one: "email" finds "e-mail", "xray" "X-ray", "texttospeech" "TextToSpeech"', async () => {
     // Prose files "e-mail" as `mail` alone (single letters and stop words are dropped), so
     // "email" found it only as a typo of "mail" when "email" was rare, "emai" as typed not at
-    // all, and "xray", "texttospeech" nothing.
-    // Their skills (an entry's own text says "Quoll Mailer", "mailer" a longer word of "mail").
-    const quolls = async (query: string) =>
-      (await allHits({ query, resultsPer: 'match' }))
-        .filter((h) => (h.name as string).startsWith('Quoll') && h.match.type === 'skill')
-        .map((h) => `${h.name}: ${h.match.fields.join(',')}`)
-        .sort();
+    // all, and "xray", "texttospeech" nothing. (Skills only: an entry's own text says "Quoll
+    // Mailer", "mailer" a longer word of "mail".)
     for (const query of ['email', 'Email', 'e-mail', 'E-Mail', 'emai']) {
-      assert.deepEqual(await quolls(query), ['Quoll Mailer: name,tags,description', 'Quoll Post: name,tags,description'], query);
+      assert.deepEqual(await quollSkills(query), ['Quoll Mailer: name,tags,description', 'Quoll Post: name,tags,description'], query);
     }
-    assert.deepEqual((await quolls('tags:email')).map((h) => h.split(':')[0]), ['Quoll Mailer', 'Quoll Post']);
-    for (const query of ['xray', 'x-ray', 'X-Ray']) assert.deepEqual(await quolls(query), ['Quoll Radiology: name'], query);
-    for (const query of ['texttospeech', 'TextToSpeech', 'text-to-speech']) assert.deepEqual(await quolls(query), ['Quoll Radiology: description'], query);
+    assert.deepEqual((await quollSkills('tags:email')).map((h) => h.split(':')[0]), ['Quoll Mailer', 'Quoll Post']);
+    for (const query of ['xray', 'x-ray', 'X-Ray']) assert.deepEqual(await quollSkills(query), ['Quoll Radiology: name'], query);
+    for (const query of ['texttospeech', 'TextToSpeech', 'text-to-speech']) assert.deepEqual(await quollSkills(query), ['Quoll Radiology: description'], query);
     // Both words as one weigh as one exact word: the hits score alike.
     const [mailer, post] = (await allHits({ query: 'email', resultsPer: 'match' })).filter((h) => (h.name as string).startsWith('Quoll') && h.match.type === 'skill');
     assert.equal(mailer!.score, post!.score);
@@ -314,14 +317,9 @@ describe('matching', () => {
   test('a quoted phrase with a word written in parts finds it written either way: "send email" and "send e-mail"', async () => {
     // Prose reads "Send e-mail" as `send mail`: the phrase "send email" found only "Send email",
     // and "send e-mail" only "Send e-mail".
-    const quolls = async (query: string) =>
-      (await allHits({ query, resultsPer: 'match' }))
-        .filter((h) => (h.name as string).startsWith('Quoll') && h.match.type === 'skill')
-        .map((h) => `${h.name}: ${h.match.fields.join(',')}`)
-        .sort();
-    for (const query of ['"send email"', '"send e-mail"', '"Send E-Mail"']) assert.deepEqual(await quolls(query), ['Quoll Mailer: name', 'Quoll Post: name'], query);
+    for (const query of ['"send email"', '"send e-mail"', '"Send E-Mail"']) assert.deepEqual(await quollSkills(query), ['Quoll Mailer: name', 'Quoll Post: name'], query);
     for (const query of ['"sends an email"', '"sends an e-mail to anyone"']) {
-      assert.deepEqual(await quolls(query), ['Quoll Mailer: description', 'Quoll Post: description'], query);
+      assert.deepEqual(await quollSkills(query), ['Quoll Mailer: description', 'Quoll Post: description'], query);
     }
   });
 
