@@ -36,7 +36,10 @@ export const DIALECT_SCHEMAS: Record<Dialect, readonly SchemaName[]> = {
   '2020-12': ['cardV10', 'toolspec', 'serverMeta'],
 };
 
-/** Bump when the generator's output changes for reasons the fingerprint does not see (its own code). */
+/**
+ * Bump when the generated code changes for reasons the fingerprint does not see: the generator's
+ * own code (./precompile.ts), or ./formats.ts, which the generated modules import from the build.
+ */
 const GENERATOR_VERSION = 1;
 
 /**

@@ -44,14 +44,18 @@ export function precompiledModuleSource(dialect: Dialect, fingerprint: string): 
   ].join('\n');
 }
 
-/** Writes every dialect's module (each through a temporary file, so a reader never sees half of one). */
+/**
+ * Writes every dialect's module, each through a temporary file of this process, so a reader never
+ * sees half of one and test files building at once (ensureBuilt) do not trip over each other.
+ */
 export function writePrecompiledModules(dir = precompiledDir()): void {
   const fingerprint = recipeFingerprint(loadSchemaTexts());
   mkdirSync(dir, { recursive: true });
   for (const dialect of DIALECTS) {
     const file = precompiledFile(dir, dialect);
-    writeFileSync(`${file}.tmp`, precompiledModuleSource(dialect, fingerprint));
-    renameSync(`${file}.tmp`, file);
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, precompiledModuleSource(dialect, fingerprint));
+    renameSync(temporary, file);
   }
 }
 
