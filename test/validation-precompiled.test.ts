@@ -1,7 +1,9 @@
 /**
- * The precompiled fast validators (src/validation/precompile.ts, loaded by precompiled.ts): the
- * build's modules are what a start uses, they accept and refuse exactly what ajv compiling the
- * same schemas at run time does, and a module generated from other schema files is never used.
+ * The precompiled validators (src/validation/precompile.ts, loaded by precompiled.ts): the build's
+ * modules are what a start uses, they accept and refuse exactly what ajv compiling the same
+ * schemas at run time does, explain a failure with the same errors (parentSchema the very object
+ * of the loaded schema, which translate.ts relies on), and a module generated from other schema
+ * files is never used.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -26,8 +28,8 @@ const toolspecs = readdirSync(join(corpus, 'toolspecs'))
   .filter((f) => f.endsWith('.json'))
   .map((f) => readJson(join(corpus, 'toolspecs', f)) as { tools: Record<string, unknown>[] });
 
-function loaded(dialect: (typeof DIALECTS)[number]): Readonly<Record<string, ValidateFunction>> {
-  const result = loadPrecompiled(precompiledDir(), dialect, recipeFingerprint(loadSchemaTexts()));
+function loaded(dialect: (typeof DIALECTS)[number], role: 'fast' | 'explain' = 'fast'): Readonly<Record<string, ValidateFunction>> {
+  const result = loadPrecompiled(precompiledDir(), dialect, recipeFingerprint(loadSchemaTexts()), role);
   assert.ok(result.ok, result.ok ? '' : result.reason);
   return result.validators;
 }
@@ -51,11 +53,11 @@ test('a validator made at start-up uses the build\'s precompiled validators for 
 test('the built CLI loads them too', () => {
   const card = join(corpus, 'cards', cardFiles[0]!);
   const r = spawnSync(process.execPath, [BIN, 'validate', card], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, NODE_DEBUG: 'a2a-registry' }, timeout: 60_000 });
-  assert.match(r.stderr, /(draft-07|2020-12) validators: precompiled/, r.stderr);
+  assert.match(r.stderr, /(draft-07|2020-12) fast validators: precompiled/, r.stderr);
   assert.doesNotMatch(r.stderr, /compiled at run time/);
 });
 
-test('precompiled validators accept and refuse exactly what run-time compiled ones do', () => {
+test('precompiled validators accept, refuse and explain exactly as run-time compiled ones do', () => {
   const schemas = loadSchemas();
   const docs: Record<SchemaName, unknown[]> = {
     cardV03: cards.flatMap(variants),
@@ -65,15 +67,23 @@ test('precompiled validators accept and refuse exactly what run-time compiled on
   };
   for (const dialect of DIALECTS) {
     const pre = loaded(dialect);
+    const preExplain = loaded(dialect, 'explain');
     for (const name of DIALECT_SCHEMAS[dialect]) {
       const compiled = newAjv(dialect, ajvOptions(false)).compile(schemas[name]);
+      const explain = newAjv(dialect, ajvOptions(true)).compile(schemas[name]);
       let refused = 0;
       for (const doc of docs[name]) {
         const expected = compiled(doc);
-        assert.equal(pre[name]!(doc), expected, `${dialect} ${name}: ${JSON.stringify(doc).slice(0, 200)}`);
+        const what = `${dialect} ${name}: ${JSON.stringify(doc).slice(0, 200)}`;
+        assert.equal(pre[name]!(doc), expected, what);
         // The first error too (nothing reads it, but it shows the code is the same).
         assert.deepEqual(pre[name]!.errors ?? null, compiled.errors ?? null);
         if (!expected) refused++;
+        assert.equal(preExplain[name]!(doc), expected, what);
+        assert.equal(explain(doc), expected, what);
+        const [got, want] = [preExplain[name]!.errors ?? [], explain.errors ?? []];
+        assert.deepEqual(got, want, what);
+        got.forEach((e, i) => assert.equal(e.parentSchema, want[i]!.parentSchema, `${what}: parentSchema of error ${i} is not the loaded schema's object`));
       }
       // Both outcomes were exercised.
       assert.ok(refused > 0 && refused < docs[name].length, `${name}: ${refused} of ${docs[name].length} refused`);
@@ -85,14 +95,18 @@ test('precompiled meta-schemas judge tool schemas as ajv.validateSchema does', (
   const userSchemas: Record<string, unknown>[] = toolspecs.flatMap((t) => t.tools.flatMap((tool) => [tool.inputSchema, tool.outputSchema])).filter((s) => typeof s === 'object' && s !== null) as Record<string, unknown>[];
   const broken = [{ type: 'str' }, { required: true }, { properties: [] }, { minLength: -1 }, { items: 3 }, { $defs: { a: { type: 'nope' } } }, { prefixItems: {} }, { $recursiveRef: 1 }, { $dynamicRef: 2 }, { dependencies: { a: 3 } }];
   for (const dialect of DIALECTS) {
-    const pre = loaded(dialect);
-    const ajv = newAjv(dialect, ajvOptions(false));
+    const [pre, preExplain] = [loaded(dialect), loaded(dialect, 'explain')];
+    const [ajv, explain] = [newAjv(dialect, ajvOptions(false)), newAjv(dialect, ajvOptions(true))];
     let refused = 0;
     for (const schema of [...userSchemas.flatMap(variants), ...broken]) {
       const { $schema: _declared, ...body } = schema as Record<string, unknown>;
       const expected = ajv.validateSchema(body) === true;
-      assert.equal(pre.meta!(body), expected, `${dialect}: ${JSON.stringify(body).slice(0, 200)}`);
+      const what = `${dialect}: ${JSON.stringify(body).slice(0, 200)}`;
+      assert.equal(pre.meta!(body), expected, what);
       if (!expected) refused++;
+      assert.equal(preExplain.meta!(body), expected, what);
+      explain.validateSchema(body);
+      assert.deepEqual(preExplain.meta!.errors ?? [], explain.errors ?? [], what);
     }
     assert.ok(refused > 0, dialect);
   }
@@ -103,9 +117,11 @@ test('a module generated from other schema files, or missing, is not used (run-t
   for (const name of Object.keys(texts) as SchemaName[]) {
     const edited = recipeFingerprint({ ...texts, [name]: texts[name].replace('"', ' "') });
     for (const dialect of DIALECTS) {
-      const result = loadPrecompiled(precompiledDir(), dialect, edited);
-      assert.equal(result.ok, false);
-      assert.match(result.ok ? '' : result.reason, /generated from other schema files, options or ajv version \(run npm run build\)/);
+      for (const role of ['fast', 'explain'] as const) {
+        const result = loadPrecompiled(precompiledDir(), dialect, edited, role);
+        assert.equal(result.ok, false);
+        assert.match(result.ok ? '' : result.reason, /generated from other schema files, options or ajv version \(run npm run build\)/);
+      }
     }
   }
   const missing = loadPrecompiled(join(REPO_ROOT, 'no-such-dir/'), '2020-12', recipeFingerprint(texts));

@@ -4,18 +4,16 @@
  * - Fast validators (stop at the first error; every document runs them) come precompiled from
  *   the build (./precompiled.ts) when its fingerprint matches the schema files, options and ajv
  *   here; otherwise they are compiled now, as before precompilation existed.
- * - Explain validators (allErrors + verbose, to explain a failure) are always compiled here, when
- *   a document first fails: translate.ts names the definition an error belongs to by the identity
- *   of ajv's `parentSchema` in the schemas loaded by ./schema-files.ts, which generated code
- *   (holding its own copy of each schema) cannot give. A valid document never pays for them.
+ * - Explain validators (allErrors + verbose, to explain a failure) come from the build the same
+ *   way, loaded when a document first fails (a valid document never pays for them), or are
+ *   compiled then.
  * - One ajv instance per dialect and role: ajv cannot mix dialects in one instance, and `allErrors`
  *   on untrusted input defeats the early exits that keep validation cheap.
  * - ajv itself is loaded only when something is compiled here (createRequire: it is CommonJS), so a
- *   process whose documents are valid never loads its compiler.
+ *   process running the build's validators never loads its compiler.
  */
 import { createRequire } from 'node:module';
-import type { ErrorObject, Options, ValidateFunction } from 'ajv';
-import type { Ajv } from 'ajv';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { Ajv2019 } from 'ajv/dist/2019.js';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { ajvOptions, DIALECT_SCHEMAS, DIALECTS, type Dialect } from './ajv-recipe.js';
@@ -96,7 +94,7 @@ function compiledPair(name: SchemaName): CompiledPair {
       return (fast ??= precompiledValidators(dialect)?.[name] ?? instance(dialect, false).compile(loadSchemas()[name]));
     },
     get explain() {
-      return (explain ??= instance(dialect, true).compile(loadSchemas()[name]));
+      return (explain ??= precompiledValidators(dialect, 'explain')?.[name] ?? instance(dialect, true).compile(loadSchemas()[name]));
     },
   };
 }
@@ -110,6 +108,11 @@ function metaCheck(dialect: Dialect): MetaCheck {
       return fast(schema);
     },
     explain(schema) {
+      const precompiled = precompiledValidators(dialect, 'explain')?.meta;
+      if (precompiled) {
+        precompiled(schema);
+        return precompiled.errors ?? [];
+      }
       const ajv = instance(dialect, true);
       ajv.validateSchema(schema);
       return ajv.errors ?? [];
@@ -122,9 +125,10 @@ let warmed = false;
 
 /**
  * The process-wide validators. `eager` (the default; what a serving registry wants) makes the
- * fast validators ready now so no request pays: the precompiled modules are loaded, or, without
- * them, every schema and meta-schema is compiled (about 0.5 s, explain validators included, as
- * before precompilation). Without `eager` each is loaded or compiled when first used, so a CLI
+ * fast validators ready now so no request pays: the precompiled modules are loaded (the explain
+ * ones at the first failure, about 13 ms), or, without them, every schema and meta-schema is
+ * compiled (about 0.5 s, explain validators included, as before precompilation). Without `eager`
+ * each is loaded or compiled when first used, so a CLI
  * command checking one card only touches that card's dialect.
  */
 export function getAjvSet(options: { eager?: boolean } = {}): AjvSet {
