@@ -54,18 +54,18 @@ function schemaAt(name: SchemaName, pointer: string): object {
 export function loadPrecompiled(dir: string, dialect: Dialect, fingerprint: string, role: Role = 'fast'): LoadResult {
   const file = precompiledFile(dir, dialect, role);
   if (!existsSync(file)) return { ok: false, reason: `${file} not found (run npm run build)` };
-  let module: Record<string, unknown>;
+  let exported: Record<string, unknown>;
   try {
     // require() of an ES module (Node >= 22.12): synchronous, as the validators' callers are.
-    module = createRequire(import.meta.url)(file) as Record<string, unknown>;
+    const module = createRequire(import.meta.url)(file) as Record<string, unknown>;
+    if (module.FINGERPRINT !== fingerprint) return { ok: false, reason: `${file} was generated from other schema files, options or ajv version (run npm run build)` };
+    exported = module;
+    if (role === 'explain') {
+      if (typeof module.create !== 'function') return { ok: false, reason: `${file} has no create()` };
+      exported = (module.create as (at: typeof schemaAt, exports: Record<string, unknown>) => Record<string, unknown>)(schemaAt, {});
+    }
   } catch (err) {
     return { ok: false, reason: `${file} did not load: ${err instanceof Error ? err.message : String(err)}` };
-  }
-  if (module.FINGERPRINT !== fingerprint) return { ok: false, reason: `${file} was generated from other schema files, options or ajv version (run npm run build)` };
-  let exported = module;
-  if (role === 'explain') {
-    if (typeof module.create !== 'function') return { ok: false, reason: `${file} has no create()` };
-    exported = (module.create as (at: typeof schemaAt, exports: Record<string, unknown>) => Record<string, unknown>)(schemaAt, {});
   }
   const validators: Record<string, ValidateFunction> = {};
   for (const name of [...DIALECT_SCHEMAS[dialect], 'meta']) {
