@@ -26,6 +26,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY web ./web
+# The build precompiles the validators from the JSON Schemas (src/validation/precompile.ts).
+COPY schemas ./schemas
 RUN npm run build
 
 FROM ${NODE_IMAGE}

@@ -207,6 +207,11 @@ function timed<T>(fn: () => T): T {
 
 describe('fuzz: in process', () => {
   const validator = createDocumentValidator({ maxDocumentBytes: 10_240 });
+  // A process loads its all-errors validators when it first explains a failure (or compiles them,
+  // a few hundred ms, without a build: src/validation/ajv-instances.ts); do it before the timed
+  // runs, which are about inputs.
+  validator.validateAgentCard({ name: 1 }, 10); // no version: explained as v1.0 and as v0.3
+  validator.validateMcpServer({ name: 1 }, { tools: [{ inputSchema: { type: 'nope' } }] }, 10);
 
   test('agent cards: a well-formed verdict, quickly, for any document', () => {
     fc.assert(

@@ -134,7 +134,8 @@ test('very large schemas are refused before ajv sees them', () => {
   mustFind(v.errors, '/toolspec/tools/0/inputSchema', 'schema-too-large');
 });
 
-test('validation never compiles anything: every schema was compiled at construction', () => {
+/** How many schemas ajv compiles while `run` runs (every dialect's instance shares ajv's core). */
+function compilesDuring(run: () => void): number {
   const core = Object.getPrototypeOf(Ajv.prototype) as { _compileSchemaEnv: (...a: unknown[]) => unknown };
   const original = core._compileSchemaEnv;
   let compiled = 0;
@@ -143,16 +144,31 @@ test('validation never compiles anything: every schema was compiled at construct
     return original.apply(this, args);
   };
   try {
-    for (const $schema of [undefined, 'http://json-schema.org/draft-07/schema#', 'https://json-schema.org/draft/2019-09/schema', 'https://json-schema.org/draft/2020-12/schema']) {
-      checkSchema({ $schema, type: 'object', properties: { a: { type: 'nope' } } });
-      checkSchema({ $schema, type: 'object' });
-    }
-    check({ tools: [] }, { name: '' });
-    validator.validateAgentCard({ name: 1, supportedInterfaces: 2 }, 10);
+    run();
   } finally {
     core._compileSchemaEnv = original;
   }
-  assert.equal(compiled, 0);
+  return compiled;
+}
+
+const DIALECT_URIS = [undefined, 'http://json-schema.org/draft-07/schema#', 'https://json-schema.org/draft/2019-09/schema', 'https://json-schema.org/draft/2020-12/schema'];
+
+test('validating a valid document never compiles anything; explaining a failure at most once per schema', () => {
+  // The fast validators were readied at construction (precompiled, or compiled then).
+  const valid = compilesDuring(() => {
+    for (const $schema of DIALECT_URIS) assert.equal(checkSchema({ $schema, type: 'object', properties: { a: { type: 'string' } } }).valid, true);
+    assert.equal(check({ tools: [tool({ type: 'object' })] }).valid, true);
+  });
+  assert.equal(valid, 0);
+  // An invalid document's all-errors validator is loaded (precompiled by the build) or compiled when
+  // first needed, then kept: the second failure of each kind compiles nothing.
+  const fail = (): void => {
+    for (const $schema of DIALECT_URIS) assert.equal(checkSchema({ $schema, type: 'object', properties: { a: { type: 'nope' } } }).valid, false);
+    assert.equal(check({ tools: [] }, { name: '' }).valid, false);
+    assert.equal(validator.validateAgentCard({ name: 1, supportedInterfaces: 2 }, 10).valid, false);
+  };
+  compilesDuring(fail);
+  assert.equal(compilesDuring(fail), 0);
 });
 
 // --- toolspec and server metadata ------------------------------------------------------------

@@ -31,7 +31,7 @@ import { CoalescedTask } from '../lib/coalesced-task.js';
 import { sharedWhileRunning } from '../lib/shared-while-running.js';
 import { loadRegistrySigningKey, type RegistrySigningKey } from '../trust/registry-signing-key.js';
 import { SAVED_JWKS_FILE, TrustRoots, guardedJwksFetch } from '../trust/trust-roots.js';
-import { createDocumentValidator } from '../validation/index.js';
+import { createDocumentValidator, validatorOrigins } from '../validation/index.js';
 import { readPackageVersion } from '../lib/package-info.js';
 import { GuardedFetcher, type Fetcher } from '../net/index.js';
 import { FetchingDocumentSources } from '../freshness/document-sources.js';
@@ -166,6 +166,8 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     const validator = metrics.countingValidator(
       createDocumentValidator({ maxDocumentBytes: config.maxDocumentBytes, warnInsecureHttp: config.warnInsecureHttp }),
     );
+    // Precompiled by the build, or (schemas edited since, or no build) compiled now: and why.
+    log.debug({ validators: validatorOrigins() }, 'JSON Schema validators');
     const secret = config.pageTokenSecret ?? `page-tokens:${[...tokens.keys()].sort().join(',')}`;
     const service = new RegistryService({
       store,

@@ -7,6 +7,7 @@
  *   user-schema.ts  tool input/output schemas checked safely, never compiled
  *   translate.ts    ajv errors -> findings     hints.ts      advice for known mistakes
  *   card-checks.ts, urls.ts  warnings          ajv-instances.ts  compiled validators
+ *   precompile.ts   build step: fast validators as generated code, loaded by precompiled.ts
  */
 import { getAjvSet } from './ajv-instances.js';
 import { validateAgentCard } from './card.js';
@@ -16,11 +17,14 @@ import type { DocumentValidator, ValidatorOptions } from './types.js';
 export type { DocumentValidator, Generation, ValidatorOptions, Verdict, VerdictErrorCode } from './types.js';
 export { MAX_FINDINGS } from './types.js';
 export { compactJsonBytes } from './size.js';
+export { validatorOrigins } from './precompiled.js';
 
 /**
- * Builds a validator. All schemas are compiled here (once per process, shared by every
- * validator), so validating a document never compiles anything; with `compileEagerly: false`
- * (a command checking a document or two) each is compiled when first needed.
+ * Builds a validator. The fast validators are readied here (precompiled by the build, or
+ * compiled once per process, shared by every validator), so validating a valid document never
+ * compiles anything; with `compileEagerly: false` (a command checking a document or two) each is
+ * loaded or compiled when first needed. Explaining a failure compiles its schema's all-errors
+ * validator the first time (./ajv-instances.ts says why).
  */
 export function createDocumentValidator(options: ValidatorOptions): DocumentValidator {
   if (!Number.isInteger(options.maxDocumentBytes) || options.maxDocumentBytes < 1) {

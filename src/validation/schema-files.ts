@@ -25,23 +25,31 @@ function schemasDir(): string {
   return found;
 }
 
+let texts: Record<SchemaName, string> | undefined;
 let cache: Record<SchemaName, JsonObject> | undefined;
 
-/** The parsed schema files, read once per process. */
+/**
+ * The schema files' text, read once per process. Kept apart from parsing: a start that uses the
+ * precompiled validators only fingerprints the text (./precompiled.ts) and never parses it.
+ */
+export function loadSchemaTexts(): Record<SchemaName, string> {
+  if (texts) return texts;
+  const dir = schemasDir();
+  const read = (name: SchemaName): string => readFileSync(dir + SCHEMA_FILES[name], 'utf8');
+  texts = { cardV03: read('cardV03'), cardV10: read('cardV10'), toolspec: read('toolspec'), serverMeta: read('serverMeta') };
+  return texts;
+}
+
+/** The parsed schema files, parsed once per process. */
 export function loadSchemas(): Record<SchemaName, JsonObject> {
   if (cache) return cache;
-  const dir = schemasDir();
-  const read = (file: string): JsonObject => {
-    const parsed: unknown = JSON.parse(readFileSync(dir + file, 'utf8'));
-    if (!isObject(parsed)) throw new Error(`${file} is not a JSON object`);
+  const text = loadSchemaTexts();
+  const parse = (name: SchemaName): JsonObject => {
+    const parsed: unknown = JSON.parse(text[name]);
+    if (!isObject(parsed)) throw new Error(`${SCHEMA_FILES[name]} is not a JSON object`);
     return parsed;
   };
-  cache = {
-    cardV03: read(SCHEMA_FILES.cardV03),
-    cardV10: read(SCHEMA_FILES.cardV10),
-    toolspec: read(SCHEMA_FILES.toolspec),
-    serverMeta: read(SCHEMA_FILES.serverMeta),
-  };
+  cache = { cardV03: parse('cardV03'), cardV10: parse('cardV10'), toolspec: parse('toolspec'), serverMeta: parse('serverMeta') };
   return cache;
 }
 

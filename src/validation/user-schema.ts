@@ -12,7 +12,8 @@
  * 2020-12 when absent (MCP 2025-11-25 and later). Anything else is an error naming those.
  */
 import type { Finding } from '../contract/types.js';
-import { getAjvSet, isValidRegex, type Dialect } from './ajv-instances.js';
+import { getAjvSet, type Dialect } from './ajv-instances.js';
+import { isValidRegex } from './formats.js';
 import { escapePointerToken, isObject, quote, resolvePointer, type JsonObject } from '../lib/json.js';
 import { translateAjvErrors, type HintFn, type Issue } from './translate.js';
 
@@ -259,10 +260,9 @@ export function checkUserSchema(schema: unknown, basePath: string): Finding[] {
   // member is left out because it is what picked the instance (ajv would otherwise try to
   // look it up by URI, and spellings like "…/schema" without "#" differ from its key).
   const { $schema: _declared, ...body } = schema;
-  // Not eager: the registry's validators compiled everything at start-up; a CLI command compiles what it uses.
+  // Not eager: the registry's validators readied everything at start-up; a CLI command loads what it uses.
   const meta = getAjvSet({ eager: false }).meta[dialect];
-  if (meta.fast.validateSchema(body) === true) return [];
-  meta.explain.validateSchema(body);
-  const findings = translateAjvErrors(meta.explain.errors ?? [], basePath, (issue) => metaHint(issue, dialect));
+  if (meta.isValid(body)) return [];
+  const findings = translateAjvErrors(meta.explain(body), basePath, (issue) => metaHint(issue, dialect));
   return findings.slice(0, USER_SCHEMA_LIMITS.maxFindings);
 }

@@ -2,7 +2,8 @@
  * The built registry (dist/), which child processes run as `npm start` and the `a2a-registry`
  * command do: starting compiled JavaScript takes a fraction of a second where `--import tsx`
  * compiles the sources again in every child. `npm test` builds first (pretest); a test file run
- * on its own rebuilds here when a source file is newer than the build, so it never tests stale code.
+ * on its own rebuilds here when a source or schema file is newer than the build, so it never tests
+ * stale code.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -14,6 +15,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Entry points in the repository, relative to its root. */
 export const BUILT_MAIN = 'dist/src/main.js';
 export const BIN = 'bin/a2a-registry.js';
+/** The build step generating the precompiled validators (src/validation/precompile.ts). */
+const PRECOMPILE = 'dist/src/validation/precompile.js';
 
 let checked = false;
 
@@ -38,7 +41,10 @@ function builtAt(): number {
 export function ensureBuilt(): void {
   if (checked) return;
   checked = true;
-  if (builtAt() >= newestSource(join(REPO_ROOT, 'src'))) return;
+  if (builtAt() >= Math.max(newestSource(join(REPO_ROOT, 'src')), newestSource(join(REPO_ROOT, 'schemas')))) return;
   const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  // The precompiled validators, as npm run build makes them; registries started in-process from
+  // src/ load them too (a stale one is never used, only slower: src/validation/precompiled.ts).
+  execFileSync(process.execPath, [PRECOMPILE], { cwd: REPO_ROOT, stdio: 'inherit' });
 }
