@@ -121,11 +121,7 @@ export class Conjunction {
       for (let w = 0; w < words; w++) one[w]! |= own[w]!;
     }
     for (let m = clauses; m >= 2; m--) {
-      const bits = this.atLeast[m]!;
-      let count = 0;
-      if (allowed) for (let w = 0; w < words; w++) count += popcount(bits[w]! & allowed[w]!);
-      else for (let w = 0; w < words; w++) if (bits[w] !== 0) count += popcount(bits[w]!);
-      if (count >= rank) {
+      if (atLeastCount(this.atLeast[m]!, words, rank, allowed)) {
         this.chosen = m;
         return m;
       }
