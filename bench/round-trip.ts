@@ -24,7 +24,10 @@
  * alike) and each figure is the median over rounds. Targets: search >= 80 % and registration
  * >= 50 % of the no-op. Each phase also reports its server's CPU time per request (Linux
  * /proc), and the ratios by it: on a busy machine requests per second follow the share of the
- * cores each process gets, the CPU per request much less.
+ * cores each process gets, the CPU per request much less. The no-op runs once more after the
+ * last round, and each registry run is also compared with the mean of the no-op runs just
+ * before and after it ("paired by round": the median and range of those ratios), which a
+ * machine whose speed drifts during the run moves far less than the ratio of the medians.
  *
  *   npx tsx bench/round-trip.ts [--entries 10000] [--seconds 5] [--rounds 3] [--connections 20]
  *   DATABASE_URL=postgres://... npx tsx bench/round-trip.ts      (registrations in PostgreSQL)
@@ -46,7 +49,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT, ensureBuilt } from '../test/support/built.js';
 import { benchCard } from './lib/bench-card.js';
 import { generateQueries } from './lib/generate-entries.js';
-import { measurePhase, median, registerGenerated, startChild, startRegistryChild, type ChildServer, type JsonRpcPhase } from './lib/registry-process.js';
+import { measurePhase, median, registerGenerated, startChild, startRegistryChild, type ChildServer, type JsonRpcPhase, type PhaseResult } from './lib/registry-process.js';
 
 const { values } = parseArgs({
   options: {
@@ -190,8 +193,11 @@ const run = (phase: Phase, duration: number) => measurePhase(phase, connections,
 
 // Warm-up (JIT, prepared statements, connection pools), not counted.
 for (const phase of phases) await run(phase, 1);
-const measured = new Map<string, Awaited<ReturnType<typeof run>>[]>(phases.map((p) => [p.name, []]));
+const measured = new Map<string, PhaseResult[]>(phases.map((p) => [p.name, []]));
 for (let r = 0; r < rounds; r++) for (const phase of roundOrder(r)) measured.get(phase.name)!.push(await run(phase, seconds));
+// The no-op once more after the last round: each round's phases then sit between two no-op
+// measurements (their round's and the next's), for the paired ratios below.
+const closingNoop = wanted.has('noop') ? await run(noopPhase, seconds) : undefined;
 
 const rate = new Map<string, number>();
 const cpu = new Map<string, number>();
@@ -222,6 +228,26 @@ for (const [label, own, registries] of [['', measuredPhases, measuredRegistries]
   if (noopCpu) {
     const shares = own.flatMap((p) => (cpu.get(p.name) ? [`${p.key} ${((noopCpu / cpu.get(p.name)!) * 100).toFixed(0)} %`] : []));
     if (shares.length > 0) console.log(`${label}by CPU per request (no-op's / the phase's): ${shares.join(', ')}`);
+  }
+}
+// Paired by round: each run against the mean of the no-op runs just before and after it. This
+// machine's speed can move by half within a minute, and a ratio of medians taken minutes apart
+// moves with it; the paired ratios show how far (their median and range).
+if (closingNoop) {
+  const noopRuns = [...measured.get(noopPhase.name)!, closingNoop];
+  const bracket = (r: number, of: (result: PhaseResult) => number | undefined): number | undefined => {
+    const [before, after] = [of(noopRuns[r]!), of(noopRuns[r + 1]!)];
+    return before === undefined || after === undefined ? undefined : (before + after) / 2;
+  };
+  const percent = (xs: number[]) => `${(median(xs) * 100).toFixed(0)} % (rounds ${(Math.min(...xs) * 100).toFixed(0)}-${(Math.max(...xs) * 100).toFixed(0)} %)`;
+  for (const phase of [...measuredPhases, ...basePhases]) {
+    const runs = measured.get(phase.name)!;
+    const byRate = runs.map((result, r) => result.perSecond / bracket(r, (n) => n.perSecond)!);
+    const byCpu = runs.flatMap((result, r) => {
+      const noopCpu = bracket(r, (n) => n.cpuPerRequestMs);
+      return noopCpu === undefined || result.cpuPerRequestMs === undefined ? [] : [noopCpu / result.cpuPerRequestMs];
+    });
+    console.log(`paired by round, ${phase.name} / no-op: ${percent(byRate)}${byCpu.length === runs.length ? `; by CPU ${percent(byCpu)}` : ''}`);
   }
 }
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
