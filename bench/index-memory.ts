@@ -45,8 +45,10 @@ const heap = (): number => {
 };
 const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
 const pct = (a: number[], p: number): string => [...a].sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(a.length * p))]!.toFixed(3);
+/** Entry `i`'s id, shaped as the registry's are (UUIDs, which the index keeps as their bytes: src/search/entry-ids.ts). */
+const idOf = (i: number): string => `00000000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`;
 const entryOf = (i: number, description: IndexedEntry['description'], t: number): IndexedEntry => ({
-  id: `entry-${i}`,
+  id: idOf(i),
   owner: `owner-${i % 1000}`,
   updatedAt: new Date(1.7e12 + t * 1000).toISOString(),
   description,
@@ -98,7 +100,7 @@ for (const size of args.sizes) {
   const rms: number[] = [];
   for (let j = 0; j < args.samples; j++) {
     const t0 = performance.now();
-    index.remove(`entry-${(j * every + 1) % size}`);
+    index.remove(idOf((j * every + 1) % size));
     rms.push(performance.now() - t0);
   }
   console.log(`index.upsert (changed entry): p50 ${pct(ups, 0.5)} ms, p99 ${pct(ups, 0.99)} ms (${ups.length}); index.remove: p50 ${pct(rms, 0.5)} ms, p99 ${pct(rms, 0.99)} ms (${rms.length})`);

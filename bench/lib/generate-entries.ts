@@ -249,7 +249,8 @@ const TWO_YEARS = 2 * 365 * 24 * 3600 * 1000;
 
 /** The `i`-th entry of a generated stream (70% agents, 30% MCP servers). */
 function generateOne(p: Pick, i: number): GeneratedEntry {
-  const id = `e${i.toString(36).padStart(6, '0')}`;
+  // Shaped as the registry's ids are (UUIDs: ../../src/search/entry-ids.ts keeps those as bytes), in the order of i.
+  const id = `00000000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`;
   const owner = `owner-${Math.floor(p.random() ** 2 * 500)}`;
   const updatedAt = new Date(EPOCH + Math.floor(p.random() * TWO_YEARS)).toISOString();
   return p.chance(0.7)

@@ -5,7 +5,8 @@
  *
  * Each entry's hit fields are kept as one compact JSON string, decoded for the few entries a
  * page shows: at 100,000 entries the objects (records, arrays, interface objects) took about
- * 1.4 KiB an entry, the string about a third of that; decoding costs microseconds per hit.
+ * 1.4 KiB an entry, the string about a third of that; decoding costs microseconds per hit. The
+ * ids, both ways, are in ./entry-ids.ts (a UUID as its 16 bytes).
  *
  * Entries get a small *entry number* (recycled through a free list, so tables stay dense) and a
  * contiguous block of unit slots in the tables' unit arrays (bump-allocated; compacted when
@@ -14,6 +15,7 @@
 import type { EntryInterface, EntryKind } from '../contract/types.js';
 import type { EntryHealth, EntrySource } from '../contract/freshness.js';
 import { askedBits } from './capability-bits.js';
+import { EntryIds } from './entry-ids.js';
 import { part, type IndexState } from './index-state.js';
 import { E_BASE, E_COUNT, E_SHIFT, MAX_ENTRIES, type Tables } from './tables.js';
 
@@ -159,12 +161,10 @@ function stringEnd(text: string, at: number): number {
 }
 
 export class EntryStore {
-  /** Entry id → entry number. */
-  private readonly byId = new Map<string, number>();
   /** By entry number: the packed record (undefined for free numbers). */
   private readonly packed: (string | undefined)[] = [];
-  /** By entry number: the entry id (undefined for free numbers). */
-  readonly entryIds: (string | undefined)[] = [];
+  /** Entry ids by entry number (none for free numbers) and entry numbers by id. */
+  readonly ids = new EntryIds();
   /** The last record decoded (a page asks for the same entry's hit and matches in a row). */
   private decoded: EntryRecord | undefined;
   private nextNumber = 0;
@@ -176,7 +176,7 @@ export class EntryStore {
   constructor(private readonly tables: Tables) {}
 
   get size(): number {
-    return this.byId.size;
+    return this.ids.size;
   }
 
   /** Number of indexed units (entries themselves, skills and tools). */
@@ -192,7 +192,7 @@ export class EntryStore {
   /** Copies of its arrays and counters (the tables save their own). */
   save(state: IndexState): void {
     state.set('store.packed', this.packed.slice(0, this.nextNumber));
-    state.set('store.entryIds', this.entryIds.slice(0, this.nextNumber));
+    this.ids.save(state, this.nextNumber);
     state.set('store.counters', { nextNumber: this.nextNumber, unitEnd: this.unitEnd, unitGarbage: this.unitGarbage, liveUnitCount: this.liveUnitCount });
     state.set('store.freeNumbers', [...this.freeNumbers]);
   }
@@ -200,14 +200,12 @@ export class EntryStore {
   /** Takes over what `save` wrote (into an empty store). */
   load(state: IndexState): void {
     const packed = part<(string | undefined)[]>(state, 'store.packed');
-    const ids = part<(string | undefined)[]>(state, 'store.entryIds');
     const c = part<{ nextNumber: number; unitEnd: number; unitGarbage: number; liveUnitCount: number }>(state, 'store.counters');
-    if (packed.length !== c.nextNumber || ids.length !== c.nextNumber) throw new Error('the saved entry records are inconsistent');
-    for (let no = 0; no < ids.length; no++) {
-      const id = ids[no];
-      this.entryIds[no] = id;
+    if (packed.length !== c.nextNumber) throw new Error('the saved entry records are inconsistent');
+    this.ids.load(state);
+    for (let no = 0; no < packed.length; no++) {
+      if ((packed[no] !== undefined) !== this.ids.has(no)) throw new Error('the saved entry records are inconsistent');
       this.packed[no] = packed[no];
-      if (id !== undefined) this.byId.set(id, no);
     }
     this.nextNumber = c.nextNumber;
     this.unitEnd = c.unitEnd;
@@ -223,11 +221,11 @@ export class EntryStore {
 
   /** The entry number of `id`, or undefined. */
   numberOf(id: string): number | undefined {
-    return this.byId.get(id);
+    return this.ids.numberOf(id);
   }
 
   get(id: string): EntryRecord | undefined {
-    const no = this.byId.get(id);
+    const no = this.ids.numberOf(id);
     return no === undefined ? undefined : this.record(no);
   }
 
@@ -237,7 +235,7 @@ export class EntryStore {
     if (cached && cached.no === no) return cached;
     const text = this.packed[no];
     if (text === undefined) throw new RangeError(`EntryStore: entry number ${no} is not in use`);
-    return (this.decoded = unpack(no, this.entryIds[no]!, text));
+    return (this.decoded = unpack(no, this.ids.get(no)!, text));
   }
 
   /**
@@ -304,10 +302,9 @@ export class EntryStore {
 
   /** Makes a record (built on an `allocate` result) visible. */
   commit(record: EntryRecord): void {
-    this.byId.set(record.id, record.no);
+    this.ids.set(record.no, record.id);
     this.packed[record.no] = pack(record);
     this.decoded = undefined;
-    this.entryIds[record.no] = record.id;
     this.tables.updatedAt[record.no] = record.updatedAt;
     this.liveUnitCount += record.unitCount;
   }
@@ -329,10 +326,9 @@ export class EntryStore {
 
   /** Forgets the record and frees its numbers (after its postings are gone). */
   release(record: EntryRecord): void {
-    this.byId.delete(record.id);
+    this.ids.delete(record.no);
     this.packed[record.no] = undefined;
     this.decoded = undefined;
-    this.entryIds[record.no] = undefined;
     this.liveUnitCount -= record.unitCount;
     this.discard(record.no, record.unitCount);
   }
@@ -344,8 +340,8 @@ export class EntryStore {
     const pool = new Int32Array(attr.length).fill(-1);
     const pairs = new Int32Array(attr.length).fill(-1);
     let at = 0;
-    for (let no = 0; no < this.entryIds.length; no++) {
-      if (this.entryIds[no] === undefined) continue;
+    for (let no = 0; no < this.nextNumber; no++) {
+      if (!this.ids.has(no)) continue;
       const row = no << E_SHIFT;
       const base = t.entries[row + E_BASE]!;
       const count = t.entries[row + E_COUNT]!;
@@ -365,8 +361,8 @@ export class EntryStore {
   /** Unit slots of every live entry, for the attribute pool's compaction. */
   *liveUnitSlots(): Generator<number> {
     const t = this.tables;
-    for (let no = 0; no < this.entryIds.length; no++) {
-      if (this.entryIds[no] === undefined) continue;
+    for (let no = 0; no < this.nextNumber; no++) {
+      if (!this.ids.has(no)) continue;
       const row = no << E_SHIFT;
       const base = t.entries[row + E_BASE]!;
       const count = t.entries[row + E_COUNT]!;

@@ -37,8 +37,8 @@ export interface RankContext {
   readonly entryRows: Int32Array;
   /** updatedAt by entry number. */
   readonly updatedAt: Float64Array;
-  /** Entry ids by entry number (undefined for free numbers). */
-  readonly entryIds: readonly (string | undefined)[];
+  /** How the ids of two entry numbers order as strings (./entry-ids.ts EntryIds.compare). */
+  readonly compareIds: (a: number, b: number) => number;
 }
 
 export interface RankedHit {
@@ -63,10 +63,8 @@ function before(ctx: RankContext, a: number, b: number): boolean {
     const ta = ctx.updatedAt[ea]!;
     const tb = ctx.updatedAt[eb]!;
     if (ta !== tb) return ta > tb;
-    const ia = ctx.entryIds[ea] ?? '';
-    const ib = ctx.entryIds[eb] ?? '';
-    if (ia !== ib) return ia < ib;
-    return ea < eb;
+    const byId = ctx.compareIds(ea, eb);
+    return byId !== 0 ? byId < 0 : ea < eb;
   }
   return (ua & ORD_MASK) < (ub & ORD_MASK);
 }

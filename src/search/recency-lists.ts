@@ -25,7 +25,7 @@ import { S_CAPS_HI, S_CAPS_LO, S_HINTS, S_IN, S_OUT, S_SHIFT } from './tables.js
 
 /** Ids by entry number (undefined: free), and updatedAt, attributes and signatures by entry number. */
 export interface RecencySource {
-  readonly entryIds: readonly (string | undefined)[];
+  entryId(no: number): string | undefined;
   updatedAt(): Float64Array;
   attributes(): Int32Array;
   /** ./tables.ts `signatures` (S_SHIFT slots an entry). */
@@ -124,7 +124,7 @@ export class RecencyList {
   /** Entry number `no` (generation `g`, committed) joins. */
   add(no: number, g: number): void {
     const at = this.src.updatedAt()[no]!;
-    const id = this.src.entryIds[no]!;
+    const id = this.src.entryId(no)!;
     if ((this.length === 0 && this.sideLength === 0) || newer(at, id, this.lastAt, this.lastId)) {
       // (A list loaded from a saved state may have no room at all.)
       if ((this.length + 1) * this.width > this.main.length) this.main = grow(this.main, Math.max(4 * this.width, this.main.length * 2));
@@ -172,11 +172,10 @@ export class RecencyList {
     this.setLast(i >= 0 ? main[i * w + F_NO]! : undefined);
     // ...or with the newest side member, when newer: whatever joins the main part is then newer
     // than every side member, as their places need.
-    const ids = this.src.entryIds;
     this.sidePos = new Int32Array(this.sideLength);
     for (let j = 0; j < this.sideLength; j++) {
       const at = sideAts[j]!;
-      const id = ids[side[j * w + F_NO]!] ?? '';
+      const id = this.src.entryId(side[j * w + F_NO]!) ?? '';
       this.sidePos[j] = this.placeInMain(at, id);
       if (newer(at, id, this.lastAt, this.lastId)) {
         this.lastAt = at;
@@ -195,7 +194,6 @@ export class RecencyList {
     const w = this.width;
     const gen = this.gen();
     const times = this.src.updatedAt();
-    const ids = this.src.entryIds;
     let lo = 0;
     let hi = this.length;
     while (lo < hi) {
@@ -204,7 +202,7 @@ export class RecencyList {
       while (k >= lo && gen[main[k * w + F_NO]!] !== main[k * w + F_GEN]) k--;
       const no = k >= lo ? main[k * w + F_NO]! : -1;
       // No live member from lo to mid, or an older one: the place is above mid.
-      if (no < 0 || !newer(times[no]!, ids[no] ?? '', at, id)) lo = mid + 1;
+      if (no < 0 || !newer(times[no]!, this.src.entryId(no) ?? '', at, id)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -270,7 +268,7 @@ export class RecencyList {
   /** The newest member of the main part is `no` (undefined: none), whose time and id an `add` compares with. */
   private setLast(no: number | undefined): void {
     this.lastAt = no === undefined ? -Infinity : this.src.updatedAt()[no]!;
-    this.lastId = no === undefined ? '' : this.src.entryIds[no]!;
+    this.lastId = no === undefined ? '' : this.src.entryId(no)!;
   }
 
   private insertSide(no: number, g: number, at: number, id: string): void {
@@ -284,12 +282,11 @@ export class RecencyList {
       this.sidePos = grow(this.sidePos, size);
     }
     // Binary search for the first member newer than the new one (oldest first).
-    const ids = this.src.entryIds;
     let lo = 0;
     let hi = this.sideLength;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (newer(this.sideAts[mid]!, ids[this.side[mid * w + F_NO]!] ?? '', at, id)) hi = mid;
+      if (newer(this.sideAts[mid]!, this.src.entryId(this.side[mid * w + F_NO]!) ?? '', at, id)) hi = mid;
       else lo = mid + 1;
     }
     this.side.copyWithin((lo + 1) * w, lo * w, this.sideLength * w);

@@ -435,9 +435,11 @@ export class PostingsIndex implements KeywordIndex {
   private readonly pairs = new PairPool(this.tables);
   private readonly terms = new TermIndex((no) => this.store.recycle(no), ORD_BITS);
   private readonly tagScratch: number[] = [];
+  /** EntryIds.compare, bound once (a ranking's tie-break). */
+  private readonly compareIds = (a: number, b: number): number => this.store.ids.compare(a, b);
   /** Entries newest first, in all and per owner and tag, for listings (./recency-lists.ts). */
   private readonly recency = new RecencyLists({
-    entryIds: this.store.entryIds,
+    entryId: (no) => this.store.ids.get(no),
     updatedAt: () => this.tables.updatedAt,
     attributes: () => this.tables.entryAttr,
     signatures: () => this.tables.signatures,
@@ -1796,7 +1798,7 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   private rankContext(ids: Int32Array, keys: Float64Array, hitsOf: (entryNo: number) => number): RankContext {
-    return { ids, keys, hitsOf, entryRows: this.tables.entries, updatedAt: this.tables.updatedAt, entryIds: this.store.entryIds };
+    return { ids, keys, hitsOf, entryRows: this.tables.entries, updatedAt: this.tables.updatedAt, compareIds: this.compareIds };
   }
 
   /**
