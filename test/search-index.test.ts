@@ -239,6 +239,26 @@ describe('search index on the corpus', () => {
     assert.ok(byProvider.some((h) => h.id === JOKES && h.match.type === 'agent' && h.match.fields.includes('provider')));
   });
 
+  it('shows every interface as described (binding, version, tenant) and no empty members, also after a save and load', () => {
+    const own = createSearchIndex();
+    const interfaces = [
+      { url: 'https://quokka.example.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: 'acme' },
+      { url: 'https://quokka.example.com/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: 'https://quokka.example.com/grpc', protocolBinding: 'GRPC', tenant: 'acme' },
+    ];
+    add(own, '01890a5d-ac96-774b-bcce-b302099a8057', agent('Quokka agent', [], { interfaces }));
+    const saved = own.saveState!();
+    const loaded = createSearchIndex();
+    loaded.loadState!(saved.parts);
+    saved.release();
+    for (const index of [own, loaded]) {
+      const [hit] = search(index, 'quokka').hits;
+      assert.equal(hit?.id, '01890a5d-ac96-774b-bcce-b302099a8057');
+      assert.deepEqual(hit.interfaces, interfaces);
+      for (const key of ['kid', 'health', 'drift', 'source']) assert.equal(key in hit, false, key);
+    }
+  });
+
   it('finds MCP tools by the words of their identifier names', () => {
     const hits = search(index, 'web search', { kind: 'mcp-server' }).hits;
     const brave = hits.find((h) => h.id === 'mcp:brave-search.json' && h.match.id === 'brave_web_search');

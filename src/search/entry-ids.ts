@@ -2,13 +2,13 @@
  * Entry ids by entry number, and entry numbers by id, kept compactly.
  *
  * The registry's entry ids are lowercase UUIDs (../lib/time-ordered-id.ts). Each was a string
- * (56 bytes on the heap) in an array by entry number plus a Map entry from id to number (about
- * 30 bytes more): about 90 bytes an entry, 86 MiB at 1,000,000 entries, and two million objects
- * for every full garbage collection to mark. Here a UUID is its 16 bytes in one array by entry
- * number, found by an open-addressing table of entry numbers keyed by a hash of those bytes:
- * about 25 bytes an entry. The string is made again when asked for (a page's hits, a listing's
- * order when a new entry joins it); ties in the ranking compare the bytes, which order as the
- * strings do.
+ * (56 bytes on the heap) in an array by entry number plus a Map entry from id to number: about
+ * 90-110 bytes an entry, and two million objects at 1,000,000 entries for every full garbage
+ * collection to mark. Here a UUID is its 16 bytes in one array by entry number, found by an
+ * open-addressing table of entry numbers keyed by a hash of those bytes: about 33 bytes an
+ * entry (docs/scaling.md, "Memory"). The string is made again when asked for (a page's hits, a
+ * listing's order when a new entry joins it); ties in the ranking compare the bytes, which order
+ * as the strings do.
  *
  * An id of any other shape (an index given its caller's own ids, an upper-case UUID) is kept
  * as its string, as before: the same answers, at the old cost.

@@ -104,7 +104,8 @@ type Packed = [
 
 /**
  * An interface as a tuple, trailing members left out: its keys, written out for every interface
- * of every entry, were some 60 characters of an entry's 440 (about 60 MiB at 1,000,000).
+ * of every entry, were some 60 characters of an entry's 440 (with the record's trailing empty
+ * members, 72 bytes an entry: docs/scaling.md, "Memory").
  */
 type PackedInterface = [url: string, protocolBinding: string, protocolVersion?: string | null, tenant?: string];
 
