@@ -544,7 +544,9 @@ type Change = { kind: 'upsert'; slot: number; source: number; minute: number } |
 /** Applies `changes` (changeArb's) to the index and the oracle alike. */
 function applyChanges(index: SearchIndex, oracle: Oracle, pool: IndexedEntry[], changes: readonly Change[]): void {
   for (const c of changes) {
-    const id = `slot-${c.slot}`;
+    // Half the slots have UUIDs as the registry's ids are (kept as bytes: src/search/entry-ids.ts), half
+    // other ids (kept as text): ties in time then compare ids of both kinds with each other.
+    const id = c.slot % 2 === 0 ? `0189${(c.slot * 7919).toString(16).padStart(4, '0')}-ac96-774b-bcce-b302099a${c.slot.toString(16).padStart(4, '0')}` : `slot-${c.slot}`;
     if (c.kind === 'upsert') {
       const e: IndexedEntry = { ...pool[c.source]!, id, updatedAt: new Date(Date.parse('2025-01-01T00:00:00Z') + c.minute * 60_000).toISOString() };
       index.upsert(e);

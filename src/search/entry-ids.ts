@@ -7,8 +7,8 @@
  * collection to mark. Here a UUID is its 16 bytes in one array by entry number, found by an
  * open-addressing table of entry numbers keyed by a hash of those bytes: about 33 bytes an
  * entry (docs/scaling.md, "Memory"). The string is made again when asked for (a page's hits, a
- * listing's order when a new entry joins it); ties in the ranking compare the bytes, which order
- * as the strings do.
+ * listing's newest member); ties in the ranking and in a listing's order compare the bytes,
+ * which order as the strings do.
  *
  * An id of any other shape (an index given its caller's own ids, an upper-case UUID) is kept
  * as its string, as before: the same answers, at the old cost.

@@ -26,6 +26,8 @@ import { S_CAPS_HI, S_CAPS_LO, S_HINTS, S_IN, S_OUT, S_SHIFT } from './tables.js
 /** Ids by entry number (undefined: free), and updatedAt, attributes and signatures by entry number. */
 export interface RecencySource {
   entryId(no: number): string | undefined;
+  /** How the ids of two entry numbers order as strings, a free number's as '' (./entry-ids.ts compare). */
+  compareIds(a: number, b: number): number;
   updatedAt(): Float64Array;
   attributes(): Int32Array;
   /** ./tables.ts `signatures` (S_SHIFT slots an entry). */
@@ -69,6 +71,9 @@ const CAPABILITY_FIELDS = 8;
 
 /** Before in listing order (newer, or as new with the smaller id). */
 const newer = (atA: number, idA: string, atB: number, idB: string): boolean => atA > atB || (atA === atB && idA < idB);
+/** `newer` for the ids entry numbers `noA` and `noB` hold, compared without making their text. */
+const newerThan = (src: RecencySource, atA: number, noA: number, atB: number, noB: number): boolean =>
+  atA > atB || (atA === atB && src.compareIds(noA, noB) < 0);
 
 /**
  * One list: a sorted main part (oldest first) and a sorted side part of late arrivals. Each
@@ -124,16 +129,16 @@ export class RecencyList {
   /** Entry number `no` (generation `g`, committed) joins. */
   add(no: number, g: number): void {
     const at = this.src.updatedAt()[no]!;
-    const id = this.src.entryId(no)!;
-    if ((this.length === 0 && this.sideLength === 0) || newer(at, id, this.lastAt, this.lastId)) {
+    // The id's text only when the times tie (the newest member's may belong to an entry gone since).
+    if ((this.length === 0 && this.sideLength === 0) || at > this.lastAt || (at === this.lastAt && (this.src.entryId(no) ?? '') < this.lastId)) {
       // (A list loaded from a saved state may have no room at all.)
       if ((this.length + 1) * this.width > this.main.length) this.main = grow(this.main, Math.max(4 * this.width, this.main.length * 2));
       this.fill(this.main, this.length++, no, g);
       this.lastAt = at;
-      this.lastId = id;
+      this.lastId = this.src.entryId(no)!;
       return;
     }
-    this.insertSide(no, g, at, id);
+    this.insertSide(no, g, at);
     if (this.sideLength > Math.min(MAX_SIDE, Math.max(MIN_SIDE, this.length >>> 4))) this.merge();
   }
 
@@ -175,8 +180,10 @@ export class RecencyList {
     this.sidePos = new Int32Array(this.sideLength);
     for (let j = 0; j < this.sideLength; j++) {
       const at = sideAts[j]!;
-      const id = this.src.entryId(side[j * w + F_NO]!) ?? '';
-      this.sidePos[j] = this.placeInMain(at, id);
+      const no = side[j * w + F_NO]!;
+      this.sidePos[j] = this.placeInMain(at, no);
+      if (at < this.lastAt) continue;
+      const id = this.src.entryId(no) ?? '';
       if (newer(at, id, this.lastAt, this.lastId)) {
         this.lastAt = at;
         this.lastId = id;
@@ -185,11 +192,12 @@ export class RecencyList {
   }
 
   /**
-   * How many main members are older than (`at`, `id`): the index of the oldest live main member
-   * newer than it, or the main part's length. A binary search on the live members, each probe
-   * taking the nearest live member at or below it (stale members' numbers may hold other times).
+   * How many main members are older than (`at`, the id entry number `of` holds): the index of the
+   * oldest live main member newer than it, or the main part's length. A binary search on the live
+   * members, each probe taking the nearest live member at or below it (stale members' numbers
+   * may hold other times). Ids are compared by entry number, without their text.
    */
-  private placeInMain(at: number, id: string): number {
+  private placeInMain(at: number, of: number): number {
     const main = this.main;
     const w = this.width;
     const gen = this.gen();
@@ -202,7 +210,7 @@ export class RecencyList {
       while (k >= lo && gen[main[k * w + F_NO]!] !== main[k * w + F_GEN]) k--;
       const no = k >= lo ? main[k * w + F_NO]! : -1;
       // No live member from lo to mid, or an older one: the place is above mid.
-      if (no < 0 || !newer(times[no]!, this.src.entryId(no) ?? '', at, id)) lo = mid + 1;
+      if (no < 0 || !newerThan(this.src, times[no]!, no, at, of)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -271,7 +279,7 @@ export class RecencyList {
     this.lastId = no === undefined ? '' : this.src.entryId(no)!;
   }
 
-  private insertSide(no: number, g: number, at: number, id: string): void {
+  private insertSide(no: number, g: number, at: number): void {
     const w = this.width;
     if (this.sideLength === this.sideAts.length) {
       const size = Math.max(16, this.sideLength * 2);
@@ -286,7 +294,7 @@ export class RecencyList {
     let hi = this.sideLength;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (newer(this.sideAts[mid]!, this.src.entryId(this.side[mid * w + F_NO]!) ?? '', at, id)) hi = mid;
+      if (newerThan(this.src, this.sideAts[mid]!, this.side[mid * w + F_NO]!, at, no)) hi = mid;
       else lo = mid + 1;
     }
     this.side.copyWithin((lo + 1) * w, lo * w, this.sideLength * w);
@@ -294,7 +302,7 @@ export class RecencyList {
     this.sidePos.copyWithin(lo + 1, lo, this.sideLength);
     this.fill(this.side, lo, no, g);
     this.sideAts[lo] = at;
-    this.sidePos[lo] = this.placeInMain(at, id);
+    this.sidePos[lo] = this.placeInMain(at, no);
     this.sideLength++;
   }
 

@@ -440,6 +440,7 @@ export class PostingsIndex implements KeywordIndex {
   /** Entries newest first, in all and per owner and tag, for listings (./recency-lists.ts). */
   private readonly recency = new RecencyLists({
     entryId: (no) => this.store.ids.get(no),
+    compareIds: this.compareIds,
     updatedAt: () => this.tables.updatedAt,
     attributes: () => this.tables.entryAttr,
     signatures: () => this.tables.signatures,
