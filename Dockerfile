@@ -49,7 +49,7 @@ EXPOSE 8080
 # Memory: the search index takes about 1.7-1.8 KiB of heap per entry (docs/scaling.md); Node's
 # default heap limit is enough up to a few hundred thousand entries. For 1,000,000 raise it at run
 # time: -e NODE_OPTIONS=--max-old-space-size=4096 -m 6g. The index is saved in /data beside the
-# database (search-index.snapshot, ~1.4 KiB per entry) and loaded at start-up.
+# database (search-index.snapshot, ~1.6 KiB per entry) and loaded at start-up.
 # The registry listens at once (/healthz, liveness) and is ready once its index has loaded.
 # Healthy = ready to serve: storage reachable and the search index loaded (/readyz).
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
