@@ -546,7 +546,7 @@ function applyChanges(index: SearchIndex, oracle: Oracle, pool: IndexedEntry[], 
   for (const c of changes) {
     // Half the slots have UUIDs as the registry's ids are (kept as bytes: src/search/entry-ids.ts), half
     // other ids (kept as text): ties in time then compare ids of both kinds with each other.
-    const id = c.slot % 2 === 0 ? `0189${(c.slot * 7919).toString(16).padStart(4, '0')}-ac96-774b-bcce-b302099a${c.slot.toString(16).padStart(4, '0')}` : `slot-${c.slot}`;
+    const id = c.slot % 2 === 0 ? `0189${((c.slot * 7919) & 0xffff).toString(16).padStart(4, '0')}-ac96-774b-bcce-b302099a${c.slot.toString(16).padStart(4, '0')}` : `slot-${c.slot}`;
     if (c.kind === 'upsert') {
       const e: IndexedEntry = { ...pool[c.source]!, id, updatedAt: new Date(Date.parse('2025-01-01T00:00:00Z') + c.minute * 60_000).toISOString() };
       index.upsert(e);
