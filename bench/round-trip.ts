@@ -18,7 +18,10 @@
  *   do not empty the search phase's cache: every write changes the index and with it every
  *   score, so the cache rightly starts over after one, and with registrations in the same
  *   process each search round would first ask its 1,000 queries of the index again (a mix of
- *   the two search phases, not the cached search the phase names).
+ *   the two search phases, not the cached search the phase names);
+ * - sized (only when asked, `--phases noop,sized,...`): the SDK's no-op again, answering every
+ *   message with the artifacts of one real search answer of the registry (about 17 KB): what
+ *   the SDK itself reaches with an answer of a search's size, against its own small answer.
  *
  * The phases are interleaved for several rounds (so a noisy neighbour hurts all of them
  * alike) and each figure is the median over rounds. Targets: search >= 80 % and registration
@@ -31,7 +34,8 @@
  *
  *   npx tsx bench/round-trip.ts [--entries 10000] [--seconds 5] [--rounds 3] [--connections 20]
  *   DATABASE_URL=postgres://... npx tsx bench/round-trip.ts      (registrations in PostgreSQL)
- *   PROFILE_DIR=/tmp/prof npx tsx bench/round-trip.ts            (the registry writes a --cpu-prof there)
+ *   PROFILE_DIR=/tmp/prof npx tsx bench/round-trip.ts            (the registry writes a --cpu-prof there; PROFILE_ALL=1: the no-op too)
+ *   npx tsx bench/round-trip.ts --phases noop,sized,search        (also the SDK's no-op answering a search answer's artifacts)
  *   npx tsx bench/round-trip.ts --repo ../main                    (another checkout's built registry: before/after)
  *   npx tsx bench/round-trip.ts --base ../main                    (this checkout and ../main side by side, alternated)
  *   npx tsx bench/round-trip.ts --base . --base-env LOG_LEVEL=warn (one build, two settings, alternated)
@@ -57,7 +61,10 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '20' },
-    /** A subset of the phases (noop,declined,search,uncached,register), e.g. to profile one of them alone. */
+    /**
+     * A subset of the phases (noop,declined,search,uncached,register), e.g. to profile one of them
+     * alone; `sized` adds the SDK's no-op answering with a search answer's artifacts.
+     */
     phases: { type: 'string', default: 'noop,declined,search,uncached,register' },
     /** Another checkout whose built dist/ serves as the registry (e.g. an earlier version, for before/after figures). */
     repo: { type: 'string', default: REPO_ROOT },
@@ -180,12 +187,19 @@ const registryPhases = ({ label, searching, uncached, registering }: Registries)
     expect: 'TASK_STATE_COMPLETED',
   },
 ];
+// The SDK's no-op answering with what the registry answers a search (its artifacts, taken from one
+// real answer of the measured registry): the SDK's own round trip for an answer of that size, the
+// bound a search's ratio to the small no-op meets whatever the registry does.
+const sized = wanted.has('sized') ? await startSizedNoop(measuredRegistries.searching.url) : undefined;
+const sizedPhase: Phase | undefined = sized && { key: 'sized', name: 'SDK no-op, a search answer\'s artifacts', url: sized.url, pid: sized.pid, body: () => rpc([{ text: 'hello' }]), expect: 'TASK_STATE_COMPLETED' };
 const measuredPhases = registryPhases(measuredRegistries).filter((p) => wanted.has(p.key));
 const basePhases = baseRegistries ? registryPhases(baseRegistries).filter((p) => wanted.has(p.key)) : [];
-const phases = [...(wanted.has('noop') ? [noopPhase] : []), ...measuredPhases, ...basePhases];
+/** The SDK's phases, first in every round. */
+const sdkPhases = [...(wanted.has('noop') ? [noopPhase] : []), ...(sizedPhase ? [sizedPhase] : [])];
+const phases = [...sdkPhases, ...measuredPhases, ...basePhases];
 /** Round r's order: the no-op, then each registry phase with its base twin right after it (or, every other round, before it). */
 const roundOrder = (r: number): Phase[] => [
-  ...(wanted.has('noop') ? [noopPhase] : []),
+  ...sdkPhases,
   ...measuredPhases.flatMap((p, i) => (basePhases[i] ? (r % 2 === 0 ? [p, basePhases[i]] : [basePhases[i], p]) : [p])),
 ];
 
@@ -215,6 +229,8 @@ for (const phase of phases) {
 }
 const noop = rate.get(noopPhase.name);
 const noopCpu = cpu.get(noopPhase.name);
+const sizedNoop = sizedPhase && rate.get(sizedPhase.name);
+if (noop && sizedNoop) console.log(`SDK no-op with a search answer's artifacts / no-op: ${((sizedNoop / noop) * 100).toFixed(0)} % (what the SDK itself reaches with an answer that size)`);
 for (const [label, own, registries] of [['', measuredPhases, measuredRegistries], ['base: ', basePhases, baseRegistries]] as const) {
   if (!registries) continue;
   const rateOf = (key: string) => rate.get(own.find((p) => p.key === key)?.name ?? '');
@@ -240,7 +256,7 @@ if (closingNoop) {
     return before === undefined || after === undefined ? undefined : (before + after) / 2;
   };
   const percent = (xs: number[]) => `${(median(xs) * 100).toFixed(0)} % (rounds ${(Math.min(...xs) * 100).toFixed(0)}-${(Math.max(...xs) * 100).toFixed(0)} %)`;
-  for (const phase of [...measuredPhases, ...basePhases]) {
+  for (const phase of [...(sizedPhase ? [sizedPhase] : []), ...measuredPhases, ...basePhases]) {
     const runs = measured.get(phase.name)!;
     const byRate = runs.map((result, r) => result.perSecond / bracket(r, (n) => n.perSecond)!);
     const byCpu = runs.flatMap((result, r) => {
@@ -252,9 +268,22 @@ if (closingNoop) {
 }
 console.log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
-const children = [sdk, ...[measuredRegistries, baseRegistries].flatMap((r) => (r ? [r.searching, r.uncached, r.registering] : []))];
+const children = [sdk, sized, ...[measuredRegistries, baseRegistries].flatMap((r) => (r ? [r.searching, r.uncached, r.registering] : []))];
 await Promise.all(children.map((child) => child?.stop()));
 for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+
+/** The SDK's no-op server answering every message with the artifacts of one search answer of the registry at `url`. */
+async function startSizedNoop(url: string): Promise<ChildServer> {
+  const res = await fetch(new URL('/a2a/jsonrpc', url), { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: rpc([queries[0]]) });
+  const answer = (await res.json()) as { result?: { task?: { artifacts?: unknown[] } } };
+  const artifacts = answer.result?.task?.artifacts;
+  if (!artifacts?.length) throw new Error(`the registry's search answer has no artifacts: ${JSON.stringify(answer).slice(0, 300)}`);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-bench-sized-')), 'artifacts.json');
+  dataDirs.push(path.dirname(file));
+  fs.writeFileSync(file, JSON.stringify(artifacts));
+  console.log(`the sized no-op answers with ${Buffer.byteLength(JSON.stringify(artifacts))} bytes of artifacts`);
+  return startChild('bench/lib/sdk-noop-server.ts', repo, { NOOP_ARTIFACTS_FILE: file }, (line) => /^listening (\S+)/.exec(line)?.[1]);
+}
 
 /** How many searches the registry answered from its search cache (its /metrics), as a sentence tail. */
 async function cacheSummary(url: string): Promise<string> {

@@ -39,13 +39,13 @@ export interface ChildServer {
 /**
  * Starts `node <script>` (TypeScript through tsx, from this checkout) in `cwd` and resolves with
  * its URL once a line of its standard output names it. With PROFILE_DIR set, a built registry
- * writes a CPU profile there.
+ * writes a CPU profile there (with PROFILE_ALL=1 too, every other server, e.g. the SDK's no-op).
  */
 export async function startChild(script: string, cwd: string, env: Record<string, string>, urlOf: (line: string) => string | undefined): Promise<ChildServer> {
   const profileDir = process.env.PROFILE_DIR;
   const args = [
     ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
-    ...(profileDir && script.endsWith(BUILT_MAIN) ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ...(profileDir && (script.endsWith(BUILT_MAIN) || process.env.PROFILE_ALL) ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     script,
   ];
   const child = spawn(process.execPath, args, { cwd: script.endsWith('.ts') ? REPO_ROOT : cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });

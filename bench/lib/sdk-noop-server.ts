@@ -8,17 +8,20 @@
  *   node --import tsx bench/lib/sdk-noop-server.ts
  */
 import express from 'express';
-import { AgentCard, TaskState, type Task } from '@a2a-js/sdk';
+import fs from 'node:fs';
+import { AgentCard, Artifact, TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
+const answerFile = process.env.NOOP_ARTIFACTS_FILE;
+const artifacts: Artifact[] = answerFile ? (JSON.parse(fs.readFileSync(answerFile, 'utf8')) as unknown[]).map((a) => Artifact.fromJSON(a)) : [];
 const executor: AgentExecutor = {
   execute: async (ctx, bus) => {
     const task: Task = {
       id: ctx.taskId,
       contextId: ctx.contextId,
       status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() },
-      artifacts: [],
+      artifacts,
       history: [ctx.userMessage],
       metadata: undefined,
     };
