@@ -21,7 +21,9 @@
  *   the two search phases, not the cached search the phase names);
  * - sized (only when asked, `--phases noop,sized,...`): the SDK's no-op again, answering every
  *   message with the artifacts of one real search answer of the registry (about 17 KB): what
- *   the SDK itself reaches with an answer of a search's size, against its own small answer.
+ *   the SDK itself reaches with an answer of a search's size, against its own small answer;
+ * - sized-register (only when asked): the SDK's no-op sent the registration phase's messages
+ *   (each carrying an agent card), which it echoes in the task's history as the registry does.
  *
  * The phases are interleaved for several rounds (so a noisy neighbour hurts all of them
  * alike) and each figure is the median over rounds. Targets: search >= 80 % and registration
@@ -36,6 +38,7 @@
  *   DATABASE_URL=postgres://... npx tsx bench/round-trip.ts      (registrations in PostgreSQL)
  *   PROFILE_DIR=/tmp/prof npx tsx bench/round-trip.ts            (the registry writes a --cpu-prof there; PROFILE_ALL=1: the no-op too)
  *   npx tsx bench/round-trip.ts --phases noop,sized,search        (also the SDK's no-op answering a search answer's artifacts)
+ *   npx tsx bench/round-trip.ts --phases noop,sized-register,register (also the SDK's no-op sent registration messages)
  *   npx tsx bench/round-trip.ts --repo ../main                    (another checkout's built registry: before/after)
  *   npx tsx bench/round-trip.ts --base ../main                    (this checkout and ../main side by side, alternated)
  *   npx tsx bench/round-trip.ts --base . --base-env LOG_LEVEL=warn (one build, two settings, alternated)
@@ -161,6 +164,8 @@ console.log(
 let sequence = 0;
 const rpc = (parts: unknown[]) =>
   JSON.stringify({ jsonrpc: '2.0', id: ++sequence, method: 'SendMessage', params: { message: { messageId: `m-${sequence}`, role: 'ROLE_USER', parts } } });
+/** A unique agent card to register (each request's own name and URL). */
+const registrationBody = () => rpc([{ data: { register: { agentCard: benchCard(`Bench Agent ${sequence}`, `https://bench-${process.pid}-${sequence}.example.org/a2a`) } }, mediaType: 'application/json' }]);
 const queries = [...generateQueries(500, 3, false), ...generateQueries(500, 4, true)].map((q) => ({
   data: { search: { query: q.text, ...(q.filter ? { filter: q.filter } : {}), limit: 20 } },
   mediaType: 'application/json',
@@ -183,7 +188,7 @@ const registryPhases = ({ label, searching, uncached, registering }: Registries)
     url: registering?.url ?? '',
     pid: registering?.pid,
     token: TOKEN,
-    body: () => rpc([{ data: { register: { agentCard: benchCard(`Bench Agent ${sequence}`, `https://bench-${process.pid}-${sequence}.example.org/a2a`) } }, mediaType: 'application/json' }]),
+    body: registrationBody,
     expect: 'TASK_STATE_COMPLETED',
   },
 ];
@@ -194,8 +199,9 @@ const sized = wanted.has('sized') ? await startSizedNoop(measuredRegistries.sear
 const sizedPhase: Phase | undefined = sized && { key: 'sized', name: 'SDK no-op, a search answer\'s artifacts', url: sized.url, pid: sized.pid, body: () => rpc([{ text: 'hello' }]), expect: 'TASK_STATE_COMPLETED' };
 const measuredPhases = registryPhases(measuredRegistries).filter((p) => wanted.has(p.key));
 const basePhases = baseRegistries ? registryPhases(baseRegistries).filter((p) => wanted.has(p.key)) : [];
+const sizedRegisterPhase: Phase | undefined = wanted.has('sized-register') ? { key: 'sized-register', name: 'SDK no-op, a registration message', url: sdk.url, pid: sdk.pid, body: registrationBody, expect: 'TASK_STATE_COMPLETED' } : undefined;
 /** The SDK's phases, first in every round. */
-const sdkPhases = [...(wanted.has('noop') ? [noopPhase] : []), ...(sizedPhase ? [sizedPhase] : [])];
+const sdkPhases = [...(wanted.has('noop') ? [noopPhase] : []), ...(sizedPhase ? [sizedPhase] : []), ...(sizedRegisterPhase ? [sizedRegisterPhase] : [])];
 const phases = [...sdkPhases, ...measuredPhases, ...basePhases];
 /** Round r's order: the no-op, then each registry phase with its base twin right after it (or, every other round, before it). */
 const roundOrder = (r: number): Phase[] => [
@@ -256,7 +262,7 @@ if (closingNoop) {
     return before === undefined || after === undefined ? undefined : (before + after) / 2;
   };
   const percent = (xs: number[]) => `${(median(xs) * 100).toFixed(0)} % (rounds ${(Math.min(...xs) * 100).toFixed(0)}-${(Math.max(...xs) * 100).toFixed(0)} %)`;
-  for (const phase of [...(sizedPhase ? [sizedPhase] : []), ...measuredPhases, ...basePhases]) {
+  for (const phase of [...sdkPhases.slice(1), ...measuredPhases, ...basePhases]) {
     const runs = measured.get(phase.name)!;
     const byRate = runs.map((result, r) => result.perSecond / bracket(r, (n) => n.perSecond)!);
     const byCpu = runs.flatMap((result, r) => {
