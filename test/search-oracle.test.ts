@@ -666,6 +666,10 @@ describe('search index vs a plain scan, with the bitmaps of filters asked for ag
       { readOnly: true },
       { kind: 'mcp-server', destructive: false },
       { owner: 'owner-0', kind: 'agent' },
+      // What an entry offers is a lasting test too (an upsert takes a new entry number).
+      { capabilities: [capabilityValues[0]!] },
+      { capabilities: [capabilityValues[1]!, capabilityValues[2]!, 'no-such-capability'], kind: 'agent' },
+      { capabilities: [ODD_IDS[0]!, capabilityValues[3]!], readOnly: true },
     ];
     fc.assert(
       fc.property(fc.array(changeArb(1e6), { minLength: 1, maxLength: 12 }), queryArb, fc.constantFrom(...filters), (changes, q, f) => {

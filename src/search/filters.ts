@@ -32,7 +32,8 @@
  *   exactly. An entry-level key: the entry's capability signature (./capability-bits.ts, in its
  *   signature row, and the first two words in the members of the list of all entries, which a
  *   listing walks) rules out most entries that offer none; the record of the rest is read
- *   (./entry-store.ts hasCapability), last, and never by a kept bitmap.
+ *   (./entry-store.ts hasCapability), last. A kept bitmap (./filter-bitmaps.ts) holds the
+ *   verdict, since what an entry offers is fixed while it keeps its number.
  * - health: the entry's latest check had that status ("ok", "unreachable", "invalid"); entries
  *   never checked have none and do not match. "any" matches every entry, and, like any health
  *   value, turns off the operator's default of hiding entries unhealthy for too long
@@ -348,7 +349,10 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       this.capabilities === undefined &&
       this.onlyEntry < 0;
 
-    const lasting = !impossible && this.onlyEntry < 0 && (entryMask !== 0 || this.hideUnverifiedAgents || ownerId >= 0 || this.binding !== undefined || this.version !== undefined || this.unitLevel);
+    const lasting =
+      !impossible &&
+      this.onlyEntry < 0 &&
+      (entryMask !== 0 || this.hideUnverifiedAgents || ownerId >= 0 || this.binding !== undefined || this.version !== undefined || this.unitLevel || this.capabilities !== undefined);
     // The unit-level tests read the tag ids and the asked modes themselves, not only the
     // signature bits they map to (shared by many tags once there are more than 64).
     this.bitmapKey = lasting
@@ -366,11 +370,14 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
           this.outputModes ? [...this.outputModes].sort() : null,
           this.inSig,
           this.outSig,
+          // Compared exactly: the values as given, in code unit order.
+          this.capabilities ? [...this.capabilities.values].sort() : null,
         ])
       : undefined;
 
-    // The capabilities are not in the tables a kept bitmap is updated from: entryPasses tests them.
-    this.lastingDecides = this.hideUnhealthyBefore === undefined && this.capabilities === undefined && this.onlyEntry < 0;
+    // What an entry offers is fixed while it keeps its number (an upsert takes a new number,
+    // logged), so the capabilities are lasting tests too, and a kept bitmap decides them.
+    this.lastingDecides = this.hideUnhealthyBefore === undefined && this.onlyEntry < 0;
 
     this.entries = attrs.tables.entries;
     this.entryAttr = attrs.tables.entryAttr;
@@ -443,22 +450,26 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
       const since = this.attrs.unhealthySince.get(no);
       if (since !== undefined && since < this.hideUnhealthyBefore) return false;
     }
-    if (!this.restPasses(no, attr)) return false;
+    return this.restPasses(no, attr) && this.offers(no);
+  }
+
+  /**
+   * The tests of `entryPasses` whose verdict changes only when the entry's attributes do (not
+   * hiding long-unhealthy entries, which changes with the time), or its number (what it offers).
+   */
+  entryPassesLasting(no: number): boolean {
+    if (this.impossible) return false;
+    const attr = this.entryAttr[no]!;
+    return this.attrBitsPass(attr) && this.restPasses(no, attr) && this.offers(no);
+  }
+
+  /** Whether entry number `no` offers one of the capabilities asked (true when none are). */
+  private offers(no: number): boolean {
     if (this.capabilities === undefined) return true;
     // The signature first; then, last, the skills' and tools' strings in the entry's record.
     const row = no << S_SHIFT;
     const e = this.signatures;
     return mayOffer(this.capabilityBits!, e[row + S_CAPS_LO]!, e[row + S_CAPS_HI]!, e[row + S_CAPS_MORE]!) && this.hasCapability(no, this.capabilities);
-  }
-
-  /**
-   * The tests of `entryPasses` whose verdict changes only when the entry's attributes do (not
-   * hiding long-unhealthy entries, which changes with the time).
-   */
-  entryPassesLasting(no: number): boolean {
-    if (this.impossible) return false;
-    const attr = this.entryAttr[no]!;
-    return this.attrBitsPass(attr) && this.restPasses(no, attr);
   }
 
   /** The E_ATTR bits asked for (kind, streaming, verified, health), and an agent's verification when unverified ones are hidden. */
