@@ -66,7 +66,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '20' },
     /**
      * A subset of the phases (noop,declined,search,uncached,register), e.g. to profile one of them
-     * alone; `sized` adds the SDK's no-op answering with a search answer's artifacts.
+     * alone; `sized` adds the SDK's no-op answering with a search answer's artifacts,
+     * `sized-register` the SDK's no-op sent registration messages.
      */
     phases: { type: 'string', default: 'noop,declined,search,uncached,register' },
     /** Another checkout whose built dist/ serves as the registry (e.g. an earlier version, for before/after figures). */

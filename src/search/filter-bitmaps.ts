@@ -1,8 +1,8 @@
 /**
  * Bitmaps of the entries that pass a filter's lasting entry-level tests (kind, streaming,
  * verified, health, owner, binding and version, the capabilities offered, and the skill and tool
- * signatures a skill- or tool-level filter implies), and for a skill- or tool-level filter the verdicts of the units
- * tested so far, kept for the filters that searches ask for again.
+ * signatures a skill- or tool-level filter implies), and for a skill- or tool-level filter the
+ * verdicts of the units tested so far, kept for the filters that searches ask for again.
  *
  * A text search with a filter reads every posting's entry state (4 MB at 1,000,000 entries), on
  * an entry's first posting its mark and attributes (1 and 4 MB), and with a skill- or tool-level
