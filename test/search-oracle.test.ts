@@ -629,6 +629,42 @@ describe('search index vs a plain scan, under upserts and removals', () => {
   });
 });
 
+describe('listings by capabilities, from the entries offering them (src/search/capability-lists.ts)', () => {
+  // Every listing by capabilities reads the entries offering them when they are fewer than its list.
+  const options: SearchIndexOptions = { ...EXACT, offeredShare: 1 };
+  const capabilityFilterArb: fc.Arbitrary<SearchFilter> = fc
+    .record({
+      capabilities: fc.array(fc.constantFrom(...capabilityValues, 'no-such-capability'), { minLength: 1, maxLength: 3 }),
+      kind: fc.constantFrom(undefined, 'agent' as const, 'mcp-server' as const),
+      owner: fc.constantFrom(undefined, 'owner-0', 'owner-1'),
+      readOnly: fc.constantFrom(undefined, true),
+    })
+    .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as SearchFilter);
+
+  it('stays equal to the oracle through random changes (new entry numbers, removals, numbers used again), and after a save and load', () => {
+    const pool = entries(300, SEED + 3);
+    let index = createSearchIndex(options);
+    const oracle = new Oracle();
+    let round = 0;
+    fc.assert(
+      // Five distinct minutes: many equal times, ordered by id.
+      fc.property(fc.array(changeArb(5), { minLength: 1, maxLength: 40 }), capabilityFilterArb, fc.integer({ min: 3, max: 40 }), (changes, f, pageSize) => {
+        applyChanges(index, oracle, pool, changes);
+        checkListing(index, oracle, f, pageSize);
+        if (++round % 20 === 0) {
+          // Loaded from a saved state, then changed further: the lists grow past what was saved.
+          const saved = index.saveState!();
+          index = createSearchIndex(options);
+          index.loadState!(saved.parts);
+          saved.release();
+          checkListing(index, oracle, f, pageSize);
+        }
+      }),
+      { seed: SEED + 21, numRuns: 200 },
+    );
+  });
+});
+
 describe('search index vs a plain scan, with the bitmaps of filters asked for again', () => {
   // Every filtered text search uses its filter's bitmap from the filter's second search on.
   const options: SearchIndexOptions = { ...EXACT, maxPostings: 1e9, maxCandidates: 1e9, filterBitmapsAbove: 0 };

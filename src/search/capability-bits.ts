@@ -24,8 +24,8 @@ export interface CapabilityBits {
   readonly more: number;
 }
 
-/** FNV-1a over the UTF-16 code units, then murmur3's finalizer so every bit depends on every unit. */
-function hash(value: string): number {
+/** FNV-1a over the UTF-16 code units, then murmur3's finalizer so every bit depends on every unit (also ./capability-lists.ts's buckets). */
+export function capabilityHash(value: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < value.length; i++) h = Math.imul(h ^ value.charCodeAt(i), 0x01000193);
   h ^= h >>> 16;
@@ -36,7 +36,7 @@ function hash(value: string): number {
 }
 
 export function capabilityBits(value: string): CapabilityBits {
-  const h = hash(value);
+  const h = capabilityHash(value);
   let lo = 0;
   let hi = 0;
   for (const bit of [h & 63, (h >>> 6) & 63, (h >>> 12) & 63]) {

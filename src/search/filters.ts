@@ -387,6 +387,11 @@ export class CompiledFilter implements WalkFilter, LastingFilter {
     this.pool = attrs.pool;
   }
 
+  /** The capabilities asked for (any of them), compared exactly; undefined when none are. */
+  get askedCapabilities(): ReadonlySet<string> | undefined {
+    return this.capabilities?.values;
+  }
+
   /**
    * What `entryPasses` tests of an entry's E_ATTR alone (kind, streaming, verified, health,
    * binding and version): false rules the entry out, true leaves the other tests to it.

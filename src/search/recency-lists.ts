@@ -377,6 +377,11 @@ export class RecencyLists {
     this.all = new RecencyList(src, this.generations, true, true);
   }
 
+  /** Entry number `no`'s generation, bumped by every commit and removal of the number. */
+  generation(no: number): number {
+    return no < this.gen.length ? this.gen[no]! : 0;
+  }
+
   /** The owner's list (undefined: the owner has no entries). */
   owner(ownerId: number): RecencyList | undefined {
     return this.byOwner[ownerId];

@@ -1,0 +1,190 @@
+/**
+ * The entries offering each capability value (what the `capabilities` filter asks: a skill's id,
+ * or its name when it has none, and a tool's name, ./entry-store.ts offeredCapabilities), so a
+ * listing by a value few entries offer reads those entries instead of walking every entry (at
+ * 1,000,000 entries the walk took 24-110 ms, docs/scaling.md).
+ *
+ * Not a table by value: real catalogs have about as many distinct skill ids and tool names as
+ * skills and tools, and a dictionary entry for each would not fit issue 22's heap budget. The
+ * values are hashed into BUCKETS buckets instead, and a bucket lists the entries offering a value
+ * that falls in it: at 1,000,000 entries about a hundred a bucket, of which the asked value's own
+ * are sorted out by the filter's exact test (the caller's). Memory: 4 bytes a posting (about six
+ * an entry with the generated entries: 25 MB at 1M) plus room to grow, and three arrays of
+ * BUCKETS counters.
+ *
+ * A posting is the entry number and the low bits of its generation (./recency-lists.ts
+ * RecencyLists.generation: bumped by every commit and removal of a number). An entry's postings
+ * go stale when it is removed or its number is used again (an upsert takes a new number), and
+ * are dropped lazily: a bucket is compacted in place when a read finds half of it stale, or when
+ * it is full; the arena when a third of it is left behind by buckets that moved. Work stays per
+ * entry, whatever the corpus. A stale posting whose generation bits come round again names a
+ * live entry at worst, which the caller's exact test rules out.
+ */
+
+import { capabilityHash } from './capability-bits.js';
+import { int32Part, part, type IndexState } from './index-state.js';
+import { ORD_BITS } from './tables.js';
+
+const BUCKET_BITS = 16;
+const BUCKETS = 1 << BUCKET_BITS;
+/** A unit id (entry number << ORD_BITS | ordinal) is a non-negative Int32: so is number << GEN_BITS | generation. */
+const GEN_BITS = ORD_BITS;
+const GEN_MASK = (1 << GEN_BITS) - 1;
+
+const bucketOf = (value: string): number => capabilityHash(value) >>> (32 - BUCKET_BITS);
+
+export class CapabilityLists {
+  private off = new Int32Array(BUCKETS);
+  private len = new Int32Array(BUCKETS);
+  private cap = new Int32Array(BUCKETS);
+  private arena = new Int32Array(1 << 16);
+  private end = 0;
+  /** Arena room no bucket holds any more (left behind when a bucket moved to the end). */
+  private garbage = 0;
+  /** Scratch of `add`: the buckets of one entry. */
+  private readonly scratch = new Set<number>();
+
+  /** `generation(no)`: entry number `no`'s current generation. */
+  constructor(private readonly generation: (no: number) => number) {}
+
+  /** Entry number `no` (committed: its generation is current) offers `values`. */
+  add(no: number, values: Iterable<string>): void {
+    const buckets = this.scratch;
+    buckets.clear();
+    for (const v of values) buckets.add(bucketOf(v));
+    const posting = (no << GEN_BITS) | (this.generation(no) & GEN_MASK);
+    for (const b of buckets) {
+      if (this.len[b] === this.cap[b]) this.makeRoom(b);
+      this.arena[this.off[b]! + this.len[b]!++] = posting;
+    }
+  }
+
+  /**
+   * The entry numbers whose current entries may offer one of `values` (a superset: other
+   * values share their buckets), each once, pushed to `out`; false (with `out` left as it was
+   * given) as soon as there are more than `atMost`.
+   */
+  offering(values: Iterable<string>, atMost: number, out: number[]): boolean {
+    const buckets = new Set<number>();
+    for (const v of values) buckets.add(bucketOf(v));
+    // Stale postings count against `atMost` too: compacting first keeps them few.
+    let postings = 0;
+    for (const b of buckets) postings += this.fresh(b);
+    if (postings > atMost) return false;
+    const seen = buckets.size > 1 ? new Set<number>() : undefined;
+    for (const b of buckets) {
+      const from = this.off[b]!;
+      for (let i = from, to = from + this.len[b]!; i < to; i++) {
+        const no = this.arena[i]! >>> GEN_BITS;
+        if ((this.generation(no) & GEN_MASK) !== (this.arena[i]! & GEN_MASK)) continue;
+        if (seen) {
+          if (seen.has(no)) continue;
+          seen.add(no);
+        }
+        out.push(no);
+      }
+    }
+    return true;
+  }
+
+  /** Postings held (stale ones included), and the arena's length in Int32s: for stats and tests. */
+  get size(): { postings: number; arena: number } {
+    let postings = 0;
+    for (let b = 0; b < BUCKETS; b++) postings += this.len[b]!;
+    return { postings, arena: this.arena.length };
+  }
+
+  /** Its arrays into `state`, copied (they change in place). */
+  save(state: IndexState): void {
+    state.set('capabilities.off', this.off.slice());
+    state.set('capabilities.len', this.len.slice());
+    state.set('capabilities.cap', this.cap.slice());
+    state.set('capabilities.arena', this.arena.slice(0, this.end));
+    state.set('capabilities.garbage', this.garbage);
+  }
+
+  /** Takes over what `save` wrote (into a new, empty instance). */
+  load(state: IndexState): void {
+    const off = int32Part(state, 'capabilities.off');
+    const len = int32Part(state, 'capabilities.len');
+    const cap = int32Part(state, 'capabilities.cap');
+    const arena = int32Part(state, 'capabilities.arena');
+    if (off.length !== BUCKETS || len.length !== BUCKETS || cap.length !== BUCKETS) throw new Error('the saved capability lists are inconsistent');
+    for (let b = 0; b < BUCKETS; b++) {
+      if (len[b]! > cap[b]! || off[b]! + cap[b]! > arena.length) throw new Error('the saved capability lists are inconsistent');
+    }
+    this.off = off;
+    this.len = len;
+    this.cap = cap;
+    // Room to grow past the saved end.
+    this.arena = new Int32Array(Math.max(1 << 16, arena.length + (arena.length >>> 3)));
+    this.arena.set(arena);
+    this.end = arena.length;
+    this.garbage = part<number>(state, 'capabilities.garbage');
+  }
+
+  /** Bucket `b`'s postings after dropping its stale ones when half of them are (or it is full). */
+  private fresh(b: number): number {
+    const from = this.off[b]!;
+    const n = this.len[b]!;
+    let stale = 0;
+    for (let i = from, to = from + n; i < to; i++) {
+      if ((this.generation(this.arena[i]! >>> GEN_BITS) & GEN_MASK) !== (this.arena[i]! & GEN_MASK)) stale++;
+    }
+    if (stale * 2 > n) this.compact(b);
+    return this.len[b]!;
+  }
+
+  /** Drops bucket `b`'s stale postings, in place, order kept. */
+  private compact(b: number): void {
+    const from = this.off[b]!;
+    let kept = from;
+    for (let i = from, to = from + this.len[b]!; i < to; i++) {
+      const p = this.arena[i]!;
+      if ((this.generation(p >>> GEN_BITS) & GEN_MASK) === (p & GEN_MASK)) this.arena[kept++] = p;
+    }
+    this.len[b] = kept - from;
+  }
+
+  /** Room for one more posting in bucket `b`: its stale ones dropped, or the bucket moved to the arena's end with twice the room. */
+  private makeRoom(b: number): void {
+    this.compact(b);
+    if (this.len[b]! < this.cap[b]!) return;
+    const cap = Math.max(4, this.cap[b]! * 2);
+    if (this.end + cap > this.arena.length) {
+      if (this.garbage * 3 > this.end) this.compactArena();
+      if (this.end + cap > this.arena.length) {
+        const grown = new Int32Array(Math.max(this.end + cap, Math.ceil(this.arena.length * 1.5)));
+        grown.set(this.arena.subarray(0, this.end));
+        this.arena = grown;
+      }
+    }
+    const from = this.off[b]!;
+    this.arena.copyWithin(this.end, from, from + this.len[b]!);
+    this.garbage += this.cap[b]!;
+    this.off[b] = this.end;
+    this.cap[b] = cap;
+    this.end += cap;
+  }
+
+  /** Every bucket moved together, in bucket order, each with its room (the stale postings dropped first). */
+  private compactArena(): void {
+    let end = 0;
+    for (let b = 0; b < BUCKETS; b++) {
+      this.compact(b);
+      // A bucket that shrank gives back most of its room.
+      if (this.len[b]! * 4 < this.cap[b]!) this.cap[b] = Math.max(4, this.len[b]! * 2);
+      end += this.cap[b]!;
+    }
+    const arena = new Int32Array(Math.max(1 << 16, end + (end >>> 3)));
+    let at = 0;
+    for (let b = 0; b < BUCKETS; b++) {
+      arena.set(this.arena.subarray(this.off[b]!, this.off[b]! + this.len[b]!), at);
+      this.off[b] = at;
+      at += this.cap[b]!;
+    }
+    this.arena = arena;
+    this.end = at;
+    this.garbage = 0;
+  }
+}
