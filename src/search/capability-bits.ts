@@ -9,9 +9,11 @@
  * (./recency-lists.ts), so a listing by capabilities walks it like a listing by any attribute
  * instead of reading every entry's record (0.7 s at 1,000,000 entries).
  *
- * No table of values to entries: one would cost memory per skill and tool (issue 22's heap
- * budget has no room for it); the signature uses free slots of the signature row and two words
- * of each member of the list of all entries (8 MB at 1,000,000 entries).
+ * No table of values to entries: one would cost memory per distinct skill id and tool name
+ * (issue 22's heap budget has no room for it); the signature uses free slots of the signature row
+ * and two words of each member of the list of all entries (8 MB at 1,000,000 entries). A listing
+ * by values few entries offer reads those entries from lists by a hash of the value instead
+ * (./capability-lists.ts), which cost the postings alone.
  *
  * The bits are saved with the index (./snapshot-file.ts SNAPSHOT_FORMAT): changing the hash or
  * the bits a value sets needs the format raised.

@@ -22,7 +22,7 @@
  */
 
 import { capabilityHash } from './capability-bits.js';
-import { int32Part, part, type IndexState } from './index-state.js';
+import { int32Part, type IndexState } from './index-state.js';
 import { ORD_BITS } from './tables.js';
 
 const BUCKET_BITS = 16;
@@ -100,7 +100,6 @@ export class CapabilityLists {
     state.set('capabilities.len', this.len.slice());
     state.set('capabilities.cap', this.cap.slice());
     state.set('capabilities.arena', this.arena.slice(0, this.end));
-    state.set('capabilities.garbage', this.garbage);
   }
 
   /** Takes over what `save` wrote (into a new, empty instance). */
@@ -113,14 +112,21 @@ export class CapabilityLists {
     for (let b = 0; b < BUCKETS; b++) {
       if (len[b]! > cap[b]! || off[b]! + cap[b]! > arena.length) throw new Error('the saved capability lists are inconsistent');
     }
-    this.off = off;
-    this.len = len;
-    this.cap = cap;
-    // Room to grow past the saved end.
-    this.arena = new Int32Array(Math.max(1 << 16, arena.length + (arena.length >>> 3)));
-    this.arena.set(arena);
-    this.end = arena.length;
-    this.garbage = part<number>(state, 'capabilities.garbage');
+    // Laid out anew, each bucket with a quarter of its postings as room (the saved layout holds
+    // the room buckets took as they doubled, and what moved buckets left behind).
+    this.off = new Int32Array(BUCKETS);
+    this.len = len.slice();
+    this.cap = new Int32Array(BUCKETS);
+    let end = 0;
+    for (let b = 0; b < BUCKETS; b++) {
+      this.off[b] = end;
+      this.cap[b] = len[b] === 0 ? 0 : Math.max(4, len[b]! + (len[b]! >>> 2));
+      end += this.cap[b]!;
+    }
+    this.arena = new Int32Array(Math.max(1 << 16, end + (end >>> 4)));
+    for (let b = 0; b < BUCKETS; b++) this.arena.set(arena.subarray(off[b]!, off[b]! + len[b]!), this.off[b]!);
+    this.end = end;
+    this.garbage = 0;
   }
 
   /** Bucket `b`'s postings after dropping its stale ones when half of them are (or it is full). */

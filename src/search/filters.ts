@@ -32,7 +32,8 @@
  *   exactly. An entry-level key: the entry's capability signature (./capability-bits.ts, in its
  *   signature row, and the first two words in the members of the list of all entries, which a
  *   listing walks) rules out most entries that offer none; the record of the rest is read
- *   (./entry-store.ts hasCapability), last. A kept bitmap (./filter-bitmaps.ts) holds the
+ *   (./entry-store.ts hasCapability), last. A listing by values few entries offer reads only
+ *   those entries (./capability-lists.ts), each tested in full. A kept bitmap (./filter-bitmaps.ts) holds the
  *   verdict, since what an entry offers is fixed while it keeps its number.
  * - health: the entry's latest check had that status ("ok", "unreachable", "invalid"); entries
  *   never checked have none and do not match. "any" matches every entry, and, like any health
