@@ -27,7 +27,7 @@ import { ORD_BITS } from './tables.js';
 
 const BUCKET_BITS = 16;
 const BUCKETS = 1 << BUCKET_BITS;
-/** A unit id (entry number << ORD_BITS | ordinal) is a non-negative Int32: so is number << GEN_BITS | generation. */
+/** Entry numbers are below 2 ** (31 - ORD_BITS) (./tables.ts MAX_ENTRIES): number << GEN_BITS | generation is a non-negative Int32. */
 const GEN_BITS = ORD_BITS;
 const GEN_MASK = (1 << GEN_BITS) - 1;
 
@@ -129,7 +129,7 @@ export class CapabilityLists {
     this.garbage = 0;
   }
 
-  /** Bucket `b`'s postings after dropping its stale ones when half of them are (or it is full). */
+  /** Bucket `b`'s postings, after dropping its stale ones when half of them are. */
   private fresh(b: number): number {
     const from = this.off[b]!;
     const n = this.len[b]!;
