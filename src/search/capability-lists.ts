@@ -94,8 +94,14 @@ export class CapabilityLists {
     return { postings, arena: this.arena.length };
   }
 
-  /** Its arrays into `state`, copied (they change in place). */
+  /**
+   * Its arrays into `state`, copied (they change in place). Laid out anew first (stale postings
+   * dropped, a quarter of each bucket as room), so the room buckets took as they doubled while
+   * the index was built goes back at the first save after it (44 -> 33 MB at 1M).
+   */
   save(state: IndexState): void {
+    for (let b = 0; b < BUCKETS; b++) this.compact(b);
+    this.layOut(this.off, this.len, this.arena);
     state.set('capabilities.off', this.off.slice());
     state.set('capabilities.len', this.len.slice());
     state.set('capabilities.cap', this.cap.slice());
@@ -112,19 +118,25 @@ export class CapabilityLists {
     for (let b = 0; b < BUCKETS; b++) {
       if (len[b]! > cap[b]! || off[b]! + cap[b]! > arena.length) throw new Error('the saved capability lists are inconsistent');
     }
-    // Laid out anew, each bucket with a quarter of its postings as room (the saved layout holds
-    // the room buckets took as they doubled, and what moved buckets left behind).
-    this.off = new Int32Array(BUCKETS);
-    this.len = len.slice();
-    this.cap = new Int32Array(BUCKETS);
+    this.layOut(off, len, arena);
+  }
+
+  /** The buckets (`off`, `len` into `arena`) copied into a new arena in bucket order, each with a quarter of its postings as room. */
+  private layOut(off: Int32Array, len: Int32Array, arena: Int32Array): void {
+    const newOff = new Int32Array(BUCKETS);
+    const cap = new Int32Array(BUCKETS);
     let end = 0;
     for (let b = 0; b < BUCKETS; b++) {
-      this.off[b] = end;
-      this.cap[b] = len[b] === 0 ? 0 : Math.max(4, len[b]! + (len[b]! >>> 2));
-      end += this.cap[b]!;
+      newOff[b] = end;
+      cap[b] = len[b] === 0 ? 0 : Math.max(4, len[b]! + (len[b]! >>> 2));
+      end += cap[b]!;
     }
-    this.arena = new Int32Array(Math.max(1 << 16, end + (end >>> 4)));
-    for (let b = 0; b < BUCKETS; b++) this.arena.set(arena.subarray(off[b]!, off[b]! + len[b]!), this.off[b]!);
+    const laid = new Int32Array(Math.max(1 << 16, end + (end >>> 4)));
+    for (let b = 0; b < BUCKETS; b++) laid.set(arena.subarray(off[b]!, off[b]! + len[b]!), newOff[b]!);
+    this.off = newOff;
+    this.len = len.slice();
+    this.cap = cap;
+    this.arena = laid;
     this.end = end;
     this.garbage = 0;
   }
