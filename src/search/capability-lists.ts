@@ -65,23 +65,33 @@ export class CapabilityLists {
    * given) as soon as there are more than `atMost`.
    */
   offering(values: Iterable<string>, atMost: number, out: number[]): boolean {
+    const start = out.length;
     const buckets = new Set<number>();
     for (const v of values) buckets.add(bucketOf(v));
-    // Stale postings count against `atMost` too: compacting first keeps them few.
-    let postings = 0;
-    for (const b of buckets) postings += this.fresh(b);
-    if (postings > atMost) return false;
     const seen = buckets.size > 1 ? new Set<number>() : undefined;
+    // Stale postings count against `atMost` too, until a bucket half stale is compacted.
+    let postings = 0;
     for (const b of buckets) {
       const from = this.off[b]!;
-      for (let i = from, to = from + this.len[b]!; i < to; i++) {
+      const n = this.len[b]!;
+      let stale = 0;
+      for (let i = from, to = from + n; i < to; i++) {
         const no = this.arena[i]! >>> GEN_BITS;
-        if ((this.generation(no) & GEN_MASK) !== (this.arena[i]! & GEN_MASK)) continue;
+        if ((this.generation(no) & GEN_MASK) !== (this.arena[i]! & GEN_MASK)) {
+          stale++;
+          continue;
+        }
         if (seen) {
           if (seen.has(no)) continue;
           seen.add(no);
         }
         out.push(no);
+      }
+      if (stale * 2 > n) this.compact(b);
+      postings += this.len[b]!;
+      if (postings > atMost) {
+        out.length = start;
+        return false;
       }
     }
     return true;
@@ -139,18 +149,6 @@ export class CapabilityLists {
     this.arena = laid;
     this.end = end;
     this.garbage = 0;
-  }
-
-  /** Bucket `b`'s postings, after dropping its stale ones when half of them are. */
-  private fresh(b: number): number {
-    const from = this.off[b]!;
-    const n = this.len[b]!;
-    let stale = 0;
-    for (let i = from, to = from + n; i < to; i++) {
-      if ((this.generation(this.arena[i]! >>> GEN_BITS) & GEN_MASK) !== (this.arena[i]! & GEN_MASK)) stale++;
-    }
-    if (stale * 2 > n) this.compact(b);
-    return this.len[b]!;
   }
 
   /** Drops bucket `b`'s stale postings, in place, order kept. */
