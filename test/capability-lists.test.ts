@@ -87,7 +87,7 @@ describe('capability lists (entries by hashed capability value)', () => {
     for (const p of probes) model.check(p);
   });
 
-  it('says when more entries than asked for may offer the values, and reads a bucket of removed entries as empty', () => {
+  it('says when more entries than asked for may offer the values (without reading them past twice as many), and reads a bucket of removed entries as empty', () => {
     const model = new Model();
     for (let no = 0; no < 100; no++) model.add(no, ['shared', `own-${no}`]);
     const out: number[] = [];
@@ -97,8 +97,11 @@ describe('capability lists (entries by hashed capability value)', () => {
     assert.equal(out.length, 100);
     for (let no = 0; no < 100; no++) model.remove(no);
     const after: number[] = [];
-    assert.equal(model.lists.offering(['shared'], 0, after), true, 'a bucket of stale postings is compacted on reading');
+    // More than twice as many held as asked for: not read (stale or not).
+    assert.equal(model.lists.offering(['shared'], 49, after), false);
+    assert.equal(model.lists.offering(['shared'], 50, after), true, 'a bucket of stale postings is compacted on reading');
     assert.deepEqual(after, []);
+    assert.equal(model.lists.offering(['shared'], 0, after), true, 'and then holds nothing');
   });
 
   it('refuses a saved state whose lists do not fit their arena', () => {

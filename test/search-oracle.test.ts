@@ -682,6 +682,8 @@ describe('search index vs a plain scan, with the bitmaps of filters asked for ag
         checkAgainstOracle(index, oracle, q, f, 25);
         checkPerEntry(index, oracle, q, f, 25);
         checkAgainstOracle(index, oracle, q, f, 7);
+        // Listings use the same bitmaps (their population as the total, where it is one).
+        checkListing(index, oracle, f, 25);
         used = Math.max(used, bitmapsKept(index));
       }),
       { seed: SEED + 5, numRuns: 200 },
@@ -708,10 +710,11 @@ describe('search index vs a plain scan, with the bitmaps of filters asked for ag
       { capabilities: [ODD_IDS[0]!, capabilityValues[3]!], readOnly: true },
     ];
     fc.assert(
-      fc.property(fc.array(changeArb(1e6), { minLength: 1, maxLength: 12 }), queryArb, fc.constantFrom(...filters), (changes, q, f) => {
+      fc.property(fc.array(changeArb(1e6), { minLength: 1, maxLength: 12 }), queryArb, fc.constantFrom(...filters), fc.integer({ min: 3, max: 40 }), (changes, q, f, pageSize) => {
         applyChanges(index, oracle, pool, changes);
         checkAgainstOracle(index, oracle, q, f, 25);
         checkPerEntry(index, oracle, q, f, 25);
+        checkListing(index, oracle, f, pageSize);
       }),
       { seed: SEED + 7, numRuns: 300 },
     );
@@ -886,6 +889,33 @@ describe('the total limit (IndexPage.totalExact)', () => {
       fc.property(sparseFilterArb, fc.integer({ min: 5, max: 200 }), (f, pageSize) => checkBoundedListing(loaded, oracle, f, pageSize)),
       { seed: SEED + 13, numRuns: 60 },
     );
+  });
+
+  it("listings of filters asked again stop counting at the limit alike (their kept bitmaps' population as the total)", () => {
+    const pool = entries(300, SEED + 3);
+    // Every listing uses its filter's bitmap from its second ask on (by capabilities too, not the entries offering them).
+    const index = createSearchIndex({ ...EXACT, totalLimit: LIMIT, filterBitmapsAbove: 0, offeredShare: 0 });
+    const oracle = new Oracle();
+    const filters: SearchFilter[] = [
+      { kind: 'mcp-server' },
+      { streaming: true, kind: 'agent' },
+      { owner: 'owner-0' },
+      // Counted by entries although skill- or tool-level: each entry the bitmap allows has such a unit.
+      { readOnly: true },
+      { inputModes: ['text/plain'] },
+      // Not counted by the bitmap: a tag, two unit-level keys.
+      { tags: [tags[0]!] },
+      { tags: [tags[1]!], outputModes: ['application/json'] },
+      { capabilities: [capabilityValues[0]!, capabilityValues[1]!] },
+    ];
+    fc.assert(
+      fc.property(fc.array(changeArb(100), { minLength: 1, maxLength: 30 }), fc.constantFrom(...filters), fc.integer({ min: 2, max: 9 }), (changes, f, pageSize) => {
+        applyChanges(index, oracle, pool, changes);
+        checkBoundedListing(index, oracle, f, pageSize);
+      }),
+      { seed: SEED + 14, numRuns: 150 },
+    );
+    assert.equal((index as unknown as PostingsIndex).stats.filterBitmaps, filters.length, 'every filter kept its bitmap');
   });
 
   it('listings stay in order through upserts out of time order and removals', () => {

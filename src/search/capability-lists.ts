@@ -62,12 +62,18 @@ export class CapabilityLists {
   /**
    * The entry numbers whose current entries may offer one of `values` (a superset: other
    * values share their buckets), each once, pushed to `out`; false (with `out` left as it was
-   * given) as soon as there are more than `atMost`.
+   * given) as soon as there are more than `atMost`, or at once when the buckets hold more than
+   * twice as many postings (a bucket that is half stale is compacted only when read).
    */
   offering(values: Iterable<string>, atMost: number, out: number[]): boolean {
     const start = out.length;
     const buckets = new Set<number>();
     for (const v of values) buckets.add(bucketOf(v));
+    // Far too many even if half of them were stale (and compacted): no read of each posting's
+    // generation (a random read by entry number: a few milliseconds for a common value at 1M).
+    let held = 0;
+    for (const b of buckets) held += this.len[b]!;
+    if (held > 2 * atMost) return false;
     const seen = buckets.size > 1 ? new Set<number>() : undefined;
     // Stale postings count against `atMost` too, until a bucket half stale is compacted.
     let postings = 0;

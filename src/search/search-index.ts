@@ -852,6 +852,34 @@ export class PostingsIndex implements KeywordIndex {
     return this.named;
   }
 
+  /**
+   * The entries a filter's bitmap is built from when it is first kept (./filter-bitmaps.ts
+   * build): those of the owner's or tags' lists, or those offering a capability asked for (a
+   * superset either way), as bits in `named`; undefined (every entry number) when the filter
+   * names none. Marking them costs less than the full pass it replaces, however many postings
+   * the search has.
+   */
+  private bitmapWithin(filter: CompiledFilter): Int32Array | undefined {
+    const named = this.namedEntries(filter, Infinity);
+    const asked = filter.askedCapabilities;
+    if (named !== undefined || asked === undefined) return named;
+    const offering: number[] = [];
+    this.capabilityLists.offering(asked, Infinity, offering);
+    const words = bitmapWords(this.store.entryBound);
+    this.named = bitmapOf(this.named, words);
+    for (const no of offering) this.named[no >>> 5]! |= 1 << (no & 31);
+    this.namedWords = words;
+    return this.named;
+  }
+
+  /** Clears `named` (what namedEntries or bitmapWithin marked). */
+  private clearNamed(): void {
+    if (this.namedWords > 0) {
+      this.named.fill(0, 0, this.namedWords);
+      this.namedWords = 0;
+    }
+  }
+
   /** A new search: every entry's state in `seen` (stamped with the epoch) becomes unknown. */
   private nextEpoch(): void {
     if (this.metDirty) {
@@ -1225,7 +1253,7 @@ export class PostingsIndex implements KeywordIndex {
     // not a read of the entry's tables (the same postings are read).
     const kept =
       postings > this.filterBitmapsAbove && only < 0
-        ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound, () => this.namedEntries(filter, postings))
+        ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound, () => this.bitmapWithin(filter))
         : undefined;
     const named = kept?.entries ?? this.namedEntries(filter, postings);
     // A kept bitmap holds only live entries that pass the filter's lasting tests, and every one
@@ -1424,10 +1452,7 @@ export class PostingsIndex implements KeywordIndex {
       candKeys[i] = popcount(strong) + WEAK_CLAUSE * popcount(candWeak[i]! & ~strong) + (candScore[i]! & SCORE_MASK) * norm;
     }
     // (A kept filter bitmap stays as it is.)
-    if (this.namedWords > 0) {
-      this.named.fill(0, 0, this.namedWords);
-      this.namedWords = 0;
-    }
+    this.clearNamed();
     if (conjClauses > 0) {
       // Entries lacking a clause were not counted.
       cut = true;
@@ -1851,15 +1876,33 @@ export class PostingsIndex implements KeywordIndex {
     const only = filter.onlyEntry;
     const { list, owned, tagged } = only >= 0 ? { list: undefined, owned: false, tagged: false } : this.listToWalk(filter);
     if (only < 0 && (!list || !this.recency.anyAttributesPass(filter))) return { hits: [], total: 0 };
+    // A filter asked for again over a long list: the entries its kept bitmap allows
+    // (./filter-bitmaps.ts, from its second search or listing on), the others skipped with a bit
+    // test; with a skill- or tool-level filter, its units' verdicts kept too.
+    const kept =
+      list !== undefined && list.size > this.filterBitmapsAbove
+        ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound, () => this.bitmapWithin(filter))
+        : undefined;
+    this.clearNamed();
+    const bits = kept?.entries;
+    const keptUnits = kept?.units;
+    // Every entry test is a lasting one: an entry the bitmap allows passes them all.
+    const bitsDecide = bits !== undefined && filter.lastingDecides;
+    // And whether the bitmap's population is the total: it counts entries, each of which is a
+    // hit (the entry itself, or with a skill- or tool-level filter per entry a unit it surely has).
+    const counted = bitsDecide && !excludedUnits && (!unitLevel || (perEntry && filter.entryDecides(false)));
     // Capabilities few entries offer: those entries, newest first, instead of the walk (each
     // then passes every test of the filter itself, in `visit`).
-    const offered = list !== undefined ? this.offeredEntries(filter, Math.min(cap, Math.floor(list.size * this.offeredShare))) : undefined;
+    const offered = list !== undefined && !counted ? this.offeredEntries(filter, Math.min(cap, Math.floor(list.size * this.offeredShare))) : undefined;
     // Whether the walk's own tests leave none to the entry's row (read by number: a cache miss).
     const walked = list !== undefined && offered === undefined && filter.walkDecides({ signatures: list.hasSignatures, owned, tagged });
     // Counting entries past the page: whether one that passes the entry tests has a unit that passes.
     const decided = perEntry && !excludedUnits && filter.entryDecides(tagged && offered === undefined);
+    const unitPasses = (no: number, base: number, ord: number): boolean =>
+      keptUnits !== undefined && ord <= VERDICT_ORDS ? unitPassesKept(keptUnits, no, ord, filter, this.tables) : filter.unitPasses(base + ord);
     const visit = (no: number): boolean => {
-      if (!(filter.entryFree || walked || filter.entryPasses(no))) return true;
+      if (bits !== undefined && (bits[no >>> 5]! & (1 << (no & 31))) === 0) return true;
+      if (!(filter.entryFree || walked || bitsDecide || filter.entryPasses(no))) return true;
       // Stamped by an excluded word in the entry's own text.
       if (excludedUnits && seen[no] === rejected) return true;
       if (!unitLevel) {
@@ -1876,7 +1919,7 @@ export class PostingsIndex implements KeywordIndex {
       let hits = 0;
       let last = -1;
       for (let ord = 1; ord < count; ord++) {
-        if (!filter.unitPasses(base + ord) || excludedUnits?.has(unitId(no, ord))) continue;
+        if (!unitPasses(no, base, ord) || excludedUnits?.has(unitId(no, ord))) continue;
         const at = total + hits;
         if (hits < groupLimit && at >= offset && at < end) {
           shown.push(unitId(no, ord));
@@ -1893,7 +1936,18 @@ export class PostingsIndex implements KeywordIndex {
       return total < cap;
     };
     let complete = true;
-    if (offered) complete = offered.every(visit);
+    if (list && counted) {
+      // Only the page is visited; the total is the bitmap's population, bounded as a walk's.
+      const words = bitmapWords(this.store.entryBound);
+      const population = bitCount(bits!, words);
+      const toPage = (no: number): boolean => visit(no) && total < end;
+      // A walk meets one of them about every list.size / population members: when few, they
+      // are put in listing order instead (the two cost about the same where this switches).
+      if (population * population <= end * list.size) this.recency.inListingOrder(bitsSet(bits!, words)).every(toPage);
+      else list.walk(toPage, filter);
+      total = Math.min(population, cap);
+      complete = population < cap;
+    } else if (offered) complete = offered.every(visit);
     else if (list) complete = list.walk(visit, filter);
     // A standing search asks about one entry (onlyId): look at it alone.
     else if ((this.tables.marks[only]! & M_LIVE) !== 0) visit(only);
@@ -1909,7 +1963,7 @@ export class PostingsIndex implements KeywordIndex {
       const others: SearchMatch[] = [];
       let more = 0;
       for (let ord = (id & ORD_MASK) + 1; ord < count; ord++) {
-        if (!filter.unitPasses(base + ord) || excludedUnits?.has(unitId(no, ord))) continue;
+        if (!unitPasses(no, base, ord) || excludedUnits?.has(unitId(no, ord))) continue;
         if (others.length < MAX_MATCHES_PER_HIT) others.push(this.matchOf(unitId(no, ord), -1));
         else more++;
       }
@@ -2023,6 +2077,22 @@ function detectEntryLanguage(d: EntryDescription): number {
 }
 
 /** The postings in `ids` of entry number `entry`'s units (unit ids carry the entry number above ORD_BITS). */
+/** The numbers of the bits set in the first `words` words of `bits`, ascending. */
+function bitsSet(bits: Int32Array, words: number): number[] {
+  const out: number[] = [];
+  for (let w = 0, end = Math.min(words, bits.length); w < end; w++) {
+    for (let word = bits[w]!; word !== 0; word &= word - 1) out.push((w << 5) | (31 - Math.clz32(word & -word)));
+  }
+  return out;
+}
+
+/** The bits set in the first `words` words of `bits`. */
+function bitCount(bits: Int32Array, words: number): number {
+  let n = 0;
+  for (let w = Math.min(words, bits.length) - 1; w >= 0; w--) if (bits[w] !== 0) n += popcount(bits[w]!);
+  return n;
+}
+
 function postingsOf(ids: ArrayLike<number>, entry: number): number[] {
   const out: number[] = [];
   for (let i = 0; i < ids.length; i++) if (ids[i]! >>> ORD_BITS === entry) out.push(ids[i]!);
