@@ -1876,33 +1876,42 @@ export class PostingsIndex implements KeywordIndex {
     const only = filter.onlyEntry;
     const { list, owned, tagged } = only >= 0 ? { list: undefined, owned: false, tagged: false } : this.listToWalk(filter);
     if (only < 0 && (!list || !this.recency.anyAttributesPass(filter))) return { hits: [], total: 0 };
+    // Whether a kept bitmap's population would be the total: every entry test is a lasting one,
+    // and the listing counts entries, each a hit (the entry itself, or with a skill- or tool-level
+    // filter per entry a unit it surely has).
+    const countable = filter.lastingDecides && !excludedUnits && (!unitLevel || (perEntry && filter.entryDecides(false)));
+    // Or whether the walk decides alone: its own tests decide the entries and counting past the
+    // page tests no unit (one tag): a bitmap would add its upkeep only (its units' verdicts, for
+    // the page's entries, pushed out and made again in turn by other filters' made a tag's
+    // listing a third slower).
+    const walkAlone = !countable && perEntry && !excludedUnits && filter.walkDecides({ signatures: list?.hasSignatures ?? false, owned, tagged }) && filter.entryDecides(tagged);
     // A filter asked for again over a long list: the entries its kept bitmap allows
     // (./filter-bitmaps.ts, from its second search or listing on), the others skipped with a bit
     // test; with a skill- or tool-level filter, its units' verdicts kept too.
     const kept =
-      list !== undefined && list.size > this.filterBitmapsAbove
+      list !== undefined && list.size > this.filterBitmapsAbove && !walkAlone
         ? this.filterBitmaps.get(filter, this.tables, this.store.entryBound, () => this.bitmapWithin(filter))
         : undefined;
     this.clearNamed();
-    const bits = kept?.entries;
     const keptUnits = kept?.units;
-    // Every entry test is a lasting one: an entry the bitmap allows passes them all.
-    const bitsDecide = bits !== undefined && filter.lastingDecides;
-    // And whether the bitmap's population is the total: it counts entries, each of which is a
-    // hit (the entry itself, or with a skill- or tool-level filter per entry a unit it surely has).
-    const counted = bitsDecide && !excludedUnits && (!unitLevel || (perEntry && filter.entryDecides(false)));
+    // An entry the bitmap allows passes every entry test (they are all lasting ones).
+    const bitsDecide = kept !== undefined && filter.lastingDecides;
+    const counted = countable && kept !== undefined;
     // Capabilities few entries offer: those entries, newest first, instead of the walk (each
     // then passes every test of the filter itself, in `visit`).
     const offered = list !== undefined && !counted ? this.offeredEntries(filter, Math.min(cap, Math.floor(list.size * this.offeredShare))) : undefined;
     // Whether the walk's own tests leave none to the entry's row (read by number: a cache miss).
     const walked = list !== undefined && offered === undefined && filter.walkDecides({ signatures: list.hasSignatures, owned, tagged });
+    // The entries the bitmap allows, unless the walk's own tests decide them anyway (a bit read
+    // a member would then be all it adds: a tag's listing measured 10 % slower with it).
+    const bits = counted || !walked ? kept?.entries : undefined;
     // Counting entries past the page: whether one that passes the entry tests has a unit that passes.
     const decided = perEntry && !excludedUnits && filter.entryDecides(tagged && offered === undefined);
     const unitPasses = (no: number, base: number, ord: number): boolean =>
       keptUnits !== undefined && ord <= VERDICT_ORDS ? unitPassesKept(keptUnits, no, ord, filter, this.tables) : filter.unitPasses(base + ord);
     const visit = (no: number): boolean => {
       if (bits !== undefined && (bits[no >>> 5]! & (1 << (no & 31))) === 0) return true;
-      if (!(filter.entryFree || walked || bitsDecide || filter.entryPasses(no))) return true;
+      if (!(filter.entryFree || walked || (bits !== undefined && bitsDecide) || filter.entryPasses(no))) return true;
       // Stamped by an excluded word in the entry's own text.
       if (excludedUnits && seen[no] === rejected) return true;
       if (!unitLevel) {
