@@ -918,6 +918,31 @@ describe('the total limit (IndexPage.totalExact)', () => {
     assert.equal((index as unknown as PostingsIndex).stats.filterBitmaps, filters.length, 'every filter kept its bitmap');
   });
 
+  it('listings by capabilities read from the entries offering them stop counting at the limit as a walk does', () => {
+    const data = entries(800, SEED);
+    // Always from the entries offering them, however many (more than the limit, mostly).
+    const index = createSearchIndex({ ...EXACT, totalLimit: LIMIT, offeredShare: 1, filterBitmaps: 0 });
+    const oracle = new Oracle();
+    for (const e of data) {
+      index.upsert(e);
+      oracle.upsert(e);
+    }
+    const offered = new Map<string, number>();
+    for (const e of data) for (const c of new Set([...e.description.skills.map((k) => k.id || k.name), ...e.description.tools.map((t) => t.name)])) offered.set(c, (offered.get(c) ?? 0) + 1);
+    const common = [...offered].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([c]) => c);
+    assert.ok(offered.get(common[0]!)! > LIMIT * 2, `the commonest value is offered ${offered.get(common[0]!)} times`);
+    const capabilityArb = fc
+      .record({
+        capabilities: fc.array(fc.constantFrom(...common), { minLength: 1, maxLength: 3 }),
+        kind: fc.constantFrom(undefined, 'agent' as const, 'mcp-server' as const),
+      })
+      .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as SearchFilter);
+    fc.assert(
+      fc.property(capabilityArb, fc.integer({ min: 2, max: 9 }), (f, pageSize) => checkBoundedListing(index, oracle, f, pageSize)),
+      { seed: SEED + 15, numRuns: 100 },
+    );
+  });
+
   it('listings stay in order through upserts out of time order and removals', () => {
     const pool = entries(300, SEED + 3);
     const index = createSearchIndex({ ...EXACT, totalLimit: LIMIT });
