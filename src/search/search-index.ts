@@ -1950,8 +1950,8 @@ export class PostingsIndex implements KeywordIndex {
       const words = bitmapWords(this.store.entryBound);
       const population = bitCount(bits!, words);
       const toPage = (no: number): boolean => visit(no) && total < end;
-      // A walk meets one of them about every list.size / population members: when few, they
-      // are put in listing order instead (the two cost about the same where this switches).
+      // A walk meets one of them about every list.size / population members: when that walk to
+      // the page would pass more members than there are of them, they are sorted instead.
       if (population * population <= end * list.size) this.recency.inListingOrder(bitsSet(bits!, words)).every(toPage);
       else list.walk(toPage, filter);
       total = Math.min(population, cap);
