@@ -967,9 +967,14 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
 
         // A view's code held past the deadline (its file never answered): said as not arrived
         // (the connection, or an update), not as a failure the browser did not explain.
-        await page.route(`${proxy.url}/assets/chunk-*.js`, () => undefined);
+        // (Its deadline is set as the file is asked for, after "Loading…" shows: released before
+        // it was set, it would be held for ever.)
+        let chunkAsked!: () => void;
+        const asked = new Promise<void>((resolve) => (chunkAsked = resolve));
+        await page.route(`${proxy.url}/assets/chunk-*.js`, () => chunkAsked());
         await page.locator('[data-nav=validate]').click();
         await page.locator('main [role=status]', { hasText: 'Loading…' }).waitFor();
+        await asked;
         await passDeadlines(page);
         const late = page.locator('[role=alert]', { hasText: 'Its code did not arrive' });
         await late.waitFor({ timeout: 5000 });
