@@ -401,16 +401,15 @@ export class RecencyLists {
       if (t < oldest) oldest = t;
       whole &&= Number.isInteger(t);
     }
-    const byId = (i: number, j: number): number => this.src.compareIds(nos[i]!, nos[j]!);
+    // The listing order of positions i and j (`newerThan`, the one definition of it).
+    const inOrder = (i: number, j: number): number =>
+      newerThan(this.src, at[i]!, nos[i]!, at[j]!, nos[j]!) ? -1 : newerThan(this.src, at[j]!, nos[j]!, at[i]!, nos[i]!) ? 1 : 0;
     // Room for a position below each key's age.
     const room = 2 ** Math.ceil(Math.log2(n + 1));
-    if (n < 2 || !whole || !Number.isSafeInteger((newest - oldest + 1) * room)) {
-      return Array.from(nos.keys())
-        .sort((i, j) => (at[i]! !== at[j]! ? at[j]! - at[i]! : byId(i, j)))
-        .map((i) => nos[i]!);
-    }
+    if (n < 2 || !whole || !Number.isSafeInteger((newest - oldest + 1) * room)) return Array.from(nos.keys()).sort(inOrder).map((i) => nos[i]!);
     // A number per entry, its age against the newest (whole milliseconds) above its position,
-    // sorted natively: a comparator sort of 57,000 entries took 30-40 ms, this a few.
+    // sorted natively, then only equal times compared (at 1M: 57,000 entries 37-40 -> 15-21 ms,
+    // 13,000 6.6-6.8 -> 2.3-3.2 ms against the comparison of every pair).
     const keys = new Float64Array(n);
     for (let i = 0; i < n; i++) keys[i] = (newest - at[i]!) * room + i;
     keys.sort();
@@ -421,7 +420,7 @@ export class RecencyLists {
       let end = k + 1;
       while (end < n && at[order[end]!] === at[order[k]!]) end++;
       if (end - k > 1) {
-        const run = order.slice(k, end).sort(byId);
+        const run = order.slice(k, end).sort(inOrder);
         for (let r = 0; r < run.length; r++) order[k + r] = run[r]!;
       }
       k = end;
