@@ -40,7 +40,7 @@
  * take what room the entry bitmaps leave: an entry bitmap may push out any filter's verdicts,
  * verdicts only those of filters asked for at most half as often.
  */
-import { bitmapOf, bitmapWords, withRoom } from './entry-bits.js';
+import { bitmapOf, bitmapWords, forEachBit, withRoom } from './entry-bits.js';
 import { ATTR_LOG_SIZE, E_COUNT, E_SHIFT, M_LIVE, type Tables } from './tables.js';
 
 /** What a kept bitmap needs of a compiled filter (./filters.ts). */
@@ -317,13 +317,9 @@ function build(filter: LastingFilter, tables: Tables, entryBound: number, within
   if (within === undefined) {
     for (let no = 0; no < entryBound; no++) test(no);
   } else {
-    const words = Math.min(within.length, bitmapWords(entryBound));
-    for (let w = 0; w < words; w++) {
-      for (let word = within[w]!; word !== 0; word &= word - 1) {
-        const no = (w << 5) | (31 - Math.clz32(word & -word));
-        if (no < entryBound) test(no);
-      }
-    }
+    forEachBit(within, bitmapWords(entryBound), (no) => {
+      if (no < entryBound) test(no);
+    });
   }
   return bits;
 }

@@ -91,7 +91,7 @@ import { PairPool, TAG_PROSE, fieldPair, pairHash, termHash } from './phrases.js
 import { MAX_CLAUSES, MAX_JOINED_WORDS, MAX_PHRASE_WORDS, parseQuery, type ParsedClause, type ParsedQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
-import { bitmapOf, bitmapWords } from './entry-bits.js';
+import { bitCount, bitmapOf, bitmapWords, forEachBit } from './entry-bits.js';
 import { FilterBitmaps, VERDICT_ORDS, unitPassesKept } from './filter-bitmaps.js';
 import { combineRelatedWords, type RelatedWords } from './related-words.js';
 import { RecencyLists, type RecencyList } from './recency-lists.js';
@@ -356,8 +356,8 @@ export interface SearchIndexOptions {
   filterBitmapsAbove?: number;
   /**
    * A listing by capabilities reads the entries offering the values (./capability-lists.ts)
-   * instead of walking its recency list when they are at most this share of the list (and no
-   * more than its total limit). Default DEFAULT_OFFERED_SHARE.
+   * instead of walking its recency list when they are at most this share of the list (more than
+   * its total limit too: they stop where the walk would). Default DEFAULT_OFFERED_SHARE.
    */
   offeredShare?: number;
   /** Match other forms of a word (stemming in the entry's language). Default true. */
@@ -1880,11 +1880,14 @@ export class PostingsIndex implements KeywordIndex {
     // and the listing counts entries, each a hit (the entry itself, or with a skill- or tool-level
     // filter per entry a unit it surely has).
     const countable = filter.lastingDecides && !excludedUnits && (!unitLevel || (perEntry && filter.entryDecides(false)));
+    // Whether the walk's own tests decide every entry test (never for capabilities, so it holds
+    // whether or not the entries offering them are read instead: asked once, for both uses below).
+    const walkDecides = list !== undefined && filter.walkDecides({ signatures: list.hasSignatures, owned, tagged });
     // Or whether the walk decides alone: its own tests decide the entries and counting past the
     // page tests no unit (one tag): a bitmap would add its upkeep only (its units' verdicts, for
     // the page's entries, pushed out and made again in turn by other filters': 28 µs a listing
     // of tags asked in turn at 1M).
-    const walkAlone = !countable && perEntry && !excludedUnits && filter.walkDecides({ signatures: list?.hasSignatures ?? false, owned, tagged }) && filter.entryDecides(tagged);
+    const walkAlone = !countable && perEntry && !excludedUnits && walkDecides && filter.entryDecides(tagged);
     // A filter asked for again over a long list: the entries its kept bitmap allows
     // (./filter-bitmaps.ts, from its second search or listing on), the others skipped with a bit
     // test; with a skill- or tool-level filter, its units' verdicts kept too.
@@ -1894,24 +1897,24 @@ export class PostingsIndex implements KeywordIndex {
         : undefined;
     this.clearNamed();
     const keptUnits = kept?.units;
-    // An entry the bitmap allows passes every entry test (they are all lasting ones).
-    const bitsDecide = kept !== undefined && filter.lastingDecides;
     const counted = countable && kept !== undefined;
     // Capabilities few entries offer: those entries, newest first, instead of the walk (each
     // then passes every test of the filter itself, in `visit`).
     const offered = list !== undefined && !counted ? this.offeredEntries(filter, Math.floor(list.size * this.offeredShare)) : undefined;
     // Whether the walk's own tests leave none to the entry's row (read by number: a cache miss).
-    const walked = list !== undefined && offered === undefined && filter.walkDecides({ signatures: list.hasSignatures, owned, tagged });
+    const walked = walkDecides && offered === undefined;
     // The entries the bitmap allows, unless the walk's own tests decide them anyway (a bit read
     // a member would then be all it adds).
     const bits = counted || !walked ? kept?.entries : undefined;
+    // An entry the bitmap allows passes every entry test (they are all lasting ones).
+    const bitsDecide = bits !== undefined && filter.lastingDecides;
     // Counting entries past the page: whether one that passes the entry tests has a unit that passes.
     const decided = perEntry && !excludedUnits && filter.entryDecides(tagged && offered === undefined);
     const unitPasses = (no: number, base: number, ord: number): boolean =>
       keptUnits !== undefined && ord <= VERDICT_ORDS ? unitPassesKept(keptUnits, no, ord, filter, this.tables) : filter.unitPasses(base + ord);
     const visit = (no: number): boolean => {
       if (bits !== undefined && (bits[no >>> 5]! & (1 << (no & 31))) === 0) return true;
-      if (!(filter.entryFree || walked || (bits !== undefined && bitsDecide) || filter.entryPasses(no))) return true;
+      if (!(filter.entryFree || walked || bitsDecide || filter.entryPasses(no))) return true;
       // Stamped by an excluded word in the entry's own text.
       if (excludedUnits && seen[no] === rejected) return true;
       if (!unitLevel) {
@@ -1952,8 +1955,11 @@ export class PostingsIndex implements KeywordIndex {
       const toPage = (no: number): boolean => visit(no) && total < end;
       // A walk meets one of them about every list.size / population members: when that walk to
       // the page would pass more members than there are of them, they are sorted instead.
-      if (population * population <= end * list.size) this.recency.inListingOrder(bitsSet(bits!, words)).every(toPage);
-      else list.walk(toPage, filter);
+      if (population * population <= end * list.size) {
+        const few: number[] = [];
+        forEachBit(bits!, words, (no) => few.push(no));
+        this.recency.inListingOrder(few).every(toPage);
+      } else list.walk(toPage, filter);
       total = Math.min(population, cap);
       complete = population < cap;
     } else if (offered) complete = offered.every(visit);
@@ -2084,22 +2090,6 @@ function detectEntryLanguage(d: EntryDescription): number {
   for (const t of d.tools) wordsForDetection(t.description, words, DETECTION_WORDS);
   if (words.length === 0) return ENGLISH;
   return detectLanguage(words);
-}
-
-/** The numbers of the bits set in the first `words` words of `bits`, ascending. */
-function bitsSet(bits: Int32Array, words: number): number[] {
-  const out: number[] = [];
-  for (let w = 0, end = Math.min(words, bits.length); w < end; w++) {
-    for (let word = bits[w]!; word !== 0; word &= word - 1) out.push((w << 5) | (31 - Math.clz32(word & -word)));
-  }
-  return out;
-}
-
-/** The bits set in the first `words` words of `bits`. */
-function bitCount(bits: Int32Array, words: number): number {
-  let n = 0;
-  for (let w = Math.min(words, bits.length) - 1; w >= 0; w--) if (bits[w] !== 0) n += popcount(bits[w]!);
-  return n;
 }
 
 /** The postings in `ids` of entry number `entry`'s units (unit ids carry the entry number above ORD_BITS). */
