@@ -827,6 +827,50 @@ describe('candidate limits', () => {
   });
 });
 
+describe('a budget spent before a page of results was found', () => {
+  // 800 entries sharing a word, oldest first (postings are read newest first); the 40 oldest
+  // have an owner of their own, so the newest postings all belong to entries the filter leaves out.
+  const data = entries(800, SEED + 41)
+    .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt))
+    .map((e, i) => ({ ...e, owner: i < 40 ? 'owner-rare' : e.owner, description: { ...e.description, description: `${e.description.description ?? ''} lighthouse` } }));
+  const built = (options: SearchIndexOptions): SearchIndex => {
+    const index = createSearchIndex({ ...EXACT, ...options });
+    for (const e of data) index.upsert(e);
+    return index;
+  };
+  const filter: SearchFilter = { owner: 'owner-rare' };
+
+  it('reads on, once, where postings skipped on a bit cost a fraction of a read, and fills the page', () => {
+    const full = built({ maxPostings: 1e9, maxCandidates: 1e9 });
+    // 200 postings are those of entries of other owners; half a budget more, at 1/16 a skipped
+    // posting, reaches the owner's 40.
+    const index = built({ maxPostings: 200 });
+    for (const resultsPer of ['entry', 'match'] as const) {
+      const want = full.search({ text: 'lighthouse', filter, offset: 0, limit: 20, resultsPer }) as IndexPage;
+      assert.equal(want.hits.length, 20);
+      const got = index.search({ text: 'lighthouse', filter, offset: 0, limit: 20, resultsPer }) as IndexPage;
+      assert.deepEqual(got.hits, want.hits, resultsPer);
+      // Every page of the search reads the same postings: the second page follows the first.
+      const next = index.search({ text: 'lighthouse', filter, offset: 20, limit: 20, resultsPer }) as IndexPage;
+      const wantNext = full.search({ text: 'lighthouse', filter, offset: 20, limit: 20, resultsPer }) as IndexPage;
+      assert.deepEqual(next.hits, wantNext.hits, resultsPer);
+      assert.equal(next.total, got.total, resultsPer);
+    }
+  });
+
+  it('reads on only once: a filter whose matches lie further still gets a short page, said to be cut', () => {
+    // 20 postings and 10 more at 1/16 a skipped one: 180 postings, none of the owner's.
+    const index = built({ maxPostings: 20 });
+    const page = index.search({ text: 'lighthouse', filter, offset: 0, limit: 20 }) as IndexPage;
+    assert.equal(page.hits.length, 0);
+    assert.equal(page.totalExact, false);
+    // A search that finds a page within its budget reads no further.
+    const unfiltered = index.search({ text: 'lighthouse', offset: 0, limit: 20 }) as IndexPage;
+    assert.equal(unfiltered.hits.length, 20);
+    assert.equal(unfiltered.total, 20);
+  });
+});
+
 describe('the total limit (IndexPage.totalExact)', () => {
   const LIMIT = 7;
   /** Every page of a listing, following pages while they come (a bounded total says "at least"). */
