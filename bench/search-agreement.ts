@@ -5,7 +5,9 @@
  * pages that are identical (the whole hits in order: ids, scores, match with its fields, other
  * matches, folded counts), among them those whose earlier answer was exact, and the totals
  * that are equal where this index says its total is exact (where it says "at least", the
- * total limit or the search's work bounds stopped the count).
+ * total limit or the search's work bounds stopped the count), and the pages with fewer hits
+ * than the earlier answer's (against a full read: cut short by the work bounds) and of those
+ * the empty ones.
  *
  *   node --expose-gc --import tsx bench/search-agreement.ts --compare <checkout>
  *        [--size 100000 | --index-file <snapshot>] [--queries 500] [--seed 42] [--pages 1]
@@ -123,6 +125,10 @@ kinds.forEach(([label], k) => {
   // Pages whose earlier answer was exact (its total not "at least"): these must not change.
   let wasExact = 0;
   let sameWasExact = 0;
+  // Pages with fewer hits than the earlier answer's (against a full read: cut short by the work
+  // bounds), and those left empty where it had hits.
+  let short = 0;
+  let empty = 0;
   const differing: string[] = [];
   after[k]!.forEach((qPages, i) => {
     qPages.forEach((a, p) => {
@@ -131,6 +137,10 @@ kinds.forEach(([label], k) => {
       if (b.totalExact !== false) {
         wasExact++;
         if (key(a) === key(b)) sameWasExact++;
+      }
+      if (a.hits.length < b.hits.length) {
+        short++;
+        if (a.hits.length === 0) empty++;
       }
       if (key(a) === key(b)) samePages++;
       else if (differing.length < 3) differing.push(JSON.stringify(kinds[k]![1][i]) + (p > 0 ? ` page ${p + 1}` : ''));
@@ -142,7 +152,7 @@ kinds.forEach(([label], k) => {
     });
   });
   console.log(
-    `  ${label.padEnd(26)} same pages ${samePages}/${pages} (of those exact before ${sameWasExact}/${wasExact})   exact totals equal ${sameTotals}/${exact}   "at least" totals ${bounded}` +
+    `  ${label.padEnd(26)} same pages ${samePages}/${pages} (of those exact before ${sameWasExact}/${wasExact})   exact totals equal ${sameTotals}/${exact}   "at least" totals ${bounded}   shorter pages ${short} (empty ${empty})` +
       (differing.length ? `\n      differ: ${differing.join('\n              ')}` : ''),
   );
 });
