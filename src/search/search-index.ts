@@ -845,8 +845,9 @@ export class PostingsIndex implements KeywordIndex {
    * The entries the filter's owner or tags allow, as bits (`named`), from their recency lists,
    * when those are short (a quarter of the index at most) and marking them (about 1 ns a member)
    * costs less than the random reads it saves (a few hundred ns a posting of another entry, at
-   * 1,000,000 entries); else undefined. A superset (stale members too): the filter's own tests
-   * still run on what passes.
+   * 1,000,000 entries); or else those offering a capability it asks for, when fewer than an
+   * eighth of the postings; else undefined. A superset (stale members, other values sharing a
+   * capability bucket): the filter's own tests still run on what passes.
    */
   private namedEntries(filter: CompiledFilter, postings: number): Int32Array | undefined {
     let lists: RecencyList[] | undefined;
@@ -864,10 +865,28 @@ export class PostingsIndex implements KeywordIndex {
         size = tagged;
       }
     }
-    if (!lists || size * 4 > this.store.entryBound || size > postings * 16) return undefined;
+    if (lists && size * 4 <= this.store.entryBound && size <= postings * 16) {
+      const words = bitmapWords(this.store.entryBound);
+      this.named = bitmapOf(this.named, words);
+      for (const list of lists) list.mark(this.named);
+      this.namedWords = words;
+      return this.named;
+    }
+    // Or the entries offering a capability asked for, when few: read from the capability lists'
+    // buckets (a superset: other values share them), a random read of each one's generation,
+    // so fewer than an eighth as many as the postings.
+    const asked = filter.askedCapabilities;
+    if (asked === undefined) return undefined;
+    const offering: number[] = [];
+    if (!this.capabilityLists.offering(asked, Math.min(this.store.entryBound / 4, postings / 8), offering)) return undefined;
+    return this.markNamed(offering);
+  }
+
+  /** Entry numbers `entries` as bits in `named`. */
+  private markNamed(entries: readonly number[]): Int32Array {
     const words = bitmapWords(this.store.entryBound);
     this.named = bitmapOf(this.named, words);
-    for (const list of lists) list.mark(this.named);
+    for (const no of entries) this.named[no >>> 5]! |= 1 << (no & 31);
     this.namedWords = words;
     return this.named;
   }
@@ -885,11 +904,7 @@ export class PostingsIndex implements KeywordIndex {
     if (named !== undefined || asked === undefined) return named;
     const offering: number[] = [];
     this.capabilityLists.offering(asked, Infinity, offering);
-    const words = bitmapWords(this.store.entryBound);
-    this.named = bitmapOf(this.named, words);
-    for (const no of offering) this.named[no >>> 5]! |= 1 << (no & 31);
-    this.namedWords = words;
-    return this.named;
+    return this.markNamed(offering);
   }
 
   /** Clears `named` (what namedEntries or bitmapWithin marked). */
