@@ -842,14 +842,34 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   /**
-   * The entries the filter's owner or tags allow, as bits (`named`), from their recency lists,
-   * when those are short (a quarter of the index at most) and marking them (about 1 ns a member)
-   * costs less than the random reads it saves (a few hundred ns a posting of another entry, at
-   * 1,000,000 entries); or else those offering a capability it asks for, when fewer than an
-   * eighth of the postings; else undefined. A superset (stale members, other values sharing a
-   * capability bucket): the filter's own tests still run on what passes.
+   * The entries a search's filter may pass, as bits (`named`), when marking them costs less than
+   * the random reads it saves (a few hundred ns a posting of another entry, at 1,000,000
+   * entries): the owner's or tags' lists (`listedEntries`), or else those offering a capability
+   * it asks for, when fewer than an eighth of the postings (each a random read of its
+   * generation); else undefined. A superset (stale members, other values sharing a capability
+   * bucket): the filter's own tests still run on what passes.
    */
   private namedEntries(filter: CompiledFilter, postings: number): Int32Array | undefined {
+    return this.listedEntries(filter, postings) ?? this.offeredBits(filter, Math.min(this.store.entryBound / 4, postings / 8));
+  }
+
+  /**
+   * The entries a filter's bitmap is built from when it is first kept (./filter-bitmaps.ts
+   * build): those of the owner's or tags' lists, or those offering a capability asked for (a
+   * superset either way), as bits in `named`; undefined (every entry number) when the filter
+   * names none. Marking them costs less than the full pass it replaces, however many postings
+   * the search has.
+   */
+  private bitmapWithin(filter: CompiledFilter): Int32Array | undefined {
+    return this.listedEntries(filter, Infinity) ?? this.offeredBits(filter, Infinity);
+  }
+
+  /**
+   * The members of the filter's owner's or tags' recency lists (the shorter), as bits in
+   * `named`, when they are a quarter of the index at most and at most 16 a posting to read
+   * (about 1 ns a member to mark); else undefined.
+   */
+  private listedEntries(filter: CompiledFilter, postings: number): Int32Array | undefined {
     let lists: RecencyList[] | undefined;
     let size = Infinity;
     if (filter.ownerId >= 0) {
@@ -865,46 +885,29 @@ export class PostingsIndex implements KeywordIndex {
         size = tagged;
       }
     }
-    if (lists && size * 4 <= this.store.entryBound && size <= postings * 16) {
-      const words = bitmapWords(this.store.entryBound);
-      this.named = bitmapOf(this.named, words);
-      for (const list of lists) list.mark(this.named);
-      this.namedWords = words;
-      return this.named;
-    }
-    // Or the entries offering a capability asked for, when few: read from the capability lists'
-    // buckets (a superset: other values share them), a random read of each one's generation,
-    // so fewer than an eighth as many as the postings.
+    if (!lists || size * 4 > this.store.entryBound || size > postings * 16) return undefined;
+    const named = this.namedRoom();
+    for (const list of lists) list.mark(named);
+    return named;
+  }
+
+  /** The entries offering a capability the filter asks for (./capability-lists.ts: a superset), as bits in `named`, when at most `atMost`; else undefined. */
+  private offeredBits(filter: CompiledFilter, atMost: number): Int32Array | undefined {
     const asked = filter.askedCapabilities;
     if (asked === undefined) return undefined;
     const offering: number[] = [];
-    if (!this.capabilityLists.offering(asked, Math.min(this.store.entryBound / 4, postings / 8), offering)) return undefined;
-    return this.markNamed(offering);
+    if (!this.capabilityLists.offering(asked, atMost, offering)) return undefined;
+    const named = this.namedRoom();
+    for (const no of offering) named[no >>> 5]! |= 1 << (no & 31);
+    return named;
   }
 
-  /** Entry numbers `entries` as bits in `named`. */
-  private markNamed(entries: readonly number[]): Int32Array {
+  /** `named`, sized for every entry number and empty, to be marked (until `clearNamed`). */
+  private namedRoom(): Int32Array {
     const words = bitmapWords(this.store.entryBound);
     this.named = bitmapOf(this.named, words);
-    for (const no of entries) this.named[no >>> 5]! |= 1 << (no & 31);
     this.namedWords = words;
     return this.named;
-  }
-
-  /**
-   * The entries a filter's bitmap is built from when it is first kept (./filter-bitmaps.ts
-   * build): those of the owner's or tags' lists, or those offering a capability asked for (a
-   * superset either way), as bits in `named`; undefined (every entry number) when the filter
-   * names none. Marking them costs less than the full pass it replaces, however many postings
-   * the search has.
-   */
-  private bitmapWithin(filter: CompiledFilter): Int32Array | undefined {
-    const named = this.namedEntries(filter, Infinity);
-    const asked = filter.askedCapabilities;
-    if (named !== undefined || asked === undefined) return named;
-    const offering: number[] = [];
-    this.capabilityLists.offering(asked, Infinity, offering);
-    return this.markNamed(offering);
   }
 
   /** Clears `named` (what namedEntries or bitmapWithin marked). */
