@@ -621,6 +621,45 @@ describe('ARD API', () => {
     assertArdError(await getJson(`${registry.url}/agents?pageSize=2&q=weather`), 400, 'INVALID_ARGUMENT', /^"q" is not a query parameter of GET \/agents, which takes filter, orderBy, pageSize, pageToken; to search by text, POST \/search\.$/);
   });
 
+  test('GET /agents?orderBy=updatedAt desc lists the entries most recently changed first, as A2A list does with orderBy', async () => {
+    // Without it the walk is newest registered first; "updatedAt" alone (ascending, AIP-132) was
+    // read as "updatedAt desc" and listed by registration too, so a client keeping a copy in step
+    // by updatedAt stopped before the old entries changed since.
+    const own = await start();
+    const client = await sdkClient(own.url, { token: TOKENS.alice });
+    const register = async (name: string, version = '1.0.0') =>
+      resultOf(await op(client, { register: { agentCard: { ...v1Card(name, `https://${name.toLowerCase()}.example.org/a2a`), version } } })).id as string;
+    const first = await register('First');
+    const second = await register('Second');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(await register('First', '1.0.1'), first);
+    const names = (body: WireJson) => body.items.map((e: WireJson) => e.displayName);
+    assert.deepEqual(names((await getJson(`${own.url}/agents`)).body), ['Second', 'First'], 'newest registered first by default');
+    assert.deepEqual(names((await getJson(`${own.url}/agents?orderBy=createdAt%20desc`)).body), ['Second', 'First']);
+    const changed = await getJson(`${own.url}/agents?orderBy=${encodeURIComponent('updatedAt DESC')}&pageSize=1`);
+    assert.deepEqual(names(changed.body), ['First']);
+    const rest = await getJson(`${own.url}/agents?orderBy=${encodeURIComponent('updatedAt desc')}&pageSize=1&pageToken=${encodeURIComponent(changed.body.pageToken)}`);
+    assert.deepEqual(names(rest.body), ['Second']);
+    // A token goes on in the order it was issued in.
+    assertArdError(await getJson(`${own.url}/agents?pageSize=1&pageToken=${encodeURIComponent(changed.body.pageToken)}`), 400, 'INVALID_ARGUMENT');
+    for (const ascending of ['updatedAt', 'updatedAt asc', 'createdAt']) {
+      const refused = await getJson(`${own.url}/agents?orderBy=${encodeURIComponent(ascending)}`);
+      assertArdError(refused, 400, 'INVALID_ARGUMENT', /^orderBy takes "updatedAt desc" \(most recently changed first\) or "createdAt desc"/);
+      assert.equal(refused.body.details[0].message, 'ascending order is not offered');
+    }
+
+    // The A2A list, the operation behind GET /agents.
+    const listed = (page: WireJson) => page.entries.map((e: WireJson) => e.id);
+    assert.deepEqual(listed(resultOf(await op(client, { list: {} }))), [second, first]);
+    const byChange = resultOf(await op(client, { list: { orderBy: 'updatedAt', pageSize: 1 } }));
+    assert.deepEqual(listed(byChange), [first]);
+    assert.deepEqual(listed(resultOf(await op(client, { list: { orderBy: 'updatedAt', pageSize: 1, pageToken: byChange.nextPageToken } }))), [second]);
+    assert.match(errorOf(await op(client, { list: { pageSize: 1, pageToken: byChange.nextPageToken } })).message, /another query/);
+    const unknown = errorOf(await op(client, { list: { orderBy: 'name' } }));
+    assert.equal(unknown.code, 'BAD_REQUEST');
+    assert.equal(unknown.details[0].path, '/parts/0/data/list/orderBy');
+  });
+
   test('metrics count the door by route', async () => {
     const text = await (await get(`${registry.url}/metrics`)).text();
     const has = (labels: string) => text.split('\n').some((l) => l.startsWith('registry_requests_total{') && l.includes(labels));

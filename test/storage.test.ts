@@ -126,7 +126,7 @@ async function openFresh(t: TestContext, engine: Engine, options?: { scanBatchSi
   return { target, store };
 }
 
-async function listAll(store: RegistryStore, query: { kind?: 'agent' | 'mcp-server'; owner?: string }, limit: number) {
+async function listAll(store: RegistryStore, query: { kind?: 'agent' | 'mcp-server'; owner?: string; orderBy?: 'createdAt' | 'updatedAt' }, limit: number) {
   const seen: StoredEntry[] = [];
   let after: string | undefined;
   let pages = 0;
@@ -496,6 +496,40 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       assert.deepEqual(rest.entries.map((e) => e.id), newestFirst.slice(4));
 
       await assert.rejects(store.list({ limit: 5, after: 'garbage' }), InvalidCursorError);
+    });
+
+    test('lists most recently changed first with orderBy updatedAt, each entry once, equal times newest registered first', async (t) => {
+      const { store } = await openFresh(t, engine);
+      const created: StoredEntry[] = [];
+      for (let i = 0; i < 12; i++) {
+        const outcome = await store.upsert(entryWrite(i % 3 === 0 ? 'mcp-server' : 'agent', `https://changed.example.com/${i}`), actor('alice'));
+        assert.ok(outcome.status === 'created');
+        created.push(outcome.entry);
+      }
+      // Later than every registration, so the two updates are the most recent changes.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      for (const i of [0, 5]) assert.equal((await store.upsert(entryWrite(i % 3 === 0 ? 'mcp-server' : 'agent', `https://changed.example.com/${i}`, '2'), actor('alice'))).status, 'updated');
+      const current = await listAll(store, {}, 100);
+      const byId = new Map(current.map((e) => [e.id, e]));
+      const position = new Map(created.map((e, i) => [e.id, i]));
+      // Newest change first; entries changed in the same millisecond, newest registered first.
+      const expected = [...created]
+        .sort((a, b) => byId.get(b.id)!.updatedAt.localeCompare(byId.get(a.id)!.updatedAt) || position.get(b.id)! - position.get(a.id)!)
+        .map((e) => e.id);
+      assert.deepEqual(expected.slice(0, 2), [created[5]!.id, created[0]!.id], 'the entries updated last come first');
+      for (const limit of [1, 4, 5, 100]) {
+        assert.deepEqual((await listAll(store, { orderBy: 'updatedAt' }, limit)).map((e) => e.id), expected, `limit ${limit}`);
+      }
+      const servers = await listAll(store, { kind: 'mcp-server', orderBy: 'updatedAt' }, 2);
+      assert.deepEqual(servers.map((e) => e.id), expected.filter((id) => byId.get(id)!.kind === 'mcp-server'));
+      // The default order did not move: newest registered first.
+      assert.deepEqual(current.map((e) => e.id), created.map((e) => e.id).reverse());
+
+      // A page token continues its own order only.
+      const byCreation = await store.list({ limit: 3 });
+      const byChange = await store.list({ limit: 3, orderBy: 'updatedAt' });
+      await assert.rejects(store.list({ limit: 3, orderBy: 'updatedAt', after: byCreation.next! }), InvalidCursorError);
+      await assert.rejects(store.list({ limit: 3, after: byChange.next! }), InvalidCursorError);
     });
 
     test('removes: owner yes, others forbidden, admin yes, unknown not found', async (t) => {

@@ -11,7 +11,7 @@
  * trust.
  */
 import { z } from 'zod';
-import type { EntryKind, Finding, ListRequest, SearchFilter, SearchHit, SearchPage, SearchRequest } from '../contract/types.js';
+import type { EntryKind, Finding, ListOrder, ListRequest, SearchFilter, SearchHit, SearchPage, SearchRequest } from '../contract/types.js';
 import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
 import type { FailureFormatter } from '../http/errors.js';
 import { describeJsonType, isObject } from '../lib/json.js';
@@ -389,8 +389,22 @@ const LIST_PARAMETER_ALIASES: Record<string, string> = { limit: 'pageSize', page
 const ARD_FILTER_FIELDS: ReadonlySet<string> = new Set(['type', 'displayName', 'publisherId', 'createdAfter', 'updatedAfter', 'verified']);
 
 /**
+ * GET /agents' orderBy, in AIP-132's syntax (a field, then ` desc`; ascending when bare): the
+ * two orders a listing offers, both newest first. A bare `updatedAt` was read as descending, so
+ * a client asking for the oldest first got the newest, and every entry in creation order.
+ */
+function ardListOrder(text: string): ListOrder {
+  const m = /^\s*(updatedAt|createdAt)(?:\s+(asc|desc))?\s*$/i.exec(text);
+  if (m && m[2]?.toLowerCase() === 'desc') return m[1]!.toLowerCase() === 'updatedat' ? 'updatedAt' : 'createdAt';
+  throw badRequest(
+    `orderBy takes "updatedAt desc" (most recently changed first) or "createdAt desc" (newest registered first, the order without orderBy); got ${JSON.stringify(text.slice(0, 60))}.`,
+    [{ path: '/query/orderBy', message: m ? 'ascending order is not offered' : 'unsupported order', hint: 'orderBy=updatedAt desc, or leave orderBy out.' }],
+  );
+}
+
+/**
  * Reads GET /agents' query (pageSize, pageToken, a filter of `type = '...'` and `verified = true`
- * clauses, newest-first order); undefined when it can match nothing.
+ * clauses, orderBy); undefined when it can match nothing.
  */
 export function ardListOf(query: Record<string, unknown>): ListRequest | undefined {
   const one = (key: string): string | undefined => {
@@ -437,9 +451,7 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
     request.pageToken = token;
   }
   const orderBy = one('orderBy');
-  if (orderBy !== undefined && !/^\s*updatedAt(\s+desc)?\s*$/i.test(orderBy)) {
-    throw badRequest('orderBy supports "updatedAt DESC" (newest first) only.', [{ path: '/query/orderBy', message: 'unsupported order', hint: 'Leave orderBy out.' }]);
-  }
+  if (orderBy !== undefined) request.orderBy = ardListOrder(orderBy);
   const filter = one('filter');
   if (filter !== undefined && filter.trim() !== '') {
     const listFilter: NonNullable<ListRequest['filter']> = {};

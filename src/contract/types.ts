@@ -319,7 +319,17 @@ export interface ListRequest {
   pageToken?: string;
   /** Each entry with its document, as `get` answers it (catalogs map them in one read). */
   withDocuments?: boolean;
+  /** `createdAt` (the default) or `updatedAt`; see ListOrder. */
+  orderBy?: ListOrder;
 }
+
+/**
+ * The orders a listing offers, both newest first. `createdAt`: newest registered first, a stable
+ * walk (an entry present for the whole walk appears exactly once, however often it changes).
+ * `updatedAt`: most recently changed (new revision) first, for a client keeping a copy in step:
+ * an entry changed during a walk moves to the front, where the next walk finds it.
+ */
+export type ListOrder = 'createdAt' | 'updatedAt';
 
 export interface ListPage {
   entries: EntryView[];

@@ -78,6 +78,7 @@ export const listSchema = z.strictObject({
   pageSize: z.number().int().min(1).max(100).optional(),
   pageToken: pageToken.optional(),
   withDocuments: z.boolean().optional(),
+  orderBy: z.enum(['createdAt', 'updatedAt']).optional(),
 });
 
 export const unregisterSchema = z.strictObject({ id: shortString(100) });

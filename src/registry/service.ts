@@ -508,7 +508,9 @@ export class RegistryService {
     const mine = request.filter?.mine ? this.requireActor(caller, 'Listing your own entries').principal : undefined;
     const filter = this.listFilter(request.filter ?? {}, mine);
     const health = request.filter?.health;
-    const fingerprint = PageTokens.fingerprint(health ? ['list', filter, health] : ['list', filter]);
+    // A token continues the order it was issued in; the default order's keep their old fingerprint.
+    const orderBy = request.orderBy === 'updatedAt' ? request.orderBy : undefined;
+    const fingerprint = PageTokens.fingerprint(['list', filter, ...(health ? [health] : []), ...(orderBy ? [orderBy] : [])]);
     const after = request.pageToken ? this.pageTokens.read(request.pageToken, fingerprint, 'filter') : undefined;
     const result = await this.stored(
       this.store.list({
@@ -518,6 +520,7 @@ export class RegistryService {
         verified: filter.verified,
         // An owner's own listing ("mine") shows them: it is where the owner finds what to fix.
         ...(this.hideUnverifiedAgents && mine === undefined ? { hideUnverifiedAgents: true } : {}),
+        ...(orderBy ? { orderBy } : {}),
         limit: request.pageSize ?? DEFAULT_LIST_SIZE,
         after,
       }),

@@ -2,7 +2,7 @@
  * Pieces both store implementations share, so SQLite and PostgreSQL cannot drift apart on
  * what a row means, what a cursor looks like, or which tasks count as finished.
  */
-import type { EntryInterface, EntryKind } from '../contract/types.js';
+import type { EntryInterface, EntryKind, ListOrder } from '../contract/types.js';
 import type { EntryHealth, HealthStatus } from '../contract/freshness.js';
 import type { EntryWrite, FreshnessWrite, StoredEntry, UrlTakenOutcome, WatchRowUpdate } from './types.js';
 import type { CardVerification } from '../contract/verification.js';
@@ -54,9 +54,10 @@ export class SchemaTooNewError extends Error {
 }
 
 /**
- * The list cursor is the entry's `list_seq` (assigned at creation, never changed), so paging
- * is stable while entries are updated: an entry that exists for the whole walk appears
- * exactly once. The "v1." prefix lets the format change later without misreading old tokens.
+ * The list cursor of the default order (newest registered first) is the entry's `list_seq`
+ * (assigned at creation, never changed), so paging is stable while entries are updated: an
+ * entry that exists for the whole walk appears exactly once. The "v1." prefix lets the format
+ * change later without misreading old tokens.
  */
 export function encodeCursor(listSeq: number): string {
   return Buffer.from(`v1.${listSeq}`, 'utf8').toString('base64url');
@@ -67,6 +68,53 @@ export function decodeCursor(after: string): number {
   const match = /^v1\.(\d{1,15})$/.exec(text);
   if (!match) throw new InvalidCursorError();
   return Number(match[1]);
+}
+
+/** Where a walk most recently changed first stopped: the last entry's `updated_at` and `list_seq` (its tie-break). */
+export interface UpdatedPosition {
+  /** ISO 8601 with milliseconds, as entries' updated_at are written. */
+  updatedAt: string;
+  listSeq: number;
+}
+
+/**
+ * The list cursor of the order most recently changed first (`updatedAt` descending, then
+ * `list_seq` descending): the last entry's time (epoch ms) and list_seq. "v2." keeps it apart
+ * from the default order's cursors, which it never decodes as.
+ */
+export function encodeUpdatedCursor(position: UpdatedPosition): string {
+  return Buffer.from(`v2.${Date.parse(position.updatedAt)}.${position.listSeq}`, 'utf8').toString('base64url');
+}
+
+export function decodeUpdatedCursor(after: string): UpdatedPosition {
+  const text = Buffer.from(after, 'base64url').toString('utf8');
+  const match = /^v2\.(\d{1,15})\.(\d{1,15})$/.exec(text);
+  const time = match ? new Date(Number(match[1])) : undefined;
+  if (!match || !time || Number.isNaN(time.getTime())) throw new InvalidCursorError();
+  return { updatedAt: time.toISOString(), listSeq: Number(match[2]) };
+}
+
+/** How a store writes a parameter of the given type into its SQL (a placeholder, cast where the engine needs it). */
+export type ParamSlot = (value: string | number, type: 'timestamp' | 'integer') => string;
+
+/**
+ * A listing's ORDER BY and, after a page, the keyset condition that starts the next one, for
+ * both stores: the orders (contract ListOrder) are one rule, whatever the engine.
+ */
+export function listKeyset(order: ListOrder | undefined, after: string | undefined, param: ParamSlot): { where?: string; orderBy: string } {
+  if (order === 'updatedAt') {
+    const at = after === undefined ? undefined : decodeUpdatedCursor(after);
+    return {
+      where: at && `(e.updated_at, e.list_seq) < (${param(at.updatedAt, 'timestamp')}, ${param(at.listSeq, 'integer')})`,
+      orderBy: 'e.updated_at DESC, e.list_seq DESC',
+    };
+  }
+  return { where: after === undefined ? undefined : `e.list_seq < ${param(decodeCursor(after), 'integer')}`, orderBy: 'e.list_seq DESC' };
+}
+
+/** The cursor after `last`, the last entry of a page listed in `order`. */
+export function listCursor(order: ListOrder | undefined, last: { updatedAt: string }, listSeq: number): string {
+  return order === 'updatedAt' ? encodeUpdatedCursor({ updatedAt: last.updatedAt, listSeq }) : encodeCursor(listSeq);
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -12,7 +12,7 @@
  *   catch up from the last sequence they saw (`changesSince`).
  */
 import type { Actor } from '../contract/caller.js';
-import type { EntryInterface, EntryKind, RevisionSummary } from '../contract/types.js';
+import type { EntryInterface, EntryKind, ListOrder, RevisionSummary } from '../contract/types.js';
 import type { EntryHealth, EntrySource, HealthStatus, RevisionOrigin } from '../contract/freshness.js';
 import type { StorageFault } from './faults.js';
 import type { CardVerification } from '../contract/verification.js';
@@ -181,8 +181,10 @@ export interface ListQuery {
   verified?: boolean;
   /** Leave out agents whose current revision did not verify (MCP servers, never signed, stay). */
   hideUnverifiedAgents?: boolean;
+  /** Newest registered first (the default: a stable walk), or most recently changed first. */
+  orderBy?: ListOrder;
   limit: number;
-  /** Opaque position returned as `next` by the previous page. */
+  /** Opaque position returned as `next` by the previous page (of the same order). */
   after?: string;
 }
 

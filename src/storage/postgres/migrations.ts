@@ -306,6 +306,17 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     `,
     run: (client) => backfillUrls(client),
   },
+
+  // ---- listings most recently changed first (list orderBy "updatedAt", ARD orderBy=updatedAt desc) ----
+  {
+    version: 11,
+    name: 'entries by update time',
+    // As SQLite's version 12: the keyset of that order, alone and after the kind, read in index order.
+    sql: `
+      CREATE INDEX entries_updated_list_idx ON entries (updated_at, list_seq);
+      CREATE INDEX entries_kind_updated_idx ON entries (kind, updated_at, list_seq);
+    `,
+  },
 ];
 
 /**

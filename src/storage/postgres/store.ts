@@ -43,8 +43,8 @@ import {
   freshnessValues,
   freshnessVisiblyChanged,
   clampLimit,
-  decodeCursor,
-  encodeCursor,
+  listCursor,
+  listKeyset,
   insertedEntry,
   isEntryKind,
   isUuid,
@@ -831,20 +831,21 @@ export class PostgresStore implements RegistryStore {
     }
     if (query.verified !== undefined) where.push(query.verified ? 'r.verified_kid IS NOT NULL' : 'r.verified_kid IS NULL');
     if (query.hideUnverifiedAgents) where.push("(e.kind <> 'agent' OR r.verified_kid IS NOT NULL)");
-    if (query.after !== undefined) {
-      params.push(decodeCursor(query.after));
-      where.push(`e.list_seq < $${params.length}`);
-    }
+    const keyset = listKeyset(query.orderBy, query.after, (value, type) => {
+      params.push(value);
+      return `$${params.length}::${type === 'timestamp' ? 'timestamptz' : 'bigint'}`;
+    });
+    if (keyset.where) where.push(keyset.where);
     params.push(limit + 1);
     const { rows } = await this.#query<EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY e.list_seq DESC LIMIT $${params.length}`,
+       ORDER BY ${keyset.orderBy} LIMIT $${params.length}`,
       params,
     );
     const page = rows.slice(0, limit);
     const result: ListResult = { entries: page.map(rowToEntry) };
-    if (rows.length > limit) result.next = encodeCursor(Number(page[page.length - 1]!.list_seq));
+    if (rows.length > limit) result.next = listCursor(query.orderBy, result.entries[limit - 1]!, Number(page[limit - 1]!.list_seq));
     return result;
   }
 

@@ -295,6 +295,20 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     `,
     run: (db) => backfillUrls(db),
   },
+
+  // ---- listings most recently changed first (list orderBy "updatedAt", ARD orderBy=updatedAt desc) ----
+  {
+    version: 12,
+    name: 'entries by update time',
+    // The keyset of that order (updated_at, then list_seq), alone and after the kind (ARD lists
+    // one type): a page reads its rows in index order and stops, where ordering by updated_at
+    // sorted every matching entry first. An owner's listing sorts the owner's entries (at most
+    // REGISTRY_MAX_ENTRIES_PER_OWNER), as it did by list_seq's owner index.
+    sql: `
+      CREATE INDEX entries_updated_list_idx ON entries (updated_at, list_seq);
+      CREATE INDEX entries_kind_updated_idx ON entries (kind, updated_at, list_seq);
+    `,
+  },
 ];
 
 /**

@@ -66,8 +66,8 @@ import {
   UrlTaken,
   clampLimit,
   SQLITE_DELETE_BATCH_ROWS,
-  decodeCursor,
-  encodeCursor,
+  listCursor,
+  listKeyset,
   insertedEntry,
   isUuid,
   normalizeSeq,
@@ -980,22 +980,23 @@ export class SqliteStore implements RegistryStore {
     }
     if (query.verified !== undefined) where.push(query.verified ? 'r.verified_kid IS NOT NULL' : 'r.verified_kid IS NULL');
     if (query.hideUnverifiedAgents) where.push("(e.kind <> 'agent' OR r.verified_kid IS NOT NULL)");
-    if (query.after !== undefined) {
-      where.push('e.list_seq < ?');
-      params.push(decodeCursor(query.after));
-    }
+    const keyset = listKeyset(query.orderBy, query.after, (value) => {
+      params.push(value);
+      return '?';
+    });
+    if (keyset.where) where.push(keyset.where);
     const rows = await this.#read(
       () =>
         prepare(
           this.#requireDb(),
           `SELECT ${ENTRY_COLUMNS} FROM ${CURRENT_JOIN}
            ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-           ORDER BY e.list_seq DESC LIMIT ?`,
+           ORDER BY ${keyset.orderBy} LIMIT ?`,
         ).all(...params, limit + 1) as EntryRow[],
     );
     const page = rows.slice(0, limit);
     const result: ListResult = { entries: page.map(rowToEntry) };
-    if (rows.length > limit) result.next = encodeCursor(page[page.length - 1]!.list_seq);
+    if (rows.length > limit) result.next = listCursor(query.orderBy, result.entries[limit - 1]!, page[limit - 1]!.list_seq);
     return result;
   }
 
