@@ -758,6 +758,9 @@ for (const engine of [sqliteEngine, postgresEngine]) {
       // ... nor the trust keyset of each entry (issue 22).
       await target.raw('DROP INDEX entries_trust_idx');
       await target.raw('ALTER TABLE entries DROP COLUMN trust_keyset');
+      // ... nor the listing by update time.
+      await target.raw('DROP INDEX entries_updated_list_idx');
+      await target.raw('DROP INDEX entries_kind_updated_idx');
       await target.raw('DELETE FROM registry_migrations WHERE version > 1');
 
       const upgraded = target.makeStore();

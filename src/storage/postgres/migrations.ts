@@ -313,8 +313,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'entries by update time',
     // As SQLite's version 12: the keyset of that order, alone and after the kind, read in index order.
     sql: `
-      CREATE INDEX entries_updated_list_idx ON entries (updated_at, list_seq);
-      CREATE INDEX entries_kind_updated_idx ON entries (kind, updated_at, list_seq);
+      CREATE INDEX IF NOT EXISTS entries_updated_list_idx ON entries (updated_at, list_seq);
+      CREATE INDEX IF NOT EXISTS entries_kind_updated_idx ON entries (kind, updated_at, list_seq);
     `,
   },
 ];

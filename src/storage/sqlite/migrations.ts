@@ -303,10 +303,11 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     // The keyset of that order (updated_at, then list_seq), alone and after the kind (ARD lists
     // one type): a page reads its rows in index order and stops, where ordering by updated_at
     // sorted every matching entry first. An owner's listing sorts the owner's entries (at most
-    // REGISTRY_MAX_ENTRIES_PER_OWNER), as it did by list_seq's owner index.
+    // REGISTRY_MAX_ENTRIES_PER_OWNER), as it did by list_seq's owner index. IF NOT EXISTS: a
+    // database taken back to an earlier version (tests do, to run later migrations again) keeps them.
     sql: `
-      CREATE INDEX entries_updated_list_idx ON entries (updated_at, list_seq);
-      CREATE INDEX entries_kind_updated_idx ON entries (kind, updated_at, list_seq);
+      CREATE INDEX IF NOT EXISTS entries_updated_list_idx ON entries (updated_at, list_seq);
+      CREATE INDEX IF NOT EXISTS entries_kind_updated_idx ON entries (kind, updated_at, list_seq);
     `,
   },
 ];
