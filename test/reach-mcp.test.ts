@@ -139,6 +139,24 @@ describe('MCP tools', () => {
     assert.match(instructions ?? '', /search_agents/);
   });
 
+  test('the search tools publish the query limit in force (REGISTRY_MAX_QUERY_CHARS), not the schema ceiling', async () => {
+    const queryOf = (tools: Array<{ name: string; inputSchema: { properties?: unknown } }>, name: string): WireJson =>
+      (tools.find((t) => t.name === name)!.inputSchema.properties as WireJson).query;
+    // Published 10,000 (the contract schema's ceiling) while 1,001 characters were refused.
+    const { tools } = await anonymous.listTools();
+    for (const name of ['search_agents', 'search_mcp_servers']) assert.equal(queryOf(tools, name).maxLength, 1000, name);
+    const short = await start({ REGISTRY_MAX_QUERY_CHARS: '50' });
+    const client = await mcpClient(short.url);
+    const published = (await client.listTools()).tools;
+    for (const name of ['search_agents', 'search_mcp_servers']) {
+      assert.equal(queryOf(published, name).maxLength, 50, name);
+      assert.equal(structured(await call(name, { query: 'x'.repeat(50) }, client)).total, 0, `${name}: the limit itself is taken`);
+      assert.match(errorText(await call(name, { query: 'x'.repeat(51) }, client)), /^BAD_REQUEST: .*the query is 51 characters; the limit is 50 \(REGISTRY_MAX_QUERY_CHARS\)/, name);
+    }
+    // Each registry publishes its own limit (the schemas are kept per limit).
+    assert.equal(queryOf((await anonymous.listTools()).tools, 'search_agents').maxLength, 1000);
+  });
+
   test('search_agents answers exactly what the A2A search answers, for agents only', async () => {
     const viaMcp = await call('search_agents', { query: 'invoice' });
     const data = structured(viaMcp);
@@ -266,6 +284,26 @@ describe('MCP tools', () => {
   test('arguments outside the schema are refused before anything runs', async () => {
     assert.match(errorText(await call('search_agents', { filter: { tagz: ['x'] } })), /tagz/);
     assert.match(errorText(await call('search_agents', { limit: 500 })), /limit/);
+    // Refused as every other refusal is: "CODE: message", then the operation's JSON error with a
+    // finding at the argument's path. It was the SDK's one text, "MCP error -32602: Input
+    // validation error: Invalid arguments for tool get_agent: Too small: ... at id".
+    for (const [tool, args, path, message] of [
+      ['search_agents', { limit: 0 }, '/arguments/limit', 'Too small: expected number to be >=1'],
+      ['get_agent', { id: '' }, '/arguments/id', 'Too small: expected string to have >=1 characters'],
+      ['list_agents', { pageSize: 101 }, '/arguments/pageSize', 'Too big: expected number to be <=100'],
+      ['search_mcp_servers', { filter: { readOnly: 'true' } }, '/arguments/filter/readOnly', 'Invalid input: expected boolean, received string'],
+    ] as const) {
+      const refusal = await call(tool, args);
+      assert.match(errorText(refusal), new RegExp(`^BAD_REQUEST: The "${tool}" arguments are not valid: ${path}: `), tool);
+      const { error } = errorJson(refusal);
+      assert.equal(error.code, 'BAD_REQUEST', tool);
+      assert.deepEqual(error.details.map((d: WireJson) => [d.path, d.message]), [[path, message]], tool);
+    }
+    assert.equal(errorJson(await call('search_agents', { filter: { streaming: 'true' } })).error.details[0].hint, 'Write true without quotes.', 'with the hint A2A gives');
+    // The same finding the A2A door gives for the same argument, at its own path.
+    const viaA2A = errorOf(await op(reader, { get: { id: '' } }));
+    assert.equal(viaA2A.code, 'BAD_REQUEST');
+    assert.equal(errorJson(await call('get_agent', { id: '' })).error.details[0].message, viaA2A.details[0].message);
     assert.match(errorText(await call('search_agents', { query: 'x'.repeat(1001) })), /^BAD_REQUEST: .*limit is 1000 \(REGISTRY_MAX_QUERY_CHARS\)/);
     // An argument a tool does not take was dropped: {"text": ...} (ARD's name for the query)
     // listed every agent, {"rev": 1} answered the current revision, each as if asked.
@@ -578,11 +616,12 @@ describe('MCP endpoint', () => {
     assert.match(String(line.requestId), /^[\w.-]+$/);
   });
 
-  test('what the SDK refuses itself (an unknown tool, arguments outside the schema, an unknown method) is logged and counted as refused, not answered', async () => {
+  test('refusals before a tool runs (an unknown tool, arguments outside its schema, an unknown method) are logged and counted as refused, not answered', async () => {
     const lastLine = (method: string) => [...logs].reverse().find((l) => l.msg === 'request' && l.method === method);
-    assert.match(errorText(await call('search_agents', { limit: 1000 })), /-32602/);
+    // Arguments outside the tool's schema are the tool's refusal (BAD_REQUEST), as any other tool refusal is recorded.
+    assert.match(errorText(await call('search_agents', { limit: 1000 })), /^BAD_REQUEST: /);
     assert.equal(lastLine('tools/call search_agents')?.taskState, 'REJECTED');
-    assert.equal(lastLine('tools/call search_agents')?.errorCode, 'INVALID_PARAMS');
+    assert.equal(lastLine('tools/call search_agents')?.errorCode, 'BAD_REQUEST');
     // An unknown tool is a JSON-RPC error (MCP: a protocol error, -32602), naming the tools there are;
     // it was a tool result with isError, "Tool no_such_tool not found".
     await assert.rejects(call('no_such_tool', {}), (err: unknown) => {
@@ -598,7 +637,7 @@ describe('MCP endpoint', () => {
 
     const text = await (await fetch(`${registry.url}/metrics`)).text();
     const line = (labels: string) => text.split('\n').find((l) => l.startsWith('registry_requests_total{') && l.includes(labels));
-    assert.ok(line('method="tools/call search_agents",operation="none",outcome="REJECTED",code="INVALID_PARAMS",door="mcp"'), text);
+    assert.ok(line('method="tools/call search_agents",operation="none",outcome="REJECTED",code="BAD_REQUEST",door="mcp"'), text);
     assert.ok(line('method="tools/call other",operation="none",outcome="REJECTED",code="INVALID_PARAMS",door="mcp"'));
     assert.ok(line('method="other",operation="none",outcome="REJECTED",code="METHOD_NOT_FOUND",door="mcp"'));
     assert.equal(line('method="tools/call other",operation="none",outcome="OK"'), undefined, 'not counted as answered');

@@ -12,7 +12,8 @@
  * (http/authentication.ts: a bearer token makes the Caller; an unusable one, or none on a closed
  * registry, is refused with 401 and WWW-Authenticate), and the JSON-RPC envelope and
  * MCP-Protocol-Version (envelope-guard.ts). Between the transport and the SDK's handlers, requests whose params the
- * SDK would refuse are answered -32602 (params-guard.ts).
+ * SDK would refuse are answered -32602, and tool calls whose arguments the tool does not take
+ * get the tool's BAD_REQUEST (params-guard.ts).
  */
 import type { Request, RequestHandler } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -58,8 +59,8 @@ const RPC_ERROR_NAMES: Record<number, string> = {
 /**
  * The JSON-RPC error code of a refusal the SDK answered itself: an error response (a method this
  * server does not handle), or a tools/call result with isError that no tool of ours produced
- * (ours record their outcome first): an unknown tool or arguments outside the tool's input
- * schema ("MCP error -32602: ..."), or a tool that threw (an internal error).
+ * (ours, and the argument check before the SDK, record their outcome first): an SDK refusal
+ * ("MCP error -32602: ..."), or a tool that threw (an internal error).
  */
 function sdkRefusalCode(message: JSONRPCMessage): number | undefined {
   if (isJSONRPCErrorResponse(message)) return message.error.code;
@@ -235,7 +236,7 @@ export const mcpDoor: Door = {
       }
       const scope: RequestScope | undefined = currentScope();
       const server = new McpServer(serverInfo, { instructions: INSTRUCTIONS });
-      registerTools(server, { operations: core.operations, caller: requestCaller(req), scope, log, limits });
+      const checkArguments = registerTools(server, { operations: core.operations, caller: requestCaller(req), scope, log, limits });
       // McpServer declares tools.listChanged: true, a promise of notifications/tools/list_changed.
       // A stateless endpoint has no stream to send them on (GET is 405), and the tools never change.
       server.server.registerCapabilities({ tools: { listChanged: false } });
@@ -246,8 +247,12 @@ export const mcpDoor: Door = {
       });
       try {
         await server.connect(transport);
-        guardParams(transport, TOOLS, () => {
-          if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_PARAMS' });
+        guardParams(transport, {
+          tools: TOOLS,
+          checkArguments,
+          refused: () => {
+            if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_PARAMS' });
+          },
         });
         recordSdkRefusals(transport, scope);
         explainUnknownMethod(transport, isObject(req.body) && typeof req.body.method === 'string' ? req.body.method : undefined);

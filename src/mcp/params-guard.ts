@@ -18,9 +18,13 @@
  * error with code -32602", and every cursor is invalid here, where tools/list answers all the
  * tools at once and gives no nextCursor. The SDK ignored it and answered the whole list again,
  * which a client paging by hand reads as a second page.
+ *
+ * A tools/call whose arguments the tool's input schema does not take is answered here too, as
+ * that tool's refusal (a tool error, tools.ts): the SDK answered it with its own text.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  type CallToolResult,
   CallToolRequestSchema,
   ErrorCode,
   InitializeRequestSchema,
@@ -81,21 +85,42 @@ function withoutTask(request: JSONRPCRequest): JSONRPCRequest {
   return { ...request, params };
 }
 
+export interface ParamsGuard {
+  /** The tools the server has: a call to another is -32602. */
+  tools: ReadonlySet<string>;
+  /** The refusal of a tool call's arguments, as the tool's error result, or undefined when the tool takes them. */
+  checkArguments: (tool: string, args: unknown) => CallToolResult | undefined;
+  /** Told when the guard answers -32602. */
+  refused: () => void;
+}
+
+/** The tool a tools/call request names and its arguments (params already checked by paramsProblem). */
+function toolCall(request: JSONRPCRequest): { name: string; args: unknown } | undefined {
+  if (request.method !== 'tools/call' || !isObject(request.params) || typeof request.params.name !== 'string') return undefined;
+  return { name: request.params.name, args: request.params.arguments };
+}
+
 /**
  * Wraps the transport's delivery to the connected server (call after server.connect): a request
  * whose params the SDK would refuse, or that calls a tool not in `tools`, is answered -32602 here,
- * and `refused` is told.
+ * and `refused` is told; a tool call with arguments its tool does not take gets the tool's refusal.
  */
-export function guardParams(transport: Transport, tools: ReadonlySet<string>, refused: () => void): void {
+export function guardParams(transport: Transport, guard: ParamsGuard): void {
   const deliver = transport.onmessage;
   if (!deliver) throw new Error('guardParams: connect the server to the transport first');
+  // A send that fails means the client has gone: there is nobody left to tell.
+  const answer = (message: Parameters<Transport['send']>[0]) => void transport.send(message).catch(() => undefined);
   transport.onmessage = (received, extra) => {
     if (!isJSONRPCRequest(received)) return deliver(received, extra);
     const message = withoutTask(received);
-    const problem = paramsProblem(message, tools);
-    if (problem === undefined) return deliver(message, extra);
-    refused();
-    // A send that fails means the client has gone: there is nobody left to tell.
-    transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } }).catch(() => undefined);
+    const problem = paramsProblem(message, guard.tools);
+    if (problem !== undefined) {
+      guard.refused();
+      return answer({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: problem } });
+    }
+    const call = toolCall(message);
+    const refusal = call && guard.checkArguments(call.name, call.args);
+    if (refusal) return answer({ jsonrpc: '2.0', id: message.id, result: refusal });
+    deliver(message, extra);
   };
 }

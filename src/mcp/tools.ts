@@ -11,7 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../contract/caller.js';
-import { PAGE_TOKEN_OTHER_QUERY, RegistryError } from '../contract/errors.js';
+import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
 import type { EntryKind, EntryView, ErrorBody, Finding, SearchHit, SearchPage } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
 import { totalText } from '../lib/total-text.js';
@@ -19,7 +19,7 @@ import type { Logger } from '../observability/logger.js';
 import type { RequestScope } from '../observability/request-scope.js';
 import type { Answer } from '../operations/answer.js';
 import type { Operation } from '../operations/operation.js';
-import { checkQueryLength, documentSubject, registerSubject, type ParserLimits } from '../operations/request-parser.js';
+import { checkQueryLength, documentSubject, findingsSaid, registerSubject, zodFindings, type ParserLimits } from '../operations/request-parser.js';
 import { listSchema, searchSchema } from '../operations/request-schemas.js';
 import type { OperationRunner } from '../operations/runner.js';
 
@@ -29,7 +29,8 @@ export interface ToolEnv {
   caller: Caller;
   scope?: RequestScope;
   log: Logger;
-  limits: ParserLimits;
+  /** The query limit is required: the search tools publish it (their query's maxLength). */
+  limits: ParserLimits & { maxQueryChars: number };
 }
 
 export const TOOL_NAMES = [
@@ -43,6 +44,7 @@ export const TOOL_NAMES = [
   'register_mcp_server',
   'refresh_entry',
 ] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** Tools that only read the registry (validate_document checks a document it is given and stores nothing). */
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -61,9 +63,19 @@ const searchFilter = searchArgs.filter.unwrap().shape;
 const listArgs = listSchema.shape;
 const listFilter = listArgs.filter.unwrap().shape;
 
-const query = searchArgs.query.describe(
-  'Keywords describing what you need, matched against names, descriptions, skills, tags and examples (agents) or tools (MCP servers); case and accents are ignored. Leave it out to list by filter alone, newest first.',
-);
+/**
+ * The query, at most the limit in force (REGISTRY_MAX_QUERY_CHARS): tools/list published the
+ * contract's ceiling (10,000) as its maxLength, and a client that kept to it was refused past the
+ * default 1,000.
+ */
+const queryArg = (maxQueryChars: number) =>
+  searchArgs.query
+    .unwrap()
+    .max(maxQueryChars)
+    .optional()
+    .describe(
+      'Keywords describing what you need, matched against names, descriptions, skills, tags and examples (agents) or tools (MCP servers); case and accents are ignored. Leave it out to list by filter alone, newest first.',
+    );
 const limit = searchArgs.limit.describe('Results per page, 1 to 100 (default 20).');
 const pageToken = searchArgs.pageToken.describe('nextPageToken of the previous answer, to get the next page of the same search.');
 const owner = searchFilter.owner.describe('Only entries registered by this principal.');
@@ -124,6 +136,54 @@ function toolArguments<S extends z.ZodRawShape>(tool: string, shape: S) {
         ? `${issue.keys.map((k) => JSON.stringify(k.slice(0, 60))).join(', ')} ${issue.keys.length === 1 ? 'is not an argument' : 'are not arguments'} of ${tool}, which takes ${names.join(', ')}`
         : undefined,
   });
+}
+
+/**
+ * Every tool's arguments (closed: toolArguments) for one query limit. Tools are registered on
+ * every request (the endpoint is stateless) and the limit changes only with the configuration:
+ * built once per limit (inputSchemas), not per request.
+ */
+function inputSchemasFor(maxQueryChars: number) {
+  const query = queryArg(maxQueryChars);
+  return {
+    search_agents: toolArguments('search_agents', { query, filter: agentFilter, limit, pageToken }),
+    search_mcp_servers: toolArguments('search_mcp_servers', { query, filter: mcpFilter, limit, pageToken }),
+    get_agent: toolArguments('get_agent', { id: entryId, revision }),
+    get_mcp_server: toolArguments('get_mcp_server', { id: entryId, revision }),
+    list_agents: toolArguments('list_agents', {
+      pageSize: listArgs.pageSize.describe('Entries per page, 1 to 100 (default 50).'),
+      pageToken: listArgs.pageToken.describe('nextPageToken of the previous answer.'),
+      owner: listFilter.owner.describe('Only agents registered by this principal.'),
+      mine: listFilter.mine.describe('true: only the agents registered with the bearer token this client sends.'),
+      health: listFilter.health.describe('Only agents whose latest check had this outcome: "ok", "unreachable" or "invalid".'),
+      verified: listFilter.verified.describe('true: only agents whose card signature the registry verified with a trusted key; false: only the others.'),
+    }),
+    validate_document: toolArguments('validate_document', {
+      agentCard: documentArg('The A2A agent card to check, as a JSON object.'),
+      toolspec: documentArg('The MCP toolspec to check: {"tools": [...]}.'),
+      mcpServer: documentArg('Optional with toolspec: the server\'s metadata {"name", "url", "description"?, "version"?}, checked as registration would.'),
+    }),
+    register_agent: toolArguments('register_agent', {
+      agentCard: z.record(z.string(), z.unknown()).optional().describe('The agent card, as a JSON object.'),
+      url: documentUrl.describe(
+        'Instead of agentCard: where the registry fetches the card — the agent\'s base URL (it reads /.well-known/agent-card.json there) or the card\'s own URL.',
+      ),
+    }),
+    register_mcp_server: toolArguments('register_mcp_server', {
+      mcpServer: z.record(z.string(), z.unknown()).describe('The server: {"name", "url" (its MCP endpoint), "description"?, "version"?}.'),
+      toolspec: z.record(z.string(), z.unknown()).optional().describe('{"tools": [...]} exactly as the server\'s tools/list returns them.'),
+      fetchTools: z.boolean().optional().describe('true instead of toolspec: the registry lists the tools at mcpServer.url with MCP tools/list (every page).'),
+    }),
+    refresh_entry: toolArguments('refresh_entry', { id: entryId }),
+  } satisfies Record<ToolName, z.ZodObject>;
+}
+type InputSchemas = ReturnType<typeof inputSchemasFor>;
+
+const inputSchemasByLimit = new Map<number, InputSchemas>();
+function inputSchemas(maxQueryChars: number): InputSchemas {
+  let inputs = inputSchemasByLimit.get(maxQueryChars);
+  if (!inputs) inputSchemasByLimit.set(maxQueryChars, (inputs = inputSchemasFor(maxQueryChars)));
+  return inputs;
 }
 
 // ---- output schemas (loose: fields other registry work adds pass through) ----
@@ -297,18 +357,46 @@ async function run(env: ToolEnv, operation: () => Operation, present: (answer: A
       return present(outcome.answer);
     } catch (err) {
       if (!(err instanceof RegistryError)) throw err;
-      if (env.scope) Object.assign(env.scope, { taskState: 'REJECTED', errorCode: err.code });
-      return errorResult(err.toBody());
+      return refused(env, err);
     }
   }
   return 'refused' in outcome ? errorResult(outcome.refused.toBody()) : outcome.failed;
 }
 
+/** A refusal made before or after the operation ran, recorded like the operation's own. */
+function refused(env: ToolEnv, err: RegistryError): CallToolResult {
+  if (env.scope) Object.assign(env.scope, { taskState: 'REJECTED', errorCode: err.code });
+  return errorResult(err.toBody());
+}
+
 /** A request the door itself declines (BAD_REQUEST), recorded like any refusal. */
 function refuse(env: ToolEnv, message: string, details: Finding[]): CallToolResult {
-  if (env.scope) Object.assign(env.scope, { taskState: 'REJECTED', errorCode: 'BAD_REQUEST' });
-  return errorResult({ code: 'BAD_REQUEST', message, details });
+  return refused(env, badRequest(message, details));
 }
+
+/**
+ * A tool's arguments checked against its input schema, throwing the contract's BAD_REQUEST with
+ * a finding per problem, its path under /arguments, as the A2A door refuses an operation's
+ * arguments (request-parser.ts). The SDK checked them itself and answered its own text ("MCP
+ * error -32602: Input validation error: ... at id"), with neither the CODE: line nor the JSON
+ * error of every other refusal. A query past the limit in force is told so first, in the words
+ * of every door.
+ */
+function checkArguments(tool: ToolName, schema: z.ZodObject, args: unknown, maxQueryChars: number): void {
+  const given = args ?? {};
+  if ('query' in schema.shape && isObject(given) && typeof given.query === 'string') checkQueryLength(given.query, maxQueryChars, '/arguments/query');
+  const parsed = schema.safeParse(given);
+  if (parsed.success) return;
+  const details = zodFindings(parsed.error, '/arguments', schema, given);
+  throw badRequest(`The ${JSON.stringify(tool)} arguments are not valid: ${findingsSaid(details)}.`, details);
+}
+
+/**
+ * The refusal of a tools/call whose arguments the tool's input schema does not take, as the
+ * tool's error result (recorded in the request scope), or undefined when the tool takes them
+ * (or no such tool is registered). params-guard.ts asks it before the SDK runs the call.
+ */
+export type ArgumentsCheck = (tool: string, args: unknown) => CallToolResult | undefined;
 
 /** Refusals that mean "this document is not valid" (validate_document answers them as a verdict). */
 const INVALID_DOCUMENT = new Set(['VALIDATION_FAILED', 'TOO_LARGE', 'UNSUPPORTED_VERSION']);
@@ -347,14 +435,14 @@ const dataOf = <T>(answer: Answer): T => answer.data as unknown as T; // the run
 
 // ---- the tools ----
 
-export function registerTools(server: McpServer, env: ToolEnv): void {
+/** Registers every tool on `server` for one request; answers the check of a call's arguments against them. */
+export function registerTools(server: McpServer, env: ToolEnv): ArgumentsCheck {
+  const inputs = inputSchemas(env.limits.maxQueryChars);
+  // The query's length was checked with the arguments (checkArguments), before the SDK's own check.
   const search = (kind: EntryKind, args: { query?: string; filter?: Record<string, unknown>; limit?: number; pageToken?: string }): Promise<CallToolResult> =>
     run(
       env,
-      () => {
-        checkQueryLength(args.query, env.limits.maxQueryChars, '/arguments/query');
-        return { op: 'search', request: { query: args.query, filter: { ...args.filter, kind }, limit: args.limit, pageToken: args.pageToken } };
-      },
+      () => ({ op: 'search', request: { query: args.query, filter: { ...args.filter, kind }, limit: args.limit, pageToken: args.pageToken } }),
       (answer) => result(answer.data, searchText(dataOf<SearchPage>(answer), kind === 'agent' ? 'agents' : 'MCP servers')),
       { tool: kind === 'agent' ? 'search_agents' : 'search_mcp_servers', boundTo: 'query, filter and limit' },
     );
@@ -376,7 +464,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       description:
         'Find A2A agents registered in this registry by what they can do. Returns the best-matching agents (and the skill that matched) with their ids, endpoints and relevance scores, best first. ' +
         'Use it when you need an agent for a task ("translate invoices", "book flights"); then call get_agent with an id for its full agent card. For MCP servers and their tools use search_mcp_servers.',
-      inputSchema: toolArguments('search_agents', { query, filter: agentFilter, limit, pageToken }),
+      inputSchema: inputs.search_agents,
       outputSchema: searchOut,
       annotations: { title: 'Search A2A agents', ...READ_ONLY },
     },
@@ -390,7 +478,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       description:
         'Find MCP servers registered in this registry by the tools they offer. Returns the best-matching servers (and the tool that matched) with their ids, URLs and relevance scores, best first. ' +
         'Filter on tool hints, e.g. {"readOnly": true} for tools that change nothing. Then call get_mcp_server with an id for the server\'s full toolspec. For A2A agents use search_agents.',
-      inputSchema: toolArguments('search_mcp_servers', { query, filter: mcpFilter, limit, pageToken }),
+      inputSchema: inputs.search_mcp_servers,
       outputSchema: searchOut,
       annotations: { title: 'Search MCP servers', ...READ_ONLY },
     },
@@ -403,7 +491,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       title: 'Get an A2A agent',
       description:
         'The full registry entry of one A2A agent by id: its agent card exactly as registered (skills, endpoints, security schemes), owner, revision and timestamps. Use it after search_agents or list_agents to learn how to call the agent.',
-      inputSchema: toolArguments('get_agent', { id: entryId, revision }),
+      inputSchema: inputs.get_agent,
       outputSchema: entryOut,
       annotations: { title: 'Get an A2A agent', ...READ_ONLY },
     },
@@ -416,7 +504,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       title: 'Get an MCP server',
       description:
         'The full registry entry of one MCP server by id: its URL and metadata and its toolspec (every tool with its input schema and annotations) exactly as registered. Use it after search_mcp_servers to learn how to connect and which tools it has.',
-      inputSchema: toolArguments('get_mcp_server', { id: entryId, revision }),
+      inputSchema: inputs.get_mcp_server,
       outputSchema: entryOut,
       annotations: { title: 'Get an MCP server', ...READ_ONLY },
     },
@@ -429,14 +517,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       title: 'List A2A agents',
       description:
         'Browse registered A2A agents page by page, newest first, without a query (names, ids, endpoints; no cards). Use search_agents to find agents for a task, and search_mcp_servers without a query to browse MCP servers.',
-      inputSchema: toolArguments('list_agents', {
-        pageSize: listArgs.pageSize.describe('Entries per page, 1 to 100 (default 50).'),
-        pageToken: listArgs.pageToken.describe('nextPageToken of the previous answer.'),
-        owner: listFilter.owner.describe('Only agents registered by this principal.'),
-        mine: listFilter.mine.describe('true: only the agents registered with the bearer token this client sends.'),
-        health: listFilter.health.describe('Only agents whose latest check had this outcome: "ok", "unreachable" or "invalid".'),
-        verified: listFilter.verified.describe('true: only agents whose card signature the registry verified with a trusted key; false: only the others.'),
-      }),
+      inputSchema: inputs.list_agents,
       outputSchema: listOut,
       annotations: { title: 'List A2A agents', ...READ_ONLY },
     },
@@ -459,11 +540,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       description:
         'Check an A2A agent card (v1.0 or v0.3) or an MCP toolspec ({"tools": [...]} as tools/list returns it) with the same rules the registry applies when registering; nothing is stored. ' +
         'Returns valid: true with warnings, or valid: false with every error as a JSON Pointer path, a message and a hint on how to fix it. Give exactly one of agentCard or toolspec.',
-      inputSchema: toolArguments('validate_document', {
-        agentCard: documentArg('The A2A agent card to check, as a JSON object.'),
-        toolspec: documentArg('The MCP toolspec to check: {"tools": [...]}.'),
-        mcpServer: documentArg('Optional with toolspec: the server\'s metadata {"name", "url", "description"?, "version"?}, checked as registration would.'),
-      }),
+      inputSchema: inputs.validate_document,
       outputSchema: validationOut,
       annotations: { title: 'Validate a document', ...READ_ONLY },
     },
@@ -497,12 +574,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
         'Register an A2A agent card (v1.0 or v0.3), or update the one you registered before for the same endpoint (same id, next revision). Needs a registry token (Authorization: Bearer). ' +
         'Give the card itself (agentCard), or its URL (url): the registry fetches the card, checks it the same way, and keeps it fresh from there (health, refresh). ' +
         'The card is validated first; if it is invalid nothing is stored and the errors say where and how to fix it (validate_document checks without storing). Returns the entry id, revision and warnings.',
-      inputSchema: toolArguments('register_agent', {
-        agentCard: z.record(z.string(), z.unknown()).optional().describe('The agent card, as a JSON object.'),
-        url: documentUrl.describe(
-          'Instead of agentCard: where the registry fetches the card — the agent\'s base URL (it reads /.well-known/agent-card.json there) or the card\'s own URL.',
-        ),
-      }),
+      inputSchema: inputs.register_agent,
       outputSchema: registrationOut,
       annotations: { title: 'Register an A2A agent', ...REGISTERS },
     },
@@ -524,11 +596,7 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
         'Register an MCP server with its toolspec (the tools/list result), or update the one you registered before for the same server URL. Needs a registry token (Authorization: Bearer). ' +
         'Instead of a toolspec, fetchTools: true has the registry connect to the server (Streamable HTTP) and list its tools itself, then keep them fresh from there. ' +
         'Validated like validate_document; nothing is stored when it is invalid. Returns the entry id, revision and warnings.',
-      inputSchema: toolArguments('register_mcp_server', {
-        mcpServer: z.record(z.string(), z.unknown()).describe('The server: {"name", "url" (its MCP endpoint), "description"?, "version"?}.'),
-        toolspec: z.record(z.string(), z.unknown()).optional().describe('{"tools": [...]} exactly as the server\'s tools/list returns them.'),
-        fetchTools: z.boolean().optional().describe('true instead of toolspec: the registry lists the tools at mcpServer.url with MCP tools/list (every page).'),
-      }),
+      inputSchema: inputs.register_mcp_server,
       outputSchema: registrationOut,
       annotations: { title: 'Register an MCP server', ...REGISTERS },
     },
@@ -550,10 +618,22 @@ export function registerTools(server: McpServer, env: ToolEnv): void {
       description:
         'Fetch the document of an entry you registered by URL (or with fetchTools) again now, instead of waiting for the registry\'s periodic refresh. Needs the token of the entry\'s owner (or an admin). ' +
         'A changed, valid document becomes the next revision; an invalid or unreachable one keeps the current revision and is recorded in the entry\'s health. Returns the entry id, revision, source and health.',
-      inputSchema: toolArguments('refresh_entry', { id: entryId }),
+      inputSchema: inputs.refresh_entry,
       outputSchema: registrationOut,
       annotations: { title: 'Refresh a registry entry', ...REGISTERS },
     },
     (args) => run(env, () => ({ op: 'refresh', id: args.id }), (answer) => result(answer.data, answer.text)),
   );
+
+  return (tool, args) => {
+    if (!Object.hasOwn(inputs, tool)) return undefined;
+    const name = tool as ToolName;
+    try {
+      checkArguments(name, inputs[name], args, env.limits.maxQueryChars);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof RegistryError)) throw err;
+      return refused(env, err);
+    }
+  };
 }
