@@ -78,7 +78,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
     const publicUrl = config.port === 0 ? config.publicUrl.replace(/:0$/, `:${port}`) : config.publicUrl;
 
     const app = createHttpApp({
-      security: { corsOrigins: config.hardening.corsOrigins },
+      security: { corsOrigins: config.hardening.corsOrigins, openReads: DOORS.flatMap((door) => door.openReads?.(config) ?? []) },
       trustProxy: config.hardening.trustProxy,
       metrics: core.metrics,
       metricsAccess: { metricsToken: config.hardening.metricsToken, publicRead: config.publicRead, authenticator: core.authenticator },

@@ -194,6 +194,66 @@ describe('AI Catalog and ARD manifest', () => {
     const search = await post(`${registry.url}/search`, { query: { text: 'x' } }, { origin: 'https://somewhere.example' });
     assert.equal(search.res.headers.get('access-control-allow-origin'), null, 'the API follows REGISTRY_CORS_ORIGINS');
   });
+
+  test('cross-origin preflight: a browser on any origin may send a conditional GET (If-None-Match) for the documents open to every origin, and only for those', async () => {
+    const preflight = (base: string, path: string, method = 'GET', headers = 'if-none-match') =>
+      fetch(`${base}${path}`, { method: 'OPTIONS', headers: { origin: 'https://somewhere.example', 'access-control-request-method': method, 'access-control-request-headers': headers } });
+    const assertOpen = async (res: Response, what: string) => {
+      assert.equal(res.status, 204, what);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*', what);
+      assert.deepEqual(res.headers.get('access-control-allow-methods')?.split(/,\s*/), ['GET', 'HEAD'], what);
+      const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/,\s*/);
+      for (const header of ['if-none-match', 'if-modified-since', 'cache-control', 'a2a-version']) assert.ok(allowed.includes(header), `${what}: ${header} in ${allowed.join(', ')}`);
+      assert.ok(Number(res.headers.get('access-control-max-age')) > 0, what);
+    };
+    const open = [
+      '/.well-known/ai-catalog.json',
+      '/.well-known/ard.json',
+      '/agents',
+      `/agents/${encodeURIComponent(urn('agent', ids.invoice))}`,
+      `/agents/${ids.invoice}/card.json`,
+      `/mcp-servers/${ids.files}/document.json`,
+      `/mcp-servers/${ids.files}/server-card.json`,
+      '/mcp/server-card',
+    ];
+    // It was 200 with Allow: GET, HEAD and no Access-Control-* header: the browser refused the GET.
+    for (const path of open) await assertOpen(await preflight(registry.url, path, 'GET', 'if-none-match, cache-control'), path);
+    // The GET it lets through: 304 on the ETag, readable by that origin.
+    const first = await get(`${registry.url}/.well-known/ai-catalog.json`, { origin: 'https://somewhere.example' });
+    await first.arrayBuffer();
+    const again = await get(`${registry.url}/.well-known/ai-catalog.json`, { origin: 'https://somewhere.example', 'if-none-match': first.headers.get('etag')! });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers.get('access-control-allow-origin'), '*');
+
+    // The API is not opened: POST /search, the A2A and MCP endpoints keep REGISTRY_CORS_ORIGINS (off here);
+    // nor is another method on an open path; a plain OPTIONS still says which methods a path takes.
+    for (const [path, method] of [['/search', 'POST'], ['/a2a/jsonrpc', 'POST'], ['/mcp', 'POST'], ['/.well-known/agent-card.json', 'GET'], ['/agents', 'POST']] as const) {
+      const res = await preflight(registry.url, path, method, 'content-type');
+      await res.arrayBuffer();
+      assert.equal(res.headers.get('access-control-allow-origin'), null, `${method} ${path}`);
+    }
+    const plain = await fetch(`${registry.url}/.well-known/ai-catalog.json`, { method: 'OPTIONS' });
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers.get('allow'), 'GET, HEAD');
+
+    // With REGISTRY_CORS_ORIGINS naming origins, the open documents stay open to every origin, their
+    // preflight too (the configured CORS answered it for its own origins only); the API keeps to the list.
+    const listed = await start({ REGISTRY_CORS_ORIGINS: 'https://app.example', REGISTRY_RATE_LIMITS: 'false' });
+    await assertOpen(await preflight(listed.url, '/.well-known/ai-catalog.json'), 'with REGISTRY_CORS_ORIGINS');
+    const api = await preflight(listed.url, '/search', 'POST', 'content-type');
+    assert.equal(api.headers.get('access-control-allow-origin'), null, 'POST /search: not a listed origin');
+
+    // Reads closed: the documents are not open to other origins, nor is their preflight; the
+    // registry's own MCP Server Card stays open, as its GET does.
+    const closed = await start({ REGISTRY_PUBLIC_READ: 'false', REGISTRY_RATE_LIMITS: 'false' });
+    const refused = await preflight(closed.url, '/.well-known/ai-catalog.json');
+    await refused.arrayBuffer();
+    assert.equal(refused.headers.get('access-control-allow-origin'), null, 'reads closed');
+    await assertOpen(await preflight(closed.url, '/mcp/server-card'), 'the MCP Server Card, reads closed');
+    const card = await get(`${closed.url}/mcp/server-card`, { origin: 'https://somewhere.example' });
+    await card.arrayBuffer();
+    assert.equal(card.headers.get('access-control-allow-origin'), '*');
+  });
 });
 
 describe('large catalogs', () => {

@@ -120,6 +120,25 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(rest.headers.get('content-type') ?? '', /json/);
     });
 
+    test('a page on another origin (a browser-based agent) reads the AI Catalog with a conditional GET: its preflight passes', async () => {
+      // The origin server is another origin (another port): a request with If-None-Match or
+      // Cache-Control is preflighted, and the preflight was answered without CORS headers.
+      origin.route('/agent-page', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>agent</title><link rel="icon" href="data:,">'));
+      await withPage(async (page) => {
+        await page.goto(`${origin.url}/agent-page`);
+        const seen = await page.evaluate(async (url) => {
+          const first = await fetch(url, { cache: 'no-store' });
+          await first.text();
+          const etag = first.headers.get('etag') ?? '';
+          const revalidated = await fetch(url, { cache: 'no-store', headers: { 'If-None-Match': etag } });
+          const reloaded = await fetch(url, { cache: 'no-store', headers: { 'Cache-Control': 'no-cache', 'A2A-Version': '1.0' } });
+          return { etag, revalidated: revalidated.status, reloaded: reloaded.status, catalog: ((await reloaded.json()) as { specVersion?: string }).specVersion };
+        }, `${registry.url}/.well-known/ai-catalog.json`);
+        assert.match(seen.etag, /^"/, 'the ETag is exposed');
+        assert.deepEqual({ revalidated: seen.revalidated, reloaded: seen.reloaded, catalog: seen.catalog }, { revalidated: 304, reloaded: 200, catalog: '1.0' });
+      });
+    });
+
     test('assets: hashed, immutable, compressed (by the build, not at each start), revalidated; the first page is under its budget', async (t) => {
       for (const file of build.manifest.files) {
         const res = await fetch(`${registry.url}/assets/${file}`, { headers: { 'accept-encoding': 'identity' } });

@@ -16,8 +16,10 @@
  * Cross-origin: when reads are public, the GET documents are readable from any origin
  * (Access-Control-Allow-Origin: *). They are public metadata meant to be fetched by crawlers
  * and browser-based agents, carry no cookies or per-user content, and a page could read them
- * through any server anyway; without this a browser would refuse them. POST /search and the
- * MCP endpoint follow REGISTRY_CORS_ORIGINS like the A2A endpoints.
+ * through any server anyway; without this a browser would refuse them. Their CORS preflight
+ * (a GET with If-None-Match, Cache-Control...) is answered for any origin too
+ * (http/open-reads.ts). POST /search and the MCP endpoint follow REGISTRY_CORS_ORIGINS like the
+ * A2A endpoints.
  */
 import type { Request, RequestHandler, Response } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
@@ -26,6 +28,7 @@ import { RegistryError, badRequest, notFound } from '../contract/errors.js';
 import type { EntryKind, EntryView, ListPage, SearchPage } from '../contract/types.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
+import { openToAllOrigins } from '../http/open-reads.js';
 import { bodyErrorHandler, failureFormat, sendFailure } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { requestScope } from '../http/request-log.js';
@@ -53,13 +56,16 @@ function routeLabel(req: Request): string {
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** GET documents when reads are public: any origin may read them (see the module comment). */
-const openToAllOrigins: RequestHandler = (_req, res, next) => {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Expose-Headers', 'ETag, Last-Modified, X-Request-Id');
-  res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
-  next();
-};
+/**
+ * The paths whose GET answers any origin may read (see the module comment): the catalogs and
+ * every path under /agents and /mcp-servers when reads are public (by prefix, not per route: a
+ * path whose id does not decode, /agents/%ff, fails in the router's match, before a route's own
+ * handlers, and its 400 needs them too, or a page on another origin sees a CORS failure instead
+ * of the error); the registry's own MCP Server Card always, open like its A2A card.
+ */
+function openReadPaths(publicRead: boolean): string[] {
+  return publicRead ? [AI_CATALOG_PATH, ARD_MANIFEST_PATH, '/agents', '/mcp-servers', MCP_SERVER_CARD_PATH] : [MCP_SERVER_CARD_PATH];
+}
 
 function sendError(res: Response, err: RegistryError): void {
   const { status, body } = ardErrorOf(err);
@@ -127,6 +133,7 @@ function revisionOf(req: Request): number | undefined {
 
 export const catalogDoor: Door = {
   name: 'catalog',
+  openReads: (config) => openReadPaths(config.publicRead),
   mount(app, ctx: DoorContext) {
     const { core, publicUrl, card } = ctx;
     const { config, log, metrics, abuse } = core;
@@ -167,13 +174,9 @@ export const catalogDoor: Door = {
       requestScope(log, (req) => ({ method: `${req.method} ${req.baseUrl}${req.path}`, streaming: false })),
     ];
     const common: RequestHandler[] = [...counted, authenticate(core.authenticator, { publicRead: config.publicRead })];
-    const reads: RequestHandler[] = config.publicRead ? [openToAllOrigins] : [];
+    // Their preflights are answered before any route, ahead of the configured CORS (openReads above).
+    app.use(openReadPaths(config.publicRead), openToAllOrigins);
     app.use([AI_CATALOG_PATH, ARD_MANIFEST_PATH, '/search', '/explore', '/agents', '/mcp-servers'], common);
-    // The documents under /agents and /mcp-servers get their open CORS headers here, by prefix,
-    // not per route: a path whose id does not decode (/agents/%ff) fails in the router's match,
-    // before a route's own handlers, and its 400 needs them too, or a page on another origin sees
-    // a CORS failure instead of the error.
-    if (config.publicRead) app.use(['/agents', '/mcp-servers'], (req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? openToAllOrigins(req, res, next) : next()));
 
     // ---- the catalog / ARD manifest ----
     const servePage = (document: CatalogDocumentName, contentType: string) =>
@@ -190,8 +193,8 @@ export const catalogDoor: Door = {
         const built = config.publicRead ? await pages.getOrBuild(key, build) : await build();
         sendCacheable(req, res, { ...built, cacheControl, contentType });
       });
-    app.get(AI_CATALOG_PATH, reads, servePage('ai-catalog', `${MEDIA_TYPES.catalog}; charset=utf-8`));
-    app.get(ARD_MANIFEST_PATH, reads, servePage('ard', JSON_TYPE));
+    app.get(AI_CATALOG_PATH, servePage('ai-catalog', `${MEDIA_TYPES.catalog}; charset=utf-8`));
+    app.get(ARD_MANIFEST_PATH, servePage('ard', JSON_TYPE));
 
     // ---- ARD API ----
     const json = jsonBody({ limit: config.maxBodyBytes, maxDepth: config.hardening.maxJsonDepth, types: SEARCH_BODY_TYPES });
@@ -293,7 +296,6 @@ export const catalogDoor: Door = {
     app.get(
       MCP_SERVER_CARD_PATH,
       counted,
-      openToAllOrigins,
       handle(undefined, async (req, res) => {
         sendCacheable(req, res, { body: ownCard, cacheControl: `public, max-age=${config.cardMaxAgeSeconds}`, contentType: `${MEDIA_TYPES.mcpServerCard}; charset=utf-8` });
       }),

@@ -5,6 +5,7 @@
  * through core.operations — so rules, limits, quotas and metrics are the same on every door.
  */
 import type { Express } from 'express';
+import type { RegistryConfig } from '../config/config.js';
 import type { RegistryCore } from './build-registry.js';
 
 /** How long close() lets in-flight requests and streams finish before cutting them off. */
@@ -49,6 +50,12 @@ export interface Door {
    * off (not configured). Every door's open runs before any door is mounted.
    */
   open?(core: RegistryCore): Promise<OpenedDoor | undefined>;
+  /**
+   * Paths (app.use prefixes) whose GET answers the door opens to every origin
+   * (http/open-reads.ts): the HTTP app answers their CORS preflight before any route, ahead of
+   * the configured CORS. Asked before any door is mounted.
+   */
+  openReads?(config: RegistryConfig): readonly string[];
   /** Adds the door's routes to the HTTP app (between the base routes and the final handlers). */
   mount?(app: Express, ctx: DoorContext): void | MountedDoor | Promise<void | MountedDoor>;
 }

@@ -5,7 +5,8 @@
  *   no referrer, nosniff. Cross-Origin-Resource-Policy follows the CORS setting, since a card
  *   meant to be read by browsers on other origins must not be blocked by it;
  * - CORS, off unless REGISTRY_CORS_ORIGINS names origins (or *). Tokens travel in the
- *   Authorization header, never in cookies, so credentials mode is never needed;
+ *   Authorization header, never in cookies, so credentials mode is never needed. The public
+ *   documents open to every origin answer their own preflight first (open-reads.ts);
  * - an answer sanitizer: the SDK answers an unexpected exception with its message (-32603 on
  *   JSON-RPC, HTTP 500 on HTTP+JSON, an SSE error event mid-stream). Messages like "Cannot read
  *   properties of null" or "Maximum call stack size exceeded" tell an attacker what broke, so
@@ -17,10 +18,17 @@ import helmet from 'helmet';
 import { currentScope } from '../observability/request-scope.js';
 import { RETRY_AFTER_BY_REASON } from '../tasks/storage-unavailable.js';
 import { errorInfo } from './errors.js';
+import { openReadPreflights, PREFLIGHT_MAX_AGE_SECONDS } from './open-reads.js';
 
 export interface SecurityOptions {
   /** Browser origins allowed to call the registry: none, '*' or a list. */
   corsOrigins: string[] | '*';
+  /**
+   * Paths (app.use prefixes) whose GET answers every origin may read, whatever corsOrigins says
+   * (open-reads.ts): their preflight is answered before the configured CORS, which would
+   * answer it for its own origins only.
+   */
+  openReads?: readonly string[];
 }
 
 /**
@@ -86,6 +94,7 @@ export function securityHeaders(options: SecurityOptions): RequestHandler[] {
       for (const [name, value] of headers) res.setHeader(name, value);
       next();
     },
+    openReadPreflights(options.openReads ?? []),
   ];
   if (corsOn) {
     handlers.push(
@@ -101,7 +110,7 @@ export function securityHeaders(options: SecurityOptions): RequestHandler[] {
           'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID',
         ],
         exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'Last-Modified', 'A2A-Extensions', 'X-A2A-Extensions', 'Mcp-Session-Id', 'WWW-Authenticate'],
-        maxAge: 600,
+        maxAge: PREFLIGHT_MAX_AGE_SECONDS,
       }) as RequestHandler,
     );
   }
