@@ -120,6 +120,32 @@ describe('web page', { skip: unavailable }, () => {
       assert.match(rest.headers.get('content-type') ?? '', /json/);
     });
 
+    test('the page and its assets: each content coding (br, gzip, identity) its own ETag, each revalidated on its own', async () => {
+      const html = { accept: BROWSER_ACCEPT };
+      for (const [path, headers] of [['/', html], ['/validate', html], [`/assets/${build.manifest.script}`, {}], [`/assets/${build.manifest.style}`, {}]] as const) {
+        // undici's request: fetch sends an Accept-Encoding of its own and unpacks what it is sent.
+        const sent = async (encoding: string, extra: Record<string, string> = {}) => {
+          const res = await request(`${registry.url}${path}`, { headers: { ...headers, 'accept-encoding': encoding, ...extra } });
+          const body = Buffer.from(await res.body.arrayBuffer());
+          return { status: res.statusCode, etag: String(res.headers.etag), coding: res.headers['content-encoding'], body };
+        };
+        const forms = { br: await sent('br'), gzip: await sent('gzip'), identity: await sent('identity') };
+        assert.deepEqual([forms.br.coding, forms.gzip.coding, forms.identity.coding], ['br', 'gzip', undefined], path);
+        // One strong ETag for three representations (RFC 9110 8.8.3) was served for each.
+        assert.equal(new Set([forms.br.etag, forms.gzip.etag, forms.identity.etag]).size, 3, `${path}: ${JSON.stringify([forms.br.etag, forms.gzip.etag, forms.identity.etag])}`);
+        for (const [encoding, form] of Object.entries(forms)) {
+          assert.match(form.etag, /^"[\w-]+"$/, `${path} ${encoding}: a strong validator`);
+          // The form the client has: 304. Another coding's ETag, from the same client: the form it asks for, whole.
+          const same = await sent(encoding, { 'if-none-match': form.etag });
+          assert.deepEqual([same.status, same.etag, same.body.length], [304, form.etag, 0], `${path} ${encoding}: revalidated`);
+          const other = encoding === 'br' ? forms.gzip : forms.br;
+          const changed = await sent(encoding, { 'if-none-match': other.etag });
+          assert.equal(changed.status, 200, `${path} ${encoding} with another coding's ETag`);
+          assert.deepEqual([changed.etag, changed.body], [form.etag, form.body], `${path} ${encoding}: that coding's form`);
+        }
+      }
+    });
+
     test('a page on another origin (a browser-based agent) reads the AI Catalog with a conditional GET: its preflight passes', async () => {
       // The origin server is another origin (another port): a request with If-None-Match or
       // Cache-Control is preflighted, and the preflight was answered without CORS headers.
@@ -147,7 +173,7 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(res.headers.get('content-encoding'), null);
         const etag = res.headers.get('etag')!;
         const body = Buffer.from(await res.arrayBuffer());
-        const again = await fetch(`${registry.url}/assets/${file}`, { headers: { 'if-none-match': etag } });
+        const again = await fetch(`${registry.url}/assets/${file}`, { headers: { 'if-none-match': etag, 'accept-encoding': 'identity' } });
         assert.equal(again.status, 304);
         // Each compressed form is the one the build wrote beside the file, and unpacks to the file.
         for (const [encoding, suffix, unpack] of [['br', '.br', brotliDecompressSync], ['gzip', '.gz', gunzipSync]] as const) {

@@ -23,14 +23,28 @@ export interface WebManifest {
   files: string[];
 }
 
-/** A body held in memory, ready to send: its encodings, type and validator. */
-export interface CachedBody {
-  body: Buffer;
-  gzip?: Buffer;
-  br?: Buffer;
-  type: string;
+/** One content coding of a body, as sent: its bytes and their own strong validator. */
+export interface CodedBody {
+  bytes: Buffer;
   etag: string;
 }
+
+/**
+ * A body held in memory, ready to send: its type and its forms, each with its validator. A
+ * content coding makes another representation, and a strong validator names one representation
+ * only (RFC 9110 8.8.1, 8.8.3), so the br, gzip and identity forms each have their own ETag, over
+ * their own bytes. With one ETag for all three, a cache revalidating the form it holds could be
+ * told "not modified" by an answer about another coding, and serve bytes in a coding its client
+ * did not ask for.
+ */
+export interface CachedBody {
+  type: string;
+  identity: CodedBody;
+  gzip?: CodedBody;
+  br?: CodedBody;
+}
+
+const coded = (bytes: Buffer): CodedBody => ({ bytes, etag: etagOf(bytes) });
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -68,33 +82,43 @@ export function compressed(body: Buffer): { gzip?: Buffer; br?: Buffer } {
 /** Whether a body of this type is worth compressing (text; images other than SVG are compressed already). */
 export const isCompressible = (type: string): boolean => type.startsWith('text/') || type.startsWith('image/svg');
 
+/** A body with the compressed forms worth having (text only), each with its validator. */
 export function cachedBody(body: Buffer, type: string): CachedBody {
-  return { body, type, etag: etagOf(body), ...(isCompressible(type) ? compressed(body) : {}) };
+  const { gzip, br } = isCompressible(type) ? compressed(body) : {};
+  return { type, identity: coded(body), ...(gzip ? { gzip: coded(gzip) } : {}), ...(br ? { br: coded(br) } : {}) };
+}
+
+/** The form to send: the best coding the client accepts that the body has, else identity. */
+function chosenForm(req: Request, item: CachedBody): { coding?: 'br' | 'gzip'; form: CodedBody } {
+  const accepted = req.acceptsEncodings(['br', 'gzip', 'identity']);
+  if (accepted === 'br' && item.br) return { coding: 'br', form: item.br };
+  if (accepted === 'gzip' && item.gzip) return { coding: 'gzip', form: item.gzip };
+  return { form: item.identity };
 }
 
 /**
- * Sends a cached body: 304 when the client has it (the same validator rules as every cacheable
- * answer, http/conditional.ts), otherwise in the best encoding the client accepts. Another
- * status than 200 (the page's "not found") carries no validator: conditions apply to 2xx answers only.
+ * Sends a cached body in the best coding the client accepts: 304 when the client has that form
+ * (its If-None-Match compared with that form's ETag, by the validator rules of every cacheable
+ * answer, http/conditional.ts). Another status than 200 (the page's "not found") carries no
+ * validator: conditions apply to 2xx answers only.
  */
 export function sendCached(req: Request, res: Response, item: CachedBody, cacheControl: string, status = 200): void {
   res.setHeader('Content-Type', item.type);
   res.setHeader('Cache-Control', cacheControl);
   res.vary('Accept-Encoding');
+  const { coding, form } = chosenForm(req, item);
   if (status === 200) {
-    res.setHeader('ETag', item.etag);
-    if (notModified(req, item.etag)) {
+    res.setHeader('ETag', form.etag);
+    if (notModified(req, form.etag)) {
       res.status(304).end();
       return;
     }
   }
   res.status(status);
-  const encoding = req.acceptsEncodings(['br', 'gzip', 'identity']);
-  const body = encoding === 'br' && item.br ? item.br : encoding === 'gzip' && item.gzip ? item.gzip : item.body;
-  if (body !== item.body) res.setHeader('Content-Encoding', encoding as string);
-  res.setHeader('Content-Length', String(body.length));
+  if (coding) res.setHeader('Content-Encoding', coding);
+  res.setHeader('Content-Length', String(form.bytes.length));
   if (req.method === 'HEAD') res.end();
-  else res.end(body);
+  else res.end(form.bytes);
 }
 
 export class WebAssets {
@@ -106,10 +130,9 @@ export class WebAssets {
   ) {
     for (const file of manifest.files) {
       const where = path.join(dir, 'assets', file);
-      const body = fs.readFileSync(where);
-      const item: CachedBody = { body, type: assetType(file), etag: etagOf(body) };
+      const item: CachedBody = { type: assetType(file), identity: coded(fs.readFileSync(where)) };
       for (const { encoding, suffix } of ENCODED_FORMS) {
-        if (fs.existsSync(where + suffix)) item[encoding] = fs.readFileSync(where + suffix);
+        if (fs.existsSync(where + suffix)) item[encoding] = coded(fs.readFileSync(where + suffix));
       }
       this.assets.set(file, item);
     }
