@@ -88,7 +88,8 @@ describe('web page', { skip: unavailable }, () => {
         assert.equal(((await res.json()) as WireJson).error.status, 'NOT_FOUND');
       }
       // A path with no page: browsers get the page (which says so) with status 404; API clients, other methods and other routes' paths keep their JSON.
-      for (const path of ['/nonsense', '/entries/x/y', '/entries/', '/entries/%ff']) {
+      // Page paths are matched case-sensitively, as the page's router matches them: /VALIDATE was 200, and the page said "Page not found".
+      for (const path of ['/nonsense', '/entries/x/y', '/entries/', '/entries/%ff', '/VALIDATE', '/Validate', `/ENTRIES/${ids.invoice}`]) {
         const res = await fetch(`${registry.url}${path}`, { headers: { accept: BROWSER_ACCEPT } });
         assert.equal(res.status, 404, path);
         assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8', path);

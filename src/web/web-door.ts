@@ -11,7 +11,7 @@
  * gets the page too, with status 404: the page says there is no such page and leads back to
  * search (API clients keep the JSON 404 of http/errors.ts).
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Logger } from '../observability/logger.js';
@@ -122,8 +122,12 @@ export const webDoor: Door = {
       if (!wantsHtml(req)) return next();
       pageContentSecurityPolicy(req, res, () => pageHandler(req, res, next));
     };
-    // GET routes answer HEAD too.
-    for (const path of PAGE_PATHS) app.get(path, negotiated);
+    // GET routes answer HEAD too. Matched case-sensitively, as the page's own router matches them
+    // (web/src/router.ts): express's default matching answered /VALIDATE with the page and status
+    // 200, and the page then said "Page not found"; a path with no page is the 404 below.
+    const pages = express.Router({ caseSensitive: true });
+    for (const path of PAGE_PATHS) pages.get(path, negotiated);
+    app.use(pages);
 
     // Mounted last of all doors (server.ts), so only paths no route answered reach it. A path some
     // route takes with another method stays the 405 of http/errors.ts; so does a path whose GET
