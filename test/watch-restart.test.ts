@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { eventually } from './support/eventually.js';
@@ -96,10 +97,21 @@ describe('watches across a restart (SQLite)', () => {
       assert.ok(hook.requests.slice(pushesBefore).every((r) => r.token === 'token-kept'), 'the client token is kept across the restart');
       assert.ok(!hook.requests.slice(pushesBefore).some((r) => r.body.artifactUpdate?.artifact?.name === 'watch-results'), 'the initial matches are not pushed again');
 
+      // No stream is open and no executor runs it: the watch keeps its stored task current itself
+      // (before, the task stayed at event 1, the last one its first stream had been read).
+      const storedEvent = async (): Promise<WireJson | undefined> => {
+        const task = Task.toJSON(await bob.getTask({ tenant: '', id: streamedId, historyLength: undefined })) as WireJson;
+        const artifact = task.artifacts?.find((a: WireJson) => a.name === 'watch-event');
+        return artifact && dataOf(artifact);
+      };
+      await eventually(async () => (await storedEvent())?.hit?.id === b.id, 'event 2 in the stored task');
+
       // The subscriber had been sent event 1 before the restart: it gets event 2 and nothing else.
       const resumed = new EventLog((signal) => bob.resubscribeTask({ tenant: '', id: streamedId }, { signal }));
       logs.push(resumed);
-      assert.equal((await resumed.waitFor((e) => e.task !== undefined, 'task')).task.status.state, 'TASK_STATE_WORKING');
+      const resumedTask = (await resumed.waitFor((e) => e.task !== undefined, 'task')).task;
+      assert.equal(resumedTask.status.state, 'TASK_STATE_WORKING');
+      assert.equal(dataOf(resumedTask.artifacts.find((a: WireJson) => a.name === 'watch-event')).seq, 2, 'the task as it is now comes first');
       const missed = await resumed.waitForEvent((e) => e.hit?.id === b.id, 'the event missed during the restart');
       assert.equal(missed.event, 'added');
       assert.equal(missed.seq, 2);

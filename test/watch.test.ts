@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { randomUUID } from 'node:crypto';
-import { TaskState, type StreamResponse } from '@a2a-js/sdk';
+import { Task, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, streamEventJson, textPart, type WireJson } from './support/client.js';
 import { cliWatch, dataOf, EventLog, sendWithPush, sendWithPush03, watch, webhook } from './support/watch-stream.js';
@@ -212,6 +212,32 @@ describe('standing searches', () => {
     assert.equal(late.watchEvents.length, 1);
     const { state } = await cancel(bob, late);
     assert.equal(state, 'TASK_STATE_CANCELED');
+  });
+
+  test("a watch keeps its stored task current after the stream that started it is cut: GetTask, and SubscribeToTask's first task, show its last event", async () => {
+    const tag = `stored-task-${randomUUID().slice(0, 8)}`;
+    const log = track(watch(bob, { filter: { tags: [tag] } }));
+    const id = await taskIdOf(log);
+    await log.waitFor((e) => e.artifactUpdate?.artifact?.name === 'watch-results', 'the initial matches');
+    log.disconnect();
+    await log.done;
+    const stored = async (): Promise<WireJson> => Task.toJSON(await bob.getTask({ tenant: '', id, historyLength: undefined })) as WireJson;
+    const storedEvent = async (): Promise<WireJson | undefined> => {
+      const artifact = (await stored()).artifacts?.find((a: WireJson) => a.name === 'watch-event');
+      return artifact && dataOf(artifact);
+    };
+    // Before, the task stayed at the last event the cut stream had been sent (here: none).
+    for (const i of [1, 2, 3]) {
+      const entry = resultOf(await op(alice, { register: { agentCard: card(`Stored Task ${i} ${tag}`, `https://${tag}-${i}.example.org/a2a`, [tag]) } }));
+      await eventually(async () => (await storedEvent())?.hit?.id === entry.id, `event ${i} in the stored task`);
+      assert.equal((await storedEvent())!.seq, i);
+    }
+    assert.deepEqual((await stored()).artifacts.map((a: WireJson) => a.name), ['watch-results', 'watch-event'], 'each event replaces the previous one');
+    // A2A 3.1.6: SubscribeToTask sends the task as it is now first.
+    const resumed = track(new EventLog((signal) => bob.resubscribeTask({ tenant: '', id }, { signal })));
+    const first = (await resumed.waitFor((e) => e.task !== undefined, 'task')).task;
+    assert.equal(dataOf(first.artifacts.find((a: WireJson) => a.name === 'watch-event')).seq, 3);
+    assert.equal((await cancel(bob, resumed)).state, 'TASK_STATE_CANCELED');
   });
 
   test('another principal can neither subscribe to nor cancel a watch', async () => {

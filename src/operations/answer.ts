@@ -24,13 +24,12 @@ export interface StreamedAnswer {
 }
 
 /**
- * A standing search: the task stays WORKING; the executor sends the current matches first
- * (unless `initial` is false), then one artifact update per event until the watch ends.
+ * A standing search: the task stays WORKING until the watch ends; its current matches (unless
+ * `initial` is false) and its events are told from the watch itself (Watch.initialMatches, listen).
  */
 export interface WatchAnswer {
   artifactName: 'watch-results';
   watch: Watch;
-  initial: boolean;
 }
 
 export type OperationResult = Answer | StreamedAnswer | WatchAnswer;

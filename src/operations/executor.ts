@@ -10,7 +10,7 @@
  * not answered with a task but with a protocol error (HTTP 503 / a JSON-RPC error): the
  * executor leaves the refusal for the door's request handler (`takeProtocolRefusal`).
  */
-import { Role, TaskState, taskStateToJSON, type Artifact, type Message, type Part, type StreamResponse, type Task, type TaskArtifactUpdateEvent, type TaskStatus } from '@a2a-js/sdk';
+import { Role, TaskState, taskStateToJSON, type Artifact, type Message, type Part, type Task, type TaskArtifactUpdateEvent, type TaskStatus } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import { v4 as uuidv4 } from 'uuid';
 import type { Caller } from '../contract/caller.js';
@@ -69,16 +69,6 @@ export function watchResultsUpdate(taskId: string, contextId: string, current: {
     lastChunk: true,
     metadata: undefined,
   };
-}
-
-/** The watch event number a stream response carries, if it carries one. */
-export function watchEventSeq(response: StreamResponse): number | undefined {
-  if (response.payload?.$case !== 'artifactUpdate') return undefined;
-  const artifact = response.payload.value.artifact;
-  if (artifact?.name !== WATCH_EVENT_ARTIFACT) return undefined;
-  const content = artifact.parts[0]?.content;
-  const seq = content?.$case === 'data' ? (content.value as { seq?: unknown }).seq : undefined;
-  return typeof seq === 'number' ? seq : undefined;
 }
 
 /** A watch task's metadata: when the watch expires unless renewed. */
@@ -327,13 +317,16 @@ export class RegistryExecutor implements AgentExecutor {
   }
 
   /**
-   * A standing search: the task stays WORKING (its metadata says when it expires). The current
-   * matches come first as a `watch-results` artifact (unless the client said `initial: false`),
-   * then each event as a `watch-event` artifact that replaces the previous one (so the stored
-   * task stays small; the stream carries every event). Ends when the watch does (see
-   * watchEndStatus); when the registry shuts down the stream just ends: the watch goes on after
-   * the restart, and the client resumes with SubscribeToTask. Returns the state the request log
-   * records: the watch's final one, or WORKING when the stream was cut with the watch running.
+   * A standing search: the task stays WORKING (its metadata says when it expires). This publishes
+   * only that task, which the SDK stores and answers with; everything after it is the watch's
+   * own, told from the watch itself, whatever request is open: its streams by the request handler
+   * (its current matches first as a `watch-results` artifact, unless the client said
+   * `initial: false`, then each event as a `watch-event` artifact, then its end), its stored task
+   * by protocol/watch-task.ts, its webhooks by protocol/watch-push.ts. (Published here, the events
+   * reached the stored task only while the stream that started the watch was read: once it was
+   * cut, GetTask and SubscribeToTask showed the watch as it was then.) Runs until the watch ends,
+   * and returns the state the request log records: the watch's final one, or WORKING when the
+   * registry shut down with the watch running.
    */
   private async publishWatch(task: Task, answer: WatchAnswer, publish: Publish): Promise<string> {
     const { watch } = answer;
@@ -341,14 +334,8 @@ export class RegistryExecutor implements AgentExecutor {
     this.tasks?.keepDurably(task.id);
     task.metadata = watchMetadata(watch.expiresAt);
     publish(AgentEvent.task(task));
-    const stop = watch.listen((event) => publish(AgentEvent.artifactUpdate(watchEventUpdate(task.id, task.contextId, event))));
-    if (answer.initial) publish(AgentEvent.artifactUpdate(watchResultsUpdate(task.id, task.contextId, watch.current())));
-    const end = await watch.ended;
-    stop();
-    const status = watchEndStatus(task.id, task.contextId, end);
-    if (!status) return 'WORKING';
-    publish(AgentEvent.statusUpdate({ taskId: task.id, contextId: task.contextId, status, metadata: undefined }));
-    return taskStateToJSON(status.state).replace('TASK_STATE_', '');
+    const status = watchEndStatus(task.id, task.contextId, await watch.ended);
+    return status ? taskStateToJSON(status.state).replace('TASK_STATE_', '') : 'WORKING';
   }
 
   private agentMessage(task: Task, text: string): Message {

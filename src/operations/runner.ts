@@ -91,7 +91,7 @@ export class OperationRunner {
       );
     }
     const watch = await this.watches.start(context.taskId, request, caller, { contextId: context.contextId ?? '', scope: context.taskScope });
-    return { artifactName: 'watch-results', watch, initial: request.initial !== false };
+    return { artifactName: 'watch-results', watch };
   }
 
   /** run() for doors that answer in one piece (MCP tools, catalogs): never a stream. */

@@ -64,19 +64,20 @@ import {
 import { timeOrderedId } from '../lib/time-ordered-id.js';
 import { CONFIGS_PAGE_SIZE, HISTORY_LENGTH, requireInteger, TASKS_PAGE_SIZE } from './integer-params.js';
 import { configPage } from './push-config-pages.js';
-import { takeProtocolRefusal, watchEndStatus, watchEventSeq, watchEventUpdate, watchMetadata, type RegistryExecutor } from '../operations/executor.js';
+import { takeProtocolRefusal, watchEndStatus, watchEventUpdate, watchMetadata, watchResultsUpdate, type RegistryExecutor } from '../operations/executor.js';
 import { currentScope } from '../observability/request-scope.js';
 import { LEGACY_VERSION } from './versions.js';
 import { requireMessage } from './message-required.js';
 import { acceptedParts, tailoredEvent, tailoredResult, tailoredTask, type AcceptedParts } from './output-modes.js';
 import { refusedConfigField, TERMINAL } from './watch-push.js';
+import type { WatchTasks } from './watch-task.js';
 import type { Watch, WatchHub } from '../subscriptions/watch-hub.js';
 import type { RegistryTaskStore } from '../tasks/registry-task-store.js';
 import { StorageUnavailableA2AError } from '../tasks/storage-unavailable.js';
 
 type SendResult = Awaited<ReturnType<DefaultRequestHandler['sendMessage']>>;
-/** What the handler needs of the task store beyond the SDK's TaskStore (watch tasks change outside requests). */
-type RegistryTasks = TaskStore & Pick<RegistryTaskStore, 'scopeOf' | 'update'>;
+/** What the handler needs of the task store beyond the SDK's TaskStore. */
+type RegistryTasks = TaskStore & Pick<RegistryTaskStore, 'scopeOf'>;
 
 export class RegistryRequestHandler extends DefaultRequestHandler {
   readonly #tasks: RegistryTasks;
@@ -85,18 +86,23 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
   readonly #exposedExtensions: ReadonlySet<string>;
   /** Extensions a client must declare to be served (the SDK refuses a request without them). */
   readonly #requiredExtensions: readonly string[];
+  /** Standing searches: their events for each stream, which events a client was sent, what one that resumes missed. */
+  private readonly watches: WatchHub | undefined;
+  /** The watches' stored tasks (watch-task.ts), which every change to a watch's task goes through. */
+  readonly #watchTasks: WatchTasks | undefined;
 
   constructor(
     card: AgentCard,
     tasks: RegistryTasks,
     executor: RegistryExecutor,
-    /** Standing searches: which events a client was sent, and what one that resumes missed. */
-    private readonly watches?: WatchHub,
+    watches?: { hub: WatchHub; tasks: WatchTasks },
     push?: { store: PushNotificationStore; sender: PushNotificationSender },
   ) {
     // The SDK's input-mode check stays off (its default): the executor names unusable parts itself.
     super(card, tasks, executor, undefined, push?.store, push?.sender);
     this.#tasks = tasks;
+    this.watches = watches?.hub;
+    this.#watchTasks = watches?.tasks;
     this.#executor = executor;
     const extensions = card.capabilities?.extensions ?? [];
     this.#exposedExtensions = new Set(extensions.map((extension) => extension.uri));
@@ -120,6 +126,9 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     }
     const result = await super.sendMessage(params, context).catch((error: unknown) => rethrowWithStateNames(withConfigField(error, messageConfigAt(context))));
     refuseIfAsked(context);
+    // A watch started without a stream: the SDK has stored its task, which the watch keeps current from here.
+    const watch = 'status' in result ? this.watches?.get(result.id) : undefined;
+    if (watch) this.#watchTasks?.taskSaved(watch);
     return tailoredResult(result, accepted);
   }
 
@@ -142,20 +151,41 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       throw error;
     }
     if (first.done) return;
-    // A watch's first stream: while it is open, the watch stays on this replica (see WatchHub.adopt).
-    const started = first.value.payload?.$case === 'task' ? this.watches?.get(first.value.payload.value.id) : undefined;
-    const detach = started?.attachClient();
-    try {
-      // Tailored after the watch's bookkeeping, which reads an event's data part.
-      const firstEvent = tailoredEvent(first.value, accepted);
-      if (firstEvent) yield firstEvent;
-      for await (const response of untilClosed(events, currentScope()?.closed)) {
-        this.#noteDelivered(response);
-        const event = tailoredEvent(response, accepted);
-        if (event) yield event;
-      }
-    } finally {
-      detach?.();
+    const task = first.value.payload?.$case === 'task' ? first.value.payload.value : undefined;
+    const started = task ? this.watches?.get(task.id) : undefined;
+    if (task && started) {
+      // The SDK's part is done (the task is stored and answered): the watch keeps it current from here.
+      void events.return(undefined).catch(() => undefined);
+      this.#watchTasks?.taskSaved(started);
+      yield* this.#streamNewWatch(started, task, first.value, accepted);
+      return;
+    }
+    const firstEvent = tailoredEvent(first.value, accepted);
+    if (firstEvent) yield firstEvent;
+    for await (const response of untilClosed(events, currentScope()?.closed)) {
+      const event = tailoredEvent(response, accepted);
+      if (event) yield event;
+    }
+  }
+
+  /**
+   * The stream of a watch that just started, after the SDK stored its task (`first`): told from
+   * the watch itself, as a resumed one is (#followWatch), not from the SDK's events (the
+   * executor publishes none after the task: see RegistryExecutor.publishWatch), so that what
+   * keeps the stored task current does not depend on this stream being read: its initial
+   * matches (unless `initial: false`), the events since it started, live ones, then its end.
+   */
+  async *#streamNewWatch(watch: Watch, task: Task, first: StreamResponse, accepted: AcceptedParts | undefined): AsyncGenerator<StreamResponse, void, undefined> {
+    const firstEvent = tailoredEvent(first, accepted);
+    if (firstEvent) yield firstEvent;
+    const initial = watch.initialMatches();
+    if (initial) {
+      const results = tailoredEvent({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(task.id, task.contextId, initial) } }, accepted);
+      if (results) yield results;
+    }
+    for await (const response of this.#followWatch(watch, task, currentScope()?.closed)) {
+      const event = tailoredEvent(response, accepted);
+      if (event) yield event;
     }
   }
 
@@ -293,6 +323,13 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // the principal's watches) until it expired. One that replica keeps (a client streams it
     // there) loses its definition, and that replica stops it at its next lease renewal.
     const where = await this.#adoptWatch(params.id, context);
+    if (where === 'here') {
+      // Ended first, its status stored (watch-task.ts): the SDK then answers with that task, the
+      // status its streams and webhooks get too. (Canceled by the SDK first, the task got a
+      // status message of the SDK's making, the streams and webhooks each another.)
+      await this.watches!.cancel(params.id);
+      await this.#watchTasks?.settled(params.id);
+    }
     const task = await super.cancelTask(params, context);
     await this.watches?.cancel(task.id, where === 'elsewhere');
     return task;
@@ -320,10 +357,11 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
    */
   async #adoptWatch(taskId: string, context: ServerCallContext): Promise<'here' | 'elsewhere' | 'none'> {
     if (!this.watches || !taskId) return 'none';
-    if (this.watches.get(taskId)) return 'here';
-    // Only a watch's task stays WORKING; an unknown (or another principal's) task is the SDK's TaskNotFound.
+    // Only a watch's task stays WORKING; an unknown (or another principal's) task is the SDK's
+    // TaskNotFound, also when the watch runs here (CancelTask ends a watch that is 'here').
     const task = await this.#tasks.load(taskId, context);
     if (task?.status?.state !== TaskState.TASK_STATE_WORKING) return 'none';
+    if (this.watches.get(taskId)) return 'here';
     if (await this.watches.adopt(taskId)) return 'here';
     return (await this.watches.isOpenAnywhere(taskId)) ? 'elsewhere' : 'none';
   }
@@ -358,6 +396,8 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
         if (closed?.aborted) return;
         if (ended) {
           const status = watchEndStatus(task.id, task.contextId, await watch.ended);
+          // Told once the task says it too: a client that reads the task on seeing the end finds it ended.
+          await this.#watchTasks?.settled(task.id);
           if (status) yield { payload: { $case: 'statusUpdate', value: { taskId: task.id, contextId: task.contextId, status, metadata: undefined } } };
           return;
         }
@@ -398,7 +438,7 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
       throw new RequestMalformedError(`Task ${taskId} is not an open watch: only a watch's task can be renewed ({"renew": {}} with message.taskId set to it). Start a new watch instead.`);
     }
     const until = new Date(expiresAt).toISOString();
-    const renewed = await this.#tasks.update(scope, taskId, (task) => {
+    const renewed = await this.#watchTasks?.update(scope, taskId, (task) => {
       task.metadata = { ...task.metadata, ...watchMetadata(expiresAt) };
       task.status = {
         ...task.status!,
@@ -466,12 +506,6 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     const historyLength = params.configuration?.historyLength;
     if (historyLength !== undefined) task.history = historyLength <= 0 ? [] : task.history.slice(-historyLength);
     return task;
-  }
-
-  #noteDelivered(response: StreamResponse): void {
-    if (!this.watches || response.payload?.$case !== 'artifactUpdate') return;
-    const seq = watchEventSeq(response);
-    if (seq !== undefined) this.watches.get(response.payload.value.taskId)?.delivered(seq);
   }
 }
 

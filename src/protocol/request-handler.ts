@@ -10,9 +10,10 @@ import { AgentCard } from '@a2a-js/sdk';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { RegistryCore } from '../composition/build-registry.js';
 import type { DoorContext } from '../composition/door.js';
-import { RegistryExecutor, watchEndStatus } from '../operations/executor.js';
+import { RegistryExecutor } from '../operations/executor.js';
 import { RegistryRequestHandler } from './registry-request-handler.js';
-import { DEFAULT_PUSH_RETRY, GuardedPushSender, PushConfigs, TERMINAL, WatchPushes } from './watch-push.js';
+import { DEFAULT_PUSH_RETRY, GuardedPushSender, PushConfigs, WatchPushes } from './watch-push.js';
+import { WatchTasks } from './watch-task.js';
 
 const handlers = new WeakMap<RegistryCore, A2ARequestHandler>();
 
@@ -31,19 +32,10 @@ export function a2aRequestHandler(ctx: DoorContext): A2ARequestHandler {
     // Push notifications go through the outbound guard (the SDK's own sender calls global fetch).
     const pushConfigs = new PushConfigs(fetcher, watches);
     const pushes = new WatchPushes(pushConfigs, fetcher, log, config.watches.bufferEvents, { ...DEFAULT_PUSH_RETRY, windowMs: config.watches.webhookRetryMs });
-    watches.onStart((watch) => pushes.follow(watch, watch.contextId, watch.request.initial !== false));
-    // A watch that ends on its own (expiry, push failure) or is canceled with no stream attached
-    // (or after a restart: no executor runs it) still ends its task, with the reason.
-    watches.onEnd((watch, end) => {
-      const status = watchEndStatus(watch.id, watch.contextId, end);
-      if (!status) return;
-      tasks
-        .update(watch.scope, watch.id, (task) => {
-          if (!task.status || !TERMINAL.has(task.status.state)) task.status = status;
-        })
-        .catch((err: unknown) => log.error({ err, taskId: watch.id }, 'the task of a watch that ended could not be updated'));
-    });
-    handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, watches, {
+    watches.onStart((watch) => pushes.follow(watch));
+    // Every watch keeps its stored task current (events, its end), whether or not a stream is open.
+    const watchTasks = new WatchTasks(tasks, watches, log);
+    handler = new RegistryRequestHandler(AgentCard.fromJSON(ctx.card), tasks, executor, { hub: watches, tasks: watchTasks }, {
       store: pushConfigs,
       sender: new GuardedPushSender(pushConfigs, fetcher, watches, log),
     });

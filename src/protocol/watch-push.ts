@@ -328,7 +328,8 @@ export class WatchPushes {
    * configs are stored with its definition: the watch is acknowledged after that, so a replica
    * that takes it over (this one crashed) pushes to them too.
    */
-  follow(watch: Watch, contextId: string, initial: boolean): Promise<void> {
+  follow(watch: Watch): Promise<void> {
+    const { contextId } = watch;
     if (watch.restored) this.configs.restore(watch.id, watch.pushConfigs);
     // One queue per webhook (per config): notifications reach each webhook in the order of the
     // events, and a webhook that answers slowly, or is retried through an outage, delays only its
@@ -382,10 +383,8 @@ export class WatchPushes {
     const push = (notification: Notification, what: string) => {
       for (const { config } of this.configs.keptFor(watch.id)) enqueue(config.id, notification, what);
     };
-    if (initial && !watch.restored && this.configs.forTask(watch.id).length > 0) {
-      const current = watch.current();
-      push(new Notification({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(watch.id, contextId, current) } }), 'the initial matches');
-    }
+    const initial = this.configs.forTask(watch.id).length > 0 ? watch.initialMatches() : undefined;
+    if (initial) push(new Notification({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(watch.id, contextId, initial) } }), 'the initial matches');
     // Stored once the initial matches wait for the webhooks, and with them the position that
     // says so (Watch.setPushConfigs): a crash before they are delivered gets a resync where the
     // watch runs next. Before, the definition stored its position as current until the progress

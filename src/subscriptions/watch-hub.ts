@@ -131,6 +131,8 @@ export class Watch {
   #pushesWaiting = 0;
   /** Resolved when no notification waits any more (see pushesSettled). */
   #pushesSettled: (() => void)[] = [];
+  /** The matches a new watch started with, once taken (see initialMatches). */
+  #initial: { results: SearchHit[]; total: number } | undefined;
 
   constructor(
     readonly id: string,
@@ -221,6 +223,16 @@ export class Watch {
   /** The current matches, best first (the initial chunk). */
   current(): { results: SearchHit[]; total: number } {
     return this.service.matchPage(this.request, 0, this.limits.resultsLimit);
+  }
+
+  /**
+   * The matches a new watch starts with (its `watch-results`), taken once and then the same for
+   * whatever tells them: its first stream, its stored task, its webhooks. Undefined when it asked
+   * for none (`initial: false`) or was restored after a restart (they were told before).
+   */
+  initialMatches(): { results: SearchHit[]; total: number } | undefined {
+    if (this.restored || this.request.initial === false) return undefined;
+    return (this.#initial ??= this.current());
   }
 
   /** Calls `listener` with every event from now on; returns the unsubscribe function. */
