@@ -124,6 +124,9 @@ describe('watches across a restart (SQLite)', () => {
       assert.equal(canceled.status?.state, 5 /* CANCELED */);
       const end = await resumed.waitFor((e) => e.statusUpdate !== undefined, 'the end of the resumed stream');
       assert.equal(end.statusUpdate.status.state, 'TASK_STATE_CANCELED');
+      // One status: the task's is the stream's (the SDK's own "cancellation requested" message was the task's).
+      assert.equal(end.statusUpdate.status.message.messageId, canceled.status?.message?.messageId);
+      assert.equal(end.statusUpdate.status.timestamp, canceled.status?.timestamp);
       await bob.cancelTask({ tenant: '', id: pushed.id, metadata: undefined });
       assert.equal(await registry.store.watches.get(streamedId), undefined);
       assert.equal(await registry.store.watches.get(pushed.id), undefined);

@@ -240,6 +240,37 @@ describe('standing searches', () => {
     assert.equal((await cancel(bob, resumed)).state, 'TASK_STATE_CANCELED');
   });
 
+  test('a canceled watch tells one CANCELED status everywhere: the same message id and time in CancelTask, its streams, its webhook and GetTask', async () => {
+    const hook = await webhook(() => 200);
+    try {
+      const log = track(watch(bob, { query: `one-status-${randomUUID().slice(0, 8)}` }));
+      const id = await taskIdOf(log);
+      await bob.createTaskPushNotificationConfig({ tenant: '', taskId: id, id: 'hook', url: hook.url, token: 't', authentication: undefined });
+      const resumed = track(new EventLog((signal) => bob.resubscribeTask({ tenant: '', id }, { signal })));
+      await resumed.waitFor((e) => e.task !== undefined, 'the resumed stream');
+      const canceled = Task.toJSON(await bob.cancelTask({ tenant: '', id, metadata: undefined })) as WireJson;
+      assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+      const told = [
+        ['CancelTask', canceled.status],
+        ['the stream that started it', (await log.waitFor((e) => e.statusUpdate !== undefined, 'its end')).statusUpdate.status],
+        ['SubscribeToTask', (await resumed.waitFor((e) => e.statusUpdate !== undefined, 'its end')).statusUpdate.status],
+        ['the webhook', (await hook.waitFor((b) => b.statusUpdate !== undefined, 'its end')).statusUpdate.status],
+        ['GetTask', (Task.toJSON(await bob.getTask({ tenant: '', id, historyLength: undefined })) as WireJson).status],
+      ] as const;
+      // Before, three message ids (the SDK's, the resumed stream's, the webhook's) and the webhook's time a moment later.
+      for (const [where, status] of told) {
+        assert.deepEqual(
+          { state: status.state, messageId: status.message?.messageId, timestamp: status.timestamp },
+          { state: 'TASK_STATE_CANCELED', messageId: canceled.status.message.messageId, timestamp: canceled.status.timestamp },
+          where,
+        );
+      }
+      assert.match(canceled.status.message.parts[0].text, /The watch was canceled/);
+    } finally {
+      await hook.close();
+    }
+  });
+
   test('another principal can neither subscribe to nor cancel a watch', async () => {
     const log = track(watch(bob, { query: 'private' }));
     const id = await taskIdOf(log);

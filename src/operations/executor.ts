@@ -79,7 +79,8 @@ export function watchMetadata(expiresAt: number): Record<string, unknown> {
 /**
  * The final status of a watch's task: CANCELED when canceled, COMPLETED when it expired, FAILED
  * when its push notifications failed for good; none when the registry shut down (the watch is
- * restored after the restart).
+ * restored after the restart). Its message id and time are the end's own, so the stored task,
+ * every stream and every webhook tell the same status.
  */
 export function watchEndStatus(taskId: string, contextId: string, end: WatchEnd): TaskStatus | undefined {
   if (end.reason === 'closed') return undefined;
@@ -87,7 +88,7 @@ export function watchEndStatus(taskId: string, contextId: string, end: WatchEnd)
   return {
     state,
     message: {
-      messageId: uuidv4(),
+      messageId: end.messageId,
       contextId,
       taskId,
       role: Role.ROLE_AGENT,
@@ -96,7 +97,7 @@ export function watchEndStatus(taskId: string, contextId: string, end: WatchEnd)
       extensions: [],
       referenceTaskIds: [],
     },
-    timestamp: new Date().toISOString(),
+    timestamp: end.at,
   };
 }
 

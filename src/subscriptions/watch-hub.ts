@@ -59,6 +59,13 @@ export type WatchEndReason = 'canceled' | 'expired' | 'failed' | 'closed';
 export interface WatchEnd {
   reason: WatchEndReason;
   message: string;
+  /**
+   * When it ended, and the id of the status message that says so (operations/executor.ts,
+   * watchEndStatus): taken once, so the one end is the same message wherever it is told (the
+   * stored task, every stream, every webhook). Each used to make its own, with ids and times apart.
+   */
+  at: string;
+  messageId: string;
 }
 
 /** Hits the index returns per page while a watch collects its current matches. */
@@ -287,7 +294,7 @@ export class Watch {
 
   end(reason: WatchEndReason, message: string): void {
     if (this.#end) return;
-    this.#end = { reason, message };
+    this.#end = { reason, message, at: new Date().toISOString(), messageId: randomUUID() };
     clearTimeout(this.#timer);
     this.#listeners.clear();
     this.hub.ended(this, this.#end);
