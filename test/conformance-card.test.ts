@@ -45,6 +45,19 @@ function assertContains(whole: unknown, part: unknown, path = '$'): void {
   for (const [key, value] of Object.entries(part)) assertContains((whole as Record<string, unknown>)[key], value, `${path}.${key}`);
 }
 
+/** The v0.3 card @a2a-js/sdk's own legacy card handler serves for the v1.0 card `v1`. */
+async function sdkLegacyCard(v1: WireJson): Promise<WireJson> {
+  const app = express();
+  app.use('/card', agentCardHandler({ agentCardProvider: async () => AgentCard.fromJSON(v1), legacyCompat: { enabled: true } }));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    return (await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/card`)).json()) as WireJson;
+  } finally {
+    server.close();
+  }
+}
+
 before(async () => {
   registry = await startTestRegistry();
 });
@@ -77,9 +90,10 @@ describe('the card per requested version', () => {
     assert.deepEqual(register.security, [{ bearer: [] }]);
   });
 
-  test('A2A-Version 0.3 (or 0.3.0, or an empty header) is the same as none', async () => {
+  test('A2A-Version 0.3 (or 0.3.0, or an empty header), or any version that is no 1.x (2.0, 0.2, a typo), is the same as none', async () => {
     const plain = await getCard();
-    for (const headers of [{ 'A2A-Version': '0.3' }, { 'A2A-Version': '0.3.0' }, { 'A2A-Version': '' }]) {
+    // Only a 1.x client gets the plain v1.0 card: 2.0 got it, though README says any other request gets the superset.
+    for (const headers of [{ 'A2A-Version': '0.3' }, { 'A2A-Version': '0.3.0' }, { 'A2A-Version': '' }, { 'A2A-Version': '2.0' }, { 'A2A-Version': '10.1' }, { 'A2A-Version': '0.2' }, { 'A2A-Version': 'v1' }]) {
       const { res, card } = await getCard(headers);
       assert.deepEqual(card, plain.card, JSON.stringify(headers));
       assert.equal(res.headers.get('etag'), plain.res.headers.get('etag'));
@@ -89,7 +103,9 @@ describe('the card per requested version', () => {
   for (const [label, headers, query] of [
     ['A2A-Version: 1.0', { 'A2A-Version': '1.0' }, ''],
     ['A2A-Version: 1.0.0 (patch ignored)', { 'A2A-Version': '1.0.0' }, ''],
+    ['A2A-Version: 1.1 (a 1.x client)', { 'A2A-Version': '1.1' }, ''],
     ['?A2A-Version=1.0 (query parameter)', {}, '?A2A-Version=1.0'],
+    ['A2A-Version: 1.0 beside ?A2A-Version=2.0 (the header decides)', { 'A2A-Version': '1.0' }, '?A2A-Version=2.0'],
   ] as const) {
     test(`${label}: the v1.0 card, valid against the strict v1.0 schema`, async () => {
       const { res, card } = await getCard(headers, query);
@@ -120,6 +136,33 @@ describe('the card per requested version', () => {
   });
 });
 
+describe('with several v0.3 transports (gRPC on)', () => {
+  test('the v0.3 card lists them all in additionalInterfaces, the main url and preferredTransport first (v0.3 5.6), and stays valid against the official v0.3 schema', async () => {
+    const withGrpc = await startTestRegistry({ GRPC_PORT: '0' });
+    try {
+      const card = (await (await fetch(`${withGrpc.url}/.well-known/agent-card.json`)).json()) as WireJson;
+      // It left the main one out: [{GRPC}] only.
+      assert.deepEqual(card.additionalInterfaces, [
+        { url: card.url, transport: card.preferredTransport },
+        { url: withGrpc.grpcUrl, transport: 'GRPC' },
+      ]);
+      assert.deepEqual([card.url, card.preferredTransport], [`${withGrpc.url}/a2a/jsonrpc`, 'JSONRPC']);
+      const project = compile('a2a-agent-card-v0.3.schema.json', 'draft-07');
+      assert.ok(project(card), JSON.stringify(project.errors));
+      const ajv = new Ajv({ strict: false });
+      ajv.addSchema(JSON.parse(fs.readFileSync(`${REPO_ROOT}test/fixtures/reference/a2a-v0.3.0.schema.json`, 'utf8')), 'a2a-v0.3.0');
+      const official = ajv.getSchema('a2a-v0.3.0#/definitions/AgentCard')!;
+      assert.ok(official(card), JSON.stringify(official.errors));
+      // The SDK's own translation, plus the main entry it leaves out.
+      const sdk = await sdkLegacyCard((await (await fetch(`${withGrpc.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as WireJson);
+      assert.deepEqual(card.additionalInterfaces, [{ url: sdk.url, transport: sdk.preferredTransport }, ...sdk.additionalInterfaces]);
+      assertContains({ ...card, additionalInterfaces: card.additionalInterfaces.slice(1) }, sdk);
+    } finally {
+      await withGrpc.close();
+    }
+  });
+});
+
 describe('security requirements', () => {
   test('public reads: bearer, or nothing; the register, unregister and refresh skills need the bearer token', async () => {
     const { card } = await getCard({ 'A2A-Version': '1.0' });
@@ -146,17 +189,9 @@ describe('@a2a-js/sdk behaviour this relies on (fails when an upgrade changes it
   test("our superset contains the SDK's own v0.3 translation of the card", async () => {
     const { card: v1 } = await getCard({ 'A2A-Version': '1.0' });
     const { card: ours } = await getCard();
-    const app = express();
-    app.use('/card', agentCardHandler({ agentCardProvider: async () => AgentCard.fromJSON(v1), legacyCompat: { enabled: true } }));
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    try {
-      const sdk = (await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/card`)).json()) as WireJson;
-      assert.equal(sdk.protocolVersion, '0.3');
-      assert.ok(Array.isArray(sdk.supportedInterfaces), 'the SDK embeds the v1.0 interfaces');
-      assertContains(ours, sdk);
-    } finally {
-      server.close();
-    }
+    const sdk = await sdkLegacyCard(v1);
+    assert.equal(sdk.protocolVersion, '0.3');
+    assert.ok(Array.isArray(sdk.supportedInterfaces), 'the SDK embeds the v1.0 interfaces');
+    assertContains(ours, sdk);
   });
 });

@@ -2,7 +2,8 @@
  * GET /.well-known/agent-card.json, negotiated on the requested protocol version:
  * - `A2A-Version: 1.x` (header, or the query parameter): the v1.0 card exactly as the spec
  *   models it (what @a2a-js/sdk 1.x clients ask for: they send the header);
- * - anything else, above all no version at all: the legacy-compatible superset card. A request
+ * - anything else (another major version too), above all no version at all: the
+ *   legacy-compatible superset card. A request
  *   without a version is a v0.3 request (spec 3.6.2), and v0.3 clients never send one; v1.0
  *   clients that send none (python a2a-sdk, conformance kits) still find every v1.0 field in it.
  *   Always serving the superset would hand v1.0 clients that ask precisely a card with fields
@@ -32,10 +33,14 @@ function representation(card: Record<string, unknown>): Representation {
   return { body, etag: etagOf(body) };
 }
 
-/** True when the requested version (header or query) is 1.0 or later. */
+/**
+ * True when the requested version (header or query) is a 1.x: a client of that major version
+ * reads the v1.0 card. Any other (a 2.0, whose card no one knows yet; 0.2; a typo) gets the
+ * superset, as a request without a version does: it is the card every generation can read.
+ */
 function wantsV1(version: string | undefined): boolean {
   const mm = version === undefined ? undefined : majorMinor(version);
-  return mm !== undefined && Number(mm.split('.')[0]) >= 1;
+  return mm !== undefined && mm.split('.')[0] === '1';
 }
 
 export function cardEndpoint(cards: CardVariants, maxAgeSeconds: number, builtAt: Date = new Date()): RequestHandler {

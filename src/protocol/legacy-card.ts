@@ -8,8 +8,9 @@
  * fields they do not know (spec section 5.7: implementations SHOULD ignore unrecognized fields).
  * The v0.3 part is what @a2a-js/sdk's own legacy card handler derives from a v1.0 card
  * (toCompatAgentCard: the first 0.3 interface is the primary one, the other 0.3 interfaces are
- * additionalInterfaces, security requirements become `security`); test/conformance-card.test.ts
- * pins that equality so an SDK upgrade that changes the translation shows. Unlike the SDK's card,
+ * additionalInterfaces, security requirements become `security`), except that
+ * additionalInterfaces also lists the primary one, first; test/conformance-card.test.ts pins
+ * that so an SDK upgrade that changes the translation shows. Unlike the SDK's card,
  * the v1.0 fields stay whole: security schemes carry both their v1.0 member
  * (`httpAuthSecurityScheme`) and the v0.3 `type` discriminator, and requirements both
  * `securityRequirements` and `security`, so a v1.0 client reading this card (one that sends no
@@ -82,7 +83,10 @@ export function legacyCompatibleCard(card: Json): Json {
     url: primary.url,
     preferredTransport: primary.protocolBinding,
     protocolVersion: primary.protocolVersion,
-    ...(legacy.length > 1 ? { additionalInterfaces: legacy.slice(1).map((i) => ({ url: i.url, transport: i.protocolBinding })) } : {}),
+    // Every v0.3 transport, the main url and preferredTransport first: v0.3 (section 5.6) says a
+    // card that lists additionalInterfaces SHOULD list them all, the main one included (the
+    // SDK's translation leaves it out). With a single transport there is nothing to add.
+    ...(legacy.length > 1 ? { additionalInterfaces: legacy.map((i) => ({ url: i.url, transport: i.protocolBinding })) } : {}),
     ...card,
   };
   if (capabilities.extendedAgentCard !== undefined) superset.supportsAuthenticatedExtendedCard = capabilities.extendedAgentCard;
