@@ -13,6 +13,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { dataPart, errorOf, op, resultOf, sdkClient, send, textPart, type WireJson } from './support/client.js';
 import { readAnswer, type RawAnswer } from './support/raw-http.js';
+import { connect } from './support/raw-connection.js';
 import { v1Card } from './support/documents.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 
@@ -98,6 +99,14 @@ function assertRestRefused(answer: RawAnswer, route: string, challenge: RegExp, 
 }
 
 const INVALID_TOKEN = /^Bearer realm="a2a-registry", error="invalid_token"/;
+
+/** Writes `request` on a connection of its own and resolves with everything the registry answered (it closes the connection). */
+async function rawRequest(base: string, request: string): Promise<string> {
+  const conversation = await connect(base);
+  conversation.socket.write(request);
+  await conversation.closed;
+  return conversation.received();
+}
 const NO_TOKEN = /^Bearer realm="a2a-registry"$/;
 
 describe('a registry with public reads', () => {
@@ -112,6 +121,8 @@ describe('a registry with public reads', () => {
     ['a mistyped token', mistyped],
     ['a malformed header (Basic)', 'Basic YWxpY2U6c2VjcmV0'],
     ['"Bearer" without a token', 'Bearer'],
+    // It was served as anonymous, while "Bearer" alone was refused.
+    ['an empty Authorization header', ''],
   ] as const) {
     test(`${label} is refused on every JSON-RPC method, reads included`, async () => {
       for (const call of RPC_CALLS) assertRpcRefused(await rpcCall(registry.url, call, authorization), call[0], INVALID_TOKEN, 'INVALID_CREDENTIAL');
@@ -124,6 +135,7 @@ describe('a registry with public reads', () => {
   test('each unusable credential is refused saying what is wrong with it, never repeating it', async () => {
     for (const [authorization, description, problem] of [
       ['Bearer', 'no token after Bearer', /says Bearer but carries no token/],
+      ['', 'empty Authorization header', /The Authorization header is empty/],
       [`Bearer ${TOKENS.alice} extra`, 'malformed bearer token', /2 words after Bearer; a token is one word/],
       [`bearer ${TOKENS.alice.slice(0, -1)}X`, 'unknown token', /The bearer token is not recognised/],
       [`Token ${TOKENS.alice}`, 'expected a Bearer token', /not a bearer token/],
@@ -207,12 +219,32 @@ describe('a registry with public reads', () => {
     assert.notEqual(task.status, 401);
   });
 
-  test('a valid token and an empty Authorization header are accepted', async () => {
+  test('a valid token is accepted', async () => {
     const alice = await sdkClient(registry.url, { token: TOKENS.alice });
     resultOf(await op(alice, { register: { agentCard: v1Card('Token Agent', `https://token.example.org/${randomUUID()}/a2a`) } }));
-    const empty = await rpcCall(registry.url, RPC_CALLS[0]!, '');
-    assert.equal(empty.status, 200);
-    assert.equal(empty.json?.result?.task?.status?.state, 'TASK_STATE_COMPLETED');
+  });
+
+  test('an empty Authorization header, or one of spaces, is refused on every HTTP door that authenticates, as "Bearer" alone is', async () => {
+    const rpc = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} });
+    const mcp = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const doors = [
+      ['POST', '/a2a/jsonrpc', rpc],
+      ['GET', '/a2a/rest/tasks', ''],
+      ['POST', '/mcp', mcp],
+      ['GET', '/agents', ''],
+      ['GET', '/.well-known/ard.json', ''],
+      ['GET', '/.well-known/ai-catalog.json', ''],
+    ] as const;
+    for (const [method, path, body] of doors) {
+      // Sent as written, byte for byte (HTTP clients drop or trim such a header themselves).
+      for (const header of ['Authorization:', 'Authorization:    ']) {
+        const answer = await rawRequest(registry.url, `${method} ${path} HTTP/1.1\r\nHost: ${new URL(registry.url).host}\r\nConnection: close\r\n${header}\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        const ctx = `${method} ${path} with "${header}": ${answer.slice(0, 300)}`;
+        assert.match(answer, /^HTTP\/1\.1 401 /, ctx);
+        assert.match(answer, /\r\nWWW-Authenticate: Bearer realm="a2a-registry", error="invalid_token", error_description="empty Authorization header"\r\n/i, ctx);
+        assert.match(answer, /INVALID_CREDENTIAL/, ctx);
+      }
+    }
   });
 });
 

@@ -466,6 +466,14 @@ describe('authentication, as on the HTTP doors', () => {
     assert.ok((await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="INVALID_CREDENTIAL"')) >= 3);
   });
 
+  test('an empty authorization value is UNAUTHENTICATED, as an empty Authorization header on HTTP; it was served as anonymous', async () => {
+    // (A value of spaces never reaches the registry: HTTP/2 drops a field with leading or trailing white space, RFC 9113 8.2.1.)
+    const answer = await raw.unary('getTask', { tenant: '', id: 'x', historyLength: undefined }, metadata({ authorization: '' }));
+    assert.equal(answer.error?.code, grpc.status.UNAUTHENTICATED, answer.error?.details);
+    assert.equal(errorInfoOf(answer.error!)?.reason, 'INVALID_CREDENTIAL');
+    assert.match(String(answer.error!.metadata.get('www-authenticate')[0]), /error_description="empty Authorization header"/);
+  });
+
   test('two authorization values are UNAUTHENTICATED, whichever comes first, as two Authorization headers on HTTP (the first counted)', async (t) => {
     // grpc-js clients refuse to send two; other clients and proxies can. Raw HTTP/2, which Node
     // lets send a repeated single-value header only with strictSingleValueFields off (Node 24;

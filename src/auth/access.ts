@@ -1,9 +1,10 @@
 /**
  * The door-level access rule, the same for every door (A2A JSON-RPC and HTTP+JSON, gRPC, MCP):
  * - a credential that is presented but not usable (unknown token, a scheme other than Bearer,
- *   "Bearer" without a token) is refused on every call, reads included: the A2A specification
- *   (section 3.3.2) says a server MUST reject invalid credentials, and quietly serving such a
- *   caller as anonymous hides a misconfigured client until its first write fails;
+ *   "Bearer" without a token, an empty Authorization header) is refused on every call, reads
+ *   included: the A2A specification (section 3.3.2) says a server MUST reject invalid
+ *   credentials, and quietly serving such a caller as anonymous hides a misconfigured client
+ *   until its first write fails;
  * - with REGISTRY_PUBLIC_READ=false the registry is closed: every call needs a valid token.
  * With public reads an anonymous caller passes here, and the service decides per operation
  * (writes answer UNAUTHENTICATED in the task). Doors map a refusal to their own shape: HTTP 401
@@ -51,6 +52,7 @@ export const QUERY_TOKEN_REFUSAL: AccessRefusal = {
  * The value itself is never repeated: it may be a real token with a typo around it.
  */
 function credentialProblem(authorization: string): { problem: string; description: string } {
+  if (authorization.trim() === '') return { problem: 'The Authorization header is empty.', description: 'empty Authorization header' };
   if (!/^\s*Bearer(\s|$)/i.test(authorization)) return { problem: 'The Authorization header is not a bearer token.', description: 'expected a Bearer token' };
   const words = authorization.trim().split(/\s+/).length - 1;
   if (words === 0) return { problem: 'The Authorization header says Bearer but carries no token.', description: 'no token after Bearer' };

@@ -117,10 +117,15 @@ export class TokenAuthenticator {
     return this.digests.some((candidate) => candidate.principal === principal);
   }
 
-  /** The caller an Authorization header value makes (without an address: the door adds it). */
+  /**
+   * The caller an Authorization header value makes (without an address: the door adds it).
+   * Undefined is no header: anonymous. A header that came is a credential, an empty one (or only
+   * spaces, which HTTP trims to empty) included: no bearer token is an invalid one, never
+   * anonymous (an empty header was served as anonymous, while "Bearer" alone was refused).
+   */
   callerFor(authorization: string | undefined): Caller {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!match) return { isAdmin: false, invalidCredential: authorization !== undefined && authorization !== '' };
+    if (!match) return { isAdmin: false, invalidCredential: authorization !== undefined };
     const principal = this.principalOf(match[1]!);
     if (principal === undefined) return { isAdmin: false, invalidCredential: true };
     return { principal, isAdmin: principal === ADMIN_PRINCIPAL };
