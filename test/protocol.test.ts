@@ -175,6 +175,25 @@ describe('executor routing', () => {
     assert.equal(v1.body.error?.code, -32602);
     assert.match(v1.body.error.message, /parts is empty/);
     assert.match(v1.body.error.message, /"search"/);
+    // Without the parts member, or null: in ProtoJSON the same as [] (a v1.0 one was a REJECTED task).
+    for (const parts of [undefined, null]) {
+      const absent = await rpc(sendMessageBody('SendMessage', { messageId: 'm-absent', role: 'ROLE_USER', parts }));
+      assert.equal(absent.body.error?.code, -32602, JSON.stringify(absent.body).slice(0, 300));
+      assert.equal(absent.body.result, undefined);
+      assert.match(absent.body.error.message, /^params\.message\.parts is missing: a message needs at least one part, e\.g\. \{"text": "weather"\}/);
+      assert.equal(absent.body.error.data?.[0]?.reason, 'INVALID_PARAMS');
+      const restAbsent = await fetch(`${registry.url}/a2a/rest/message:send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify({ message: { messageId: 'm-absent', role: 'ROLE_USER', parts } }),
+      });
+      assert.equal(restAbsent.status, 400);
+      assert.match(((await restAbsent.json()) as WireJson).error.message, /^message\.parts is missing/);
+      // v0.3 requires parts: the same refusal, with v0.3's example (the SDK's said "must be an array", naming no field).
+      const legacyAbsent = await rpc(sendMessageBody('message/send', { kind: 'message', messageId: 'm-absent', role: 'user', parts }), {});
+      assert.equal(legacyAbsent.body.error?.code, -32602);
+      assert.match(legacyAbsent.body.error.message, /^params\.message\.parts is missing: .*\{"kind": "text", "text": "weather"\}/);
+    }
     const legacy = await rpc(sendMessageBody('message/send', { kind: 'message', messageId: 'm0', role: 'user', parts: [] }), {});
     assert.equal(legacy.body.error?.code, -32602);
     // A v0.3 request is shown v0.3 parts (the v1.0 example, copied, was refused for having no "kind").

@@ -105,10 +105,13 @@ const NEEDS_A_PART_V03 =
 function partsProblem(message: unknown, at: string, legacy = false): string | undefined {
   if (!isObject(message)) return undefined; // the SDK reports a missing or non-object message itself
   const parts = message.parts;
-  if (parts === undefined) return undefined;
-  if (!Array.isArray(parts)) return `${at}.parts must be an array of parts`;
   // A2A 3.3.2 / 9.5: a message without parts is a validation error of the request (-32602,
   // HTTP 400), which is how the spec's own example answers it, not a task the agent declines.
+  // Without its parts member (or null) too: ProtoJSON reads an absent or null repeated field as
+  // the empty list, as gRPC's binary form has no other, and v0.3 requires `parts`. (Left to the
+  // SDK, a v1.0 message without it was a REJECTED task, a v0.3 one an error naming no field.)
+  if (parts === undefined || parts === null) return `${at}.parts is missing: ${legacy ? NEEDS_A_PART_V03 : NEEDS_A_PART}`;
+  if (!Array.isArray(parts)) return `${at}.parts must be an array of parts`;
   if (parts.length === 0) return `${at}.parts is empty: ${legacy ? NEEDS_A_PART_V03 : NEEDS_A_PART}`;
   for (let i = 0; i < parts.length; i++) {
     const part: unknown = parts[i];
