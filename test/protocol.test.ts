@@ -363,6 +363,33 @@ describe('raw HTTP', () => {
     assert.match(res.headers.get('content-type') ?? '', /json/);
   });
 
+  test('a path under or beside the JSON-RPC endpoint is 404 with a JSON-RPC error, as HTTP+JSON answers 404 (it was 200, and POST /a2a/jsonrpc/foo ran the request)', async () => {
+    const request = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message: wireMessage([textPart('weather')]) } });
+    for (const [method, path] of [
+      ['POST', '/a2a/jsonrpc/foo'],
+      ['POST', '/a2a/jsonrpc/SendMessage'],
+      ['GET', '/a2a/jsonrpc/anything/deep'],
+      ['POST', '/a2a/jsonrpc.json'],
+      ['POST', '/a2a/jsonrpc;x'],
+    ] as const) {
+      const res = await fetch(`${registry.url}${path}`, { method, headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: method === 'POST' ? request : undefined });
+      const body = (await res.json()) as WireJson;
+      const ctx = `${method} ${path}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`;
+      assert.equal(res.status, 404, ctx);
+      assert.equal(body.jsonrpc, '2.0', ctx);
+      assert.equal(body.result, undefined, ctx);
+      assert.equal(body.error?.code, -32600, ctx);
+      assert.equal(body.error.data[0].reason, 'NOT_FOUND', ctx);
+      assert.match(body.error.message, new RegExp(`^No route ${method} ${path.replace(/[.;]/g, '\\$&')}\\. .*A2A JSON-RPC at /a2a/jsonrpc`), ctx);
+    }
+    // The endpoint itself, with a trailing slash too, serves the request.
+    for (const path of ['/a2a/jsonrpc', '/a2a/jsonrpc/']) {
+      const res = await fetch(`${registry.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: request });
+      assert.equal(res.status, 200, path);
+      assert.equal(((await res.json()) as WireJson).result?.task?.status?.state, 'TASK_STATE_COMPLETED', path);
+    }
+  });
+
   test('a route asked with a method it does not take answers 405 with Allow, in the binding of the path (it was 404, as if the path did not exist)', async () => {
     const wrong = async (method: string, path: string) => {
       const res = await fetch(`${registry.url}${path}`, { method, headers: { 'A2A-Version': '1.0' } });

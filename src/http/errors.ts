@@ -27,6 +27,9 @@ const STATUS_NAMES: Record<number, string> = {
   503: 'UNAVAILABLE',
 };
 
+/** HTTP statuses a JSON-RPC-shaped failure keeps (see sendFailure); the others are answered 200. */
+const KEPT_ON_JSONRPC: ReadonlySet<number> = new Set([404, 405, 415]);
+
 export interface HttpFailure {
   httpStatus: number;
   jsonRpcCode: number;
@@ -111,15 +114,15 @@ export function sendFailure(req: Request, res: Response, failure: HttpFailure): 
   }
   if (req.baseUrl.startsWith('/a2a/jsonrpc') || req.path.startsWith('/a2a/jsonrpc')) {
     // JSON-RPC answers transport-level errors with HTTP 200 and an error object, as the SDK does;
-    // a rate limit (429 + Retry-After), a refused credential (401 + WWW-Authenticate), a wrong
-    // method (405 + Allow) and a body not sent as JSON (415: the binding's media type is
-    // application/json) are the exceptions, so proxies, HTTP clients and their auth handlers
-    // react to them too.
+    // a rate limit (429 + Retry-After), a refused credential (401 + WWW-Authenticate), a path no
+    // route has (404, as on every other path), a wrong method (405 + Allow) and a body not sent
+    // as JSON (415: the binding's media type is application/json) are the exceptions, so proxies,
+    // HTTP clients and their auth handlers react to them too.
     // Error details are an array of typed objects (A2A section 9.5), as the SDK's own errors
     // carry them: the reason in a google.rpc.ErrorInfo, the retry time in its metadata (string
     // values, as on gRPC).
     const data = [errorInfo(failure.reason, retryMetadata)];
-    const status = retry !== undefined ? 429 : failure.challenge !== undefined || failure.httpStatus === 405 || failure.httpStatus === 415 ? failure.httpStatus : 200;
+    const status = retry !== undefined ? 429 : failure.challenge !== undefined || KEPT_ON_JSONRPC.has(failure.httpStatus) ? failure.httpStatus : 200;
     res.status(status).json({ jsonrpc: '2.0', id: failure.id ?? null, error: { code: failure.jsonRpcCode, message: failure.message, data } });
     return;
   }

@@ -26,7 +26,7 @@ import { a2aRequestHandler } from './request-handler.js';
 import { requestIntegerGuard } from './integer-params.js';
 import { withJsonRpcErrorData } from './jsonrpc-error-data.js';
 import { requireJsonRpcBody } from './jsonrpc-media-type.js';
-import { jsonRpcShapeGuard, restMethodNameGuard, restShapeGuard, restTaskVerbGuard } from './request-guard.js';
+import { jsonRpcEndpointOnly, jsonRpcShapeGuard, restMethodNameGuard, restShapeGuard, restTaskVerbGuard } from './request-guard.js';
 import { requireJsonBody, restAnswerMediaType } from './rest-media-types.js';
 import { restPushConfigList } from './rest-push-config-list.js';
 import { callerUserBuilder } from './sdk-user.js';
@@ -79,6 +79,7 @@ export const a2aDoor: Door = {
       JSONRPC_PATH,
       handlerChain([
         ...common(rpcJson),
+        jsonRpcEndpointOnly,
         negotiateVersion('JSONRPC', [...getSupportedVersions(sdkCard, 'JSONRPC')]),
         requireJsonRpcBody,
         credentials,

@@ -12,7 +12,7 @@
 import type { RequestHandler } from 'express';
 import { isObject, unsafeIntegerIdNote } from '../lib/json.js';
 import { currentScope } from '../observability/request-scope.js';
-import { routeTakes, sendFailure } from '../http/errors.js';
+import { notFoundHandler, routeTakes, sendFailure } from '../http/errors.js';
 import { LEGACY_VERSION, VERSION_PARAMETER, isLegacyRequest, namesVersion } from './versions.js';
 import { sendA2AError } from './a2a-errors.js';
 import { missingLegacyMessageIn, missingMessageIn } from './message-required.js';
@@ -322,6 +322,14 @@ function refuseRoute(req: Parameters<RequestHandler>[0], res: Parameters<Request
   if (scope) scope.errorCode = reason;
   sendFailure(req, res, { httpStatus: status, jsonRpcCode: JSONRPC_INVALID_REQUEST, reason, message });
 }
+
+/**
+ * The JSON-RPC endpoint is one path (with or without a trailing slash): a path below it
+ * (/a2a/jsonrpc/foo, /a2a/jsonrpc/x/y) is no route, 404 in the JSON-RPC shape as notFoundHandler
+ * answers it. The endpoint's mount matches every such path: POST /a2a/jsonrpc/foo was served as
+ * the endpoint, and other methods fell through to a 200 with an error object.
+ */
+export const jsonRpcEndpointOnly: RequestHandler = (req, res, next) => (req.path === '/' ? next() : notFoundHandler(req, res, next));
 
 /** The HTTP+JSON routes of the JSON-RPC methods a client most often sends as a path. */
 const REST_ROUTE_OF: Record<string, string> = {
