@@ -194,6 +194,22 @@ describe('executor routing', () => {
       assert.equal(legacyAbsent.body.error?.code, -32602);
       assert.match(legacyAbsent.body.error.message, /^params\.message\.parts is missing: .*\{"kind": "text", "text": "weather"\}/);
     }
+    // A message that is no object was told its messageId is missing.
+    for (const message of ['hi', 42, ['weather']]) {
+      const odd = await rpc(sendMessageBody('SendMessage', message as unknown as WireJson));
+      assert.equal(odd.body.error?.code, -32602);
+      assert.match(odd.body.error.message, /^message must be an object: send one message, e\.g\. \{"message": \{"messageId": "m1", "role": "ROLE_USER", "parts": \[\{"text": "weather"\}\]\}\}\.$/);
+      assert.equal(odd.body.error.data?.[0]?.metadata?.field, 'message');
+    }
+    const legacyOdd = await rpc(sendMessageBody('message/send', 'hi' as unknown as WireJson), {});
+    assert.match(legacyOdd.body.error.message, /^message must be an object: .*"role": "user", "parts": \[\{"kind": "text", "text": "weather"\}\]/);
+    const restOdd = await fetch(`${registry.url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ message: 'hi' }),
+    });
+    assert.equal(restOdd.status, 400);
+    assert.match(((await restOdd.json()) as WireJson).error.message, /^message must be an object/);
     const legacy = await rpc(sendMessageBody('message/send', { kind: 'message', messageId: 'm0', role: 'user', parts: [] }), {});
     assert.equal(legacy.body.error?.code, -32602);
     // A v0.3 request is shown v0.3 parts (the v1.0 example, copied, was refused for having no "kind").

@@ -23,6 +23,8 @@ const MESSAGE_ID_REQUIRED = `message.messageId is required: ${A_MESSAGE_ID}`;
 /** The refusal of a request whose message, or its messageId, is missing; undefined when both are there. */
 function missing(message: unknown, messageId: unknown, required = MESSAGE_REQUIRED): RequestMalformedError | undefined {
   if (message === undefined || message === null) return new RequestMalformedError({ message: required, metadata: { field: 'message' } });
+  // One that is there but no object ("message": "hi") was told its messageId is missing.
+  if (!isObject(message)) return new RequestMalformedError({ message: `message must be an object: ${SEND_ONE}`, metadata: { field: 'message' } });
   if (messageId === undefined || messageId === null || messageId === '') {
     return new RequestMalformedError({ message: MESSAGE_ID_REQUIRED, metadata: { field: 'message.messageId' } });
   }

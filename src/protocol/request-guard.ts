@@ -308,9 +308,15 @@ export const jsonRpcShapeGuard: RequestHandler = (req, res, next) => {
   }
   const trap = conversionTrap(params, 'params');
   if (trap) return refuse(req, res, JSONRPC_INVALID_PARAMS, `${trap}.`, usableId);
-  // Before the SDK's v0.3 reader, which refuses these naming no field (v1.0's are the request
-  // handler's, after the checks above, as these are).
-  const missing = params && (method === 'message/send' || method === 'message/stream') ? missingLegacyMessageIn(params) : undefined;
+  // Before the SDK's v0.3 reader, which refuses these naming no field; v1.0's message too: the
+  // SDK's reader made a string or number message an object without a messageId, and the request
+  // handler told a client sending "message": "hi" to add one.
+  const missing =
+    params && (method === 'message/send' || method === 'message/stream')
+      ? missingLegacyMessageIn(params)
+      : params && (method === 'SendMessage' || method === 'SendStreamingMessage')
+        ? missingMessageIn(params)
+        : undefined;
   if (missing) return sendA2AError(req, res, 'JSONRPC', missing);
   next();
 };
