@@ -16,7 +16,7 @@ import { dataPart, message, op, resultOf, sdkClient, type WireJson } from './sup
 import { eventually } from './support/eventually.js';
 import { v1Card } from './support/documents.js';
 import { removeTempDir, spawnRegistry, startTestRegistry, tempDir, TOKENS, TOKENS_ENV, type TestRegistry } from './support/registry.js';
-import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook } from './support/watch-stream.js';
+import { cliWatch, dataOf, EventLog, sendWithPush, watch, webhook, type CliWatch } from './support/watch-stream.js';
 import { SqliteStore } from '../src/storage/index.js';
 import type { WatchRowUpdate } from '../src/storage/types.js';
 import { importCommand } from '../src/cli/commands/import.js';
@@ -511,6 +511,67 @@ describe('renewal and expiry', { concurrency: true }, () => {
       for (const log of logs) log.disconnect();
       await registry.close();
       removeTempDir(registry.dataDir);
+    }
+  });
+
+  test('a2a-registry watch renews its watch before it expires: it runs through several times its time to live and still prints events', { timeout: 120_000 }, async () => {
+    const registry = await startTestRegistry({ REGISTRY_WATCH_TTL_SECONDS: '1' });
+    const { child, exited, waitLine, stderr } = cliWatch(registry.url, 'cli-renewed');
+    try {
+      await waitLine((l) => l.event === 'initial', 'initial line', 30_000);
+      // Three times the time to live: a watch left to expire ended after one (the command with it, exit 0).
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      assert.equal(child.exitCode, null, `the command is still running; stderr: ${stderr()}`);
+      assert.equal(registry.core.watches.countFor('bob'), 1, 'its watch is still open');
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const added = resultOf(await op(alice, { register: { agentCard: card('Cli Renewed Agent', ['cli-renewed']) } }));
+      const event = await waitLine((l) => l.hit?.id === added.id, 'the event after three times the time to live', 10_000);
+      assert.equal(event.event, 'added');
+      assert.doesNotMatch(stderr(), /renewing the watch failed/);
+      child.kill('SIGINT');
+      assert.equal(await exited, 130);
+      assert.equal(registry.core.watches.countFor('bob'), 0, 'Ctrl-C canceled it');
+    } finally {
+      child.kill('SIGKILL');
+      await registry.close();
+      removeTempDir(registry.dataDir);
+    }
+  });
+
+  test('a2a-registry watch whose watch ends on the registry exits 1 saying why: canceled elsewhere, expired while the registry was down', { timeout: 120_000 }, async () => {
+    const dataDir = tempDir();
+    let registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_WATCH_TTL_SECONDS: '1' });
+    const started: string[] = [];
+    registry.core.watches.onStart((w) => void started.push(w.id));
+    const canceled = cliWatch(registry.url, 'cli-canceled');
+    let expired: CliWatch | undefined;
+    try {
+      await canceled.waitLine((l) => l.event === 'initial', 'initial line', 30_000);
+      assert.equal(started.length, 1);
+      const id = started[0]!;
+      // Canceled by another client of bob's (another terminal, a script).
+      const bob = await sdkClient(registry.url, { token: TOKENS.bob });
+      await bob.cancelTask({ tenant: '', id, metadata: undefined });
+      assert.equal(await canceled.exited, 1, canceled.stderr());
+      assert.match(canceled.stderr(), /the registry ended the watch \(canceled\): The watch was canceled\./);
+      assert.deepEqual(canceled.lines.at(-1), { event: 'ended', state: 'CANCELED', message: 'The watch was canceled.' });
+
+      // Down for longer than its time to live: it cannot be renewed, and expires when the registry is back.
+      expired = cliWatch(registry.url, 'cli-expired');
+      await expired.waitLine((l) => l.event === 'initial', 'initial line', 30_000);
+      const port = String(registry.port);
+      await registry.close();
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_WATCH_TTL_SECONDS: '1', PORT: port });
+      await registry.core.restoreWatches();
+      assert.equal(await expired.exited, 1, expired.stderr());
+      assert.match(expired.stderr(), /the registry ended the watch \(completed\): The watch expired \(it was not renewed in time\)/);
+      assert.deepEqual(expired.lines.at(-1), { event: 'ended', state: 'COMPLETED', message: 'The watch expired (it was not renewed in time); start a new one to keep watching.' });
+    } finally {
+      canceled.child.kill('SIGKILL');
+      expired?.child.kill('SIGKILL');
+      await registry.close();
+      removeTempDir(dataDir);
     }
   });
 

@@ -11,13 +11,14 @@ import { Role, TaskState, type AgentCard, type Message, type Part, type SendMess
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import type { ErrorBody, ErrorCode } from '../contract/types.js';
 import { isObject, type JsonObject } from '../lib/json.js';
-import { RegistryDeclined, RegistryProtocolError, RegistryUnreachable, classify, registryFetch, type Connection } from './connection.js';
+import { RegistryDeclined, RegistryProtocolError, RegistryUnreachable, classify, dataPart, registryFetch, type Connection } from './connection.js';
 
-function request(parts: Part[]): SendMessageRequest {
+/** A message with `parts`; on an existing task (a watch's renewal) when `taskId` is given. */
+function request(parts: Part[], taskId = ''): SendMessageRequest {
   const message: Message = {
     messageId: randomUUID(),
     contextId: '',
-    taskId: '',
+    taskId,
     role: Role.ROLE_USER,
     parts,
     metadata: undefined,
@@ -66,6 +67,29 @@ const toFinding = (d: JsonObject) => ({
   ...(typeof d.hint === 'string' ? { hint: d.hint } : {}),
   ...(typeof d.rule === 'string' ? { rule: d.rule } : {}),
 });
+
+/**
+ * What a stream tells its caller besides the artifact chunks: the task it runs on (sent first,
+ * and again on a resume, with its metadata: a watch's `watchExpiresAt`), and the status message
+ * it completed with (a watch completes when it expires, saying so).
+ */
+export interface StreamObserver {
+  task?: (id: string, metadata: JsonObject | undefined) => void;
+  completed?: (message: string | undefined) => void;
+}
+
+/** How a task ended: its state's short name (COMPLETED, CANCELED, FAILED, ...) and its status message's text. */
+export interface TaskEnd {
+  state: string;
+  message: string | undefined;
+}
+
+const TERMINAL_STATES = new Map<TaskState, string>([
+  [TaskState.TASK_STATE_COMPLETED, 'COMPLETED'],
+  [TaskState.TASK_STATE_CANCELED, 'CANCELED'],
+  [TaskState.TASK_STATE_FAILED, 'FAILED'],
+  [TaskState.TASK_STATE_REJECTED, 'REJECTED'],
+]);
 
 /** A successful answer: the artifact's name and its data part. */
 export interface Answer {
@@ -155,6 +179,36 @@ export class RegistryClient {
     return answerOf(result);
   }
 
+  /**
+   * Renews an open watch: `{"renew": {}}` in a message on its task. The registry answers with the
+   * task, still working, whose metadata.watchExpiresAt says until when the watch now runs (ms).
+   */
+  async renew(taskId: string): Promise<number> {
+    let result: Awaited<ReturnType<Client['sendMessage']>>;
+    try {
+      result = await this.client.sendMessage(request([dataPart({ renew: {} })], taskId));
+    } catch (err) {
+      throw classify(err);
+    }
+    if (!('status' in result)) throw new RegistryProtocolError('the registry answered the renewal with a message instead of the task');
+    const expiresAt = Date.parse(String(result.metadata?.watchExpiresAt));
+    if (Number.isNaN(expiresAt)) throw new RegistryProtocolError('the registry answered the renewal without the task\'s metadata.watchExpiresAt');
+    return expiresAt;
+  }
+
+  /** How a task ended, read with GetTask; undefined while it still runs. */
+  async ended(taskId: string): Promise<TaskEnd | undefined> {
+    let task: Task;
+    try {
+      task = await this.client.getTask({ tenant: '', id: taskId, historyLength: undefined });
+    } catch (err) {
+      throw classify(err);
+    }
+    const state = task.status ? TERMINAL_STATES.get(task.status.state) : undefined;
+    if (state === undefined) return undefined;
+    return { state, message: task.status?.message ? textOf(task.status.message.parts) : undefined };
+  }
+
   /** Ends a task the caller started (a watch). */
   async cancel(taskId: string): Promise<void> {
     try {
@@ -165,28 +219,28 @@ export class RegistryClient {
   }
 
   /** Sends one message as a stream and yields each artifact chunk the moment it arrives. */
-  async *stream(parts: Part[], onTask?: (taskId: string) => void): AsyncGenerator<AnswerChunk> {
+  async *stream(parts: Part[], observer: StreamObserver = {}): AsyncGenerator<AnswerChunk> {
     let events: AsyncGenerator<StreamResponse>;
     try {
       events = this.client.sendMessageStream(request(parts));
     } catch (err) {
       throw classify(err);
     }
-    yield* this.#chunks(events, onTask);
+    yield* this.#chunks(events, observer);
   }
 
   /** Subscribes again to a task still running (a watch after its stream was cut): its chunks from now on. */
-  async *resume(taskId: string): AsyncGenerator<AnswerChunk> {
+  async *resume(taskId: string, observer: StreamObserver = {}): AsyncGenerator<AnswerChunk> {
     let events: AsyncGenerator<StreamResponse>;
     try {
       events = this.client.resubscribeTask({ tenant: '', id: taskId });
     } catch (err) {
       throw classify(err);
     }
-    yield* this.#chunks(events);
+    yield* this.#chunks(events, observer);
   }
 
-  async *#chunks(events: AsyncGenerator<StreamResponse>, onTask?: (taskId: string) => void): AsyncGenerator<AnswerChunk> {
+  async *#chunks(events: AsyncGenerator<StreamResponse>, observer: StreamObserver): AsyncGenerator<AnswerChunk> {
     let completed = false;
     try {
       for await (const event of events) {
@@ -202,18 +256,22 @@ export class RegistryClient {
           case 'statusUpdate': {
             const status = payload.value.status;
             if (status && ERROR_STATES.has(status.state)) throw declined(status.state, status.message);
-            if (status?.state === TaskState.TASK_STATE_COMPLETED) completed = true;
+            if (status?.state === TaskState.TASK_STATE_COMPLETED) {
+              completed = true;
+              observer.completed?.(status.message ? textOf(status.message.parts) : undefined);
+            }
             break;
           }
           case 'task': {
             const task = payload.value;
-            onTask?.(task.id);
+            observer.task?.(task.id, task.metadata);
             const state = task.status?.state;
             if (state !== undefined && ERROR_STATES.has(state)) throw declined(state, task.status?.message);
             // A server that does not stream answers with the finished task: one chunk, the last.
             if (state === TaskState.TASK_STATE_COMPLETED) {
               completed = true;
               if (task.artifacts.length > 0) yield { ...answerOf(task), lastChunk: true };
+              observer.completed?.(task.status?.message ? textOf(task.status.message.parts) : undefined);
             }
             break;
           }

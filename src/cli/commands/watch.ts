@@ -3,7 +3,9 @@
  * one line per change as the registry streams it — an entry that enters (+), changes within (~)
  * or leaves (-) the results — until interrupted (Ctrl-C) or the registry ends the watch.
  * `--json` prints JSON lines: `{"event": "initial", "results", "total"}` first, then each event
- * as the registry sends it.
+ * as the registry sends it, and `{"event": "ended", "state", "message"}` last when the registry
+ * ends the watch. The watch is renewed before it expires (./watch-renewal.ts), so it runs for as
+ * long as the command does.
  *
  * Needs a token (--token, A2A_REGISTRY_TOKEN, or the local admin token).
  * Ctrl-C cancels the watch on the registry before exiting (status 130), and so do SIGTERM (143),
@@ -11,14 +13,16 @@
  * registry restarted) the command subscribes to the watch again (SubscribeToTask) for up to a
  * minute, and prints what it missed (or a resync).
  * Exit code: 1 declined (no token, too many watches) or the watch ended (canceled, expired,
- * failed), 2 usage, 3 unreachable or the registry closed the stream.
+ * failed: said on stderr), 2 usage, 3 unreachable or the registry closed the stream.
  */
 import os from 'node:os';
 import type { Command } from 'commander';
 import type { WatchRequest } from '../../contract/types.js';
-import { dataPart, isObject, RegistryDeclined } from '../connection.js';
-import { EXIT_OK, countOf, onClosedPipe, styles } from '../output.js';
+import type { StreamObserver, TaskEnd } from '../client.js';
+import { dataPart, isObject, RegistryDeclined, RegistryProtocolError } from '../connection.js';
+import { EXIT_FAILED, EXIT_OK, countOf, onClosedPipe, styles } from '../output.js';
 import { runRemote } from '../remote.js';
+import { WatchRenewal } from '../watch-renewal.js';
 import { filterOptions, searchRequest } from './search.js';
 
 /** How long the command keeps trying to resume a watch whose stream was cut (a registry restart). */
@@ -75,19 +79,45 @@ export function register(program: Command): void {
         // so does a reader that went away (`| grep -m1 added`), with status 0 as for every
         // command. A second signal while the cancel is pending exits at once.
         let taskId: string | undefined;
+        // Renewed well before it expires, the watch runs until the command is stopped.
+        const renewal = new WatchRenewal(
+          () => client.renew(taskId!),
+          (err, retryIn) => {
+            const next = retryIn === undefined ? 'its time is up' : `retrying in ${Math.ceil(retryIn / 1000)} s`;
+            out.err(s.dim(`renewing the watch failed (${(err as Error).message}); ${next}`) + '\n');
+          },
+        );
         let stopping = false;
         const end = (code: number): void => {
           if (stopping) process.exit(code);
           stopping = true;
+          renewal.stop();
           const done = () => process.exit(code);
           if (taskId) client.cancel(taskId).then(done, done);
           else done();
         };
         for (const signal of STOP_SIGNALS) process.on(signal, () => end(128 + os.constants.signals[signal]));
         onClosedPipe(() => end(EXIT_OK));
+        let completedWith: string | undefined;
+        const observer: StreamObserver = {
+          task: (id, metadata) => {
+            taskId = id;
+            const expiresAt = Date.parse(String(metadata?.watchExpiresAt));
+            if (!Number.isNaN(expiresAt)) renewal.expiresAt(expiresAt);
+          },
+          completed: (message) => (completedWith = message),
+        };
+        // The watch ended on the registry (expired, canceled elsewhere, failed): say why, exit 1.
+        const ended = (end: TaskEnd): number => {
+          renewal.stop();
+          const message = end.message ?? `the registry ended the watch's task ${end.state}`;
+          if (json) out.out(JSON.stringify({ event: 'ended', state: end.state, message }) + '\n');
+          out.err(`a2a-registry: the registry ended the watch (${end.state.toLowerCase()}): ${message}\n`);
+          return EXIT_FAILED;
+        };
         // The registry restarting (or the connection dropping) cuts the stream, not the watch:
         // subscribe to it again, for up to RESUME_FOR_MS, and go on from the events missed.
-        let chunks = client.stream([dataPart({ watch: request })], (id) => (taskId = id));
+        let chunks = client.stream([dataPart({ watch: request })], observer);
         let lostSince: number | undefined;
         for (;;) {
           try {
@@ -104,17 +134,30 @@ export function register(program: Command): void {
                 out.out(json ? JSON.stringify(chunk.data) + '\n' : line(chunk.data) + '\n');
               }
             }
-            return EXIT_OK;
+            // The stream ended with the task COMPLETED: a watch completes only when it expires.
+            return ended({ state: 'COMPLETED', message: completedWith });
           } catch (err) {
             // Our own cancel ends the stream CANCELED: not an error; exit once the cancel is answered.
             if (stopping) await new Promise(() => undefined);
+            // Canceled elsewhere, or failed (its webhook, grown too broad): the watch is over.
+            // (A watch refused at the start is REJECTED: reported as any declined request.)
+            if (taskId !== undefined && err instanceof RegistryDeclined && (err.state === 'CANCELED' || err.state === 'FAILED')) {
+              return ended({ state: err.state, message: err.error.message });
+            }
             lostSince ??= Date.now();
             // A refusal is final, except a rate limit's (429 at the door, RATE_LIMITED): that one passes.
             const final = err instanceof RegistryDeclined && err.error.retryAfterSeconds === undefined;
-            if (final || taskId === undefined || Date.now() - lostSince > RESUME_FOR_MS) throw err;
+            if (final || taskId === undefined) throw err;
+            // Resuming a watch that ended while the stream was cut (it expired while the registry
+            // was down) is refused, the task being finished: its status says how it ended.
+            if (err instanceof RegistryProtocolError) {
+              const end = await client.ended(taskId).catch(() => undefined);
+              if (end) return ended(end);
+            }
+            if (Date.now() - lostSince > RESUME_FOR_MS) throw err;
             out.err(s.dim(`the stream was cut (${(err as Error).message}); resuming the watch...`) + '\n');
             await new Promise((resolve) => setTimeout(resolve, RESUME_EVERY_MS));
-            chunks = client.resume(taskId);
+            chunks = client.resume(taskId, observer);
           }
         }
       }, { openStreams: true });

@@ -1,0 +1,65 @@
+/**
+ * Keeps a watch open for as long as `a2a-registry watch` runs. The registry ends a watch
+ * REGISTRY_WATCH_TTL_SECONDS (a day by default) after it started or was last renewed; a renewal
+ * (`{"renew": {}}` on its task) answers with the new `watchExpiresAt`. Without renewing, the
+ * command the README says runs until Ctrl-C ended after that time.
+ *
+ * A renewal is sent when half the time left has passed: early enough that a failed one (the
+ * registry restarting, a lost connection) is retried several times before the watch expires,
+ * late enough that a watch of a day costs a request every twelve hours. A failed renewal is
+ * retried at half the time then left, at most a minute later (a registry back within seconds is
+ * not left waiting for hours), and no longer once the watch's time is up: the registry refuses a
+ * renewal of an expired watch, and ends it (the stream says so).
+ */
+
+/** The longest wait before retrying a renewal that failed. */
+const RETRY_AT_MOST_MS = 60_000;
+/** The shortest wait between two attempts, for a registry with a time to live of a second or two. */
+const AT_LEAST_MS = 100;
+
+export class WatchRenewal {
+  #timer: NodeJS.Timeout | undefined;
+  #expiresAt = 0;
+  #stopped = false;
+
+  constructor(
+    /** Sends the renewal; resolves to the new expiry (ms since the epoch). */
+    private readonly renew: () => Promise<number>,
+    /** Told of each renewal that failed, and when the next attempt is (undefined: none, the watch's time is up). */
+    private readonly failed: (err: unknown, retryInMs: number | undefined) => void,
+  ) {}
+
+  /** The watch runs until `at` (the task's metadata.watchExpiresAt): renew at half the time left. */
+  expiresAt(at: number): void {
+    if (this.#stopped || at <= this.#expiresAt) return;
+    this.#expiresAt = at;
+    this.#schedule(Math.max(AT_LEAST_MS, (at - Date.now()) / 2));
+  }
+
+  /** No renewal after this (the watch ended, or the command is ending). */
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
+
+  #schedule(ms: number): void {
+    clearTimeout(this.#timer);
+    // Unreferenced: the watch's stream keeps the command running, never a pending renewal.
+    this.#timer = setTimeout(() => void this.#attempt(), ms).unref();
+  }
+
+  async #attempt(): Promise<void> {
+    const expected = this.#expiresAt;
+    try {
+      const at = await this.renew();
+      this.expiresAt(at);
+    } catch (err) {
+      // A resumed stream may have brought a later expiry meanwhile, with its own schedule.
+      if (this.#stopped || this.#expiresAt !== expected) return;
+      const left = expected - Date.now();
+      const retryIn = left > AT_LEAST_MS ? Math.max(AT_LEAST_MS, Math.min(RETRY_AT_MOST_MS, left / 2)) : undefined;
+      this.failed(err, retryIn);
+      if (retryIn !== undefined) this.#schedule(retryIn);
+    }
+  }
+}
