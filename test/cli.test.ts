@@ -631,15 +631,21 @@ describe('a2a-registry against a registry', () => {
 describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
   test('connection refused: one line, no stack trace; --json gives an error document', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
-    const [human, json, write] = await Promise.all([
+    const [human, json, write, watchLines, watchUsage] = await Promise.all([
       cli(['search', 'anything', '--registry', url]),
       cli(['ls', '--json', '--registry', url]),
       cli(['register', example('agent-card.json'), '--registry', url, '--token', TOKENS.alice]),
+      cli(['watch', 'x', '--json', '--registry', url, '--token', TOKENS.bob]),
+      cli(['watch', 'x', '--json', '--limit', '3', '--registry', url]),
     ]);
-    for (const r of [human, json, write]) assert.equal(r.code, 3, r.stderr);
+    for (const r of [human, json, write, watchLines]) assert.equal(r.code, 3, r.stderr);
     assert.equal(human.stderr, `a2a-registry: cannot reach the registry at ${url}: connection refused\n`);
     assert.equal(parse(json).error.code, 'UNREACHABLE');
     assertNoStack(write);
+    // watch --json prints JSON lines: its failure is one line of them, as a line-by-line reader takes it.
+    assert.equal(watchLines.stdout, `${JSON.stringify({ error: { code: 'UNREACHABLE', message: `cannot reach the registry at ${url}: connection refused` } })}\n`);
+    assert.equal(watchUsage.code, 2, watchUsage.stderr);
+    assert.equal(watchUsage.stdout, `${JSON.stringify({ error: { code: 'USAGE', message: "unknown option '--limit'" } })}\n`);
   });
 
   test('a host that does not resolve, and a registry that never answers (--timeout)', async () => {

@@ -56,6 +56,9 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<{ 
  */
 const REMOTE_COMMANDS: ReadonlySet<string> = new Set(['register', 'search', 'watch', 'get', 'ls', 'rm', 'refresh']);
 
+/** The commands whose --json output is JSON lines: a usage error's {"error"} document is one line there. */
+const JSON_LINES_COMMANDS: ReadonlySet<string> = new Set(['watch']);
+
 /** The global options that take a value (`--registry <url>`): the word after them is not the command. */
 const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--registry', '--token', '--timeout']);
 
@@ -151,7 +154,10 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
       if (err.exitCode === 0) return EXIT_OK;
       // Commander has told stderr; with --json a script reads the {"error"} document on stdout
       // too, as for every other failure (--json itself may be what the parser stopped before).
-      if (argv.includes('--json')) printJson(defaultOutput(), { error: { code: 'USAGE', message: err.message.replace(/^error: /, '') } });
+      if (argv.includes('--json')) {
+        const jsonLines = JSON_LINES_COMMANDS.has(namedCommand(argv.slice(2))?.names[0] ?? '');
+        printJson({ ...defaultOutput(), jsonLines }, { error: { code: 'USAGE', message: err.message.replace(/^error: /, '') } });
+      }
       return EXIT_USAGE;
     }
     throw err;

@@ -48,6 +48,11 @@ export interface Output {
   color: boolean;
   /** Terminal width when stdout is a TTY; undefined for pipes and files (tables keep their full widths then). */
   columns?: number;
+  /**
+   * The command's --json output is JSON lines (`watch`): every document, a failure's included, is
+   * one line, or a reader taking a line at a time gets a fragment of one.
+   */
+  jsonLines?: boolean;
 }
 
 export function defaultOutput(): Output {
@@ -76,7 +81,7 @@ export function styles(color: boolean): Styles {
 }
 
 export function printJson(o: Output, value: unknown): void {
-  o.out(`${JSON.stringify(value, null, 2)}\n`);
+  o.out(`${o.jsonLines ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
 }
 
 // --- tables --------------------------------------------------------------------------------

@@ -27,11 +27,13 @@ export interface RemoteSettings {
   locate?: Locate;
   /** A watch: its event stream outlives --timeout, which bounds every other answer whole. */
   openStreams?: boolean;
+  /** --json prints JSON lines (a watch's events): a failure is one line too. */
+  jsonLines?: boolean;
 }
 
 export async function runRemote(command: Command, body: (ctx: RemoteContext) => Promise<number>, settings: RemoteSettings = {}): Promise<number> {
   const options = command.optsWithGlobals<RemoteOptions>();
-  const out = defaultOutput();
+  const out: Output = { ...defaultOutput(), jsonLines: settings.jsonLines };
   const json = options.json === true;
   let connection: Connection;
   try {

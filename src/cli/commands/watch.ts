@@ -160,6 +160,6 @@ export function register(program: Command): void {
             chunks = client.resume(taskId, observer);
           }
         }
-      }, { openStreams: true });
+      }, { openStreams: true, jsonLines: true });
     });
 }
