@@ -754,26 +754,45 @@ describe('the admin-token fallback', () => {
     assert.deepEqual(atRegistryUrl(card, 'http://127.0.0.1:8080').supportedInterfaces.map((i) => i.url), ['http://127.0.0.1:8080/a2a/jsonrpc?t=1', 'grpc.example.com:443']);
   });
 
-  test('a token the registry refuses at its door (HTTP 401) is UNAUTHENTICATED, and says when it was the data directory\'s', async () => {
+  test('a token the registry refuses at its door (HTTP 401) is UNAUTHENTICATED, and says when it was the data directory\'s; a read goes again without that token', async () => {
     const registry = await startTestRegistry(); // REGISTRY_TOKENS: a generated admin-token file left behind is stale
+    const closedRegistry = await startTestRegistry({ REGISTRY_PUBLIC_READ: 'false' });
     try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      const entry = resultOf(await op(alice, { register: { agentCard: v1Card('Stale Token Reader', 'https://stale-token.example.org/a2a') } }));
+      // The folder the command runs in holds another registry's data directory (the README's Compose section runs one there).
       const dir = tempDir();
       fs.writeFileSync(path.join(dir, 'admin-token'), 'a2ar_stale-generated-token-0123456789\n');
-      const [json, human, closed] = await Promise.all([
-        cli(['search', 'x', '--json'], { env: { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: dir } }),
-        cli(['ls'], { env: { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: dir } }),
+      const env = { A2A_REGISTRY_URL: registry.url, REGISTRY_DATA_DIR: dir };
+      const [json, human, write, closed, closedRead] = await Promise.all([
+        cli(['search', 'stale', '--json'], { env }),
+        cli(['ls'], { env }),
+        cli(['rm', entry.id], { env }),
         cli(['ls', '--json', '--token', 'not-a-token-of-this-registry'], { env: { A2A_REGISTRY_URL: registry.url } }),
+        cli(['search', 'stale'], { env: { A2A_REGISTRY_URL: closedRegistry.url, REGISTRY_DATA_DIR: dir } }),
       ]);
-      assert.equal(json.code, 1, json.stderr);
-      assert.equal(parse(json).error.code, 'UNAUTHENTICATED');
-      assert.match(parse(json).error.message, /bearer token is not recognised/);
-      assert.equal(human.code, 1, human.stderr);
-      assert.match(human.stderr, /^declined UNAUTHENTICATED: The bearer token is not recognised/);
-      assert.match(human.stderr, /The admin token from the data directory was sent and not accepted/);
+      // Reads need no token here: they go again without the file's, as without the file.
+      assert.equal(json.code, 0, json.stderr);
+      assert.deepEqual(parse(json).results.map((h: { id: string }) => h.id), [entry.id]);
+      assert.equal(human.code, 0, human.stderr);
+      assert.match(human.stdout, /Stale Token Reader/);
+      // A write needs one: declined, saying the data directory's was sent and refused.
+      assert.equal(write.code, 1, write.stderr);
+      assert.match(write.stderr, /^declined UNAUTHENTICATED: /);
+      assert.match(write.stderr, /The admin token from the data directory was sent and not accepted/);
+      assert.ok(resultOf(await op(alice, { get: { id: entry.id } })), 'the entry is still there');
+      // A token the user gave is theirs: refused, never dropped.
+      assert.equal(closed.code, 1, closed.stderr);
       assert.equal(parse(closed).error.code, 'UNAUTHENTICATED');
-      assertNoStack(human);
+      assert.match(parse(closed).error.message, /bearer token is not recognised/);
+      // Where reads need a token too (REGISTRY_PUBLIC_READ=false), a read is declined as a write is.
+      assert.equal(closedRead.code, 1, closedRead.stderr);
+      assert.match(closedRead.stderr, /^declined UNAUTHENTICATED: /);
+      assert.match(closedRead.stderr, /The admin token from the data directory was sent and not accepted/);
+      assertNoStack(write);
     } finally {
       await registry.close();
+      await closedRegistry.close();
     }
   });
 

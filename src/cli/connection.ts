@@ -142,6 +142,12 @@ export interface Connection {
   /** Where the token came from, for messages such as "the admin token in ./data/admin-token". */
   tokenSource: 'option' | 'admin-token-file' | 'none';
   /**
+   * The admin-token file's token (never one the user gave) was refused at the registry's door
+   * (HTTP 401): the file is another registry's (the one whose data directory is here). Set by the
+   * fetch, which then sends every request without it.
+   */
+  adminTokenRefused?: boolean;
+  /**
    * Without a token: why the registry's admin-token file, there to be used, was not (this user may
    * not read it: the CLI run as another user than the registry's), for the hint after a refusal.
    */
@@ -232,8 +238,6 @@ export function resolveConnection(options: ConnectionOptions, env: NodeJS.Proces
 export function registryFetch(connection: Connection): typeof fetch {
   const seconds = connection.timeoutMs / 1000;
   return async (input, init) => {
-    const headers = new Headers(init?.headers);
-    if (connection.token) headers.set('authorization', `Bearer ${connection.token}`);
     const controller = new AbortController();
     let answering = false;
     // Once the headers are in, the body being read fails with this reason (undici rejects the read with it).
@@ -243,9 +247,24 @@ export function registryFetch(connection: Connection): typeof fetch {
     );
     const outer = init?.signal;
     if (outer) outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
+    const send = (): Promise<Response> => {
+      const headers = new Headers(init?.headers);
+      if (connection.token && !connection.adminTokenRefused) headers.set('authorization', `Bearer ${connection.token}`);
+      return fetch(input, { ...init, headers, signal: controller.signal });
+    };
     let response: Response;
     try {
-      response = await fetch(input, { ...init, headers, signal: controller.signal });
+      response = await send();
+      // The admin token of the data directory here, sent to a registry on this machine that does
+      // not know it (another registry's, in the folder the command runs in): the request again
+      // without it, as the user, who gave no token, would have sent it. A public read then
+      // succeeds; what needs a token is declined for want of one, and the hint says this file's
+      // token was refused (./remote.ts).
+      if (response.status === 401 && connection.tokenSource === 'admin-token-file' && !connection.adminTokenRefused && canResend(input, init)) {
+        connection.adminTokenRefused = true;
+        await response.body?.cancel();
+        response = await send();
+      }
       if (response.status === 401 || response.status === 429) throw await refusedAtDoor(response);
     } catch (err) {
       clearTimeout(timer);
@@ -260,6 +279,12 @@ export function registryFetch(connection: Connection): typeof fetch {
     else timer.unref();
     return response;
   };
+}
+
+/** A request that can be sent again as it was: its body (a JSON-RPC request, a string) was not a stream consumed by the first. */
+function canResend(input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1]): boolean {
+  const body = init?.body;
+  return !(input instanceof Request) && (body === undefined || body === null || typeof body === 'string' || body instanceof URLSearchParams || body instanceof ArrayBuffer || ArrayBuffer.isView(body) || body instanceof Blob);
 }
 
 /**

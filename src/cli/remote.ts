@@ -58,6 +58,7 @@ export async function runRemote(command: Command, body: (ctx: RemoteContext) => 
 
 function tokenHint(connection: Connection): string {
   if (connection.tokenSource === 'admin-token-file') {
+    // Refused, the request went again without it (reads need none): this one needs a token.
     return 'The admin token from the data directory was sent and not accepted: the registry uses other tokens (REGISTRY_TOKENS); give yours with --token or A2A_REGISTRY_TOKEN.\n';
   }
   if (connection.tokenSource === 'option') return ''; // the registry's message already says the token is not recognised
