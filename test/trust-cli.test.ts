@@ -84,9 +84,13 @@ describe('keygen, sign, verify', () => {
     assert.equal(fs.statSync(file('key.jwk.json')).mode & 0o777, 0o600);
     assert.deepEqual(readJson('jwks.json').keys.map((k: { kid: string; d?: string }) => [k.kid, k.d]), [['publisher-2026', undefined]]);
 
+    // A file in the way without --force is a usage error (exit 2), as for backup.
     const again = await cli(['keygen', '--private', file('key.jwk.json'), '--jwks', file('jwks.json')]);
-    assert.equal(again.code, 1);
-    assert.match(again.stderr, /already exists/);
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, /key\.jwk\.json already exists; choose another file, or pass --force to replace it/);
+    const againJson = await cli(['keygen', '--json', '--private', file('key.jwk.json'), '--jwks', file('jwks.json')]);
+    assert.equal(againJson.code, 2, againJson.stderr);
+    assert.equal(JSON.parse(againJson.stdout).error.code, 'USAGE');
 
     const rotated = await cli(['keygen', '--alg', 'EdDSA', '--json', '--private', file('next.jwk.json'), '--jwks', file('rotation-jwks.json')]);
     assert.equal(rotated.code, 0, rotated.stderr);
@@ -99,7 +103,7 @@ describe('keygen, sign, verify', () => {
     // A kid already in the key set: replacing its key would break every card signed with it.
     const jwksBefore = fs.readFileSync(file('jwks.json'), 'utf8');
     const sameKid = await cli(['keygen', '--kid', 'publisher-2026', '--private', file('same-kid.jwk.json'), '--jwks', file('jwks.json')]);
-    assert.equal(sameKid.code, 1);
+    assert.equal(sameKid.code, 2, sameKid.stderr);
     assert.match(sameKid.stderr, /already holds a key with kid "publisher-2026": replacing it would make every card signed with that key fail to verify\. Choose another --kid .*--force/);
     assert.equal(fs.readFileSync(file('jwks.json'), 'utf8'), jwksBefore, 'the key set is untouched');
     assert.equal(fs.existsSync(file('same-kid.jwk.json')), false, 'no private key written');
@@ -183,6 +187,12 @@ describe('keygen, sign, verify', () => {
     const signed = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '-o', file('signed.json')]);
     assert.equal(signed.code, 0, signed.stderr);
     assert.match(signed.stderr, /signed .* with kid publisher-2026 \(ES256\); 1 signature\n/);
+    // -o over another existing file without --force: a usage error (exit 2), the file untouched.
+    const signedBefore = fs.readFileSync(file('signed.json'), 'utf8');
+    const inTheWay = await cli(['sign', file('card.json'), '--key', file('key.jwk.json'), '-o', file('signed.json')]);
+    assert.equal(inTheWay.code, 2, inTheWay.stderr);
+    assert.match(inTheWay.stderr, /signed\.json already exists; choose another file, or pass --force to replace it/);
+    assert.equal(fs.readFileSync(file('signed.json'), 'utf8'), signedBefore);
     const ok = await cli(['verify', file('signed.json'), '--jwks', file('jwks.json')]);
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, /verified .*by kid publisher-2026 \(ES256\)/);

@@ -2,7 +2,8 @@
  * Reading and writing the JSON files the offline commands work on (cards, keys, key sets), with
  * one-line messages that say which file and what is wrong (`card.json:12:7: ...` for JSON
  * mistakes, as `validate` and `register` print them). A failure is a `LocalFileError` with the
- * exit code the commands return: 2 for a file that cannot be read (as every command), 1 otherwise.
+ * exit code the commands return: 2 for a file that cannot be read or one in the way without
+ * --force (as every command), 1 otherwise.
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
@@ -17,6 +18,8 @@ export class LocalFileError extends Error {
   constructor(
     message: string,
     readonly exitCode: number = EXIT_FAILED,
+    /** The --json error code, when not the one the exit code implies (READ_ERROR for 2, FILE_ERROR for 1). */
+    readonly code?: 'USAGE',
   ) {
     super(message);
   }
@@ -67,6 +70,9 @@ function writeProblem(file: string, err: unknown): string {
   return `cannot write ${file}: ${(code && why[code]) ?? (err as Error).message}`;
 }
 
+/** A file in the way of one to be written, without --force: exit 2. */
+const inTheWay = (file: string): LocalFileError => new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`, EXIT_USAGE, 'USAGE');
+
 /**
  * A file written beside its target and synced, not yet in place: `commit` puts it there;
  * `revert`, after a commit, puts back what was there before (staged `revertible`) or removes the
@@ -106,8 +112,10 @@ export async function stageJsonFile(file: string, value: unknown, options: { sec
   const text = `${JSON.stringify(value, null, 2)}\n`;
   const target = options.overwrite ? await fs.realpath(file).catch(() => file) : file;
   const existing = await fs.stat(target).catch(() => undefined);
-  if (existing?.isDirectory()) throw new LocalFileError(`cannot write ${file}: it is a folder: name a file`);
-  if (existing && !options.overwrite) throw new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`);
+  // What is in the way is fixed on the command line (another name, --force): a usage error, as
+  // for backup (README's exit status table).
+  if (existing?.isDirectory()) throw new LocalFileError(`cannot write ${file}: it is a folder: name a file`, EXIT_USAGE, 'USAGE');
+  if (existing && !options.overwrite) throw inTheWay(file);
   const mode = options.secret ? 0o600 : existing ? existing.mode & 0o777 : 0o644;
   const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   /** The file a commit replaced, kept under a second name until discarded: `revert` renames it back. */
@@ -121,7 +129,7 @@ export async function stageJsonFile(file: string, value: unknown, options: { sec
     if (!stranded) await fs.rm(previous, { force: true });
   };
   const named = (err: unknown): LocalFileError => {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return new LocalFileError(`${file} already exists; choose another file, or pass --force to replace it`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return inTheWay(file);
     return new LocalFileError(writeProblem(file, err));
   };
   try {

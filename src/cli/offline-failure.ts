@@ -31,7 +31,7 @@ export function reportOfflineFailure(err: unknown, command: string, notDone: str
     return EXIT_FAILED;
   }
   if (!(err instanceof LocalFileError)) throw err;
-  if (json) printJson(o, { error: { code: err.exitCode === EXIT_USAGE ? 'READ_ERROR' : 'FILE_ERROR', message: err.message } });
+  if (json) printJson(o, { error: { code: err.code ?? (err.exitCode === EXIT_USAGE ? 'READ_ERROR' : 'FILE_ERROR'), message: err.message } });
   o.err(`a2a-registry ${command}: ${err.message}\n`);
   return err.exitCode;
 }

@@ -5,7 +5,8 @@
  * rotating. The JWKS is what a registry operator trusts (REGISTRY_TRUSTED_KEYS) or what the
  * publisher serves at a URL the operator allow-lists (REGISTRY_TRUSTED_JKU).
  *
- * Exit code: 0 written, 1 a file could not be written or the JWKS file is not a key set, 2 usage.
+ * Exit code: 0 written, 1 a file could not be written or the JWKS file is not a key set, 2 usage
+ * (a private key file, or a key with that kid in the JWKS, in the way without --force too).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,6 +39,8 @@ async function existingKeys(file: string, kid: string, force: boolean): Promise<
   if (!force && keys.some((k) => k.kid === kid)) {
     throw new LocalFileError(
       `${file} already holds a key with kid "${kid}": replacing it would make every card signed with that key fail to verify. Choose another --kid (or leave it out), or pass --force to replace it`,
+      EXIT_USAGE, // a key in the way without --force, as a file is
+      'USAGE',
     );
   }
   return keys.filter((k) => k.kid !== kid);
@@ -114,7 +117,8 @@ export function register(program: Command): void {
     .option('--json', 'print the result as JSON', false)
     .addHelpText(
       'after',
-      '\nExit status: 0 written, 1 a file could not be written, 2 usage.\n' +
+      '\nExit status: 0 written, 1 a file could not be written or --jwks is not a key set, 2 usage (also: the --private file,\n' +
+        'or a key with that kid in --jwks, already there without --force).\n' +
         'Rotating keys: run keygen again with the same --jwks (both keys are then published), sign with both, and drop the old one later.',
     )
     .action(async (options: KeygenOptions) => {

@@ -5,7 +5,7 @@
  * signatures by other keys are kept (key rotation), those by the same kid are replaced. The card is checked first: signing an invalid card helps nobody.
  *
  * Exit code: 0 signed, 1 the card is invalid, not JSON, or cannot be written (or the key cannot
- * sign), 2 usage or a file that cannot be read.
+ * sign), 2 usage, a file that cannot be read, or an --out file in the way without --force.
  */
 import { Command, Option } from 'commander';
 import { signCard } from '../../trust/card-signing.js';
@@ -71,7 +71,7 @@ export function register(program: Command): void {
     .option('-o, --out <file>', 'write the signed card here instead of stdout')
     .option('--force', 'replace an existing --out file', false)
     .option('--json', 'with --out, print {signed, kid, alg, signatures} (without it the signed card is the JSON printed); errors as {"error": {...}}', false)
-    .addHelpText('after', '\nExit status: 0 signed, 1 invalid card or unusable key, 2 usage or unreadable file.\nExample: a2a-registry sign agent-card.json --key signing-key.jwk.json -o agent-card.json')
+    .addHelpText('after', '\nExit status: 0 signed, 1 invalid card or unusable key, 2 usage, unreadable file, or --out already there without --force.\nExample: a2a-registry sign agent-card.json --key signing-key.jwk.json -o agent-card.json')
     .action(async (file: string, options: SignOptions) => {
       process.exitCode = await runSign(file, options);
     });
