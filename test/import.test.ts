@@ -246,10 +246,9 @@ describe('import into SQLite', () => {
       fs.writeFileSync(path.join(real, 'more.jsonl'), JSON.stringify(v1Card('Kudu Keeper', 'https://kudu.example.org/a2a')) + '\n');
       fs.symlinkSync(path.basename(real), path.join(mounted, '..data'));
       for (const name of ['jackal.json', 'more.jsonl']) fs.symlinkSync(path.join('..data', name), path.join(mounted, name));
-      fs.symlinkSync(path.join(work, 'gone.json'), path.join(mounted, 'dangling.json'));
 
       const summary = summaryOf(await runImport([mounted], { dataDir, json: true }));
-      assert.deepEqual([summary.created, summary.unchanged, summary.refused], [2, 0, 0], 'each card once, the dangling link skipped');
+      assert.deepEqual([summary.created, summary.unchanged, summary.refused], [2, 0, 0], 'each card once');
 
       // A link beside a plain file is read too (it was skipped without a word, and a directory of
       // links alone was said to hold no *.json files).
@@ -263,6 +262,50 @@ describe('import into SQLite', () => {
       const linksOnly = await runImport([mixed], { dataDir, json: true });
       assert.equal(linksOnly.code, 0, linksOnly.out);
       assert.equal(summaryOf(linksOnly).unchanged, 1);
+    } finally {
+      removeTempDir(work);
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('a file reached by two paths is read once: named twice, named beside the directory holding it, a hard link', async () => {
+    const work = tempDir();
+    const dataDir = tempDir();
+    try {
+      const dir = path.join(work, 'cards');
+      fs.mkdirSync(dir);
+      const lines = path.join(dir, 'both.jsonl');
+      fs.writeFileSync(lines, [v1Card('Marmot Mapper', 'https://marmot.example.org/a2a'), v1Card('Newt Notary', 'https://newt.example.org/a2a')].map((c) => JSON.stringify(c)).join('\n') + '\n');
+      fs.linkSync(lines, path.join(dir, 'hard-link.jsonl'));
+      const run = await runImport([lines, dir, path.join(work, '.', 'cards', 'both.jsonl'), lines], { dataDir, json: true });
+      assert.equal(run.code, 0, run.out);
+      const summary = summaryOf(run);
+      assert.deepEqual([summary.documents, summary.created, summary.unchanged], [2, 2, 0], 'each document read once');
+    } finally {
+      removeTempDir(work);
+      removeTempDir(dataDir);
+    }
+  });
+
+  test('a symbolic link that points nowhere, in a directory or named, is a file that cannot be read: exit 2, the link and its target named, nothing imported', async () => {
+    const work = tempDir();
+    const dataDir = tempDir();
+    try {
+      const dir = path.join(work, 'cards');
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'a-okapi.json'), JSON.stringify(v1Card('Okapi Organiser', 'https://okapi.example.org/a2a')));
+      fs.symlinkSync('../gone/puffin.json', path.join(dir, 'puffin.json'));
+      const inDirectory = await runImport([dir], { dataDir });
+      assert.equal(inDirectory.code, 2, inDirectory.err);
+      assert.equal(
+        inDirectory.err,
+        `a2a-registry: cannot read ${path.join(dir, 'puffin.json')}: it is a symbolic link to ../gone/puffin.json (${path.join(work, 'gone', 'puffin.json')}), which does not exist; remove the link or restore its target\n`,
+      );
+      const named = await runImport([path.join(dir, 'puffin.json')], { dataDir, json: true });
+      assert.equal(named.code, 2, named.out);
+      assert.deepEqual(JSON.parse(named.out).error.code, 'READ_ERROR');
+      assert.match(JSON.parse(named.out).error.message, /puffin\.json: it is a symbolic link to \.\.\/gone\/puffin\.json/);
+      assert.ok(!fs.existsSync(path.join(dataDir, 'registry.db')), 'nothing was imported');
     } finally {
       removeTempDir(work);
       removeTempDir(dataDir);
@@ -464,8 +507,9 @@ describe('import into PostgreSQL', () => {
     try {
       const run = await runImport([path.join(writeSources(dataDir).cards)], { databaseUrl: `postgres://registry@127.0.0.1:${await freePort()}/registry`, json: true });
       assert.equal(run.code, 1);
-      const { error } = JSON.parse(run.out) as { error: { code: string; message: string } };
+      const { error } = JSON.parse(run.out) as { error: { code: string; message: string; stored: number } };
       assert.equal(error.code, 'STORAGE_UNAVAILABLE');
+      assert.equal(error.stored, 0, 'the count stored, as when it stops part way');
       assert.match(error.message, /^nothing was imported: Cannot connect to postgres:\/\/registry@127\.0\.0\.1:\d+\/registry: connect ECONNREFUSED/);
     } finally {
       removeTempDir(dataDir);

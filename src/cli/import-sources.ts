@@ -8,10 +8,10 @@
  * A document longer than `maxBytes` is never read into memory: it is handed on as `tooLong`, to
  * be refused with its place like any other document, and the import goes on with the next one.
  */
-import { constants, createReadStream } from 'node:fs';
-import { access, readdir, realpath, stat } from 'node:fs/promises';
+import { constants, createReadStream, type Stats } from 'node:fs';
+import { access, readdir, readlink, stat } from 'node:fs/promises';
 import { FileTooLarge, readBounded } from './bounded-read.js';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { readProblem } from './document-kind.js';
 import { boundedLines } from './json-lines.js';
@@ -37,9 +37,21 @@ const isImportable = (file: string): boolean => /\.json$/i.test(file) || isJsonL
 /** A source that cannot be read: a usage mistake, found before anything is imported. */
 export class SourceError extends Error {}
 
-/** Checks every source up front and lists the files to read (directories expanded). */
+/**
+ * Checks every source up front and lists the files to read (directories expanded). A file
+ * reached by more than one path (named twice, named and inside a directory also given, a hard
+ * link, a symbolic link to it) is read once, under its first path: files are told apart by
+ * device and inode, which no spelling of a path changes.
+ */
 export async function listSources(sources: readonly string[]): Promise<string[]> {
   const files: string[] = [];
+  const seen = new Set<string>();
+  const add = (file: string, info: Stats): void => {
+    const id = `${info.dev}:${info.ino}`;
+    if (seen.has(id)) return;
+    seen.add(id);
+    files.push(file);
+  };
   for (const source of sources) {
     if (source === '-') {
       files.push(source);
@@ -49,13 +61,13 @@ export async function listSources(sources: readonly string[]): Promise<string[]>
     try {
       info = await stat(source);
     } catch (err) {
-      throw new SourceError(readProblem(source, err));
+      throw await unreadable(source, err);
     }
     if (info.isDirectory()) {
       const found = await filesUnder(source);
       if (found.length === 0) throw new SourceError(`${source} holds no *.json, *.jsonl or *.ndjson files`);
-      files.push(...found);
-    } else files.push(source);
+      for (const f of found) add(f.file, f.info);
+    } else add(source, info);
   }
   // Readable, every one, before anything is stored: one this user may not read (another user's
   // file, 0600) stopped the import when its turn came, after the batches before it were stored,
@@ -72,11 +84,13 @@ export async function listSources(sources: readonly string[]): Promise<string[]>
 }
 
 /**
- * The importable files in `dir` and below, in name order. A symbolic link to a file counts as
- * the file (a Kubernetes ConfigMap or Secret volume holds nothing else); a file reached by more
- * than one path is read once, under its first path.
+ * The importable files in `dir` and below, in name order, each with what stat says of it. A
+ * symbolic link to a file counts as the file (a Kubernetes ConfigMap or Secret volume holds
+ * nothing else); one to a directory is no document. One that points nowhere is a file that
+ * cannot be read, as it would be named on the command line: skipped without a word, a card the
+ * user meant to import was missing from the registry with exit 0.
  */
-async function filesUnder(dir: string): Promise<string[]> {
+async function filesUnder(dir: string): Promise<Array<{ file: string; info: Stats }>> {
   let entries;
   try {
     entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -89,23 +103,33 @@ async function filesUnder(dir: string): Promise<string[]> {
     .filter((e) => (e.isFile() || e.isSymbolicLink()) && isImportable(e.name))
     .map((e) => join(e.parentPath, e.name))
     .sort();
-  const files: string[] = [];
-  const seen = new Set<string>();
+  const files: Array<{ file: string; info: Stats }> = [];
   for (const file of candidates) {
-    let real: string;
+    let info: Stats;
     try {
-      // stat follows the link; a dangling link, or one to a directory, is not a document.
-      if (!(await stat(file)).isFile()) continue;
-      real = await realpath(file);
+      info = await stat(file); // follows the link
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw new SourceError(readProblem(file, err));
+      throw await unreadable(file, err);
     }
-    if (seen.has(real)) continue;
-    seen.add(real);
-    files.push(file);
+    if (info.isFile()) files.push({ file, info });
   }
   return files;
+}
+
+/**
+ * Why `file` cannot be read, as a SourceError. A symbolic link whose target is missing says so,
+ * and where it points: "no such file" about a name `ls` lists was no help.
+ */
+async function unreadable(file: string, err: unknown): Promise<SourceError> {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+    const target = await readlink(file).catch(() => undefined);
+    if (target !== undefined) {
+      const resolved = resolve(dirname(file), target);
+      const where = resolved === target ? target : `${target} (${resolved})`;
+      return new SourceError(`cannot read ${file}: it is a symbolic link to ${where}, which does not exist; remove the link or restore its target`);
+    }
+  }
+  return new SourceError(readProblem(file, err));
 }
 
 /**
