@@ -221,7 +221,8 @@ function reportStopped(o: Output, options: Pick<ImportOptions, 'json' | 'dataDir
       : `nothing was imported: ${err.message}`,
     { dataDir: options.dataDir, databaseUrl: options.databaseUrl },
   );
-  if (json) printJson(o, { error: { code, message, ...(err instanceof ImportStopped ? { stored: err.stored } : {}) } });
+  // `stored` whichever way it stopped (README): 0 when storage could not even be opened.
+  if (json) printJson(o, { error: { code, message, stored: err instanceof ImportStopped ? err.stored : 0 } });
   o.err(`a2a-registry: ${message}\n`);
   return EXIT_FAILED;
 }
