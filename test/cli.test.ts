@@ -672,17 +672,37 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
   test('a server that is not a registry', async () => {
     const other = http.createServer((_req, res) => res.writeHead(404).end('not here'));
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    // A static web server (python3 -m http.server) in a folder holding some agent's card: the
+    // card is there, and a POST gets an HTML error page.
+    const cardCard = JSON.stringify(v1Card('Some Agent', 'https://some-agent.example.org/a2a/jsonrpc'));
+    const staticServer = http.createServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/.well-known/agent-card.json') res.writeHead(200, { 'content-type': 'application/json' }).end(cardCard);
+      else res.writeHead(501, "Unsupported method ('POST')", { 'content-type': 'text/html;charset=utf-8' }).end('<!DOCTYPE HTML>\n<html lang="en">\n<head><title>Error response</title></head>\n<body><h1>Error response</h1><p>Error code: 501</p></body>\n</html>\n');
+    });
+    await new Promise<void>((resolve) => staticServer.listen(0, '127.0.0.1', resolve));
     const secure = await startOrigin({ tls: { ...selfSignedCertificate('127.0.0.1'), host: '127.0.0.1' } });
     try {
       const port = (other.address() as AddressInfo).port;
-      const [r, tlsToPlain, selfSigned, blockedPort] = await Promise.all([
+      const staticUrl = `http://127.0.0.1:${(staticServer.address() as AddressInfo).port}`;
+      const [r, tlsToPlain, selfSigned, blockedPort, webServer, webServerJson] = await Promise.all([
         cli(['search', 'x', '--registry', `http://127.0.0.1:${port}`]),
         cli(['search', 'x', '--registry', `https://127.0.0.1:${port}`]),
         cli(['search', 'x', '--registry', secure.url]),
         cli(['search', 'x', '--registry', 'http://127.0.0.1:6000']),
+        cli(['ls', '--registry', staticUrl]),
+        cli(['search', 'x', '--json', '--registry', staticUrl]),
       ]);
       assert.equal(r.code, 3, r.stderr);
       assert.match(r.stderr, /no A2A registry at http:\/\/127\.0\.0\.1:\d+ .*check --registry/);
+      // What answered (status, content type), not its page: it was exit 1 with the HTML in the message.
+      assert.equal(webServer.code, 3, webServer.stderr);
+      assert.equal(
+        webServer.stderr,
+        `a2a-registry: no A2A registry at ${staticUrl} (POST /a2a/jsonrpc was answered HTTP 501 Unsupported method ('POST'), text/html, not the registry's JSON); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry\n`,
+      );
+      assert.equal(webServerJson.code, 3, webServerJson.stderr);
+      assert.equal(parse(webServerJson).error.code, 'UNREACHABLE');
+      assert.doesNotMatch(webServerJson.stdout + webServerJson.stderr, /<html|DOCTYPE/i);
       // What to do, not OpenSSL's "0A00010B:SSL routines:tls_validate_record_header:wrong version number" or undici's "bad port".
       assert.equal(tlsToPlain.code, 3, tlsToPlain.stderr);
       assert.equal(tlsToPlain.stderr, `a2a-registry: cannot reach the registry at https://127.0.0.1:${port}: the server there does not speak TLS; if the registry serves plain HTTP, give an http:// URL\n`);
@@ -692,6 +712,7 @@ describe('a2a-registry when the registry cannot be reached (exit 3)', () => {
       assert.match(blockedPort.stderr, /127\.0\.0\.1:6000: fetch never connects to that port .*give the port the registry listens on\n$/);
     } finally {
       other.close();
+      staticServer.close();
       await secure.close();
     }
   });

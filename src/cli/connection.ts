@@ -272,6 +272,11 @@ export function registryFetch(connection: Connection): typeof fetch {
       const reason = controller.signal.aborted ? `no answer within ${seconds} s` : networkReason(err);
       throw new RegistryUnreachable(`cannot reach the registry at ${connection.url}: ${reason}`, { cause: err });
     }
+    if (!registryAnswer(response)) {
+      clearTimeout(timer);
+      await response.body?.cancel().catch(() => undefined);
+      throw new RegistryUnreachable(notARegistry(connection.url, input, init?.method, response));
+    }
     answering = true;
     if (connection.openStreams && response.headers.get('content-type')?.startsWith('text/event-stream')) clearTimeout(timer);
     // Left to fire on a body read in full long before: aborting a finished answer does nothing,
@@ -279,6 +284,35 @@ export function registryFetch(connection: Connection): typeof fetch {
     else timer.unref();
     return response;
   };
+}
+
+/**
+ * Whether an answer can be a registry's: its card and JSON-RPC answers, errors included, are JSON
+ * (an SSE stream for a streamed one). Anything else came from another server at that URL (a web
+ * server with an error page, `python3 -m http.server` answering 501 to a POST) or a proxy that
+ * could not reach the registry (a 502 page).
+ */
+function registryAnswer(response: Response): boolean {
+  const type = response.headers.get('content-type') ?? '';
+  return /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type) || /^text\/event-stream\s*(;|$)/i.test(type);
+}
+
+/**
+ * "no A2A registry at <url> (POST /a2a/jsonrpc was answered HTTP 501 Unsupported method, text/html,
+ * not the registry's JSON); check --registry": what answered, never its page (raw HTML was printed).
+ */
+function notARegistry(url: string, input: Parameters<typeof fetch>[0], method: string | undefined, response: Response): string {
+  const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  let where: string;
+  try {
+    where = new URL(target).pathname;
+  } catch {
+    where = target;
+  }
+  const status = `HTTP ${response.status}${response.statusText ? ` ${oneLine(response.statusText, 60)}` : ''}`;
+  const type = response.headers.get('content-type');
+  const kind = type ? oneLine(type.split(';')[0]!, 60) : 'no content type';
+  return `no A2A registry at ${url} (${method ?? 'GET'} ${where} was answered ${status}, ${kind}, not the registry's JSON); check --registry or A2A_REGISTRY_URL, or the proxy in front of the registry`;
 }
 
 /** A request that can be sent again as it was: its body (a JSON-RPC request, a string) was not a stream consumed by the first. */
