@@ -531,6 +531,29 @@ describe('a2a-registry against a registry', () => {
     assert.equal(new Set(matched).size, matched.length, 'no match listed twice');
   });
 
+  test('into a pipe, names and match lists are printed whole (the columns kept where they fit); on a terminal they are cut to the columns', async () => {
+    const name = 'Pipefish Procurement And Purchase Order Reconciliation Agent';
+    const card = {
+      ...v1Card(name, 'https://pipefish.example.org/a2a'),
+      skills: ['Reconcile pipefish orders', 'Match pipefish invoices', 'Flag pipefish duplicates'].map((n, i) => ({ id: `s${i}`, name: n, description: `${n}.`, tags: ['pipefish'] })),
+    };
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    resultOf(await op(alice, { register: { agentCard: card } }));
+    const [ls, search] = await Promise.all([cli(['ls', '--owner', 'alice'], { env }), cli(['search', 'pipefish'], { env })]);
+    assert.equal(ls.code, 0, ls.stderr);
+    assert.match(ls.stdout, new RegExp(`^${name}  agent +alice +1 `, 'm'), ls.stdout);
+    assert.match(ls.stdout, /^Invoice Assistant +agent +alice +1 /m, 'shorter names still fill their column');
+    assert.equal(search.code, 0, search.stderr);
+    const row = search.stdout.split('\n').find((l) => l.startsWith(name));
+    assert.ok(row, search.stdout);
+    for (const skill of ['Reconcile pipefish orders', 'Match pipefish invoices', 'Flag pipefish duplicates']) assert.ok(row.includes(`skill "${skill}"`), row);
+    assert.doesNotMatch(ls.stdout + search.stdout, /…/);
+    // A person at a terminal still gets rows that fit its width.
+    if (!fs.existsSync('/usr/bin/script')) return;
+    const tty = await onTerminal([BIN, 'ls', '--owner', 'alice'], env);
+    assert.match(tty, /\nPipefish Procurement And …  agent/);
+  });
+
   test('search pages: --limit entries a page, each entry on one page only, total in entries as on A2A', async () => {
     // Three agents whose every skill matches the word: asked per match, a page of 2 held two
     // skills of one agent (one row), and the next page showed that agent again.

@@ -46,7 +46,10 @@ export interface Output {
   out: (text: string) => void;
   err: (text: string) => void;
   color: boolean;
-  /** Terminal width when stdout is a TTY; undefined for pipes and files (tables keep their full widths then). */
+  /**
+   * Terminal width when stdout is a TTY (0 when it does not say); undefined for pipes and files,
+   * where tables print every cell whole.
+   */
   columns?: number;
   /**
    * The command's --json output is JSON lines (`watch`): every document, a failure's included, is
@@ -62,7 +65,7 @@ export function defaultOutput(): Output {
     out: (s) => process.stdout.write(forTerminal(s)),
     err: (s) => process.stderr.write(forTerminal(s)),
     color,
-    columns: tty ? process.stdout.columns : undefined,
+    columns: tty ? (process.stdout.columns ?? 0) : undefined,
   };
 }
 
@@ -88,7 +91,10 @@ export function printJson(o: Output, value: unknown): void {
 
 export interface Column {
   title: string;
-  /** Cells longer than this are cut with "…"; the last column is never cut (URLs stay whole). */
+  /**
+   * On a terminal, cells longer than this are cut with "…"; the last column is never cut (URLs
+   * stay whole). Into a pipe or a file, a longer cell is printed whole, the next column after it.
+   */
   width: number;
   /** On a narrow terminal the column may shrink down to this; without it, it keeps its width. */
   min?: number;
@@ -100,10 +106,14 @@ const LAST_COLUMN_ROOM = 40;
 /**
  * A table whose widths are fixed up front, so rows can be printed one by one as they stream in
  * instead of after the whole answer has been measured. Given a terminal width, the shrinkable
- * columns give up room (down to their minimum) so that a row fits on one line where it can.
+ * columns give up room (down to their minimum) so that a row fits on one line where it can, and
+ * a longer cell is cut. Without one (stdout a pipe or a file), nothing is cut: `ls | grep`, a
+ * script or a saved listing gets every name and match whole, the columns aligned up to the first
+ * cell longer than its width.
  */
 export class Table {
   private readonly columns: Column[];
+  private readonly cut: boolean;
 
   constructor(
     columns: Column[],
@@ -111,6 +121,7 @@ export class Table {
     terminalColumns?: number,
   ) {
     this.columns = terminalColumns ? shrink(columns, terminalColumns) : columns;
+    this.cut = terminalColumns !== undefined;
   }
 
   header(): string {
@@ -124,7 +135,7 @@ export class Table {
   private line(cells: string[]): string {
     const last = this.columns.length - 1;
     return this.columns
-      .map((c, i) => (i === last ? (cells[i] ?? '') : fit(cells[i] ?? '', c.width)))
+      .map((c, i) => (i === last ? (cells[i] ?? '') : this.cut ? fit(cells[i] ?? '', c.width) : pad(cells[i] ?? '', c.width)))
       .join('  ')
       .trimEnd();
   }
@@ -143,6 +154,11 @@ function shrink(columns: Column[], terminalColumns: number): Column[] {
     excess--;
   }
   return out;
+}
+
+/** Pads to at least `width` characters, never cutting, with the same spacing and escaping as `fit`. */
+function pad(text: string, width: number): string {
+  return terminalSafe(text.replace(/\s+/g, ' ')).padEnd(width);
 }
 
 /** Pads or cuts to exactly `width` characters, counting a control character as the `\u001b` it is shown as. */
