@@ -150,8 +150,9 @@ export function filterOptions(command: Command): Command {
     .option('--protocol-version <version>', 'only entries with an interface of this A2A version, e.g. 1.0 or 0.3', nonEmpty)
     .option('--input-mode <mime>', 'only skills accepting this media type (repeatable: any of them)', collectNonEmpty)
     .option('--output-mode <mime>', 'only skills producing this media type (repeatable: any of them)', collectNonEmpty)
-    .option('--streaming', 'only agents that stream')
-    .option('--no-streaming', 'only agents that do not stream')
+    // As the registry reads the filter (src/search/filters.ts): MCP servers count as not streaming.
+    .option('--streaming', 'only agents that stream (their card\'s capabilities.streaming)')
+    .option('--no-streaming', 'only entries that do not stream: agents that do not, and MCP servers (with --kind agent: agents only)')
     .option('--read-only', 'only MCP tools that are read-only')
     .addOption(
       new Option('--health <status>', 'only entries whose latest live check was ok, unreachable or invalid; any: also those hidden for failing long').choices([
