@@ -97,6 +97,10 @@ export function register(program: Command): void {
           else done();
         };
         for (const signal of STOP_SIGNALS) process.on(signal, () => end(128 + os.constants.signals[signal]));
+        // A reader that went away is noticed at the next line written (EPIPE): Node watches a pipe
+        // it writes to only while a write is pending, emits neither 'close' nor 'error' before,
+        // and a zero-length write succeeds on a pipe with no reader (Linux returns before
+        // checking). `| grep -m1 added` therefore ends with the watch's next event, not at once.
         onClosedPipe(() => end(EXIT_OK));
         let completedWith: string | undefined;
         const observer: StreamObserver = {
