@@ -538,6 +538,26 @@ describe('renewal and expiry', { concurrency: true }, () => {
     }
   });
 
+  test('a2a-registry watch with a time to live longer than a timer holds (60 days: renewed at 30) does not renew in a loop', { timeout: 120_000 }, async () => {
+    const registry = await startTestRegistry({ REGISTRY_WATCH_TTL_SECONDS: String(60 * 86400) });
+    const started: Array<{ expiresAt: number }> = [];
+    registry.core.watches.onStart((w) => void started.push(w));
+    const { child, exited, waitLine, stderr } = cliWatch(registry.url, 'cli-long-lived');
+    try {
+      await waitLine((l) => l.event === 'initial', 'initial line', 30_000);
+      const first = started[0]!.expiresAt;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(started[0]!.expiresAt, first, 'not renewed: half its time is 30 days away');
+      assert.doesNotMatch(stderr(), /TimeoutOverflowWarning|renewing/);
+      child.kill('SIGINT');
+      assert.equal(await exited, 130);
+    } finally {
+      child.kill('SIGKILL');
+      await registry.close();
+      removeTempDir(registry.dataDir);
+    }
+  });
+
   test('a2a-registry watch whose watch ends on the registry exits 1 saying why: canceled elsewhere, expired while the registry was down', { timeout: 120_000 }, async () => {
     const dataDir = tempDir();
     let registry = await startTestRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_WATCH_TTL_SECONDS: '1' });

@@ -16,6 +16,8 @@
 const RETRY_AT_MOST_MS = 60_000;
 /** The shortest wait between two attempts, for a registry with a time to live of a second or two. */
 const AT_LEAST_MS = 100;
+/** The longest a Node timer waits (~24.8 days; a longer one fires at once): longer waits are re-armed. */
+const TIMER_MAX_MS = 2 ** 31 - 1;
 
 export class WatchRenewal {
   #timer: NodeJS.Timeout | undefined;
@@ -43,9 +45,16 @@ export class WatchRenewal {
   }
 
   #schedule(ms: number): void {
+    this.#arm(Date.now() + ms);
+  }
+
+  #arm(dueAt: number): void {
     clearTimeout(this.#timer);
+    // A time to live may be up to a year (REGISTRY_WATCH_TTL_SECONDS): half of it is past what
+    // a timer holds, and one set past that fired at once, renewing in a loop.
+    const wait = Math.min(Math.max(0, dueAt - Date.now()), TIMER_MAX_MS);
     // Unreferenced: the watch's stream keeps the command running, never a pending renewal.
-    this.#timer = setTimeout(() => void this.#attempt(), ms).unref();
+    this.#timer = setTimeout(() => (Date.now() < dueAt ? this.#arm(dueAt) : void this.#attempt()), wait).unref();
   }
 
   async #attempt(): Promise<void> {

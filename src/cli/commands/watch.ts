@@ -112,57 +112,60 @@ export function register(program: Command): void {
           completed: (message) => (completedWith = message),
         };
         // The watch ended on the registry (expired, canceled elsewhere, failed): say why, exit 1.
-        const ended = (end: TaskEnd): number => {
-          renewal.stop();
-          const message = end.message ?? `the registry ended the watch's task ${end.state}`;
-          if (json) out.out(JSON.stringify({ event: 'ended', state: end.state, message }) + '\n');
-          out.err(`a2a-registry: the registry ended the watch (${end.state.toLowerCase()}): ${message}\n`);
+        const ended = (how: TaskEnd): number => {
+          const message = how.message ?? `the registry ended the watch's task ${how.state}`;
+          if (json) out.out(JSON.stringify({ event: 'ended', state: how.state, message }) + '\n');
+          out.err(`a2a-registry: the registry ended the watch (${how.state.toLowerCase()}): ${message}\n`);
           return EXIT_FAILED;
         };
         // The registry restarting (or the connection dropping) cuts the stream, not the watch:
         // subscribe to it again, for up to RESUME_FOR_MS, and go on from the events missed.
         let chunks = client.stream([dataPart({ watch: request })], observer);
         let lostSince: number | undefined;
-        for (;;) {
-          try {
-            for await (const chunk of chunks) {
-              lostSince = undefined;
-              if (chunk.artifact === 'watch-results') {
-                const results = Array.isArray(chunk.data.results) ? chunk.data.results.filter(isObject) : [];
-                if (json) out.out(JSON.stringify({ event: 'initial', ...chunk.data }) + '\n');
-                else {
-                  out.out(s.dim(`${matchesNow(chunk.data.total)}; watching for changes (Ctrl-C to stop).`) + '\n');
-                  for (const hit of results) out.out(`  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`);
+        try {
+          for (;;) {
+            try {
+              for await (const chunk of chunks) {
+                lostSince = undefined;
+                if (chunk.artifact === 'watch-results') {
+                  const results = Array.isArray(chunk.data.results) ? chunk.data.results.filter(isObject) : [];
+                  if (json) out.out(JSON.stringify({ event: 'initial', ...chunk.data }) + '\n');
+                  else {
+                    out.out(s.dim(`${matchesNow(chunk.data.total)}; watching for changes (Ctrl-C to stop).`) + '\n');
+                    for (const hit of results) out.out(`  ${String(hit.name)}  ${String(hit.kind)}  ${String(hit.id)}\n`);
+                  }
+                } else if (chunk.artifact === 'watch-event') {
+                  out.out(json ? JSON.stringify(chunk.data) + '\n' : line(chunk.data) + '\n');
                 }
-              } else if (chunk.artifact === 'watch-event') {
-                out.out(json ? JSON.stringify(chunk.data) + '\n' : line(chunk.data) + '\n');
               }
+              // The stream ended with the task COMPLETED: a watch completes only when it expires.
+              return ended({ state: 'COMPLETED', message: completedWith });
+            } catch (err) {
+              // Our own cancel ends the stream CANCELED: not an error; exit once the cancel is answered.
+              if (stopping) await new Promise(() => undefined);
+              // Canceled elsewhere, or failed (its webhook, grown too broad): the watch is over.
+              // (A watch refused at the start is REJECTED: reported as any declined request.)
+              if (taskId !== undefined && err instanceof RegistryDeclined && (err.state === 'CANCELED' || err.state === 'FAILED')) {
+                return ended({ state: err.state, message: err.error.message });
+              }
+              lostSince ??= Date.now();
+              // A refusal is final, except a rate limit's (429 at the door, RATE_LIMITED): that one passes.
+              const final = err instanceof RegistryDeclined && err.error.retryAfterSeconds === undefined;
+              if (final || taskId === undefined) throw err;
+              // Resuming a watch that ended while the stream was cut (it expired while the registry
+              // was down) is refused, the task being finished: its status says how it ended.
+              if (err instanceof RegistryProtocolError) {
+                const how = await client.ended(taskId).catch(() => undefined);
+                if (how) return ended(how);
+              }
+              if (Date.now() - lostSince > RESUME_FOR_MS) throw err;
+              out.err(s.dim(`the stream was cut (${(err as Error).message}); resuming the watch...`) + '\n');
+              await new Promise((resolve) => setTimeout(resolve, RESUME_EVERY_MS));
+              chunks = client.resume(taskId, observer);
             }
-            // The stream ended with the task COMPLETED: a watch completes only when it expires.
-            return ended({ state: 'COMPLETED', message: completedWith });
-          } catch (err) {
-            // Our own cancel ends the stream CANCELED: not an error; exit once the cancel is answered.
-            if (stopping) await new Promise(() => undefined);
-            // Canceled elsewhere, or failed (its webhook, grown too broad): the watch is over.
-            // (A watch refused at the start is REJECTED: reported as any declined request.)
-            if (taskId !== undefined && err instanceof RegistryDeclined && (err.state === 'CANCELED' || err.state === 'FAILED')) {
-              return ended({ state: err.state, message: err.error.message });
-            }
-            lostSince ??= Date.now();
-            // A refusal is final, except a rate limit's (429 at the door, RATE_LIMITED): that one passes.
-            const final = err instanceof RegistryDeclined && err.error.retryAfterSeconds === undefined;
-            if (final || taskId === undefined) throw err;
-            // Resuming a watch that ended while the stream was cut (it expired while the registry
-            // was down) is refused, the task being finished: its status says how it ended.
-            if (err instanceof RegistryProtocolError) {
-              const end = await client.ended(taskId).catch(() => undefined);
-              if (end) return ended(end);
-            }
-            if (Date.now() - lostSince > RESUME_FOR_MS) throw err;
-            out.err(s.dim(`the stream was cut (${(err as Error).message}); resuming the watch...`) + '\n');
-            await new Promise((resolve) => setTimeout(resolve, RESUME_EVERY_MS));
-            chunks = client.resume(taskId, observer);
           }
+        } finally {
+          renewal.stop(); // the watch refused, unreachable for good, or ended: nothing left to renew
         }
       }, { openStreams: true, jsonLines: true });
     });
