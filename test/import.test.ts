@@ -41,6 +41,18 @@ async function runImport(sources: string[], options: { owner?: string; dataDir?:
 
 const summaryOf = (run: Run): ImportSummary => JSON.parse(run.out) as ImportSummary;
 
+/** Runs `body` with a fresh work folder (the sources) and data directory, both removed after. */
+async function inTempDirs(body: (work: string, dataDir: string) => Promise<void>): Promise<void> {
+  const work = tempDir();
+  const dataDir = tempDir();
+  try {
+    await body(work, dataDir);
+  } finally {
+    removeTempDir(work);
+    removeTempDir(dataDir);
+  }
+}
+
 /** A directory of cards (two JSON files) and a JSON-lines file with a bad line and a non-JSON line among good ones. */
 function writeSources(dir: string): { cards: string; lines: string } {
   const cards = path.join(dir, 'cards');
@@ -268,10 +280,8 @@ describe('import into SQLite', () => {
     }
   });
 
-  test('a file reached by two paths is read once: named twice, named beside the directory holding it, a hard link', async () => {
-    const work = tempDir();
-    const dataDir = tempDir();
-    try {
+  test('a file reached by two paths is read once: named twice, named beside the directory holding it, a hard link', () =>
+    inTempDirs(async (work, dataDir) => {
       const dir = path.join(work, 'cards');
       fs.mkdirSync(dir);
       const lines = path.join(dir, 'both.jsonl');
@@ -281,16 +291,10 @@ describe('import into SQLite', () => {
       assert.equal(run.code, 0, run.out);
       const summary = summaryOf(run);
       assert.deepEqual([summary.documents, summary.created, summary.unchanged], [2, 2, 0], 'each document read once');
-    } finally {
-      removeTempDir(work);
-      removeTempDir(dataDir);
-    }
-  });
+    }));
 
-  test('a symbolic link that points nowhere, in a directory or named, is a file that cannot be read: exit 2, the link and its target named, nothing imported', async () => {
-    const work = tempDir();
-    const dataDir = tempDir();
-    try {
+  test('a symbolic link that points nowhere, in a directory or named, is a file that cannot be read: exit 2, the link and its target named, nothing imported', () =>
+    inTempDirs(async (work, dataDir) => {
       const dir = path.join(work, 'cards');
       fs.mkdirSync(dir);
       fs.writeFileSync(path.join(dir, 'a-okapi.json'), JSON.stringify(v1Card('Okapi Organiser', 'https://okapi.example.org/a2a')));
@@ -303,14 +307,10 @@ describe('import into SQLite', () => {
       );
       const named = await runImport([path.join(dir, 'puffin.json')], { dataDir, json: true });
       assert.equal(named.code, 2, named.out);
-      assert.deepEqual(JSON.parse(named.out).error.code, 'READ_ERROR');
+      assert.equal(JSON.parse(named.out).error.code, 'READ_ERROR');
       assert.match(JSON.parse(named.out).error.message, /puffin\.json: it is a symbolic link to \.\.\/gone\/puffin\.json/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'registry.db')), 'nothing was imported');
-    } finally {
-      removeTempDir(work);
-      removeTempDir(dataDir);
-    }
-  });
+    }));
 
   test('usage: an unreadable source is exit 2 and nothing is imported', async () => {
     const dataDir = tempDir();
