@@ -473,7 +473,9 @@ describe('the CLI across a restart', () => {
 // one-second time to live to run out (the shortest REGISTRY_WATCH_TTL_SECONDS takes).
 describe('renewal and expiry', { concurrency: true }, () => {
   test('a watch renewed on its task outlives its first expiry; one not renewed ends COMPLETED, saying it expired', async () => {
-    const registry = await startTestRegistry({ REGISTRY_WATCH_TTL_SECONDS: '1' });
+    // Two seconds, renewed every 700 ms: with one second and 400 ms, a renewal on a loaded machine
+    // (a full run at load 9) came after the expiry it was to prevent.
+    const registry = await startTestRegistry({ REGISTRY_WATCH_TTL_SECONDS: '2' });
     const logs: EventLog[] = [];
     try {
       const bob = await sdkClient(registry.url, { token: TOKENS.bob });
@@ -484,10 +486,10 @@ describe('renewal and expiry', { concurrency: true }, () => {
       const startedExpiry = Date.parse(first.metadata.watchExpiresAt);
       assert.ok(startedExpiry > Date.now() - 1000, 'the task says when the watch expires');
 
-      // Renewed three times, 400 ms apart: still open 1.2 s after it started with a 1 s time to live.
+      // Renewed three times, 700 ms apart: still open 2.1 s after it started with a 2 s time to live.
       let expiry = startedExpiry;
       for (let i = 0; i < 3; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        await new Promise((resolve) => setTimeout(resolve, 700));
         const renewed = await renew(bob, id);
         const next = Date.parse(renewed.metadata.watchExpiresAt);
         assert.ok(next > expiry, 'each renewal moves the expiry on');
