@@ -5,14 +5,29 @@
  * `npm start` does (the built dist/): no line is held back while the process goes on, and none is
  * lost when the process exits in the middle of a burst of lines, by process.exit (the SIGTERM
  * shutdown's way out) or by an uncaught exception.
+ *
+ * And a log that cannot be written costs log lines, never the registry: with its standard output
+ * on a device that is always full (/dev/full, whose writes fail with ENOSPC) or on a file system
+ * that fills up (a real tmpfs, root only), the registry answers, counts the lines it dropped
+ * (registry_log_lines_dropped_total), says so on standard error and, once the log takes lines
+ * again, in a warning line, and ends on SIGTERM. (pino's default destination threw on the failed
+ * write, and its exit hook then retried it for ever: the process answered nothing and outlived
+ * SIGTERM.)
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import { REPO_ROOT, ensureBuilt } from './support/built.js';
+import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
+import { eventually } from './support/eventually.js';
+import { metricValue } from './support/metrics.js';
+import { freePort } from './support/ports.js';
+import { rawPost } from './support/raw-http.js';
+import { tempDir } from './support/temp.js';
+import { fill, mountTmpfs } from './support/tmpfs.js';
 
 const LOGGER = pathToFileURL(path.join(REPO_ROOT, 'dist/src/observability/logger.js')).href;
 /** Lines written in one turn: ~40 KB, more than one write takes while the first is in flight. */
@@ -67,4 +82,109 @@ test('a line is written while the process goes on (a tail stays live)', async ()
   } finally {
     child.kill('SIGKILL');
   }
+});
+
+/** A built registry whose standard output is `stdout` (an open file), on a port of its own; stderr is read. */
+async function registryLoggingTo(stdout: number): Promise<{ url: string; child: ChildProcess; stderr: () => string; exited: Promise<number | string> }> {
+  ensureBuilt();
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, BUILT_MAIN)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRY_DATA_DIR: tempDir(), REGISTRY_TOKENS: 'admin:admin-token-0123456789abcdef' },
+    stdio: ['ignore', stdout, 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await eventually(async () => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) }).catch(() => undefined))?.status === 200, 'the registry is ready', 60_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    await exited;
+    throw new Error(`${(err as Error).message}; its stderr: ${stderr}`);
+  }
+  return { url, child, stderr: () => stderr, exited };
+}
+
+/** A search over HTTP+JSON, as the audit sent them: answered 200, with results. */
+async function search(url: string): Promise<void> {
+  const answer = await rawPost(`${url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'invoices' }] } }), {
+    signal: AbortSignal.timeout(5000),
+  });
+  assert.equal(answer.status, 200, answer.text);
+}
+
+/** SIGTERM ends it, promptly and cleanly. */
+async function assertStopsOnSigterm(registry: { child: ChildProcess; exited: Promise<number | string> }): Promise<void> {
+  registry.child.kill('SIGTERM');
+  const ended = await Promise.race([registry.exited, new Promise((resolve) => setTimeout(resolve, 15_000, 'still running 15 s after SIGTERM'))]);
+  if (ended !== 0) registry.child.kill('SIGKILL');
+  assert.equal(ended, 0);
+}
+
+test('standard output on a full device (/dev/full): requests answered, dropped lines counted and told on stderr, SIGTERM ends it', { timeout: 120_000 }, async (t) => {
+  if (!fs.existsSync('/dev/full')) return t.skip('no /dev/full here');
+  const full = fs.openSync('/dev/full', 'w');
+  const registry = await registryLoggingTo(full).finally(() => fs.closeSync(full));
+  t.after(() => registry.child.kill('SIGKILL'));
+  for (let i = 0; i < 40; i++) await search(registry.url);
+  assert.equal((await fetch(`${registry.url}/healthz`)).status, 200);
+  // Every line since start goes nowhere: the 40 request lines among them, once their write has been tried (lines wait a second after a failed write).
+  const dropped = () => metricValue(registry.url, 'registry_log_lines_dropped_total', '');
+  await eventually(async () => (await dropped()) >= 40, 'the request lines are counted as dropped');
+  await assertStopsOnSigterm(registry);
+  const told = registry.stderr().trimEnd().split('\n');
+  assert.equal(told.filter((line) => line.includes('the log (standard output) cannot be written (ENOSPC)')).length, 1, registry.stderr());
+  assert.match(told.at(-1)!, /^a2a-registry: \d+ log lines were lost since \S+: the log \(standard output\) could not be written \(ENOSPC\)$/);
+});
+
+test('the log file\'s file system fills up (a real tmpfs), then has room again: requests answered throughout, the loss is a warning line', { timeout: 120_000 }, async (t) => {
+  const mount = mountTmpfs(1, 'registry-full-log-');
+  if (typeof mount === 'string') return t.skip(mount);
+  let registry: Awaited<ReturnType<typeof registryLoggingTo>> | undefined;
+  // The registry lets go of its log file (exits) before the file system goes.
+  t.after(async () => {
+    if (registry) {
+      registry.child.kill('SIGKILL');
+      await registry.exited;
+    }
+    mount.unmount();
+  });
+  const dir = mount.dir;
+  const logFile = path.join(dir, 'registry.log');
+  const log = fs.openSync(logFile, 'a');
+  registry = await registryLoggingTo(log).finally(() => fs.closeSync(log));
+  const fillers = fill(dir);
+  for (let i = 0; i < 40; i++) await search(registry.url);
+  assert.equal((await fetch(`${registry.url}/healthz`)).status, 200);
+  // Each of the 40 request lines is written (the log file's last block had room for a few) or dropped and counted.
+  // A line the disk had room for only the start of stays a broken line of its own (the next write begins a new line).
+  const parsed = (line: string): { level: number; msg: string; lostLines?: number; reason?: string } | undefined => {
+    try {
+      return JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+  };
+  const records = () => fs.readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map(parsed);
+  const requestLines = () => records().filter((line) => line?.msg === 'request').length;
+  const counted = () => metricValue(registry!.url, 'registry_log_lines_dropped_total', '');
+  await eventually(async () => requestLines() + (await counted()) >= 40, 'every request line is written or counted as dropped');
+  const dropped = await counted();
+  assert.ok(dropped >= 20, `lines dropped while the disk was full: ${dropped}`);
+  const writtenWhileFull = requestLines();
+
+  for (const filler of fillers) fs.rmSync(filler);
+  await search(registry.url);
+  await eventually(async () => records().some((line) => line?.lostLines !== undefined), 'a warning says lines were lost', 10_000);
+  const warning = records().find((line) => line?.lostLines !== undefined)!;
+  assert.equal(warning.level, 40);
+  assert.equal(warning.reason, 'ENOSPC');
+  assert.ok(warning.lostLines! >= dropped, `${warning.lostLines} lost, ${dropped} counted before`);
+  assert.match(warning.msg, /^\d+ log lines were lost: the log could not be written \(ENOSPC\) from \S+ until now$/);
+  await eventually(async () => requestLines() > writtenWhileFull, 'request lines are written again', 10_000);
+  assert.ok(records().filter((line) => line === undefined).length <= 1, 'one broken line at most, where the disk filled up');
+  assert.match(registry.stderr(), /the log \(standard output\) cannot be written \(ENOSPC\)/);
+  await assertStopsOnSigterm(registry);
 });

@@ -12,9 +12,7 @@
  * - PostgreSQL, read-only and unreachable: for real (default_transaction_read_only, a stopped server).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
@@ -26,6 +24,7 @@ import { storageEngines } from './support/engines.js';
 import { rawPost } from './support/raw-http.js';
 import { TOKENS, TOKENS_ENV, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
+import { fill, mountTmpfs } from './support/tmpfs.js';
 import { sendWithPush, webhook } from './support/watch-stream.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
@@ -98,49 +97,6 @@ async function assertSearchable(registry: TestRegistry, query: string, expected:
   const anonymous = await sdkClient(registry.url);
   const page = resultOf(await op(anonymous, { search: { query } }));
   assert.equal(page.total, expected);
-}
-
-/** Mounts a tmpfs of `megabytes` (root only); undefined with the reason when that is not possible here. */
-function mountTmpfs(megabytes: number): { dir: string; unmount(): void } | string {
-  if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-full-disk-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir], { stdio: 'pipe' });
-  } catch (error) {
-    fs.rmdirSync(dir);
-    return `cannot mount a tmpfs here: ${(error as Error).message.split('\n')[0]}`;
-  }
-  return {
-    dir,
-    unmount() {
-      execFileSync('umount', [dir]);
-      fs.rmdirSync(dir);
-    },
-  };
-}
-
-/** Writes a file until the file system is full. */
-function fill(dir: string): string {
-  const file = path.join(dir, 'filler');
-  const fd = fs.openSync(file, 'w');
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  try {
-    for (;;) fs.writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    fs.closeSync(fd);
-  }
-  // And the last few blocks a smaller write could still use.
-  const small = fs.openSync(path.join(dir, 'filler-small'), 'w');
-  try {
-    for (;;) fs.writeSync(small, Buffer.alloc(512, 1));
-  } catch {
-    /* full */
-  } finally {
-    fs.closeSync(small);
-  }
-  return file;
 }
 
 describe('SQLite storage faults', () => {

@@ -10,7 +10,7 @@ import type { RegistryConfig } from '../config/config.js';
 import { ADMIN_PRINCIPAL } from '../config/config.js';
 import { TokenAuthenticator, ensureAdminToken } from '../auth/tokens.js';
 import { AbuseControl } from '../http/rate-limit.js';
-import type { Logger } from '../observability/logger.js';
+import { lostLogLines, type Logger } from '../observability/logger.js';
 import { RegistryMetrics } from '../observability/metrics.js';
 import { OperationRunner } from '../operations/runner.js';
 import { DEFAULT_WATCH_LIMITS, WatchHub } from '../subscriptions/watch-hub.js';
@@ -295,6 +295,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       memoryTasks: () => tasks.memoryUsage,
       searchCache: () => service.searchCache,
       storageFault: () => store.fault?.reason,
+      lostLogLines: () => lostLogLines(log),
     });
     housekeeping = new Housekeeping(store, tasks, { tasks: config.taskRetention, changeRetentionMs: config.changeRetentionMs }, log);
     housekeeping.start(HOUSEKEEPING_INTERVAL_MS);

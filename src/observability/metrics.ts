@@ -29,6 +29,8 @@ export interface MetricsSources {
   storageFault?(): string | undefined;
   /** Searches answered from the search cache and not, since start, and answers kept now. */
   searchCache?(): { found: number; missed: number; size: number };
+  /** Log lines dropped since start because the log could not be written (a full disk); undefined: not counted. */
+  lostLogLines?(): number | undefined;
 }
 
 const JSONRPC_METHODS = new Set([
@@ -198,6 +200,19 @@ export class RegistryMetrics {
       registers: [this.registry],
       collect() {
         if (self.sources?.storageFault) this.set(self.sources.storageFault() === undefined ? 1 : 0);
+      },
+    });
+    // The count is the log destination's, process-wide: the metric follows it.
+    let logLinesCounted = 0;
+    new Counter({
+      name: 'registry_log_lines_dropped_total',
+      help: 'Log lines dropped because the log could not be written (the disk holding it full, its reader gone or not keeping up); the registry goes on serving meanwhile.',
+      registers: [this.registry],
+      collect() {
+        const lost = self.sources?.lostLogLines?.();
+        if (lost === undefined) return;
+        this.inc(Math.max(0, lost - logLinesCounted));
+        logLinesCounted = Math.max(lost, logLinesCounted);
       },
     });
     let searchCacheCounted = { found: 0, missed: 0 };

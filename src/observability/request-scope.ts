@@ -28,3 +28,5 @@ const storage = new AsyncLocalStorage<RequestScope>();
 
 export const runInScope = <T>(scope: RequestScope, fn: () => T): T => storage.run(scope, fn);
 export const currentScope = (): RequestScope | undefined => storage.getStore();
+/** Runs `fn` outside any request's scope: for what happens to follow a request but is not about it. */
+export const outsideScope = <T>(fn: () => T): T => storage.exit(fn);

@@ -1,0 +1,246 @@
+/**
+ * Where the log lines go: standard output, written the way pino's default destination
+ * (sonic-boom) wrote it, asynchronously through libuv's thread pool, the lines that arrive while
+ * a write is in flight gathered into the next one, and whatever is left written synchronously
+ * when the process exits (test/log-output.test.ts pins both).
+ *
+ * Unlike sonic-boom, a log that cannot be written costs log lines, never the process. sonic-boom
+ * emits 'error' on a failed write (ENOSPC when the disk holding the log file fills up), which
+ * nobody listened to: an uncaught exception, whose exit hook then called flushSync, which retries
+ * every error but EAGAIN for ever, sleeping between tries: the registry stopped answering anything,
+ * /healthz included, and SIGTERM could no longer end it. Here a write that fails drops the lines
+ * it carried and counts them (`lostLines`, the registry_log_lines_dropped_total metric); the next
+ * write is tried a second later, and the first one that succeeds is followed by a warning saying
+ * how many lines were lost, and since when. The first failure of a run is also told on standard
+ * error, in one line. The lines waiting to be written are bounded too (a reader that stops
+ * reading a pipe): past the bound, new lines are dropped and counted the same way.
+ */
+import fs from 'node:fs';
+
+/** The most characters waiting to be written; beyond it new lines are dropped (counted). */
+const MAX_PENDING_CHARS = 8 * 1024 * 1024;
+/** One write carries at most this many characters of lines (one line at least, whatever its size). */
+const MAX_WRITE_CHARS = 16 * 1024;
+/** A destination that cannot take more just now (a non-blocking pipe that is full) is tried again after this. */
+const BUSY_RETRY_MS = 100;
+/** After a write failed, the next one is tried no sooner than this. */
+const FAILED_RETRY_MS = 1000;
+/** At exit, how long a destination that cannot take more just now (EAGAIN) is waited for before the lines left are dropped. */
+const EXIT_WAIT_MS = 2000;
+
+/** Lines lost while the log could not be written, as told once it can be again. */
+export interface LogLoss {
+  /** Lines dropped since the log stopped taking them. */
+  lines: number;
+  /** When the first of them was dropped. */
+  since: Date;
+  /** Why: the error code of the write that failed (ENOSPC...), or `backlog` when the reader did not keep up. */
+  reason: string;
+}
+
+/** Where lines go: pino's DestinationStream, with the lines it could not write counted. */
+export class LogDestination {
+  /** Told after the first successful write following lost lines (the logger writes a warning). */
+  onRecovered: ((loss: LogLoss) => void) | undefined;
+
+  readonly #fd: number;
+  readonly #tellOperator: (line: string) => void;
+  #pending: string[] = [];
+  #pendingChars = 0;
+  /** The bytes being written now (on the thread pool), or waiting to be sent again. */
+  #inFlight: Buffer | undefined;
+  /** A timer before the next write (after EAGAIN or a failure). */
+  #waiting: NodeJS.Timeout | undefined;
+  /** A write ended inside a line and the rest of it was lost: the next write starts a new line. */
+  #midLine = false;
+  /** The bytes in flight begin with that newline (no line of their own, should they be lost too). */
+  #prefixed = false;
+  #lost = 0;
+  /** Since when lines are being lost (the episode the next successful write ends). */
+  #losing: { since: Date; reason: string; lostBefore: number } | undefined;
+  #toldOperator = false;
+
+  /** `tellOperator`: where the one line about a log that cannot be written goes (standard error). */
+  constructor(fd: number, tellOperator: (line: string) => void = writeToStderr) {
+    this.#fd = fd;
+    this.#tellOperator = tellOperator;
+  }
+
+  /** Lines dropped since start because they could not be written. */
+  get lostLines(): number {
+    return this.#lost;
+  }
+
+  write(line: string): void {
+    if (this.#pendingChars + line.length > MAX_PENDING_CHARS) {
+      this.#drop(1, 'backlog');
+      return;
+    }
+    this.#pending.push(line);
+    this.#pendingChars += line.length;
+    if (this.#inFlight === undefined && this.#waiting === undefined) this.#writeNext();
+  }
+
+  /**
+   * Writes what is waiting, synchronously: at exit, when there is no event loop left to wait
+   * for the writes. A write on the thread pool is left to finish on its own (as sonic-boom
+   * does). Never waits long: an error drops the lines left, a full pipe is waited for
+   * EXIT_WAIT_MS at most.
+   */
+  flushSync(): void {
+    const deadline = Date.now() + EXIT_WAIT_MS;
+    // Bytes waiting to be sent again (a full pipe) go first; a failed write's retry is moot.
+    let bytes = this.#waiting !== undefined && this.#inFlight !== undefined ? this.#inFlight : undefined;
+    clearTimeout(this.#waiting);
+    this.#waiting = undefined;
+    if (bytes) this.#inFlight = undefined;
+    while (bytes !== undefined || this.#pending.length > 0) {
+      const chunk: Buffer = bytes ?? this.#takeBatch();
+      try {
+        const n = fs.writeSync(this.#fd, chunk);
+        this.#wrote(chunk, n);
+        bytes = n < chunk.length ? chunk.subarray(n) : undefined;
+      } catch (err) {
+        bytes = chunk;
+        if (isBusy(err) && Date.now() < deadline) {
+          sleep(10);
+          continue;
+        }
+        this.#drop(this.#linesIn(chunk) + this.#pending.length, codeOf(err));
+        this.#pending = [];
+        this.#pendingChars = 0;
+        break;
+      }
+    }
+    if (this.#losing) {
+      const lost = this.#lost - this.#losing.lostBefore;
+      this.#tellOperator(
+        `a2a-registry: ${lost} log line${lost === 1 ? ' was' : 's were'} lost since ${this.#losing.since.toISOString()}: the log (standard output) could not be written (${this.#losing.reason})\n`,
+      );
+    }
+  }
+
+  /** The next lines (up to MAX_WRITE_CHARS), as bytes; a line a lost write cut short is ended first. */
+  #takeBatch(): Buffer {
+    let chars = 0;
+    let count = 0;
+    while (count < this.#pending.length && (count === 0 || chars + this.#pending[count]!.length <= MAX_WRITE_CHARS)) chars += this.#pending[count++]!.length;
+    const lines = this.#pending.splice(0, count);
+    this.#pendingChars -= chars;
+    const text = lines.join('');
+    this.#prefixed = this.#midLine;
+    return Buffer.from(this.#midLine ? `\n${text}` : text);
+  }
+
+  /** `n` bytes of `bytes` were written. */
+  #wrote(bytes: Buffer, n: number): void {
+    if (n === 0) return;
+    this.#midLine = bytes[n - 1] !== NEWLINE;
+    this.#prefixed = false;
+  }
+
+  /** The lines ending in bytes not written (one begun and cut short counts, the newline ending an earlier one does not). */
+  #linesIn(bytes: Buffer): number {
+    let lines = this.#prefixed ? -1 : 0;
+    for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) lines++;
+    return bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE ? lines + 1 : lines;
+  }
+
+  #writeNext(): void {
+    this.#waiting = undefined;
+    if (this.#inFlight !== undefined || this.#pending.length === 0) return;
+    this.#inFlight = this.#takeBatch();
+    this.#send();
+  }
+
+  #send(): void {
+    fs.write(this.#fd, this.#inFlight!, (err, written) => this.#written(err, written));
+  }
+
+  #written(err: NodeJS.ErrnoException | null, n: number): void {
+    const bytes = this.#inFlight!;
+    if (err) {
+      if (isBusy(err)) {
+        this.#waiting = setTimeout(() => {
+          this.#waiting = undefined;
+          this.#send();
+        }, BUSY_RETRY_MS).unref();
+        return;
+      }
+      // Lines whose end was not written are lost (a line begun stays a broken line in the log).
+      this.#inFlight = undefined;
+      this.#drop(this.#linesIn(bytes), codeOf(err));
+      this.#waiting = setTimeout(() => this.#writeNext(), FAILED_RETRY_MS).unref();
+      return;
+    }
+    this.#wrote(bytes, n);
+    if (n < bytes.length) {
+      this.#inFlight = bytes.subarray(n);
+      this.#send();
+      return;
+    }
+    this.#inFlight = undefined;
+    // The warning it logs is written next (write() starts it), then the lines waiting.
+    if (this.#losing) this.#recovered();
+    this.#writeNext();
+  }
+
+  /** The first successful write after lost lines: the loss is told (a warning line, written next). */
+  #recovered(): void {
+    const { since, reason, lostBefore } = this.#losing!;
+    this.#losing = undefined;
+    this.onRecovered?.({ lines: this.#lost - lostBefore, since, reason });
+  }
+
+  #drop(lines: number, reason: string): void {
+    if (lines <= 0) return;
+    if (!this.#losing) {
+      this.#losing = { since: new Date(), reason, lostBefore: this.#lost };
+      if (!this.#toldOperator) {
+        // Once per run: standard error may be on the same full disk, or read by no one.
+        this.#toldOperator = true;
+        this.#tellOperator(
+          `a2a-registry: the log (standard output) cannot be written (${reason}): log lines are dropped and counted (registry_log_lines_dropped_total) until it can; the registry goes on serving\n`,
+        );
+      }
+    }
+    this.#lost += lines;
+  }
+}
+
+const NEWLINE = 0x0a;
+
+/** A destination that cannot take more just now (a full non-blocking pipe): worth waiting for. */
+const isBusy = (err: unknown): boolean => {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'EAGAIN' || code === 'EBUSY';
+};
+
+const codeOf = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+
+/** Standard error, synchronously and never throwing: it may be on the same full disk. */
+function writeToStderr(line: string): void {
+  try {
+    fs.writeSync(2, line);
+  } catch {
+    // Nowhere left to tell it: the metric still counts the lines.
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const sleep = (ms: number): void => void Atomics.wait(sleeper, 0, 0, ms);
+
+let stdout: LogDestination | undefined;
+
+/**
+ * The one destination for standard output in this process, made on first use: every logger
+ * writing there shares it (lines stay in order), and one exit hook writes what is left.
+ */
+export function stdoutDestination(): LogDestination {
+  if (!stdout) {
+    const destination = new LogDestination(1);
+    stdout = destination;
+    process.on('exit', () => destination.flushSync());
+  }
+  return stdout;
+}
