@@ -3,6 +3,7 @@
  * gracefully on SIGTERM/SIGINT. Invalid configuration stops start-up with one clear line.
  */
 import { ConfigError, loadConfig, type RegistryConfig } from './config/config.js';
+import { isMainModule } from './lib/entry-point.js';
 import { bridgeConsole } from './observability/console-bridge.js';
 import { createLogger } from './observability/logger.js';
 import { startRegistry } from './server.js';
@@ -29,8 +30,8 @@ export async function runServer(config: RegistryConfig): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-const isEntryPoint = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/src/main.ts');
-if (isEntryPoint) {
+// `npm start`, `npm run dev` (tsx), however the path to it is spelt; not when the CLI imports it (`a2a-registry serve`).
+if (isMainModule(import.meta.url)) {
   let config: RegistryConfig;
   try {
     config = loadConfig();

@@ -5,14 +5,23 @@
  * refused as retryable (503 + Retry-After, a JSON-RPC error with reason STARTING_UP), never
  * answered from part of the index; a registration committed during the load is acknowledged and
  * is in search once it is ready.
+ *
+ * And `node <path>/dist/src/main.js` starts the registry however that path is spelt: through a
+ * symbolic link, with a space in it, or without the extension (it used to exit 0 at once, silently).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startRegistry, type RunningRegistry } from '../src/server.js';
 import { createStore } from '../src/storage/create-store.js';
+import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
 import { v1Card } from './support/documents.js';
+import { eventually } from './support/eventually.js';
+import { freePort } from './support/ports.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { rawPost, sendMessageBody } from './support/raw-http.js';
 import { TOKENS, TOKENS_ENV, removeTempDir, startTestRegistry, tempDir } from './support/registry.js';
@@ -143,4 +152,41 @@ test('listens before the index is loaded: health at once, readiness says loading
   } finally {
     resumed.disconnect();
   }
+});
+
+/** Runs `node <script>` (the built registry); resolves once it answers /healthz, or fails with how it exited. */
+async function startedAs(script: string): Promise<void> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [script], {
+    cwd: tempDir('a2a-registry-entry-cwd-'),
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', REGISTRY_DATA_DIR: tempDir(), REGISTRY_TOKENS: TOKENS_ENV },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  let exited: string | undefined;
+  child.on('exit', (code, signal) => (exited = `exited (${code ?? signal}) without listening: ${stderr}`));
+  try {
+    await eventually(async () => {
+      if (exited) throw new Error(`node ${script} ${exited}`);
+      return (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200;
+    }, `node ${script} answers /healthz`, 60_000);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+test('`node <path>/dist/src/main.js` starts the registry through a symbolic link, from a folder with a space, or without the extension', { timeout: 180_000 }, async () => {
+  ensureBuilt();
+  const links = tempDir('a2a-registry-entry-');
+  fs.symlinkSync(REPO_ROOT, path.join(links, 'current'));
+  await startedAs(path.join(links, 'current', BUILT_MAIN));
+  // A real folder with a space in its path (a link would be followed to the checkout's): the
+  // build copied there, beside links to what it reads from the package.
+  const spaced = path.join(links, 'with space', 'registry');
+  fs.mkdirSync(spaced, { recursive: true });
+  fs.cpSync(path.join(REPO_ROOT, 'dist'), path.join(spaced, 'dist'), { recursive: true });
+  for (const name of ['package.json', 'node_modules', 'schemas', 'agent-card.json']) fs.symlinkSync(path.join(REPO_ROOT, name), path.join(spaced, name));
+  await startedAs(path.join(spaced, BUILT_MAIN));
+  await startedAs(path.join(REPO_ROOT, BUILT_MAIN.replace(/\.js$/, '')));
 });
