@@ -1038,6 +1038,32 @@ describe('a2a-registry serve', () => {
     assert.equal(flag.code, 2, flag.stderr);
     assert.match(flag.stderr, /^a2a-registry: invalid configuration: --database-url \(DATABASE_URL\) must be a postgres:\/\/ or postgresql:\/\/ URL/);
   });
+
+  test('a database URL is shown without its secrets, however they are given (user:password@, ?password=, ?sslpassword=)', async () => {
+    const dataDir = tempDir();
+    const urls = [
+      'postgres://registry:S3CRET@127.0.0.1:1/registry',
+      'postgres://registry@127.0.0.1:1/registry?password=S3CRET&application_name=ops',
+      'postgresql:///registry?host=/nonexistent-socket-dir&password=S3CRET&sslpassword=S3CRET',
+    ];
+    const runs = [];
+    for (const url of urls) {
+      const r = await cli(['serve', '--data-dir', dataDir, '--port', '0'], { env: { DATABASE_URL: url } });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^a2a-registry: could not start: Cannot connect to postgres(ql)?:\/\//, url);
+      assert.doesNotMatch(r.stderr, /S3CRET/, `${url}: the secret is not shown: ${r.stderr}`);
+      runs.push(r);
+    }
+    const [userinfo, query, socket] = runs;
+    assert.match(userinfo!.stderr, /Cannot connect to postgres:\/\/registry:\*\*\*@127\.0\.0\.1:1\/registry:/);
+    assert.match(query!.stderr, /Cannot connect to postgres:\/\/registry@127\.0\.0\.1:1\/registry\?password=\*\*\*&application_name=ops:/, 'what is no secret is shown as given');
+    assert.match(socket!.stderr, /Cannot connect to postgresql:\/\/\/registry\?host=\/nonexistent-socket-dir&password=\*\*\*&sslpassword=\*\*\*:/);
+    // A setting that is no URL, with a secret in its query: not shown at all (where the secret ends cannot be told).
+    const unparsable = await cli(['serve', '--data-dir', dataDir], { env: { DATABASE_URL: 'postgres://127.0.0.1:port/registry?password=S3CRET' } });
+    assert.equal(unparsable.code, 2, unparsable.stderr);
+    assert.match(unparsable.stderr, /^a2a-registry: invalid configuration: DATABASE_URL is not a valid URL: write it as postgres:\/\/user:password@host:5432\/database, [^\n]*\n$/);
+    assert.doesNotMatch(unparsable.stderr, /S3CRET/);
+  });
 });
 
 describe('a data directory that cannot be made', () => {

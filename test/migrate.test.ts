@@ -173,8 +173,11 @@ describe('migrate SQLite to PostgreSQL', () => {
       const again = await migrate({ from: sqlite.dataDir, to: databaseUrl });
       assert.equal(again.code, 2, again.err);
       assert.match(again.err, /already holds registry data \(6 entries, .*\): .*pass --force/);
-      const forced = await migrate({ from: sqlite.dataDir, to: databaseUrl, force: true });
+      // With the password as a query parameter (this server trusts 127.0.0.1 and ignores it): the summary masks it.
+      const forced = await migrate({ from: sqlite.dataDir, to: `${databaseUrl}?password=S3CRET`, force: true });
       assert.equal(forced.code, 0, forced.err);
+      assert.match(forced.out, / to postgres:\/\/\S+\?password=\*\*\* in [\d.]+ s\n/);
+      assert.doesNotMatch(forced.out + forced.err, /S3CRET/);
       assert.match(forced.out, /migrated 4 entries \(6 revisions, 1 freshness record, /);
       assert.match(forced.out, /replaced/);
       assert.match(forced.out, /and 1 watch from /);
@@ -258,6 +261,11 @@ describe('migrate SQLite to PostgreSQL', () => {
     assert.equal(unreachable.code, 1, unreachable.err);
     assert.match(unreachable.err, new RegExp(`PostgreSQL at postgres://registry:\\*\\*\\*@127\\.0\\.0\\.1:${port}/registry cannot be reached: .*ECONNREFUSED`));
     assert.doesNotMatch(unreachable.err, /hunter2/, 'the password is not printed');
+    // Nor as a query parameter, as pg also reads it (and sslpassword, and every parameter not known to be harmless).
+    const inQuery = await migrate({ from: registry.dataDir, to: `postgres://registry@127.0.0.1:${port}/registry?sslmode=disable&password=hunter2&sslpassword=hunter3` });
+    assert.equal(inQuery.code, 1, inQuery.err);
+    assert.match(inQuery.err, new RegExp(`PostgreSQL at postgres://registry@127\\.0\\.0\\.1:${port}/registry\\?sslmode=disable&password=\\*\\*\\*&sslpassword=\\*\\*\\* cannot be reached`));
+    assert.doesNotMatch(inQuery.err, /hunter[23]/, 'the password is not printed');
 
     if (postgres.skipReason) return t.skip(postgres.skipReason);
     // A failure part way leaves the target as it was: a source entry whose id PostgreSQL cannot take.

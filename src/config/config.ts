@@ -596,9 +596,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
     const value = String(cleaned[name] ?? '');
-    // A URL's password (DATABASE_URL) is never shown either; nor is a value that is no URL but
-    // may hold one (user:pass@...): where its password ends cannot be told.
-    const safe = withoutPassword(value) ?? (value.includes('@') ? undefined : value);
+    // A URL's password (DATABASE_URL, user:pass@ or ?password=) is never shown either; nor is a
+    // value that is no URL but may hold one (user:pass@..., ...?password=...): where its secret
+    // ends cannot be told.
+    const safe = withoutPassword(value) ?? (/[@?]/.test(value) ? undefined : value);
     const shown = SECRET_VARIABLES.has(name) || safe === undefined ? '' : ` (got "${safe}")`;
     throw new ConfigError(`invalid configuration: ${name} ${issue.message}${shown}`);
   }

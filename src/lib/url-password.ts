@@ -1,19 +1,65 @@
 /**
  * URLs as they may appear in logs and error messages: a database URL carries its password
- * (postgres://user:password@host/db), which must never be printed.
+ * (postgres://user:password@host/db, or ?password=... as pg reads it too), which must never be
+ * printed. Every place that shows a database URL shows it through withoutPassword.
  */
 
-/** `url` with its password replaced by *** (unchanged without one); undefined when it is no URL. */
+/**
+ * Query parameters of a database URL shown as they are: where and how it connects, none of them
+ * secret. Every other one is masked: pg-connection-string passes each parameter on (password,
+ * sslpassword, sslkey, ...), and whatever a driver reads next may be a secret too.
+ */
+const SHOWN_PARAMETERS = new Set([
+  'host', 'hostaddr', 'port', 'dbname', 'db', 'user', 'application_name', 'fallback_application_name', 'client_encoding', 'encoding',
+  'connect_timeout', 'keepalives', 'keepalives_idle', 'keepalives_interval', 'keepalives_count', 'tcp_user_timeout',
+  'ssl', 'sslmode', 'sslnegotiation', 'sslrootcert', 'sslcert', 'sslcrl', 'sslcrldir', 'sslsni', 'ssl_min_protocol_version', 'ssl_max_protocol_version',
+  'target_session_attrs', 'load_balance_hosts', 'gssencmode', 'channel_binding', 'require_auth', 'replication', 'uselibpqcompat',
+  'statement_timeout', 'query_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout',
+]);
+
+const MASK = '***';
+
+/**
+ * `url` with its password replaced by *** (user:***@host), and the value of every query parameter
+ * not known to be harmless (password=***, sslpassword=***); unchanged without any. Undefined when
+ * it is no URL: what in it is a secret cannot be told then.
+ */
 export function withoutPassword(url: string): string | undefined {
+  const masked = withoutSecretParameters(url);
   let parsed: URL;
   try {
-    parsed = new URL(url);
+    parsed = new URL(masked);
   } catch {
     return undefined;
   }
-  if (!parsed.password) return url;
-  parsed.password = '***';
+  if (!parsed.password) return masked;
+  parsed.password = MASK;
   return parsed.toString();
+}
+
+/** The query's parameter values masked but for SHOWN_PARAMETERS, the text otherwise as it was (no re-encoding). */
+function withoutSecretParameters(url: string): string {
+  const start = url.indexOf('?');
+  if (start === -1) return url;
+  const end = url.indexOf('#', start);
+  const query = url.slice(start + 1, end === -1 ? undefined : end);
+  const shown = query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq === -1 || eq === pair.length - 1) return pair;
+      return SHOWN_PARAMETERS.has(decodedName(pair.slice(0, eq))) ? pair : `${pair.slice(0, eq)}=${MASK}`;
+    })
+    .join('&');
+  return `${url.slice(0, start + 1)}${shown}${end === -1 ? '' : url.slice(end)}`;
+}
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' ')).toLowerCase();
+  } catch {
+    return name.toLowerCase();
+  }
 }
 
 /** How to write a PostgreSQL URL, for the errors about one that does not parse. */
