@@ -1039,6 +1039,15 @@ describe('a2a-registry serve', () => {
     assert.match(flag.stderr, /^a2a-registry: invalid configuration: --database-url \(DATABASE_URL\) must be a postgres:\/\/ or postgresql:\/\/ URL/);
   });
 
+  test('an empty flag (an unset shell variable) is refused (exit 2), not taken for the default over the environment', async () => {
+    // It was: --database-url "" ran on SQLite in ./data despite DATABASE_URL, --data-dir "" on ./data with a new admin token.
+    for (const flag of ['--host', '--data-dir', '--database-url', '--public-url', '--public-grpc-url']) {
+      const r = await cli(['serve', flag, '', '--port', '0'], { env: { DATABASE_URL: 'postgres://registry@127.0.0.1:1/registry', REGISTRY_DATA_DIR: tempDir() } });
+      assert.equal(r.code, 2, `${flag}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`^error: option '${flag} <[^>]+>' argument '' is invalid\\. must not be empty \\(an unset shell variable\\?\\)\n`), flag);
+    }
+  });
+
   test('a database URL is shown without its secrets, however they are given (user:password@, ?password=, ?sslpassword=)', async () => {
     const dataDir = tempDir();
     const urls = [

@@ -8,6 +8,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type RegistryConfig } from '../../config/config.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, printJson } from '../output.js';
+import { nonEmpty } from '../option-values.js';
 
 interface ServeOptions {
   port?: number;
@@ -62,12 +63,15 @@ export function register(program: Command): void {
     .command('serve')
     .description('start the registry (configured like `npm start`: environment variables, overridden by these flags)')
     .addOption(new Option('--port <port>', 'port to listen on (PORT, default 8080)').argParser(port))
-    .option('--host <address>', 'address to listen on (HOST, default 127.0.0.1)')
-    .option('--data-dir <dir>', 'SQLite database and generated admin token (REGISTRY_DATA_DIR, default ./data)')
-    .option('--database-url <url>', 'postgres://... to store in PostgreSQL instead of SQLite (DATABASE_URL)')
-    .option('--public-url <url>', 'base URL peers use to reach it (PUBLIC_URL, default http://HOST:PORT)')
+    // An empty value (`--data-dir "$DIR"` with DIR unset) is refused: the environment treats an
+    // empty variable as unset, so it fell back to the default over the environment's setting
+    // (SQLite in ./data with a new admin token, where DATABASE_URL named PostgreSQL).
+    .option('--host <address>', 'address to listen on (HOST, default 127.0.0.1)', nonEmpty)
+    .option('--data-dir <dir>', 'SQLite database and generated admin token (REGISTRY_DATA_DIR, default ./data)', nonEmpty)
+    .option('--database-url <url>', 'postgres://... to store in PostgreSQL instead of SQLite (DATABASE_URL)', nonEmpty)
+    .option('--public-url <url>', 'base URL peers use to reach it (PUBLIC_URL, default http://HOST:PORT)', nonEmpty)
     .addOption(new Option('--grpc-port <port>', 'also serve the A2A gRPC binding on this port (GRPC_PORT, default off)').argParser(port))
-    .option('--public-grpc-url <host:port>', 'the gRPC address the card advertises (PUBLIC_GRPC_URL, default PUBLIC_URL\'s host with --grpc-port)')
+    .option('--public-grpc-url <host:port>', 'the gRPC address the card advertises (PUBLIC_GRPC_URL, default PUBLIC_URL\'s host with --grpc-port)', nonEmpty)
     .addOption(new Option('--log-level <level>', 'log level (LOG_LEVEL, default info)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
     .option('--json', 'a configuration or start-up failure is also an {"error"} document on stdout (logs are JSON lines anyway)', false)
     .addHelpText(
