@@ -477,6 +477,7 @@ function resolvePublicUrl(publicUrl: string | undefined, host: string, port: num
         `invalid configuration: PUBLIC_URL must be an address peers can reach, not the wildcard ${hostname} (got "${publicUrl}"); set it to the URL clients use, e.g. https://registry.example.com`,
       );
     }
+    notABaseUrl(publicUrl);
     return publicUrl.replace(/\/+$/, '');
   }
   if (WILDCARD_HOSTS.has(host)) {
@@ -487,6 +488,29 @@ function resolvePublicUrl(publicUrl: string | undefined, host: string, port: num
     );
   }
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * Every URL the registry publishes (the card's interfaces, catalogs, links) is PUBLIC_URL with a
+ * path appended: a query or fragment in it ended up in the middle of each
+ * ("http://reg.example.com?x=1/a2a/jsonrpc"), and a user name and password were handed to every
+ * reader of the card. Refused, saying what to remove (the password itself never shown).
+ */
+function notABaseUrl(publicUrl: string): void {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(publicUrl)?.[1] ?? '';
+  const at = authority.lastIndexOf('@');
+  if (at !== -1) {
+    throw new ConfigError(
+      `invalid configuration: PUBLIC_URL must not carry a user name or password (got "${withoutPassword(publicUrl) ?? 'a URL with credentials'}"): the agent card would publish them in every URL; remove "${authority.slice(0, at).replace(/:.*/, ':…')}@" (clients authenticate with their own tokens)`,
+    );
+  }
+  const extra = /[?#].*$/s.exec(publicUrl)?.[0];
+  if (extra !== undefined) {
+    throw new ConfigError(
+      // Shown as given: a URL meant to be published, with no credentials (refused above).
+      `invalid configuration: PUBLIC_URL must be the base URL peers reach the registry at, without a query or fragment (got "${publicUrl}"): the card's URLs are paths appended to it; remove "${extra}"`,
+    );
+  }
 }
 
 /**

@@ -1,0 +1,76 @@
+/**
+ * Settings the registry refuses at start-up, as `npm start` runs it (the built dist/ in a process
+ * of its own): one line on standard error naming the setting and what to change, exit 2 for the
+ * configuration (1 when it could not start).
+ *
+ * - PUBLIC_URL with a query, a fragment or a user name and password: every URL the card publishes
+ *   is PUBLIC_URL with a path appended, so they ended up inside each of them.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config/config.js';
+import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
+import { tempDir } from './support/temp.js';
+
+interface Refusal {
+  code: number | string;
+  stderr: string;
+}
+
+/** Starts the built registry with `env` (over a free port and its own data directory), expecting it to stop by itself. */
+function startRefused(env: Record<string, string>): Promise<Refusal> {
+  ensureBuilt();
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, BUILT_MAIN)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', REGISTRY_DATA_DIR: tempDir(), ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? signal ?? -1, stderr });
+    }),
+  );
+}
+
+/** Refused with exit `code` and one line on stderr, matching `line`. */
+function assertRefused(refusal: Refusal, code: number, line: RegExp): void {
+  assert.equal(refusal.code, code, refusal.stderr);
+  assert.equal(refusal.stderr.split('\n').length, 2, `one line: ${refusal.stderr}`);
+  assert.match(refusal.stderr, line);
+}
+
+const refusedConfig = (env: Record<string, string | undefined>): string => {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.message;
+    throw err;
+  }
+  return assert.fail(`accepted: ${JSON.stringify(env)}`);
+};
+
+test('PUBLIC_URL with a query, a fragment or a user name and password is refused, saying what to remove; a path is fine', async () => {
+  assertRefused(
+    await startRefused({ PUBLIC_URL: 'http://reg.example.com?x=1' }),
+    2,
+    /^a2a-registry: invalid configuration: PUBLIC_URL must be the base URL peers reach the registry at, without a query or fragment \(got "http:\/\/reg\.example\.com\?x=1"\): the card's URLs are paths appended to it; remove "\?x=1"\n$/,
+  );
+  const credentials = await startRefused({ PUBLIC_URL: 'http://user:S3CRET@reg.example.com' });
+  assertRefused(credentials, 2, /^a2a-registry: invalid configuration: PUBLIC_URL must not carry a user name or password \(got "http:\/\/user:\*\*\*@reg\.example\.com\/"\): .*remove "user:…@"/);
+  assert.doesNotMatch(credentials.stderr, /S3CRET/, 'the password is not shown');
+
+  assert.match(refusedConfig({ PUBLIC_URL: 'https://reg.example.com/base#top' }), /PUBLIC_URL must be the base URL .*remove "#top"$/);
+  assert.match(refusedConfig({ PUBLIC_URL: 'https://reg.example.com/?' }), /PUBLIC_URL must be the base URL .*remove "\?"$/);
+  assert.match(refusedConfig({ PUBLIC_URL: 'https://user@reg.example.com' }), /PUBLIC_URL must not carry a user name or password .*remove "user@"/);
+  assert.equal(loadConfig({ PUBLIC_URL: 'https://reg.example.com/registry/' }).publicUrl, 'https://reg.example.com/registry');
+  // The gRPC address has no such gap: host:port only.
+  for (const PUBLIC_GRPC_URL of ['grpc.example.com:443?x=1', 'user:pw@grpc.example.com:443', 'grpc.example.com:443#x']) {
+    assert.match(refusedConfig({ GRPC_PORT: '0', PUBLIC_GRPC_URL }), /^invalid configuration: PUBLIC_GRPC_URL must be the gRPC address clients dial/, PUBLIC_GRPC_URL);
+  }
+});
