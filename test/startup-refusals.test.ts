@@ -5,9 +5,12 @@
  *
  * - PUBLIC_URL with a query, a fragment or a user name and password: every URL the card publishes
  *   is PUBLIC_URL with a path appended, so they ended up inside each of them.
+ * - An admin-token file in the data directory with whitespace inside the token: no
+ *   Authorization header can carry it (REGISTRY_ADMIN_TOKEN_FILE's is refused alike).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config/config.js';
@@ -73,4 +76,19 @@ test('PUBLIC_URL with a query, a fragment or a user name and password is refused
   for (const PUBLIC_GRPC_URL of ['grpc.example.com:443?x=1', 'user:pw@grpc.example.com:443', 'grpc.example.com:443#x']) {
     assert.match(refusedConfig({ GRPC_PORT: '0', PUBLIC_GRPC_URL }), /^invalid configuration: PUBLIC_GRPC_URL must be the gRPC address clients dial/, PUBLIC_GRPC_URL);
   }
+});
+
+test('an admin-token file in the data directory with whitespace inside the token is refused, as REGISTRY_ADMIN_TOKEN_FILE\'s is', async () => {
+  const dataDir = tempDir();
+  const file = path.join(dataDir, 'admin-token');
+  fs.writeFileSync(file, 'abcdefghijklmnop qrstuvwxyz\n', { mode: 0o600 });
+  assertRefused(
+    await startRefused({ REGISTRY_DATA_DIR: dataDir }),
+    1,
+    new RegExp(
+      `^a2a-registry: could not start: the admin token in ${file} contains whitespace, which no "Authorization: Bearer <token>" header can carry: a token is one word; remove the spaces, or delete the file and the registry generates one\\.\\n$`,
+    ),
+  );
+  assert.equal(fs.readFileSync(file, 'utf8'), 'abcdefghijklmnop qrstuvwxyz\n', 'the file is left as it was');
+  assertRefused(await startRefused({ REGISTRY_ADMIN_TOKEN_FILE: file }), 2, /^a2a-registry: invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE .* contains whitespace, which no "Authorization: Bearer <token>" header can carry/);
 });

@@ -7,7 +7,7 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ADMIN_PRINCIPAL, MIN_TOKEN_CHARS } from '../config/config.js';
+import { ADMIN_PRINCIPAL, MIN_TOKEN_CHARS, unpresentableToken } from '../config/config.js';
 import type { Caller } from '../contract/caller.js';
 import { ADMIN_TOKEN_FILE } from './admin-token-file.js';
 import { makeDirectories } from '../lib/make-directories.js';
@@ -43,6 +43,12 @@ function loadOrCreate(dataDir: string, file: string): { token: string; file: str
   // Two processes starting on one directory at once: the second adopts the first one's token.
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = readTokenFile(file);
+    // The rule REGISTRY_ADMIN_TOKEN_FILE's token is held to: a token with a space inside was taken,
+    // and no Authorization header could carry it (the admin shut out).
+    const unpresentable = existing ? unpresentableToken(existing) : undefined;
+    if (unpresentable) {
+      throw new Error(`the admin token in ${file} ${unpresentable}, or delete the file and the registry generates one.`);
+    }
     if (existing !== undefined && existing.length >= MIN_TOKEN_CHARS) return { token: existing, file, created: false };
     if (existing !== undefined && existing.length > 0) {
       throw new Error(

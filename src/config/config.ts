@@ -242,6 +242,15 @@ const ONE_WORD = /^\S+$/;
 const NOT_ONE_WORD = 'contains whitespace, which no "Authorization: Bearer <token>" header can carry: a token is one word; remove the spaces';
 
 /**
+ * Why `token` could never be presented (whitespace inside it), or undefined. The one rule for
+ * every token, wherever it comes from: REGISTRY_TOKENS, REGISTRY_ADMIN_TOKEN(_FILE),
+ * REGISTRY_METRICS_TOKEN and the admin-token file in the data directory (src/auth/tokens.ts).
+ */
+export function unpresentableToken(token: string): string | undefined {
+  return ONE_WORD.test(token) ? undefined : NOT_ONE_WORD;
+}
+
+/**
  * A file or directory path. One beginning or ending with whitespace (`REGISTRY_DATA_DIR: " /data"`
  * in a compose file) named another place, relative to the working directory: the database was
  * written there, beside the volume meant for it, and lost with the container.
@@ -270,8 +279,9 @@ const tokensSchema = z
         ctx.addIssue({ code: 'custom', message: `the token of "${principal}" is shorter than ${MIN_TOKEN_CHARS} characters` });
         return z.NEVER;
       }
-      if (!ONE_WORD.test(token)) {
-        ctx.addIssue({ code: 'custom', message: `the token of "${principal}" ${NOT_ONE_WORD}` });
+      const unpresentable = unpresentableToken(token);
+      if (unpresentable) {
+        ctx.addIssue({ code: 'custom', message: `the token of "${principal}" ${unpresentable}` });
         return z.NEVER;
       }
       if (tokens.has(token)) {
@@ -308,7 +318,7 @@ const envSchema = z.object({
   // An import's transactions hold the lock for about a second at most (src/storage/sqlite/store.ts).
   REGISTRY_SQLITE_LOCK_WAIT_MS: wholeNumber(0, 600_000, 'must be a whole number of milliseconds from 0 (fail at once) to 600000').default(5000),
   REGISTRY_TOKENS: tokensSchema.default(new Map()),
-  REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).regex(ONE_WORD, { message: NOT_ONE_WORD }).optional(),
+  REGISTRY_ADMIN_TOKEN: z.string().trim().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).refine((token) => !unpresentableToken(token), { message: NOT_ONE_WORD }).optional(),
   REGISTRY_ADMIN_TOKEN_FILE: pathSetting().optional(),
   REGISTRY_PUBLIC_READ: booleanString.default(true),
   REGISTRY_MAX_DOCUMENT_BYTES: positiveInt(1024 * 1024).default(10240),
@@ -390,7 +400,7 @@ const envSchema = z.object({
       return z.NEVER;
     })
     .default(false),
-  REGISTRY_METRICS_TOKEN: z.string().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).regex(ONE_WORD, { message: NOT_ONE_WORD }).optional(),
+  REGISTRY_METRICS_TOKEN: z.string().min(MIN_TOKEN_CHARS, { message: `must be at least ${MIN_TOKEN_CHARS} characters` }).refine((token) => !unpresentableToken(token), { message: NOT_ONE_WORD }).optional(),
   // Outbound requests (issue 16).
   REGISTRY_FETCH_ALLOW: z
     .string()
@@ -533,7 +543,8 @@ function adminToken(value: string | undefined, file: string | undefined): string
   }
   const token = text.split('\n')[0]!.trim();
   if (token.length < MIN_TOKEN_CHARS) throw new ConfigError(`invalid configuration: REGISTRY_ADMIN_TOKEN_FILE must hold a token of at least ${MIN_TOKEN_CHARS} characters on its first line (got "${file}")`);
-  if (!ONE_WORD.test(token)) throw new ConfigError(`invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE (${file}) ${NOT_ONE_WORD}`);
+  const unpresentable = unpresentableToken(token);
+  if (unpresentable) throw new ConfigError(`invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE (${file}) ${unpresentable}`);
   return token;
 }
 
