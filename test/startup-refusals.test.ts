@@ -1,12 +1,14 @@
 /**
  * Settings the registry refuses at start-up, as `npm start` runs it (the built dist/ in a process
  * of its own): one line on standard error naming the setting and what to change, exit 2 for the
- * configuration (1 when it could not start).
+ * configuration (1 when it could not start), and the data directory left without an admin token.
  *
  * - PUBLIC_URL with a query, a fragment or a user name and password: every URL the card publishes
  *   is PUBLIC_URL with a path appended, so they ended up inside each of them.
  * - An admin-token file in the data directory with whitespace inside the token: no
  *   Authorization header can carry it (REGISTRY_ADMIN_TOKEN_FILE's is refused alike).
+ * - A refused start (the data directory's lock held by another registry; a bad signing key,
+ *   trusted keys or synonyms file) wrote a generated admin token first.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,6 +17,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
+import { TOKENS_ENV, spawnRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
 
 interface Refusal {
@@ -91,4 +94,31 @@ test('an admin-token file in the data directory with whitespace inside the token
   );
   assert.equal(fs.readFileSync(file, 'utf8'), 'abcdefghijklmnop qrstuvwxyz\n', 'the file is left as it was');
   assertRefused(await startRefused({ REGISTRY_ADMIN_TOKEN_FILE: file }), 2, /^a2a-registry: invalid configuration: the token on the first line of REGISTRY_ADMIN_TOKEN_FILE .* contains whitespace, which no "Authorization: Bearer <token>" header can carry/);
+});
+
+test('a refused start writes no admin token: another registry holds the data directory, or a key, trust or synonym file is bad', async (t) => {
+  // The first registry has its tokens: there is no admin-token file in its data directory.
+  const dataDir = tempDir();
+  const first = await spawnRegistry({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: TOKENS_ENV }, { listeningOnly: true });
+  t.after(() => first.stop('SIGKILL'));
+  const second = await startRefused({ REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: '' });
+  assert.equal(second.code, 1, second.stderr);
+  assert.match(second.stderr, /another registry process is already serving the SQLite database/);
+  assert.ok(!fs.existsSync(path.join(dataDir, 'admin-token')), 'no admin token in the other registry\'s data directory');
+  await first.stop();
+
+  const files = tempDir();
+  const notJson = path.join(files, 'not-json');
+  fs.writeFileSync(notJson, 'not JSON');
+  for (const [name, value, said] of [
+    ['REGISTRY_SIGNING_KEY', notJson, /^a2a-registry: could not start: REGISTRY_SIGNING_KEY: /],
+    ['REGISTRY_TRUSTED_KEYS', notJson, /^a2a-registry: could not start: REGISTRY_TRUSTED_KEYS: .* is not JSON/],
+    ['REGISTRY_SYNONYMS', path.join(files, 'missing.txt'), /^a2a-registry: could not start: REGISTRY_SYNONYMS: /],
+  ] as const) {
+    const fresh = path.join(tempDir(), 'data');
+    const refused = await startRefused({ REGISTRY_DATA_DIR: fresh, REGISTRY_TOKENS: '', [name]: value });
+    assert.equal(refused.code, 1, `${name}: ${refused.stderr}`);
+    assert.match(refused.stderr, said, name);
+    assert.ok(!fs.existsSync(path.join(fresh, 'admin-token')), `${name}: no admin token written`);
+  }
 });

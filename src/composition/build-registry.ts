@@ -92,7 +92,12 @@ export interface RegistryCore {
   close(): Promise<void>;
 }
 
-/** Tokens from the configuration, or the generated admin token when none are configured. */
+/**
+ * Tokens from the configuration, or the generated admin token when none are configured. Called
+ * once nothing left can refuse the start for its configuration or its data directory (the lock,
+ * the key, trust and synonym files, the snapshot directory): a refused start wrote the token
+ * into the data directory all the same, another registry's included.
+ */
 function resolveTokens(config: RegistryConfig, log: Logger): Map<string, string> {
   if (config.tokens.size > 0) return config.tokens;
   const admin = ensureAdminToken(config.dataDir);
@@ -104,9 +109,10 @@ function resolveTokens(config: RegistryConfig, log: Logger): Map<string, string>
 }
 
 export async function buildRegistry(config: RegistryConfig, log: Logger): Promise<RegistryCore> {
-  const tokens = resolveTokens(config, log);
-  // Read before storage opens: a key that cannot sign stops start-up with nothing to undo.
+  // Read before storage opens: a key that cannot sign, or synonyms that cannot be read, stop
+  // start-up with nothing to undo and the data directory untouched.
   const signingKey = config.trust.signingKeyFile ? await loadRegistrySigningKey(config.trust.signingKeyFile) : undefined;
+  const synonyms = loadSynonyms(config.search.synonymsFile, log);
   const store = createStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -142,7 +148,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       userAgent: `a2a-agent-registry/${version} (+${config.publicUrl})`,
       observer: metrics.fetchObserver(),
     });
-    indexes = registryIndexFactory(config, log, metrics, fetcher);
+    indexes = registryIndexFactory(config, synonyms, log, metrics, fetcher);
     // Allow-listed JWKS URLs are fetched through the one outbound guard (REGISTRY_FETCH_ALLOW opens it).
     trustRoots = await TrustRoots.open({
       keysFile: config.trust.keysFile,
@@ -155,6 +161,9 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
       log,
     });
     if (trustRoots.configured) log.info({ keys: trustRoots.size, file: config.trust.keysFile, jku: config.trust.jkuUrls }, 'trust roots loaded');
+    const saved = config.search.snapshotSeconds > 0 && !config.search.embeddings;
+    if (saved) prepareSnapshotDir(config.search.snapshotDir);
+    const tokens = resolveTokens(config, log);
     const sources = new FetchingDocumentSources(fetcher, {
       maxDocumentBytes: config.maxDocumentBytes,
       maxJsonDepth: config.hardening.maxJsonDepth,
@@ -210,8 +219,6 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     const loadAbort = new AbortController();
     stopLoading = loadAbort;
     const started = Date.now();
-    const saved = config.search.snapshotSeconds > 0 && !config.search.embeddings;
-    if (saved) prepareSnapshotDir(config.search.snapshotDir);
     const saving = saved
       ? new IndexSnapshots(store, service, feed, log, { dir: config.search.snapshotDir, intervalMs: config.search.snapshotSeconds * 1000, version })
       : undefined;
@@ -393,23 +400,26 @@ interface RegistryIndexFactory {
   close: () => void;
 }
 
-/**
- * The search index: keyword search with the operator's synonyms (REGISTRY_SYNONYMS), fused with
- * an embeddings service when REGISTRY_EMBEDDINGS_URL names one. A synonym file that cannot be
- * read or parsed stops start-up with its file and line. Synonyms and the embeddings client are
- * made once; an index rebuilt on reload shares them, and the index it replaces stops embedding.
- */
-function registryIndexFactory(config: RegistryConfig, log: Logger, metrics: RegistryMetrics, fetcher: Fetcher): RegistryIndexFactory {
-  const { synonymsFile, embeddings, totalLimit } = config.search;
-  let synonyms: Synonyms | undefined;
-  if (synonymsFile) {
-    try {
-      synonyms = Synonyms.load(synonymsFile);
-    } catch (err) {
-      throw new Error(`REGISTRY_SYNONYMS: ${(err as Error).message}`);
-    }
-    log.info({ file: synonymsFile, terms: synonyms.size }, 'synonyms loaded');
+/** The operator's synonyms (REGISTRY_SYNONYMS); a file that cannot be read or parsed stops start-up with its file and line. */
+function loadSynonyms(file: string | undefined, log: Logger): Synonyms | undefined {
+  if (!file) return undefined;
+  let synonyms: Synonyms;
+  try {
+    synonyms = Synonyms.load(file);
+  } catch (err) {
+    throw new Error(`REGISTRY_SYNONYMS: ${(err as Error).message}`);
   }
+  log.info({ file, terms: synonyms.size }, 'synonyms loaded');
+  return synonyms;
+}
+
+/**
+ * The search index: keyword search with the operator's synonyms, fused with an embeddings
+ * service when REGISTRY_EMBEDDINGS_URL names one. Synonyms and the embeddings client are made
+ * once; an index rebuilt on reload shares them, and the index it replaces stops embedding.
+ */
+function registryIndexFactory(config: RegistryConfig, synonyms: Synonyms | undefined, log: Logger, metrics: RegistryMetrics, fetcher: Fetcher): RegistryIndexFactory {
+  const { embeddings, totalLimit } = config.search;
   if (!embeddings) return { create: () => createSearchIndex({ synonyms, totalLimit }), close: () => undefined };
   const embedder = new OpenAIEmbeddings({ ...embeddings, fetch: (options) => fetcher.fetchFunction(options) });
   log.info({ service: embedder.describe }, 'hybrid ranking on');
