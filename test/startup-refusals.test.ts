@@ -9,6 +9,8 @@
  *   Authorization header can carry it (REGISTRY_ADMIN_TOKEN_FILE's is refused alike).
  * - A refused start (the data directory's lock held by another registry; a bad signing key,
  *   trusted keys or synonyms file) wrote a generated admin token first.
+ * - REGISTRY_TRUST_PROXY: digits are a hop count (100, 010 were taken for IP addresses);
+ *   what is neither a count nor an address in its usual notation (0x10, 10.1) is refused.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -121,4 +123,17 @@ test('a refused start writes no admin token: another registry holds the data dir
     assert.match(refused.stderr, said, name);
     assert.ok(!fs.existsSync(path.join(fresh, 'admin-token')), `${name}: no admin token written`);
   }
+});
+
+test('REGISTRY_TRUST_PROXY: digits are a hop count (100 and 010 were addresses); what is neither a count nor an address is refused', async () => {
+  const trustProxy = (value: string) => loadConfig({ REGISTRY_TRUST_PROXY: value }).hardening.trustProxy;
+  assert.equal(trustProxy('010'), 10);
+  assert.equal(trustProxy('2'), 2);
+  assert.equal(trustProxy('99'), 99);
+  assert.deepEqual(trustProxy('10.0.0.0/8,loopback,fd00::/8,192.0.2.1'), ['10.0.0.0/8', 'loopback', 'fd00::/8', '192.0.2.1']);
+  assert.match(refusedConfig({ REGISTRY_TRUST_PROXY: '100' }), /^invalid configuration: REGISTRY_TRUST_PROXY is 100 proxy hops, more than any chain of proxies \(at most 99\)/);
+  for (const value of ['0x10', '10.1', '010.0.0.1', '10.0.0.0/0x8', '[::1]']) {
+    assert.match(refusedConfig({ REGISTRY_TRUST_PROXY: value }), /^invalid configuration: REGISTRY_TRUST_PROXY "[^"]+" is no proxy address \(IPv4 in four decimal numbers/, value);
+  }
+  assertRefused(await startRefused({ REGISTRY_TRUST_PROXY: '0x10' }), 2, /^a2a-registry: invalid configuration: REGISTRY_TRUST_PROXY "0x10" is no proxy address .*\(got "0x10"\)\n$/);
 });

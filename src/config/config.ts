@@ -184,6 +184,24 @@ export type TrustProxy = boolean | number | readonly string[];
 const TRUST_PROXY_FORMS =
   'must be true, false, a number of proxy hops, or the proxies\' addresses (comma-separated IP addresses or CIDR subnets, or loopback, linklocal, uniquelocal; e.g. "10.0.0.0/8,loopback")';
 
+/** The most proxy hops REGISTRY_TRUST_PROXY may count: more than any real chain of proxies. */
+const MAX_PROXY_HOPS = 99;
+
+/**
+ * A proxy as people write one: a keyword proxy-addr knows, or an address (or subnet) in the
+ * standard notation. proxy-addr takes every form ipaddr.js parses, "0x10" and "10.1" among them,
+ * which no one means as an address.
+ */
+function isProxyNotation(proxy: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(proxy)) return true;
+  const slash = proxy.lastIndexOf('/');
+  const address = slash === -1 ? proxy : proxy.slice(0, slash);
+  const range = slash === -1 ? undefined : proxy.slice(slash + 1);
+  if (address.startsWith('[') || parseAddress(address) === undefined) return false;
+  // A prefix length, or an IPv4 netmask (255.0.0.0); proxy-addr checks its size.
+  return range === undefined || /^\d+$/.test(range) || parseAddress(range) !== undefined;
+}
+
 /**
  * A number written the plain way (digits, a sign, a decimal point), as `schema` checks it.
  * z.coerce takes anything Number() takes: PORT=0x50 was port 80, 1e3 was 1000, and an empty
@@ -384,11 +402,26 @@ const envSchema = z.object({
     .transform((raw, ctx): TrustProxy => {
       const v = raw.trim();
       if (v === 'true' || v === 'false') return v === 'true';
-      if (/^\d{1,2}$/.test(v)) return Number(v);
+      // Digits are a hop count, whatever their number: 100, 010 or 0100 were taken for the IPv4
+      // addresses 0.0.0.100 and 0.0.0.8 (ipaddr.js reads inet_aton's forms), trusting no proxy.
+      if (/^\d+$/.test(v)) {
+        const hops = Number(v);
+        if (hops <= MAX_PROXY_HOPS) return hops;
+        ctx.addIssue({
+          code: 'custom',
+          message: `is ${v} proxy hops, more than any chain of proxies (at most ${MAX_PROXY_HOPS}): a count beyond the proxies in front of the registry believes what clients write into X-Forwarded-For; give the number of proxies, or their addresses`,
+        });
+        return z.NEVER;
+      }
       // A hop count trusts whatever peer connects, so a client reaching the registry directly
       // (not through the proxy) names any address in X-Forwarded-For. Naming the proxies by
       // address trusts the header only from them.
       const proxies = v.split(',').map((s) => s.trim()).filter(Boolean);
+      const unreadable = proxies.find((proxy) => !isProxyNotation(proxy));
+      if (unreadable !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `"${unreadable}" is no proxy address (IPv4 in four decimal numbers, IPv6 without brackets, either with a /prefix): ${TRUST_PROXY_FORMS}` });
+        return z.NEVER;
+      }
       try {
         proxyAddr.compile(proxies);
         if (proxies.length > 0) return proxies;
