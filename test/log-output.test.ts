@@ -84,6 +84,45 @@ test('a line is written while the process goes on (a tail stays live)', async ()
   }
 });
 
+test('a reader that stops reading: the lines waiting are bounded, those past the bound dropped and told once it reads again', { timeout: 120_000 }, async () => {
+  ensureBuilt();
+  // About 20 MB of lines in bursts, while nobody reads the pipe; then the reader comes back.
+  const total = 120_000;
+  const script = `
+    const { createLogger } = await import(${JSON.stringify(LOGGER)});
+    const log = createLogger('info');
+    const pad = 'x'.repeat(100);
+    let n = 0;
+    const burst = () => {
+      for (let i = 0; i < 10000; i++) log.info({ n: n++, pad }, 'line');
+      if (n < ${total}) setImmediate(burst);
+      else process.stderr.write('written\\n');
+    };
+    burst();
+    setInterval(() => {}, 60_000);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    child.stdout.pause();
+    await new Promise<void>((resolve) => child.stderr.on('data', (d: Buffer) => d.toString().includes('written') && resolve()));
+    const numbers: number[] = [];
+    const warning = await new Promise<{ lostLines: number; reason: string; msg: string }>((resolve) =>
+      readline.createInterface({ input: child.stdout }).on('line', (line) => {
+        const entry = JSON.parse(line) as { n?: number; lostLines?: number; reason: string; msg: string };
+        if (entry.n !== undefined) numbers.push(entry.n);
+        if (entry.lostLines !== undefined) resolve(entry as { lostLines: number; reason: string; msg: string });
+      }),
+    );
+    assert.equal(warning.reason, 'backlog');
+    assert.match(warning.msg, /^\d+ log lines were lost: the log could not be written \(its reader did not keep up: more than 8 MB of lines were waiting\) from \S+ until now$/);
+    // Every line is either written, in order, or counted as lost; the process went on.
+    await eventually(async () => numbers.length + warning.lostLines === total, `${total} lines written or counted (${numbers.length} written, ${warning.lostLines} lost)`);
+    assert.ok(warning.lostLines > total / 2, `most were dropped: ${warning.lostLines}`);
+    assert.ok(numbers.every((n, i) => i === 0 || n > numbers[i - 1]!), 'in order');
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
 /** A built registry whose standard output is `stdout` (an open file), on a port of its own; stderr is read. */
 async function registryLoggingTo(stdout: number): Promise<{ url: string; child: ChildProcess; stderr: () => string; exited: Promise<number | string> }> {
   ensureBuilt();

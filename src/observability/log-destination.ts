@@ -28,6 +28,13 @@ const FAILED_RETRY_MS = 1000;
 /** At exit, how long a destination that cannot take more just now (EAGAIN) is waited for before the lines left are dropped. */
 const EXIT_WAIT_MS = 2000;
 
+/** The reason of lines dropped because too many were waiting. */
+const BACKLOG = 'backlog';
+
+/** Why lines were lost, in words: the write error's code, or that the reader did not keep up. */
+export const lossReason = (reason: string): string =>
+  reason === BACKLOG ? `its reader did not keep up: more than ${MAX_PENDING_CHARS / 1024 / 1024} MB of lines were waiting` : reason;
+
 /** Lines lost while the log could not be written, as told once it can be again. */
 export interface LogLoss {
   /** Lines dropped since the log stopped taking them. */
@@ -73,7 +80,7 @@ export class LogDestination {
 
   write(line: string): void {
     if (this.#pendingChars + line.length > MAX_PENDING_CHARS) {
-      this.#drop(1, 'backlog');
+      this.#drop(1, BACKLOG);
       return;
     }
     this.#pending.push(line);
@@ -115,7 +122,7 @@ export class LogDestination {
     if (this.#losing) {
       const lost = this.#lost - this.#losing.lostBefore;
       this.#tellOperator(
-        `a2a-registry: ${lost} log line${lost === 1 ? ' was' : 's were'} lost since ${this.#losing.since.toISOString()}: the log (standard output) could not be written (${this.#losing.reason})\n`,
+        `a2a-registry: ${lost} log line${lost === 1 ? ' was' : 's were'} lost since ${this.#losing.since.toISOString()}: the log (standard output) could not be written (${lossReason(this.#losing.reason)})\n`,
       );
     }
   }
@@ -180,8 +187,10 @@ export class LogDestination {
       return;
     }
     this.#inFlight = undefined;
-    // The warning it logs is written next (write() starts it), then the lines waiting.
-    if (this.#losing) this.#recovered();
+    // The warning it logs is written next (write() starts it), then the lines waiting. A reader
+    // that did not keep up has caught up only once the lines waiting are fewer again: each write
+    // it takes meanwhile makes room for a few more, and drops go on.
+    if (this.#losing && (this.#losing.reason !== BACKLOG || this.#pendingChars < MAX_PENDING_CHARS / 2)) this.#recovered();
     this.#writeNext();
   }
 
@@ -200,7 +209,7 @@ export class LogDestination {
         // Once per run: standard error may be on the same full disk, or read by no one.
         this.#toldOperator = true;
         this.#tellOperator(
-          `a2a-registry: the log (standard output) cannot be written (${reason}): log lines are dropped and counted (registry_log_lines_dropped_total) until it can; the registry goes on serving\n`,
+          `a2a-registry: the log (standard output) cannot be written (${lossReason(reason)}): log lines are dropped and counted (registry_log_lines_dropped_total) until it can; the registry goes on serving\n`,
         );
       }
     }

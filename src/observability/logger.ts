@@ -1,6 +1,6 @@
 /** Structured JSON logs (pino): one object per line, ready for any log pipeline. */
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { LogDestination, stdoutDestination } from './log-destination.js';
+import { LogDestination, lossReason, stdoutDestination } from './log-destination.js';
 import { currentScope, outsideScope } from './request-scope.js';
 
 export type { Logger };
@@ -29,7 +29,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     outsideScope(() =>
       log.warn(
         { lostLines: loss.lines, since: loss.since.toISOString(), reason: loss.reason },
-        `${loss.lines} log line${loss.lines === 1 ? ' was' : 's were'} lost: the log could not be written (${loss.reason}) from ${loss.since.toISOString()} until now`,
+        `${loss.lines} log line${loss.lines === 1 ? ' was' : 's were'} lost: the log could not be written (${lossReason(loss.reason)}) from ${loss.since.toISOString()} until now`,
       ),
     );
   return log;
