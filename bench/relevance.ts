@@ -35,6 +35,7 @@ import type { ResultsPer } from '../src/contract/types.js';
 import { createSearchIndex, type SearchIndexOptions } from '../src/search/index.js';
 import { Synonyms } from '../src/search/synonyms.js';
 import type { IndexedEntry, SearchIndex } from '../src/search/types.js';
+import { isMainModule } from '../src/lib/entry-point.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DATA = path.join(HERE, 'relevance');
@@ -188,4 +189,4 @@ function main(): void {
   if (json) console.log(JSON.stringify(out));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+if (isMainModule(import.meta.url)) main();

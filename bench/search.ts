@@ -34,6 +34,7 @@ import type { ResultsPer } from '../src/contract/types.js';
 import { createSearchIndex } from '../src/search/index.js';
 import type { PostingsIndex } from '../src/search/search-index.js';
 import type { IndexPage, IndexQuery, IndexedEntry } from '../src/search/types.js';
+import { isMainModule } from '../src/lib/entry-point.js';
 import { atLeastOne, positiveNumbers } from './lib/args.js';
 import { generateEntries, generateQueries, indexedGenerated, type GeneratedQuery } from './lib/generate-entries.js';
 
@@ -379,7 +380,7 @@ async function main(): Promise<void> {
   console.log(`\nload average at end: ${loadAverage()}`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMainModule(import.meta.url)) {
   main().catch((err: unknown) => {
     console.error(err);
     process.exitCode = 1;

@@ -15,12 +15,11 @@
  * Run from source with `node --import tsx src/cli/main.ts ...`; the published entry point is
  * bin/a2a-registry.js, which imports the built dist/src/cli/main.js and calls main().
  */
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_REGISTRY_URL, DEFAULT_TIMEOUT_SECONDS } from './connection.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, closedPipe, defaultOutput, printJson } from './output.js';
 import { forTerminal } from './terminal-text.js';
+import { isMainModule } from '../lib/entry-point.js';
 import { readPackageVersion } from '../lib/package-info.js';
 
 export type CommandRegistrar = (program: Command) => void;
@@ -164,17 +163,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   }
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isMainModule(import.meta.url)) {
   main().then(
     (code) => {
       process.exitCode = code;

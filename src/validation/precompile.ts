@@ -11,13 +11,13 @@
  * Each records the FINGERPRINT of what it was generated from. Run as `node dist/src/validation/precompile.js`.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { _ } from 'ajv';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import { newAjv, type AnyAjv } from './ajv-instances.js';
 import { ajvOptions, DIALECT_SCHEMAS, DIALECTS, recipeFingerprint, type Dialect } from './ajv-recipe.js';
 import { precompiledFile, precompiledDir, type Role } from './precompiled.js';
 import { loadSchemas, loadSchemaTexts, type SchemaName } from './schema-files.js';
+import { isMainModule } from '../lib/entry-point.js';
 import { escapePointerToken } from '../lib/json.js';
 
 // ajv/dist/standalone is CommonJS with `exports.default`; an ES import sees the module object.
@@ -86,4 +86,4 @@ export function writePrecompiledModules(dir = precompiledDir()): void {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) writePrecompiledModules();
+if (isMainModule(import.meta.url)) writePrecompiledModules();
