@@ -135,7 +135,7 @@ export class Table {
   private line(cells: string[]): string {
     const last = this.columns.length - 1;
     return this.columns
-      .map((c, i) => (i === last ? (cells[i] ?? '') : this.cut ? fit(cells[i] ?? '', c.width) : pad(cells[i] ?? '', c.width)))
+      .map((c, i) => (i === last ? (cells[i] ?? '') : fit(cells[i] ?? '', c.width, this.cut)))
       .join('  ')
       .trimEnd();
   }
@@ -156,15 +156,13 @@ function shrink(columns: Column[], terminalColumns: number): Column[] {
   return out;
 }
 
-/** Pads to at least `width` characters, never cutting, with the same spacing and escaping as `fit`. */
-function pad(text: string, width: number): string {
-  return terminalSafe(text.replace(/\s+/g, ' ')).padEnd(width);
-}
-
-/** Pads or cuts to exactly `width` characters, counting a control character as the `\u001b` it is shown as. */
-export function fit(text: string, width: number): string {
+/**
+ * Pads or cuts to exactly `width` characters, counting a control character as the `\u001b` it is
+ * shown as; with `cut` false, only pads (a longer text stays whole).
+ */
+export function fit(text: string, width: number, cut = true): string {
   const flat = terminalSafe(text.replace(/\s+/g, ' '));
-  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat.padEnd(width);
+  return cut && flat.length > width ? `${flat.slice(0, width - 1)}…` : flat.padEnd(width);
 }
 
 // --- findings and failures -----------------------------------------------------------------
