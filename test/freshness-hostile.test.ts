@@ -91,6 +91,16 @@ describe('hostile servers cost at most one timeout', () => {
     assert.ok(ms < ONE_TIMEOUT, `${Math.round(ms)} ms`);
   });
 
+  test('an MCP server that never answers (fetchTools): one timeout, whose reason is in the details as for a card', async () => {
+    origin.route('/mcp-silent', () => undefined);
+    const started = performance.now();
+    const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('silent-mcp', `${local}/mcp-silent`), fetchTools: true } }));
+    assert.equal(error.code, 'FETCH_FAILED');
+    assert.equal(error.details?.[0]?.rule, 'timeout', JSON.stringify(error));
+    assert.match(error.message, new RegExp(`within ${TIMEOUT_MS} ms`));
+    assert.ok(performance.now() - started < ONE_TIMEOUT);
+  });
+
   test('a huge body is cut off at the size limit', async () => {
     let sent = 0;
     let closed = false;

@@ -56,6 +56,12 @@ describe('REGISTRY_DNS_SERVERS', () => {
     assert.match(error.message, /looking up silent\.test took longer than (0\.\d|1) s, past the request's deadline of 1000 ms \(REGISTRY_FETCH_TIMEOUT_MS\)/);
     assert.equal(error.details[0].rule, 'timeout');
     assert.ok(ms < 4000, `answered after ${ms} ms`);
+    // The same for an MCP server's tools (fetchTools): its exchange's deadline ran out during the
+    // lookup, which came back as a bare abort, "no complete answer", without details.
+    const mcp = errorOf(await op(alice, { register: { mcpServer: { name: 'silent-mcp', url: `http://silent.test:${origin.port}/mcp`, description: 'never resolved' }, fetchTools: true } }));
+    assert.equal(mcp.code, 'FETCH_FAILED');
+    assert.match(mcp.message, /looking up silent\.test took longer than (0\.\d|1) s, past the request's deadline of 1000 ms/);
+    assert.equal(mcp.details[0].rule, 'timeout');
   });
 
   test('localhost is the loopback address without asking the servers (an embeddings service at http://localhost keeps working)', async () => {

@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config/config.js';
+import { generateSigningKey } from '../src/trust/jwks.js';
 import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
 import { TOKENS_ENV, spawnRegistry } from './support/registry.js';
 import { tempDir } from './support/temp.js';
@@ -112,8 +113,17 @@ test('a refused start writes no admin token: another registry holds the data dir
   const files = tempDir();
   const notJson = path.join(files, 'not-json');
   fs.writeFileSync(notJson, 'not JSON');
+  // A P-256 key whose "alg" says ES384 (or RS256): it failed only when the card was signed, after
+  // the data directory and its admin token had been made, and without naming the variable.
+  const { privateJwk } = await generateSigningKey('ES256', 'mislabelled');
+  const wrongAlg = path.join(files, 'wrong-alg.json');
+  fs.writeFileSync(wrongAlg, JSON.stringify({ ...privateJwk, alg: 'ES384' }));
+  const rsaAlg = path.join(files, 'rsa-alg.json');
+  fs.writeFileSync(rsaAlg, JSON.stringify({ ...privateJwk, alg: 'RS256' }));
   for (const [name, value, said] of [
     ['REGISTRY_SIGNING_KEY', notJson, /^a2a-registry: could not start: REGISTRY_SIGNING_KEY: /],
+    ['REGISTRY_SIGNING_KEY', wrongAlg, /^a2a-registry: could not start: REGISTRY_SIGNING_KEY: .*wrong-alg\.json: its "alg" "ES384" does not fit the key, an EC key on curve "P-256", which signs with ES256/],
+    ['REGISTRY_SIGNING_KEY', rsaAlg, /^a2a-registry: could not start: REGISTRY_SIGNING_KEY: .*rsa-alg\.json: its "alg" "RS256" does not fit the key/],
     ['REGISTRY_TRUSTED_KEYS', notJson, /^a2a-registry: could not start: REGISTRY_TRUSTED_KEYS: .* is not JSON/],
     ['REGISTRY_SYNONYMS', path.join(files, 'missing.txt'), /^a2a-registry: could not start: REGISTRY_SYNONYMS: /],
   ] as const) {

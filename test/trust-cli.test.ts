@@ -273,6 +273,19 @@ describe('keygen, sign, verify', () => {
     const missing = await cli(['sign', file('no-such-card.json'), '--key', file('key.jwk.json')]);
     assert.equal(missing.code, 2, 'an unreadable file is exit 2, as for every command');
     assert.match(missing.stderr, /cannot read .*no-such-card\.json: no such file/);
+    // A key whose "alg" its curve cannot make: named with the file, before anything is signed.
+    fs.writeFileSync(file('mislabelled.jwk.json'), JSON.stringify({ ...readJson('key.jwk.json'), alg: 'ES384' }));
+    const mislabelled = await cli(['sign', file('card.json'), '--key', file('mislabelled.jwk.json')]);
+    assert.equal(mislabelled.code, 1, mislabelled.stderr);
+    assert.match(mislabelled.stderr, /mislabelled\.jwk\.json: its "alg" "ES384" does not fit the key, an EC key on curve "P-256", which signs with ES256: correct "alg" or leave it out/);
+    // A ninth signature: verifiers check eight, so the new one would be the invalid one.
+    const header = (kid: string) => Buffer.from(JSON.stringify({ alg: 'ES256', kid, typ: 'JOSE' })).toString('base64url');
+    const eight = Array.from({ length: 8 }, (_, i) => ({ protected: header(`retired-${i}`), signature: 'c2ln' }));
+    fs.writeFileSync(file('eight.json'), JSON.stringify({ ...readJson('card.json'), signatures: eight }));
+    const ninth = await cli(['sign', file('eight.json'), '--key', file('key.jwk.json'), '-o', file('nine.json')]);
+    assert.equal(ninth.code, 1, ninth.stderr);
+    assert.match(ninth.stderr, /the signed card would carry 9 signatures, and verifiers check at most 8: remove the signatures of keys no longer in use \(the card has signatures by retired-0, retired-1, .*retired-7\)/);
+    assert.equal(fs.existsSync(file('nine.json')), false, 'nothing written');
     const publicOnly = await cli(['sign', file('card.json'), '--key', file('jwks.json')]);
     assert.equal(publicOnly.code, 1);
     assert.match(publicOnly.stderr, /not a JSON Web Key|no private part/);

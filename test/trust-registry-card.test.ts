@@ -4,6 +4,7 @@
  * with the registry's own verifier; SDK clients still work against the signed card.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +12,7 @@ import { AgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { base64url, decodeProtectedHeader, flattenedVerify, importJWK, type JWK } from 'jose';
 import { generateSigningKey, parseJwks } from '../src/trust/jwks.js';
 import { createSignatureVerifier } from '../src/validation/signature.js';
+import { BIN, ensureBuilt } from './support/built.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 
@@ -112,6 +114,15 @@ describe('REGISTRY_SIGNING_KEY set', () => {
       lookup: async (kid) => ({ keys: jwks.keys.filter((k) => k.kid === kid).map((jwk) => ({ kid, jwk, source: 'jwks' })) }),
     });
     assert.equal((await verifier.verifyAgentCard(superset, '1.0')).verification.verified, true);
+    // And as a user checks it: the card fetched without A2A-Version, `a2a-registry verify` (it
+    // said "This card mixes A2A generations" and checked no signature).
+    ensureBuilt();
+    fs.writeFileSync(path.join(dir, 'superset.json'), JSON.stringify(superset));
+    fs.writeFileSync(path.join(dir, 'served-jwks.json'), JSON.stringify(jwks));
+    const verified = spawnSync(process.execPath, [BIN, 'verify', path.join(dir, 'superset.json'), '--jwks', path.join(dir, 'served-jwks.json')], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    assert.equal(verified.status, 0, verified.stdout + verified.stderr);
+    assert.match(verified.stdout, /^✓ verified .*superset\.json: by kid registry-2026 \(ES256\)/);
+    assert.match(verified.stderr, /superset\.json is a superset card .*: checking the v1\.0 card inside it/);
   });
 
   test('SDK clients work against the signed card', async () => {

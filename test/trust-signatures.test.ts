@@ -154,6 +154,14 @@ describe('signature statuses and tampering (SQLite)', () => {
     // One valid signature with seven more of unknown keys (rotation, other verifiers) is fine.
     const others = Array.from({ length: 7 }, () => (signed.signatures as unknown[])[0] as WireJson).map((s, i) => ({ ...s, protected: base64url.encode(JSON.stringify({ alg: 'ES256', kid: `retired-${i}` })) }));
     assert.equal(resultOf(await op(anonymous, { validate: { agentCard: { ...signed, signatures: [...(signed.signatures as unknown[]), ...others] } } })).valid, true);
+    // Eight of unknown keys, then the valid one, ninth: the refusal names that one (it said "the
+    // first is not valid", with details[0] an unknown key's).
+    const retired = { ...others[0]!, protected: base64url.encode(JSON.stringify({ alg: 'ES256', kid: 'retired-7' })) };
+    const ninthValid = errorOf(await op(anonymous, { validate: { agentCard: { ...signed, signatures: [...others, retired, ...(signed.signatures as unknown[])] } } }));
+    assert.equal(ninthValid.code, 'SIGNATURE_INVALID');
+    assert.match(ninthValid.message, /^1 of the card's 9 signatures is invalid\. Signature 8 is not valid: not checked: a card may carry at most 8 signatures/);
+    assert.deepEqual([ninthValid.details[0].path, ninthValid.details[0].rule], ['/signatures/8', 'signature-invalid'], 'the invalid one first');
+    assert.equal(ninthValid.details.length, 9);
   });
 
   test('verified: with kid and alg, on the result, the entry and the search hit', async () => {
@@ -684,6 +692,22 @@ describe('trust roots', () => {
       assert.match(text, /holds private key material/);
       assert.match(text, /has no \\"kid\\"/);
       assert.match(text, /shorter than 2048 bits/);
+    } finally {
+      roots.close();
+    }
+  });
+
+  test('a key set trusts at most 3 keys under one kid (each is tried for every signature by it, and anyone may validate), saying so in the log', async () => {
+    const file = path.join(dir, 'one-kid-jwks.json');
+    const keys = await Promise.all(Array.from({ length: 5 }, () => key('ES256', 'dup')));
+    writeJwks(file, keys.map((k) => k.publicJwk));
+    const lines: string[] = [];
+    const log = createLogger('warn', { write: (line: string) => lines.push(line) });
+    const roots = await TrustRoots.open({ keysFile: file, log, watch: false, sighup: false });
+    try {
+      assert.equal(roots.size, 3);
+      assert.deepEqual((await roots.lookup('dup', undefined)).keys.map((k) => k.jwk.x), keys.slice(0, 3).map((k) => k.publicJwk.x));
+      assert.match(lines.join(''), /5 keys have kid \\"dup\\"; only the first 3 are trusted: give each key its own kid/);
     } finally {
       roots.close();
     }

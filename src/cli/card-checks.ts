@@ -15,9 +15,11 @@ export interface CheckedCard {
   warnings: Finding[];
 }
 
-/** The card as the registry would read it; throws InvalidCard (or LocalFileError) when it is none. */
-export function checkCard(source: JsonSource): CheckedCard {
-  const value = source.value;
+/**
+ * The card as the registry would read it; throws InvalidCard (or LocalFileError) when it is none.
+ * `value`: what to check in place of the file's value (its findings still point into the file).
+ */
+export function checkCard(source: JsonSource, value: unknown = source.value): CheckedCard {
   if (!isObject(value)) throw new LocalFileError(`${source.file} is not an agent card (a JSON object)`);
   const validator = createDocumentValidator({ maxDocumentBytes: Number.MAX_SAFE_INTEGER, compileEagerly: false });
   const verdict = validator.validateAgentCard(value, 0);

@@ -12,7 +12,7 @@ import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
 import { isObject } from '../lib/json.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
-import { FetchError, type Fetcher, type FetchFailureReason, type FetchPurpose, type JsonDocument } from '../net/index.js';
+import { FetchError, type Fetcher, type FetchFailureReason, type FetchFunction, type FetchPurpose, type JsonDocument } from '../net/index.js';
 import { SourceFailure, type DocumentSources, type FetchedDocument, type ProbedCard, type Refetched } from '../registry/document-sources.js';
 import type { StoredEntry } from '../storage/types.js';
 import { formatBytes } from '../validation/size.js';
@@ -175,10 +175,23 @@ export class FetchingDocumentSources implements DocumentSources {
     // One deadline for the whole exchange: initialize, every page, the goodbye.
     const deadline = AbortSignal.timeout(this.options.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    // The MCP SDK does not always pass on why its fetch failed (a DNS lookup that timed out
+    // reached the caller as a bare abort): the exchange's first fetch failure is kept (those
+    // after it, such as the goodbye's, follow from it).
+    const guarded = this.fetcher.fetchFunction({ purpose, signal: combined, maxBytes: this.options.maxDocumentBytes * 4 + 64 * 1024 });
+    let firstFetchError: FetchError | undefined;
+    const fetch: FetchFunction = async (input, init) => {
+      try {
+        return await guarded(input, init);
+      } catch (error) {
+        firstFetchError ??= findFetchError(error);
+        throw error;
+      }
+    };
     let tools: unknown[];
     try {
       tools = await listMcpTools(url, {
-        fetch: this.fetcher.fetchFunction({ purpose, signal: combined, maxBytes: this.options.maxDocumentBytes * 4 + 64 * 1024 }),
+        fetch,
         signal: combined,
         timeoutMs: this.options.timeoutMs,
         maxBytes: this.options.maxDocumentBytes,
@@ -191,8 +204,10 @@ export class FetchingDocumentSources implements DocumentSources {
           { path: '', message: error.message, rule: error.reason },
         ]);
       }
+      if (!findFetchError(error) && firstFetchError) throw this.failure(firstFetchError, url.href, 'MCP server');
       if (deadline.aborted && !findFetchError(error)) {
-        throw new SourceFailure('FETCH_FAILED', `Could not list the tools of ${url.href}: no complete answer within ${this.options.timeoutMs} ms.`, 'unreachable', 'timeout');
+        const message = `no complete answer within ${this.options.timeoutMs} ms (REGISTRY_FETCH_TIMEOUT_MS, for the whole exchange)`;
+        throw new SourceFailure('FETCH_FAILED', `Could not list the tools of ${url.href}: ${message}.`, 'unreachable', 'timeout', [{ path: '', message, rule: 'timeout' }]);
       }
       throw this.failure(error, url.href, 'MCP server');
     }

@@ -104,24 +104,37 @@ class Deadline {
   private readonly controller = new AbortController();
   private readonly handle: NodeJS.Timeout;
   private expired = false;
-  private readonly followed: AbortSignal[] = [];
-  private readonly onCallerAbort = (): void => this.controller.abort(new Error('cancelled by the caller'));
+  private readonly followed: Array<{ signal: AbortSignal; listener: () => void }> = [];
 
   constructor(readonly ms: number, callers: readonly (AbortSignal | undefined)[] = []) {
-    this.handle = setTimeout(() => {
-      this.expired = true;
-      this.controller.abort(new Error(`deadline of ${ms} ms passed`));
-    }, ms);
+    this.handle = setTimeout(() => this.expire(), ms);
     this.handle.unref();
     for (const signal of callers) {
       if (!signal) continue;
       if (signal.aborted) {
-        this.onCallerAbort();
+        this.callerAbort(signal);
         break;
       }
-      signal.addEventListener('abort', this.onCallerAbort, { once: true });
-      this.followed.push(signal);
+      const listener = (): void => this.callerAbort(signal);
+      signal.addEventListener('abort', listener, { once: true });
+      this.followed.push({ signal, listener });
     }
+  }
+
+  /**
+   * A caller's signal that aborts because its own time ran out (AbortSignal.timeout: one whole
+   * MCP exchange's deadline) is a timeout too, told with what the request was waiting for (a
+   * DNS answer, the headers): not a cancellation.
+   */
+  private callerAbort(signal: AbortSignal): void {
+    if (signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') this.expire();
+    else this.controller.abort(new Error('cancelled by the caller'));
+  }
+
+  private expire(): void {
+    if (this.controller.signal.aborted) return;
+    this.expired = true;
+    this.controller.abort(new Error(`deadline of ${this.ms} ms passed`));
   }
 
   get signal(): AbortSignal {
@@ -138,7 +151,7 @@ class Deadline {
 
   dispose(): void {
     clearTimeout(this.handle);
-    for (const signal of this.followed) signal.removeEventListener('abort', this.onCallerAbort);
+    for (const { signal, listener } of this.followed) signal.removeEventListener('abort', listener);
     this.followed.length = 0;
   }
 }

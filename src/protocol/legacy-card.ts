@@ -100,3 +100,29 @@ export function legacyCompatibleCard(card: Json): Json {
   }
   return superset;
 }
+
+/** The top-level members legacyCompatibleCard adds to a v1.0 card. */
+const SUPERSET_ONLY = ['url', 'preferredTransport', 'protocolVersion', 'additionalInterfaces', 'supportsAuthenticatedExtendedCard', 'security'];
+
+/** Whether a card is a superset card: a v1.0 card (`supportedInterfaces`) that also has v0.3 members. */
+export function isSupersetCard(card: unknown): card is Json {
+  return isObject(card) && Array.isArray(card.supportedInterfaces) && SUPERSET_ONLY.some((k) => k in card);
+}
+
+/**
+ * The v1.0 card inside a superset card (legacyCompatibleCard's inverse): what its signatures
+ * cover. The v0.3 members go, and each security scheme keeps only its v1.0 member (the one
+ * object among its values; v0.3's `type`, `scheme`, ... are strings beside it).
+ */
+export function v10CardOfSuperset(superset: Json): Json {
+  const card: Json = Object.fromEntries(Object.entries(superset).filter(([k]) => !SUPERSET_ONLY.includes(k)));
+  if (isObject(card.securitySchemes)) {
+    card.securitySchemes = Object.fromEntries(
+      Object.entries(card.securitySchemes).map(([name, scheme]) => [name, isObject(scheme) ? Object.fromEntries(Object.entries(scheme).filter(([, v]) => isObject(v))) : scheme]),
+    );
+  }
+  if (Array.isArray(card.skills)) {
+    card.skills = card.skills.map((skill: unknown) => (isObject(skill) ? Object.fromEntries(Object.entries(skill).filter(([k]) => k !== 'security')) : skill));
+  }
+  return card;
+}

@@ -144,11 +144,16 @@ export async function checkCardSignatures(
   const invalid = statuses.filter((s) => s.status === 'invalid');
   if (invalid.length > 0) {
     const first = invalid[0]!;
-    const which = statuses.length === 1 ? "The card's signature" : `${invalid.length} of the card's ${statuses.length} signatures are invalid; the first`;
+    const which =
+      statuses.length === 1
+        ? "The card's signature"
+        : `${invalid.length} of the card's ${statuses.length} signatures ${invalid.length === 1 ? 'is' : 'are'} invalid. Signature ${statuses.indexOf(first)}`;
+    // The invalid signatures' findings first: they are why the card is refused (each keeps its path).
+    const findings = signatureFindings(statuses);
     throw new RegistryError(
       'SIGNATURE_INVALID',
       `${which}${first.kid ? ` (kid ${quote(first.kid)})` : ''} is not valid: ${first.reason}. A card with an invalid signature is never stored; sign the card as it is now and send it again.`,
-      signatureFindings(statuses),
+      [...findings.filter((f) => f.rule === 'signature-invalid'), ...findings.filter((f) => f.rule !== 'signature-invalid')],
     );
   }
   if (deps.requireVerified && !result.verification.verified) {

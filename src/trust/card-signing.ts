@@ -9,6 +9,7 @@
 import { FlattenedSign, decodeProtectedHeader } from 'jose';
 import { isObject, type JsonObject } from '../lib/json.js';
 import { canonicalCardPayload, requirementlessPayloads } from '../validation/canonical-card.js';
+import { MAX_SIGNATURES } from '../validation/signature.js';
 import type { Generation } from '../validation/types.js';
 import type { SigningKey } from './jwks.js';
 
@@ -51,5 +52,12 @@ export async function signCard(card: JsonObject, key: SigningKey, options: SignO
     }),
   );
   const others = (Array.isArray(card.signatures) ? card.signatures : []).filter((s) => kidOf(s) !== key.kid);
+  // Verifiers check at most MAX_SIGNATURES and call the rest invalid: the new one, added last, would be refused.
+  if (others.length + signed.length > MAX_SIGNATURES) {
+    const kids = [...new Set(others.map((s) => kidOf(s) ?? '(no kid)'))].join(', ');
+    throw new Error(
+      `the signed card would carry ${others.length + signed.length} signatures, and verifiers check at most ${MAX_SIGNATURES}: remove the signatures of keys no longer in use (the card has signatures by ${kids}) and sign again`,
+    );
+  }
   return { ...card, signatures: [...others, ...signed] };
 }

@@ -9,7 +9,7 @@
  * anyone who can verify can also sign.
  */
 import { createHash } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { isObject, quote } from '../lib/json.js';
 import { keyAlgorithms, type TrustedKey } from '../validation/signature.js';
 
@@ -22,6 +22,13 @@ const ASYMMETRIC = new Set(['EC', 'OKP', 'RSA']);
  */
 const PUBLIC_MEMBERS: Readonly<Record<string, readonly string[]>> = { EC: ['crv', 'x', 'y'], OKP: ['crv', 'x'], RSA: ['n', 'e'] };
 const MIN_RSA_BITS = 2048;
+/**
+ * Keys one set may hold under one kid (RFC 7517 §4.5: distinct keys SHOULD have distinct kids;
+ * one per key type is the exception it names). A signature is tried against every key of its
+ * kid, and anyone may `validate` a card: 380 keys under one kid made each anonymous call cost
+ * seconds of CPU.
+ */
+export const MAX_KEYS_PER_KID = 3;
 
 export interface ParsedJwks {
   keys: TrustedKey[];
@@ -69,6 +76,7 @@ function unusable(jwk: Record<string, unknown>): string | undefined {
 export function parseJwks(value: unknown, source: string): ParsedJwks {
   if (!isObject(value) || !Array.isArray(value.keys)) throw new Error(`${source} is not a JSON Web Key Set ({"keys": [...]})`);
   const out: ParsedJwks = { keys: [], problems: [] };
+  const perKid = new Map<string, number>();
   value.keys.forEach((key: unknown, i) => {
     if (!isObject(key)) {
       out.problems.push(`${source}: keys[${i}] is not a JSON object`);
@@ -79,11 +87,19 @@ export function parseJwks(value: unknown, source: string): ParsedJwks {
       out.problems.push(`${source}: keys[${i}]${typeof key.kid === 'string' ? ` (kid ${quote(key.kid)})` : ''} is not trusted: ${why}`);
       return;
     }
+    const sameKid = (perKid.get(key.kid as string) ?? 0) + 1;
+    perKid.set(key.kid as string, sameKid);
+    if (sameKid > MAX_KEYS_PER_KID) return;
     if (PRIVATE_MEMBERS.some((m) => m in key)) out.problems.push(`${source}: keys[${i}] (kid ${quote(key.kid)}) holds private key material; only its public half is used`);
     // Only verified with: once "verify" is among its key_ops (unusable), publicJwk drops them.
     const jwk = publicJwk(key as JWK);
     out.keys.push({ kid: jwk.kid!, jwk, source });
   });
+  for (const [kid, count] of perKid) {
+    if (count > MAX_KEYS_PER_KID) {
+      out.problems.push(`${source}: ${count} keys have kid ${quote(kid)}; only the first ${MAX_KEYS_PER_KID} are trusted: give each key its own kid`);
+    }
+  }
   return out;
 }
 
@@ -118,9 +134,22 @@ export async function parseSigningKey(value: unknown, source: string, accepted: 
   if (!isObject(value)) throw new Error(`${source} is not a JSON Web Key (a JSON object)`);
   if (value.kty === 'oct') throw new Error(`${source} is a symmetric key; card signatures need an asymmetric private key (EC, OKP or RSA)`);
   if (typeof value.d !== 'string') throw new Error(`${source} has no private part ("d"): it is a public key, which can verify but not sign`);
+  if (typeof value.kty !== 'string' || !ASYMMETRIC.has(value.kty)) throw new Error(`${source}: "kty" is ${quote(value.kty)}; a signing key is EC, OKP or RSA`);
   const alg = algorithmFor(value);
   if (!alg || !accepted.includes(alg)) throw new Error(`${source}: cannot sign with ${alg ? `algorithm ${quote(alg)}` : `a ${String(value.kty)} key on curve ${quote(value.crv)}`}; accepted: ${accepted.join(', ')}`);
+  // An `alg` the key cannot make (ES384 on a P-256 key) would fail only at the first signature:
+  // for the registry's own key, after start-up had created its data directory and admin token.
+  const fitting = keyAlgorithms({ kty: value.kty, crv: value.crv });
+  if (!fitting.includes(alg)) {
+    const what = value.kty === 'RSA' ? 'an RSA key' : `an ${value.kty} key on curve ${quote(value.crv)}`;
+    throw new Error(`${source}: its "alg" ${quote(alg)} does not fit the key, ${what}, which signs with ${fitting.length > 0 ? fitting.join(', ') : 'none of them'}: correct "alg" or leave it out`);
+  }
   if (value.kty === 'RSA' && rsaBits(value) < MIN_RSA_BITS) throw new Error(`${source}: the RSA key is shorter than ${MIN_RSA_BITS} bits`);
+  try {
+    await importJWK({ ...(value as JWK), alg }, alg);
+  } catch (error) {
+    throw new Error(`${source}: the key cannot sign with ${alg}: ${(error as Error).message}`);
+  }
   const chosen = kid ?? (typeof value.kid === 'string' && value.kid !== '' ? value.kid : await calculateJwkThumbprint(publicJwk(value as JWK)));
   return { jwk: { ...(value as JWK), kid: chosen, alg }, kid: chosen, alg };
 }
