@@ -4,7 +4,8 @@
  *   pointing inside) each cost at most one fetch timeout and are declined with the rule;
  * - the refresh loop never holds up requests, even when every source hangs;
  * - REGISTRY_PROBE: inline agents checked at their well-known card, with drift;
- * - REGISTRY_HIDE_UNHEALTHY_SECONDS: long-unhealthy entries leave default search results.
+ * - REGISTRY_HIDE_UNHEALTHY_SECONDS: long-unhealthy entries leave default search results;
+ * - probing turned off: what probes left is cleared at the next start (SQLite and PostgreSQL).
  * The registry allows only the host name "localhost" (REGISTRY_FETCH_ALLOW=localhost), so the
  * literal 127.0.0.1 stays refused; a second registry runs the default (empty) allow list.
  */
@@ -16,7 +17,10 @@ import { startOrigin, waitFor, type OriginServer } from './support/origin-server
 import { makeDue, serveCard, setStoredIdentity } from './support/freshness.js';
 import { mcpServer, toolspec, v1Card } from './support/documents.js';
 import { errorOf, op, registerByUrl, resultOf, sdkClient, type WireJson } from './support/client.js';
+import { eventually } from './support/eventually.js';
+import { usePostgres } from './support/postgres.js';
 import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { tempDir } from './support/temp.js';
 import { watch } from './support/watch-stream.js';
 
 const TIMEOUT_MS = 1000;
@@ -32,6 +36,7 @@ let origin: OriginServer;
 let alice: Client;
 let anonymous: Client;
 let local = '';
+const postgres = usePostgres();
 
 before(async () => {
   origin = await startOrigin();
@@ -279,6 +284,43 @@ describe('REGISTRY_PROBE: agents registered inline', () => {
     } finally {
       await own.close();
     }
+  });
+
+  for (const engine of ['sqlite', 'postgres'] as const) {
+    test(`probing turned off: the next start clears what probes left (an unreachable verdict hid the entry for good), and search finds it again (${engine})`, async (t) => {
+      if (engine === 'postgres' && postgres.skipReason) return t.skip(postgres.skipReason);
+      const storage = engine === 'postgres' ? { DATABASE_URL: await postgres.server.createDatabase('probe-off') } : { REGISTRY_DATA_DIR: tempDir() };
+      const settings = { ...storage, REGISTRY_FETCH_ALLOW: 'localhost', REGISTRY_FETCH_TIMEOUT_MS: String(TIMEOUT_MS), REGISTRY_HIDE_UNHEALTHY_SECONDS: '1' };
+      const gone = await startOrigin();
+      const card = v1Card(`Vanished Probe Agent ${engine}`, `http://localhost:${gone.port}/a2a`);
+      await gone.close();
+      const probing = await startTestRegistry({ ...settings, REGISTRY_PROBE: 'true' });
+      let id = '';
+      try {
+        const owner = await sdkClient(probing.url, { token: TOKENS.alice });
+        id = resultOf(await op(owner, { register: { agentCard: card } })).id;
+        await probing.refresher!.runOnce();
+        assert.equal(resultOf(await op(owner, { get: { id } })).health?.status, 'unreachable');
+        await new Promise((resolve) => setTimeout(resolve, 1200));
+        assert.deepEqual(resultOf(await op(owner, { search: { query: card.name } })).results, [], 'hidden while unreachable');
+      } finally {
+        await probing.close();
+      }
+      const plain = await startTestRegistry(settings);
+      try {
+        const reader = await sdkClient(plain.url);
+        await eventually(async () => resultOf(await op(reader, { get: { id } })).health === undefined, 'the probe\'s verdict cleared');
+        assert.equal(resultOf(await op(reader, { get: { id } })).drift, undefined);
+        // The stored record is cleared first, then the index: get may see the one before search the other.
+        await eventually(async () => resultOf(await op(reader, { search: { query: card.name } })).results.some((h: WireJson) => h.id === id && h.health === undefined), 'found again');
+      } finally {
+        await plain.close();
+      }
+    });
+  }
+
+  test('REGISTRY_PROBE=true with REGISTRY_REFRESH_SECONDS=0 (no loop to probe on) stops start-up, saying so', async () => {
+    await assert.rejects(startTestRegistry({ REGISTRY_PROBE: 'true', REGISTRY_REFRESH_SECONDS: '0' }), /REGISTRY_PROBE=true needs the refresh loop, which REGISTRY_REFRESH_SECONDS=0 turns off/);
   });
 
   test('MCP servers registered inline are not probed', async () => {

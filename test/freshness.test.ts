@@ -202,6 +202,20 @@ describe('register an MCP server with fetchTools', () => {
     assert.deepEqual(hits.filter((h: WireJson) => h.id === result.id).map((h: WireJson) => h.match.id).sort(), ['tool_0', 'tool_2', 'tool_4']);
   });
 
+  test('an MCP server that moved to another origin (308) is followed there, as a card is: the guard checks the hop', async () => {
+    // The MCP SDK's own policy follows redirects within the origin only: this was FETCH_FAILED,
+    // "answered HTTP 308 to the MCP client", without saying where it pointed.
+    origin.route('/mcp-moved', (_req, res) => void res.writeHead(308, { location: mcp.url }).end());
+    const result = resultOf(await op(alice, { register: { mcpServer: mcpServer('moved-files', `${origin.url}/mcp-moved`), fetchTools: true } }));
+    assert.equal(result.created, true);
+    assert.deepEqual(result.indexed, { tools: 5 });
+    // A hop to an address the guard refuses is still refused.
+    origin.route('/mcp-inside', (_req, res) => void res.writeHead(308, { location: 'http://192.168.1.20/mcp' }).end());
+    const inside = errorOf(await op(alice, { register: { mcpServer: mcpServer('moved-inside', `${origin.url}/mcp-inside`), fetchTools: true } }));
+    assert.equal(inside.code, 'FETCH_FAILED');
+    assert.match(inside.message, /192\.168\.1\.20 is a private-network address/);
+  });
+
   test('the tools get the checks of an inline toolspec; refused and unreachable servers are declined', async () => {
     const bad = await startMcpServer({ tools: [{ name: 'broken', description: 'x', inputSchema: { type: 'string' } }] });
     try {
@@ -229,7 +243,10 @@ describe('register an MCP server with fetchTools', () => {
       ['/no-mcp-here', 'http-status', /answered HTTP 404 to the MCP client: check that this is the server's Streamable HTTP endpoint/],
       ['/mcp-login', 'http-status', /answered HTTP 401 to the MCP client: the registry lists tools without credentials/],
       ['/mcp-page', 'content-type', /answered with Content-Type "text\/html"; an MCP server answers JSON-RPC as application\/json or text\/event-stream/],
+      // The SDK says "Unexpected content type: null", which read as Content-Type "null".
+      ['/mcp-untyped', 'content-type', /answered without a Content-Type; an MCP server answers JSON-RPC/],
     ];
+    origin.route('/mcp-untyped', (_req, res) => void res.writeHead(200).end('{"jsonrpc": "2.0"}'));
     for (const [path, rule, message] of cases) {
       const error = errorOf(await op(alice, { register: { mcpServer: mcpServer('not-mcp', `${origin.url}${path}`), fetchTools: true } }));
       assert.equal(error.code, 'FETCH_FAILED', path);

@@ -5,6 +5,8 @@
  * resuming with SubscribeToTask after a disconnect.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { randomUUID } from 'node:crypto';
 import { Task, TaskState, type StreamResponse } from '@a2a-js/sdk';
@@ -340,6 +342,11 @@ describe('standing searches', () => {
     assert.equal(res.status, 400);
     assert.equal(body.error.status, 'FAILED_PRECONDITION');
     assert.equal(body.error.details[0].reason, 'UNSUPPORTED_OPERATION');
+    // A finished task that never was a watch (a registration) is not told it is "no open watch any more".
+    const registration = await rpc({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [dataPart({ register: { agentCard: card('Renewed Registration', 'https://renewed-registration.example.org/a2a', ['x']) } })] } });
+    const notWatch = await rpc({ message: { ...renewal().message, taskId: registration.result.task.id } });
+    assert.equal(notWatch.error?.code, -32004, JSON.stringify(notWatch));
+    assert.match(notWatch.error.message, /terminal state \(TASK_STATE_COMPLETED\): it is not a watch's task and cannot be renewed/);
   });
 
   test('CLI: a2a-registry watch prints the initial matches and then events as JSON lines', async () => {
@@ -525,7 +532,7 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       assert.equal(state, '4', 'TASK_STATE_FAILED');
-      assert.match(reason, /Push notifications to .* failed.*4 attempts/);
+      assert.match(reason, /Push notifications to .* failed: the initial matches were not accepted within 1\.75 s \(REGISTRY_WEBHOOK_RETRY_SECONDS\)/);
       // Then the final status, attempted once (the webhook has had its attempts).
       const final = await hook.waitFor((b) => b.statusUpdate !== undefined, 'final status pushed');
       assert.equal(final.statusUpdate.status.state, 'TASK_STATE_FAILED');
@@ -533,6 +540,24 @@ describe('standing searches: webhooks retried, slow or chatty', { concurrency: t
       assert.equal(hook.requests.length, 5, 'four attempts at the initial matches, one at the final status');
     } finally {
       await hook.close();
+    }
+  });
+
+  test('push: a webhook that never answers is given up within REGISTRY_WEBHOOK_RETRY_SECONDS, its requests included', async () => {
+    // Each attempt waited a whole fetch timeout (5 s) on top of the window's waits: 1.75 s took 22 s.
+    let hits = 0;
+    const silent = http.createServer(() => hits++);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const started = Date.now();
+      const task = await sendWithPush(bob, { filter: { tags: ['push-hangs'] } }, { url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`, token: 't' });
+      await eventually(async () => ((await bob.getTask({ tenant: '', id: task.id, historyLength: undefined })) as unknown as WireJson).status?.state === TaskState.TASK_STATE_FAILED, 'the watch FAILED', 15_000);
+      const took = Date.now() - started;
+      assert.ok(took < 4500, `ended after ${took} ms: less than one fetch timeout (5 s) past the 1.75 s window`);
+      assert.ok(hits >= 2, `retried (${hits} requests)`);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 

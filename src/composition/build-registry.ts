@@ -268,6 +268,17 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     void indexLoad.then(() => {
       if (!loadAbort.signal.aborted) reevaluate.wake();
     });
+    // Probing turned off: what the probes left (an `unreachable` that hides an entry) would never
+    // be checked again. Through the service, so the index, the change log and watches follow.
+    if (!freshness.probe) {
+      void indexLoad
+        .then(async () => {
+          if (loadAbort.signal.aborted) return;
+          const cleared = await service.forgetProbes(loadAbort.signal);
+          if (cleared > 0) log.info({ entries: cleared }, 'REGISTRY_PROBE is off: the health that probes left on agents registered inline was cleared');
+        })
+        .catch((err: unknown) => log.warn({ err }, 'clearing the health that probes left failed; the next start tries again'));
+    }
 
     const authenticator = new TokenAuthenticator(tokens);
     const hardening = config.hardening;

@@ -675,6 +675,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
   if (e.REGISTRY_REQUIRE_VERIFIED && !e.REGISTRY_TRUSTED_KEYS && !e.REGISTRY_TRUSTED_JKU?.length) {
     throw new ConfigError('invalid configuration: REGISTRY_REQUIRE_VERIFIED=true needs trusted keys: set REGISTRY_TRUSTED_KEYS (a JWKS file) or REGISTRY_TRUSTED_JKU (JWKS URLs)');
   }
+  // Probes run on the refresh loop, which REGISTRY_REFRESH_SECONDS=0 turns off: probing nothing,
+  // without a word, is not what the operator asked for.
+  if (e.REGISTRY_PROBE && e.REGISTRY_REFRESH_SECONDS === 0) {
+    throw new ConfigError(
+      'invalid configuration: REGISTRY_PROBE=true needs the refresh loop, which REGISTRY_REFRESH_SECONDS=0 turns off: set REGISTRY_REFRESH_SECONDS to how often to check (e.g. 3600), or leave REGISTRY_PROBE unset',
+    );
+  }
   const headersTimeoutSeconds = e.REGISTRY_HEADERS_TIMEOUT_SECONDS ?? Math.min(10, e.REGISTRY_REQUEST_TIMEOUT_SECONDS);
   if (headersTimeoutSeconds > e.REGISTRY_REQUEST_TIMEOUT_SECONDS) {
     throw new ConfigError(

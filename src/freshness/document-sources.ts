@@ -235,7 +235,7 @@ export class FetchingDocumentSources implements DocumentSources {
     if (reason === 'too-large') {
       return new SourceFailure(
         'TOO_LARGE',
-        `The ${what} at ${url} is larger than ${formatBytes(this.options.maxDocumentBytes)} (the document size limit). Shorten it, then register it again.`,
+        `The ${what} at ${url} is larger than ${formatBytes(this.options.maxDocumentBytes)} (the document size limit). Shorten it: the registry takes it at the next registration or refresh.`,
         health,
         reason,
         details,

@@ -62,7 +62,9 @@ function transportFailure(error: unknown, url: URL, StreamableHTTPError: new (..
   const { code } = error;
   if (code === -1) {
     const type = /Unexpected content type: (.*)$/s.exec(error.message)?.[1]?.slice(0, MAX_QUOTED_CHARS) ?? '?';
-    return new FetchError('content-type', url.href, `${url.href} answered with Content-Type "${type}"; an MCP server answers JSON-RPC as application/json or text/event-stream`);
+    // The SDK writes a missing header as "null".
+    const said = type === 'null' ? 'without a Content-Type' : `with Content-Type "${type}"`;
+    return new FetchError('content-type', url.href, `${url.href} answered ${said}; an MCP server answers JSON-RPC as application/json or text/event-stream`);
   }
   if (code === undefined || code < 300 || code > 599) return undefined;
   const hint =
@@ -95,7 +97,10 @@ export async function listMcpTools(url: URL, options: ListToolsOptions): Promise
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
   ]);
   const client = new Client({ name: 'a2a-agent-registry', version: options.clientVersion }, { capabilities: {} });
-  const transport = new StreamableHTTPClientTransport(url, { fetch: options.fetch });
+  // Redirects are the guarded fetch's to follow (at most 3, every hop checked, credentials not
+  // carried to another origin), as for every other outbound request: the SDK's own policy follows
+  // only those within the origin, and an MCP server that moved to another host failed.
+  const transport = new StreamableHTTPClientTransport(url, { fetch: options.fetch, redirectPolicy: 'follow' });
   const requestOptions = { signal: options.signal, timeout: options.timeoutMs };
   try {
     await client.connect(transport, requestOptions);

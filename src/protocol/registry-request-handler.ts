@@ -425,8 +425,10 @@ export class RegistryRequestHandler extends DefaultRequestHandler {
     // none (UnsupportedOperationError, not invalid params), and the message's contextId, when
     // given, must be the task's.
     if (current.status && TERMINAL.has(current.status.state)) {
+      // Only a watch's task carries its expiry: another finished task (a registration) never was one.
+      const wasWatch = current.metadata?.watchExpiresAt !== undefined;
       throw new UnsupportedOperationError(
-        `Task ${taskId} is in a terminal state (${taskStateToJSON(current.status.state)}): it is not an open watch any more and cannot be renewed. Start a new watch instead.`,
+        `Task ${taskId} is in a terminal state (${taskStateToJSON(current.status.state)}): ${wasWatch ? 'it is not an open watch any more' : 'it is not a watch\'s task'} and cannot be renewed. Start a new watch instead.`,
       );
     }
     if (message.contextId && message.contextId !== current.contextId) {

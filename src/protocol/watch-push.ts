@@ -56,6 +56,8 @@ export interface PushRetry {
   maxDelayMs: number;
 }
 export const DEFAULT_PUSH_RETRY: PushRetry = { windowMs: 60_000, firstDelayMs: 250, maxDelayMs: 30_000 };
+/** The least time a retry gets: one squeezed into the window's last milliseconds would fail for that alone. */
+const MIN_ATTEMPT_MS = 500;
 
 /** The waits between a notification's attempts: doubling, capped, adding up to the window (the last one cut to fit). */
 export function retryDelays(retry: PushRetry): number[] {
@@ -317,10 +319,13 @@ export class WatchPushes {
     retry: PushRetry = DEFAULT_PUSH_RETRY,
   ) {
     this.#delays = retryDelays(retry);
+    this.#windowMs = retry.windowMs;
   }
 
   /** Waits between a notification's attempts (attempts = these + 1). */
   readonly #delays: number[];
+  /** How long one notification's attempts may take, their waits and their requests together. */
+  readonly #windowMs: number;
 
   /**
    * Follows `watch` from its start, or from its restoring after a restart: pushes its initial
@@ -437,7 +442,8 @@ export class WatchPushes {
     const { config } = kept;
     if (failure && watch.isOpen && current()) {
       this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
-      watch.end('failed', `Push notifications to ${config.url} failed: ${what} was not accepted after ${this.#delays.length + 1} attempts (last: ${failure}). The watch ended.`);
+      const tried = `within ${this.#windowMs / 1000} s (REGISTRY_WEBHOOK_RETRY_SECONDS)`;
+      watch.end('failed', `Push notifications to ${config.url} failed: ${what} ${what.startsWith('the initial matches') ? 'were' : 'was'} not accepted ${tried} (last: ${failure}). The watch ended.`);
     }
   }
 
@@ -455,9 +461,14 @@ export class WatchPushes {
   ): Promise<string | undefined> {
     const body = notification.bodyFor(wireVersion);
     let failure = '';
+    // The window bounds the attempts' requests too, not only the waits between them: a receiver
+    // that never answers cost a fetch timeout per attempt on top (35 s for a window of 5 s).
+    const deadline = Date.now() + this.#windowMs;
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) {
-        const delay = this.#delays[attempt - 1] ?? 0;
+        const left = deadline - Date.now();
+        if (left <= 0) return failure;
+        const delay = Math.min(this.#delays[attempt - 1] ?? 0, left);
         let timer: NodeJS.Timeout | undefined;
         // Unref'd: a wait never holds the process open at shutdown.
         const waited = new Promise((resolve) => (timer = setTimeout(resolve, delay).unref()));
@@ -466,7 +477,10 @@ export class WatchPushes {
         if ((watch && !watch.isOpen) || !current()) return failure;
       }
       try {
-        await this.fetcher.postJson(config.url, body, { purpose: 'webhook', headers: headersOf(config, wireVersion) });
+        // Cut at the window's end (never below MIN_ATTEMPT_MS); the fetch timeout still bounds each
+        // attempt, and the guard counts this cut as a timeout too.
+        const cut = attempts > 1 ? AbortSignal.timeout(Math.max(MIN_ATTEMPT_MS, deadline - Date.now())) : undefined;
+        await this.fetcher.postJson(config.url, body, { purpose: 'webhook', headers: headersOf(config, wireVersion), ...(cut ? { signal: cut } : {}) });
         return undefined;
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);

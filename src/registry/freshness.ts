@@ -91,6 +91,27 @@ export class FreshnessChecks {
     return 'skipped';
   }
 
+  /**
+   * With probing off, forgets what earlier probes left on agents registered inline (health,
+   * drift): nothing would check them again, and an `unreachable` verdict would hide the entry
+   * from search for good. Returns how many entries were cleared.
+   */
+  async forgetProbes(signal?: AbortSignal): Promise<number> {
+    if (this.settings.probe) return 0;
+    const seen = new Set<string>();
+    let cleared = 0;
+    for (;;) {
+      const ids = (await this.store.probedWithoutSource(100)).filter((id) => !seen.has(id));
+      if (ids.length === 0 || signal?.aborted) return cleared;
+      for (const id of ids) {
+        seen.add(id);
+        const entry = await this.store.get(id);
+        if (!entry || entry.source) continue;
+        if (await this.record(entry, {})) cleared++;
+      }
+    }
+  }
+
   /** Fetches the entry's document from its source; answers like register, or throws (after recording) why it could not. */
   async refresh(entry: SourcedEntry, signal?: AbortSignal): Promise<RegistrationResult> {
     try {

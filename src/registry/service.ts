@@ -479,6 +479,11 @@ export class RegistryService {
     return this.freshness ? this.freshness.checkDue(id, signal) : 'skipped';
   }
 
+  /** With probing off, clears what earlier probes left on inline agents (see FreshnessChecks.forgetProbes). */
+  async forgetProbes(signal?: AbortSignal): Promise<number> {
+    return this.freshness ? this.freshness.forgetProbes(signal) : 0;
+  }
+
   /** Re-evaluates stored signed cards against the trust roots now in force (see CardTrust); `signal` ends it early. */
   reevaluateSignatures(signal?: AbortSignal): Promise<{ checked: number; changed: number; stopped: boolean }> {
     return this.trust.reevaluateAll(signal);

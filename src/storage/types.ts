@@ -500,6 +500,11 @@ export interface RegistryStore {
   /** Schedules a first probe (at `at`) for every agent that has no freshness record yet; returns how many. */
   scheduleProbes(at: string): Promise<number>;
   /**
+   * Up to `limit` entries without a source whose freshness record holds what a probe left (a
+   * health verdict or drift): with probing turned off, nothing would ever check them again.
+   */
+  probedWithoutSource(limit: number): Promise<string[]>;
+  /**
    * Brings the refreshes of entries with a source in line with the interval now configured:
    * those with no next check (registered or refreshed while refreshing was off) are due at `now`,
    * those due after `latest` (a longer interval before) at `latest`. Returns how many moved.

@@ -1135,4 +1135,12 @@ export class PostgresStore implements RegistryStore {
     );
     return result.rowCount ?? 0;
   }
+
+  async probedWithoutSource(limit: number): Promise<string[]> {
+    const result = await this.#query<{ entry_id: string }>(
+      'SELECT entry_id FROM entry_freshness WHERE source_url IS NULL AND (health_status IS NOT NULL OR drift IS NOT NULL) LIMIT $1',
+      [clampLimit(limit)],
+    );
+    return result.rows.map((r) => r.entry_id);
+  }
 }

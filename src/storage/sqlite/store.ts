@@ -1166,6 +1166,17 @@ export class SqliteStore implements RegistryStore {
     );
   }
 
+  async probedWithoutSource(limit: number): Promise<string[]> {
+    return this.#read(() =>
+      (
+        prepare(
+          this.#requireDb(),
+          'SELECT entry_id FROM entry_freshness WHERE source_url IS NULL AND (health_status IS NOT NULL OR drift IS NOT NULL) LIMIT ?',
+        ).all(clampLimit(limit)) as { entry_id: string }[]
+      ).map((r) => r.entry_id),
+    );
+  }
+
   async changeMark(seq: number): Promise<string | undefined> {
     return this.#read(() => {
       const row = prepare(this.#requireDb(), 'SELECT entry_id, op, at FROM changes WHERE seq = ?').get(normalizeSeq(seq)) as
