@@ -472,6 +472,34 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('Back with skill tags typed and not committed goes back: no new history entry, Forward still there', async () => {
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/?q=invoice`);
+      await page.locator('.hit').first().waitFor();
+      await page.selectOption('#f-kind', 'agent');
+      await page.waitForURL(/kind=agent/);
+      const entries = await page.evaluate(() => history.length);
+      // Typed, neither Enter pressed nor the box left: Back moves the focus to the heading, and
+      // the box's "change" on blur pushed /?q=invoice&tags=finance, the entry Forward went to lost.
+      await page.locator('#f-tags').pressSequentially('finance', { delay: 10 });
+      await page.goBack();
+      await page.waitForFunction(() => document.activeElement?.tagName === 'H1');
+      assert.equal(await page.evaluate(() => window.location.search), '?q=invoice', 'Back stays back');
+      assert.equal(await page.evaluate(() => history.length), entries, 'no history entry added');
+      assert.equal(await page.locator('#f-tags').inputValue(), '', 'the tags of the entry Back went to');
+      await page.goForward();
+      await page.waitForURL(/\?q=invoice&kind=agent$/);
+      assert.equal(await page.locator('#f-kind').inputValue(), 'agent');
+      assert.equal(await page.locator('#f-tags').inputValue(), '');
+
+      // Typed, then committed by leaving the box (Tab): the filter applies, as before.
+      await page.locator('#f-tags').pressSequentially('finance', { delay: 10 });
+      await page.keyboard.press('Tab');
+      await page.waitForURL(/tags=finance/);
+      assert.equal(await page.evaluate(() => history.length), entries + 1);
+    });
+  });
+
   test('Back from an entry returns to the place in the results: scrolled as before, the focus on the link followed', async () => {
     await withPage(async (page) => {
       await page.setViewportSize({ width: 1000, height: 600 });

@@ -404,7 +404,7 @@ export function SearchPage({ params, moved }: { params: URLSearchParams; moved: 
           />
           <button type="submit">Search</button>
         </div>
-        <Filters params={params} setFilter={setFilter} />
+        <Filters params={params} moved={moved} setFilter={setFilter} />
       </form>
       {leftOut?.key === requestKey && (
         <div class="notice" role="status">
@@ -525,10 +525,22 @@ function EmptyResults({ params }: { params: URLSearchParams }) {
   );
 }
 
-function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (key: string, value: string | undefined) => void }) {
+function Filters({ params, moved, setFilter }: { params: URLSearchParams; moved: number; setFilter: (key: string, value: string | undefined) => void }) {
   const [tags, setTags] = useState(params.get('tags') ?? '');
   useEffect(() => setTags(params.get('tags') ?? ''), [params.get('tags')]);
+  // Tags typed and not yet committed belong to the history entry they were typed on (`moved` then).
+  // Back or Forward moves the focus to the heading, the box blurs and says "change" against the
+  // entry Back went to: committing then pushed a new entry mixing both, and lost Forward. The
+  // text is left behind instead, as the search box's words within the typing pause are.
+  const typedIn = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (typedIn.current === undefined) return;
+    typedIn.current = undefined;
+    setTags(params.get('tags') ?? '');
+  }, [moved]);
   const commitTags = () => {
+    if (typedIn.current !== moved) return;
+    typedIn.current = undefined;
     const value = splitTags(tags).join(', ');
     if (value !== (params.get('tags') ?? '')) setFilter('tags', value || undefined);
   };
@@ -567,7 +579,10 @@ function Filters({ params, setFilter }: { params: URLSearchParams; setFilter: (k
               value={tags}
               placeholder="finance, translation"
               aria-describedby="f-tags-help"
-              onInput={(e) => setTags(e.currentTarget.value)}
+              onInput={(e) => {
+                typedIn.current = moved;
+                setTags(e.currentTarget.value);
+              }}
               onChange={commitTags}
               onKeyDown={(e) => {
                 if (e.key === 'Enter') {
