@@ -144,6 +144,25 @@ describe('web page', { skip: unavailable }, () => {
           assert.equal(changed.status, 200, `${path} ${encoding} with another coding's ETag`);
           assert.deepEqual([changed.etag, changed.body], [form.etag, form.body], `${path} ${encoding}: that coding's form`);
         }
+        // Where the client's weights tie, brotli (the smallest): browsers list gzip first, and
+        // followed in their order never got brotli. Weights the client gives decide.
+        for (const [encoding, form] of [
+          ['gzip, deflate, br, zstd', forms.br],
+          ['gzip, br', forms.br],
+          ['*', forms.br],
+          ['gzip;q=0.8', forms.gzip],
+          ['br;q=0, gzip;q=1', forms.gzip],
+          ['gzip;q=1, br;q=0.5', forms.gzip],
+          ['identity, gzip;q=0.5, br;q=0.5', forms.identity],
+          ['br;q=0, gzip;q=0', forms.identity],
+          ['deflate', forms.identity],
+        ] as const) {
+          const res = await request(`${registry.url}${path}`, { headers: { ...headers, 'accept-encoding': encoding } });
+          const body = Buffer.from(await res.body.arrayBuffer());
+          assert.deepEqual([res.headers['content-encoding'], String(res.headers.etag)], [form.coding, form.etag], `${path} for Accept-Encoding: ${encoding}`);
+          assert.deepEqual(body, form.body, `${path} for Accept-Encoding: ${encoding}`);
+          assert.match(String(res.headers.vary), /Accept-Encoding/, `${path}: Vary`);
+        }
       }
     });
 

@@ -88,12 +88,40 @@ export function cachedBody(body: Buffer, type: string): CachedBody {
   return { type, identity: coded(body), ...(gzip ? { gzip: coded(gzip) } : {}), ...(br ? { br: coded(br) } : {}) };
 }
 
-/** The form to send: the best coding the client accepts that the body has, else identity. */
+/**
+ * The weight (q-value) an Accept-Encoding header gives each coding it names (RFC 9110 12.5.3),
+ * `*` among them. An entry whose q-value is not a number is left out, as if unsent.
+ */
+function encodingWeights(header: string | undefined): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const entry of (header ?? '').split(',')) {
+    const [name, ...params] = entry.split(';').map((part) => part.trim().toLowerCase());
+    if (!name) continue;
+    const q = params.find((p) => p.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (Number.isFinite(weight) && weight >= 0 && weight <= 1) weights.set(name, weight);
+  }
+  return weights;
+}
+
+/**
+ * The form to send: the coding the client weighs highest among those the body has, else
+ * identity. Where the client's weights tie, the server's preference decides (br, then gzip, then
+ * identity): browsers list gzip first ("gzip, deflate, br, zstd") without ranking it above br,
+ * and following their order (as req.acceptsEncodings does) never sent them the smaller form.
+ */
 function chosenForm(req: Request, item: CachedBody): { coding?: 'br' | 'gzip'; form: CodedBody } {
-  const accepted = req.acceptsEncodings(['br', 'gzip', 'identity']);
-  if (accepted === 'br' && item.br) return { coding: 'br', form: item.br };
-  if (accepted === 'gzip' && item.gzip) return { coding: 'gzip', form: item.gzip };
-  return { form: item.identity };
+  const weights = encodingWeights(req.headers['accept-encoding']);
+  const weightOf = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0;
+  // Identity is acceptable unless refused (by name, or by `*;q=0`); unnamed, it weighs no more
+  // than the least coding named, so "gzip;q=0.8" still gets gzip.
+  const identity = weights.get('identity') ?? weights.get('*') ?? Math.min(1, ...weights.values());
+  let best: { coding?: 'br' | 'gzip'; form: CodedBody; weight: number } = { form: item.identity, weight: identity };
+  for (const coding of ['gzip', 'br'] as const) {
+    const form = item[coding];
+    if (form && weightOf(coding) > 0 && weightOf(coding) >= best.weight) best = { coding, form, weight: weightOf(coding) };
+  }
+  return best.coding ? { coding: best.coding, form: best.form } : { form: item.identity };
 }
 
 /**
