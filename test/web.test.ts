@@ -644,6 +644,30 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('the filters show each option whole, at desktop, tablet and phone widths ("Any, including hidden" was cut at 1280 px)', async () => {
+    await withPage(async (page) => {
+      for (const width of [1280, 1100, 1024, 900, 768, 600, 375]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(`${registry.url}/?health=any`);
+        await page.locator('#f-health').waitFor();
+        const cut = await page.locator('.filter-grid select').evaluateAll((selects) =>
+          selects.flatMap((select) => {
+            const style = getComputedStyle(select);
+            const context = document.createElement('canvas').getContext('2d')!;
+            context.font = style.font;
+            // The room for the text: the box, less its padding and Chromium's arrow at its end (20 px).
+            const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+            return [...(select as HTMLSelectElement).options]
+              .filter((option) => context.measureText(option.text).width > room)
+              .map((option) => `${select.id}: "${option.text}" is ${Math.ceil(context.measureText(option.text).width)} px in ${Math.floor(room)} px`);
+          }),
+        );
+        assert.deepEqual(cut, [], `at ${width} px`);
+      }
+      await screenshot(page, 'filters-375');
+    });
+  });
+
   test('verified: the filter keeps entries whose card a trusted key signed; the entry page shows each signature', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/?kind=agent`);
