@@ -1037,6 +1037,18 @@ describe('web page', { skip: unavailable }, () => {
       ]);
       // The page around it stays left to right.
       assert.equal(await page.locator('#skills-h').evaluate((el) => getComputedStyle(el).direction), 'ltr');
+      // An example's bullet sits at its start, the right, inside the skill's card (it stuck out of
+      // it, the list indented on the left only), at desktop and phone widths.
+      for (const width of [1100, 375]) {
+        await page.setViewportSize({ width, height: 800 });
+        const bullet = await page.locator('#skill-rtl-translate').evaluate((card) => {
+          const list = card.querySelector('.examples')!;
+          const item = list.querySelector('li')!;
+          const room = card.getBoundingClientRect().right - parseFloat(getComputedStyle(card).paddingRight) - item.getBoundingClientRect().right;
+          return { listOverflows: list.scrollWidth > list.clientWidth, cardOverflows: card.scrollWidth > card.clientWidth, roomForBullet: room >= 12 };
+        });
+        assert.deepEqual(bullet, { listOverflows: false, cardOverflows: false, roomForBullet: true }, `at ${width} px`);
+      }
       await screenshot(page, 'rtl-entry');
     });
   });
