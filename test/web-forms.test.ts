@@ -866,6 +866,73 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
     }
   });
 
+  test('a Retry-After of days is held for a minute at most, one given as an HTTP-date is counted down, and neither locks the tab', async () => {
+    // A rate limit in front of the registry naming its wait in either form of RFC 9110 10.2.3.
+    let retryAfter: string | undefined;
+    const proxy = await startProxy((res) => {
+      if (retryAfter === undefined) return false;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter }).end(JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Too many requests.' } }));
+      return true;
+    });
+    /** The seconds the notice and the search's count say to wait, and the wait the tab keeps (seconds from now). */
+    const waits = async (page: WatchedPage) => {
+      const refused = page.locator('[role=alert]', { hasText: 'RATE_LIMITED' });
+      await refused.waitFor();
+      page.problems.length = 0; // the browser logs the refused request (429) itself
+      const said = /Try again in (\d+) s/.exec(await refused.innerText())?.[1];
+      const kept = await page.evaluate(() => {
+        const saved = JSON.parse(sessionStorage.getItem('a2a-registry.rate-wait') ?? '{}') as Record<string, number>;
+        return Math.max(...Object.values(saved).map((until) => Math.round((until - Date.now()) / 1000)));
+      });
+      return { said: Number(said), kept };
+    };
+    const searchWait = async (page: Page) => {
+      const count = page.locator('#result-count', { hasText: /^Searching in \d+ s/ });
+      await count.waitFor({ timeout: 5000 });
+      return Number(/in (\d+) s/.exec(await count.innerText())?.[1]);
+    };
+    try {
+      // Days (or a garbled number): "Searching in 99999999998 s", every read and write of the tab
+      // held as long, after a reload too. A minute at most now, the registry's own longest wait.
+      await withPage(async (page) => {
+        retryAfter = '99999999999';
+        await page.goto(`${proxy.url}/?q=weather`);
+        const { said, kept } = await waits(page);
+        assert.ok(said > 0 && said <= 60, `the notice says to wait ${said} s`);
+        assert.ok(kept > 0 && kept <= 60, `the tab keeps a wait of ${kept} s`);
+        await page.reload();
+        const afterReload = await searchWait(page);
+        assert.ok(afterReload > 0 && afterReload <= 60, `after a reload, the search waits ${afterReload} s`);
+        // A wait of days kept in the tab before (by an older page): no longer than a minute either.
+        await page.evaluate(() => sessionStorage.setItem('a2a-registry.rate-wait', JSON.stringify({ read: Date.now() + 1e14, write: Date.now() + 1e14 })));
+        await page.reload();
+        const kept2 = await searchWait(page);
+        assert.ok(kept2 > 0 && kept2 <= 60, `a kept wait of days: the search waits ${kept2} s`);
+      });
+      // An HTTP-date 9 s ahead: was NaN, and no wait at all; now counted down to that time.
+      await withPage(async (page) => {
+        retryAfter = new Date(Date.now() + 9500).toUTCString();
+        await page.goto(`${proxy.url}/?q=weather`);
+        const { said, kept } = await waits(page);
+        assert.ok(said >= 5 && said <= 10, `the notice says to wait ${said} s`);
+        assert.ok(kept >= 5 && kept <= 10, `the tab keeps a wait of ${kept} s`);
+        // A date past, or neither form: no wait.
+        for (const value of [new Date(Date.now() - 60_000).toUTCString(), 'soon']) {
+          await page.evaluate(() => sessionStorage.clear());
+          retryAfter = value;
+          await page.goto(`${proxy.url}/?q=weather&kind=agent`);
+          const refused = page.locator('[role=alert]', { hasText: 'RATE_LIMITED' });
+          await refused.waitFor();
+          page.problems.length = 0; // the browser logs the refused request (429) itself
+          assert.doesNotMatch(await refused.innerText(), /Try again in \d+ s/, `Retry-After: ${value}`);
+        }
+      });
+    } finally {
+      retryAfter = undefined;
+      await proxy.close();
+    }
+  });
+
   test('a proxy that never answers: after the deadline the page says so and asks again at a click (search, entry, another revision, a comparison)', async () => {
     // A real proxy on 127.0.0.1 that passes the page through and holds the A2A calls open,
     // never answering, until told to pass them on.

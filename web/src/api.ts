@@ -18,7 +18,7 @@ import type {
 } from '../../src/contract/types';
 import { config } from './config';
 import { deadline, deadlineText } from './deadline';
-import { holdUntil, rateWaitLeft, type RateLimit } from './rate-wait';
+import { boundedWait, holdUntil, rateWaitLeft, retryAfterSeconds, type RateLimit } from './rate-wait';
 import { savedToken } from './token';
 
 export { rateWaitLeft, type RateLimit };
@@ -42,7 +42,9 @@ export class RegistryError extends Error {
   ) {
     super(message);
     this.name = 'RegistryError';
-    this.notBefore = retryAfterSeconds === undefined ? undefined : Date.now() + retryAfterSeconds * 1000;
+    // However long the wait named (a task's retryAfterSeconds, a header), the page holds it a minute at most (rate-wait.ts).
+    const wait = boundedWait(retryAfterSeconds);
+    this.notBefore = wait === undefined ? undefined : Date.now() + wait * 1000;
   }
 
   /** When asking again may be answered (Date.now() time), for a refusal that names a wait (a rate limit's Retry-After). */
@@ -158,11 +160,10 @@ async function httpFailure(res: Response): Promise<RegistryError> {
     /* not JSON: not the registry's words */
   }
   message ??= notTheRegistrys(res);
-  const retry = Number(res.headers.get('retry-after'));
-  const retryAfterSeconds = Number.isFinite(retry) && retry > 0 ? retry : undefined;
-  if (reason === 'STARTING_UP') return new RegistryError(reason, startingUp(message), [], retryAfterSeconds);
+  const retryAfter = retryAfterSeconds(res.headers.get('retry-after'));
+  if (reason === 'STARTING_UP') return new RegistryError(reason, startingUp(message), [], retryAfter);
   const code = reason ?? (res.status === 401 ? 'UNAUTHENTICATED' : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`);
-  const failure = new RegistryError(code, message, [], retryAfterSeconds);
+  const failure = new RegistryError(code, message, [], retryAfter);
   return res.status === 429 && !OPERATION_BUDGET.test(message) ? everyRequestLimited(failure) : failure;
 }
 
