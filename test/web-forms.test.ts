@@ -866,6 +866,32 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
     }
   });
 
+  test('the page\'s own files refused by the request limit: the loading note says so, not only "check your connection"', async () => {
+    // One request a minute: the page itself is let through, its script and stylesheet refused (429).
+    const limited = await startTestRegistry({ REGISTRY_RATE_REQUESTS_PER_MINUTE: '1' });
+    try {
+      await withPage(async (page) => {
+        const refused: string[] = [];
+        page.on('response', (res) => void (res.status() === 429 && refused.push(new URL(res.url()).pathname)));
+        const answer = await page.goto(`${limited.url}/`);
+        assert.equal(answer?.status(), 200);
+        const loading = page.locator('main .page-loading');
+        await page.waitForFunction(() => document.querySelector('script[type=module]') !== null);
+        await page.waitForLoadState('load');
+        page.problems.length = 0; // the browser logs the refused files (429) itself
+        assert.ok(refused.some((p) => /^\/assets\/main-[\w-]+\.js$/.test(p)), `refused: ${refused.join(', ')}`);
+        await page.evaluate(() => document.getAnimations().forEach((a) => a.finish())); // the note's 15 s pass, if the stylesheet came
+        assert.match(
+          await loading.innerText(),
+          /Still loading: check your connection, then reload the page\. If this address has sent the registry more requests in the last minute than it takes \(an office or a proxy shares one\), the page's files were refused: reload it in a minute\./,
+        );
+        await screenshot(page, 'page-files-refused');
+      });
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('a Retry-After of days is held for a minute at most, one given as an HTTP-date is counted down, and neither locks the tab', async () => {
     // A rate limit in front of the registry naming its wait in either form of RFC 9110 10.2.3.
     let retryAfter: string | undefined;
@@ -965,7 +991,7 @@ describe('web page: validating, registering, and when things go wrong', { skip: 
         await page.waitForFunction(() => [...document.querySelectorAll('link[rel=stylesheet]')].every((link) => (link as HTMLLinkElement).sheet !== null));
         assert.equal(await loading.innerText(), 'Loading…');
         await page.evaluate(() => document.getAnimations().forEach((a) => a.finish())); // the 15 s pass
-        assert.equal(await loading.innerText(), 'Loading… Still loading: check your connection, then reload the page.');
+        assert.match(await loading.innerText(), /^Loading… Still loading: check your connection, then reload the page\. If this address has sent the registry more requests/);
         await screenshot(page, 'page-script-held');
         scriptComes();
         await page.locator('.hit').first().waitFor();

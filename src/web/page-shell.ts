@@ -3,7 +3,12 @@
  * usable without scripts), <main> where the client renders, and the page's configuration in a
  * <meta> tag, so that no inline script is needed under the page's content security policy.
  * Until the page's script runs (seconds on a slow connection), <main> says it is loading, and
- * after a while what to do if it never comes (the stylesheet shows that note late).
+ * after a while what to do if it never comes (the stylesheet shows that note late). The note
+ * names both causes a page can tell nothing of: a connection that fails, and the address's
+ * request limit (REGISTRY_RATE_REQUESTS_PER_MINUTE) refusing the page's files after the page
+ * itself was let through. A script's error event carries no status, and no inline script may
+ * ask (the page's CSP). The files stay counted: served without limit, they would be the way
+ * to make the registry send bytes without end.
  */
 import type { WebManifest } from './assets.js';
 import type { PageConfig } from './page-config.js';
@@ -44,7 +49,7 @@ ${manifest.preload.map((file) => `<link rel="modulepreload" href="${asset(file)}
 </div>
 </header>
 <main id="main" tabindex="-1">
-<p class="page-loading" role="status">Loading…<span class="page-slow"> Still loading: check your connection, then reload the page.</span></p>
+<p class="page-loading" role="status">Loading…<span class="page-slow"> Still loading: check your connection, then reload the page. If this address has sent the registry more requests in the last minute than it takes (an office or a proxy shares one), the page's files were refused: reload it in a minute.</span></p>
 <noscript><p>This page needs JavaScript. Programs talk to the registry over A2A: its card is at <a href="${link('/.well-known/agent-card.json')}">/.well-known/agent-card.json</a>.</p></noscript>
 </main>
 <footer class="site-footer">
