@@ -111,3 +111,21 @@ test('a bare toolspec.json with {"validate": {}} is checked without server metad
   assert.equal(result.valid, true);
   assert.equal(result.kind, 'mcp-server');
 });
+
+test('over A2A, a tool parameter named with a bidirectional control is refused and its description checked as a text (the web audit\'s document)', async () => {
+  const toolspec = {
+    tools: [{ name: 'delete_file', description: 'Deletes a file', inputSchema: { type: 'object', properties: { 'confirm\u202eeurt\u202c': { type: 'string', description: '\u001b[31mred \u202eevil' } } } }],
+  };
+  const answer = await send(client, [dataPart({ validate: { mcpServer: { name: 'bidi mcp', url: 'https://bidi.acme-agents.net/mcp' }, toolspec } })]);
+  assert.equal(stateOf(answer), 'TASK_STATE_REJECTED');
+  const error = errorOf(answer);
+  assert.equal(error.code, 'VALIDATION_FAILED');
+  const param = '/toolspec/tools/0/inputSchema/properties/confirm\u202eeurt\u202c';
+  assert.deepEqual(
+    (error.details ?? []).map((d: WireJson) => [d.path, d.rule]),
+    [
+      [param, 'bidi-control'],
+      [`${param}/description`, 'control-character'],
+    ],
+  );
+});

@@ -341,6 +341,42 @@ test('display-text findings name the pointer of each string found, in document o
   );
 });
 
+test('what the web page shows of extensions and security is checked as names and texts: scheme, scope and requirement names, their descriptions', () => {
+  const card = v10();
+  card.capabilities = { streaming: true, extensions: [{ uri: 'https://ext.acme-corp.io/v1', description: 'ext \u202Eevil\u202C \u0007' }] };
+  card.securitySchemes = {
+    key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key', description: 'Send \u202Eyek-ipa\u202C here \u001b[2J' } },
+    bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT\u001b[31m' } },
+    oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://auth.acme-corp.io/token', scopes: { 'read\u202E': 'Read \u202Eall', write: 'Write\u0000' } } } } },
+    'admin\u202E': { mtlsSecurityScheme: {} },
+  };
+  card.securityRequirements = [{ schemes: { oauth: { list: ['write\n'] } } }];
+  const v = check(card);
+  assert.deepEqual(
+    v.errors.map((e) => `${e.path} ${e.rule}`).sort(),
+    [
+      '/capabilities/extensions/0/description control-character',
+      '/securityRequirements/0/schemes/oauth/list/0 control-character',
+      '/securitySchemes/admin\u202E bidi-control',
+      '/securitySchemes/bearer/httpAuthSecurityScheme/bearerFormat control-character',
+      '/securitySchemes/key/apiKeySecurityScheme/description control-character',
+      '/securitySchemes/oauth/oauth2SecurityScheme/flows/clientCredentials/scopes/read\u202E bidi-control',
+      '/securitySchemes/oauth/oauth2SecurityScheme/flows/clientCredentials/scopes/write control-character',
+    ].sort(),
+  );
+  for (const path of ['/capabilities/extensions/0/description', '/securitySchemes/key/apiKeySecurityScheme/description', '/securitySchemes/oauth/oauth2SecurityScheme/flows/clientCredentials/scopes/read\u202E']) {
+    mustFind(v.warnings, path, 'bidi-control');
+  }
+  // v0.3: the schemes are not nested in their kind's member, the requirements name scopes directly.
+  const old = v03();
+  old.securitySchemes = { oauth: { type: 'oauth2', description: 'OAuth \u001b', flows: { clientCredentials: { tokenUrl: 'https://auth.acme-corp.io/token', scopes: { 'read\u2066': 'Read' } } } } };
+  old.security = [{ oauth: ['read\u2066'] }];
+  assert.deepEqual(
+    check(old).errors.map((e) => `${e.path} ${e.rule}`).sort(),
+    ['/security/0/oauth/0 bidi-control', '/securitySchemes/oauth/description control-character', '/securitySchemes/oauth/flows/clientCredentials/scopes/read\u2066 bidi-control'],
+  );
+});
+
 test('a message quoting a value escapes what would act in it: a bidirectional control reordered the rest of the refusal', () => {
   const card = v10();
   (card.supportedInterfaces as Json[])[0]!.url = 'https://a.acme\u202E-corp.io/a2a';

@@ -251,6 +251,20 @@ test("a tool's annotations.title is a display name: control and bidirectional ch
   mustFind(v.errors, '/toolspec/tools/1/annotations/title', 'bidi-control');
 });
 
+test("a tool's parameter names are names and their descriptions texts: the web page lists both (\"confirm\\u202eeurt\\u202c\" showed as \"confirmtrue\")", () => {
+  const properties = (key: string, description: string): Json => ({ type: 'object', properties: { [key]: { type: 'string', description } } });
+  const v = check({ tools: [tool(properties('confirm\u202Eeurt\u202C', '\u001b[31mred')), tool(properties('path\tname', 'right \u202Eleft'), { name: 'write' })] });
+  assert.equal(v.valid, false);
+  const params = '/toolspec/tools/0/inputSchema/properties';
+  assert.match(mustFind(v.errors, `${params}/confirm\u202Eeurt\u202C`, 'bidi-control').message, /U\+202E at position 7/);
+  assert.match(mustFind(v.errors, `${params}/confirm\u202Eeurt\u202C/description`, 'control-character').message, /U\+001B at position 0/);
+  assert.match(mustFind(v.errors, '/toolspec/tools/1/inputSchema/properties/path\tname', 'control-character').message, /U\+0009 at position 4/);
+  // In running text a bidirectional control is a warning, as in a tool's description.
+  mustFind(v.warnings, '/toolspec/tools/1/inputSchema/properties/path\tname/description', 'bidi-control');
+  assert.equal(v.errors.length, 3, JSON.stringify(v.errors));
+  assert.equal(check({ tools: [tool(properties('confirm', 'Say \u05e9\u05dc\u05d5\u05dd first'))] }).valid, true, 'right-to-left script itself passes');
+});
+
 test('warnings: tool names outside [A-Za-z0-9_.-]{1,128}, duplicate names, no description', () => {
   const v = check({
     tools: [

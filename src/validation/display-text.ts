@@ -23,7 +23,11 @@
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer } from '../lib/json.js';
 
-/** Where the texts of a document are, as JSON Pointer patterns ("*": any array index, "{}": any member of an object). */
+/**
+ * Where the texts of a document are, as JSON Pointer patterns ("*": any array index, "{}": any
+ * member of an object; "{key}", last: the member names themselves, for a name that is a key, as a
+ * tool parameter's or an OAuth scope's is).
+ */
 export interface TextFields {
   names: readonly string[];
   texts: readonly string[];
@@ -43,8 +47,31 @@ export interface TextFields {
 }
 
 export const AGENT_CARD_TEXT: TextFields = {
-  names: ['/name', '/provider/organization', '/skills/*/name'],
-  texts: ['/description', '/skills/*/description', '/skills/*/tags/*', '/skills/*/examples/*'],
+  names: [
+    '/name',
+    '/provider/organization',
+    '/skills/*/name',
+    // What the web page shows of the security a caller needs: the schemes' names, their OAuth
+    // scopes' names and the scopes a requirement asks for, which a client requests by name.
+    '/securitySchemes/{key}',
+    '/securitySchemes/{}/{}/flows/{}/scopes/{key}',
+    '/securitySchemes/{}/flows/{}/scopes/{key}',
+    '/securityRequirements/*/schemes/{}/list/*',
+    '/skills/*/securityRequirements/*/schemes/{}/list/*',
+    '/security/*/{}/*',
+    '/skills/*/security/*/{}/*',
+  ],
+  texts: [
+    '/description',
+    '/skills/*/description',
+    '/skills/*/tags/*',
+    '/skills/*/examples/*',
+    '/capabilities/extensions/*/description',
+    '/securitySchemes/{}/{}/description',
+    '/securitySchemes/{}/description',
+    '/securitySchemes/{}/{}/flows/{}/scopes/{}',
+    '/securitySchemes/{}/flows/{}/scopes/{}',
+  ],
   requiredTexts: ['/description', '/skills/*/description'],
   listedTexts: ['/skills/*/tags/*', '/skills/*/examples/*'],
   // Both generations' fields: a path the card does not have finds nothing.
@@ -77,6 +104,8 @@ export const AGENT_CARD_TEXT: TextFields = {
     '/securitySchemes/{}/name',
     '/securitySchemes/{}/{}/scheme',
     '/securitySchemes/{}/scheme',
+    '/securitySchemes/{}/{}/bearerFormat',
+    '/securitySchemes/{}/bearerFormat',
   ],
   endpointUrls: ['/supportedInterfaces/*/url', '/url', '/additionalInterfaces/*/url'],
   requiredTokens: ['/version', '/skills/*/id', '/supportedInterfaces/*/protocolBinding', '/supportedInterfaces/*/protocolVersion', '/provider/url'],
@@ -84,9 +113,18 @@ export const AGENT_CARD_TEXT: TextFields = {
 
 /** An MCP server registration: its metadata under /mcpServer, its toolspec under /toolspec. */
 export const MCP_SERVER_TEXT: TextFields = {
-  // A tool's annotations.title is a display title too (searched, as its title is).
-  names: ['/mcpServer/name', '/mcpServer/title', '/toolspec/tools/*/name', '/toolspec/tools/*/title', '/toolspec/tools/*/annotations/title'],
-  texts: ['/mcpServer/description', '/toolspec/tools/*/description'],
+  // A tool's annotations.title is a display title too (searched, as its title is). Its parameters'
+  // names are what a client calls it with, and the web page lists them with their descriptions:
+  // "confirm\u202eeurt\u202c" showed as "confirmtrue".
+  names: [
+    '/mcpServer/name',
+    '/mcpServer/title',
+    '/toolspec/tools/*/name',
+    '/toolspec/tools/*/title',
+    '/toolspec/tools/*/annotations/title',
+    '/toolspec/tools/*/inputSchema/properties/{key}',
+  ],
+  texts: ['/mcpServer/description', '/toolspec/tools/*/description', '/toolspec/tools/*/inputSchema/properties/{}/description'],
   tokens: ['/mcpServer/version'],
   endpointUrls: ['/mcpServer/url'],
 };
@@ -231,7 +269,8 @@ function walkOf(fields: TextFields): FieldWalk {
 
 /**
  * Calls `visit` with each string at the steps of a pointer pattern in `value`, in document order,
- * and the keys leading to it (nothing where the pattern leads nowhere or to no string). The keys
+ * and the keys leading to it (nothing where the pattern leads nowhere or to no string; a last
+ * step "{key}" visits the member names of the object there, each with its own path). The keys
  * are one stack, valid during the call only (pushed and popped, so empty again after it). Every
  * registration walks some fifty patterns, most of them to nothing: the walk allocates nothing
  * per step (a list of candidates per step, a key list copied per candidate and a getter object
@@ -255,6 +294,13 @@ function visitStringsAt(value: unknown, steps: readonly string[], depth: number,
     for (const key of Object.keys(value)) {
       keys.push(key);
       visitStringsAt(value[key], steps, depth + 1, keys, visit);
+      keys.pop();
+    }
+  } else if (step === '{key}') {
+    if (!isObject(value) || depth !== steps.length - 1) return;
+    for (const key of Object.keys(value)) {
+      keys.push(key);
+      visit(key, keys);
       keys.pop();
     }
   } else if (isObject(value) && Object.hasOwn(value, step)) {
