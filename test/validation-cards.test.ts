@@ -646,10 +646,21 @@ test('warning: URLs that run script or read local files (javascript:, data:, fil
   assert.equal(v.valid, true);
   assert.match(mustFind(v.warnings, '/documentationUrl', 'unsafe-url').message, /"javascript:alert\(document\.cookie\)" is a javascript: URL/);
   mustFind(v.warnings, '/provider/url', 'unsafe-url');
-  // Braces and angle brackets make it a placeholder first: one warning per URL, the first problem.
-  assert.ok(find(v.warnings, '/iconUrl'), 'the data: icon is flagged');
+  // Braces and angle brackets do not make a script a placeholder: the scheme is what is wrong (one warning per URL).
+  mustFind(v.warnings, '/iconUrl', 'unsafe-url');
+  assert.equal(v.warnings.filter((w) => w.path === '/iconUrl').length, 1);
   card.iconUrl = 'data:image/png;base64,iVBORw0KGgo=';
   mustFind(check(card).warnings, '/iconUrl', 'unsafe-url');
+  card.documentationUrl = "javascript:fetch('//x').then(r=>r.text())//{x}";
+  card.provider = { organization: 'Acme', url: 'data:text/html,<script>alert(1)</script>' };
+  const bracketed = check(card);
+  assert.match(mustFind(bracketed.warnings, '/documentationUrl', 'unsafe-url').message, /is a javascript: URL/);
+  assert.match(mustFind(bracketed.warnings, '/provider/url', 'unsafe-url').message, /is a data: URL/);
+  // A template that is no URL, or one that is http(s), is still a placeholder.
+  card.documentationUrl = '{DOCS_URL}';
+  card.provider = { organization: 'Acme', url: 'https://acme-corp.io/<page>' };
+  mustFind(check(card).warnings, '/documentationUrl', 'placeholder-url');
+  mustFind(check(card).warnings, '/provider/url', 'placeholder-url');
 });
 
 test('warning: skills without examples, duplicate skill ids', () => {

@@ -58,14 +58,16 @@ function isLoopbackHost(host: string): boolean {
 
 /** The most important problem of one URL, or undefined when it looks like a real endpoint. */
 export function classifyUrl(raw: string, warnInsecureHttp: boolean): UrlIssue | undefined {
-  if (looksLikePlaceholder(raw)) return 'placeholder';
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'invalid';
+    return looksLikePlaceholder(raw) ? 'placeholder' : 'invalid';
   }
+  // The scheme first: "data:text/html,<script>…</script>" or "javascript:…//{x}" runs script
+  // whatever else it holds, and was called a placeholder for its brackets, which reads as harmless.
   if (UNSAFE_SCHEMES.has(url.protocol)) return 'unsafe';
+  if (looksLikePlaceholder(raw)) return 'placeholder';
   const host = url.hostname.toLowerCase();
   if (url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:') {
     if (host === '') return 'invalid';
