@@ -663,6 +663,32 @@ test('warning: URLs that run script or read local files (javascript:, data:, fil
   mustFind(check(card).warnings, '/provider/url', 'placeholder-url');
 });
 
+test('warning: a link with a user name or password (documentationUrl, iconUrl, provider url, OAuth URLs) leads elsewhere than it reads, and publishes the password', () => {
+  const card = v10();
+  card.documentationUrl = 'https://trusted.com@evil.net/docs';
+  card.iconUrl = 'https://cdn.acme-corp.io:secret@evil.net/icon.png';
+  card.provider = { organization: 'Acme', url: 'https://user:pw@acme-corp.io/' };
+  card.securitySchemes = { oauth: { oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: 'https://admin:hunter2@auth.acme-corp.io/token', scopes: {} } } } } };
+  card.securityRequirements = [{ schemes: { oauth: { list: [] } } }];
+  const v = check(card);
+  assert.equal(v.valid, true, JSON.stringify(v.errors));
+  const docs = mustFind(v.warnings, '/documentationUrl', 'credentials-url');
+  assert.match(docs.message, /^"https:\/\/trusted\.com@evil\.net\/docs" has a user name or password before its host: a link to it leads to "evil\.net"/);
+  assert.match(docs.hint!, /Remove the part before the "@" \(use "https:\/\/evil\.net\/…"\)/);
+  mustFind(v.warnings, '/iconUrl', 'credentials-url');
+  mustFind(v.warnings, '/provider/url', 'credentials-url');
+  mustFind(v.warnings, '/securitySchemes/oauth/oauth2SecurityScheme/flows/clientCredentials/tokenUrl', 'credentials-url');
+  // The password is not repeated in the finding; the user name, which may be the disguise, is.
+  const said = JSON.stringify(v.warnings);
+  for (const secret of ['secret', ':pw@', 'hunter2']) assert.ok(!said.includes(secret), `${secret} in ${said}`);
+  assert.match(mustFind(v.warnings, '/provider/url', 'credentials-url').message, /"https:\/\/user:\*\*\*@acme-corp\.io\/"/);
+  // An interface URL with credentials stays refused (url-credentials), not also warned about.
+  (card.supportedInterfaces as Json[])[0]!.url = 'https://user:pw@invoices.acme-corp.io/a2a';
+  const refused = check(card);
+  mustFind(refused.errors, '/supportedInterfaces/0/url', 'url-credentials');
+  assert.equal(find(refused.warnings, '/supportedInterfaces/0/url'), undefined);
+});
+
 test('warning: skills without examples, duplicate skill ids', () => {
   const card = v10();
   card.skills = [

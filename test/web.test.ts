@@ -778,6 +778,28 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('a URL with a user name or password is shown as text, not linked: "https://trusted.example.org@evil.example.net" leads to evil', async () => {
+    const card: WireJson = v1Card('Disguised Links Agent', 'https://disguised.example.org/a2a');
+    card.documentationUrl = 'https://trusted.example.org@evil.example.net/docs';
+    card.provider = { organization: 'Disguise Ltd', url: 'https://user:pw@disguise.example.org/' };
+    card.iconUrl = 'https://disguise.example.org/icon.png';
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const registered = resultOf(await op(alice, { register: { agentCard: card } }));
+    assert.deepEqual(
+      registered.warnings.filter((w: WireJson) => w.rule === 'credentials-url').map((w: WireJson) => w.path).sort(),
+      ['/documentationUrl', '/provider/url'],
+    );
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/entries/${registered.id}`);
+      await page.locator('#about-h').waitFor();
+      const about = page.locator('section', { has: page.locator('#about-h') });
+      const links = await about.locator('a').evaluateAll((anchors) => anchors.map((a) => a.getAttribute('href')));
+      assert.deepEqual(links.filter((href) => href !== null && href.includes('@')), [], JSON.stringify(links));
+      const shown = await about.locator('span.mono').allTextContents();
+      for (const url of [card.documentationUrl, card.provider.url]) assert.ok(shown.includes(url), `${url} shown as text: ${JSON.stringify(shown)}`);
+    });
+  });
+
   test('history: revisions listed, any two compared as a diff, the pair in the URL', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/entries/${ids.invoice}`);

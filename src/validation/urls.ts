@@ -6,7 +6,7 @@
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer, quote } from '../lib/json.js';
 
-export type UrlIssue = 'placeholder' | 'loopback' | 'insecure' | 'invalid' | 'unsafe';
+export type UrlIssue = 'placeholder' | 'loopback' | 'insecure' | 'invalid' | 'unsafe' | 'credentials';
 
 /**
  * Schemes that are no link to a page: a client, catalog or web page that follows one runs script
@@ -67,6 +67,9 @@ export function classifyUrl(raw: string, warnInsecureHttp: boolean): UrlIssue | 
   // The scheme first: "data:text/html,<script>…</script>" or "javascript:…//{x}" runs script
   // whatever else it holds, and was called a placeholder for its brackets, which reads as harmless.
   if (UNSAFE_SCHEMES.has(url.protocol)) return 'unsafe';
+  // A user name or password publishes a secret, or disguises the host: "https://trusted.com@evil.net"
+  // reads as trusted.com and leads to evil.net (an endpoint URL with one is refused, ./endpoint-urls.ts).
+  if (url.username !== '' || url.password !== '') return 'credentials';
   if (looksLikePlaceholder(raw)) return 'placeholder';
   const host = url.hostname.toLowerCase();
   if (url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'ws:' || url.protocol === 'wss:') {
@@ -108,6 +111,15 @@ export function urlFinding(path: string, raw: string, issue: UrlIssue): Finding 
         message: `${quote(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw)} is a ${new URL(raw).protocol} URL: a client or page that follows it runs script, reads local files or shows inline content, and reaches no page`,
         hint: 'Use the https URL of the page or image it stands for.',
       };
+    case 'credentials': {
+      const host = new URL(raw).host;
+      return {
+        path,
+        rule: 'credentials-url',
+        message: `${quote(withoutPassword(raw))} has a user name or password before its host: a link to it leads to ${quote(host)}, whatever the text before the "@" suggests, and publishes what is in it`,
+        hint: `Remove the part before the "@" (use "https://${host}/…"): the URL is shown to everyone, and the web page shows it as text, not as a link.`,
+      };
+    }
     case 'invalid':
       return {
         path,
@@ -116,6 +128,14 @@ export function urlFinding(path: string, raw: string, issue: UrlIssue): Finding 
         hint: 'Use an absolute URL such as "https://agent.example.org/a2a".',
       };
   }
+}
+
+/**
+ * The URL as a finding may quote it: a password is not repeated (the user name stays, as it may be
+ * the disguise, "trusted.com@"). The password runs from the first ":" of the authority to its last "@".
+ */
+function withoutPassword(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#:@]*:)[^/?#]*@/i, '$1***@');
 }
 
 const URL_KEY = /^(url|.*Url)$/;

@@ -6,11 +6,16 @@ import { config } from './config';
 import { ANSWER_DEADLINE_MS } from './deadline';
 import { saveToken, savedToken } from './token';
 
-/** Only http(s) links from documents become links: a card may carry any string (javascript:, data:). */
+/**
+ * Only http(s) links from documents become links: a card may carry any string (javascript:, data:).
+ * Nor does one with a user name or password: "https://trusted.com@evil.net" reads as trusted.com
+ * and leads to evil.net (the registry warns about it, rule credentials-url), shown as text instead.
+ */
 export function safeUrl(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   try {
     const url = new URL(value);
+    if (url.username !== '' || url.password !== '') return undefined;
     return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
   } catch {
     return undefined;
