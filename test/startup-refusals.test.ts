@@ -11,6 +11,8 @@
  *   trusted keys or synonyms file) wrote a generated admin token first.
  * - REGISTRY_TRUST_PROXY: digits are a hop count (100, 010 were taken for IP addresses);
  *   what is neither a count nor an address in its usual notation (0x10, 10.1) is refused.
+ *
+ * And what is not refused but said: a misspelt REGISTRY_ setting, with the setting it likely meant.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -146,4 +148,24 @@ test('REGISTRY_TRUST_PROXY: digits are a hop count (100 and 010 were addresses);
     assert.match(refusedConfig({ REGISTRY_TRUST_PROXY: value }), /^invalid configuration: REGISTRY_TRUST_PROXY "[^"]+" is no proxy address \(IPv4 in four decimal numbers/, value);
   }
   assertRefused(await startRefused({ REGISTRY_TRUST_PROXY: '0x10' }), 2, /^a2a-registry: invalid configuration: REGISTRY_TRUST_PROXY "0x10" is no proxy address .*\(got "0x10"\)\n$/);
+});
+
+test('a REGISTRY_ variable that is no setting is a start-up warning naming the setting meant, also one without the prefix (REGISTRY_PORT: PORT, not REGISTRY_PROBE)', async () => {
+  const registry = await spawnRegistry({ REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_PORT: '9000', REGISTRY_HOST: '0.0.0.0', REGISTRY_PUBLIC_URL: 'https://reg.example.com', REGISTRY_PUBLIC_REED: 'false', REGISTRY_PASSWORD: 'x' });
+  try {
+    const warnings = registry.logs.filter((l) => l.level === 40).map((l) => String(l.msg));
+    const said = (name: string): string | undefined => warnings.find((w) => w.startsWith(`${name} is not a setting of the registry and is ignored`));
+    for (const [name, meant] of [['REGISTRY_PORT', 'PORT'], ['REGISTRY_HOST', 'HOST'], ['REGISTRY_PUBLIC_URL', 'PUBLIC_URL'], ['REGISTRY_PUBLIC_REED', 'REGISTRY_PUBLIC_READ']] as const) {
+      assert.match(said(name) ?? `nothing: ${JSON.stringify(warnings)}`, new RegExp(`ignored \\(did you mean ${meant}\\?\\); the settings are listed`), name);
+    }
+    assert.match(said('REGISTRY_PASSWORD') ?? '', /ignored; the settings are listed/, 'no guess when nothing is near');
+  } finally {
+    await registry.stop();
+  }
+  // Nearest, without the prefix on either side; a name too short to guess from gets none.
+  const guessFor = (name: string) => /did you mean (\S+)\?/.exec(loadConfig({ [name]: 'x' }).warnings?.[0] ?? '')?.[1];
+  assert.equal(guessFor('REGISTRY_PORTS'), 'PORT');
+  assert.equal(guessFor('REGISTRY_PROBES'), 'REGISTRY_PROBE');
+  assert.equal(guessFor('REGISTRY_GRPC_PORT'), 'GRPC_PORT');
+  assert.equal(guessFor('REGISTRY_X'), undefined);
 });

@@ -613,10 +613,24 @@ function unknownSettings(env: Record<string, string | undefined>): string[] {
     .filter((name) => name.startsWith('REGISTRY_') && !known.includes(name))
     .sort()
     .map((name) => {
-      const closest = known.map((k) => ({ k, d: editDistance(name, k) })).sort((x, y) => x.d - y.d)[0];
-      const guess = closest && closest.d <= 3 ? ` (did you mean ${closest.k}?)` : '';
+      const meant = likelySetting(name.slice('REGISTRY_'.length), known);
+      const guess = meant ? ` (did you mean ${meant}?)` : '';
       return `${name} is not a setting of the registry and is ignored${guess}; the settings are listed in the README's Configuration section`;
     });
+}
+
+/**
+ * The setting an unknown REGISTRY_<rest> most likely meant, compared without the prefix: some
+ * settings have none (PORT, HOST, PUBLIC_URL), and by the full names REGISTRY_PORT was nearer
+ * REGISTRY_PROBE than PORT, REGISTRY_HOST near nothing. A setting the rest names exactly wins; else
+ * the nearest within 3 edits, fewer than half the rest's length (REGISTRY_X means no setting).
+ */
+function likelySetting(rest: string, known: readonly string[]): string | undefined {
+  const bare = (setting: string): string => (setting.startsWith('REGISTRY_') ? setting.slice('REGISTRY_'.length) : setting);
+  const exact = known.find((setting) => bare(setting) === rest);
+  if (exact) return exact;
+  const nearest = known.map((setting) => ({ setting, edits: editDistance(rest, bare(setting)) })).sort((x, y) => x.edits - y.edits)[0];
+  return nearest && nearest.edits <= 3 && nearest.edits < rest.length / 2 ? nearest.setting : undefined;
 }
 
 /**
