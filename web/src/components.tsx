@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { promptTokenRefused, RegistryError, TokenNeeded, type EntryStatus } from './api';
 import { config } from './config';
 import { ANSWER_DEADLINE_MS } from './deadline';
+import { retryAfterSeconds } from './rate-wait';
 import { saveToken, savedToken } from './token';
 
 /**
@@ -278,8 +279,9 @@ async function whyCodeFailed(failure: Error): Promise<CodeFailure> {
     // Not for long: the notice says nothing until this answers (a proxy holding it would leave it blank).
     const res = await fetch(file, { cache: 'no-store', credentials: 'omit', signal: AbortSignal.timeout(REFUSAL_CHECK_MS) });
     if (res.status !== 429) return otherwise;
-    const retry = Number(res.headers.get('retry-after'));
-    return { refusedUntil: Date.now() + (Number.isFinite(retry) && retry > 0 ? retry : 60) * 1000 };
+    // Both forms of the header, bounded as every wait the page holds (a day's Retry-After counted down a day).
+    const retry = retryAfterSeconds(res.headers.get('retry-after'));
+    return { refusedUntil: Date.now() + (retry !== undefined && retry > 0 ? retry : 60) * 1000 };
   } catch {
     return { said: 'unreachable' };
   }
