@@ -12,7 +12,7 @@ import http2 from 'node:http2';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { Message } from '@a2a-js/sdk';
+import { ListTasksRequest, Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { LegacyA2AService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
@@ -224,6 +224,21 @@ describe('requests', () => {
     assert.equal(missing.error?.code, grpc.status.NOT_FOUND);
     assert.deepEqual(missing.error!.metadata.get('x-request-id'), ['grpc-test-request-2']);
     assert.equal(errorInfoOf(missing.error!)?.reason, 'TASK_NOT_FOUND');
+  });
+
+  test('a successful call is counted code="none", as on JSON-RPC (it was code="other")', async () => {
+    const asAlice = metadata({ authorization: `Bearer ${TOKENS.alice}` });
+    assert.equal((await raw.unary('listTasks', ListTasksRequest.fromJSON({}), asAlice)).error, undefined);
+    const listed = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
+    });
+    assert.ok(((await listed.json()) as WireJson).result);
+    const labels = (method: string, door: string) => `method="${method}",operation="none",outcome="OK",code="none",door="${door}"`;
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', labels('ListTasks', 'a2a'))) >= 1);
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', labels('/lf.a2a.v1.A2AService/ListTasks', 'grpc'))) >= 1);
+    assert.equal(await metricValue(registry.url, 'registry_requests_total', 'code="other",door="grpc"'), 0);
   });
 
   test('A2A-Version is negotiated as on HTTP: the patch is ignored, an unsupported one is refused; absent (or empty) is the called service\'s version', async () => {

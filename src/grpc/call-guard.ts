@@ -418,9 +418,9 @@ export class CallGuard {
     const fallback = how.refusal
       ? { outcome: 'REFUSED', code: how.refusal }
       : how.status === grpc.status.OK
-        ? { outcome: 'OK', code: 'none' }
+        ? { outcome: 'OK' }
         : how.status === grpc.status.CANCELLED
-          ? { outcome: 'ABORTED', code: 'none' }
+          ? { outcome: 'ABORTED' }
           : { outcome: 'ERROR', code: statusName };
     this.core.metrics.countCall('grpc', path, scope, fallback, started);
     this.core.log.info(

@@ -294,10 +294,12 @@ export class RegistryMetrics {
   /**
    * Counts one call of a door outside express (gRPC) when it ends, started at `started`
    * (process.hrtime.bigint()). `method` comes from the door's fixed set of names; the outcome is
-   * the task state the executor left in the scope, else `ended` (REFUSED, ERROR or OK, with a code).
+   * the task state the executor left in the scope, else `ended` (REFUSED, ERROR or OK, with a code;
+   * without one `none`, as the HTTP doors count a success: codeLabel would make the word "other").
    */
-  countCall(door: string, method: string, scope: RequestScope | undefined, ended: { outcome: string; code: string }, started: bigint): void {
-    this.count(method, scope, taskOutcome(scope) ?? { outcome: codeLabel(ended.outcome), code: codeLabel(ended.code) }, started, door);
+  countCall(door: string, method: string, scope: RequestScope | undefined, ended: { outcome: string; code?: string }, started: bigint): void {
+    const code = ended.code === undefined ? 'none' : codeLabel(ended.code);
+    this.count(method, scope, taskOutcome(scope) ?? { outcome: codeLabel(ended.outcome), code }, started, door);
   }
 
   private count(method: string, scope: RequestScope | undefined, outcome: { outcome: string; code: string }, started: bigint, door: string): void {
