@@ -16,6 +16,7 @@ import { ListTasksRequest, Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { LegacyA2AService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
+import { A2AService } from '@a2a-js/sdk/server/grpc';
 import type { Task as Task03 } from 'a2a-sdk-03';
 import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, type Client as Client03 } from 'a2a-sdk-03/client';
 import { GrpcTransportFactory as GrpcTransportFactory03 } from 'a2a-sdk-03/client/grpc';
@@ -26,7 +27,7 @@ import { ConfigError, loadConfig } from '../src/config/config.js';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { v1Card } from './support/documents.js';
 import { dataPart, errorOf, op, resultOf, sdkClient, stateOf, stream, type WireJson } from './support/client.js';
-import { RawA2AClient, errorInfoOf, healthCheck, metadata, retryInfoOf, sendRequest } from './support/grpc.js';
+import { RawA2AClient, errorInfoOf, errorInfoOfHeaders, grpcFrame, healthCheck, metadata, rawGrpcCall, retryInfoOf, sendRequest } from './support/grpc.js';
 import { holdGets } from './support/hold-gets.js';
 import { metricValue, waitFor } from './support/metrics.js';
 import { connect } from './support/raw-connection.js';
@@ -466,6 +467,64 @@ describe('requests', () => {
   });
 });
 
+describe('requests that do not arrive, as the HTTP door\'s 408', () => {
+  let slow: TestRegistry;
+  before(async () => {
+    slow = await startTestRegistry({ GRPC_PORT: '0', REGISTRY_REQUEST_TIMEOUT_SECONDS: '1', REGISTRY_MAX_CONNECTIONS: '3' });
+  });
+  after(async () => {
+    await slow.close();
+    fs.rmSync(slow.dataDir, { recursive: true, force: true });
+  });
+  const sendPath = '/lf.a2a.v1.A2AService/SendMessage';
+  const searchMessage = () => grpcFrame(A2AService.sendMessage.requestSerialize(sendRequest(search('weather')) as never));
+
+  test('a call whose message (or end of stream) has not arrived within REGISTRY_REQUEST_TIMEOUT_SECONDS is ended DEADLINE_EXCEEDED (REQUEST_TIMEOUT), counted, and its stream freed', { timeout: 15_000 }, async () => {
+    const session = http2.connect(`http://${grpcAddress(slow)}`);
+    try {
+      // Headers only; a message without the end of the stream: neither ever ran, nor was ever ended.
+      const [headersOnly, noEnd] = await Promise.all([
+        rawGrpcCall(session, sendPath, undefined, { end: false, headers: { 'a2a-version': '1.0', 'x-request-id': 'stalled-1' } }),
+        rawGrpcCall(session, sendPath, searchMessage(), { end: false }),
+      ]);
+      for (const answer of [headersOnly, noEnd]) {
+        assert.equal(answer.headers['grpc-status'], String(grpc.status.DEADLINE_EXCEEDED), JSON.stringify(answer.headers));
+        assert.match(decodeURIComponent(String(answer.headers['grpc-message'])), /^The request did not arrive in full within 1 s \(REGISTRY_REQUEST_TIMEOUT_SECONDS\)/);
+        assert.equal(errorInfoOfHeaders(answer.headers)?.reason, 'REQUEST_TIMEOUT');
+        assert.ok(answer.closedAfterMs >= 900 && answer.closedAfterMs < 3000, `closed after ${answer.closedAfterMs} ms`);
+        // The stream is reset after the status (RST_STREAM NO_ERROR), so it no longer counts against the connection.
+        assert.equal(answer.rstCode, http2.constants.NGHTTP2_NO_ERROR);
+      }
+      assert.equal(headersOnly.headers['x-request-id'], 'stalled-1');
+      assert.ok((await metricValue(slow.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SendMessage",operation="none",outcome="REFUSED",code="REQUEST_TIMEOUT",door="grpc"')) >= 2);
+      // A call that arrives in full is served as ever on the same connection.
+      const served = await rawGrpcCall(session, sendPath, searchMessage());
+      assert.equal(served.headers['grpc-status'], String(grpc.status.OK));
+    } finally {
+      session.close();
+    }
+  });
+
+  test('one connection may have 100 calls open at once, and the gRPC port takes REGISTRY_MAX_CONNECTIONS connections, as the HTTP port', { timeout: 15_000 }, async () => {
+    const sessions = Array.from({ length: 4 }, () => http2.connect(`http://${grpcAddress(slow)}`));
+    try {
+      for (const session of sessions) session.on('error', () => {});
+      const settled = await Promise.all(
+        sessions.map(
+          (session) =>
+            new Promise<number | 'closed'>((resolve) => {
+              session.once('remoteSettings', (settings) => resolve(settings.maxConcurrentStreams ?? -1));
+              session.once('close', () => resolve('closed'));
+            }),
+        ),
+      );
+      assert.deepEqual(settled, [100, 100, 100, 'closed']);
+    } finally {
+      for (const session of sessions) session.destroy();
+    }
+  });
+});
+
 describe('authentication, as on the HTTP doors', () => {
   test('a token the registry does not know is UNAUTHENTICATED on every call, with the reason and a challenge', async () => {
     for (const answer of [
@@ -791,6 +850,26 @@ describe('health', () => {
     assert.equal((await fetch(`${registry.url}/readyz`)).status, 200);
     assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'SERVING');
   });
+});
+
+test('shutdown does not wait for a call whose request has not arrived: it is ended UNAVAILABLE (SHUTTING_DOWN), to be sent again', { timeout: 15_000 }, async () => {
+  const closing = await startTestRegistry({ GRPC_PORT: '0' });
+  const session = http2.connect(`http://${grpcAddress(closing)}`);
+  try {
+    const stalled = rawGrpcCall(session, '/lf.a2a.v1.A2AService/SendMessage', undefined, { end: false });
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the call has reached the server
+    const started = Date.now();
+    await closing.close();
+    assert.ok(Date.now() - started < 3000, `close took ${Date.now() - started} ms (the grace is 10 s)`);
+    const answer = await stalled;
+    assert.equal(answer.headers['grpc-status'], String(grpc.status.UNAVAILABLE), JSON.stringify(answer.headers));
+    assert.equal(errorInfoOfHeaders(answer.headers)?.reason, 'SHUTTING_DOWN');
+    assert.equal(answer.headers['retry-after'], '5');
+  } finally {
+    session.destroy();
+    await closing.close();
+    fs.rmSync(closing.dataDir, { recursive: true, force: true });
+  }
 });
 
 test('graceful shutdown: a gRPC stream in flight finishes, new calls are refused, then close resolves', async () => {

@@ -5,6 +5,9 @@
  * with the same rules in the same order:
  * - a request scope (request id from x-request-id, method, whether it streams, the client
  *   address) that the executor reads for per-address limits and streaming;
+ * - until its request has arrived in full (message and end of stream), at most
+ *   REGISTRY_REQUEST_TIMEOUT_SECONDS, as the HTTP doors answer 408 (DEADLINE_EXCEEDED,
+ *   REQUEST_TIMEOUT), and no longer than shutdown begins (UNAVAILABLE, SHUTTING_DOWN);
  * - on the call's metadata, before its message is read: the per-address request limit and the
  *   cap on concurrent streams (RESOURCE_EXHAUSTED), version negotiation on a2a-version
  *   (FAILED_PRECONDITION, VersionNotSupportedError; a call to the v1.0 service without it is
@@ -27,6 +30,7 @@
  * object, which the handler receives as the interceptor saw it).
  */
 import { randomUUID } from 'node:crypto';
+import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { buildGrpcErrorMetadata, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
 import { admitCaller, type AccessRefusal } from '../auth/access.js';
@@ -166,6 +170,41 @@ const tooLarge = (size: string | undefined, limit: number, requestId: string): R
 });
 
 /**
+ * The answer to a call whose request has not arrived in full (its message and the client's end
+ * of stream) within REGISTRY_REQUEST_TIMEOUT_SECONDS, as the HTTP doors answer 408 to a body too
+ * slow. DEADLINE_EXCEEDED: a deadline passed before the call could run (CANCELLED says the client
+ * gave up, which it did not).
+ */
+const requestTimeout = (timeoutMs: number) => (requestId: string): Refused => ({
+  reason: 'REQUEST_TIMEOUT',
+  status: detailedStatus(
+    grpc.status.DEADLINE_EXCEEDED,
+    `The request did not arrive in full within ${timeoutMs / 1000} s (REGISTRY_REQUEST_TIMEOUT_SECONDS): send the request message and end the stream at once, as gRPC clients do for a unary or server-streaming call.`,
+    'REQUEST_TIMEOUT',
+    requestId,
+  ),
+});
+
+/** The answer, at shutdown, to a call whose request had not arrived in full: it will never run here. */
+const shuttingDown = (requestId: string): Refused => ({
+  reason: 'SHUTTING_DOWN',
+  status: retryLater(grpc.status.UNAVAILABLE, 'The registry is shutting down and the request had not arrived in full; send it again (to another replica, or once it is back).', 'SHUTTING_DOWN', 5, requestId),
+});
+
+/** Ends a call still waiting for its request, with the refusal made for its request id. */
+type CutShort = (why: (requestId: string) => Refused) => void;
+
+/**
+ * The HTTP/2 stream under grpc-js's base call (its private `stream`), or undefined when a grpc-js
+ * version no longer has it. A status ends only the server's half of the stream: a client that
+ * never ends its own keeps the stream, and its place among the connection's concurrent streams.
+ */
+function http2StreamOf(call: grpc.ServerInterceptingCallInterface): Pick<http2.Http2Stream, 'close'> | undefined {
+  const stream: unknown = (call as unknown as { stream?: unknown }).stream;
+  return typeof (stream as http2.Http2Stream | undefined)?.close === 'function' ? (stream as http2.Http2Stream) : undefined;
+}
+
+/**
  * Bounds what a server stream holds for a client that does not read (lib/stream-backlog.ts): the
  * SDK writes every event without waiting for the call to drain. Past MAX_UNSENT_STREAM_MESSAGES
  * the stream's run stops (the watch's events after it stay with the watch, for SubscribeToTask),
@@ -195,6 +234,8 @@ function cutIfNotRead(call: grpc.ServerWritableStream<unknown, unknown>, admitte
 
 export class CallGuard {
   private readonly calls = new WeakMap<grpc.Metadata, Admitted>();
+  /** Calls whose request has not arrived in full: none of them has run anything yet. */
+  private readonly arriving = new Set<CutShort>();
   private readonly trust: ReturnType<typeof compileTrust>;
 
   /**
@@ -228,9 +269,29 @@ export class CallGuard {
     // Streams only: the SDK's stream loop does not notice a cancelled call, and a watch stream
     // never ends on its own (see RequestScope.closed).
     const closed = method.responseStream ? new AbortController() : undefined;
+    // Until its request has arrived (message and end of stream) a call only holds memory and a
+    // stream: one whose client never sends it is ended after REGISTRY_REQUEST_TIMEOUT_SECONDS,
+    // as the HTTP doors end a request whose body is too slow, and at once at shutdown, which
+    // would otherwise wait the whole grace period for it.
+    const stopWaiting = () => {
+      clearTimeout(unarrived);
+      this.arriving.delete(cutShort);
+    };
+    const cutShort: CutShort = (why) => {
+      stopWaiting();
+      if (ending) return;
+      refuse(why(scope?.requestId ?? randomUUID()));
+      // After the status (NO_ERROR waits for it to be sent): RST_STREAM tells the client to stop
+      // sending the request (RFC 9113 8.1) and frees the stream here.
+      http2StreamOf(call)?.close(http2.constants.NGHTTP2_NO_ERROR);
+    };
+    const timeoutMs = this.core.config.connections.requestTimeoutMs;
+    const unarrived = setTimeout(() => cutShort(requestTimeout(timeoutMs)), timeoutMs);
+    this.arriving.add(cutShort);
     const end = (how: Ending) => {
       if (ending) return;
       ending = how;
+      stopWaiting();
       closed?.abort(CALL_ENDED);
       slot?.release();
       this.account(method.path, scope, how, started);
@@ -274,6 +335,10 @@ export class CallGuard {
         const problem = this.messageProblem(method.path, message, scope?.requestId ?? '');
         if (problem) return refuse(problem);
         next(message);
+      })
+      .withOnReceiveHalfClose((next) => {
+        stopWaiting();
+        next();
       })
       // Also called after every status sent: ends calls the base call ended itself (deserialization, deadline).
       .withOnCancel(() => end({ status: grpc.status.CANCELLED }))
@@ -325,6 +390,14 @@ export class CallGuard {
       }) as grpc.UntypedHandleCall;
     }
     return wrapped as T;
+  }
+
+  /**
+   * At shutdown: ends the calls whose request has not arrived in full (UNAVAILABLE, to be sent
+   * again), so closing waits only for calls that run.
+   */
+  endUnarrived(): void {
+    for (const cutShort of [...this.arriving]) cutShort(shuttingDown);
   }
 
   /** The caller the guard admitted for a call, by its metadata (authentication runs once per call). */

@@ -7,24 +7,17 @@
  * metadata from, so a call with a valid token followed by another was served as the first.
  *
  * The HTTP/2 'stream' event also hands its listeners the header list as received. A listener
- * placed before grpc-js's puts every authorization value back (an array, which grpc-js adds to
- * the metadata value by value), so the call guard sees them all. The HTTP/2 servers are
- * grpc-js's own (its private `http2Servers`, filled by bindAsync): when a grpc-js version no
- * longer has them, this says so at start-up rather than failing (test/grpc.test.ts notices).
+ * placed before grpc-js's (on its HTTP/2 servers, http2-servers.ts) puts every authorization
+ * value back (an array, which grpc-js adds to the metadata value by value), so the call guard
+ * sees them all. When a grpc-js version no longer has its servers where they were, this says so
+ * at start-up rather than failing (test/grpc.test.ts notices).
  */
-import type { IncomingHttpHeaders, Http2Server, ServerHttp2Stream } from 'node:http2';
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../observability/logger.js';
+import { http2ServersOf } from './http2-servers.js';
 
 const AUTHORIZATION = 'authorization';
-
-/** The HTTP/2 servers grpc-js listens with, after bindAsync; undefined when its internals changed. */
-function http2ServersOf(server: grpc.Server): Http2Server[] | undefined {
-  const servers: unknown = (server as unknown as { http2Servers?: unknown }).http2Servers;
-  if (!(servers instanceof Map)) return undefined;
-  const found = [...servers.keys()].filter((candidate): candidate is Http2Server => typeof (candidate as Http2Server | null)?.prependListener === 'function');
-  return found.length > 0 ? found : undefined;
-}
 
 /** Restores the authorization values HTTP/2 dropped, on every call the bound server receives. */
 export function keepEveryAuthorization(server: grpc.Server, log: Logger): void {

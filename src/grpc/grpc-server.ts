@@ -8,7 +8,8 @@
  *
  * It binds before the card is built, so the card advertises the address actually listened on:
  * PUBLIC_GRPC_URL, or PUBLIC_URL's host with that port. Closing lets calls in flight (streams
- * included) finish, up to the same grace period as HTTP, then cuts what is left.
+ * included) finish, up to the same grace period as HTTP, then cuts what is left; a call whose
+ * request has not arrived is ended at once (call-guard.ts).
  */
 import * as grpc from '@grpc/grpc-js';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
@@ -16,11 +17,13 @@ import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/ser
 import type { RegistryCore } from '../composition/build-registry.js';
 import { SHUTDOWN_GRACE_MS, type CardInterface, type OpenedDoor } from '../composition/door.js';
 import type { GrpcConfig } from '../config/config.js';
+import type { Logger } from '../observability/logger.js';
 import { a2aRequestHandler } from '../protocol/request-handler.js';
 import { CallGuard } from './call-guard.js';
 import { grpcUserBuilder } from './caller.js';
 import { keepEveryAuthorization } from './every-authorization.js';
 import { addHealthService } from './health.js';
+import { http2ServersOf } from './http2-servers.js';
 
 /** The A2A services served, by their full names (the health service answers for them): v1.0's, v0.3's. */
 const V1_SERVICE = 'lf.a2a.v1.A2AService';
@@ -38,6 +41,25 @@ function bind(server: grpc.Server, address: string): Promise<number> {
   );
 }
 
+/**
+ * Calls one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS; Node's
+ * default is unbounded): an HTTP/1.1 connection carries one request at a time, and 100 is what
+ * RFC 9113 asks a server to allow at least. With REGISTRY_MAX_CONNECTIONS on this port too, the
+ * calls a client can keep open (each waiting for its request at most REGISTRY_REQUEST_TIMEOUT_SECONDS)
+ * are bounded.
+ */
+const MAX_STREAMS_PER_CONNECTION = 100;
+
+/** REGISTRY_MAX_CONNECTIONS on the gRPC port, as on the HTTP port: connections beyond it are closed at once. */
+function capConnections(server: grpc.Server, maxConnections: number, log: Logger): void {
+  const http2Servers = http2ServersOf(server);
+  if (!http2Servers) {
+    log.warn('the gRPC port cannot cap its connections (grpc-js internals changed): REGISTRY_MAX_CONNECTIONS applies to the HTTP port only');
+    return;
+  }
+  for (const http2Server of http2Servers) http2Server.maxConnections = maxConnections;
+}
+
 /** The A2A versions served over gRPC: v1.0 and the v0.3 compatibility service. */
 const GRPC_VERSIONS = ['1.0', '0.3'];
 
@@ -52,6 +74,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     interceptors: [guard.interceptor],
     // The same bound on one request as the HTTP doors' body limit (protobuf is smaller than JSON).
     'grpc.max_receive_message_length': core.config.maxBodyBytes,
+    'grpc.max_concurrent_streams': MAX_STREAMS_PER_CONNECTION,
   });
   const address = hostPort(core.config.host, settings.port);
   const port = await bind(server, address).catch((err: unknown) => {
@@ -59,6 +82,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     throw err;
   });
   keepEveryAuthorization(server, core.log);
+  capConnections(server, core.config.connections.maxConnections, core.log);
   const url = settings.publicUrl ?? `${new URL(core.config.publicUrl).hostname}:${port}`;
   core.log.info({ address: hostPort(core.config.host, port), url }, 'gRPC listening');
 
@@ -84,6 +108,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
           clearTimeout(force);
           resolve();
         });
+        guard.endUnarrived();
       })),
   };
 }

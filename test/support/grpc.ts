@@ -5,6 +5,7 @@
  * requests are encoded exactly as the SDK's gRPC transport encodes them.
  */
 import assert from 'node:assert/strict';
+import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { Message, StreamResponse, Task } from '@a2a-js/sdk';
 import { decodeErrorInfo, decodeStatus, GRPC_STATUS_DETAILS_BIN, type DecodedErrorInfo } from '@a2a-js/sdk/errors/grpc';
@@ -146,4 +147,50 @@ export function healthCheck(address: string, service: string): Promise<{ status?
       resolve(error ? { error } : { status: (value as { status: string }).status });
     }),
   );
+}
+
+/** One gRPC message as framed on the wire: a compressed flag, its length, its bytes. */
+export function grpcFrame(message: Buffer, compressed = false): Buffer {
+  const header = Buffer.alloc(5);
+  header[0] = compressed ? 1 : 0;
+  header.writeUInt32BE(message.length, 1);
+  return Buffer.concat([header, message]);
+}
+
+/** What a raw HTTP/2 gRPC call got: its headers and trailers merged, how its stream closed, and when. */
+export interface RawCallAnswer {
+  headers: http2.IncomingHttpHeaders;
+  rstCode: number;
+  closedAfterMs: number;
+}
+
+/**
+ * A gRPC call over raw HTTP/2 on `session`, for what grpc-js clients never send: `body` (framed
+ * messages, or bytes that are none) as the request, the stream ended after it unless `end` is
+ * false (a client that never finishes its request). Resolves when the stream closes.
+ */
+export function rawGrpcCall(
+  session: http2.ClientHttp2Session,
+  path: string,
+  body: Buffer | undefined,
+  { end = true, headers = { 'a2a-version': '1.0' } }: { end?: boolean; headers?: Record<string, string> } = {},
+): Promise<RawCallAnswer> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', ...headers }, { endStream: false });
+    let answer: http2.IncomingHttpHeaders = {};
+    req.on('response', (h) => (answer = { ...answer, ...h })).on('trailers', (t) => (answer = { ...answer, ...t }));
+    req.on('close', () => resolve({ headers: answer, rstCode: req.rstCode ?? 0, closedAfterMs: Date.now() - started })).on('error', reject);
+    req.resume();
+    if (body) req.write(body);
+    if (end) req.end();
+  });
+}
+
+/** The google.rpc.ErrorInfo in a raw answer's grpc-status-details-bin (base64 on the wire). */
+export function errorInfoOfHeaders(headers: http2.IncomingHttpHeaders): DecodedErrorInfo | undefined {
+  const blob = headers[GRPC_STATUS_DETAILS_BIN];
+  if (typeof blob !== 'string') return undefined;
+  const detail = decodeStatus(Buffer.from(blob, 'base64')).details.find((d) => d.typeUrl.endsWith('google.rpc.ErrorInfo'));
+  return detail ? decodeErrorInfo(detail.value) : undefined;
 }
