@@ -364,6 +364,63 @@ describe('requests', () => {
     assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
   });
 
+  test('a request message that is no protobuf, does not decompress, or nests deeper than the decoder follows is INVALID_ARGUMENT (PARSE_ERROR, TOO_DEEP) with ErrorInfo and request id, counted as sent (was a bare INTERNAL, counted ABORTED)', async () => {
+    const varint = (n: number) => {
+      const bytes: number[] = [];
+      for (; n > 0x7f; n >>>= 7) bytes.push((n & 0x7f) | 0x80);
+      return Buffer.from([...bytes, n]);
+    };
+    const field = (tag: number, bytes: Buffer) => Buffer.concat([Buffer.from([tag]), varint(bytes.length), bytes]);
+    // SendMessageRequest.metadata: a Struct whose value is a list in a list... 5000 levels (about 20 KB, under the body limit).
+    let value = field(0x1a, Buffer.from('x'));
+    for (let i = 0; i < 5000; i++) value = field(0x32, field(0x0a, value));
+    const deep = field(0x22, field(0x0a, Buffer.concat([field(0x0a, Buffer.from('k')), field(0x12, value)])));
+    const counted = (code: string) => metricValue(registry.url, 'registry_requests_total', `method="/lf.a2a.v1.A2AService/SendMessage",operation="none",outcome="REFUSED",code="${code}",door="grpc"`);
+    const [parseErrors, tooDeep] = [await counted('PARSE_ERROR'), await counted('TOO_DEEP')];
+    const session = http2.connect(`http://${grpcAddress(registry)}`);
+    try {
+      const path = '/lf.a2a.v1.A2AService/SendMessage';
+      for (const [what, body, headers, reason, said] of [
+        ['bytes that are no protobuf', grpcFrame(Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff])), {}, 'PARSE_ERROR', /^The request message is not the protobuf message \/lf\.a2a\.v1\.A2AService\/SendMessage takes/],
+        ['gzip that does not inflate', grpcFrame(Buffer.from('not gzip at all'), true), { 'grpc-encoding': 'gzip' }, 'PARSE_ERROR', /^The request message does not decompress with the grpc-encoding it names/],
+        ['5000 levels of nesting', grpcFrame(deep), {}, 'TOO_DEEP', /deeper than 100 levels \(REGISTRY_MAX_JSON_DEPTH\)/],
+      ] as const) {
+        const answer = await rawGrpcCall(session, path, body, { headers: { 'a2a-version': '1.0', 'x-request-id': 'undecodable-1', ...headers } });
+        assert.equal(answer.headers['grpc-status'], String(grpc.status.INVALID_ARGUMENT), `${what}: ${JSON.stringify(answer.headers)}`);
+        assert.match(decodeURIComponent(String(answer.headers['grpc-message'])), said, what);
+        assert.equal(errorInfoOfHeaders(answer.headers)?.reason, reason, what);
+        assert.equal(answer.headers['x-request-id'], 'undecodable-1', what);
+      }
+    } finally {
+      session.close();
+    }
+    await waitFor(async () => (await counted('PARSE_ERROR')) === parseErrors + 2 && (await counted('TOO_DEEP')) === tooDeep + 1);
+    // The connection's other calls go on.
+    assert.equal(stateOf((await raw.send(search('weather'))).task!), 'TASK_STATE_COMPLETED');
+  });
+
+  test('a call to an unknown method is UNIMPLEMENTED with ErrorInfo METHOD_NOT_FOUND and the request id, logged and counted, as JSON-RPC answers -32601 (grpc-js answered it bare, uncounted)', async () => {
+    const counted = () => metricValue(registry.url, 'registry_requests_total', 'method="other",operation="none",outcome="REFUSED",code="METHOD_NOT_FOUND",door="grpc"');
+    const before = await counted();
+    const session = http2.connect(`http://${grpcAddress(registry)}`);
+    try {
+      const answer = await rawGrpcCall(session, '/lf.a2a.v1.A2AService/Nope', grpcFrame(Buffer.alloc(0)), { headers: { 'a2a-version': '1.0', 'x-request-id': 'unknown-method-1' } });
+      assert.equal(answer.headers['grpc-status'], String(grpc.status.UNIMPLEMENTED), JSON.stringify(answer.headers));
+      assert.match(decodeURIComponent(String(answer.headers['grpc-message'])), /^"\/lf\.a2a\.v1\.A2AService\/Nope" is no method of this server: the A2A services are lf\.a2a\.v1\.A2AService/);
+      assert.equal(errorInfoOfHeaders(answer.headers)?.reason, 'METHOD_NOT_FOUND');
+      assert.equal(answer.headers['x-request-id'], 'unknown-method-1');
+      // The metadata naming the called path is the registry's own: sent by a client on a known method, it changes nothing.
+      const known = await rawGrpcCall(session, '/lf.a2a.v1.A2AService/ListTasks', grpcFrame(Buffer.alloc(0)), {
+        headers: { 'a2a-version': '1.0', authorization: `Bearer ${TOKENS.alice}`, 'x-a2a-registry-called-path': '/lf.a2a.v1.A2AService/Nope' },
+      });
+      assert.equal(known.headers['grpc-status'], String(grpc.status.OK), JSON.stringify(known.headers));
+    } finally {
+      session.close();
+    }
+    await waitFor(async () => (await counted()) === before + 1);
+    assert.equal((await healthCheck(grpcAddress(registry), '')).status, 'SERVING', 'the services\' own methods still answer');
+  });
+
   test('a message larger than the body limit is RESOURCE_EXHAUSTED with the sizes, an ErrorInfo and the request id, as the other refusals (grpc-js answered it bare)', async () => {
     const before = await metricValue(registry.url, 'registry_requests_total', 'outcome="REFUSED",code="REQUEST_TOO_LARGE"');
     const answer = await raw.send([{ text: 'x'.repeat(200_000) }]);

@@ -50,6 +50,8 @@ import { metadataText } from './caller.js';
 import { clientAddress, compileTrust } from './client-address.js';
 import { HEALTH_SERVICE_PREFIX } from './health.js';
 import { encodeStatusDetails } from './status-details.js';
+import { UndecodableRequest } from './undecodable.js';
+import { UNKNOWN_METHOD_KEY, UNKNOWN_METHOD_PATH } from './unknown-methods.js';
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 /** Why a stream's `closed` signal fires, made once (aborting without a reason builds a DOMException each time). */
@@ -147,6 +149,17 @@ const accessRefusal = (refusal: AccessRefusal, requestId: string): Refused => ({
   status: detailedStatus(grpc.status.UNAUTHENTICATED, refusal.message, refusal.reason, requestId, { 'www-authenticate': refusal.challenge }),
 });
 
+/** A call to a method no service here has (unknown-methods.ts), as JSON-RPC answers -32601. */
+const methodNotFound = (called: string, requestId: string): Refused => ({
+  reason: 'METHOD_NOT_FOUND',
+  status: detailedStatus(
+    grpc.status.UNIMPLEMENTED,
+    `${JSON.stringify(called)} is no method of this server: the A2A services are lf.a2a.v1.A2AService (A2A v1.0) and a2a.v1.A2AService (v0.3), with the methods of their .proto (e.g. /lf.a2a.v1.A2AService/SendMessage).`,
+    'METHOD_NOT_FOUND',
+    requestId,
+  ),
+});
+
 const invalidArgument = (reason: string, details: string, requestId: string): Refused => ({
   reason,
   status: detailedStatus(grpc.status.INVALID_ARGUMENT, details, reason, requestId),
@@ -157,6 +170,9 @@ const invalidArgument = (reason: string, details: string, requestId: string): Re
  * once decompressed (server-interceptors.js, stream-decoder.js), with the size it was told.
  */
 const GRPC_TOO_LARGE = /^Received message (?:larger than max \((\d+) vs \d+\)|that decompresses to a size larger than \d+)/;
+
+/** grpc-js's own answer to a compressed message its encoding cannot inflate (server-interceptors.js). */
+const GRPC_NOT_DECOMPRESSED = 'Failed to decompress message';
 
 /** The registry's answer to a request message over the limit, as the HTTP doors answer a body over it (REQUEST_TOO_LARGE). */
 const tooLarge = (size: string | undefined, limit: number, requestId: string): Refused => ({
@@ -308,7 +324,8 @@ export class CallGuard {
         const connection = intercepting.getConnectionInfo();
         const opened: RequestScope = {
           requestId: incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID(),
-          method: method.path.slice(method.path.lastIndexOf('/') + 1),
+          // An unknown method: the path the client called, for the log (unknown-methods.ts).
+          method: method.path === UNKNOWN_METHOD_PATH ? (metadataText(metadata, UNKNOWN_METHOD_KEY) ?? '').slice(0, 200) : method.path.slice(method.path.lastIndexOf('/') + 1),
           streaming: method.responseStream,
           clientAddress: clientAddress(connection.remoteAddress, metadata.get('x-forwarded-for').map(String), this.trust),
           closed: closed?.signal,
@@ -340,7 +357,7 @@ export class CallGuard {
         stopWaiting();
         next();
       })
-      // Also called after every status sent: ends calls the base call ended itself (deserialization, deadline).
+      // Also called after every status sent (by then accounted for): here for a client gone before any status.
       .withOnCancel(() => end({ status: grpc.status.CANCELLED }))
       .build();
     const responder = new grpc.ResponderBuilder()
@@ -356,16 +373,22 @@ export class CallGuard {
       })
       .build();
     const intercepting = new grpc.ServerInterceptingCall(call, responder);
-    // A request message over grpc.max_receive_message_length is refused by grpc-js itself, on its
-    // base call (the one this interceptor wraps), with a bare status no interceptor sees: no
-    // ErrorInfo, no request id, not counted as refused. That status is caught where the base call
-    // sends it and answered as the registry's own refusal.
+    // grpc-js ends some calls itself, on its base call (the one this interceptor wraps), with a
+    // bare status no interceptor sees: a message over grpc.max_receive_message_length, one that
+    // does not decompress, the client's grpc-timeout passing. That status is caught where the base
+    // call sends it: the first two answered as the registry's own refusals, with ErrorInfo, the
+    // others with the request id; each counted and logged with the status sent (withOnCancel
+    // counted them all as cancelled by the client).
     const base = call as grpc.ServerInterceptingCallInterface;
     const sendStatus = base.sendStatus.bind(base);
     base.sendStatus = (status) => {
-      const size = status.code === grpc.status.RESOURCE_EXHAUSTED && !status.metadata ? GRPC_TOO_LARGE.exec(status.details) : null;
-      if (!size) return sendStatus(status);
-      const refusal = tooLarge(size[1], this.core.config.maxBodyBytes, scope?.requestId ?? randomUUID());
+      if (ending) return sendStatus(status); // ours, through the responder: accounted for there
+      const refusal = this.baseRefusal(status, scope?.requestId ?? randomUUID());
+      if (!refusal) {
+        const answered = withRequestId(status, scope);
+        end({ status: answered.code });
+        return sendStatus({ ...answered, metadata: answered.metadata ?? null });
+      }
       refused = refusal.reason;
       if (scope) scope.errorCode = refusal.reason;
       end({ status: refusal.status.code, refusal: refusal.reason });
@@ -373,6 +396,17 @@ export class CallGuard {
     };
     return intercepting;
   };
+
+  /** The registry's answer to a status grpc-js sent on its own, when it is the client's error; else undefined. */
+  private baseRefusal(status: StatusAnswer, requestId: string): Refused | undefined {
+    if (status.metadata) return undefined;
+    const size = status.code === grpc.status.RESOURCE_EXHAUSTED ? GRPC_TOO_LARGE.exec(status.details ?? '') : null;
+    if (size) return tooLarge(size[1], this.core.config.maxBodyBytes, requestId);
+    if (status.code === grpc.status.INTERNAL && status.details === GRPC_NOT_DECOMPRESSED) {
+      return invalidArgument('PARSE_ERROR', 'The request message does not decompress with the grpc-encoding it names: send it compressed with that encoding, or uncompressed.', requestId);
+    }
+    return undefined;
+  }
 
   /**
    * The SDK's service implementation with every method run inside its call's request scope, so
@@ -416,6 +450,7 @@ export class CallGuard {
     const authorization = metadataText(metadata, 'authorization');
     const limited = await this.core.abuse.admitRequest(address, authorization, scope.requestId);
     if (limited) return { refused: limitRefusal(limited, scope.requestId) };
+    if (path === UNKNOWN_METHOD_PATH) return { refused: methodNotFound(scope.method ?? '', scope.requestId) };
     let slot: StreamSlot | undefined;
     if (scope.streaming) {
       const opened = this.core.abuse.openStream(address);
@@ -442,15 +477,15 @@ export class CallGuard {
   /** What is wrong with a decoded request message, as the HTTP door's body and shape checks see it. */
   private messageProblem(path: string, message: unknown, requestId: string): Refused | undefined {
     // The SDK (and JSON.stringify when the task is stored) recurse through data parts and
-    // metadata: a request nested a few thousand levels deep would overflow the stack there.
+    // metadata: a request nested a few thousand levels deep would overflow the stack there (and
+    // past a few thousand, already in the decoder: undecodable.ts).
     const limit = this.core.config.hardening.maxJsonDepth;
-    if (valueNestsDeeperThan(message, limit)) {
-      return invalidArgument(
-        'TOO_DEEP',
-        `The request nests data deeper than ${limit} levels (REGISTRY_MAX_JSON_DEPTH). Documents and requests are a few levels deep; flatten the data.`,
-        requestId,
-      );
+    const tooDeep = `The request nests data deeper than ${limit} levels (REGISTRY_MAX_JSON_DEPTH). Documents and requests are a few levels deep; flatten the data.`;
+    if (message instanceof UndecodableRequest) {
+      if (message.reason === 'TOO_DEEP') return invalidArgument('TOO_DEEP', tooDeep, requestId);
+      return invalidArgument('PARSE_ERROR', `The request message is not the protobuf message ${path} takes (${message.cause}): send it encoded as the A2A .proto defines it.`, requestId);
     }
+    if (valueNestsDeeperThan(message, limit)) return invalidArgument('TOO_DEEP', tooDeep, requestId);
     if (SEND_METHODS.test(path) && path.startsWith(LEGACY_SERVICE_PATH)) {
       // Before the SDK's v0.3 reader, which refuses these naming no field (v1.0's are the request handler's).
       const missing = missingLegacyGrpcMessageIn(message);
@@ -495,11 +530,13 @@ export class CallGuard {
         : how.status === grpc.status.CANCELLED
           ? { outcome: 'ABORTED' }
           : { outcome: 'ERROR', code: statusName };
-    this.core.metrics.countCall('grpc', path, scope, fallback, started);
+    // Unknown methods under one label, as JSON-RPC counts them: a label per name sent would grow without bound.
+    const unknown = path === UNKNOWN_METHOD_PATH;
+    this.core.metrics.countCall('grpc', unknown ? 'other' : path, scope, fallback, started);
     this.core.log.info(
       {
         requestId: scope?.requestId,
-        grpc: path,
+        grpc: unknown ? scope?.method : path,
         status: statusName,
         method: scope?.method,
         operation: scope?.operation,

@@ -14,6 +14,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
+import { service as healthService } from 'grpc-health-check';
 import type { RegistryCore } from '../composition/build-registry.js';
 import { SHUTDOWN_GRACE_MS, type CardInterface, type OpenedDoor } from '../composition/door.js';
 import type { GrpcConfig } from '../config/config.js';
@@ -24,6 +25,8 @@ import { grpcUserBuilder } from './caller.js';
 import { keepEveryAuthorization } from './every-authorization.js';
 import { addHealthService } from './health.js';
 import { http2ServersOf } from './http2-servers.js';
+import { decodingTolerantly } from './undecodable.js';
+import { methodPaths, routeUnknownMethods } from './unknown-methods.js';
 
 /** The A2A services served, by their full names (the health service answers for them): v1.0's, v0.3's. */
 const V1_SERVICE = 'lf.a2a.v1.A2AService';
@@ -82,6 +85,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     throw err;
   });
   keepEveryAuthorization(server, core.log);
+  routeUnknownMethods(server, methodPaths([A2AService, LegacyA2AService, healthService]), core.log);
   capConnections(server, core.config.connections.maxConnections, core.log);
   const url = settings.publicUrl ?? `${new URL(core.config.publicUrl).hostname}:${port}`;
   core.log.info({ address: hostPort(core.config.host, port), url }, 'gRPC listening');
@@ -95,8 +99,8 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     serve(ctx) {
       const requestHandler = a2aRequestHandler(ctx);
       const userBuilder = grpcUserBuilder(core.authenticator, (metadata) => guard.callerOf(metadata));
-      server.addService(A2AService, guard.scoped(grpcService({ requestHandler, userBuilder })));
-      server.addService(LegacyA2AService, guard.scoped(legacyGrpcService({ requestHandler, userBuilder })));
+      server.addService(decodingTolerantly(A2AService), guard.scoped(grpcService({ requestHandler, userBuilder })));
+      server.addService(decodingTolerantly(LegacyA2AService), guard.scoped(legacyGrpcService({ requestHandler, userBuilder })));
       state = 'serving';
     },
     notReady,
