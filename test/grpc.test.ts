@@ -253,7 +253,8 @@ describe('requests', () => {
       assert.equal(answer.error?.code, grpc.status.INVALID_ARGUMENT, `${JSON.stringify(version)}: ${answer.error?.details}`);
       assert.match(answer.error!.details, /^id is required/);
     }
-    assert.equal((await deleteWithoutId('0.3')).error?.code, grpc.status.NOT_FOUND, 'asked for, v0.3 is still served');
+    // Asked for, v0.3 is served by the v0.3 service; the v1.0 service refuses it (see the next test).
+    assert.equal((await deleteWithoutId('0.3')).error?.code, grpc.status.FAILED_PRECONDITION);
     assert.equal(stateOf((await raw.send(search('weather'), metadata({}, '1.0.3'))).task!), 'TASK_STATE_COMPLETED');
     const refused = await raw.send(search('weather'), metadata({}, '2.0'));
     assert.equal(refused.error?.code, grpc.status.FAILED_PRECONDITION);
@@ -280,6 +281,37 @@ describe('requests', () => {
     });
     assert.equal(((await overHttp.json()) as WireJson).error.code, -32009);
     assert.ok((await metricValue(registry.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/SendMessage",operation="none",outcome="REFUSED",code="VERSION_NOT_SUPPORTED"')) >= 1);
+  });
+
+  test('the service called fixes the version: a2a-version naming the other version is refused VERSION_NOT_SUPPORTED, naming the right service (it was followed)', async () => {
+    const asAlice = (version: string | null) => metadata({ authorization: `Bearer ${TOKENS.alice}` }, version);
+    // v1.0's ListTasks, tagged 0.3: JSON-RPC refuses v1.0 methods in a v0.3 request; gRPC served it as v0.3.
+    const listed = await raw.unary('listTasks', ListTasksRequest.fromJSON({}), asAlice('0.3'));
+    assert.equal(listed.error?.code, grpc.status.FAILED_PRECONDITION, listed.error?.details ?? 'served');
+    assert.match(listed.error!.details, /^A2A-Version "0\.3" is not what lf\.a2a\.v1\.A2AService serves: it is the A2A v1\.0 service\. A v0\.3 client calls a2a\.v1\.A2AService; a v1\.0 client sends "A2A-Version: 1\.0" \(or none\)/);
+    const info = errorInfoOf(listed.error!);
+    assert.equal(info?.reason, 'VERSION_NOT_SUPPORTED');
+    assert.deepEqual(info?.metadata, { requestedVersion: '0.3', supportedVersions: '1.0' });
+    assert.equal((await raw.unary('listTasks', ListTasksRequest.fromJSON({}), asAlice('1.0.2'))).error, undefined, 'its own version (a patch ignored) is served');
+
+    // The v0.3 service, tagged 1.0: refused, sending the v1.0 client to lf.a2a.v1 (its push payloads were v1.0's).
+    const legacy = new RawA2AClient(grpcAddress(registry), undefined, LegacyA2AService);
+    try {
+      const legacyMessage = { messageId: crypto.randomUUID(), contextId: '', taskId: '', role: 1, content: [{ part: { $case: 'text', value: 'weather' }, metadata: undefined }], metadata: undefined, extensions: [] };
+      const request = { request: legacyMessage, configuration: undefined, metadata: undefined };
+      const tagged = await legacy.unary('sendMessage', request, asAlice('1.0'));
+      assert.equal(tagged.error?.code, grpc.status.FAILED_PRECONDITION, tagged.error?.details ?? 'served');
+      assert.match(tagged.error!.details, /^A2A-Version "1\.0" is not what a2a\.v1\.A2AService serves: it is the A2A v0\.3 service\. A v1\.0 client calls lf\.a2a\.v1\.A2AService; a v0\.3 client sends "A2A-Version: 0\.3" \(or none\)/);
+      assert.equal(errorInfoOf(tagged.error!)?.reason, 'VERSION_NOT_SUPPORTED');
+      // A version neither service serves, on the v0.3 service: told to send v0.3's, not v1.0's.
+      const unsupported = await legacy.unary('sendMessage', request, asAlice('2.0'));
+      assert.equal(unsupported.error?.code, grpc.status.FAILED_PRECONDITION);
+      assert.match(unsupported.error!.details, /Send "A2A-Version: 0\.3"/);
+      for (const version of ['0.3', null]) assert.equal((await legacy.unary('sendMessage', request, asAlice(version))).error, undefined, `v0.3 service, a2a-version ${version}`);
+    } finally {
+      legacy.close();
+    }
+    assert.ok((await metricValue(registry.url, 'registry_requests_total', 'method="/lf.a2a.v1.A2AService/ListTasks",operation="none",outcome="REFUSED",code="VERSION_NOT_SUPPORTED"')) >= 1);
   });
 
   test('a message without parts is INVALID_ARGUMENT, as it is -32602 on JSON-RPC', async () => {

@@ -10,8 +10,8 @@
  *   REQUEST_TIMEOUT), and no longer than shutdown begins (UNAVAILABLE, SHUTTING_DOWN);
  * - on the call's metadata, before its message is read: the per-address request limit and the
  *   cap on concurrent streams (RESOURCE_EXHAUSTED), version negotiation on a2a-version
- *   (FAILED_PRECONDITION, VersionNotSupportedError; a call to the v1.0 service without it is
- *   v1.0, to the v0.3 service v0.3), the access rule of auth/access.ts on the
+ *   (FAILED_PRECONDITION, VersionNotSupportedError; the service called fixes the version, v1.0
+ *   for lf.a2a.v1, v0.3 for a2a.v1, and a2a-version naming the other is refused), the access rule of auth/access.ts on the
  *   authorization metadata (UNAUTHENTICATED); the reason, and the retry delay or the challenge,
  *   travel in google.rpc.ErrorInfo (grpc-status-details-bin) and as trailers;
  * - on the decoded message: nesting depth (REGISTRY_MAX_JSON_DEPTH) and a message without parts
@@ -32,6 +32,7 @@
 import { randomUUID } from 'node:crypto';
 import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
+import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { buildGrpcErrorMetadata, grpcStatusFor, GRPC_STATUS_DETAILS_BIN } from '@a2a-js/sdk/errors/grpc';
 import { admitCaller, type AccessRefusal } from '../auth/access.js';
 import type { RegistryCore } from '../composition/build-registry.js';
@@ -256,17 +257,18 @@ export class CallGuard {
 
   /**
    * `versions`: the A2A versions (Major.Minor) the gRPC binding serves, as the card lists them.
-   * `versionWithout`: by service (full name), the version a call without a2a-version is. The
-   * spec's rule (an absent or empty version is 0.3, A2A 3.6.2) lets v0.3 clients, which send
-   * none, keep working; on gRPC they call a service of their own (package a2a.v1), and a call to
-   * the v1.0 service (lf.a2a.v1) carries v1.0 messages: its client is a v1.0 client, whatever
-   * metadata it forgot. Read as v0.3, its push configs got v0.3 payloads and its config ids v0.3
-   * defaults.
+   * `serviceVersions`: by service (full name), the one version its calls are. On gRPC the
+   * service called says the version, as its messages are that version's: v0.3 clients call a
+   * service of their own (package a2a.v1), v1.0 clients lf.a2a.v1. A call without a2a-version is
+   * its service's version (the spec's "absent is 0.3", A2A 3.6.2, is there for v0.3 clients,
+   * which call a2a.v1); one whose a2a-version names the other version is refused, as the HTTP
+   * doors refuse a version mismatch. Followed instead, a v1.0 call tagged 0.3 got v0.3 push
+   * payloads and config ids, and a v0.3 call tagged 1.0 v1.0 payloads its client cannot read.
    */
   constructor(
     private readonly core: RegistryCore,
     private readonly versions: readonly string[],
-    private readonly versionWithout: ReadonlyMap<string, string> = new Map(),
+    private readonly serviceVersions: ReadonlyMap<string, string> = new Map(),
   ) {
     this.trust = compileTrust(core.config.hardening.trustProxy);
   }
@@ -457,10 +459,7 @@ export class CallGuard {
       if ('reason' in opened) return { refused: limitRefusal(opened, scope.requestId) };
       slot = opened;
     }
-    // Every value, joined as HTTP joins a repeated header: two that disagree are refused (versions.ts).
-    const sent = metadata.get(VERSION_KEY).filter((value): value is string => typeof value === 'string').map((value) => value.trim()).filter((value) => value !== '');
-    const asked = (sent.length > 0 ? oneVersion(sent.join(', ')) : undefined) ?? this.versionWithout.get(path.slice(1, path.indexOf('/', 1)));
-    const negotiated = negotiate('GRPC', asked, this.versions);
+    const negotiated = this.negotiate(path, metadata);
     if ('error' in negotiated) {
       const { error } = negotiated;
       const status = { code: grpcStatusFor(error), details: error.message, metadata: statusMetadata(scope.requestId, {}, buildGrpcErrorMetadata(grpc.Metadata, error)) };
@@ -472,6 +471,30 @@ export class CallGuard {
     const access = admitCaller(this.core.authenticator, authorizations, { publicRead: this.core.config.publicRead });
     if (!access.admitted) return { refused: accessRefusal(access.refusal, scope.requestId), slot };
     return { caller: access.caller, slot };
+  }
+
+  /**
+   * The call's version: what a2a-version asks (every value, joined as HTTP joins a repeated
+   * header: two that disagree are refused, versions.ts), else the service's; refused when it is
+   * not one the service called serves (see the constructor).
+   */
+  private negotiate(path: string, metadata: grpc.Metadata): ReturnType<typeof negotiate> {
+    const service = path.slice(1, path.indexOf('/', 1));
+    const serviceVersion = this.serviceVersions.get(service);
+    const sent = metadata.get(VERSION_KEY).filter((value): value is string => typeof value === 'string').map((value) => value.trim()).filter((value) => value !== '');
+    const asked = (sent.length > 0 ? oneVersion(sent.join(', ')) : undefined) ?? serviceVersion;
+    if (!serviceVersion) return negotiate('GRPC', asked, this.versions);
+    // The service's version first: a refusal's "send A2A-Version: x" names the one it serves.
+    const negotiated = negotiate('GRPC', asked, [serviceVersion, ...this.versions.filter((version) => version !== serviceVersion)]);
+    if ('error' in negotiated || negotiated.version === serviceVersion) return negotiated;
+    const right = [...this.serviceVersions].find(([, version]) => version === negotiated.version)?.[0] ?? `the v${negotiated.version} service`;
+    const requested = asked!.slice(0, 32);
+    return {
+      error: new VersionNotSupportedError({
+        message: `A2A-Version "${requested}" is not what ${service} serves: it is the A2A v${serviceVersion} service. A v${negotiated.version} client calls ${right}; a v${serviceVersion} client sends "A2A-Version: ${serviceVersion}" (or none) to ${service}.`,
+        metadata: { requestedVersion: requested, supportedVersions: serviceVersion },
+      }),
+    };
   }
 
   /** What is wrong with a decoded request message, as the HTTP door's body and shape checks see it. */

@@ -30,7 +30,8 @@ import { methodPaths, routeUnknownMethods } from './unknown-methods.js';
 
 /** The A2A services served, by their full names (the health service answers for them): v1.0's, v0.3's. */
 const V1_SERVICE = 'lf.a2a.v1.A2AService';
-const A2A_SERVICES = [V1_SERVICE, 'a2a.v1.A2AService'];
+const V03_SERVICE = 'a2a.v1.A2AService';
+const A2A_SERVICES = [V1_SERVICE, V03_SERVICE];
 
 /** host:port for grpc-js, with IPv6 addresses in brackets. */
 const hostPort = (host: string, port: number): string => `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
@@ -71,8 +72,8 @@ const grpcInterfaces = (url: string): CardInterface[] => GRPC_VERSIONS.map((prot
 
 /** Binds the gRPC server; it answers once the door's serve() has added the services. */
 export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): Promise<OpenedDoor> {
-  // A call to the v1.0 service without a2a-version is v1.0 (see CallGuard); to v0.3's, v0.3.
-  const guard = new CallGuard(core, GRPC_VERSIONS, new Map([[V1_SERVICE, '1.0']]));
+  // The service called fixes the version (see CallGuard): a2a-version naming the other is refused.
+  const guard = new CallGuard(core, GRPC_VERSIONS, new Map([[V1_SERVICE, '1.0'], [V03_SERVICE, '0.3']]));
   const server = new grpc.Server({
     interceptors: [guard.interceptor],
     // The same bound on one request as the HTTP doors' body limit (protobuf is smaller than JSON).
