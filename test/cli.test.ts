@@ -1440,6 +1440,38 @@ describe('backup', () => {
     }
   });
 
+  test('backup --force refuses every file of the running database (its -wal, -shm, -journal, lock, a link to one): written over, acknowledged writes were lost at the next crash; restore and migrate name them too', async () => {
+    const registry = await startTestRegistry();
+    try {
+      const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+      assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Logged agent', 'https://logged.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+      const database = path.join(registry.dataDir, 'registry.db');
+      const wal = `${database}-wal`;
+      const walBefore = fs.statSync(wal);
+      const linkDir = tempDir();
+      const linked = path.join(linkDir, 'looks-like-a-backup.db');
+      fs.linkSync(wal, linked);
+      const targets = [wal, `${database}-shm`, `${database}-journal`, `${database}.lock`, linked];
+      const runs = await Promise.all(targets.map((file) => cli(['backup', file, '--force', '--data-dir', registry.dataDir])));
+      assert.deepEqual(runs.map((r) => r.code), [2, 2, 2, 2, 2], runs.map((r) => r.stderr).join(''));
+      const roles = ["the database's write-ahead log", "the database's shared-memory index", "the database's rollback journal", "the registry's process lock", "the database's write-ahead log"];
+      runs.forEach((r, i) => assert.match(r.stderr, new RegExp(`^a2a-registry: ${targets[i]} is ${roles[i]}.*: give the backup a file outside the database's own`), r.stderr));
+      const walAfter = fs.statSync(wal);
+      assert.equal(walAfter.ino, walBefore.ino, 'the running registry\'s WAL was replaced');
+      assert.ok(!fs.existsSync(`${database}-journal`), 'no journal was made for SQLite to roll back');
+      // The registry still answers, with what it acknowledged.
+      assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Logged agent 2', 'https://logged-2.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+      const fromWal = await cli(['restore', wal, '--force', '--data-dir', registry.dataDir]);
+      assert.equal(fromWal.code, 2, fromWal.stderr);
+      assert.match(fromWal.stderr, /registry\.db-wal is the database's write-ahead log .*, not a backup: give the file a2a-registry backup wrote/);
+      const migrate = await cli(['migrate', '--from', wal, '--to', 'postgres://registry@127.0.0.1:1/registry']);
+      assert.equal(migrate.code, 2, migrate.stderr);
+      assert.match(migrate.stderr, /registry\.db-wal is the database .*registry\.db's write-ahead log .*, not a database: give --from the data directory or .*registry\.db/);
+    } finally {
+      await registry.close();
+    }
+  });
+
   test('restore from a crashed registry\'s database keeps the commits still in its -wal', async () => {
     // A registry that crashed (a recovered disk) leaves its last commits in registry.db-wal: the
     // restore copied registry.db alone, so an unregistration there came back, while its summary,

@@ -29,6 +29,7 @@ import { sqliteFile } from './locations.js';
 import { postgresFault } from './faults.js';
 import { migratePostgres } from './postgres/migrations.js';
 import { whyNotAnSqliteDatabase } from './sqlite/database-file.js';
+import { companionOf } from './sqlite/database-companions.js';
 import { SQLITE_SCHEMA_VERSION } from './sqlite/migrations.js';
 import { readLastChangeSeq } from './sqlite/store.js';
 
@@ -117,6 +118,9 @@ function sourceFile(from: string): string {
     throw new MigrationError(`there is no registry data directory or database at ${from}: give --from the SQLite registry's data directory (REGISTRY_DATA_DIR) or its registry.db`, true);
   }
   const file = stat.isDirectory() ? sqliteFile(from) : from;
+  // Its log or lock was read as "not an SQLite database" or "not a registry's": name what it is.
+  const companion = companionOf(file);
+  if (companion) throw new MigrationError(`${from} is ${companion.role.replace("the database's", `the database ${companion.database}'s`)}, not a database: give --from the data directory or ${companion.database}`, true);
   const refused = unreadable(file);
   if (refused) throw refused;
   if (!fs.existsSync(file)) throw new MigrationError(`${from} holds no registry database (no ${file}): give --from the SQLite registry's data directory (REGISTRY_DATA_DIR)`, true);

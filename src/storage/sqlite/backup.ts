@@ -28,6 +28,7 @@ import { removeStaleBackupCopies, removeStaleTemporaries } from './leftovers.js'
 import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
 import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
+import { roleInDatabase } from './database-companions.js';
 import { BackupError, syncPath, whyNotABackup, type CopyFacts } from './backup-steps.js';
 import type { BackupJob, BackupJobReply } from './backup-worker.js';
 
@@ -51,17 +52,6 @@ interface CopyOptions {
   overwrite: boolean;
   /** Aborted: stop the copy, remove it, reject with BackupInterrupted. */
   signal?: AbortSignal;
-}
-
-/** The same file (through links), where both exist. */
-function sameFile(a: string, b: string): boolean {
-  try {
-    const sa = fs.statSync(a);
-    const sb = fs.statSync(b);
-    return sa.dev === sb.dev && sa.ino === sb.ino;
-  } catch {
-    return false;
-  }
 }
 
 /** The temporary copy and the journal SQLite writes beside it while it fills it. */
@@ -123,7 +113,9 @@ export async function backupSqlite(source: string, destination: string, options:
   const notADatabase = whyNotAnSqliteDatabase(source, 'a registry database', "point --data-dir (REGISTRY_DATA_DIR) at the registry's data directory");
   if (notADatabase) throw new BackupError(notADatabase.message, notADatabase.folder);
   const dest = path.resolve(destination);
-  if (sameFile(source, dest)) throw new BackupError(`${destination} is the database itself: give the backup another file`, true);
+  // Written over the running database's log or lock, the backup lost acknowledged writes at the next crash, or let a second registry start.
+  const role = roleInDatabase(dest, source);
+  if (role) throw new BackupError(`${destination} is ${role}: give the backup a file outside the database's own (e.g. ${path.join(path.dirname(dest), 'registry-backup.db')})`, true);
   if (fs.statSync(dest, { throwIfNoEntry: false })?.isDirectory()) {
     // --force replaces a file, never a folder: it failed with a raw EISDIR after the whole copy.
     throw new BackupError(`${destination} is a folder: name the backup file, e.g. ${path.join(destination, 'registry-backup.db')}`, true);
@@ -175,7 +167,8 @@ export async function restoreSqlite(backup: string, database: string, options: C
   const unreadable = whyCannotRead(backup);
   if (unreadable) throw new BackupError(`cannot read the backup ${backup}: ${unreadable}`, true);
   if (!fs.existsSync(backup)) throw new BackupError(`there is no backup at ${backup}`, true);
-  if (sameFile(backup, database)) throw new BackupError(`${backup} is the database itself`, true);
+  const role = roleInDatabase(backup, database);
+  if (role) throw new BackupError(`${backup} is ${role}, not a backup: give the file a2a-registry backup wrote`, true);
   // Said before the whole file is read (a folder, an empty file, another kind of file).
   const notABackup = whyNotABackup(backup);
   if (notABackup) throw notABackup;
