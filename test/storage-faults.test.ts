@@ -445,6 +445,48 @@ describe('PostgreSQL storage faults', () => {
     await eventually(20_000, async () => (await readiness(registry)).status === 200, 'ready once the server is back');
     assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Unreachable Three', 'https://unreachable-three.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
   });
+
+  test('a lock held past the statement timeout, and no connection left (53300): writes refused as STORAGE_UNAVAILABLE, not failed tasks; /readyz stays ready while only locked rows fail, not while no connection opens', { timeout: 90_000 }, async (t) => {
+    const skip = postgres!.skip();
+    if (skip) return t.skip(skip);
+    const env = await postgres!.env();
+    // A role that is no superuser: a connection limit does not apply to superusers.
+    const role = `registry_${process.pid}_${Date.now().toString(36)}`;
+    await admin(env.DATABASE_URL!, `CREATE ROLE ${role} LOGIN`);
+    await admin(env.DATABASE_URL!, `ALTER DATABASE $db OWNER TO ${role}`);
+    const url = new URL(env.DATABASE_URL!);
+    url.username = role;
+    const registry = await startTestRegistry({ ...env, DATABASE_URL: url.toString() });
+    t.after(() => registry.close());
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    resultOf(await op(alice, { register: { agentCard: v1Card('Locked One', 'https://locked-one.example.org/a2a') } }));
+
+    // Another session holds the entries table past the registry's 15 s statement timeout.
+    const holder = new pg.Client({ connectionString: env.DATABASE_URL! });
+    await holder.connect();
+    holder.on('error', () => undefined);
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE entries IN ACCESS EXCLUSIVE MODE');
+    const headers = { authorization: `Bearer ${TOKENS.alice}` };
+    const [jsonRpc, rest] = await Promise.all([
+      rawPost(`${registry.url}/a2a/jsonrpc`, sendMessage([registerPart('Locked Two')]), { headers, signal: AbortSignal.timeout(60_000) }),
+      rawPost(`${registry.url}/a2a/rest/message:send`, JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [registerPart('Locked Three')] } }), { headers, signal: AbortSignal.timeout(60_000) }),
+    ]);
+    assertRefused({ jsonRpc, rest, legacyJsonRpc: undefined }, /a write waited longer than the statement timeout, for a lock another session or replica holds/);
+    // The probe (its own row) still writes: the lock refuses the writes that need it, and every replica alike.
+    assert.equal((await readiness(registry)).status, 200);
+    await holder.query('ROLLBACK');
+    await holder.end();
+    assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Locked Four', 'https://locked-four.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+
+    await admin(env.DATABASE_URL!, 'ALTER DATABASE $db CONNECTION LIMIT 0');
+    await kickSessions(env.DATABASE_URL!);
+    assertRefused(await registerBoth(registry, 'Limited One'), /the database server has no connection left for the registry/);
+    assert.match((await readiness(registry)).reason!, /storage is unavailable: the database server has no connection left .*\(53300/);
+    await admin(env.DATABASE_URL!, 'ALTER DATABASE $db CONNECTION LIMIT -1');
+    await eventually(15_000, async () => (await readiness(registry)).status === 200, 'ready once connections are taken again');
+    assert.equal(stateOf(await op(alice, { register: { agentCard: v1Card('Limited Two', 'https://limited-two.example.org/a2a') } })), 'TASK_STATE_COMPLETED');
+  });
 });
 
 describe('fault names', () => {
@@ -466,5 +508,12 @@ describe('fault names', () => {
     assert.equal(reason(postgresFault({ code: 'ECONNREFUSED' })), 'unreachable');
     assert.equal(reason(postgresFault(new Error('Connection terminated unexpectedly'))), 'unreachable');
     assert.equal(reason(postgresFault({ code: '23505' })), undefined);
+    // The registry's state, not the request: they were failed tasks, "UNAVAILABLE", logged as internal errors.
+    assert.equal(reason(postgresFault({ code: '57014' })), 'locked');
+    assert.equal(reason(postgresFault({ code: '55P03' })), 'locked');
+    assert.equal(reason(postgresFault({ code: '53300' })), 'refused');
+    assert.equal(reason(postgresFault({ code: '28P01' })), 'refused');
+    assert.match(postgresFault({ code: '28P01' })!.message, /refuses the registry's credentials \(was the password changed\?\)/);
+    assert.equal(reason(postgresFault(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string'))), 'refused');
   });
 });

@@ -6,7 +6,7 @@
  * Anything not recognised here stays a plain error (a bug, reported as one).
  */
 
-export type StorageFaultReason = 'disk-full' | 'read-only' | 'missing' | 'corrupt' | 'io' | 'unreachable' | 'locked';
+export type StorageFaultReason = 'disk-full' | 'read-only' | 'missing' | 'corrupt' | 'io' | 'unreachable' | 'locked' | 'refused';
 
 export interface StorageFault {
   reason: StorageFaultReason;
@@ -36,6 +36,7 @@ const MESSAGES: Record<StorageFaultReason, string> = {
   io: 'the database cannot be written (I/O error)',
   unreachable: 'the database server cannot be reached',
   locked: "the database is locked by another process's write (an import?) for longer than a write waits; try again shortly",
+  refused: 'the database server refuses the registry its connections',
 };
 
 export function storageFault(reason: StorageFaultReason, code: string, message: string = MESSAGES[reason]): StorageFault {
@@ -66,18 +67,35 @@ export function sqliteFault(error: unknown): StorageFault | undefined {
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const NETWORK_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i;
 
-/** node-postgres errors: SQLSTATE codes (class 08, 25006, 53100, 57P0x, 58030, XX00x) and socket errors. */
+/** What the registry's state, not a request, makes PostgreSQL refuse: each said in a sentence (no names, no credentials). */
+const POSTGRES_REFUSALS: Record<string, [StorageFaultReason, string]> = {
+  // A statement timeout: in a registry's short statements, a lock held past it (another
+  // session's or a replica's that stopped mid-transaction), not a query too large.
+  '57014': ['locked', 'a write waited longer than the statement timeout, for a lock another session or replica holds; try again shortly'],
+  '55P03': ['locked', 'a write could not take a lock another session or replica holds; try again shortly'],
+  '53300': ['refused', 'the database server has no connection left for the registry (too many connections, or a connection limit); try again shortly'],
+  '53000': ['refused', 'the database server lacks the resources to take the request; try again shortly'],
+  '28P01': ['refused', "the database server refuses the registry's credentials (was the password changed?): fix DATABASE_URL"],
+  '28000': ['refused', "the database server refuses the registry's login (pg_hba.conf, or a role that may not log in): fix DATABASE_URL or the server's rules"],
+};
+/** node-postgres's own words when the server asks for a password the URL does not give (SCRAM, or MD5 with none). */
+const MISSING_PASSWORD = /client password must be a string|SASL: SCRAM-SERVER-FIRST-MESSAGE/i;
+
+/** node-postgres errors: SQLSTATE codes (class 08, 25006, 28xxx, 53xxx, 55P03, 57014, 57P0x, 58030, XX00x) and socket errors. */
 export function postgresFault(error: unknown): StorageFault | undefined {
   const code = codeOf(error);
   if (code === '53100') return storageFault('disk-full', code);
   if (code === '25006') return storageFault('read-only', code);
   if (code === '58030') return storageFault('io', code);
   if (code === 'XX001' || code === 'XX002') return storageFault('corrupt', code);
+  const refusal = code === undefined ? undefined : POSTGRES_REFUSALS[code];
+  if (refusal) return storageFault(refusal[0], code!, refusal[1]);
   if (code !== undefined && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || NETWORK_CODES.has(code))) {
     return storageFault('unreachable', code);
   }
   const message = error instanceof Error ? error.message : '';
   if (NETWORK_MESSAGES.test(message)) return storageFault('unreachable', 'CONNECTION');
+  if (code === undefined && MISSING_PASSWORD.test(message)) return storageFault('refused', 'PASSWORD', POSTGRES_REFUSALS['28P01']![1]);
   return undefined;
 }
 

@@ -391,7 +391,7 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
     try {
       await client.connect();
     } catch (err) {
-      const why = postgresFault(err) ? 'cannot be reached' : 'refused the connection';
+      const why = postgresFault(err)?.reason === 'unreachable' ? 'cannot be reached' : 'refused the connection';
       throw new MigrationError(`PostgreSQL at ${target} ${why}: ${(err as Error).message}. Check --to (DATABASE_URL), and that the server runs and accepts this user`, false, { cause: err });
     }
     try {
