@@ -149,6 +149,9 @@ describe('request ids in the logs', () => {
       const answer = await send({ search: { query: 'x' } }, { 'x-request-id': 'req-observe-1' });
       assert.equal(answer.headers.get('x-request-id'), 'req-observe-1');
       assert.equal(answer.json!.result.task.status.state, 'TASK_STATE_FAILED');
+      // The documented code of a failure of the registry itself: it was UNAVAILABLE, which no document names and which reads as "the storage is down".
+      const error = (answer.json!.result.task.status.message.parts as { data?: { error?: { code: string } } }[]).find((p) => p.data?.error)?.data?.error;
+      assert.equal(error?.code, 'INTERNAL');
       assertNoInternals(answer.text);
       assert.ok(!answer.text.includes('ENOENT'), '!answer.text.includes(\'ENOENT\')');
     } finally {

@@ -49,6 +49,7 @@ const BY_REGISTRY_CODE: Record<string, [status: number, errorCode: string]> = {
   UNAVAILABLE: [503, 'UNAVAILABLE'],
   STORAGE_UNAVAILABLE: [503, 'UNAVAILABLE'],
   STARTING_UP: [503, 'UNAVAILABLE'],
+  INTERNAL: [500, 'INTERNAL_ERROR'],
 };
 
 /** The ARD error code for an HTTP status (refusals made before an operation ran). */

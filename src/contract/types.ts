@@ -32,6 +32,8 @@ export type ErrorCode =
    */
   | 'STARTING_UP'
   | 'UNAVAILABLE'
+  /** A failure of the registry itself (a bug): the task ends FAILED with a generic message; the log has the details. */
+  | 'INTERNAL'
   /** A document given by URL (or an MCP server's tools) could not be fetched, or the fetch was refused. */
   | 'FETCH_FAILED'
   /** A card signature failed verification (a tampered card), or the registry requires a verified card. */

@@ -325,7 +325,7 @@ async function attempt(env: ToolEnv, operation: () => Operation): Promise<Attemp
     }
     env.log.error({ err, requestId: scope?.requestId }, 'MCP tool call failed');
     if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: 'INTERNAL' });
-    return { failed: errorResult({ code: 'UNAVAILABLE', message: 'The registry could not complete the request; try again later.' }) };
+    return { failed: errorResult({ code: 'INTERNAL', message: 'The registry could not complete the request; try again later.' }) };
   }
 }
 

@@ -248,7 +248,8 @@ export class RegistryExecutor implements AgentExecutor {
       } else {
         this.log.error({ err, taskId: task.id }, 'operation failed');
         if (scope) Object.assign(scope, { taskState: 'FAILED', errorCode: 'INTERNAL' });
-        const body: ErrorBody = { code: 'UNAVAILABLE', message: 'The registry could not complete the request; try again later.' };
+        // INTERNAL, the documented code of a failure of the registry itself; storage and start-up states are protocol errors (above).
+        const body: ErrorBody = { code: 'INTERNAL', message: 'The registry could not complete the request; try again later.' };
         this.publishEnd(task, TaskState.TASK_STATE_FAILED, this.errorMessage(task, body), publish, streaming);
       }
     }
