@@ -139,7 +139,8 @@ describe('migrate SQLite to PostgreSQL', () => {
       await sqlite.close();
 
       // As an operator switches: the same data directory (its SQLite-era saved index is not this database's), DATABASE_URL set.
-      onPostgres = await startTestRegistry({ ...env, DATABASE_URL: databaseUrl, REGISTRY_DATA_DIR: sqlite.dataDir });
+      // Its URL names the replica (application_name): the registry's own session names were how migrate --force saw replicas, and the URL's wins.
+      onPostgres = await startTestRegistry({ ...env, DATABASE_URL: `${databaseUrl}?application_name=registry-replica-1`, REGISTRY_DATA_DIR: sqlite.dataDir });
       const afterwards = await observe(onPostgres, ids, tasks, pageToken);
       assert.deepEqual(afterwards, before);
 
@@ -165,7 +166,7 @@ describe('migrate SQLite to PostgreSQL', () => {
       // Replacing the data under a running replica would leave the replaced entries in its index.
       const underReplica = await migrate({ from: sqlite.dataDir, to: databaseUrl, force: true });
       assert.equal(underReplica.code, 1, underReplica.err);
-      assert.match(underReplica.err, /is in use by a running registry \(\d+ of its connections are open\): stop every replica on it/);
+      assert.match(underReplica.err, /is in use by a running registry \(1 replica is running on it\): stop every replica on it, then run the migration again with --force/);
       await onPostgres.close();
       onPostgres = undefined;
 

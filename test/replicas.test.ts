@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import pg from 'pg';
 import type { Client } from '@a2a-js/sdk/client';
 import { v1Card } from './support/documents.js';
 import { errorOf, op, resultOf, sdkClient, stateOf, type WireJson } from './support/client.js';
@@ -147,5 +148,32 @@ describe('two replicas on one PostgreSQL', () => {
     await within(1000, () => finds(onB, 'after restart', id));
     assert.equal(a.child.exitCode, null, 'replica A is still running');
     assert.equal(b.child.exitCode, null, 'replica B is still running');
+  });
+});
+
+describe('a database replaced under a running replica', () => {
+  test('a change log that went backwards (the data replaced, as a restore or migrate --force does) makes the replica reload its index, not wait for numbers past it', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const url = await postgres.server.createDatabase('replaced');
+    const replica = await spawnRegistry({ ...env(), DATABASE_URL: url, LOG_LEVEL: 'info' });
+    replicas.push(replica);
+    const client = await sdkClient(replica.url, { token: TOKENS.alice });
+    const old: string[] = [];
+    for (let i = 0; i < 3; i++) old.push(resultOf(await op(client, { register: { agentCard: v1Card(`Quokka ${i}`, `https://quokka.example.org/${i}`) } })).id);
+    await within(1000, () => finds(client, 'quokka', old[2]!));
+    // What replacing the data leaves: other entries, and a change log numbered from 1 again.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query('TRUNCATE entries, entry_revisions, entry_freshness, entry_urls, url_claims, changes, tasks, push_notification_configs, watches');
+      await admin.query("SELECT setval(pg_get_serial_sequence('changes', 'seq'), 1, false)");
+    } finally {
+      await admin.end();
+    }
+    await within(5000, async () => !(await finds(client, 'quokka', old[0]!)));
+    // And it follows the new log from its start: a change numbered 1 is applied.
+    const { id } = resultOf(await op(client, { register: { agentCard: v1Card('Numbat Notary', 'https://numbat.example.org/a2a') } }));
+    await within(1000, () => finds(client, 'numbat', id));
+    assert.ok(replica.logs.some((l) => /the change log ends at 0, before this replica's position \d+ \(the database was replaced or restored\); reloading/.test(String(l.msg))), 'the reload is logged');
   });
 });

@@ -8,6 +8,7 @@
  * The change log is trimmed (REGISTRY_CHANGES_RETENTION_HOURS). A follower whose position is
  * older than the trimmed point cannot replay what it missed: it reloads the index from the
  * entries and the feed signals a resync to its other subscribers (RegistryService.reloadIndex).
+ * So does one whose position is past the log's end: the log went backwards (the database replaced).
  */
 import type { Logger } from '../observability/logger.js';
 import type { ChangeSubscription, RegistryStore } from '../storage/types.js';
@@ -101,7 +102,21 @@ export class IndexFollower {
           this.lastSeq = resumeAt;
           continue;
         }
-        if (changes.length === 0) break;
+        if (changes.length === 0) {
+          // A log that ends before this replica's position went backwards: the database was
+          // replaced under it (a restore, `migrate --force`). Waiting for numbers past the
+          // position would skip the new log's changes and keep the old entries: reload instead.
+          const newest = await this.store.lastChangeSeq();
+          if (newest < this.lastSeq) {
+            const reason = `the change log ends at ${newest}, before this replica's position ${this.lastSeq} (the database was replaced or restored)`;
+            this.log.warn({ at: this.lastSeq, newest }, `${reason}; reloading the search index from storage`);
+            const entries = await this.service.reloadIndex(reason);
+            this.log.info({ entries, resumeAt: newest }, 'search index reloaded');
+            this.lastSeq = newest;
+            continue;
+          }
+          break;
+        }
         // One read for the batch (not one per change); several changes to one entry need one refresh.
         await this.service.applyReplicaChanges([...new Set(changes.map((c) => c.id))]);
         this.lastSeq = changes[changes.length - 1]!.seq;

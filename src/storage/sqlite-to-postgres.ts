@@ -28,6 +28,7 @@ import { SchemaTooNewError } from './common.js';
 import { sqliteFile } from './locations.js';
 import { postgresFault } from './faults.js';
 import { migratePostgres } from './postgres/migrations.js';
+import { lockOutReplicas } from './postgres/presence.js';
 import { whyNotAnSqliteDatabase } from './sqlite/database-file.js';
 import { companionOf } from './sqlite/database-companions.js';
 import { SQLITE_SCHEMA_VERSION } from './sqlite/migrations.js';
@@ -359,19 +360,6 @@ async function heldData(client: pg.Client): Promise<string> {
     .join(', ');
 }
 
-/**
- * Connections of registry replicas to the current database (the store's pool and its change
- * listener name themselves 'a2a-registry…'); this process's own is 'a2a-registry migrate'.
- */
-async function runningReplicas(client: pg.Client): Promise<number> {
-  const { rows } = await client.query<{ n: string }>(
-    `SELECT count(*) AS n FROM pg_stat_activity
-     WHERE datname = current_database() AND pid <> pg_backend_pid()
-       AND application_name IN ('a2a-registry', 'a2a-registry-listener')`,
-  );
-  return Number(rows[0]!.n);
-}
-
 /** Copies the SQLite registry at `options.from` into the PostgreSQL database at `options.to`. */
 export async function migrateSqliteToPostgres(options: MigrationOptions): Promise<MigrationSummary> {
   const started = Date.now();
@@ -416,10 +404,11 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
         }
         // Replicas running on it would keep the replaced entries in their search indexes (a
         // TRUNCATE records no changes) and wait for change numbers past the copied log's.
-        const replicas = await runningReplicas(client);
+        // Held until COMMIT: a replica starting meanwhile waits for the copy, then reads it.
+        const replicas = await lockOutReplicas(client);
         if (replicas > 0) {
           throw new MigrationError(
-            `the PostgreSQL database at ${target} is in use by a running registry (${replicas} of its connections are open): stop every replica on it, then run the migration again with --force`,
+            `the PostgreSQL database at ${target} is in use by a running registry (${replicas} ${replicas === 1 ? 'replica is' : 'replicas are'} running on it): stop every replica on it, then run the migration again with --force`,
           );
         }
         await client.query('TRUNCATE entries, entry_revisions, entry_freshness, entry_urls, url_claims, changes, tasks, push_notification_configs, watches');

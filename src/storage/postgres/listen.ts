@@ -24,6 +24,8 @@ export interface ListenOptions {
   maxRetryMs?: number;
   /** Told about connection errors (they are otherwise handled by reconnecting). */
   onError?: (error: Error) => void;
+  /** Runs on every new session once it listens (e.g. to take a session lock); its failure is the connection's. */
+  onConnect?: (client: pg.Client) => Promise<unknown>;
 }
 
 /**
@@ -87,6 +89,7 @@ export async function listenOn(
     try {
       await next.connect();
       await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      await options.onConnect?.(next);
     } catch (error) {
       dropped = true; // the caller decides: reject (first time) or retry
       next.removeAllListeners('end');

@@ -22,6 +22,8 @@ export interface PostgresMigration {
 /** Advisory lock keys; arbitrary constants, namespaced by the "A2AR" prefix (0x41324152). */
 export const MIGRATION_LOCK_KEY = 0x41324152_0001;
 export const CHANGE_LOCK_KEY = 0x41324152_0002;
+/** Held shared by every running replica, taken exclusively by `migrate --force` (./presence.ts). */
+export const REPLICA_PRESENCE_LOCK_KEY = 0x41324152_0003;
 /**
  * First key of the two-key advisory locks that serialise one owner's entry creations across
  * replicas (the second key is hashtext(owner)), so a quota is checked and used atomically.

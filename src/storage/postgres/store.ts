@@ -64,6 +64,7 @@ import { PostgresTaskRecords, saveTaskRowIn } from './task-records.js';
 import { PostgresWatchRecords } from './watch-records.js';
 import { withoutPassword } from '../../lib/url-password.js';
 import { rewindWatchesIfRestored } from './restore-marker.js';
+import { holdReplicaPresence } from './presence.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// connection URL. */
@@ -128,6 +129,7 @@ export class PostgresStore implements RegistryStore {
   /** The longest a request waits for a busy pool (see #connect). */
   readonly #contentionWaitMs: number;
   readonly #faults = new FaultState(postgresFault);
+  readonly #onConnectionError: (error: Error) => void;
   #opened = false;
   #closed = false;
   /** Open change subscriptions, closed with the store so none outlives it. */
@@ -162,6 +164,7 @@ export class PostgresStore implements RegistryStore {
     // the pool; without a listener Node would crash the process. The pool already discards
     // that client and opens fresh connections on demand, which is how we recover by ourselves.
     const onConnectionError = options.onConnectionError ?? (() => undefined);
+    this.#onConnectionError = onConnectionError;
     this.#pool.on('error', (error) => onConnectionError(error));
     // A connection that drops while checked out (a query in flight when the server restarts)
     // makes pg emit 'error' on that client, and pg-pool listens only on idle ones: the
@@ -248,6 +251,14 @@ export class PostgresStore implements RegistryStore {
     } catch (error) {
       throw new Error(`Cannot connect to ${redact(this.#url)}: ${(error as Error).message}`, { cause: error });
     }
+    let presence: ChangeSubscription;
+    try {
+      // Before anything is read: `migrate --force` must see this replica from now on (./presence.ts).
+      presence = await this.#listen(() => holdReplicaPresence(this.#url, this.#onConnectionError));
+    } catch (error) {
+      client.release();
+      throw new Error(`Cannot connect to ${redact(this.#url)}: ${(error as Error).message}`, { cause: error });
+    }
     let failure: Error | undefined;
     try {
       const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
@@ -268,6 +279,7 @@ export class PostgresStore implements RegistryStore {
       }
     } catch (error) {
       failure = error as Error;
+      await presence.close();
       throw error;
     } finally {
       client.release(failure);
