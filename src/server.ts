@@ -56,7 +56,8 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
   // (tests): the card's URLs need the real one, which listening gives.
   const server = createHttpServer(config.connections);
   const unused = unusedConnections(server);
-  const startingUp = createStartingUpApp({ corsOrigins: config.hardening.corsOrigins });
+  let storageWait: string | undefined;
+  const startingUp = createStartingUpApp({ corsOrigins: config.hardening.corsOrigins }, () => storageWait);
   server.on('request', startingUp);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(listenError(err, config.host, config.port)));
@@ -64,7 +65,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
   });
   let core: RegistryCore;
   try {
-    core = await buildRegistry(config, log);
+    core = await buildRegistry(config, log, { onWait: (reason) => (storageWait = reason) });
   } catch (err) {
     server.close();
     server.closeAllConnections();

@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
+import net from 'node:net';
 import pg from 'pg';
 import { MIGRATION_LOCK_KEY } from '../src/storage/postgres/migrations.js';
 import { v1Card } from './support/documents.js';
@@ -95,4 +96,57 @@ test('liveness answers and requests are refused as retryable while storage waits
   const got = resultOf(await op(again, { get: { id: registered.id } }));
   assert.equal(got.id, registered.id, 'what was registered before is there');
   assert.equal(got.document.name, 'Opening Agent');
+});
+
+test('a PostgreSQL server not reachable yet at start-up is waited for (retried with backoff, /readyz saying why), not a start that fails; a database that does not exist still stops it at once', async (t) => {
+  if (postgres.skipReason) return t.skip(postgres.skipReason);
+  const databaseUrl = await postgres.server.createDatabase('waited');
+  const target = new URL(databaseUrl);
+  // The database's address, where nothing listens until the proxy below starts (a server still booting).
+  const dbPort = await freePort();
+  const viaProxy = new URL(databaseUrl);
+  viaProxy.port = String(dbPort);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  let started: TestRegistry | undefined;
+  let failed: unknown;
+  const starting = startTestRegistry({ DATABASE_URL: viaProxy.toString(), PORT: String(port) }).then(
+    (r) => (started = r),
+    (err: unknown) => (failed = err),
+  );
+  const proxy = net.createServer((socket) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+    socket.pipe(upstream).pipe(socket);
+  });
+  try {
+    assert.equal((await firstAnswer(`${base}/healthz`)).status, 200);
+    // Told why, and when it tries again, once the first attempt failed (it started the process as a crash loop).
+    let reason = '';
+    for (let i = 0; i < 100 && !/trying again/.test(reason); i++) {
+      const ready = await fetch(`${base}/readyz`);
+      assert.equal(ready.status, 503);
+      reason = ((await ready.json()) as { reason: string }).reason;
+      if (!/trying again/.test(reason)) await delay(100);
+    }
+    assert.match(reason, new RegExp(`^opening storage: Cannot connect to postgres://postgres@127\\.0\\.0\\.1:${dbPort}/\\S+: connect ECONNREFUSED .*; trying again at \\d{4}-`));
+    await delay(1500);
+    assert.equal(failed, undefined, `the start failed: ${String(failed)}`);
+    assert.equal(started, undefined);
+    await new Promise<void>((resolve) => proxy.listen(dbPort, '127.0.0.1', () => resolve()));
+    await Promise.race([starting, delay(40_000).then(() => assert.fail('not started within 40 s of the database answering'))]);
+    // Set by the start's callback (the compiler saw it undefined since the check above).
+    const running = started as TestRegistry | undefined;
+    assert.ok(running, `the start failed: ${String(failed)}`);
+    const client = await sdkClient(running.url, { token: TOKENS.alice });
+    resultOf(await op(client, { register: { agentCard: v1Card('Waited Agent', 'https://waited.example.com/a2a') } }));
+  } finally {
+    await (started as TestRegistry | undefined)?.close();
+    proxy.close();
+  }
+  // What waiting cannot fix: the start fails, with the message.
+  const missing = new URL(databaseUrl);
+  missing.pathname = '/no_such_database';
+  await assert.rejects(startTestRegistry({ DATABASE_URL: missing.toString() }), /database "no_such_database" does not exist/);
 });

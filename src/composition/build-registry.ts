@@ -38,6 +38,7 @@ import { FetchingDocumentSources } from '../freshness/document-sources.js';
 import { RefreshLoop } from '../freshness/refresh-loop.js';
 import { createSignatureVerifier } from '../validation/signature.js';
 import { Housekeeping, StorageProbe } from './maintenance.js';
+import { openStorage, type StorageOpening } from './open-storage.js';
 
 const SEARCH_CHUNK_SIZE = 5;
 const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
@@ -108,7 +109,7 @@ function resolveTokens(config: RegistryConfig, log: Logger): Map<string, string>
   return new Map([[admin.token, ADMIN_PRINCIPAL]]);
 }
 
-export async function buildRegistry(config: RegistryConfig, log: Logger): Promise<RegistryCore> {
+export async function buildRegistry(config: RegistryConfig, log: Logger, opening: StorageOpening = {}): Promise<RegistryCore> {
   // Read before storage opens: a key that cannot sign, or synonyms that cannot be read, stop
   // start-up with nothing to undo and the data directory untouched.
   const signingKey = config.trust.signingKeyFile ? await loadRegistrySigningKey(config.trust.signingKeyFile) : undefined;
@@ -121,7 +122,7 @@ export async function buildRegistry(config: RegistryConfig, log: Logger): Promis
     // Its index and watches follow only its own writes on SQLite: one registry per database.
     singleProcess: true,
   });
-  await store.open();
+  await openStorage(store, log, opening);
 
   let follower: IndexFollower | undefined;
   let snapshots: IndexSnapshots | undefined;

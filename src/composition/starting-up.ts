@@ -19,7 +19,8 @@ import { wantsHtml } from '../web/web-door.js';
 const MESSAGE = 'The registry is starting up: its storage is opening (the first start after an upgrade migrates the database); retry shortly.';
 const JSON_RPC_PATH = '/a2a/jsonrpc';
 
-export function createStartingUpApp(security: SecurityOptions): Express {
+/** `waiting`: why storage is not open yet, when it is more than opening (a database not reachable yet). */
+export function createStartingUpApp(security: SecurityOptions, waiting: () => string | undefined = () => undefined): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -28,7 +29,7 @@ export function createStartingUpApp(security: SecurityOptions): Express {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', (_req, res) => {
-    res.status(503).json({ status: 'not ready', reason: 'opening storage' });
+    res.status(503).json({ status: 'not ready', reason: waiting() ?? 'opening storage' });
   });
   // Read for its id only, so a JSON-RPC client can match the refusal to its request.
   app.use(JSON_RPC_PATH, express.json({ limit: '1mb' }));

@@ -100,6 +100,17 @@ export function postgresFault(error: unknown): StorageFault | undefined {
 }
 
 /**
+ * Whether a PostgreSQL store that failed to open may open if tried again: the server not there
+ * (yet), starting up, or with no connection left. Refused credentials, a database that does not
+ * exist, a bad URL stay failures: waiting changes nothing.
+ */
+export function retryableAtOpen(error: unknown): boolean {
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  const fault = postgresFault(cause);
+  return fault?.reason === 'unreachable' || fault?.code === '53300' || fault?.code === '53000';
+}
+
+/**
  * Where a store keeps its current fault: set by a write that failed for a storage reason,
  * cleared by the next write that succeeds (or a probe).
  */
