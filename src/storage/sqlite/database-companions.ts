@@ -26,10 +26,19 @@ function realLocation(file: string): string {
   }
 }
 
+/** A file's status, or undefined where there is none or it may not be looked at (the command's own checks say why). */
+function statusOf(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The same file (through hard or symbolic links), where both exist. */
 function sameInode(a: string, b: string): boolean {
-  const sa = fs.statSync(a, { throwIfNoEntry: false });
-  const sb = fs.statSync(b, { throwIfNoEntry: false });
+  const sa = statusOf(a);
+  const sb = statusOf(b);
   return sa !== undefined && sb !== undefined && sa.dev === sb.dev && sa.ino === sb.ino;
 }
 
@@ -52,7 +61,7 @@ export function companionOf(file: string): { database: string; role: string } | 
   for (const { suffix, role } of COMPANIONS) {
     if (suffix === '' || !file.endsWith(suffix)) continue;
     const database = file.slice(0, -suffix.length);
-    if (fs.statSync(database, { throwIfNoEntry: false })?.isFile()) return { database, role };
+    if (statusOf(database)?.isFile()) return { database, role };
   }
   return undefined;
 }
