@@ -800,6 +800,30 @@ describe('web page', { skip: unavailable }, () => {
     });
   });
 
+  test('schemas and the raw JSON show a bidirectional control as its escape: a nested description that reads "evil" reversed stays readable as it is', async () => {
+    // Nested schema members are kept as sent (validation checks what is shown as text); shown
+    // bare, U+202E reordered the JSON around it.
+    const tools = toolspec();
+    const tool = (tools.tools as WireJson[])[0]!;
+    tool.outputSchema = { type: 'object', properties: { ok: { type: 'boolean', description: 'true \u202elive\u202c when done' } } };
+    const alice = await sdkClient(registry.url, { token: TOKENS.alice });
+    const { id } = resultOf(await op(alice, { register: { mcpServer: mcpServer('bidi-schema', 'https://bidi-schema.example.org/mcp'), toolspec: tools } }));
+    await withPage(async (page) => {
+      await page.goto(`${registry.url}/entries/${id}`);
+      await page.locator('#tools-h').waitFor();
+      await page.locator('summary', { hasText: 'Input schema and output schema' }).first().click();
+      await page.locator('summary', { hasText: 'as registered' }).click();
+      const shown = await page.locator('pre.code').allTextContents();
+      const withIt = shown.filter((text) => text.includes('live'));
+      assert.equal(withIt.length, 2, 'the output schema and the raw JSON');
+      for (const text of withIt) {
+        assert.ok(!/[\u202a-\u202e]/.test(text), 'no bidirectional control shown bare');
+        assert.ok(text.includes('"true \\u202elive\\u202c when done"'), text);
+        assert.equal(JSON.parse(text.slice(text.indexOf('{'))).constructor, Object, 'still JSON');
+      }
+    });
+  });
+
   test('history: revisions listed, any two compared as a diff, the pair in the URL', async () => {
     await withPage(async (page) => {
       await page.goto(`${registry.url}/entries/${ids.invoice}`);
