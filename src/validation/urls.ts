@@ -5,6 +5,7 @@
  */
 import type { Finding } from '../contract/types.js';
 import { isObject, pointer, quote } from '../lib/json.js';
+import { withoutPassword } from '../lib/url-password.js';
 
 export type UrlIssue = 'placeholder' | 'loopback' | 'insecure' | 'invalid' | 'unsafe' | 'credentials';
 
@@ -116,7 +117,7 @@ export function urlFinding(path: string, raw: string, issue: UrlIssue): Finding 
       return {
         path,
         rule: 'credentials-url',
-        message: `${quote(withoutPassword(raw))} has a user name or password before its host: a link to it leads to ${quote(host)}, whatever the text before the "@" suggests, and publishes what is in it`,
+        message: `${quote(withoutPassword(raw) ?? 'the URL')} has a user name or password before its host: a link to it leads to ${quote(host)}, whatever the text before the "@" suggests, and publishes what is in it`,
         hint: `Remove the part before the "@" (use "https://${host}/…"): the URL is shown to everyone, and the web page shows it as text, not as a link.`,
       };
     }
@@ -128,14 +129,6 @@ export function urlFinding(path: string, raw: string, issue: UrlIssue): Finding 
         hint: 'Use an absolute URL such as "https://agent.example.org/a2a".',
       };
   }
-}
-
-/**
- * The URL as a finding may quote it: a password is not repeated (the user name stays, as it may be
- * the disguise, "trusted.com@"). The password runs from the first ":" of the authority to its last "@".
- */
-function withoutPassword(raw: string): string {
-  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#:@]*:)[^/?#]*@/i, '$1***@');
 }
 
 const URL_KEY = /^(url|.*Url)$/;
