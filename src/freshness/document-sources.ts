@@ -180,7 +180,7 @@ export class FetchingDocumentSources implements DocumentSources {
     // after it, such as the goodbye's, follow from it).
     const guarded = this.fetcher.fetchFunction({ purpose, signal: combined, maxBytes: this.options.maxDocumentBytes * 4 + 64 * 1024 });
     let firstFetchError: FetchError | undefined;
-    const fetch: FetchFunction = async (input, init) => {
+    const remembering: FetchFunction = async (input, init) => {
       try {
         return await guarded(input, init);
       } catch (error) {
@@ -191,7 +191,7 @@ export class FetchingDocumentSources implements DocumentSources {
     let tools: unknown[];
     try {
       tools = await listMcpTools(url, {
-        fetch,
+        fetch: remembering,
         signal: combined,
         timeoutMs: this.options.timeoutMs,
         maxBytes: this.options.maxDocumentBytes,
@@ -204,10 +204,12 @@ export class FetchingDocumentSources implements DocumentSources {
           { path: '', message: error.message, rule: error.reason },
         ]);
       }
-      if (!findFetchError(error) && firstFetchError) throw this.failure(firstFetchError, url.href, 'MCP server');
-      if (deadline.aborted && !findFetchError(error)) {
-        const message = `no complete answer within ${this.options.timeoutMs} ms (REGISTRY_FETCH_TIMEOUT_MS, for the whole exchange)`;
-        throw new SourceFailure('FETCH_FAILED', `Could not list the tools of ${url.href}: ${message}.`, 'unreachable', 'timeout', [{ path: '', message, rule: 'timeout' }]);
+      if (!findFetchError(error)) {
+        if (firstFetchError) throw this.failure(firstFetchError, url.href, 'MCP server');
+        if (deadline.aborted) {
+          const message = `no complete answer within ${this.options.timeoutMs} ms (REGISTRY_FETCH_TIMEOUT_MS, for the whole exchange)`;
+          throw new SourceFailure('FETCH_FAILED', `Could not list the tools of ${url.href}: ${message}.`, 'unreachable', 'timeout', [{ path: '', message, rule: 'timeout' }]);
+        }
       }
       throw this.failure(error, url.href, 'MCP server');
     }

@@ -365,7 +365,7 @@ export class WatchPushes {
             if (!watch.isOpen) return;
             // Built now, as its events would be queued again from now on: it stands for every event up to here.
             const resync = new Notification({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, watch.resyncFor()) } });
-            return this.#deliverTo(watch, configId, resync, 'the resync replacing the events it fell behind on');
+            return this.#deliverTo(watch, configId, resync, 'the resync replacing the events it fell behind on was');
           })
           .catch((err: unknown) => this.log.error({ err, watch: watch.id }, 'a push notification could not be sent'))
           .finally(() => {
@@ -389,7 +389,7 @@ export class WatchPushes {
       for (const { config } of this.configs.keptFor(watch.id)) enqueue(config.id, notification, what);
     };
     const initial = this.configs.forTask(watch.id).length > 0 ? watch.initialMatches() : undefined;
-    if (initial) push(new Notification({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(watch.id, contextId, initial) } }), 'the initial matches');
+    if (initial) push(new Notification({ payload: { $case: 'artifactUpdate', value: watchResultsUpdate(watch.id, contextId, initial) } }), 'the initial matches were');
     // Stored once the initial matches wait for the webhooks, and with them the position that
     // says so (Watch.setPushConfigs): a crash before they are delivered gets a resync where the
     // watch runs next. Before, the definition stored its position as current until the progress
@@ -399,7 +399,7 @@ export class WatchPushes {
       : this.configs.keepFor(watch.id).catch((err: unknown) => this.log.warn({ err, watch: watch.id }, 'push configs could not be stored with the watch'));
     const stop = watch.listen((event: WatchEvent) => {
       if (this.configs.forTask(watch.id).length === 0) return;
-      push(new Notification({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq}`);
+      push(new Notification({ payload: { $case: 'artifactUpdate', value: watchEventUpdate(watch.id, contextId, event) } }), `event ${event.seq} was`);
     });
     void watch.ended.then((end) => {
       stop();
@@ -429,7 +429,10 @@ export class WatchPushes {
     if (failure) this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'the final status of a watch could not be pushed');
   }
 
-  /** One notification to the webhook of config `configId`, as the task has it now (none if it was deleted meanwhile). */
+  /**
+   * One notification to the webhook of config `configId`, as the task has it now (none if it was
+   * deleted meanwhile). `what` names it with its verb, for the watch's end ("event 7 was").
+   */
   async #deliverTo(watch: Watch, configId: string, body: Notification, what: string): Promise<void> {
     if (!watch.isOpen) return;
     const kept = this.configs.keptFor(watch.id).find((c) => c.config.id === configId);
@@ -443,7 +446,7 @@ export class WatchPushes {
     if (failure && watch.isOpen && current()) {
       this.log.warn({ watch: watch.id, url: webhookForLog(config.url), failure: withoutWebhook(failure, config.url) }, 'push notifications failed; the watch ends');
       const tried = `within ${this.#windowMs / 1000} s (REGISTRY_WEBHOOK_RETRY_SECONDS)`;
-      watch.end('failed', `Push notifications to ${config.url} failed: ${what} ${what.startsWith('the initial matches') ? 'were' : 'was'} not accepted ${tried} (last: ${failure}). The watch ended.`);
+      watch.end('failed', `Push notifications to ${config.url} failed: ${what} not accepted ${tried} (last: ${failure}). The watch ended.`);
     }
   }
 

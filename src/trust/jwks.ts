@@ -28,7 +28,7 @@ const MIN_RSA_BITS = 2048;
  * kid, and anyone may `validate` a card: 380 keys under one kid made each anonymous call cost
  * seconds of CPU.
  */
-export const MAX_KEYS_PER_KID = 3;
+const MAX_KEYS_PER_KID = 3;
 
 export interface ParsedJwks {
   keys: TrustedKey[];

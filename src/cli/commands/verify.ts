@@ -9,7 +9,6 @@
  */
 import { Command } from 'commander';
 import type { SignatureStatus } from '../../contract/types.js';
-import type { JsonObject } from '../../lib/json.js';
 import { isSupersetCard, v10CardOfSuperset } from '../../protocol/legacy-card.js';
 import { parseJwks } from '../../trust/jwks.js';
 import { createSignatureVerifier, type TrustedKeys } from '../../validation/signature.js';
@@ -39,7 +38,7 @@ export async function runVerify(file: string, options: VerifyOptions): Promise<n
     // What a registry serves to clients that send no A2A-Version (this one's own card, the
     // SDK's): its signatures cover the v1.0 card inside it, which is what is checked.
     const superset = isSupersetCard(source.value);
-    const { card, generation } = checkCard(source, superset ? v10CardOfSuperset(source.value as JsonObject) : source.value);
+    const { card, generation } = checkCard(source, superset ? v10CardOfSuperset(source.value) : source.value);
     if (superset && !options.json) {
       out.err(`${s.yellow('note')} ${file} is a superset card (v1.0 with the v0.3 fields beside it, as served to clients that send no A2A-Version): checking the v1.0 card inside it (register that one: a registry refuses a card that mixes generations)\n`);
     }
