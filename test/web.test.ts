@@ -245,10 +245,20 @@ describe('web page', { skip: unavailable }, () => {
       await page.goto(`${registry.url}/`);
       await page.locator('.hit').first().waitFor();
       const before = searches.length;
+      // When each key reached the page: on a busy machine two keys sent 40 ms apart can arrive
+      // a typing pause (250 ms) apart, and then a search between them is right, not a defect.
+      await page.evaluate(() => {
+        const times: number[] = [];
+        (window as unknown as { keyTimes: number[] }).keyTimes = times;
+        document.addEventListener('input', () => times.push(performance.now()), true);
+      });
       await page.locator('#q').pressSequentially('invoice', { delay: 40 });
       await page.waitForURL(/\?q=invoice$/);
       await page.locator('.hit', { hasText: 'Invoice Agent' }).waitFor();
-      assert.ok(searches.length - before <= 2, `typing 7 characters sent ${searches.length - before} searches`);
+      const keyTimes = await page.evaluate(() => (window as unknown as { keyTimes: number[] }).keyTimes);
+      const pauses = keyTimes.slice(1).filter((at, i) => at - keyTimes[i] >= 150).length;
+      const sent = searches.length - before;
+      assert.ok(sent <= 2 + pauses, `typing 7 characters sent ${sent} searches (keys ${keyTimes.map((at) => Math.round(at - keyTimes[0])).join(', ')} ms)`);
       assert.equal(await page.locator('#q').inputValue(), 'invoice');
       // Every request went to the A2A door with the protocol version, as any A2A client's would.
       assert.ok(searches.every((body) => JSON.parse(body).message.parts[0].data.search));
