@@ -215,7 +215,11 @@ describe('interface and server URLs: schemes, credentials, control characters', 
   });
 
   test('credentials and control characters are located errors', () => {
-    assert.equal(errorAt(cardWith('https://bob:hunter2@agent.example.org/a2a'), '/supportedInterfaces/1/url').rule, 'url-credentials');
+    const credentials = errorAt(cardWith('https://bob:hunter2@agent.example.org/a2a'), '/supportedInterfaces/1/url');
+    assert.equal(credentials.rule, 'url-credentials');
+    // The finding is shown to whoever reads it: the password is masked in its message.
+    assert.match(credentials.message, /bob:\*\*\*@agent\.example\.org/);
+    assert.doesNotMatch(JSON.stringify(credentials), /hunter2/);
     const e = errorAt(cardWith('https://agent.exa\nmple.org/a2a'), '/supportedInterfaces/1/url');
     assert.equal(e.rule, 'url-control-character');
     assert.match(e.message, /U\+000A at position 17/);

@@ -28,6 +28,7 @@ import { domainToUnicode } from 'node:url';
 import type { Finding } from '../contract/types.js';
 import { isUriBinding, parseEndpoint } from '../lib/endpoint-url.js';
 import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
+import { withoutPassword } from '../lib/url-password.js';
 import type { Generation, Verdict } from './types.js';
 import { classifyUrl } from './urls.js';
 
@@ -167,7 +168,8 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
     }
     case 'credentials': {
       const how = e.binding === 'MCP' ? '' : '; declare how clients authenticate in "securitySchemes"';
-      return fail('url-credentials', `${quote(e.url)} contains a user name or password`, `Remove the credentials from the URL (they would be published to everyone)${how}.`);
+      // The message is stored and shown to whoever reads the finding: the password is masked.
+      return fail('url-credentials', `${quote(withoutPassword(e.url) ?? 'the URL')} contains a user name or password`, `Remove the credentials from the URL (they would be published to everyone)${how}.`);
     }
     case 'unparseable':
       if (classifyUrl(e.url, false) === 'placeholder') return fail('url-placeholder', `${quote(e.url)} is a placeholder, not a URL`, placeholderHint(e.binding, 'it'));
