@@ -352,11 +352,12 @@ describe('standing searches', () => {
   test('CLI: a2a-registry watch prints the initial matches and then events as JSON lines', async () => {
     const existing = resultOf(await op(alice, { register: { agentCard: card('Cli Watched One', 'https://cli1.example.org/a2a', ['cli-watch']) } }));
     // --timeout bounds every other answer whole; a watch's stream outlives it.
-    const { child, exited, waitLine, stderr } = cliWatch(registry.url, 'cli-watch', ['--timeout', '0.5']);
+    // (1 s: the card and the stream's headers must arrive within it, on a loaded machine too.)
+    const { child, exited, waitLine, stderr } = cliWatch(registry.url, 'cli-watch', ['--timeout', '1']);
     try {
       const initial = await waitLine((l) => l.event === 'initial', 'initial line', 20_000);
       assert.deepEqual(initial.results.map((h: WireJson) => h.id), [existing.id]);
-      await new Promise((resolve) => setTimeout(resolve, 700)); // past the timeout: the time passing is the point
+      await new Promise((resolve) => setTimeout(resolve, 1200)); // past the timeout: the time passing is the point
       const next = resultOf(await op(alice, { register: { agentCard: card('Cli Watched Two', 'https://cli2.example.org/a2a', ['cli-watch']) } }));
       const added = await waitLine((l) => l.event === 'added', 'added line', 20_000);
       assert.equal(added.hit.id, next.id);
