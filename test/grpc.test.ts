@@ -141,6 +141,26 @@ describe('the SDK gRPC client', () => {
     assert.ok((await metricValue(registry.url, 'registry_request_duration_seconds_count', method('SendStreamingMessage'))) >= 1);
   });
 
+  test('a stream that breaks after its operation completed counts as the error it ends with, as on the HTTP doors', async () => {
+    const client = await sdkClient(registry.url, { binding: 'GRPC' });
+    const labels = 'method="/lf.a2a.v1.A2AService/SendStreamingMessage",operation="search",outcome="ERROR",code="INTERNAL"';
+    const before = await metricValue(registry.url, 'registry_requests_total', labels);
+    const taskStore = registry.core.tasks;
+    const save = taskStore.save.bind(taskStore);
+    let saves = 0;
+    // The task's first save (WORKING) goes through; the next ones (the result) fail, after the executor completed.
+    taskStore.save = async (...args: Parameters<typeof save>) => {
+      if (++saves > 1) throw new Error('disk on fire');
+      return save(...args);
+    };
+    try {
+      await assert.rejects(stream(client, search('x')));
+    } finally {
+      taskStore.save = save;
+    }
+    await waitFor(async () => (await metricValue(registry.url, 'registry_requests_total', labels)) === before + 1);
+  });
+
   test('a client that knows only the gRPC transport, made from the base URL alone, finds the gRPC interface in the card', async () => {
     const client = await new ClientFactory({ transports: [new GrpcTransportFactory()] }).createFromUrl(registry.url);
     assert.equal(client.transport.protocolName, 'GRPC');

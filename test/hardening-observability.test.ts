@@ -91,6 +91,66 @@ describe('metrics', () => {
     }
   });
 
+  test('an error counts by the JSON-RPC code its answer carries: in an SSE error frame, mid-stream, and on HTTP+JSON (not its HTTP status)', async () => {
+    const counted = async (labels: string) => sample(await metrics(), 'registry_requests_total', labels);
+    const rest = (path: string, init: RequestInit = {}) =>
+      fetch(`${registry.url}/a2a/rest${path}`, { ...init, headers: { 'A2A-Version': '1.0', 'content-type': 'application/json', ...alice, ...init.headers } });
+    const labels = {
+      resubscribe: 'method="tasks/resubscribe",operation="none",outcome="ERROR",code="-32001"',
+      resubscribeOk: 'method="tasks/resubscribe",operation="none",outcome="OK"',
+      notCancelable: 'method="CancelTask",operation="none",outcome="ERROR",code="-32002"',
+      restNotCancelable: 'method="POST /tasks/{id}:cancel",operation="none",outcome="ERROR",code="-32002"',
+      restNotFound: 'method="GET /tasks/{id}",operation="none",outcome="ERROR",code="-32001"',
+      restUnsupported: 'method="GET /extendedAgentCard",operation="none",outcome="ERROR",code="-32004"',
+      restInvalidParams: 'method="GET /tasks",operation="none",outcome="ERROR",code="-32602"',
+      brokenStream: 'method="SendStreamingMessage",operation="search",outcome="ERROR",code="-32603"',
+      restBrokenStream: 'method="POST /message:stream",operation="search",outcome="ERROR",code="-32603"',
+    };
+    const before = Object.fromEntries(await Promise.all(Object.entries(labels).map(async ([k, l]) => [k, await counted(l)] as const)));
+
+    // v0.3 tasks/resubscribe answers its error as an SSE error frame on a 200 stream (v0.3 3.3.1, 7.9).
+    const resubscribe = await rpc(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/resubscribe', params: { id: 'nope' } }), { 'A2A-Version': '' });
+    assert.match(resubscribe.headers.get('content-type') ?? '', /^text\/event-stream/);
+    assert.match(resubscribe.text, /^event: error\n/);
+    assert.equal(resubscribe.events?.[0]?.error?.code, -32001);
+    // The same error on both bindings counts alike; HTTP+JSON by the JSON-RPC code of its ErrorInfo reason, not by its HTTP status.
+    const registered = await rest('/message:send', { method: 'POST', body: JSON.stringify({ message: { messageId: 'm-code', role: 'ROLE_USER', parts: [{ data: { validate: { agentCard: v1Card() } } }] } }) });
+    const taskId = ((await registered.json()) as WireJson).task.id as string;
+    assert.equal((await rpc(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id: taskId } }), alice)).json!.error.code, -32002);
+    const notCancelable = await rest(`/tasks/${taskId}:cancel`, { method: 'POST', body: '{}' });
+    assert.equal(notCancelable.status, 400);
+    assert.equal(((await notCancelable.json()) as WireJson).error.details[0].reason, 'TASK_NOT_CANCELABLE');
+    assert.equal((await rest('/tasks/nope')).status, 404);
+    assert.equal((await rest('/extendedAgentCard')).status, 400);
+    assert.equal((await rest('/tasks?status=NOPE')).status, 400); // the SDK's INVALID_PARAMS (a guard's is REFUSED INVALID_PARAMS)
+
+    // A stream that breaks after its first event (the task could not be stored) ends with an error frame: counted as that error, not COMPLETED.
+    const taskStore = registry.core.tasks;
+    const save = taskStore.save.bind(taskStore);
+    let saves = 0;
+    taskStore.save = async (...args: Parameters<typeof save>) => {
+      if (++saves > 1) throw SECRET_ERROR;
+      return save(...args);
+    };
+    try {
+      const broken = await send({ search: { query: 'x' } }, {}, 'SendStreamingMessage');
+      assert.equal(broken.events?.at(-1)?.error?.code, -32603);
+      saves = 0;
+      const restBroken = await rest('/message:stream', { method: 'POST', body: JSON.stringify({ message: { messageId: 'm-broken', role: 'ROLE_USER', parts: [{ text: 'x' }] } }) });
+      assert.match(await restBroken.text(), /event: error\ndata: \{"error":\{"code":500,"status":"INTERNAL"/);
+    } finally {
+      taskStore.save = save;
+    }
+
+    const text = await metrics();
+    for (const [key, l] of Object.entries(labels)) {
+      if (key === 'resubscribeOk') assert.equal(sample(text, 'registry_requests_total', l), before[key], `${l}: a failed resubscribe is no success`);
+      else assert.equal(sample(text, 'registry_requests_total', l), before[key]! + 1, l);
+    }
+    // Never an HTTP status: the label's values are codes and reasons.
+    assert.deepEqual(text.split('\n').filter((l) => l.startsWith('registry_requests_total{') && /code="[1-5]\d\d"/.test(l)), []);
+  });
+
   test('a flood of scrapes is not a flood of storage reads: one count of the entries serves them', async () => {
     const count = registry.store.count.bind(registry.store);
     let reads = 0;

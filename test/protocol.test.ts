@@ -10,6 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { Task } from '@a2a-js/sdk';
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { createDocumentValidator } from '../src/validation/index.js';
 import { REPO_ROOT, TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
 import { dataPart, errorOf, message, op, resultOf, sdkClient, send, stateOf, stream, textPart, type WireJson } from './support/client.js';
@@ -161,6 +162,30 @@ describe('SDK clients', () => {
     const task = Task.toJSON(result as Task) as WireJson;
     assert.equal(stateOf(task), 'TASK_STATE_COMPLETED');
     assert.equal(task.artifacts[0].name, 'search-results');
+  });
+
+  test('v0.3 tasks/resubscribe answers an error as v0.3 defines it, and the v0.3 transport reads it: a 200 SSE stream whose one event is the JSON-RPC error', async () => {
+    // v0.3 3.3.1 and 7.9: the answer is an SSE stream of SendStreamingMessageResponse, an error response among them
+    // (v1.0 SubscribeToTask answers a plain JSON-RPC error instead, as does v0.3 message/stream refused before its first event).
+    const raw = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/resubscribe', params: { id: 'no-such-task' } }),
+    });
+    assert.equal(raw.status, 200);
+    assert.match(raw.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const frame = /^event: error\ndata: (.*)\n\n$/s.exec(await raw.text());
+    assert.ok(frame, 'one event: error frame');
+    assert.equal(JSON.parse(frame[1]!).error.code, -32001);
+    assert.equal(JSON.parse(frame[1]!).id, 3);
+
+    const transport = new LegacyJsonRpcTransport({ endpoint: `${registry.url}/a2a/jsonrpc` });
+    await assert.rejects(
+      async () => {
+        for await (const _event of transport.resubscribeTask({ tenant: '', id: 'no-such-task' })) assert.fail('no event before the error');
+      },
+      (err: Error) => err.cause instanceof TaskNotFoundError && /Task not found: no-such-task \(Code: -32001\)/.test(err.message),
+    );
   });
 });
 

@@ -12,6 +12,7 @@
  *   properties of null" or "Maximum call stack size exceeded" tell an attacker what broke, so
  *   they are replaced by a generic text; the full error stays in the logs.
  */
+import { ERROR_INFO_TYPE, fromRestErrorBody, toJsonRpcError } from '@a2a-js/sdk/errors';
 import cors from 'cors';
 import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
@@ -175,44 +176,80 @@ function restoreStatedReason(body: ErrorEnvelope, legacy: boolean): boolean {
   return true;
 }
 
-/** Rewrites `event: error` SSE frames the SDK writes when a stream breaks. */
-function scrubSseFrame(chunk: string, legacy: boolean): string {
+/** JSON-RPC codes of the standard errors (A2A 9.5), whose reasons name no A2A error class of the SDK's. */
+const STANDARD_ERROR_CODES: ReadonlyMap<string, number> = new Map([
+  ['PARSE_ERROR', -32700],
+  ['INVALID_REQUEST', -32600],
+  ['METHOD_NOT_FOUND', -32601],
+]);
+
+/**
+ * The JSON-RPC code an error answer is counted under (metrics' `code`): a JSON-RPC error's own;
+ * for a google.rpc.Status (HTTP+JSON), whose `code` is the HTTP status, the code the JSON-RPC
+ * binding gives the error its ErrorInfo reason names, by the SDK's own mapping (TASK_NOT_FOUND
+ * -32001, INVALID_PARAMS -32602; a reason it has no error for, INTERNAL or STORAGE_UNAVAILABLE,
+ * -32603, as JSON-RPC answers them). Counted by HTTP status, 400 lumped task-not-cancelable,
+ * unsupported operation and invalid params together, and the same error counted differently on
+ * the two bindings.
+ */
+function rpcCodeOf(body: ErrorEnvelope): number | undefined {
+  const error = body.error!;
+  if (body.jsonrpc !== undefined) return typeof error.code === 'number' ? error.code : undefined;
+  const reason = reasonOf(error);
+  const standard = STANDARD_ERROR_CODES.get(reason ?? '');
+  if (standard !== undefined) return standard;
+  const details = reason === undefined ? [] : [{ '@type': ERROR_INFO_TYPE, reason }];
+  return toJsonRpcError(fromRestErrorBody({ details }, { statusCode: typeof error.code === 'number' ? error.code : 500 })).code;
+}
+
+/** The body of an `event: error` SSE frame (the SDK writes one when a stream breaks); undefined for any other chunk. */
+function errorFrameBody(chunk: string): ErrorEnvelope | undefined {
   const m = /^event: error\ndata: (.*)\n\n$/s.exec(chunk);
-  if (!m) return chunk;
+  if (!m) return undefined;
   try {
     const body: unknown = JSON.parse(m[1]!);
-    if (!isErrorEnvelope(body)) return chunk;
-    const restored = restoreStatedReason(body, legacy);
-    if (scrub(body, 500) || restored) return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
+    return isErrorEnvelope(body) ? body : undefined;
   } catch {
-    /* not JSON: leave it */
+    return undefined; // not JSON: left as it is
   }
-  return chunk;
 }
 
 /**
  * Wraps res.json and res.write of A2A requests. Mount it right before the SDK's handlers: our
  * own refusals (sent earlier through sendFailure) are already safe and carry a reason.
- * Also records the JSON-RPC error code of an answer for metrics (res.locals.rpcErrorCode).
+ * Also records the JSON-RPC error code of an error answer for metrics (res.locals.rpcErrorCode,
+ * see rpcCodeOf): a JSON body's, and an `event: error` frame's, the error that ends a stream
+ * (v0.3 tasks/resubscribe answers every error so, and any stream that breaks after its first
+ * event): counted only from JSON bodies, a failed resubscribe counted as a success.
  * `isLegacy` says whether a request is v0.3 (the A2A doors tell, from the version they negotiated).
  */
 export function answerSanitizer(isLegacy: (req: Request) => boolean = () => false): RequestHandler {
   return (req, res, next) => {
     const legacy = isLegacy(req);
+    const locals = res.locals as { failureReason?: string; rpcErrorCode?: number };
+    /** Restores a stated reason, scrubs an internal message, records the code; true when the body changed. */
+    const mend = (body: ErrorEnvelope, httpStatus: number): boolean => {
+      const restored = restoreStatedReason(body, legacy);
+      const retryAfter = RETRY_AFTER_BY_REASON.get(reasonOf(body.error!) ?? '');
+      if (retryAfter !== undefined && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
+      const scrubbed = scrub(body, httpStatus);
+      const code = rpcCodeOf(body);
+      if (code !== undefined && locals.failureReason === undefined) locals.rpcErrorCode = code;
+      return restored || scrubbed;
+    };
     const json = res.json.bind(res);
     res.json = ((body: unknown) => {
-      if (isErrorEnvelope(body) && (res.locals as { failureReason?: string }).failureReason === undefined) {
-        if (typeof body.error!.code === 'number') (res.locals as { rpcErrorCode?: number }).rpcErrorCode = body.error!.code;
-        restoreStatedReason(body, legacy);
-        const retryAfter = RETRY_AFTER_BY_REASON.get(reasonOf(body.error!) ?? '');
-        if (retryAfter !== undefined && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
-        scrub(body, res.statusCode);
-      }
+      if (isErrorEnvelope(body) && locals.failureReason === undefined) mend(body, res.statusCode);
       return json(body);
     }) as Response['json'];
     const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
-    res.write = ((chunk: unknown, ...rest: unknown[]) =>
-      write(typeof chunk === 'string' && chunk.startsWith('event: error') ? scrubSseFrame(chunk, legacy) : chunk, ...rest)) as Response['write'];
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      const body = typeof chunk === 'string' && chunk.startsWith('event: error') ? errorFrameBody(chunk) : undefined;
+      // An HTTP+JSON frame's status is in its body (the answer's own is the stream's 200).
+      const frameStatus = body?.jsonrpc === undefined && typeof body?.error?.code === 'number' ? body.error.code : 500;
+      if (body && mend(body, frameStatus)) return write(`event: error\ndata: ${JSON.stringify(body)}\n\n`, ...rest);
+      return write(chunk, ...rest);
+    }) as Response['write'];
     next();
   };
 }

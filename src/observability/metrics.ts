@@ -80,15 +80,25 @@ function taskOutcome(scope: RequestScope | undefined): { outcome: string; code: 
   return { outcome: codeLabel(scope.taskState), code: scope.errorCode ? codeLabel(scope.errorCode) : 'none' };
 }
 
+/**
+ * Whether the task state the executor left is the request's outcome: unless the answer was an
+ * error and the executor named no failure of its own. A stream that broke after the operation
+ * completed (its task could not be stored: an `event: error` -32603 ends it) was counted
+ * COMPLETED; the error the client got is the outcome then. A failure the executor named
+ * (FAILED STORAGE_UNAVAILABLE, which the answer's -32603 only repeats) says more.
+ */
+const taskStateCounts = (scope: RequestScope | undefined, answeredError: boolean): boolean => !answeredError || scope?.errorCode !== undefined;
+
 /** What happened to the request: its task state, or why it was refused before a task existed. */
 function outcomeOf(res: Response, scope: RequestScope | undefined): { outcome: string; code: string } {
   const locals = res.locals as { failureReason?: string; rpcErrorCode?: number };
   const task = taskOutcome(scope);
-  if (task) return task;
+  if (task && taskStateCounts(scope, locals.rpcErrorCode !== undefined)) return task;
   if (locals.failureReason) return { outcome: 'REFUSED', code: codeLabel(locals.failureReason) };
   if (locals.rpcErrorCode !== undefined) return { outcome: 'ERROR', code: codeLabel(locals.rpcErrorCode) };
   if (!res.writableFinished) return { outcome: 'ABORTED', code: 'none' };
-  return { outcome: res.statusCode >= 400 ? 'ERROR' : 'OK', code: res.statusCode >= 400 ? String(res.statusCode) : 'none' };
+  // An error answer that named no code: not its HTTP status, which the label never carries.
+  return res.statusCode >= 400 ? { outcome: 'ERROR', code: 'other' } : { outcome: 'OK', code: 'none' };
 }
 
 export class RegistryMetrics {
@@ -108,7 +118,7 @@ export class RegistryMetrics {
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'registry_requests_total',
-      help: 'Requests by door (a2a, grpc, mcp, catalog), method (JSON-RPC method, HTTP+JSON route, gRPC method path, MCP method and tool, catalog route), operation, outcome (task state, REFUSED, ERROR) and code (registry error code, refusal reason, JSON-RPC error code or gRPC status).',
+      help: 'Requests by door (a2a, grpc, mcp, catalog), method (JSON-RPC method, HTTP+JSON route, gRPC method path, MCP method and tool, catalog route), operation, outcome (task state, REFUSED, ERROR) and code (registry error code, refusal reason, JSON-RPC error code (on HTTP+JSON too, the code of its ErrorInfo reason) or gRPC status).',
       labelNames: ['method', 'operation', 'outcome', 'code', 'door'],
       registers: [this.registry],
     });
@@ -299,7 +309,9 @@ export class RegistryMetrics {
    */
   countCall(door: string, method: string, scope: RequestScope | undefined, ended: { outcome: string; code?: string }, started: bigint): void {
     const code = ended.code === undefined ? 'none' : codeLabel(ended.code);
-    this.count(method, scope, taskOutcome(scope) ?? { outcome: codeLabel(ended.outcome), code }, started, door);
+    const task = taskOutcome(scope);
+    const outcome = task && taskStateCounts(scope, ended.outcome === 'ERROR') ? task : { outcome: codeLabel(ended.outcome), code };
+    this.count(method, scope, outcome, started, door);
   }
 
   private count(method: string, scope: RequestScope | undefined, outcome: { outcome: string; code: string }, started: bigint, door: string): void {
