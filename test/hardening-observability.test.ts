@@ -288,7 +288,6 @@ describe('request ids in the logs', () => {
 describe('security headers and CORS', () => {
   test('helmet headers on every kind of answer; no X-Powered-By', async () => {
     const answers = [
-      await fetch(`${registry.url}/.well-known/agent-card.json`),
       await fetch(`${registry.url}/healthz`),
       await fetch(`${registry.url}/nope`),
       await fetch(`${registry.url}/metrics`),
@@ -306,6 +305,14 @@ describe('security headers and CORS', () => {
     }
     const preflight = await fetch(`${registry.url}/a2a/jsonrpc`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);
+    // The card has the same headers, but is open to every origin (public metadata, as the catalogs that name it).
+    const card = await fetch(`${registry.url}/.well-known/agent-card.json`);
+    await card.arrayBuffer();
+    assert.equal(card.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(card.headers.get('content-security-policy'), "default-src 'none';frame-ancestors 'none'");
+    assert.equal(card.headers.get('x-frame-options'), 'DENY');
+    assert.equal(card.headers.get('access-control-allow-origin'), '*');
+    assert.equal(card.headers.get('cross-origin-resource-policy'), 'cross-origin');
   });
 
   test('REGISTRY_CORS_ORIGINS: listed origins get CORS (preflight with the A2A headers), others do not; * allows all', async () => {
@@ -320,12 +327,15 @@ describe('security headers and CORS', () => {
       assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Authorization/);
       assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /A2A-Version/);
       assert.equal(preflight.headers.get('access-control-allow-credentials'), null);
-      const card = await fetch(`${withCors.url}/.well-known/agent-card.json`, { headers: { origin: 'http://localhost:5173' } });
-      assert.equal(card.headers.get('access-control-allow-origin'), 'http://localhost:5173');
-      assert.match(card.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
-      assert.equal(card.headers.get('cross-origin-resource-policy'), 'cross-origin');
-      const other = await fetch(`${withCors.url}/.well-known/agent-card.json`, { headers: { origin: 'https://evil.example' } });
+      const listed = await fetch(`${withCors.url}/healthz`, { headers: { origin: 'http://localhost:5173' } });
+      assert.equal(listed.headers.get('access-control-allow-origin'), 'http://localhost:5173');
+      assert.match(listed.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
+      assert.equal(listed.headers.get('cross-origin-resource-policy'), 'cross-origin');
+      const other = await fetch(`${withCors.url}/healthz`, { headers: { origin: 'https://evil.example' } });
       assert.equal(other.headers.get('access-control-allow-origin'), null);
+      // The card is open to every origin, listed or not (reach-catalog.test: the documents open to every origin).
+      const card = await fetch(`${withCors.url}/.well-known/agent-card.json`, { headers: { origin: 'https://evil.example' } });
+      assert.equal(card.headers.get('access-control-allow-origin'), '*');
     } finally {
       await withCors.close();
     }

@@ -177,8 +177,11 @@ describe('AI Catalog and ARD manifest', () => {
   });
 
   test('cross-origin readable: any origin may GET the public documents', async () => {
-    for (const path of ['/.well-known/ai-catalog.json', '/.well-known/ard.json', `/agents/${ids.invoice}/card.json`, '/mcp/server-card']) {
-      const res = await get(`${registry.url}${path}`, { origin: 'https://somewhere.example' });
+    // The registry's own A2A card too, in both generations (the catalogs name it: a page that reads them could not read it).
+    const documents: Array<[string, string?]> = [['/.well-known/ai-catalog.json'], ['/.well-known/ard.json'], [`/agents/${ids.invoice}/card.json`], ['/mcp/server-card'], ['/.well-known/agent-card.json'], ['/.well-known/agent-card.json', '1.0']];
+    for (const [path, version] of documents) {
+      const res = await get(`${registry.url}${path}`, { origin: 'https://somewhere.example', ...(version ? { 'a2a-version': version } : {}) });
+      assert.equal(res.status, 200, path);
       await res.arrayBuffer();
       assert.equal(res.headers.get('access-control-allow-origin'), '*', path);
       assert.match(res.headers.get('access-control-expose-headers') ?? '', /ETag/);
@@ -215,6 +218,7 @@ describe('AI Catalog and ARD manifest', () => {
       `/mcp-servers/${ids.files}/document.json`,
       `/mcp-servers/${ids.files}/server-card.json`,
       '/mcp/server-card',
+      '/.well-known/agent-card.json',
     ];
     // It was 200 with Allow: GET, HEAD and no Access-Control-* header: the browser refused the GET.
     for (const path of open) await assertOpen(await preflight(registry.url, path, 'GET', 'if-none-match, cache-control'), path);
@@ -227,7 +231,7 @@ describe('AI Catalog and ARD manifest', () => {
 
     // The API is not opened: POST /search, the A2A and MCP endpoints keep REGISTRY_CORS_ORIGINS (off here);
     // nor is another method on an open path; a plain OPTIONS still says which methods a path takes.
-    for (const [path, method] of [['/search', 'POST'], ['/a2a/jsonrpc', 'POST'], ['/mcp', 'POST'], ['/.well-known/agent-card.json', 'GET'], ['/agents', 'POST']] as const) {
+    for (const [path, method] of [['/search', 'POST'], ['/a2a/jsonrpc', 'POST'], ['/mcp', 'POST'], ['/.well-known/agent-card.json', 'POST'], ['/agents', 'POST']] as const) {
       const res = await preflight(registry.url, path, method, 'content-type');
       await res.arrayBuffer();
       assert.equal(res.headers.get('access-control-allow-origin'), null, `${method} ${path}`);
@@ -243,16 +247,31 @@ describe('AI Catalog and ARD manifest', () => {
     const api = await preflight(listed.url, '/search', 'POST', 'content-type');
     assert.equal(api.headers.get('access-control-allow-origin'), null, 'POST /search: not a listed origin');
 
+    const listedCard = await get(`${listed.url}/.well-known/agent-card.json`, { origin: 'https://somewhere.example' });
+    await listedCard.arrayBuffer();
+    assert.equal(listedCard.headers.get('access-control-allow-origin'), '*', 'the A2A card, with REGISTRY_CORS_ORIGINS');
+    await assertOpen(await preflight(listed.url, '/.well-known/agent-card.json'), 'the A2A card, with REGISTRY_CORS_ORIGINS');
+
     // Reads closed: the documents are not open to other origins, nor is their preflight; the
-    // registry's own MCP Server Card stays open, as its GET does.
+    // registry's own cards (MCP Server Card, A2A card) stay open, as their GET does.
     const closed = await start({ REGISTRY_PUBLIC_READ: 'false', REGISTRY_RATE_LIMITS: 'false' });
     const refused = await preflight(closed.url, '/.well-known/ai-catalog.json');
     await refused.arrayBuffer();
     assert.equal(refused.headers.get('access-control-allow-origin'), null, 'reads closed');
-    await assertOpen(await preflight(closed.url, '/mcp/server-card'), 'the MCP Server Card, reads closed');
-    const card = await get(`${closed.url}/mcp/server-card`, { origin: 'https://somewhere.example' });
-    await card.arrayBuffer();
-    assert.equal(card.headers.get('access-control-allow-origin'), '*');
+    for (const path of ['/mcp/server-card', '/.well-known/agent-card.json']) {
+      await assertOpen(await preflight(closed.url, path), `${path}, reads closed`);
+      const card = await get(`${closed.url}${path}`, { origin: 'https://somewhere.example' });
+      await card.arrayBuffer();
+      assert.equal(card.status, 200, path);
+      assert.equal(card.headers.get('access-control-allow-origin'), '*', path);
+      assert.equal(card.headers.get('cross-origin-resource-policy'), 'cross-origin', path);
+    }
+    // A HEAD, and a 304 revalidation by the ETag the card exposes, are readable too.
+    const head = await fetch(`${closed.url}/.well-known/agent-card.json`, { method: 'HEAD', headers: { origin: 'https://somewhere.example' } });
+    assert.equal(head.headers.get('access-control-allow-origin'), '*');
+    const revalidated = await get(`${closed.url}/.well-known/agent-card.json`, { origin: 'https://somewhere.example', 'if-none-match': head.headers.get('etag')! });
+    assert.equal(revalidated.status, 304);
+    assert.equal(revalidated.headers.get('access-control-allow-origin'), '*');
   });
 });
 

@@ -2,8 +2,9 @@
  * Response-side security for a public JSON API (and the web page's own policy):
  * - helmet headers, tuned for an API: a CSP that allows nothing (the web page's HTML gets
  *   PAGE_CONTENT_SECURITY_POLICY instead), no framing,
- *   no referrer, nosniff. Cross-Origin-Resource-Policy follows the CORS setting, since a card
- *   meant to be read by browsers on other origins must not be blocked by it;
+ *   no referrer, nosniff. Cross-Origin-Resource-Policy follows the CORS setting, since an answer
+ *   meant to be read by browsers on other origins must not be blocked by it (the documents open
+ *   to every origin, the registry's agent card among them, say cross-origin themselves: open-reads.ts);
  * - CORS, off unless REGISTRY_CORS_ORIGINS names origins (or *). Tokens travel in the
  *   Authorization header, never in cookies, so credentials mode is never needed. The public
  *   documents open to every origin answer their own preflight first (open-reads.ts);

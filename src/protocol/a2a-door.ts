@@ -19,6 +19,7 @@ import { directJsonAnswers } from '../http/json-answer.js';
 import { requestScope, scopedErrorHandler, type RequestNamer } from '../http/request-log.js';
 import { cutSlowReaders } from '../http/slow-readers.js';
 import { sseHeartbeat } from '../http/sse-heartbeat.js';
+import { openToAllOrigins } from '../http/open-reads.js';
 import { answerSanitizer } from '../http/security.js';
 import { cardEndpoint } from './card-endpoint.js';
 import { legacyCompatibleCard } from './legacy-card.js';
@@ -50,6 +51,11 @@ const nameA2ARequest: RequestNamer = (req) => {
 
 export const a2aDoor: Door = {
   name: 'a2a',
+  // The card is public metadata, served to anyone whatever REGISTRY_PUBLIC_READ says, and the
+  // catalogs and ARD manifest (open to every origin) point browser-based agents to it: every
+  // origin may read it, its preflight answered too, as the MCP Server Card. Behind the configured
+  // CORS only, a page on another origin read the catalog but not the card it names.
+  openReads: () => [CARD_PATH],
   mount(app, ctx: DoorContext) {
     const { core } = ctx;
     const { config, log, metrics, abuse } = core;
@@ -58,8 +64,8 @@ export const a2aDoor: Door = {
     const userBuilder = callerUserBuilder(core.authenticator);
 
     const card = cardEndpoint({ v1: ctx.card, legacyCompatible: legacyCompatibleCard(ctx.card) }, config.cardMaxAgeSeconds);
-    app.get(CARD_PATH, card);
-    app.head(CARD_PATH, card);
+    app.get(CARD_PATH, openToAllOrigins, card);
+    app.head(CARD_PATH, openToAllOrigins, card);
 
     // Our own parser and limit in front of the SDK's (which would answer 413 with an HTML page);
     // once a body is parsed, the SDK's express.json() leaves it alone.
