@@ -164,12 +164,28 @@ describe('with several v0.3 transports (gRPC on)', () => {
 });
 
 describe('security requirements', () => {
-  test('public reads: bearer, or nothing; the register, unregister and refresh skills need the bearer token', async () => {
+  test('public reads: bearer, or nothing; the skills that need a token (register, watch, unregister, refresh) say so, in both generations', async () => {
     const { card } = await getCard({ 'A2A-Version': '1.0' });
     assert.deepEqual(card.securityRequirements, [{ schemes: { bearer: { list: [] } } }, { schemes: {} }]);
-    for (const id of ['register', 'unregister', 'refresh']) {
-      assert.deepEqual(card.skills.find((s: WireJson) => s.id === id).securityRequirements, [{ schemes: { bearer: { list: [] } } }]);
+    // watch too: an anonymous {"watch": ...} is refused UNAUTHENTICATED (below), but its skill declared nothing.
+    const needing = ['register', 'watch', 'unregister', 'refresh'];
+    const { card: legacy } = await getCard();
+    for (const skill of card.skills as WireJson[]) {
+      const v03 = legacy.skills.find((s: WireJson) => s.id === skill.id);
+      if (needing.includes(skill.id)) {
+        assert.deepEqual(skill.securityRequirements, [{ schemes: { bearer: { list: [] } } }], skill.id);
+        assert.deepEqual(v03.security, [{ bearer: [] }], `${skill.id}, v0.3`);
+      } else {
+        assert.equal(skill.securityRequirements, undefined, skill.id);
+        assert.equal(v03.security, undefined, `${skill.id}, v0.3`);
+      }
     }
+    const anonymousWatch = await fetch(`${registry.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'w', role: 'ROLE_USER', parts: [{ data: { watch: { query: 'x' } } }] } } }),
+    });
+    assert.match(await anonymousWatch.text(), /"code":"UNAUTHENTICATED"/);
   });
 
   test('REGISTRY_PUBLIC_READ=false: the bearer token only', async () => {
