@@ -74,6 +74,12 @@ describe('card and configuration', () => {
     assert.ok(validate.validate(schema, card), JSON.stringify(validate.errors));
     const verdict = createDocumentValidator({ maxDocumentBytes: 10240 }).validateAgentCard(card, Buffer.byteLength(JSON.stringify(card)));
     assert.equal(verdict.valid, true, JSON.stringify(verdict.errors));
+    // Its gRPC address (127.0.0.1:<port>, the default PUBLIC_GRPC_URL) is read as the URL it dials: loopback, as its
+    // HTTP interfaces on 127.0.0.1 are (it was "not an absolute URL", twice).
+    assert.deepEqual(
+      verdict.warnings.filter((w) => w.path.startsWith('/supportedInterfaces/')).map((w) => `${w.path} ${w.rule}`),
+      [0, 1, 2, 3, 4].map((i) => `/supportedInterfaces/${i}/url loopback-url`),
+    );
     // v0.3 clients (no A2A-Version) read the legacy-compatible card: gRPC is among its additionalInterfaces.
     const legacy = (await (await fetch(`${registry.url}/.well-known/agent-card.json`)).json()) as WireJson;
     assert.deepEqual(

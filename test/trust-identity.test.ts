@@ -209,6 +209,34 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     assert.match(e.hint!, /"https:\/\/agent\.example\.org:8080\/a2a"/);
   });
 
+  test('gRPC addresses as gRPC clients dial them (host:port by name or IPv4, [ipv6]:port, dns:///host:port) are one form, read as the https URL they dial', () => {
+    const warningsOf = (url: string) => {
+      const card = cardWith(url, 'GRPC');
+      const v = validator.validateAgentCard(card, JSON.stringify(card).length);
+      assert.equal(v.valid, true, `${url}: ${JSON.stringify(v.errors)}`);
+      return v.warnings.filter((w) => w.path === '/supportedInterfaces/1/url').map((w) => w.rule);
+    };
+    // "10.1.2.3:443" and "[2001:db8::1]:50051" were warned "not an absolute URL" (with an https hint), "grpc.acme.org:443" not.
+    for (const url of ['grpc.acme.org:443', '10.1.2.3:443', '[2001:db8::1]:50051', 'dns:///grpc.acme.org:443', 'dns://8.8.8.8/grpc.acme.org:443']) assert.deepEqual(warningsOf(url), [], url);
+    // Read as the URL they dial, the same warnings as that URL: a loopback address (it was none for "localhost:50051", read as the scheme "localhost:"), an example host.
+    for (const url of ['127.0.0.1:50051', 'localhost:50051', '[::1]:50051', 'dns:///localhost:50051']) assert.deepEqual(warningsOf(url), ['loopback-url'], url);
+    assert.deepEqual(warningsOf('grpc.example.com:443'), ['placeholder-url']);
+    // dns:///host:port was refused (the scheme "dns"), though PUBLIC_GRPC_URL takes it and the registry's own card may carry it.
+    assert.equal(normalizeEndpoint('dns:///grpc.acme.org:443', 'GRPC'), 'https://grpc.acme.org');
+    assert.equal(normalizeEndpoint('grpc.acme.org:443', 'GRPC'), 'https://grpc.acme.org');
+    assert.equal(normalizeEndpoint('10.1.2.3:50051', 'GRPC'), 'https://10.1.2.3:50051');
+    assert.equal(normalizeEndpoint('[2001:DB8::1]:50051', 'GRPC'), 'https://[2001:db8::1]:50051');
+    assert.equal(normalizeEndpoint('dns:///grpc.acme.org:443', 'JSONRPC'), undefined, 'a gRPC address only for a gRPC interface');
+    for (const bad of ['grpc.acme.org:99999', '[not-ipv6]:443', 'dns:///grpc.acme.org', 'dns:////grpc.acme.org:443']) {
+      assert.equal(normalizeEndpoint(bad, 'GRPC'), undefined, bad);
+    }
+    // A v0.3 card's gRPC url and additional interface, by their transport.
+    const v03 = { ...v03Card('Old gRPC', 'https://old.acme.org/a2a'), additionalInterfaces: [{ url: '10.1.2.3:443', transport: 'GRPC' }] };
+    const old = validator.validateAgentCard(v03, JSON.stringify(v03).length);
+    assert.equal(old.valid, true, JSON.stringify(old.errors));
+    assert.deepEqual(old.warnings.filter((w) => w.rule === 'invalid-url'), []);
+  });
+
   test('a custom binding named by a URI may use wss, as the spec\'s example does; core bindings may not', () => {
     assert.equal(validator.validateAgentCard(cardWith('wss://agent.example.org/ws', 'https://example.org/bindings/websocket/v1'), 500).valid, true);
     errorAt(cardWith('wss://agent.example.org/ws', 'JSONRPC'), '/supportedInterfaces/1/url');

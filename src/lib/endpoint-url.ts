@@ -99,28 +99,52 @@ export function parseEndpointUrl(raw: string): ParsedEndpointUrl {
   return { ok: true, url, normalized: normalizeParsedUrl(url) };
 }
 
-/** `host:port`, the gRPC address form ("grpc.example.com:443", "[2001:db8::1]:50051"). */
+/** `host:port`, the gRPC address form ("grpc.example.com:443", "10.1.2.3:443", "[2001:db8::1]:50051"). */
 const GRPC_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*):(\d{1,5})$/;
+/** gRPC's DNS target, `dns:[//dns-server]/host:port` (gRPC naming): the same address, resolved by DNS. */
+const GRPC_DNS_TARGET = /^dns:(?:\/\/[^/\s]*)?\/(?!\/)/;
+
+/**
+ * The `https://host:port` URL of a gRPC address, as gRPC clients dial it and the README and
+ * PUBLIC_GRPC_URL take it: `host:port` (a name or an IPv4 address), `[ipv6]:port`, or the DNS
+ * target `dns:///host:port`; undefined for anything else. A gRPC address has no scheme of its
+ * own: WHATWG parsing reads "grpc.acme.org:443" as the scheme "grpc.acme.org:" and refuses
+ * "10.1.2.3:443" and "[2001:db8::1]:50051", so whatever reads an interface's URL as a URL (its
+ * warnings, its normal form) reads this one.
+ */
+export function grpcAddressUrl(raw: string): URL | undefined {
+  const address = grpcAddressOf(raw);
+  if (address === undefined) return undefined;
+  try {
+    return new URL(`https://${address}`);
+  } catch {
+    return undefined; // a port past 65535, an IPv6 address that is none
+  }
+}
+
+/** The `host:port` a gRPC address is written as (without its `dns:///`), or undefined when it has not that shape. */
+function grpcAddressOf(raw: string): string | undefined {
+  const address = raw.replace(GRPC_DNS_TARGET, '');
+  return GRPC_ADDRESS.test(address) ? address : undefined;
+}
 
 /** A custom binding is named by a URI (A2A §5.8). */
 export const isUriBinding = (binding: string): boolean => /^[a-z][a-z0-9+.-]*:/i.test(binding);
 
 /**
  * The rule for an endpoint of the given binding ("JSONRPC", "GRPC", "HTTP+JSON", a URI, or
- * "MCP"): http or https; for a gRPC interface also the `host:port` address the A2A specification
- * shows for gRPC ("grpc.example.com:443", normalised as `https://host:port`); for a custom
+ * "MCP"): http or https; for a gRPC interface also a gRPC address (`grpcAddressUrl`: the
+ * `host:port` the A2A specification shows for gRPC, "grpc.example.com:443", "10.1.2.3:443",
+ * `[ipv6]:port` or `dns:///host:port`, normalised as `https://host:port`); for a custom
  * (URI-named) binding also ws or wss, as in the specification's custom-binding example.
  */
 export function parseEndpoint(raw: string, binding: string): ParsedEndpointUrl {
   const parsed = parseEndpointUrl(raw);
-  // "grpc.example.com:443" parses as scheme "grpc.example.com:" with path "443"; or not at all.
-  if (binding === 'GRPC' && GRPC_ADDRESS.test(raw) && (parsed.ok || parsed.problem.kind === 'unparseable')) {
-    try {
-      const url = new URL(`https://${raw}`);
-      return { ok: true, url, normalized: normalizeParsedUrl(url) };
-    } catch {
-      return { ok: false, problem: { kind: 'unparseable' } };
-    }
+  // "grpc.example.com:443" parses as scheme "grpc.example.com:" with path "443", "dns:///h:443"
+  // as scheme "dns:"; "10.1.2.3:443" not at all. (Control characters and credentials are told first.)
+  if (binding === 'GRPC' && (parsed.ok || parsed.problem.kind === 'unparseable') && grpcAddressOf(raw) !== undefined) {
+    const url = grpcAddressUrl(raw);
+    return url ? { ok: true, url, normalized: normalizeParsedUrl(url) } : { ok: false, problem: { kind: 'unparseable' } };
   }
   if (!parsed.ok) return parsed;
   const scheme = parsed.url.protocol;

@@ -18,7 +18,8 @@
  *   whose every letter that is not ASCII looks like an ASCII one ("раураl.com", all Cyrillic,
  *   reads as "paypal.com"), by Unicode's confusables (UTS #39, through `unhomoglyph`);
  * - the scheme (lib/endpoint-url.ts `parseEndpoint`): http or https; a gRPC interface may also
- *   be a `host:port` address, a custom binding's interface ws/wss. Everything else (javascript:,
+ *   be a gRPC address (`host:port`, `[ipv6]:port`, `dns:///host:port`), a custom binding's
+ *   interface ws/wss. Everything else (javascript:,
  *   file:, data:, ftp:, …) is refused.
  *
  * Each accepted URL has a normal form (lib/endpoint-url.ts), which is what storage compares.
@@ -74,7 +75,7 @@ export function mcpEndpointUrls(server: unknown): EndpointUrl[] {
 function schemeHint(raw: string, binding: string): string {
   if (/^[A-Za-z0-9.-]+:\d+(\/|$)/.test(raw)) return `Write it with its scheme: "https://${raw}".`;
   if (binding === 'MCP') return 'Give the http(s) URL of the MCP endpoint, e.g. "https://mcp.example.org/mcp".';
-  if (binding === 'GRPC') return 'A gRPC interface is an https URL ("https://grpc.example.org/a2a") or a host:port address ("grpc.example.org:443").';
+  if (binding === 'GRPC') return 'A gRPC interface is an https URL ("https://grpc.example.org/a2a") or a gRPC address: host:port ("grpc.example.org:443", "10.1.2.3:443"), [ipv6]:port or dns:///host:port.';
   return 'Give the http(s) URL clients send A2A requests to, e.g. "https://agent.example.org/a2a".';
 }
 
@@ -175,7 +176,7 @@ export function checkEndpointUrl(e: EndpointUrl): EndpointCheck {
       if (classifyUrl(e.url, false) === 'placeholder') return fail('url-placeholder', `${quote(e.url)} is a placeholder, not a URL`, placeholderHint(e.binding, 'it'));
       return fail('invalid-url', `${quote(e.url)} is not an absolute URL`, schemeHint(e.url, e.binding));
     case 'scheme': {
-      const allowed = isUriBinding(e.binding) ? 'http, https, ws or wss' : e.binding === 'GRPC' ? 'http or https (or be a host:port address)' : 'http or https';
+      const allowed = isUriBinding(e.binding) ? 'http, https, ws or wss' : e.binding === 'GRPC' ? 'http or https (or be a gRPC address: host:port, [ipv6]:port or dns:///host:port)' : 'http or https';
       return fail('url-scheme', `${quote(e.url)} uses the scheme "${problem.scheme}"; ${what} must use ${allowed}`, schemeHint(e.url, e.binding));
     }
   }

@@ -4,7 +4,8 @@
  * plain strings), so they are registered with a warning that says what to replace.
  */
 import type { Finding } from '../contract/types.js';
-import { isObject, pointer, quote } from '../lib/json.js';
+import { grpcAddressUrl } from '../lib/endpoint-url.js';
+import { isObject, pointer, quote, type JsonObject } from '../lib/json.js';
 import { withoutPassword } from '../lib/url-password.js';
 
 export type UrlIssue = 'placeholder' | 'loopback' | 'insecure' | 'invalid' | 'unsafe' | 'credentials';
@@ -81,6 +82,24 @@ export function classifyUrl(raw: string, warnInsecureHttp: boolean): UrlIssue | 
   }
   return undefined;
 }
+
+/**
+ * classifyUrl for the URL of a gRPC interface: a gRPC address (`host:port`, `[ipv6]:port`,
+ * `dns:///host:port`) is judged as the https URL it dials. Read as a URL, "10.1.2.3:443" was
+ * "not an absolute URL" and "localhost:50051" a URL of the scheme "localhost:", so not loopback.
+ * A bare address says nothing of TLS: no insecure-url.
+ */
+export function classifyGrpcUrl(raw: string, warnInsecureHttp: boolean): UrlIssue | undefined {
+  const address = grpcAddressUrl(raw);
+  return address ? classifyUrl(address.href, false) : classifyUrl(raw, warnInsecureHttp);
+}
+
+/**
+ * Whether the `url` member of `node` is a gRPC interface's: a v1.0 interface whose
+ * protocolBinding, a v0.3 additional interface whose transport, a v0.3 card whose
+ * preferredTransport is GRPC (as endpoint-urls.ts reads their bindings).
+ */
+const urlIsGrpcAddress = (node: JsonObject): boolean => node.protocolBinding === 'GRPC' || node.transport === 'GRPC' || node.preferredTransport === 'GRPC';
 
 export function urlFinding(path: string, raw: string, issue: UrlIssue): Finding {
   switch (issue) {
@@ -161,7 +180,7 @@ export function urlWarnings(doc: unknown, basePath: string, warnInsecureHttp: bo
       const value = node[key];
       if (typeof value === 'string') {
         if (!URL_KEY.test(key)) continue;
-        const issue = classifyUrl(value, warnInsecureHttp);
+        const issue = key === 'url' && urlIsGrpcAddress(node) ? classifyGrpcUrl(value, warnInsecureHttp) : classifyUrl(value, warnInsecureHttp);
         if (issue) out.push(urlFinding(pointer(basePath, ...tokens, key), value, issue));
       } else if (typeof value === 'object' && value !== null) {
         tokens.push(key);
