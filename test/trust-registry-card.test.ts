@@ -59,6 +59,17 @@ describe('REGISTRY_SIGNING_KEY set', () => {
     assert.deepEqual([jwks.keys[0]!.key_ops, jwks.keys[0]!.ext, jwks.keys[0]!.use, jwks.keys[0]!.alg], [undefined, undefined, 'sig', 'ES256']);
     assert.deepEqual(parseJwks(jwks, 'served').problems, [], 'a registry that allow-lists this JWKS trusts the key');
     assert.equal((await get(registry, '/.well-known/jwks.json', { 'If-None-Match': etag })).status, 304);
+    // Any origin may read the keys, as it may read the card they sign: a browser-based agent
+    // that reads the card checks its signature with them (the revalidating GET's preflight too).
+    const crossOrigin = await get(registry, '/.well-known/jwks.json', { Origin: 'https://agents.example.net' });
+    assert.equal(crossOrigin.headers.get('access-control-allow-origin'), '*');
+    assert.equal(crossOrigin.headers.get('cross-origin-resource-policy'), 'cross-origin');
+    const preflight = await fetch(`${registry.url}/.well-known/jwks.json`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://agents.example.net', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'if-none-match' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
 
     // A client that follows the jku (here: this registry's own URL) verifies as A2A §8.4.3 says:
     // RFC 8785 of the card without "signatures" and default values: here the fields holding an
