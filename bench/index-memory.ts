@@ -13,7 +13,7 @@
  * - the snapshot: copying the state (the synchronous part), writing the file, reading it back
  *   and loading it into an empty index (what a restart does before replaying the change log);
  * - the heap by structure, measured by dropping each in turn: postings, hit records, tables,
- *   attribute pool, word pairs, vocabulary.
+ *   attribute pool, words for phrases, vocabulary.
  * On a shared machine, p99s are mostly the process waiting for a core (compare its CPU time).
  * Give the heap room at 1M (NODE_OPTIONS=--max-old-space-size=6144).
  */
@@ -138,7 +138,7 @@ for (const size of args.sizes) {
     ['postings (term-index)', () => void (ix.terms = {})],
     ['hit records (entry-store)', () => void (ix.store = {})],
     ['attribute pool and dictionaries', () => void (ix.attrs = {})],
-    ['word pairs (phrases)', () => void (ix.pairs = {})],
+    ['words for phrases', () => void (ix.phrases = {})],
     ['tables (entry rows, unit slots)', () => void (ix.tables = {})],
     ['vocabulary (terms, stems)', () => void (ix.vocabulary = {})],
   ];

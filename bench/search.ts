@@ -11,7 +11,8 @@
  * tools, five languages). Queries: 1-3 vocabulary words, one in five with its last word cut
  * short (prefix), without and with one or two filters; empty text with filters; the plain
  * queries with a typo in a word of five letters or more; query syntax (a phrase, OR, -word,
- * field:word, word*).
+ * field:word, word*); phrases of two and three words the entries say (their prose words next to
+ * each other), alone and left out of a word.
  *
  * Every query runs on each configuration in turn (the same index with word forms, typos and
  * WordNet switched on one after the other, and `--compare`'s index, e.g. a `git worktree` or
@@ -35,6 +36,7 @@ import { createSearchIndex } from '../src/search/index.js';
 import type { PostingsIndex } from '../src/search/search-index.js';
 import type { IndexPage, IndexQuery, IndexedEntry } from '../src/search/types.js';
 import { isMainModule } from '../src/lib/entry-point.js';
+import { tokenize } from '../src/search/text-encoder.js';
 import { atLeastOne, positiveNumbers } from './lib/args.js';
 import { generateEntries, generateQueries, indexedGenerated, type GeneratedQuery } from './lib/generate-entries.js';
 
@@ -175,6 +177,32 @@ function withSyntax(count: number, seed: number): GeneratedQuery[] {
   return Array.from({ length: count }, (_, i) => ({ text: forms[i % forms.length]!(words[i % words.length]!, words[(i * 7 + 3) % words.length]!) }));
 }
 
+/**
+ * Phrases the entries say: two or three of a text's prose words next to each other (a skill's
+ * description or example, a tool's description), quoted; one in four left out of its first word
+ * (`word -"a b"`), which reads the phrase's units as an exclusion.
+ */
+function withPhrases(entries: readonly IndexedEntry[], count: number, seed: number): GeneratedQuery[] {
+  let x = seed >>> 0;
+  const rand = (n: number): number => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x % n;
+  };
+  const out: GeneratedQuery[] = [];
+  for (let tries = 0; out.length < count && tries < count * 20; tries++) {
+    const d = entries[rand(entries.length)]!.description;
+    const texts = [...d.skills.flatMap((k) => [k.description, ...k.examples]), ...d.tools.map((t) => t.description)].filter((t): t is string => !!t);
+    if (texts.length === 0) continue;
+    const words = tokenize(texts[rand(texts.length)]!);
+    const n = 2 + rand(2);
+    if (words.length < n) continue;
+    const at = rand(words.length - n + 1);
+    const phrase = `"${words.slice(at, at + n).join(' ')}"`;
+    out.push({ text: out.length % 4 === 3 ? `${words[at]} -${phrase}` : phrase });
+  }
+  return out;
+}
+
 /** Generated entries as the registry would hand them to the index (JSON round trip, as stored). */
 function makeEntries(size: number, seed: number): IndexedEntry[] {
   return generateEntries(size, seed).map(indexedGenerated);
@@ -269,6 +297,7 @@ async function benchSize(size: number, args: Args): Promise<void> {
 
   const typos = withTypos(plain, args.seed + 3);
   const syntax = withSyntax(args.queries, args.seed + 4);
+  const phrases = withPhrases(entries, args.queries, args.seed + 5);
 
   // --- the registry's index (and --compare's)
   type Searchable = { search(q: IndexQuery): IndexPage | Promise<IndexPage>; upsert(e: IndexedEntry): void; remove(id: string): void; size: number };
@@ -292,7 +321,7 @@ async function benchSize(size: number, args: Args): Promise<void> {
     const perEntry = heap0 !== undefined && heap1 !== undefined ? (heap1 - heap0) / size : undefined;
     console.log(`\n${m.label}: build ${(buildMs / 1000).toFixed(2)} s, heap + array buffers +${mib(perEntry === undefined ? undefined : perEntry * size)} (${perEntry === undefined ? 'n/a' : `${perEntry.toFixed(0)} B`} per entry)`);
     const stats = (index as Partial<PostingsIndex>).stats;
-    if (stats) console.log(`  of which word pairs (phrases) ${mib(stats.pairBytes)} (${(stats.pairBytes / size).toFixed(0)} B per entry); ${stats.vocabularyTerms} distinct terms`);
+    if (stats) console.log(`  of which words for phrases ${mib(stats.phraseBytes)} (${(stats.phraseBytes / size).toFixed(0)} B per entry); ${stats.vocabularyTerms} distinct terms`);
     built.push({ label: m.label, index });
   }
   const current = built.at(-1)!.index as PostingsIndex;
@@ -317,6 +346,7 @@ async function benchSize(size: number, args: Args): Promise<void> {
     ['empty text, filters only', listing],
     ['a typo in a word', typos],
     ['syntax ("a b", OR, -w, f:w, w*)', syntax],
+    ['phrases the entries say ("a b c", w -"a b")', phrases],
   ] as const) {
     console.log(`  ${kind}:`);
     const results = measureInterleaved(queries, configs.map((c) => (q: GeneratedQuery) => {

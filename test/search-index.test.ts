@@ -413,6 +413,54 @@ describe('matching', () => {
     assert.deepEqual(ids('pull -\u201Crequest review\u201D'), ['apart'], 'left out as a phrase too');
   });
 
+  it('matches a phrase only where its words are next to each other, in this order, in one text', () => {
+    // A phrase matched a unit having its rarest word and each adjacent pair of its words anywhere:
+    // "pull request review" found a text saying "pull request" and, apart, "request review", and
+    // left it out of `pull -"pull request review"`.
+    const index = createSearchIndex();
+    const apart = 'Opens a pull request, then asks for a request review from the team. Also sends email summaries.';
+    add(index, 'apart', agent('Dibbler', [{ id: 'd', name: 'Dibbler skill', description: apart, tags: ['opens pull', 'request review'] }], { description: apart }));
+    add(index, 'says', agent('Potoroo', [{ id: 'p', name: 'Potoroo skill', description: 'Writes a pull request review for every change.' }]));
+    const ids = (text: string) => [...new Set(search(index, text).hits.map((h) => h.id))].sort();
+    assert.deepEqual(ids('"pull request review"'), ['says'], 'the words apart, in one text or across two tags, are not the phrase');
+    assert.deepEqual(ids('tags:"pull request review"'), [], 'two tags in a row are two texts: "opens pull", "request review"');
+    assert.deepEqual(ids('"review request"'), [], 'the words in the other order are not it');
+    assert.deepEqual(ids('"pull request"'), ['apart', 'says']);
+    assert.deepEqual(ids('"request review"'), ['apart', 'says']);
+    assert.deepEqual(ids('pull -"pull request review"'), ['apart'], 'an excluded phrase leaves out only what says it');
+    assert.deepEqual(
+      search(index, '"request review"').hits.filter((h) => h.id === 'apart').map((h) => `${h.match.type}: ${h.match.fields.join(',')}`).sort(),
+      ['agent: description', 'skill: tags,description'],
+    );
+  });
+
+  it('does not find a phrase of two words a long tool description has apart (16-bit pair hashes did, about 1 in 16 at 4,000 pairs)', () => {
+    // A unit's pairs were kept as a set of 16-bit hashes: a pair a long description lacks
+    // matched one it has with a probability of its pairs / 65,536 ("manual mentioned" found
+    // firecrawl_monitor_create, which says both words far apart).
+    const firecrawl = corpusToolspecs().find((t) => t.file === 'firecrawl.json')!;
+    const index = createSearchIndex();
+    add(index, 'firecrawl', describeMcpServer(firecrawl.doc));
+    assert.deepEqual(matchIds(search(index, '"manual mentioned"').hits), []);
+    let checked = 0;
+    for (const tool of firecrawl.doc.toolspec.tools) {
+      const texts = [tool.name, tool.title, tool.annotations?.title, tool.description].filter((t): t is string => !!t).map((t) => tokenize(t));
+      const words = [...new Set(texts.flat())];
+      if (words.length < 150) continue;
+      const adjacent = new Set(texts.flatMap((t) => t.slice(1).map((w, i) => `${t[i]} ${w}`)));
+      // Words of the tool, taken two by two in a fixed scatter, that no text says next to each other.
+      for (let i = 0; i < 400; i++) {
+        const a = words[(i * 7919) % words.length]!;
+        const b = words[(i * 104_729 + 13) % words.length]!;
+        if (a === b || adjacent.has(`${a} ${b}`)) continue;
+        const hits = search(index, `"${a} ${b}"`).hits.filter((h) => h.match.id === tool.name);
+        assert.deepEqual(hits.map((h) => h.match.id), [], `"${a} ${b}" in ${tool.name}`);
+        checked++;
+      }
+    }
+    assert.ok(checked > 2000, `${checked} phrases checked`);
+  });
+
   it('reads a quote not closed yet to the end of the text, its last word typed so far ("weath, weather "fore, "pull req)', () => {
     const index = createSearchIndex();
     add(index, 'wx', agent('Weather', [{ id: 'f', name: 'Weather forecast' }]));

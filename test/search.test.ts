@@ -168,6 +168,9 @@ describe('matching', () => {
         ]),
       },
     });
+    // A description saying "pull request" and, apart, "request review".
+    const apart = 'Opens a pull request, then asks for a request review from the team. Also sends email summaries.';
+    await op(writer, { register: { agentCard: { ...card('Dibbler Reviews', 'https://dibbler.example.org/a2a', [skill('nudge', 'Nudge', 'Nudges.', ['team'], ['Nudge them'])]), description: apart } } });
     await op(writer, { register: { agentCard: card('Kestrel C Toolsmith', 'https://c.example.org/a2a', [skill('compile', 'Compile code', 'Compiles C code, with a C+ grade.', ['c'], ['Compile main.c'])]) } });
     await op(writer, {
       register: {
@@ -321,6 +324,19 @@ describe('matching', () => {
     for (const query of ['"sends an email"', '"sends an e-mail to anyone"']) {
       assert.deepEqual(await quollSkills(query), ['Quoll Mailer: description', 'Quoll Post: description'], query);
     }
+  });
+
+  test('a quoted phrase finds its words next to each other, in its order, not apart; a phrase left out leaves out only what says it', async () => {
+    // Word pairs kept as 16-bit hashes found "pull request review" in a text saying "pull request"
+    // and "request review" apart (and left it out of `pull -"pull request review"`), and pairs a
+    // long tool description has apart ("manual mentioned", firecrawl_monitor_create).
+    const dibbler = async (query: string) => (await allHits({ query, resultsPer: 'match' })).filter((h) => h.name === 'Dibbler Reviews').map((h) => h.match.fields);
+    assert.deepEqual(await dibbler('"pull request review"'), []);
+    assert.deepEqual(await dibbler('"pull request"'), [['description']]);
+    assert.deepEqual(await dibbler('"request review"'), [['description']]);
+    assert.deepEqual(await dibbler('pull -"pull request review"'), [['description']]);
+    assert.deepEqual(await dibbler('pull -"pull request"'), []);
+    assert.deepEqual((await allHits({ query: '"manual mentioned"', resultsPer: 'match' })).map((h) => h.match.id), []);
   });
 
   test('a quoted phrase weighs as the field that says it, not as the field of its rarer word', async () => {

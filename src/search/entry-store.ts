@@ -357,7 +357,7 @@ export class EntryStore {
     const t = this.tables;
     const attr = new Int32Array(Math.max(4096, (this.unitEnd - this.unitGarbage) * 2));
     const pool = new Int32Array(attr.length).fill(-1);
-    const pairs = new Int32Array(attr.length).fill(-1);
+    const words = new Int32Array(attr.length).fill(-1);
     let at = 0;
     for (let no = 0; no < this.nextNumber; no++) {
       if (!this.ids.has(no)) continue;
@@ -366,13 +366,13 @@ export class EntryStore {
       const count = t.entries[row + E_COUNT]!;
       attr.set(t.unitAttr.subarray(base, base + count), at);
       pool.set(t.unitPool.subarray(base, base + count), at);
-      pairs.set(t.unitPairs.subarray(base, base + count), at);
+      words.set(t.unitWords.subarray(base, base + count), at);
       t.setBase(no, at);
       at += count;
     }
     t.unitAttr = attr;
     t.unitPool = pool;
-    t.unitPairs = pairs;
+    t.unitWords = words;
     this.unitEnd = at;
     this.unitGarbage = 0;
   }

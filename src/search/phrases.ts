@@ -1,21 +1,37 @@
 /**
- * Word pairs for phrase queries ("pull request"): per unit, the set of adjacent term pairs of
- * each of its fields, as sorted 16-bit hashes in one pooled Uint16Array (a segment
- * [count, hash...] per unit, found through the tables' `unitPairs` offsets).
+ * Words in order for phrase queries ("pull request"): per unit, the words of each of its texts
+ * (a name, a description, each tag and example...) in the order written, as 16-bit hashes in one
+ * pooled Uint16Array (a segment [count, hash...] per unit, found through the tables' `unitWords`
+ * offsets). A phrase matches a unit that has its rarest word (from the postings) and, in one
+ * text of a field of that word's, its words next to each other in its order (PhraseWords.has).
  *
- * A phrase matches a unit that has its rarest word (from the postings) and every adjacent pair
- * of its words, in one field. Hashes are 16 bits, so a unit with p pairs answers a pair it lacks
- * with probability about p / 65,536 (well under 1% for ordinary units); postings do not grow, and
- * the cost is two bytes per distinct pair and field. Stop words are dropped before pairing, on
- * both sides, so "translate this invoice" and "translate invoice" are the same phrase.
+ * A word's hash is salted by the field of its text and by the text's parity (its place among
+ * the unit's texts, odd or even): texts are stored back to back with nothing between them, and
+ * two texts in a row never share a salt, so a phrase is not read across the end of one text
+ * and the start of the next (tags "opens pull" then "request review" do not say "pull request
+ * review"). The same word under two salts never has the same hash (the salts differ in their 16
+ * bits, and the words of one phrase are checked under one salt).
  *
- * A pair is kept per field it occurs in (fieldPair: its hash salted by the field), so a phrase is
- * matched, and weighed, in the field that says it. (When pairs were kept per unit, "pull request"
- * in a skill's description, with "request", its rarer word, in its name, was weighed as a name,
- * above a skill named "Pull request review".) A tag keeps the pairs of its every word (`text to
- * speech`), and under TAG_PROSE the pairs its stop words and letters left out make (`text
- * speech`): prose phrases read both ("text to speech" finds the tag, as it finds the words in a
- * description), `tags:` only the first (`tags:text-speech` is not the tag "text-to-speech").
+ * Exact up to the hashes: a unit that has the phrase's rarest word but not the phrase matches
+ * only when the word next to one of that word's occurrences has the hash of the phrase's next
+ * word by chance (1 in 65,536 per occurrence; any other place needs two such chances). Word
+ * pairs kept as a set of 16-bit hashes, before, answered a pair the unit lacked with a
+ * probability of its pairs / 65,536 (6% for a tool description of 4,000 pairs), and "pull
+ * request review" in any text having "pull request" and "request review" apart. The exact words
+ * are not kept: a 1,000,000-entry index has no room for them (issue 22: 2 GiB), nor for ids of
+ * them (4 bytes a word), and a search cannot read the documents from storage to confirm its
+ * candidates (it answers synchronously, standing searches too; storage may be PostgreSQL).
+ * These hashes cost 2 bytes a word of a text of two words or more: 168 B an entry of
+ * bench/lib's generated entries, against 124 B for the pair sets (+42 MiB at 1,000,000).
+ *
+ * Stop words are dropped before the words are kept, on both sides, so "translate this invoice"
+ * and "translate invoice" are the same phrase. A phrase is matched, and weighed, in the field
+ * that says it (when pairs were kept per unit, "pull request" in a skill's description, with
+ * "request", its rarer word, in its name, was weighed as a name, above a skill named "Pull
+ * request review"). A tag keeps its every word (`text to speech`), and under TAG_PROSE the
+ * words without its stop words and letters (`text speech`): prose phrases read both ("text to
+ * speech" finds the tag, as it finds the words in a description), `tags:` only the first
+ * (`tags:text-speech` is not the tag "text-to-speech").
  *
  * Segments are appended; removing a unit leaves garbage, compacted when more than half of the
  * pool is garbage (as ./attributes.ts does for its pool).
@@ -23,8 +39,8 @@
 import { part, type IndexState } from './index-state.js';
 import type { Tables } from './tables.js';
 
-/** Pairs kept per unit (a longer text keeps its first ones). */
-const MAX_PAIRS = 4_000;
+/** Words kept per unit (a longer text keeps its first ones; the texts after it none). */
+export const MAX_PHRASE_UNIT_WORDS = 4_000;
 
 /** 32-bit FNV-1a of a term. */
 export function termHash(term: string): number {
@@ -36,24 +52,24 @@ export function termHash(term: string): number {
   return h >>> 0;
 }
 
-/** The 16-bit hash of the pair (a, b), from their termHash values. */
-export function pairHash(a: number, b: number): number {
-  const h = Math.imul(a ^ Math.imul(b, 0x9e3779b1), 0x85ebca6b);
-  return (h ^ (h >>> 16)) & 0xffff;
-}
-
-/** Not a field: the kind of a tag's pairs without its stop words and letters (see above). */
+/** Not a field: the kind of a tag's words without its stop words and letters (see above). */
 export const TAG_PROSE = 64;
 
-/** Per field bit (./fields.ts) and TAG_PROSE, by bit index: a 16-bit salt, distinct for each. */
-const SALTS: readonly number[] = Array.from({ length: 7 }, (_, i) => (Math.imul(i + 1, 0x9e3779b1) >>> 16) & 0xffff);
+/** Per field bit (./fields.ts) and TAG_PROSE, by bit index, and parity: a 16-bit salt, distinct for each. */
+const SALTS: readonly number[] = Array.from({ length: 14 }, (_, i) => (Math.imul(i + 1, 0x9e3779b1) >>> 16) & 0xffff);
 
-/** The hash of pair hash `pair` (pairHash) kept in field `field` (one FIELD_* bit, or TAG_PROSE). */
-export function fieldPair(pair: number, field: number): number {
-  return pair ^ SALTS[31 - Math.clz32(field)]!;
+/** The salt of a text in field `field` (one FIELD_* bit, or TAG_PROSE) at parity `parity` (0 or 1). */
+export function phraseSalt(field: number, parity: number): number {
+  return SALTS[((31 - Math.clz32(field)) << 1) | parity]!;
 }
 
-export class PairPool {
+/** The 16-bit hash kept for a word of termHash `h` in a text of salt `salt` (phraseSalt). */
+export function phraseWord(h: number, salt: number): number {
+  const x = Math.imul(h, 0x85ebca6b);
+  return ((x ^ (x >>> 16)) & 0xffff) ^ salt;
+}
+
+export class PhraseWords {
   pool: Uint16Array = new Uint16Array(4096);
   private end = 0;
   private garbage = 0;
@@ -67,67 +83,68 @@ export class PairPool {
 
   save(state: IndexState): void {
     // Shared, not copied: appends go past `end`, a compaction writes a new pool.
-    state.set('pairs.pool', this.pool.subarray(0, this.end));
-    state.set('pairs.garbage', this.garbage);
+    state.set('phrases.pool', this.pool.subarray(0, this.end));
+    state.set('phrases.garbage', this.garbage);
   }
 
   load(state: IndexState): void {
-    this.pool = part(state, 'pairs.pool');
+    this.pool = part(state, 'phrases.pool');
     this.end = this.pool.length;
-    this.garbage = part(state, 'pairs.garbage');
+    this.garbage = part(state, 'phrases.garbage');
   }
 
-  /** Stores the pairs of unit slot `slot` (hashes in any order, duplicates allowed). */
-  set(slot: number, hashes: number[]): void {
-    if (hashes.length === 0) {
-      this.tables.unitPairs[slot] = -1;
+  /** Stores the words of unit slot `slot`: phraseWord hashes, its texts' back to back (at most MAX_PHRASE_UNIT_WORDS). */
+  set(slot: number, words: readonly number[]): void {
+    const n = Math.min(words.length, MAX_PHRASE_UNIT_WORDS);
+    if (n === 0) {
+      this.tables.unitWords[slot] = -1;
       return;
     }
-    // Sorted where they are kept (a typed array's numeric sort: a JS array's sort with a
-    // comparator copied the array and called back per comparison, for every unit indexed),
-    // then made distinct in place: the same segment.
-    if (this.end + hashes.length + 1 > this.pool.length) {
-      const out = new Uint16Array(Math.max(this.pool.length * 2, this.end + hashes.length + 1));
+    if (this.end + n + 1 > this.pool.length) {
+      // An eighth more, not twice: doubling left up to half the pool unused (at 1,000,000
+      // entries up to some 160 MB), and a pool loaded from a snapshot, exactly its size, doubled
+      // at the first upsert. A growth copies the pool once, as doubling did; over a build,
+      // about nine times the final pool are copied instead of twice (well under a second at 1M).
+      const out = new Uint16Array(Math.max(this.pool.length + (this.pool.length >>> 3), this.end + n + 1 + 4096));
       out.set(this.pool.subarray(0, this.end));
       this.pool = out;
     }
     const at = this.end;
     const pool = this.pool;
-    for (let i = 0; i < hashes.length; i++) pool[at + 1 + i] = hashes[i]!;
-    pool.subarray(at + 1, at + 1 + hashes.length).sort();
-    let n = 0;
-    let previous = -1;
-    for (let i = 0; i < hashes.length && n < MAX_PAIRS; i++) {
-      const h = pool[at + 1 + i]!;
-      if (h !== previous) pool[at + 1 + n++] = h;
-      previous = h;
-    }
     pool[at] = n;
+    for (let i = 0; i < n; i++) pool[at + 1 + i] = words[i]!;
     this.end += n + 1;
-    this.tables.unitPairs[slot] = at;
+    this.tables.unitWords[slot] = at;
   }
 
-  /** Whether unit slot `slot` has the pair hash `h`. */
-  has(slot: number, h: number): boolean {
-    const at = this.tables.unitPairs[slot]!;
+  /**
+   * Whether unit slot `slot` has the words `even` or `odd` (phraseWord hashes of one phrase, salted
+   * for a text of each parity) next to each other, in this order: one pass over its words.
+   */
+  has(slot: number, even: readonly number[], odd: readonly number[]): boolean {
+    const at = this.tables.unitWords[slot]!;
     if (at < 0) return false;
     const p = this.pool;
-    let lo = at + 1;
-    let hi = at + 1 + p[at]!;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = p[mid]!;
-      if (v === h) return true;
-      if (v < h) lo = mid + 1;
-      else hi = mid;
+    const n = even.length;
+    const first0 = even[0]!;
+    const first1 = odd[0]!;
+    // The last place a run of n words can start.
+    const last = at + p[at]! - n + 1;
+    for (let i = at + 1; i <= last; i++) {
+      const h = p[i]!;
+      if (h !== first0 && h !== first1) continue;
+      const run = h === first0 ? even : odd;
+      let k = 1;
+      while (k < n && p[i + k] === run[k]) k++;
+      if (k === n) return true;
     }
     return false;
   }
 
   clear(slot: number): void {
-    const at = this.tables.unitPairs[slot]!;
+    const at = this.tables.unitWords[slot]!;
     if (at >= 0) this.garbage += this.pool[at]! + 1;
-    this.tables.unitPairs[slot] = -1;
+    this.tables.unitWords[slot] = -1;
   }
 
   /** Compacts the pool when mostly garbage; `liveSlots` lists every unit slot in use. */
@@ -135,7 +152,7 @@ export class PairPool {
     if (this.garbage < 65_536 || this.garbage * 2 < this.end) return;
     const out = new Uint16Array(Math.max(4096, (this.end - this.garbage) * 2));
     let at = 0;
-    const offsets = this.tables.unitPairs;
+    const offsets = this.tables.unitWords;
     for (const slot of liveSlots()) {
       const off = offsets[slot]!;
       if (off < 0) continue;

@@ -9,7 +9,7 @@
  * its agent's name. Postings hold the terms as written (folded); word forms, typos and related
  * words are found at query time through the vocabulary (./vocabulary.ts, ./expansion.ts), so
  * they cost no postings. Each entry's language is detected once (./languages.ts) and kept in
- * its row; a unit's adjacent word pairs are kept as 16-bit hashes for phrases (./phrases.ts).
+ * its row; a unit's words are kept in order as 16-bit hashes for phrases (./phrases.ts).
  *
  * Text query (./query.ts): clauses (words, OR-groups, phrases, field- or scope-restricted),
  * each expanded to the terms that satisfy it (./expansion.ts). Every posting adds to its unit
@@ -87,7 +87,7 @@ import { CompiledFilter } from './filters.js';
 import { part, type IndexState, type SavedState } from './index-state.js';
 import { TermIndex } from './term-index.js';
 import { ENGLISH, LANGUAGE_COUNT, detectLanguage, languageId, wordsForDetection } from './languages.js';
-import { PairPool, TAG_PROSE, fieldPair, pairHash, termHash } from './phrases.js';
+import { MAX_PHRASE_UNIT_WORDS, PhraseWords, TAG_PROSE, phraseSalt, phraseWord, termHash } from './phrases.js';
 import { MAX_CLAUSES, MAX_JOINED_WORDS, MAX_PHRASE_WORDS, parseQuery, type ParsedClause, type ParsedQuery } from './query.js';
 import { GROUP_LIMIT, kthLargest, page, popcount, selectTop, type RankContext } from './ranking.js';
 import { Conjunction, nonMemberBound } from './conjunction.js';
@@ -153,9 +153,10 @@ const nameTerm = (all: readonly string[]): string | undefined => {
 const isNameTerm = (term: string): boolean => term.startsWith(NAME_MARK);
 
 /**
- * Field texts of one unit → distinct terms, the mask of fields each occurs in, and word pairs
- * per field (./phrases.ts). Words written together that prose reads without a part ("e-mail" is
- * `mail`) are also filed as one word (`email`: ./text-encoder.ts joinedTerms).
+ * Field texts of one unit → distinct terms, the mask of fields each occurs in, and the words of
+ * each text in order, for phrases (./phrases.ts). Words written together that prose reads
+ * without a part ("e-mail" is `mail`) are also filed as one word (`email`: ./text-encoder.ts
+ * joinedTerms).
  * Most units (a card, a skill) have a few dozen terms at most: they are found in the unit's own
  * list, and only a longer unit files them in a Map as well (a Map cleared for every unit grew
  * its table anew each time: most of what indexing an entry allocated).
@@ -165,7 +166,9 @@ class UnitTerms {
   private slots: number[] = [];
   /** Term → its place in `terms`, once there are more than LINEAR_UNIT_TERMS. */
   private readonly places = new Map<string, number>();
-  private pairs: number[] = [];
+  /** phraseWord hashes of the unit's texts of two words or more, back to back, and how many texts. */
+  private words: number[] = [];
+  private texts = 0;
   addText(text: string | undefined, field: number): void {
     if (!text) return;
     if (field === FIELD_TAGS) this.addTag(text);
@@ -177,16 +180,16 @@ class UnitTerms {
     const joined = joinedTerms(clipped, MAX_JOINED_WORDS);
     if (joined.length === 0) return;
     for (const t of joined) this.note(t, field);
-    // The pairs of the text read with those words ("send e-mail" as `send email`), so a phrase
-    // written either way finds it. A tag's go with the pairs prose reads of it (TAG_PROSE).
+    // The text read with those words ("send e-mail" as `send email`), so a phrase written
+    // either way finds it. A tag's goes with the words prose reads of it (TAG_PROSE).
     const reading = joinedReading(clipped, MAX_JOINED_WORDS);
-    if (reading !== undefined) this.addPairs(tokenize(reading, { maxChars: MAX_FIELD_CHARS }), field === FIELD_TAGS ? TAG_PROSE : field);
+    if (reading !== undefined) this.addPhraseText(tokenize(reading, { maxChars: MAX_FIELD_CHARS }), field === FIELD_TAGS ? TAG_PROSE : field);
   }
   /**
    * A tag is a label, every word of it meant: its single letters and stop words are terms too
    * ("text-to-speech" is `text to speech`, "IT-Support" `it support`, "x-ray" `x ray`), so that
    * `tags:text-to-speech` is that tag and not "text-speech", and `tags:it-support` not every
-   * "support" tag, as for the tags filter (./attributes.ts tagKey). Its pairs without them are
+   * "support" tag, as for the tags filter (./attributes.ts tagKey). Its words without them are
    * kept as well, apart (TAG_PROSE): the words of prose drop them ("text to speech" is `text
    * speech`), and `"text to speech"` still finds the tag, but `tags:text-speech` does not.
    * Such tags are rare, so the postings they add are few.
@@ -194,7 +197,7 @@ class UnitTerms {
   private addTag(text: string): void {
     const words = tokenize(text, { maxChars: MAX_FIELD_CHARS, keepShort: true });
     this.addTerms(words, FIELD_TAGS);
-    if (words.length > 1 && words.some(isDroppedTerm)) this.addPairs(tokenize(text, { maxChars: MAX_FIELD_CHARS }), TAG_PROSE);
+    if (words.length > 1 && words.some(isDroppedTerm)) this.addPhraseText(tokenize(text, { maxChars: MAX_FIELD_CHARS }), TAG_PROSE);
   }
   /** The unit's name: its words, and the whole name as one term (nameTerm). */
   addName(text: string | undefined): void {
@@ -207,27 +210,27 @@ class UnitTerms {
   }
   private addTerms(words: readonly string[], field: number): void {
     for (const t of words) this.note(t, field);
-    this.addPairs(words, field);
+    this.addPhraseText(words, field);
   }
-  /** The adjacent pairs of `words`, kept as pairs of `field` (a FIELD_* bit or TAG_PROSE). */
-  private addPairs(words: readonly string[], field: number): void {
-    let prev = 0;
-    let first = true;
-    for (const t of words) {
-      const h = termHash(t);
-      if (!first) this.pairs.push(fieldPair(pairHash(prev, h), field));
-      prev = h;
-      first = false;
-    }
+  /**
+   * The words of one text, in order, kept for phrases as words of `field` (a FIELD_* bit or
+   * TAG_PROSE), salted by the text's parity (./phrases.ts): a text of one word says no phrase.
+   */
+  private addPhraseText(words: readonly string[], field: number): void {
+    if (words.length < 2 || this.words.length >= MAX_PHRASE_UNIT_WORDS) return;
+    const salt = phraseSalt(field, this.texts++ & 1);
+    const n = Math.min(words.length, MAX_PHRASE_UNIT_WORDS - this.words.length);
+    for (let i = 0; i < n; i++) this.words.push(phraseWord(termHash(words[i]!), salt));
   }
   addTexts(texts: readonly string[], field: number): void {
     for (const t of texts) this.addText(t, field);
   }
-  take(): { terms: string[]; slots: number[]; pairs: number[] } {
-    const taken = { terms: this.terms, slots: this.slots, pairs: this.pairs };
+  take(): { terms: string[]; slots: number[]; words: number[] } {
+    const taken = { terms: this.terms, slots: this.slots, words: this.words };
     this.terms = [];
     this.slots = [];
-    this.pairs = [];
+    this.words = [];
+    this.texts = 0;
     if (this.places.size > 0) this.places.clear();
     return taken;
   }
@@ -465,7 +468,7 @@ export class PostingsIndex implements KeywordIndex {
   private readonly tables = new Tables();
   private readonly store = new EntryStore(this.tables);
   private readonly attrs = new Attributes(this.tables);
-  private readonly pairs = new PairPool(this.tables);
+  private readonly phrases = new PhraseWords(this.tables);
   private readonly terms = new TermIndex((no) => this.store.recycle(no), ORD_BITS);
   private readonly tagScratch: number[] = [];
   /** EntryIds.compare, bound once (a ranking's tie-break). */
@@ -592,7 +595,7 @@ export class PostingsIndex implements KeywordIndex {
   /** Sizes of the parts that relevance features add (bench/search.ts). */
   get stats(): {
     vocabularyTerms: number;
-    pairBytes: number;
+    phraseBytes: number;
     embeddingBytes: number;
     filterBitmaps: number;
     filterVerdicts: number;
@@ -608,7 +611,7 @@ export class PostingsIndex implements KeywordIndex {
       capabilityPostings: offered.postings,
       capabilityBytes: offered.arena * 4,
       vocabularyTerms: this.vocabulary.size,
-      pairBytes: this.pairs.bytes,
+      phraseBytes: this.phrases.bytes,
       embeddingBytes: this.vectors.byteLength + this.vectorScale.byteLength,
       filterBitmaps: kept.bitmaps,
       filterVerdicts: kept.verdicts,
@@ -635,7 +638,7 @@ export class PostingsIndex implements KeywordIndex {
     this.tables.save(state, this.store.entryBound, this.store.unitBound);
     this.store.save(state);
     this.attrs.save(state);
-    this.pairs.save(state);
+    this.phrases.save(state);
     const release = this.terms.save(state);
     this.vocabulary.save(state);
     this.recency.save(state);
@@ -653,7 +656,7 @@ export class PostingsIndex implements KeywordIndex {
     this.tables.load(state);
     this.store.load(state);
     this.attrs.load(state);
-    this.pairs.load(state);
+    this.phrases.load(state);
     this.terms.load(state);
     this.vocabulary.load(state);
     this.languageCounts.set(part<Int32Array>(state, 'index.languageCounts'));
@@ -744,7 +747,7 @@ export class PostingsIndex implements KeywordIndex {
       u.take();
       for (let ord = 0; ord < unitCount; ord++) {
         a.clearUnit(base + ord);
-        this.pairs.clear(base + ord);
+        this.phrases.clear(base + ord);
       }
       this.store.discard(no, unitCount);
       this.terms.removeEntry(no);
@@ -952,10 +955,10 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   private index(id: number, slot: number, lang: number): void {
-    const { terms, slots, pairs } = this.unitTerms.take();
+    const { terms, slots, words } = this.unitTerms.take();
     for (const t of terms) if (!isNameTerm(t)) this.vocabulary.add(t, lang);
     this.terms.add(id, terms, slots);
-    this.pairs.set(slot, pairs);
+    this.phrases.set(slot, words);
   }
 
   private drop(record: EntryRecord): void {
@@ -964,7 +967,7 @@ export class PostingsIndex implements KeywordIndex {
     const base = this.tables.entries[(record.no << E_SHIFT) + E_BASE]!;
     for (let ord = 0; ord < record.unitCount; ord++) {
       this.attrs.clearUnit(base + ord);
-      this.pairs.clear(base + ord);
+      this.phrases.clear(base + ord);
     }
     this.languageCounts[record.language]!--;
     this.clearEmbedding(record.no);
@@ -973,7 +976,7 @@ export class PostingsIndex implements KeywordIndex {
     this.terms.removeEntry(record.no);
     this.attrs.unhealthySince.delete(record.no);
     this.attrs.maybeCompact(() => this.store.liveUnitSlots());
-    this.pairs.maybeCompact(() => this.store.liveUnitSlots());
+    this.phrases.maybeCompact(() => this.store.liveUnitSlots());
     this.churn += record.unitCount;
     if (this.churn > Math.max(100_000, 2 * this.store.unitCount)) {
       this.churn = 0;
@@ -1137,11 +1140,11 @@ export class PostingsIndex implements KeywordIndex {
   }
 
   /**
-   * Units having the phrase: the postings of its rarest word whose unit has every adjacent pair
-   * of the phrase in a field of that word's (./phrases.ts), by the mask of the fields that say
-   * the phrase, and how many units that makes. A prose phrase also reads a tag's pairs without
-   * its stop words (TAG_PROSE); a phrase in `tags:` does not, as a tag is matched with its
-   * every word (`tags:text-speech` is not the tag "text-to-speech").
+   * Units having the phrase: the postings of its rarest word whose unit has the phrase's words
+   * next to each other, in order, in one text of a field of that word's (./phrases.ts), by the
+   * mask of the fields that say the phrase, and how many units that makes. A prose phrase also
+   * reads a tag's words without its stop words (TAG_PROSE); a phrase in `tags:` does not, as a
+   * tag is matched with its every word (`tags:text-speech` is not the tag "text-to-speech").
    */
   private phraseGroups(words: readonly string[], fields: number, budget: number, partial: boolean): { slots: [mask: number, ids: number[]][]; df: number; read: number } {
     const slots: [number, number[]][] = [];
@@ -1160,15 +1163,17 @@ export class PostingsIndex implements KeywordIndex {
     if (rarestDf > budget && !partial) return { slots, df: 0, read: 0 };
     let left = budget;
     const hashes = words.map(termHash);
-    const pairs: number[] = [];
-    for (let i = 1; i < hashes.length; i++) pairs.push(pairHash(hashes[i - 1]!, hashes[i]!));
-    // The pairs as each field keeps them, made on first use.
-    const salted = new Map<number, number[]>();
+    // The phrase's words as each field keeps them, in a text of either parity: made on first use.
+    const salted = new Map<number, [number[], number[]]>();
     const inField = (unitSlot: number, field: number): boolean => {
-      let hs = salted.get(field);
-      if (!hs) salted.set(field, (hs = pairs.map((h) => fieldPair(h, field))));
-      for (const h of hs) if (!this.pairs.has(unitSlot, h)) return false;
-      return true;
+      // One word: the postings said it.
+      if (hashes.length < 2) return true;
+      let runs = salted.get(field);
+      if (!runs) {
+        const run = (parity: number): number[] => hashes.map((h) => phraseWord(h, phraseSalt(field, parity)));
+        salted.set(field, (runs = [run(0), run(1)]));
+      }
+      return this.phrases.has(unitSlot, runs[0], runs[1]);
     };
     const proseTags = (fields & FIELD_TAGS) === 0;
     const unitBase = this.tables.unitBase;

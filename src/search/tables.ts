@@ -40,7 +40,7 @@
  * Unit blocks (by E_BASE + ordinal):
  *   unitAttr  skill / tool bits, tool hints, a skill's input and output mode bits
  *   unitPool  offset of a skill's tags and modes in the attribute pool, or -1
- *   unitPairs offset of the unit's word pairs in the pair pool (./phrases.ts), or -1
+ *   unitWords offset of the unit's words (for phrases) in their pool (./phrases.ts), or -1
  */
 
 import { part, type IndexState } from './index-state.js';
@@ -107,7 +107,7 @@ export class Tables {
   unitBase: Int32Array = new Int32Array(0);
   unitAttr: Int32Array = new Int32Array(0);
   unitPool: Int32Array = new Int32Array(0);
-  unitPairs: Int32Array = new Int32Array(0);
+  unitWords: Int32Array = new Int32Array(0);
   /** The entry numbers of the last ATTR_LOG_SIZE attribute changes, at `version % ATTR_LOG_SIZE`. */
   readonly attrLog = new Int32Array(ATTR_LOG_SIZE);
   /** Attribute changes so far (`setAttr`, `clearLive`). */
@@ -172,11 +172,11 @@ export class Tables {
     attr.set(this.unitAttr.subarray(0, used));
     const pool = new Int32Array(n).fill(-1);
     pool.set(this.unitPool.subarray(0, used));
-    const pairs = new Int32Array(n).fill(-1);
-    pairs.set(this.unitPairs.subarray(0, used));
+    const words = new Int32Array(n).fill(-1);
+    words.set(this.unitWords.subarray(0, used));
     this.unitAttr = attr;
     this.unitPool = pool;
-    this.unitPairs = pairs;
+    this.unitWords = words;
   }
 
   /** Copies of the rows of entry numbers below `entryBound` and of the unit slots below `unitEnd`. */
@@ -186,7 +186,7 @@ export class Tables {
     state.set('tables.updatedAt', this.updatedAt.slice(0, entryBound));
     state.set('tables.unitAttr', this.unitAttr.slice(0, unitEnd));
     state.set('tables.unitPool', this.unitPool.slice(0, unitEnd));
-    state.set('tables.unitPairs', this.unitPairs.slice(0, unitEnd));
+    state.set('tables.unitWords', this.unitWords.slice(0, unitEnd));
   }
 
   load(state: IndexState): void {
@@ -195,7 +195,7 @@ export class Tables {
     this.updatedAt = part(state, 'tables.updatedAt');
     this.unitAttr = part(state, 'tables.unitAttr');
     this.unitPool = part(state, 'tables.unitPool');
-    this.unitPairs = part(state, 'tables.unitPairs');
+    this.unitWords = part(state, 'tables.unitWords');
     // Derived from the rows (./attributes.ts load).
     this.marks = new Uint8Array(this.updatedAt.length);
     this.entryAttr = new Int32Array(this.updatedAt.length);
