@@ -479,8 +479,9 @@ describe('ARD API', () => {
     assert.deepEqual(readOnly.body.results.map((r: WireJson) => r.metadata.matchedName), ['read_file']);
     const elsewhere = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { publisher: ['other.example'] } } });
     assert.deepEqual(elsewhere.body, { results: [] });
+    // A type no entry here has is refused (below), as the other doors refuse an unknown kind.
     const parquet = await post(`${registry.url}/search`, { query: { text: 'invoice', filter: { type: 'application/parquet' } } });
-    assert.deepEqual(parquet.body, { results: [] });
+    assertArdError(parquet, 400, 'INVALID_ARGUMENT', /\/query\/filter\/type: "application\/parquet" is not a media type this registry lists/);
     const referrals = await post(`${registry.url}/search`, { query: { text: 'invoice' }, federation: 'referrals' });
     assert.deepEqual(referrals.body.referrals, []);
   });
@@ -593,7 +594,7 @@ describe('ARD API', () => {
     // A supported key with a value of the wrong type: what it takes, where.
     const version = await search({ protocolVersion: 1.0 });
     assertArdError(version, 400, 'INVALID_ARGUMENT', /\/query\/filter\/protocolVersion: expected a string, got an integer/);
-    assert.match(version.body.details[0].hint, /"protocolVersion" takes one A2A protocol version: a string/);
+    assert.match(version.body.details[0].hint, /"protocolVersion" takes one A2A protocol version per search: a string\./);
     assertArdError(await search({ streaming: 1 }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/streaming: expected true or false, got an integer/);
     assertArdError(await search({ tags: ['weather', 7] }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/tags\/1: expected a string, got an integer/);
     assertArdError(await search({ owner: null }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/owner: expected a string, got null/);
@@ -633,6 +634,51 @@ describe('ARD API', () => {
     assertArdError(await search({ protocolBinding: 'JSONRPC,GRPC' }), 400, 'INVALID_ARGUMENT', /\/query\/filter\/protocolBinding: "JSONRPC,GRPC" is a comma-separated list, and "protocolBinding" takes one value/);
     const asArrays = await post(`${registry.url}/search`, { query: { text: 'forecast', filter: { tags: ['weather', 'forecast'], type: ['application/a2a-agent-card+json', 'application/mcp-server-card+json'] } } });
     assert.deepEqual(asArrays.body.results.map((r: WireJson) => r.identifier), [urn('agent', ids.weather)], 'the arrays it shows find the entry');
+  });
+
+  test('POST /search: several values for a key filtered by one value are refused as that, naming them; an unknown type is refused, naming the types', async () => {
+    const search = searchFiltered;
+    // The registry's search filters by one owner, binding, version and health: two values were
+    // refused as if they were not values at all ("takes one of ok, unreachable, invalid, any" to
+    // ["ok", "unreachable"]), or with "takes one value here" and no word of which.
+    const several: Array<[string, string[]]> = [
+      ['health', ['ok', 'unreachable']],
+      ['owner', ['alice', 'bob']],
+      ['protocolBinding', ['JSONRPC', 'GRPC']],
+      ['protocolVersion', ['0.3', '1.0']],
+    ];
+    for (const [key, values] of several) {
+      const answer = await search({ [key]: values });
+      assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`^Filter "${key}" takes one value here; send one of ${values.map((v) => `"${v.replace('.', '\\.')}"`).join(', ')} per search\\.$`));
+      assert.equal(answer.body.details[0].path, `/query/filter/${key}`);
+      assert.equal(answer.body.details[0].message, '2 values');
+      assert.match(answer.body.details[0].hint, new RegExp(`this registry filters by one ${key} at a time: e\\.g\\. \\{"${key}":"${values[0]!.replace('.', '\\.')}"\\}`));
+      assert.equal((await search({ [key]: [values[0], values[0]] })).res.status, 200, `${key}: one value, twice`);
+    }
+    // A health value that is none is still told the values, where it is.
+    const wrong = await search({ health: ['ok', 'OK'] });
+    assertArdError(wrong, 400, 'INVALID_ARGUMENT', /^Filter "health" takes one of ok, unreachable, invalid, any\.$/);
+    assert.deepEqual(wrong.body.details.map((d: WireJson) => [d.path, d.hint]), [['/query/filter/health/1', 'Write it in lower case, without spaces: {"health": "ok"}.']]);
+    // The supported keys' list says which take one value.
+    assertArdError(await search({ bogus: 1 }), 400, 'INVALID_ARGUMENT', /owner \(one registering principal per search\)/);
+
+    // A type no entry here has answered 200 and no results, silently; now 400 naming the types.
+    for (const [type, path] of [[['application/a2a-agent-card+jsn'], '/query/filter/type/0'], ['agent', '/query/filter/type'], [['application/a2a-agent-card+json', 'application/ai-catalog+json'], '/query/filter/type/1']] as const) {
+      const answer = await search({ type });
+      const shown = JSON.stringify(Array.isArray(type) ? type.at(-1) : type);
+      assertArdError(answer, 400, 'INVALID_ARGUMENT', new RegExp(`^The search request is not valid: ${path.replace(/\//g, '\\/')}: ${shown.replace(/[.+]/g, '\\$&')} is not a media type this registry lists\\.$`));
+      assert.deepEqual(answer.body.details.map((d: WireJson) => [d.path, d.hint]), [[path, '"type" takes application/a2a-agent-card+json (agents) or application/mcp-server-card+json (MCP servers).']]);
+    }
+    // Spelt as before: parameters, case and the older names are the same types.
+    for (const type of ['Application/A2A-Agent-Card+JSON; version=1.0', 'application/agent-card+json', 'application/mcp-server+json']) {
+      assert.equal((await search({ type })).res.status, 200, type);
+    }
+    const listed = await getJson(`${registry.url}/agents?filter=${encodeURIComponent("type = 'agent'")}`);
+    assertArdError(listed, 400, 'INVALID_ARGUMENT', /^The filter's type = '\.\.\.' names "agent", which is not a media type this registry lists: it takes application\/a2a-agent-card\+json \(agents\) or application\/mcp-server-card\+json \(MCP servers\)\.$/);
+    assert.equal(listed.body.details[0].path, '/query/filter');
+    const mixed = await getJson(`${registry.url}/agents?filter=${encodeURIComponent("type = 'application/mcp-server-card+json,application/x' AND verified = false")}`);
+    assertArdError(mixed, 400, 'INVALID_ARGUMENT', /names "application\/x", which is not a media type/);
+    assert.equal((await getJson(`${registry.url}/agents?filter=${encodeURIComponent("type = 'application/mcp-server-card+json, application/a2a-agent-card+json'")}`)).res.status, 200);
   });
 
   test('GET /agents/{id}: the full ARD entry by id or identifier, with ETag; GET /agents lists', async () => {

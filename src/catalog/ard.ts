@@ -18,7 +18,7 @@ import { describeJsonType, isObject } from '../lib/json.js';
 import { checkQueryLength, findingsSaid, zodFindings } from '../operations/request-parser.js';
 import { BLANK_FILTER_VALUE, MAX_FILTER_VALUE_CHARS, MAX_FILTER_VALUES, MAX_QUERY_CHARS_CEILING, searchSchema } from '../operations/request-schemas.js';
 import { entryHead, freshnessMetadata, trustMetadata, type CatalogEntry } from './entries.js';
-import { kindsOf, type Site } from './vocabulary.js';
+import { ACCEPTED_TYPES_SAID, kindOfMediaType, type Site } from './vocabulary.js';
 
 export const ARD_DEFAULT_PAGE_SIZE = 10;
 export const ARD_LIST_DEFAULT_PAGE_SIZE = 20;
@@ -109,16 +109,16 @@ export const ARD_FILTER_KEYS: Record<string, string> = {
   tags: 'skill tags (any of them)',
   inputModes: 'MIME types a skill accepts (any of them)',
   outputModes: 'MIME types a skill produces (any of them)',
-  protocolBinding: 'one A2A binding (JSONRPC, GRPC, HTTP+JSON)',
-  protocolVersion: 'one A2A protocol version',
-  owner: 'one registering principal',
+  protocolBinding: 'one A2A binding (JSONRPC, GRPC, HTTP+JSON) per search',
+  protocolVersion: 'one A2A protocol version per search',
+  owner: 'one registering principal per search',
   capabilities: "the entries' capabilities, as their catalog entries list them: skill ids or tool names, exactly (any of them)",
   streaming: 'true or false',
   readOnly: 'true or false (MCP tool hint)',
   destructive: 'true or false (MCP tool hint)',
   idempotent: 'true or false (MCP tool hint)',
   openWorld: 'true or false (MCP tool hint)',
-  health: 'ok, unreachable or invalid (the latest check of the live agent or server), or any (also entries hidden for failing long)',
+  health: 'one of ok, unreachable or invalid (the latest check of the live agent or server), or any (also entries hidden for failing long), per search',
   verified: "true or false (the agent card's signature verified with a key the operator trusts)",
 };
 /** The search's own health values, spelt as its other doors (A2A, MCP) take them: lower case. */
@@ -130,6 +130,7 @@ const BOOLEAN_KEYS = ['streaming', 'readOnly', 'destructive', 'idempotent', 'ope
 type FilterValue = string | boolean;
 
 const isBooleanKey = (key: string): boolean => (BOOLEAN_KEYS as readonly string[]).includes(key);
+const isOneValueKey = (key: string): boolean => key === 'health' || (ONE_VALUE_KEYS as readonly string[]).includes(key);
 
 /**
  * A search request its schema refuses, with a finding per issue (paths under `base`) and, as the
@@ -157,7 +158,7 @@ function filterValuesOf(key: string, raw: unknown, path: string): FilterValue[] 
   const takes = isBooleanKey(key) ? 'true or false' : 'a string';
   const hint = isBooleanKey(key)
     ? `"${key}" takes ${ARD_FILTER_KEYS[key]}, as a JSON boolean or the string "true" or "false".`
-    : `"${key}" takes ${ARD_FILTER_KEYS[key]}: a string, or an array of strings.`;
+    : `"${key}" takes ${ARD_FILTER_KEYS[key]}: ${isOneValueKey(key) ? 'a string' : 'a string, or an array of strings'}.`;
   const values: unknown[] = Array.isArray(raw) ? raw : [raw];
   if (values.length > MAX_FILTER_VALUES) {
     throw invalidFilter(path, `at most ${MAX_FILTER_VALUES} values`, `${values.length} were given: any of a key's values matches, so split a longer list over several searches.`);
@@ -199,6 +200,18 @@ function refuseCommaList(key: string, raw: unknown, path: string): void {
 
 const stringsOf = (v: FilterValue[]): string[] => v.map(String).map((s) => s.trim()).filter(Boolean);
 
+/**
+ * Several values for a key the registry's search filters by one value of (owner, protocol
+ * binding and version, health: its filter holds one of each, on every door). It said "takes one
+ * of ok, unreachable, invalid, any" to ["ok", "unreachable"], as if they were not, or "takes one
+ * value here" without which.
+ */
+function oneValueOnly(key: string, distinct: readonly string[], path: string): RegistryError {
+  const shown = distinct.slice(0, 5).map((v) => JSON.stringify(v.slice(0, 60))).join(', ') + (distinct.length > 5 ? ', ...' : '');
+  const hint = `Values are OR'ed within the other keys, but this registry filters by one ${key} at a time: e.g. ${JSON.stringify({ [key]: distinct[0] })}, then search again for the others.`;
+  return badRequest(`Filter "${key}" takes one value here; send one of ${shown} per search.`, [{ path, message: `${distinct.length} values`, hint }]);
+}
+
 /** ARD's filter (keys are entry terms, values OR'ed within a key, keys AND'ed) as the registry's filter; undefined when it can match nothing here. */
 function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilter | undefined {
   const out: SearchFilter = {};
@@ -219,32 +232,41 @@ function searchFilterOf(site: Site, filter: Record<string, unknown>): SearchFilt
     refuseCommaList(key, raw, at(key));
     const values = filterValuesOf(key, raw, at(key));
     if (key === 'type') {
-      const kinds = kindsOf(stringsOf(values));
-      if (kinds.size === 0) matchable = false;
-      else if (kinds.size === 1) out.kind = [...kinds][0] as EntryKind;
+      // Each value one of the types entries here have: an unknown one (a typo, "agent") matched
+      // nothing, silently, where the other doors refuse an unknown kind.
+      const kinds = new Set<EntryKind>();
+      values.forEach((value, i) => {
+        const kind = kindOfMediaType(String(value));
+        if (kind === undefined) {
+          throw invalidFilter(Array.isArray(raw) ? `${at(key)}/${i}` : at(key), `${JSON.stringify(String(value).slice(0, 80))} is not a media type this registry lists`, `"type" takes ${ACCEPTED_TYPES_SAID}.`);
+        }
+        kinds.add(kind);
+      });
+      if (kinds.size === 1) out.kind = [...kinds][0]!;
     } else if (key === 'publisher') {
       if (!stringsOf(values).some((p) => p.toLowerCase() === site.publisher)) matchable = false;
     } else if (key === 'health') {
       // As written, as the other doors compare it: "OK" or " ok" passed here, lower-cased and
       // trimmed, where A2A and MCP search refuse them.
-      const distinct = [...new Set(values.map(String))];
-      const health = distinct.length === 1 ? HEALTH_VALUES.find((h) => h === distinct[0]) : undefined;
-      if (!health) {
-        const lower = distinct.length === 1 ? HEALTH_VALUES.find((h) => h === distinct[0]!.trim().toLowerCase()) : undefined;
+      values.forEach((value, i) => {
+        if (HEALTH_VALUES.some((h) => h === value)) return;
+        const lower = HEALTH_VALUES.find((h) => h === String(value).trim().toLowerCase());
         throw badRequest(`Filter "health" takes one of ${HEALTH_VALUES.join(', ')}.`, [
           {
-            path: at(key),
-            message: `got ${JSON.stringify(raw).slice(0, 60)}`,
+            path: Array.isArray(raw) ? `${at(key)}/${i}` : at(key),
+            message: `got ${JSON.stringify(value).slice(0, 60)}`,
             hint: lower ? `Write it in lower case, without spaces: {"health": "${lower}"}.` : 'e.g. {"health": "ok"} for agents that answered their latest check.',
           },
         ]);
-      }
-      out.health = health;
+      });
+      const distinct = [...new Set(values.map(String))];
+      if (distinct.length !== 1) throw oneValueOnly(key, distinct, at(key));
+      out.health = HEALTH_VALUES.find((h) => h === distinct[0])!;
     } else if ((LIST_KEYS as readonly string[]).includes(key)) {
       out[key as (typeof LIST_KEYS)[number]] = stringsOf(values);
     } else if ((ONE_VALUE_KEYS as readonly string[]).includes(key)) {
       const distinct = [...new Set(stringsOf(values))];
-      if (distinct.length !== 1) throw badRequest(`Filter "${key}" takes one value here.`, [{ path: at(key), message: `${distinct.length} values`, hint: 'Give a single value.' }]);
+      if (distinct.length !== 1) throw oneValueOnly(key, distinct, at(key));
       out[key as (typeof ONE_VALUE_KEYS)[number]] = distinct[0]!;
     } else {
       const bools = new Set<boolean>();
@@ -461,8 +483,18 @@ export function ardListOf(query: Record<string, unknown>): ListRequest | undefin
       const type = /^\s*type\s*=\s*(?:'([^']*)'|"([^"]*)")\s*$/i.exec(clause);
       const verified = /^\s*verified\s*=\s*(?:(true|false)|'(true|false)'|"(true|false)")\s*$/i.exec(clause);
       if (type) {
-        const kinds = kindsOf((type[1] ?? type[2] ?? '').split(','));
-        if (kinds.size === 0) return undefined;
+        // Each one of the types entries here have, as POST /search's `type` takes them: 'agent'
+        // or a misspelt type answered no entries, silently.
+        const kinds = new Set<EntryKind>();
+        for (const mediaType of (type[1] ?? type[2] ?? '').split(',')) {
+          const kind = kindOfMediaType(mediaType);
+          if (kind === undefined) {
+            throw badRequest(`The filter's type = '...' names ${JSON.stringify(mediaType.trim().slice(0, 80))}, which is not a media type this registry lists: it takes ${ACCEPTED_TYPES_SAID}.`, [
+              { path: '/query/filter', message: 'unknown media type', hint: "e.g. filter=type = 'application/a2a-agent-card+json'" },
+            ]);
+          }
+          kinds.add(kind);
+        }
         if (kinds.size === 1) {
           const kind = [...kinds][0]!;
           if (listFilter.kind !== undefined && listFilter.kind !== kind) return undefined;

@@ -15,16 +15,21 @@ export const MEDIA_TYPES = {
 
 export const mediaTypeOf = (kind: EntryKind): string => (kind === 'agent' ? MEDIA_TYPES.a2aAgentCard : MEDIA_TYPES.mcpServerCard);
 
-/** The kinds a set of media types asks for (unknown types ask for nothing). */
-export function kindsOf(mediaTypes: string[]): Set<EntryKind> {
-  const kinds = new Set<EntryKind>();
-  for (const raw of mediaTypes) {
-    const type = raw.split(';')[0]!.trim().toLowerCase();
-    if (type === MEDIA_TYPES.a2aAgentCard || type === 'application/agent-card+json') kinds.add('agent');
-    if (type === MEDIA_TYPES.mcpServerCard || type === 'application/mcp-server+json') kinds.add('mcp-server');
-  }
-  return kinds;
+/**
+ * The kind of entry a media type names (its parameters, case and spaces aside; the older
+ * `application/agent-card+json` and `application/mcp-server+json` too), or undefined for any
+ * other type: an ARD `type` filter naming one is refused (ACCEPTED_TYPES_SAID), as the other
+ * doors refuse an unknown kind, instead of answering no results.
+ */
+export function kindOfMediaType(raw: string): EntryKind | undefined {
+  const type = raw.split(';')[0]!.trim().toLowerCase();
+  if (type === MEDIA_TYPES.a2aAgentCard || type === 'application/agent-card+json') return 'agent';
+  if (type === MEDIA_TYPES.mcpServerCard || type === 'application/mcp-server+json') return 'mcp-server';
+  return undefined;
 }
+
+/** The media types a `type` filter takes, as its refusals say them. */
+export const ACCEPTED_TYPES_SAID = `${MEDIA_TYPES.a2aAgentCard} (agents) or ${MEDIA_TYPES.mcpServerCard} (MCP servers)`;
 
 /** What the standards' documents need to know about this registry. */
 export interface Site {
