@@ -151,7 +151,10 @@ describe('MCP tools', () => {
     for (const name of ['search_agents', 'search_mcp_servers']) {
       assert.equal(queryOf(published, name).maxLength, 50, name);
       assert.equal(structured(await call(name, { query: 'x'.repeat(50) }, client)).total, 0, `${name}: the limit itself is taken`);
-      assert.match(errorText(await call(name, { query: 'x'.repeat(51) }, client)), /^BAD_REQUEST: .*the query is 51 characters; the limit is 50 \(REGISTRY_MAX_QUERY_CHARS\)/, name);
+      // Named by the tool called, as its other argument errors are (it said "search").
+      const tooLong = await call(name, { query: 'x'.repeat(51) }, client);
+      assert.match(errorText(tooLong), new RegExp(`^BAD_REQUEST: The "${name}" arguments are not valid: /arguments/query: the query is 51 characters; the limit is 50 \\(REGISTRY_MAX_QUERY_CHARS\\)`), name);
+      assert.equal(errorJson(tooLong).error.details[0].path, '/arguments/query', name);
     }
     // Each registry publishes its own limit (the schemas are kept per limit).
     assert.equal(queryOf((await anonymous.listTools()).tools, 'search_agents').maxLength, 1000);
@@ -304,7 +307,7 @@ describe('MCP tools', () => {
     const viaA2A = errorOf(await op(reader, { get: { id: '' } }));
     assert.equal(viaA2A.code, 'BAD_REQUEST');
     assert.equal(errorJson(await call('get_agent', { id: '' })).error.details[0].message, viaA2A.details[0].message);
-    assert.match(errorText(await call('search_agents', { query: 'x'.repeat(1001) })), /^BAD_REQUEST: .*limit is 1000 \(REGISTRY_MAX_QUERY_CHARS\)/);
+    assert.match(errorText(await call('search_agents', { query: 'x'.repeat(1001) })), /^BAD_REQUEST: The "search_agents" arguments are not valid: \/arguments\/query: .*limit is 1000 \(REGISTRY_MAX_QUERY_CHARS\)/);
     // An argument a tool does not take was dropped: {"text": ...} (ARD's name for the query)
     // listed every agent, {"rev": 1} answered the current revision, each as if asked.
     assert.match(errorText(await call('search_agents', { text: 'no such words' })), /"text" is not an argument of search_agents, which takes query, filter, limit, pageToken/);

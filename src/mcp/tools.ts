@@ -384,7 +384,7 @@ function refuse(env: ToolEnv, message: string, details: Finding[]): CallToolResu
  */
 function checkArguments(tool: ToolName, schema: z.ZodObject, args: unknown, maxQueryChars: number): void {
   const given = args ?? {};
-  if ('query' in schema.shape && isObject(given) && typeof given.query === 'string') checkQueryLength(given.query, maxQueryChars, '/arguments/query');
+  if ('query' in schema.shape && isObject(given) && typeof given.query === 'string') checkQueryLength(given.query, maxQueryChars, '/arguments/query', tool);
   const parsed = schema.safeParse(given);
   if (parsed.success) return;
   const details = zodFindings(parsed.error, '/arguments', schema, given);

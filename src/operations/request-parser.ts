@@ -252,9 +252,10 @@ function inlineSubject(
 
 /**
  * A search query longer than REGISTRY_MAX_QUERY_CHARS is BAD_REQUEST, on every door. `path`
- * points at the query; `op` is the operation it came with (a watch's query is a search's).
+ * points at the query; `op` is what it came with, as the request's other argument errors name
+ * it: the operation (a watch's query is a search's), or the MCP tool called (`search_agents`).
  */
-export function checkQueryLength(query: string | undefined, maxQueryChars: number | undefined, path: string, op: 'search' | 'watch' = 'search'): void {
+export function checkQueryLength(query: string | undefined, maxQueryChars: number | undefined, path: string, op = 'search'): void {
   const max = maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
   if (query !== undefined && query.length > max) {
     throw badRequest(`The "${op}" arguments are not valid: ${path}: the query is ${query.length} characters; the limit is ${max} (REGISTRY_MAX_QUERY_CHARS).`, [
