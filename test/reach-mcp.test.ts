@@ -676,6 +676,61 @@ describe('MCP rate limits and metrics', () => {
     assert.ok(line('method="initialize",operation="none"'));
     assert.ok(line('method="SendMessage",operation="search",outcome="COMPLETED",code="none",door="a2a"'), 'the A2A door keeps its labels');
   });
+  test('a batch counts and logs each call as a single request would be, and each call draws on the read budget', async () => {
+    const fresh = await start({ REGISTRY_RATE_READS_PER_MINUTE: '4' });
+    const batch = (calls: unknown[]) =>
+      fetch(`${fresh.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(calls) });
+    const tool = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+    const res = await batch([
+      tool(1, 'get_agent', { id: 'nope' }),
+      tool(2, 'search_agents', { query: 'weather' }),
+      tool(3, 'search_agents', { query: 'invoice' }),
+      tool(4, 'search_agents', { text: 'x' }),
+      tool(5, 'no_such_tool', {}),
+      { jsonrpc: '2.0', id: 6, method: 'ping' },
+      { jsonrpc: '2.0', id: 7, method: 'resources/list' },
+    ]);
+    assert.equal(res.status, 200);
+    const answers = new Map(((await res.json()) as WireJson[]).map((answer) => [answer.id, answer]));
+    assert.match(answers.get(1)!.result.content[0].text, /^NOT_FOUND: /);
+    assert.equal(answers.get(2)!.result.isError, undefined);
+    // The read budget (4 a minute) counts each call that ran an operation: the get and two searches,
+    // then one more; the refused arguments ran none.
+    const more = (await (await batch([tool(8, 'search_agents', { query: 'a' }), tool(9, 'search_agents', { query: 'b' })])).json()) as WireJson[];
+    assert.deepEqual(more.map((answer) => /^RATE_LIMITED: /.test(answer.result.content[0].text)).sort(), [false, true]);
+
+    const text = await (await fetch(`${fresh.url}/metrics`)).text();
+    const count = (labels: string) => Number(text.split('\n').find((l) => l.startsWith(`registry_requests_total{${labels},door="mcp"} `))?.split(' ').at(-1) ?? 0);
+    assert.equal(count('method="tools/call get_agent",operation="get",outcome="REJECTED",code="NOT_FOUND"'), 1, text);
+    assert.equal(count('method="tools/call search_agents",operation="search",outcome="COMPLETED",code="none"'), 3);
+    assert.equal(count('method="tools/call search_agents",operation="search",outcome="REJECTED",code="RATE_LIMITED"'), 1);
+    assert.equal(count('method="tools/call search_agents",operation="none",outcome="REJECTED",code="BAD_REQUEST"'), 1);
+    assert.equal(count('method="tools/call other",operation="none",outcome="REJECTED",code="INVALID_PARAMS"'), 1);
+    assert.equal(count('method="ping",operation="none",outcome="OK",code="none"'), 1);
+    assert.equal(count('method="other",operation="none",outcome="REJECTED",code="METHOD_NOT_FOUND"'), 1);
+    assert.ok(!text.includes('method="batch"'), 'a batch whose calls ran is counted call by call');
+
+    // One line for the request (the log's unit), listing its calls as single requests' lines name them.
+    const line = [...logs].reverse().find((l) => l.msg === 'request' && l.method === 'batch' && Array.isArray(l.calls) && l.calls.length === 7) as WireJson | undefined;
+    assert.ok(line, 'logged');
+    assert.equal(line.operation, undefined);
+    assert.equal(line.taskState, undefined);
+    assert.deepEqual(line.calls, [
+      { method: 'tools/call get_agent', operation: 'get', taskState: 'REJECTED', errorCode: 'NOT_FOUND' },
+      { method: 'tools/call search_agents', operation: 'search', taskState: 'COMPLETED' },
+      { method: 'tools/call search_agents', operation: 'search', taskState: 'COMPLETED' },
+      { method: 'tools/call search_agents', taskState: 'REJECTED', errorCode: 'BAD_REQUEST' },
+      { method: 'tools/call no_such_tool', taskState: 'REJECTED', errorCode: 'INVALID_PARAMS' },
+      { method: 'ping' },
+      { method: 'resources/list', taskState: 'REJECTED', errorCode: 'METHOD_NOT_FOUND' },
+    ]);
+
+    // A batch refused as a whole (no Accept) ran no call: it counts once, as "batch".
+    const refused = await fetch(`${fresh.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([tool(10, 'search_agents', {})]) });
+    assert.equal(refused.status, 406);
+    const after = await (await fetch(`${fresh.url}/metrics`)).text();
+    assert.ok(after.includes('registry_requests_total{method="batch",operation="none",outcome="REJECTED",code="NOT_ACCEPTABLE",door="mcp"} 1'), after);
+  });
 });
 
 describe('MCP quotas and storage faults', () => {

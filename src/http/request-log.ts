@@ -87,6 +87,8 @@ export function requestScope(log: Logger, name: RequestNamer = byRoute): Request
         taskState: scope.taskState,
         // A refusal answered before any executor or guard named one (a body that did not parse) still says why.
         errorCode: scope.errorCode ?? (res.locals as { failureReason?: string }).failureReason,
+        // A batch's calls, each as a single request's line names it.
+        calls: scope.calls?.map(({ scope: call }) => ({ method: call.method, operation: call.operation, taskState: call.taskState, errorCode: call.errorCode })),
         durationMs: Math.round(durationMs * 100) / 100,
       };
       if (req.path === '/healthz' || req.path === '/readyz') log.debug(line, 'request');

@@ -28,7 +28,7 @@ import { requestScope, scopedErrorHandler, type RequestNamer } from '../http/req
 import { isObject } from '../lib/json.js';
 import { requireJsonRpcBody } from '../protocol/jsonrpc-media-type.js';
 import { isA2AMethod } from '../protocol/request-guard.js';
-import { currentScope, type RequestScope } from '../observability/request-scope.js';
+import { currentScope, runInScope, type BatchCall, type RequestScope } from '../observability/request-scope.js';
 import { mcpAcceptGuard, mcpEnvelopeGuard, mcpProtocolVersionGuard } from './envelope-guard.js';
 import { guardParams } from './params-guard.js';
 import { MCP_PATH } from './paths.js';
@@ -73,16 +73,17 @@ function sdkRefusalCode(message: JSONRPCMessage): number | undefined {
 }
 
 /**
- * Records what the SDK refused in the request scope, so the log line and metrics say so: they
- * counted an unknown tool, out-of-range arguments and unknown methods as answered (outcome OK).
- * The first outcome of a request stands (a batch's, or one a tool recorded).
+ * Records what the SDK refused in the scope of the call it answers, so the log line and metrics
+ * say so: they counted an unknown tool, out-of-range arguments and unknown methods as answered
+ * (outcome OK). The call's answer is sent in its scope (a batch's calls each run in their own:
+ * runCallsInScopes); an outcome a tool recorded first stands.
  */
-function recordSdkRefusals(transport: Transport, scope: RequestScope | undefined): void {
-  if (!scope) return;
+function recordSdkRefusals(transport: Transport): void {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    const code = scope.taskState ? undefined : sdkRefusalCode(message);
-    if (code !== undefined) {
+    const scope = currentScope();
+    const code = !scope || scope.taskState ? undefined : sdkRefusalCode(message);
+    if (scope && code !== undefined) {
       Object.assign(scope, { taskState: code === ErrorCode.InternalError ? 'FAILED' : 'REJECTED', errorCode: RPC_ERROR_NAMES[code] ?? 'ERROR' });
     }
     return send(message, options);
@@ -113,27 +114,71 @@ function explainUnknownMethod(transport: Transport, method: string | undefined):
   };
 }
 
-/** The JSON-RPC method of a request body, with the tool's name for tools/call. */
-function describeCall(body: unknown): { method: string; tool?: string } {
-  if (Array.isArray(body)) return { method: 'batch' };
-  if (!isObject(body) || typeof body.method !== 'string') return { method: 'none' };
-  const params = isObject(body.params) ? body.params : {};
-  return { method: body.method.slice(0, 64), tool: body.method === 'tools/call' && typeof params.name === 'string' ? params.name.slice(0, 64) : undefined };
+/** The JSON-RPC method of one message, with the tool's name for tools/call. */
+function describeCall(message: unknown): { method: string; tool?: string } {
+  if (!isObject(message) || typeof message.method !== 'string') return { method: 'none' };
+  const params = isObject(message.params) ? message.params : {};
+  return { method: message.method.slice(0, 64), tool: message.method === 'tools/call' && typeof params.name === 'string' ? params.name.slice(0, 64) : undefined };
 }
 
-/** For the log line: "tools/call search_agents", "initialize", ... */
-const nameMcpRequest: RequestNamer = (req) => {
-  const { method, tool } = describeCall(req.body);
-  return { method: req.method !== 'POST' ? `${req.method} ${MCP_PATH}` : tool ? `${method} ${tool}` : method, streaming: false };
-};
+/** A call's name in the log line: "tools/call search_agents", "initialize", ... */
+function callName(message: unknown): string {
+  const { method, tool } = describeCall(message);
+  return tool ? `${method} ${tool}` : method;
+}
 
-/** For metrics: the same, from a fixed set. */
-function mcpMethodLabel(req: Request): string {
-  if (req.method !== 'POST') return `${req.method} ${MCP_PATH}`;
-  const { method, tool } = describeCall(req.body);
+/** A call's metrics label: its name, from a fixed set. */
+function callLabel(message: unknown): string {
+  const { method, tool } = describeCall(message);
   if (!MCP_METHODS.has(method)) return 'other';
   if (method !== 'tools/call') return method;
   return `tools/call ${tool && TOOLS.has(tool) ? tool : 'other'}`;
+}
+
+/**
+ * For the log line: the call's name; a batch is "batch", and its line lists its calls (runCallsInScopes).
+ */
+const nameMcpRequest: RequestNamer = (req) => {
+  const method = req.method !== 'POST' ? `${req.method} ${MCP_PATH}` : Array.isArray(req.body) ? 'batch' : callName(req.body);
+  return { method, streaming: false };
+};
+
+/**
+ * For metrics: the same, from a fixed set. A batch whose calls ran is counted call by call, under
+ * each call's label; "batch" counts one refused as a whole (its envelope, a token, the Accept
+ * header), before any call ran.
+ */
+function mcpMethodLabel(req: Request): string {
+  if (req.method !== 'POST') return `${req.method} ${MCP_PATH}`;
+  return Array.isArray(req.body) ? 'batch' : callLabel(req.body);
+}
+
+/**
+ * Runs each message of a batch in a scope of its own, listed in the request's (scope.calls): a
+ * tool records its operation and outcome in the scope it runs in (tools.ts), and the SDK's
+ * refusals are recorded in the scope their answer is sent from (recordSdkRefusals). With one
+ * scope for all, every call overwrote the others' operation, a failed call's outcome was taken
+ * for the batch's, and metrics counted one request, "other", for the lot. Call after the
+ * other wrappers of onmessage, so that theirs run inside the call's scope too.
+ */
+function runCallsInScopes(transport: Transport, request: RequestScope): void {
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('runCallsInScopes: connect the server to the transport first');
+  const calls: BatchCall[] = [];
+  request.calls = calls;
+  transport.onmessage = (message, extra) => {
+    const scope: RequestScope = {
+      requestId: request.requestId,
+      method: callName(message),
+      streaming: false,
+      clientAddress: request.clientAddress,
+      get closed(): AbortSignal | undefined {
+        return request.closed;
+      },
+    };
+    calls.push({ scope, label: callLabel(message) });
+    runInScope(scope, () => deliver(message, extra));
+  };
 }
 
 /** Refusals before the SDK (flood, body, host, auth) as JSON-RPC errors, like the SDK's own. */
@@ -236,7 +281,7 @@ export const mcpDoor: Door = {
       }
       const scope: RequestScope | undefined = currentScope();
       const server = new McpServer(serverInfo, { instructions: INSTRUCTIONS });
-      const checkArguments = registerTools(server, { operations: core.operations, caller: requestCaller(req), scope, log, limits });
+      const checkArguments = registerTools(server, { operations: core.operations, caller: requestCaller(req), log, limits });
       // McpServer declares tools.listChanged: true, a promise of notifications/tools/list_changed.
       // A stateless endpoint has no stream to send them on (GET is 405), and the tools never change.
       server.server.registerCapabilities({ tools: { listChanged: false } });
@@ -251,11 +296,13 @@ export const mcpDoor: Door = {
           tools: TOOLS,
           checkArguments,
           refused: () => {
-            if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: 'INVALID_PARAMS' });
+            const call = currentScope();
+            if (call) Object.assign(call, { taskState: 'REJECTED', errorCode: 'INVALID_PARAMS' });
           },
         });
-        recordSdkRefusals(transport, scope);
+        recordSdkRefusals(transport);
         explainUnknownMethod(transport, isObject(req.body) && typeof req.body.method === 'string' ? req.body.method : undefined);
+        if (scope && Array.isArray(req.body)) runCallsInScopes(transport, scope);
         await transport.handleRequest(req, res, req.body);
       } catch (err) {
         next(err);

@@ -16,18 +16,21 @@ import type { EntryKind, EntryView, ErrorBody, Finding, SearchHit, SearchPage } 
 import { isObject } from '../lib/json.js';
 import { totalText } from '../lib/total-text.js';
 import type { Logger } from '../observability/logger.js';
-import type { RequestScope } from '../observability/request-scope.js';
+import { currentScope } from '../observability/request-scope.js';
 import type { Answer } from '../operations/answer.js';
 import type { Operation } from '../operations/operation.js';
 import { checkQueryLength, documentSubject, findingsSaid, registerSubject, zodFindings, type ParserLimits } from '../operations/request-parser.js';
 import { listSchema, searchSchema } from '../operations/request-schemas.js';
 import type { OperationRunner } from '../operations/runner.js';
 
-/** What a tool call runs with: the operations, who asks, and where the request's facts are logged. */
+/**
+ * What a tool call runs with: the operations, who asks, and the log. A call records its operation
+ * and outcome in the scope it runs in (currentScope()): the request's, or in a batch the call's own
+ * (mcp-door.ts), so that calls of one batch do not overwrite each other's.
+ */
 export interface ToolEnv {
   operations: OperationRunner;
   caller: Caller;
-  scope?: RequestScope;
   log: Logger;
   /** The query limit is required: the search tools publish it (their query's maxLength). */
   limits: ParserLimits & { maxQueryChars: number };
@@ -309,9 +312,9 @@ function errorResult(error: ErrorBody): CallToolResult {
 
 type Attempt = { answer: Answer } | { refused: RegistryError } | { failed: CallToolResult };
 
-/** Runs one operation for the tool call and records it in the request scope (log line, metrics). */
+/** Runs one operation for the tool call and records it in the call's scope (log line, metrics). */
 async function attempt(env: ToolEnv, operation: () => Operation): Promise<Attempt> {
-  const scope = env.scope;
+  const scope = currentScope();
   try {
     const op = operation();
     if (scope) scope.operation = op.op;
@@ -365,7 +368,8 @@ async function run(env: ToolEnv, operation: () => Operation, present: (answer: A
 
 /** A refusal made before or after the operation ran, recorded like the operation's own. */
 function refused(env: ToolEnv, err: RegistryError): CallToolResult {
-  if (env.scope) Object.assign(env.scope, { taskState: 'REJECTED', errorCode: err.code });
+  const scope = currentScope();
+  if (scope) Object.assign(scope, { taskState: 'REJECTED', errorCode: err.code });
   return errorResult(err.toBody());
 }
 

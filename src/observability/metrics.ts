@@ -101,6 +101,18 @@ function outcomeOf(res: Response, scope: RequestScope | undefined): { outcome: s
   return res.statusCode >= 400 ? { outcome: 'ERROR', code: 'other' } : { outcome: 'OK', code: 'none' };
 }
 
+/**
+ * What happened to one call of a batch: its own task state (a refusal the door or the SDK answered
+ * is recorded there too), else what happened to the answer they share: none that ended (the client
+ * went away), an error status, or an answer.
+ */
+function callOutcome(res: Response, call: RequestScope): { outcome: string; code: string } {
+  const task = taskOutcome(call);
+  if (task) return task;
+  if (!res.writableFinished) return { outcome: 'ABORTED', code: 'none' };
+  return res.statusCode >= 400 ? { outcome: 'ERROR', code: 'other' } : { outcome: 'OK', code: 'none' };
+}
+
 export class RegistryMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'operation' | 'outcome' | 'code' | 'door'>;
@@ -118,7 +130,7 @@ export class RegistryMetrics {
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'registry_requests_total',
-      help: 'Requests by door (a2a, grpc, mcp, catalog), method (JSON-RPC method, HTTP+JSON route, gRPC method path, MCP method and tool, catalog route), operation, outcome (task state, REFUSED, ERROR) and code (registry error code, refusal reason, JSON-RPC error code (on HTTP+JSON too, the code of its ErrorInfo reason) or gRPC status).',
+      help: 'Requests by door (a2a, grpc, mcp, catalog), method (JSON-RPC method, HTTP+JSON route, gRPC method path, MCP method and tool (each call of a batch counted alone), catalog route), operation, outcome (task state, REFUSED, ERROR) and code (registry error code, refusal reason, JSON-RPC error code (on HTTP+JSON too, the code of its ErrorInfo reason) or gRPC status).',
       labelNames: ['method', 'operation', 'outcome', 'code', 'door'],
       registers: [this.registry],
     });
@@ -286,7 +298,9 @@ export class RegistryMetrics {
    * Counts every request of a door when its response ends (or the client goes away). Mount it
    * first, so requests refused before the door's handlers (body errors, floods) are counted too;
    * it reads the request scope that requestScope leaves in res.locals.scope. `method` names the
-   * request with a value from a fixed set (the A2A door's by default).
+   * request with a value from a fixed set (the A2A door's by default). A batch whose calls ran
+   * (scope.calls) counts each call, under its own label and with its own outcome, as a single
+   * request would be counted; each takes the batch's time, as they share its answer.
    */
   middleware(options: { door?: string; method?: (req: Request, scope: RequestScope | undefined) => string } = {}): RequestHandler {
     const door = options.door ?? 'a2a';
@@ -295,6 +309,10 @@ export class RegistryMetrics {
       const started = process.hrtime.bigint();
       res.once('close', () => {
         const scope = (res.locals as { scope?: RequestScope }).scope;
+        if (scope?.calls?.length) {
+          for (const call of scope.calls) this.count(call.label, call.scope, callOutcome(res, call.scope), started, door);
+          return;
+        }
         this.count(label(req, scope), scope, outcomeOf(res, scope), started, door);
       });
       next();

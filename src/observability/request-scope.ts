@@ -22,6 +22,19 @@ export interface RequestScope {
   operation?: string;
   taskState?: string;
   errorCode?: string;
+  /**
+   * The calls of a JSON-RPC batch (MCP 2025-03-26 clients may send one), each with a scope of its
+   * own: a batch runs several operations, each with its own outcome, and they are counted in
+   * metrics and listed in the log line as single requests would be. The request's own operation
+   * and outcome then stay unset, unless the batch was refused as a whole before any call ran.
+   */
+  calls?: BatchCall[];
+}
+
+/** One call of a batch: its scope (method, operation, task state, error code) and its metrics label, from the door's fixed set. */
+export interface BatchCall {
+  scope: RequestScope;
+  label: string;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();
