@@ -215,7 +215,11 @@ export function hostOfHostHeader(header: string | undefined): string | undefined
 /**
  * DNS-rebinding protection. A page on attacker.example whose name is made to resolve to this
  * server sends Host: attacker.example (refused); a page on another origin calling the real
- * host sends its Origin (refused unless the operator allowed it).
+ * host sends its Origin (refused unless the operator allowed it). MCP requires it of servers; the
+ * other doors check no Host (README, "DNS rebinding"): what they answer without a token, the open
+ * catalogs publish to every origin anyway, everything else needs a token a page never sends on its
+ * own, and the check would refuse the clients they serve by other names (a Service name, 127.0.0.1
+ * behind a proxy).
  */
 function rebindingGuard(hosts: Set<string>, corsOrigins: string[] | '*'): RequestHandler {
   return (req, res, next) => {
