@@ -589,6 +589,18 @@ describe('the MCP and catalog doors', () => {
     assert.deepEqual(structured(await call(reader, 'get_mcp_server', { id: tools.id })).document.toolspec.tools, mcp.tools);
     assert.match(errorText(await call(owner, 'register_mcp_server', { mcpServer: server })), /^BAD_REQUEST: Give exactly one of toolspec/);
     assert.match(errorText(await call(owner, 'register_mcp_server', { mcpServer: server, toolspec: { tools: [] }, fetchTools: true })), /^BAD_REQUEST: Give exactly one of toolspec/);
+
+    // An entry registered inline has nothing to refresh: the tool says how to register it by URL
+    // with the tools (it said {"register": {"url": ...}}, the A2A request, which A2A keeps).
+    const inline = structured(await call(owner, 'register_agent', { agentCard: v1Card('Harbour Tug Agent', `https://agents.example.org/tug${n}/a2a`) }));
+    const notSourced = await call(owner, 'refresh_entry', { id: inline.id });
+    assert.equal(
+      errorText(notSourced).split('\n')[0],
+      `BAD_REQUEST: Entry "${inline.id}" was registered with its document inline, so it has no source to refresh. Register it by URL (register_agent with url) or, for an MCP server, with register_mcp_server and fetchTools: true, and the registry keeps it fresh.`,
+    );
+    assert.deepEqual(JSON.parse((notSourced.content[1] as { text: string }).text).error.details.map((d: WireJson) => d.path), ['/arguments/id']);
+    const viaA2A = errorOf(await op(alice, { refresh: { id: inline.id } }));
+    assert.match(viaA2A.message, /Register it by URL \(\{"register": \{"url": "https:\/\/\.\.\."\}\}\)/);
   });
 
   test('catalog and ARD: health, drift and source in entries\' metadata; the ARD health filter', async () => {

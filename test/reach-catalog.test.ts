@@ -320,7 +320,15 @@ describe('large catalogs', () => {
     const forged = pageIds[0]!.replace(/:[^:]+$/, ':forged');
     assertArdError(await getJson(`${big.url}/agents/${encodeURIComponent(forged)}`), 404, 'NOT_FOUND', /no catalog page/);
     assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2`), 400, 'INVALID_ARGUMENT', /"page" .* and "after" together/);
-    assertArdError(await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&after=forged`), 400, 'INVALID_ARGUMENT');
+    // In the catalog's words (it said "The pageToken is not valid: pass the nextPageToken ...",
+    // names the catalog does not have), and the ARD list's (whose answers carry pageToken).
+    const forgedAfter = await getJson(`${big.url}/.well-known/ai-catalog.json?page=2&after=forged`);
+    assertArdError(forgedAfter, 400, 'INVALID_ARGUMENT', /^The catalog page's "after" is not valid: follow the url of the previous page's last entry \(application\/ai-catalog\+json\) unchanged, or leave page and after out for the first page\.$/);
+    assert.deepEqual(forgedAfter.body.details.map((d: WireJson) => d.path), ['/query/after']);
+    const ardMessage = /^The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page\.$/;
+    const forgedToken = await getJson(`${big.url}/agents?pageToken=forged`);
+    assertArdError(forgedToken, 400, 'INVALID_ARGUMENT', ardMessage);
+    assert.deepEqual(forgedToken.body.details.map((d: WireJson) => d.path), ['/query/pageToken']);
   });
 });
 

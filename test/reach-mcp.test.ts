@@ -310,9 +310,19 @@ describe('MCP tools', () => {
     assert.match(errorText(await call('search_agents', { query: 'x'.repeat(1001) })), /^BAD_REQUEST: The "search_agents" arguments are not valid: \/arguments\/query: .*limit is 1000 \(REGISTRY_MAX_QUERY_CHARS\)/);
     // An argument a tool does not take was dropped: {"text": ...} (ARD's name for the query)
     // listed every agent, {"rev": 1} answered the current revision, each as if asked.
-    assert.match(errorText(await call('search_agents', { text: 'no such words' })), /"text" is not an argument of search_agents, which takes query, filter, limit, pageToken/);
-    assert.match(errorText(await call('get_agent', { id: ids.weather, rev: 1 })), /"rev" is not an argument of get_agent, which takes id, revision/);
-    assert.match(errorText(await call('list_agents', { limit: 1, kind: 'agent' })), /"limit", "kind" are not arguments of list_agents, which takes pageSize, pageToken, owner, mine, health, verified/);
+    // Said once, in the tool's words: it read "... which takes query, filter, limit, pageToken (text)
+    // (Accepted keys here: query, filter, limit, pageToken)".
+    const unknown = await call('search_agents', { text: 'no such words' });
+    assert.equal(
+      errorText(unknown),
+      'BAD_REQUEST: The "search_agents" arguments are not valid: /arguments: "text" is not an argument of search_agents, which takes query, filter, limit, pageToken.\n' +
+        '- /arguments: "text" is not an argument of search_agents, which takes query, filter, limit, pageToken',
+    );
+    assert.deepEqual(errorJson(unknown).error.details, [{ path: '/arguments', message: '"text" is not an argument of search_agents, which takes query, filter, limit, pageToken' }]);
+    assert.match(errorText(await call('get_agent', { id: ids.weather, rev: 1 })), /: "rev" is not an argument of get_agent, which takes id, revision\.\n/);
+    assert.match(errorText(await call('list_agents', { limit: 1, kind: 'agent' })), /: "limit", "kind" are not arguments of list_agents, which takes pageSize, pageToken, owner, mine, health, verified\.\n/);
+    // With another problem, each is said: the unknown argument first.
+    assert.deepEqual(errorJson(await call('search_agents', { text: 'x', limit: 0 })).error.details.map((d: WireJson) => d.path), ['/arguments', '/arguments/limit']);
     const { tools } = await anonymous.listTools();
     for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name} says it takes no other argument`);
   });
@@ -458,8 +468,10 @@ describe('MCP endpoint', () => {
     const cases: Array<[string, string, unknown]> = [
       [JSON.stringify({ id: 4, method: 'tools/list' }), '"jsonrpc" must be "2.0"', 4],
       [JSON.stringify({ jsonrpc: '2.0', id: 'q', params: {} }), '"method" must be the name of an MCP method, e.g. "tools/list"', 'q'],
-      [JSON.stringify({ jsonrpc: '2.0', id: null, method: 'tools/list' }), '"id" must be a string or an integer (MCP does not allow null)', null],
-      [JSON.stringify({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }), '"id" must be a string or an integer', null],
+      [JSON.stringify({ jsonrpc: '2.0', id: null, method: 'tools/list' }), '"id" must be a string or an integer: MCP does not allow null (leave "id" out only for a notification, which gets no answer).', null],
+      // Each says what came: a fraction or a boolean was told "MCP does not allow null".
+      [JSON.stringify({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }), '"id" must be a string or an integer: 1.5 is not an integer.', null],
+      [JSON.stringify({ jsonrpc: '2.0', id: true, method: 'tools/list' }), '"id" must be a string or an integer: it is a boolean.', null],
       // An int64 id is an integer, but read rounded: it was told it must be "an integer".
       ['{"jsonrpc": "2.0", "id": 12345678901234567890, "method": "tools/list"}', '"id" must be a string or an integer: 12345678901234567000 is an integer past 2^53 - 1, which is read rounded and could not be answered as sent: send a larger id as a string.', null],
       [JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: [1] }), '"params" must be a JSON object', 5],
@@ -481,7 +493,7 @@ describe('MCP endpoint', () => {
     assert.equal((await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]))).status, 200);
     // A batch with an unusable member names it (the SDK: -32700 "Parse error: Invalid JSON-RPC message" for JSON that parsed).
     for (const [batch, problem] of [
-      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }], 'message 1 of the batch: "id" must be a string or an integer'],
+      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: null, method: 'ping' }], 'message 1 of the batch: "id" must be a string or an integer: MCP does not allow null'],
       [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, 5], 'message 1 of the batch: it is an integer, not a JSON-RPC message object'],
       [Array.from({ length: 101 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })), 'the batch has 101 messages; send at most 100 per request'],
     ] as const) {

@@ -24,7 +24,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Door, DoorContext } from '../composition/door.js';
 import type { Caller } from '../contract/caller.js';
-import { RegistryError, badRequest, notFound } from '../contract/errors.js';
+import { PAGE_TOKEN_INVALID, RegistryError, badRequest, notFound } from '../contract/errors.js';
 import type { EntryKind, EntryView, ListPage, SearchPage } from '../contract/types.js';
 import { authenticate, requestCaller } from '../http/authentication.js';
 import { etagOf, sendCacheable } from '../http/conditional.js';
@@ -73,6 +73,27 @@ function sendError(res: Response, err: RegistryError): void {
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   res.status(status).json(body);
 }
+
+/**
+ * A page token the registry did not issue, in the words of this door's request: the registry's
+ * message says to pass "the nextPageToken of the previous page", a name neither the catalog (whose
+ * pages are addressed by `page` and `after`) nor ARD (whose answers carry `pageToken`) has.
+ */
+function notIssuedToken(said: { message: string; path: string }): (err: unknown) => Promise<never> {
+  return (err) => {
+    if (!(err instanceof RegistryError) || !err.details?.some((d) => d.rule === PAGE_TOKEN_INVALID)) return Promise.reject(err);
+    return Promise.reject(badRequest(said.message, [{ path: said.path, message: 'not a position this registry issued', rule: PAGE_TOKEN_INVALID }]));
+  };
+}
+const NOT_ISSUED_AFTER = notIssuedToken({
+  message: 'The catalog page\'s "after" is not valid: follow the url of the previous page\'s last entry (application/ai-catalog+json) unchanged, or leave page and after out for the first page.',
+  path: '/query/after',
+});
+/** GET /agents (POST /search reads its own tokens: ard.ts). */
+const NOT_ISSUED_LIST_TOKEN = notIssuedToken({
+  message: 'The pageToken is not valid: send the pageToken of the previous answer unchanged, or leave it out for the first page.',
+  path: '/query/pageToken',
+});
 
 /** Request bodies POST /search reads (those jsonBody parses). */
 const SEARCH_BODY_TYPES = ['application/json', 'application/*+json'];
@@ -185,7 +206,7 @@ export const catalogDoor: Door = {
         const caller = requestCaller(req);
         const build = async () => {
           const request = { pageSize: CATALOG_PAGE_SIZE, withDocuments: true, ...('after' in page ? { pageToken: page.after } : {}) };
-          const list = await answer<ListPage>({ op: 'list', request }, caller);
+          const list = await answer<ListPage>({ op: 'list', request }, caller).catch(NOT_ISSUED_AFTER);
           const body = Buffer.from(JSON.stringify(catalogDocument(site, host, page, list.entries, list.nextPageToken, document)));
           return { body, etag: etagOf(body) };
         };
@@ -222,7 +243,7 @@ export const catalogDoor: Door = {
       '/agents',
       handle('list', async (req, res) => {
         const request = ardListOf(req.query);
-        const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)) : { entries: [] };
+        const list = request ? await answer<ListPage>({ op: 'list', request }, requestCaller(req)).catch(NOT_ISSUED_LIST_TOKEN) : { entries: [] };
         const body: { items: unknown[]; pageToken?: string } = { items: list.entries.map((view) => catalogEntryOf(site, view)) };
         if (list.nextPageToken) body.pageToken = list.nextPageToken;
         sendCacheable(req, res, { body: Buffer.from(JSON.stringify(body)), cacheControl, contentType: JSON_TYPE });

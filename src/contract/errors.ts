@@ -38,6 +38,10 @@ export const STORAGE_UNAVAILABLE_RETRY_SECONDS = 5;
 
 /** The rule of the refusal of a pageToken sent with other arguments than the page it came from. */
 export const PAGE_TOKEN_OTHER_QUERY = 'page-token-other-query';
+/** The rule of the refusal of a pageToken this registry did not issue (altered, truncated, made up). */
+export const PAGE_TOKEN_INVALID = 'page-token-invalid';
+/** The rule of the refusal to refresh an entry registered inline (it has no source to fetch from). */
+export const REFRESH_NO_SOURCE = 'refresh-no-source';
 
 export const badRequest = (message: string, details?: Finding[]) => new RegistryError('BAD_REQUEST', message, details);
 export const notFound = (message: string) => new RegistryError('NOT_FOUND', message);

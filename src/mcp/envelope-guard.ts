@@ -28,16 +28,24 @@ function refuse(req: Request, res: Response, failure: Pick<HttpFailure, 'jsonRpc
   sendFailure(req, res, { httpStatus: 400, ...failure });
 }
 
+/**
+ * Why `id` (not a string nor a safe integer) is not usable, naming what came: every unusable id was
+ * told "MCP does not allow null", a fraction (1.5) or a boolean too.
+ */
+function idProblem(id: unknown): string {
+  const unsafe = unsafeIntegerIdNote(id);
+  if (unsafe) return unsafe;
+  if (id === null) return 'MCP does not allow null (leave "id" out only for a notification, which gets no answer)';
+  return typeof id === 'number' ? `${String(id)} is not an integer` : `it is ${describeJsonType(id)}`;
+}
+
 /** What is wrong with a single JSON-RPC message's envelope, or undefined. */
 function envelopeProblem(body: Record<string, unknown>): string | undefined {
   if (body.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
   // A response (to a request of the server's) has no method; the SDK reads those itself.
   if ('result' in body || 'error' in body) return undefined;
   if (typeof body.method !== 'string' || body.method === '') return '"method" must be the name of an MCP method, e.g. "tools/list"';
-  if ('id' in body && !isUsableId(body.id)) {
-    const unsafe = unsafeIntegerIdNote(body.id);
-    return unsafe ? `"id" must be a string or an integer: ${unsafe}` : '"id" must be a string or an integer (MCP does not allow null); leave it out only for a notification';
-  }
+  if ('id' in body && !isUsableId(body.id)) return `"id" must be a string or an integer: ${idProblem(body.id)}`;
   if ('params' in body && !isObject(body.params)) return '"params" must be a JSON object';
   return undefined;
 }

@@ -11,7 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Caller } from '../contract/caller.js';
-import { PAGE_TOKEN_OTHER_QUERY, RegistryError, badRequest } from '../contract/errors.js';
+import { PAGE_TOKEN_OTHER_QUERY, REFRESH_NO_SOURCE, RegistryError, badRequest } from '../contract/errors.js';
 import type { EntryKind, EntryView, ErrorBody, Finding, SearchHit, SearchPage } from '../contract/types.js';
 import { isObject } from '../lib/json.js';
 import { totalText } from '../lib/total-text.js';
@@ -127,18 +127,21 @@ const documentArg = (what: string) => z.record(z.string(), z.unknown()).optional
 
 /**
  * A tool's arguments, closed: an argument the tool does not take is refused naming the ones it
- * does. The SDK's default object dropped it silently, so search_agents {"text": "weather"} (ARD's
- * name) or {"pageSize": 5} (list_agents') listed every agent, and get_agent {"rev": 2} gave the
- * current revision, each as if asked.
+ * does (checkArguments). The SDK's default object dropped it silently, so search_agents
+ * {"text": "weather"} (ARD's name) or {"pageSize": 5} (list_agents') listed every agent, and
+ * get_agent {"rev": 2} gave the current revision, each as if asked.
  */
-function toolArguments<S extends z.ZodRawShape>(tool: string, shape: S) {
-  const names = Object.keys(shape);
-  return z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `${issue.keys.map((k) => JSON.stringify(k.slice(0, 60))).join(', ')} ${issue.keys.length === 1 ? 'is not an argument' : 'are not arguments'} of ${tool}, which takes ${names.join(', ')}`
-        : undefined,
-  });
+const toolArguments = <S extends z.ZodRawShape>(shape: S) => z.strictObject(shape);
+
+/**
+ * The finding for arguments a tool does not take, naming those it does, in the tool's words. The
+ * contract's findings (zodFindings) say an unknown key their own way, for a request's members:
+ * "Unrecognized key ... (text)" and a hint listing the accepted keys, which repeated the list.
+ */
+function unknownArguments(tool: ToolName, schema: z.ZodObject, keys: readonly string[]): Finding {
+  const named = keys.map((k) => JSON.stringify(k.slice(0, 60))).join(', ');
+  const takes = Object.keys(schema.shape).join(', ');
+  return { path: '/arguments', message: `${named} ${keys.length === 1 ? 'is not an argument' : 'are not arguments'} of ${tool}, which takes ${takes}` };
 }
 
 /**
@@ -149,11 +152,11 @@ function toolArguments<S extends z.ZodRawShape>(tool: string, shape: S) {
 function inputSchemasFor(maxQueryChars: number) {
   const query = queryArg(maxQueryChars);
   return {
-    search_agents: toolArguments('search_agents', { query, filter: agentFilter, limit, pageToken }),
-    search_mcp_servers: toolArguments('search_mcp_servers', { query, filter: mcpFilter, limit, pageToken }),
-    get_agent: toolArguments('get_agent', { id: entryId, revision }),
-    get_mcp_server: toolArguments('get_mcp_server', { id: entryId, revision }),
-    list_agents: toolArguments('list_agents', {
+    search_agents: toolArguments({ query, filter: agentFilter, limit, pageToken }),
+    search_mcp_servers: toolArguments({ query, filter: mcpFilter, limit, pageToken }),
+    get_agent: toolArguments({ id: entryId, revision }),
+    get_mcp_server: toolArguments({ id: entryId, revision }),
+    list_agents: toolArguments({
       pageSize: listArgs.pageSize.describe('Entries per page, 1 to 100 (default 50).'),
       pageToken: listArgs.pageToken.describe('nextPageToken of the previous answer.'),
       owner: listFilter.owner.describe('Only agents registered by this principal.'),
@@ -161,23 +164,23 @@ function inputSchemasFor(maxQueryChars: number) {
       health: listFilter.health.describe('Only agents whose latest check had this outcome: "ok", "unreachable" or "invalid".'),
       verified: listFilter.verified.describe('true: only agents whose card signature the registry verified with a trusted key; false: only the others.'),
     }),
-    validate_document: toolArguments('validate_document', {
+    validate_document: toolArguments({
       agentCard: documentArg('The A2A agent card to check, as a JSON object.'),
       toolspec: documentArg('The MCP toolspec to check: {"tools": [...]}.'),
       mcpServer: documentArg('Optional with toolspec: the server\'s metadata {"name", "url", "description"?, "version"?}, checked as registration would.'),
     }),
-    register_agent: toolArguments('register_agent', {
+    register_agent: toolArguments({
       agentCard: z.record(z.string(), z.unknown()).optional().describe('The agent card, as a JSON object.'),
       url: documentUrl.describe(
         'Instead of agentCard: where the registry fetches the card — the agent\'s base URL (it reads /.well-known/agent-card.json there) or the card\'s own URL.',
       ),
     }),
-    register_mcp_server: toolArguments('register_mcp_server', {
+    register_mcp_server: toolArguments({
       mcpServer: z.record(z.string(), z.unknown()).describe('The server: {"name", "url" (its MCP endpoint), "description"?, "version"?}.'),
       toolspec: z.record(z.string(), z.unknown()).optional().describe('{"tools": [...]} exactly as the server\'s tools/list returns them.'),
       fetchTools: z.boolean().optional().describe('true instead of toolspec: the registry lists the tools at mcpServer.url with MCP tools/list (every page).'),
     }),
-    refresh_entry: toolArguments('refresh_entry', { id: entryId }),
+    refresh_entry: toolArguments({ id: entryId }),
   } satisfies Record<ToolName, z.ZodObject>;
 }
 type InputSchemas = ReturnType<typeof inputSchemasFor>;
@@ -351,10 +354,35 @@ interface Paging {
   boundTo: string;
 }
 
-/** attempt(), with registry refusals as tool errors the model can read and act on. */
-async function run(env: ToolEnv, operation: () => Operation, present: (answer: Answer) => CallToolResult, paging?: Paging): Promise<CallToolResult> {
+/** A paged tool's refusals, its pageToken's in its own words. */
+const paged = (paging: Paging) => (err: RegistryError) => pageTokenRefusal(err, paging);
+
+/**
+ * refresh_entry of an entry registered inline. The registry says how to register it by URL in A2A's
+ * words ({"register": {"url": ...}}); the tool names the tools and arguments that do it.
+ */
+function refreshRefusal(id: string): (err: RegistryError) => RegistryError {
+  return (err) => {
+    if (!err.details?.some((d) => d.rule === REFRESH_NO_SOURCE)) return err;
+    return badRequest(
+      `Entry "${id}" was registered with its document inline, so it has no source to refresh. Register it by URL (register_agent with url) or, for an MCP server, with register_mcp_server and fetchTools: true, and the registry keeps it fresh.`,
+      [{ path: '/arguments/id', message: 'registered inline: no source to refresh from', rule: REFRESH_NO_SOURCE }],
+    );
+  };
+}
+
+/**
+ * attempt(), with registry refusals as tool errors the model can read and act on; `reword` says a
+ * refusal in the tool's words where the registry's name another door's requests.
+ */
+async function run(
+  env: ToolEnv,
+  operation: () => Operation,
+  present: (answer: Answer) => CallToolResult,
+  reword?: (err: RegistryError) => RegistryError,
+): Promise<CallToolResult> {
   const outcome = await attempt(env, operation);
-  if ('refused' in outcome && paging) return errorResult(pageTokenRefusal(outcome.refused, paging).toBody());
+  if ('refused' in outcome && reword) return errorResult(reword(outcome.refused).toBody());
   if ('answer' in outcome) {
     try {
       return present(outcome.answer);
@@ -391,7 +419,13 @@ function checkArguments(tool: ToolName, schema: z.ZodObject, args: unknown, maxQ
   if ('query' in schema.shape && isObject(given) && typeof given.query === 'string') checkQueryLength(given.query, maxQueryChars, '/arguments/query', tool);
   const parsed = schema.safeParse(given);
   if (parsed.success) return;
-  const details = zodFindings(parsed.error, '/arguments', schema, given);
+  // Arguments the tool does not take first (the likeliest mistake: another door's name for one), in the tool's words.
+  const unknown = parsed.error.issues.filter((issue) => issue.code === 'unrecognized_keys' && issue.path.length === 0);
+  const others = parsed.error.issues.filter((issue) => !unknown.includes(issue));
+  const details = [
+    ...unknown.map((issue) => unknownArguments(tool, schema, issue.code === 'unrecognized_keys' ? issue.keys : [])),
+    ...(others.length > 0 ? zodFindings(new z.ZodError(others), '/arguments', schema, given) : []),
+  ];
   throw badRequest(`The ${JSON.stringify(tool)} arguments are not valid: ${findingsSaid(details)}.`, details);
 }
 
@@ -448,7 +482,7 @@ export function registerTools(server: McpServer, env: ToolEnv): ArgumentsCheck {
       env,
       () => ({ op: 'search', request: { query: args.query, filter: { ...args.filter, kind }, limit: args.limit, pageToken: args.pageToken } }),
       (answer) => result(answer.data, searchText(dataOf<SearchPage>(answer), kind === 'agent' ? 'agents' : 'MCP servers')),
-      { tool: kind === 'agent' ? 'search_agents' : 'search_mcp_servers', boundTo: 'query, filter and limit' },
+      paged({ tool: kind === 'agent' ? 'search_agents' : 'search_mcp_servers', boundTo: 'query, filter and limit' }),
     );
 
   const get = (kind: EntryKind, args: { id: string; revision?: number }): Promise<CallToolResult> =>
@@ -533,7 +567,7 @@ export function registerTools(server: McpServer, env: ToolEnv): ArgumentsCheck {
           request: { filter: { kind: 'agent', owner: args.owner, mine: args.mine, health: args.health, verified: args.verified }, pageSize: args.pageSize, pageToken: args.pageToken },
         }),
         (answer) => result(answer.data, answer.text),
-        { tool: 'list_agents', boundTo: 'owner, mine, health and verified' },
+        paged({ tool: 'list_agents', boundTo: 'owner, mine, health and verified' }),
       ),
   );
 
@@ -626,7 +660,7 @@ export function registerTools(server: McpServer, env: ToolEnv): ArgumentsCheck {
       outputSchema: registrationOut,
       annotations: { title: 'Refresh a registry entry', ...REGISTERS },
     },
-    (args) => run(env, () => ({ op: 'refresh', id: args.id }), (answer) => result(answer.data, answer.text)),
+    (args) => run(env, () => ({ op: 'refresh', id: args.id }), (answer) => result(answer.data, answer.text), refreshRefusal(args.id)),
   );
 
   return (tool, args) => {

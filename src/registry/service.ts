@@ -19,7 +19,7 @@ import type {
   ValidationResultBody,
   WatchRequest,
 } from '../contract/types.js';
-import { RegistryError, STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS, badRequest, notFound } from '../contract/errors.js';
+import { REFRESH_NO_SOURCE, RegistryError, STARTING_UP_RETRY_SECONDS, STORAGE_UNAVAILABLE_RETRY_SECONDS, badRequest, notFound } from '../contract/errors.js';
 import type { Actor, Caller } from '../contract/caller.js';
 import type { DocumentReference, EntrySource } from '../contract/freshness.js';
 import type { Subject } from '../contract/subject.js';
@@ -469,6 +469,8 @@ export class RegistryService {
     if (!entry.source || !this.freshness) {
       throw badRequest(
         `Entry "${id}" was registered with its document inline, so it has no source to refresh. Register it by URL ({"register": {"url": "https://..."}}) or, for an MCP server, with "fetchTools": true, and the registry keeps it fresh.`,
+        // The rule lets a door whose requests are written otherwise (MCP tools) say how in its own words.
+        [{ path: '/id', message: 'registered inline: no source to refresh from', rule: REFRESH_NO_SOURCE }],
       );
     }
     return this.stored(this.freshness.refresh(entry as SourcedEntry));
