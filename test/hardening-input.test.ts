@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout } from 'node:timers/promises';
+import zlib from 'node:zlib';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { createDocumentValidator } from '../src/validation/index.js';
@@ -423,6 +424,28 @@ describe('encodings and media types', () => {
     assert.match(notGzip.message, /declared Content-Encoding: gzip but does not decompress .*: send it compressed as declared, or uncompressed/);
     const compress = rpcError(await rpc(sendMessageBody([{ text: 'x' }]), { 'content-encoding': 'compress' }));
     assert.match(compress.message, /Content-Encoding: compress, which the registry does not decode: send it uncompressed, or compressed with gzip, deflate or br/);
+  });
+
+  test('every door that reads a body reads gzip, deflate and br, and refuses zstd (415 UNSUPPORTED_ENCODING), as the README and the 415 say', async () => {
+    // zstd was decoded and answered where node's zlib has it (24, 22.15+), refused elsewhere.
+    const doors: Array<{ path: string; body: string; headers?: Record<string, string> }> = [
+      { path: '/a2a/jsonrpc', body: sendMessageBody([{ text: 'invoice' }]) },
+      { path: '/a2a/rest/message:send', body: JSON.stringify({ message: { messageId: 'zstd-1', role: 'ROLE_USER', parts: [{ text: 'invoice' }] } }) },
+      { path: '/search', body: JSON.stringify({ query: { text: 'invoice' } }) },
+      { path: '/mcp', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), headers: { accept: 'application/json, text/event-stream' } },
+    ];
+    const codings: Record<string, (body: Buffer) => Buffer> = { gzip: zlib.gzipSync, deflate: zlib.deflateSync, br: zlib.brotliCompressSync };
+    for (const door of doors) {
+      const post = (coding: string, body: Uint8Array) =>
+        rawPost(`${registry.url}${door.path}`, body, { headers: { authorization: `Bearer ${TOKENS.alice}`, 'content-encoding': coding, ...door.headers } });
+      for (const [coding, compress] of Object.entries(codings)) assert.equal((await post(coding, compress(Buffer.from(door.body)))).status, 200, `${door.path} ${coding}`);
+      // A real zstd frame where this node can make one (the refusal does not read it).
+      const zstd = 'zstdCompressSync' in zlib ? zlib.zstdCompressSync(Buffer.from(door.body)) : Buffer.from(door.body);
+      const refused = await post('zstd', zstd);
+      assert.equal(refused.status, 415, door.path);
+      assert.match(refused.text, /UNSUPPORTED_ENCODING/, door.path);
+      assert.match(refused.text, /Content-Encoding: zstd, which the registry does not decode: send it uncompressed, or compressed with gzip, deflate or br/, door.path);
+    }
   });
 });
 
