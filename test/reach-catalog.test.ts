@@ -502,9 +502,9 @@ describe('ARD API', () => {
     assertArdError(await search({ query: { text: 'x' }, limit: 5 }), 400, 'INVALID_ARGUMENT', /limit/);
     // With the hints the A2A door gives for the same mistakes (this door said only what was wrong).
     const limited = await search({ query: { text: 'x' }, limit: 5 });
-    assert.match(limited.body.message, /^The search request is not valid: \/: Unrecognized key: "limit" \(limit\) \(Accepted keys here: query, federation, pageSize, pageToken\)\.$/);
+    assert.match(limited.body.message, /^The search request is not valid: \/: Unrecognized key: "limit" \(Accepted keys here: query, federation, pageSize, pageToken\)\.$/);
     assert.equal(limited.body.details[0].hint, 'Accepted keys here: query, federation, pageSize, pageToken.');
-    assertArdError(await search({ query: { text: 'x', txt: 1 } }), 400, 'INVALID_ARGUMENT', /\/query: Unrecognized key: "txt" \(txt\) \(Accepted keys here: @context, text, filter\)/);
+    assertArdError(await search({ query: { text: 'x', txt: 1 } }), 400, 'INVALID_ARGUMENT', /\/query: Unrecognized key: "txt" \(Accepted keys here: @context, text, filter\)/);
     const quoted = await search({ query: { text: 'x' }, pageSize: '5' });
     assertArdError(quoted, 400, 'INVALID_ARGUMENT', /\/pageSize: .* \(Write 5 without quotes\)\.$/);
     assert.equal(quoted.body.details[0].hint, 'Write 5 without quotes.');

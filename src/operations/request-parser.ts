@@ -65,7 +65,10 @@ export function zodFindings(error: z.ZodError, base: string, schema?: z.ZodType,
       const hint = input === undefined ? undefined : valueHint(issue, valueAt(input, issue.path));
       return hint ? { path, message: issue.message, hint } : { path, message: issue.message };
     }
-    const message = `${issue.message} (${issue.keys.join(', ')})`;
+    // Zod's message names the keys already (`Unrecognized key: "limit"`); an older wording that
+    // did not gets them added, once.
+    const named = issue.keys.every((key) => issue.message.includes(JSON.stringify(key)));
+    const message = named ? issue.message : `${issue.message} (${issue.keys.join(', ')})`;
     const accepted = schema && keysAt(schema, issue.path);
     return accepted ? { path, message, hint: `Accepted keys here: ${accepted.join(', ')}.` } : { path, message };
   });
