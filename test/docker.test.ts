@@ -74,7 +74,8 @@ describe('Dockerfile', () => {
     assert.equal(one('USER'), 'node');
     assert.match(one('HEALTHCHECK'), /--interval=\S+ .*CMD \[/);
     assert.deepEqual(cmd, ['node', BUILT_MAIN]);
-    assert.equal(engines.scripts.start, cmd.join(' '), 'the image starts the registry as npm start does');
+    // npm start execs it: npm's shell would keep a SIGTERM from it (hardening-shutdown.test).
+    assert.equal(engines.scripts.start, `exec ${cmd.join(' ')}`, 'the image starts the registry as npm start does');
     assert.equal(imageEnv.HOST, '0.0.0.0');
     assert.equal(imageEnv.PUBLIC_URL, undefined, 'the operator must say where the registry is reached');
     const copied = runtime.filter((i) => i.keyword === 'COPY').map((i) => i.args);

@@ -3,10 +3,17 @@
  * `npm start` starts it: every acknowledged registration is there after a restart, and every
  * request in flight either completed or was refused cleanly: a connection error or a complete
  * JSON-RPC answer, never a hung connection and never a truncated or malformed success.
+ * And `npm start` itself, stopped by a SIGTERM to npm: the signal reaches the registry.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
+import { lockForThisProcess } from '../src/storage/sqlite/process-lock.js';
+import { REPO_ROOT, ensureBuilt } from './support/built.js';
 import { v1Card } from './support/documents.js';
 import { connect } from './support/raw-connection.js';
 import { TOKENS, TOKENS_ENV, spawnRegistry, startTestRegistry, tempDir } from './support/registry.js';
@@ -152,4 +159,59 @@ test('a connection no request was sent on (a browser\'s preconnection) does not 
   assert.ok(took < 3000, `close took ${Math.round(took)} ms`);
   assert.ok((await idle.closed) < 5000, 'the connection was closed');
   assert.equal(idle.received(), '', 'nothing was answered on it');
+});
+
+/** Whether something accepts connections at `port` on 127.0.0.1. */
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+test('`npm start` stopped by a SIGTERM to npm: the registry gets it, drains and stops; its port closes and the data directory\'s lock is released', { timeout: 90_000 }, async () => {
+  ensureBuilt();
+  const dataDir = tempDir();
+  // Its own process group: a registry the signal did not reach (npm's shell does not pass it on)
+  // outlives npm, and is killed with the group at the end.
+  const npm = spawn('npm', ['start'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRY_DATA_DIR: dataDir, REGISTRY_TOKENS: TOKENS_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  try {
+    const logs: Record<string, unknown>[] = [];
+    const exited = new Promise<number | string>((resolve) => npm.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+    const outputEnded = new Promise<void>((resolve) => npm.once('close', () => resolve()));
+    const listening = new Promise<string>((resolve, reject) => {
+      readline.createInterface({ input: npm.stdout! }).on('line', (line) => {
+        if (!line.startsWith('{')) return; // npm's own lines ("> a2a-agent-registry@0.1.0 start")
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry.msg === 'registry listening') resolve(String(entry.url));
+      });
+      void exited.then((code) => reject(new Error(`npm start exited (${code}) before the registry listened`)));
+    });
+    const port = Number(new URL(await listening).port);
+    npm.kill('SIGTERM');
+    const code = await exited;
+    assert.equal(code, 0, `npm ends as the registry does: stopped cleanly (its log: ${logs.map((l) => l.msg).join(' | ')})`);
+    await outputEnded;
+    assert.ok(logs.some((l) => l.msg === 'shutting down: finishing in-flight requests'), 'the registry was told');
+    assert.ok(logs.some((l) => l.msg === 'registry stopped'), 'the registry stopped before npm exited');
+    assert.equal(await answers(port), false, 'nothing answers on its port');
+    // Another registry may take the data directory now.
+    lockForThisProcess(path.join(dataDir, 'registry.db')).close();
+  } finally {
+    try {
+      process.kill(-npm.pid!, 'SIGKILL');
+    } catch {
+      // the group is gone: nothing outlived npm
+    }
+  }
 });
