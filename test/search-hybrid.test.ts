@@ -6,6 +6,7 @@
  * Also: the synonym file from REGISTRY_SYNONYMS, the request the service receives, degrading to
  * keyword ranking (with a counter) when the service fails, and the client's bounds; the client
  * goes through the outbound guard, which allows the operator's service for `embeddings` only.
+ * The service's secrets (a key in the URL's query, the key it is sent) stay out of the log.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,11 +15,14 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
+import { loadConfig } from '../src/config/config.js';
 import { FetchError, GuardedFetcher } from '../src/net/index.js';
+import { createLogger } from '../src/observability/logger.js';
 import { EmbeddingError, OpenAIEmbeddings, embeddingsEndpoint, parseEmbeddings } from '../src/search/embeddings.js';
+import { startRegistry } from '../src/server.js';
 import { op, resultOf, sdkClient, type WireJson } from './support/client.js';
 import { v1Card } from './support/documents.js';
-import { TOKENS, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 import { eventually } from './support/eventually.js';
 
 const CONCEPTS = [
@@ -248,6 +252,54 @@ describe('embeddings client', () => {
       await allowed.close();
       await plain.close();
       await server.close();
+    }
+  });
+});
+
+describe('the embeddings service\'s secrets', () => {
+  test('stay out of the log: a key in the URL\'s query is masked wherever the URL is shown, and the key it is sent too when it quotes it back', async () => {
+    // Embeds the first entry's text; refuses everything else quoting the key it got, as some services do.
+    const service = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        const { input } = JSON.parse(body) as { input: string[] };
+        if (input.every((text) => text.includes('Keeps secrets'))) {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: input.map((text, index) => ({ index, embedding: embed(text) })) }));
+        } else {
+          res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `bad key: ${req.headers.authorization}` } }));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    const lines: string[] = [];
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REGISTRY_TOKENS: TOKENS_ENV,
+      REGISTRY_DATA_DIR: tempDir(),
+      REGISTRY_EMBEDDINGS_URL: `http://127.0.0.1:${(service.address() as AddressInfo).port}/v1/embeddings?api-version=2024-02-01&api-key=QuerySecret77`,
+      REGISTRY_EMBEDDINGS_KEY: 'HeaderSecret1234',
+    });
+    const own = await startRegistry(config, createLogger('info', { write: (line: string) => lines.push(line) }));
+    try {
+      await own.ready;
+      const logged = (what: RegExp) => lines.some((line) => what.test((JSON.parse(line) as { msg: string }).msg));
+      const client = await sdkClient(own.url, { token: TOKENS.alice });
+      resultOf(await op(client, { register: { agentCard: card('Quiet', 'https://quiet.example.org/a2a', 'Keeps secrets.', 'Keep') } }));
+      // Once an entry is embedded, searches ask the service for the query's embedding.
+      await eventually(async () => resultOf(await op(client, { search: { query: 'secrets kept' } })).results.length > 0 && logged(/^query embeddings failed/), 'a query embedding refused');
+      resultOf(await op(client, { register: { agentCard: card('Loud', 'https://loud.example.org/a2a', 'Tells everyone.', 'Tell') } }));
+      await eventually(async () => logged(/^embedding \d+ entries failed/), 'an entry embedding refused');
+      const on = lines.find((line) => (JSON.parse(line) as { msg: string }).msg === 'hybrid ranking on')!;
+      assert.match(on, /\/v1\/embeddings\?api-version=\*\*\*&api-key=\*\*\* \(model /, 'the URL shown with its query values masked');
+      assert.ok(logged(/answered HTTP 401: .*bad key: Bearer \*\*\*/), 'the key the service quoted masked');
+      const leaked = lines.filter((line) => /QuerySecret77|HeaderSecret1234/.test(line));
+      assert.deepEqual(leaked, [], 'no line holds a secret');
+    } finally {
+      await own.close();
+      service.closeAllConnections();
+      await new Promise((resolve) => service.close(resolve));
     }
   });
 });

@@ -5,6 +5,8 @@
  *
  * - PUBLIC_URL with a query, a fragment or a user name and password: every URL the card publishes
  *   is PUBLIC_URL with a path appended, so they ended up inside each of them.
+ * - REGISTRY_EMBEDDINGS_URL with a user name and password: never sent (the outbound guard fetches
+ *   no such URL), so hybrid ranking never worked, while the log showed the password.
  * - An admin-token file in the data directory with whitespace inside the token: no
  *   Authorization header can carry it (REGISTRY_ADMIN_TOKEN_FILE's is refused alike).
  * - A refused start (the data directory's lock held by another registry; a bad signing key,
@@ -84,6 +86,20 @@ test('PUBLIC_URL with a query, a fragment or a user name and password is refused
   for (const PUBLIC_GRPC_URL of ['grpc.example.com:443?x=1', 'user:pw@grpc.example.com:443', 'grpc.example.com:443#x']) {
     assert.match(refusedConfig({ GRPC_PORT: '0', PUBLIC_GRPC_URL }), /^invalid configuration: PUBLIC_GRPC_URL must be the gRPC address clients dial/, PUBLIC_GRPC_URL);
   }
+});
+
+test('REGISTRY_EMBEDDINGS_URL with a user name or password is refused, its password not shown, pointing at REGISTRY_EMBEDDINGS_KEY', async () => {
+  const credentials = await startRefused({ REGISTRY_EMBEDDINGS_URL: 'http://embuser:EmbUrlSecret99@127.0.0.1:11434/v1' });
+  assertRefused(
+    credentials,
+    2,
+    /^a2a-registry: invalid configuration: REGISTRY_EMBEDDINGS_URL must not carry a user name or password \(got "http:\/\/embuser:\*\*\*@127\.0\.0\.1:11434\/v1"\): .*remove "embuser:…@" and give the service's key in REGISTRY_EMBEDDINGS_KEY/,
+  );
+  assert.doesNotMatch(credentials.stderr, /EmbUrlSecret99/, 'the password is not shown');
+  assert.match(refusedConfig({ REGISTRY_EMBEDDINGS_URL: 'https://embuser@embeddings.example.com/v1' }), /REGISTRY_EMBEDDINGS_URL must not carry a user name or password .*remove "embuser@"/);
+  assert.match(refusedConfig({ REGISTRY_EMBEDDINGS_URL: 'https://:EmbUrlSecret99@embeddings.example.com/v1?api-key=QuerySecret77' }), /\(got "https:\/\/:\*\*\*@embeddings\.example\.com\/v1\?api-key=\*\*\*"\): .*remove ":…@"/);
+  // A key in the query is the service's business: accepted (and masked where the URL is shown, search-hybrid.test).
+  assert.equal(loadConfig({ REGISTRY_EMBEDDINGS_URL: 'https://embeddings.example.com/v1?api-key=k' }).search.embeddings?.url, 'https://embeddings.example.com/v1?api-key=k');
 });
 
 test('an admin-token file in the data directory with whitespace inside the token is refused, as REGISTRY_ADMIN_TOKEN_FILE\'s is', async () => {

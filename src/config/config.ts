@@ -557,6 +557,21 @@ function notABaseUrl(publicUrl: string): void {
 }
 
 /**
+ * The embeddings service's URL with a user name or password: the outbound guard never fetches a
+ * URL that carries them, so hybrid ranking fell back to keywords at every search, without a
+ * word at start-up, while each warning logged the password. Refused, saying where the key goes
+ * (the password itself never shown).
+ */
+function embeddingsUrlWithoutCredentials(url: string | undefined): void {
+  if (url === undefined) return;
+  const { username, password } = new URL(url);
+  if (!username && !password) return;
+  throw new ConfigError(
+    `invalid configuration: REGISTRY_EMBEDDINGS_URL must not carry a user name or password (got "${withoutPassword(url) ?? 'a URL with credentials'}"): the registry never sends a URL's credentials; remove "${username}${password ? ':…' : ''}@" and give the service's key in REGISTRY_EMBEDDINGS_KEY (sent as "Authorization: Bearer <key>")`,
+  );
+}
+
+/**
  * The administrator's token given by the operator: REGISTRY_ADMIN_TOKEN, or the first line of
  * the file REGISTRY_ADMIN_TOKEN_FILE names (a Docker or Kubernetes secret, which keeps the token
  * out of the environment and `docker inspect`).
@@ -713,6 +728,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     throw new ConfigError('invalid configuration: PUBLIC_GRPC_URL is set but GRPC_PORT is not; set GRPC_PORT to serve gRPC, or unset PUBLIC_GRPC_URL');
   }
   const publicUrl = resolvePublicUrl(e.PUBLIC_URL, e.HOST, e.PORT);
+  embeddingsUrlWithoutCredentials(e.REGISTRY_EMBEDDINGS_URL);
   const tokens = withAdminToken(e.REGISTRY_TOKENS, adminToken(e.REGISTRY_ADMIN_TOKEN, e.REGISTRY_ADMIN_TOKEN_FILE));
   // A 10 KB document travels base64-encoded (4/3) inside JSON-RPC framing: allow generous room.
   const maxBodyBytes = e.REGISTRY_MAX_BODY_BYTES ?? Math.max(64 * 1024, e.REGISTRY_MAX_DOCUMENT_BYTES * 4 + 16 * 1024);

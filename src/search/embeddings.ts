@@ -10,6 +10,7 @@
  * is refused like any other request. Bounded: a timeout per request, a cap on the answer's size,
  * and errors that say which service failed and how.
  */
+import { withoutPassword } from '../lib/url-password.js';
 import type { FetchFunction, FetchOptions } from '../net/fetcher.js';
 
 
@@ -59,7 +60,9 @@ export class OpenAIEmbeddings implements Embedder {
 
   constructor(private readonly o: OpenAIEmbeddingsOptions) {
     this.endpoint = embeddingsEndpoint(o.url);
-    this.describe = `embeddings service ${this.endpoint} (model ${o.model})`;
+    // Shown with its query values masked (a key given as ?api-key=...), in every log line and
+    // message that names the service.
+    this.describe = `embeddings service ${withoutPassword(this.endpoint) ?? 'at REGISTRY_EMBEDDINGS_URL'} (model ${o.model})`;
     this.timeoutMs = o.timeoutMs ?? 10_000;
     this.maxBytes = o.maxResponseBytes ?? 64 * 1024 * 1024;
     // The guard's deadline covers the whole request, body included; its cap, the body.
@@ -88,12 +91,12 @@ export class OpenAIEmbeddings implements Embedder {
     } catch (err) {
       throw new EmbeddingError(`${this.describe}: ${this.failure(err, 'no complete answer')}`);
     }
-    if (!res.ok) throw new EmbeddingError(`${this.describe} answered HTTP ${res.status}: ${text.slice(0, 200)}`);
+    if (!res.ok) throw new EmbeddingError(`${this.describe} answered HTTP ${res.status}: ${this.masked(text.slice(0, 200))}`);
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      throw new EmbeddingError(`${this.describe} answered something that is not JSON: ${text.slice(0, 100)}`);
+      throw new EmbeddingError(`${this.describe} answered something that is not JSON: ${this.masked(text.slice(0, 100))}`);
     }
     return parseEmbeddings(json, texts.length, this.describe);
   }
@@ -103,7 +106,18 @@ export class OpenAIEmbeddings implements Embedder {
     const reason = (err as { reason?: unknown }).reason;
     if (reason === 'timeout') return `${late} within ${this.timeoutMs} ms`;
     if (reason === 'too-large') return `answer is over the ${this.maxBytes}-byte limit`;
-    return (err as Error).message;
+    return this.masked((err as Error).message);
+  }
+
+  /**
+   * `text` (an error's message, the start of an answer) with the secrets the registry sends
+   * masked: the outbound guard's messages name the URL fetched in full, and a service may quote
+   * the key it was sent ("bad key ..."). Those messages are logged.
+   */
+  private masked(text: string): string {
+    const shown = text.split(this.endpoint).join(withoutPassword(this.endpoint) ?? 'REGISTRY_EMBEDDINGS_URL');
+    // A key too short to be one (a placeholder) would mask every letter it matches.
+    return this.o.apiKey && this.o.apiKey.length >= 8 ? shown.split(this.o.apiKey).join('***') : shown;
   }
 }
 
