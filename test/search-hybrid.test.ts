@@ -6,7 +6,8 @@
  * Also: the synonym file from REGISTRY_SYNONYMS, the request the service receives, degrading to
  * keyword ranking (with a counter) when the service fails, and the client's bounds; the client
  * goes through the outbound guard, which allows the operator's service for `embeddings` only.
- * The service's secrets (a key in the URL's query, the key it is sent) stay out of the log.
+ * The service's secrets (a key in the URL's query, the key it is sent) stay out of the log, and
+ * the line saying hybrid ranking is on names it in a field of its own.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@a2a-js/sdk/client';
+import { parseTree } from 'jsonc-parser';
 import { loadConfig } from '../src/config/config.js';
 import { FetchError, GuardedFetcher } from '../src/net/index.js';
 import { createLogger } from '../src/observability/logger.js';
@@ -253,6 +255,29 @@ describe('embeddings client', () => {
       await plain.close();
       await server.close();
     }
+  });
+});
+
+/** Keys a log line (one JSON object) has twice: JSON.parse keeps the last, a log pipeline may keep either or refuse the line. */
+function repeatedKeys(line: string): string[] {
+  const keys = (parseTree(line)?.children ?? []).map((property) => String(property.children?.[0]?.value));
+  return keys.filter((key, i) => keys.indexOf(key) !== i);
+}
+
+describe('the embeddings service in the log', () => {
+  test('"hybrid ranking on" names it in a field of its own: it was a second "service" key beside the logger\'s', async () => {
+    const lines: string[] = [];
+    // Nothing is fetched until there is something to embed: the address needs no server.
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', REGISTRY_TOKENS: TOKENS_ENV, REGISTRY_DATA_DIR: tempDir(), REGISTRY_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1' });
+    const own = await startRegistry(config, createLogger('info', { write: (line: string) => lines.push(line) }));
+    await own.close();
+    const on = lines.find((line) => (JSON.parse(line) as { msg: string }).msg === 'hybrid ranking on');
+    assert.ok(on, lines.join(''));
+    assert.deepEqual(repeatedKeys(on), [], on);
+    const entry = JSON.parse(on) as Record<string, string>;
+    assert.equal(entry.service, 'a2a-registry');
+    assert.equal(entry.embeddings, 'embeddings service http://127.0.0.1:9/v1/embeddings (model text-embedding-3-small)');
+    assert.deepEqual(lines.filter((line) => repeatedKeys(line).length > 0), [], 'no line of start-up and shutdown repeats a key');
   });
 });
 

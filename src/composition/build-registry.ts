@@ -434,7 +434,8 @@ function registryIndexFactory(config: RegistryConfig, synonyms: Synonyms | undef
   const { embeddings, totalLimit } = config.search;
   if (!embeddings) return { create: () => createSearchIndex({ synonyms, totalLimit }), close: () => undefined };
   const embedder = new OpenAIEmbeddings({ ...embeddings, fetch: (options) => fetcher.fetchFunction(options) });
-  log.info({ service: embedder.describe }, 'hybrid ranking on');
+  // Not "service": the logger's base field (the registry's name) has that key already.
+  log.info({ embeddings: embedder.describe }, 'hybrid ranking on');
   let current: HybridSearchIndex | undefined;
   return {
     create: () => {
