@@ -3,22 +3,26 @@
  * gracefully on SIGTERM/SIGINT. Invalid configuration stops start-up with one clear line.
  */
 import { ConfigError, loadConfig, type RegistryConfig } from './config/config.js';
+import { StartStopped } from './composition/open-storage.js';
 import { isMainModule } from './lib/entry-point.js';
 import { bridgeConsole } from './observability/console-bridge.js';
 import { createLogger } from './observability/logger.js';
-import { startRegistry } from './server.js';
+import { startRegistry, type RunningRegistry } from './server.js';
 
 export async function runServer(config: RegistryConfig): Promise<void> {
   const log = createLogger(config.logLevel);
   bridgeConsole(log);
   for (const warning of config.warnings ?? []) log.warn(warning);
-  const registry = await startRegistry(config, log);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  // Handled from the start, not once started: opening storage may take long (a migration, a
+  // PostgreSQL replica waiting for its database), and meanwhile a SIGTERM killed the process
+  // without a word or, as PID 1 in a container (which has no default action for it), was ignored
+  // until Docker's SIGKILL. A stop asked for then gives the start up; exit 0 as for any asked-for stop.
+  const starting = new AbortController();
+  let registry: RunningRegistry | undefined;
+  let stopping: string | undefined;
+  const shutDown = (running: RunningRegistry, signal: string) => {
     log.info({ signal }, 'shutting down: finishing in-flight requests');
-    registry.close().then(
+    running.close().then(
       () => process.exit(0),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
@@ -26,8 +30,24 @@ export async function runServer(config: RegistryConfig): Promise<void> {
       },
     );
   };
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = signal;
+    if (registry) shutDown(registry, signal);
+    else starting.abort();
+  };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  try {
+    registry = await startRegistry(config, log, { signal: starting.signal });
+  } catch (err) {
+    if (!(err instanceof StartStopped)) throw err;
+    // One line, at exit: a line logged just before could still be on its way (log-destination.ts).
+    log.info({ signal: stopping }, 'registry stopped before it was ready');
+    process.exit(0);
+  }
+  // Asked to stop after storage opened: the start ran to its end, the registry stops as a running one does.
+  if (stopping) shutDown(registry, stopping);
 }
 
 // `npm start`, `npm run dev` (tsx), however the path to it is spelt; not when the CLI imports it (`a2a-registry serve`).

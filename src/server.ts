@@ -49,7 +49,17 @@ export interface RunningRegistry {
   close(): Promise<void>;
 }
 
-export async function startRegistry(config: RegistryConfig, log: Logger): Promise<RunningRegistry> {
+export interface StartOptions {
+  /**
+   * Aborted when a stop is asked for (SIGTERM, SIGINT) during start-up: while storage is opening
+   * (a migration, a PostgreSQL replica waiting for its database) the start is given up, what it
+   * opened closed, and startRegistry rejects with StartStopped. Once storage is open the start
+   * runs to its end (a moment), and the registry is then closed as any running one.
+   */
+  signal?: AbortSignal;
+}
+
+export async function startRegistry(config: RegistryConfig, log: Logger, options: StartOptions = {}): Promise<RunningRegistry> {
   // Listen before storage opens, so liveness answers from the first second even when opening
   // takes long (a migration at first start after an upgrade, a replica waiting for another's);
   // until the doors are mounted the port answers as createStartingUpApp says. The port may be 0
@@ -65,7 +75,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger): Promis
   });
   let core: RegistryCore;
   try {
-    core = await buildRegistry(config, log, { onWait: (reason) => (storageWait = reason) });
+    core = await buildRegistry(config, log, { onWait: (reason) => (storageWait = reason), signal: options.signal });
   } catch (err) {
     server.close();
     server.closeAllConnections();

@@ -7,19 +7,31 @@
  * binding (JSON-RPC: an error with reason STARTING_UP and the request's id; HTTP+JSON: 503 and a
  * google.rpc.Status; both with Retry-After). Once the lock is released the registry starts and
  * answers, with what was registered before.
+ *
+ * A SIGTERM or SIGINT while storage waits to open (the built registry, as `npm start` runs it, a
+ * replica whose database is not reachable yet) stops it at once, exit 0, saying it stopped before
+ * it was ready: the handlers were installed only once started, so the signal killed it without a
+ * word, or was ignored by the registry as PID 1 in a container until Docker's SIGKILL.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'node:test';
 import net from 'node:net';
 import pg from 'pg';
+import { StartStopped, openStorage } from '../src/composition/open-storage.js';
+import { createLogger } from '../src/observability/logger.js';
 import { MIGRATION_LOCK_KEY } from '../src/storage/postgres/migrations.js';
+import type { RegistryStore } from '../src/storage/types.js';
+import { BUILT_MAIN, REPO_ROOT, ensureBuilt } from './support/built.js';
 import { v1Card } from './support/documents.js';
 import { op, resultOf, sdkClient } from './support/client.js';
 import { usePostgres } from './support/postgres.js';
 import { freePort } from './support/ports.js';
 import { rawPost, sendMessageBody } from './support/raw-http.js';
-import { TOKENS, startTestRegistry, type TestRegistry } from './support/registry.js';
+import { TOKENS, TOKENS_ENV, startTestRegistry, tempDir, type TestRegistry } from './support/registry.js';
 
 const postgres = usePostgres();
 
@@ -149,4 +161,66 @@ test('a PostgreSQL server not reachable yet at start-up is waited for (retried w
   const missing = new URL(databaseUrl);
   missing.pathname = '/no_such_database';
   await assert.rejects(startTestRegistry({ DATABASE_URL: missing.toString() }), /database "no_such_database" does not exist/);
+});
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`${signal} while storage waits to open (a PostgreSQL server not reachable) stops the registry at once, exit 0, saying it stopped before it was ready`, async () => {
+    ensureBuilt();
+    const port = await freePort();
+    // A closed port on this machine: every attempt is refused, and the registry waits to try again.
+    const databaseUrl = `postgres://registry@127.0.0.1:${await freePort()}/registry`;
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, BUILT_MAIN)], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', REGISTRY_DATA_DIR: tempDir(), REGISTRY_TOKENS: TOKENS_ENV, DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const messages: string[] = [];
+      const exited = new Promise<number | string>((resolve) => child.on('exit', (code, sig) => resolve(code ?? sig ?? -1)));
+      const outputEnded = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      const waiting = new Promise<void>((resolve, reject) => {
+        readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+          const msg = String((JSON.parse(line) as { msg: unknown }).msg);
+          messages.push(msg);
+          if (msg.startsWith('storage could not be opened; trying again')) resolve();
+        });
+        void exited.then((code) => reject(new Error(`exited (${code}) before waiting for storage: ${messages.join(' | ')}`)));
+      });
+      await waiting;
+      assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200, 'it listens meanwhile');
+      const signalled = performance.now();
+      child.kill(signal);
+      const code = await Promise.race([exited, delay(5000).then(() => 'still running 5 s after the signal')]);
+      const took = performance.now() - signalled;
+      await outputEnded;
+      assert.equal(code, 0, `a stop asked for: ${messages.join(' | ')}`);
+      assert.ok(took < 3000, `stopped in ${Math.round(took)} ms`);
+      assert.equal(messages.at(-1), 'registry stopped before it was ready');
+      await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), 'nothing listens any more');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+}
+
+test('a stop asked for while an attempt to open storage is under way is not held up by it; what the attempt opened is closed once it is done', async () => {
+  let finishOpening: () => void = () => undefined;
+  let closed = false;
+  // A connection attempt that takes its time (a host that does not answer), then succeeds.
+  const store = {
+    engine: 'postgres',
+    open: () => new Promise<void>((resolve) => (finishOpening = resolve)),
+    close: async () => {
+      closed = true;
+    },
+  } as unknown as RegistryStore;
+  const stop = new AbortController();
+  const opening = openStorage(store, createLogger('silent'), { signal: stop.signal });
+  await delay(50);
+  stop.abort();
+  await assert.rejects(opening, StartStopped);
+  assert.equal(closed, false, 'the attempt is still under way');
+  finishOpening();
+  await delay(10);
+  assert.equal(closed, true, 'the store it opened is closed');
 });
