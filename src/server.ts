@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ConnectionLimits, RegistryConfig } from './config/config.js';
 import { buildRegistry, type RegistryCore } from './composition/build-registry.js';
-import { SHUTDOWN_GRACE_MS, type Door, type MountedDoor, type OpenedDoor } from './composition/door.js';
+import type { Door, MountedDoor, OpenedDoor } from './composition/door.js';
 import { createStartingUpApp } from './composition/starting-up.js';
 import { grpcDoor } from './grpc/grpc-door.js';
 import { createHttpApp, finishHttpApp } from './http/app.js';
@@ -166,7 +166,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
           await Promise.all([
             ...mounted.map((door) => door.close()),
             new Promise<void>((resolve) => {
-              const force = setTimeout(() => listening.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+              const force = setTimeout(() => listening.closeAllConnections(), config.connections.shutdownGraceMs).unref();
               // Connections whose last response (a stream) finishes during the grace period are
               // idle keep-alive ones then: close them as they become so, not at their timeout.
               const closeIdle = () => {
@@ -199,7 +199,7 @@ export async function startRegistry(config: RegistryConfig, log: Logger, options
  * The connections no request has arrived on yet, which close() ends at once. Browsers open
  * such connections ahead of need (Chromium's preconnect); node's closeIdleConnections leaves
  * them, as waiting for their first request, so shutdown waited for them for the whole grace
- * period (10 s). No request has begun on them: a client sends it again on a new connection.
+ * period (REGISTRY_SHUTDOWN_GRACE_SECONDS). No request has begun on them: a client sends it again on a new connection.
  */
 function unusedConnections(server: http.Server): { closeAll(): void } {
   const unused = new Set<Socket>();

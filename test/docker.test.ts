@@ -139,6 +139,7 @@ describe('compose.yaml', () => {
     secrets?: string[];
     healthcheck?: { test: string[] };
     ports?: string[];
+    stop_grace_period?: string;
   }
   const compose = parseYaml(readFileSync(path.join(REPO_ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as {
     services: Record<string, Service>;
@@ -168,6 +169,13 @@ describe('compose.yaml', () => {
     assert.notEqual(replicas[0]![1].ports![0], replicas[1]![1].ports![0]);
     assert.notEqual(replicas[0]![1].ports![1], replicas[1]![1].ports![1]);
     assert.equal(compose.secrets['registry-admin-token']?.environment, 'REGISTRY_ADMIN_TOKEN');
+  });
+
+  test('a stop gives each replica time to drain and save its index: 30 s, where Docker\'s default 10 s cut large ones short', () => {
+    for (const [name, s] of Object.entries(compose.services).filter(([, service]) => service.build === '.')) {
+      assert.equal(s.stop_grace_period, '30s', name);
+      assert.equal(s.environment!.REGISTRY_SHUTDOWN_GRACE_SECONDS, undefined, `${name}: the default grace (5 s) fits inside it`);
+    }
   });
 });
 
@@ -234,6 +242,10 @@ describe('deployment configuration', () => {
     assert.equal(loadConfig(base).connections.sseHeartbeatMs, 15_000);
     assert.equal(loadConfig({ ...base, REGISTRY_SSE_HEARTBEAT_SECONDS: '2.5' }).connections.sseHeartbeatMs, 2_500);
     for (const value of ['0', '0.1', '301', 'often']) configError({ REGISTRY_SSE_HEARTBEAT_SECONDS: value }, /^invalid configuration: REGISTRY_SSE_HEARTBEAT_SECONDS must be seconds from 0\.5 to 300 /);
+    assert.equal(loadConfig(base).connections.shutdownGraceMs, 5_000, 'drain and index save fit Docker\'s default stop timeout (10 s)');
+    assert.equal(loadConfig({ ...base, REGISTRY_SHUTDOWN_GRACE_SECONDS: '0' }).connections.shutdownGraceMs, 0);
+    assert.equal(loadConfig({ ...base, REGISTRY_SHUTDOWN_GRACE_SECONDS: '2.5' }).connections.shutdownGraceMs, 2_500);
+    for (const value of ['-1', '3601', 'soon']) configError({ REGISTRY_SHUTDOWN_GRACE_SECONDS: value }, /^invalid configuration: REGISTRY_SHUTDOWN_GRACE_SECONDS must be seconds from 0 to 3600 /);
     for (const value of ['-1', '1.5', 'x']) configError({ REGISTRY_SEARCH_CACHE_ENTRIES: value }, /^invalid configuration: REGISTRY_SEARCH_CACHE_ENTRIES must be a whole number of answers from 0 \(off\) to 1000000/);
   });
 

@@ -3,7 +3,10 @@
  * `npm start` starts it: every acknowledged registration is there after a restart, and every
  * request in flight either completed or was refused cleanly: a connection error or a complete
  * JSON-RPC answer, never a hung connection and never a truncated or malformed success.
- * And `npm start` itself, stopped by a SIGTERM to npm: the signal reaches the registry.
+ * And `npm start` itself, stopped by a SIGTERM to npm: the signal reaches the registry. And a
+ * client holding a request open holds shutdown for REGISTRY_SHUTDOWN_GRACE_SECONDS only, 5 s by
+ * default, so the index save after it fits Docker's default stop timeout (10 s; the grace was
+ * 10 s, and docker stop killed the registry before it saved its index).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -159,6 +162,45 @@ test('a connection no request was sent on (a browser\'s preconnection) does not 
   assert.ok(took < 3000, `close took ${Math.round(took)} ms`);
   assert.ok((await idle.closed) < 5000, 'the connection was closed');
   assert.equal(idle.received(), '', 'nothing was answered on it');
+});
+
+/** A request whose body never completes: a byte of it every 200 ms (so no request timeout cuts it). Stops when the server hangs up. */
+async function trickle(url: string): Promise<Awaited<ReturnType<typeof connect>>> {
+  const c = await connect(url);
+  c.socket.write('POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2000\r\n\r\n{"jsonrpc":');
+  const sending = setInterval(() => c.socket.write(' '), 200);
+  void c.closed.then(() => clearInterval(sending));
+  return c;
+}
+
+test('a request that never completes holds shutdown for the default grace, 5 s, and the index is saved within Docker\'s default stop timeout (10 s)', async () => {
+  const registry = await spawnRegistry({ REGISTRY_TOKENS: TOKENS_ENV });
+  // A change since start-up, so shutdown saves the index.
+  const body = sendMessageBody([{ data: { register: { agentCard: v1Card('Saved at shutdown', 'https://saved.example.org/a2a') } }, mediaType: 'application/json' }]);
+  const registered = await fetch(`${registry.url}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${TOKENS.alice}` }, body });
+  assert.equal(registered.status, 200);
+  const held = await trickle(registry.url);
+  await sleep(300);
+  const signalled = performance.now();
+  registry.child.kill('SIGTERM');
+  const cutAfter = (await held.closed) - (signalled - held.opened);
+  const code = await registry.exited;
+  const took = performance.now() - signalled;
+  assert.equal(code, 0);
+  assert.ok(cutAfter > 4500 && cutAfter < 7000, `the held request was cut off ${Math.round(cutAfter)} ms after the signal`);
+  assert.ok(registry.logs.some((l) => l.msg === 'search index saved'), 'the index was saved');
+  assert.ok(took < 8000, `stopped ${Math.round(took)} ms after the signal: within Docker's 10 s with room`);
+});
+
+test('REGISTRY_SHUTDOWN_GRACE_SECONDS sets how long a request in flight may hold shutdown', async () => {
+  const registry = await startTestRegistry({ REGISTRY_SHUTDOWN_GRACE_SECONDS: '1' });
+  const held = await trickle(registry.url);
+  await sleep(200);
+  const started = performance.now();
+  await registry.close();
+  const took = performance.now() - started;
+  assert.ok(took > 900 && took < 3000, `close took ${Math.round(took)} ms`);
+  assert.ok((await held.closed) < 5000, 'the held request was cut off');
 });
 
 /** Whether something accepts connections at `port` on 127.0.0.1. */

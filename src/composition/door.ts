@@ -8,9 +8,6 @@ import type { Express } from 'express';
 import type { RegistryConfig } from '../config/config.js';
 import type { RegistryCore } from './build-registry.js';
 
-/** How long close() lets in-flight requests and streams finish before cutting them off. */
-export const SHUTDOWN_GRACE_MS = 10_000;
-
 /** One entry of the card's supportedInterfaces, as wire JSON. */
 export interface CardInterface {
   url: string;
@@ -28,7 +25,7 @@ export interface DoorContext {
 
 /** What a door that runs something of its own (a server on another port, timers) must stop. */
 export interface MountedDoor {
-  /** Stops accepting, lets in-flight work finish (up to SHUTDOWN_GRACE_MS), releases what the door holds. */
+  /** Stops accepting, lets in-flight work finish (up to REGISTRY_SHUTDOWN_GRACE_SECONDS: config.connections.shutdownGraceMs), releases what the door holds. */
   close(): Promise<void>;
   /** Why the door cannot serve right now (its own listener is down), or undefined; /readyz reports it. */
   notReady?(): string | undefined;

@@ -16,7 +16,7 @@ import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 import { service as healthService } from 'grpc-health-check';
 import type { RegistryCore } from '../composition/build-registry.js';
-import { SHUTDOWN_GRACE_MS, type CardInterface, type OpenedDoor } from '../composition/door.js';
+import type { CardInterface, OpenedDoor } from '../composition/door.js';
 import type { GrpcConfig } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import { a2aRequestHandler } from '../protocol/request-handler.js';
@@ -108,7 +108,7 @@ export async function openGrpcServer(core: RegistryCore, settings: GrpcConfig): 
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         state = 'closed';
-        const force = setTimeout(() => server.forceShutdown(), SHUTDOWN_GRACE_MS).unref();
+        const force = setTimeout(() => server.forceShutdown(), core.config.connections.shutdownGraceMs).unref();
         server.tryShutdown(() => {
           clearTimeout(force);
           resolve();
