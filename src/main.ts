@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type RegistryConfig } from './config/config.js
 import { StartStopped } from './composition/open-storage.js';
 import { isMainModule } from './lib/entry-point.js';
 import { bridgeConsole } from './observability/console-bridge.js';
+import { exitOnceLogged } from './observability/log-destination.js';
 import { createLogger } from './observability/logger.js';
 import { startRegistry, type RunningRegistry } from './server.js';
 
@@ -23,10 +24,10 @@ export async function runServer(config: RegistryConfig): Promise<void> {
   const shutDown = (running: RunningRegistry, signal: string) => {
     log.info({ signal }, 'shutting down: finishing in-flight requests');
     running.close().then(
-      () => process.exit(0),
+      () => exitOnceLogged(0),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
-        process.exit(1);
+        exitOnceLogged(1);
       },
     );
   };
@@ -42,9 +43,9 @@ export async function runServer(config: RegistryConfig): Promise<void> {
     registry = await startRegistry(config, log, { signal: starting.signal });
   } catch (err) {
     if (!(err instanceof StartStopped)) throw err;
-    // One line, at exit: a line logged just before could still be on its way (log-destination.ts).
     log.info({ signal: stopping }, 'registry stopped before it was ready');
-    process.exit(0);
+    exitOnceLogged(0);
+    return;
   }
   // Asked to stop after storage opened: the start ran to its end, the registry stops as a running one does.
   if (stopping) shutDown(registry, stopping);

@@ -62,6 +62,19 @@ test('process.exit in the middle of a turn: every line of the turn is written, i
   assertAllLines(stdout);
 });
 
+test('an exit the registry decides waits for the lines before it: none is written after it, none out of order', async () => {
+  // The marker is written straight to standard output once drained() resolves: had it resolved
+  // early, the lines still waiting would come after it (they would be written at exit).
+  const { stdout, code } = await childWriting(`
+    const { stdoutDestination } = await import(${JSON.stringify(LOGGER.replace('logger.js', 'log-destination.js'))});
+    await stdoutDestination().drained(5000);
+    (await import('node:fs')).writeSync(1, 'END\\n');
+    process.exit(0);`);
+  assert.equal(code, 0);
+  assert.ok(stdout.endsWith('END\n'), `the marker is last: ${JSON.stringify(stdout.slice(-80))}`);
+  assertAllLines(stdout.slice(0, -'END\n'.length));
+});
+
 test('an uncaught exception in the middle of a turn: every line is written before the process dies', async () => {
   const { stdout, stderr, code } = await childWriting(`throw new Error('boom');`);
   assert.equal(code, 1);

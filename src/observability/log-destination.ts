@@ -66,6 +66,8 @@ export class LogDestination {
   /** Since when lines are being lost (the episode the next successful write ends). */
   #losing: { since: Date; reason: string; lostBefore: number } | undefined;
   #toldOperator = false;
+  /** Callers of drained() waiting for the lines to be written. */
+  #drainWaiters: Array<() => void> = [];
 
   /** `tellOperator`: where the one line about a log that cannot be written goes (standard error). */
   constructor(fd: number, tellOperator: (line: string) => void = writeToStderr) {
@@ -86,6 +88,29 @@ export class LogDestination {
     this.#pending.push(line);
     this.#pendingChars += line.length;
     if (this.#inFlight === undefined && this.#waiting === undefined) this.#writeNext();
+  }
+
+  /**
+   * Resolves once every line written so far is out (no write in flight, none waiting), or after
+   * `timeoutMs` whatever is left. Before an exit the process decides (a stop, a refused start):
+   * flushSync at exit cannot wait for a write already on the thread pool, so lines written
+   * synchronously then could land before it, out of order; waiting here first leaves it nothing.
+   */
+  drained(timeoutMs: number): Promise<void> {
+    if (this.#idle()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#drainWaiters = this.#drainWaiters.filter((w) => w !== done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.#drainWaiters.push(done);
+    });
+  }
+
+  #idle(): boolean {
+    return this.#inFlight === undefined && this.#waiting === undefined && this.#pending.length === 0;
   }
 
   /**
@@ -155,7 +180,11 @@ export class LogDestination {
 
   #writeNext(): void {
     this.#waiting = undefined;
-    if (this.#inFlight !== undefined || this.#pending.length === 0) return;
+    if (this.#inFlight !== undefined) return;
+    if (this.#pending.length === 0) {
+      for (const done of [...this.#drainWaiters]) done();
+      return;
+    }
     this.#inFlight = this.#takeBatch();
     this.#send();
   }
@@ -252,4 +281,17 @@ export function stdoutDestination(): LogDestination {
     process.on('exit', () => destination.flushSync());
   }
   return stdout;
+}
+
+/** How long an exit waits for the log lines before it (a stuck pipe does not hold the exit longer). */
+const EXIT_DRAIN_MS = 1000;
+
+/**
+ * Exits with `code` once the lines logged so far are written (EXIT_DRAIN_MS at most): the
+ * registry's own exits, after its last line ("registry stopped"), keep the log in order.
+ */
+export function exitOnceLogged(code: number): void {
+  void stdoutDestination()
+    .drained(EXIT_DRAIN_MS)
+    .then(() => process.exit(code));
 }
