@@ -2,8 +2,9 @@
  * `a2a-registry serve`: starts the registry exactly as `npm start` does (same environment
  * variables, same entry point), with flags that override the variables they name.
  *
- * Exit code: runs until SIGTERM/SIGINT (then 0); 2 for invalid configuration, 1 if it cannot
- * start (port taken, storage unreachable).
+ * Exit code: runs until SIGTERM/SIGINT (then 0, also while it waits for its storage); 2 for
+ * invalid configuration, 1 if it cannot start (port taken, a database that refuses it; an
+ * unreachable PostgreSQL is waited for, not a failure).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type RegistryConfig } from '../../config/config.js';
