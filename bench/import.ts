@@ -35,6 +35,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startRegistry } from '../src/server.js';
 import { PostgresStore } from '../src/storage/postgres/index.js';
 import { runImport, DEFAULT_BATCH_SIZE } from '../src/cli/commands/import.js';
+import type { Refusal } from '../src/cli/import-preparation.js';
 import { startPostgres, type TestPostgres } from '../test/support/postgres.js';
 import { positiveNumbers } from './lib/args.js';
 import { writeJsonLines } from './lib/fill-data-dir.js';
@@ -82,14 +83,17 @@ async function importOnce(label: string, env: NodeJS.ProcessEnv, file: string, b
   const config = loadConfig(env);
   const process0 = process.cpuUsage();
   const main0 = process.threadCpuUsage();
-  const summary = await runImport(config, [file], { owner: 'bench', batchSize, ...(thread ? { thread } : {}) });
+  let firstRefusal: Refusal | undefined;
+  const summary = await runImport(config, [file], { owner: 'bench', batchSize, ...(thread ? { thread } : {}) }, (r) => {
+    firstRefusal ??= r;
+  });
   const cpu = `CPU ${cpuSeconds(process.threadCpuUsage(main0)).toFixed(1)} s main thread, ${cpuSeconds(process.cpuUsage(process0)).toFixed(1)} s process`;
   const stored = summary.created + summary.updated + summary.unchanged;
   console.log(
     `${(thread ? `${label} (${thread})` : label).padEnd(36)} ${stored} stored (${summary.created} created, ${summary.unchanged} unchanged), ${summary.refused} refused: ` +
       `${summary.seconds.toFixed(1)} s, ${summary.perSecond.toLocaleString('en-US')} documents/s; ${cpu}; load ${os.loadavg()[0]!.toFixed(1)}`,
   );
-  if (summary.refused > 0) console.log('  first refusal:', JSON.stringify(summary.refusals[0]).slice(0, 400));
+  if (summary.refused > 0) console.log('  first refusal:', JSON.stringify(firstRefusal).slice(0, 400));
 }
 
 /** The follower's reads of changed entries: one query each, against one per batch of 500, over the same changes. */

@@ -11,7 +11,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { importCommand, runImport as runImportIn, type ImportSummary } from '../src/cli/commands/import.js';
+import { importCommand, runImport as runImportIn, type ImportJson } from '../src/cli/commands/import.js';
+import type { Refusal } from '../src/cli/import-preparation.js';
 import { loadConfig } from '../src/config/config.js';
 import type { Output } from '../src/cli/output.js';
 import { errorOf, op, resultOf, sdkClient, type WireJson } from './support/client.js';
@@ -39,7 +40,7 @@ async function runImport(sources: string[], options: { owner?: string; dataDir?:
   return { code, out, err };
 }
 
-const summaryOf = (run: Run): ImportSummary => JSON.parse(run.out) as ImportSummary;
+const summaryOf = (run: Run): ImportJson => JSON.parse(run.out) as ImportJson;
 
 /** Runs `body` with a fresh work folder (the sources) and data directory, both removed after. */
 async function inTempDirs(body: (work: string, dataDir: string) => Promise<void>): Promise<void> {
@@ -153,10 +154,11 @@ describe('import into SQLite', () => {
     const dirs = [tempDir(), tempDir()];
     try {
       const { cards, lines } = writeSources(work);
-      const summaries: ImportSummary[] = [];
+      const summaries: ImportJson[] = [];
       for (const [i, thread] of (['worker', 'main'] as const).entries()) {
         const config = loadConfig({ REGISTRY_DATA_DIR: dirs[i]!, LOG_LEVEL: 'warn' });
-        summaries.push(await runImportIn(config, [cards, lines], { owner: 'alice', batchSize: 2, thread }));
+        const refusals: Refusal[] = [];
+        summaries.push({ ...(await runImportIn(config, [cards, lines], { owner: 'alice', batchSize: 2, thread }, (r) => void refusals.push(r))), refusals });
       }
       const answers = summaries.map(({ created, updated, unchanged, refused, withWarnings, refusals }) => ({ created, updated, unchanged, refused, withWarnings, refusals }));
       assert.deepEqual(answers[0], answers[1]);
@@ -217,13 +219,106 @@ describe('import into SQLite', () => {
       child.stdin.end();
       const code = await exited;
       assert.equal(code, 1, stderr);
-      const summary = JSON.parse(stdout) as ImportSummary;
+      const summary = JSON.parse(stdout) as ImportJson;
       assert.deepEqual([summary.created, summary.refused], [1, 1]);
       const [refusal] = summary.refusals;
       assert.deepEqual([refusal!.file, refusal!.line, refusal!.code], ['standard input', 1, 'TOO_LARGE']);
       assert.match(refusal!.message, /^Line 1 is 8\d,\d{3},\d{3} bytes, more than one registration may carry \(65,536 bytes, REGISTRY_MAX_BODY_BYTES\)/);
     } finally {
       removeTempDir(dataDir);
+    }
+  });
+
+  test('20,000 refusals in a 64 MB heap, their reader slow: printed as they come (--json: one document, in input order), none kept', async () => {
+    ensureBuilt();
+    const work = tempDir();
+    try {
+      // Each refusal (7 findings with hints) is 2 to 3.5 KB printed: 40 to 70 MB in all, which
+      // the import kept until the end ("JavaScript heap out of memory"), and a pipe's writes are
+      // queued in memory while its reader does not take them.
+      const total = 20_000;
+      const lines = path.join(work, 'bad.jsonl');
+      fs.writeFileSync(lines, '{"name":"x"}\n'.repeat(total));
+      for (const json of [true, false]) {
+        const dataDir = path.join(work, `data-${json}`);
+        const child = spawn(process.execPath, ['--max-old-space-size=64', BIN, 'import', ...(json ? ['--json'] : []), '--data-dir', dataDir, lines], { cwd: REPO_ROOT, stdio: 'pipe' });
+        const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+        const printed = json ? child.stdout : child.stderr;
+        const other = json ? child.stderr : child.stdout;
+        // The start, the end and the size of what it printed; what the other stream says whole.
+        let head = '';
+        let tail = '';
+        let bytes = 0;
+        printed.setEncoding('utf8').on('data', (d: string) => {
+          if (head.length < 2000) head += d;
+          tail = (tail + d).slice(-2000);
+          bytes += d.length;
+        });
+        let said = '';
+        other.setEncoding('utf8').on('data', (d: string) => (said += d));
+        // A slow reader: nothing taken for the first two seconds.
+        printed.pause();
+        setTimeout(() => printed.resume(), 2000);
+        assert.equal(await exited, 1, `${said}\n${tail}`);
+        assert.ok(bytes > 30_000_000, `every refusal printed (${bytes} bytes)`);
+        if (json) {
+          assert.match(head, /^\{\n {2}"refusals": \[\n {4}\{\n {6}"file": ".*bad\.jsonl",\n {6}"line": 1,\n {6}"code": "UNSUPPORTED_VERSION"/);
+          assert.match(tail, /"line": 20000,\n {12}"column": 1\n {10}\}\n {8}\}\n {6}\]\n {4}\}\n {2}\],\n {2}"engine": "sqlite",\n {2}"documents": 20000,[^]*"refused": 20000,[^]*\n\}\n$/);
+        } else {
+          assert.match(head, /^✗ refused .*bad\.jsonl:1: UNSUPPORTED_VERSION\n/);
+          assert.match(tail, /bad\.jsonl:20000:1 {2}\/skills: required field "skills" is missing/);
+          assert.match(said, /imported 0 of 20,000 documents .*: 0 created, 0 updated, 0 unchanged, 20,000 refused\n$/);
+        }
+      }
+    } finally {
+      removeTempDir(work);
+    }
+  });
+
+  test('Ctrl-C or SIGTERM part way: it says how many were stored and to run it again (--json too), ends as the signal does; running it again finishes', async () => {
+    ensureBuilt();
+    const work = tempDir();
+    try {
+      const total = 20_000;
+      const lines = path.join(work, 'many.jsonl');
+      fs.writeFileSync(lines, Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Quokka ${i}`, `https://quokka-${i}.example.org/a2a`))).join('\n'));
+      for (const [signal, json] of [['SIGINT', false], ['SIGTERM', true]] as const) {
+        const dataDir = path.join(work, `data-${signal}`);
+        const database = path.join(dataDir, 'registry.db');
+        const count = (): number => {
+          if (!fs.existsSync(database)) return 0;
+          const db = new Database(database, { readonly: true });
+          try {
+            return (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
+          } catch {
+            return 0; // not created yet
+          } finally {
+            db.close();
+          }
+        };
+        const child = spawn(process.execPath, [BIN, 'import', ...(json ? ['--json'] : []), '--owner', 'alice', '--batch-size', '100', '--data-dir', dataDir, lines], { cwd: REPO_ROOT, stdio: 'pipe' });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+        for (const deadline = Date.now() + 30_000; count() === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+        child.kill(signal);
+        // It printed nothing, and ended as the signal does (the shell's 130 or 143).
+        assert.deepEqual(await exited, { code: null, signal }, stderr);
+        const stored = count();
+        assert.ok(stored > 0 && stored < total, `stopped part way (${stored} stored)`);
+        const message =
+          `the import was interrupted (${signal}): ${stored.toLocaleString('en-US')} documents stored before it stopped (a transaction commits whole or not at all: nothing is half-written); ` +
+          'run the same import again to finish (what is stored already comes out unchanged).';
+        assert.equal(stderr, `a2a-registry: ${message}\n`);
+        if (json) assert.deepEqual(JSON.parse(stdout), { error: { code: 'INTERRUPTED', message, stored } });
+        else assert.equal(stdout, '');
+        const again = summaryOf(await runImport([lines], { dataDir, json: true }));
+        assert.deepEqual([again.created + again.unchanged, again.unchanged, again.refused], [total, stored, 0]);
+      }
+    } finally {
+      removeTempDir(work);
     }
   });
 
@@ -310,6 +405,28 @@ describe('import into SQLite', () => {
       assert.equal(JSON.parse(named.out).error.code, 'READ_ERROR');
       assert.match(JSON.parse(named.out).error.message, /puffin\.json: it is a symbolic link to \.\.\/gone\/puffin\.json/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'registry.db')), 'nothing was imported');
+    }));
+
+  test('storage that cannot be opened (a data directory that is a file, or below one) is STORAGE_UNAVAILABLE with --json, as the README says', () =>
+    inTempDirs(async (work, dataDir) => {
+      const lines = path.join(work, 'one.jsonl');
+      fs.writeFileSync(lines, JSON.stringify(v1Card('Sable Searcher', 'https://sable.example.org/a2a')) + '\n');
+      const file = path.join(dataDir, 'a-file');
+      fs.writeFileSync(file, 'not a directory');
+      for (const [where, why] of [
+        [file, /is a file, not a directory/],
+        [path.join(file, 'data'), /cannot open the database file/],
+      ] as const) {
+        const run = await runImport([lines], { dataDir: where, json: true });
+        assert.equal(run.code, 1, run.err);
+        const { error } = JSON.parse(run.out) as { error: { code: string; message: string; stored: number } };
+        // It said IMPORT_FAILED: only an unreachable PostgreSQL server was STORAGE_UNAVAILABLE.
+        assert.equal(error.code, 'STORAGE_UNAVAILABLE', error.message);
+        assert.equal(error.stored, 0);
+        assert.match(error.message, /^nothing was imported: /);
+        assert.match(error.message, why);
+        assert.match(error.message, /Check that --data-dir \(REGISTRY_DATA_DIR\)/);
+      }
     }));
 
   test('usage: an unreadable source is exit 2 and nothing is imported', async () => {
@@ -513,6 +630,23 @@ describe('import into PostgreSQL', () => {
       assert.match(error.message, /^nothing was imported: Cannot connect to postgres:\/\/registry@127\.0\.0\.1:\d+\/registry: connect ECONNREFUSED/);
     } finally {
       removeTempDir(dataDir);
+    }
+  });
+
+  test('a database that does not exist: STORAGE_UNAVAILABLE, nothing imported', async (t) => {
+    if (postgres.skipReason) return t.skip(postgres.skipReason);
+    const work = tempDir();
+    try {
+      const url = new URL(postgres.server.url);
+      url.pathname = '/no_such_database';
+      const run = await runImport([writeSources(work).cards], { databaseUrl: url.href, json: true });
+      assert.equal(run.code, 1, run.err);
+      const { error } = JSON.parse(run.out) as { error: { code: string; message: string; stored: number } };
+      assert.equal(error.code, 'STORAGE_UNAVAILABLE', error.message);
+      assert.equal(error.stored, 0);
+      assert.match(error.message, /^nothing was imported: .*no_such_database/);
+    } finally {
+      removeTempDir(work);
     }
   });
 

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import { runImport, type ImportSummary } from '../../src/cli/commands/import.js';
+import type { Refusal } from '../../src/cli/import-preparation.js';
 import { createStore } from '../../src/storage/create-store.js';
 import { streamEntries, type GeneratedEntry } from './generate-entries.js';
 
@@ -58,8 +59,11 @@ export async function fillDataDir(dataDir: string, size: number): Promise<Fill> 
     writeJsonLines(file, size);
     const writeSeconds = (performance.now() - writing) / 1000;
     fs.mkdirSync(dataDir, { recursive: true });
-    const summary = await runImport(loadConfig({ REGISTRY_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' }), [file], { owner: FILL_OWNER, batchSize: 500 });
-    if (summary.refused > 0) throw new Error(`the fill of ${dataDir} refused ${summary.refused} generated documents; the first: ${JSON.stringify(summary.refusals[0])}`);
+    let firstRefusal: Refusal | undefined;
+    const summary = await runImport(loadConfig({ REGISTRY_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' }), [file], { owner: FILL_OWNER, batchSize: 500 }, (r) => {
+      firstRefusal ??= r;
+    });
+    if (summary.refused > 0) throw new Error(`the fill of ${dataDir} refused ${summary.refused} generated documents; the first: ${JSON.stringify(firstRefusal)}`);
     return { ...summary, writeSeconds };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

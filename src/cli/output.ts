@@ -56,6 +56,13 @@ export interface Output {
    * one line, or a reader taking a line at a time gets a fragment of one.
    */
   jsonLines?: boolean;
+  /**
+   * Resolves once what was written has gone out far enough to write more. Writes to a pipe are
+   * queued in memory until its reader takes them: a command that prints without end (import's
+   * refusals) waits for this, or a reader slower than the command (`2>&1 | less`, a log shipper)
+   * had it hold everything it printed. Absent: nothing to wait for.
+   */
+  drained?: () => Promise<void>;
 }
 
 export function defaultOutput(): Output {
@@ -66,7 +73,24 @@ export function defaultOutput(): Output {
     err: (s) => process.stderr.write(forTerminal(s)),
     color,
     columns: tty ? (process.stdout.columns ?? 0) : undefined,
+    drained: async () => {
+      await Promise.all([drainOf(process.stdout), drainOf(process.stderr)]);
+    },
   };
+}
+
+/** Once `stream` takes more writes without queueing them (or is closed: a closed pipe ends the command, see onClosedPipe). */
+function drainOf(stream: NodeJS.WriteStream): Promise<void> {
+  if (!stream.writableNeedDrain) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.once('drain', done);
+    stream.once('close', done);
+  });
 }
 
 export interface Styles {

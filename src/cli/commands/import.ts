@@ -14,7 +14,9 @@
  *
  * Exit code: 0 every document stored (created, updated or unchanged), 1 any refused or not
  * JSON, or storage that cannot be opened or failed part way (said with the count stored before
- * it), 2 usage (bad options or configuration, a source that cannot be read).
+ * it), 2 usage (bad options or configuration, a source that cannot be read). Ctrl-C or SIGTERM
+ * stops it once the transactions under way have committed, says how many documents were stored,
+ * and ends as the signal does (130, 143).
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, ADMIN_PRINCIPAL, type RegistryConfig } from '../../config/config.js';
@@ -24,10 +26,11 @@ import { StorageUnavailableError, postgresFault, sqliteFault } from '../../stora
 import { listSources, readDocuments, SourceError, type SourceDocument } from '../import-sources.js';
 import { refusalOf, type Refusal } from '../import-preparation.js';
 import type { Preparer } from '../import-preparers.js';
-import { EXIT_FAILED, EXIT_OK, countOf, defaultOutput, failOnClosedPipe, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { nameFlags, serveEnvironment } from './serve.js';
 import { nonEmpty } from '../option-values.js';
 import { withoutPassword } from '../../lib/url-password.js';
+import { interruption, signalOf } from '../interruption.js';
 
 interface ImportOptions {
   owner: string;
@@ -58,12 +61,14 @@ export interface ImportSummary {
   withWarnings: number;
   seconds: number;
   perSecond: number;
-  refusals: Refusal[];
 }
 
+/** What `import --json` prints: the summary and every refusal, in input order. */
+export type ImportJson = ImportSummary & { refusals: Refusal[] };
+
 /**
- * The import stopped part way (storage failed, or the checks' thread): what was stored before
- * stays stored, and running the same import again finishes it.
+ * The import stopped part way (storage failed, the checks' thread, or a signal): what was stored
+ * before stays stored, and running the same import again finishes it.
  */
 export class ImportStopped extends Error {
   constructor(
@@ -75,22 +80,55 @@ export class ImportStopped extends Error {
   }
 }
 
+/** The storage could not be opened (a data directory that is a file, a database that does not exist, ...): nothing was imported. */
+export class StorageNotOpened extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/** Ctrl-C, SIGTERM or SIGHUP during the import: the cause of its ImportStopped. */
+export class ImportInterrupted extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`interrupted (${signal})`);
+  }
+}
+
+export interface RunImportOptions {
+  owner: string;
+  batchSize: number;
+  thread?: 'worker' | 'main';
+  /**
+   * Aborted (with the signal's name) to stop the import: no batch begins another transaction, the
+   * ones committing finish, and runImport throws ImportStopped with an ImportInterrupted cause.
+   */
+  signal?: AbortSignal;
+}
+
 /**
- * Imports everything the sources hold; refusals are collected. A source that cannot be read is
- * a SourceError; a failure once storing began is an ImportStopped; storage that cannot be opened
- * is thrown as it is.
+ * Imports everything the sources hold. Refusals are handed to `onRefusal` in input order, a
+ * batch at a time, and not kept: memory does not grow with their number (the refusals of at most
+ * IN_FLIGHT batches wait, and a batch is done once `onRefusal` resolved for each of them: a
+ * reader of the output that falls behind slows the import down instead of filling memory). A
+ * source that cannot be read is a SourceError; storage that cannot be opened a StorageNotOpened;
+ * a failure once storing began (or an interruption) an ImportStopped.
  */
 export async function runImport(
   config: RegistryConfig,
   sources: readonly string[],
-  options: Pick<ImportOptions, 'owner' | 'batchSize'> & { thread?: 'worker' | 'main' },
-  onRefusal: (r: Refusal) => void = () => undefined,
+  options: RunImportOptions,
+  onRefusal: (r: Refusal) => void | Promise<void> = () => undefined,
 ): Promise<ImportSummary> {
   const files = await listSources(sources);
   const { openImporter } = await import('../../composition/importer.js');
   const { openPreparer } = await import('../import-preparers.js');
   const log = createLogger('warn', process.stderr);
-  const opened = await openImporter(config, log, options.owner);
+  let opened: Awaited<ReturnType<typeof openImporter>>;
+  try {
+    opened = await openImporter(config, log, options.owner);
+  } catch (error) {
+    throw new StorageNotOpened(error);
+  }
   let preparer: Preparer;
   try {
     preparer = await openPreparer(config, log, options.thread);
@@ -98,28 +136,42 @@ export async function runImport(
     await opened.close();
     throw error;
   }
-  const summary: ImportSummary = { engine: opened.engine, documents: 0, imported: 0, created: 0, updated: 0, unchanged: 0, refused: 0, withWarnings: 0, seconds: 0, perSecond: 0, refusals: [] };
-  /** Refusals with the position of their document in the input: reported as they come, listed in input order. */
-  const refusals: { n: number; refusal: Refusal }[] = [];
-  const refuse = (n: number, r: Refusal): void => {
-    summary.refused++;
-    refusals.push({ n, refusal: r });
-    onRefusal(r);
-  };
+  const summary: ImportSummary = { engine: opened.engine, documents: 0, imported: 0, created: 0, updated: 0, unchanged: 0, refused: 0, withWarnings: 0, seconds: 0, perSecond: 0 };
   const started = performance.now();
+  /** The batches not yet done (stored and their refusals reported): at most IN_FLIGHT. */
   const inFlight = new Set<Promise<void>>();
-  /** The first batch that failed (storage, or the checks' thread): the import stops there. */
+  /** The first batch that failed (storage, the checks' thread), or the interruption: the import stops there. */
   let failure: { error: unknown } | undefined;
+  /** Settles (rejected) when the signal comes: the reading and the waiting below stop at once. */
+  const interrupted = new Promise<never>((_, reject) => {
+    const signal = options.signal;
+    if (!signal) return;
+    const stop = (): void => {
+      const error = new ImportInterrupted(signalOf(signal.reason));
+      failure ??= { error };
+      reject(error);
+    };
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  interrupted.catch(() => undefined);
   /**
-   * On SQLite the batches are stored one after another, in input order (one connection writes
-   * anyway): a batch may take several transactions (see below), and the rest of a batch stored
-   * after the next batch's first transaction would let an earlier document of the input replace
-   * a later one with the same identity. PostgreSQL stores a batch in one transaction: batches overlap.
+   * The batch before the next one: done, i.e. stored and its refusals reported. On SQLite the
+   * batches are stored one after another, in input order (one connection writes anyway): a batch
+   * may take several transactions (see below), and the rest of a batch stored after the next
+   * batch's first transaction would let an earlier document of the input replace a later one with
+   * the same identity. PostgreSQL stores a batch in one transaction: batches overlap. Either way
+   * a batch's refusals are reported after those of the batch before, so they come in input order.
    */
-  let storedBefore: Promise<unknown> = Promise.resolve();
+  let before: Promise<void> = Promise.resolve();
   /** A batch: checked (in the worker thread, while earlier batches are stored), then stored in one transaction. */
   const flush = (docs: SourceDocument[], first: number): void => {
-    const turn = storedBefore;
+    const turn = before;
+    const refused: { n: number; refusal: Refusal }[] = [];
+    const refuse = (n: number, r: Refusal): void => {
+      summary.refused++;
+      refused.push({ n, refusal: r });
+    };
     const work = preparer
       .prepare(docs)
       .then(async (prepared) => {
@@ -133,7 +185,8 @@ export async function runImport(
         });
         // A transaction may store the first documents only (SQLite bounds how long it holds the
         // lock a running registry waits for): the rest go in the next, each counted once committed.
-        for (let rest = ready; rest.length > 0; ) {
+        // Interrupted, no next one begins.
+        for (let rest = ready; rest.length > 0 && !failure; ) {
           const results = await opened.importer.store(rest.map((r) => r.document));
           if (results.length === 0) throw new Error('the storage stored none of a batch of documents');
           results.forEach((result, i) => {
@@ -147,38 +200,47 @@ export async function runImport(
       .catch((error: unknown) => {
         failure ??= { error };
       });
-    const tracked = work.finally(() => inFlight.delete(tracked));
+    const done = Promise.all([turn, work]).then(async () => {
+      // Waited for (its reader taking what was printed): the batch is not done before.
+      for (const r of refused.sort((a, b) => a.n - b.n)) await onRefusal(r.refusal);
+    });
+    const tracked = done.finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
-    storedBefore = tracked;
+    before = tracked;
   };
+  // No registration can carry a document longer than a request body: longer ones are refused unread.
+  const documents = readDocuments(files, config.maxBodyBytes);
   try {
     let batch: SourceDocument[] = [];
     let n = 0;
-    // No registration can carry a document longer than a request body: longer ones are refused unread.
-    for await (const doc of readDocuments(files, config.maxBodyBytes)) {
-      batch.push(doc);
+    for (;;) {
+      // A read may wait for ever (a terminal, a producer that stalls): the signal does not.
+      const next = await Promise.race([documents.next(), interrupted]);
+      if (next.done) break;
+      batch.push(next.value);
       n++;
       if (batch.length >= options.batchSize) {
         flush(batch, n - batch.length);
         batch = [];
-        while (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+        while (inFlight.size >= IN_FLIGHT) await Promise.race([...inFlight, interrupted]);
         if (failure) throw failure.error;
       }
     }
     if (batch.length > 0) flush(batch, n - batch.length);
-    await Promise.all(inFlight);
+    await Promise.race([Promise.all(inFlight), interrupted]);
     if (failure) throw failure.error;
   } catch (error) {
     if (error instanceof SourceError) throw error;
     // The batches committed before the failure stay stored: count them once the others settled.
     await Promise.all(inFlight);
-    throw new ImportStopped(error, summary.created + summary.updated + summary.unchanged);
+    throw new ImportStopped(failure?.error ?? error, summary.created + summary.updated + summary.unchanged);
   } finally {
+    // Stopped part way, the file being read is closed (not awaited: a read of standard input may never end).
+    void documents.return(undefined).catch(() => undefined);
     await Promise.all(inFlight);
     await preparer.close();
     await opened.close();
   }
-  summary.refusals = refusals.sort((a, b) => a.n - b.n).map((r) => r.refusal);
   summary.seconds = (performance.now() - started) / 1000;
   summary.imported = summary.created + summary.updated + summary.unchanged;
   summary.documents = summary.imported + summary.refused;
@@ -208,21 +270,62 @@ function formatSummary(summary: ImportSummary, where: string): string {
 }
 
 /**
- * Storage that cannot be opened or failed part way: what happened, what was stored, what to do;
- * with --json as an {"error"} document on stdout too, as every command's failures are.
+ * The --json document, written as the import goes: its refusals first, each as it is reported
+ * (an import of millions of refused documents holds none of them), then the summary's other
+ * members, or the {"error"} that stopped it. Until a refusal comes, nothing is written, and the
+ * document is the one printJson writes.
  */
-function reportStopped(o: Output, options: Pick<ImportOptions, 'json' | 'dataDir' | 'databaseUrl'>, err: Error): number {
-  const { json } = options;
-  const code = isStorageFault(err instanceof ImportStopped ? err.cause : err) ? 'STORAGE_UNAVAILABLE' : 'IMPORT_FAILED';
+class JsonReport {
+  #open = false;
+
+  constructor(private readonly o: Output) {}
+
+  refusal(r: Refusal): void {
+    const indented = JSON.stringify(r, null, 2).replaceAll('\n', '\n    ');
+    this.o.out(`${this.#open ? ',' : '{\n  "refusals": ['}\n    ${indented}`);
+    this.#open = true;
+  }
+
+  /** Ends the document with `members` (a `refusals` among them is the list already written, when one was). */
+  end(members: Record<string, unknown>): void {
+    if (!this.#open) return printJson(this.o, members);
+    const { refusals: _written, ...rest } = members;
+    const more = JSON.stringify(rest, null, 2);
+    this.o.out(`\n  ]${more === '{}' ? '\n}' : `,${more.slice(1)}`}\n`);
+  }
+}
+
+/**
+ * Storage that cannot be opened or failed part way, or an interruption: what happened, what was
+ * stored, what to do; with --json as an {"error"} document on stdout too, as every command's
+ * failures are (after the refusals reported before it, if any).
+ */
+function reportStopped(o: Output, options: Pick<ImportOptions, 'dataDir' | 'databaseUrl'>, report: JsonReport | undefined, err: Error): number {
+  const cause = err instanceof ImportStopped || err instanceof StorageNotOpened ? err.cause : err;
+  const stored = err instanceof ImportStopped ? err.stored : 0;
+  const n = (x: number): string => x.toLocaleString('en-US');
+  const again = 'run the same import again to finish (what is stored already comes out unchanged)';
+  let code = err instanceof StorageNotOpened || isStorageFault(cause) ? 'STORAGE_UNAVAILABLE' : 'IMPORT_FAILED';
+  let message: string;
+  if (cause instanceof ImportInterrupted) {
+    code = 'INTERRUPTED';
+    message = `the import was interrupted (${cause.signal}): ${countOf(stored, 'document')} stored before it stopped (a transaction commits whole or not at all: nothing is half-written); ${again}.`;
+  } else if (cause instanceof StorageUnavailableError && cause.fault.code === 'REPLACED') {
+    // A restore (or a hand) put another file in place of the database the import had open: what
+    // it stored went with the file it opened, not into the one now in place.
+    message =
+      `the import stopped: the database file was replaced by another file (a restore?) while the import was writing to it. ` +
+      `The ${n(stored)} documents it stored went with the file it had open (a2a-registry restore keeps that one beside, as registry.db.replaced-<time>); ` +
+      'run the same import again to import them into the database now in place.';
+  } else if (err instanceof ImportStopped) {
+    message = `the import stopped: ${err.message}. The ${n(stored)} documents stored before it stay stored; ${again}.`;
+  } else {
+    message = `nothing was imported: ${err.message}`;
+  }
   // Storage names its setting ("Check that REGISTRY_DATA_DIR (...) is a directory ..."): the flag, when the user gave that.
-  const message = nameFlags(
-    err instanceof ImportStopped
-      ? `the import stopped: ${err.message}. The ${err.stored.toLocaleString('en-US')} documents stored before it stay stored; run the same import again to finish (what is stored already comes out unchanged).`
-      : `nothing was imported: ${err.message}`,
-    { dataDir: options.dataDir, databaseUrl: options.databaseUrl },
-  );
+  message = nameFlags(message, { dataDir: options.dataDir, databaseUrl: options.databaseUrl });
   // `stored` whichever way it stopped (README): 0 when storage could not even be opened.
-  if (json) printJson(o, { error: { code, message, stored: err instanceof ImportStopped ? err.stored : 0 } });
+  report?.end({ error: { code, message, stored } });
   o.err(`a2a-registry: ${message}\n`);
   return EXIT_FAILED;
 }
@@ -248,13 +351,14 @@ export function register(program: Command): void {
     .option('--data-dir <dir>', "the registry's data directory: its SQLite database (REGISTRY_DATA_DIR, default ./data)", nonEmpty)
     .option('--database-url <url>', 'postgres://... to import into PostgreSQL instead (DATABASE_URL)', nonEmpty)
     .addOption(new Option('--batch-size <n>', 'documents per transaction').argParser(positiveInt).default(DEFAULT_BATCH_SIZE))
-    .option('--json', 'print the summary and every refusal as one JSON document', false)
+    .option('--json', 'print the summary and every refusal as one JSON document (the refusals first, as they are found)', false)
     .addHelpText(
       'after',
       '\nDocuments are checked exactly as a registration is (REGISTRY_MAX_DOCUMENT_BYTES, REGISTRY_TRUSTED_KEYS, REGISTRY_REQUIRE_VERIFIED... apply);\n' +
         'a refused document is reported with its file and line and skipped. Importing the same documents again changes nothing.\n' +
         'SQLite: restart the registry afterwards (it reads the entries at start-up). PostgreSQL: running replicas see them at once.\n' +
-        'Exit status: 0 every document stored, 1 any refused or not JSON, or storage failed (the documents stored before stay stored: run it again), 2 usage or an unreadable source.\n' +
+        'Exit status: 0 every document stored, 1 any refused or not JSON, or storage failed (the documents stored before stay stored: run it again), 2 usage or an unreadable source;\n' +
+        'Ctrl-C (130) or SIGTERM (143) stops it once the transactions under way have committed, and says how many documents were stored.\n' +
         'Examples:\n  a2a-registry import --data-dir /var/lib/a2a-registry cards/\n  a2a-registry import --owner acme --database-url postgres://registry@db/registry entries.jsonl',
     )
     .action(async (sources: string[], options: ImportOptions) => {
@@ -274,15 +378,32 @@ export async function importCommand(sources: string[], options: ImportOptions, o
   if (options.owner.trim() === '') return reportUsage(o, options.json, 'USAGE', '--owner must name a principal');
   const contradiction = dataDirIgnored(options, config);
   if (contradiction) return reportUsage(o, options.json, 'USAGE', contradiction);
+  const report = options.json ? new JsonReport(o) : undefined;
+  const stop = interruption();
   let summary: ImportSummary;
   try {
-    summary = await runImport(config, sources, options, options.json ? undefined : (r) => o.err(formatRefusal(r, o)));
+    // Printed as they come, each waiting for the reader to take the one before: not held in memory.
+    const print = report ? (r: Refusal) => report.refusal(r) : (r: Refusal) => o.err(formatRefusal(r, o));
+    const interrupted = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const onRefusal = async (r: Refusal): Promise<void> => {
+      print(r);
+      if (o.drained) await Promise.race([o.drained(), interrupted]);
+    };
+    summary = await runImport(config, sources, { ...options, signal: stop.signal }, onRefusal);
   } catch (err) {
-    if (err instanceof SourceError) return reportUsage(o, options.json, 'READ_ERROR', err.message);
-    if (err instanceof Error) return reportStopped(o, options, err);
-    throw err;
+    if (err instanceof SourceError) {
+      report?.end({ error: { code: 'READ_ERROR', message: err.message } });
+      o.err(`a2a-registry: ${err.message}\n`);
+      return EXIT_USAGE;
+    }
+    if (!(err instanceof Error)) throw err;
+    const status = reportStopped(o, options, report, err);
+    // Interrupted: it ends as the signal ends a process (130 for Ctrl-C), as backup and restore do.
+    return err instanceof ImportStopped && err.cause instanceof ImportInterrupted ? stop.end(err.cause.signal) : status;
+  } finally {
+    stop.release();
   }
-  if (options.json) printJson(o, summary);
+  if (report) report.end({ ...summary, refusals: [] });
   else o.out(formatSummary(summary, summary.engine === 'sqlite' ? `${config.dataDir} (SQLite)` : `PostgreSQL (${withoutPassword(config.databaseUrl ?? '') ?? 'DATABASE_URL'})`));
   return summary.refused > 0 ? EXIT_FAILED : EXIT_OK;
 }
