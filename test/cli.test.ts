@@ -393,6 +393,10 @@ describe('a2a-registry against a registry', () => {
       cli(['search', '--limit', '\u001b[2J\u001b]0;title\u0007', 'x'], { env }),
       // An agent card with a toolspec's --mcp-* options was sent as a toolspec: declined, "/toolspec/tools ... missing".
       cli(['register', example('agent-card.json'), '--mcp-name', 'files', '--mcp-url', 'https://files.example.org/mcp'], { env: as('alice') }),
+      // A principal with whitespace at an end, which no token's principal has (they are trimmed):
+      // import created entries no token could own, ls listed none.
+      cli(['import', '--owner', 'acme ', '--data-dir', tempDir(), '-'], { input: '{}\n' }),
+      cli(['ls', '--owner', ' bob'], { env }),
       // Empty values (`--owner "$OWNER"` with the variable unset): ls listed every owner's
       // entries, search dropped the filter, get and rm sent the registry an empty id.
       cli(['ls', '--owner', '', '--json'], { env }),
@@ -413,6 +417,8 @@ describe('a2a-registry against a registry', () => {
     for (const r of runs) assert.doesNotMatch(r.stderr, TERMINAL_CONTROL);
     assert.equal(runs[14]!.stderr, `a2a-registry: ${example('agent-card.json')} is an A2A agent card: the --mcp-* options give an MCP toolspec its server; leave them out to register the card\n`);
     assert.match(runs[12]!.stderr, /option '--timeout <seconds>' argument '0\.05' is invalid\. must be a number of seconds from 0\.1 to 3600/);
+    assert.equal(runs[15]!.stderr.split('\n')[0], `error: option '--owner <principal>' argument 'acme ' is invalid. "acme " begins or ends with whitespace, which no principal of REGISTRY_TOKENS has (they are trimmed; a quoting mistake?): remove it`);
+    assert.match(runs[16]!.stderr, /^error: option '--owner <principal>' argument ' bob' is invalid\. " bob" begins or ends with whitespace/);
     for (const r of runs.slice(-6)) assert.match(r.stderr, /must not be empty/);
     assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
   });

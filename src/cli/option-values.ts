@@ -16,3 +16,16 @@ export function nonEmpty(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError('must not be empty (an unset shell variable?)');
   return value;
 }
+
+/**
+ * A principal (`--owner`): not empty, and without whitespace at either end. REGISTRY_TOKENS'
+ * principals are trimmed (src/config/config.ts), so `import --owner "acme "` created entries no
+ * token could own, and `ls --owner " acme"` listed none of acme's.
+ */
+export function principal(value: string): string {
+  nonEmpty(value);
+  if (value.trim() !== value) {
+    throw new InvalidArgumentError(`"${value}" begins or ends with whitespace, which no principal of REGISTRY_TOKENS has (they are trimmed; a quoting mistake?): remove it`);
+  }
+  return value;
+}

@@ -28,7 +28,7 @@ import { refusalOf, type Refusal } from '../import-preparation.js';
 import type { Preparer } from '../import-preparers.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, countOf, defaultOutput, failOnClosedPipe, formatFindings, printJson, reportUsage, styles, type Locate, type Output } from '../output.js';
 import { nameFlags, serveEnvironment } from './serve.js';
-import { nonEmpty } from '../option-values.js';
+import { nonEmpty, principal } from '../option-values.js';
 import { withoutPassword } from '../../lib/url-password.js';
 import { interruption, signalOf } from '../interruption.js';
 
@@ -347,7 +347,7 @@ export function register(program: Command): void {
     .command('import')
     .description("bulk-load agent cards and MCP servers into the registry's storage, with the checks of a registration")
     .argument('<source...>', 'a directory (*.json, *.jsonl, *.ndjson files), a JSON file, a JSON-lines file, or "-" (JSON lines on stdin)')
-    .option('--owner <principal>', 'the principal the entries belong to (as if it had registered them)', ADMIN_PRINCIPAL)
+    .option('--owner <principal>', 'the principal the entries belong to (as if it had registered them)', principal, ADMIN_PRINCIPAL)
     .option('--data-dir <dir>', "the registry's data directory: its SQLite database (REGISTRY_DATA_DIR, default ./data)", nonEmpty)
     .option('--database-url <url>', 'postgres://... to import into PostgreSQL instead (DATABASE_URL)', nonEmpty)
     .addOption(new Option('--batch-size <n>', 'documents per transaction').argParser(positiveInt).default(DEFAULT_BATCH_SIZE))
@@ -375,7 +375,6 @@ export async function importCommand(sources: string[], options: ImportOptions, o
     if (!(err instanceof ConfigError)) throw err;
     return reportUsage(o, options.json, 'USAGE', nameFlags(err.message, { dataDir: options.dataDir, databaseUrl: options.databaseUrl }));
   }
-  if (options.owner.trim() === '') return reportUsage(o, options.json, 'USAGE', '--owner must name a principal');
   const contradiction = dataDirIgnored(options, config);
   if (contradiction) return reportUsage(o, options.json, 'USAGE', contradiction);
   const report = options.json ? new JsonReport(o) : undefined;

@@ -10,7 +10,7 @@ import type { EntryView, ListPage, ListRequest } from '../../contract/types.js';
 import { dataPart, isObject } from '../connection.js';
 import { EXIT_OK, Table, printJson, styles, type Output } from '../output.js';
 import { runRemote } from '../remote.js';
-import { nonEmpty } from '../option-values.js';
+import { nonEmpty, principal } from '../option-values.js';
 import { intInRange } from './search.js';
 
 interface LsOptions {
@@ -64,7 +64,7 @@ export function register(program: Command): void {
     .description('list entries, newest first')
     .addOption(new Option('--kind <kind>', 'only agents or only MCP servers').choices(['agent', 'mcp-server']))
     .addOption(new Option('--mine', "only the entries of this token's principal (needs a token)").conflicts('owner'))
-    .option('--owner <principal>', 'only the entries of this principal', nonEmpty)
+    .option('--owner <principal>', 'only the entries of this principal', principal)
     .addOption(new Option('--health <status>', 'only entries whose latest live check was ok, unreachable or invalid').choices(['ok', 'unreachable', 'invalid']))
     .option('--verified', "only agents whose card a key the registry trusts signed")
     .addOption(new Option('--limit <n>', 'entries per page, 1 to 100 (registry default 50)').argParser(intInRange(1, 100)))
