@@ -429,6 +429,36 @@ describe('import into SQLite', () => {
       }
     }));
 
+  test('exempt from the entry quota (REGISTRY_MAX_ENTRIES_PER_OWNER), as an admin is, whatever --owner; REGISTRY_MAX_REVISIONS caps the revisions kept', () =>
+    inTempDirs(async (work, dataDir) => {
+      const saved = { entries: process.env.REGISTRY_MAX_ENTRIES_PER_OWNER, revisions: process.env.REGISTRY_MAX_REVISIONS };
+      process.env.REGISTRY_MAX_ENTRIES_PER_OWNER = '1';
+      process.env.REGISTRY_MAX_REVISIONS = '2';
+      try {
+        const lines = path.join(work, 'three.jsonl');
+        fs.writeFileSync(lines, ['Tapir', 'Urial', 'Vicuna'].map((name) => JSON.stringify(v1Card(`${name} Tracker`, `https://${name.toLowerCase()}.example.org/a2a`))).join('\n'));
+        const first = summaryOf(await runImport([lines], { dataDir, owner: 'alice', json: true }));
+        assert.deepEqual([first.created, first.refused], [3, 0], 'three entries for alice, over her quota of 1');
+        for (const version of ['2.0.0', '3.0.0', '4.0.0']) {
+          const card = path.join(work, `tapir-${version}.json`);
+          fs.writeFileSync(card, JSON.stringify({ ...v1Card('Tapir Tracker', 'https://tapir.example.org/a2a'), version }));
+          assert.equal(summaryOf(await runImport([card], { dataDir, owner: 'alice', json: true })).updated, 1);
+        }
+      } finally {
+        for (const [name, value] of [['REGISTRY_MAX_ENTRIES_PER_OWNER', saved.entries], ['REGISTRY_MAX_REVISIONS', saved.revisions]] as const) {
+          if (value === undefined) delete process.env[name];
+          else process.env[name] = value;
+        }
+      }
+      const db = new Database(path.join(dataDir, 'registry.db'), { readonly: true });
+      try {
+        const revisions = db.prepare("SELECT r.revision FROM entry_revisions r JOIN entries e ON e.id = r.entry_id WHERE e.identity_url LIKE '%tapir%' ORDER BY r.revision").all() as { revision: number }[];
+        assert.deepEqual(revisions.map((r) => r.revision), [3, 4], 'the last two of four revisions kept');
+      } finally {
+        db.close();
+      }
+    }));
+
   test('usage: an unreadable source is exit 2 and nothing is imported', async () => {
     const dataDir = tempDir();
     try {

@@ -8,7 +8,9 @@
  *
  * Two halves, so they can run on two threads: `ImportChecks` (everything up to the write; needs
  * no storage, so the import can run it in a worker thread while the main thread stores the
- * previous batch) and `BulkImport` (the write: ownership, URL claims, quota, in one transaction).
+ * previous batch) and `BulkImport` (the write: ownership, URL claims, revisions kept, in one
+ * transaction). Imports are an operator's: no entry quota (REGISTRY_MAX_ENTRIES_PER_OWNER), as
+ * for an admin's registrations; the storage takes none (ImportQuota).
  *
  * Nothing is published here: the import runs beside (or instead of) the registry, which picks
  * the entries up from the change log (PostgreSQL replicas, live) or at its next start (SQLite).
@@ -17,7 +19,7 @@ import type { Finding } from '../contract/types.js';
 import { RegistryError } from '../contract/errors.js';
 import type { Subject } from '../contract/subject.js';
 import type { Actor } from '../contract/caller.js';
-import type { EntryWrite, RegistryStore, WriteQuota } from '../storage/types.js';
+import type { EntryWrite, ImportQuota, RegistryStore } from '../storage/types.js';
 import type { DocumentValidator } from '../validation/index.js';
 import type { DocumentVerifier } from '../validation/signature.js';
 import { checkCardSignatures } from './card-trust.js';
@@ -75,7 +77,7 @@ export class ImportChecks {
 /** The write half: prepared documents stored in one transaction. */
 export class BulkImport {
   private readonly actor: Actor;
-  private readonly quota: WriteQuota;
+  private readonly quota: ImportQuota;
 
   constructor(private readonly deps: BulkImportDeps) {
     this.actor = { principal: deps.owner, isAdmin: false };
@@ -100,8 +102,6 @@ export class BulkImport {
           return { status: 'refused', error: identityTaken(p.claims, outcome.id) };
         case 'url-taken':
           return { status: 'refused', error: urlTaken(p.claims, outcome.url, outcome.heldAs) };
-        case 'quota-exceeded':
-          return { status: 'refused', error: new RegistryError('QUOTA_EXCEEDED', `The import would take "${this.actor.principal}" over ${outcome.limit} entries.`) };
         default:
           return { status: outcome.status, id: outcome.id, warnings: p.warnings };
       }

@@ -139,13 +139,18 @@ export interface WriteQuota {
 
 /**
  * What `importEntries` did with one write: the outcomes of `upsert`, with the entry's id instead
- * of the entry read back (a bulk import does not need it).
+ * of the entry read back (a bulk import does not need it). No 'quota-exceeded': see ImportQuota.
  */
 export type ImportOutcome =
   | { status: 'created' | 'updated' | 'unchanged'; id: string }
   | { status: 'forbidden'; id: string }
-  | { status: 'quota-exceeded'; quota: 'entries'; limit: number }
   | UrlTakenOutcome;
+
+/**
+ * What an import's writes are held to: the revisions kept. Imports are an operator's, exempt
+ * from the entry quota as an admin's registrations are (README, `import`).
+ */
+export type ImportQuota = Pick<WriteQuota, 'maxRevisions'>;
 
 /** A refresh writing a new revision of a known entry; see RegistryStore.revise. */
 export type ReviseOutcome =
@@ -405,12 +410,12 @@ export interface RegistryStore {
   upsert(write: EntryWrite, actor: Actor, quota?: WriteQuota, acknowledgement?: AcknowledgementRow): Promise<UpsertOutcome>;
   /**
    * A bulk import: each write exactly as `upsert` would do it (identity, ownership, URL claims,
-   * quota), in one transaction, one outcome per write in order. A refused write leaves nothing
+   * revisions kept; no entry quota), in one transaction, one outcome per write in order. A refused write leaves nothing
    * behind and does not stop the others; nothing is durable before it resolves. The transaction
    * may stop early (SQLite bounds how long it holds the write lock): the outcomes are then those
    * of the first writes (at least one), and the caller passes the rest again.
    */
-  importEntries(writes: readonly EntryWrite[], actor: Actor, quota?: WriteQuota): Promise<ImportOutcome[]>;
+  importEntries(writes: readonly EntryWrite[], actor: Actor, quota?: ImportQuota): Promise<ImportOutcome[]>;
   /** The lowest revision of the entry still kept (older ones were trimmed), or undefined if none. */
   oldestRevision(id: string): Promise<number | undefined>;
   /** The current revision, or the given one (older revisions are kept). */

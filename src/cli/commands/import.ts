@@ -3,7 +3,7 @@
  * server documents ({"mcpServer": {...}, "toolspec": {...}}) straight into the registry's storage
  * (REGISTRY_DATA_DIR's SQLite file, or DATABASE_URL), in batches of one transaction each, with
  * the checks of an online registration (validator, signatures, identity and URL claims,
- * ownership: see src/registry/bulk-import.ts). Each document's kind is detected from its
+ * ownership, revisions kept; no entry quota, as for an admin: see src/registry/bulk-import.ts). Each document's kind is detected from its
  * content, as `validate` does. A refused document is reported (file:line, path, message, hint)
  * and skipped; re-importing the same documents changes nothing ("unchanged").
  *
@@ -354,7 +354,8 @@ export function register(program: Command): void {
     .option('--json', 'print the summary and every refusal as one JSON document (the refusals first, as they are found)', false)
     .addHelpText(
       'after',
-      '\nDocuments are checked exactly as a registration is (REGISTRY_MAX_DOCUMENT_BYTES, REGISTRY_TRUSTED_KEYS, REGISTRY_REQUIRE_VERIFIED... apply);\n' +
+      '\nDocuments are checked exactly as a registration is (REGISTRY_MAX_DOCUMENT_BYTES, REGISTRY_TRUSTED_KEYS, REGISTRY_REQUIRE_VERIFIED... apply;\n' +
+        'REGISTRY_MAX_REVISIONS too, but no entry quota: an import is the operator\'s, exempt as an admin is);\n' +
         'a refused document is reported with its file and line and skipped. Importing the same documents again changes nothing.\n' +
         'SQLite: restart the registry afterwards (it reads the entries at start-up). PostgreSQL: running replicas see them at once.\n' +
         'Exit status: 0 every document stored, 1 any refused or not JSON, or storage failed (the documents stored before stay stored: run it again), 2 usage or an unreadable source;\n' +

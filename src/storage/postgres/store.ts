@@ -24,6 +24,7 @@ import type {
   CheckOutcome,
   FreshnessWrite,
   ImportOutcome,
+  ImportQuota,
   ListResult,
   RegistryStore,
   ReviseOutcome,
@@ -103,7 +104,9 @@ class Rollback<T> {
 /** An upsert's outcome as a bulk import reports it (the entry's id, not the entry). */
 function importOutcome(outcome: UpsertOutcome): ImportOutcome {
   if (outcome.status === 'forbidden') return { status: 'forbidden', id: outcome.existing.id };
-  if (outcome.status === 'quota-exceeded' || outcome.status === 'url-taken') return outcome;
+  // No entry quota (ImportQuota): an import's upsert cannot answer 'quota-exceeded'.
+  if (outcome.status === 'quota-exceeded') throw new Error('an import was held to an entry quota');
+  if (outcome.status === 'url-taken') return outcome;
   return { status: outcome.status, id: outcome.entry.id };
 }
 const PING_TIMEOUT_MS = 3000;
@@ -530,14 +533,14 @@ export class PostgresStore implements RegistryStore {
    * one WAL flush for the batch). A write that must start over (see `upsert`) is run again
    * from its savepoint; a deadlock or serialisation failure runs the whole batch again.
    */
-  async importEntries(writes: readonly EntryWrite[], actor: Actor, quota: WriteQuota = {}): Promise<ImportOutcome[]> {
+  async importEntries(writes: readonly EntryWrite[], actor: Actor, quota: ImportQuota = {}): Promise<ImportOutcome[]> {
     if (writes.length === 0) return [];
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.#transaction(async (db) => {
           const outcomes: (ImportOutcome | undefined)[] = writes.map(() => undefined);
           const changed: string[] = [];
-          await this.#importInBulk(db, writes, actor, quota, outcomes, changed);
+          await this.#importInBulk(db, writes, actor, outcomes, changed);
           for (const [i, write] of writes.entries()) {
             outcomes[i] ??= importOutcome(await this.#upsertInSavepoint(db, write, actor, quota, changed));
           }
@@ -559,13 +562,12 @@ export class PostgresStore implements RegistryStore {
    * round trips per write: a document already stored as it is ('unchanged', nothing written),
    * and a new entry whose URLs are free or already its owner's (created together: claims,
    * entries, revisions, URL uses). Sets their outcomes; every other write (an update, another
-   * principal's identity or URL, a second write of one identity, a freshness record, an entry
-   * quota) is left for the one-by-one path of `upsert`. If a concurrent writer got in between
+   * principal's identity or URL, a second write of one identity, a freshness record) is left for
+   * the one-by-one path of `upsert`. If a concurrent writer got in between
    * (a claim or an identity taken meanwhile), the bulk step is undone and everything goes the
    * one-by-one way, which settles such races.
    */
-  async #importInBulk(db: pg.PoolClient, writes: readonly EntryWrite[], actor: Actor, quota: WriteQuota, outcomes: (ImportOutcome | undefined)[], changed: string[]): Promise<void> {
-    if (quota.maxEntriesPerOwner !== undefined) return;
+  async #importInBulk(db: pg.PoolClient, writes: readonly EntryWrite[], actor: Actor, outcomes: (ImportOutcome | undefined)[], changed: string[]): Promise<void> {
     const key = (kind: string, url: string): string => `${kind} ${url}`;
     const found = await db.query<{ kind: string; identity_url: string; id: string; owner: string; content_hash: string }>(
       `SELECT e.kind, e.identity_url, e.id, e.owner, r.content_hash

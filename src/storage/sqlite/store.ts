@@ -44,6 +44,7 @@ import type {
   CheckOutcome,
   FreshnessWrite,
   ImportOutcome,
+  ImportQuota,
   ListResult,
   RegistryStore,
   ReviseOutcome,
@@ -760,11 +761,11 @@ export class SqliteStore implements RegistryStore {
     });
   }
 
-  async importEntries(writes: readonly EntryWrite[], actor: Actor, quota: WriteQuota = {}): Promise<ImportOutcome[]> {
+  async importEntries(writes: readonly EntryWrite[], actor: Actor, quota: ImportQuota = {}): Promise<ImportOutcome[]> {
     if (writes.length === 0) return [];
     // One transaction and one fsync for the batch, queued alone (no savepoint around it: see
     // write-queue.ts). A refused write leaves nothing behind without a savepoint of its own:
-    // #upsertIn refuses (ownership, quota, a taken URL) before it writes anything, except after
+    // #upsertIn refuses (ownership, a taken URL) before it writes anything, except after
     // a freshness record, which imports do not carry (a write that does gets a savepoint).
     //
     // A registry running on the same file waits for the lock this transaction holds
@@ -786,21 +787,23 @@ export class SqliteStore implements RegistryStore {
   }
 
   /** One write of importEntries, inside its transaction. */
-  #importOneIn(db: Database.Database, write: EntryWrite, actor: Actor, quota: WriteQuota): ImportOutcome {
+  #importOneIn(db: Database.Database, write: EntryWrite, actor: Actor, quota: ImportQuota): ImportOutcome {
     const guarded = write.freshness !== undefined;
     // Prepared once per connection.
     if (guarded) prepare(db, 'SAVEPOINT import_one').run();
     let outcome: ImportOutcome;
     try {
       const step = this.#upsertIn(db, write, actor, quota);
-      outcome = step.status === 'quota-exceeded' || step.status === 'url-taken' || step.status === 'forbidden' ? step : { status: step.status, id: step.id };
+      // No entry quota (ImportQuota): #upsertIn cannot answer 'quota-exceeded' here.
+      if (step.status === 'quota-exceeded') throw new Error('an import was held to an entry quota');
+      outcome = step.status === 'url-taken' || step.status === 'forbidden' ? step : { status: step.status, id: step.id };
     } catch (error) {
       // Any other error fails the whole batch (its transaction is rolled back), as it is.
       if (!(error instanceof UrlTaken)) throw error;
       outcome = error.outcome;
     }
     if (guarded) {
-      if (outcome.status === 'quota-exceeded' || outcome.status === 'url-taken') prepare(db, 'ROLLBACK TO import_one').run();
+      if (outcome.status === 'url-taken') prepare(db, 'ROLLBACK TO import_one').run();
       prepare(db, 'RELEASE import_one').run();
     }
     return outcome;
