@@ -322,6 +322,73 @@ describe('import into SQLite', () => {
     }
   });
 
+  test('the wrong input formats say what to do: pretty-printed JSON on stdin or in a *.jsonl file (once, not per line), an array of cards', async () => {
+    ensureBuilt();
+    const work = tempDir();
+    try {
+      const card = fs.readFileSync(path.join(REPO_ROOT, 'examples', 'agent-card.json'), 'utf8');
+      assert.match(card, /^\{\n/, 'the example card is pretty-printed');
+      // `cat card.json | a2a-registry import -`: it refused each of its 44 lines as not JSON.
+      const dataDir = path.join(work, 'data');
+      const child = spawn(process.execPath, [BIN, 'import', '--data-dir', dataDir, '-'], { cwd: REPO_ROOT, stdio: 'pipe' });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      child.stdin.on('error', () => undefined); // it stops reading after the first line
+      child.stdin.end(card);
+      assert.equal(await exited, 1, stderr);
+      assert.equal(
+        stderr,
+        '✗ refused standard input:1: NOT_JSON\n' +
+          '  standard input:1: not JSON lines: the line is "{" alone, as a pretty-printed JSON document begins; standard input holds one whole document per line, so the rest of it was not read.\n' +
+          '  error   standard input:1:1  (document): one document per line expected [json-lines]\n' +
+          '          hint: Pass its file instead (a2a-registry import card.json), or put each document on one line: jq -c . cards.json | a2a-registry import -\n',
+      );
+      assert.match(stdout, /imported 0 of 1 document into /);
+
+      const pretty = path.join(work, 'pretty.jsonl');
+      fs.writeFileSync(pretty, card);
+      const array = path.join(work, 'array.json');
+      fs.writeFileSync(array, JSON.stringify([JSON.parse(card), JSON.parse(card)], null, 2));
+      const prettyArray = path.join(work, 'array.ndjson');
+      fs.writeFileSync(prettyArray, fs.readFileSync(array));
+      const lines = path.join(work, 'fine.jsonl');
+      fs.writeFileSync(lines, JSON.stringify(v1Card('Wombat Writer', 'https://wombat.example.org/a2a')) + '\n');
+      const run = await runImport([pretty, array, prettyArray, lines], { dataDir, json: true });
+      assert.equal(run.code, 1);
+      const summary = summaryOf(run);
+      assert.deepEqual([summary.documents, summary.created, summary.refused], [4, 1, 3], 'one refusal per wrong source, the next file read');
+      const said = summary.refusals.map((r) => [r.file, r.line, r.code, r.message, r.details.map((d) => d.hint)]);
+      assert.deepEqual(said, [
+        [
+          pretty,
+          1,
+          'NOT_JSON',
+          `${pretty}:1: not JSON lines: the line is "{" alone, as a pretty-printed JSON document begins; a JSON-lines file holds one whole document per line, so the rest of it was not read.`,
+          [`A file of one document: name it *.json. Or put each document on one line: jq -c . ${pretty} > cards.jsonl, then import cards.jsonl`],
+        ],
+        [
+          array,
+          undefined,
+          'VALIDATION_FAILED',
+          'An agent card must be a JSON object; this document is an array (of 2 values).',
+          [`To import the documents the array holds, put them one per line: jq -c '.[]' ${array} > cards.jsonl, then import cards.jsonl`],
+        ],
+        [
+          prettyArray,
+          1,
+          'NOT_JSON',
+          `${prettyArray}:1: not JSON lines: the line is "[" alone, as an array written over many lines (pretty-printed) begins; a JSON-lines file holds one whole document per line, so the rest of it was not read.`,
+          [`Put each document on one line: jq -c '.[]' ${prettyArray} > cards.jsonl, then import cards.jsonl`],
+        ],
+      ]);
+    } finally {
+      removeTempDir(work);
+    }
+  });
+
   test('a reader that goes away (`import ... 2>&1 | head`) stops the import, not as a success', async () => {
     ensureBuilt();
     const dataDir = tempDir();

@@ -42,7 +42,7 @@ interface JsonResult {
   sizeBytes?: number;
   errors?: Array<{ path: string; message: string; hint?: string; rule?: string }>;
   warnings?: Array<{ path: string; rule?: string }>;
-  error?: { code: string; message: string };
+  error?: { code: string; message: string; hint?: string };
 }
 
 function json(run: Run): { valid: boolean; results: JsonResult[] } {
@@ -155,6 +155,25 @@ test('a file that is not JSON: exit 1, the line and column of the mistake', () =
   const l = cli(['validate', latin1]);
   assert.equal(l.code, 1, l.stdout);
   assert.match(l.stdout, new RegExp(`^✗ invalid ${latin1}:\\d+:\\d+: not valid JSON: byte 0xC4 is not UTF-8 \\(saved as Latin-1 or Windows-1252\\?\\); JSON is UTF-8: save it as UTF-8\n`));
+});
+
+test('a file of several documents, one per line (JSON lines): not JSON, with a hint to give each its own file', () => {
+  const dir = tempDir('a2a-registry-cli-');
+  const lines = join(dir, 'three.jsonl');
+  const card = readFileSync(join(repo, 'examples', 'agent-card.json'), 'utf8');
+  writeFileSync(lines, `${JSON.stringify(JSON.parse(card))}\n`.repeat(3));
+  const r = cli(['validate', lines]);
+  assert.equal(r.code, 1, r.stdout);
+  // It said only "unexpected text after the JSON value".
+  assert.equal(
+    r.stdout,
+    `✗ invalid ${lines}:2:1: not valid JSON: unexpected text after the JSON value\n` +
+      `  hint: validate checks one document per file, and this one holds more, one per line (JSON lines?): give each its own file: split -l 1 ${lines} card- && a2a-registry validate card-*\n`,
+  );
+  const j = json(cli(['validate', '--json', '-'], readFileSync(lines, 'utf8')));
+  assert.equal(j.results[0]!.error!.hint, 'validate checks one document per file, and this one holds more, one per line (JSON lines?): give each its own file');
+  // Text after a value on its own line only: `{"a": 1} x` is a mistake in one document, no hint.
+  assert.equal(json(cli(['validate', '--json', '-'], '{"a": 1} x\n')).results[0]!.error!.hint, undefined);
 });
 
 test('a file that cannot be read is a usage error: exit 2, even beside invalid files', () => {

@@ -14,7 +14,11 @@ import { isObject } from '../lib/json.js';
 import { detectKind } from './document-kind.js';
 import type { SourceDocument } from './import-sources.js';
 import { JsonSource, JsonSyntaxError, type SourceLocation, type SourcePosition } from './json-source.js';
-import { withLocation, type Locate } from './output.js';
+import { countOf, withLocation, type Locate } from './output.js';
+import { inputName } from './bounded-read.js';
+
+/** How a document read from "-" names its file. */
+const STANDARD_INPUT = inputName('-');
 
 /** One refused document, as reported. */
 export interface Refusal {
@@ -83,8 +87,39 @@ function notJsonRefusal(doc: SourceDocument, reason: string, position: SourcePos
   return { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }), code: 'NOT_JSON', message: `${where}: not valid JSON: ${reason}`, details: [] };
 }
 
+/**
+ * A JSON-lines source (standard input, *.jsonl) whose first line is "{" or "[" alone: JSON
+ * written over many lines, which JSON lines cannot be. Said once, with what to do instead.
+ */
+function notJsonLinesRefusal(doc: SourceDocument, opening: '{' | '['): Refusal {
+  const stdin = doc.file === STANDARD_INPUT;
+  const what = opening === '[' ? 'an array written over many lines (pretty-printed)' : 'a pretty-printed JSON document';
+  const oneLine = opening === '[' ? "jq -c '.[]'" : 'jq -c .';
+  const hint = stdin
+    ? `${opening === '{' ? 'Pass its file instead (a2a-registry import card.json), or put' : 'Put'} each document on one line: ${oneLine} cards.json | a2a-registry import -`
+    : `${opening === '{' ? 'A file of one document: name it *.json. Or put' : 'Put'} each document on one line: ${oneLine} ${doc.file} > cards.jsonl, then import cards.jsonl`;
+  return {
+    file: doc.file,
+    ...(doc.line === undefined ? {} : { line: doc.line }),
+    code: 'NOT_JSON',
+    message:
+      `${doc.file}:${doc.line}: not JSON lines: the line is "${opening}" alone, as ${what} begins; ` +
+      `${stdin ? 'standard input' : 'a JSON-lines file'} holds one whole document per line, so the rest of it was not read.`,
+    details: [{ path: '', location: { file: doc.file, ...(doc.line === undefined ? {} : { line: doc.line }) }, rule: 'json-lines', message: 'one document per line expected', hint }],
+  };
+}
+
+/** A whole-file document that is an array: of cards, most likely, which an import takes one per line. */
+function arrayRefusal(doc: SourceDocument, array: unknown[]): Refusal {
+  const where = doc.file === STANDARD_INPUT ? "... | jq -c '.[]' | a2a-registry import -" : `jq -c '.[]' ${doc.file} > cards.jsonl, then import cards.jsonl`;
+  return refusal(doc, 'VALIDATION_FAILED', `An agent card must be a JSON object; this document is an array (of ${countOf(array.length, 'value')}).`, [
+    { path: '', rule: 'type', message: 'must be a JSON object', hint: `To import the documents the array holds, put them one per line: ${where}` },
+  ]);
+}
+
 /** The document as a registration's subject; the kind detected from its content as `validate` does. */
 export function parseDocument(doc: SourceDocument): Parsed {
+  if (doc.notJsonLines !== undefined) return { refusal: notJsonLinesRefusal(doc, doc.notJsonLines) };
   if (doc.tooLong !== undefined) return { refusal: tooLongRefusal(doc, doc.tooLong) };
   // Its text has U+FFFD for the bytes that are not UTF-8: parsed, it would be stored mangled.
   if (doc.notUtf8) return { refusal: notJsonRefusal(doc, doc.notUtf8.reason, doc.notUtf8) };
@@ -101,6 +136,7 @@ export function parseDocument(doc: SourceDocument): Parsed {
     }
   }
   const kind = detectKind(value);
+  if (kind === 'agent' && Array.isArray(value)) return { refusal: arrayRefusal(doc, value) };
   if (kind === 'agent') return { subject: { type: 'agent-card', card: value, documentText: doc.text, sizeBytes: doc.bytes } };
   if (kind === 'mcp-server' && isObject(value)) {
     const toolspecText = JSON.stringify(value.toolspec);

@@ -10,7 +10,7 @@
  */
 import { constants, createReadStream, type Stats } from 'node:fs';
 import { access, readdir, readlink, stat } from 'node:fs/promises';
-import { FileTooLarge, readBounded } from './bounded-read.js';
+import { FileTooLarge, inputName, readBounded } from './bounded-read.js';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { readProblem } from './document-kind.js';
@@ -29,6 +29,11 @@ export interface SourceDocument {
   tooLong?: number;
   /** Set when its bytes are not UTF-8: refused as not JSON, as the registry refuses such an upload. */
   notUtf8?: NotUtf8;
+  /**
+   * Set for a JSON-lines source whose first line is "{" or "[" alone: pretty-printed JSON, not
+   * one document per line. It stands for the whole source (its text empty), which is not read on.
+   */
+  notJsonLines?: '{' | '[';
 }
 
 const isJsonLines = (file: string): boolean => /\.(jsonl|ndjson)$/i.test(file);
@@ -138,7 +143,7 @@ async function unreadable(file: string, err: unknown): Promise<SourceError> {
  */
 export async function* readDocuments(files: readonly string[], maxBytes: number, stdin: Readable = process.stdin): AsyncGenerator<SourceDocument> {
   for (const file of files) {
-    if (file === '-') yield* jsonLines('standard input', stdin, maxBytes);
+    if (file === '-') yield* jsonLines(inputName(file), stdin, maxBytes);
     else if (isJsonLines(file)) yield* jsonLines(file, createReadStream(file), maxBytes);
     else {
       let bytes: Buffer;
@@ -163,14 +168,24 @@ export async function* readDocuments(files: readonly string[], maxBytes: number,
 }
 
 async function* jsonLines(file: string, input: Readable, maxBytes: number): AsyncGenerator<SourceDocument> {
+  let first = true;
   try {
     for await (const read of boundedLines(input, maxBytes)) {
       const { line } = read;
       if ('tooLong' in read) {
         yield { file, line, text: '', bytes: read.tooLong, tooLong: maxBytes };
+        first = false;
         continue;
       }
-      if (read.text.trim() === '') continue;
+      const trimmed = read.text.replace(/^\uFEFF/, '').trim();
+      if (trimmed === '') continue;
+      // `cat card.json | a2a-registry import -`, or a *.jsonl file holding pretty-printed JSON: each
+      // of its lines was refused as not JSON, 44 refusals for one card. Said once, for the source.
+      if (first && (trimmed === '{' || trimmed === '[')) {
+        yield { file, line, text: '', bytes: 0, notJsonLines: trimmed };
+        return;
+      }
+      first = false;
       const clean = line === 1 && read.text.charCodeAt(0) === 0xfeff ? read.text.slice(1) : read.text;
       yield { file, line, text: clean, bytes: Buffer.byteLength(clean), ...(read.notUtf8 ? { notUtf8: read.notUtf8 } : {}) };
     }

@@ -37,6 +37,9 @@ export class JsonSyntaxError extends Error {
   }
 }
 
+/** Why a file holding one JSON value and then more text is not JSON (two documents, JSON lines). */
+export const TEXT_AFTER_VALUE = 'unexpected text after the JSON value';
+
 const REASONS: Record<string, string> = {
   InvalidSymbol: 'unexpected character',
   InvalidNumberFormat: 'invalid number',
@@ -46,7 +49,7 @@ const REASONS: Record<string, string> = {
   CommaExpected: "expected ',' between members",
   CloseBraceExpected: "expected '}' to close the object",
   CloseBracketExpected: "expected ']' to close the array",
-  EndOfFileExpected: 'unexpected text after the JSON value',
+  EndOfFileExpected: TEXT_AFTER_VALUE,
   InvalidCommentToken: 'comments are not allowed in JSON',
   UnexpectedEndOfComment: 'comments are not allowed in JSON',
   UnexpectedEndOfString: 'unterminated string',

@@ -13,7 +13,7 @@ import type { Finding } from '../../contract/types.js';
 import { isObject } from '../../lib/json.js';
 import { compactJsonBytes, createDocumentValidator, type DocumentValidator, type Verdict } from '../../validation/index.js';
 import { FileTooLarge, MAX_DOCUMENT_FILE_BYTES, inputName, readBounded } from '../bounded-read.js';
-import { JsonSource, JsonSyntaxError, type SourceLocation } from '../json-source.js';
+import { JsonSource, JsonSyntaxError, TEXT_AFTER_VALUE, type SourceLocation } from '../json-source.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, defaultOutput, formatFindings, styles, withLocation, type Locate } from '../output.js';
 import { DEFAULT_MAX_BYTES, detectKind, readProblem, type DocumentKind } from '../document-kind.js';
 
@@ -34,7 +34,7 @@ export interface Io {
 
 export type FileResult =
   | ({ file: string; documentKind: DocumentKind } & Verdict)
-  | { file: string; valid: false; error: { code: 'READ_ERROR' | 'TOO_LARGE' | 'NOT_JSON'; message: string; location?: SourceLocation } };
+  | { file: string; valid: false; error: { code: 'READ_ERROR' | 'TOO_LARGE' | 'NOT_JSON'; message: string; location?: SourceLocation; hint?: string } };
 
 /** A toolspec validated on its own still needs server metadata; this one is never reported on. */
 const STANDALONE_SERVER = { name: 'toolspec', url: 'https://mcp.server.invalid/mcp' };
@@ -79,10 +79,25 @@ async function validateFile(validator: DocumentValidator, given: string, opts: V
     source = JsonSource.parse(file, buf);
   } catch (err) {
     if (!(err instanceof JsonSyntaxError)) throw err;
-    return { result: { file, valid: false, error: { code: 'NOT_JSON', message: err.message, location: err.location } } };
+    const hint = moreThanOneDocument(err) ? manyDocumentsHint(given) : undefined;
+    return { result: { file, valid: false, error: { code: 'NOT_JSON', message: err.message, location: err.location, ...(hint ? { hint } : {}) } } };
   }
   const { kind, verdict } = validateDocument(validator, source.value, buf.length, opts);
   return { result: { file, documentKind: kind, ...(kind === 'mcp-toolspec' ? relativeToToolspec(verdict) : verdict) }, locate: (p) => source.locate(p) };
+}
+
+/**
+ * A file that holds a JSON value, then another on a line of its own: JSON lines (one document per
+ * line), or documents written one after another. Said as "unexpected text after the JSON value"
+ * at the first character of the second, with nothing on what to do.
+ */
+function moreThanOneDocument(err: JsonSyntaxError): boolean {
+  return err.reason === TEXT_AFTER_VALUE && err.position?.column === 1;
+}
+
+function manyDocumentsHint(given: string): string {
+  const split = given === '-' ? '' : `: split -l 1 ${given} card- && a2a-registry validate card-*`;
+  return `validate checks one document per file, and this one holds more, one per line (JSON lines?): give each its own file${split}`;
 }
 
 /**
@@ -119,6 +134,7 @@ export function formatHuman(checked: readonly Checked[], color: boolean): string
     if ('error' in r) {
       // "card.json:3:9: not valid JSON: ..." or "cannot read card.json: no such file".
       out += `${s.red(r.error.code === 'NOT_JSON' ? '✗ invalid' : r.error.code === 'TOO_LARGE' ? '✗ too large' : '✗ unreadable')} ${r.error.message}\n`;
+      if (r.error.hint) out += `  ${s.dim('hint:')} ${r.error.hint}\n`;
       continue;
     }
     out += r.valid ? `${s.green('✓ valid')}   ${s.bold(r.file)} (${describe(r)})\n` : `${s.red('✗ invalid')} ${s.bold(r.file)} (${describe(r)}): ${r.errorCode}\n  ${r.message}\n`;
