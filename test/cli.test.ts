@@ -187,6 +187,17 @@ describe('a2a-registry against a registry', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  test('help <a name no command has> says so and suggests the nearest, as the name alone does (it printed the whole help, exit 2, without a word on it)', async () => {
+    const [help, alone, known, alias] = await Promise.all([cli(['help', 'serach']), cli(['serach']), cli(['help', 'search']), cli(['--timeout', '5', 'help', 'list'])]);
+    assert.equal(help.code, 2);
+    assert.match(help.stderr, /^error: unknown command 'serach'\n\(Did you mean search\?\)\n/);
+    assert.deepEqual([help.stdout, help.stderr], [alone.stdout, alone.stderr]);
+    assert.equal(known.code, 0, known.stderr);
+    assert.match(known.stdout, /^Usage: a2a-registry search /);
+    assert.equal(alias.code, 0, alias.stderr);
+    assert.match(alias.stdout, /^Usage: a2a-registry ls\|list /);
+  });
+
   test('--help lists every command, and every command has its own --help', async () => {
     const help = await cli(['--help']);
     assert.equal(help.code, 0);
@@ -286,6 +297,42 @@ describe('a2a-registry against a registry', () => {
     assert.deepEqual(new Set(parse(tagged).results.map((h: { match: { id: string } }) => h.match.id)), new Set(['check-vat', 'alerts']));
     assert.equal(none.code, 0);
     assert.match(none.stdout, /^No matches\.$/m);
+  });
+
+  test('search and watch take the query syntax\'s -word exclusion as words (it was "unknown option \'-storm\'", exit 2); options around it still count', async () => {
+    const [dashed, separated, withNot, optionsAfter, optionsAfterSeparated, tagValue, tagValueJoined, help] = await Promise.all([
+      cli(['search', '--json', 'weather', '-storm'], { env }),
+      cli(['search', '--json', '--', 'weather', '-storm'], { env }),
+      cli(['search', '--json', 'weather', 'NOT', 'storm'], { env }),
+      cli(['search', '-storm', '--json', '--kind', 'agent', 'weather'], { env }),
+      cli(['search', '--json', '--kind', 'agent', '--', '-storm', 'weather'], { env }),
+      // An option's value stays its value, a dash or not.
+      cli(['search', '--json', '--tag', '-storm', 'weather'], { env }),
+      cli(['search', '--json', '--tag=-storm', 'weather'], { env }),
+      cli(['search', 'weather', '-h']),
+    ]);
+    for (const r of [dashed, separated, withNot, optionsAfter, optionsAfterSeparated, tagValue, tagValueJoined]) assert.equal(r.code, 0, r.stderr);
+    const idsOf = (r: Run): string[] => parse(r).results.map((h: { id: string }) => h.id);
+    // The weather agent, without its alerts skill ("storm ... warnings"), which `weather` alone matches.
+    assert.equal(parse(dashed).results[0].id, ids.weather);
+    assert.ok(!JSON.stringify(parse(dashed).results[0]).includes('Severe weather alerts'), dashed.stdout);
+    assert.ok(JSON.stringify(parse(await cli(['search', '--json', 'weather'], { env })).results[0]).includes('Severe weather alerts'));
+    assert.deepEqual(idsOf(dashed), idsOf(separated));
+    assert.deepEqual(idsOf(dashed), idsOf(withNot));
+    assert.deepEqual(idsOf(optionsAfter), idsOf(optionsAfterSeparated));
+    assert.deepEqual(idsOf(tagValue), idsOf(tagValueJoined));
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage: a2a-registry search /);
+    // The options after the word are read as options: here, a usage error of --kind's, not of the word.
+    for (const command of ['search', 'watch']) {
+      const r = await cli([command, 'weather', '-station', '--kind', 'robot'], { env });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^error: option '--kind <kind>' argument 'robot' is invalid/, command);
+    }
+    // An unknown --option is still one.
+    const unknown = await cli(['search', 'weather', '--station'], { env });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^error: unknown option '--station'/);
   });
 
   test('get: readable, --json with the document exactly as registered, --revision', async () => {

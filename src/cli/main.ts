@@ -139,13 +139,89 @@ function endQuietlyOnClosedPipe(): void {
   }
 }
 
+/** Where the command's name is in `args` (after the global options and their values), or -1. */
+function commandIndex(args: readonly string[]): number {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return -1;
+    if (GLOBAL_OPTIONS_WITH_VALUE.has(arg)) {
+      i++;
+      continue;
+    }
+    if (!arg.startsWith('-')) return i;
+  }
+  return -1;
+}
+
+/**
+ * `help <name>` for a name no command has: the name alone, for commander to say that it is an
+ * unknown command and suggest the nearest (`help serach`: "unknown command 'serach' (Did you mean
+ * search?)", exit 2). Commander printed the whole help for it, exit 2, without a word on the name.
+ */
+function unknownHelpTopic(args: readonly string[], program: Command): readonly string[] {
+  const at = commandIndex(args);
+  const topic = at === -1 ? undefined : args[at + 1];
+  if (args[at] !== 'help' || topic === undefined || topic.startsWith('-')) return args;
+  if (program.commands.some((c) => c.name() === topic || c.aliases().includes(topic))) return args;
+  return [...args.slice(0, at), ...args.slice(at + 1)];
+}
+
+/** The commands whose words are a search query (README "Query syntax"). */
+const QUERY_COMMANDS: ReadonlySet<string> = new Set(['search', 'watch']);
+
+/**
+ * The query's `-word` exclusions (`search weather -station`, as README's query syntax writes
+ * them) as words: commander took `-station` for an unknown option (exit 2). A word beginning
+ * with one dash that is no option of the command or the program goes after a `--`, with every
+ * other word of the query, in their order; options and their values stay before it, so
+ * `search -beta --kind agent weather` still filters by kind, `-h` is still help and `--tag -x`
+ * still the tag "-x". An unknown `--option` stays an error.
+ */
+function queryWordsAfterOptions(args: readonly string[], program: Command): readonly string[] {
+  const at = commandIndex(args);
+  const command = at === -1 ? undefined : program.commands.find((c) => c.name() === args[at]);
+  if (!command || !QUERY_COMMANDS.has(command.name())) return args;
+  const options = [...command.options, ...program.options];
+  const known = (flag: string): Option | undefined => options.find((o) => o.long === flag || o.short === flag);
+  const rest = args.slice(at + 1);
+  const kept: string[] = [];
+  const words: string[] = [];
+  let dashWord = false;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (arg === '--') {
+      words.push(...rest.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith('--')) {
+      kept.push(arg);
+      // Its value, whatever it begins with (`--tag -x`), unless given as --option=value.
+      if (!arg.includes('=') && known(arg)?.required && i + 1 < rest.length) kept.push(rest[++i]!);
+      continue;
+    }
+    if (arg.length > 1 && arg.startsWith('-')) {
+      const option = known(arg);
+      if (option || arg === '-h') {
+        kept.push(arg);
+        if (option?.required && i + 1 < rest.length) kept.push(rest[++i]!);
+        continue;
+      }
+      dashWord = true;
+    }
+    words.push(arg);
+  }
+  if (!dashWord) return args;
+  return [...args.slice(0, at + 1), ...kept, '--', ...words];
+}
+
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
   endQuietlyOnClosedPipe();
   const program = await buildProgram(argv.slice(2));
   process.exitCode = undefined; // commands report their outcome through it
+  const args = queryWordsAfterOptions(unknownHelpTopic(argv.slice(2), program), program);
   try {
-    await program.parseAsync([...argv]);
+    await program.parseAsync([...argv.slice(0, 2), ...args]);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT_OK;
   } catch (err) {
     if (err instanceof CommanderError) {
