@@ -1510,10 +1510,10 @@ describe('backup', () => {
       const linkDir = tempDir();
       const linked = path.join(linkDir, 'looks-like-a-backup.db');
       fs.linkSync(wal, linked);
-      const targets = [wal, `${database}-shm`, `${database}-journal`, `${database}.lock`, linked];
+      const targets = [wal, `${database}-shm`, `${database}-journal`, `${database}.lock`, `${database}.import-lock`, linked];
       const runs = await Promise.all(targets.map((file) => cli(['backup', file, '--force', '--data-dir', registry.dataDir])));
-      assert.deepEqual(runs.map((r) => r.code), [2, 2, 2, 2, 2], runs.map((r) => r.stderr).join(''));
-      const roles = ["the database's write-ahead log", "the database's shared-memory index", "the database's rollback journal", "the registry's process lock", "the database's write-ahead log"];
+      assert.deepEqual(runs.map((r) => r.code), [2, 2, 2, 2, 2, 2], runs.map((r) => r.stderr).join(''));
+      const roles = ["the database's write-ahead log", "the database's shared-memory index", "the database's rollback journal", "the registry's process lock", 'the lock imports hold', "the database's write-ahead log"];
       runs.forEach((r, i) => assert.match(r.stderr, new RegExp(`^a2a-registry: ${targets[i]} is ${roles[i]}.*: give the backup a file outside the database's own`), r.stderr));
       const walAfter = fs.statSync(wal);
       assert.equal(walAfter.ino, walBefore.ino, 'the running registry\'s WAL was replaced');

@@ -389,6 +389,73 @@ describe('import into SQLite', () => {
     }
   });
 
+  test('restore --force is refused while an import writes to the database, naming it (the import went on into the file moved aside); an import is refused while a restore runs', async () => {
+    ensureBuilt();
+    const work = tempDir();
+    const bin = (args: string[]): Promise<Run> =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, stdio: 'pipe' });
+        let out = '';
+        let err = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+        child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
+      });
+    try {
+      const dataDir = path.join(work, 'data');
+      const database = path.join(dataDir, 'registry.db');
+      const first = path.join(work, 'first.jsonl');
+      fs.writeFileSync(first, JSON.stringify(v1Card('Xerus Xplorer', 'https://xerus.example.org/a2a')) + '\n');
+      assert.equal((await bin(['import', '--data-dir', dataDir, first])).code, 0);
+      const backup = path.join(work, 'backup.db');
+      assert.equal((await bin(['backup', '--data-dir', dataDir, backup])).code, 0);
+
+      const total = 20_000;
+      const lines = path.join(work, 'many.jsonl');
+      fs.writeFileSync(lines, Array.from({ length: total }, (_, i) => JSON.stringify(v1Card(`Yak ${i}`, `https://yak-${i}.example.org/a2a`))).join('\n'));
+      const importing = bin(['import', '--batch-size', '100', '--data-dir', dataDir, lines]);
+      const count = (): number => {
+        const db = new Database(database, { readonly: true });
+        try {
+          return (db.prepare('SELECT count(*) AS n FROM entries').get() as { n: number }).n;
+        } finally {
+          db.close();
+        }
+      };
+      for (const deadline = Date.now() + 30_000; count() <= 1 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      const restore = await bin(['restore', '--force', '--data-dir', dataDir, backup]);
+      assert.equal(restore.code, 1, restore.err);
+      assert.equal(
+        restore.err,
+        `a2a-registry: an a2a-registry import is writing to the SQLite database ${database} (it holds ${database}.import-lock): let it finish, or stop it and run it again once the backup is restored; then restore\n`,
+      );
+      const imported = await importing;
+      // It stopped with "the database file was replaced ... restart the registry", its documents in registry.db.replaced-*.
+      assert.equal(imported.code, 0, imported.err);
+      assert.match(imported.out, /imported 20,000 documents .*: 20,000 created/);
+      assert.equal(count(), total + 1);
+      assert.deepEqual(fs.readdirSync(dataDir).filter((f) => f.includes('replaced')), []);
+
+      // The other way round: while a restore holds the lock, an import stores nothing.
+      const { lockOutImports } = await import('../src/storage/sqlite/process-lock.js');
+      const restoring = lockOutImports(database);
+      try {
+        const refused = await runImport([first], { dataDir, json: true });
+        assert.equal(refused.code, 1, refused.err);
+        const { error } = JSON.parse(refused.out) as { error: { code: string; message: string; stored: number } };
+        assert.deepEqual(error, {
+          code: 'STORAGE_UNAVAILABLE',
+          message: `nothing was imported: a2a-registry restore is replacing the SQLite database ${database} (it holds ${database}.import-lock): run the import once the restore is done, against the restored database`,
+          stored: 0,
+        });
+      } finally {
+        restoring.close();
+      }
+    } finally {
+      removeTempDir(work);
+    }
+  });
+
   test('a reader that goes away (`import ... 2>&1 | head`) stops the import, not as a success', async () => {
     ensureBuilt();
     const dataDir = tempDir();

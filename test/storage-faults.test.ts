@@ -258,6 +258,34 @@ describe('SQLite storage faults', () => {
     assert.deepEqual(fs.readFileSync(file), before, 'the corrupt file is exactly as it was');
   });
 
+  test('the database file replaced under a store: a registry is told to restart, a process writing beside it (an import) that what it wrote went with the file it had open', async (t) => {
+    const dir = tempDir('registry-replaced-');
+    const file = path.join(dir, 'registry.db');
+    const stores = [new SqliteStore({ file, singleProcess: true }), new SqliteStore({ file })];
+    t.after(async () => {
+      for (const store of stores) await store.close().catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const other = path.join(dir, 'other.db');
+    for (const [i, store] of stores.entries()) {
+      await store.open();
+      await store.upsert(entryWrite('agent', `https://replaced-${i}.example.com/a`), actor('alice'));
+      // Another file in its place, as a restore (or a hand) puts one.
+      fs.copyFileSync(file, other);
+      fs.renameSync(other, file);
+      await assert.rejects(store.upsert(entryWrite('agent', `https://replaced-${i}-again.example.com/a`), actor('alice')), (error: Error) => {
+        assert.ok(error instanceof StorageUnavailableError);
+        assert.equal(error.fault.code, 'REPLACED');
+        // "restart the registry to use it" was said to an import too, which has no registry to restart.
+        if (i === 0) assert.match(error.message, /while the registry was running; restart the registry to use it$/);
+        else assert.match(error.message, /while this process was writing to it; what it wrote went with the file it had open$/);
+        return true;
+      });
+      await store.close().catch(() => undefined);
+      for (const extra of ['-wal', '-shm']) fs.rmSync(`${file}${extra}`, { force: true });
+    }
+  });
+
   test('a write refused after its commit: its change stays pending (watch positions and the saved index stop before it) until it is published', async (t) => {
     const parent = tempDir('registry-refused-');
     const dir = path.join(parent, 'data');

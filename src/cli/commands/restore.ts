@@ -3,7 +3,7 @@
  * registry's SQLite database, with the registry stopped (src/storage/sqlite/backup.ts). The
  * database it replaces (only with --force) is kept beside it. On PostgreSQL: pg_restore.
  *
- * Exit code: 0 restored, 1 it could not be (a running registry, a file that is not a registry's
+ * Exit code: 0 restored, 1 it could not be (a running registry or import, a file that is not a registry's
  * backup, a damaged one: nothing was changed), 2 usage (configuration, no such file, a folder, a
  * file this user may not read, a database in place without --force). Ctrl-C or SIGTERM while the
  * backup is checked or copied removes the copy and ends the command as the signal does (130, 143),
@@ -60,7 +60,8 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       '\nThe backup is checked (SQLite integrity, a registry database this release can open) before anything changes.\n' +
-        'A running registry holds the database: stop it first. Its -wal and -shm move aside with the database they belong to.\n' +
+        'A running registry holds the database: stop it first; an import writing to it too: let it finish. Its -wal and -shm move aside\n' +
+        'with the database they belong to.\n' +
         'Exit status: 0 restored, 1 not restored (a running registry, not a registry backup, a damaged one), 2 usage (no such file, a folder,\n' +
         'a file this user may not read, a database in place without --force); Ctrl-C (130) or SIGTERM (143) while it copies\n' +
         'leaves the database as it was.\n' +

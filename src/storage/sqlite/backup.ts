@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { removeStaleBackupCopies, removeStaleTemporaries } from './leftovers.js';
-import { DatabaseInUseError, lockForThisProcess } from './process-lock.js';
+import { DatabaseInUseError, importLockFile, lockForThisProcess, lockOutImports } from './process-lock.js';
 import { whyCannotRead, whyCannotWrite } from '../../lib/write-access.js';
 import { whyNotAnSqliteDatabase } from './database-file.js';
 import { roleInDatabase } from './database-companions.js';
@@ -173,16 +173,28 @@ export async function restoreSqlite(backup: string, database: string, options: C
   const notABackup = whyNotABackup(backup);
   if (notABackup) throw notABackup;
   const facts = (await inWorker({ kind: 'check', backup }, options.signal))!;
-  let lock: ReturnType<typeof lockForThisProcess>;
+  // The registry's lock, then the import lock: no registry running on the database, and no import
+  // writing to it (its database would be moved aside under it, and what it stored went with it).
+  let lock: ReturnType<typeof lockForThisProcess> | undefined;
+  let importLock: ReturnType<typeof lockOutImports>;
   try {
     lock = lockForThisProcess(database);
+    importLock = lockOutImports(database);
   } catch (err) {
+    const held = lock !== undefined;
+    lock?.close();
     if (err instanceof DatabaseInUseError) {
-      throw new BackupError(`a registry is running on ${database} (it holds ${database}.lock): stop it, then restore`);
+      throw new BackupError(
+        held
+          ? `${err.message}: let it finish, or stop it and run it again once the backup is restored; then restore`
+          : `a registry is running on ${database} (it holds ${database}.lock): stop it, then restore`,
+      );
     }
     // Run as another user than the registry's: "EACCES: permission denied, open '....lock'" named
     // neither the user nor what it lacks.
-    const why = /^(EACCES|EPERM|EROFS)$/.test((err as NodeJS.ErrnoException).code ?? '') ? whyCannotWrite(database, [`${database}.lock`, `${database}-wal`, `${database}-shm`]) : undefined;
+    const why = /^(EACCES|EPERM|EROFS)$/.test((err as NodeJS.ErrnoException).code ?? '')
+      ? whyCannotWrite(database, [`${database}.lock`, importLockFile(database), `${database}-wal`, `${database}-shm`])
+      : undefined;
     if (why) throw new BackupError(`cannot restore into ${database}: ${why}; run the restore as the registry's user`);
     throw err;
   }
@@ -213,6 +225,7 @@ export async function restoreSqlite(backup: string, database: string, options: C
     return { file: database, ...facts, ...(replaced ? { replaced } : {}), ...(leftovers.length > 0 ? { removedLeftovers: leftovers } : {}) };
   } finally {
     removeCopy(tmp);
+    importLock.close();
     lock.close();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The files a running registry's SQLite database is made of: the database, its write-ahead log
  * and shared memory (WAL mode), a rollback journal (left by a crash outside WAL mode), and the
- * process lock beside it (./process-lock.ts). A backup written over one of them (`backup --force
+ * process lock and the import lock beside it (./process-lock.ts). A backup written over one of them (`backup --force
  * registry.db-wal`) lost acknowledged writes at the next crash (the log replaced), or let a
  * second registry start on the same directory (the lock replaced); each is refused by name.
  */
@@ -14,6 +14,7 @@ const COMPANIONS: readonly { suffix: string; role: string }[] = [
   { suffix: '-shm', role: "the database's shared-memory index of its write-ahead log" },
   { suffix: '-journal', role: "the database's rollback journal" },
   { suffix: '.lock', role: "the registry's process lock (it keeps a second registry off the database)" },
+  { suffix: '.import-lock', role: 'the lock imports hold while they write (it keeps a restore off the database)' },
 ];
 
 /** The path with its folder's links resolved (the file itself need not exist). */

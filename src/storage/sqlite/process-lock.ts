@@ -10,6 +10,14 @@
  * operating system drops it when the process dies, so a crash leaves no stale lock. `a2a-registry
  * import` does not take it: it may write beside a running registry (which replays its changes
  * at the next start).
+ *
+ * An import (any store opened without `singleProcess`) holds a shared lock on a second file,
+ * `registry.db.import-lock`, while it has the database open, and `restore` takes that one
+ * exclusively: a restore is refused while an import writes, and an import while a restore runs.
+ * `restore --force` beside an import moved the database aside under it, and the documents the
+ * import went on storing went with the moved file. Shared: imports may run side by side. The
+ * same kind of lock as above (an SQLite file's own locks, dropped with the process): a read
+ * transaction kept open holds SHARED, an EXCLUSIVE one keeps every reader out.
  */
 import { closeSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -20,6 +28,60 @@ const BUSY = /^SQLITE_(BUSY|LOCKED)/;
 
 /** Another process (a running registry) holds the database's lock. */
 export class DatabaseInUseError extends Error {}
+
+/** The file whose lock keeps a restore and imports apart (see above). */
+export const importLockFile = (file: string): string => `${file}.import-lock`;
+
+/** Opens the import lock of `file` (the database), created if missing, waiting for no one. */
+function openImportLock(file: string): Database.Database {
+  const lockFile = importLockFile(file);
+  makeDirectories(dirname(file), 0o700);
+  closeSync(openSync(lockFile, 'a', 0o600));
+  return new Database(lockFile, { timeout: 0 });
+}
+
+const busy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && BUSY.test(code);
+};
+
+/**
+ * An import's share of the import lock of `file` (the database), held until the handle is closed;
+ * refused (DatabaseInUseError) while a restore holds the lock.
+ */
+export function shareWithImports(file: string): Database.Database {
+  const db = openImportLock(file);
+  try {
+    db.exec('BEGIN');
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+  } catch (error) {
+    db.close();
+    if (busy(error)) {
+      throw new DatabaseInUseError(
+        `a2a-registry restore is replacing the SQLite database ${file} (it holds ${importLockFile(file)}): run the import once the restore is done, against the restored database`,
+      );
+    }
+    throw error;
+  }
+  return db;
+}
+
+/**
+ * The import lock of `file` (the database) for this process alone, held until the handle is
+ * closed; refused (DatabaseInUseError) while an import holds its share.
+ */
+export function lockOutImports(file: string): Database.Database {
+  const db = openImportLock(file);
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    db.close();
+    if (busy(error)) throw new DatabaseInUseError(`an a2a-registry import is writing to the SQLite database ${file} (it holds ${importLockFile(file)})`);
+    throw error;
+  }
+  return db;
+}
 
 /** Takes the lock of `file` (the database) for this process; close the handle to release it. */
 export function lockForThisProcess(file: string): Database.Database {

@@ -87,7 +87,7 @@ import { prepare } from './statements.js';
 import { SqliteTaskRecords, saveTaskRowIn } from './task-records.js';
 import { SqliteWatchRecords } from './watch-records.js';
 import { WriteQueue, type WriteJob } from './write-queue.js';
-import { lockForThisProcess } from './process-lock.js';
+import { lockForThisProcess, shareWithImports } from './process-lock.js';
 import { removeStaleTemporaries } from './leftovers.js';
 import { makeDirectories } from '../../lib/make-directories.js';
 import { thisProcessUser, whyCannotWrite } from '../../lib/write-access.js';
@@ -133,7 +133,8 @@ export interface SqliteStoreOptions {
   onConnection?: (db: Database.Database) => void;
   /**
    * A serving registry: no other process holding this option may open the database meanwhile
-   * (./process-lock.ts); `open` refuses, saying so. The CLI's import leaves it out.
+   * (./process-lock.ts); `open` refuses, saying so. The CLI's import leaves it out, and holds a
+   * share of the import lock instead, which keeps a restore off the file while it is open.
    */
   singleProcess?: boolean;
 }
@@ -196,7 +197,7 @@ export class SqliteStore implements RegistryStore {
   readonly #notice: NonNullable<SqliteStoreOptions['notice']>;
   readonly #onConnection: SqliteStoreOptions['onConnection'];
   readonly #singleProcess: boolean;
-  /** The held lock of ./process-lock.ts (singleProcess), released at close. */
+  /** The held lock of ./process-lock.ts (singleProcess), or the import lock's share (not singleProcess), released at close. */
   #processLock: Database.Database | undefined;
   #db: Database.Database | undefined;
   /** The file the connection has open (device and inode), to notice it being deleted or replaced. */
@@ -259,6 +260,13 @@ export class SqliteStore implements RegistryStore {
       // whose process is gone was left by one killed half way (./leftovers.ts).
       for (const file of removeStaleTemporaries(this.#file)) {
         this.#notice('removed a temporary file left beside the database by a restore or re-creation that stopped half way', { file });
+      }
+    } else {
+      // Writing beside the registry (an import): no restore may replace the file meanwhile.
+      try {
+        this.#processLock = shareWithImports(this.#file);
+      } catch (error) {
+        throw this.#openError(error);
       }
     }
     try {
@@ -544,9 +552,12 @@ export class SqliteStore implements RegistryStore {
    */
   #restoreFile(db: Database.Database): void {
     if (identityOf(this.#file) !== undefined) {
-      throw this.#faults.record(
-        storageFault('missing', 'REPLACED', 'the database file was replaced by another file while the registry was running; restart the registry to use it'),
-      );
+      // Not a serving registry (an import): there is no registry of its to restart, and what it
+      // wrote is in the file it had open, wherever that went.
+      const replaced = this.#singleProcess
+        ? 'the database file was replaced by another file while the registry was running; restart the registry to use it'
+        : 'the database file was replaced by another file while this process was writing to it; what it wrote went with the file it had open';
+      throw this.#faults.record(storageFault('missing', 'REPLACED', replaced));
     }
     makeDirectories(dirname(this.#file), PRIVATE_DIR_MODE);
     const temporary = `${this.#file}.restoring-${process.pid}`;
