@@ -178,7 +178,8 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       '\nExit status: 0 (also when nothing matched), 1 declined by the registry, 2 usage, 3 registry unreachable.\n' +
-        'Examples:\n  a2a-registry search translate invoices\n  a2a-registry search --kind agent --tag finance --input-mode application/pdf\n' +
+        'Examples:\n  a2a-registry search translate invoices\n  a2a-registry search weather -beta       (-word leaves out what has the word, as NOT word)\n' +
+        '  a2a-registry search --kind agent --tag finance --input-mode application/pdf\n' +
         '  a2a-registry search files --kind mcp-server --read-only --json',
     )
     .action(async (words: string[], options: SearchOptions, command: Command) => {
