@@ -444,6 +444,8 @@ describe('a2a-registry against a registry', () => {
       // import created entries no token could own, ls listed none.
       cli(['import', '--owner', 'acme ', '--data-dir', tempDir(), '-'], { input: '{}\n' }),
       cli(['ls', '--owner', ' bob'], { env }),
+      // Nor can a principal hold REGISTRY_TOKENS' separators.
+      cli(['import', '--owner', 'acme:ops', '--data-dir', tempDir(), '-'], { input: '{}\n' }),
       // Empty values (`--owner "$OWNER"` with the variable unset): ls listed every owner's
       // entries, search dropped the filter, get and rm sent the registry an empty id.
       cli(['ls', '--owner', '', '--json'], { env }),
@@ -466,6 +468,7 @@ describe('a2a-registry against a registry', () => {
     assert.match(runs[12]!.stderr, /option '--timeout <seconds>' argument '0\.05' is invalid\. must be a number of seconds from 0\.1 to 3600/);
     assert.equal(runs[15]!.stderr.split('\n')[0], `error: option '--owner <principal>' argument 'acme ' is invalid. "acme " begins or ends with whitespace, which no principal of REGISTRY_TOKENS has (they are trimmed; a quoting mistake?): remove it`);
     assert.match(runs[16]!.stderr, /^error: option '--owner <principal>' argument ' bob' is invalid\. " bob" begins or ends with whitespace/);
+    assert.match(runs[17]!.stderr, /^error: option '--owner <principal>' argument 'acme:ops' is invalid\. "acme:ops" contains ":", which no principal of REGISTRY_TOKENS can/);
     for (const r of runs.slice(-6)) assert.match(r.stderr, /must not be empty/);
     assert.match(parse(runs.at(-6)!).error.message, /--owner <principal>.*must not be empty/);
   });

@@ -18,7 +18,7 @@ export function nonEmpty(value: string): string {
 }
 
 /**
- * A principal (`--owner`): not empty, and without whitespace at either end. REGISTRY_TOKENS'
+ * A principal (`--owner`): not empty, without whitespace at either end, without "," or ":". REGISTRY_TOKENS'
  * principals are trimmed (src/config/config.ts), so `import --owner "acme "` created entries no
  * token could own, and `ls --owner " acme"` listed none of acme's.
  */
@@ -26,6 +26,11 @@ export function principal(value: string): string {
   nonEmpty(value);
   if (value.trim() !== value) {
     throw new InvalidArgumentError(`"${value}" begins or ends with whitespace, which no principal of REGISTRY_TOKENS has (they are trimmed; a quoting mistake?): remove it`);
+  }
+  // REGISTRY_TOKENS is principal:token,...: a principal holding either separator cannot be named there.
+  const separator = [',', ':'].find((c) => value.includes(c));
+  if (separator !== undefined) {
+    throw new InvalidArgumentError(`"${value}" contains "${separator}", which no principal of REGISTRY_TOKENS can (it is written principal:token,...): use the principal's name alone`);
   }
   return value;
 }
