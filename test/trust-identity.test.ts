@@ -224,6 +224,9 @@ describe('interface and server URLs: schemes, credentials, control characters', 
     // dns:///host:port was refused (the scheme "dns"), though PUBLIC_GRPC_URL takes it and the registry's own card may carry it.
     assert.equal(normalizeEndpoint('dns:///grpc.acme.org:443', 'GRPC'), 'https://grpc.acme.org');
     assert.equal(normalizeEndpoint('grpc.acme.org:443', 'GRPC'), 'https://grpc.acme.org');
+    // A name's trailing dot, insignificant as in an https URL: it was refused as the scheme "grpc.acme.org.".
+    assert.equal(normalizeEndpoint('grpc.acme.org.:443', 'GRPC'), 'https://grpc.acme.org');
+    assert.deepEqual(warningsOf('grpc.acme.org.:443'), []);
     assert.equal(normalizeEndpoint('10.1.2.3:50051', 'GRPC'), 'https://10.1.2.3:50051');
     assert.equal(normalizeEndpoint('[2001:DB8::1]:50051', 'GRPC'), 'https://[2001:db8::1]:50051');
     assert.equal(normalizeEndpoint('dns:///grpc.acme.org:443', 'JSONRPC'), undefined, 'a gRPC address only for a gRPC interface');

@@ -99,8 +99,11 @@ export function parseEndpointUrl(raw: string): ParsedEndpointUrl {
   return { ok: true, url, normalized: normalizeParsedUrl(url) };
 }
 
-/** `host:port`, the gRPC address form ("grpc.example.com:443", "10.1.2.3:443", "[2001:db8::1]:50051"). */
-const GRPC_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*):(\d{1,5})$/;
+/**
+ * `host:port`, the gRPC address form ("grpc.example.com:443", "10.1.2.3:443", "[2001:db8::1]:50051"),
+ * a name's trailing dot allowed ("grpc.example.com.:443", the same host, as in an https URL).
+ */
+const GRPC_ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?):(\d{1,5})$/;
 /** gRPC's DNS target, `dns:[//dns-server]/host:port` (gRPC naming): the same address, resolved by DNS. */
 const GRPC_DNS_TARGET = /^dns:(?:\/\/[^/\s]*)?\/(?!\/)/;
 
