@@ -269,6 +269,13 @@ describe('executor routing', () => {
     assert.match(error.message, /onwer.*Accepted keys here: kind, tags/);
     error = await rejected([dataPart({ search: { qurey: 'x' } })]);
     assert.equal(error.details[0].hint, 'Accepted keys here: query, filter, limit, pageToken, resultsPer.');
+    // The card (or toolspec) sent as the register arguments themselves: told how to wrap it, its keys named once.
+    error = await rejected([dataPart({ register: { name: 'Bare', supportedInterfaces: [{ url: 'https://bare.example.org/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] } })]);
+    assert.equal(error.details[0].path, '/parts/0/data/register');
+    assert.equal(error.details[0].hint, 'This is an agent card: send it as {"register": {"agentCard": {...}}}.');
+    assert.equal(error.message.match(/supportedInterfaces/g)?.length, 1, error.message);
+    error = await rejected([dataPart({ register: { tools: [] } })]);
+    assert.match(error.details[0].hint, /^This is an MCP toolspec: send it as \{"register": \{"toolspec"/);
     // A value JSON makes easy to write in the wrong type is told how to write it.
     error = await rejected([dataPart({ search: { query: 'x', filter: { tags: 'finance', streaming: 'true', protocolVersion: 1.0 }, limit: '20' } })]);
     const hints = Object.fromEntries(error.details.map((d: { path: string; hint?: string }) => [d.path.replace('/parts/0/data/search/', ''), d.hint]));

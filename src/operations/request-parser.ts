@@ -113,10 +113,22 @@ export const findingsSaid = (details: readonly Finding[]): string =>
 /** Where an operation's arguments sit in a message: error paths start here. */
 const argumentsPath = (op: OperationName, partIndex: number) => `/parts/${partIndex}/data/${op}`;
 
+/**
+ * The most common register mistake: the card (or toolspec) sent as the arguments themselves,
+ * without the key that says what it is. Its keys are then "unrecognized"; the hint says how to wrap it.
+ */
+function registerWrapperHint(op: OperationName, value: unknown): string | undefined {
+  if (op !== 'register' || !isObject(value)) return undefined;
+  if (Array.isArray(value.tools)) return 'This is an MCP toolspec: send it as {"register": {"toolspec": {"tools": [...]}, "mcpServer": {"name": ..., "url": ...}}}.';
+  const card = Array.isArray(value.supportedInterfaces) || Array.isArray(value.skills) || (typeof value.protocolVersion === 'string' && typeof value.url === 'string');
+  return card ? 'This is an agent card: send it as {"register": {"agentCard": {...}}}.' : undefined;
+}
+
 function parseArgs<T>(schema: z.ZodType<T>, value: unknown, op: OperationName, base: string): T {
   const parsed = schema.safeParse(value ?? {});
   if (!parsed.success) {
-    const details = zodFindings(parsed.error, base, schema, value ?? {});
+    const wrap = registerWrapperHint(op, value);
+    const details = zodFindings(parsed.error, base, schema, value ?? {}).map((d) => (wrap && d.path === base ? { ...d, hint: wrap } : d));
     throw badRequest(`The "${op}" arguments are not valid: ${findingsSaid(details)}.`, details);
   }
   return parsed.data;
